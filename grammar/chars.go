@@ -1,0 +1,146 @@
+package grammar
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// The reference parser uses Rust's regex crate, whose \w, \d, \s and \b are
+// Unicode-aware, and str::trim, which trims Unicode White_Space. These helpers
+// reproduce those classes with an ASCII fast path.
+
+var asciiWord, asciiSpace [128]bool
+
+func init() {
+	for c := 0; c < 128; c++ {
+		asciiWord[c] = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r'} {
+		asciiSpace[c] = true
+	}
+}
+
+// isWordRune is Rust regex's Unicode \w: Alphabetic, marks, decimal digits,
+// connector punctuation and the join controls.
+func isWordRune(r rune) bool {
+	if r < 0x80 {
+		return r >= 0 && asciiWord[r]
+	}
+	if r == utf8.RuneError {
+		return false
+	}
+	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.Is(unicode.Nd, r) ||
+		unicode.Is(unicode.Pc, r) || unicode.Is(unicode.Nl, r) ||
+		unicode.Is(unicode.Other_Alphabetic, r) || r == 0x200C || r == 0x200D
+}
+
+// isSpaceRune is Unicode White_Space, which is what both str::trim and \s use.
+func isSpaceRune(r rune) bool {
+	if r < 0x80 {
+		return r >= 0 && asciiSpace[r]
+	}
+	return unicode.IsSpace(r)
+}
+
+// wordAt reports whether b[i:] starts with a word character, and its length.
+func wordAt(b []byte, i int) (bool, int) {
+	if i >= len(b) {
+		return false, 0
+	}
+	if c := b[i]; c < 0x80 {
+		return asciiWord[c], 1
+	}
+	r, n := utf8.DecodeRune(b[i:])
+	return isWordRune(r), n
+}
+
+// spaceAt reports whether b[i:] starts with a whitespace character, and its length.
+func spaceAt(b []byte, i int) (bool, int) {
+	if i >= len(b) {
+		return false, 0
+	}
+	if c := b[i]; c < 0x80 {
+		return asciiSpace[c], 1
+	}
+	r, n := utf8.DecodeRune(b[i:])
+	return isSpaceRune(r), n
+}
+
+// wordBefore reports whether the character ending at b[:i] is a word character.
+func wordBefore(b []byte, i int) bool {
+	if i <= 0 {
+		return false
+	}
+	if c := b[i-1]; c < 0x80 {
+		return asciiWord[c]
+	}
+	r, _ := utf8.DecodeLastRune(b[:i])
+	return isWordRune(r)
+}
+
+// skipWord returns the end of the run of word characters starting at i.
+func skipWord(b []byte, i int) int {
+	for i < len(b) {
+		ok, n := wordAt(b, i)
+		if !ok {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// skipSpace returns the end of the run of whitespace starting at i.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) {
+		ok, n := spaceAt(b, i)
+		if !ok {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// skipNonSpace returns the end of the run of non-whitespace starting at i.
+func skipNonSpace(b []byte, i int) int {
+	for i < len(b) {
+		ok, n := spaceAt(b, i)
+		if ok {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// trimBounds returns the bounds of b without leading and trailing whitespace.
+func trimBounds(b []byte) (int, int) {
+	start := skipSpace(b, 0)
+	end := len(b)
+	for end > start {
+		c := b[end-1]
+		if c < 0x80 {
+			if !asciiSpace[c] {
+				break
+			}
+			end--
+			continue
+		}
+		r, n := utf8.DecodeLastRune(b[start:end])
+		if !isSpaceRune(r) {
+			break
+		}
+		end -= n
+	}
+	return start, end
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && isDigit(b[i]) {
+		i++
+	}
+	return i
+}

@@ -1,0 +1,230 @@
+package grammar
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// ValueKind is the YAML shape of a header value.
+type ValueKind uint8
+
+const (
+	Null ValueKind = iota // null, ~ or nothing: counts as missing
+	Scalar
+	Sequence
+	Mapping
+)
+
+func (k ValueKind) String() string {
+	return [...]string{"null", "scalar", "sequence", "mapping"}[k]
+}
+
+// HeaderField is one top-level key of the YAML header. Scalars are kept as
+// the strings they were written as: "repo_sha: 560549231" is "560549231".
+type HeaderField struct {
+	Key       string
+	KeySpan   Span
+	Kind      ValueKind
+	Value     string   // the scalar, "" for null and collections
+	Tag       string   // the YAML tag the value would resolve to (!!str, !!int, !!bool, ...)
+	ValueSpan Span     // for null values, an empty span after the colon
+	Items     []string // the scalar items of a sequence
+	Line      int      // the key's line in the document
+}
+
+// HeaderError is a YAML problem with its place in the document.
+type HeaderError struct {
+	Span    Span
+	Line    int
+	Message string
+}
+
+// Header is the document's YAML header.
+type Header struct {
+	Present bool // an opening "---" exists
+	Closed  bool // a closing "---" exists
+	Start   int  // line of the opening "---"
+	End     int  // line of the closing "---", or the last header line when not closed
+	Fields  []HeaderField
+	Errors  []HeaderError
+}
+
+// Field returns the first field named key, or nil.
+func (h *Header) Field(key string) *HeaderField {
+	for i := range h.Fields {
+		if h.Fields[i].Key == key {
+			return &h.Fields[i]
+		}
+	}
+	return nil
+}
+
+// Get returns a scalar field's value; null and missing fields are absent.
+func (h *Header) Get(key string) (string, bool) {
+	f := h.Field(key)
+	if f == nil || f.Kind != Scalar {
+		return "", false
+	}
+	return f.Value, true
+}
+
+func parseHeader(t *Tree) *Header {
+	r := t.region
+	h := &Header{Start: r.HeaderStart, End: r.HeaderEnd}
+	if r.HeaderStart < 0 {
+		return h
+	}
+	h.Present = true
+	h.Closed = r.HeaderEnd >= 0
+	last := r.BodyStart - 1
+	if h.Closed {
+		last = r.HeaderEnd - 1
+	} else {
+		h.End = last
+	}
+	if last <= r.HeaderStart {
+		return h
+	}
+	first := r.HeaderStart + 1
+	src := t.Slice(t.Line(first).Start, t.Line(last).Next)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		h.Errors = append(h.Errors, yamlError(t, first, last, err))
+		return h
+	}
+	if len(doc.Content) == 0 {
+		return h
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		l := t.Line(first + root.Line - 1)
+		h.Errors = append(h.Errors, HeaderError{
+			Span:    Span{l.Start, l.TrimEnd},
+			Line:    l.Num,
+			Message: "the header must be a mapping of `key: value` lines",
+		})
+		return h
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		f := HeaderField{Key: k.Value, Line: first + k.Line - 1}
+		f.KeySpan = nodeSpan(t, first, k)
+		f.ValueSpan = nodeSpan(t, first, v)
+		switch v.Kind {
+		case yaml.ScalarNode:
+			f.Tag = v.ShortTag()
+			if f.Tag == "!!null" {
+				f.Kind = Null
+			} else {
+				f.Kind = Scalar
+				f.Value = v.Value
+			}
+		case yaml.SequenceNode:
+			f.Kind = Sequence
+			f.Tag = "!!seq"
+			for _, it := range v.Content {
+				f.Items = append(f.Items, it.Value)
+			}
+		case yaml.MappingNode:
+			f.Kind = Mapping
+			f.Tag = "!!map"
+		case yaml.AliasNode:
+			f.Kind = Scalar
+			f.Tag = "!!str"
+			f.Value = v.Value
+		}
+		if prev, dup := seen[f.Key]; dup {
+			h.Errors = append(h.Errors, HeaderError{
+				Span:    f.KeySpan,
+				Line:    f.Line,
+				Message: fmt.Sprintf("duplicate field `%s` (first defined on line %d)", f.Key, prev+1),
+			})
+			continue
+		}
+		seen[f.Key] = f.Line
+		h.Fields = append(h.Fields, f)
+	}
+	return h
+}
+
+// nodeSpan turns a node's 1-based line and rune column into a byte span on
+// that document line: scalars cover their source text, other nodes their line.
+func nodeSpan(t *Tree, first int, n *yaml.Node) Span {
+	l := t.Line(first + n.Line - 1)
+	text := t.Text(l)
+	start := runeOffset(text, n.Column-1)
+	end := start
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" && n.Value == "":
+	case n.Kind == yaml.ScalarNode:
+		end = scalarEnd(text, start, n)
+	default:
+		_, end = trimBounds(text)
+	}
+	return Span{l.Start + start, l.Start + max(end, start)}
+}
+
+func runeOffset(text []byte, col int) int {
+	off := 0
+	for ; col > 0 && off < len(text); col-- {
+		_, n := utf8.DecodeRune(text[off:])
+		off += n
+	}
+	return off
+}
+
+// scalarEnd finds where a scalar written at text[start:] ends on its line.
+func scalarEnd(text []byte, start int, n *yaml.Node) int {
+	_, lineEnd := trimBounds(text)
+	switch n.Style {
+	case yaml.DoubleQuotedStyle:
+		for i := start + 1; i < len(text); i++ {
+			switch text[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+	case yaml.SingleQuotedStyle:
+		for i := start + 1; i < len(text); i++ {
+			if text[i] == '\'' {
+				if i+1 < len(text) && text[i+1] == '\'' {
+					i++
+					continue
+				}
+				return i + 1
+			}
+		}
+	case yaml.LiteralStyle, yaml.FoldedStyle:
+		return lineEnd
+	default:
+		if !strings.Contains(n.Value, "\n") && bytes.HasPrefix(text[start:], []byte(n.Value)) {
+			return start + len(n.Value)
+		}
+	}
+	return lineEnd
+}
+
+// yamlError places a parser error ("yaml: line N: message") on its line.
+func yamlError(t *Tree, first, last int, err error) HeaderError {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := first
+	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+		if i := strings.IndexByte(rest, ':'); i > 0 {
+			if n, perr := strconv.Atoi(rest[:i]); perr == nil {
+				line = min(max(first+n-1, first), last)
+				msg = strings.TrimSpace(rest[i+1:])
+			}
+		}
+	}
+	l := t.Line(line)
+	s, e := trimBounds(t.Text(l))
+	return HeaderError{Span: Span{l.Start + s, l.Start + e}, Line: l.Num, Message: msg}
+}

@@ -1,0 +1,527 @@
+package grammar
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// Key names a metadata key the parser extracts from a line.
+type Key uint8
+
+// The reference parser's metadata keys, in its order, then the ones rlog-ls
+// reads for token accounting (message_id, tokens_cache_create).
+const (
+	KeyID Key = iota
+	KeyStep
+	KeyTS
+	KeyTID
+	KeySpan
+	KeyLatency
+	KeyAttempt
+	KeyLevel
+	KeyParent
+	KeySig
+	KeyTokensIn
+	KeyTokensOut
+	KeyTokensCached
+	KeyModel
+	KeyMessageID
+	KeyTokensCacheCreate
+	numKeys
+)
+
+var keyNames = [numKeys]string{
+	KeyID:                "id",
+	KeyStep:              "step",
+	KeyTS:                "ts",
+	KeyTID:               "tid",
+	KeySpan:              "span",
+	KeyLatency:           "latency_ms",
+	KeyAttempt:           "attempt",
+	KeyLevel:             "level",
+	KeyParent:            "parent",
+	KeySig:               "sig",
+	KeyTokensIn:          "tokens_in",
+	KeyTokensOut:         "tokens_out",
+	KeyTokensCached:      "tokens_cached",
+	KeyModel:             "model",
+	KeyMessageID:         "message_id",
+	KeyTokensCacheCreate: "tokens_cache_create",
+}
+
+func (k Key) String() string { return keyNames[k] }
+
+// KeyNamed returns the Key spelled name.
+func KeyNamed(name string) (Key, bool) {
+	k := keyOf([]byte(name))
+	return k, k != numKeys
+}
+
+func keyOf(b []byte) Key {
+	switch len(b) {
+	case 2:
+		switch string(b) {
+		case "id":
+			return KeyID
+		case "ts":
+			return KeyTS
+		}
+	case 3:
+		switch string(b) {
+		case "tid":
+			return KeyTID
+		case "sig":
+			return KeySig
+		}
+	case 4:
+		switch string(b) {
+		case "step":
+			return KeyStep
+		case "span":
+			return KeySpan
+		}
+	case 5:
+		switch string(b) {
+		case "level":
+			return KeyLevel
+		case "model":
+			return KeyModel
+		}
+	case 6:
+		if string(b) == "parent" {
+			return KeyParent
+		}
+	case 7:
+		if string(b) == "attempt" {
+			return KeyAttempt
+		}
+	case 9:
+		if string(b) == "tokens_in" {
+			return KeyTokensIn
+		}
+	case 10:
+		switch string(b) {
+		case "latency_ms":
+			return KeyLatency
+		case "tokens_out":
+			return KeyTokensOut
+		case "message_id":
+			return KeyMessageID
+		}
+	case 13:
+		if string(b) == "tokens_cached" {
+			return KeyTokensCached
+		}
+	case 19:
+		if string(b) == "tokens_cache_create" {
+			return KeyTokensCacheCreate
+		}
+	}
+	return numKeys
+}
+
+const maxKeyLen = 19
+
+// Flags are facts about a line that the rules need and that would otherwise
+// require scanning its text again.
+type Flags uint16
+
+const (
+	FlagInterrupted   Flags = 1 << iota // the word "interrupted" appears
+	FlagBlob                            // an @blob sha256= marker appears
+	FlagRedacted                        // a [redacted:kind] marker appears
+	FlagLegacyRedact                    // a [REDACTED] or <REDACTED...> marker appears
+	FlagASCIIArrow                      // " -> " where a result arrow was probably meant
+	FlagInvalidUTF8                     // the line is not valid UTF-8
+	FlagNUL                             // the line contains a NUL byte
+	FlagDelimiter                       // the trimmed line is exactly "---"
+	FlagCR                              // the line ends with CRLF
+	FlagLoneCR                          // the line contains a CR that is not part of CRLF
+)
+
+// Span is a half-open byte range. Spans of metadata values are never empty,
+// so the zero Span means "absent".
+type Span struct{ Start, End int }
+
+// Valid reports whether s denotes something (a non-empty range).
+func (s Span) Valid() bool { return s.End > s.Start }
+
+// Len is the length of s in bytes.
+func (s Span) Len() int { return s.End - s.Start }
+
+// Shift moves a valid span by d bytes; an absent span stays absent.
+func (s Span) Shift(d int) Span {
+	if !s.Valid() {
+		return s
+	}
+	return Span{s.Start + d, s.End + d}
+}
+
+// LineInfo is everything the scanner learns about one line, with offsets
+// relative to the start of the line text (which excludes the terminator).
+type LineInfo struct {
+	Kind    Kind
+	Flags   Flags
+	Trim    Span // the line without surrounding whitespace
+	Content int  // where the reference parser's content starts
+	Name    Span // tool, subagent, skill, plan or MCP name; @verb; phase name
+	Arrow   Span // the first result arrow "→" in the content
+	Result  Span // the result text after the arrow and whitespace
+	Meta    [numKeys]Span
+}
+
+// Value returns the value of key k as the reference regex captures it.
+func (li *LineInfo) Value(text []byte, k Key) ([]byte, bool) {
+	s := li.Meta[k]
+	if !s.Valid() {
+		return nil, false
+	}
+	return text[s.Start:s.End], true
+}
+
+var (
+	arrow      = []byte("→")
+	blobMarker = []byte("@blob")
+)
+
+// ScanLine classifies one line (without its terminator) and locates its
+// metadata. It never allocates.
+func ScanLine(text []byte) LineInfo {
+	var li LineInfo
+	ts, te := trimBounds(text)
+	li.Trim = Span{ts, te}
+	if ts == te {
+		li.Kind = Empty
+		li.Content = ts
+		li.Flags = lineFlags(text, ts, te)
+		return li
+	}
+	li.Kind, li.Content, li.Name = classify(text, ts, te)
+	li.Flags = lineFlags(text, ts, te)
+	scanMeta(text, &li, te)
+	if li.Kind.TakesResult() && !li.Arrow.Valid() && hasASCIIArrow(text[li.Content:te]) {
+		li.Flags |= FlagASCIIArrow
+	}
+	return li
+}
+
+// classify applies the reference's 21 rules in order to the trimmed line.
+func classify(text []byte, ts, te int) (Kind, int, Span) {
+	if len(text) >= 1 && text[0] == '\t' || len(text) >= 2 && text[0] == ' ' && text[1] == ' ' {
+		return Continuation, ts, Span{}
+	}
+	t := text[:te]
+	c0 := text[ts]
+	c1 := byte(0)
+	if ts+1 < te {
+		c1 = text[ts+1]
+	}
+	c2 := byte(0)
+	if ts+2 < te {
+		c2 = text[ts+2]
+	}
+	switch {
+	case c0 == 'u' && c1 == ':':
+		return User, skipSpace(t, ts+2), Span{}
+	case c0 == 'a' && c1 == ':':
+		return Agent, skipSpace(t, ts+2), Span{}
+	case c0 == 't' && (c1 == '!' || c1 == '~') && c2 == ':':
+		if ok, _ := wordAt(t, ts+3); ok {
+			k := ToolStart
+			if c1 == '~' {
+				k = ToolProgress
+			}
+			return k, ts + 3, Span{ts + 3, skipNonSpace(t, ts+3)}
+		}
+	case c0 == 't' && c1 == ':':
+		if ok, _ := wordAt(t, ts+2); ok {
+			return Tool, ts + 2, Span{ts + 2, skipNonSpace(t, ts+2)}
+		}
+	case c0 == 'o' && c1 == ':':
+		return Observation, skipSpace(t, ts+2), Span{}
+	case c0 == 's' && c1 == ':':
+		// ^s:(\S+)\s+(.*)$: a name, then whitespace.
+		end := skipNonSpace(t, ts+2)
+		if end > ts+2 && end < te {
+			return Skill, ts + 2, Span{ts + 2, end}
+		}
+	case c0 == 'p' && c1 == ':':
+		if ok, _ := wordAt(t, ts+2); ok {
+			return Plan, ts + 2, Span{ts + 2, skipWord(t, ts+2)}
+		}
+	case c0 == 'm' && c1 == ':':
+		w := skipSpace(t, ts+2)
+		if ok, _ := wordAt(t, w); ok {
+			return Mode, ts + 2, Span{w, skipWord(t, w)}
+		}
+	case c0 == 'r' && c1 == ':':
+		return Recall, ts + 2, Span{}
+	case c0 == 'x' && c1 == ':':
+		if ok, _ := wordAt(t, ts+2); ok {
+			return Subagent, ts + 2, Span{ts + 2, skipWord(t, ts+2)}
+		}
+	case c0 == 'c' && c1 == ':':
+		// ^c:(\w+)\.(\w+)
+		server := skipWord(t, ts+2)
+		if server > ts+2 && server < te && t[server] == '.' {
+			if method := skipWord(t, server+1); method > server+1 {
+				return Mcp, ts + 2, Span{ts + 2, method}
+			}
+		}
+	case c0 == 'q' && c1 == ':':
+		return Question, skipSpace(t, ts+2), Span{}
+	case c0 == '#':
+		return Comment, skipSpace(t, ts+1), Span{}
+	case c0 == '@':
+		if bytes.HasPrefix(t[ts:], []byte("@phase")) {
+			ws := skipSpace(t, ts+6)
+			if ws > ts+6 {
+				if ok, _ := wordAt(t, ws); ok {
+					// The reference takes content from byte 7, one past "@phase".
+					_, n := spaceAt(t, ts+6)
+					return Phase, ts + 6 + n, Span{ws, skipWord(t, ws)}
+				}
+			}
+		}
+		if ok, _ := wordAt(t, ts+1); ok {
+			return Lifecycle, ts + 1, Span{ts + 1, skipWord(t, ts+1)}
+		}
+	case c0 == 't' && c1 == 'h' && c2 == ':':
+		return Thinking, skipSpace(t, ts+3), Span{}
+	case c0 == 't' && c1 == 'd' && c2 == ':':
+		return Todos, skipSpace(t, ts+3), Span{}
+	}
+	return Unknown, ts, Span{}
+}
+
+// lineFlags collects the facts found by whole-line byte searches.
+func lineFlags(text []byte, ts, te int) Flags {
+	var f Flags
+	if te-ts == 3 && text[ts] == '-' && text[ts+1] == '-' && text[ts+2] == '-' {
+		f |= FlagDelimiter
+	}
+	if bytes.IndexByte(text, 0) >= 0 {
+		f |= FlagNUL
+	}
+	if !utf8.Valid(text) {
+		f |= FlagInvalidUTF8
+	}
+	if bytes.IndexByte(text, '\r') >= 0 {
+		f |= FlagLoneCR // the terminator's CR is not part of text
+	}
+	if bytes.Contains(text, blobMarker) && len(BlobMarkers(text)) > 0 {
+		f |= FlagBlob
+	}
+	if bytes.Contains(text, []byte("[redacted:")) || bytes.Contains(text, []byte("REDACTED")) {
+		for _, m := range RedactionMarkers(text) {
+			if m.Legacy {
+				f |= FlagLegacyRedact
+			} else {
+				f |= FlagRedacted
+			}
+		}
+	}
+	if i := bytes.Index(text, []byte("interrupted")); i >= 0 {
+		for i >= 0 {
+			end := i + len("interrupted")
+			if !wordBefore(text, i) {
+				if ok, _ := wordAt(text, end); !ok {
+					f |= FlagInterrupted
+					break
+				}
+			}
+			j := bytes.Index(text[end:], []byte("interrupted"))
+			if j < 0 {
+				break
+			}
+			i = end + j
+		}
+	}
+	return f
+}
+
+// scanMeta finds, for each key, the first key=value in the content whose key
+// is a whole word (\bkey=) and whose value is not empty, and the first arrow.
+func scanMeta(text []byte, li *LineInfo, te int) {
+	content := li.Content
+	t := text[:te]
+	if a := bytes.Index(t[content:], arrow); a >= 0 {
+		a += content
+		li.Arrow = Span{a, a + len(arrow)}
+		if r := skipSpace(t, a+len(arrow)); r < te {
+			li.Result = Span{r, te}
+		}
+	}
+	found := 0
+	for i := content; i < te; {
+		eq := bytes.IndexByte(t[i:te], '=')
+		if eq < 0 {
+			break
+		}
+		eq += i
+		i = eq + 1
+		ks := eq
+		for ks > content && eq-ks <= maxKeyLen {
+			c := t[ks-1]
+			if c >= 0x80 || !asciiWord[c] {
+				break
+			}
+			ks--
+		}
+		if ks == eq || eq-ks > maxKeyLen || wordBefore(t, ks) {
+			continue
+		}
+		k := keyOf(t[ks:eq])
+		if k == numKeys || li.Meta[k].Valid() {
+			continue
+		}
+		if end := valueEnd(t, k, eq+1); end > eq+1 {
+			li.Meta[k] = Span{eq + 1, end}
+			if found++; found == int(numKeys) {
+				return
+			}
+		}
+	}
+}
+
+// valueEnd returns where the value of key k starting at i ends, using the
+// reference's capture class for k (\w+, \d+, \S+, [a-f0-9-]+, ...).
+func valueEnd(t []byte, k Key, i int) int {
+	switch k {
+	case KeyID, KeyTID, KeySpan, KeyLevel:
+		return skipWord(t, i)
+	case KeyStep, KeyLatency, KeyTokensIn, KeyTokensOut, KeyTokensCached, KeyTokensCacheCreate:
+		return skipDigits(t, i)
+	case KeyAttempt:
+		e := skipDigits(t, i)
+		if e > i && e+1 < len(t) && t[e] == '/' && isDigit(t[e+1]) {
+			e = skipDigits(t, e+1)
+		}
+		return e
+	case KeyParent:
+		for i < len(t) && (isDigit(t[i]) || 'a' <= t[i] && t[i] <= 'f' || t[i] == '-') {
+			i++
+		}
+		return i
+	default: // ts (deliberately the whole token, so bad timestamps are seen), sig, model, message_id
+		return skipNonSpace(t, i)
+	}
+}
+
+// hasASCIIArrow reports an ASCII "->" standing alone between whitespace (or
+// at the end), the form the rlog/1 docs use "for readability" but that the
+// parser does not read as a result.
+func hasASCIIArrow(b []byte) bool {
+	return asciiArrowAt(b) >= 0
+}
+
+// asciiArrowAt returns the offset of the first stand-alone "->" in b, or -1.
+func asciiArrowAt(b []byte) int {
+	for i := 0; i < len(b); {
+		j := bytes.Index(b[i:], []byte("->"))
+		if j < 0 {
+			return -1
+		}
+		j += i
+		before := j == 0 || b[j-1] == ' ' || b[j-1] == '\t'
+		after := j+2 == len(b) || b[j+2] == ' ' || b[j+2] == '\t'
+		if before && after && j > 0 {
+			return j
+		}
+		i = j + 2
+	}
+	return -1
+}
+
+// ASCIIArrow returns the span of the "->" that was probably meant as the
+// result arrow on a line that has none.
+func ASCIIArrow(text []byte, li *LineInfo) (Span, bool) {
+	if li.Flags&FlagASCIIArrow == 0 {
+		return Span{}, false
+	}
+	at := asciiArrowAt(text[li.Content:li.Trim.End])
+	if at < 0 {
+		return Span{}, false
+	}
+	at += li.Content
+	return Span{at, at + 2}, true
+}
+
+// BlobMarker is one "@blob sha256=<hex>" reference.
+type BlobMarker struct {
+	Marker Span // the whole marker
+	SHA    Span // the hex digest
+}
+
+// BlobMarkers finds every @blob\s+sha256=([a-f0-9]+) in a line.
+func BlobMarkers(text []byte) []BlobMarker {
+	var out []BlobMarker
+	for i := 0; i < len(text); {
+		j := bytes.Index(text[i:], blobMarker)
+		if j < 0 {
+			break
+		}
+		j += i
+		i = j + len(blobMarker)
+		ws := skipSpace(text, i)
+		if ws == i || !bytes.HasPrefix(text[ws:], []byte("sha256=")) {
+			continue
+		}
+		h := ws + len("sha256=")
+		e := h
+		for e < len(text) && (isDigit(text[e]) || 'a' <= text[e] && text[e] <= 'f') {
+			e++
+		}
+		if e == h {
+			continue
+		}
+		out = append(out, BlobMarker{Marker: Span{j, e}, SHA: Span{h, e}})
+		i = e
+	}
+	return out
+}
+
+// RedactionMarker is a redacted value in a line.
+type RedactionMarker struct {
+	Span   Span
+	Kind   Span // the kind inside [redacted:kind]; absent for legacy forms
+	Legacy bool // [REDACTED] or <REDACTED...>, which the reference does not count
+}
+
+// RedactionMarkers finds every \[redacted:\w+\], [REDACTED] and <REDACTED...>.
+func RedactionMarkers(text []byte) []RedactionMarker {
+	var out []RedactionMarker
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '[':
+			rest := text[i+1:]
+			switch {
+			case bytes.HasPrefix(rest, []byte("redacted:")):
+				ks := i + 1 + len("redacted:")
+				ke := skipWord(text, ks)
+				if ke > ks && ke < len(text) && text[ke] == ']' {
+					out = append(out, RedactionMarker{Span: Span{i, ke + 1}, Kind: Span{ks, ke}})
+					i = ke
+				}
+			case bytes.HasPrefix(rest, []byte("REDACTED]")):
+				out = append(out, RedactionMarker{Span: Span{i, i + len("[REDACTED]")}, Legacy: true})
+				i += len("[REDACTED]") - 1
+			}
+		case '<':
+			rest := text[i+1:]
+			if bytes.HasPrefix(rest, []byte("REDACTED")) {
+				e := i + 1 + len("REDACTED")
+				if e < len(text) && text[e] == '>' {
+					out = append(out, RedactionMarker{Span: Span{i, e + 1}, Legacy: true})
+					i = e
+				} else if e < len(text) && text[e] == ':' {
+					if c := bytes.IndexByte(text[e:], '>'); c > 0 {
+						out = append(out, RedactionMarker{Span: Span{i, e + c + 1}, Legacy: true})
+						i = e + c
+					}
+				}
+			}
+		}
+	}
+	return out
+}

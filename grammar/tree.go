@@ -1,0 +1,610 @@
+package grammar
+
+import (
+	"bytes"
+	"iter"
+	"sort"
+	"strconv"
+)
+
+// Chunk limits. A chunk holds whole lines; an edit re-scans only the chunks it
+// touches, so these bound the work per keystroke, and the number of chunks
+// bounds the work of re-assembling the tree. Tests lower them to put chunk
+// boundaries everywhere.
+var (
+	chunkMaxLines = 512
+	chunkMaxBytes = 64 << 10
+)
+
+// storedLine is the compact form of LineInfo kept for every line: offsets are
+// uint32 and relative to the line start, except off (relative to the chunk).
+type storedLine struct {
+	off, len       uint32
+	kind           Kind
+	flags          Flags
+	content        uint32
+	trimEnd        uint32
+	name           [2]uint32
+	arrow, result  uint32 // arrow start+1 and result start+1; 0 means absent
+	id, step, ts   [2]uint32
+	termLen, loneC uint8 // terminator length (0, 1 or 2); lone CRs in the line (saturating)
+}
+
+// Usage is the token usage written on one line.
+type Usage struct {
+	Line                               int
+	In, Out, Cached, CacheCreate       uint64
+	MessageID                          string // message_id= value, if any
+	HasIn, HasOut, HasCached, HasCache bool
+}
+
+type chunk struct {
+	text   []byte
+	lines  []storedLine
+	usage  []Usage  // Line is relative to the chunk
+	delims [2]int32 // the first two delimiter lines ("---"), -1 if none
+	loneCR int      // lone CRs in the chunk (extra editor lines)
+}
+
+// Tree is an immutable parse of a whole document. Edits return a new Tree that
+// shares every chunk the edit did not touch.
+type Tree struct {
+	chunks    []*chunk
+	byteStart []int // byteStart[i] is the offset of chunk i; last entry is the length
+	lineStart []int // lineStart[i] is the first line of chunk i; last entry is the line count
+	crStart   []int // crStart[i] counts lone CRs before chunk i
+	region    Region
+	header    *Header
+}
+
+// Region says where the parts of a document are, as 0-based line numbers.
+type Region struct {
+	HeaderStart int // the opening "---", -1 if there is none
+	HeaderEnd   int // the closing "---", -1 if there is none
+	BodyStart   int // first body line
+}
+
+// Line is one line of a Tree with absolute byte offsets.
+type Line struct {
+	Num     int  // 0-based line number
+	Start   int  // first byte of the line
+	End     int  // end of the line's text, before its terminator
+	Next    int  // first byte of the next line
+	Kind    Kind // body kind, or Preamble/HeaderDelimiter/HeaderLine
+	Flags   Flags
+	Content int  // where the reference parser's content starts
+	TrimEnd int  // end of the text without trailing whitespace
+	Name    Span // see LineInfo.Name
+	Arrow   Span // the first result arrow
+	Result  Span // the result text
+	ID      Span // the id= value (reference semantics: \bid=(\w+))
+	Step    Span // the step= value
+	TS      Span // the ts= value (the whole token)
+}
+
+// Parse parses a whole document. The Tree takes ownership of src, which the
+// caller must not modify afterwards.
+func Parse(src []byte) *Tree {
+	t := &Tree{chunks: buildChunks(src, true, true)}
+	t.index()
+	t.region = t.findRegion()
+	t.header = parseHeader(t)
+	return t
+}
+
+// buildChunks splits text, which holds whole lines, into scanned chunks. If
+// first is set, text starts the document (and may start with a BOM); if last
+// is set, text ends the document and gets a final line even when empty.
+func buildChunks(text []byte, first, last bool) []*chunk {
+	var out []*chunk
+	for len(text) > 0 || (last && len(out) == 0) {
+		end, n := 0, 0
+		for end < len(text) && n < chunkMaxLines && end < chunkMaxBytes {
+			nl := bytes.IndexByte(text[end:], '\n')
+			if nl < 0 {
+				end = len(text)
+				break
+			}
+			end += nl + 1
+			n++
+		}
+		isLast := last && end == len(text)
+		out = append(out, scanChunk(text[:end:end], first && len(out) == 0, isLast))
+		text = text[end:]
+	}
+	return out
+}
+
+// scanChunk scans the lines of text; the document's last chunk gets a final
+// line after its last newline (possibly empty).
+func scanChunk(text []byte, first, last bool) *chunk {
+	c := &chunk{text: text, delims: [2]int32{-1, -1}}
+	nlines := bytes.Count(text, []byte{'\n'})
+	if last {
+		nlines++
+	}
+	c.lines = make([]storedLine, 0, nlines)
+	for off := 0; off < len(text) || (last && off == len(text) && len(c.lines) < nlines); {
+		end := len(text)
+		term := 0
+		if nl := bytes.IndexByte(text[off:], '\n'); nl >= 0 {
+			end = off + nl
+			term = 1
+			if end > off && text[end-1] == '\r' {
+				end--
+				term = 2
+			}
+		}
+		lineText := text[off:end]
+		li := scanDocLine(lineText, first && off == 0)
+		sl := storedLine{
+			off:     uint32(off),
+			len:     uint32(end - off),
+			kind:    li.Kind,
+			flags:   li.Flags,
+			content: uint32(li.Content),
+			trimEnd: uint32(li.Trim.End),
+			name:    pack(li.Name),
+			id:      pack(li.Meta[KeyID]),
+			step:    pack(li.Meta[KeyStep]),
+			ts:      pack(li.Meta[KeyTS]),
+			termLen: uint8(term),
+		}
+		if term == 2 {
+			sl.flags |= FlagCR
+		}
+		if li.Arrow.Valid() {
+			sl.arrow = uint32(li.Arrow.Start + 1)
+		}
+		if li.Result.Valid() {
+			sl.result = uint32(li.Result.Start + 1)
+		}
+		if li.Flags&FlagLoneCR != 0 {
+			n := bytes.Count(lineText, []byte{'\r'})
+			c.loneCR += n
+			sl.loneC = uint8(min(n, 255))
+		}
+		if li.Flags&FlagDelimiter != 0 {
+			if c.delims[0] < 0 {
+				c.delims[0] = int32(len(c.lines))
+			} else if c.delims[1] < 0 {
+				c.delims[1] = int32(len(c.lines))
+			}
+		}
+		if u, ok := usageOf(lineText, &li); ok {
+			u.Line = len(c.lines)
+			c.usage = append(c.usage, u)
+		}
+		c.lines = append(c.lines, sl)
+		off = end + term
+		if term == 0 {
+			break
+		}
+	}
+	return c
+}
+
+var bom = []byte("\uFEFF")
+
+// scanDocLine scans a line; the document's first line may start with a byte
+// order mark, which is not text, so what follows it is classified.
+func scanDocLine(text []byte, docStart bool) LineInfo {
+	if !docStart || !bytes.HasPrefix(text, bom) {
+		return ScanLine(text)
+	}
+	li := ScanLine(text[len(bom):])
+	li.shift(len(bom))
+	return li
+}
+
+func (li *LineInfo) shift(d int) {
+	li.Trim = li.Trim.Shift(d)
+	if li.Trim.Start == 0 {
+		li.Trim = Span{d, d}
+	}
+	li.Content += d
+	li.Name = li.Name.Shift(d)
+	li.Arrow = li.Arrow.Shift(d)
+	li.Result = li.Result.Shift(d)
+	for k := range li.Meta {
+		li.Meta[k] = li.Meta[k].Shift(d)
+	}
+}
+
+func pack(s Span) [2]uint32 { return [2]uint32{uint32(s.Start), uint32(s.End)} }
+
+func usageOf(text []byte, li *LineInfo) (Usage, bool) {
+	var u Usage
+	num := func(k Key) (uint64, bool) {
+		v, ok := li.Value(text, k)
+		if !ok {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(string(v), 10, 64)
+		return n, err == nil
+	}
+	u.In, u.HasIn = num(KeyTokensIn)
+	u.Out, u.HasOut = num(KeyTokensOut)
+	u.Cached, u.HasCached = num(KeyTokensCached)
+	u.CacheCreate, u.HasCache = num(KeyTokensCacheCreate)
+	if !u.HasIn && !u.HasOut && !u.HasCached && !u.HasCache {
+		return u, false
+	}
+	if v, ok := li.Value(text, KeyMessageID); ok {
+		u.MessageID = string(v)
+	}
+	return u, true
+}
+
+// index rebuilds the prefix sums over chunks.
+func (t *Tree) index() {
+	n := len(t.chunks)
+	t.byteStart = make([]int, n+1)
+	t.lineStart = make([]int, n+1)
+	t.crStart = make([]int, n+1)
+	for i, c := range t.chunks {
+		t.byteStart[i+1] = t.byteStart[i] + len(c.text)
+		t.lineStart[i+1] = t.lineStart[i] + len(c.lines)
+		t.crStart[i+1] = t.crStart[i] + c.loneCR
+	}
+}
+
+// findRegion locates the header: the first line whose trimmed text is "---"
+// opens it and the next one closes it (reference parse_header). Without a
+// closing line, the header runs until the first empty or recognisable body
+// line, so that the body can still be analysed.
+func (t *Tree) findRegion() Region {
+	r := Region{HeaderStart: -1, HeaderEnd: -1}
+	for i, c := range t.chunks {
+		for _, d := range c.delims {
+			if d < 0 {
+				continue
+			}
+			ln := t.lineStart[i] + int(d)
+			if r.HeaderStart < 0 {
+				r.HeaderStart = ln
+			} else if r.HeaderEnd < 0 {
+				r.HeaderEnd = ln
+			}
+		}
+		if r.HeaderEnd >= 0 {
+			break
+		}
+	}
+	switch {
+	case r.HeaderStart < 0:
+		r.BodyStart = 0
+	case r.HeaderEnd >= 0:
+		r.BodyStart = r.HeaderEnd + 1
+	default:
+		r.BodyStart = t.LineCount()
+		for ln := range t.LinesFrom(r.HeaderStart + 1) {
+			if ln.Kind == Empty || ln.Kind != Unknown {
+				r.BodyStart = ln.Num
+				break
+			}
+		}
+	}
+	return r
+}
+
+// Region returns where the preamble, header and body are.
+func (t *Tree) Region() Region { return t.region }
+
+// Header returns the parsed header; it is never nil.
+func (t *Tree) Header() *Header { return t.header }
+
+// Len is the document length in bytes.
+func (t *Tree) Len() int { return t.byteStart[len(t.chunks)] }
+
+// LineCount is the number of lines; a final newline starts one more (empty) line.
+func (t *Tree) LineCount() int { return t.lineStart[len(t.chunks)] }
+
+// BodyLineCount counts body lines the way the reference does (Rust's
+// str::lines, which yields no line after a final newline).
+func (t *Tree) BodyLineCount() int {
+	n := t.LineCount() - t.region.BodyStart
+	if n > 0 && t.Len() > 0 {
+		last := t.Line(t.LineCount() - 1)
+		if last.Start == last.End && last.Start == t.Len() {
+			n-- // the empty line after the final newline
+		}
+	} else if t.Len() == 0 {
+		n = 0
+	}
+	return max(n, 0)
+}
+
+// chunkOfLine returns the chunk holding line n.
+func (t *Tree) chunkOfLine(n int) int {
+	return sort.Search(len(t.chunks), func(i int) bool { return t.lineStart[i+1] > n })
+}
+
+// chunkOfByte returns the chunk holding byte offset off (the last chunk for
+// the end of the document).
+func (t *Tree) chunkOfByte(off int) int {
+	i := sort.Search(len(t.chunks), func(i int) bool { return t.byteStart[i+1] > off })
+	return min(i, len(t.chunks)-1)
+}
+
+// Line returns line n (clamped to the document).
+func (t *Tree) Line(n int) Line {
+	n = max(0, min(n, t.LineCount()-1))
+	ci := t.chunkOfLine(n)
+	return t.line(ci, n-t.lineStart[ci])
+}
+
+func (t *Tree) line(ci, li int) Line {
+	c := t.chunks[ci]
+	s := &c.lines[li]
+	base := t.byteStart[ci] + int(s.off)
+	num := t.lineStart[ci] + li
+	l := Line{
+		Num:     num,
+		Start:   base,
+		End:     base + int(s.len),
+		Next:    base + int(s.len) + int(s.termLen),
+		Kind:    s.kind,
+		Flags:   s.flags,
+		Content: base + int(s.content),
+		TrimEnd: base + int(s.trimEnd),
+	}
+	if num < t.region.BodyStart {
+		switch {
+		case num < t.region.HeaderStart:
+			l.Kind = Preamble
+		case num == t.region.HeaderStart || num == t.region.HeaderEnd:
+			l.Kind = HeaderDelimiter
+		default:
+			l.Kind = HeaderLine
+		}
+		return l
+	}
+	l.Name = unpack(s.name, base)
+	l.ID = unpack(s.id, base)
+	l.Step = unpack(s.step, base)
+	l.TS = unpack(s.ts, base)
+	if s.arrow > 0 {
+		a := base + int(s.arrow) - 1
+		l.Arrow = Span{a, a + len(arrow)}
+	}
+	if s.result > 0 {
+		l.Result = Span{base + int(s.result) - 1, l.TrimEnd}
+	}
+	return l
+}
+
+func unpack(p [2]uint32, base int) Span {
+	if p[1] <= p[0] {
+		return Span{}
+	}
+	return Span{base + int(p[0]), base + int(p[1])}
+}
+
+// LineAt returns the number of the line holding byte offset off (clamped).
+func (t *Tree) LineAt(off int) int {
+	off = max(0, min(off, t.Len()))
+	ci := t.chunkOfByte(off)
+	c := t.chunks[ci]
+	rel := off - t.byteStart[ci]
+	li := sort.Search(len(c.lines), func(i int) bool { return int(c.lines[i].off) > rel }) - 1
+	return t.lineStart[ci] + max(li, 0)
+}
+
+// Lines iterates over every line.
+func (t *Tree) Lines() iter.Seq[Line] { return t.LinesFrom(0) }
+
+// LinesFrom iterates over the lines from line n on.
+func (t *Tree) LinesFrom(n int) iter.Seq[Line] {
+	return func(yield func(Line) bool) {
+		if n < 0 {
+			n = 0
+		}
+		if n >= t.LineCount() {
+			return
+		}
+		for ci := t.chunkOfLine(n); ci < len(t.chunks); ci++ {
+			start := 0
+			if t.lineStart[ci] < n {
+				start = n - t.lineStart[ci]
+			}
+			for li := start; li < len(t.chunks[ci].lines); li++ {
+				if !yield(t.line(ci, li)) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Body iterates over the body lines.
+func (t *Tree) Body() iter.Seq[Line] { return t.LinesFrom(t.region.BodyStart) }
+
+// Text returns the text of a line without its terminator. The slice shares
+// the tree's memory and must not be modified.
+func (t *Tree) Text(l Line) []byte { return t.Slice(l.Start, l.End) }
+
+// Info re-scans line n and returns everything the scanner knows about it,
+// with offsets relative to the line start, and the line's text.
+func (t *Tree) Info(n int) (LineInfo, []byte) {
+	l := t.Line(n)
+	text := t.Text(l)
+	li := scanDocLine(text, n == 0)
+	if !l.Kind.IsBody() {
+		li = LineInfo{Kind: l.Kind, Trim: li.Trim, Content: li.Trim.Start, Flags: li.Flags}
+	}
+	return li, text
+}
+
+// Slice returns bytes [start, end) of the document. It shares memory when
+// the range lies within one chunk and copies otherwise.
+func (t *Tree) Slice(start, end int) []byte {
+	start = max(0, min(start, t.Len()))
+	end = max(start, min(end, t.Len()))
+	ci := t.chunkOfByte(start)
+	if end <= t.byteStart[ci+1] {
+		b := t.byteStart[ci]
+		return t.chunks[ci].text[start-b : end-b : end-b]
+	}
+	out := make([]byte, 0, end-start)
+	for ; ci < len(t.chunks) && t.byteStart[ci] < end; ci++ {
+		b := t.byteStart[ci]
+		c := t.chunks[ci].text
+		out = append(out, c[max(start-b, 0):min(end-b, len(c))]...)
+	}
+	return out
+}
+
+// Bytes returns a copy of the whole document.
+func (t *Tree) Bytes() []byte {
+	out := make([]byte, 0, t.Len())
+	for _, c := range t.chunks {
+		out = append(out, c.text...)
+	}
+	return out
+}
+
+// Usage iterates over the token usage written on body lines, in file order.
+func (t *Tree) Usage() iter.Seq[Usage] {
+	return func(yield func(Usage) bool) {
+		for ci, c := range t.chunks {
+			for _, u := range c.usage {
+				u.Line += t.lineStart[ci]
+				if u.Line < t.region.BodyStart {
+					continue
+				}
+				if !yield(u) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Edit returns the tree for the document with bytes [start, end) replaced by
+// text. Only the chunks the edit touches are re-scanned; the header is parsed
+// again only when the edit reaches it. The Tree takes ownership of text.
+func (t *Tree) Edit(start, end int, text []byte) *Tree {
+	start = max(0, min(start, t.Len()))
+	end = max(start, min(end, t.Len()))
+	a := t.chunkOfByte(start)
+	b := a
+	if end > start {
+		b = t.chunkOfByte(end - 1)
+	}
+	head := t.chunks[a].text[:start-t.byteStart[a]]
+	tail := t.chunks[b].text[end-t.byteStart[b]:]
+	merged := make([]byte, 0, len(head)+len(text)+len(tail))
+	merged = append(merged, head...)
+	merged = append(merged, text...)
+	merged = append(merged, tail...)
+	// Chunks hold whole lines: absorb following chunks until the text ends
+	// with a newline, and absorb a small neighbour so chunks do not fragment.
+	for b+1 < len(t.chunks) && (len(merged) == 0 || merged[len(merged)-1] != '\n' ||
+		len(merged) < chunkMaxBytes/4 && len(t.chunks[b+1].text) < chunkMaxBytes/2 &&
+			len(t.chunks[b+1].lines)+bytes.Count(merged, []byte{'\n'}) < chunkMaxLines) {
+		b++
+		merged = append(merged, t.chunks[b].text...)
+	}
+	isLast := b == len(t.chunks)-1
+	fresh := buildChunks(merged, a == 0, isLast)
+	chunks := make([]*chunk, 0, len(t.chunks)-(b-a+1)+len(fresh))
+	chunks = append(chunks, t.chunks[:a]...)
+	chunks = append(chunks, fresh...)
+	chunks = append(chunks, t.chunks[b+1:]...)
+	nt := &Tree{chunks: chunks}
+	nt.index()
+	nt.region = nt.findRegion()
+	headerEnd := 0
+	if t.region.BodyStart > 0 {
+		headerEnd = t.Line(t.region.BodyStart - 1).Next
+	}
+	if nt.region != t.region || start <= headerEnd {
+		nt.header = parseHeader(nt)
+	} else {
+		nt.header = t.header
+	}
+	return nt
+}
+
+// EditorLineCount counts lines as editors do: a lone CR also ends a line.
+func (t *Tree) EditorLineCount() int { return t.LineCount() + t.crStart[len(t.chunks)] }
+
+// editorLine maps an editor line to the parser line that holds it and how
+// many lone CRs precede it within that line.
+func (t *Tree) editorLine(el int) (int, int) {
+	if t.crStart[len(t.chunks)] == 0 {
+		return el, 0
+	}
+	el = max(0, min(el, t.EditorLineCount()-1))
+	ci := sort.Search(len(t.chunks), func(i int) bool { return t.lineStart[i+1]+t.crStart[i+1] > el })
+	ci = min(ci, len(t.chunks)-1)
+	rem := el - t.lineStart[ci] - t.crStart[ci]
+	c := t.chunks[ci]
+	for li := range c.lines {
+		n := int(c.lines[li].loneC)
+		if n == 255 {
+			n = bytes.Count(c.text[c.lines[li].off:c.lines[li].off+c.lines[li].len], []byte{'\r'})
+		}
+		if rem <= n {
+			return t.lineStart[ci] + li, rem
+		}
+		rem -= n + 1
+	}
+	return t.lineStart[ci] + len(c.lines) - 1, 0
+}
+
+// EditorLineStart returns the offset of the first byte of editor line el.
+func (t *Tree) EditorLineStart(el int) int {
+	n, cr := t.editorLine(el)
+	l := t.Line(n)
+	if cr == 0 {
+		return l.Start
+	}
+	return nthCR(t.Text(l), cr) + 1 + l.Start
+}
+
+// EditorLineEnd returns where the text of editor line el ends.
+func (t *Tree) EditorLineEnd(el int) int {
+	n, cr := t.editorLine(el)
+	l := t.Line(n)
+	if l.Flags&FlagLoneCR == 0 {
+		return l.End
+	}
+	if i := nthCR(t.Text(l), cr+1); i >= 0 {
+		return l.Start + i
+	}
+	return l.End
+}
+
+// EditorLineAt returns the editor line holding byte offset off.
+func (t *Tree) EditorLineAt(off int) int {
+	off = max(0, min(off, t.Len()))
+	n := t.LineAt(off)
+	ci := t.chunkOfLine(n)
+	el := n + t.crStart[ci]
+	c := t.chunks[ci]
+	for li := 0; li < n-t.lineStart[ci]; li++ {
+		if c.lines[li].loneC > 0 {
+			el += bytes.Count(c.text[c.lines[li].off:c.lines[li].off+c.lines[li].len], []byte{'\r'})
+		}
+	}
+	l := t.Line(n)
+	if l.Flags&FlagLoneCR != 0 && off > l.Start {
+		el += bytes.Count(t.Slice(l.Start, min(off, l.End)), []byte{'\r'})
+	}
+	return el
+}
+
+// nthCR returns the offset of the n-th (1-based) CR in b, or -1.
+func nthCR(b []byte, n int) int {
+	off := 0
+	for ; n > 0; n-- {
+		i := bytes.IndexByte(b[off:], '\r')
+		if i < 0 {
+			return -1
+		}
+		off += i + 1
+	}
+	return off - 1
+}

@@ -1,0 +1,367 @@
+package grammar
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const sample = `---
+format: rlog/1
+id: sess_demo
+repo_sha: abc123
+---
+
+@start id=sess_demo ts=2025-12-19T20:29:02Z
+u: Can you check auth?
+t!:Read id=call_1 file_path=src/auth.rs → [running]
+o: id=call_1 → [ok] 186 lines
+@end
+`
+
+func kinds(t *Tree) []Kind {
+	var out []Kind
+	for l := range t.Lines() {
+		out = append(out, l.Kind)
+	}
+	return out
+}
+
+func TestRegionAndKinds(t *testing.T) {
+	tr := Parse([]byte(sample))
+	want := []Kind{HeaderDelimiter, HeaderLine, HeaderLine, HeaderLine, HeaderDelimiter, Empty, Lifecycle, User, ToolStart, Observation, Lifecycle, Empty}
+	if got := kinds(tr); !reflect.DeepEqual(got, want) {
+		t.Fatalf("kinds %v\nwant  %v", got, want)
+	}
+	if r := tr.Region(); r != (Region{HeaderStart: 0, HeaderEnd: 4, BodyStart: 5}) {
+		t.Fatalf("region %+v", r)
+	}
+	if n := tr.BodyLineCount(); n != 6 {
+		t.Fatalf("body lines %d, want 6 (no line after the final newline)", n)
+	}
+	h := tr.Header()
+	if v, _ := h.Get("id"); v != "sess_demo" {
+		t.Fatalf("id %q", v)
+	}
+	f := h.Field("repo_sha")
+	if got := sample[f.ValueSpan.Start:f.ValueSpan.End]; got != "abc123" {
+		t.Fatalf("repo_sha span %q", got)
+	}
+	if got := sample[f.KeySpan.Start:f.KeySpan.End]; got != "repo_sha" {
+		t.Fatalf("repo_sha key span %q", got)
+	}
+	l := tr.Line(8)
+	if got := sample[l.ID.Start:l.ID.End]; got != "call_1" {
+		t.Fatalf("id span %q", got)
+	}
+	if got := sample[l.Result.Start:l.Result.End]; got != "[running]" {
+		t.Fatalf("result %q", got)
+	}
+}
+
+func TestHeaderVariants(t *testing.T) {
+	cases := []struct {
+		name string
+		src  string
+		want Region
+		kind []Kind
+	}{
+		{"preamble before the header", "notes\n---\nformat: rlog/1\n---\nu: hi", Region{1, 3, 4},
+			[]Kind{Preamble, HeaderDelimiter, HeaderLine, HeaderDelimiter, User}},
+		{"no header", "u: hi\na: there", Region{-1, -1, 0}, []Kind{User, Agent}},
+		{"unterminated header ends at the first body line", "---\nformat: rlog/1\nid: x\n\nu: hi", Region{0, -1, 3},
+			[]Kind{HeaderDelimiter, HeaderLine, HeaderLine, Empty, User}},
+		{"unterminated header ends at a recognised line", "---\nformat: rlog/1\n@start\nu: hi", Region{0, -1, 2},
+			[]Kind{HeaderDelimiter, HeaderLine, Lifecycle, User}},
+		{"a later --- is an unknown body line", "---\nid: x\n---\n---\n", Region{0, 2, 3},
+			[]Kind{HeaderDelimiter, HeaderLine, HeaderDelimiter, Unknown, Empty}},
+		{"indented delimiters count (trim)", " ---\nid: x\n--- \nu: y", Region{0, 2, 3},
+			[]Kind{HeaderDelimiter, HeaderLine, HeaderDelimiter, User}},
+		{"BOM before the header", "\uFEFF---\nid: x\n---\nu: y", Region{0, 2, 3},
+			[]Kind{HeaderDelimiter, HeaderLine, HeaderDelimiter, User}},
+		{"empty document", "", Region{-1, -1, 0}, []Kind{Empty}},
+	}
+	for _, c := range cases {
+		tr := Parse([]byte(c.src))
+		if tr.Region() != c.want {
+			t.Errorf("%s: region %+v, want %+v", c.name, tr.Region(), c.want)
+		}
+		if got := kinds(tr); !reflect.DeepEqual(got, c.kind) {
+			t.Errorf("%s: kinds %v, want %v", c.name, got, c.kind)
+		}
+	}
+}
+
+func TestHeaderFields(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: \nrepo_sha: 560549231\nbranch: ~\nskills: [a, b]\nextra:\n  eval_suite: tb\nclient_version: \"2.0.71\" # quoted\nid: again\n---\n"
+	h := Parse([]byte(src)).Header()
+	if f := h.Field("id"); f == nil || f.Kind != Null {
+		t.Fatalf("empty id should be null: %+v", f)
+	}
+	if v, ok := h.Get("repo_sha"); !ok || v != "560549231" {
+		t.Fatalf("repo_sha read as %q %v", v, ok)
+	}
+	if f := h.Field("branch"); f.Kind != Null {
+		t.Fatalf("~ should be null: %+v", f)
+	}
+	if f := h.Field("skills"); f.Kind != Sequence || !reflect.DeepEqual(f.Items, []string{"a", "b"}) {
+		t.Fatalf("skills %+v", f)
+	}
+	if f := h.Field("extra"); f.Kind != Mapping {
+		t.Fatalf("extra %+v", f)
+	}
+	f := h.Field("client_version")
+	if got := src[f.ValueSpan.Start:f.ValueSpan.End]; got != `"2.0.71"` || f.Value != "2.0.71" {
+		t.Fatalf("client_version span %q value %q", got, f.Value)
+	}
+	if len(h.Errors) != 1 || !strings.Contains(h.Errors[0].Message, "duplicate field `id`") || h.Errors[0].Line != 9 {
+		t.Fatalf("errors %+v", h.Errors)
+	}
+}
+
+func TestHeaderSyntaxError(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: x: y\n---\nu: hi\n"
+	tr := Parse([]byte(src))
+	h := tr.Header()
+	if len(h.Errors) != 1 || h.Errors[0].Line != 2 {
+		t.Fatalf("errors %+v", h.Errors)
+	}
+	if got := kinds(tr)[4]; got != User {
+		t.Fatalf("body still parsed: %v", got)
+	}
+}
+
+func TestHostileInput(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 10<<20)
+	src := []byte("---\r\nformat: rlog/1\r\nid: a\r\nrepo_sha: abcdef\r\n---\r\nu: crlf\r\no: id=\xff\xfe → [ok]\r\na: nul \x00 here\r\na: ")
+	src = append(src, big...)
+	src = append(src, "\r\nu: last line without newline"...)
+	tr := Parse(src)
+	if r := tr.Region(); r != (Region{0, 4, 5}) {
+		t.Fatalf("region with CRLF %+v", r)
+	}
+	u := tr.Line(5)
+	if u.Kind != User || u.Flags&FlagCR == 0 || string(tr.Text(u)) != "u: crlf" {
+		t.Fatalf("crlf line %+v %q", u, tr.Text(u))
+	}
+	if l := tr.Line(6); l.Flags&FlagInvalidUTF8 == 0 || l.Kind != Observation {
+		t.Fatalf("invalid utf8 line %+v", l)
+	}
+	if l := tr.Line(7); l.Flags&FlagNUL == 0 {
+		t.Fatalf("nul line %+v", l)
+	}
+	if l := tr.Line(8); l.End-l.Start != 3+len(big) || l.Kind != Agent {
+		t.Fatalf("10 MB line %+v", l)
+	}
+	if l := tr.Line(9); string(tr.Text(l)) != "u: last line without newline" || l.Next != tr.Len() {
+		t.Fatalf("last line %+v", l)
+	}
+	if !bytes.Equal(tr.Bytes(), src) {
+		t.Fatal("text not preserved")
+	}
+}
+
+func TestEditorLines(t *testing.T) {
+	src := "a\rb\r\nc\n\rd\r"
+	tr := Parse([]byte(src))
+	// Editors see: "a" | "b" | "c" | "" | "d" | "" (CR, CRLF, LF, CR, CR).
+	want := []string{"a", "b", "c", "", "d", ""}
+	if tr.EditorLineCount() != len(want) {
+		t.Fatalf("editor lines %d, want %d", tr.EditorLineCount(), len(want))
+	}
+	for i, w := range want {
+		s, e := tr.EditorLineStart(i), tr.EditorLineEnd(i)
+		if got := src[s:e]; got != w {
+			t.Errorf("editor line %d = %q, want %q", i, got, w)
+		}
+		for off := s; off <= e; off++ {
+			if got := tr.EditorLineAt(off); got != i {
+				t.Errorf("EditorLineAt(%d) = %d, want %d", off, got, i)
+			}
+		}
+	}
+}
+
+// lineView is a Line plus its text, for comparing trees built differently.
+type lineView struct {
+	Line
+	Text string
+}
+
+func view(t *Tree) ([]lineView, Region, *Header, []Usage) {
+	var out []lineView
+	for l := range t.Lines() {
+		out = append(out, lineView{l, string(t.Text(l))})
+	}
+	var us []Usage
+	for u := range t.Usage() {
+		us = append(us, u)
+	}
+	return out, t.Region(), t.Header(), us
+}
+
+func assertSameAsFullParse(t testing.TB, inc *Tree, src []byte, context string) {
+	t.Helper()
+	full := Parse(bytes.Clone(src))
+	if !bytes.Equal(inc.Bytes(), src) {
+		t.Fatalf("%s: text differs", context)
+	}
+	il, ir, ih, iu := view(inc)
+	fl, fr, fh, fu := view(full)
+	if ir != fr {
+		t.Fatalf("%s: region %+v, full parse %+v", context, ir, fr)
+	}
+	if len(il) != len(fl) {
+		t.Fatalf("%s: %d lines, full parse %d", context, len(il), len(fl))
+	}
+	for i := range il {
+		if il[i] != fl[i] {
+			t.Fatalf("%s: line %d\n inc  %+v\n full %+v", context, i, il[i], fl[i])
+		}
+	}
+	if !reflect.DeepEqual(ih, fh) {
+		t.Fatalf("%s: header\n inc  %+v\n full %+v", context, ih, fh)
+	}
+	if !reflect.DeepEqual(iu, fu) {
+		t.Fatalf("%s: usage differs", context)
+	}
+	if inc.EditorLineCount() != full.EditorLineCount() {
+		t.Fatalf("%s: editor lines differ", context)
+	}
+}
+
+var editPieces = []string{
+	"", "\n", "\r\n", "\r", "---\n", "---", "u: hi\n", "t!:Read id=a → [running]\n", "o: id=a → [ok]\n",
+	"  cont\n", "format: rlog/1\n", "id: x\n", "é", "😀", "\xff", "→", "tokens_in=5 ", "message_id=\"m1\" ",
+	"step=3 ", "@start\n", "\uFEFF", "x", " ", "\t", "id=", "#",
+}
+
+// randomEdit picks a range of src and a replacement built from pieces that
+// exercise header boundaries, line ends, multi-byte text and metadata.
+func randomEdit(r *rand.Rand, n int) (int, int, []byte) {
+	start := r.IntN(n + 1)
+	end := start
+	if r.IntN(3) > 0 {
+		end = min(n, start+r.IntN(40))
+	}
+	if r.IntN(20) == 0 {
+		end = min(n, start+r.IntN(n+1))
+	}
+	var b []byte
+	for k := r.IntN(4); k > 0; k-- {
+		b = append(b, editPieces[r.IntN(len(editPieces))]...)
+	}
+	return start, end, b
+}
+
+func splice(src []byte, s, e int, ins []byte) []byte {
+	out := make([]byte, 0, len(src)-(e-s)+len(ins))
+	out = append(out, src[:s]...)
+	out = append(out, ins...)
+	return append(out, src[e:]...)
+}
+
+// generated builds a document large enough to span many chunks.
+func generated(lines int) []byte {
+	var b strings.Builder
+	b.WriteString("---\nformat: rlog/1\nid: gen\nrepo_sha: abcdef\n---\n")
+	for i := range lines {
+		switch i % 6 {
+		case 0:
+			fmt.Fprintf(&b, "u: question %d ts=2025-12-19T20:%02d:00Z\n", i, i%60)
+		case 1:
+			fmt.Fprintf(&b, "t!:Read id=c%d file_path=f%d.go → [running] tokens_in=%d tokens_out=1\n", i, i, i%7)
+		case 2:
+			fmt.Fprintf(&b, "o: id=c%d → [ok] é😀 line\r\n", i-1)
+		case 3:
+			fmt.Fprintf(&b, "  continuation %d\n", i)
+		case 4:
+			fmt.Fprintf(&b, "a: answer step=%d message_id=\"m%d\" tokens_in=3\n", i, i/12)
+		case 5:
+			b.WriteString("\n")
+		}
+	}
+	return []byte(b.String())
+}
+
+// withTinyChunks makes every few lines a chunk boundary.
+func withTinyChunks(t testing.TB) {
+	lines, size := chunkMaxLines, chunkMaxBytes
+	chunkMaxLines, chunkMaxBytes = 3, 64
+	t.Cleanup(func() { chunkMaxLines, chunkMaxBytes = lines, size })
+}
+
+func TestIncrementalEqualsFullParseTinyChunks(t *testing.T) {
+	withTinyChunks(t)
+	TestIncrementalEqualsFullParse(t)
+}
+
+func TestIncrementalEqualsFullParse(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, base := range [][]byte{[]byte(sample), generated(3000), {}} {
+		src := bytes.Clone(base)
+		tr := Parse(bytes.Clone(src))
+		for i := range 400 {
+			s, e, ins := randomEdit(r, len(src))
+			tr = tr.Edit(s, e, bytes.Clone(ins))
+			src = splice(src, s, e, ins)
+			assertSameAsFullParse(t, tr, src, fmt.Sprintf("edit %d [%d,%d) %q", i, s, e, ins))
+		}
+	}
+}
+
+func TestEditKeepsOldSnapshot(t *testing.T) {
+	src := generated(2000)
+	old := Parse(bytes.Clone(src))
+	before, _, _, _ := view(old)
+	_ = old.Edit(100, 5000, []byte("u: replaced\n"))
+	after, _, _, _ := view(old)
+	if !reflect.DeepEqual(before, after) {
+		t.Fatal("an edit changed the tree it was applied to")
+	}
+}
+
+func FuzzIncrementalEdit(f *testing.F) {
+	f.Add([]byte(sample), uint16(10), uint16(20), []byte("u: x\n"))
+	f.Add([]byte("---\nid: a\n---\n"), uint16(4), uint16(4), []byte("---\n"))
+	f.Add(generated(600), uint16(900), uint16(70), []byte("\r"))
+	f.Fuzz(func(t *testing.T, src []byte, at, length uint16, ins []byte) {
+		if at%2 == 0 {
+			withTinyChunks(t)
+		}
+		s := int(at) % (len(src) + 1)
+		e := min(len(src), s+int(length))
+		tr := Parse(bytes.Clone(src)).Edit(s, e, bytes.Clone(ins))
+		assertSameAsFullParse(t, tr, splice(src, s, e, ins), "fuzz")
+	})
+}
+
+func FuzzScanLine(f *testing.F) {
+	for _, s := range []string{sample, "t!:a id=1 → x", "c:a.b", "@phase x", "\xff\x00→=", `a: x="y z" q={"a":[1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		li := ScanLine(line)
+		check := func(name string, s Span) {
+			if s.Valid() && (s.Start < 0 || s.End > len(line)) {
+				t.Fatalf("%s span %+v outside line of %d bytes", name, s, len(line))
+			}
+		}
+		check("trim", li.Trim)
+		check("name", li.Name)
+		check("result", li.Result)
+		for k := range li.Meta {
+			check(Key(k).String(), li.Meta[k])
+		}
+		prev := 0
+		for _, tok := range Tokenize(line, &li) {
+			if tok.Span.Start < prev || tok.Span.End > len(line) || tok.Span.End < tok.Span.Start {
+				t.Fatalf("token %+v out of order or bounds", tok)
+			}
+			prev = tok.Span.End
+		}
+	})
+}
