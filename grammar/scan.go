@@ -127,16 +127,16 @@ const maxKeyLen = 19
 type Flags uint16
 
 const (
-	FlagInterrupted   Flags = 1 << iota // the word "interrupted" appears
-	FlagBlob                            // an @blob sha256= marker appears
-	FlagRedacted                        // a [redacted:kind] marker appears
-	FlagLegacyRedact                    // a [REDACTED] or <REDACTED...> marker appears
-	FlagASCIIArrow                      // " -> " where a result arrow was probably meant
-	FlagInvalidUTF8                     // the line is not valid UTF-8
-	FlagNUL                             // the line contains a NUL byte
-	FlagDelimiter                       // the trimmed line is exactly "---"
-	FlagCR                              // the line ends with CRLF
-	FlagLoneCR                          // the line contains a CR that is not part of CRLF
+	FlagInterrupted  Flags = 1 << iota // the word "interrupted" appears
+	FlagBlob                           // an @blob sha256= marker appears
+	FlagRedacted                       // a [redacted:kind] marker appears
+	FlagLegacyRedact                   // a [REDACTED] or <REDACTED...> marker appears
+	FlagASCIIArrow                     // " -> " where a result arrow was probably meant
+	FlagInvalidUTF8                    // the line is not valid UTF-8
+	FlagNUL                            // the line contains a NUL byte
+	FlagDelimiter                      // the trimmed line is exactly "---"
+	FlagCR                             // the line ends with CRLF
+	FlagLoneCR                         // the line contains a CR that is not part of CRLF
 )
 
 // Span is a half-open byte range. Spans of metadata values are never empty,

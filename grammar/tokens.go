@@ -6,22 +6,22 @@ import "bytes"
 type TokenKind uint8
 
 const (
-	TokPrefix    TokenKind = iota // u:, t!:, #, @ ...
-	TokName                       // tool, subagent, skill, plan or MCP name; @verb; phase name
-	TokKey                        // the key of key=value
-	TokEquals                     // the = of key=value
-	TokValue                      // an unquoted value
-	TokString                     // a quoted value (quotes included, never unescaped)
-	TokJSON                       // a {...} or [...] value
-	TokArrow                      // → (or a stray ASCII -> where → was meant)
-	TokStatus                     // [ok], [error], [running] ... right after the arrow
-	TokText                       // free text
-	TokMarker                     // @blob sha256=..., [redacted:kind], [REDACTED]
-	TokFlag                       // the bare word "interrupted"
-	TokDelimiter                  // the header's ---
-	TokHeaderKey                  // a header key
-	TokHeaderValue                // a header value
-	TokComment                    // comment text, and ignored preamble lines
+	TokPrefix      TokenKind = iota // u:, t!:, #, @ ...
+	TokName                         // tool, subagent, skill, plan or MCP name; @verb; phase name
+	TokKey                          // the key of key=value
+	TokEquals                       // the = of key=value
+	TokValue                        // an unquoted value
+	TokString                       // a quoted value (quotes included, never unescaped)
+	TokJSON                         // a {...} or [...] value
+	TokArrow                        // → (or a stray ASCII -> where → was meant)
+	TokStatus                       // [ok], [error], [running] ... right after the arrow
+	TokText                         // free text
+	TokMarker                       // @blob sha256=..., [redacted:kind], [REDACTED]
+	TokFlag                         // the bare word "interrupted"
+	TokDelimiter                    // the header's ---
+	TokHeaderKey                    // a header key
+	TokHeaderValue                  // a header value
+	TokComment                      // comment text, and ignored preamble lines
 )
 
 var tokenKindNames = [...]string{"prefix", "name", "key", "equals", "value", "string", "json", "arrow",
