@@ -1,0 +1,369 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// fieldTypes are the reference Header struct's typed fields; every other
+// named field is an optional string, and unknown keys land in extra.
+var fieldTypes = map[string]string{
+	"dirty":            "boolean",
+	"skills":           "sequence",
+	"mcp":              "sequence",
+	"toolset":          "any",
+	"tokens_total_in":  "count",
+	"tokens_total_out": "count",
+	"tokens_cached":    "count",
+}
+
+var stringFields = []string{"format", "id", "repo_sha", "mode", "model", "agent", "version", "repo", "branch",
+	"sandbox_id", "runner", "budget", "duration", "classification", "notes", "client_version", "slug", "cwd"}
+
+// RequiredFields are the header fields every rlog/1 file must have.
+var RequiredFields = []string{"format", "id", "repo_sha"}
+
+// Check runs every enabled rule over a document and returns the findings in
+// report order: header findings, then line findings in file order, then the
+// session-level I001 and I002.
+func Check(t *grammar.Tree, cfg Config) []Finding {
+	c := checker{t: t, cfg: cfg}
+	c.header()
+	c.body()
+	return c.out
+}
+
+type checker struct {
+	t   *grammar.Tree
+	cfg Config
+	out []Finding
+}
+
+func (c *checker) add(code string, span grammar.Span, msg string, related ...Related) {
+	if !c.cfg.enabled(code) {
+		return
+	}
+	r, _ := RuleFor(code)
+	c.out = append(c.out, Finding{
+		Code: code, Severity: r.Severity, Span: span, Line: c.t.LineAt(span.Start), Message: msg, Related: related,
+	})
+}
+
+// headerAnchor is where findings about the whole header or session point:
+// the opening "---", or the first line when there is no header.
+func (c *checker) headerAnchor() grammar.Span {
+	n := max(c.t.Region().HeaderStart, 0)
+	l := c.t.Line(n)
+	return grammar.Span{Start: l.Start, End: l.TrimEnd}
+}
+
+func (c *checker) header() {
+	h := c.t.Header()
+	if !h.Present {
+		c.add("E001", c.headerAnchor(), "Missing header start '---'")
+		return
+	}
+	if !h.Closed {
+		c.add("E002", c.headerAnchor(), "Missing header end '---'")
+	}
+	for _, e := range h.Errors {
+		c.add("E003", e.Span, "YAML error: "+e.Message)
+	}
+	if len(h.Fields) == 0 && len(h.Errors) > 0 {
+		return // the YAML could not be read: field checks would only repeat that
+	}
+	for _, key := range RequiredFields {
+		f := h.Field(key)
+		switch {
+		case f == nil:
+			c.add("E004", c.headerAnchor(), "Missing required header field: "+key)
+		case f.Kind == grammar.Null || f.Kind == grammar.Scalar && strings.TrimSpace(f.Value) == "":
+			c.add("E004", f.KeySpan, fmt.Sprintf("Missing required header field: %s (the value is empty)", key))
+		}
+	}
+	c.fieldTypes(h)
+	if format, ok := h.Get("format"); ok && format != "" {
+		f := h.Field("format")
+		if version, isRlog := strings.CutPrefix(format, "rlog/"); !isRlog {
+			c.add("E005", f.ValueSpan, "Invalid format version: "+format)
+		} else if version != "1" && version != "1.0" {
+			c.add("W008", f.ValueSpan, fmt.Sprintf("Unknown format version: %s (expected rlog/1)", format))
+		}
+	}
+	if sha, ok := h.Get("repo_sha"); ok && sha != "" {
+		f := h.Field("repo_sha")
+		if len(sha) < 6 || len(sha) > 40 {
+			c.add("W009", f.ValueSpan, fmt.Sprintf("repo_sha '%s' has unusual length (expected 6-40 hex chars)", sha))
+		} else if !isHex(sha) {
+			c.add("W009", f.ValueSpan, fmt.Sprintf("repo_sha '%s' contains non-hex characters (expected 6-40 hex chars)", sha))
+		}
+	}
+	if mode, _ := h.Get("mode"); mode == "auto" {
+		if v, ok := h.Get("sandbox_id"); !ok || v == "" {
+			c.add("I003", h.Field("mode").ValueSpan, "Auto mode session without sandbox_id")
+		}
+	}
+	if _, ok := h.Get("runner"); !ok {
+		c.add("I004", c.headerAnchor(), "No runner specified (recommended for replay)")
+	}
+}
+
+func (c *checker) fieldTypes(h *grammar.Header) {
+	for _, f := range h.Fields {
+		if f.Kind == grammar.Null {
+			continue
+		}
+		want := fieldTypes[f.Key]
+		if want == "" && contains(stringFields, f.Key) {
+			want = "string"
+		}
+		var bad bool
+		switch want {
+		case "boolean":
+			bad = f.Tag != "!!bool"
+		case "sequence":
+			bad = f.Kind != grammar.Sequence
+		case "count":
+			_, err := strconv.ParseUint(f.Value, 10, 64)
+			bad = f.Kind != grammar.Scalar || err != nil
+		case "string":
+			bad = f.Kind != grammar.Scalar
+		}
+		if bad {
+			what := map[string]string{"boolean": "a boolean (true or false)", "sequence": "a list", "count": "a whole number", "string": "a single value"}[want]
+			c.add("E006", f.ValueSpan, fmt.Sprintf("Header field %s must be %s, not %s", f.Key, what, describe(f)))
+		}
+	}
+}
+
+func describe(f grammar.HeaderField) string {
+	switch f.Kind {
+	case grammar.Sequence:
+		return "a list"
+	case grammar.Mapping:
+		return "a mapping"
+	}
+	return fmt.Sprintf("%q", f.Value)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// callStart is the first t!: line of a call id.
+type callStart struct {
+	line int
+	span grammar.Span
+}
+
+func (c *checker) body() {
+	t := c.t
+	known := map[string]struct{}{}     // ids registered so far (W001, W002)
+	starts := map[string]callStart{}   // first t!: per id (W007, W010)
+	completed := map[string]struct{}{} // ids completed by o: or by t: with a result
+	var startOrder []string
+	lastStep, haveStep := uint64(0), false
+	hasStart, hasEnd := false, false
+	startLine := -1
+	var lineFindings []Finding
+	before := len(c.out)
+
+	for l := range t.Body() {
+		text := t.Text(l)
+		rel := func(s grammar.Span) []byte { return text[s.Start-l.Start : s.End-l.Start] }
+		switch l.Kind {
+		case grammar.Unknown:
+			c.add("W003", grammar.Span{Start: l.Content, End: l.TrimEnd}, "Unknown line format: "+cut(text, 50))
+		case grammar.Lifecycle:
+			content := text[l.Content-l.Start:]
+			if bytes.HasPrefix(content, []byte("start")) {
+				if !hasStart {
+					startLine = l.Num
+				}
+				hasStart = true
+			}
+			if bytes.HasPrefix(content, []byte("end")) {
+				hasEnd = true
+			}
+			verb := verbSpan(text, l)
+			if v := string(rel(verb)); !isKnownVerb(v) {
+				msg := fmt.Sprintf("Unknown lifecycle event `@%s`", v)
+				if s := closestVerb(v); s != "" {
+					msg += fmt.Sprintf(" (did you mean `@%s`?)", s)
+				}
+				c.add("H001", verb, msg)
+			}
+		}
+		if l.ID.Valid() {
+			id := rel(l.ID)
+			switch {
+			case l.Kind == grammar.ToolProgress:
+				if _, ok := known[string(id)]; !ok {
+					c.add("W001", l.ID, "Tool progress references unknown call id: "+string(id))
+				}
+			case l.Kind == grammar.Observation:
+				if _, ok := known[string(id)]; !ok {
+					c.add("W002", l.ID, "Observation references unknown call id: "+string(id))
+				}
+				completed[string(id)] = struct{}{}
+			case l.Kind == grammar.Tool && l.Result.Valid():
+				completed[string(id)] = struct{}{}
+			}
+			if l.Kind == grammar.ToolStart {
+				if first, dup := starts[string(id)]; dup {
+					c.add("W010", l.ID, fmt.Sprintf("Call id '%s' was already started on line %d", id, first.line+1),
+						Related{Span: first.span, Line: first.line, Message: "first started here"})
+				} else {
+					sid := string(id)
+					starts[sid] = callStart{line: l.Num, span: l.ID}
+					startOrder = append(startOrder, sid)
+				}
+			}
+			if l.Kind.RegistersID() {
+				if _, ok := known[string(id)]; !ok {
+					known[string(id)] = struct{}{}
+				}
+			}
+		}
+		if l.Step.Valid() {
+			if step, err := strconv.ParseUint(string(rel(l.Step)), 10, 32); err == nil {
+				if haveStep && step < lastStep {
+					c.add("W004", l.Step, fmt.Sprintf("Step %d is less than previous step %d", step, lastStep))
+				}
+				lastStep, haveStep = step, true
+			}
+		}
+		if l.TS.Valid() && !ValidTimestamp(rel(l.TS)) {
+			c.add("W005", l.TS, "Invalid timestamp format: "+string(rel(l.TS)))
+		}
+		if l.Flags&grammar.FlagBlob != 0 {
+			for _, m := range grammar.BlobMarkers(text) {
+				if m.SHA.Len() < 6 {
+					c.add("W006", m.SHA.Shift(l.Start), "Blob sha256 too short: "+string(text[m.SHA.Start:m.SHA.End]))
+				}
+			}
+		}
+		if l.Flags&grammar.FlagASCIIArrow != 0 {
+			li := grammar.ScanLine(text)
+			if a, ok := grammar.ASCIIArrow(text, &li); ok {
+				c.add("W011", a.Shift(l.Start), "`->` is not a result arrow: write `→` so the result is read")
+			}
+		}
+		if l.Flags&grammar.FlagInvalidUTF8 != 0 {
+			c.add("W012", invalidUTF8Span(text).Shift(l.Start), "Line is not valid UTF-8 (the invalid bytes are shown as \uFFFD)")
+		}
+		if l.Flags&grammar.FlagNUL != 0 {
+			i := bytes.IndexByte(text, 0)
+			c.add("W013", grammar.Span{Start: l.Start + i, End: l.Start + i + 1}, "Line contains a NUL byte")
+		}
+		if l.Flags&grammar.FlagLegacyRedact != 0 {
+			for _, m := range grammar.RedactionMarkers(text) {
+				if m.Legacy {
+					c.add("H002", m.Span.Shift(l.Start), fmt.Sprintf("`%s` is counted as a redaction, but rlog/1 writes `[redacted:kind]`", text[m.Span.Start:m.Span.End]))
+				}
+			}
+		}
+	}
+	for _, id := range startOrder {
+		if _, ok := completed[id]; !ok {
+			s := starts[id]
+			c.add("W007", s.span, fmt.Sprintf("Tool start '%s' has no completion", id))
+		}
+	}
+	lineFindings = c.out[before:]
+	sort.SliceStable(lineFindings, func(i, j int) bool { return lineFindings[i].Span.Start < lineFindings[j].Span.Start })
+
+	if t.BodyLineCount() > 50 && !hasStart {
+		c.add("I001", c.headerAnchor(), "Long session without @start lifecycle event")
+	}
+	if hasStart && !hasEnd {
+		sl := t.Line(startLine)
+		c.add("I002", c.headerAnchor(), "Session has @start but no @end",
+			Related{Span: grammar.Span{Start: sl.Start, End: sl.TrimEnd}, Line: sl.Num, Message: "the session starts here"})
+	}
+}
+
+// verbSpan is the event name after @, hyphens included (@wait-approval).
+func verbSpan(text []byte, l grammar.Line) grammar.Span {
+	end := l.Name.End - l.Start
+	for end+1 < len(text) && text[end] == '-' {
+		e := end + 1
+		for e < len(text) && (text[e] == '_' || text[e] == '-' || text[e] >= 'a' && text[e] <= 'z' ||
+			text[e] >= 'A' && text[e] <= 'Z' || text[e] >= '0' && text[e] <= '9') {
+			e++
+		}
+		if e == end+1 {
+			break
+		}
+		end = e
+	}
+	return grammar.Span{Start: l.Name.Start, End: l.Start + end}
+}
+
+// cut shortens a line the way the reference's W003 message does: at most 50
+// characters, else the first 47 and "...".
+func cut(b []byte, n int) string {
+	if utf8.RuneCount(b) <= n {
+		return string(b)
+	}
+	i, k := 0, 0
+	for ; k < n-3; k++ {
+		_, size := utf8.DecodeRune(b[i:])
+		i += size
+	}
+	return string(b[:i]) + "..."
+}
+
+func invalidUTF8Span(b []byte) grammar.Span {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return grammar.Span{Start: i, End: i + 1}
+		}
+		i += size
+	}
+	return grammar.Span{}
+}
+
+// refTimestamp is what the reference validator accepts: RFC 3339 without an
+// offset (a missing Z is tolerated).
+var refTimestamp = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z?$`)
+
+// ValidTimestamp accepts RFC 3339 timestamps, with a Z or a numeric offset,
+// and the reference's zone-less form; the date and time must exist.
+func ValidTimestamp(b []byte) bool {
+	s := string(b)
+	if refTimestamp.MatchString(s) {
+		layout := "2006-01-02T15:04:05"
+		if i := strings.IndexByte(s, '.'); i >= 0 {
+			layout += "." + strings.Repeat("9", len(strings.TrimSuffix(s[i+1:], "Z")))
+		}
+		_, err := time.Parse(layout, strings.TrimSuffix(s, "Z"))
+		return err == nil
+	}
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return err == nil
+}

@@ -1,0 +1,193 @@
+// Package analysis turns a parsed rlog/1 document into findings, statistics,
+// a symbol index and an outline. It is pure: no LSP types, no I/O, byte
+// offsets in and out.
+package analysis
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// Severity follows the LSP numbering, so the server maps it one to one.
+type Severity uint8
+
+const (
+	Error   Severity = 1
+	Warning Severity = 2
+	Info    Severity = 3
+	Hint    Severity = 4
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	case Info:
+		return "info"
+	case Hint:
+		return "hint"
+	}
+	return "unknown"
+}
+
+// ParseSeverity reads "error", "warning", "info" or "hint".
+func ParseSeverity(s string) (Severity, bool) {
+	switch strings.ToLower(s) {
+	case "error":
+		return Error, true
+	case "warning", "warn":
+		return Warning, true
+	case "info", "information":
+		return Info, true
+	case "hint":
+		return Hint, true
+	}
+	return 0, false
+}
+
+// Rule describes one diagnostic code.
+type Rule struct {
+	Code     string
+	Severity Severity
+	Title    string
+	// Reference is true for the codes the reference validator has.
+	Reference bool
+}
+
+// Rules lists every code rlog-ls reports, in report order. docs/diagnostics.md
+// documents each one (a test keeps the two in step).
+var Rules = []Rule{
+	{"E001", Error, "Missing header start", false},
+	{"E002", Error, "Missing header end", false},
+	{"E003", Error, "Header is not valid YAML", false},
+	{"E004", Error, "Missing required header field", false},
+	{"E005", Error, "Invalid format", false},
+	{"E006", Error, "Header field has the wrong type", false},
+	{"W008", Warning, "Unknown format version", true},
+	{"W009", Warning, "Unusual repo_sha", true},
+	{"I003", Info, "Auto mode without sandbox_id", true},
+	{"I004", Info, "No runner", true},
+	{"W001", Warning, "Tool progress references an unknown call id", true},
+	{"W002", Warning, "Observation references an unknown call id", true},
+	{"W003", Warning, "Unknown line format", true},
+	{"W004", Warning, "Step number decreases", true},
+	{"W005", Warning, "Invalid timestamp", true},
+	{"W006", Warning, "Blob sha256 too short", true},
+	{"W007", Warning, "Tool start without completion", true},
+	{"W010", Warning, "Call id started twice", false},
+	{"W011", Warning, "ASCII arrow where the result arrow was meant", false},
+	{"W012", Warning, "Invalid UTF-8", false},
+	{"W013", Warning, "NUL byte", false},
+	{"H001", Hint, "Unknown lifecycle event", false},
+	{"H002", Hint, "Non-standard redaction marker", false},
+	{"I001", Info, "Long session without @start", true},
+	{"I002", Info, "@start without @end", true},
+}
+
+// RuleFor returns the rule for a code.
+func RuleFor(code string) (Rule, bool) {
+	for _, r := range Rules {
+		if r.Code == code {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// Config selects which rules run.
+type Config struct {
+	// Disabled codes are not reported.
+	Disabled map[string]bool
+}
+
+// DisableCodes returns a Config with the given codes disabled; it reports
+// codes it does not know so callers can tell the user.
+func DisableCodes(codes []string) (Config, []string) {
+	cfg := Config{Disabled: map[string]bool{}}
+	var unknown []string
+	for _, c := range codes {
+		c = strings.ToUpper(strings.TrimSpace(c))
+		if c == "" {
+			continue
+		}
+		if _, ok := RuleFor(c); !ok {
+			unknown = append(unknown, c)
+			continue
+		}
+		cfg.Disabled[c] = true
+	}
+	return cfg, unknown
+}
+
+func (c Config) enabled(code string) bool { return !c.Disabled[code] }
+
+// Finding is one diagnostic with its exact place in the document.
+type Finding struct {
+	Code     string
+	Severity Severity
+	Span     grammar.Span // byte range; may be empty (a point)
+	Line     int          // 0-based line of Span.Start
+	Message  string
+	Related  []Related
+}
+
+// Related points at another place that explains a finding.
+type Related struct {
+	Span    grammar.Span
+	Line    int
+	Message string
+}
+
+// knownVerbs are the lifecycle events of the rlog/1 design; anything else
+// after @ is accepted by the parser but probably a typo.
+var knownVerbs = []string{"start", "end", "init", "phase", "checkpoint", "pause", "resume", "assess",
+	"notify", "wait-approval", "escalate", "batch", "snapshot", "rotate", "compact"}
+
+func isKnownVerb(v string) bool {
+	i := sort.SearchStrings(sortedVerbs, v)
+	return i < len(sortedVerbs) && sortedVerbs[i] == v
+}
+
+var sortedVerbs = func() []string {
+	s := append([]string(nil), knownVerbs...)
+	sort.Strings(s)
+	return s
+}()
+
+// closestVerb suggests a known verb for a misspelt one.
+func closestVerb(v string) string {
+	best, bestDist := "", 3
+	for _, k := range knownVerbs {
+		if strings.HasPrefix(v, k) || strings.HasPrefix(k, v) {
+			return k
+		}
+		if d := editDistance(v, k); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,148 @@
+package analysis
+
+import (
+	"bytes"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// Stats are the reference's SessionStats, with token totals that count each
+// message's usage once. Writers repeat one API message's usage on every line
+// that came from it (autopilot on each block, the Claude converter on each
+// split entry); summing every line, as the reference does, inflates totals.
+type Stats struct {
+	TotalLines      int  `json:"total_lines"`
+	UserMessages    int  `json:"user_messages"`
+	AgentMessages   int  `json:"agent_messages"`
+	ToolCalls       int  `json:"tool_calls"`
+	Observations    int  `json:"observations"`
+	Subagents       int  `json:"subagents"`
+	McpCalls        int  `json:"mcp_calls"`
+	Questions       int  `json:"questions"`
+	Phases          int  `json:"phases"`
+	LifecycleEvents int  `json:"lifecycle_events"`
+	Comments        int  `json:"comments"`
+	UniqueCallIDs   int  `json:"unique_call_ids"`
+	MaxStep         int  `json:"max_step"` // the last step= seen, as the reference defines it
+	HasTimestamps   bool `json:"has_timestamps"`
+	BlobReferences  int  `json:"blob_references"`
+	// RedactedValues counts [redacted:kind] like the reference, plus the
+	// [REDACTED] and <REDACTED> forms real writers use (also in LegacyRedactions).
+	RedactedValues   int `json:"redacted_values"`
+	LegacyRedactions int `json:"legacy_redactions"`
+	ThinkingBlocks   int `json:"thinking_blocks"`
+	TodosUpdates     int `json:"todos_updates"`
+
+	TokensIn          uint64 `json:"total_tokens_in"`
+	TokensOut         uint64 `json:"total_tokens_out"`
+	TokensCached      uint64 `json:"total_tokens_cached"`
+	TokensCacheCreate uint64 `json:"total_tokens_cache_create"`
+	// Messages is how many distinct usage records were counted.
+	Messages int `json:"usage_messages"`
+}
+
+// SessionStats counts a document's events and its token usage.
+func SessionStats(t *grammar.Tree) Stats {
+	var s Stats
+	s.TotalLines = t.BodyLineCount()
+	ids := map[string]struct{}{}
+	for l := range t.Body() {
+		switch l.Kind {
+		case grammar.User:
+			s.UserMessages++
+		case grammar.Agent:
+			s.AgentMessages++
+		case grammar.Tool, grammar.ToolStart:
+			s.ToolCalls++
+		case grammar.Observation:
+			s.Observations++
+		case grammar.Subagent:
+			s.Subagents++
+		case grammar.Mcp:
+			s.McpCalls++
+		case grammar.Question:
+			s.Questions++
+		case grammar.Phase:
+			s.Phases++
+		case grammar.Lifecycle:
+			s.LifecycleEvents++
+		case grammar.Comment:
+			s.Comments++
+		case grammar.Thinking:
+			s.ThinkingBlocks++
+		case grammar.Todos:
+			s.TodosUpdates++
+		}
+		if l.ID.Valid() && l.Kind.RegistersID() {
+			ids[string(t.Slice(l.ID.Start, l.ID.End))] = struct{}{}
+		}
+		if l.Step.Valid() {
+			if n, ok := atoi(t.Slice(l.Step.Start, l.Step.End)); ok {
+				s.MaxStep = n
+			}
+		}
+		if l.TS.Valid() {
+			s.HasTimestamps = true
+		}
+		if l.Flags&(grammar.FlagBlob|grammar.FlagRedacted|grammar.FlagLegacyRedact) != 0 {
+			text := t.Text(l)
+			s.BlobReferences += len(grammar.BlobMarkers(text))
+			for _, m := range grammar.RedactionMarkers(text) {
+				s.RedactedValues++
+				if m.Legacy {
+					s.LegacyRedactions++
+				}
+			}
+		}
+	}
+	s.UniqueCallIDs = len(ids)
+	s.addUsage(t)
+	return s
+}
+
+// addUsage sums token usage once per message: lines with the same
+// message_id= count once, and without one, a line repeating the previous
+// usage-bearing line's numbers is the same message. @end's totals are a
+// summary, not usage.
+func (s *Stats) addUsage(t *grammar.Tree) {
+	seen := map[string]struct{}{}
+	var prev grammar.Usage
+	havePrev := false
+	for u := range t.Usage() {
+		if l := t.Line(u.Line); l.Kind == grammar.Lifecycle && bytes.HasPrefix(t.Slice(l.Content, l.TrimEnd), []byte("end")) {
+			continue
+		}
+		if u.MessageID != "" {
+			if _, dup := seen[u.MessageID]; dup {
+				continue
+			}
+			seen[u.MessageID] = struct{}{}
+		} else if havePrev && prev.MessageID == "" && sameUsage(prev, u) {
+			continue
+		}
+		prev, havePrev = u, true
+		s.Messages++
+		s.TokensIn += u.In
+		s.TokensOut += u.Out
+		s.TokensCached += u.Cached
+		s.TokensCacheCreate += u.CacheCreate
+	}
+}
+
+func sameUsage(a, b grammar.Usage) bool {
+	return a.In == b.In && a.Out == b.Out && a.Cached == b.Cached && a.CacheCreate == b.CacheCreate
+}
+
+func atoi(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 10 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, n <= 1<<32-1
+}
