@@ -40,9 +40,9 @@ var deliberate = map[string]struct{ added, removed []string }{
 var newRuleCounts = map[string]map[string]int{
 	"rlog/openagents-docs-logs/20251219/1610-list-the-cargo-toml-files.rlog": {"W010": 1},
 	"rlog/openagents-docs-logs/20251219/1916-use-issue-ready-to-get.rlog":    {"W010": 22},
-	"rlog-derived/recorder-convert/agent-a028728.rlog":                      {"W010": 3},
-	"rlog-derived/recorder-convert/opus-raw.rlog":                           {"W010": 1},
-	"rlog-derived/recorder-convert/claude-code-example.rlog":                {"W010": 233},
+	"rlog-derived/recorder-convert/agent-a028728.rlog":                       {"W010": 3},
+	"rlog-derived/recorder-convert/opus-raw.rlog":                            {"W010": 1},
+	"rlog-derived/recorder-convert/claude-code-example.rlog":                 {"W010": 233},
 }
 
 type refFindings struct {
