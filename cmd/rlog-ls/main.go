@@ -1,0 +1,73 @@
+// Command rlog-ls is the rlog/1 language server and its command-line tools.
+//
+//	rlog-ls [serve] [--stdio]     speak LSP on stdin/stdout
+//	rlog-ls check PATH...         report findings (for CI and scripts)
+//	rlog-ls convert ...           convert between rlog and trajectory formats
+//	rlog-ls version
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `rlog-ls: the rlog/1 language server and tools
+
+Usage:
+  rlog-ls [serve] [--stdio] [--log-level LEVEL] [--log-file PATH] [--trace]
+      Speak the Language Server Protocol on stdin/stdout (what editors run).
+  rlog-ls check [--format text|json] [--min-severity error|warning|info|hint]
+                [--disable CODE,...] [--cpuprofile FILE] PATH...
+      Check .rlog files, and folders recursively. Exit 1 if there is an error.
+  rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT] [--force]
+                  [--report text|json]
+      Convert between rlog and the trajectory formats.
+  rlog-ls version
+      Print the version.
+
+Documentation: https://github.com/rlog-ls/rlog-ls (docs/diagnostics.md for every code).
+`
+
+// run is main without the process: it returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "help"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "check":
+		return check(args, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "rlog-ls", version())
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "rlog-ls: unknown command %q\n\n%s", cmd, usage)
+	return 2
+}
+
+// version is the module version when installed with go install, or the VCS
+// revision of a local build.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel-" + s.Value[:12]
+		}
+	}
+	return "devel"
+}
