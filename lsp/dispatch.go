@@ -1,0 +1,218 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/segmentio/encoding/json"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// notificationHandler handles a notification on the read loop. Its error is
+// logged: a notification has no reply.
+type notificationHandler[T Editable[T]] func(s *Server[T], ctx context.Context, params json.RawMessage) error
+
+type inflightRequest struct {
+	method string
+	cancel context.CancelFunc
+}
+
+// methodTable is the server's own methods plus the features' requests.
+// Unknown requests get MethodNotFound; unknown notifications (including
+// every "$/" one we do not know) are ignored, as the specification asks.
+func (s *Server[T]) methodTable() (map[string]Request[T], map[string]notificationHandler[T]) {
+	requests := map[string]Request[T]{}
+	for method, r := range s.opts.Features.Requests {
+		requests[method] = r
+	}
+	requests[protocol.MethodInitialize] = Request[T]{inline: true, prepare: (*Server[T]).initialize}
+	requests[protocol.MethodShutdown] = Request[T]{inline: true, prepare: (*Server[T]).shutdown}
+
+	notifications := map[string]notificationHandler[T]{
+		protocol.MethodInitialized:                     (*Server[T]).initialized,
+		protocol.MethodCancelRequest:                   (*Server[T]).cancelRequest,
+		protocol.MethodTextDocumentDidOpen:             (*Server[T]).didOpen,
+		protocol.MethodTextDocumentDidChange:           (*Server[T]).didChange,
+		protocol.MethodTextDocumentDidClose:            (*Server[T]).didClose,
+		protocol.MethodWorkspaceDidChangeConfiguration: (*Server[T]).didChangeConfiguration,
+	}
+	return requests, notifications
+}
+
+// handle is the connection's only jsonrpc2.Handler, called on the read
+// loop for every request and notification in wire order. It always returns
+// nil: in jsonrpc2 v0.10.0 an error from the handler closes the connection
+// (pitfall 5).
+func (s *Server[T]) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	ctx = onReadLoop(ctx)
+	if call, ok := req.(*jsonrpc2.Call); ok {
+		s.handleCall(ctx, reply, call)
+	} else {
+		s.handleNotification(ctx, req.Method(), req.Params())
+	}
+	return nil
+}
+
+func (s *Server[T]) handleNotification(ctx context.Context, method string, params json.RawMessage) {
+	if method == protocol.MethodExit {
+		s.exit()
+		return
+	}
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	if state != stateRunning {
+		// Before initialize notifications are dropped; after shutdown there
+		// is nothing left to do with them.
+		s.log.Debug("notification dropped", zap.String("method", method), zap.Int("state", int(state)))
+		return
+	}
+	h, ok := s.notifications[method]
+	if !ok {
+		s.log.Debug("notification ignored", zap.String("method", method))
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("notification handler panicked", zap.String("method", method),
+				zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+		}
+	}()
+	if err := h(s, ctx, params); err != nil {
+		s.log.Warn("notification failed", zap.String("method", method), zap.Error(err))
+	}
+}
+
+func (s *Server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call) {
+	method := call.Method()
+	answer := func(res any, err error) { s.reply(ctx, reply, method, res, err) }
+
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	switch {
+	case state == stateNew && method != protocol.MethodInitialize:
+		answer(nil, rpcError(jsonrpc2.ServerNotInitialized, "server not initialized"))
+		return
+	case state == stateRunning && method == protocol.MethodInitialize:
+		answer(nil, rpcError(jsonrpc2.InvalidRequest, "initialize may be sent only once"))
+		return
+	case state == stateShuttingDown:
+		answer(nil, rpcError(jsonrpc2.InvalidRequest, "server is shutting down"))
+		return
+	}
+
+	r, ok := s.requests[method]
+	if !ok {
+		answer(nil, rpcError(jsonrpc2.MethodNotFound, "method not found: %s", method))
+		return
+	}
+	run, err := s.prepare(r, method, call.Params())
+	if err != nil {
+		answer(nil, err)
+		return
+	}
+	if r.inline {
+		answer(s.compute(ctx, method, run))
+		return
+	}
+
+	key := s.stream.requestKey(call.ID())
+	cctx, cancel := context.WithCancel(s.bg)
+	req := &inflightRequest{method: method, cancel: cancel}
+	s.mu.Lock()
+	s.inflight[key] = req
+	s.mu.Unlock()
+	s.goBackground(func() {
+		res, err := s.compute(cctx, method, run)
+		if cctx.Err() != nil {
+			res, err = nil, rpcError(codeRequestCancelled, "request cancelled")
+		}
+		s.mu.Lock()
+		if s.inflight[key] == req {
+			delete(s.inflight, key)
+		}
+		s.mu.Unlock()
+		cancel()
+		s.reply(s.bg, reply, method, res, err)
+	})
+}
+
+// prepare runs a request's first step, turning a panic into InternalError.
+func (s *Server[T]) prepare(r Request[T], method string, params json.RawMessage) (run compute, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = s.panicked(method, p)
+		}
+	}()
+	return r.prepare(s, params)
+}
+
+// compute runs a request's second step, turning a panic into InternalError
+// (jsonrpc2 v0.10.0 recovers nothing: a panic would end the process).
+func (s *Server[T]) compute(ctx context.Context, method string, run compute) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, s.panicked(method, p)
+		}
+	}()
+	return run(ctx)
+}
+
+func (s *Server[T]) panicked(method string, p any) error {
+	s.log.Error("request handler panicked", zap.String("method", method),
+		zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+	return rpcError(jsonrpc2.InternalError, "internal error in %s: %v", method, p)
+}
+
+// reply sends the one reply of a request. The result is encoded here so
+// that a value that cannot be encoded still gets a reply (jsonrpc2 would
+// otherwise send nothing and the client would wait forever).
+func (s *Server[T]) reply(ctx context.Context, reply jsonrpc2.Replier, method string, res any, err error) {
+	var result any
+	if err == nil {
+		b, merr := json.Marshal(res)
+		if merr != nil {
+			err = fmt.Errorf("encoding the result: %w", merr)
+		} else {
+			result = json.RawMessage(b)
+		}
+	}
+	var replyErr error
+	if err != nil {
+		w := wireError(err)
+		s.log.Debug("request failed", zap.String("method", method), zap.Int("code", int(w.Code)), zap.String("message", w.Message))
+		replyErr = w
+	}
+	if rerr := reply(context.WithoutCancel(ctx), result, replyErr); rerr != nil {
+		s.log.Debug("reply not sent", zap.String("method", method), zap.Error(rerr))
+	}
+}
+
+// cancelRequest handles $/cancelRequest for numeric and string ids alike
+// (protocol.CancelHandler only knows int32, which a JSON number never
+// decodes to: pitfall 2). Cancelling a request that has already been
+// answered, or was never sent, does nothing.
+func (s *Server[T]) cancelRequest(_ context.Context, raw json.RawMessage) error {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	if p.ID == nil {
+		return fmt.Errorf("$/cancelRequest without an id")
+	}
+	key := keyOf(p.ID)
+	s.mu.Lock()
+	req := s.inflight[key]
+	s.mu.Unlock()
+	if req != nil {
+		s.log.Debug("request cancelled", zap.String("method", req.method), zap.String("id", string(key)))
+		req.cancel()
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package lsp
+
+import (
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+)
+
+// Text is an immutable document text with editor line structure (lines end
+// at \n, \r\n or a lone \r). Inside the server every location is a byte
+// offset into a Text; protocol positions exist only at the boundary, through
+// a Mapper.
+type Text interface {
+	Len() int
+	EditorLineCount() int        // a trailing line end starts one more (empty) line
+	EditorLineStart(l int) int   // byte offset of the first byte of editor line l
+	EditorLineEnd(l int) int     // byte offset where line l's content ends (before its terminator)
+	EditorLineAt(off int) int    // editor line containing byte offset off (clamped)
+	Slice(start, end int) []byte // bytes [start,end); may share memory, never modified
+}
+
+// PositionEncoding is the unit in which protocol.Position.Character counts.
+// The zero value is UTF-16, the encoding every client supports.
+type PositionEncoding uint8
+
+const (
+	UTF16 PositionEncoding = iota
+	UTF8
+	UTF32
+)
+
+// String returns the encoding's name on the wire (LSP 3.17 PositionEncodingKind).
+func (e PositionEncoding) String() string {
+	switch e {
+	case UTF8:
+		return "utf-8"
+	case UTF32:
+		return "utf-32"
+	default:
+		return "utf-16"
+	}
+}
+
+// negotiateEncoding picks UTF-8 when the client offers it, because then
+// columns are plain byte counts; otherwise the mandatory UTF-16.
+func negotiateEncoding(offered []string) PositionEncoding {
+	for _, name := range offered {
+		if name == "utf-8" {
+			return UTF8
+		}
+	}
+	return UTF16
+}
+
+// units is the number of code units of one decoded rune of size bytes. An
+// invalid byte decodes as (RuneError, 1) and so counts as one unit in every
+// encoding, as editors show it: one U+FFFD.
+func (e PositionEncoding) units(r rune, size int) int {
+	switch e {
+	case UTF8:
+		return size
+	case UTF32:
+		return 1
+	default:
+		if r >= 0x10000 {
+			return 2
+		}
+		return 1
+	}
+}
+
+// Mapper converts between byte offsets in a Text and protocol positions
+// counted in one encoding. Every conversion clamps: a line past the end
+// means the end of the document, a character past the end of a line means
+// the end of that line, and a position inside a multi-unit character (half
+// a surrogate pair, or inside a multi-byte UTF-8 sequence) rounds down to the
+// start of that character. Nothing a client sends can make it panic.
+type Mapper struct {
+	Text     Text
+	Encoding PositionEncoding
+}
+
+// Position returns the protocol position of byte offset off.
+func (m Mapper) Position(off int) protocol.Position {
+	off = clamp(off, 0, m.Text.Len())
+	line := m.Text.EditorLineAt(off)
+	start, end := m.Text.EditorLineStart(line), m.Text.EditorLineEnd(line)
+	if off > end {
+		off = end // inside the line terminator
+	}
+	col, _ := m.walk(m.Text.Slice(start, end), off-start, -1)
+	return protocol.Position{Line: uint32(line), Character: uint32(col)}
+}
+
+// Offset returns the byte offset of protocol position p.
+func (m Mapper) Offset(p protocol.Position) int {
+	if int64(p.Line) >= int64(m.Text.EditorLineCount()) {
+		return m.Text.Len()
+	}
+	line := int(p.Line)
+	start, end := m.Text.EditorLineStart(line), m.Text.EditorLineEnd(line)
+	_, n := m.walk(m.Text.Slice(start, end), end-start, int64(p.Character))
+	return start + n
+}
+
+// Range returns the protocol range of the byte span [start, end).
+func (m Mapper) Range(start, end int) protocol.Range {
+	return protocol.Range{Start: m.Position(start), End: m.Position(end)}
+}
+
+// Span returns the byte span of protocol range r, with start <= end even
+// when the client sent the two ends in the wrong order.
+func (m Mapper) Span(r protocol.Range) (start, end int) {
+	start, end = m.Offset(r.Start), m.Offset(r.End)
+	if end < start {
+		start, end = end, start
+	}
+	return start, end
+}
+
+// walk counts code units over line[:limit], stopping early once wantUnits
+// (if >= 0) is reached. It returns the units counted and the bytes consumed;
+// it never stops inside a character, so a limit or a unit count that falls
+// inside one rounds down to that character's start.
+func (m Mapper) walk(line []byte, limit int, wantUnits int64) (units int, n int) {
+	var col int64
+	for n < limit {
+		if wantUnits >= 0 && col >= wantUnits {
+			break
+		}
+		if c := line[n]; c < utf8.RuneSelf {
+			n++
+			col++
+			continue
+		}
+		r, size := utf8.DecodeRune(line[n:])
+		u := int64(m.Encoding.units(r, size))
+		if n+size > limit || (wantUnits >= 0 && col+u > wantUnits) {
+			break
+		}
+		n += size
+		col += u
+	}
+	return int(col), n
+}
+
+func clamp(v, lo, hi int) int {
+	if v < lo {
+		return lo
+	}
+	if v > hi {
+		return hi
+	}
+	return v
+}

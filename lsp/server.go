@@ -1,0 +1,187 @@
+package lsp
+
+import (
+	"context"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/segmentio/encoding/json"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// Features is what a language adds to the plumbing: how to parse a
+// document, how to diagnose it, which requests it answers and which
+// capabilities it advertises for them.
+type Features[T Editable[T]] struct {
+	// Parse builds a document's text from its bytes. Required.
+	Parse func(src []byte) T
+	// Diagnose computes a document's diagnostics, in its own goroutine,
+	// after the debounce. It may return nil. Disabled codes are filtered and
+	// the cap applied after it (it may do both itself, more cheaply).
+	Diagnose func(ctx context.Context, dc *DocumentContext[T]) []protocol.Diagnostic
+	// Requests maps LSP methods to handlers. The lifecycle methods are the
+	// server's own and cannot be overridden.
+	Requests map[string]Request[T]
+	// Capabilities adds the providers of Requests to the initialize result.
+	Capabilities func(caps *ServerCapabilities, session *Session)
+}
+
+// Options configure Serve.
+type Options[T Editable[T]] struct {
+	Features Features[T]
+	// Name and Version are reported as serverInfo.
+	Name, Version string
+	// Logger receives the server's own log (never write it to stdout). nil
+	// logs nothing.
+	Logger *zap.Logger
+	// Trace, when set, receives every JSON-RPC message as sent on the wire.
+	Trace *zap.Logger
+	// ProcessPollInterval is how often the client's processId is checked
+	// for life. 0 means every 5 seconds.
+	ProcessPollInterval time.Duration
+
+	// processAlive replaces the liveness probe in tests.
+	processAlive func(pid int) bool
+}
+
+// Session is what initialize told us about the client. It does not change
+// after initialize.
+type Session struct {
+	ClientName, ClientVersion string
+	Encoding                  PositionEncoding
+	Capabilities              protocol.ClientCapabilities
+	// RawCapabilities holds the client capabilities as sent, for the LSP
+	// 3.17 fields protocol v0.12.0 does not know.
+	RawCapabilities  json.RawMessage
+	RootURI          protocol.DocumentURI
+	WorkspaceFolders []protocol.WorkspaceFolder
+	ProcessID        int
+}
+
+type lifecycle int
+
+const (
+	stateNew          lifecycle = iota // only initialize and exit are served
+	stateRunning                       // after initialize
+	stateShuttingDown                  // after shutdown: only exit is served
+)
+
+// Server is one language server connection. Make one with Serve.
+type Server[T Editable[T]] struct {
+	opts          Options[T]
+	log           *zap.Logger
+	conn          jsonrpc2.Conn
+	stream        *wireStream
+	client        *Client
+	docs          *Store[T]
+	diagnostics   *diagnosticsPublisher[T]
+	settings      *settingsSource
+	requests      map[string]Request[T]
+	notifications map[string]notificationHandler[T]
+
+	// bg is the context of everything the server runs in the background;
+	// it ends when the connection does. wg counts those goroutines, so
+	// Serve returns only once they have all finished.
+	bg     context.Context
+	stopBG context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	state    lifecycle
+	sess     *Session
+	inflight map[requestKey]*inflightRequest
+}
+
+// Serve runs a language server on rwc until the client sends exit, the
+// stream ends (the client has gone), the client's process dies, or ctx is
+// done. It returns the process exit code the specification asks for: 0 if
+// shutdown was requested before the end, 1 otherwise.
+func Serve[T Editable[T]](ctx context.Context, rwc io.ReadWriteCloser, opts Options[T]) int {
+	return newServer(opts).serve(ctx, rwc)
+}
+
+func newServer[T Editable[T]](opts Options[T]) *Server[T] {
+	if opts.Logger == nil {
+		opts.Logger = zap.NewNop()
+	}
+	if opts.ProcessPollInterval <= 0 {
+		opts.ProcessPollInterval = 5 * time.Second
+	}
+	if opts.processAlive == nil {
+		opts.processAlive = processAlive
+	}
+	s := &Server[T]{
+		opts:     opts,
+		log:      opts.Logger,
+		docs:     NewStore(opts.Features.Parse),
+		settings: newSettingsSource(),
+		inflight: map[requestKey]*inflightRequest{},
+		sess:     &Session{},
+	}
+	s.diagnostics = newDiagnosticsPublisher(s)
+	s.requests, s.notifications = s.methodTable()
+	return s
+}
+
+func (s *Server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
+	s.bg, s.stopBG = context.WithCancel(context.WithoutCancel(ctx))
+	s.stream = newWireStream(rwc, s.log, newTracer(s.opts.Trace))
+	s.conn = jsonrpc2.NewConn(s.stream)
+	s.client = &Client{conn: s.conn}
+	s.conn.Go(s.bg, s.handle)
+
+	select {
+	case <-s.conn.Done():
+	case <-ctx.Done():
+		s.log.Info("stopping: context done")
+		_ = s.conn.Close()
+		<-s.conn.Done()
+	}
+	if err := s.conn.Err(); err != nil {
+		s.log.Debug("connection ended", zap.Error(err))
+	}
+	s.stopBG()
+	s.diagnostics.stop()
+	s.wg.Wait()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == stateShuttingDown {
+		return 0
+	}
+	return 1
+}
+
+// goBackground runs f in the background, counted by wg.
+func (s *Server[T]) goBackground(f func()) {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+}
+
+func (s *Server[T]) session() *Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sess
+}
+
+func (s *Server[T]) currentSettings() Settings { return s.settings.current() }
+
+// documentContext captures what a request or a diagnostics run about doc
+// needs; everything in it is immutable.
+func (s *Server[T]) documentContext(doc *Document[T]) *DocumentContext[T] {
+	sess := s.session()
+	return &DocumentContext[T]{
+		Doc:      doc,
+		Mapper:   Mapper{Text: doc.Text, Encoding: sess.Encoding},
+		Settings: s.currentSettings(),
+		Session:  sess,
+		Client:   s.client,
+		Log:      s.log,
+	}
+}

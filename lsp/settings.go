@@ -1,0 +1,95 @@
+package lsp
+
+import (
+	"bytes"
+	"slices"
+	"time"
+
+	"github.com/segmentio/encoding/json"
+)
+
+// configSection is the section asked for in workspace/configuration and the
+// key under which clients may nest our settings ({"rlog": {...}}).
+const configSection = "rlog"
+
+// Settings are the user's options. A Settings value is never modified once
+// made: a change builds a new one, so snapshots can share it.
+//
+// To add an option: add a field with its JSON name (the name users write
+// under "rlog." in their editor), give it a default in DefaultSettings, and
+// repair out-of-range values in normalize.
+type Settings struct {
+	// DisabledCodes are diagnostic codes that are never published.
+	DisabledCodes []string            `json:"disabledCodes"`
+	Outline       OutlineSettings     `json:"outline"`
+	Diagnostics   DiagnosticsSettings `json:"diagnostics"`
+}
+
+type OutlineSettings struct {
+	// MaxItems caps the document outline (0: no cap).
+	MaxItems int `json:"maxItems"`
+}
+
+type DiagnosticsSettings struct {
+	// MaxPerDocument caps the diagnostics published for one document
+	// (0: no cap); a last diagnostic says how many were left out.
+	MaxPerDocument int `json:"maxPerDocument"`
+	// DebounceMs is how long after an edit diagnostics are computed.
+	DebounceMs int `json:"debounceMs"`
+}
+
+// DefaultSettings are the settings of a client that sends none.
+func DefaultSettings() Settings {
+	return Settings{
+		Outline:     OutlineSettings{MaxItems: 2000},
+		Diagnostics: DiagnosticsSettings{MaxPerDocument: 1000, DebounceMs: 100},
+	}
+}
+
+// CodeDisabled reports whether diagnostics with this code are switched off.
+func (s Settings) CodeDisabled(code string) bool {
+	return slices.Contains(s.DisabledCodes, code)
+}
+
+// DiagnosticsDelay is the debounce between an edit and its diagnostics.
+func (s Settings) DiagnosticsDelay() time.Duration {
+	return time.Duration(s.Diagnostics.DebounceMs) * time.Millisecond
+}
+
+// overlay returns s with the options present in raw set over it; options
+// raw does not mention keep their value in s. raw may hold the options
+// directly or nested under "rlog". null or empty raw changes nothing. On a
+// decode error the options read before it still apply (and the error says
+// what was wrong).
+func (s Settings) overlay(raw json.RawMessage) (Settings, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return s, nil
+	}
+	var nested map[string]json.RawMessage
+	if json.Unmarshal(raw, &nested) == nil {
+		if inner, ok := nested[configSection]; ok {
+			return s.overlay(inner)
+		}
+	}
+	out := s
+	// Decoding into a slice reuses its array; s is shared, so copy first.
+	out.DisabledCodes = slices.Clone(s.DisabledCodes)
+	err := json.Unmarshal(raw, &out)
+	return out.normalize(), err
+}
+
+// normalize replaces values no user means (negative caps and delays).
+func (s Settings) normalize() Settings {
+	def := DefaultSettings()
+	if s.Outline.MaxItems < 0 {
+		s.Outline.MaxItems = def.Outline.MaxItems
+	}
+	if s.Diagnostics.MaxPerDocument < 0 {
+		s.Diagnostics.MaxPerDocument = def.Diagnostics.MaxPerDocument
+	}
+	if s.Diagnostics.DebounceMs < 0 {
+		s.Diagnostics.DebounceMs = def.Diagnostics.DebounceMs
+	}
+	return s
+}

@@ -1,0 +1,72 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+
+	"github.com/segmentio/encoding/json"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// The text sync notifications run on the read loop, so each sees the
+// document as every earlier notification left it.
+
+func (s *Server[T]) didOpen(_ context.Context, raw json.RawMessage) error {
+	var p protocol.DidOpenTextDocumentParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	if p.TextDocument.URI == "" {
+		return errors.New("didOpen without a uri")
+	}
+	doc, replaced := s.docs.Open(p.TextDocument)
+	if replaced != nil {
+		s.log.Debug("didOpen of an open document: replaced", zap.String("uri", string(doc.URI)),
+			zap.Int32("oldVersion", replaced.Version), zap.Int32("version", doc.Version))
+	}
+	s.diagnostics.schedule(doc.URI)
+	return nil
+}
+
+// didChangeParams is decoded with our ContentChange, whose Range is a
+// pointer (pitfall 1).
+type didChangeParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []ContentChange                          `json:"contentChanges"`
+}
+
+func (s *Server[T]) didChange(_ context.Context, raw json.RawMessage) error {
+	var p didChangeParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	uri := p.TextDocument.URI
+	doc, prev := s.docs.Change(uri, p.TextDocument.Version, p.ContentChanges, s.session().Encoding)
+	if doc == nil {
+		s.log.Warn("didChange for a document that is not open: ignored", zap.String("uri", string(uri)))
+		return nil
+	}
+	if doc.Version <= prev.Version {
+		// The specification says versions increase; a client that breaks
+		// that still means its text, so apply it and say so.
+		s.log.Warn("didChange version did not increase", zap.String("uri", string(uri)),
+			zap.Int32("previous", prev.Version), zap.Int32("version", doc.Version))
+	}
+	s.diagnostics.schedule(uri)
+	return nil
+}
+
+func (s *Server[T]) didClose(_ context.Context, raw json.RawMessage) error {
+	var p protocol.DidCloseTextDocumentParams
+	if err := decodeParams(raw, &p); err != nil {
+		return err
+	}
+	uri := p.TextDocument.URI
+	if !s.docs.Close(uri) {
+		s.log.Debug("didClose for a document that is not open", zap.String("uri", string(uri)))
+		return nil
+	}
+	s.diagnostics.forget(uri)
+	return nil
+}
