@@ -1,0 +1,468 @@
+// Package atif reads and writes ATIF, the Agent Trajectory Interchange
+// Format (Harbor RFC 0001, formats.md §5): v1.0 to v1.7 documents, the
+// streaming ATIF-JSONL variant (a `__header__` line, then one step per
+// line), and the non-conformant "ATIF-ish" files seen in the wild. It also
+// validates documents with Harbor's rules (Validate, ValidateJSONL).
+package atif
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// Format names used by the CLI.
+const (
+	Name      = "atif"
+	NameJSONL = "atif-jsonl"
+)
+
+// headerExtraKeys are root `extra` keys that the rlog-facing writers put
+// there for header fields ATIF has no place for; reading puts them back.
+var headerExtraKeys = map[string]bool{"repo_sha": true, "branch": true, "cwd": true, "prompt": true, "started_at": true, "ended_at": true}
+
+// Read reads one ATIF document.
+func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	root, err := model.ParseFields(data)
+	if err != nil {
+		return fmt.Errorf("atif: %w", err)
+	}
+	if root == nil {
+		return errors.New("atif: empty document")
+	}
+	h := &model.Header{SourceFormat: Name}
+	readHeader(h, root, rep)
+	st := &reader{h: h, sink: sink, rep: rep}
+	steps, _ := root.Get("steps")
+	if len(steps) == 0 || steps[0] != '[' {
+		rep.Add(model.LossMalformed, "steps is missing or not a list", model.Loc{Path: "$.steps"})
+	} else {
+		err := jsonscan.Array(steps, func(i int, b []byte) error {
+			return st.step(b, model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return sink.End(h)
+}
+
+// ReadJSONL streams an ATIF-JSONL file.
+func ReadJSONL(r io.Reader, sink model.Sink, rep *model.Report) error {
+	h := &model.Header{SourceFormat: NameJSONL}
+	st := &reader{h: h, sink: sink, rep: rep}
+	lr := jsonl.NewReader(r)
+	first := true
+	for {
+		line, n, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if errors.Is(err, jsonl.ErrLineTooLong) {
+				rep.Malformed(n, err)
+				continue
+			}
+			return err
+		}
+		if first {
+			first = false
+			f, err := model.ParseFields(line)
+			if err == nil && f != nil {
+				if _, ok := f.Get("__header__"); ok {
+					f.Delete("__header__")
+					if c, ok := f.String("created_at"); ok {
+						h.Started = c
+						f.Delete("created_at")
+					}
+					readHeader(h, f, rep)
+					continue
+				}
+			}
+			rep.Add(model.LossMalformed, "first line is not a __header__ record", model.Loc{Line: n})
+		}
+		if err := st.step(line, model.Loc{Line: n}); err != nil {
+			return err
+		}
+	}
+	return sink.End(h)
+}
+
+func readHeader(h *model.Header, root model.Fields, rep *model.Report) {
+	h.SourceVersion, _ = root.String("schema_version")
+	h.ID, _ = root.String("session_id")
+	if a, ok := root.Get("agent"); ok {
+		af, _ := model.ParseFields(a)
+		h.AgentName, _ = af.String("name")
+		h.AgentVersion, _ = af.String("version")
+		h.Model, _ = af.String("model_name")
+		if h.Model == "" {
+			// Non-conformant files say agent.model.
+			h.Model, _ = af.String("model")
+		}
+		for _, f := range af {
+			switch f.Key {
+			case "name", "version", "model_name":
+			default:
+				h.Extra.Set("agent."+f.Key, f.Value)
+			}
+		}
+	}
+	if fm, ok := root.Get("final_metrics"); ok && !jsonscan.IsNull(fm) {
+		f, _ := model.ParseFields(fm)
+		prompt, hasPrompt := intOf(f, "total_prompt_tokens")
+		out, hasOut := intOf(f, "total_completion_tokens")
+		cached, _ := intOf(f, "total_cached_tokens")
+		var create int64
+		if x, ok := f.Get("extra"); ok {
+			xf, _ := model.ParseFields(x)
+			create, _ = intOf(xf, "cache_creation_input_tokens")
+		}
+		if hasPrompt || hasOut {
+			h.Totals = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
+		}
+		if c, ok := f.Get("total_cost_usd"); ok {
+			if v, ok := jsonscan.Float(c); ok {
+				h.CostUSD = &v
+			}
+		}
+		for _, fl := range f {
+			switch fl.Key {
+			case "total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_cost_usd":
+			default:
+				h.Extra.Set("final_metrics."+fl.Key, fl.Value)
+			}
+		}
+	}
+	if x, ok := root.Get("extra"); ok {
+		xf, err := model.ParseFields(x)
+		if err != nil {
+			h.Extra.Set("atif.extra", x)
+		}
+		for _, f := range xf {
+			s, isStr := xf.String(f.Key)
+			switch {
+			case f.Key == "repo_sha" && isStr:
+				h.RepoSHA = s
+			case f.Key == "branch" && isStr:
+				h.Branch = s
+			case f.Key == "cwd" && isStr:
+				h.Cwd = s
+			case f.Key == "prompt" && isStr:
+				h.Prompt = s
+			case f.Key == "started_at" && isStr:
+				h.Started = s
+			case f.Key == "ended_at" && isStr:
+				h.Ended = s
+			default:
+				h.Extra.Set(f.Key, f.Value)
+			}
+		}
+	}
+	for _, f := range root {
+		switch f.Key {
+		case "schema_version", "session_id", "agent", "final_metrics", "extra", "steps":
+		default:
+			h.Extra.Set("atif."+f.Key, f.Value)
+		}
+	}
+}
+
+func intOf(f model.Fields, key string) (int64, bool) {
+	v, ok := f.Get(key)
+	if !ok || jsonscan.IsNull(v) {
+		return 0, false
+	}
+	return jsonscan.Int(v)
+}
+
+type reader struct {
+	h    *model.Header
+	sink model.Sink
+	rep  *model.Report
+}
+
+func (st *reader) emit(e *model.Event) error {
+	st.rep.Events++
+	if st.h.Started == "" && e.Time != "" {
+		st.h.Started = e.Time
+	}
+	return st.sink.Event(st.h, e)
+}
+
+// partsText renders a v1.6 content-part list as text: text parts as they
+// are, images as `[image <path>]`.
+func partsText(b []byte) string {
+	var parts []string
+	jsonscan.Array(b, func(i int, v []byte) error {
+		f, err := model.ParseFields(v)
+		if err != nil {
+			return nil
+		}
+		switch typ, _ := f.String("type"); typ {
+		case "text":
+			s, _ := f.String("text")
+			parts = append(parts, s)
+		case "image":
+			src, _ := f.Get("source")
+			sf, _ := model.ParseFields(src)
+			p, _ := sf.String("path")
+			parts = append(parts, "[image "+p+"]")
+		default:
+			parts = append(parts, "["+typ+"]")
+		}
+		return nil
+	})
+	return strings.Join(parts, "\n")
+}
+
+// text returns a message or content value as text and, when it was not a
+// plain string, the raw value.
+func text(v []byte) (string, []byte) {
+	if s, ok := jsonscan.String(v); ok {
+		return s, nil
+	}
+	if len(v) == 0 || jsonscan.IsNull(v) {
+		return "", nil
+	}
+	if v[0] == '[' {
+		return partsText(v), v
+	}
+	// Non-conformant files put objects here.
+	return string(v), v
+}
+
+var stepHandled = map[string]bool{"step_id": true, "timestamp": true, "source": true, "message": true, "model_name": true, "reasoning_content": true, "tool_calls": true, "metrics": true, "observation": true, "extra": true}
+
+func (st *reader) step(b []byte, loc model.Loc) error {
+	f, err := model.ParseFields(b)
+	if err != nil || f == nil {
+		if err == nil {
+			err = errors.New("null step")
+		}
+		st.rep.Add(model.LossMalformed, "step is not a JSON object: "+err.Error(), loc)
+		return nil
+	}
+	stepN, _ := intOf(f, "step_id")
+	ts, _ := f.String("timestamp")
+	source, _ := f.String("source")
+	modelName, _ := f.String("model_name")
+	id := fmt.Sprintf("step-%d", stepN)
+	base := model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}
+	var extra model.Fields
+	signature := ""
+	if x, ok := f.Get("extra"); ok {
+		extra, _ = model.ParseFields(x)
+		if s, ok := extra.String("signature"); ok {
+			signature = s
+			extra.Delete("signature")
+		}
+	}
+	for _, fl := range f {
+		if !stepHandled[fl.Key] {
+			extra.Set("atif."+fl.Key, fl.Value)
+		}
+	}
+	var events []model.Event
+	msgText, msgRaw := "", []byte(nil)
+	if m, ok := f.Get("message"); ok {
+		msgText, msgRaw = text(m)
+	}
+	switch source {
+	case "agent":
+		var usage *model.Usage
+		if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
+			mf, _ := model.ParseFields(m)
+			prompt, _ := intOf(mf, "prompt_tokens")
+			out, _ := intOf(mf, "completion_tokens")
+			cached, _ := intOf(mf, "cached_tokens")
+			var create int64
+			if x, ok := mf.Get("extra"); ok {
+				xf, _ := model.ParseFields(x)
+				create, _ = intOf(xf, "cache_creation_input_tokens")
+			}
+			usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
+			for _, fl := range mf {
+				switch fl.Key {
+				case "prompt_tokens", "completion_tokens", "cached_tokens":
+				default:
+					extra.Set("metrics."+fl.Key, fl.Value)
+				}
+			}
+		}
+		base.Usage = usage
+		base.MessageID = id
+		if rc, ok := f.String("reasoning_content"); ok && rc != "" {
+			ev := base
+			ev.Kind = model.KindThinking
+			ev.Text = rc
+			ev.Signature = signature
+			events = append(events, ev)
+		}
+		if msgText != "" || msgRaw != nil {
+			ev := base
+			ev.Kind = model.KindAgent
+			ev.Text = msgText
+			if msgRaw != nil {
+				ev.Extra.Set("_message_parts", msgRaw)
+			}
+			events = append(events, ev)
+		}
+		if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
+			jsonscan.Array(tc, func(i int, v []byte) error {
+				cf, err := model.ParseFields(v)
+				if err != nil || cf == nil {
+					st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", loc.Path, i)})
+					return nil
+				}
+				ev := base
+				ev.Kind = model.KindToolCall
+				c := &model.ToolCall{}
+				c.ID, _ = cf.String("tool_call_id")
+				c.Name, _ = cf.String("function_name")
+				if a, ok := cf.Get("arguments"); ok {
+					c.Input = a
+				}
+				if x, ok := cf.Get("extra"); ok {
+					ev.Extra.Set("tool_call.extra", x)
+				}
+				ev.Call = c
+				events = append(events, ev)
+				return nil
+			})
+		}
+		if len(events) == 0 {
+			// An agent step with an empty message and nothing else.
+			ev := base
+			ev.Kind = model.KindAgent
+			events = append(events, ev)
+		}
+	case "user":
+		ev := base
+		ev.Kind = model.KindUser
+		ev.Text = msgText
+		if msgRaw != nil {
+			ev.Extra.Set("_message_parts", msgRaw)
+		}
+		events = append(events, ev)
+	default:
+		ev := base
+		ev.Kind = model.KindSystem
+		ev.Name = source
+		ev.Text = msgText
+		if msgRaw != nil {
+			ev.Extra.Set("_message_parts", msgRaw)
+		}
+		if source != "system" {
+			st.rep.Add(model.LossMalformed, fmt.Sprintf("step source %q (expected system, user or agent)", source), loc)
+		}
+		if cm, ok := extra.Get("context_management"); ok {
+			cf, _ := model.ParseFields(cm)
+			if t, _ := cf.String("type"); t == "compaction" {
+				ev.Kind = model.KindCompaction
+				ev.Compaction = &model.Compaction{}
+			}
+		}
+		events = append(events, ev)
+	}
+	if obs, ok := f.Get("observation"); ok && !jsonscan.IsNull(obs) {
+		events = append(events, st.observation(obs, base, loc)...)
+	}
+	if te, ok := extra.Get("tool_errors"); ok {
+		// Written by this package for versions before 1.7, where a result
+		// has no extra to carry is_error.
+		var ids []string
+		if json.Unmarshal(te, &ids) == nil {
+			for i := range events {
+				if r := events[i].Result; r != nil {
+					for _, id := range ids {
+						if r.CallID == id {
+							r.IsError = true
+						}
+					}
+				}
+			}
+			extra.Delete("tool_errors")
+		}
+	}
+	events[0].Extra = append(extra, events[0].Extra...)
+	for i := range events {
+		if err := st.emit(&events[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (st *reader) observation(obs []byte, base model.Event, loc model.Loc) []model.Event {
+	base.Usage = nil
+	base.MessageID = ""
+	of, err := model.ParseFields(obs)
+	if err != nil || of == nil {
+		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
+		return nil
+	}
+	res, ok := of.Get("results")
+	if !ok {
+		// Non-conformant: {type, content, result} instead of results[].
+		ev := base
+		ev.Kind = model.KindToolResult
+		r := &model.ToolResult{}
+		if c, ok := of.Get("content"); ok {
+			r.Content, r.ContentRaw = text(c)
+		}
+		if x, ok := of.Get("result"); ok {
+			rf, _ := model.ParseFields(x)
+			if s, ok := rf.Get("success"); ok {
+				b, _ := jsonscan.Bool(s)
+				r.IsError = !b
+			}
+		}
+		ev.Result = r
+		ev.Extra.Set("atif.observation", obs)
+		st.rep.Add(model.LossMalformed, "observation without results[] (non-conformant ATIF)", loc)
+		return []model.Event{ev}
+	}
+	var out []model.Event
+	jsonscan.Array(res, func(i int, v []byte) error {
+		rf, err := model.ParseFields(v)
+		if err != nil || rf == nil {
+			st.rep.Add(model.LossMalformed, "observation result is not an object", loc)
+			return nil
+		}
+		ev := base
+		ev.Kind = model.KindToolResult
+		r := &model.ToolResult{}
+		r.CallID, _ = rf.String("source_call_id")
+		if c, ok := rf.Get("content"); ok {
+			r.Content, r.ContentRaw = text(c)
+		}
+		if x, ok := rf.Get("extra"); ok {
+			xf, _ := model.ParseFields(x)
+			if e, ok := xf.Get("is_error"); ok {
+				r.IsError, _ = jsonscan.Bool(e)
+				xf.Delete("is_error")
+			}
+			if len(xf) > 0 {
+				ev.Extra.Set("result.extra", model.MustJSON(xf))
+			}
+		}
+		if refs, ok := rf.Get("subagent_trajectory_ref"); ok && !jsonscan.IsNull(refs) {
+			ev.Extra.Set("subagent_trajectory_ref", refs)
+		}
+		ev.Result = r
+		out = append(out, ev)
+		return nil
+	})
+	return out
+}

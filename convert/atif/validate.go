@@ -1,0 +1,588 @@
+package atif
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// Finding is one validation error: where (a line for ATIF-JSONL, and a
+// JSON path in Harbor's dotted form, `trajectory.steps.0.step_id`) and what.
+type Finding struct {
+	Line    int    `json:"line,omitempty"`
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+func (f Finding) String() string {
+	if f.Line > 0 {
+		return fmt.Sprintf("line %d: %s: %s", f.Line, f.Path, f.Message)
+	}
+	return f.Path + ": " + f.Message
+}
+
+// Versions are the ATIF versions the validator and reader know, oldest first.
+var Versions = []string{"1.0", "1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7"}
+
+// minor returns the minor version of "ATIF-v1.N", or -1.
+func minor(schema string) int {
+	v, ok := strings.CutPrefix(schema, "ATIF-v1.")
+	if !ok {
+		return -1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > 7 {
+		return -1
+	}
+	return n
+}
+
+// Validate checks one ATIF document against Harbor's rules (formats.md
+// §5.2): unknown keys are errors, required fields and types, step ids
+// 1..N, each observation's source_call_id among the same step's tool calls,
+// no duplicate tool_call_id in a step, agent-only fields only on agent
+// steps, ISO 8601 timestamps, and the fields each version adds. It never
+// stops at the first finding.
+func Validate(data []byte) []Finding {
+	v := &validator{}
+	root, err := model.ParseFields(data)
+	if err != nil || root == nil {
+		return []Finding{{Path: "trajectory", Message: "not a JSON object"}}
+	}
+	v.root(root)
+	return v.out
+}
+
+// ValidateJSONL checks a streaming ATIF-JSONL file: a `__header__` line,
+// then one step per line. The steps are checked with the same rules as
+// Validate, with line numbers.
+func ValidateJSONL(r io.Reader) ([]Finding, error) {
+	v := &validator{}
+	lr := jsonl.NewReader(r)
+	var header model.Fields
+	idx := 0
+	for {
+		line, n, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if errors.Is(err, jsonl.ErrLineTooLong) {
+				v.out = append(v.out, Finding{Line: n, Path: "line", Message: err.Error()})
+				continue
+			}
+			return v.out, err
+		}
+		v.line = n
+		f, perr := model.ParseFields(line)
+		if perr != nil || f == nil {
+			v.add("line", "not a JSON object")
+			continue
+		}
+		if header == nil {
+			if _, ok := f.Get("__header__"); !ok {
+				v.add("line", "first line is not a __header__ record")
+				header = model.Fields{}
+			} else {
+				header = f
+				v.header(f, true)
+				continue
+			}
+		}
+		v.step(f, idx, fmt.Sprintf("trajectory.steps.%d", idx))
+		idx++
+	}
+	if header == nil {
+		v.line = 0
+		v.add("trajectory", "empty file: no __header__ line")
+	} else if idx == 0 {
+		v.line = 0
+		v.add("trajectory.steps", "at least one step is required")
+	}
+	return v.out, nil
+}
+
+type validator struct {
+	ver  int
+	line int
+	out  []Finding
+}
+
+func (v *validator) add(path, msg string) {
+	v.out = append(v.out, Finding{Line: v.line, Path: path, Message: msg})
+}
+
+func (v *validator) keys(f model.Fields, path string, allowed map[string]int) {
+	for _, fl := range f {
+		min, ok := allowed[fl.Key]
+		if !ok {
+			v.add(path+"."+fl.Key, "Extra inputs are not permitted")
+			continue
+		}
+		if v.ver >= 0 && min > v.ver {
+			v.add(path+"."+fl.Key, fmt.Sprintf("field %q needs ATIF-v1.%d or later", fl.Key, min))
+		}
+	}
+}
+
+func isString(b []byte) bool { return len(b) > 0 && b[0] == '"' }
+func isObject(b []byte) bool { return len(b) > 0 && b[0] == '{' }
+func isArray(b []byte) bool  { return len(b) > 0 && b[0] == '[' }
+func isNull(b []byte) bool   { return string(b) == "null" }
+func isNumber(b []byte) bool {
+	return len(b) > 0 && (b[0] == '-' || b[0] >= '0' && b[0] <= '9')
+}
+func isInt(b []byte) bool {
+	_, err := strconv.ParseInt(string(b), 10, 64)
+	return err == nil
+}
+
+func (v *validator) str(f model.Fields, key, path string, required bool) (string, bool) {
+	b, ok := f.Get(key)
+	if !ok {
+		if required {
+			v.add(path+"."+key, "Field required")
+		}
+		return "", false
+	}
+	if !isString(b) {
+		if isNull(b) && !required {
+			return "", false
+		}
+		v.add(path+"."+key, "Input should be a valid string")
+		return "", false
+	}
+	s, _ := f.String(key)
+	return s, true
+}
+
+var rootKeys = map[string]int{"schema_version": 0, "session_id": 0, "agent": 0, "steps": 0, "notes": 0, "final_metrics": 0, "continued_trajectory_ref": 0, "extra": 1, "trajectory_id": 7, "subagent_trajectories": 7}
+
+func (v *validator) header(f model.Fields, jsonlHeader bool) {
+	allowed := rootKeys
+	if jsonlHeader {
+		allowed = map[string]int{}
+		for k, n := range rootKeys {
+			allowed[k] = n
+		}
+		allowed["__header__"] = 0
+		allowed["created_at"] = 0
+	}
+	schema, ok := v.str(f, "schema_version", "trajectory", true)
+	v.ver = minor(schema)
+	if ok && v.ver < 0 {
+		v.add("trajectory.schema_version", fmt.Sprintf("unknown schema_version %q (expected ATIF-v1.0 to ATIF-v1.7)", schema))
+	}
+	v.keys(f, "trajectory", allowed)
+	if v.ver >= 7 {
+		v.str(f, "session_id", "trajectory", false)
+		v.str(f, "trajectory_id", "trajectory", false)
+	} else {
+		v.str(f, "session_id", "trajectory", true)
+	}
+	v.str(f, "notes", "trajectory", false)
+	if a, ok := f.Get("agent"); !ok {
+		v.add("trajectory.agent", "Field required")
+	} else if af, err := model.ParseFields(a); err != nil || af == nil {
+		v.add("trajectory.agent", "Input should be an object")
+	} else {
+		v.keys(af, "trajectory.agent", map[string]int{"name": 0, "version": 0, "model_name": 0, "extra": 0, "tool_definitions": 5})
+		v.str(af, "name", "trajectory.agent", true)
+		v.str(af, "version", "trajectory.agent", true)
+		v.str(af, "model_name", "trajectory.agent", false)
+		if td, ok := af.Get("tool_definitions"); ok && !isArray(td) && !isNull(td) {
+			v.add("trajectory.agent.tool_definitions", "Input should be a valid list")
+		}
+		v.extra(af, "trajectory.agent")
+	}
+	if fm, ok := f.Get("final_metrics"); ok && !isNull(fm) {
+		v.finalMetrics(fm)
+	}
+	v.extra(f, "trajectory")
+	if ref, ok := f.Get("continued_trajectory_ref"); ok && !isNull(ref) && !isString(ref) {
+		v.add("trajectory.continued_trajectory_ref", "Input should be a valid string")
+	}
+}
+
+func (v *validator) extra(f model.Fields, path string) {
+	if e, ok := f.Get("extra"); ok && !isObject(e) && !isNull(e) {
+		v.add(path+".extra", "Input should be a valid dictionary")
+	}
+}
+
+func (v *validator) root(f model.Fields) {
+	v.header(f, false)
+	steps, ok := f.Get("steps")
+	if !ok {
+		v.add("trajectory.steps", "Field required")
+		return
+	}
+	if !isArray(steps) {
+		v.add("trajectory.steps", "Input should be a valid list")
+		return
+	}
+	n := 0
+	var raws []model.Fields
+	dec := jsonArray(steps)
+	for i, s := range dec {
+		sf, err := model.ParseFields(s.Value)
+		if err != nil || sf == nil {
+			v.add(fmt.Sprintf("trajectory.steps.%d", i), "Input should be an object")
+			raws = append(raws, nil)
+			continue
+		}
+		raws = append(raws, sf)
+		n++
+	}
+	if len(dec) == 0 {
+		v.add("trajectory.steps", "List should have at least 1 item after validation, not 0")
+	}
+	for i, sf := range raws {
+		if sf != nil {
+			v.step(sf, i, fmt.Sprintf("trajectory.steps.%d", i))
+		}
+	}
+	if v.ver >= 7 {
+		if subs, ok := f.Get("subagent_trajectories"); ok && isArray(subs) {
+			seen := map[string]bool{}
+			for i, s := range jsonArray(subs) {
+				sf, _ := model.ParseFields(s.Value)
+				id, _ := sf.String("trajectory_id")
+				p := fmt.Sprintf("trajectory.subagent_trajectories.%d", i)
+				if id == "" {
+					v.add(p+".trajectory_id", "embedded subagent trajectories need a trajectory_id")
+				} else if seen[id] {
+					v.add(p+".trajectory_id", fmt.Sprintf("duplicate trajectory_id %q", id))
+				}
+				seen[id] = true
+			}
+		}
+	}
+}
+
+// jsonArray splits a JSON array (already validated by ParseFields) into
+// its elements.
+func jsonArray(b []byte) []model.Field {
+	var out []model.Field
+	jsonscan.Array(b, func(i int, v []byte) error {
+		out = append(out, model.Field{Value: v})
+		return nil
+	})
+	return out
+}
+
+var stepKeys = map[string]int{"step_id": 0, "timestamp": 0, "source": 0, "message": 0, "model_name": 0, "reasoning_effort": 0, "reasoning_content": 0, "tool_calls": 0, "metrics": 0, "observation": 0, "extra": 0, "llm_call_count": 7, "is_copied_context": 7}
+
+var agentOnly = []string{"model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics"}
+
+func (v *validator) step(f model.Fields, i int, path string) {
+	v.keys(f, path, stepKeys)
+	if id, ok := f.Get("step_id"); !ok {
+		v.add(path+".step_id", "Field required")
+	} else if !isInt(id) {
+		v.add(path+".step_id", "Input should be a valid integer")
+	} else if n, _ := strconv.Atoi(string(id)); n != i+1 {
+		v.add(path+".step_id", fmt.Sprintf("expected %d (sequential from 1), got %d", i+1, n))
+	}
+	if ts, ok := v.str(f, "timestamp", path, false); ok && !ValidTimestamp(ts) {
+		v.add(path+".timestamp", "Invalid ISO 8601 timestamp: "+ts)
+	}
+	source, _ := v.str(f, "source", path, true)
+	switch source {
+	case "system", "user", "agent", "":
+	default:
+		v.add(path+".source", fmt.Sprintf("Input should be 'system', 'user' or 'agent', got %q", source))
+	}
+	if msg, ok := f.Get("message"); !ok {
+		v.add(path+".message", "Field required")
+	} else if isArray(msg) {
+		if v.ver >= 0 && v.ver < 6 {
+			v.add(path+".message", "a list of content parts needs ATIF-v1.6 or later")
+		} else {
+			v.contentParts(msg, path+".message")
+		}
+	} else if !isString(msg) {
+		v.add(path+".message", "Input should be a valid string")
+	}
+	if source != "agent" && source != "" {
+		for _, k := range agentOnly {
+			if _, ok := f.Get(k); ok {
+				v.add(path+"."+k, fmt.Sprintf("Field '%s' is only applicable when source is 'agent', but source is '%s'", k, source))
+			}
+		}
+	}
+	if re, ok := f.Get("reasoning_effort"); ok && !isString(re) && !isNumber(re) && !isNull(re) {
+		v.add(path+".reasoning_effort", "Input should be a string or a number")
+	}
+	v.str(f, "reasoning_content", path, false)
+	v.str(f, "model_name", path, false)
+	v.extra(f, path)
+	callIDs := map[string]bool{}
+	if tc, ok := f.Get("tool_calls"); ok && !isNull(tc) {
+		if !isArray(tc) {
+			v.add(path+".tool_calls", "Input should be a valid list")
+		} else {
+			for j, c := range jsonArray(tc) {
+				cp := fmt.Sprintf("%s.tool_calls.%d", path, j)
+				cf, err := model.ParseFields(c.Value)
+				if err != nil || cf == nil {
+					v.add(cp, "Input should be an object")
+					continue
+				}
+				v.keys(cf, cp, map[string]int{"tool_call_id": 0, "function_name": 0, "arguments": 0, "extra": 7})
+				id, ok := v.str(cf, "tool_call_id", cp, true)
+				if ok {
+					if callIDs[id] {
+						v.add(cp+".tool_call_id", fmt.Sprintf("duplicate tool_call_id '%s' in step %d", id, i+1))
+					}
+					callIDs[id] = true
+				}
+				v.str(cf, "function_name", cp, true)
+				if a, ok := cf.Get("arguments"); !ok {
+					v.add(cp+".arguments", "Field required")
+				} else if !isObject(a) {
+					v.add(cp+".arguments", "Input should be a valid dictionary")
+				}
+				v.extra(cf, cp)
+			}
+		}
+	}
+	if m, ok := f.Get("metrics"); ok && !isNull(m) {
+		v.metrics(m, path+".metrics")
+	}
+	if obs, ok := f.Get("observation"); ok && !isNull(obs) {
+		if source == "system" && v.ver >= 0 && v.ver < 2 {
+			v.add(path+".observation", "observation on a system step needs ATIF-v1.2 or later")
+		}
+		v.observation(obs, path+".observation", callIDs, i+1)
+	}
+	if v.ver >= 7 {
+		if lc, ok := f.Get("llm_call_count"); ok {
+			if !isInt(lc) || lc[0] == '-' {
+				v.add(path+".llm_call_count", "Input should be an integer >= 0")
+			} else if string(lc) == "0" && source == "agent" {
+				for _, k := range []string{"metrics", "reasoning_content"} {
+					if _, has := f.Get(k); has {
+						v.add(path+"."+k, "llm_call_count is 0, so the step cannot have "+k)
+					}
+				}
+			}
+		}
+		if c, ok := f.Get("is_copied_context"); ok && string(c) != "true" && string(c) != "false" {
+			v.add(path+".is_copied_context", "Input should be a valid boolean")
+		}
+	}
+}
+
+func (v *validator) contentParts(b []byte, path string) {
+	for j, p := range jsonArray(b) {
+		pp := fmt.Sprintf("%s.%d", path, j)
+		pf, err := model.ParseFields(p.Value)
+		if err != nil || pf == nil {
+			v.add(pp, "Input should be an object")
+			continue
+		}
+		typ, _ := pf.String("type")
+		switch typ {
+		case "text":
+			v.keys(pf, pp, map[string]int{"type": 6, "text": 6})
+			v.str(pf, "text", pp, true)
+		case "image":
+			v.keys(pf, pp, map[string]int{"type": 6, "source": 6})
+			src, ok := pf.Get("source")
+			if !ok {
+				v.add(pp+".source", "Field required")
+				continue
+			}
+			sf, _ := model.ParseFields(src)
+			v.keys(sf, pp+".source", map[string]int{"media_type": 6, "path": 6})
+			mt, _ := v.str(sf, "media_type", pp+".source", true)
+			switch mt {
+			case "image/jpeg", "image/png", "image/gif", "image/webp", "":
+			default:
+				v.add(pp+".source.media_type", "unsupported media_type "+mt)
+			}
+			v.str(sf, "path", pp+".source", true)
+		default:
+			v.add(pp+".type", fmt.Sprintf("content part type must be 'text' or 'image', got %q", typ))
+		}
+	}
+}
+
+func (v *validator) metrics(b []byte, path string) {
+	f, err := model.ParseFields(b)
+	if err != nil || f == nil {
+		v.add(path, "Input should be an object")
+		return
+	}
+	v.keys(f, path, map[string]int{"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "cost_usd": 0, "logprobs": 0, "completion_token_ids": 3, "prompt_token_ids": 4, "extra": 0})
+	for _, k := range []string{"prompt_tokens", "completion_tokens", "cached_tokens"} {
+		if x, ok := f.Get(k); ok && !isNull(x) && !isInt(x) {
+			v.add(path+"."+k, "Input should be a valid integer")
+		}
+	}
+	if x, ok := f.Get("cost_usd"); ok && !isNull(x) && !isNumber(x) {
+		v.add(path+".cost_usd", "Input should be a valid number")
+	}
+	v.extra(f, path)
+}
+
+func (v *validator) finalMetrics(b []byte) {
+	path := "trajectory.final_metrics"
+	f, err := model.ParseFields(b)
+	if err != nil || f == nil {
+		v.add(path, "Input should be an object")
+		return
+	}
+	v.keys(f, path, map[string]int{"total_prompt_tokens": 0, "total_completion_tokens": 0, "total_cached_tokens": 0, "total_cost_usd": 0, "total_steps": 0, "extra": 0})
+	for _, k := range []string{"total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_steps"} {
+		if x, ok := f.Get(k); ok && !isNull(x) && !isInt(x) {
+			v.add(path+"."+k, "Input should be a valid integer")
+		}
+	}
+	if x, ok := f.Get("total_steps"); ok && len(x) > 0 && x[0] == '-' {
+		v.add(path+".total_steps", "Input should be greater than or equal to 0")
+	}
+	v.extra(f, path)
+}
+
+func (v *validator) observation(b []byte, path string, callIDs map[string]bool, stepN int) {
+	f, err := model.ParseFields(b)
+	if err != nil || f == nil {
+		v.add(path, "Input should be an object")
+		return
+	}
+	v.keys(f, path, map[string]int{"results": 0})
+	res, ok := f.Get("results")
+	if !ok {
+		v.add(path+".results", "Field required")
+		return
+	}
+	if !isArray(res) {
+		v.add(path+".results", "Input should be a valid list")
+		return
+	}
+	for j, r := range jsonArray(res) {
+		rp := fmt.Sprintf("%s.results.%d", path, j)
+		rf, err := model.ParseFields(r.Value)
+		if err != nil || rf == nil {
+			v.add(rp, "Input should be an object")
+			continue
+		}
+		v.keys(rf, rp, map[string]int{"source_call_id": 0, "content": 0, "subagent_trajectory_ref": 0, "extra": 7})
+		if id, ok := v.str(rf, "source_call_id", rp, false); ok && !callIDs[id] {
+			v.add(rp+".source_call_id", fmt.Sprintf("Observation result references source_call_id '%s' which is not found in step %d's tool_calls", id, stepN))
+		}
+		if c, ok := rf.Get("content"); ok && !isNull(c) && !isString(c) {
+			if isArray(c) && (v.ver < 0 || v.ver >= 6) {
+				v.contentParts(c, rp+".content")
+			} else {
+				v.add(rp+".content", "Input should be a valid string")
+			}
+		}
+		if refs, ok := rf.Get("subagent_trajectory_ref"); ok && !isNull(refs) {
+			if !isArray(refs) {
+				v.add(rp+".subagent_trajectory_ref", "Input should be a valid list")
+				continue
+			}
+			for k, ref := range jsonArray(refs) {
+				pp := fmt.Sprintf("%s.subagent_trajectory_ref.%d", rp, k)
+				ff, err := model.ParseFields(ref.Value)
+				if err != nil || ff == nil {
+					v.add(pp, "Input should be an object")
+					continue
+				}
+				if v.ver >= 7 {
+					v.keys(ff, pp, map[string]int{"session_id": 0, "trajectory_id": 7, "trajectory_path": 0, "extra": 0})
+					_, hasID := ff.Get("trajectory_id")
+					_, hasPath := ff.Get("trajectory_path")
+					if !hasID && !hasPath {
+						v.add(pp, "a subagent_trajectory_ref needs trajectory_id or trajectory_path (ATIF-v1.7)")
+					}
+				} else {
+					v.keys(ff, pp, map[string]int{"session_id": 0, "trajectory_path": 0, "extra": 0})
+					v.str(ff, "session_id", pp, true)
+				}
+			}
+		}
+		v.extra(rf, rp)
+	}
+}
+
+// ValidTimestamp reports whether s is an ISO 8601 date-time the way
+// Harbor checks it (Python datetime.fromisoformat after Z -> +00:00):
+// YYYY-MM-DD, then T or a space, HH:MM[:SS[.fraction]], and an optional
+// Z or ±HH:MM[:SS] offset.
+func ValidTimestamp(s string) bool {
+	b := []byte(s)
+	digits := func(i, n int) bool {
+		if i+n > len(b) {
+			return false
+		}
+		for _, c := range b[i : i+n] {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	num := func(i, n int) int { v, _ := strconv.Atoi(string(b[i : i+n])); return v }
+	if !digits(0, 4) || len(b) < 10 || b[4] != '-' || !digits(5, 2) || b[7] != '-' || !digits(8, 2) {
+		return false
+	}
+	if m, d := num(5, 2), num(8, 2); m < 1 || m > 12 || d < 1 || d > 31 {
+		return false
+	}
+	if len(b) == 10 {
+		return true
+	}
+	if b[10] != 'T' && b[10] != ' ' {
+		return false
+	}
+	i := 11
+	if !digits(i, 2) || i+2 >= len(b) || b[i+2] != ':' || !digits(i+3, 2) {
+		return false
+	}
+	if num(i, 2) > 23 || num(i+3, 2) > 59 {
+		return false
+	}
+	i += 5
+	if i < len(b) && b[i] == ':' {
+		if !digits(i+1, 2) || num(i+1, 2) > 59 {
+			return false
+		}
+		i += 3
+		if i < len(b) && (b[i] == '.' || b[i] == ',') {
+			j := i + 1
+			for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+				j++
+			}
+			if j == i+1 {
+				return false
+			}
+			i = j
+		}
+	}
+	rest := b[i:]
+	switch {
+	case len(rest) == 0, bytes.Equal(rest, []byte("Z")):
+		return true
+	case rest[0] == '+' || rest[0] == '-':
+		r := rest[1:]
+		if len(r) != 5 && len(r) != 8 && len(r) != 4 {
+			return false
+		}
+		if len(r) == 4 {
+			return digits(i+1, 4)
+		}
+		return digits(i+1, 2) && r[2] == ':' && digits(i+4, 2)
+	}
+	return false
+}

@@ -1,0 +1,749 @@
+// Package claude reads and writes Claude Code session transcripts
+// (~/.claude/projects/<slug>/<sessionId>.jsonl, formats.md §4): one JSON
+// entry per line, one entry per content block of an API response, tool
+// results in the following user entry, a parentUuid DAG, compaction
+// boundaries, and sub-agent transcripts in subagents/agent-<id>.jsonl.
+package claude
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// Name is the format name used by the CLI.
+const Name = "claude"
+
+// headerKeys are entry keys that describe the session rather than the
+// entry. They go to the Header from the first entry that has them; an entry
+// whose value differs keeps its own in Event.Extra.
+var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true, "gitBranch": true, "slug": true, "userType": true}
+
+// entryKeys are keys the reader maps to model fields.
+var entryKeys = map[string]bool{
+	"type": true, "uuid": true, "parentUuid": true, "timestamp": true, "isSidechain": true,
+	"agentId": true, "isMeta": true, "message": true, "todos": true, "requestId": true,
+}
+
+// Reader reads one transcript. Subagent, when set, opens the transcript of
+// a sub-agent by its agentId; its events are spliced in before the Task tool
+// result that names that agentId, framed by KindSubagent events.
+type Reader struct {
+	Subagent func(agentID string) (io.ReadCloser, error)
+	// used records the agent ids already spliced.
+	used map[string]bool
+}
+
+// Read reads a transcript from r into sink, reporting malformed lines and
+// unknown records in rep. It returns an error only when r fails.
+func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
+	var rd Reader
+	return rd.Read(r, sink, rep)
+}
+
+// Read is the package-level Read with sub-agent splicing.
+func (rd *Reader) Read(r io.Reader, sink model.Sink, rep *model.Report) error {
+	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
+	st := &state{h: h, sink: sink, rep: rep, rd: rd}
+	if err := st.readStream(r, ""); err != nil {
+		return err
+	}
+	return sink.End(h)
+}
+
+// ReadFile reads the transcript at path together with its sub-agent
+// transcripts: <dir>/<session>/subagents/agent-*.jsonl (Claude Code 2.x) or
+// <dir>/subagents/agent-*.jsonl beside it. Sub-agent files of another
+// session are ignored; those never referenced by a Task result are appended
+// at the end.
+func ReadFile(path string, sink model.Sink, rep *model.Report) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	files := SubagentFiles(path)
+	rd := &Reader{Subagent: func(id string) (io.ReadCloser, error) {
+		p, ok := files[id]
+		if !ok {
+			return nil, os.ErrNotExist
+		}
+		return os.Open(p)
+	}}
+	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
+	st := &state{h: h, sink: sink, rep: rep, rd: rd}
+	if err := st.readStream(f, ""); err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(files))
+	for id, p := range files {
+		if !rd.used[id] && fileSessionID(p) == h.ID {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if err := st.splice(id, ""); err != nil {
+			return err
+		}
+	}
+	return sink.End(h)
+}
+
+// SubagentFiles maps agent ids to the sub-agent transcripts found beside
+// the transcript at path.
+func SubagentFiles(path string) map[string]string {
+	dir := filepath.Dir(path)
+	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	out := map[string]string{}
+	for _, d := range []string{filepath.Join(dir, base, "subagents"), filepath.Join(dir, "subagents")} {
+		m, _ := filepath.Glob(filepath.Join(d, "agent-*.jsonl"))
+		for _, p := range m {
+			id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "agent-"), ".jsonl")
+			if _, dup := out[id]; !dup {
+				out[id] = p
+			}
+		}
+	}
+	return out
+}
+
+type state struct {
+	h    *model.Header
+	sink model.Sink
+	rep  *model.Report
+	rd   *Reader
+	// agent is the agent id of the transcript being read ("" for main);
+	// sub-agent events inherit it.
+	agent string
+	// depth is 0 for the main transcript, 1 inside a spliced sub-agent.
+	depth int
+	// seen records header keys already taken from an entry, so an empty
+	// gitBranch on the first entry is not replaced by a later one.
+	seen map[string]bool
+}
+
+func (st *state) readStream(r io.Reader, agent string) error {
+	lr := jsonl.NewReader(r)
+	for {
+		line, n, err := lr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, jsonl.ErrLineTooLong) {
+				st.rep.Malformed(n, err)
+				continue
+			}
+			return err
+		}
+		if err := st.entry(line, n, agent); err != nil {
+			return err
+		}
+	}
+}
+
+// ent is the decoded part of one entry.
+type ent struct {
+	typ, uuid, parent, ts, agentID, requestID string
+	hasParent, sidechain, meta                bool
+	message, todos                            []byte
+	extra                                     model.Fields
+}
+
+func (st *state) entry(line []byte, n int, agent string) error {
+	var e ent
+	err := jsonscan.Object(line, func(k, v []byte) error {
+		key := jsonscan.Key(k)
+		switch key {
+		case "type":
+			e.typ, _ = jsonscan.String(v)
+		case "uuid":
+			e.uuid, _ = jsonscan.String(v)
+		case "parentUuid":
+			e.parent, _ = jsonscan.String(v)
+			e.hasParent = true
+		case "timestamp":
+			e.ts, _ = jsonscan.String(v)
+		case "isSidechain":
+			e.sidechain, _ = jsonscan.Bool(v)
+		case "agentId":
+			e.agentID, _ = jsonscan.String(v)
+		case "isMeta":
+			e.meta, _ = jsonscan.Bool(v)
+		case "requestId":
+			e.requestID, _ = jsonscan.String(v)
+			e.extra = append(e.extra, model.Field{Key: key, Value: jsonscan.Copy(v)})
+		case "message":
+			e.message = v
+		case "todos":
+			e.todos = v
+		default:
+			if headerKeys[key] {
+				st.headerField(key, v, &e)
+				return nil
+			}
+			e.extra = append(e.extra, model.Field{Key: key, Value: jsonscan.Copy(v)})
+		}
+		return nil
+	})
+	if err != nil {
+		st.rep.Malformed(n, err)
+		return nil
+	}
+	loc := model.Loc{Line: n}
+	if st.h.Started == "" && e.ts != "" {
+		st.h.Started = e.ts
+	}
+	if e.ts != "" {
+		st.h.Ended = e.ts
+	}
+	if e.agentID == "" {
+		e.agentID = agent
+	}
+	base := model.Event{Time: e.ts, ID: e.uuid, ParentID: e.parent, AgentID: e.agentID, Sidechain: e.sidechain, Meta: e.meta, Loc: loc}
+	switch e.typ {
+	case "user":
+		return st.user(&e, base, line, n)
+	case "assistant":
+		return st.assistant(&e, base, line, n)
+	case "system":
+		return st.system(&e, base)
+	case "summary":
+		ev := base
+		ev.Kind = model.KindSystem
+		ev.Name = "summary"
+		ev.Text, _ = e.extra.String("summary")
+		e.extra.Delete("summary")
+		ev.Extra = e.extra
+		return st.emit(&ev)
+	default:
+		// Known bookkeeping records (file-history-snapshot, queue-operation)
+		// and every record type a newer Claude Code adds pass through whole.
+		return st.passthrough(base, e.typ, line)
+	}
+}
+
+func (st *state) headerField(key string, v []byte, e *ent) {
+	s, ok := jsonscan.String(v)
+	if !ok {
+		e.extra = append(e.extra, model.Field{Key: key, Value: jsonscan.Copy(v)})
+		return
+	}
+	var dst *string
+	switch key {
+	case "sessionId":
+		dst = &st.h.ID
+	case "cwd":
+		dst = &st.h.Cwd
+	case "version":
+		dst = &st.h.AgentVersion
+	case "gitBranch":
+		dst = &st.h.Branch
+	default:
+		if _, have := st.h.Extra.Get(key); !have {
+			st.h.Extra.SetString(key, s)
+			return
+		}
+		if cur, _ := st.h.Extra.String(key); cur != s {
+			e.extra = append(e.extra, model.Field{Key: key, Value: model.MustJSON(s)})
+		}
+		return
+	}
+	if !st.seen[key] {
+		if st.seen == nil {
+			st.seen = map[string]bool{}
+		}
+		st.seen[key] = true
+		*dst = s
+		return
+	}
+	if *dst != s {
+		e.extra = append(e.extra, model.Field{Key: key, Value: model.MustJSON(s)})
+	}
+}
+
+func (st *state) emit(ev *model.Event) error {
+	st.rep.Events++
+	return st.sink.Event(st.h, ev)
+}
+
+func (st *state) passthrough(base model.Event, typ string, line []byte) error {
+	ev := base
+	ev.Kind = model.KindPassthrough
+	ev.RawType = typ
+	ev.Raw = jsonscan.Copy(line)
+	if typ != "file-history-snapshot" && typ != "queue-operation" {
+		st.rep.Add(model.LossPassthrough, "claude record type "+quoteType(typ), base.Loc)
+	}
+	return st.emit(&ev)
+}
+
+func quoteType(t string) string {
+	if t == "" {
+		return `""`
+	}
+	return t
+}
+
+// wrongShape reports a valid JSON entry whose shape is not what its type
+// requires, and passes it through so nothing is lost.
+func (st *state) wrongShape(base model.Event, typ string, line []byte, why string) error {
+	st.rep.Add(model.LossMalformed, typ+" entry: "+why, base.Loc)
+	ev := base
+	ev.Kind = model.KindPassthrough
+	ev.RawType = typ
+	ev.Raw = jsonscan.Copy(line)
+	return st.emit(&ev)
+}
+
+func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
+	events, why := UserEvents(e.message, base, st.rep)
+	if why != "" {
+		return st.wrongShape(base, "user", line, why)
+	}
+	if e.todos != nil && !jsonscan.IsNull(e.todos) {
+		ev := base
+		ev.Kind = model.KindTodos
+		ev.Todos = parseTodos(e.todos)
+		ev.Raw = jsonscan.Copy(e.todos)
+		events = append(events, ev)
+	}
+	// Entry-level extras (toolUseResult among them) go on the first event of
+	// the entry; writers regroup events by entry ID.
+	events[0].Extra = append(e.extra.Clone(), events[0].Extra...)
+	for i := range events {
+		if err := st.emitSplicing(&events[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UserEvents turns a user message (`{role, content}`) into events: text,
+// tool results, and content blocks passed through. why is non-empty when
+// the message has the wrong shape.
+func UserEvents(message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
+	if message == nil || jsonscan.Members(message, func(k, v []byte) error { return nil }) != nil {
+		return nil, "message is not an object"
+	}
+	var content []byte
+	var msgExtra model.Fields
+	jsonscan.Members(message, func(k, v []byte) error {
+		switch key := jsonscan.Key(k); key {
+		case "content":
+			content = v
+		case "role":
+		default:
+			msgExtra = append(msgExtra, model.Field{Key: "message." + key, Value: jsonscan.Copy(v)})
+		}
+		return nil
+	})
+	if content == nil {
+		return nil, "message has no content"
+	}
+	form := ""
+	if s, ok := jsonscan.String(content); ok {
+		ev := base
+		ev.Kind = model.KindUser
+		ev.Text = s
+		events = append(events, ev)
+	} else if content[0] == '[' {
+		form = "blocks"
+		jsonscan.Array(content, func(i int, b []byte) error {
+			ev := base
+			ev.Loc.Path = fmt.Sprintf("$.message.content[%d]", i)
+			typ, fields, ok := block(b)
+			if !ok {
+				if s, isStr := jsonscan.String(b); isStr {
+					ev.Kind = model.KindUser
+					ev.Text = s
+					events = append(events, ev)
+					return nil
+				}
+				rep.Add(model.LossMalformed, "user content block is not an object", ev.Loc)
+				return nil
+			}
+			switch typ {
+			case "text":
+				ev.Kind = model.KindUser
+				ev.Text, _ = fields.String("text")
+			case "tool_result":
+				ev.Kind = model.KindToolResult
+				res := &model.ToolResult{}
+				res.CallID, _ = fields.String("tool_use_id")
+				if v, ok := fields.Get("is_error"); ok {
+					res.IsError, _ = jsonscan.Bool(v)
+				}
+				if v, ok := fields.Get("content"); ok {
+					res.Content, res.ContentRaw = resultContent(v)
+				}
+				ev.Result = res
+				for _, f := range fields {
+					switch f.Key {
+					case "type", "tool_use_id", "is_error", "content":
+					default:
+						ev.Extra = append(ev.Extra, model.Field{Key: "block." + f.Key, Value: f.Value})
+					}
+				}
+			default:
+				ev.Kind = model.KindPassthrough
+				ev.RawType = "block:" + typ
+				ev.Raw = jsonscan.Copy(b)
+			}
+			events = append(events, ev)
+			return nil
+		})
+	} else {
+		return nil, "message.content is neither a string nor a list"
+	}
+	if len(events) == 0 {
+		// An empty content list: keep the entry so the DAG stays whole.
+		ev := base
+		ev.Kind = model.KindUser
+		events = append(events, ev)
+		form = "empty"
+	}
+	events[0].Extra = append(msgExtra, events[0].Extra...)
+	if form != "" {
+		events[0].Extra.SetString("_form", form)
+	}
+	return events, ""
+}
+
+// emitSplicing emits ev, first splicing in a sub-agent transcript when ev
+// is a Task result naming an agentId.
+func (st *state) emitSplicing(ev *model.Event) error {
+	if ev.Kind == model.KindToolResult && st.rd.Subagent != nil && st.depth == 0 {
+		if v, ok := ev.Extra.Get("toolUseResult"); ok {
+			var agentID string
+			jsonscan.Members(v, func(k, val []byte) error {
+				if string(k) == "agentId" {
+					agentID, _ = jsonscan.String(val)
+				}
+				return nil
+			})
+			if agentID != "" && !st.rd.used[agentID] {
+				if err := st.splice(agentID, ev.Result.CallID); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return st.emit(ev)
+}
+
+// splice streams the sub-agent transcript agentID, framed by KindSubagent
+// start and done events.
+func (st *state) splice(agentID, callID string) error {
+	f, err := st.rd.Subagent(agentID)
+	if err != nil {
+		return nil // no transcript for it: nothing to splice
+	}
+	defer f.Close()
+	if st.rd.used == nil {
+		st.rd.used = map[string]bool{}
+	}
+	st.rd.used[agentID] = true
+	id := callID
+	if id == "" {
+		id = agentID
+	}
+	start := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Status: "started"}, AgentID: agentID, Sidechain: true}
+	if err := st.emit(&start); err != nil {
+		return err
+	}
+	// Sub-agent entries carry the parent's sessionId; reading them must not
+	// change the header, so they read against a scratch header copy.
+	sub := &state{h: &model.Header{}, sink: headerGuard{st.sink, st.h}, rep: &model.Report{}, rd: st.rd, depth: st.depth + 1}
+	if err := sub.readStream(f, agentID); err != nil {
+		return err
+	}
+	for _, l := range sub.rep.Losses {
+		for i, loc := range l.Locations {
+			loc.Path = "agent-" + agentID + ".jsonl " + loc.Path
+			n := 1
+			if i == 0 {
+				n = l.Count - len(l.Locations) + 1
+			}
+			st.rep.AddN(l.Kind, l.Detail, loc, n)
+		}
+	}
+	st.rep.Events += sub.rep.Events
+	done := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Status: "done"}, AgentID: agentID, Sidechain: true}
+	return st.emit(&done)
+}
+
+// headerGuard forwards events with the main header.
+type headerGuard struct {
+	model.Sink
+	h *model.Header
+}
+
+func (g headerGuard) Event(_ *model.Header, e *model.Event) error { return g.Sink.Event(g.h, e) }
+
+func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
+	events, why := AssistantEvents(e.message, base, st.rep)
+	if why != "" {
+		return st.wrongShape(base, "assistant", line, why)
+	}
+	if st.h.Model == "" && events[0].Model != "" && events[0].Model != "<synthetic>" {
+		st.h.Model = events[0].Model
+	}
+	events[0].Extra = append(e.extra.Clone(), events[0].Extra...)
+	for i := range events {
+		if err := st.emit(&events[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AssistantEvents turns an Anthropic assistant message (Claude Code entry
+// `message`, Agent SDK `assistant.message`) into events, one per content
+// block, all with the message id, model and usage. Message fields the model
+// has no place for go to the first event's Extra as "message.<key>". why is
+// non-empty when the message has the wrong shape.
+func AssistantEvents(message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
+	if message == nil || jsonscan.Members(message, func(k, v []byte) error { return nil }) != nil {
+		return nil, "message is not an object"
+	}
+	var content []byte
+	var msgExtra model.Fields
+	jsonscan.Members(message, func(k, v []byte) error {
+		switch key := jsonscan.Key(k); key {
+		case "content":
+			content = v
+		case "id":
+			base.MessageID, _ = jsonscan.String(v)
+		case "model":
+			base.Model, _ = jsonscan.String(v)
+		case "role", "type":
+		case "usage":
+			base.Usage = parseUsage(v)
+			msgExtra = append(msgExtra, model.Field{Key: "message.usage", Value: jsonscan.Copy(v)})
+		default:
+			msgExtra = append(msgExtra, model.Field{Key: "message." + key, Value: jsonscan.Copy(v)})
+		}
+		return nil
+	})
+	if content == nil {
+		return nil, "message has no content"
+	}
+	if s, ok := jsonscan.String(content); ok {
+		ev := base
+		ev.Kind = model.KindAgent
+		ev.Text = s
+		ev.Extra = model.Fields{{Key: "_form", Value: model.MustJSON("string")}}
+		events = append(events, ev)
+	} else {
+		err := jsonscan.Array(content, func(i int, b []byte) error {
+			ev := base
+			ev.Loc.Path = fmt.Sprintf("$.message.content[%d]", i)
+			typ, fields, ok := block(b)
+			if !ok {
+				rep.Add(model.LossMalformed, "assistant content block is not an object", ev.Loc)
+				return nil
+			}
+			switch typ {
+			case "text":
+				ev.Kind = model.KindAgent
+				ev.Text, _ = fields.String("text")
+			case "thinking":
+				ev.Kind = model.KindThinking
+				ev.Text, _ = fields.String("thinking")
+				ev.Signature, _ = fields.String("signature")
+			case "tool_use":
+				ev.Kind = model.KindToolCall
+				c := &model.ToolCall{}
+				c.ID, _ = fields.String("id")
+				c.Name, _ = fields.String("name")
+				if v, ok := fields.Get("input"); ok {
+					c.Input = v
+				}
+				ev.Call = c
+			default:
+				ev.Kind = model.KindPassthrough
+				ev.RawType = "block:" + typ
+				ev.Raw = jsonscan.Copy(b)
+			}
+			events = append(events, ev)
+			return nil
+		})
+		if err != nil {
+			return nil, "message.content is neither a string nor a list"
+		}
+	}
+	if len(events) == 0 {
+		ev := base
+		ev.Kind = model.KindAgent
+		ev.Extra = model.Fields{{Key: "_form", Value: model.MustJSON("empty")}}
+		events = append(events, ev)
+	}
+	events[0].Extra = append(msgExtra, events[0].Extra...)
+	return events, ""
+}
+
+func (st *state) system(e *ent, base model.Event) error {
+	ev := base
+	subtype, _ := e.extra.String("subtype")
+	e.extra.Delete("subtype")
+	switch subtype {
+	case "compact_boundary":
+		ev.Kind = model.KindCompaction
+		c := &model.Compaction{}
+		if v, ok := e.extra.Get("compactMetadata"); ok {
+			jsonscan.Members(v, func(k, val []byte) error {
+				switch string(k) {
+				case "trigger":
+					c.Trigger, _ = jsonscan.String(val)
+				case "preTokens":
+					c.PreTokens, _ = jsonscan.Int(val)
+				}
+				return nil
+			})
+			e.extra.Delete("compactMetadata")
+		}
+		ev.Compaction = c
+		ev.Text, _ = e.extra.String("content")
+		e.extra.Delete("content")
+	default:
+		ev.Kind = model.KindSystem
+		ev.Name = subtype
+		if s, ok := e.extra.String("content"); ok {
+			ev.Text = s
+			e.extra.Delete("content")
+		}
+	}
+	ev.Extra = e.extra
+	return st.emit(&ev)
+}
+
+// block splits a content block into its type and its other fields.
+func block(b []byte) (typ string, fields model.Fields, ok bool) {
+	err := jsonscan.Members(b, func(k, v []byte) error {
+		key := jsonscan.Key(k)
+		if key == "type" {
+			typ, _ = jsonscan.String(v)
+			return nil
+		}
+		fields = append(fields, model.Field{Key: key, Value: jsonscan.Copy(v)})
+		return nil
+	})
+	return typ, fields, err == nil
+}
+
+// resultContent renders a tool_result content value as text, keeping the
+// raw JSON when it was not a plain string.
+func resultContent(v []byte) (string, []byte) {
+	if s, ok := jsonscan.String(v); ok {
+		return s, nil
+	}
+	if len(v) > 0 && v[0] == '[' {
+		var parts []string
+		jsonscan.Array(v, func(i int, b []byte) error {
+			typ, f, ok := block(b)
+			if !ok {
+				return nil
+			}
+			if typ == "text" {
+				s, _ := f.String("text")
+				parts = append(parts, s)
+			} else {
+				parts = append(parts, "["+typ+"]")
+			}
+			return nil
+		})
+		return strings.Join(parts, "\n"), jsonscan.Copy(v)
+	}
+	if jsonscan.IsNull(v) {
+		return "", nil
+	}
+	return string(v), jsonscan.Copy(v)
+}
+
+func parseUsage(v []byte) *model.Usage {
+	u := &model.Usage{}
+	err := jsonscan.Members(v, func(k, val []byte) error {
+		n, _ := jsonscan.Int(val)
+		switch string(k) {
+		case "input_tokens":
+			u.Input = n
+		case "output_tokens":
+			u.Output = n
+		case "cache_read_input_tokens":
+			u.CacheRead = n
+		case "cache_creation_input_tokens":
+			u.CacheCreate = n
+		}
+		return nil
+	})
+	if err != nil {
+		return nil
+	}
+	return u
+}
+
+func parseTodos(v []byte) []model.Todo {
+	var out []model.Todo
+	jsonscan.Array(v, func(i int, b []byte) error {
+		var t model.Todo
+		if jsonscan.Members(b, func(k, val []byte) error {
+			s, _ := jsonscan.String(val)
+			switch string(k) {
+			case "id":
+				t.ID = s
+			case "content":
+				t.Content = s
+			case "status":
+				t.Status = s
+			case "priority":
+				t.Priority = s
+			}
+			return nil
+		}) == nil {
+			out = append(out, t)
+		}
+		return nil
+	})
+	return out
+}
+
+// fileSessionID returns the first sessionId found in the first lines of the
+// transcript at path.
+func fileSessionID(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	lr := jsonl.NewReader(f)
+	for i := 0; i < 20; i++ {
+		line, _, err := lr.Next()
+		if err == io.EOF {
+			return ""
+		}
+		if err != nil {
+			continue
+		}
+		var id string
+		jsonscan.Object(line, func(k, v []byte) error {
+			if string(k) == "sessionId" {
+				id, _ = jsonscan.String(v)
+			}
+			return nil
+		})
+		if id != "" {
+			return id
+		}
+	}
+	return ""
+}

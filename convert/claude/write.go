@@ -1,0 +1,452 @@
+package claude
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// Writer writes a Claude Code transcript as events arrive. Events that came
+// from one entry (same ID) are written back as one entry; events without an
+// ID get a synthesized uuid and a linear parentUuid chain, and a run of
+// assistant events without a message id shares one synthesized message id,
+// so usage is still counted once per response.
+type Writer struct {
+	w   *bufio.Writer
+	rep *model.Report
+	opt model.Options
+
+	h       *model.Header
+	pending []*model.Event
+	role    string // role of the pending entry: user | assistant
+
+	last      map[string]string // agent id -> uuid of the last entry written
+	seq       int               // synthesized uuid counter
+	runMsgID  string            // synthesized message id of the current assistant run
+	inlineSub map[string]bool
+	err       error
+}
+
+// NewWriter returns a streaming writer (a model.Sink) over w.
+func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
+	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{}}
+}
+
+// Write writes a whole session.
+func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
+	return model.Replay(s, NewWriter(w, rep, opt))
+}
+
+func roleOf(k model.Kind) string {
+	switch k {
+	case model.KindUser, model.KindToolResult, model.KindTodos:
+		return "user"
+	case model.KindAgent, model.KindThinking, model.KindToolCall:
+		return "assistant"
+	}
+	return ""
+}
+
+// Event implements model.Sink.
+func (wr *Writer) Event(h *model.Header, e *model.Event) error {
+	if wr.err != nil {
+		return wr.err
+	}
+	wr.h = h
+	role := roleOf(e.Kind)
+	if e.Kind == model.KindPassthrough && strings.HasPrefix(e.RawType, "block:") {
+		if len(wr.pending) > 0 && e.ID != "" && wr.pending[0].ID == e.ID {
+			wr.pending = append(wr.pending, e)
+			return nil
+		}
+		wr.rep.Add(model.LossDroppedEvent, "content block "+strings.TrimPrefix(e.RawType, "block:")+" outside an entry", e.Loc)
+		return nil
+	}
+	if role != "" && wr.joins(e, role) {
+		wr.pending = append(wr.pending, e)
+		return nil
+	}
+	wr.flush()
+	if role == "" {
+		wr.runMsgID = ""
+		wr.other(e)
+		return wr.err
+	}
+	if role == "user" {
+		wr.runMsgID = ""
+	} else if e.MessageID == "" && wr.runMsgID == "" {
+		wr.seq++
+		wr.runMsgID = "msg_" + wr.synthID("msg")
+	}
+	wr.pending = append(wr.pending[:0], e)
+	wr.role = role
+	return wr.err
+}
+
+// joins reports whether e belongs to the pending entry.
+func (wr *Writer) joins(e *model.Event, role string) bool {
+	if len(wr.pending) == 0 || wr.role != role {
+		return false
+	}
+	first := wr.pending[0]
+	if e.ID != "" || first.ID != "" {
+		return e.ID == first.ID
+	}
+	// No ids: a todo list belongs to the user entry before it; everything
+	// else is an entry of its own, as Claude Code writes one block per entry.
+	return e.Kind == model.KindTodos
+}
+
+// End implements model.Sink.
+func (wr *Writer) End(h *model.Header) error {
+	wr.h = h
+	wr.flush()
+	if wr.err != nil {
+		return wr.err
+	}
+	return wr.w.Flush()
+}
+
+func (wr *Writer) synthID(kind string) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", wr.h.ID, kind, wr.seq)))
+	return hex.EncodeToString(sum[:12])
+}
+
+func (wr *Writer) synthUUID() string {
+	wr.seq++
+	s := wr.synthID("uuid")
+	return s[0:8] + "-" + s[8:12] + "-4" + s[13:16] + "-8" + s[17:20] + "-" + s[20:24] + "00000000"
+}
+
+func (wr *Writer) writeLine(b []byte) {
+	if wr.err != nil {
+		return
+	}
+	if _, err := wr.w.Write(b); err != nil {
+		wr.err = err
+		return
+	}
+	wr.err = wr.w.WriteByte('\n')
+}
+
+// entryHead writes the common leading fields of an entry and returns its uuid.
+func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) string {
+	uuid := e.ID
+	parent := e.ParentID
+	if uuid == "" {
+		uuid = wr.synthUUID()
+		parent = wr.last[e.AgentID]
+		wr.rep.Add(model.LossSynthesized, "uuid and parentUuid", e.Loc)
+	}
+	wr.last[e.AgentID] = uuid
+	o.StrOrNull("parentUuid", parent)
+	o.Bool("isSidechain", e.Sidechain || e.AgentID != "")
+	h := wr.h
+	str := func(key, def string) {
+		if v, ok := e.Extra.String(key); ok {
+			o.Str(key, v)
+			return
+		}
+		o.Str(key, def)
+	}
+	userType, ok := h.Extra.String("userType")
+	if !ok {
+		userType = "external"
+	}
+	str("userType", userType)
+	str("cwd", h.Cwd)
+	str("sessionId", h.ID)
+	version := h.AgentVersion
+	if h.SourceFormat != Name || version == "" {
+		version = wr.opt.ProducerName() + "-import"
+	}
+	str("version", version)
+	str("gitBranch", h.Branch)
+	if e.AgentID != "" {
+		o.Str("agentId", e.AgentID)
+	}
+	if slug, ok := e.Extra.String("slug"); ok {
+		o.Str("slug", slug)
+	} else if slug, ok := h.Extra.String("slug"); ok {
+		o.Str("slug", slug)
+	}
+	if e.Meta {
+		if _, explicit := e.Extra.Get("isCompactSummary"); !explicit {
+			o.Bool("isMeta", true)
+		}
+	}
+	o.Str("type", typ)
+	return uuid
+}
+
+var skipExtra = map[string]bool{"userType": true, "cwd": true, "sessionId": true, "version": true, "gitBranch": true, "slug": true}
+
+// entryTail writes uuid, timestamp and the entry-level extras.
+func entryTail(o *jsonw.Obj, e *model.Event, uuid string) {
+	o.Str("uuid", uuid)
+	if e.Time != "" {
+		o.Str("timestamp", e.Time)
+	}
+	for _, f := range e.Extra {
+		if skipExtra[f.Key] || strings.HasPrefix(f.Key, "_") || strings.HasPrefix(f.Key, "message.") || strings.HasPrefix(f.Key, "block.") {
+			continue
+		}
+		o.Raw(f.Key, f.Value)
+	}
+}
+
+func (wr *Writer) flush() {
+	if len(wr.pending) == 0 {
+		return
+	}
+	evs := wr.pending
+	wr.pending = wr.pending[:0]
+	first := evs[0]
+	var b bytes.Buffer
+	o := jsonw.Begin(&b)
+	if wr.role == "user" {
+		uuid := wr.entryHead(o, first, "user")
+		o.Key("message")
+		m := jsonw.Begin(&b)
+		m.Str("role", "user")
+		form, _ := first.Extra.String("_form")
+		blocks := form != ""
+		var todos *model.Event
+		var content []*model.Event
+		for _, e := range evs {
+			if e.Kind == model.KindTodos {
+				todos = e
+				continue
+			}
+			content = append(content, e)
+		}
+		if form == "empty" {
+			m.Raw("content", []byte("[]"))
+		} else if len(content) == 1 && content[0].Kind == model.KindUser && !blocks {
+			m.Str("content", content[0].Text)
+		} else {
+			m.Key("content")
+			b.WriteByte('[')
+			for i, e := range content {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				wr.block(&b, e)
+			}
+			b.WriteByte(']')
+		}
+		writeMessageExtra(m, first)
+		m.End()
+		if todos != nil {
+			if len(todos.Raw) > 0 {
+				o.Raw("todos", todos.Raw)
+			} else {
+				o.Any("todos", todoJSON(todos.Todos))
+			}
+		}
+		entryTail(o, first, uuid)
+	} else {
+		uuid := wr.entryHead(o, first, "assistant")
+		o.Key("message")
+		m := jsonw.Begin(&b)
+		m.Str("model", pick(first.Model, wr.h.Model))
+		msgID := first.MessageID
+		if msgID == "" {
+			msgID = wr.runMsgID
+		}
+		m.Str("id", msgID)
+		m.Str("type", "message")
+		m.Str("role", "assistant")
+		m.Key("content")
+		if form, _ := first.Extra.String("_form"); form == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
+			jsonw.String(&b, first.Text)
+		} else {
+			b.WriteByte('[')
+			for i, e := range evs {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				wr.block(&b, e)
+			}
+			b.WriteByte(']')
+		}
+		if _, ok := first.Extra.Get("message.stop_reason"); !ok {
+			m.Raw("stop_reason", nil)
+			m.Raw("stop_sequence", nil)
+		}
+		if _, ok := first.Extra.Get("message.usage"); !ok && first.Usage != nil {
+			u := first.Usage
+			m.Key("usage")
+			um := jsonw.Begin(&b)
+			um.Int("input_tokens", u.Input)
+			um.Int("cache_creation_input_tokens", u.CacheCreate)
+			um.Int("cache_read_input_tokens", u.CacheRead)
+			um.Int("output_tokens", u.Output)
+			um.End()
+		}
+		writeMessageExtra(m, first)
+		m.End()
+		entryTail(o, first, uuid)
+	}
+	o.End()
+	wr.writeLine(b.Bytes())
+}
+
+func writeMessageExtra(m *jsonw.Obj, e *model.Event) {
+	for _, f := range e.Extra {
+		if k, ok := strings.CutPrefix(f.Key, "message."); ok {
+			m.Raw(k, f.Value)
+		}
+	}
+}
+
+func pick(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// block writes one content block.
+func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
+	o := jsonw.Begin(b)
+	switch e.Kind {
+	case model.KindUser, model.KindAgent:
+		o.Str("type", "text")
+		o.Str("text", e.Text)
+	case model.KindThinking:
+		o.Str("type", "thinking")
+		o.Str("thinking", e.Text)
+		o.Str("signature", e.Signature)
+	case model.KindToolCall:
+		o.Str("type", "tool_use")
+		o.Str("id", e.Call.ID)
+		o.Str("name", e.Call.Name)
+		if len(e.Call.Input) > 0 {
+			o.Raw("input", e.Call.Input)
+		} else {
+			o.Raw("input", []byte("{}"))
+			if e.Call.Summary != "" {
+				wr.rep.Add(model.LossDroppedField, "tool call argument summary (no structured input)", e.Loc)
+			}
+		}
+	case model.KindToolResult:
+		r := e.Result
+		o.Str("tool_use_id", r.CallID)
+		o.Str("type", "tool_result")
+		if len(r.ContentRaw) > 0 {
+			o.Raw("content", r.ContentRaw)
+		} else {
+			o.Str("content", r.Content)
+		}
+		if r.IsError {
+			o.Bool("is_error", true)
+		} else if v, ok := e.Extra.Get("block.is_error"); ok {
+			o.Raw("is_error", v)
+		}
+		for _, f := range e.Extra {
+			if k, ok := strings.CutPrefix(f.Key, "block."); ok && k != "is_error" {
+				o.Raw(k, f.Value)
+			}
+		}
+	case model.KindPassthrough:
+		// A content block the reader did not know: written back whole.
+		b.Truncate(b.Len() - 1)
+		jsonw.WriteCompact(b, e.Raw)
+		return
+	}
+	o.End()
+}
+
+func todoJSON(ts []model.Todo) []map[string]string {
+	out := make([]map[string]string, 0, len(ts))
+	for _, t := range ts {
+		m := map[string]string{"content": t.Content, "status": t.Status}
+		if t.ID != "" {
+			m["id"] = t.ID
+		}
+		if t.Priority != "" {
+			m["priority"] = t.Priority
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// other writes an event that is not part of a user/assistant entry.
+func (wr *Writer) other(e *model.Event) {
+	var b bytes.Buffer
+	switch e.Kind {
+	case model.KindPassthrough:
+		if wr.h.SourceFormat == Name && len(e.Raw) > 0 {
+			var c bytes.Buffer
+			jsonw.WriteCompact(&c, e.Raw)
+			wr.writeLine(c.Bytes())
+			return
+		}
+		wr.rep.Add(model.LossDroppedEvent, "record "+e.RawType+" from "+wr.h.SourceFormat, e.Loc)
+		return
+	case model.KindSubagent:
+		if e.Subagent != nil && e.Subagent.AgentID != "" && wr.h.SourceFormat == Name {
+			if e.Subagent.Status == "started" {
+				wr.rep.Add(model.LossMoved, "sub-agent transcript written inline as isSidechain entries", e.Loc)
+			}
+			return
+		}
+		wr.rep.Add(model.LossDroppedEvent, "subagent status (Claude Code keeps sub-agents in their own files)", e.Loc)
+		return
+	case model.KindLifecycle:
+		wr.rep.Add(model.LossDroppedEvent, "lifecycle marker", e.Loc)
+		return
+	case model.KindSystem:
+		if e.Name == "summary" {
+			o := jsonw.Begin(&b)
+			o.Str("type", "summary")
+			o.Str("summary", e.Text)
+			for _, f := range e.Extra {
+				if !strings.HasPrefix(f.Key, "_") {
+					o.Raw(f.Key, f.Value)
+				}
+			}
+			o.End()
+			wr.writeLine(b.Bytes())
+			return
+		}
+	}
+	o := jsonw.Begin(&b)
+	uuid := wr.entryHead(o, e, "system")
+	switch e.Kind {
+	case model.KindCompaction:
+		o.Str("subtype", "compact_boundary")
+		o.Str("content", pick(e.Text, "Conversation compacted"))
+		if e.Compaction != nil {
+			o.Key("compactMetadata")
+			c := jsonw.Begin(&b)
+			c.Str("trigger", pick(e.Compaction.Trigger, "auto"))
+			c.Int("preTokens", e.Compaction.PreTokens)
+			c.End()
+		}
+	case model.KindInit:
+		o.Str("subtype", "init")
+		o.Str("content", "init model="+pick(e.Model, wr.h.Model))
+	case model.KindStatus:
+		o.Str("subtype", "status")
+		o.Str("content", e.Text)
+	case model.KindComment:
+		o.Str("subtype", "informational")
+		o.Str("content", e.Text)
+	default:
+		o.Str("subtype", pick(e.Name, "informational"))
+		o.Str("content", e.Text)
+	}
+	entryTail(o, e, uuid)
+	o.End()
+	wr.writeLine(b.Bytes())
+}

@@ -1,0 +1,220 @@
+package convert_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/atif"
+	"github.com/rlog-ls/rlog-ls/convert/internal/testcorpus"
+	"github.com/rlog-ls/rlog-ls/convert/replay"
+)
+
+// corpusInputs maps corpus globs to the format each file must be detected
+// as.
+var corpusInputs = []struct {
+	glob string
+	want convert.Format
+}{
+	{"claude-code-jsonl/*/*.jsonl", convert.Claude},
+	{"claude-code-jsonl/openagents/20251211-regex-log/*.jsonl", convert.Claude},
+	{"claude-code-jsonl/openagents/20251211-regex-log/subagents/*.jsonl", convert.Claude},
+	{"autopilot-sdk-jsonl/openagents-docs-logs/*/*.jsonl", convert.SDKJSONL},
+	{"autopilot-trajectory-json/openagents-docs-logs/*/*.json", convert.Trajectory},
+	{"atif/harbor-trajectories/*/*/trajectory.json", convert.ATIF},
+	{"atif/openagents-nonconformant/*/*/trajectory.json", convert.ATIF},
+	{"atif-jsonl/openagents/*/*.jsonl", convert.ATIFJSONL},
+	{"mini-swe-agent/harbor-trajectories/*/*/*.json", convert.MiniSWE},
+}
+
+var fixedNow = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+
+func TestDetectCorpus(t *testing.T) {
+	n := 0
+	for _, c := range corpusInputs {
+		for _, p := range testcorpus.Glob(t, c.glob) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) == 0 {
+				// The 0-byte SDK log: no content to detect, no name hint.
+				if _, err := convert.Detect(p, data); err == nil {
+					t.Errorf("%s: empty file detected without a hint", p)
+				}
+				continue
+			}
+			head := data[:min(len(data), 64<<10)]
+			got, err := convert.Detect(p, head)
+			if err != nil || got != c.want {
+				t.Errorf("Detect(%s) = %q, %v; want %q", filepath.Base(p), got, err, c.want)
+			}
+			n++
+		}
+	}
+	if n < 25 {
+		t.Errorf("only %d corpus files detected; corpus incomplete?", n)
+	}
+}
+
+func TestDetectNames(t *testing.T) {
+	cases := []struct {
+		name string
+		head string
+		want convert.Format
+	}{
+		{"x.rlog", "---\nformat: rlog/1\n", convert.Rlog},
+		{"notes.txt", "ignored\n---\nformat: rlog/1\nid: x\n---\n", convert.Rlog},
+		{"REPLAY.jsonl", "", convert.Replay},
+		{"a.atif.jsonl", "", convert.ATIFJSONL},
+		{"x.jsonl", `{"event":"ReplayHeader","replay_version":1}` + "\n", convert.Replay},
+		{"x.jsonl", `{"type":"system","message":{"subtype":"init"},"timestamp":"t"}` + "\n", convert.SDKJSONL},
+		{"x.jsonl", `{"type":"summary","summary":"s","leafUuid":"u"}` + "\n", convert.Claude},
+		{"t.json", `{"messages": [{"key": "S0", "message": {"role": "system"`, convert.Prophet},
+		{"t.json", `{"schema_version": "ATIF-v1.5", "session_id": "x", "steps": [`, convert.ATIF},
+		{"t.json", `{"session_id": "x", "prompt": "p", "model": "m"`, convert.Trajectory},
+	}
+	for _, c := range cases {
+		got, err := convert.Detect(c.name, []byte(c.head))
+		if err != nil || got != c.want {
+			t.Errorf("Detect(%q, %.30q) = %q, %v; want %q", c.name, c.head, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"", "hello", "[1,2]", `{"a":1}`} {
+		if got, err := convert.Detect("x.bin", []byte(bad)); err == nil {
+			t.Errorf("Detect(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+// TestConvertMatrix converts every corpus file to every writable format and
+// checks the output with that format's validator (ATIF, REPLAY) or by
+// reading it back.
+func TestConvertMatrix(t *testing.T) {
+	var targets []convert.FormatInfo
+	for _, f := range convert.Formats() {
+		if f.CanWrite() && f.Name != convert.Rlog {
+			targets = append(targets, f)
+		}
+	}
+	for _, c := range corpusInputs {
+		for _, p := range testcorpus.Glob(t, c.glob) {
+			for _, to := range targets {
+				opts := convert.Options{Now: fixedNow}
+				versions := []string{""}
+				if to.Name == convert.ATIF {
+					versions = []string{"1.5", "1.6", "1.7"}
+				}
+				for _, v := range versions {
+					opts.ATIFVersion = v
+					var out bytes.Buffer
+					rep, err := convert.ConvertFile(p, c.want, to.Name, &out, opts)
+					name := filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p) + " -> " + string(to.Name) + v
+					if err != nil {
+						t.Errorf("%s: %v", name, err)
+						continue
+					}
+					if rep == nil {
+						t.Errorf("%s: nil report", name)
+						continue
+					}
+					checkOutput(t, name, to.Name, out.Bytes())
+				}
+			}
+		}
+	}
+}
+
+func checkOutput(t *testing.T, name string, to convert.Format, out []byte) {
+	t.Helper()
+	switch to {
+	case convert.ATIF:
+		if fs := atif.Validate(out); len(fs) > 0 {
+			t.Errorf("%s: %d ATIF findings, first: %v", name, len(fs), fs[0])
+		}
+	case convert.ATIFJSONL:
+		fs, err := atif.ValidateJSONL(bytes.NewReader(out))
+		if err != nil || len(fs) > 0 {
+			t.Errorf("%s: %d ATIF-JSONL findings, first: %v %v", name, len(fs), fs[:min(len(fs), 3)], err)
+		}
+	case convert.Replay:
+		fs, err := replay.Validate(bytes.NewReader(out))
+		if err != nil || len(fs) > 0 {
+			t.Errorf("%s: %d REPLAY findings, first: %v %v", name, len(fs), fs[:min(len(fs), 3)], err)
+		}
+	case convert.Claude:
+		for i, line := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+			if len(line) > 0 && !json.Valid(line) {
+				t.Errorf("%s: line %d is not JSON", name, i+1)
+				return
+			}
+		}
+	default:
+		if !json.Valid(out) {
+			t.Errorf("%s: output is not JSON", name)
+		}
+	}
+	// Whatever was written reads back without error.
+	if _, _, err := convert.Read(bytes.NewReader(out), to); err != nil {
+		t.Errorf("%s: reading the output back: %v", name, err)
+	}
+}
+
+func TestConvertErrors(t *testing.T) {
+	var out bytes.Buffer
+	if _, err := convert.Convert(strings.NewReader("{}"), "nope", convert.ATIF, &out, convert.Options{}); err == nil {
+		t.Error("unknown source format accepted")
+	}
+	if _, err := convert.Convert(strings.NewReader("{}"), convert.Claude, convert.SDKJSONL, &out, convert.Options{}); err == nil {
+		t.Error("writing a read-only format accepted")
+	}
+	if _, err := convert.Convert(strings.NewReader("{}"), convert.Claude, convert.ATIF, &out, convert.Options{ATIFVersion: "1.3"}); err == nil {
+		t.Error("ATIF 1.3 output accepted")
+	}
+}
+
+func TestReportRenderings(t *testing.T) {
+	p := testcorpus.Path(t, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl")
+	var out bytes.Buffer
+	rep, err := convert.ConvertFile(p, convert.Claude, convert.ATIF, &out, convert.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := rep.Text()
+	if !strings.Contains(text, "claude -> atif") || !strings.Contains(text, "malformed_input") || !strings.Contains(text, "line 13") {
+		t.Errorf("text report lacks the malformed lines:\n%s", text)
+	}
+	var decoded struct {
+		From   string `json:"from"`
+		To     string `json:"to"`
+		Losses []struct {
+			Kind      string `json:"kind"`
+			Detail    string `json:"detail"`
+			Count     int    `json:"count"`
+			Locations []struct {
+				Line int `json:"line"`
+			} `json:"locations"`
+		} `json:"losses"`
+	}
+	if err := json.Unmarshal(rep.JSON(), &decoded); err != nil {
+		t.Fatal(err)
+	}
+	lines := map[int]bool{}
+	for _, l := range decoded.Losses {
+		if l.Kind == "malformed_input" {
+			for _, loc := range l.Locations {
+				lines[loc.Line] = true
+			}
+		}
+	}
+	for _, want := range []int{10, 11, 13, 15, 16} {
+		if !lines[want] {
+			t.Errorf("JSON report lacks malformed line %d: %s", want, rep.JSON())
+		}
+	}
+}

@@ -1,0 +1,114 @@
+// Package jsonl reads JSON Lines input one line at a time, with line
+// numbers, a large per-line limit and no whole-file buffering, so a reader
+// over a 1 GB file holds one line at a time.
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxLine is the longest line accepted. Claude Code lines carrying a
+// base64 image or a big tool result reach tens of MB; anything past this is
+// reported as malformed and skipped, never loaded.
+const DefaultMaxLine = 256 << 20
+
+// ErrLineTooLong is reported for a line over the limit.
+var ErrLineTooLong = errors.New("line too long")
+
+// Reader yields the non-blank lines of a JSONL stream.
+type Reader struct {
+	br      *bufio.Reader
+	buf     []byte
+	line    int
+	maxLine int
+	err     error
+}
+
+// NewReader returns a Reader over r with DefaultMaxLine.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 1<<20), maxLine: DefaultMaxLine}
+}
+
+// SetMaxLine changes the per-line limit.
+func (r *Reader) SetMaxLine(n int) { r.maxLine = n }
+
+// Next returns the next non-blank line (without its line ending) and its
+// 1-based line number. The slice is only valid until the next call. A line
+// over the limit is returned with ErrLineTooLong and an empty slice; the
+// caller reports it and continues. At the end it returns io.EOF.
+func (r *Reader) Next() (line []byte, number int, err error) {
+	for {
+		if r.err != nil {
+			return nil, r.line, r.err
+		}
+		l, tooLong, err := r.readLine()
+		if err != nil {
+			r.err = err
+			if len(l) == 0 && !tooLong {
+				return nil, r.line, err
+			}
+		}
+		r.line++
+		if tooLong {
+			return nil, r.line, fmt.Errorf("%w (over %d bytes)", ErrLineTooLong, r.maxLine)
+		}
+		if r.line == 1 {
+			l = bytes.TrimPrefix(l, []byte("\xef\xbb\xbf"))
+		}
+		l = bytes.TrimRight(l, "\r")
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		return l, r.line, nil
+	}
+}
+
+// Line returns the number of the last line read.
+func (r *Reader) Line() int { return r.line }
+
+// readLine reads through the next '\n'. A line over the limit is drained
+// without keeping it.
+func (r *Reader) readLine() (line []byte, tooLong bool, err error) {
+	s, err := r.br.ReadSlice('\n')
+	if err == nil {
+		return s[:len(s)-1], false, nil
+	}
+	if err != bufio.ErrBufferFull {
+		if err == io.EOF && len(s) > 0 {
+			return s, false, nil
+		}
+		return s, false, err
+	}
+	r.buf = append(r.buf[:0], s...)
+	for {
+		s, err = r.br.ReadSlice('\n')
+		if !tooLong {
+			if len(r.buf)+len(s) > r.maxLine {
+				tooLong = true
+				r.buf = r.buf[:0]
+			} else {
+				r.buf = append(r.buf, s...)
+			}
+		}
+		switch err {
+		case nil:
+			if tooLong {
+				return nil, true, nil
+			}
+			return r.buf[:len(r.buf)-1], false, nil
+		case bufio.ErrBufferFull:
+			continue
+		case io.EOF:
+			if tooLong {
+				return nil, true, nil
+			}
+			return r.buf, false, nil
+		default:
+			return r.buf, tooLong, err
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// Copy returns a copy of a validated raw value that outlives the line
+// buffer it came from. Invalid UTF-8 inside strings is replaced (by a
+// decode/encode round trip), so what a writer copies out is always valid
+// JSON text.
+func Copy(v []byte) json.RawMessage {
+	if utf8.Valid(v) {
+		return append(json.RawMessage(nil), v...)
+	}
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
+		return json.RawMessage("null")
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// Int decodes a JSON number as int64; ok is false for anything else.
+// Floats are truncated, which matches token counts written as 12.0.
+func Int(v []byte) (int64, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	var n int64
+	neg := false
+	i := 0
+	if v[0] == '-' {
+		neg = true
+		i = 1
+	}
+	if i >= len(v) {
+		return 0, false
+	}
+	for ; i < len(v); i++ {
+		c := v[i]
+		if c < '0' || c > '9' {
+			var f float64
+			if json.Unmarshal(v, &f) != nil {
+				return 0, false
+			}
+			return int64(f), true
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// Float decodes a JSON number.
+func Float(v []byte) (float64, bool) {
+	var f float64
+	if len(v) == 0 || json.Unmarshal(v, &f) != nil {
+		return 0, false
+	}
+	return f, true
+}
+
+// Bool decodes true or false.
+func Bool(v []byte) (val, ok bool) {
+	switch string(v) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}

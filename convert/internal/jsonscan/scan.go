@@ -1,0 +1,338 @@
+// Package jsonscan walks JSON objects member by member without building
+// values, validating the syntax as it goes. Readers use it to pick the few
+// fields they need from large JSONL records and keep the rest as raw JSON,
+// which is several times faster than decoding whole records with
+// encoding/json and lets unknown keys pass through untouched.
+package jsonscan
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// SyntaxError is a JSON syntax error at a byte offset.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at byte %d: %s", e.Offset, e.Msg)
+}
+
+// ErrNotObject is returned by Object for input that is valid JSON but not an
+// object (a bare string, number or array line).
+var ErrNotObject = errors.New("not a JSON object")
+
+// maxDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxDepth = 10000
+
+// Object calls fn for each member of the JSON object b, with the raw key
+// (without quotes, still escaped; see Key) and the raw value. It validates
+// the whole input, including trailing bytes; fn is only called after the
+// object has been validated, so a malformed record never yields members.
+func Object(b []byte, fn func(key, value []byte) error) error {
+	i := skipWS(b, 0)
+	if i >= len(b) {
+		return &SyntaxError{i, "empty input"}
+	}
+	if b[i] != '{' {
+		end, err := value(b, i, 0)
+		if err != nil {
+			return err
+		}
+		if j := skipWS(b, end); j != len(b) {
+			return &SyntaxError{j, "trailing data"}
+		}
+		return ErrNotObject
+	}
+	end, err := value(b, i, 0)
+	if err != nil {
+		return err
+	}
+	if j := skipWS(b, end); j != len(b) {
+		return &SyntaxError{j, "trailing data"}
+	}
+	return members(b, i, fn)
+}
+
+// Members is Object for a value already known to be valid (a value handed
+// out by Object); it does not validate again.
+func Members(b []byte, fn func(key, value []byte) error) error {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ErrNotObject
+	}
+	return members(b, i, fn)
+}
+
+func members(b []byte, i int, fn func(key, value []byte) error) error {
+	i = skipWS(b, i+1)
+	if b[i] == '}' {
+		return nil
+	}
+	for {
+		kEnd, _ := str(b, i)
+		key := b[i+1 : kEnd-1]
+		i = skipWS(b, kEnd)
+		i = skipWS(b, i+1) // ':'
+		vEnd, _ := value(b, i, 0)
+		if err := fn(key, b[i:vEnd]); err != nil {
+			return err
+		}
+		i = skipWS(b, vEnd)
+		if b[i] == '}' {
+			return nil
+		}
+		i = skipWS(b, i+1) // ','
+	}
+}
+
+// Array calls fn for each element of a JSON array already validated by
+// Object. It returns ErrNotObject-like errors for non-arrays.
+func Array(b []byte, fn func(i int, value []byte) error) error {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return errors.New("not a JSON array")
+	}
+	i = skipWS(b, i+1)
+	if b[i] == ']' {
+		return nil
+	}
+	for n := 0; ; n++ {
+		vEnd, _ := value(b, i, 0)
+		if err := fn(n, b[i:vEnd]); err != nil {
+			return err
+		}
+		i = skipWS(b, vEnd)
+		if b[i] == ']' {
+			return nil
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+// Valid reports whether b is one JSON value.
+func Valid(b []byte) bool {
+	i := skipWS(b, 0)
+	if i >= len(b) {
+		return false
+	}
+	end, err := value(b, i, 0)
+	return err == nil && skipWS(b, end) == len(b)
+}
+
+// String decodes a raw JSON string value. The fast path (no escapes, valid
+// UTF-8) is a plain copy. ok is false when v is not a string.
+func String(v []byte) (s string, ok bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	inner := v[1 : len(v)-1]
+	plain := true
+	for _, c := range inner {
+		if c == '\\' || c >= utf8.RuneSelf {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return string(inner), true
+	}
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Key decodes a raw key as handed to an Object callback.
+func Key(k []byte) string {
+	for _, c := range k {
+		if c == '\\' || c >= utf8.RuneSelf {
+			q := make([]byte, 0, len(k)+2)
+			q = append(append(append(q, '"'), k...), '"')
+			s, _ := String(q)
+			return s
+		}
+	}
+	return string(k)
+}
+
+// IsNull reports whether v is the literal null.
+func IsNull(v []byte) bool { return len(v) == 4 && string(v) == "null" }
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// value validates the value starting at b[i] and returns its end.
+func value(b []byte, i, depth int) (int, error) {
+	if depth > maxDepth {
+		return i, &SyntaxError{i, "nesting too deep"}
+	}
+	if i >= len(b) {
+		return i, &SyntaxError{i, "unexpected end of input"}
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return str(b, i)
+	case c == '{':
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, nil
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, &SyntaxError{i, "expected object key"}
+			}
+			end, err := str(b, i)
+			if err != nil {
+				return end, err
+			}
+			i = skipWS(b, end)
+			if i >= len(b) || b[i] != ':' {
+				return i, &SyntaxError{i, "expected ':'"}
+			}
+			if i, err = value(b, skipWS(b, i+1), depth+1); err != nil {
+				return i, err
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return i, &SyntaxError{i, "unexpected end of object"}
+			}
+			if b[i] == '}' {
+				return i + 1, nil
+			}
+			if b[i] != ',' {
+				return i, &SyntaxError{i, "expected ',' or '}'"}
+			}
+			i = skipWS(b, i+1)
+		}
+	case c == '[':
+		i = skipWS(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, nil
+		}
+		for {
+			var err error
+			if i, err = value(b, i, depth+1); err != nil {
+				return i, err
+			}
+			i = skipWS(b, i)
+			if i >= len(b) {
+				return i, &SyntaxError{i, "unexpected end of array"}
+			}
+			if b[i] == ']' {
+				return i + 1, nil
+			}
+			if b[i] != ',' {
+				return i, &SyntaxError{i, "expected ',' or ']'"}
+			}
+			i = skipWS(b, i+1)
+		}
+	case c == 't':
+		return literal(b, i, "true")
+	case c == 'f':
+		return literal(b, i, "false")
+	case c == 'n':
+		return literal(b, i, "null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return number(b, i)
+	default:
+		return i, &SyntaxError{i, fmt.Sprintf("unexpected character %q", c)}
+	}
+}
+
+func literal(b []byte, i int, lit string) (int, error) {
+	if len(b)-i >= len(lit) && string(b[i:i+len(lit)]) == lit {
+		return i + len(lit), nil
+	}
+	return i, &SyntaxError{i, "invalid literal"}
+}
+
+func str(b []byte, i int) (int, error) {
+	start := i
+	i++
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(b) {
+				return i, &SyntaxError{i, "unterminated escape"}
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return i, &SyntaxError{i, "short \\u escape"}
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						return i, &SyntaxError{i, "invalid \\u escape"}
+					}
+				}
+				i += 6
+			default:
+				return i, &SyntaxError{i, "invalid escape"}
+			}
+		case c < 0x20:
+			return i, &SyntaxError{i, "control character in string"}
+		default:
+			i++
+		}
+	}
+	return start, &SyntaxError{start, "unterminated string"}
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func number(b []byte, i int) (int, error) {
+	start := i
+	if b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return start, &SyntaxError{start, "invalid number"}
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return start, &SyntaxError{start, "invalid number"}
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return start, &SyntaxError{start, "invalid number"}
+		}
+	}
+	return i, nil
+}

@@ -1,0 +1,162 @@
+// Package jsonw builds JSON objects with a fixed key order straight into a
+// buffer. Writers use it so that output key order is the format's own (Claude
+// Code's entry order, ATIF's field order) and no map or reflection is needed
+// per record.
+package jsonw
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Obj writes one JSON object. Start it with Begin, end with End.
+type Obj struct {
+	B *bytes.Buffer
+	n int
+}
+
+// Begin starts an object in b.
+func Begin(b *bytes.Buffer) *Obj {
+	b.WriteByte('{')
+	return &Obj{B: b}
+}
+
+func (o *Obj) key(k string) {
+	if o.n > 0 {
+		o.B.WriteByte(',')
+	}
+	o.n++
+	String(o.B, k)
+	o.B.WriteByte(':')
+}
+
+// Raw writes a key with a raw JSON value; an empty value is written as null.
+func (o *Obj) Raw(k string, v []byte) {
+	o.key(k)
+	if len(v) == 0 {
+		o.B.WriteString("null")
+		return
+	}
+	WriteCompact(o.B, v)
+}
+
+// WriteCompact writes the valid JSON value v without insignificant
+// whitespace when it has line breaks (values kept from pretty-printed
+// sources), so JSONL output stays one record per line.
+func WriteCompact(b *bytes.Buffer, v []byte) {
+	if bytes.IndexByte(v, '\n') < 0 && bytes.IndexByte(v, '\r') < 0 {
+		b.Write(v)
+		return
+	}
+	if err := json.Compact(b, v); err != nil {
+		b.Write(v)
+	}
+}
+
+// Str writes a string member.
+func (o *Obj) Str(k, s string) {
+	o.key(k)
+	String(o.B, s)
+}
+
+// StrOrNull writes s, or null when s is "".
+func (o *Obj) StrOrNull(k, s string) {
+	if s == "" {
+		o.Raw(k, nil)
+		return
+	}
+	o.Str(k, s)
+}
+
+// Int writes an integer member.
+func (o *Obj) Int(k string, n int64) {
+	o.key(k)
+	o.B.WriteString(strconv.FormatInt(n, 10))
+}
+
+// Float writes a number member.
+func (o *Obj) Float(k string, f float64) {
+	o.key(k)
+	o.B.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+}
+
+// Bool writes a boolean member.
+func (o *Obj) Bool(k string, v bool) {
+	o.key(k)
+	if v {
+		o.B.WriteString("true")
+	} else {
+		o.B.WriteString("false")
+	}
+}
+
+// Any writes the JSON encoding of v (no HTML escaping).
+func (o *Obj) Any(k string, v any) {
+	o.key(k)
+	enc := json.NewEncoder(o.B)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	// Encode adds a newline.
+	if n := o.B.Len(); n > 0 && o.B.Bytes()[n-1] == '\n' {
+		o.B.Truncate(n - 1)
+	}
+}
+
+// Key starts a member whose value the caller writes itself.
+func (o *Obj) Key(k string) { o.key(k) }
+
+// Len is the number of members written.
+func (o *Obj) Len() int { return o.n }
+
+// End closes the object.
+func (o *Obj) End() { o.B.WriteByte('}') }
+
+const hex = "0123456789abcdef"
+
+// String writes s as a JSON string: no HTML escaping, control characters
+// escaped, invalid UTF-8 replaced by U+FFFD.
+func String(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b.WriteString(s[start:i])
+			switch c {
+			case '"', '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			default:
+				b.WriteString(`\u00`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(s[start:i])
+			b.WriteString(`\ufffd`)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
+}

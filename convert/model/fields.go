@@ -1,0 +1,204 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Field is one key of a JSON object with its value kept as raw JSON, so that
+// numbers, nested objects and key order survive a round trip untouched.
+type Field struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Fields is an ordered JSON object. Go maps lose key order, and several
+// formats (tool arguments, `extra` blocks) are compared byte for byte in
+// round-trip tests, so order is kept.
+type Fields []Field
+
+// Get returns the raw value of key and whether it is present.
+func (f Fields) Get(key string) (json.RawMessage, bool) {
+	for i := range f {
+		if f[i].Key == key {
+			return f[i].Value, true
+		}
+	}
+	return nil, false
+}
+
+// String returns the value of key if it is a JSON string.
+func (f Fields) String(key string) (string, bool) {
+	v, ok := f.Get(key)
+	if !ok {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// Set replaces the value of key, or appends it when absent.
+func (f *Fields) Set(key string, value json.RawMessage) {
+	for i := range *f {
+		if (*f)[i].Key == key {
+			(*f)[i].Value = value
+			return
+		}
+	}
+	*f = append(*f, Field{Key: key, Value: value})
+}
+
+// SetString sets key to a JSON string.
+func (f *Fields) SetString(key, s string) { f.Set(key, MustJSON(s)) }
+
+// SetAny sets key to the JSON encoding of v.
+func (f *Fields) SetAny(key string, v any) { f.Set(key, MustJSON(v)) }
+
+// Delete removes key if present.
+func (f *Fields) Delete(key string) {
+	for i := range *f {
+		if (*f)[i].Key == key {
+			*f = append((*f)[:i], (*f)[i+1:]...)
+			return
+		}
+	}
+}
+
+// Clone returns a copy that does not share the slice.
+func (f Fields) Clone() Fields {
+	if f == nil {
+		return nil
+	}
+	return append(Fields(nil), f...)
+}
+
+// MarshalJSON writes the fields as an object in their order. A nil or empty
+// value is written as null so the output stays valid JSON.
+func (f Fields) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, fl := range f {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(fl.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		switch {
+		case len(fl.Value) == 0:
+			b.WriteString("null")
+		case bytes.IndexByte(fl.Value, '\n') >= 0 || bytes.IndexByte(fl.Value, '\r') >= 0:
+			// Values kept from pretty-printed sources: one line, so JSONL
+			// writers stay line-oriented.
+			if err := json.Compact(&b, fl.Value); err != nil {
+				b.Write(fl.Value)
+			}
+		default:
+			b.Write(fl.Value)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// ErrNotObject is returned when ordered decoding meets something other than
+// a JSON object.
+var ErrNotObject = errors.New("not a JSON object")
+
+// UnmarshalJSON decodes an object keeping key order. Duplicate keys keep the
+// last value, as encoding/json does for structs.
+func (f *Fields) UnmarshalJSON(b []byte) error {
+	fs, err := ParseFields(b)
+	if err != nil {
+		return err
+	}
+	*f = fs
+	return nil
+}
+
+// ParseFields decodes a JSON object into ordered fields. null gives nil.
+func ParseFields(b []byte) (Fields, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || string(b) == "null" {
+		return nil, nil
+	}
+	if b[0] != '{' {
+		return nil, ErrNotObject
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	out := Fields{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, ok := t.(string)
+		if !ok {
+			return nil, fmt.Errorf("object key is %T", t)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		out.Set(key, raw)
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// MustJSON encodes v, which must be encodable (strings, numbers, maps of
+// them, Fields). It never escapes HTML, so `<` and `&` in tool output stay
+// readable in the converted files.
+func MustJSON(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(fmt.Sprintf("model.MustJSON(%T): %v", v, err))
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// ScalarText renders a JSON scalar the way a human would type it: strings
+// unquoted, numbers and booleans as written. Objects and arrays are returned
+// as compact JSON and ok is false.
+func ScalarText(v json.RawMessage) (text string, ok bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "", false
+	}
+	switch v[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s, true
+		}
+		return string(v), false
+	case '{', '[':
+		var b bytes.Buffer
+		if json.Compact(&b, v) == nil {
+			return b.String(), false
+		}
+		return string(v), false
+	default:
+		return string(v), true
+	}
+}
+
+// Quote returns s as a JSON string literal without HTML escaping.
+func Quote(s string) string { return string(MustJSON(s)) }
+
+// Itoa is strconv.FormatInt for int64 counters.
+func Itoa(n int64) string { return strconv.FormatInt(n, 10) }

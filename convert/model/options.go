@@ -1,0 +1,35 @@
+package model
+
+import "time"
+
+// Options tune writers. The zero value gives each format's defaults.
+type Options struct {
+	// ATIFVersion is the ATIF version to write: "1.5" (default), "1.6" or
+	// "1.7"; "ATIF-v1.6" is accepted too.
+	ATIFVersion string
+	// Producer names the program in outputs that record one (REPLAY
+	// `producer`, Claude `version`). Default "rlog-ls".
+	Producer string
+	// Now gives the time for fields such as REPLAY `created_at`; nil means
+	// time.Now. Tests set it for reproducible output.
+	Now func() time.Time
+	// RepoSHA is used by writers whose format requires a repository sha
+	// when the source has none (rlog `repo_sha`).
+	RepoSHA string
+}
+
+// ProducerName returns Producer or the default.
+func (o Options) ProducerName() string {
+	if o.Producer != "" {
+		return o.Producer
+	}
+	return "rlog-ls"
+}
+
+// Time returns Now() or the current time, in UTC.
+func (o Options) Time() time.Time {
+	if o.Now != nil {
+		return o.Now().UTC()
+	}
+	return time.Now().UTC()
+}

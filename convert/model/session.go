@@ -1,0 +1,276 @@
+// Package model is the one session model every conversion goes through: a
+// reader turns its format into a Header and a stream of Events, a writer turns
+// them back into its format. A new format is therefore one reader and one
+// writer package, never a converter per pair of formats.
+//
+// The model keeps what any supported format can say about an agent session.
+// What a source says that has no place here is kept in Extra fields (ordered,
+// raw JSON) or as a KindPassthrough event, never silently dropped; what a
+// writer cannot express is recorded in a Report.
+package model
+
+import "encoding/json"
+
+// Header is the session-level metadata.
+type Header struct {
+	ID           string // session id
+	Model        string // main model
+	AgentName    string
+	AgentVersion string
+	RepoSHA      string
+	Branch       string
+	Cwd          string
+	Prompt       string // the task prompt, when the source keeps it apart from the events
+	Started      string // timestamp as written by the source (RFC 3339 / ISO 8601)
+	Ended        string
+
+	// Totals is what the source itself states as session totals (trajectory
+	// `usage`, ATIF `final_metrics`, SDK `result`). Nil when it states none;
+	// writers then use the sum of per-message usage (see Ledger).
+	Totals *Usage
+	// CostUSD is the total cost when the source states one.
+	CostUSD *float64
+	// Outcome is the final result: success flag, turns, result text.
+	Outcome *Outcome
+
+	// SourceFormat names the format the session was read from; SourceVersion
+	// its version string (`ATIF-v1.6`, `mini-swe-agent-1`, `rlog/1`, ...).
+	SourceFormat  string
+	SourceVersion string
+
+	// Extra holds every other header-level field, in source order, under the
+	// source's own key names.
+	Extra Fields
+}
+
+// Outcome is how a session ended.
+type Outcome struct {
+	Success    *bool
+	DurationMS int64
+	NumTurns   int64
+	ResultText string
+	Errors     []string
+}
+
+// Usage is the token usage of one model message (or a session total), in
+// Anthropic terms: Input excludes cached tokens, CacheRead and CacheCreate
+// are counted apart. ATIF's prompt_tokens = Input+CacheRead+CacheCreate.
+type Usage struct {
+	Input       int64
+	Output      int64
+	CacheRead   int64
+	CacheCreate int64
+}
+
+// IsZero reports whether every counter is 0.
+func (u Usage) IsZero() bool { return u == Usage{} }
+
+// Add returns the counter-wise sum.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.Input + o.Input, u.Output + o.Output, u.CacheRead + o.CacheRead, u.CacheCreate + o.CacheCreate}
+}
+
+// Max returns the counter-wise maximum. Claude Code and the Agent SDK repeat
+// one message's usage on every content block, and the early copies are
+// streaming snapshots (output_tokens 1 or 3 before the final count), so the
+// maximum per counter is the message's real usage.
+func (u Usage) Max(o Usage) Usage {
+	m := func(a, b int64) int64 {
+		if a > b {
+			return a
+		}
+		return b
+	}
+	return Usage{m(u.Input, o.Input), m(u.Output, o.Output), m(u.CacheRead, o.CacheRead), m(u.CacheCreate, o.CacheCreate)}
+}
+
+// Prompt is the ATIF/OpenAI prompt token count, which includes cached tokens.
+func (u Usage) Prompt() int64 { return u.Input + u.CacheRead + u.CacheCreate }
+
+// Kind is the kind of an Event.
+type Kind uint8
+
+// The event kinds. The names are the strings used in JSON reports and docs.
+const (
+	KindUser        Kind = iota + 1 // a user (human or harness) message
+	KindAgent                       // assistant text
+	KindThinking                    // reasoning, with Signature when the model signs it
+	KindToolCall                    // Call is set
+	KindToolResult                  // Result is set
+	KindSubagent                    // Subagent is set: a sub-agent started, finished or failed
+	KindInit                        // system init: Model, and tools etc. in Extra
+	KindStatus                      // system status (`Compacting`); Text
+	KindCompaction                  // context compaction boundary; Compaction is set
+	KindSystem                      // any other system/informational message; Text
+	KindTodos                       // a todo list update; Todos
+	KindLifecycle                   // @start/@end/@phase and other lifecycle markers; Name
+	KindComment                     // a free comment (rlog `#` lines)
+	KindPassthrough                 // a record the reader does not know; Raw keeps it
+)
+
+var kindNames = [...]string{"", "user", "agent", "thinking", "tool_call", "tool_result", "subagent", "init", "status", "compaction", "system", "todos", "lifecycle", "comment", "passthrough"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && k != 0 {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Event is one entry of a session, in source order.
+type Event struct {
+	Kind Kind
+	// Time is the event timestamp as written by the source; "" when unknown.
+	Time string
+	// ID is the source's id for this entry (Claude `uuid`, rlog line id).
+	ID string
+	// ParentID is the entry this one follows in the source's DAG (Claude
+	// `parentUuid`). Empty for a root. Together with ID it keeps rewinds and
+	// branches, which file order alone loses.
+	ParentID string
+	// MessageID groups the events that came from one model response
+	// (Anthropic `message.id`); usage is counted once per MessageID.
+	MessageID string
+	// Model is the model that produced the event, when known.
+	Model string
+	// Text is the message, thinking, status, system or comment text.
+	Text string
+	// Signature is the thinking signature (opaque).
+	Signature string
+	// Name is the lifecycle verb (`start`, `end`, `phase`) or the phase name.
+	Name string
+
+	Call       *ToolCall
+	Result     *ToolResult
+	Subagent   *Subagent
+	Compaction *Compaction
+	Todos      []Todo
+	// Usage is the token usage reported with this event. Several events of
+	// one MessageID usually repeat it; use a Ledger to total.
+	Usage *Usage
+
+	// AgentID is set on events of a sub-agent (Claude sidechain `agentId`).
+	AgentID string
+	// Sidechain marks events that were not on the main conversation.
+	Sidechain bool
+	// Meta marks harness-injected user entries (Claude `isMeta`, compaction
+	// summaries), which are not human text.
+	Meta bool
+
+	// Step is the source step number, when the source numbers steps.
+	Step int64
+
+	// Raw is the whole source record of a KindPassthrough event.
+	Raw json.RawMessage
+	// RawType is the record type of a KindPassthrough event.
+	RawType string
+
+	// Extra holds source fields of this event that have no model field.
+	Extra Fields
+
+	// Loc is where the event came from, for reports.
+	Loc Loc
+}
+
+// ToolCall is a tool invocation.
+type ToolCall struct {
+	ID   string
+	Name string
+	// Input is the arguments as a JSON value, normally an object whose key
+	// order is the source's. Nil when the source gave none.
+	Input json.RawMessage
+	// Summary is an abbreviated argument text when the real input is
+	// unknown (rlog `file_path=… cmd="…"`).
+	Summary string
+}
+
+// Args returns Input as ordered fields; nil when Input is not an object.
+func (c *ToolCall) Args() Fields {
+	f, err := ParseFields(c.Input)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// ToolResult is the outcome of a tool call.
+type ToolResult struct {
+	CallID string
+	// IsError is true when the tool failed.
+	IsError bool
+	// Content is the result as text. When the source result was structured
+	// (content blocks, an object), Content is its text rendering and
+	// ContentRaw keeps the original JSON.
+	Content    string
+	ContentRaw json.RawMessage
+	// Status is a status word when the source has one beyond ok/error
+	// (`running`, `interrupted`).
+	Status string
+}
+
+// Subagent describes a sub-agent lifecycle event.
+type Subagent struct {
+	ID      string // the call id that started it (Task tool_use id), or the agent id
+	AgentID string // the sub-agent's own id (Claude `agentId`)
+	Type    string // agent type (`Explore`, `general-purpose`)
+	Status  string // started | done | error
+	Summary string
+	// SessionID / TrajectoryPath point at the sub-agent's own trajectory.
+	SessionID      string
+	TrajectoryPath string
+}
+
+// Compaction describes a context compaction boundary.
+type Compaction struct {
+	Trigger   string // auto | manual
+	PreTokens int64
+}
+
+// Todo is one item of a todo list.
+type Todo struct {
+	ID       string
+	Content  string
+	Status   string
+	Priority string
+}
+
+// Session is a whole session in memory. Formats that are one JSON document
+// are read into a Session; JSONL formats stream Events to a Sink instead.
+type Session struct {
+	Header Header
+	Events []Event
+}
+
+// Sink receives a session as it is read. Header points at the reader's live
+// header: it may gain fields while events arrive and is complete when End is
+// called. Event may keep e after it returns: readers allocate a new Event for
+// every call.
+type Sink interface {
+	Event(h *Header, e *Event) error
+	End(h *Header) error
+}
+
+// Collector is a Sink that keeps everything in a Session.
+type Collector struct{ Session Session }
+
+// Event appends e.
+func (c *Collector) Event(_ *Header, e *Event) error {
+	c.Session.Events = append(c.Session.Events, *e)
+	return nil
+}
+
+// End records the final header.
+func (c *Collector) End(h *Header) error {
+	c.Session.Header = *h
+	return nil
+}
+
+// Replay feeds a Session to a Sink.
+func Replay(s *Session, sink Sink) error {
+	for i := range s.Events {
+		if err := sink.Event(&s.Header, &s.Events[i]); err != nil {
+			return err
+		}
+	}
+	return sink.End(&s.Header)
+}
