@@ -100,33 +100,52 @@ func SessionStats(t *grammar.Tree) Stats {
 	return s
 }
 
-// addUsage sums token usage once per message: lines with the same
+// addUsage sums the document's token usage once per message.
+func (s *Stats) addUsage(t *grammar.Tree) {
+	var c UsageCounter
+	for u := range t.Usage() {
+		c.Add(t, u)
+	}
+	s.Messages = c.Messages
+	s.TokensIn, s.TokensOut, s.TokensCached, s.TokensCacheCreate = c.In, c.Out, c.Cached, c.CacheCreate
+}
+
+// UsageCounter sums token usage once per message: lines with the same
 // message_id= count once, and without one, a line repeating the previous
 // usage-bearing line's numbers is the same message. @end's totals are a
 // summary, not usage.
-func (s *Stats) addUsage(t *grammar.Tree) {
-	seen := map[string]struct{}{}
-	var prev grammar.Usage
-	havePrev := false
-	for u := range t.Usage() {
-		if l := t.Line(u.Line); l.Kind == grammar.Lifecycle && bytes.HasPrefix(t.Slice(l.Content, l.TrimEnd), []byte("end")) {
-			continue
-		}
-		if u.MessageID != "" {
-			if _, dup := seen[u.MessageID]; dup {
-				continue
-			}
-			seen[u.MessageID] = struct{}{}
-		} else if havePrev && prev.MessageID == "" && sameUsage(prev, u) {
-			continue
-		}
-		prev, havePrev = u, true
-		s.Messages++
-		s.TokensIn += u.In
-		s.TokensOut += u.Out
-		s.TokensCached += u.Cached
-		s.TokensCacheCreate += u.CacheCreate
+type UsageCounter struct {
+	In, Out, Cached, CacheCreate uint64
+	Messages                     int
+	seen                         map[string]struct{}
+	prev                         grammar.Usage
+	havePrev                     bool
+}
+
+// Add counts u unless it repeats a message already counted, and reports
+// whether it was counted.
+func (c *UsageCounter) Add(t *grammar.Tree, u grammar.Usage) bool {
+	if l := t.Line(u.Line); l.Kind == grammar.Lifecycle && bytes.HasPrefix(t.Slice(l.Content, l.TrimEnd), []byte("end")) {
+		return false
 	}
+	if u.MessageID != "" {
+		if c.seen == nil {
+			c.seen = map[string]struct{}{}
+		}
+		if _, dup := c.seen[u.MessageID]; dup {
+			return false
+		}
+		c.seen[u.MessageID] = struct{}{}
+	} else if c.havePrev && c.prev.MessageID == "" && sameUsage(c.prev, u) {
+		return false
+	}
+	c.prev, c.havePrev = u, true
+	c.Messages++
+	c.In += u.In
+	c.Out += u.Out
+	c.Cached += u.Cached
+	c.CacheCreate += u.CacheCreate
+	return true
 }
 
 func sameUsage(a, b grammar.Usage) bool {

@@ -198,7 +198,7 @@ func TestTokenize(t *testing.T) {
 		{"# status: Compacting", "prefix:# comment:status: Compacting"},
 		{"@phase explore", "prefix:@phase name:explore"},
 		{"t:read src/auth.rs -> [186 lines]", "prefix:t: name:read text:src/auth.rs arrow:-> text:[186 lines]"},
-		{"a: key=[redacted:api_key] @blob sha256=abcdef", "prefix:a: key:key equals:= json:[redacted:api_key] marker:@blob sha256=abcdef"},
+		{"a: key=[redacted:api_key] @blob sha256=abcdef", "prefix:a: key:key equals:= marker:[redacted:api_key] marker:@blob sha256=abcdef"},
 		{"a: plain [REDACTED] text", "prefix:a: text:plain marker:[REDACTED] text:text"},
 		{"u: extra.eval_suite=tb", "prefix:u: key:extra.eval_suite equals:= value:tb"},
 	}

@@ -109,6 +109,11 @@ func tokenizeRest(text []byte, out []Token, from, to int, textKind TokenKind) []
 				Token{Kind: TokEquals, Span: Span{ke, ke + 1}})
 			vs := ke + 1
 			kind, ve := valueAt(t, vs, to)
+			if vs < to {
+				if me, ok := markerAt(t, vs); ok {
+					kind, ve = TokMarker, me
+				}
+			}
 			if ve > vs {
 				out = append(out, Token{Kind: kind, Span: Span{vs, ve}, Key: Span{ks, ke}})
 			}

@@ -1,0 +1,559 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// HoverInfo is Markdown about the token under the cursor and its span.
+type HoverInfo struct {
+	Markdown string
+	Span     grammar.Span
+}
+
+// Hover explains the token at byte offset off: a line prefix, a metadata key
+// or value, the result, a header field, or a marker.
+func Hover(t *grammar.Tree, off int) (HoverInfo, bool) {
+	n := t.LineAt(off)
+	l := t.Line(n)
+	li, text := t.Info(n)
+	rel := off - l.Start
+	toks := grammar.Tokenize(text, &li)
+	idx := -1
+	for i, tok := range toks {
+		if tok.Span.Start <= rel && rel < tok.Span.End || rel == tok.Span.End && rel > tok.Span.Start && (i+1 == len(toks) || toks[i+1].Span.Start > rel) {
+			idx = i
+			break
+		}
+	}
+	if idx < 0 {
+		return HoverInfo{}, false
+	}
+	h := hoverer{t: t, l: l, li: &li, text: text, toks: toks}
+	md, span := h.token(idx)
+	if md == "" {
+		return HoverInfo{}, false
+	}
+	return HoverInfo{Markdown: md, Span: span.Shift(l.Start)}, true
+}
+
+type hoverer struct {
+	t    *grammar.Tree
+	l    grammar.Line
+	li   *grammar.LineInfo
+	text []byte
+	toks []grammar.Token
+}
+
+func (h *hoverer) str(s grammar.Span) string { return string(h.text[s.Start:s.End]) }
+
+func (h *hoverer) token(i int) (string, grammar.Span) {
+	tok := h.toks[i]
+	switch tok.Kind {
+	case grammar.TokPrefix:
+		if h.l.Kind == grammar.HeaderLine {
+			return "A YAML list item of the header field above.", tok.Span
+		}
+		return kindDocs(h.l.Kind), tok.Span
+	case grammar.TokName:
+		return h.name(tok.Span), tok.Span
+	case grammar.TokKey, grammar.TokEquals:
+		key := tok.Span
+		if tok.Kind == grammar.TokEquals && i > 0 {
+			key = h.toks[i-1].Span
+		}
+		var value grammar.Span
+		for _, v := range h.toks[i:] {
+			if v.Key == key {
+				value = v.Span
+				break
+			}
+		}
+		return h.pair(h.str(key), value), grammar.Span{Start: key.Start, End: max(value.End, key.End+1)}
+	case grammar.TokValue, grammar.TokString, grammar.TokJSON:
+		return h.pair(h.str(tok.Key), tok.Span), grammar.Span{Start: tok.Key.Start, End: tok.Span.End}
+	case grammar.TokArrow:
+		if h.str(tok.Span) == "->" {
+			return "`->` is not read as a result arrow: only `→` (U+2192) starts a result, so this line has no result. See W011.", tok.Span
+		}
+		return h.result(), tok.Span
+	case grammar.TokStatus:
+		return h.result(), tok.Span
+	case grammar.TokMarker:
+		return markerDocs(h.str(tok.Span)), tok.Span
+	case grammar.TokFlag:
+		return "**interrupted**: the tool call was interrupted before it finished (by the user or a timeout).", tok.Span
+	case grammar.TokDelimiter:
+		if h.l.Num == h.t.Region().HeaderStart {
+			return "Start of the YAML header. Lines before it are ignored.", tok.Span
+		}
+		return "End of the YAML header; the session's events follow.", tok.Span
+	case grammar.TokHeaderKey, grammar.TokHeaderValue:
+		return h.headerField(), tok.Span
+	case grammar.TokText:
+		if h.li.Arrow.Valid() && tok.Span.Start >= h.li.Arrow.End {
+			return h.result(), tok.Span
+		}
+	case grammar.TokComment:
+		if h.l.Kind == grammar.Preamble {
+			return "Before the header: ignored by rlog/1 parsers.", tok.Span
+		}
+		return commentDocs(h.str(tok.Span)), tok.Span
+	}
+	return "", tok.Span
+}
+
+var kindDoc = map[grammar.Kind]string{
+	grammar.User:         "**u: user message**: what the user said to the agent (writers keep the first line, up to 200 characters).",
+	grammar.Agent:        "**a: agent message**: text the agent wrote to the user.",
+	grammar.ToolStart:    "**t!: tool start**: a tool call began. It is completed by an `o: id=…` observation, or a `t:` line with the same id and a result; otherwise W007.",
+	grammar.ToolProgress: "**t~: tool progress**: incremental output of a running call (`id=` must name a started call).",
+	grammar.Tool:         "**t: tool call**: a complete call with its result after `→`.",
+	grammar.Observation:  "**o: observation**: the result of a call, linked to it by `id=`. `[ok]` or `[error]` follow the arrow.",
+	grammar.Skill:        "**s: skill**: a skill was activated or used.",
+	grammar.Plan:         "**p: plan**: a plan operation (create, update, complete…).",
+	grammar.Mode:         "**m: mode**: the agent's mode changed (e.g. `auto`, `plan`).",
+	grammar.Recall:       "**r: recall**: a memory or search lookup and what it found.",
+	grammar.Subagent:     "**x: subagent**: a subagent of the given type; `[started]` and `[done]` lines share its `id=`.",
+	grammar.Mcp:          "**c: MCP call**: `server.method` on an MCP server, with its result.",
+	grammar.Question:     "**q: question**: the agent asked the user a question; the answer follows `→`.",
+	grammar.Comment:      "**# comment**: metadata for humans and tools (`# status:`, `# queue:`, `# file-snapshot:`). Metadata in it is still read.",
+	grammar.Phase:        "**@phase**: starts a named phase of the session; the outline groups events under it.",
+	grammar.Lifecycle:    "**@ lifecycle event**: `@start`, `@init`, `@end` and other session events.",
+	grammar.Thinking:     "**th: thinking**: the model's reasoning (first line, up to 150 characters); `sig=` is its signature, cut short.",
+	grammar.Todos:        "**td: todos**: the agent's todo list, as `[status] item` entries.",
+	grammar.Continuation: "**continuation**: a line indented by two spaces or a tab continues the line above.",
+}
+
+func kindDocs(k grammar.Kind) string { return kindDoc[k] }
+
+var verbDoc = map[string]string{
+	"start":         "the session started (`id=` is the session, `ts=` when)",
+	"end":           "the session ended cleanly; its `tokens_*` and `cost_usd=` are the session's totals",
+	"init":          "the agent (re)initialised, e.g. after a context compaction or a resume; `model=` is the model",
+	"checkpoint":    "a checkpoint the session can be resumed from",
+	"pause":         "the session paused",
+	"resume":        "the session resumed",
+	"assess":        "the agent assessed its progress",
+	"notify":        "a notification was sent",
+	"wait-approval": "the agent waits for a human's approval",
+	"escalate":      "the agent escalated to a human",
+	"batch":         "a batch of operations",
+	"snapshot":      "a snapshot of the workspace",
+	"rotate":        "the log was rotated",
+	"compact":       "the context was compacted",
+}
+
+func (h *hoverer) name(s grammar.Span) string {
+	name := h.str(s)
+	switch h.l.Kind {
+	case grammar.Lifecycle:
+		verb := h.str(verbSpan(h.text, grammar.Line{Name: h.li.Name}))
+		if d, ok := verbDoc[verb]; ok {
+			return fmt.Sprintf("**@%s**: %s.", verb, d)
+		}
+		return fmt.Sprintf("**@%s**: not a known lifecycle event (see H001).", verb)
+	case grammar.Phase:
+		return fmt.Sprintf("**Phase `%s`**", name) + h.phaseSummary()
+	case grammar.Subagent:
+		return fmt.Sprintf("**Subagent `%s`**", name)
+	case grammar.Mcp:
+		return fmt.Sprintf("**MCP call** `%s`", name)
+	case grammar.Mode:
+		return fmt.Sprintf("**Mode** `%s`", name)
+	}
+	calls := 0
+	for l := range h.t.Body() {
+		if (l.Kind == grammar.ToolStart || l.Kind == grammar.Tool) && bytes.Equal(h.t.Slice(l.Name.Start, l.Name.End), []byte(name)) {
+			calls++
+		}
+	}
+	return fmt.Sprintf("**Tool `%s`**: %s in this session.", name, plural(calls, "call"))
+}
+
+func (h *hoverer) phaseSummary() string {
+	calls, end := 0, h.l.Num
+	for l := range h.t.LinesFrom(h.l.Num + 1) {
+		if l.Kind == grammar.Phase {
+			break
+		}
+		end = l.Num
+		if l.Kind == grammar.ToolStart || l.Kind == grammar.Tool || l.Kind == grammar.Mcp {
+			calls++
+		}
+	}
+	return fmt.Sprintf(": lines %d–%d, %s.", h.l.Num+1, end+1, plural(calls, "tool call"))
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return fmt.Sprintf("%d %ss", n, w)
+}
+
+// pair explains key=value.
+func (h *hoverer) pair(key string, value grammar.Span) string {
+	val := ""
+	if value.Valid() {
+		val = h.str(value)
+	}
+	abs := value.Shift(h.l.Start)
+	switch key {
+	case "id":
+		if ref, ok := RefAt(h.t, h.l.ID.Start); ok && h.l.ID.Valid() {
+			return h.callHover(ref)
+		}
+		return "**id**: the call id, `\\w+` after `id=`; a value that does not start with a word character is not read."
+	case "parent", "parent_full", "uuid", "id_full":
+		if ref, ok := RefAt(h.t, abs.Start); ok {
+			return h.callHover(ref)
+		}
+	case "ts":
+		return h.timestamp(val)
+	case "latency_ms":
+		if n, err := strconv.ParseUint(val, 10, 64); err == nil {
+			return fmt.Sprintf("**latency**: %s ms (%s).", groupDigits(n), time.Duration(n)*time.Millisecond)
+		}
+	case "tokens_in", "tokens_out", "tokens_cached", "tokens_cache_create":
+		return h.tokens()
+	case "step":
+		return "**step**: the step number. Steps must not decrease (W004); the *Renumber steps* quick fix rewrites them 1..N."
+	case "attempt":
+		if a, b, ok := strings.Cut(val, "/"); ok {
+			return fmt.Sprintf("**attempt** %s of %s.", a, b)
+		}
+		return fmt.Sprintf("**attempt** %s.", val)
+	case "sig":
+		return "**sig**: the thinking block's signature, cut short by the writer: opaque, kept for reference only."
+	case "model":
+		return fmt.Sprintf("**model** used for this message: `%s`.", strings.Trim(val, `"`))
+	case "tid":
+		return "**tid**: the thread or agent that wrote this line (`tid=1` is the main agent)."
+	case "span":
+		return "**span**: the operation this line belongs to; `parent=` names the enclosing span."
+	case "level":
+		return fmt.Sprintf("**level**: severity `%s`.", val)
+	case "message_id":
+		return "**message_id**: the API message this line came from. Lines of one message share its token usage, counted once."
+	case "session":
+		return "**session**: the Claude Code session this entry belongs to."
+	case "stop":
+		return "**stop**: why the model stopped (`end_turn`, `tool_use`, …)."
+	case "summary", "desc":
+		return fmt.Sprintf("**%s**: %s", key, strings.Trim(val, `"`))
+	case "input":
+		return inputDocs(val)
+	case "cost_usd":
+		return fmt.Sprintf("**cost**: $%s for the session.", val)
+	}
+	if h.l.Kind == grammar.ToolStart || h.l.Kind == grammar.Tool || h.l.Kind == grammar.Mcp {
+		return fmt.Sprintf("**%s**: an argument of the call (writers abbreviate arguments; the full input is in the companion JSONL).", key)
+	}
+	return ""
+}
+
+// callHover says what a call id or message names and where it is used.
+func (h *hoverer) callHover(ref SymbolRef) string {
+	occ := Occurrences(h.t, ref)
+	var def *Occurrence
+	for i := range occ {
+		if occ[i].Def {
+			def = &occ[i]
+			break
+		}
+	}
+	var b strings.Builder
+	if ref.Kind == MessageRef {
+		fmt.Fprintf(&b, "**Message `%s`**", ref.Name)
+		if def != nil {
+			dl := h.t.Line(def.Line)
+			fmt.Fprintf(&b, ": %s on line %d.", kindName(dl.Kind), def.Line+1)
+		} else {
+			b.WriteString(": not in this file.")
+		}
+		fmt.Fprintf(&b, "\n\nWritten on %s.", plural(len(occ), "line"))
+		return b.String()
+	}
+	fmt.Fprintf(&b, "**Call `%s`**", ref.Name)
+	if def == nil {
+		b.WriteString(": no line starts this call (see W002).")
+		return b.String()
+	}
+	dl := h.t.Line(def.Line)
+	tool := h.t.Slice(dl.Name.Start, dl.Name.End)
+	fmt.Fprintf(&b, ": `%s%s`", dl.Kind.Prefix(), tool)
+	dtext := h.t.Text(dl)
+	dli := grammar.ScanLine(dtext)
+	if target := callTarget(dtext, &dli); target != "" {
+		fmt.Fprintf(&b, " %s", target)
+	}
+	fmt.Fprintf(&b, ", started on line %d.", def.Line+1)
+	others := len(occ) - 1
+	fmt.Fprintf(&b, "\n\nReferred to by %s", plural(others, "other line"))
+	for _, o := range occ {
+		ol := h.t.Line(o.Line)
+		if ol.Kind == grammar.Observation {
+			status := ""
+			if ol.Result.Valid() {
+				status = " " + summarize(h.t.Slice(ol.Result.Start, ol.Result.End), 40)
+			}
+			fmt.Fprintf(&b, "; completed on line %d:%s", o.Line+1, status)
+			break
+		}
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+func kindName(k grammar.Kind) string {
+	if s := kindDoc[k]; s != "" {
+		return strings.Trim(strings.SplitN(s, "**", 3)[1], ":")
+	}
+	return k.String()
+}
+
+// timestamp shows the absolute time and its distance from @start and from
+// the previous timestamp in the file.
+func (h *hoverer) timestamp(val string) string {
+	ts, ok := parseTimestamp(val)
+	if !ok {
+		return fmt.Sprintf("**ts** `%s` is not an RFC 3339 timestamp (W005).", val)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**", ts.UTC().Format("Mon 2 Jan 2006 15:04:05.000 UTC"))
+	var start, prev time.Time
+	var startLine, prevLine int
+	for l := range h.t.Body() {
+		if l.Num >= h.l.Num {
+			break
+		}
+		if !l.TS.Valid() {
+			continue
+		}
+		t, ok := parseTimestamp(string(h.t.Slice(l.TS.Start, l.TS.End)))
+		if !ok {
+			continue
+		}
+		if start.IsZero() && l.Kind == grammar.Lifecycle && bytes.HasPrefix(h.t.Slice(l.Content, l.TrimEnd), []byte("start")) {
+			start, startLine = t, l.Num
+		}
+		prev, prevLine = t, l.Num
+	}
+	if !start.IsZero() {
+		fmt.Fprintf(&b, "\n\n%s after `@start` (line %d)", signedDuration(ts.Sub(start)), startLine+1)
+	}
+	if !prev.IsZero() {
+		fmt.Fprintf(&b, "\n\n%s after the previous timestamp (line %d)", signedDuration(ts.Sub(prev)), prevLine+1)
+	}
+	return b.String()
+}
+
+func parseTimestamp(s string) (time.Time, bool) {
+	if !ValidTimestamp([]byte(s)) {
+		return time.Time{}, false
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, true
+	}
+	t, err := time.Parse("2006-01-02T15:04:05.999999999", strings.TrimSuffix(s, "Z"))
+	return t, err == nil
+}
+
+func signedDuration(d time.Duration) string {
+	if d < 0 {
+		return "−" + (-d).Round(time.Millisecond).String()
+	}
+	return "+" + d.Round(time.Millisecond).String()
+}
+
+// tokens shows the line's usage and the session's running totals, counted
+// once per message.
+func (h *hoverer) tokens() string {
+	var c UsageCounter
+	var mine grammar.Usage
+	counted := false
+	for u := range h.t.Usage() {
+		if u.Line > h.l.Num {
+			break
+		}
+		ok := c.Add(h.t, u)
+		if u.Line == h.l.Num {
+			mine, counted = u, ok
+		}
+	}
+	var b strings.Builder
+	b.WriteString("**Token usage** of this message\n\n| | this message | session so far |\n|---|---:|---:|\n")
+	row := func(name string, v, total uint64) {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, groupDigits(v), groupDigits(total))
+	}
+	row("input", mine.In, c.In)
+	row("output", mine.Out, c.Out)
+	row("cached", mine.Cached, c.Cached)
+	if mine.CacheCreate > 0 || c.CacheCreate > 0 {
+		row("cache created", mine.CacheCreate, c.CacheCreate)
+	}
+	if !counted && h.l.Kind != grammar.Lifecycle {
+		b.WriteString("\nThe same message's usage was already counted on an earlier line; it is not added again.")
+	}
+	if h.l.Kind == grammar.Lifecycle {
+		b.WriteString("\nOn `@end` these are the writer's session totals, not a message's usage.")
+	}
+	return b.String()
+}
+
+func groupDigits(n uint64) string {
+	s := strconv.FormatUint(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// result explains the text after the arrow.
+func (h *hoverer) result() string {
+	if !h.li.Result.Valid() {
+		return "**→** with nothing after it: the line has no result."
+	}
+	res := h.str(h.li.Result)
+	status := ""
+	if strings.HasPrefix(res, "[") {
+		if e := strings.IndexByte(res, ']'); e > 0 {
+			status = res[:e+1]
+		}
+	}
+	var b strings.Builder
+	b.WriteString("**Result**")
+	if d := statusDoc[status]; d != "" {
+		fmt.Fprintf(&b, " `%s`: %s", status, d)
+	}
+	if status == "[running]" && h.l.ID.Valid() {
+		ref := SymbolRef{Kind: CallRef, Name: string(h.t.Slice(h.l.ID.Start, h.l.ID.End))}
+		done := false
+		for _, o := range Occurrences(h.t, ref) {
+			if l := h.t.Line(o.Line); l.Kind == grammar.Observation {
+				fmt.Fprintf(&b, " It completed on line %d.", o.Line+1)
+				done = true
+				break
+			}
+		}
+		if !done {
+			b.WriteString(" It never completed in this file.")
+		}
+	}
+	fmt.Fprintf(&b, "\n\n```text\n%s\n```", summarize([]byte(res), 400))
+	return b.String()
+}
+
+var statusDoc = map[string]string{
+	"[ok]":      "the call succeeded.",
+	"[error]":   "the call failed.",
+	"[running]": "the call started; its result follows on an `o:` line.",
+	"[started]": "the subagent started.",
+	"[done]":    "the subagent finished.",
+	"[skip]":    "the call was skipped.",
+	"[loaded]":  "the skill was loaded.",
+}
+
+func markerDocs(m string) string {
+	switch {
+	case strings.HasPrefix(m, "@blob"):
+		return "**Blob reference**: the full content is stored separately, named by its SHA-256 (`.bbox-blobs/<sha>`)."
+	case strings.HasPrefix(m, "[redacted:"):
+		return fmt.Sprintf("**Redacted value** of kind `%s`: the writer removed a secret or private value.", strings.TrimSuffix(strings.TrimPrefix(m, "[redacted:"), "]"))
+	}
+	return "**Redacted value** (legacy form): a value was removed, but its kind was not recorded. rlog/1 writes `[redacted:kind]` (H002)."
+}
+
+func commentDocs(c string) string {
+	switch {
+	case strings.HasPrefix(c, "status:"):
+		return "**# status**: the agent's status changed (e.g. `Compacting`: the context is being compacted)."
+	case strings.HasPrefix(c, "queue:"):
+		return "**# queue**: a queued user message (Claude Code's queue operations)."
+	case strings.HasPrefix(c, "file-snapshot:"):
+		return "**# file-snapshot**: Claude Code recorded file backups before an edit."
+	}
+	return ""
+}
+
+func inputDocs(val string) string {
+	var v any
+	if err := json.Unmarshal([]byte(val), &v); err != nil {
+		return "**input**: the call's full input, as JSON (not valid JSON here: " + err.Error() + ")."
+	}
+	pretty, _ := json.MarshalIndent(v, "", "  ")
+	s := string(pretty)
+	if len(s) > 2000 {
+		s = s[:2000] + "\n…"
+	}
+	return "**input**: the call's full input.\n\n```json\n" + s + "\n```"
+}
+
+// fieldDoc describes each header field of rlog/1.
+var fieldDoc = map[string]string{
+	"format":              "The format and version: `rlog/1`. Required.",
+	"id":                  "The session id. Required; shared with the companion `.jsonl`.",
+	"repo_sha":            "The commit the session ran on (6 to 40 hex characters). Required.",
+	"mode":                "The agent's mode (`auto` needs a `sandbox_id`).",
+	"model":               "The model that ran the session.",
+	"agent":               "The agent that wrote the log (e.g. `autopilot`).",
+	"version":             "The agent's version.",
+	"repo":                "The repository.",
+	"branch":              "The git branch.",
+	"dirty":               "Whether the working tree had uncommitted changes (true/false).",
+	"sandbox_id":          "The sandbox the session ran in.",
+	"runner":              "Where the session ran; replay needs it (I004).",
+	"toolset":             "The tools available to the agent (any YAML).",
+	"skills":              "The skills available to the agent (a list).",
+	"mcp":                 "The MCP servers available to the agent (a list).",
+	"budget":              "The session's budget.",
+	"duration":            "How long the session ran.",
+	"classification":      "A classification of the session.",
+	"notes":               "Free-form notes.",
+	"client_version":      "The Claude Code version of a converted session.",
+	"slug":                "Claude Code's human-readable session name.",
+	"cwd":                 "The working directory.",
+	"tokens_total_in":     "The session's input tokens, as the writer counted them.",
+	"tokens_total_out":    "The session's output tokens, as the writer counted them.",
+	"tokens_cached":       "The session's cached input tokens, as the writer counted them.",
+	"tokens_cache_create": "Tokens written to the prompt cache (converted sessions; not a named field of the reference).",
+}
+
+func (h *hoverer) headerField() string {
+	hd := h.t.Header()
+	var f *grammar.HeaderField
+	for i := range hd.Fields {
+		if hd.Fields[i].Line == h.l.Num {
+			f = &hd.Fields[i]
+		}
+	}
+	if f == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s**", f.Key)
+	if d := fieldDoc[f.Key]; d != "" {
+		b.WriteString(": " + d)
+	} else {
+		b.WriteString(": not a field of rlog/1; kept as extra metadata.")
+	}
+	switch f.Kind {
+	case grammar.Null:
+		b.WriteString("\n\nThe value is empty (null), which counts as missing.")
+	case grammar.Scalar:
+		fmt.Fprintf(&b, "\n\nValue: `%s`", f.Value)
+	}
+	if strings.HasPrefix(f.Key, "tokens_") {
+		s := SessionStats(h.t)
+		sum := map[string]uint64{"tokens_total_in": s.TokensIn, "tokens_total_out": s.TokensOut, "tokens_cached": s.TokensCached, "tokens_cache_create": s.TokensCacheCreate}[f.Key]
+		fmt.Fprintf(&b, "\n\nThe lines add up to %s (each message counted once).", groupDigits(sum))
+	}
+	return b.String()
+}
