@@ -67,6 +67,9 @@ func (r *frameReader) next() ([]byte, error) {
 			break
 		}
 		headerLines++
+		if i := strings.Index(text, string(contentLengthHeader)); i > 0 {
+			text = text[i:] // junk glued to the front of a header line
+		}
 		name, value, ok := strings.Cut(text, ":")
 		if !ok {
 			return nil, r.resync(fmt.Sprintf("malformed header line %q", truncate(text, 80)))

@@ -1,0 +1,234 @@
+package lsp
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
+)
+
+const diagURI = protocol.DocumentURI("file:///d.rlog")
+
+func withDebounce(ms int) map[string]any {
+	return map[string]any{"diagnostics": map[string]any{"debounceMs": ms}}
+}
+
+func versions(pubs []lsptest.Published) []int32 {
+	var out []int32
+	for _, p := range pubs {
+		v := int32(-1) // no version: a clear
+		if p.Version != nil {
+			v = *p.Version
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func sameInts(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Edits closer together than the debounce publish once, for the last
+// version only.
+func TestDiagnosticsDebounce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := startServer(t, testOptions(t))
+		c.Initialize(initParams(withDebounce(100)))
+		openDoc(c, diagURI, 1, "TODO")
+		time.Sleep(60 * time.Millisecond)
+		change(c, diagURI, 2, ContentChange{Range: rng(0, 4, 0, 4), Text: " FIXME"})
+		time.Sleep(60 * time.Millisecond)
+		change(c, diagURI, 3, ContentChange{Range: rng(0, 0, 0, 4), Text: "done"})
+		synctest.Wait()
+		if pubs := c.Diagnostics(diagURI); len(pubs) != 0 {
+			t.Fatalf("published during the debounce: %v", versions(pubs))
+		}
+		time.Sleep(100 * time.Millisecond)
+		synctest.Wait()
+		pubs := c.Diagnostics(diagURI)
+		if !sameInts(versions(pubs), []int32{3}) || len(pubs[0].Diagnostics) != 1 || pubs[0].Diagnostics[0].Code != "fixme" {
+			t.Fatalf("got versions %v: %+v", versions(pubs), pubs)
+		}
+	})
+}
+
+// The debounce follows the setting; the default is 100 ms.
+func TestDiagnosticsDefaultDebounce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := startServer(t, testOptions(t))
+		c.Initialize(nil)
+		start := time.Now()
+		openDoc(c, diagURI, 1, "TODO")
+		c.WaitDiagnostics(diagURI, nil)
+		if waited := time.Since(start); waited != 100*time.Millisecond {
+			t.Fatalf("published after %v (fake clock), want 100ms", waited)
+		}
+	})
+}
+
+// A run for an old version never publishes after a newer version's: here
+// the old run is still computing when the new version is published.
+func TestStaleDiagnosticsNeverPublished(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		opts := testOptions(t)
+		opts.Features.Diagnose = func(ctx context.Context, dc *DocumentContext[*plainText]) []protocol.Diagnostic {
+			if strings.HasPrefix(dc.Doc.Text.String(), "slow") {
+				<-release // ignores ctx on purpose: a slow analysis that does not look
+			}
+			return toyDiagnose(ctx, dc)
+		}
+		c := startServer(t, opts)
+		c.Initialize(initParams(noDebounce))
+		openDoc(c, diagURI, 1, "slow TODO")
+		synctest.Wait() // version 1 is being diagnosed
+		change(c, diagURI, 2, ContentChange{Text: "fast FIXME"})
+		c.WaitDiagnostics(diagURI, lsptest.AtVersion(2))
+		close(release)
+		synctest.Wait()
+		if got := versions(c.Diagnostics(diagURI)); !sameInts(got, []int32{2}) {
+			t.Fatalf("published versions %v, want [2]", got)
+		}
+	})
+}
+
+// Diagnostics are never null, version 0 is kept (pitfall 12), and closing
+// clears them with [] (pitfall 3).
+func TestDiagnosticsWireShapes(t *testing.T) {
+	c := startInitialized(t)
+	openDoc(c, diagURI, 0, "all good")
+	p := c.WaitDiagnostics(diagURI, nil)
+	lsptest.AssertJSON(t, p.Raw, `{"uri":"file:///d.rlog","version":0,"diagnostics":[]}`)
+	closeDoc(c, diagURI)
+	p = c.WaitDiagnostics(diagURI, lsptest.Cleared)
+	lsptest.AssertJSON(t, p.Raw, `{"uri":"file:///d.rlog","diagnostics":[]}`)
+}
+
+// Closing a document with a run pending publishes only the clear.
+func TestCloseCancelsPendingDiagnostics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := startServer(t, testOptions(t))
+		c.Initialize(initParams(withDebounce(100)))
+		openDoc(c, diagURI, 1, "TODO")
+		closeDoc(c, diagURI)
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if got := versions(c.Diagnostics(diagURI)); !sameInts(got, []int32{-1}) {
+			t.Fatalf("published %v, want only the clear", got)
+		}
+	})
+}
+
+// Re-running with the same result publishes nothing; a setting that changes
+// the result publishes again.
+func TestIdenticalPublishSkippedAndSettingsRerun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := startInitialized(t)
+		openDoc(c, diagURI, 1, "TODO FIXME")
+		c.WaitDiagnostics(diagURI, nil)
+		push := func(settings string) {
+			c.SendRaw(`{"jsonrpc":"2.0","method":"workspace/didChangeConfiguration","params":{"settings":{"rlog":` + settings + `}}}`)
+			synctest.Wait()
+		}
+		push(`{"diagnostics":{"debounceMs":0},"outline":{"maxItems":5}}`) // changes nothing diagnostics show
+		if n := len(c.Diagnostics(diagURI)); n != 1 {
+			t.Fatalf("%d publishes, want 1", n)
+		}
+		push(`{"diagnostics":{"debounceMs":0},"disabledCodes":["todo"]}`)
+		pubs := c.Diagnostics(diagURI)
+		if len(pubs) != 2 || len(pubs[1].Diagnostics) != 1 || pubs[1].Diagnostics[0].Code != "fixme" {
+			t.Fatalf("got %+v", pubs)
+		}
+	})
+}
+
+// A new version with the same findings is published again, so the editor
+// ties them to the version it shows.
+func TestNewVersionRepublishes(t *testing.T) {
+	c := startInitialized(t)
+	openDoc(c, diagURI, 1, "TODO")
+	c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
+	change(c, diagURI, 2, ContentChange{Range: rng(0, 0, 0, 0), Text: " "})
+	c.WaitDiagnostics(diagURI, lsptest.AtVersion(2))
+}
+
+func TestDiagnosticsCap(t *testing.T) {
+	c := startServer(t, testOptions(t))
+	c.Initialize(initParams(map[string]any{"diagnostics": map[string]any{"debounceMs": 0, "maxPerDocument": 2}}))
+	openDoc(c, diagURI, 1, "TODO\nTODO\nTODO\nTODO\nTODO")
+	p := c.WaitDiagnostics(diagURI, nil)
+	if len(p.Diagnostics) != 3 {
+		t.Fatalf("got %d diagnostics", len(p.Diagnostics))
+	}
+	last := p.Diagnostics[2]
+	if last.Severity != protocol.DiagnosticSeverityInformation || !strings.HasPrefix(last.Message, "3 more diagnostics not shown") ||
+		last.Range.Start.Line != 2 {
+		t.Fatalf("last diagnostic %+v", last)
+	}
+}
+
+// A Diagnose that panics publishes nothing and the server carries on.
+func TestDiagnosePanic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		opts := testOptions(t)
+		opts.Features.Diagnose = func(ctx context.Context, dc *DocumentContext[*plainText]) []protocol.Diagnostic {
+			if dc.Doc.Text.String() == "panic" {
+				panic("analysis bug")
+			}
+			return toyDiagnose(ctx, dc)
+		}
+		c := startServer(t, opts)
+		c.Initialize(initParams(noDebounce))
+		openDoc(c, diagURI, 1, "panic")
+		synctest.Wait()
+		change(c, diagURI, 2, ContentChange{Text: "TODO"})
+		c.WaitDiagnostics(diagURI, lsptest.AtVersion(2))
+		if got := versions(c.Diagnostics(diagURI)); !sameInts(got, []int32{2}) {
+			t.Fatalf("published %v", got)
+		}
+	})
+}
+
+// After shutdown nothing more is published, even what was pending.
+func TestNoDiagnosticsAfterShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := startServer(t, testOptions(t))
+		c.Initialize(initParams(withDebounce(100)))
+		openDoc(c, diagURI, 1, "TODO")
+		if err := c.Call(protocol.MethodShutdown, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if n := len(c.Diagnostics(diagURI)); n != 0 {
+			t.Fatalf("%d publishes after shutdown", n)
+		}
+	})
+}
+
+func TestFinalizeDiagnostics(t *testing.T) {
+	d := func(code any) protocol.Diagnostic { return protocol.Diagnostic{Code: code, Message: "m"} }
+	s := DefaultSettings()
+	s.DisabledCodes = []string{"W001", "7"}
+	got := finalizeDiagnostics([]protocol.Diagnostic{d("W001"), d("W002"), d(int32(7)), d(float64(7)), d(nil)}, s)
+	if len(got) != 2 || got[0].Code != "W002" || got[1].Code != nil {
+		t.Fatalf("got %+v", got)
+	}
+	if got := finalizeDiagnostics(nil, s); got == nil || len(got) != 0 {
+		t.Fatalf("nil in, %#v out", got)
+	}
+}

@@ -1,0 +1,157 @@
+package lsp
+
+import (
+	"math/rand/v2"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+)
+
+func TestApplyChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		text    string
+		changes []ContentChange
+		want    string
+	}{
+		{"insert", "hello world", []ContentChange{{Range: rng(0, 5, 0, 5), Text: ","}}, "hello, world"},
+		{"delete across lines", "ab\r\ncd\nef", []ContentChange{{Range: rng(0, 1, 2, 1), Text: ""}}, "af"},
+		{"whole document (no range) replaces, never inserts", "old", []ContentChange{{Text: "new"}}, "new"},
+		{"ranged changes apply in order, each on the previous result", "abc",
+			[]ContentChange{{Range: rng(0, 0, 0, 1), Text: "xy"}, {Range: rng(0, 1, 0, 2), Text: ""}}, "xbc"},
+		{"the last whole change wins over everything before it", "abc",
+			[]ContentChange{{Range: rng(0, 0, 0, 0), Text: "1"}, {Text: "full"}, {Range: rng(0, 4, 0, 4), Text: "!"}, {Text: "last"}, {Range: rng(0, 0, 0, 0), Text: ">"}}, ">last"},
+		{"utf-16 columns after an astral character", "😀x", []ContentChange{{Range: rng(0, 2, 0, 3), Text: "y"}}, "😀y"},
+		{"a range past the end clamps", "ab\ncd", []ContentChange{{Range: rng(1, 1, 9, 9), Text: "!"}}, "ab\nc!"},
+		{"a reversed range covers the same text", "abcd", []ContentChange{{Range: rng(0, 3, 0, 1), Text: "-"}}, "a-d"},
+		{"an empty batch leaves the text", "same", nil, "same"},
+	} {
+		got := applyChanges(newPlainText([]byte(tc.text)), tc.changes, UTF16, parsePlain)
+		if got.String() != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestStore(t *testing.T) {
+	s := NewStore(parsePlain)
+	item := func(uri string, v int32, text string) protocol.TextDocumentItem {
+		return protocol.TextDocumentItem{URI: protocol.DocumentURI(uri), LanguageID: "rlog", Version: v, Text: text}
+	}
+	a1, replaced := s.Open(item("untitled:Untitled-1", 1, "one"))
+	if replaced != nil {
+		t.Fatal("first open replaced something")
+	}
+	a2, replaced := s.Open(item("untitled:Untitled-1", 5, "two"))
+	if replaced != a1 || s.Get("untitled:Untitled-1") != a2 {
+		t.Fatal("second open did not replace the first")
+	}
+	doc, prev := s.Change("untitled:Untitled-1", 6, []ContentChange{{Range: rng(0, 3, 0, 3), Text: "!"}}, UTF16)
+	if prev != a2 || doc.Text.String() != "two!" || doc.Version != 6 || doc.LanguageID != "rlog" {
+		t.Fatalf("change: %+v from %+v", doc, prev)
+	}
+	if a2.Text.String() != "two" || a2.Version != 5 {
+		t.Fatal("a change modified the earlier snapshot")
+	}
+	if doc, prev := s.Change("git:/x?ref", 1, []ContentChange{{Text: "x"}}, UTF16); doc != nil || prev != nil {
+		t.Fatal("change of a document never opened was applied")
+	}
+	s.Open(item("file:///b.rlog", 1, "b"))
+	if all := s.All(); len(all) != 2 || all[0].URI != "file:///b.rlog" {
+		t.Fatalf("All = %v", all)
+	}
+	if !s.Close("untitled:Untitled-1") || s.Close("untitled:Untitled-1") {
+		t.Fatal("Close reports wrongly")
+	}
+	if s.Get("untitled:Untitled-1") != nil || s.Len() != 1 {
+		t.Fatal("closed document still held")
+	}
+}
+
+// Random edit batches, applied through positions in each encoding, give the
+// same text as a naive model that works on runes and UTF-16 units.
+func TestApplyChangesRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, enc := range []PositionEncoding{UTF16, UTF8, UTF32} {
+		text := newPlainText(randomText(r, 40))
+		model := string(text.b)
+		for range 400 {
+			var batch []ContentChange
+			for range 1 + r.IntN(3) {
+				ch, next := randomChange(r, model, enc)
+				batch = append(batch, ch)
+				model = next
+			}
+			text = applyChanges(text, batch, enc, parsePlain)
+			if text.String() != model {
+				t.Fatalf("enc %v: got %q, want %q (batch %+v)", enc, text, model, batch)
+			}
+		}
+	}
+}
+
+// randomChange picks a random edit of model, expressed as a ContentChange
+// whose positions are computed by the naive model, and returns the model
+// text after it. Start and end sit on character boundaries.
+func randomChange(r *rand.Rand, model string, enc PositionEncoding) (ContentChange, string) {
+	if r.IntN(20) == 0 {
+		next := string(randomText(r, 30))
+		return ContentChange{Text: next}, next
+	}
+	bounds := charBoundaries(model)
+	a, b := bounds[r.IntN(len(bounds))], bounds[r.IntN(len(bounds))]
+	if a > b {
+		a, b = b, a
+	}
+	insert := string(randomText(r, 6))
+	return ContentChange{
+		Range: &protocol.Range{Start: modelPosition(model, a, enc), End: modelPosition(model, b, enc)},
+		Text:  insert,
+	}, model[:a] + insert + model[b:]
+}
+
+// charBoundaries lists the offsets where an editor could put the cursor: not
+// inside a character, and not between the \r and \n of a CRLF.
+func charBoundaries(s string) []int {
+	var out []int
+	for i := 0; ; {
+		out = append(out, i)
+		if i == len(s) {
+			return out
+		}
+		if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+			i += 2
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+}
+
+// modelPosition computes the position of offset off the slow way.
+func modelPosition(s string, off int, enc PositionEncoding) protocol.Position {
+	var line, col uint32
+	for i := 0; i < off; {
+		if s[i] == '\n' || s[i] == '\r' {
+			if s[i] == '\r' && i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+			i++
+			line, col = line+1, 0
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case enc == UTF8:
+			col += uint32(size)
+		case enc == UTF32 || (r == utf8.RuneError && size == 1):
+			col++
+		default:
+			col += uint32(len(utf16.Encode([]rune{r})))
+		}
+		i += size
+	}
+	return protocol.Position{Line: line, Character: col}
+}

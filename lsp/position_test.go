@@ -1,0 +1,176 @@
+package lsp
+
+import (
+	"math/rand/v2"
+	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+)
+
+func pos(line, char uint32) protocol.Position { return protocol.Position{Line: line, Character: char} }
+
+func TestMapperPosition(t *testing.T) {
+	// "é" is 2 bytes, 1 UTF-16 unit; "😀" is 4 bytes, 2 UTF-16 units (a
+	// surrogate pair), 1 UTF-32 unit; "\xff" is one invalid byte (one U+FFFD).
+	const text = "aé😀b\r\nx\ry\n\tz\xffq\n"
+	m16 := Mapper{Text: newPlainText([]byte(text)), Encoding: UTF16}
+	m8 := Mapper{Text: m16.Text, Encoding: UTF8}
+	m32 := Mapper{Text: m16.Text, Encoding: UTF32}
+	for _, tc := range []struct {
+		off          int
+		p16, p8, p32 protocol.Position
+		what         string
+	}{
+		{0, pos(0, 0), pos(0, 0), pos(0, 0), "start"},
+		{1, pos(0, 1), pos(0, 1), pos(0, 1), "before é"},
+		{2, pos(0, 1), pos(0, 1), pos(0, 1), "inside é rounds down"},
+		{3, pos(0, 2), pos(0, 3), pos(0, 2), "before 😀"},
+		{5, pos(0, 2), pos(0, 3), pos(0, 2), "inside 😀 rounds down"},
+		{7, pos(0, 4), pos(0, 7), pos(0, 3), "after 😀"},
+		{8, pos(0, 5), pos(0, 8), pos(0, 4), "end of line 0"},
+		{9, pos(0, 5), pos(0, 8), pos(0, 4), "between \\r and \\n: end of line"},
+		{10, pos(1, 0), pos(1, 0), pos(1, 0), "line 1 after CRLF"},
+		{11, pos(1, 1), pos(1, 1), pos(1, 1), "lone CR is a line end"},
+		{12, pos(2, 0), pos(2, 0), pos(2, 0), "line 2"},
+		{15, pos(3, 1), pos(3, 1), pos(3, 1), "a tab is one unit"},
+		{17, pos(3, 3), pos(3, 3), pos(3, 3), "an invalid byte is one unit"},
+		{18, pos(3, 4), pos(3, 4), pos(3, 4), "end of line 3"},
+		{19, pos(4, 0), pos(4, 0), pos(4, 0), "after the final newline: an empty last line"},
+		{-5, pos(0, 0), pos(0, 0), pos(0, 0), "negative clamps"},
+		{99, pos(4, 0), pos(4, 0), pos(4, 0), "past the end clamps"},
+	} {
+		if got := m16.Position(tc.off); got != tc.p16 {
+			t.Errorf("%s: utf-16 Position(%d) = %v, want %v", tc.what, tc.off, got, tc.p16)
+		}
+		if got := m8.Position(tc.off); got != tc.p8 {
+			t.Errorf("%s: utf-8 Position(%d) = %v, want %v", tc.what, tc.off, got, tc.p8)
+		}
+		if got := m32.Position(tc.off); got != tc.p32 {
+			t.Errorf("%s: utf-32 Position(%d) = %v, want %v", tc.what, tc.off, got, tc.p32)
+		}
+	}
+}
+
+func TestMapperOffset(t *testing.T) {
+	const text = "aé😀b\r\nx\ry\n\tz\xffq\n"
+	m16 := Mapper{Text: newPlainText([]byte(text)), Encoding: UTF16}
+	m8 := Mapper{Text: m16.Text, Encoding: UTF8}
+	for _, tc := range []struct {
+		m    Mapper
+		p    protocol.Position
+		want int
+		what string
+	}{
+		{m16, pos(0, 2), 3, "utf-16 after é"},
+		{m16, pos(0, 3), 3, "utf-16 between the surrogates of 😀 rounds down"},
+		{m16, pos(0, 4), 7, "utf-16 after 😀"},
+		{m16, pos(0, 99), 8, "character past the line end clamps to the line end (not into \\r\\n)"},
+		{m16, pos(1, 5), 11, "lone CR line clamps before the CR"},
+		{m16, pos(3, 3), 17, "after the invalid byte"},
+		{m16, pos(4, 0), 19, "the empty last line"},
+		{m16, pos(4, 7), 19, "the empty last line clamps"},
+		{m16, pos(5, 0), 19, "line past the end is the end of the document"},
+		{m16, pos(1<<32-1, 1<<32-1), 19, "huge position"},
+		{m8, pos(0, 2), 1, "utf-8 inside é rounds down"},
+		{m8, pos(0, 5), 3, "utf-8 inside 😀 rounds down"},
+		{m8, pos(0, 7), 7, "utf-8 after 😀"},
+	} {
+		if got := tc.m.Offset(tc.p); got != tc.want {
+			t.Errorf("%s: Offset(%v) = %d, want %d", tc.what, tc.p, got, tc.want)
+		}
+	}
+}
+
+func TestMapperSpanOrdersReversedRange(t *testing.T) {
+	m := Mapper{Text: newPlainText([]byte("hello\nworld")), Encoding: UTF16}
+	start, end := m.Span(protocol.Range{Start: pos(1, 2), End: pos(0, 1)})
+	if start != 1 || end != 8 {
+		t.Fatalf("Span = %d, %d; want 1, 8", start, end)
+	}
+}
+
+func TestMapperEmptyText(t *testing.T) {
+	m := Mapper{Text: newPlainText(nil), Encoding: UTF16}
+	if p := m.Position(0); p != pos(0, 0) {
+		t.Fatalf("Position(0) = %v", p)
+	}
+	if off := m.Offset(pos(3, 3)); off != 0 {
+		t.Fatalf("Offset = %d", off)
+	}
+}
+
+// refColumns is a slow, obviously right model of a line's columns: for each
+// byte offset that starts a character, its column in each encoding.
+func refColumns(line []byte) map[int][3]int {
+	cols := map[int][3]int{}
+	var c16, c8, c32 int
+	for i := 0; ; {
+		cols[i] = [3]int{c16, c8, c32}
+		if i == len(line) {
+			return cols
+		}
+		r, size := utf8.DecodeRune(line[i:])
+		c8 += size
+		c32++
+		if r == utf8.RuneError && size == 1 {
+			c16++
+		} else {
+			c16 += len(utf16.Encode([]rune{r}))
+		}
+		i += size
+	}
+}
+
+// Every character start round-trips in every encoding, and every offset
+// maps to the start of the character it is in.
+func TestMapperRoundTripRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 300 {
+		checkRoundTrip(t, randomText(r, 60))
+	}
+}
+
+func FuzzMapperRoundTrip(f *testing.F) {
+	f.Add([]byte("aé😀b\r\nx\ry\n\tz\xffq\n"))
+	f.Add([]byte("\r\r\n\n\xed\xa0\x80\xf0\x9f"))
+	f.Fuzz(func(t *testing.T, b []byte) { checkRoundTrip(t, b) })
+}
+
+func checkRoundTrip(t *testing.T, b []byte) {
+	t.Helper()
+	text := newPlainText(b)
+	for enc, m := range []Mapper{{text, UTF16}, {text, UTF8}, {text, UTF32}} {
+		for l := range text.EditorLineCount() {
+			start, end := text.EditorLineStart(l), text.EditorLineEnd(l)
+			cols := refColumns(b[start:end])
+			charStart := start
+			for off := start; off <= end; off++ {
+				if c, ok := cols[off-start]; ok {
+					charStart = off
+					p := pos(uint32(l), uint32(c[enc]))
+					if got := m.Position(off); got != p {
+						t.Fatalf("%q enc %v: Position(%d) = %v, want %v", b, m.Encoding, off, got, p)
+					}
+					if got := m.Offset(p); got != off {
+						t.Fatalf("%q enc %v: Offset(%v) = %d, want %d", b, m.Encoding, p, got, off)
+					}
+				} else if got, want := m.Position(off), m.Position(charStart); got != want {
+					t.Fatalf("%q enc %v: Position(%d) inside a character = %v, want %v", b, m.Encoding, off, got, want)
+				}
+			}
+		}
+	}
+}
+
+// randomText mixes ASCII, multi-byte and astral characters, every kind of
+// line end, tabs and invalid bytes.
+func randomText(r *rand.Rand, n int) []byte {
+	pieces := []string{"a", "Z", " ", "\t", "é", "→", "😀", "𝄞", "\n", "\r", "\r\n", "\xff", "\xe2\x86", "\xed\xa0\x80"}
+	var b []byte
+	for range r.IntN(n) {
+		b = append(b, pieces[r.IntN(len(pieces))]...)
+	}
+	return b
+}
