@@ -36,11 +36,13 @@ Documentation: https://github.com/rlog-ls/rlog-ls (docs/diagnostics.md for every
 
 // run is main without the process: it returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd := "help"
+	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
+	case "serve":
+		return serve(args, stdin, stdout, stderr)
 	case "check":
 		return check(args, stdout, stderr)
 	case "version", "--version":

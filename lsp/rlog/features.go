@@ -1,0 +1,246 @@
+// Package rlog is the rlog/1 language on top of the server plumbing in lsp:
+// it turns analysis results into LSP answers. It holds no state of its own
+// beyond a bounded cache of workspace files' symbols.
+package rlog
+
+import (
+	"context"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/lsp"
+)
+
+// Doc is an open document's text: the parser's tree. The plumbing edits
+// documents through Apply; the tree calls it Edit and reparses only the
+// lines an edit touches.
+type Doc struct{ *grammar.Tree }
+
+// Apply implements lsp.Editable.
+func (d Doc) Apply(start, end int, text []byte) Doc { return Doc{d.Tree.Edit(start, end, text)} }
+
+// Parse builds a Doc from a document's bytes.
+func Parse(src []byte) Doc { return Doc{grammar.Parse(src)} }
+
+type (
+	docCtx = lsp.DocumentContext[Doc]
+	wsCtx  = lsp.WorkspaceContext[Doc]
+)
+
+// DocsURL is where each diagnostic code is explained; diagnostics link to
+// DocsURL#<code>.
+const DocsURL = "https://github.com/rlog-ls/rlog-ls/blob/main/docs/diagnostics.md"
+
+// Features returns the rlog/1 language for lsp.Serve.
+func Features() lsp.Features[Doc] {
+	ws := newWorkspaceIndex()
+	return lsp.Features[Doc]{
+		Parse:    Parse,
+		Diagnose: diagnose,
+		Requests: map[string]lsp.Request[Doc]{
+			protocol.MethodTextDocumentHover:             lsp.DocumentRequest(hover),
+			protocol.MethodTextDocumentDefinition:        lsp.DocumentRequest(definition),
+			protocol.MethodTextDocumentReferences:        lsp.DocumentRequest(references),
+			protocol.MethodTextDocumentDocumentHighlight: lsp.DocumentRequest(highlight),
+			protocol.MethodTextDocumentFoldingRange:      lsp.DocumentRequest(foldingRanges),
+			protocol.MethodTextDocumentDocumentSymbol:    lsp.DocumentRequest(documentSymbols),
+			protocol.MethodWorkspaceSymbol:               lsp.WorkspaceRequest(ws.symbols),
+		},
+		Capabilities: func(caps *lsp.ServerCapabilities, _ *lsp.Session) {
+			caps.HoverProvider = true
+			caps.DefinitionProvider = true
+			caps.ReferencesProvider = true
+			caps.DocumentHighlightProvider = true
+			caps.FoldingRangeProvider = true
+			caps.DocumentSymbolProvider = true
+			caps.WorkspaceSymbolProvider = true
+		},
+	}
+}
+
+// analysisConfig turns the user's settings into the rules' configuration.
+func analysisConfig(s lsp.Settings) analysis.Config {
+	cfg, _ := analysis.DisableCodes(s.DisabledCodes)
+	return cfg
+}
+
+func diagnose(ctx context.Context, dc *docCtx) []protocol.Diagnostic {
+	t := dc.Doc.Text.Tree
+	findings := analysis.Check(t, analysisConfig(dc.Settings))
+	out := make([]protocol.Diagnostic, 0, len(findings))
+	for i, f := range findings {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil
+		}
+		out = append(out, toDiagnostic(dc, f))
+	}
+	return out
+}
+
+// toDiagnostic is the one place a finding becomes an LSP diagnostic, so the
+// editor shows exactly what `rlog-ls check` prints.
+func toDiagnostic(dc *docCtx, f analysis.Finding) protocol.Diagnostic {
+	d := protocol.Diagnostic{
+		Range:           dc.Mapper.Range(f.Span.Start, f.Span.End),
+		Severity:        protocol.DiagnosticSeverity(f.Severity),
+		Code:            f.Code,
+		CodeDescription: &protocol.CodeDescription{Href: protocol.URI(DocsURL + "#" + strings.ToLower(f.Code))},
+		Source:          "rlog-ls",
+		Message:         f.Message,
+	}
+	for _, r := range f.Related {
+		d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{
+			Location: protocol.Location{URI: dc.Doc.URI, Range: dc.Mapper.Range(r.Span.Start, r.Span.End)},
+			Message:  r.Message,
+		})
+	}
+	return d
+}
+
+func hover(_ context.Context, dc *docCtx, p *protocol.HoverParams) (any, error) {
+	h, ok := analysis.Hover(dc.Doc.Text.Tree, dc.Mapper.Offset(p.Position))
+	if !ok {
+		return nil, nil
+	}
+	rng := dc.Mapper.Range(h.Span.Start, h.Span.End)
+	return &protocol.Hover{
+		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: h.Markdown},
+		Range:    &rng,
+	}, nil
+}
+
+func definition(_ context.Context, dc *docCtx, p *protocol.DefinitionParams) (any, error) {
+	d, ok := analysis.Definition(dc.Doc.Text.Tree, dc.Mapper.Offset(p.Position))
+	if !ok {
+		return []protocol.Location{}, nil
+	}
+	return []protocol.Location{{URI: dc.Doc.URI, Range: dc.Mapper.Range(d.Span.Start, d.Span.End)}}, nil
+}
+
+func occurrencesAt(dc *docCtx, pos protocol.Position) []analysis.Occurrence {
+	t := dc.Doc.Text.Tree
+	ref, ok := analysis.RefAt(t, dc.Mapper.Offset(pos))
+	if !ok {
+		return nil
+	}
+	return analysis.Occurrences(t, ref)
+}
+
+func references(_ context.Context, dc *docCtx, p *protocol.ReferenceParams) (any, error) {
+	out := []protocol.Location{}
+	for _, o := range occurrencesAt(dc, p.Position) {
+		if o.Def && !p.Context.IncludeDeclaration {
+			continue
+		}
+		out = append(out, protocol.Location{URI: dc.Doc.URI, Range: dc.Mapper.Range(o.Span.Start, o.Span.End)})
+	}
+	return out, nil
+}
+
+func highlight(_ context.Context, dc *docCtx, p *protocol.DocumentHighlightParams) (any, error) {
+	out := []protocol.DocumentHighlight{}
+	for _, o := range occurrencesAt(dc, p.Position) {
+		kind := protocol.DocumentHighlightKindRead
+		if o.Def {
+			kind = protocol.DocumentHighlightKindWrite
+		}
+		out = append(out, protocol.DocumentHighlight{Range: dc.Mapper.Range(o.Span.Start, o.Span.End), Kind: kind})
+	}
+	return out, nil
+}
+
+// editorLine is the line an editor shows byte offset off on (it differs
+// from the parser's line only where a lone CR ends a line for the editor).
+func editorLine(dc *docCtx, off int) uint32 { return dc.Mapper.Position(off).Line }
+
+func foldingRanges(ctx context.Context, dc *docCtx, _ *protocol.FoldingRangeParams) (any, error) {
+	t := dc.Doc.Text.Tree
+	limit := foldingLimit(dc.Session)
+	out := []protocol.FoldingRange{}
+	for _, f := range analysis.Folds(t) {
+		if len(out) == limit || ctx.Err() != nil {
+			break
+		}
+		start, end := editorLine(dc, t.Line(f.StartLine).Start), editorLine(dc, t.Line(f.EndLine).End)
+		if end <= start {
+			continue
+		}
+		kind := protocol.RegionFoldingRange
+		if f.Kind == analysis.FoldComment {
+			kind = protocol.CommentFoldingRange
+		}
+		out = append(out, protocol.FoldingRange{StartLine: start, EndLine: end, Kind: kind})
+	}
+	return out, nil
+}
+
+// foldingLimit is the client's foldingRange rangeLimit, if it sent one.
+func foldingLimit(sess *lsp.Session) int {
+	if fr := sess.Capabilities.TextDocument; fr != nil && fr.FoldingRange != nil && fr.FoldingRange.RangeLimit > 0 {
+		return int(fr.FoldingRange.RangeLimit)
+	}
+	return -1
+}
+
+var symbolKinds = map[analysis.SymbolKind]protocol.SymbolKind{
+	analysis.SessionSymbol:  protocol.SymbolKindModule,
+	analysis.PhaseSymbol:    protocol.SymbolKindNamespace,
+	analysis.TurnSymbol:     protocol.SymbolKindEvent,
+	analysis.ToolCallSymbol: protocol.SymbolKindFunction,
+	analysis.SubagentSymbol: protocol.SymbolKindClass,
+	analysis.QuestionSymbol: protocol.SymbolKindInterface,
+	analysis.MoreSymbol:     protocol.SymbolKindNull,
+}
+
+func documentSymbols(_ context.Context, dc *docCtx, _ *protocol.DocumentSymbolParams) (any, error) {
+	syms := analysis.Outline(dc.Doc.Text.Tree, dc.Settings.Outline.MaxItems)
+	if hierarchical(dc.Session) {
+		return toDocumentSymbols(dc, syms), nil
+	}
+	// Clients without hierarchy get the same entries flattened, each with
+	// its container's name.
+	out := []protocol.SymbolInformation{}
+	var walk func(ss []analysis.Symbol, container string)
+	walk = func(ss []analysis.Symbol, container string) {
+		for _, s := range ss {
+			out = append(out, protocol.SymbolInformation{
+				Name: s.Name, Kind: symbolKinds[s.Kind], ContainerName: container,
+				Location: protocol.Location{URI: dc.Doc.URI, Range: dc.Mapper.Range(s.Span.Start, s.Span.End)},
+			})
+			walk(s.Children, s.Name)
+		}
+	}
+	walk(syms, "")
+	return out, nil
+}
+
+func hierarchical(sess *lsp.Session) bool {
+	td := sess.Capabilities.TextDocument
+	return td != nil && td.DocumentSymbol != nil && td.DocumentSymbol.HierarchicalDocumentSymbolSupport
+}
+
+func toDocumentSymbols(dc *docCtx, syms []analysis.Symbol) []protocol.DocumentSymbol {
+	out := make([]protocol.DocumentSymbol, 0, len(syms))
+	for _, s := range syms {
+		out = append(out, protocol.DocumentSymbol{
+			Name:           nonEmpty(s.Name),
+			Detail:         s.Detail,
+			Kind:           symbolKinds[s.Kind],
+			Range:          dc.Mapper.Range(s.Span.Start, s.Span.End),
+			SelectionRange: dc.Mapper.Range(s.Selection.Start, s.Selection.End),
+			Children:       toDocumentSymbols(dc, s.Children),
+		})
+	}
+	return out
+}
+
+// nonEmpty keeps a symbol's name non-empty: VS Code rejects empty names.
+func nonEmpty(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(empty)"
+	}
+	return s
+}
