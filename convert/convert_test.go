@@ -12,6 +12,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/convert/internal/testcorpus"
+	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/replay"
 )
 
@@ -217,4 +218,8 @@ func TestReportRenderings(t *testing.T) {
 			t.Errorf("JSON report lacks malformed line %d: %s", want, rep.JSON())
 		}
 	}
+}
+
+func totals(s *convert.Session) (model.Usage, bool) {
+	return model.SessionTotals(&s.Header, s.Events)
 }

@@ -131,6 +131,7 @@ func readHeader(h *model.Header, root model.Fields, rep *model.Report) {
 		if hasPrompt || hasOut {
 			h.Totals = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
 		}
+		h.Extra.SetString("_final_metrics_present", presentKeys(f, "total_prompt_tokens", "total_completion_tokens", "total_cached_tokens"))
 		if c, ok := f.Get("total_cost_usd"); ok {
 			if v, ok := jsonscan.Float(c); ok {
 				h.CostUSD = &v
@@ -194,9 +195,6 @@ type reader struct {
 
 func (st *reader) emit(e *model.Event) error {
 	st.rep.Events++
-	if st.h.Started == "" && e.Time != "" {
-		st.h.Started = e.Time
-	}
 	return st.sink.Event(st.h, e)
 }
 
@@ -292,6 +290,7 @@ func (st *reader) step(b []byte, loc model.Loc) error {
 				create, _ = intOf(xf, "cache_creation_input_tokens")
 			}
 			usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
+			extra.SetString("_metrics_present", presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens"))
 			for _, fl := range mf {
 				switch fl.Key {
 				case "prompt_tokens", "completion_tokens", "cached_tokens":
@@ -465,4 +464,16 @@ func (st *reader) observation(obs []byte, base model.Event, loc model.Loc) []mod
 		return nil
 	})
 	return out
+}
+
+// presentKeys lists which of keys f has, so that writing the same format
+// back does not add counters the source left out.
+func presentKeys(f model.Fields, keys ...string) string {
+	var out []string
+	for _, k := range keys {
+		if _, ok := f.Get(k); ok {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, ",")
 }

@@ -33,6 +33,7 @@ func ParseVersion(s string) (int, error) {
 }
 
 type result struct {
+	parts   json.RawMessage // v1.6 content parts, when the source had them
 	callID  string
 	hasCall bool
 	content string
@@ -48,8 +49,9 @@ type toolCall struct {
 }
 
 type step struct {
-	fields      model.Fields // step-level fields beyond the core ones (reasoning_effort, ...)
-	metricExtra model.Fields // metrics fields beyond the token counts
+	parts       json.RawMessage // v1.6 message content parts
+	fields      model.Fields    // step-level fields beyond the core ones (reasoning_effort, ...)
+	metricExtra model.Fields    // metrics fields beyond the token counts
 	source      string
 	time        string
 	message     string
@@ -62,6 +64,8 @@ type step struct {
 	msgIDs      map[string]bool
 	extra       model.Fields
 	key         string // grouping key of an agent step
+	srcID       string // ID of the first event, to keep a source step\'s parts together
+	present     string // metric keys the source step had ("" = write all)
 	loc         model.Loc
 	origStep    int64
 	renamed     map[string][]string // original call id -> unique ids in order
@@ -91,7 +95,10 @@ func groupKey(e *model.Event) string {
 }
 
 func (b *builder) newStep(source string, e *model.Event) *step {
-	s := &step{source: source, time: e.Time, loc: e.Loc, origStep: e.Step, model: e.Model}
+	s := &step{source: source, time: e.Time, loc: e.Loc, origStep: e.Step, model: e.Model, srcID: e.ID}
+	if p, ok := e.Extra.String("_metrics_present"); ok {
+		s.present = p
+	}
 	b.steps = append(b.steps, s)
 	return s
 }
@@ -317,6 +324,13 @@ func (b *builder) call(s *step, e *model.Event) {
 
 func (b *builder) result(e *model.Event) {
 	r := result{content: e.Result.Content, isError: e.Result.IsError}
+	if raw := e.Result.ContentRaw; len(raw) > 0 && raw[0] == '[' && isParts(raw) {
+		if b.ver >= 6 {
+			r.parts = raw
+		} else {
+			b.rep.Add(model.LossDroppedField, "content parts (images) flattened to text (need ATIF-v1.6)", e.Loc)
+		}
+	}
 	if refs, ok := e.Extra.Get("subagent_trajectory_ref"); ok {
 		r.refs = refs
 	}
@@ -327,6 +341,12 @@ func (b *builder) result(e *model.Event) {
 		r.extra.SetString("status", e.Result.Status)
 	}
 	orig := e.Result.CallID
+	if cur := b.cur(); orig == "" && cur != nil && e.ID != "" && cur.srcID == e.ID {
+		// A result without a call id from the same source step (terminus-2
+		// writes these): it stays on that step.
+		cur.results = append(cur.results, r)
+		return
+	}
 	idx, ok := b.callAt[orig]
 	if orig == "" || !ok {
 		// An observation not tied to any known call: a system step, with the
@@ -498,9 +518,17 @@ func Encode(s *model.Session, rep *model.Report, opt model.Options, asJSONL bool
 	o.Key("final_metrics")
 	fm := jsonw.Begin(&root)
 	if haveTot {
-		fm.Int("total_prompt_tokens", tot.Prompt())
-		fm.Int("total_completion_tokens", tot.Output)
-		fm.Int("total_cached_tokens", tot.CacheRead)
+		present, known := h.Extra.String("_final_metrics_present")
+		has := func(k string) bool { return !known || strings.Contains(","+present+",", ","+k+",") }
+		if has("total_prompt_tokens") {
+			fm.Int("total_prompt_tokens", tot.Prompt())
+		}
+		if has("total_completion_tokens") {
+			fm.Int("total_completion_tokens", tot.Output)
+		}
+		if has("total_cached_tokens") {
+			fm.Int("total_cached_tokens", tot.CacheRead)
+		}
 	}
 	if h.CostUSD != nil {
 		fm.Float("total_cost_usd", *h.CostUSD)
@@ -614,7 +642,11 @@ func encodeStep(st *step, id, ver int, rep *model.Report) []byte {
 	if st.source == "agent" {
 		msg = strings.Join(st.texts, "\n\n")
 	}
-	o.Str("message", msg)
+	if len(st.parts) > 0 {
+		o.Raw("message", st.parts)
+	} else {
+		o.Str("message", msg)
+	}
 	if st.source == "agent" {
 		if st.model != "" {
 			o.Str("model_name", st.model)
@@ -657,7 +689,11 @@ func encodeStep(st *step, id, ver int, rep *model.Report) []byte {
 			if r.hasCall {
 				ro.Str("source_call_id", r.callID)
 			}
-			ro.Str("content", r.content)
+			if len(r.parts) > 0 {
+				ro.Raw("content", r.parts)
+			} else {
+				ro.Str("content", r.content)
+			}
 			if len(r.refs) > 0 {
 				ro.Raw("subagent_trajectory_ref", r.refs)
 			}
@@ -690,10 +726,17 @@ func encodeStep(st *step, id, ver int, rep *model.Report) []byte {
 		m := jsonw.Begin(&b)
 		mx, _ := st.metricExtra.Get("extra")
 		mxf, _ := model.ParseFields(mx)
+		has := func(k string) bool { return st.present == "" || strings.Contains(","+st.present+",", ","+k+",") }
 		if u := st.usage; u != nil {
-			m.Int("prompt_tokens", u.Prompt())
-			m.Int("completion_tokens", u.Output)
-			m.Int("cached_tokens", u.CacheRead)
+			if has("prompt_tokens") {
+				m.Int("prompt_tokens", u.Prompt())
+			}
+			if has("completion_tokens") {
+				m.Int("completion_tokens", u.Output)
+			}
+			if has("cached_tokens") {
+				m.Int("cached_tokens", u.CacheRead)
+			}
 			if u.CacheCreate != 0 {
 				mxf.SetAny("cache_creation_input_tokens", u.CacheCreate)
 			}
@@ -727,6 +770,12 @@ func (b *builder) restoreExtra(e *model.Event) {
 	}
 	for _, f := range e.Extra {
 		switch {
+		case f.Key == "_message_parts":
+			if b.ver >= 6 && isParts(f.Value) {
+				s.parts = f.Value
+			} else {
+				b.rep.Add(model.LossDroppedField, "message content parts flattened to text (need ATIF-v1.6)", e.Loc)
+			}
 		case strings.HasPrefix(f.Key, "_"), f.Key == "subagent_trajectory_ref", f.Key == "result.extra", f.Key == "tool_call.extra", f.Key == "tool_errors", f.Key == "atif.observation":
 			// Handled with the call or result, or a reader hint.
 		case strings.HasPrefix(f.Key, "atif."):
@@ -753,3 +802,19 @@ func (b *builder) restoreExtra(e *model.Event) {
 }
 
 var metricKeys = map[string]int{"cost_usd": 0, "logprobs": 0, "completion_token_ids": 3, "prompt_token_ids": 4, "extra": 0}
+
+// isParts reports whether raw is a list of ATIF content parts.
+func isParts(raw json.RawMessage) bool {
+	var parts []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return false
+	}
+	for _, p := range parts {
+		if p.Type != "text" && p.Type != "image" {
+			return false
+		}
+	}
+	return true
+}

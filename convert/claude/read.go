@@ -332,7 +332,7 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 // tool results, and content blocks passed through. why is non-empty when
 // the message has the wrong shape.
 func UserEvents(message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
-	if message == nil || jsonscan.Members(message, func(k, v []byte) error { return nil }) != nil {
+	if len(message) == 0 || message[0] != '{' {
 		return nil, "message is not an object"
 	}
 	var content []byte
@@ -513,7 +513,7 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 // has no place for go to the first event's Extra as "message.<key>". why is
 // non-empty when the message has the wrong shape.
 func AssistantEvents(message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
-	if message == nil || jsonscan.Members(message, func(k, v []byte) error { return nil }) != nil {
+	if len(message) == 0 || message[0] != '{' {
 		return nil, "message is not an object"
 	}
 	var content []byte

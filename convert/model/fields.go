@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 )
 
 // Field is one key of a JSON object with its value kept as raw JSON, so that
@@ -123,36 +125,25 @@ func (f *Fields) UnmarshalJSON(b []byte) error {
 }
 
 // ParseFields decodes a JSON object into ordered fields. null gives nil.
+// It validates the whole input with the member scanner and copies each
+// value once, which is several times faster than json.Decoder tokens.
 func ParseFields(b []byte) (Fields, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || string(b) == "null" {
 		return nil, nil
 	}
 	if b[0] != '{' {
+		if !jsonscan.Valid(b) {
+			return nil, &json.SyntaxError{}
+		}
 		return nil, ErrNotObject
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
 	out := Fields{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, ok := t.(string)
-		if !ok {
-			return nil, fmt.Errorf("object key is %T", t)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, err
-		}
-		out.Set(key, raw)
-	}
-	if _, err := dec.Token(); err != nil {
+	err := jsonscan.Object(b, func(k, v []byte) error {
+		out.Set(jsonscan.Key(k), jsonscan.Copy(v))
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -6,9 +6,10 @@
 package jsonscan
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -68,17 +69,74 @@ func Members(b []byte, fn func(key, value []byte) error) error {
 	return members(b, i, fn)
 }
 
+// skip returns the end of the valid value at b[i] without validating it
+// again: strings end at the first unescaped quote, containers when the
+// depth returns to zero.
+func skip(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
+	default:
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}
+
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		// An escaped quote has an odd number of backslashes before it.
+		n := 0
+		for k := i - 1; k >= 0 && b[k] == '\\'; k-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
 func members(b []byte, i int, fn func(key, value []byte) error) error {
 	i = skipWS(b, i+1)
 	if b[i] == '}' {
 		return nil
 	}
 	for {
-		kEnd, _ := str(b, i)
+		kEnd := skipString(b, i)
 		key := b[i+1 : kEnd-1]
 		i = skipWS(b, kEnd)
 		i = skipWS(b, i+1) // ':'
-		vEnd, _ := value(b, i, 0)
+		vEnd := skip(b, i)
 		if err := fn(key, b[i:vEnd]); err != nil {
 			return err
 		}
@@ -102,7 +160,7 @@ func Array(b []byte, fn func(i int, value []byte) error) error {
 		return nil
 	}
 	for n := 0; ; n++ {
-		vEnd, _ := value(b, i, 0)
+		vEnd := skip(b, i)
 		if err := fn(n, b[i:vEnd]); err != nil {
 			return err
 		}
@@ -124,27 +182,102 @@ func Valid(b []byte) bool {
 	return err == nil && skipWS(b, end) == len(b)
 }
 
-// String decodes a raw JSON string value. The fast path (no escapes, valid
-// UTF-8) is a plain copy. ok is false when v is not a string.
+// String decodes a raw JSON string value (one that passed validation).
+// The fast path (no escapes, valid UTF-8) is a plain copy; escapes are
+// decoded here rather than through encoding/json, which would validate and
+// reflect again. Invalid UTF-8 becomes U+FFFD, as encoding/json does. ok is
+// false when v is not a string.
 func String(v []byte) (s string, ok bool) {
-	if len(v) < 2 || v[0] != '"' {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
 	inner := v[1 : len(v)-1]
-	plain := true
-	for _, c := range inner {
-		if c == '\\' || c >= utf8.RuneSelf {
-			plain = false
-			break
-		}
+	i := 0
+	for i < len(inner) && inner[i] != '\\' && inner[i] < utf8.RuneSelf {
+		i++
 	}
-	if plain {
+	if i == len(inner) {
 		return string(inner), true
 	}
-	if err := json.Unmarshal(v, &s); err != nil {
-		return "", false
+	out := make([]byte, 0, len(inner))
+	out = append(out, inner[:i]...)
+	for i < len(inner) {
+		c := inner[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(inner) {
+				return "", false
+			}
+			switch inner[i+1] {
+			case '"', '\\', '/':
+				out = append(out, inner[i+1])
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, n := hex4(inner[i+2:])
+				if n == 0 {
+					return "", false
+				}
+				i += 4
+				if utf16.IsSurrogate(r) {
+					r2, n2 := rune(-1), 0
+					if i+2 < len(inner) && inner[i+2] == '\\' && i+3 < len(inner) && inner[i+3] == 'u' {
+						r2, n2 = hex4(inner[i+4:])
+					}
+					if dec := utf16.DecodeRune(r, r2); n2 > 0 && dec != utf8.RuneError {
+						r = dec
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				out = utf8.AppendRune(out, r)
+			default:
+				return "", false
+			}
+			i += 2
+		case c < utf8.RuneSelf:
+			out = append(out, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(inner[i:])
+			if r == utf8.RuneError && size == 1 {
+				out = append(out, "\uFFFD"...)
+			} else {
+				out = append(out, inner[i:i+size]...)
+			}
+			i += size
+		}
 	}
-	return s, true
+	return string(out), true
+}
+
+func hex4(b []byte) (rune, int) {
+	if len(b) < 4 {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, 0
+		}
+	}
+	return r, 4
 }
 
 // Key decodes a raw key as handed to an Object callback.
@@ -260,10 +393,24 @@ func literal(b []byte, i int, lit string) (int, error) {
 	return i, &SyntaxError{i, "invalid literal"}
 }
 
+// plain marks bytes that need no attention inside a string.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func str(b []byte, i int) (int, error) {
 	start := i
 	i++
 	for i < len(b) {
+		for i < len(b) && plain[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':

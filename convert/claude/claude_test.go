@@ -1,0 +1,354 @@
+package claude_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/claude"
+	"github.com/rlog-ls/rlog-ls/convert/internal/testcorpus"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+func read(t testing.TB, path string) (*model.Session, *model.Report) {
+	t.Helper()
+	var c model.Collector
+	rep := &model.Report{}
+	if err := claude.ReadFile(path, &c, rep); err != nil {
+		t.Fatal(err)
+	}
+	return &c.Session, rep
+}
+
+func TestEdgeCasesMalformedLines(t *testing.T) {
+	s, rep := read(t, testcorpus.Path(t, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl"))
+	lines := map[int]string{}
+	for _, l := range rep.Losses {
+		if l.Kind == model.LossMalformed {
+			for _, loc := range l.Locations {
+				lines[loc.Line] = l.Detail
+			}
+		}
+	}
+	// 10: message.contenst typo; 11: message is a string; 13, 15, 16: not
+	// objects ("massive error", 42, [1]).
+	for _, n := range []int{10, 11, 13, 15, 16} {
+		if _, ok := lines[n]; !ok {
+			t.Errorf("line %d not reported as malformed; report:\n%s", n, rep.Text())
+		}
+	}
+	// The rest still converts: the special-character message after the
+	// broken lines is there, and so is the final summary.
+	var special, summary bool
+	for _, e := range s.Events {
+		special = special || strings.Contains(e.Text, "café, naïve")
+		summary = summary || e.Kind == model.KindSystem && e.Name == "summary"
+	}
+	if !special || !summary {
+		t.Errorf("events after the malformed lines are missing (special=%v summary=%v)", special, summary)
+	}
+	// {"silly": "this"} has no type: passed through and reported.
+	if rep.Count(model.LossPassthrough) != 1 {
+		t.Errorf("want 1 passthrough, report:\n%s", rep.Text())
+	}
+}
+
+// TestUsageOncePerMessage checks the totals against the counter-wise
+// maximum per message.id, computed here independently from the raw file.
+func TestUsageOncePerMessage(t *testing.T) {
+	p := testcorpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl")
+	var c model.Collector
+	if err := claude.Read(mustOpen(t, p), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var l model.Ledger
+	naive := model.Usage{}
+	for i := range c.Session.Events {
+		l.Add(&c.Session.Events[i])
+	}
+	type usage struct {
+		In, Out, Read, Create int64
+	}
+	per := map[string]usage{}
+	data, _ := os.ReadFile(p)
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var e struct {
+			Type    string
+			Message struct {
+				ID    string
+				Usage struct {
+					Input  int64 `json:"input_tokens"`
+					Output int64 `json:"output_tokens"`
+					Read   int64 `json:"cache_read_input_tokens"`
+					Create int64 `json:"cache_creation_input_tokens"`
+				}
+			}
+		}
+		if json.Unmarshal(line, &e) != nil || e.Type != "assistant" {
+			continue
+		}
+		u := e.Message.Usage
+		naive = naive.Add(model.Usage{Input: u.Input, Output: u.Output, CacheRead: u.Read, CacheCreate: u.Create})
+		p := per[e.Message.ID]
+		per[e.Message.ID] = usage{max(p.In, u.Input), max(p.Out, u.Output), max(p.Read, u.Read), max(p.Create, u.Create)}
+	}
+	var want model.Usage
+	for _, u := range per {
+		want = want.Add(model.Usage{Input: u.In, Output: u.Out, CacheRead: u.Read, CacheCreate: u.Create})
+	}
+	if got := l.Total(); got != want {
+		t.Errorf("ledger total %+v, want %+v", got, want)
+	}
+	if l.Messages() != len(per) || len(per) != 32 {
+		t.Errorf("ledger saw %d messages, file has %d (want 32)", l.Messages(), len(per))
+	}
+	if naive.Output <= want.Output {
+		t.Errorf("the fixture should repeat usage (naive %+v vs %+v)", naive, want)
+	}
+}
+
+func mustOpen(t testing.TB, p string) *os.File {
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func TestSubagentSpliced(t *testing.T) {
+	s, _ := read(t, testcorpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl"))
+	var starts, inner int
+	taskResult := -1
+	for i, e := range s.Events {
+		if e.Kind == model.KindSubagent && e.Subagent.Status == "started" {
+			starts++
+			if e.Subagent.AgentID != "a028728" || e.Subagent.ID != "toolu_018BphSNPxHyxFD8EioXnZGv" {
+				t.Errorf("subagent start %+v", e.Subagent)
+			}
+		}
+		if e.AgentID == "a028728" && e.Kind != model.KindSubagent {
+			inner++
+			if taskResult >= 0 {
+				t.Errorf("sub-agent event %d after the Task result %d", i, taskResult)
+			}
+		}
+		if e.Kind == model.KindToolResult && e.Result.CallID == "toolu_018BphSNPxHyxFD8EioXnZGv" {
+			taskResult = i
+		}
+	}
+	// agent-a0a41f8 and agent-aff7986 belong to other sessions: not spliced.
+	if starts != 1 || inner < 10 || taskResult < 0 {
+		t.Errorf("starts=%d inner=%d taskResult=%d", starts, inner, taskResult)
+	}
+}
+
+// TestRoundTrip reads each corpus transcript, writes it, reads it back
+// and compares the events field by field.
+func TestRoundTrip(t *testing.T) {
+	files := testcorpus.Glob(t, "claude-code-jsonl/*/*.jsonl")
+	files = append(files, testcorpus.Glob(t, "claude-code-jsonl/openagents/20251211-regex-log/*.jsonl")...)
+	for _, p := range files {
+		var c1 model.Collector
+		rep1 := &model.Report{}
+		if err := claude.Read(mustOpen(t, p), &c1, rep1); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		rep := &model.Report{}
+		if err := claude.Write(&out, &c1.Session, rep, model.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		var c2 model.Collector
+		rep2 := &model.Report{}
+		if err := claude.Read(&out, &c2, rep2); err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(p)
+		// Entries of the wrong shape pass through verbatim and are reported
+		// again; lines that were not JSON at all are gone.
+		if rep2.Count(model.LossMalformed) > rep1.Count(model.LossMalformed) {
+			t.Errorf("%s: written output has new malformed lines:\n%s", name, rep2.Text())
+		}
+		a, b := c1.Session.Events, c2.Session.Events
+		if len(a) != len(b) {
+			t.Errorf("%s: %d events, %d after the round trip", name, len(a), len(b))
+			continue
+		}
+		for i := range a {
+			if d := diffEvent(&a[i], &b[i]); d != "" {
+				t.Errorf("%s: event %d (line %d): %s", name, i, a[i].Loc.Line, d)
+				break
+			}
+		}
+		h1, h2 := c1.Session.Header, c2.Session.Header
+		if h1.ID != h2.ID || h1.Cwd != h2.Cwd || h1.Model != h2.Model || h1.AgentVersion != h2.AgentVersion {
+			t.Errorf("%s: header %+v became %+v", name, h1, h2)
+		}
+	}
+}
+
+func diffEvent(a, b *model.Event) string {
+	switch {
+	case a.Kind != b.Kind:
+		return "kind " + a.Kind.String() + " -> " + b.Kind.String()
+	case a.ID != b.ID || a.ParentID != b.ParentID:
+		return "ids " + a.ID + "/" + a.ParentID + " -> " + b.ID + "/" + b.ParentID
+	case a.Text != b.Text || a.Signature != b.Signature || a.Time != b.Time:
+		return "text, signature or time"
+	case a.MessageID != b.MessageID || a.Model != b.Model:
+		return "message id or model"
+	case (a.Usage == nil) != (b.Usage == nil) || a.Usage != nil && *a.Usage != *b.Usage:
+		return "usage"
+	case a.Sidechain != b.Sidechain || a.AgentID != b.AgentID || a.Meta != b.Meta:
+		return "sidechain, agent or meta"
+	case a.Call != nil && (a.Call.ID != b.Call.ID || a.Call.Name != b.Call.Name || !jsonEqual(a.Call.Input, b.Call.Input)):
+		return "tool call"
+	case a.Result != nil && (a.Result.CallID != b.Result.CallID || a.Result.IsError != b.Result.IsError || a.Result.Content != b.Result.Content):
+		return "tool result"
+	case a.Kind == model.KindPassthrough && !jsonEqual(a.Raw, b.Raw):
+		return "passthrough record"
+	}
+	ea, eb := map[string]json.RawMessage{}, map[string]json.RawMessage{}
+	for _, f := range a.Extra {
+		ea[f.Key] = f.Value
+	}
+	for _, f := range b.Extra {
+		eb[f.Key] = f.Value
+	}
+	for k, v := range ea {
+		if !jsonEqual(v, eb[k]) {
+			return "extra " + k
+		}
+	}
+	return ""
+}
+
+func jsonEqual(a, b []byte) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xa, yb)
+}
+
+func TestWriteFromOtherSourceChainsParents(t *testing.T) {
+	s := &model.Session{Header: model.Header{ID: "s1", SourceFormat: "trajectory", Model: "m"}}
+	s.Events = []model.Event{
+		{Kind: model.KindUser, Text: "hi", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindAgent, Text: "hello", Usage: &model.Usage{Input: 1, Output: 2}},
+		{Kind: model.KindToolCall, Call: &model.ToolCall{ID: "t1", Name: "Read", Input: json.RawMessage(`{"file_path":"a"}`)}, Usage: &model.Usage{Input: 1, Output: 5}},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "t1", Content: "ok"}},
+		{Kind: model.KindLifecycle, Name: "end"},
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var c model.Collector
+	if err := claude.Read(&out, &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	ev := c.Session.Events
+	if len(ev) != 4 {
+		t.Fatalf("got %d events:\n%s", len(ev), out.String())
+	}
+	for i := 1; i < len(ev); i++ {
+		if ev[i].ParentID != ev[i-1].ID || ev[i].ID == "" {
+			t.Errorf("event %d parent %q, want %q", i, ev[i].ParentID, ev[i-1].ID)
+		}
+	}
+	if ev[1].MessageID == "" || ev[1].MessageID != ev[2].MessageID {
+		t.Errorf("agent text and tool call should share one synthesized message id: %q %q", ev[1].MessageID, ev[2].MessageID)
+	}
+	var l model.Ledger
+	for i := range ev {
+		l.Add(&ev[i])
+	}
+	if got := l.Total(); got.Output != 5 || got.Input != 1 {
+		t.Errorf("usage of the one response counted wrong: %+v", got)
+	}
+	if rep.Find(model.LossDroppedEvent, "lifecycle marker") == nil {
+		t.Errorf("dropped @end not reported:\n%s", rep.Text())
+	}
+}
+
+func TestBadInputNeverPanics(t *testing.T) {
+	inputs := []string{
+		"", "\n\n", "{", `{"type":"assistant","message":{"content":[1,2,{"type":"tool_use"}]}}`,
+		`{"type":"user","message":{"content":{"a":1}}}`, "\xff\xfe{\"type\":\"user\"}", `{"type":"user","message":{"role":"user","content":"\xff"}}`,
+		strings.Repeat("[", 100000),
+	}
+	for _, in := range inputs {
+		var c model.Collector
+		if err := claude.Read(strings.NewReader(in), &c, &model.Report{}); err != nil {
+			t.Errorf("%.20q: %v", in, err)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	f.Add([]byte(`{"type":"user","uuid":"u","message":{"role":"user","content":"x"}}`))
+	f.Add([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"n","input":{}}],"usage":{"input_tokens":1}}}`))
+	if root, _ := testcorpus.Root(); root != "" {
+		if data, err := os.ReadFile(filepath.Join(root, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl")); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c model.Collector
+		rep := &model.Report{}
+		if err := claude.Read(bytes.NewReader(data), &c, rep); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := claude.Write(&out, &c.Session, &model.Report{}, model.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+			if len(line) > 0 && !json.Valid(line) {
+				t.Fatalf("invalid output line %q", line)
+			}
+		}
+	})
+}
+
+func BenchmarkRead(b *testing.B) {
+	data, err := os.ReadFile(testcorpus.Path(b, "claude-code-jsonl/openagents/claude-code-example.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if err := claude.Read(bytes.NewReader(data), discard{}, &model.Report{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkWrite(b *testing.B) {
+	var c model.Collector
+	data, _ := os.ReadFile(testcorpus.Path(b, "claude-code-jsonl/openagents/claude-code-example.jsonl"))
+	claude.Read(bytes.NewReader(data), &c, &model.Report{})
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		var out bytes.Buffer
+		if err := claude.Write(&out, &c.Session, &model.Report{}, model.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+type discard struct{}
+
+func (discard) Event(*model.Header, *model.Event) error { return nil }
+func (discard) End(*model.Header) error                 { return nil }

@@ -1,0 +1,82 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestObjectValidates(t *testing.T) {
+	valid := []string{`{}`, ` {"a":1} `, `{"a":[1,2,{"b":null}],"c":"x\"y","d":-1.5e3,"e":true}`, `{"\u00e9":"\ud83d\ude00"}`}
+	for _, s := range valid {
+		n := 0
+		if err := Object([]byte(s), func(k, v []byte) error { n++; return nil }); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
+	}
+	invalid := []string{``, `{`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":01}`, `{"a":"\x01"}`, `{"a":"\q"}`, `{"a":1} x`, `{"a":tru}`, `{"a":[1 2]}`, `{"a":"\u12"}`, `{a:1}`, strings.Repeat("[", 20000)}
+	for _, s := range invalid {
+		called := false
+		err := Object([]byte(s), func(k, v []byte) error { called = true; return nil })
+		if err == nil || called {
+			t.Errorf("%q accepted (called=%v)", s, called)
+		}
+	}
+	for _, s := range []string{`"x"`, `42`, `[1]`} {
+		if err := Object([]byte(s), func(k, v []byte) error { return nil }); err != ErrNotObject {
+			t.Errorf("%s: %v, want ErrNotObject", s, err)
+		}
+	}
+}
+
+func TestMembersAgreeWithEncodingJSON(t *testing.T) {
+	in := `{"a" : "x\\\"}" , "b":{"c":[1,"]",{"d":"}"}]},"e":-0.5E+2,"f":"tab\there","g":"\ud83d\ude00 \u00e9 \/"}`
+	var want map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(in), &want); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	if err := Object([]byte(in), func(k, v []byte) error { got[Key(k)] = string(v); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range want {
+		if got[k] != string(v) {
+			t.Errorf("%s: %s, want %s", k, got[k], v)
+		}
+		var ws string
+		if json.Unmarshal(v, &ws) == nil {
+			if gs, ok := String([]byte(got[k])); !ok || gs != ws {
+				t.Errorf("String(%s) = %q, want %q", v, gs, ws)
+			}
+		}
+	}
+}
+
+func TestStringInvalidUTF8(t *testing.T) {
+	s, ok := String([]byte("\"a\xffb\""))
+	if !ok || s != "a\uFFFDb" {
+		t.Errorf("got %q %v", s, ok)
+	}
+	s, ok = String([]byte(`"\ud800x"`))
+	if !ok || s != "\uFFFDx" {
+		t.Errorf("lone surrogate: %q %v", s, ok)
+	}
+}
+
+func FuzzObject(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\n"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		err := Object(b, func(k, v []byte) error {
+			if !Valid(v) {
+				t.Fatalf("member value %q not valid", v)
+			}
+			return nil
+		})
+		if err == nil && !json.Valid(b) {
+			t.Fatalf("accepted invalid JSON %q", b)
+		}
+		if err != nil && err != ErrNotObject && json.Valid(b) {
+			t.Fatalf("rejected valid JSON %q: %v", b, err)
+		}
+	})
+}
