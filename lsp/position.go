@@ -153,3 +153,23 @@ func clamp(v, lo, hi int) int {
 	}
 	return v
 }
+
+// Count is the number of code units of b in encoding e: the width of a
+// piece of one line, for answers that are lengths (semantic tokens).
+func (e PositionEncoding) Count(b []byte) int {
+	if e == UTF8 {
+		return len(b)
+	}
+	n := 0
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		n += e.units(r, size)
+		i += size
+	}
+	return n
+}

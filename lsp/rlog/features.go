@@ -48,6 +48,8 @@ func Features() lsp.Features[Doc] {
 			protocol.MethodTextDocumentFoldingRange:      lsp.DocumentRequest(foldingRanges),
 			protocol.MethodTextDocumentDocumentSymbol:    lsp.DocumentRequest(documentSymbols),
 			protocol.MethodWorkspaceSymbol:               lsp.WorkspaceRequest(ws.symbols),
+			protocol.MethodSemanticTokensFull:            lsp.DocumentRequest(semanticTokensFull),
+			protocol.MethodSemanticTokensRange:           lsp.DocumentRequest(semanticTokensRange),
 		},
 		Capabilities: func(caps *lsp.ServerCapabilities, _ *lsp.Session) {
 			caps.HoverProvider = true
@@ -57,6 +59,7 @@ func Features() lsp.Features[Doc] {
 			caps.FoldingRangeProvider = true
 			caps.DocumentSymbolProvider = true
 			caps.WorkspaceSymbolProvider = true
+			caps.SemanticTokensProvider = semanticTokensCapability
 		},
 	}
 }

@@ -1,0 +1,140 @@
+package analysis
+
+import (
+	"iter"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// SemanticType is the class of a highlighted token. The names are LSP's
+// standard semantic token types, so every theme colours them, and each
+// matches a scope of grammar/rlog.tmLanguage.json so colour survives where
+// editors switch TextMate off (VS Code above 20 MB).
+type SemanticType uint8
+
+const (
+	SemKeyword    SemanticType = iota // line prefixes, the header delimiters, "interrupted"
+	SemFunction                       // tool and MCP names
+	SemProperty                       // metadata and header keys
+	SemOperator                       // = and the result arrow
+	SemString                         // values, quoted values, JSON, header values
+	SemNumber                         // numeric values and timestamps
+	SemEnumMember                     // result statuses ([ok], [error], ...) and modes
+	SemComment                        // comments and ignored preamble lines
+	SemVariable                       // call and message ids
+	SemMacro                          // blob and redaction markers
+	SemEvent                          // lifecycle events (@start, @init, ...)
+	SemNamespace                      // phase names
+	SemType                           // subagent types
+)
+
+// SemanticTypeNames is the legend, in SemanticType order.
+var SemanticTypeNames = []string{"keyword", "function", "property", "operator", "string", "number",
+	"enumMember", "comment", "variable", "macro", "event", "namespace", "type"}
+
+// SemanticModifier is a bit set of token modifiers.
+type SemanticModifier uint8
+
+const (
+	// ModDeclaration marks the id on the line that starts a call.
+	ModDeclaration SemanticModifier = 1 << iota
+)
+
+// SemanticModifierNames is the modifier legend, in bit order.
+var SemanticModifierNames = []string{"declaration"}
+
+// SemanticToken is one highlighted span on one line.
+type SemanticToken struct {
+	Line int
+	Span grammar.Span // absolute; never crosses a line end
+	Type SemanticType
+	Mods SemanticModifier
+}
+
+var idKeys = map[string]bool{"id": true, "parent": true, "parent_full": true, "uuid": true, "id_full": true,
+	"tid": true, "span": true, "message_id": true, "session": true}
+
+// SemanticTokens yields the tokens of lines [from, to) in order. Free text
+// (messages, results) gets none: it keeps the editor's default colour.
+func SemanticTokens(t *grammar.Tree, from, to int) iter.Seq[SemanticToken] {
+	return func(yield func(SemanticToken) bool) {
+		for l := range t.LinesFrom(from) {
+			if l.Num >= to {
+				return
+			}
+			if l.Kind == grammar.Empty || l.Kind == grammar.Continuation || l.Kind == grammar.Unknown {
+				continue
+			}
+			li, text := t.Info(l.Num)
+			for _, tok := range grammar.Tokenize(text, &li) {
+				typ, mods, ok := classifyToken(l, &li, text, tok)
+				if !ok {
+					continue
+				}
+				if !yield(SemanticToken{Line: l.Num, Span: tok.Span.Shift(l.Start), Type: typ, Mods: mods}) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func classifyToken(l grammar.Line, li *grammar.LineInfo, text []byte, tok grammar.Token) (SemanticType, SemanticModifier, bool) {
+	switch tok.Kind {
+	case grammar.TokPrefix, grammar.TokFlag, grammar.TokDelimiter:
+		return SemKeyword, 0, true
+	case grammar.TokName:
+		switch l.Kind {
+		case grammar.Lifecycle:
+			return SemEvent, 0, true
+		case grammar.Phase:
+			return SemNamespace, 0, true
+		case grammar.Subagent:
+			return SemType, 0, true
+		case grammar.Mode:
+			return SemEnumMember, 0, true
+		}
+		return SemFunction, 0, true
+	case grammar.TokKey, grammar.TokHeaderKey:
+		return SemProperty, 0, true
+	case grammar.TokEquals, grammar.TokArrow:
+		return SemOperator, 0, true
+	case grammar.TokValue:
+		key := string(text[tok.Key.Start:tok.Key.End])
+		switch {
+		case idKeys[key]:
+			var mods SemanticModifier
+			if key == "id" && l.Kind == grammar.ToolStart {
+				mods = ModDeclaration
+			}
+			return SemVariable, mods, true
+		case key == "ts" || isDigits(text[tok.Span.Start:tok.Span.End]):
+			return SemNumber, 0, true
+		}
+		return SemString, 0, true
+	case grammar.TokString, grammar.TokJSON, grammar.TokHeaderValue:
+		if tok.Kind == grammar.TokString && idKeys[string(text[tok.Key.Start:tok.Key.End])] {
+			return SemVariable, 0, true
+		}
+		return SemString, 0, true
+	case grammar.TokStatus:
+		return SemEnumMember, 0, true
+	case grammar.TokMarker:
+		return SemMacro, 0, true
+	case grammar.TokComment:
+		return SemComment, 0, true
+	}
+	return 0, 0, false
+}
+
+func isDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
