@@ -127,8 +127,7 @@ const maxKeyLen = 19
 type Flags uint16
 
 const (
-	FlagInterrupted  Flags = 1 << iota // the word "interrupted" appears
-	FlagBlob                           // an @blob sha256= marker appears
+	FlagBlob         Flags = 1 << iota // an @blob sha256= marker appears
 	FlagRedacted                       // a [redacted:kind] marker appears
 	FlagLegacyRedact                   // a [REDACTED] or <REDACTED...> marker appears
 	FlagASCIIArrow                     // " -> " where a result arrow was probably meant
@@ -188,21 +187,142 @@ var (
 // metadata. It never allocates.
 func ScanLine(text []byte) LineInfo {
 	var li LineInfo
+	scanLine(text, &li)
+	return li
+}
+
+// scanLine fills li, which must be zero, for text.
+func scanLine(text []byte, li *LineInfo) {
 	ts, te := trimBounds(text)
 	li.Trim = Span{ts, te}
 	if ts == te {
 		li.Kind = Empty
 		li.Content = ts
-		li.Flags = lineFlags(text, ts, te)
-		return li
+	} else {
+		li.Kind, li.Content, li.Name = classify(text, ts, te)
 	}
-	li.Kind, li.Content, li.Name = classify(text, ts, te)
-	li.Flags = lineFlags(text, ts, te)
-	scanMeta(text, &li, te)
+	if te-ts == 3 && text[ts] == '-' && text[ts+1] == '-' && text[ts+2] == '-' {
+		li.Flags |= FlagDelimiter
+	}
+	scanBytes(text, li, te)
 	if li.Kind.TakesResult() && !li.Arrow.Valid() && hasASCIIArrow(text[li.Content:te]) {
 		li.Flags |= FlagASCIIArrow
 	}
-	return li
+}
+
+// Byte classes that scanBytes stops at; every other byte is skipped with
+// one table lookup, so a line is read once whatever it holds.
+const (
+	spEquals = 1 + iota
+	spHigh
+	spNUL
+	spCR
+	spAt
+	spOpen
+)
+
+var special = func() (t [256]uint8) {
+	t['='], t[0], t['\r'], t['@'], t['['], t['<'] = spEquals, spNUL, spCR, spAt, spOpen, spOpen
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = spHigh
+	}
+	return t
+}()
+
+// scanBytes reads the line once: the first result arrow in the content,
+// for each key the first key=value whose key is a whole word (\bkey=) and
+// whose value is not empty, and the markers and bytes the rules care about.
+func scanBytes(t []byte, li *LineInfo, te int) {
+	content := li.Content
+	found := 0
+	for i := 0; i < len(t); i++ {
+		switch special[t[i]] {
+		case 0:
+		case spEquals:
+			if i >= content && i < te && found < int(numKeys) && metaAt(t, li, content, i, te) {
+				found++
+			}
+		case spHigh:
+			if t[i] == 0xE2 && i+2 < te && t[i+1] == 0x86 && t[i+2] == 0x92 && !li.Arrow.Valid() && i >= content {
+				li.Arrow = Span{i, i + len(arrow)}
+				if r := skipSpace(t[:te], i+len(arrow)); r < te {
+					li.Result = Span{r, te}
+				}
+			}
+			// Validate the sequence here rather than the whole line again.
+			r, size := utf8.DecodeRune(t[i:])
+			if r == utf8.RuneError && size == 1 {
+				li.Flags |= FlagInvalidUTF8
+			}
+			i += size - 1
+		case spNUL:
+			li.Flags |= FlagNUL
+		case spCR:
+			li.Flags |= FlagLoneCR // the terminator's CR is not part of text
+		case spAt:
+			if bytes.HasPrefix(t[i:], blobMarker) && li.Flags&FlagBlob == 0 && len(BlobMarkers(t[i:])) > 0 {
+				li.Flags |= FlagBlob
+			}
+		case spOpen:
+			rest := t[i+1:]
+			switch {
+			case t[i] == '[' && bytes.HasPrefix(rest, []byte("redacted:")):
+				if m := RedactionMarkers(t[i:min(len(t), i+300)]); len(m) > 0 && m[0].Span.Start == 0 {
+					li.Flags |= FlagRedacted
+				}
+			case t[i] == '[' && bytes.HasPrefix(rest, []byte("REDACTED]")),
+				t[i] == '<' && bytes.HasPrefix(rest, []byte("REDACTED")):
+				if m := RedactionMarkers(t[i:]); len(m) > 0 && m[0].Span.Start == 0 {
+					li.Flags |= FlagLegacyRedact
+				}
+			}
+		}
+	}
+}
+
+// metaAt handles the '=' at eq: if the word before it is a key not seen yet
+// and its value is not empty, it records the value and reports true.
+func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
+	ks := eq
+	for ks > content && eq-ks <= maxKeyLen {
+		c := t[ks-1]
+		if c >= 0x80 || !asciiWord[c] {
+			break
+		}
+		ks--
+	}
+	if ks == eq || eq-ks > maxKeyLen || wordBefore(t, ks) {
+		return false
+	}
+	k := keyOf(t[ks:eq])
+	if k == numKeys || li.Meta[k].Valid() {
+		return false
+	}
+	end := valueEnd(t[:te], k, eq+1)
+	if end == eq+1 {
+		return false
+	}
+	li.Meta[k] = Span{eq + 1, end}
+	return true
+}
+
+// HasInterrupted reports the bare word "interrupted" (\binterrupted\b),
+// which the reference reads as a flag on any line.
+func HasInterrupted(text []byte) bool {
+	for off := 0; ; {
+		i := bytes.Index(text[off:], []byte("interrupted"))
+		if i < 0 {
+			return false
+		}
+		i += off
+		end := i + len("interrupted")
+		if !wordBefore(text, i) {
+			if ok, _ := wordAt(text, end); !ok {
+				return true
+			}
+		}
+		off = end
+	}
 }
 
 // classify applies the reference's 21 rules in order to the trimmed line.
@@ -292,96 +412,6 @@ func classify(text []byte, ts, te int) (Kind, int, Span) {
 		return Todos, skipSpace(t, ts+3), Span{}
 	}
 	return Unknown, ts, Span{}
-}
-
-// lineFlags collects the facts found by whole-line byte searches.
-func lineFlags(text []byte, ts, te int) Flags {
-	var f Flags
-	if te-ts == 3 && text[ts] == '-' && text[ts+1] == '-' && text[ts+2] == '-' {
-		f |= FlagDelimiter
-	}
-	if bytes.IndexByte(text, 0) >= 0 {
-		f |= FlagNUL
-	}
-	if !utf8.Valid(text) {
-		f |= FlagInvalidUTF8
-	}
-	if bytes.IndexByte(text, '\r') >= 0 {
-		f |= FlagLoneCR // the terminator's CR is not part of text
-	}
-	if bytes.Contains(text, blobMarker) && len(BlobMarkers(text)) > 0 {
-		f |= FlagBlob
-	}
-	if bytes.Contains(text, []byte("[redacted:")) || bytes.Contains(text, []byte("REDACTED")) {
-		for _, m := range RedactionMarkers(text) {
-			if m.Legacy {
-				f |= FlagLegacyRedact
-			} else {
-				f |= FlagRedacted
-			}
-		}
-	}
-	if i := bytes.Index(text, []byte("interrupted")); i >= 0 {
-		for i >= 0 {
-			end := i + len("interrupted")
-			if !wordBefore(text, i) {
-				if ok, _ := wordAt(text, end); !ok {
-					f |= FlagInterrupted
-					break
-				}
-			}
-			j := bytes.Index(text[end:], []byte("interrupted"))
-			if j < 0 {
-				break
-			}
-			i = end + j
-		}
-	}
-	return f
-}
-
-// scanMeta finds, for each key, the first key=value in the content whose key
-// is a whole word (\bkey=) and whose value is not empty, and the first arrow.
-func scanMeta(text []byte, li *LineInfo, te int) {
-	content := li.Content
-	t := text[:te]
-	if a := bytes.Index(t[content:], arrow); a >= 0 {
-		a += content
-		li.Arrow = Span{a, a + len(arrow)}
-		if r := skipSpace(t, a+len(arrow)); r < te {
-			li.Result = Span{r, te}
-		}
-	}
-	found := 0
-	for i := content; i < te; {
-		eq := bytes.IndexByte(t[i:te], '=')
-		if eq < 0 {
-			break
-		}
-		eq += i
-		i = eq + 1
-		ks := eq
-		for ks > content && eq-ks <= maxKeyLen {
-			c := t[ks-1]
-			if c >= 0x80 || !asciiWord[c] {
-				break
-			}
-			ks--
-		}
-		if ks == eq || eq-ks > maxKeyLen || wordBefore(t, ks) {
-			continue
-		}
-		k := keyOf(t[ks:eq])
-		if k == numKeys || li.Meta[k].Valid() {
-			continue
-		}
-		if end := valueEnd(t, k, eq+1); end > eq+1 {
-			li.Meta[k] = Span{eq + 1, end}
-			if found++; found == int(numKeys) {
-				return
-			}
-		}
-	}
 }
 
 // valueEnd returns where the value of key k starting at i ends, using the

@@ -143,8 +143,6 @@ func TestFlags(t *testing.T) {
 		line string
 		want Flags
 	}{
-		{"t:Bash id=call_1 interrupted → [error]", FlagInterrupted},
-		{"a: uninterrupted work", 0},
 		{"o: id=a → @blob sha256=abc bytes=10", FlagBlob},
 		{"o: id=a → @blobsha256=abc", 0},
 		{"a: API_KEY=[redacted:env_var]", FlagRedacted},
@@ -164,6 +162,19 @@ func TestFlags(t *testing.T) {
 		li := ScanLine([]byte(c.line))
 		if li.Flags != c.want {
 			t.Errorf("%q: flags %b, want %b", c.line, li.Flags, c.want)
+		}
+	}
+}
+
+func TestHasInterrupted(t *testing.T) {
+	for line, want := range map[string]bool{
+		"t:Bash id=call_1 interrupted → [error]": true,
+		"a: uninterrupted work":                  false,
+		"a: interrupted_x then interrupted.":     true,
+		"a: nothing":                             false,
+	} {
+		if got := HasInterrupted([]byte(line)); got != want {
+			t.Errorf("%q: %v", line, got)
 		}
 	}
 }

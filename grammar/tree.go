@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"iter"
 	"sort"
-	"strconv"
 )
 
 // Chunk limits. A chunk holds whole lines; an edit re-scans only the chunks it
@@ -124,6 +123,7 @@ func scanChunk(text []byte, first, last bool) *chunk {
 		nlines++
 	}
 	c.lines = make([]storedLine, 0, nlines)
+	var li LineInfo
 	for off := 0; off < len(text) || (last && off == len(text) && len(c.lines) < nlines); {
 		end := len(text)
 		term := 0
@@ -136,7 +136,8 @@ func scanChunk(text []byte, first, last bool) *chunk {
 			}
 		}
 		lineText := text[off:end]
-		li := scanDocLine(lineText, first && off == 0)
+		li = LineInfo{}
+		scanDocLine(lineText, first && off == 0, &li)
 		sl := storedLine{
 			off:     uint32(off),
 			len:     uint32(end - off),
@@ -186,15 +187,15 @@ func scanChunk(text []byte, first, last bool) *chunk {
 
 var bom = []byte("\uFEFF")
 
-// scanDocLine scans a line; the document's first line may start with a byte
-// order mark, which is not text, so what follows it is classified.
-func scanDocLine(text []byte, docStart bool) LineInfo {
+// scanDocLine scans a line into li; the document's first line may start
+// with a byte order mark, which is not text, so what follows it is classified.
+func scanDocLine(text []byte, docStart bool, li *LineInfo) {
 	if !docStart || !bytes.HasPrefix(text, bom) {
-		return ScanLine(text)
+		scanLine(text, li)
+		return
 	}
-	li := ScanLine(text[len(bom):])
+	scanLine(text[len(bom):], li)
 	li.shift(len(bom))
-	return li
 }
 
 func (li *LineInfo) shift(d int) {
@@ -215,18 +216,10 @@ func pack(s Span) [2]uint32 { return [2]uint32{uint32(s.Start), uint32(s.End)} }
 
 func usageOf(text []byte, li *LineInfo) (Usage, bool) {
 	var u Usage
-	num := func(k Key) (uint64, bool) {
-		v, ok := li.Value(text, k)
-		if !ok {
-			return 0, false
-		}
-		n, err := strconv.ParseUint(string(v), 10, 64)
-		return n, err == nil
-	}
-	u.In, u.HasIn = num(KeyTokensIn)
-	u.Out, u.HasOut = num(KeyTokensOut)
-	u.Cached, u.HasCached = num(KeyTokensCached)
-	u.CacheCreate, u.HasCache = num(KeyTokensCacheCreate)
+	u.In, u.HasIn = li.number(text, KeyTokensIn)
+	u.Out, u.HasOut = li.number(text, KeyTokensOut)
+	u.Cached, u.HasCached = li.number(text, KeyTokensCached)
+	u.CacheCreate, u.HasCache = li.number(text, KeyTokensCacheCreate)
 	if !u.HasIn && !u.HasOut && !u.HasCached && !u.HasCache {
 		return u, false
 	}
@@ -234,6 +227,19 @@ func usageOf(text []byte, li *LineInfo) (Usage, bool) {
 		u.MessageID = string(v)
 	}
 	return u, true
+}
+
+// number reads a digits-only value as a uint64 (false if absent or too big).
+func (li *LineInfo) number(text []byte, k Key) (uint64, bool) {
+	v, ok := li.Value(text, k)
+	if !ok || len(v) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range v {
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
 }
 
 // index rebuilds the prefix sums over chunks.
@@ -429,7 +435,8 @@ func (t *Tree) Text(l Line) []byte { return t.Slice(l.Start, l.End) }
 func (t *Tree) Info(n int) (LineInfo, []byte) {
 	l := t.Line(n)
 	text := t.Text(l)
-	li := scanDocLine(text, n == 0)
+	var li LineInfo
+	scanDocLine(text, n == 0, &li)
 	if !l.Kind.IsBody() {
 		li = LineInfo{Kind: l.Kind, Trim: li.Trim, Content: li.Trim.Start, Flags: li.Flags}
 	}
