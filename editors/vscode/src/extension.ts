@@ -1,0 +1,211 @@
+// The rlog extension: the rlog language (grammar and configuration come from
+// package.json) and a client for the rlog-ls language server.
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { findServer, installCommand, notFoundMessage } from './server';
+
+/** The server-side command that converts a JSON/JSONL trajectory to rlog. */
+const serverConvertCommand = 'rlog-ls.convertToRlog';
+
+let client: LanguageClient | undefined;
+let output: vscode.OutputChannel;
+let traceOutput: vscode.OutputChannel;
+let status: vscode.StatusBarItem;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('rlog');
+  traceOutput = vscode.window.createOutputChannel('rlog (trace)');
+  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 0);
+  status.command = 'rlog.showOutput';
+  context.subscriptions.push(output, traceOutput, status);
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('rlog.restartServer', restart),
+    vscode.commands.registerCommand('rlog.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('rlog.convertFile', convertFile),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('rlog.server')) void restart();
+    }),
+    vscode.window.onDidChangeActiveTextEditor(updateStatus),
+  );
+  await start();
+}
+
+export async function deactivate(): Promise<void> {
+  await stop();
+}
+
+function settings(): Record<string, unknown> {
+  const c = vscode.workspace.getConfiguration('rlog');
+  return {
+    disabledCodes: c.get<string[]>('disabledCodes', []),
+    outline: { maxItems: c.get<number>('outline.maxItems', 2000) },
+    diagnostics: {
+      maxPerDocument: c.get<number>('diagnostics.maxPerDocument', 1000),
+      debounceMs: c.get<number>('diagnostics.debounceMs', 100),
+    },
+  };
+}
+
+async function start(): Promise<void> {
+  const conf = vscode.workspace.getConfiguration('rlog');
+  const found = findServer(conf.get<string>('server.path'));
+  if (!('path' in found)) {
+    const msg = notFoundMessage(found);
+    output.appendLine(msg);
+    setStatus('$(warning) rlog-ls', 'The rlog language server was not found: click for details');
+    const actions = found.badSetting !== undefined ? ['Open Settings'] : ['Copy Install Command', 'Open Settings'];
+    void vscode.window.showErrorMessage(msg, ...actions).then(async (pick) => {
+      if (pick === 'Copy Install Command') {
+        await vscode.env.clipboard.writeText(installCommand);
+        void vscode.window.showInformationMessage(`Copied: ${installCommand}. Run it in a terminal, then "rlog: Restart Language Server".`);
+      } else if (pick === 'Open Settings') {
+        await vscode.commands.executeCommand('workbench.action.openSettings', 'rlog.server.path');
+      }
+    });
+    return;
+  }
+  const args = conf.get<string[]>('server.args', []);
+  output.appendLine(`rlog: starting ${found.path} (from ${found.source})`);
+  const serverOptions: ServerOptions = {
+    run: { command: found.path, args: ['serve', ...args], transport: TransportKind.stdio },
+    debug: { command: found.path, args: ['serve', '--log-level', 'debug', ...args], transport: TransportKind.stdio },
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ language: 'rlog' }],
+    synchronize: { configurationSection: 'rlog' },
+    initializationOptions: settings(),
+    outputChannel: output,
+    traceOutputChannel: traceOutput,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Continue }),
+      closed: () => {
+        output.appendLine('rlog: the language server stopped; use "rlog: Restart Language Server" to start it again.');
+        return { action: CloseAction.DoNotRestart, message: 'The rlog language server stopped. Run "rlog: Restart Language Server" to start it again.' };
+      },
+    },
+  };
+  client = new LanguageClient('rlog', 'rlog language server', serverOptions, clientOptions);
+  client.onDidChangeState((e) => {
+    if (e.newState === State.Running) setStatus('rlog-ls', `rlog language server running (${found.path})`);
+    else if (e.newState === State.Stopped) setStatus('$(warning) rlog-ls', 'rlog language server stopped: click for its output');
+  });
+  try {
+    await client.start();
+  } catch (err) {
+    output.appendLine(`rlog: the language server failed to start: ${String(err)}`);
+    void vscode.window.showErrorMessage(`rlog: the language server (${found.path}) failed to start: ${String(err)}`, 'Show Output')
+      .then((pick) => { if (pick) output.show(true); });
+  }
+}
+
+async function stop(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c && c.state !== State.Stopped) {
+    try {
+      await c.stop();
+    } catch (err) {
+      output.appendLine(`rlog: stopping the language server: ${String(err)}`);
+    }
+  }
+}
+
+async function restart(): Promise<void> {
+  output.appendLine('rlog: restarting the language server');
+  await stop();
+  await start();
+}
+
+function setStatus(text: string, tooltip: string): void {
+  status.text = text;
+  status.tooltip = tooltip;
+  updateStatus();
+}
+
+function updateStatus(): void {
+  if (vscode.window.activeTextEditor?.document.languageId === 'rlog') status.show();
+  else status.hide();
+}
+
+/**
+ * convertFile converts the active file (or the one picked in the explorer):
+ * an rlog file to another format through the server's conversion code
+ * actions, a JSON or JSONL trajectory to rlog through the server's
+ * rlog-ls.convertToRlog command. The server writes the new file.
+ */
+async function convertFile(resource?: vscode.Uri): Promise<void> {
+  const uri = resource instanceof vscode.Uri ? resource : vscode.window.activeTextEditor?.document.uri;
+  if (!uri) {
+    void vscode.window.showWarningMessage('rlog: open an rlog, JSON or JSONL file to convert.');
+    return;
+  }
+  if (!client || client.state !== State.Running) {
+    void vscode.window.showErrorMessage('rlog: converting needs the rlog language server, which is not running.', 'Show Output')
+      .then((pick) => { if (pick) output.show(true); });
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(uri);
+  if (doc.languageId === 'rlog') {
+    await convertRlog(doc);
+  } else {
+    await convertToRlog(uri);
+  }
+}
+
+async function convertRlog(doc: vscode.TextDocument): Promise<void> {
+  const whole = new vscode.Range(0, 0, doc.lineCount, 0);
+  const actions = (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>(
+    'vscode.executeCodeActionProvider', doc.uri, whole, vscode.CodeActionKind.Source.value, 20)) ?? [];
+  const conversions = actions.filter((a): a is vscode.CodeAction => 'kind' in a || 'edit' in a);
+  if (conversions.length === 0) {
+    void vscode.window.showWarningMessage('rlog: the language server offers no conversion for this file.');
+    return;
+  }
+  const pick = await vscode.window.showQuickPick(
+    conversions.map((a) => ({ label: a.title, action: a })),
+    { placeHolder: 'Convert this rlog file to…' });
+  if (!pick) return;
+  if (pick.action.edit) await vscode.workspace.applyEdit(pick.action.edit);
+  if (pick.action.command) {
+    await vscode.commands.executeCommand(pick.action.command.command, ...(pick.action.command.arguments ?? []));
+  }
+}
+
+async function convertToRlog(uri: vscode.Uri): Promise<void> {
+  output.appendLine(`rlog: converting ${uri.toString()} to rlog`);
+  let result: unknown;
+  try {
+    result = await client!.sendRequest('workspace/executeCommand', { command: serverConvertCommand, arguments: [uri.toString()] });
+  } catch (err) {
+    output.appendLine(`rlog: ${serverConvertCommand} failed: ${String(err)}`);
+    void vscode.window.showErrorMessage(`rlog: could not convert ${vscode.workspace.asRelativePath(uri)}: ${errorText(err)}`);
+    return;
+  }
+  const created = createdUri(result);
+  if (created) await vscode.window.showTextDocument(created);
+}
+
+function errorText(err: unknown): string {
+  if (err && typeof err === 'object' && 'message' in err) return String((err as { message: unknown }).message);
+  return String(err);
+}
+
+/** createdUri reads the new file's URI from the command's result, if it says. */
+function createdUri(result: unknown): vscode.Uri | undefined {
+  if (typeof result === 'string' && result.includes(':')) return vscode.Uri.parse(result);
+  if (result && typeof result === 'object' && 'uri' in result && typeof (result as { uri: unknown }).uri === 'string') {
+    return vscode.Uri.parse((result as { uri: string }).uri);
+  }
+  return undefined;
+}

@@ -1,0 +1,70 @@
+// The manifest against the grammar, the language configuration and the server.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import test from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ext = join(here, '..', '..');
+const root = join(ext, '..', '..');
+const pkg = JSON.parse(readFileSync(join(ext, 'package.json'), 'utf8'));
+const grammarText = readFileSync(join(root, 'grammar', 'rlog.tmLanguage.json'), 'utf8');
+const langConf = JSON.parse(readFileSync(join(ext, 'language-configuration.json'), 'utf8'));
+
+test('the packaged grammar is the repository grammar', () => {
+  const g = pkg.contributes.grammars[0];
+  assert.equal(g.scopeName, 'source.rlog');
+  assert.equal(readFileSync(join(ext, g.path), 'utf8'), grammarText, 'run npm run compile');
+});
+
+test('every semantic token type of the server maps onto a scope of the grammar', () => {
+  // The legend is analysis.SemanticTypeNames; read it from the Go source.
+  const src = readFileSync(join(root, 'analysis', 'semantic.go'), 'utf8');
+  const m = /SemanticTypeNames = \[\]string\{([^}]*)\}/.exec(src);
+  assert.ok(m, 'SemanticTypeNames not found in analysis/semantic.go');
+  const legend = [...m[1].matchAll(/"([^"]+)"/g)].map((x) => x[1]);
+  const scopes = pkg.contributes.semanticTokenScopes[0].scopes;
+  assert.deepEqual(Object.keys(scopes).sort(), [...legend].sort(), 'semanticTokenScopes must cover exactly the legend');
+  for (const [type, [scope]] of Object.entries(scopes)) {
+    // A mapped scope is one the grammar uses, or the parent of one (keyword.control.rlog).
+    const base = scope.replace(/\.rlog$/, '.');
+    assert.ok(grammarText.includes(`"${scope}"`) || grammarText.includes(`"${base}`) ||
+      new RegExp(`"${base.replace(/\./g, '\\.')}[a-z-]+\\.rlog"`).test(grammarText),
+      `${type} → ${scope} is not a scope of the grammar`);
+  }
+});
+
+test('the settings are the ones the server reads', () => {
+  const props = pkg.contributes.configuration.properties;
+  // lsp/settings.go: the JSON names under "rlog", and DefaultSettings.
+  const src = readFileSync(join(root, 'lsp', 'settings.go'), 'utf8');
+  for (const [key, goField] of [['rlog.disabledCodes', 'disabledCodes'], ['rlog.outline.maxItems', 'maxItems'],
+    ['rlog.diagnostics.maxPerDocument', 'maxPerDocument'], ['rlog.diagnostics.debounceMs', 'debounceMs']]) {
+    assert.ok(props[key], `${key} missing`);
+    assert.ok(src.includes(`json:"${goField}"`), `the server has no ${goField} setting any more`);
+  }
+  const def = /DefaultSettings\(\) Settings \{([\s\S]*?)\n\}/.exec(src)[1];
+  assert.match(def, new RegExp(`MaxItems: ${props['rlog.outline.maxItems'].default}\\b`));
+  assert.match(def, new RegExp(`MaxPerDocument: ${props['rlog.diagnostics.maxPerDocument'].default}\\b`));
+  assert.match(def, new RegExp(`DebounceMs: ${props['rlog.diagnostics.debounceMs'].default}\\b`));
+  assert.equal(props['rlog.trace.server'].default, 'off');
+  assert.equal(props['rlog.server.path'].default, '');
+});
+
+test('the word pattern keeps ids, uuids and timestamps whole', () => {
+  const re = new RegExp(langConf.wordPattern, 'g');
+  const words = (s) => s.match(re);
+  assert.deepEqual(words('o: id=toolu_01ABC-def → [ok]'), ['o', 'id', 'toolu_01ABC-def', 'ok']);
+  assert.deepEqual(words('parent=f369fce3-9c36-4e39-ba0d-5f347f40a082'), ['parent', 'f369fce3-9c36-4e39-ba0d-5f347f40a082']);
+  assert.deepEqual(words('@start ts=2025-12-19T20:29:02.123+02:00'), ['start', 'ts', '2025-12-19T20:29:02.123+02:00']);
+  assert.deepEqual(words('x:探索 session-id=a'), ['x', '探索', 'session-id', 'a']);
+  assert.equal(langConf.comments.lineComment, '#');
+});
+
+test('commands are declared and reachable', () => {
+  const cmds = pkg.contributes.commands.map((c) => c.command).sort();
+  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.restartServer', 'rlog.showOutput']);
+  const src = readFileSync(join(ext, 'src', 'extension.ts'), 'utf8');
+  for (const c of cmds) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
+});
