@@ -1,0 +1,150 @@
+package lsp
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"sync/atomic"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
+)
+
+func TestSettingsOverlay(t *testing.T) {
+	def := DefaultSettings()
+	for _, tc := range []struct {
+		name    string
+		raw     string
+		want    func(*Settings)
+		wantErr bool
+	}{
+		{"null", `null`, func(*Settings) {}, false},
+		{"empty", ``, func(*Settings) {}, false},
+		{"direct", `{"disabledCodes":["W001"],"outline":{"maxItems":10}}`, func(s *Settings) {
+			s.DisabledCodes = []string{"W001"}
+			s.Outline.MaxItems = 10
+		}, false},
+		{"nested under rlog", `{"rlog":{"diagnostics":{"maxPerDocument":5}}}`, func(s *Settings) { s.Diagnostics.MaxPerDocument = 5 }, false},
+		{"negative values fall back to defaults", `{"outline":{"maxItems":-1},"diagnostics":{"debounceMs":-3}}`, func(*Settings) {}, false},
+		{"zero is a value", `{"diagnostics":{"debounceMs":0,"maxPerDocument":0}}`, func(s *Settings) {
+			s.Diagnostics.DebounceMs = 0
+			s.Diagnostics.MaxPerDocument = 0
+		}, false},
+		{"unknown keys are ignored", `{"future":{"x":1},"outline":{"maxItems":3}}`, func(s *Settings) { s.Outline.MaxItems = 3 }, false},
+		{"a wrong type is an error", `{"outline":{"maxItems":"many"}}`, func(*Settings) {}, true},
+	} {
+		got, err := def.overlay(json.RawMessage(tc.raw))
+		want := DefaultSettings()
+		tc.want(&want)
+		if (err != nil) != tc.wantErr || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %+v, %v; want %+v", tc.name, got, err, want)
+		}
+	}
+}
+
+// Settings values are shared by snapshots; overlaying must not write into
+// the slice of the value it starts from.
+func TestSettingsOverlayDoesNotModifyBase(t *testing.T) {
+	base, _ := DefaultSettings().overlay(json.RawMessage(`{"disabledCodes":["A","B"]}`))
+	if _, err := base.overlay(json.RawMessage(`{"disabledCodes":["C"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(base.DisabledCodes, []string{"A", "B"}) {
+		t.Fatalf("base changed: %v", base.DisabledCodes)
+	}
+}
+
+// An older configuration read that is answered late does not override a
+// newer one; each read applies over the base, not over the previous read.
+func TestSettingsSourceOrdering(t *testing.T) {
+	src := newSettingsSource()
+	if err := src.setBase(json.RawMessage(`{"disabledCodes":["BASE"]}`)); err != nil {
+		t.Fatal(err)
+	}
+	g1, g2 := src.begin(), src.begin()
+	if changed, _ := src.apply(g2, json.RawMessage(`{"outline":{"maxItems":2}}`)); !changed {
+		t.Fatal("apply reported no change")
+	}
+	if changed, _ := src.apply(g1, json.RawMessage(`{"outline":{"maxItems":1}}`)); changed {
+		t.Fatal("a stale read was applied")
+	}
+	cur := src.current()
+	if cur.Outline.MaxItems != 2 || !reflect.DeepEqual(cur.DisabledCodes, []string{"BASE"}) {
+		t.Fatalf("got %+v", cur)
+	}
+	g3 := src.begin()
+	src.apply(g3, nil) // the user removed every setting: back to the base
+	if cur := src.current(); cur.Outline.MaxItems != DefaultSettings().Outline.MaxItems {
+		t.Fatalf("got %+v", cur)
+	}
+}
+
+func TestInitializationOptionsApply(t *testing.T) {
+	c := startServer(t, testOptions(t))
+	c.Initialize(initParams(map[string]any{"diagnostics": map[string]any{"debounceMs": 0}, "disabledCodes": []string{"todo"}}))
+	openDoc(c, diagURI, 1, "TODO FIXME")
+	p := c.WaitDiagnostics(diagURI, nil)
+	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != "fixme" {
+		t.Fatalf("got %s", p.Raw)
+	}
+}
+
+// A client that answers workspace/configuration is asked after initialized
+// and again on every didChangeConfiguration; the answer applies over the
+// initializationOptions and re-runs diagnostics. It is also asked to send
+// didChangeConfiguration, when it allows dynamic registration.
+func TestWorkspaceConfiguration(t *testing.T) {
+	c := startServer(t, testOptions(t))
+	var answer atomic.Value
+	answer.Store(`{"disabledCodes":["fixme"]}`)
+	c.OnRequest(protocol.MethodWorkspaceConfiguration, func(params json.RawMessage) (any, error) {
+		return []json.RawMessage{json.RawMessage(answer.Load().(string))}, nil
+	})
+	params := initParams(noDebounce)
+	params["capabilities"] = map[string]any{"workspace": map[string]any{
+		"configuration":          true,
+		"didChangeConfiguration": map[string]any{"dynamicRegistration": true},
+	}}
+	c.Initialize(params)
+
+	req := c.WaitFrame("workspace/configuration", func(f lsptest.Frame) bool {
+		return f.IsRequest() && f.Method == protocol.MethodWorkspaceConfiguration
+	})
+	lsptest.AssertJSON(t, req.Params, `{"items":[{"section":"rlog"}]}`)
+	reg := c.WaitFrame("client/registerCapability", func(f lsptest.Frame) bool {
+		return f.IsRequest() && f.Method == protocol.MethodClientRegisterCapability
+	})
+	lsptest.AssertJSON(t, reg.Params, `{"registrations":[{"id":"rlog-ls.didChangeConfiguration","method":"workspace/didChangeConfiguration"}]}`)
+
+	openDoc(c, diagURI, 1, "TODO FIXME")
+	c.WaitDiagnostics(diagURI, func(p lsptest.Published) bool {
+		return len(p.Diagnostics) == 1 && p.Diagnostics[0].Code == "todo"
+	})
+
+	answer.Store(`{"disabledCodes":["todo"]}`)
+	c.Notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": nil})
+	c.WaitDiagnostics(diagURI, func(p lsptest.Published) bool {
+		return len(p.Diagnostics) == 1 && p.Diagnostics[0].Code == "fixme"
+	})
+	if n := len(c.Requests(protocol.MethodWorkspaceConfiguration)); n != 2 {
+		t.Fatalf("%d configuration requests, want 2", n)
+	}
+}
+
+// A client whose configuration answer fails is still served.
+func TestWorkspaceConfigurationFailure(t *testing.T) {
+	c := startServer(t, testOptions(t))
+	c.OnRequest(protocol.MethodWorkspaceConfiguration, func(json.RawMessage) (any, error) {
+		return nil, errors.New("no configuration here")
+	})
+	params := initParams(noDebounce)
+	params["capabilities"] = map[string]any{"workspace": map[string]any{"configuration": true}}
+	c.Initialize(params)
+	c.WaitFrame("workspace/configuration", func(f lsptest.Frame) bool { return f.Method == protocol.MethodWorkspaceConfiguration })
+	openDoc(c, diagURI, 1, "TODO")
+	if p := c.WaitDiagnostics(diagURI, nil); len(p.Diagnostics) != 1 {
+		t.Fatalf("got %s", p.Raw)
+	}
+}
