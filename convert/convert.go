@@ -24,6 +24,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/prophet"
 	"github.com/rlog-ls/rlog-ls/convert/replay"
+	"github.com/rlog-ls/rlog-ls/convert/rlogfmt"
 	"github.com/rlog-ls/rlog-ls/convert/sdkjsonl"
 	"github.com/rlog-ls/rlog-ls/convert/trajectory"
 )
@@ -43,7 +44,7 @@ type Format string
 
 // The formats.
 const (
-	Rlog       Format = "rlog"
+	Rlog       Format = rlogfmt.Name
 	Claude     Format = claude.Name
 	SDKJSONL   Format = sdkjsonl.Name
 	Trajectory Format = trajectory.Name
@@ -84,7 +85,7 @@ func (f FormatInfo) CanRead() bool { return f.Read != nil }
 func (f FormatInfo) CanWrite() bool { return f.Write != nil || f.Stream != nil }
 
 var formats = []FormatInfo{
-	{Name: Rlog, Description: "rlog/1 session log", Extension: ".rlog"},
+	{Name: Rlog, Description: "rlog/1 session log", Extension: ".rlog", Read: rlogfmt.Read, Write: rlogfmt.Write},
 	{Name: Claude, Description: "Claude Code session JSONL", Extension: ".jsonl", Read: claude.Read, Write: claude.Write,
 		Stream: func(w io.Writer, rep *model.Report, opt model.Options) model.Sink {
 			return claude.NewWriter(w, rep, opt)
@@ -101,9 +102,10 @@ var formats = []FormatInfo{
 	{Name: MiniSWE, Description: "mini-swe-agent trajectory (read only)", Extension: ".traj.json", Read: miniswe.Read},
 }
 
-// Register adds or replaces a format. The rlog reader and writer live in
-// convert/rlogfmt (which depends on the parser) and register themselves
-// here from that package's init.
+// Register adds or replaces a format, for formats outside this module. The
+// rlog reader and writer (convert/rlogfmt, on the parser) are in the table
+// above directly: rlogfmt does not import this package, so no blank import
+// is needed for `rlog` to work.
 func Register(f FormatInfo) {
 	for i := range formats {
 		if formats[i].Name == f.Name {

@@ -1,0 +1,902 @@
+// Package rlogfmt reads and writes rlog/1 (formats.md §1): a YAML header
+// between `---` lines, then one event per line. The reader is built on the
+// project's parser (grammar), so it classifies lines and finds metadata
+// exactly as `rlog-ls check` does; the writer uses the real converter's line
+// forms (§1.11) with the improvements of §8.2, and its output is checked by
+// the project's rules in the tests.
+package rlogfmt
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// Name is the format name used by the CLI.
+const Name = "rlog"
+
+// maxHeaderBuffer bounds what the reader holds while it looks for the end
+// of the header. A file whose header does not end within it is parsed
+// whole, as the parser does with an unclosed header.
+const maxHeaderBuffer = 4 << 20
+
+// Read reads an rlog/1 document. Body lines stream: only the header is
+// buffered. Lines the model has no kind for (t~:, s:, p:, m:, r:, q:,
+// unknown lines) pass through whole and are reported; an rlog writer
+// writes them back verbatim.
+func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
+	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}}
+	lr := jsonl.NewReader(r)
+	// The header: everything up to the second "---" line.
+	var head bytes.Buffer
+	var nums []int
+	delims := 0
+	for delims < 2 {
+		line, n, err := lr.Next()
+		if errors.Is(err, jsonl.ErrLineTooLong) {
+			rep.Malformed(n, err)
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if string(bytes.TrimSpace(line)) == "---" {
+			delims++
+		}
+		head.Write(line)
+		head.WriteByte('\n')
+		nums = append(nums, n)
+		if head.Len() > maxHeaderBuffer && delims < 2 {
+			return rd.whole(&head, lr, nums)
+		}
+	}
+	if delims < 2 {
+		return rd.whole(&head, nil, nums)
+	}
+	tree := grammar.Parse(head.Bytes())
+	rd.header(tree, nums)
+	for {
+		line, n, err := lr.Next()
+		if errors.Is(err, jsonl.ErrLineTooLong) {
+			rep.Malformed(n, err)
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := rd.line(line, n); err != nil {
+			return err
+		}
+	}
+	return rd.end()
+}
+
+// whole parses what was buffered, plus the rest of the input, as one
+// document: the header never closed, so the parser decides where the body
+// starts, as `rlog-ls check` does.
+func (rd *reader) whole(head *bytes.Buffer, lr *jsonl.Reader, nums []int) error {
+	if lr != nil {
+		for {
+			line, n, err := lr.Next()
+			if errors.Is(err, jsonl.ErrLineTooLong) {
+				rd.rep.Malformed(n, err)
+				continue
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			head.Write(line)
+			head.WriteByte('\n')
+			nums = append(nums, n)
+		}
+	}
+	tree := grammar.Parse(head.Bytes())
+	rd.header(tree, nums)
+	for l := range tree.Body() {
+		if l.Num >= len(nums) {
+			break
+		}
+		if err := rd.line(tree.Text(l), nums[l.Num]); err != nil {
+			return err
+		}
+	}
+	return rd.end()
+}
+
+type reader struct {
+	sink model.Sink
+	rep  *model.Report
+	h    *model.Header
+
+	pending *model.Event // held back: continuation lines may extend it
+
+	prevUsage *model.Usage // last usage-bearing line without message_id
+	prevMsg   string
+	haveRMsg  bool
+	endTotals *model.Usage
+	endCost   *float64
+}
+
+// Header keys the model has fields for.
+var headerKeys = map[string]bool{"format": true, "id": true, "repo_sha": true, "model": true, "agent": true,
+	"version": true, "branch": true, "cwd": true, "tokens_total_in": true, "tokens_total_out": true,
+	"tokens_cached": true, "tokens_cache_create": true}
+
+func (rd *reader) header(t *grammar.Tree, nums []int) {
+	h := t.Header()
+	reg := t.Region()
+	if !h.Present {
+		rd.rep.Add(model.LossMalformed, "no rlog header (---)", model.Loc{Line: 1})
+		return
+	}
+	if reg.HeaderStart > 0 {
+		rd.rep.AddN(model.LossDroppedEvent, "text before the header (ignored by rlog/1)", model.Loc{Line: 1}, reg.HeaderStart)
+	}
+	for _, e := range h.Errors {
+		line := 0
+		if e.Line < len(nums) {
+			line = nums[e.Line]
+		}
+		rd.rep.Add(model.LossMalformed, "header: "+e.Message, model.Loc{Line: line})
+	}
+	mh := rd.h
+	get := func(k string) string { v, _ := h.Get(k); return v }
+	mh.SourceVersion = get("format")
+	mh.ID = get("id")
+	mh.RepoSHA = get("repo_sha")
+	mh.Model = get("model")
+	mh.AgentName = get("agent")
+	mh.AgentVersion = get("version")
+	mh.Branch = get("branch")
+	mh.Cwd = get("cwd")
+	num := func(k string) int64 { n, _ := strconv.ParseInt(get(k), 10, 64); return n }
+	tot := model.Usage{Input: num("tokens_total_in"), Output: num("tokens_total_out"), CacheRead: num("tokens_cached"), CacheCreate: num("tokens_cache_create")}
+	if !tot.IsZero() {
+		// A crashed session keeps 0 totals: those mean "unknown".
+		mh.Totals = &tot
+	}
+	values := headerValues(t)
+	for _, f := range h.Fields {
+		if headerKeys[f.Key] {
+			continue
+		}
+		if v, ok := values[f.Key]; ok {
+			mh.Extra.Set(f.Key, v)
+		}
+	}
+}
+
+// headerValues decodes every header value as JSON: strings stay strings
+// (`repo_sha: 560549231` is "560549231"), YAML booleans and numbers become
+// JSON ones, and collections become arrays and objects.
+func headerValues(t *grammar.Tree) map[string]json.RawMessage {
+	h := t.Header()
+	out := map[string]json.RawMessage{}
+	if !h.Present || h.End <= h.Start+1 {
+		return out
+	}
+	last := h.End - 1
+	if !h.Closed {
+		last = h.End
+	}
+	src := t.Slice(t.Line(h.Start+1).Start, t.Line(last).Next)
+	var doc yaml.Node
+	if yaml.Unmarshal(src, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return out
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i].Value, root.Content[i+1]
+		if _, dup := out[k]; dup {
+			continue
+		}
+		if j, ok := yamlJSON(v); ok {
+			out[k] = j
+		}
+	}
+	return out
+}
+
+func yamlJSON(n *yaml.Node) (json.RawMessage, bool) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!null":
+			return json.RawMessage("null"), true
+		case "!!bool", "!!int", "!!float":
+			var v any
+			if n.Decode(&v) == nil {
+				if b, err := json.Marshal(v); err == nil {
+					return b, true
+				}
+			}
+		}
+		return model.MustJSON(n.Value), true
+	case yaml.AliasNode:
+		return yamlJSON(n.Alias)
+	case yaml.SequenceNode:
+		parts := make([]json.RawMessage, 0, len(n.Content))
+		for _, c := range n.Content {
+			j, ok := yamlJSON(c)
+			if !ok {
+				return nil, false
+			}
+			parts = append(parts, j)
+		}
+		return model.MustJSON(parts), true
+	case yaml.MappingNode:
+		var f model.Fields
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			j, ok := yamlJSON(n.Content[i+1])
+			if !ok {
+				return nil, false
+			}
+			f.Set(n.Content[i].Value, j)
+		}
+		if f == nil {
+			f = model.Fields{}
+		}
+		return model.MustJSON(f), true
+	}
+	return nil, false
+}
+
+func (rd *reader) flush() error {
+	if rd.pending == nil {
+		return nil
+	}
+	e := rd.pending
+	rd.pending = nil
+	rd.rep.Events++
+	return rd.sink.Event(rd.h, e)
+}
+
+func (rd *reader) emit(e *model.Event) error {
+	if err := rd.flush(); err != nil {
+		return err
+	}
+	rd.pending = e
+	return nil
+}
+
+func (rd *reader) end() error {
+	if err := rd.flush(); err != nil {
+		return err
+	}
+	if rd.h.Totals == nil && rd.endTotals != nil {
+		rd.h.Totals = rd.endTotals
+	}
+	if rd.h.CostUSD == nil && rd.endCost != nil {
+		rd.h.CostUSD = rd.endCost
+	}
+	return rd.sink.End(rd.h)
+}
+
+// metaKeys are keys read as metadata when they trail a line's text (the
+// parser's keys, the real converter's and this writer's). Other key=value
+// pairs at the end of a text are part of the text.
+var metaKeys = map[string]bool{
+	"id": true, "step": true, "ts": true, "tid": true, "span": true, "latency_ms": true, "attempt": true,
+	"level": true, "parent": true, "sig": true, "tokens_in": true, "tokens_out": true, "tokens_cached": true,
+	"model": true, "message_id": true, "tokens_cache_create": true,
+	"id_full": true, "parent_full": true, "uuid": true, "session": true, "role": true, "stop": true,
+	"input": true, "meta": true, "orphan_id": true, "cost_usd": true,
+}
+
+// pair is one key=value of a line, with the value as written.
+type pair struct {
+	key, raw string
+	start    int // offset of the key in the line
+}
+
+// value returns the pair's value unquoted: a JSON string literal is
+// decoded, other quotes are stripped, anything else is as written.
+func (p pair) value() string { return unquote(p.raw) }
+
+func unquote(raw string) string {
+	if len(raw) >= 2 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal([]byte(raw), &s) == nil {
+			return s
+		}
+		if raw[len(raw)-1] == '"' {
+			return raw[1 : len(raw)-1]
+		}
+		return raw[1:]
+	}
+	return raw
+}
+
+// lineParts is a line split the way the model needs it.
+type lineParts struct {
+	li    grammar.LineInfo
+	text  []byte
+	toks  []grammar.Token
+	pairs []pair // every key=value, in order
+	// metaStart is where the trailing metadata starts (the end of the text
+	// when there is none); meta holds those trailing pairs.
+	metaStart int
+	meta      map[string]string
+	flags     map[string]bool // bare words in the trailing metadata (interrupted)
+}
+
+func split(text []byte) *lineParts {
+	p := &lineParts{li: grammar.ScanLine(text), text: text}
+	p.toks = grammar.Tokenize(text, &p.li)
+	for i, t := range p.toks {
+		if t.Kind != grammar.TokKey {
+			continue
+		}
+		pr := pair{key: string(text[t.Span.Start:t.Span.End]), start: t.Span.Start}
+		if i+2 < len(p.toks) && p.toks[i+2].Key == t.Span {
+			v := p.toks[i+2].Span
+			pr.raw = string(text[v.Start:v.End])
+		}
+		p.pairs = append(p.pairs, pr)
+	}
+	// The trailing metadata: known keys (and the flag "interrupted") at the
+	// end of the line, after any text.
+	p.metaStart = p.li.Trim.End
+	p.meta = map[string]string{}
+	p.flags = map[string]bool{}
+	for i := len(p.toks) - 1; i >= 0; i-- {
+		t := p.toks[i]
+		switch t.Kind {
+		case grammar.TokValue, grammar.TokString, grammar.TokJSON:
+			k := string(text[t.Key.Start:t.Key.End])
+			if !metaKeys[k] {
+				return p
+			}
+			if _, dup := p.meta[k]; !dup {
+				p.meta[k] = unquote(string(text[t.Span.Start:t.Span.End]))
+			}
+			p.metaStart = t.Key.Start
+			i -= 2 // the key and the equals sign
+		case grammar.TokFlag:
+			p.flags[string(text[t.Span.Start:t.Span.End])] = true
+			p.metaStart = t.Span.Start
+		default:
+			return p
+		}
+	}
+	return p
+}
+
+// metaValue is the value of metadata key k: from the trailing metadata,
+// or, on a line with a result arrow, from the pairs before the arrow (where
+// writers put `id=`). A key=value inside the text itself is text: the
+// parser's first-match rule would read `step=5` in prose as the line's
+// step, but no writer puts metadata there.
+func (p *lineParts) metaValue(k string) (string, bool) {
+	if v, ok := p.meta[k]; ok {
+		return v, true
+	}
+	if !p.li.Arrow.Valid() {
+		return "", false
+	}
+	for _, pr := range p.pairs {
+		if pr.start >= p.li.Arrow.Start {
+			break
+		}
+		if pr.key == k && pr.raw != "" {
+			if k == "id" {
+				// \bid=(\w+), as the rules read it.
+				return idPrefix(pr.value()), true
+			}
+			return pr.value(), true
+		}
+	}
+	return "", false
+}
+
+// idPrefix is the part of v the rlog/1 id pattern (\w+) reads.
+func idPrefix(v string) string {
+	var li grammar.LineInfo
+	text := []byte("o: id=" + v)
+	li = grammar.ScanLine(text)
+	if id, ok := li.Value(text, grammar.KeyID); ok {
+		return string(id)
+	}
+	return ""
+}
+
+// lineID is the id a line names: id_full when present (the whole id the
+// parser's \w+ cannot hold), else its id=.
+func (p *lineParts) lineID() string {
+	if v, ok := p.meta["id_full"]; ok {
+		return v
+	}
+	if v, ok := p.metaValue("id"); ok {
+		return idPrefix(v)
+	}
+	return ""
+}
+
+// textBetween returns the line text in [from, to) trimmed.
+func (p *lineParts) textBetween(from, to int) string {
+	if to > len(p.text) {
+		to = len(p.text)
+	}
+	if from >= to {
+		return ""
+	}
+	return string(bytes.TrimSpace(p.text[from:to]))
+}
+
+// body is the free text of a line: from its content start to its trailing
+// metadata.
+func (p *lineParts) body() string { return p.textBetween(p.li.Content, p.metaStart) }
+
+func (rd *reader) line(text []byte, num int) error {
+	li := grammar.ScanLine(text)
+	if li.Kind == grammar.Empty {
+		return nil
+	}
+	loc := model.Loc{Line: num}
+	if li.Kind == grammar.Continuation {
+		if rd.continueText(string(bytes.TrimSpace(text))) {
+			return nil
+		}
+		return rd.passthrough(text, li, loc)
+	}
+	p := split(text)
+	ev := &model.Event{Loc: loc}
+	rd.common(p, ev)
+	switch li.Kind {
+	case grammar.User:
+		ev.Kind = model.KindUser
+		ev.Text = p.body()
+		ev.Meta = p.meta["meta"] == "true"
+		ev.ID = p.lineID()
+	case grammar.Agent:
+		ev.Kind = model.KindAgent
+		ev.Text = p.body()
+	case grammar.Thinking:
+		ev.Kind = model.KindThinking
+		ev.Text = p.body()
+		ev.Signature = p.meta["sig"]
+	case grammar.ToolStart, grammar.Tool, grammar.Mcp:
+		return rd.tool(p, ev)
+	case grammar.Observation:
+		ev.Kind = model.KindToolResult
+		ev.Result = rd.result(p, p.lineID())
+		if ev.Result.CallID == "" {
+			ev.Result.CallID = p.meta["orphan_id"]
+		}
+	case grammar.Subagent:
+		ev.Kind = model.KindSubagent
+		sa := &model.Subagent{ID: p.lineID(), Type: string(text[li.Name.Start:li.Name.End])}
+		if li.Result.Valid() {
+			status, rest := statusWord(p.textBetween(li.Result.Start, p.metaStart))
+			sa.Status = status
+			sa.Summary = rest
+		}
+		for _, pr := range p.pairs {
+			if pr.key == "summary" && pr.start > li.Arrow.Start {
+				sa.Summary = pr.value()
+			}
+		}
+		ev.Subagent = sa
+	case grammar.Comment:
+		body := string(bytes.TrimSpace(text[li.Content:li.Trim.End]))
+		switch {
+		case strings.HasPrefix(body, "status:"):
+			ev.Kind = model.KindStatus
+			ev.Text = strings.TrimSpace(body[len("status:"):])
+		case strings.HasPrefix(body, "system:"):
+			ev.Kind = model.KindSystem
+			ev.Text = strings.TrimSpace(body[len("system:"):])
+		default:
+			ev.Kind = model.KindComment
+			ev.Text = body
+		}
+		// A comment's metadata is the parser's, but its words are text.
+		ev.Extra = nil
+	case grammar.Todos:
+		ev.Kind = model.KindTodos
+		ev.Todos = parseTodos(p.body())
+	case grammar.Lifecycle, grammar.Phase:
+		return rd.lifecycle(p, ev)
+	default:
+		// t~:, s:, p:, m:, r:, q: and unknown lines have no model kind.
+		return rd.passthrough(text, li, loc)
+	}
+	return rd.emit(ev)
+}
+
+// common reads the metadata every kind of line may carry.
+func (rd *reader) common(p *lineParts, ev *model.Event) {
+	if ts, ok := p.metaValue("ts"); ok {
+		ev.Time = ts
+	}
+	if s, ok := p.metaValue("step"); ok {
+		ev.Step, _ = strconv.ParseInt(s, 10, 64)
+	}
+	if m, ok := p.metaValue("model"); ok {
+		ev.Model = m
+	}
+	if v, ok := p.meta["uuid"]; ok {
+		ev.ID = v
+	}
+	if v, ok := p.meta["parent_full"]; ok {
+		ev.ParentID = v
+	} else if v, ok := p.metaValue("parent"); ok {
+		ev.ParentID = v
+	}
+	if v, ok := p.metaValue("tid"); ok {
+		ev.AgentID = v
+		ev.Sidechain = true
+	}
+	rd.usage(p, ev)
+	for _, k := range extraKeys {
+		if v, ok := p.meta[k]; ok {
+			ev.Extra.SetString(k, v)
+		}
+	}
+	if p.flags["interrupted"] {
+		ev.Extra.Set("interrupted", json.RawMessage("true"))
+	}
+}
+
+// extraKeys are trailing metadata kept as event extras under their rlog
+// names (an rlog writer writes them back).
+var extraKeys = []string{"span", "latency_ms", "attempt", "level", "session", "role", "stop"}
+
+// usage reads tokens_*; lines of one message (same message_id, or without
+// one, the same numbers as the usage line before, as the rules count them)
+// share a message id so the usage counts once.
+func (rd *reader) usage(p *lineParts, ev *model.Event) {
+	var u model.Usage
+	has := false
+	for _, kv := range []struct {
+		k   string
+		dst *int64
+	}{{"tokens_in", &u.Input}, {"tokens_out", &u.Output}, {"tokens_cached", &u.CacheRead}, {"tokens_cache_create", &u.CacheCreate}} {
+		if v, ok := p.metaValue(kv.k); ok {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				*kv.dst = n
+				has = true
+			}
+		}
+	}
+	msg, hasMsg := p.metaValue("message_id")
+	if hasMsg {
+		ev.MessageID = msg
+	}
+	if !has {
+		return
+	}
+	if p.li.Kind == grammar.Lifecycle && bytes.HasPrefix(p.text[p.li.Content:], []byte("end")) {
+		return // @end's numbers are totals, read by lifecycle
+	}
+	ev.Usage = &u
+	switch {
+	case hasMsg:
+		rd.prevUsage, rd.prevMsg = nil, ""
+	case rd.prevUsage != nil && *rd.prevUsage == u:
+		ev.MessageID = rd.prevMsg
+	default:
+		rd.prevUsage = &u
+		rd.prevMsg = SyntheticMessagePrefix + strconv.Itoa(ev.Loc.Line)
+		ev.MessageID = rd.prevMsg
+	}
+}
+
+// SyntheticMessagePrefix starts the message ids the reader gives lines of
+// one model response that carry no message_id. Writers do not write them.
+const SyntheticMessagePrefix = "rlog-line-"
+
+func (rd *reader) tool(p *lineParts, ev *model.Event) error {
+	li := p.li
+	name := string(p.text[li.Name.Start:li.Name.End])
+	if li.Kind == grammar.Mcp {
+		ev.Extra.SetString(hintPrefix, "c")
+	}
+	argsEnd := p.metaStart
+	if li.Arrow.Valid() {
+		argsEnd = li.Arrow.Start
+	}
+	call := &model.ToolCall{ID: p.lineID(), Name: name}
+	var summary []string
+	var input model.Fields
+	for i := 0; i < len(p.toks); i++ {
+		t := p.toks[i]
+		if t.Span.Start < li.Name.End || t.Span.Start >= argsEnd {
+			continue
+		}
+		if t.Kind == grammar.TokKey {
+			k := string(p.text[t.Span.Start:t.Span.End])
+			end := t.Span.End + 1
+			var raw string
+			if i+2 < len(p.toks) && p.toks[i+2].Key == t.Span {
+				v := p.toks[i+2].Span
+				raw = string(p.text[v.Start:v.End])
+				end = v.End
+				i += 2
+			} else {
+				i++
+			}
+			if notArgs[k] {
+				continue
+			}
+			summary = append(summary, string(p.text[t.Span.Start:end]))
+			input.Set(k, argValue(raw))
+			continue
+		}
+		summary = append(summary, string(p.text[t.Span.Start:t.Span.End]))
+	}
+	call.Summary = strings.Join(summary, " ")
+	if in, ok := p.meta["input"]; ok && json.Valid([]byte(in)) {
+		call.Input = json.RawMessage(in)
+	} else if len(input) > 0 {
+		call.Input = model.MustJSON(input)
+	}
+	ev.Kind = model.KindToolCall
+	ev.Call = call
+	var status string
+	if li.Result.Valid() {
+		status, _ = statusWord(p.textBetween(li.Result.Start, p.metaStart))
+	}
+	if li.Kind == grammar.ToolStart || !li.Result.Valid() {
+		if status != "" && status != "running" {
+			ev.Extra.SetString("rlog_status", status)
+		}
+		return rd.emit(ev)
+	}
+	// t: and c: lines carry their result inline: a call and its result.
+	ev.Extra.SetString(inlineHint, "1")
+	if err := rd.emit(ev); err != nil {
+		return err
+	}
+	res := &model.Event{Kind: model.KindToolResult, Loc: ev.Loc, Time: ev.Time, AgentID: ev.AgentID, Sidechain: ev.Sidechain}
+	res.Result = rd.result(p, call.ID)
+	res.Extra.SetString(inlineHint, "1")
+	return rd.emit(res)
+}
+
+// notArgs are the metadata keys a tool line may carry before its arrow;
+// every other key=value there is an argument.
+var notArgs = map[string]bool{"id": true, "id_full": true, "ts": true, "step": true, "tid": true, "span": true,
+	"latency_ms": true, "attempt": true, "level": true, "parent": true, "parent_full": true, "uuid": true,
+	"tokens_in": true, "tokens_out": true, "tokens_cached": true, "tokens_cache_create": true, "message_id": true}
+
+// Reader hints (extras starting with "_" are not data): the rlog prefix of
+// a tool line other than t!:, and a call written on one line with its result.
+const (
+	hintPrefix = "_rlog_prefix"
+	inlineHint = "_rlog_inline"
+)
+
+// argValue turns a written argument value into JSON: a JSON object or array
+// stays one, a quoted string is unquoted, the rest is a string.
+func argValue(raw string) json.RawMessage {
+	if len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') && json.Valid([]byte(raw)) {
+		return json.RawMessage(raw)
+	}
+	return model.MustJSON(unquote(raw))
+}
+
+func (rd *reader) result(p *lineParts, callID string) *model.ToolResult {
+	r := &model.ToolResult{CallID: callID}
+	if !p.li.Result.Valid() {
+		return r
+	}
+	status, rest := statusWord(p.textBetween(p.li.Result.Start, p.metaStart))
+	switch status {
+	case "ok", "":
+	case "error", "err":
+		r.IsError = true
+	default:
+		if strings.HasPrefix(status, "err") {
+			r.IsError = true
+		}
+		r.Status = status
+	}
+	r.Content = rest
+	if status == "" {
+		r.Content = p.textBetween(p.li.Result.Start, p.metaStart)
+	}
+	return r
+}
+
+// statusWord splits "[ok] text" into "ok" and "text". `[err: msg]` gives
+// "err: msg". Text without a leading bracket has no status.
+func statusWord(s string) (string, string) {
+	if !strings.HasPrefix(s, "[") {
+		return "", s
+	}
+	end := strings.IndexByte(s, ']')
+	if end < 0 {
+		return "", s
+	}
+	return s[1:end], strings.TrimSpace(s[end+1:])
+}
+
+func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
+	li := p.li
+	verb := string(p.text[li.Name.Start:li.Name.End])
+	// @wait-approval: hyphenated verbs.
+	for e := li.Name.End; e+1 < len(p.text) && p.text[e] == '-'; {
+		n := e + 1
+		for n < len(p.text) && (p.text[n] == '_' || p.text[n] == '-' || isAlnum(p.text[n])) {
+			n++
+		}
+		if n == e+1 {
+			break
+		}
+		verb = string(p.text[li.Name.Start:n])
+		e = n
+	}
+	rest := p.textBetween(li.Name.Start+len(verb), len(p.text))
+	if li.Kind == grammar.Phase {
+		verb = "phase"
+		rest = p.textBetween(li.Name.Start, len(p.text))
+	}
+	ev.Extra = nil
+	switch verb {
+	case "init":
+		ev.Kind = model.KindInit
+		ev.Text = rest
+	case "compact":
+		ev.Kind = model.KindCompaction
+		c := &model.Compaction{}
+		for _, pr := range p.pairs {
+			switch pr.key {
+			case "trigger":
+				c.Trigger = pr.value()
+			case "pre_tokens":
+				c.PreTokens, _ = strconv.ParseInt(pr.value(), 10, 64)
+			}
+		}
+		ev.Compaction = c
+		ev.Text = rest
+	default:
+		ev.Kind = model.KindLifecycle
+		ev.Name = verb
+		ev.Text = rest
+	}
+	if verb == "end" {
+		var u model.Usage
+		has := false
+		for _, pr := range p.pairs {
+			n, err := strconv.ParseInt(pr.value(), 10, 64)
+			switch {
+			case pr.key == "cost_usd":
+				if f, err := strconv.ParseFloat(pr.value(), 64); err == nil {
+					rd.endCost = &f
+				}
+			case err != nil:
+			case pr.key == "tokens_in":
+				u.Input, has = n, true
+			case pr.key == "tokens_out":
+				u.Output, has = n, true
+			case pr.key == "tokens_cached":
+				u.CacheRead, has = n, true
+			case pr.key == "tokens_cache_create":
+				u.CacheCreate, has = n, true
+			}
+		}
+		if has && !u.IsZero() {
+			rd.endTotals = &u
+		}
+		if rd.h.Ended == "" {
+			rd.h.Ended = ev.Time
+		}
+	}
+	if verb == "start" && rd.h.Started == "" {
+		rd.h.Started = ev.Time
+	}
+	return rd.emit(ev)
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// parseTodos reads `[status] content [status] content ...`.
+func parseTodos(s string) []model.Todo {
+	var out []model.Todo
+	for s != "" {
+		status, rest := statusWord(s)
+		if status == "" {
+			if len(out) == 0 {
+				out = append(out, model.Todo{Content: s})
+			} else {
+				out[len(out)-1].Content += " " + s
+			}
+			break
+		}
+		next := strings.Index(rest, " [")
+		content := rest
+		s = ""
+		if next >= 0 {
+			content, s = rest[:next], strings.TrimSpace(rest[next:])
+		}
+		out = append(out, model.Todo{Status: status, Content: strings.TrimSpace(content)})
+	}
+	return out
+}
+
+// continueText appends a continuation line to the held event's text.
+func (rd *reader) continueText(s string) bool {
+	e := rd.pending
+	if e == nil {
+		return false
+	}
+	switch {
+	case e.Kind == model.KindToolResult && e.Result != nil:
+		e.Result.Content += "\n" + s
+	case e.Kind == model.KindUser, e.Kind == model.KindAgent, e.Kind == model.KindThinking,
+		e.Kind == model.KindComment, e.Kind == model.KindSystem, e.Kind == model.KindStatus:
+		e.Text += "\n" + s
+	default:
+		return false
+	}
+	return true
+}
+
+// RawType of the passthrough events the reader makes: "rlog " and the line
+// kind; Raw is the line as a JSON string.
+const rawTypePrefix = "rlog "
+
+func (rd *reader) passthrough(text []byte, li grammar.LineInfo, loc model.Loc) error {
+	kind := li.Kind.String()
+	if p := li.Kind.Prefix(); p != "" {
+		kind = p
+	}
+	rd.rep.Add(model.LossPassthrough, "rlog line "+kind+" (no event kind in the model; kept whole)", loc)
+	return rd.emit(&model.Event{
+		Kind:    model.KindPassthrough,
+		RawType: rawTypePrefix + kind,
+		Raw:     model.MustJSON(strings.ToValidUTF8(string(text), "\uFFFD")),
+		Text:    string(bytes.TrimSpace(text)),
+		Loc:     loc,
+	})
+}
+
+// zTime rewrites an RFC 3339 timestamp with an offset in UTC with a Z: the
+// rlog/1 regex drops offsets (formats.md §1.4). Other strings are returned
+// as they are, with ok false when they are no timestamp at all.
+func zTime(ts string) (string, bool) {
+	if ts == "" {
+		return "", false
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		// ISO 8601 without a zone (Python isoformat): read as UTC.
+		t, err = time.Parse("2006-01-02T15:04:05.999999999", ts)
+		if err != nil {
+			return ts, false
+		}
+	}
+	frac := 0
+	if i := strings.IndexByte(ts, '.'); i >= 0 {
+		for j := i + 1; j < len(ts) && ts[j] >= '0' && ts[j] <= '9'; j++ {
+			frac++
+		}
+	}
+	layout := "2006-01-02T15:04:05"
+	if frac > 0 {
+		layout += "." + strings.Repeat("0", min(frac, 9))
+	}
+	return t.UTC().Format(layout) + "Z", true
+}

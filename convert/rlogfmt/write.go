@@ -1,0 +1,1238 @@
+package rlogfmt
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// The autopilot writer's limits (formats.md §1.11a), applied where rlog is
+// the summary of a fuller source. From an rlog source nothing is cut.
+const (
+	LimitUser     = 200
+	LimitAgent    = 200
+	LimitThinking = 150
+	LimitOutput   = 100
+	LimitSummary  = 80
+	LimitSig      = 20
+	LimitTodo     = 30
+	LimitComment  = 1000 // passthrough records written as # comments
+	limitArg      = 50
+	limitArgs     = 200
+)
+
+// NullSHA is written as repo_sha when neither the options nor the source
+// give one: git's own "no object" id. `unknown`, the real converter's
+// placeholder, fails the rules' repo_sha check (W009) on its own output;
+// this value passes it and still says plainly that there is no commit. It
+// is reported as a synthesized value.
+const NullSHA = "0000000000000000000000000000000000000000"
+
+// Write writes s as rlog/1. It needs the whole session: usage is written
+// once per message, with the message's merged counts.
+func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
+	wr := &writer{
+		bw:   bufio.NewWriterSize(w, 1<<16),
+		rep:  rep,
+		opt:  opt,
+		s:    s,
+		same: s.Header.SourceFormat == Name,
+		cur:  map[string]string{},
+		used: map[string]bool{},
+	}
+	wr.prepare()
+	wr.header()
+	wr.body()
+	if err := wr.bw.Flush(); err != nil {
+		return err
+	}
+	return wr.err
+}
+
+type writer struct {
+	bw   *bufio.Writer
+	rep  *model.Report
+	opt  model.Options
+	s    *model.Session
+	same bool // the source is rlog: nothing is cut, lines keep their forms
+	err  error
+
+	// usage: the merged usage of each message goes on its first event.
+	usageAt  map[int]model.Usage
+	skip     map[int]bool // events not written (see prepare)
+	hasStart bool
+	lastEnd  int // index of the last lifecycle end event, -1 if none
+
+	cur   map[string]string   // source call id -> rlog id of its latest call
+	open  map[string][]string // source call id -> rlog ids of its calls without a result yet, oldest first
+	used  map[string]bool     // rlog ids given to calls so far
+	ncall int
+	// agentType is the subagent_type of Task calls, by source id: Claude's
+	// sub-agent events do not repeat it.
+	agentType map[string]string
+}
+
+func (wr *writer) printf(format string, args ...any) {
+	if wr.err == nil {
+		_, wr.err = fmt.Fprintf(wr.bw, format, args...)
+	}
+}
+
+func (wr *writer) prepare() {
+	wr.usageAt = map[int]model.Usage{}
+	first := map[string]int{}
+	merged := map[string]model.Usage{}
+	wr.lastEnd = -1
+	// An empty agent text (a turn that only calls tools, as mini-prophet
+	// and ATIF write them) is not written when its message has other
+	// events: the usage goes on the first of those.
+	wr.skip = map[int]bool{}
+	perMsg := map[string]int{}
+	for i := range wr.s.Events {
+		if id := wr.s.Events[i].MessageID; id != "" {
+			perMsg[id]++
+		}
+	}
+	for i := range wr.s.Events {
+		e := &wr.s.Events[i]
+		if e.Kind == model.KindAgent && strings.TrimSpace(e.Text) == "" && e.MessageID != "" && perMsg[e.MessageID] > 1 {
+			wr.skip[i] = true
+		}
+	}
+	for i := range wr.s.Events {
+		if wr.skip[i] {
+			e := &wr.s.Events[i]
+			if e.Usage != nil {
+				merged[e.MessageID] = merged[e.MessageID].Max(*e.Usage)
+			}
+			continue
+		}
+		e := &wr.s.Events[i]
+		if e.Kind == model.KindLifecycle && e.Name == "start" {
+			wr.hasStart = true
+		}
+		if e.Kind == model.KindLifecycle && e.Name == "end" {
+			wr.lastEnd = i
+		}
+		if e.MessageID == "" {
+			if e.Usage != nil {
+				wr.usageAt[i] = *e.Usage
+			}
+			continue
+		}
+		if _, seen := first[e.MessageID]; !seen {
+			first[e.MessageID] = i
+		}
+		if e.Usage != nil {
+			merged[e.MessageID] = merged[e.MessageID].Max(*e.Usage)
+		}
+	}
+	for id, i := range first {
+		if u, ok := merged[id]; ok {
+			wr.usageAt[i] = u
+		}
+	}
+}
+
+// ---- header
+
+var (
+	yamlKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+)
+
+// Typed fields of the reference Header struct (formats.md §1.2): an extra
+// under one of these names must have that type or it is not written.
+var (
+	stringFields = map[string]bool{"format": true, "id": true, "repo_sha": true, "mode": true, "model": true,
+		"agent": true, "version": true, "repo": true, "branch": true, "sandbox_id": true, "runner": true,
+		"budget": true, "duration": true, "classification": true, "notes": true, "client_version": true,
+		"slug": true, "cwd": true}
+	countFields = map[string]bool{"tokens_total_in": true, "tokens_total_out": true, "tokens_cached": true, "tokens_cache_create": true}
+)
+
+func (wr *writer) header() {
+	h := &wr.s.Header
+	written := map[string]bool{}
+	field := func(k, v string) {
+		written[k] = true
+		wr.printf("%s: %s\n", k, yamlScalar(v))
+	}
+	wr.printf("---\n")
+	field("format", "rlog/1")
+	id := h.ID
+	if strings.TrimSpace(id) == "" {
+		id = "unknown"
+		wr.rep.Add(model.LossSynthesized, "header id: unknown (the source has no session id)", model.Loc{})
+	}
+	field("id", id)
+	sha := wr.opt.RepoSHA
+	if sha == "" {
+		sha = h.RepoSHA
+	}
+	if sha == "" {
+		sha = NullSHA
+		wr.rep.Add(model.LossSynthesized, "header repo_sha: "+NullSHA+" (git's null id; the source names no commit; set one with --repo-sha)", model.Loc{})
+	}
+	field("repo_sha", sha)
+	if h.AgentName != "" {
+		field("agent", h.AgentName)
+	}
+	if h.AgentVersion != "" {
+		field("version", h.AgentVersion)
+	}
+	if h.Model != "" {
+		field("model", h.Model)
+	}
+	if h.Branch != "" {
+		field("branch", h.Branch)
+	}
+	if h.Cwd != "" {
+		field("cwd", h.Cwd)
+	}
+	for _, f := range h.Extra {
+		if strings.HasPrefix(f.Key, "_") {
+			continue
+		}
+		if written[f.Key] || countFields[f.Key] || !yamlKey.MatchString(f.Key) {
+			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (not a usable rlog header key)", model.Loc{})
+			continue
+		}
+		v, ok := yamlValue(f.Key, f.Value)
+		if !ok {
+			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (its value does not fit the rlog/1 header)", model.Loc{})
+			continue
+		}
+		written[f.Key] = true
+		wr.printf("%s: %s\n", f.Key, v)
+	}
+	if tot, ok := model.SessionTotals(h, wr.s.Events); ok {
+		wr.printf("tokens_total_in: %d\ntokens_total_out: %d\n", tot.Input, tot.Output)
+		if tot.CacheRead > 0 {
+			wr.printf("tokens_cached: %d\n", tot.CacheRead)
+		}
+		if tot.CacheCreate > 0 {
+			wr.printf("tokens_cache_create: %d\n", tot.CacheCreate)
+		}
+	}
+	if h.Prompt != "" {
+		wr.rep.Add(model.LossDroppedField, "header prompt (rlog has no prompt field; the first user line keeps its start)", model.Loc{})
+	}
+	wr.printf("---\n\n")
+}
+
+// yamlValue renders a JSON value as a one-line YAML value, or reports that
+// it does not fit: too long, or the wrong type for a named field.
+func yamlValue(key string, v json.RawMessage) (string, bool) {
+	if len(v) == 0 || len(v) > LimitComment {
+		return "", false
+	}
+	var s string
+	isStr := json.Unmarshal(v, &s) == nil
+	switch {
+	case key == "dirty":
+		if string(v) == "true" || string(v) == "false" {
+			return string(v), true
+		}
+		return "", false
+	case key == "skills" || key == "mcp":
+		var items []string
+		if json.Unmarshal(v, &items) != nil {
+			return "", false
+		}
+		return string(model.MustJSON(items)), true
+	case stringFields[key] && !isStr:
+		return "", false
+	case isStr:
+		if strings.ContainsAny(s, "\n\r") && len(s) > 200 {
+			return "", false
+		}
+		return yamlScalar(s), true
+	case string(v) == "null":
+		return "", false
+	}
+	// Numbers and booleans as they are; arrays and objects as JSON, which
+	// is YAML flow syntax.
+	var out strings.Builder
+	if err := compactJSON(&out, v); err != nil {
+		return "", false
+	}
+	return yamlSafeFlow(out.String()), true
+}
+
+func compactJSON(b *strings.Builder, v json.RawMessage) error {
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
+		return err
+	}
+	b.Write(model.MustJSON(x))
+	return nil
+}
+
+// yamlSafeFlow escapes what YAML does not allow inside double quotes of a
+// flow collection written as JSON (non-printable characters).
+func yamlSafeFlow(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if yamlPrintable(r) {
+			b.WriteRune(r)
+		} else {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+// yamlScalar writes s plain when YAML reads it back as the same string,
+// and double-quoted otherwise.
+func yamlScalar(s string) string {
+	if plainOK(s) {
+		n := yaml.Node{Kind: yaml.ScalarNode, Value: s}
+		if n.ShortTag() == "!!str" {
+			return s
+		}
+	}
+	return yamlQuote(s)
+}
+
+var plainRE = regexp.MustCompile(`^[A-Za-z0-9_./+][A-Za-z0-9_./+@:,()-]*$`)
+
+func plainOK(s string) bool {
+	return plainRE.MatchString(s) && !strings.Contains(s, ": ") && !strings.HasSuffix(s, ":")
+}
+
+func yamlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			if yamlPrintable(r) {
+				b.WriteRune(r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// yamlPrintable is YAML 1.2's c-printable without tab and line breaks.
+func yamlPrintable(r rune) bool {
+	return r >= 0x20 && r <= 0x7E || r == 0x85 || r >= 0xA0 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF || r >= 0x10000 && r <= 0x10FFFF
+}
+
+// ---- body
+
+func (wr *writer) body() {
+	if !wr.same && !wr.hasStart {
+		wr.start(nil)
+	}
+	events := wr.s.Events
+	for i := range events {
+		e := &events[i]
+		if wr.err != nil {
+			return
+		}
+		// A call written on one line with its result (an rlog t: line).
+		if wr.same && e.Kind == model.KindToolCall && hint(e, inlineHint) && i+1 < len(events) {
+			next := &events[i+1]
+			if next.Kind == model.KindToolResult && hint(next, inlineHint) && next.Result != nil && next.Result.CallID == e.Call.ID {
+				wr.toolCall(i, e, next)
+				events[i+1].Kind = 0 // consumed
+				continue
+			}
+		}
+		wr.event(i, e)
+	}
+	if !wr.same && wr.lastEnd < 0 {
+		wr.end(nil)
+	}
+	if n := countIDs(events); n > 0 {
+		wr.rep.AddN(model.LossDroppedField, "entry uuid and parentUuid (the message DAG; rlog keeps the order only)", model.Loc{}, n)
+	}
+}
+
+func countIDs(events []model.Event) int {
+	n := 0
+	for i := range events {
+		if events[i].ID != "" || events[i].ParentID != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func hint(e *model.Event, k string) bool {
+	_, ok := e.Extra.Get(k)
+	return ok
+}
+
+// line collects one output line: its text, then its metadata.
+type line struct {
+	b    strings.Builder
+	meta []string
+}
+
+func (l *line) add(s string) {
+	if s == "" {
+		return
+	}
+	if l.b.Len() > 0 {
+		l.b.WriteByte(' ')
+	}
+	l.b.WriteString(s)
+}
+
+func (l *line) kv(k, v string) { l.meta = append(l.meta, k+"="+v) }
+
+func (wr *writer) emit(l *line, cont []string) {
+	s := strings.TrimRight(l.b.String(), " ")
+	for _, m := range l.meta {
+		s += " " + m
+	}
+	wr.printf("%s\n", s)
+	for _, c := range cont {
+		wr.printf("  %s\n", c)
+	}
+}
+
+func (wr *writer) event(i int, e *model.Event) {
+	if wr.skip[i] {
+		wr.dropExtras(e)
+		return
+	}
+	switch e.Kind {
+	case 0:
+		return
+	case model.KindUser:
+		l := &line{}
+		l.add("u:")
+		text, cont := wr.text(e.Text, LimitUser, "user text", e)
+		l.add(text)
+		if e.Meta {
+			l.kv("meta", "true")
+		}
+		wr.meta(l, i, e)
+		wr.emit(l, cont)
+	case model.KindAgent:
+		l := &line{}
+		l.add("a:")
+		text, cont := wr.text(e.Text, LimitAgent, "agent text", e)
+		l.add(text)
+		wr.meta(l, i, e)
+		wr.emit(l, cont)
+	case model.KindThinking:
+		l := &line{}
+		l.add("th:")
+		text, cont := wr.text(e.Text, LimitThinking, "thinking", e)
+		l.add(text)
+		if e.Signature != "" {
+			sig := e.Signature
+			if !wr.same && utf8.RuneCountInString(sig) > LimitSig {
+				sig = string([]rune(sig)[:LimitSig]) + "..."
+				wr.rep.Add(model.LossTruncated, "thinking signature (first 20 characters)", e.Loc)
+			}
+			l.kv("sig", wordless(sig))
+		}
+		wr.meta(l, i, e)
+		wr.emit(l, cont)
+	case model.KindToolCall:
+		wr.toolCall(i, e, nil)
+	case model.KindToolResult:
+		wr.toolResult(i, e)
+	case model.KindSubagent:
+		wr.subagent(i, e)
+	case model.KindInit:
+		l := &line{}
+		l.add("@init")
+		if wr.same && e.Text != "" {
+			l.add(e.Text)
+		} else if e.Model != "" {
+			l.add("model=" + wordless(e.Model))
+		}
+		wr.emit(l, nil)
+		wr.dropExtras(e)
+	case model.KindStatus:
+		l := &line{}
+		text, cont := wr.text(e.Text, LimitAgent, "status text", e)
+		l.add("# status: " + text)
+		wr.emit(l, cont)
+		wr.dropExtras(e)
+	case model.KindCompaction:
+		l := &line{}
+		l.add("@compact")
+		if wr.same {
+			l.add(e.Text)
+		} else if c := e.Compaction; c != nil {
+			if c.Trigger != "" {
+				l.add("trigger=" + argText(c.Trigger))
+			}
+			if c.PreTokens > 0 {
+				l.add("pre_tokens=" + strconv.FormatInt(c.PreTokens, 10))
+			}
+		}
+		wr.timeMeta(l, e)
+		wr.emit(l, nil)
+		wr.dropExtras(e)
+	case model.KindSystem:
+		l := &line{}
+		text, cont := wr.text(e.Text, LimitAgent, "system text", e)
+		l.add("# system: " + text)
+		wr.emit(l, cont)
+		wr.dropExtras(e)
+	case model.KindComment:
+		l := &line{}
+		text, cont := wr.text(e.Text, LimitComment, "comment", e)
+		l.add("# " + text)
+		wr.emit(l, cont)
+		wr.dropExtras(e)
+	case model.KindTodos:
+		l := &line{}
+		l.add("td:")
+		for _, t := range e.Todos {
+			c, cut := cutLine(sanitize(t.Content), LimitTodo)
+			if cut && !wr.same {
+				wr.rep.Add(model.LossTruncated, "todo text (30 characters)", e.Loc)
+			} else if cut {
+				c = sanitize(t.Content)
+			}
+			l.add("[" + pick(t.Status, "pending") + "] " + wr.neutral(c))
+		}
+		wr.meta(l, i, e)
+		wr.emit(l, nil)
+	case model.KindLifecycle:
+		wr.lifecycle(i, e)
+	case model.KindPassthrough:
+		wr.passthrough(e)
+	}
+}
+
+// text prepares free text for a line: valid UTF-8, no control characters,
+// metadata-looking words defused. From an rlog source the lines after the
+// first become continuation lines; otherwise only the first line is kept
+// and cut to limit, as the autopilot writer does, and the cut is reported.
+func (wr *writer) text(s string, limit int, what string, e *model.Event) (string, []string) {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if wr.same {
+		lines := strings.Split(s, "\n")
+		for i := range lines {
+			lines[i] = sanitize(lines[i])
+		}
+		return lines[0], dropEmpty(lines[1:])
+	}
+	first, cut := cutLine(s, limit)
+	if cut {
+		wr.rep.Add(model.LossTruncated, fmt.Sprintf("%s (first line, %d characters)", what, limit), e.Loc)
+	}
+	return wr.neutral(first), nil
+}
+
+func dropEmpty(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	return out
+}
+
+// cutLine keeps the first non-empty line of s and cuts it to limit
+// characters (limit-3 and "..."), reporting whether anything was lost.
+func cutLine(s string, limit int) (string, bool) {
+	s = strings.TrimLeft(s, " \t\r\n")
+	cut := false
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		cut = strings.TrimSpace(s[i:]) != ""
+		s = s[:i]
+	}
+	s = sanitize(s)
+	if utf8.RuneCountInString(s) > limit {
+		r := []rune(s)
+		return strings.TrimRight(string(r[:limit-3]), " ") + "...", true
+	}
+	if cut {
+		return s + " ...", true
+	}
+	return s, false
+}
+
+// sanitize makes s safe inside one line: valid UTF-8 (else W012), no NUL
+// (W013), no CR or LF (editors would break the line there). Other control
+// characters, such as the ESC of terminal colours, are harmless and kept.
+func sanitize(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if strings.ContainsAny(s, "\x00\r\n") {
+		s = strings.NewReplacer("\x00", " ", "\r", " ", "\n", " ").Replace(s)
+	}
+	return strings.TrimRight(s, " \t")
+}
+
+// checkedKeys are the metadata keys whose value in free text would change
+// what the rules report: step= (W004), ts= (W005) and the usage keys
+// (token totals).
+var checkedKeys = []grammar.Key{grammar.KeyStep, grammar.KeyTS, grammar.KeyTokensIn, grammar.KeyTokensOut,
+	grammar.KeyTokensCached, grammar.KeyTokensCacheCreate, grammar.KeyMessageID}
+
+// neutral defuses words of free text that would be read as the line's
+// metadata: a checked key the parser would read (it takes the first match
+// anywhere, so `step=3` in prose raises W004), and metadata at the very end
+// of the text (the reader takes trailing key=value pairs as metadata). A
+// space goes before their "=". Text from an rlog source is left as it is.
+func (wr *writer) neutral(s string) string {
+	if wr.same || !strings.Contains(s, "=") {
+		return s
+	}
+	const prefix = "a: "
+	orig := s
+	for range 256 {
+		line := []byte(prefix + s)
+		li := grammar.ScanLine(line)
+		eq := -1
+		for _, k := range checkedKeys {
+			if sp := li.Meta[k]; sp.Valid() && (eq < 0 || sp.Start-1 < eq) {
+				eq = sp.Start - 1
+			}
+		}
+		if eq < 0 {
+			if p := split(line); p.metaStart < p.li.Trim.End {
+				if i := strings.IndexByte(string(line[p.metaStart:]), '='); i >= 0 {
+					eq = p.metaStart + i
+				}
+			}
+		}
+		if eq < len(prefix) {
+			break
+		}
+		eq -= len(prefix)
+		s = s[:eq] + " " + s[eq:]
+	}
+	if s != orig {
+		wr.rep.Add(model.LossUnfaithful, "text word `key=` written as `key =` so it is not read as line metadata", model.Loc{})
+	}
+	return s
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// meta appends the metadata every event line may carry: time, thread,
+// step, model, message id and the message's usage.
+func (wr *writer) meta(l *line, i int, e *model.Event) {
+	wr.timeMeta(l, e)
+	if e.AgentID != "" {
+		l.kv("tid", wordless(e.AgentID))
+	}
+	if wr.same && e.Step != 0 {
+		l.kv("step", strconv.FormatInt(e.Step, 10))
+	}
+	if e.Model != "" && e.Model != wr.s.Header.Model {
+		l.kv("model", wordless(e.Model))
+	}
+	if e.MessageID != "" && !strings.HasPrefix(e.MessageID, SyntheticMessagePrefix) {
+		l.kv("message_id", wordless(e.MessageID))
+	}
+	if u, ok := wr.usageAt[i]; ok {
+		l.kv("tokens_in", strconv.FormatInt(u.Input, 10))
+		l.kv("tokens_out", strconv.FormatInt(u.Output, 10))
+		if u.CacheRead > 0 {
+			l.kv("tokens_cached", strconv.FormatInt(u.CacheRead, 10))
+		}
+		if u.CacheCreate > 0 {
+			l.kv("tokens_cache_create", strconv.FormatInt(u.CacheCreate, 10))
+		}
+	}
+	if wr.same {
+		for _, k := range extraKeys {
+			if v, ok := e.Extra.String(k); ok {
+				l.kv(k, argText(v))
+			}
+		}
+		if v, ok := e.Extra.Get("interrupted"); ok && string(v) == "true" {
+			l.meta = append(l.meta, "interrupted")
+		}
+		return
+	}
+	wr.dropExtras(e)
+}
+
+func (wr *writer) timeMeta(l *line, e *model.Event) {
+	if e.Time == "" {
+		return
+	}
+	if wr.same {
+		l.kv("ts", wordless(e.Time))
+		return
+	}
+	if z, ok := zTime(e.Time); ok {
+		l.kv("ts", z)
+		return
+	}
+	wr.rep.Add(model.LossDroppedField, "timestamp that is not RFC 3339", e.Loc)
+}
+
+func (wr *writer) dropExtras(e *model.Event) {
+	if !wr.same {
+		wr.rep.DropExtras(e)
+	}
+}
+
+// wordless makes a metadata value one token: spaces would end it.
+func wordless(s string) string {
+	s = sanitize(s)
+	if strings.ContainsAny(s, " \t") {
+		return strings.Join(strings.Fields(s), "_")
+	}
+	return s
+}
+
+// ---- tool calls and results
+
+// callID gives a call its rlog id: the source id with every character the
+// rlog/1 id pattern (\w+) stops at replaced by "_", shortened to its last
+// 32 characters when longer than 40, and made unique with "_2", "_3" ...
+// when a call already used it. The rlog/1 parser reads `id=a#2` as `a`, so
+// the "#n" suffix of other formats would not keep ids apart here.
+func (wr *writer) callID(src string, e *model.Event) string {
+	wr.ncall++
+	base := idText(src)
+	if base == "" {
+		base = "call_" + strconv.Itoa(wr.ncall)
+		wr.rep.Add(model.LossSynthesized, "tool call id (the source call has none)", e.Loc)
+	}
+	id := base
+	if wr.used[id] {
+		n := 2
+		for wr.used[id+"_"+strconv.Itoa(n)] {
+			n++
+		}
+		id = base + "_" + strconv.Itoa(n)
+		wr.rep.Add(model.LossIDUnique, "call id used twice, written as <id>_n (id_full keeps the source id)", e.Loc)
+	}
+	wr.used[id] = true
+	wr.cur[src] = id
+	if wr.open == nil {
+		wr.open = map[string][]string{}
+	}
+	wr.open[src] = append(wr.open[src], id)
+	return id
+}
+
+// idText is src reduced to rlog/1's id characters (ASCII word characters).
+func idText(src string) string {
+	var b strings.Builder
+	for _, r := range src {
+		if r < 0x80 && isWordByte(byte(r)) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if len(s) > 40 {
+		s = s[len(s)-32:]
+	}
+	return s
+}
+
+// refID is the rlog id a subagent line uses for source id src: its latest
+// call's.
+func (wr *writer) refID(src string) (string, bool) {
+	id, ok := wr.cur[src]
+	return id, ok
+}
+
+// resultID is the rlog id a result for source id src answers: the oldest
+// call with that id still without a result, else the latest call. Where a
+// source reused one id for calls in flight together (the early autopilot
+// logs' toolu_01), results are matched to calls in order.
+func (wr *writer) resultID(src string) (string, bool) {
+	if q := wr.open[src]; len(q) > 0 {
+		wr.open[src] = q[1:]
+		return q[0], true
+	}
+	return wr.refID(src)
+}
+
+func (wr *writer) toolCall(i int, e *model.Event, inline *model.Event) {
+	c := e.Call
+	l := &line{}
+	name := c.Name
+	prefix := "t!:"
+	if inline != nil {
+		prefix = "t:"
+	}
+	if v, _ := e.Extra.String(hintPrefix); v == "c" && wr.same {
+		prefix = "c:"
+	}
+	if prefix != "c:" {
+		name = toolName(name)
+		if name != c.Name {
+			wr.rep.Add(model.LossDroppedField, "tool name changed to fit rlog ("+strconv.Quote(c.Name)+" written as "+name+")", e.Loc)
+		}
+	}
+	l.b.WriteString(prefix + name)
+	id := wr.callID(c.ID, e)
+	if args := c.Args(); args != nil {
+		if t, ok := args.String("subagent_type"); ok && t != "" {
+			if wr.agentType == nil {
+				wr.agentType = map[string]string{}
+			}
+			wr.agentType[c.ID] = t
+		}
+	}
+	if inline != nil {
+		q := wr.open[c.ID]
+		wr.open[c.ID] = q[:len(q)-1] // answered on this line
+	}
+	l.add("id=" + id)
+	args := ""
+	if wr.same && c.Summary != "" {
+		args = c.Summary
+	} else {
+		var lossy bool
+		args, lossy = toolArgs(c.Name, c.Input)
+		if lossy && !wr.same {
+			wr.rep.Add(model.LossTruncated, "tool input (abbreviated to key=value arguments)", e.Loc)
+		}
+	}
+	l.add(args)
+	if inline != nil {
+		l.add("→")
+		l.add(wr.resultText(inline, true))
+	} else {
+		status := "running"
+		if s, ok := e.Extra.String("rlog_status"); ok && wr.same {
+			status = s
+		}
+		l.add("→ [" + status + "]")
+	}
+	if id != c.ID && c.ID != "" {
+		l.kv("id_full", model.Quote(c.ID))
+	}
+	wr.meta(l, i, e)
+	wr.emit(l, nil)
+}
+
+// toolName makes a name the rlog/1 tool pattern reads whole: no spaces,
+// starting with a word character.
+func toolName(s string) string {
+	s = wordless(s)
+	if s == "" {
+		return "tool"
+	}
+	li := grammar.ScanLine([]byte("t!:" + s))
+	if li.Kind != grammar.ToolStart {
+		return "tool_" + s
+	}
+	return s
+}
+
+func (wr *writer) resultText(e *model.Event, withStatus bool) string {
+	r := e.Result
+	status := "ok"
+	switch {
+	case r.Status != "":
+		status = r.Status
+	case r.IsError:
+		status = "error"
+	}
+	if r.IsError && !strings.HasPrefix(status, "err") {
+		status = "error"
+	}
+	text, cont := wr.text(r.Content, LimitOutput, "tool output", e)
+	if len(cont) > 0 {
+		// Results have no continuation lines in rlog; keep them on one line.
+		text = strings.Join(append([]string{text}, cont...), " ")
+	}
+	if !withStatus {
+		return text
+	}
+	if text == "" {
+		return "[" + status + "]"
+	}
+	return "[" + status + "] " + text
+}
+
+func (wr *writer) toolResult(i int, e *model.Event) {
+	l := &line{}
+	l.add("o:")
+	id, known := wr.resultID(e.Result.CallID)
+	if known {
+		l.add("id=" + id)
+	}
+	l.add("→ " + wr.resultText(e, true))
+	if known && id != e.Result.CallID {
+		l.kv("id_full", model.Quote(e.Result.CallID))
+	}
+	if !known && e.Result.CallID != "" {
+		// An id= the rules cannot resolve would be W002; the source id is
+		// kept under a key the parser does not read as an id.
+		l.kv("orphan_id", model.Quote(e.Result.CallID))
+		wr.rep.Add(model.LossMoved, "tool result whose call is not before it (written with orphan_id=)", e.Loc)
+	}
+	wr.meta(l, i, e)
+	wr.emit(l, nil)
+}
+
+func (wr *writer) subagent(i int, e *model.Event) {
+	sa := e.Subagent
+	if sa == nil {
+		return
+	}
+	l := &line{}
+	typ := sa.Type
+	if typ == "" {
+		typ = wr.agentType[sa.ID]
+	}
+	if typ == "" {
+		typ = "agent"
+	}
+	l.b.WriteString("x:" + toolName(typ))
+	if sa.ID != "" {
+		id, ok := wr.refID(sa.ID)
+		if !ok {
+			id = idText(sa.ID)
+		}
+		l.add("id=" + id)
+		if id != sa.ID {
+			l.kv("id_full", model.Quote(sa.ID))
+		}
+	}
+	l.add("→ [" + pick(sa.Status, "started") + "]")
+	if sa.Summary != "" {
+		s, cut := cutLine(sa.Summary, LimitSummary)
+		if wr.same {
+			s = sanitize(sa.Summary)
+		} else if cut {
+			wr.rep.Add(model.LossTruncated, "subagent summary (first line, 80 characters)", e.Loc)
+		}
+		l.add("summary=" + quoteArg(s))
+	}
+	if sa.AgentID != "" && !wr.same && e.AgentID == "" {
+		l.kv("tid", wordless(sa.AgentID))
+	}
+	wr.meta(l, i, e)
+	wr.emit(l, nil)
+}
+
+// toolArgs abbreviates a tool input the way the autopilot writer does
+// (formats.md §1.11a): file_path= for Read/Edit/Write, cmd= for Bash,
+// pattern= for Glob and Grep, desc= for Task; for other tools the scalar
+// arguments as key=value. It reports whether anything was left out.
+func toolArgs(name string, input json.RawMessage) (string, bool) {
+	args, _ := model.ParseFields(input)
+	if len(args) == 0 {
+		return "", len(input) > 0 && string(input) != "{}" && string(input) != "null"
+	}
+	str := func(k string) (string, bool) { return args.String(k) }
+	one := func(key, src string, limit int) (string, bool) {
+		v, ok := str(src)
+		if !ok {
+			return "", false
+		}
+		cut := false
+		if limit > 0 {
+			v, cut = cutLine(v, limit)
+		}
+		return key + "=" + quoteArg(v), !cut && len(args) == 1
+	}
+	var out string
+	var exact, ok bool
+	switch name {
+	case "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "NotebookRead":
+		out, exact = one("file_path", "file_path", 0)
+		ok = out != ""
+	case "Bash":
+		out, exact = one("cmd", "command", limitArg)
+		ok = out != ""
+	case "Glob":
+		out, exact = one("pattern", "pattern", 0)
+		ok = out != ""
+	case "Grep":
+		out, exact = one("pattern", "pattern", 30)
+		ok = out != ""
+	case "Task":
+		out, exact = one("desc", "description", 40)
+		ok = out != ""
+	}
+	if ok {
+		return out, !exact
+	}
+	var parts []string
+	lossy := false
+	total := 0
+	for _, f := range args {
+		v, scalar := model.ScalarText(f.Value)
+		if !scalar || !yamlKey.MatchString(f.Key) || strings.Contains(f.Key, ".") {
+			lossy = true
+			continue
+		}
+		v2, cut := cutLine(v, limitArg)
+		if cut {
+			lossy = true
+		}
+		p := f.Key + "=" + quoteArg(v2)
+		if total+len(p) > limitArgs {
+			lossy = true
+			break
+		}
+		total += len(p) + 1
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " "), lossy
+}
+
+// quoteArg writes an argument value bare when the tokenizer reads it back
+// whole, and as a JSON string otherwise, with "=" and "→" escaped so that
+// neither the metadata scan nor the result arrow finds them inside.
+func quoteArg(v string) string {
+	if v != "" && !strings.ContainsAny(v, " \t\"'=[]{}\\,") && !strings.Contains(v, "→") && !strings.Contains(v, "->") {
+		return v
+	}
+	return quoteJSON(v)
+}
+
+// quoteJSON is v as a JSON string with "=" and "→" escaped.
+func quoteJSON(v string) string {
+	q := model.Quote(sanitize(v))
+	q = strings.ReplaceAll(q, "=", `\u003d`)
+	q = strings.ReplaceAll(q, "→", `\u2192`)
+	return q
+}
+
+// argText is quoteArg for metadata values of the writer's own.
+func argText(v string) string { return quoteArg(v) }
+
+// ---- lifecycle and passthrough
+
+func (wr *writer) start(e *model.Event) {
+	h := &wr.s.Header
+	l := &line{}
+	l.add("@start")
+	if id := idText(h.ID); id != "" {
+		l.add("id=" + id[:min(8, len(id))])
+	}
+	ts := h.Started
+	if e != nil && e.Time != "" {
+		ts = e.Time
+	}
+	if ts == "" {
+		for i := range wr.s.Events {
+			if t := wr.s.Events[i].Time; t != "" {
+				ts = t
+				break
+			}
+		}
+	}
+	if z, ok := zTime(ts); ok {
+		l.add("ts=" + z)
+	}
+	wr.emit(l, nil)
+	if e != nil {
+		wr.dropExtras(e)
+	}
+}
+
+func (wr *writer) end(e *model.Event) {
+	h := &wr.s.Header
+	if out := h.Outcome; out != nil && out.ResultText != "" {
+		text, _ := cutLine(out.ResultText, LimitAgent)
+		wr.printf("# result: %s\n", wr.neutral(text))
+	}
+	l := &line{}
+	l.add("@end")
+	if tot, ok := model.SessionTotals(h, wr.s.Events); ok {
+		l.add("tokens_in=" + strconv.FormatInt(tot.Input, 10))
+		l.add("tokens_out=" + strconv.FormatInt(tot.Output, 10))
+		if tot.CacheRead > 0 {
+			l.add("tokens_cached=" + strconv.FormatInt(tot.CacheRead, 10))
+		}
+	}
+	if h.CostUSD != nil {
+		l.add("cost_usd=" + strconv.FormatFloat(*h.CostUSD, 'f', 4, 64))
+	}
+	if out := h.Outcome; out != nil {
+		if out.Success != nil {
+			l.add("success=" + strconv.FormatBool(*out.Success))
+		}
+		if out.NumTurns > 0 {
+			l.add("num_turns=" + strconv.FormatInt(out.NumTurns, 10))
+		}
+		if out.DurationMS > 0 {
+			l.add("duration_ms=" + strconv.FormatInt(out.DurationMS, 10))
+		}
+		if len(out.Errors) > 0 {
+			wr.rep.AddN(model.LossDroppedField, "outcome errors", model.Loc{}, len(out.Errors))
+		}
+	}
+	ts := h.Ended
+	if e != nil && e.Time != "" {
+		ts = e.Time
+	}
+	if z, ok := zTime(ts); ok {
+		l.add("ts=" + z)
+	}
+	wr.emit(l, nil)
+	if e != nil {
+		wr.dropExtras(e)
+	}
+}
+
+// knownVerbs are rlog/1's lifecycle events (the rules hint at others).
+var knownVerbs = map[string]bool{"start": true, "end": true, "init": true, "phase": true, "checkpoint": true,
+	"pause": true, "resume": true, "assess": true, "notify": true, "wait-approval": true, "escalate": true,
+	"batch": true, "snapshot": true, "rotate": true, "compact": true}
+
+func (wr *writer) lifecycle(i int, e *model.Event) {
+	if wr.same {
+		l := &line{}
+		l.add("@" + e.Name)
+		if e.Name == "phase" {
+			l.b.Reset()
+			l.add("@phase")
+		}
+		l.add(sanitize(e.Text))
+		wr.emit(l, nil)
+		return
+	}
+	switch {
+	case e.Name == "start":
+		wr.start(e)
+	case e.Name == "end":
+		if i == wr.lastEnd {
+			wr.end(e)
+			return
+		}
+		l := &line{}
+		l.add("@end")
+		wr.timeMeta(l, e)
+		wr.emit(l, nil)
+		wr.dropExtras(e)
+	case knownVerbs[e.Name]:
+		l := &line{}
+		l.add("@" + e.Name)
+		text, _ := cutLine(e.Text, LimitAgent)
+		l.add(wr.neutral(text))
+		wr.timeMeta(l, e)
+		wr.emit(l, nil)
+		wr.dropExtras(e)
+	default:
+		// A lifecycle event rlog/1 has no verb for (REPLAY's PlanStart ...):
+		// a comment keeps it without a hint for an unknown @verb.
+		text := e.Text
+		if len(e.Extra) > 0 {
+			text = strings.TrimSpace(text + " " + string(model.MustJSON(e.Extra)))
+		}
+		text, cut := cutLine(text, LimitComment)
+		if cut {
+			wr.rep.Add(model.LossTruncated, "lifecycle event written as a comment (1000 characters)", e.Loc)
+		}
+		wr.rep.Add(model.LossPassthrough, "lifecycle event "+e.Name+" (no rlog/1 verb; written as a # comment)", e.Loc)
+		wr.printf("# %s: %s\n", wordless(e.Name), wr.neutral(text))
+	}
+}
+
+func (wr *writer) passthrough(e *model.Event) {
+	if strings.HasPrefix(e.RawType, rawTypePrefix) {
+		// An rlog line with no model kind, from an rlog source directly or
+		// through another format: written back as it was.
+		var s string
+		if json.Unmarshal(e.Raw, &s) == nil {
+			wr.printf("%s\n", sanitizeRaw(s))
+			return
+		}
+	}
+	raw, _ := model.ParseFields(e.Raw)
+	switch e.RawType {
+	case "file-history-snapshot":
+		// The real converter's form (formats.md §1.11b).
+		msg, _ := raw.String("messageId")
+		files := 0
+		var ts string
+		if snap, ok := raw.Get("snapshot"); ok {
+			sf, _ := model.ParseFields(snap)
+			if b, ok := sf.Get("trackedFileBackups"); ok {
+				tf, _ := model.ParseFields(b)
+				files = len(tf)
+			}
+			ts, _ = sf.String("timestamp")
+		}
+		l := &line{}
+		l.add("# file-snapshot: " + wordless(lastN(msg, 8)))
+		l.add("files=" + strconv.Itoa(files))
+		if z, ok := zTime(ts); ok {
+			l.add("ts=" + z)
+		}
+		wr.emit(l, nil)
+		wr.rep.Add(model.LossDroppedField, "file-history-snapshot contents (written as a # file-snapshot: summary)", e.Loc)
+		return
+	case "queue-operation":
+		op, _ := raw.String("operation")
+		content, _ := raw.String("content")
+		ts, _ := raw.String("timestamp")
+		c, cut := cutLine(content, 50)
+		if cut {
+			wr.rep.Add(model.LossTruncated, "queue-operation content (50 characters)", e.Loc)
+		}
+		l := &line{}
+		l.add("# queue: " + wordless(op) + " " + quoteJSON(c))
+		if z, ok := zTime(ts); ok {
+			l.add("ts=" + z)
+		}
+		wr.emit(l, nil)
+		return
+	}
+	var b strings.Builder
+	if compactJSON(&b, e.Raw) != nil {
+		b.Reset()
+		b.WriteString(string(e.Raw))
+	}
+	text, cut := cutLine(b.String(), LimitComment)
+	if cut {
+		wr.rep.Add(model.LossTruncated, "passthrough record written as a # comment (1000 characters)", e.Loc)
+	}
+	typ := wordless(pick(e.RawType, "record"))
+	wr.printf("# %s: %s\n", typ, wr.neutral(text))
+}
+
+func sanitizeRaw(s string) string {
+	return strings.TrimRight(sanitize(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+func lastN(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+func pick(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
