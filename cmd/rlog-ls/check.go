@@ -130,7 +130,8 @@ func check(args []string, stdout, stderr io.Writer) int {
 }
 
 // collect expands folders into the *.rlog files under them; files named
-// explicitly are checked whatever their extension.
+// explicitly are checked whatever their extension (ATIF and REPLAY files
+// with their own validators).
 func collect(args []string, stderr io.Writer) ([]string, bool) {
 	var out []string
 	failed := false
@@ -189,6 +190,10 @@ func checkFile(path string, cfg analysis.Config) checkedFile {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return checkedFile{path: path, err: err}
+	}
+	if kind := trajectoryKind(path, src); kind != "" {
+		// ATIF and REPLAY files named explicitly: their own validators.
+		return checkedFile{path: path, findings: validateTrajectory(path, kind, src)}
 	}
 	tree := grammar.Parse(src)
 	r := checkedFile{path: path}

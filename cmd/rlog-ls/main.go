@@ -25,9 +25,15 @@ Usage:
   rlog-ls check [--format text|json] [--min-severity error|warning|info|hint]
                 [--disable CODE,...] [--cpuprofile FILE] PATH...
       Check .rlog files, and folders recursively. Exit 1 if there is an error.
-  rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT] [--force]
-                  [--report text|json]
-      Convert between rlog and the trajectory formats.
+      ATIF (*.json, *.atif.jsonl) and REPLAY (REPLAY.jsonl, *.replay.jsonl)
+      files named explicitly are checked with their formats' validators.
+  rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT|-] [--force]
+                  [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]
+      Convert between rlog and the trajectory formats: rlog, claude,
+      sdk-jsonl (read), trajectory, atif, atif-jsonl, replay, prophet,
+      mini-swe (read). The output goes beside the input unless -o is given,
+      never over an existing file without --force; the loss report goes to
+      stderr.
   rlog-ls version
       Print the version.
 
@@ -45,6 +51,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(args, stdin, stdout, stderr)
 	case "check":
 		return check(args, stdout, stderr)
+	case "convert":
+		return convertCmd(args, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "rlog-ls", version())
 		return 0

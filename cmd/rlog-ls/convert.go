@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/atif"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/convert/replay"
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+const convertUsage = "Usage: rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT|-] [--force] [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]"
+
+var shaPattern = regexp.MustCompile(`^[0-9a-fA-F]{6,40}$`)
+
+// convertCmd is `rlog-ls convert`. Exit status: 0 when the conversion is
+// done, 1 when it is done but the input had records that could not be read
+// (malformed_input in the report) or the output fails its format's own
+// validator, 2 for usage and I/O problems (nothing is written then).
+func convertCmd(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("convert", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	from := fl.String("from", "", "input format (detected when absent): "+formatNames(false))
+	to := fl.String("to", "", "output format: "+formatNames(true))
+	out := fl.String("o", "", "output file, or - for stdout (default: beside the input, with the format's extension)")
+	force := fl.Bool("force", false, "overwrite an existing output file")
+	report := fl.String("report", "text", "loss report on stderr: text or json")
+	atifVersion := fl.String("atif-version", "", "ATIF version to write: 1.5 (default), 1.6 or 1.7")
+	repoSHA := fl.String("repo-sha", "", "repo_sha for rlog output when the source has none (6-40 hex characters)")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, convertUsage)
+		fl.PrintDefaults()
+	}
+	// Flags may come after the input (convert --to atif in.rlog -o out.json).
+	var inputs []string
+	for rest := args; ; {
+		if err := fl.Parse(rest); err != nil {
+			return 2
+		}
+		if fl.NArg() == 0 {
+			break
+		}
+		inputs = append(inputs, fl.Arg(0))
+		rest = fl.Args()[1:]
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rlog-ls convert: "+format+"\n", a...)
+		return 2
+	}
+	switch {
+	case len(inputs) == 0:
+		return fail("no input file (%s)", convertUsage)
+	case len(inputs) > 1:
+		return fail("one input file at a time, got %d: %s", len(inputs), strings.Join(inputs, " "))
+	case *to == "":
+		return fail("--to is required: one of %s", formatNames(true))
+	case *report != "text" && *report != "json":
+		return fail("--report must be text or json, not %q", *report)
+	case *repoSHA != "" && !shaPattern.MatchString(*repoSHA):
+		return fail("--repo-sha must be 6 to 40 hex characters, not %q", *repoSHA)
+	}
+	input := inputs[0]
+	toInfo, ok := convert.Lookup(convert.Format(*to))
+	if !ok || !toInfo.CanWrite() {
+		return fail("cannot write %q: the output formats are %s", *to, formatNames(true))
+	}
+	if *atifVersion != "" {
+		if _, err := atif.ParseVersion(*atifVersion); err != nil {
+			return fail("--atif-version: %v", err)
+		}
+		if toInfo.Name != convert.ATIF && toInfo.Name != convert.ATIFJSONL {
+			return fail("--atif-version applies to --to atif or atif-jsonl only")
+		}
+	}
+	info, err := os.Stat(input)
+	if err != nil {
+		return fail("%s", describeIOError(err))
+	}
+	if info.IsDir() {
+		return fail("%s is a folder; convert one file at a time", input)
+	}
+	src := convert.Format(*from)
+	if src == "" {
+		src, err = detectFile(input)
+		if err != nil {
+			return fail("%v (name the format with --from)", err)
+		}
+	} else if fi, ok := convert.Lookup(src); !ok || !fi.CanRead() {
+		return fail("cannot read %q: the input formats are %s", *from, formatNames(false))
+	}
+
+	target := *out
+	if target == "" {
+		target = DefaultOutput(input, src, toInfo.Name)
+	}
+	if target != "-" && !*force {
+		if _, err := os.Lstat(target); err == nil {
+			return fail("%s exists; use --force to overwrite it", target)
+		}
+	}
+
+	opts := convert.Options{ATIFVersion: *atifVersion, RepoSHA: *repoSHA}
+	var buf bytes.Buffer
+	rep, err := convert.ConvertFile(input, src, toInfo.Name, &buf, opts)
+	if err != nil {
+		printReport(stderr, rep, *report)
+		return fail("%s: %v", input, err)
+	}
+	status := 0
+	if rep.Count(model.LossMalformed) > 0 {
+		status = 1
+	}
+	if problems := validateOutput(toInfo.Name, buf.Bytes()); len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "rlog-ls convert: output check: %s\n", p)
+		}
+		status = 1
+	}
+	if target == "-" {
+		if _, err := stdout.Write(buf.Bytes()); err != nil {
+			return fail("writing to stdout: %v", err)
+		}
+	} else {
+		dir, name := filepath.Split(target)
+		if dir == "" {
+			dir = "."
+		}
+		written, err := convert.WriteFileAtomic(dir, name, buf.Bytes(), *force)
+		switch {
+		case errors.Is(err, convert.ErrExists):
+			return fail("%s exists; use --force to overwrite it", target)
+		case err != nil:
+			return fail("cannot write %s: %s", target, describeIOError(err))
+		}
+		if *report == "text" {
+			fmt.Fprintf(stderr, "rlog-ls convert: wrote %s (%s -> %s)\n", written, src, toInfo.Name)
+		}
+	}
+	printReport(stderr, rep, *report)
+	return status
+}
+
+func printReport(w io.Writer, rep *convert.Report, format string) {
+	if rep == nil {
+		return
+	}
+	if format == "json" {
+		fmt.Fprintf(w, "%s\n", rep.JSON())
+		return
+	}
+	fmt.Fprint(w, rep.Text())
+}
+
+// detectFile detects the format of a file from its name and first 64 KB.
+func detectFile(path string) (convert.Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return "", err
+	}
+	return convert.Detect(path, head[:n])
+}
+
+// formatExtensions are the endings that name a format, longest first, so
+// an output name can drop its input's.
+var formatExtensions = []string{".trajectory.json", ".replay.jsonl", ".prophet.json", ".atif.jsonl", ".traj.json", ".jsonl", ".json", ".rlog"}
+
+// DefaultOutput is where a conversion writes when no -o is given: beside
+// the input, named like it with the target format's extension. An input
+// that already has that name gets ".converted" before the extension.
+func DefaultOutput(input string, from, to convert.Format) string {
+	dir, base := filepath.Split(input)
+	stem := base
+	lower := strings.ToLower(base)
+	for _, ext := range formatExtensions {
+		if strings.HasSuffix(lower, ext) && len(base) > len(ext) {
+			stem = base[:len(base)-len(ext)]
+			break
+		}
+	}
+	fi, _ := convert.Lookup(to)
+	out := filepath.Join(dir, stem+fi.Extension)
+	if filepath.Clean(out) == filepath.Clean(input) {
+		out = filepath.Join(dir, stem+".converted"+fi.Extension)
+	}
+	return out
+}
+
+func formatNames(write bool) string {
+	var names []string
+	for _, f := range convert.Formats() {
+		if write && f.CanWrite() || !write && f.CanRead() {
+			names = append(names, string(f.Name))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// validateOutput checks converted output with its format's own rules:
+// the ATIF and REPLAY validators, and rlog-ls's own rules for rlog (errors
+// only: warnings on an rlog output mirror its source).
+func validateOutput(to convert.Format, data []byte) []string {
+	var out []string
+	switch to {
+	case convert.ATIF:
+		for _, f := range atif.Validate(data) {
+			out = append(out, f.String())
+		}
+	case convert.ATIFJSONL:
+		fs, err := atif.ValidateJSONL(bytes.NewReader(data))
+		if err != nil {
+			out = append(out, err.Error())
+		}
+		for _, f := range fs {
+			out = append(out, f.String())
+		}
+	case convert.Replay:
+		fs, err := replay.Validate(bytes.NewReader(data))
+		if err != nil {
+			out = append(out, err.Error())
+		}
+		for _, f := range fs {
+			out = append(out, f.String())
+		}
+	case convert.Rlog:
+		for _, f := range analysis.Check(grammar.Parse(data), analysis.Config{}) {
+			if f.Severity == analysis.Error {
+				out = append(out, f.Code+" "+f.Message)
+			}
+		}
+	}
+	return out
+}
+
+// trajectoryKind tells which validator a file named explicitly to check
+// needs: "atif-jsonl" for *.atif.jsonl, "replay" for REPLAY.jsonl and
+// *.replay.jsonl, "atif" for a *.json whose content is ATIF; "" for rlog.
+func trajectoryKind(path string, src []byte) convert.Format {
+	base := strings.ToLower(filepath.Base(path))
+	switch {
+	case strings.HasSuffix(base, ".atif.jsonl"):
+		return convert.ATIFJSONL
+	case base == "replay.jsonl" || strings.HasSuffix(base, ".replay.jsonl"):
+		return convert.Replay
+	case strings.HasSuffix(base, ".json"):
+		if f, err := convert.Detect(path, src[:min(len(src), 64<<10)]); err == nil && f == convert.ATIF {
+			return convert.ATIF
+		}
+	}
+	return ""
+}
+
+// validateTrajectory runs a format's validator and reports its findings in
+// check's shape: errors with the code ATIF or REPLAY, on the finding's line
+// (line 1 for whole-document ATIF, whose findings carry a JSON path).
+func validateTrajectory(path string, kind convert.Format, src []byte) []jsonFinding {
+	type finding struct {
+		line int
+		msg  string
+	}
+	var fs []finding
+	code := "ATIF"
+	switch kind {
+	case convert.ATIF:
+		for _, f := range atif.Validate(src) {
+			fs = append(fs, finding{f.Line, f.Path + ": " + f.Message})
+		}
+	case convert.ATIFJSONL:
+		got, err := atif.ValidateJSONL(bytes.NewReader(src))
+		if err != nil {
+			fs = append(fs, finding{0, err.Error()})
+		}
+		for _, f := range got {
+			fs = append(fs, finding{f.Line, f.Path + ": " + f.Message})
+		}
+	case convert.Replay:
+		code = "REPLAY"
+		got, err := replay.Validate(bytes.NewReader(src))
+		if err != nil {
+			fs = append(fs, finding{0, err.Error()})
+		}
+		for _, f := range got {
+			msg := f.Message
+			if f.Path != "" {
+				msg = f.Path + ": " + msg
+			}
+			fs = append(fs, finding{f.Line, msg})
+		}
+	}
+	out := make([]jsonFinding, 0, len(fs))
+	for _, f := range fs {
+		line := max(f.line, 1)
+		out = append(out, jsonFinding{File: path, Line: line, Column: 1, EndLine: line, EndColumn: 1,
+			Severity: "error", Code: code, Message: f.msg})
+	}
+	return out
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/atif"
+	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
+)
+
+const sampleRlog = cleanHeader + "@start id=s ts=2025-12-24T00:11:56Z\n" +
+	"u: list the files\n" +
+	"a: Looking. tokens_in=3 tokens_out=9\n" +
+	"t!:Glob id=g1 pattern=\"**/*.go\" → [running]\n" +
+	"o: id=g1 → [ok] main.go\n" +
+	"@end tokens_in=3 tokens_out=9\n"
+
+func TestConvertDefaultOutputAndNoOverwrite(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.rlog", sampleRlog)
+	_, stderr, code := runCLI(t, "convert", "--to", "atif", in)
+	out := filepath.Join(dir, "s.trajectory.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := atif.Validate(data); len(fs) > 0 {
+		t.Errorf("invalid ATIF: %v", fs)
+	}
+	if !strings.Contains(stderr, "wrote "+out) || !strings.Contains(stderr, "rlog -> atif:") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	// Never overwritten without --force: exit 2, one line, file unchanged.
+	os.WriteFile(out, []byte("keep"), 0o644)
+	_, stderr, code = runCLI(t, "convert", "--to", "atif", in)
+	if code != 2 || stderr != "rlog-ls convert: "+out+" exists; use --force to overwrite it\n" {
+		t.Fatalf("overwrite without --force: %d %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "keep" {
+		t.Fatal("existing output changed")
+	}
+	_, stderr, code = runCLI(t, "convert", "--to", "atif", "--force", in)
+	if b, _ := os.ReadFile(out); code != 0 || string(b) == "keep" {
+		t.Fatalf("--force did not overwrite: %d %s", code, stderr)
+	}
+}
+
+func TestConvertStdoutFlagsAfterInputAndJSONReport(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.rlog", sampleRlog)
+	stdout, stderr, code := runCLI(t, "convert", in, "--to", "replay", "-o", "-", "--report", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.HasPrefix(stdout, `{"created_at":`) || !strings.Contains(stdout, `"event":"ToolCall"`) {
+		t.Errorf("stdout: %.300s", stdout)
+	}
+	var rep struct {
+		From, To string
+		Losses   []struct {
+			Kind string `json:"kind"`
+		} `json:"losses"`
+	}
+	if err := json.Unmarshal([]byte(stderr), &rep); err != nil || rep.From != "rlog" || rep.To != "replay" {
+		t.Fatalf("report is not the JSON report: %v\n%s", err, stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("-o - wrote a file: %v", entries)
+	}
+}
+
+func TestConvertClaudeToRlogWithRepoSHA(t *testing.T) {
+	src := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/sonnet-raw.jsonl")
+	out := filepath.Join(t.TempDir(), "x.rlog")
+	_, stderr, code := runCLI(t, "convert", "--to", "rlog", "--repo-sha", "abc1234", src, "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, _ := os.ReadFile(out)
+	if !strings.Contains(string(data), "\nrepo_sha: abc1234\n") || !strings.Contains(string(data), "\no: id=toolu_") {
+		t.Errorf("output:\n%.600s", data)
+	}
+	for _, f := range analysis.Check(grammar.Parse(data), analysis.Config{}) {
+		if f.Code != "I004" {
+			t.Errorf("finding %s %s", f.Code, f.Message)
+		}
+	}
+	// The output checks clean through the CLI too (I004 aside).
+	stdout, _, code := runCLI(t, "check", "--disable", "I004", out)
+	if code != 0 || !strings.HasSuffix(stdout, "0 errors, 0 warnings, 0 info, 0 hints\n") {
+		t.Errorf("check: %d %s", code, stdout)
+	}
+}
+
+func TestConvertUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.rlog", sampleRlog)
+	junk := writeFile(t, dir, "junk.txt", "plain words\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"convert", in}, "--to is required"},
+		{[]string{"convert", "--to", "atif"}, "no input file"},
+		{[]string{"convert", "--to", "sdk-jsonl", in}, `cannot write "sdk-jsonl"`},
+		{[]string{"convert", "--to", "atif", "--from", "nope", in}, `cannot read "nope"`},
+		{[]string{"convert", "--to", "atif", filepath.Join(dir, "missing.rlog")}, "missing.rlog: no such file or folder"},
+		{[]string{"convert", "--to", "atif", junk}, "cannot detect the input format"},
+		{[]string{"convert", "--to", "atif", "--atif-version", "1.3", in}, "--atif-version"},
+		{[]string{"convert", "--to", "replay", "--atif-version", "1.6", in}, "applies to --to atif"},
+		{[]string{"convert", "--to", "rlog", "--repo-sha", "unknown", in}, "--repo-sha must be"},
+		{[]string{"convert", "--to", "atif", "--report", "xml", in}, "--report must be"},
+		{[]string{"convert", "--to", "atif", in, in}, "one input file at a time"},
+		{[]string{"convert", "--to", "atif", dir}, "is a folder"},
+	} {
+		_, stderr, code := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q (want one line with %q)", c.args[1:], code, stderr, c.want)
+		}
+	}
+}
+
+func TestDefaultOutputNames(t *testing.T) {
+	for _, c := range []struct{ in, to, want string }{
+		{"d/a.rlog", "atif", "d/a.trajectory.json"},
+		{"d/a.rlog", "replay", "d/a.replay.jsonl"},
+		{"d/s.atif.jsonl", "rlog", "d/s.rlog"},
+		{"d/s.jsonl", "claude", "d/s.converted.jsonl"},
+		{"d/a.rlog", "rlog", "d/a.converted.rlog"},
+	} {
+		if got := DefaultOutput(filepath.FromSlash(c.in), "", convertFormat(c.to)); got != filepath.FromSlash(c.want) {
+			t.Errorf("%s -> %s: %s, want %s", c.in, c.to, got, c.want)
+		}
+	}
+}
+
+// check validates ATIF and REPLAY files named explicitly; folders are
+// still searched for *.rlog only.
+func TestCheckValidatesATIFAndReplay(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.rlog", sampleRlog)
+	for _, to := range []string{"atif", "atif-jsonl", "replay"} {
+		if _, stderr, code := runCLI(t, "convert", "--to", to, in); code != 0 {
+			t.Fatalf("%s: %s", to, stderr)
+		}
+	}
+	good := []string{filepath.Join(dir, "s.trajectory.json"), filepath.Join(dir, "s.atif.jsonl"), filepath.Join(dir, "s.replay.jsonl")}
+	out, _, code := runCLI(t, append([]string{"check"}, good...)...)
+	if code != 0 || out != "3 files checked: 0 errors, 0 warnings, 0 info, 0 hints\n" {
+		t.Fatalf("valid files: %d %s", code, out)
+	}
+	badATIF := writeFile(t, dir, "bad.json", `{"schema_version":"ATIF-v1.5","session_id":"s","agent":{"name":"a","version":"1"},"steps":[{"step_id":2,"source":"user","message":"hi"}]}`)
+	badReplay := writeFile(t, dir, "REPLAY.jsonl", `{"event":"SessionStart","policy_bundle_id":"p","session_id":"s","t":"x"}`+"\n")
+	out, _, code = runCLI(t, "check", badATIF, badReplay)
+	if code != 1 ||
+		!strings.Contains(out, badATIF+":1:1: error ATIF: trajectory.steps.0.step_id: expected 1 (sequential from 1), got 2") ||
+		!strings.Contains(out, badReplay+":1:1: error REPLAY: $.event: the first line must be ReplayHeader, got SessionStart") {
+		t.Fatalf("invalid files: %d\n%s", code, out)
+	}
+	out, _, _ = runCLI(t, "check", dir)
+	if !strings.HasPrefix(out, "1 file checked") {
+		t.Errorf("a folder must be searched for *.rlog only: %s", out)
+	}
+}
+
+func convertFormat(s string) convert.Format { return convert.Format(s) }
