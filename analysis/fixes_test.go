@@ -1,0 +1,106 @@
+package analysis
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+func applyEdits(src string, edits []Edit) string {
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		src = src[:e.Start] + e.NewText + src[e.End:]
+	}
+	return src
+}
+
+func codes(src string) map[string]int {
+	out := map[string]int{}
+	for _, f := range Check(grammar.Parse([]byte(src)), Config{}) {
+		out[f.Code]++
+	}
+	return out
+}
+
+// fixFor applies the first fix of the first finding with code, checks that
+// the finding is gone, and returns the fixed text.
+func fixFor(t *testing.T, src, code, name string) (string, Fix) {
+	t.Helper()
+	tree := grammar.Parse([]byte(src))
+	for _, f := range Check(tree, Config{}) {
+		if f.Code != code {
+			continue
+		}
+		fixes := Fixes(tree, f, name)
+		if len(fixes) == 0 {
+			t.Fatalf("no fix for %s", code)
+		}
+		out := applyEdits(src, fixes[0].Edits)
+		if n := codes(out)[code]; n >= codes(src)[code] {
+			t.Fatalf("%s still reported after %q:\n%s", code, fixes[0].Title, out)
+		}
+		return out, fixes[0]
+	}
+	t.Fatalf("no %s in\n%s", code, src)
+	return "", Fix{}
+}
+
+const hdr = "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\nrunner: ci\n---\n"
+
+func TestFixRenumberSteps(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\nrunner: ci\n# step=9 in the header\n---\n" +
+		"u: go step=3\na: ok step=2 and substep=7\nt:Read id=a step=10 → [ok]\n"
+	out, fix := fixFor(t, src, "W004", "s.rlog")
+	want := strings.NewReplacer("step=9", "step=1", "go step=3", "go step=2", "ok step=2", "ok step=3", "substep=7", "substep=4", "step=10", "step=5").Replace(src)
+	if out != want || !fix.Preferred {
+		t.Errorf("renumbered:\n%s\nwant:\n%s", out, want)
+	}
+	if edits := RenumberSteps(grammar.Parse([]byte(out))); edits != nil {
+		t.Errorf("already 1..N, yet edits %v", edits)
+	}
+}
+
+func TestFixArrowAndEnd(t *testing.T) {
+	out, fix := fixFor(t, hdr+"@start id=s\nt:Read id=a file=x -> [ok]\n", "W011", "s.rlog")
+	if !strings.Contains(out, "file=x → [ok]") || !fix.Preferred {
+		t.Errorf("arrow: %s", out)
+	}
+	// @end after a last line without a break, in the document's CRLF.
+	src := strings.ReplaceAll(hdr+"@start id=s\nu: hi", "\n", "\r\n")
+	out, _ = fixFor(t, src, "I002", "s.rlog")
+	if !strings.HasSuffix(out, "u: hi\r\n@end\r\n") {
+		t.Errorf("end: %q", out)
+	}
+	out, _ = fixFor(t, hdr+"@start id=s\nu: hi\n", "I002", "s.rlog")
+	if !strings.HasSuffix(out, "u: hi\n@end\n") {
+		t.Errorf("end: %q", out)
+	}
+}
+
+func TestFixHeaderFields(t *testing.T) {
+	src := "---\nrunner: ci\n---\nu: hi\n"
+	for range 3 { // format, id, repo_sha: one finding each, in that order
+		var fix Fix
+		src, fix = fixFor(t, src, "E004", "/logs/2025 run.rlog")
+		if !fix.Preferred {
+			t.Error("not preferred")
+		}
+	}
+	want := "---\nrunner: ci\nformat: rlog/1\nid: \"2025 run\"\nrepo_sha: \"0000000000000000000000000000000000000000\"  # git's null id: replace with the commit the session ran on\n---\nu: hi\n"
+	if src != want {
+		t.Errorf("header:\n%s\nwant:\n%s", src, want)
+	}
+	if c := codes(src); c["E004"] != 0 || c["W009"] != 0 {
+		t.Errorf("findings after the fixes: %v", c)
+	}
+	// An empty value is filled in where it is.
+	out, _ := fixFor(t, "---\nformat: rlog/1\nid:\nrepo_sha: abcdef\n---\n", "E004", "x.rlog")
+	if !strings.Contains(out, "\nid: x\nrepo_sha") {
+		t.Errorf("empty id: %s", out)
+	}
+	// No header: no edit (E001 comes first).
+	if edits := AddHeaderField(grammar.Parse([]byte("u: hi\n")), "id", "x"); edits != nil {
+		t.Errorf("edits without a header: %v", edits)
+	}
+}
