@@ -80,7 +80,7 @@ func TestApplyChangesRandom(t *testing.T) {
 		for range 400 {
 			var batch []ContentChange
 			for range 1 + r.IntN(3) {
-				ch, next := randomChange(r, model, enc)
+				ch, next := randomChange(r, model, enc, randomText)
 				batch = append(batch, ch)
 				model = next
 			}
@@ -95,9 +95,9 @@ func TestApplyChangesRandom(t *testing.T) {
 // randomChange picks a random edit of model, expressed as a ContentChange
 // whose positions are computed by the naive model, and returns the model
 // text after it. Start and end sit on character boundaries.
-func randomChange(r *rand.Rand, model string, enc PositionEncoding) (ContentChange, string) {
+func randomChange(r *rand.Rand, model string, enc PositionEncoding, gen func(*rand.Rand, int) []byte) (ContentChange, string) {
 	if r.IntN(20) == 0 {
-		next := string(randomText(r, 30))
+		next := string(gen(r, 30))
 		return ContentChange{Text: next}, next
 	}
 	bounds := charBoundaries(model)
@@ -105,7 +105,7 @@ func randomChange(r *rand.Rand, model string, enc PositionEncoding) (ContentChan
 	if a > b {
 		a, b = b, a
 	}
-	insert := string(randomText(r, 6))
+	insert := string(gen(r, 6))
 	return ContentChange{
 		Range: &protocol.Range{Start: modelPosition(model, a, enc), End: modelPosition(model, b, enc)},
 		Text:  insert,

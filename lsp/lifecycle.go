@@ -101,5 +101,5 @@ func (s *Server[T]) exit() {
 	state := s.state
 	s.mu.Unlock()
 	s.log.Info("exit", zap.Bool("afterShutdown", state == stateShuttingDown))
-	_ = s.conn.Close()
+	s.stop()
 }

@@ -19,7 +19,7 @@ func (s *Server[T]) watchProcess(pid int) {
 		case <-ticker.C:
 			if !s.opts.processAlive(pid) {
 				s.log.Warn("the client's process is gone; stopping", zap.Int("processId", pid))
-				_ = s.conn.Close()
+				s.stop()
 				return
 			}
 		}

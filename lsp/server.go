@@ -89,11 +89,18 @@ type Server[T Editable[T]] struct {
 	stopBG context.CancelFunc
 	wg     sync.WaitGroup
 
+	// stopping is closed by exit and by the client-process watch.
+	stopping chan struct{}
+	stopOnce sync.Once
+
 	mu       sync.Mutex
 	state    lifecycle
 	sess     *Session
 	inflight map[requestKey]*inflightRequest
 }
+
+// readLoopGrace is how long Serve waits for the read loop once stopping.
+const readLoopGrace = 100 * time.Millisecond
 
 // Serve runs a language server on rwc until the client sends exit, the
 // stream ends (the client has gone), the client's process dies, or ctx is
@@ -104,6 +111,9 @@ func Serve[T Editable[T]](ctx context.Context, rwc io.ReadWriteCloser, opts Opti
 }
 
 func newServer[T Editable[T]](opts Options[T]) *Server[T] {
+	if opts.Features.Parse == nil {
+		panic("lsp: Options.Features.Parse is required")
+	}
 	if opts.Logger == nil {
 		opts.Logger = zap.NewNop()
 	}
@@ -119,6 +129,7 @@ func newServer[T Editable[T]](opts Options[T]) *Server[T] {
 		docs:     NewStore(opts.Features.Parse),
 		settings: newSettingsSource(),
 		inflight: map[requestKey]*inflightRequest{},
+		stopping: make(chan struct{}),
 		sess:     &Session{},
 	}
 	s.diagnostics = newDiagnosticsPublisher(s)
@@ -135,13 +146,22 @@ func (s *Server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 
 	select {
 	case <-s.conn.Done():
+		if err := s.conn.Err(); err != nil {
+			s.log.Debug("connection ended", zap.Error(err))
+		}
 	case <-ctx.Done():
 		s.log.Info("stopping: context done")
-		_ = s.conn.Close()
-		<-s.conn.Done()
+	case <-s.stopping:
 	}
-	if err := s.conn.Err(); err != nil {
-		s.log.Debug("connection ended", zap.Error(err))
+	_ = s.conn.Close()
+	// Closing unblocks the read loop on pipes and sockets, but not on a
+	// blocking stdin: there the read goes on until the editor closes its
+	// end. The server must stop all the same (its client may be dead), so
+	// it waits only a little for the read loop.
+	select {
+	case <-s.conn.Done():
+	case <-time.After(readLoopGrace):
+		s.log.Debug("the input is still blocked; not waiting for it")
 	}
 	s.stopBG()
 	s.diagnostics.stop()
@@ -153,6 +173,11 @@ func (s *Server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		return 0
 	}
 	return 1
+}
+
+// stop ends Serve; the read loop may be left blocked on its input.
+func (s *Server[T]) stop() {
+	s.stopOnce.Do(func() { close(s.stopping) })
 }
 
 // goBackground runs f in the background, counted by wg.

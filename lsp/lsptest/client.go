@@ -200,8 +200,9 @@ func (c *Client) RawRequest(body string) Frame {
 // `"a"`, `null`).
 func (c *Client) WaitResponse(id string) Frame {
 	c.t.Helper()
+	key := string(canonical([]byte(id)))
 	return c.frames.wait(c.t, "the response to id "+id, func(f Frame) bool {
-		return f.IsResponse() && sameID(f.ID, json.RawMessage(id))
+		return f.IsResponse() && f.hasID(key)
 	})
 }
 

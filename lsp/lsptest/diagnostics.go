@@ -15,16 +15,23 @@ type Published struct {
 	Raw json.RawMessage `json:"-"`
 }
 
-func published(f Frame) (Published, bool) {
+func decodePublished(f Frame) *Published {
 	if f.Method != protocol.MethodTextDocumentPublishDiagnostics || f.ID != nil {
-		return Published{}, false
+		return nil
 	}
 	var p Published
 	if json.Unmarshal(f.Params, &p) != nil {
-		return Published{}, false
+		return nil
 	}
 	p.Raw = f.Params
-	return p, true
+	return &p
+}
+
+func published(f Frame) (Published, bool) {
+	if f.published == nil {
+		return Published{}, false
+	}
+	return *f.published, true
 }
 
 // Diagnostics returns every publish for uri so far, in order.

@@ -2,7 +2,6 @@ package lsptest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -32,6 +31,9 @@ type Frame struct {
 	Params json.RawMessage
 	Result json.RawMessage
 	Error  *WireError
+
+	idKey     string     // canonical ID, for matching
+	published *Published // decoded once, for publishDiagnostics
 }
 
 // WireError is an error response's error object.
@@ -59,6 +61,10 @@ func parseFrame(body []byte) Frame {
 	if json.Unmarshal(body, &env) == nil {
 		f.Method, f.ID, f.Params, f.Result, f.Error = env.Method, env.ID, env.Params, env.Result, env.Error
 	}
+	if f.ID != nil {
+		f.idKey = string(canonical(f.ID))
+	}
+	f.published = decodePublished(f)
 	return f
 }
 
@@ -188,7 +194,5 @@ func readFrame(in *bufio.Reader) ([]byte, error) {
 	return body, err
 }
 
-// sameID compares two raw ids as JSON values.
-func sameID(a, b json.RawMessage) bool {
-	return a != nil && b != nil && bytes.Equal(canonical(a), canonical(b))
-}
+// hasID reports whether f's id is the JSON value whose canonical text is key.
+func (f Frame) hasID(key string) bool { return f.ID != nil && f.idKey == key }
