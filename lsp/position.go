@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"encoding/binary"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
@@ -128,9 +129,15 @@ func (m Mapper) walk(line []byte, limit int, wantUnits int64) (units int, n int)
 		if wantUnits >= 0 && col >= wantUnits {
 			break
 		}
-		if c := line[n]; c < utf8.RuneSelf {
-			n++
-			col++
+		if line[n] < utf8.RuneSelf {
+			// ASCII is one unit per byte in every encoding: count runs of
+			// it in bulk (log lines are mostly ASCII, and can be 10 MB).
+			run := int64(asciiRun(line[n:limit]))
+			if wantUnits >= 0 && run > wantUnits-col {
+				run = wantUnits - col
+			}
+			n += int(run)
+			col += run
 			continue
 		}
 		r, size := utf8.DecodeRune(line[n:])
@@ -142,6 +149,20 @@ func (m Mapper) walk(line []byte, limit int, wantUnits int64) (units int, n int)
 		col += u
 	}
 	return int(col), n
+}
+
+// asciiRun is the length of the run of ASCII bytes at the start of b.
+func asciiRun(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(b) && b[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 func clamp(v, lo, hi int) int {

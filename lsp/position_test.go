@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -79,6 +80,29 @@ func TestMapperOffset(t *testing.T) {
 	} {
 		if got := tc.m.Offset(tc.p); got != tc.want {
 			t.Errorf("%s: Offset(%v) = %d, want %d", tc.what, tc.p, got, tc.want)
+		}
+	}
+}
+
+// Long ASCII runs are counted in bulk; a position inside one, or just past
+// its end, still lands on the right byte.
+func TestMapperLongASCIIRuns(t *testing.T) {
+	line := strings.Repeat("a", 100) + "😀" + strings.Repeat("b", 37) + "\n"
+	m := Mapper{Text: newPlainText([]byte(line)), Encoding: UTF16}
+	for _, tc := range []struct {
+		char uint32
+		off  int
+	}{{0, 0}, {7, 7}, {8, 8}, {50, 50}, {100, 100}, {101, 100}, {102, 104}, {139, 141}, {140, 141}} {
+		if got := m.Offset(pos(0, tc.char)); got != tc.off {
+			t.Errorf("Offset(0:%d) = %d, want %d", tc.char, got, tc.off)
+		}
+	}
+	for _, tc := range []struct {
+		off  int
+		char uint32
+	}{{63, 63}, {100, 100}, {102, 100}, {104, 102}, {141, 139}} {
+		if got := m.Position(tc.off); got != pos(0, tc.char) {
+			t.Errorf("Position(%d) = %v, want 0:%d", tc.off, got, tc.char)
 		}
 	}
 }
