@@ -101,7 +101,7 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 
 	target := *out
 	if target == "" {
-		target = DefaultOutput(input, src, toInfo.Name)
+		target = convert.OutputPath(input, toInfo.Name)
 	}
 	if target != "-" && !*force {
 		if _, err := os.Lstat(target); err == nil {
@@ -174,31 +174,6 @@ func detectFile(path string) (convert.Format, error) {
 		return "", err
 	}
 	return convert.Detect(path, head[:n])
-}
-
-// formatExtensions are the endings that name a format, longest first, so
-// an output name can drop its input's.
-var formatExtensions = []string{".trajectory.json", ".replay.jsonl", ".prophet.json", ".atif.jsonl", ".traj.json", ".jsonl", ".json", ".rlog"}
-
-// DefaultOutput is where a conversion writes when no -o is given: beside
-// the input, named like it with the target format's extension. An input
-// that already has that name gets ".converted" before the extension.
-func DefaultOutput(input string, from, to convert.Format) string {
-	dir, base := filepath.Split(input)
-	stem := base
-	lower := strings.ToLower(base)
-	for _, ext := range formatExtensions {
-		if strings.HasSuffix(lower, ext) && len(base) > len(ext) {
-			stem = base[:len(base)-len(ext)]
-			break
-		}
-	}
-	fi, _ := convert.Lookup(to)
-	out := filepath.Join(dir, stem+fi.Extension)
-	if filepath.Clean(out) == filepath.Clean(input) {
-		out = filepath.Join(dir, stem+".converted"+fi.Extension)
-	}
-	return out
 }
 
 func formatNames(write bool) string {

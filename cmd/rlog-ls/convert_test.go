@@ -137,7 +137,7 @@ func TestDefaultOutputNames(t *testing.T) {
 		{"d/s.jsonl", "claude", "d/s.converted.jsonl"},
 		{"d/a.rlog", "rlog", "d/a.converted.rlog"},
 	} {
-		if got := DefaultOutput(filepath.FromSlash(c.in), "", convertFormat(c.to)); got != filepath.FromSlash(c.want) {
+		if got := convert.OutputPath(filepath.FromSlash(c.in), convert.Format(c.to)); got != filepath.FromSlash(c.want) {
 			t.Errorf("%s -> %s: %s, want %s", c.in, c.to, got, c.want)
 		}
 	}
@@ -171,5 +171,3 @@ func TestCheckValidatesATIFAndReplay(t *testing.T) {
 		t.Errorf("a folder must be searched for *.rlog only: %s", out)
 	}
 }
-
-func convertFormat(s string) convert.Format { return convert.Format(s) }

@@ -50,6 +50,8 @@ func Features() lsp.Features[Doc] {
 			protocol.MethodWorkspaceSymbol:               lsp.WorkspaceRequest(ws.symbols),
 			protocol.MethodSemanticTokensFull:            lsp.DocumentRequest(semanticTokensFull),
 			protocol.MethodSemanticTokensRange:           lsp.DocumentRequest(semanticTokensRange),
+			protocol.MethodTextDocumentCodeAction:        lsp.DocumentRequest(codeActions),
+			protocol.MethodWorkspaceExecuteCommand:       lsp.WorkspaceRequest(executeCommand),
 		},
 		Capabilities: func(caps *lsp.ServerCapabilities, _ *lsp.Session) {
 			caps.HoverProvider = true
@@ -60,6 +62,7 @@ func Features() lsp.Features[Doc] {
 			caps.DocumentSymbolProvider = true
 			caps.WorkspaceSymbolProvider = true
 			caps.SemanticTokensProvider = semanticTokensCapability
+			actionCapabilities(caps)
 		},
 	}
 }

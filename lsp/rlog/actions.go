@@ -1,0 +1,393 @@
+package rlog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/lsp"
+)
+
+// The commands the server runs (workspace/executeCommand).
+const (
+	// CommandConvert converts an open rlog document; its argument is
+	// {"uri": <document>, "format": <target format>}.
+	CommandConvert = "rlog-ls.convert"
+	// CommandConvertToRlog converts a JSON or JSONL session file (any
+	// readable format, detected) to an .rlog beside it; its argument is the
+	// file's URI.
+	CommandConvertToRlog = "rlog-ls.convertToRlog"
+)
+
+// export is one of the conversions offered on an rlog document.
+type export struct {
+	title  string
+	format convert.Format
+	kind   protocol.CodeActionKind
+}
+
+var exports = []export{
+	{"Convert to ATIF", convert.ATIF, "source.convert.atif"},
+	{"Export REPLAY.jsonl", convert.Replay, "source.convert.replay"},
+	{"Export Claude Code JSONL", convert.Claude, "source.convert.claude"},
+	{"Export trajectory JSON", convert.Trajectory, "source.convert.trajectory"},
+}
+
+// actionCapabilities advertises code actions and the commands.
+func actionCapabilities(caps *lsp.ServerCapabilities) {
+	caps.CodeActionProvider = &protocol.CodeActionOptions{
+		CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.Source},
+	}
+	caps.ExecuteCommandProvider = &protocol.ExecuteCommandOptions{Commands: []string{CommandConvert, CommandConvertToRlog}}
+}
+
+// codeAction is the wire CodeAction; protocol v0.12.0's has the fields, but
+// an edit of our own type cannot go in it, and isPreferred is what we set.
+type codeAction struct {
+	Title       string                  `json:"title"`
+	Kind        protocol.CodeActionKind `json:"kind,omitempty"`
+	Diagnostics []protocol.Diagnostic   `json:"diagnostics,omitempty"`
+	IsPreferred bool                    `json:"isPreferred,omitempty"`
+	Edit        *protocol.WorkspaceEdit `json:"edit,omitempty"`
+	Command     *protocol.Command       `json:"command,omitempty"`
+}
+
+// wants reports whether the client asked for actions of kind (context.only).
+func wants(only []protocol.CodeActionKind, kind protocol.CodeActionKind) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if kind == o || strings.HasPrefix(string(kind), string(o)+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// codeActions answers textDocument/codeAction: quick fixes for the
+// diagnostics the client sent, and on a file the conversions. A conversion
+// is a command, run only when chosen: computing four conversions of a large
+// log every time the cursor moves would be waste, and the loss report is
+// shown when the file is made.
+func codeActions(ctx context.Context, dc *docCtx, p *protocol.CodeActionParams) (any, error) {
+	out := []codeAction{}
+	if wants(p.Context.Only, protocol.QuickFix) && len(p.Context.Diagnostics) > 0 {
+		out = append(out, quickFixes(dc, p.Context.Diagnostics)...)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if _, isFile := lsp.FilePath(dc.Doc.URI); isFile {
+		for _, e := range exports {
+			if !wants(p.Context.Only, e.kind) {
+				continue
+			}
+			out = append(out, codeAction{
+				Title: e.title,
+				Kind:  e.kind,
+				Command: &protocol.Command{
+					Title:     e.title,
+					Command:   CommandConvert,
+					Arguments: []any{convertArgs{URI: dc.Doc.URI, Format: string(e.format)}},
+				},
+			})
+		}
+	}
+	return out, nil
+}
+
+type convertArgs struct {
+	URI    protocol.DocumentURI `json:"uri"`
+	Format string               `json:"format"`
+}
+
+func diagCode(d protocol.Diagnostic) string {
+	s, _ := d.Code.(string)
+	return s
+}
+
+// quickFixes matches the client's diagnostics with the document's findings
+// (same code and range) and turns their fixes into edits. One fix that
+// answers several diagnostics (renumbering answers every W004) is one
+// action listing them all.
+func quickFixes(dc *docCtx, diags []protocol.Diagnostic) []codeAction {
+	t := dc.Doc.Text.Tree
+	findings := analysis.Check(t, analysisConfig(dc.Settings))
+	name := documentName(dc.Doc.URI)
+	var out []codeAction
+	index := map[string]int{} // title -> action, to merge
+	for _, d := range diags {
+		code := diagCode(d)
+		if d.Source != "" && d.Source != "rlog-ls" || code == "" {
+			continue
+		}
+		for _, f := range findings {
+			if f.Code != code || dc.Mapper.Range(f.Span.Start, f.Span.End) != d.Range {
+				continue
+			}
+			for _, fix := range analysis.Fixes(t, f, name) {
+				if i, ok := index[fix.Title]; ok {
+					out[i].Diagnostics = append(out[i].Diagnostics, d)
+					continue
+				}
+				edits := make([]protocol.TextEdit, 0, len(fix.Edits))
+				for _, e := range fix.Edits {
+					edits = append(edits, protocol.TextEdit{Range: dc.Mapper.Range(e.Start, e.End), NewText: e.NewText})
+				}
+				index[fix.Title] = len(out)
+				out = append(out, codeAction{
+					Title:       fix.Title,
+					Kind:        protocol.QuickFix,
+					Diagnostics: []protocol.Diagnostic{d},
+					IsPreferred: fix.Preferred,
+					Edit:        &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{dc.Doc.URI: edits}},
+				})
+			}
+			break
+		}
+	}
+	return out
+}
+
+// documentName is the last segment of a URI's path, for any scheme
+// (untitled:Untitled-1 gives Untitled-1).
+func documentName(uri protocol.DocumentURI) string {
+	if p, ok := lsp.FilePath(uri); ok {
+		return filepath.Base(p)
+	}
+	u, err := url.Parse(string(uri))
+	if err != nil {
+		return ""
+	}
+	s := u.Path
+	if s == "" {
+		s = u.Opaque
+	}
+	return path.Base(s)
+}
+
+// executeCommand runs the conversion commands. The work happens in the
+// request's own goroutine (off the read loop), which is what lets it ask
+// the client to apply an edit and show a document.
+func executeCommand(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandParams) (any, error) {
+	if len(p.Arguments) != 1 {
+		return nil, lsp.InvalidParams("%s takes one argument, got %d", p.Command, len(p.Arguments))
+	}
+	raw, _ := json.Marshal(p.Arguments[0])
+	switch p.Command {
+	case CommandConvert:
+		var a convertArgs
+		if err := json.Unmarshal(raw, &a); err != nil || a.URI == "" {
+			return nil, lsp.InvalidParams("%s needs {\"uri\", \"format\"}", CommandConvert)
+		}
+		to := convert.Format(a.Format)
+		if fi, ok := convert.Lookup(to); !ok || !fi.CanWrite() {
+			return nil, lsp.InvalidParams("cannot write format %q", a.Format)
+		}
+		src, err := documentBytes(wc, a.URI)
+		if err != nil {
+			return nil, err
+		}
+		return deliver(ctx, wc, a.URI, convert.Rlog, to, func(w *bytes.Buffer) (*convert.Report, error) {
+			return convert.Convert(bytes.NewReader(src), convert.Rlog, to, w, convert.Options{})
+		})
+	case CommandConvertToRlog:
+		var uri protocol.DocumentURI
+		if err := json.Unmarshal(raw, &uri); err != nil {
+			var a convertArgs
+			if json.Unmarshal(raw, &a) != nil || a.URI == "" {
+				return nil, lsp.InvalidParams("%s needs the URI of a session file", CommandConvertToRlog)
+			}
+			uri = a.URI
+		}
+		file, ok := lsp.FilePath(uri)
+		if !ok {
+			return nil, lsp.InvalidParams("%s converts files on disk; %s is not a file: URI", CommandConvertToRlog, uri)
+		}
+		from, err := detect(file)
+		if err != nil {
+			return nil, lsp.RequestFailed("%v", err)
+		}
+		return deliver(ctx, wc, uri, from, convert.Rlog, func(w *bytes.Buffer) (*convert.Report, error) {
+			return convert.ConvertFile(file, from, convert.Rlog, w, convert.Options{})
+		})
+	}
+	return nil, lsp.InvalidParams("unknown command %q", p.Command)
+}
+
+// documentBytes is an open document's current text, or a file's contents.
+func documentBytes(wc *wsCtx, uri protocol.DocumentURI) ([]byte, error) {
+	for _, d := range wc.Docs {
+		if d.URI == uri {
+			return d.Text.Tree.Bytes(), nil
+		}
+	}
+	file, ok := lsp.FilePath(uri)
+	if !ok {
+		return nil, lsp.InvalidParams("%s is not open and not a file", uri)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, lsp.RequestFailed("%v", err)
+	}
+	return b, nil
+}
+
+func detect(file string) (convert.Format, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := f.Read(head)
+	return convert.Detect(file, head[:n])
+}
+
+// convertResult is executeCommand's answer: the file made (or "").
+type convertResult struct {
+	URI     protocol.DocumentURI `json:"uri,omitempty"`
+	Created bool                 `json:"created"`
+}
+
+// deliver converts, creates the file beside source, and tells the user
+// what was lost. With a client that can create files in a workspace edit,
+// the file is made by workspace/applyEdit (CreateFile that never
+// overwrites, then the content), so it is undoable and the editor owns it;
+// otherwise the server writes it (never over an existing file, never
+// outside the source's folder) and asks the client to show it.
+func deliver(ctx context.Context, wc *wsCtx, source protocol.DocumentURI, from, to convert.Format, run func(*bytes.Buffer) (*convert.Report, error)) (any, error) {
+	file, ok := lsp.FilePath(source)
+	if !ok {
+		msg := fmt.Sprintf("rlog-ls: %s is not saved to disk; save it first, the conversion is written beside it.", documentName(source))
+		_ = wc.Client.ShowMessage(ctx, protocol.MessageTypeWarning, msg)
+		return convertResult{}, nil
+	}
+	var buf bytes.Buffer
+	rep, err := run(&buf)
+	if err != nil {
+		_ = wc.Client.ShowMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("rlog-ls: converting %s failed: %v", filepath.Base(file), err))
+		return convertResult{}, nil
+	}
+	target := convert.OutputPath(file, to)
+	targetURI := fileURI(target)
+	name := filepath.Base(target)
+
+	if canCreate(wc.Session) {
+		res, err := wc.Client.ApplyEdit(ctx, lsp.ApplyEditParams{
+			Label: fmt.Sprintf("Convert %s to %s", filepath.Base(file), to),
+			Edit:  createWithContent(targetURI, buf.String()),
+		})
+		switch {
+		case err != nil:
+			wc.Log.Warn("applyEdit failed", zap.Error(err))
+			_ = wc.Client.ShowMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("rlog-ls: could not create %s: %v", name, err))
+			return convertResult{}, nil
+		case !res.Applied:
+			why := res.FailureReason
+			if why == "" {
+				why = "the editor did not apply the edit (does the file exist already?)"
+			}
+			_ = wc.Client.ShowMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("rlog-ls: %s was not created: %s", name, why))
+			return convertResult{}, nil
+		}
+	} else {
+		_, err := convert.WriteFileAtomic(filepath.Dir(file), name, buf.Bytes(), false)
+		if err != nil {
+			msg := fmt.Sprintf("rlog-ls: could not write %s: %v", name, err)
+			if errors.Is(err, convert.ErrExists) {
+				msg = fmt.Sprintf("rlog-ls: %s exists already; it was left as it is (delete or rename it to convert again).", name)
+			}
+			_ = wc.Client.ShowMessage(ctx, protocol.MessageTypeError, msg)
+			return convertResult{}, nil
+		}
+	}
+	tellLosses(ctx, wc, filepath.Base(file), name, rep)
+	if _, err := wc.Client.ShowDocument(ctx, protocol.ShowDocumentParams{URI: protocol.URI(targetURI), TakeFocus: true}); err != nil {
+		wc.Log.Debug("showDocument", zap.Error(err))
+	}
+	return convertResult{URI: targetURI, Created: true}, nil
+}
+
+// tellLosses shows the loss summary and logs the full report.
+func tellLosses(ctx context.Context, wc *wsCtx, src, dst string, rep *convert.Report) {
+	if rep == nil {
+		return
+	}
+	summary, _, _ := strings.Cut(rep.Text(), "\n")
+	if i := strings.Index(summary, ": "); i >= 0 {
+		summary = summary[i+2:]
+	}
+	typ := protocol.MessageTypeInfo
+	msg := fmt.Sprintf("rlog-ls: wrote %s from %s (%s).", dst, src, summary)
+	if !rep.Empty() {
+		typ = protocol.MessageTypeWarning
+		msg += " Not everything could be carried over; the full loss report is in the rlog-ls log."
+	}
+	_ = wc.Client.ShowMessage(ctx, typ, msg)
+	_ = wc.Client.LogMessage(ctx, protocol.MessageTypeInfo, "rlog-ls: "+src+" -> "+dst+"\n"+rep.Text())
+}
+
+// canCreate reports whether the client applies CreateFile in workspace
+// edits (workspace.workspaceEdit.resourceOperations has "create").
+func canCreate(sess *lsp.Session) bool {
+	ws := sess.Capabilities.Workspace
+	if ws == nil || !ws.ApplyEdit || ws.WorkspaceEdit == nil || !ws.WorkspaceEdit.DocumentChanges {
+		return false
+	}
+	for _, op := range ws.WorkspaceEdit.ResourceOperations {
+		if op == "create" {
+			return true
+		}
+	}
+	return false
+}
+
+// The workspace edit that creates a file with content. protocol v0.12.0's
+// WorkspaceEdit holds only TextDocumentEdits in documentChanges, so these
+// are our own types (lsp-library.md §A.2).
+type (
+	createFile struct {
+		Kind    string               `json:"kind"`
+		URI     protocol.DocumentURI `json:"uri"`
+		Options createFileOptions    `json:"options"`
+	}
+	createFileOptions struct {
+		Overwrite      bool `json:"overwrite"`
+		IgnoreIfExists bool `json:"ignoreIfExists"`
+	}
+	textDocumentEdit struct {
+		TextDocument optionalVersionedID `json:"textDocument"`
+		Edits        []protocol.TextEdit `json:"edits"`
+	}
+	optionalVersionedID struct {
+		URI     protocol.DocumentURI `json:"uri"`
+		Version *int32               `json:"version"` // null: the new file has no version yet
+	}
+	workspaceEdit struct {
+		DocumentChanges []any `json:"documentChanges"`
+	}
+)
+
+func createWithContent(uri protocol.DocumentURI, content string) workspaceEdit {
+	return workspaceEdit{DocumentChanges: []any{
+		createFile{Kind: "create", URI: uri, Options: createFileOptions{Overwrite: false, IgnoreIfExists: false}},
+		textDocumentEdit{
+			TextDocument: optionalVersionedID{URI: uri},
+			Edits:        []protocol.TextEdit{{Range: protocol.Range{}, NewText: content}},
+		},
+	}}
+}

@@ -1,0 +1,342 @@
+package rlog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
+	"github.com/rlog-ls/rlog-ls/lsp"
+	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
+)
+
+const fixDoc = "---\nformat: rlog/1\nrepo_sha: abcdef\nrunner: ci\n---\n" +
+	"@start id=s ts=2025-12-19T20:29:02Z\n" +
+	"u: go step=3\n" +
+	"a: on it step=2\n" +
+	"t:Read id=a file=x -> [ok]\n"
+
+func codeActionsFor(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI, diags []protocol.Diagnostic, only ...string) []json.RawMessage {
+	t.Helper()
+	ctx := map[string]any{"diagnostics": diags}
+	if len(only) > 0 {
+		ctx["only"] = only
+	}
+	res := call(t, c, protocol.MethodTextDocumentCodeAction, map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        protocol.Range{},
+		"context":      ctx,
+	})
+	var actions []json.RawMessage
+	if err := json.Unmarshal(res, &actions); err != nil {
+		t.Fatalf("code actions: %v: %s", err, res)
+	}
+	return actions
+}
+
+func byCode(diags []protocol.Diagnostic, code string) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, d := range diags {
+		if d.Code == code {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func diagJSON(t *testing.T, d []protocol.Diagnostic) string {
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestQuickFixes(t *testing.T) {
+	for _, uri := range []protocol.DocumentURI{"file:///work/logs/run-7.rlog", "untitled:Untitled-1"} {
+		t.Run(string(uri), func(t *testing.T) {
+			c := start(t, "", nil)
+			open(t, c, uri, fixDoc)
+			diags := c.WaitDiagnostics(uri, lsptest.AtVersion(1)).Diagnostics
+
+			w011 := byCode(diags, "W011")
+			actions := codeActionsFor(t, c, uri, w011, "quickfix")
+			if len(actions) != 1 {
+				t.Fatalf("W011: %d actions: %s", len(actions), actions)
+			}
+			lsptest.AssertJSON(t, actions[0], `{"title":"Replace `+"`->`"+` with the result arrow `+"`→`"+`","kind":"quickfix",
+			 "diagnostics":`+diagJSON(t, w011)+`,"isPreferred":true,
+			 "edit":{"changes":{"`+string(uri)+`":[{"range":{"start":{"line":8,"character":19},"end":{"line":8,"character":21}},"newText":"→"}]}}}`)
+
+			// Renumbering: the k-th step= becomes k (here only the first
+			// changes), as the reference's fix --renumber-steps does.
+			w004 := byCode(diags, "W004")
+			actions = codeActionsFor(t, c, uri, w004, "quickfix")
+			if len(actions) != 1 {
+				t.Fatalf("W004: %d actions: %s", len(actions), actions)
+			}
+			lsptest.AssertJSON(t, actions[0], `{"title":"Renumber every step= 1..N","kind":"quickfix",
+			 "diagnostics":`+diagJSON(t, w004)+`,"isPreferred":true,
+			 "edit":{"changes":{"`+string(uri)+`":[
+			  {"range":{"start":{"line":6,"character":11},"end":{"line":6,"character":12}},"newText":"1"}]}}}`)
+
+			i002 := byCode(diags, "I002")
+			actions = codeActionsFor(t, c, uri, i002, "quickfix")
+			lsptest.AssertJSON(t, actions[0], `{"title":"Add `+"`@end`"+` at the end of the session","kind":"quickfix",
+			 "diagnostics":`+diagJSON(t, i002)+`,"isPreferred":true,
+			 "edit":{"changes":{"`+string(uri)+`":[{"range":{"start":{"line":9,"character":0},"end":{"line":9,"character":0}},"newText":"@end\n"}]}}}`)
+
+			// The missing id is the file's stem (untitled: documents too),
+			// inserted before repo_sha to keep the required fields' order.
+			stem := map[protocol.DocumentURI]string{"file:///work/logs/run-7.rlog": "run-7", "untitled:Untitled-1": "Untitled-1"}[uri]
+			e004 := byCode(diags, "E004")
+			actions = codeActionsFor(t, c, uri, e004, "quickfix")
+			lsptest.AssertJSON(t, actions[0], `{"title":"Add `+"`id: "+stem+"`"+` to the header","kind":"quickfix",
+			 "diagnostics":`+diagJSON(t, e004)+`,"isPreferred":true,
+			 "edit":{"changes":{"`+string(uri)+`":[{"range":{"start":{"line":2,"character":0},"end":{"line":2,"character":0}},"newText":"id: `+stem+`\n"}]}}}`)
+
+			// Conversions are offered on files only: an untitled document
+			// has no folder to write beside.
+			all := codeActionsFor(t, c, uri, nil)
+			wantConv := 4
+			if !strings.HasPrefix(string(uri), "file:") {
+				wantConv = 0
+			}
+			if len(all) != wantConv {
+				t.Fatalf("%d actions without diagnostics, want %d conversions: %s", len(all), wantConv, all)
+			}
+			if wantConv > 0 {
+				lsptest.AssertJSON(t, all[0], `{"title":"Convert to ATIF","kind":"source.convert.atif",
+				 "command":{"title":"Convert to ATIF","command":"rlog-ls.convert","arguments":[{"uri":"`+string(uri)+`","format":"atif"}]}}`)
+				if only := codeActionsFor(t, c, uri, nil, "source.convert.replay"); len(only) != 1 || !strings.Contains(string(only[0]), "Export REPLAY.jsonl") {
+					t.Errorf("only=source.convert.replay: %s", only)
+				}
+			}
+		})
+	}
+}
+
+const sessionDoc = "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\nrunner: ci\n---\n" +
+	"@start id=s ts=2025-12-19T20:29:02Z\n" +
+	"u: list the files\n" +
+	"t!:Glob id=g1 pattern=\"*.go\" → [running] tokens_in=3 tokens_out=9\n" +
+	"o: id=g1 → [ok] main.go\n" +
+	"@end\n"
+
+var createCaps = map[string]any{"workspace": map[string]any{
+	"applyEdit":     true,
+	"workspaceEdit": map[string]any{"documentChanges": true, "resourceOperations": []string{"create", "rename", "delete"}},
+}}
+
+// recorder keeps the applyEdit requests and answers them as told.
+type recorder struct {
+	mu     sync.Mutex
+	params []json.RawMessage
+}
+
+func (r *recorder) handler(answer any) lsptest.RequestHandler {
+	return func(p json.RawMessage) (any, error) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.params = append(r.params, p)
+		return answer, nil
+	}
+}
+
+func (r *recorder) all() []json.RawMessage {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]json.RawMessage(nil), r.params...)
+}
+
+func execute(t *testing.T, c *lsptest.Client, command string, arg any) (json.RawMessage, error) {
+	t.Helper()
+	var res json.RawMessage
+	err := c.Call(protocol.MethodWorkspaceExecuteCommand, map[string]any{"command": command, "arguments": []any{arg}}, &res)
+	return res, err
+}
+
+func messages(c *lsptest.Client, method string) []protocol.ShowMessageParams {
+	var out []protocol.ShowMessageParams
+	for _, f := range c.Notifications(method) {
+		var p protocol.ShowMessageParams
+		json.Unmarshal(f.Params, &p)
+		out = append(out, p)
+	}
+	return out
+}
+
+// With a client that creates files in workspace edits, the conversion is a
+// CreateFile (never overwriting) and the content, through applyEdit.
+func TestConvertThroughApplyEdit(t *testing.T) {
+	dir := t.TempDir()
+	uri := fileURI(filepath.Join(dir, "session.rlog"))
+	target := fileURI(filepath.Join(dir, "session.trajectory.json"))
+	c := start(t, "", createCaps)
+	rec := &recorder{}
+	c.OnRequest(protocol.MethodWorkspaceApplyEdit, rec.handler(map[string]any{"applied": true}))
+	open(t, c, uri, sessionDoc)
+
+	res, err := execute(t, c, CommandConvert, map[string]any{"uri": uri, "format": "atif"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lsptest.AssertJSON(t, res, `{"uri":"`+string(target)+`","created":true}`)
+
+	var want bytes.Buffer
+	if _, err := convert.Convert(strings.NewReader(sessionDoc), convert.Rlog, convert.ATIF, &want, convert.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	edits := rec.all()
+	if len(edits) != 1 {
+		t.Fatalf("%d applyEdit requests", len(edits))
+	}
+	content, _ := json.Marshal(want.String())
+	lsptest.AssertJSON(t, edits[0], `{"label":"Convert session.rlog to atif","edit":{"documentChanges":[
+	 {"kind":"create","uri":"`+string(target)+`","options":{"overwrite":false,"ignoreIfExists":false}},
+	 {"textDocument":{"uri":"`+string(target)+`","version":null},"edits":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"newText":`+string(content)+`}]}]}}`)
+	if _, err := os.Stat(filepath.Join(dir, "session.trajectory.json")); !os.IsNotExist(err) {
+		t.Error("the server wrote the file itself although the client creates it")
+	}
+	shown := messages(c, protocol.MethodWindowShowMessage)
+	if len(shown) != 1 || !strings.Contains(shown[0].Message, "wrote session.trajectory.json from session.rlog") {
+		t.Errorf("showMessage: %+v", shown)
+	}
+	logged := messages(c, protocol.MethodWindowLogMessage)
+	if len(logged) == 0 || !strings.Contains(logged[len(logged)-1].Message, "rlog -> atif:") {
+		t.Errorf("logMessage: %+v", logged)
+	}
+	if len(c.Requests(protocol.MethodShowDocument)) != 1 {
+		t.Error("the new file was not shown")
+	}
+
+	// The client refuses (the file exists): the user is told, nothing else.
+	c.OnRequest(protocol.MethodWorkspaceApplyEdit, rec.handler(map[string]any{"applied": false, "failureReason": "File exists"}))
+	res, _ = execute(t, c, CommandConvert, map[string]any{"uri": uri, "format": "atif"})
+	lsptest.AssertJSON(t, res, `{"created":false}`)
+	shown = messages(c, protocol.MethodWindowShowMessage)
+	if last := shown[len(shown)-1]; last.Type != protocol.MessageTypeError || !strings.Contains(last.Message, "was not created: File exists") {
+		t.Errorf("refusal not shown: %+v", last)
+	}
+}
+
+// Without resource operations the server writes the file beside the
+// document, never over an existing one, and asks the client to show it.
+func TestConvertWritesFileWithoutResourceOperations(t *testing.T) {
+	dir := t.TempDir()
+	uri := fileURI(filepath.Join(dir, "session.rlog"))
+	c := start(t, "", nil)
+	open(t, c, uri, sessionDoc)
+	for _, e := range exports {
+		res, err := execute(t, c, CommandConvert, map[string]any{"uri": uri, "format": string(e.format)})
+		if err != nil {
+			t.Fatalf("%s: %v", e.title, err)
+		}
+		out := convert.OutputPath(filepath.Join(dir, "session.rlog"), e.format)
+		lsptest.AssertJSON(t, res, `{"uri":"`+string(fileURI(out))+`","created":true}`)
+		data, err := os.ReadFile(out)
+		if err != nil || len(data) == 0 {
+			t.Fatalf("%s: %v", e.title, err)
+		}
+		if _, _, err := convert.Read(bytes.NewReader(data), e.format); err != nil {
+			t.Errorf("%s: output does not read back: %v", e.title, err)
+		}
+	}
+	if got := len(c.Requests(protocol.MethodShowDocument)); got != len(exports) {
+		t.Errorf("showDocument %d times", got)
+	}
+	if len(c.Requests(protocol.MethodWorkspaceApplyEdit)) != 0 {
+		t.Error("applyEdit sent to a client without resource operations")
+	}
+	// Again: the file exists and stays as it is.
+	out := filepath.Join(dir, "session.trajectory.json")
+	os.WriteFile(out, []byte("mine"), 0o644)
+	res, _ := execute(t, c, CommandConvert, map[string]any{"uri": uri, "format": "atif"})
+	lsptest.AssertJSON(t, res, `{"created":false}`)
+	if b, _ := os.ReadFile(out); string(b) != "mine" {
+		t.Error("existing file overwritten")
+	}
+	shown := messages(c, protocol.MethodWindowShowMessage)
+	if last := shown[len(shown)-1]; !strings.Contains(last.Message, "session.trajectory.json exists already") {
+		t.Errorf("not told: %+v", last)
+	}
+}
+
+func TestConvertToRlogCommand(t *testing.T) {
+	src := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/sonnet-raw.jsonl")
+	dir := t.TempDir()
+	in := filepath.Join(dir, "sonnet-raw.jsonl")
+	data, _ := os.ReadFile(src)
+	os.WriteFile(in, data, 0o644)
+	c := start(t, "", nil)
+	res, err := execute(t, c, CommandConvertToRlog, fileURI(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lsptest.AssertJSON(t, res, `{"uri":"`+string(fileURI(filepath.Join(dir, "sonnet-raw.rlog")))+`","created":true}`)
+	out, _ := os.ReadFile(filepath.Join(dir, "sonnet-raw.rlog"))
+	if !bytes.HasPrefix(out, []byte("---\nformat: rlog/1\nid: ccf3efc2")) || !bytes.Contains(out, []byte("\no: id=toolu_")) {
+		t.Errorf("output:\n%.400s", out)
+	}
+	shown := messages(c, protocol.MethodWindowShowMessage)
+	if len(shown) != 1 || shown[0].Type != protocol.MessageTypeWarning || !strings.Contains(shown[0].Message, "losses") {
+		t.Errorf("losses not told: %+v", shown)
+	}
+}
+
+func TestConvertCommandErrors(t *testing.T) {
+	c := start(t, "", createCaps)
+	open(t, c, "untitled:Untitled-2", sessionDoc)
+	// An untitled document: nothing to write beside; the user is told.
+	res, err := execute(t, c, CommandConvert, map[string]any{"uri": "untitled:Untitled-2", "format": "atif"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lsptest.AssertJSON(t, res, `{"created":false}`)
+	shown := messages(c, protocol.MethodWindowShowMessage)
+	if len(shown) != 1 || !strings.Contains(shown[0].Message, "Untitled-2 is not saved to disk") {
+		t.Errorf("%+v", shown)
+	}
+	if len(c.Requests(protocol.MethodWorkspaceApplyEdit)) != 0 {
+		t.Error("applyEdit for an untitled document")
+	}
+	for i, bad := range []string{
+		`{"command":"rlog-ls.convert","arguments":[{"uri":"untitled:Untitled-2","format":"sdk-jsonl"}]}`,
+		`{"command":"rlog-ls.convert","arguments":["just a string"]}`,
+		`{"command":"rlog-ls.convert","arguments":[]}`,
+		`{"command":"rlog-ls.convertToRlog","arguments":["untitled:x.jsonl"]}`,
+		`{"command":"rlog-ls.nope","arguments":["x"]}`,
+	} {
+		id := 1000 + i
+		f := c.RawRequest(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"workspace/executeCommand","params":%s}`, id, bad))
+		if f.Error == nil || f.Error.Code != -32602 {
+			t.Errorf("%s: %s, want InvalidParams", bad, f.Body)
+		}
+	}
+}
+
+func TestActionCapabilities(t *testing.T) {
+	c := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
+		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
+	})
+	res := c.Initialize(nil)
+	var init struct {
+		Capabilities struct {
+			CodeActionProvider     json.RawMessage `json:"codeActionProvider"`
+			ExecuteCommandProvider json.RawMessage `json:"executeCommandProvider"`
+		} `json:"capabilities"`
+	}
+	json.Unmarshal(res, &init)
+	lsptest.AssertJSON(t, init.Capabilities.CodeActionProvider, `{"codeActionKinds":["quickfix","source"]}`)
+	lsptest.AssertJSON(t, init.Capabilities.ExecuteCommandProvider, `{"commands":["rlog-ls.convert","rlog-ls.convertToRlog"]}`)
+}
