@@ -53,7 +53,8 @@ func startStdioServer(t *testing.T) (*lsptest.Client, *syncBuffer) {
 	stderr := &syncBuffer{}
 	c := lsptest.Start(t, func(_ context.Context, rwc io.ReadWriteCloser) int {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), serveStdioEnv+"=1")
+		// GORACE: a race-enabled child otherwise sleeps a second at exit.
+		cmd.Env = append(os.Environ(), serveStdioEnv+"=1", "GORACE=atexit_sleep_ms=0")
 		cmd.Stderr = stderr
 		stdin, err := cmd.StdinPipe()
 		if err != nil {

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -144,5 +145,37 @@ func TestUTF8Encoding(t *testing.T) {
 	change(c, "file:///u.rlog", 2, ContentChange{Range: rng(0, 2, 0, 6), Text: ""}) // byte columns: delete 😀
 	if got := docText(t, c, "file:///u.rlog"); got.Text != "éTODO\r\nFIXME" {
 		t.Fatalf("got %q", got.Text)
+	}
+}
+
+// The typed dispatcher of the harness drives the same server.
+func TestTypedClient(t *testing.T) {
+	c := startServer(t, testOptions(t))
+	ctx := context.Background()
+	if _, err := c.Server.Initialize(ctx, &protocol.InitializeParams{
+		InitializationOptions: noDebounce,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Server.DidOpen(ctx, &protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
+		URI: "untitled:typed", LanguageID: "rlog", Version: 1, Text: "FIXME",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if p := c.WaitDiagnostics("untitled:typed", nil); len(p.Diagnostics) != 1 {
+		t.Fatalf("got %s", p.Raw)
+	}
+	if err := c.Server.DidClose(ctx, &protocol.DidCloseTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: "untitled:typed"}}); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitDiagnostics("untitled:typed", lsptest.Cleared)
+	if err := c.Server.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Server.Exit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if code := c.ExitCode(); code != 0 {
+		t.Fatalf("exit code %d", code)
 	}
 }
