@@ -31,13 +31,19 @@ func (s *Server[T]) methodTable() (map[string]Request[T], map[string]notificatio
 	requests[protocol.MethodInitialize] = Request[T]{inline: true, prepare: (*Server[T]).initialize}
 	requests[protocol.MethodShutdown] = Request[T]{inline: true, prepare: (*Server[T]).shutdown}
 
-	notifications := map[string]notificationHandler[T]{
+	notifications := map[string]notificationHandler[T]{}
+	for method, n := range s.opts.Features.Notifications {
+		notifications[method] = n.handle
+	}
+	for method, h := range map[string]notificationHandler[T]{
 		protocol.MethodInitialized:                     (*Server[T]).initialized,
 		protocol.MethodCancelRequest:                   (*Server[T]).cancelRequest,
 		protocol.MethodTextDocumentDidOpen:             (*Server[T]).didOpen,
 		protocol.MethodTextDocumentDidChange:           (*Server[T]).didChange,
 		protocol.MethodTextDocumentDidClose:            (*Server[T]).didClose,
 		protocol.MethodWorkspaceDidChangeConfiguration: (*Server[T]).didChangeConfiguration,
+	} {
+		notifications[method] = h
 	}
 	return requests, notifications
 }

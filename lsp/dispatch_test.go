@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
@@ -218,5 +219,42 @@ func TestWireErrorKeepsCodes(t *testing.T) {
 	long := InvalidParams("%s", strings.Repeat("é", 500)).(*jsonrpc2.Error).Message
 	if len(long) > maxErrorMessage+len("…") || !strings.HasSuffix(long, "…") || !strings.HasPrefix(long, "é") {
 		t.Errorf("long message not cut on a rune boundary: %d bytes", len(long))
+	}
+}
+
+// Features add notifications; they run on the read loop, in order with
+// text sync, cannot replace the server's own, and cannot call the client.
+func TestFeatureNotifications(t *testing.T) {
+	type note struct {
+		Word string `json:"word"`
+	}
+	type seen struct {
+		word    string
+		docs    int
+		callErr error
+	}
+	got := make(chan seen, 4)
+	opts := testOptions(t)
+	opts.Features.Notifications = map[string]Notification[*plainText]{
+		"toy/note": OnNotification(func(ctx context.Context, wc *WorkspaceContext[*plainText], p *note) error {
+			_, err := wc.Client.ShowDocument(ctx, protocol.ShowDocumentParams{URI: "file:///x"})
+			got <- seen{word: p.Word, docs: len(wc.Docs), callErr: err}
+			return nil
+		}),
+		protocol.MethodTextDocumentDidOpen: OnNotification(func(context.Context, *WorkspaceContext[*plainText], *note) error {
+			t.Error("a feature replaced didOpen")
+			return nil
+		}),
+	}
+	c := startServer(t, opts)
+	c.Initialize(initParams(noDebounce))
+	openDoc(c, "untitled:1", 1, "x")
+	c.Notify("toy/note", note{Word: "hello"})
+	s := <-got
+	if s.word != "hello" || s.docs != 1 || !errors.Is(s.callErr, ErrCallOnReadLoop) {
+		t.Fatalf("got %+v", s)
+	}
+	if docText(t, c, "untitled:1").Text != "x" {
+		t.Fatal("didOpen lost")
 	}
 }

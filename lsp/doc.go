@@ -50,5 +50,9 @@
 // built with InvalidParams or RequestFailed for a coded error; any other
 // error or a panic becomes InternalError.
 //
+// Notifications a language needs (didSave, didChangeWatchedFiles ...) go in
+// Features.Notifications, built with OnNotification; they run on the read
+// loop, in order with the text sync, and must be quick.
+//
 // Tests drive the server in-process through package lsptest.
 package lsp

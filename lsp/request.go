@@ -92,13 +92,7 @@ func WorkspaceRequest[T Editable[T], P any](run func(ctx context.Context, wc *Wo
 		if err := decodeParams(raw, params); err != nil {
 			return nil, err
 		}
-		wc := &WorkspaceContext[T]{
-			Docs:     s.docs.All(),
-			Settings: s.currentSettings(),
-			Session:  s.session(),
-			Client:   s.client,
-			Log:      s.log,
-		}
+		wc := s.workspaceContext()
 		return func(ctx context.Context) (any, error) { return run(ctx, wc, params) }, nil
 	}}
 }
@@ -113,4 +107,25 @@ func decodeParams(raw json.RawMessage, v any) error {
 		return InvalidParams("invalid params: %v", err)
 	}
 	return nil
+}
+
+// Notification is one entry of Features.Notifications. Build it with
+// OnNotification.
+type Notification[T Editable[T]] struct {
+	handle notificationHandler[T]
+}
+
+// OnNotification makes a notification entry. The handler runs on the read
+// loop, in order with the text sync notifications, so it must be quick; it
+// sees the open documents as of its arrival. A request to the client from
+// it fails with ErrCallOnReadLoop: start a goroutine for that. Its error is
+// logged.
+func OnNotification[T Editable[T], P any](handle func(ctx context.Context, wc *WorkspaceContext[T], params *P) error) Notification[T] {
+	return Notification[T]{handle: func(s *Server[T], ctx context.Context, raw json.RawMessage) error {
+		params := new(P)
+		if err := decodeParams(raw, params); err != nil {
+			return err
+		}
+		return handle(ctx, s.workspaceContext(), params)
+	}}
 }

@@ -25,6 +25,10 @@ type Features[T Editable[T]] struct {
 	// Requests maps LSP methods to handlers. The lifecycle methods are the
 	// server's own and cannot be overridden.
 	Requests map[string]Request[T]
+	// Notifications maps LSP notifications to handlers (didSave,
+	// didChangeWatchedFiles ...). The server's own (text sync, cancel,
+	// configuration, lifecycle) cannot be overridden.
+	Notifications map[string]Notification[T]
 	// Capabilities adds the providers of Requests to the initialize result.
 	Capabilities func(caps *ServerCapabilities, session *Session)
 }
@@ -206,6 +210,17 @@ func (s *Server[T]) documentContext(doc *Document[T]) *DocumentContext[T] {
 		Mapper:   Mapper{Text: doc.Text, Encoding: sess.Encoding},
 		Settings: s.currentSettings(),
 		Session:  sess,
+		Client:   s.client,
+		Log:      s.log,
+	}
+}
+
+// workspaceContext captures the open documents and the session as they are.
+func (s *Server[T]) workspaceContext() *WorkspaceContext[T] {
+	return &WorkspaceContext[T]{
+		Docs:     s.docs.All(),
+		Settings: s.currentSettings(),
+		Session:  s.session(),
 		Client:   s.client,
 		Log:      s.log,
 	}
