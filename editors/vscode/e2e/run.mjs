@@ -1,0 +1,312 @@
+// End-to-end test of the rlog extension in a real VS Code: code-server 4.100.3
+// (VS Code 1.100.3) offline, in headless Debian Chromium driven by
+// playwright-core. It builds the server and the .vsix, installs the .vsix into
+// a fresh code-server, opens testdata/sample.rlog and checks what a user sees:
+// syntax colours, the Problems panel, a hover, the outline, the conversion
+// command, and the message shown when the server binary is missing. It keeps a
+// screenshot in docs/vscode.png.
+//
+// Usage: ./install.sh && node run.mjs   (from editors/vscode/e2e)
+// Env:   CHROMIUM (default /usr/bin/chromium), RLOG_E2E_KEEP=1 keeps work/,
+//        RLOG_E2E_SCREENSHOT (default ../../../docs/vscode.png).
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const ext = join(here, '..');
+const root = join(ext, '..', '..');
+const work = join(here, 'work');
+const codeServer = join(here, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const screenshotPath = process.env.RLOG_E2E_SCREENSHOT || join(root, 'docs', 'vscode.png');
+
+let failures = 0;
+const t0 = Date.now();
+function log(msg) {
+  console.log(`[e2e ${((Date.now() - t0) / 1000).toFixed(1)}s] ${msg}`);
+}
+
+function run(cmd, args, opts = {}) {
+  log(`$ ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { stdio: 'inherit', ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function prepare() {
+  if (!existsSync(codeServer)) throw new Error(`code-server is not installed: run ${join(here, 'install.sh')}`);
+  if (!existsSync(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath} (apt-get install chromium)`);
+  rmSync(work, { recursive: true, force: true });
+  for (const d of ['bin', 'data/User', 'extensions', 'ws']) mkdirSync(join(work, d), { recursive: true });
+  run('go', ['build', '-o', join(work, 'bin', 'rlog-ls'), './cmd/rlog-ls'], { cwd: root });
+  run('npm', ['run', 'package'], { cwd: ext });
+  run(process.execPath, [codeServer, '--user-data-dir', join(work, 'data'), '--extensions-dir', join(work, 'extensions'),
+    '--install-extension', join(ext, 'rlog-ls.vsix')]);
+  const installed = readdirSync(join(work, 'extensions')).filter((d) => d.startsWith('rlog-ls.rlog-ls-'));
+  if (installed.length !== 1) throw new Error(`the .vsix did not install: ${readdirSync(join(work, 'extensions'))}`);
+  copyFileSync(join(root, 'testdata', 'sample.rlog'), join(work, 'ws', 'sample.rlog'));
+  writeSettings({ 'rlog.server.path': join(work, 'bin', 'rlog-ls') });
+}
+
+function writeSettings(extra) {
+  const settings = {
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.colorTheme': 'Default Dark Modern',
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'chat.commandCenter.enabled': false,
+    'security.workspace.trust.enabled': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'extensions.ignoreRecommendations': true,
+    'git.enabled': false,
+    'editor.minimap.enabled': false,
+    'editor.stickyScroll.enabled': false,
+    'editor.fontSize': 13,
+    'editor.hover.delay': 100,
+    'files.simpleDialog.enable': true,
+    ...extra,
+  };
+  writeFileSync(join(work, 'data', 'User', 'settings.json'), JSON.stringify(settings, null, 2));
+}
+
+async function startCodeServer() {
+  const port = await freePort();
+  const env = { ...process.env };
+  // The server must be found through the setting, not by luck on PATH.
+  env.PATH = (env.PATH || '').split(':').filter((d) => !existsSync(join(d, 'rlog-ls'))).join(':');
+  const cs = spawn(process.execPath, [codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+    '--ignore-last-opened', '--user-data-dir', join(work, 'data'), '--extensions-dir', join(work, 'extensions'),
+    join(work, 'ws')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  cs.stdout.on('data', (b) => { out += b; });
+  cs.stderr.on('data', (b) => { out += b; });
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('HTTP server listening')) {
+    if (cs.exitCode !== null) throw new Error(`code-server exited (${cs.exitCode}):\n${out}`);
+    if (Date.now() > deadline) throw new Error(`code-server did not start:\n${out}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  log(`code-server listening on ${port}`);
+  return { cs, url: `http://127.0.0.1:${port}/?folder=${encodeURIComponent(join(work, 'ws'))}`, output: () => out };
+}
+
+async function check(name, fn) {
+  const t = Date.now();
+  try {
+    await fn();
+    log(`ok   ${name} (${Date.now() - t} ms)`);
+  } catch (e) {
+    failures++;
+    log(`FAIL ${name}: ${e && e.message ? e.message : e}`);
+  }
+}
+
+/** commandPalette runs a command by its title, as a user would. */
+async function commandPalette(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+async function goTo(page, line, col) {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`:${line}:${col}`);
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden' });
+}
+
+/** outputLog is the text of the extension's "rlog" output channel. */
+function outputLog() {
+  const logs = join(work, 'data', 'logs');
+  let text = '';
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/^\d+-rlog\.log$/.test(e.name)) text += readFileSync(p, 'utf8');
+    }
+  };
+  if (existsSync(logs)) walk(logs);
+  return text;
+}
+
+async function textOf(locator) {
+  return (await locator.allInnerTexts()).join('\n');
+}
+
+async function until(what, fn, timeout = 20_000) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function main() {
+  prepare();
+  const { chromium } = await import('playwright-core');
+  const server = await startCodeServer();
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: true,
+    // As root, Chromium needs --no-sandbox; the rest keep it off the network.
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  page.setDefaultTimeout(30_000);
+  try {
+    await page.goto(server.url);
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: 60_000 });
+    log('workbench loaded');
+
+    await check('open sample.rlog in the rlog language', async () => {
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.fill('sample.rlog');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'sample.rlog' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.monaco-editor .view-lines').first().waitFor();
+      await until('the language mode "rlog" in the status bar',
+        async () => (await textOf(page.locator('.statusbar-item'))).includes('rlog'));
+      // The extension's output says which binary it started, and why.
+      await until('the server started from the setting', () => outputLog().includes(
+        `rlog: starting ${join(work, 'bin', 'rlog-ls')} (from rlog.server.path)`));
+    });
+
+    await check('syntax colours from the grammar and the server', async () => {
+      // Default Dark Modern colours of the scopes the grammar (and the
+      // server's semantic tokens, mapped onto the same scopes) give: the
+      // prefix is keyword.control, the tool entity.name.function, the id
+      // variable.other.constant, the timestamp constant.numeric.
+      const want = { 't!:': 'rgb(197, 134, 192)', Read: 'rgb(220, 220, 170)', v678oiff: 'rgb(79, 193, 255)',
+        '2025-12-19T20:29:02Z': 'rgb(181, 206, 168)', '[running]': 'rgb(86, 156, 214)' };
+      await until('coloured tokens', async () => {
+        const got = await page.evaluate((texts) => {
+          const out = {};
+          for (const span of document.querySelectorAll('.view-line span span')) {
+            const t = span.textContent;
+            if (t in texts && !(t in out)) out[t] = getComputedStyle(span).color;
+          }
+          // [running] is split by bracket colourisation when it is on; take its word.
+          for (const span of document.querySelectorAll('.view-line span span')) {
+            if (span.textContent === 'running' && !('[running]' in out)) out['[running]'] = getComputedStyle(span).color;
+          }
+          return out;
+        }, want);
+        for (const [t, c] of Object.entries(want)) {
+          if (got[t] !== c) throw new Error(`${t} is ${got[t]}, want ${c}`);
+        }
+        return true;
+      });
+    });
+
+    await check('Problems panel lists the server diagnostics', async () => {
+      await commandPalette(page, 'View: Focus Problems');
+      const panel = page.locator('.markers-panel');
+      const text = await until('W002 in Problems', async () => {
+        const t = await textOf(panel);
+        return t.includes('W002') && t.includes('Observation references unknown call id: Zz9xY8wQ') ? t : null;
+      }, 30_000);
+      if (!/sample\.rlog/.test(text)) throw new Error(`no file name in Problems: ${text}`);
+    });
+
+    await check('outline lists the session phases', async () => {
+      await commandPalette(page, 'Explorer: Focus on Outline View');
+      const outline = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Outline' }) });
+      await until('phases in the outline', async () => {
+        const t = await textOf(outline.locator('.monaco-list-row'));
+        return t.includes('explore') && t.includes('Read src/discount/validate.ts') && t.includes('3f1c9a2e-demo');
+      });
+    });
+
+    await check('hover on an id says which call it names', async () => {
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await goTo(page, 24, 10); // o: id=v678oiff → [ok] ...
+      await commandPalette(page, 'Show or Focus Hover');
+      const hover = page.locator('.monaco-hover:not(.hidden)');
+      const t = await until('hover text', async () => {
+        const s = await textOf(hover);
+        return s.includes('v678oiff') && /Read/.test(s) ? s : null;
+      });
+      log(`hover: ${t.replace(/\s+/g, ' ').slice(0, 160)}`);
+      mkdirSync(dirname(screenshotPath), { recursive: true });
+      await page.screenshot({ path: screenshotPath });
+      log(`screenshot: ${screenshotPath}`);
+    });
+
+    await check('a missing server binary gets a clear message', async () => {
+      // As a user would: point rlog.server.path at nothing in the Settings editor.
+      await page.keyboard.press('Escape');
+      await commandPalette(page, 'Preferences: Open User Settings');
+      await page.locator('.settings-editor').waitFor();
+      await page.keyboard.type('rlog.server.path');
+      // A machine-overridable setting: in code-server, as in any remote
+      // window, it is edited on the Remote tab.
+      await page.locator('.settings-tabs-widget .action-label', { hasText: 'Remote' }).click();
+      const item = page.locator('.setting-item', { hasText: 'Path to the' }).first();
+      const input = item.locator('input').first();
+      await input.waitFor();
+      await input.fill(join(work, 'bin', 'no-such-rlog-ls'));
+      await page.keyboard.press('Tab');
+      const toast = page.locator('.notifications-toasts');
+      await until('the not-found notification', async () => {
+        const t = await textOf(toast);
+        return t.includes('rlog.server.path was not found or is not executable') && t.includes('no-such-rlog-ls');
+      }, 30_000);
+    });
+  } catch (e) {
+    failures++;
+    log(`FAIL ${e.stack || e}`);
+  } finally {
+    if (failures > 0) {
+      const shot = join(work, 'failure.png');
+      await page.screenshot({ path: shot }).catch(() => {});
+      log(`failure screenshot: ${shot}`);
+      log(`code-server output:\n${server.output().slice(-4000)}`);
+    }
+    await browser.close();
+    server.cs.kill();
+  }
+  if (failures > 0) {
+    console.error(`e2e: ${failures} check(s) failed`);
+    process.exit(1);
+  }
+  if (!process.env.RLOG_E2E_KEEP) rmSync(work, { recursive: true, force: true });
+  log('all checks passed');
+}
+
+main().catch((e) => {
+  console.error(e.stack || e);
+  process.exit(1);
+});
