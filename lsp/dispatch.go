@@ -132,7 +132,7 @@ func (s *Server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call
 	s.mu.Lock()
 	s.inflight[key] = req
 	s.mu.Unlock()
-	s.goBackground(func() {
+	started := s.goBackground(func() {
 		res, err := s.compute(cctx, method, run)
 		if cctx.Err() != nil {
 			res, err = nil, rpcError(codeRequestCancelled, "request cancelled")
@@ -145,6 +145,12 @@ func (s *Server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call
 		cancel()
 		s.reply(s.bg, reply, method, res, err)
 	})
+	if !started { // Serve is finishing; the connection is gone
+		s.mu.Lock()
+		delete(s.inflight, key)
+		s.mu.Unlock()
+		cancel()
+	}
 }
 
 // prepare runs a request's first step, turning a panic into InternalError.

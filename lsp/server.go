@@ -99,6 +99,7 @@ type Server[T Editable[T]] struct {
 
 	mu       sync.Mutex
 	state    lifecycle
+	closed   bool // Serve is finishing: no new work may start
 	sess     *Session
 	inflight map[requestKey]*inflightRequest
 }
@@ -167,6 +168,9 @@ func (s *Server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-time.After(readLoopGrace):
 		s.log.Debug("the input is still blocked; not waiting for it")
 	}
+	s.mu.Lock()
+	s.closed = true // a read loop still blocked on stdin must not start work
+	s.mu.Unlock()
 	s.stopBG()
 	s.diagnostics.stop()
 	s.wg.Wait()
@@ -184,13 +188,20 @@ func (s *Server[T]) stop() {
 	s.stopOnce.Do(func() { close(s.stopping) })
 }
 
-// goBackground runs f in the background, counted by wg.
-func (s *Server[T]) goBackground(f func()) {
+// goBackground runs f in the background, counted by wg, unless Serve is
+// finishing; it reports whether f was started.
+func (s *Server[T]) goBackground(f func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
 		f()
 	}()
+	return true
 }
 
 func (s *Server[T]) session() *Session {
