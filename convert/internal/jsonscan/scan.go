@@ -192,72 +192,83 @@ func String(v []byte) (s string, ok bool) {
 		return "", false
 	}
 	inner := v[1 : len(v)-1]
-	i := 0
-	for i < len(inner) && inner[i] != '\\' && inner[i] < utf8.RuneSelf {
-		i++
-	}
-	if i == len(inner) {
+	esc := bytes.IndexByte(inner, '\\')
+	if esc < 0 && utf8.Valid(inner) {
 		return string(inner), true
 	}
+	// Runs between escapes are copied whole (IndexByte and utf8.Valid are
+	// vectorized); only escapes and invalid bytes are handled one by one.
 	out := make([]byte, 0, len(inner))
-	out = append(out, inner[:i]...)
-	for i < len(inner) {
-		c := inner[i]
-		switch {
-		case c == '\\':
-			if i+1 >= len(inner) {
-				return "", false
-			}
-			switch inner[i+1] {
-			case '"', '\\', '/':
-				out = append(out, inner[i+1])
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				r, n := hex4(inner[i+2:])
-				if n == 0 {
-					return "", false
-				}
-				i += 4
-				if utf16.IsSurrogate(r) {
-					r2, n2 := rune(-1), 0
-					if i+2 < len(inner) && inner[i+2] == '\\' && i+3 < len(inner) && inner[i+3] == 'u' {
-						r2, n2 = hex4(inner[i+4:])
-					}
-					if dec := utf16.DecodeRune(r, r2); n2 > 0 && dec != utf8.RuneError {
-						r = dec
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				}
-				out = utf8.AppendRune(out, r)
-			default:
-				return "", false
-			}
-			i += 2
-		case c < utf8.RuneSelf:
-			out = append(out, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(inner[i:])
-			if r == utf8.RuneError && size == 1 {
-				out = append(out, "\uFFFD"...)
-			} else {
-				out = append(out, inner[i:i+size]...)
-			}
-			i += size
+	for {
+		chunk := inner
+		if esc >= 0 {
+			chunk = inner[:esc]
 		}
+		out = appendUTF8(out, chunk)
+		if esc < 0 {
+			return string(out), true
+		}
+		inner = inner[esc:]
+		if len(inner) < 2 {
+			return "", false
+		}
+		n := 2
+		switch inner[1] {
+		case '"', '\\', '/':
+			out = append(out, inner[1])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, k := hex4(inner[2:])
+			if k == 0 {
+				return "", false
+			}
+			n = 6
+			if utf16.IsSurrogate(r) {
+				r2, k2 := rune(-1), 0
+				if len(inner) >= 8 && inner[6] == '\\' && inner[7] == 'u' {
+					r2, k2 = hex4(inner[8:])
+				}
+				if dec := utf16.DecodeRune(r, r2); k2 > 0 && dec != utf8.RuneError {
+					r = dec
+					n = 12
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return "", false
+		}
+		inner = inner[n:]
+		esc = bytes.IndexByte(inner, '\\')
 	}
-	return string(out), true
+}
+
+// appendUTF8 appends b with each invalid byte replaced by U+FFFD, as
+// encoding/json decodes.
+func appendUTF8(out, b []byte) []byte {
+	if utf8.Valid(b) {
+		return append(out, b...)
+	}
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
 }
 
 func hex4(b []byte) (rune, int) {

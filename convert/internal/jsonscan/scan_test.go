@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -77,6 +78,23 @@ func FuzzObject(f *testing.F) {
 		}
 		if err != nil && err != ErrNotObject && json.Valid(b) {
 			t.Fatalf("rejected valid JSON %q: %v", b, err)
+		}
+	})
+}
+
+// FuzzString: String decodes every valid JSON string as encoding/json does.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\"b\\c\/d\n\t\r\b\f"`, `"\u00e9\u2192 x"`, `"\ud83d\ude00!"`, `"\ud800\ud800"`, "\"\xff\xfe→\\n\"", `"\ud83dx"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want string
+		if json.Unmarshal(b, &want) != nil || len(b) == 0 || b[0] != '"' {
+			return
+		}
+		got, ok := String(bytes.TrimSpace(b)) // String takes the value itself, as the scanner hands it out
+		if !ok || got != want {
+			t.Fatalf("String(%q) = %q, %v; encoding/json: %q", b, got, ok, want)
 		}
 	})
 }
