@@ -20,6 +20,7 @@ var benchInputs = []struct {
 	{convert.Trajectory, "autopilot-trajectory-json/openagents-docs-logs/20251220/020941-start-working.json"},
 	{convert.ATIF, "atif/harbor-trajectories/Hermes-70B-t-bench-ext/et-3794839e__CFGFY8g/trajectory.json"},
 	{convert.ATIFJSONL, "atif-jsonl/openagents/20251205/session-2025-12-05T07-45-57-649Z-x8251x.atif.jsonl"},
+	{convert.Rlog, "rlog/openagents-docs-logs/20251220/103818-call-issue-ready-now-to.rlog"},
 	{convert.MiniSWE, "mini-swe-agent/harbor-trajectories/2026-02-09__12-22-47/107_jawah__charset_normalizer__s__eQqxHiY/mini-swe-agent.trajectory.json"},
 }
 
@@ -83,7 +84,7 @@ func readSession(b *testing.B, from convert.Format, file string) *convert.Sessio
 func BenchmarkWrite(b *testing.B) {
 	src := readSession(b, benchInputs[0].from, benchInputs[0].file)
 	for _, f := range convert.Formats() {
-		if !f.CanWrite() || f.Name == convert.Rlog {
+		if !f.CanWrite() {
 			continue
 		}
 		b.Run(string(f.Name), func(b *testing.B) {
