@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -408,15 +409,15 @@ func (p *lineParts) metaValue(k string) (string, bool) {
 	return "", false
 }
 
-// idPrefix is the part of v the rlog/1 id pattern (\w+) reads.
+// idPrefix is the part of v the rlog/1 id pattern (\w+, Unicode-aware)
+// reads.
 func idPrefix(v string) string {
-	var li grammar.LineInfo
-	text := []byte("o: id=" + v)
-	li = grammar.ScanLine(text)
-	if id, ok := li.Value(text, grammar.KeyID); ok {
-		return string(id)
+	for i, r := range v {
+		if !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) {
+			return v[:i]
+		}
 	}
-	return ""
+	return v
 }
 
 // lineID is the id a line names: id_full when present (the whole id the
@@ -648,7 +649,7 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	if in, ok := p.meta["input"]; ok && json.Valid([]byte(in)) {
 		call.Input = json.RawMessage(in)
 	} else if len(input) > 0 {
-		call.Input = model.MustJSON(input)
+		call.Input = objectJSON(input)
 	}
 	ev.Kind = model.KindToolCall
 	ev.Call = call
@@ -686,13 +687,40 @@ const (
 	inlineHint = "_rlog_inline"
 )
 
+// objectJSON writes fields as a JSON object without reflection (the
+// reader's hot path).
+func objectJSON(f model.Fields) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, x := range f {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(x.Key))
+		b.WriteByte(':')
+		b.Write(x.Value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
 // argValue turns a written argument value into JSON: a JSON object or array
 // stays one, a quoted string is unquoted, the rest is a string.
 func argValue(raw string) json.RawMessage {
 	if len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') && json.Valid([]byte(raw)) {
 		return json.RawMessage(raw)
 	}
-	return model.MustJSON(unquote(raw))
+	return jsonString(unquote(raw))
+}
+
+// jsonString is s as a JSON string literal (no HTML escaping).
+func jsonString(s string) json.RawMessage {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return model.MustJSON(s)
+		}
+	}
+	return json.RawMessage(`"` + s + `"`)
 }
 
 func (rd *reader) result(p *lineParts, callID string) *model.ToolResult {
