@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -43,5 +44,55 @@ func BenchmarkCheck(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		Check(t, Config{})
+	}
+}
+
+// BenchmarkEditOneLine is typing in a large open document: replace one
+// line's text, reparse what the edit touched, and bring the findings up to
+// date. It should not depend on the document's size.
+func BenchmarkEditOneLine(b *testing.B) {
+	for _, size := range benchdata.Sizes() {
+		b.Run(benchdata.Name(size), func(b *testing.B) {
+			src := benchdata.Session(b, size)
+			tree := grammar.Parse(src)
+			a := NewAnalyzer(tree)
+			mid := tree.Line(tree.LineCount() / 2)
+			edits := [][]byte{[]byte("a: typing in the middle of a large session"), []byte("a: typing in the middle of a large session!")}
+			start, end := mid.Start, mid.End
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				text := edits[i%2]
+				tree = tree.Edit(start, end, text)
+				end = start + len(text)
+				a.Update(tree)
+				a.Findings(Config{})
+			}
+		})
+	}
+}
+
+// BenchmarkPaste is pasting 10,000 lines into a large document.
+func BenchmarkPaste(b *testing.B) {
+	paste := benchdata.Session(b, 1<<20)
+	paste = paste[bytes.IndexByte(paste, '@'):] // the body of a 1 MB session: about 10,000 lines
+	for _, size := range benchdata.Sizes() {
+		b.Run(benchdata.Name(size), func(b *testing.B) {
+			src := benchdata.Session(b, size)
+			base := grammar.Parse(src)
+			a := NewAnalyzer(base)
+			at := base.Line(base.LineCount() / 2).Start
+			b.SetBytes(int64(len(paste)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				tree := base
+				if i%2 == 0 {
+					tree = base.Edit(at, at, paste)
+				}
+				a.Update(tree)
+				a.Findings(Config{})
+			}
+		})
 	}
 }

@@ -1,10 +1,8 @@
 package analysis
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -33,12 +31,10 @@ var RequiredFields = []string{"format", "id", "repo_sha"}
 
 // Check runs every enabled rule over a document and returns the findings in
 // report order: header findings, then line findings in file order, then the
-// session-level I001 and I002.
+// session-level I001 and I002. To follow a document through edits, keep an
+// Analyzer instead.
 func Check(t *grammar.Tree, cfg Config) []Finding {
-	c := checker{t: t, cfg: cfg}
-	c.header()
-	c.body()
-	return c.out
+	return NewAnalyzer(t).Findings(cfg)
 }
 
 type checker struct {
@@ -171,139 +167,6 @@ func isHex(s string) bool {
 		}
 	}
 	return true
-}
-
-// callStart is the first t!: line of a call id.
-type callStart struct {
-	line int
-	span grammar.Span
-}
-
-func (c *checker) body() {
-	t := c.t
-	known := map[string]struct{}{}     // ids registered so far (W001, W002)
-	starts := map[string]callStart{}   // first t!: per id (W007, W010)
-	completed := map[string]struct{}{} // ids completed by o: or by t: with a result
-	var startOrder []string
-	lastStep, haveStep := uint64(0), false
-	hasStart, hasEnd := false, false
-	startLine := -1
-	var lineFindings []Finding
-	before := len(c.out)
-
-	for l := range t.Body() {
-		text := t.Text(l)
-		rel := func(s grammar.Span) []byte { return text[s.Start-l.Start : s.End-l.Start] }
-		switch l.Kind {
-		case grammar.Unknown:
-			c.add("W003", grammar.Span{Start: l.Content, End: l.TrimEnd}, "Unknown line format: "+cut(text, 50))
-		case grammar.Lifecycle:
-			content := text[l.Content-l.Start:]
-			if bytes.HasPrefix(content, []byte("start")) {
-				if !hasStart {
-					startLine = l.Num
-				}
-				hasStart = true
-			}
-			if bytes.HasPrefix(content, []byte("end")) {
-				hasEnd = true
-			}
-			verb := verbSpan(text, l)
-			if v := string(rel(verb)); !isKnownVerb(v) {
-				msg := fmt.Sprintf("Unknown lifecycle event `@%s`", v)
-				if s := closestVerb(v); s != "" {
-					msg += fmt.Sprintf(" (did you mean `@%s`?)", s)
-				}
-				c.add("H001", verb, msg)
-			}
-		}
-		if l.ID.Valid() {
-			id := rel(l.ID)
-			switch {
-			case l.Kind == grammar.ToolProgress:
-				if _, ok := known[string(id)]; !ok {
-					c.add("W001", l.ID, "Tool progress references unknown call id: "+string(id))
-				}
-			case l.Kind == grammar.Observation:
-				if _, ok := known[string(id)]; !ok {
-					c.add("W002", l.ID, "Observation references unknown call id: "+string(id))
-				}
-				completed[string(id)] = struct{}{}
-			case l.Kind == grammar.Tool && l.Result.Valid():
-				completed[string(id)] = struct{}{}
-			}
-			if l.Kind == grammar.ToolStart {
-				if first, dup := starts[string(id)]; dup {
-					c.add("W010", l.ID, fmt.Sprintf("Call id '%s' was already started on line %d", id, first.line+1),
-						Related{Span: first.span, Line: first.line, Message: "first started here"})
-				} else {
-					sid := string(id)
-					starts[sid] = callStart{line: l.Num, span: l.ID}
-					startOrder = append(startOrder, sid)
-				}
-			}
-			if l.Kind.RegistersID() {
-				if _, ok := known[string(id)]; !ok {
-					known[string(id)] = struct{}{}
-				}
-			}
-		}
-		if l.Step.Valid() {
-			if step, err := strconv.ParseUint(string(rel(l.Step)), 10, 32); err == nil {
-				if haveStep && step < lastStep {
-					c.add("W004", l.Step, fmt.Sprintf("Step %d is less than previous step %d", step, lastStep))
-				}
-				lastStep, haveStep = step, true
-			}
-		}
-		if l.TS.Valid() && !ValidTimestamp(rel(l.TS)) {
-			c.add("W005", l.TS, "Invalid timestamp format: "+string(rel(l.TS)))
-		}
-		if l.Flags&grammar.FlagBlob != 0 {
-			for _, m := range grammar.BlobMarkers(text) {
-				if m.SHA.Len() < 6 {
-					c.add("W006", m.SHA.Shift(l.Start), "Blob sha256 too short: "+string(text[m.SHA.Start:m.SHA.End]))
-				}
-			}
-		}
-		if l.Flags&grammar.FlagASCIIArrow != 0 {
-			li := grammar.ScanLine(text)
-			if a, ok := grammar.ASCIIArrow(text, &li); ok {
-				c.add("W011", a.Shift(l.Start), "`->` is not a result arrow: write `→` so the result is read")
-			}
-		}
-		if l.Flags&grammar.FlagInvalidUTF8 != 0 {
-			c.add("W012", invalidUTF8Span(text).Shift(l.Start), "Line is not valid UTF-8 (the invalid bytes are shown as \uFFFD)")
-		}
-		if l.Flags&grammar.FlagNUL != 0 {
-			i := bytes.IndexByte(text, 0)
-			c.add("W013", grammar.Span{Start: l.Start + i, End: l.Start + i + 1}, "Line contains a NUL byte")
-		}
-		if l.Flags&grammar.FlagLegacyRedact != 0 {
-			for _, m := range grammar.RedactionMarkers(text) {
-				if m.Legacy {
-					c.add("H002", m.Span.Shift(l.Start), fmt.Sprintf("`%s` is counted as a redaction, but rlog/1 writes `[redacted:kind]`", text[m.Span.Start:m.Span.End]))
-				}
-			}
-		}
-	}
-	for _, id := range startOrder {
-		if _, ok := completed[id]; !ok {
-			s := starts[id]
-			c.add("W007", s.span, fmt.Sprintf("Tool start '%s' has no completion", id))
-		}
-	}
-	lineFindings = c.out[before:]
-	sort.SliceStable(lineFindings, func(i, j int) bool { return lineFindings[i].Span.Start < lineFindings[j].Span.Start })
-
-	if t.BodyLineCount() > 50 && !hasStart {
-		c.add("I001", c.headerAnchor(), "Long session without @start lifecycle event")
-	}
-	if hasStart && !hasEnd {
-		sl := t.Line(startLine)
-		c.add("I002", c.headerAnchor(), "Session has @start but no @end",
-			Related{Span: grammar.Span{Start: sl.Start, End: sl.TrimEnd}, Line: sl.Num, Message: "the session starts here"})
-	}
 }
 
 // verbSpan is the event name after @, hyphens included (@wait-approval).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"iter"
 	"sort"
+	"sync"
 )
 
 // Chunk limits. A chunk holds whole lines; an edit re-scans only the chunks it
@@ -11,8 +12,8 @@ import (
 // bounds the work of re-assembling the tree. Tests lower them to put chunk
 // boundaries everywhere.
 var (
-	chunkMaxLines = 512
-	chunkMaxBytes = 64 << 10
+	chunkMaxLines = 128
+	chunkMaxBytes = 16 << 10
 )
 
 // storedLine is the compact form of LineInfo kept for every line: offsets are
@@ -37,18 +38,75 @@ type Usage struct {
 	HasIn, HasOut, HasCached, HasCache bool
 }
 
-type chunk struct {
+// Chunk is a run of whole lines that an edit re-scans as a unit. A chunk an
+// edit did not touch is shared, unchanged, by the trees before and after
+// it, so results computed from a chunk alone can be memoized on it.
+type Chunk struct {
 	text   []byte
 	lines  []storedLine
 	usage  []Usage  // Line is relative to the chunk
 	delims [2]int32 // the first two delimiter lines ("---"), -1 if none
 	loneCR int      // lone CRs in the chunk (extra editor lines)
+
+	memoMu sync.Mutex
+	memo   map[any]any
+}
+
+// Memo returns the value memoized under key on this chunk, computing it
+// with compute the first time. compute must depend only on the chunk's own
+// lines (never on its neighbours or its place in the tree).
+func (c *Chunk) Memo(key any, compute func() any) any {
+	c.memoMu.Lock()
+	v, ok := c.memo[key]
+	c.memoMu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	c.memoMu.Lock()
+	defer c.memoMu.Unlock()
+	if old, ok := c.memo[key]; ok {
+		return old // another goroutine got there first; keep one value
+	}
+	if c.memo == nil {
+		c.memo = map[any]any{}
+	}
+	c.memo[key] = v
+	return v
+}
+
+// Text is the chunk's bytes: whole lines with their terminators.
+func (c *Chunk) Text() []byte { return c.text }
+
+// LineCount is the number of lines in the chunk.
+func (c *Chunk) LineCount() int { return len(c.lines) }
+
+// ChunkCount is the number of chunks.
+func (t *Tree) ChunkCount() int { return len(t.chunks) }
+
+// ChunkAt returns chunk i with its first line and first byte in the tree.
+func (t *Tree) ChunkAt(i int) (c *Chunk, firstLine, start int) {
+	return t.chunks[i], t.lineStart[i], t.byteStart[i]
+}
+
+// ChunkLines iterates over the lines of chunk i, as Lines would.
+func (t *Tree) ChunkLines(i int) iter.Seq2[Line, []byte] {
+	return func(yield func(Line, []byte) bool) {
+		c := t.chunks[i]
+		base := t.byteStart[i]
+		for li := range c.lines {
+			l := t.line(i, li)
+			if !yield(l, c.text[l.Start-base:l.End-base]) {
+				return
+			}
+		}
+	}
 }
 
 // Tree is an immutable parse of a whole document. Edits return a new Tree that
 // shares every chunk the edit did not touch.
 type Tree struct {
-	chunks    []*chunk
+	chunks    []*Chunk
 	byteStart []int // byteStart[i] is the offset of chunk i; last entry is the length
 	lineStart []int // lineStart[i] is the first line of chunk i; last entry is the line count
 	crStart   []int // crStart[i] counts lone CRs before chunk i
@@ -94,8 +152,8 @@ func Parse(src []byte) *Tree {
 // buildChunks splits text, which holds whole lines, into scanned chunks. If
 // first is set, text starts the document (and may start with a BOM); if last
 // is set, text ends the document and gets a final line even when empty.
-func buildChunks(text []byte, first, last bool) []*chunk {
-	var out []*chunk
+func buildChunks(text []byte, first, last bool) []*Chunk {
+	var out []*Chunk
 	for len(text) > 0 || (last && len(out) == 0) {
 		end, n := 0, 0
 		for end < len(text) && n < chunkMaxLines && end < chunkMaxBytes {
@@ -116,8 +174,8 @@ func buildChunks(text []byte, first, last bool) []*chunk {
 
 // scanChunk scans the lines of text; the document's last chunk gets a final
 // line after its last newline (possibly empty).
-func scanChunk(text []byte, first, last bool) *chunk {
-	c := &chunk{text: text, delims: [2]int32{-1, -1}}
+func scanChunk(text []byte, first, last bool) *Chunk {
+	c := &Chunk{text: text, delims: [2]int32{-1, -1}}
 	nlines := bytes.Count(text, []byte{'\n'})
 	if last {
 		nlines++
@@ -515,7 +573,7 @@ func (t *Tree) Edit(start, end int, text []byte) *Tree {
 	}
 	isLast := b == len(t.chunks)-1
 	fresh := buildChunks(merged, a == 0, isLast)
-	chunks := make([]*chunk, 0, len(t.chunks)-(b-a+1)+len(fresh))
+	chunks := make([]*Chunk, 0, len(t.chunks)-(b-a+1)+len(fresh))
 	chunks = append(chunks, t.chunks[:a]...)
 	chunks = append(chunks, fresh...)
 	chunks = append(chunks, t.chunks[b+1:]...)
@@ -614,4 +672,13 @@ func nthCR(b []byte, n int) int {
 		off += i + 1
 	}
 	return off - 1
+}
+
+// SetChunkLimitsForTest makes chunks at most lines lines and about size
+// bytes, so tests of code built on chunks can put boundaries everywhere.
+// It returns a function that restores the limits. Not for concurrent use.
+func SetChunkLimitsForTest(lines, size int) (restore func()) {
+	l, s := chunkMaxLines, chunkMaxBytes
+	chunkMaxLines, chunkMaxBytes = lines, size
+	return func() { chunkMaxLines, chunkMaxBytes = l, s }
 }

@@ -288,11 +288,7 @@ func generated(lines int) []byte {
 }
 
 // withTinyChunks makes every few lines a chunk boundary.
-func withTinyChunks(t testing.TB) {
-	lines, size := chunkMaxLines, chunkMaxBytes
-	chunkMaxLines, chunkMaxBytes = 3, 64
-	t.Cleanup(func() { chunkMaxLines, chunkMaxBytes = lines, size })
-}
+func withTinyChunks(t testing.TB) { t.Cleanup(SetChunkLimitsForTest(3, 64)) }
 
 func TestIncrementalEqualsFullParseTinyChunks(t *testing.T) {
 	withTinyChunks(t)

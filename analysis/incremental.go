@@ -1,0 +1,320 @@
+package analysis
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// Analyzer keeps one document's findings current across edits. Update
+// takes the document's newest tree; the chunks the edit did not touch keep
+// their summaries and their resolved findings, and only the chunks that
+// mention an id whose document-wide facts changed are resolved again. So an
+// edit costs in proportion to what it touched, not to the document's size.
+//
+// An Analyzer is not safe for concurrent use: it belongs to whoever owns
+// the document's diagnostics.
+type Analyzer struct {
+	tree   *grammar.Tree
+	chunks []*chunkState // parallel to the tree's chunks
+	ids    map[string]*idFacts
+	gen    uint64 // bumped by every Update; marks the chunk states it keeps
+}
+
+// chunkState is one chunk of the current tree as the analyzer sees it.
+type chunkState struct {
+	chunk     *grammar.Chunk
+	sum       *chunkSummary
+	ord       int    // position among the current tree's chunks
+	firstLine int    // in the current tree
+	start     int    // first byte in the current tree
+	header    bool   // the chunk held header lines when it was summarised
+	gen       uint64 // the last Update that kept or made this state
+	// quiet chunks have no findings, steps or lifecycle events: Findings
+	// skips them without reading their summary.
+	quiet    bool
+	resolved []Finding
+	dirty    bool
+}
+
+// idFacts is what the whole document says about one call id: the chunks it
+// appears in, and the facts the rules derive from them.
+type idFacts struct {
+	in         []*chunkState
+	firstReg   *chunkState // the first chunk that registers it
+	firstStart *chunkState // the first chunk with a t!: line for it
+	completed  bool        // completed somewhere (order does not matter)
+}
+
+// NewAnalyzer analyses a whole tree.
+func NewAnalyzer(t *grammar.Tree) *Analyzer {
+	a := &Analyzer{ids: map[string]*idFacts{}}
+	a.Update(t)
+	return a
+}
+
+// Tree is the tree the findings are for.
+func (a *Analyzer) Tree() *grammar.Tree { return a.tree }
+
+// Update brings the analysis to tree t, usually an edit of the previous one.
+func (a *Analyzer) Update(t *grammar.Tree) {
+	a.gen++
+	bodyStart := t.Region().BodyStart
+	n, oldN := t.ChunkCount(), len(a.chunks)
+	// An edit replaces a contiguous run of chunks: the states of the common
+	// prefix and suffix are kept, everything between is new.
+	prefix := 0
+	for prefix < min(n, oldN) {
+		if c, _, _ := t.ChunkAt(prefix); c != a.chunks[prefix].chunk {
+			break
+		}
+		prefix++
+	}
+	suffix := 0
+	for suffix < min(n, oldN)-prefix {
+		if c, _, _ := t.ChunkAt(n - 1 - suffix); c != a.chunks[oldN-1-suffix].chunk {
+			break
+		}
+		suffix++
+	}
+	chunks := make([]*chunkState, n)
+	var added []*chunkState
+	for i := range n {
+		c, first, start := t.ChunkAt(i)
+		var cs *chunkState
+		switch {
+		case i < prefix:
+			cs = a.chunks[i]
+		case i >= n-suffix:
+			cs = a.chunks[oldN-(n-i)]
+		}
+		// A chunk holding header lines is summarised knowing where the body
+		// starts, which edits anywhere can move: such a summary is never
+		// reused, and neither is any other once its chunk holds header lines.
+		headerNow := first < bodyStart
+		if cs == nil || cs.header || headerNow {
+			cs = &chunkState{chunk: c, header: headerNow}
+			added = append(added, cs)
+		}
+		cs.ord, cs.firstLine, cs.start, cs.gen = i, first, start, a.gen
+		chunks[i] = cs
+	}
+	touched := map[string]bool{}
+	for _, cs := range a.chunks {
+		if cs.gen == a.gen {
+			continue // kept
+		}
+		for _, id := range cs.sum.idOrder {
+			f := a.ids[id]
+			f.in = removeChunk(f.in, cs)
+			touched[id] = true
+		}
+	}
+	summarizeAll(t, added)
+	for _, cs := range added {
+		cs.dirty = true
+		for _, id := range cs.sum.idOrder {
+			f := a.ids[id]
+			if f == nil {
+				f = &idFacts{}
+				a.ids[id] = f
+			}
+			f.in = append(f.in, cs)
+			touched[id] = true
+		}
+	}
+	a.tree, a.chunks = t, chunks
+	for id := range touched {
+		f := a.ids[id]
+		if len(f.in) == 0 {
+			delete(a.ids, id)
+			continue
+		}
+		before := *f
+		f.derive(id)
+		if before.firstReg != f.firstReg || before.firstStart != f.firstStart || before.completed != f.completed {
+			for _, cs := range f.in {
+				cs.dirty = true
+			}
+		}
+	}
+	for _, cs := range chunks {
+		if cs.dirty {
+			a.resolve(cs)
+			cs.dirty = false
+			s := cs.sum
+			cs.quiet = len(s.local) == 0 && len(cs.resolved) == 0 && !s.firstStep.ok && s.startLine < 0 && !s.hasEnd
+		}
+	}
+}
+
+// summarizeAll computes the summaries of new chunks, on every core when
+// there are many (opening a large document).
+func summarizeAll(t *grammar.Tree, states []*chunkState) {
+	workers := min(runtime.GOMAXPROCS(0), len(states)/4)
+	if workers <= 1 {
+		for _, cs := range states {
+			cs.sum = summaryOf(t, cs.ord)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	next := make(chan *chunkState)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for cs := range next {
+				cs.sum = summaryOf(t, cs.ord)
+			}
+		}()
+	}
+	for _, cs := range states {
+		next <- cs
+	}
+	close(next)
+	wg.Wait()
+}
+
+func removeChunk(in []*chunkState, cs *chunkState) []*chunkState {
+	for i, c := range in {
+		if c == cs {
+			in[i] = in[len(in)-1]
+			return in[:len(in)-1]
+		}
+	}
+	return in
+}
+
+// derive recomputes the facts of id from the chunks it appears in.
+func (f *idFacts) derive(id string) {
+	f.firstReg, f.firstStart, f.completed = nil, nil, false
+	for _, cs := range f.in {
+		ci := cs.sum.ids[id]
+		if ci.reg >= 0 && (f.firstReg == nil || cs.ord < f.firstReg.ord) {
+			f.firstReg = cs
+		}
+		if len(ci.starts) > 0 && (f.firstStart == nil || cs.ord < f.firstStart.ord) {
+			f.firstStart = cs
+		}
+		f.completed = f.completed || ci.completed
+	}
+}
+
+// resolve computes the findings of a chunk that depend on the rest of the
+// document: unknown ids (W001, W002), unfinished calls (W007) and calls
+// started twice (W010). Spans stay relative to the chunk.
+func (a *Analyzer) resolve(cs *chunkState) {
+	cs.resolved = cs.resolved[:0]
+	for _, id := range cs.sum.idOrder {
+		ci := cs.sum.ids[id]
+		f := a.ids[id]
+		regBefore := f.firstReg != nil && f.firstReg.ord < cs.ord
+		for _, r := range ci.refs {
+			if regBefore || ci.reg >= 0 && ci.reg < r.line {
+				continue
+			}
+			code, what := "W002", "Observation"
+			if r.kind == grammar.ToolProgress {
+				code, what = "W001", "Tool progress"
+			}
+			cs.resolved = append(cs.resolved, finding(code, r.line, r.span, fmt.Sprintf("%s references unknown call id: %s", what, id)))
+		}
+		if len(ci.starts) == 0 {
+			continue
+		}
+		first := ci.starts[0]
+		dups := ci.starts[1:]
+		if f.firstStart != cs {
+			dups = ci.starts
+			first = f.firstStart.sum.ids[id].starts[0]
+		} else if !f.completed {
+			cs.resolved = append(cs.resolved, finding("W007", first.line, first.span, fmt.Sprintf("Tool start '%s' has no completion", id)))
+		}
+		for _, d := range dups {
+			fd := finding("W010", d.line, d.span, "")
+			fd.Related = []Related{{Span: first.span, Line: first.line, Message: "first started here"}}
+			fd.Message = id // rendered with the first start's line at output, which edits above it move
+			cs.resolved = append(cs.resolved, fd)
+		}
+	}
+	slices.SortStableFunc(cs.resolved, byPosition)
+}
+
+func byPosition(a, b Finding) int { return a.Span.Start - b.Span.Start }
+
+func finding(code string, line int, span grammar.Span, msg string) Finding {
+	r, _ := RuleFor(code)
+	return Finding{Code: code, Severity: r.Severity, Span: span, Line: line, Message: msg}
+}
+
+// Findings returns the current findings in report order: header findings,
+// line findings in file order, then the session-level I001 and I002.
+func (a *Analyzer) Findings(cfg Config) []Finding {
+	c := checker{t: a.tree, cfg: cfg}
+	c.header()
+	var (
+		lastStep stepMark
+		startCS  *chunkState
+		hasEnd   bool
+	)
+	for _, cs := range a.chunks {
+		if cs.quiet {
+			continue
+		}
+		s := cs.sum
+		var crossStep []Finding
+		if s.firstStep.ok {
+			if lastStep.ok && s.firstStep.value < lastStep.value {
+				crossStep = append(crossStep, finding("W004", s.firstStep.line, s.firstStep.span,
+					fmt.Sprintf("Step %d is less than previous step %d", s.firstStep.value, lastStep.value)))
+			}
+			lastStep = s.lastStep
+		}
+		if s.startLine >= 0 && startCS == nil {
+			startCS = cs
+		}
+		hasEnd = hasEnd || s.hasEnd
+		if len(s.local)+len(cs.resolved)+len(crossStep)+len(s.stepViolations) == 0 {
+			continue
+		}
+		c.emitChunk(a, cs, s.local, cs.resolved, crossStep, s.stepViolations)
+	}
+	t := a.tree
+	if t.BodyLineCount() > 50 && startCS == nil {
+		c.add("I001", c.headerAnchor(), "Long session without @start lifecycle event")
+	}
+	if startCS != nil && !hasEnd {
+		sl := t.Line(startCS.firstLine + startCS.sum.startLine)
+		c.add("I002", c.headerAnchor(), "Session has @start but no @end",
+			Related{Span: grammar.Span{Start: sl.Start, End: sl.TrimEnd}, Line: sl.Num, Message: "the session starts here"})
+	}
+	return c.out
+}
+
+// emitChunk merges a chunk's finding lists in position order and makes
+// their places absolute.
+func (c *checker) emitChunk(a *Analyzer, cs *chunkState, lists ...[]Finding) {
+	from := len(c.out)
+	for _, list := range lists {
+		for _, f := range list {
+			if !c.cfg.enabled(f.Code) {
+				continue
+			}
+			f.Span = f.Span.Shift(cs.start)
+			f.Line += cs.firstLine
+			if f.Code == "W010" {
+				first := f.Related[0]
+				firstCS := a.ids[f.Message].firstStart
+				rel := Related{Span: first.Span.Shift(firstCS.start), Line: first.Line + firstCS.firstLine, Message: first.Message}
+				f.Message = fmt.Sprintf("Call id '%s' was already started on line %d", f.Message, rel.Line+1)
+				f.Related = []Related{rel}
+			}
+			c.out = append(c.out, f)
+		}
+	}
+	slices.SortStableFunc(c.out[from:], byPosition)
+}

@@ -1,0 +1,122 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/gen"
+)
+
+// editPieces exercise what the relational rules depend on: call ids
+// started, completed and referred to, steps, lifecycle events, the header.
+var editPieces = []string{
+	"", "\n", "\r\n", "t!:Read id=a → [running]\n", "t!:Read id=b → [running]\n", "o: id=a → [ok]\n",
+	"o: id=b → [ok]\n", "t~:Bash id=a [1/2]\n", "t:Read id=c → [ok]\n", "x:Explore id=b → [started]\n",
+	"id=", "a", "b", "step=1 ", "step=9 ", "@start\n", "@end\n", "---\n", "format: rlog/1\n", "wat\n",
+	"ts=bad ", "é😀", "→ ", "-> ", "@blob sha256=ab ", "[REDACTED] ", "\x00", "\xff", "  cont\n", "@bogus\n",
+}
+
+func randomEdit(r *rand.Rand, n int) (int, int, []byte) {
+	start := r.IntN(n + 1)
+	end := start
+	if r.IntN(3) > 0 {
+		end = min(n, start+r.IntN(60))
+	}
+	if r.IntN(30) == 0 {
+		end = min(n, start+r.IntN(n+1))
+	}
+	var b []byte
+	for k := r.IntN(4); k > 0; k-- {
+		b = append(b, editPieces[r.IntN(len(editPieces))]...)
+	}
+	return start, end, b
+}
+
+func splice(src []byte, s, e int, ins []byte) []byte {
+	out := make([]byte, 0, len(src)-(e-s)+len(ins))
+	out = append(out, src[:s]...)
+	out = append(out, ins...)
+	return append(out, src[e:]...)
+}
+
+func assertSameFindings(t *testing.T, a *Analyzer, src []byte, context string) {
+	t.Helper()
+	cfg := Config{}
+	got := a.Findings(cfg)
+	want := Check(grammar.Parse(bytes.Clone(src)), cfg)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: incremental findings differ from a full analysis\n got  %v\n want %v", context, summarizeFindings(got), summarizeFindings(want))
+	}
+}
+
+func summarizeFindings(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "\n   %d %s %v %q %v", f.Line+1, f.Code, f.Span, f.Message, f.Related)
+	}
+	return b.String()
+}
+
+func generatedSession(t *testing.T, size int64, seed uint64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, gen.Options{Bytes: size, FindingRate: 0.05, Seed: seed}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestAnalyzerEqualsFullAnalysisAfterEdits(t *testing.T) {
+	for _, tiny := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tinyChunks=%v", tiny), func(t *testing.T) {
+			if tiny {
+				t.Cleanup(grammar.SetChunkLimitsForTest(4, 200))
+			}
+			r := rand.New(rand.NewPCG(7, 11))
+			for _, base := range [][]byte{generatedSession(t, 40<<10, 3), []byte(okHeader + "t!:Read id=a\no: id=a\n"), {}} {
+				src := bytes.Clone(base)
+				tree := grammar.Parse(bytes.Clone(src))
+				a := NewAnalyzer(tree)
+				assertSameFindings(t, a, src, "initial")
+				for i := range 300 {
+					s, e, ins := randomEdit(r, len(src))
+					tree = tree.Edit(s, e, bytes.Clone(ins))
+					src = splice(src, s, e, ins)
+					a.Update(tree)
+					assertSameFindings(t, a, src, fmt.Sprintf("edit %d [%d,%d) %q", i, s, e, ins))
+				}
+			}
+		})
+	}
+}
+
+// An analyzer can also jump between unrelated trees.
+func TestAnalyzerAcrossUnrelatedTrees(t *testing.T) {
+	a := NewAnalyzer(grammar.Parse(generatedSession(t, 20<<10, 1)))
+	for seed := range uint64(5) {
+		src := generatedSession(t, 10<<10, seed+10)
+		a.Update(grammar.Parse(bytes.Clone(src)))
+		assertSameFindings(t, a, src, fmt.Sprintf("tree %d", seed))
+	}
+}
+
+func FuzzAnalyzerEdits(f *testing.F) {
+	f.Add([]byte(okHeader+"t!:Read id=a\no: id=a\n@start\n"), uint16(60), uint16(5), []byte("o: id=zz\n"), true)
+	f.Add([]byte(okHeader+"t!:R id=x\nt!:R id=x\nstep=3 step=1\n"), uint16(70), uint16(10), []byte("t!:R id=x\n"), false)
+	f.Fuzz(func(t *testing.T, src []byte, at, length uint16, ins []byte, tiny bool) {
+		if tiny {
+			t.Cleanup(grammar.SetChunkLimitsForTest(2, 40))
+		}
+		tree := grammar.Parse(bytes.Clone(src))
+		a := NewAnalyzer(tree)
+		s := int(at) % (len(src) + 1)
+		e := min(len(src), s+int(length))
+		a.Update(tree.Edit(s, e, bytes.Clone(ins)))
+		assertSameFindings(t, a, splice(src, s, e, ins), "fuzz")
+	})
+}

@@ -1,0 +1,169 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// chunkSummary is what the rules need from one chunk's lines alone. Line
+// numbers are relative to the chunk and spans to its first byte, so the
+// summary stays valid when edits elsewhere move the chunk. It is immutable
+// and memoized on the chunk.
+type chunkSummary struct {
+	local   []Finding // findings a line earns on its own (W003, W005, W006, W011-W013, H001, H002)
+	ids     map[string]*chunkID
+	idOrder []string // ids in order of first appearance, for deterministic output
+	// Steps: the first step= in the chunk, the last, and the decreases
+	// within the chunk (W004); the first is compared across chunks.
+	firstStep, lastStep stepMark
+	stepViolations      []Finding
+	startLine           int  // first lifecycle line starting with "start", -1
+	hasEnd              bool // a lifecycle line starting with "end"
+	lines               int
+}
+
+type stepMark struct {
+	ok    bool
+	value uint64
+	line  int
+	span  grammar.Span
+}
+
+// chunkID is everything one chunk says about one call id.
+type chunkID struct {
+	reg       int      // first line that registers the id (t!:, t:, x:, c:, q:), -1
+	starts    []idMark // t!: lines
+	completed bool     // an o: line, or a t: line with a result
+	refs      []idMark // o: and t~: lines, which must name a registered id
+}
+
+type idMark struct {
+	line int
+	span grammar.Span
+	kind grammar.Kind
+}
+
+type summaryKey struct{}
+
+// summaryOf returns chunk i's summary, memoized on the chunk when all its
+// lines are body lines (a chunk holding header lines depends on where the
+// header ends, which edits elsewhere can change).
+func summaryOf(t *grammar.Tree, i int) *chunkSummary {
+	c, first, _ := t.ChunkAt(i)
+	if first >= t.Region().BodyStart {
+		return c.Memo(summaryKey{}, func() any { return summarizeChunk(t, i) }).(*chunkSummary)
+	}
+	return summarizeChunk(t, i)
+}
+
+func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
+	c, firstLine, base := t.ChunkAt(i)
+	s := &chunkSummary{ids: map[string]*chunkID{}, startLine: -1, lines: c.LineCount()}
+	add := func(code string, line int, span grammar.Span, msg string) {
+		r, _ := RuleFor(code)
+		s.local = append(s.local, Finding{Code: code, Severity: r.Severity, Span: span, Line: line, Message: msg})
+	}
+	for l, text := range t.ChunkLines(i) {
+		if !l.Kind.IsBody() {
+			continue
+		}
+		line := l.Num - firstLine
+		rel := func(sp grammar.Span) grammar.Span { return sp.Shift(-base) }
+		val := func(sp grammar.Span) []byte { return text[sp.Start-l.Start : sp.End-l.Start] }
+		switch l.Kind {
+		case grammar.Unknown:
+			add("W003", line, rel(grammar.Span{Start: l.Content, End: l.TrimEnd}), "Unknown line format: "+cut(text, 50))
+		case grammar.Lifecycle:
+			content := text[l.Content-l.Start:]
+			if bytes.HasPrefix(content, []byte("start")) && s.startLine < 0 {
+				s.startLine = line
+			}
+			if bytes.HasPrefix(content, []byte("end")) {
+				s.hasEnd = true
+			}
+			verb := verbSpan(text, l)
+			if v := string(val(verb)); !isKnownVerb(v) {
+				msg := fmt.Sprintf("Unknown lifecycle event `@%s`", v)
+				if sug := closestVerb(v); sug != "" {
+					msg += fmt.Sprintf(" (did you mean `@%s`?)", sug)
+				}
+				add("H001", line, rel(verb), msg)
+			}
+		}
+		if l.ID.Valid() {
+			s.addID(string(val(l.ID)), line, rel(l.ID), l)
+		}
+		if l.Step.Valid() {
+			if step, err := strconv.ParseUint(string(val(l.Step)), 10, 32); err == nil {
+				m := stepMark{ok: true, value: step, line: line, span: rel(l.Step)}
+				if !s.firstStep.ok {
+					s.firstStep = m
+				} else if step < s.lastStep.value {
+					r, _ := RuleFor("W004")
+					s.stepViolations = append(s.stepViolations, Finding{Code: "W004", Severity: r.Severity, Span: m.span, Line: line,
+						Message: fmt.Sprintf("Step %d is less than previous step %d", step, s.lastStep.value)})
+				}
+				s.lastStep = m
+			}
+		}
+		if l.TS.Valid() && !ValidTimestamp(val(l.TS)) {
+			add("W005", line, rel(l.TS), "Invalid timestamp format: "+string(val(l.TS)))
+		}
+		if l.Flags&grammar.FlagBlob != 0 {
+			for _, m := range grammar.BlobMarkers(text) {
+				if m.SHA.Len() < 6 {
+					add("W006", line, m.SHA.Shift(l.Start-base), "Blob sha256 too short: "+string(text[m.SHA.Start:m.SHA.End]))
+				}
+			}
+		}
+		if l.Flags&grammar.FlagASCIIArrow != 0 {
+			li := grammar.ScanLine(text)
+			if a, ok := grammar.ASCIIArrow(text, &li); ok {
+				add("W011", line, a.Shift(l.Start-base), "`->` is not a result arrow: write `→` so the result is read")
+			}
+		}
+		if l.Flags&grammar.FlagInvalidUTF8 != 0 {
+			add("W012", line, invalidUTF8Span(text).Shift(l.Start-base), "Line is not valid UTF-8 (the invalid bytes are shown as \uFFFD)")
+		}
+		if l.Flags&grammar.FlagNUL != 0 {
+			at := bytes.IndexByte(text, 0) + l.Start - base
+			add("W013", line, grammar.Span{Start: at, End: at + 1}, "Line contains a NUL byte")
+		}
+		if l.Flags&grammar.FlagLegacyRedact != 0 {
+			for _, m := range grammar.RedactionMarkers(text) {
+				if m.Legacy {
+					add("H002", line, m.Span.Shift(l.Start-base), fmt.Sprintf("`%s` is counted as a redaction, but rlog/1 writes `[redacted:kind]`", text[m.Span.Start:m.Span.End]))
+				}
+			}
+		}
+	}
+	return s
+}
+
+func (s *chunkSummary) addID(id string, line int, span grammar.Span, l grammar.Line) {
+	ci := s.ids[id]
+	if ci == nil {
+		ci = &chunkID{reg: -1}
+		s.ids[id] = ci
+		s.idOrder = append(s.idOrder, id)
+	}
+	mark := idMark{line: line, span: span, kind: l.Kind}
+	switch {
+	case l.Kind == grammar.ToolProgress:
+		ci.refs = append(ci.refs, mark)
+	case l.Kind == grammar.Observation:
+		ci.refs = append(ci.refs, mark)
+		ci.completed = true
+	case l.Kind == grammar.Tool && l.Result.Valid():
+		ci.completed = true
+	}
+	if l.Kind == grammar.ToolStart {
+		ci.starts = append(ci.starts, mark)
+	}
+	if l.Kind.RegistersID() && ci.reg < 0 {
+		ci.reg = line
+	}
+}
