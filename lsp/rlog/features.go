@@ -6,6 +6,7 @@ package rlog
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 
@@ -17,13 +18,42 @@ import (
 // Doc is an open document's text: the parser's tree. The plumbing edits
 // documents through Apply; the tree calls it Edit and reparses only the
 // lines an edit touches.
-type Doc struct{ *grammar.Tree }
+//
+// Every version of one opened document shares its analysis state, so each
+// diagnostics run only brings the previous run's analysis up to date. The
+// state lives and dies with the document's snapshots: closing the document
+// drops it, with nothing to clean up.
+type Doc struct {
+	*grammar.Tree
+	analysis *docAnalysis
+}
+
+type docAnalysis struct {
+	mu       sync.Mutex
+	analyzer *analysis.Analyzer
+}
 
 // Apply implements lsp.Editable.
-func (d Doc) Apply(start, end int, text []byte) Doc { return Doc{d.Tree.Edit(start, end, text)} }
+func (d Doc) Apply(start, end int, text []byte) Doc {
+	return Doc{Tree: d.Tree.Edit(start, end, text), analysis: d.analysis}
+}
 
 // Parse builds a Doc from a document's bytes.
-func Parse(src []byte) Doc { return Doc{grammar.Parse(src)} }
+func Parse(src []byte) Doc { return Doc{Tree: grammar.Parse(src), analysis: &docAnalysis{}} }
+
+// findings brings the document's analysis to this version and returns its
+// findings. Runs for one document are serialized; a late run for an older
+// version is still correct (the analyzer can move to any tree).
+func (d Doc) findings(cfg analysis.Config) []analysis.Finding {
+	d.analysis.mu.Lock()
+	defer d.analysis.mu.Unlock()
+	if d.analysis.analyzer == nil {
+		d.analysis.analyzer = analysis.NewAnalyzer(d.Tree)
+	} else {
+		d.analysis.analyzer.Update(d.Tree)
+	}
+	return d.analysis.analyzer.Findings(cfg)
+}
 
 type (
 	docCtx = lsp.DocumentContext[Doc]
@@ -74,8 +104,7 @@ func analysisConfig(s lsp.Settings) analysis.Config {
 }
 
 func diagnose(ctx context.Context, dc *docCtx) []protocol.Diagnostic {
-	t := dc.Doc.Text.Tree
-	findings := analysis.Check(t, analysisConfig(dc.Settings))
+	findings := dc.Doc.Text.findings(analysisConfig(dc.Settings))
 	out := make([]protocol.Diagnostic, 0, len(findings))
 	for i, f := range findings {
 		if i%1024 == 0 && ctx.Err() != nil {
