@@ -223,7 +223,7 @@ func TestNoDiagnosticsAfterShutdown(t *testing.T) {
 func TestFinalizeDiagnostics(t *testing.T) {
 	d := func(code any) protocol.Diagnostic { return protocol.Diagnostic{Code: code, Message: "m"} }
 	s := DefaultSettings()
-	s.DisabledCodes = []string{"W001", "7"}
+	s.DisabledCodes = []string{"w001", "7"}
 	got := finalizeDiagnostics([]protocol.Diagnostic{d("W001"), d("W002"), d(int32(7)), d(float64(7)), d(nil)}, s)
 	if len(got) != 2 || got[0].Code != "W002" || got[1].Code != nil {
 		t.Fatalf("got %+v", got)

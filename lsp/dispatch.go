@@ -54,10 +54,11 @@ func (s *Server[T]) methodTable() (map[string]Request[T], map[string]notificatio
 // (pitfall 5).
 func (s *Server[T]) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	ctx = onReadLoop(ctx)
+	params := s.stream.takeParams(req)
 	if call, ok := req.(*jsonrpc2.Call); ok {
-		s.handleCall(ctx, reply, call)
+		s.handleCall(ctx, reply, call, params)
 	} else {
-		s.handleNotification(ctx, req.Method(), req.Params())
+		s.handleNotification(ctx, req.Method(), params)
 	}
 	return nil
 }
@@ -92,7 +93,7 @@ func (s *Server[T]) handleNotification(ctx context.Context, method string, param
 	}
 }
 
-func (s *Server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call) {
+func (s *Server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call, params json.RawMessage) {
 	method := call.Method()
 	answer := func(res any, err error) { s.reply(ctx, reply, method, res, err) }
 
@@ -116,7 +117,7 @@ func (s *Server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call
 		answer(nil, rpcError(jsonrpc2.MethodNotFound, "method not found: %s", method))
 		return
 	}
-	run, err := s.prepare(r, method, call.Params())
+	run, err := s.prepare(r, method, params)
 	if err != nil {
 		answer(nil, err)
 		return

@@ -33,7 +33,7 @@ type Document[T Editable[T]] struct {
 // document (pitfall 1). Here a nil Range means "replace everything".
 type ContentChange struct {
 	Range *protocol.Range `json:"range,omitempty"`
-	Text  string          `json:"text"`
+	Text  jsonString      `json:"text"`
 }
 
 // applyChanges applies one didChange batch to text. Ranged changes are
@@ -71,18 +71,13 @@ func NewStore[T Editable[T]](parse func([]byte) T) *Store[T] {
 	return &Store[T]{parse: parse, docs: map[protocol.DocumentURI]*Document[T]{}}
 }
 
-// Open stores a new snapshot for item, replacing any document already open
-// under the same URI; it reports the one it replaced.
-func (s *Store[T]) Open(item protocol.TextDocumentItem) (doc, replaced *Document[T]) {
-	doc = &Document[T]{
-		URI:        item.URI,
-		Version:    item.Version,
-		LanguageID: string(item.LanguageID),
-		Text:       s.parse([]byte(item.Text)),
-	}
+// Open stores a new snapshot of uri, replacing any document already open
+// under it; it reports the one it replaced.
+func (s *Store[T]) Open(uri protocol.DocumentURI, languageID string, version int32, text []byte) (doc, replaced *Document[T]) {
+	doc = &Document[T]{URI: uri, Version: version, LanguageID: languageID, Text: s.parse(text)}
 	s.mu.Lock()
-	replaced = s.docs[item.URI]
-	s.docs[item.URI] = doc
+	replaced = s.docs[uri]
+	s.docs[uri] = doc
 	s.mu.Unlock()
 	return doc, replaced
 }

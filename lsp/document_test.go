@@ -37,14 +37,14 @@ func TestApplyChanges(t *testing.T) {
 
 func TestStore(t *testing.T) {
 	s := NewStore(parsePlain)
-	item := func(uri string, v int32, text string) protocol.TextDocumentItem {
-		return protocol.TextDocumentItem{URI: protocol.DocumentURI(uri), LanguageID: "rlog", Version: v, Text: text}
+	open := func(uri protocol.DocumentURI, v int32, text string) (*Document[*plainText], *Document[*plainText]) {
+		return s.Open(uri, "rlog", v, []byte(text))
 	}
-	a1, replaced := s.Open(item("untitled:Untitled-1", 1, "one"))
+	a1, replaced := open("untitled:Untitled-1", 1, "one")
 	if replaced != nil {
 		t.Fatal("first open replaced something")
 	}
-	a2, replaced := s.Open(item("untitled:Untitled-1", 5, "two"))
+	a2, replaced := open("untitled:Untitled-1", 5, "two")
 	if replaced != a1 || s.Get("untitled:Untitled-1") != a2 {
 		t.Fatal("second open did not replace the first")
 	}
@@ -58,7 +58,7 @@ func TestStore(t *testing.T) {
 	if doc, prev := s.Change("git:/x?ref", 1, []ContentChange{{Text: "x"}}, UTF16); doc != nil || prev != nil {
 		t.Fatal("change of a document never opened was applied")
 	}
-	s.Open(item("file:///b.rlog", 1, "b"))
+	open("file:///b.rlog", 1, "b")
 	if all := s.All(); len(all) != 2 || all[0].URI != "file:///b.rlog" {
 		t.Fatalf("All = %v", all)
 	}
@@ -98,7 +98,7 @@ func TestApplyChangesRandom(t *testing.T) {
 func randomChange(r *rand.Rand, model string, enc PositionEncoding, gen func(*rand.Rand, int) []byte) (ContentChange, string) {
 	if r.IntN(20) == 0 {
 		next := string(gen(r, 30))
-		return ContentChange{Text: next}, next
+		return ContentChange{Text: jsonString(next)}, next
 	}
 	bounds := charBoundaries(model)
 	a, b := bounds[r.IntN(len(bounds))], bounds[r.IntN(len(bounds))]
@@ -108,7 +108,7 @@ func randomChange(r *rand.Rand, model string, enc PositionEncoding, gen func(*ra
 	insert := string(gen(r, 6))
 	return ContentChange{
 		Range: &protocol.Range{Start: modelPosition(model, a, enc), End: modelPosition(model, b, enc)},
-		Text:  insert,
+		Text:  jsonString(insert),
 	}, model[:a] + insert + model[b:]
 }
 

@@ -62,7 +62,7 @@ func FuzzDecodeMessage(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		s := &wireStream{ids: newIDTable(), log: zap.NewNop()}
+		s := newWireStream(nil, zap.NewNop(), nil)
 		msg, id, rejection := s.decode(body)
 		if rejection != nil {
 			b, err := json.Marshal(wireResponse{Version: "2.0", ID: orNull(id), Error: rejection})

@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/segmentio/encoding/json"
@@ -47,8 +48,9 @@ func DefaultSettings() Settings {
 }
 
 // CodeDisabled reports whether diagnostics with this code are switched off.
+// Case does not matter: "w001" disables W001.
 func (s Settings) CodeDisabled(code string) bool {
-	return slices.Contains(s.DisabledCodes, code)
+	return slices.ContainsFunc(s.DisabledCodes, func(c string) bool { return strings.EqualFold(c, code) })
 }
 
 // DiagnosticsDelay is the debounce between an edit and its diagnostics.

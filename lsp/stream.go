@@ -33,10 +33,17 @@ type wireStream struct {
 	// writeMu serialises writes: the connection writes under its own lock,
 	// but the read side writes its rejections too.
 	writeMu sync.Mutex
+
+	// params holds the raw params of a request between Read and the
+	// handler (see takeParams). jsonrpc2 calls the handler right after each
+	// Read, so it holds one entry at most.
+	paramsMu sync.Mutex
+	params   map[jsonrpc2.Request]json.RawMessage
 }
 
 func newWireStream(rwc io.ReadWriteCloser, log *zap.Logger, trace *tracer) *wireStream {
-	return &wireStream{rwc: rwc, frames: newFrameReader(rwc), ids: newIDTable(), log: log, trace: trace}
+	return &wireStream{rwc: rwc, frames: newFrameReader(rwc), ids: newIDTable(), log: log, trace: trace,
+		params: map[jsonrpc2.Request]json.RawMessage{}}
 }
 
 // envelope is any JSON-RPC message, undecoded.
@@ -119,15 +126,15 @@ func (s *wireStream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, *js
 	if err := json.Unmarshal(env.Method, &method); err != nil {
 		return nil, echoID, rpcError(jsonrpc2.InvalidRequest, "method must be a string")
 	}
-	params := any(nil) // "params": absent reaches handlers as null
-	if len(env.Params) > 0 {
-		params = env.Params
-	}
+	// The messages are built without params, which travel beside them (see
+	// takeParams): jsonrpc2's constructors would re-encode them, a full
+	// copy of a 100 MB didOpen.
 	if env.ID == nil {
-		n, err := jsonrpc2.NewNotification(method, params)
+		n, err := jsonrpc2.NewNotification(method, nil)
 		if err != nil {
 			return nil, nil, rpcError(jsonrpc2.InvalidRequest, "%v", err)
 		}
+		s.stashParams(n, env.Params)
 		return n, nil, nil
 	}
 	kind, id := classifyID(env.ID)
@@ -137,12 +144,34 @@ func (s *wireStream) decode(body []byte) (jsonrpc2.Message, json.RawMessage, *js
 	case idRemap:
 		id = s.ids.remap(env.ID)
 	}
-	call, err := jsonrpc2.NewCall(id, method, params)
+	call, err := jsonrpc2.NewCall(id, method, nil)
 	if err != nil {
 		s.ids.release(id)
 		return nil, echoID, rpcError(jsonrpc2.InvalidRequest, "%v", err)
 	}
+	s.stashParams(call, env.Params)
 	return call, nil, nil
+}
+
+func (s *wireStream) stashParams(req jsonrpc2.Request, params json.RawMessage) {
+	if len(params) == 0 {
+		return // absent: the message's own null
+	}
+	s.paramsMu.Lock()
+	s.params[req] = params
+	s.paramsMu.Unlock()
+}
+
+// takeParams returns the raw params of a request that Read returned.
+func (s *wireStream) takeParams(req jsonrpc2.Request) json.RawMessage {
+	s.paramsMu.Lock()
+	defer s.paramsMu.Unlock()
+	params, ok := s.params[req]
+	if !ok {
+		return req.Params()
+	}
+	delete(s.params, req)
+	return params
 }
 
 // decodeResponse handles the client's answer to one of our calls. Our ids

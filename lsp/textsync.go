@@ -12,15 +12,27 @@ import (
 // The text sync notifications run on the read loop, so each sees the
 // document as every earlier notification left it.
 
+// didOpenParams is DidOpenTextDocumentParams with the text decoded by our
+// own unquoting (see jsonString).
+type didOpenParams struct {
+	TextDocument struct {
+		URI        protocol.DocumentURI `json:"uri"`
+		LanguageID string               `json:"languageId"`
+		Version    int32                `json:"version"`
+		Text       jsonString           `json:"text"`
+	} `json:"textDocument"`
+}
+
 func (s *Server[T]) didOpen(_ context.Context, raw json.RawMessage) error {
-	var p protocol.DidOpenTextDocumentParams
+	var p didOpenParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
 	}
-	if p.TextDocument.URI == "" {
+	item := p.TextDocument
+	if item.URI == "" {
 		return errors.New("didOpen without a uri")
 	}
-	doc, replaced := s.docs.Open(p.TextDocument)
+	doc, replaced := s.docs.Open(item.URI, item.LanguageID, item.Version, []byte(item.Text))
 	if replaced != nil {
 		s.log.Debug("didOpen of an open document: replaced", zap.String("uri", string(doc.URI)),
 			zap.Int32("oldVersion", replaced.Version), zap.Int32("version", doc.Version))
