@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 
 	"go.uber.org/zap"
@@ -70,12 +69,3 @@ func ignoreSyncError(err error) error {
 	}
 	return err
 }
-
-// Stdio is the server's transport: stdin and stdout as one stream.
-func Stdio() io.ReadWriteCloser { return stdio{} }
-
-type stdio struct{}
-
-func (stdio) Read(p []byte) (int, error)  { return os.Stdin.Read(p) }
-func (stdio) Write(p []byte) (int, error) { return os.Stdout.Write(p) }
-func (stdio) Close() error                { return errors.Join(os.Stdin.Close(), os.Stdout.Close()) }

@@ -159,10 +159,10 @@ func (s *Server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	case <-s.stopping:
 	}
 	_ = s.conn.Close()
-	// Closing unblocks the read loop on pipes and sockets, but not on a
-	// blocking stdin: there the read goes on until the editor closes its
-	// end. The server must stop all the same (its client may be dead), so
-	// it waits only a little for the read loop.
+	// Closing unblocks the read loop on pipes and sockets (and on Stdio),
+	// but not on a transport whose Read ignores Close, such as a bare
+	// blocking stdin. The server must stop all the same (its client may be
+	// dead), so it waits only a little for the read loop.
 	select {
 	case <-s.conn.Done():
 	case <-time.After(readLoopGrace):
