@@ -20,7 +20,7 @@ type initializeResult struct {
 
 // capabilities builds the initialize result's capabilities: the plumbing's
 // own (text sync, encoding), then whatever the features add.
-func (s *Server[T]) capabilities(sess *Session) ServerCapabilities {
+func (s *server[T]) capabilities(sess *Session) ServerCapabilities {
 	caps := ServerCapabilities{
 		ServerCapabilities: protocol.ServerCapabilities{
 			TextDocumentSync: &protocol.TextDocumentSyncOptions{

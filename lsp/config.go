@@ -71,14 +71,14 @@ func (src *settingsSource) apply(gen uint64, raw json.RawMessage) (changed bool,
 }
 
 // clientConfigurable reports whether the client answers workspace/configuration.
-func (s *Server[T]) clientConfigurable() bool {
+func (s *server[T]) clientConfigurable() bool {
 	sess := s.session()
 	return sess.Capabilities.Workspace != nil && sess.Capabilities.Workspace.Configuration
 }
 
 // readConfiguration asks the client for our section and applies the answer.
 // It runs off the read loop: it waits for the client's reply.
-func (s *Server[T]) readConfiguration(gen uint64) {
+func (s *server[T]) readConfiguration(gen uint64) {
 	ctx, cancel := context.WithTimeout(s.bg, configurationTimeout)
 	defer cancel()
 	res, err := s.client.Configuration(ctx, protocol.ConfigurationItem{Section: configSection})
@@ -93,7 +93,7 @@ func (s *Server[T]) readConfiguration(gen uint64) {
 	s.applySettings(gen, raw)
 }
 
-func (s *Server[T]) applySettings(gen uint64, raw json.RawMessage) {
+func (s *server[T]) applySettings(gen uint64, raw json.RawMessage) {
 	changed, err := s.settings.apply(gen, raw)
 	if err != nil {
 		s.log.Warn("some settings were not understood", zap.Error(err))
@@ -107,7 +107,7 @@ func (s *Server[T]) applySettings(gen uint64, raw json.RawMessage) {
 // didChangeConfiguration re-reads the settings. Clients that answer
 // workspace/configuration are asked again (the notification's own payload
 // is often empty or partial for them); others push the settings in it.
-func (s *Server[T]) didChangeConfiguration(_ context.Context, raw json.RawMessage) error {
+func (s *server[T]) didChangeConfiguration(_ context.Context, raw json.RawMessage) error {
 	var p struct {
 		Settings json.RawMessage `json:"settings"`
 	}
@@ -125,7 +125,7 @@ func (s *Server[T]) didChangeConfiguration(_ context.Context, raw json.RawMessag
 
 // afterInitialized reads the configuration and asks to be told of changes,
 // where the client supports it. Both wait for the client: off the read loop.
-func (s *Server[T]) afterInitialized() {
+func (s *server[T]) afterInitialized() {
 	sess := s.session()
 	ws := sess.Capabilities.Workspace
 	if ws == nil {

@@ -33,7 +33,7 @@ type publishDiagnosticsParams struct {
 //   - never null, and cleared with [] when the document closes;
 //   - deduplicated: a publish identical to the previous one is skipped.
 type diagnosticsPublisher[T Editable[T]] struct {
-	s *Server[T]
+	s *server[T]
 
 	// sendMu is held from the "still current?" check to the end of the send.
 	sendMu sync.Mutex
@@ -51,7 +51,7 @@ type diagnosticsEntry struct {
 	sent     bool
 }
 
-func newDiagnosticsPublisher[T Editable[T]](s *Server[T]) *diagnosticsPublisher[T] {
+func newDiagnosticsPublisher[T Editable[T]](s *server[T]) *diagnosticsPublisher[T] {
 	return &diagnosticsPublisher[T]{s: s, entries: map[protocol.DocumentURI]*diagnosticsEntry{}}
 }
 

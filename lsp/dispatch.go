@@ -13,7 +13,7 @@ import (
 
 // notificationHandler handles a notification on the read loop. Its error is
 // logged: a notification has no reply.
-type notificationHandler[T Editable[T]] func(s *Server[T], ctx context.Context, params json.RawMessage) error
+type notificationHandler[T Editable[T]] func(s *server[T], ctx context.Context, params json.RawMessage) error
 
 type inflightRequest struct {
 	method string
@@ -23,25 +23,25 @@ type inflightRequest struct {
 // methodTable is the server's own methods plus the features' requests.
 // Unknown requests get MethodNotFound; unknown notifications (including
 // every "$/" one we do not know) are ignored, as the specification asks.
-func (s *Server[T]) methodTable() (map[string]Request[T], map[string]notificationHandler[T]) {
+func (s *server[T]) methodTable() (map[string]Request[T], map[string]notificationHandler[T]) {
 	requests := map[string]Request[T]{}
 	for method, r := range s.opts.Features.Requests {
 		requests[method] = r
 	}
-	requests[protocol.MethodInitialize] = Request[T]{inline: true, prepare: (*Server[T]).initialize}
-	requests[protocol.MethodShutdown] = Request[T]{inline: true, prepare: (*Server[T]).shutdown}
+	requests[protocol.MethodInitialize] = Request[T]{inline: true, prepare: (*server[T]).initialize}
+	requests[protocol.MethodShutdown] = Request[T]{inline: true, prepare: (*server[T]).shutdown}
 
 	notifications := map[string]notificationHandler[T]{}
 	for method, n := range s.opts.Features.Notifications {
 		notifications[method] = n.handle
 	}
 	for method, h := range map[string]notificationHandler[T]{
-		protocol.MethodInitialized:                     (*Server[T]).initialized,
-		protocol.MethodCancelRequest:                   (*Server[T]).cancelRequest,
-		protocol.MethodTextDocumentDidOpen:             (*Server[T]).didOpen,
-		protocol.MethodTextDocumentDidChange:           (*Server[T]).didChange,
-		protocol.MethodTextDocumentDidClose:            (*Server[T]).didClose,
-		protocol.MethodWorkspaceDidChangeConfiguration: (*Server[T]).didChangeConfiguration,
+		protocol.MethodInitialized:                     (*server[T]).initialized,
+		protocol.MethodCancelRequest:                   (*server[T]).cancelRequest,
+		protocol.MethodTextDocumentDidOpen:             (*server[T]).didOpen,
+		protocol.MethodTextDocumentDidChange:           (*server[T]).didChange,
+		protocol.MethodTextDocumentDidClose:            (*server[T]).didClose,
+		protocol.MethodWorkspaceDidChangeConfiguration: (*server[T]).didChangeConfiguration,
 	} {
 		notifications[method] = h
 	}
@@ -52,7 +52,7 @@ func (s *Server[T]) methodTable() (map[string]Request[T], map[string]notificatio
 // loop for every request and notification in wire order. It always returns
 // nil: in jsonrpc2 v0.10.0 an error from the handler closes the connection
 // (pitfall 5).
-func (s *Server[T]) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+func (s *server[T]) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	ctx = onReadLoop(ctx)
 	params := s.stream.takeParams(req)
 	if call, ok := req.(*jsonrpc2.Call); ok {
@@ -63,7 +63,7 @@ func (s *Server[T]) handle(ctx context.Context, reply jsonrpc2.Replier, req json
 	return nil
 }
 
-func (s *Server[T]) handleNotification(ctx context.Context, method string, params json.RawMessage) {
+func (s *server[T]) handleNotification(ctx context.Context, method string, params json.RawMessage) {
 	if method == protocol.MethodExit {
 		s.exit()
 		return
@@ -93,7 +93,7 @@ func (s *Server[T]) handleNotification(ctx context.Context, method string, param
 	}
 }
 
-func (s *Server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call, params json.RawMessage) {
+func (s *server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call, params json.RawMessage) {
 	method := call.Method()
 	answer := func(res any, err error) { s.reply(ctx, reply, method, res, err) }
 
@@ -155,7 +155,7 @@ func (s *Server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call
 }
 
 // prepare runs a request's first step, turning a panic into InternalError.
-func (s *Server[T]) prepare(r Request[T], method string, params json.RawMessage) (run compute, err error) {
+func (s *server[T]) prepare(r Request[T], method string, params json.RawMessage) (run compute, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = s.panicked(method, p)
@@ -166,7 +166,7 @@ func (s *Server[T]) prepare(r Request[T], method string, params json.RawMessage)
 
 // compute runs a request's second step, turning a panic into InternalError
 // (jsonrpc2 v0.10.0 recovers nothing: a panic would end the process).
-func (s *Server[T]) compute(ctx context.Context, method string, run compute) (res any, err error) {
+func (s *server[T]) compute(ctx context.Context, method string, run compute) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			res, err = nil, s.panicked(method, p)
@@ -175,7 +175,7 @@ func (s *Server[T]) compute(ctx context.Context, method string, run compute) (re
 	return run(ctx)
 }
 
-func (s *Server[T]) panicked(method string, p any) error {
+func (s *server[T]) panicked(method string, p any) error {
 	s.log.Error("request handler panicked", zap.String("method", method),
 		zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
 	return rpcError(jsonrpc2.InternalError, "internal error in %s: %v", method, p)
@@ -184,7 +184,7 @@ func (s *Server[T]) panicked(method string, p any) error {
 // reply sends the one reply of a request. The result is encoded here so
 // that a value that cannot be encoded still gets a reply (jsonrpc2 would
 // otherwise send nothing and the client would wait forever).
-func (s *Server[T]) reply(ctx context.Context, reply jsonrpc2.Replier, method string, res any, err error) {
+func (s *server[T]) reply(ctx context.Context, reply jsonrpc2.Replier, method string, res any, err error) {
 	var result any
 	if err == nil {
 		b, merr := json.Marshal(res)
@@ -209,7 +209,7 @@ func (s *Server[T]) reply(ctx context.Context, reply jsonrpc2.Replier, method st
 // (protocol.CancelHandler only knows int32, which a JSON number never
 // decodes to: pitfall 2). Cancelling a request that has already been
 // answered, or was never sent, does nothing.
-func (s *Server[T]) cancelRequest(_ context.Context, raw json.RawMessage) error {
+func (s *server[T]) cancelRequest(_ context.Context, raw json.RawMessage) error {
 	var p struct {
 		ID json.RawMessage `json:"id"`
 	}

@@ -64,7 +64,7 @@ func TestErrorReplies(t *testing.T) {
 		}),
 		"toy/panic":       workspaceRequest(func(context.Context) (any, error) { panic("boom") }),
 		"toy/unencodable": workspaceRequest(func(context.Context) (any, error) { return make(chan int), nil }),
-		"toy/prepanic":    {prepare: func(*Server[*plainText], json.RawMessage) (compute, error) { panic("in prepare") }},
+		"toy/prepanic":    {prepare: func(*server[*plainText], json.RawMessage) (compute, error) { panic("in prepare") }},
 	})
 	for _, tc := range []struct {
 		method  string

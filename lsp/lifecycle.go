@@ -28,7 +28,7 @@ type positionEncodingsOffered struct {
 	} `json:"general"`
 }
 
-func (s *Server[T]) initialize(raw json.RawMessage) (compute, error) {
+func (s *server[T]) initialize(raw json.RawMessage) (compute, error) {
 	var p initializeParams
 	if err := decodeParams(raw, &p); err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func (s *Server[T]) initialize(raw json.RawMessage) (compute, error) {
 	}, nil
 }
 
-func (s *Server[T]) initialized(context.Context, json.RawMessage) error {
+func (s *server[T]) initialized(context.Context, json.RawMessage) error {
 	s.afterInitialized()
 	return nil
 }
@@ -84,7 +84,7 @@ func (s *Server[T]) initialized(context.Context, json.RawMessage) error {
 // shutdown stops background work and answers null; from now on requests
 // get InvalidRequest and only exit is acted on. Its params are ignored:
 // clients send none, null or {}.
-func (s *Server[T]) shutdown(json.RawMessage) (compute, error) {
+func (s *server[T]) shutdown(json.RawMessage) (compute, error) {
 	return func(context.Context) (any, error) {
 		s.mu.Lock()
 		s.state = stateShuttingDown
@@ -96,7 +96,7 @@ func (s *Server[T]) shutdown(json.RawMessage) (compute, error) {
 }
 
 // exit ends the connection; Serve then returns 0 if shutdown came first.
-func (s *Server[T]) exit() {
+func (s *server[T]) exit() {
 	s.mu.Lock()
 	state := s.state
 	s.mu.Unlock()

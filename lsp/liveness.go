@@ -9,7 +9,7 @@ import (
 // watchProcess ends the connection when the client's process (initialize's
 // processId) is gone: an editor that crashes never sends exit, and its
 // server must not live on as an orphan.
-func (s *Server[T]) watchProcess(pid int) {
+func (s *server[T]) watchProcess(pid int) {
 	ticker := time.NewTicker(s.opts.ProcessPollInterval)
 	defer ticker.Stop()
 	for {

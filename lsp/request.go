@@ -21,7 +21,7 @@ type Request[T Editable[T]] struct {
 	// inline runs compute on the read loop too: for the lifecycle requests,
 	// whose effect later messages must see.
 	inline  bool
-	prepare func(s *Server[T], params json.RawMessage) (compute, error)
+	prepare func(s *server[T], params json.RawMessage) (compute, error)
 }
 
 type compute func(ctx context.Context) (any, error)
@@ -65,7 +65,7 @@ type documentParams struct {
 // answered with null: it happens when a client races a close, and an error
 // would only show up as noise in the editor.
 func DocumentRequest[T Editable[T], P any](run func(ctx context.Context, dc *DocumentContext[T], params *P) (any, error)) Request[T] {
-	return Request[T]{prepare: func(s *Server[T], raw json.RawMessage) (compute, error) {
+	return Request[T]{prepare: func(s *server[T], raw json.RawMessage) (compute, error) {
 		params := new(P)
 		if err := decodeParams(raw, params); err != nil {
 			return nil, err
@@ -87,7 +87,7 @@ func DocumentRequest[T Editable[T], P any](run func(ctx context.Context, dc *Doc
 // WorkspaceRequest makes a request entry for a method not tied to one
 // document (workspace/symbol, workspace/executeCommand ...).
 func WorkspaceRequest[T Editable[T], P any](run func(ctx context.Context, wc *WorkspaceContext[T], params *P) (any, error)) Request[T] {
-	return Request[T]{prepare: func(s *Server[T], raw json.RawMessage) (compute, error) {
+	return Request[T]{prepare: func(s *server[T], raw json.RawMessage) (compute, error) {
 		params := new(P)
 		if err := decodeParams(raw, params); err != nil {
 			return nil, err
@@ -121,7 +121,7 @@ type Notification[T Editable[T]] struct {
 // it fails with ErrCallOnReadLoop: start a goroutine for that. Its error is
 // logged.
 func OnNotification[T Editable[T], P any](handle func(ctx context.Context, wc *WorkspaceContext[T], params *P) error) Notification[T] {
-	return Notification[T]{handle: func(s *Server[T], ctx context.Context, raw json.RawMessage) error {
+	return Notification[T]{handle: func(s *server[T], ctx context.Context, raw json.RawMessage) error {
 		params := new(P)
 		if err := decodeParams(raw, params); err != nil {
 			return err

@@ -73,8 +73,8 @@ const (
 	stateShuttingDown                  // after shutdown: only exit is served
 )
 
-// Server is one language server connection. Make one with Serve.
-type Server[T Editable[T]] struct {
+// server is one language server connection, run by Serve.
+type server[T Editable[T]] struct {
 	opts          Options[T]
 	log           *zap.Logger
 	conn          jsonrpc2.Conn
@@ -115,7 +115,7 @@ func Serve[T Editable[T]](ctx context.Context, rwc io.ReadWriteCloser, opts Opti
 	return newServer(opts).serve(ctx, rwc)
 }
 
-func newServer[T Editable[T]](opts Options[T]) *Server[T] {
+func newServer[T Editable[T]](opts Options[T]) *server[T] {
 	if opts.Features.Parse == nil {
 		panic("lsp: Options.Features.Parse is required")
 	}
@@ -128,7 +128,7 @@ func newServer[T Editable[T]](opts Options[T]) *Server[T] {
 	if opts.processAlive == nil {
 		opts.processAlive = processAlive
 	}
-	s := &Server[T]{
+	s := &server[T]{
 		opts:     opts,
 		log:      opts.Logger,
 		docs:     NewStore(opts.Features.Parse),
@@ -142,7 +142,7 @@ func newServer[T Editable[T]](opts Options[T]) *Server[T] {
 	return s
 }
 
-func (s *Server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
+func (s *server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.bg, s.stopBG = context.WithCancel(context.WithoutCancel(ctx))
 	s.stream = newWireStream(rwc, s.log, newTracer(s.opts.Trace))
 	s.conn = jsonrpc2.NewConn(s.stream)
@@ -184,13 +184,13 @@ func (s *Server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 }
 
 // stop ends Serve; the read loop may be left blocked on its input.
-func (s *Server[T]) stop() {
+func (s *server[T]) stop() {
 	s.stopOnce.Do(func() { close(s.stopping) })
 }
 
 // goBackground runs f in the background, counted by wg, unless Serve is
 // finishing; it reports whether f was started.
-func (s *Server[T]) goBackground(f func()) bool {
+func (s *server[T]) goBackground(f func()) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -204,17 +204,17 @@ func (s *Server[T]) goBackground(f func()) bool {
 	return true
 }
 
-func (s *Server[T]) session() *Session {
+func (s *server[T]) session() *Session {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.sess
 }
 
-func (s *Server[T]) currentSettings() Settings { return s.settings.current() }
+func (s *server[T]) currentSettings() Settings { return s.settings.current() }
 
 // documentContext captures what a request or a diagnostics run about doc
 // needs; everything in it is immutable.
-func (s *Server[T]) documentContext(doc *Document[T]) *DocumentContext[T] {
+func (s *server[T]) documentContext(doc *Document[T]) *DocumentContext[T] {
 	sess := s.session()
 	return &DocumentContext[T]{
 		Doc:      doc,
@@ -227,7 +227,7 @@ func (s *Server[T]) documentContext(doc *Document[T]) *DocumentContext[T] {
 }
 
 // workspaceContext captures the open documents and the session as they are.
-func (s *Server[T]) workspaceContext() *WorkspaceContext[T] {
+func (s *server[T]) workspaceContext() *WorkspaceContext[T] {
 	return &WorkspaceContext[T]{
 		Docs:     s.docs.All(),
 		Settings: s.currentSettings(),

@@ -23,7 +23,7 @@ type didOpenParams struct {
 	} `json:"textDocument"`
 }
 
-func (s *Server[T]) didOpen(_ context.Context, raw json.RawMessage) error {
+func (s *server[T]) didOpen(_ context.Context, raw json.RawMessage) error {
 	var p didOpenParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
@@ -48,7 +48,7 @@ type didChangeParams struct {
 	ContentChanges []ContentChange                          `json:"contentChanges"`
 }
 
-func (s *Server[T]) didChange(_ context.Context, raw json.RawMessage) error {
+func (s *server[T]) didChange(_ context.Context, raw json.RawMessage) error {
 	var p didChangeParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
@@ -69,7 +69,7 @@ func (s *Server[T]) didChange(_ context.Context, raw json.RawMessage) error {
 	return nil
 }
 
-func (s *Server[T]) didClose(_ context.Context, raw json.RawMessage) error {
+func (s *server[T]) didClose(_ context.Context, raw json.RawMessage) error {
 	var p protocol.DidCloseTextDocumentParams
 	if err := decodeParams(raw, &p); err != nil {
 		return err
