@@ -1,0 +1,307 @@
+// Package editors holds the editor integrations (VS Code, Neovim, Emacs,
+// Helix) and their headless tests: each editor that Debian packages opens the
+// project's logs and the corpus with the files from this folder, and the test
+// checks that the file type or mode activates and that every line is
+// highlighted as the kind of line the Go parser says it is.
+//
+// A test whose editor is not installed skips and says so, unless
+// RLOG_REQUIRE_EDITORS=1 (set by .ci/run), when it fails.
+package editors
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
+)
+
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), ".."))
+}
+
+// need returns the path of an editor's binary, or skips (fails under
+// RLOG_REQUIRE_EDITORS=1) when it is not installed.
+func need(t *testing.T, bin, pkg string) string {
+	t.Helper()
+	p, err := exec.LookPath(bin)
+	if err != nil {
+		msg := fmt.Sprintf("%s is not installed (Debian package %s)", bin, pkg)
+		if os.Getenv("RLOG_REQUIRE_EDITORS") == "1" {
+			t.Fatal(msg + " and RLOG_REQUIRE_EDITORS=1")
+		}
+		t.Skip(msg)
+	}
+	return p
+}
+
+// logFiles are the files every editor test reads: the project's own logs,
+// the grammar fixtures (every line kind, and the cases declared below), and
+// the corpus when it is there.
+func logFiles(t *testing.T) []string {
+	root := repoRoot()
+	var files []string
+	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "grammar", "tmtest", "testdata")} {
+		m, err := filepath.Glob(filepath.Join(dir, "*.rlog"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	t.Run("corpus", func(t *testing.T) {
+		files = append(files, corpus.Files(t, "rlog", ".rlog")...)
+		files = append(files, corpus.Files(t, "rlog-derived", ".rlog")...)
+	})
+	return files
+}
+
+// parserKinds returns the kind of each line as the parser sees it.
+func parserKinds(t *testing.T, path string) []string {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for l := range grammar.Parse(src).Lines() {
+		out = append(out, l.Kind.String())
+	}
+	return out
+}
+
+// divergence is a line where a line-at-a-time highlighter cannot know what
+// the parser knows; the same cases as the TextMate grammar's (see
+// grammar/tmtest): a file with no "---" at all stays preamble, and a header
+// left without its closing "---" ends at the first line that cannot be YAML.
+type divergence struct {
+	file         string
+	line         int
+	parser, edit string
+}
+
+var knownDivergences = []divergence{
+	{"divergent-no-header.rlog", 1, "user", "preamble"},
+	{"divergent-no-header.rlog", 2, "agent", "preamble"},
+	{"divergent-no-header.rlog", 3, "tool_start", "preamble"},
+	{"divergent-no-header.rlog", 4, "empty", "preamble"},
+	{"divergent-unclosed-header.rlog", 5, "empty", "header"},
+	{"divergent-unclosed-header.rlog", 6, "comment", "header"},
+	{"divergent-unclosed-header.rlog", 7, "user", "header"},
+}
+
+// compareKinds reports every line whose kind in the editor differs from the
+// parser's, apart from the declared divergences, and declared divergences
+// that did not occur.
+func compareKinds(t *testing.T, editor string, files []string, got map[string][]string) {
+	t.Helper()
+	expected := map[divergence]bool{}
+	for _, d := range knownDivergences {
+		expected[d] = false
+	}
+	bad, lines := 0, 0
+	compared := map[string]int{} // lines compared, by base name
+	for _, f := range files {
+		want := parserKinds(t, f)
+		have := got[f]
+		// Editors show no line after a final newline; the parser has an
+		// empty one there.
+		if len(want) == len(have)+1 && want[len(want)-1] == "empty" {
+			want = want[:len(want)-1]
+		}
+		if len(have) != len(want) {
+			t.Errorf("%s: %s saw %d lines, the parser %d", f, editor, len(have), len(want))
+			continue
+		}
+		compared[filepath.Base(f)] = len(want)
+		for i := range want {
+			lines++
+			if have[i] == want[i] {
+				continue
+			}
+			d := divergence{filepath.Base(f), i + 1, want[i], have[i]}
+			if _, ok := expected[d]; ok && strings.Contains(f, filepath.Join("grammar", "tmtest", "testdata")) {
+				expected[d] = true
+				continue
+			}
+			if bad++; bad <= 40 {
+				t.Errorf("%s:%d: parser %s, %s %s", f, i+1, want[i], editor, have[i])
+			}
+		}
+	}
+	if bad > 40 {
+		t.Errorf("... %d lines differ in all", bad)
+	}
+	var missing []string
+	for d, seen := range expected {
+		if !seen && d.line <= compared[d.file] {
+			missing = append(missing, fmt.Sprintf("%s:%d", d.file, d.line))
+		}
+	}
+	sort.Strings(missing)
+	for _, m := range missing {
+		t.Errorf("declared divergence did not occur in %s: %s", editor, m)
+	}
+	t.Logf("%s: %d lines of %d files compared with the parser", editor, lines, len(files))
+}
+
+// runEditor runs an editor command with a deadline, so that an editor
+// waiting for input fails the test instead of hanging it.
+func runEditor(t *testing.T, cmd *exec.Cmd, timeout time.Duration) []byte {
+	t.Helper()
+	done := make(chan struct{})
+	var out []byte
+	var err error
+	go func() {
+		out, err = cmd.CombinedOutput()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(timeout):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s did not finish in %v:\n%s", cmd.Path, timeout, out)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	}
+	return out
+}
+
+type nvimResult struct {
+	Files    map[string][]struct{ Kind string } `json:"files"`
+	Filetype map[string]string                  `json:"filetype"`
+	Colours  map[string]string                  `json:"colours"`
+}
+
+// TestNeovimSyntax opens every log in a headless Neovim with only
+// editors/neovim on the runtime path and checks the file type and the syntax
+// group of every line.
+func TestNeovimSyntax(t *testing.T) {
+	nvim := need(t, "nvim", "neovim")
+	files := logFiles(t)
+	out := filepath.Join(t.TempDir(), "kinds.json")
+	args := []string{"--headless", "--clean", "-n", "-i", "NONE",
+		"--cmd", "set rtp^=" + filepath.Join(repoRoot(), "editors", "neovim"),
+		"-c", "filetype plugin on", "-c", "syntax on",
+		"-c", "luafile " + filepath.Join(repoRoot(), "editors", "neovim", "test", "kinds.lua"), "--"}
+	cmd := exec.Command(nvim, append(args, files...)...)
+	cmd.Env = append(os.Environ(), "RLOG_OUT="+out)
+	runEditor(t, cmd, 2*time.Minute)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("Neovim wrote no result: %v", err)
+	}
+	var res nvimResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, f := range files {
+		if ft := res.Filetype[f]; ft != "rlog" {
+			t.Errorf("%s: filetype %q, want rlog", f, ft)
+		}
+		for _, l := range res.Files[f] {
+			got[f] = append(got[f], l.Kind)
+		}
+	}
+	compareKinds(t, "neovim", files, got)
+	// Each item is linked to a standard group, so every colour scheme shows it.
+	for group, want := range map[string]string{"rlogPrefix": "Statement", "rlogToolName": "Identifier",
+		"rlogKey": "Identifier", "rlogId": "Constant", "rlogTimestamp": "Constant", "rlogStatusOk": "Type",
+		"rlogStatusError": "Error", "rlogLineComment": "Comment", "rlogHeaderKey": "Identifier",
+		"rlogPhaseName": "Title", "rlogSubagent": "Type"} {
+		if res.Colours[group] != want {
+			t.Errorf("%s is shown as %q, want %q", group, res.Colours[group], want)
+		}
+	}
+}
+
+// buildServer builds cmd/rlog-ls once per test binary.
+var builtServer string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtServer != "" {
+		os.RemoveAll(filepath.Dir(builtServer))
+	}
+	os.Exit(code)
+}
+
+func buildServer(t *testing.T) string {
+	t.Helper()
+	if builtServer != "" {
+		return builtServer
+	}
+	dir, err := os.MkdirTemp("", "rlog-ls-editors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "rlog-ls")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/rlog-ls")
+	cmd.Dir = repoRoot()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	builtServer = bin
+	return bin
+}
+
+// TestNeovimLSPSetup checks the wiring of lua/rlog in Neovim: a missing
+// binary gets a message saying how to install it and starts nothing; the
+// real one attaches to the buffer and its diagnostics arrive. (The server's
+// answers are tested in e2e/.)
+func TestNeovimLSPSetup(t *testing.T) {
+	nvim := need(t, "nvim", "neovim")
+	out := filepath.Join(t.TempDir(), "lsp.json")
+	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
+		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
+		"-c", "filetype plugin on", "-c", "syntax on",
+		"-c", "luafile "+filepath.Join(repoRoot(), "editors", "neovim", "test", "lsp.lua"))
+	cmd.Env = append(os.Environ(), "RLOG_LS="+buildServer(t), "RLOG_OUT="+out,
+		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
+	runEditor(t, cmd, time.Minute)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("Neovim wrote no result: %v", err)
+	}
+	var res struct {
+		Errors         []string `json:"errors"`
+		Filetype       string   `json:"filetype"`
+		MissingMessage string   `json:"missing_message"`
+		MissingClients int      `json:"missing_clients"`
+		Attached       bool     `json:"attached"`
+		Diagnostics    []struct {
+			Lnum int    `json:"lnum"`
+			Code string `json:"code"`
+		} `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if len(res.Errors) > 0 {
+		t.Fatalf("Neovim: %v", res.Errors)
+	}
+	if res.Filetype != "rlog" {
+		t.Errorf("filetype %q", res.Filetype)
+	}
+	if !strings.Contains(res.MissingMessage, "go install github.com/rlog-ls/rlog-ls/cmd/rlog-ls@latest") ||
+		!strings.Contains(res.MissingMessage, "/nonexistent/rlog-ls") || res.MissingClients != 0 {
+		t.Errorf("missing binary: message %q, %d clients", res.MissingMessage, res.MissingClients)
+	}
+	if !res.Attached {
+		t.Fatal("rlog-ls did not attach to the buffer")
+	}
+	// testdata/sample.rlog has one finding: W002 on line 40.
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != "W002" || res.Diagnostics[0].Lnum != 39 {
+		t.Errorf("diagnostics %+v, want W002 on line 40", res.Diagnostics)
+	}
+}

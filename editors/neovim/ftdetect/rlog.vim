@@ -1,0 +1,2 @@
+" rlog/1 agent session logs.
+autocmd BufRead,BufNewFile *.rlog setfiletype rlog

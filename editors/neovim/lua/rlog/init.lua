@@ -1,0 +1,88 @@
+-- rlog-ls for Neovim: starts the rlog/1 language server for rlog buffers.
+--
+--   require('rlog').setup()                       -- rlog-ls on PATH
+--   require('rlog').setup({ cmd = { '/path/to/rlog-ls' },
+--                           settings = { rlog = { disabledCodes = { 'I004' } } } })
+--
+-- Works with Neovim 0.7 (vim.lsp.start_client) and 0.8+ (vim.lsp.start).
+-- The file type, syntax colours and buffer settings come from the rest of
+-- this folder (ftdetect/, syntax/, ftplugin/) once it is on 'runtimepath'.
+local M = {}
+
+M.install_command = 'go install github.com/rlog-ls/rlog-ls/cmd/rlog-ls@latest'
+
+local defaults = {
+  cmd = { 'rlog-ls' },
+  -- Sent as initializationOptions and answered to workspace/configuration
+  -- (section "rlog"); see the README for every setting.
+  settings = { rlog = {} },
+  -- Files whose presence marks the workspace root (for workspace symbols).
+  root_markers = { '.git' },
+}
+
+local config = vim.deepcopy(defaults)
+local clients = {} -- root directory -> client id (Neovim 0.7)
+local warned = false
+
+local function root_dir(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.fn.getcwd()
+  for _, marker in ipairs(config.root_markers) do
+    local found = vim.fn.finddir(marker, dir .. ';')
+    if found == '' then found = vim.fn.findfile(marker, dir .. ';') end
+    if found ~= '' then return vim.fn.fnamemodify(found, ':p:h:h') end
+  end
+  return dir
+end
+
+-- start attaches the server to a buffer, starting it if needed. It returns
+-- the client id, or nil (with a message saying how to install the server)
+-- when the binary is missing.
+function M.start(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if vim.fn.executable(config.cmd[1]) ~= 1 then
+    if not warned then
+      warned = true
+      vim.notify(('rlog: the language server %q was not found. Install it with `%s` '
+        .. "(it lands in $(go env GOPATH)/bin: put that on PATH), or pass cmd = { '/path/to/rlog-ls' } "
+        .. "to require('rlog').setup(). Syntax colours work without it."):format(config.cmd[1], M.install_command),
+        vim.log.levels.WARN)
+    end
+    return nil
+  end
+  local root = root_dir(bufnr)
+  local spec = {
+    name = 'rlog-ls',
+    cmd = config.cmd,
+    root_dir = root,
+    settings = config.settings,
+    init_options = config.settings.rlog,
+  }
+  if vim.lsp.start then
+    return vim.lsp.start(spec, { bufnr = bufnr })
+  end
+  local id = clients[root]
+  if not id or vim.lsp.client_is_stopped(id) then
+    spec.workspace_folders = { { uri = vim.uri_from_fname(root), name = root } }
+    id = vim.lsp.start_client(spec)
+    clients[root] = id
+  end
+  if id then vim.lsp.buf_attach_client(bufnr, id) end
+  return id
+end
+
+function M.setup(opts)
+  config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  local group = vim.api.nvim_create_augroup('rlog-ls', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = 'rlog',
+    callback = function(ev) M.start(ev.buf) end,
+  })
+  -- Buffers already open when setup runs.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].filetype == 'rlog' then M.start(b) end
+  end
+end
+
+return M
