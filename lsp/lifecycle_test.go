@@ -1,7 +1,9 @@
 package lsp
 
 import (
+	"context"
 	"testing"
+	"testing/synctest"
 
 	"go.lsp.dev/protocol"
 
@@ -173,4 +175,26 @@ func TestServerEndsWhenInputClosesAfterShutdown(t *testing.T) {
 	if code := c.ExitCode(); code != 0 {
 		t.Fatalf("code %d, want 0", code)
 	}
+}
+
+// Work that ignores its context cannot keep the server from exiting.
+func TestExitDespiteStuckBackgroundWork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		started := make(chan struct{})
+		opts := testOptions(t)
+		opts.Features.Diagnose = func(context.Context, *DocumentContext[*plainText]) []protocol.Diagnostic {
+			close(started)
+			<-release // ignores its context
+			return nil
+		}
+		c := startServer(t, opts)
+		c.Initialize(initParams(noDebounce))
+		openDoc(c, "untitled:stuck", 1, "x")
+		<-started
+		if code := c.Shutdown(); code != 0 {
+			t.Fatalf("exit code %d", code)
+		}
+		close(release) // let the bubble's goroutines end
+	})
 }

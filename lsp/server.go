@@ -173,7 +173,7 @@ func (s *server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.mu.Unlock()
 	s.stopBG()
 	s.diagnostics.stop()
-	s.wg.Wait()
+	s.awaitBackground()
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,6 +181,24 @@ func (s *server[T]) serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		return 0
 	}
 	return 1
+}
+
+// backgroundGrace bounds how long Serve waits for background work once its
+// context is cancelled: a Diagnose or request that ignores its context, or a
+// write to a client that no longer reads, must not keep the process alive.
+const backgroundGrace = 2 * time.Second
+
+func (s *server[T]) awaitBackground() {
+	done := make(chan struct{})
+	go func() {
+		s.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(backgroundGrace):
+		s.log.Warn("background work did not stop; leaving it", zap.Duration("waited", backgroundGrace))
+	}
 }
 
 // stop ends Serve; the read loop may be left blocked on its input.
