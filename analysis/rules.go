@@ -84,6 +84,7 @@ var Rules = []Rule{
 	{"W013", Warning, "NUL byte", false},
 	{"H001", Hint, "Unknown lifecycle event", false},
 	{"H002", Hint, "Non-standard redaction marker", false},
+	{"S001", Hint, "Possible credential in the log", false},
 	{"I001", Info, "Long session without @start", true},
 	{"I002", Info, "@start without @end", true},
 }

@@ -1,0 +1,699 @@
+package analysis
+
+import (
+	"bytes"
+	"math"
+)
+
+// Secrets: values in a log that look like credentials (rule S001). Agent
+// logs are shared (attached to issues, uploaded as replays), and a key
+// pasted into a prompt or echoed by a tool ends up in them. The detector is
+// deliberately narrow: a value is reported only when its shape says
+// "credential" (a vendor prefix, a JWT, a PEM private key header, a bearer
+// or basic Authorization value, a password in a URL) or when it is assigned
+// to a credential-named key (password=, api_key:, "client_secret": ...) and
+// looks random. Ordinary rlog metadata (tokens_in=, sig=, id=, sha256=)
+// never qualifies, and placeholders ($TOKEN, <key>, [redacted:x], ***, the
+// vendors' documented EXAMPLE keys) are left alone.
+//
+// FindSecrets and AppendSecrets work on one line's bytes, with no state and
+// no allocation beyond the result, in one pass: every trigger's look-ahead
+// stops at a byte that cannot start another candidate inside it, so a 10 MB
+// line costs time in proportion to its length. Redact applies them to a
+// whole document.
+
+// SecretMatch is one credential-like value: its kind and its byte span. The
+// span covers only the secret (the token after "Bearer ", the value after
+// "password="), which is what a redaction replaces.
+type SecretMatch struct {
+	// Kind is the label of [redacted:<kind>]: letters and underscores, so
+	// the rlog/1 validator's `\[redacted:\w+\]` counts the redaction.
+	Kind string
+	// Start and End are byte offsets: into the line for FindSecrets and
+	// AppendSecrets, into the document for Redact.
+	Start, End int
+}
+
+// The kinds, with how a message names them.
+var secretKinds = map[string]string{
+	"anthropic_key":  "an Anthropic API key",
+	"openai_key":     "an OpenAI API key",
+	"github_token":   "a GitHub token",
+	"gitlab_token":   "a GitLab token",
+	"aws_access_key": "an AWS access key id",
+	"slack_token":    "a Slack token",
+	"google_api_key": "a Google API key",
+	"stripe_key":     "a Stripe secret key",
+	"npm_token":      "an npm token",
+	"jwt":            "a JSON Web Token",
+	"private_key":    "a private key",
+	"bearer_token":   "a bearer token",
+	"basic_auth":     "HTTP basic credentials",
+	"url_password":   "a password in a URL",
+	"password":       "a password",
+	"api_key":        "an API key",
+	"token":          "a token",
+	"secret":         "a secret",
+}
+
+// Describe names a kind for a message: "an Anthropic API key".
+func (m SecretMatch) Describe() string {
+	if d, ok := secretKinds[m.Kind]; ok {
+		return d
+	}
+	return "a credential"
+}
+
+// Message is the S001 diagnostic's message for m.
+func (m SecretMatch) Message() string {
+	return "This looks like " + m.Describe() + ". Logs get shared: rotate it if it is real, " +
+		"and share a redacted copy (" + RedactionMarker(m.Kind) + ")."
+}
+
+// RedactionMarker is what a redaction of kind writes: [redacted:kind].
+func RedactionMarker(kind string) string { return "[redacted:" + kind + "]" }
+
+// FindSecrets returns the credential-like values in one line (without its
+// line break; a trailing CR is fine), in order, not overlapping. nil when
+// there is none.
+func FindSecrets(line []byte) []SecretMatch { return AppendSecrets(nil, line) }
+
+// AppendSecrets appends the matches of line to dst and returns it: with a
+// reused dst, scanning a clean line allocates nothing.
+func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if !secretTrigger[c] {
+			continue
+		}
+		if c != '=' && c != ':' && i > 0 && isWordByte(line[i-1]) {
+			continue // inside a word: no prefix starts here
+		}
+		var m SecretMatch
+		var ok bool
+		switch c {
+		case '=', ':':
+			m, ok = assignedSecret(line, i)
+			if !ok && c == ':' {
+				m, ok = urlPassword(line, i)
+			}
+		default:
+			m, ok = prefixedSecret(line, i)
+		}
+		if ok {
+			dst = append(dst, m)
+			i = m.End - 1
+		}
+	}
+	return dst
+}
+
+var secretTrigger = func() (t [256]bool) {
+	for _, c := range []byte("=:sgrAxneB-bB") {
+		t[c] = true
+	}
+	return t
+}()
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// isWordByte: the bytes a vendor token is made of; a prefix counts only
+// where the byte before it is not one of them.
+func isWordByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
+
+func isB64URL(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
+
+func isUpperAlnum(c byte) bool { return 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' }
+
+// maxSecretScan bounds every look-ahead: no credential is longer.
+const maxSecretScan = 4096
+
+// run returns the end of the run of bytes satisfying ok from i, at most
+// maxSecretScan long.
+func run(line []byte, i int, ok func(byte) bool) int {
+	limit := min(len(line), i+maxSecretScan)
+	for i < limit && ok(line[i]) {
+		i++
+	}
+	return i
+}
+
+func hasPrefixAt(line []byte, i int, prefix string) bool {
+	return len(line)-i >= len(prefix) && string(line[i:i+len(prefix)]) == prefix
+}
+
+func hasFoldPrefixAt(line []byte, i int, prefix string) bool {
+	return len(line)-i >= len(prefix) && bytes.EqualFold(line[i:i+len(prefix)], []byte(prefix))
+}
+
+// mixed reports whether b has both a letter and a digit: every real key
+// does, and words, paths and type names mostly do not.
+func mixed(b []byte) bool {
+	var letter, digit bool
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			digit = true
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			letter = true
+		}
+	}
+	return letter && digit
+}
+
+// placeholder reports values that stand for a secret rather than being one.
+func placeholder(b []byte) bool {
+	for _, w := range placeholderWords {
+		if containsFold(b, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var placeholderWords = []string{"example", "redacted", "xxxxx", "*****", "placeholder", "your_", "your-", "dummy", "changeme", "replace"}
+
+func containsFold(b []byte, w string) bool {
+	n := len(w)
+	for i := 0; i+n <= len(b); i++ {
+		if bytes.EqualFold(b[i:i+n], []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// entropy is the Shannon entropy of b in bits per byte.
+func entropy(b []byte) float64 {
+	var counts [256]int
+	for _, c := range b {
+		counts[c]++
+	}
+	h := 0.0
+	n := float64(len(b))
+	for _, k := range counts {
+		if k > 0 {
+			p := float64(k) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// prefixedSecret recognises a credential that starts at i (a word start)
+// by its shape.
+func prefixedSecret(line []byte, i int) (SecretMatch, bool) {
+	token := func(prefix string, ok func(byte) bool, minTail, maxTail int, kind string) (SecretMatch, bool) {
+		if !hasPrefixAt(line, i, prefix) {
+			return SecretMatch{}, false
+		}
+		start := i + len(prefix)
+		end := run(line, start, ok)
+		tail := line[start:end]
+		if len(tail) < minTail || (maxTail > 0 && len(tail) > maxTail) || !mixed(tail) || placeholder(tail) {
+			return SecretMatch{}, false
+		}
+		return SecretMatch{Kind: kind, Start: i, End: end}, true
+	}
+	var m SecretMatch
+	var ok bool
+	next := byte(0)
+	if i+1 < len(line) {
+		next = line[i+1]
+	}
+	switch line[i] {
+	case 's':
+		if next != 'k' {
+			return SecretMatch{}, false
+		}
+		if m, ok = token("sk-ant-", isWordByte, 20, 0, "anthropic_key"); !ok {
+			if m, ok = token("sk_live_", isAlnum, 16, 0, "stripe_key"); !ok {
+				m, ok = token("sk-", isWordByte, 20, 0, "openai_key")
+			}
+		}
+	case 'r':
+		m, ok = token("rk_live_", isAlnum, 16, 0, "stripe_key")
+	case 'g':
+		if next != 'h' && next != 'i' && next != 'l' {
+			return SecretMatch{}, false
+		}
+		for _, p := range []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"} {
+			if m, ok = token(p, isAlnum, 30, 255, "github_token"); ok {
+				break
+			}
+		}
+		if !ok {
+			if m, ok = token("github_pat_", func(c byte) bool { return isAlnum(c) || c == '_' }, 22, 0, "github_token"); !ok {
+				m, ok = token("glpat-", isWordByte, 20, 0, "gitlab_token")
+			}
+		}
+	case 'A':
+		for _, p := range []string{"AKIA", "ASIA"} {
+			if m, ok = token(p, isUpperAlnum, 16, 16, "aws_access_key"); ok {
+				break
+			}
+		}
+		if ok && m.End < len(line) && isAlnum(line[m.End]) {
+			ok = false
+		}
+		if !ok {
+			m, ok = token("AIza", isB64URL, 35, 35, "google_api_key")
+		}
+	case 'x':
+		if hasPrefixAt(line, i, "xox") && i+4 < len(line) && line[i+4] == '-' {
+			switch line[i+3] {
+			case 'a', 'b', 'p', 'r', 's', 'e':
+				m, ok = token(string(line[i:i+5]), isWordByte, 10, 0, "slack_token")
+			}
+		}
+	case 'n':
+		m, ok = token("npm_", isAlnum, 36, 36, "npm_token")
+	case 'e':
+		if next == 'y' {
+			m, ok = jwtAt(line, i)
+		}
+	case '-':
+		m, ok = privateKeyAt(line, i)
+	case 'B', 'b':
+		if next|0x20 == 'e' || next|0x20 == 'a' {
+			m, ok = authorizationValue(line, i)
+		}
+	}
+	return m, ok
+}
+
+// jwtAt recognises header.payload.signature, the first two being base64url
+// JSON objects ("eyJ" is `{"`).
+func jwtAt(line []byte, i int) (SecretMatch, bool) {
+	p := i
+	for seg := 0; seg < 3; seg++ {
+		if seg < 2 && !hasPrefixAt(line, p, "eyJ") {
+			return SecretMatch{}, false
+		}
+		end := run(line, p, isB64URL)
+		if end-p < 10 {
+			return SecretMatch{}, false
+		}
+		p = end
+		if seg < 2 {
+			if p >= len(line) || line[p] != '.' {
+				return SecretMatch{}, false
+			}
+			p++
+		}
+	}
+	return SecretMatch{Kind: "jwt", Start: i, End: p}, true
+}
+
+// privateKeyAt recognises "-----BEGIN ... PRIVATE KEY-----" followed by a
+// key: the match runs to the matching END line when it is on the same line
+// (keys in JSON strings, with \n escapes), else over the base64 body that
+// follows, else, when the header ends the line, to the end of the line (the
+// body is on the lines below; Redact takes care of those).
+func privateKeyAt(line []byte, i int) (SecretMatch, bool) {
+	const begin, suffix = "-----BEGIN ", "PRIVATE KEY-----"
+	if !hasPrefixAt(line, i, begin) {
+		return SecretMatch{}, false
+	}
+	p := i + len(begin)
+	label := run(line, p, func(c byte) bool { return 'A' <= c && c <= 'Z' || c == ' ' })
+	if label-p > 40 || !bytes.HasSuffix(line[p:label], []byte("PRIVATE KEY")) || !hasPrefixAt(line, label, "-----") {
+		return SecretMatch{}, false
+	}
+	p = label + len("-----")
+	window := line[p:min(len(line), p+4*maxSecretScan)]
+	if j := bytes.Index(window, []byte("-----END ")); j >= 0 {
+		if k := bytes.Index(window[j:], []byte(suffix)); k >= 0 {
+			return SecretMatch{Kind: "private_key", Start: i, End: p + j + k + len(suffix)}, true
+		}
+	}
+	body := pemBodyEnd(line, p)
+	if body-p >= 16 || restIsBlank(line[body:]) {
+		return SecretMatch{Kind: "private_key", Start: i, End: body}, true
+	}
+	return SecretMatch{}, false
+}
+
+// pemBodyEnd skips base64, blanks and \n escapes from p; it never passes a
+// quote, so a key inside a JSON string is cut inside the string.
+func pemBodyEnd(line []byte, p int) int {
+	limit := min(len(line), p+4*maxSecretScan)
+	for p < limit {
+		c := line[p]
+		switch {
+		case isAlnum(c) || c == '+' || c == '/' || c == '=' || c == ' ' || c == '\t':
+			p++
+		case c == '\\' && p+1 < len(line) && (line[p+1] == 'n' || line[p+1] == 'r'):
+			p += 2
+		default:
+			return trimRightBlank(line, p)
+		}
+	}
+	return trimRightBlank(line, p)
+}
+
+func trimRightBlank(line []byte, p int) int {
+	for p > 0 && (line[p-1] == ' ' || line[p-1] == '\t') {
+		p--
+	}
+	return p
+}
+
+func restIsBlank(b []byte) bool {
+	return len(bytes.Trim(b, " \t\r")) == 0
+}
+
+// authorizationValue recognises "Bearer <token>" and, after an
+// Authorization header name, "Basic <base64>". Only the credential is
+// matched.
+func authorizationValue(line []byte, i int) (SecretMatch, bool) {
+	var kind string
+	var p int
+	switch {
+	case hasFoldPrefixAt(line, i, "bearer "):
+		kind, p = "bearer_token", i+len("bearer ")
+	case hasFoldPrefixAt(line, i, "basic ") && afterAuthorization(line, i):
+		kind, p = "basic_auth", i+len("basic ")
+	default:
+		return SecretMatch{}, false
+	}
+	for p < len(line) && line[p] == ' ' {
+		p++
+	}
+	end := run(line, p, func(c byte) bool {
+		return isAlnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' || c == '='
+	})
+	tok := line[p:end]
+	minLen := 16
+	if kind == "basic_auth" {
+		minLen = 8
+	}
+	if len(tok) < minLen || placeholder(tok) || (kind == "bearer_token" && !mixed(tok)) {
+		return SecretMatch{}, false
+	}
+	return SecretMatch{Kind: kind, Start: p, End: end}, true
+}
+
+// afterAuthorization reports whether "Authorization" (any case, then ':' or
+// '=' and quotes or blanks) comes right before i.
+func afterAuthorization(line []byte, i int) bool {
+	p := i
+	for p > 0 && (line[p-1] == ' ' || line[p-1] == '"' || line[p-1] == '\'' || line[p-1] == '\\') {
+		p--
+	}
+	if p == 0 || (line[p-1] != ':' && line[p-1] != '=') {
+		return false
+	}
+	p--
+	for p > 0 && (line[p-1] == ' ' || line[p-1] == '"' || line[p-1] == '\'' || line[p-1] == '\\') {
+		p--
+	}
+	const name = "authorization"
+	return p >= len(name) && bytes.EqualFold(line[p-len(name):p], []byte(name))
+}
+
+// urlPassword recognises scheme://user:password@host at the ':' of the
+// scheme, and matches the password.
+func urlPassword(line []byte, i int) (SecretMatch, bool) {
+	if !hasPrefixAt(line, i, "://") || i == 0 || !isAlnum(line[i-1]) {
+		return SecretMatch{}, false
+	}
+	p := i + 3
+	limit := min(len(line), p+256)
+	colon := -1
+	for q := p; q < limit; q++ {
+		switch c := line[q]; c {
+		case ':':
+			if colon < 0 {
+				colon = q
+			}
+		case '@':
+			if colon < 0 || q-colon < 2 {
+				return SecretMatch{}, false
+			}
+			pw := line[colon+1 : q]
+			if pw[0] == '$' || pw[0] == '<' || pw[0] == '{' || pw[0] == '%' || placeholder(pw) || allSame(pw) {
+				return SecretMatch{}, false
+			}
+			return SecretMatch{Kind: "url_password", Start: colon + 1, End: q}, true
+		case '/', '?', '#', ' ', '\t', '"', '\'', '\\', '<', '>', '`', '\r', '\n':
+			return SecretMatch{}, false
+		}
+	}
+	return SecretMatch{}, false
+}
+
+func allSame(b []byte) bool {
+	for _, c := range b {
+		if c != b[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// assignedSecret recognises key=value or key: value (quotes allowed around
+// either, JSON-escaped quotes too) where the key names a credential and the
+// value looks like one. The value's own shape, when it has one (sk-...),
+// gives the kind.
+func assignedSecret(line []byte, sep int) (SecretMatch, bool) {
+	kind := credentialKey(line, sep)
+	if kind == "" {
+		return SecretMatch{}, false
+	}
+	p := sep + 1
+	for p < len(line) && (line[p] == ' ' || line[p] == '\t') {
+		p++
+	}
+	if p < len(line) && line[p] == '\\' && p+1 < len(line) && line[p+1] == '"' {
+		p += 2
+	} else if p < len(line) && (line[p] == '"' || line[p] == '\'') {
+		p++
+	}
+	if p >= len(line) {
+		return SecretMatch{}, false
+	}
+	if m, ok := prefixedSecret(line, p); ok && m.Start == p {
+		return m, true
+	}
+	switch line[p] {
+	case '$', '<', '{', '[', '%', '*', '(', '&':
+		return SecretMatch{}, false // a variable, a template, a marker, an expression
+	}
+	end := run(line, p, isValueByte)
+	for end < len(line) && end-p < maxSecretScan && line[end] == '=' {
+		end++ // base64 padding
+	}
+	v := line[p:end]
+	if len(v) < 8 || !mixed(v) || placeholder(v) || entropy(v) < 2.5 {
+		return SecretMatch{}, false
+	}
+	return SecretMatch{Kind: kind, Start: p, End: end}, true
+}
+
+// isValueByte: what an assigned secret may contain. It stops at blanks,
+// quotes, escapes, separators and brackets, and at '=' and ':' (so that a
+// chain of assignments is read one at a time; '=' padding is added after).
+func isValueByte(c byte) bool {
+	if c <= ' ' || c >= 0x7f {
+		return false
+	}
+	switch c {
+	case '"', '\'', '\\', ',', ';', '&', '(', ')', '[', ']', '{', '}', '<', '>', '`', '=', ':':
+		return false
+	}
+	return true
+}
+
+// credentialKey reads the key that ends just before the separator at sep
+// and returns the kind of secret it names, or "".
+func credentialKey(line []byte, sep int) string {
+	p := sep
+	for p > 0 && line[p-1] == ' ' && line[sep] == ':' {
+		p--
+	}
+	if p > 0 && (line[p-1] == '"' || line[p-1] == '\'') {
+		p--
+		if p > 0 && line[p-1] == '\\' {
+			p--
+		}
+	}
+	end := p
+	if end < 2 || !keyEnding(line[end-2], line[end-1]) {
+		return "" // no credential word ends so: the common case
+	}
+	for p > 0 && end-p < 64 && (isAlnum(line[p-1]) || line[p-1] == '_' || line[p-1] == '-' || line[p-1] == '.') {
+		p--
+	}
+	if p == end || (p > 0 && end-p == 64) {
+		return ""
+	}
+	return keyKind(line[p:end])
+}
+
+// keyEnding reports whether a credential word can end with the bytes a, b
+// (any case): passwo-rd, passw-d, p-wd, passphra-se, secr-et, tok-en,
+// (api)k-ey, credenti-al, credentia-ls, au-th.
+func keyEnding(a, b byte) bool {
+	switch uint16(a|0x20)<<8 | uint16(b|0x20) {
+	case 'r'<<8 | 'd', 'w'<<8 | 'd', 's'<<8 | 'e', 'e'<<8 | 't', 'e'<<8 | 'n', 'e'<<8 | 'y', 'a'<<8 | 'l', 'l'<<8 | 's', 't'<<8 | 'h':
+		return true
+	}
+	return false
+}
+
+// keyKind classifies a key by its last word (snake, kebab, dotted or camel
+// case): password, passwd, pwd, passphrase; secret; token; key after api,
+// access, secret, private, signing, encryption, master, client or auth;
+// apikey; credential(s); and the bare key "auth". It runs for every '='
+// and ':' of a log, so it looks at the last word only, and at the one
+// before only for "key".
+func keyKind(key []byte) string {
+	last, rest := lastWord(key)
+	switch {
+	case lowerEq(last, "password"), lowerEq(last, "passwd"), lowerEq(last, "pwd"), lowerEq(last, "passphrase"):
+		return "password"
+	case lowerEq(last, "secret"):
+		return "secret"
+	case lowerEq(last, "token"):
+		return "token"
+	case lowerEq(last, "apikey"):
+		return "api_key"
+	case lowerEq(last, "credential"), lowerEq(last, "credentials"):
+		return "secret"
+	case lowerEq(last, "auth"):
+		if len(rest) == 0 {
+			return "secret"
+		}
+	case lowerEq(last, "key"):
+		prev, _ := lastWord(rest)
+		switch {
+		case lowerEq(prev, "api"):
+			return "api_key"
+		case lowerEq(prev, "access"), lowerEq(prev, "secret"), lowerEq(prev, "private"), lowerEq(prev, "signing"),
+			lowerEq(prev, "encryption"), lowerEq(prev, "master"), lowerEq(prev, "client"), lowerEq(prev, "auth"):
+			return "secret"
+		}
+	}
+	return ""
+}
+
+// lastWord splits the last word off key: after the last '_', '-' or '.',
+// or at the last lower-to-upper case change (apiKey).
+func lastWord(key []byte) (last, rest []byte) {
+	for len(key) > 0 && isKeySep(key[len(key)-1]) {
+		key = key[:len(key)-1]
+	}
+	for i := len(key) - 1; i > 0; i-- {
+		if isKeySep(key[i-1]) {
+			return key[i:], key[:i-1]
+		}
+		if 'A' <= key[i] && key[i] <= 'Z' && 'a' <= key[i-1] && key[i-1] <= 'z' {
+			return key[i:], key[:i]
+		}
+	}
+	return key, nil
+}
+
+func isKeySep(c byte) bool { return c == '_' || c == '-' || c == '.' }
+
+// lowerEq reports whether b is the lowercase ASCII word w in any case.
+func lowerEq(b []byte, w string) bool {
+	if len(b) != len(w) {
+		return false
+	}
+	for i := range len(b) {
+		if b[i]|0x20 != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Redact returns src with every secret replaced by [redacted:<kind>], and
+// the matches, their spans in src. It works line by line on any text (an
+// rlog file, but also JSONL: no match spans a quote, so JSON stays valid),
+// and keeps the line structure: the same number of lines, in the same
+// order. A private key whose header ends its line has its body on the
+// lines below: those lines' content (after their indentation) is replaced
+// too, up to and including the END line. When nothing is found, src itself
+// is returned.
+func Redact(src []byte) ([]byte, []SecretMatch) {
+	var matches []SecretMatch
+	var lineMatches []SecretMatch
+	inKey := false
+	for start := 0; start < len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		line := src[start:end]
+		if inKey {
+			if m, more, ok := pemBodyLine(line); ok {
+				matches = append(matches, SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End})
+				inKey = more
+				start = end + 1
+				continue
+			}
+			inKey = false
+		}
+		lineMatches = AppendSecrets(lineMatches[:0], line)
+		for _, m := range lineMatches {
+			matches = append(matches, SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End})
+		}
+		if n := len(lineMatches); n > 0 {
+			last := lineMatches[n-1]
+			inKey = last.Kind == "private_key" && restIsBlank(line[last.End:]) &&
+				!bytes.Contains(line[last.Start:last.End], []byte("-----END "))
+		}
+		start = end + 1
+	}
+	if len(matches) == 0 {
+		return src, nil
+	}
+	var out bytes.Buffer
+	out.Grow(len(src))
+	prev := 0
+	for _, m := range matches {
+		out.Write(src[prev:m.Start])
+		out.WriteString(RedactionMarker(m.Kind))
+		prev = m.End
+	}
+	out.Write(src[prev:])
+	return out.Bytes(), matches
+}
+
+// pemBodyLine matches one line of a private key's body (base64, or a PEM
+// header such as Proc-Type:) after its indentation, and reports whether the
+// key goes on (the END line not reached). A line that is not part of a key
+// body ends the key without a match.
+func pemBodyLine(line []byte) (m SecretMatch, more, ok bool) {
+	content := bytes.TrimRight(line, "\r")
+	p := 0
+	for p < len(content) && (content[p] == ' ' || content[p] == '\t') {
+		p++
+	}
+	body := content[p:]
+	if len(body) == 0 {
+		return SecretMatch{}, false, false
+	}
+	if bytes.HasPrefix(body, []byte("-----END ")) {
+		if k := bytes.Index(body, []byte("PRIVATE KEY-----")); k >= 0 {
+			return SecretMatch{Kind: "private_key", Start: p, End: p + k + len("PRIVATE KEY-----")}, false, true
+		}
+		return SecretMatch{}, false, false
+	}
+	if bytes.HasPrefix(body, []byte("Proc-Type:")) || bytes.HasPrefix(body, []byte("DEK-Info:")) {
+		return SecretMatch{Kind: "private_key", Start: p, End: len(content)}, true, true
+	}
+	for _, c := range body {
+		if !(isAlnum(c) || c == '+' || c == '/' || c == '=') {
+			return SecretMatch{}, false, false
+		}
+	}
+	return SecretMatch{Kind: "private_key", Start: p, End: len(content)}, true, true
+}

@@ -1,0 +1,293 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
+)
+
+// Credentials made for the tests: the right shapes, no real key.
+const (
+	anthropicKey = "sk-ant-api03-Zx9Qm2Lr7Tb4Wn8Kc1Vd6Hs3Jf0Pg5Ya2Ue7Io4Xq9Rt1Mb6Nc3Lz8Kw5"
+	openAIKey    = "sk-proj-4fT9qLm2Zx7RbW1nK8cVd3Hs6Jf0Pg5Ya2Ue7Io4Xq9R"
+	githubToken  = "ghp_4fT9qLm2Zx7RbW1nK8cVd3Hs6Jf0Pg5Ya2Ue"
+	githubPAT    = "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWX"
+	awsKeyID     = "AKIA4FT9QLM2ZX7RBW1N"
+	slackToken   = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOp"
+	jwtToken     = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	googleKey    = "AIzaSyB4fT9qLm2Zx7RbW1nK8cVd3Hs6Jf0Pg5Y"
+	stripeKey    = "sk_live_4fT9qLm2Zx7RbW1nK8cVd3Hs"
+	gitlabToken  = "glpat-4fT9qLm2Zx7RbW1nK8cV"
+	npmToken     = "npm_4fT9qLm2Zx7RbW1nK8cVd3Hs6Jf0Pg5Ya2Ue"
+)
+
+type found struct{ kind, text string }
+
+func findAll(line string) []found {
+	var out []found
+	for _, m := range FindSecrets([]byte(line)) {
+		out = append(out, found{m.Kind, line[m.Start:m.End]})
+	}
+	return out
+}
+
+func TestFindSecrets(t *testing.T) {
+	cases := []struct {
+		line string
+		want []found
+	}{
+		// Vendor shapes, wherever they stand.
+		{"u: use " + anthropicKey + " for the api", []found{{"anthropic_key", anthropicKey}}},
+		{`t!:Bash id=c1 cmd="export OPENAI_API_KEY=` + openAIKey + `" → [ok]`, []found{{"openai_key", openAIKey}}},
+		{"o: id=c1 → [ok] token " + githubToken, []found{{"github_token", githubToken}}},
+		{"  " + githubPAT + ",", []found{{"github_token", githubPAT}}},
+		{"aws_access_key_id = " + awsKeyID, []found{{"aws_access_key", awsKeyID}}},
+		{"SLACK=" + slackToken, []found{{"slack_token", slackToken}}},
+		{"cookie: session=" + jwtToken + "; Path=/", []found{{"jwt", jwtToken}}},
+		{`{"key":"` + googleKey + `"}`, []found{{"google_api_key", googleKey}}},
+		{"stripe " + stripeKey, []found{{"stripe_key", stripeKey}}},
+		{"gitlab " + gitlabToken, []found{{"gitlab_token", gitlabToken}}},
+		{"//registry.npmjs.org/:_authToken=" + npmToken, []found{{"npm_token", npmToken}}},
+		// Authorization headers: only the credential.
+		{`curl -H "Authorization: Bearer abcDEF123456ghiJKL789"`, []found{{"bearer_token", "abcDEF123456ghiJKL789"}}},
+		{`{"headers":{"Authorization":"Bearer ` + jwtToken + `"}}`, []found{{"bearer_token", jwtToken}}},
+		{"Authorization: Basic dXNlcjpwYXNzd29yZA==", []found{{"basic_auth", "dXNlcjpwYXNzd29yZA=="}}},
+		// Private keys.
+		{"o: id=c2 → [ok] -----BEGIN RSA PRIVATE KEY-----", []found{{"private_key", "-----BEGIN RSA PRIVATE KEY-----"}}},
+		{`"key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n"`,
+			[]found{{"private_key", `-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----`}}},
+		{"-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", []found{{"private_key", "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ"}}},
+		// Passwords in URLs.
+		{"DATABASE_URL=postgres://app:s3cr3t-Pa55@db.internal:5432/app", []found{{"url_password", "s3cr3t-Pa55"}}},
+		{"redis://:hunter2@cache:6379", []found{{"url_password", "hunter2"}}},
+		// Assignments to credential-named keys, with random-looking values.
+		{"password=Tr0ub4dor3xK", []found{{"password", "Tr0ub4dor3xK"}}},
+		{`{"client_secret": "9fK2mQ7xLp4Rz8Wv1Nb6"}`, []found{{"secret", "9fK2mQ7xLp4Rz8Wv1Nb6"}}},
+		{`{\"db_password\":\"q8Lm2Zx7Rb\"}`, []found{{"password", "q8Lm2Zx7Rb"}}},
+		{"apiKey: 7f3a9c2e1b8d4f6a0c5e", []found{{"api_key", "7f3a9c2e1b8d4f6a0c5e"}}},
+		{"GITHUB_TOKEN=" + githubToken, []found{{"github_token", githubToken}}},
+		{"x-api-key=AbC123dEf456GhI789", []found{{"api_key", "AbC123dEf456GhI789"}}},
+		{"?access_token=a1b2c3d4e5f6g7h8&x=1", []found{{"token", "a1b2c3d4e5f6g7h8"}}},
+		{"secret=YWJjZGVmZzEyMzQ1Ng==", []found{{"secret", "YWJjZGVmZzEyMzQ1Ng=="}}},
+		// Several on one line, in order.
+		{"a " + githubToken + " b password=Tr0ub4dor3xK c " + awsKeyID, []found{{"github_token", githubToken}, {"password", "Tr0ub4dor3xK"}, {"aws_access_key", awsKeyID}}},
+
+		// Not secrets: rlog metadata, code, prose, placeholders.
+		{"th: thinking sig=Ep4EAbCdEfGh1234567890XyZ... tokens_in=120 tokens_out=45 tokens_cached=9000", nil},
+		{"a: done tokens_in=1 tokens_out=2 max_tokens=4096 next_token_count=12", nil},
+		{"@blob sha256=4f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c3b2a1f bytes=12", nil},
+		{"t!:Read id=toolu_01ABCdef234GHIjkl567 file_path=src/auth/token.go", nil},
+		{"o: id=c1 → [ok] pub api_key: Option<String>, secret_key: &[u8; 32], token: String,", nil},
+		{"let secret_key = generate_secret_key();", nil},
+		{"export API_KEY=$OPENAI_API_KEY; TOKEN=${GITHUB_TOKEN}; password=<your password>", nil},
+		{"API_KEY=[redacted:env_var] password=[REDACTED] token=***** secret=xxxxxxxxxxxx", nil},
+		{"password=your-password-here api_key=sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxx", nil},
+		{"AWS example AKIAIOSFODNN7EXAMPLE", nil},
+		{"the bearer token and Basic authentication are explained in the docs", nil},
+		{"task-sk-learn desk-1234567890abcdefghijkl", nil},
+		{"git clone git@github.com:org/repo.git https://github.com/org/repo https://user@host/x", nil},
+		{"grep -r '-----BEGIN RSA PRIVATE KEY-----' src/ | wc -l", nil},
+		{"u: what is a JWT? eyJ... is the header", nil},
+		{"password=short1 token=abcdefghijklmnop", nil},
+		{"c:a-b.c id=x state=open → [3 issues]", nil},
+	}
+	for _, c := range cases {
+		got := findAll(c.line)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%s\n got %v\nwant %v", c.line, got, c.want)
+		}
+	}
+}
+
+// Every kind has a description and a marker the rlog/1 validator counts.
+func TestSecretKinds(t *testing.T) {
+	marker := regexp.MustCompile(`^\[redacted:\w+\]$`)
+	for kind, desc := range secretKinds {
+		if !marker.MatchString(RedactionMarker(kind)) {
+			t.Errorf("%s: marker %s is not counted by the validator", kind, RedactionMarker(kind))
+		}
+		m := SecretMatch{Kind: kind}
+		if m.Describe() != desc || !strings.Contains(m.Message(), desc) || !strings.Contains(m.Message(), RedactionMarker(kind)) {
+			t.Errorf("%s: message %q", kind, m.Message())
+		}
+	}
+}
+
+func TestRedact(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abc1234\n---\n" +
+		"u: my key is " + anthropicKey + " ts=2025-12-19T20:29:02Z\r\n" +
+		"t!:Bash id=c1 cmd=\"cat ~/.ssh/id_rsa\" → [running]\n" +
+		"o: id=c1 → [ok] -----BEGIN OPENSSH PRIVATE KEY-----\n" +
+		"  b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n" +
+		"  QyNTUxOQAAACDlYc7HhS3eO1wq3cE9tGQ2ZxKjN6vWq8Vn3p5s0x0xAAAAAJg=\n" +
+		"  -----END OPENSSH PRIVATE KEY-----\n" +
+		"a: done password=Tr0ub4dor3xK\n" +
+		"u: no secret here\n"
+	want := "---\nformat: rlog/1\nid: s\nrepo_sha: abc1234\n---\n" +
+		"u: my key is [redacted:anthropic_key] ts=2025-12-19T20:29:02Z\r\n" +
+		"t!:Bash id=c1 cmd=\"cat ~/.ssh/id_rsa\" → [running]\n" +
+		"o: id=c1 → [ok] [redacted:private_key]\n" +
+		"  [redacted:private_key]\n" +
+		"  [redacted:private_key]\n" +
+		"  [redacted:private_key]\n" +
+		"a: done password=[redacted:password]\n" +
+		"u: no secret here\n"
+	out, matches := Redact([]byte(src))
+	if string(out) != want {
+		t.Fatalf("redacted:\n%s\nwant:\n%s", out, want)
+	}
+	if len(matches) != 6 {
+		t.Fatalf("%d matches: %+v", len(matches), matches)
+	}
+	for _, m := range matches {
+		if m.Start < 0 || m.End > len(src) || m.Start >= m.End {
+			t.Errorf("span %+v", m)
+		}
+	}
+	again, more := Redact(out)
+	if !bytes.Equal(again, out) || more != nil {
+		t.Errorf("redacting twice changed it: %v", more)
+	}
+	// The redacted copy is still a clean rlog/1 file: nothing new to report.
+	before := Check(grammar.Parse([]byte(src)), Config{})
+	after := Check(grammar.Parse(out), Config{})
+	if findingCodes(after) != findingCodes(before) {
+		t.Errorf("findings changed by redaction:\n%v\n%v", findingCodes(before), findingCodes(after))
+	}
+	// Nothing found: the input itself comes back.
+	clean := []byte("u: hello\n")
+	if got, m := Redact(clean); &got[0] != &clean[0] || m != nil {
+		t.Error("a clean document was copied")
+	}
+}
+
+// A key body stops at the first line that is not part of it.
+func TestRedactKeyBodyStops(t *testing.T) {
+	src := "o: id=c → [ok] -----BEGIN RSA PRIVATE KEY-----\n" +
+		"  MIIEowIBAAKCAQEAx4UbaDzY\n" +
+		"u: the rest of the session stays\n" +
+		"  continuation stays too\n"
+	want := "o: id=c → [ok] [redacted:private_key]\n" +
+		"  [redacted:private_key]\n" +
+		"u: the rest of the session stays\n" +
+		"  continuation stays too\n"
+	if out, _ := Redact([]byte(src)); string(out) != want {
+		t.Fatalf("got:\n%s", out)
+	}
+}
+
+func findingCodes(fs []Finding) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "%s@%d ", f.Code, f.Line)
+	}
+	return b.String()
+}
+
+// Real logs: the detector must be rare on them. The corpus holds real
+// agent sessions (rlog and the JSON formats: source code, configs, shell
+// output); it has no real credential, so every match there is a false
+// positive. Allow a handful across the whole corpus, and list them.
+func TestSecretsFalsePositivesOnCorpus(t *testing.T) {
+	dir := corpus.Dir(t)
+	var files, lines, hits int
+	var report []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files++
+		for i, line := range bytes.Split(src, []byte("\n")) {
+			lines++
+			for _, m := range FindSecrets(line) {
+				hits++
+				rel, _ := filepath.Rel(dir, p)
+				report = append(report, fmt.Sprintf("%s:%d %s %q", rel, i+1, m.Kind, line[m.Start:m.End]))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files, %d lines, %d matches", files, lines, hits)
+	for _, r := range report {
+		t.Log(r)
+	}
+	if hits > 3 {
+		t.Errorf("%d false positives on real logs (allowed: 3)", hits)
+	}
+	if files < 20 {
+		t.Errorf("only %d corpus files read", files)
+	}
+}
+
+// Lines built to make a careless scanner quadratic stay linear: each is
+// 1 MB, so a quadratic scan would take minutes and hit the test timeout.
+func TestSecretsHostileLines(t *testing.T) {
+	for _, unit := range []string{
+		"token=", "token:", "eyJaaaaaaaaaaaaa.", "-----BEGIN RSA PRIVATE KEY-----", "sk-", "a://", "Bearer ",
+		"password=a1", "x.sk-abc", "AKIA", "\\\"secret\\\":\\\"",
+	} {
+		line := bytes.Repeat([]byte(unit), (1<<20)/len(unit))
+		got := FindSecrets(line)
+		for _, m := range got {
+			if m.Start < 0 || m.End > len(line) || m.Start >= m.End {
+				t.Fatalf("%q: bad span %+v", unit, m)
+			}
+		}
+	}
+}
+
+// Redact keeps the line structure and leaves nothing to find, whatever the
+// input; redacting again changes nothing.
+func FuzzRedact(f *testing.F) {
+	f.Add([]byte("u: " + anthropicKey + "\npassword=Tr0ub4dor3xK\n"))
+	f.Add([]byte("o: → -----BEGIN RSA PRIVATE KEY-----\n  MIIE\n  -----END RSA PRIVATE KEY-----\n"))
+	f.Add([]byte(`{"Authorization":"Bearer ` + jwtToken + `","u":"https://a:b@c"}`))
+	f.Add([]byte("secret=YWJjZGVmZzEyMzQ1Ng==\r\napiKey: 7f3a9c2e1b8d4f6a0c5e"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		out, matches := Redact(src)
+		if bytes.Count(out, []byte("\n")) != bytes.Count(src, []byte("\n")) {
+			t.Fatalf("line count changed")
+		}
+		prev := 0
+		for _, m := range matches {
+			if m.Start < prev || m.End <= m.Start || m.End > len(src) {
+				t.Fatalf("bad match %+v after %d", m, prev)
+			}
+			if bytes.ContainsAny(src[m.Start:m.End], "\n\"") {
+				t.Fatalf("match %+v spans a line break or a quote: %q", m, src[m.Start:m.End])
+			}
+			prev = m.End
+		}
+		for _, line := range bytes.Split(out, []byte("\n")) {
+			if m := FindSecrets(line); m != nil {
+				t.Fatalf("left in the redacted copy: %+v in %q", m, line)
+			}
+		}
+		if again, _ := Redact(out); !bytes.Equal(again, out) {
+			t.Fatalf("redacting twice changed the text")
+		}
+	})
+}
+
+func BenchmarkFindSecrets(b *testing.B) {
+	line := []byte(`t!:Bash id=toolu_01ABCdef234GHIjkl567 cmd="go test ./... -run TestAuth" → [running] tokens_in=120 tokens_out=45 tokens_cached=9000 sig=Ep4EAbCdEfGh1234567890XyZ ts=2025-12-19T20:29:02Z`)
+	var dst []SecretMatch
+	b.SetBytes(int64(len(line)))
+	for b.Loop() {
+		dst = AppendSecrets(dst[:0], line)
+	}
+}
