@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"sync"
 
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
@@ -18,6 +19,14 @@ type notificationHandler[T Editable[T]] func(s *server[T], ctx context.Context, 
 type inflightRequest struct {
 	method string
 	cancel context.CancelFunc
+	once   sync.Once
+	send   func(res any, err error)
+}
+
+// answer replies to the request unless it has been answered already: the
+// compute step and $/cancelRequest race to answer it.
+func (r *inflightRequest) answer(res any, err error) {
+	r.once.Do(func() { r.send(res, err) })
 }
 
 // methodTable is the server's own methods plus the features' requests.
@@ -129,7 +138,9 @@ func (s *server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call
 
 	key := s.stream.requestKey(call.ID())
 	cctx, cancel := context.WithCancel(s.bg)
-	req := &inflightRequest{method: method, cancel: cancel}
+	req := &inflightRequest{method: method, cancel: cancel, send: func(res any, err error) {
+		s.reply(s.bg, reply, method, res, err)
+	}}
 	s.mu.Lock()
 	s.inflight[key] = req
 	s.mu.Unlock()
@@ -144,7 +155,7 @@ func (s *server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call
 		}
 		s.mu.Unlock()
 		cancel()
-		s.reply(s.bg, reply, method, res, err)
+		req.answer(res, err)
 	})
 	if !started { // Serve is finishing; the connection is gone
 		s.mu.Lock()
@@ -226,6 +237,9 @@ func (s *server[T]) cancelRequest(_ context.Context, raw json.RawMessage) error 
 	if req != nil {
 		s.log.Debug("request cancelled", zap.String("method", req.method), zap.String("id", string(key)))
 		req.cancel()
+		// Answer now: the client stops waiting even if the handler is slow
+		// to notice its context (its own answer is then dropped).
+		req.answer(nil, rpcError(codeRequestCancelled, "request cancelled"))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -257,4 +258,38 @@ func TestFeatureNotifications(t *testing.T) {
 	if docText(t, c, "untitled:1").Text != "x" {
 		t.Fatal("didOpen lost")
 	}
+}
+
+// A request whose handler ignores its context is still answered at once
+// when cancelled, and only once.
+func TestCancelAnswersAtOnceAndOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		started := make(chan struct{})
+		c := startWithRequests(t, map[string]Request[*plainText]{
+			"toy/stubborn": workspaceRequest(func(context.Context) (any, error) {
+				close(started)
+				<-release
+				return "late result", nil
+			}),
+		})
+		c.SendRaw(`{"jsonrpc":"2.0","id":"stubborn","method":"toy/stubborn"}`)
+		<-started
+		c.SendRaw(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"stubborn"}}`)
+		resp := c.WaitResponse(`"stubborn"`)
+		if resp.Error == nil || resp.Error.Code != -32800 {
+			t.Fatalf("got %s", resp.Body)
+		}
+		close(release) // the handler finishes; its answer must be dropped
+		synctest.Wait()
+		n := 0
+		for _, f := range c.Frames() {
+			if f.IsResponse() && string(f.ID) == `"stubborn"` {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("%d answers", n)
+		}
+	})
 }
