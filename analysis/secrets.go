@@ -3,6 +3,8 @@ package analysis
 import (
 	"bytes"
 	"math"
+	"path"
+	"strings"
 )
 
 // Secrets: values in a log that look like credentials (rule S001). Agent
@@ -696,4 +698,14 @@ func pemBodyLine(line []byte) (m SecretMatch, more, ok bool) {
 		}
 	}
 	return SecretMatch{Kind: "private_key", Start: p, End: len(content)}, true, true
+}
+
+// RedactedName is the name of the redacted copy of a file: ".redacted"
+// before the extension (s.rlog gives s.redacted.rlog).
+func RedactedName(name string) string {
+	ext := path.Ext(name)
+	if ext == name || ext == "" {
+		return name + ".redacted"
+	}
+	return strings.TrimSuffix(name, ext) + ".redacted" + ext
 }

@@ -3,6 +3,7 @@
 //	rlog-ls [serve] [--stdio]     speak LSP on stdin/stdout
 //	rlog-ls check PATH...         report findings (for CI and scripts)
 //	rlog-ls convert ...           convert between rlog and trajectory formats
+//	rlog-ls redact FILE           write a copy with credentials redacted
 //	rlog-ls version
 package main
 
@@ -34,6 +35,11 @@ Usage:
       mini-swe (read). The output goes beside the input unless -o is given,
       never over an existing file without --force; the loss report goes to
       stderr.
+  rlog-ls redact [-o OUTPUT|-] [--force] FILE
+      Write a copy with every credential-like value (S001: API keys, tokens,
+      private keys, passwords) replaced by [redacted:kind], beside the input
+      as NAME.redacted.EXT unless -o is given, never over an existing file
+      without --force.
   rlog-ls version
       Print the version.
 
@@ -53,6 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return check(args, stdout, stderr)
 	case "convert":
 		return convertCmd(args, stdout, stderr)
+	case "redact":
+		return redactCmd(args, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "rlog-ls", version())
 		return 0

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
+)
+
+const redactUsage = "Usage: rlog-ls redact [-o OUTPUT|-] [--force] FILE"
+
+// maxListed bounds the per-value lines of the report; the summary counts all.
+const maxListed = 200
+
+// redactCmd is `rlog-ls redact`: it writes a copy of FILE with every value
+// that S001 reports (API keys, tokens, private keys, passwords) replaced by
+// [redacted:kind], beside the input as NAME.redacted.EXT unless -o says
+// otherwise, never over an existing file without --force, and atomically.
+// The report (where each value was, never the value) goes to stderr.
+// Exit status: 0 when the copy is written, 2 for usage and I/O problems
+// (nothing is written then).
+func redactCmd(args []string, stdout, stderr io.Writer) int {
+	fl := flag.NewFlagSet("redact", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	out := fl.String("o", "", "output file, or - for stdout (default: NAME.redacted.EXT beside the input)")
+	force := fl.Bool("force", false, "overwrite an existing output file")
+	fl.Usage = func() {
+		fmt.Fprintln(stderr, redactUsage)
+		fl.PrintDefaults()
+	}
+	var inputs []string
+	for rest := args; ; {
+		if err := fl.Parse(rest); err != nil {
+			return 2
+		}
+		if fl.NArg() == 0 {
+			break
+		}
+		inputs = append(inputs, fl.Arg(0))
+		rest = fl.Args()[1:]
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rlog-ls redact: "+format+"\n", a...)
+		return 2
+	}
+	switch {
+	case len(inputs) == 0:
+		return fail("no input file (%s)", redactUsage)
+	case len(inputs) > 1:
+		return fail("one input file at a time, got %d: %s", len(inputs), strings.Join(inputs, " "))
+	}
+	input := inputs[0]
+	info, err := os.Stat(input)
+	if err != nil {
+		return fail("%s", describeIOError(err))
+	}
+	if info.IsDir() {
+		return fail("%s is a folder; redact one file at a time", input)
+	}
+	src, err := os.ReadFile(input)
+	if err != nil {
+		return fail("%s", describeIOError(err))
+	}
+	redacted, matches := analysis.Redact(src)
+
+	target := *out
+	if target == "" {
+		target = filepath.Join(filepath.Dir(input), analysis.RedactedName(filepath.Base(input)))
+	}
+	written := "stdout"
+	if target == "-" {
+		if _, err := stdout.Write(redacted); err != nil {
+			return fail("writing to stdout: %v", err)
+		}
+	} else {
+		dir, name := filepath.Split(target)
+		if dir == "" {
+			dir = "."
+		}
+		written, err = convert.WriteFileAtomic(dir, name, redacted, *force)
+		switch {
+		case errors.Is(err, convert.ErrExists):
+			return fail("%s exists; use --force to overwrite it", target)
+		case err != nil:
+			return fail("cannot write %s: %s", target, describeIOError(err))
+		}
+	}
+	printRedactions(stderr, input, src, matches)
+	fmt.Fprintf(stderr, "rlog-ls redact: wrote %s: %s\n", written, redactionSummary(matches))
+	return 0
+}
+
+// printRedactions lists where each value was, as FILE:LINE:COL: kind
+// (columns count characters, like check's).
+func printRedactions(w io.Writer, file string, src []byte, matches []analysis.SecretMatch) {
+	line, lineStart, off := 1, 0, 0
+	for i, m := range matches {
+		if i == maxListed {
+			fmt.Fprintf(w, "%s: %d more not listed\n", file, len(matches)-maxListed)
+			return
+		}
+		for ; off < m.Start; off++ {
+			if src[off] == '\n' {
+				line, lineStart = line+1, off+1
+			}
+		}
+		col := utf8.RuneCount(src[lineStart:m.Start]) + 1
+		fmt.Fprintf(w, "%s:%d:%d: redacted %s\n", file, line, col, analysis.SecretMatch{Kind: m.Kind}.Describe())
+	}
+}
+
+// redactionSummary is "3 values redacted (2 openai_key, 1 password)".
+func redactionSummary(matches []analysis.SecretMatch) string {
+	if len(matches) == 0 {
+		return "no credential found; the copy is identical"
+	}
+	counts := map[string]int{}
+	for _, m := range matches {
+		counts[m.Kind]++
+	}
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if counts[kinds[i]] != counts[kinds[j]] {
+			return counts[kinds[i]] > counts[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	return fmt.Sprintf("%s redacted (%s)", plural(len(matches), "value"), strings.Join(parts, ", "))
+}
