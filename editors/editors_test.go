@@ -100,10 +100,10 @@ var knownDivergences = []divergence{
 // compareKinds reports every line whose kind in the editor differs from the
 // parser's, apart from the declared divergences, and declared divergences
 // that did not occur.
-func compareKinds(t *testing.T, editor string, files []string, got map[string][]string) {
+func compareKinds(t *testing.T, editor string, files []string, got map[string][]string, divergences []divergence) {
 	t.Helper()
 	expected := map[divergence]bool{}
-	for _, d := range knownDivergences {
+	for _, d := range divergences {
 		expected[d] = false
 	}
 	bad, lines := 0, 0
@@ -213,7 +213,7 @@ func TestNeovimSyntax(t *testing.T) {
 			got[f] = append(got[f], l.Kind)
 		}
 	}
-	compareKinds(t, "neovim", files, got)
+	compareKinds(t, "neovim", files, got, knownDivergences)
 	// Each item is linked to a standard group, so every colour scheme shows it.
 	for group, want := range map[string]string{"rlogPrefix": "Statement", "rlogToolName": "Identifier",
 		"rlogKey": "Identifier", "rlogId": "Constant", "rlogTimestamp": "Constant", "rlogStatusOk": "Type",
@@ -303,5 +303,116 @@ func TestNeovimLSPSetup(t *testing.T) {
 	// testdata/sample.rlog has one finding: W002 on line 40.
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != "W002" || res.Diagnostics[0].Lnum != 39 {
 		t.Errorf("diagnostics %+v, want W002 on line 40", res.Diagnostics)
+	}
+}
+
+// TestEmacsMode opens every log in Emacs with rlog-mode and checks the mode,
+// the kind font-lock gives each line and the faces of the main tokens.
+// rlog-mode finds the header by looking at the whole buffer, as the parser
+// does, so it agrees with the parser on every line, the two cases a
+// line-at-a-time grammar cannot know included.
+func TestEmacsMode(t *testing.T) {
+	emacs := need(t, "emacs", "emacs-nox")
+	files := logFiles(t)
+	out := filepath.Join(t.TempDir(), "kinds.json")
+	args := []string{"--batch", "-Q", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
+		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "kinds.el")}
+	cmd := exec.Command(emacs, append(args, files...)...)
+	cmd.Env = append(os.Environ(), "RLOG_OUT="+out)
+	runEditor(t, cmd, 2*time.Minute)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("Emacs wrote no result: %v", err)
+	}
+	var res struct {
+		Files map[string][]string `json:"files"`
+		Modes map[string]string   `json:"modes"`
+		Faces map[string]string   `json:"faces"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if res.Modes[f] != "rlog-mode" {
+			t.Errorf("%s opens in %q, want rlog-mode", f, res.Modes[f])
+		}
+	}
+	compareKinds(t, "emacs", files, res.Files, nil)
+	for token, want := range map[string]string{"prefix": "rlog-prefix-face", "tool": "rlog-name-face",
+		"key": "rlog-key-face", "id": "rlog-id-face", "timestamp": "rlog-number-face",
+		"status_ok": "rlog-status-ok-face", "status_running": "rlog-status-running-face",
+		"subagent": "rlog-subagent-face", "phase": "rlog-phase-face", "event": "rlog-event-face",
+		"header_key": "rlog-key-face", "delimiter": "rlog-delimiter-face", "string": "rlog-string-face",
+		"number": "rlog-number-face"} {
+		if res.Faces[token] != want {
+			t.Errorf("%s: face %q, want %q", token, res.Faces[token], want)
+		}
+	}
+}
+
+// TestEmacsByteCompile compiles rlog-mode.el with warnings as errors.
+func TestEmacsByteCompile(t *testing.T) {
+	emacs := need(t, "emacs", "emacs-nox")
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(repoRoot(), "editors", "emacs", "rlog-mode.el"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rlog-mode.el"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(emacs, "--batch", "-Q", "-L", dir, "--eval", "(setq byte-compile-error-on-warn t)",
+		"-f", "batch-byte-compile", filepath.Join(dir, "rlog-mode.el"))
+	runEditor(t, cmd, time.Minute)
+	if _, err := os.Stat(filepath.Join(dir, "rlog-mode.elc")); err != nil {
+		t.Fatal("rlog-mode.el did not compile")
+	}
+}
+
+// TestEmacsEglot checks that eglot finds rlog-ls through rlog-mode's
+// registration and shows its diagnostics in flymake (eglot is built into
+// Emacs 29; Debian 12's Emacs 28 has it as the elpa-eglot package).
+func TestEmacsEglot(t *testing.T) {
+	emacs := need(t, "emacs", "emacs-nox")
+	probe := exec.Command(emacs, "--batch", "--eval", "(require 'eglot)")
+	if out, err := probe.CombinedOutput(); err != nil {
+		msg := fmt.Sprintf("eglot is not available (Debian package elpa-eglot, or Emacs 29): %v\n%s", err, out)
+		if os.Getenv("RLOG_REQUIRE_EDITORS") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	out := filepath.Join(t.TempDir(), "eglot.json")
+	// Not -Q: Debian's site start files put elpa-eglot on the load path.
+	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
+		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "eglot.el"))
+	cmd.Env = append(os.Environ(), "RLOG_LS="+buildServer(t), "RLOG_OUT="+out,
+		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
+	runEditor(t, cmd, time.Minute)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("Emacs wrote no result: %v", err)
+	}
+	var res struct {
+		Error       string `json:"error"`
+		Mode        string `json:"mode"`
+		Contact     string `json:"contact"`
+		Managed     bool   `json:"managed"`
+		Diagnostics []struct {
+			Line int    `json:"line"`
+			Text string `json:"text"`
+		} `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	if res.Error != "" {
+		t.Fatalf("Emacs: %s", res.Error)
+	}
+	if res.Mode != "rlog-mode" || !res.Managed || !strings.Contains(res.Contact, "rlog-ls") {
+		t.Fatalf("eglot did not manage the buffer with rlog-ls: %+v", res)
+	}
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Line != 40 || !strings.Contains(res.Diagnostics[0].Text, "W002") {
+		t.Errorf("flymake shows %+v, want W002 on line 40", res.Diagnostics)
 	}
 }
