@@ -96,3 +96,37 @@ func BenchmarkPaste(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQueries measures the analysis behind each editor request on a
+// large document whose summaries exist (as after its first diagnostics).
+func BenchmarkQueries(b *testing.B) {
+	for _, size := range benchdata.Sizes() {
+		src := benchdata.Session(b, size)
+		t := grammar.Parse(src)
+		NewAnalyzer(t)
+		var obs int
+		for l := range t.LinesFrom(t.LineCount() / 2) {
+			if l.Kind == grammar.Observation && l.ID.Valid() {
+				obs = l.ID.Start + 1
+				break
+			}
+		}
+		for _, q := range []struct {
+			name string
+			run  func()
+		}{
+			{"hover", func() { Hover(t, obs) }},
+			{"definition", func() { Definition(t, obs) }},
+			{"folding", func() { Folds(t) }},
+			{"folding5000", func() { FoldsUpTo(t, 5000) }},
+			{"outline", func() { Outline(t, DefaultOutlineItems) }},
+		} {
+			b.Run(q.name+"/"+benchdata.Name(size), func(b *testing.B) {
+				b.ReportAllocs()
+				for range b.N {
+					q.run()
+				}
+			})
+		}
+	}
+}

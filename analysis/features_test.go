@@ -2,7 +2,9 @@ package analysis
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -217,5 +219,35 @@ func TestHover(t *testing.T) {
 	}
 	if h, ok := Hover(tr2, 52); !ok || !strings.Contains(h.Markdown, "Blob reference") {
 		t.Errorf("blob hover %+v", h)
+	}
+}
+
+// FoldsUpTo must be exactly the first limit entries of the full list,
+// however early it stops reading.
+func TestFoldsUpToEqualsPrefixOfFolds(t *testing.T) {
+	t.Cleanup(grammar.SetChunkLimitsForTest(8, 400))
+	docs := [][]byte{generatedSession(t, 60<<10, 5), generatedSession(t, 20<<10, 9)}
+	r := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"@phase p\n", "@start\n", "@end\n", "# c\n", "  cont\n", "  cont\n", "x:E id=s → [started]\n", "x:E id=s → [done]\n", "a: x\n", "\n", "@phase q\n  cont\n"}
+	for range 200 {
+		var b strings.Builder
+		b.WriteString("---\nid: x\n---\n")
+		for range 200 {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		docs = append(docs, []byte(b.String()))
+	}
+	for di, src := range docs {
+		tr := grammar.Parse(src)
+		all := Folds(tr)
+		for _, limit := range []int{0, 1, 2, 3, 5, 10, 50, 200, len(all) - 1, len(all), len(all) + 5} {
+			if limit < 0 {
+				continue
+			}
+			want := all[:min(limit, len(all))]
+			if got := FoldsUpTo(tr, limit); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+				t.Fatalf("doc %d limit %d:\n got  %v\n want %v", di, limit, got, want)
+			}
+		}
 	}
 }

@@ -99,45 +99,41 @@ func Occurrences(t *grammar.Tree, ref SymbolRef) []Occurrence {
 	var out []Occurrence
 	name := []byte(ref.Name)
 	defIndex, defRank := -1, 0
-	for l := range t.Body() {
-		switch ref.Kind {
-		case CallRef:
-			if !l.ID.Valid() || l.Kind == grammar.User || !bytes.Equal(t.Slice(l.ID.Start, l.ID.End), name) {
+	for i := range t.ChunkCount() {
+		// Skip chunks that cannot mention the symbol: a call id must be in
+		// the chunk's summary, a message key in its bytes.
+		if ref.Kind == CallRef {
+			if _, ok := summaryOf(t, i).ids[ref.Name]; !ok {
 				continue
 			}
-			out = append(out, Occurrence{Line: l.Num, Span: l.ID})
-			rank := 0
-			switch {
-			case l.Kind == grammar.ToolStart:
-				rank = 2
-			case l.Kind.RegistersID():
-				rank = 1
-			}
-			if rank > defRank {
-				defIndex, defRank = len(out)-1, rank
-			}
-		case MessageRef:
-			if !bytes.Contains(t.Text(l), name) {
+		} else if c, _, _ := t.ChunkAt(i); !bytes.Contains(c.Text(), name) {
+			continue
+		}
+		for l, text := range t.ChunkLines(i) {
+			if !l.Kind.IsBody() {
 				continue
 			}
-			text := t.Text(l)
-			li := grammar.ScanLine(text)
-			for _, p := range grammar.Pairs(text, &li) {
-				key := string(text[p.Key.Start:p.Key.End])
-				v := unquote(text[p.Value.Start:p.Value.End])
-				if messageKey(v) != ref.Name {
+			switch ref.Kind {
+			case CallRef:
+				if !l.ID.Valid() || l.Kind == grammar.User || !bytes.Equal(text[l.ID.Start-l.Start:l.ID.End-l.Start], name) {
 					continue
 				}
-				switch key {
-				case "parent", "parent_full":
-					out = append(out, Occurrence{Line: l.Num, Span: p.Value.Shift(l.Start)})
-				case "uuid", "id_full":
-					out = append(out, Occurrence{Line: l.Num, Span: p.Value.Shift(l.Start), Def: true})
-				case "id":
-					if l.Kind == grammar.User {
-						out = append(out, Occurrence{Line: l.Num, Span: p.Value.Shift(l.Start), Def: true})
-					}
+				out = append(out, Occurrence{Line: l.Num, Span: l.ID})
+				rank := 0
+				switch {
+				case l.Kind == grammar.ToolStart:
+					rank = 2
+				case l.Kind.RegistersID():
+					rank = 1
 				}
+				if rank > defRank {
+					defIndex, defRank = len(out)-1, rank
+				}
+			case MessageRef:
+				if !bytes.Contains(text, name) {
+					continue
+				}
+				out = appendMessageOccurrences(out, l, text, ref.Name)
 			}
 		}
 	}
@@ -153,6 +149,26 @@ func Occurrences(t *grammar.Tree, ref SymbolRef) []Occurrence {
 					out[i].Def = false
 				}
 				seen[out[i].Line] = true
+			}
+		}
+	}
+	return out
+}
+
+func appendMessageOccurrences(out []Occurrence, l grammar.Line, text []byte, key string) []Occurrence {
+	li := grammar.ScanLine(text)
+	for _, p := range grammar.Pairs(text, &li) {
+		if !p.Value.Valid() || messageKey(unquote(text[p.Value.Start:p.Value.End])) != key {
+			continue
+		}
+		switch string(text[p.Key.Start:p.Key.End]) {
+		case "parent", "parent_full":
+			out = append(out, Occurrence{Line: l.Num, Span: p.Value.Shift(l.Start)})
+		case "uuid", "id_full":
+			out = append(out, Occurrence{Line: l.Num, Span: p.Value.Shift(l.Start), Def: true})
+		case "id":
+			if l.Kind == grammar.User {
+				out = append(out, Occurrence{Line: l.Num, Span: p.Value.Shift(l.Start), Def: true})
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -85,45 +86,26 @@ func (b *outlineBuilder) build() []Symbol {
 	b.session.Detail = strings.Join(details, " · ")
 
 	b.subagentEnds = map[string][]grammar.Line{}
-	for l := range t.Body() {
-		if l.Kind == grammar.Subagent && l.ID.Valid() && isSubagentEnd(t.Slice(l.Content, l.TrimEnd)) {
-			id := string(t.Slice(l.ID.Start, l.ID.End))
-			b.subagentEnds[id] = append(b.subagentEnds[id], l)
+	for i := range t.ChunkCount() {
+		_, first, start := t.ChunkAt(i)
+		for _, e := range summaryOf(t, i).subagentEnds {
+			b.subagentEnds[e.id] = append(b.subagentEnds[e.id], grammar.Line{Num: first + e.line, TrimEnd: start + e.end})
 		}
 	}
-	for l := range t.Body() {
-		if l.Kind != grammar.Empty {
-			b.lastLine = l
+	for i := range t.ChunkCount() {
+		s := summaryOf(t, i)
+		if b.count >= b.max {
+			// Past the cap only the count matters: the summary has it.
+			b.dropped += s.outlineItems
+			if s.lastNonEmpty >= 0 {
+				_, first, _ := t.ChunkAt(i)
+				b.lastLine = t.Line(first + s.lastNonEmpty)
+			}
+			continue
 		}
-		switch l.Kind {
-		case grammar.Phase:
-			b.closeTurn()
-			b.closePhase()
-			if b.take() {
-				name := string(t.Slice(l.Name.Start, l.Name.End))
-				b.phase = &Symbol{Name: name, Detail: "phase", Kind: PhaseSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
-			}
-		case grammar.User:
-			b.closeTurn()
-			if b.take() {
-				b.turn = &Symbol{Name: summarize(t.Slice(l.Content, l.TrimEnd), 60), Detail: "user", Kind: TurnSymbol,
-					Span: lineSpan(l), Selection: grammar.Span{Start: l.Start, End: l.TrimEnd}, Line: l.Num}
-			}
-		case grammar.ToolStart, grammar.Tool, grammar.Mcp:
-			if b.take() {
-				b.add(b.toolCall(l))
-			}
-		case grammar.Subagent:
-			if isSubagentEnd(t.Slice(l.Content, l.TrimEnd)) {
-				continue // the [started] line names the subagent
-			}
-			if b.take() {
-				b.add(b.subagent(l))
-			}
-		case grammar.Question:
-			if b.take() {
-				b.add(Symbol{Name: summarize(t.Slice(l.Content, l.TrimEnd), 60), Detail: "question", Kind: QuestionSymbol,
-					Span: lineSpan(l), Selection: grammar.Span{Start: l.Start, End: l.TrimEnd}, Line: l.Num})
+		for l := range t.ChunkLines(i) {
+			if l.Kind.IsBody() {
+				b.line(l)
 			}
 		}
 	}
@@ -192,14 +174,11 @@ func (b *outlineBuilder) closePhase() {
 func (b *outlineBuilder) toolCall(l grammar.Line) Symbol {
 	t := b.t
 	text := t.Text(l)
-	li := grammar.ScanLine(text)
-	name := string(text[li.Name.Start:li.Name.End])
-	target := callTarget(text, &li)
-	s := Symbol{Name: name, Detail: "tool call", Kind: ToolCallSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
+	s := Symbol{Name: string(t.Slice(l.Name.Start, l.Name.End)), Detail: "tool call", Kind: ToolCallSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
 	if l.Kind == grammar.Mcp {
 		s.Detail = "MCP call"
 	}
-	if target != "" {
+	if target := callTargetAt(text, l.Name.End-l.Start, l.TrimEnd-l.Start); target != "" {
 		s.Name += " " + target
 	}
 	if l.ID.Valid() {
@@ -208,39 +187,38 @@ func (b *outlineBuilder) toolCall(l grammar.Line) Symbol {
 	return s
 }
 
+// targetKeys are the arguments that best name what a call is about, best first.
+var targetKeys = []string{"file_path", "path", "cmd", "command", "pattern", "url", "query", "desc", "description"}
+
 // callTarget is the most telling argument of a call: a path, a command, a
-// pattern, a description, or the first argument.
+// pattern, a description, else the first other argument or word.
 func callTarget(text []byte, li *grammar.LineInfo) string {
-	pairs := grammar.Pairs(text, li)
-	best := ""
-	rank := 0
-	for _, p := range pairs {
-		if !p.Value.Valid() {
-			continue
-		}
-		key := string(text[p.Key.Start:p.Key.End])
-		r := map[string]int{"file_path": 5, "path": 5, "cmd": 5, "command": 5, "pattern": 4, "url": 4, "query": 4, "desc": 3, "description": 3}[key]
-		if r == 0 && rank == 0 && !isBookkeepingKey(key) && best == "" {
-			r = 1
-		}
-		if r > rank {
-			best, rank = string(unquote(text[p.Value.Start:p.Value.End])), r
+	return callTargetAt(text, li.Name.End, li.Trim.End)
+}
+
+// callTargetAt looks for the target after the tool name (at nameEnd).
+func callTargetAt(text []byte, nameEnd, end int) string {
+	for _, k := range targetKeys {
+		if v, ok := grammar.ValueOf(text[:end], k, nameEnd); ok {
+			return summarize(unquote(text[v.Start:v.End]), 50)
 		}
 	}
-	if best == "" && li.Name.End < li.Trim.End {
-		// Positional arguments: "t:read src/auth.rs → [ok]".
-		rest := text[li.Name.End:li.Trim.End]
-		if a := bytes.Index(rest, []byte("→")); a >= 0 {
-			rest = rest[:a]
+	// Positional arguments ("t:read src/auth.rs → [ok]"), or the first
+	// argument that is not bookkeeping.
+	rest := text[nameEnd:end]
+	if a := bytes.Index(rest, []byte("→")); a >= 0 {
+		rest = rest[:a]
+	}
+	for _, f := range bytes.Fields(rest) {
+		k, v, isPair := bytes.Cut(f, []byte("="))
+		if !isPair {
+			return summarize(f, 50)
 		}
-		for _, f := range bytes.Fields(rest) {
-			if !bytes.Contains(f, []byte("=")) {
-				best = string(f)
-				break
-			}
+		if !isBookkeepingKey(string(k)) && len(v) > 0 {
+			return summarize(unquote(v), 50)
 		}
 	}
-	return summarize([]byte(best), 50)
+	return ""
 }
 
 func isBookkeepingKey(k string) bool {
@@ -257,10 +235,9 @@ func (b *outlineBuilder) subagent(l grammar.Line) Symbol {
 	text := t.Text(l)
 	name := string(t.Slice(l.Name.Start, l.Name.End))
 	s := Symbol{Name: name, Detail: "subagent", Kind: SubagentSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
-	li := grammar.ScanLine(text)
-	for _, p := range grammar.Pairs(text, &li) {
-		if k := string(text[p.Key.Start:p.Key.End]); (k == "summary" || k == "desc") && p.Value.Valid() {
-			s.Name += " " + summarize(unquote(text[p.Value.Start:p.Value.End]), 50)
+	for _, k := range []string{"summary", "desc"} {
+		if v, ok := grammar.ValueOf(text[:l.TrimEnd-l.Start], k, l.Name.End-l.Start); ok {
+			s.Name += " " + summarize(unquote(text[v.Start:v.End]), 50)
 			break
 		}
 	}
@@ -282,16 +259,79 @@ func isSubagentEnd(content []byte) bool {
 
 func lineSpan(l grammar.Line) grammar.Span { return grammar.Span{Start: l.Start, End: l.TrimEnd} }
 
-// summarize shortens text to n characters at a word boundary.
+// summarize shortens text to n characters at a word boundary, with runs of
+// whitespace made one space and invalid bytes shown as U+FFFD.
 func summarize(b []byte, n int) string {
-	s := strings.Join(strings.Fields(string(bytes.ToValidUTF8(b, []byte("\uFFFD")))), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	var out strings.Builder
+	out.Grow(min(len(b), n*4))
+	runes, lastSpace := 0, -1
+	pendingSpace := false
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		i += size
+		if unicode.IsSpace(r) {
+			pendingSpace = out.Len() > 0
+			continue
+		}
+		if pendingSpace {
+			if runes == n-1 {
+				break
+			}
+			lastSpace = out.Len()
+			out.WriteByte(' ')
+			runes++
+			pendingSpace = false
+		}
+		if runes == n-1 {
+			// One more character would not fit with the ellipsis: cut at the
+			// last word boundary if it keeps at least half.
+			s := out.String()
+			if lastSpace > len(s)/2 {
+				s = s[:lastSpace]
+			}
+			return s + "…"
+		}
+		out.WriteRune(r)
+		runes++
 	}
-	r := []rune(s)[:n-1]
-	cut := string(r)
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
+	return out.String()
+}
+
+// line adds what one body line contributes to the outline.
+func (b *outlineBuilder) line(l grammar.Line) {
+	t := b.t
+	if l.Kind != grammar.Empty {
+		b.lastLine = l
 	}
-	return cut + "…"
+	switch l.Kind {
+	case grammar.Phase:
+		b.closeTurn()
+		b.closePhase()
+		if b.take() {
+			name := string(t.Slice(l.Name.Start, l.Name.End))
+			b.phase = &Symbol{Name: name, Detail: "phase", Kind: PhaseSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
+		}
+	case grammar.User:
+		b.closeTurn()
+		if b.take() {
+			b.turn = &Symbol{Name: summarize(t.Slice(l.Content, l.TrimEnd), 60), Detail: "user", Kind: TurnSymbol,
+				Span: lineSpan(l), Selection: grammar.Span{Start: l.Start, End: l.TrimEnd}, Line: l.Num}
+		}
+	case grammar.ToolStart, grammar.Tool, grammar.Mcp:
+		if b.take() {
+			b.add(b.toolCall(l))
+		}
+	case grammar.Subagent:
+		if isSubagentEnd(t.Slice(l.Content, l.TrimEnd)) {
+			return // the [started] line names the subagent
+		}
+		if b.take() {
+			b.add(b.subagent(l))
+		}
+	case grammar.Question:
+		if b.take() {
+			b.add(Symbol{Name: summarize(t.Slice(l.Content, l.TrimEnd), 60), Detail: "question", Kind: QuestionSymbol,
+				Span: lineSpan(l), Selection: grammar.Span{Start: l.Start, End: l.TrimEnd}, Line: l.Num})
+		}
+	}
 }

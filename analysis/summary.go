@@ -23,6 +23,20 @@ type chunkSummary struct {
 	startLine           int  // first lifecycle line starting with "start", -1
 	hasEnd              bool // a lifecycle line starting with "end"
 	lines               int
+	// For the outline: how many lines would be entries, and the lines that
+	// end a subagent ([done] or [error]) by id.
+	outlineItems int
+	subagentEnds []subagentEnd
+	lastNonEmpty int // last non-empty body line, -1
+	// For folding: phase lines and lifecycle lines starting with "end".
+	phaseLines []int
+	endLines   []int
+}
+
+type subagentEnd struct {
+	id   string
+	line int
+	end  int // TrimEnd, relative to the chunk
 }
 
 type stepMark struct {
@@ -61,7 +75,7 @@ func summaryOf(t *grammar.Tree, i int) *chunkSummary {
 
 func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	c, firstLine, base := t.ChunkAt(i)
-	s := &chunkSummary{ids: map[string]*chunkID{}, startLine: -1, lines: c.LineCount()}
+	s := &chunkSummary{ids: map[string]*chunkID{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1}
 	add := func(code string, line int, span grammar.Span, msg string) {
 		r, _ := RuleFor(code)
 		s.local = append(s.local, Finding{Code: code, Severity: r.Severity, Span: span, Line: line, Message: msg})
@@ -72,6 +86,24 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 		}
 		line := l.Num - firstLine
 		rel := func(sp grammar.Span) grammar.Span { return sp.Shift(-base) }
+		if l.Kind != grammar.Empty {
+			s.lastNonEmpty = line
+		}
+		switch l.Kind {
+		case grammar.Phase:
+			s.outlineItems++
+			s.phaseLines = append(s.phaseLines, line)
+		case grammar.User, grammar.ToolStart, grammar.Tool, grammar.Mcp, grammar.Question:
+			s.outlineItems++
+		case grammar.Subagent:
+			if isSubagentEnd(text[l.Content-l.Start : l.TrimEnd-l.Start]) {
+				if l.ID.Valid() {
+					s.subagentEnds = append(s.subagentEnds, subagentEnd{id: string(text[l.ID.Start-l.Start : l.ID.End-l.Start]), line: line, end: l.TrimEnd - base})
+				}
+			} else {
+				s.outlineItems++
+			}
+		}
 		val := func(sp grammar.Span) []byte { return text[sp.Start-l.Start : sp.End-l.Start] }
 		switch l.Kind {
 		case grammar.Unknown:
@@ -83,6 +115,7 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 			}
 			if bytes.HasPrefix(content, []byte("end")) {
 				s.hasEnd = true
+				s.endLines = append(s.endLines, line)
 			}
 			verb := verbSpan(text, l)
 			if v := string(val(verb)); !isKnownVerb(v) {

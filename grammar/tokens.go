@@ -333,3 +333,29 @@ func Pairs(text []byte, li *LineInfo) []Pair {
 
 // Pair is one key=value in a line.
 type Pair struct{ Key, Value Span }
+
+// ValueOf finds the first key=value whose key is exactly key (a whole word
+// before '=') at or after from, and returns the value's span, read with the
+// tokenizer's lenient rules for quotes and JSON.
+func ValueOf(text []byte, key string, from int) (Span, bool) {
+	pat := make([]byte, 0, len(key)+1)
+	pat = append(append(pat, key...), '=')
+	for i := from; i < len(text); {
+		j := bytes.Index(text[i:], pat)
+		if j < 0 {
+			return Span{}, false
+		}
+		j += i
+		i = j + len(pat)
+		if j > 0 {
+			if c := text[j-1]; c != ' ' && c != '\t' && c != ':' {
+				continue
+			}
+		}
+		_, end := valueAt(text, i, len(text))
+		if end > i {
+			return Span{i, end}, true
+		}
+	}
+	return Span{}, false
+}

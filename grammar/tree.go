@@ -682,3 +682,8 @@ func SetChunkLimitsForTest(lines, size int) (restore func()) {
 	chunkMaxLines, chunkMaxBytes = lines, size
 	return func() { chunkMaxLines, chunkMaxBytes = l, s }
 }
+
+// ChunkIndexOfLine returns the index of the chunk holding line n (clamped).
+func (t *Tree) ChunkIndexOfLine(n int) int {
+	return min(t.chunkOfLine(max(n, 0)), len(t.chunks)-1)
+}

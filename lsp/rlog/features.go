@@ -194,12 +194,17 @@ func editorLine(dc *docCtx, off int) uint32 { return dc.Mapper.Position(off).Lin
 func foldingRanges(ctx context.Context, dc *docCtx, _ *protocol.FoldingRangeParams) (any, error) {
 	t := dc.Doc.Text.Tree
 	limit := foldingLimit(dc.Session)
+	// Editors also end lines at a lone CR; only then do line numbers differ.
+	mapLines := t.EditorLineCount() != t.LineCount()
 	out := []protocol.FoldingRange{}
-	for _, f := range analysis.Folds(t) {
-		if len(out) == limit || ctx.Err() != nil {
-			break
+	for _, f := range analysis.FoldsUpTo(t, limit) {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		start, end := editorLine(dc, t.Line(f.StartLine).Start), editorLine(dc, t.Line(f.EndLine).End)
+		start, end := uint32(f.StartLine), uint32(f.EndLine)
+		if mapLines {
+			start, end = editorLine(dc, t.Line(f.StartLine).Start), editorLine(dc, t.Line(f.EndLine).End)
+		}
 		if end <= start {
 			continue
 		}
