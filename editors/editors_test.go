@@ -416,3 +416,56 @@ func TestEmacsEglot(t *testing.T) {
 		t.Errorf("flymake shows %+v, want W002 on line 40", res.Diagnostics)
 	}
 }
+
+// TestHelixLanguagesToml checks editors/helix/languages.toml: Helix is not
+// packaged in Debian, so the file is parsed (by Python's tomllib, Python 3.11
+// and later) and its entries checked against what Helix reads.
+func TestHelixLanguagesToml(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not installed: it parses languages.toml")
+	}
+	script := `import json, sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    print(json.dumps(tomllib.load(f)))`
+	cmd := exec.Command(py, "-c", script, filepath.Join(repoRoot(), "editors", "helix", "languages.toml"))
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok && strings.Contains(string(ee.Stderr), "No module named 'tomllib'") {
+			t.Skip("python3 has no tomllib (3.11 and later)")
+		}
+		t.Fatalf("languages.toml does not parse: %v\n%s", err, out)
+	}
+	var cfg struct {
+		LanguageServer map[string]struct {
+			Command string         `json:"command"`
+			Args    []string       `json:"args"`
+			Config  map[string]any `json:"config"`
+		} `json:"language-server"`
+		Language []struct {
+			Name            string   `json:"name"`
+			Scope           string   `json:"scope"`
+			FileTypes       []string `json:"file-types"`
+			CommentToken    string   `json:"comment-token"`
+			LanguageServers []string `json:"language-servers"`
+		} `json:"language"`
+	}
+	if err := json.Unmarshal(out, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	ls, ok := cfg.LanguageServer["rlog-ls"]
+	if !ok || ls.Command != "rlog-ls" || len(ls.Args) != 1 || ls.Args[0] != "serve" {
+		t.Errorf("language-server.rlog-ls = %+v", ls)
+	}
+	if _, ok := ls.Config["rlog"]; !ok {
+		t.Errorf("the server's settings must sit under config.rlog: %v", ls.Config)
+	}
+	if len(cfg.Language) != 1 {
+		t.Fatalf("%d [[language]] entries", len(cfg.Language))
+	}
+	l := cfg.Language[0]
+	if l.Name != "rlog" || l.Scope != "source.rlog" || len(l.FileTypes) != 1 || l.FileTypes[0] != "rlog" ||
+		l.CommentToken != "#" || len(l.LanguageServers) != 1 || l.LanguageServers[0] != "rlog-ls" {
+		t.Errorf("[[language]] = %+v", l)
+	}
+}
