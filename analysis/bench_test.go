@@ -104,10 +104,18 @@ func BenchmarkQueries(b *testing.B) {
 		src := benchdata.Session(b, size)
 		t := grammar.Parse(src)
 		NewAnalyzer(t)
-		var obs int
+		var obs, tokensAt, tsAt int
 		for l := range t.LinesFrom(t.LineCount() / 2) {
-			if l.Kind == grammar.Observation && l.ID.Valid() {
+			if l.Kind == grammar.Observation && l.ID.Valid() && obs == 0 {
 				obs = l.ID.Start + 1
+			}
+			if l.TS.Valid() && tsAt == 0 {
+				tsAt = l.TS.Start + 1
+			}
+			if i := bytes.Index(t.Text(l), []byte("tokens_in=")); i >= 0 && tokensAt == 0 {
+				tokensAt = l.Start + i + 1
+			}
+			if obs > 0 && tsAt > 0 && tokensAt > 0 {
 				break
 			}
 		}
@@ -116,6 +124,8 @@ func BenchmarkQueries(b *testing.B) {
 			run  func()
 		}{
 			{"hover", func() { Hover(t, obs) }},
+			{"hoverTokens", func() { Hover(t, tokensAt) }},
+			{"hoverTS", func() { Hover(t, tsAt) }},
 			{"definition", func() { Definition(t, obs) }},
 			{"folding", func() { Folds(t) }},
 			{"folding5000", func() { FoldsUpTo(t, 5000) }},

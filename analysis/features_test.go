@@ -251,3 +251,33 @@ func TestFoldsUpToEqualsPrefixOfFolds(t *testing.T) {
 		}
 	}
 }
+
+func TestRunningUsageEqualsCountFromStart(t *testing.T) {
+	t.Cleanup(grammar.SetChunkLimitsForTest(5, 300))
+	var b strings.Builder
+	b.WriteString(okHeader)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range 400 {
+		switch r.IntN(5) {
+		case 0:
+			fmt.Fprintf(&b, "a: x message_id=\"m%d\" tokens_in=%d tokens_out=2\n", r.IntN(40), i)
+		case 1:
+			b.WriteString("t!:R id=a → [running] tokens_in=5 tokens_out=5\n")
+		case 2:
+			fmt.Fprintf(&b, "th: y tokens_in=%d tokens_out=1 tokens_cached=3\n", r.IntN(3))
+		case 3:
+			b.WriteString("@end tokens_in=999 tokens_out=999\n")
+		default:
+			b.WriteString("u: no usage\n")
+		}
+	}
+	tr := grammar.Parse([]byte(b.String()))
+	var naive UsageCounter
+	for u := range tr.Usage() {
+		ok := naive.Add(tr, u)
+		c, mine, counted := runningUsage(tr, u.Line)
+		if c.In != naive.In || c.Out != naive.Out || c.Cached != naive.Cached || c.Messages != naive.Messages || counted != ok || mine != u {
+			t.Fatalf("line %d: running %+v (counted %v), from the start %+v (counted %v)", u.Line+1, *c, counted, naive, ok)
+		}
+	}
+}

@@ -328,31 +328,57 @@ func (h *hoverer) timestamp(val string) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**", ts.UTC().Format("Mon 2 Jan 2006 15:04:05.000 UTC"))
-	var start, prev time.Time
-	var startLine, prevLine int
-	for l := range h.t.Body() {
-		if l.Num >= h.l.Num {
-			break
-		}
-		if !l.TS.Valid() {
-			continue
-		}
-		t, ok := parseTimestamp(string(h.t.Slice(l.TS.Start, l.TS.End)))
-		if !ok {
-			continue
-		}
-		if start.IsZero() && l.Kind == grammar.Lifecycle && bytes.HasPrefix(h.t.Slice(l.Content, l.TrimEnd), []byte("start")) {
-			start, startLine = t, l.Num
-		}
-		prev, prevLine = t, l.Num
+	if n, ok := h.startTimestampLine(); ok {
+		start, _ := h.lineTimestamp(n)
+		fmt.Fprintf(&b, "\n\n%s after `@start` (line %d)", signedDuration(ts.Sub(start)), n+1)
 	}
-	if !start.IsZero() {
-		fmt.Fprintf(&b, "\n\n%s after `@start` (line %d)", signedDuration(ts.Sub(start)), startLine+1)
-	}
-	if !prev.IsZero() {
-		fmt.Fprintf(&b, "\n\n%s after the previous timestamp (line %d)", signedDuration(ts.Sub(prev)), prevLine+1)
+	if n, ok := h.previousTimestampLine(); ok {
+		prev, _ := h.lineTimestamp(n)
+		fmt.Fprintf(&b, "\n\n%s after the previous timestamp (line %d)", signedDuration(ts.Sub(prev)), n+1)
 	}
 	return b.String()
+}
+
+func (h *hoverer) lineTimestamp(n int) (time.Time, bool) {
+	l := h.t.Line(n)
+	return parseTimestamp(string(h.t.Slice(l.TS.Start, l.TS.End)))
+}
+
+// startTimestampLine finds the first @start line with a valid ts= before the
+// hovered line, through the chunk summaries.
+func (h *hoverer) startTimestampLine() (int, bool) {
+	t := h.t
+	for i := range t.ChunkCount() {
+		_, first, _ := t.ChunkAt(i)
+		if first >= h.l.Num {
+			break
+		}
+		if s := summaryOf(t, i); s.startTS >= 0 {
+			n := first + s.startTS
+			return n, n < h.l.Num
+		}
+	}
+	return 0, false
+}
+
+// previousTimestampLine finds the last line with a valid ts= before the
+// hovered line: in its own chunk line by line, before it by summaries.
+func (h *hoverer) previousTimestampLine() (int, bool) {
+	t := h.t
+	ci := t.ChunkIndexOfLine(h.l.Num)
+	_, first, _ := t.ChunkAt(ci)
+	for n := h.l.Num - 1; n >= first; n-- {
+		if l := t.Line(n); l.Kind.IsBody() && l.TS.Valid() && ValidTimestamp(t.Slice(l.TS.Start, l.TS.End)) {
+			return n, true
+		}
+	}
+	for i := ci - 1; i >= 0; i-- {
+		if s := summaryOf(t, i); s.lastTS >= 0 {
+			_, first, _ := t.ChunkAt(i)
+			return first + s.lastTS, true
+		}
+	}
+	return 0, false
 }
 
 func parseTimestamp(s string) (time.Time, bool) {
@@ -376,18 +402,7 @@ func signedDuration(d time.Duration) string {
 // tokens shows the line's usage and the session's running totals, counted
 // once per message.
 func (h *hoverer) tokens() string {
-	var c UsageCounter
-	var mine grammar.Usage
-	counted := false
-	for u := range h.t.Usage() {
-		if u.Line > h.l.Num {
-			break
-		}
-		ok := c.Add(h.t, u)
-		if u.Line == h.l.Num {
-			mine, counted = u, ok
-		}
-	}
+	c, mine, counted := runningUsage(h.t, h.l.Num)
 	var b strings.Builder
 	b.WriteString("**Token usage** of this message\n\n| | this message | session so far |\n|---|---:|---:|\n")
 	row := func(name string, v, total uint64) {
@@ -406,6 +421,23 @@ func (h *hoverer) tokens() string {
 		b.WriteString("\nOn `@end` these are the writer's session totals, not a message's usage.")
 	}
 	return b.String()
+}
+
+// runningUsage returns the session's usage up to and including line n, the
+// usage written on line n, and whether it counted (a repeat does not).
+func runningUsage(t *grammar.Tree, n int) (c *UsageCounter, mine grammar.Usage, counted bool) {
+	c = usageBefore(t, n)
+	_, first, _ := t.ChunkAt(t.ChunkIndexOfLine(n))
+	for u := range t.UsageFrom(first) {
+		if u.Line > n {
+			break
+		}
+		ok := c.Add(t, u)
+		if u.Line == n {
+			mine, counted = u, ok
+		}
+	}
+	return c, mine, counted
 }
 
 func groupDigits(n uint64) string {

@@ -148,6 +148,72 @@ func (c *UsageCounter) Add(t *grammar.Tree, u grammar.Usage) bool {
 	return true
 }
 
+// usagePrefixKey memoizes, on a tree, the usage counter's state at the
+// start of each chunk.
+type usagePrefixKey struct{}
+
+type usageCheckpoint struct {
+	In, Out, Cached, CacheCreate uint64
+	Messages                     int
+	prev                         grammar.Usage
+	havePrev                     bool
+	// fresh are the message ids whose first occurrence in the document is
+	// in this chunk; any other message id in it was counted before.
+	fresh map[string]bool
+}
+
+// usageBefore returns a counter holding the totals of every line before the
+// chunk that holds line n, ready to count that chunk's lines. The states at
+// chunk starts are computed once per tree, so hovers after the first are
+// cheap anywhere in a huge document.
+func usageBefore(t *grammar.Tree, n int) *UsageCounter {
+	cps := t.Memo(usagePrefixKey{}, func() any {
+		var c UsageCounter
+		cps := make([]usageCheckpoint, t.ChunkCount())
+		ci := 0
+		cps[0] = usageCheckpoint{}
+		for u := range t.Usage() {
+			for ci+1 < t.ChunkCount() {
+				if _, first, _ := t.ChunkAt(ci + 1); u.Line < first {
+					break
+				}
+				ci++
+				cps[ci] = usageCheckpoint{In: c.In, Out: c.Out, Cached: c.Cached, CacheCreate: c.CacheCreate,
+					Messages: c.Messages, prev: c.prev, havePrev: c.havePrev}
+			}
+			if u.MessageID != "" {
+				if _, seen := c.seen[u.MessageID]; !seen {
+					if cps[ci].fresh == nil {
+						cps[ci].fresh = map[string]bool{}
+					}
+					cps[ci].fresh[u.MessageID] = true
+				}
+			}
+			c.Add(t, u)
+		}
+		for ci+1 < t.ChunkCount() {
+			ci++
+			cps[ci] = usageCheckpoint{In: c.In, Out: c.Out, Cached: c.Cached, CacheCreate: c.CacheCreate,
+				Messages: c.Messages, prev: c.prev, havePrev: c.havePrev}
+		}
+		return cps
+	}).([]usageCheckpoint)
+	cp := cps[t.ChunkIndexOfLine(n)]
+	c := &UsageCounter{In: cp.In, Out: cp.Out, Cached: cp.Cached, CacheCreate: cp.CacheCreate, Messages: cp.Messages,
+		prev: cp.prev, havePrev: cp.havePrev, seen: map[string]struct{}{}}
+	// Message ids of this chunk first seen before it count as seen.
+	_, first, _ := t.ChunkAt(t.ChunkIndexOfLine(n))
+	for u := range t.UsageFrom(first) {
+		if t.ChunkIndexOfLine(u.Line) != t.ChunkIndexOfLine(n) {
+			break
+		}
+		if u.MessageID != "" && !cp.fresh[u.MessageID] {
+			c.seen[u.MessageID] = struct{}{}
+		}
+	}
+	return c
+}
+
 func sameUsage(a, b grammar.Usage) bool {
 	return a.In == b.In && a.Out == b.Out && a.Cached == b.Cached && a.CacheCreate == b.CacheCreate
 }

@@ -31,6 +31,9 @@ type chunkSummary struct {
 	// For folding: phase lines and lifecycle lines starting with "end".
 	phaseLines []int
 	endLines   []int
+	// For hover on ts=: the last line with a valid ts=, and the first
+	// @start line with one, or -1.
+	lastTS, startTS int
 }
 
 type subagentEnd struct {
@@ -75,7 +78,7 @@ func summaryOf(t *grammar.Tree, i int) *chunkSummary {
 
 func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	c, firstLine, base := t.ChunkAt(i)
-	s := &chunkSummary{ids: map[string]*chunkID{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1}
+	s := &chunkSummary{ids: map[string]*chunkID{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, lastTS: -1, startTS: -1}
 	add := func(code string, line int, span grammar.Span, msg string) {
 		r, _ := RuleFor(code)
 		s.local = append(s.local, Finding{Code: code, Severity: r.Severity, Span: span, Line: line, Message: msg})
@@ -142,8 +145,15 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 				s.lastStep = m
 			}
 		}
-		if l.TS.Valid() && !ValidTimestamp(val(l.TS)) {
-			add("W005", line, rel(l.TS), "Invalid timestamp format: "+string(val(l.TS)))
+		if l.TS.Valid() {
+			if !ValidTimestamp(val(l.TS)) {
+				add("W005", line, rel(l.TS), "Invalid timestamp format: "+string(val(l.TS)))
+			} else {
+				s.lastTS = line
+				if s.startTS < 0 && l.Kind == grammar.Lifecycle && bytes.HasPrefix(text[l.Content-l.Start:], []byte("start")) {
+					s.startTS = line
+				}
+			}
 		}
 		if l.Flags&grammar.FlagBlob != 0 {
 			for _, m := range grammar.BlobMarkers(text) {

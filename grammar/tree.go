@@ -112,6 +112,32 @@ type Tree struct {
 	crStart   []int // crStart[i] counts lone CRs before chunk i
 	region    Region
 	header    *Header
+
+	memoMu sync.Mutex
+	memo   map[any]any
+}
+
+// Memo returns the value memoized under key on this tree, computing it with
+// compute the first time. Trees are immutable, so anything derived from one
+// can be kept with it; an edit makes a new tree with an empty memo.
+func (t *Tree) Memo(key any, compute func() any) any {
+	t.memoMu.Lock()
+	v, ok := t.memo[key]
+	t.memoMu.Unlock()
+	if ok {
+		return v
+	}
+	v = compute()
+	t.memoMu.Lock()
+	defer t.memoMu.Unlock()
+	if old, ok := t.memo[key]; ok {
+		return old
+	}
+	if t.memo == nil {
+		t.memo = map[any]any{}
+	}
+	t.memo[key] = v
+	return v
 }
 
 // Region says where the parts of a document are, as 0-based line numbers.
@@ -686,4 +712,21 @@ func SetChunkLimitsForTest(lines, size int) (restore func()) {
 // ChunkIndexOfLine returns the index of the chunk holding line n (clamped).
 func (t *Tree) ChunkIndexOfLine(n int) int {
 	return min(t.chunkOfLine(max(n, 0)), len(t.chunks)-1)
+}
+
+// UsageFrom iterates over the token usage written on body lines from line n on.
+func (t *Tree) UsageFrom(n int) iter.Seq[Usage] {
+	return func(yield func(Usage) bool) {
+		for ci := t.ChunkIndexOfLine(n); ci < len(t.chunks); ci++ {
+			for _, u := range t.chunks[ci].usage {
+				u.Line += t.lineStart[ci]
+				if u.Line < max(n, t.region.BodyStart) {
+					continue
+				}
+				if !yield(u) {
+					return
+				}
+			}
+		}
+	}
 }
