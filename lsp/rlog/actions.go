@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -45,12 +46,27 @@ var exports = []export{
 	{"Export trajectory JSON", convert.Trajectory, "source.convert.trajectory"},
 }
 
+// Hooks through which other features add code actions and commands
+// without a second textDocument/codeAction or executeCommand handler
+// (redact.go registers "Write a redacted copy" here). codeActions appends
+// what each actionHook returns; executeCommand runs commandHooks[command]
+// with the command's one argument.
+var (
+	actionHooks  []func(ctx context.Context, dc *docCtx, p *protocol.CodeActionParams) []codeAction
+	commandHooks = map[string]func(ctx context.Context, wc *wsCtx, arg json.RawMessage) (any, error){}
+)
+
 // actionCapabilities advertises code actions and the commands.
 func actionCapabilities(caps *lsp.ServerCapabilities) {
 	caps.CodeActionProvider = &protocol.CodeActionOptions{
 		CodeActionKinds: []protocol.CodeActionKind{protocol.QuickFix, protocol.Source},
 	}
-	caps.ExecuteCommandProvider = &protocol.ExecuteCommandOptions{Commands: []string{CommandConvert, CommandConvertToRlog}}
+	commands := []string{CommandConvert, CommandConvertToRlog}
+	for c := range commandHooks {
+		commands = append(commands, c)
+	}
+	slices.Sort(commands[2:])
+	caps.ExecuteCommandProvider = &protocol.ExecuteCommandOptions{Commands: commands}
 }
 
 // codeAction is the wire CodeAction; protocol v0.12.0's has the fields, but
@@ -105,6 +121,9 @@ func codeActions(ctx context.Context, dc *docCtx, p *protocol.CodeActionParams) 
 				},
 			})
 		}
+	}
+	for _, hook := range actionHooks {
+		out = append(out, hook(ctx, dc, p)...)
 	}
 	return out, nil
 }
@@ -187,6 +206,9 @@ func executeCommand(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandPa
 		return nil, lsp.InvalidParams("%s takes one argument, got %d", p.Command, len(p.Arguments))
 	}
 	raw, _ := json.Marshal(p.Arguments[0])
+	if hook, ok := commandHooks[p.Command]; ok {
+		return hook(ctx, wc, raw)
+	}
 	switch p.Command {
 	case CommandConvert:
 		var a convertArgs
@@ -285,6 +307,10 @@ func deliver(ctx context.Context, wc *wsCtx, source protocol.DocumentURI, from, 
 	target := convert.OutputPath(file, to)
 	targetURI := fileURI(target)
 	name := filepath.Base(target)
+	if _, _, err := workspaceRootOf(wc.Session, filepath.Dir(target)); err != nil {
+		_ = wc.Client.ShowMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("rlog-ls: %s was not created: %v", name, err))
+		return convertResult{}, nil
+	}
 
 	if canCreate(wc.Session) {
 		res, err := wc.Client.ApplyEdit(ctx, lsp.ApplyEditParams{
@@ -305,7 +331,7 @@ func deliver(ctx context.Context, wc *wsCtx, source protocol.DocumentURI, from, 
 			return convertResult{}, nil
 		}
 	} else {
-		_, err := convert.WriteFileAtomic(filepath.Dir(file), name, buf.Bytes(), false)
+		_, err := writeInWorkspace(wc.Session, filepath.Dir(file), name, buf.Bytes())
 		if err != nil {
 			msg := fmt.Sprintf("rlog-ls: could not write %s: %v", name, err)
 			if errors.Is(err, convert.ErrExists) {

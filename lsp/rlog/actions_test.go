@@ -105,9 +105,10 @@ func TestQuickFixes(t *testing.T) {
 			 "diagnostics":`+diagJSON(t, e004)+`,"isPreferred":true,
 			 "edit":{"changes":{"`+string(uri)+`":[{"range":{"start":{"line":2,"character":0},"end":{"line":2,"character":0}},"newText":"id: `+stem+`\n"}]}}}`)
 
-			// Conversions are offered on files only: an untitled document
-			// has no folder to write beside.
-			all := codeActionsFor(t, c, uri, nil)
+			// Conversions (and the redacted copy, redact_test.go) are
+			// offered on files only: an untitled document has no folder to
+			// write beside.
+			all := codeActionsFor(t, c, uri, nil, "source.convert")
 			wantConv := 4
 			if !strings.HasPrefix(string(uri), "file:") {
 				wantConv = 0
@@ -338,5 +339,5 @@ func TestActionCapabilities(t *testing.T) {
 	}
 	json.Unmarshal(res, &init)
 	lsptest.AssertJSON(t, init.Capabilities.CodeActionProvider, `{"codeActionKinds":["quickfix","source"]}`)
-	lsptest.AssertJSON(t, init.Capabilities.ExecuteCommandProvider, `{"commands":["rlog-ls.convert","rlog-ls.convertToRlog"]}`)
+	lsptest.AssertJSON(t, init.Capabilities.ExecuteCommandProvider, `{"commands":["rlog-ls.convert","rlog-ls.convertToRlog","rlog-ls.redact"]}`)
 }
