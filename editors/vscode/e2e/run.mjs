@@ -2,15 +2,17 @@
 // (VS Code 1.100.3) offline, in headless Debian Chromium driven by
 // playwright-core. It builds the server and the .vsix, installs the .vsix into
 // a fresh code-server, opens testdata/sample.rlog and checks what a user sees:
-// syntax colours, the Problems panel, a hover, the outline, the conversion
-// command, and the message shown when the server binary is missing. It keeps a
-// screenshot in docs/vscode.png.
+// syntax colours, the Problems panel, a hover, the outline, and the message
+// shown when the server binary is missing. It takes a screenshot of the
+// editor with the hover, the Problems panel and the outline.
 //
 // Usage: ./install.sh && node run.mjs   (from editors/vscode/e2e)
 // Env:   CHROMIUM (default /usr/bin/chromium), RLOG_E2E_KEEP=1 keeps work/,
-//        RLOG_E2E_SCREENSHOT (default ../../../docs/vscode.png).
+//        RLOG_LS: a server binary to use instead of building ./cmd/rlog-ls,
+//        RLOG_E2E_SCREENSHOT: where to keep the screenshot (default work/vscode.png;
+//        docs/vscode.png is made with RLOG_E2E_SCREENSHOT=$PWD/../../../docs/vscode.png).
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +23,7 @@ const root = join(ext, '..', '..');
 const work = join(here, 'work');
 const codeServer = join(here, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
 const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
-const screenshotPath = process.env.RLOG_E2E_SCREENSHOT || join(root, 'docs', 'vscode.png');
+const screenshotPath = process.env.RLOG_E2E_SCREENSHOT || join(work, 'vscode.png');
 
 let failures = 0;
 const t0 = Date.now();
@@ -51,15 +53,34 @@ function prepare() {
   if (!existsSync(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath} (apt-get install chromium)`);
   rmSync(work, { recursive: true, force: true });
   for (const d of ['bin', 'data/User', 'extensions', 'ws']) mkdirSync(join(work, d), { recursive: true });
-  run('go', ['build', '-o', join(work, 'bin', 'rlog-ls'), './cmd/rlog-ls'], { cwd: root });
+  if (process.env.RLOG_LS) copyFileSync(process.env.RLOG_LS, join(work, 'bin', 'rlog-ls'));
+  else run('go', ['build', '-o', join(work, 'bin', 'rlog-ls'), './cmd/rlog-ls'], { cwd: root });
+  chmodSync(join(work, 'bin', 'rlog-ls'), 0o755);
   run('npm', ['run', 'package'], { cwd: ext });
   run(process.execPath, [codeServer, '--user-data-dir', join(work, 'data'), '--extensions-dir', join(work, 'extensions'),
     '--install-extension', join(ext, 'rlog-ls.vsix')]);
   const installed = readdirSync(join(work, 'extensions')).filter((d) => d.startsWith('rlog-ls.rlog-ls-'));
   if (installed.length !== 1) throw new Error(`the .vsix did not install: ${readdirSync(join(work, 'extensions'))}`);
   copyFileSync(join(root, 'testdata', 'sample.rlog'), join(work, 'ws', 'sample.rlog'));
+  writeFileSync(join(work, 'ws', 'claude-session.jsonl'), claudeSession);
   writeSettings({ 'rlog.server.path': join(work, 'bin', 'rlog-ls') });
 }
+
+// A small Claude Code session (the JSONL Claude Code writes under
+// ~/.claude/projects), for the conversion to rlog.
+const claudeSession = [
+  { type: 'user', sessionId: 'e2e-session-0001', uuid: '11111111-1111-4111-8111-111111111111', parentUuid: null,
+    timestamp: '2025-12-19T20:29:02.000Z', cwd: '/tmp/shop', version: '2.0.65', gitBranch: 'main',
+    message: { role: 'user', content: 'Which files are in the project?' } },
+  { type: 'assistant', sessionId: 'e2e-session-0001', uuid: '22222222-2222-4222-8222-222222222222',
+    parentUuid: '11111111-1111-4111-8111-111111111111', timestamp: '2025-12-19T20:29:05.000Z',
+    message: { id: 'msg_01', role: 'assistant', model: 'claude-sonnet-4-5-20250929',
+      content: [{ type: 'tool_use', id: 'toolu_01ABCDEF', name: 'Bash', input: { command: 'ls' } }],
+      usage: { input_tokens: 10, output_tokens: 5 } } },
+  { type: 'user', sessionId: 'e2e-session-0001', uuid: '33333333-3333-4333-8333-333333333333',
+    parentUuid: '22222222-2222-4222-8222-222222222222', timestamp: '2025-12-19T20:29:06.000Z',
+    message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01ABCDEF', content: 'README.md\nsrc' }] } },
+].map((e) => JSON.stringify(e)).join('\n') + '\n';
 
 function writeSettings(extra) {
   const settings = {
@@ -263,6 +284,43 @@ async function main() {
       mkdirSync(dirname(screenshotPath), { recursive: true });
       await page.screenshot({ path: screenshotPath });
       log(`screenshot: ${screenshotPath}`);
+    });
+
+    await check('convert this rlog file to ATIF', async () => {
+      await page.keyboard.press('Escape');
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await commandPalette(page, 'rlog: Convert This File');
+      const input = page.locator('.quick-input-widget input');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Convert to ATIF' }).waitFor();
+      await input.fill('ATIF');
+      await page.keyboard.press('Enter');
+      const out = join(work, 'ws', 'sample.trajectory.json');
+      const atif = await until('sample.trajectory.json with the session', () => {
+        if (!existsSync(out)) return null;
+        try { return JSON.parse(readFileSync(out, 'utf8')); } catch { return null; }
+      });
+      if (!String(atif.schema_version).startsWith('ATIF') || !Array.isArray(atif.steps) || atif.steps.length === 0) {
+        throw new Error(`not an ATIF trajectory: ${JSON.stringify(atif).slice(0, 200)}`);
+      }
+    });
+
+    await check('convert a Claude Code JSONL file to rlog', async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input').fill('claude-session.jsonl');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'claude-session.jsonl' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.tab.active', { hasText: 'claude-session.jsonl' }).waitFor();
+      await commandPalette(page, 'rlog: Convert This File');
+      const out = join(work, 'ws', 'claude-session.rlog');
+      const text = await until('claude-session.rlog', () => {
+        const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
+        return t.includes('format: rlog/1') && t.includes('t!:Bash id=toolu_01ABCDEF') ? t : null;
+      });
+      void text;
+      // The new log is shown, in the rlog language.
+      await page.locator('.tab.active', { hasText: 'claude-session.rlog' }).waitFor();
+      await until('the rlog language mode', async () => (await textOf(page.locator('.statusbar-item'))).includes('rlog'));
     });
 
     await check('a missing server binary gets a clear message', async () => {
