@@ -179,3 +179,19 @@ func TestTypedClient(t *testing.T) {
 		t.Fatalf("exit code %d", code)
 	}
 }
+
+// The harness's document helpers speak the same protocol.
+func TestHarnessDocumentHelpers(t *testing.T) {
+	c := startInitialized(t)
+	c.Open("untitled:h", 1, "abc\ndef")
+	c.Change("untitled:h", 2, lsptest.Change{Range: lsptest.Span(1, 0, 1, 1), Text: "D"}, lsptest.Change{Range: lsptest.Span(0, 3, 0, 3), Text: "!"})
+	if got := docText(t, c, "untitled:h"); got.Text != "abc!\nDef" || got.Version != 2 {
+		t.Fatalf("got %+v", got)
+	}
+	c.Change("untitled:h", 3, lsptest.Change{Text: "whole"})
+	if got := docText(t, c, "untitled:h"); got.Text != "whole" {
+		t.Fatalf("got %+v", got)
+	}
+	c.Close("untitled:h")
+	c.WaitDiagnostics("untitled:h", lsptest.Cleared)
+}
