@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"runtime"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -138,5 +139,29 @@ func BenchmarkQueries(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkMemoryHeld reports what an open document holds (text, tree,
+// summaries and analyzer) as a multiple of its size: at most 2 is the goal.
+func BenchmarkMemoryHeld(b *testing.B) {
+	for _, size := range benchdata.Sizes() {
+		b.Run(benchdata.Name(size), func(b *testing.B) {
+			src := benchdata.Session(b, size)
+			var ratio float64
+			for range b.N {
+				text := bytes.Clone(src)
+				runtime.GC()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				t := grammar.Parse(text)
+				a := NewAnalyzer(t)
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				ratio = float64(after.HeapAlloc-before.HeapAlloc+uint64(len(text))) / float64(len(text))
+				runtime.KeepAlive(a)
+			}
+			b.ReportMetric(ratio, "x-size")
+		})
 	}
 }

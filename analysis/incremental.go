@@ -43,11 +43,50 @@ type chunkState struct {
 // idFacts is what the whole document says about one call id: the chunks it
 // appears in, and the facts the rules derive from them.
 type idFacts struct {
-	in         []*chunkState
-	firstReg   *chunkState // the first chunk that registers it
-	firstStart *chunkState // the first chunk with a t!: line for it
-	completed  bool        // completed somewhere (order does not matter)
+	one        *chunkState   // the chunk it appears in, when only one
+	more       []*chunkState // every chunk it appears in, when several
+	firstReg   *chunkState   // the first chunk that registers it
+	firstStart *chunkState   // the first chunk with a t!: line for it
+	completed  bool          // completed somewhere (order does not matter)
 }
+
+// chunks lists the chunks the id appears in.
+func (f *idFacts) chunks() []*chunkState {
+	if f.more != nil {
+		return f.more
+	}
+	if f.one != nil {
+		return []*chunkState{f.one}
+	}
+	return nil
+}
+
+func (f *idFacts) add(cs *chunkState) {
+	switch {
+	case f.more != nil:
+		f.more = append(f.more, cs)
+	case f.one == nil:
+		f.one = cs
+	default:
+		f.more = []*chunkState{f.one, cs}
+		f.one = nil
+	}
+}
+
+func (f *idFacts) remove(cs *chunkState) {
+	if f.one == cs {
+		f.one = nil
+		return
+	}
+	f.more = removeChunk(f.more, cs)
+	if len(f.more) == 1 {
+		f.one, f.more = f.more[0], nil
+	} else if len(f.more) == 0 {
+		f.more = nil
+	}
+}
+
+func (f *idFacts) empty() bool { return f.one == nil && len(f.more) == 0 }
 
 // NewAnalyzer analyses a whole tree.
 func NewAnalyzer(t *grammar.Tree) *Analyzer {
@@ -108,8 +147,7 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 			continue // kept
 		}
 		for _, id := range cs.sum.idOrder {
-			f := a.ids[id]
-			f.in = removeChunk(f.in, cs)
+			a.ids[id].remove(cs)
 			touched[id] = true
 		}
 	}
@@ -122,21 +160,21 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 				f = &idFacts{}
 				a.ids[id] = f
 			}
-			f.in = append(f.in, cs)
+			f.add(cs)
 			touched[id] = true
 		}
 	}
 	a.tree, a.chunks = t, chunks
 	for id := range touched {
 		f := a.ids[id]
-		if len(f.in) == 0 {
+		if f.empty() {
 			delete(a.ids, id)
 			continue
 		}
 		before := *f
 		f.derive(id)
 		if before.firstReg != f.firstReg || before.firstStart != f.firstStart || before.completed != f.completed {
-			for _, cs := range f.in {
+			for _, cs := range f.chunks() {
 				cs.dirty = true
 			}
 		}
@@ -192,12 +230,12 @@ func removeChunk(in []*chunkState, cs *chunkState) []*chunkState {
 // derive recomputes the facts of id from the chunks it appears in.
 func (f *idFacts) derive(id string) {
 	f.firstReg, f.firstStart, f.completed = nil, nil, false
-	for _, cs := range f.in {
+	for _, cs := range f.chunks() {
 		ci := cs.sum.ids[id]
 		if ci.reg >= 0 && (f.firstReg == nil || cs.ord < f.firstReg.ord) {
 			f.firstReg = cs
 		}
-		if len(ci.starts) > 0 && (f.firstStart == nil || cs.ord < f.firstStart.ord) {
+		if _, ok := ci.firstStart(); ok && (f.firstStart == nil || cs.ord < f.firstStart.ord) {
 			f.firstStart = cs
 		}
 		f.completed = f.completed || ci.completed
@@ -213,32 +251,35 @@ func (a *Analyzer) resolve(cs *chunkState) {
 		ci := cs.sum.ids[id]
 		f := a.ids[id]
 		regBefore := f.firstReg != nil && f.firstReg.ord < cs.ord
-		for _, r := range ci.refs {
-			if regBefore || ci.reg >= 0 && ci.reg < r.line {
+		var first idMark
+		var hasStart bool
+		for _, m := range ci.marks {
+			if m.kind == grammar.ToolStart {
+				if !hasStart && f.firstStart == cs {
+					first, hasStart = m, true
+					if !f.completed {
+						cs.resolved = append(cs.resolved, finding("W007", int(m.line), m.span(), fmt.Sprintf("Tool start '%s' has no completion", id)))
+					}
+					continue
+				}
+				// A second start of the id: the first is in this chunk or before it.
+				if !hasStart {
+					first, _ = f.firstStart.sum.ids[id].firstStart()
+					hasStart = true
+				}
+				fd := finding("W010", int(m.line), m.span(), id) // rendered with the first start's line at output, which edits above it move
+				fd.Related = []Related{{Span: first.span(), Line: int(first.line), Message: "first started here"}}
+				cs.resolved = append(cs.resolved, fd)
+				continue
+			}
+			if regBefore || ci.reg >= 0 && ci.reg < m.line {
 				continue
 			}
 			code, what := "W002", "Observation"
-			if r.kind == grammar.ToolProgress {
+			if m.kind == grammar.ToolProgress {
 				code, what = "W001", "Tool progress"
 			}
-			cs.resolved = append(cs.resolved, finding(code, r.line, r.span, fmt.Sprintf("%s references unknown call id: %s", what, id)))
-		}
-		if len(ci.starts) == 0 {
-			continue
-		}
-		first := ci.starts[0]
-		dups := ci.starts[1:]
-		if f.firstStart != cs {
-			dups = ci.starts
-			first = f.firstStart.sum.ids[id].starts[0]
-		} else if !f.completed {
-			cs.resolved = append(cs.resolved, finding("W007", first.line, first.span, fmt.Sprintf("Tool start '%s' has no completion", id)))
-		}
-		for _, d := range dups {
-			fd := finding("W010", d.line, d.span, "")
-			fd.Related = []Related{{Span: first.span, Line: first.line, Message: "first started here"}}
-			fd.Message = id // rendered with the first start's line at output, which edits above it move
-			cs.resolved = append(cs.resolved, fd)
+			cs.resolved = append(cs.resolved, finding(code, int(m.line), m.span(), fmt.Sprintf("%s references unknown call id: %s", what, id)))
 		}
 	}
 	slices.SortStableFunc(cs.resolved, byPosition)

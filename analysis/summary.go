@@ -51,16 +51,27 @@ type stepMark struct {
 
 // chunkID is everything one chunk says about one call id.
 type chunkID struct {
-	reg       int      // first line that registers the id (t!:, t:, x:, c:, q:), -1
-	starts    []idMark // t!: lines
+	reg       int32    // first line that registers the id (t!:, t:, x:, c:, q:), -1
 	completed bool     // an o: line, or a t: line with a result
-	refs      []idMark // o: and t~: lines, which must name a registered id
+	marks     []idMark // its t!: (starts) and o:/t~: (refs, which must name a registered id) lines, in order
 }
 
 type idMark struct {
-	line int
-	span grammar.Span
-	kind grammar.Kind
+	line       int32
+	start, end int32 // span, relative to the chunk
+	kind       grammar.Kind
+}
+
+func (m idMark) span() grammar.Span { return grammar.Span{Start: int(m.start), End: int(m.end)} }
+
+// firstStart returns the first t!: mark, if any.
+func (ci *chunkID) firstStart() (idMark, bool) {
+	for _, m := range ci.marks {
+		if m.kind == grammar.ToolStart {
+			return m, true
+		}
+	}
+	return idMark{}, false
 }
 
 type summaryKey struct{}
@@ -193,20 +204,17 @@ func (s *chunkSummary) addID(id string, line int, span grammar.Span, l grammar.L
 		s.ids[id] = ci
 		s.idOrder = append(s.idOrder, id)
 	}
-	mark := idMark{line: line, span: span, kind: l.Kind}
+	mark := idMark{line: int32(line), start: int32(span.Start), end: int32(span.End), kind: l.Kind}
 	switch {
-	case l.Kind == grammar.ToolProgress:
-		ci.refs = append(ci.refs, mark)
+	case l.Kind == grammar.ToolProgress || l.Kind == grammar.ToolStart:
+		ci.marks = append(ci.marks, mark)
 	case l.Kind == grammar.Observation:
-		ci.refs = append(ci.refs, mark)
+		ci.marks = append(ci.marks, mark)
 		ci.completed = true
 	case l.Kind == grammar.Tool && l.Result.Valid():
 		ci.completed = true
 	}
-	if l.Kind == grammar.ToolStart {
-		ci.starts = append(ci.starts, mark)
-	}
 	if l.Kind.RegistersID() && ci.reg < 0 {
-		ci.reg = line
+		ci.reg = int32(line)
 	}
 }

@@ -16,19 +16,46 @@ var (
 	chunkMaxBytes = 16 << 10
 )
 
-// storedLine is the compact form of LineInfo kept for every line: offsets are
-// uint32 and relative to the line start, except off (relative to the chunk).
+// storedLine is the compact form of LineInfo kept for every line (40
+// bytes): off is relative to the chunk, the other offsets to the line
+// start, in 16 bits. The few lines longer than 64 KB keep 32-bit offsets in
+// their chunk's wide table instead.
 type storedLine struct {
-	off, len       uint32
-	kind           Kind
-	flags          Flags
-	content        uint32
-	trimEnd        uint32
-	name           [2]uint32
-	arrow, result  uint32 // arrow start+1 and result start+1; 0 means absent
-	id, step, ts   [2]uint32
-	termLen, loneC uint8 // terminator length (0, 1 or 2); lone CRs in the line (saturating)
+	off, len           uint32
+	flags              Flags
+	content, trimEnd   uint16
+	arrow, result      uint16 // start+1; 0 means absent
+	name, id, step, ts [2]uint16
+	kind               Kind
+	termLen, loneC     uint8 // terminator length (0, 1 or 2); lone CRs in the line (saturating)
 }
+
+// wideSpans are a long line's offsets.
+type wideSpans struct {
+	content, trimEnd   uint32
+	arrow, result      uint32
+	name, id, step, ts [2]uint32
+}
+
+const maxNarrowLine = 1<<16 - 1
+
+// storedUsage is the compact form of Usage (28 bytes); a line whose counts
+// do not fit in 32 bits keeps its Usage in the chunk's wide table.
+type storedUsage struct {
+	line                    uint32
+	in, out, cached, create uint32
+	msgOff                  uint32 // message_id value start in the chunk +1; 0 means none
+	msgLen                  uint16
+	has                     uint8
+}
+
+const (
+	hasIn = 1 << iota
+	hasOut
+	hasCached
+	hasCache
+	hasWide
+)
 
 // Usage is the token usage written on one line.
 type Usage struct {
@@ -42,11 +69,13 @@ type Usage struct {
 // edit did not touch is shared, unchanged, by the trees before and after
 // it, so results computed from a chunk alone can be memoized on it.
 type Chunk struct {
-	text   []byte
-	lines  []storedLine
-	usage  []Usage  // Line is relative to the chunk
-	delims [2]int32 // the first two delimiter lines ("---"), -1 if none
-	loneCR int      // lone CRs in the chunk (extra editor lines)
+	text      []byte
+	lines     []storedLine
+	wide      map[int32]*wideSpans // lines longer than 64 KB, by index
+	usage     []storedUsage
+	wideUsage map[int32]Usage // usage that does not fit storedUsage, by line index
+	delims    [2]int32        // the first two delimiter lines ("---"), -1 if none
+	loneCR    int             // lone CRs in the chunk (extra editor lines)
 
 	memoMu sync.Mutex
 	memo   map[any]any
@@ -227,22 +256,29 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			len:     uint32(end - off),
 			kind:    li.Kind,
 			flags:   li.Flags,
-			content: uint32(li.Content),
-			trimEnd: uint32(li.Trim.End),
-			name:    pack(li.Name),
-			id:      pack(li.Meta[KeyID]),
-			step:    pack(li.Meta[KeyStep]),
-			ts:      pack(li.Meta[KeyTS]),
 			termLen: uint8(term),
 		}
 		if term == 2 {
 			sl.flags |= FlagCR
 		}
+		w := wideSpans{
+			content: uint32(li.Content), trimEnd: uint32(li.Trim.End),
+			name: pack(li.Name), id: pack(li.Meta[KeyID]), step: pack(li.Meta[KeyStep]), ts: pack(li.Meta[KeyTS]),
+		}
 		if li.Arrow.Valid() {
-			sl.arrow = uint32(li.Arrow.Start + 1)
+			w.arrow = uint32(li.Arrow.Start + 1)
 		}
 		if li.Result.Valid() {
-			sl.result = uint32(li.Result.Start + 1)
+			w.result = uint32(li.Result.Start + 1)
+		}
+		if end-off > maxNarrowLine {
+			if c.wide == nil {
+				c.wide = map[int32]*wideSpans{}
+			}
+			c.wide[int32(len(c.lines))] = &w
+		} else {
+			sl.content, sl.trimEnd, sl.arrow, sl.result = uint16(w.content), uint16(w.trimEnd), uint16(w.arrow), uint16(w.result)
+			sl.name, sl.id, sl.step, sl.ts = narrow(w.name), narrow(w.id), narrow(w.step), narrow(w.ts)
 		}
 		if li.Flags&FlagLoneCR != 0 {
 			n := bytes.Count(lineText, []byte{'\r'})
@@ -257,8 +293,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			}
 		}
 		if u, ok := usageOf(lineText, &li); ok {
-			u.Line = len(c.lines)
-			c.usage = append(c.usage, u)
+			c.storeUsage(len(c.lines), off, u, &li)
 		}
 		c.lines = append(c.lines, sl)
 		off = end + term
@@ -297,6 +332,54 @@ func (li *LineInfo) shift(d int) {
 }
 
 func pack(s Span) [2]uint32 { return [2]uint32{uint32(s.Start), uint32(s.End)} }
+
+func narrow(p [2]uint32) [2]uint16 { return [2]uint16{uint16(p[0]), uint16(p[1])} }
+
+func (c *Chunk) storeUsage(line, lineOff int, u Usage, li *LineInfo) {
+	su := storedUsage{line: uint32(line)}
+	for _, f := range []struct {
+		has bool
+		v   uint64
+		dst *uint32
+		bit uint8
+	}{{u.HasIn, u.In, &su.in, hasIn}, {u.HasOut, u.Out, &su.out, hasOut}, {u.HasCached, u.Cached, &su.cached, hasCached}, {u.HasCache, u.CacheCreate, &su.create, hasCache}} {
+		if f.has {
+			su.has |= f.bit
+		}
+		if f.v > 1<<32-1 {
+			su.has |= hasWide
+		}
+		*f.dst = uint32(f.v)
+	}
+	if m := li.Meta[KeyMessageID]; m.Valid() {
+		if m.Len() > 1<<16-1 {
+			su.has |= hasWide
+		}
+		su.msgOff, su.msgLen = uint32(lineOff+m.Start+1), uint16(m.Len())
+	}
+	if su.has&hasWide != 0 {
+		if c.wideUsage == nil {
+			c.wideUsage = map[int32]Usage{}
+		}
+		u.Line = line
+		c.wideUsage[int32(line)] = u
+	}
+	c.usage = append(c.usage, su)
+}
+
+// usageAt expands stored usage i of the chunk; Line is relative to it.
+func (c *Chunk) usageAt(i int) Usage {
+	su := &c.usage[i]
+	if su.has&hasWide != 0 {
+		return c.wideUsage[int32(su.line)]
+	}
+	u := Usage{Line: int(su.line), In: uint64(su.in), Out: uint64(su.out), Cached: uint64(su.cached), CacheCreate: uint64(su.create),
+		HasIn: su.has&hasIn != 0, HasOut: su.has&hasOut != 0, HasCached: su.has&hasCached != 0, HasCache: su.has&hasCache != 0}
+	if su.msgOff > 0 {
+		u.MessageID = string(c.text[su.msgOff-1 : su.msgOff-1+uint32(su.msgLen)])
+	}
+	return u
+}
 
 func usageOf(text []byte, li *LineInfo) (Usage, bool) {
 	var u Usage
@@ -429,6 +512,13 @@ func (t *Tree) line(ci, li int) Line {
 	s := &c.lines[li]
 	base := t.byteStart[ci] + int(s.off)
 	num := t.lineStart[ci] + li
+	var w wideSpans
+	if s.len > maxNarrowLine {
+		w = *c.wide[int32(li)]
+	} else {
+		w = wideSpans{content: uint32(s.content), trimEnd: uint32(s.trimEnd), arrow: uint32(s.arrow), result: uint32(s.result),
+			name: widen(s.name), id: widen(s.id), step: widen(s.step), ts: widen(s.ts)}
+	}
 	l := Line{
 		Num:     num,
 		Start:   base,
@@ -436,8 +526,8 @@ func (t *Tree) line(ci, li int) Line {
 		Next:    base + int(s.len) + int(s.termLen),
 		Kind:    s.kind,
 		Flags:   s.flags,
-		Content: base + int(s.content),
-		TrimEnd: base + int(s.trimEnd),
+		Content: base + int(w.content),
+		TrimEnd: base + int(w.trimEnd),
 	}
 	if num < t.region.BodyStart {
 		switch {
@@ -450,19 +540,21 @@ func (t *Tree) line(ci, li int) Line {
 		}
 		return l
 	}
-	l.Name = unpack(s.name, base)
-	l.ID = unpack(s.id, base)
-	l.Step = unpack(s.step, base)
-	l.TS = unpack(s.ts, base)
-	if s.arrow > 0 {
-		a := base + int(s.arrow) - 1
+	l.Name = unpack(w.name, base)
+	l.ID = unpack(w.id, base)
+	l.Step = unpack(w.step, base)
+	l.TS = unpack(w.ts, base)
+	if w.arrow > 0 {
+		a := base + int(w.arrow) - 1
 		l.Arrow = Span{a, a + len(arrow)}
 	}
-	if s.result > 0 {
-		l.Result = Span{base + int(s.result) - 1, l.TrimEnd}
+	if w.result > 0 {
+		l.Result = Span{base + int(w.result) - 1, l.TrimEnd}
 	}
 	return l
 }
+
+func widen(p [2]uint16) [2]uint32 { return [2]uint32{uint32(p[0]), uint32(p[1])} }
 
 func unpack(p [2]uint32, base int) Span {
 	if p[1] <= p[0] {
@@ -559,7 +651,8 @@ func (t *Tree) Bytes() []byte {
 func (t *Tree) Usage() iter.Seq[Usage] {
 	return func(yield func(Usage) bool) {
 		for ci, c := range t.chunks {
-			for _, u := range c.usage {
+			for i := range c.usage {
+				u := c.usageAt(i)
 				u.Line += t.lineStart[ci]
 				if u.Line < t.region.BodyStart {
 					continue
@@ -718,7 +811,8 @@ func (t *Tree) ChunkIndexOfLine(n int) int {
 func (t *Tree) UsageFrom(n int) iter.Seq[Usage] {
 	return func(yield func(Usage) bool) {
 		for ci := t.ChunkIndexOfLine(n); ci < len(t.chunks); ci++ {
-			for _, u := range t.chunks[ci].usage {
+			for i := range t.chunks[ci].usage {
+				u := t.chunks[ci].usageAt(i)
 				u.Line += t.lineStart[ci]
 				if u.Line < max(n, t.region.BodyStart) {
 					continue

@@ -361,3 +361,20 @@ func FuzzScanLine(f *testing.F) {
 		}
 	})
 }
+
+func TestWideUsageSurvivesCompaction(t *testing.T) {
+	long := strings.Repeat("m", 70000)
+	src := "---\nid: x\n---\n@end tokens_in=5000000000 tokens_cached=7\nth: y message_id=\"" + long + "\" tokens_out=3\na: z message_id=\"m1\" tokens_in=4294967295\n"
+	var got []Usage
+	for u := range Parse([]byte(src)).Usage() {
+		got = append(got, u)
+	}
+	want := []Usage{
+		{Line: 3, In: 5000000000, Cached: 7, HasIn: true, HasCached: true},
+		{Line: 4, Out: 3, HasOut: true, MessageID: `"` + long + `"`},
+		{Line: 5, In: 4294967295, HasIn: true, MessageID: `"m1"`},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("usage %+v", got)
+	}
+}
