@@ -184,8 +184,9 @@ func (e PositionEncoding) Count(b []byte) int {
 	n := 0
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
-			n++
-			i++
+			run := asciiRun(b[i:])
+			n += run
+			i += run
 			continue
 		}
 		r, size := utf8.DecodeRune(b[i:])

@@ -180,6 +180,9 @@ func checkRoundTrip(t *testing.T, b []byte) {
 					if got := m.Offset(p); got != off {
 						t.Fatalf("%q enc %v: Offset(%v) = %d, want %d", b, m.Encoding, p, got, off)
 					}
+					if got := m.Encoding.Count(b[start:off]); got != c[enc] {
+						t.Fatalf("%q enc %v: Count(%q) = %d, want %d", b, m.Encoding, b[start:off], got, c[enc])
+					}
 				} else if got, want := m.Position(off), m.Position(charStart); got != want {
 					t.Fatalf("%q enc %v: Position(%d) inside a character = %v, want %v", b, m.Encoding, off, got, want)
 				}
