@@ -3,6 +3,7 @@ package rlog
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -316,5 +317,25 @@ func TestWorkspaceSymbols(t *testing.T) {
 	_ = json.Unmarshal(call(t, c, protocol.MethodWorkspaceSymbol, map[string]any{"query": "mkrls"}), &syms)
 	if len(syms) != 1 || syms[0].Name != "Bash make release" || !strings.HasSuffix(string(syms[0].Location.URI), "/logs/a.rlog") {
 		t.Fatalf("fuzzy query: %+v", syms)
+	}
+}
+
+// A log with 100,000 findings must not flood the editor: the default cap
+// publishes 1,000 and a last diagnostic saying how many more there are.
+func TestHundredThousandFindingsAreCapped(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\nrunner: ci\n---\n")
+	for i := range 100000 {
+		fmt.Fprintf(&b, "o: id=missing%d → [ok]\n", i)
+	}
+	c := start(t, "", nil)
+	open(t, c, testURI, b.String())
+	p := c.WaitDiagnostics(testURI, lsptest.AtVersion(1))
+	if len(p.Diagnostics) != 1001 {
+		t.Fatalf("%d diagnostics published", len(p.Diagnostics))
+	}
+	last := p.Diagnostics[1000]
+	if !strings.HasPrefix(last.Message, "99001 more diagnostics not shown") || p.Diagnostics[999].Code != "W002" {
+		t.Fatalf("last diagnostic: %+v", last)
 	}
 }
