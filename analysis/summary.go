@@ -94,6 +94,7 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 		r, _ := RuleFor(code)
 		s.local = append(s.local, Finding{Code: code, Severity: r.Severity, Span: span, Line: line, Message: msg})
 	}
+	var secrets []SecretMatch
 	for l, text := range t.ChunkLines(i) {
 		if !l.Kind.IsBody() {
 			continue
@@ -185,6 +186,10 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 		if l.Flags&grammar.FlagNUL != 0 {
 			at := bytes.IndexByte(text, 0) + l.Start - base
 			add("W013", line, grammar.Span{Start: at, End: at + 1}, "Line contains a NUL byte")
+		}
+		secrets = AppendSecrets(secrets[:0], text)
+		for _, m := range secrets {
+			add("S001", line, grammar.Span{Start: m.Start, End: m.End}.Shift(l.Start-base), m.Message())
 		}
 		if l.Flags&grammar.FlagLegacyRedact != 0 {
 			for _, m := range grammar.RedactionMarkers(text) {
