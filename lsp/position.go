@@ -24,6 +24,7 @@ type Text interface {
 // The zero value is UTF-16, the encoding every client supports.
 type PositionEncoding uint8
 
+// The encodings of LSP 3.17's PositionEncodingKind.
 const (
 	UTF16 PositionEncoding = iota
 	UTF8

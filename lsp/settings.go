@@ -26,11 +26,13 @@ type Settings struct {
 	Diagnostics   DiagnosticsSettings `json:"diagnostics"`
 }
 
+// OutlineSettings tune the document outline.
 type OutlineSettings struct {
 	// MaxItems caps the document outline (0: no cap).
 	MaxItems int `json:"maxItems"`
 }
 
+// DiagnosticsSettings tune diagnostics publishing.
 type DiagnosticsSettings struct {
 	// MaxPerDocument caps the diagnostics published for one document
 	// (0: no cap); a last diagnostic says how many were left out.
