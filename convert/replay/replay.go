@@ -215,6 +215,14 @@ func (wr *Writer) line(f model.Fields) {
 	if wr.err != nil {
 		return
 	}
+	// A hash carried over from the source (a passed-through event, extra
+	// fields) that is not sha256:<64 hex> would make the file invalid.
+	for _, k := range []string{"params_hash", "output_hash", "plan_hash"} {
+		if h, ok := f.String(k); ok && !validHash(h) {
+			f.Delete(k)
+			wr.rep.Add(model.LossDroppedField, k+" that is not sha256:<64 hex>", model.Loc{})
+		}
+	}
 	raw, _ := f.MarshalJSON()
 	wr.buf = canon.Append(wr.buf[:0], raw)
 	wr.buf = append(wr.buf, '\n')
@@ -326,10 +334,13 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		f.SetString("event", "ToolResult")
 		f.SetString("t", t)
 		f.SetString("id", ref.id)
-		if src, ok := e.Extra.String("output_hash"); ok && h.SourceFormat == Name {
+		if src, ok := e.Extra.String("output_hash"); ok && h.SourceFormat == Name && validHash(src) {
 			// A REPLAY source keeps only a preview: its hash is the faithful one.
 			f.SetString("output_hash", src)
 		} else {
+			if ok && h.SourceFormat == Name {
+				wr.rep.Add(model.LossUnfaithful, "output_hash of the source is not sha256:<64 hex>; recomputed over the preview", e.Loc)
+			}
 			f.SetString("output_hash", canon.HashString(e.Result.Content))
 		}
 		if x, ok := e.Extra.Get("exit_code"); ok {

@@ -1,0 +1,146 @@
+package convert_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/internal/testcorpus"
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// The reader fuzz targets: each reads any bytes as its format, and
+// whatever session comes out must go through every writer, each output
+// valid by its own format's rules (the ATIF and REPLAY validators, JSON
+// lines that parse, rlog that parses). Seeds: small samples of the format
+// from the shared corpus when it is present, and a few made here. The
+// claude and rlog readers have their own targets (convert/claude,
+// convert/rlogfmt).
+
+// corpusSeeds adds up to n corpus files under dir (relative to the corpus)
+// whose name ends in suffix, the smallest first, each cut to 32 KB.
+func corpusSeeds(f *testing.F, dir, suffix string, n int) {
+	root, _ := testcorpus.Root()
+	if root == "" {
+		return
+	}
+	type file struct {
+		path string
+		size int64
+	}
+	var files []file
+	filepath.WalkDir(filepath.Join(root, dir), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && len(p) >= len(suffix) && p[len(p)-len(suffix):] == suffix {
+			if info, err := d.Info(); err == nil {
+				files = append(files, file{p, info.Size()})
+			}
+		}
+		return nil
+	})
+	sort.Slice(files, func(i, j int) bool { return files[i].size < files[j].size })
+	for i := 0; i < len(files) && i < n; i++ {
+		data, err := os.ReadFile(files[i].path)
+		if err == nil {
+			f.Add(data[:min(len(data), 32<<10)])
+		}
+	}
+}
+
+func fuzzReader(f *testing.F, from convert.Format, dir, suffix string, seeds ...string) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	corpusSeeds(f, dir, suffix, 3)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, _, err := convert.Read(bytes.NewReader(data), from)
+		if err != nil {
+			return // a whole-document format that is not one: refused, not a crash
+		}
+		for _, fi := range convert.Formats() {
+			if !fi.CanWrite() {
+				continue
+			}
+			var out bytes.Buffer
+			if _, err := convert.Write(&out, s, fi.Name, convert.Options{}); err != nil {
+				t.Fatalf("%s -> %s: %v", from, fi.Name, err)
+			}
+			checkFuzzOutput(t, fi.Name, out.Bytes())
+		}
+	})
+}
+
+// checkFuzzOutput checks an output by its own format's rules: rlog here,
+// the others as the conversion matrix does (checkOutput).
+func checkFuzzOutput(t *testing.T, to convert.Format, out []byte) {
+	t.Helper()
+	if to != convert.Rlog {
+		checkOutput(t, "fuzz", to, out)
+		return
+	}
+	tr := grammar.Parse(bytes.Clone(out))
+	if !tr.Header().Present || !tr.Header().Closed {
+		t.Fatalf("rlog output has no header:\n%.2000s", out)
+	}
+	if _, _, err := convert.Read(bytes.NewReader(out), to); err != nil {
+		t.Errorf("reading the rlog output back: %v", err)
+	}
+}
+
+func FuzzReadSDKJSONL(f *testing.F) {
+	fuzzReader(f, convert.SDKJSONL, "autopilot-sdk-jsonl", ".jsonl",
+		`{"type":"system","subtype":"init","session_id":"s","model":"m","tools":["Read"]}`+"\n"+
+			`{"type":"assistant","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a"}}],"usage":{"input_tokens":3}}}`+"\n"+
+			`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}}`+"\n",
+		`{"type":"result","subtype":"success","total_cost_usd":0.1,"usage":{"input_tokens":1}}`)
+}
+
+func FuzzReadTrajectory(f *testing.F) {
+	fuzzReader(f, convert.Trajectory, "autopilot-trajectory-json", ".json",
+		`{"session_id":"s","model":"m","steps":[{"type":"user","content":"hi"},{"type":"tool_call","tool":"Read","tool_id":"t","input":{}},{"type":"tool_result","tool_id":"t","success":true,"output":"x"}]}`)
+}
+
+func FuzzReadATIF(f *testing.F) {
+	fuzzReader(f, convert.ATIF, "atif", ".json",
+		`{"schema_version":"ATIF-v1.5","session_id":"s","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"user","message":"hi"},{"step_id":2,"source":"agent","message":"","tool_calls":[{"tool_call_id":"c","function_name":"f","arguments":{}}],"observation":{"results":[{"source_call_id":"c","content":"x"}]}}]}`)
+}
+
+func FuzzReadATIFJSONL(f *testing.F) {
+	fuzzReader(f, convert.ATIFJSONL, "atif-jsonl", ".jsonl",
+		`{"schema_version":"ATIF-v1.5","session_id":"s","agent":{"name":"a","version":"1"}}`+"\n"+`{"step_id":1,"source":"user","message":"hi"}`+"\n")
+}
+
+func FuzzReadReplay(f *testing.F) {
+	fuzzReader(f, convert.Replay, "replay-bundle", ".json",
+		`{"event":"ReplayHeader","replay_version":1,"session_id":"s"}`+"\n"+
+			`{"event":"ToolCall","id":"tc_001","params":{"path":"a"},"params_hash":"sha256:x","step_id":"step-1","t":"2026-01-13T10:00:02Z","tool":"file_read"}`+"\n"+
+			`{"event":"ToolResult","id":"tc_001","ok":true,"output_hash":"sha256:y","output_preview":"x","step_id":"step-1","t":"2026-01-13T10:00:03Z"}`+"\n")
+}
+
+func FuzzReadProphet(f *testing.F) {
+	fuzzReader(f, convert.Prophet, "mini-swe-agent", ".json",
+		`{"info":{"model_stats":{"instance_cost":0.1,"api_calls":1}},"messages":[{"role":"system","content":"s"},{"role":"user","content":"u"},{"role":"assistant","content":"a"}]}`)
+}
+
+func FuzzReadMiniSWE(f *testing.F) {
+	fuzzReader(f, convert.MiniSWE, "mini-swe-agent", ".json",
+		`{"info":{"exit_status":"Submitted"},"messages":[{"role":"user","content":"u"},{"role":"assistant","content":"THOUGHT\n`+"```bash\\nls\\n```"+`"}],"trajectory_format":"mini-swe-agent-1"}`)
+}
+
+// Detection of any name and any first bytes answers a format or an error.
+func FuzzDetect(f *testing.F) {
+	f.Add("x.jsonl", []byte(`{"type":"user"}`))
+	f.Add("trajectory.json", []byte(`{"schema_version":"ATIF-v1.6"}`))
+	f.Add("REPLAY.jsonl", []byte(`{"event":"ReplayHeader"}`))
+	f.Add("s.rlog", []byte("---\nformat: rlog/1\n---\n"))
+	f.Fuzz(func(t *testing.T, name string, head []byte) {
+		format, err := convert.Detect(name, head)
+		if err == nil {
+			if fi, ok := convert.Lookup(format); !ok || !fi.CanRead() {
+				t.Fatalf("detected %q, which cannot be read", format)
+			}
+		}
+	})
+}
