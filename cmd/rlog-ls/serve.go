@@ -13,29 +13,6 @@ import (
 	"github.com/rlog-ls/rlog-ls/lsp/rlog"
 )
 
-// stdioConn joins the process's stdin and stdout into the server's stream.
-// A read from a terminal or pipe in blocking mode cannot be interrupted by
-// closing the file, so stdin is pumped through an io.Pipe: closing the
-// connection (after exit) ends the pending read at once, and the end of
-// stdin (the client has gone) still reaches the server as EOF.
-type stdioConn struct {
-	in  *io.PipeReader
-	out io.Writer
-}
-
-func newStdioConn(stdin io.Reader, stdout io.Writer) stdioConn {
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := io.Copy(pw, stdin)
-		pw.CloseWithError(err) // nil: EOF
-	}()
-	return stdioConn{in: pr, out: stdout}
-}
-
-func (c stdioConn) Read(p []byte) (int, error)  { return c.in.Read(p) }
-func (c stdioConn) Write(p []byte) (int, error) { return c.out.Write(p) }
-func (c stdioConn) Close() error                { return c.in.Close() }
-
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -56,7 +33,7 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer closeLogs()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return lsp.Serve(ctx, newStdioConn(stdin, stdout), lsp.Options[rlog.Doc]{
+	return lsp.Serve(ctx, lsp.Stream(stdin, stdout), lsp.Options[rlog.Doc]{
 		Features: rlog.Features(),
 		Name:     "rlog-ls",
 		Version:  version(),
