@@ -9,8 +9,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/internal/jsonstr"
 )
 
 // SyntaxError is a JSON syntax error at a byte offset.
@@ -188,107 +189,14 @@ func Valid(b []byte) bool {
 // reflect again. Invalid UTF-8 becomes U+FFFD, as encoding/json does. ok is
 // false when v is not a string.
 func String(v []byte) (s string, ok bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", false
-	}
-	inner := v[1 : len(v)-1]
-	esc := bytes.IndexByte(inner, '\\')
-	if esc < 0 && utf8.Valid(inner) {
-		return string(inner), true
-	}
-	// Runs between escapes are copied whole (IndexByte and utf8.Valid are
-	// vectorized); only escapes and invalid bytes are handled one by one.
-	out := make([]byte, 0, len(inner))
-	for {
-		chunk := inner
-		if esc >= 0 {
-			chunk = inner[:esc]
-		}
-		out = appendUTF8(out, chunk)
-		if esc < 0 {
-			return string(out), true
-		}
-		inner = inner[esc:]
-		if len(inner) < 2 {
-			return "", false
-		}
-		n := 2
-		switch inner[1] {
-		case '"', '\\', '/':
-			out = append(out, inner[1])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, k := hex4(inner[2:])
-			if k == 0 {
-				return "", false
-			}
-			n = 6
-			if utf16.IsSurrogate(r) {
-				r2, k2 := rune(-1), 0
-				if len(inner) >= 8 && inner[6] == '\\' && inner[7] == 'u' {
-					r2, k2 = hex4(inner[8:])
-				}
-				if dec := utf16.DecodeRune(r, r2); k2 > 0 && dec != utf8.RuneError {
-					r = dec
-					n = 12
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return "", false
-		}
-		inner = inner[n:]
-		esc = bytes.IndexByte(inner, '\\')
-	}
-}
-
-// appendUTF8 appends b with each invalid byte replaced by U+FFFD, as
-// encoding/json decodes.
-func appendUTF8(out, b []byte) []byte {
-	if utf8.Valid(b) {
-		return append(out, b...)
-	}
-	for len(b) > 0 {
-		r, size := utf8.DecodeRune(b)
-		if r == utf8.RuneError && size == 1 {
-			out = append(out, "\uFFFD"...)
-		} else {
-			out = append(out, b[:size]...)
-		}
-		b = b[size:]
-	}
-	return out
-}
-
-func hex4(b []byte) (rune, int) {
-	if len(b) < 4 {
-		return 0, 0
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, 0
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		inner := v[1 : len(v)-1]
+		if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			return string(inner), true
 		}
 	}
-	return r, 4
+	out, ok := jsonstr.Unquote(nil, v, jsonstr.Replace)
+	return string(out), ok
 }
 
 // Key decodes a raw key as handed to an Object callback.

@@ -1,0 +1,122 @@
+// Package jsonstr decodes JSON string literals quickly: the runs between
+// escapes are copied whole (bytes.IndexByte and utf8.Valid are vectorized),
+// so a string of hundreds of megabytes (a document's text in didOpen, a
+// tool output in a transcript) decodes at memory speed.
+package jsonstr
+
+import (
+	"bytes"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Invalid says what happens to bytes that are not UTF-8.
+type Invalid bool
+
+const (
+	// Replace writes U+FFFD for each invalid byte, as encoding/json does.
+	Replace Invalid = true
+	// Keep copies invalid bytes as they are, so a document keeps its exact
+	// bytes and editors count each invalid byte as one character.
+	Keep Invalid = false
+)
+
+// Unquote decodes a JSON string literal, quotes included, appending to dst.
+// Escaped lone surrogates become U+FFFD, as in encoding/json. ok is false
+// when lit is not a well-formed string literal.
+func Unquote(dst, lit []byte, invalid Invalid) (out []byte, ok bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return dst, false
+	}
+	s := lit[1 : len(lit)-1]
+	out = dst
+	for {
+		esc := bytes.IndexByte(s, '\\')
+		run := s
+		if esc >= 0 {
+			run = s[:esc]
+		}
+		out = appendRun(out, run, invalid)
+		if esc < 0 {
+			return out, true
+		}
+		s = s[esc:]
+		if len(s) < 2 {
+			return dst, false
+		}
+		n := 2
+		switch c := s[1]; c {
+		case '"', '\\', '/':
+			out = append(out, c)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(s[2:])
+			if !ok {
+				return dst, false
+			}
+			n = 6
+			if utf16.IsSurrogate(r) {
+				r2, ok2 := rune(-1), false
+				if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+					r2, ok2 = hex4(s[8:])
+				}
+				if pair := utf16.DecodeRune(r, r2); ok2 && pair != utf8.RuneError {
+					r, n = pair, 12
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			return dst, false
+		}
+		s = s[n:]
+	}
+}
+
+func appendRun(out, b []byte, invalid Invalid) []byte {
+	if invalid == Keep || utf8.Valid(b) {
+		return append(out, b...)
+	}
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		r <<= 4
+		switch {
+		case '0' <= c && c <= '9':
+			r |= rune(c - '0')
+		case 'a' <= c && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			r |= rune(c - 'A' + 10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
