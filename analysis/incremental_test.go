@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"fmt"
+	"github.com/rlog-ls/rlog-ls/internal/edittest"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -19,29 +20,6 @@ var editPieces = []string{
 	"o: id=b → [ok]\n", "t~:Bash id=a [1/2]\n", "t:Read id=c → [ok]\n", "x:Explore id=b → [started]\n",
 	"id=", "a", "b", "step=1 ", "step=9 ", "@start\n", "@end\n", "---\n", "format: rlog/1\n", "wat\n",
 	"ts=bad ", "é😀", "→ ", "-> ", "@blob sha256=ab ", "[REDACTED] ", "\x00", "\xff", "  cont\n", "@bogus\n",
-}
-
-func randomEdit(r *rand.Rand, n int) (int, int, []byte) {
-	start := r.IntN(n + 1)
-	end := start
-	if r.IntN(3) > 0 {
-		end = min(n, start+r.IntN(60))
-	}
-	if r.IntN(30) == 0 {
-		end = min(n, start+r.IntN(n+1))
-	}
-	var b []byte
-	for k := r.IntN(4); k > 0; k-- {
-		b = append(b, editPieces[r.IntN(len(editPieces))]...)
-	}
-	return start, end, b
-}
-
-func splice(src []byte, s, e int, ins []byte) []byte {
-	out := make([]byte, 0, len(src)-(e-s)+len(ins))
-	out = append(out, src[:s]...)
-	out = append(out, ins...)
-	return append(out, src[e:]...)
 }
 
 func assertSameFindings(t *testing.T, a *Analyzer, src []byte, context string) {
@@ -84,9 +62,9 @@ func TestAnalyzerEqualsFullAnalysisAfterEdits(t *testing.T) {
 				a := NewAnalyzer(tree)
 				assertSameFindings(t, a, src, "initial")
 				for i := range 300 {
-					s, e, ins := randomEdit(r, len(src))
+					s, e, ins := edittest.Random(r, len(src), editPieces)
 					tree = tree.Edit(s, e, bytes.Clone(ins))
-					src = splice(src, s, e, ins)
+					src = edittest.Splice(src, s, e, ins)
 					a.Update(tree)
 					assertSameFindings(t, a, src, fmt.Sprintf("edit %d [%d,%d) %q", i, s, e, ins))
 				}
@@ -117,6 +95,6 @@ func FuzzAnalyzerEdits(f *testing.F) {
 		s := int(at) % (len(src) + 1)
 		e := min(len(src), s+int(length))
 		a.Update(tree.Edit(s, e, bytes.Clone(ins)))
-		assertSameFindings(t, a, splice(src, s, e, ins), "fuzz")
+		assertSameFindings(t, a, edittest.Splice(src, s, e, ins), "fuzz")
 	})
 }

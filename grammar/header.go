@@ -102,7 +102,8 @@ func parseHeader(t *Tree) *Header {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		l := t.Line(first + root.Line - 1)
+		at := nodeSpan(t, first, root).Start
+		l := t.Line(t.LineAt(at))
 		h.Errors = append(h.Errors, HeaderError{
 			Span:    Span{l.Start, l.TrimEnd},
 			Line:    l.Num,
@@ -113,8 +114,9 @@ func parseHeader(t *Tree) *Header {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
-		f := HeaderField{Key: k.Value, Line: first + k.Line - 1}
+		f := HeaderField{Key: k.Value}
 		f.KeySpan = nodeSpan(t, first, k)
+		f.Line = t.LineAt(f.KeySpan.Start)
 		f.ValueSpan = nodeSpan(t, first, v)
 		switch v.Kind {
 		case yaml.ScalarNode:
@@ -153,11 +155,13 @@ func parseHeader(t *Tree) *Header {
 	return h
 }
 
-// nodeSpan turns a node's 1-based line and rune column into a byte span on
-// that document line: scalars cover their source text, other nodes their line.
+// nodeSpan turns a node's 1-based line and rune column into a byte span.
+// YAML ends lines at CR, LF and CRLF, as editors do, so its lines are
+// counted as editor lines from the header's first line.
 func nodeSpan(t *Tree, first int, n *yaml.Node) Span {
-	l := t.Line(first + n.Line - 1)
-	text := t.Text(l)
+	el := t.EditorLineAt(t.Line(first).Start) + n.Line - 1
+	lineStart := t.EditorLineStart(el)
+	text := t.Slice(lineStart, t.EditorLineEnd(el))
 	start := runeOffset(text, n.Column-1)
 	end := start
 	switch {
@@ -167,7 +171,7 @@ func nodeSpan(t *Tree, first int, n *yaml.Node) Span {
 	default:
 		_, end = trimBounds(text)
 	}
-	return Span{l.Start + start, l.Start + max(end, start)}
+	return Span{lineStart + start, lineStart + max(end, start)}
 }
 
 func runeOffset(text []byte, col int) int {
@@ -212,14 +216,16 @@ func scalarEnd(text []byte, start int, n *yaml.Node) int {
 	return lineEnd
 }
 
-// yamlError places a parser error ("yaml: line N: message") on its line.
+// yamlError places a parser error ("yaml: line N: message") on its line,
+// counting lines as YAML does (editor lines), within the header.
 func yamlError(t *Tree, first, last int, err error) HeaderError {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := first
 	if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if i := strings.IndexByte(rest, ':'); i > 0 {
 			if n, perr := strconv.Atoi(rest[:i]); perr == nil {
-				line = min(max(first+n-1, first), last)
+				el := t.EditorLineAt(t.Line(first).Start) + n - 1
+				line = min(max(t.LineAt(t.EditorLineStart(el)), first), last)
 				msg = strings.TrimSpace(rest[i+1:])
 			}
 		}

@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"fmt"
+	"github.com/rlog-ls/rlog-ls/internal/edittest"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -239,31 +240,6 @@ var editPieces = []string{
 	"step=3 ", "@start\n", "\uFEFF", "x", " ", "\t", "id=", "#",
 }
 
-// randomEdit picks a range of src and a replacement built from pieces that
-// exercise header boundaries, line ends, multi-byte text and metadata.
-func randomEdit(r *rand.Rand, n int) (int, int, []byte) {
-	start := r.IntN(n + 1)
-	end := start
-	if r.IntN(3) > 0 {
-		end = min(n, start+r.IntN(40))
-	}
-	if r.IntN(20) == 0 {
-		end = min(n, start+r.IntN(n+1))
-	}
-	var b []byte
-	for k := r.IntN(4); k > 0; k-- {
-		b = append(b, editPieces[r.IntN(len(editPieces))]...)
-	}
-	return start, end, b
-}
-
-func splice(src []byte, s, e int, ins []byte) []byte {
-	out := make([]byte, 0, len(src)-(e-s)+len(ins))
-	out = append(out, src[:s]...)
-	out = append(out, ins...)
-	return append(out, src[e:]...)
-}
-
 // generated builds a document large enough to span many chunks.
 func generated(lines int) []byte {
 	var b strings.Builder
@@ -301,9 +277,9 @@ func TestIncrementalEqualsFullParse(t *testing.T) {
 		src := bytes.Clone(base)
 		tr := Parse(bytes.Clone(src))
 		for i := range 400 {
-			s, e, ins := randomEdit(r, len(src))
+			s, e, ins := edittest.Random(r, len(src), editPieces)
 			tr = tr.Edit(s, e, bytes.Clone(ins))
-			src = splice(src, s, e, ins)
+			src = edittest.Splice(src, s, e, ins)
 			assertSameAsFullParse(t, tr, src, fmt.Sprintf("edit %d [%d,%d) %q", i, s, e, ins))
 		}
 	}
@@ -331,7 +307,7 @@ func FuzzIncrementalEdit(f *testing.F) {
 		s := int(at) % (len(src) + 1)
 		e := min(len(src), s+int(length))
 		tr := Parse(bytes.Clone(src)).Edit(s, e, bytes.Clone(ins))
-		assertSameAsFullParse(t, tr, splice(src, s, e, ins), "fuzz")
+		assertSameAsFullParse(t, tr, edittest.Splice(src, s, e, ins), "fuzz")
 	})
 }
 
