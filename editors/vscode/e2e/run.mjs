@@ -63,7 +63,8 @@ function prepare() {
   if (installed.length !== 1) throw new Error(`the .vsix did not install: ${readdirSync(join(work, 'extensions'))}`);
   copyFileSync(join(root, 'testdata', 'sample.rlog'), join(work, 'ws', 'sample.rlog'));
   writeFileSync(join(work, 'ws', 'claude-session.jsonl'), claudeSession);
-  writeSettings({ 'rlog.server.path': join(work, 'bin', 'rlog-ls') });
+  writeFileSync(join(work, 'ws', 'settings-check.rlog'), settingsCheck);
+  writeSettings({ 'rlog.server.path': join(work, 'bin', 'rlog-ls'), 'rlog.disabledCodes': ['W003'] });
 }
 
 // A small Claude Code session (the JSONL Claude Code writes under
@@ -81,6 +82,19 @@ const claudeSession = [
     parentUuid: '22222222-2222-4222-8222-222222222222', timestamp: '2025-12-19T20:29:06.000Z',
     message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01ABCDEF', content: 'README.md\nsrc' }] } },
 ].map((e) => JSON.stringify(e)).join('\n') + '\n';
+
+// A log with a W002 and a W003, for rlog.disabledCodes (W003 is disabled).
+const settingsCheck = `---
+format: rlog/1
+id: settings-check
+repo_sha: 4f2a9c1e
+runner: local
+---
+@start id=s1 ts=2025-12-19T20:29:02Z
+o: id=nope1234 → [ok] an observation of a call never started
+this line is not rlog
+@end
+`;
 
 function writeSettings(extra) {
   const settings = {
@@ -260,6 +274,23 @@ async function main() {
         return t.includes('W002') && t.includes('Observation references unknown call id: Zz9xY8wQ') ? t : null;
       }, 30_000);
       if (!/sample\.rlog/.test(text)) throw new Error(`no file name in Problems: ${text}`);
+    });
+
+    await check('rlog.disabledCodes reaches the server', async () => {
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input').fill('settings-check.rlog');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'settings-check.rlog' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.tab.active', { hasText: 'settings-check.rlog' }).waitFor();
+      const panel = page.locator('.markers-panel');
+      const t = await until('the W002 of settings-check.rlog', async () => {
+        const s = await textOf(panel);
+        return s.includes('nope1234') ? s : null;
+      });
+      if (t.includes('W003') || t.includes('Unknown line format')) throw new Error(`W003 is disabled but shown:\n${t}`);
+      // Back to the sample for the checks that follow.
+      await page.locator('.tab', { hasText: 'sample.rlog' }).click();
+      await page.locator('.tab.active', { hasText: 'sample.rlog' }).waitFor();
     });
 
     await check('outline lists the session phases', async () => {
