@@ -35,6 +35,21 @@ test('every semantic token type of the server maps onto a scope of the grammar',
   }
 });
 
+test('every custom semantic token modifier of the server is declared and mapped', () => {
+  const src = readFileSync(join(root, 'analysis', 'semantic.go'), 'utf8');
+  const m = /SemanticModifierNames = \[\]string\{([^}]*)\}/.exec(src);
+  assert.ok(m, 'SemanticModifierNames not found in analysis/semantic.go');
+  const standard = new Set(['declaration', 'definition', 'readonly', 'static', 'deprecated', 'abstract', 'async',
+    'modification', 'documentation', 'defaultLibrary']);
+  const custom = [...m[1].matchAll(/"([^"]+)"/g)].map((x) => x[1]).filter((x) => !standard.has(x));
+  const declared = (pkg.contributes.semanticTokenModifiers || []).map((x) => x.id);
+  assert.deepEqual(declared.sort(), custom.sort(), 'declare the server\'s own modifiers in contributes.semanticTokenModifiers');
+  const scopes = pkg.contributes.semanticTokenScopes[0].scopes;
+  for (const mod of custom) {
+    assert.ok(Object.keys(scopes).some((k) => k.split('.').includes(mod)), `no semanticTokenScopes entry uses the modifier ${mod}`);
+  }
+});
+
 test('the settings are the ones the server reads', () => {
   const props = pkg.contributes.configuration.properties;
   // lsp/settings.go: the JSON names under "rlog", and DefaultSettings.
