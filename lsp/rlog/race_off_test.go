@@ -1,0 +1,5 @@
+//go:build !race
+
+package rlog
+
+const raceEnabled = false
