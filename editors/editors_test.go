@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -75,6 +76,95 @@ func parserKinds(t *testing.T, path string) []string {
 		out = append(out, l.Kind.String())
 	}
 	return out
+}
+
+// tokenProbe is a token of grammar.Tokenize that an editor must colour as
+// its kind: the 1-based line, its column (0-based, in bytes and in
+// characters, after a byte order mark) and the token kind.
+type tokenProbe struct {
+	Line    int    `json:"line"`
+	ByteCol int    `json:"byte"`
+	CharCol int    `json:"char"`
+	Kind    string `json:"kind"`
+	Text    string `json:"text"`
+}
+
+// probedKinds are the token kinds whose colour the editors are checked on.
+var probedKinds = map[grammar.TokenKind]bool{grammar.TokPrefix: true, grammar.TokName: true,
+	grammar.TokKey: true, grammar.TokHeaderKey: true, grammar.TokArrow: true, grammar.TokStatus: true,
+	grammar.TokMarker: true, grammar.TokFlag: true, grammar.TokDelimiter: true, grammar.TokComment: true}
+
+// tokenProbes lists the tokens of a file the editors are checked on. Keys
+// inside comments (the parser reads them, editors show comment text) and
+// ASCII arrows (an arrow only where a result may follow) are left out.
+func tokenProbes(t *testing.T, path string) []tokenProbe {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := grammar.Parse(src)
+	var out []tokenProbe
+	for l := range tree.Lines() {
+		li, text := tree.Info(l.Num)
+		skip := 0
+		if l.Num == 0 && strings.HasPrefix(string(text), "\uFEFF") {
+			skip = len("\uFEFF")
+		}
+		for _, tok := range grammar.Tokenize(text, &li) {
+			tt := string(text[tok.Span.Start:tok.Span.End])
+			if !probedKinds[tok.Kind] || tok.Kind == grammar.TokKey && l.Kind == grammar.Comment ||
+				tok.Kind == grammar.TokArrow && tt != "→" {
+				continue
+			}
+			out = append(out, tokenProbe{Line: l.Num + 1, ByteCol: tok.Span.Start - skip,
+				CharCol: len([]rune(string(text[skip:tok.Span.Start]))), Kind: tok.Kind.String(), Text: tt})
+		}
+	}
+	return out
+}
+
+// writeProbes writes the probes of every file as JSON for the editor scripts.
+func writeProbes(t *testing.T, files []string) (string, map[string][]tokenProbe) {
+	probes := map[string][]tokenProbe{}
+	for _, f := range files {
+		probes[f] = tokenProbes(t, f)
+	}
+	b, err := json.Marshal(probes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "probes.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, probes
+}
+
+// compareTokens checks the colour (syntax group or face) each editor gave
+// the probed tokens against the ones each kind allows.
+func compareTokens(t *testing.T, editor string, probes map[string][]tokenProbe, got map[string][]string, allowed map[string][]string) {
+	t.Helper()
+	bad, n := 0, 0
+	for f, ps := range probes {
+		g := got[f]
+		if len(g) != len(ps) {
+			t.Errorf("%s: %s answered %d of %d tokens", f, editor, len(g), len(ps))
+			continue
+		}
+		for i, p := range ps {
+			n++
+			if slices.Contains(allowed[p.Kind], g[i]) {
+				continue
+			}
+			if bad++; bad <= 40 {
+				t.Errorf("%s:%d:%d: %s token %q shown as %q in %s, want one of %v", f, p.Line, p.CharCol+1, p.Kind, p.Text, g[i], editor, allowed[p.Kind])
+			}
+		}
+	}
+	if bad > 40 {
+		t.Errorf("... %d tokens differ in all", bad)
+	}
+	t.Logf("%s: %d tokens compared with the parser's", editor, n)
 }
 
 // divergence is a line where a line-at-a-time highlighter cannot know what
@@ -177,6 +267,7 @@ func runEditor(t *testing.T, cmd *exec.Cmd, timeout time.Duration) []byte {
 }
 
 type nvimResult struct {
+	Tokens   map[string][]string                `json:"tokens"`
 	Files    map[string][]struct{ Kind string } `json:"files"`
 	Filetype map[string]string                  `json:"filetype"`
 	Colours  map[string]string                  `json:"colours"`
@@ -193,8 +284,9 @@ func TestNeovimSyntax(t *testing.T) {
 		"--cmd", "set rtp^=" + filepath.Join(repoRoot(), "editors", "neovim"),
 		"-c", "filetype plugin on", "-c", "syntax on",
 		"-c", "luafile " + filepath.Join(repoRoot(), "editors", "neovim", "test", "kinds.lua"), "--"}
+	probeFile, probes := writeProbes(t, files)
 	cmd := exec.Command(nvim, append(args, files...)...)
-	cmd.Env = append(os.Environ(), "RLOG_OUT="+out)
+	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_PROBES="+probeFile)
 	runEditor(t, cmd, 2*time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
@@ -214,6 +306,40 @@ func TestNeovimSyntax(t *testing.T) {
 		}
 	}
 	compareKinds(t, "neovim", files, got, knownDivergences)
+	// Left out: tokens on lines whose kind differs (the declared cases), and
+	// tokens past 'synmaxcol' (3000 bytes), where Vim stops highlighting.
+	for f, ps := range probes {
+		if len(res.Tokens[f]) != len(ps) {
+			t.Errorf("%s: neovim answered %d of %d tokens", f, len(res.Tokens[f]), len(ps))
+			continue
+		}
+		var keep []tokenProbe
+		var kept []string
+		for i, p := range ps {
+			diverges := false
+			for _, d := range knownDivergences {
+				diverges = diverges || filepath.Base(f) == d.file && p.Line == d.line
+			}
+			if !diverges && p.ByteCol < 3000 {
+				keep = append(keep, p)
+				kept = append(kept, res.Tokens[f][i])
+			}
+		}
+		probes[f], res.Tokens[f] = keep, kept
+	}
+	compareTokens(t, "neovim", probes, res.Tokens, map[string][]string{
+		"prefix": {"rlogPrefix", "rlogToolPrefix", "rlogSkillPrefix", "rlogPlanPrefix", "rlogModePrefix",
+			"rlogSubagentPrefix", "rlogMcpPrefix", "rlogEvent", "rlogPhaseKeyword", "rlogLineComment", "rlogHeaderDash"},
+		"name":       {"rlogToolName", "rlogSkillName", "rlogPlanName", "rlogMode", "rlogSubagent", "rlogMcpName", "rlogPhaseName", "rlogEvent"},
+		"key":        {"rlogKey"},
+		"header_key": {"rlogHeaderKey"},
+		"arrow":      {"rlogArrow"},
+		"status":     {"rlogStatus", "rlogStatusOk", "rlogStatusError", "rlogStatusRunning"},
+		"marker":     {"rlogMarker"},
+		"flag":       {"rlogFlag"},
+		"delimiter":  {"rlogHeaderDelim"},
+		"comment":    {"rlogLineComment", "rlogPreamble", "rlogHeaderComment"},
+	})
 	// Each item is linked to a standard group, so every colour scheme shows it.
 	for group, want := range map[string]string{"rlogPrefix": "Statement", "rlogToolName": "Identifier",
 		"rlogKey": "Identifier", "rlogId": "Constant", "rlogTimestamp": "Constant", "rlogStatusOk": "Type",
@@ -317,17 +443,19 @@ func TestEmacsMode(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "kinds.json")
 	args := []string{"--batch", "-Q", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
 		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "kinds.el")}
+	probeFile, probes := writeProbes(t, files)
 	cmd := exec.Command(emacs, append(args, files...)...)
-	cmd.Env = append(os.Environ(), "RLOG_OUT="+out)
+	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_PROBES="+probeFile)
 	runEditor(t, cmd, 2*time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("Emacs wrote no result: %v", err)
 	}
 	var res struct {
-		Files map[string][]string `json:"files"`
-		Modes map[string]string   `json:"modes"`
-		Faces map[string]string   `json:"faces"`
+		Files  map[string][]string `json:"files"`
+		Modes  map[string]string   `json:"modes"`
+		Faces  map[string]string   `json:"faces"`
+		Tokens map[string][]string `json:"tokens"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
@@ -338,6 +466,18 @@ func TestEmacsMode(t *testing.T) {
 		}
 	}
 	compareKinds(t, "emacs", files, res.Files, nil)
+	compareTokens(t, "emacs", probes, res.Tokens, map[string][]string{
+		"prefix":     {"rlog-prefix-face", "rlog-event-face", "rlog-comment-face"},
+		"name":       {"rlog-name-face", "rlog-subagent-face", "rlog-mode-name-face", "rlog-phase-face", "rlog-event-face"},
+		"key":        {"rlog-key-face"},
+		"header_key": {"rlog-key-face"},
+		"arrow":      {"rlog-arrow-face"},
+		"status":     {"rlog-status-face", "rlog-status-ok-face", "rlog-status-error-face", "rlog-status-running-face"},
+		"marker":     {"rlog-marker-face"},
+		"flag":       {"rlog-flag-face"},
+		"delimiter":  {"rlog-delimiter-face"},
+		"comment":    {"rlog-comment-face"},
+	})
 	for token, want := range map[string]string{"prefix": "rlog-prefix-face", "tool": "rlog-name-face",
 		"key": "rlog-key-face", "id": "rlog-id-face", "timestamp": "rlog-number-face",
 		"status_ok": "rlog-status-ok-face", "status_running": "rlog-status-running-face",

@@ -282,8 +282,12 @@ ASCII-ARROW says whether a stray -> is flagged (lines that take a result)."
             (cond ((looking-at rlog--ok-re) (rlog--face (point) (match-end 0) 'rlog-status-ok-face))
                   ((looking-at rlog--error-re) (rlog--face (point) (match-end 0) 'rlog-status-error-face))
                   ((looking-at rlog--running-re) (rlog--face (point) (match-end 0) 'rlog-status-running-face))
-                  ((looking-at "\\[\\(?:redacted:\\)?") nil)
+                  ((looking-at "\\[redacted:") nil)
                   ((looking-at "\\[[^]\n]*\\]") (rlog--face (point) (match-end 0) 'rlog-status-face))))))
+      ;; Later arrows that start a word are arrows too (→ Next ready issue).
+      (save-excursion
+        (while (re-search-forward "\\(?:^\\|[ \t]\\)\\(→\\)" eol t)
+          (rlog--face (match-beginning 1) (match-end 1) 'rlog-arrow-face)))
       (when (and ascii-arrow (not arrow))
         (save-excursion
           (when (re-search-forward "[ \t]\\(->\\)\\(?:[ \t]\\|$\\)" eol t)

@@ -57,12 +57,13 @@ syn match rlogMarker /\[redacted:\k\+\]\|\[REDACTED\]\|<REDACTED\%(:[^>]*\)\=>/ 
 syn match rlogFlag /\%(^\|\s\)\zsinterrupted\S\@!/ contained
 syn match rlogAsciiArrow /\s\zs->\%(\s\|$\)\@=\%(.*→\)\@!/ contained
 " The result: from the first arrow to the end of the line; a [status] right
-" after the arrow.
-syn match rlogArrow /→/ contained nextgroup=rlogStatus,rlogStatusOk,rlogStatusError,rlogStatusRunning skipwhite
-syn match rlogStatus /\[\%(redacted:\)\@![^\]]*\]/ contained
-syn match rlogStatusRunning /\[\%(running\|started\|pending\|in_progress\|in progress\|waiting\|queued\|partial\)\]/ contained
-syn match rlogStatusError /\[\%(error\|ERROR\|err\%(:[^\]]*\)\=\|error:[^\]]*\|failed\|failure\|fail\|timeout\|timed out\|cancelled\|canceled\|interrupted\|denied\|rejected\)\]/ contained
-syn match rlogStatusOk /\[\%(ok\|OK\|done\|success\|succeeded\|passed\|completed\|loaded\|found\|selected\%(:[^\]]*\)\=\)\]/ contained
+" after the arrow (its leading blanks are part of it, so that a key= right
+" after the arrow still finds the blank before it).
+syn match rlogArrow /→/ contained nextgroup=rlogStatus,rlogStatusOk,rlogStatusError,rlogStatusRunning
+syn match rlogStatus /\s*\[\%(redacted:\)\@![^\]]*\]/ contained
+syn match rlogStatusRunning /\s*\[\%(running\|started\|pending\|in_progress\|in progress\|waiting\|queued\|partial\)\]/ contained
+syn match rlogStatusError /\s*\[\%(error\|ERROR\|err\%(:[^\]]*\)\=\|error:[^\]]*\|failed\|failure\|fail\|timeout\|timed out\|cancelled\|canceled\|interrupted\|denied\|rejected\)\]/ contained
+syn match rlogStatusOk /\s*\[\%(ok\|OK\|done\|success\|succeeded\|passed\|completed\|loaded\|found\|selected\%(:[^\]]*\)\=\)\]/ contained
 syn match rlogResult /→.*$/ contained contains=rlogArrow,rlogKey,rlogMarker,rlogFlag
 syn match rlogTodo /\[\%(pending\|todo\)\]/ contained
 syn match rlogTodoActive /\[\%(in_progress\|in progress\|active\)\]/ contained
@@ -72,35 +73,44 @@ syn cluster rlogInline contains=rlogResult,rlogMarker,rlogKey,rlogFlag
 syn cluster rlogInlineResult contains=@rlogInline,rlogAsciiArrow
 
 " --- line prefixes and names -------------------------------------------
-execute 'syn match rlogPrefix /' . s:bol . '\zs\%(u\|a\|o\|s\|p\|m\|r\|x\|c\|q\|th\|td\|t[!~]\=\):/ contained'
-execute 'syn match rlogToolName /' . s:bol . 't[!~]\=:\zs\k\S*/ contained'
-execute 'syn match rlogSkillName /' . s:bol . 's:\zs\S\+/ contained'
-execute 'syn match rlogPlanName /' . s:bol . 'p:\zs\k\+/ contained'
-execute 'syn match rlogMode /' . s:bol . 'm:\s*\zs\k\+/ contained'
-execute 'syn match rlogSubagent /' . s:bol . 'x:\zs\k\+/ contained'
-execute 'syn match rlogMcpName /' . s:bol . 'c:\zs\k\+\.\k\+/ contained'
-execute 'syn match rlogPhaseKeyword /' . s:bol . '\zs@phase/ contained'
-execute 'syn match rlogPhaseName /' . s:bol . '@phase\s\+\zs\k\+/ contained'
+" A prefix is found from the start of its line; the name after it follows it
+" (nextgroup), as a contained item cannot be searched for from the line's
+" start once the prefix is matched.
+execute 'syn match rlogPrefix /' . s:bol . '\zs\%(u\|a\|o\|r\|q\|th\|td\):/ contained'
+execute 'syn match rlogToolPrefix /' . s:bol . '\zst[!~]\=:/ contained nextgroup=rlogToolName'
+execute 'syn match rlogSkillPrefix /' . s:bol . '\zss:/ contained nextgroup=rlogSkillName'
+execute 'syn match rlogPlanPrefix /' . s:bol . '\zsp:/ contained nextgroup=rlogPlanName'
+execute 'syn match rlogModePrefix /' . s:bol . '\zsm:/ contained nextgroup=rlogMode skipwhite'
+execute 'syn match rlogSubagentPrefix /' . s:bol . '\zsx:/ contained nextgroup=rlogSubagent'
+execute 'syn match rlogMcpPrefix /' . s:bol . '\zsc:/ contained nextgroup=rlogMcpName'
+execute 'syn match rlogPhaseKeyword /' . s:bol . '\zs@phase/ contained nextgroup=rlogPhaseName skipwhite'
 execute 'syn match rlogEvent /' . s:bol . '\zs@\k\+/ contained'
+syn match rlogToolName /\k\S*/ contained
+syn match rlogSkillName /\S\+/ contained
+syn match rlogPlanName /\k\+/ contained
+syn match rlogMode /\k\+/ contained
+syn match rlogSubagent /\k\+/ contained
+syn match rlogMcpName /\k\+\.\k\+/ contained
+syn match rlogPhaseName /\k\+/ contained
 
 " --- body lines: the parser's 21 kinds, last one first ------------------
 syn match rlogLineUnknown /^.\+$/ contains=@rlogInline
 execute 'syn match rlogLineTodos /' . s:bol . 'td:.*$/ contains=rlogPrefix,rlogTodo,rlogTodoActive,rlogTodoDone,@rlogInline'
 execute 'syn match rlogLineThinking /' . s:bol . 'th:.*$/ contains=rlogPrefix,@rlogInline'
 execute 'syn match rlogLineLifecycle /' . s:bol . '@\k.*$/ contains=rlogEvent,@rlogInline'
-execute 'syn match rlogLinePhase /' . s:bol . '@phase\s\+\k.*$/ contains=rlogPhaseKeyword,rlogPhaseName,@rlogInline'
+execute 'syn match rlogLinePhase /' . s:bol . '@phase\s\+\k.*$/ contains=rlogPhaseKeyword,@rlogInline'
 execute 'syn match rlogLineComment /' . s:bol . '#.*$/'
 execute 'syn match rlogLineQuestion /' . s:bol . 'q:.*$/ contains=rlogPrefix,@rlogInlineResult'
-execute 'syn match rlogLineMcp /' . s:bol . 'c:\k\+\.\k.*$/ contains=rlogPrefix,rlogMcpName,@rlogInlineResult'
-execute 'syn match rlogLineSubagent /' . s:bol . 'x:\k.*$/ contains=rlogPrefix,rlogSubagent,@rlogInlineResult'
+execute 'syn match rlogLineMcp /' . s:bol . 'c:\k\+\.\k.*$/ contains=rlogMcpPrefix,@rlogInlineResult'
+execute 'syn match rlogLineSubagent /' . s:bol . 'x:\k.*$/ contains=rlogSubagentPrefix,@rlogInlineResult'
 execute 'syn match rlogLineRecall /' . s:bol . 'r:.*$/ contains=rlogPrefix,@rlogInlineResult'
-execute 'syn match rlogLineMode /' . s:bol . 'm:\s*\k.*$/ contains=rlogPrefix,rlogMode,@rlogInline'
-execute 'syn match rlogLinePlan /' . s:bol . 'p:\k.*$/ contains=rlogPrefix,rlogPlanName,@rlogInlineResult'
-execute 'syn match rlogLineSkill /' . s:bol . 's:\S\+\s\+\S.*$/ contains=rlogPrefix,rlogSkillName,@rlogInlineResult'
+execute 'syn match rlogLineMode /' . s:bol . 'm:\s*\k.*$/ contains=rlogModePrefix,@rlogInline'
+execute 'syn match rlogLinePlan /' . s:bol . 'p:\k.*$/ contains=rlogPlanPrefix,@rlogInlineResult'
+execute 'syn match rlogLineSkill /' . s:bol . 's:\S\+\s\+\S.*$/ contains=rlogSkillPrefix,@rlogInlineResult'
 execute 'syn match rlogLineObservation /' . s:bol . 'o:.*$/ contains=rlogPrefix,@rlogInlineResult'
-execute 'syn match rlogLineTool /' . s:bol . 't:\k.*$/ contains=rlogPrefix,rlogToolName,@rlogInlineResult'
-execute 'syn match rlogLineToolProgress /' . s:bol . 't\~:\k.*$/ contains=rlogPrefix,rlogToolName,@rlogInline'
-execute 'syn match rlogLineToolStart /' . s:bol . 't!:\k.*$/ contains=rlogPrefix,rlogToolName,@rlogInlineResult'
+execute 'syn match rlogLineTool /' . s:bol . 't:\k.*$/ contains=rlogToolPrefix,@rlogInlineResult'
+execute 'syn match rlogLineToolProgress /' . s:bol . 't\~:\k.*$/ contains=rlogToolPrefix,@rlogInline'
+execute 'syn match rlogLineToolStart /' . s:bol . 't!:\k.*$/ contains=rlogToolPrefix,@rlogInlineResult'
 execute 'syn match rlogLineAgent /' . s:bol . 'a:.*$/ contains=rlogPrefix,@rlogInline'
 execute 'syn match rlogLineUser /' . s:bol . 'u:.*$/ contains=rlogPrefix,@rlogInline'
 syn match rlogLineContinuation /^\%(  \|\t\).*$/ contains=@rlogInline
@@ -137,6 +147,12 @@ endif
 
 " --- colours: standard groups, so every colour scheme shows them --------
 hi def link rlogPrefix Statement
+hi def link rlogToolPrefix rlogPrefix
+hi def link rlogSkillPrefix rlogPrefix
+hi def link rlogPlanPrefix rlogPrefix
+hi def link rlogModePrefix rlogPrefix
+hi def link rlogSubagentPrefix rlogPrefix
+hi def link rlogMcpPrefix rlogPrefix
 hi def link rlogToolName Function
 hi def link rlogSkillName Function
 hi def link rlogPlanName Function

@@ -1,6 +1,7 @@
 -- Dumps, for each file given on the command line, each line's kind as the
 -- rlog syntax file classifies it (the outermost syntax group at the line's
--- first non-blank character), and which highlight group its prefix gets.
+-- first non-blank character), the syntax group at each token listed in
+-- $RLOG_PROBES, and the highlight groups the main items are linked to.
 -- Writes JSON to $RLOG_OUT. Run headless:
 --   nvim --headless --clean --cmd 'set rtp^=editors/neovim' -c 'luafile kinds.lua' -- FILES
 local kinds = {
@@ -44,7 +45,14 @@ local function kind_of(lnum, text)
   return '(none)', stack
 end
 
-local result = { files = {}, filetype = {}, colours = {} }
+local probes = {}
+if os.getenv('RLOG_PROBES') then
+  local f = assert(io.open(os.getenv('RLOG_PROBES')))
+  probes = vim.fn.json_decode(f:read('*a'))
+  f:close()
+end
+
+local result = { files = {}, filetype = {}, colours = {}, tokens = {} }
 for _, path in ipairs(vim.fn.argv()) do
   vim.cmd('silent edit! ' .. vim.fn.fnameescape(path))
   result.filetype[path] = vim.bo.filetype
@@ -55,6 +63,12 @@ for _, path in ipairs(vim.fn.argv()) do
     table.insert(lines, { kind = k, stack = stack })
   end
   result.files[path] = lines
+  -- The syntax group at the start of each probed token.
+  local groups = {}
+  for _, p in ipairs(probes[path] or {}) do
+    table.insert(groups, vim.fn.synIDattr(vim.fn.synID(p.line, p.byte + 1, 1), 'name'))
+  end
+  result.tokens[path] = groups
 end
 -- The colour groups the main items resolve to.
 for _, g in ipairs({ 'rlogPrefix', 'rlogToolName', 'rlogKey', 'rlogId', 'rlogTimestamp', 'rlogStatusOk',
