@@ -33,6 +33,7 @@ func hostileDocs() map[string]string {
 		"lone cr all":   strings.ReplaceAll(header+body, "\n", "\r"),
 		"mixed ends":    header + "u: a\r\nu: b\ru: c\n\r\n\r\ra: 😀\r",
 		"replacement":   header + "u: \ufffd\ufffd bad t!:R id=\ufffd → [x]\no: id=\ufffd → y\n",
+		"invalid utf-8": header + "u: a\xffb \xe2\x86 c\xed\xa0\x80d \xf0\x9f\x98\xc3\nt!:R id=c\xff → [running]\no: id=c\xff → [ok] \x80\x80\r\n",
 		"nul and bom":   "\ufeff" + header + "u: a\x00b\x00\nt!:R id=c\x00 → [running]\n",
 		"10 MB line":    header + "u: " + strings.Repeat("é😀 word ", huge/14) + " sk-ant-api03-Zx9Qm2Lr7Tb4Wn8Kc1Vd6Hs3Jf0Pg5Ya2Ue7Io4Xq9Rt1Mb6Nc3Lz8Kw5\n" + body,
 		"empty":         "",
@@ -159,7 +160,7 @@ func TestEveryMethodOnHostileDocuments(t *testing.T) {
 					"textDocument": map[string]any{"documentSymbol": map[string]any{"hierarchicalDocumentSymbolSupport": true}},
 				})
 				uri := protocol.DocumentURI("file:///w/" + strings.ReplaceAll(name, " ", "-") + ".rlog")
-				open(t, c, uri, text)
+				openRaw(c, uri, 1, text)
 				lines := lineLengths(text)
 				p := c.WaitDiagnostics(uri, lsptest.AtVersion(1))
 				checkRanges(t, "diagnostics", p.Raw, lines, enc)
@@ -190,7 +191,7 @@ func TestEveryMethodOnHostileDocuments(t *testing.T) {
 				})
 				p = c.WaitDiagnostics(uri, lsptest.AtVersion(2))
 				checkRanges(t, "diagnostics after the edit", p.Raw, lineLengths(text+"\nu: appended"), enc)
-				open(t, c, uri, text) // a second didOpen replaces: version 1 again
+				openRaw(c, uri, 1, text) // a second didOpen replaces: version 1 again
 				seen := 0
 				c.WaitFrame("the publish after the second didOpen", func(f lsptest.Frame) bool {
 					var p lsptest.Published
@@ -290,12 +291,48 @@ func TestCancelRlogRequests(t *testing.T) {
 	}
 }
 
-func TestHostileDocsAreValidUTF8(t *testing.T) {
-	// The documents travel as JSON strings, so they must be valid UTF-8 to
-	// arrive as written (invalid bytes arrive as U+FFFD: "replacement").
-	for name, text := range hostileDocs() {
-		if !utf8.ValidString(text) {
-			t.Errorf("%s is not valid UTF-8", name)
+// rawJSONString quotes b as a JSON string the way a sloppy client might:
+// invalid UTF-8 goes through as raw bytes (encoding/json would turn it
+// into U+FFFD). The server keeps such bytes, one column each.
+func rawJSONString(b []byte) string {
+	var out strings.Builder
+	out.WriteByte('"')
+	for _, c := range b {
+		switch {
+		case c == '"' || c == '\\':
+			out.WriteByte('\\')
+			out.WriteByte(c)
+		case c < 0x20:
+			fmt.Fprintf(&out, "\\u%04x", c)
+		default:
+			out.WriteByte(c)
 		}
+	}
+	out.WriteByte('"')
+	return out.String()
+}
+
+// openRaw opens a document whose text travels byte for byte.
+func openRaw(c *lsptest.Client, uri protocol.DocumentURI, version int, text string) {
+	c.SendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"rlog","version":%d,"text":%s}}}`,
+		uri, version, rawJSONString([]byte(text))))
+}
+
+// The invalid bytes reach the server as they are.
+func TestInvalidUTF8TravelsRaw(t *testing.T) {
+	text := hostileDocs()["invalid utf-8"]
+	if utf8.ValidString(text) {
+		t.Fatal("the document is valid UTF-8")
+	}
+	c := start(t, "", nil)
+	openRaw(c, "untitled:raw", 1, text)
+	res := call(t, c, protocol.MethodSemanticTokensFull, map[string]any{"textDocument": map[string]any{"uri": "untitled:raw"}})
+	checkRanges(t, "tokens", res, lineLengths(text), 0)
+	// Next to invalid bytes ids still work: definition from the use of c.
+	lines := refLines([]byte(text))
+	last := len(lines) - 2
+	res = call(t, c, protocol.MethodTextDocumentDefinition, at("untitled:raw", protocol.Position{Line: uint32(last), Character: 6}))
+	if !strings.Contains(string(res), fmt.Sprintf(`"line":%d`, last-1)) {
+		t.Errorf("definition of an id with an invalid byte: %s", res)
 	}
 }

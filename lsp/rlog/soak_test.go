@@ -112,7 +112,8 @@ func (m *soakModel) lineEnd(off int) int {
 	return len(m.text)
 }
 
-var snippets = []string{"a", "é", "😀", "\n", "\r\n", "\r", " id=", "→", "->", "t!:", "o: ", "---\n", " ts=2025-13-45T99:99:99Z", " step=3", "\x00", "  ", "\t", "@end", "[x]"}
+var snippets = []string{"a", "é", "😀", "\n", "\r\n", "\r", " id=", "→", "->", "t!:", "o: ", "---\n", " ts=2025-13-45T99:99:99Z", " step=3", "\x00", "  ", "\t", "@end", "[x]",
+	"\xff", "\xe2\x86", "\xc3", "\xed\xa0\x80"} // invalid UTF-8 travels raw (see didChangeRaw)
 
 func (m *soakModel) newLine() string {
 	id := m.id()
@@ -315,7 +316,7 @@ func soakRun(t *testing.T, enc lsp.PositionEncoding, size int64, batches int, se
 
 	m := &soakModel{text: soakSession(t, size, seed), size: int(size), r: rand.New(rand.NewPCG(seed, 99)), enc: map[lsp.PositionEncoding]int{lsp.UTF16: 0, lsp.UTF8: 1}[enc]}
 	uri := protocol.DocumentURI("file:///soak/session.rlog")
-	open(t, c, uri, string(m.text))
+	openRaw(c, uri, 1, string(m.text))
 	check := func(version int32) {
 		t.Helper()
 		p := c.WaitDiagnostics(uri, lsptest.AtVersion(version))
@@ -357,10 +358,7 @@ func soakRun(t *testing.T, enc lsp.PositionEncoding, size int64, batches int, se
 			if m.r.IntN(150) == 0 { // a whole-document change
 				m.text = soakSession(t, size, m.r.Uint64())
 				m.log = append(m.log, "whole document")
-				c.Notify(protocol.MethodTextDocumentDidChange, map[string]any{
-					"textDocument":   map[string]any{"uri": uri, "version": version},
-					"contentChanges": []any{map[string]any{"text": string(m.text)}},
-				})
+				didChangeRaw(c, uri, version, []wireChange{{Text: string(m.text)}})
 				edits++
 				continue
 			}
@@ -369,14 +367,31 @@ func soakRun(t *testing.T, enc lsp.PositionEncoding, size int64, batches int, se
 				changes = append(changes, m.edit(chunkStarts))
 				edits++
 			}
-			c.Notify(protocol.MethodTextDocumentDidChange, map[string]any{
-				"textDocument":   map[string]any{"uri": uri, "version": version},
-				"contentChanges": changes,
-			})
+			didChangeRaw(c, uri, version, changes)
 		}
 		check(version)
 	}
 	t.Logf("%s: %d edits in %d versions, %d bytes at the end", enc, edits, version, len(m.text))
+}
+
+// didChangeRaw sends a didChange whose texts travel byte for byte (invalid
+// UTF-8 included, which encoding/json would replace).
+func didChangeRaw(c *lsptest.Client, uri protocol.DocumentURI, version int32, changes []wireChange) {
+	var b strings.Builder
+	fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":%q,"version":%d},"contentChanges":[`, uri, version)
+	for i, ch := range changes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('{')
+		if ch.Range != nil {
+			r, _ := json.Marshal(ch.Range)
+			fmt.Fprintf(&b, `"range":%s,`, r)
+		}
+		fmt.Fprintf(&b, `"text":%s}`, rawJSONString([]byte(ch.Text)))
+	}
+	b.WriteString("]}}")
+	c.SendRaw(b.String())
 }
 
 // firstDifference describes where two diagnostics lists first differ.
