@@ -82,37 +82,57 @@ func FindSecrets(line []byte) []SecretMatch { return AppendSecrets(nil, line) }
 
 // AppendSecrets appends the matches of line to dst and returns it: with a
 // reused dst, scanning a clean line allocates nothing.
+//
+// The scan goes word by word: a vendor shape can only start a run of word
+// bytes ([A-Za-z0-9_-]) and is at least 10 bytes long, or is one of the
+// words Bearer, Basic; everything else is looked at only at '=' and ':'.
 func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
-	for i := 0; i < len(line); i++ {
+	for i := 0; i < len(line); {
 		c := line[i]
-		if !secretTrigger[c] {
+		if wordByte[c] {
+			j := i + 1
+			for j < len(line) && wordByte[line[j]] {
+				j++
+			}
+			if n := j - i; n >= 10 && prefixFirst[c] || (n == 5 || n == 6) && c|0x20 == 'b' {
+				if m, ok := prefixedSecret(line, i); ok {
+					dst = append(dst, m)
+					i = m.End
+					continue
+				}
+			}
+			i = j
 			continue
 		}
-		if c != '=' && c != ':' && i > 0 && isWordByte(line[i-1]) {
-			continue // inside a word: no prefix starts here
-		}
-		var m SecretMatch
-		var ok bool
-		switch c {
-		case '=', ':':
-			m, ok = assignedSecret(line, i)
+		if c == '=' || c == ':' {
+			m, ok := assignedSecret(line, i)
 			if !ok && c == ':' {
 				m, ok = urlPassword(line, i)
 			}
-		default:
-			m, ok = prefixedSecret(line, i)
+			if ok {
+				dst = append(dst, m)
+				i = m.End
+				continue
+			}
 		}
-		if ok {
-			dst = append(dst, m)
-			i = m.End - 1
-		}
+		i++
 	}
 	return dst
 }
 
-var secretTrigger = func() (t [256]bool) {
-	for _, c := range []byte("=:sgrAxneB-bB") {
+// prefixFirst: the first bytes of the vendor shapes (sk-, rk_, gh*_,
+// github_pat_, glpat-, AKIA, ASIA, AIza, xox*-, npm_, eyJ, -----BEGIN, and
+// Bearer/Basic).
+var prefixFirst = func() (t [256]bool) {
+	for _, c := range []byte("srgAxne-bB") {
 		t[c] = true
+	}
+	return t
+}()
+
+var wordByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isWordByte(byte(c))
 	}
 	return t
 }()

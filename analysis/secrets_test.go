@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
+	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
 
 // Credentials made for the tests: the right shapes, no real key.
@@ -296,5 +297,26 @@ func BenchmarkFindSecrets(b *testing.B) {
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
 		dst = AppendSecrets(dst[:0], line)
+	}
+}
+
+// BenchmarkSecretsSession scans every line of a generated session, as the
+// checker does.
+func BenchmarkSecretsSession(b *testing.B) {
+	var buf bytes.Buffer
+	gen.Write(&buf, gen.Options{Bytes: 4 << 20, FindingRate: 0.01, Seed: 1})
+	src := buf.Bytes()
+	var dst []SecretMatch
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		for rest := src; len(rest) > 0; {
+			line := rest
+			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+				line, rest = rest[:i], rest[i+1:]
+			} else {
+				rest = nil
+			}
+			dst = AppendSecrets(dst[:0], line)
+		}
 	}
 }
