@@ -2,7 +2,9 @@
 // (VS Code 1.100.3) offline, in headless Debian Chromium driven by
 // playwright-core. It builds the server and the .vsix, installs the .vsix into
 // a fresh code-server, opens testdata/sample.rlog and checks what a user sees:
-// syntax colours, the Problems panel, a hover, the outline, and the message
+// syntax colours, the Problems panel, a setting, a hover, the outline, the
+// colours of a 25 MB log (where VS Code turns TextMate off, so they come from
+// the server's semantic tokens), both conversion commands, and the message
 // shown when the server binary is missing. It takes a screenshot of the
 // editor with the hover, the Problems panel and the outline.
 //
@@ -62,6 +64,8 @@ function prepare() {
   const installed = readdirSync(join(work, 'extensions')).filter((d) => d.startsWith('rlog-ls.rlog-ls-'));
   if (installed.length !== 1) throw new Error(`the .vsix did not install: ${readdirSync(join(work, 'extensions'))}`);
   copyFileSync(join(root, 'testdata', 'sample.rlog'), join(work, 'ws', 'sample.rlog'));
+  // Over 20 MB, VS Code turns TextMate off: colours must come from the server.
+  run('go', ['run', './cmd/rlog-gen', '-size', '25MB', '-seed', '7', '-o', join(work, 'ws', 'large.rlog')], { cwd: root });
   writeFileSync(join(work, 'ws', 'claude-session.jsonl'), claudeSession);
   writeFileSync(join(work, 'ws', 'settings-check.rlog'), settingsCheck);
   writeSettings({ 'rlog.server.path': join(work, 'bin', 'rlog-ls'), 'rlog.disabledCodes': ['W003'] });
@@ -315,6 +319,37 @@ async function main() {
       mkdirSync(dirname(screenshotPath), { recursive: true });
       await page.screenshot({ path: screenshotPath });
       log(`screenshot: ${screenshotPath}`);
+    });
+
+    await check('a 25 MB log keeps its colours through semantic tokens', async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input').fill('large.rlog');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'large.rlog' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.tab.active', { hasText: 'large.rlog' }).waitFor();
+      // In a remote window VS Code asks before opening a file over 10 MB.
+      await page.getByRole('button', { name: 'Open Anyway' }).click();
+      // The same colours as in the small log, though TextMate is off here:
+      // the u: prefix, a key and a call id.
+      const want = { 'u:': 'rgb(197, 134, 192)', id: 'rgb(156, 220, 254)', gen: 'rgb(79, 193, 255)' };
+      await until('semantic colours in the large log', async () => {
+        const got = await page.evaluate((texts) => {
+          const out = {};
+          const editor = [...document.querySelectorAll('.editor-instance')].find((e) => e.offsetParent !== null) || document;
+          for (const span of editor.querySelectorAll('.view-line span span')) {
+            const t = span.textContent;
+            if (t in texts && !(t in out)) out[t] = getComputedStyle(span).color;
+          }
+          return out;
+        }, want);
+        for (const [t, c] of Object.entries(want)) {
+          if (got[t] !== c) throw new Error(`${t} is ${got[t]}, want ${c}`);
+        }
+        return true;
+      }, 120_000);
+      await page.keyboard.press('Control+W');
+      await page.locator('.tab.active', { hasText: 'large.rlog' }).waitFor({ state: 'detached' });
     });
 
     await check('convert this rlog file to ATIF', async () => {
