@@ -279,7 +279,7 @@ func soakSession(t *testing.T, bytesWanted int64, seed uint64) []byte {
 }
 
 func TestSoakDiagnosticsEqualFullAnalysis(t *testing.T) {
-	size, batches := int64(120<<10), 250
+	size, batches := int64(80<<10), 200
 	switch {
 	case *soak:
 		size, batches = 4<<20, 4000
