@@ -55,12 +55,19 @@ func newDiagnosticsPublisher[T Editable[T]](s *server[T]) *diagnosticsPublisher[
 	return &diagnosticsPublisher[T]{s: s, entries: map[protocol.DocumentURI]*diagnosticsEntry{}}
 }
 
-// schedule (re)starts the debounce for uri.
+// schedule (re)starts the debounce for uri after an edit.
 func (p *diagnosticsPublisher[T]) schedule(uri protocol.DocumentURI) {
+	p.scheduleAfter(uri, p.s.currentSettings().DiagnosticsDelay())
+}
+
+// scheduleNow runs uri's diagnostics without waiting: a document just
+// opened (or the settings changed) has no typing to wait for.
+func (p *diagnosticsPublisher[T]) scheduleNow(uri protocol.DocumentURI) { p.scheduleAfter(uri, 0) }
+
+func (p *diagnosticsPublisher[T]) scheduleAfter(uri protocol.DocumentURI, delay time.Duration) {
 	if p.s.opts.Features.Diagnose == nil {
 		return
 	}
-	delay := p.s.currentSettings().DiagnosticsDelay()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
@@ -84,7 +91,7 @@ func (p *diagnosticsPublisher[T]) schedule(uri protocol.DocumentURI) {
 // scheduleAll re-runs every open document (the settings changed).
 func (p *diagnosticsPublisher[T]) scheduleAll() {
 	for _, doc := range p.s.docs.All() {
-		p.schedule(doc.URI)
+		p.scheduleNow(doc.URI)
 	}
 }
 

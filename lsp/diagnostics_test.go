@@ -49,33 +49,41 @@ func TestDiagnosticsDebounce(t *testing.T) {
 		c := startServer(t, testOptions(t))
 		c.Initialize(initParams(withDebounce(100)))
 		openDoc(c, diagURI, 1, "TODO")
+		synctest.Wait() // an opened document is diagnosed at once
 		time.Sleep(60 * time.Millisecond)
 		change(c, diagURI, 2, ContentChange{Range: rng(0, 4, 0, 4), Text: " FIXME"})
 		time.Sleep(60 * time.Millisecond)
 		change(c, diagURI, 3, ContentChange{Range: rng(0, 0, 0, 4), Text: "done"})
 		synctest.Wait()
-		if pubs := c.Diagnostics(diagURI); len(pubs) != 0 {
+		if pubs := c.Diagnostics(diagURI); !sameInts(versions(pubs), []int32{1}) {
 			t.Fatalf("published during the debounce: %v", versions(pubs))
 		}
 		time.Sleep(100 * time.Millisecond)
 		synctest.Wait()
 		pubs := c.Diagnostics(diagURI)
-		if !sameInts(versions(pubs), []int32{3}) || len(pubs[0].Diagnostics) != 1 || pubs[0].Diagnostics[0].Code != "fixme" {
+		if !sameInts(versions(pubs), []int32{1, 3}) || len(pubs[1].Diagnostics) != 1 || pubs[1].Diagnostics[0].Code != "fixme" {
 			t.Fatalf("got versions %v: %+v", versions(pubs), pubs)
 		}
 	})
 }
 
-// The debounce follows the setting; the default is 100 ms.
+// An opened document is diagnosed at once; an edit after the debounce,
+// which follows the setting (100 ms by default).
 func TestDiagnosticsDefaultDebounce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := startServer(t, testOptions(t))
 		c.Initialize(nil)
 		start := time.Now()
 		openDoc(c, diagURI, 1, "TODO")
-		c.WaitDiagnostics(diagURI, nil)
+		c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
+		if waited := time.Since(start); waited != 0 {
+			t.Fatalf("open published after %v (fake clock), want at once", waited)
+		}
+		start = time.Now()
+		change(c, diagURI, 2, ContentChange{Text: "TODO TODO"})
+		c.WaitDiagnostics(diagURI, lsptest.AtVersion(2))
 		if waited := time.Since(start); waited != 100*time.Millisecond {
-			t.Fatalf("published after %v (fake clock), want 100ms", waited)
+			t.Fatalf("edit published after %v (fake clock), want 100ms", waited)
 		}
 	})
 }
@@ -124,11 +132,13 @@ func TestCloseCancelsPendingDiagnostics(t *testing.T) {
 		c := startServer(t, testOptions(t))
 		c.Initialize(initParams(withDebounce(100)))
 		openDoc(c, diagURI, 1, "TODO")
+		c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
+		change(c, diagURI, 2, ContentChange{Text: "TODO TODO"}) // pending in the debounce
 		closeDoc(c, diagURI)
 		time.Sleep(time.Second)
 		synctest.Wait()
-		if got := versions(c.Diagnostics(diagURI)); !sameInts(got, []int32{-1}) {
-			t.Fatalf("published %v, want only the clear", got)
+		if got := versions(c.Diagnostics(diagURI)); !sameInts(got, []int32{1, -1}) {
+			t.Fatalf("published %v, want version 1, then only the clear", got)
 		}
 	})
 }
@@ -209,13 +219,15 @@ func TestNoDiagnosticsAfterShutdown(t *testing.T) {
 		c := startServer(t, testOptions(t))
 		c.Initialize(initParams(withDebounce(100)))
 		openDoc(c, diagURI, 1, "TODO")
+		c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
+		change(c, diagURI, 2, ContentChange{Text: "TODO TODO"}) // pending in the debounce
 		if err := c.Call(protocol.MethodShutdown, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(time.Second)
 		synctest.Wait()
-		if n := len(c.Diagnostics(diagURI)); n != 0 {
-			t.Fatalf("%d publishes after shutdown", n)
+		if got := versions(c.Diagnostics(diagURI)); !sameInts(got, []int32{1}) {
+			t.Fatalf("publishes %v: version 2 was published after shutdown", got)
 		}
 	})
 }

@@ -37,7 +37,7 @@ func (s *server[T]) didOpen(_ context.Context, raw json.RawMessage) error {
 		s.log.Debug("didOpen of an open document: replaced", zap.String("uri", string(doc.URI)),
 			zap.Int32("oldVersion", replaced.Version), zap.Int32("version", doc.Version))
 	}
-	s.diagnostics.schedule(doc.URI)
+	s.diagnostics.scheduleNow(doc.URI)
 	return nil
 }
 
