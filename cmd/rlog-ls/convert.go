@@ -41,27 +41,15 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, convertUsage)
 		fl.PrintDefaults()
 	}
-	// Flags may come after the input (convert --to atif in.rlog -o out.json).
-	var inputs []string
-	for rest := args; ; {
-		if err := fl.Parse(rest); err != nil {
-			return 2
-		}
-		if fl.NArg() == 0 {
-			break
-		}
-		inputs = append(inputs, fl.Arg(0))
-		rest = fl.Args()[1:]
+	input, ok := parseOneInput(fl, args, convertUsage, stderr)
+	if !ok {
+		return 2
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "rlog-ls convert: "+format+"\n", a...)
 		return 2
 	}
 	switch {
-	case len(inputs) == 0:
-		return fail("no input file (%s)", convertUsage)
-	case len(inputs) > 1:
-		return fail("one input file at a time, got %d: %s", len(inputs), strings.Join(inputs, " "))
 	case *to == "":
 		return fail("--to is required: one of %s", formatNames(true))
 	case *report != "text" && *report != "json":
@@ -69,7 +57,6 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 	case *repoSHA != "" && !shaPattern.MatchString(*repoSHA):
 		return fail("--repo-sha must be 6 to 40 hex characters, not %q", *repoSHA)
 	}
-	input := inputs[0]
 	toInfo, ok := convert.Lookup(convert.Format(*to))
 	if !ok || !toInfo.CanWrite() {
 		return fail("cannot write %q: the output formats are %s", *to, formatNames(true))

@@ -8,10 +8,12 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 )
 
 func main() {
@@ -70,6 +72,32 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "rlog-ls: unknown command %q\n\n%s", cmd, usage)
 	return 2
+}
+
+// parseOneInput parses args with fl, allowing flags after the input
+// (convert --to atif in.rlog -o out.json), and returns the one input file.
+// On a problem it has told the user and returns false.
+func parseOneInput(fl *flag.FlagSet, args []string, usage string, stderr io.Writer) (string, bool) {
+	var inputs []string
+	for rest := args; ; {
+		if err := fl.Parse(rest); err != nil {
+			return "", false
+		}
+		if fl.NArg() == 0 {
+			break
+		}
+		inputs = append(inputs, fl.Arg(0))
+		rest = fl.Args()[1:]
+	}
+	switch {
+	case len(inputs) == 0:
+		fmt.Fprintf(stderr, "rlog-ls %s: no input file (%s)\n", fl.Name(), usage)
+		return "", false
+	case len(inputs) > 1:
+		fmt.Fprintf(stderr, "rlog-ls %s: one input file at a time, got %d: %s\n", fl.Name(), len(inputs), strings.Join(inputs, " "))
+		return "", false
+	}
+	return inputs[0], true
 }
 
 // version is the module version when installed with go install, or the VCS

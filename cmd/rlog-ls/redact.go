@@ -36,28 +36,14 @@ func redactCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, redactUsage)
 		fl.PrintDefaults()
 	}
-	var inputs []string
-	for rest := args; ; {
-		if err := fl.Parse(rest); err != nil {
-			return 2
-		}
-		if fl.NArg() == 0 {
-			break
-		}
-		inputs = append(inputs, fl.Arg(0))
-		rest = fl.Args()[1:]
+	input, ok := parseOneInput(fl, args, redactUsage, stderr)
+	if !ok {
+		return 2
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "rlog-ls redact: "+format+"\n", a...)
 		return 2
 	}
-	switch {
-	case len(inputs) == 0:
-		return fail("no input file (%s)", redactUsage)
-	case len(inputs) > 1:
-		return fail("one input file at a time, got %d: %s", len(inputs), strings.Join(inputs, " "))
-	}
-	input := inputs[0]
 	info, err := os.Stat(input)
 	if err != nil {
 		return fail("%s", describeIOError(err))
