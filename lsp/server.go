@@ -49,6 +49,9 @@ type Options[T Editable[T]] struct {
 
 	// processAlive replaces the liveness probe in tests.
 	processAlive func(pid int) bool
+	// processStart replaces the process start time probe in tests (see
+	// watchProcess); "" means unknown.
+	processStart func(pid int) string
 }
 
 // Session is what initialize told us about the client. It does not change
@@ -124,6 +127,13 @@ func newServer[T Editable[T]](opts Options[T]) *server[T] {
 	}
 	if opts.ProcessPollInterval <= 0 {
 		opts.ProcessPollInterval = 5 * time.Second
+	}
+	if opts.processStart == nil {
+		opts.processStart = processStartTime
+		if opts.processAlive != nil {
+			// A test's own probe: keep the real process table out of it.
+			opts.processStart = func(int) string { return "" }
+		}
 	}
 	if opts.processAlive == nil {
 		opts.processAlive = processAlive
