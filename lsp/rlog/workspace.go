@@ -28,6 +28,11 @@ const (
 	workspaceSymbolsCap   = 2000 // outline entries read per file
 )
 
+// workspaceCacheBudget bounds the symbols the cache holds over all files
+// (each about 150 bytes): 2,000 files of 2,000 symbols would otherwise keep
+// 600 MB. Files past it are parsed again at each search instead.
+var workspaceCacheBudget = 200_000
+
 // workspaceSymbol is a symbol with its place, independent of any session.
 type workspaceSymbol struct {
 	name, container string
@@ -45,8 +50,9 @@ type cachedFile struct {
 // keyed by path and invalidated by modification time and size. Each search
 // rebuilds the map from the files it finds, so deleted files drop out.
 type workspaceIndex struct {
-	mu    sync.Mutex
-	files map[string]cachedFile
+	mu     sync.Mutex
+	files  map[string]cachedFile
+	cached int // symbols held in files, at most workspaceCacheBudget
 }
 
 func newWorkspaceIndex() *workspaceIndex { return &workspaceIndex{files: map[string]cachedFile{}} }
@@ -130,7 +136,14 @@ func (w *workspaceIndex) fileSymbols(path string, enc lsp.PositionEncoding) ([]w
 	d := Parse(src)
 	syms := collectSymbols(d, lsp.Mapper{Text: d, Encoding: enc})
 	w.mu.Lock()
-	w.files[path] = cachedFile{modTime: info.ModTime(), size: info.Size(), symbols: syms}
+	if old, ok := w.files[path]; ok {
+		w.cached -= len(old.symbols)
+		delete(w.files, path)
+	}
+	if w.cached+len(syms) <= workspaceCacheBudget {
+		w.files[path] = cachedFile{modTime: info.ModTime(), size: info.Size(), symbols: syms}
+		w.cached += len(syms)
+	}
 	w.mu.Unlock()
 	return syms, true
 }
@@ -165,8 +178,9 @@ func (w *workspaceIndex) walk(ctx context.Context, roots []string) []string {
 	}
 	sort.Strings(files)
 	w.mu.Lock()
-	for p := range w.files {
+	for p, c := range w.files {
 		if !seen[p] {
+			w.cached -= len(c.symbols)
 			delete(w.files, p)
 		}
 	}

@@ -1,0 +1,63 @@
+package rlog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/lsp"
+)
+
+// The workspace symbol cache holds at most workspaceCacheBudget symbols
+// over all files, keeps its count right as files change and go, and files
+// past the budget are still searched (parsed again).
+func TestWorkspaceCacheIsBounded(t *testing.T) {
+	defer func(b int) { workspaceCacheBudget = b }(workspaceCacheBudget)
+	workspaceCacheBudget = 25
+	dir := t.TempDir()
+	for i := range 6 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\nid: s%d\n---\n", i)
+		for k := range 9 {
+			fmt.Fprintf(&b, "t!:Read id=c%d file_path=f%d.go → [running]\n", k, k)
+		}
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.rlog", i)), []byte(b.String()), 0o644)
+	}
+	w := newWorkspaceIndex()
+	check := func(wantFiles int) {
+		t.Helper()
+		total := 0
+		for _, path := range w.walk(context.Background(), []string{dir}) {
+			syms, ok := w.fileSymbols(path, lsp.UTF16)
+			if !ok || len(syms) != 10 { // the session and 9 calls
+				t.Fatalf("%s: %d symbols, %v", path, len(syms), ok)
+			}
+			total++
+		}
+		if total != wantFiles {
+			t.Fatalf("%d files searched, want %d", total, wantFiles)
+		}
+		held := 0
+		for _, c := range w.files {
+			held += len(c.symbols)
+		}
+		if held != w.cached || w.cached > workspaceCacheBudget {
+			t.Fatalf("cache holds %d symbols, counts %d, budget %d", held, w.cached, workspaceCacheBudget)
+		}
+	}
+	check(6)
+	check(6) // again, from the cache where it could keep them
+	if len(w.files) != 2 {
+		t.Errorf("%d files cached, want 2 (20 of 25 symbols)", len(w.files))
+	}
+	// Files that change or go are recounted.
+	os.Remove(filepath.Join(dir, "f0.rlog"))
+	os.Remove(filepath.Join(dir, "f1.rlog"))
+	check(4)
+	if w.cached != 20 {
+		t.Errorf("after removals the cache counts %d symbols", w.cached)
+	}
+}
