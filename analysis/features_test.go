@@ -281,3 +281,19 @@ func TestRunningUsageEqualsCountFromStart(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusModifiers(t *testing.T) {
+	src := "---\nid: x\n---\no: id=a → [ok] fine\no: id=b → [error] boom interrupted\nt!:R id=c → [running]\nx:E id=d → [done]\no: id=e → [selected: x]\n"
+	tr := grammar.Parse([]byte(src))
+	got := map[string]SemanticModifier{}
+	for tok := range SemanticTokens(tr, 0, tr.LineCount()) {
+		if tok.Type == SemEnumMember || tok.Type == SemKeyword && tok.Mods != 0 {
+			got[src[tok.Span.Start:tok.Span.End]] = tok.Mods
+		}
+	}
+	want := map[string]SemanticModifier{"[ok]": ModSuccess, "[error]": ModFailure, "interrupted": ModFailure,
+		"[running]": ModPending, "[done]": ModSuccess, "[selected: x]": 0}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%v, want %v", got, want)
+	}
+}

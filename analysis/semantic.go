@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"bytes"
 	"iter"
+	"strings"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
@@ -38,10 +40,30 @@ type SemanticModifier uint8
 const (
 	// ModDeclaration marks the id on the line that starts a call.
 	ModDeclaration SemanticModifier = 1 << iota
+	// ModSuccess, ModFailure and ModPending tell result statuses apart
+	// ([ok], [error], [running]), so themes can colour them as the grammar
+	// does; "interrupted" is a failure too.
+	ModSuccess
+	ModFailure
+	ModPending
 )
 
 // SemanticModifierNames is the modifier legend, in bit order.
-var SemanticModifierNames = []string{"declaration"}
+var SemanticModifierNames = []string{"declaration", "success", "failure", "pending"}
+
+// statusModifier classifies a bracketed status by what it says.
+func statusModifier(status []byte) SemanticModifier {
+	s := string(bytes.ToLower(bytes.Trim(status, "[]")))
+	switch {
+	case s == "ok" || s == "done" || s == "loaded" || s == "success" || s == "passed":
+		return ModSuccess
+	case strings.HasPrefix(s, "err") || strings.HasPrefix(s, "fail") || s == "interrupted" || s == "timeout":
+		return ModFailure
+	case s == "running" || s == "started" || s == "pending" || s == "in_progress":
+		return ModPending
+	}
+	return 0
+}
 
 // SemanticToken is one highlighted span on one line.
 type SemanticToken struct {
@@ -81,7 +103,9 @@ func SemanticTokens(t *grammar.Tree, from, to int) iter.Seq[SemanticToken] {
 
 func classifyToken(l grammar.Line, li *grammar.LineInfo, text []byte, tok grammar.Token) (SemanticType, SemanticModifier, bool) {
 	switch tok.Kind {
-	case grammar.TokPrefix, grammar.TokFlag, grammar.TokDelimiter:
+	case grammar.TokFlag:
+		return SemKeyword, ModFailure, true
+	case grammar.TokPrefix, grammar.TokDelimiter:
 		return SemKeyword, 0, true
 	case grammar.TokName:
 		switch l.Kind {
@@ -118,7 +142,7 @@ func classifyToken(l grammar.Line, li *grammar.LineInfo, text []byte, tok gramma
 		}
 		return SemString, 0, true
 	case grammar.TokStatus:
-		return SemEnumMember, 0, true
+		return SemEnumMember, statusModifier(text[tok.Span.Start:tok.Span.End]), true
 	case grammar.TokMarker:
 		return SemMacro, 0, true
 	case grammar.TokComment:

@@ -47,8 +47,10 @@ func decode(t *testing.T, data []uint32, text string, utf8Cols bool) []string {
 			piece = string(utf16.Decode(u[char : char+data[i+2]]))
 		}
 		typ := analysis.SemanticTypeNames[data[i+3]]
-		if data[i+4] != 0 {
-			typ += "+decl"
+		for bit, name := range analysis.SemanticModifierNames {
+			if data[i+4]&(1<<bit) != 0 {
+				typ += "+" + name
+			}
 		}
 		out = append(out, fmt.Sprintf("%d:%d %s %s", line, char, piece, typ))
 	}
@@ -59,10 +61,10 @@ func TestSemanticTokens(t *testing.T) {
 	want := []string{
 		"0:0 --- keyword", "1:0 id property", "1:4 s1 string", "2:0 --- keyword",
 		"3:0 @phase keyword", "3:7 explore namespace",
-		"4:0 t!: keyword", "4:3 Read function", "4:8 id property", "4:10 = operator", "4:11 c1 variable+decl",
-		"4:14 file_path property", "4:23 = operator", `4:24 "a b.rs" string`, "4:33 → operator", "4:35 [running] enumMember",
+		"4:0 t!: keyword", "4:3 Read function", "4:8 id property", "4:10 = operator", "4:11 c1 variable+declaration",
+		"4:14 file_path property", "4:23 = operator", `4:24 "a b.rs" string`, "4:33 → operator", "4:35 [running] enumMember+pending",
 		"4:45 tokens_in property", "4:54 = operator", "4:55 5 number",
-		"5:0 o: keyword", "5:6 id property", "5:8 = operator", "5:9 c1 variable", "5:12 → operator", "5:14 [ok] enumMember",
+		"5:0 o: keyword", "5:6 id property", "5:8 = operator", "5:9 c1 variable", "5:12 → operator", "5:14 [ok] enumMember+success",
 		"6:0 # keyword", "6:2 note comment", "6:7 ts property", "6:9 = operator", "6:10 2025-12-19T20:29:02Z number",
 		"7:0 a: keyword", "8:0 key property", "8:3 = operator", "8:4 [redacted:k] macro",
 	}
@@ -116,5 +118,5 @@ func TestSemanticTokensCapability(t *testing.T) {
 	}
 	lsptest.AssertJSON(t, init.Capabilities.SemanticTokensProvider, `{"legend":{
 	  "tokenTypes":["keyword","function","property","operator","string","number","enumMember","comment","variable","macro","event","namespace","type"],
-	  "tokenModifiers":["declaration"]},"full":true,"range":true}`)
+	  "tokenModifiers":["declaration","success","failure","pending"]},"full":true,"range":true}`)
 }

@@ -25,7 +25,15 @@ test('every semantic token type of the server maps onto a scope of the grammar',
   assert.ok(m, 'SemanticTypeNames not found in analysis/semantic.go');
   const legend = [...m[1].matchAll(/"([^"]+)"/g)].map((x) => x[1]);
   const scopes = pkg.contributes.semanticTokenScopes[0].scopes;
-  assert.deepEqual(Object.keys(scopes).sort(), [...legend].sort(), 'semanticTokenScopes must cover exactly the legend');
+  // Plain types cover exactly the legend; "type.modifier" keys refine them.
+  const plain = Object.keys(scopes).filter((k) => !k.includes('.'));
+  assert.deepEqual(plain.sort(), [...legend].sort(), 'semanticTokenScopes must cover exactly the legend');
+  const mods = /SemanticModifierNames = \[\]string\{([^}]*)\}/.exec(src);
+  const modifiers = new Set([...(mods ? mods[1] : '').matchAll(/"([^"]+)"/g)].map((x) => x[1]));
+  for (const k of Object.keys(scopes).filter((k) => k.includes('.'))) {
+    const [type, ...rest] = k.split('.');
+    assert.ok(legend.includes(type) && rest.every((m) => modifiers.has(m)), `${k} is not a legend type with legend modifiers`);
+  }
   for (const [type, [scope]] of Object.entries(scopes)) {
     // A mapped scope is one the grammar uses, or the parent of one (keyword.control.rlog).
     const base = scope.replace(/\.rlog$/, '.');
