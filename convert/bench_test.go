@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/internal/testcorpus"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
 // benchInputs is the largest corpus file of each readable format.
@@ -34,7 +34,7 @@ func (nullSink) End(*model.Header) error                 { return nil }
 func BenchmarkRead(b *testing.B) {
 	for _, in := range benchInputs {
 		b.Run(string(in.from), func(b *testing.B) {
-			data, err := os.ReadFile(testcorpus.Path(b, in.file))
+			data, err := os.ReadFile(corpus.Path(b, in.file))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -67,7 +67,7 @@ func BenchmarkRead(b *testing.B) {
 }
 
 func readSession(b *testing.B, from convert.Format, file string) *convert.Session {
-	f, err := os.Open(testcorpus.Path(b, file))
+	f, err := os.Open(corpus.Path(b, file))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/atif"
-	"github.com/rlog-ls/rlog-ls/convert/internal/testcorpus"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/replay"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
 // corpusInputs maps corpus globs to the format each file must be detected
@@ -38,7 +38,7 @@ var fixedNow = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.
 func TestDetectCorpus(t *testing.T) {
 	n := 0
 	for _, c := range corpusInputs {
-		for _, p := range testcorpus.Glob(t, c.glob) {
+		for _, p := range corpus.Glob(t, c.glob) {
 			data, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
@@ -104,7 +104,7 @@ func TestConvertMatrix(t *testing.T) {
 		}
 	}
 	for _, c := range corpusInputs {
-		for _, p := range testcorpus.Glob(t, c.glob) {
+		for _, p := range corpus.Glob(t, c.glob) {
 			for _, to := range targets {
 				opts := convert.Options{Now: fixedNow}
 				versions := []string{""}
@@ -180,7 +180,7 @@ func TestConvertErrors(t *testing.T) {
 }
 
 func TestReportRenderings(t *testing.T) {
-	p := testcorpus.Path(t, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl")
+	p := corpus.Path(t, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl")
 	var out bytes.Buffer
 	rep, err := convert.ConvertFile(p, convert.Claude, convert.ATIF, &out, convert.Options{})
 	if err != nil {

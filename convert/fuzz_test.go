@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/internal/testcorpus"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
 // The reader fuzz targets: each reads any bytes as its format, and
@@ -23,7 +23,7 @@ import (
 // corpusSeeds adds up to n corpus files under dir (relative to the corpus)
 // whose name ends in suffix, the smallest first, each cut to 32 KB.
 func corpusSeeds(f *testing.F, dir, suffix string, n int) {
-	root, _ := testcorpus.Root()
+	root := corpus.Root()
 	if root == "" {
 		return
 	}

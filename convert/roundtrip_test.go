@@ -11,8 +11,8 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/atif"
-	"github.com/rlog-ls/rlog-ls/convert/internal/testcorpus"
 	"github.com/rlog-ls/rlog-ls/convert/replay"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
 func decode(t *testing.T, b []byte) any {
@@ -27,7 +27,7 @@ func decode(t *testing.T, b []byte) any {
 // TestTrajectoryRoundTripExact: trajectory JSON -> model -> trajectory JSON
 // gives the same JSON value, with nothing reported lost.
 func TestTrajectoryRoundTripExact(t *testing.T) {
-	for _, p := range testcorpus.Glob(t, "autopilot-trajectory-json/openagents-docs-logs/*/*.json") {
+	for _, p := range corpus.Glob(t, "autopilot-trajectory-json/openagents-docs-logs/*/*.json") {
 		in, _ := os.ReadFile(p)
 		var out bytes.Buffer
 		rep, err := convert.Convert(bytes.NewReader(in), convert.Trajectory, convert.Trajectory, &out, convert.Options{})
@@ -46,7 +46,7 @@ func TestTrajectoryRoundTripExact(t *testing.T) {
 // TestATIFRoundTrip: each valid harbor file validates, and ATIF -> model ->
 // ATIF (same version) gives the same JSON value.
 func TestATIFRoundTrip(t *testing.T) {
-	for _, p := range testcorpus.Glob(t, "atif/harbor-trajectories/*/*/trajectory.json") {
+	for _, p := range corpus.Glob(t, "atif/harbor-trajectories/*/*/trajectory.json") {
 		in, _ := os.ReadFile(p)
 		name := filepath.Base(filepath.Dir(p))
 		if fs := atif.Validate(in); len(fs) > 0 {
@@ -133,7 +133,7 @@ func TestATIFValidatorFindings(t *testing.T) {
 		t.Errorf("%d findings, want %d: %v", len(fs), len(want), fs)
 	}
 	// The non-conformant OpenAgents file must not pass.
-	p := testcorpus.Path(t, "atif/openagents-nonconformant/regex-log/20251211-161750-ba4ddb16/trajectory.json")
+	p := corpus.Path(t, "atif/openagents-nonconformant/regex-log/20251211-161750-ba4ddb16/trajectory.json")
 	data, _ := os.ReadFile(p)
 	if len(atif.Validate(data)) == 0 {
 		t.Error("non-conformant ATIF validated")
@@ -188,7 +188,7 @@ func TestReplayValidatorFindings(t *testing.T) {
 
 // TestReplayRoundTrip: REPLAY -> model -> REPLAY keeps every line.
 func TestReplayRoundTrip(t *testing.T) {
-	p := testcorpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/sonnet-raw.jsonl")
+	p := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/sonnet-raw.jsonl")
 	var first bytes.Buffer
 	if _, err := convert.ConvertFile(p, convert.Claude, convert.Replay, &first, convert.Options{Now: fixedNow}); err != nil {
 		t.Fatal(err)
@@ -217,7 +217,7 @@ func TestReplayRoundTrip(t *testing.T) {
 // totals for every writer that carries usage, and they equal the ledger's
 // once-per-message total of the source.
 func TestTotalsAcrossFormats(t *testing.T) {
-	p := testcorpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/opus-raw.jsonl")
+	p := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/opus-raw.jsonl")
 	src, _, err := convert.Read(mustOpen(t, p), convert.Claude)
 	if err != nil {
 		t.Fatal(err)

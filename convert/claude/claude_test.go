@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
-	"github.com/rlog-ls/rlog-ls/convert/internal/testcorpus"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
 func read(t testing.TB, path string) (*model.Session, *model.Report) {
@@ -24,7 +24,7 @@ func read(t testing.TB, path string) (*model.Session, *model.Report) {
 }
 
 func TestEdgeCasesMalformedLines(t *testing.T) {
-	s, rep := read(t, testcorpus.Path(t, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl"))
+	s, rep := read(t, corpus.Path(t, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl"))
 	lines := map[int]string{}
 	for _, l := range rep.Losses {
 		if l.Kind == model.LossMalformed {
@@ -59,7 +59,7 @@ func TestEdgeCasesMalformedLines(t *testing.T) {
 // TestUsageOncePerMessage checks the totals against the counter-wise
 // maximum per message.id, computed here independently from the raw file.
 func TestUsageOncePerMessage(t *testing.T) {
-	p := testcorpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl")
+	p := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl")
 	var c model.Collector
 	if err := claude.Read(mustOpen(t, p), &c, &model.Report{}); err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func mustOpen(t testing.TB, p string) *os.File {
 }
 
 func TestSubagentSpliced(t *testing.T) {
-	s, _ := read(t, testcorpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl"))
+	s, _ := read(t, corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl"))
 	var starts, inner int
 	taskResult := -1
 	for i, e := range s.Events {
@@ -149,8 +149,8 @@ func TestSubagentSpliced(t *testing.T) {
 // TestRoundTrip reads each corpus transcript, writes it, reads it back
 // and compares the events field by field.
 func TestRoundTrip(t *testing.T) {
-	files := testcorpus.Glob(t, "claude-code-jsonl/*/*.jsonl")
-	files = append(files, testcorpus.Glob(t, "claude-code-jsonl/openagents/20251211-regex-log/*.jsonl")...)
+	files := corpus.Glob(t, "claude-code-jsonl/*/*.jsonl")
+	files = append(files, corpus.Glob(t, "claude-code-jsonl/openagents/20251211-regex-log/*.jsonl")...)
 	for _, p := range files {
 		var c1 model.Collector
 		rep1 := &model.Report{}
@@ -299,7 +299,7 @@ func TestBadInputNeverPanics(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"type":"user","uuid":"u","message":{"role":"user","content":"x"}}`))
 	f.Add([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"n","input":{}}],"usage":{"input_tokens":1}}}`))
-	if root, _ := testcorpus.Root(); root != "" {
+	if root := corpus.Root(); root != "" {
 		if data, err := os.ReadFile(filepath.Join(root, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl")); err == nil {
 			f.Add(data)
 		}
@@ -323,7 +323,7 @@ func FuzzRead(f *testing.F) {
 }
 
 func BenchmarkRead(b *testing.B) {
-	data, err := os.ReadFile(testcorpus.Path(b, "claude-code-jsonl/openagents/claude-code-example.jsonl"))
+	data, err := os.ReadFile(corpus.Path(b, "claude-code-jsonl/openagents/claude-code-example.jsonl"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func BenchmarkRead(b *testing.B) {
 
 func BenchmarkWrite(b *testing.B) {
 	var c model.Collector
-	data, _ := os.ReadFile(testcorpus.Path(b, "claude-code-jsonl/openagents/claude-code-example.jsonl"))
+	data, _ := os.ReadFile(corpus.Path(b, "claude-code-jsonl/openagents/claude-code-example.jsonl"))
 	claude.Read(bytes.NewReader(data), &c, &model.Report{})
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {

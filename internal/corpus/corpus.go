@@ -53,6 +53,27 @@ func Files(t testing.TB, rel, ext string) []string {
 	return out
 }
 
+// Root returns the corpus directory, or "" when it is absent, for callers
+// that go on without it (fuzz seeds).
+func Root() string {
+	dir, err := find()
+	if err != nil {
+		return ""
+	}
+	return dir
+}
+
+// Glob returns the corpus files matching pattern (relative to the corpus),
+// skipping like Dir when the corpus is absent.
+func Glob(t testing.TB, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(Dir(t), filepath.FromSlash(pattern)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 func find() (string, error) {
 	if d := os.Getenv("RLOG_CORPUS"); d != "" {
 		_, err := os.Stat(d)
