@@ -320,3 +320,22 @@ func BenchmarkSecretsSession(b *testing.B) {
 		}
 	}
 }
+
+// S001 covers every line, the header's too: a key in a header field
+// (api_key:, notes:) is as exposed as one in the body, and rlog-ls redact
+// replaces both.
+func TestS001OnHeaderAndBodyLines(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abc1234\nrunner: ci\napi_key: " + anthropicKey + "\n---\nu: password=Tr0ub4dor3xK\n"
+	var lines []int
+	for _, f := range Check(grammar.Parse([]byte(src)), Config{}) {
+		if f.Code == "S001" {
+			lines = append(lines, f.Line)
+		}
+	}
+	if fmt.Sprint(lines) != "[5 7]" {
+		t.Errorf("S001 on lines %v, want [5 7] (the header's api_key and the body's password)", lines)
+	}
+	if _, m := Redact([]byte(src)); len(m) != 2 {
+		t.Errorf("Redact found %d", len(m))
+	}
+}
