@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -15,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
 	"github.com/rlog-ls/rlog-ls/lsp"
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
@@ -55,6 +58,11 @@ var fuzzSession = strings.Join([]string{
 func FuzzServerMessages(f *testing.F) {
 	f.Add([]byte(fuzzSession))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{}}`))
+	for _, src := range corpusLogs(2, 16<<10) {
+		text, _ := json.Marshal(string(src))
+		f.Add([]byte(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///w/a.rlog","languageId":"rlog","version":1,"text":` + string(text) + `}}}` + "\n" +
+			`{"jsonrpc":"2.0","id":1005,"method":"textDocument/foldingRange","params":{"textDocument":{"uri":"file:///w/a.rlog"}}}`))
+	}
 	f.Add([]byte(`{"jsonrpc":"2.0","id":4294967296,"method":"textDocument/hover","params":{"textDocument":{"uri":7},"position":"x"}}` + "\n[]\n{\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		core, logs := observer.New(zapcore.ErrorLevel)
@@ -207,6 +215,9 @@ func FuzzMapperTree(f *testing.F) {
 	f.Add([]byte("---\r\nid: x\r---\n😀\xff\r\r\n\na"), uint16(3), uint16(4), []byte("\r"))
 	f.Add([]byte(strings.Repeat("t!:R id=c → é\r\n", 50)), uint16(200), uint16(30), []byte("\n\r𝄞"))
 	f.Add([]byte("\xed\xa0\x80\xf0\x9f\x98"), uint16(1), uint16(1), []byte("\n"))
+	for _, src := range corpusLogs(2, 8<<10) {
+		f.Add(src, uint16(len(src)/2), uint16(40), []byte("\r\nt!:R id=x → é\r"))
+	}
 	f.Fuzz(func(t *testing.T, src []byte, at, length uint16, ins []byte) {
 		checkMapper(t, Parse(bytes.Clone(src)), src)
 		s := int(at) % (len(src) + 1)
@@ -218,6 +229,26 @@ func FuzzMapperTree(f *testing.F) {
 		}
 		checkMapper(t, edited, want)
 	})
+}
+
+// corpusLogs returns the first bytes of up to n real logs of the shared
+// corpus, when it is present.
+func corpusLogs(n, size int) [][]byte {
+	dir, ok := corpus.Find()
+	if !ok {
+		return nil
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "rlog", "*", "*", "*.rlog"))
+	var out [][]byte
+	for _, p := range files {
+		if len(out) == n {
+			break
+		}
+		if src, err := os.ReadFile(p); err == nil {
+			out = append(out, src[:min(len(src), size)])
+		}
+	}
+	return out
 }
 
 // The fuzz targets' seeds run as tests; this keeps the session seed honest:
