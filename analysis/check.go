@@ -62,6 +62,26 @@ func (c *checker) headerAnchor() grammar.Span {
 }
 
 func (c *checker) header() {
+	c.headerChecks()
+	c.headerSecrets()
+}
+
+// headerSecrets reports credential-like values before the body (header
+// fields, preamble notes); the chunk summaries cover the body.
+func (c *checker) headerSecrets() {
+	var matches []SecretMatch
+	for l := range c.t.Lines() {
+		if l.Num >= c.t.Region().BodyStart {
+			break
+		}
+		matches = AppendSecrets(matches[:0], c.t.Text(l))
+		for _, m := range matches {
+			c.add("S001", grammar.Span{Start: l.Start + m.Start, End: l.Start + m.End}, m.Message())
+		}
+	}
+}
+
+func (c *checker) headerChecks() {
 	h := c.t.Header()
 	if !h.Present {
 		c.add("E001", c.headerAnchor(), "Missing header start '---'")
