@@ -77,32 +77,13 @@ type Chunk struct {
 	delims    [2]int32        // the first two delimiter lines ("---"), -1 if none
 	loneCR    int             // lone CRs in the chunk (extra editor lines)
 
-	memoMu sync.Mutex
-	memo   map[any]any
+	memo memoTable
 }
 
 // Memo returns the value memoized under key on this chunk, computing it
 // with compute the first time. compute must depend only on the chunk's own
 // lines (never on its neighbours or its place in the tree).
-func (c *Chunk) Memo(key any, compute func() any) any {
-	c.memoMu.Lock()
-	v, ok := c.memo[key]
-	c.memoMu.Unlock()
-	if ok {
-		return v
-	}
-	v = compute()
-	c.memoMu.Lock()
-	defer c.memoMu.Unlock()
-	if old, ok := c.memo[key]; ok {
-		return old // another goroutine got there first; keep one value
-	}
-	if c.memo == nil {
-		c.memo = map[any]any{}
-	}
-	c.memo[key] = v
-	return v
-}
+func (c *Chunk) Memo(key any, compute func() any) any { return c.memo.get(key, compute) }
 
 // Text is the chunk's bytes: whole lines with their terminators.
 func (c *Chunk) Text() []byte { return c.text }
@@ -142,30 +123,37 @@ type Tree struct {
 	region    Region
 	header    *Header
 
-	memoMu sync.Mutex
-	memo   map[any]any
+	memo memoTable
 }
 
 // Memo returns the value memoized under key on this tree, computing it with
 // compute the first time. Trees are immutable, so anything derived from one
 // can be kept with it; an edit makes a new tree with an empty memo.
-func (t *Tree) Memo(key any, compute func() any) any {
-	t.memoMu.Lock()
-	v, ok := t.memo[key]
-	t.memoMu.Unlock()
+func (t *Tree) Memo(key any, compute func() any) any { return t.memo.get(key, compute) }
+
+// memoTable holds values derived from something immutable, computed once.
+type memoTable struct {
+	mu   sync.Mutex
+	vals map[any]any
+}
+
+func (m *memoTable) get(key any, compute func() any) any {
+	m.mu.Lock()
+	v, ok := m.vals[key]
+	m.mu.Unlock()
 	if ok {
 		return v
 	}
-	v = compute()
-	t.memoMu.Lock()
-	defer t.memoMu.Unlock()
-	if old, ok := t.memo[key]; ok {
-		return old
+	v = compute() // outside the lock: compute may take long, or memoize too
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if old, ok := m.vals[key]; ok {
+		return old // another goroutine got there first; keep one value
 	}
-	if t.memo == nil {
-		t.memo = map[any]any{}
+	if m.vals == nil {
+		m.vals = map[any]any{}
 	}
-	t.memo[key] = v
+	m.vals[key] = v
 	return v
 }
 
