@@ -29,16 +29,9 @@ var headerExtraKeys = map[string]bool{"repo_sha": true, "branch": true, "cwd": t
 
 // Read reads one ATIF document.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	data, err := io.ReadAll(r)
+	root, err := model.ReadDocument(r, "atif")
 	if err != nil {
 		return err
-	}
-	root, err := model.ParseFields(data)
-	if err != nil {
-		return fmt.Errorf("atif: %w", err)
-	}
-	if root == nil {
-		return errors.New("atif: empty document")
 	}
 	h := &model.Header{SourceFormat: Name}
 	readHeader(h, root, rep)

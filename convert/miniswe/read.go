@@ -7,7 +7,6 @@
 package miniswe
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -24,16 +23,9 @@ var bashBlock = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n```")
 
 // Read reads a mini-swe-agent trajectory document.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	data, err := io.ReadAll(r)
+	root, err := model.ReadDocument(r, "mini-swe")
 	if err != nil {
 		return err
-	}
-	root, err := model.ParseFields(data)
-	if err != nil {
-		return fmt.Errorf("mini-swe: %w", err)
-	}
-	if root == nil {
-		return errors.New("mini-swe: empty document")
 	}
 	h := &model.Header{SourceFormat: Name, AgentName: "mini-swe-agent"}
 	h.SourceVersion, _ = root.String("trajectory_format")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
@@ -120,6 +121,23 @@ func (f *Fields) UnmarshalJSON(b []byte) error {
 	}
 	*f = fs
 	return nil
+}
+
+// ReadDocument reads a whole JSON document (an object) from r, for formats
+// that are one document rather than lines; format names it in errors.
+func ReadDocument(r io.Reader, format string) (Fields, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	root, err := ParseFields(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", format, err)
+	}
+	if root == nil {
+		return nil, fmt.Errorf("%s: empty document", format)
+	}
+	return root, nil
 }
 
 // ParseFields decodes a JSON object into ordered fields. null gives nil.

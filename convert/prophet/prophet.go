@@ -7,7 +7,6 @@ package prophet
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -31,16 +30,9 @@ const DefaultFormat = "mini-prophet-v0.1.10"
 // context windows (steps[].input) have no place in the model and are
 // reported as dropped.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	data, err := io.ReadAll(r)
+	root, err := model.ReadDocument(r, "prophet")
 	if err != nil {
 		return err
-	}
-	root, err := model.ParseFields(data)
-	if err != nil {
-		return fmt.Errorf("prophet: %w", err)
-	}
-	if root == nil {
-		return errors.New("prophet: empty document")
 	}
 	h := &model.Header{SourceFormat: Name, AgentName: "mini-prophet"}
 	h.SourceVersion, _ = root.String("trajectory_format")

@@ -25,16 +25,9 @@ var rootKeys = map[string]bool{"session_id": true, "prompt": true, "model": true
 // Read reads a trajectory document. A document that is not a JSON object
 // is an error; steps of the wrong shape are reported and skipped.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	data, err := io.ReadAll(r)
+	root, err := model.ReadDocument(r, "trajectory")
 	if err != nil {
 		return err
-	}
-	root, err := model.ParseFields(data)
-	if err != nil {
-		return fmt.Errorf("trajectory: %w", err)
-	}
-	if root == nil {
-		return fmt.Errorf("trajectory: empty document")
 	}
 	h := &model.Header{SourceFormat: Name, AgentName: "autopilot"}
 	h.ID, _ = root.String("session_id")
