@@ -753,6 +753,9 @@ func (t *Tree) EditorLineEnd(el int) int {
 func (t *Tree) EditorLineAt(off int) int {
 	off = max(0, min(off, t.Len()))
 	n := t.LineAt(off)
+	if t.crStart[len(t.chunks)] == 0 {
+		return n // no lone CR: editor lines are the parser's lines
+	}
 	ci := t.chunkOfLine(n)
 	el := n + t.crStart[ci]
 	c := t.chunks[ci]
