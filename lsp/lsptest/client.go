@@ -212,6 +212,11 @@ func (c *Client) WaitFrame(what string, match func(Frame) bool) Frame {
 	return c.frames.wait(c.t, what, match)
 }
 
+// ForgetFrames drops the frames received so far, so that a long test (a
+// soak) does not hold every one of them; later waits see only newer frames.
+// Call it when no wait is in progress.
+func (c *Client) ForgetFrames() { c.frames.forget() }
+
 // Frames returns every frame the server has sent so far.
 func (c *Client) Frames() []Frame { return c.frames.snapshot() }
 

@@ -102,6 +102,13 @@ func (l *frameLog) snapshot() []Frame {
 	return append([]Frame(nil), l.frames...)
 }
 
+// forget drops the frames received so far.
+func (l *frameLog) forget() {
+	l.mu.Lock()
+	l.frames = nil
+	l.mu.Unlock()
+}
+
 // wait returns the first frame that matches, waiting for it if needed.
 func (l *frameLog) wait(t testing.TB, what string, match func(Frame) bool) Frame {
 	t.Helper()
