@@ -94,8 +94,14 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 			for j < len(line) && wordByte[line[j]] {
 				j++
 			}
-			if n := j - i; n >= 10 && prefixFirst[c] || (n == 5 || n == 6) && c|0x20 == 'b' {
-				if m, ok := prefixedSecret(line, i); ok {
+			if m, ok := wordSecret(line, i, j); ok {
+				dst = append(dst, m)
+				i = m.End
+				continue
+			}
+			// In JSON text a value often follows an escape: "...\nsk-ant-...".
+			if i > 0 && line[i-1] == '\\' && isEscapeLetter(c) {
+				if m, ok := wordSecret(line, i+1, j); ok {
 					dst = append(dst, m)
 					i = m.End
 					continue
@@ -119,6 +125,21 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 	}
 	return dst
 }
+
+// wordSecret tries the vendor shapes on the word run [i, j).
+func wordSecret(line []byte, i, j int) (SecretMatch, bool) {
+	if i >= j {
+		return SecretMatch{}, false
+	}
+	c := line[i]
+	if n := j - i; n >= 10 && prefixFirst[c] || (n == 5 || n == 6) && c|0x20 == 'b' {
+		return prefixedSecret(line, i)
+	}
+	return SecretMatch{}, false
+}
+
+// isEscapeLetter: the letters of the JSON escapes \n \t \r \b \f.
+func isEscapeLetter(c byte) bool { return c == 'n' || c == 't' || c == 'r' || c == 'b' || c == 'f' }
 
 // prefixFirst: the first bytes of the vendor shapes (sk-, rk_, gh*_,
 // github_pat_, glpat-, AKIA, ASIA, AIza, xox*-, npm_, eyJ, -----BEGIN, and
@@ -551,6 +572,9 @@ func credentialKey(line []byte, sep int) string {
 	}
 	if p == end || (p > 0 && end-p == 64) {
 		return ""
+	}
+	if p > 0 && line[p-1] == '\\' && isEscapeLetter(line[p]) && end-p > 1 {
+		p++ // "...\npassword=": the key follows a JSON escape
 	}
 	return keyKind(line[p:end])
 }

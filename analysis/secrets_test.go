@@ -77,6 +77,10 @@ func TestFindSecrets(t *testing.T) {
 		{"x-api-key=AbC123dEf456GhI789", []found{{"api_key", "AbC123dEf456GhI789"}}},
 		{"?access_token=a1b2c3d4e5f6g7h8&x=1", []found{{"token", "a1b2c3d4e5f6g7h8"}}},
 		{"secret=YWJjZGVmZzEyMzQ1Ng==", []found{{"secret", "YWJjZGVmZzEyMzQ1Ng=="}}},
+		// In JSON text, right after an escape.
+		{`{"content":"output:\n` + anthropicKey + `\tpassword=Tr0ub4dor3xK\r\nBearer abcDEF123456ghiJKL789"}`,
+			[]found{{"anthropic_key", anthropicKey}, {"password", "Tr0ub4dor3xK"}, {"bearer_token", "abcDEF123456ghiJKL789"}}},
+		{`"\nnpm_4fT9qLm2Zx7RbW1nK8cVd3Hs6Jf0Pg5Ya2Ue"`, []found{{"npm_token", "npm_4fT9qLm2Zx7RbW1nK8cVd3Hs6Jf0Pg5Ya2Ue"}}},
 		// Several on one line, in order.
 		{"a " + githubToken + " b password=Tr0ub4dor3xK c " + awsKeyID, []found{{"github_token", githubToken}, {"password", "Tr0ub4dor3xK"}, {"aws_access_key", awsKeyID}}},
 
