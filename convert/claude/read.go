@@ -528,7 +528,7 @@ func AssistantEvents(message []byte, base model.Event, rep *model.Report) (event
 			base.Model, _ = jsonscan.String(v)
 		case "role", "type":
 		case "usage":
-			base.Usage = parseUsage(v)
+			base.Usage = ParseUsage(v)
 			msgExtra = append(msgExtra, model.Field{Key: "message.usage", Value: jsonscan.Copy(v)})
 		default:
 			msgExtra = append(msgExtra, model.Field{Key: "message." + key, Value: jsonscan.Copy(v)})
@@ -670,7 +670,9 @@ func resultContent(v []byte) (string, []byte) {
 	return string(v), jsonscan.Copy(v)
 }
 
-func parseUsage(v []byte) *model.Usage {
+// ParseUsage reads an Anthropic usage object (input, output, cache read and
+// cache creation tokens); nil when it is not a well-formed object.
+func ParseUsage(v []byte) *model.Usage {
 	u := &model.Usage{}
 	err := jsonscan.Members(v, func(k, val []byte) error {
 		n, _ := jsonscan.Int(val)

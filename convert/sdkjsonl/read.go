@@ -224,24 +224,11 @@ func (st *state) result(base model.Event, f model.Fields) error {
 	}
 	st.h.Outcome = out
 	if v, ok := f.Get("usage"); ok {
-		var u model.Usage
-		jsonscan.Members(v, func(k, val []byte) error {
-			n, _ := jsonscan.Int(val)
-			switch string(k) {
-			case "input_tokens":
-				u.Input = n
-			case "output_tokens":
-				u.Output = n
-			case "cache_read_input_tokens":
-				u.CacheRead = n
-			case "cache_creation_input_tokens":
-				u.CacheCreate = n
-			}
-			return nil
-		})
-		// The usage stays in Extra only: on the event it would be counted
-		// again on top of the per-message usage.
-		st.totals = st.totals.Add(u)
+		if u := claude.ParseUsage(v); u != nil {
+			// The usage stays in Extra only: on the event it would be counted
+			// again on top of the per-message usage.
+			st.totals = st.totals.Add(*u)
+		}
 	}
 	if v, ok := f.Get("total_cost_usd"); ok {
 		c, _ := jsonscan.Float(v)
