@@ -78,11 +78,21 @@ func wordBefore(b []byte, i int) bool {
 	return isWordRune(r)
 }
 
+// The skip loops read ASCII bytes in place and decode only the rest: they
+// run over every value and name in a document.
+
 // skipWord returns the end of the run of word characters starting at i.
 func skipWord(b []byte, i int) int {
 	for i < len(b) {
-		ok, n := wordAt(b, i)
-		if !ok {
+		if c := b[i]; c < 0x80 {
+			if !asciiWord[c] {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if !isWordRune(r) {
 			break
 		}
 		i += n
@@ -93,8 +103,15 @@ func skipWord(b []byte, i int) int {
 // skipSpace returns the end of the run of whitespace starting at i.
 func skipSpace(b []byte, i int) int {
 	for i < len(b) {
-		ok, n := spaceAt(b, i)
-		if !ok {
+		if c := b[i]; c < 0x80 {
+			if !asciiSpace[c] {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if !isSpaceRune(r) {
 			break
 		}
 		i += n
@@ -105,8 +122,15 @@ func skipSpace(b []byte, i int) int {
 // skipNonSpace returns the end of the run of non-whitespace starting at i.
 func skipNonSpace(b []byte, i int) int {
 	for i < len(b) {
-		ok, n := spaceAt(b, i)
-		if ok {
+		if c := b[i]; c < 0x80 {
+			if asciiSpace[c] {
+				break
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if isSpaceRune(r) {
 			break
 		}
 		i += n

@@ -3,8 +3,10 @@ package grammar
 import (
 	"bytes"
 	"iter"
+	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Chunk limits. A chunk holds whole lines; an edit re-scans only the chunks it
@@ -196,10 +198,56 @@ func Parse(src []byte) *Tree {
 // first is set, text starts the document (and may start with a BOM); if last
 // is set, text ends the document and gets a final line even when empty.
 func buildChunks(text []byte, first, last bool) []*Chunk {
-	var out []*Chunk
-	for len(text) > 0 || (last && len(out) == 0) {
-		end, n := 0, 0
-		for end < len(text) && n < chunkMaxLines && end < chunkMaxBytes {
+	bounds := chunkBounds(text, last)
+	out := make([]*Chunk, len(bounds))
+	scan := func(i int) {
+		start := 0
+		if i > 0 {
+			start = bounds[i-1]
+		}
+		end := bounds[i]
+		out[i] = scanChunk(text[start:end:end], first && i == 0, last && i == len(bounds)-1)
+	}
+	// Opening a large document scans its chunks on every core: they are
+	// independent, and where they start depends only on the line breaks.
+	workers := min(runtime.GOMAXPROCS(0), len(bounds)/parallelChunks)
+	if workers <= 1 {
+		for i := range bounds {
+			scan(i)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(parallelChunks)) - parallelChunks
+				if i >= len(bounds) {
+					return
+				}
+				for j := i; j < min(i+parallelChunks, len(bounds)); j++ {
+					scan(j)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// parallelChunks is how many chunks a worker takes at a time: enough that
+// handing out work costs nothing next to scanning it.
+const parallelChunks = 16
+
+// chunkBounds returns where each chunk of text ends: after at most
+// chunkMaxLines lines or once it reaches chunkMaxBytes. A document's last
+// chunk exists even when the text is empty (it holds the final line).
+func chunkBounds(text []byte, last bool) []int {
+	var bounds []int
+	for start := 0; start < len(text) || (last && len(bounds) == 0); {
+		end, n := start, 0
+		for end < len(text) && n < chunkMaxLines && end-start < chunkMaxBytes {
 			nl := bytes.IndexByte(text[end:], '\n')
 			if nl < 0 {
 				end = len(text)
@@ -208,11 +256,13 @@ func buildChunks(text []byte, first, last bool) []*Chunk {
 			end += nl + 1
 			n++
 		}
-		isLast := last && end == len(text)
-		out = append(out, scanChunk(text[:end:end], first && len(out) == 0, isLast))
-		text = text[end:]
+		bounds = append(bounds, end)
+		if end == len(text) {
+			break
+		}
+		start = end
 	}
-	return out
+	return bounds
 }
 
 // scanChunk scans the lines of text; the document's last chunk gets a final
@@ -263,7 +313,8 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			if c.wide == nil {
 				c.wide = map[int32]*wideSpans{}
 			}
-			c.wide[int32(len(c.lines))] = &w
+			wide := w
+			c.wide[int32(len(c.lines))] = &wide
 		} else {
 			sl.content, sl.trimEnd, sl.arrow, sl.result = uint16(w.content), uint16(w.trimEnd), uint16(w.arrow), uint16(w.result)
 			sl.name, sl.id, sl.step, sl.ts = narrow(w.name), narrow(w.id), narrow(w.step), narrow(w.ts)
@@ -281,7 +332,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			}
 		}
 		if u, ok := usageOf(lineText, &li); ok {
-			c.storeUsage(len(c.lines), off, u, &li)
+			c.storeUsage(len(c.lines), off, lineText, u, &li)
 		}
 		c.lines = append(c.lines, sl)
 		off = end + term
@@ -323,7 +374,7 @@ func pack(s Span) [2]uint32 { return [2]uint32{uint32(s.Start), uint32(s.End)} }
 
 func narrow(p [2]uint32) [2]uint16 { return [2]uint16{uint16(p[0]), uint16(p[1])} }
 
-func (c *Chunk) storeUsage(line, lineOff int, u Usage, li *LineInfo) {
+func (c *Chunk) storeUsage(line, lineOff int, lineText []byte, u Usage, li *LineInfo) {
 	su := storedUsage{line: uint32(line)}
 	for _, f := range []struct {
 		has bool
@@ -349,6 +400,9 @@ func (c *Chunk) storeUsage(line, lineOff int, u Usage, li *LineInfo) {
 		if c.wideUsage == nil {
 			c.wideUsage = map[int32]Usage{}
 		}
+		if v, ok := li.Value(lineText, KeyMessageID); ok {
+			u.MessageID = string(v)
+		}
 		u.Line = line
 		c.wideUsage[int32(line)] = u
 	}
@@ -369,19 +423,15 @@ func (c *Chunk) usageAt(i int) Usage {
 	return u
 }
 
+// usageOf reads a line's token counts; the message id stays in the text
+// (storeUsage keeps its offset) unless the usage is stored wide.
 func usageOf(text []byte, li *LineInfo) (Usage, bool) {
 	var u Usage
 	u.In, u.HasIn = li.number(text, KeyTokensIn)
 	u.Out, u.HasOut = li.number(text, KeyTokensOut)
 	u.Cached, u.HasCached = li.number(text, KeyTokensCached)
 	u.CacheCreate, u.HasCache = li.number(text, KeyTokensCacheCreate)
-	if !u.HasIn && !u.HasOut && !u.HasCached && !u.HasCache {
-		return u, false
-	}
-	if v, ok := li.Value(text, KeyMessageID); ok {
-		u.MessageID = string(v)
-	}
-	return u, true
+	return u, u.HasIn || u.HasOut || u.HasCached || u.HasCache
 }
 
 // number reads a digits-only value as a uint64 (false if absent or too big).
