@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"math"
+	"math/bits"
 	"path"
 	"strings"
 )
@@ -86,56 +87,131 @@ func FindSecrets(line []byte) []SecretMatch { return AppendSecrets(nil, line) }
 // The scan goes word by word: a vendor shape can only start a run of word
 // bytes ([A-Za-z0-9_-]) and is at least 10 bytes long, or is one of the
 // words Bearer, Basic; everything else is looked at only at '=' and ':'.
+// Every line of a document goes through here, so the loop classifies eight
+// bytes at a time and stops only where something can start: a word of five
+// bytes or more beginning with a shape's first letter or right after a JSON
+// escape's backslash, or a separator.
 func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
+	prev := uint8(0) // the class of the byte before i; 0 after a match, which starts a new word
 	for i := 0; i < len(line); {
-		c := line[i]
-		if wordByte[c] {
-			j := i + 1
-			for j < len(line) && wordByte[line[j]] {
-				j++
-			}
-			if m, ok := wordSecret(line, i, j); ok {
-				dst = append(dst, m)
-				i = m.End
+		if i+8 <= len(line) {
+			b := line[i : i+8 : i+8]
+			classes := uint64(secretClass[b[0]]) | uint64(secretClass[b[1]])<<8 | uint64(secretClass[b[2]])<<16 | uint64(secretClass[b[3]])<<24 |
+				uint64(secretClass[b[4]])<<32 | uint64(secretClass[b[5]])<<40 | uint64(secretClass[b[6]])<<48 | uint64(secretClass[b[7]])<<56
+			before := (classes<<8 | uint64(prev)) << 1
+			starts := classes&(eachByte*clsFirst)&^before | classes&(eachByte*clsEscape)&before | classes&(eachByte*clsSep)
+			if starts == 0 {
+				prev = uint8(classes >> 56)
+				i += 8
 				continue
 			}
-			// In JSON text a value often follows an escape: "...\nsk-ant-...".
-			if i > 0 && line[i-1] == '\\' && isEscapeLetter(c) {
-				if m, ok := wordSecret(line, i+1, j); ok {
-					dst = append(dst, m)
-					i = m.End
-					continue
-				}
+			if k := bits.TrailingZeros64(starts) / 8; k > 0 {
+				prev = uint8(classes >> (8 * (k - 1)))
+				i += k
 			}
-			i = j
+		}
+		c := line[i]
+		class := secretClass[c]
+		if (class&clsFirst&^(prev<<1))|(class&clsEscape&(prev<<1))|(class&clsSep) == 0 {
+			prev = class
+			i++
 			continue
 		}
-		if c == '=' || c == ':' {
+		if class&clsSep != 0 {
 			m, ok := assignedSecret(line, i)
 			if !ok && c == ':' {
 				m, ok = urlPassword(line, i)
 			}
 			if ok {
 				dst = append(dst, m)
-				i = m.End
+				i, prev = m.End, 0
 				continue
 			}
+			prev = class
+			i++
+			continue
 		}
-		i++
+		// A word start. Every shape is five bytes or longer: a shorter word
+		// is skipped without looking further.
+		j := i + 1
+		for j < len(line) && wordByte[line[j]] {
+			j++
+			if j == i+5 {
+				for j < len(line) && wordByte[line[j]] {
+					j++
+				}
+				break
+			}
+		}
+		if j-i >= 5 {
+			if m, ok := wordSecret(line, i, j); ok {
+				dst = append(dst, m)
+				i, prev = m.End, 0
+				continue
+			}
+			// In JSON text a value often follows an escape: "...\nsk-ant-...".
+			if i > 0 && line[i-1] == '\\' && isEscapeLetter(c) {
+				if m, ok := wordSecret(line, i+1, j); ok {
+					dst = append(dst, m)
+					i, prev = m.End, 0
+					continue
+				}
+			}
+		}
+		i, prev = j, clsWord
 	}
 	return dst
 }
+
+// eachByte times a class is that class in every byte of a uint64.
+const eachByte = 0x0101010101010101
+
+// Byte classes of the secret scan. The bits are placed so that the class of
+// the previous byte shifted left by one masks clsFirst when that byte is a
+// word byte and unmasks clsEscape when it is a backslash.
+const (
+	clsWord      = 1 << iota // [A-Za-z0-9_-]
+	clsFirst                 // can start a vendor shape (prefixFirst, or b/B)
+	clsBackslash             // '\\'
+	clsEscape                // a JSON escape letter: n t r b f
+	clsSep                   // '=' or ':'
+)
+
+var secretClass = func() (t [256]uint8) {
+	for c := range 256 {
+		b := byte(c)
+		if wordByte[b] {
+			t[c] |= clsWord
+		}
+		if prefixFirst[b] || b|0x20 == 'b' {
+			t[c] |= clsFirst
+		}
+		if isEscapeLetter(b) {
+			t[c] |= clsEscape
+		}
+	}
+	t['\\'] |= clsBackslash
+	t['='] |= clsSep
+	t[':'] |= clsSep
+	return t
+}()
 
 // wordSecret tries the vendor shapes on the word run [i, j).
 func wordSecret(line []byte, i, j int) (SecretMatch, bool) {
 	if i >= j {
 		return SecretMatch{}, false
 	}
-	c := line[i]
-	if n := j - i; n >= 10 && prefixFirst[c] || (n == 5 || n == 6) && c|0x20 == 'b' {
+	if mayStartShape(line[i], j-i) {
 		return prefixedSecret(line, i)
 	}
 	return SecretMatch{}, false
+}
+
+// mayStartShape reports whether a word run of n bytes starting with c can
+// hold a vendor shape: checked inline for every word, so most words cost
+// no call at all.
+func mayStartShape(c byte, n int) bool {
+	return n >= 10 && prefixFirst[c] || (n == 5 || n == 6) && c|0x20 == 'b'
 }
 
 // isEscapeLetter: the letters of the JSON escapes \n \t \r \b \f.
