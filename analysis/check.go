@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -231,22 +230,75 @@ func invalidUTF8Span(b []byte) grammar.Span {
 	return grammar.Span{}
 }
 
-// refTimestamp is what the reference validator accepts: RFC 3339 without an
-// offset (a missing Z is tolerated).
-var refTimestamp = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z?$`)
-
 // ValidTimestamp accepts RFC 3339 timestamps, with a Z or a numeric offset,
 // and the reference's zone-less form; the date and time must exist.
 func ValidTimestamp(b []byte) bool {
-	s := string(b)
-	if refTimestamp.MatchString(s) {
-		layout := "2006-01-02T15:04:05"
-		if i := strings.IndexByte(s, '.'); i >= 0 {
-			layout += "." + strings.Repeat("9", len(strings.TrimSuffix(s[i+1:], "Z")))
-		}
-		_, err := time.Parse(layout, strings.TrimSuffix(s, "Z"))
-		return err == nil
+	if valid, ok := referenceTimestamp(b); ok {
+		return valid
 	}
-	_, err := time.Parse(time.RFC3339Nano, s)
+	_, err := time.Parse(time.RFC3339Nano, string(b))
 	return err == nil
+}
+
+// referenceTimestamp reads the form the reference validator accepts,
+// \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z? (RFC 3339 in UTC, the Z
+// optional), and reports whether that date and time exist; ok is false when
+// b has another form. It reads the bytes in place: every ts= of a document
+// comes through here.
+func referenceTimestamp(b []byte) (valid, ok bool) {
+	const shape = "dddd-dd-ddTdd:dd:dd"
+	if len(b) < len(shape) {
+		return false, false
+	}
+	for i := range len(shape) {
+		if shape[i] == 'd' {
+			if b[i] < '0' || b[i] > '9' {
+				return false, false
+			}
+		} else if b[i] != shape[i] {
+			return false, false
+		}
+	}
+	rest := b[len(shape):]
+	if len(rest) > 0 && rest[0] == '.' {
+		n := 1
+		for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+			n++
+		}
+		if n == 1 {
+			return false, false
+		}
+		rest = rest[n:]
+	}
+	if len(rest) > 0 && rest[0] == 'Z' {
+		rest = rest[1:]
+	}
+	if len(rest) > 0 {
+		return false, false
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range b[i : i+n] {
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	year, month, day := num(0, 4), num(5, 2), num(8, 2)
+	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
+		return false, true
+	}
+	return num(11, 2) < 24 && num(14, 2) < 60 && num(17, 2) < 60, true
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
