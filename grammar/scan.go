@@ -232,52 +232,70 @@ var special = func() (t [256]uint8) {
 // scanBytes reads the line once: the first result arrow in the content,
 // for each key the first key=value whose key is a whole word (\bkey=) and
 // whose value is not empty, and the markers and bytes the rules care about.
+// Most of a line is none of those: eight bytes without a special one are
+// passed over with one test.
 func scanBytes(t []byte, li *LineInfo, te int) {
-	content := li.Content
 	found := 0
-	for i := 0; i < len(t); i++ {
-		switch special[t[i]] {
-		case 0:
-		case spEquals:
-			if i >= content && i < te && found < int(numKeys) && metaAt(t, li, content, i, te) {
-				found++
+	for i := 0; i < len(t); {
+		if i+8 <= len(t) {
+			b := t[i : i+8 : i+8]
+			if special[b[0]]|special[b[1]]|special[b[2]]|special[b[3]]|special[b[4]]|special[b[5]]|special[b[6]]|special[b[7]] == 0 {
+				i += 8
+				continue
 			}
-		case spHigh:
-			if t[i] == 0xE2 && i+2 < te && t[i+1] == 0x86 && t[i+2] == 0x92 && !li.Arrow.Valid() && i >= content {
-				li.Arrow = Span{i, i + len(arrow)}
-				if r := skipSpace(t[:te], i+len(arrow)); r < te {
-					li.Result = Span{r, te}
-				}
-			}
-			// Validate the sequence here rather than the whole line again.
-			r, size := utf8.DecodeRune(t[i:])
-			if r == utf8.RuneError && size == 1 {
-				li.Flags |= FlagInvalidUTF8
-			}
-			i += size - 1
-		case spNUL:
-			li.Flags |= FlagNUL
-		case spCR:
-			li.Flags |= FlagLoneCR // the terminator's CR is not part of text
-		case spAt:
-			if bytes.HasPrefix(t[i:], blobMarker) && li.Flags&FlagBlob == 0 && len(BlobMarkers(t[i:])) > 0 {
-				li.Flags |= FlagBlob
-			}
-		case spOpen:
-			rest := t[i+1:]
-			switch {
-			case t[i] == '[' && bytes.HasPrefix(rest, []byte("redacted:")):
-				if m := RedactionMarkers(t[i:min(len(t), i+300)]); len(m) > 0 && m[0].Span.Start == 0 {
-					li.Flags |= FlagRedacted
-				}
-			case t[i] == '[' && bytes.HasPrefix(rest, []byte("REDACTED]")),
-				t[i] == '<' && bytes.HasPrefix(rest, []byte("REDACTED")):
-				if m := RedactionMarkers(t[i:]); len(m) > 0 && m[0].Span.Start == 0 {
-					li.Flags |= FlagLegacyRedact
-				}
+		}
+		for end := min(i+8, len(t)); i < end; i++ {
+			if special[t[i]] != 0 {
+				i = scanSpecial(t, li, te, i, &found)
 			}
 		}
 	}
+}
+
+// scanSpecial handles the special byte at i for scanBytes and returns the
+// index of the last byte it consumed.
+func scanSpecial(t []byte, li *LineInfo, te, i int, found *int) int {
+	switch special[t[i]] {
+	case spEquals:
+		if i >= li.Content && i < te && *found < int(numKeys) && metaAt(t, li, li.Content, i, te) {
+			*found++
+		}
+	case spHigh:
+		if t[i] == 0xE2 && i+2 < te && t[i+1] == 0x86 && t[i+2] == 0x92 && !li.Arrow.Valid() && i >= li.Content {
+			li.Arrow = Span{i, i + len(arrow)}
+			if r := skipSpace(t[:te], i+len(arrow)); r < te {
+				li.Result = Span{r, te}
+			}
+		}
+		// Validate the sequence here rather than the whole line again.
+		r, size := utf8.DecodeRune(t[i:])
+		if r == utf8.RuneError && size == 1 {
+			li.Flags |= FlagInvalidUTF8
+		}
+		return i + size - 1
+	case spNUL:
+		li.Flags |= FlagNUL
+	case spCR:
+		li.Flags |= FlagLoneCR // the terminator's CR is not part of text
+	case spAt:
+		if bytes.HasPrefix(t[i:], blobMarker) && li.Flags&FlagBlob == 0 && len(BlobMarkers(t[i:])) > 0 {
+			li.Flags |= FlagBlob
+		}
+	case spOpen:
+		rest := t[i+1:]
+		switch {
+		case t[i] == '[' && bytes.HasPrefix(rest, []byte("redacted:")):
+			if m := RedactionMarkers(t[i:min(len(t), i+300)]); len(m) > 0 && m[0].Span.Start == 0 {
+				li.Flags |= FlagRedacted
+			}
+		case t[i] == '[' && bytes.HasPrefix(rest, []byte("REDACTED]")),
+			t[i] == '<' && bytes.HasPrefix(rest, []byte("REDACTED")):
+			if m := RedactionMarkers(t[i:]); len(m) > 0 && m[0].Span.Start == 0 {
+				li.Flags |= FlagLegacyRedact
+			}
+		}
+	}
+	return i
 }
 
 // metaAt handles the '=' at eq: if the word before it is a key not seen yet
