@@ -28,9 +28,15 @@ type Reader struct {
 	err     error
 }
 
+// bufferSize is the read buffer. Lines longer than it are assembled in the
+// Reader's own line buffer, so it bounds nothing; larger buffers only cost:
+// a fresh 1 MB buffer (allocated and cleared per file, and pushing the GC
+// to run) took half the time of reading a 40 KB file.
+const bufferSize = 64 << 10
+
 // NewReader returns a Reader over r with DefaultMaxLine.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 1<<20), maxLine: DefaultMaxLine}
+	return &Reader{br: bufio.NewReaderSize(r, bufferSize), maxLine: DefaultMaxLine}
 }
 
 // SetMaxLine changes the per-line limit.
