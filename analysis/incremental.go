@@ -43,6 +43,8 @@ type chunkState struct {
 // idFacts is what the whole document says about one call id: the chunks it
 // appears in, and the facts the rules derive from them.
 type idFacts struct {
+	id         string
+	touched    uint64        // the last Update that had to derive these facts again
 	one        *chunkState   // the chunk it appears in, when only one
 	more       []*chunkState // every chunk it appears in, when several
 	firstReg   *chunkState   // the first chunk that registers it
@@ -141,14 +143,22 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		cs.ord, cs.firstLine, cs.start, cs.gen = i, first, start, a.gen
 		chunks[i] = cs
 	}
-	touched := map[string]bool{}
+	// The ids mentioned by dropped or new chunks, each once.
+	var touched []*idFacts
+	touch := func(f *idFacts) {
+		if f.touched != a.gen {
+			f.touched = a.gen
+			touched = append(touched, f)
+		}
+	}
 	for _, cs := range a.chunks {
 		if cs.gen == a.gen {
 			continue // kept
 		}
 		for _, id := range cs.sum.idOrder {
-			a.ids[id].remove(cs)
-			touched[id] = true
+			f := a.ids[id]
+			f.remove(cs)
+			touch(f)
 		}
 	}
 	summarizeAll(t, added)
@@ -157,16 +167,16 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		for _, id := range cs.sum.idOrder {
 			f := a.ids[id]
 			if f == nil {
-				f = &idFacts{}
+				f = &idFacts{id: id}
 				a.ids[id] = f
 			}
 			f.add(cs)
-			touched[id] = true
+			touch(f)
 		}
 	}
 	a.tree, a.chunks = t, chunks
-	for id := range touched {
-		f := a.ids[id]
+	for _, f := range touched {
+		id := f.id
 		if f.empty() {
 			delete(a.ids, id)
 			continue

@@ -142,7 +142,7 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 			}
 		}
 		if l.ID.Valid() {
-			s.addID(string(val(l.ID)), line, rel(l.ID), l)
+			s.addID(val(l.ID), line, rel(l.ID), l)
 		}
 		if l.Step.Valid() {
 			if step, err := strconv.ParseUint(string(val(l.Step)), 10, 32); err == nil {
@@ -202,12 +202,13 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	return s
 }
 
-func (s *chunkSummary) addID(id string, line int, span grammar.Span, l grammar.Line) {
-	ci := s.ids[id]
+func (s *chunkSummary) addID(id []byte, line int, span grammar.Span, l grammar.Line) {
+	ci := s.ids[string(id)]
 	if ci == nil {
+		name := string(id)
 		ci = &chunkID{reg: -1}
-		s.ids[id] = ci
-		s.idOrder = append(s.idOrder, id)
+		s.ids[name] = ci
+		s.idOrder = append(s.idOrder, name)
 	}
 	mark := idMark{line: int32(line), start: int32(span.Start), end: int32(span.End), kind: l.Kind}
 	switch {
