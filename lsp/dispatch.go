@@ -60,12 +60,12 @@ func (s *server[T]) methodTable() (map[string]Request[T], map[string]notificatio
 // handle is the connection's only jsonrpc2.Handler, called on the read
 // loop for every request and notification in wire order. It always returns
 // nil: in jsonrpc2 v0.10.0 an error from the handler closes the connection
-// (pitfall 5).
-func (s *server[T]) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+// (pitfall 5). Replies do not go through jsonrpc2's Replier (see reply).
+func (s *server[T]) handle(ctx context.Context, _ jsonrpc2.Replier, req jsonrpc2.Request) error {
 	ctx = onReadLoop(ctx)
 	params := s.stream.takeParams(req)
 	if call, ok := req.(*jsonrpc2.Call); ok {
-		s.handleCall(ctx, reply, call, params)
+		s.handleCall(ctx, call, params)
 	} else {
 		s.handleNotification(ctx, req.Method(), params)
 	}
@@ -102,9 +102,9 @@ func (s *server[T]) handleNotification(ctx context.Context, method string, param
 	}
 }
 
-func (s *server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call, params json.RawMessage) {
-	method := call.Method()
-	answer := func(res any, err error) { s.reply(ctx, reply, method, res, err) }
+func (s *server[T]) handleCall(ctx context.Context, call *jsonrpc2.Call, params json.RawMessage) {
+	method, id := call.Method(), call.ID()
+	answer := func(res any, err error) { s.reply(id, method, res, err) }
 
 	s.mu.Lock()
 	state := s.state
@@ -138,9 +138,7 @@ func (s *server[T]) handleCall(ctx context.Context, reply jsonrpc2.Replier, call
 
 	key := s.stream.requestKey(call.ID())
 	cctx, cancel := context.WithCancel(s.bg)
-	req := &inflightRequest{method: method, cancel: cancel, send: func(res any, err error) {
-		s.reply(s.bg, reply, method, res, err)
-	}}
+	req := &inflightRequest{method: method, cancel: cancel, send: answer}
 	s.mu.Lock()
 	s.inflight[key] = req
 	s.mu.Unlock()
@@ -195,25 +193,44 @@ func (s *server[T]) panicked(method string, p any) error {
 // reply sends the one reply of a request. The result is encoded here so
 // that a value that cannot be encoded still gets a reply (jsonrpc2 would
 // otherwise send nothing and the client would wait forever).
-func (s *server[T]) reply(ctx context.Context, reply jsonrpc2.Replier, method string, res any, err error) {
-	var result any
+//
+// The stream writes the reply, not jsonrpc2's Replier: that would encode
+// the encoded result twice more (as a raw message, which segmentio
+// validates and re-escapes, once for the Response and once for the frame),
+// and on a result of thousands of symbols that costs more than computing it.
+func (s *server[T]) reply(id jsonrpc2.ID, method string, res any, err error) {
+	var result []byte
 	if err == nil {
-		b, merr := json.Marshal(res)
-		if merr != nil {
-			err = fmt.Errorf("encoding the result: %w", merr)
-		} else {
-			result = json.RawMessage(b)
-		}
+		result, err = encodeResult(res)
 	}
-	var replyErr error
+	var rpcErr *jsonrpc2.Error
 	if err != nil {
-		w := wireError(err)
-		s.log.Debug("request failed", zap.String("method", method), zap.Int("code", int(w.Code)), zap.String("message", w.Message))
-		replyErr = w
+		rpcErr = wireError(err)
+		s.log.Debug("request failed", zap.String("method", method), zap.Int("code", int(rpcErr.Code)), zap.String("message", rpcErr.Message))
 	}
-	if rerr := reply(context.WithoutCancel(ctx), result, replyErr); rerr != nil {
-		s.log.Debug("reply not sent", zap.String("method", method), zap.Error(rerr))
+	if _, werr := s.stream.writeReply(id, result, rpcErr); werr != nil {
+		s.log.Debug("reply not sent", zap.String("method", method), zap.Error(werr))
 	}
+}
+
+// EncodedResult is a request's result already encoded: JSON exactly as
+// json.Marshal writes it (compact, with <, > and & escaped), which the
+// server sends as it is. Features return it for results of thousands of
+// items, which they encode faster than reflection does.
+type EncodedResult []byte
+
+func encodeResult(res any) ([]byte, error) {
+	if b, ok := res.(EncodedResult); ok {
+		if len(b) == 0 {
+			return jsonNull, nil
+		}
+		return b, nil
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the result: %w", err)
+	}
+	return b, nil
 }
 
 // cancelRequest handles $/cancelRequest for numeric and string ids alike

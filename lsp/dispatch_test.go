@@ -293,3 +293,24 @@ func TestCancelAnswersAtOnceAndOnce(t *testing.T) {
 		}
 	})
 }
+
+// A result a feature encoded itself goes on the wire as it is, in the same
+// envelope as any other, whatever the request's id; an empty one is null.
+func TestEncodedResults(t *testing.T) {
+	encoded := `[{"name":"a\u003cb","kind":2},{"line":7}]`
+	c := startWithRequests(t, map[string]Request[*plainText]{
+		"toy/encoded": workspaceRequest(func(context.Context) (any, error) { return EncodedResult(encoded), nil }),
+		"toy/empty":   workspaceRequest(func(context.Context) (any, error) { return EncodedResult(nil), nil }),
+	})
+	for _, tc := range []struct{ id, method, want string }{
+		{`1000`, "toy/encoded", `{"jsonrpc":"2.0","id":1000,"result":` + encoded + `}`},
+		{`"s<1>"`, "toy/encoded", `{"jsonrpc":"2.0","id":"s\u003c1\u003e","result":` + encoded + `}`},
+		{`3000000000`, "toy/encoded", `{"jsonrpc":"2.0","id":3000000000,"result":` + encoded + `}`},
+		{`null`, "toy/empty", `{"jsonrpc":"2.0","id":null,"result":null}`},
+	} {
+		resp := c.RawRequest(`{"jsonrpc":"2.0","id":` + tc.id + `,"method":"` + tc.method + `"}`)
+		if string(resp.Body) != tc.want {
+			t.Errorf("id %s:\n got %s\nwant %s", tc.id, resp.Body, tc.want)
+		}
+	}
+}

@@ -243,6 +243,28 @@ func (s *wireStream) Write(_ context.Context, msg jsonrpc2.Message) (int64, erro
 	return s.writeBody(body)
 }
 
+// writeReply writes the server's response to request id: result, which is
+// JSON as json.Marshal writes it, or rpcErr if it is not nil. It is Write
+// without the result's re-encoding: the result goes into the envelope as
+// it is.
+func (s *wireStream) writeReply(id jsonrpc2.ID, result []byte, rpcErr *jsonrpc2.Error) (int64, error) {
+	head, err := json.Marshal(wireResponse{Version: jsonrpc2.Version, ID: s.ids.release(id), Error: rpcErr})
+	if err != nil {
+		return 0, fmt.Errorf("encoding message: %w", err)
+	}
+	if rpcErr != nil {
+		return s.writeBody(head)
+	}
+	// head is {"jsonrpc":"2.0","id":...}: the result is the next field.
+	const resultKey = `,"result":`
+	body := make([]byte, 0, len(head)+len(resultKey)+len(result))
+	body = append(body, head[:len(head)-1]...)
+	body = append(body, resultKey...)
+	body = append(body, result...)
+	body = append(body, '}')
+	return s.writeBody(body)
+}
+
 func (s *wireStream) writeBody(body []byte) (int64, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
