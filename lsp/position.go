@@ -94,6 +94,60 @@ func (m Mapper) Position(off int) protocol.Position {
 	return protocol.Position{Line: uint32(line), Character: uint32(col)}
 }
 
+// Positions returns a PositionCache over m, for converting many offsets.
+func (m Mapper) Positions() *PositionCache { return &PositionCache{m: m} }
+
+// PositionCache converts byte offsets to protocol positions exactly as its
+// Mapper does, for answers with thousands of ranges. Finding the line of
+// an offset is most of a conversion, and the offsets of such an answer come
+// in runs on a few lines (a symbol's range and its name, then the next
+// symbol's), so it keeps the last lines it found. Not for concurrent use.
+type PositionCache struct {
+	m     Mapper
+	lines [2]cachedLine // the most recently used first
+}
+
+type cachedLine struct {
+	num, start, end int    // editor line, where its text starts and ends
+	text            []byte // the line's text, m.Text.Slice(start, end)
+	ok              bool
+}
+
+// Position returns Mapper.Position(off).
+func (c *PositionCache) Position(off int) protocol.Position {
+	off = clamp(off, 0, c.m.Text.Len())
+	l := c.line(off)
+	if off > l.end {
+		off = l.end // inside the line terminator
+	}
+	col, _ := c.m.walk(l.text, off-l.start, -1)
+	return protocol.Position{Line: uint32(l.num), Character: uint32(col)}
+}
+
+// Range returns Mapper.Range(start, end).
+func (c *PositionCache) Range(start, end int) protocol.Range {
+	return protocol.Range{Start: c.Position(start), End: c.Position(end)}
+}
+
+// line returns the line holding off. A cached line holds it when off is
+// within its text: an offset in a terminator is looked up, since a lone
+// CR's line may end before the parser's does.
+func (c *PositionCache) line(off int) *cachedLine {
+	if l := &c.lines[0]; l.ok && l.start <= off && off <= l.end {
+		return l
+	}
+	if l := c.lines[1]; l.ok && l.start <= off && off <= l.end {
+		c.lines[0], c.lines[1] = l, c.lines[0]
+		return &c.lines[0]
+	}
+	t := c.m.Text
+	num := t.EditorLineAt(off)
+	start, end := t.EditorLineStart(num), t.EditorLineEnd(num)
+	c.lines[1] = c.lines[0]
+	c.lines[0] = cachedLine{num: num, start: start, end: end, text: t.Slice(start, end), ok: true}
+	return &c.lines[0]
+}
+
 // Offset returns the byte offset of protocol position p.
 func (m Mapper) Offset(p protocol.Position) int {
 	if int64(p.Line) >= int64(m.Text.EditorLineCount()) {

@@ -201,3 +201,45 @@ func randomText(r *rand.Rand, n int) []byte {
 	}
 	return b
 }
+
+// A PositionCache gives the Mapper's positions whatever the order of the
+// offsets: runs on one line, going back and forth between two lines, jumps,
+// offsets inside characters and line terminators, and out of range.
+func TestPositionCacheRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 300 {
+		checkPositionCache(t, randomText(r, 80), r.Uint64())
+	}
+}
+
+func FuzzPositionCache(f *testing.F) {
+	f.Add([]byte("aé😀b\r\nx\ry\n\tz\xffq\n"), uint64(1))
+	f.Add([]byte("\r\r\n\n\xed\xa0\x80\xf0\x9f"), uint64(2))
+	f.Fuzz(func(t *testing.T, b []byte, seed uint64) { checkPositionCache(t, b, seed) })
+}
+
+func checkPositionCache(t *testing.T, b []byte, seed uint64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 0))
+	text := newPlainText(b)
+	for _, m := range []Mapper{{text, UTF16}, {text, UTF8}, {text, UTF32}} {
+		c := m.Positions()
+		off := 0
+		for range 4*len(b) + 8 {
+			switch r.IntN(5) {
+			case 0: // anywhere, out of range included
+				off = r.IntN(len(b)+5) - 2
+			case 1: // back to a recent offset
+				off -= r.IntN(8)
+			default: // on in document order
+				off += r.IntN(4)
+			}
+			if got, want := c.Position(off), m.Position(off); got != want {
+				t.Fatalf("%q enc %v: PositionCache.Position(%d) = %v, Mapper says %v", b, m.Encoding, off, got, want)
+			}
+		}
+		if got, want := c.Range(len(b), 0), m.Range(len(b), 0); got != want {
+			t.Fatalf("%q enc %v: Range = %v, Mapper says %v", b, m.Encoding, got, want)
+		}
+	}
+}

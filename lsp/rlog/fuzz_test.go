@@ -189,6 +189,20 @@ func checkMapper(t *testing.T, d Doc, b []byte) {
 			}
 		}
 	}
+	// A PositionCache agrees with the Mapper, offsets in any order.
+	for _, e := range []lsp.PositionEncoding{lsp.UTF16, lsp.UTF8, lsp.UTF32} {
+		m := lsp.Mapper{Text: d, Encoding: e}
+		c := m.Positions()
+		for i := range 3*len(b) + 3 {
+			off := (i * 7919) % (len(b) + 3) // jumps about, and past the end
+			if i%3 != 0 {
+				off = i / 3 // in order
+			}
+			if got, want := c.Position(off), m.Position(off); got != want {
+				t.Fatalf("%q %v: PositionCache.Position(%d) = %v, Mapper says %v", b, e, off, got, want)
+			}
+		}
+	}
 	// Past the end clamps.
 	m := lsp.Mapper{Text: d, Encoding: lsp.UTF16}
 	if got := m.Offset(protocol.Position{Line: uint32(len(lines) + 5)}); got != len(b) {
