@@ -94,12 +94,15 @@ func FindSecrets(line []byte) []SecretMatch { return AppendSecrets(nil, line) }
 func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 	prev := uint8(0) // the class of the byte before i; 0 after a match, which starts a new word
 	for i := 0; i < len(line); {
-		if i+8 <= len(line) {
-			b := line[i : i+8 : i+8]
+		if i+9 <= len(line) {
+			b := line[i : i+9 : i+9]
 			classes := uint64(secretClass[b[0]]) | uint64(secretClass[b[1]])<<8 | uint64(secretClass[b[2]])<<16 | uint64(secretClass[b[3]])<<24 |
 				uint64(secretClass[b[4]])<<32 | uint64(secretClass[b[5]])<<40 | uint64(secretClass[b[6]])<<48 | uint64(secretClass[b[7]])<<56
-			before := (classes<<8 | uint64(prev)) << 1
-			starts := classes&(eachByte*clsFirst)&^before | classes&(eachByte*clsEscape)&before | classes&(eachByte*clsSep)
+			next := uint64(secondClass[b[1]]) | uint64(secondClass[b[2]])<<8 | uint64(secondClass[b[3]])<<16 | uint64(secondClass[b[4]])<<24 |
+				uint64(secondClass[b[5]])<<32 | uint64(secondClass[b[6]])<<40 | uint64(secondClass[b[7]])<<48 | uint64(secondClass[b[8]])<<56
+			before := classes<<8 | uint64(prev)
+			afterWord := (before & (eachByte * clsWord)) * clsGroups
+			starts := classes&next&^afterWord | classes&(eachByte*clsEscape)&(before<<1) | classes&(eachByte*clsSep)
 			if starts == 0 {
 				prev = uint8(classes >> 56)
 				i += 8
@@ -175,6 +178,14 @@ const (
 	clsBackslash             // '\\'
 	clsEscape                // a JSON escape letter: n t r b f
 	clsSep                   // '=' or ':'
+	// Eight bytes at a time, a shape's start is also checked against the
+	// byte after it: a first byte of group k (in secretClass) must be
+	// followed by a second byte of group k (in secondClass).
+	clsGroup1 // s r, then k
+	clsGroup2 // g A x n e -, then h i l K S I o p y -
+	clsGroup3 // b B, then e a E A
+
+	clsGroups = clsGroup1 | clsGroup2 | clsGroup3
 )
 
 var secretClass = func() (t [256]uint8) {
@@ -193,6 +204,29 @@ var secretClass = func() (t [256]uint8) {
 	t['\\'] |= clsBackslash
 	t['='] |= clsSep
 	t[':'] |= clsSep
+	for _, c := range []byte("sr") {
+		t[c] |= clsGroup1
+	}
+	for _, c := range []byte("gAxne-") {
+		t[c] |= clsGroup2
+	}
+	for _, c := range []byte("bB") {
+		t[c] |= clsGroup3
+	}
+	return t
+}()
+
+// secondClass marks the bytes that can follow a shape's first byte, by the
+// first byte's group (see prefixedSecret: sk, rk; gh gi gl AK AS AI xo np
+// ey --; Be Ba in any case).
+var secondClass = func() (t [256]uint8) {
+	t['k'] |= clsGroup1
+	for _, c := range []byte("hilKSIopy-") {
+		t[c] |= clsGroup2
+	}
+	for _, c := range []byte("eaEA") {
+		t[c] |= clsGroup3
+	}
 	return t
 }()
 
