@@ -305,7 +305,18 @@ func finding(code string, line int, span grammar.Span, msg string) Finding {
 // Findings returns the current findings in report order: header findings,
 // line findings in file order, then the session-level I001 and I002.
 func (a *Analyzer) Findings(cfg Config) []Finding {
+	out, _ := a.FindingsUpTo(cfg, -1)
+	return out
+}
+
+// FindingsUpTo returns the first limit findings in report order (all of
+// them when limit is negative) and how many more there are. What a capped
+// list leaves out is counted, not built: an editor that shows the first
+// thousand findings of a noisy log pays for those.
+func (a *Analyzer) FindingsUpTo(cfg Config, limit int) ([]Finding, int) {
 	c := checker{t: a.tree, cfg: cfg}
+	full := func() bool { return limit >= 0 && len(c.out) >= limit }
+	more := 0
 	c.header()
 	var (
 		lastStep stepMark
@@ -332,6 +343,10 @@ func (a *Analyzer) Findings(cfg Config) []Finding {
 		if len(s.local)+len(cs.resolved)+len(crossStep)+len(s.stepViolations) == 0 {
 			continue
 		}
+		if full() {
+			more += c.count(s.local, cs.resolved, crossStep, s.stepViolations)
+			continue
+		}
 		c.emitChunk(a, cs, s.local, cs.resolved, crossStep, s.stepViolations)
 	}
 	t := a.tree
@@ -343,7 +358,28 @@ func (a *Analyzer) Findings(cfg Config) []Finding {
 		c.add("I002", c.headerAnchor(), "Session has @start but no @end",
 			Related{Span: grammar.Span{Start: sl.Start, End: sl.TrimEnd}, Line: sl.Num, Message: "the session starts here"})
 	}
-	return c.out
+	if limit >= 0 && len(c.out) > limit {
+		more += len(c.out) - limit
+		c.out = c.out[:limit:limit]
+	}
+	return c.out, more
+}
+
+// count is how many of the findings in lists are enabled.
+func (c *checker) count(lists ...[]Finding) int {
+	n := 0
+	for _, list := range lists {
+		if len(c.cfg.Disabled) == 0 {
+			n += len(list)
+			continue
+		}
+		for _, f := range list {
+			if c.cfg.enabled(f.Code) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // emitChunk merges a chunk's finding lists in position order and makes

@@ -98,3 +98,31 @@ func FuzzAnalyzerEdits(f *testing.F) {
 		assertSameFindings(t, a, edittest.Splice(src, s, e, ins), "fuzz")
 	})
 }
+
+// A capped list is the head of the full list, and what it leaves out is
+// counted exactly, with and without disabled codes.
+func TestFindingsUpTo(t *testing.T) {
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, gen.Options{Bytes: 1 << 20, FindingRate: 0.9, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	a := NewAnalyzer(grammar.Parse(buf.Bytes()))
+	noW002, unknown := DisableCodes([]string{"W002", "S001"})
+	if unknown != nil {
+		t.Fatal(unknown)
+	}
+	for _, cfg := range []Config{{}, noW002} {
+		all := a.Findings(cfg)
+		if len(all) < 100 {
+			t.Fatalf("only %d findings: the test needs a noisy session", len(all))
+		}
+		for _, limit := range []int{0, 1, 7, len(all) / 2, len(all) - 1, len(all), len(all) + 5} {
+			got, more := a.FindingsUpTo(cfg, limit)
+			want := all[:min(limit, len(all))]
+			if !reflect.DeepEqual(got, want) || more != len(all)-len(want) {
+				t.Errorf("limit %d (disabled %v): %d findings and %d more, want %d and %d",
+					limit, cfg.Disabled, len(got), more, len(want), len(all)-len(want))
+			}
+		}
+	}
+}
