@@ -460,6 +460,35 @@ func (t *Tree) index() {
 	}
 }
 
+// reindex builds the prefix sums of a tree made from old by replacing its
+// chunks a..b with fresh new ones: the sums before a are old's, those after
+// the new chunks are old's moved by what the edit added, so only the new
+// chunks are read.
+func (t *Tree) reindex(old *Tree, a, b, fresh int) {
+	n := len(t.chunks)
+	t.byteStart = make([]int, n+1)
+	t.lineStart = make([]int, n+1)
+	t.crStart = make([]int, n+1)
+	copy(t.byteStart[:a+1], old.byteStart[:a+1])
+	copy(t.lineStart[:a+1], old.lineStart[:a+1])
+	copy(t.crStart[:a+1], old.crStart[:a+1])
+	for i := a; i < a+fresh; i++ {
+		c := t.chunks[i]
+		t.byteStart[i+1] = t.byteStart[i] + len(c.text)
+		t.lineStart[i+1] = t.lineStart[i] + len(c.lines)
+		t.crStart[i+1] = t.crStart[i] + c.loneCR
+	}
+	shift := func(dst, src []int) {
+		d := dst[0] - src[0]
+		for i, v := range src {
+			dst[i] = v + d
+		}
+	}
+	shift(t.byteStart[a+fresh:], old.byteStart[b+1:])
+	shift(t.lineStart[a+fresh:], old.lineStart[b+1:])
+	shift(t.crStart[a+fresh:], old.crStart[b+1:])
+}
+
 // findRegion locates the header: the first line whose trimmed text is "---"
 // opens it and the next one closes it (reference parse_header). Without a
 // closing line, the header runs until the first empty or recognisable body
@@ -735,7 +764,7 @@ func (t *Tree) Edit(start, end int, text []byte) *Tree {
 	chunks = append(chunks, fresh...)
 	chunks = append(chunks, t.chunks[b+1:]...)
 	nt := &Tree{chunks: chunks}
-	nt.index()
+	nt.reindex(t, a, b, len(fresh))
 	nt.region = nt.findRegion()
 	headerEnd := 0
 	if t.region.BodyStart > 0 {

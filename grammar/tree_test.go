@@ -6,6 +6,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/edittest"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -231,6 +232,12 @@ func assertSameAsFullParse(t testing.TB, inc *Tree, src []byte, context string) 
 	}
 	if inc.EditorLineCount() != full.EditorLineCount() {
 		t.Fatalf("%s: editor lines differ", context)
+	}
+	// An edit moves the old prefix sums instead of summing every chunk again.
+	summed := &Tree{chunks: inc.chunks}
+	summed.index()
+	if !slices.Equal(summed.byteStart, inc.byteStart) || !slices.Equal(summed.lineStart, inc.lineStart) || !slices.Equal(summed.crStart, inc.crStart) {
+		t.Fatalf("%s: the edited tree's prefix sums differ from its chunks' sums", context)
 	}
 }
 
