@@ -187,15 +187,12 @@ func highlight(_ context.Context, dc *docCtx, p *protocol.DocumentHighlightParam
 	return out, nil
 }
 
-// editorLine is the line an editor shows byte offset off on (it differs
-// from the parser's line only where a lone CR ends a line for the editor).
-func editorLine(dc *docCtx, off int) uint32 { return dc.Mapper.Position(off).Line }
-
 func foldingRanges(ctx context.Context, dc *docCtx, _ *protocol.FoldingRangeParams) (any, error) {
 	t := dc.Doc.Text.Tree
 	limit := foldingLimit(dc.Session)
 	// Editors also end lines at a lone CR; only then do line numbers differ.
 	mapLines := t.EditorLineCount() != t.LineCount()
+	positions := dc.Mapper.Positions()
 	out := []protocol.FoldingRange{}
 	for _, f := range analysis.FoldsUpTo(t, limit) {
 		if ctx.Err() != nil {
@@ -203,7 +200,7 @@ func foldingRanges(ctx context.Context, dc *docCtx, _ *protocol.FoldingRangePara
 		}
 		start, end := uint32(f.StartLine), uint32(f.EndLine)
 		if mapLines {
-			start, end = editorLine(dc, t.Line(f.StartLine).Start), editorLine(dc, t.Line(f.EndLine).End)
+			start, end = positions.Position(t.Line(f.StartLine).Start).Line, positions.Position(t.Line(f.EndLine).End).Line
 		}
 		if end <= start {
 			continue
@@ -214,7 +211,7 @@ func foldingRanges(ctx context.Context, dc *docCtx, _ *protocol.FoldingRangePara
 		}
 		out = append(out, protocol.FoldingRange{StartLine: start, EndLine: end, Kind: kind})
 	}
-	return out, nil
+	return lsp.EncodeFoldingRanges(out), nil
 }
 
 // foldingLimit is the client's foldingRange rangeLimit, if it sent one.
@@ -237,8 +234,9 @@ var symbolKinds = map[analysis.SymbolKind]protocol.SymbolKind{
 
 func documentSymbols(_ context.Context, dc *docCtx, _ *protocol.DocumentSymbolParams) (any, error) {
 	syms := analysis.Outline(dc.Doc.Text.Tree, dc.Settings.Outline.MaxItems)
+	positions := dc.Mapper.Positions()
 	if hierarchical(dc.Session) {
-		return toDocumentSymbols(dc, syms), nil
+		return lsp.EncodeDocumentSymbols(toDocumentSymbols(positions, syms))
 	}
 	// Clients without hierarchy get the same entries flattened, each with
 	// its container's name.
@@ -248,7 +246,7 @@ func documentSymbols(_ context.Context, dc *docCtx, _ *protocol.DocumentSymbolPa
 		for _, s := range ss {
 			out = append(out, protocol.SymbolInformation{
 				Name: s.Name, Kind: symbolKinds[s.Kind], ContainerName: container,
-				Location: protocol.Location{URI: dc.Doc.URI, Range: dc.Mapper.Range(s.Span.Start, s.Span.End)},
+				Location: protocol.Location{URI: dc.Doc.URI, Range: positions.Range(s.Span.Start, s.Span.End)},
 			})
 			walk(s.Children, s.Name)
 		}
@@ -262,16 +260,16 @@ func hierarchical(sess *lsp.Session) bool {
 	return td != nil && td.DocumentSymbol != nil && td.DocumentSymbol.HierarchicalDocumentSymbolSupport
 }
 
-func toDocumentSymbols(dc *docCtx, syms []analysis.Symbol) []protocol.DocumentSymbol {
+func toDocumentSymbols(positions *lsp.PositionCache, syms []analysis.Symbol) []protocol.DocumentSymbol {
 	out := make([]protocol.DocumentSymbol, 0, len(syms))
 	for _, s := range syms {
 		out = append(out, protocol.DocumentSymbol{
 			Name:           nonEmpty(s.Name),
 			Detail:         s.Detail,
 			Kind:           symbolKinds[s.Kind],
-			Range:          dc.Mapper.Range(s.Span.Start, s.Span.End),
-			SelectionRange: dc.Mapper.Range(s.Selection.Start, s.Selection.End),
-			Children:       toDocumentSymbols(dc, s.Children),
+			Range:          positions.Range(s.Span.Start, s.Span.End),
+			SelectionRange: positions.Range(s.Selection.Start, s.Selection.End),
+			Children:       toDocumentSymbols(positions, s.Children),
 		})
 	}
 	return out

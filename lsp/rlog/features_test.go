@@ -12,8 +12,11 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	segjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/protocol"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/lsp"
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
@@ -338,4 +341,71 @@ func TestHundredThousandFindingsAreCapped(t *testing.T) {
 	if !strings.HasPrefix(last.Message, "99001 more diagnostics not shown") || p.Diagnostics[999].Code != "W002" {
 		t.Fatalf("last diagnostic: %+v", last)
 	}
+}
+
+// The folding and outline answers are encoded by hand with a PositionCache;
+// they must be, byte for byte, json.Marshal of the protocol values the
+// Mapper gives, in UTF-16 and UTF-8, on documents with emoji, CRLF, lone
+// CRs, invalid UTF-8 and names that need escaping.
+func TestFoldingAndSymbolsEncodeAsJSONMarshal(t *testing.T) {
+	docs := hostileDocs()
+	docs["marked"] = doc.text
+	docs["escapes"] = "---\nid: <s&1>\nagent: a\u2028b\n---\n@phase p<1>\r\nu: \"q\" \\ \t tab & <b>\u2029\x7f\n" +
+		"t!:Read id=c1 file_path=\"a&b <c>\" → [running]\n  more\nx:Explore id=a9 [started] summary=\"é 😀 <y>\"\n# c\n# d\nx:Explore id=a9 [done]\n"
+	for name, text := range docs {
+		// The server holds the text as it arrives: JSON has made any
+		// invalid UTF-8 into U+FFFD.
+		var held string
+		_ = json.Unmarshal(must(json.Marshal(text)), &held)
+		tree := Parse([]byte(held)).Tree
+		for _, enc := range []string{"utf-16", "utf-8"} {
+			c := start(t, enc, map[string]any{"textDocument": map[string]any{
+				"documentSymbol": map[string]any{"hierarchicalDocumentSymbolSupport": true}}})
+			open(t, c, testURI, text)
+			m := lsp.Mapper{Text: Doc{Tree: tree}, Encoding: lsp.UTF16}
+			if enc == "utf-8" {
+				m.Encoding = lsp.UTF8
+			}
+			wantSyms, _ := segjson.Marshal(mapperSymbols(m, analysis.Outline(tree, 0)))
+			got := call(t, c, protocol.MethodTextDocumentDocumentSymbol, map[string]any{"textDocument": map[string]any{"uri": testURI}})
+			if string(got) != string(wantSyms) {
+				t.Errorf("%s %s: documentSymbol\n got %.300s\nwant %.300s", name, enc, got, wantSyms)
+			}
+			wantFolds, _ := segjson.Marshal(mapperFolds(m, tree))
+			got = call(t, c, protocol.MethodTextDocumentFoldingRange, map[string]any{"textDocument": map[string]any{"uri": testURI}})
+			if string(got) != string(wantFolds) {
+				t.Errorf("%s %s: foldingRange\n got %.300s\nwant %.300s", name, enc, got, wantFolds)
+			}
+		}
+	}
+}
+
+func must(b []byte, _ error) []byte { return b }
+
+// mapperSymbols converts an outline with the Mapper alone.
+func mapperSymbols(m lsp.Mapper, syms []analysis.Symbol) []protocol.DocumentSymbol {
+	out := []protocol.DocumentSymbol{}
+	for _, s := range syms {
+		out = append(out, protocol.DocumentSymbol{Name: nonEmpty(s.Name), Detail: s.Detail, Kind: symbolKinds[s.Kind],
+			Range: m.Range(s.Span.Start, s.Span.End), SelectionRange: m.Range(s.Selection.Start, s.Selection.End),
+			Children: mapperSymbols(m, s.Children)})
+	}
+	return out
+}
+
+// mapperFolds converts the folds with the Mapper alone.
+func mapperFolds(m lsp.Mapper, t *grammar.Tree) []protocol.FoldingRange {
+	out := []protocol.FoldingRange{}
+	for _, f := range analysis.Folds(t) {
+		start, end := m.Position(t.Line(f.StartLine).Start).Line, m.Position(t.Line(f.EndLine).End).Line
+		if end <= start {
+			continue
+		}
+		kind := protocol.RegionFoldingRange
+		if f.Kind == analysis.FoldComment {
+			kind = protocol.CommentFoldingRange
+		}
+		out = append(out, protocol.FoldingRange{StartLine: start, EndLine: end, Kind: kind})
+	}
+	return out
 }
