@@ -18,26 +18,33 @@ import (
 // An Analyzer is not safe for concurrent use: it belongs to whoever owns
 // the document's diagnostics.
 type Analyzer struct {
-	tree   *grammar.Tree
-	chunks []*chunkState // parallel to the tree's chunks
-	ids    map[string]*idFacts
-	gen    uint64 // bumped by every Update; marks the chunk states it keeps
+	tree         *grammar.Tree
+	chunks       []*chunkState // parallel to the tree's chunks
+	headerChunks int           // the leading chunks that hold header lines
+	ids          map[string]*idFacts
+	gen          uint64 // bumped by every Update; marks the facts it touched
 }
 
 // chunkState is one chunk of the current tree as the analyzer sees it.
+// Where the chunk is in the document is read from the tree by ord: an edit
+// moves every chunk after it, and the states of those chunks are not
+// touched unless the number of chunks changes.
 type chunkState struct {
-	chunk     *grammar.Chunk
-	sum       *chunkSummary
-	ord       int    // position among the current tree's chunks
-	firstLine int    // in the current tree
-	start     int    // first byte in the current tree
-	header    bool   // the chunk held header lines when it was summarised
-	gen       uint64 // the last Update that kept or made this state
+	chunk  *grammar.Chunk
+	sum    *chunkSummary
+	ord    int  // position among the current tree's chunks
+	header bool // the chunk held header lines when it was summarised
 	// quiet chunks have no findings, steps or lifecycle events: Findings
 	// skips them without reading their summary.
 	quiet    bool
 	resolved []Finding
 	dirty    bool
+}
+
+// place returns the chunk's first line and first byte in the current tree.
+func (a *Analyzer) place(cs *chunkState) (firstLine, start int) {
+	_, firstLine, start = a.tree.ChunkAt(cs.ord)
+	return firstLine, start
 }
 
 // idFacts is what the whole document says about one call id: the chunks it
@@ -122,27 +129,53 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		suffix++
 	}
 	chunks := make([]*chunkState, n)
+	copy(chunks, a.chunks[:prefix])
+	copy(chunks[n-suffix:], a.chunks[oldN-suffix:])
+	dropped := slices.Clip(a.chunks[prefix : oldN-suffix])
 	var added []*chunkState
-	for i := range n {
-		c, first, start := t.ChunkAt(i)
-		var cs *chunkState
-		switch {
-		case i < prefix:
-			cs = a.chunks[i]
-		case i >= n-suffix:
-			cs = a.chunks[oldN-(n-i)]
-		}
-		// A chunk holding header lines is summarised knowing where the body
-		// starts, which edits anywhere can move: such a summary is never
-		// reused, and neither is any other once its chunk holds header lines.
-		headerNow := first < bodyStart
-		if cs == nil || cs.header || headerNow {
-			cs = &chunkState{chunk: c, header: headerNow}
-			added = append(added, cs)
-		}
-		cs.ord, cs.firstLine, cs.start, cs.gen = i, first, start, a.gen
+	renew := func(i int) {
+		c, first, _ := t.ChunkAt(i)
+		cs := &chunkState{chunk: c, header: first < bodyStart, ord: i}
 		chunks[i] = cs
+		added = append(added, cs)
 	}
+	for i := prefix; i < n-suffix; i++ {
+		renew(i)
+	}
+	if n != oldN {
+		for i := n - suffix; i < n; i++ {
+			chunks[i].ord = i
+		}
+	}
+	// A chunk holding header lines is summarised knowing where the body
+	// starts, which edits anywhere can move: such a summary is never
+	// reused, and neither is any other once its chunk holds header lines.
+	// Those chunks lead the document, before and after the edit.
+	headerChunks := 0
+	for headerChunks < n {
+		if _, first, _ := t.ChunkAt(headerChunks); first >= bodyStart {
+			break
+		}
+		headerChunks++
+	}
+	keptHeader := func(i int) bool { // chunks[i] was kept and held header lines
+		return (i < prefix || i >= n-suffix) && chunks[i].header
+	}
+	for i := range min(n, max(headerChunks, a.headerChunks)) {
+		if i < headerChunks && (i < prefix || i >= n-suffix) || keptHeader(i) {
+			dropped = append(dropped, chunks[i])
+			renew(i)
+		}
+	}
+	// Old header chunks kept at the end: everything before the edit moved
+	// there (an edit before the header).
+	for i := max(n-suffix, headerChunks); i < n && oldN-(n-i) < a.headerChunks; i++ {
+		if keptHeader(i) {
+			dropped = append(dropped, chunks[i])
+			renew(i)
+		}
+	}
+	a.headerChunks = headerChunks
 	// The ids mentioned by dropped or new chunks, each once.
 	var touched []*idFacts
 	touch := func(f *idFacts) {
@@ -151,10 +184,7 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 			touched = append(touched, f)
 		}
 	}
-	for _, cs := range a.chunks {
-		if cs.gen == a.gen {
-			continue // kept
-		}
+	for _, cs := range dropped {
 		for _, id := range cs.sum.idOrder {
 			f := a.ids[id]
 			f.remove(cs)
@@ -162,8 +192,15 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		}
 	}
 	summarizeAll(t, added)
+	var dirty []*chunkState
+	markDirty := func(cs *chunkState) {
+		if !cs.dirty {
+			cs.dirty = true
+			dirty = append(dirty, cs)
+		}
+	}
 	for _, cs := range added {
-		cs.dirty = true
+		markDirty(cs)
 		for _, id := range cs.sum.idOrder {
 			f := a.ids[id]
 			if f == nil {
@@ -185,17 +222,15 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		f.derive(id)
 		if before.firstReg != f.firstReg || before.firstStart != f.firstStart || before.completed != f.completed {
 			for _, cs := range f.chunks() {
-				cs.dirty = true
+				markDirty(cs)
 			}
 		}
 	}
-	for _, cs := range chunks {
-		if cs.dirty {
-			a.resolve(cs)
-			cs.dirty = false
-			s := cs.sum
-			cs.quiet = len(s.local) == 0 && len(cs.resolved) == 0 && !s.firstStep.ok && s.startLine < 0 && !s.hasEnd
-		}
+	for _, cs := range dirty {
+		a.resolve(cs)
+		cs.dirty = false
+		s := cs.sum
+		cs.quiet = len(s.local) == 0 && len(cs.resolved) == 0 && !s.firstStep.ok && s.startLine < 0 && !s.hasEnd
 	}
 }
 
@@ -354,7 +389,8 @@ func (a *Analyzer) FindingsUpTo(cfg Config, limit int) ([]Finding, int) {
 		c.add("I001", c.headerAnchor(), "Long session without @start lifecycle event")
 	}
 	if startCS != nil && !hasEnd {
-		sl := t.Line(startCS.firstLine + startCS.sum.startLine)
+		first, _ := a.place(startCS)
+		sl := t.Line(first + startCS.sum.startLine)
 		c.add("I002", c.headerAnchor(), "Session has @start but no @end",
 			Related{Span: grammar.Span{Start: sl.Start, End: sl.TrimEnd}, Line: sl.Num, Message: "the session starts here"})
 	}
@@ -386,17 +422,18 @@ func (c *checker) count(lists ...[]Finding) int {
 // their places absolute.
 func (c *checker) emitChunk(a *Analyzer, cs *chunkState, lists ...[]Finding) {
 	from := len(c.out)
+	firstLine, start := a.place(cs)
 	for _, list := range lists {
 		for _, f := range list {
 			if !c.cfg.enabled(f.Code) {
 				continue
 			}
-			f.Span = f.Span.Shift(cs.start)
-			f.Line += cs.firstLine
+			f.Span = f.Span.Shift(start)
+			f.Line += firstLine
 			if f.Code == "W010" {
 				first := f.Related[0]
-				firstCS := a.ids[f.Message].firstStart
-				rel := Related{Span: first.Span.Shift(firstCS.start), Line: first.Line + firstCS.firstLine, Message: first.Message}
+				firstLine, start := a.place(a.ids[f.Message].firstStart)
+				rel := Related{Span: first.Span.Shift(start), Line: first.Line + firstLine, Message: first.Message}
 				f.Message = fmt.Sprintf("Call id '%s' was already started on line %d", f.Message, rel.Line+1)
 				f.Related = []Related{rel}
 			}
