@@ -7,8 +7,10 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/internal/jsonstr"
@@ -320,10 +322,39 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// Masks for testing the eight bytes of a word at once (the "has less than"
+// and "has zero byte" tricks): both give an exact yes/no for the word.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// notPlain8 marks the bytes of w (eight bytes, little endian) that are a
+// quote, a backslash or a control character: zero when there are none.
+// Marks above the first one may be wrong (a borrow runs on), but the lowest
+// mark is always the first such byte.
+func notPlain8(w uint64) uint64 {
+	control := (w - ones*0x20) &^ w
+	q := w ^ (ones * '"')
+	quote := (q - ones) &^ q
+	bs := w ^ (ones * '\\')
+	backslash := (bs - ones) &^ bs
+	return (control | quote | backslash) & highs
+}
+
 func str(b []byte, i int) (int, error) {
 	start := i
 	i++
 	for i < len(b) {
+		// Most of a transcript is string text: skip it a word at a time,
+		// up to the first byte that needs attention.
+		for i+8 <= len(b) {
+			if m := notPlain8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			i += 8
+		}
 		for i < len(b) && plain[b[i]] {
 			i++
 		}

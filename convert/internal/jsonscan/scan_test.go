@@ -2,7 +2,9 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -97,4 +99,38 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("String(%q) = %q, %v; encoding/json: %q", b, got, ok, want)
 		}
 	})
+}
+
+// notPlain8 finds the first byte the byte table stops at, in words mixing
+// plain and special bytes wherever they sit.
+func TestNotPlain8(t *testing.T) {
+	samples := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 'a', 0x7f, 0x80, 0xa2, 0xdc, 0xff}
+	var word [8]byte
+	for _, fill := range samples {
+		for pos := 0; pos < 8; pos++ {
+			for _, c := range samples {
+				for _, c2 := range samples {
+					for k := range word {
+						word[k] = fill
+					}
+					word[pos] = c
+					word[7-pos] = c2
+					want := 8
+					for k, x := range word {
+						if !plain[x] {
+							want = k
+							break
+						}
+					}
+					got := 8
+					if m := notPlain8(binary.LittleEndian.Uint64(word[:])); m != 0 {
+						got = bits.TrailingZeros64(m) / 8
+					}
+					if got != want {
+						t.Errorf("%q: first special byte at %d, want %d", word, got, want)
+					}
+				}
+			}
+		}
+	}
 }
