@@ -29,6 +29,11 @@ func Unquote(dst, lit []byte, invalid Invalid) (out []byte, ok bool) {
 		return dst, false
 	}
 	s := lit[1 : len(lit)-1]
+	if invalid == Replace && utf8.Valid(s) {
+		// Escapes are ASCII, so the runs between them of a valid string are
+		// valid too: one pass here instead of one call per run.
+		invalid = Keep
+	}
 	out = dst
 	for {
 		esc := bytes.IndexByte(s, '\\')

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/bits"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/internal/jsonstr"
 )
@@ -191,14 +192,25 @@ func Valid(b []byte) bool {
 // reflect again. Invalid UTF-8 becomes U+FFFD, as encoding/json does. ok is
 // false when v is not a string.
 func String(v []byte) (s string, ok bool) {
-	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
-		inner := v[1 : len(v)-1]
-		if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	inner := v[1 : len(v)-1]
+	invalid := jsonstr.Replace
+	if utf8.Valid(inner) {
+		if bytes.IndexByte(inner, '\\') < 0 {
 			return string(inner), true
 		}
+		invalid = jsonstr.Keep // nothing to replace: skip Unquote's own check
 	}
-	out, ok := jsonstr.Unquote(nil, v, jsonstr.Replace)
-	return string(out), ok
+	// Escapes only shrink a valid string, so one allocation holds the text,
+	// and the string is made on it rather than copied out of it: nothing
+	// else refers to out.
+	out, ok := jsonstr.Unquote(make([]byte, 0, len(inner)), v, invalid)
+	if !ok || len(out) == 0 {
+		return "", ok
+	}
+	return unsafe.String(unsafe.SliceData(out), len(out)), true
 }
 
 // Key decodes a raw key as handed to an Object callback.
