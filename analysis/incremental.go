@@ -20,6 +20,7 @@ import (
 type Analyzer struct {
 	tree         *grammar.Tree
 	chunks       []*chunkState // parallel to the tree's chunks
+	tallies      []chunkTally  // parallel to chunks
 	headerChunks int           // the leading chunks that hold header lines
 	ids          map[string]*idFacts
 	gen          uint64 // bumped by every Update; marks the facts it touched
@@ -30,15 +31,47 @@ type Analyzer struct {
 // moves every chunk after it, and the states of those chunks are not
 // touched unless the number of chunks changes.
 type chunkState struct {
-	chunk  *grammar.Chunk
-	sum    *chunkSummary
-	ord    int  // position among the current tree's chunks
-	header bool // the chunk held header lines when it was summarised
-	// quiet chunks have no findings, steps or lifecycle events: Findings
-	// skips them without reading their summary.
-	quiet    bool
+	chunk    *grammar.Chunk
+	sum      *chunkSummary
+	ord      int  // position among the current tree's chunks
+	header   bool // the chunk held header lines when it was summarised
 	resolved []Finding
 	dirty    bool
+}
+
+// chunkTally is what FindingsUpTo reads of every chunk. The tallies are
+// kept in one array, so that a capped list counts what it leaves out, and
+// skips the chunks without findings, without visiting their states.
+type chunkTally struct {
+	firstStep, lastStep uint64 // the chunk's first and last step= (tallyStep)
+	findings            int32  // its own and resolved findings and step decreases, all codes
+	flags               uint8
+}
+
+const (
+	tallyQuiet = 1 << iota // no findings, steps or lifecycle events
+	tallyStep              // a valid step= somewhere
+	tallyStart             // an @start line
+	tallyEnd               // an @end line
+)
+
+func tallyOf(cs *chunkState) chunkTally {
+	s := cs.sum
+	ct := chunkTally{findings: int32(len(s.local) + len(cs.resolved) + len(s.stepViolations))}
+	if s.firstStep.ok {
+		ct.flags |= tallyStep
+		ct.firstStep, ct.lastStep = s.firstStep.value, s.lastStep.value
+	}
+	if s.startLine >= 0 {
+		ct.flags |= tallyStart
+	}
+	if s.hasEnd {
+		ct.flags |= tallyEnd
+	}
+	if ct.findings == 0 && ct.flags == 0 {
+		ct.flags = tallyQuiet
+	}
+	return ct
 }
 
 // place returns the chunk's first line and first byte in the current tree.
@@ -131,6 +164,9 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 	chunks := make([]*chunkState, n)
 	copy(chunks, a.chunks[:prefix])
 	copy(chunks[n-suffix:], a.chunks[oldN-suffix:])
+	tallies := make([]chunkTally, n)
+	copy(tallies, a.tallies[:prefix])
+	copy(tallies[n-suffix:], a.tallies[oldN-suffix:])
 	dropped := slices.Clip(a.chunks[prefix : oldN-suffix])
 	var added []*chunkState
 	renew := func(i int) {
@@ -211,7 +247,7 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 			touch(f)
 		}
 	}
-	a.tree, a.chunks = t, chunks
+	a.tree, a.chunks, a.tallies = t, chunks, tallies
 	for _, f := range touched {
 		id := f.id
 		if f.empty() {
@@ -229,8 +265,7 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 	for _, cs := range dirty {
 		a.resolve(cs)
 		cs.dirty = false
-		s := cs.sum
-		cs.quiet = len(s.local) == 0 && len(cs.resolved) == 0 && !s.firstStep.ok && s.startLine < 0 && !s.hasEnd
+		tallies[cs.ord] = tallyOf(cs)
 	}
 }
 
@@ -354,29 +389,42 @@ func (a *Analyzer) FindingsUpTo(cfg Config, limit int) ([]Finding, int) {
 	more := 0
 	c.header()
 	var (
-		lastStep stepMark
+		lastStep uint64
+		hasStep  bool
 		startCS  *chunkState
 		hasEnd   bool
 	)
-	for _, cs := range a.chunks {
-		if cs.quiet {
+	for i := range a.tallies {
+		ct := &a.tallies[i]
+		if ct.flags&tallyQuiet != 0 {
 			continue
 		}
+		// W004 across chunks: the chunk's first step against the last one before it.
+		previous, stepDown := lastStep, false
+		if ct.flags&tallyStep != 0 {
+			stepDown = hasStep && ct.firstStep < lastStep
+			lastStep, hasStep = ct.lastStep, true
+		}
+		if ct.flags&tallyStart != 0 && startCS == nil {
+			startCS = a.chunks[i]
+		}
+		hasEnd = hasEnd || ct.flags&tallyEnd != 0
+		if ct.findings == 0 && !stepDown {
+			continue
+		}
+		if full() && len(cfg.Disabled) == 0 {
+			more += int(ct.findings)
+			if stepDown {
+				more++
+			}
+			continue
+		}
+		cs := a.chunks[i]
 		s := cs.sum
 		var crossStep []Finding
-		if s.firstStep.ok {
-			if lastStep.ok && s.firstStep.value < lastStep.value {
-				crossStep = append(crossStep, finding("W004", s.firstStep.line, s.firstStep.span,
-					fmt.Sprintf("Step %d is less than previous step %d", s.firstStep.value, lastStep.value)))
-			}
-			lastStep = s.lastStep
-		}
-		if s.startLine >= 0 && startCS == nil {
-			startCS = cs
-		}
-		hasEnd = hasEnd || s.hasEnd
-		if len(s.local)+len(cs.resolved)+len(crossStep)+len(s.stepViolations) == 0 {
-			continue
+		if stepDown {
+			crossStep = append(crossStep, finding("W004", s.firstStep.line, s.firstStep.span,
+				fmt.Sprintf("Step %d is less than previous step %d", s.firstStep.value, previous)))
 		}
 		if full() {
 			more += c.count(s.local, cs.resolved, crossStep, s.stepViolations)
