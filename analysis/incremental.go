@@ -23,7 +23,7 @@ type Analyzer struct {
 	tallies      []chunkTally  // parallel to chunks
 	headerChunks int           // the leading chunks that hold header lines
 	ids          map[string]*idFacts
-	gen          uint64 // bumped by every Update; marks the facts it touched
+	gen          uint32 // bumped by every Update; marks the facts it touched
 }
 
 // chunkState is one chunk of the current tree as the analyzer sees it.
@@ -83,13 +83,12 @@ func (a *Analyzer) place(cs *chunkState) (firstLine, start int) {
 // idFacts is what the whole document says about one call id: the chunks it
 // appears in, and the facts the rules derive from them.
 type idFacts struct {
-	id         string
-	touched    uint64        // the last Update that had to derive these facts again
+	touched    uint32        // the last Update that had to derive these facts again
+	completed  bool          // completed somewhere (order does not matter)
 	one        *chunkState   // the chunk it appears in, when only one
 	more       []*chunkState // every chunk it appears in, when several
 	firstReg   *chunkState   // the first chunk that registers it
 	firstStart *chunkState   // the first chunk with a t!: line for it
-	completed  bool          // completed somewhere (order does not matter)
 }
 
 // chunks lists the chunks the id appears in.
@@ -213,18 +212,22 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 	}
 	a.headerChunks = headerChunks
 	// The ids mentioned by dropped or new chunks, each once.
-	var touched []*idFacts
-	touch := func(f *idFacts) {
+	type touchedID struct {
+		id    string
+		facts *idFacts
+	}
+	var touched []touchedID
+	touch := func(id string, f *idFacts) {
 		if f.touched != a.gen {
 			f.touched = a.gen
-			touched = append(touched, f)
+			touched = append(touched, touchedID{id, f})
 		}
 	}
 	for _, cs := range dropped {
 		for _, id := range cs.sum.idOrder {
 			f := a.ids[id]
 			f.remove(cs)
-			touch(f)
+			touch(id, f)
 		}
 	}
 	summarizeAll(t, added)
@@ -240,16 +243,16 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		for _, id := range cs.sum.idOrder {
 			f := a.ids[id]
 			if f == nil {
-				f = &idFacts{id: id}
+				f = &idFacts{}
 				a.ids[id] = f
 			}
 			f.add(cs)
-			touch(f)
+			touch(id, f)
 		}
 	}
 	a.tree, a.chunks, a.tallies = t, chunks, tallies
-	for _, f := range touched {
-		id := f.id
+	for _, tid := range touched {
+		id, f := tid.id, tid.facts
 		if f.empty() {
 			delete(a.ids, id)
 			continue
@@ -311,7 +314,7 @@ func removeChunk(in []*chunkState, cs *chunkState) []*chunkState {
 func (f *idFacts) derive(id string) {
 	f.firstReg, f.firstStart, f.completed = nil, nil, false
 	for _, cs := range f.chunks() {
-		ci := cs.sum.ids[id]
+		ci := cs.sum.id(id)
 		if ci.reg >= 0 && (f.firstReg == nil || cs.ord < f.firstReg.ord) {
 			f.firstReg = cs
 		}
@@ -328,7 +331,7 @@ func (f *idFacts) derive(id string) {
 func (a *Analyzer) resolve(cs *chunkState) {
 	cs.resolved = cs.resolved[:0]
 	for _, id := range cs.sum.idOrder {
-		ci := cs.sum.ids[id]
+		ci := cs.sum.id(id)
 		f := a.ids[id]
 		regBefore := f.firstReg != nil && f.firstReg.ord < cs.ord
 		var first idMark
@@ -344,7 +347,7 @@ func (a *Analyzer) resolve(cs *chunkState) {
 				}
 				// A second start of the id: the first is in this chunk or before it.
 				if !hasStart {
-					first, _ = f.firstStart.sum.ids[id].firstStart()
+					first, _ = f.firstStart.sum.id(id).firstStart()
 					hasStart = true
 				}
 				fd := finding("W010", int(m.line), m.span(), id) // rendered with the first start's line at output, which edits above it move

@@ -103,7 +103,7 @@ func Occurrences(t *grammar.Tree, ref SymbolRef) []Occurrence {
 		// Skip chunks that cannot mention the symbol: a call id must be in
 		// the chunk's summary, a message key in its bytes.
 		if ref.Kind == CallRef {
-			if _, ok := summaryOf(t, i).ids[ref.Name]; !ok {
+			if summaryOf(t, i).id(ref.Name) == nil {
 				continue
 			}
 		} else if c, _, _ := t.ChunkAt(i); !bytes.Contains(c.Text(), name) {

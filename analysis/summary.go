@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -13,9 +14,10 @@ import (
 // summary stays valid when edits elsewhere move the chunk. It is immutable
 // and memoized on the chunk.
 type chunkSummary struct {
-	local   []Finding // findings a line earns on its own (W003, W005, W006, W011-W013, H001, H002)
-	ids     map[string]*chunkID
-	idOrder []string // ids in order of first appearance, for deterministic output
+	local   []Finding        // findings a line earns on its own (W003, W005, W006, W011-W013, H001, H002)
+	ids     map[string]int32 // index into idList and idOrder
+	idList  []chunkID        // in order of first appearance
+	idOrder []string         // the ids, in the same order, for deterministic output
 	// Steps: the first step= in the chunk, the last, and the decreases
 	// within the chunk (W004); the first is compared across chunks.
 	firstStep, lastStep stepMark
@@ -64,6 +66,14 @@ type idMark struct {
 
 func (m idMark) span() grammar.Span { return grammar.Span{Start: int(m.start), End: int(m.end)} }
 
+// id returns what the chunk says about call id name, or nil.
+func (s *chunkSummary) id(name string) *chunkID {
+	if k, ok := s.ids[name]; ok {
+		return &s.idList[k]
+	}
+	return nil
+}
+
 // firstStart returns the first t!: mark, if any.
 func (ci *chunkID) firstStart() (idMark, bool) {
 	for _, m := range ci.marks {
@@ -89,7 +99,8 @@ func summaryOf(t *grammar.Tree, i int) *chunkSummary {
 
 func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	c, firstLine, base := t.ChunkAt(i)
-	s := &chunkSummary{ids: map[string]*chunkID{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, lastTS: -1, startTS: -1}
+	s := &chunkSummary{ids: map[string]int32{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, lastTS: -1, startTS: -1}
+	var marks []pendingMark
 	add := func(code string, line int, span grammar.Span, msg string) {
 		r, _ := RuleFor(code)
 		s.local = append(s.local, Finding{Code: code, Severity: r.Severity, Span: span, Line: line, Message: msg})
@@ -142,7 +153,7 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 			}
 		}
 		if l.ID.Valid() {
-			s.addID(val(l.ID), line, rel(l.ID), l)
+			marks = s.addID(marks, val(l.ID), line, rel(l.ID), l)
 		}
 		if l.Step.Valid() {
 			if step, err := strconv.ParseUint(string(val(l.Step)), 10, 32); err == nil {
@@ -199,23 +210,53 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 			}
 		}
 	}
+	s.groupMarks(marks)
 	return s
 }
 
-func (s *chunkSummary) addID(id []byte, line int, span grammar.Span, l grammar.Line) {
-	ci := s.ids[string(id)]
-	if ci == nil {
+// pendingMark is a mark while its chunk is summarised: the marks of all ids
+// are collected in one list, then grouped by id into one array.
+type pendingMark struct {
+	id   int32
+	mark idMark
+}
+
+// groupMarks gives each id its marks, in line order, as parts of one array.
+func (s *chunkSummary) groupMarks(pending []pendingMark) {
+	ends := make([]int32, len(s.idList)+1)
+	for _, p := range pending {
+		ends[p.id+1]++
+	}
+	for k := range s.idList {
+		ends[k+1] += ends[k]
+	}
+	all := make([]idMark, len(pending))
+	next := slices.Clone(ends[:len(s.idList)])
+	for _, p := range pending {
+		all[next[p.id]] = p.mark
+		next[p.id]++
+	}
+	for k := range s.idList {
+		s.idList[k].marks = all[ends[k]:ends[k+1]:ends[k+1]]
+	}
+}
+
+func (s *chunkSummary) addID(marks []pendingMark, id []byte, line int, span grammar.Span, l grammar.Line) []pendingMark {
+	k, ok := s.ids[string(id)]
+	if !ok {
 		name := string(id)
-		ci = &chunkID{reg: -1}
-		s.ids[name] = ci
+		k = int32(len(s.idList))
+		s.ids[name] = k
+		s.idList = append(s.idList, chunkID{reg: -1})
 		s.idOrder = append(s.idOrder, name)
 	}
+	ci := &s.idList[k]
 	mark := idMark{line: int32(line), start: int32(span.Start), end: int32(span.End), kind: l.Kind}
 	switch {
 	case l.Kind == grammar.ToolProgress || l.Kind == grammar.ToolStart:
-		ci.marks = append(ci.marks, mark)
+		marks = append(marks, pendingMark{k, mark})
 	case l.Kind == grammar.Observation:
-		ci.marks = append(ci.marks, mark)
+		marks = append(marks, pendingMark{k, mark})
 		ci.completed = true
 	case l.Kind == grammar.Tool && l.Result.Valid():
 		ci.completed = true
@@ -223,4 +264,5 @@ func (s *chunkSummary) addID(id []byte, line int, span grammar.Span, l grammar.L
 	if l.Kind.RegistersID() && ci.reg < 0 {
 		ci.reg = int32(line)
 	}
+	return marks
 }

@@ -376,20 +376,19 @@ func narrow(p [2]uint32) [2]uint16 { return [2]uint16{uint16(p[0]), uint16(p[1])
 
 func (c *Chunk) storeUsage(line, lineOff int, lineText []byte, u Usage, li *LineInfo) {
 	su := storedUsage{line: uint32(line)}
-	for _, f := range []struct {
-		has bool
-		v   uint64
-		dst *uint32
-		bit uint8
-	}{{u.HasIn, u.In, &su.in, hasIn}, {u.HasOut, u.Out, &su.out, hasOut}, {u.HasCached, u.Cached, &su.cached, hasCached}, {u.HasCache, u.CacheCreate, &su.create, hasCache}} {
-		if f.has {
-			su.has |= f.bit
+	count := func(has bool, v uint64, bit uint8) uint32 {
+		if has {
+			su.has |= bit
 		}
-		if f.v > 1<<32-1 {
+		if v > 1<<32-1 {
 			su.has |= hasWide
 		}
-		*f.dst = uint32(f.v)
+		return uint32(v)
 	}
+	su.in = count(u.HasIn, u.In, hasIn)
+	su.out = count(u.HasOut, u.Out, hasOut)
+	su.cached = count(u.HasCached, u.Cached, hasCached)
+	su.create = count(u.HasCache, u.CacheCreate, hasCache)
 	if m := li.Meta[KeyMessageID]; m.Valid() {
 		if m.Len() > 1<<16-1 {
 			su.has |= hasWide
