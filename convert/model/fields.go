@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 )
@@ -169,6 +171,12 @@ func ParseFields(b []byte) (Fields, error) {
 // them, Fields). It never escapes HTML, so `<` and `&` in tool output stay
 // readable in the converted files.
 func MustJSON(v any) json.RawMessage {
+	if s, ok := v.(string); ok && plainString(s) {
+		// Readers quote header values and texts per record: skip the
+		// encoder (and its buffers) when it would copy s unchanged.
+		out := make(json.RawMessage, 0, len(s)+2)
+		return append(append(append(out, '"'), s...), '"')
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -176,6 +184,21 @@ func MustJSON(v any) json.RawMessage {
 		panic(fmt.Sprintf("model.MustJSON(%T): %v", v, err))
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// plainString reports whether encoding/json writes s unchanged between
+// quotes (with HTML escaping off): no quote, backslash or control byte,
+// valid UTF-8, and neither U+2028 nor U+2029, which it escapes.
+func plainString(s string) bool {
+	high := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+		high = high || c >= utf8.RuneSelf
+	}
+	return !high || utf8.ValidString(s) && !strings.ContainsRune(s, '\u2028') && !strings.ContainsRune(s, '\u2029')
 }
 
 // ScalarText renders a JSON scalar the way a human would type it: strings
