@@ -7,11 +7,11 @@ package claude
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
@@ -162,8 +162,8 @@ type ent struct {
 func (st *state) entry(line []byte, n int, agent string) error {
 	var e ent
 	err := jsonscan.Object(line, func(k, v []byte) error {
-		key := jsonscan.Key(k)
-		switch key {
+		name := jsonscan.KeyBytes(k)
+		switch string(name) {
 		case "type":
 			e.typ, _ = jsonscan.String(v)
 		case "uuid":
@@ -181,12 +181,13 @@ func (st *state) entry(line []byte, n int, agent string) error {
 			e.meta, _ = jsonscan.Bool(v)
 		case "requestId":
 			e.requestID, _ = jsonscan.String(v)
-			e.extra = append(e.extra, model.Field{Key: key, Value: jsonscan.Copy(v)})
+			e.extra = append(e.extra, model.Field{Key: "requestId", Value: jsonscan.Copy(v)})
 		case "message":
 			e.message = v
 		case "todos":
 			e.todos = v
 		default:
+			key := string(name)
 			if headerKeys[key] {
 				st.headerField(key, v, &e)
 				return nil
@@ -319,7 +320,7 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 	}
 	// Entry-level extras (toolUseResult among them) go on the first event of
 	// the entry; writers regroup events by entry ID.
-	events[0].Extra = append(e.extra.Clone(), events[0].Extra...)
+	events[0].Extra = concatFields(e.extra, events[0].Extra)
 	for i := range events {
 		if err := st.emitSplicing(&events[i]); err != nil {
 			return err
@@ -338,12 +339,12 @@ func UserEvents(message []byte, base model.Event, rep *model.Report) (events []m
 	var content []byte
 	var msgExtra model.Fields
 	jsonscan.Members(message, func(k, v []byte) error {
-		switch key := jsonscan.Key(k); key {
+		switch name := jsonscan.KeyBytes(k); string(name) {
 		case "content":
 			content = v
 		case "role":
 		default:
-			msgExtra = append(msgExtra, model.Field{Key: "message." + key, Value: jsonscan.Copy(v)})
+			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: jsonscan.Copy(v)})
 		}
 		return nil
 	})
@@ -360,7 +361,7 @@ func UserEvents(message []byte, base model.Event, rep *model.Report) (events []m
 		form = "blocks"
 		jsonscan.Array(content, func(i int, b []byte) error {
 			ev := base
-			ev.Loc.Path = fmt.Sprintf("$.message.content[%d]", i)
+			ev.Loc.Path = contentPath(i)
 			typ, fields, ok := block(b)
 			if !ok {
 				if s, isStr := jsonscan.String(b); isStr {
@@ -391,7 +392,7 @@ func UserEvents(message []byte, base model.Event, rep *model.Report) (events []m
 					switch f.Key {
 					case "type", "tool_use_id", "is_error", "content":
 					default:
-						ev.Extra = append(ev.Extra, model.Field{Key: "block." + f.Key, Value: f.Value})
+						ev.Extra = append(ev.Extra, model.Field{Key: "block." + f.Key, Value: jsonscan.Copy(f.Value)})
 					}
 				}
 			default:
@@ -498,7 +499,7 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 	if st.h.Model == "" && events[0].Model != "" && events[0].Model != "<synthetic>" {
 		st.h.Model = events[0].Model
 	}
-	events[0].Extra = append(e.extra.Clone(), events[0].Extra...)
+	events[0].Extra = concatFields(e.extra, events[0].Extra)
 	for i := range events {
 		if err := st.emit(&events[i]); err != nil {
 			return err
@@ -519,7 +520,7 @@ func AssistantEvents(message []byte, base model.Event, rep *model.Report) (event
 	var content []byte
 	var msgExtra model.Fields
 	jsonscan.Members(message, func(k, v []byte) error {
-		switch key := jsonscan.Key(k); key {
+		switch name := jsonscan.KeyBytes(k); string(name) {
 		case "content":
 			content = v
 		case "id":
@@ -531,7 +532,7 @@ func AssistantEvents(message []byte, base model.Event, rep *model.Report) (event
 			base.Usage = ParseUsage(v)
 			msgExtra = append(msgExtra, model.Field{Key: "message.usage", Value: jsonscan.Copy(v)})
 		default:
-			msgExtra = append(msgExtra, model.Field{Key: "message." + key, Value: jsonscan.Copy(v)})
+			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: jsonscan.Copy(v)})
 		}
 		return nil
 	})
@@ -547,7 +548,7 @@ func AssistantEvents(message []byte, base model.Event, rep *model.Report) (event
 	} else {
 		err := jsonscan.Array(content, func(i int, b []byte) error {
 			ev := base
-			ev.Loc.Path = fmt.Sprintf("$.message.content[%d]", i)
+			ev.Loc.Path = contentPath(i)
 			typ, fields, ok := block(b)
 			if !ok {
 				rep.Add(model.LossMalformed, "assistant content block is not an object", ev.Loc)
@@ -567,7 +568,7 @@ func AssistantEvents(message []byte, base model.Event, rep *model.Report) (event
 				c.ID, _ = fields.String("id")
 				c.Name, _ = fields.String("name")
 				if v, ok := fields.Get("input"); ok {
-					c.Input = v
+					c.Input = jsonscan.Copy(v)
 				}
 				ev.Call = c
 			default:
@@ -627,18 +628,45 @@ func (st *state) system(e *ent, base model.Event) error {
 	return st.emit(&ev)
 }
 
-// block splits a content block into its type and its other fields.
+// block splits a content block into its type and its other fields. The
+// field values are b's own bytes, not copies: most are decoded right away,
+// and a caller that keeps one copies it (jsonscan.Copy).
 func block(b []byte) (typ string, fields model.Fields, ok bool) {
 	err := jsonscan.Members(b, func(k, v []byte) error {
-		key := jsonscan.Key(k)
-		if key == "type" {
+		name := jsonscan.KeyBytes(k)
+		if string(name) == "type" {
 			typ, _ = jsonscan.String(v)
 			return nil
 		}
-		fields = append(fields, model.Field{Key: key, Value: jsonscan.Copy(v)})
+		fields = append(fields, model.Field{Key: string(name), Value: v})
 		return nil
 	})
 	return typ, fields, err == nil
+}
+
+// contentPaths are the report paths of the first content blocks, made once:
+// every block of every entry carries one.
+var contentPaths = func() (p [16]string) {
+	for i := range p {
+		p[i] = "$.message.content[" + strconv.Itoa(i) + "]"
+	}
+	return p
+}()
+
+func contentPath(i int) string {
+	if i < len(contentPaths) {
+		return contentPaths[i]
+	}
+	return "$.message.content[" + strconv.Itoa(i) + "]"
+}
+
+// concatFields is append(a.Clone(), b...) in one allocation.
+func concatFields(a, b model.Fields) model.Fields {
+	if len(a)+len(b) == 0 {
+		return nil
+	}
+	out := make(model.Fields, 0, len(a)+len(b))
+	return append(append(out, a...), b...)
 }
 
 // resultContent renders a tool_result content value as text, keeping the
@@ -675,16 +703,17 @@ func resultContent(v []byte) (string, []byte) {
 func ParseUsage(v []byte) *model.Usage {
 	u := &model.Usage{}
 	err := jsonscan.Members(v, func(k, val []byte) error {
-		n, _ := jsonscan.Int(val)
+		// Only the counters are numbers: Int on the other members (nested
+		// objects, service_tier) would fall back to encoding/json for nothing.
 		switch string(k) {
 		case "input_tokens":
-			u.Input = n
+			u.Input, _ = jsonscan.Int(val)
 		case "output_tokens":
-			u.Output = n
+			u.Output, _ = jsonscan.Int(val)
 		case "cache_read_input_tokens":
-			u.CacheRead = n
+			u.CacheRead, _ = jsonscan.Int(val)
 		case "cache_creation_input_tokens":
-			u.CacheCreate = n
+			u.CacheCreate, _ = jsonscan.Int(val)
 		}
 		return nil
 	})

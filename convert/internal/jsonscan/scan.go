@@ -215,15 +215,32 @@ func String(v []byte) (s string, ok bool) {
 
 // Key decodes a raw key as handed to an Object callback.
 func Key(k []byte) string {
+	if plainKey(k) {
+		return string(k)
+	}
+	q := make([]byte, 0, len(k)+2)
+	q = append(append(append(q, '"'), k...), '"')
+	s, _ := String(q)
+	return s
+}
+
+// KeyBytes is Key as bytes: k itself when it needs no decoding, which is
+// nearly always. A reader that switches on string(KeyBytes(k)) allocates a
+// key string only for the keys it keeps.
+func KeyBytes(k []byte) []byte {
+	if plainKey(k) {
+		return k
+	}
+	return []byte(Key(k))
+}
+
+func plainKey(k []byte) bool {
 	for _, c := range k {
 		if c == '\\' || c >= utf8.RuneSelf {
-			q := make([]byte, 0, len(k)+2)
-			q = append(append(append(q, '"'), k...), '"')
-			s, _ := String(q)
-			return s
+			return false
 		}
 	}
-	return string(k)
+	return true
 }
 
 // IsNull reports whether v is the literal null.
