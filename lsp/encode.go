@@ -53,8 +53,18 @@ func EncodeDocumentSymbols(syms []protocol.DocumentSymbol) (EncodedResult, error
 	if syms == nil {
 		return EncodedResult("null"), nil
 	}
-	b, err := appendDocumentSymbols(make([]byte, 0, 256*len(syms)), syms)
+	b, err := appendDocumentSymbols(make([]byte, 0, 256*countSymbols(syms)), syms)
 	return b, err
+}
+
+// countSymbols counts syms and their descendants, to size the output once:
+// a capped outline is one session holding thousands of symbols.
+func countSymbols(syms []protocol.DocumentSymbol) int {
+	n := len(syms)
+	for i := range syms {
+		n += countSymbols(syms[i].Children)
+	}
+	return n
 }
 
 func appendDocumentSymbols(b []byte, syms []protocol.DocumentSymbol) ([]byte, error) {

@@ -109,7 +109,7 @@ type PositionCache struct {
 
 type cachedLine struct {
 	num, start, end int    // editor line, where its text starts and ends
-	text            []byte // the line's text, m.Text.Slice(start, end)
+	text            []byte // the line's text, once a column needed it
 	ok              bool
 }
 
@@ -120,6 +120,12 @@ func (c *PositionCache) Position(off int) protocol.Position {
 	if off > l.end {
 		off = l.end // inside the line terminator
 	}
+	if off == l.start {
+		return protocol.Position{Line: uint32(l.num)}
+	}
+	if l.text == nil {
+		l.text = c.m.Text.Slice(l.start, l.end)
+	}
 	col, _ := c.m.walk(l.text, off-l.start, -1)
 	return protocol.Position{Line: uint32(l.num), Character: uint32(col)}
 }
@@ -127,6 +133,15 @@ func (c *PositionCache) Position(off int) protocol.Position {
 // Range returns Mapper.Range(start, end).
 func (c *PositionCache) Range(start, end int) protocol.Range {
 	return protocol.Range{Start: c.Position(start), End: c.Position(end)}
+}
+
+// LineFinder is a Text that finds the line of an offset and its bounds in
+// one lookup, where EditorLineAt, EditorLineStart and EditorLineEnd take
+// one each. A PositionCache uses it when its Text has it.
+type LineFinder interface {
+	// EditorLineBounds returns EditorLineAt(off) and that line's
+	// EditorLineStart and EditorLineEnd.
+	EditorLineBounds(off int) (line, start, end int)
 }
 
 // line returns the line holding off. A cached line holds it when off is
@@ -140,11 +155,16 @@ func (c *PositionCache) line(off int) *cachedLine {
 		c.lines[0], c.lines[1] = l, c.lines[0]
 		return &c.lines[0]
 	}
-	t := c.m.Text
-	num := t.EditorLineAt(off)
-	start, end := t.EditorLineStart(num), t.EditorLineEnd(num)
+	var num, start, end int
+	if f, ok := c.m.Text.(LineFinder); ok {
+		num, start, end = f.EditorLineBounds(off)
+	} else {
+		t := c.m.Text
+		num = t.EditorLineAt(off)
+		start, end = t.EditorLineStart(num), t.EditorLineEnd(num)
+	}
 	c.lines[1] = c.lines[0]
-	c.lines[0] = cachedLine{num: num, start: start, end: end, text: t.Slice(start, end), ok: true}
+	c.lines[0] = cachedLine{num: num, start: start, end: end, ok: true}
 	return &c.lines[0]
 }
 

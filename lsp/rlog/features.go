@@ -38,6 +38,18 @@ func (d Doc) Apply(start, end int, text []byte) Doc {
 	return Doc{Tree: d.Tree.Edit(start, end, text), analysis: d.analysis}
 }
 
+// EditorLineBounds implements lsp.LineFinder: where editor lines are the
+// parser's (no lone CR), one line lookup gives all three.
+func (d Doc) EditorLineBounds(off int) (line, start, end int) {
+	t := d.Tree
+	if t.EditorLineCount() != t.LineCount() {
+		line = t.EditorLineAt(off)
+		return line, t.EditorLineStart(line), t.EditorLineEnd(line)
+	}
+	l := t.Line(t.LineAt(off))
+	return l.Num, l.Start, l.End
+}
+
 // Parse builds a Doc from a document's bytes.
 func Parse(src []byte) Doc { return Doc{Tree: grammar.Parse(src), analysis: &docAnalysis{}} }
 
