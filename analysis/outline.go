@@ -52,16 +52,17 @@ func Outline(t *grammar.Tree, maxItems int) []Symbol {
 }
 
 type outlineBuilder struct {
-	t        *grammar.Tree
-	max      int
-	count    int
-	dropped  int
-	session  Symbol
-	phase    *Symbol // current phase, nil before the first
-	turn     *Symbol // current user turn, nil before the first in this phase
-	lastLine grammar.Line
-	// subagentEnds maps a subagent id to its [done]/[error] lines, in order.
-	subagentEnds map[string][]grammar.Line
+	t       *grammar.Tree
+	max     int
+	count   int
+	dropped int
+	session Symbol
+	phase   *Symbol // current phase, nil before the first
+	turn    *Symbol // current user turn, nil before the first in this phase
+	// lastTrimEnd is where the last non-empty line seen ends: a turn or a
+	// phase closed by the next one's line reaches it.
+	lastTrimEnd int
+	ends        subagentEnds
 }
 
 func (b *outlineBuilder) build() []Symbol {
@@ -85,30 +86,21 @@ func (b *outlineBuilder) build() []Symbol {
 	}
 	b.session.Detail = strings.Join(details, " · ")
 
-	b.subagentEnds = map[string][]grammar.Line{}
+	b.ends = subagentEnds{t: t, byID: map[string][]lineEnd{}}
+	totals := outlineTotalsOf(t)
 	for i := range t.ChunkCount() {
-		_, first, start := t.ChunkAt(i)
-		for _, e := range summaryOf(t, i).subagentEnds {
-			b.subagentEnds[e.id] = append(b.subagentEnds[e.id], grammar.Line{Num: first + e.line, TrimEnd: start + e.end})
-		}
-	}
-	for i := range t.ChunkCount() {
-		s := summaryOf(t, i)
 		if b.count >= b.max {
-			// Past the cap only the count matters: the summary has it.
-			b.dropped += s.outlineItems
-			if s.lastNonEmpty >= 0 {
-				_, first, _ := t.ChunkAt(i)
-				b.lastLine = t.Line(first + s.lastNonEmpty)
-			}
-			continue
+			// Past the cap only the count matters: the summaries have it.
+			b.dropped += totals.itemsFrom[i]
+			break
 		}
-		for l := range t.ChunkLines(i) {
-			if l.Kind.IsBody() {
-				b.line(l)
-			}
+		_, firstLine, start := t.ChunkAt(i)
+		for _, e := range chunkOutline(t, i) {
+			b.entry(e, firstLine, start)
 		}
 	}
+	// The document's last non-empty line ends what is still open.
+	b.lastTrimEnd = totals.lastTrimEnd
 	b.closeTurn()
 	b.closePhase()
 	if b.dropped > 0 {
@@ -119,6 +111,165 @@ func (b *outlineBuilder) build() []Symbol {
 		})
 	}
 	return []Symbol{b.session}
+}
+
+// entry adds what one outline line contributes; e is relative to the
+// chunk whose first line and byte are firstLine and start.
+func (b *outlineBuilder) entry(e outlineEntry, firstLine, start int) {
+	s := e.Symbol
+	s.Span, s.Selection, s.Line = moveSpan(s.Span, start), moveSpan(s.Selection, start), s.Line+firstLine
+	b.lastTrimEnd = s.Span.End // every entry spans its line, to TrimEnd
+	switch e.kind {
+	case grammar.Phase:
+		b.closeTurn()
+		b.closePhase()
+		if b.take() {
+			b.phase = &s
+		}
+	case grammar.User:
+		b.closeTurn()
+		if b.take() {
+			b.turn = &s
+		}
+	case grammar.Subagent:
+		if b.take() {
+			// The subagent's range runs to its [done] line, so its work
+			// folds with it.
+			if e.id != "" {
+				if end, ok := b.ends.after(e.id, s.Line); ok {
+					s.Span.End = end
+				}
+			}
+			b.add(s)
+		}
+	default:
+		if b.take() {
+			b.add(s)
+		}
+	}
+}
+
+// outlineEntry is the entry one line makes, as the line alone makes it:
+// Span and Selection relative to its chunk's first byte, Line to its
+// chunk's first line, and a subagent's span still only its line.
+type outlineEntry struct {
+	Symbol
+	kind grammar.Kind // the line's: phases and user turns open levels
+	id   string       // a subagent's id, to find the line that ends it
+}
+
+type outlineKey struct{}
+
+// chunkOutline returns the entries chunk i's lines make, memoized on the
+// chunk when all its lines are body lines (as summaryOf does): an outline
+// reads only these, not the lines, from its second request on, and after
+// an edit only the chunks the edit made new are read again.
+func chunkOutline(t *grammar.Tree, i int) []outlineEntry {
+	c, first, _ := t.ChunkAt(i)
+	if first >= t.Region().BodyStart {
+		return c.Memo(outlineKey{}, func() any { return outlineEntriesOf(t, i) }).([]outlineEntry)
+	}
+	return outlineEntriesOf(t, i)
+}
+
+func outlineEntriesOf(t *grammar.Tree, i int) []outlineEntry {
+	_, firstLine, start := t.ChunkAt(i)
+	var out []outlineEntry
+	for l := range t.ChunkLines(i) {
+		if !l.Kind.IsBody() {
+			continue
+		}
+		e := outlineEntry{kind: l.Kind}
+		switch l.Kind {
+		case grammar.Phase:
+			e.Symbol = Symbol{Name: string(t.Slice(l.Name.Start, l.Name.End)), Detail: "phase", Kind: PhaseSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
+		case grammar.User:
+			e.Symbol = Symbol{Name: summarize(t.Slice(l.Content, l.TrimEnd), 60), Detail: "user", Kind: TurnSymbol,
+				Span: lineSpan(l), Selection: grammar.Span{Start: l.Start, End: l.TrimEnd}, Line: l.Num}
+		case grammar.ToolStart, grammar.Tool, grammar.Mcp:
+			e.Symbol = toolCall(t, l)
+		case grammar.Subagent:
+			if isSubagentEnd(t.Slice(l.Content, l.TrimEnd)) {
+				continue // the [started] line names the subagent
+			}
+			e.Symbol = subagent(t, l)
+			if l.ID.Valid() {
+				e.id = string(t.Slice(l.ID.Start, l.ID.End))
+			}
+		case grammar.Question:
+			e.Symbol = Symbol{Name: summarize(t.Slice(l.Content, l.TrimEnd), 60), Detail: "question", Kind: QuestionSymbol,
+				Span: lineSpan(l), Selection: grammar.Span{Start: l.Start, End: l.TrimEnd}, Line: l.Num}
+		default:
+			continue
+		}
+		e.Span, e.Selection, e.Line = moveSpan(e.Span, -start), moveSpan(e.Selection, -start), e.Line-firstLine
+		out = append(out, e)
+	}
+	return out
+}
+
+// moveSpan moves s by d bytes, empty or not (unlike Span.Shift), so that
+// moving it back restores it exactly.
+func moveSpan(s grammar.Span, d int) grammar.Span {
+	return grammar.Span{Start: s.Start + d, End: s.End + d}
+}
+
+// outlineTotals is what an outline needs from the whole document, from
+// the chunk summaries, once per tree.
+type outlineTotals struct {
+	itemsFrom   []int // itemsFrom[i]: the entries chunks i and after make
+	lastTrimEnd int   // where the last non-empty body line ends, 0 if none
+}
+
+type outlineTotalsKey struct{}
+
+func outlineTotalsOf(t *grammar.Tree) *outlineTotals {
+	return t.Memo(outlineTotalsKey{}, func() any {
+		n := t.ChunkCount()
+		o := &outlineTotals{itemsFrom: make([]int, n+1)}
+		lastNonEmpty := -1
+		for i := n - 1; i >= 0; i-- {
+			s := summaryOf(t, i)
+			o.itemsFrom[i] = o.itemsFrom[i+1] + s.outlineItems
+			if lastNonEmpty < 0 && s.lastNonEmpty >= 0 {
+				_, first, _ := t.ChunkAt(i)
+				lastNonEmpty = first + s.lastNonEmpty
+			}
+		}
+		if lastNonEmpty >= 0 {
+			o.lastTrimEnd = t.Line(lastNonEmpty).TrimEnd
+		}
+		return o
+	}).(*outlineTotals)
+}
+
+// subagentEnds finds the lines that end subagents ([done], [error]),
+// reading the chunk summaries in order and only as far as the subagents
+// asked about need: a capped outline of a huge document reads its start.
+type subagentEnds struct {
+	t    *grammar.Tree
+	next int                  // the next chunk to read
+	byID map[string][]lineEnd // the ends read so far, in order
+}
+
+type lineEnd struct{ line, trimEnd int }
+
+// after returns where the first end of subagent id after line ends.
+func (s *subagentEnds) after(id string, line int) (trimEnd int, ok bool) {
+	for {
+		if ends := s.byID[id]; len(ends) > 0 && ends[len(ends)-1].line > line {
+			i := sort.Search(len(ends), func(i int) bool { return ends[i].line > line })
+			return ends[i].trimEnd, true
+		}
+		if s.next >= s.t.ChunkCount() {
+			return 0, false
+		}
+		_, first, start := s.t.ChunkAt(s.next)
+		for _, e := range summaryOf(s.t, s.next).subagentEnds {
+			s.byID[e.id] = append(s.byID[e.id], lineEnd{line: first + e.line, trimEnd: start + e.end})
+		}
+		s.next++
+	}
 }
 
 // take counts an entry and reports whether it fits under the cap.
@@ -145,7 +296,7 @@ func (b *outlineBuilder) add(s Symbol) {
 // extend makes s cover everything up to the last non-empty line seen, and
 // its children (a subagent can finish after the next user turn).
 func (b *outlineBuilder) extend(s *Symbol) {
-	s.Span.End = max(s.Span.End, b.lastLine.TrimEnd)
+	s.Span.End = max(s.Span.End, b.lastTrimEnd)
 	for _, c := range s.Children {
 		s.Span.End = max(s.Span.End, c.Span.End)
 	}
@@ -171,8 +322,7 @@ func (b *outlineBuilder) closePhase() {
 }
 
 // toolCall names a call by its tool and target: "Read src/lib.rs".
-func (b *outlineBuilder) toolCall(l grammar.Line) Symbol {
-	t := b.t
+func toolCall(t *grammar.Tree, l grammar.Line) Symbol {
 	text := t.Text(l)
 	s := Symbol{Name: string(t.Slice(l.Name.Start, l.Name.End)), Detail: "tool call", Kind: ToolCallSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
 	if l.Kind == grammar.Mcp {
@@ -230,8 +380,9 @@ func isBookkeepingKey(k string) bool {
 	return strings.HasPrefix(k, "tokens_")
 }
 
-func (b *outlineBuilder) subagent(l grammar.Line) Symbol {
-	t := b.t
+// subagent names a subagent by its type and summary; its span is its line
+// (the outline extends it to the line that ends it).
+func subagent(t *grammar.Tree, l grammar.Line) Symbol {
 	text := t.Text(l)
 	name := string(t.Slice(l.Name.Start, l.Name.End))
 	s := Symbol{Name: name, Detail: "subagent", Kind: SubagentSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
@@ -239,14 +390,6 @@ func (b *outlineBuilder) subagent(l grammar.Line) Symbol {
 		if v, ok := grammar.ValueOf(text[:l.TrimEnd-l.Start], k, l.Name.End-l.Start); ok {
 			s.Name += " " + summarize(unquote(text[v.Start:v.End]), 50)
 			break
-		}
-	}
-	// The subagent's range runs to its [done] line, so its work folds with it.
-	if l.ID.Valid() {
-		ends := b.subagentEnds[string(t.Slice(l.ID.Start, l.ID.End))]
-		i := sort.Search(len(ends), func(i int) bool { return ends[i].Num > l.Num })
-		if i < len(ends) {
-			s.Span.End = ends[i].TrimEnd
 		}
 	}
 	return s
@@ -295,43 +438,4 @@ func summarize(b []byte, n int) string {
 		runes++
 	}
 	return out.String()
-}
-
-// line adds what one body line contributes to the outline.
-func (b *outlineBuilder) line(l grammar.Line) {
-	t := b.t
-	if l.Kind != grammar.Empty {
-		b.lastLine = l
-	}
-	switch l.Kind {
-	case grammar.Phase:
-		b.closeTurn()
-		b.closePhase()
-		if b.take() {
-			name := string(t.Slice(l.Name.Start, l.Name.End))
-			b.phase = &Symbol{Name: name, Detail: "phase", Kind: PhaseSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
-		}
-	case grammar.User:
-		b.closeTurn()
-		if b.take() {
-			b.turn = &Symbol{Name: summarize(t.Slice(l.Content, l.TrimEnd), 60), Detail: "user", Kind: TurnSymbol,
-				Span: lineSpan(l), Selection: grammar.Span{Start: l.Start, End: l.TrimEnd}, Line: l.Num}
-		}
-	case grammar.ToolStart, grammar.Tool, grammar.Mcp:
-		if b.take() {
-			b.add(b.toolCall(l))
-		}
-	case grammar.Subagent:
-		if isSubagentEnd(t.Slice(l.Content, l.TrimEnd)) {
-			return // the [started] line names the subagent
-		}
-		if b.take() {
-			b.add(b.subagent(l))
-		}
-	case grammar.Question:
-		if b.take() {
-			b.add(Symbol{Name: summarize(t.Slice(l.Content, l.TrimEnd), 60), Detail: "question", Kind: QuestionSymbol,
-				Span: lineSpan(l), Selection: grammar.Span{Start: l.Start, End: l.TrimEnd}, Line: l.Num})
-		}
-	}
 }
