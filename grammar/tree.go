@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"iter"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -94,20 +95,21 @@ func (c *Chunk) Text() []byte { return c.text }
 func (c *Chunk) LineCount() int { return len(c.lines) }
 
 // ChunkCount is the number of chunks.
-func (t *Tree) ChunkCount() int { return len(t.chunks) }
+func (t *Tree) ChunkCount() int { return t.pageFirst[len(t.pages)] }
 
 // ChunkAt returns chunk i with its first line and first byte in the tree.
 func (t *Tree) ChunkAt(i int) (c *Chunk, firstLine, start int) {
-	return t.chunks[i], t.lineStart[i], t.byteStart[i]
+	c, at := t.chunk(i)
+	return c, at.lines, at.bytes
 }
 
 // ChunkLines iterates over the lines of chunk i, as Lines would.
 func (t *Tree) ChunkLines(i int) iter.Seq2[Line, []byte] {
 	return func(yield func(Line, []byte) bool) {
-		c := t.chunks[i]
-		base := t.byteStart[i]
+		c, at := t.chunk(i)
+		base := at.bytes
 		for li := range c.lines {
-			l := t.line(i, li)
+			l := t.line(c, at, li)
 			if !yield(l, c.text[l.Start-base:l.End-base]) {
 				return
 			}
@@ -118,10 +120,9 @@ func (t *Tree) ChunkLines(i int) iter.Seq2[Line, []byte] {
 // Tree is an immutable parse of a whole document. Edits return a new Tree that
 // shares every chunk the edit did not touch.
 type Tree struct {
-	chunks    []*Chunk
-	byteStart []int // byteStart[i] is the offset of chunk i; last entry is the length
-	lineStart []int // lineStart[i] is the first line of chunk i; last entry is the line count
-	crStart   []int // crStart[i] counts lone CRs before chunk i
+	pages     []*Page
+	pageStart []pos // pageStart[p] is what pages[:p] hold; the last entry is the document's total
+	pageFirst []int // pageFirst[p] is the index of page p's first chunk; the last entry is the chunk count
 	region    Region
 	header    *Header
 
@@ -187,7 +188,7 @@ type Line struct {
 // Parse parses a whole document. The Tree takes ownership of src, which the
 // caller must not modify afterwards.
 func Parse(src []byte) *Tree {
-	t := &Tree{chunks: buildChunks(src, true, true)}
+	t := &Tree{pages: paginate(buildChunks(src, true, true))}
 	t.index()
 	t.region = t.findRegion()
 	t.header = parseHeader(t)
@@ -446,68 +447,32 @@ func (li *LineInfo) number(text []byte, k Key) (uint64, bool) {
 	return n, true
 }
 
-// index rebuilds the prefix sums over chunks.
-func (t *Tree) index() {
-	n := len(t.chunks)
-	t.byteStart = make([]int, n+1)
-	t.lineStart = make([]int, n+1)
-	t.crStart = make([]int, n+1)
-	for i, c := range t.chunks {
-		t.byteStart[i+1] = t.byteStart[i] + len(c.text)
-		t.lineStart[i+1] = t.lineStart[i] + len(c.lines)
-		t.crStart[i+1] = t.crStart[i] + c.loneCR
-	}
-}
-
-// reindex builds the prefix sums of a tree made from old by replacing its
-// chunks a..b with fresh new ones: the sums before a are old's, those after
-// the new chunks are old's moved by what the edit added, so only the new
-// chunks are read.
-func (t *Tree) reindex(old *Tree, a, b, fresh int) {
-	n := len(t.chunks)
-	t.byteStart = make([]int, n+1)
-	t.lineStart = make([]int, n+1)
-	t.crStart = make([]int, n+1)
-	copy(t.byteStart[:a+1], old.byteStart[:a+1])
-	copy(t.lineStart[:a+1], old.lineStart[:a+1])
-	copy(t.crStart[:a+1], old.crStart[:a+1])
-	for i := a; i < a+fresh; i++ {
-		c := t.chunks[i]
-		t.byteStart[i+1] = t.byteStart[i] + len(c.text)
-		t.lineStart[i+1] = t.lineStart[i] + len(c.lines)
-		t.crStart[i+1] = t.crStart[i] + c.loneCR
-	}
-	shift := func(dst, src []int) {
-		d := dst[0] - src[0]
-		for i, v := range src {
-			dst[i] = v + d
-		}
-	}
-	shift(t.byteStart[a+fresh:], old.byteStart[b+1:])
-	shift(t.lineStart[a+fresh:], old.lineStart[b+1:])
-	shift(t.crStart[a+fresh:], old.crStart[b+1:])
-}
-
 // findRegion locates the header: the first line whose trimmed text is "---"
 // opens it and the next one closes it (reference parse_header). Without a
 // closing line, the header runs until the first empty or recognisable body
 // line, so that the body can still be analysed.
 func (t *Tree) findRegion() Region {
 	r := Region{HeaderStart: -1, HeaderEnd: -1}
-	for i, c := range t.chunks {
-		for _, d := range c.delims {
-			if d < 0 {
-				continue
-			}
-			ln := t.lineStart[i] + int(d)
-			if r.HeaderStart < 0 {
-				r.HeaderStart = ln
-			} else if r.HeaderEnd < 0 {
-				r.HeaderEnd = ln
-			}
+pages:
+	for p, pg := range t.pages {
+		if !pg.delims {
+			continue
 		}
-		if r.HeaderEnd >= 0 {
-			break
+		for i, c := range pg.chunks {
+			for _, d := range c.delims {
+				if d < 0 {
+					continue
+				}
+				ln := t.pageStart[p].lines + pg.within[i].lines + int(d)
+				if r.HeaderStart < 0 {
+					r.HeaderStart = ln
+				} else if r.HeaderEnd < 0 {
+					r.HeaderEnd = ln
+				}
+			}
+			if r.HeaderEnd >= 0 {
+				break pages
+			}
 		}
 	}
 	switch {
@@ -534,10 +499,10 @@ func (t *Tree) Region() Region { return t.region }
 func (t *Tree) Header() *Header { return t.header }
 
 // Len is the document length in bytes.
-func (t *Tree) Len() int { return t.byteStart[len(t.chunks)] }
+func (t *Tree) Len() int { return t.total().bytes }
 
 // LineCount is the number of lines; a final newline starts one more (empty) line.
-func (t *Tree) LineCount() int { return t.lineStart[len(t.chunks)] }
+func (t *Tree) LineCount() int { return t.total().lines }
 
 // BodyLineCount counts body lines the way the reference does (Rust's
 // str::lines, which yields no line after a final newline).
@@ -554,30 +519,28 @@ func (t *Tree) BodyLineCount() int {
 	return max(n, 0)
 }
 
-// chunkOfLine returns the chunk holding line n.
-func (t *Tree) chunkOfLine(n int) int {
-	return sort.Search(len(t.chunks), func(i int) bool { return t.lineStart[i+1] > n })
-}
+// chunkOfLine returns the chunk holding line n (the chunk count past the
+// last line).
+func (t *Tree) chunkOfLine(n int) int { return t.chunkWhere(n, byLines) }
 
 // chunkOfByte returns the chunk holding byte offset off (the last chunk for
 // the end of the document).
 func (t *Tree) chunkOfByte(off int) int {
-	i := sort.Search(len(t.chunks), func(i int) bool { return t.byteStart[i+1] > off })
-	return min(i, len(t.chunks)-1)
+	return min(t.chunkWhere(off, byBytes), t.ChunkCount()-1)
 }
 
 // Line returns line n (clamped to the document).
 func (t *Tree) Line(n int) Line {
 	n = max(0, min(n, t.LineCount()-1))
-	ci := t.chunkOfLine(n)
-	return t.line(ci, n-t.lineStart[ci])
+	c, at := t.chunk(t.chunkOfLine(n))
+	return t.line(c, at, n-at.lines)
 }
 
-func (t *Tree) line(ci, li int) Line {
-	c := t.chunks[ci]
+// line returns line li of chunk c, which at precedes.
+func (t *Tree) line(c *Chunk, at pos, li int) Line {
 	s := &c.lines[li]
-	base := t.byteStart[ci] + int(s.off)
-	num := t.lineStart[ci] + li
+	base := at.bytes + int(s.off)
+	num := at.lines + li
 	var w wideSpans
 	if s.len > maxNarrowLine {
 		w = *c.wide[int32(li)]
@@ -632,11 +595,10 @@ func unpack(p [2]uint32, base int) Span {
 // LineAt returns the number of the line holding byte offset off (clamped).
 func (t *Tree) LineAt(off int) int {
 	off = max(0, min(off, t.Len()))
-	ci := t.chunkOfByte(off)
-	c := t.chunks[ci]
-	rel := off - t.byteStart[ci]
+	c, at := t.chunk(t.chunkOfByte(off))
+	rel := off - at.bytes
 	li := sort.Search(len(c.lines), func(i int) bool { return int(c.lines[i].off) > rel }) - 1
-	return t.lineStart[ci] + max(li, 0)
+	return at.lines + max(li, 0)
 }
 
 // Lines iterates over every line.
@@ -651,13 +613,9 @@ func (t *Tree) LinesFrom(n int) iter.Seq[Line] {
 		if n >= t.LineCount() {
 			return
 		}
-		for ci := t.chunkOfLine(n); ci < len(t.chunks); ci++ {
-			start := 0
-			if t.lineStart[ci] < n {
-				start = n - t.lineStart[ci]
-			}
-			for li := start; li < len(t.chunks[ci].lines); li++ {
-				if !yield(t.line(ci, li)) {
+		for _, c := range t.chunksFrom(t.chunkOfLine(n)) {
+			for li := max(n-c.at.lines, 0); li < len(c.lines); li++ {
+				if !yield(t.line(c.Chunk, c.at, li)) {
 					return
 				}
 			}
@@ -691,15 +649,17 @@ func (t *Tree) Slice(start, end int) []byte {
 	start = max(0, min(start, t.Len()))
 	end = max(start, min(end, t.Len()))
 	ci := t.chunkOfByte(start)
-	if end <= t.byteStart[ci+1] {
-		b := t.byteStart[ci]
-		return t.chunks[ci].text[start-b : end-b : end-b]
+	if c, at := t.chunk(ci); end <= at.bytes+len(c.text) {
+		b := at.bytes
+		return c.text[start-b : end-b : end-b]
 	}
 	out := make([]byte, 0, end-start)
-	for ; ci < len(t.chunks) && t.byteStart[ci] < end; ci++ {
-		b := t.byteStart[ci]
-		c := t.chunks[ci].text
-		out = append(out, c[max(start-b, 0):min(end-b, len(c))]...)
+	for _, c := range t.chunksFrom(ci) {
+		b := c.at.bytes
+		if b >= end {
+			break
+		}
+		out = append(out, c.text[max(start-b, 0):min(end-b, len(c.text))]...)
 	}
 	return out
 }
@@ -707,7 +667,7 @@ func (t *Tree) Slice(start, end int) []byte {
 // Bytes returns a copy of the whole document.
 func (t *Tree) Bytes() []byte {
 	out := make([]byte, 0, t.Len())
-	for _, c := range t.chunks {
+	for _, c := range t.chunksFrom(0) {
 		out = append(out, c.text...)
 	}
 	return out
@@ -716,10 +676,10 @@ func (t *Tree) Bytes() []byte {
 // Usage iterates over the token usage written on body lines, in file order.
 func (t *Tree) Usage() iter.Seq[Usage] {
 	return func(yield func(Usage) bool) {
-		for ci, c := range t.chunks {
+		for _, c := range t.chunksFrom(0) {
 			for i := range c.usage {
 				u := c.usageAt(i)
-				u.Line += t.lineStart[ci]
+				u.Line += c.at.lines
 				if u.Line < t.region.BodyStart {
 					continue
 				}
@@ -742,28 +702,30 @@ func (t *Tree) Edit(start, end int, text []byte) *Tree {
 	if end > start {
 		b = t.chunkOfByte(end - 1)
 	}
-	head := t.chunks[a].text[:start-t.byteStart[a]]
-	tail := t.chunks[b].text[end-t.byteStart[b]:]
+	first, firstAt := t.chunk(a)
+	last, lastAt := t.chunk(b)
+	head := first.text[:start-firstAt.bytes]
+	tail := last.text[end-lastAt.bytes:]
 	merged := make([]byte, 0, len(head)+len(text)+len(tail))
 	merged = append(merged, head...)
 	merged = append(merged, text...)
 	merged = append(merged, tail...)
 	// Chunks hold whole lines: absorb following chunks until the text ends
 	// with a newline, and absorb a small neighbour so chunks do not fragment.
-	for b+1 < len(t.chunks) && (len(merged) == 0 || merged[len(merged)-1] != '\n' ||
-		len(merged) < chunkMaxBytes/4 && len(t.chunks[b+1].text) < chunkMaxBytes/2 &&
-			len(t.chunks[b+1].lines)+bytes.Count(merged, []byte{'\n'}) < chunkMaxLines) {
+	n := t.ChunkCount()
+	for b+1 < n {
+		next, _ := t.chunk(b + 1)
+		if len(merged) > 0 && merged[len(merged)-1] == '\n' &&
+			(len(merged) >= chunkMaxBytes/4 || len(next.text) >= chunkMaxBytes/2 ||
+				len(next.lines)+bytes.Count(merged, []byte{'\n'}) >= chunkMaxLines) {
+			break
+		}
 		b++
-		merged = append(merged, t.chunks[b].text...)
+		merged = append(merged, next.text...)
 	}
-	isLast := b == len(t.chunks)-1
-	fresh := buildChunks(merged, a == 0, isLast)
-	chunks := make([]*Chunk, 0, len(t.chunks)-(b-a+1)+len(fresh))
-	chunks = append(chunks, t.chunks[:a]...)
-	chunks = append(chunks, fresh...)
-	chunks = append(chunks, t.chunks[b+1:]...)
-	nt := &Tree{chunks: chunks}
-	nt.reindex(t, a, b, len(fresh))
+	fresh := buildChunks(merged, a == 0, b == n-1)
+	nt := &Tree{pages: t.replaceChunks(a, b, fresh)}
+	nt.index()
 	nt.region = nt.findRegion()
 	headerEnd := 0
 	if t.region.BodyStart > 0 {
@@ -777,31 +739,58 @@ func (t *Tree) Edit(start, end int, text []byte) *Tree {
 	return nt
 }
 
+// replaceChunks returns the pages of t with chunks a..b replaced by fresh:
+// the pages holding a and b are rebuilt, the others shared.
+func (t *Tree) replaceChunks(a, b int, fresh []*Chunk) []*Page {
+	pa, ia := t.locate(a)
+	pb, ib := t.locate(b)
+	last := t.pages[pb]
+	run := make([]*Chunk, 0, ia+len(fresh)+len(last.chunks)-ib-1+pageMaxChunks)
+	run = append(run, t.pages[pa].chunks[:ia]...)
+	run = append(run, fresh...)
+	run = append(run, last.chunks[ib+1:]...)
+	// A run much smaller than a page takes in a neighbour, so that edits
+	// that remove chunks do not leave the document in tiny pages.
+	if len(run) < pageMaxChunks/4 {
+		switch {
+		case pb+1 < len(t.pages):
+			pb++
+			run = append(run, t.pages[pb].chunks...)
+		case pa > 0:
+			pa--
+			run = append(slices.Clip(t.pages[pa].chunks), run...)
+		}
+	}
+	built := paginate(run)
+	pages := make([]*Page, 0, len(t.pages)-(pb-pa+1)+len(built))
+	pages = append(pages, t.pages[:pa]...)
+	pages = append(pages, built...)
+	return append(pages, t.pages[pb+1:]...)
+}
+
 // EditorLineCount counts lines as editors do: a lone CR also ends a line.
-func (t *Tree) EditorLineCount() int { return t.LineCount() + t.crStart[len(t.chunks)] }
+func (t *Tree) EditorLineCount() int { return t.LineCount() + t.total().crs }
 
 // editorLine maps an editor line to the parser line that holds it and how
 // many lone CRs precede it within that line.
 func (t *Tree) editorLine(el int) (int, int) {
-	if t.crStart[len(t.chunks)] == 0 {
+	if t.total().crs == 0 {
 		return el, 0
 	}
 	el = max(0, min(el, t.EditorLineCount()-1))
-	ci := sort.Search(len(t.chunks), func(i int) bool { return t.lineStart[i+1]+t.crStart[i+1] > el })
-	ci = min(ci, len(t.chunks)-1)
-	rem := el - t.lineStart[ci] - t.crStart[ci]
-	c := t.chunks[ci]
+	c, at := t.chunk(min(t.chunkWhere(el, byEditorLines), t.ChunkCount()-1))
+	rem := el - at.lines - at.crs
 	for li := range c.lines {
 		n := int(c.lines[li].loneC)
 		if n == 255 {
 			n = bytes.Count(c.text[c.lines[li].off:c.lines[li].off+c.lines[li].len], []byte{'\r'})
 		}
 		if rem <= n {
-			return t.lineStart[ci] + li, rem
+			return at.lines + li, rem
 		}
 		rem -= n + 1
 	}
-	return t.lineStart[ci] + len(c.lines) - 1, 0
+	return at.lines + len(c.lines) - 1, 0
 }
 
 // EditorLineStart returns the offset of the first byte of editor line el.
@@ -831,13 +820,12 @@ func (t *Tree) EditorLineEnd(el int) int {
 func (t *Tree) EditorLineAt(off int) int {
 	off = max(0, min(off, t.Len()))
 	n := t.LineAt(off)
-	if t.crStart[len(t.chunks)] == 0 {
+	if t.total().crs == 0 {
 		return n // no lone CR: editor lines are the parser's lines
 	}
-	ci := t.chunkOfLine(n)
-	el := n + t.crStart[ci]
-	c := t.chunks[ci]
-	for li := 0; li < n-t.lineStart[ci]; li++ {
+	c, at := t.chunk(t.chunkOfLine(n))
+	el := n + at.crs
+	for li := 0; li < n-at.lines; li++ {
 		if c.lines[li].loneC > 0 {
 			el += bytes.Count(c.text[c.lines[li].off:c.lines[li].off+c.lines[li].len], []byte{'\r'})
 		}
@@ -863,26 +851,27 @@ func nthCR(b []byte, n int) int {
 }
 
 // SetChunkLimitsForTest makes chunks at most lines lines and about size
-// bytes, so tests of code built on chunks can put boundaries everywhere.
-// It returns a function that restores the limits. Not for concurrent use.
+// bytes, and pages at most four chunks, so tests of code built on chunks
+// can put boundaries everywhere. It returns a function that restores the
+// limits. Not for concurrent use.
 func SetChunkLimitsForTest(lines, size int) (restore func()) {
-	l, s := chunkMaxLines, chunkMaxBytes
-	chunkMaxLines, chunkMaxBytes = lines, size
-	return func() { chunkMaxLines, chunkMaxBytes = l, s }
+	l, s, p := chunkMaxLines, chunkMaxBytes, pageMaxChunks
+	chunkMaxLines, chunkMaxBytes, pageMaxChunks = lines, size, 4
+	return func() { chunkMaxLines, chunkMaxBytes, pageMaxChunks = l, s, p }
 }
 
 // ChunkIndexOfLine returns the index of the chunk holding line n (clamped).
 func (t *Tree) ChunkIndexOfLine(n int) int {
-	return min(t.chunkOfLine(max(n, 0)), len(t.chunks)-1)
+	return min(t.chunkOfLine(max(n, 0)), t.ChunkCount()-1)
 }
 
 // UsageFrom iterates over the token usage written on body lines from line n on.
 func (t *Tree) UsageFrom(n int) iter.Seq[Usage] {
 	return func(yield func(Usage) bool) {
-		for ci := t.ChunkIndexOfLine(n); ci < len(t.chunks); ci++ {
-			for i := range t.chunks[ci].usage {
-				u := t.chunks[ci].usageAt(i)
-				u.Line += t.lineStart[ci]
+		for _, c := range t.chunksFrom(t.ChunkIndexOfLine(n)) {
+			for i := range c.usage {
+				u := c.usageAt(i)
+				u.Line += c.at.lines
 				if u.Line < max(n, t.region.BodyStart) {
 					continue
 				}

@@ -233,11 +233,15 @@ func assertSameAsFullParse(t testing.TB, inc *Tree, src []byte, context string) 
 	if inc.EditorLineCount() != full.EditorLineCount() {
 		t.Fatalf("%s: editor lines differ", context)
 	}
-	// An edit moves the old prefix sums instead of summing every chunk again.
-	summed := &Tree{chunks: inc.chunks}
-	summed.index()
-	if !slices.Equal(summed.byteStart, inc.byteStart) || !slices.Equal(summed.lineStart, inc.lineStart) || !slices.Equal(summed.crStart, inc.crStart) {
-		t.Fatalf("%s: the edited tree's prefix sums differ from its chunks' sums", context)
+	// Pages shared or rebuilt by edits hold what their chunks hold, and none
+	// is empty or over the limit.
+	for p, pg := range inc.pages {
+		if fresh := newPage(pg.chunks); !slices.Equal(fresh.within, pg.within) || fresh.delims != pg.delims {
+			t.Fatalf("%s: page %d's sums differ from its chunks'", context, p)
+		}
+		if len(pg.chunks) == 0 || len(pg.chunks) > pageMaxChunks {
+			t.Fatalf("%s: page %d has %d chunks", context, p, len(pg.chunks))
+		}
 	}
 }
 
