@@ -31,7 +31,9 @@ func Folds(t *grammar.Tree) []Fold { return FoldsUpTo(t, -1) }
 // limit < 0): what an editor keeps of the full list when it has a limit.
 // It reads lines only until limit folds have started, and finds where the
 // long ones (phases, the session, subagents) end from the chunk summaries,
-// so a capped request on a huge document reads only its beginning.
+// so a capped request on a huge document reads only its beginning. What it
+// needs of a chunk's lines is memoized on the chunk, so later requests, and
+// requests after an edit elsewhere, do not decode those lines again.
 func FoldsUpTo(t *grammar.Tree, limit int) []Fold {
 	f := foldScanner{t: t, phaseStart: -1, sessionStart: -1, parent: -1, lastCont: -1, commentStart: -1,
 		lastComment: -1, lastNonEmpty: -1, open: map[string]int{}}
@@ -39,14 +41,18 @@ func FoldsUpTo(t *grammar.Tree, limit int) []Fold {
 	if r.HeaderStart >= 0 && r.BodyStart-1 > r.HeaderStart {
 		f.out = append(f.out, Fold{StartLine: r.HeaderStart, EndLine: r.BodyStart - 1, Kind: FoldHeader})
 	}
-	for l := range t.Body() {
-		f.line(l)
-		if limit >= 0 && f.started() >= limit && l.Kind != grammar.Continuation && l.Kind != grammar.Comment && l.Kind != grammar.Empty {
-			// Every fold starting up to here is now known or open: close
-			// the open ones where they will end, and stop if that is enough.
-			c := f.clone()
-			if out := c.finishFrom(c.readRun(l.Num + 1)); len(out) >= limit {
-				return out[:limit]
+	for i := t.ChunkIndexOfLine(r.BodyStart); i < t.ChunkCount(); i++ {
+		cf := chunkFoldLinesOf(t, i)
+		_, first, _ := t.ChunkAt(i)
+		for k, l := range cf.lines {
+			f.line(cf, l, first)
+			if limit >= 0 && f.started() >= limit && l.kind != grammar.Continuation && l.kind != grammar.Comment {
+				// Every fold starting up to here is now known or open: close
+				// the open ones where they will end, and stop if that is enough.
+				c := f.clone()
+				if out := c.finishFrom(c.readRun(i, k+1)); len(out) >= limit {
+					return out[:limit]
+				}
 			}
 		}
 	}
@@ -55,6 +61,77 @@ func FoldsUpTo(t *grammar.Tree, limit int) []Fold {
 		out = out[:limit]
 	}
 	return out
+}
+
+// foldLine is what folding needs of one non-empty body line.
+type foldLine struct {
+	num  int32 // relative to the chunk's first line
+	kind grammar.Kind
+	mark foldMark
+	id   int32 // a subagent line's id, in chunkFoldLines.ids; -1 if it has none
+}
+
+type foldMark uint8
+
+const (
+	sessionStartMark  foldMark = 1 << iota // a lifecycle line starting with "start"
+	sessionEndMark                         // a lifecycle line starting with "end"
+	subagentStartMark                      // a subagent line with [started]
+	subagentEndMark                        // a subagent line with [done] or [error]
+)
+
+// chunkFoldLines are a chunk's non-empty body lines as folding sees them:
+// the scan over them costs a fraction of decoding the lines again.
+type chunkFoldLines struct {
+	lines []foldLine
+	ids   []string
+}
+
+type foldLinesKey struct{}
+
+// chunkFoldLinesOf returns chunk i's fold lines, memoized on the chunk
+// when all its lines are body lines (as summaryOf does).
+func chunkFoldLinesOf(t *grammar.Tree, i int) *chunkFoldLines {
+	c, first, _ := t.ChunkAt(i)
+	if first >= t.Region().BodyStart {
+		return c.Memo(foldLinesKey{}, func() any { return foldLinesOf(t, i) }).(*chunkFoldLines)
+	}
+	return foldLinesOf(t, i)
+}
+
+func foldLinesOf(t *grammar.Tree, i int) *chunkFoldLines {
+	_, first, _ := t.ChunkAt(i)
+	cf := &chunkFoldLines{}
+	bodyStart := t.Region().BodyStart
+	for l := range t.ChunkLines(i) {
+		if l.Num < bodyStart || l.Kind == grammar.Empty {
+			continue
+		}
+		fl := foldLine{num: int32(l.Num - first), kind: l.Kind, id: -1}
+		switch l.Kind {
+		case grammar.Lifecycle:
+			content := t.Slice(l.Content, l.TrimEnd)
+			if bytes.HasPrefix(content, []byte("start")) {
+				fl.mark = sessionStartMark
+			} else if bytes.HasPrefix(content, []byte("end")) {
+				fl.mark = sessionEndMark
+			}
+		case grammar.Subagent:
+			if l.ID.Valid() {
+				fl.id = int32(len(cf.ids))
+				cf.ids = append(cf.ids, string(t.Slice(l.ID.Start, l.ID.End)))
+				content := t.Slice(l.Content, l.TrimEnd)
+				if isSubagentEnd(content) {
+					fl.mark |= subagentEndMark
+				}
+				if bytes.Contains(content, []byte("[started]")) {
+					fl.mark |= subagentStartMark
+				}
+			}
+		}
+		cf.lines = append(cf.lines, fl)
+	}
+	return cf
 }
 
 type foldScanner struct {
@@ -113,66 +190,69 @@ func (f *foldScanner) flushPhase(end int) {
 	f.phaseStart = -1
 }
 
-func (f *foldScanner) line(l grammar.Line) {
-	t := f.t
-	switch l.Kind {
-	case grammar.Empty:
-		return
-	case grammar.Continuation:
+// line reads fold line l of the chunk whose lines cf are and whose first
+// line is first.
+func (f *foldScanner) line(cf *chunkFoldLines, l foldLine, first int) {
+	num := first + int(l.num)
+	if l.kind == grammar.Continuation {
 		if f.parent >= 0 {
-			f.lastCont = l.Num
+			f.lastCont = num
 		}
-		f.lastNonEmpty = l.Num
+		f.lastNonEmpty = num
 		return
 	}
 	f.flushCont()
-	f.parent = l.Num
-	if l.Kind == grammar.Comment {
-		if f.commentStart < 0 || f.lastComment != l.Num-1 {
+	f.parent = num
+	if l.kind == grammar.Comment {
+		if f.commentStart < 0 || f.lastComment != num-1 {
 			f.flushComments()
-			f.commentStart = l.Num
+			f.commentStart = num
 		}
-		f.lastComment = l.Num
+		f.lastComment = num
 	} else {
 		f.flushComments()
 	}
-	switch l.Kind {
+	switch l.kind {
 	case grammar.Phase:
 		f.flushPhase(f.lastNonEmpty)
-		f.phaseStart = l.Num
+		f.phaseStart = num
 	case grammar.Lifecycle:
-		content := t.Slice(l.Content, l.TrimEnd)
-		if bytes.HasPrefix(content, []byte("start")) && f.sessionStart < 0 {
-			f.sessionStart = l.Num
-		} else if bytes.HasPrefix(content, []byte("end")) && f.sessionStart >= 0 {
-			f.out = append(f.out, Fold{StartLine: f.sessionStart, EndLine: l.Num, Kind: FoldRegion})
+		if l.mark&sessionStartMark != 0 && f.sessionStart < 0 {
+			f.sessionStart = num
+		} else if l.mark&sessionEndMark != 0 && f.sessionStart >= 0 {
+			f.out = append(f.out, Fold{StartLine: f.sessionStart, EndLine: num, Kind: FoldRegion})
 			f.sessionStart = -1
 		}
 	case grammar.Subagent:
-		if l.ID.Valid() {
-			id := string(t.Slice(l.ID.Start, l.ID.End))
-			content := t.Slice(l.Content, l.TrimEnd)
-			if start, open := f.open[id]; open && isSubagentEnd(content) {
-				f.out = append(f.out, Fold{StartLine: start, EndLine: l.Num, Kind: FoldRegion})
+		if l.id >= 0 {
+			id := cf.ids[l.id]
+			if start, open := f.open[id]; open && l.mark&subagentEndMark != 0 {
+				f.out = append(f.out, Fold{StartLine: start, EndLine: num, Kind: FoldRegion})
 				delete(f.open, id)
-			} else if !open && bytes.Contains(content, []byte("[started]")) {
-				f.open[id] = l.Num
+			} else if !open && l.mark&subagentStartMark != 0 {
+				f.open[id] = num
 			}
 		}
 	}
-	f.lastNonEmpty = l.Num
+	f.lastNonEmpty = num
 }
 
-// readRun reads the continuation (and empty) lines from line n on, which
-// may extend the run of the line before; it returns the next other line.
-func (f *foldScanner) readRun(n int) int {
-	for l := range f.t.LinesFrom(n) {
-		if l.Kind != grammar.Continuation && l.Kind != grammar.Empty {
-			return l.Num
+// readRun reads the continuation lines from the k-th fold line of chunk i
+// on, which may extend the run of the line before; it returns the next
+// other non-empty line.
+func (f *foldScanner) readRun(i, k int) int {
+	t := f.t
+	for ; i < t.ChunkCount(); i, k = i+1, 0 {
+		cf := chunkFoldLinesOf(t, i)
+		_, first, _ := t.ChunkAt(i)
+		for _, l := range cf.lines[k:] {
+			if l.kind != grammar.Continuation {
+				return first + int(l.num)
+			}
+			f.line(cf, l, first)
 		}
-		f.line(l)
 	}
-	return f.t.LineCount()
+	return t.LineCount()
 }
 
 // finish closes what is open at the end of the document.
@@ -193,7 +273,7 @@ func (f *foldScanner) finishFrom(next int) []Fold {
 	f.flushComments()
 	if f.phaseStart >= 0 || f.sessionStart >= 0 || len(f.open) > 0 {
 		t := f.t
-		nextPhase, end := -1, -1
+		nextPhase := -1
 		subEnds := map[string]int{}
 		lastNonEmpty := f.lastNonEmpty
 		for i := t.ChunkIndexOfLine(next); i < t.ChunkCount(); i++ {
@@ -202,11 +282,6 @@ func (f *foldScanner) finishFrom(next int) []Fold {
 			for _, p := range s.phaseLines {
 				if nextPhase < 0 && first+p >= next {
 					nextPhase = first + p
-				}
-			}
-			for _, e := range s.endLines {
-				if end < 0 && first+e >= next {
-					end = first + e
 				}
 			}
 			for _, e := range s.subagentEnds {
@@ -219,7 +294,7 @@ func (f *foldScanner) finishFrom(next int) []Fold {
 			if nextPhase < 0 && s.lastNonEmpty >= 0 {
 				lastNonEmpty = max(lastNonEmpty, first+s.lastNonEmpty)
 			}
-			if nextPhase >= 0 && (end >= 0 || f.sessionStart < 0) && len(subEnds) == len(f.open) {
+			if nextPhase >= 0 && len(subEnds) == len(f.open) {
 				break
 			}
 		}
@@ -229,8 +304,10 @@ func (f *foldScanner) finishFrom(next int) []Fold {
 			}
 			f.flushPhase(lastNonEmpty)
 		}
-		if f.sessionStart >= 0 && end >= 0 {
-			f.out = append(f.out, Fold{StartLine: f.sessionStart, EndLine: end, Kind: FoldRegion})
+		if f.sessionStart >= 0 {
+			if end := sessionEndFrom(t, next); end >= 0 {
+				f.out = append(f.out, Fold{StartLine: f.sessionStart, EndLine: end, Kind: FoldRegion})
+			}
 		}
 		for id, start := range f.open {
 			if e, ok := subEnds[id]; ok {
@@ -240,6 +317,40 @@ func (f *foldScanner) finishFrom(next int) []Fold {
 	}
 	sortFolds(f.out)
 	return f.out
+}
+
+// sessionEndFrom is the first lifecycle line starting with "end" from
+// line n on, or -1. A session usually ends at the end of the document, so
+// the first end after each chunk is memoized on the tree.
+func sessionEndFrom(t *grammar.Tree, n int) int {
+	ci := t.ChunkIndexOfLine(n)
+	_, first, _ := t.ChunkAt(ci)
+	for _, e := range summaryOf(t, ci).endLines {
+		if first+e >= n {
+			return first + e
+		}
+	}
+	return sessionEndsOf(t)[ci+1]
+}
+
+type sessionEndsKey struct{}
+
+// sessionEndsOf returns, for each chunk i, the first "end" lifecycle line
+// in chunk i and after (-1 if none); one more entry, -1, follows the last.
+func sessionEndsOf(t *grammar.Tree) []int {
+	return t.Memo(sessionEndsKey{}, func() any {
+		n := t.ChunkCount()
+		ends := make([]int, n+1)
+		ends[n] = -1
+		for i := n - 1; i >= 0; i-- {
+			ends[i] = ends[i+1]
+			if s := summaryOf(t, i); len(s.endLines) > 0 {
+				_, first, _ := t.ChunkAt(i)
+				ends[i] = first + s.endLines[0]
+			}
+		}
+		return ends
+	}).([]int)
 }
 
 // lastNonEmptyBefore is the last non-empty line before line n.

@@ -93,7 +93,8 @@ func TestOutlineAndFoldsEqualReference(t *testing.T) {
 				t.Cleanup(grammar.SetChunkLimitsForTest(limits[0], limits[1]))
 			}
 			r := rand.New(rand.NewPCG(uint64(limits[0]), 17))
-			docs := [][]byte{generatedSession(t, 30<<10, 2), generatedSession(t, 8<<10, 4), {}, []byte("---\n"), []byte("u: x")}
+			docs := [][]byte{generatedSession(t, 30<<10, 2), generatedSession(t, 8<<10, 4), {}, []byte("---\n"), []byte("u: x"),
+				[]byte("---\nid: x\n---"), []byte("---\nid: x\n---\n"), []byte("x\n---\nid: x\n---\r\n# c\n# d")}
 			for range 40 {
 				docs = append(docs, randomOutlineDoc(r, 10+r.IntN(150)))
 			}
