@@ -358,36 +358,46 @@ const (
 	highs = 0x8080808080808080
 )
 
+// plainEnd returns the index of the first quote, backslash or control byte
+// at or after i, or len(b). Most of a transcript is string text: it is
+// skipped sixteen bytes at a time.
+func plainEnd(b []byte, i int) int {
+	for i+16 <= len(b) {
+		w := b[i : i+16]
+		m0 := notPlain8(binary.LittleEndian.Uint64(w))
+		m1 := notPlain8(binary.LittleEndian.Uint64(w[8:]))
+		if m0|m1 != 0 {
+			if m0 == 0 {
+				return i + 8 + bits.TrailingZeros64(m1)/8
+			}
+			return i + bits.TrailingZeros64(m0)/8
+		}
+		i += 16
+	}
+	for i < len(b) && plain[b[i]] {
+		i++
+	}
+	return i
+}
+
 // notPlain8 marks the bytes of w (eight bytes, little endian) that are a
 // quote, a backslash or a control character: zero when there are none.
 // Marks above the first one may be wrong (a borrow runs on), but the lowest
 // mark is always the first such byte.
 func notPlain8(w uint64) uint64 {
-	control := (w - ones*0x20) &^ w
-	q := w ^ (ones * '"')
-	quote := (q - ones) &^ q
+	// x^0x02 < 0x21 holds for exactly the control bytes and '"'.
+	cq := w ^ (ones * 0x02)
+	cq = (cq - ones*0x21) &^ cq
 	bs := w ^ (ones * '\\')
-	backslash := (bs - ones) &^ bs
-	return (control | quote | backslash) & highs
+	bs = (bs - ones) &^ bs
+	return (cq | bs) & highs
 }
 
 func str(b []byte, i int) (int, error) {
 	start := i
 	i++
-	for i < len(b) {
-		// Most of a transcript is string text: skip it a word at a time,
-		// up to the first byte that needs attention.
-		for i+8 <= len(b) {
-			if m := notPlain8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		for i < len(b) && plain[b[i]] {
-			i++
-		}
-		if i >= len(b) {
+	for {
+		if i = plainEnd(b, i); i >= len(b) {
 			break
 		}
 		c := b[i]
@@ -414,10 +424,8 @@ func str(b []byte, i int) (int, error) {
 			default:
 				return i, &SyntaxError{i, "invalid escape"}
 			}
-		case c < 0x20:
+		default: // plainEnd stops at nothing else
 			return i, &SyntaxError{i, "control character in string"}
-		default:
-			i++
 		}
 	}
 	return start, &SyntaxError{start, "unterminated string"}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"math/bits"
 	"strings"
 	"testing"
@@ -133,4 +134,58 @@ func TestNotPlain8(t *testing.T) {
 			}
 		}
 	}
+}
+
+// strByByte is the plain byte-by-byte string validator str must agree
+// with, errors and offsets included.
+func strByByte(b []byte, i int) (int, error) {
+	start := i
+	i++
+	for i < len(b) {
+		switch c := b[i]; {
+		case c == '"':
+			return i + 1, nil
+		case c == '\\':
+			if i+1 >= len(b) {
+				return i, &SyntaxError{i, "unterminated escape"}
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return i, &SyntaxError{i, "short \\u escape"}
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						return i, &SyntaxError{i, "invalid \\u escape"}
+					}
+				}
+				i += 6
+			default:
+				return i, &SyntaxError{i, "invalid escape"}
+			}
+		case c < 0x20:
+			return i, &SyntaxError{i, "control character in string"}
+		default:
+			i++
+		}
+	}
+	return start, &SyntaxError{start, "unterminated string"}
+}
+
+func FuzzValidateString(f *testing.F) {
+	for _, s := range []string{`"plain" "next"`, `"a\"b\\" x"`, "\"tab\there\"", `"\u00e9\q"`, `"\u12`, `"abc\`, `"unterminated`, "\"0123456789abcdef\x01\"", `"\\\\\""`, "\"\xff\xfe\"\"\\n\""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 || b[0] != '"' {
+			return
+		}
+		end, err := str(b, 0)
+		wantEnd, wantErr := strByByte(b, 0)
+		if end != wantEnd || fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("str(%q) = %d, %v; byte by byte: %d, %v", b, end, err, wantEnd, wantErr)
+		}
+	})
 }
