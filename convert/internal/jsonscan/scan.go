@@ -53,14 +53,20 @@ func Object(b []byte, fn func(key, value []byte) error) error {
 		}
 		return ErrNotObject
 	}
-	end, err := value(b, i, 0)
+	var found [32]member
+	end, ms, err := object(b, i, 0, found[:0], true)
 	if err != nil {
 		return err
 	}
 	if j := skipWS(b, end); j != len(b) {
 		return &SyntaxError{j, "trailing data"}
 	}
-	return members(b, i, fn)
+	for _, m := range ms {
+		if err := fn(b[m.keyStart:m.keyEnd], b[m.valueStart:m.valueEnd]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Members is Object for a value already known to be valid (a value handed
@@ -270,37 +276,8 @@ func value(b []byte, i, depth int) (int, error) {
 	case c == '"':
 		return str(b, i)
 	case c == '{':
-		i = skipWS(b, i+1)
-		if i < len(b) && b[i] == '}' {
-			return i + 1, nil
-		}
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return i, &SyntaxError{i, "expected object key"}
-			}
-			end, err := str(b, i)
-			if err != nil {
-				return end, err
-			}
-			i = skipWS(b, end)
-			if i >= len(b) || b[i] != ':' {
-				return i, &SyntaxError{i, "expected ':'"}
-			}
-			if i, err = value(b, skipWS(b, i+1), depth+1); err != nil {
-				return i, err
-			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return i, &SyntaxError{i, "unexpected end of object"}
-			}
-			if b[i] == '}' {
-				return i + 1, nil
-			}
-			if b[i] != ',' {
-				return i, &SyntaxError{i, "expected ',' or '}'"}
-			}
-			i = skipWS(b, i+1)
-		}
+		end, _, err := object(b, i, depth, nil, false)
+		return end, err
 	case c == '[':
 		i = skipWS(b, i+1)
 		if i < len(b) && b[i] == ']' {
@@ -333,6 +310,53 @@ func value(b []byte, i, depth int) (int, error) {
 		return number(b, i)
 	default:
 		return i, &SyntaxError{i, fmt.Sprintf("unexpected character %q", c)}
+	}
+}
+
+// member is where one member of an object is: its key (without the quotes)
+// and its value.
+type member struct{ keyStart, keyEnd, valueStart, valueEnd int }
+
+// object validates the object at b[i] and returns its end. With record
+// set it also appends its members to ms, so that Object need not walk the
+// object again to find them.
+func object(b []byte, i, depth int, ms []member, record bool) (int, []member, error) {
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, ms, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, ms, &SyntaxError{i, "expected object key"}
+		}
+		keyStart := i
+		end, err := str(b, i)
+		if err != nil {
+			return end, ms, err
+		}
+		keyEnd := end
+		i = skipWS(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return i, ms, &SyntaxError{i, "expected ':'"}
+		}
+		valueStart := skipWS(b, i+1)
+		if i, err = value(b, valueStart, depth+1); err != nil {
+			return i, ms, err
+		}
+		if record {
+			ms = append(ms, member{keyStart + 1, keyEnd - 1, valueStart, i})
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return i, ms, &SyntaxError{i, "unexpected end of object"}
+		}
+		if b[i] == '}' {
+			return i + 1, ms, nil
+		}
+		if b[i] != ',' {
+			return i, ms, &SyntaxError{i, "expected ',' or '}'"}
+		}
+		i = skipWS(b, i+1)
 	}
 }
 
