@@ -11,6 +11,7 @@ package lsptest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -151,12 +152,25 @@ func (c *Client) Initialize(params any) json.RawMessage {
 	return res
 }
 
-// Call sends a request through the connection and decodes the result.
+// Call sends a request through the connection and decodes the result, as
+// the frame log read it (with encoding/json), into result. A result that
+// is a *json.RawMessage gets the result's text as the server sent it.
 func (c *Client) Call(method string, params, result any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), WaitLimit)
 	defer cancel()
-	_, err := c.Conn.Call(ctx, method, params, result)
-	return err
+	id, err := c.Conn.Call(context.WithValue(ctx, callKey{}, true), method, params, nil)
+	f := c.stream.takeAnswer(id)
+	if err != nil || result == nil || f == nil || len(f.Result) == 0 {
+		return err
+	}
+	if raw, ok := result.(*json.RawMessage); ok {
+		*raw = f.Result
+		return nil
+	}
+	if err := json.Unmarshal(f.Result, result); err != nil {
+		return fmt.Errorf("unmarshaling result: %w", err)
+	}
+	return nil
 }
 
 // Notify sends a notification.

@@ -1,6 +1,10 @@
 package lsptest
 
-import "testing"
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
 
 func TestJSONEqual(t *testing.T) {
 	for _, tc := range []struct {
@@ -33,5 +37,43 @@ func TestParseFrame(t *testing.T) {
 	f = parseFrame([]byte(`{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"untitled:x","diagnostics":[]}}`))
 	if p, ok := published(f); !ok || p.URI != "untitled:x" || p.Version != nil || !Cleared(p) {
 		t.Fatalf("got %+v", p)
+	}
+}
+
+// decodeEnvelope reads what json.Unmarshal reads, on messages as servers
+// write them and on anything else.
+func TestDecodeEnvelopeEqualsUnmarshal(t *testing.T) {
+	for _, body := range envelopeSeeds {
+		checkEnvelope(t, []byte(body))
+	}
+}
+
+var envelopeSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"result":[{"name":"a \"}] \\","kind":2,"children":[{"x":[1,{"y":"]}"}]}]}]}`,
+	` { "jsonrpc" : "2.0" , "id" : "s\"1" , "error" : { "code" : -32601 , "message" : "m" , "data" : [ null ] } } `,
+	`{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":"untitled:x","diagnostics":[]}}`,
+	`{"jsonrpc":"2.0","id":4,"method":"workspace/configuration","params":{"items":[{}]}}`,
+	`{"ID":3,"Method":"m","RESULT":true,"\u0069d":4,"id":null,"result":-1.5e3,"error":null,"params":"\\\\"}`,
+	`{"id":1,"result":1,"result":{"a":"b"},"error":{"code":1},"error":{"message":"two"}}`,
+	`{"id":1,"method":5}`, `{"id":1,"error":"x"}`, `{"id":1,"error":{"code":"x"}}`, `{}`, `null`, `[1]`, `"x"`, `7`,
+	`{"id":1`, ``, `{"id":1} x`, "{\"id\":1,\"result\":\"\xff\"}", `{"result":"\u2028é😀"}`,
+}
+
+func FuzzDecodeEnvelope(f *testing.F) {
+	for _, body := range envelopeSeeds {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(checkEnvelope)
+}
+
+func checkEnvelope(t *testing.T, body []byte) {
+	var want envelope
+	err := json.Unmarshal(body, &want)
+	got, ok := decodeEnvelope(body)
+	if ok != (err == nil) {
+		t.Fatalf("%q: ok %v, Unmarshal says %v", body, ok, err)
+	}
+	if ok && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q:\n got %+v\nwant %+v", body, got, want)
 	}
 }
