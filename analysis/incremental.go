@@ -18,30 +18,55 @@ import (
 // An Analyzer is not safe for concurrent use: it belongs to whoever owns
 // the document's diagnostics.
 type Analyzer struct {
-	tree         *grammar.Tree
-	chunks       []*chunkState // parallel to the tree's chunks
-	tallies      []chunkTally  // parallel to chunks
-	headerChunks int           // the leading chunks that hold header lines
+	tree  *grammar.Tree
+	pages []*statePage // parallel to the tree's pages
+	// headerChunks is how many leading chunks hold header lines, and
+	// headerStates their states, which an edit anywhere can invalidate.
+	headerChunks int
+	headerStates []*chunkState
 	ids          map[string]*idFacts
 	gen          uint32 // bumped by every Update; marks the facts it touched
 }
 
-// chunkState is one chunk of the current tree as the analyzer sees it.
-// Where the chunk is in the document is read from the tree by ord: an edit
-// moves every chunk after it, and the states of those chunks are not
-// touched unless the number of chunks changes.
-type chunkState struct {
-	chunk    *grammar.Chunk
-	sum      *chunkSummary
-	ord      int  // position among the current tree's chunks
-	header   bool // the chunk held header lines when it was summarised
-	resolved []Finding
-	dirty    bool
+// statePage is the analyzer's view of one page of the tree. A page an edit
+// did not touch keeps its statePage; only where it starts is updated.
+type statePage struct {
+	page    *grammar.Page
+	first   int // the index of its first chunk in the current tree
+	states  []*chunkState
+	tallies []chunkTally // parallel to states
+	total   pageTally
 }
 
-// chunkTally is what FindingsUpTo reads of every chunk. The tallies are
-// kept in one array, so that a capped list counts what it leaves out, and
-// skips the chunks without findings, without visiting their states.
+// chunkState is one chunk of the current tree as the analyzer sees it.
+// Where the chunk is in the document is read from the tree by its ordinal
+// (its page's first chunk plus its place in the page): an edit moves every
+// chunk after it without visiting their states.
+type chunkState struct {
+	chunk    *grammar.Chunk
+	sum      *chunkSummary // nil until summarised
+	page     *statePage
+	local    int  // its index in page
+	header   bool // the chunk held header lines when it was summarised
+	gone     bool // no longer in the tree
+	dirty    bool
+	resolved []Finding
+	tally    chunkTally
+}
+
+// ord is the chunk's position among the tree's chunks.
+func (cs *chunkState) ord() int { return cs.page.first + cs.local }
+
+// place returns the chunk's first line and first byte in the current tree.
+func (a *Analyzer) place(cs *chunkState) (firstLine, start int) {
+	_, firstLine, start = a.tree.ChunkAt(cs.ord())
+	return firstLine, start
+}
+
+// chunkTally is what FindingsUpTo reads of a chunk. The tallies of a page
+// are kept in one array, and summed per page, so that a capped list counts
+// what it leaves out, and skips the chunks without findings, without
+// visiting their states.
 type chunkTally struct {
 	firstStep, lastStep uint64 // the chunk's first and last step= (tallyStep)
 	findings            int32  // its own and resolved findings and step decreases, all codes
@@ -74,10 +99,38 @@ func tallyOf(cs *chunkState) chunkTally {
 	return ct
 }
 
-// place returns the chunk's first line and first byte in the current tree.
-func (a *Analyzer) place(cs *chunkState) (firstLine, start int) {
-	_, firstLine, start = a.tree.ChunkAt(cs.ord)
-	return firstLine, start
+// pageTally sums a page's tallies.
+type pageTally struct {
+	findings            int // its chunks' findings and the step decreases between them
+	firstStep, lastStep uint64
+	hasStep             bool
+	start               int // the first chunk with an @start line, -1
+	hasEnd              bool
+	quiet               bool
+}
+
+func (sp *statePage) sumTallies() {
+	pt := pageTally{start: -1}
+	for i, ct := range sp.tallies {
+		if ct.flags&tallyQuiet != 0 {
+			continue
+		}
+		pt.findings += int(ct.findings)
+		if ct.flags&tallyStep != 0 {
+			if !pt.hasStep {
+				pt.firstStep = ct.firstStep
+			} else if ct.firstStep < pt.lastStep {
+				pt.findings++
+			}
+			pt.lastStep, pt.hasStep = ct.lastStep, true
+		}
+		if ct.flags&tallyStart != 0 && pt.start < 0 {
+			pt.start = i
+		}
+		pt.hasEnd = pt.hasEnd || ct.flags&tallyEnd != 0
+	}
+	pt.quiet = pt.findings == 0 && !pt.hasStep && pt.start < 0 && !pt.hasEnd
+	sp.total = pt
 }
 
 // idFacts is what the whole document says about one call id: the chunks it
@@ -143,74 +196,105 @@ func (a *Analyzer) Tree() *grammar.Tree { return a.tree }
 func (a *Analyzer) Update(t *grammar.Tree) {
 	a.gen++
 	bodyStart := t.Region().BodyStart
-	n, oldN := t.ChunkCount(), len(a.chunks)
-	// An edit replaces a contiguous run of chunks: the states of the common
-	// prefix and suffix are kept, everything between is new.
+	np, oldP := t.PageCount(), len(a.pages)
+	// An edit replaces a contiguous run of pages: the common prefix and
+	// suffix of pages are kept, the pages between are new.
+	page := func(p int) *grammar.Page { pg, _ := t.PageAt(p); return pg }
 	prefix := 0
-	for prefix < min(n, oldN) {
-		if c, _, _ := t.ChunkAt(prefix); c != a.chunks[prefix].chunk {
-			break
-		}
+	for prefix < min(np, oldP) && page(prefix) == a.pages[prefix].page {
 		prefix++
 	}
 	suffix := 0
-	for suffix < min(n, oldN)-prefix {
-		if c, _, _ := t.ChunkAt(n - 1 - suffix); c != a.chunks[oldN-1-suffix].chunk {
-			break
-		}
+	for suffix < min(np, oldP)-prefix && page(np-1-suffix) == a.pages[oldP-1-suffix].page {
 		suffix++
 	}
-	chunks := make([]*chunkState, n)
-	copy(chunks, a.chunks[:prefix])
-	copy(chunks[n-suffix:], a.chunks[oldN-suffix:])
-	tallies := make([]chunkTally, n)
-	copy(tallies, a.tallies[:prefix])
-	copy(tallies[n-suffix:], a.tallies[oldN-suffix:])
-	dropped := slices.Clip(a.chunks[prefix : oldN-suffix])
-	var added []*chunkState
-	renew := func(i int) {
-		c, first, _ := t.ChunkAt(i)
-		cs := &chunkState{chunk: c, header: first < bodyStart, ord: i}
-		chunks[i] = cs
-		added = append(added, cs)
+	pages := make([]*statePage, np)
+	copy(pages, a.pages[:prefix])
+	copy(pages[np-suffix:], a.pages[oldP-suffix:])
+	// Within the new pages, the chunks the edit did not touch keep their
+	// states: the common prefix and suffix of the old and new chunk lists.
+	var old []*chunkState
+	for _, sp := range a.pages[prefix : oldP-suffix] {
+		old = append(old, sp.states...)
 	}
-	for i := prefix; i < n-suffix; i++ {
-		renew(i)
-	}
-	if n != oldN {
-		for i := n - suffix; i < n; i++ {
-			chunks[i].ord = i
+	var fresh []*grammar.Chunk
+	for p := prefix; p < np-suffix; p++ {
+		pg := page(p)
+		for i := range pg.ChunkCount() {
+			fresh = append(fresh, pg.Chunk(i))
 		}
+	}
+	same := 0
+	for same < min(len(old), len(fresh)) && old[same].chunk == fresh[same] {
+		same++
+	}
+	sameEnd := 0
+	for sameEnd < min(len(old), len(fresh))-same && old[len(old)-1-sameEnd].chunk == fresh[len(fresh)-1-sameEnd] {
+		sameEnd++
+	}
+	dropped := slices.Clip(old[same : len(old)-sameEnd])
+	var added []*chunkState
+	k := 0
+	for p := prefix; p < np-suffix; p++ {
+		pg := page(p)
+		sp := &statePage{page: pg, states: make([]*chunkState, pg.ChunkCount()), tallies: make([]chunkTally, pg.ChunkCount())}
+		for i := range sp.states {
+			var cs *chunkState
+			switch {
+			case k < same:
+				cs = old[k]
+			case k >= len(fresh)-sameEnd:
+				cs = old[len(old)-(len(fresh)-k)]
+			default:
+				cs = &chunkState{chunk: fresh[k]}
+				added = append(added, cs)
+			}
+			cs.page, cs.local = sp, i
+			sp.states[i], sp.tallies[i] = cs, cs.tally
+			k++
+		}
+		pages[p] = sp
+	}
+	for p, sp := range pages {
+		_, sp.first = t.PageAt(p)
+	}
+	for _, cs := range dropped {
+		cs.gone = true
 	}
 	// A chunk holding header lines is summarised knowing where the body
 	// starts, which edits anywhere can move: such a summary is never
 	// reused, and neither is any other once its chunk holds header lines.
-	// Those chunks lead the document, before and after the edit.
-	headerChunks := 0
-	for headerChunks < n {
-		if _, first, _ := t.ChunkAt(headerChunks); first >= bodyStart {
+	// Those chunks lead the document.
+	renew := func(cs *chunkState) {
+		cs.gone = true
+		dropped = append(dropped, cs)
+		again := &chunkState{chunk: cs.chunk, page: cs.page, local: cs.local}
+		cs.page.states[cs.local] = again
+		added = append(added, again)
+	}
+	for _, cs := range a.headerStates {
+		if !cs.gone {
+			renew(cs)
+		}
+	}
+	a.headerChunks, a.headerStates = 0, a.headerStates[:0]
+	for ci := range t.ChunkCount() {
+		if _, first, _ := t.ChunkAt(ci); first >= bodyStart {
 			break
 		}
-		headerChunks++
-	}
-	keptHeader := func(i int) bool { // chunks[i] was kept and held header lines
-		return (i < prefix || i >= n-suffix) && chunks[i].header
-	}
-	for i := range min(n, max(headerChunks, a.headerChunks)) {
-		if i < headerChunks && (i < prefix || i >= n-suffix) || keptHeader(i) {
-			dropped = append(dropped, chunks[i])
-			renew(i)
+		sp := pages[0]
+		for p := 1; p < len(pages) && pages[p].first <= ci; p++ {
+			sp = pages[p]
 		}
-	}
-	// Old header chunks kept at the end: everything before the edit moved
-	// there (an edit before the header).
-	for i := max(n-suffix, headerChunks); i < n && oldN-(n-i) < a.headerChunks; i++ {
-		if keptHeader(i) {
-			dropped = append(dropped, chunks[i])
-			renew(i)
+		cs := sp.states[ci-sp.first]
+		if cs.sum != nil {
+			renew(cs)
+			cs = sp.states[ci-sp.first]
 		}
+		cs.header = true
+		a.headerChunks++
+		a.headerStates = append(a.headerStates, cs)
 	}
-	a.headerChunks = headerChunks
 	// The ids mentioned by dropped or new chunks, each once.
 	type touchedID struct {
 		id    string
@@ -224,12 +308,16 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		}
 	}
 	for _, cs := range dropped {
+		if cs.sum == nil {
+			continue // made and renewed in this Update
+		}
 		for _, id := range cs.sum.idOrder {
 			f := a.ids[id]
 			f.remove(cs)
 			touch(id, f)
 		}
 	}
+	a.tree, a.pages = t, pages
 	summarizeAll(t, added)
 	var dirty []*chunkState
 	markDirty := func(cs *chunkState) {
@@ -250,7 +338,6 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 			touch(id, f)
 		}
 	}
-	a.tree, a.chunks, a.tallies = t, chunks, tallies
 	for _, tid := range touched {
 		id, f := tid.id, tid.facts
 		if f.empty() {
@@ -265,10 +352,21 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 			}
 		}
 	}
+	var stale []*statePage
 	for _, cs := range dirty {
 		a.resolve(cs)
 		cs.dirty = false
-		tallies[cs.ord] = tallyOf(cs)
+		cs.tally = tallyOf(cs)
+		cs.page.tallies[cs.local] = cs.tally
+		if len(stale) == 0 || stale[len(stale)-1] != cs.page {
+			stale = append(stale, cs.page)
+		}
+	}
+	for p := prefix; p < np-suffix; p++ {
+		stale = append(stale, pages[p])
+	}
+	for _, sp := range stale {
+		sp.sumTallies() // a page may be summed twice: cheaper than a set
 	}
 }
 
@@ -278,7 +376,7 @@ func summarizeAll(t *grammar.Tree, states []*chunkState) {
 	workers := min(runtime.GOMAXPROCS(0), len(states)/4)
 	if workers <= 1 {
 		for _, cs := range states {
-			cs.sum = summaryOf(t, cs.ord)
+			cs.sum = summaryOf(t, cs.ord())
 		}
 		return
 	}
@@ -289,7 +387,7 @@ func summarizeAll(t *grammar.Tree, states []*chunkState) {
 		go func() {
 			defer wg.Done()
 			for cs := range next {
-				cs.sum = summaryOf(t, cs.ord)
+				cs.sum = summaryOf(t, cs.ord())
 			}
 		}()
 	}
@@ -315,10 +413,10 @@ func (f *idFacts) derive(id string) {
 	f.firstReg, f.firstStart, f.completed = nil, nil, false
 	for _, cs := range f.chunks() {
 		ci := cs.sum.id(id)
-		if ci.reg >= 0 && (f.firstReg == nil || cs.ord < f.firstReg.ord) {
+		if ci.reg >= 0 && (f.firstReg == nil || cs.ord() < f.firstReg.ord()) {
 			f.firstReg = cs
 		}
-		if _, ok := ci.firstStart(); ok && (f.firstStart == nil || cs.ord < f.firstStart.ord) {
+		if _, ok := ci.firstStart(); ok && (f.firstStart == nil || cs.ord() < f.firstStart.ord()) {
 			f.firstStart = cs
 		}
 		f.completed = f.completed || ci.completed
@@ -333,7 +431,7 @@ func (a *Analyzer) resolve(cs *chunkState) {
 	for _, id := range cs.sum.idOrder {
 		ci := cs.sum.id(id)
 		f := a.ids[id]
-		regBefore := f.firstReg != nil && f.firstReg.ord < cs.ord
+		regBefore := f.firstReg != nil && f.firstReg.ord() < cs.ord()
 		var first idMark
 		var hasStart bool
 		for _, m := range ci.marks {
@@ -388,6 +486,9 @@ func (a *Analyzer) Findings(cfg Config) []Finding {
 // thousand findings of a noisy log pays for those.
 func (a *Analyzer) FindingsUpTo(cfg Config, limit int) ([]Finding, int) {
 	c := checker{t: a.tree, cfg: cfg}
+	if limit >= 0 {
+		c.out = make([]Finding, 0, min(limit, 4096)+16) // a chunk's findings may overshoot the cap
+	}
 	full := func() bool { return limit >= 0 && len(c.out) >= limit }
 	more := 0
 	c.header()
@@ -397,43 +498,65 @@ func (a *Analyzer) FindingsUpTo(cfg Config, limit int) ([]Finding, int) {
 		startCS  *chunkState
 		hasEnd   bool
 	)
-	for i := range a.tallies {
-		ct := &a.tallies[i]
-		if ct.flags&tallyQuiet != 0 {
-			continue
-		}
-		// W004 across chunks: the chunk's first step against the last one before it.
-		previous, stepDown := lastStep, false
-		if ct.flags&tallyStep != 0 {
-			stepDown = hasStep && ct.firstStep < lastStep
-			lastStep, hasStep = ct.lastStep, true
-		}
-		if ct.flags&tallyStart != 0 && startCS == nil {
-			startCS = a.chunks[i]
-		}
-		hasEnd = hasEnd || ct.flags&tallyEnd != 0
-		if ct.findings == 0 && !stepDown {
+	for _, sp := range a.pages {
+		pt := &sp.total
+		if pt.quiet {
 			continue
 		}
 		if full() && len(cfg.Disabled) == 0 {
-			more += int(ct.findings)
-			if stepDown {
-				more++
+			// Count the page from its sums: its findings and step decreases,
+			// and one more if its first step is below the last one before it.
+			more += pt.findings
+			if pt.hasStep {
+				if hasStep && pt.firstStep < lastStep {
+					more++
+				}
+				lastStep, hasStep = pt.lastStep, true
 			}
+			if pt.start >= 0 && startCS == nil {
+				startCS = sp.states[pt.start]
+			}
+			hasEnd = hasEnd || pt.hasEnd
 			continue
 		}
-		cs := a.chunks[i]
-		s := cs.sum
-		var crossStep []Finding
-		if stepDown {
-			crossStep = append(crossStep, finding("W004", s.firstStep.line, s.firstStep.span,
-				fmt.Sprintf("Step %d is less than previous step %d", s.firstStep.value, previous)))
+		for i := range sp.tallies {
+			ct := &sp.tallies[i]
+			if ct.flags&tallyQuiet != 0 {
+				continue
+			}
+			// W004 across chunks: the chunk's first step against the last one before it.
+			previous, stepDown := lastStep, false
+			if ct.flags&tallyStep != 0 {
+				stepDown = hasStep && ct.firstStep < lastStep
+				lastStep, hasStep = ct.lastStep, true
+			}
+			if ct.flags&tallyStart != 0 && startCS == nil {
+				startCS = sp.states[i]
+			}
+			hasEnd = hasEnd || ct.flags&tallyEnd != 0
+			if ct.findings == 0 && !stepDown {
+				continue
+			}
+			if full() && len(cfg.Disabled) == 0 {
+				more += int(ct.findings)
+				if stepDown {
+					more++
+				}
+				continue
+			}
+			cs := sp.states[i]
+			s := cs.sum
+			var crossStep []Finding
+			if stepDown {
+				crossStep = append(crossStep, finding("W004", s.firstStep.line, s.firstStep.span,
+					fmt.Sprintf("Step %d is less than previous step %d", s.firstStep.value, previous)))
+			}
+			if full() {
+				more += c.count(s.local, cs.resolved, crossStep, s.stepViolations)
+				continue
+			}
+			c.emitChunk(a, cs, s.local, cs.resolved, crossStep, s.stepViolations)
 		}
-		if full() {
-			more += c.count(s.local, cs.resolved, crossStep, s.stepViolations)
-			continue
-		}
-		c.emitChunk(a, cs, s.local, cs.resolved, crossStep, s.stepViolations)
 	}
 	t := a.tree
 	if t.BodyLineCount() > 50 && startCS == nil {
