@@ -191,7 +191,7 @@ func (p *diagnosticsPublisher[T]) run(uri protocol.DocumentURI, gen uint64) {
 
 // diagnose calls the injected Diagnose; a panic there is logged and
 // publishes nothing, instead of ending the process.
-func (p *diagnosticsPublisher[T]) diagnose(ctx context.Context, dc *DocumentContext[T]) (diags []protocol.Diagnostic, ok bool) {
+func (p *diagnosticsPublisher[T]) diagnose(ctx context.Context, dc *DocumentContext[T]) (diags Diagnostics, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			p.s.log.Error("Diagnose panicked", zap.String("uri", string(dc.Doc.URI)),
@@ -208,28 +208,37 @@ func (p *diagnosticsPublisher[T]) send(params any) {
 	}
 }
 
+// Diagnostics is what Diagnose found. A language whose documents can have
+// very many diagnostics may stop building them at the cap
+// (dc.Settings.Diagnostics.MaxPerDocument, when positive) plus one, which
+// places the note about the rest, and count the rest in NotBuilt.
+type Diagnostics struct {
+	List     []protocol.Diagnostic
+	NotBuilt int
+}
+
 // finalizeDiagnostics applies the settings to Diagnose's result: disabled
 // codes removed, the count capped with a last entry saying how many were
 // left out, and never nil.
-func finalizeDiagnostics(diags []protocol.Diagnostic, settings Settings) []protocol.Diagnostic {
-	out := make([]protocol.Diagnostic, 0, len(diags))
-	for _, d := range diags {
+func finalizeDiagnostics(diags Diagnostics, settings Settings) []protocol.Diagnostic {
+	out := make([]protocol.Diagnostic, 0, len(diags.List))
+	for _, d := range diags.List {
 		if d.Code != nil && settings.CodeDisabled(fmt.Sprint(d.Code)) {
 			continue
 		}
 		out = append(out, d)
 	}
 	limit := settings.Diagnostics.MaxPerDocument
-	if limit <= 0 || len(out) <= limit {
+	total := len(out) + diags.NotBuilt
+	if limit <= 0 || total <= limit || len(out) == 0 {
 		return out
 	}
-	omitted := out[limit]
-	more := len(out) - limit
-	out = append(out[:limit:limit], protocol.Diagnostic{
+	omitted := out[min(limit, len(out)-1)]
+	out = append(out[:min(limit, len(out)):min(limit, len(out))], protocol.Diagnostic{
 		Range:    protocol.Range{Start: omitted.Range.Start, End: omitted.Range.Start},
 		Severity: protocol.DiagnosticSeverityInformation,
 		Source:   omitted.Source,
-		Message:  fmt.Sprintf("%d more diagnostics not shown (the limit is rlog.diagnostics.maxPerDocument = %d)", more, limit),
+		Message:  fmt.Sprintf("%d more diagnostics not shown (the limit is rlog.diagnostics.maxPerDocument = %d)", total-limit, limit),
 	})
 	return out
 }

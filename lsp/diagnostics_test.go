@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -94,7 +95,7 @@ func TestStaleDiagnosticsNeverPublished(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
 		opts := testOptions(t)
-		opts.Features.Diagnose = func(ctx context.Context, dc *DocumentContext[*plainText]) []protocol.Diagnostic {
+		opts.Features.Diagnose = func(ctx context.Context, dc *DocumentContext[*plainText]) Diagnostics {
 			if strings.HasPrefix(dc.Doc.Text.String(), "slow") {
 				<-release // ignores ctx on purpose: a slow analysis that does not look
 			}
@@ -195,7 +196,7 @@ func TestDiagnosticsCap(t *testing.T) {
 func TestDiagnosePanic(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		opts := testOptions(t)
-		opts.Features.Diagnose = func(ctx context.Context, dc *DocumentContext[*plainText]) []protocol.Diagnostic {
+		opts.Features.Diagnose = func(ctx context.Context, dc *DocumentContext[*plainText]) Diagnostics {
 			if dc.Doc.Text.String() == "panic" {
 				panic("analysis bug")
 			}
@@ -236,11 +237,29 @@ func TestFinalizeDiagnostics(t *testing.T) {
 	d := func(code any) protocol.Diagnostic { return protocol.Diagnostic{Code: code, Message: "m"} }
 	s := DefaultSettings()
 	s.DisabledCodes = []string{"w001", "7"}
-	got := finalizeDiagnostics([]protocol.Diagnostic{d("W001"), d("W002"), d(int32(7)), d(float64(7)), d(nil)}, s)
+	got := finalizeDiagnostics(Diagnostics{List: []protocol.Diagnostic{d("W001"), d("W002"), d(int32(7)), d(float64(7)), d(nil)}}, s)
 	if len(got) != 2 || got[0].Code != "W002" || got[1].Code != nil {
 		t.Fatalf("got %+v", got)
 	}
-	if got := finalizeDiagnostics(nil, s); got == nil || len(got) != 0 {
+	if got := finalizeDiagnostics(Diagnostics{}, s); got == nil || len(got) != 0 {
 		t.Fatalf("nil in, %#v out", got)
+	}
+}
+
+// A language that stops at the cap and counts the rest gets the same note
+// as one that builds everything.
+func TestFinalizeDiagnosticsNotBuilt(t *testing.T) {
+	at := func(line uint32) protocol.Diagnostic {
+		return protocol.Diagnostic{Range: protocol.Range{Start: protocol.Position{Line: line}}, Code: "W002", Message: "m"}
+	}
+	s := DefaultSettings()
+	s.Diagnostics.MaxPerDocument = 2
+	all := finalizeDiagnostics(Diagnostics{List: []protocol.Diagnostic{at(1), at(2), at(3), at(4), at(5)}}, s)
+	capped := finalizeDiagnostics(Diagnostics{List: []protocol.Diagnostic{at(1), at(2), at(3)}, NotBuilt: 2}, s)
+	if !reflect.DeepEqual(all, capped) {
+		t.Fatalf("built in full:\n%+v\ncapped by the language:\n%+v", all, capped)
+	}
+	if len(capped) != 3 || capped[2].Range.Start.Line != 3 || !strings.HasPrefix(capped[2].Message, "3 more diagnostics") {
+		t.Fatalf("got %+v", capped)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // every "TODO" is a warning (code "todo") and every "FIXME" an error (code
 // "fixme"), so diagnostics are easy to provoke and to predict.
 
-func toyDiagnose(_ context.Context, dc *DocumentContext[*plainText]) []protocol.Diagnostic {
+func toyDiagnose(_ context.Context, dc *DocumentContext[*plainText]) Diagnostics {
 	var out []protocol.Diagnostic
 	text := dc.Doc.Text.b
 	for _, w := range []struct {
@@ -39,7 +39,7 @@ func toyDiagnose(_ context.Context, dc *DocumentContext[*plainText]) []protocol.
 			off = start + len(w.word)
 		}
 	}
-	return out
+	return Diagnostics{List: out}
 }
 
 // toyText answers "toy/text": the document as the server holds it.

@@ -183,10 +183,10 @@ func TestExitDespiteStuckBackgroundWork(t *testing.T) {
 		release := make(chan struct{})
 		started := make(chan struct{})
 		opts := testOptions(t)
-		opts.Features.Diagnose = func(context.Context, *DocumentContext[*plainText]) []protocol.Diagnostic {
+		opts.Features.Diagnose = func(context.Context, *DocumentContext[*plainText]) Diagnostics {
 			close(started)
 			<-release // ignores its context
-			return nil
+			return Diagnostics{}
 		}
 		c := startServer(t, opts)
 		c.Initialize(initParams(noDebounce))

@@ -19,9 +19,9 @@ type Features[T Editable[T]] struct {
 	// Parse builds a document's text from its bytes. Required.
 	Parse func(src []byte) T
 	// Diagnose computes a document's diagnostics, in its own goroutine,
-	// after the debounce. It may return nil. Disabled codes are filtered and
-	// the cap applied after it (it may do both itself, more cheaply).
-	Diagnose func(ctx context.Context, dc *DocumentContext[T]) []protocol.Diagnostic
+	// after the debounce. Disabled codes are filtered and the cap applied
+	// after it; it may do both itself, more cheaply (see Diagnostics).
+	Diagnose func(ctx context.Context, dc *DocumentContext[T]) Diagnostics
 	// Requests maps LSP methods to handlers. The lifecycle methods are the
 	// server's own and cannot be overridden.
 	Requests map[string]Request[T]

@@ -54,9 +54,10 @@ func (d Doc) EditorLineBounds(off int) (line, start, end int) {
 func Parse(src []byte) Doc { return Doc{Tree: grammar.Parse(src), analysis: &docAnalysis{}} }
 
 // findings brings the document's analysis to this version and returns its
-// findings. Runs for one document are serialized; a late run for an older
+// first limit findings (all when limit is negative) and how many more there
+// are. Runs for one document are serialized; a late run for an older
 // version is still correct (the analyzer can move to any tree).
-func (d Doc) findings(cfg analysis.Config) []analysis.Finding {
+func (d Doc) findings(cfg analysis.Config, limit int) ([]analysis.Finding, int) {
 	d.analysis.mu.Lock()
 	defer d.analysis.mu.Unlock()
 	if d.analysis.analyzer == nil {
@@ -64,7 +65,7 @@ func (d Doc) findings(cfg analysis.Config) []analysis.Finding {
 	} else {
 		d.analysis.analyzer.Update(d.Tree)
 	}
-	return d.analysis.analyzer.Findings(cfg)
+	return d.analysis.analyzer.FindingsUpTo(cfg, limit)
 }
 
 type (
@@ -115,16 +116,22 @@ func analysisConfig(s lsp.Settings) analysis.Config {
 	return cfg
 }
 
-func diagnose(ctx context.Context, dc *docCtx) []protocol.Diagnostic {
-	findings := dc.Doc.Text.findings(analysisConfig(dc.Settings))
+// diagnose builds the diagnostics the editor is shown: up to the cap, and
+// one more that places the note about the rest, which are only counted.
+func diagnose(ctx context.Context, dc *docCtx) lsp.Diagnostics {
+	limit := -1
+	if shown := dc.Settings.Diagnostics.MaxPerDocument; shown > 0 {
+		limit = shown + 1
+	}
+	findings, more := dc.Doc.Text.findings(analysisConfig(dc.Settings), limit)
 	out := make([]protocol.Diagnostic, 0, len(findings))
 	for i, f := range findings {
 		if i%1024 == 0 && ctx.Err() != nil {
-			return nil
+			return lsp.Diagnostics{}
 		}
 		out = append(out, toDiagnostic(dc, f))
 	}
-	return out
+	return lsp.Diagnostics{List: out, NotBuilt: more}
 }
 
 // toDiagnostic is the one place a finding becomes an LSP diagnostic, so the

@@ -300,7 +300,7 @@ func soakRun(t *testing.T, enc lsp.PositionEncoding, size int64, batches int, se
 	var latest atomic.Pointer[lsp.Document[Doc]]
 	feats := Features()
 	inner := feats.Diagnose
-	feats.Diagnose = func(ctx context.Context, dc *docCtx) []protocol.Diagnostic {
+	feats.Diagnose = func(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 		latest.Store(dc.Doc)
 		return inner(ctx, dc)
 	}
