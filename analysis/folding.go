@@ -100,8 +100,8 @@ func chunkFoldLinesOf(t *grammar.Tree, i int) *chunkFoldLines {
 }
 
 func foldLinesOf(t *grammar.Tree, i int) *chunkFoldLines {
-	_, first, _ := t.ChunkAt(i)
-	cf := &chunkFoldLines{}
+	c, first, _ := t.ChunkAt(i)
+	cf := &chunkFoldLines{lines: make([]foldLine, 0, c.LineCount())}
 	bodyStart := t.Region().BodyStart
 	for l := range t.ChunkLines(i) {
 		if l.Num < bodyStart || l.Kind == grammar.Empty {

@@ -167,14 +167,17 @@ type outlineKey struct{}
 func chunkOutline(t *grammar.Tree, i int) []outlineEntry {
 	c, first, _ := t.ChunkAt(i)
 	if first >= t.Region().BodyStart {
-		return c.Memo(outlineKey{}, func() any { return outlineEntriesOf(t, i) }).([]outlineEntry)
+		return c.Memo(outlineKey{}, func() any {
+			// The summary counts the entries: the memo is allocated once.
+			return outlineEntriesOf(t, i, summaryOf(t, i).outlineItems)
+		}).([]outlineEntry)
 	}
-	return outlineEntriesOf(t, i)
+	return outlineEntriesOf(t, i, 0)
 }
 
-func outlineEntriesOf(t *grammar.Tree, i int) []outlineEntry {
+func outlineEntriesOf(t *grammar.Tree, i, entries int) []outlineEntry {
 	_, firstLine, start := t.ChunkAt(i)
-	var out []outlineEntry
+	out := make([]outlineEntry, 0, entries)
 	for l := range t.ChunkLines(i) {
 		if !l.Kind.IsBody() {
 			continue
@@ -346,9 +349,22 @@ func callTarget(text []byte, li *grammar.LineInfo) string {
 	return callTargetAt(text, li.Name.End, li.Trim.End)
 }
 
+// targetPatterns are targetKeys with their '=': a key not in the line
+// needs no ValueOf (which would build the pattern and search for it).
+var targetPatterns = func() [][]byte {
+	pats := make([][]byte, len(targetKeys))
+	for i, k := range targetKeys {
+		pats[i] = []byte(k + "=")
+	}
+	return pats
+}()
+
 // callTargetAt looks for the target after the tool name (at nameEnd).
 func callTargetAt(text []byte, nameEnd, end int) string {
-	for _, k := range targetKeys {
+	for i, k := range targetKeys {
+		if 0 <= nameEnd && nameEnd <= end && !bytes.Contains(text[nameEnd:end], targetPatterns[i]) {
+			continue
+		}
 		if v, ok := grammar.ValueOf(text[:end], k, nameEnd); ok {
 			return summarize(unquote(text[v.Start:v.End]), 50)
 		}
@@ -409,11 +425,24 @@ func summarize(b []byte, n int) string {
 	out.Grow(min(len(b), n*4))
 	runes, lastSpace := 0, -1
 	pendingSpace := false
+	// cut is the text so far, shortened because one more character would
+	// not fit with the ellipsis: at the last word boundary if that keeps at
+	// least half.
+	cut := func() string {
+		s := out.String()
+		if lastSpace > len(s)/2 {
+			s = s[:lastSpace]
+		}
+		return s + "…"
+	}
 	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		i += size
-		if unicode.IsSpace(r) {
+		r, size := rune(b[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRune(b[i:])
+		}
+		if r < utf8.RuneSelf && asciiSpace[r] || r >= utf8.RuneSelf && unicode.IsSpace(r) {
 			pendingSpace = out.Len() > 0
+			i += size
 			continue
 		}
 		if pendingSpace {
@@ -426,16 +455,30 @@ func summarize(b []byte, n int) string {
 			pendingSpace = false
 		}
 		if runes == n-1 {
-			// One more character would not fit with the ellipsis: cut at the
-			// last word boundary if it keeps at least half.
-			s := out.String()
-			if lastSpace > len(s)/2 {
-				s = s[:lastSpace]
-			}
-			return s + "…"
+			return cut()
 		}
-		out.WriteRune(r)
-		runes++
+		if r >= utf8.RuneSelf {
+			out.WriteRune(r)
+			runes++
+			i += size
+			continue
+		}
+		// A run of ASCII other than whitespace goes in at once, as far as
+		// it fits.
+		end := i + 1
+		for end < len(b) && b[end] < utf8.RuneSelf && !asciiSpace[b[end]] {
+			end++
+		}
+		if room := n - 1 - runes; room >= 0 && end-i > room {
+			out.Write(b[i : i+room])
+			return cut()
+		}
+		out.Write(b[i:end])
+		runes += end - i
+		i = end
 	}
 	return out.String()
 }
+
+// asciiSpace marks the ASCII characters unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}

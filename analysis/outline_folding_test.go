@@ -134,13 +134,14 @@ func FuzzOutlineAndFolds(f *testing.F) {
 // space, invalid bytes U+FFFD, and the cut at n characters.
 func TestSummarizeEqualsReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 9))
-	pieces := []string{"a", "word", " ", "  ", "\t", "\n", "\u00a0", "\u0085", "\u2003", "é", "😀", "漢字", "\xff", "\xe2\x86", "…", "\ufffd"}
+	pieces := []string{"a", "word", "a_much_longer_word_of_ascii", " ", "  ", "\t", "\n", "\v", "\f", "\r", "\u00a0", "\u0085", "\u2003",
+		"é", "😀", "漢字", "\xff", "\xe2\x86", "…", "\ufffd", "\x00", "\x7f"}
 	for range 20000 {
 		var b strings.Builder
 		for range r.IntN(40) {
 			b.WriteString(pieces[r.IntN(len(pieces))])
 		}
-		for _, n := range []int{1, 2, 3, 5, 10, 40, 50, 60} {
+		for _, n := range []int{0, 1, 2, 3, 5, 10, 40, 50, 60} {
 			if got, want := summarize([]byte(b.String()), n), refSummarize([]byte(b.String()), n); got != want {
 				t.Fatalf("summarize(%q, %d) = %q, want %q", b.String(), n, got, want)
 			}
