@@ -156,13 +156,33 @@ func ParseFields(b []byte) (Fields, error) {
 		}
 		return nil, ErrNotObject
 	}
-	out := Fields{}
-	err := jsonscan.Object(b, func(k, v []byte) error {
-		out.Set(jsonscan.Key(k), jsonscan.Copy(v))
-		return nil
-	})
+	var found [32]jsonscan.Span
+	spans, err := jsonscan.ObjectSpans(b, found[:0])
 	if err != nil {
 		return nil, err
+	}
+	// Readers parse one object per record: the keys share one allocation
+	// and the fields are allocated once at their size.
+	var keys strings.Builder
+	n := 0
+	for _, m := range spans {
+		n += m.KeyEnd - m.KeyStart
+	}
+	keys.Grow(n)
+	for _, m := range spans {
+		keys.Write(b[m.KeyStart:m.KeyEnd])
+	}
+	allKeys := keys.String()
+	out := make(Fields, 0, len(spans))
+	off := 0
+	for _, m := range spans {
+		k := b[m.KeyStart:m.KeyEnd]
+		key := allKeys[off : off+len(k)]
+		off += len(k)
+		if !jsonscan.PlainKey(k) {
+			key = jsonscan.Key(k)
+		}
+		out.Set(key, jsonscan.Copy(b[m.ValueStart:m.ValueEnd]))
 	}
 	return out, nil
 }

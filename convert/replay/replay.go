@@ -74,7 +74,7 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 	rest := func(skip ...string) model.Fields {
 		var out model.Fields
 	next:
-		for _, fl := range f {
+		for i, fl := range f {
 			if fl.Key == "event" || fl.Key == "t" {
 				continue
 			}
@@ -82,6 +82,9 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 				if fl.Key == s {
 					continue next
 				}
+			}
+			if out == nil {
+				out = make(model.Fields, 0, len(f)-i)
 			}
 			out = append(out, fl)
 		}

@@ -39,34 +39,50 @@ const maxDepth = 10000
 // the whole input, including trailing bytes; fn is only called after the
 // object has been validated, so a malformed record never yields members.
 func Object(b []byte, fn func(key, value []byte) error) error {
-	i := skipWS(b, 0)
-	if i >= len(b) {
-		return &SyntaxError{i, "empty input"}
-	}
-	if b[i] != '{' {
-		end, err := value(b, i, 0)
-		if err != nil {
-			return err
-		}
-		if j := skipWS(b, end); j != len(b) {
-			return &SyntaxError{j, "trailing data"}
-		}
-		return ErrNotObject
-	}
-	var found [32]member
-	end, ms, err := object(b, i, 0, found[:0], true)
+	var found [32]Span
+	spans, err := ObjectSpans(b, found[:0])
 	if err != nil {
 		return err
 	}
-	if j := skipWS(b, end); j != len(b) {
-		return &SyntaxError{j, "trailing data"}
-	}
-	for _, m := range ms {
-		if err := fn(b[m.keyStart:m.keyEnd], b[m.valueStart:m.valueEnd]); err != nil {
+	for _, m := range spans {
+		if err := fn(b[m.KeyStart:m.KeyEnd], b[m.ValueStart:m.ValueEnd]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Span is where one member of an object is, as offsets into the object's
+// bytes: its key without the quotes (still escaped) and its value.
+type Span struct{ KeyStart, KeyEnd, ValueStart, ValueEnd int }
+
+// ObjectSpans is Object returning where the members are, appended to dst,
+// rather than calling a function with them. It validates as Object does
+// and returns the same errors.
+func ObjectSpans(b []byte, dst []Span) ([]Span, error) {
+	i := skipWS(b, 0)
+	if i >= len(b) {
+		return dst, &SyntaxError{i, "empty input"}
+	}
+	if b[i] != '{' {
+		end, err := value(b, i, 0)
+		if err != nil {
+			return dst, err
+		}
+		if j := skipWS(b, end); j != len(b) {
+			return dst, &SyntaxError{j, "trailing data"}
+		}
+		return dst, ErrNotObject
+	}
+	n := len(dst)
+	end, spans, err := object(b, i, 0, dst, true)
+	if err != nil {
+		return spans[:n], err
+	}
+	if j := skipWS(b, end); j != len(b) {
+		return spans[:n], &SyntaxError{j, "trailing data"}
+	}
+	return spans, nil
 }
 
 // Members is Object for a value already known to be valid (a value handed
@@ -221,7 +237,7 @@ func String(v []byte) (s string, ok bool) {
 
 // Key decodes a raw key as handed to an Object callback.
 func Key(k []byte) string {
-	if plainKey(k) {
+	if PlainKey(k) {
 		return string(k)
 	}
 	q := make([]byte, 0, len(k)+2)
@@ -234,13 +250,15 @@ func Key(k []byte) string {
 // nearly always. A reader that switches on string(KeyBytes(k)) allocates a
 // key string only for the keys it keeps.
 func KeyBytes(k []byte) []byte {
-	if plainKey(k) {
+	if PlainKey(k) {
 		return k
 	}
 	return []byte(Key(k))
 }
 
-func plainKey(k []byte) bool {
+// PlainKey reports whether the raw key k is its own decoding (no escape,
+// no byte that UTF-8 decoding could replace).
+func PlainKey(k []byte) bool {
 	for _, c := range k {
 		if c == '\\' || c >= utf8.RuneSelf {
 			return false
@@ -313,14 +331,10 @@ func value(b []byte, i, depth int) (int, error) {
 	}
 }
 
-// member is where one member of an object is: its key (without the quotes)
-// and its value.
-type member struct{ keyStart, keyEnd, valueStart, valueEnd int }
-
 // object validates the object at b[i] and returns its end. With record
-// set it also appends its members to ms, so that Object need not walk the
-// object again to find them.
-func object(b []byte, i, depth int, ms []member, record bool) (int, []member, error) {
+// set it also appends its members to ms, so that ObjectSpans's callers
+// need not walk the object again to find them.
+func object(b []byte, i, depth int, ms []Span, record bool) (int, []Span, error) {
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, ms, nil
@@ -344,7 +358,7 @@ func object(b []byte, i, depth int, ms []member, record bool) (int, []member, er
 			return i, ms, err
 		}
 		if record {
-			ms = append(ms, member{keyStart + 1, keyEnd - 1, valueStart, i})
+			ms = append(ms, Span{keyStart + 1, keyEnd - 1, valueStart, i})
 		}
 		i = skipWS(b, i)
 		if i >= len(b) {
