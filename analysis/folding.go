@@ -42,7 +42,7 @@ func FoldsUpTo(t *grammar.Tree, limit int) []Fold {
 		f.out = append(f.out, Fold{StartLine: r.HeaderStart, EndLine: r.BodyStart - 1, Kind: FoldHeader})
 	}
 	for i := t.ChunkIndexOfLine(r.BodyStart); i < t.ChunkCount(); i++ {
-		cf := chunkFoldLinesOf(t, i)
+		cf := chunkFoldLinesOf(t, i, len(f.out) < memoizedFolds)
 		_, first, _ := t.ChunkAt(i)
 		for k, l := range cf.lines {
 			f.line(cf, l, first)
@@ -89,11 +89,17 @@ type chunkFoldLines struct {
 
 type foldLinesKey struct{}
 
-// chunkFoldLinesOf returns chunk i's fold lines, memoized on the chunk
-// when all its lines are body lines (as summaryOf does).
-func chunkFoldLinesOf(t *grammar.Tree, i int) *chunkFoldLines {
+// memoizedFolds bounds the fold lines memoized on chunks: those that make
+// the folds of an editor's usual limit (VS Code asks for 5000), with room.
+// Past it the lines are read each time, so a client without a limit does
+// not make an open document hold its whole fold lines (9 MB for 100 MB).
+const memoizedFolds = 10000
+
+// chunkFoldLinesOf returns chunk i's fold lines, memoized on the chunk if
+// memoize and all its lines are body lines (as summaryOf does).
+func chunkFoldLinesOf(t *grammar.Tree, i int, memoize bool) *chunkFoldLines {
 	c, first, _ := t.ChunkAt(i)
-	if first >= t.Region().BodyStart {
+	if memoize && first >= t.Region().BodyStart {
 		return c.Memo(foldLinesKey{}, func() any { return foldLinesOf(t, i) }).(*chunkFoldLines)
 	}
 	return foldLinesOf(t, i)
@@ -243,7 +249,7 @@ func (f *foldScanner) line(cf *chunkFoldLines, l foldLine, first int) {
 func (f *foldScanner) readRun(i, k int) int {
 	t := f.t
 	for ; i < t.ChunkCount(); i, k = i+1, 0 {
-		cf := chunkFoldLinesOf(t, i)
+		cf := chunkFoldLinesOf(t, i, true)
 		_, first, _ := t.ChunkAt(i)
 		for _, l := range cf.lines[k:] {
 			if l.kind != grammar.Continuation {

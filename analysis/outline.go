@@ -95,7 +95,7 @@ func (b *outlineBuilder) build() []Symbol {
 			break
 		}
 		_, firstLine, start := t.ChunkAt(i)
-		for _, e := range chunkOutline(t, i) {
+		for _, e := range chunkOutline(t, i, b.count < memoizedOutlineEntries) {
 			b.entry(e, firstLine, start)
 		}
 	}
@@ -160,13 +160,19 @@ type outlineEntry struct {
 
 type outlineKey struct{}
 
+// memoizedOutlineEntries bounds the entries memoized on chunks: those of
+// the default cap, with room. Past it an outline reads the lines each
+// time, so a raised cap does not make an open document hold its whole
+// outline (about 50 MB for a 100 MB log).
+const memoizedOutlineEntries = 2 * DefaultOutlineItems
+
 // chunkOutline returns the entries chunk i's lines make, memoized on the
-// chunk when all its lines are body lines (as summaryOf does): an outline
-// reads only these, not the lines, from its second request on, and after
-// an edit only the chunks the edit made new are read again.
-func chunkOutline(t *grammar.Tree, i int) []outlineEntry {
+// chunk if memoize and all its lines are body lines (as summaryOf does):
+// an outline reads only these, not the lines, from its second request on,
+// and after an edit only the chunks the edit made new are read again.
+func chunkOutline(t *grammar.Tree, i int, memoize bool) []outlineEntry {
 	c, first, _ := t.ChunkAt(i)
-	if first >= t.Region().BodyStart {
+	if memoize && first >= t.Region().BodyStart {
 		return c.Memo(outlineKey{}, func() any {
 			// The summary counts the entries: the memo is allocated once.
 			return outlineEntriesOf(t, i, summaryOf(t, i).outlineItems)
