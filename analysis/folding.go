@@ -41,8 +41,14 @@ func FoldsUpTo(t *grammar.Tree, limit int) []Fold {
 	if r.HeaderStart >= 0 && r.BodyStart-1 > r.HeaderStart {
 		f.out = append(f.out, Fold{StartLine: r.HeaderStart, EndLine: r.BodyStart - 1, Kind: FoldHeader})
 	}
+	var scratch chunkFoldLines // the fold lines of a chunk past the memoized ones
 	for i := t.ChunkIndexOfLine(r.BodyStart); i < t.ChunkCount(); i++ {
-		cf := chunkFoldLinesOf(t, i, len(f.out) < memoizedFolds)
+		memoize := len(f.out) < memoizedFolds
+		var into *chunkFoldLines // nil: memoized
+		if !memoize {
+			into = &scratch
+		}
+		cf := chunkFoldLinesOf(t, i, into)
 		_, first, _ := t.ChunkAt(i)
 		for k, l := range cf.lines {
 			f.line(cf, l, first)
@@ -50,7 +56,7 @@ func FoldsUpTo(t *grammar.Tree, limit int) []Fold {
 				// Every fold starting up to here is now known or open: close
 				// the open ones where they will end, and stop if that is enough.
 				c := f.clone()
-				if out := c.finishFrom(c.readRun(i, k+1)); len(out) >= limit {
+				if out := c.finishFrom(c.readRun(i, k+1, memoize)); len(out) >= limit {
 					return out[:limit]
 				}
 			}
@@ -95,19 +101,26 @@ type foldLinesKey struct{}
 // not make an open document hold its whole fold lines (9 MB for 100 MB).
 const memoizedFolds = 10000
 
-// chunkFoldLinesOf returns chunk i's fold lines, memoized on the chunk if
-// memoize and all its lines are body lines (as summaryOf does).
-func chunkFoldLinesOf(t *grammar.Tree, i int, memoize bool) *chunkFoldLines {
+// chunkFoldLinesOf returns chunk i's fold lines. Without scratch they are
+// memoized on the chunk when all its lines are body lines (as summaryOf
+// does); with it, they are read into scratch, which they overwrite.
+func chunkFoldLinesOf(t *grammar.Tree, i int, scratch *chunkFoldLines) *chunkFoldLines {
 	c, first, _ := t.ChunkAt(i)
-	if memoize && first >= t.Region().BodyStart {
-		return c.Memo(foldLinesKey{}, func() any { return foldLinesOf(t, i) }).(*chunkFoldLines)
+	if scratch == nil && first >= t.Region().BodyStart {
+		return c.Memo(foldLinesKey{}, func() any {
+			return foldLinesOf(t, i, &chunkFoldLines{lines: make([]foldLine, 0, c.LineCount())})
+		}).(*chunkFoldLines)
 	}
-	return foldLinesOf(t, i)
+	if scratch == nil {
+		scratch = &chunkFoldLines{}
+	}
+	return foldLinesOf(t, i, scratch)
 }
 
-func foldLinesOf(t *grammar.Tree, i int) *chunkFoldLines {
-	c, first, _ := t.ChunkAt(i)
-	cf := &chunkFoldLines{lines: make([]foldLine, 0, c.LineCount())}
+// foldLinesOf reads chunk i's fold lines into cf.
+func foldLinesOf(t *grammar.Tree, i int, cf *chunkFoldLines) *chunkFoldLines {
+	_, first, _ := t.ChunkAt(i)
+	cf.lines, cf.ids = cf.lines[:0], cf.ids[:0]
 	bodyStart := t.Region().BodyStart
 	for l := range t.ChunkLines(i) {
 		if l.Num < bodyStart || l.Kind == grammar.Empty {
@@ -245,11 +258,15 @@ func (f *foldScanner) line(cf *chunkFoldLines, l foldLine, first int) {
 
 // readRun reads the continuation lines from the k-th fold line of chunk i
 // on, which may extend the run of the line before; it returns the next
-// other non-empty line.
-func (f *foldScanner) readRun(i, k int) int {
+// other non-empty line. It memoizes the fold lines it reads if memoize.
+func (f *foldScanner) readRun(i, k int, memoize bool) int {
 	t := f.t
+	var scratch *chunkFoldLines
+	if !memoize {
+		scratch = &chunkFoldLines{}
+	}
 	for ; i < t.ChunkCount(); i, k = i+1, 0 {
-		cf := chunkFoldLinesOf(t, i, true)
+		cf := chunkFoldLinesOf(t, i, scratch)
 		_, first, _ := t.ChunkAt(i)
 		for _, l := range cf.lines[k:] {
 			if l.kind != grammar.Continuation {

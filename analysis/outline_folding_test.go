@@ -115,6 +115,28 @@ func TestOutlineAndFoldsEqualReference(t *testing.T) {
 	}
 }
 
+// Past the entries and folds whose chunks are memoized, the lines are
+// read each time; the answers are the same.
+func TestOutlineAndFoldsPastTheMemos(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\nid: x\n---\n@start\n")
+	for i := range 3 * memoizedFolds / 4 {
+		fmt.Fprintf(&b, "u: q%d\n  c\n# a\n# b\nt!:Read id=c%d file_path=f%d → [running]\n", i, i, i)
+		if i%1000 == 0 {
+			b.WriteString("@phase p\nx:E id=s → [started]\n")
+		}
+	}
+	b.WriteString("x:E id=s → [done]\n@end\n")
+	tr := grammar.Parse([]byte(b.String()))
+	if n := len(refFoldsUpTo(tr, -1)); n <= memoizedFolds {
+		t.Fatalf("only %d folds", n)
+	}
+	if n := countSymbols(refOutline(tr, 1<<30)); n <= memoizedOutlineEntries {
+		t.Fatalf("only %d entries", n)
+	}
+	checkOutlineAndFolds(t, tr, "past the memos")
+}
+
 func FuzzOutlineAndFolds(f *testing.F) {
 	f.Add(randomOutlineDoc(rand.New(rand.NewPCG(1, 1)), 60), uint16(40), uint16(3), []byte("@phase p\n"), true)
 	f.Add([]byte("---\nid: x\n---\nx:E id=s → [started]\nu: a\n  c\n# c\n# d\nx:E id=s → [done]\n"), uint16(20), uint16(0), []byte("\r"), false)
