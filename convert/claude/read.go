@@ -129,6 +129,9 @@ type state struct {
 	// seen records header keys already taken from an entry, so an empty
 	// gitBranch on the first entry is not replaced by a later one.
 	seen map[string]bool
+	// ix indexes the entry being read, so that its message is not scanned
+	// again for each level of nesting.
+	ix jsonscan.Index
 }
 
 func (st *state) readStream(r io.Reader, agent string) error {
@@ -161,7 +164,7 @@ type ent struct {
 
 func (st *state) entry(line []byte, n int, agent string) error {
 	var e ent
-	err := jsonscan.Object(line, func(k, v []byte) error {
+	err := st.ix.Object(line, func(k, v []byte) error {
 		name := jsonscan.KeyBytes(k)
 		switch string(name) {
 		case "type":
@@ -307,7 +310,7 @@ func (st *state) wrongShape(base model.Event, typ string, line []byte, why strin
 }
 
 func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
-	events, why := UserEvents(e.message, base, st.rep)
+	events, why := UserEvents(&st.ix, e.message, base, st.rep)
 	if why != "" {
 		return st.wrongShape(base, "user", line, why)
 	}
@@ -331,14 +334,15 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 
 // UserEvents turns a user message (`{role, content}`) into events: text,
 // tool results, and content blocks passed through. why is non-empty when
-// the message has the wrong shape.
-func UserEvents(message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
+// the message has the wrong shape. ix is the index of the record that holds
+// message, or nil.
+func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
 	if len(message) == 0 || message[0] != '{' {
 		return nil, "message is not an object"
 	}
 	var content []byte
 	var msgExtra model.Fields
-	jsonscan.Members(message, func(k, v []byte) error {
+	ix.Members(message, func(k, v []byte) error {
 		switch name := jsonscan.KeyBytes(k); string(name) {
 		case "content":
 			content = v
@@ -359,10 +363,10 @@ func UserEvents(message []byte, base model.Event, rep *model.Report) (events []m
 		events = append(events, ev)
 	} else if content[0] == '[' {
 		form = "blocks"
-		jsonscan.Array(content, func(i int, b []byte) error {
+		ix.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = contentPath(i)
-			typ, fields, ok := block(b)
+			typ, fields, ok := block(ix, b)
 			if !ok {
 				if s, isStr := jsonscan.String(b); isStr {
 					ev.Kind = model.KindUser
@@ -385,7 +389,7 @@ func UserEvents(message []byte, base model.Event, rep *model.Report) (events []m
 					res.IsError, _ = jsonscan.Bool(v)
 				}
 				if v, ok := fields.Get("content"); ok {
-					res.Content, res.ContentRaw = resultContent(v)
+					res.Content, res.ContentRaw = resultContent(ix, v)
 				}
 				ev.Result = res
 				for _, f := range fields {
@@ -492,7 +496,7 @@ type headerGuard struct {
 func (g headerGuard) Event(_ *model.Header, e *model.Event) error { return g.Sink.Event(g.h, e) }
 
 func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
-	events, why := AssistantEvents(e.message, base, st.rep)
+	events, why := AssistantEvents(&st.ix, e.message, base, st.rep)
 	if why != "" {
 		return st.wrongShape(base, "assistant", line, why)
 	}
@@ -512,14 +516,15 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 // `message`, Agent SDK `assistant.message`) into events, one per content
 // block, all with the message id, model and usage. Message fields the model
 // has no place for go to the first event's Extra as "message.<key>". why is
-// non-empty when the message has the wrong shape.
-func AssistantEvents(message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
+// non-empty when the message has the wrong shape. ix is the index of the
+// record that holds message, or nil.
+func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
 	if len(message) == 0 || message[0] != '{' {
 		return nil, "message is not an object"
 	}
 	var content []byte
 	var msgExtra model.Fields
-	jsonscan.Members(message, func(k, v []byte) error {
+	ix.Members(message, func(k, v []byte) error {
 		switch name := jsonscan.KeyBytes(k); string(name) {
 		case "content":
 			content = v
@@ -546,10 +551,10 @@ func AssistantEvents(message []byte, base model.Event, rep *model.Report) (event
 		ev.Extra = model.Fields{{Key: "_form", Value: model.MustJSON("string")}}
 		events = append(events, ev)
 	} else {
-		err := jsonscan.Array(content, func(i int, b []byte) error {
+		err := ix.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = contentPath(i)
-			typ, fields, ok := block(b)
+			typ, fields, ok := block(ix, b)
 			if !ok {
 				rep.Add(model.LossMalformed, "assistant content block is not an object", ev.Loc)
 				return nil
@@ -631,8 +636,8 @@ func (st *state) system(e *ent, base model.Event) error {
 // block splits a content block into its type and its other fields. The
 // field values are b's own bytes, not copies: most are decoded right away,
 // and a caller that keeps one copies it (jsonscan.Copy).
-func block(b []byte) (typ string, fields model.Fields, ok bool) {
-	err := jsonscan.Members(b, func(k, v []byte) error {
+func block(ix *jsonscan.Index, b []byte) (typ string, fields model.Fields, ok bool) {
+	err := ix.Members(b, func(k, v []byte) error {
 		name := jsonscan.KeyBytes(k)
 		if string(name) == "type" {
 			typ, _ = jsonscan.String(v)
@@ -671,14 +676,14 @@ func concatFields(a, b model.Fields) model.Fields {
 
 // resultContent renders a tool_result content value as text, keeping the
 // raw JSON when it was not a plain string.
-func resultContent(v []byte) (string, []byte) {
+func resultContent(ix *jsonscan.Index, v []byte) (string, []byte) {
 	if s, ok := jsonscan.String(v); ok {
 		return s, nil
 	}
 	if len(v) > 0 && v[0] == '[' {
 		var parts []string
-		jsonscan.Array(v, func(i int, b []byte) error {
-			typ, f, ok := block(b)
+		ix.Array(v, func(i int, b []byte) error {
+			typ, f, ok := block(ix, b)
 			if !ok {
 				return nil
 			}

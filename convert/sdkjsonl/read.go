@@ -50,6 +50,8 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 }
 
 type state struct {
+	// ix indexes the line being read, for the message decoders.
+	ix      jsonscan.Index
 	h       *model.Header
 	sink    model.Sink
 	rep     *model.Report
@@ -67,7 +69,7 @@ func (st *state) line(line []byte, n int) error {
 	var typ, ts string
 	var msg []byte
 	var extra model.Fields
-	err := jsonscan.Object(line, func(k, v []byte) error {
+	err := st.ix.Object(line, func(k, v []byte) error {
 		switch key := jsonscan.Key(k); key {
 		case "type":
 			typ, _ = jsonscan.String(v)
@@ -105,7 +107,7 @@ func (st *state) line(line []byte, n int) error {
 	}
 	switch typ {
 	case "assistant":
-		evs, why := claude.AssistantEvents(msg, base, st.rep)
+		evs, why := claude.AssistantEvents(&st.ix, msg, base, st.rep)
 		if why != "" {
 			return pass(why)
 		}
@@ -114,7 +116,7 @@ func (st *state) line(line []byte, n int) error {
 		}
 		return st.emitAll(evs)
 	case "user":
-		evs, why := claude.UserEvents(msg, base, st.rep)
+		evs, why := claude.UserEvents(&st.ix, msg, base, st.rep)
 		if why != "" {
 			return pass(why)
 		}

@@ -40,7 +40,7 @@ const maxDepth = 10000
 // object has been validated, so a malformed record never yields members.
 func Object(b []byte, fn func(key, value []byte) error) error {
 	var found [32]Span
-	spans, err := ObjectSpans(b, found[:0])
+	spans, err := objectSpans(b, found[:0], nil)
 	if err != nil {
 		return err
 	}
@@ -60,12 +60,16 @@ type Span struct{ KeyStart, KeyEnd, ValueStart, ValueEnd int }
 // rather than calling a function with them. It validates as Object does
 // and returns the same errors.
 func ObjectSpans(b []byte, dst []Span) ([]Span, error) {
+	return objectSpans(b, dst, nil)
+}
+
+func objectSpans(b []byte, dst []Span, ix *Index) ([]Span, error) {
 	i := skipWS(b, 0)
 	if i >= len(b) {
 		return dst, &SyntaxError{i, "empty input"}
 	}
 	if b[i] != '{' {
-		end, err := value(b, i, 0)
+		end, err := value(b, i, 0, nil)
 		if err != nil {
 			return dst, err
 		}
@@ -75,7 +79,7 @@ func ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 		return dst, ErrNotObject
 	}
 	n := len(dst)
-	end, spans, err := object(b, i, 0, dst, true)
+	end, spans, err := object(b, i, 0, dst, true, ix)
 	if err != nil {
 		return spans[:n], err
 	}
@@ -88,11 +92,7 @@ func ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 // Members is Object for a value already known to be valid (a value handed
 // out by Object); it does not validate again.
 func Members(b []byte, fn func(key, value []byte) error) error {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return ErrNotObject
-	}
-	return members(b, i, fn)
+	return (*Index)(nil).Members(b, fn)
 }
 
 // skip returns the end of the valid value at b[i] without validating it
@@ -152,50 +152,10 @@ func skipString(b []byte, i int) int {
 	}
 }
 
-func members(b []byte, i int, fn func(key, value []byte) error) error {
-	i = skipWS(b, i+1)
-	if b[i] == '}' {
-		return nil
-	}
-	for {
-		kEnd := skipString(b, i)
-		key := b[i+1 : kEnd-1]
-		i = skipWS(b, kEnd)
-		i = skipWS(b, i+1) // ':'
-		vEnd := skip(b, i)
-		if err := fn(key, b[i:vEnd]); err != nil {
-			return err
-		}
-		i = skipWS(b, vEnd)
-		if b[i] == '}' {
-			return nil
-		}
-		i = skipWS(b, i+1) // ','
-	}
-}
-
 // Array calls fn for each element of a JSON array already validated by
 // Object. It returns ErrNotObject-like errors for non-arrays.
 func Array(b []byte, fn func(i int, value []byte) error) error {
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return errors.New("not a JSON array")
-	}
-	i = skipWS(b, i+1)
-	if b[i] == ']' {
-		return nil
-	}
-	for n := 0; ; n++ {
-		vEnd := skip(b, i)
-		if err := fn(n, b[i:vEnd]); err != nil {
-			return err
-		}
-		i = skipWS(b, vEnd)
-		if b[i] == ']' {
-			return nil
-		}
-		i = skipWS(b, i+1)
-	}
+	return (*Index)(nil).Array(b, fn)
 }
 
 // Valid reports whether b is one JSON value.
@@ -204,7 +164,7 @@ func Valid(b []byte) bool {
 	if i >= len(b) {
 		return false
 	}
-	end, err := value(b, i, 0)
+	end, err := value(b, i, 0, nil)
 	return err == nil && skipWS(b, end) == len(b)
 }
 
@@ -283,7 +243,7 @@ func skipWS(b []byte, i int) int {
 }
 
 // value validates the value starting at b[i] and returns its end.
-func value(b []byte, i, depth int) (int, error) {
+func value(b []byte, i, depth int, ix *Index) (int, error) {
 	if depth > maxDepth {
 		return i, &SyntaxError{i, "nesting too deep"}
 	}
@@ -294,30 +254,19 @@ func value(b []byte, i, depth int) (int, error) {
 	case c == '"':
 		return str(b, i)
 	case c == '{':
-		end, _, err := object(b, i, depth, nil, false)
+		slot := ix.open(i)
+		end, _, err := object(b, i, depth, nil, false, ix)
+		if err == nil {
+			ix.close(slot, end)
+		}
 		return end, err
 	case c == '[':
-		i = skipWS(b, i+1)
-		if i < len(b) && b[i] == ']' {
-			return i + 1, nil
+		slot := ix.open(i)
+		end, err := array(b, i, depth, ix)
+		if err == nil {
+			ix.close(slot, end)
 		}
-		for {
-			var err error
-			if i, err = value(b, i, depth+1); err != nil {
-				return i, err
-			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return i, &SyntaxError{i, "unexpected end of array"}
-			}
-			if b[i] == ']' {
-				return i + 1, nil
-			}
-			if b[i] != ',' {
-				return i, &SyntaxError{i, "expected ',' or ']'"}
-			}
-			i = skipWS(b, i+1)
-		}
+		return end, err
 	case c == 't':
 		return literal(b, i, "true")
 	case c == 'f':
@@ -334,7 +283,7 @@ func value(b []byte, i, depth int) (int, error) {
 // object validates the object at b[i] and returns its end. With record
 // set it also appends its members to ms, so that ObjectSpans's callers
 // need not walk the object again to find them.
-func object(b []byte, i, depth int, ms []Span, record bool) (int, []Span, error) {
+func object(b []byte, i, depth int, ms []Span, record bool, ix *Index) (int, []Span, error) {
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, ms, nil
@@ -354,7 +303,7 @@ func object(b []byte, i, depth int, ms []Span, record bool) (int, []Span, error)
 			return i, ms, &SyntaxError{i, "expected ':'"}
 		}
 		valueStart := skipWS(b, i+1)
-		if i, err = value(b, valueStart, depth+1); err != nil {
+		if i, err = value(b, valueStart, depth+1, ix); err != nil {
 			return i, ms, err
 		}
 		if record {
@@ -369,6 +318,31 @@ func object(b []byte, i, depth int, ms []Span, record bool) (int, []Span, error)
 		}
 		if b[i] != ',' {
 			return i, ms, &SyntaxError{i, "expected ',' or '}'"}
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+// array validates the array at b[i] and returns its end.
+func array(b []byte, i, depth int, ix *Index) (int, error) {
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if i, err = value(b, i, depth+1, ix); err != nil {
+			return i, err
+		}
+		i = skipWS(b, i)
+		if i >= len(b) {
+			return i, &SyntaxError{i, "unexpected end of array"}
+		}
+		if b[i] == ']' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return i, &SyntaxError{i, "expected ',' or ']'"}
 		}
 		i = skipWS(b, i+1)
 	}

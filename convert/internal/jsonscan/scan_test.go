@@ -189,3 +189,97 @@ func FuzzValidateString(f *testing.F) {
 		}
 	})
 }
+
+// walk lists every member and element under v, as "path=value" lines,
+// using Members and Array of ix (nil: the package's).
+func walk(ix *Index, v []byte, path string, out *[]string) {
+	*out = append(*out, path+"="+string(v))
+	switch {
+	case len(v) > 0 && v[0] == '{':
+		ix.Members(v, func(k, val []byte) error {
+			walk(ix, val, path+"."+string(k), out)
+			return nil
+		})
+	case len(v) > 0 && v[0] == '[':
+		ix.Array(v, func(i int, val []byte) error {
+			walk(ix, val, fmt.Sprintf("%s[%d]", path, i), out)
+			return nil
+		})
+	}
+}
+
+// FuzzIndex: walking an indexed input finds what walking it without the
+// index finds, and an Index reused for another input forgets the first.
+func FuzzIndex(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\n"}],"d":{"e":[[],{}],"f":"}]"}}`), []byte(`{"x":[{"y":1}]}`))
+	f.Add([]byte(` { "m" : { "content" : [ { "type" : "text" , "text" : "hi" } ] } } `), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var ix Index
+		for _, in := range [][]byte{a, b, a} {
+			var plain, indexed []string
+			errPlain := Object(in, func(k, v []byte) error {
+				walk(nil, v, string(k), &plain)
+				return nil
+			})
+			errIndexed := ix.Object(in, func(k, v []byte) error {
+				walk(&ix, v, string(k), &indexed)
+				return nil
+			})
+			if fmt.Sprint(errPlain) != fmt.Sprint(errIndexed) {
+				t.Fatalf("%q: errors %v and %v", in, errPlain, errIndexed)
+			}
+			if strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+				t.Fatalf("%q:\nplain:   %q\nindexed: %q", in, plain, indexed)
+			}
+		}
+	})
+}
+
+// The index knows the values of its own input, and only those.
+func TestIndexFindsContainers(t *testing.T) {
+	in := []byte(`{"a":{"b":[1,{"c":"]"}]},"d":"x"}`)
+	var ix Index
+	var a []byte
+	if err := ix.Object(in, func(k, v []byte) error {
+		if string(k) == "a" {
+			a = v
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.containers) != 3 {
+		t.Fatalf("indexed %d containers, want 3: %v", len(ix.containers), ix.containers)
+	}
+	off := ix.offset(a)
+	if off != 5 {
+		t.Fatalf("offset of a = %d, want 5", off)
+	}
+	if end := ix.skip(a, off, 0); end != len(a) {
+		t.Errorf("skip over a ends at %d, want %d", end, len(a))
+	}
+	if got := ix.offset(append([]byte(nil), a...)); got != -1 {
+		t.Errorf("offset of a copy = %d, want -1", got)
+	}
+	if got := ix.offset(in[len(in)-1:]); got != len(in)-1 {
+		t.Errorf("offset of the last byte = %d", got)
+	}
+}
+
+// Past maxContainers the index stops growing, and what it left out is
+// still walked right.
+func TestIndexBound(t *testing.T) {
+	in := []byte(`{"a":[` + strings.Repeat(`[{"b":[1]}],`, maxContainers) + `"end"]}`)
+	var ix Index
+	var plain, indexed []string
+	Object(in, func(k, v []byte) error { walk(nil, v, string(k), &plain); return nil })
+	if err := ix.Object(in, func(k, v []byte) error { walk(&ix, v, string(k), &indexed); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.containers) != maxContainers {
+		t.Errorf("indexed %d containers, want %d", len(ix.containers), maxContainers)
+	}
+	if strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+		t.Error("walks differ")
+	}
+}

@@ -1,0 +1,157 @@
+package jsonscan
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// Index remembers where the objects and arrays of one validated input end,
+// so that Members and Array over its values jump over nested containers
+// instead of scanning them again: a transcript's message content is
+// otherwise scanned once per level it is nested in (message, content list,
+// block). The zero value is ready to use, and an Index is meant to be
+// reused from one line to the next. A nil *Index indexes nothing.
+type Index struct {
+	input []byte
+	// containers are the objects and arrays of input, in order of their
+	// starts (each is recorded when it opens).
+	containers []container
+}
+
+type container struct{ start, end int }
+
+// Object is the package's Object, indexing b for Members and Array calls
+// on its values until the next call.
+func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
+	ix.input, ix.containers = nil, ix.containers[:0]
+	var found [32]Span
+	spans, err := objectSpans(b, found[:0], ix)
+	if err != nil {
+		ix.containers = ix.containers[:0]
+		return err
+	}
+	ix.input = b
+	for _, m := range spans {
+		if err := fn(b[m.KeyStart:m.KeyEnd], b[m.ValueStart:m.ValueEnd]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Members is the package's Members, using the index when b is part of the
+// indexed input.
+func (ix *Index) Members(b []byte, fn func(key, value []byte) error) error {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return ErrNotObject
+	}
+	return ix.members(b, ix.offset(b), i, fn)
+}
+
+// Array is the package's Array, using the index when b is part of the
+// indexed input.
+func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return errors.New("not a JSON array")
+	}
+	off := ix.offset(b)
+	i = skipWS(b, i+1)
+	if b[i] == ']' {
+		return nil
+	}
+	for n := 0; ; n++ {
+		vEnd := ix.skip(b, off, i)
+		if err := fn(n, b[i:vEnd]); err != nil {
+			return err
+		}
+		i = skipWS(b, vEnd)
+		if b[i] == ']' {
+			return nil
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
+// maxContainers bounds the index, so that a line of a million empty
+// arrays costs no more memory than the line itself. Containers past it are
+// not recorded and are skipped by scanning.
+const maxContainers = 1 << 16
+
+// open records a container starting at i and returns its slot, or -1 when
+// it is not recorded.
+func (ix *Index) open(i int) int {
+	if ix == nil || len(ix.containers) >= maxContainers {
+		return -1
+	}
+	ix.containers = append(ix.containers, container{start: i})
+	return len(ix.containers) - 1
+}
+
+// close records the end of the container in slot.
+func (ix *Index) close(slot, end int) {
+	if slot >= 0 {
+		ix.containers[slot].end = end
+	}
+}
+
+// offset returns where b starts in the indexed input, or -1 when b is not
+// part of it (a copy, or a value of another input).
+func (ix *Index) offset(b []byte) int {
+	if ix == nil || len(ix.input) == 0 || len(b) == 0 {
+		return -1
+	}
+	// Only compared, never turned back into a pointer.
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(ix.input)))
+	if d >= uintptr(len(ix.input)) || uintptr(len(b)) > uintptr(len(ix.input))-d {
+		return -1
+	}
+	return int(d)
+}
+
+// skip is the package's skip, looking containers up in the index when b
+// starts at off in the indexed input.
+func (ix *Index) skip(b []byte, off, i int) int {
+	if off >= 0 && (b[i] == '{' || b[i] == '[') {
+		// Binary search for the container that starts at off+i.
+		start := off + i
+		lo, hi := 0, len(ix.containers)
+		for lo < hi {
+			mid := int(uint(lo+hi) >> 1)
+			if ix.containers[mid].start < start {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		if lo < len(ix.containers) && ix.containers[lo].start == start {
+			return ix.containers[lo].end - off
+		}
+	}
+	return skip(b, i)
+}
+
+// members walks the object at b[i]; off is where b starts in the indexed
+// input, or -1.
+func (ix *Index) members(b []byte, off, i int, fn func(key, value []byte) error) error {
+	i = skipWS(b, i+1)
+	if b[i] == '}' {
+		return nil
+	}
+	for {
+		kEnd := skipString(b, i)
+		key := b[i+1 : kEnd-1]
+		i = skipWS(b, kEnd)
+		i = skipWS(b, i+1) // ':'
+		vEnd := ix.skip(b, off, i)
+		if err := fn(key, b[i:vEnd]); err != nil {
+			return err
+		}
+		i = skipWS(b, vEnd)
+		if b[i] == '}' {
+			return nil
+		}
+		i = skipWS(b, i+1) // ','
+	}
+}
