@@ -10,8 +10,15 @@ import (
 // decode/encode round trip), so what a writer copies out is always valid
 // JSON text.
 func Copy(v []byte) json.RawMessage {
+	if len(v) == 0 {
+		return nil
+	}
 	if utf8.Valid(v) {
-		return append(json.RawMessage(nil), v...)
+		// make and copy, which the compiler turns into one allocation that
+		// is not cleared first.
+		out := make(json.RawMessage, len(v))
+		copy(out, v)
+		return out
 	}
 	var x any
 	if err := json.Unmarshal(v, &x); err != nil {
