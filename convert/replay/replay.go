@@ -47,7 +47,9 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			}
 			return err
 		}
-		f, perr := model.ParseFields(line)
+		// The record's values are decoded where they are; event copies
+		// those it keeps.
+		f, perr := model.ParseFieldsView(line)
 		if perr != nil || f == nil {
 			if perr == nil {
 				perr = errors.New("null")
@@ -86,7 +88,7 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 			if out == nil {
 				out = make(model.Fields, 0, len(f)-i)
 			}
-			out = append(out, fl)
+			out = append(out, model.Field{Key: fl.Key, Value: jsonscan.Copy(fl.Value)})
 		}
 		return out
 	}
@@ -94,7 +96,7 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 	case "ReplayHeader":
 		h.SourceVersion, _ = f.String("replay_version")
 		if v, ok := f.Get("replay_version"); ok {
-			h.SourceVersion = string(v)
+			h.SourceVersion = string(jsonscan.Copy(v))
 		}
 		if p, ok := f.String("producer"); ok {
 			h.Extra.SetString("producer", p)
@@ -120,7 +122,7 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		c.ID, _ = f.String("id")
 		c.Name, _ = f.String("tool")
 		if p, ok := f.Get("params"); ok {
-			c.Input = p
+			c.Input = jsonscan.Copy(p)
 		}
 		ev.Call = c
 		if sid, ok := f.String("step_id"); ok {
@@ -179,7 +181,7 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 	default:
 		ev.Kind = model.KindPassthrough
 		ev.RawType = typ
-		ev.Raw, _ = f.MarshalJSON()
+		ev.Raw, _ = f.Copy().MarshalJSON()
 		rep.Add(model.LossPassthrough, "replay event "+typ, loc)
 		return ev, true
 	}
