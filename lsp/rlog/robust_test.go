@@ -156,7 +156,7 @@ func TestEveryMethodOnHostileDocuments(t *testing.T) {
 	for name, text := range hostileDocs() {
 		for enc, encName := range []string{"utf-16", "utf-8"} {
 			if name == "10 MB line" && enc == 1 {
-				text = text[:2<<20] // the same shapes; 10 MB once is enough
+				text = text[:min(len(text), 2<<20)] // the same shapes; 10 MB once is enough
 			}
 			t.Run(name+"/"+encName, func(t *testing.T) {
 				c := start(t, map[int]string{0: "", 1: "utf-8"}[enc], map[string]any{
