@@ -54,18 +54,20 @@ func (d Doc) EditorLineBounds(off int) (line, start, end int) {
 func Parse(src []byte) Doc { return Doc{Tree: grammar.Parse(src), analysis: &docAnalysis{}} }
 
 // findings brings the document's analysis to this version and returns its
-// first limit findings (all when limit is negative) and how many more there
-// are. Runs for one document are serialized; a late run for an older
-// version is still correct (the analyzer can move to any tree).
-func (d Doc) findings(cfg analysis.Config, limit int) ([]analysis.Finding, int) {
+// first limit findings (all when limit is negative), how many more there
+// are, and whether this was the document's first analysis. Runs for one
+// document are serialized; a late run for an older version is still
+// correct (the analyzer can move to any tree).
+func (d Doc) findings(cfg analysis.Config, limit int) (found []analysis.Finding, more int, first bool) {
 	d.analysis.mu.Lock()
 	defer d.analysis.mu.Unlock()
-	if d.analysis.analyzer == nil {
+	if first = d.analysis.analyzer == nil; first {
 		d.analysis.analyzer = analysis.NewAnalyzer(d.Tree)
 	} else {
 		d.analysis.analyzer.Update(d.Tree)
 	}
-	return d.analysis.analyzer.FindingsUpTo(cfg, limit)
+	found, more = d.analysis.analyzer.FindingsUpTo(cfg, limit)
+	return found, more, first
 }
 
 type (
@@ -123,7 +125,15 @@ func diagnose(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 	if shown := dc.Settings.Diagnostics.MaxPerDocument; shown > 0 {
 		limit = shown + 1
 	}
-	findings, more := dc.Doc.Text.findings(analysisConfig(dc.Settings), limit)
+	findings, more, first := dc.Doc.Text.findings(analysisConfig(dc.Settings), limit)
+	if first {
+		// Editors ask for folds and the outline right after opening: reading
+		// the lines they need now, while the summaries are fresh in memory,
+		// saves the first of those requests most of its work in a large log.
+		// Later requests re-read only the chunks edits replace.
+		analysis.FoldsUpTo(dc.Doc.Text.Tree, foldingLimit(dc.Session))
+		analysis.Outline(dc.Doc.Text.Tree, dc.Settings.Outline.MaxItems)
+	}
 	out := make([]protocol.Diagnostic, 0, len(findings))
 	for i, f := range findings {
 		if i%1024 == 0 && ctx.Err() != nil {
