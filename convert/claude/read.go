@@ -6,6 +6,7 @@
 package claude
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -168,23 +169,23 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		name := jsonscan.KeyBytes(k)
 		switch string(name) {
 		case "type":
-			e.typ, _ = jsonscan.String(v)
+			e.typ, _ = st.ix.String(v)
 		case "uuid":
-			e.uuid, _ = jsonscan.String(v)
+			e.uuid, _ = st.ix.String(v)
 		case "parentUuid":
-			e.parent, _ = jsonscan.String(v)
+			e.parent, _ = st.ix.String(v)
 			e.hasParent = true
 		case "timestamp":
-			e.ts, _ = jsonscan.String(v)
+			e.ts, _ = st.ix.String(v)
 		case "isSidechain":
 			e.sidechain, _ = jsonscan.Bool(v)
 		case "agentId":
-			e.agentID, _ = jsonscan.String(v)
+			e.agentID, _ = st.ix.String(v)
 		case "isMeta":
 			e.meta, _ = jsonscan.Bool(v)
 		case "requestId":
-			e.requestID, _ = jsonscan.String(v)
-			e.extra = append(e.extra, model.Field{Key: "requestId", Value: jsonscan.Copy(v)})
+			e.requestID, _ = st.ix.String(v)
+			e.extra = append(e.extra, model.Field{Key: "requestId", Value: st.ix.Copy(v)})
 		case "message":
 			e.message = v
 		case "todos":
@@ -195,7 +196,7 @@ func (st *state) entry(line []byte, n int, agent string) error {
 				st.headerField(key, v, &e)
 				return nil
 			}
-			e.extra = append(e.extra, model.Field{Key: key, Value: jsonscan.Copy(v)})
+			e.extra = append(e.extra, model.Field{Key: key, Value: st.ix.Copy(v)})
 		}
 		return nil
 	})
@@ -237,9 +238,9 @@ func (st *state) entry(line []byte, n int, agent string) error {
 }
 
 func (st *state) headerField(key string, v []byte, e *ent) {
-	s, ok := jsonscan.String(v)
+	s, ok := st.ix.String(v)
 	if !ok {
-		e.extra = append(e.extra, model.Field{Key: key, Value: jsonscan.Copy(v)})
+		e.extra = append(e.extra, model.Field{Key: key, Value: st.ix.Copy(v)})
 		return
 	}
 	var dst *string
@@ -284,7 +285,7 @@ func (st *state) passthrough(base model.Event, typ string, line []byte) error {
 	ev := base
 	ev.Kind = model.KindPassthrough
 	ev.RawType = typ
-	ev.Raw = jsonscan.Copy(line)
+	ev.Raw = st.ix.Copy(line)
 	if typ != "file-history-snapshot" && typ != "queue-operation" {
 		st.rep.Add(model.LossPassthrough, "claude record type "+quoteType(typ), base.Loc)
 	}
@@ -305,7 +306,7 @@ func (st *state) wrongShape(base model.Event, typ string, line []byte, why strin
 	ev := base
 	ev.Kind = model.KindPassthrough
 	ev.RawType = typ
-	ev.Raw = jsonscan.Copy(line)
+	ev.Raw = st.ix.Copy(line)
 	return st.emit(&ev)
 }
 
@@ -318,7 +319,7 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 		ev := base
 		ev.Kind = model.KindTodos
 		ev.Todos = parseTodos(e.todos)
-		ev.Raw = jsonscan.Copy(e.todos)
+		ev.Raw = st.ix.Copy(e.todos)
 		events = append(events, ev)
 	}
 	// Entry-level extras (toolUseResult among them) go on the first event of
@@ -348,7 +349,7 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 			content = v
 		case "role":
 		default:
-			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: jsonscan.Copy(v)})
+			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: ix.Copy(v)})
 		}
 		return nil
 	})
@@ -356,7 +357,7 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 		return nil, "message has no content"
 	}
 	form := ""
-	if s, ok := jsonscan.String(content); ok {
+	if s, ok := ix.String(content); ok {
 		ev := base
 		ev.Kind = model.KindUser
 		ev.Text = s
@@ -368,7 +369,7 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 			ev.Loc.Path = contentPath(i)
 			typ, fields, ok := block(ix, b)
 			if !ok {
-				if s, isStr := jsonscan.String(b); isStr {
+				if s, isStr := ix.String(b); isStr {
 					ev.Kind = model.KindUser
 					ev.Text = s
 					events = append(events, ev)
@@ -380,11 +381,11 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 			switch typ {
 			case "text":
 				ev.Kind = model.KindUser
-				ev.Text, _ = fields.String("text")
+				ev.Text, _ = fieldString(ix, fields, "text")
 			case "tool_result":
 				ev.Kind = model.KindToolResult
 				res := &model.ToolResult{}
-				res.CallID, _ = fields.String("tool_use_id")
+				res.CallID, _ = fieldString(ix, fields, "tool_use_id")
 				if v, ok := fields.Get("is_error"); ok {
 					res.IsError, _ = jsonscan.Bool(v)
 				}
@@ -396,13 +397,13 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 					switch f.Key {
 					case "type", "tool_use_id", "is_error", "content":
 					default:
-						ev.Extra = append(ev.Extra, model.Field{Key: "block." + f.Key, Value: jsonscan.Copy(f.Value)})
+						ev.Extra = append(ev.Extra, model.Field{Key: "block." + f.Key, Value: ix.Copy(f.Value)})
 					}
 				}
 			default:
 				ev.Kind = model.KindPassthrough
 				ev.RawType = "block:" + typ
-				ev.Raw = jsonscan.Copy(b)
+				ev.Raw = ix.Copy(b)
 			}
 			events = append(events, ev)
 			return nil
@@ -529,22 +530,22 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 		case "content":
 			content = v
 		case "id":
-			base.MessageID, _ = jsonscan.String(v)
+			base.MessageID, _ = ix.String(v)
 		case "model":
-			base.Model, _ = jsonscan.String(v)
+			base.Model, _ = ix.String(v)
 		case "role", "type":
 		case "usage":
 			base.Usage = ParseUsage(v)
-			msgExtra = append(msgExtra, model.Field{Key: "message.usage", Value: jsonscan.Copy(v)})
+			msgExtra = append(msgExtra, model.Field{Key: "message.usage", Value: ix.Copy(v)})
 		default:
-			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: jsonscan.Copy(v)})
+			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: ix.Copy(v)})
 		}
 		return nil
 	})
 	if content == nil {
 		return nil, "message has no content"
 	}
-	if s, ok := jsonscan.String(content); ok {
+	if s, ok := ix.String(content); ok {
 		ev := base
 		ev.Kind = model.KindAgent
 		ev.Text = s
@@ -562,24 +563,24 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 			switch typ {
 			case "text":
 				ev.Kind = model.KindAgent
-				ev.Text, _ = fields.String("text")
+				ev.Text, _ = fieldString(ix, fields, "text")
 			case "thinking":
 				ev.Kind = model.KindThinking
-				ev.Text, _ = fields.String("thinking")
-				ev.Signature, _ = fields.String("signature")
+				ev.Text, _ = fieldString(ix, fields, "thinking")
+				ev.Signature, _ = fieldString(ix, fields, "signature")
 			case "tool_use":
 				ev.Kind = model.KindToolCall
 				c := &model.ToolCall{}
-				c.ID, _ = fields.String("id")
-				c.Name, _ = fields.String("name")
+				c.ID, _ = fieldString(ix, fields, "id")
+				c.Name, _ = fieldString(ix, fields, "name")
 				if v, ok := fields.Get("input"); ok {
-					c.Input = jsonscan.Copy(v)
+					c.Input = ix.Copy(v)
 				}
 				ev.Call = c
 			default:
 				ev.Kind = model.KindPassthrough
 				ev.RawType = "block:" + typ
-				ev.Raw = jsonscan.Copy(b)
+				ev.Raw = ix.Copy(b)
 			}
 			events = append(events, ev)
 			return nil
@@ -635,18 +636,28 @@ func (st *state) system(e *ent, base model.Event) error {
 
 // block splits a content block into its type and its other fields. The
 // field values are b's own bytes, not copies: most are decoded right away,
-// and a caller that keeps one copies it (jsonscan.Copy).
+// and a caller that keeps one copies it (Index.Copy).
 func block(ix *jsonscan.Index, b []byte) (typ string, fields model.Fields, ok bool) {
 	err := ix.Members(b, func(k, v []byte) error {
 		name := jsonscan.KeyBytes(k)
 		if string(name) == "type" {
-			typ, _ = jsonscan.String(v)
+			typ, _ = ix.String(v)
 			return nil
 		}
 		fields = append(fields, model.Field{Key: string(name), Value: v})
 		return nil
 	})
 	return typ, fields, err == nil
+}
+
+// fieldString is fields.String for the fields of a block of the record ix
+// indexes.
+func fieldString(ix *jsonscan.Index, fields model.Fields, key string) (string, bool) {
+	v, ok := fields.Get(key)
+	if !ok {
+		return "", false
+	}
+	return ix.String(bytes.TrimSpace(v))
 }
 
 // contentPaths are the report paths of the first content blocks, made once:
@@ -677,7 +688,7 @@ func concatFields(a, b model.Fields) model.Fields {
 // resultContent renders a tool_result content value as text, keeping the
 // raw JSON when it was not a plain string.
 func resultContent(ix *jsonscan.Index, v []byte) (string, []byte) {
-	if s, ok := jsonscan.String(v); ok {
+	if s, ok := ix.String(v); ok {
 		return s, nil
 	}
 	if len(v) > 0 && v[0] == '[' {
@@ -688,19 +699,19 @@ func resultContent(ix *jsonscan.Index, v []byte) (string, []byte) {
 				return nil
 			}
 			if typ == "text" {
-				s, _ := f.String("text")
+				s, _ := fieldString(ix, f, "text")
 				parts = append(parts, s)
 			} else {
 				parts = append(parts, "["+typ+"]")
 			}
 			return nil
 		})
-		return strings.Join(parts, "\n"), jsonscan.Copy(v)
+		return strings.Join(parts, "\n"), ix.Copy(v)
 	}
 	if jsonscan.IsNull(v) {
 		return "", nil
 	}
-	return string(v), jsonscan.Copy(v)
+	return string(v), ix.Copy(v)
 }
 
 // ParseUsage reads an Anthropic usage object (input, output, cache read and

@@ -72,13 +72,13 @@ func (st *state) line(line []byte, n int) error {
 	err := st.ix.Object(line, func(k, v []byte) error {
 		switch key := jsonscan.Key(k); key {
 		case "type":
-			typ, _ = jsonscan.String(v)
+			typ, _ = st.ix.String(v)
 		case "timestamp":
-			ts, _ = jsonscan.String(v)
+			ts, _ = st.ix.String(v)
 		case "message":
 			msg = v
 		default:
-			extra = append(extra, model.Field{Key: key, Value: jsonscan.Copy(v)})
+			extra = append(extra, model.Field{Key: key, Value: st.ix.Copy(v)})
 		}
 		return nil
 	})
@@ -102,7 +102,7 @@ func (st *state) line(line []byte, n int) error {
 		ev := base
 		ev.Kind = model.KindPassthrough
 		ev.RawType = typ
-		ev.Raw = jsonscan.Copy(line)
+		ev.Raw = st.ix.Copy(line)
 		return st.emit(&ev)
 	}
 	switch typ {

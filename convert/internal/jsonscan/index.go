@@ -1,7 +1,9 @@
 package jsonscan
 
 import (
+	"encoding/json"
 	"errors"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -16,6 +18,9 @@ type Index struct {
 	// containers are the objects and arrays of input, in order of their
 	// starts (each is recorded when it opens).
 	containers []container
+	// inputUTF8 is 1 when input is valid UTF-8, -1 when not, 0 until
+	// String or Copy first needs to know.
+	inputUTF8 int8
 }
 
 type container struct{ start, end int }
@@ -23,7 +28,7 @@ type container struct{ start, end int }
 // Object is the package's Object, indexing b for Members and Array calls
 // on its values until the next call.
 func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
-	ix.input, ix.containers = nil, ix.containers[:0]
+	ix.input, ix.containers, ix.inputUTF8 = nil, ix.containers[:0], 0
 	var found [32]Span
 	spans, err := objectSpans(b, found[:0], ix)
 	if err != nil {
@@ -78,6 +83,34 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 // arrays costs no more memory than the line itself. Containers past it are
 // not recorded and are skipped by scanning.
 const maxContainers = 1 << 16
+
+// String is the package's String. A value of the indexed input is not
+// checked for invalid UTF-8 again when the whole input is valid: the
+// values of a record overlap (a tool result's text is in its content and
+// again in toolUseResult), so checking the line once is less work.
+func (ix *Index) String(v []byte) (string, bool) {
+	return decodeString(v, ix.validUTF8(v))
+}
+
+// Copy is the package's Copy, checking UTF-8 as String does.
+func (ix *Index) Copy(v []byte) json.RawMessage {
+	return copyValue(v, ix.validUTF8(v))
+}
+
+// validUTF8 reports whether v is part of the indexed input and that input
+// is valid UTF-8 (so v is too: values start and end at ASCII bytes).
+func (ix *Index) validUTF8(v []byte) bool {
+	if ix.offset(v) < 0 {
+		return false
+	}
+	if ix.inputUTF8 == 0 {
+		ix.inputUTF8 = -1
+		if utf8.Valid(ix.input) {
+			ix.inputUTF8 = 1
+		}
+	}
+	return ix.inputUTF8 > 0
+}
 
 // open records a container starting at i and returns its slot, or -1 when
 // it is not recorded.

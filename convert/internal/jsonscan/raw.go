@@ -10,10 +10,15 @@ import (
 // decode/encode round trip), so what a writer copies out is always valid
 // JSON text.
 func Copy(v []byte) json.RawMessage {
+	return copyValue(v, false)
+}
+
+// copyValue is Copy; validUTF8 says v is known to be valid UTF-8.
+func copyValue(v []byte, validUTF8 bool) json.RawMessage {
 	if len(v) == 0 {
 		return nil
 	}
-	if utf8.Valid(v) {
+	if validUTF8 || utf8.Valid(v) {
 		// make and copy, which the compiler turns into one allocation that
 		// is not cleared first.
 		out := make(json.RawMessage, len(v))

@@ -174,12 +174,17 @@ func Valid(b []byte) bool {
 // reflect again. Invalid UTF-8 becomes U+FFFD, as encoding/json does. ok is
 // false when v is not a string.
 func String(v []byte) (s string, ok bool) {
+	return decodeString(v, false)
+}
+
+// decodeString is String; validUTF8 says v is known to be valid UTF-8.
+func decodeString(v []byte, validUTF8 bool) (s string, ok bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
 	}
 	inner := v[1 : len(v)-1]
 	invalid := jsonstr.Replace
-	if utf8.Valid(inner) {
+	if validUTF8 || utf8.Valid(inner) {
 		if bytes.IndexByte(inner, '\\') < 0 {
 			return string(inner), true
 		}
