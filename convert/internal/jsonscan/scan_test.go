@@ -194,6 +194,18 @@ func FuzzValidateString(f *testing.F) {
 // using Members and Array of ix (nil: the package's).
 func walk(ix *Index, v []byte, path string, out *[]string) {
 	*out = append(*out, path+"="+string(v))
+	// Decoded and copied as the index does it: the same as without it.
+	var str string
+	var ok bool
+	var copied []byte
+	if ix != nil {
+		str, ok = ix.String(v)
+		copied = ix.Copy(v)
+	} else {
+		str, ok = String(v)
+		copied = Copy(v)
+	}
+	*out = append(*out, fmt.Sprintf("%q %v %q", str, ok, copied))
 	switch {
 	case len(v) > 0 && v[0] == '{':
 		ix.Members(v, func(k, val []byte) error {
@@ -213,6 +225,7 @@ func walk(ix *Index, v []byte, path string, out *[]string) {
 func FuzzIndex(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":"c\n"}],"d":{"e":[[],{}],"f":"}]"}}`), []byte(`{"x":[{"y":1}]}`))
 	f.Add([]byte(` { "m" : { "content" : [ { "type" : "text" , "text" : "hi" } ] } } `), []byte(`{}`))
+	f.Add([]byte("{\"a\":\"\xff\\n\",\"b\":[\"\xc3\"]}"), []byte(`{"a":"\u00e9→"}`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		var ix Index
 		for _, in := range [][]byte{a, b, a} {
