@@ -691,27 +691,38 @@ func resultContent(ix *jsonscan.Index, v []byte) (string, []byte) {
 	if s, ok := ix.String(v); ok {
 		return s, nil
 	}
-	if len(v) > 0 && v[0] == '[' {
-		var parts []string
-		ix.Array(v, func(i int, b []byte) error {
-			typ, f, ok := block(ix, b)
-			if !ok {
-				return nil
-			}
-			if typ == "text" {
-				s, _ := fieldString(ix, f, "text")
-				parts = append(parts, s)
-			} else {
-				parts = append(parts, "["+typ+"]")
-			}
-			return nil
-		})
-		return strings.Join(parts, "\n"), ix.Copy(v)
-	}
 	if jsonscan.IsNull(v) {
 		return "", nil
 	}
-	return string(v), ix.Copy(v)
+	// The text is read from the copy that is kept: a value with invalid
+	// UTF-8 is re-encoded by the copy (duplicate keys dropped among other
+	// things), and the text must be the copy's. A valid value is its own
+	// copy, and is read in place with the index.
+	raw := ix.Copy(v)
+	if len(raw) == 0 || raw[0] != '[' {
+		return string(raw), raw
+	}
+	walk := raw
+	if ix.ValidUTF8(v) {
+		walk = v
+	} else {
+		ix = nil
+	}
+	var parts []string
+	ix.Array(walk, func(i int, b []byte) error {
+		typ, f, ok := block(ix, b)
+		if !ok {
+			return nil
+		}
+		if typ == "text" {
+			s, _ := fieldString(ix, f, "text")
+			parts = append(parts, s)
+		} else {
+			parts = append(parts, "["+typ+"]")
+		}
+		return nil
+	})
+	return strings.Join(parts, "\n"), raw
 }
 
 // ParseUsage reads an Anthropic usage object (input, output, cache read and

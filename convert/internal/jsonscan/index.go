@@ -97,6 +97,10 @@ func (ix *Index) Copy(v []byte) json.RawMessage {
 	return copyValue(v, ix.validUTF8(v))
 }
 
+// ValidUTF8 reports whether v is part of the indexed input and known to
+// be valid UTF-8, so that Copy(v) has v's own bytes.
+func (ix *Index) ValidUTF8(v []byte) bool { return ix.validUTF8(v) }
+
 // validUTF8 reports whether v is part of the indexed input and that input
 // is valid UTF-8 (so v is too: values start and end at ASCII bytes).
 func (ix *Index) validUTF8(v []byte) bool {
