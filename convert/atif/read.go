@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
@@ -196,7 +197,8 @@ func (st *reader) emit(e *model.Event) error {
 func partsText(b []byte) string {
 	var parts []string
 	jsonscan.Array(b, func(i int, v []byte) error {
-		f, err := model.ParseFields(v)
+		// Parts are only decoded: no need to copy their values.
+		f, err := model.ParseFieldsView(v)
 		if err != nil {
 			return nil
 		}
@@ -218,7 +220,7 @@ func partsText(b []byte) string {
 }
 
 // text returns a message or content value as text and, when it was not a
-// plain string, the raw value.
+// plain string, the value itself, copied.
 func text(v []byte) (string, []byte) {
 	if s, ok := jsonscan.String(v); ok {
 		return s, nil
@@ -226,6 +228,7 @@ func text(v []byte) (string, []byte) {
 	if len(v) == 0 || jsonscan.IsNull(v) {
 		return "", nil
 	}
+	v = jsonscan.Copy(v)
 	if v[0] == '[' {
 		return partsText(v), v
 	}
@@ -233,10 +236,23 @@ func text(v []byte) (string, []byte) {
 	return string(v), v
 }
 
+// record parses a step, or an object inside one, for reading in place.
+// When b is valid UTF-8, every value is byte for byte what copying it
+// would give, so the values stay in b and the reader copies those it keeps
+// (with jsonscan.Copy); a step's text is mostly decoded, not kept.
+// Otherwise they are copied, and re-encoded where invalid, by ParseFields.
+func record(b []byte, validUTF8 bool) (model.Fields, error) {
+	if validUTF8 {
+		return model.ParseFieldsView(b)
+	}
+	return model.ParseFields(b)
+}
+
 var stepHandled = map[string]bool{"step_id": true, "timestamp": true, "source": true, "message": true, "model_name": true, "reasoning_content": true, "tool_calls": true, "metrics": true, "observation": true, "extra": true}
 
 func (st *reader) step(b []byte, loc model.Loc) error {
-	f, err := model.ParseFields(b)
+	valid := utf8.Valid(b)
+	f, err := record(b, valid)
 	if err != nil || f == nil {
 		if err == nil {
 			err = errors.New("null step")
@@ -261,7 +277,7 @@ func (st *reader) step(b []byte, loc model.Loc) error {
 	}
 	for _, fl := range f {
 		if !stepHandled[fl.Key] {
-			extra.Set("atif."+fl.Key, fl.Value)
+			extra.Set("atif."+fl.Key, jsonscan.Copy(fl.Value))
 		}
 	}
 	var events []model.Event
@@ -368,7 +384,7 @@ func (st *reader) step(b []byte, loc model.Loc) error {
 		events = append(events, ev)
 	}
 	if obs, ok := f.Get("observation"); ok && !jsonscan.IsNull(obs) {
-		events = append(events, st.observation(obs, base, loc)...)
+		events = append(events, st.observation(obs, valid, base, loc)...)
 	}
 	if te, ok := extra.Get("tool_errors"); ok {
 		// Written by this package for versions before 1.7, where a result
@@ -396,10 +412,11 @@ func (st *reader) step(b []byte, loc model.Loc) error {
 	return nil
 }
 
-func (st *reader) observation(obs []byte, base model.Event, loc model.Loc) []model.Event {
+// observation reads a step's observation; validUTF8 is as for record.
+func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
 	base.Usage = nil
 	base.MessageID = ""
-	of, err := model.ParseFields(obs)
+	of, err := record(obs, validUTF8)
 	if err != nil || of == nil {
 		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
 		return nil
@@ -421,13 +438,13 @@ func (st *reader) observation(obs []byte, base model.Event, loc model.Loc) []mod
 			}
 		}
 		ev.Result = r
-		ev.Extra.Set("atif.observation", obs)
+		ev.Extra.Set("atif.observation", jsonscan.Copy(obs))
 		st.rep.Add(model.LossMalformed, "observation without results[] (non-conformant ATIF)", loc)
 		return []model.Event{ev}
 	}
 	var out []model.Event
 	jsonscan.Array(res, func(i int, v []byte) error {
-		rf, err := model.ParseFields(v)
+		rf, err := record(v, validUTF8)
 		if err != nil || rf == nil {
 			st.rep.Add(model.LossMalformed, "observation result is not an object", loc)
 			return nil
@@ -450,7 +467,7 @@ func (st *reader) observation(obs []byte, base model.Event, loc model.Loc) []mod
 			}
 		}
 		if refs, ok := rf.Get("subagent_trajectory_ref"); ok && !jsonscan.IsNull(refs) {
-			ev.Extra.Set("subagent_trajectory_ref", refs)
+			ev.Extra.Set("subagent_trajectory_ref", jsonscan.Copy(refs))
 		}
 		ev.Result = r
 		out = append(out, ev)
