@@ -19,6 +19,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
@@ -129,6 +130,8 @@ type reader struct {
 	h    *model.Header
 
 	pending *model.Event // held back: continuation lines may extend it
+
+	parts lineParts // the line being read, refilled for each line
 
 	prevUsage *model.Usage // last usage-bearing line without message_id
 	prevMsg   string
@@ -303,83 +306,131 @@ var metaKeys = map[string]bool{
 	"input": true, "meta": true, "orphan_id": true, "cost_usd": true,
 }
 
-// pair is one key=value of a line, with the value as written.
+// pair is one key=value of a line: where its key is, and where its value
+// is as written (hasValue false for a key with no value).
 type pair struct {
-	key, raw string
-	start    int // offset of the key in the line
+	key, value grammar.Span
+	hasValue   bool
 }
 
-// value returns the pair's value unquoted: a JSON string literal is
+// unquote returns a written value unquoted: a JSON string literal is
 // decoded, other quotes are stripped, anything else is as written.
-func (p pair) value() string { return unquote(p.raw) }
+func unquote(raw string) string { return unquoteBytes([]byte(raw)) }
 
-func unquote(raw string) string {
+func unquoteBytes(raw []byte) string {
 	if len(raw) >= 2 && raw[0] == '"' {
-		var s string
-		if json.Unmarshal([]byte(raw), &s) == nil {
+		// What encoding/json would decode (jsonscan's validator and decoder
+		// agree with it), without its reflection on every metadata value.
+		if jsonscan.Valid(raw) {
+			s, _ := jsonscan.String(bytes.TrimRight(raw, " \t\r\n"))
 			return s
 		}
 		if raw[len(raw)-1] == '"' {
-			return raw[1 : len(raw)-1]
+			return string(raw[1 : len(raw)-1])
 		}
-		return raw[1:]
+		return string(raw[1:])
 	}
-	return raw
+	return string(raw)
 }
 
-// lineParts is a line split the way the model needs it.
+// lineParts is a line split the way the model needs it. The reader keeps
+// one and refills it for every line, so that its slices are reused.
 type lineParts struct {
 	li    grammar.LineInfo
 	text  []byte
 	toks  []grammar.Token
 	pairs []pair // every key=value, in order
 	// metaStart is where the trailing metadata starts (the end of the text
-	// when there is none); meta holds those trailing pairs.
-	metaStart int
-	meta      map[string]string
-	flags     map[string]bool // bare words in the trailing metadata (interrupted)
+	// when there is none); meta holds those trailing pairs, the last one of
+	// each key only, and interrupted the flag among them.
+	metaStart   int
+	meta        []metaEntry
+	interrupted bool
+}
+
+// metaEntry is one trailing key=value, with the value unquoted.
+type metaEntry struct {
+	key   grammar.Span
+	value string
 }
 
 func split(text []byte) *lineParts {
-	p := &lineParts{li: grammar.ScanLine(text), text: text}
+	p := &lineParts{}
+	p.fill(text, grammar.ScanLine(text))
+	return p
+}
+
+// fill splits text, whose LineInfo is li.
+func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
+	p.li, p.text = li, text
 	p.toks = grammar.Tokenize(text, &p.li)
+	p.pairs = p.pairs[:0]
 	for i, t := range p.toks {
 		if t.Kind != grammar.TokKey {
 			continue
 		}
-		pr := pair{key: string(text[t.Span.Start:t.Span.End]), start: t.Span.Start}
+		pr := pair{key: t.Span}
 		if i+2 < len(p.toks) && p.toks[i+2].Key == t.Span {
-			v := p.toks[i+2].Span
-			pr.raw = string(text[v.Start:v.End])
+			pr.value, pr.hasValue = p.toks[i+2].Span, true
 		}
 		p.pairs = append(p.pairs, pr)
 	}
 	// The trailing metadata: known keys (and the flag "interrupted") at the
 	// end of the line, after any text.
 	p.metaStart = p.li.Trim.End
-	p.meta = map[string]string{}
-	p.flags = map[string]bool{}
+	p.meta = p.meta[:0]
+	p.interrupted = false
 	for i := len(p.toks) - 1; i >= 0; i-- {
 		t := p.toks[i]
 		switch t.Kind {
 		case grammar.TokValue, grammar.TokString, grammar.TokJSON:
-			k := string(text[t.Key.Start:t.Key.End])
-			if !metaKeys[k] {
-				return p
+			k := text[t.Key.Start:t.Key.End]
+			if !metaKeys[string(k)] {
+				return
 			}
-			if _, dup := p.meta[k]; !dup {
-				p.meta[k] = unquote(string(text[t.Span.Start:t.Span.End]))
+			if _, dup := p.metaGet(string(k)); !dup {
+				p.meta = append(p.meta, metaEntry{t.Key, unquoteBytes(text[t.Span.Start:t.Span.End])})
 			}
 			p.metaStart = t.Key.Start
 			i -= 2 // the key and the equals sign
 		case grammar.TokFlag:
-			p.flags[string(text[t.Span.Start:t.Span.End])] = true
+			if string(text[t.Span.Start:t.Span.End]) == "interrupted" {
+				p.interrupted = true
+			}
 			p.metaStart = t.Span.Start
 		default:
-			return p
+			return
 		}
 	}
-	return p
+}
+
+// metaGet is the trailing metadata value of key k.
+func (p *lineParts) metaGet(k string) (string, bool) {
+	for _, m := range p.meta {
+		if string(p.text[m.key.Start:m.key.End]) == k {
+			return m.value, true
+		}
+	}
+	return "", false
+}
+
+// meta1 is metaGet's value alone ("" when absent).
+func (p *lineParts) meta1(k string) string {
+	v, _ := p.metaGet(k)
+	return v
+}
+
+// keyIs reports whether pr's key is k.
+func (p *lineParts) keyIs(pr pair, k string) bool {
+	return string(p.text[pr.key.Start:pr.key.End]) == k
+}
+
+// key is pr's key.
+func (p *lineParts) key(pr pair) string { return string(p.text[pr.key.Start:pr.key.End]) }
+
+// value is pr's value unquoted ("" when it has none).
+func (p *lineParts) value(pr pair) string {
+	return unquoteBytes(p.text[pr.value.Start:pr.value.End])
 }
 
 // metaValue is the value of metadata key k: from the trailing metadata,
@@ -388,22 +439,22 @@ func split(text []byte) *lineParts {
 // parser's first-match rule would read `step=5` in prose as the line's
 // step, but no writer puts metadata there.
 func (p *lineParts) metaValue(k string) (string, bool) {
-	if v, ok := p.meta[k]; ok {
+	if v, ok := p.metaGet(k); ok {
 		return v, true
 	}
 	if !p.li.Arrow.Valid() {
 		return "", false
 	}
 	for _, pr := range p.pairs {
-		if pr.start >= p.li.Arrow.Start {
+		if pr.key.Start >= p.li.Arrow.Start {
 			break
 		}
-		if pr.key == k && pr.raw != "" {
+		if pr.hasValue && p.keyIs(pr, k) {
 			if k == "id" {
 				// \bid=(\w+), as the rules read it.
-				return idPrefix(pr.value()), true
+				return idPrefix(p.value(pr)), true
 			}
-			return pr.value(), true
+			return p.value(pr), true
 		}
 	}
 	return "", false
@@ -423,7 +474,7 @@ func idPrefix(v string) string {
 // lineID is the id a line names: id_full when present (the whole id the
 // parser's \w+ cannot hold), else its id=.
 func (p *lineParts) lineID() string {
-	if v, ok := p.meta["id_full"]; ok {
+	if v, ok := p.metaGet("id_full"); ok {
 		return v
 	}
 	if v, ok := p.metaValue("id"); ok {
@@ -459,14 +510,15 @@ func (rd *reader) line(text []byte, num int) error {
 		}
 		return rd.passthrough(text, li, loc)
 	}
-	p := split(text)
+	p := &rd.parts
+	p.fill(text, li)
 	ev := &model.Event{Loc: loc}
 	rd.common(p, ev)
 	switch li.Kind {
 	case grammar.User:
 		ev.Kind = model.KindUser
 		ev.Text = p.body()
-		ev.Meta = p.meta["meta"] == "true"
+		ev.Meta = p.meta1("meta") == "true"
 		ev.ID = p.lineID()
 	case grammar.Agent:
 		ev.Kind = model.KindAgent
@@ -474,14 +526,14 @@ func (rd *reader) line(text []byte, num int) error {
 	case grammar.Thinking:
 		ev.Kind = model.KindThinking
 		ev.Text = p.body()
-		ev.Signature = p.meta["sig"]
+		ev.Signature = p.meta1("sig")
 	case grammar.ToolStart, grammar.Tool, grammar.Mcp:
 		return rd.tool(p, ev)
 	case grammar.Observation:
 		ev.Kind = model.KindToolResult
 		ev.Result = rd.result(p, p.lineID())
 		if ev.Result.CallID == "" {
-			ev.Result.CallID = p.meta["orphan_id"]
+			ev.Result.CallID = p.meta1("orphan_id")
 		}
 	case grammar.Subagent:
 		ev.Kind = model.KindSubagent
@@ -492,8 +544,8 @@ func (rd *reader) line(text []byte, num int) error {
 			sa.Summary = rest
 		}
 		for _, pr := range p.pairs {
-			if pr.key == "summary" && pr.start > li.Arrow.Start {
-				sa.Summary = pr.value()
+			if p.keyIs(pr, "summary") && pr.key.Start > li.Arrow.Start {
+				sa.Summary = p.value(pr)
 			}
 		}
 		ev.Subagent = sa
@@ -535,10 +587,10 @@ func (rd *reader) common(p *lineParts, ev *model.Event) {
 	if m, ok := p.metaValue("model"); ok {
 		ev.Model = m
 	}
-	if v, ok := p.meta["uuid"]; ok {
+	if v, ok := p.metaGet("uuid"); ok {
 		ev.ID = v
 	}
-	if v, ok := p.meta["parent_full"]; ok {
+	if v, ok := p.metaGet("parent_full"); ok {
 		ev.ParentID = v
 	} else if v, ok := p.metaValue("parent"); ok {
 		ev.ParentID = v
@@ -549,11 +601,11 @@ func (rd *reader) common(p *lineParts, ev *model.Event) {
 	}
 	rd.usage(p, ev)
 	for _, k := range extraKeys {
-		if v, ok := p.meta[k]; ok {
+		if v, ok := p.metaGet(k); ok {
 			ev.Extra.SetString(k, v)
 		}
 	}
-	if p.flags["interrupted"] {
+	if p.interrupted {
 		ev.Extra.Set("interrupted", json.RawMessage("true"))
 	}
 }
@@ -589,14 +641,17 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	if p.li.Kind == grammar.Lifecycle && bytes.HasPrefix(p.text[p.li.Content:], []byte("end")) {
 		return // @end's numbers are totals, read by lifecycle
 	}
-	ev.Usage = &u
+	// Allocated here, not as u: most lines have no usage.
+	kept := new(model.Usage)
+	*kept = u
+	ev.Usage = kept
 	switch {
 	case hasMsg:
 		rd.prevUsage, rd.prevMsg = nil, ""
 	case rd.prevUsage != nil && *rd.prevUsage == u:
 		ev.MessageID = rd.prevMsg
 	default:
-		rd.prevUsage = &u
+		rd.prevUsage = kept
 		rd.prevMsg = SyntheticMessagePrefix + strconv.Itoa(ev.Loc.Line)
 		ev.MessageID = rd.prevMsg
 	}
@@ -646,7 +701,7 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		summary = append(summary, string(p.text[t.Span.Start:t.Span.End]))
 	}
 	call.Summary = strings.Join(summary, " ")
-	if in, ok := p.meta["input"]; ok && json.Valid([]byte(in)) {
+	if in, ok := p.metaGet("input"); ok && json.Valid([]byte(in)) {
 		call.Input = json.RawMessage(in)
 	} else if len(input) > 0 {
 		call.Input = objectJSON(input)
@@ -788,11 +843,11 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		ev.Kind = model.KindCompaction
 		c := &model.Compaction{}
 		for _, pr := range p.pairs {
-			switch pr.key {
+			switch string(p.text[pr.key.Start:pr.key.End]) {
 			case "trigger":
-				c.Trigger = pr.value()
+				c.Trigger = p.value(pr)
 			case "pre_tokens":
-				c.PreTokens, _ = strconv.ParseInt(pr.value(), 10, 64)
+				c.PreTokens, _ = strconv.ParseInt(p.value(pr), 10, 64)
 			}
 		}
 		ev.Compaction = c
@@ -806,20 +861,21 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		var u model.Usage
 		has := false
 		for _, pr := range p.pairs {
-			n, err := strconv.ParseInt(pr.value(), 10, 64)
-			switch {
-			case pr.key == "cost_usd":
-				if f, err := strconv.ParseFloat(pr.value(), 64); err == nil {
+			v := p.value(pr)
+			n, err := strconv.ParseInt(v, 10, 64)
+			switch key := p.key(pr); {
+			case key == "cost_usd":
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
 					rd.endCost = &f
 				}
 			case err != nil:
-			case pr.key == "tokens_in":
+			case key == "tokens_in":
 				u.Input, has = n, true
-			case pr.key == "tokens_out":
+			case key == "tokens_out":
 				u.Output, has = n, true
-			case pr.key == "tokens_cached":
+			case key == "tokens_cached":
 				u.CacheRead, has = n, true
-			case pr.key == "tokens_cache_create":
+			case key == "tokens_cache_create":
 				u.CacheCreate, has = n, true
 			}
 		}

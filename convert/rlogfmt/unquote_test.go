@@ -1,0 +1,32 @@
+package rlogfmt
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// unquoteByEncodingJSON is what unquote did before it used jsonscan.
+func unquoteByEncodingJSON(raw string) string {
+	if len(raw) >= 2 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal([]byte(raw), &s) == nil {
+			return s
+		}
+		if raw[len(raw)-1] == '"' {
+			return raw[1 : len(raw)-1]
+		}
+		return raw[1:]
+	}
+	return raw
+}
+
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`"git status"`, `"a\"b"`, `"x\ny"`, `"\u00e9"`, `"a"b"`, `"a\nb"c"`, `"open`, `"`, `plain`, `"tab	in"`, "\"\xff\"", `"\ud800"`, `"x" `, `"\q"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if got, want := unquote(raw), unquoteByEncodingJSON(raw); got != want {
+			t.Fatalf("unquote(%q) = %q, encoding/json way: %q", raw, got, want)
+		}
+	})
+}
