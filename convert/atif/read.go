@@ -42,7 +42,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		rep.Add(model.LossMalformed, "steps is missing or not a list", model.Loc{Path: "$.steps"})
 	} else {
 		err := jsonscan.Array(steps, func(i int, b []byte) error {
-			return st.step(b, model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)})
+			return st.step(b, true, model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)})
 		})
 		if err != nil {
 			return err
@@ -85,7 +85,7 @@ func ReadJSONL(r io.Reader, sink model.Sink, rep *model.Report) error {
 			}
 			rep.Add(model.LossMalformed, "first line is not a __header__ record", model.Loc{Line: n})
 		}
-		if err := st.step(line, model.Loc{Line: n}); err != nil {
+		if err := st.step(line, false, model.Loc{Line: n}); err != nil {
 			return err
 		}
 	}
@@ -96,7 +96,7 @@ func readHeader(h *model.Header, root model.Fields, rep *model.Report) {
 	h.SourceVersion, _ = root.String("schema_version")
 	h.ID, _ = root.String("session_id")
 	if a, ok := root.Get("agent"); ok {
-		af, _ := model.ParseFields(a)
+		af, _ := model.ParseValidFields(a)
 		h.AgentName, _ = af.String("name")
 		h.AgentVersion, _ = af.String("version")
 		h.Model, _ = af.String("model_name")
@@ -113,13 +113,13 @@ func readHeader(h *model.Header, root model.Fields, rep *model.Report) {
 		}
 	}
 	if fm, ok := root.Get("final_metrics"); ok && !jsonscan.IsNull(fm) {
-		f, _ := model.ParseFields(fm)
+		f, _ := model.ParseValidFields(fm)
 		prompt, hasPrompt := intOf(f, "total_prompt_tokens")
 		out, hasOut := intOf(f, "total_completion_tokens")
 		cached, _ := intOf(f, "total_cached_tokens")
 		var create int64
 		if x, ok := f.Get("extra"); ok {
-			xf, _ := model.ParseFields(x)
+			xf, _ := model.ParseValidFields(x)
 			create, _ = intOf(xf, "cache_creation_input_tokens")
 		}
 		if hasPrompt || hasOut {
@@ -140,7 +140,7 @@ func readHeader(h *model.Header, root model.Fields, rep *model.Report) {
 		}
 	}
 	if x, ok := root.Get("extra"); ok {
-		xf, err := model.ParseFields(x)
+		xf, err := model.ParseValidFields(x)
 		if err != nil {
 			h.Extra.Set("atif.extra", x)
 		}
@@ -198,7 +198,7 @@ func partsText(b []byte) string {
 	var parts []string
 	jsonscan.Array(b, func(i int, v []byte) error {
 		// Parts are only decoded: no need to copy their values.
-		f, err := model.ParseFieldsView(v)
+		f, err := model.ParseValidFieldsView(v)
 		if err != nil {
 			return nil
 		}
@@ -208,7 +208,7 @@ func partsText(b []byte) string {
 			parts = append(parts, s)
 		case "image":
 			src, _ := f.Get("source")
-			sf, _ := model.ParseFields(src)
+			sf, _ := model.ParseValidFields(src)
 			p, _ := sf.String("path")
 			parts = append(parts, "[image "+p+"]")
 		default:
@@ -240,19 +240,28 @@ func text(v []byte) (string, []byte) {
 // When b is valid UTF-8, every value is byte for byte what copying it
 // would give, so the values stay in b and the reader copies those it keeps
 // (with jsonscan.Copy); a step's text is mostly decoded, not kept.
-// Otherwise they are copied, and re-encoded where invalid, by ParseFields.
-func record(b []byte, validUTF8 bool) (model.Fields, error) {
-	if validUTF8 {
+// Otherwise they are copied, and re-encoded where invalid, as ParseFields
+// does. validated says b was validated already (it is part of a document
+// or step parsed before): it is not validated again.
+func record(b []byte, validUTF8, validated bool) (model.Fields, error) {
+	switch {
+	case validUTF8 && validated:
+		return model.ParseValidFieldsView(b)
+	case validUTF8:
 		return model.ParseFieldsView(b)
+	case validated:
+		return model.ParseValidFields(b)
 	}
 	return model.ParseFields(b)
 }
 
 var stepHandled = map[string]bool{"step_id": true, "timestamp": true, "source": true, "message": true, "model_name": true, "reasoning_content": true, "tool_calls": true, "metrics": true, "observation": true, "extra": true}
 
-func (st *reader) step(b []byte, loc model.Loc) error {
+// step reads one step; validated says b is part of a document validated
+// already.
+func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	valid := utf8.Valid(b)
-	f, err := record(b, valid)
+	f, err := record(b, valid, validated)
 	if err != nil || f == nil {
 		if err == nil {
 			err = errors.New("null step")
@@ -269,7 +278,7 @@ func (st *reader) step(b []byte, loc model.Loc) error {
 	var extra model.Fields
 	signature := ""
 	if x, ok := f.Get("extra"); ok {
-		extra, _ = model.ParseFields(x)
+		extra, _ = model.ParseValidFields(x)
 		if s, ok := extra.String("signature"); ok {
 			signature = s
 			extra.Delete("signature")
@@ -289,13 +298,13 @@ func (st *reader) step(b []byte, loc model.Loc) error {
 	case "agent":
 		var usage *model.Usage
 		if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
-			mf, _ := model.ParseFields(m)
+			mf, _ := model.ParseValidFields(m)
 			prompt, _ := intOf(mf, "prompt_tokens")
 			out, _ := intOf(mf, "completion_tokens")
 			cached, _ := intOf(mf, "cached_tokens")
 			var create int64
 			if x, ok := mf.Get("extra"); ok {
-				xf, _ := model.ParseFields(x)
+				xf, _ := model.ParseValidFields(x)
 				create, _ = intOf(xf, "cache_creation_input_tokens")
 			}
 			usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
@@ -328,7 +337,7 @@ func (st *reader) step(b []byte, loc model.Loc) error {
 		}
 		if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
 			jsonscan.Array(tc, func(i int, v []byte) error {
-				cf, err := model.ParseFields(v)
+				cf, err := model.ParseValidFields(v)
 				if err != nil || cf == nil {
 					st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", loc.Path, i)})
 					return nil
@@ -375,7 +384,7 @@ func (st *reader) step(b []byte, loc model.Loc) error {
 			st.rep.Add(model.LossMalformed, fmt.Sprintf("step source %q (expected system, user or agent)", source), loc)
 		}
 		if cm, ok := extra.Get("context_management"); ok {
-			cf, _ := model.ParseFields(cm)
+			cf, _ := model.ParseValidFields(cm)
 			if t, _ := cf.String("type"); t == "compaction" {
 				ev.Kind = model.KindCompaction
 				ev.Compaction = &model.Compaction{}
@@ -416,7 +425,7 @@ func (st *reader) step(b []byte, loc model.Loc) error {
 func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
 	base.Usage = nil
 	base.MessageID = ""
-	of, err := record(obs, validUTF8)
+	of, err := record(obs, validUTF8, true)
 	if err != nil || of == nil {
 		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
 		return nil
@@ -431,7 +440,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			r.Content, r.ContentRaw = text(c)
 		}
 		if x, ok := of.Get("result"); ok {
-			rf, _ := model.ParseFields(x)
+			rf, _ := model.ParseValidFields(x)
 			if s, ok := rf.Get("success"); ok {
 				b, _ := jsonscan.Bool(s)
 				r.IsError = !b
@@ -444,7 +453,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 	}
 	var out []model.Event
 	jsonscan.Array(res, func(i int, v []byte) error {
-		rf, err := record(v, validUTF8)
+		rf, err := record(v, validUTF8, true)
 		if err != nil || rf == nil {
 			st.rep.Add(model.LossMalformed, "observation result is not an object", loc)
 			return nil
@@ -457,7 +466,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			r.Content, r.ContentRaw = text(c)
 		}
 		if x, ok := rf.Get("extra"); ok {
-			xf, _ := model.ParseFields(x)
+			xf, _ := model.ParseValidFields(x)
 			if e, ok := xf.Get("is_error"); ok {
 				r.IsError, _ = jsonscan.Bool(e)
 				xf.Delete("is_error")

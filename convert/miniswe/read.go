@@ -30,7 +30,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name, AgentName: "mini-swe-agent"}
 	h.SourceVersion, _ = root.String("trajectory_format")
 	if info, ok := root.Get("info"); ok {
-		inf, _ := model.ParseFields(info)
+		inf, _ := model.ParseValidFields(info)
 		h.AgentVersion, _ = inf.String("mini_version")
 		out := &model.Outcome{}
 		status, _ := inf.String("exit_status")
@@ -39,7 +39,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		out.ResultText, _ = inf.String("submission")
 		h.Outcome = out
 		if ms, ok := inf.Get("model_stats"); ok {
-			mf, _ := model.ParseFields(ms)
+			mf, _ := model.ParseValidFields(ms)
 			if c, ok := mf.Get("instance_cost"); ok {
 				if f, ok := jsonscan.Float(c); ok {
 					h.CostUSD = &f
@@ -47,9 +47,9 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			}
 		}
 		if cfg, ok := inf.Get("config"); ok {
-			cf, _ := model.ParseFields(cfg)
+			cf, _ := model.ParseValidFields(cfg)
 			if m, ok := cf.Get("model"); ok {
-				mf, _ := model.ParseFields(m)
+				mf, _ := model.ParseValidFields(m)
 				h.Model, _ = mf.String("model_name")
 			}
 		}
@@ -69,7 +69,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	}
 	err = jsonscan.Array(msgs, func(i int, b []byte) error {
 		loc := model.Loc{Path: fmt.Sprintf("$.messages[%d]", i)}
-		f, err := model.ParseFields(b)
+		f, err := model.ParseValidFields(b)
 		if err != nil || f == nil {
 			rep.Add(model.LossMalformed, "message is not an object", loc)
 			return nil
@@ -95,7 +95,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			ev.MessageID = fmt.Sprintf("msg-%d", i)
 			ev.Model = h.Model
 			if x, ok := f.Get("extra"); ok {
-				xf, _ := model.ParseFields(x)
+				xf, _ := model.ParseValidFields(x)
 				if resp, ok := xf.Get("response"); ok {
 					ev.Usage = openAIUsage(resp)
 					ev.Extra.Set("response", resp)
@@ -135,12 +135,12 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 // openAIUsage reads a chat completion's usage; prompt_tokens include the
 // cached ones.
 func openAIUsage(resp []byte) *model.Usage {
-	rf, _ := model.ParseFields(resp)
+	rf, _ := model.ParseValidFields(resp)
 	u, ok := rf.Get("usage")
 	if !ok {
 		return nil
 	}
-	uf, _ := model.ParseFields(u)
+	uf, _ := model.ParseValidFields(u)
 	get := func(f model.Fields, k string) int64 {
 		v, _ := f.Get(k)
 		n, _ := jsonscan.Int(v)
@@ -150,7 +150,7 @@ func openAIUsage(resp []byte) *model.Usage {
 	out := get(uf, "completion_tokens")
 	var cached, create int64
 	if d, ok := uf.Get("prompt_tokens_details"); ok && !jsonscan.IsNull(d) {
-		df, _ := model.ParseFields(d)
+		df, _ := model.ParseValidFields(d)
 		cached = get(df, "cached_tokens")
 		create = get(df, "cache_creation_tokens")
 	}

@@ -146,7 +146,15 @@ func ReadDocument(r io.Reader, format string) (Fields, error) {
 // It validates the whole input with the member scanner and copies each
 // value once, which is several times faster than json.Decoder tokens.
 func ParseFields(b []byte) (Fields, error) {
-	return parseFields(b, true)
+	return parseFields(b, true, false)
+}
+
+// ParseValidFields is ParseFields for a value already validated: a value
+// of Fields that ParseFields (or ReadDocument) made. A document is
+// validated once, not again for every object a reader parses inside it.
+// Anything else must go through ParseFields.
+func ParseValidFields(b []byte) (Fields, error) {
+	return parseFields(b, true, true)
 }
 
 // ParseFieldsView is ParseFields without the copies: the values are b's
@@ -154,7 +162,13 @@ func ParseFields(b []byte) (Fields, error) {
 // reader that decodes most values of a record and keeps few copies those
 // (jsonscan.Copy, or Fields.Copy) and saves an allocation per value.
 func ParseFieldsView(b []byte) (Fields, error) {
-	return parseFields(b, false)
+	return parseFields(b, false, false)
+}
+
+// ParseValidFieldsView is ParseFieldsView for a value already validated
+// (see ParseValidFields).
+func ParseValidFieldsView(b []byte) (Fields, error) {
+	return parseFields(b, false, true)
 }
 
 // Copy returns the fields with every value copied as ParseFields would
@@ -170,19 +184,25 @@ func (f Fields) Copy() Fields {
 	return out
 }
 
-func parseFields(b []byte, copyValues bool) (Fields, error) {
+func parseFields(b []byte, copyValues, validated bool) (Fields, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || string(b) == "null" {
 		return nil, nil
 	}
 	if b[0] != '{' {
-		if !jsonscan.Valid(b) {
+		if !validated && !jsonscan.Valid(b) {
 			return nil, &json.SyntaxError{}
 		}
 		return nil, ErrNotObject
 	}
 	var found [32]jsonscan.Span
-	spans, err := jsonscan.ObjectSpans(b, found[:0])
+	var spans []jsonscan.Span
+	var err error
+	if validated {
+		spans, err = jsonscan.MemberSpans(b, found[:0])
+	} else {
+		spans, err = jsonscan.ObjectSpans(b, found[:0])
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -61,14 +61,14 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	}
 	err = jsonscan.Array(msgs, func(i int, b []byte) error {
 		loc := model.Loc{Path: fmt.Sprintf("$.messages[%d]", i)}
-		wrap, err := model.ParseFields(b)
+		wrap, err := model.ParseValidFields(b)
 		if err != nil || wrap == nil {
 			rep.Add(model.LossMalformed, "message entry is not an object", loc)
 			return nil
 		}
 		key, _ := wrap.String("key")
 		mraw, _ := wrap.Get("message")
-		m, err := model.ParseFields(mraw)
+		m, err := model.ParseValidFields(mraw)
 		if err != nil || m == nil {
 			rep.Add(model.LossMalformed, "message is not an object", loc)
 			return nil
@@ -77,7 +77,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		content, _ := m.String("content")
 		var extra model.Fields
 		if x, ok := m.Get("extra"); ok {
-			extra, _ = model.ParseFields(x)
+			extra, _ = model.ParseValidFields(x)
 		}
 		ev := &model.Event{Loc: loc, ID: key, Text: content}
 		if ts, ok := extra.Get("timestamp"); ok {
@@ -117,11 +117,11 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			}
 			if tc, ok := m.Get("tool_calls"); ok && !jsonscan.IsNull(tc) {
 				return jsonscan.Array(tc, func(j int, cb []byte) error {
-					cf, _ := model.ParseFields(cb)
+					cf, _ := model.ParseValidFields(cb)
 					call := &model.ToolCall{}
 					call.ID, _ = cf.String("id")
 					if fn, ok := cf.Get("function"); ok {
-						ff, _ := model.ParseFields(fn)
+						ff, _ := model.ParseValidFields(fn)
 						call.Name, _ = ff.String("name")
 						args, _ := ff.String("arguments")
 						if jsonscan.Valid([]byte(args)) {

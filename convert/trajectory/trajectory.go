@@ -44,7 +44,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		}
 	}
 	if v, ok := root.Get("usage"); ok {
-		u, _ := model.ParseFields(v)
+		u, _ := model.ParseValidFields(v)
 		t := model.Usage{}
 		t.Input = intField(u, "input_tokens")
 		t.Output = intField(u, "output_tokens")
@@ -58,7 +58,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		}
 	}
 	if v, ok := root.Get("result"); ok && !jsonscan.IsNull(v) {
-		rf, err := model.ParseFields(v)
+		rf, err := model.ParseValidFields(v)
 		if err != nil {
 			rep.Add(model.LossMalformed, "result is not an object", model.Loc{Path: "$.result"})
 		} else {
@@ -87,7 +87,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	if len(steps) > 0 && steps[0] == '[' {
 		err := jsonscan.Array(steps, func(i int, b []byte) error {
 			loc := model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)}
-			f, err := model.ParseFields(b)
+			f, err := model.ParseValidFields(b)
 			if err != nil || f == nil {
 				rep.Add(model.LossMalformed, "step is not an object", loc)
 				return nil

@@ -82,6 +82,13 @@ func FuzzObject(f *testing.F) {
 		if err != nil && err != ErrNotObject && json.Valid(b) {
 			t.Fatalf("rejected valid JSON %q: %v", b, err)
 		}
+		// On a valid object, MemberSpans finds what ObjectSpans finds.
+		if validated, err := ObjectSpans(b, nil); err == nil {
+			found, err := MemberSpans(b, nil)
+			if err != nil || fmt.Sprint(found) != fmt.Sprint(validated) {
+				t.Fatalf("%q: MemberSpans %v %v, ObjectSpans %v", b, found, err, validated)
+			}
+		}
 	})
 }
 
