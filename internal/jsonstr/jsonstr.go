@@ -6,6 +6,7 @@ package jsonstr
 
 import (
 	"bytes"
+	"slices"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -34,6 +35,10 @@ func Unquote(dst, lit []byte, invalid Invalid) (out []byte, ok bool) {
 		// valid too: one pass here instead of one call per run.
 		invalid = Keep
 	}
+	if invalid == Keep {
+		return unquoteKeep(dst, s)
+	}
+	// Invalid UTF-8 to replace: run by run.
 	out = dst
 	for {
 		esc := bytes.IndexByte(s, '\\')
@@ -46,46 +51,94 @@ func Unquote(dst, lit []byte, invalid Invalid) (out []byte, ok bool) {
 			return out, true
 		}
 		s = s[esc:]
-		if len(s) < 2 {
-			return dst, false
-		}
-		n := 2
-		switch c := s[1]; c {
-		case '"', '\\', '/':
-			out = append(out, c)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(s[2:])
-			if !ok {
-				return dst, false
-			}
-			n = 6
-			if utf16.IsSurrogate(r) {
-				r2, ok2 := rune(-1), false
-				if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
-					r2, ok2 = hex4(s[8:])
-				}
-				if pair := utf16.DecodeRune(r, r2); ok2 && pair != utf8.RuneError {
-					r, n = pair, 12
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
+		var n int
+		if out, n, ok = appendEscape(out, s); !ok {
 			return dst, false
 		}
 		s = s[n:]
 	}
+}
+
+// unquoteKeep is Unquote of the string body s, its bytes kept as they are.
+// The output is never longer than s, so it is made room for once, and the
+// common escapes are decoded here rather than in a call: text with an
+// escape every few dozen bytes (tool output, code) spends more on the
+// calls per escape than on its bytes.
+func unquoteKeep(dst, s []byte) (out []byte, ok bool) {
+	out = slices.Grow(dst, len(s))
+	for {
+		esc := bytes.IndexByte(s, '\\')
+		if esc < 0 {
+			return append(out, s...), true
+		}
+		out = append(out, s[:esc]...)
+		s = s[esc:]
+		if len(s) >= 2 {
+			switch c := s[1]; c {
+			case 'n':
+				out = append(out, '\n')
+				s = s[2:]
+				continue
+			case '"', '\\', '/':
+				out = append(out, c)
+				s = s[2:]
+				continue
+			case 't':
+				out = append(out, '\t')
+				s = s[2:]
+				continue
+			}
+		}
+		var n int
+		if out, n, ok = appendEscape(out, s); !ok {
+			return dst, false
+		}
+		s = s[n:]
+	}
+}
+
+// appendEscape decodes the escape that starts s (a backslash) and returns
+// how many bytes of s it took; ok is false for a malformed escape.
+func appendEscape(out, s []byte) (_ []byte, n int, ok bool) {
+	if len(s) < 2 {
+		return out, 0, false
+	}
+	n = 2
+	switch c := s[1]; c {
+	case '"', '\\', '/':
+		out = append(out, c)
+	case 'b':
+		out = append(out, '\b')
+	case 'f':
+		out = append(out, '\f')
+	case 'n':
+		out = append(out, '\n')
+	case 'r':
+		out = append(out, '\r')
+	case 't':
+		out = append(out, '\t')
+	case 'u':
+		r, ok := hex4(s[2:])
+		if !ok {
+			return out, 0, false
+		}
+		n = 6
+		if utf16.IsSurrogate(r) {
+			r2, ok2 := rune(-1), false
+			if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+				r2, ok2 = hex4(s[8:])
+			}
+			if pair := utf16.DecodeRune(r, r2); ok2 && pair != utf8.RuneError {
+				r, n = pair, 12
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		out = utf8.AppendRune(out, r)
+	default:
+		return out, 0, false
+	}
+	return out, n, true
 }
 
 func appendRun(out, b []byte, invalid Invalid) []byte {
