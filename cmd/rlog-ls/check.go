@@ -13,6 +13,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
@@ -167,21 +168,17 @@ func collect(args []string, stderr io.Writer) ([]string, bool) {
 // checkAll checks files on every core and returns results in input order.
 func checkAll(paths []string, cfg analysis.Config) []checkedFile {
 	results := make([]checkedFile, len(paths))
-	jobs := make(chan int)
+	// Workers take the next file themselves: handing files out from another
+	// goroutine kept a core waiting for it between files.
+	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(paths); i = int(next.Add(1)) - 1 {
 				results[i] = checkFile(paths[i], cfg)
 			}
-		}()
+		})
 	}
-	for i := range paths {
-		jobs <- i
-	}
-	close(jobs)
 	wg.Wait()
 	return results
 }
