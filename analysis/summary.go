@@ -211,7 +211,18 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 		}
 	}
 	s.groupMarks(marks)
+	// Summaries live as long as their chunk: drop what appending left spare.
+	s.idList, s.idOrder = exact(s.idList), exact(s.idOrder)
 	return s
+}
+
+// exact returns s in an array of its own length when appending left it
+// with spare room.
+func exact[S ~[]E, E any](s S) S {
+	if cap(s) == len(s) {
+		return s
+	}
+	return append(S(nil), s...)
 }
 
 // pendingMark is a mark while its chunk is summarised: the marks of all ids

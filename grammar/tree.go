@@ -341,6 +341,9 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			break
 		}
 	}
+	if cap(c.usage) > len(c.usage) {
+		c.usage = slices.Clone(c.usage) // a chunk lives long: no spare room
+	}
 	return c
 }
 
