@@ -39,19 +39,23 @@ type Token struct {
 
 // Tokenize splits a line of the given kind into tokens. It never fails:
 // unbalanced quotes and brackets end at the next plausible boundary.
-func Tokenize(text []byte, li *LineInfo) []Token {
+func Tokenize(text []byte, li *LineInfo) []Token { return AppendTokens(nil, text, li) }
+
+// AppendTokens is Tokenize appending to dst, so that a reader going through
+// many lines reuses one list.
+func AppendTokens(dst []Token, text []byte, li *LineInfo) []Token {
 	ts, te := li.Trim.Start, li.Trim.End
 	if ts >= te {
-		return nil
+		return dst
 	}
-	var out []Token
+	out := dst
 	switch li.Kind {
 	case Preamble:
 		return append(out, Token{Kind: TokComment, Span: Span{ts, te}})
 	case HeaderDelimiter:
 		return append(out, Token{Kind: TokDelimiter, Span: Span{ts, te}})
 	case HeaderLine:
-		return tokenizeHeaderLine(text, ts, te)
+		return tokenizeHeaderLine(out, text, ts, te)
 	case Comment:
 		out = append(out, Token{Kind: TokPrefix, Span: Span{ts, ts + 1}})
 		// A comment is text, but metadata in it is still read (reference), so
@@ -270,8 +274,7 @@ func markerAt(t []byte, i int) (int, bool) {
 	return 0, false
 }
 
-func tokenizeHeaderLine(text []byte, ts, te int) []Token {
-	var out []Token
+func tokenizeHeaderLine(out []Token, text []byte, ts, te int) []Token {
 	i := ts
 	if text[i] == '#' {
 		return append(out, Token{Kind: TokComment, Span: Span{ts, te}})
