@@ -20,9 +20,8 @@ import (
 type Analyzer struct {
 	tree  *grammar.Tree
 	pages []*statePage // parallel to the tree's pages
-	// headerChunks is how many leading chunks hold header lines, and
-	// headerStates their states, which an edit anywhere can invalidate.
-	headerChunks int
+	// headerStates are the states of the leading chunks that hold header
+	// lines, which an edit anywhere can invalidate.
 	headerStates []*chunkState
 	ids          map[string]*idFacts
 	gen          uint32 // bumped by every Update; marks the facts it touched
@@ -277,7 +276,7 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 			renew(cs)
 		}
 	}
-	a.headerChunks, a.headerStates = 0, a.headerStates[:0]
+	a.headerStates = a.headerStates[:0]
 	for ci := range t.ChunkCount() {
 		if _, first, _ := t.ChunkAt(ci); first >= bodyStart {
 			break
@@ -292,7 +291,6 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 			cs = sp.states[ci-sp.first]
 		}
 		cs.header = true
-		a.headerChunks++
 		a.headerStates = append(a.headerStates, cs)
 	}
 	// The ids mentioned by dropped or new chunks, each once.
