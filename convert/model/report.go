@@ -37,40 +37,54 @@ const (
 	// LossUnfaithful: a derived value that cannot be exact (hashes over
 	// truncated text).
 	LossUnfaithful LossKind = "unfaithful_value"
+	// LossInvalidUTF8: bytes that are not UTF-8 (or a JSON escape of a lone
+	// UTF-16 surrogate), replaced by U+FFFD; one entry per string or line
+	// where it happened.
+	LossInvalidUTF8 LossKind = "invalid_utf8"
 )
 
 // Loc is where something is in the input (or output): a 1-based line
-// number, a JSON path, or both.
+// number, a JSON path, or both, and the file when it is not the main input
+// (a sub-agent transcript merged into its session).
 type Loc struct {
+	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
 	Path string `json:"path,omitempty"`
 }
 
 func (l Loc) String() string {
-	switch {
-	case l.Line > 0 && l.Path != "":
-		return "line " + strconv.Itoa(l.Line) + " " + l.Path
-	case l.Line > 0:
-		return "line " + strconv.Itoa(l.Line)
-	case l.Path != "":
-		return l.Path
+	var parts []string
+	if l.File != "" {
+		parts = append(parts, l.File)
 	}
-	return "-"
+	if l.Line > 0 {
+		parts = append(parts, "line "+strconv.Itoa(l.Line))
+	}
+	if l.Path != "" {
+		parts = append(parts, l.Path)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
 }
 
 // IsZero reports whether the location is unknown.
-func (l Loc) IsZero() bool { return l.Line == 0 && l.Path == "" }
+func (l Loc) IsZero() bool { return l.Line == 0 && l.Path == "" && l.File == "" }
 
 // MaxLocations is how many locations a Loss keeps; the Count is exact.
 const MaxLocations = 5
 
 // Loss is one kind of loss with a detail (a field name, a record type, an
-// error message), its exact count and the first few locations.
+// error message), its exact count and the first few locations. Remedy,
+// when set, says how to avoid the loss ("write --atif-version 1.6 to keep
+// it").
 type Loss struct {
 	Kind      LossKind `json:"kind"`
 	Detail    string   `json:"detail"`
 	Count     int      `json:"count"`
 	Locations []Loc    `json:"locations,omitempty"`
+	Remedy    string   `json:"remedy,omitempty"`
 }
 
 // Report is what a conversion could not carry over. The zero value is ready
@@ -93,10 +107,20 @@ type lossKey struct {
 // Add records one occurrence.
 func (r *Report) Add(kind LossKind, detail string, loc Loc) { r.AddN(kind, detail, loc, 1) }
 
+// AddRemedy records one occurrence of a loss that the user can avoid, and
+// how: remedy is shown with the entry.
+func (r *Report) AddRemedy(kind LossKind, detail string, loc Loc, remedy string) {
+	if l := r.add(kind, detail, loc, 1); l != nil && l.Remedy == "" {
+		l.Remedy = remedy
+	}
+}
+
 // AddN records n occurrences at one location.
-func (r *Report) AddN(kind LossKind, detail string, loc Loc, n int) {
+func (r *Report) AddN(kind LossKind, detail string, loc Loc, n int) { r.add(kind, detail, loc, n) }
+
+func (r *Report) add(kind LossKind, detail string, loc Loc, n int) *Loss {
 	if r == nil || n <= 0 {
-		return
+		return nil
 	}
 	if r.index == nil {
 		r.index = make(map[lossKey]int)
@@ -116,6 +140,7 @@ func (r *Report) AddN(kind LossKind, detail string, loc Loc, n int) {
 	if len(l.Locations) < MaxLocations && !loc.IsZero() {
 		l.Locations = append(l.Locations, loc)
 	}
+	return l
 }
 
 // Malformed records an input line that could not be parsed.
@@ -155,25 +180,53 @@ func (r *Report) Find(kind LossKind, detail string) *Loss {
 func (r *Report) Empty() bool { return len(r.Losses) == 0 }
 
 // Merge appends the entries of o.
-func (r *Report) Merge(o *Report) {
+func (r *Report) Merge(o *Report) { r.MergeIn(o, "") }
+
+// MergeIn appends the entries of o, whose locations are in file (a file
+// read into the same session, such as a sub-agent transcript); "" keeps
+// their own.
+func (r *Report) MergeIn(o *Report, file string) {
 	if o == nil {
 		return
 	}
 	for _, l := range o.Losses {
-		first := true
-		for _, loc := range l.Locations {
+		var last *Loss
+		for i, loc := range l.Locations {
 			n := 1
-			if first {
+			if i == 0 {
 				n = l.Count - len(l.Locations) + 1
-				first = false
 			}
-			r.AddN(l.Kind, l.Detail, loc, n)
+			if file != "" {
+				loc.File = file
+			}
+			last = r.add(l.Kind, l.Detail, loc, n)
 		}
 		if len(l.Locations) == 0 {
-			r.AddN(l.Kind, l.Detail, Loc{}, l.Count)
+			last = r.add(l.Kind, l.Detail, Loc{}, l.Count)
+		}
+		if last != nil && last.Remedy == "" {
+			last.Remedy = l.Remedy
 		}
 	}
 	r.Events += o.Events
+}
+
+// Kinds returns the number of distinct kinds among the entries.
+func (r *Report) Kinds() int {
+	seen := map[LossKind]bool{}
+	for _, l := range r.Losses {
+		seen[l.Kind] = true
+	}
+	return len(seen)
+}
+
+// Total returns the number of losses: the sum of the entries' counts.
+func (r *Report) Total() int {
+	n := 0
+	for _, l := range r.Losses {
+		n += l.Count
+	}
+	return n
 }
 
 // Text renders the report for a terminal: a summary line, then one line per
@@ -188,11 +241,11 @@ func (r *Report) Text() string {
 		fmt.Fprintf(&b, "%s%d events, nothing lost\n", dir, r.Events)
 		return b.String()
 	}
-	total := 0
-	for _, l := range r.Losses {
-		total += l.Count
+	kinds := "kinds"
+	if r.Kinds() == 1 {
+		kinds = "kind"
 	}
-	fmt.Fprintf(&b, "%s%d events, %d losses of %d kinds\n", dir, r.Events, total, len(r.Losses))
+	fmt.Fprintf(&b, "%s%d events, %d losses of %d %s\n", dir, r.Events, r.Total(), r.Kinds(), kinds)
 	for _, l := range r.Losses {
 		fmt.Fprintf(&b, "  %s: %s ×%d", l.Kind, l.Detail, l.Count)
 		if len(l.Locations) > 0 {
@@ -206,13 +259,16 @@ func (r *Report) Text() string {
 			}
 			fmt.Fprintf(&b, " (at %s%s)", strings.Join(locs, ", "), more)
 		}
+		if l.Remedy != "" {
+			fmt.Fprintf(&b, "; %s", l.Remedy)
+		}
 		b.WriteByte('\n')
 	}
 	return b.String()
 }
 
 // JSON renders the report as one JSON object:
-// {"from","to","events","losses":[{"kind","detail","count","locations":[{"line","path"}]}]}.
+// {"from","to","events","losses":[{"kind","detail","count","locations":[{"file","line","path"}],"remedy"}]}.
 func (r *Report) JSON() []byte {
 	type out Report // drop methods, keep tags
 	if r.Losses == nil {

@@ -178,3 +178,53 @@ func hex4(b []byte) (rune, bool) {
 	}
 	return r, true
 }
+
+// Replacements tells what Unquote(dst, lit, Replace) replaces with U+FFFD
+// that lit does not hold as such: invalid counts the invalid UTF-8
+// sequences of the literal (each as utf8.DecodeRune splits them), and
+// surrogates the escapes of a lone UTF-16 surrogate (`\ud800` not followed
+// by a low surrogate). Both zero: the decoded string is exactly what lit
+// says. lit must be a well-formed string literal.
+func Replacements(lit []byte) (invalid, surrogates int) {
+	if len(lit) < 2 {
+		return 0, 0
+	}
+	s := lit[1 : len(lit)-1]
+	if !utf8.Valid(s) {
+		for b := s; len(b) > 0; {
+			r, size := utf8.DecodeRune(b)
+			if r == utf8.RuneError && size == 1 {
+				invalid++
+			}
+			b = b[size:]
+		}
+	}
+	for {
+		esc := bytes.IndexByte(s, '\\')
+		if esc < 0 || esc+1 >= len(s) {
+			return invalid, surrogates
+		}
+		s = s[esc:]
+		if s[1] != 'u' {
+			s = s[2:]
+			continue
+		}
+		r, ok := hex4(s[2:])
+		if !ok {
+			return invalid, surrogates
+		}
+		n := 6
+		if utf16.IsSurrogate(r) {
+			r2, ok2 := rune(-1), false
+			if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+				r2, ok2 = hex4(s[8:])
+			}
+			if ok2 && utf16.DecodeRune(r, r2) != utf8.RuneError {
+				n = 12
+			} else {
+				surrogates++
+			}
+		}
+		s = s[n:]
+	}
+}

@@ -124,3 +124,47 @@ func FuzzUnquoteMatchesRuns(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReplacements: Replacements is zero exactly when decoding with
+// Replace gives the same string as decoding with Keep and the input is
+// valid UTF-8, and counts every U+FFFD decoding adds.
+func FuzzReplacements(f *testing.F) {
+	for _, s := range []string{`""`, `"a\nb"`, `"\ud83d\ude00"`, `"\ud800x"`, `"\udc00\ud800"`, "\"\xff\xfe\"", "\"\xef\xbf\xbd\"", `"\ufffd"`, "\"\xe2\x82\"", `"\\ud800"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, lit []byte) {
+		out, ok := Unquote(nil, lit, Replace)
+		if !ok {
+			return
+		}
+		invalid, surrogates := Replacements(lit)
+		// U+FFFD written by the decoder = U+FFFD in the output minus those
+		// the literal holds as such (raw or escaped).
+		raw := bytes.Count(lit, []byte("\uFFFD"))
+		esc := bytes.Count(bytes.ToLower(lit), []byte(`\ufffd`)) - bytes.Count(bytes.ToLower(lit), []byte(`\\ufffd`))
+		added := bytes.Count(out, []byte("\uFFFD")) - raw - esc
+		if added != invalid+surrogates {
+			t.Fatalf("%q: decoding adds %d U+FFFD, Replacements says %d+%d", lit, added, invalid, surrogates)
+		}
+	})
+}
+
+func TestReplacements(t *testing.T) {
+	for lit, want := range map[string][2]int{
+		`"plain"`:          {0, 0},
+		`"\ud83d\ude00"`:   {0, 0},
+		`"\ud800"`:         {0, 1},
+		`"\ud800\ud800"`:   {0, 2},
+		`"\udc00x"`:        {0, 1},
+		`"\\ud800"`:        {0, 0},
+		"\"a\xffb\xfe\"":   {2, 0},
+		"\"\xe2\x82\"":     {2, 0}, // a cut sequence: one U+FFFD per byte, as encoding/json writes
+		"\"\xff\\ud800\"":  {1, 1},
+		"\"\xef\xbf\xbd\"": {0, 0},
+	} {
+		i, s := Replacements([]byte(lit))
+		if [2]int{i, s} != want {
+			t.Errorf("Replacements(%q) = %d, %d; want %v", lit, i, s, want)
+		}
+	}
+}

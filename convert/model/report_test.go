@@ -1,0 +1,78 @@
+package model
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestReportTextCountsKinds(t *testing.T) {
+	var r Report
+	r.From, r.To, r.Events = "rlog", "replay", 3
+	r.Add(LossDroppedField, "a", Loc{Line: 1})
+	r.Add(LossDroppedField, "b", Loc{Line: 2})
+	r.AddN(LossDroppedField, "b", Loc{}, 2)
+	r.Add(LossSynthesized, "c", Loc{})
+	first := strings.SplitN(r.Text(), "\n", 2)[0]
+	if want := "rlog -> replay: 3 events, 5 losses of 2 kinds"; first != want {
+		t.Errorf("summary %q, want %q", first, want)
+	}
+	var one Report
+	one.Add(LossMoved, "x", Loc{})
+	one.Add(LossMoved, "y", Loc{})
+	if first := strings.SplitN(one.Text(), "\n", 2)[0]; first != "0 events, 2 losses of 1 kind" {
+		t.Errorf("summary %q", first)
+	}
+}
+
+func TestRemedyAndFile(t *testing.T) {
+	var r Report
+	r.AddRemedy(LossDroppedField, "content parts", Loc{File: "agent-a1.jsonl", Line: 4, Path: "$.message"}, "write --atif-version 1.6 to keep them")
+	r.Add(LossDroppedField, "content parts", Loc{Line: 9})
+	text := r.Text()
+	for _, want := range []string{
+		"dropped_field: content parts ×2 (at agent-a1.jsonl line 4 $.message, line 9); write --atif-version 1.6 to keep them",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	var j struct {
+		Losses []struct {
+			Remedy    string
+			Locations []struct {
+				File string
+				Line int
+			}
+		}
+	}
+	if err := json.Unmarshal(r.JSON(), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Losses[0].Remedy == "" || j.Losses[0].Locations[0].File != "agent-a1.jsonl" {
+		t.Errorf("JSON lacks remedy or file: %s", r.JSON())
+	}
+	// Merging into another report keeps the remedy; MergeIn names the file.
+	var m Report
+	m.MergeIn(&r, "sub.jsonl")
+	if m.Losses[0].Remedy == "" || m.Losses[0].Count != 2 || m.Losses[0].Locations[1].File != "sub.jsonl" {
+		t.Errorf("merged: %+v", m.Losses[0])
+	}
+}
+
+func TestInvalidUTF8(t *testing.T) {
+	var r Report
+	r.InvalidUTF8([]byte(`{"a":"ok"}`), Loc{Line: 3})
+	if !r.Empty() {
+		t.Fatalf("valid record reported: %s", r.Text())
+	}
+	r.InvalidUTF8([]byte("{\"a\":\"\xff\",\"b\":{\"c\":\"\\ud800\"}}"), Loc{Line: 3, File: "x.jsonl"})
+	r.InvalidUTF8([]byte("{\n \"s\": [\n  \"\xfe\"\n ]\n}"), Loc{Path: "$.steps[2]"})
+	r.InvalidUTF8Text([]byte("u: caf\xe9"), Loc{Line: 7})
+	want := "4 losses of 1 kind\n" +
+		"  invalid_utf8: invalid UTF-8 replaced by U+FFFD ×3 (at x.jsonl line 3 $.a, line 3 $.steps[2].s[0], line 7)\n" +
+		"  invalid_utf8: escaped lone UTF-16 surrogate replaced by U+FFFD ×1 (at x.jsonl line 3 $.b.c)\n"
+	if got := r.Text(); !strings.HasSuffix(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
