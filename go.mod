@@ -1,6 +1,6 @@
 module github.com/rlog-ls/rlog-ls
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/segmentio/encoding v0.3.4
