@@ -11,7 +11,7 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { findServer, installCommand, notFoundMessage } from './server';
+import { bundledFolder, findServer, notFoundMessage, releasesUrl } from './server';
 
 /** The server-side command that converts a JSON/JSONL trajectory to rlog. */
 const serverConvertCommand = 'rlog-ls.convertToRlog';
@@ -20,8 +20,11 @@ let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
 let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
+/** The folder of the server bundled in this package (absent from the platform-neutral package). */
+let bundledDir: string;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  bundledDir = vscode.Uri.joinPath(context.extensionUri, bundledFolder).fsPath;
   output = vscode.window.createOutputChannel('rlog');
   traceOutput = vscode.window.createOutputChannel('rlog (trace)');
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 0);
@@ -58,16 +61,16 @@ function settings(): Record<string, unknown> {
 
 async function start(): Promise<void> {
   const conf = vscode.workspace.getConfiguration('rlog');
-  const found = findServer(conf.get<string>('server.path'));
+  const found = findServer(conf.get<string>('server.path'), bundledDir);
   if (!('path' in found)) {
     const msg = notFoundMessage(found);
     output.appendLine(msg);
     setStatus('$(warning) rlog-ls', 'The rlog language server was not found: click for details');
-    const actions = found.badSetting !== undefined ? ['Open Settings'] : ['Copy Install Command', 'Open Settings'];
+    const actions = found.badSetting !== undefined || found.bundledNotExecutable !== undefined
+      ? ['Open Settings'] : ['Open Downloads', 'Open Settings'];
     void vscode.window.showErrorMessage(msg, ...actions).then(async (pick) => {
-      if (pick === 'Copy Install Command') {
-        await vscode.env.clipboard.writeText(installCommand);
-        void vscode.window.showInformationMessage(`Copied: ${installCommand}. Run it in a terminal, then "rlog: Restart Language Server".`);
+      if (pick === 'Open Downloads') {
+        await vscode.env.openExternal(vscode.Uri.parse(releasesUrl));
       } else if (pick === 'Open Settings') {
         await vscode.commands.executeCommand('workbench.action.openSettings', 'rlog.server.path');
       }

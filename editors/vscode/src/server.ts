@@ -4,11 +4,18 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-export const installCommand = 'go install github.com/rlog-ls/rlog-ls/cmd/rlog-ls@latest';
+/** Where releases (the binary, and the extension for each platform) are published. */
+export const releasesUrl = 'https://github.com/rlog-ls/rlog-ls/releases';
+
+/** How Go users build the server from a clone (the module path is not published yet). */
+export const goInstall = 'go install ./cmd/rlog-ls';
+
+/** The folder of the extension's own server, inside its package (scripts/release puts it there). */
+export const bundledFolder = 'server';
 
 export interface Found {
   path: string;
-  /** Where it was found: "rlog.server.path", "PATH" or "$GOPATH/bin". */
+  /** Where it was found: "rlog.server.path", "the extension", "PATH" or "$GOPATH/bin". */
   source: string;
 }
 
@@ -17,6 +24,8 @@ export interface NotFound {
   tried: string[];
   /** A setting that names a file that is not there, if any. */
   badSetting?: string;
+  /** The extension's own server when it is there but cannot be run. */
+  bundledNotExecutable?: string;
 }
 
 export interface Env {
@@ -24,6 +33,7 @@ export interface Env {
   env: NodeJS.ProcessEnv;
   home: string;
   isExecutable(p: string): boolean;
+  exists(p: string): boolean;
 }
 
 export function realEnv(): Env {
@@ -42,6 +52,9 @@ export function realEnv(): Env {
         return false;
       }
     },
+    exists(p: string): boolean {
+      return fs.existsSync(p);
+    },
   };
 }
 
@@ -53,11 +66,13 @@ function expandHome(p: string, home: string): string {
 
 /**
  * findServer looks for the server: the rlog.server.path setting when it is
- * set (a path, or a bare command name looked up on PATH), then rlog-ls on
- * PATH, then in $GOPATH/bin (each GOPATH entry, or ~/go/bin), which is where
- * `go install` puts it.
+ * set (a path, or a bare command name looked up on PATH; one that is not
+ * there is reported, never silently replaced), then the server bundled in
+ * the extension's package (bundledDir; the platform packages have one, the
+ * platform-neutral package has not), then rlog-ls on PATH, then in
+ * $GOPATH/bin (each GOPATH entry, or ~/go/bin), where `go install` puts it.
  */
-export function findServer(setting: string | undefined, e: Env = realEnv()): Found | NotFound {
+export function findServer(setting: string | undefined, bundledDir: string | undefined, e: Env = realEnv()): Found | NotFound {
   const exe = e.platform === 'win32' ? 'rlog-ls.exe' : 'rlog-ls';
   const sep = e.platform === 'win32' ? ';' : ':';
   const pathDirs = (e.env.PATH ?? e.env.Path ?? '').split(sep).filter((d) => d !== '');
@@ -76,6 +91,17 @@ export function findServer(setting: string | undefined, e: Env = realEnv()): Fou
     return { tried: [`rlog.server.path (${p}, on PATH)`], badSetting: p };
   }
   tried.push('rlog.server.path (not set)');
+  let bundledNotExecutable: string | undefined;
+  if (bundledDir !== undefined) {
+    const c = path.join(bundledDir, exe);
+    if (e.isExecutable(c)) return { path: c, source: 'the extension' };
+    if (e.exists(c)) {
+      bundledNotExecutable = c;
+      tried.push(`the extension (${c}, not executable)`);
+    } else {
+      tried.push('the extension (this package has no server)');
+    }
+  }
   for (const d of pathDirs) {
     const c = path.join(d, exe);
     if (e.isExecutable(c)) return { path: c, source: 'PATH' };
@@ -89,16 +115,22 @@ export function findServer(setting: string | undefined, e: Env = realEnv()): Fou
     if (e.isExecutable(c)) return { path: c, source: '$GOPATH/bin' };
   }
   tried.push(...bins);
-  return { tried };
+  return bundledNotExecutable !== undefined ? { tried, bundledNotExecutable } : { tried };
 }
 
 /** notFoundMessage is what the user reads when there is no server. */
 export function notFoundMessage(nf: NotFound): string {
   if (nf.badSetting !== undefined) {
     return `rlog: the language server set in rlog.server.path was not found or is not executable: ${nf.badSetting}. ` +
-      `Fix the setting, or clear it to use rlog-ls from PATH. Syntax colouring works without the server.`;
+      `Fix the setting, or clear it to let the extension find its server. Syntax colouring works without the server.`;
+  }
+  if (nf.bundledNotExecutable !== undefined) {
+    return `rlog: the language server inside the extension cannot be run: ${nf.bundledNotExecutable} is not executable ` +
+      `(is the extensions folder on a file system mounted noexec?). Make it executable, or set rlog.server.path to a copy ` +
+      `that is. Syntax colouring works without the server.`;
   }
   return `rlog: the rlog-ls language server was not found (looked in ${nf.tried.join(', ')}). ` +
-    `Install it with \`${installCommand}\` (Go 1.26), or set rlog.server.path to the binary. ` +
+    `This package of the extension has no server inside: install the package for your platform, or download rlog-ls ` +
+    `from ${releasesUrl} and put it on PATH or set rlog.server.path to it (with Go 1.26, \`${goInstall}\` in a clone). ` +
     `Syntax colouring works without it; diagnostics, hover and the outline need it.`;
 }
