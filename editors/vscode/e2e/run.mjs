@@ -1,20 +1,23 @@
 // End-to-end test of the rlog extension in a real VS Code: code-server 4.100.3
 // (VS Code 1.100.3) offline, in headless Debian Chromium driven by
-// playwright-core. It builds the server and the .vsix, installs the .vsix into
-// a fresh code-server, opens testdata/sample.rlog and checks what a user sees:
-// syntax colours, the Problems panel, a setting, a hover, the outline, the
-// colours of a 25 MB log (where VS Code turns TextMate off, so they come from
-// the server's semantic tokens), both conversion commands, and the message
-// shown when the server binary is missing. It takes a screenshot of the
+// playwright-core. It builds this platform's .vsix with the release script
+// (scripts/release: the server inside), installs it into a fresh code-server
+// that runs as on a machine without Go (no go and no rlog-ls on its PATH, an
+// empty GOPATH, rlog.server.path not set, so the server can only come from the
+// package), opens testdata/sample.rlog and checks what a user sees: syntax
+// colours, the Problems panel, a setting, a hover, the outline, the colours of
+// a 25 MB log (where VS Code turns TextMate off, so they come from the
+// server's semantic tokens), both conversion commands, and the message shown
+// when rlog.server.path names a missing binary. It takes a screenshot of the
 // editor with the hover, the Problems panel and the outline.
 //
 // Usage: ./install.sh && node run.mjs   (from editors/vscode/e2e)
 // Env:   CHROMIUM (default /usr/bin/chromium), RLOG_E2E_KEEP=1 keeps work/,
-//        RLOG_LS: a server binary to use instead of building ./cmd/rlog-ls,
+//        RLOG_VSIX: a platform .vsix to test instead of building one,
 //        RLOG_E2E_SCREENSHOT: where to keep the screenshot (default work/vscode.png;
 //        docs/vscode.png is made with RLOG_E2E_SCREENSHOT=$PWD/../../../docs/vscode.png).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,25 +53,55 @@ function freePort() {
   });
 }
 
+/** vsixPath builds this platform's .vsix with the release script, or takes RLOG_VSIX. */
+function vsixPath() {
+  if (process.env.RLOG_VSIX) return process.env.RLOG_VSIX;
+  // VS Code's platform names are Node's: linux-x64, darwin-arm64, win32-x64 ...
+  const platform = `${process.platform}-${process.arch}`;
+  run('go', ['run', './scripts/release', '-out', join(work, 'dist'), '-archives=false', platform], { cwd: root });
+  const built = readdirSync(join(work, 'dist')).filter((f) => f.endsWith(`-${platform}.vsix`));
+  if (built.length !== 1) throw new Error(`the release script built ${built} for ${platform}`);
+  return join(work, 'dist', built[0]);
+}
+
+/**
+ * noGoEnv is the environment of a machine without Go: PATH without the
+ * folders that hold go or rlog-ls, and an empty GOPATH (where the extension
+ * would otherwise look), so the server can only come from the package.
+ */
+function noGoEnv() {
+  const env = { ...process.env };
+  const hidden = (d) => ['go', 'rlog-ls'].some((b) => existsSync(join(d, b)));
+  env.PATH = (env.PATH || '').split(':').filter((d) => d !== '' && !hidden(d)).join(':');
+  env.GOPATH = join(work, 'empty-gopath');
+  delete env.GOBIN;
+  delete env.GOROOT;
+  for (const b of ['go', 'rlog-ls']) {
+    const r = spawnSync('sh', ['-c', `command -v ${b}`], { env });
+    if (r.status === 0) throw new Error(`${b} is still on the PATH given to code-server: ${String(r.stdout).trim()}`);
+  }
+  return env;
+}
+
+let extensionDir;
+
 function prepare() {
   if (!existsSync(codeServer)) throw new Error(`code-server is not installed: run ${join(here, 'install.sh')}`);
   if (!existsSync(chromiumPath)) throw new Error(`Chromium not found at ${chromiumPath} (apt-get install chromium)`);
   rmSync(work, { recursive: true, force: true });
-  for (const d of ['bin', 'data/User', 'extensions', 'ws']) mkdirSync(join(work, d), { recursive: true });
-  if (process.env.RLOG_LS) copyFileSync(process.env.RLOG_LS, join(work, 'bin', 'rlog-ls'));
-  else run('go', ['build', '-o', join(work, 'bin', 'rlog-ls'), './cmd/rlog-ls'], { cwd: root });
-  chmodSync(join(work, 'bin', 'rlog-ls'), 0o755);
-  run('npm', ['run', 'package'], { cwd: ext });
+  for (const d of ['data/User', 'extensions', 'ws', 'empty-gopath']) mkdirSync(join(work, d), { recursive: true });
+  const vsix = vsixPath();
   run(process.execPath, [codeServer, '--user-data-dir', join(work, 'data'), '--extensions-dir', join(work, 'extensions'),
-    '--install-extension', join(ext, 'rlog-ls.vsix')]);
+    '--install-extension', vsix], { env: noGoEnv() });
   const installed = readdirSync(join(work, 'extensions')).filter((d) => d.startsWith('rlog-ls.rlog-ls-'));
   if (installed.length !== 1) throw new Error(`the .vsix did not install: ${readdirSync(join(work, 'extensions'))}`);
+  extensionDir = join(work, 'extensions', installed[0]);
   copyFileSync(join(root, 'testdata', 'sample.rlog'), join(work, 'ws', 'sample.rlog'));
   // Over 20 MB, VS Code turns TextMate off: colours must come from the server.
   run('go', ['run', './cmd/rlog-gen', '-size', '25MB', '-seed', '7', '-o', join(work, 'ws', 'large.rlog')], { cwd: root });
   writeFileSync(join(work, 'ws', 'claude-session.jsonl'), claudeSession);
   writeFileSync(join(work, 'ws', 'settings-check.rlog'), settingsCheck);
-  writeSettings({ 'rlog.server.path': join(work, 'bin', 'rlog-ls'), 'rlog.disabledCodes': ['W003'] });
+  writeSettings({ 'rlog.disabledCodes': ['W003'] });
 }
 
 // A small Claude Code session (the JSONL Claude Code writes under
@@ -126,9 +159,7 @@ function writeSettings(extra) {
 
 async function startCodeServer() {
   const port = await freePort();
-  const env = { ...process.env };
-  // The server must be found through the setting, not by luck on PATH.
-  env.PATH = (env.PATH || '').split(':').filter((d) => !existsSync(join(d, 'rlog-ls'))).join(':');
+  const env = noGoEnv();
   const cs = spawn(process.execPath, [codeServer, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
     '--ignore-last-opened', '--user-data-dir', join(work, 'data'), '--extensions-dir', join(work, 'extensions'),
@@ -238,9 +269,10 @@ async function main() {
       await page.locator('.monaco-editor .view-lines').first().waitFor();
       await until('the language mode "rlog" in the status bar',
         async () => (await textOf(page.locator('.statusbar-item'))).includes('rlog'));
-      // The extension's output says which binary it started, and why.
-      await until('the server started from the setting', () => outputLog().includes(
-        `rlog: starting ${join(work, 'bin', 'rlog-ls')} (from rlog.server.path)`));
+      // The extension's output says which binary it started, and why: the
+      // one inside the package.
+      await until('the server started from the package', () => outputLog().includes(
+        `rlog: starting ${join(extensionDir, 'server', 'rlog-ls')} (from the extension)`));
     });
 
     await check('syntax colours from the grammar and the server', async () => {
@@ -401,7 +433,7 @@ async function main() {
       const item = page.locator('.setting-item', { hasText: 'Path to the' }).first();
       const input = item.locator('input').first();
       await input.waitFor();
-      await input.fill(join(work, 'bin', 'no-such-rlog-ls'));
+      await input.fill(join(work, 'no-such-rlog-ls'));
       await page.keyboard.press('Tab');
       const toast = page.locator('.notifications-toasts');
       await until('the not-found notification', async () => {
