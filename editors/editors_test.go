@@ -419,7 +419,8 @@ func TestNeovimLSPSetup(t *testing.T) {
 	if res.Filetype != "rlog" {
 		t.Errorf("filetype %q", res.Filetype)
 	}
-	if !strings.Contains(res.MissingMessage, "go install github.com/rlog-ls/rlog-ls/cmd/rlog-ls@latest") ||
+	if !strings.Contains(res.MissingMessage, "https://github.com/rlog-ls/rlog-ls/releases") ||
+		!strings.Contains(res.MissingMessage, "go install ./cmd/rlog-ls") ||
 		!strings.Contains(res.MissingMessage, "/nonexistent/rlog-ls") || res.MissingClients != 0 {
 		t.Errorf("missing binary: message %q, %d clients", res.MissingMessage, res.MissingClients)
 	}
@@ -430,6 +431,169 @@ func TestNeovimLSPSetup(t *testing.T) {
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != "W002" || res.Diagnostics[0].Lnum != 39 {
 		t.Errorf("diagnostics %+v, want W002 on line 40", res.Diagnostics)
 	}
+}
+
+// readmeSnippet returns the fenced code block that follows the line
+// "<!-- editors_test: NAME -->" in a README (both may be indented, as in a
+// list item): the tests run what users copy.
+func readmeSnippet(t *testing.T, readme, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	marker := slices.IndexFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "<!-- editors_test: "+name+" -->" })
+	if marker < 0 {
+		t.Fatalf("%s has no <!-- editors_test: %s --> marker", readme, name)
+	}
+	fence := marker + 1
+	for fence < len(lines) && strings.TrimSpace(lines[fence]) == "" {
+		fence++
+	}
+	if fence == len(lines) || !strings.HasPrefix(strings.TrimSpace(lines[fence]), "```") {
+		t.Fatalf("%s: no code block after the %s marker", readme, name)
+	}
+	indent := lines[fence][:len(lines[fence])-len(strings.TrimLeft(lines[fence], " "))]
+	var code []string
+	for _, l := range lines[fence+1:] {
+		if strings.TrimSpace(l) == "```" {
+			return strings.Join(code, "\n")
+		}
+		code = append(code, strings.TrimPrefix(l, indent))
+	}
+	t.Fatalf("%s: the %s code block does not end", readme, name)
+	return ""
+}
+
+// TestNeovimPluginManagers installs editors/neovim the way lazy.nvim and
+// packer.nvim do with the specs of editors/neovim/README.md, and checks what a
+// user then gets on opening a log: the file type, syntax and ftplugin from the
+// sub-folder, the server (rlog-ls on PATH) attached with its diagnostics, and
+// lsp/rlog_ls.lua on the runtime path. The managers themselves cannot run
+// here (lazy.nvim needs Neovim 0.8, Debian has 0.7.2; GitHub is not
+// reachable), so test/managers does their startup steps: the repository is
+// linked where the manager clones it, lazy_init.lua does lazy.nvim's loader
+// steps (its own filetype detection first, the plugin folder on the runtime
+// path, its plugin/ and ftdetect/, then config), and packer_compiled.lua is
+// what :PackerCompile writes (the rtp sub-folder, then config from bytecode),
+// sourced by Neovim's own startup with the plugin as a start package.
+func TestNeovimPluginManagers(t *testing.T) {
+	nvim := need(t, "nvim", "neovim")
+	server := buildServer(t)
+	dir := filepath.Join(repoRoot(), "editors", "neovim")
+	readme := filepath.Join(dir, "README.md")
+	managers := filepath.Join(dir, "test", "managers")
+	sample := filepath.Join(repoRoot(), "testdata", "sample.rlog")
+
+	type result struct {
+		Errors        []string `json:"errors"`
+		Filetype      string   `json:"filetype"`
+		Syntax        string   `json:"syntax"`
+		Commentstring string   `json:"commentstring"`
+		Module        string   `json:"module"`
+		LSPConfig     string   `json:"lsp_config"`
+		Attached      bool     `json:"attached"`
+		Diagnostics   []struct {
+			Lnum int    `json:"lnum"`
+			Code string `json:"code"`
+		} `json:"diagnostics"`
+	}
+	// start runs Neovim with a fresh home, the repository linked at
+	// pluginDir (under the data folder, where the manager clones it) and
+	// spec, and returns what check.lua saw and the plugin's folder.
+	start := func(t *testing.T, pluginDir, spec string, setupHome func(t *testing.T, home string) []string) (result, string) {
+		home := t.TempDir()
+		plugin := filepath.Join(home, "data", "nvim", pluginDir)
+		if err := os.MkdirAll(filepath.Dir(plugin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(repoRoot(), plugin); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "result.json")
+		args := append(setupHome(t, home), "--headless", "-n", "-i", "NONE", sample,
+			"-c", "luafile "+filepath.Join(managers, "check.lua"))
+		cmd := exec.Command(nvim, args...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+			"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_STATE_HOME="+filepath.Join(home, "state"),
+			"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "RLOG_PLUGIN_DIR="+plugin, "RLOG_SPEC="+spec,
+			"RLOG_OUT="+out, "PATH="+filepath.Dir(server)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		runEditor(t, cmd, time.Minute)
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatalf("Neovim wrote no result: %v", err)
+		}
+		var res result
+		if err := json.Unmarshal(raw, &res); err != nil {
+			t.Fatalf("%v\n%s", err, raw)
+		}
+		return res, plugin
+	}
+	lazy := func(_ *testing.T, _ string) []string {
+		return []string{"-u", filepath.Join(managers, "lazy_init.lua")}
+	}
+	packer := func(t *testing.T, home string) []string {
+		compiled := filepath.Join(home, "config", "nvim", "plugin", "packer_compiled.lua")
+		if err := os.MkdirAll(filepath.Dir(compiled), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src, err := os.ReadFile(filepath.Join(managers, "packer_compiled.lua"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(compiled, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, "config", "nvim", "init.lua"), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return nil
+	}
+	check := func(t *testing.T, res result, plugin string) {
+		t.Helper()
+		if len(res.Errors) > 0 {
+			t.Fatalf("errors: %v", res.Errors)
+		}
+		if res.Filetype != "rlog" || res.Syntax != "rlog" || res.Commentstring != "# %s" {
+			t.Errorf("filetype %q, syntax %q, commentstring %q; want rlog, rlog, \"# %%s\"", res.Filetype, res.Syntax, res.Commentstring)
+		}
+		sub := filepath.Join(plugin, "editors", "neovim")
+		if res.Module != filepath.Join(sub, "lua", "rlog", "init.lua") || res.LSPConfig != filepath.Join(sub, "lsp", "rlog_ls.lua") {
+			t.Errorf("require('rlog') from %q, lsp/rlog_ls.lua from %q; want them under %s", res.Module, res.LSPConfig, sub)
+		}
+		if !res.Attached {
+			t.Fatal("rlog-ls did not attach to the buffer")
+		}
+		if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != "W002" || res.Diagnostics[0].Lnum != 39 {
+			t.Errorf("diagnostics %+v, want W002 on line 40", res.Diagnostics)
+		}
+	}
+
+	t.Run("lazy.nvim", func(t *testing.T) {
+		res, plugin := start(t, filepath.Join("lazy", "rlog-ls"), readmeSnippet(t, readme, "lazy.nvim"), lazy)
+		check(t, res, plugin)
+	})
+	t.Run("packer.nvim", func(t *testing.T) {
+		res, plugin := start(t, filepath.Join("site", "pack", "packer", "start", "rlog-ls"), readmeSnippet(t, readme, "packer.nvim"), packer)
+		check(t, res, plugin)
+	})
+	// Without setup() the sub-folder's ftdetect/ is never sourced under
+	// either manager: what setup() registers the file type for.
+	t.Run("lazy.nvim without setup", func(t *testing.T) {
+		res, _ := start(t, filepath.Join("lazy", "rlog-ls"),
+			"{ 'rlog-ls/rlog-ls', config = function(plugin) vim.opt.rtp:append(plugin.dir .. '/editors/neovim') end }", lazy)
+		if res.Filetype != "" || res.Attached {
+			t.Errorf("filetype %q, attached %v: the emulation sourced the sub-folder's ftdetect/, which lazy.nvim does not", res.Filetype, res.Attached)
+		}
+	})
+	t.Run("packer.nvim without setup", func(t *testing.T) {
+		res, _ := start(t, filepath.Join("site", "pack", "packer", "start", "rlog-ls"),
+			"use { 'rlog-ls/rlog-ls', rtp = 'editors/neovim' }", packer)
+		if res.Filetype != "" || res.Attached {
+			t.Errorf("filetype %q, attached %v: Neovim sourced the sub-folder's ftdetect/, which it does not after packer", res.Filetype, res.Attached)
+		}
+	})
 }
 
 // TestEmacsMode opens every log in Emacs with rlog-mode and checks the mode,

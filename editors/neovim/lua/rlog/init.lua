@@ -5,11 +5,14 @@
 --                           settings = { rlog = { disabledCodes = { 'I004' } } } })
 --
 -- Works with Neovim 0.7 (vim.lsp.start_client) and 0.8+ (vim.lsp.start).
--- The file type, syntax colours and buffer settings come from the rest of
--- this folder (ftdetect/, syntax/, ftplugin/) once it is on 'runtimepath'.
+-- The syntax colours and buffer settings come from the rest of this folder
+-- (syntax/, ftplugin/) once it is on 'runtimepath'; so does the file type
+-- (ftdetect/), which setup() also registers, since plugin managers that add
+-- this folder to 'runtimepath' after startup do not source its ftdetect/.
 local M = {}
 
-M.install_command = 'go install github.com/rlog-ls/rlog-ls/cmd/rlog-ls@latest'
+-- Where to get the server without Go: a release archive of the binary.
+M.releases_url = 'https://github.com/rlog-ls/rlog-ls/releases'
 
 local defaults = {
   cmd = { 'rlog-ls' },
@@ -43,10 +46,10 @@ function M.start(bufnr)
   if vim.fn.executable(config.cmd[1]) ~= 1 then
     if not warned then
       warned = true
-      vim.notify(('rlog: the language server %q was not found. Install it with `%s` '
-        .. "(it lands in $(go env GOPATH)/bin: put that on PATH), or pass cmd = { '/path/to/rlog-ls' } "
-        .. "to require('rlog').setup(). Syntax colours work without it."):format(config.cmd[1], M.install_command),
-        vim.log.levels.WARN)
+      vim.notify(('rlog: the language server %q was not found. Download rlog-ls from %s and put it on PATH '
+        .. "(or, with Go 1.26, run `go install ./cmd/rlog-ls` in a clone of the repository), or pass "
+        .. "cmd = { '/path/to/rlog-ls' } to require('rlog').setup(). Syntax colours work without it.")
+        :format(config.cmd[1], M.releases_url), vim.log.levels.WARN)
     end
     return nil
   end
@@ -71,8 +74,18 @@ function M.start(bufnr)
   return id
 end
 
+-- register_filetype makes *.rlog files the rlog file type when Neovim did
+-- not source ftdetect/rlog.vim: lazy.nvim and packer put a sub-folder of a
+-- repository on 'runtimepath' after Neovim and they have sourced the
+-- ftdetect/ files they know of.
+local function register_filetype()
+  if vim.fn.exists('#filetypedetect#BufRead#*.rlog') == 1 then return end
+  vim.cmd('augroup filetypedetect | runtime! ftdetect/rlog.vim | augroup END')
+end
+
 function M.setup(opts)
   config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  register_filetype()
   local group = vim.api.nvim_create_augroup('rlog-ls', { clear = true })
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
