@@ -673,11 +673,9 @@ func TestEmacsByteCompile(t *testing.T) {
 	}
 }
 
-// TestEmacsEglot checks that eglot finds rlog-ls through rlog-mode's
-// registration and shows its diagnostics in flymake (eglot is built into
-// Emacs 29; Debian 12's Emacs 28 has it as the elpa-eglot package).
-func TestEmacsEglot(t *testing.T) {
-	emacs := need(t, "emacs", "emacs-nox")
+// needEglot skips (fails under RLOG_REQUIRE_EDITORS=1) when Emacs has no eglot.
+func needEglot(t *testing.T, emacs string) {
+	t.Helper()
 	probe := exec.Command(emacs, "--batch", "--eval", "(require 'eglot)")
 	if out, err := probe.CombinedOutput(); err != nil {
 		msg := fmt.Sprintf("eglot is not available (Debian package elpa-eglot, or Emacs 29): %v\n%s", err, out)
@@ -686,6 +684,14 @@ func TestEmacsEglot(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
+}
+
+// TestEmacsEglot checks that eglot finds rlog-ls through rlog-mode's
+// registration and shows its diagnostics in flymake (eglot is built into
+// Emacs 29; Debian 12's Emacs 28 has it as the elpa-eglot package).
+func TestEmacsEglot(t *testing.T) {
+	emacs := need(t, "emacs", "emacs-nox")
+	needEglot(t, emacs)
 	out := filepath.Join(t.TempDir(), "eglot.json")
 	// Not -Q: Debian's site start files put elpa-eglot on the load path.
 	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
@@ -718,6 +724,73 @@ func TestEmacsEglot(t *testing.T) {
 	}
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Line != 40 || !strings.Contains(res.Diagnostics[0].Text, "W002") {
 		t.Errorf("flymake shows %+v, want W002 on line 40", res.Diagnostics)
+	}
+}
+
+// TestEmacsPackage installs rlog-mode.el as a package, with package.el and no
+// archives (what package-vc-install, use-package's :vc and straight.el end in:
+// the file's autoloads and byte code in the user's package folder), then
+// starts a new Emacs that only initializes its packages, as after a restart,
+// with the README's eglot hook: opening a log must pick rlog-mode through the
+// autoloads, from the installed package, and eglot must run rlog-ls from
+// exec-path and show its diagnostics.
+func TestEmacsPackage(t *testing.T) {
+	emacs := need(t, "emacs", "emacs-nox")
+	needEglot(t, emacs)
+	server := buildServer(t)
+	packages := t.TempDir()
+	script := filepath.Join(repoRoot(), "editors", "emacs", "test", "package.el")
+	phase := func(name string, res any) {
+		out := filepath.Join(t.TempDir(), name+".json")
+		// Not -Q: Debian's site start files put elpa-eglot on the load path.
+		cmd := exec.Command(emacs, "--batch", "-l", script)
+		cmd.Env = append(os.Environ(), "RLOG_PHASE="+name, "RLOG_PACKAGES="+packages, "RLOG_OUT="+out,
+			"RLOG_EL="+filepath.Join(repoRoot(), "editors", "emacs", "rlog-mode.el"),
+			"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"),
+			"PATH="+filepath.Dir(server)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		runEditor(t, cmd, time.Minute)
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatalf("Emacs wrote no result: %v", err)
+		}
+		if err := json.Unmarshal(raw, res); err != nil {
+			t.Fatalf("%v\n%s", err, raw)
+		}
+	}
+	var installed struct {
+		Error     string   `json:"error"`
+		Installed []string `json:"installed"`
+	}
+	phase("install", &installed)
+	if installed.Error != "" || !slices.Contains(installed.Installed, "rlog-mode") {
+		t.Fatalf("package-install-file: %+v", installed)
+	}
+	if m, _ := filepath.Glob(filepath.Join(packages, "rlog-mode-*", "rlog-mode-autoloads.el")); len(m) != 1 {
+		t.Fatalf("no autoloads in %s: %v", packages, m)
+	}
+	var used struct {
+		Error        string `json:"error"`
+		LoadedBefore bool   `json:"loaded_before"`
+		Mode         string `json:"mode"`
+		From         string `json:"from"`
+		Managed      bool   `json:"managed"`
+		Diagnostics  []struct {
+			Line int    `json:"line"`
+			Text string `json:"text"`
+		} `json:"diagnostics"`
+	}
+	phase("use", &used)
+	if used.Error != "" {
+		t.Fatalf("Emacs: %s", used.Error)
+	}
+	if used.LoadedBefore || used.Mode != "rlog-mode" || !strings.HasPrefix(used.From, packages) {
+		t.Errorf("loaded before opening a log: %v; mode %q from %q, want rlog-mode from %s", used.LoadedBefore, used.Mode, used.From, packages)
+	}
+	if !used.Managed {
+		t.Fatal("eglot-ensure did not start rlog-ls")
+	}
+	if len(used.Diagnostics) != 1 || used.Diagnostics[0].Line != 40 || !strings.Contains(used.Diagnostics[0].Text, "W002") {
+		t.Errorf("flymake shows %+v, want W002 on line 40", used.Diagnostics)
 	}
 }
 
