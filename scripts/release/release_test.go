@@ -108,30 +108,15 @@ func TestTarGz(t *testing.T) {
 	if !bytes.Equal(buf.Bytes(), again.Bytes()) {
 		t.Error("two archives of the same files differ")
 	}
-	gz, err := gzip.NewReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
 	var names []string
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, h.Name)
-		if !h.ModTime.Equal(mtime) || h.Uid != 0 || h.Gid != 0 {
-			t.Errorf("%s: time %v, owner %d:%d; want %v, 0:0", h.Name, h.ModTime, h.Uid, h.Gid, mtime)
+	for _, e := range readTarGz(t, buf.Bytes()) {
+		names = append(names, e.Name)
+		if !e.ModTime.Equal(mtime) || e.Uid != 0 || e.Gid != 0 {
+			t.Errorf("%s: time %v, owner %d:%d; want %v, 0:0", e.Name, e.ModTime, e.Uid, e.Gid, mtime)
 		}
 		for _, f := range testFiles {
-			if h.Name == "rlog-ls-0.2.0-linux-x64/"+f.Name {
-				data, _ := io.ReadAll(tr)
-				if fs.FileMode(h.Mode) != f.Mode || !bytes.Equal(data, f.Data) {
-					t.Errorf("%s: mode %o, %q; want %o, %q", h.Name, h.Mode, data, f.Mode, f.Data)
-				}
+			if e.Name == "rlog-ls-0.2.0-linux-x64/"+f.Name && (e.Mode != f.Mode || !bytes.Equal(e.Data, f.Data)) {
+				t.Errorf("%s: mode %o, %q; want %o, %q", e.Name, e.Mode, e.Data, f.Mode, f.Data)
 			}
 		}
 	}
@@ -141,29 +126,75 @@ func TestTarGz(t *testing.T) {
 	}
 }
 
+// entry is a file read back from an archive.
+type entry struct {
+	Name     string
+	Mode     fs.FileMode
+	ModTime  time.Time
+	Uid, Gid int
+	Data     []byte
+}
+
+func readTarGz(t *testing.T, data []byte) []entry {
+	t.Helper()
+	gz, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var out []entry
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, entry{h.Name, h.FileInfo().Mode(), h.ModTime, h.Uid, h.Gid, body})
+	}
+}
+
+func readZip(t *testing.T, data []byte) []entry {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []entry
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, entry{Name: f.Name, Mode: f.Mode(), ModTime: f.Modified, Data: body})
+	}
+	return out
+}
+
 func TestZip(t *testing.T) {
 	mtime := time.Date(2026, 1, 2, 3, 4, 6, 0, time.UTC) // zip keeps even seconds
 	var buf bytes.Buffer
 	if err := writeZip(&buf, "rlog-ls-0.2.0-win32-x64", testFiles, mtime); err != nil {
 		t.Fatal(err)
 	}
-	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(zr.File) != 3 || zr.File[0].Name != "rlog-ls-0.2.0-win32-x64/" || !zr.File[0].Mode().IsDir() {
-		t.Fatalf("entries %v", zr.File)
+	entries := readZip(t, buf.Bytes())
+	if len(entries) != 3 || entries[0].Name != "rlog-ls-0.2.0-win32-x64/" || !entries[0].Mode.IsDir() {
+		t.Fatalf("entries %v", entries)
 	}
 	for i, f := range testFiles {
-		zf := zr.File[i+1]
-		rc, err := zf.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, _ := io.ReadAll(rc)
-		rc.Close()
-		if zf.Name != "rlog-ls-0.2.0-win32-x64/"+f.Name || zf.Mode() != f.Mode || !bytes.Equal(data, f.Data) || !zf.Modified.Equal(mtime) {
-			t.Errorf("%s: mode %v, time %v, %q; want %v, %v, %q", zf.Name, zf.Mode(), zf.Modified, data, f.Mode, mtime, f.Data)
+		e := entries[i+1]
+		if e.Name != "rlog-ls-0.2.0-win32-x64/"+f.Name || e.Mode != f.Mode || !bytes.Equal(e.Data, f.Data) || !e.ModTime.Equal(mtime) {
+			t.Errorf("%s: mode %v, time %v, %q; want %v, %v, %q", e.Name, e.Mode, e.ModTime, e.Data, f.Mode, mtime, f.Data)
 		}
 	}
 	if u, err := exec.LookPath("unzip"); err == nil {
@@ -324,48 +355,21 @@ func readSums(t *testing.T, path string) map[string]string {
 // folder, checking the archive's layout on the way.
 func extractBinary(t *testing.T, archive string, p platform) string {
 	dir := archiveName("v9.8.7", p) + "/"
+	data, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := readTarGz
+	if p.zipped() {
+		read = readZip
+	}
 	var entries []string
 	var bin []byte
 	var mode fs.FileMode
-	if p.zipped() {
-		zr, err := zip.OpenReader(archive)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer zr.Close()
-		for _, f := range zr.File {
-			entries = append(entries, f.Name)
-			if f.Name == dir+p.exe() {
-				rc, _ := f.Open()
-				bin, _ = io.ReadAll(rc)
-				rc.Close()
-				mode = f.Mode()
-			}
-		}
-	} else {
-		f, err := os.Open(archive)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr := tar.NewReader(gz)
-		for {
-			h, err := tr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			entries = append(entries, h.Name)
-			if h.Name == dir+p.exe() {
-				bin, _ = io.ReadAll(tr)
-				mode = fs.FileMode(h.Mode)
-			}
+	for _, e := range read(t, data) {
+		entries = append(entries, e.Name)
+		if e.Name == dir+p.exe() {
+			bin, mode = e.Data, e.Mode
 		}
 	}
 	want := []string{dir, dir + p.exe(), dir + "LICENSE", dir + "README.md", dir + "CHANGELOG.md"}
