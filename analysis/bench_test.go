@@ -192,3 +192,16 @@ func BenchmarkByteLoopCeiling(b *testing.B) {
 }
 
 var byteLoopSink int
+
+// BenchmarkSession is `rlog-ls stats` on a parsed log (and what the code
+// lenses and inlay hints compute once per version of a document).
+func BenchmarkSession(b *testing.B) {
+	src := benchdata.Session(b, 10<<20)
+	t := grammar.Parse(src)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		BuildSession(t, SessionOptions{})
+	}
+}

@@ -276,18 +276,48 @@ func referenceTimestamp(b []byte) (valid, ok bool) {
 	if len(rest) > 0 {
 		return false, false
 	}
-	num := func(i, n int) int {
-		v := 0
-		for _, c := range b[i : i+n] {
-			v = v*10 + int(c-'0')
-		}
-		return v
-	}
+	num := func(i, n int) int { return digits(b[i : i+n]) }
 	year, month, day := num(0, 4), num(5, 2), num(8, 2)
 	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
 		return false, true
 	}
 	return num(11, 2) < 24 && num(14, 2) < 60 && num(17, 2) < 60, true
+}
+
+// timestampValue reads a ts= value ValidTimestamp accepts: the reference
+// form (UTC, the Z optional) directly from the bytes, anything else as RFC
+// 3339.
+func timestampValue(b []byte) (time.Time, bool) {
+	valid, ok := referenceTimestamp(b)
+	if !ok {
+		t, err := time.Parse(time.RFC3339Nano, string(b))
+		return t, err == nil
+	}
+	if !valid {
+		return time.Time{}, false
+	}
+	num := func(i, n int) int { return digits(b[i : i+n]) }
+	nsec := 0
+	if len(b) > 19 && b[19] == '.' {
+		scale := 100_000_000
+		for _, c := range b[20:] {
+			if c < '0' || c > '9' {
+				break
+			}
+			nsec += int(c-'0') * scale
+			scale /= 10
+		}
+	}
+	return time.Date(num(0, 4), time.Month(num(5, 2)), num(8, 2), num(11, 2), num(14, 2), num(17, 2), nsec, time.UTC), true
+}
+
+// digits is the value of a run of ASCII digits.
+func digits(b []byte) int {
+	v := 0
+	for _, c := range b {
+		v = v*10 + int(c-'0')
+	}
+	return v
 }
 
 func daysIn(month, year int) int {

@@ -332,7 +332,7 @@ func (h *hoverer) timestamp(val string) string {
 		start, _ := h.lineTimestamp(n)
 		fmt.Fprintf(&b, "\n\n%s after `@start` (line %d)", signedDuration(ts.Sub(start)), n+1)
 	}
-	if n, ok := h.previousTimestampLine(); ok {
+	if n, ok := previousTimestampLine(h.t, h.l.Num); ok {
 		prev, _ := h.lineTimestamp(n)
 		fmt.Fprintf(&b, "\n\n%s after the previous timestamp (line %d)", signedDuration(ts.Sub(prev)), n+1)
 	}
@@ -361,13 +361,12 @@ func (h *hoverer) startTimestampLine() (int, bool) {
 	return 0, false
 }
 
-// previousTimestampLine finds the last line with a valid ts= before the
-// hovered line: in its own chunk line by line, before it by summaries.
-func (h *hoverer) previousTimestampLine() (int, bool) {
-	t := h.t
-	ci := t.ChunkIndexOfLine(h.l.Num)
+// previousTimestampLine finds the last line with a valid ts= before line
+// n: in its own chunk line by line, before it by summaries.
+func previousTimestampLine(t *grammar.Tree, n int) (int, bool) {
+	ci := t.ChunkIndexOfLine(n)
 	_, first, _ := t.ChunkAt(ci)
-	for n := h.l.Num - 1; n >= first; n-- {
+	for n := n - 1; n >= first; n-- {
 		if l := t.Line(n); l.Kind.IsBody() && l.TS.Valid() && ValidTimestamp(t.Slice(l.TS.Start, l.TS.End)) {
 			return n, true
 		}
@@ -381,16 +380,7 @@ func (h *hoverer) previousTimestampLine() (int, bool) {
 	return 0, false
 }
 
-func parseTimestamp(s string) (time.Time, bool) {
-	if !ValidTimestamp([]byte(s)) {
-		return time.Time{}, false
-	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, true
-	}
-	t, err := time.Parse("2006-01-02T15:04:05.999999999", strings.TrimSuffix(s, "Z"))
-	return t, err == nil
-}
+func parseTimestamp(s string) (time.Time, bool) { return timestampValue([]byte(s)) }
 
 func signedDuration(d time.Duration) string {
 	if d < 0 {

@@ -41,71 +41,81 @@ type Stats struct {
 	Messages int `json:"usage_messages"`
 }
 
-// SessionStats counts a document's events and its token usage.
+// SessionStats counts a document's events and its token usage. BuildSession
+// computes the same counters along with the rest of a session's statistics.
 func SessionStats(t *grammar.Tree) Stats {
 	var s Stats
 	s.TotalLines = t.BodyLineCount()
 	ids := map[string]struct{}{}
 	for l := range t.Body() {
-		switch l.Kind {
-		case grammar.User:
-			s.UserMessages++
-		case grammar.Agent:
-			s.AgentMessages++
-		case grammar.Tool, grammar.ToolStart:
-			s.ToolCalls++
-		case grammar.Observation:
-			s.Observations++
-		case grammar.Subagent:
-			s.Subagents++
-		case grammar.Mcp:
-			s.McpCalls++
-		case grammar.Question:
-			s.Questions++
-		case grammar.Phase:
-			s.Phases++
-		case grammar.Lifecycle:
-			s.LifecycleEvents++
-		case grammar.Comment:
-			s.Comments++
-		case grammar.Thinking:
-			s.ThinkingBlocks++
-		case grammar.Todos:
-			s.TodosUpdates++
-		}
-		if l.ID.Valid() && l.Kind.RegistersID() {
-			ids[string(t.Slice(l.ID.Start, l.ID.End))] = struct{}{}
-		}
-		if l.Step.Valid() {
-			if n, ok := atoi(t.Slice(l.Step.Start, l.Step.End)); ok {
-				s.MaxStep = n
-			}
-		}
-		if l.TS.Valid() {
-			s.HasTimestamps = true
-		}
-		if l.Flags&(grammar.FlagBlob|grammar.FlagRedacted|grammar.FlagLegacyRedact) != 0 {
-			text := t.Text(l)
-			s.BlobReferences += len(grammar.BlobMarkers(text))
-			for _, m := range grammar.RedactionMarkers(text) {
-				s.RedactedValues++
-				if m.Legacy {
-					s.LegacyRedactions++
-				}
-			}
-		}
+		s.count(t, l, ids)
 	}
 	s.UniqueCallIDs = len(ids)
-	s.addUsage(t)
-	return s
-}
-
-// addUsage sums the document's token usage once per message.
-func (s *Stats) addUsage(t *grammar.Tree) {
 	var c UsageCounter
 	for u := range t.Usage() {
 		c.Add(t, u)
 	}
+	s.setUsage(&c)
+	return s
+}
+
+// count adds one body line to the counters; ids collects the call ids the
+// line registers.
+func (s *Stats) count(t *grammar.Tree, l grammar.Line, ids map[string]struct{}) {
+	switch l.Kind {
+	case grammar.User:
+		s.UserMessages++
+	case grammar.Agent:
+		s.AgentMessages++
+	case grammar.Tool, grammar.ToolStart:
+		s.ToolCalls++
+	case grammar.Observation:
+		s.Observations++
+	case grammar.Subagent:
+		s.Subagents++
+	case grammar.Mcp:
+		s.McpCalls++
+	case grammar.Question:
+		s.Questions++
+	case grammar.Phase:
+		s.Phases++
+	case grammar.Lifecycle:
+		s.LifecycleEvents++
+	case grammar.Comment:
+		s.Comments++
+	case grammar.Thinking:
+		s.ThinkingBlocks++
+	case grammar.Todos:
+		s.TodosUpdates++
+	}
+	if l.ID.Valid() && l.Kind.RegistersID() {
+		if _, seen := ids[string(t.Slice(l.ID.Start, l.ID.End))]; !seen {
+			ids[string(t.Slice(l.ID.Start, l.ID.End))] = struct{}{}
+		}
+	}
+	if l.Step.Valid() {
+		if n, ok := atoi(t.Slice(l.Step.Start, l.Step.End)); ok {
+			s.MaxStep = n
+		}
+	}
+	if l.TS.Valid() {
+		s.HasTimestamps = true
+	}
+	if l.Flags&(grammar.FlagBlob|grammar.FlagRedacted|grammar.FlagLegacyRedact) != 0 {
+		text := t.Text(l)
+		s.BlobReferences += len(grammar.BlobMarkers(text))
+		for _, m := range grammar.RedactionMarkers(text) {
+			s.RedactedValues++
+			if m.Legacy {
+				s.LegacyRedactions++
+			}
+		}
+	}
+}
+
+// setUsage takes the token totals from a counter that has seen the
+// document's usage.
+func (s *Stats) setUsage(c *UsageCounter) {
 	s.Messages = c.Messages
 	s.TokensIn, s.TokensOut, s.TokensCached, s.TokensCacheCreate = c.In, c.Out, c.Cached, c.CacheCreate
 }
