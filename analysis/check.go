@@ -48,7 +48,7 @@ func (c *checker) add(code string, span grammar.Span, msg string, related ...Rel
 	}
 	r, _ := RuleFor(code)
 	c.out = append(c.out, Finding{
-		Code: code, Severity: r.Severity, Span: span, Line: c.t.LineAt(span.Start), Message: msg, Related: related,
+		Code: code, Severity: c.cfg.severity(code, r.Severity), Span: span, Line: c.t.LineAt(span.Start), Message: msg, Related: related,
 	})
 }
 

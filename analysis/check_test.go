@@ -210,3 +210,43 @@ func TestDiagnosticsDocCoversEveryCode(t *testing.T) {
 		t.Errorf("docs/diagnostics.md documents %s, which no rule reports", code)
 	}
 }
+
+func TestSeverityOverrides(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\napi_key: sk-ant-api03-Zx9Qm2Lr7Tb4Wn8Kc1Vd6Hs3Jf0Pg5Ya2Ue7Io4Xq9Rt1Mb6Nc3Lz8Kw5\n---\n" +
+		"u: password=Tr0ub4dor3xK\nwat\n"
+	tree := grammar.Parse([]byte(src))
+	severities := func(cfg Config) string {
+		var out []string
+		for _, f := range Check(tree, cfg) {
+			out = append(out, fmt.Sprintf("%s:%d:%s", f.Code, f.Line+1, f.Severity))
+		}
+		return strings.Join(out, " ")
+	}
+	// A credential is an error by default, in the header and in the body.
+	if got, want := severities(Config{}), "I004:1:info S001:5:error S001:7:error W003:8:warning"; got != want {
+		t.Fatalf("defaults: %s, want %s", got, want)
+	}
+	cfg, problems := Config{}.SetSeverities(map[string]string{"s001": "Warning", "W003": "error", "I004": " hint "})
+	if len(problems) != 0 {
+		t.Fatal(problems)
+	}
+	if got, want := severities(cfg), "I004:1:hint S001:5:warning S001:7:warning W003:8:error"; got != want {
+		t.Fatalf("overridden: %s, want %s", got, want)
+	}
+	// The analyzer an editor keeps applies them too, after edits.
+	a := NewAnalyzer(tree)
+	a.Update(tree.Edit(len(src)-4, len(src)-1, []byte("huh")))
+	var got []string
+	for _, f := range a.Findings(cfg) {
+		got = append(got, f.Code+":"+f.Severity.String())
+	}
+	if strings.Join(got, " ") != "I004:hint S001:warning S001:warning W003:error" {
+		t.Fatalf("analyzer: %v", got)
+	}
+	// Bad entries are reported and left out; the good ones still apply.
+	cfg, problems = cfg.SetSeverities(map[string]string{"Z999": "error", "W003": "loud", "W002": "error"})
+	if strings.Join(problems, "; ") != `W003: unknown severity "loud" (error, warning, info or hint); unknown code "Z999"` ||
+		cfg.Severities["W002"] != Error || cfg.Severities["W003"] != Error || cfg.Severities["S001"] != Warning {
+		t.Fatalf("%v %v", problems, cfg.Severities)
+	}
+}

@@ -600,6 +600,7 @@ func (c *checker) emitChunk(a *Analyzer, cs *chunkState, lists ...[]Finding) {
 			if !c.cfg.enabled(f.Code) {
 				continue
 			}
+			f.Severity = c.cfg.severity(f.Code, f.Severity)
 			f.Span = f.Span.Shift(start)
 			f.Line += firstLine
 			if f.Code == "W010" {

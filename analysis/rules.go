@@ -4,6 +4,7 @@
 package analysis
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -84,7 +85,7 @@ var Rules = []Rule{
 	{"W013", Warning, "NUL byte", false},
 	{"H001", Hint, "Unknown lifecycle event", false},
 	{"H002", Hint, "Non-standard redaction marker", false},
-	{"S001", Hint, "Possible credential in the log", false},
+	{"S001", Error, "Possible credential in the log", false},
 	{"I001", Info, "Long session without @start", true},
 	{"I002", Info, "@start without @end", true},
 }
@@ -99,10 +100,12 @@ func RuleFor(code string) (Rule, bool) {
 	return Rule{}, false
 }
 
-// Config selects which rules run.
+// Config selects which rules run and how severe their findings are.
 type Config struct {
 	// Disabled codes are not reported.
 	Disabled map[string]bool
+	// Severities overrides the severity of the codes it names.
+	Severities map[string]Severity
 }
 
 // DisableCodes returns a Config with the given codes disabled; it reports
@@ -125,6 +128,46 @@ func DisableCodes(codes []string) (Config, []string) {
 }
 
 func (c Config) enabled(code string) bool { return !c.Disabled[code] }
+
+// severity is the severity a finding of code is reported with.
+func (c Config) severity(code string, def Severity) Severity {
+	if s, ok := c.Severities[code]; ok {
+		return s
+	}
+	return def
+}
+
+// SetSeverities returns c with the severities of levels (code → level
+// name, as users write them: {"S001": "warning"}) set over its own. It
+// reports each entry it cannot use, unknown codes and levels alike, and
+// keeps the others.
+func (c Config) SetSeverities(levels map[string]string) (Config, []string) {
+	out := c
+	out.Severities = make(map[string]Severity, len(c.Severities)+len(levels))
+	for code, s := range c.Severities {
+		out.Severities[code] = s
+	}
+	codes := make([]string, 0, len(levels))
+	for code := range levels {
+		codes = append(codes, code)
+	}
+	sort.Strings(codes)
+	var problems []string
+	for _, raw := range codes {
+		code := strings.ToUpper(strings.TrimSpace(raw))
+		if _, ok := RuleFor(code); !ok {
+			problems = append(problems, fmt.Sprintf("unknown code %q", raw))
+			continue
+		}
+		sev, ok := ParseSeverity(strings.TrimSpace(levels[raw]))
+		if !ok {
+			problems = append(problems, fmt.Sprintf("%s: unknown severity %q (error, warning, info or hint)", code, levels[raw]))
+			continue
+		}
+		out.Severities[code] = sev
+	}
+	return out, problems
+}
 
 // Finding is one diagnostic with its exact place in the document.
 type Finding struct {

@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -21,9 +22,13 @@ const configSection = "rlog"
 // repair out-of-range values in normalize.
 type Settings struct {
 	// DisabledCodes are diagnostic codes that are never published.
-	DisabledCodes []string            `json:"disabledCodes"`
-	Outline       OutlineSettings     `json:"outline"`
-	Diagnostics   DiagnosticsSettings `json:"diagnostics"`
+	DisabledCodes []string `json:"disabledCodes"`
+	// Severity sets the severity of the codes it names, as the level's
+	// name: {"S001": "warning", "W003": "error"}. Levels are error,
+	// warning, info (or information) and hint, in any case.
+	Severity    map[string]string   `json:"severity"`
+	Outline     OutlineSettings     `json:"outline"`
+	Diagnostics DiagnosticsSettings `json:"diagnostics"`
 }
 
 // OutlineSettings tune the document outline.
@@ -79,8 +84,44 @@ func (s Settings) overlay(raw json.RawMessage) (Settings, error) {
 	out := s
 	// Decoding into a slice reuses its array; s is shared, so copy first.
 	out.DisabledCodes = slices.Clone(s.DisabledCodes)
+	// Decoding into a map adds to it: a severity map that is given
+	// replaces the one before as a whole.
+	out.Severity = nil
 	err := json.Unmarshal(raw, &out)
+	if _, given := nested["severity"]; !given {
+		out.Severity = s.Severity
+	}
+	if bad := out.dropBadSeverities(); bad != nil && err == nil {
+		err = bad
+	}
 	return out.normalize(), err
+}
+
+// severityLevels are the level names rlog.severity accepts, as the LSP
+// names its diagnostic severities, with the short forms.
+var severityLevels = []string{"error", "warning", "warn", "information", "info", "hint"}
+
+// dropBadSeverities removes the severity entries whose level is not one
+// of severityLevels and says which they were.
+func (s *Settings) dropBadSeverities() error {
+	var bad []string
+	for code, level := range s.Severity {
+		if !slices.Contains(severityLevels, strings.ToLower(strings.TrimSpace(level))) {
+			bad = append(bad, fmt.Sprintf("%s: %q", code, level))
+		}
+	}
+	if bad == nil {
+		return nil
+	}
+	slices.Sort(bad)
+	kept := make(map[string]string, len(s.Severity))
+	for code, level := range s.Severity {
+		if slices.Contains(severityLevels, strings.ToLower(strings.TrimSpace(level))) {
+			kept[code] = level
+		}
+	}
+	s.Severity = kept
+	return fmt.Errorf("rlog.severity: unknown level for %s (error, warning, info or hint)", strings.Join(bad, ", "))
 }
 
 // normalize replaces values no user means (negative caps and delays).

@@ -34,6 +34,12 @@ func TestSettingsOverlay(t *testing.T) {
 		}, false},
 		{"unknown keys are ignored", `{"future":{"x":1},"outline":{"maxItems":3}}`, func(s *Settings) { s.Outline.MaxItems = 3 }, false},
 		{"a wrong type is an error", `{"outline":{"maxItems":"many"}}`, func(*Settings) {}, true},
+		{"severities", `{"severity":{"S001":"warning","w003":"Error"}}`, func(s *Settings) {
+			s.Severity = map[string]string{"S001": "warning", "w003": "Error"}
+		}, false},
+		{"an unknown level is an error and dropped", `{"severity":{"S001":"fatal","W003":"info"}}`, func(s *Settings) {
+			s.Severity = map[string]string{"W003": "info"}
+		}, true},
 	} {
 		got, err := def.overlay(json.RawMessage(tc.raw))
 		want := DefaultSettings()
@@ -53,6 +59,28 @@ func TestSettingsOverlayDoesNotModifyBase(t *testing.T) {
 	}
 	if !reflect.DeepEqual(base.DisabledCodes, []string{"A", "B"}) {
 		t.Fatalf("base changed: %v", base.DisabledCodes)
+	}
+}
+
+// A severity map replaces the one before as a whole (a code the user
+// removed goes back to its default), and never writes into it.
+func TestSettingsSeverityReplaces(t *testing.T) {
+	base, _ := DefaultSettings().overlay(json.RawMessage(`{"severity":{"S001":"warning","W003":"error"}}`))
+	next, err := base.overlay(json.RawMessage(`{"severity":{"W003":"hint"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(next.Severity, map[string]string{"W003": "hint"}) ||
+		!reflect.DeepEqual(base.Severity, map[string]string{"S001": "warning", "W003": "error"}) {
+		t.Fatalf("next %v, base %v", next.Severity, base.Severity)
+	}
+	// Not mentioned: kept.
+	if same, _ := base.overlay(json.RawMessage(`{"outline":{"maxItems":3}}`)); !reflect.DeepEqual(same.Severity, base.Severity) {
+		t.Fatalf("%v", same.Severity)
+	}
+	_, err = base.overlay(json.RawMessage(`{"severity":{"S001":"loud"}}`))
+	if err == nil || err.Error() != `rlog.severity: unknown level for S001: "loud" (error, warning, info or hint)` {
+		t.Fatalf("%v", err)
 	}
 }
 

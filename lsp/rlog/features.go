@@ -115,6 +115,9 @@ func Features() lsp.Features[Doc] {
 // analysisConfig turns the user's settings into the rules' configuration.
 func analysisConfig(s lsp.Settings) analysis.Config {
 	cfg, _ := analysis.DisableCodes(s.DisabledCodes)
+	// Unknown codes are ignored, as in disabledCodes; the settings reader
+	// has already dropped, and logged, unknown levels.
+	cfg, _ = cfg.SetSeverities(s.Severity)
 	return cfg
 }
 

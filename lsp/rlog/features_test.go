@@ -178,6 +178,37 @@ func TestDisabledCodesSetting(t *testing.T) {
 	}
 }
 
+// TestSeveritySetting: rlog.severity changes the severity the editor shows,
+// from initializationOptions and again when the settings change.
+func TestSeveritySetting(t *testing.T) {
+	c := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
+		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features()})
+	})
+	params := lsptest.DefaultInitializeParams()
+	params["initializationOptions"] = map[string]any{"severity": map[string]string{"W002": "error", "w009": "Hint"}}
+	c.Initialize(params)
+	open(t, c, testURI, doc.text)
+	severities := func(p lsptest.Published) map[string]protocol.DiagnosticSeverity {
+		out := map[string]protocol.DiagnosticSeverity{}
+		for _, d := range p.Diagnostics {
+			out[fmt.Sprint(d.Code)] = d.Severity
+		}
+		return out
+	}
+	got := severities(c.WaitDiagnostics(testURI, lsptest.AtVersion(1)))
+	if got["W002"] != protocol.DiagnosticSeverityError || got["W009"] != protocol.DiagnosticSeverityHint ||
+		got["I004"] != protocol.DiagnosticSeverityInformation {
+		t.Fatalf("from initializationOptions: %v", got)
+	}
+	c.ForgetFrames()
+	c.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"rlog": map[string]any{
+		"severity": map[string]string{"W002": "information"}}}})
+	p := c.WaitDiagnostics(testURI, func(p lsptest.Published) bool { return severities(p)["W002"] == protocol.DiagnosticSeverityInformation })
+	if got := severities(p); got["W009"] != protocol.DiagnosticSeverityWarning {
+		t.Fatalf("after the change, W009 is back to its default: %v", got)
+	}
+}
+
 func TestHoverWireShape(t *testing.T) {
 	c := start(t, "", nil)
 	open(t, c, testURI, doc.text)

@@ -51,6 +51,7 @@ function settings(): Record<string, unknown> {
   const c = vscode.workspace.getConfiguration('rlog');
   return {
     disabledCodes: c.get<string[]>('disabledCodes', []),
+    severity: c.get<Record<string, string>>('severity', {}),
     outline: { maxItems: c.get<number>('outline.maxItems', 2000) },
     diagnostics: {
       maxPerDocument: c.get<number>('diagnostics.maxPerDocument', 1000),
