@@ -68,6 +68,7 @@ var Rules = []Rule{
 	{"E004", Error, "Missing required header field", false},
 	{"E005", Error, "Invalid format", false},
 	{"E006", Error, "Header field has the wrong type", false},
+	{"E007", Error, "Binary file", false},
 	{"W008", Warning, "Unknown format version", true},
 	{"W009", Warning, "Unusual repo_sha", true},
 	{"I003", Info, "Auto mode without sandbox_id", true},

@@ -128,7 +128,13 @@ func diagnose(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 	if shown := dc.Settings.Diagnostics.MaxPerDocument; shown > 0 {
 		limit = shown + 1
 	}
-	findings, more, first := dc.Doc.Text.findings(analysisConfig(dc.Settings), limit)
+	cfg := analysisConfig(dc.Settings)
+	t := dc.Doc.Text.Tree
+	if f, ok := analysis.CheckBinary(t.Slice(0, min(t.Len(), analysis.BinarySample)), cfg); ok {
+		// Not text: one diagnostic, as `rlog-ls check` gives.
+		return lsp.Diagnostics{List: []protocol.Diagnostic{toDiagnostic(dc, f)}}
+	}
+	findings, more, first := dc.Doc.Text.findings(cfg, limit)
 	if first {
 		// Editors ask for folds and the outline right after opening: reading
 		// the lines they need now, while the summaries are fresh in memory,

@@ -209,6 +209,24 @@ func TestSeveritySetting(t *testing.T) {
 	}
 }
 
+// TestBinaryDocumentIsOneDiagnostic: a binary file opened as rlog gets the
+// one E007 diagnostic check gives, not one per run of bytes.
+func TestBinaryDocumentIsOneDiagnostic(t *testing.T) {
+	c := start(t, "", nil)
+	var junk strings.Builder
+	for i := range 3000 {
+		junk.WriteByte(byte(i * 7))
+		if i%13 == 0 {
+			junk.WriteString("\x00\n")
+		}
+	}
+	open(t, c, testURI, junk.String())
+	p := c.WaitDiagnostics(testURI, lsptest.AtVersion(1))
+	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Code != "E007" || p.Diagnostics[0].Severity != protocol.DiagnosticSeverityError {
+		t.Fatalf("%d diagnostics: %+v", len(p.Diagnostics), p.Diagnostics[:min(len(p.Diagnostics), 3)])
+	}
+}
+
 func TestHoverWireShape(t *testing.T) {
 	c := start(t, "", nil)
 	open(t, c, testURI, doc.text)
