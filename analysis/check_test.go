@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -248,5 +249,43 @@ func TestSeverityOverrides(t *testing.T) {
 	if strings.Join(problems, "; ") != `W003: unknown severity "loud" (error, warning, info or hint); unknown code "Z999"` ||
 		cfg.Severities["W002"] != Error || cfg.Severities["W003"] != Error || cfg.Severities["S001"] != Warning {
 		t.Fatalf("%v %v", problems, cfg.Severities)
+	}
+}
+
+// TestStatsAddCoversEveryField: a counter added to Stats must be added up
+// in totals too.
+func TestStatsAddCoversEveryField(t *testing.T) {
+	var one Stats
+	v := reflect.ValueOf(&one).Elem()
+	for i := range v.NumField() {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Int:
+			f.SetInt(int64(i + 1))
+		case reflect.Uint64:
+			f.SetUint(uint64(i + 1))
+		case reflect.Bool:
+			f.SetBool(true)
+		}
+	}
+	var sum Stats
+	sum.Add(one)
+	sum.Add(one)
+	s := reflect.ValueOf(sum)
+	for i := range s.NumField() {
+		name := s.Type().Field(i).Name
+		switch f := s.Field(i); f.Kind() {
+		case reflect.Int, reflect.Uint64:
+			want := 2 * (i + 1)
+			if name == "MaxStep" {
+				want = i + 1
+			}
+			if got := fmt.Sprint(f.Interface()); got != fmt.Sprint(want) {
+				t.Errorf("%s: %s, want %d", name, got, want)
+			}
+		case reflect.Bool:
+			if !f.Bool() {
+				t.Errorf("%s not carried", name)
+			}
+		}
 	}
 }

@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"bytes"
+	"cmp"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -166,4 +168,84 @@ func AddHeaderField(t *grammar.Tree, key, name string) []Edit {
 		}
 	}
 	return []Edit{{Start: at, End: at, NewText: key + ": " + value + nl}}
+}
+
+// FixableCodes are the codes whose findings have a quick fix, in the order
+// FixAll considers them.
+var FixableCodes = []string{"E004", "W004", "W011", "I002"}
+
+// AppliedFix is one fix FixAll chose: the finding's code and line, and
+// the fix's title.
+type AppliedFix struct {
+	Code  string
+	Line  int // 0-based line of the finding
+	Title string
+	Edits int
+}
+
+// FixAll gathers the preferred quick fix of every finding of t whose code
+// is in codes (every fixable code when codes is empty) into one list of
+// edits, sorted by position and never overlapping: a fix that would touch
+// what another already changes is left out, and a fix that a previous one
+// already made (W004's renumbering, found once per decreasing step) is
+// taken once. name is the document's file name, for a missing id.
+func FixAll(t *grammar.Tree, name string, codes map[string]bool) ([]Edit, []AppliedFix) {
+	var edits []Edit
+	var applied []AppliedFix
+	seen := map[Edit]bool{}
+	for _, f := range Check(t, Config{}) {
+		if len(codes) > 0 && !codes[f.Code] {
+			continue
+		}
+		var fix *Fix
+		for _, candidate := range Fixes(t, f, name) {
+			if candidate.Preferred {
+				fix = &candidate
+				break
+			}
+		}
+		if fix == nil || len(fix.Edits) == 0 {
+			continue
+		}
+		fresh, clash := 0, false
+		for _, e := range fix.Edits {
+			if seen[e] {
+				continue
+			}
+			fresh++
+			for _, o := range edits {
+				if e.Start < o.End && o.Start < e.End {
+					clash = true
+				}
+			}
+		}
+		if fresh == 0 || clash {
+			continue
+		}
+		for _, e := range fix.Edits {
+			if !seen[e] {
+				seen[e] = true
+				edits = append(edits, e)
+			}
+		}
+		applied = append(applied, AppliedFix{Code: f.Code, Line: f.Line, Title: fix.Title, Edits: fresh})
+	}
+	slices.SortStableFunc(edits, func(a, b Edit) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End)) })
+	return edits, applied
+}
+
+// ApplyEdits returns src with edits (sorted, not overlapping) made.
+func ApplyEdits(src []byte, edits []Edit) []byte {
+	size := len(src)
+	for _, e := range edits {
+		size += len(e.NewText) - (e.End - e.Start)
+	}
+	out := make([]byte, 0, size)
+	at := 0
+	for _, e := range edits {
+		out = append(out, src[at:e.Start]...)
+		out = append(out, e.NewText...)
+		at = e.End
+	}
+	return append(out, src[at:]...)
 }

@@ -104,3 +104,61 @@ func TestFixHeaderFields(t *testing.T) {
 		t.Errorf("edits without a header: %v", edits)
 	}
 }
+
+func TestFixAll(t *testing.T) {
+	// No format or id, two steps out of order (two W004 findings, one
+	// renumbering), two ASCII arrows, and no @end after the last line,
+	// which has no line break.
+	src := "---\nrepo_sha: abc1234\nrunner: ci\n---\n" +
+		"@start id=s ts=2025-01-01T00:00:00Z\n" +
+		"a: one step=3\n" +
+		"a: two step=1\n" +
+		"t:Read x -> [ok]\n" +
+		"t:Read y -> [ok]\n" +
+		"a: three step=2\n" +
+		"a: four step=1"
+	tree := grammar.Parse([]byte(src))
+	edits, applied := FixAll(tree, "my-session.rlog", nil)
+	var titles []string
+	for _, a := range applied {
+		titles = append(titles, a.Code+" "+a.Title)
+	}
+	want := []string{
+		"E004 Add `format: rlog/1` to the header",
+		"E004 Add `id: my-session` to the header",
+		"W004 Renumber every step= 1..N",
+		"W011 Replace `->` with the result arrow `→`",
+		"W011 Replace `->` with the result arrow `→`",
+		"I002 Add `@end` at the end of the session",
+	}
+	if strings.Join(titles, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("applied:\n%s", strings.Join(titles, "\n"))
+	}
+	out := string(ApplyEdits([]byte(src), edits))
+	if out != applyEdits(src, edits) {
+		t.Fatal("ApplyEdits and the test's own application disagree")
+	}
+	wantOut := "---\nformat: rlog/1\nid: my-session\nrepo_sha: abc1234\nrunner: ci\n---\n" +
+		"@start id=s ts=2025-01-01T00:00:00Z\n" +
+		"a: one step=1\n" +
+		"a: two step=2\n" +
+		"t:Read x → [ok]\n" +
+		"t:Read y → [ok]\n" +
+		"a: three step=3\n" +
+		"a: four step=4\n@end\n"
+	if out != wantOut {
+		t.Fatalf("fixed:\n%s\nwant:\n%s", out, wantOut)
+	}
+	if left := codes(out); left["E004"]+left["W004"]+left["W011"]+left["I002"] != 0 {
+		t.Fatalf("left after fixing: %v", left)
+	}
+	// Only the codes asked for.
+	edits, applied = FixAll(tree, "my-session.rlog", map[string]bool{"I002": true})
+	if len(applied) != 1 || string(ApplyEdits([]byte(src), edits)) != src+"\n@end\n" {
+		t.Fatalf("%v", applied)
+	}
+	// Nothing to fix: no edits.
+	if edits, applied := FixAll(grammar.Parse([]byte(wantOut)), "x", nil); len(edits)+len(applied) != 0 {
+		t.Fatalf("%v %v", edits, applied)
+	}
+}

@@ -219,7 +219,7 @@ func (h *hoverer) pair(key string, value grammar.Span) string {
 		return h.timestamp(val)
 	case "latency_ms":
 		if n, err := strconv.ParseUint(val, 10, 64); err == nil {
-			return fmt.Sprintf("**latency**: %s ms (%s).", groupDigits(n), time.Duration(n)*time.Millisecond)
+			return fmt.Sprintf("**latency**: %s ms (%s).", GroupDigits(n), time.Duration(n)*time.Millisecond)
 		}
 	case "tokens_in", "tokens_out", "tokens_cached", "tokens_cache_create":
 		return h.tokens()
@@ -396,7 +396,7 @@ func (h *hoverer) tokens() string {
 	var b strings.Builder
 	b.WriteString("**Token usage** of this message\n\n| | this message | session so far |\n|---|---:|---:|\n")
 	row := func(name string, v, total uint64) {
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, groupDigits(v), groupDigits(total))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, GroupDigits(v), GroupDigits(total))
 	}
 	row("input", mine.In, c.In)
 	row("output", mine.Out, c.Out)
@@ -430,7 +430,8 @@ func runningUsage(t *grammar.Tree, n int) (c *UsageCounter, mine grammar.Usage, 
 	return c, mine, counted
 }
 
-func groupDigits(n uint64) string {
+// GroupDigits writes n with thousands separated by commas: 1,234,567.
+func GroupDigits(n uint64) string {
 	s := strconv.FormatUint(n, 10)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + "," + s[i:]
@@ -575,7 +576,7 @@ func (h *hoverer) headerField() string {
 	if strings.HasPrefix(f.Key, "tokens_") {
 		s := SessionStats(h.t)
 		sum := map[string]uint64{"tokens_total_in": s.TokensIn, "tokens_total_out": s.TokensOut, "tokens_cached": s.TokensCached, "tokens_cache_create": s.TokensCacheCreate}[f.Key]
-		fmt.Fprintf(&b, "\n\nThe lines add up to %s (each message counted once).", groupDigits(sum))
+		fmt.Fprintf(&b, "\n\nThe lines add up to %s (each message counted once).", GroupDigits(sum))
 	}
 	return b.String()
 }

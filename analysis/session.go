@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -609,17 +610,13 @@ func (b *sessionBuilder) tools() {
 	for k := range s.Tools {
 		s.Tools[k].Latency = latencyOf(lat[k])
 	}
-	slices.SortStableFunc(s.Tools, func(a, b ToolStats) int {
-		if a.Calls != b.Calls {
-			return b.Calls - a.Calls
-		}
-		if a.Tool < b.Tool {
-			return -1
-		}
-		if a.Tool > b.Tool {
-			return 1
-		}
-		return 0
+	SortTools(s.Tools)
+}
+
+// SortTools puts the tools with the most calls first, ties by name.
+func SortTools(ts []ToolStats) {
+	slices.SortStableFunc(ts, func(a, b ToolStats) int {
+		return cmp.Or(cmp.Compare(b.Calls, a.Calls), cmp.Compare(a.Tool, b.Tool))
 	})
 }
 

@@ -113,6 +113,36 @@ func (s *Stats) count(t *grammar.Tree, l grammar.Line, ids map[string]struct{}) 
 	}
 }
 
+// Add adds another session's counters to s, for totals over many
+// sessions: counts add up, MaxStep is the largest, HasTimestamps whether
+// any has them.
+func (s *Stats) Add(o Stats) {
+	s.TotalLines += o.TotalLines
+	s.UserMessages += o.UserMessages
+	s.AgentMessages += o.AgentMessages
+	s.ToolCalls += o.ToolCalls
+	s.Observations += o.Observations
+	s.Subagents += o.Subagents
+	s.McpCalls += o.McpCalls
+	s.Questions += o.Questions
+	s.Phases += o.Phases
+	s.LifecycleEvents += o.LifecycleEvents
+	s.Comments += o.Comments
+	s.UniqueCallIDs += o.UniqueCallIDs
+	s.MaxStep = max(s.MaxStep, o.MaxStep)
+	s.HasTimestamps = s.HasTimestamps || o.HasTimestamps
+	s.BlobReferences += o.BlobReferences
+	s.RedactedValues += o.RedactedValues
+	s.LegacyRedactions += o.LegacyRedactions
+	s.ThinkingBlocks += o.ThinkingBlocks
+	s.TodosUpdates += o.TodosUpdates
+	s.TokensIn += o.TokensIn
+	s.TokensOut += o.TokensOut
+	s.TokensCached += o.TokensCached
+	s.TokensCacheCreate += o.TokensCacheCreate
+	s.Messages += o.Messages
+}
+
 // setUsage takes the token totals from a counter that has seen the
 // document's usage.
 func (s *Stats) setUsage(c *UsageCounter) {
