@@ -21,8 +21,8 @@ type Flags struct {
 // Bind registers --log-level, --log-file, --trace, and --stdio (which
 // clients pass; stdio is the only transport, so it changes nothing).
 func (f *Flags) Bind(fs *flag.FlagSet) {
-	fs.StringVar(&f.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.StringVar(&f.LogFile, "log-file", "", "write the log to this file instead of stderr")
+	fs.StringVar(&f.LogLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+	fs.StringVar(&f.LogFile, "log-file", "", "write the log to this `file` instead of stderr")
 	fs.BoolVar(&f.Trace, "trace", false, "log every JSON-RPC message (at any log level)")
 	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the default; accepted for clients that pass it)")
 }

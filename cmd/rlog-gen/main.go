@@ -5,6 +5,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,30 +17,63 @@ import (
 )
 
 func main() {
-	size := flag.String("size", "1MB", "approximate size: a number of bytes, or with KB, MB or GB")
-	findings := flag.Float64("findings", 0.01, "fraction of lines written to have findings (0 to 1)")
-	seed := flag.Uint64("seed", 1, "seed; the same seed and size give the same file")
-	out := flag.String("o", "-", "output file, or - for stdout")
-	flag.Parse()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `Usage: rlog-gen [-size SIZE] [-findings FRACTION] [-seed N] [-o FILE]
+
+Write a realistic rlog/1 session of about SIZE bytes, for benchmarks, load
+tests and trying rlog-ls on large logs. The same seed and size give the same
+file.
+
+Flags:
+`
+
+// run is main without the process: it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	// The flag set is named, so messages say rlog-gen, not the path of a
+	// temporary binary that go run built.
+	fl := flag.NewFlagSet("rlog-gen", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	size := fl.String("size", "1MB", "approximate `size`: a number of bytes, or with KB, MB or GB")
+	findings := fl.Float64("findings", 0.01, "`fraction` of lines written to have findings (0 to 1)")
+	seed := fl.Uint64("seed", 1, "`seed`; the same seed and size give the same file")
+	out := fl.String("o", "-", "output `file`, or - for stdout")
+	fl.Usage = func() {} // the flag package's error line is enough; help is asked for
+	if err := fl.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			fl.SetOutput(stdout)
+			fl.PrintDefaults()
+			return 0
+		}
+		fmt.Fprintln(stderr, "rlog-gen -h for help")
+		return 2
+	}
+	if fl.NArg() > 0 {
+		fmt.Fprintf(stderr, "rlog-gen: unexpected argument %q (rlog-gen -h for help)\n", fl.Arg(0))
+		return 2
+	}
 	n, err := parseSize(*size)
 	if err != nil || *findings < 0 || *findings > 1 {
-		fmt.Fprintf(os.Stderr, "rlog-gen: bad -size %q or -findings %v\n", *size, *findings)
-		os.Exit(2)
+		fmt.Fprintf(stderr, "rlog-gen: bad -size %q or -findings %v\n", *size, *findings)
+		return 2
 	}
-	var w io.Writer = os.Stdout
+	var w io.Writer = stdout
 	if *out != "-" {
 		f, err := os.Create(*out)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "rlog-gen:", err)
-			os.Exit(2)
+			fmt.Fprintln(stderr, "rlog-gen:", err)
+			return 2
 		}
 		defer f.Close()
 		w = f
 	}
 	if err := gen.Write(w, gen.Options{Bytes: n, FindingRate: *findings, Seed: *seed}); err != nil {
-		fmt.Fprintln(os.Stderr, "rlog-gen:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "rlog-gen:", err)
+		return 1
 	}
+	return 0
 }
 
 func parseSize(s string) (int64, error) {

@@ -30,7 +30,7 @@ func BenchmarkCheckFolder(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	paths, _ := collect([]string{dir}, os.Stderr)
+	paths, _ := collect("check", []string{dir}, os.Stderr)
 	b.SetBytes(total)
 	b.ResetTimer()
 	cpu0, wall0 := cpuTime(), time.Now()

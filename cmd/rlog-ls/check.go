@@ -1,9 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -11,12 +12,14 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
@@ -39,55 +42,74 @@ type checkedFile struct {
 	err      error
 }
 
-func check(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("check", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	format := fl.String("format", "text", "output format: text or json")
-	minSev := fl.String("min-severity", "hint", "lowest severity to report: error, warning, info or hint")
-	disable := fl.String("disable", "", "comma-separated codes not to report (e.g. W003,I004)")
-	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile to this file (to report a slow file)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: rlog-ls check [--format text|json] [--min-severity LEVEL] [--disable CODE,...] [--cpuprofile FILE] PATH...")
-		fl.PrintDefaults()
+const checkUsage = "rlog-ls check [--format text|json|github] [--min-severity LEVEL] [--disable CODE,...] [--severity CODE=LEVEL,...] [--cpuprofile FILE] PATH..."
+
+const checkAbout = `Check .rlog files, and the .rlog files in folders (recursively), with the rules of
+the reference rlog/1 validator and rlog-ls's own; docs/diagnostics.md explains
+every code. ATIF (*.json, *.atif.jsonl) and REPLAY (REPLAY.jsonl,
+*.replay.jsonl) files named explicitly are checked with their formats' validators.
+
+Findings are printed file by file, in line order: FILE:LINE:COL: SEVERITY CODE:
+MESSAGE (text), one JSON array (json), or GitHub Actions workflow commands that
+annotate the lines (github).
+
+Exit status: 0 when no finding is an error, 1 when one is (a credential, S001,
+is an error unless --severity says otherwise), 2 for usage and I/O problems and
+when a folder holds no .rlog file.`
+
+func check(args []string, stdout, stderr io.Writer) (exit int) {
+	cmd := newCommand("check", checkUsage, checkAbout)
+	fl := cmd.fl
+	format := fl.String("format", "text", "output `format`: text, json or github")
+	minSev := fl.String("min-severity", "hint", "lowest `level` to report: error, warning, info or hint")
+	disable := fl.String("disable", "", "comma-separated `codes` not to report (e.g. W003,I004)")
+	var severities listFlag
+	fl.Var(&severities, "severity", "report a code with another severity, `CODE=LEVEL` (e.g. S001=warning); repeat it or separate with commas")
+	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile to this new `file` (to report a slow file); never overwrites")
+	paths, status, done := cmd.parse(args, stdout, stderr)
+	if done {
+		return status
 	}
-	if err := fl.Parse(args); err != nil {
-		return 2
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "rlog-ls check: --format must be text or json, not %q\n", *format)
+	if *format != "text" && *format != "json" && *format != "github" {
+		cmd.fail(stderr, "--format must be text, json or github, not %q", *format)
 		return 2
 	}
 	min, ok := analysis.ParseSeverity(*minSev)
 	if !ok {
-		fmt.Fprintf(stderr, "rlog-ls check: --min-severity must be error, warning, info or hint, not %q\n", *minSev)
+		cmd.fail(stderr, "--min-severity must be error, warning, info or hint, not %q", *minSev)
 		return 2
 	}
 	cfg, unknown := analysis.DisableCodes(strings.Split(*disable, ","))
 	if len(unknown) > 0 {
-		fmt.Fprintf(stderr, "rlog-ls check: unknown code(s) in --disable: %s (see docs/diagnostics.md)\n", strings.Join(unknown, ", "))
+		cmd.fail(stderr, "unknown code(s) in --disable: %s (see docs/diagnostics.md)", strings.Join(unknown, ", "))
 		return 2
 	}
-	if fl.NArg() == 0 {
-		fmt.Fprintln(stderr, "rlog-ls check: no files given (try: rlog-ls check session.rlog, or a folder)")
+	cfg, problems := severityConfig(cfg, severities)
+	if len(problems) > 0 {
+		cmd.fail(stderr, "--severity: %s", strings.Join(problems, "; "))
+		return 2
+	}
+	if len(paths) == 0 {
+		cmd.fail(stderr, "no files given (try: rlog-ls check session.rlog, or a folder)")
 		return 2
 	}
 	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
+		stop, err := startCPUProfile(*cpuprofile)
 		if err != nil {
-			fmt.Fprintf(stderr, "rlog-ls check: %v\n", err)
+			fmt.Fprintf(stderr, "rlog-ls check: --cpuprofile: %v\n", err)
 			return 2
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(stderr, "rlog-ls check: %v\n", err)
-			return 2
-		}
-		defer pprof.StopCPUProfile()
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintf(stderr, "rlog-ls check: --cpuprofile: %v\n", err)
+				exit = 2
+			}
+		}()
 	}
 
-	paths, ioFailed := collect(fl.Args(), stderr)
-	results := checkAll(paths, cfg)
-	status := 0
+	files, ioFailed := collect("check", paths, stderr)
+	results := checkAll(files, cfg)
+	status = 0
 	if ioFailed {
 		status = 2
 	}
@@ -111,7 +133,8 @@ func check(args []string, stdout, stderr io.Writer) int {
 			all = append(all, f)
 		}
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if all == nil {
@@ -122,24 +145,99 @@ func check(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		return status
-	}
-	for _, f := range all {
-		fmt.Fprintf(stdout, "%s:%d:%d: %s %s: %s\n", f.File, f.Line, f.Column, f.Severity, f.Code, f.Message)
+	case "github":
+		for _, f := range all {
+			fmt.Fprintln(stdout, githubAnnotation(f))
+		}
+	default:
+		for _, f := range all {
+			fmt.Fprintf(stdout, "%s:%d:%d: %s %s: %s\n", f.File, f.Line, f.Column, f.Severity, f.Code, f.Message)
+		}
 	}
 	fmt.Fprintf(stdout, "%s checked: %s\n", plural(len(results), "file"), summary(counts))
 	return status
 }
 
+// severityConfig applies --severity CODE=LEVEL values to cfg.
+func severityConfig(cfg analysis.Config, specs []string) (analysis.Config, []string) {
+	levels := map[string]string{}
+	var problems []string
+	for _, spec := range specs {
+		code, level, ok := strings.Cut(spec, "=")
+		if !ok || strings.TrimSpace(code) == "" {
+			problems = append(problems, fmt.Sprintf("%q is not CODE=LEVEL", spec))
+			continue
+		}
+		levels[code] = level
+	}
+	cfg, more := cfg.SetSeverities(levels)
+	return cfg, append(problems, more...)
+}
+
+// startCPUProfile profiles into memory and, when stopped, writes the
+// profile to path: a new file, written atomically, never over anything
+// that exists (the log being checked included) nor through a symbolic
+// link. It refuses an existing path before any work starts.
+func startCPUProfile(path string) (stop func() error, err error) {
+	if _, err := os.Lstat(path); err == nil {
+		return nil, fmt.Errorf("%s exists; name a new file", path)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s: no such folder", filepath.Dir(path))
+	}
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		dir, name := filepath.Split(path)
+		if dir == "" {
+			dir = "."
+		}
+		_, err := convert.WriteFileAtomic(dir, name, buf.Bytes(), false)
+		if errors.Is(err, convert.ErrExists) {
+			return fmt.Errorf("%s exists; the profile was not written", path)
+		}
+		return err
+	}, nil
+}
+
+// githubAnnotation is a finding as a GitHub Actions workflow command,
+// which the runner turns into an annotation on the line. GitHub's levels
+// are error, warning and notice: info and hint become notice.
+func githubAnnotation(f jsonFinding) string {
+	level := f.Severity
+	if level != "error" && level != "warning" {
+		level = "notice"
+	}
+	return fmt.Sprintf("::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s",
+		level, githubProperty(f.File), f.Line, f.Column, f.EndLine, f.EndColumn, githubProperty(f.Code), githubData(f.Message))
+}
+
+// githubData escapes a workflow command's message: % and line breaks
+// would otherwise end or change the command.
+func githubData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// githubProperty escapes a workflow command's property value, where : and
+// , also separate.
+func githubProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
 // collect expands folders into the *.rlog files under them; files named
 // explicitly are checked whatever their extension (ATIF and REPLAY files
-// with their own validators).
-func collect(args []string, stderr io.Writer) ([]string, bool) {
+// with their own validators). A folder without any .rlog file is an error
+// (a mistyped path in CI must not pass as "nothing to check").
+func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 	var out []string
 	failed := false
 	for _, arg := range args {
 		info, err := os.Stat(arg)
 		if err != nil {
-			fmt.Fprintf(stderr, "rlog-ls check: %s\n", describeIOError(err))
+			fmt.Fprintf(stderr, "rlog-ls %s: %s\n", cmd, describeIOError(err))
 			failed = true
 			continue
 		}
@@ -147,9 +245,10 @@ func collect(args []string, stderr io.Writer) ([]string, bool) {
 			out = append(out, arg)
 			continue
 		}
+		before := len(out)
 		err = filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
-				fmt.Fprintf(stderr, "rlog-ls check: %s\n", describeIOError(err))
+				fmt.Fprintf(stderr, "rlog-ls %s: %s\n", cmd, describeIOError(err))
 				failed = true
 				return nil
 			}
@@ -161,13 +260,27 @@ func collect(args []string, stderr io.Writer) ([]string, bool) {
 		if err != nil {
 			failed = true
 		}
+		if len(out) == before {
+			fmt.Fprintf(stderr, "rlog-ls %s: %s: no .rlog files in this folder\n", cmd, arg)
+			failed = true
+		}
 	}
 	return out, failed
 }
 
 // checkAll checks files on every core and returns results in input order.
 func checkAll(paths []string, cfg analysis.Config) []checkedFile {
-	results := make([]checkedFile, len(paths))
+	return eachFile(paths, func(path string) checkedFile {
+		r := checkFile(path, cfg)
+		inLineOrder(r.findings)
+		return r
+	})
+}
+
+// eachFile runs do on every path, on every core, and returns the results
+// in the order of paths.
+func eachFile[T any](paths []string, do func(path string) T) []T {
+	results := make([]T, len(paths))
 	// Workers take the next file themselves: handing files out from another
 	// goroutine kept a core waiting for it between files.
 	var next atomic.Int64
@@ -175,7 +288,7 @@ func checkAll(paths []string, cfg analysis.Config) []checkedFile {
 	for range min(runtime.GOMAXPROCS(0), max(len(paths), 1)) {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(paths); i = int(next.Add(1)) - 1 {
-				results[i] = checkFile(paths[i], cfg)
+				results[i] = do(paths[i])
 			}
 		})
 	}
@@ -187,6 +300,11 @@ func checkFile(path string, cfg analysis.Config) checkedFile {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return checkedFile{path: path, err: err}
+	}
+	if f, ok := analysis.CheckBinary(src, cfg); ok {
+		// One finding, not one per line of garbage.
+		return checkedFile{path: path, findings: []jsonFinding{{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
+			Severity: f.Severity.String(), Code: f.Code, Message: f.Message}}}
 	}
 	if kind := trajectoryKind(path, src); kind != "" {
 		// ATIF and REPLAY files named explicitly: their own validators.
@@ -203,6 +321,14 @@ func checkFile(path string, cfg analysis.Config) checkedFile {
 		})
 	}
 	return r
+}
+
+// inLineOrder sorts a file's findings by line and column; findings at the
+// same place keep their order.
+func inLineOrder(fs []jsonFinding) {
+	slices.SortStableFunc(fs, func(a, b jsonFinding) int {
+		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+	})
 }
 
 // lineColumn converts a byte offset to a 1-based line and character column

@@ -143,3 +143,168 @@ func TestCheckSampleAndCorpus(t *testing.T) {
 		t.Fatalf("corpus: %d %s", code, out)
 	}
 }
+
+// TestCheckFindingsInLineOrder: within a file, findings come by line and
+// column, not in the rules' order (E004 on line 3 came before I004 on 1).
+func TestCheckFindingsInLineOrder(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "a.rlog", "---\nformat: rlog/1\nid:\nrepo_sha: abcdef\n---\nwat\n@start id=s\n")
+	out, _, _ := runCLI(t, "check", p)
+	var places []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if rest, ok := strings.CutPrefix(l, p+":"); ok {
+			places = append(places, strings.SplitN(rest, " ", 3)[0]+strings.SplitN(rest, " ", 3)[2][:4])
+		}
+	}
+	if got := strings.Join(places, " "); got != "1:1:I004 1:1:I002 3:1:E004 6:1:W003" {
+		t.Fatalf("order %s\n%s", got, out)
+	}
+	js, _, _ := runCLI(t, "check", "--format", "json", p)
+	var got []jsonFinding
+	if err := json.Unmarshal([]byte(js), &got); err != nil || len(got) != 4 || got[2].Code != "E004" || got[3].Line != 6 {
+		t.Fatalf("json order: %v %s", err, js)
+	}
+}
+
+func TestCheckGitHubFormat(t *testing.T) {
+	dir := t.TempDir()
+	// A file name and a message with every character GitHub needs escaped:
+	// the W003 message repeats the line, lone CR and all.
+	p := writeFile(t, dir, "odd,name:1.rlog", cleanHeader+"wat 100%, ok: \ryes\n@bogus\no: id=zz → [ok]\n")
+	out, errOut, code := runCLI(t, "check", "--format", "github", "--severity", "W002=error", p)
+	file := strings.NewReplacer(":", "%3A", ",", "%2C").Replace(p)
+	want := "::warning file=" + file + ",line=7,col=1,endLine=7,endColumn=19,title=W003::Unknown line format: wat 100%25, ok: %0Dyes\n" +
+		"::notice file=" + file + ",line=8,col=2,endLine=8,endColumn=7,title=H001::Unknown lifecycle event `@bogus`\n" +
+		"::error file=" + file + ",line=9,col=7,endLine=9,endColumn=9,title=W002::Observation references unknown call id: zz\n" +
+		"1 file checked: 1 error, 1 warning, 0 info, 1 hint\n"
+	if code != 1 || errOut != "" || out != want {
+		t.Fatalf("exit %d, stderr %q\n%s\nwant\n%s", code, errOut, out, want)
+	}
+	// Info becomes a notice too; the escapes themselves.
+	if got := githubAnnotation(jsonFinding{File: "a", Line: 1, Column: 2, EndLine: 3, EndColumn: 4, Severity: "info", Code: "I004", Message: "50%\r\nnext, a: b"}); got !=
+		"::notice file=a,line=1,col=2,endLine=3,endColumn=4,title=I004::50%25%0D%0Anext, a: b" {
+		t.Fatal(got)
+	}
+}
+
+// TestCheckNoRlogFilesIsAnError: a folder without .rlog files (a typo in
+// CI) fails, and says which folder; the other paths are still checked.
+func TestCheckNoRlogFilesIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	writeFile(t, dir, "empty/notes.txt", "no logs here")
+	_, errOut, code := runCLI(t, "check", empty)
+	if code != 2 || errOut != "rlog-ls check: "+empty+": no .rlog files in this folder\n" {
+		t.Fatalf("%d %q", code, errOut)
+	}
+	ok := writeFile(t, dir, "logs/a.rlog", cleanHeader)
+	out, _, code := runCLI(t, "check", filepath.Dir(ok), empty)
+	if code != 2 || !strings.Contains(out, "1 file checked") {
+		t.Fatalf("%d %s", code, out)
+	}
+}
+
+// TestCheckBinaryFile: an image or an archive named .rlog is one finding.
+func TestCheckBinaryFile(t *testing.T) {
+	dir := t.TempDir()
+	junk := make([]byte, 20000)
+	seed := uint32(7)
+	for i := range junk {
+		seed = seed*1664525 + 1013904223
+		junk[i] = byte(seed >> 24)
+	}
+	p := filepath.Join(dir, "image.rlog")
+	if err := os.WriteFile(p, append([]byte("\x89PNG\r\n\x1a\n"), junk...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	utf16 := filepath.Join(dir, "utf16.rlog")
+	var u []byte
+	for _, c := range cleanHeader + "u: hello\n" {
+		u = append(u, byte(c), 0)
+	}
+	if err := os.WriteFile(utf16, u, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{p, utf16} {
+		out, _, code := runCLI(t, "check", f)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 1 || len(lines) != 2 || !strings.HasPrefix(lines[0], f+":1:1: error E007: Binary file") {
+			t.Errorf("%s: %d\n%s", f, code, out)
+		}
+	}
+	// A log with a stray NUL, ANSI colours and Latin-1 bytes is text.
+	text := writeFile(t, dir, "text.rlog", cleanHeader+"u: a\x00b\no: \x1b[31mred\x1b[0m caf\xe9\n")
+	if out, _, _ := runCLI(t, "check", text); strings.Contains(out, "E007") || !strings.Contains(out, "W013") {
+		t.Errorf("text with a NUL: %s", out)
+	}
+	// Disabled, the file is read as text.
+	if out, _, _ := runCLI(t, "check", "--disable", "E007", p); strings.Contains(out, "E007") || strings.Count(out, "\n") < 10 {
+		t.Errorf("--disable E007: %.200s", out)
+	}
+}
+
+func TestCheckSeverityFlag(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "a.rlog", cleanHeader+"wat\n")
+	out, _, code := runCLI(t, "check", p, "--severity", "W003=error")
+	if code != 1 || !strings.Contains(out, "error W003") {
+		t.Fatalf("%d %s", code, out)
+	}
+	out, _, code = runCLI(t, "check", "--severity", "w003=hint,I004=error", "--min-severity", "warning", p)
+	if code != 0 || strings.Contains(out, "W003") {
+		t.Fatalf("%d %s", code, out)
+	}
+	for _, bad := range []string{"W003", "W003=loud", "Z999=error", "=error"} {
+		if _, errOut, code := runCLI(t, "check", "--severity", bad, p); code != 2 || !strings.Contains(errOut, "--severity") {
+			t.Errorf("--severity %s: %d %q", bad, code, errOut)
+		}
+	}
+}
+
+// TestCheckCPUProfileNeverOverwrites: --cpuprofile writes a new file and
+// nothing else, not the log being checked, not through a symbolic link.
+func TestCheckCPUProfileNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	log := writeFile(t, dir, "a.rlog", cleanHeader+"u: hi\n")
+	other := writeFile(t, dir, "other.txt", "keep me")
+	link := filepath.Join(dir, "link.prof")
+	if err := os.Symlink(other, link); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "dangling.prof")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{log, link, dangling, other} {
+		_, errOut, code := runCLI(t, "check", "--cpuprofile", target, log)
+		if code != 2 || !strings.Contains(errOut, "exists; name a new file") {
+			t.Errorf("--cpuprofile %s: %d %q", target, code, errOut)
+		}
+	}
+	if b, _ := os.ReadFile(log); string(b) != cleanHeader+"u: hi\n" {
+		t.Fatal("the log was changed")
+	}
+	if b, _ := os.ReadFile(other); string(b) != "keep me" {
+		t.Fatal("the link's target was changed")
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "nowhere")); err == nil {
+		t.Fatal("written through the dangling link")
+	}
+	if _, errOut, code := runCLI(t, "check", "--cpuprofile", filepath.Join(dir, "no/such/dir.prof"), log); code != 2 || !strings.Contains(errOut, "no such folder") {
+		t.Errorf("missing folder: %d %q", code, errOut)
+	}
+	prof := filepath.Join(dir, "new.prof")
+	if _, errOut, code := runCLI(t, "check", "--cpuprofile", prof, log); code != 0 || errOut != "" {
+		t.Fatalf("new file: %d %q", code, errOut)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("the profile is not a gzipped pprof file: %v %x", err, b[:min(len(b), 4)])
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}

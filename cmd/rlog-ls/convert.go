@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +18,16 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
-const convertUsage = "Usage: rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT|-] [--force] [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]"
+const convertUsage = "rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT|-] [--force] [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]"
+
+const convertAbout = `Convert a session log between rlog and the trajectory formats. The input
+format is detected unless --from names it. The output goes beside the input
+with the format's extension unless -o names it (-o - is stdout), never over an
+existing file without --force, and is written whole or not at all. What could
+not be carried over is reported on stderr.
+
+Exit status: 0 done, 1 done but the input had records that could not be read
+(or the output failed its format's validator), 2 usage or I/O problem.`
 
 var shaPattern = regexp.MustCompile(`^[0-9a-fA-F]{6,40}$`)
 
@@ -28,22 +36,18 @@ var shaPattern = regexp.MustCompile(`^[0-9a-fA-F]{6,40}$`)
 // (malformed_input in the report) or the output fails its format's own
 // validator, 2 for usage and I/O problems (nothing is written then).
 func convertCmd(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("convert", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	from := fl.String("from", "", "input format (detected when absent): "+formatNames(false))
-	to := fl.String("to", "", "output format: "+formatNames(true))
-	out := fl.String("o", "", "output file, or - for stdout (default: beside the input, with the format's extension)")
+	cmd := newCommand("convert", convertUsage, convertAbout)
+	fl := cmd.fl
+	from := fl.String("from", "", "input `format` (detected when absent): "+formatNames(false))
+	to := fl.String("to", "", "output `format`: "+formatNames(true))
+	out := fl.String("o", "", "output `file`, or - for stdout (default: beside the input, with the format's extension)")
 	force := fl.Bool("force", false, "overwrite an existing output file")
-	report := fl.String("report", "text", "loss report on stderr: text or json")
-	atifVersion := fl.String("atif-version", "", "ATIF version to write: 1.5 (default), 1.6 or 1.7")
-	repoSHA := fl.String("repo-sha", "", "repo_sha for rlog output when the source has none (6-40 hex characters)")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, convertUsage)
-		fl.PrintDefaults()
-	}
-	input, ok := parseOneInput(fl, args, convertUsage, stderr)
-	if !ok {
-		return 2
+	report := fl.String("report", "text", "loss report on stderr: text or json (`format`)")
+	atifVersion := fl.String("atif-version", "", "ATIF `version` to write: 1.5 (default), 1.6 or 1.7")
+	repoSHA := fl.String("repo-sha", "", "repo_sha for rlog output when the source has none (6-40 hex characters: `sha`)")
+	input, exit, done := cmd.oneInput(args, stdout, stderr)
+	if done {
+		return exit
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "rlog-ls convert: "+format+"\n", a...)

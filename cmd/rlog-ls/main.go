@@ -8,11 +8,9 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 )
 
@@ -25,9 +23,10 @@ const usage = `rlog-ls: the rlog/1 language server and tools
 Usage:
   rlog-ls [serve] [--stdio] [--log-level LEVEL] [--log-file PATH] [--trace]
       Speak the Language Server Protocol on stdin/stdout (what editors run).
-  rlog-ls check [--format text|json] [--min-severity error|warning|info|hint]
-                [--disable CODE,...] [--cpuprofile FILE] PATH...
-      Check .rlog files, and folders recursively. Exit 1 if there is an error.
+  rlog-ls check [--format text|json|github] [--min-severity error|warning|info|hint]
+                [--disable CODE,...] [--severity CODE=LEVEL,...] [--cpuprofile FILE] PATH...
+      Check .rlog files, and folders recursively. Exit 1 if there is an error
+      (a credential, S001, is one), 2 if no .rlog file was found.
       ATIF (*.json, *.atif.jsonl) and REPLAY (REPLAY.jsonl, *.replay.jsonl)
       files named explicitly are checked with their formats' validators.
   rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT|-] [--force]
@@ -44,76 +43,71 @@ Usage:
       without --force.
   rlog-ls version
       Print the version.
+  rlog-ls help [COMMAND]
+      This help, or a command's (also COMMAND --help).
 
+Flags go anywhere on the line; -- ends them. Every command takes --help and --version.
 Documentation: https://github.com/rlog-ls/rlog-ls (docs/diagnostics.md for every code).
 `
 
+// commands are the subcommands by name.
+var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
+	"serve":   serve,
+	"check":   func(a []string, _ io.Reader, o, e io.Writer) int { return check(a, o, e) },
+	"convert": func(a []string, _ io.Reader, o, e io.Writer) int { return convertCmd(a, o, e) },
+	"redact":  func(a []string, _ io.Reader, o, e io.Writer) int { return redactCmd(a, o, e) },
+	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
+}
+
 // run is main without the process: it returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cmd := "serve"
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
+	if len(args) == 0 {
+		return serve(nil, stdin, stdout, stderr)
 	}
-	switch cmd {
-	case "serve":
-		return serve(args, stdin, stdout, stderr)
-	case "check":
-		return check(args, stdout, stderr)
-	case "convert":
-		return convertCmd(args, stdout, stderr)
-	case "redact":
-		return redactCmd(args, stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, "rlog-ls", version())
-		return 0
-	case "help", "-h", "--help":
+	switch first := args[0]; first {
+	case "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "help":
+		if len(args) > 1 {
+			if cmd, ok := commands[args[1]]; ok {
+				return cmd([]string{"--help"}, stdin, stdout, stderr)
+			}
+			fmt.Fprintf(stderr, "rlog-ls help: unknown command %q (one of %s)\n", args[1], commandNames())
+			return 2
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "-version", "--version":
+		fmt.Fprintln(stdout, "rlog-ls", version())
+		return 0
+	default:
+		if strings.HasPrefix(first, "-") {
+			// Server flags without the word serve, as editors pass them.
+			return serve(args, stdin, stdout, stderr)
+		}
+		if cmd, ok := commands[first]; ok {
+			return cmd(args[1:], stdin, stdout, stderr)
+		}
 	}
-	fmt.Fprintf(stderr, "rlog-ls: unknown command %q\n\n%s", cmd, usage)
+	fmt.Fprintf(stderr, "rlog-ls: unknown command %q (one of %s; rlog-ls --help for more)\n", args[0], commandNames())
 	return 2
 }
 
-// parseOneInput parses args with fl, allowing flags after the input
-// (convert --to atif in.rlog -o out.json), and returns the one input file.
-// On a problem it has told the user and returns false.
-func parseOneInput(fl *flag.FlagSet, args []string, usage string, stderr io.Writer) (string, bool) {
-	var inputs []string
-	for rest := args; ; {
-		if err := fl.Parse(rest); err != nil {
-			return "", false
-		}
-		if fl.NArg() == 0 {
-			break
-		}
-		inputs = append(inputs, fl.Arg(0))
-		rest = fl.Args()[1:]
-	}
-	switch {
-	case len(inputs) == 0:
-		fmt.Fprintf(stderr, "rlog-ls %s: no input file (%s)\n", fl.Name(), usage)
-		return "", false
-	case len(inputs) > 1:
-		fmt.Fprintf(stderr, "rlog-ls %s: one input file at a time, got %d: %s\n", fl.Name(), len(inputs), strings.Join(inputs, " "))
-		return "", false
-	}
-	return inputs[0], true
+func commandNames() string {
+	return "serve, check, convert, redact, version, help"
 }
 
-// version is the module version when installed with go install, or the VCS
-// revision of a local build.
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
+func versionCmd(args []string, stdout, stderr io.Writer) int {
+	cmd := newCommand("version", "rlog-ls version", "Print the version: the release version when the build was stamped with one, else the module version, else the version control revision and its date.")
+	rest, status, done := cmd.parse(args, stdout, stderr)
+	if done {
+		return status
 	}
-	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
+	if len(rest) > 0 {
+		cmd.fail(stderr, "unexpected argument %q", rest[0])
+		return 2
 	}
-	for _, s := range info.Settings {
-		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-			return "devel-" + s.Value[:12]
-		}
-	}
-	return "devel"
+	fmt.Fprintln(stdout, "rlog-ls", version())
+	return 0
 }

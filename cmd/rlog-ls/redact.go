@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +14,13 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert"
 )
 
-const redactUsage = "Usage: rlog-ls redact [-o OUTPUT|-] [--force] FILE"
+const redactUsage = "rlog-ls redact [-o OUTPUT|-] [--force] FILE"
+
+const redactAbout = `Write a copy of FILE with every value that looks like a credential (S001:
+API keys, tokens, private keys, passwords) replaced by [redacted:kind]. The copy
+goes beside the input as NAME.redacted.EXT unless -o names it (-o - is stdout),
+never over an existing file without --force. Where each value was (never the
+value) is listed on stderr.`
 
 // maxListed bounds the per-value lines of the report; the summary counts all.
 const maxListed = 200
@@ -28,17 +33,13 @@ const maxListed = 200
 // Exit status: 0 when the copy is written, 2 for usage and I/O problems
 // (nothing is written then).
 func redactCmd(args []string, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("redact", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	out := fl.String("o", "", "output file, or - for stdout (default: NAME.redacted.EXT beside the input)")
+	cmd := newCommand("redact", redactUsage, redactAbout)
+	fl := cmd.fl
+	out := fl.String("o", "", "output `file`, or - for stdout (default: NAME.redacted.EXT beside the input)")
 	force := fl.Bool("force", false, "overwrite an existing output file")
-	fl.Usage = func() {
-		fmt.Fprintln(stderr, redactUsage)
-		fl.PrintDefaults()
-	}
-	input, ok := parseOneInput(fl, args, redactUsage, stderr)
-	if !ok {
-		return 2
+	input, exit, done := cmd.oneInput(args, stdout, stderr)
+	if done {
+		return exit
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "rlog-ls redact: "+format+"\n", a...)

@@ -131,8 +131,8 @@ func TestRedactUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"redact"}, "rlog-ls redact: no input file (" + redactUsage + ")\n"},
-		{[]string{"redact", in, in}, "rlog-ls redact: one input file at a time, got 2: " + in + " " + in + "\n"},
+		{[]string{"redact"}, "rlog-ls redact: no input file (rlog-ls redact --help for more)\n"},
+		{[]string{"redact", in, in}, "rlog-ls redact: one input file at a time, got 2: " + in + " " + in + " (rlog-ls redact --help for more)\n"},
 		{[]string{"redact", filepath.Join(dir, "missing.rlog")}, "rlog-ls redact: " + filepath.Join(dir, "missing.rlog") + ": no such file or folder\n"},
 		{[]string{"redact", dir}, "rlog-ls redact: " + dir + " is a folder; redact one file at a time\n"},
 		{[]string{"redact", "-o", filepath.Join(dir, "nodir", "x.rlog"), in}, ""},

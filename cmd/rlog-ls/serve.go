@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,16 +12,22 @@ import (
 	"github.com/rlog-ls/rlog-ls/lsp/rlog"
 )
 
+// terminalNote is what the server says when a person, not an editor, runs
+// it in a terminal: otherwise it would wait in silence.
+const terminalNote = "rlog-ls: this is the rlog/1 language server, waiting for an editor to speak LSP on stdin " +
+	"(rlog-ls --help lists the command-line tools; Ctrl-C quits)\n"
+
 func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fl := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fl.SetOutput(stderr)
+	cmd := newCommand("serve", "rlog-ls [serve] [flags]",
+		"Speak the Language Server Protocol on stdin/stdout: what editors run. Logs go to stderr or --log-file, never to stdout.")
 	var flags lsp.Flags
-	flags.Bind(fl)
-	if err := fl.Parse(args); err != nil {
-		return 2
+	flags.Bind(cmd.fl)
+	rest, status, done := cmd.parse(args, stdout, stderr)
+	if done {
+		return status
 	}
-	if fl.NArg() > 0 {
-		fmt.Fprintf(stderr, "rlog-ls serve: unexpected argument %q (the server speaks LSP on stdin/stdout)\n", fl.Arg(0))
+	if len(rest) > 0 {
+		cmd.fail(stderr, "unexpected argument %q (the server speaks LSP on stdin/stdout)", rest[0])
 		return 2
 	}
 	log, trace, closeLogs, err := flags.Loggers()
@@ -31,6 +36,9 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer closeLogs()
+	if isTerminal(stdin) {
+		fmt.Fprint(stderr, terminalNote)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return lsp.Serve(ctx, lsp.Stream(stdin, stdout), lsp.Options[rlog.Doc]{
