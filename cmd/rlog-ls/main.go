@@ -2,6 +2,7 @@
 //
 //	rlog-ls [serve] [--stdio]     speak LSP on stdin/stdout
 //	rlog-ls check PATH...         report findings (for CI and scripts)
+//	rlog-ls stats PATH...         session statistics
 //	rlog-ls convert ...           convert between rlog and trajectory formats
 //	rlog-ls redact FILE           write a copy with credentials redacted
 //	rlog-ls version
@@ -29,6 +30,10 @@ Usage:
       (a credential, S001, is one), 2 if no .rlog file was found.
       ATIF (*.json, *.atif.jsonl) and REPLAY (REPLAY.jsonl, *.replay.jsonl)
       files named explicitly are checked with their formats' validators.
+  rlog-ls stats [--format text|json] PATH...
+      Session statistics: duration, time per phase, tokens (each message
+      counted once), tool calls with errors and latency, subagents, APM.
+      A folder gives one row per session and the totals.
   rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT|-] [--force]
                   [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]
       Convert between rlog and the trajectory formats: rlog, claude,
@@ -54,6 +59,7 @@ Documentation: https://github.com/rlog-ls/rlog-ls (docs/diagnostics.md for every
 var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
 	"serve":   serve,
 	"check":   func(a []string, _ io.Reader, o, e io.Writer) int { return check(a, o, e) },
+	"stats":   func(a []string, _ io.Reader, o, e io.Writer) int { return statsCmd(a, o, e) },
 	"convert": func(a []string, _ io.Reader, o, e io.Writer) int { return convertCmd(a, o, e) },
 	"redact":  func(a []string, _ io.Reader, o, e io.Writer) int { return redactCmd(a, o, e) },
 	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
@@ -95,7 +101,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func commandNames() string {
-	return "serve, check, convert, redact, version, help"
+	return "serve, check, stats, convert, redact, version, help"
 }
 
 func versionCmd(args []string, stdout, stderr io.Writer) int {

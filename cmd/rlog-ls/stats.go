@@ -1,0 +1,516 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+const statsUsage = "rlog-ls stats [--format text|json] PATH..."
+
+const statsAbout = `Session statistics: the rlog/1 reference's counters, the wall-clock duration
+and the time of each @phase, token usage (each message counted once), tool
+calls per tool with errors and latency (median, p95, max, from ts= or
+latency_ms=), subagents, pauses, and APM, the autopilot's actions per minute:
+(user and agent messages + tool calls) / minutes.
+
+One file gives its details; several files, or a folder (its .rlog files,
+recursively), give one row per session and the totals. --format json prints
+one document, described field by field in docs/stats.md.
+
+Exit status: 0, or 2 when a path cannot be read, a folder holds no .rlog
+file, or a file is not rlog text (the others are still reported).`
+
+func statsCmd(args []string, stdout, stderr io.Writer) int {
+	cmd := newCommand("stats", statsUsage, statsAbout)
+	format := cmd.fl.String("format", "text", "output `format`: text or json")
+	paths, status, done := cmd.parse(args, stdout, stderr)
+	if done {
+		return status
+	}
+	if *format != "text" && *format != "json" {
+		cmd.fail(stderr, "--format must be text or json, not %q", *format)
+		return 2
+	}
+	if len(paths) == 0 {
+		cmd.fail(stderr, "no files given (try: rlog-ls stats session.rlog, or a folder)")
+		return 2
+	}
+	files, failed := collect("stats", paths, stderr)
+	rows := eachFile(files, sessionStats)
+	doc := statsDoc{Version: 1, Sessions: []sessionJSON{}}
+	var tot totals
+	for _, r := range rows {
+		if r.err != nil {
+			fmt.Fprintf(stderr, "rlog-ls stats: %s\n", r.err)
+			failed = true
+			continue
+		}
+		doc.Sessions = append(doc.Sessions, r.json)
+		tot.add(&r)
+	}
+	doc.Totals = tot.json()
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			fmt.Fprintf(stderr, "rlog-ls stats: %v\n", err)
+			return 2
+		}
+	} else if len(paths) == 1 && len(doc.Sessions) == 1 && !isDir(paths[0]) {
+		printSession(stdout, &doc.Sessions[0])
+	} else if len(doc.Sessions) > 0 {
+		printTable(stdout, &doc)
+	}
+	if failed {
+		return 2
+	}
+	return 0
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// statsDoc is `stats --format json`; docs/stats.md documents every field.
+type statsDoc struct {
+	Version  int           `json:"version"`
+	Sessions []sessionJSON `json:"sessions"`
+	Totals   totalsJSON    `json:"totals"`
+}
+
+type sessionJSON struct {
+	File       string         `json:"file"`
+	ID         string         `json:"id"`
+	Counters   analysis.Stats `json:"counters"`
+	Start      *time.Time     `json:"start"`
+	End        *time.Time     `json:"end"`
+	DurationMS *float64       `json:"duration_ms"`
+	Messages   int            `json:"messages"`
+	ToolCalls  int            `json:"tool_calls"`
+	Errors     int            `json:"errors"`
+	Unfinished int            `json:"unfinished"`
+	Latency    latencyJSON    `json:"latency"`
+	APM        apmJSON        `json:"apm"`
+	Tools      []toolJSON     `json:"tools"`
+	Phases     []phaseJSON    `json:"phases"`
+	Subagents  []subagentJSON `json:"subagents"`
+	LongestGap *gapJSON       `json:"longest_gap"`
+}
+
+type totalsJSON struct {
+	Sessions   int            `json:"sessions"`
+	Counters   analysis.Stats `json:"counters"`
+	DurationMS float64        `json:"duration_ms"`
+	Messages   int            `json:"messages"`
+	ToolCalls  int            `json:"tool_calls"`
+	Errors     int            `json:"errors"`
+	Unfinished int            `json:"unfinished"`
+	Latency    latencyJSON    `json:"latency"`
+	APM        apmJSON        `json:"apm"`
+	Tools      []toolJSON     `json:"tools"`
+}
+
+type latencyJSON struct {
+	Measured int      `json:"measured"`
+	MedianMS *float64 `json:"median_ms"`
+	P95MS    *float64 `json:"p95_ms"`
+	MaxMS    *float64 `json:"max_ms"`
+}
+
+type apmJSON struct {
+	Value     *float64 `json:"value"`
+	Messages  int      `json:"messages"`
+	ToolCalls int      `json:"tool_calls"`
+	Minutes   *float64 `json:"minutes"`
+	Source    string   `json:"source"`
+	Companion string   `json:"companion,omitempty"`
+}
+
+type toolJSON struct {
+	Tool       string      `json:"tool"`
+	Calls      int         `json:"calls"`
+	Errors     int         `json:"errors"`
+	Unfinished int         `json:"unfinished"`
+	Latency    latencyJSON `json:"latency"`
+}
+
+type tokensJSON struct {
+	In          uint64 `json:"in"`
+	Out         uint64 `json:"out"`
+	Cached      uint64 `json:"cached"`
+	CacheCreate uint64 `json:"cache_create"`
+	Messages    int    `json:"messages"`
+}
+
+type phaseJSON struct {
+	Name       string     `json:"name"`
+	Line       int        `json:"line"`
+	EndLine    int        `json:"end_line"`
+	Start      *time.Time `json:"start"`
+	End        *time.Time `json:"end"`
+	DurationMS *float64   `json:"duration_ms"`
+	ToolCalls  int        `json:"tool_calls"`
+	Errors     int        `json:"errors"`
+	Tokens     tokensJSON `json:"tokens"`
+}
+
+type subagentJSON struct {
+	Type       string   `json:"type"`
+	ID         string   `json:"id"`
+	Line       int      `json:"line"`
+	EndLine    *int     `json:"end_line"`
+	Status     string   `json:"status"`
+	DurationMS *float64 `json:"duration_ms"`
+}
+
+type gapJSON struct {
+	Line         int     `json:"line"`
+	PreviousLine int     `json:"previous_line"`
+	DurationMS   float64 `json:"duration_ms"`
+}
+
+// sessionRow is one file's statistics, with what the totals need that
+// the JSON does not show: each tool's latencies.
+type sessionRow struct {
+	json      sessionJSON
+	latencies map[string][]time.Duration
+	err       error
+}
+
+func sessionStats(path string) sessionRow {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return sessionRow{err: fmt.Errorf("%s", describeIOError(err))}
+	}
+	if f, ok := analysis.CheckBinary(src, analysis.Config{}); ok {
+		return sessionRow{err: fmt.Errorf("%s: %s", path, f.Message)}
+	}
+	t := grammar.Parse(src)
+	s := analysis.BuildSession(t, analysis.SessionOptions{})
+	id, _ := t.Header().Get("id")
+	j := sessionJSON{
+		File: path, ID: id, Counters: s.Counters,
+		Messages: s.Messages, ToolCalls: len(s.Calls), Errors: s.Errors, Unfinished: s.Unfinished,
+		Latency: latencyOf(s.Latency), APM: apmOf(s.APM),
+		Tools: []toolJSON{}, Phases: []phaseJSON{}, Subagents: []subagentJSON{},
+	}
+	if d, ok := s.Duration(); ok {
+		j.Start, j.End, j.DurationMS = timePtr(s.Start), timePtr(s.End), msPtr(d)
+	} else if s.StartLine >= 0 {
+		j.Start, j.End = timePtr(s.Start), timePtr(s.End)
+	}
+	for _, ts := range s.Tools {
+		j.Tools = append(j.Tools, toolJSON{Tool: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished, Latency: latencyOf(ts.Latency)})
+	}
+	for i := range s.Phases {
+		p := &s.Phases[i]
+		pj := phaseJSON{Name: p.Name, Line: p.Line + 1, EndLine: p.EndLine + 1, Start: timePtr(p.StartTime), End: timePtr(p.EndTime),
+			ToolCalls: p.Calls, Errors: p.Errors, Tokens: tokensJSON(p.Tokens)}
+		if d, ok := p.Duration(); ok {
+			pj.DurationMS = msPtr(d)
+		}
+		j.Phases = append(j.Phases, pj)
+	}
+	for i := range s.Subagents {
+		sa := &s.Subagents[i]
+		sj := subagentJSON{Type: sa.Type, ID: string(t.Slice(sa.ID.Start, sa.ID.End)), Line: sa.Line + 1, Status: sa.Status}
+		if sa.EndLine >= 0 {
+			end := sa.EndLine + 1
+			sj.EndLine = &end
+		}
+		if d, ok := sa.Duration(); ok {
+			sj.DurationMS = msPtr(d)
+		}
+		j.Subagents = append(j.Subagents, sj)
+	}
+	if g := s.LongestGap; g.Duration > 0 {
+		j.LongestGap = &gapJSON{Line: g.Line + 1, PreviousLine: g.PreviousLine + 1, DurationMS: ms(g.Duration)}
+	}
+	lat := map[string][]time.Duration{}
+	for _, c := range s.Calls {
+		if c.HasLatency {
+			lat[c.Tool] = append(lat[c.Tool], c.Latency)
+		}
+	}
+	return sessionRow{json: j, latencies: lat}
+}
+
+// totals adds up sessions. APM over many sessions is their actions over
+// their minutes, counting only the sessions whose duration is known.
+type totals struct {
+	j          totalsJSON
+	apmActions int
+	apmMinutes float64
+	tools      []analysis.ToolStats
+	toolIndex  map[string]int
+	latencies  map[string][]time.Duration
+	all        []time.Duration
+}
+
+func (t *totals) add(r *sessionRow) {
+	s := &r.json
+	t.j.Sessions++
+	t.j.Counters.Add(s.Counters)
+	if s.DurationMS != nil {
+		t.j.DurationMS += *s.DurationMS
+	}
+	t.j.Messages += s.Messages
+	t.j.ToolCalls += s.ToolCalls
+	t.j.Errors += s.Errors
+	t.j.Unfinished += s.Unfinished
+	t.j.APM.Messages += s.APM.Messages
+	t.j.APM.ToolCalls += s.APM.ToolCalls
+	if s.APM.Value != nil {
+		t.apmActions += s.APM.Messages + s.APM.ToolCalls
+		t.apmMinutes += *s.APM.Minutes
+	}
+	if t.toolIndex == nil {
+		t.toolIndex, t.latencies = map[string]int{}, map[string][]time.Duration{}
+	}
+	for _, tj := range s.Tools {
+		k, ok := t.toolIndex[tj.Tool]
+		if !ok {
+			k = len(t.tools)
+			t.toolIndex[tj.Tool] = k
+			t.tools = append(t.tools, analysis.ToolStats{Tool: tj.Tool})
+		}
+		t.tools[k].Calls += tj.Calls
+		t.tools[k].Errors += tj.Errors
+		t.tools[k].Unfinished += tj.Unfinished
+	}
+	for tool, ds := range r.latencies {
+		t.latencies[tool] = append(t.latencies[tool], ds...)
+		t.all = append(t.all, ds...)
+	}
+}
+
+func (t *totals) json() totalsJSON {
+	j := t.j
+	j.Latency = latencyOf(analysis.MergeLatencies(t.all))
+	j.Tools = []toolJSON{}
+	analysis.SortTools(t.tools)
+	for _, ts := range t.tools {
+		j.Tools = append(j.Tools, toolJSON{Tool: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished,
+			Latency: latencyOf(analysis.MergeLatencies(t.latencies[ts.Tool]))})
+	}
+	j.APM.Source = analysis.APMFromRlog
+	if v, ok := analysis.ComputeAPM(t.apmActions, 0, t.apmMinutes); ok {
+		j.APM.Value, j.APM.Minutes = &v, &t.apmMinutes
+	}
+	return j
+}
+
+func latencyOf(l analysis.Latency) latencyJSON {
+	j := latencyJSON{Measured: l.Measured}
+	if l.Measured > 0 {
+		j.MedianMS, j.P95MS, j.MaxMS = msPtr(l.Median), msPtr(l.P95), msPtr(l.Max)
+	}
+	return j
+}
+
+func apmOf(a analysis.APM) apmJSON {
+	j := apmJSON{Messages: a.Messages, ToolCalls: a.ToolCalls, Source: a.Source, Companion: a.Companion}
+	if a.Known {
+		v, m := a.Value, a.Minutes
+		j.Value, j.Minutes = &v, &m
+	}
+	return j
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func msPtr(d time.Duration) *float64 {
+	v := ms(d)
+	return &v
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// maxPhasesShown caps the phase table of the text report; the JSON has
+// every phase.
+const maxPhasesShown = 50
+
+// printSession is the text report of one session.
+func printSession(w io.Writer, s *sessionJSON) {
+	fmt.Fprintln(w, s.File)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "  %s\t%s\n", k, fmt.Sprintf(format, a...)) }
+	if s.ID != "" {
+		row("session", "%s", s.ID)
+	}
+	switch {
+	case s.DurationMS != nil:
+		row("time", "%s, %s → %s", durationText(*s.DurationMS), s.Start.Format("2006-01-02 15:04:05"), s.End.Format("2006-01-02 15:04:05 MST"))
+	case s.Start != nil:
+		row("time", "unknown (one timestamp, %s)", s.Start.Format("2006-01-02 15:04:05 MST"))
+	default:
+		row("time", "unknown (no ts= values)")
+	}
+	c := &s.Counters
+	n := func(v int) string { return analysis.GroupDigits(uint64(v)) }
+	row("messages", "%s user, %s agent, %s thinking", n(c.UserMessages), n(c.AgentMessages), n(c.ThinkingBlocks))
+	errs := n(s.Errors) + " errors"
+	if s.Errors == 1 {
+		errs = "1 error"
+	}
+	calls := fmt.Sprintf("%s: %s, %s unfinished", n(s.ToolCalls), errs, n(s.Unfinished))
+	if s.Latency.Measured > 0 {
+		calls += fmt.Sprintf("; latency median %s, p95 %s, max %s (%d measured)",
+			durationText(*s.Latency.MedianMS), durationText(*s.Latency.P95MS), durationText(*s.Latency.MaxMS), s.Latency.Measured)
+	}
+	row("tool calls", "%s", calls)
+	if len(s.Subagents) > 0 {
+		row("subagents", "%s", n(len(s.Subagents)))
+	}
+	messages := n(c.Messages) + " messages"
+	if c.Messages == 1 {
+		messages = "1 message"
+	}
+	row("tokens", "%s in, %s out, %s cached, %s cache writes (%s, each counted once)",
+		analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut), analysis.GroupDigits(c.TokensCached),
+		analysis.GroupDigits(c.TokensCacheCreate), messages)
+	row("APM", "%s", apmText(s.APM))
+	if g := s.LongestGap; g != nil {
+		row("longest pause", "%s, before line %d", durationText(g.DurationMS), g.Line)
+	}
+	tw.Flush()
+	if len(s.Phases) > 0 {
+		fmt.Fprintln(w)
+		phases := s.Phases[:min(len(s.Phases), maxPhasesShown)]
+		names := []string{"phase"}
+		for _, p := range phases {
+			names = append(names, p.Name)
+		}
+		names = leftAligned(names)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "  %s\tlines\ttime\tcalls\terrors\ttokens out\t\n", names[0])
+		for i, p := range phases {
+			fmt.Fprintf(tw, "  %s\t%d–%d\t%s\t%d\t%d\t%s\t\n", names[i+1], p.Line, p.EndLine, optDuration(p.DurationMS),
+				p.ToolCalls, p.Errors, analysis.GroupDigits(p.Tokens.Out))
+		}
+		tw.Flush()
+		if more := len(s.Phases) - len(phases); more > 0 {
+			fmt.Fprintf(w, "  … and %d more phases (--format json lists every phase)\n", more)
+		}
+	}
+	if len(s.Tools) > 0 {
+		fmt.Fprintln(w)
+		printTools(w, s.Tools)
+	}
+}
+
+func printTools(w io.Writer, tools []toolJSON) {
+	names := []string{"tool"}
+	for _, t := range tools {
+		names = append(names, t.Tool)
+	}
+	names = leftAligned(names)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  %s\tcalls\terrors\tunfinished\tmedian\tp95\tmax\t\n", names[0])
+	for i, t := range tools {
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%d\t%s\t%s\t%s\t\n", names[i+1], t.Calls, t.Errors, t.Unfinished,
+			optDuration(t.Latency.MedianMS), optDuration(t.Latency.P95MS), optDuration(t.Latency.MaxMS))
+	}
+	tw.Flush()
+}
+
+// printTable is one row per session and the totals.
+func printTable(w io.Writer, doc *statsDoc) {
+	t := &doc.Totals
+	names := []string{"session"}
+	for _, s := range doc.Sessions {
+		names = append(names, s.File)
+	}
+	names = leftAligned(append(names, "total ("+plural(t.Sessions, "session")+")"))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\ttime\tmessages\tcalls\terrors\ttokens in\ttokens out\tcached\tAPM\t\n", names[0])
+	for i, s := range doc.Sessions {
+		c := &s.Counters
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", names[i+1], optDuration(s.DurationMS), s.Messages, s.ToolCalls, s.Errors,
+			analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut), analysis.GroupDigits(c.TokensCached), optAPM(s.APM.Value))
+	}
+	c := &t.Counters
+	fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", names[len(names)-1], durationText(t.DurationMS),
+		t.Messages, t.ToolCalls, t.Errors, analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut),
+		analysis.GroupDigits(c.TokensCached), optAPM(t.APM.Value))
+	tw.Flush()
+	if len(t.Tools) > 0 {
+		fmt.Fprintln(w)
+		printTools(w, t.Tools)
+	}
+}
+
+// leftAligned pads names to one width, so that a right-aligned table
+// keeps its first column left-aligned.
+func leftAligned(names []string) []string {
+	width := 0
+	for _, n := range names {
+		width = max(width, utf8.RuneCountInString(n))
+	}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n + strings.Repeat(" ", width-utf8.RuneCountInString(n))
+	}
+	return out
+}
+
+func apmText(a apmJSON) string {
+	from := "the rlog"
+	if a.Source == analysis.APMFromCompanion {
+		from = a.Companion
+	}
+	actions := plural(a.Messages, "message") + " + " + plural(a.ToolCalls, "tool call")
+	if a.Value == nil {
+		return fmt.Sprintf("unknown: no duration (%s, from %s)", actions, from)
+	}
+	return fmt.Sprintf("%.2f = (%s) / %.1f min, from %s", *a.Value, actions, *a.Minutes, from)
+}
+
+func optAPM(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+func optDuration(msv *float64) string {
+	if msv == nil {
+		return "—"
+	}
+	return durationText(*msv)
+}
+
+// durationText writes a duration for people: 750ms, 1.5s, 2m 55s, 1h 5m.
+func durationText(msv float64) string {
+	d := time.Duration(math.Round(msv * float64(time.Millisecond)))
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < 10*time.Second:
+		return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", d.Seconds()), "0"), ".") + "s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm %ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
+}
