@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-var subcommands = []string{"serve", "check", "stats", "convert", "redact", "version"}
+var subcommands = []string{"serve", "check", "stats", "fix", "convert", "redact", "version"}
 
 // Help is asked for, not a mistake: it goes to stdout and exits 0, at the
 // top level and in every subcommand, however it is spelled.
@@ -18,7 +18,7 @@ func TestHelpEverywhere(t *testing.T) {
 		if code != 0 || errOut != "" || !strings.HasPrefix(out, "rlog-ls: the rlog/1 language server and tools") {
 			t.Errorf("%v: exit %d, stderr %q, stdout %.60q", args, code, errOut, out)
 		}
-		for _, name := range []string{"check", "stats", "convert", "redact", "--help and --version"} {
+		for _, name := range []string{"check", "stats", "fix", "convert", "redact", "--help and --version"} {
 			if !strings.Contains(out, name) {
 				t.Errorf("%v: the usage does not mention %s", args, name)
 			}
@@ -136,7 +136,7 @@ func TestFlagsAnywhere(t *testing.T) {
 		t.Fatalf("check -- -odd.rlog: %d %q %q", code, out, errOut)
 	}
 	// A mistake is one line on stderr that points at --help.
-	for _, args := range [][]string{{"check", p, "--nope"}, {"stats", "--format"}, {"serve", "--nope"}, {"--nope"}} {
+	for _, args := range [][]string{{"check", p, "--nope"}, {"stats", "--format"}, {"fix", "--write", p, "--arrows=maybe"}, {"serve", "--nope"}, {"--nope"}} {
 		_, errOut, code := runCLI(t, args...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "--help for more") {
 			t.Errorf("%v: %d %q", args, code, errOut)

@@ -3,6 +3,7 @@
 //	rlog-ls [serve] [--stdio]     speak LSP on stdin/stdout
 //	rlog-ls check PATH...         report findings (for CI and scripts)
 //	rlog-ls stats PATH...         session statistics
+//	rlog-ls fix FILE              apply the editor's quick fixes
 //	rlog-ls convert ...           convert between rlog and trajectory formats
 //	rlog-ls redact FILE           write a copy with credentials redacted
 //	rlog-ls version
@@ -34,6 +35,10 @@ Usage:
       Session statistics: duration, time per phase, tokens (each message
       counted once), tool calls with errors and latency, subagents, APM.
       A folder gives one row per session and the totals.
+  rlog-ls fix [--write | -o OUTPUT|-] [--force] [--renumber-steps] [--arrows]
+              [--add-end] [--header] FILE
+      Apply the editor's quick fixes (all of them unless some are named).
+      Without --write or -o, print them as a unified diff.
   rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT|-] [--force]
                   [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]
       Convert between rlog and the trajectory formats: rlog, claude,
@@ -60,6 +65,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"serve":   serve,
 	"check":   func(a []string, _ io.Reader, o, e io.Writer) int { return check(a, o, e) },
 	"stats":   func(a []string, _ io.Reader, o, e io.Writer) int { return statsCmd(a, o, e) },
+	"fix":     func(a []string, _ io.Reader, o, e io.Writer) int { return fixCmd(a, o, e) },
 	"convert": func(a []string, _ io.Reader, o, e io.Writer) int { return convertCmd(a, o, e) },
 	"redact":  func(a []string, _ io.Reader, o, e io.Writer) int { return redactCmd(a, o, e) },
 	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
@@ -101,7 +107,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func commandNames() string {
-	return "serve, check, stats, convert, redact, version, help"
+	return "serve, check, stats, fix, convert, redact, version, help"
 }
 
 func versionCmd(args []string, stdout, stderr io.Writer) int {
