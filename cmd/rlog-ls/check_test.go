@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -187,6 +188,51 @@ func TestCheckGitHubFormat(t *testing.T) {
 	}
 }
 
+// TestCheckVSCodeProblemMatcher: the README's problem matcher for VS Code
+// tasks reads every line check prints about a finding, with each field.
+func TestCheckVSCodeProblemMatcher(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```json\n(\\{\n  \"version\": \"2.0.0\".*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("no tasks.json in the README")
+	}
+	var tasks struct {
+		Tasks []struct {
+			ProblemMatcher struct {
+				Pattern struct {
+					Regexp                                      string
+					File, Line, Column, Severity, Code, Message int
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(m[1], &tasks); err != nil {
+		t.Fatalf("the README's tasks.json: %v", err)
+	}
+	pat := tasks.Tasks[0].ProblemMatcher.Pattern
+	re := regexp.MustCompile(pat.Regexp)
+	dir := t.TempDir()
+	p := writeFile(t, dir, "a b: c.rlog", "---\nformat: rlog/1\nid: s\nrepo_sha: abc\n---\nwat: x\n@bogus\n")
+	out, _, _ := runCLI(t, "check", p)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, l := range lines[:len(lines)-1] {
+		g := re.FindStringSubmatch(l)
+		if g == nil || g[pat.File] != p || g[pat.Line] == "" || g[pat.Column] == "" || g[pat.Code] == "" {
+			t.Errorf("the matcher does not read %q: %q", l, g)
+			continue
+		}
+		if !strings.Contains(l, " "+g[pat.Severity]+" "+g[pat.Code]+": "+g[pat.Message]) {
+			t.Errorf("%q: severity %q code %q message %q", l, g[pat.Severity], g[pat.Code], g[pat.Message])
+		}
+	}
+	if re.MatchString(lines[len(lines)-1]) {
+		t.Errorf("the matcher reads the summary line %q", lines[len(lines)-1])
+	}
+}
+
 // TestCheckNoRlogFilesIsAnError: a folder without .rlog files (a typo in
 // CI) fails, and says which folder; the other paths are still checked.
 func TestCheckNoRlogFilesIsAnError(t *testing.T) {
@@ -240,6 +286,36 @@ func TestCheckBinaryFile(t *testing.T) {
 	// Disabled, the file is read as text.
 	if out, _, _ := runCLI(t, "check", "--disable", "E007", p); strings.Contains(out, "E007") || strings.Count(out, "\n") < 10 {
 		t.Errorf("--disable E007: %.200s", out)
+	}
+}
+
+// TestCheckCredentialsFailTheREADMEsCISnippet runs the README's GitHub
+// Actions command on a log that leaks an Anthropic key, a GitHub token
+// and a password: the job must fail, with an error annotation on each.
+func TestCheckCredentialsFailTheREADMEsCISnippet(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```yaml\n.*?- run: rlog-ls (check [^\n]*)\n.*?```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("no CI snippet with rlog-ls check in the README")
+	}
+	args := strings.Fields(string(m[1]))
+	dir := t.TempDir()
+	writeFile(t, dir, "logs/leak.rlog", cleanHeader+
+		"u: use sk-ant-api03-Zx9Qm2Lr7Tb4Wn8Kc1Vd6Hs3Jf0Pg5Ya2Ue7Io4Xq9Rt1Mb6Nc3Lz8Kw5 please\n"+
+		"t!:Bash id=c1 cmd=\"git push https://ghp_4fT9qLm2Zx7RbW1nK8cVd3Hs6Jf0Pg5Ya2Ue@github.com\" → [running]\n"+
+		"o: id=c1 → [ok] password=Tr0ub4dor3xK\n")
+	t.Chdir(dir)
+	out, _, code := runCLI(t, args...)
+	if code != 1 || strings.Count(out, "::error ") != 3 || strings.Count(out, "title=S001::") != 3 {
+		t.Fatalf("rlog-ls %s: exit %d\n%s", m[1], code, out)
+	}
+	// Lowered on purpose, it passes and still shows.
+	out, _, code = runCLI(t, append(args, "--severity", "S001=warning")...)
+	if code != 0 || strings.Count(out, "::warning ") != 3 {
+		t.Fatalf("--severity S001=warning: exit %d\n%s", code, out)
 	}
 }
 

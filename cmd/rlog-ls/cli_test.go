@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
@@ -39,6 +40,32 @@ func TestHelpEverywhere(t *testing.T) {
 	}
 	if _, errOut, code := runCLI(t, "help", "nope"); code != 2 || !strings.Contains(errOut, `unknown command "nope"`) {
 		t.Errorf("help nope: %d %q", code, errOut)
+	}
+}
+
+// Every flag of every subcommand is in the top-level usage and the README.
+func TestEveryFlagIsDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range subcommands {
+		out, _, _ := runCLI(t, cmd, "--help")
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "  -") || strings.HasPrefix(line, "  -h, --help") {
+				continue
+			}
+			flag := strings.Fields(line)[0]
+			if flag == "--version" || flag == "-w" || cmd == "version" {
+				continue
+			}
+			if !strings.Contains(usage, flag) {
+				t.Errorf("%s %s is not in the top-level usage", cmd, flag)
+			}
+			if !strings.Contains(string(readme), flag) {
+				t.Errorf("%s %s is not in the README", cmd, flag)
+			}
+		}
 	}
 }
 

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestReadmeExamples runs the check, stats and fix examples of the
+// README's console blocks from the repository's root and compares what
+// they print (stdout, then stderr) with what the README shows. A block
+// that ends with "…" shows the start of the output.
+func TestReadmeExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir("../..")
+	blocks := regexp.MustCompile("(?ms)^( *)```console\n(.*?)^ *```").FindAllStringSubmatch(string(readme), -1)
+	ran := map[string]int{}
+	for _, b := range blocks {
+		indent := b[1]
+		var lines []string
+		for _, l := range strings.SplitAfter(b[2], "\n") {
+			lines = append(lines, strings.TrimPrefix(l, indent))
+		}
+		for i := 0; i < len(lines); i++ {
+			cmdLine, ok := strings.CutPrefix(lines[i], "$ rlog-ls ")
+			if !ok {
+				continue
+			}
+			var want strings.Builder
+			for i+1 < len(lines) && !strings.HasPrefix(lines[i+1], "$ ") {
+				i++
+				want.WriteString(lines[i])
+			}
+			args := strings.Fields(cmdLine)
+			switch {
+			case args[0] != "check" && args[0] != "stats" && args[0] != "fix":
+				continue
+			case strings.Contains(cmdLine, "--write"):
+				continue
+			}
+			var out, errOut bytes.Buffer
+			run(args, strings.NewReader(""), &out, &errOut)
+			got := out.String() + errOut.String()
+			exp := want.String()
+			if prefix, cut := strings.CutSuffix(exp, "…\n"); cut {
+				if !strings.HasPrefix(got, prefix) {
+					t.Errorf("rlog-ls %s: the README shows the start\n%s\nit prints\n%s", cmdLine, prefix, got)
+				}
+			} else if got != exp {
+				t.Errorf("rlog-ls %s: the README shows\n%s\nit prints\n%s", cmdLine, exp, got)
+			}
+			ran[args[0]]++
+		}
+	}
+	if ran["check"] == 0 || ran["stats"] < 2 || ran["fix"] == 0 {
+		t.Fatalf("examples run: %v", ran)
+	}
+}
