@@ -74,6 +74,16 @@ func (c *command) parse(args []string, stdout, stderr io.Writer) (positional []s
 	return positional, 0, false
 }
 
+// noArgs is parse for the commands that take no arguments; why says what
+// they do instead, for the message.
+func (c *command) noArgs(args []string, why string, stdout, stderr io.Writer) (status int, done bool) {
+	rest, status, done := c.parse(args, stdout, stderr)
+	if !done && len(rest) > 0 {
+		return 2, c.fail(stderr, "unexpected argument %q%s", rest[0], why)
+	}
+	return status, done
+}
+
 // oneInput is parse for the commands that take exactly one input file.
 func (c *command) oneInput(args []string, stdout, stderr io.Writer) (input string, status int, done bool) {
 	positional, status, done := c.parse(args, stdout, stderr)

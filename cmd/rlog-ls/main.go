@@ -112,13 +112,8 @@ func commandNames() string {
 
 func versionCmd(args []string, stdout, stderr io.Writer) int {
 	cmd := newCommand("version", "rlog-ls version", "Print the version: the release version when the build was stamped with one, else the module version, else the version control revision and its date.")
-	rest, status, done := cmd.parse(args, stdout, stderr)
-	if done {
+	if status, done := cmd.noArgs(args, "", stdout, stderr); done {
 		return status
-	}
-	if len(rest) > 0 {
-		cmd.fail(stderr, "unexpected argument %q", rest[0])
-		return 2
 	}
 	fmt.Fprintln(stdout, "rlog-ls", version())
 	return 0

@@ -22,13 +22,8 @@ func serve(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		"Speak the Language Server Protocol on stdin/stdout: what editors run. Logs go to stderr or --log-file, never to stdout.")
 	var flags lsp.Flags
 	flags.Bind(cmd.fl)
-	rest, status, done := cmd.parse(args, stdout, stderr)
-	if done {
+	if status, done := cmd.noArgs(args, ": the server speaks LSP on stdin/stdout", stdout, stderr); done {
 		return status
-	}
-	if len(rest) > 0 {
-		cmd.fail(stderr, "unexpected argument %q (the server speaks LSP on stdin/stdout)", rest[0])
-		return 2
 	}
 	log, trace, closeLogs, err := flags.Loggers()
 	if err != nil {

@@ -96,12 +96,7 @@ type sessionJSON struct {
 	Start      *time.Time     `json:"start"`
 	End        *time.Time     `json:"end"`
 	DurationMS *float64       `json:"duration_ms"`
-	Messages   int            `json:"messages"`
-	ToolCalls  int            `json:"tool_calls"`
-	Errors     int            `json:"errors"`
-	Unfinished int            `json:"unfinished"`
-	Latency    latencyJSON    `json:"latency"`
-	APM        apmJSON        `json:"apm"`
+	activityJSON
 	Tools      []toolJSON     `json:"tools"`
 	Phases     []phaseJSON    `json:"phases"`
 	Subagents  []subagentJSON `json:"subagents"`
@@ -112,13 +107,19 @@ type totalsJSON struct {
 	Sessions   int            `json:"sessions"`
 	Counters   analysis.Stats `json:"counters"`
 	DurationMS float64        `json:"duration_ms"`
-	Messages   int            `json:"messages"`
-	ToolCalls  int            `json:"tool_calls"`
-	Errors     int            `json:"errors"`
-	Unfinished int            `json:"unfinished"`
-	Latency    latencyJSON    `json:"latency"`
-	APM        apmJSON        `json:"apm"`
-	Tools      []toolJSON     `json:"tools"`
+	activityJSON
+	Tools []toolJSON `json:"tools"`
+}
+
+// activityJSON are the fields a session and the totals share, in this
+// order, after duration_ms.
+type activityJSON struct {
+	Messages   int         `json:"messages"`
+	ToolCalls  int         `json:"tool_calls"`
+	Errors     int         `json:"errors"`
+	Unfinished int         `json:"unfinished"`
+	Latency    latencyJSON `json:"latency"`
+	APM        apmJSON     `json:"apm"`
 }
 
 type latencyJSON struct {
@@ -201,8 +202,8 @@ func sessionStats(path string) sessionRow {
 	id, _ := t.Header().Get("id")
 	j := sessionJSON{
 		File: path, ID: id, Counters: s.Counters,
-		Messages: s.Messages, ToolCalls: len(s.Calls), Errors: s.Errors, Unfinished: s.Unfinished,
-		Latency: latencyOf(s.Latency), APM: apmOf(s.APM),
+		activityJSON: activityJSON{Messages: s.Messages, ToolCalls: len(s.Calls), Errors: s.Errors, Unfinished: s.Unfinished,
+			Latency: latencyOf(s.Latency), APM: apmOf(s.APM)},
 		Tools: []toolJSON{}, Phases: []phaseJSON{}, Subagents: []subagentJSON{},
 	}
 	if d, ok := s.Duration(); ok {
