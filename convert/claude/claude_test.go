@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
+	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
@@ -352,3 +353,54 @@ type discard struct{}
 
 func (discard) Event(*model.Header, *model.Event) error { return nil }
 func (discard) End(*model.Header) error                 { return nil }
+
+// TestWriteForConsumers: from a source that lacks what Claude Code JSONL
+// needs, the writer writes the best true value or leaves the key out (never
+// an empty string), in forms ccusage counts, and reports what it made up.
+func TestWriteForConsumers(t *testing.T) {
+	u := func(in, out int64) *model.Usage { return &model.Usage{Input: in, Output: out, CacheRead: 100} }
+	s := &model.Session{Header: model.Header{SourceFormat: "prophet", AgentVersion: "mini-prophet 0.3", Extra: model.Fields{{Key: "claude_code_version", Value: []byte(`"2.0.65"`)}}}}
+	s.Events = []model.Event{
+		{Kind: model.KindUser, Text: "hi", Time: "2025-01-01T10:00:00.123456Z"},
+		{Kind: model.KindAgent, Text: "one", Usage: u(5, 1)},                                          // no timestamp
+		{Kind: model.KindAgent, Text: "one, more", Time: "2025-01-01T11:00:01+01:00", Usage: u(5, 9)}, // same response streaming
+		{Kind: model.KindAgent, Text: "two", Time: "not a date", Usage: u(7, 3)},                      // another request
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, bad := range []string{`"sessionId":""`, `"model":""`, `"version":""`, `"cwd":""`, `"gitBranch":""`, `rlog-ls-import`, `mini-prophet`} {
+		if strings.Contains(text, bad) {
+			t.Errorf("output has %s:\n%s", bad, text)
+		}
+	}
+	if !strings.Contains(text, `"version":"2.0.65"`) {
+		t.Errorf("the header's Claude Code version is not written:\n%s", text)
+	}
+	for _, want := range []string{`"timestamp":"2025-01-01T10:00:00.123Z"`, `"timestamp":"2025-01-01T10:00:01.000Z"`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %s:\n%s", want, text)
+		}
+	}
+	got, skips, err := ccusage.Count(strings.NewReader(text))
+	if err != nil || len(skips) > 0 {
+		t.Fatalf("ccusage skips %v (%v):\n%s", skips, err, text)
+	}
+	if want := (ccusage.Totals{Input: 12, Output: 12, CacheRead: 200, Entries: 2}); got != want {
+		t.Errorf("ccusage counts %v, want %v (two responses)", got, want)
+	}
+	for _, want := range []string{
+		"synthesized_value: sessionId (the source has no session id) ×1",
+		"synthesized_value: message.id (the source has no message ids) ×2",
+		"synthesized_value: timestamp (the source has none for this event) ×1",
+		"synthesized_value: timestamp for one that is not a date and time ×1",
+		"truncated_text: timestamp to milliseconds (Claude Code's precision) ×1",
+	} {
+		if !strings.Contains(rep.Text(), want) {
+			t.Errorf("report lacks %q:\n%s", want, rep.Text())
+		}
+	}
+}

@@ -28,12 +28,6 @@ const Name = "claude"
 // whose value differs keeps its own in Event.Extra.
 var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true, "gitBranch": true, "slug": true, "userType": true}
 
-// entryKeys are keys the reader maps to model fields.
-var entryKeys = map[string]bool{
-	"type": true, "uuid": true, "parentUuid": true, "timestamp": true, "isSidechain": true,
-	"agentId": true, "isMeta": true, "message": true, "todos": true, "requestId": true,
-}
-
 // Reader reads one transcript. Subagent, when set, opens the transcript of
 // a sub-agent by its agentId; its events are spliced in before the Task tool
 // result that names that agentId, framed by KindSubagent events.
@@ -122,9 +116,6 @@ type state struct {
 	sink model.Sink
 	rep  *model.Report
 	rd   *Reader
-	// agent is the agent id of the transcript being read ("" for main);
-	// sub-agent events inherit it.
-	agent string
 	// depth is 0 for the main transcript, 1 inside a spliced sub-agent.
 	depth int
 	// seen records header keys already taken from an entry, so an empty

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
@@ -30,7 +32,10 @@ type Writer struct {
 	last      map[string]string // agent id -> uuid of the last entry written
 	seq       int               // synthesized uuid counter
 	runMsgID  string            // synthesized message id of the current assistant run
-	inlineSub map[string]bool
+	runUsage  *model.Usage      // usage of the current run, to tell when a new response starts
+	lastTime  string            // the last timestamp written, for events without one
+	sessionID string            // synthesized session id, when the source has none
+	seed      string            // what synthesized ids are made from (see synthID)
 	err       error
 }
 
@@ -60,6 +65,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		return wr.err
 	}
 	wr.h = h
+	wr.setSeed(h, e)
 	role := roleOf(e.Kind)
 	if e.Kind == model.KindPassthrough && strings.HasPrefix(e.RawType, "block:") {
 		if len(wr.pending) > 0 && e.ID != "" && wr.pending[0].ID == e.ID {
@@ -75,20 +81,41 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	}
 	wr.flush()
 	if role == "" {
-		wr.runMsgID = ""
+		wr.runMsgID, wr.runUsage = "", nil
 		wr.other(e)
 		return wr.err
 	}
 	if role == "user" {
-		wr.runMsgID = ""
-	} else if e.MessageID == "" && wr.runMsgID == "" {
-		wr.seq++
-		wr.runMsgID = "msg_" + wr.synthID("msg")
+		wr.runMsgID, wr.runUsage = "", nil
+	} else if e.MessageID == "" && !wr.sameSource() {
+		// One response without a message id: Claude Code and ccusage count
+		// usage once per message id, so the response's entries share one.
+		// A run of assistant events is one response until the usage shows
+		// another request (different input or cache counts; a growing
+		// output count is the same response streaming).
+		if wr.runMsgID == "" || e.Usage != nil && wr.runUsage != nil && !sameRequest(*wr.runUsage, *e.Usage) {
+			wr.seq++
+			wr.runMsgID = "msg_" + wr.synthID("msg")
+			wr.rep.Add(model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
+		}
+		if e.Usage != nil {
+			wr.runUsage = e.Usage
+		}
 	}
 	wr.pending = append(wr.pending[:0], e)
 	wr.role = role
 	return wr.err
 }
+
+// sameRequest reports whether two usages can be snapshots of one response:
+// the same input and cache counts (the output count grows while it streams).
+func sameRequest(a, b model.Usage) bool {
+	return a.Input == b.Input && a.CacheRead == b.CacheRead && a.CacheCreate == b.CacheCreate
+}
+
+// sameSource reports whether the session was read from Claude Code JSONL,
+// whose own values are written back as they were.
+func (wr *Writer) sameSource() bool { return wr.h != nil && wr.h.SourceFormat == Name }
 
 // joins reports whether e belongs to the pending entry.
 func (wr *Writer) joins(e *model.Event, role string) bool {
@@ -107,6 +134,9 @@ func (wr *Writer) joins(e *model.Event, role string) bool {
 // End implements model.Sink.
 func (wr *Writer) End(h *model.Header) error {
 	wr.h = h
+	if wr.seed == "" {
+		wr.setSeed(h, &model.Event{})
+	}
 	wr.flush()
 	if wr.err != nil {
 		return wr.err
@@ -114,9 +144,30 @@ func (wr *Writer) End(h *model.Header) error {
 	return wr.w.Flush()
 }
 
+// synthID makes a deterministic id, different for each kind and counter
+// value, and for each session: a session without an id is told apart by
+// its first event, so that two converted sessions never share made-up
+// message ids (consumers count a message id once).
 func (wr *Writer) synthID(kind string) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", wr.h.ID, kind, wr.seq)))
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", wr.seed, kind, wr.seq)))
 	return hex.EncodeToString(sum[:12])
+}
+
+// setSeed fixes what synthID tells sessions apart by, at the first event.
+func (wr *Writer) setSeed(h *model.Header, e *model.Event) {
+	if wr.seed != "" {
+		return
+	}
+	if h.ID != "" {
+		wr.seed = h.ID
+		return
+	}
+	sum := sha256.New()
+	fmt.Fprintf(sum, "%s\x00%s\x00%s\x00%d\x00%s\x00%s\x00%s", h.Started, h.Model, h.Prompt, e.Kind, e.Time, e.ID, e.Text)
+	if e.Call != nil {
+		fmt.Fprintf(sum, "\x00%s\x00%s", e.Call.ID, e.Call.Input)
+	}
+	wr.seed = hex.EncodeToString(sum.Sum(nil)[:16])
 }
 
 func (wr *Writer) synthUUID() string {
@@ -149,12 +200,17 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) string {
 	o.StrOrNull("parentUuid", parent)
 	o.Bool("isSidechain", e.Sidechain || e.AgentID != "")
 	h := wr.h
+	// An entry's own value wins; otherwise the session's. A value the
+	// session does not have is left out: consumers skip entries with an
+	// empty sessionId or model, and an empty string says nothing true.
 	str := func(key, def string) {
 		if v, ok := e.Extra.String(key); ok {
 			o.Str(key, v)
 			return
 		}
-		o.Str(key, def)
+		if def != "" {
+			o.Str(key, def)
+		}
 	}
 	userType, ok := h.Extra.String("userType")
 	if !ok {
@@ -162,13 +218,14 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) string {
 	}
 	str("userType", userType)
 	str("cwd", h.Cwd)
-	str("sessionId", h.ID)
-	version := h.AgentVersion
-	if h.SourceFormat != Name || version == "" {
-		version = wr.opt.ProducerName() + "-import"
+	str("sessionId", wr.session(e))
+	str("version", wr.version())
+	if v, ok := e.Extra.String("gitBranch"); ok {
+		o.Str("gitBranch", v)
+	} else if h.Branch != "" || wr.sameSource() {
+		// Claude Code writes "" outside a git repository.
+		o.Str("gitBranch", h.Branch)
 	}
-	str("version", version)
-	str("gitBranch", h.Branch)
 	if e.AgentID != "" {
 		o.Str("agentId", e.AgentID)
 	}
@@ -186,13 +243,94 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) string {
 	return uuid
 }
 
+// session returns the session id to write: the session's, or one made up
+// once (reported) when the source has none, as Claude Code requires one.
+func (wr *Writer) session(e *model.Event) string {
+	if wr.h.ID != "" {
+		return wr.h.ID
+	}
+	if _, own := e.Extra.String("sessionId"); own {
+		return ""
+	}
+	if wr.sessionID == "" {
+		s := wr.synthID("session")
+		wr.sessionID = s[0:8] + "-" + s[8:12] + "-4" + s[13:16] + "-8" + s[17:20] + "-" + s[20:24] + "00000000"
+		wr.rep.Add(model.LossSynthesized, "sessionId (the source has no session id)", e.Loc)
+	}
+	return wr.sessionID
+}
+
+// version returns the Claude Code version to write: the session's own when
+// it is one (x.y.z, which ccusage requires), else none.
+func (wr *Writer) version() string {
+	h := wr.h
+	if wr.sameSource() {
+		return h.AgentVersion
+	}
+	if v, ok := h.Extra.String("claude_code_version"); ok && ccusage.ValidVersion(v) {
+		return v
+	}
+	if ccusage.ValidVersion(h.AgentVersion) {
+		return h.AgentVersion
+	}
+	return ""
+}
+
 var skipExtra = map[string]bool{"userType": true, "cwd": true, "sessionId": true, "version": true, "gitBranch": true, "slug": true}
 
-// entryTail writes uuid, timestamp and the entry-level extras.
-func entryTail(o *jsonw.Obj, e *model.Event, uuid string) {
-	o.Str("uuid", uuid)
+// timestamp returns the entry's timestamp in Claude Code's form (UTC, three
+// fraction digits, as ccusage requires). A Claude source's own is written
+// as it was. An event without one gets the last timestamp written (or the
+// session's start, or the conversion's time), reported.
+func (wr *Writer) timestamp(e *model.Event) string {
+	if wr.sameSource() {
+		if e.Time != "" {
+			wr.lastTime = e.Time
+		}
+		return e.Time
+	}
 	if e.Time != "" {
-		o.Str("timestamp", e.Time)
+		if t, ok := parseTime(e.Time); ok {
+			out := t.UTC().Format(claudeTimeLayout)
+			if t.Nanosecond()%int(time.Millisecond) != 0 {
+				wr.rep.Add(model.LossTruncated, "timestamp to milliseconds (Claude Code's precision)", e.Loc)
+			}
+			wr.lastTime = out
+			return out
+		}
+		wr.rep.Add(model.LossSynthesized, "timestamp for one that is not a date and time", e.Loc)
+	} else {
+		wr.rep.Add(model.LossSynthesized, "timestamp (the source has none for this event)", e.Loc)
+	}
+	if wr.lastTime == "" {
+		if t, ok := parseTime(wr.h.Started); ok {
+			wr.lastTime = t.UTC().Format(claudeTimeLayout)
+		} else {
+			wr.lastTime = wr.opt.Time().Format(claudeTimeLayout)
+		}
+	}
+	return wr.lastTime
+}
+
+// claudeTimeLayout is how Claude Code writes timestamps.
+const claudeTimeLayout = "2006-01-02T15:04:05.000Z"
+
+// parseTime reads an RFC 3339 / ISO 8601 timestamp, with or without a
+// zone (UTC then) and with a space for the T.
+func parseTime(s string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// entryTail writes uuid, timestamp and the entry-level extras.
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, uuid string) {
+	o.Str("uuid", uuid)
+	if ts := wr.timestamp(e); ts != "" {
+		o.Str("timestamp", ts)
 	}
 	for _, f := range e.Extra {
 		if skipExtra[f.Key] || strings.HasPrefix(f.Key, "_") || strings.HasPrefix(f.Key, "message.") || strings.HasPrefix(f.Key, "block.") {
@@ -251,17 +389,21 @@ func (wr *Writer) flush() {
 				o.Any("todos", todoJSON(todos.Todos))
 			}
 		}
-		entryTail(o, first, uuid)
+		wr.entryTail(o, first, uuid)
 	} else {
 		uuid := wr.entryHead(o, first, "assistant")
 		o.Key("message")
 		m := jsonw.Begin(&b)
-		m.Str("model", pick(first.Model, wr.h.Model))
+		if name := pick(first.Model, wr.h.Model); name != "" {
+			m.Str("model", name)
+		}
 		msgID := first.MessageID
 		if msgID == "" {
 			msgID = wr.runMsgID
 		}
-		m.Str("id", msgID)
+		if msgID != "" {
+			m.Str("id", msgID)
+		}
 		m.Str("type", "message")
 		m.Str("role", "assistant")
 		m.Key("content")
@@ -293,7 +435,7 @@ func (wr *Writer) flush() {
 		}
 		writeMessageExtra(m, first)
 		m.End()
-		entryTail(o, first, uuid)
+		wr.entryTail(o, first, uuid)
 	}
 	o.End()
 	wr.writeLine(b.Bytes())
@@ -446,7 +588,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.Str("subtype", pick(e.Name, "informational"))
 		o.Str("content", e.Text)
 	}
-	entryTail(o, e, uuid)
+	wr.entryTail(o, e, uuid)
 	o.End()
 	wr.writeLine(b.Bytes())
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlog-ls/rlog-ls/convert/claude"
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
@@ -73,6 +74,17 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 	typ, _ := f.String("event")
 	t, _ := f.String("t")
 	ev := &model.Event{Time: t, Loc: loc}
+	if typ != "ReplayHeader" && typ != "SessionStart" && typ != "SessionEnd" {
+		// The writer's extension fields: usage, model and message id.
+		ev.MessageID, _ = f.String("message_id")
+		ev.Model, _ = f.String("model")
+		if v, ok := f.Get("usage"); ok {
+			ev.Usage = claude.ParseUsage(v)
+		}
+		if ev.MessageID != "" || ev.Model != "" || ev.Usage != nil {
+			f = without(f, "message_id", "model", "usage")
+		}
+	}
 	rest := func(skip ...string) model.Fields {
 		var out model.Fields
 	next:
@@ -107,12 +119,15 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		return nil, false
 	case "SessionStart":
 		h.ID, _ = f.String("session_id")
+		if m, ok := f.String("model"); ok && h.Model == "" {
+			h.Model = m
+		}
 		if h.Started == "" {
 			h.Started = t
 		}
 		ev.Kind = model.KindLifecycle
 		ev.Name = "start"
-		for _, fl := range rest("session_id") {
+		for _, fl := range rest("session_id", "model") {
 			h.Extra.Set(fl.Key, fl.Value)
 		}
 		return ev, true
@@ -187,6 +202,21 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 	}
 }
 
+// without returns f without the keys, in a new slice.
+func without(f model.Fields, keys ...string) model.Fields {
+	out := make(model.Fields, 0, len(f))
+next:
+	for _, fl := range f {
+		for _, k := range keys {
+			if fl.Key == k {
+				continue next
+			}
+		}
+		out = append(out, fl)
+	}
+	return out
+}
+
 // Writer writes REPLAY.jsonl as events arrive.
 type Writer struct {
 	w       io.Writer
@@ -258,6 +288,10 @@ func (wr *Writer) start(h *model.Header, t string) {
 		wr.rep.Add(model.LossSynthesized, "session_id \"unknown\"", model.Loc{})
 	}
 	ss.SetString("session_id", id)
+	if h.Model != "" {
+		// An extension field, as the usage of events (see Writer.usage).
+		ss.SetString("model", h.Model)
+	}
 	if _, ok := h.Extra.Get("policy_bundle_id"); !ok {
 		ss.SetString("policy_bundle_id", "unknown")
 		wr.rep.Add(model.LossSynthesized, "policy_bundle_id \"unknown\" (required, the source has none)", model.Loc{})
@@ -416,6 +450,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			f.SetString("name", e.Name)
 		}
 	}
+	wr.usage(&f, e)
 	if h.SourceFormat != Name {
 		wr.rep.DropExtras(e)
 	} else {
@@ -427,6 +462,28 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	}
 	wr.line(f)
 	return wr.err
+}
+
+// usage carries an event's token usage, model and message id as
+// extension fields (`usage`, `model`, `message_id`), which REPLAY consumers
+// ignore as the spec says they must: REPLAY has no event for them, and
+// without them a round trip through REPLAY would lose every token count.
+// The usage object has Anthropic's names, as Claude Code writes it.
+func (wr *Writer) usage(f *model.Fields, e *model.Event) {
+	if e.MessageID != "" {
+		f.SetString("message_id", e.MessageID)
+	}
+	if e.Model != "" && e.Model != wr.h.Model {
+		f.SetString("model", e.Model)
+	}
+	if u := e.Usage; u != nil {
+		var uf model.Fields
+		uf.SetAny("input_tokens", u.Input)
+		uf.SetAny("output_tokens", u.Output)
+		uf.SetAny("cache_read_input_tokens", u.CacheRead)
+		uf.SetAny("cache_creation_input_tokens", u.CacheCreate)
+		f.Set("usage", model.MustJSON(uf))
+	}
 }
 
 func describe(e *model.Event) string {
