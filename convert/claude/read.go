@@ -29,10 +29,12 @@ const Name = "claude"
 var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true, "gitBranch": true, "slug": true, "userType": true}
 
 // Reader reads one transcript. Subagent, when set, opens the transcript of
-// a sub-agent by its agentId; its events are spliced in before the Task tool
-// result that names that agentId, framed by KindSubagent events.
+// a sub-agent by its agentId and names it (a path relative to the main
+// transcript's folder, for the locations in reports); its events are
+// spliced in before the Task tool result that names that agentId, framed by
+// KindSubagent events.
 type Reader struct {
-	Subagent func(agentID string) (io.ReadCloser, error)
+	Subagent func(agentID string) (r io.ReadCloser, name string, err error)
 	// used records the agent ids already spliced.
 	used map[string]bool
 }
@@ -66,12 +68,17 @@ func ReadFile(path string, sink model.Sink, rep *model.Report) error {
 	}
 	defer f.Close()
 	files := SubagentFiles(path)
-	rd := &Reader{Subagent: func(id string) (io.ReadCloser, error) {
+	rd := &Reader{Subagent: func(id string) (io.ReadCloser, string, error) {
 		p, ok := files[id]
 		if !ok {
-			return nil, os.ErrNotExist
+			return nil, "", os.ErrNotExist
 		}
-		return os.Open(p)
+		name, err := filepath.Rel(filepath.Dir(path), p)
+		if err != nil {
+			name = filepath.Base(p)
+		}
+		f, err := os.Open(p)
+		return f, filepath.ToSlash(name), err
 	}}
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
 	st := &state{h: h, sink: sink, rep: rep, rd: rd}
@@ -118,6 +125,9 @@ type state struct {
 	rd   *Reader
 	// depth is 0 for the main transcript, 1 inside a spliced sub-agent.
 	depth int
+	// file names the transcript being read in locations, "" for the main
+	// one.
+	file string
 	// seen records header keys already taken from an entry, so an empty
 	// gitBranch on the first entry is not replaced by a later one.
 	seen map[string]bool
@@ -135,7 +145,7 @@ func (st *state) readStream(r io.Reader, agent string) error {
 		}
 		if err != nil {
 			if errors.Is(err, jsonl.ErrLineTooLong) {
-				st.rep.Malformed(n, err)
+				st.rep.MalformedAt(st.loc(n), err)
 				continue
 			}
 			return err
@@ -192,10 +202,11 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		return nil
 	})
 	if err != nil {
-		st.rep.Malformed(n, err)
+		st.rep.MalformedAt(st.loc(n), err)
 		return nil
 	}
-	loc := model.Loc{Line: n}
+	loc := st.loc(n)
+	st.rep.InvalidUTF8(line, loc)
 	if st.h.Started == "" && e.ts != "" {
 		st.h.Started = e.ts
 	}
@@ -227,6 +238,9 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		return st.passthrough(base, e.typ, line)
 	}
 }
+
+// loc is line n of the transcript being read.
+func (st *state) loc(n int) model.Loc { return model.Loc{File: st.file, Line: n} }
 
 func (st *state) headerField(key string, v []byte, e *ent) {
 	s, ok := st.ix.String(v)
@@ -278,7 +292,7 @@ func (st *state) passthrough(base model.Event, typ string, line []byte) error {
 	ev.RawType = typ
 	ev.Raw = st.ix.Copy(line)
 	if typ != "file-history-snapshot" && typ != "queue-operation" {
-		st.rep.Add(model.LossPassthrough, "claude record type "+quoteType(typ), base.Loc)
+		st.rep.Passthrough(&ev, "claude record type "+quoteType(typ))
 	}
 	return st.emit(&ev)
 }
@@ -441,7 +455,7 @@ func (st *state) emitSplicing(ev *model.Event) error {
 // splice streams the sub-agent transcript agentID, framed by KindSubagent
 // start and done events.
 func (st *state) splice(agentID, callID string) error {
-	f, err := st.rd.Subagent(agentID)
+	f, name, err := st.rd.Subagent(agentID)
 	if err != nil {
 		return nil // no transcript for it: nothing to splice
 	}
@@ -459,22 +473,12 @@ func (st *state) splice(agentID, callID string) error {
 		return err
 	}
 	// Sub-agent entries carry the parent's sessionId; reading them must not
-	// change the header, so they read against a scratch header copy.
-	sub := &state{h: &model.Header{}, sink: headerGuard{st.sink, st.h}, rep: &model.Report{}, rd: st.rd, depth: st.depth + 1}
+	// change the header, so they read against a scratch header copy. Their
+	// locations name their file.
+	sub := &state{h: &model.Header{}, sink: headerGuard{st.sink, st.h}, rep: st.rep, rd: st.rd, depth: st.depth + 1, file: name}
 	if err := sub.readStream(f, agentID); err != nil {
 		return err
 	}
-	for _, l := range sub.rep.Losses {
-		for i, loc := range l.Locations {
-			loc.Path = "agent-" + agentID + ".jsonl " + loc.Path
-			n := 1
-			if i == 0 {
-				n = l.Count - len(l.Locations) + 1
-			}
-			st.rep.AddN(l.Kind, l.Detail, loc, n)
-		}
-	}
-	st.rep.Events += sub.rep.Events
 	done := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Status: "done"}, AgentID: agentID, Sidechain: true}
 	return st.emit(&done)
 }

@@ -533,7 +533,7 @@ func (wr *Writer) other(e *model.Event) {
 			wr.writeLine(c.Bytes())
 			return
 		}
-		wr.rep.Add(model.LossDroppedEvent, "record "+e.RawType+" from "+wr.h.SourceFormat, e.Loc)
+		wr.rep.DropEvent(e, "record "+e.RawType+" from "+wr.h.SourceFormat)
 		return
 	case model.KindSubagent:
 		if e.Subagent != nil && e.Subagent.AgentID != "" && wr.h.SourceFormat == Name {

@@ -1,10 +1,13 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 )
 
 // LossKind classifies what a conversion could not carry over.
@@ -144,7 +147,10 @@ func (r *Report) add(kind LossKind, detail string, loc Loc, n int) *Loss {
 }
 
 // Malformed records an input line that could not be parsed.
-func (r *Report) Malformed(line int, err error) {
+func (r *Report) Malformed(line int, err error) { r.MalformedAt(Loc{Line: line}, err) }
+
+// MalformedAt records input at loc that could not be parsed.
+func (r *Report) MalformedAt(loc Loc, err error) {
 	msg := "unparseable"
 	if err != nil {
 		msg = err.Error()
@@ -152,7 +158,7 @@ func (r *Report) Malformed(line int, err error) {
 			msg = msg[:117] + "..."
 		}
 	}
-	r.Add(LossMalformed, msg, Loc{Line: line})
+	r.Add(LossMalformed, msg, loc)
 }
 
 // Count returns the total count of kind, over all details.
@@ -283,15 +289,56 @@ func (r *Report) JSON() []byte {
 }
 
 // DropExtras reports every Extra key of e as a dropped field, for writers
-// whose format has no place for the source's own fields. Keys starting with
-// "_" are reader hints, not data, and are not reported.
+// whose format has no place for the source's own fields. Not reported:
+// keys starting with "_" (reader hints, not data), null values (nothing is
+// lost), and the token counters of a raw "message.usage", which every
+// writer carries from e.Usage (its other members are reported one by one).
 func (r *Report) DropExtras(e *Event) {
 	for _, f := range e.Extra {
-		if len(f.Key) > 0 && f.Key[0] == '_' {
+		if len(f.Key) > 0 && f.Key[0] == '_' || jsonscan.IsNull(bytes.TrimSpace(f.Value)) {
+			continue
+		}
+		if f.Key == "message.usage" && e.Usage != nil {
+			for _, k := range usageBeyondCounters(f.Value, *e.Usage) {
+				r.Add(LossDroppedField, e.Kind.String()+" field message.usage."+k, e.Loc)
+			}
 			continue
 		}
 		r.Add(LossDroppedField, e.Kind.String()+" field "+f.Key, e.Loc)
 	}
+}
+
+// usageBeyondCounters lists the members of an Anthropic usage object that u
+// does not hold: anything but the four counters and null members, and the
+// cache_creation split when it says more than u.CacheCreate (1-hour cache
+// writes).
+func usageBeyondCounters(raw []byte, u Usage) []string {
+	var out []string
+	jsonscan.Members(raw, func(k, v []byte) error {
+		switch key := string(k); key {
+		case "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
+		case "cache_creation":
+			var fiveMin, oneHour int64
+			jsonscan.Members(v, func(k, v []byte) error {
+				switch string(k) {
+				case "ephemeral_5m_input_tokens":
+					fiveMin, _ = jsonscan.Int(v)
+				case "ephemeral_1h_input_tokens":
+					oneHour, _ = jsonscan.Int(v)
+				}
+				return nil
+			})
+			if oneHour != 0 || fiveMin != u.CacheCreate {
+				out = append(out, key)
+			}
+		default:
+			if !jsonscan.IsNull(v) {
+				out = append(out, jsonscan.Key(k))
+			}
+		}
+		return nil
+	})
+	return out
 }
 
 // DropHeaderExtras reports every header Extra key as dropped.
@@ -301,5 +348,53 @@ func (r *Report) DropHeaderExtras(h *Header) {
 			continue
 		}
 		r.Add(LossDroppedField, "header field "+f.Key, Loc{})
+	}
+}
+
+// passthroughKey is the Extra key (a reader hint, not data) where
+// Passthrough leaves the detail it reported for an event.
+const passthroughKey = "_passthrough"
+
+// Passthrough records that a reader passes e, a record it does not know,
+// through whole (LossPassthrough with detail, at e's location). A writer
+// that cannot carry e reports it with DropEvent, so that the record is
+// reported dropped rather than both carried and dropped.
+func (r *Report) Passthrough(e *Event, detail string) {
+	r.Add(LossPassthrough, detail, e.Loc)
+	e.Extra.SetString(passthroughKey, detail)
+}
+
+// DropEvent reports that a writer drops e: a LossDroppedEvent entry with
+// detail. When the reader reported e passed through whole (Passthrough),
+// that entry no longer counts it.
+func (r *Report) DropEvent(e *Event, detail string) {
+	if was, ok := e.Extra.String(passthroughKey); ok {
+		r.retract(LossPassthrough, was, e.Loc)
+	}
+	r.Add(LossDroppedEvent, detail, e.Loc)
+}
+
+// retract takes one occurrence at loc back from the entry (kind, detail).
+func (r *Report) retract(kind LossKind, detail string, loc Loc) {
+	l := r.Find(kind, detail)
+	if l == nil {
+		return
+	}
+	l.Count--
+	for i, at := range l.Locations {
+		if at == loc {
+			l.Locations = append(l.Locations[:i], l.Locations[i+1:]...)
+			break
+		}
+	}
+	if l.Count > 0 {
+		return
+	}
+	for i, x := range r.Losses {
+		if x == l {
+			r.Losses = append(r.Losses[:i], r.Losses[i+1:]...)
+			r.index = nil // rebuilt by the next add
+			return
+		}
 	}
 }

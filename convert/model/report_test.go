@@ -76,3 +76,50 @@ func TestInvalidUTF8(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestDropEventRetractsTheReadersEntry(t *testing.T) {
+	var r Report
+	a := &Event{Kind: KindPassthrough, Loc: Loc{Line: 3}}
+	b := &Event{Kind: KindPassthrough, Loc: Loc{Line: 9}}
+	r.Passthrough(a, "rlog line t~:")
+	r.Passthrough(b, "rlog line t~:")
+	r.Add(LossMoved, "x", Loc{})
+	r.DropEvent(a, "record t~: (no event)")
+	if l := r.Find(LossPassthrough, "rlog line t~:"); l == nil || l.Count != 1 || len(l.Locations) != 1 || l.Locations[0].Line != 9 {
+		t.Fatalf("passthrough entry after one drop: %+v", l)
+	}
+	r.DropEvent(b, "record t~: (no event)")
+	if r.Find(LossPassthrough, "rlog line t~:") != nil {
+		t.Fatalf("passthrough entry kept after both drops:\n%s", r.Text())
+	}
+	r.Add(LossMoved, "x", Loc{})
+	if l := r.Find(LossDroppedEvent, "record t~: (no event)"); l == nil || l.Count != 2 || r.Find(LossMoved, "x").Count != 2 {
+		t.Fatalf("after the drops:\n%s", r.Text())
+	}
+	// An event no reader reported is just dropped.
+	r.DropEvent(&Event{Kind: KindPassthrough}, "record t~: (no event)")
+	if r.Find(LossDroppedEvent, "record t~: (no event)").Count != 3 {
+		t.Fatalf("%s", r.Text())
+	}
+}
+
+func TestDropExtrasReportsOnlyWhatIsLost(t *testing.T) {
+	var r Report
+	e := &Event{Kind: KindAgent, Usage: &Usage{Input: 1, Output: 2, CacheCreate: 30}, Extra: Fields{
+		{Key: "_form", Value: []byte(`"string"`)},
+		{Key: "message.stop_reason", Value: []byte(`null`)},
+		{Key: "requestId", Value: []byte(`"req_1"`)},
+		{Key: "message.usage", Value: []byte(`{"input_tokens":1,"cache_creation_input_tokens":30,"cache_creation":{"ephemeral_5m_input_tokens":30,"ephemeral_1h_input_tokens":0},"output_tokens":2,"service_tier":"standard","server_tool_use":null}`)},
+	}}
+	r.DropExtras(e)
+	e.Extra[3].Value = []byte(`{"input_tokens":1,"cache_creation":{"ephemeral_5m_input_tokens":10,"ephemeral_1h_input_tokens":20}}`)
+	r.DropExtras(e)
+	var got []string
+	for _, l := range r.Losses {
+		got = append(got, l.Detail+" ×"+Itoa(int64(l.Count)))
+	}
+	want := "agent field requestId ×2; agent field message.usage.service_tier ×1; agent field message.usage.cache_creation ×1"
+	if strings.Join(got, "; ") != want {
+		t.Errorf("got %s\nwant %s", strings.Join(got, "; "), want)
+	}
+}

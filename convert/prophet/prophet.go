@@ -358,7 +358,7 @@ func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) 
 			}
 			rep.Add(model.LossDroppedEvent, "lifecycle "+e.Name+" (no mini-prophet message)", e.Loc)
 		default:
-			rep.Add(model.LossDroppedEvent, e.Kind.String()+" (no mini-prophet message)", e.Loc)
+			rep.DropEvent(e, e.Kind.String()+" (no mini-prophet message)")
 		}
 	}
 	if out := s.Header.Outcome; out != nil && !same {

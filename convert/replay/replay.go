@@ -58,6 +58,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			rep.Malformed(n, perr)
 			continue
 		}
+		rep.InvalidUTF8(line, model.Loc{Line: n})
 		ev, ok := event(h, f, model.Loc{Line: n}, rep)
 		if !ok {
 			continue
@@ -197,7 +198,7 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		ev.Kind = model.KindPassthrough
 		ev.RawType = typ
 		ev.Raw, _ = f.Copy().MarshalJSON()
-		rep.Add(model.LossPassthrough, "replay event "+typ, loc)
+		rep.Passthrough(ev, "replay event "+typ)
 		return ev, true
 	}
 }
@@ -439,7 +440,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			wr.line(raw)
 			return wr.err
 		}
-		wr.rep.Add(model.LossDroppedEvent, "record "+e.RawType+" (no REPLAY event)", e.Loc)
+		wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
 		return wr.err
 	default:
 		f.SetString("event", "Message")

@@ -55,6 +55,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if err != nil {
 			return err
 		}
+		rep.InvalidUTF8Text(line, model.Loc{Line: n})
 		if string(bytes.TrimSpace(line)) == "---" {
 			delims++
 		}
@@ -82,6 +83,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if err != nil {
 			return err
 		}
+		rep.InvalidUTF8Text(line, model.Loc{Line: n})
 		if err := rd.line(line, n); err != nil {
 			return err
 		}
@@ -106,6 +108,7 @@ func (rd *reader) whole(head *bytes.Buffer, lr *jsonl.Reader, nums []int) error 
 			if err != nil {
 				return err
 			}
+			rd.rep.InvalidUTF8Text(line, model.Loc{Line: n})
 			head.Write(line)
 			head.WriteByte('\n')
 			nums = append(nums, n)
@@ -947,14 +950,15 @@ func (rd *reader) passthrough(text []byte, li grammar.LineInfo, loc model.Loc) e
 	if p := li.Kind.Prefix(); p != "" {
 		kind = p
 	}
-	rd.rep.Add(model.LossPassthrough, "rlog line "+kind+" (no event kind in the model; kept whole)", loc)
-	return rd.emit(&model.Event{
+	ev := &model.Event{
 		Kind:    model.KindPassthrough,
 		RawType: rawTypePrefix + kind,
 		Raw:     model.MustJSON(strings.ToValidUTF8(string(text), "\uFFFD")),
 		Text:    string(bytes.TrimSpace(text)),
 		Loc:     loc,
-	})
+	}
+	rd.rep.Passthrough(ev, "rlog line "+kind+" (no event kind in the model; kept whole)")
+	return rd.emit(ev)
 }
 
 // zTime rewrites an RFC 3339 timestamp with an offset in UTC with a Z: the

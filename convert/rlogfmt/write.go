@@ -181,7 +181,7 @@ func (wr *writer) header() {
 	}
 	if sha == "" {
 		sha = NullSHA
-		wr.rep.Add(model.LossSynthesized, "header repo_sha: "+NullSHA+" (git's null id; the source names no commit; set one with --repo-sha)", model.Loc{})
+		wr.rep.AddRemedy(model.LossSynthesized, "header repo_sha: "+NullSHA+" (git's null id; the source names no commit)", model.Loc{}, "name the commit with --repo-sha SHA")
 	}
 	field("repo_sha", sha)
 	if h.AgentName != "" {

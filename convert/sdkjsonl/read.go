@@ -86,6 +86,7 @@ func (st *state) line(line []byte, n int) error {
 		st.rep.Malformed(n, err)
 		return nil
 	}
+	st.rep.InvalidUTF8(line, model.Loc{Line: n})
 	if ts != "" {
 		if st.h.Started == "" {
 			st.h.Started = ts
@@ -94,15 +95,16 @@ func (st *state) line(line []byte, n int) error {
 	}
 	base := model.Event{Time: ts, Loc: model.Loc{Line: n}, Extra: extra}
 	pass := func(why string) error {
-		if why != "" {
-			st.rep.Add(model.LossMalformed, typ+" record: "+why, base.Loc)
-		} else {
-			st.rep.Add(model.LossPassthrough, "sdk record type "+typ, base.Loc)
-		}
 		ev := base
+		ev.Extra = ev.Extra.Clone()
 		ev.Kind = model.KindPassthrough
 		ev.RawType = typ
 		ev.Raw = st.ix.Copy(line)
+		if why != "" {
+			st.rep.Add(model.LossMalformed, typ+" record: "+why, base.Loc)
+		} else {
+			st.rep.Passthrough(&ev, "sdk record type "+typ)
+		}
 		return st.emit(&ev)
 	}
 	switch typ {
@@ -157,9 +159,6 @@ func (st *state) system(base model.Event, f model.Fields) error {
 		ev.Kind = model.KindInit
 		ev.Model, _ = f.String("model")
 		f.Delete("model")
-		if id, ok := f.String("session_id"); ok && st.h.ID == "" {
-			st.h.ID = id
-		}
 		if cwd, ok := f.String("cwd"); ok && st.h.Cwd == "" {
 			st.h.Cwd = cwd
 		}
@@ -191,8 +190,33 @@ func (st *state) system(base model.Event, f model.Fields) error {
 		ev.Kind = model.KindSystem
 		ev.Name = subtype
 	}
+	st.headerEcho(&f)
 	ev.Extra = append(ev.Extra, f...)
 	return st.emit(&ev)
+}
+
+// headerEcho takes the session-level fields the SDK repeats on its system
+// and result messages (session_id, cwd, claude_code_version) into the
+// header, and out of the message's own fields when they say the same: the
+// header carries them, and writers would otherwise report each copy as a
+// field they drop. A message whose value differs keeps its own.
+func (st *state) headerEcho(f *model.Fields) {
+	if id, ok := f.String("session_id"); ok {
+		if st.h.ID == "" {
+			st.h.ID = id
+		}
+		if id == st.h.ID {
+			f.Delete("session_id")
+		}
+	}
+	if cwd, ok := f.String("cwd"); ok && cwd == st.h.Cwd {
+		f.Delete("cwd")
+	}
+	if v, ok := f.String("claude_code_version"); ok {
+		if cur, _ := st.h.Extra.String("claude_code_version"); cur == v {
+			f.Delete("claude_code_version")
+		}
+	}
 }
 
 // result records a `result` message: the session outcome and its usage.
@@ -237,6 +261,7 @@ func (st *state) result(base model.Event, f model.Fields) error {
 		st.cost += c
 	}
 	f.Delete("result")
+	st.headerEcho(&f)
 	ev.Extra = append(ev.Extra, f...)
 	return st.emit(&ev)
 }

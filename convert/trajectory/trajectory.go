@@ -182,7 +182,7 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 		ev.Kind = model.KindPassthrough
 		ev.RawType = typ
 		ev.Raw, _ = f.MarshalJSON()
-		rep.Add(model.LossPassthrough, "trajectory step type "+typ, loc)
+		rep.Passthrough(ev, "trajectory step type "+typ)
 		return ev
 	}
 	for _, fl := range f {
@@ -318,7 +318,7 @@ func writeStep(b *bytes.Buffer, e *model.Event, id int, same bool, rep *model.Re
 			b.Write(e.Raw)
 			return true
 		}
-		rep.Add(model.LossDroppedEvent, "record "+e.RawType+" (no trajectory step type)", e.Loc)
+		rep.DropEvent(e, "record "+e.RawType+" (no trajectory step type)")
 		return false
 	default:
 		rep.Add(model.LossDroppedEvent, e.Kind.String()+" (no trajectory step type)", e.Loc)

@@ -1,0 +1,191 @@
+package convert_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/claude"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/corpus"
+)
+
+type reportInput struct {
+	path string
+	from convert.Format
+}
+
+// reportInputs are the files whose conversions TestLossReportsMatchOutput
+// checks: the fixtures, and the corpus when present.
+func reportInputs(t *testing.T) []reportInput {
+	in := []reportInput{
+		{"claude/testdata/session.jsonl", convert.Claude},
+		{"claude/testdata/todo.jsonl", convert.Claude},
+		{"sdkjsonl/testdata/session.jsonl", convert.SDKJSONL},
+		{"../testdata/sample.rlog", convert.Rlog},
+	}
+	if corpus.Root() == "" {
+		return in
+	}
+	for _, c := range corpusInputs {
+		for _, p := range corpus.Glob(t, c.glob) {
+			in = append(in, reportInput{p, c.want})
+		}
+	}
+	for _, p := range corpus.Files(t, "rlog", ".rlog") {
+		in = append(in, reportInput{p, convert.Rlog})
+	}
+	return in
+}
+
+// TestLossReportsMatchOutput: what a report says is lost is not in the
+// output. Each converted file is read back, and a field reported dropped
+// must not be there with its value (a header field in the header, an
+// event's field anywhere); no record is reported both carried whole and
+// dropped.
+func TestLossReportsMatchOutput(t *testing.T) {
+	seen := map[string]bool{}
+	for _, in := range reportInputs(t) {
+		src := readSourceSession(t, in.path, in.from)
+		for _, to := range convert.Formats() {
+			if !to.CanWrite() || !to.CanRead() {
+				continue
+			}
+			var out bytes.Buffer
+			rep, err := convert.ConvertFile(in.path, in.from, to.Name, &out, convert.Options{Now: fixedNow})
+			if err != nil {
+				t.Fatalf("%s -> %s: %v", in.path, to.Name, err)
+			}
+			back, _, err := convert.Read(bytes.NewReader(out.Bytes()), to.Name)
+			if err != nil {
+				t.Fatalf("%s -> %s, read back: %v", in.path, to.Name, err)
+			}
+			for _, problem := range falseLosses(src, back, rep) {
+				key := filepath.Base(in.path) + " -> " + string(to.Name) + ": " + problem
+				seen[key] = true
+				if knownFalseLosses[key] {
+					t.Logf("known: %s", key)
+					continue
+				}
+				t.Errorf("%s", key)
+			}
+		}
+	}
+	for key := range knownFalseLosses {
+		if !seen[key] && corpus.Root() != "" {
+			t.Errorf("known false loss no longer found: %s", key)
+		}
+	}
+}
+
+// knownFalseLosses are the contradictions found in formats whose readers
+// and writers are being reworked (ATIF and mini-swe-agent readers that keep
+// a header field both as a model field and under its own name): checked
+// exactly, so that each fix removes its entry.
+var knownFalseLosses = map[string]bool{
+	`trajectory.json -> trajectory: "header field agent.model" reported dropped, but the output has its value "claude-sonnet-4-20250514"`:                 true,
+	`trajectory.json -> trajectory: "header field instruction" reported dropped, but the output has its value "Write a regex expression that matches da"`: true,
+	`trajectory.json -> prophet: "header field instruction" reported dropped, but the output has its value "Write a regex expression that matches da"`:    true,
+	`mini-swe-agent.trajectory.json -> prophet: "header field info.exit_status" reported dropped, but the output has its value "Submitted"`:               true,
+}
+
+func readSourceSession(t *testing.T, path string, from convert.Format) *convert.Session {
+	t.Helper()
+	var c model.Collector
+	if from == convert.Claude {
+		// With its sub-agent transcripts, as ConvertFile reads it.
+		if err := claude.ReadFile(path, &c, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		return &c.Session
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, _, err := convert.Read(f, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// falseLosses lists the entries of rep that the output contradicts.
+func falseLosses(src, back *convert.Session, rep *convert.Report) []string {
+	values := map[string]bool{}
+	addValue := func(s string) {
+		if len(s) >= 4 {
+			values[s] = true
+		}
+	}
+	h := &back.Header
+	for _, s := range []string{h.ID, h.Model, h.AgentName, h.AgentVersion, h.RepoSHA, h.Branch, h.Cwd, h.Prompt, h.Started, h.Ended} {
+		addValue(s)
+	}
+	addFields := func(f model.Fields) {
+		for _, fl := range f {
+			if s, ok := f.String(fl.Key); ok {
+				addValue(s)
+			}
+		}
+	}
+	addFields(h.Extra)
+	for i := range back.Events {
+		e := &back.Events[i]
+		for _, s := range []string{e.Text, e.Name, e.ID, e.ParentID, e.MessageID, e.Model, e.AgentID, e.Time} {
+			addValue(s)
+		}
+		addFields(e.Extra)
+	}
+	byLoc := map[model.Loc][]*model.Event{}
+	for i := range src.Events {
+		e := &src.Events[i]
+		byLoc[e.Loc] = append(byLoc[e.Loc], e)
+	}
+	var out []string
+	passLocs := map[model.Loc]bool{}
+	for _, l := range rep.Losses {
+		if l.Kind == model.LossPassthrough {
+			for _, loc := range l.Locations {
+				passLocs[loc] = true
+			}
+		}
+	}
+	for _, l := range rep.Losses {
+		switch l.Kind {
+		case model.LossDroppedEvent:
+			for _, loc := range l.Locations {
+				if passLocs[loc] {
+					out = append(out, fmt.Sprintf("%s reported both carried whole and dropped (%s)", loc, l.Detail))
+				}
+			}
+		case model.LossDroppedField:
+			key, ok := strings.CutPrefix(l.Detail, "header field ")
+			if ok {
+				key, _, _ = strings.Cut(key, " ")
+				if v, found := src.Header.Extra.String(key); found && values[v] {
+					out = append(out, fmt.Sprintf("%q reported dropped, but the output has its value %.40q", l.Detail, v))
+				}
+				continue
+			}
+			_, key, ok = strings.Cut(l.Detail, " field ")
+			if !ok {
+				continue
+			}
+			key, _, _ = strings.Cut(key, " ")
+			for _, loc := range l.Locations {
+				for _, e := range byLoc[loc] {
+					if v, found := e.Extra.String(key); found && values[v] {
+						out = append(out, fmt.Sprintf("%q at %s reported dropped, but the output has its value %.40q", l.Detail, loc, v))
+					}
+				}
+			}
+		}
+	}
+	return out
+}
