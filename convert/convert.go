@@ -177,21 +177,45 @@ func Convert(r io.Reader, from, to Format, w io.Writer, opts Options) (*Report, 
 	if fi.Read == nil {
 		return nil, fmt.Errorf("format %s cannot be read", from)
 	}
+	r = counting(r, opts)
 	return convertWith(func(sink model.Sink, rep *model.Report) error { return fi.Read(r, sink, rep) }, from, to, w, opts)
 }
 
 // ConvertFile is Convert over a file. For Claude Code transcripts it also
 // reads the sub-agent transcripts beside the file (subagents/agent-*.jsonl).
 func ConvertFile(path string, from, to Format, w io.Writer, opts Options) (*Report, error) {
-	if from == Claude {
-		return convertWith(func(sink model.Sink, rep *model.Report) error { return claude.ReadFile(path, sink, rep) }, from, to, w, opts)
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if from == Claude {
+		r := counting(f, opts)
+		return convertWith(func(sink model.Sink, rep *model.Report) error { return claude.ReadNamed(r, path, sink, rep) }, from, to, w, opts)
+	}
 	return Convert(f, from, to, w, opts)
+}
+
+// counting returns r, telling opts.OnRead how much is read when it is set.
+func counting(r io.Reader, opts Options) io.Reader {
+	if opts.OnRead == nil {
+		return r
+	}
+	return &countingReader{r: r, onRead: opts.OnRead}
+}
+
+// countingReader tells onRead how much has been read.
+type countingReader struct {
+	r      io.Reader
+	n      int64
+	onRead func(int64)
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	c.onRead(c.n)
+	return n, err
 }
 
 func convertWith(read func(model.Sink, *model.Report) error, from, to Format, w io.Writer, opts Options) (*Report, error) {

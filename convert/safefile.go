@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ErrExists is returned when the output exists and force is false.
@@ -19,10 +20,44 @@ var ErrExists = errors.New("output file exists (use force to overwrite)")
 var ErrOutsideDir = errors.New("output path leaves the target directory")
 
 // afterCheck runs between the checks and the write; tests use it to change
-// the file system under WriteFileAtomic, as a racing process would.
+// the file system under CreateAtomic, as a racing process would.
 var afterCheck func()
 
 // WriteFileAtomic writes data to dir/name and returns the path written.
+// It is CreateAtomic, one Write and Commit; see CreateAtomic for the rules.
+func WriteFileAtomic(dir, name string, data []byte, force bool) (string, error) {
+	f, err := CreateAtomic(dir, name, force)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return "", err
+	}
+	return f.Commit()
+}
+
+// AtomicFile is an output being written: a temporary file beside its
+// target that becomes the target on Commit and disappears on Abort. A
+// conversion streams into it, so neither the output nor a half-written
+// target is ever held or shown. Abort may be called from another goroutine
+// (a signal handler) while Write runs; Write then fails.
+type AtomicFile struct {
+	mu        sync.Mutex
+	root      *os.Root // dir's root; parent may be it
+	parent    *os.Root // the target's folder
+	tmp       *os.File
+	tmpName   string
+	base      string
+	target    string
+	perm      fs.FileMode
+	force     bool
+	done      bool // committed or aborted
+	committed bool
+	written   int64
+}
+
+// CreateAtomic starts writing dir/name.
 //
 //   - name is relative to dir and may have subdirectories, which must
 //     exist; it may not be absolute or climb out with "..".
@@ -34,108 +69,168 @@ var afterCheck func()
 //   - An existing file is only replaced when force is true, and keeps its
 //     permissions; an existing symbolic link (or anything that is not a
 //     regular file) is never replaced nor followed. Without force the
-//     file is created with a hard link, which fails if something appeared
-//     at the name meanwhile: no overwrite by race either.
-//   - The data goes to a temporary file in the same directory, is synced,
-//     and is renamed (or linked) over the target, so readers never see
-//     half a file and a failed write leaves nothing behind.
-func WriteFileAtomic(dir, name string, data []byte, force bool) (string, error) {
+//     file is created with a hard link on Commit, which fails if something
+//     appeared at the name meanwhile: no overwrite by race either.
+//   - The data goes to a temporary file `.NAME.tmp-XXXX` in the same
+//     directory; Commit syncs it and renames (or links) it over the target,
+//     so readers never see half a file, and Abort, or a failed Commit,
+//     removes it: a failure leaves nothing behind.
+func CreateAtomic(dir, name string, force bool) (*AtomicFile, error) {
 	if name == "" || filepath.IsAbs(name) || filepath.VolumeName(name) != "" || strings.ContainsRune(name, 0) {
-		return "", fmt.Errorf("%w: %q", ErrOutsideDir, name)
+		return nil, fmt.Errorf("%w: %q", ErrOutsideDir, name)
 	}
 	clean := filepath.Clean(name)
 	if clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || clean == "." {
-		return "", fmt.Errorf("%w: %q", ErrOutsideDir, name)
+		return nil, fmt.Errorf("%w: %q", ErrOutsideDir, name)
 	}
 	realDir, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	realDir, err = filepath.Abs(realDir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	root, err := os.OpenRoot(realDir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	defer root.Close()
-	parent, base := root, filepath.Base(clean)
+	f := &AtomicFile{root: root, parent: root, base: filepath.Base(clean), target: filepath.Join(realDir, clean), force: force, perm: 0o644}
+	fail := func(err error) (*AtomicFile, error) {
+		f.closeRoots()
+		return nil, err
+	}
 	if sub := filepath.Dir(clean); sub != "." {
-		parent, err = root.OpenRoot(sub)
+		f.parent, err = root.OpenRoot(sub)
 		if err != nil {
-			return "", outsideOr(err, name)
+			f.parent = root
+			return fail(outsideOr(err, name))
 		}
-		defer parent.Close()
 	}
-	target := filepath.Join(realDir, clean)
-
-	perm := fs.FileMode(0o644)
-	fi, err := parent.Lstat(base)
+	fi, err := f.parent.Lstat(f.base)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
-		return "", fmt.Errorf("%w: %s is not a regular file", ErrOutsideDir, target)
+		return fail(fmt.Errorf("%w: %s is not a regular file", ErrOutsideDir, f.target))
 	case err == nil && !force:
-		return "", fmt.Errorf("%w: %s", ErrExists, target)
+		return fail(fmt.Errorf("%w: %s", ErrExists, f.target))
 	case err == nil:
-		perm = fi.Mode().Perm() // replacing: a private file stays private
+		f.perm = fi.Mode().Perm() // replacing: a private file stays private
 	case !errors.Is(err, fs.ErrNotExist):
-		return "", outsideOr(err, name)
+		return fail(outsideOr(err, name))
 	}
 	if afterCheck != nil {
 		afterCheck()
 	}
-
-	tmp, tmpName, err := createTemp(parent, base, perm)
+	f.tmp, f.tmpName, err = createTemp(f.parent, f.base, f.perm)
 	if err != nil {
+		return fail(err)
+	}
+	return f, nil
+}
+
+// Target is the path the file will have once committed.
+func (f *AtomicFile) Target() string { return f.target }
+
+// Written is how many bytes have been written so far.
+func (f *AtomicFile) Written() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.written
+}
+
+// ErrAborted is returned by Write and Commit after Abort.
+var ErrAborted = errors.New("output aborted")
+
+// Write appends to the temporary file.
+func (f *AtomicFile) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return 0, ErrAborted
+	}
+	n, err := f.tmp.Write(p)
+	f.written += int64(n)
+	return n, err
+}
+
+// Commit makes the temporary file the target and returns the target's
+// path. On failure the temporary file is removed and the target is as it
+// was.
+func (f *AtomicFile) Commit() (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return "", ErrAborted
+	}
+	if err := f.commit(); err != nil {
+		f.abort()
 		return "", err
 	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			parent.Remove(tmpName)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		return "", err
+	f.done, f.committed = true, true
+	syncDir(f.parent)
+	f.closeRoots()
+	return f.target, nil
+}
+
+func (f *AtomicFile) commit() error {
+	if err := f.tmp.Sync(); err != nil {
+		return err
 	}
-	if err := tmp.Sync(); err != nil {
-		return "", err
-	}
-	if force {
+	if f.force {
 		// The umask did not apply to a replaced file's own permissions.
-		if err := tmp.Chmod(perm); err != nil {
-			return "", err
+		if err := f.tmp.Chmod(f.perm); err != nil {
+			return err
 		}
 	}
-	if err := tmp.Close(); err != nil {
-		return "", err
+	if err := f.tmp.Close(); err != nil {
+		return err
 	}
-	if force {
+	if f.force {
 		// Rename replaces whatever is at base now, a symbolic link
 		// included, without following it.
-		if err := parent.Rename(tmpName, base); err != nil {
-			return "", err
-		}
-	} else if err := parent.Link(tmpName, base); err != nil {
+		return f.parent.Rename(f.tmpName, f.base)
+	}
+	if err := f.parent.Link(f.tmpName, f.base); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return "", fmt.Errorf("%w: %s", ErrExists, target)
+			return fmt.Errorf("%w: %s", ErrExists, f.target)
 		}
 		// A file system without hard links: check again and rename (a
 		// narrower race than none at all, which is the best it allows).
-		if _, lerr := parent.Lstat(base); lerr == nil {
-			return "", fmt.Errorf("%w: %s", ErrExists, target)
+		if _, lerr := f.parent.Lstat(f.base); lerr == nil {
+			return fmt.Errorf("%w: %s", ErrExists, f.target)
 		}
-		if err := parent.Rename(tmpName, base); err != nil {
-			return "", err
-		}
-	} else {
-		parent.Remove(tmpName)
+		return f.parent.Rename(f.tmpName, f.base)
 	}
-	done = true
-	syncDir(parent)
-	return target, nil
+	f.parent.Remove(f.tmpName)
+	return nil
+}
+
+// Abort removes the temporary file; the target is as it was. It may be
+// called more than once, after Commit (then it does nothing), and from
+// another goroutine than the writer's. It reports whether the target was
+// committed.
+func (f *AtomicFile) Abort() (committed bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return f.committed
+	}
+	f.abort()
+	return false
+}
+
+func (f *AtomicFile) abort() {
+	f.done = true
+	f.tmp.Close()
+	f.parent.Remove(f.tmpName)
+	f.closeRoots()
+}
+
+func (f *AtomicFile) closeRoots() {
+	if f.parent != f.root {
+		f.parent.Close()
+	}
+	f.root.Close()
 }
 
 // createTemp creates a new file beside base, never following a link.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert"
@@ -65,5 +67,109 @@ func TestWriteFileAtomic(t *testing.T) {
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	if _, err := convert.WriteFileAtomic(dir, "sub/b.json", []byte("b"), false); err != nil {
 		t.Errorf("subdirectory: %v", err)
+	}
+}
+
+// TestAtomicFile: an output streamed into an AtomicFile appears whole on
+// Commit and not at all before it or after Abort.
+func TestAtomicFile(t *testing.T) {
+	dir := t.TempDir()
+	f, err := convert.CreateAtomic(dir, "out.jsonl", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if _, err := f.Write([]byte("line\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.jsonl")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("target visible before Commit: %v", err)
+	}
+	if f.Written() != 15 {
+		t.Errorf("Written() = %d", f.Written())
+	}
+	p, err := f.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "line\nline\nline\n" {
+		t.Errorf("content %q", b)
+	}
+	f.Abort() // after Commit: nothing happens
+	if _, err := os.Stat(p); err != nil {
+		t.Errorf("Abort after Commit removed the file: %v", err)
+	}
+
+	// Abort: nothing left, and writes fail from then on.
+	g, err := convert.CreateAtomic(dir, "gone.jsonl", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Write([]byte("partial"))
+	g.Abort()
+	g.Abort()
+	if _, err := g.Write([]byte("x")); !errors.Is(err, convert.ErrAborted) {
+		t.Errorf("Write after Abort: %v", err)
+	}
+	if _, err := g.Commit(); !errors.Is(err, convert.ErrAborted) {
+		t.Errorf("Commit after Abort: %v", err)
+	}
+	assertOnly(t, dir, "out.jsonl")
+
+	// A file that appears at the target meanwhile is kept, and the
+	// temporary file goes.
+	h, err := convert.CreateAtomic(dir, "late.jsonl", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Write([]byte("mine"))
+	os.WriteFile(filepath.Join(dir, "late.jsonl"), []byte("theirs"), 0o644)
+	if _, err := h.Commit(); !errors.Is(err, convert.ErrExists) {
+		t.Errorf("Commit over a file that appeared: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "late.jsonl")); string(b) != "theirs" {
+		t.Errorf("the file that appeared was replaced: %q", b)
+	}
+	assertOnly(t, dir, "late.jsonl", "out.jsonl")
+}
+
+// TestAtomicFileAbortWhileWriting: Abort from another goroutine (a signal
+// handler) while a writer is busy leaves nothing behind.
+func TestAtomicFileAbortWhileWriting(t *testing.T) {
+	dir := t.TempDir()
+	f, err := convert.CreateAtomic(dir, "big.jsonl", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 64<<10)
+	errc := make(chan error)
+	go func() {
+		for {
+			if _, err := f.Write(chunk); err != nil {
+				errc <- err
+				return
+			}
+		}
+	}()
+	for f.Written() < 1<<20 {
+		runtime.Gosched()
+	}
+	f.Abort()
+	if err := <-errc; !errors.Is(err, convert.ErrAborted) {
+		t.Errorf("writer ended with %v", err)
+	}
+	assertOnly(t, dir)
+}
+
+func assertOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if strings.Join(got, " ") != strings.Join(names, " ") {
+		t.Errorf("folder holds %v, want %v", got, names)
 	}
 }

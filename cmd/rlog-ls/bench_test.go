@@ -35,7 +35,7 @@ func BenchmarkCheckFolder(b *testing.B) {
 	b.ResetTimer()
 	cpu0, wall0 := cpuTime(), time.Now()
 	for range b.N {
-		for _, r := range checkAll(paths, analysis.Config{}) {
+		for _, r := range checkAll(paths, analysis.Config{}, os.ReadFile) {
 			if r.err != nil {
 				b.Fatal(r.err)
 			}

@@ -57,7 +57,7 @@ Exit status: 0 when no finding is an error, 1 when one is (a credential, S001,
 is an error unless --severity says otherwise), 2 for usage and I/O problems and
 when a folder holds no .rlog file.`
 
-func check(args []string, stdout, stderr io.Writer) (exit int) {
+func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) {
 	cmd := newCommand("check", checkUsage, checkAbout)
 	fl := cmd.fl
 	format := fl.String("format", "text", "output `format`: text, json or github")
@@ -107,8 +107,22 @@ func check(args []string, stdout, stderr io.Writer) (exit int) {
 		}()
 	}
 
-	files, ioFailed := collect("check", paths, stderr)
-	results := checkAll(files, cfg)
+	var files []string
+	ioFailed := false
+	for _, p := range paths {
+		if isStdin(p) {
+			files = append(files, stdinName)
+			continue
+		}
+		found, failed := collect("check", []string{p}, stderr)
+		files = append(files, found...)
+		ioFailed = ioFailed || failed
+	}
+	read, ok := readInputs(files, stdin, stderr)
+	if !ok {
+		return 2
+	}
+	results := checkAll(files, cfg, read)
 	status = 0
 	if ioFailed {
 		status = 2
@@ -268,10 +282,36 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 	return out, failed
 }
 
+// readInputs returns how checkAll reads its files: from disk, and standard
+// input (named "-" or /dev/stdin, at most once) read whole first.
+func readInputs(paths []string, stdin io.Reader, stderr io.Writer) (func(string) ([]byte, error), bool) {
+	var data []byte
+	var err error
+	n := 0
+	for _, p := range paths {
+		if p == stdinName {
+			n++
+		}
+	}
+	switch {
+	case n > 1:
+		fmt.Fprintln(stderr, "rlog-ls check: standard input named more than once")
+		return nil, false
+	case n == 1:
+		data, err = io.ReadAll(stdin)
+	}
+	return func(p string) ([]byte, error) {
+		if p == stdinName {
+			return data, err
+		}
+		return os.ReadFile(p)
+	}, true
+}
+
 // checkAll checks files on every core and returns results in input order.
-func checkAll(paths []string, cfg analysis.Config) []checkedFile {
+func checkAll(paths []string, cfg analysis.Config, read func(string) ([]byte, error)) []checkedFile {
 	return eachFile(paths, func(path string) checkedFile {
-		r := checkFile(path, cfg)
+		r := checkFile(path, cfg, read)
 		inLineOrder(r.findings)
 		return r
 	})
@@ -296,8 +336,8 @@ func eachFile[T any](paths []string, do func(path string) T) []T {
 	return results
 }
 
-func checkFile(path string, cfg analysis.Config) checkedFile {
-	src, err := os.ReadFile(path)
+func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, error)) checkedFile {
+	src, err := read(path)
 	if err != nil {
 		return checkedFile{path: path, err: err}
 	}
@@ -306,7 +346,15 @@ func checkFile(path string, cfg analysis.Config) checkedFile {
 		return checkedFile{path: path, findings: []jsonFinding{{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
 			Severity: f.Severity.String(), Code: f.Code, Message: f.Message}}}
 	}
-	if kind := trajectoryKind(path, src); kind != "" {
+	kind := trajectoryKind(path, src)
+	if path == stdinName {
+		// No name to go by: the content says which validator applies.
+		kind = ""
+		if f, err := convert.Detect("", src[:min(len(src), 64<<10)]); err == nil && (f == convert.ATIF || f == convert.ATIFJSONL || f == convert.Replay) {
+			kind = f
+		}
+	}
+	if kind != "" {
 		// ATIF and REPLAY files named explicitly: their own validators.
 		return checkedFile{path: path, findings: validateTrajectory(path, kind, src)}
 	}

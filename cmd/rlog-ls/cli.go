@@ -149,10 +149,11 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// isTerminal reports whether r is an interactive terminal (a character
-// device other than the null device), where nobody types LSP messages.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether stream (stdin, stdout or stderr) is an
+// interactive terminal (a character device other than the null device):
+// where nobody types LSP messages, and where progress can be shown.
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	if !ok {
 		return false
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
@@ -18,30 +20,41 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
-const convertUsage = "rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT|-] [--force] [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]"
+const convertUsage = "rlog-ls convert [--from FORMAT] --to FORMAT INPUT|- [-o OUTPUT|-] [--force] [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]"
 
 const convertAbout = `Convert a session log between rlog and the trajectory formats. The input
-format is detected unless --from names it. The output goes beside the input
-with the format's extension unless -o names it (-o - is stdout), never over an
-existing file without --force, and is written whole or not at all. What could
-not be carried over is reported on stderr.
+format is detected unless --from names it. INPUT - (or /dev/stdin) reads
+standard input. The output goes beside the input with the format's extension
+(to stdout for stdin) unless -o names it (-o - is stdout), never over the
+input, never over an existing file without --force, and is written whole or
+not at all: a failure or a signal (Ctrl-C) leaves nothing. What could not be
+carried over is reported on stderr; on a terminal, a long conversion shows
+its progress there.
 
 Exit status: 0 done, 1 done but the input had records that could not be read
-(or the output failed its format's validator), 2 usage or I/O problem.`
+(or the output failed its format's validator), 2 usage or I/O problem, 128+N
+after signal N.`
 
 var shaPattern = regexp.MustCompile(`^[0-9a-fA-F]{6,40}$`)
 
 // convertCmd is `rlog-ls convert`. Exit status: 0 when the conversion is
 // done, 1 when it is done but the input had records that could not be read
 // (malformed_input in the report) or the output fails its format's own
-// validator, 2 for usage and I/O problems (nothing is written then).
-func convertCmd(args []string, stdout, stderr io.Writer) int {
+// validator, 2 for usage and I/O problems (nothing is written then), 128+N
+// after signal N (nothing is written then either).
+//
+// The input "-" (or /dev/stdin) is standard input, whose format is then
+// detected from what is read first; its output goes to standard output
+// unless -o names a file. The output is streamed into a temporary file
+// beside the target, which becomes the target only when the conversion
+// succeeds: a failure, an interrupt or a termination leaves nothing.
+func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := newCommand("convert", convertUsage, convertAbout)
 	fl := cmd.fl
 	from := fl.String("from", "", "input `format` (detected when absent): "+formatNames(false))
 	to := fl.String("to", "", "output `format`: "+formatNames(true))
-	out := fl.String("o", "", "output `file`, or - for stdout (default: beside the input, with the format's extension)")
-	force := fl.Bool("force", false, "overwrite an existing output file")
+	out := fl.String("o", "", "output `file`, or - for stdout (default: beside the input, with the format's extension; stdout for stdin)")
+	force := fl.Bool("force", false, "replace an existing output file (never the input)")
 	report := fl.String("report", "text", "loss report on stderr: text or json (`format`)")
 	atifVersion := fl.String("atif-version", "", "ATIF `version` to write: 1.5 (default), 1.6 or 1.7")
 	repoSHA := fl.String("repo-sha", "", "repo_sha for rlog output when the source has none (6-40 hex characters: `sha`)")
@@ -73,16 +86,31 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 			return fail("--atif-version applies to --to atif or atif-jsonl only")
 		}
 	}
-	info, err := os.Stat(input)
-	if err != nil {
-		return fail("%s", describeIOError(err))
-	}
-	if info.IsDir() {
-		return fail("%s is a folder; convert one file at a time", input)
+	fromStdin := isStdin(input)
+	name := input
+	var size int64
+	var in *bufio.Reader
+	if fromStdin {
+		name = stdinName
+		in = bufio.NewReaderSize(stdin, 64<<10)
+	} else {
+		info, err := os.Stat(input)
+		if err != nil {
+			return fail("%s", describeIOError(err))
+		}
+		if info.IsDir() {
+			return fail("%s is a folder; convert one file at a time", input)
+		}
+		size = info.Size()
 	}
 	src := convert.Format(*from)
 	if src == "" {
-		src, err = detectFile(input)
+		var err error
+		if fromStdin {
+			src, err = convert.DetectReader("stdin", in)
+		} else {
+			src, err = detectFile(input)
+		}
 		if err != nil {
 			return fail("%v (name the format with --from)", err)
 		}
@@ -92,54 +120,91 @@ func convertCmd(args []string, stdout, stderr io.Writer) int {
 
 	target := *out
 	if target == "" {
-		target = convert.OutputPath(input, toInfo.Name)
-	}
-	if target != "-" && !*force {
-		if _, err := os.Lstat(target); err == nil {
-			return fail("%s exists; use --force to overwrite it", target)
+		target = "-"
+		if !fromStdin {
+			target = convert.OutputPath(input, toInfo.Name)
 		}
 	}
+	if !isStdout(target) {
+		if sameAsInput(input, target, stdin) {
+			return fail("%s %v", target, errSameFile)
+		}
+		if _, err := os.Lstat(target); err == nil && !*force {
+			return fail("%s exists; name another output with -o", target)
+		}
+	}
+	o, err := openOutput("convert", target, *force, stdout, stderr)
+	switch {
+	case errors.Is(err, convert.ErrExists):
+		return fail("%s exists; name another output with -o", target)
+	case err != nil:
+		return fail("cannot write %s: %s", target, describeIOError(err))
+	}
+	defer o.close()
 
-	opts := convert.Options{ATIFVersion: *atifVersion, RepoSHA: *repoSHA}
-	var buf bytes.Buffer
-	rep, err := convert.ConvertFile(input, src, toInfo.Name, &buf, opts)
+	// The output goes to its file (or stdout) and, as it is written, to
+	// its format's validator, so neither holds the whole output.
+	var read atomic.Int64
+	opts := convert.Options{ATIFVersion: *atifVersion, RepoSHA: *repoSHA, OnRead: func(n int64) { read.Store(n) }}
+	pr, pw := io.Pipe()
+	problems := make(chan []string, 1)
+	go func() {
+		p := validateOutput(toInfo.Name, pr)
+		io.Copy(io.Discard, pr)
+		problems <- p
+	}()
+	written := &countingWriter{}
+	bw := bufio.NewWriterSize(io.MultiWriter(o.w, pw, written), 64<<10)
+	prog := startProgress("convert", stderr, size, read.Load, written.Load)
+	var rep *convert.Report
+	if fromStdin {
+		rep, err = convert.Convert(in, src, toInfo.Name, bw, opts)
+	} else {
+		rep, err = convert.ConvertFile(input, src, toInfo.Name, bw, opts)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	pw.Close()
+	found := <-problems
+	prog.stop()
 	if err != nil {
+		o.failed(err)
 		printReport(stderr, rep, *report)
-		return fail("%s: %v", input, err)
+		return fail("%s: %v", name, err)
 	}
 	status := 0
 	if rep.Count(model.LossMalformed) > 0 {
 		status = 1
 	}
-	if problems := validateOutput(toInfo.Name, buf.Bytes()); len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintf(stderr, "rlog-ls convert: output check: %s\n", p)
-		}
+	for _, p := range found {
+		fmt.Fprintf(stderr, "rlog-ls convert: output check: %s\n", p)
 		status = 1
 	}
-	if target == "-" {
-		if _, err := stdout.Write(buf.Bytes()); err != nil {
-			return fail("writing to stdout: %v", err)
-		}
-	} else {
-		dir, name := filepath.Split(target)
-		if dir == "" {
-			dir = "."
-		}
-		written, err := convert.WriteFileAtomic(dir, name, buf.Bytes(), *force)
-		switch {
-		case errors.Is(err, convert.ErrExists):
-			return fail("%s exists; use --force to overwrite it", target)
-		case err != nil:
-			return fail("cannot write %s: %s", target, describeIOError(err))
-		}
-		if *report == "text" {
-			fmt.Fprintf(stderr, "rlog-ls convert: wrote %s (%s -> %s)\n", written, src, toInfo.Name)
-		}
+	writtenPath, err := o.commit()
+	switch {
+	case errors.Is(err, convert.ErrExists):
+		return fail("%s exists; name another output with -o", target)
+	case err != nil:
+		return fail("cannot write %s: %s", target, describeIOError(err))
+	}
+	if *report == "text" && o.file != nil {
+		fmt.Fprintf(stderr, "rlog-ls convert: wrote %s (%s -> %s)\n", writtenPath, src, toInfo.Name)
 	}
 	printReport(stderr, rep, *report)
 	return status
 }
+
+// countingWriter counts what goes through it, for progress.
+type countingWriter struct{ n atomic.Int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n.Add(int64(len(p)))
+	return len(p), nil
+}
+
+// Load is the count so far.
+func (c *countingWriter) Load() int64 { return c.n.Load() }
 
 func printReport(w io.Writer, rep *convert.Report, format string) {
 	if rep == nil {
@@ -177,18 +242,23 @@ func formatNames(write bool) string {
 	return strings.Join(names, ", ")
 }
 
-// validateOutput checks converted output with its format's own rules:
-// the ATIF and REPLAY validators, and rlog-ls's own rules for rlog (errors
-// only: warnings on an rlog output mirror its source).
-func validateOutput(to convert.Format, data []byte) []string {
+// validateOutput checks converted output, read from r as it is written,
+// with its format's own rules: the ATIF and REPLAY validators, and
+// rlog-ls's own rules for rlog (errors only: warnings on an rlog output
+// mirror its source). The formats that are one document are read whole.
+func validateOutput(to convert.Format, r io.Reader) []string {
 	var out []string
 	switch to {
 	case convert.ATIF:
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return []string{err.Error()}
+		}
 		for _, f := range atif.Validate(data) {
 			out = append(out, f.String())
 		}
 	case convert.ATIFJSONL:
-		fs, err := atif.ValidateJSONL(bytes.NewReader(data))
+		fs, err := atif.ValidateJSONL(r)
 		if err != nil {
 			out = append(out, err.Error())
 		}
@@ -196,7 +266,7 @@ func validateOutput(to convert.Format, data []byte) []string {
 			out = append(out, f.String())
 		}
 	case convert.Replay:
-		fs, err := replay.Validate(bytes.NewReader(data))
+		fs, err := replay.Validate(r)
 		if err != nil {
 			out = append(out, err.Error())
 		}
@@ -204,6 +274,10 @@ func validateOutput(to convert.Format, data []byte) []string {
 			out = append(out, f.String())
 		}
 	case convert.Rlog:
+		data, err := io.ReadAll(r)
+		if err != nil {
+			return []string{err.Error()}
+		}
 		for _, f := range analysis.Check(grammar.Parse(data), analysis.Config{}) {
 			if f.Severity == analysis.Error {
 				out = append(out, f.Code+" "+f.Message)

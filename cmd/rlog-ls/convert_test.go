@@ -42,7 +42,7 @@ func TestConvertDefaultOutputAndNoOverwrite(t *testing.T) {
 	// Never overwritten without --force: exit 2, one line, file unchanged.
 	os.WriteFile(out, []byte("keep"), 0o644)
 	_, stderr, code = runCLI(t, "convert", "--to", "atif", in)
-	if code != 2 || stderr != "rlog-ls convert: "+out+" exists; use --force to overwrite it\n" {
+	if code != 2 || stderr != "rlog-ls convert: "+out+" exists; name another output with -o\n" {
 		t.Fatalf("overwrite without --force: %d %q", code, stderr)
 	}
 	if b, _ := os.ReadFile(out); string(b) != "keep" {

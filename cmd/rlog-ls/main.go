@@ -27,8 +27,9 @@ Usage:
       Speak the Language Server Protocol on stdin/stdout (what editors run).
   rlog-ls check [--format text|json|github] [--min-severity error|warning|info|hint]
                 [--disable CODE,...] [--severity CODE=LEVEL,...] [--cpuprofile FILE] PATH...
-      Check .rlog files, and folders recursively. Exit 1 if there is an error
-      (a credential, S001, is one), 2 if no .rlog file was found.
+      Check .rlog files, and folders recursively (- reads stdin). Exit 1 if
+      there is an error (a credential, S001, is one), 2 if no .rlog file was
+      found.
       ATIF (*.json, *.atif.jsonl) and REPLAY (REPLAY.jsonl, *.replay.jsonl)
       files named explicitly are checked with their formats' validators.
   rlog-ls stats [--format text|json] PATH...
@@ -39,18 +40,19 @@ Usage:
               [--add-end] [--header] FILE
       Apply the editor's quick fixes (all of them unless some are named).
       Without --write or -o, print them as a unified diff.
-  rlog-ls convert [--from FORMAT] --to FORMAT INPUT [-o OUTPUT|-] [--force]
+  rlog-ls convert [--from FORMAT] --to FORMAT INPUT|- [-o OUTPUT|-] [--force]
                   [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]
       Convert between rlog and the trajectory formats: rlog, claude,
       sdk-jsonl (read), trajectory, atif, atif-jsonl, replay, prophet,
-      mini-swe (read). The output goes beside the input unless -o is given,
-      never over an existing file without --force; the loss report goes to
+      mini-swe (read). The output goes beside the input (stdout for stdin)
+      unless -o is given, never over the input, never over an existing file
+      without --force, and whole or not at all; the loss report goes to
       stderr.
-  rlog-ls redact [-o OUTPUT|-] [--force] FILE
+  rlog-ls redact [-o OUTPUT|-] [--force] FILE|-
       Write a copy with every credential-like value (S001: API keys, tokens,
       private keys, passwords) replaced by [redacted:kind], beside the input
-      as NAME.redacted.EXT unless -o is given, never over an existing file
-      without --force.
+      as NAME.redacted.EXT (stdout for stdin) unless -o is given, never over
+      the input, never over an existing file without --force.
   rlog-ls version
       Print the version.
   rlog-ls help [COMMAND]
@@ -63,11 +65,11 @@ Documentation: https://github.com/rlog-ls/rlog-ls (docs/diagnostics.md for every
 // commands are the subcommands by name.
 var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
 	"serve":   serve,
-	"check":   func(a []string, _ io.Reader, o, e io.Writer) int { return check(a, o, e) },
+	"check":   check,
 	"stats":   func(a []string, _ io.Reader, o, e io.Writer) int { return statsCmd(a, o, e) },
 	"fix":     func(a []string, _ io.Reader, o, e io.Writer) int { return fixCmd(a, o, e) },
-	"convert": func(a []string, _ io.Reader, o, e io.Writer) int { return convertCmd(a, o, e) },
-	"redact":  func(a []string, _ io.Reader, o, e io.Writer) int { return redactCmd(a, o, e) },
+	"convert": convertCmd,
+	"redact":  redactCmd,
 	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
 }
 

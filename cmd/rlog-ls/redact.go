@@ -14,13 +14,14 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert"
 )
 
-const redactUsage = "rlog-ls redact [-o OUTPUT|-] [--force] FILE"
+const redactUsage = "rlog-ls redact [-o OUTPUT|-] [--force] FILE|-"
 
 const redactAbout = `Write a copy of FILE with every value that looks like a credential (S001:
-API keys, tokens, private keys, passwords) replaced by [redacted:kind]. The copy
-goes beside the input as NAME.redacted.EXT unless -o names it (-o - is stdout),
-never over an existing file without --force. Where each value was (never the
-value) is listed on stderr.`
+API keys, tokens, private keys, passwords) replaced by [redacted:kind]. FILE -
+(or /dev/stdin) reads standard input. The copy goes beside the input as
+NAME.redacted.EXT (to stdout for stdin) unless -o names it (-o - is stdout),
+never over the input, never over an existing file without --force, and whole
+or not at all. Where each value was (never the value) is listed on stderr.`
 
 // maxListed bounds the per-value lines of the report; the summary counts all.
 const maxListed = 200
@@ -28,15 +29,17 @@ const maxListed = 200
 // redactCmd is `rlog-ls redact`: it writes a copy of FILE with every value
 // that S001 reports (API keys, tokens, private keys, passwords) replaced by
 // [redacted:kind], beside the input as NAME.redacted.EXT unless -o says
-// otherwise, never over an existing file without --force, and atomically.
-// The report (where each value was, never the value) goes to stderr.
-// Exit status: 0 when the copy is written, 2 for usage and I/O problems
-// (nothing is written then).
-func redactCmd(args []string, stdout, stderr io.Writer) int {
+// otherwise, never over an existing file without --force, never over the
+// input, and atomically (a failure or a signal leaves nothing). FILE "-"
+// (or /dev/stdin) is standard input, whose copy goes to standard output
+// unless -o names a file. The report (where each value was, never the
+// value) goes to stderr. Exit status: 0 when the copy is written, 2 for
+// usage and I/O problems (nothing is written then).
+func redactCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := newCommand("redact", redactUsage, redactAbout)
 	fl := cmd.fl
-	out := fl.String("o", "", "output `file`, or - for stdout (default: NAME.redacted.EXT beside the input)")
-	force := fl.Bool("force", false, "overwrite an existing output file")
+	out := fl.String("o", "", "output `file`, or - for stdout (default: NAME.redacted.EXT beside the input; stdout for stdin)")
+	force := fl.Bool("force", false, "replace an existing output file (never the input)")
 	input, exit, done := cmd.oneInput(args, stdout, stderr)
 	if done {
 		return exit
@@ -45,42 +48,59 @@ func redactCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rlog-ls redact: "+format+"\n", a...)
 		return 2
 	}
-	info, err := os.Stat(input)
-	if err != nil {
-		return fail("%s", describeIOError(err))
-	}
-	if info.IsDir() {
-		return fail("%s is a folder; redact one file at a time", input)
-	}
-	src, err := os.ReadFile(input)
-	if err != nil {
-		return fail("%s", describeIOError(err))
+	name := input
+	var src []byte
+	var err error
+	if isStdin(input) {
+		name = stdinName
+		src, err = io.ReadAll(stdin)
+		if err != nil {
+			return fail("reading stdin: %v", err)
+		}
+	} else {
+		info, err := os.Stat(input)
+		if err != nil {
+			return fail("%s", describeIOError(err))
+		}
+		if info.IsDir() {
+			return fail("%s is a folder; redact one file at a time", input)
+		}
+		if src, err = os.ReadFile(input); err != nil {
+			return fail("%s", describeIOError(err))
+		}
 	}
 	redacted, matches := analysis.Redact(src)
 
 	target := *out
 	if target == "" {
-		target = filepath.Join(filepath.Dir(input), analysis.RedactedName(filepath.Base(input)))
-	}
-	written := "stdout"
-	if target == "-" {
-		if _, err := stdout.Write(redacted); err != nil {
-			return fail("writing to stdout: %v", err)
-		}
-	} else {
-		dir, name := filepath.Split(target)
-		if dir == "" {
-			dir = "."
-		}
-		written, err = convert.WriteFileAtomic(dir, name, redacted, *force)
-		switch {
-		case errors.Is(err, convert.ErrExists):
-			return fail("%s exists; use --force to overwrite it", target)
-		case err != nil:
-			return fail("cannot write %s: %s", target, describeIOError(err))
+		target = "-"
+		if !isStdin(input) {
+			target = filepath.Join(filepath.Dir(input), analysis.RedactedName(filepath.Base(input)))
 		}
 	}
-	printRedactions(stderr, input, src, matches)
+	if !isStdout(target) && sameAsInput(input, target, stdin) {
+		return fail("%s %v", target, errSameFile)
+	}
+	o, err := openOutput("redact", target, *force, stdout, stderr)
+	switch {
+	case errors.Is(err, convert.ErrExists):
+		return fail("%s exists; name another output with -o", target)
+	case err != nil:
+		return fail("cannot write %s: %s", target, describeIOError(err))
+	}
+	defer o.close()
+	if _, err := o.w.Write(redacted); err != nil {
+		o.failed(err)
+		return fail("writing %s: %v", o.target, err)
+	}
+	written, err := o.commit()
+	switch {
+	case errors.Is(err, convert.ErrExists):
+		return fail("%s exists; name another output with -o", target)
+	case err != nil:
+		return fail("cannot write %s: %s", target, describeIOError(err))
+	}
+	printRedactions(stderr, name, src, matches)
 	fmt.Fprintf(stderr, "rlog-ls redact: wrote %s: %s\n", written, redactionSummary(matches))
 	return 0
 }

@@ -78,7 +78,7 @@ func TestRedactBesideInput(t *testing.T) {
 	// Never over an existing file without --force; with it, replaced.
 	os.WriteFile(out, []byte("keep"), 0o644)
 	_, stderr, code = runCLI(t, "redact", in)
-	if code != 2 || stderr != "rlog-ls redact: "+out+" exists; use --force to overwrite it\n" {
+	if code != 2 || stderr != "rlog-ls redact: "+out+" exists; name another output with -o\n" {
 		t.Fatalf("overwrite without --force: %d %q", code, stderr)
 	}
 	if b, _ := os.ReadFile(out); string(b) != "keep" {

@@ -67,6 +67,12 @@ func ReadFile(path string, sink model.Sink, rep *model.Report) error {
 		return err
 	}
 	defer f.Close()
+	return ReadNamed(f, path, sink, rep)
+}
+
+// ReadNamed is ReadFile reading the transcript from r, which holds the file
+// at path (whose sub-agent transcripts are read from beside it).
+func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) error {
 	files := SubagentFiles(path)
 	rd := &Reader{Subagent: func(id string) (io.ReadCloser, string, error) {
 		p, ok := files[id]
@@ -82,7 +88,7 @@ func ReadFile(path string, sink model.Sink, rep *model.Report) error {
 	}}
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
 	st := &state{h: h, sink: sink, rep: rep, rd: rd}
-	if err := st.readStream(f, ""); err != nil {
+	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
 	ids := make([]string, 0, len(files))

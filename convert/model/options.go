@@ -16,6 +16,9 @@ type Options struct {
 	// RepoSHA is used by writers whose format requires a repository sha
 	// when the source has none (rlog `repo_sha`).
 	RepoSHA string
+	// OnRead, when set, is called as a file conversion reads its input,
+	// with the bytes of the main input read so far (for progress).
+	OnRead func(n int64)
 }
 
 // ProducerName returns Producer or the default.
