@@ -294,3 +294,48 @@ func TestCcusageCountsEveryExport(t *testing.T) {
 		}
 	}
 }
+
+// idsNotCarried are the formats whose writers do not yet keep Claude
+// message ids (ATIF steps have their own ids; mini-prophet messages their
+// keys; trajectory steps none); through them, each response still comes
+// back as one message, under a new id.
+var idsNotCarried = map[convert.Format]bool{convert.Trajectory: true, convert.ATIF: true, convert.ATIFJSONL: true, convert.Prophet: true}
+
+// TestMessageIdentityRoundTrip: claude -> F -> claude gives back the same
+// message ids where F can carry them, and otherwise as many messages as
+// the original has (never two merged, never one split).
+func TestMessageIdentityRoundTrip(t *testing.T) {
+	for _, p := range claudeTranscripts(t) {
+		want := messageIDs(t, roundTrip(t, p, convert.Claude))
+		for _, f := range tokenFormats {
+			got := messageIDs(t, roundTrip(t, p, f))
+			switch {
+			case idsNotCarried[f]:
+				if len(got) != len(want) {
+					t.Errorf("%s through %s: %d messages, want %d", filepath.Base(p), f, len(got), len(want))
+				}
+			case strings.Join(got, " ") != strings.Join(want, " "):
+				t.Errorf("%s through %s: message ids\n%v\nwant\n%v", filepath.Base(p), f, got, want)
+			}
+		}
+	}
+}
+
+// messageIDs lists the distinct message ids of a Claude transcript.
+func messageIDs(t *testing.T, b []byte) []string {
+	t.Helper()
+	s, _, err := convert.Read(bytes.NewReader(b), convert.Claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range s.Events {
+		if e.MessageID != "" && !seen[e.MessageID] {
+			seen[e.MessageID] = true
+			out = append(out, e.MessageID)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
