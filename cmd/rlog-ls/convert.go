@@ -125,20 +125,9 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			target = convert.OutputPath(input, toInfo.Name)
 		}
 	}
-	if !isStdout(target) {
-		if sameAsInput(input, target, stdin) {
-			return fail("%s %v", target, errSameFile)
-		}
-		if _, err := os.Lstat(target); err == nil && !*force {
-			return fail("%s exists; name another output with -o", target)
-		}
-	}
-	o, err := openOutput("convert", target, *force, stdout, stderr)
-	switch {
-	case errors.Is(err, convert.ErrExists):
-		return fail("%s exists; name another output with -o", target)
-	case err != nil:
-		return fail("cannot write %s: %s", target, describeIOError(err))
+	o, err := openOutput("convert", input, target, *force, stdin, stdout, stderr)
+	if err != nil {
+		return fail("%s", outputError(target, err))
 	}
 	defer o.close()
 
@@ -182,11 +171,8 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		status = 1
 	}
 	writtenPath, err := o.commit()
-	switch {
-	case errors.Is(err, convert.ErrExists):
-		return fail("%s exists; name another output with -o", target)
-	case err != nil:
-		return fail("cannot write %s: %s", target, describeIOError(err))
+	if err != nil {
+		return fail("%s", outputError(target, err))
 	}
 	if *report == "text" && o.file != nil {
 		fmt.Fprintf(stderr, "rlog-ls convert: wrote %s (%s -> %s)\n", writtenPath, src, toInfo.Name)

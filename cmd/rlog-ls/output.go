@@ -37,7 +37,20 @@ func isStdout(path string) bool {
 }
 
 // errSameFile is the refusal to write a command's output over its input.
-var errSameFile = errors.New("is the input; name another output with -o")
+var errSameFile = errors.New("the output is the input")
+
+// outputError is the one line that says why target cannot be written.
+// The hint for an existing output is -o, never --force: following it
+// replaced lossless originals with lossy copies.
+func outputError(target string, err error) string {
+	switch {
+	case errors.Is(err, errSameFile):
+		return target + " is the input; name another output with -o"
+	case errors.Is(err, convert.ErrExists):
+		return target + " exists; name another output with -o"
+	}
+	return "cannot write " + target + ": " + describeIOError(err)
+}
 
 // sameAsInput reports whether target is the input file itself, through
 // symbolic and hard links: writing it would replace the input, whatever
@@ -73,11 +86,15 @@ type output struct {
 	guard  *signalGuard // nil for stdout
 }
 
-// openOutput opens target ("-" for stdout) for command cmd. The caller
-// must call close (which aborts an output not committed).
-func openOutput(cmd, target string, force bool, stdout, stderr io.Writer) (*output, error) {
+// openOutput opens target ("-" for stdout) for command cmd reading input.
+// A target that is the input is refused (errSameFile), force or not. The
+// caller must call close (which aborts an output not committed).
+func openOutput(cmd, input, target string, force bool, stdin io.Reader, stdout, stderr io.Writer) (*output, error) {
 	if isStdout(target) {
 		return &output{w: stdout, target: "stdout", stop: func() {}}, nil
+	}
+	if sameAsInput(input, target, stdin) {
+		return nil, errSameFile
 	}
 	dir, name := filepath.Split(target)
 	if dir == "" {

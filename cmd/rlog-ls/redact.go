@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
-	"github.com/rlog-ls/rlog-ls/convert"
 )
 
 const redactUsage = "rlog-ls redact [-o OUTPUT|-] [--force] FILE|-"
@@ -78,15 +76,9 @@ func redactCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			target = filepath.Join(filepath.Dir(input), analysis.RedactedName(filepath.Base(input)))
 		}
 	}
-	if !isStdout(target) && sameAsInput(input, target, stdin) {
-		return fail("%s %v", target, errSameFile)
-	}
-	o, err := openOutput("redact", target, *force, stdout, stderr)
-	switch {
-	case errors.Is(err, convert.ErrExists):
-		return fail("%s exists; name another output with -o", target)
-	case err != nil:
-		return fail("cannot write %s: %s", target, describeIOError(err))
+	o, err := openOutput("redact", input, target, *force, stdin, stdout, stderr)
+	if err != nil {
+		return fail("%s", outputError(target, err))
 	}
 	defer o.close()
 	if _, err := o.w.Write(redacted); err != nil {
@@ -94,11 +86,8 @@ func redactCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("writing %s: %v", o.target, err)
 	}
 	written, err := o.commit()
-	switch {
-	case errors.Is(err, convert.ErrExists):
-		return fail("%s exists; name another output with -o", target)
-	case err != nil:
-		return fail("cannot write %s: %s", target, describeIOError(err))
+	if err != nil {
+		return fail("%s", outputError(target, err))
 	}
 	printRedactions(stderr, name, src, matches)
 	fmt.Fprintf(stderr, "rlog-ls redact: wrote %s: %s\n", written, redactionSummary(matches))
