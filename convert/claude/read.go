@@ -212,7 +212,9 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		return nil
 	}
 	loc := st.loc(n)
-	st.rep.InvalidUTF8(line, loc)
+	if !st.ix.InputValidUTF8() {
+		st.rep.InvalidUTF8(line, loc)
+	}
 	if st.h.Started == "" && e.ts != "" {
 		st.h.Started = e.ts
 	}

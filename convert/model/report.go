@@ -40,9 +40,8 @@ const (
 	// LossUnfaithful: a derived value that cannot be exact (hashes over
 	// truncated text).
 	LossUnfaithful LossKind = "unfaithful_value"
-	// LossInvalidUTF8: bytes that are not UTF-8 (or a JSON escape of a lone
-	// UTF-16 surrogate), replaced by U+FFFD; one entry per string or line
-	// where it happened.
+	// LossInvalidUTF8: bytes that are not UTF-8, replaced by U+FFFD; one
+	// entry per string or line where it happened.
 	LossInvalidUTF8 LossKind = "invalid_utf8"
 )
 

@@ -7,20 +7,19 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 )
 
-// The details of LossInvalidUTF8 entries.
-const (
-	DetailInvalidUTF8   = "invalid UTF-8 replaced by U+FFFD"
-	DetailLoneSurrogate = "escaped lone UTF-16 surrogate replaced by U+FFFD"
-)
+// DetailInvalidUTF8 is the detail of LossInvalidUTF8 entries.
+const DetailInvalidUTF8 = "invalid UTF-8 replaced by U+FFFD"
 
 // InvalidUTF8 reports, as LossInvalidUTF8, each string of the valid JSON
-// value record that decodes with U+FFFD in place of what the input holds:
-// invalid UTF-8 bytes, or the escape of a lone UTF-16 surrogate. loc is
-// where record is (its line, file and path); each entry gets the string's
-// JSON path below it, and its line when record spans several. A record
-// with nothing to replace costs one UTF-8 check.
+// value record that holds bytes that are not UTF-8, which decoding
+// replaces with U+FFFD. loc is where record is (its line, file and path);
+// each entry gets the string's JSON path below it, and its line when
+// record spans several. A valid record costs one UTF-8 check (none when
+// the reader already knows, see jsonscan.Index.InputValidUTF8). The JSON
+// escape of a lone UTF-16 surrogate (\ud800), which every JSON decoder
+// also turns into U+FFFD, is not invalid UTF-8 and is not reported.
 func (r *Report) InvalidUTF8(record []byte, loc Loc) {
-	if r == nil || !jsonscan.NeedsReplacement(record) {
+	if r == nil || utf8.Valid(record) {
 		return
 	}
 	line, lineStart := loc.Line, 0
@@ -30,12 +29,8 @@ func (r *Report) InvalidUTF8(record []byte, loc Loc) {
 	jsonscan.Replacements(record, func(x jsonscan.Replacement) {
 		line += bytes.Count(record[lineStart:x.Offset], []byte{'\n'})
 		lineStart = x.Offset
-		at := Loc{File: loc.File, Line: line, Path: joinPath(loc.Path, x.Path)}
 		if x.Invalid > 0 {
-			r.Add(LossInvalidUTF8, DetailInvalidUTF8, at)
-		}
-		if x.Surrogates > 0 {
-			r.Add(LossInvalidUTF8, DetailLoneSurrogate, at)
+			r.Add(LossInvalidUTF8, DetailInvalidUTF8, Loc{File: loc.File, Line: line, Path: joinPath(loc.Path, x.Path)})
 		}
 	})
 }

@@ -86,7 +86,9 @@ func (st *state) line(line []byte, n int) error {
 		st.rep.Malformed(n, err)
 		return nil
 	}
-	st.rep.InvalidUTF8(line, model.Loc{Line: n})
+	if !st.ix.InputValidUTF8() {
+		st.rep.InvalidUTF8(line, model.Loc{Line: n})
+	}
 	if ts != "" {
 		if st.h.Started == "" {
 			st.h.Started = ts

@@ -97,6 +97,18 @@ func (ix *Index) Copy(v []byte) json.RawMessage {
 	return copyValue(v, ix.validUTF8(v))
 }
 
+// InputValidUTF8 reports whether the indexed input is valid UTF-8 (checked
+// once per input, and shared with String and Copy).
+func (ix *Index) InputValidUTF8() bool {
+	if ix.inputUTF8 == 0 && len(ix.input) > 0 {
+		ix.inputUTF8 = -1
+		if utf8.Valid(ix.input) {
+			ix.inputUTF8 = 1
+		}
+	}
+	return ix.inputUTF8 >= 0
+}
+
 // ValidUTF8 reports whether v is part of the indexed input and known to
 // be valid UTF-8, so that Copy(v) has v's own bytes.
 func (ix *Index) ValidUTF8(v []byte) bool { return ix.validUTF8(v) }
@@ -107,13 +119,7 @@ func (ix *Index) validUTF8(v []byte) bool {
 	if ix.offset(v) < 0 {
 		return false
 	}
-	if ix.inputUTF8 == 0 {
-		ix.inputUTF8 = -1
-		if utf8.Valid(ix.input) {
-			ix.inputUTF8 = 1
-		}
-	}
-	return ix.inputUTF8 > 0
+	return ix.InputValidUTF8()
 }
 
 // open records a container starting at i and returns its slot, or -1 when

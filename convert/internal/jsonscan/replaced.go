@@ -3,7 +3,6 @@ package jsonscan
 import (
 	"bytes"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/internal/jsonstr"
 )
@@ -18,29 +17,6 @@ type Replacement struct {
 	// Invalid counts invalid UTF-8 sequences, Surrogates escaped lone
 	// UTF-16 surrogates.
 	Invalid, Surrogates int
-}
-
-// NeedsReplacement reports quickly whether any string of the JSON text b
-// decodes with a U+FFFD it does not hold: b is not valid UTF-8, or it has
-// a \uD800–\uDFFF escape (which Replacements then checks for a pair).
-func NeedsReplacement(b []byte) bool {
-	if !utf8.Valid(b) {
-		return true
-	}
-	for off := 0; ; {
-		i := bytes.Index(b[off:], []byte(`\u`))
-		if i < 0 {
-			return false
-		}
-		j := off + i + 2
-		if j+1 < len(b) && (b[j] == 'd' || b[j] == 'D') {
-			switch b[j+1] {
-			case '8', '9', 'a', 'b', 'c', 'd', 'e', 'f', 'A', 'B', 'C', 'D', 'E', 'F':
-				return true
-			}
-		}
-		off = j
-	}
 }
 
 // Replacements calls fn for each string of the valid JSON value v (keys

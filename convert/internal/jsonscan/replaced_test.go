@@ -25,16 +25,12 @@ func TestReplacements(t *testing.T) {
 		if g := strings.Join(got, " "); g != want {
 			t.Errorf("Replacements(%q) = %s, want %s", in, g, want)
 		}
-		if NeedsReplacement([]byte(in)) != (want != "") && !strings.Contains(in, `\ud83d`) {
-			t.Errorf("NeedsReplacement(%q) = %v", in, !(want != ""))
-		}
 	}
 }
 
 // FuzzReplacements: in valid JSON, every invalid UTF-8 sequence is inside
 // a string, so the reported strings hold them all; each reported offset
-// starts a string literal; nothing is reported when NeedsReplacement says
-// no.
+// starts a string literal.
 func FuzzReplacements(f *testing.F) {
 	for _, s := range []string{`{"a":"b"}`, "{\"a\xff\":[\"\xfe\",{\"c\":\"\\ud800\"}]}", `["\udc00"]`, "\"\xe2\x82\""} {
 		f.Add([]byte(s))
@@ -51,19 +47,15 @@ func FuzzReplacements(f *testing.F) {
 			}
 			rest = rest[size:]
 		}
-		got, any := 0, false
+		got := 0
 		Replacements(b, func(r Replacement) {
 			got += r.Invalid
-			any = true
 			if r.Offset >= len(b) || b[r.Offset] != '"' {
 				t.Fatalf("%q: offset %d of %s is not a string", b, r.Offset, r.Path)
 			}
 		})
 		if got != invalid {
 			t.Fatalf("%q: %d invalid sequences, %d reported", b, invalid, got)
-		}
-		if any && !NeedsReplacement(b) {
-			t.Fatalf("%q: replacements but NeedsReplacement is false", b)
 		}
 	})
 }
