@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
@@ -68,8 +69,28 @@ func fuzzReader(f *testing.F, from convert.Format, dir, suffix string, seeds ...
 				t.Fatalf("%s -> %s: %v", from, fi.Name, err)
 			}
 			checkFuzzOutput(t, fi.Name, out.Bytes())
+			if fi.Name == convert.Claude && from != convert.Claude {
+				checkCcusageCounts(t, from, out.Bytes())
+			}
 		}
 	})
+}
+
+// checkCcusageCounts: Claude Code JSONL written from another format has no
+// line with usage that ccusage skips, but for a source value that holds a
+// key ccusage refuses as null (a tool input's "id":null), which the writer
+// keeps as the source has it.
+func checkCcusageCounts(t *testing.T, from convert.Format, out []byte) {
+	t.Helper()
+	_, skips, err := ccusage.Count(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range skips {
+		if s.Rule != ccusage.RuleNull {
+			t.Fatalf("%s -> claude: ccusage skips %v:\n%.2000s", from, s, out)
+		}
+	}
 }
 
 // checkFuzzOutput checks an output by its own format's rules: rlog here,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
@@ -380,7 +381,7 @@ func (wr *Writer) flush() {
 			}
 			b.WriteByte(']')
 		}
-		writeMessageExtra(m, first)
+		writeMessageExtra(m, first, false)
 		m.End()
 		if todos != nil {
 			if len(todos.Raw) > 0 {
@@ -423,7 +424,7 @@ func (wr *Writer) flush() {
 			m.Raw("stop_reason", nil)
 			m.Raw("stop_sequence", nil)
 		}
-		if _, ok := first.Extra.Get("message.usage"); !ok && first.Usage != nil {
+		if raw, ok := first.Extra.Get("message.usage"); (!ok || !wr.sameSource() && !countedUsage(raw)) && first.Usage != nil {
 			u := first.Usage
 			m.Key("usage")
 			um := jsonw.Begin(&b)
@@ -433,7 +434,7 @@ func (wr *Writer) flush() {
 			um.Int("output_tokens", u.Output)
 			um.End()
 		}
-		writeMessageExtra(m, first)
+		writeMessageExtra(m, first, !wr.sameSource())
 		m.End()
 		wr.entryTail(o, first, uuid)
 	}
@@ -441,12 +442,40 @@ func (wr *Writer) flush() {
 	wr.writeLine(b.Bytes())
 }
 
-func writeMessageExtra(m *jsonw.Obj, e *model.Event) {
+// writeMessageExtra writes the message fields the event kept ("message.*"
+// extras). With checkUsage (other sources than Claude Code) a kept usage
+// object that ccusage would not count is left out; the counters are then
+// written from the event's usage instead.
+func writeMessageExtra(m *jsonw.Obj, e *model.Event, checkUsage bool) {
 	for _, f := range e.Extra {
 		if k, ok := strings.CutPrefix(f.Key, "message."); ok {
+			if k == "usage" && checkUsage && !countedUsage(f.Value) && e.Usage != nil {
+				continue
+			}
 			m.Raw(k, f.Value)
 		}
 	}
+}
+
+// countedUsage reports whether a usage object kept from an Anthropic
+// message has the counters ccusage needs: input_tokens and output_tokens
+// as unsigned integers (the Agent SDK's early snapshots may lack one).
+func countedUsage(raw []byte) bool {
+	in, out := false, false
+	jsonscan.Members(raw, func(k, v []byte) error {
+		unsigned := len(v) > 0
+		for _, c := range v {
+			unsigned = unsigned && c >= '0' && c <= '9'
+		}
+		switch string(k) {
+		case "input_tokens":
+			in = unsigned
+		case "output_tokens":
+			out = unsigned
+		}
+		return nil
+	})
+	return in && out
 }
 
 func pick(a, b string) string {
