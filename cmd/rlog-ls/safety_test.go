@@ -171,6 +171,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 // TestSignalLeavesNothing: SIGINT, SIGTERM and SIGHUP to the running
 // binary, in the middle of writing a large conversion, leave neither the
 // output nor its temporary file, and the exit status says which signal.
+// Then, the same binary on a terminal shows its progress.
 func TestSignalLeavesNothing(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("POSIX signals")
@@ -228,6 +229,22 @@ func TestSignalLeavesNothing(t *testing.T) {
 			t.Errorf("%v: stderr %q", c.args, stderr.String())
 		}
 		assertFolder(t, work, "big.rlog")
+	}
+
+	// On a terminal (script(1) gives the command one), progress shows
+	// after a second and is cleared at the end. 40 MB to REPLAY (a hash per
+	// call) takes seconds.
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Log("no script(1): progress on a terminal not tried")
+		return
+	}
+	out, err := exec.Command(script, "-qc", bin+" convert --to replay -o "+filepath.Join(work, "o.jsonl")+" "+filepath.Join(work, "big.rlog"), "/dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("under script: %v\n%s", err, out)
+	}
+	if !bytes.Contains(out, []byte("% of 40.0 MB read")) || !bytes.Contains(out, []byte("\r\x1b[K")) {
+		t.Errorf("no progress on a terminal:\n%q", out)
 	}
 }
 
