@@ -10,24 +10,6 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
-// fieldTypes are the reference Header struct's typed fields; every other
-// named field is an optional string, and unknown keys land in extra.
-var fieldTypes = map[string]string{
-	"dirty":            "boolean",
-	"skills":           "sequence",
-	"mcp":              "sequence",
-	"toolset":          "any",
-	"tokens_total_in":  "count",
-	"tokens_total_out": "count",
-	"tokens_cached":    "count",
-}
-
-var stringFields = []string{"format", "id", "repo_sha", "mode", "model", "agent", "version", "repo", "branch",
-	"sandbox_id", "runner", "budget", "duration", "classification", "notes", "client_version", "slug", "cwd"}
-
-// RequiredFields are the header fields every rlog/1 file must have.
-var RequiredFields = []string{"format", "id", "repo_sha"}
-
 // Check runs every enabled rule over a document and returns the findings in
 // report order: header findings, then line findings in file order, then the
 // session-level I001 and I002. To follow a document through edits, keep an
@@ -95,7 +77,7 @@ func (c *checker) headerChecks() {
 	if len(h.Fields) == 0 && len(h.Errors) > 0 {
 		return // the YAML could not be read: field checks would only repeat that
 	}
-	for _, key := range RequiredFields {
+	for _, key := range grammar.RequiredFields() {
 		f := h.Field(key)
 		switch {
 		case f == nil:
@@ -131,33 +113,35 @@ func (c *checker) headerChecks() {
 	}
 }
 
+// fieldTypes checks the named header fields' values against their types
+// (E006); fields rlog/1 does not name may hold anything.
 func (c *checker) fieldTypes(h *grammar.Header) {
 	for _, f := range h.Fields {
-		if f.Kind == grammar.Null {
+		spec, named := grammar.FieldSpecNamed(f.Key)
+		if f.Kind == grammar.Null || !named {
 			continue
 		}
-		want := fieldTypes[f.Key]
-		if want == "" && contains(stringFields, f.Key) {
-			want = "string"
-		}
 		var bad bool
-		switch want {
-		case "boolean":
+		switch spec.Type {
+		case grammar.FieldBool:
 			bad = f.Tag != "!!bool"
-		case "sequence":
+		case grammar.FieldList:
 			bad = f.Kind != grammar.Sequence
-		case "count":
+		case grammar.FieldCount:
 			_, err := strconv.ParseUint(f.Value, 10, 64)
 			bad = f.Kind != grammar.Scalar || err != nil
-		case "string":
+		case grammar.FieldString:
 			bad = f.Kind != grammar.Scalar
 		}
 		if bad {
-			what := map[string]string{"boolean": "a boolean (true or false)", "sequence": "a list", "count": "a whole number", "string": "a single value"}[want]
-			c.add("E006", f.ValueSpan, fmt.Sprintf("Header field %s must be %s, not %s", f.Key, what, describe(f)))
+			c.add("E006", f.ValueSpan, fmt.Sprintf("Header field %s must be %s, not %s", f.Key, fieldTypeNames[spec.Type], describe(f)))
 		}
 	}
 }
+
+// fieldTypeNames say what a field's type wants, in E006's message.
+var fieldTypeNames = map[grammar.FieldType]string{grammar.FieldBool: "a boolean (true or false)", grammar.FieldList: "a list",
+	grammar.FieldCount: "a whole number", grammar.FieldString: "a single value"}
 
 func describe(f grammar.HeaderField) string {
 	switch f.Kind {
@@ -167,15 +151,6 @@ func describe(f grammar.HeaderField) string {
 		return "a mapping"
 	}
 	return fmt.Sprintf("%q", f.Value)
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func isHex(s string) bool {

@@ -55,11 +55,12 @@ func TestHeaderRules(t *testing.T) {
 		"1:1-1:4 E004 Missing required header field: repo_sha")
 	expect(t, "E005 format not rlog/", "---\nformat: json\nid: a\nrepo_sha: abcdef\nrunner: x\n---\n", Config{},
 		"2:9-2:13 E005 Invalid format version: json")
-	expect(t, "E006 types", "---\nformat: rlog/1\nid: a\nrepo_sha: abcdef\nrunner: x\ndirty: maybe\nskills: deploy\ntokens_total_in: -3\nbranch: [a]\n---\n", Config{},
+	expect(t, "E006 types", "---\nformat: rlog/1\nid: a\nrepo_sha: abcdef\nrunner: x\ndirty: maybe\nskills: deploy\ntokens_total_in: -3\nbranch: [a]\ntokens_cache_create: lots\nextra_field: {any: thing}\n---\n", Config{},
 		`6:8-6:13 E006 Header field dirty must be a boolean (true or false), not "maybe"`,
 		`7:9-7:15 E006 Header field skills must be a list, not "deploy"`,
 		`8:18-8:20 E006 Header field tokens_total_in must be a whole number, not "-3"`,
-		"9:9-9:12 E006 Header field branch must be a single value, not a list")
+		"9:9-9:12 E006 Header field branch must be a single value, not a list",
+		`10:22-10:26 E006 Header field tokens_cache_create must be a whole number, not "lots"`)
 	expect(t, "W008 W009 I003 I004", "---\nformat: rlog/2\nid: a\nrepo_sha: abc\nmode: auto\n---\n", Config{},
 		"2:9-2:15 W008 Unknown format version: rlog/2 (expected rlog/1)",
 		"4:11-4:14 W009 repo_sha 'abc' has unusual length (expected 6-40 hex chars)",

@@ -46,7 +46,7 @@ func Fixes(t *grammar.Tree, f Finding, name string) []Fix {
 	case "I002":
 		return []Fix{{Title: "Add `@end` at the end of the session", Preferred: true, Edits: AddEnd(t)}}
 	case "E004":
-		for _, key := range RequiredFields {
+		for _, key := range grammar.RequiredFields() {
 			if strings.HasPrefix(f.Message, "Missing required header field: "+key) {
 				if edits := AddHeaderField(t, key, name); len(edits) > 0 {
 					return []Fix{{Title: "Add `" + key + ": " + HeaderPlaceholder(key, name) + "` to the header", Preferred: true, Edits: edits}}
@@ -106,7 +106,7 @@ func lineBreak(t *grammar.Tree) string {
 func HeaderPlaceholder(key, name string) string {
 	switch key {
 	case "format":
-		return "rlog/1"
+		return grammar.FormatVersion
 	case "id":
 		stem := path.Base(strings.ReplaceAll(name, "\\", "/"))
 		if i := strings.IndexByte(stem, '.'); i > 0 {
@@ -117,7 +117,7 @@ func HeaderPlaceholder(key, name string) string {
 		}
 		return quoteYAML(stem)
 	case "repo_sha":
-		return `"0000000000000000000000000000000000000000"  # git's null id: replace with the commit the session ran on`
+		return `"` + grammar.NullRepoSHA + `"  # git's null id: replace with the commit the session ran on`
 	}
 	return ""
 }
@@ -157,11 +157,12 @@ func AddHeaderField(t *grammar.Tree, key, name string) []Edit {
 			return []Edit{{Start: at, End: at, NewText: nl + key + ": " + value + nl}}
 		}
 	}
-	for i, k := range RequiredFields {
+	required := grammar.RequiredFields()
+	for i, k := range required {
 		if k != key {
 			continue
 		}
-		for _, later := range RequiredFields[i+1:] {
+		for _, later := range required[i+1:] {
 			if f := h.Field(later); f != nil && t.Line(f.Line).Start < at {
 				at = t.Line(f.Line).Start
 			}

@@ -109,45 +109,13 @@ func (h *hoverer) token(i int) (string, grammar.Span) {
 	return "", tok.Span
 }
 
-var kindDoc = map[grammar.Kind]string{
-	grammar.User:         "**u: user message**: what the user said to the agent (writers keep the first line, up to 200 characters).",
-	grammar.Agent:        "**a: agent message**: text the agent wrote to the user.",
-	grammar.ToolStart:    "**t!: tool start**: a tool call began. It is completed by an `o: id=…` observation, or a `t:` line with the same id and a result; otherwise W007.",
-	grammar.ToolProgress: "**t~: tool progress**: incremental output of a running call (`id=` must name a started call).",
-	grammar.Tool:         "**t: tool call**: a complete call with its result after `→`.",
-	grammar.Observation:  "**o: observation**: the result of a call, linked to it by `id=`. `[ok]` or `[error]` follow the arrow.",
-	grammar.Skill:        "**s: skill**: a skill was activated or used.",
-	grammar.Plan:         "**p: plan**: a plan operation (create, update, complete…).",
-	grammar.Mode:         "**m: mode**: the agent's mode changed (e.g. `auto`, `plan`).",
-	grammar.Recall:       "**r: recall**: a memory or search lookup and what it found.",
-	grammar.Subagent:     "**x: subagent**: a subagent of the given type; `[started]` and `[done]` lines share its `id=`.",
-	grammar.Mcp:          "**c: MCP call**: `server.method` on an MCP server, with its result.",
-	grammar.Question:     "**q: question**: the agent asked the user a question; the answer follows `→`.",
-	grammar.Comment:      "**# comment**: metadata for humans and tools (`# status:`, `# queue:`, `# file-snapshot:`). Metadata in it is still read.",
-	grammar.Phase:        "**@phase**: starts a named phase of the session; the outline groups events under it.",
-	grammar.Lifecycle:    "**@ lifecycle event**: `@start`, `@init`, `@end` and other session events.",
-	grammar.Thinking:     "**th: thinking**: the model's reasoning (first line, up to 150 characters); `sig=` is its signature, cut short.",
-	grammar.Todos:        "**td: todos**: the agent's todo list, as `[status] item` entries.",
-	grammar.Continuation: "**continuation**: a line indented by two spaces or a tab continues the line above.",
-}
-
-func kindDocs(k grammar.Kind) string { return kindDoc[k] }
-
-var verbDoc = map[string]string{
-	"start":         "the session started (`id=` is the session, `ts=` when)",
-	"end":           "the session ended cleanly; its `tokens_*` and `cost_usd=` are the session's totals",
-	"init":          "the agent (re)initialised, e.g. after a context compaction or a resume; `model=` is the model",
-	"checkpoint":    "a checkpoint the session can be resumed from",
-	"pause":         "the session paused",
-	"resume":        "the session resumed",
-	"assess":        "the agent assessed its progress",
-	"notify":        "a notification was sent",
-	"wait-approval": "the agent waits for a human's approval",
-	"escalate":      "the agent escalated to a human",
-	"batch":         "a batch of operations",
-	"snapshot":      "a snapshot of the workspace",
-	"rotate":        "the log was rotated",
-	"compact":       "the context was compacted",
+// kindDocs is the hover of a line's prefix: "**t!: tool start**: a tool
+// call began. ..."
+func kindDocs(k grammar.Kind) string {
+	if k.Doc() == "" {
+		return ""
+	}
+	return "**" + k.Title() + "**: " + k.Doc()
 }
 
 func (h *hoverer) name(s grammar.Span) string {
@@ -155,8 +123,8 @@ func (h *hoverer) name(s grammar.Span) string {
 	switch h.l.Kind {
 	case grammar.Lifecycle:
 		verb := h.str(verbSpan(h.text, grammar.Line{Name: h.li.Name}))
-		if d, ok := verbDoc[verb]; ok {
-			return fmt.Sprintf("**@%s**: %s.", verb, d)
+		if v, ok := grammar.VerbNamed(verb); ok {
+			return fmt.Sprintf("**@%s**: %s.", verb, v.Doc)
 		}
 		return fmt.Sprintf("**@%s**: not a known lifecycle event (see H001).", verb)
 	case grammar.Phase:
@@ -205,43 +173,14 @@ func (h *hoverer) pair(key string, value grammar.Span) string {
 		val = h.str(value)
 	}
 	abs := value.Shift(h.l.Start)
+	if k, ok := grammar.KeyNamed(key); ok {
+		return h.metadata(k, val, abs)
+	}
 	switch key {
-	case "id":
-		if ref, ok := RefAt(h.t, h.l.ID.Start); ok && h.l.ID.Valid() {
-			return h.callHover(ref)
-		}
-		return "**id**: the call id, `\\w+` after `id=`; a value that does not start with a word character is not read."
-	case "parent", "parent_full", "uuid", "id_full":
+	case "parent_full", "uuid", "id_full":
 		if ref, ok := RefAt(h.t, abs.Start); ok {
 			return h.callHover(ref)
 		}
-	case "ts":
-		return h.timestamp(val)
-	case "latency_ms":
-		if n, err := strconv.ParseUint(val, 10, 64); err == nil {
-			return fmt.Sprintf("**latency**: %s ms (%s).", GroupDigits(n), time.Duration(n)*time.Millisecond)
-		}
-	case "tokens_in", "tokens_out", "tokens_cached", "tokens_cache_create":
-		return h.tokens()
-	case "step":
-		return "**step**: the step number. Steps must not decrease (W004); the *Renumber steps* quick fix rewrites them 1..N."
-	case "attempt":
-		if a, b, ok := strings.Cut(val, "/"); ok {
-			return fmt.Sprintf("**attempt** %s of %s.", a, b)
-		}
-		return fmt.Sprintf("**attempt** %s.", val)
-	case "sig":
-		return "**sig**: the thinking block's signature, cut short by the writer: opaque, kept for reference only."
-	case "model":
-		return fmt.Sprintf("**model** used for this message: `%s`.", strings.Trim(val, `"`))
-	case "tid":
-		return "**tid**: the thread or agent that wrote this line (`tid=1` is the main agent)."
-	case "span":
-		return "**span**: the operation this line belongs to; `parent=` names the enclosing span."
-	case "level":
-		return fmt.Sprintf("**level**: severity `%s`.", val)
-	case "message_id":
-		return "**message_id**: the API message this line came from. Lines of one message share its token usage, counted once."
 	case "session":
 		return "**session**: the Claude Code session this entry belongs to."
 	case "stop":
@@ -257,6 +196,39 @@ func (h *hoverer) pair(key string, value grammar.Span) string {
 		return fmt.Sprintf("**%s**: an argument of the call (writers abbreviate arguments; the full input is in the companion JSONL).", key)
 	}
 	return ""
+}
+
+// metadata explains a key the parser reads, with what its value says
+// where that is more than the key's own doc.
+func (h *hoverer) metadata(k grammar.Key, val string, abs grammar.Span) string {
+	switch {
+	case k == grammar.KeyID && h.l.ID.Valid():
+		if ref, ok := RefAt(h.t, h.l.ID.Start); ok {
+			return h.callHover(ref)
+		}
+	case k == grammar.KeyParent:
+		if ref, ok := RefAt(h.t, abs.Start); ok {
+			return h.callHover(ref)
+		}
+	case k == grammar.KeyTS:
+		return h.timestamp(val)
+	case k == grammar.KeyLatency:
+		if n, err := strconv.ParseUint(val, 10, 64); err == nil {
+			return fmt.Sprintf("**latency**: %s ms (%s).", GroupDigits(n), time.Duration(n)*time.Millisecond)
+		}
+	case k.IsUsage():
+		return h.tokens()
+	case k == grammar.KeyAttempt:
+		if a, b, ok := strings.Cut(val, "/"); ok {
+			return fmt.Sprintf("**attempt** %s of %s.", a, b)
+		}
+		return fmt.Sprintf("**attempt** %s.", val)
+	case k == grammar.KeyModel:
+		return fmt.Sprintf("**model** used for this message: `%s`.", strings.Trim(val, `"`))
+	case k == grammar.KeyLevel:
+		return fmt.Sprintf("**level**: severity `%s`.", val)
+	}
+	return fmt.Sprintf("**%s**: %s", k, k.Doc())
 }
 
 // callHover says what a call id or message names and where it is used.
@@ -313,8 +285,8 @@ func (h *hoverer) callHover(ref SymbolRef) string {
 }
 
 func kindName(k grammar.Kind) string {
-	if s := kindDoc[k]; s != "" {
-		return strings.Trim(strings.SplitN(s, "**", 3)[1], ":")
+	if s := k.Title(); s != "" {
+		return s
 	}
 	return k.String()
 }
@@ -453,8 +425,8 @@ func (h *hoverer) result() string {
 	}
 	var b strings.Builder
 	b.WriteString("**Result**")
-	if d := statusDoc[status]; d != "" {
-		fmt.Fprintf(&b, " `%s`: %s", status, d)
+	if st, ok := grammar.StatusNamed(status); ok {
+		fmt.Fprintf(&b, " `%s`: %s", status, st.Doc)
 	}
 	if status == "[running]" && h.l.ID.Valid() {
 		ref := SymbolRef{Kind: CallRef, Name: string(h.t.Slice(h.l.ID.Start, h.l.ID.End))}
@@ -472,16 +444,6 @@ func (h *hoverer) result() string {
 	}
 	fmt.Fprintf(&b, "\n\n```text\n%s\n```", summarize([]byte(res), 400))
 	return b.String()
-}
-
-var statusDoc = map[string]string{
-	"[ok]":      "the call succeeded.",
-	"[error]":   "the call failed.",
-	"[running]": "the call started; its result follows on an `o:` line.",
-	"[started]": "the subagent started.",
-	"[done]":    "the subagent finished.",
-	"[skip]":    "the call was skipped.",
-	"[loaded]":  "the skill was loaded.",
 }
 
 func markerDocs(m string) string {
@@ -519,36 +481,6 @@ func inputDocs(val string) string {
 	return "**input**: the call's full input.\n\n```json\n" + s + "\n```"
 }
 
-// fieldDoc describes each header field of rlog/1.
-var fieldDoc = map[string]string{
-	"format":              "The format and version: `rlog/1`. Required.",
-	"id":                  "The session id. Required; shared with the companion `.jsonl`.",
-	"repo_sha":            "The commit the session ran on (6 to 40 hex characters). Required.",
-	"mode":                "The agent's mode (`auto` needs a `sandbox_id`).",
-	"model":               "The model that ran the session.",
-	"agent":               "The agent that wrote the log (e.g. `autopilot`).",
-	"version":             "The agent's version.",
-	"repo":                "The repository.",
-	"branch":              "The git branch.",
-	"dirty":               "Whether the working tree had uncommitted changes (true/false).",
-	"sandbox_id":          "The sandbox the session ran in.",
-	"runner":              "Where the session ran; replay needs it (I004).",
-	"toolset":             "The tools available to the agent (any YAML).",
-	"skills":              "The skills available to the agent (a list).",
-	"mcp":                 "The MCP servers available to the agent (a list).",
-	"budget":              "The session's budget.",
-	"duration":            "How long the session ran.",
-	"classification":      "A classification of the session.",
-	"notes":               "Free-form notes.",
-	"client_version":      "The Claude Code version of a converted session.",
-	"slug":                "Claude Code's human-readable session name.",
-	"cwd":                 "The working directory.",
-	"tokens_total_in":     "The session's input tokens, as the writer counted them.",
-	"tokens_total_out":    "The session's output tokens, as the writer counted them.",
-	"tokens_cached":       "The session's cached input tokens, as the writer counted them.",
-	"tokens_cache_create": "Tokens written to the prompt cache (converted sessions; not a named field of the reference).",
-}
-
 func (h *hoverer) headerField() string {
 	hd := h.t.Header()
 	var f *grammar.HeaderField
@@ -562,8 +494,8 @@ func (h *hoverer) headerField() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**", f.Key)
-	if d := fieldDoc[f.Key]; d != "" {
-		b.WriteString(": " + d)
+	if spec, ok := grammar.FieldSpecNamed(f.Key); ok {
+		b.WriteString(": " + spec.Doc)
 	} else {
 		b.WriteString(": not a field of rlog/1; kept as extra metadata.")
 	}

@@ -187,26 +187,16 @@ type Related struct {
 	Message string
 }
 
-// knownVerbs are the lifecycle events of the rlog/1 design; anything else
-// after @ is accepted by the parser but probably a typo.
-var knownVerbs = []string{"start", "end", "init", "phase", "checkpoint", "pause", "resume", "assess",
-	"notify", "wait-approval", "escalate", "batch", "snapshot", "rotate", "compact"}
-
 func isKnownVerb(v string) bool {
-	i := sort.SearchStrings(sortedVerbs, v)
-	return i < len(sortedVerbs) && sortedVerbs[i] == v
+	_, ok := grammar.VerbNamed(v)
+	return ok
 }
-
-var sortedVerbs = func() []string {
-	s := append([]string(nil), knownVerbs...)
-	sort.Strings(s)
-	return s
-}()
 
 // closestVerb suggests a known verb for a misspelt one.
 func closestVerb(v string) string {
 	best, bestDist := "", 3
-	for _, k := range knownVerbs {
+	for _, verb := range grammar.Verbs {
+		k := verb.Name
 		if strings.HasPrefix(v, k) || strings.HasPrefix(k, v) {
 			return k
 		}

@@ -1,9 +1,12 @@
 // Package grammar is the rlog/1 language: a lossless, incremental parser that
 // classifies every line and locates its metadata by byte offset, a YAML header
-// reader that keeps positions, and a lenient key=value tokenizer.
+// reader that keeps positions, a lenient key=value tokenizer, and the
+// language's vocabulary (line kinds, metadata keys, lifecycle events, result
+// statuses and header fields), which the rules, hover, the writers and the
+// docs' tests all read from here.
 //
 // Classification follows the reference implementation (OpenAgentsInc/openagents
-// crates/recorder at 1feea39ca666) rule for rule; see ../docs/diagnostics.md and
+// crates/recorder at 1feea39ca666) rule for rule; see ../docs/format.md and
 // the comments on each rule for the few deliberate differences.
 package grammar
 
@@ -39,38 +42,64 @@ const (
 	Preamble
 	HeaderDelimiter
 	HeaderLine
+
+	numKinds
 )
 
-var kindNames = [...]string{
-	Empty:           "empty",
-	Continuation:    "continuation",
-	User:            "user",
-	Agent:           "agent",
-	ToolStart:       "tool_start",
-	ToolProgress:    "tool_progress",
-	Tool:            "tool",
-	Observation:     "observation",
-	Skill:           "skill",
-	Plan:            "plan",
-	Mode:            "mode",
-	Recall:          "recall",
-	Subagent:        "subagent",
-	Mcp:             "mcp",
-	Question:        "question",
-	Comment:         "comment",
-	Phase:           "phase",
-	Lifecycle:       "lifecycle",
-	Thinking:        "thinking",
-	Todos:           "todos",
-	Unknown:         "unknown",
-	Preamble:        "preamble",
-	HeaderDelimiter: "header_delimiter",
-	HeaderLine:      "header",
+// kindSpec is everything rlog/1 says about one kind of line.
+type kindSpec struct {
+	name   string // the kind's name in tests, JSON dumps and the docs
+	prefix string // the text that introduces the line, as users write it
+	// title and doc explain the kind to a reader (hover): "**t!: tool
+	// start**: a tool call began. ..."
+	title, doc  string
+	registersID bool // its id= makes the call known to later lines
+	takesResult bool // a result follows "→"
+}
+
+var kindSpecs = [numKinds]kindSpec{
+	Empty:        {name: "empty"},
+	Continuation: {name: "continuation", title: "continuation", doc: "a line indented by two spaces or a tab continues the line above."},
+	User: {name: "user", prefix: "u:", title: "user message",
+		doc: "what the user said to the agent (writers keep the first line, up to 200 characters)."},
+	Agent: {name: "agent", prefix: "a:", title: "agent message", doc: "text the agent wrote to the user."},
+	ToolStart: {name: "tool_start", prefix: "t!:", title: "tool start", registersID: true, takesResult: true,
+		doc: "a tool call began. It is completed by an `o: id=…` observation, or a `t:` line with the same id and a result; otherwise W007."},
+	ToolProgress: {name: "tool_progress", prefix: "t~:", title: "tool progress",
+		doc: "incremental output of a running call (`id=` must name a started call)."},
+	Tool: {name: "tool", prefix: "t:", title: "tool call", registersID: true, takesResult: true,
+		doc: "a complete call with its result after `→`."},
+	Observation: {name: "observation", prefix: "o:", title: "observation", takesResult: true,
+		doc: "the result of a call, linked to it by `id=`. `[ok]` or `[error]` follow the arrow."},
+	Skill: {name: "skill", prefix: "s:", title: "skill", takesResult: true, doc: "a skill was activated or used."},
+	Plan:  {name: "plan", prefix: "p:", title: "plan", takesResult: true, doc: "a plan operation (create, update, complete…)."},
+	Mode:  {name: "mode", prefix: "m:", title: "mode", doc: "the agent's mode changed (e.g. `auto`, `plan`)."},
+	Recall: {name: "recall", prefix: "r:", title: "recall", takesResult: true,
+		doc: "a memory or search lookup and what it found."},
+	Subagent: {name: "subagent", prefix: "x:", title: "subagent", registersID: true, takesResult: true,
+		doc: "a subagent of the given type; `[started]` and `[done]` lines share its `id=`."},
+	Mcp: {name: "mcp", prefix: "c:", title: "MCP call", registersID: true, takesResult: true,
+		doc: "`server.method` on an MCP server, with its result."},
+	Question: {name: "question", prefix: "q:", title: "question", registersID: true, takesResult: true,
+		doc: "the agent asked the user a question; the answer follows `→`."},
+	Comment: {name: "comment", prefix: "#", title: "comment",
+		doc: "metadata for humans and tools (`# status:`, `# queue:`, `# file-snapshot:`). Metadata in it is still read."},
+	Phase: {name: "phase", prefix: "@phase",
+		doc: "starts a named phase of the session; the outline groups events under it."},
+	Lifecycle: {name: "lifecycle", prefix: "@", title: "lifecycle event",
+		doc: "`@start`, `@init`, `@end` and other session events."},
+	Thinking: {name: "thinking", prefix: "th:", title: "thinking",
+		doc: "the model's reasoning (first line, up to 150 characters); `sig=` is its signature, cut short."},
+	Todos:           {name: "todos", prefix: "td:", title: "todos", doc: "the agent's todo list, as `[status] item` entries."},
+	Unknown:         {name: "unknown"},
+	Preamble:        {name: "preamble"},
+	HeaderDelimiter: {name: "header_delimiter"},
+	HeaderLine:      {name: "header"},
 }
 
 func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
+	if k < numKinds {
+		return kindSpecs[k].name
 	}
 	return "invalid"
 }
@@ -80,62 +109,41 @@ func (k Kind) IsBody() bool { return k <= Unknown }
 
 // RegistersID reports whether a line of kind k makes its id= known to later
 // observations (reference: Tool, ToolStart, Subagent, Mcp and Question lines).
-func (k Kind) RegistersID() bool {
-	switch k {
-	case Tool, ToolStart, Subagent, Mcp, Question:
-		return true
-	}
-	return false
-}
+func (k Kind) RegistersID() bool { return k < numKinds && kindSpecs[k].registersID }
 
 // TakesResult reports whether lines of kind k carry a result after the arrow.
-func (k Kind) TakesResult() bool {
-	switch k {
-	case Tool, ToolStart, Observation, Skill, Plan, Recall, Subagent, Mcp, Question:
-		return true
+func (k Kind) TakesResult() bool { return k < numKinds && kindSpecs[k].takesResult }
+
+// Prefix is the literal text that introduces a line of kind k, as users
+// write it; "" for kinds without one.
+func (k Kind) Prefix() string {
+	if k < numKinds {
+		return kindSpecs[k].prefix
 	}
-	return false
+	return ""
 }
 
-// Prefix is the literal text that introduces a line of kind k, as users write it.
-func (k Kind) Prefix() string {
-	switch k {
-	case User:
-		return "u:"
-	case Agent:
-		return "a:"
-	case ToolStart:
-		return "t!:"
-	case ToolProgress:
-		return "t~:"
-	case Tool:
-		return "t:"
-	case Observation:
-		return "o:"
-	case Skill:
-		return "s:"
-	case Plan:
-		return "p:"
-	case Mode:
-		return "m:"
-	case Recall:
-		return "r:"
-	case Subagent:
-		return "x:"
-	case Mcp:
-		return "c:"
-	case Question:
-		return "q:"
-	case Comment:
-		return "#"
-	case Phase:
-		return "@phase"
-	case Lifecycle:
-		return "@"
-	case Thinking:
-		return "th:"
-	case Todos:
-		return "td:"
+// Title names kind k for a reader, with its prefix: "t!: tool start",
+// "@phase"; "" for kinds rlog/1 does not describe (empty and unknown
+// lines, the header).
+func (k Kind) Title() string {
+	if k >= numKinds || kindSpecs[k].doc == "" {
+		return ""
+	}
+	s := kindSpecs[k]
+	switch {
+	case s.prefix == "":
+		return s.title
+	case s.title == "":
+		return s.prefix
+	}
+	return s.prefix + " " + s.title
+}
+
+// Doc is one sentence on what a line of kind k is, after its Title.
+func (k Kind) Doc() string {
+	if k < numKinds {
+		return kindSpecs[k].doc
 	}
 	return ""
 }

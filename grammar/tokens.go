@@ -65,9 +65,6 @@ func AppendTokens(dst []Token, text []byte, li *LineInfo) []Token {
 		return tokenizeRest(text, out, ts, te, TokText)
 	}
 	prefixEnd := ts + len(li.Kind.Prefix())
-	if li.Kind == Phase {
-		prefixEnd = ts + len("@phase")
-	}
 	out = append(out, Token{Kind: TokPrefix, Span: Span{ts, prefixEnd}})
 	from := prefixEnd
 	if li.Name.Valid() {
@@ -256,19 +253,13 @@ func markerAt(t []byte, i int) (int, bool) {
 	switch t[i] {
 	case '@':
 		if bytes.HasPrefix(t[i:], blobMarker) {
-			for _, m := range BlobMarkers(t[i:]) {
-				if m.Marker.Start == 0 {
-					return i + m.Marker.End, true
-				}
-				break
+			if m := BlobMarkers(t[i:]); len(m) > 0 && m[0].Marker.Start == 0 {
+				return i + m[0].Marker.End, true
 			}
 		}
 	case '[', '<':
-		for _, m := range RedactionMarkers(t[i:min(len(t), i+256)]) {
-			if m.Span.Start == 0 {
-				return i + m.Span.End, true
-			}
-			break
+		if m := RedactionMarkers(t[i:min(len(t), i+256)]); len(m) > 0 && m[0].Span.Start == 0 {
+			return i + m[0].Span.End, true
 		}
 	}
 	return 0, false

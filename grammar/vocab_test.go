@@ -1,0 +1,104 @@
+package grammar
+
+import (
+	"strings"
+	"testing"
+)
+
+// The kind table and the classifier agree: a line made of a kind's prefix
+// and a typical rest is classified as that kind, and its prefix token is
+// the prefix.
+func TestKindTableMatchesClassifier(t *testing.T) {
+	rest := map[Kind]string{ToolStart: "Read id=a → [running]", ToolProgress: "test id=a [1/2]", Tool: "read id=a → [ok]",
+		Skill: "deploy go → [loaded]", Plan: "create → [ok]", Mode: " auto", Subagent: "explore id=b → [started]",
+		Mcp: "gh.issues id=c → [1]", Phase: " explore", Lifecycle: "start"}
+	seen := map[string]Kind{}
+	for k := Empty; k < numKinds; k++ {
+		if k.String() == "" || k.String() == "invalid" {
+			t.Errorf("kind %d has no name", k)
+		}
+		p := k.Prefix()
+		if p == "" {
+			if k.IsBody() && k != Empty && k != Continuation && k != Unknown {
+				t.Errorf("%s has no prefix", k)
+			}
+			continue
+		}
+		if other, dup := seen[p]; dup {
+			t.Errorf("%s and %s share the prefix %q", k, other, p)
+		}
+		seen[p] = k
+		if k.Title() == "" || k.Doc() == "" {
+			t.Errorf("%s is not described", k)
+		}
+		r, ok := rest[k]
+		if !ok {
+			r = " some text id=x → [ok]"
+		}
+		line := p + r
+		li := ScanLine([]byte(line))
+		if li.Kind != k {
+			t.Errorf("%q is a %s line, want %s", line, li.Kind, k)
+			continue
+		}
+		toks := Tokenize([]byte(line), &li)
+		if toks[0].Kind != TokPrefix || line[toks[0].Span.Start:toks[0].Span.End] != p {
+			t.Errorf("%q: first token %+v, want the prefix %q", line, toks[0], p)
+		}
+	}
+}
+
+// Every key is found by its name and by nothing close to it, and its
+// value is read with its class.
+func TestKeyTable(t *testing.T) {
+	for _, k := range Keys() {
+		got, ok := KeyNamed(k.String())
+		if !ok || got != k {
+			t.Errorf("KeyNamed(%q) = %v, %v", k, got, ok)
+		}
+		for _, near := range []string{k.String() + "s", "x" + k.String(), strings.ToUpper(k.String()), k.String()[:len(k.String())-1]} {
+			if _, ok := KeyNamed(near); ok {
+				t.Errorf("%q is read as a key", near)
+			}
+		}
+		if k.Doc() == "" {
+			t.Errorf("%s has no doc", k)
+		}
+	}
+	li := ScanLine([]byte("a: x id=ab.c step=12x ts=2025-01-01T00:00:00Z, parent=ab-12g attempt=2/3 tokens_in=5k sig=Ep/4+ model=\"m x\""))
+	text := "a: x id=ab.c step=12x ts=2025-01-01T00:00:00Z, parent=ab-12g attempt=2/3 tokens_in=5k sig=Ep/4+ model=\"m x\""
+	for k, want := range map[Key]string{KeyID: "ab", KeyStep: "12", KeyTS: "2025-01-01T00:00:00Z,", KeyParent: "ab-12",
+		KeyAttempt: "2/3", KeyTokensIn: "5", KeySig: "Ep/4+", KeyModel: "\"m"} {
+		v, _ := li.Value([]byte(text), k)
+		if string(v) != want {
+			t.Errorf("%s=%q, want %q", k, v, want)
+		}
+	}
+}
+
+func TestHeaderFieldTable(t *testing.T) {
+	if got := strings.Join(RequiredFields(), ","); got != "format,id,repo_sha" {
+		t.Errorf("required fields %s", got)
+	}
+	for _, f := range FieldSpecs {
+		if spec, ok := FieldSpecNamed(f.Name); !ok || spec != f {
+			t.Errorf("FieldSpecNamed(%q) = %+v", f.Name, spec)
+		}
+		if f.Doc == "" {
+			t.Errorf("%s has no doc", f.Name)
+		}
+	}
+	if _, ok := FieldSpecNamed("prompt"); ok {
+		t.Error("prompt is not a header field of rlog/1")
+	}
+	for _, v := range Verbs {
+		if got, ok := VerbNamed(v.Name); !ok || got.Doc == "" {
+			t.Errorf("verb %s: %+v", v.Name, got)
+		}
+	}
+	for _, s := range Statuses {
+		if got, ok := StatusNamed(s.Word); !ok || got.Doc == "" || !strings.HasPrefix(s.Word, "[") {
+			t.Errorf("status %s: %+v", s.Word, got)
+		}
+	}
+}
