@@ -446,7 +446,8 @@ func (a *Analyzer) resolve(cs *chunkState) {
 					first, _ = f.firstStart.sum.id(id).firstStart()
 					hasStart = true
 				}
-				fd := finding("W010", int(m.line), m.span(), id) // rendered with the first start's line at output, which edits above it move
+				fd := finding("W010", int(m.line), m.span(), "")
+				fd.startedTwice = id
 				fd.Related = []Related{{Span: first.span(), Line: int(first.line), Message: "first started here"}}
 				cs.resolved = append(cs.resolved, fd)
 				continue
@@ -603,12 +604,13 @@ func (c *checker) emitChunk(a *Analyzer, cs *chunkState, lists ...[]Finding) {
 			f.Severity = c.cfg.severity(f.Code, f.Severity)
 			f.Span = f.Span.Shift(start)
 			f.Line += firstLine
-			if f.Code == "W010" {
+			if id := f.startedTwice; id != "" {
 				first := f.Related[0]
-				firstLine, start := a.place(a.ids[f.Message].firstStart)
+				firstLine, start := a.place(a.ids[id].firstStart)
 				rel := Related{Span: first.Span.Shift(start), Line: first.Line + firstLine, Message: first.Message}
-				f.Message = fmt.Sprintf("Call id '%s' was already started on line %d", f.Message, rel.Line+1)
+				f.Message = fmt.Sprintf("Call id '%s' was already started on line %d", id, rel.Line+1)
 				f.Related = []Related{rel}
+				f.startedTwice = ""
 			}
 			c.out = append(c.out, f)
 		}

@@ -178,6 +178,11 @@ type Finding struct {
 	Line     int          // 0-based line of Span.Start
 	Message  string
 	Related  []Related
+
+	// startedTwice is, on a W010 finding until it is emitted, the call id:
+	// the message names the line of the id's first start, which edits
+	// above it move, so it is written when the findings are listed.
+	startedTwice string
 }
 
 // Related points at another place that explains a finding.
