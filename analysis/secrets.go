@@ -2,9 +2,12 @@ package analysis
 
 import (
 	"bytes"
+	"cmp"
 	"math"
 	"math/bits"
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -852,6 +855,30 @@ func pemBodyLine(line []byte) (m SecretMatch, more, ok bool) {
 		}
 	}
 	return SecretMatch{Kind: "private_key", Start: p, End: len(content)}, true, true
+}
+
+// RedactionSummary says what a redaction replaced, most frequent kind
+// first (then by name): "3 values redacted (2 openai_key, 1 password)".
+func RedactionSummary(matches []SecretMatch) string {
+	counts := map[string]int{}
+	for _, m := range matches {
+		counts[m.Kind]++
+	}
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
+		kinds = append(kinds, k)
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if c := cmp.Compare(counts[b], counts[a]); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = strconv.Itoa(counts[k]) + " " + k
+	}
+	return plural(len(matches), "value") + " redacted (" + strings.Join(parts, ", ") + ")"
 }
 
 // RedactedName is the name of the redacted copy of a file: ".redacted"

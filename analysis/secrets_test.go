@@ -343,3 +343,15 @@ func TestS001OnHeaderAndBodyLines(t *testing.T) {
 		t.Errorf("Redact found %d", len(m))
 	}
 }
+
+// The CLI and the editor say the same thing about a redaction: most
+// frequent kind first, ties by name.
+func TestRedactionSummary(t *testing.T) {
+	ms := []SecretMatch{{Kind: "password"}, {Kind: "openai_key"}, {Kind: "jwt"}, {Kind: "openai_key"}}
+	if got, want := RedactionSummary(ms), "4 values redacted (2 openai_key, 1 jwt, 1 password)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := RedactionSummary(ms[:1]), "1 value redacted (1 password)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
@@ -118,23 +116,5 @@ func redactionSummary(matches []analysis.SecretMatch) string {
 	if len(matches) == 0 {
 		return "no credential found; the copy is identical"
 	}
-	counts := map[string]int{}
-	for _, m := range matches {
-		counts[m.Kind]++
-	}
-	kinds := make([]string, 0, len(counts))
-	for k := range counts {
-		kinds = append(kinds, k)
-	}
-	sort.Slice(kinds, func(i, j int) bool {
-		if counts[kinds[i]] != counts[kinds[j]] {
-			return counts[kinds[i]] > counts[kinds[j]]
-		}
-		return kinds[i] < kinds[j]
-	})
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
-	}
-	return fmt.Sprintf("%s redacted (%s)", plural(len(matches), "value"), strings.Join(parts, ", "))
+	return analysis.RedactionSummary(matches)
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
-	"strings"
 
 	"go.lsp.dev/protocol"
 
@@ -159,31 +157,9 @@ func redactCommand(ctx context.Context, wc *wsCtx, raw json.RawMessage) (any, er
 	}
 	target := fileURI(written)
 	_ = wc.Client.ShowMessage(ctx, protocol.MessageTypeInfo,
-		fmt.Sprintf("rlog-ls: wrote %s: %s.", name, redactedCounts(matches)))
+		fmt.Sprintf("rlog-ls: wrote %s: %s.", name, analysis.RedactionSummary(matches)))
 	if _, err := wc.Client.ShowDocument(ctx, protocol.ShowDocumentParams{URI: protocol.URI(target), TakeFocus: true}); err != nil {
 		wc.Log.Debug("showDocument: " + err.Error())
 	}
 	return redactResult{URI: target, Created: true, Redacted: len(matches)}, nil
-}
-
-// redactedCounts is "3 values redacted (2 openai_key, 1 password)".
-func redactedCounts(matches []analysis.SecretMatch) string {
-	counts := map[string]int{}
-	for _, m := range matches {
-		counts[m.Kind]++
-	}
-	kinds := make([]string, 0, len(counts))
-	for k := range counts {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
-	}
-	noun := "values"
-	if len(matches) == 1 {
-		noun = "value"
-	}
-	return fmt.Sprintf("%d %s redacted (%s)", len(matches), noun, strings.Join(parts, ", "))
 }
