@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -36,7 +33,7 @@ const (
 // placeholder, fails the rules' repo_sha check (W009) on its own output;
 // this value passes it and still says plainly that there is no commit. It
 // is reported as a synthesized value.
-const NullSHA = "0000000000000000000000000000000000000000"
+const NullSHA = grammar.NullRepoSHA
 
 // Write writes s as rlog/1. It needs the whole session: usage is written
 // once per message, with the message's merged counts.
@@ -142,205 +139,6 @@ func (wr *writer) prepare() {
 			wr.usageAt[i] = u
 		}
 	}
-}
-
-// ---- header
-
-var (
-	yamlKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
-)
-
-// Typed fields of the reference Header struct (formats.md §1.2): an extra
-// under one of these names must have that type or it is not written.
-var (
-	stringFields = map[string]bool{"format": true, "id": true, "repo_sha": true, "mode": true, "model": true,
-		"agent": true, "version": true, "repo": true, "branch": true, "sandbox_id": true, "runner": true,
-		"budget": true, "duration": true, "classification": true, "notes": true, "client_version": true,
-		"slug": true, "cwd": true}
-	countFields = map[string]bool{"tokens_total_in": true, "tokens_total_out": true, "tokens_cached": true, "tokens_cache_create": true}
-)
-
-func (wr *writer) header() {
-	h := &wr.s.Header
-	written := map[string]bool{}
-	field := func(k, v string) {
-		written[k] = true
-		wr.printf("%s: %s\n", k, yamlScalar(v))
-	}
-	wr.printf("---\n")
-	field("format", "rlog/1")
-	id := h.ID
-	if strings.TrimSpace(id) == "" {
-		id = "unknown"
-		wr.rep.Add(model.LossSynthesized, "header id: unknown (the source has no session id)", model.Loc{})
-	}
-	field("id", id)
-	sha := wr.opt.RepoSHA
-	if sha == "" {
-		sha = h.RepoSHA
-	}
-	if sha == "" {
-		sha = NullSHA
-		wr.rep.AddRemedy(model.LossSynthesized, "header repo_sha: "+NullSHA+" (git's null id; the source names no commit)", model.Loc{}, "name the commit with --repo-sha SHA")
-	}
-	field("repo_sha", sha)
-	if h.AgentName != "" {
-		field("agent", h.AgentName)
-	}
-	if h.AgentVersion != "" {
-		field("version", h.AgentVersion)
-	}
-	if h.Model != "" {
-		field("model", h.Model)
-	}
-	if h.Branch != "" {
-		field("branch", h.Branch)
-	}
-	if h.Cwd != "" {
-		field("cwd", h.Cwd)
-	}
-	for _, f := range h.Extra {
-		if strings.HasPrefix(f.Key, "_") {
-			continue
-		}
-		if written[f.Key] || countFields[f.Key] || !yamlKey.MatchString(f.Key) {
-			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (not a usable rlog header key)", model.Loc{})
-			continue
-		}
-		v, ok := yamlValue(f.Key, f.Value)
-		if !ok {
-			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (its value does not fit the rlog/1 header)", model.Loc{})
-			continue
-		}
-		written[f.Key] = true
-		wr.printf("%s: %s\n", f.Key, v)
-	}
-	if tot, ok := model.SessionTotals(h, wr.s.Events); ok {
-		wr.printf("tokens_total_in: %d\ntokens_total_out: %d\n", tot.Input, tot.Output)
-		if tot.CacheRead > 0 {
-			wr.printf("tokens_cached: %d\n", tot.CacheRead)
-		}
-		if tot.CacheCreate > 0 {
-			wr.printf("tokens_cache_create: %d\n", tot.CacheCreate)
-		}
-	}
-	if h.Prompt != "" {
-		wr.rep.Add(model.LossDroppedField, "header prompt (rlog has no prompt field; the first user line keeps its start)", model.Loc{})
-	}
-	wr.printf("---\n\n")
-}
-
-// yamlValue renders a JSON value as a one-line YAML value, or reports that
-// it does not fit: too long, or the wrong type for a named field.
-func yamlValue(key string, v json.RawMessage) (string, bool) {
-	if len(v) == 0 || len(v) > LimitComment {
-		return "", false
-	}
-	var s string
-	isStr := json.Unmarshal(v, &s) == nil
-	switch {
-	case key == "dirty":
-		if string(v) == "true" || string(v) == "false" {
-			return string(v), true
-		}
-		return "", false
-	case key == "skills" || key == "mcp":
-		var items []string
-		if json.Unmarshal(v, &items) != nil {
-			return "", false
-		}
-		return string(model.MustJSON(items)), true
-	case stringFields[key] && !isStr:
-		return "", false
-	case isStr:
-		if strings.ContainsAny(s, "\n\r") && len(s) > 200 {
-			return "", false
-		}
-		return yamlScalar(s), true
-	case string(v) == "null":
-		return "", false
-	}
-	// Numbers and booleans as they are; arrays and objects as JSON, which
-	// is YAML flow syntax.
-	var out strings.Builder
-	if err := compactJSON(&out, v); err != nil {
-		return "", false
-	}
-	return yamlSafeFlow(out.String()), true
-}
-
-func compactJSON(b *strings.Builder, v json.RawMessage) error {
-	var x any
-	if err := json.Unmarshal(v, &x); err != nil {
-		return err
-	}
-	b.Write(model.MustJSON(x))
-	return nil
-}
-
-// yamlSafeFlow escapes what YAML does not allow inside double quotes of a
-// flow collection written as JSON (non-printable characters).
-func yamlSafeFlow(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if yamlPrintable(r) {
-			b.WriteRune(r)
-		} else {
-			fmt.Fprintf(&b, `\u%04x`, r)
-		}
-	}
-	return b.String()
-}
-
-// yamlScalar writes s plain when YAML reads it back as the same string,
-// and double-quoted otherwise.
-func yamlScalar(s string) string {
-	if plainOK(s) {
-		n := yaml.Node{Kind: yaml.ScalarNode, Value: s}
-		if n.ShortTag() == "!!str" {
-			return s
-		}
-	}
-	return yamlQuote(s)
-}
-
-var plainRE = regexp.MustCompile(`^[A-Za-z0-9_./+][A-Za-z0-9_./+@:,()-]*$`)
-
-func plainOK(s string) bool {
-	return plainRE.MatchString(s) && !strings.Contains(s, ": ") && !strings.HasSuffix(s, ":")
-}
-
-func yamlQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\r':
-			b.WriteString(`\r`)
-		default:
-			if yamlPrintable(r) {
-				b.WriteRune(r)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// yamlPrintable is YAML 1.2's c-printable without tab and line breaks.
-func yamlPrintable(r rune) bool {
-	return r >= 0x20 && r <= 0x7E || r == 0x85 || r >= 0xA0 && r <= 0xD7FF ||
-		r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF || r >= 0x10000 && r <= 0x10FFFF
 }
 
 // ---- body
@@ -1102,11 +900,6 @@ func (wr *writer) end(e *model.Event) {
 	}
 }
 
-// knownVerbs are rlog/1's lifecycle events (the rules hint at others).
-var knownVerbs = map[string]bool{"start": true, "end": true, "init": true, "phase": true, "checkpoint": true,
-	"pause": true, "resume": true, "assess": true, "notify": true, "wait-approval": true, "escalate": true,
-	"batch": true, "snapshot": true, "rotate": true, "compact": true}
-
 func (wr *writer) lifecycle(i int, e *model.Event) {
 	if wr.same {
 		l := &line{}
@@ -1132,7 +925,7 @@ func (wr *writer) lifecycle(i int, e *model.Event) {
 		wr.timeMeta(l, e)
 		wr.emit(l, nil)
 		wr.dropExtras(e)
-	case knownVerbs[e.Name]:
+	case isVerb(e.Name):
 		l := &line{}
 		l.add("@" + e.Name)
 		text, _ := cutLine(e.Text, LimitAgent)
@@ -1217,6 +1010,15 @@ func (wr *writer) passthrough(e *model.Event) {
 	}
 	typ := wordless(pick(e.RawType, "record"))
 	wr.printf("# %s: %s\n", typ, wr.neutral(text))
+}
+
+func compactJSON(b *strings.Builder, v json.RawMessage) error {
+	var x any
+	if err := json.Unmarshal(v, &x); err != nil {
+		return err
+	}
+	b.Write(model.MustJSON(x))
+	return nil
 }
 
 func sanitizeRaw(s string) string {

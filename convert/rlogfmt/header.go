@@ -1,0 +1,208 @@
+package rlogfmt
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// The YAML header: built as yaml.v3 nodes, in the order a reader expects
+// (format, id, repo_sha, the agent's fields, the source's other fields, the
+// token totals), and written by yaml.v3.
+
+// yamlKey is a key the header, and a tool argument, can be written under.
+var yamlKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+
+// isVerb reports whether name is one of rlog/1's lifecycle events (the
+// rules hint at others).
+func isVerb(name string) bool {
+	_, ok := grammar.VerbNamed(name)
+	return ok
+}
+
+// header writes the YAML header and reports what it had to make up or leave
+// out.
+func (wr *writer) header() {
+	h := &wr.s.Header
+	fields := headerFields{written: map[string]bool{}}
+	fields.add("format", stringNode(grammar.FormatVersion))
+	id := h.ID
+	if strings.TrimSpace(id) == "" {
+		id = "unknown"
+		wr.rep.Add(model.LossSynthesized, "header id: unknown (the source has no session id)", model.Loc{})
+	}
+	fields.add("id", stringNode(id))
+	fields.add("repo_sha", stringNode(wr.repoSHA()))
+	for _, f := range [...]struct{ key, value string }{
+		{"agent", h.AgentName}, {"version", h.AgentVersion}, {"model", h.Model}, {"branch", h.Branch}, {"cwd", h.Cwd},
+	} {
+		if f.value != "" {
+			fields.add(f.key, stringNode(f.value))
+		}
+	}
+	wr.headerExtras(&fields)
+	if tot, ok := model.SessionTotals(h, wr.s.Events); ok {
+		fields.add("tokens_total_in", countNode(tot.Input))
+		fields.add("tokens_total_out", countNode(tot.Output))
+		if tot.CacheRead > 0 {
+			fields.add("tokens_cached", countNode(tot.CacheRead))
+		}
+		if tot.CacheCreate > 0 {
+			fields.add("tokens_cache_create", countNode(tot.CacheCreate))
+		}
+	}
+	if h.Prompt != "" {
+		wr.rep.Add(model.LossDroppedField, "header prompt (rlog has no prompt field; the first user line keeps its start)", model.Loc{})
+	}
+	out, err := yaml.Marshal(&fields.node)
+	if err != nil && wr.err == nil {
+		wr.err = err // nodes built here always encode; kept for safety
+	}
+	wr.printf("---\n%s---\n\n", unescapeAstral(out))
+}
+
+// repoSHA is the commit the header names: the options', the source's, or
+// git's null id (reported).
+func (wr *writer) repoSHA() string {
+	if wr.opt.RepoSHA != "" {
+		return wr.opt.RepoSHA
+	}
+	if wr.s.Header.RepoSHA != "" {
+		return wr.s.Header.RepoSHA
+	}
+	wr.rep.AddRemedy(model.LossSynthesized, "header repo_sha: "+NullSHA+" (git's null id; the source names no commit)", model.Loc{}, "name the commit with --repo-sha SHA")
+	return NullSHA
+}
+
+// headerExtras adds the source's other header fields that fit rlog/1, and
+// reports the others. Keys starting with "_" are readers' hints.
+func (wr *writer) headerExtras(fields *headerFields) {
+	for _, f := range wr.s.Header.Extra {
+		if strings.HasPrefix(f.Key, "_") {
+			continue
+		}
+		spec, named := grammar.FieldSpecNamed(f.Key)
+		if fields.written[f.Key] || named && spec.Type == grammar.FieldCount || !yamlKey.MatchString(f.Key) {
+			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (not a usable rlog header key)", model.Loc{})
+			continue
+		}
+		n, ok := extraNode(spec.Type, named, f.Value)
+		if !ok {
+			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (its value does not fit the rlog/1 header)", model.Loc{})
+			continue
+		}
+		fields.add(f.Key, n)
+	}
+}
+
+// headerFields is the header's mapping as it is built.
+type headerFields struct {
+	node    yaml.Node
+	written map[string]bool
+}
+
+func (hf *headerFields) add(key string, value *yaml.Node) {
+	hf.written[key] = true
+	hf.node.Kind = yaml.MappingNode
+	hf.node.Content = append(hf.node.Content, stringNode(key), value)
+}
+
+// stringNode is s as a YAML string: plain when it is one ASCII token that
+// YAML reads back as the same string, double-quoted otherwise, so that the
+// header's values look alike and are read back as written.
+func stringNode(s string) *yaml.Node {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	if !plainToken.MatchString(s) || strings.Contains(s, ": ") || strings.HasSuffix(s, ":") {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	// Otherwise yaml.v3 writes it plain, or double-quoted when YAML would
+	// read the plain form as another type (true, 123, null, ~).
+	return n
+}
+
+var plainToken = regexp.MustCompile(`^[A-Za-z0-9_./+][A-Za-z0-9_./+@:,()-]*$`)
+
+func countNode(n int64) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(n, 10)}
+}
+
+// extraNode is a source field's JSON value as a header value, or false when
+// it does not fit: too long, null, or not of a named field's type. Strings
+// are stringNodes; numbers and booleans stay as written; arrays and objects
+// are written in flow style.
+func extraNode(typ grammar.FieldType, named bool, v json.RawMessage) (*yaml.Node, bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || len(v) > LimitComment || string(v) == "null" {
+		return nil, false
+	}
+	var s string
+	isStr := json.Unmarshal(v, &s) == nil
+	switch {
+	case named && typ == grammar.FieldBool:
+		if string(v) != "true" && string(v) != "false" {
+			return nil, false
+		}
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: string(v)}, true
+	case named && typ == grammar.FieldList:
+		var items []string
+		if json.Unmarshal(v, &items) != nil {
+			return nil, false
+		}
+		list := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, it := range items {
+			list.Content = append(list.Content, stringNode(it))
+		}
+		return list, true
+	case named && typ == grammar.FieldString && !isStr:
+		return nil, false
+	case isStr:
+		if strings.ContainsAny(s, "\n\r") && len(s) > 200 {
+			return nil, false
+		}
+		return stringNode(s), true
+	}
+	// JSON is YAML: numbers and booleans come back plain, arrays and
+	// objects in flow style with their strings double-quoted.
+	var doc yaml.Node
+	if err := yaml.Unmarshal(v, &doc); err != nil || len(doc.Content) != 1 {
+		return nil, false
+	}
+	return doc.Content[0], true
+}
+
+// unescapeAstral writes back as themselves the characters above U+FFFF
+// (emoji, rare scripts) that yaml.v3 escapes as \UXXXXXXXX inside double
+// quotes: its printable test stops at U+FFFF, though YAML allows them raw.
+// An escaped backslash (\\) is passed over, so only the emitter's own
+// escapes are read.
+func unescapeAstral(out []byte) []byte {
+	if !bytes.Contains(out, []byte(`\U`)) {
+		return out
+	}
+	var b bytes.Buffer
+	for i := 0; i < len(out); i++ {
+		if out[i] != '\\' || i+1 == len(out) {
+			b.WriteByte(out[i])
+			continue
+		}
+		if out[i+1] == 'U' && i+10 <= len(out) {
+			if r, err := strconv.ParseUint(string(out[i+2:i+10]), 16, 32); err == nil && r > 0xFFFF && utf8.ValidRune(rune(r)) {
+				b.WriteRune(rune(r))
+				i += 9
+				continue
+			}
+		}
+		b.Write(out[i : i+2])
+		i++
+	}
+	return b.Bytes()
+}
