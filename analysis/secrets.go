@@ -177,61 +177,77 @@ const eachByte = 0x0101010101010101
 // word byte and unmasks clsEscape when it is a backslash.
 const (
 	clsWord      = 1 << iota // [A-Za-z0-9_-]
-	clsFirst                 // can start a vendor shape (prefixFirst, or b/B)
+	clsFirst                 // can start a vendor shape
 	clsBackslash             // '\\'
 	clsEscape                // a JSON escape letter: n t r b f
 	clsSep                   // '=' or ':'
 	// Eight bytes at a time, a shape's start is also checked against the
 	// byte after it: a first byte of group k (in secretClass) must be
 	// followed by a second byte of group k (in secondClass).
-	clsGroup1 // s r, then k
-	clsGroup2 // g A x n e -, then h i l K S I o p y -
-	clsGroup3 // b B, then e a E A
+	clsGroup1
+	clsGroup2
+	clsGroup3
 
 	clsGroups = clsGroup1 | clsGroup2 | clsGroup3
 )
 
-var secretClass = func() (t [256]uint8) {
+// ownFilterGroups are the first bytes that get a group of their own in the
+// eight-byte filter: they start many ordinary words (so, real, be, By...),
+// and their own group lets through only the second bytes of their shapes
+// (sk, rk; Be, Ba). Every other first byte shares the third group.
+var ownFilterGroups = [2]string{"sr", "bB"}
+
+// The scan's tables, built from vendorShapes: the classes of each byte and
+// of each byte as a shape's second byte, the shapes by first byte, and the
+// length of the word run each first byte's shapes need.
+var (
+	secretClass, secondClass [256]uint8
+	shapesByFirst            [256][]*vendorShape
+	wordRange                [256][2]int // [min, max] word run at a shape's start; max 0: no shape
+)
+
+func init() {
 	for c := range 256 {
 		b := byte(c)
 		if wordByte[b] {
-			t[c] |= clsWord
-		}
-		if prefixFirst[b] || b|0x20 == 'b' {
-			t[c] |= clsFirst
+			secretClass[c] |= clsWord
 		}
 		if isEscapeLetter(b) {
-			t[c] |= clsEscape
+			secretClass[c] |= clsEscape
 		}
 	}
-	t['\\'] |= clsBackslash
-	t['='] |= clsSep
-	t[':'] |= clsSep
-	for _, c := range []byte("sr") {
-		t[c] |= clsGroup1
+	secretClass['\\'] |= clsBackslash
+	secretClass['='] |= clsSep
+	secretClass[':'] |= clsSep
+	group := func(first byte) uint8 {
+		for g, bytes := range ownFilterGroups {
+			if strings.IndexByte(bytes, first) >= 0 {
+				return []uint8{clsGroup1, clsGroup3}[g]
+			}
+		}
+		return clsGroup2
 	}
-	for _, c := range []byte("gAxne-") {
-		t[c] |= clsGroup2
+	for i := range vendorShapes {
+		sh := &vendorShapes[i]
+		lo, hi := sh.minWord, sh.maxWord
+		if sh.match == nil {
+			lo, hi = len(sh.prefix)+sh.minTail, 1<<30
+		}
+		for _, first := range sh.cases(0) {
+			shapesByFirst[first] = append(shapesByFirst[first], sh)
+			secretClass[first] |= clsFirst | group(first)
+			for _, second := range sh.cases(1) {
+				secondClass[second] |= group(first)
+			}
+			r := &wordRange[first]
+			if r[1] == 0 {
+				*r = [2]int{lo, hi}
+			} else {
+				*r = [2]int{min(r[0], lo), max(r[1], hi)}
+			}
+		}
 	}
-	for _, c := range []byte("bB") {
-		t[c] |= clsGroup3
-	}
-	return t
-}()
-
-// secondClass marks the bytes that can follow a shape's first byte, by the
-// first byte's group (see prefixedSecret: sk, rk; gh gi gl AK AS AI xo np
-// ey --; Be Ba in any case).
-var secondClass = func() (t [256]uint8) {
-	t['k'] |= clsGroup1
-	for _, c := range []byte("hilKSIopy-") {
-		t[c] |= clsGroup2
-	}
-	for _, c := range []byte("eaEA") {
-		t[c] |= clsGroup3
-	}
-	return t
-}()
+}
 
 // wordSecret tries the vendor shapes on the word run [i, j).
 func wordSecret(line []byte, i, j int) (SecretMatch, bool) {
@@ -248,21 +264,12 @@ func wordSecret(line []byte, i, j int) (SecretMatch, bool) {
 // hold a vendor shape: checked inline for every word, so most words cost
 // no call at all.
 func mayStartShape(c byte, n int) bool {
-	return n >= 10 && prefixFirst[c] || (n == 5 || n == 6) && c|0x20 == 'b'
+	r := &wordRange[c]
+	return n >= r[0] && n <= r[1]
 }
 
 // isEscapeLetter: the letters of the JSON escapes \n \t \r \b \f.
 func isEscapeLetter(c byte) bool { return c == 'n' || c == 't' || c == 'r' || c == 'b' || c == 'f' }
-
-// prefixFirst: the first bytes of the vendor shapes (sk-, rk_, gh*_,
-// github_pat_, glpat-, AKIA, ASIA, AIza, xox*-, npm_, eyJ, -----BEGIN, and
-// Bearer/Basic).
-var prefixFirst = func() (t [256]bool) {
-	for _, c := range []byte("srgAxne-bB") {
-		t[c] = true
-	}
-	return t
-}()
 
 var wordByte = func() (t [256]bool) {
 	for c := range 256 {
@@ -358,86 +365,88 @@ func entropy(b []byte) float64 {
 	return h
 }
 
-// prefixedSecret recognises a credential that starts at i (a word start)
-// by its shape.
+// vendorShape is a credential recognised by its shape at a word start: a
+// prefix and a tail of minTail to maxTail bytes (0: no limit) that has
+// both letters and digits, or, for the shapes that are not a prefix and a
+// tail, a matcher and the length of the word run it starts.
+type vendorShape struct {
+	prefix           string
+	fold             bool // the prefix in any case
+	tail             func(byte) bool
+	minTail, maxTail int
+	kind             string
+	// wholeWord: the token must not run on into more letters or digits
+	// (an AWS key id is exactly 20 characters).
+	wholeWord bool
+
+	match            func(line []byte, i int) (SecretMatch, bool)
+	minWord, maxWord int // with match: the word run at a start
+}
+
+// vendorShapes are the credentials recognised by their form alone. Shapes
+// with the same first byte are tried in this order: a longer prefix before
+// a shorter one it starts with (sk-ant- before sk-).
+var vendorShapes = []vendorShape{
+	{prefix: "sk-ant-", tail: isWordByte, minTail: 20, kind: "anthropic_key"},
+	{prefix: "sk_live_", tail: isAlnum, minTail: 16, kind: "stripe_key"},
+	{prefix: "sk-", tail: isWordByte, minTail: 20, kind: "openai_key"},
+	{prefix: "rk_live_", tail: isAlnum, minTail: 16, kind: "stripe_key"},
+	{prefix: "ghp_", tail: isAlnum, minTail: 30, maxTail: 255, kind: "github_token"},
+	{prefix: "gho_", tail: isAlnum, minTail: 30, maxTail: 255, kind: "github_token"},
+	{prefix: "ghu_", tail: isAlnum, minTail: 30, maxTail: 255, kind: "github_token"},
+	{prefix: "ghs_", tail: isAlnum, minTail: 30, maxTail: 255, kind: "github_token"},
+	{prefix: "ghr_", tail: isAlnum, minTail: 30, maxTail: 255, kind: "github_token"},
+	{prefix: "github_pat_", tail: func(c byte) bool { return isAlnum(c) || c == '_' }, minTail: 22, kind: "github_token"},
+	{prefix: "glpat-", tail: isWordByte, minTail: 20, kind: "gitlab_token"},
+	{prefix: "AKIA", tail: isUpperAlnum, minTail: 16, maxTail: 16, kind: "aws_access_key", wholeWord: true},
+	{prefix: "ASIA", tail: isUpperAlnum, minTail: 16, maxTail: 16, kind: "aws_access_key", wholeWord: true},
+	{prefix: "AIza", tail: isB64URL, minTail: 35, maxTail: 35, kind: "google_api_key"},
+	{prefix: "xoxa-", tail: isWordByte, minTail: 10, kind: "slack_token"},
+	{prefix: "xoxb-", tail: isWordByte, minTail: 10, kind: "slack_token"},
+	{prefix: "xoxp-", tail: isWordByte, minTail: 10, kind: "slack_token"},
+	{prefix: "xoxr-", tail: isWordByte, minTail: 10, kind: "slack_token"},
+	{prefix: "xoxs-", tail: isWordByte, minTail: 10, kind: "slack_token"},
+	{prefix: "xoxe-", tail: isWordByte, minTail: 10, kind: "slack_token"},
+	{prefix: "npm_", tail: isAlnum, minTail: 36, maxTail: 36, kind: "npm_token"},
+	// header.payload.signature, each part at least 10 bytes.
+	{prefix: "eyJ", kind: "jwt", match: jwtAt, minWord: 10, maxWord: 1 << 30},
+	{prefix: "-----BEGIN ", kind: "private_key", match: privateKeyAt, minWord: 10, maxWord: 10},
+	{prefix: "bearer ", fold: true, kind: "bearer_token", match: authorizationValue, minWord: 6, maxWord: 6},
+	{prefix: "basic ", fold: true, kind: "basic_auth", match: authorizationValue, minWord: 5, maxWord: 5},
+}
+
+// cases returns the bytes the shape's prefix may have at i: both cases
+// when it folds.
+func (sh *vendorShape) cases(i int) []byte {
+	c := sh.prefix[i]
+	if sh.fold && c|0x20 >= 'a' && c|0x20 <= 'z' {
+		return []byte{c | 0x20, c &^ 0x20}
+	}
+	return []byte{c}
+}
+
+// prefixedSecret recognises a credential that starts at i by its shape.
 func prefixedSecret(line []byte, i int) (SecretMatch, bool) {
-	token := func(prefix string, ok func(byte) bool, minTail, maxTail int, kind string) (SecretMatch, bool) {
-		if !hasPrefixAt(line, i, prefix) {
-			return SecretMatch{}, false
+	for _, sh := range shapesByFirst[line[i]] {
+		if sh.fold && !hasFoldPrefixAt(line, i, sh.prefix) || !sh.fold && !hasPrefixAt(line, i, sh.prefix) {
+			continue
 		}
-		start := i + len(prefix)
-		end := run(line, start, ok)
+		if sh.match != nil {
+			if m, ok := sh.match(line, i); ok {
+				return m, true
+			}
+			continue
+		}
+		start := i + len(sh.prefix)
+		end := run(line, start, sh.tail)
 		tail := line[start:end]
-		if len(tail) < minTail || (maxTail > 0 && len(tail) > maxTail) || !mixed(tail) || placeholder(tail) {
-			return SecretMatch{}, false
+		if len(tail) < sh.minTail || (sh.maxTail > 0 && len(tail) > sh.maxTail) || !mixed(tail) || placeholder(tail) ||
+			sh.wholeWord && end < len(line) && isAlnum(line[end]) {
+			continue
 		}
-		return SecretMatch{Kind: kind, Start: i, End: end}, true
+		return SecretMatch{Kind: sh.kind, Start: i, End: end}, true
 	}
-	var m SecretMatch
-	var ok bool
-	next := byte(0)
-	if i+1 < len(line) {
-		next = line[i+1]
-	}
-	switch line[i] {
-	case 's':
-		if next != 'k' {
-			return SecretMatch{}, false
-		}
-		if m, ok = token("sk-ant-", isWordByte, 20, 0, "anthropic_key"); !ok {
-			if m, ok = token("sk_live_", isAlnum, 16, 0, "stripe_key"); !ok {
-				m, ok = token("sk-", isWordByte, 20, 0, "openai_key")
-			}
-		}
-	case 'r':
-		m, ok = token("rk_live_", isAlnum, 16, 0, "stripe_key")
-	case 'g':
-		if next != 'h' && next != 'i' && next != 'l' {
-			return SecretMatch{}, false
-		}
-		for _, p := range []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"} {
-			if m, ok = token(p, isAlnum, 30, 255, "github_token"); ok {
-				break
-			}
-		}
-		if !ok {
-			if m, ok = token("github_pat_", func(c byte) bool { return isAlnum(c) || c == '_' }, 22, 0, "github_token"); !ok {
-				m, ok = token("glpat-", isWordByte, 20, 0, "gitlab_token")
-			}
-		}
-	case 'A':
-		for _, p := range []string{"AKIA", "ASIA"} {
-			if m, ok = token(p, isUpperAlnum, 16, 16, "aws_access_key"); ok {
-				break
-			}
-		}
-		if ok && m.End < len(line) && isAlnum(line[m.End]) {
-			ok = false
-		}
-		if !ok {
-			m, ok = token("AIza", isB64URL, 35, 35, "google_api_key")
-		}
-	case 'x':
-		if hasPrefixAt(line, i, "xox") && i+4 < len(line) && line[i+4] == '-' {
-			switch line[i+3] {
-			case 'a', 'b', 'p', 'r', 's', 'e':
-				m, ok = token(string(line[i:i+5]), isWordByte, 10, 0, "slack_token")
-			}
-		}
-	case 'n':
-		m, ok = token("npm_", isAlnum, 36, 36, "npm_token")
-	case 'e':
-		if next == 'y' {
-			m, ok = jwtAt(line, i)
-		}
-	case '-':
-		m, ok = privateKeyAt(line, i)
-	case 'B', 'b':
-		if next|0x20 == 'e' || next|0x20 == 'a' {
-			m, ok = authorizationValue(line, i)
-		}
-	}
-	return m, ok
+	return SecretMatch{}, false
 }
 
 // jwtAt recognises header.payload.signature, the first two being base64url

@@ -355,3 +355,46 @@ func TestRedactionSummary(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// Every vendor shape of the table is found where it stands in a line,
+// through the eight-byte filter built from the table, and every kind has
+// a name for messages. The shapes that are a prefix and a tail get an
+// example made from the table itself.
+func TestVendorShapesFound(t *testing.T) {
+	examples := map[string]string{
+		"jwt":          "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+		"private_key":  "-----BEGIN RSA PRIVATE KEY-----MIIEpAIBAAKCAQEA75k1c2b3d4e5f6g7h8-----END RSA PRIVATE KEY-----",
+		"bearer_token": "BEARER abcdef0123456789ABCDEF",
+		"basic_auth":   `Authorization: basic dXNlcjpwYXNzd29yZA==`,
+	}
+	for _, sh := range vendorShapes {
+		if _, ok := secretKinds[sh.kind]; !ok {
+			t.Errorf("%s: kind %s has no description", sh.prefix, sh.kind)
+		}
+		ex := examples[sh.kind]
+		tail := func(n int) string {
+			var b []byte
+			for i := 0; len(b) < n; i++ {
+				if c := "aB1cD2eF3"[i%9]; sh.tail(c) {
+					b = append(b, c)
+				}
+			}
+			return string(b)
+		}
+		if sh.match == nil {
+			ex = sh.prefix + tail(sh.minTail)
+		}
+		line := "a: some words then " + ex + " and more"
+		ms := FindSecrets([]byte(line))
+		want := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(ex, "Authorization: "), "basic "), "BEARER ")
+		if len(ms) != 1 || ms[0].Kind != sh.kind || line[ms[0].Start:ms[0].End] != want {
+			t.Errorf("%s: %q gives %+v, want one %s covering %q", sh.prefix, line, ms, sh.kind, want)
+		}
+		if sh.match == nil && sh.minTail > 1 {
+			short := "a: " + sh.prefix + tail(sh.minTail-1) + " end"
+			if ms := FindSecrets([]byte(short)); len(ms) != 0 && ms[0].Kind == sh.kind {
+				t.Errorf("%q (tail one short) gives %+v", short, ms)
+			}
+		}
+	}
+}
