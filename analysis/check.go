@@ -39,7 +39,8 @@ func (c *checker) add(code string, span grammar.Span, msg string, related ...Rel
 func (c *checker) headerAnchor() grammar.Span {
 	n := max(c.t.Region().HeaderStart, 0)
 	l := c.t.Line(n)
-	return grammar.Span{Start: l.Start, End: l.TrimEnd}
+	li, _ := c.t.Info(n) // the trimmed line: a byte order mark is not text
+	return grammar.Span{Start: l.Start + li.Trim.Start, End: l.TrimEnd}
 }
 
 func (c *checker) header() {

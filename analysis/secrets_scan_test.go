@@ -2,8 +2,6 @@ package analysis
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -74,7 +72,8 @@ var secretScanSeeds = []string{
 }
 
 // The class-table scan finds exactly what the word-by-word scan finds: on
-// the seeds, every line of a generated session and of the corpus.
+// the seeds, every line of a generated session, of the fixtures and of
+// the corpus.
 func TestSecretScanMatchesWordByWord(t *testing.T) {
 	for _, s := range secretScanSeeds {
 		checkSameSecrets(t, []byte(s))
@@ -86,29 +85,21 @@ func TestSecretScanMatchesWordByWord(t *testing.T) {
 	for _, line := range bytes.Split(buf.Bytes(), []byte("\n")) {
 		checkSameSecrets(t, line)
 	}
-	root, ok := corpus.Find()
+	n := 0
+	eachLine(t, "../testdata", func(_ string, _ int, line []byte) {
+		checkSameSecrets(t, line)
+		n++
+	})
+	t.Logf("compared %d lines of the fixtures", n)
+	root, ok := corpus.Sweep(t)
 	if !ok {
-		t.Log("corpus not found (../shared/corpus): only generated lines compared")
 		return
 	}
-	n := 0
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		src, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, line := range bytes.Split(src, []byte("\n")) {
-			checkSameSecrets(t, line)
-			n++
-		}
-		return nil
+	n = 0
+	eachLine(t, root, func(_ string, _ int, line []byte) {
+		checkSameSecrets(t, line)
+		n++
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Logf("compared %d corpus lines", n)
 }
 

@@ -1,13 +1,49 @@
-// Package corpus locates the shared corpus of real session logs that tests
-// read (../shared/corpus next to the repository, or $RLOG_CORPUS).
+// Package corpus locates the corpus of real session logs that some tests
+// sweep in addition to the project's own fixtures: ../shared/corpus next to
+// the repository, or the folder $RLOG_CORPUS names. RLOG_CORPUS=none (or a
+// folder that does not exist) says there is no corpus, as on a fresh clone.
+//
+// Every test must pass without the corpus: what it checks on real files it
+// checks on fixtures in testdata/ too. Sweep is for the extra runs over the
+// corpus: without one it logs why and reports false, and the test goes on
+// (no skip). Dir, Path, Files and Glob skip the test instead; they are for
+// tests that have not been given fixtures yet.
 package corpus
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
 )
+
+// Sweep returns the corpus directory, or logs that there is none and
+// returns false, for a test's extra pass over the real files.
+func Sweep(t testing.TB) (string, bool) {
+	t.Helper()
+	dir, err := find()
+	if err != nil {
+		t.Logf("no sweep over the corpus (%v): set RLOG_CORPUS or place it at ../shared/corpus next to the repository", err)
+		return "", false
+	}
+	return dir, true
+}
+
+// SweepFiles lists the corpus files under each of dirs whose name ends in
+// ext, or logs that there is no corpus and returns nil.
+func SweepFiles(t testing.TB, ext string, dirs ...string) []string {
+	t.Helper()
+	root, ok := Sweep(t)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, d := range dirs {
+		out = append(out, walk(t, filepath.Join(root, filepath.FromSlash(d)), ext)...)
+	}
+	return out
+}
 
 // Dir returns the corpus directory, or skips the test with the reason when
 // it is not there.
@@ -33,8 +69,17 @@ func Path(t testing.TB, rel string) string {
 // Files lists the corpus files under rel whose name ends in ext.
 func Files(t testing.TB, rel, ext string) []string {
 	t.Helper()
-	var out []string
 	root := Path(t, rel)
+	out := walk(t, root, ext)
+	if len(out) == 0 {
+		t.Skipf("no %s files under %s", ext, root)
+	}
+	return out
+}
+
+func walk(t testing.TB, root, ext string) []string {
+	t.Helper()
+	var out []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -46,9 +91,6 @@ func Files(t testing.TB, rel, ext string) []string {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(out) == 0 {
-		t.Skipf("no %s files under %s", ext, root)
 	}
 	return out
 }
@@ -74,8 +116,13 @@ func Glob(t testing.TB, pattern string) []string {
 	return m
 }
 
+var errNone = errors.New("RLOG_CORPUS=none")
+
 func find() (string, error) {
 	if d := os.Getenv("RLOG_CORPUS"); d != "" {
+		if d == "none" {
+			return "", errNone
+		}
 		_, err := os.Stat(d)
 		return d, err
 	}

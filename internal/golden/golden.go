@@ -15,6 +15,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -119,8 +120,8 @@ func (a *Archive) File(t testing.TB, name string) []byte {
 }
 
 // Check compares got with the golden file called name. Under -update it
-// sets the file (adding it when missing) instead, and Run writes the
-// archive back.
+// sets the file instead (a new one after the files of the same stem), and
+// Run writes the archive back.
 func (a *Archive) Check(t testing.TB, name string, got []byte) {
 	t.Helper()
 	got = fixNL(got)
@@ -147,13 +148,28 @@ func (a *Archive) set(name string, data []byte) {
 			return
 		}
 	}
-	a.Files = append(a.Files, File{Name: name, Data: data})
+	// A new file goes after the files of the same stem (x.findings after
+	// x.rlog), so that each output follows its input.
+	at := len(a.Files)
+	for i, f := range a.Files {
+		if stem(f.Name) == stem(name) {
+			at = i + 1
+		}
+	}
+	// A new list, so that a caller ranging over the files meets each once.
+	a.Files = slices.Concat(a.Files[:at:at], []File{{Name: name, Data: data}}, a.Files[at:])
+}
+
+func stem(name string) string {
+	if i := strings.LastIndexByte(name, '.'); i > 0 {
+		return name[:i]
+	}
+	return name
 }
 
 // Run calls fn on every archive matching pattern (relative to the test's
 // folder, such as "testdata/rules/*.txtar"), each in a subtest named after
-// the file, and under -update writes back the archives whose golden files
-// changed. A pattern that matches nothing fails the test.
+// the file. A pattern that matches nothing fails the test.
 func Run(t *testing.T, pattern string, fn func(t *testing.T, a *Archive)) {
 	t.Helper()
 	paths, err := filepath.Glob(pattern)
@@ -164,20 +180,26 @@ func Run(t *testing.T, pattern string, fn func(t *testing.T, a *Archive)) {
 		t.Fatalf("no archive matches %s", pattern)
 	}
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
+		t.Run(strings.TrimSuffix(filepath.Base(p), ".txtar"), func(t *testing.T) { Use(t, p, fn) })
+	}
+}
+
+// Use calls fn on the archive at path and, under -update, writes it back
+// when its golden files changed. A missing archive fails the test, or
+// under -update starts empty and is created.
+func Use(t *testing.T, path string, fn func(t *testing.T, a *Archive)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil && !(*update && os.IsNotExist(err)) {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	a := Parse(data)
+	a.Path = path
+	fn(t, a)
+	if a.changed {
+		if err := os.WriteFile(path, a.Format(), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		a := Parse(data)
-		a.Path = p
-		t.Run(strings.TrimSuffix(filepath.Base(p), ".txtar"), func(t *testing.T) {
-			fn(t, a)
-			if a.changed {
-				if err := os.WriteFile(p, a.Format(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("updated %s", p)
-			}
-		})
+		t.Logf("updated %s", path)
 	}
 }

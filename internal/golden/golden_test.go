@@ -57,9 +57,10 @@ func TestCheckAndUpdate(t *testing.T) {
 		}
 		a.Check(t, "out", []byte("new\n"))
 		a.Check(t, "added", []byte("more"))
+		a.Check(t, "in.out", []byte("after in"))
 	})
 	got, _ := os.ReadFile(p)
-	if want := "comment\n-- in --\nx\n-- out --\nnew\n-- added --\nmore\n"; string(got) != want {
+	if want := "comment\n-- in --\nx\n-- in.out --\nafter in\n-- out --\nnew\n-- added --\nmore\n"; string(got) != want {
 		t.Errorf("archive after -update:\n%s\nwant\n%s", got, want)
 	}
 }
