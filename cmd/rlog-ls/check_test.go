@@ -134,14 +134,22 @@ func TestCheckFoldersRecursively(t *testing.T) {
 	}
 }
 
-func TestCheckSampleAndCorpus(t *testing.T) {
+func TestCheckSampleAndFixtures(t *testing.T) {
 	out, _, code := runCLI(t, "check", "../../testdata/sample.rlog")
 	if code != 0 || !strings.Contains(out, "W002") {
 		t.Fatalf("the README's sample: %d %s", code, out)
 	}
-	out, _, code = runCLI(t, "check", corpus.Path(t, "rlog"))
-	if code != 1 || !strings.Contains(out, "13 files checked") {
-		t.Fatalf("corpus: %d %s", code, out)
+	// The fixture logs: one has errors (E004), so the status is 1; their
+	// findings are analysis/testdata/findings.
+	out, _, code = runCLI(t, "check", "../../testdata/logs")
+	if code != 1 || !strings.HasSuffix(out, "7 files checked: 2 errors, 11 warnings, 10 info, 2 hints\n") {
+		t.Fatalf("fixture logs: %d %s", code, out)
+	}
+	if dir, ok := corpus.Sweep(t); ok {
+		out, _, code = runCLI(t, "check", filepath.Join(dir, "rlog"))
+		if code != 1 || !strings.Contains(out, "13 files checked") {
+			t.Fatalf("corpus: %d %s", code, out)
+		}
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/grammar"
-	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
 const sampleRlog = cleanHeader + "@start id=s ts=2025-12-24T00:11:56Z\n" +
@@ -79,7 +78,7 @@ func TestConvertStdoutFlagsAfterInputAndJSONReport(t *testing.T) {
 }
 
 func TestConvertClaudeToRlogWithRepoSHA(t *testing.T) {
-	src := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/sonnet-raw.jsonl")
+	src := "../../testdata/claude/units-session.jsonl"
 	out := filepath.Join(t.TempDir(), "x.rlog")
 	_, stderr, code := runCLI(t, "convert", "--to", "rlog", "--repo-sha", "abc1234", src, "-o", out)
 	if code != 0 {

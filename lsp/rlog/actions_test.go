@@ -15,7 +15,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/internal/corpus"
 	"github.com/rlog-ls/rlog-ls/lsp"
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
@@ -274,7 +273,7 @@ func TestConvertWritesFileWithoutResourceOperations(t *testing.T) {
 }
 
 func TestConvertToRlogCommand(t *testing.T) {
-	src := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/sonnet-raw.jsonl")
+	src := "../../testdata/claude/units-session.jsonl"
 	dir := t.TempDir()
 	in := filepath.Join(dir, "sonnet-raw.jsonl")
 	data, _ := os.ReadFile(src)
@@ -286,7 +285,7 @@ func TestConvertToRlogCommand(t *testing.T) {
 	}
 	lsptest.AssertJSON(t, res, `{"uri":"`+string(fileURI(filepath.Join(dir, "sonnet-raw.rlog")))+`","created":true}`)
 	out, _ := os.ReadFile(filepath.Join(dir, "sonnet-raw.rlog"))
-	if !bytes.HasPrefix(out, []byte("---\nformat: rlog/1\nid: ccf3efc2")) || !bytes.Contains(out, []byte("\no: id=toolu_")) {
+	if !bytes.HasPrefix(out, []byte("---\nformat: rlog/1\nid: 5c1e0b7a")) || !bytes.Contains(out, []byte("\no: id=toolu_")) {
 		t.Errorf("output:\n%.400s", out)
 	}
 	shown := messages(c, protocol.MethodWindowShowMessage)
