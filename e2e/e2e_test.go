@@ -1,9 +1,20 @@
-// Package e2e drives real editors against the built rlog-ls binary.
+// Package e2e holds the end-to-end tests: the built rlog-ls binary over
+// real pipes, and the editors (Neovim, Emacs, the Helix configuration)
+// with the integrations from editors/ opening the project's logs: each
+// checks that the file type or mode activates, that every line is
+// highlighted as the kind of line the Go parser says it is, and that the
+// editor starts the server and shows what it answers. (VS Code's end-to-end
+// test drives code-server from JavaScript: editors/vscode/e2e.)
+//
+// A test whose editor is not installed skips and says so, unless
+// RLOG_REQUIRE_EDITORS=1 (set by .ci/run), when it fails. Under -short the
+// editor tests skip.
 package e2e
 
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,16 +43,23 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// server builds cmd/rlog-ls once for the package's tests.
+// repoRoot is the repository's root folder.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Clean(filepath.Join(filepath.Dir(file), ".."))
+}
+
+// server builds cmd/rlog-ls once for the package's tests, with the go
+// command that runs them (go test puts its own first on PATH).
 func server(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binary = filepath.Join(tmpRoot, "rlog-ls")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-		out, err := exec.Command(goTool, "build", "-o", binary, "github.com/rlog-ls/rlog-ls/cmd/rlog-ls").CombinedOutput()
+		cmd := exec.Command("go", "build", "-o", binary, "./cmd/rlog-ls")
+		cmd.Dir = repoRoot()
+		out, err := cmd.CombinedOutput()
 		if err != nil {
-			buildErr = err
-			t.Logf("go build: %s", out)
+			buildErr = fmt.Errorf("%v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
@@ -50,26 +68,44 @@ func server(t *testing.T) string {
 	return binary
 }
 
-// editor returns the path of an editor binary, or skips the test saying how
-// to install it.
-func editor(t *testing.T, name, pkg string) string {
+// editor returns the path of an editor's binary. Without it the test
+// skips, saying how to install it (or fails under RLOG_REQUIRE_EDITORS=1);
+// under -short it skips.
+func editor(t *testing.T, bin, pkg string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
+	if testing.Short() {
+		t.Skipf("-short: %s is not run", bin)
+	}
+	p, err := exec.LookPath(bin)
 	if err != nil {
-		t.Skipf("%s is not installed (apt-get install %s); .ci/run installs it for the end-to-end tests", name, pkg)
+		unavailable(t, fmt.Sprintf("%s is not installed (apt-get install %s; .ci/run installs it)", bin, pkg))
 	}
 	return p
 }
 
-// runGuarded runs cmd with a generous upper bound, so a wedged editor fails
-// the test instead of hanging CI; the bound is not a performance assertion.
-func runGuarded(t *testing.T, cmd *exec.Cmd) []byte {
+// unavailable skips a test whose editor cannot run here, or fails it
+// under RLOG_REQUIRE_EDITORS=1.
+func unavailable(t *testing.T, msg string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	if os.Getenv("RLOG_REQUIRE_EDITORS") == "1" {
+		t.Fatal(msg + ", and RLOG_REQUIRE_EDITORS=1")
+	}
+	t.Skip(msg)
+}
+
+// runGuarded runs cmd with an upper bound, so that an editor waiting for
+// input or wedged fails the test instead of hanging it; the bound is not a
+// performance assertion.
+func runGuarded(t *testing.T, cmd *exec.Cmd, timeout time.Duration) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
 	c.Env, c.Dir = cmd.Env, cmd.Dir
 	out, err := c.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("%s did not finish in %v:\n%s", filepath.Base(cmd.Path), timeout, out)
+	}
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
 	}

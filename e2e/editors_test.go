@@ -1,12 +1,4 @@
-// Package editors holds the editor integrations (VS Code, Neovim, Emacs,
-// Helix) and their headless tests: each editor that Debian packages opens the
-// project's logs and the corpus with the files from this folder, and the test
-// checks that the file type or mode activates and that every line is
-// highlighted as the kind of line the Go parser says it is.
-//
-// A test whose editor is not installed skips and says so, unless
-// RLOG_REQUIRE_EDITORS=1 (set by .ci/run), when it fails.
-package editors
+package e2e
 
 import (
 	"encoding/json"
@@ -14,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -22,47 +13,24 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/grammar/tmtest"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), ".."))
-}
-
-// need returns the path of an editor's binary, or skips (fails under
-// RLOG_REQUIRE_EDITORS=1) when it is not installed.
-func need(t *testing.T, bin, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(bin)
-	if err != nil {
-		msg := fmt.Sprintf("%s is not installed (Debian package %s)", bin, pkg)
-		if os.Getenv("RLOG_REQUIRE_EDITORS") == "1" {
-			t.Fatal(msg + " and RLOG_REQUIRE_EDITORS=1")
-		}
-		t.Skip(msg)
-	}
-	return p
-}
-
 // logFiles are the files every editor test reads: the project's own logs,
-// the grammar fixtures (every line kind, and the cases declared below), and
+// the grammar fixtures (every line kind, and tmtest.Divergences), and
 // the corpus when it is there.
 func logFiles(t *testing.T) []string {
 	root := repoRoot()
 	var files []string
-	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "grammar", "tmtest", "testdata")} {
+	for _, dir := range []string{filepath.Join(root, "testdata"), filepath.Join(root, "testdata", "logs"), filepath.Join(root, "grammar", "tmtest", "testdata")} {
 		m, err := filepath.Glob(filepath.Join(dir, "*.rlog"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, m...)
 	}
-	t.Run("corpus", func(t *testing.T) {
-		files = append(files, corpus.Files(t, "rlog", ".rlog")...)
-		files = append(files, corpus.Files(t, "rlog-derived", ".rlog")...)
-	})
-	return files
+	return append(files, corpus.SweepFiles(t, ".rlog", "rlog", "rlog-derived")...)
 }
 
 // parserKinds returns the kind of each line as the parser sees it.
@@ -167,32 +135,12 @@ func compareTokens(t *testing.T, editor string, probes map[string][]tokenProbe, 
 	t.Logf("%s: %d tokens compared with the parser's", editor, n)
 }
 
-// divergence is a line where a line-at-a-time highlighter cannot know what
-// the parser knows; the same cases as the TextMate grammar's (see
-// grammar/tmtest): a file with no "---" at all stays preamble, and a header
-// left without its closing "---" ends at the first line that cannot be YAML.
-type divergence struct {
-	file         string
-	line         int
-	parser, edit string
-}
-
-var knownDivergences = []divergence{
-	{"divergent-no-header.rlog", 1, "user", "preamble"},
-	{"divergent-no-header.rlog", 2, "agent", "preamble"},
-	{"divergent-no-header.rlog", 3, "tool_start", "preamble"},
-	{"divergent-no-header.rlog", 4, "empty", "preamble"},
-	{"divergent-unclosed-header.rlog", 5, "empty", "header"},
-	{"divergent-unclosed-header.rlog", 6, "comment", "header"},
-	{"divergent-unclosed-header.rlog", 7, "user", "header"},
-}
-
 // compareKinds reports every line whose kind in the editor differs from the
 // parser's, apart from the declared divergences, and declared divergences
 // that did not occur.
-func compareKinds(t *testing.T, editor string, files []string, got map[string][]string, divergences []divergence) {
+func compareKinds(t *testing.T, editor string, files []string, got map[string][]string, divergences []tmtest.Divergence) {
 	t.Helper()
-	expected := map[divergence]bool{}
+	expected := map[tmtest.Divergence]bool{}
 	for _, d := range divergences {
 		expected[d] = false
 	}
@@ -216,7 +164,7 @@ func compareKinds(t *testing.T, editor string, files []string, got map[string][]
 			if have[i] == want[i] {
 				continue
 			}
-			d := divergence{filepath.Base(f), i + 1, want[i], have[i]}
+			d := tmtest.Divergence{File: filepath.Base(f), Line: i + 1, Parser: want[i], Highlighter: have[i]}
 			if _, ok := expected[d]; ok && strings.Contains(f, filepath.Join("grammar", "tmtest", "testdata")) {
 				expected[d] = true
 				continue
@@ -231,8 +179,8 @@ func compareKinds(t *testing.T, editor string, files []string, got map[string][]
 	}
 	var missing []string
 	for d, seen := range expected {
-		if !seen && d.line <= compared[d.file] {
-			missing = append(missing, fmt.Sprintf("%s:%d", d.file, d.line))
+		if !seen && d.Line <= compared[d.File] {
+			missing = append(missing, fmt.Sprintf("%s:%d", d.File, d.Line))
 		}
 	}
 	sort.Strings(missing)
@@ -242,31 +190,7 @@ func compareKinds(t *testing.T, editor string, files []string, got map[string][]
 	t.Logf("%s: %d lines of %d files compared with the parser", editor, lines, len(files))
 }
 
-// runEditor runs an editor command with a deadline, so that an editor
-// waiting for input fails the test instead of hanging it.
-func runEditor(t *testing.T, cmd *exec.Cmd, timeout time.Duration) []byte {
-	t.Helper()
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() {
-		out, err = cmd.CombinedOutput()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(timeout):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatalf("%s did not finish in %v:\n%s", cmd.Path, timeout, out)
-	}
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
-	}
-	return out
-}
-
-type nvimResult struct {
+type nvimSyntaxResult struct {
 	Tokens   map[string][]string                `json:"tokens"`
 	Files    map[string][]struct{ Kind string } `json:"files"`
 	Filetype map[string]string                  `json:"filetype"`
@@ -277,7 +201,7 @@ type nvimResult struct {
 // editors/neovim on the runtime path and checks the file type and the syntax
 // group of every line.
 func TestNeovimSyntax(t *testing.T) {
-	nvim := need(t, "nvim", "neovim")
+	nvim := editor(t, "nvim", "neovim")
 	files := logFiles(t)
 	out := filepath.Join(t.TempDir(), "kinds.json")
 	args := []string{"--headless", "--clean", "-n", "-i", "NONE",
@@ -287,12 +211,12 @@ func TestNeovimSyntax(t *testing.T) {
 	probeFile, probes := writeProbes(t, files)
 	cmd := exec.Command(nvim, append(args, files...)...)
 	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_PROBES="+probeFile)
-	runEditor(t, cmd, 2*time.Minute)
+	runGuarded(t, cmd, 2*time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("Neovim wrote no result: %v", err)
 	}
-	var res nvimResult
+	var res nvimSyntaxResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +229,7 @@ func TestNeovimSyntax(t *testing.T) {
 			got[f] = append(got[f], l.Kind)
 		}
 	}
-	compareKinds(t, "neovim", files, got, knownDivergences)
+	compareKinds(t, "neovim", files, got, tmtest.Divergences)
 	// Left out: tokens on lines whose kind differs (the declared cases), and
 	// tokens past 'synmaxcol' (3000 bytes), where Vim stops highlighting.
 	for f, ps := range probes {
@@ -317,8 +241,8 @@ func TestNeovimSyntax(t *testing.T) {
 		var kept []string
 		for i, p := range ps {
 			diverges := false
-			for _, d := range knownDivergences {
-				diverges = diverges || filepath.Base(f) == d.file && p.Line == d.line
+			for _, d := range tmtest.Divergences {
+				diverges = diverges || filepath.Base(f) == d.File && p.Line == d.Line
 			}
 			if !diverges && p.ByteCol < 3000 {
 				keep = append(keep, p)
@@ -351,50 +275,20 @@ func TestNeovimSyntax(t *testing.T) {
 	}
 }
 
-// buildServer builds cmd/rlog-ls once per test binary.
-var builtServer string
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if builtServer != "" {
-		os.RemoveAll(filepath.Dir(builtServer))
-	}
-	os.Exit(code)
-}
-
-func buildServer(t *testing.T) string {
-	t.Helper()
-	if builtServer != "" {
-		return builtServer
-	}
-	dir, err := os.MkdirTemp("", "rlog-ls-editors")
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "rlog-ls")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/rlog-ls")
-	cmd.Dir = repoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	builtServer = bin
-	return bin
-}
-
 // TestNeovimLSPSetup checks the wiring of lua/rlog in Neovim: a missing
 // binary gets a message saying how to install it and starts nothing; the
 // real one attaches to the buffer and its diagnostics arrive. (The server's
-// answers are tested in e2e/.)
+// answers are tested in nvim_test.go.)
 func TestNeovimLSPSetup(t *testing.T) {
-	nvim := need(t, "nvim", "neovim")
+	nvim := editor(t, "nvim", "neovim")
 	out := filepath.Join(t.TempDir(), "lsp.json")
 	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
 		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
 		"-c", "filetype plugin on", "-c", "syntax on",
 		"-c", "luafile "+filepath.Join(repoRoot(), "editors", "neovim", "test", "lsp.lua"))
-	cmd.Env = append(os.Environ(), "RLOG_LS="+buildServer(t), "RLOG_OUT="+out,
+	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out,
 		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
-	runEditor(t, cmd, time.Minute)
+	runGuarded(t, cmd, time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("Neovim wrote no result: %v", err)
@@ -479,8 +373,8 @@ func readmeSnippet(t *testing.T, readme, name string) string {
 // what :PackerCompile writes (the rtp sub-folder, then config from bytecode),
 // sourced by Neovim's own startup with the plugin as a start package.
 func TestNeovimPluginManagers(t *testing.T) {
-	nvim := need(t, "nvim", "neovim")
-	server := buildServer(t)
+	nvim := editor(t, "nvim", "neovim")
+	bin := server(t)
 	dir := filepath.Join(repoRoot(), "editors", "neovim")
 	readme := filepath.Join(dir, "README.md")
 	managers := filepath.Join(dir, "test", "managers")
@@ -518,8 +412,8 @@ func TestNeovimPluginManagers(t *testing.T) {
 		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"),
 			"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_STATE_HOME="+filepath.Join(home, "state"),
 			"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "RLOG_PLUGIN_DIR="+plugin, "RLOG_SPEC="+spec,
-			"RLOG_OUT="+out, "PATH="+filepath.Dir(server)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		runEditor(t, cmd, time.Minute)
+			"RLOG_OUT="+out, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		runGuarded(t, cmd, time.Minute)
 		raw, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatalf("Neovim wrote no result: %v", err)
@@ -602,7 +496,7 @@ func TestNeovimPluginManagers(t *testing.T) {
 // does, so it agrees with the parser on every line, the two cases a
 // line-at-a-time grammar cannot know included.
 func TestEmacsMode(t *testing.T) {
-	emacs := need(t, "emacs", "emacs-nox")
+	emacs := editor(t, "emacs", "emacs-nox")
 	files := logFiles(t)
 	out := filepath.Join(t.TempDir(), "kinds.json")
 	args := []string{"--batch", "-Q", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
@@ -610,7 +504,7 @@ func TestEmacsMode(t *testing.T) {
 	probeFile, probes := writeProbes(t, files)
 	cmd := exec.Command(emacs, append(args, files...)...)
 	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_PROBES="+probeFile)
-	runEditor(t, cmd, 2*time.Minute)
+	runGuarded(t, cmd, 2*time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("Emacs wrote no result: %v", err)
@@ -656,7 +550,7 @@ func TestEmacsMode(t *testing.T) {
 
 // TestEmacsByteCompile compiles rlog-mode.el with warnings as errors.
 func TestEmacsByteCompile(t *testing.T) {
-	emacs := need(t, "emacs", "emacs-nox")
+	emacs := editor(t, "emacs", "emacs-nox")
 	dir := t.TempDir()
 	src, err := os.ReadFile(filepath.Join(repoRoot(), "editors", "emacs", "rlog-mode.el"))
 	if err != nil {
@@ -667,7 +561,7 @@ func TestEmacsByteCompile(t *testing.T) {
 	}
 	cmd := exec.Command(emacs, "--batch", "-Q", "-L", dir, "--eval", "(setq byte-compile-error-on-warn t)",
 		"-f", "batch-byte-compile", filepath.Join(dir, "rlog-mode.el"))
-	runEditor(t, cmd, time.Minute)
+	runGuarded(t, cmd, time.Minute)
 	if _, err := os.Stat(filepath.Join(dir, "rlog-mode.elc")); err != nil {
 		t.Fatal("rlog-mode.el did not compile")
 	}
@@ -678,11 +572,7 @@ func needEglot(t *testing.T, emacs string) {
 	t.Helper()
 	probe := exec.Command(emacs, "--batch", "--eval", "(require 'eglot)")
 	if out, err := probe.CombinedOutput(); err != nil {
-		msg := fmt.Sprintf("eglot is not available (Debian package elpa-eglot, or Emacs 29): %v\n%s", err, out)
-		if os.Getenv("RLOG_REQUIRE_EDITORS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		unavailable(t, fmt.Sprintf("eglot is not available (Debian package elpa-eglot, or Emacs 29): %v\n%s", err, out))
 	}
 }
 
@@ -690,15 +580,15 @@ func needEglot(t *testing.T, emacs string) {
 // registration and shows its diagnostics in flymake (eglot is built into
 // Emacs 29; Debian 12's Emacs 28 has it as the elpa-eglot package).
 func TestEmacsEglot(t *testing.T) {
-	emacs := need(t, "emacs", "emacs-nox")
+	emacs := editor(t, "emacs", "emacs-nox")
 	needEglot(t, emacs)
 	out := filepath.Join(t.TempDir(), "eglot.json")
 	// Not -Q: Debian's site start files put elpa-eglot on the load path.
 	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
 		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "eglot.el"))
-	cmd.Env = append(os.Environ(), "RLOG_LS="+buildServer(t), "RLOG_OUT="+out,
+	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out,
 		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
-	runEditor(t, cmd, time.Minute)
+	runGuarded(t, cmd, time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("Emacs wrote no result: %v", err)
@@ -735,9 +625,9 @@ func TestEmacsEglot(t *testing.T) {
 // autoloads, from the installed package, and eglot must run rlog-ls from
 // exec-path and show its diagnostics.
 func TestEmacsPackage(t *testing.T) {
-	emacs := need(t, "emacs", "emacs-nox")
+	emacs := editor(t, "emacs", "emacs-nox")
 	needEglot(t, emacs)
-	server := buildServer(t)
+	bin := server(t)
 	packages := t.TempDir()
 	script := filepath.Join(repoRoot(), "editors", "emacs", "test", "package.el")
 	phase := func(name string, res any) {
@@ -747,8 +637,8 @@ func TestEmacsPackage(t *testing.T) {
 		cmd.Env = append(os.Environ(), "RLOG_PHASE="+name, "RLOG_PACKAGES="+packages, "RLOG_OUT="+out,
 			"RLOG_EL="+filepath.Join(repoRoot(), "editors", "emacs", "rlog-mode.el"),
 			"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"),
-			"PATH="+filepath.Dir(server)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		runEditor(t, cmd, time.Minute)
+			"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+		runGuarded(t, cmd, time.Minute)
 		raw, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatalf("Emacs wrote no result: %v", err)
@@ -916,7 +806,7 @@ func TestHelixHealth(t *testing.T) {
 	if err != nil {
 		t.Skip("hx (Helix) is not installed: not packaged in Debian 12 nor on npm; TestHelixLanguagesToml checks the file's keys instead")
 	}
-	server := buildServer(t)
+	bin := server(t)
 	config := t.TempDir()
 	src, err := os.ReadFile(filepath.Join(repoRoot(), "editors", "helix", "languages.toml"))
 	if err != nil {
@@ -930,12 +820,12 @@ func TestHelixHealth(t *testing.T) {
 	}
 	cmd := exec.Command(hx, "--health", "rlog")
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+config, "HOME="+t.TempDir(), "NO_COLOR=1",
-		"PATH="+filepath.Dir(server)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	out := string(runEditor(t, cmd, time.Minute))
+		"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out := string(runGuarded(t, cmd, time.Minute))
 	if strings.Contains(out, "Error parsing user language config") || strings.Contains(out, "Language 'rlog' not found") {
 		t.Fatalf("Helix does not read languages.toml:\n%s", out)
 	}
-	if !strings.Contains(out, "rlog-ls: ") || !strings.Contains(out, server) {
-		t.Errorf("Helix does not find rlog-ls (%s):\n%s", server, out)
+	if !strings.Contains(out, "rlog-ls: ") || !strings.Contains(out, bin) {
+		t.Errorf("Helix does not find rlog-ls (%s):\n%s", bin, out)
 	}
 }

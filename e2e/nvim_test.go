@@ -9,8 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/rlog-ls/rlog-ls/internal/corpus"
+	"time"
 )
 
 // nvimResult is what testdata/nvim_client.lua reports.
@@ -42,7 +41,7 @@ func runNvim(t *testing.T, file string, probes map[string]position) nvimResult {
 	script, _ := filepath.Abs("testdata/nvim_client.lua")
 	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-c", "luafile "+script)
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+file, "RLOG_PROBES="+string(probeJSON), "RLOG_OUT="+out)
-	runGuarded(t, cmd)
+	runGuarded(t, cmd, 3*time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("the Neovim script wrote no result: %v", err)
@@ -141,10 +140,11 @@ func TestNeovimOnSample(t *testing.T) {
 	}
 }
 
-// TestNeovimOnRealLog opens a real autopilot log and checks that Neovim
+// TestNeovimOnRealisticLog opens a log modelled on a real autopilot session
+// (a subagent cut short, calls never completed) and checks that Neovim
 // shows the same findings as `rlog-ls check`, line for line.
-func TestNeovimOnRealLog(t *testing.T) {
-	file := copyFile(t, corpus.Path(t, "rlog/openagents-docs-logs/20251223/181156-call-issue-ready-now-to.rlog"), t.TempDir())
+func TestNeovimOnRealisticLog(t *testing.T) {
+	file := copyFile(t, filepath.Join(repoRoot(), "testdata", "logs", "subagent-unfinished.rlog"), t.TempDir())
 	res := runNvim(t, file, map[string]position{})
 	var got, want []string
 	for _, d := range res.Diagnostics {

@@ -1,17 +1,3 @@
-// Package tmtest checks that the TextMate grammar (grammar/rlog.tmLanguage.json,
-// which colours rlog in VS Code and every editor that reads TextMate grammars)
-// classifies every line exactly as the Go parser does.
-//
-// The Go side parses each file and writes every line's kind as JSON; the Node
-// side (editors/vscode/test/grammar-agreement.mjs) tokenizes the same lines
-// with vscode-textmate and vscode-oniguruma, the libraries VS Code itself
-// uses, and reports the lines whose top-level meta.line.<kind>.rlog scope
-// differs. The test fails on any difference that is not one of the few
-// declared below (what a line-by-line grammar cannot know), and on a declared
-// one that no longer occurs.
-//
-// It needs node and `npm ci` in editors/vscode. Without them it skips and
-// says so, unless RLOG_REQUIRE_TMTEST=1 (set by .ci/run), when it fails.
 package tmtest
 
 import (
@@ -30,34 +16,6 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
-
-// divergence is a line on which the grammar is known to differ from the
-// parser, and why.
-type divergence struct {
-	file   string // base name of a file in testdata/
-	line   int    // 1-based
-	goKind string
-	tmKind string
-}
-
-// The grammar sees one line at a time and cannot look ahead. Two cases follow
-// from that, each pinned by a fixture:
-//   - A file with no "---" at all: the parser reads it as a body without a
-//     header (and reports the missing header); the grammar, which cannot know
-//     that no "---" will come, shows it as preamble until one does.
-//   - A header whose closing "---" is missing: the parser ends it at the first
-//     blank or recognisable line; the grammar ends it at the first line that
-//     cannot be YAML (so a closed header may hold blank lines, comments and
-//     "u: x"-like keys), here the @start line.
-var knownDivergences = []divergence{
-	{"divergent-no-header.rlog", 1, "user", "preamble"},
-	{"divergent-no-header.rlog", 2, "agent", "preamble"},
-	{"divergent-no-header.rlog", 3, "tool_start", "preamble"},
-	{"divergent-no-header.rlog", 4, "empty", "preamble"},
-	{"divergent-unclosed-header.rlog", 5, "empty", "header"},
-	{"divergent-unclosed-header.rlog", 6, "comment", "header"},
-	{"divergent-unclosed-header.rlog", 7, "user", "header"},
-}
 
 type dumpLine struct {
 	Text   string      `json:"text"`
@@ -186,14 +144,8 @@ func TestGrammarAgreesWithParser(t *testing.T) {
 	files := rlogFiles(t, filepath.Join(root, "testdata"))
 	own := rlogFiles(t, "testdata")
 	files = append(files, own...)
-	var corpusFiles []string
-	t.Run("corpus", func(t *testing.T) {
-		corpusFiles = append(corpus.Files(t, "rlog", ".rlog"), corpus.Files(t, "rlog-derived", ".rlog")...)
-	})
+	corpusFiles := corpus.SweepFiles(t, ".rlog", "rlog", "rlog-derived")
 	files = append(files, corpusFiles...)
-	if len(corpusFiles) == 0 {
-		t.Log("the corpus is not there: checking the project's own files only")
-	}
 
 	in := struct {
 		Files []dumpFile `json:"files"`
@@ -228,13 +180,13 @@ func TestGrammarAgreesWithParser(t *testing.T) {
 		t.Fatalf("the grammar saw %d lines, the parser %d", rep.Lines, want)
 	}
 
-	expected := map[divergence]bool{}
-	for _, d := range knownDivergences {
+	expected := map[Divergence]bool{}
+	for _, d := range Divergences {
 		expected[d] = false
 	}
 	var unexpected []string
 	for _, m := range rep.Mismatches {
-		d := divergence{filepath.Base(m.Path), m.Line, m.Go, m.TM}
+		d := Divergence{filepath.Base(m.Path), m.Line, m.Go, m.TM}
 		if _, ok := expected[d]; ok && filepath.Dir(m.Path) == "testdata" {
 			expected[d] = true
 			continue
@@ -258,15 +210,15 @@ func TestGrammarAgreesWithParser(t *testing.T) {
 	var missing []string
 	for d, seen := range expected {
 		if !seen {
-			missing = append(missing, fmt.Sprintf("%s:%d: parser %s, grammar %s", d.file, d.line, d.goKind, d.tmKind))
+			missing = append(missing, fmt.Sprintf("%s:%d: parser %s, grammar %s", d.File, d.Line, d.Parser, d.Highlighter))
 		}
 	}
 	sort.Strings(missing)
 	for _, s := range missing {
-		t.Errorf("declared divergence no longer occurs (update knownDivergences): %s", s)
+		t.Errorf("declared divergence no longer occurs (update Divergences): %s", s)
 	}
 	t.Logf("%d lines in %d files (%d from the corpus), %d tokens; %d known divergences",
-		rep.Lines, len(files), len(corpusFiles), rep.Tokens, len(knownDivergences))
+		rep.Lines, len(files), len(corpusFiles), rep.Tokens, len(Divergences))
 }
 
 // TestFixturesCoverEveryKind keeps the fixtures honest: between them, the
