@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -99,6 +100,55 @@ func TestHeaderFieldTable(t *testing.T) {
 	for _, s := range Statuses {
 		if got, ok := StatusNamed(s.Word); !ok || got.Doc == "" || !strings.HasPrefix(s.Word, "[") {
 			t.Errorf("status %s: %+v", s.Word, got)
+		}
+	}
+}
+
+// docs/format.md describes the vocabulary: every prefix, key, event,
+// status and header field (with its type) is in it, so adding one here
+// without documenting it fails.
+func TestFormatDocCoversVocabulary(t *testing.T) {
+	b, err := os.ReadFile("../docs/format.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	row := func(cell string) string {
+		for _, l := range strings.Split(doc, "\n") {
+			if strings.HasPrefix(l, "| "+cell+" |") || strings.HasPrefix(l, "| "+cell+",") {
+				return l
+			}
+		}
+		return ""
+	}
+	for k := Empty; k < numKinds; k++ {
+		if p := k.Prefix(); p != "" && row("`"+p+"`") == "" {
+			t.Errorf("docs/format.md has no row for the prefix %s", p)
+		}
+	}
+	for _, k := range Keys() {
+		if row("`"+k.String()+"`") == "" {
+			t.Errorf("docs/format.md has no row for the key %s", k)
+		}
+	}
+	for _, v := range Verbs {
+		if !strings.Contains(doc, "`@"+v.Name+"`") {
+			t.Errorf("docs/format.md does not name the event @%s", v.Name)
+		}
+	}
+	for _, s := range Statuses {
+		if row("`"+s.Word+"`") == "" {
+			t.Errorf("docs/format.md has no row for the status %s", s.Word)
+		}
+	}
+	types := map[FieldType]string{FieldAny: "any", FieldString: "string", FieldBool: "boolean", FieldCount: "count", FieldList: "list"}
+	for _, f := range FieldSpecs {
+		r := row("`" + f.Name + "`")
+		if r == "" || !strings.HasPrefix(strings.TrimPrefix(r, "| `"+f.Name+"` | "), types[f.Type]+" |") {
+			t.Errorf("docs/format.md: the header field %s should be a row of type %s: %q", f.Name, types[f.Type], r)
+		}
+		if f.Required && !strings.Contains(r, "required") {
+			t.Errorf("docs/format.md: %s is required", f.Name)
 		}
 	}
 }
