@@ -125,6 +125,8 @@ type Tree struct {
 	pageFirst []int // pageFirst[p] is the index of page p's first chunk; the last entry is the chunk count
 	region    Region
 	header    *Header
+	serial    uint64 // unique to this tree
+	edit      edited // what Edit replaced to make this tree; base 0 if Parse made it
 
 	memo memoTable
 }
@@ -188,7 +190,7 @@ type Line struct {
 // Parse parses a whole document. The Tree takes ownership of src, which the
 // caller must not modify afterwards.
 func Parse(src []byte) *Tree {
-	t := &Tree{pages: paginate(buildChunks(src, true, true))}
+	t := &Tree{pages: paginate(buildChunks(src, true, true)), serial: treeSerial.Add(1)}
 	t.index()
 	t.region = t.findRegion()
 	t.header = parseHeader(t)
@@ -697,6 +699,7 @@ func (t *Tree) Usage() iter.Seq[Usage] {
 // Edit returns the tree for the document with bytes [start, end) replaced by
 // text. Only the chunks the edit touches are re-scanned; the header is parsed
 // again only when the edit reaches it. The Tree takes ownership of text.
+// The new tree's DiffFrom(t) is what the edit replaced, at no cost.
 func (t *Tree) Edit(start, end int, text []byte) *Tree {
 	start = max(0, min(start, t.Len()))
 	end = max(start, min(end, t.Len()))
@@ -727,7 +730,8 @@ func (t *Tree) Edit(start, end int, text []byte) *Tree {
 		merged = append(merged, next.text...)
 	}
 	fresh := buildChunks(merged, a == 0, b == n-1)
-	nt := &Tree{pages: t.replaceChunks(a, b, fresh)}
+	pages, replaced := t.replaceChunks(a, b, fresh)
+	nt := &Tree{pages: pages, serial: treeSerial.Add(1), edit: edited{base: t.serial, diff: replaced}}
 	nt.index()
 	nt.region = nt.findRegion()
 	headerEnd := 0
@@ -742,9 +746,10 @@ func (t *Tree) Edit(start, end int, text []byte) *Tree {
 	return nt
 }
 
-// replaceChunks returns the pages of t with chunks a..b replaced by fresh:
-// the pages holding a and b are rebuilt, the others shared.
-func (t *Tree) replaceChunks(a, b int, fresh []*Chunk) []*Page {
+// replaceChunks returns the pages of t with chunks a..b replaced by fresh,
+// and what that replaced: the pages holding a and b are rebuilt, the others
+// shared.
+func (t *Tree) replaceChunks(a, b int, fresh []*Chunk) ([]*Page, Diff) {
 	pa, ia := t.locate(a)
 	pb, ib := t.locate(b)
 	last := t.pages[pb]
@@ -768,7 +773,10 @@ func (t *Tree) replaceChunks(a, b int, fresh []*Chunk) []*Page {
 	pages := make([]*Page, 0, len(t.pages)-(pb-pa+1)+len(built))
 	pages = append(pages, t.pages[:pa]...)
 	pages = append(pages, built...)
-	return append(pages, t.pages[pb+1:]...)
+	return append(pages, t.pages[pb+1:]...), Diff{
+		OldPages: [2]int{pa, pb + 1}, NewPages: [2]int{pa, pa + len(built)},
+		OldChunks: [2]int{a, b + 1}, NewChunks: [2]int{a, a + len(fresh)},
+	}
 }
 
 // EditorLineCount counts lines as editors do: a lone CR also ends a line.
