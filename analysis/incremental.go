@@ -192,60 +192,59 @@ func NewAnalyzer(t *grammar.Tree) *Analyzer {
 func (a *Analyzer) Tree() *grammar.Tree { return a.tree }
 
 // Update brings the analysis to tree t, usually an edit of the previous one.
+// The steps: line the analyzer's pages and chunk states up with t, keeping
+// those of the pages and chunks t shares with the previous tree; summarize
+// the new chunks; derive again the facts of the ids the dropped and new
+// chunks mention; resolve again the chunks whose ids' facts changed; sum
+// the tallies of the pages that changed.
 func (a *Analyzer) Update(t *grammar.Tree) {
 	a.gen++
-	bodyStart := t.Region().BodyStart
-	np, oldP := t.PageCount(), len(a.pages)
-	// An edit replaces a contiguous run of pages: the common prefix and
-	// suffix of pages are kept, the pages between are new.
-	page := func(p int) *grammar.Page { pg, _ := t.PageAt(p); return pg }
-	prefix := 0
-	for prefix < min(np, oldP) && page(prefix) == a.pages[prefix].page {
-		prefix++
-	}
-	suffix := 0
-	for suffix < min(np, oldP)-prefix && page(np-1-suffix) == a.pages[oldP-1-suffix].page {
-		suffix++
-	}
-	pages := make([]*statePage, np)
-	copy(pages, a.pages[:prefix])
-	copy(pages[np-suffix:], a.pages[oldP-suffix:])
-	// Within the new pages, the chunks the edit did not touch keep their
-	// states: the common prefix and suffix of the old and new chunk lists.
+	d := t.DiffFrom(a.tree)
+	pages, dropped, added := a.realign(t, d)
+	dropped, added = a.renewHeaderStates(t, pages, dropped, added)
+	touched := a.forget(dropped)
+	a.tree, a.pages = t, pages
+	summarizeAll(t, added)
+	dirty := a.learn(added, &touched)
+	dirty = a.rederive(touched, dirty)
+	a.resolveDirty(dirty, pages[d.NewPages[0]:d.NewPages[1]])
+}
+
+// realign makes the analyzer's pages for t from d: the pages t shares with
+// the previous tree keep their statePages, the others get new ones in
+// which the chunks t shares keep their states. It returns the new pages,
+// the states of the chunks t no longer has (marked gone) and the states
+// made for its new chunks.
+func (a *Analyzer) realign(t *grammar.Tree, d grammar.Diff) (pages []*statePage, dropped, added []*chunkState) {
+	pages = make([]*statePage, t.PageCount())
+	copy(pages, a.pages[:d.OldPages[0]])
+	copy(pages[d.NewPages[1]:], a.pages[d.OldPages[1]:])
+	// The old states of the pages that changed, in order: those before and
+	// after the chunks that changed are kept, in the same order.
 	var old []*chunkState
-	for _, sp := range a.pages[prefix : oldP-suffix] {
+	for _, sp := range a.pages[d.OldPages[0]:d.OldPages[1]] {
 		old = append(old, sp.states...)
 	}
-	var fresh []*grammar.Chunk
-	for p := prefix; p < np-suffix; p++ {
-		pg := page(p)
-		for i := range pg.ChunkCount() {
-			fresh = append(fresh, pg.Chunk(i))
-		}
+	keptBefore, keptAfter := 0, 0
+	if len(old) > 0 {
+		oldFirst := a.pages[d.OldPages[0]].first
+		keptBefore, keptAfter = d.OldChunks[0]-oldFirst, oldFirst+len(old)-d.OldChunks[1]
 	}
-	same := 0
-	for same < min(len(old), len(fresh)) && old[same].chunk == fresh[same] {
-		same++
-	}
-	sameEnd := 0
-	for sameEnd < min(len(old), len(fresh))-same && old[len(old)-1-sameEnd].chunk == fresh[len(fresh)-1-sameEnd] {
-		sameEnd++
-	}
-	dropped := slices.Clip(old[same : len(old)-sameEnd])
-	var added []*chunkState
+	dropped = slices.Clip(old[keptBefore : len(old)-keptAfter])
+	n := firstChunkOf(t, d.NewPages[1]) - firstChunkOf(t, d.NewPages[0]) // the chunks of the new pages
 	k := 0
-	for p := prefix; p < np-suffix; p++ {
-		pg := page(p)
+	for p := d.NewPages[0]; p < d.NewPages[1]; p++ {
+		pg, _ := t.PageAt(p)
 		sp := &statePage{page: pg, states: make([]*chunkState, pg.ChunkCount()), tallies: make([]chunkTally, pg.ChunkCount())}
 		for i := range sp.states {
 			var cs *chunkState
 			switch {
-			case k < same:
+			case k < keptBefore:
 				cs = old[k]
-			case k >= len(fresh)-sameEnd:
-				cs = old[len(old)-(len(fresh)-k)]
+			case k >= n-keptAfter:
+				cs = old[len(old)-(n-k)]
 			default:
-				cs = &chunkState{chunk: fresh[k]}
+				cs = &chunkState{chunk: pg.Chunk(i)}
 				added = append(added, cs)
 			}
 			cs.page, cs.local = sp, i
@@ -260,10 +259,25 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 	for _, cs := range dropped {
 		cs.gone = true
 	}
-	// A chunk holding header lines is summarised knowing where the body
-	// starts, which edits anywhere can move: such a summary is never
-	// reused, and neither is any other once its chunk holds header lines.
-	// Those chunks lead the document.
+	return pages, dropped, added
+}
+
+// firstChunkOf is the index of page p's first chunk (the chunk count past
+// the last page).
+func firstChunkOf(t *grammar.Tree, p int) int {
+	if p < t.PageCount() {
+		_, first := t.PageAt(p)
+		return first
+	}
+	return t.ChunkCount()
+}
+
+// renewHeaderStates gives new states to the chunks that hold header lines,
+// and records them. A chunk holding header lines is summarised knowing where
+// the body starts, which edits anywhere can move: such a summary is never
+// reused, and neither is any other once its chunk holds header lines. Those
+// chunks lead the document.
+func (a *Analyzer) renewHeaderStates(t *grammar.Tree, pages []*statePage, dropped, added []*chunkState) ([]*chunkState, []*chunkState) {
 	renew := func(cs *chunkState) {
 		cs.gone = true
 		dropped = append(dropped, cs)
@@ -277,6 +291,7 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		}
 	}
 	a.headerStates = a.headerStates[:0]
+	bodyStart := t.Region().BodyStart
 	for ci := range t.ChunkCount() {
 		if _, first, _ := t.ChunkAt(ci); first >= bodyStart {
 			break
@@ -293,18 +308,28 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		cs.header = true
 		a.headerStates = append(a.headerStates, cs)
 	}
-	// The ids mentioned by dropped or new chunks, each once.
-	type touchedID struct {
-		id    string
-		facts *idFacts
+	return dropped, added
+}
+
+// touchedID is an id whose document-wide facts an Update derives again.
+type touchedID struct {
+	id    string
+	facts *idFacts
+}
+
+// touch adds id to the ids this Update derives again, once.
+func (a *Analyzer) touch(touched []touchedID, id string, f *idFacts) []touchedID {
+	if f.touched != a.gen {
+		f.touched = a.gen
+		touched = append(touched, touchedID{id, f})
 	}
+	return touched
+}
+
+// forget removes the dropped chunks from the facts of the ids they
+// mention, and returns those ids.
+func (a *Analyzer) forget(dropped []*chunkState) []touchedID {
 	var touched []touchedID
-	touch := func(id string, f *idFacts) {
-		if f.touched != a.gen {
-			f.touched = a.gen
-			touched = append(touched, touchedID{id, f})
-		}
-	}
 	for _, cs := range dropped {
 		if cs.sum == nil {
 			continue // made and renewed in this Update
@@ -312,20 +337,20 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		for _, id := range cs.sum.idOrder {
 			f := a.ids[id]
 			f.remove(cs)
-			touch(id, f)
+			touched = a.touch(touched, id, f)
 		}
 	}
-	a.tree, a.pages = t, pages
-	summarizeAll(t, added)
-	var dirty []*chunkState
-	markDirty := func(cs *chunkState) {
-		if !cs.dirty {
-			cs.dirty = true
-			dirty = append(dirty, cs)
-		}
-	}
+	return touched
+}
+
+// learn adds the new chunks, summarised, to the facts of the ids they
+// mention, adds those ids to touched, and returns the new chunks as the
+// first ones to resolve.
+func (a *Analyzer) learn(added []*chunkState, touched *[]touchedID) []*chunkState {
+	dirty := make([]*chunkState, 0, len(added))
 	for _, cs := range added {
-		markDirty(cs)
+		cs.dirty = true
+		dirty = append(dirty, cs)
 		for _, id := range cs.sum.idOrder {
 			f := a.ids[id]
 			if f == nil {
@@ -333,9 +358,16 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 				a.ids[id] = f
 			}
 			f.add(cs)
-			touch(id, f)
+			*touched = a.touch(*touched, id, f)
 		}
 	}
+	return dirty
+}
+
+// rederive derives the facts of the touched ids again; where they changed,
+// every chunk mentioning the id is added to dirty. Ids no chunk mentions
+// any more are forgotten.
+func (a *Analyzer) rederive(touched []touchedID, dirty []*chunkState) []*chunkState {
 	for _, tid := range touched {
 		id, f := tid.id, tid.facts
 		if f.empty() {
@@ -346,11 +378,20 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		f.derive(id)
 		if before.firstReg != f.firstReg || before.firstStart != f.firstStart || before.completed != f.completed {
 			for _, cs := range f.chunks() {
-				markDirty(cs)
+				if !cs.dirty {
+					cs.dirty = true
+					dirty = append(dirty, cs)
+				}
 			}
 		}
 	}
-	var stale []*statePage
+	return dirty
+}
+
+// resolveDirty resolves the dirty chunks again, updates their tallies, and
+// sums the tallies of their pages and of the new pages.
+func (a *Analyzer) resolveDirty(dirty []*chunkState, newPages []*statePage) {
+	stale := slices.Clone(newPages)
 	for _, cs := range dirty {
 		a.resolve(cs)
 		cs.dirty = false
@@ -359,9 +400,6 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 		if len(stale) == 0 || stale[len(stale)-1] != cs.page {
 			stale = append(stale, cs.page)
 		}
-	}
-	for p := prefix; p < np-suffix; p++ {
-		stale = append(stale, pages[p])
 	}
 	for _, sp := range stale {
 		sp.sumTallies() // a page may be summed twice: cheaper than a set

@@ -73,6 +73,37 @@ func TestAnalyzerEqualsFullAnalysisAfterEdits(t *testing.T) {
 	}
 }
 
+// Between two updates a document may take several edits (an editor's
+// didChange with many changes, typing during the debounce), and a late
+// update may bring the analyzer back to an older version: then the trees
+// are compared, not the edit's own record.
+func TestAnalyzerAcrossSeveralEditsAndBack(t *testing.T) {
+	t.Cleanup(grammar.SetChunkLimitsForTest(4, 200))
+	r := rand.New(rand.NewPCG(5, 9))
+	src := generatedSession(t, 30<<10, 4)
+	tree := grammar.Parse(bytes.Clone(src))
+	a := NewAnalyzer(tree)
+	type version struct {
+		tree *grammar.Tree
+		src  []byte
+	}
+	var history []version
+	for i := range 200 {
+		for range r.IntN(5) {
+			s, e, ins := edittest.Random(r, len(src), editPieces)
+			tree = tree.Edit(s, e, bytes.Clone(ins))
+			src = edittest.Splice(src, s, e, ins)
+		}
+		history = append(history, version{tree, src})
+		v := history[len(history)-1]
+		if i%7 == 6 {
+			v = history[r.IntN(len(history))] // a late update for an older version
+		}
+		a.Update(v.tree)
+		assertSameFindings(t, a, v.src, fmt.Sprintf("update %d", i))
+	}
+}
+
 // An analyzer can also jump between unrelated trees.
 func TestAnalyzerAcrossUnrelatedTrees(t *testing.T) {
 	a := NewAnalyzer(grammar.Parse(generatedSession(t, 20<<10, 1)))

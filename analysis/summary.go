@@ -97,123 +97,181 @@ func summaryOf(t *grammar.Tree, i int) *chunkSummary {
 	return summarizeChunk(t, i)
 }
 
+// summarizeChunk reads chunk i of t line by line: what each body line
+// counts for the outline and folding, its own findings, its call id, step
+// and timestamp.
 func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	c, firstLine, base := t.ChunkAt(i)
-	s := &chunkSummary{ids: map[string]int32{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, lastTS: -1, startTS: -1}
-	var marks []pendingMark
-	add := func(code string, line int, span grammar.Span, msg string) {
-		r, _ := RuleFor(code)
-		s.local = append(s.local, Finding{Code: code, Severity: r.Severity, Span: span, Line: line, Message: msg})
+	sz := &summarizer{
+		s:         &chunkSummary{ids: map[string]int32{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, lastTS: -1, startTS: -1},
+		firstLine: firstLine,
+		base:      base,
 	}
-	var secrets []SecretMatch
 	for l, text := range t.ChunkLines(i) {
-		if !l.Kind.IsBody() {
-			continue
-		}
-		line := l.Num - firstLine
-		rel := func(sp grammar.Span) grammar.Span { return sp.Shift(-base) }
-		if l.Kind != grammar.Empty {
-			s.lastNonEmpty = line
-		}
-		switch l.Kind {
-		case grammar.Phase:
-			s.outlineItems++
-			s.phaseLines = append(s.phaseLines, line)
-		case grammar.User, grammar.ToolStart, grammar.Tool, grammar.Mcp, grammar.Question:
-			s.outlineItems++
-		case grammar.Subagent:
-			if isSubagentEnd(text[l.Content-l.Start : l.TrimEnd-l.Start]) {
-				if l.ID.Valid() {
-					s.subagentEnds = append(s.subagentEnds, subagentEnd{id: string(text[l.ID.Start-l.Start : l.ID.End-l.Start]), line: line, end: l.TrimEnd - base})
-				}
-			} else {
-				s.outlineItems++
-			}
-		}
-		val := func(sp grammar.Span) []byte { return text[sp.Start-l.Start : sp.End-l.Start] }
-		switch l.Kind {
-		case grammar.Unknown:
-			add("W003", line, rel(grammar.Span{Start: l.Content, End: l.TrimEnd}), "Unknown line format: "+cut(text, 50))
-		case grammar.Lifecycle:
-			content := text[l.Content-l.Start:]
-			if bytes.HasPrefix(content, []byte("start")) && s.startLine < 0 {
-				s.startLine = line
-			}
-			if bytes.HasPrefix(content, []byte("end")) {
-				s.hasEnd = true
-				s.endLines = append(s.endLines, line)
-			}
-			verb := verbSpan(text, l)
-			if v := string(val(verb)); !isKnownVerb(v) {
-				msg := fmt.Sprintf("Unknown lifecycle event `@%s`", v)
-				if sug := closestVerb(v); sug != "" {
-					msg += fmt.Sprintf(" (did you mean `@%s`?)", sug)
-				}
-				add("H001", line, rel(verb), msg)
-			}
-		}
-		if l.ID.Valid() {
-			marks = s.addID(marks, val(l.ID), line, rel(l.ID), l)
-		}
-		if l.Step.Valid() {
-			if step, err := strconv.ParseUint(string(val(l.Step)), 10, 32); err == nil {
-				m := stepMark{ok: true, value: step, line: line, span: rel(l.Step)}
-				if !s.firstStep.ok {
-					s.firstStep = m
-				} else if step < s.lastStep.value {
-					r, _ := RuleFor("W004")
-					s.stepViolations = append(s.stepViolations, Finding{Code: "W004", Severity: r.Severity, Span: m.span, Line: line,
-						Message: fmt.Sprintf("Step %d is less than previous step %d", step, s.lastStep.value)})
-				}
-				s.lastStep = m
-			}
-		}
-		if l.TS.Valid() {
-			if !ValidTimestamp(val(l.TS)) {
-				add("W005", line, rel(l.TS), "Invalid timestamp format: "+string(val(l.TS)))
-			} else {
-				s.lastTS = line
-				if s.startTS < 0 && l.Kind == grammar.Lifecycle && bytes.HasPrefix(text[l.Content-l.Start:], []byte("start")) {
-					s.startTS = line
-				}
-			}
-		}
-		if l.Flags&grammar.FlagBlob != 0 {
-			for _, m := range grammar.BlobMarkers(text) {
-				if m.SHA.Len() < 6 {
-					add("W006", line, m.SHA.Shift(l.Start-base), "Blob sha256 too short: "+string(text[m.SHA.Start:m.SHA.End]))
-				}
-			}
-		}
-		if l.Flags&grammar.FlagASCIIArrow != 0 {
-			li := grammar.ScanLine(text)
-			if a, ok := grammar.ASCIIArrow(text, &li); ok {
-				add("W011", line, a.Shift(l.Start-base), "`->` is not a result arrow: write `→` so the result is read")
-			}
-		}
-		if l.Flags&grammar.FlagInvalidUTF8 != 0 {
-			add("W012", line, invalidUTF8Span(text).Shift(l.Start-base), "Line is not valid UTF-8 (the invalid bytes are shown as \uFFFD)")
-		}
-		if l.Flags&grammar.FlagNUL != 0 {
-			at := bytes.IndexByte(text, 0) + l.Start - base
-			add("W013", line, grammar.Span{Start: at, End: at + 1}, "Line contains a NUL byte")
-		}
-		secrets = AppendSecrets(secrets[:0], text)
-		for _, m := range secrets {
-			add("S001", line, grammar.Span{Start: m.Start, End: m.End}.Shift(l.Start-base), m.Message())
-		}
-		if l.Flags&grammar.FlagLegacyRedact != 0 {
-			for _, m := range grammar.RedactionMarkers(text) {
-				if m.Legacy {
-					add("H002", line, m.Span.Shift(l.Start-base), fmt.Sprintf("`%s` is counted as a redaction, but rlog/1 writes `[redacted:kind]`", text[m.Span.Start:m.Span.End]))
-				}
-			}
+		if l.Kind.IsBody() {
+			sz.line(l, text)
 		}
 	}
-	s.groupMarks(marks)
+	s := sz.s
+	s.groupMarks(sz.marks)
 	// Summaries live as long as their chunk: drop what appending left spare.
 	s.idList, s.idOrder = exact(s.idList), exact(s.idOrder)
 	return s
+}
+
+// summarizer is a chunk's summary while its lines are read. Lines are
+// numbered from the chunk's first line, spans from its first byte.
+type summarizer struct {
+	s               *chunkSummary
+	firstLine, base int
+	marks           []pendingMark
+	secrets         []SecretMatch // scratch for AppendSecrets
+}
+
+func (sz *summarizer) add(code string, line int, span grammar.Span, msg string) {
+	sz.s.local = append(sz.s.local, finding(code, line, span, msg))
+}
+
+// line reads one body line.
+func (sz *summarizer) line(l grammar.Line, text []byte) {
+	line := l.Num - sz.firstLine
+	if l.Kind != grammar.Empty {
+		sz.s.lastNonEmpty = line
+	}
+	sz.outline(l, text, line)
+	switch l.Kind {
+	case grammar.Unknown:
+		sz.add("W003", line, grammar.Span{Start: l.Content, End: l.TrimEnd}.Shift(-sz.base), "Unknown line format: "+cut(text, 50))
+	case grammar.Lifecycle:
+		sz.lifecycle(l, text, line)
+	}
+	if l.ID.Valid() {
+		sz.marks = sz.s.addID(sz.marks, valueOf(l, text, l.ID), line, l.ID.Shift(-sz.base), l)
+	}
+	if l.Step.Valid() {
+		sz.step(l, text, line)
+	}
+	if l.TS.Valid() {
+		sz.timestamp(l, text, line)
+	}
+	sz.textFindings(l, text, line)
+}
+
+// valueOf is the text of span sp (absolute) of line l.
+func valueOf(l grammar.Line, text []byte, sp grammar.Span) []byte {
+	return text[sp.Start-l.Start : sp.End-l.Start]
+}
+
+// outline counts the lines that are outline entries, and notes the phase
+// lines and the lines that end a subagent.
+func (sz *summarizer) outline(l grammar.Line, text []byte, line int) {
+	s := sz.s
+	switch l.Kind {
+	case grammar.Phase:
+		s.outlineItems++
+		s.phaseLines = append(s.phaseLines, line)
+	case grammar.User, grammar.ToolStart, grammar.Tool, grammar.Mcp, grammar.Question:
+		s.outlineItems++
+	case grammar.Subagent:
+		if !isSubagentEnd(text[l.Content-l.Start : l.TrimEnd-l.Start]) {
+			s.outlineItems++
+		} else if l.ID.Valid() {
+			s.subagentEnds = append(s.subagentEnds, subagentEnd{id: string(valueOf(l, text, l.ID)), line: line, end: l.TrimEnd - sz.base})
+		}
+	}
+}
+
+// lifecycle notes @start and @end lines (by prefix, as the reference
+// does), and hints at an event rlog/1 does not have (H001).
+func (sz *summarizer) lifecycle(l grammar.Line, text []byte, line int) {
+	s := sz.s
+	content := text[l.Content-l.Start:]
+	if bytes.HasPrefix(content, []byte("start")) && s.startLine < 0 {
+		s.startLine = line
+	}
+	if bytes.HasPrefix(content, []byte("end")) {
+		s.hasEnd = true
+		s.endLines = append(s.endLines, line)
+	}
+	verb := verbSpan(text, l)
+	if v := string(valueOf(l, text, verb)); !isKnownVerb(v) {
+		msg := fmt.Sprintf("Unknown lifecycle event `@%s`", v)
+		if sug := closestVerb(v); sug != "" {
+			msg += fmt.Sprintf(" (did you mean `@%s`?)", sug)
+		}
+		sz.add("H001", line, verb.Shift(-sz.base), msg)
+	}
+}
+
+// step notes the chunk's first and last step= and the decreases within it
+// (W004); the first is compared across chunks.
+func (sz *summarizer) step(l grammar.Line, text []byte, line int) {
+	s := sz.s
+	step, err := strconv.ParseUint(string(valueOf(l, text, l.Step)), 10, 32)
+	if err != nil {
+		return
+	}
+	m := stepMark{ok: true, value: step, line: line, span: l.Step.Shift(-sz.base)}
+	if !s.firstStep.ok {
+		s.firstStep = m
+	} else if step < s.lastStep.value {
+		s.stepViolations = append(s.stepViolations, finding("W004", line, m.span,
+			fmt.Sprintf("Step %d is less than previous step %d", step, s.lastStep.value)))
+	}
+	s.lastStep = m
+}
+
+// timestamp reports a ts= that is not a timestamp (W005), and notes the
+// last valid one and the first on an @start line, for hover.
+func (sz *summarizer) timestamp(l grammar.Line, text []byte, line int) {
+	s := sz.s
+	ts := valueOf(l, text, l.TS)
+	if !ValidTimestamp(ts) {
+		sz.add("W005", line, l.TS.Shift(-sz.base), "Invalid timestamp format: "+string(ts))
+		return
+	}
+	s.lastTS = line
+	if s.startTS < 0 && l.Kind == grammar.Lifecycle && bytes.HasPrefix(text[l.Content-l.Start:], []byte("start")) {
+		s.startTS = line
+	}
+}
+
+// textFindings are the findings about a line's bytes and markers: short
+// blob digests (W006), an ASCII arrow (W011), invalid UTF-8 (W012), NUL
+// (W013), credentials (S001) and legacy redaction markers (H002).
+func (sz *summarizer) textFindings(l grammar.Line, text []byte, line int) {
+	shift := l.Start - sz.base // from the line's start to the chunk's
+	if l.Flags&grammar.FlagBlob != 0 {
+		for _, m := range grammar.BlobMarkers(text) {
+			if m.SHA.Len() < 6 {
+				sz.add("W006", line, m.SHA.Shift(shift), "Blob sha256 too short: "+string(text[m.SHA.Start:m.SHA.End]))
+			}
+		}
+	}
+	if l.Flags&grammar.FlagASCIIArrow != 0 {
+		li := grammar.ScanLine(text)
+		if a, ok := grammar.ASCIIArrow(text, &li); ok {
+			sz.add("W011", line, a.Shift(shift), "`->` is not a result arrow: write `→` so the result is read")
+		}
+	}
+	if l.Flags&grammar.FlagInvalidUTF8 != 0 {
+		sz.add("W012", line, invalidUTF8Span(text).Shift(shift), "Line is not valid UTF-8 (the invalid bytes are shown as \uFFFD)")
+	}
+	if l.Flags&grammar.FlagNUL != 0 {
+		at := bytes.IndexByte(text, 0) + shift
+		sz.add("W013", line, grammar.Span{Start: at, End: at + 1}, "Line contains a NUL byte")
+	}
+	sz.secrets = AppendSecrets(sz.secrets[:0], text)
+	for _, m := range sz.secrets {
+		sz.add("S001", line, grammar.Span{Start: m.Start, End: m.End}.Shift(shift), m.Message())
+	}
+	if l.Flags&grammar.FlagLegacyRedact != 0 {
+		for _, m := range grammar.RedactionMarkers(text) {
+			if m.Legacy {
+				sz.add("H002", line, m.Span.Shift(shift), fmt.Sprintf("`%s` is counted as a redaction, but rlog/1 writes `[redacted:kind]`", text[m.Span.Start:m.Span.End]))
+			}
+		}
+	}
 }
 
 // exact returns s in an array of its own length when appending left it
