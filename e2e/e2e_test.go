@@ -135,3 +135,16 @@ func checkJSON(t *testing.T, file string) []map[string]any {
 	}
 	return findings
 }
+
+// readResult reads the JSON an editor script wrote to path (RLOG_OUT) into
+// res; who names the editor in a failure.
+func readResult(t *testing.T, path, who string, res any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s wrote no result: %v", who, err)
+	}
+	if err := json.Unmarshal(raw, res); err != nil {
+		t.Fatalf("%s's result: %v\n%s", who, err, raw)
+	}
+}

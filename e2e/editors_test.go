@@ -212,14 +212,8 @@ func TestNeovimSyntax(t *testing.T) {
 	cmd := exec.Command(nvim, append(args, files...)...)
 	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_PROBES="+probeFile)
 	runGuarded(t, cmd, 2*time.Minute)
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("Neovim wrote no result: %v", err)
-	}
 	var res nvimSyntaxResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
+	readResult(t, out, "Neovim", &res)
 	got := map[string][]string{}
 	for _, f := range files {
 		if ft := res.Filetype[f]; ft != "rlog" {
@@ -289,10 +283,6 @@ func TestNeovimLSPSetup(t *testing.T) {
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out,
 		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
 	runGuarded(t, cmd, time.Minute)
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("Neovim wrote no result: %v", err)
-	}
 	var res struct {
 		Errors         []string `json:"errors"`
 		Filetype       string   `json:"filetype"`
@@ -304,9 +294,7 @@ func TestNeovimLSPSetup(t *testing.T) {
 			Code string `json:"code"`
 		} `json:"diagnostics"`
 	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("%v\n%s", err, raw)
-	}
+	readResult(t, out, "Neovim", &res)
 	if len(res.Errors) > 0 {
 		t.Fatalf("Neovim: %v", res.Errors)
 	}
@@ -505,19 +493,13 @@ func TestEmacsMode(t *testing.T) {
 	cmd := exec.Command(emacs, append(args, files...)...)
 	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_PROBES="+probeFile)
 	runGuarded(t, cmd, 2*time.Minute)
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("Emacs wrote no result: %v", err)
-	}
 	var res struct {
 		Files  map[string][]string `json:"files"`
 		Modes  map[string]string   `json:"modes"`
 		Faces  map[string]string   `json:"faces"`
 		Tokens map[string][]string `json:"tokens"`
 	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatal(err)
-	}
+	readResult(t, out, "Emacs", &res)
 	for _, f := range files {
 		if res.Modes[f] != "rlog-mode" {
 			t.Errorf("%s opens in %q, want rlog-mode", f, res.Modes[f])
@@ -589,10 +571,6 @@ func TestEmacsEglot(t *testing.T) {
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out,
 		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
 	runGuarded(t, cmd, time.Minute)
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("Emacs wrote no result: %v", err)
-	}
 	var res struct {
 		Error       string `json:"error"`
 		Mode        string `json:"mode"`
@@ -603,9 +581,7 @@ func TestEmacsEglot(t *testing.T) {
 			Text string `json:"text"`
 		} `json:"diagnostics"`
 	}
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("%v\n%s", err, raw)
-	}
+	readResult(t, out, "Emacs", &res)
 	if res.Error != "" {
 		t.Fatalf("Emacs: %s", res.Error)
 	}

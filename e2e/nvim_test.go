@@ -42,14 +42,8 @@ func runNvim(t *testing.T, file string, probes map[string]position) nvimResult {
 	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-c", "luafile "+script)
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+file, "RLOG_PROBES="+string(probeJSON), "RLOG_OUT="+out)
 	runGuarded(t, cmd, 3*time.Minute)
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("the Neovim script wrote no result: %v", err)
-	}
 	var res nvimResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		t.Fatalf("%v\n%s", err, raw)
-	}
+	readResult(t, out, "the Neovim script", &res)
 	if len(res.Errors) > 0 {
 		t.Fatalf("Neovim reported: %v", res.Errors)
 	}
