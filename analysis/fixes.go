@@ -59,8 +59,8 @@ func Fixes(t *grammar.Tree, f Finding, name string) []Fix {
 
 var stepPattern = regexp.MustCompile(`step=(\d+)`)
 
-// RenumberSteps is the reference `recorder fix --renumber-steps`
-// (formats.md §1.9): every `step=(\d+)` on every line, the header included,
+// RenumberSteps is the reference `recorder fix --renumber-steps`: every
+// `step=(\d+)` on every line, the header included,
 // in file order; when they are not already exactly 1..N, the k-th becomes
 // `step=k`. It returns no edits when nothing changes.
 func RenumberSteps(t *grammar.Tree) []Edit {

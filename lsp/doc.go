@@ -6,9 +6,8 @@
 //
 // go.lsp.dev/protocol v0.12.0 supplies the types and go.lsp.dev/jsonrpc2
 // v0.10.0 the connection; both are pinned (jsonrpc2@latest is an
-// incompatible rewrite). Their rough edges, the 16 pitfalls of
-// shared/notes/lsp-library.md, are wrapped here and pinned by
-// pitfalls_test.go:
+// incompatible rewrite). Their rough edges, 16 pitfalls, are wrapped here
+// and pinned by pitfalls_test.go, one test each:
 //   - wireStream replaces jsonrpc2's stream: bad frames get ParseError and the
 //     connection lives on; ids jsonrpc2 cannot hold are remapped;
 //   - the method table replaces protocol.ServerHandler: notifications run in

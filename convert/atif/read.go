@@ -1,5 +1,5 @@
 // Package atif reads and writes ATIF, the Agent Trajectory Interchange
-// Format (Harbor RFC 0001, formats.md §5): v1.0 to v1.7 documents, the
+// Format (Harbor RFC 0001; docs/conversions.md#atif-atif-atif-jsonl): v1.0 to v1.7 documents, the
 // streaming ATIF-JSONL variant (a `__header__` line, then one step per
 // line), and the non-conformant "ATIF-ish" files seen in the wild. It also
 // validates documents with Harbor's rules (Validate, ValidateJSONL).

@@ -44,8 +44,8 @@ func minor(schema string) int {
 	return n
 }
 
-// Validate checks one ATIF document against Harbor's rules (formats.md
-// §5.2): unknown keys are errors, required fields and types, step ids
+// Validate checks one ATIF document against Harbor's rules (its Pydantic
+// models): unknown keys are errors, required fields and types, step ids
 // 1..N, each observation's source_call_id among the same step's tool calls,
 // no duplicate tool_call_id in a step, agent-only fields only on agent
 // steps, ISO 8601 timestamps, and the fields each version adds. It never

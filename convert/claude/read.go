@@ -1,5 +1,5 @@
 // Package claude reads and writes Claude Code session transcripts
-// (~/.claude/projects/<slug>/<sessionId>.jsonl, formats.md §4): one JSON
+// (~/.claude/projects/<slug>/<sessionId>.jsonl): one JSON
 // entry per line, one entry per content block of an API response, tool
 // results in the following user entry, a parentUuid DAG, compaction
 // boundaries, and sub-agent transcripts in subagents/agent-<id>.jsonl.

@@ -1,6 +1,6 @@
 // Package miniswe reads mini-swe-agent trajectories
 // (`trajectory_format: "mini-swe-agent-1"`: {info, messages,
-// trajectory_format}), the ancestor of mini-prophet (formats.md §7). The
+// trajectory_format}), the ancestor of mini-prophet. The
 // agent's action is the first ```bash block of each assistant message and
 // its observation the user message that follows, as harbor's ATIF
 // conversion reads it.

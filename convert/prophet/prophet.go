@@ -1,5 +1,5 @@
-// Package prophet reads and writes mini-prophet trajectory.json
-// (formats.md §7): {messages:[{key, message}], steps:[{input:[keys],
+// Package prophet reads and writes mini-prophet trajectory.json:
+// {messages:[{key, message}], steps:[{input:[keys],
 // output:key}], trajectory_format:"mini-prophet-v<version>"}, with OpenAI
 // chat messages keyed S0, U0, A0, T0, O0 (one counter per role).
 package prophet

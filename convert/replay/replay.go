@@ -1,6 +1,6 @@
 // Package replay reads, writes and validates REPLAY.jsonl v1, the canonical
-// `event`-tagged replay log of OpenAgents (crates/dsrs/docs/REPLAY.md,
-// formats.md §6.1): one event per line, keys sorted, no whitespace,
+// `event`-tagged replay log of OpenAgents (crates/dsrs/docs/REPLAY.md in
+// OpenAgentsInc/openagents): one event per line, keys sorted, no whitespace,
 // `sha256:` hashes over canonical JSON, a ReplayHeader first and every
 // ToolResult after its ToolCall.
 //

@@ -1,4 +1,4 @@
-// Package rlogfmt reads and writes rlog/1 (formats.md §1): a YAML header
+// Package rlogfmt reads and writes rlog/1 (docs/format.md): a YAML header
 // between `---` lines, then one event per line. The reader is built on the
 // project's parser (grammar), so it classifies lines and finds metadata
 // exactly as `rlog-ls check` does; the writer uses the real converter's line
@@ -962,7 +962,7 @@ func (rd *reader) passthrough(text []byte, li grammar.LineInfo, loc model.Loc) e
 }
 
 // zTime rewrites an RFC 3339 timestamp with an offset in UTC with a Z: the
-// rlog/1 regex drops offsets (formats.md §1.4). Other strings are returned
+// rlog/1 reference parser drops offsets. Other strings are returned
 // as they are, with ok false when they are no timestamp at all.
 func zTime(ts string) (string, bool) {
 	if ts == "" {

@@ -13,7 +13,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
-// The autopilot writer's limits (formats.md §1.11a), applied where rlog is
+// The autopilot writer's limits (docs/format.md#truncation), applied where rlog is
 // the summary of a fuller source. From an rlog source nothing is cut.
 const (
 	LimitUser     = 200
@@ -738,7 +738,7 @@ func (wr *writer) subagent(i int, e *model.Event) {
 }
 
 // toolArgs abbreviates a tool input the way the autopilot writer does
-// (formats.md §1.11a): file_path= for Read/Edit/Write, cmd= for Bash,
+// (docs/format.md#truncation): file_path= for Read/Edit/Write, cmd= for Bash,
 // pattern= for Glob and Grep, desc= for Task; for other tools the scalar
 // arguments as key=value. It reports whether anything was left out.
 func toolArgs(name string, input json.RawMessage) (string, bool) {
@@ -962,7 +962,7 @@ func (wr *writer) passthrough(e *model.Event) {
 	raw, _ := model.ParseFields(e.Raw)
 	switch e.RawType {
 	case "file-history-snapshot":
-		// The real converter's form (formats.md §1.11b).
+		// The reference converter's form.
 		msg, _ := raw.String("messageId")
 		files := 0
 		var ts string

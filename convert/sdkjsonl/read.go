@@ -1,4 +1,4 @@
-// Package sdkjsonl reads the autopilot "JSONL companion" (formats.md §3):
+// Package sdkjsonl reads the autopilot "JSONL companion" (docs/format.md#companion-files):
 // one Claude Agent SDK message per line, wrapped as
 // {"type": T, "message": <SDK message>, "timestamp": "..."}. It is read-only:
 // nothing writes this format but the SDK itself.

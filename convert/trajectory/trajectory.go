@@ -1,5 +1,5 @@
 // Package trajectory reads and writes the autopilot trajectory JSON
-// (`docs/logs/YYYYMMDD/HHMMSS-slug.json`, formats.md §2): one document with
+// (`docs/logs/YYYYMMDD/HHMMSS-slug.json` in the OpenAgents repository): one document with
 // a root of session metadata, a flat list of typed steps, an optional result
 // and the usage totals. It is the lossless side of the autopilot pair: tool
 // output is untruncated.

@@ -1,7 +1,9 @@
 // Package corpus locates the corpus of real session logs that some tests
-// sweep in addition to the project's own fixtures: ../shared/corpus next to
-// the repository, or the folder $RLOG_CORPUS names. RLOG_CORPUS=none (or a
-// folder that does not exist) says there is no corpus, as on a fresh clone.
+// sweep in addition to the project's own fixtures: the folder $RLOG_CORPUS
+// names, or else a folder "corpus" inside a folder "shared" next to the
+// repository's (where the project's developers keep it). RLOG_CORPUS=none
+// (or a folder that does not exist) says there is no corpus, as on a fresh
+// clone.
 //
 // Every test must pass without the corpus: what it checks on real files it
 // checks on fixtures in testdata/ too. Sweep is for the extra runs over the
@@ -24,7 +26,7 @@ func Sweep(t testing.TB) (string, bool) {
 	t.Helper()
 	dir, err := find()
 	if err != nil {
-		t.Logf("no sweep over the corpus (%v): set RLOG_CORPUS or place it at ../shared/corpus next to the repository", err)
+		t.Logf("no sweep over the corpus (%v): set RLOG_CORPUS to a folder of real logs", err)
 		return "", false
 	}
 	return dir, true
@@ -51,7 +53,7 @@ func Dir(t testing.TB) string {
 	t.Helper()
 	dir, err := find()
 	if err != nil {
-		t.Skipf("corpus not found (%v): set RLOG_CORPUS or place it at ../shared/corpus next to the repository", err)
+		t.Skipf("corpus not found (%v): set RLOG_CORPUS to a folder of real logs", err)
 	}
 	return dir
 }

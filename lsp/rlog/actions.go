@@ -384,7 +384,7 @@ func canCreate(sess *lsp.Session) bool {
 
 // The workspace edit that creates a file with content. protocol v0.12.0's
 // WorkspaceEdit holds only TextDocumentEdits in documentChanges, so these
-// are our own types (lsp-library.md §A.2).
+// are our own types.
 type (
 	createFile struct {
 		Kind    string               `json:"kind"`

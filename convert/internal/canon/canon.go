@@ -1,5 +1,5 @@
 // Package canon produces canonical JSON as REPLAY.jsonl and the receipt
-// hashes define it (formats.md §6.1, ADR-0006): object keys sorted by their
+// hashes define it (OpenAgents ADR-0006): object keys sorted by their
 // bytes, no whitespace, arrays in order, strings escaped the way serde_json
 // escapes them (only `"`, `\` and control characters), numbers as written.
 package canon
