@@ -778,6 +778,9 @@ func TestHelixLanguagesToml(t *testing.T) {
 // not packaged in Debian 12 nor on the package registries the test machines
 // reach, so here it skips, also under RLOG_REQUIRE_EDITORS=1.
 func TestHelixHealth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: hx is not run")
+	}
 	hx, err := exec.LookPath("hx")
 	if err != nil {
 		t.Skip("hx (Helix) is not installed: not packaged in Debian 12 nor on npm; TestHelixLanguagesToml checks the file's keys instead")
