@@ -220,6 +220,20 @@ func TestHover(t *testing.T) {
 	if h, ok := Hover(tr2, 52); !ok || !strings.Contains(h.Markdown, "Blob reference") {
 		t.Errorf("blob hover %+v", h)
 	}
+	// Every lifecycle event H001 accepts has a hover of its own (@phase
+	// alone is one), and every key the parser reads explains itself.
+	for _, v := range grammar.Verbs {
+		src := "---\nid: x\n---\n@" + v.Name + "\n"
+		if h, ok := Hover(grammar.Parse([]byte(src)), len("---\nid: x\n---\n@")); !ok || strings.Contains(h.Markdown, "not a known") || !strings.Contains(h.Markdown, v.Doc) {
+			t.Errorf("@%s: hover %q", v.Name, h.Markdown)
+		}
+	}
+	for _, k := range grammar.Keys() {
+		src := "---\nid: x\n---\n# " + k.String() + "=5\n"
+		if h, ok := Hover(grammar.Parse([]byte(src)), len(src)-4); !ok || h.Markdown == "" {
+			t.Errorf("%s=: hover %q", k, h.Markdown)
+		}
+	}
 }
 
 // FoldsUpTo must be exactly the first limit entries of the full list,
