@@ -138,7 +138,6 @@ type reader struct {
 
 	prevUsage *model.Usage // last usage-bearing line without message_id
 	prevMsg   string
-	haveRMsg  bool
 	endTotals *model.Usage
 	endCost   *float64
 }
