@@ -123,7 +123,8 @@ func (p *diagnosticsPublisher[T]) forget(uri protocol.DocumentURI) {
 	}
 	p.sendMu.Lock()
 	defer p.sendMu.Unlock()
-	p.send(publishDiagnosticsParams{URI: uri, Diagnostics: []protocol.Diagnostic{}})
+	payload, _ := json.Marshal(publishDiagnosticsParams{URI: uri, Diagnostics: []protocol.Diagnostic{}})
+	p.send(payload)
 }
 
 // stop ends all diagnostics work for good (shutdown, or the end of Serve).
@@ -186,7 +187,7 @@ func (p *diagnosticsPublisher[T]) run(uri protocol.DocumentURI, gen uint64) {
 	if skip {
 		return
 	}
-	p.send(json.RawMessage(payload))
+	p.send(payload)
 }
 
 // diagnose calls the injected Diagnose; a panic there is logged and
@@ -202,8 +203,9 @@ func (p *diagnosticsPublisher[T]) diagnose(ctx context.Context, dc *DocumentCont
 	return p.s.opts.Features.Diagnose(ctx, dc), true
 }
 
-func (p *diagnosticsPublisher[T]) send(params any) {
-	if err := p.s.conn.Notify(p.s.bg, protocol.MethodTextDocumentPublishDiagnostics, params); err != nil {
+// send publishes params, encoded by json.Marshal.
+func (p *diagnosticsPublisher[T]) send(params []byte) {
+	if _, err := p.s.stream.writeNotification(protocol.MethodTextDocumentPublishDiagnostics, params); err != nil {
 		p.s.log.Debug("publishDiagnostics not sent", zap.Error(err))
 	}
 }

@@ -52,9 +52,9 @@ func TestDiagnosticsDebounce(t *testing.T) {
 		openDoc(c, diagURI, 1, "TODO")
 		synctest.Wait() // an opened document is diagnosed at once
 		time.Sleep(60 * time.Millisecond)
-		change(c, diagURI, 2, ContentChange{Range: rng(0, 4, 0, 4), Text: " FIXME"})
+		change(c, diagURI, 2, ContentChange{Range: rng(0, 4, 0, 4), Text: jsonString(" FIXME")})
 		time.Sleep(60 * time.Millisecond)
-		change(c, diagURI, 3, ContentChange{Range: rng(0, 0, 0, 4), Text: "done"})
+		change(c, diagURI, 3, ContentChange{Range: rng(0, 0, 0, 4), Text: jsonString("done")})
 		synctest.Wait()
 		if pubs := c.Diagnostics(diagURI); !sameInts(versions(pubs), []int32{1}) {
 			t.Fatalf("published during the debounce: %v", versions(pubs))
@@ -81,10 +81,40 @@ func TestDiagnosticsDefaultDebounce(t *testing.T) {
 			t.Fatalf("open published after %v (fake clock), want at once", waited)
 		}
 		start = time.Now()
-		change(c, diagURI, 2, ContentChange{Text: "TODO TODO"})
+		change(c, diagURI, 2, ContentChange{Text: jsonString("TODO TODO")})
 		c.WaitDiagnostics(diagURI, lsptest.AtVersion(2))
 		if waited := time.Since(start); waited != 100*time.Millisecond {
 			t.Fatalf("edit published after %v (fake clock), want 100ms", waited)
+		}
+	})
+}
+
+// Lines appended at the end of a document (a log growing on disk, which
+// the editor reloads) are diagnosed at once, ranged or whole; any other
+// edit waits for the debounce.
+func TestAppendedLinesSkipTheDebounce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		c := startServer(t, testOptions(t))
+		c.Initialize(nil)
+		openDoc(c, diagURI, 1, "ok\n")
+		c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
+		for i, ch := range []ContentChange{
+			{Range: rng(1, 0, 1, 0), Text: jsonString("TODO\n")},
+			{Text: jsonString("ok\nTODO\nFIXME\n")},
+		} {
+			v := int32(i + 2)
+			start := time.Now()
+			change(c, diagURI, v, ch)
+			c.WaitDiagnostics(diagURI, lsptest.AtVersion(v))
+			if waited := time.Since(start); waited != 0 {
+				t.Fatalf("version %d: appended lines published after %v (fake clock), want at once", v, waited)
+			}
+		}
+		start := time.Now()
+		change(c, diagURI, 4, ContentChange{Range: rng(0, 0, 0, 0), Text: jsonString("TODO ")})
+		c.WaitDiagnostics(diagURI, lsptest.AtVersion(4))
+		if waited := time.Since(start); waited != 100*time.Millisecond {
+			t.Fatalf("an edit at the start published after %v (fake clock), want 100ms", waited)
 		}
 	})
 }
@@ -105,7 +135,7 @@ func TestStaleDiagnosticsNeverPublished(t *testing.T) {
 		c.Initialize(initParams(noDebounce))
 		openDoc(c, diagURI, 1, "slow TODO")
 		synctest.Wait() // version 1 is being diagnosed
-		change(c, diagURI, 2, ContentChange{Text: "fast FIXME"})
+		change(c, diagURI, 2, ContentChange{Text: jsonString("fast FIXME")})
 		c.WaitDiagnostics(diagURI, lsptest.AtVersion(2))
 		close(release)
 		synctest.Wait()
@@ -134,7 +164,7 @@ func TestCloseCancelsPendingDiagnostics(t *testing.T) {
 		c.Initialize(initParams(withDebounce(100)))
 		openDoc(c, diagURI, 1, "TODO")
 		c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
-		change(c, diagURI, 2, ContentChange{Text: "TODO TODO"}) // pending in the debounce
+		change(c, diagURI, 2, ContentChange{Text: jsonString("TODO TODO")}) // pending in the debounce
 		closeDoc(c, diagURI)
 		time.Sleep(time.Second)
 		synctest.Wait()
@@ -173,7 +203,7 @@ func TestNewVersionRepublishes(t *testing.T) {
 	c := startInitialized(t)
 	openDoc(c, diagURI, 1, "TODO")
 	c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
-	change(c, diagURI, 2, ContentChange{Range: rng(0, 0, 0, 0), Text: " "})
+	change(c, diagURI, 2, ContentChange{Range: rng(0, 0, 0, 0), Text: jsonString(" ")})
 	c.WaitDiagnostics(diagURI, lsptest.AtVersion(2))
 }
 
@@ -206,7 +236,7 @@ func TestDiagnosePanic(t *testing.T) {
 		c.Initialize(initParams(noDebounce))
 		openDoc(c, diagURI, 1, "panic")
 		synctest.Wait()
-		change(c, diagURI, 2, ContentChange{Text: "TODO"})
+		change(c, diagURI, 2, ContentChange{Text: jsonString("TODO")})
 		c.WaitDiagnostics(diagURI, lsptest.AtVersion(2))
 		if got := versions(c.Diagnostics(diagURI)); !sameInts(got, []int32{2}) {
 			t.Fatalf("published %v", got)
@@ -221,7 +251,7 @@ func TestNoDiagnosticsAfterShutdown(t *testing.T) {
 		c.Initialize(initParams(withDebounce(100)))
 		openDoc(c, diagURI, 1, "TODO")
 		c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
-		change(c, diagURI, 2, ContentChange{Text: "TODO TODO"}) // pending in the debounce
+		change(c, diagURI, 2, ContentChange{Text: jsonString("TODO TODO")}) // pending in the debounce
 		if err := c.Call(protocol.MethodShutdown, nil, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -265,6 +265,31 @@ func (s *wireStream) writeReply(id jsonrpc2.ID, result []byte, rpcErr *jsonrpc2.
 	return s.writeBody(body)
 }
 
+// writeNotification writes a notification whose params are JSON as
+// json.Marshal writes it, as they are: jsonrpc2's Notify would validate and
+// re-escape them twice more, which for a thousand diagnostics costs more
+// than computing them.
+func (s *wireStream) writeNotification(method string, params []byte) (int64, error) {
+	head, err := json.Marshal(wireNotification{Version: jsonrpc2.Version, Method: method})
+	if err != nil {
+		return 0, fmt.Errorf("encoding message: %w", err)
+	}
+	// head is {"jsonrpc":"2.0","method":...}: the params are the next field.
+	const paramsKey = `,"params":`
+	body := make([]byte, 0, len(head)+len(paramsKey)+len(params)+1)
+	body = append(body, head[:len(head)-1]...)
+	body = append(body, paramsKey...)
+	body = append(body, params...)
+	body = append(body, '}')
+	return s.writeBody(body)
+}
+
+// wireNotification is the envelope of writeNotification.
+type wireNotification struct {
+	Version string `json:"jsonrpc"`
+	Method  string `json:"method"`
+}
+
 func (s *wireStream) writeBody(body []byte) (int64, error) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()

@@ -54,7 +54,7 @@ func (s *server[T]) didChange(_ context.Context, raw json.RawMessage) error {
 		return err
 	}
 	uri := p.TextDocument.URI
-	doc, prev := s.docs.Change(uri, p.TextDocument.Version, p.ContentChanges, s.session().Encoding)
+	doc, prev, sum := s.docs.Change(uri, p.TextDocument.Version, p.ContentChanges, s.session().Encoding)
 	if doc == nil {
 		s.log.Warn("didChange for a document that is not open: ignored", zap.String("uri", string(uri)))
 		return nil
@@ -64,6 +64,16 @@ func (s *server[T]) didChange(_ context.Context, raw json.RawMessage) error {
 		// that still means its text, so apply it and say so.
 		s.log.Warn("didChange version did not increase", zap.String("uri", string(uri)),
 			zap.Int32("previous", prev.Version), zap.Int32("version", doc.Version))
+	}
+	s.log.Debug("didChange", zap.String("uri", string(uri)), zap.Int32("version", doc.Version),
+		zap.Int("wholeDocument", sum.Whole), zap.Int("ranged", sum.Ranged),
+		zap.Int("replacedBytes", sum.Replaced), zap.Int("insertedBytes", sum.Inserted), zap.Bool("appended", sum.Appended))
+	if sum.Appended {
+		// A log growing on disk, reloaded by the editor: nobody is typing,
+		// so there is nothing to wait for, and the update costs what the
+		// new lines cost.
+		s.diagnostics.scheduleNow(uri)
+		return nil
 	}
 	s.diagnostics.schedule(uri)
 	return nil

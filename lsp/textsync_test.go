@@ -14,8 +14,8 @@ func TestIncrementalSync(t *testing.T) {
 	c := startInitialized(t)
 	const uri = "file:///s.rlog"
 	openDoc(c, uri, 1, "héllo 😀 world\r\nline two\rline three\n")
-	change(c, uri, 2, ContentChange{Range: rng(0, 9, 0, 10), Text: "WORLD"})  // 😀 is 2 units
-	change(c, uri, 3, ContentChange{Range: rng(1, 5, 2, 4), Text: "2, line"}) // across a lone CR
+	change(c, uri, 2, ContentChange{Range: rng(0, 9, 0, 10), Text: jsonString("WORLD")})  // 😀 is 2 units
+	change(c, uri, 3, ContentChange{Range: rng(1, 5, 2, 4), Text: jsonString("2, line")}) // across a lone CR
 	if got := docText(t, c, uri); got.Version != 3 || got.Text != "héllo 😀 WORLDorld\r\nline 2, line three\n" {
 		t.Fatalf("got %+v", got)
 	}
@@ -37,8 +37,8 @@ func TestChangeOutsideTheDocumentIsClamped(t *testing.T) {
 	c := startInitialized(t)
 	const uri = "file:///c.rlog"
 	openDoc(c, uri, 1, "ab\ncd")
-	change(c, uri, 2, ContentChange{Range: rng(7, 3, 99, 99), Text: "!"})
-	change(c, uri, 3, ContentChange{Range: rng(0, 50, 0, 60), Text: "?"})
+	change(c, uri, 2, ContentChange{Range: rng(7, 3, 99, 99), Text: jsonString("!")})
+	change(c, uri, 3, ContentChange{Range: rng(0, 50, 0, 60), Text: jsonString("?")})
 	if got := docText(t, c, uri); got.Text != "ab?\ncd!" {
 		t.Fatalf("got %q", got.Text)
 	}
@@ -46,7 +46,7 @@ func TestChangeOutsideTheDocumentIsClamped(t *testing.T) {
 
 func TestChangeOfUnopenedDocumentIsIgnored(t *testing.T) {
 	c := startInitialized(t)
-	change(c, "file:///never.rlog", 2, ContentChange{Text: "x"})
+	change(c, "file:///never.rlog", 2, ContentChange{Text: jsonString("x")})
 	resp := c.RawRequest(`{"jsonrpc":"2.0","id":1000,"method":"toy/text","params":{"textDocument":{"uri":"file:///never.rlog"}}}`)
 	lsptest.AssertJSON(t, resp.Body, `{"jsonrpc":"2.0","id":1000,"result":null}`)
 }
@@ -64,8 +64,8 @@ func TestSecondOpenReplaces(t *testing.T) {
 func TestNonIncreasingVersionStillApplies(t *testing.T) {
 	c := startInitialized(t)
 	openDoc(c, "file:///v.rlog", 5, "a")
-	change(c, "file:///v.rlog", 5, ContentChange{Range: rng(0, 1, 0, 1), Text: "b"})
-	change(c, "file:///v.rlog", 2, ContentChange{Range: rng(0, 2, 0, 2), Text: "c"})
+	change(c, "file:///v.rlog", 5, ContentChange{Range: rng(0, 1, 0, 1), Text: jsonString("b")})
+	change(c, "file:///v.rlog", 2, ContentChange{Range: rng(0, 2, 0, 2), Text: jsonString("c")})
 	if got := docText(t, c, "file:///v.rlog"); got.Text != "abc" || got.Version != 2 {
 		t.Fatalf("got %+v", got)
 	}
@@ -86,7 +86,7 @@ func TestNonFileURIs(t *testing.T) {
 		if len(p.Diagnostics) != 1 {
 			t.Errorf("%s: %s", uri, p.Raw)
 		}
-		change(c, uri, 2, ContentChange{Range: rng(0, 0, 0, 4), Text: "done"})
+		change(c, uri, 2, ContentChange{Range: rng(0, 0, 0, 4), Text: jsonString("done")})
 		if got := docText(t, c, uri); got.Text != "done" {
 			t.Errorf("%s: %+v", uri, got)
 		}
@@ -109,7 +109,7 @@ func TestHugeLine(t *testing.T) {
 	if len(p.Diagnostics) != 1 || p.Diagnostics[0].Range.Start != (protocol.Position{Line: 0, Character: col}) {
 		t.Fatalf("got %+v", p.Diagnostics)
 	}
-	change(c, "file:///big.rlog", 2, ContentChange{Range: rng(0, col, 0, col+4), Text: "done"})
+	change(c, "file:///big.rlog", 2, ContentChange{Range: rng(0, col, 0, col+4), Text: jsonString("done")})
 	p = c.WaitDiagnostics("file:///big.rlog", lsptest.AtVersion(2))
 	if len(p.Diagnostics) != 0 {
 		t.Fatalf("got %+v", p.Diagnostics)
@@ -142,7 +142,7 @@ func TestUTF8Encoding(t *testing.T) {
 	lsptest.AssertJSON(t, p.Raw, `{"uri":"file:///u.rlog","version":1,"diagnostics":[
 		{"range":{"start":{"line":0,"character":6},"end":{"line":0,"character":10}},"severity":2,"code":"todo","source":"toy","message":"TODO left in the text"},
 		{"range":{"start":{"line":1,"character":0},"end":{"line":1,"character":5}},"severity":1,"code":"fixme","source":"toy","message":"FIXME left in the text"}]}`)
-	change(c, "file:///u.rlog", 2, ContentChange{Range: rng(0, 2, 0, 6), Text: ""}) // byte columns: delete 😀
+	change(c, "file:///u.rlog", 2, ContentChange{Range: rng(0, 2, 0, 6), Text: jsonString("")}) // byte columns: delete 😀
 	if got := docText(t, c, "file:///u.rlog"); got.Text != "éTODO\r\nFIXME" {
 		t.Fatalf("got %q", got.Text)
 	}

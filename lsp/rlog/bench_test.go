@@ -1,13 +1,16 @@
 package rlog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
@@ -108,4 +111,97 @@ func BenchmarkRequests(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkAppendLine is a log growing while it is open: one line appended
+// at the end of a large document, from the notification's first byte
+// reaching the server until the client has read the new version's
+// diagnostics (with the default settings: appended lines skip the
+// debounce). The forms are what editors send when they reload a file that
+// grew on disk:
+//   - ranged: one change inserting the line at the end (VS Code);
+//   - whole: a whole-document change (clients with full sync);
+//   - reopen: didClose, then didOpen with the whole text (Neovim).
+//
+// The notifications are encoded before the clock starts, and the client
+// only looks for the version in what it reads: the time is the server's.
+// The whole forms carry the document, so reading their JSON alone costs
+// in proportion to its size; the server's own work is comparing the texts
+// and the edit.
+func BenchmarkAppendLine(b *testing.B) {
+	for _, size := range benchdata.Sizes() {
+		for _, form := range []string{"ranged", "whole", "reopen"} {
+			b.Run(form+"/"+benchdata.Name(size), func(b *testing.B) {
+				published := make(chan []byte, 16)
+				c := startLeanWith(b, lsp.Options[Doc]{Features: Features(), Logger: zap.NewNop()}, func(body []byte) {
+					if bytes.HasPrefix(body, []byte(`{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics"`)) {
+						published <- body[:min(len(body), 200)]
+					}
+				})
+				waitVersion := func(v int32) {
+					want := []byte(fmt.Sprintf(`"version":%d,`, v))
+					for {
+						select {
+						case head := <-published:
+							if bytes.Contains(head, want) {
+								return
+							}
+						case <-time.After(time.Minute): // a guard against a hang, not a timing
+							b.Fatalf("no diagnostics for version %d", v)
+						}
+					}
+				}
+				c.call("0", "initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}})
+				c.notify("initialized", map[string]any{})
+				src := benchdata.Session(b, size)
+				text := bytes.Clone(src)
+				c.notify(protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
+					TextDocument: protocol.TextDocumentItem{URI: testURI, LanguageID: "rlog", Version: 1, Text: string(text)}})
+				waitVersion(1)
+				lines := uint32(bytes.Count(src, []byte("\n")))
+				version := int32(1)
+				b.ResetTimer()
+				for i := range b.N {
+					b.StopTimer()
+					line := fmt.Sprintf("o: id=appended%d → [ok] 😀 %d\n", i, i)
+					version++
+					var frames []string
+					switch form {
+					case "ranged":
+						frames = append(frames, notification(b, protocol.MethodTextDocumentDidChange, map[string]any{
+							"textDocument":   map[string]any{"uri": testURI, "version": version},
+							"contentChanges": []lsptest.Change{{Range: lsptest.Span(lines, 0, lines, 0), Text: line}},
+						}))
+					case "whole":
+						text = append(text, line...)
+						frames = append(frames, notification(b, protocol.MethodTextDocumentDidChange, map[string]any{
+							"textDocument":   map[string]any{"uri": testURI, "version": version},
+							"contentChanges": []lsptest.Change{{Text: string(text)}},
+						}))
+					case "reopen":
+						text = append(text, line...)
+						frames = append(frames,
+							notification(b, protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": testURI}}),
+							notification(b, protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{
+								TextDocument: protocol.TextDocumentItem{URI: testURI, LanguageID: "rlog", Version: version, Text: string(text)}}))
+					}
+					lines++
+					b.StartTimer()
+					for _, f := range frames {
+						c.send(f)
+					}
+					waitVersion(version)
+				}
+			})
+		}
+	}
+}
+
+// notification encodes one JSON-RPC notification.
+func notification(b *testing.B, method string, params any) string {
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return string(body)
 }

@@ -132,7 +132,7 @@ func diagnose(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 	t := dc.Doc.Text.Tree
 	if f, ok := analysis.CheckBinary(t.Slice(0, min(t.Len(), analysis.BinarySample)), cfg); ok {
 		// Not text: one diagnostic, as `rlog-ls check` gives.
-		return lsp.Diagnostics{List: []protocol.Diagnostic{toDiagnostic(dc, f)}}
+		return lsp.Diagnostics{List: []protocol.Diagnostic{toDiagnostic(dc, dc.Mapper.Positions(), f)}}
 	}
 	findings, more, first := dc.Doc.Text.findings(cfg, limit)
 	if first {
@@ -144,20 +144,21 @@ func diagnose(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 		analysis.Outline(dc.Doc.Text.Tree, dc.Settings.Outline.MaxItems)
 	}
 	out := make([]protocol.Diagnostic, 0, len(findings))
+	positions := dc.Mapper.Positions() // findings come in file order
 	for i, f := range findings {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return lsp.Diagnostics{}
 		}
-		out = append(out, toDiagnostic(dc, f))
+		out = append(out, toDiagnostic(dc, positions, f))
 	}
 	return lsp.Diagnostics{List: out, NotBuilt: more}
 }
 
 // toDiagnostic is the one place a finding becomes an LSP diagnostic, so the
 // editor shows exactly what `rlog-ls check` prints.
-func toDiagnostic(dc *docCtx, f analysis.Finding) protocol.Diagnostic {
+func toDiagnostic(dc *docCtx, positions *lsp.PositionCache, f analysis.Finding) protocol.Diagnostic {
 	d := protocol.Diagnostic{
-		Range:           dc.Mapper.Range(f.Span.Start, f.Span.End),
+		Range:           positions.Range(f.Span.Start, f.Span.End),
 		Severity:        protocol.DiagnosticSeverity(f.Severity),
 		Code:            f.Code,
 		CodeDescription: &protocol.CodeDescription{Href: protocol.URI(DocsURL + "#" + strings.ToLower(f.Code))},
@@ -166,7 +167,7 @@ func toDiagnostic(dc *docCtx, f analysis.Finding) protocol.Diagnostic {
 	}
 	for _, r := range f.Related {
 		d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{
-			Location: protocol.Location{URI: dc.Doc.URI, Range: dc.Mapper.Range(r.Span.Start, r.Span.End)},
+			Location: protocol.Location{URI: dc.Doc.URI, Range: positions.Range(r.Span.Start, r.Span.End)},
 			Message:  r.Message,
 		})
 	}

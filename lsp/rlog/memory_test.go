@@ -27,15 +27,22 @@ import (
 // leanClient speaks to a server and keeps nothing it does not wait for, so
 // that the test's own memory stays flat while the server's is measured.
 type leanClient struct {
-	t       *testing.T
+	t       testing.TB
 	conn    net.Conn
 	writeMu sync.Mutex
 	mu      sync.Mutex
 	waiting map[string]chan json.RawMessage
 	done    chan struct{}
+	// notified, when set, sees each notification's body (set it before
+	// the server sends any).
+	notified func(body []byte)
 }
 
-func startLean(t *testing.T, opts lsp.Options[Doc]) *leanClient {
+func startLean(t testing.TB, opts lsp.Options[Doc]) *leanClient {
+	return startLeanWith(t, opts, nil)
+}
+
+func startLeanWith(t testing.TB, opts lsp.Options[Doc], notified func(body []byte)) *leanClient {
 	serverEnd, clientEnd := net.Pipe()
 	served := make(chan struct{})
 	go func() {
@@ -43,7 +50,7 @@ func startLean(t *testing.T, opts lsp.Options[Doc]) *leanClient {
 		serverEnd.Close()
 		close(served)
 	}()
-	c := &leanClient{t: t, conn: clientEnd, waiting: map[string]chan json.RawMessage{}, done: make(chan struct{})}
+	c := &leanClient{t: t, conn: clientEnd, waiting: map[string]chan json.RawMessage{}, done: make(chan struct{}), notified: notified}
 	go c.read()
 	t.Cleanup(func() {
 		clientEnd.Close()
@@ -68,6 +75,9 @@ func (c *leanClient) read() {
 			return
 		}
 		if !bytes.Contains(body[:min(len(body), 64)], []byte(`"id"`)) {
+			if c.notified != nil {
+				c.notified(body)
+			}
 			continue // a notification (diagnostics, messages): dropped
 		}
 		var env struct {

@@ -265,7 +265,7 @@ func expected(uri protocol.DocumentURI, text []byte, enc lsp.PositionEncoding) [
 	dc := &docCtx{Doc: &lsp.Document[Doc]{URI: uri, Text: d}, Mapper: lsp.Mapper{Text: d, Encoding: enc}}
 	out := []protocol.Diagnostic{}
 	for _, f := range analysis.Check(grammar.Parse(bytes.Clone(text)), analysis.Config{}) {
-		out = append(out, toDiagnostic(dc, f))
+		out = append(out, toDiagnostic(dc, dc.Mapper.Positions(), f))
 	}
 	return out
 }
