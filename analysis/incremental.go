@@ -522,22 +522,51 @@ func (a *Analyzer) Findings(cfg Config) []Finding {
 // list leaves out is counted, not built: an editor that shows the first
 // thousand findings of a noisy log pays for those.
 func (a *Analyzer) FindingsUpTo(cfg Config, limit int) ([]Finding, int) {
+	return a.findings(cfg, limit, 0)
+}
+
+// FindingsFrom returns the findings on line from (0-based) and after, in
+// report order. The chunks before it are not visited, so following a
+// growing document costs in proportion to what it appended. The
+// session-level I001 and I002 point at the header, so they are among them
+// only when from is 0.
+func (a *Analyzer) FindingsFrom(cfg Config, from int) []Finding {
+	out, _ := a.findings(cfg, -1, max(from, 0))
+	return out
+}
+
+func (a *Analyzer) findings(cfg Config, limit, from int) ([]Finding, int) {
 	c := checker{t: a.tree, cfg: cfg}
 	if limit >= 0 {
 		c.out = make([]Finding, 0, min(limit, 4096)+16) // a chunk's findings may overshoot the cap
 	}
 	full := func() bool { return limit >= 0 && len(c.out) >= limit }
 	more := 0
-	c.header()
+	if from == 0 || from < a.tree.Region().BodyStart {
+		c.header()
+	}
 	var (
 		lastStep uint64
 		hasStep  bool
 		startCS  *chunkState
 		hasEnd   bool
 	)
-	for _, sp := range a.pages {
+	for p, sp := range a.pages {
 		pt := &sp.total
 		if pt.quiet {
+			continue
+		}
+		if from > 0 && a.pageEnd(p) <= from {
+			// Before the first line wanted: only what later pages are
+			// compared with (the last step, @start and @end) is read, from
+			// the page's sums.
+			if pt.hasStep {
+				lastStep, hasStep = pt.lastStep, true
+			}
+			if pt.start >= 0 && startCS == nil {
+				startCS = sp.states[pt.start]
+			}
+			hasEnd = hasEnd || pt.hasEnd
 			continue
 		}
 		if full() && len(cfg.Disabled) == 0 {
@@ -574,6 +603,11 @@ func (a *Analyzer) FindingsUpTo(cfg Config, limit int) ([]Finding, int) {
 			if ct.findings == 0 && !stepDown {
 				continue
 			}
+			if from > 0 {
+				if first, _ := a.place(sp.states[i]); first+sp.states[i].chunk.LineCount() <= from {
+					continue
+				}
+			}
 			if full() && len(cfg.Disabled) == 0 {
 				more += int(ct.findings)
 				if stepDown {
@@ -609,7 +643,25 @@ func (a *Analyzer) FindingsUpTo(cfg Config, limit int) ([]Finding, int) {
 		more += len(c.out) - limit
 		c.out = c.out[:limit:limit]
 	}
+	if from > 0 {
+		// The first chunk wanted may begin before from.
+		c.out = slices.DeleteFunc(c.out, func(f Finding) bool { return f.Line < from })
+	}
 	return c.out, more
+}
+
+// pageEnd is the line after page p's last line.
+func (a *Analyzer) pageEnd(p int) int {
+	if p+1 < len(a.pages) {
+		return a.pages[p+1].firstLine(a.tree)
+	}
+	return a.tree.LineCount()
+}
+
+// firstLine is the first line of the page in t.
+func (sp *statePage) firstLine(t *grammar.Tree) int {
+	_, line, _ := t.ChunkAt(sp.first)
+	return line
 }
 
 // count is how many of the findings in lists are enabled.

@@ -157,3 +157,39 @@ func TestFindingsUpTo(t *testing.T) {
 		}
 	}
 }
+
+// FindingsFrom is Findings without the findings before the line, on a
+// document that grows by appended lines (what watch does), with small
+// chunks and pages so that whole pages are skipped.
+func TestFindingsFromEqualsFilteredFindings(t *testing.T) {
+	t.Cleanup(grammar.SetChunkLimitsForTest(4, 200))
+	src := generatedSession(t, 600<<10, 5)
+	r := rand.New(rand.NewPCG(9, 2))
+	tree := grammar.Parse(bytes.Clone(src[:len(src)/3]))
+	a := NewAnalyzer(tree)
+	cfg, _ := DisableCodes([]string{"S001"})
+	for off := len(src) / 3; ; {
+		for range 5 {
+			from := r.IntN(tree.LineCount() + 2)
+			var want []Finding
+			for _, f := range a.Findings(cfg) {
+				if f.Line >= from {
+					want = append(want, f)
+				}
+			}
+			if got := a.FindingsFrom(cfg, from); (len(got) > 0 || len(want) > 0) && !reflect.DeepEqual(got, want) {
+				t.Fatalf("from line %d of %d:\n got  %v\n want %v", from, tree.LineCount(), summarizeFindings(got), summarizeFindings(want))
+			}
+		}
+		if off == len(src) {
+			break
+		}
+		next := min(len(src), off+r.IntN(30000))
+		if nl := bytes.LastIndexByte(src[off:next], '\n'); nl >= 0 && next < len(src) {
+			next = off + nl + 1
+		}
+		tree = tree.Edit(tree.Len(), tree.Len(), bytes.Clone(src[off:next]))
+		a.Update(tree)
+		off = next
+	}
+}
