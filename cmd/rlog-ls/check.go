@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -60,33 +61,14 @@ when a folder holds no .rlog file.`
 func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) {
 	cmd := newCommand("check", checkUsage, checkAbout)
 	fl := cmd.fl
-	format := fl.String("format", "text", "output `format`: text, json or github")
-	minSev := fl.String("min-severity", "hint", "lowest `level` to report: error, warning, info or hint")
-	disable := fl.String("disable", "", "comma-separated `codes` not to report (e.g. W003,I004)")
-	var severities listFlag
-	fl.Var(&severities, "severity", "report a code with another severity, `CODE=LEVEL` (e.g. S001=warning); repeat it or separate with commas")
+	opts := addFindingFlags(fl, "output `format`: text, json or github")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile to this new `file` (to report a slow file); never overwrites")
 	paths, status, done := cmd.parse(args, stdout, stderr)
 	if done {
 		return status
 	}
-	if *format != "text" && *format != "json" && *format != "github" {
-		cmd.fail(stderr, "--format must be text, json or github, not %q", *format)
-		return 2
-	}
-	min, ok := analysis.ParseSeverity(*minSev)
+	format, min, cfg, ok := opts.resolve(cmd, stderr)
 	if !ok {
-		cmd.fail(stderr, "--min-severity must be error, warning, info or hint, not %q", *minSev)
-		return 2
-	}
-	cfg, unknown := analysis.DisableCodes(strings.Split(*disable, ","))
-	if len(unknown) > 0 {
-		cmd.fail(stderr, "unknown code(s) in --disable: %s (see docs/diagnostics.md)", strings.Join(unknown, ", "))
-		return 2
-	}
-	cfg, problems := severityConfig(cfg, severities)
-	if len(problems) > 0 {
-		cmd.fail(stderr, "--severity: %s", strings.Join(problems, "; "))
 		return 2
 	}
 	if len(paths) == 0 {
@@ -147,7 +129,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 			all = append(all, f)
 		}
 	}
-	switch *format {
+	switch format {
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -159,17 +141,54 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 			return 2
 		}
 		return status
-	case "github":
-		for _, f := range all {
-			fmt.Fprintln(stdout, githubAnnotation(f))
-		}
 	default:
 		for _, f := range all {
-			fmt.Fprintf(stdout, "%s:%d:%d: %s %s: %s\n", f.File, f.Line, f.Column, f.Severity, f.Code, f.Message)
+			printFinding(stdout, format, f)
 		}
 	}
 	fmt.Fprintf(stdout, "%s checked: %s\n", plural(len(results), "file"), summary(counts))
 	return status
+}
+
+// findingFlags are the flags check and watch share: which findings are
+// reported, and in which format.
+type findingFlags struct {
+	format, minSeverity, disable *string
+	severities                   listFlag
+}
+
+func addFindingFlags(fl *flag.FlagSet, formatUsage string) *findingFlags {
+	o := &findingFlags{}
+	o.format = fl.String("format", "text", formatUsage)
+	o.minSeverity = fl.String("min-severity", "hint", "lowest `level` to report: error, warning, info or hint")
+	o.disable = fl.String("disable", "", "comma-separated `codes` not to report (e.g. W003,I004)")
+	fl.Var(&o.severities, "severity", "report a code with another severity, `CODE=LEVEL` (e.g. S001=warning); repeat it or separate with commas")
+	return o
+}
+
+// resolve checks the flags' values; on a mistake it tells the user and
+// returns false.
+func (o *findingFlags) resolve(cmd *command, stderr io.Writer) (format string, min analysis.Severity, cfg analysis.Config, ok bool) {
+	format = *o.format
+	if format != "text" && format != "json" && format != "github" {
+		cmd.fail(stderr, "--format must be text, json or github, not %q", format)
+		return "", 0, cfg, false
+	}
+	if min, ok = analysis.ParseSeverity(*o.minSeverity); !ok {
+		cmd.fail(stderr, "--min-severity must be error, warning, info or hint, not %q", *o.minSeverity)
+		return "", 0, cfg, false
+	}
+	cfg, unknown := analysis.DisableCodes(strings.Split(*o.disable, ","))
+	if len(unknown) > 0 {
+		cmd.fail(stderr, "unknown code(s) in --disable: %s (see docs/diagnostics.md)", strings.Join(unknown, ", "))
+		return "", 0, cfg, false
+	}
+	cfg, problems := severityConfig(cfg, o.severities)
+	if len(problems) > 0 {
+		cmd.fail(stderr, "--severity: %s", strings.Join(problems, "; "))
+		return "", 0, cfg, false
+	}
+	return format, min, cfg, true
 }
 
 // severityConfig applies --severity CODE=LEVEL values to cfg.
@@ -215,6 +234,16 @@ func startCPUProfile(path string) (stop func() error, err error) {
 		}
 		return err
 	}, nil
+}
+
+// printFinding writes one finding as a line of text or github output
+// (check's and watch's).
+func printFinding(w io.Writer, format string, f jsonFinding) {
+	if format == "github" {
+		fmt.Fprintln(w, githubAnnotation(f))
+		return
+	}
+	fmt.Fprintf(w, "%s:%d:%d: %s %s: %s\n", f.File, f.Line, f.Column, f.Severity, f.Code, f.Message)
 }
 
 // githubAnnotation is a finding as a GitHub Actions workflow command,
@@ -361,14 +390,19 @@ func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, erro
 	tree := grammar.Parse(src)
 	r := checkedFile{path: path}
 	for _, f := range analysis.Check(tree, cfg) {
-		sl, sc := lineColumn(tree, f.Span.Start)
-		el, ec := lineColumn(tree, f.Span.End)
-		r.findings = append(r.findings, jsonFinding{
-			File: path, Line: sl, Column: sc, EndLine: el, EndColumn: ec,
-			Severity: f.Severity.String(), Code: f.Code, Message: f.Message,
-		})
+		r.findings = append(r.findings, toJSONFinding(path, tree, f))
 	}
 	return r
+}
+
+// toJSONFinding places a finding of the file at path for the output.
+func toJSONFinding(path string, tree *grammar.Tree, f analysis.Finding) jsonFinding {
+	sl, sc := lineColumn(tree, f.Span.Start)
+	el, ec := lineColumn(tree, f.Span.End)
+	return jsonFinding{
+		File: path, Line: sl, Column: sc, EndLine: el, EndColumn: ec,
+		Severity: f.Severity.String(), Code: f.Code, Message: f.Message,
+	}
 }
 
 // inLineOrder sorts a file's findings by line and column; findings at the

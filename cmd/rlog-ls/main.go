@@ -4,6 +4,7 @@
 //	rlog-ls check PATH...         report findings (for CI and scripts)
 //	rlog-ls stats PATH...         session statistics
 //	rlog-ls fix FILE              apply the editor's quick fixes
+//	rlog-ls watch PATH...         report findings as logs grow
 //	rlog-ls convert ...           convert between rlog and trajectory formats
 //	rlog-ls redact FILE           write a copy with credentials redacted
 //	rlog-ls version
@@ -40,6 +41,12 @@ Usage:
               [--add-end] [--header] FILE
       Apply the editor's quick fixes (all of them unless some are named).
       Without --write or -o, print them as a unified diff.
+  rlog-ls watch [--format text|json|github] [--min-severity LEVEL] [--disable CODE,...]
+                [--severity CODE=LEVEL,...] [--quiet DURATION] [--new] [--poll] PATH...
+      Follow growing logs (files, and folders with new .rlog files) and print
+      each new finding once, in check's formats, and a summary of each
+      session when it ends (@end) or goes quiet. Ctrl-C stops it; the exit
+      status is check's.
   rlog-ls convert [--from FORMAT] --to FORMAT INPUT|- [-o OUTPUT|-] [--force]
                   [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]
       Convert between rlog and the trajectory formats: rlog, claude,
@@ -68,6 +75,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"check":   check,
 	"stats":   func(a []string, _ io.Reader, o, e io.Writer) int { return statsCmd(a, o, e) },
 	"fix":     func(a []string, _ io.Reader, o, e io.Writer) int { return fixCmd(a, o, e) },
+	"watch":   func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
 	"convert": convertCmd,
 	"redact":  redactCmd,
 	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },

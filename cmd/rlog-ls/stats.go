@@ -197,7 +197,12 @@ func sessionStats(path string) sessionRow {
 	if f, ok := analysis.CheckBinary(src, analysis.Config{}); ok {
 		return sessionRow{err: fmt.Errorf("%s: %s", path, f.Message)}
 	}
-	t := grammar.Parse(src)
+	return sessionOf(path, grammar.Parse(src))
+}
+
+// sessionOf is the statistics of the session in t, read from path
+// (`stats`, and `watch`'s summaries).
+func sessionOf(path string, t *grammar.Tree) sessionRow {
 	s := analysis.BuildSession(t, analysis.SessionOptions{})
 	id, _ := t.Header().Get("id")
 	j := sessionJSON{

@@ -20,9 +20,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -45,8 +46,10 @@ const (
 	// removed and a new one created); what follows is the new file's, from
 	// its start. The old file's last lines come before it.
 	Rotated
-	// Removed: the file is gone; it is followed again if it reappears and
-	// was named explicitly or is in a followed folder.
+	// Removed: the file is gone (for a second, or a poll interval if
+	// longer: a new file at its name within it is a rotation); it is
+	// followed again if it reappears and was named explicitly or is in a
+	// followed folder.
 	Removed
 	// Failed: Err says why the file could not be read; it is tried again.
 	Failed
@@ -62,8 +65,16 @@ type Event struct {
 	Kind Kind
 	Data []byte // Appended: the lines; never modified afterwards
 	Err  error  // Failed
+	// AtStart marks an Opened file that was there when following began.
+	AtStart bool
 	// ModTime is the file's modification time when it was opened (Opened).
 	ModTime time.Time
+	// Backlog marks Appended lines that were in the file when it was
+	// opened (or truncated, or rotated in), as opposed to lines written
+	// since.
+	Backlog bool
+	// CaughtUp marks the Appended event that ends the backlog.
+	CaughtUp bool
 }
 
 // Options configure Follow.
@@ -152,6 +163,7 @@ type follower struct {
 	watched  map[string]bool  // folders with a notification watch
 	fsw      *fsnotify.Watcher
 	mode     string
+	started  bool // the first scan is over
 }
 
 // file is one followed file.
@@ -162,7 +174,16 @@ type file struct {
 	off     int64       // bytes of f read
 	partial []byte      // bytes read after the last line feed
 	head    []byte      // the first bytes read, to tell a rewritten file
+	backlog int64       // the file's size when it was opened or truncated
+	goneAt  time.Time   // when its name was first found gone, if it is
+	// caughtUp is set once the backlog has been read.
+	caughtUp bool
 }
+
+// removeGrace is the least time a followed name may be gone before its
+// file counts as removed rather than rotated: a writer renames the old file
+// and then creates the new one, which a busy machine may take a while to do.
+const removeGrace = time.Second
 
 // headSize is how many of a file's first bytes are kept to notice that it
 // was rewritten while it was not watched shrinking.
@@ -244,6 +265,7 @@ func (fl *follower) run(ctx context.Context) {
 		}
 	}()
 	fl.scan(ctx)
+	fl.started = true
 	interval := fl.opts.Interval
 	var events <-chan fsnotify.Event
 	var errs <-chan error
@@ -303,7 +325,7 @@ func (fl *follower) notified(ctx context.Context, ev fsnotify.Event) {
 		return
 	}
 	if fl.wanted(path) {
-		fl.start(ctx, path)
+		fl.start(ctx, path, true)
 	}
 }
 
@@ -315,24 +337,14 @@ func (fl *follower) wanted(path string) bool {
 // scan looks at everything: the files named, the folders' files (new ones
 // are started), and every followed file.
 func (fl *follower) scan(ctx context.Context) {
-	var names []string
-	for p := range fl.explicit {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, p := range names {
+	for _, p := range slices.Sorted(maps.Keys(fl.explicit)) {
 		if _, ok := fl.files[p]; !ok {
 			if info, err := os.Stat(p); err == nil && !info.IsDir() {
-				fl.start(ctx, p)
+				fl.start(ctx, p, true)
 			}
 		}
 	}
-	var folders []string
-	for d := range fl.folders {
-		folders = append(folders, d)
-	}
-	sort.Strings(folders)
-	for _, d := range folders {
+	for _, d := range slices.Sorted(maps.Keys(fl.folders)) {
 		fl.scanFolder(ctx, d)
 	}
 	fl.pollAll(ctx)
@@ -349,25 +361,21 @@ func (fl *follower) scanFolder(ctx context.Context, dir string) {
 			return nil
 		}
 		if _, ok := fl.files[p]; !ok && fl.opts.Match(d.Name()) && d.Type().IsRegular() {
-			fl.start(ctx, p)
+			fl.start(ctx, p, true)
 		}
 		return nil
 	})
 }
 
 func (fl *follower) pollAll(ctx context.Context) {
-	var names []string
-	for p := range fl.files {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, p := range names {
+	for _, p := range slices.Sorted(maps.Keys(fl.files)) {
 		fl.poll(ctx, p)
 	}
 }
 
-// start begins following the file at path from its start.
-func (fl *follower) start(ctx context.Context, path string) {
+// start begins following the file at path from its start; a new file at
+// a followed name (a rotation) is not announced again.
+func (fl *follower) start(ctx context.Context, path string, announce bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		fl.send(ctx, Event{Path: path, Kind: Failed, Err: err})
@@ -379,8 +387,10 @@ func (fl *follower) start(ctx context.Context, path string) {
 		fl.send(ctx, Event{Path: path, Kind: Failed, Err: err})
 		return
 	}
-	fl.files[path] = &file{path: path, f: f, info: info}
-	fl.send(ctx, Event{Path: path, Kind: Opened, ModTime: info.ModTime()})
+	fl.files[path] = &file{path: path, f: f, info: info, backlog: info.Size()}
+	if announce {
+		fl.send(ctx, Event{Path: path, Kind: Opened, AtStart: !fl.started, ModTime: info.ModTime()})
+	}
 	fl.read(ctx, fl.files[path])
 }
 
@@ -392,9 +402,21 @@ func (fl *follower) poll(ctx context.Context, path string) {
 		return
 	}
 	info, err := os.Stat(path)
+	if err == nil {
+		fi.goneAt = time.Time{}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		fl.read(ctx, fi) // the last lines written before it went
+		// A rotation renames the file and then creates a new one: the name
+		// is given a moment to come back before the file counts as removed.
+		if fi.goneAt.IsZero() {
+			fl.read(ctx, fi) // the last lines written before it went
+			fi.goneAt = time.Now()
+			return
+		}
+		if time.Since(fi.goneAt) < max(fl.opts.Interval, removeGrace) {
+			return
+		}
 		fi.close()
 		delete(fl.files, path)
 		fl.send(ctx, Event{Path: path, Kind: Removed})
@@ -405,31 +427,14 @@ func (fl *follower) poll(ctx context.Context, path string) {
 		fi.close()
 		delete(fl.files, path)
 		fl.send(ctx, Event{Path: path, Kind: Rotated})
-		fl.reopen(ctx, path)
+		fl.start(ctx, path, false)
 	case info.Size() < fi.off || fi.rewritten():
-		fi.off, fi.partial, fi.head = 0, nil, nil
+		fi.off, fi.partial, fi.head, fi.backlog, fi.caughtUp = 0, nil, nil, info.Size(), false
 		fl.send(ctx, Event{Path: path, Kind: Truncated})
 		fl.read(ctx, fi)
 	case info.Size() > fi.off:
 		fl.read(ctx, fi)
 	}
-}
-
-// reopen follows the new file at path after a rotation, without a second
-// Opened event.
-func (fl *follower) reopen(ctx context.Context, path string) {
-	f, err := os.Open(path)
-	if err != nil {
-		fl.send(ctx, Event{Path: path, Kind: Failed, Err: err})
-		return
-	}
-	info, err := f.Stat()
-	if err != nil {
-		_ = f.Close()
-		return
-	}
-	fl.files[path] = &file{path: path, f: f, info: info}
-	fl.read(ctx, fl.files[path])
 }
 
 // rewritten reports whether the file's first bytes are no longer those
@@ -457,7 +462,9 @@ func (fl *follower) read(ctx context.Context, fi *file) {
 			end := bytes.LastIndexByte(data, '\n') + 1
 			fi.partial = bytes.Clone(data[end:])
 			if end > 0 {
-				fl.send(ctx, Event{Path: fi.path, Kind: Appended, Data: data[:end:end]})
+				backlog := fi.off-int64(len(data)-end) <= fi.backlog && !fi.caughtUp
+				fi.caughtUp = fi.caughtUp || fi.off >= fi.backlog
+				fl.send(ctx, Event{Path: fi.path, Kind: Appended, Data: data[:end:end], Backlog: backlog, CaughtUp: backlog && fi.caughtUp})
 			}
 		}
 		if err != nil || n < len(buf) {

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// watchDeadline bounds every wait for watch's output. A line is normally
+// reported within milliseconds of being written; the deadline guards
+// against a hang, and no test asserts on speed.
+const watchDeadline = 10 * time.Second
+
+// watchRun is a running `rlog-ls watch`.
+type watchRun struct {
+	t      *testing.T
+	stdout <-chan string
+	stderr <-chan string
+	cancel context.CancelFunc
+	status chan int
+	seen   []string
+}
+
+// startWatch runs watch with args and waits until it follows its paths.
+func startWatch(t *testing.T, args ...string) *watchRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	outR, outW := io.Pipe()
+	errR, errW := io.Pipe()
+	r := &watchRun{t: t, stdout: lines(outR), stderr: lines(errR), cancel: cancel, status: make(chan int, 1)}
+	go func() {
+		r.status <- watch(ctx, args, outW, errW)
+		outW.Close()
+		errW.Close()
+	}()
+	t.Cleanup(func() { r.stop() })
+	r.expectErr("rlog-ls watch: following ")
+	return r
+}
+
+func lines(r io.Reader) <-chan string {
+	ch := make(chan string, 100)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			ch <- sc.Text()
+		}
+	}()
+	return ch
+}
+
+// expect waits for the next lines of stdout to start with want, in order.
+func (r *watchRun) expect(want ...string) []string {
+	r.t.Helper()
+	var got []string
+	for _, w := range want {
+		select {
+		case line, ok := <-r.stdout:
+			if !ok {
+				r.t.Fatalf("watch ended; want %q (seen %q)", w, r.seen)
+			}
+			r.seen = append(r.seen, line)
+			if !strings.HasPrefix(line, w) {
+				r.t.Fatalf("got %q, want %q (seen %q)", line, w, r.seen)
+			}
+			got = append(got, line)
+		case <-time.After(watchDeadline):
+			r.t.Fatalf("nothing within %v; want %q (seen %q)", watchDeadline, w, r.seen)
+		}
+	}
+	return got
+}
+
+// expectErr waits for a line of stderr that starts with want.
+func (r *watchRun) expectErr(want string) {
+	r.t.Helper()
+	deadline := time.After(watchDeadline)
+	for {
+		select {
+		case line := <-r.stderr:
+			if strings.HasPrefix(line, want) {
+				return
+			}
+		case <-deadline:
+			r.t.Fatalf("no %q on stderr within %v", want, watchDeadline)
+		}
+	}
+}
+
+// nothingMore checks that no more output comes for a moment.
+func (r *watchRun) nothingMore() {
+	r.t.Helper()
+	select {
+	case line := <-r.stdout:
+		r.t.Fatalf("unexpected output %q", line)
+	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// stop ends watch as Ctrl-C does and returns its exit status.
+func (r *watchRun) stop() int {
+	r.cancel()
+	go func() { // drain, so that watch never blocks on its output
+		for range r.stdout {
+		}
+	}()
+	go func() {
+		for range r.stderr {
+		}
+	}()
+	select {
+	case code := <-r.status:
+		r.status <- code
+		return code
+	case <-time.After(watchDeadline):
+		r.t.Fatal("watch did not stop")
+		return -1
+	}
+}
+
+func appendFile(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const liveHead = cleanHeader + "@start id=s ts=2025-12-19T20:29:02Z\nu: 😀 go\nt!:Read id=c1 file_path=a.go → [running]\n"
+
+// A line appended to a log is reported as soon as it is written; what was
+// there already is reported first; a call started and not yet completed
+// is not a finding while the session runs. In both modes.
+func TestWatchReportsAppendedLines(t *testing.T) {
+	for _, mode := range [][]string{nil, {"--poll", "--poll-interval", "50ms"}} {
+		t.Run(strings.Join(append([]string{"mode"}, mode...), " "), func(t *testing.T) {
+			p := writeFile(t, t.TempDir(), "s.rlog", liveHead+"not rlog\n")
+			r := startWatch(t, append(mode, p)...)
+			r.expect(p + ":10:1: warning W003: Unknown line format: not rlog")
+			r.nothingMore() // no W007 for c1: its result may still come
+			appendFile(t, p, "o: 😀 id=zz → [ok]\n")
+			r.expect(p + ":11:9: warning W002: Observation references unknown call id: zz")
+			appendFile(t, p, "o: id=c1 → [ok]\nwat")
+			r.nothingMore() // "wat" is not finished
+			appendFile(t, p, " now\n")
+			r.expect(p + ":13:1: warning W003: Unknown line format: wat now")
+			if code := r.stop(); code != 0 {
+				t.Fatalf("exit status %d with warnings only", code)
+			}
+		})
+	}
+}
+
+// @end summarises the session: the calls never completed, and its numbers.
+func TestWatchSummarisesAtEnd(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "s.rlog", liveHead)
+	r := startWatch(t, p)
+	appendFile(t, p, "t!:Bash id=c2 cmd=make → [running]\no: id=c2 → [ok]\n@end ts=2025-12-19T20:31:05Z\n")
+	r.expect(
+		p+":9:12: warning W007: Tool start 'c1' has no completion",
+		p+": session s ended (@end): 2m 3s, 6 lines, 1 user message, 2 tool calls (0 failed, 1 unfinished), 0 subagents; 0 errors, 1 warning, 0 info, 0 hints",
+	)
+	r.nothingMore()
+}
+
+// A session that stops growing is summarised after the quiet period, once;
+// if it grows again it is read on (from disk, its parse having been
+// dropped) and summarised again later.
+func TestWatchSummarisesWhenQuiet(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "s.rlog", liveHead)
+	r := startWatch(t, "--quiet", "300ms", p)
+	r.expect(
+		p+":9:12: warning W007: Tool start 'c1' has no completion",
+		p+":1:1: info I002: Session has @start but no @end",
+		p+": session s quiet for 300ms: 3 lines, 1 user message, 1 tool call (0 failed, 1 unfinished), 0 subagents; 0 errors, 1 warning, 1 info, 0 hints",
+	)
+}
+
+// A truncated log is read again from its start; a log replaced by a new
+// file at its name (rotation) is summarised and the new one read.
+func TestWatchTruncationAndRotation(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "s.rlog", liveHead+"o: id=zz → [ok]\n")
+	r := startWatch(t, p)
+	r.expect(p + ":10:7: warning W002")
+	if err := os.WriteFile(p, []byte(cleanHeader+"o: id=yy → [ok]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.expectErr("rlog-ls watch: " + p + " was truncated or rewritten; reading it from its start")
+	// What the old content left standing, its summary, then the new content.
+	r.expect(p+":9:12: warning W007", p+":1:1: info I002", p+": session s file truncated: 4 lines",
+		p+":7:7: warning W002: Observation references unknown call id: yy")
+	if err := os.Rename(p, p+".1"); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "s.rlog", cleanHeader+"u: new\nbad line\n")
+	r.expect(p+": session s file rotated: 1 line, ", p+":8:1: warning W003: Unknown line format: bad line")
+	r.expectErr("rlog-ls watch: " + p + " was replaced by a new file (rotated)")
+}
+
+// A new log in a watched folder, and one in a new folder under it, are
+// followed from their start.
+func TestWatchFolder(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "old.rlog", cleanHeader+"u: nothing wrong\n")
+	r := startWatch(t, dir)
+	r.nothingMore()
+	p := writeFile(t, dir, "new.rlog", cleanHeader+"bad\n")
+	r.expect(p + ":7:1: warning W003: Unknown line format: bad")
+	sub := filepath.Join(dir, "2026-11")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // a writer creates the folder, then the log
+	q := writeFile(t, sub, "deep.rlog", cleanHeader+"worse\n")
+	r.expect(q + ":7:1: warning W003: Unknown line format: worse")
+	writeFile(t, dir, "notes.txt", "bad\n") // not a log
+	r.nothingMore()
+}
+
+// An old log (not written for longer than the quiet period) is reported
+// once, completely, as check would, and not summarised; --new reports only
+// what is written after watch started.
+func TestWatchOldLogsAndNew(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "old.rlog", liveHead)
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	r := startWatch(t, "--quiet", "300ms", p)
+	r.expect(p+":9:12: warning W007: Tool start 'c1' has no completion", p+":1:1: info I002: Session has @start but no @end")
+	r.nothingMore()
+	r.stop()
+
+	r = startWatch(t, "--new", "--quiet", "300ms", p)
+	r.nothingMore()
+	appendFile(t, p, "bad\n")
+	// The summary says what stands of the session; c1's W007 is in the
+	// backlog, which --new leaves out.
+	r.expect(p+":10:1: warning W003", p+":1:1: info I002", p+": session s quiet for 300ms")
+}
+
+// JSON output: one object per line, findings exactly as check writes them,
+// other objects with an "event".
+func TestWatchJSON(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "s.rlog", liveHead)
+	r := startWatch(t, "--format", "json", p)
+	appendFile(t, p, "o: é id=zz → [ok]\n@end\n")
+	got := r.expect(`{"file":`, `{"file":`, `{"file":`)
+	var f jsonFinding
+	if err := json.Unmarshal([]byte(got[0]), &f); err != nil || f != (jsonFinding{File: p, Line: 10, Column: 9, EndLine: 10, EndColumn: 11,
+		Severity: "warning", Code: "W002", Message: "Observation references unknown call id: zz"}) {
+		t.Fatalf("finding %s: %v", got[0], err)
+	}
+	if !strings.Contains(got[1], `"code":"W007"`) {
+		t.Fatalf("deferred finding: %s", got[1])
+	}
+	var sum struct {
+		File, Event, Reason, Session string
+		Stats                        map[string]any
+		Findings                     map[string]int
+	}
+	if err := json.Unmarshal([]byte(got[2]), &sum); err != nil || sum.Event != "session" || sum.Reason != "end" || sum.Session != "s" ||
+		sum.Stats["tool_calls"] != 1.0 || sum.Stats["unfinished"] != 1.0 || sum.Findings["warning"] != 2 {
+		t.Fatalf("summary %s: %v", got[2], err)
+	}
+}
+
+func TestWatchExitStatus(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "s.rlog", liveHead)
+	r := startWatch(t, p)
+	appendFile(t, p, "o: id=c1 → [ok]\n")
+	r.nothingMore()
+	if code := r.stop(); code != 0 {
+		t.Fatalf("no finding: exit %d", code)
+	}
+	q := writeFile(t, t.TempDir(), "bad.rlog", "u: no header\n")
+	r = startWatch(t, "--min-severity", "warning", q)
+	r.expect(q + ":1:1: error E001")
+	if code := r.stop(); code != 1 {
+		t.Fatalf("an error: exit %d", code)
+	}
+	for _, args := range [][]string{{}, {"--format", "xml", q}, {"--quiet", "0s", q}, {"--disable", "X999", q}, {"/no/such/folder/x.rlog"}} {
+		if _, _, code := runCLI(t, append([]string{"watch"}, args...)...); code != 2 {
+			t.Errorf("watch %q: exit %d, want 2", args, code)
+		}
+	}
+}
+
+// GitHub output: check's workflow commands, and the summary as a notice.
+func TestWatchGitHub(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "s.rlog", liveHead)
+	r := startWatch(t, "--format", "github", p)
+	appendFile(t, p, "o: id=c1 → [ok]\nwat\n@end\n")
+	r.expect("::warning file="+githubProperty(p)+",line=11,col=1,endLine=11,endColumn=4,title=W003::Unknown line format: wat",
+		"::notice file="+githubProperty(p)+",title=rlog session s::session s ended (@end): 6 lines, 1 user message, 1 tool call, 0 subagents; 0 errors, 1 warning, 0 info, 0 hints")
+}
