@@ -99,6 +99,10 @@ func BenchmarkRequests(b *testing.B) {
 			{"symbols", protocol.MethodTextDocumentDocumentSymbol, map[string]any{"textDocument": doc}},
 			{"semanticTokensRange", protocol.MethodSemanticTokensRange, map[string]any{"textDocument": doc,
 				"range": protocol.Range{Start: protocol.Position{Line: obs.Line}, End: protocol.Position{Line: obs.Line + 60}}}},
+			{"completionCallID", protocol.MethodTextDocumentCompletion, map[string]any{"textDocument": doc, "position": obs}},
+			{"documentLink", protocol.MethodTextDocumentDocumentLink, map[string]any{"textDocument": doc}},
+			{"prepareRename", protocol.MethodTextDocumentPrepareRename, map[string]any{"textDocument": doc, "position": obs}},
+			{"rename", protocol.MethodTextDocumentRename, map[string]any{"textDocument": doc, "position": obs, "newName": "renamed_1"}},
 		}
 		for _, r := range requests {
 			b.Run(r.name+"/"+benchdata.Name(size), func(b *testing.B) {

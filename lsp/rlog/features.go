@@ -97,8 +97,12 @@ func Features() lsp.Features[Doc] {
 			protocol.MethodSemanticTokensRange:           lsp.DocumentRequest(semanticTokensRange),
 			protocol.MethodTextDocumentCodeAction:        lsp.DocumentRequest(codeActions),
 			protocol.MethodWorkspaceExecuteCommand:       lsp.WorkspaceRequest(executeCommand),
+			protocol.MethodTextDocumentCompletion:        lsp.DocumentRequest(completion),
+			protocol.MethodTextDocumentPrepareRename:     lsp.DocumentRequest(prepareRename),
+			protocol.MethodTextDocumentRename:            lsp.DocumentRequest(rename),
+			protocol.MethodTextDocumentDocumentLink:      lsp.DocumentRequest(documentLinks),
 		},
-		Capabilities: func(caps *lsp.ServerCapabilities, _ *lsp.Session) {
+		Capabilities: func(caps *lsp.ServerCapabilities, sess *lsp.Session) {
 			caps.HoverProvider = true
 			caps.DefinitionProvider = true
 			caps.ReferencesProvider = true
@@ -107,6 +111,9 @@ func Features() lsp.Features[Doc] {
 			caps.DocumentSymbolProvider = true
 			caps.WorkspaceSymbolProvider = true
 			caps.SemanticTokensProvider = semanticTokensCapability
+			caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: completionTriggers}
+			caps.RenameProvider = renameCapability(sess)
+			caps.DocumentLinkProvider = &protocol.DocumentLinkOptions{}
 			actionCapabilities(caps)
 		},
 	}
