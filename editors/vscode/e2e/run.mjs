@@ -9,7 +9,9 @@
 // a 25 MB log (where VS Code turns TextMate off, so they come from the
 // server's semantic tokens), both conversion commands, and the message shown
 // when rlog.server.path names a missing binary. It takes a screenshot of the
-// editor with the hover, the Problems panel and the outline.
+// editor with the hover, the Problems panel and the outline. It also checks
+// completion of call ids, and that Follow keeps the end of a log that grows
+// on disk in view (and what VS Code sends the server on that reload).
 //
 // Usage: ./install.sh && node run.mjs   (from editors/vscode/e2e)
 // Env:   CHROMIUM (default /usr/bin/chromium), RLOG_E2E_KEEP=1 keeps work/,
@@ -17,7 +19,7 @@
 //        RLOG_E2E_SCREENSHOT: where to keep the screenshot (default work/vscode.png;
 //        docs/vscode.png is made with RLOG_E2E_SCREENSHOT=$PWD/../../../docs/vscode.png).
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,7 +103,10 @@ function prepare() {
   run('go', ['run', './cmd/rlog-gen', '-size', '25MB', '-seed', '7', '-o', join(work, 'ws', 'large.rlog')], { cwd: root });
   writeFileSync(join(work, 'ws', 'claude-session.jsonl'), claudeSession);
   writeFileSync(join(work, 'ws', 'settings-check.rlog'), settingsCheck);
-  writeSettings({ 'rlog.disabledCodes': ['W003'] });
+  writeFileSync(join(work, 'ws', 'follow.rlog'), growingLog);
+  writeFileSync(join(work, 'ws', 'complete.rlog'), growingLog);
+  // The server's debug log says what each didChange was (docs/live.md).
+  writeSettings({ 'rlog.disabledCodes': ['W003'], 'rlog.server.args': ['--log-level', 'debug', '--log-file', serverLog] });
 }
 
 // A small Claude Code session (the JSONL Claude Code writes under
@@ -132,6 +137,30 @@ o: id=nope1234 → [ok] an observation of a call never started
 this line is not rlog
 @end
 `;
+
+// A session still running: one call has its result, one has not.
+const growingLog = `---
+format: rlog/1
+id: growing
+repo_sha: 4f2a9c1e
+runner: local
+---
+@start id=g ts=2025-12-19T20:29:02Z
+u: build it
+t!:Read id=done42ab file_path=Makefile → [running]
+o: id=done42ab → [ok] 12 lines
+t!:Bash id=run42abc cmd="make" → [running]
+`;
+
+const serverLog = join(work, 'server.log');
+
+/** didChanges lists what the server logged of each didChange of a file. */
+function didChanges(name) {
+  if (!existsSync(serverLog)) return [];
+  return readFileSync(serverLog, 'utf8').split('\n')
+    .filter((l) => /\bdidChange\t/.test(l) && l.includes(name))
+    .map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+}
 
 function writeSettings(extra) {
   const settings = {
@@ -221,6 +250,15 @@ function outputLog() {
   };
   if (existsSync(logs)) walk(logs);
   return text;
+}
+
+/** activeEditorText is the text of the lines the visible editor shows. */
+async function activeEditorText(page) {
+  return page.evaluate(() => {
+    const editor = [...document.querySelectorAll('.editor-instance')].find((e) => e.offsetParent !== null);
+    // Spaces are drawn as no-break spaces.
+    return editor ? editor.querySelector('.view-lines').innerText.replace(/\u00a0/g, ' ') : '';
+  });
 }
 
 async function textOf(locator) {
@@ -419,6 +457,54 @@ async function main() {
       // The new log is shown, in the rlog language.
       await page.locator('.tab.active', { hasText: 'claude-session.rlog' }).waitFor();
       await until('the rlog language mode', async () => (await textOf(page.locator('.statusbar-item'))).includes('rlog'));
+    });
+
+    await check('completion offers the call without a result first', async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input').fill('complete.rlog');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'complete.rlog' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.tab.active', { hasText: 'complete.rlog' }).waitFor();
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+End');
+      await page.keyboard.type('o: id=', { delay: 30 });
+      const widget = page.locator('.suggest-widget .monaco-list-row');
+      const labels = await until('call ids in the suggestions', async () => {
+        const rows = await widget.allInnerTexts();
+        return rows.length >= 2 ? rows : null;
+      });
+      if (!labels[0].includes('run42abc') || !labels[1].includes('done42ab')) {
+        throw new Error(`suggestions ${JSON.stringify(labels)}: want run42abc (no result yet) before done42ab`);
+      }
+      await page.keyboard.press('Enter');
+      await until('the id inserted', async () => (await activeEditorText(page)).includes('o: id=run42abc'));
+      await commandPalette(page, 'File: Revert File');
+    });
+
+    await check('follow keeps the end of a growing log in view', async () => {
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input').fill('follow.rlog');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'follow.rlog' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.tab.active', { hasText: 'follow.rlog' }).waitFor();
+      const follow = page.locator('.statusbar-item', { hasText: 'Follow' });
+      await until('the Follow item in the status bar', async () => (await textOf(follow)).includes('Follow'));
+      await commandPalette(page, 'rlog: Toggle Follow');
+      await until('Follow on', async () => (await textOf(follow)).includes('Following'));
+      // The agent writes on: 300 lines, the last one far below the window.
+      const lines = [];
+      for (let i = 1; i <= 300; i++) lines.push(`a: step ${i} of the growing log`);
+      appendFileSync(join(work, 'ws', 'follow.rlog'), lines.join('\n') + '\no: id=run42abc → [ok] built\n');
+      await until('the last line in view', async () => (await activeEditorText(page)).includes('o: id=run42abc → [ok] built'), 30_000);
+      const changes = didChanges('follow.rlog');
+      log(`VS Code's didChange on reload: ${JSON.stringify(changes.at(-1))}`);
+      const last = changes.at(-1);
+      if (!last || last.ranged !== 1 || last.wholeDocument !== 0 || last.appended !== true) {
+        throw new Error(`the reload reached the server as ${JSON.stringify(changes)}, want one ranged change that appends`);
+      }
+      await commandPalette(page, 'rlog: Toggle Follow');
+      await until('Follow off', async () => !(await textOf(follow)).includes('Following'));
     });
 
     await check('a missing server binary gets a clear message', async () => {

@@ -11,6 +11,7 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
+import { registerFollow } from './follow';
 import { bundledFolder, findServer, notFoundMessage, releasesUrl } from './server';
 
 /** The server-side command that converts a JSON/JSONL trajectory to rlog. */
@@ -40,6 +41,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.window.onDidChangeActiveTextEditor(updateStatus),
   );
+  registerFollow(context);
   await start();
 }
 

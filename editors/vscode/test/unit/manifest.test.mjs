@@ -1,6 +1,6 @@
 // The manifest against the grammar, the language configuration and the server.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import test from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -87,7 +87,7 @@ test('the word pattern keeps ids, uuids and timestamps whole', () => {
 
 test('commands are declared and reachable', () => {
   const cmds = pkg.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.restartServer', 'rlog.showOutput']);
-  const src = readFileSync(join(ext, 'src', 'extension.ts'), 'utf8');
+  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.restartServer', 'rlog.showOutput', 'rlog.toggleFollow']);
+  const src = readdirSync(join(ext, 'src')).map((f) => readFileSync(join(ext, 'src', f), 'utf8')).join('\n');
   for (const c of cmds) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
 });
