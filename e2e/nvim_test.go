@@ -24,6 +24,7 @@ type nvimResult struct {
 	} `json:"diagnostics"`
 	Hover      map[string]json.RawMessage `json:"hover"`
 	Definition map[string]json.RawMessage `json:"definition"`
+	Completion map[string]json.RawMessage `json:"completion"`
 	Symbols    json.RawMessage            `json:"symbols"`
 	Folding    json.RawMessage            `json:"folding"`
 }
@@ -109,6 +110,22 @@ func TestNeovimOnSample(t *testing.T) {
 	_ = json.Unmarshal(res.Definition["observation"], &locs)
 	if len(locs) != 1 || locs[0].Range.Start.Line != defLine || !strings.HasSuffix(locs[0].URI, "/sample.rlog") {
 		t.Fatalf("definition %s", res.Definition["observation"])
+	}
+
+	// Completion inside the o: line's id offers the call started above, to
+	// replace the whole id (the position is two characters into it).
+	var list struct {
+		Items []struct {
+			Label    string
+			Detail   string
+			TextEdit struct{ Range struct{ Start, End position } }
+		}
+	}
+	_ = json.Unmarshal(res.Completion["observation"], &list)
+	if len(list.Items) != 1 || list.Items[0].Label != "v678oiff" ||
+		list.Items[0].Detail != fmt.Sprintf("t!:Read src/discount/validate.ts, line %d, no result yet", defLine+1) ||
+		list.Items[0].TextEdit.Range.Start != (position{useLine, useCol + 6}) || list.Items[0].TextEdit.Range.End != (position{useLine, useCol + 14}) {
+		t.Fatalf("completion %s", res.Completion["observation"])
 	}
 
 	// The outline lists the phases.

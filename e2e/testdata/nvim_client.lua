@@ -56,10 +56,12 @@ end
 
 result.hover = vim.empty_dict()
 result.definition = vim.empty_dict()
+result.completion = vim.empty_dict()
 for name, pos in pairs(probes) do
   local params = { textDocument = { uri = uri }, position = pos }
   result.hover[name] = request("textDocument/hover", params) or vim.NIL
   result.definition[name] = request("textDocument/definition", params) or vim.NIL
+  result.completion[name] = request("textDocument/completion", params) or vim.NIL
 end
 result.symbols = request("textDocument/documentSymbol", { textDocument = { uri = uri } })
 result.folding = request("textDocument/foldingRange", { textDocument = { uri = uri } })
