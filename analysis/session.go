@@ -511,7 +511,12 @@ func (b *sessionBuilder) latencyMS(l grammar.Line) (time.Duration, bool) {
 	if !bytes.Contains(text, latencyKey) {
 		return 0, false
 	}
-	v, ok := grammar.ValueOf(text[:l.TrimEnd-l.Start], "latency_ms", l.Name.End-l.Start)
+	// Past the tool's name on a call line; an o: line has no name.
+	from := l.Content - l.Start
+	if l.Name.Valid() {
+		from = l.Name.End - l.Start
+	}
+	v, ok := grammar.ValueOf(text[:l.TrimEnd-l.Start], "latency_ms", from)
 	if !ok {
 		return 0, false
 	}

@@ -193,6 +193,16 @@ func TestSessionPairsRepeatedIDsOldestFirst(t *testing.T) {
 	}
 }
 
+func TestSessionLatencyFromObservation(t *testing.T) {
+	// An o: line's latency_ms= when the start has no ts= (the o: line has
+	// no tool name to read after: this used to slice before the line).
+	src := cleanDoc + "t!:Read id=a → [running]\no: id=a → [ok] latency_ms=1250\no:id=a latency_ms=3\n"
+	s := BuildSession(grammar.Parse([]byte(src)), SessionOptions{})
+	if c := s.Calls[0]; !c.HasLatency || c.Latency != 1250*time.Millisecond || c.ResultLine != 7 {
+		t.Fatalf("%+v", c)
+	}
+}
+
 func TestSessionTimeOutOfOrderAndInvalid(t *testing.T) {
 	// Converted Claude Code sessions have side chains whose timestamps go
 	// back; the span is from the earliest to the latest, and a pause is
