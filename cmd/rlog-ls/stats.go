@@ -503,20 +503,8 @@ func optDuration(msv *float64) string {
 	return durationText(*msv)
 }
 
-// durationText writes a duration for people: 750ms, 1.5s, 2m 55s, 1h 5m.
+// durationText writes a duration in milliseconds as analysis.FormatDuration
+// does: 750ms, 1.5s, 2m 55s, 1h 5m.
 func durationText(msv float64) string {
-	d := time.Duration(math.Round(msv * float64(time.Millisecond)))
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < 10*time.Second:
-		return strings.TrimSuffix(strings.TrimSuffix(fmt.Sprintf("%.1f", d.Seconds()), "0"), ".") + "s"
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Round(time.Second).Seconds()))
-	case d < time.Hour:
-		d = d.Round(time.Second)
-		return fmt.Sprintf("%dm %ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	d = d.Round(time.Minute)
-	return fmt.Sprintf("%dh %dm", int(d.Hours()), int(d.Minutes())%60)
+	return analysis.FormatDuration(time.Duration(math.Round(msv * float64(time.Millisecond))))
 }
