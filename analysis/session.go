@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -253,12 +254,36 @@ type SessionOptions struct {
 // DefaultMinGap is the pause Session.Gaps lists by default.
 const DefaultMinGap = time.Minute
 
-type sessionKey struct{}
+// sessionKey memoizes a tree's Session per options: the companion's counts
+// by value, so a companion read again with the same counts shares it.
+type sessionKey struct {
+	minGap       time.Duration
+	companion    ActionCounts
+	hasCompanion bool
+}
+
+// sessionOnce computes a memoized Session once: the code lenses, the
+// inlay hints and the session view of one document version ask for it at
+// the same moment, and each would otherwise build its own.
+type sessionOnce struct {
+	once sync.Once
+	s    *Session
+}
 
 // SessionOf returns the statistics of t with the default options and no
 // companion, computed once per tree.
-func SessionOf(t *grammar.Tree) *Session {
-	return t.Memo(sessionKey{}, func() any { return BuildSession(t, SessionOptions{}) }).(*Session)
+func SessionOf(t *grammar.Tree) *Session { return SessionFor(t, SessionOptions{}) }
+
+// SessionFor returns BuildSession(t, opts), computed once per tree and
+// options (a companion's counts are compared by value).
+func SessionFor(t *grammar.Tree, opts SessionOptions) *Session {
+	key := sessionKey{minGap: opts.MinGap}
+	if opts.Companion != nil {
+		key.companion, key.hasCompanion = *opts.Companion, true
+	}
+	o := t.Memo(key, func() any { return &sessionOnce{} }).(*sessionOnce)
+	o.once.Do(func() { o.s = BuildSession(t, opts) })
+	return o.s
 }
 
 // BuildSession computes a log's statistics in one pass over its body,
