@@ -11,6 +11,9 @@ type ServerCapabilities struct {
 	protocol.ServerCapabilities
 	// PositionEncoding is the encoding of every Position (LSP 3.17).
 	PositionEncoding string `json:"positionEncoding,omitempty"`
+	// InlayHintProvider says the server answers textDocument/inlayHint
+	// (LSP 3.17): true, or an *InlayHintOptions.
+	InlayHintProvider any `json:"inlayHintProvider,omitempty"`
 }
 
 type initializeResult struct {

@@ -101,6 +101,7 @@ func (s *server[T]) applySettings(gen uint64, raw json.RawMessage) {
 	if changed {
 		s.log.Info("settings changed", zap.Any("settings", s.currentSettings()))
 		s.diagnostics.scheduleAll()
+		s.refreshInlayHints()
 	}
 }
 

@@ -53,6 +53,11 @@ func (s *server[T]) initialize(raw json.RawMessage) (compute, error) {
 			s.log.Debug("general.positionEncodings not understood", zap.Error(err))
 		}
 		sess.Encoding = negotiateEncoding(offered.General.PositionEncodings)
+		var refreshes clientRefreshes
+		if err := json.Unmarshal(p.Capabilities, &refreshes); err != nil {
+			s.log.Debug("workspace.inlayHint not understood", zap.Error(err))
+		}
+		sess.InlayHintRefresh = refreshes.Workspace.InlayHint.RefreshSupport
 	}
 	if err := s.settings.setBase(p.InitializationOptions); err != nil {
 		s.log.Warn("some initializationOptions were not understood", zap.Error(err))

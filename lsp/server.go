@@ -62,7 +62,10 @@ type Session struct {
 	Capabilities              protocol.ClientCapabilities
 	// RawCapabilities holds the client capabilities as sent, for the LSP
 	// 3.17 fields protocol v0.12.0 does not know.
-	RawCapabilities  json.RawMessage
+	RawCapabilities json.RawMessage
+	// InlayHintRefresh says the client answers workspace/inlayHint/refresh
+	// (LSP 3.17 workspace.inlayHint.refreshSupport).
+	InlayHintRefresh bool
 	RootURI          protocol.DocumentURI
 	WorkspaceFolders []protocol.WorkspaceFolder
 	ProcessID        int

@@ -29,6 +29,23 @@ type Settings struct {
 	Severity    map[string]string   `json:"severity"`
 	Outline     OutlineSettings     `json:"outline"`
 	Diagnostics DiagnosticsSettings `json:"diagnostics"`
+	InlayHints  InlayHintSettings   `json:"inlayHints"`
+}
+
+// InlayHintSettings choose the inlay hints.
+type InlayHintSettings struct {
+	// Latency shows, after each o: line, its call's latency.
+	Latency bool `json:"latency"`
+	// Gaps shows, before a line that follows a pause, the pause.
+	Gaps bool `json:"gaps"`
+	// GapThresholdSeconds is the shortest pause Gaps shows (0 or less:
+	// the default).
+	GapThresholdSeconds float64 `json:"gapThresholdSeconds"`
+}
+
+// GapThreshold is InlayHints.GapThresholdSeconds as a duration.
+func (s Settings) GapThreshold() time.Duration {
+	return time.Duration(s.InlayHints.GapThresholdSeconds * float64(time.Second))
 }
 
 // OutlineSettings tune the document outline.
@@ -51,6 +68,7 @@ func DefaultSettings() Settings {
 	return Settings{
 		Outline:     OutlineSettings{MaxItems: 2000},
 		Diagnostics: DiagnosticsSettings{MaxPerDocument: 1000, DebounceMs: 100},
+		InlayHints:  InlayHintSettings{Latency: true, Gaps: true, GapThresholdSeconds: 60},
 	}
 }
 
@@ -135,6 +153,9 @@ func (s Settings) normalize() Settings {
 	}
 	if s.Diagnostics.DebounceMs < 0 {
 		s.Diagnostics.DebounceMs = def.Diagnostics.DebounceMs
+	}
+	if !(s.InlayHints.GapThresholdSeconds > 0) || s.InlayHints.GapThresholdSeconds > 1e9 {
+		s.InlayHints.GapThresholdSeconds = def.InlayHints.GapThresholdSeconds
 	}
 	return s
 }

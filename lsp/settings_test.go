@@ -1,11 +1,13 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -36,6 +38,13 @@ func TestSettingsOverlay(t *testing.T) {
 		{"a wrong type is an error", `{"outline":{"maxItems":"many"}}`, func(*Settings) {}, true},
 		{"severities", `{"severity":{"S001":"warning","w003":"Error"}}`, func(s *Settings) {
 			s.Severity = map[string]string{"S001": "warning", "w003": "Error"}
+		}, false},
+		{"inlay hints", `{"inlayHints":{"latency":false,"gapThresholdSeconds":90.5}}`, func(s *Settings) {
+			s.InlayHints.Latency = false
+			s.InlayHints.GapThresholdSeconds = 90.5
+		}, false},
+		{"a gap threshold that is not positive is the default", `{"inlayHints":{"gaps":false,"gapThresholdSeconds":-1}}`, func(s *Settings) {
+			s.InlayHints.Gaps = false
 		}, false},
 		{"an unknown level is an error and dropped", `{"severity":{"S001":"fatal","W003":"info"}}`, func(s *Settings) {
 			s.Severity = map[string]string{"W003": "info"}
@@ -174,5 +183,48 @@ func TestWorkspaceConfigurationFailure(t *testing.T) {
 	openDoc(c, diagURI, 1, "TODO")
 	if p := c.WaitDiagnostics(diagURI, nil); len(p.Diagnostics) != 1 {
 		t.Fatalf("got %s", p.Raw)
+	}
+}
+
+func TestGapThreshold(t *testing.T) {
+	s, _ := DefaultSettings().overlay(json.RawMessage(`{"inlayHints":{"gapThresholdSeconds":0.25}}`))
+	if s.GapThreshold() != 250*time.Millisecond || DefaultSettings().GapThreshold() != time.Minute {
+		t.Fatal(s.GapThreshold(), DefaultSettings().GapThreshold())
+	}
+	if z, _ := DefaultSettings().overlay(json.RawMessage(`{"inlayHints":{"gapThresholdSeconds":0}}`)); z.GapThreshold() != time.Minute {
+		t.Fatal(z.GapThreshold())
+	}
+}
+
+// A settings change asks for the inlay hints again, of a client that says
+// it answers workspace/inlayHint/refresh, when the features give hints;
+// never of one that does not say so.
+func TestSettingsChangeRefreshesInlayHints(t *testing.T) {
+	for _, supports := range []bool{true, false} {
+		opts := testOptions(t)
+		opts.Features.Requests[MethodTextDocumentInlayHint] = DocumentRequest(func(context.Context, *DocumentContext[*plainText], *InlayHintParams) (any, error) {
+			return []InlayHint{}, nil
+		})
+		c := startServer(t, opts)
+		c.OnRequest(MethodWorkspaceInlayHintRefresh, func(json.RawMessage) (any, error) { return nil, nil })
+		params := initParams(noDebounce)
+		params["capabilities"] = map[string]any{"workspace": map[string]any{"inlayHint": map[string]any{"refreshSupport": supports}}}
+		c.Initialize(params)
+		c.Notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"inlayHints": map[string]any{"gaps": false}}})
+		// The same settings again change nothing, and ask for nothing.
+		c.Notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"inlayHints": map[string]any{"gaps": false}}})
+		if supports {
+			c.WaitFrame("inlay hint refresh", func(f lsptest.Frame) bool { return f.IsRequest() && f.Method == MethodWorkspaceInlayHintRefresh })
+		} else {
+			time.Sleep(100 * time.Millisecond) // a refresh would be sent in the background: give it the time
+		}
+		// A round trip after the notifications: anything they sent is in.
+		var res json.RawMessage
+		if err := c.Call("toy/text", documentParams{}, &res); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(c.Requests(MethodWorkspaceInlayHintRefresh)); n != map[bool]int{true: 1, false: 0}[supports] {
+			t.Fatalf("refreshSupport %v: %d refresh requests", supports, n)
+		}
 	}
 }
