@@ -20,7 +20,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `Usage: rlog-gen [-size SIZE] [-findings FRACTION] [-seed N] [-o FILE]
+const usage = `Usage: rlog-gen [-size SIZE] [-findings FRACTION] [-seed N] [-timed] [-o FILE]
 
 Write a realistic rlog/1 session of about SIZE bytes, for benchmarks, load
 tests and trying rlog-ls on large logs. The same seed and size give the same
@@ -38,6 +38,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	size := fl.String("size", "1MB", "approximate `size`: a number of bytes, or with KB, MB or GB")
 	findings := fl.Float64("findings", 0.01, "`fraction` of lines written to have findings (0 to 1)")
 	seed := fl.Uint64("seed", 1, "`seed`; the same seed and size give the same file")
+	timed := fl.Bool("timed", false, "write a ts= on every tool call's start and result, as converted sessions have")
 	out := fl.String("o", "-", "output `file`, or - for stdout")
 	fl.Usage = func() {} // the flag package's error line is enough; help is asked for
 	if err := fl.Parse(args); err != nil {
@@ -69,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		w = f
 	}
-	if err := gen.Write(w, gen.Options{Bytes: n, FindingRate: *findings, Seed: *seed}); err != nil {
+	if err := gen.Write(w, gen.Options{Bytes: n, FindingRate: *findings, Seed: *seed, Timed: *timed}); err != nil {
 		fmt.Fprintln(stderr, "rlog-gen:", err)
 		return 1
 	}

@@ -22,6 +22,10 @@ type Options struct {
 	FindingRate float64
 	// Seed makes the output reproducible.
 	Seed uint64
+	// Timed writes a ts= on every tool call's start and result, as
+	// converted Claude Code sessions have, so latencies and the session
+	// view's timeline are in time (otherwise only u: lines have one).
+	Timed bool
 }
 
 var (
@@ -90,6 +94,14 @@ func (g *writer) header() {
 func (g *writer) stamp() string {
 	g.ts = g.ts.Add(time.Duration(g.r.IntN(9000)) * time.Millisecond)
 	return g.ts.Format(time.RFC3339)
+}
+
+// callStamp is " ts=..." on a call's lines when Options.Timed asks for it.
+func (g *writer) callStamp() string {
+	if !g.opts.Timed {
+		return ""
+	}
+	return " ts=" + g.stamp()
 }
 
 func (g *writer) text(n int) string {
@@ -176,11 +188,11 @@ func (g *writer) call() {
 	case "Grep", "Glob":
 		args = fmt.Sprintf("pattern=\"%s\"", g.text(2))
 	}
-	g.line("t!:%s id=%s %s → [running] %s", tool, id, args, g.usage())
+	g.line("t!:%s id=%s %s → [running] %s%s", tool, id, args, g.usage(), g.callStamp())
 	if g.r.IntN(6) == 0 {
 		g.line("t~:%s id=%s [%d/%d passed]", tool, id, g.r.IntN(50), 50+g.r.IntN(50))
 	}
-	g.line("o: id=%s → %s %s", id, statuses[g.r.IntN(len(statuses))], g.text(4+g.r.IntN(60)))
+	g.line("o: id=%s → %s %s%s", id, statuses[g.r.IntN(len(statuses))], g.text(4+g.r.IntN(60)), g.callStamp())
 	for k := g.r.IntN(4); k > 0 && g.r.IntN(3) == 0; k-- {
 		g.line("  %s", g.text(6+g.r.IntN(12)))
 	}
