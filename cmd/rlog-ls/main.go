@@ -7,6 +7,7 @@
 //	rlog-ls watch PATH...         report findings as logs grow
 //	rlog-ls convert ...           convert between rlog and trajectory formats
 //	rlog-ls redact FILE           write a copy with credentials redacted
+//	rlog-ls report FILE           write the session view, one HTML page
 //	rlog-ls version
 package main
 
@@ -60,6 +61,12 @@ Usage:
       private keys, passwords) replaced by [redacted:kind], beside the input
       as NAME.redacted.EXT (stdout for stdin) unless -o is given, never over
       the input, never over an existing file without --force.
+  rlog-ls report [-o OUTPUT|-] [--force] [--link TEMPLATE] FILE
+      Write the session view of a log: one self-contained HTML page with the
+      timeline of phases, tool calls and subagents, tokens over time, the
+      tools' latencies and the findings, every item linked to its line;
+      beside the input as NAME.report.html unless -o is given, never over
+      an existing file without --force.
   rlog-ls version
       Print the version.
   rlog-ls help [COMMAND]
@@ -78,6 +85,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"watch":   func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
 	"convert": convertCmd,
 	"redact":  redactCmd,
+	"report":  func(a []string, _ io.Reader, o, e io.Writer) int { return reportCmd(a, o, e) },
 	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
 }
 
@@ -117,7 +125,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func commandNames() string {
-	return "serve, check, stats, fix, convert, redact, version, help"
+	return "serve, check, stats, fix, convert, redact, report, version, help"
 }
 
 func versionCmd(args []string, stdout, stderr io.Writer) int {

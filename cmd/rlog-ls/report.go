@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/report"
+)
+
+const reportUsage = "rlog-ls report [-o OUTPUT|-] [--force] [--link TEMPLATE] FILE"
+
+const reportAbout = `Write the session view of an rlog file: one self-contained HTML page (no
+network, works from file://) with a timeline of the phases, tool calls
+(from start to result, coloured by outcome) and subagents, the cumulative
+tokens, a table of tools (calls, errors, latency median/p95/max), the
+findings where they occur, and every item linked to its line.
+
+The page goes beside the input as NAME.report.html unless -o names it (-o -
+is stdout), never over an existing file without --force, and is written
+whole or not at all. --link makes line numbers links into an editor:
+{path} is the log's absolute path and {line} the line, e.g.
+--link 'vscode://file/{path}:{line}'. docs/report.md describes the page and
+its data.`
+
+// reportCmd is `rlog-ls report`. Exit status: 0 when the page is written,
+// 2 for usage and I/O problems (nothing is written then).
+func reportCmd(args []string, stdout, stderr io.Writer) int {
+	cmd := newCommand("report", reportUsage, reportAbout)
+	fl := cmd.fl
+	out := fl.String("o", "", "output `file`, or - for stdout (default: NAME.report.html beside the input)")
+	force := fl.Bool("force", false, "overwrite an existing output file")
+	link := fl.String("link", "", "make line numbers links: a `template` with {path} and {line}")
+	input, exit, done := cmd.oneInput(args, stdout, stderr)
+	if done {
+		return exit
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rlog-ls report: "+format+"\n", a...)
+		return 2
+	}
+	if *link != "" && !strings.Contains(*link, "{line}") {
+		cmd.fail(stderr, "--link needs {line} in its template, e.g. 'vscode://file/{path}:{line}'")
+		return 2
+	}
+	info, err := os.Stat(input)
+	if err != nil {
+		return fail("%s", describeIOError(err))
+	}
+	if info.IsDir() {
+		return fail("%s is a folder; the report is of one log", input)
+	}
+	target := *out
+	if target == "" {
+		target = reportPath(input)
+	}
+	if target != "-" {
+		if t, err := os.Stat(target); err == nil && os.SameFile(t, info) {
+			return fail("%s is the input; the report goes to another file", target)
+		}
+	}
+	src, err := os.ReadFile(input)
+	if err != nil {
+		return fail("%s", describeIOError(err))
+	}
+	if f, ok := analysis.CheckBinary(src, analysis.Config{}); ok {
+		return fail("%s: %s", input, f.Message)
+	}
+	abs, err := filepath.Abs(input)
+	if err != nil {
+		abs = input
+	}
+	page, err := buildReport(src, report.Options{Name: filepath.Base(input), Path: abs, Link: *link, Generator: "rlog-ls " + version()})
+	if err != nil {
+		return fail("%v", err)
+	}
+	written := "stdout"
+	if target == "-" {
+		if _, err := stdout.Write(page); err != nil {
+			return fail("writing to stdout: %v", err)
+		}
+		return 0
+	}
+	dir, name := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	written, err = convert.WriteFileAtomic(dir, name, page, *force)
+	switch {
+	case errors.Is(err, convert.ErrExists):
+		return fail("%s exists; use --force to overwrite it", target)
+	case errors.Is(err, convert.ErrOutsideDir):
+		return fail("cannot write %s: %v", target, err)
+	case err != nil:
+		return fail("cannot write %s: %s", target, describeIOError(err))
+	}
+	fmt.Fprintf(stderr, "rlog-ls report: wrote %s\n", written)
+	return 0
+}
+
+// buildReport makes the page of a log: the session statistics (with the
+// companion's counts, once issue 13 joins it: SessionOptions.Companion),
+// the first findings with the default configuration, and the HTML.
+func buildReport(src []byte, opts report.Options) ([]byte, error) {
+	t := grammar.Parse(src)
+	s := analysis.SessionFor(t, analysis.SessionOptions{})
+	findings, more := analysis.NewAnalyzer(t).FindingsUpTo(analysis.Config{}, report.DefaultMaxFindings)
+	return report.HTML(report.Build(t, s, findings, more, opts), report.NewNonce())
+}
+
+// reportPath is where the report of input goes by default: beside it,
+// NAME.report.html (session.rlog gives session.report.html).
+func reportPath(input string) string {
+	dir, base := filepath.Split(input)
+	if ext := filepath.Ext(base); ext != "" && len(ext) < len(base) {
+		base = base[:len(base)-len(ext)]
+	}
+	return filepath.Join(dir, base+".report.html")
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// reportData reads the data out of a session view page.
+func reportData(t *testing.T, page string) map[string]any {
+	t.Helper()
+	const open = `<script type="application/json" id="rlog-data">`
+	i := strings.Index(page, open)
+	j := strings.Index(page[i+len(open):], "</script>")
+	if i < 0 || j < 0 {
+		t.Fatalf("no data in the page: %.300s", page)
+	}
+	var d map[string]any
+	if err := json.Unmarshal([]byte(page[i+len(open):i+len(open)+j]), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestReportBesideInput(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../testdata/timed.rlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := writeFile(t, dir, "session.rlog", string(src))
+	stdout, stderr, code := runCLI(t, "report", in)
+	out := filepath.Join(dir, "session.report.html")
+	if code != 0 || stdout != "" || stderr != "rlog-ls report: wrote "+out+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One page, everything inline: no src= or href= that loads anything.
+	for _, bad := range []string{"<script src", "<link ", "@import", "url(", "http://", "https://"} {
+		if bytes.Contains(page, []byte(bad)) {
+			t.Errorf("the page has %q", bad)
+		}
+	}
+	d := reportData(t, string(page))
+	sum := d["summary"].(map[string]any)
+	if d["file"] != "session.rlog" || d["timed"] != true || sum["tool_calls"] != 11.0 || sum["errors"] != 1.0 {
+		t.Errorf("data: file %v timed %v summary %v", d["file"], d["timed"], sum)
+	}
+	if g, _ := d["generator"].(string); !strings.HasPrefix(g, "rlog-ls ") {
+		t.Errorf("generator %q", g)
+	}
+
+	// Never over an existing file without --force; with it, replaced.
+	if err := os.WriteFile(out, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = runCLI(t, "report", in)
+	if code != 2 || !strings.Contains(stderr, "exists; use --force") {
+		t.Fatalf("existing: %d %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "mine" {
+		t.Fatal("the existing file was touched")
+	}
+	if _, stderr, code = runCLI(t, "report", "--force", in); code != 0 {
+		t.Fatalf("--force: %d %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); !bytes.HasPrefix(b, []byte("<!doctype html>")) {
+		t.Fatal("--force did not replace the file")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("files left in the folder: %v", entries)
+	}
+}
+
+func TestReportOutputs(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.rlog", cleanHeader+"@start id=x ts=2025-01-01T00:00:00Z\nt!:Read id=a → [running]\no: id=a → [ok] 😀 </script><b>x</b>\n")
+
+	// -o - prints the page; the log's text cannot end the data element.
+	stdout, stderr, code := runCLI(t, "report", "-o", "-", in)
+	if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "<!doctype html>") {
+		t.Fatalf("-o -: %d %q %.100q", code, stderr, stdout)
+	}
+	if strings.Count(stdout, "</script>") != 2 {
+		t.Errorf("</script> from the log reached the page")
+	}
+	d := reportData(t, stdout)
+	if d["timed"] != false || d["start"] == nil {
+		t.Errorf("one timestamp: timed %v start %v", d["timed"], d["start"])
+	}
+
+	// -o elsewhere; --link makes line links.
+	other := filepath.Join(dir, "sub", "view.html")
+	if err := os.Mkdir(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLI(t, "report", in, "-o", other, "--link", "vscode://file/{path}:{line}"); code != 0 {
+		t.Fatalf("-o: %d %q", code, stderr)
+	}
+	page, _ := os.ReadFile(other)
+	d = reportData(t, string(page))
+	if d["link"] != "vscode://file/{path}:{line}" || d["path"] != in {
+		t.Errorf("link %v path %v", d["link"], d["path"])
+	}
+}
+
+func TestReportRefusals(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.rlog", cleanHeader+"u: hi\n")
+	bin := writeFile(t, dir, "b.rlog", "\x00\x01\x02\x03binary\x00\x00\x00")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report"}, "no input file"},
+		{[]string{"report", in, in}, "one input file at a time"},
+		{[]string{"report", dir}, "is a folder"},
+		{[]string{"report", filepath.Join(dir, "missing.rlog")}, "missing.rlog"},
+		{[]string{"report", bin}, "b.rlog"},
+		{[]string{"report", "-o", in, "--force", in}, "is the input"},
+		{[]string{"report", "--link", "vscode://file/{path}", in}, "--link needs {line}"},
+		{[]string{"report", "-o", filepath.Join(dir, "no", "such", "dir.html"), in}, "cannot write"},
+	} {
+		stdout, stderr, code := runCLI(t, tc.args...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q (want %q)", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if b, _ := os.ReadFile(in); string(b) != cleanHeader+"u: hi\n" {
+		t.Fatal("the input changed")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("files written: %v", entries)
+	}
+	if out, _, code := runCLI(t, "report", "--help"); code != 0 || !strings.Contains(out, "Usage: rlog-ls report") || !strings.Contains(out, "--link") {
+		t.Errorf("help: %q", out)
+	}
+}
+
+func TestReportPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"session.rlog": "session.report.html", "a/b/x.rlog": "a/b/x.report.html", "noext": "noext.report.html", ".rlog": ".rlog.report.html",
+	} {
+		if got := reportPath(in); got != filepath.FromSlash(want) {
+			t.Errorf("reportPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
