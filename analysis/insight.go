@@ -104,6 +104,9 @@ type InlayHintOptions struct {
 	// timestamp by at least MinGap, the pause.
 	Gaps   bool
 	MinGap time.Duration
+	// Session is the session whose calls the latency hints read; nil
+	// means SessionOf(t).
+	Session *Session
 }
 
 // InlayHint is one hint: a label at a byte offset.
@@ -119,7 +122,7 @@ type InlayHint struct {
 
 // InlayHints returns the hints for the lines that begin in the byte range
 // [start, end), in offset order. Latency hints read the session's calls
-// (SessionOf: computed once per tree, then each request costs its range);
+// (memoized per tree: once it is known, each request costs its range);
 // pause hints read only the range and, through the chunk summaries, the
 // timestamp before it.
 func InlayHints(t *grammar.Tree, start, end int, opts InlayHintOptions) []InlayHint {
@@ -132,7 +135,10 @@ func InlayHints(t *grammar.Tree, start, end int, opts InlayHintOptions) []InlayH
 		}
 	}
 	if opts.Latency {
-		s := SessionOf(t)
+		s := opts.Session
+		if s == nil {
+			s = SessionOf(t)
+		}
 		for _, c := range s.CallsEndingIn(start, end) {
 			if !c.HasLatency || c.ResultLine == c.Line {
 				continue

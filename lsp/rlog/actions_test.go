@@ -338,5 +338,5 @@ func TestActionCapabilities(t *testing.T) {
 	}
 	json.Unmarshal(res, &init)
 	lsptest.AssertJSON(t, init.Capabilities.CodeActionProvider, `{"codeActionKinds":["quickfix","source"]}`)
-	lsptest.AssertJSON(t, init.Capabilities.ExecuteCommandProvider, `{"commands":["rlog-ls.convert","rlog-ls.convertToRlog","rlog-ls.redact"]}`)
+	lsptest.AssertJSON(t, init.Capabilities.ExecuteCommandProvider, `{"commands":["rlog-ls.convert","rlog-ls.convertToRlog","rlog-ls.redact","rlog-ls.showSessionView"]}`)
 }

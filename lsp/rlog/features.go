@@ -101,6 +101,10 @@ func Features() lsp.Features[Doc] {
 			protocol.MethodTextDocumentPrepareRename:     lsp.DocumentRequest(prepareRename),
 			protocol.MethodTextDocumentRename:            lsp.DocumentRequest(rename),
 			protocol.MethodTextDocumentDocumentLink:      lsp.DocumentRequest(documentLinks),
+			protocol.MethodTextDocumentCodeLens:          lsp.DocumentRequest(codeLenses),
+			protocol.MethodCodeLensResolve:               lsp.WorkspaceRequest(resolveCodeLens),
+			lsp.MethodTextDocumentInlayHint:              lsp.DocumentRequest(inlayHints),
+			MethodSessionReport:                          lsp.DocumentRequest(sessionReport),
 		},
 		Capabilities: func(caps *lsp.ServerCapabilities, sess *lsp.Session) {
 			caps.HoverProvider = true
@@ -115,6 +119,8 @@ func Features() lsp.Features[Doc] {
 			caps.RenameProvider = renameCapability(sess)
 			caps.DocumentLinkProvider = &protocol.DocumentLinkOptions{}
 			actionCapabilities(caps)
+			caps.CodeLensProvider = &protocol.CodeLensOptions{ResolveProvider: true}
+			caps.InlayHintProvider = true
 		},
 	}
 }

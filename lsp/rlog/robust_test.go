@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/rlog-ls/rlog-ls/lsp"
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
 
@@ -151,6 +152,9 @@ func docRequests(uri protocol.DocumentURI, p protocol.Position) map[string]any {
 		protocol.MethodTextDocumentDocumentLink:      map[string]any{"textDocument": td},
 		protocol.MethodTextDocumentPrepareRename:     map[string]any{"textDocument": td, "position": p},
 		protocol.MethodTextDocumentRename:            map[string]any{"textDocument": td, "position": p, "newName": "renamed_1"},
+		protocol.MethodTextDocumentCodeLens:          map[string]any{"textDocument": td},
+		lsp.MethodTextDocumentInlayHint:              map[string]any{"textDocument": td, "range": protocol.Range{Start: p, End: whole.End}},
+		MethodSessionReport:                          map[string]any{"textDocument": td},
 	}
 }
 
