@@ -65,8 +65,8 @@ Usage:
       Write the session view of a log: one self-contained HTML page with the
       timeline of phases, tool calls and subagents, tokens over time, the
       tools' latencies and the findings, every item linked to its line;
-      beside the input as NAME.report.html unless -o is given, never over
-      an existing file without --force.
+      beside the input as NAME.report.html (stdout for stdin) unless -o is
+      given, never over the input, never over an existing file without --force.
   rlog-ls version
       Print the version.
   rlog-ls help [COMMAND]
@@ -85,7 +85,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"watch":   func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
 	"convert": convertCmd,
 	"redact":  redactCmd,
-	"report":  func(a []string, _ io.Reader, o, e io.Writer) int { return reportCmd(a, o, e) },
+	"report":  reportCmd,
 	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
 }
 

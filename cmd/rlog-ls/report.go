@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
-	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/report"
 )
@@ -23,19 +21,19 @@ tokens, a table of tools (calls, errors, latency median/p95/max), the
 findings where they occur, and every item linked to its line.
 
 The page goes beside the input as NAME.report.html unless -o names it (-o -
-is stdout), never over an existing file without --force, and is written
-whole or not at all. --link makes line numbers links into an editor:
+is stdout; FILE - reads stdin and writes stdout), never over the input nor
+over an existing file without --force, and is written whole or not at all. --link makes line numbers links into an editor:
 {path} is the log's absolute path and {line} the line, e.g.
 --link 'vscode://file/{path}:{line}'. docs/report.md describes the page and
 its data.`
 
 // reportCmd is `rlog-ls report`. Exit status: 0 when the page is written,
 // 2 for usage and I/O problems (nothing is written then).
-func reportCmd(args []string, stdout, stderr io.Writer) int {
+func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := newCommand("report", reportUsage, reportAbout)
 	fl := cmd.fl
-	out := fl.String("o", "", "output `file`, or - for stdout (default: NAME.report.html beside the input)")
-	force := fl.Bool("force", false, "overwrite an existing output file")
+	out := fl.String("o", "", "output `file`, or - for stdout (default: NAME.report.html beside the input; stdout for stdin)")
+	force := fl.Bool("force", false, "replace an existing output file (never the input)")
 	link := fl.String("link", "", "make line numbers links: a `template` with {path} and {line}")
 	input, exit, done := cmd.oneInput(args, stdout, stderr)
 	if done {
@@ -49,58 +47,59 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		cmd.fail(stderr, "--link needs {line} in its template, e.g. 'vscode://file/{path}:{line}'")
 		return 2
 	}
-	info, err := os.Stat(input)
-	if err != nil {
-		return fail("%s", describeIOError(err))
+	name, path := stdinName, ""
+	var src []byte
+	var err error
+	if isStdin(input) {
+		if src, err = io.ReadAll(stdin); err != nil {
+			return fail("reading stdin: %v", err)
+		}
+	} else {
+		info, err := os.Stat(input)
+		if err != nil {
+			return fail("%s", describeIOError(err))
+		}
+		if info.IsDir() {
+			return fail("%s is a folder; the report is of one log", input)
+		}
+		if src, err = os.ReadFile(input); err != nil {
+			return fail("%s", describeIOError(err))
+		}
+		name = filepath.Base(input)
+		if path, err = filepath.Abs(input); err != nil {
+			path = input
+		}
 	}
-	if info.IsDir() {
-		return fail("%s is a folder; the report is of one log", input)
+	if f, ok := analysis.CheckBinary(src, analysis.Config{}); ok {
+		return fail("%s: %s", name, f.Message)
 	}
 	target := *out
 	if target == "" {
-		target = reportPath(input)
-	}
-	if target != "-" {
-		if t, err := os.Stat(target); err == nil && os.SameFile(t, info) {
-			return fail("%s is the input; the report goes to another file", target)
+		target = "-"
+		if !isStdin(input) {
+			target = reportPath(input)
 		}
 	}
-	src, err := os.ReadFile(input)
-	if err != nil {
-		return fail("%s", describeIOError(err))
-	}
-	if f, ok := analysis.CheckBinary(src, analysis.Config{}); ok {
-		return fail("%s: %s", input, f.Message)
-	}
-	abs, err := filepath.Abs(input)
-	if err != nil {
-		abs = input
-	}
-	page, err := buildReport(src, report.Options{Name: filepath.Base(input), Path: abs, Link: *link, Generator: "rlog-ls " + version()})
+	page, err := buildReport(src, report.Options{Name: name, Path: path, Link: *link, Generator: "rlog-ls " + version()})
 	if err != nil {
 		return fail("%v", err)
 	}
-	written := "stdout"
-	if target == "-" {
-		if _, err := stdout.Write(page); err != nil {
-			return fail("writing to stdout: %v", err)
-		}
-		return 0
+	o, err := openOutput("report", input, target, *force, stdin, stdout, stderr)
+	if err != nil {
+		return fail("%s", outputError(target, err))
 	}
-	dir, name := filepath.Split(target)
-	if dir == "" {
-		dir = "."
+	defer o.close()
+	if _, err := o.w.Write(page); err != nil {
+		o.failed(err)
+		return fail("writing %s: %v", o.target, err)
 	}
-	written, err = convert.WriteFileAtomic(dir, name, page, *force)
-	switch {
-	case errors.Is(err, convert.ErrExists):
-		return fail("%s exists; use --force to overwrite it", target)
-	case errors.Is(err, convert.ErrOutsideDir):
-		return fail("cannot write %s: %v", target, err)
-	case err != nil:
-		return fail("cannot write %s: %s", target, describeIOError(err))
+	written, err := o.commit()
+	if err != nil {
+		return fail("%s", outputError(target, err))
 	}
-	fmt.Fprintf(stderr, "rlog-ls report: wrote %s\n", written)
+	if o.file != nil {
+		fmt.Fprintf(stderr, "rlog-ls report: wrote %s\n", written)
+	}
 	return 0
 }
 

@@ -61,7 +61,7 @@ func TestReportBesideInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, code = runCLI(t, "report", in)
-	if code != 2 || !strings.Contains(stderr, "exists; use --force") {
+	if code != 2 || !strings.Contains(stderr, "exists; name another output with -o") {
 		t.Fatalf("existing: %d %q", code, stderr)
 	}
 	if b, _ := os.ReadFile(out); string(b) != "mine" {
@@ -115,6 +115,9 @@ func TestReportRefusals(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "s.rlog", cleanHeader+"u: hi\n")
 	bin := writeFile(t, dir, "b.rlog", "\x00\x01\x02\x03binary\x00\x00\x00")
+	if err := os.Symlink(in, filepath.Join(dir, "link-to-input.rlog")); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -125,6 +128,7 @@ func TestReportRefusals(t *testing.T) {
 		{[]string{"report", filepath.Join(dir, "missing.rlog")}, "missing.rlog"},
 		{[]string{"report", bin}, "b.rlog"},
 		{[]string{"report", "-o", in, "--force", in}, "is the input"},
+		{[]string{"report", "--force", "-o", filepath.Join(dir, "link-to-input.rlog"), in}, "is the input"},
 		{[]string{"report", "--link", "vscode://file/{path}", in}, "--link needs {line}"},
 		{[]string{"report", "-o", filepath.Join(dir, "no", "such", "dir.html"), in}, "cannot write"},
 	} {
@@ -137,7 +141,7 @@ func TestReportRefusals(t *testing.T) {
 		t.Fatal("the input changed")
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
+	if len(entries) != 3 {
 		t.Errorf("files written: %v", entries)
 	}
 	if out, _, code := runCLI(t, "report", "--help"); code != 0 || !strings.Contains(out, "Usage: rlog-ls report") || !strings.Contains(out, "--link") {
@@ -152,5 +156,30 @@ func TestReportPath(t *testing.T) {
 		if got := reportPath(in); got != filepath.FromSlash(want) {
 			t.Errorf("reportPath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// FILE - reads stdin and writes stdout; -o names a file instead, never
+// the file stdin comes from.
+func TestReportStdin(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.rlog", cleanHeader+"t!:Read id=a → [running]\no: id=a → [ok]\n")
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stdout, stderr, code := runCLIStdin(t, f, "report", "-")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d %q", code, stderr)
+	}
+	if d := reportData(t, stdout); d["file"] != "<stdin>" || d["summary"].(map[string]any)["tool_calls"] != 1.0 {
+		t.Errorf("data file %v summary %v", d["file"], d["summary"])
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runCLIStdin(t, f, "report", "-", "-o", in, "--force"); code != 2 || !strings.Contains(stderr, "is the input") {
+		t.Errorf("over the file stdin comes from: %d %q", code, stderr)
 	}
 }
