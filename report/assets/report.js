@@ -980,11 +980,9 @@
     drawTimeline();
     drawTokens();
     const m = /^#L(\d+)$/.exec(location.hash);
-    if (m && !keepView) {
-      const line = Number(m[1]);
-      select(line, 'line ' + line);
-      show(line);
-    }
+    if (m && !keepView) focusLine(Number(m[1]));
+    // In VS Code: the extension waits for this to send a place to show.
+    if (vscode && !keepView) vscode.postMessage({ type: 'ready' });
     document.body.dataset.ready = '1';
   }
 
