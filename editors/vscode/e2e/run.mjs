@@ -7,14 +7,19 @@
 // package), opens testdata/sample.rlog and checks what a user sees: syntax
 // colours, the Problems panel, a setting, a hover, the outline, the colours of
 // a 25 MB log (where VS Code turns TextMate off, so they come from the
-// server's semantic tokens), both conversion commands, and the message shown
-// when rlog.server.path names a missing binary. It takes a screenshot of the
-// editor with the hover, the Problems panel and the outline. It also checks
-// completion of call ids, and that Follow keeps the end of a log that grows
-// on disk in view (and what VS Code sends the server on that reload).
+// server's semantic tokens), both conversion commands, the code lenses, the
+// inlay hints and the session view (its webview, and a click in it that
+// moves the editor's cursor), and the message shown when rlog.server.path
+// names a missing binary. It takes screenshots of the editor with the hover,
+// the Problems panel and the outline (vscode.png), of the lenses and hints
+// (vscode-insight.png) and of the session view (vscode-session-view.png),
+// all three beside RLOG_E2E_SCREENSHOT. It also checks completion of call
+// ids, and that Follow keeps the end of a log that grows on disk in view
+// (and what VS Code sends the server on that reload).
 //
 // Usage: ./install.sh && node run.mjs   (from editors/vscode/e2e)
 // Env:   CHROMIUM (default /usr/bin/chromium), RLOG_E2E_KEEP=1 keeps work/,
+//        RLOG_E2E_ONLY: a regular expression; only the checks it matches run,
 //        RLOG_VSIX: a platform .vsix to test instead of building one,
 //        RLOG_E2E_SCREENSHOT: where to keep the screenshot (default work/vscode.png;
 //        docs/vscode.png is made with RLOG_E2E_SCREENSHOT=$PWD/../../../docs/vscode.png).
@@ -99,6 +104,7 @@ function prepare() {
   if (installed.length !== 1) throw new Error(`the .vsix did not install: ${readdirSync(join(work, 'extensions'))}`);
   extensionDir = join(work, 'extensions', installed[0]);
   copyFileSync(join(root, 'testdata', 'sample.rlog'), join(work, 'ws', 'sample.rlog'));
+  copyFileSync(join(root, 'testdata', 'timed.rlog'), join(work, 'ws', 'timed.rlog'));
   // Over 20 MB, VS Code turns TextMate off: colours must come from the server.
   run('go', ['run', './cmd/rlog-gen', '-size', '25MB', '-seed', '7', '-o', join(work, 'ws', 'large.rlog')], { cwd: root });
   writeFileSync(join(work, 'ws', 'claude-session.jsonl'), claudeSession);
@@ -206,7 +212,15 @@ async function startCodeServer() {
   return { cs, url: `http://127.0.0.1:${port}/?folder=${encodeURIComponent(join(work, 'ws'))}`, output: () => out };
 }
 
+/** Checks whose names match RLOG_E2E_ONLY (a regular expression) run; the others are skipped. */
+const only = process.env.RLOG_E2E_ONLY ? new RegExp(process.env.RLOG_E2E_ONLY) : null;
+let currentPage;
+
 async function check(name, fn) {
+  if (only && !only.test(name)) {
+    log(`skip ${name} (RLOG_E2E_ONLY)`);
+    return;
+  }
   const t = Date.now();
   try {
     await fn();
@@ -214,6 +228,10 @@ async function check(name, fn) {
   } catch (e) {
     failures++;
     log(`FAIL ${name}: ${e && e.message ? e.message : e}`);
+    // What the editor showed when the check failed.
+    const shot = join(work, `failure-${name.replace(/[^a-z0-9]+/gi, '-')}.png`);
+    if (currentPage) await currentPage.screenshot({ path: shot }).catch(() => {});
+    log(`     screenshot: ${shot}`);
   }
 }
 
@@ -292,6 +310,7 @@ async function main() {
       '--disable-sync', '--no-first-run', '--disable-quic'],
   });
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  currentPage = page;
   page.setDefaultTimeout(30_000);
   try {
     await page.goto(server.url);
@@ -505,6 +524,56 @@ async function main() {
       }
       await commandPalette(page, 'rlog: Toggle Follow');
       await until('Follow off', async () => !(await textOf(follow)).includes('Following'));
+    });
+
+    await check('code lenses, inlay hints and the session view', async () => {
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input').fill('timed.rlog');
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'timed.rlog' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.tab.active', { hasText: 'timed.rlog' }).waitFor();
+      // The lenses above the header and each @phase, with the session's numbers.
+      const lenses = page.locator('.codelens-decoration');
+      const lensText = await until('the code lenses', async () => {
+        const t = await textOf(lenses);
+        return t.includes('Session: 3m 58s') && t.includes('explore: 18s') && t.includes('fix: 3m 39s') ? t : null;
+      }, 60_000);
+      log(`lenses: ${lensText.replace(/\s+/g, ' ').slice(0, 200)}`);
+      // The inlay hints: the first Read's 92ms and the failed Bash call's 5.2s
+      // after their o: lines, the 2m 10s pause before line 40. (The side bar
+      // is hidden for the screenshots, and shown again at the end.)
+      await commandPalette(page, 'View: Toggle Primary Side Bar Visibility');
+      await goTo(page, 1, 1);
+      await until('the inlay hints', async () => {
+        // VS Code draws inlay hints as text of their own in the line (spaces
+        // as no-break spaces).
+        const t = await page.evaluate(() => {
+          const editor = [...document.querySelectorAll('.editor-instance')].find((e) => e.offsetParent !== null) || document;
+          return [...editor.querySelectorAll('.view-line')].map((l) => l.textContent).join('\n').replace(/\u00a0/g, ' ');
+        });
+        return t.includes('92ms') && t.includes('5.2s') && t.includes('+2m 10s');
+      }, 30_000);
+      const dir = dirname(screenshotPath);
+      await page.screenshot({ path: join(dir, 'vscode-insight.png') });
+      log(`screenshot: ${join(dir, 'vscode-insight.png')}`);
+      // A phase's lens opens the session view there.
+      await lenses.locator('a', { hasText: 'explore:' }).first().click();
+      await page.locator('.tab', { hasText: 'Session: timed.rlog' }).waitFor();
+      const view = page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
+      await until('the session view', async () => {
+        const t = await view.locator('#summary').innerText();
+        return t.includes('3m 58s') && t.includes('4.54');
+      }, 30_000);
+      await until('the view at the explore phase', async () => (await view.locator('#details').innerText()).includes('phase explore'));
+      // Clicking an item reveals its line in the editor.
+      await view.locator('#slowest a[data-line="38"]').click();
+      await until('the cursor on line 38', async () => (await textOf(page.locator('.statusbar-item'))).includes('Ln 38, Col 1'));
+      await view.locator('body').evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: join(dir, 'vscode-session-view.png') });
+      log(`screenshot: ${join(dir, 'vscode-session-view.png')}`);
+      await commandPalette(page, 'View: Close All Editors');
+      await commandPalette(page, 'View: Toggle Primary Side Bar Visibility');
     });
 
     await check('a missing server binary gets a clear message', async () => {

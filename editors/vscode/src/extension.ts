@@ -13,6 +13,8 @@ import {
 } from 'vscode-languageclient/node';
 import { registerFollow } from './follow';
 import { bundledFolder, findServer, notFoundMessage, releasesUrl } from './server';
+import { toClientCommand } from './lens';
+import { registerSessionView } from './sessionView';
 
 /** The server-side command that converts a JSON/JSONL trajectory to rlog. */
 const serverConvertCommand = 'rlog-ls.convertToRlog';
@@ -40,6 +42,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (e.affectsConfiguration('rlog.server')) void restart();
     }),
     vscode.window.onDidChangeActiveTextEditor(updateStatus),
+    ...registerSessionView(() => client, output),
   );
   registerFollow(context);
   await start();
@@ -58,6 +61,11 @@ function settings(): Record<string, unknown> {
     diagnostics: {
       maxPerDocument: c.get<number>('diagnostics.maxPerDocument', 1000),
       debounceMs: c.get<number>('diagnostics.debounceMs', 100),
+    },
+    inlayHints: {
+      latency: c.get<boolean>('inlayHints.latency', true),
+      gaps: c.get<boolean>('inlayHints.gaps', true),
+      gapThresholdSeconds: c.get<number>('inlayHints.gapThresholdSeconds', 60),
     },
   };
 }
@@ -93,6 +101,14 @@ async function start(): Promise<void> {
     outputChannel: output,
     traceOutputChannel: traceOutput,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
+    // The code lenses' command opens the session view here, in a webview.
+    middleware: {
+      resolveCodeLens: async (lens, token, next) => {
+        const r = await next(lens, token);
+        if (r) toClientCommand(r.command);
+        return r;
+      },
+    },
     errorHandler: {
       error: () => ({ action: ErrorAction.Continue }),
       closed: () => {

@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import test from 'node:test';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ext = join(here, '..', '..');
@@ -87,7 +90,36 @@ test('the word pattern keeps ids, uuids and timestamps whole', () => {
 
 test('commands are declared and reachable', () => {
   const cmds = pkg.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.restartServer', 'rlog.showOutput', 'rlog.toggleFollow']);
+  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.restartServer', 'rlog.showOutput', 'rlog.showSessionView', 'rlog.toggleFollow']);
   const src = readdirSync(join(ext, 'src')).map((f) => readFileSync(join(ext, 'src', f), 'utf8')).join('\n');
-  for (const c of cmds) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
+  for (const c of cmds.filter((c) => c !== 'rlog.showSessionView')) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
+  // The session view's command is registered by its module, under the name lens.ts gives it.
+  const view = readFileSync(join(ext, 'src', 'sessionView.ts'), 'utf8');
+  assert.ok(view.includes('registerCommand(showSessionView,'), 'rlog.showSessionView is not registered');
+  assert.equal(require('../../out/lens.js').showSessionView, 'rlog.showSessionView');
+});
+
+test('the inlay hint settings are the ones the server reads, with its defaults', () => {
+  const props = pkg.contributes.configuration.properties;
+  const src = readFileSync(join(root, 'lsp', 'settings.go'), 'utf8');
+  assert.ok(src.includes('`json:"inlayHints"`'), 'the server has no inlayHints settings any more');
+  for (const key of ['latency', 'gaps', 'gapThresholdSeconds']) {
+    assert.ok(props[`rlog.inlayHints.${key}`], `rlog.inlayHints.${key} missing`);
+    assert.ok(src.includes(`json:"${key}"`), `the server has no ${key} setting`);
+  }
+  const def = /InlayHints:\s*InlayHintSettings\{([^}]*)\}/.exec(src);
+  assert.ok(def, 'DefaultSettings has no InlayHints');
+  assert.match(def[1], new RegExp(`Latency: ${props['rlog.inlayHints.latency'].default}\\b`));
+  assert.match(def[1], new RegExp(`Gaps: ${props['rlog.inlayHints.gaps'].default}\\b`));
+  assert.match(def[1], new RegExp(`GapThresholdSeconds: ${props['rlog.inlayHints.gapThresholdSeconds'].default}\\b`));
+  // And the extension passes them on at start.
+  const ext_ = readFileSync(join(ext, 'src', 'extension.ts'), 'utf8');
+  for (const key of ['inlayHints.latency', 'inlayHints.gaps', 'inlayHints.gapThresholdSeconds']) assert.ok(ext_.includes(`'${key}'`), key);
+});
+
+test('the server names the lens command and the request as the extension expects', () => {
+  const lens = require('../../out/lens.js');
+  const go = readFileSync(join(root, 'lsp', 'rlog', 'insight.go'), 'utf8');
+  assert.ok(go.includes(`CommandShowSessionView = "${lens.serverShowSessionView}"`), 'the server\'s lens command changed');
+  assert.ok(go.includes(`MethodSessionReport = "${lens.sessionReportRequest}"`), 'the server\'s request changed');
 });
