@@ -10,6 +10,7 @@ package report
 import (
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
@@ -249,9 +250,13 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 		toolIndex[ts.Tool] = i
 		d.Tools = append(d.Tools, Tool{Name: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished, Latency: latencyOf(ts.Latency)})
 	}
+	// The timestamps and the token usage are passes over the whole log:
+	// beside the calls' layout, on another core.
+	var wg sync.WaitGroup
+	wg.Go(func() { d.times(t, s) })
+	wg.Go(func() { d.tokens(t) })
 	d.calls(t, s, toolIndex)
-	d.times(t, s)
-	d.tokens(t)
+	wg.Wait()
 	gaps := slices.Clone(s.Gaps)
 	if len(gaps) > maxGaps {
 		slices.SortStableFunc(gaps, func(a, b analysis.Gap) int { return int(b.Duration - a.Duration) })

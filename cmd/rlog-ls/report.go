@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -108,8 +109,12 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // the first findings with the default configuration, and the HTML.
 func buildReport(src []byte, opts report.Options) ([]byte, error) {
 	t := grammar.Parse(src)
-	s := analysis.SessionFor(t, analysis.SessionOptions{})
+	// The session and the findings are independent passes: one core each.
+	var s *analysis.Session
+	var wg sync.WaitGroup
+	wg.Go(func() { s = analysis.SessionFor(t, analysis.SessionOptions{}) })
 	findings, more := analysis.NewAnalyzer(t).FindingsUpTo(analysis.Config{}, report.DefaultMaxFindings)
+	wg.Wait()
 	return report.HTML(report.Build(t, s, findings, more, opts), report.NewNonce())
 }
 
