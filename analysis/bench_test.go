@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
@@ -203,5 +204,40 @@ func BenchmarkSession(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		BuildSession(t, SessionOptions{})
+	}
+}
+
+// BenchmarkInsight measures what the code lenses and inlay hints compute:
+// the lens places (each codeLens request), the session (once per version
+// of a document: what the first lens resolve or latency hint after an edit
+// waits for), and one screen of hints (60 lines in the middle, the session
+// known), on logs whose calls are timed.
+func BenchmarkInsight(b *testing.B) {
+	for _, size := range benchdata.Sizes() {
+		src := benchdata.TimedSession(b, size)
+		t := grammar.Parse(src)
+		NewAnalyzer(t) // the summaries, as after the first diagnostics
+		SessionOf(t)
+		mid := t.LineCount() / 2
+		from, to := t.Line(mid).Start, t.Line(mid+60).Start
+		opts := InlayHintOptions{Latency: true, Gaps: true, MinGap: 5 * time.Second}
+		if len(InlayHints(t, from, to, opts)) == 0 {
+			b.Fatal("no hints on the screen")
+		}
+		for _, q := range []struct {
+			name string
+			run  func()
+		}{
+			{"lensPlaces", func() { LensPlaces(t) }},
+			{"session", func() { BuildSession(t, SessionOptions{}) }},
+			{"hintsOneScreen", func() { InlayHints(t, from, to, opts) }},
+		} {
+			b.Run(q.name+"/"+benchdata.Name(size), func(b *testing.B) {
+				b.ReportAllocs()
+				for range b.N {
+					q.run()
+				}
+			})
+		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
 
@@ -50,4 +52,31 @@ func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkReport is `rlog-ls report FILE -o OUT --force` on logs whose
+// calls are timed, from reading the log to the page written.
+func BenchmarkReport(b *testing.B) {
+	for _, size := range benchdata.Sizes() {
+		b.Run(benchdata.Name(size), func(b *testing.B) {
+			dir := b.TempDir()
+			in := filepath.Join(dir, "session.rlog")
+			if err := os.WriteFile(in, benchdata.TimedSession(b, size), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			out := filepath.Join(dir, "session.report.html")
+			b.SetBytes(size)
+			b.ResetTimer()
+			for range b.N {
+				var stderr bytes.Buffer
+				if code := run([]string{"report", in, "-o", out, "--force"}, nil, io.Discard, &stderr); code != 0 {
+					b.Fatalf("exit %d: %s", code, stderr.String())
+				}
+			}
+			b.StopTimer()
+			if fi, err := os.Stat(out); err == nil {
+				b.ReportMetric(float64(fi.Size())/float64(size), "page/log")
+			}
+		})
+	}
 }

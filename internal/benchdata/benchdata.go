@@ -45,25 +45,38 @@ func itoa(n int64) string {
 
 var (
 	mu    sync.Mutex
-	cache = map[int64][]byte{}
+	cache = map[sessionKey][]byte{}
 )
+
+type sessionKey struct {
+	n     int64
+	timed bool
+}
 
 // Session returns a generated session of about n bytes with 1% finding
 // lines. The slice is shared: do not modify it.
-func Session(b testing.TB, n int64) []byte {
+func Session(b testing.TB, n int64) []byte { return session(b, n, false) }
+
+// TimedSession is Session with a ts= on every tool call's start and
+// result, as converted Claude Code sessions have (gen.Options.Timed): what
+// the latency hints and the session view's timeline need.
+func TimedSession(b testing.TB, n int64) []byte { return session(b, n, true) }
+
+func session(b testing.TB, n int64, timed bool) []byte {
 	b.Helper()
 	mu.Lock()
 	defer mu.Unlock()
-	if src, ok := cache[n]; ok {
+	key := sessionKey{n, timed}
+	if src, ok := cache[key]; ok {
 		return src
 	}
 	var buf bytes.Buffer
 	buf.Grow(int(n) + 4096)
-	if err := gen.Write(&buf, gen.Options{Bytes: n, FindingRate: 0.01, Seed: 1}); err != nil {
+	if err := gen.Write(&buf, gen.Options{Bytes: n, FindingRate: 0.01, Seed: 1, Timed: timed}); err != nil {
 		b.Fatal(err)
 	}
-	cache[n] = buf.Bytes()
-	return cache[n]
+	cache[key] = buf.Bytes()
+	return cache[key]
 }
 
 // Floor measures, in this run, how long the fastest reasonable pass over src

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,4 +209,68 @@ func notification(b *testing.B, method string, params any) string {
 		b.Fatal(err)
 	}
 	return string(body)
+}
+
+// BenchmarkInsight measures the session insight requests as the editor
+// sees them (through the JSON-RPC connection) on a large document whose
+// calls are timed: the code lenses (places only), the session lens's
+// resolve, one screen of inlay hints (60 lines in the middle) and the
+// session view's data. The session is computed once per version of the
+// document; "firstHints" is the first inlay hint request after an edit,
+// which waits for it.
+func BenchmarkInsight(b *testing.B) {
+	for _, size := range benchdata.Sizes() {
+		c := lsptest.Start(b, func(ctx context.Context, rwc io.ReadWriteCloser) int {
+			return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features()})
+		})
+		c.Initialize(nil)
+		src := string(benchdata.TimedSession(b, size))
+		c.Open(testURI, 1, src)
+		c.WaitDiagnostics(testURI, lsptest.AtVersion(1))
+		doc := map[string]any{"uri": testURI}
+		mid := uint32(strings.Count(src, "\n") / 2)
+		screen := map[string]any{"textDocument": doc, "range": protocol.Range{Start: protocol.Position{Line: mid}, End: protocol.Position{Line: mid + 60}}}
+		var lenses []json.RawMessage
+		if err := c.Call(protocol.MethodTextDocumentCodeLens, map[string]any{"textDocument": doc}, &lenses); err != nil || len(lenses) < 2 {
+			b.Fatalf("%d lenses: %v", len(lenses), err)
+		}
+		var hints []json.RawMessage
+		if err := c.Call(lsp.MethodTextDocumentInlayHint, screen, &hints); err != nil || len(hints) == 0 {
+			b.Fatalf("%d hints: %v", len(hints), err)
+		}
+		requests := []struct {
+			name, method string
+			params       any
+		}{
+			{"codeLens", protocol.MethodTextDocumentCodeLens, map[string]any{"textDocument": doc}},
+			{"codeLensResolve", protocol.MethodCodeLensResolve, lenses[0]},
+			{"inlayHintsOneScreen", lsp.MethodTextDocumentInlayHint, screen},
+			{"sessionReportData", MethodSessionReport, map[string]any{"textDocument": doc}},
+		}
+		for _, r := range requests {
+			b.Run(r.name+"/"+benchdata.Name(size), func(b *testing.B) {
+				for range b.N {
+					var res json.RawMessage
+					if err := c.Call(r.method, r.params, &res); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		// An edit makes a new version: its first hints wait for its session.
+		version := int32(1)
+		b.Run("firstHintsAfterEdit/"+benchdata.Name(size), func(b *testing.B) {
+			for range b.N {
+				b.StopTimer()
+				version++
+				c.Change(testURI, version, lsptest.Change{Range: lsptest.Span(mid, 0, mid, 0), Text: "# x\n"})
+				b.StartTimer()
+				var res json.RawMessage
+				if err := c.Call(lsp.MethodTextDocumentInlayHint, screen, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		c.Close(testURI)
+	}
 }
