@@ -104,15 +104,17 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// buildReport makes the page of a log: the session statistics (with the
-// companion's counts, once issue 13 joins it: SessionOptions.Companion),
-// the first findings with the default configuration, and the HTML.
+// buildReport makes the page of a log: the session statistics, the first
+// findings with the default configuration, and the HTML. The session's
+// options are where the JSONL companion (issue 13) comes in: its action
+// counts, as SessionOptions.Companion, give APM its counts and times.
 func buildReport(src []byte, opts report.Options) ([]byte, error) {
 	t := grammar.Parse(src)
+	sessionOpts := analysis.SessionOptions{}
 	// The session and the findings are independent passes: one core each.
 	var s *analysis.Session
 	var wg sync.WaitGroup
-	wg.Go(func() { s = analysis.SessionFor(t, analysis.SessionOptions{}) })
+	wg.Go(func() { s = analysis.SessionFor(t, sessionOpts) })
 	findings, more := analysis.NewAnalyzer(t).FindingsUpTo(analysis.Config{}, report.DefaultMaxFindings)
 	wg.Wait()
 	return report.HTML(report.Build(t, s, findings, more, opts), report.NewNonce())

@@ -43,12 +43,17 @@ func init() {
 	commandHooks[CommandShowSessionView] = showSessionView
 }
 
-// sessionOf is the document's session statistics, computed once per
-// version and shared by the lenses, the hints and the view. This is where
-// the JSONL companion (issue 13) comes in: its action counts go in
-// SessionOptions.Companion, and everything shown follows.
-func sessionOf(d Doc) *analysis.Session {
-	return analysis.SessionFor(d.Tree, analysis.SessionOptions{})
+// sessionOf is an open document's session statistics, computed once per
+// version and shared by the lenses, the hints and the view.
+func sessionOf(doc *lsp.Document[Doc]) *analysis.Session {
+	return analysis.SessionFor(doc.Text.Tree, sessionOptions(doc.URI))
+}
+
+// sessionOptions are the options of the session of the log at uri. This is
+// where the JSONL companion (issue 13) comes in: its action counts, set as
+// Companion here, give APM its counts and times in the lenses and the view.
+func sessionOptions(protocol.DocumentURI) analysis.SessionOptions {
+	return analysis.SessionOptions{}
 }
 
 // lensData is what a code lens carries from textDocument/codeLens to
@@ -101,7 +106,7 @@ func resolveCodeLens(_ context.Context, wc *wsCtx, lens *protocol.CodeLens) (any
 		lens.Command = &protocol.Command{Title: "(the document was closed)", Command: ""}
 		return lens, nil
 	}
-	s := sessionOf(doc.Text)
+	s := sessionOf(doc)
 	title := analysis.SessionLensTitle(s)
 	if data.Phase >= 0 {
 		title = "(no phase here any more)"
@@ -155,7 +160,7 @@ func inlayHints(ctx context.Context, dc *docCtx, p *lsp.InlayHintParams) (any, e
 	start = t.Line(t.LineAt(start)).Start // whole lines
 	opts := analysis.InlayHintOptions{Latency: set.Latency, Gaps: set.Gaps, MinGap: dc.Settings.GapThreshold()}
 	if set.Latency {
-		opts.Session = sessionOf(dc.Doc.Text)
+		opts.Session = sessionOf(dc.Doc)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -213,7 +218,7 @@ func reportData(dc *docCtx) (*report.Data, error) {
 		return nil, lsp.RequestFailed("%s: %s", documentName(dc.Doc.URI), f.Message)
 	}
 	findings, more, _ := dc.Doc.Text.findings(analysisConfig(dc.Settings), report.DefaultMaxFindings)
-	return report.Build(t, sessionOf(dc.Doc.Text), findings, more, report.Options{Name: documentName(dc.Doc.URI), Generator: "rlog-ls"}), nil
+	return report.Build(t, sessionOf(dc.Doc), findings, more, report.Options{Name: documentName(dc.Doc.URI), Generator: "rlog-ls"}), nil
 }
 
 // showSessionView is the server's own CommandShowSessionView, for editors
@@ -245,7 +250,7 @@ func showSessionView(ctx context.Context, wc *wsCtx, arg json.RawMessage) (any, 
 		}
 		t := grammar.Parse(src)
 		findings, more := analysis.NewAnalyzer(t).FindingsUpTo(analysisConfig(wc.Settings), report.DefaultMaxFindings)
-		d := report.Build(t, analysis.SessionFor(t, analysis.SessionOptions{}), findings, more, report.Options{Name: documentName(a.URI), Generator: "rlog-ls"})
+		d := report.Build(t, analysis.SessionFor(t, sessionOptions(a.URI)), findings, more, report.Options{Name: documentName(a.URI), Generator: "rlog-ls"})
 		if page, err = report.HTML(d, report.NewNonce()); err != nil {
 			return nil, err
 		}
