@@ -174,7 +174,7 @@ func TestPageInChromium(t *testing.T) {
 	dir := t.TempDir()
 
 	t.Run("timed", func(t *testing.T) {
-		src, err := os.ReadFile("../testdata/timed.rlog")
+		src, err := os.ReadFile("../testdata/logs/timed.rlog")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,12 +21,12 @@ func build(t *testing.T, src string) *Data {
 	return Build(tree, analysis.SessionOf(tree), findings, more, Options{Name: "x.rlog"})
 }
 
-// TestTimedFixtureData: the data of testdata/timed.rlog, as the page gets
+// TestTimedFixtureData: the data of testdata/logs/timed.rlog, as the page gets
 // it, compared with testdata/timed.json (go test ./report -update
 // rewrites it). Read it beside the log: lines are 1-based, times in ms
 // since 20:29:02.
 func TestTimedFixtureData(t *testing.T) {
-	src, err := os.ReadFile("../testdata/timed.rlog")
+	src, err := os.ReadFile("../testdata/logs/timed.rlog")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,7 +142,7 @@ func TestCheckSampleAndFixtures(t *testing.T) {
 	// The fixture logs: one has errors (E004), so the status is 1; their
 	// findings are analysis/testdata/findings.
 	out, _, code = runCLI(t, "check", "../../testdata/logs")
-	if code != 1 || !strings.HasSuffix(out, "7 files checked: 3 errors, 11 warnings, 10 info, 1 hint\n") {
+	if code != 1 || !strings.HasSuffix(out, "8 files checked: 3 errors, 12 warnings, 10 info, 1 hint\n") {
 		t.Fatalf("fixture logs: %d %s", code, out)
 	}
 	if dir, ok := corpus.Sweep(t); ok {

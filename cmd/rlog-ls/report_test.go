@@ -27,7 +27,7 @@ func reportData(t *testing.T, page string) map[string]any {
 
 func TestReportBesideInput(t *testing.T) {
 	dir := t.TempDir()
-	src, err := os.ReadFile("../../testdata/timed.rlog")
+	src, err := os.ReadFile("../../testdata/logs/timed.rlog")
 	if err != nil {
 		t.Fatal(err)
 	}

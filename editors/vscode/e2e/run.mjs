@@ -104,7 +104,7 @@ function prepare() {
   if (installed.length !== 1) throw new Error(`the .vsix did not install: ${readdirSync(join(work, 'extensions'))}`);
   extensionDir = join(work, 'extensions', installed[0]);
   copyFileSync(join(root, 'testdata', 'sample.rlog'), join(work, 'ws', 'sample.rlog'));
-  copyFileSync(join(root, 'testdata', 'timed.rlog'), join(work, 'ws', 'timed.rlog'));
+  copyFileSync(join(root, 'testdata', 'logs', 'timed.rlog'), join(work, 'ws', 'timed.rlog'));
   // Over 20 MB, VS Code turns TextMate off: colours must come from the server.
   run('go', ['run', './cmd/rlog-gen', '-size', '25MB', '-seed', '7', '-o', join(work, 'ws', 'large.rlog')], { cwd: root });
   writeFileSync(join(work, 'ws', 'claude-session.jsonl'), claudeSession);
