@@ -248,7 +248,7 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 	toolIndex := map[string]int{}
 	for i, ts := range s.Tools {
 		toolIndex[ts.Tool] = i
-		d.Tools = append(d.Tools, Tool{Name: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished, Latency: latencyOf(ts.Latency)})
+		d.Tools = append(d.Tools, Tool{Name: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished, Latency: LatencyOf(ts.Latency)})
 	}
 	// The timestamps and the token usage are passes over the whole log:
 	// beside the calls' layout, on another core.
@@ -281,13 +281,8 @@ func (d *Data) summary(s *analysis.Session) {
 	sum.Messages, sum.ToolCalls, sum.Errors, sum.Unfinished = s.Messages, len(s.Calls), s.Errors, s.Unfinished
 	sum.Subagents = len(s.Subagents)
 	sum.Tokens = Tokens(s.Tokens())
-	sum.Latency = latencyOf(s.Latency)
-	a := s.APM
-	sum.APM = APM{Messages: a.Messages, ToolCalls: a.ToolCalls, Source: a.Source, Companion: a.Companion}
-	if a.Known {
-		v, m := a.Value, a.Minutes
-		sum.APM.Value, sum.APM.Minutes = &v, &m
-	}
+	sum.Latency = LatencyOf(s.Latency)
+	sum.APM = APMOf(s.APM)
 	if g := s.LongestGap; g.Duration > 0 {
 		lg := gapOf(g)
 		sum.LongestGap = &lg
@@ -471,10 +466,22 @@ func gapOf(g analysis.Gap) Gap {
 	return Gap{Line: g.Line + 1, PreviousLine: g.PreviousLine + 1, MS: ms(g.Duration)}
 }
 
-func latencyOf(l analysis.Latency) Latency {
+// LatencyOf is l as the data writes it (and `rlog-ls stats --format json`).
+func LatencyOf(l analysis.Latency) Latency {
 	out := Latency{Measured: l.Measured}
 	if l.Measured > 0 {
 		out.MedianMS, out.P95MS, out.MaxMS = msPtr(l.Median), msPtr(l.P95), msPtr(l.Max)
+	}
+	return out
+}
+
+// APMOf is a as the data writes it (and `rlog-ls stats --format json`):
+// no value and no minutes when it is unknown.
+func APMOf(a analysis.APM) APM {
+	out := APM{Messages: a.Messages, ToolCalls: a.ToolCalls, Source: a.Source, Companion: a.Companion}
+	if a.Known {
+		v, m := a.Value, a.Minutes
+		out.Value, out.Minutes = &v, &m
 	}
 	return out
 }

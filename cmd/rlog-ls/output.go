@@ -27,6 +27,30 @@ func isStdin(path string) bool {
 	return false
 }
 
+// readInput reads a command's one input whole: standard input when the
+// input names it (name is then stdinName), else the file, which must not
+// be a folder (oneAtATime says what to do instead: "redact one file at a
+// time"). The error is the line to print.
+func readInput(input string, stdin io.Reader, oneAtATime string) (name string, src []byte, err error) {
+	if isStdin(input) {
+		if src, err = io.ReadAll(stdin); err != nil {
+			return stdinName, nil, fmt.Errorf("reading stdin: %v", err)
+		}
+		return stdinName, src, nil
+	}
+	info, err := os.Stat(input)
+	if err != nil {
+		return input, nil, errors.New(describeIOError(err))
+	}
+	if info.IsDir() {
+		return input, nil, fmt.Errorf("%s is a folder; %s", input, oneAtATime)
+	}
+	if src, err = os.ReadFile(input); err != nil {
+		return input, nil, errors.New(describeIOError(err))
+	}
+	return input, src, nil
+}
+
 // isStdout reports whether an output names standard output.
 func isStdout(path string) bool {
 	switch path {

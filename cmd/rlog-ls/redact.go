@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -44,26 +43,9 @@ func redactCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rlog-ls redact: "+format+"\n", a...)
 		return 2
 	}
-	name := input
-	var src []byte
-	var err error
-	if isStdin(input) {
-		name = stdinName
-		src, err = io.ReadAll(stdin)
-		if err != nil {
-			return fail("reading stdin: %v", err)
-		}
-	} else {
-		info, err := os.Stat(input)
-		if err != nil {
-			return fail("%s", describeIOError(err))
-		}
-		if info.IsDir() {
-			return fail("%s is a folder; redact one file at a time", input)
-		}
-		if src, err = os.ReadFile(input); err != nil {
-			return fail("%s", describeIOError(err))
-		}
+	name, src, err := readInput(input, stdin, "redact one file at a time")
+	if err != nil {
+		return fail("%v", err)
 	}
 	redacted, matches := analysis.Redact(src)
 

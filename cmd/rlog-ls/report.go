@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -48,24 +47,12 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd.fail(stderr, "--link needs {line} in its template, e.g. 'vscode://file/{path}:{line}'")
 		return 2
 	}
-	name, path := stdinName, ""
-	var src []byte
-	var err error
-	if isStdin(input) {
-		if src, err = io.ReadAll(stdin); err != nil {
-			return fail("reading stdin: %v", err)
-		}
-	} else {
-		info, err := os.Stat(input)
-		if err != nil {
-			return fail("%s", describeIOError(err))
-		}
-		if info.IsDir() {
-			return fail("%s is a folder; the report is of one log", input)
-		}
-		if src, err = os.ReadFile(input); err != nil {
-			return fail("%s", describeIOError(err))
-		}
+	name, src, err := readInput(input, stdin, "the report is of one log")
+	if err != nil {
+		return fail("%v", err)
+	}
+	path := ""
+	if name != stdinName {
 		name = filepath.Base(input)
 		if path, err = filepath.Abs(input); err != nil {
 			path = input

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/report"
 )
 
 const statsUsage = "rlog-ls stats [--format text|json] PATH..."
@@ -122,21 +123,18 @@ type activityJSON struct {
 	APM        apmJSON     `json:"apm"`
 }
 
-type latencyJSON struct {
-	Measured int      `json:"measured"`
-	MedianMS *float64 `json:"median_ms"`
-	P95MS    *float64 `json:"p95_ms"`
-	MaxMS    *float64 `json:"max_ms"`
-}
+// Latencies, APM and tokens are written as the session view's data writes
+// them (package report): the two documents agree field by field.
+type (
+	latencyJSON = report.Latency
+	apmJSON     = report.APM
+	tokensJSON  = report.Tokens
+)
 
-type apmJSON struct {
-	Value     *float64 `json:"value"`
-	Messages  int      `json:"messages"`
-	ToolCalls int      `json:"tool_calls"`
-	Minutes   *float64 `json:"minutes"`
-	Source    string   `json:"source"`
-	Companion string   `json:"companion,omitempty"`
-}
+var (
+	latencyOf = report.LatencyOf
+	apmOf     = report.APMOf
+)
 
 type toolJSON struct {
 	Tool       string      `json:"tool"`
@@ -144,14 +142,6 @@ type toolJSON struct {
 	Errors     int         `json:"errors"`
 	Unfinished int         `json:"unfinished"`
 	Latency    latencyJSON `json:"latency"`
-}
-
-type tokensJSON struct {
-	In          uint64 `json:"in"`
-	Out         uint64 `json:"out"`
-	Cached      uint64 `json:"cached"`
-	CacheCreate uint64 `json:"cache_create"`
-	Messages    int    `json:"messages"`
 }
 
 type phaseJSON struct {
@@ -313,23 +303,6 @@ func (t *totals) json() totalsJSON {
 	j.APM.Source = analysis.APMFromRlog
 	if v, ok := analysis.ComputeAPM(t.apmActions, 0, t.apmMinutes); ok {
 		j.APM.Value, j.APM.Minutes = &v, &t.apmMinutes
-	}
-	return j
-}
-
-func latencyOf(l analysis.Latency) latencyJSON {
-	j := latencyJSON{Measured: l.Measured}
-	if l.Measured > 0 {
-		j.MedianMS, j.P95MS, j.MaxMS = msPtr(l.Median), msPtr(l.P95), msPtr(l.Max)
-	}
-	return j
-}
-
-func apmOf(a analysis.APM) apmJSON {
-	j := apmJSON{Messages: a.Messages, ToolCalls: a.ToolCalls, Source: a.Source, Companion: a.Companion}
-	if a.Known {
-		v, m := a.Value, a.Minutes
-		j.Value, j.Minutes = &v, &m
 	}
 	return j
 }

@@ -48,29 +48,31 @@ type wireLens struct {
 	Data    json.RawMessage   `json:"data"`
 }
 
+// callFor makes a request and decodes its answer into a T.
+func callFor[T any](t *testing.T, c *lsptest.Client, method string, params any) T {
+	t.Helper()
+	var v T
+	raw := call(t, c, method, params)
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("%s: %s: %v", method, raw, err)
+	}
+	return v
+}
+
 func lensesOf(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI) []wireLens {
 	t.Helper()
-	var lenses []wireLens
-	raw := call(t, c, protocol.MethodTextDocumentCodeLens, map[string]any{"textDocument": map[string]any{"uri": uri}})
-	if err := json.Unmarshal(raw, &lenses); err != nil {
-		t.Fatalf("%s: %v", raw, err)
-	}
-	return lenses
+	return callFor[[]wireLens](t, c, protocol.MethodTextDocumentCodeLens, map[string]any{"textDocument": map[string]any{"uri": uri}})
 }
 
 func resolve(t *testing.T, c *lsptest.Client, l wireLens) wireLens {
 	t.Helper()
-	var out wireLens
-	if err := json.Unmarshal(call(t, c, protocol.MethodCodeLensResolve, l), &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return callFor[wireLens](t, c, protocol.MethodCodeLensResolve, l)
 }
 
-// Code lenses: the session's above the header, each phase's above its
-// @phase line, with exact ranges in UTF-16 and UTF-8; titles and the
-// command come in codeLens/resolve.
-func TestCodeLenses(t *testing.T) {
+// inBothEncodings runs f with the insight document open in a server that
+// counts in UTF-16 and in one that counts in UTF-8, and the markers'
+// positions in that encoding.
+func inBothEncodings(t *testing.T, f func(t *testing.T, c *lsptest.Client, pos map[string]protocol.Position)) {
 	for _, enc := range []string{"utf-16", "utf-8"} {
 		t.Run(enc, func(t *testing.T) {
 			c := start(t, enc, nil)
@@ -79,43 +81,52 @@ func TestCodeLenses(t *testing.T) {
 			if enc == "utf-8" {
 				pos = insightDoc.utf8
 			}
-			lenses := lensesOf(t, c, insightURI)
-			wantRanges := []protocol.Range{
-				{Start: protocol.Position{}, End: protocol.Position{Character: 3}},
-				{Start: pos["p1"], End: pos["p1e"]},
-				{Start: pos["p2"], End: pos["p2e"]},
-			}
-			if len(lenses) != 3 {
-				t.Fatalf("%d lenses: %+v", len(lenses), lenses)
-			}
-			for i, l := range lenses {
-				if l.Range != wantRanges[i] {
-					t.Errorf("lens %d at %+v, want %+v", i, l.Range, wantRanges[i])
-				}
-				if l.Command != nil {
-					t.Errorf("lens %d is resolved already: the numbers wait for codeLens/resolve", i)
-				}
-			}
-			titles := []string{
-				"Session: 4m 0s · tokens 5 in, 70 out, 0 cached · 3 tool calls, 1 error, 1 unfinished · APM 1.50",
-				"探索: 3m 15s · 1 tool call, 0 errors · 0 tokens out",
-				"fix: 44s · 2 tool calls, 1 error · 70 tokens out",
-			}
-			for i, l := range lenses {
-				r := resolve(t, c, l)
-				if r.Command == nil || r.Command.Title != titles[i] || r.Command.Command != CommandShowSessionView {
-					t.Errorf("lens %d resolved to %+v, want %q", i, r.Command, titles[i])
-					continue
-				}
-				if r.Range != l.Range {
-					t.Errorf("resolve moved the lens: %+v", r.Range)
-				}
-				args, _ := json.Marshal(r.Command.Arguments)
-				want := fmt.Sprintf(`[{"uri":%q,"line":%d}]`, insightURI, []int{0, 8, 12}[i])
-				lsptest.AssertJSON(t, args, want)
-			}
+			f(t, c, pos)
 		})
 	}
+}
+
+// Code lenses: the session's above the header, each phase's above its
+// @phase line, with exact ranges in UTF-16 and UTF-8; titles and the
+// command come in codeLens/resolve.
+func TestCodeLenses(t *testing.T) {
+	inBothEncodings(t, func(t *testing.T, c *lsptest.Client, pos map[string]protocol.Position) {
+		lenses := lensesOf(t, c, insightURI)
+		wantRanges := []protocol.Range{
+			{Start: protocol.Position{}, End: protocol.Position{Character: 3}},
+			{Start: pos["p1"], End: pos["p1e"]},
+			{Start: pos["p2"], End: pos["p2e"]},
+		}
+		if len(lenses) != 3 {
+			t.Fatalf("%d lenses: %+v", len(lenses), lenses)
+		}
+		for i, l := range lenses {
+			if l.Range != wantRanges[i] {
+				t.Errorf("lens %d at %+v, want %+v", i, l.Range, wantRanges[i])
+			}
+			if l.Command != nil {
+				t.Errorf("lens %d is resolved already: the numbers wait for codeLens/resolve", i)
+			}
+		}
+		titles := []string{
+			"Session: 4m 0s · tokens 5 in, 70 out, 0 cached · 3 tool calls, 1 error, 1 unfinished · APM 1.50",
+			"探索: 3m 15s · 1 tool call, 0 errors · 0 tokens out",
+			"fix: 44s · 2 tool calls, 1 error · 70 tokens out",
+		}
+		for i, l := range lenses {
+			r := resolve(t, c, l)
+			if r.Command == nil || r.Command.Title != titles[i] || r.Command.Command != CommandShowSessionView {
+				t.Errorf("lens %d resolved to %+v, want %q", i, r.Command, titles[i])
+				continue
+			}
+			if r.Range != l.Range {
+				t.Errorf("resolve moved the lens: %+v", r.Range)
+			}
+			args, _ := json.Marshal(r.Command.Arguments)
+			want := fmt.Sprintf(`[{"uri":%q,"line":%d}]`, insightURI, []int{0, 8, 12}[i])
+			lsptest.AssertJSON(t, args, want)
+		}
+	})
 }
 
 // A lens resolved after an edit gets the numbers of the document as it is
@@ -154,12 +165,7 @@ type wireHint struct {
 
 func hintsIn(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI, r protocol.Range) []wireHint {
 	t.Helper()
-	var hints []wireHint
-	raw := call(t, c, lsp.MethodTextDocumentInlayHint, map[string]any{"textDocument": map[string]any{"uri": uri}, "range": r})
-	if err := json.Unmarshal(raw, &hints); err != nil {
-		t.Fatalf("%s: %v", raw, err)
-	}
-	return hints
+	return callFor[[]wireHint](t, c, lsp.MethodTextDocumentInlayHint, map[string]any{"textDocument": map[string]any{"uri": uri}, "range": r})
 }
 
 var wholeDoc = protocol.Range{End: protocol.Position{Line: 1 << 20}}
@@ -168,35 +174,27 @@ var wholeDoc = protocol.Range{End: protocol.Position{Line: 1 << 20}}
 // lines, at exact positions in UTF-16 and UTF-8, on the wire as LSP 3.17
 // has them.
 func TestInlayHints(t *testing.T) {
-	for _, enc := range []string{"utf-16", "utf-8"} {
-		t.Run(enc, func(t *testing.T) {
-			c := start(t, enc, nil)
-			open(t, c, insightURI, insightDoc.text)
-			pos := insightDoc.utf16
-			if enc == "utf-8" {
-				pos = insightDoc.utf8
+	inBothEncodings(t, func(t *testing.T, c *lsptest.Client, pos map[string]protocol.Position) {
+		got := hintsIn(t, c, insightURI, wholeDoc)
+		want := []wireHint{
+			{Position: pos["l1"], Label: "3.2s", PaddingLeft: true},
+			{Position: pos["g1"], Label: "+3m 10s", PaddingRight: true},
+			{Position: pos["l2"], Label: "30s", PaddingLeft: true},
+		}
+		if len(got) != len(want) {
+			t.Fatalf("hints %+v", got)
+		}
+		for i := range want {
+			g := got[i]
+			g.Tooltip = ""
+			if g != want[i] {
+				t.Errorf("hint %d: %+v, want %+v", i, got[i], want[i])
 			}
-			got := hintsIn(t, c, insightURI, wholeDoc)
-			want := []wireHint{
-				{Position: pos["l1"], Label: "3.2s", PaddingLeft: true},
-				{Position: pos["g1"], Label: "+3m 10s", PaddingRight: true},
-				{Position: pos["l2"], Label: "30s", PaddingLeft: true},
-			}
-			if len(got) != len(want) {
-				t.Fatalf("hints %+v", got)
-			}
-			for i := range want {
-				g := got[i]
-				g.Tooltip = ""
-				if g != want[i] {
-					t.Errorf("hint %d: %+v, want %+v", i, got[i], want[i])
-				}
-			}
-			if got[2].Tooltip != "Bash call (line 14): error, 30s, from the ts= of line 14 to this line's" {
-				t.Errorf("tooltip %q", got[2].Tooltip)
-			}
-		})
-	}
+		}
+		if got[2].Tooltip != "Bash call (line 14): error, 30s, from the ts= of line 14 to this line's" {
+			t.Errorf("tooltip %q", got[2].Tooltip)
+		}
+	})
 	// The wire shape, exactly.
 	c := start(t, "", nil)
 	open(t, c, insightURI, insightDoc.text)
