@@ -533,6 +533,11 @@ async function main() {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'timed.rlog' }).first().waitFor();
       await page.keyboard.press('Enter');
       await page.locator('.tab.active', { hasText: 'timed.rlog' }).waitFor();
+      // The whole window for the log (lenses are drawn for the lines in
+      // view): no panel, no side bar (shown again at the end).
+      await commandPalette(page, 'View: Hide Panel');
+      await commandPalette(page, 'View: Toggle Primary Side Bar Visibility');
+      await goTo(page, 1, 1);
       // The lenses above the header and each @phase, with the session's numbers.
       const lenses = page.locator('.codelens-decoration');
       const lensText = await until('the code lenses', async () => {
@@ -541,10 +546,7 @@ async function main() {
       }, 60_000);
       log(`lenses: ${lensText.replace(/\s+/g, ' ').slice(0, 200)}`);
       // The inlay hints: the first Read's 92ms and the failed Bash call's 5.2s
-      // after their o: lines, the 2m 10s pause before line 40. (The side bar
-      // is hidden for the screenshots, and shown again at the end.)
-      await commandPalette(page, 'View: Toggle Primary Side Bar Visibility');
-      await goTo(page, 1, 1);
+      // after their o: lines, the 2m 10s pause before line 40.
       await until('the inlay hints', async () => {
         // VS Code draws inlay hints as text of their own in the line (spaces
         // as no-break spaces).
