@@ -213,6 +213,39 @@ func TestPageInChromium(t *testing.T) {
 		if *update {
 			screenshot(t, ctx, p, "../docs/report.png")
 		}
+		// What the VS Code extension sends: a place to show (a phase's line
+		// zooms to the phase), then new data (redrawn, the zoom kept).
+		whole := eval[map[string]float64](t, ctx, p, `rlogReport.view()`)
+		if err := p.Eval(ctx, `window.postMessage({type: 'focus', line: 17}, '*')`, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.WaitFor(ctx, `document.getElementById('details').innerText.includes('phase explore')`); err != nil {
+			t.Error(err)
+		}
+		zoomed := eval[map[string]float64](t, ctx, p, `rlogReport.view()`)
+		// explore lasts from 1 s to 19 s of the session's 3m 58s.
+		if !(zoomed["d0"] < 1000 && zoomed["d1"] > 19000 && zoomed["d1"] < 25000) {
+			t.Errorf("focus on the explore phase: view %v, whole %v", zoomed, whole)
+		}
+		if err := p.Eval(ctx, `(() => { const d = JSON.parse(document.getElementById('rlog-data').textContent);
+			d.file = 'edited.rlog'; d.summary.tool_calls = 12; window.postMessage({type: 'data', data: d}, '*'); })()`, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.WaitFor(ctx, `document.getElementById('title').textContent === 'edited.rlog'`); err != nil {
+			t.Error(err)
+		}
+		if v := eval[map[string]float64](t, ctx, p, `rlogReport.view()`); v["d0"] != zoomed["d0"] || v["d1"] != zoomed["d1"] {
+			t.Errorf("new data lost the zoom: %v, was %v", v, zoomed)
+		}
+		if !strings.Contains(eval[string](t, ctx, p, `document.getElementById('summary').innerText`), "12") {
+			t.Error("new data not drawn")
+		}
+		if err := p.Eval(ctx, `window.postMessage({type: 'focus', line: 1}, '*')`, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.WaitFor(ctx, fmt.Sprintf(`rlogReport.view().d1 - rlogReport.view().d0 >= %f`, whole["d1"]-whole["d0"])); err != nil {
+			t.Error(err)
+		}
 		// Zoom in on the wheel, then the order axis.
 		before := eval[map[string]float64](t, ctx, p, `rlogReport.view()`)
 		if err := p.Call(ctx, "Input.dispatchMouseEvent", map[string]any{"type": "mouseWheel", "x": 600, "y": pt.Y, "deltaX": 0, "deltaY": -400}, nil); err != nil {
