@@ -1,21 +1,20 @@
 // Package convert converts agent session logs between rlog and the
-// trajectory formats next to it. Every format is one reader and/or one
-// writer package over the shared session model (convert/model); this
-// package lists the formats, detects them, and runs a conversion with its
-// loss report.
+// trajectory formats next to it. Every format is one entry of one table
+// (FormatInfo): its names, how to detect it, a streaming reader, a
+// streaming writer and a validator, each in the format's own package over
+// the shared session model (convert/model). The command line and the
+// editor know the formats through this table only.
 //
 // The model types are re-exported here as aliases so that callers need only
 // this package.
 package convert
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"path"
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/atif"
@@ -37,6 +36,8 @@ type (
 	Report  = model.Report
 	Loss    = model.Loss
 	Options = model.Options
+	Finding = model.Finding
+	Rule    = model.Rule
 )
 
 // Format is a format name as the CLI spells it.
@@ -58,62 +59,188 @@ const (
 // ReadFunc reads a whole input into a sink, reporting losses.
 type ReadFunc func(r io.Reader, sink model.Sink, rep *model.Report) error
 
-// WriteFunc writes a whole session.
-type WriteFunc func(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error
+// WriterFunc returns a sink that writes a session to w as it arrives.
+type WriterFunc func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error)
 
-// StreamFunc returns a sink that writes events as they arrive, for formats
-// that can be written without seeing the whole session first.
-type StreamFunc func(w io.Writer, rep *model.Report, opt model.Options) model.Sink
+// ValidateFunc checks an input with a format's rules and reports each
+// finding; the error is for input it could not read at all.
+type ValidateFunc func(r io.Reader, report func(model.Finding)) error
 
-// FormatInfo describes one format.
+// FormatInfo is everything about one format. Adding a format is adding
+// one entry to the table (and its package).
 type FormatInfo struct {
 	Name        Format
 	Description string
-	// Extension is the usual file name ending, for output names.
+	// JSON is set for formats that are JSON or JSON Lines.
+	JSON bool
+	// Names are the file names that name the format, as patterns on the
+	// lower-case base name ("*.atif.jsonl", "replay.jsonl"). Content
+	// decides; a name only covers an empty or unrecognisable file.
+	Names []string
+	// Extension ends the default output names (OutputPath). It names the
+	// format, so that an output never takes a companion file's name.
 	Extension string
+	// Probe tells from the start of an input (Head) whether it is this
+	// format. Probes of different formats never both accept one input.
+	Probe func(h *Head) bool
+	// Read streams an input into a sink. ReadNamed, when set, reads a
+	// file's content from r together with what lies beside the file at
+	// path (sub-agent transcripts).
 	Read      ReadFunc
-	Write     WriteFunc
-	// Stream is set when the writer can stream (a 1 GB input then never
-	// needs the whole session in memory).
-	Stream StreamFunc
+	ReadNamed func(r io.Reader, path string, sink model.Sink, rep *model.Report) error
+	// NewWriter returns a sink that writes as events arrive.
+	NewWriter WriterFunc
+	// Validate checks a file with the rules its own ecosystem applies, and
+	// Rules lists those rules (their codes are in docs/diagnostics.md).
+	Validate ValidateFunc
+	Rules    []model.Rule
+	// Export is the title of the editor's action that converts an rlog
+	// document to this format; "" when the editor does not offer it.
+	Export string
 }
 
 // CanRead reports whether the format has a reader.
 func (f FormatInfo) CanRead() bool { return f.Read != nil }
 
 // CanWrite reports whether the format has a writer.
-func (f FormatInfo) CanWrite() bool { return f.Write != nil || f.Stream != nil }
+func (f FormatInfo) CanWrite() bool { return f.NewWriter != nil }
 
-var formats = []FormatInfo{
-	{Name: Rlog, Description: "rlog/1 session log", Extension: ".rlog", Read: rlogfmt.Read, Write: rlogfmt.Write},
-	{Name: Claude, Description: "Claude Code session JSONL", Extension: ".jsonl", Read: claude.Read, Write: claude.Write,
-		Stream: func(w io.Writer, rep *model.Report, opt model.Options) model.Sink {
-			return claude.NewWriter(w, rep, opt)
-		}},
-	{Name: SDKJSONL, Description: "autopilot JSONL companion (Agent SDK messages), read only", Extension: ".jsonl", Read: sdkjsonl.Read},
-	{Name: Trajectory, Description: "autopilot trajectory JSON", Extension: ".json", Read: trajectory.Read, Write: trajectory.Write},
-	{Name: ATIF, Description: "ATIF v1.0-v1.7 (writes v1.5, or 1.6/1.7 on request)", Extension: ".trajectory.json", Read: atif.Read, Write: atif.Write},
-	{Name: ATIFJSONL, Description: "streaming ATIF-JSONL (header line + one step per line)", Extension: ".atif.jsonl", Read: atif.ReadJSONL, Write: atif.WriteJSONL},
-	{Name: Replay, Description: "REPLAY.jsonl v1 (canonical, event-tagged)", Extension: ".replay.jsonl", Read: replay.Read, Write: replay.Write,
-		Stream: func(w io.Writer, rep *model.Report, opt model.Options) model.Sink {
-			return replay.NewWriter(w, rep, opt)
-		}},
-	{Name: Prophet, Description: "mini-prophet trajectory.json", Extension: ".prophet.json", Read: prophet.Read, Write: prophet.Write},
-	{Name: MiniSWE, Description: "mini-swe-agent trajectory (read only)", Extension: ".traj.json", Read: miniswe.Read},
-}
-
-// Register adds or replaces a format, for formats outside this module. The
-// rlog reader and writer (convert/rlogfmt, on the parser) are in the table
-// above directly: rlogfmt does not import this package, so no blank import
-// is needed for `rlog` to work.
-func Register(f FormatInfo) {
-	for i := range formats {
-		if formats[i].Name == f.Name {
-			formats[i] = f
-			return
+// NamedBy reports whether a file called name (any case, any folder) is
+// named like this format's files.
+func (f FormatInfo) NamedBy(name string) bool {
+	base := strings.ToLower(path.Base(strings.ReplaceAll(name, `\`, "/")))
+	for _, p := range f.Names {
+		if ok, _ := path.Match(p, base); ok {
+			return true
 		}
 	}
-	formats = append(formats, f)
+	return false
+}
+
+// sessionWriter adapts a writer that needs the whole session.
+func sessionWriter(write func(io.Writer, *model.Session, *model.Report, model.Options) error) WriterFunc {
+	return func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+		return &collectThen{w: w, rep: rep, opt: opt, write: write}, nil
+	}
+}
+
+type collectThen struct {
+	model.Collector
+	w     io.Writer
+	rep   *model.Report
+	opt   model.Options
+	write func(io.Writer, *model.Session, *model.Report, model.Options) error
+}
+
+func (c *collectThen) End(h *model.Header) error {
+	c.Collector.End(h)
+	return c.write(c.w, &c.Session, c.rep, c.opt)
+}
+
+var formats = []FormatInfo{
+	{
+		Name: Rlog, Description: "rlog/1 session log",
+		Names: []string{"*.rlog"}, Extension: ".converted.rlog",
+		Probe: func(h *Head) bool {
+			t := h.Text
+			return t != nil && (strings.HasPrefix(strings.TrimLeft(string(t[:min(len(t), 64)]), "\ufeff \t\r\n"), "---") ||
+				strings.Contains(string(t), "\nformat: rlog/") || strings.HasSuffix(h.Name, ".rlog"))
+		},
+		Read:      rlogfmt.Read,
+		NewWriter: sessionWriter(rlogfmt.Write),
+		Validate:  validateRlog, Rules: rlogRules(),
+	},
+	{
+		Name: ATIF, Description: "ATIF v1.0-v1.7 (writes v1.5, or 1.6/1.7 on request)", JSON: true,
+		Names: []string{"*.atif.json", "*.trajectory.json"}, Extension: ".atif.json",
+		Probe: func(h *Head) bool {
+			return !h.Has("__header__") && (h.Has("schema_version") || h.Has("agent") && h.Has("steps", "session_id"))
+		},
+		Read:      atif.Read,
+		NewWriter: sessionWriter(atif.Write),
+		Validate:  atif.Validate, Rules: atif.Rules,
+		Export: "Convert to ATIF",
+	},
+	{
+		Name: ATIFJSONL, Description: "streaming ATIF-JSONL (header line + one step per line)", JSON: true,
+		Names: []string{"*.atif.jsonl"}, Extension: ".atif.jsonl",
+		Probe: func(h *Head) bool {
+			return h.Has("__header__") || h.Has("step_id") && h.Has("source") && !h.Has("schema_version")
+		},
+		Read:      atif.ReadJSONL,
+		NewWriter: sessionWriter(atif.WriteJSONL),
+		Validate:  atif.ValidateJSONL, Rules: atif.Rules,
+		Export: "Export ATIF-JSONL",
+	},
+	{
+		Name: Replay, Description: "REPLAY.jsonl v1 (canonical, event-tagged)", JSON: true,
+		Names: []string{"replay.jsonl", "*.replay.jsonl"}, Extension: ".replay.jsonl",
+		Probe: func(h *Head) bool { return h.Has("event") },
+		Read:  replay.Read,
+		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+			return replay.NewWriter(w, rep, opt), nil
+		},
+		Validate: replay.Validate, Rules: replay.Rules,
+		Export: "Export REPLAY.jsonl",
+	},
+	{
+		Name: Claude, Description: "Claude Code session JSONL", JSON: true,
+		Names: []string{"*.claude.jsonl"}, Extension: ".claude.jsonl",
+		Probe: func(h *Head) bool {
+			switch h.String("type") {
+			case "queue-operation", "file-history-snapshot", "summary":
+				return !h.Has("event", "__header__")
+			}
+			return h.Has("uuid", "sessionId", "parentUuid", "leafUuid") && !h.Has("event", "__header__", "schema_version")
+		},
+		Read:     claude.Read,
+		ReadNamed: claude.ReadNamed,
+		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+			return claude.NewWriter(w, rep, opt), nil
+		},
+		Export: "Export Claude Code JSONL",
+	},
+	{
+		Name: SDKJSONL, Description: "autopilot JSONL companion (Agent SDK messages), read only", JSON: true,
+		Probe: func(h *Head) bool {
+			switch h.String("type") {
+			case "system", "assistant", "user", "result", "tool_progress", "stream_event", "auth_status":
+				return h.Has("message") && !h.Has("uuid", "sessionId", "parentUuid", "leafUuid")
+			}
+			return false
+		},
+		Read: sdkjsonl.Read,
+	},
+	{
+		Name: Trajectory, Description: "autopilot trajectory JSON", JSON: true,
+		Names: []string{"*.autopilot.json"}, Extension: ".autopilot.json",
+		Probe: func(h *Head) bool {
+			return h.Has("session_id") && h.Has("prompt", "repo_sha", "steps") && !h.Has("agent", "schema_version", "__header__")
+		},
+		Read:      trajectory.Read,
+		NewWriter: sessionWriter(trajectory.Write),
+		Export:    "Export trajectory JSON",
+	},
+	{
+		Name: Prophet, Description: "mini-prophet trajectory.json", JSON: true,
+		Names: []string{"*.prophet.json"}, Extension: ".prophet.json",
+		Probe: func(h *Head) bool {
+			return strings.HasPrefix(h.String("trajectory_format"), "mini-prophet") ||
+				h.Has("messages") && h.InnerHas("messages", "key") && !h.Has("info")
+		},
+		Read:      prophet.Read,
+		NewWriter: sessionWriter(prophet.Write),
+		Export:    "Export mini-prophet trajectory",
+	},
+	{
+		Name: MiniSWE, Description: "mini-swe-agent trajectory (read only)", JSON: true,
+		Names: []string{"*.traj.json", "*mini-swe-agent*.json"},
+		Probe: func(h *Head) bool {
+			return strings.HasPrefix(h.String("trajectory_format"), "mini-swe-agent") ||
+				h.Has("info") && !h.Has("schema_version", "steps") && !strings.HasPrefix(h.String("trajectory_format"), "mini-prophet")
+		},
+		Read: miniswe.Read,
+	},
 }
 
 // Formats lists every known format, readers and writers alike.
@@ -129,17 +256,38 @@ func Lookup(name Format) (FormatInfo, bool) {
 	return FormatInfo{}, false
 }
 
+// Names lists the names of the formats that can be read (write false) or
+// written (write true), for usage texts.
+func Names(write bool) []string {
+	var out []string
+	for _, f := range formats {
+		if write && f.CanWrite() || !write && f.CanRead() {
+			out = append(out, string(f.Name))
+		}
+	}
+	return out
+}
+
 // ErrUnknownFormat is returned for a name that is no format.
 var ErrUnknownFormat = errors.New("unknown format")
 
-// Read reads r as format from into a Session.
-func Read(r io.Reader, from Format) (*Session, *Report, error) {
+func readable(from Format) (FormatInfo, error) {
 	fi, ok := Lookup(from)
 	if !ok {
-		return nil, nil, fmt.Errorf("%w %q", ErrUnknownFormat, from)
+		return fi, fmt.Errorf("%w %q", ErrUnknownFormat, from)
 	}
 	if fi.Read == nil {
-		return nil, nil, fmt.Errorf("format %s cannot be read", from)
+		return fi, fmt.Errorf("format %s cannot be read", from)
+	}
+	return fi, nil
+}
+
+// Read reads r as format from into a Session (for tests and small inputs:
+// it holds everything).
+func Read(r io.Reader, from Format) (*Session, *Report, error) {
+	fi, err := readable(from)
+	if err != nil {
+		return nil, nil, err
 	}
 	rep := &Report{From: string(from)}
 	var c model.Collector
@@ -151,47 +299,53 @@ func Read(r io.Reader, from Format) (*Session, *Report, error) {
 
 // Write writes s as format to.
 func Write(w io.Writer, s *Session, to Format, opts Options) (*Report, error) {
-	fi, ok := Lookup(to)
+	rep := &Report{From: s.Header.SourceFormat, To: string(to), Events: len(s.Events)}
+	sink, err := NewWriter(w, to, rep, opts)
+	if err != nil {
+		return nil, err
+	}
+	return rep, model.Replay(s, sink)
+}
+
+// NewWriter returns the streaming writer of format to.
+func NewWriter(w io.Writer, to Format, rep *Report, opts Options) (model.Sink, error) {
+	ti, ok := Lookup(to)
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnknownFormat, to)
 	}
-	rep := &Report{From: s.Header.SourceFormat, To: string(to), Events: len(s.Events)}
-	switch {
-	case fi.Write != nil:
-		return rep, fi.Write(w, s, rep, opts)
-	case fi.Stream != nil:
-		return rep, model.Replay(s, fi.Stream(w, rep, opts))
+	if ti.NewWriter == nil {
+		return nil, fmt.Errorf("format %s cannot be written", to)
 	}
-	return rep, fmt.Errorf("format %s cannot be written", to)
+	return ti.NewWriter(w, rep, opts)
 }
 
-// Convert reads r as from and writes it to w as to. When the target writer
-// streams, events go straight from reader to writer and the session is
-// never held in memory. The report lists what was lost; it is returned even
-// with an error.
+// Convert reads r as from and writes it to w as to, event by event: the
+// session is never held in memory. The report lists what was lost; it is
+// returned even with an error.
 func Convert(r io.Reader, from, to Format, w io.Writer, opts Options) (*Report, error) {
-	fi, ok := Lookup(from)
-	if !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownFormat, from)
-	}
-	if fi.Read == nil {
-		return nil, fmt.Errorf("format %s cannot be read", from)
+	fi, err := readable(from)
+	if err != nil {
+		return nil, err
 	}
 	r = counting(r, opts)
 	return convertWith(func(sink model.Sink, rep *model.Report) error { return fi.Read(r, sink, rep) }, from, to, w, opts)
 }
 
-// ConvertFile is Convert over a file. For Claude Code transcripts it also
-// reads the sub-agent transcripts beside the file (subagents/agent-*.jsonl).
+// ConvertFile is Convert over a file. Formats with a ReadNamed read what
+// lies beside the file too (Claude Code's subagents/agent-*.jsonl).
 func ConvertFile(path string, from, to Format, w io.Writer, opts Options) (*Report, error) {
+	fi, err := readable(from)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if from == Claude {
+	if fi.ReadNamed != nil {
 		r := counting(f, opts)
-		return convertWith(func(sink model.Sink, rep *model.Report) error { return claude.ReadNamed(r, path, sink, rep) }, from, to, w, opts)
+		return convertWith(func(sink model.Sink, rep *model.Report) error { return fi.ReadNamed(r, path, sink, rep) }, from, to, w, opts)
 	}
 	return Convert(f, from, to, w, opts)
 }
@@ -219,170 +373,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func convertWith(read func(model.Sink, *model.Report) error, from, to Format, w io.Writer, opts Options) (*Report, error) {
-	ti, ok := Lookup(to)
-	if !ok {
-		return nil, fmt.Errorf("%w %q", ErrUnknownFormat, to)
-	}
-	if !ti.CanWrite() {
-		return nil, fmt.Errorf("format %s cannot be written", to)
-	}
-	if to == ATIF || to == ATIFJSONL {
-		if _, err := atif.ParseVersion(opts.ATIFVersion); err != nil {
-			return nil, err
-		}
-	}
 	rep := &Report{From: string(from), To: string(to)}
-	if ti.Stream != nil {
-		return rep, read(ti.Stream(w, rep, opts), rep)
+	sink, err := NewWriter(w, to, rep, opts)
+	if err != nil {
+		return nil, err
 	}
-	var c model.Collector
-	if err := read(&c, rep); err != nil {
-		return rep, err
-	}
-	return rep, ti.Write(w, &c.Session, rep, opts)
-}
-
-// ErrUndetected is returned when Detect cannot tell the format.
-var ErrUndetected = errors.New("cannot detect the input format")
-
-// Detect tells the format from the first bytes of a file (head; 64 KB is
-// plenty) and its name, which only breaks ties and covers empty files.
-func Detect(name string, head []byte) (Format, error) {
-	base := strings.ToLower(filepath.Base(name))
-	byName := Format("")
-	switch {
-	case strings.HasSuffix(base, ".rlog"):
-		byName = Rlog
-	case strings.HasSuffix(base, ".atif.jsonl"):
-		byName = ATIFJSONL
-	case base == "replay.jsonl" || strings.HasSuffix(base, ".replay.jsonl"):
-		byName = Replay
-	case strings.HasSuffix(base, ".traj.json") || strings.Contains(base, "mini-swe-agent"):
-		byName = MiniSWE
-	}
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	trimmed := bytes.TrimSpace(head)
-	if len(trimmed) == 0 {
-		if byName != "" {
-			return byName, nil
-		}
-		return "", fmt.Errorf("%w: %s is empty", ErrUndetected, name)
-	}
-	if trimmed[0] != '{' {
-		if bytes.HasPrefix(trimmed, []byte("---")) || bytes.Contains(head, []byte("\nformat: rlog/")) || byName == Rlog {
-			return Rlog, nil
-		}
-		return "", fmt.Errorf("%w: %s does not start with a JSON object or an rlog header", ErrUndetected, name)
-	}
-	// JSONL: a complete first line that is an object.
-	if nl := bytes.IndexByte(trimmed, '\n'); nl > 0 || json.Valid(trimmed) {
-		first := trimmed
-		if nl > 0 {
-			first = bytes.TrimSpace(trimmed[:nl])
-		}
-		if f, err := model.ParseFields(first); err == nil && f != nil {
-			if g := detectLine(f); g != "" {
-				return g, nil
-			}
-		}
-	}
-	keys := topKeys(trimmed)
-	switch {
-	case keys["schema_version"] != "" || keys["__header__"] != "":
-		if keys["__header__"] != "" {
-			return ATIFJSONL, nil
-		}
-		return ATIF, nil
-	case strings.HasPrefix(keys["trajectory_format"], "mini-swe-agent"):
-		return MiniSWE, nil
-	case strings.HasPrefix(keys["trajectory_format"], "mini-prophet"):
-		return Prophet, nil
-	case keys["info"] != "" && keys["messages"] != "":
-		return MiniSWE, nil
-	case keys["messages"] != "" && bytes.Contains(trimmed[:min(len(trimmed), 4096)], []byte(`"key"`)):
-		return Prophet, nil
-	case keys["info"] != "":
-		return MiniSWE, nil
-	case keys["session_id"] != "" && (keys["prompt"] != "" || keys["repo_sha"] != "" || keys["steps"] != ""):
-		if keys["agent"] != "" {
-			return ATIF, nil
-		}
-		return Trajectory, nil
-	case keys["agent"] != "" && keys["steps"] != "":
-		return ATIF, nil
-	}
-	if byName != "" {
-		return byName, nil
-	}
-	return "", fmt.Errorf("%w: %s is JSON of no known shape", ErrUndetected, name)
-}
-
-var sdkTypes = map[string]bool{"system": true, "assistant": true, "user": true, "result": true, "tool_progress": true, "stream_event": true, "auth_status": true}
-
-// detectLine classifies the first line of a JSONL file.
-func detectLine(f model.Fields) Format {
-	if _, ok := f.Get("__header__"); ok {
-		return ATIFJSONL
-	}
-	if _, ok := f.Get("event"); ok {
-		return Replay
-	}
-	typ, _ := f.String("type")
-	_, hasMessage := f.Get("message")
-	_, hasUUID := f.Get("uuid")
-	_, hasSession := f.Get("sessionId")
-	_, hasParent := f.Get("parentUuid")
-	_, hasLeaf := f.Get("leafUuid")
-	if hasUUID || hasSession || hasParent || hasLeaf {
-		return Claude
-	}
-	if sdkTypes[typ] && hasMessage {
-		return SDKJSONL
-	}
-	switch typ {
-	case "queue-operation", "file-history-snapshot", "summary":
-		return Claude
-	}
-	if _, ok := f.Get("step_id"); ok {
-		if _, ok := f.Get("source"); ok {
-			return ATIFJSONL
-		}
-	}
-	return ""
-}
-
-// topKeys returns the top-level keys of a JSON object that may be cut
-// short, with string values (or "…" for other values seen in full, "?" for
-// a value the head ends inside).
-func topKeys(b []byte) map[string]string {
-	out := map[string]string{}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return out
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return out
-		}
-		key, ok := t.(string)
-		if !ok {
-			return out
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			out[key] = "?"
-			return out
-		}
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			if s == "" {
-				s = `""`
-			}
-			out[key] = s
-		} else {
-			out[key] = "…"
-		}
-	}
-	return out
+	return rep, read(sink, rep)
 }

@@ -10,9 +10,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/convert/model"
-	"github.com/rlog-ls/rlog-ls/convert/replay"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
@@ -135,16 +133,16 @@ func checkOutput(t *testing.T, name string, to convert.Format, out []byte) {
 	t.Helper()
 	switch to {
 	case convert.ATIF:
-		if fs := atif.Validate(out); len(fs) > 0 {
+		if fs, _ := convert.ValidateAll(convert.ATIF, bytes.NewReader(out)); len(fs) > 0 {
 			t.Errorf("%s: %d ATIF findings, first: %v", name, len(fs), fs[0])
 		}
 	case convert.ATIFJSONL:
-		fs, err := atif.ValidateJSONL(bytes.NewReader(out))
+		fs, err := convert.ValidateAll(convert.ATIFJSONL, bytes.NewReader(out))
 		if err != nil || len(fs) > 0 {
 			t.Errorf("%s: %d ATIF-JSONL findings, first: %v %v", name, len(fs), fs[:min(len(fs), 3)], err)
 		}
 	case convert.Replay:
-		fs, err := replay.Validate(bytes.NewReader(out))
+		fs, err := convert.ValidateAll(convert.Replay, bytes.NewReader(out))
 		if err != nil || len(fs) > 0 {
 			t.Errorf("%s: %d REPLAY findings, first: %v %v", name, len(fs), fs[:min(len(fs), 3)], err)
 		}

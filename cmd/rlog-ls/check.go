@@ -178,7 +178,7 @@ func (o *findingFlags) resolve(cmd *command, stderr io.Writer) (format string, m
 		cmd.fail(stderr, "--min-severity must be error, warning, info or hint, not %q", *o.minSeverity)
 		return "", 0, cfg, false
 	}
-	cfg, unknown := analysis.DisableCodes(strings.Split(*o.disable, ","))
+	cfg, unknown := disableCodes(strings.Split(*o.disable, ","))
 	if len(unknown) > 0 {
 		cmd.fail(stderr, "unknown code(s) in --disable: %s (see docs/diagnostics.md)", strings.Join(unknown, ", "))
 		return "", 0, cfg, false
@@ -366,6 +366,11 @@ func eachFile[T any](paths []string, do func(path string) T) []T {
 }
 
 func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, error)) checkedFile {
+	if path != stdinName {
+		if r, ok := checkOtherFormat(path, nil, cfg); ok {
+			return r
+		}
+	}
 	src, err := read(path)
 	if err != nil {
 		return checkedFile{path: path, err: err}
@@ -375,17 +380,11 @@ func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, erro
 		return checkedFile{path: path, findings: []jsonFinding{{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
 			Severity: f.Severity.String(), Code: f.Code, Message: f.Message}}}
 	}
-	kind := trajectoryKind(path, src)
 	if path == stdinName {
 		// No name to go by: the content says which validator applies.
-		kind = ""
-		if f, err := convert.Detect("", src[:min(len(src), 64<<10)]); err == nil && (f == convert.ATIF || f == convert.ATIFJSONL || f == convert.Replay) {
-			kind = f
+		if r, ok := checkOtherFormat(path, src, cfg); ok {
+			return r
 		}
-	}
-	if kind != "" {
-		// ATIF and REPLAY files named explicitly: their own validators.
-		return checkedFile{path: path, findings: validateTrajectory(path, kind, src)}
 	}
 	tree := grammar.Parse(src)
 	r := checkedFile{path: path}
@@ -445,4 +444,76 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// disableCodes is analysis.DisableCodes that also takes the codes of the
+// formats' validators (ATIF002, or ATIF for all of them).
+func disableCodes(codes []string) (analysis.Config, []string) {
+	var rlogCodes, validator []string
+	for _, c := range codes {
+		if vc := convert.ValidatorCodes(c); vc != nil {
+			validator = append(validator, vc...)
+		} else {
+			rlogCodes = append(rlogCodes, c)
+		}
+	}
+	cfg, unknown := analysis.DisableCodes(rlogCodes)
+	for _, c := range validator {
+		cfg.Disabled[c] = true
+	}
+	return cfg, unknown
+}
+
+// checkOtherFormat checks a file (or src, standard input read whole) that
+// is not rlog with its format's
+// validator (ATIF, ATIF-JSONL, REPLAY), each finding at its line and
+// column; a file of a format with no validator, or JSON of no known
+// format, is refused with one line. ok is false for rlog and other text,
+// which the rlog rules check.
+func checkOtherFormat(path string, src []byte, cfg analysis.Config) (checkedFile, bool) {
+	var h *convert.Head
+	var err error
+	if src != nil {
+		h = convert.HeadOf("", src)
+	} else if h, err = convert.ReadHead(path); err != nil {
+		return checkedFile{path: path, err: err}, true
+	}
+	if !h.IsJSON() && !h.JSONArray {
+		return checkedFile{}, false
+	}
+	format, err := h.Detect()
+	switch fi, _ := convert.Lookup(format); {
+	case err != nil:
+		return checkedFile{path: path, err: fmt.Errorf("%v; check reads rlog, ATIF, ATIF-JSONL and REPLAY files", err)}, true
+	case format == convert.Rlog:
+		return checkedFile{}, false
+	case fi.Validate == nil:
+		return checkedFile{path: path, err: fmt.Errorf("%s is %s, which rlog-ls has no validator for (convert it to rlog to check it: rlog-ls convert --to rlog %s)", path, fi.Description, path)}, true
+	}
+	var in io.Reader = bytes.NewReader(src)
+	if src == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			return checkedFile{path: path, err: err}, true
+		}
+		defer f.Close()
+		in = f
+	}
+	r := checkedFile{path: path}
+	err = convert.Validate(format, in, func(v convert.Finding) {
+		if cfg.Disabled[v.Code] {
+			return
+		}
+		msg := v.Message
+		if v.Path != "" {
+			msg = v.Path + ": " + msg
+		}
+		line, col := max(v.Line, 1), max(v.Col, 1)
+		r.findings = append(r.findings, jsonFinding{File: path, Line: line, Column: col,
+			EndLine: max(v.EndLine, line), EndColumn: max(v.EndCol, col), Severity: "error", Code: v.Code, Message: msg})
+	})
+	if err != nil {
+		return checkedFile{path: path, err: err}, true
+	}
+	return r, true
 }

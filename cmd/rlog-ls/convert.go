@@ -2,22 +2,16 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
 
-	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/convert/model"
-	"github.com/rlog-ls/rlog-ls/convert/replay"
-	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
 const convertUsage = "rlog-ls convert [--from FORMAT] --to FORMAT INPUT|- [-o OUTPUT|-] [--force] [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]"
@@ -109,13 +103,15 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if fromStdin {
 			src, err = convert.DetectReader("stdin", in)
 		} else {
-			src, err = detectFile(input)
+			src, err = convert.DetectFile(input)
 		}
 		if err != nil {
 			return fail("%v (name the format with --from)", err)
 		}
 	} else if fi, ok := convert.Lookup(src); !ok || !fi.CanRead() {
 		return fail("cannot read %q: the input formats are %s", *from, formatNames(false))
+	} else if err := checkFrom(src, fromStdin, input, in); err != nil {
+		return fail("%v", err)
 	}
 
 	target := *out
@@ -138,8 +134,18 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	pr, pw := io.Pipe()
 	problems := make(chan []string, 1)
 	go func() {
-		p := validateOutput(toInfo.Name, pr)
+		found, err := convert.CheckOutput(toInfo.Name, pr, 20)
 		io.Copy(io.Discard, pr)
+		var p []string
+		for _, f := range found.List {
+			p = append(p, f.String())
+		}
+		if found.Extra > 0 {
+			p = append(p, fmt.Sprintf("%d more", found.Extra))
+		}
+		if err != nil {
+			p = append(p, err.Error())
+		}
 		problems <- p
 	}()
 	written := &countingWriter{}
@@ -203,136 +209,13 @@ func printReport(w io.Writer, rep *convert.Report, format string) {
 	fmt.Fprint(w, rep.Text())
 }
 
-// detectFile detects the format of a file from its name and first 64 KB.
-func detectFile(path string) (convert.Format, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
+// checkFrom refuses a --from that does not fit the input, naming what
+// the input is.
+func checkFrom(from convert.Format, fromStdin bool, input string, in *bufio.Reader) error {
+	if fromStdin {
+		return convert.CheckFrom(from, "stdin", in)
 	}
-	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return "", err
-	}
-	return convert.Detect(path, head[:n])
+	return convert.CheckFromFile(from, input)
 }
 
-func formatNames(write bool) string {
-	var names []string
-	for _, f := range convert.Formats() {
-		if write && f.CanWrite() || !write && f.CanRead() {
-			names = append(names, string(f.Name))
-		}
-	}
-	return strings.Join(names, ", ")
-}
-
-// validateOutput checks converted output, read from r as it is written,
-// with its format's own rules: the ATIF and REPLAY validators, and
-// rlog-ls's own rules for rlog (errors only: warnings on an rlog output
-// mirror its source). The formats that are one document are read whole.
-func validateOutput(to convert.Format, r io.Reader) []string {
-	var out []string
-	switch to {
-	case convert.ATIF:
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return []string{err.Error()}
-		}
-		for _, f := range atif.Validate(data) {
-			out = append(out, f.String())
-		}
-	case convert.ATIFJSONL:
-		fs, err := atif.ValidateJSONL(r)
-		if err != nil {
-			out = append(out, err.Error())
-		}
-		for _, f := range fs {
-			out = append(out, f.String())
-		}
-	case convert.Replay:
-		fs, err := replay.Validate(r)
-		if err != nil {
-			out = append(out, err.Error())
-		}
-		for _, f := range fs {
-			out = append(out, f.String())
-		}
-	case convert.Rlog:
-		data, err := io.ReadAll(r)
-		if err != nil {
-			return []string{err.Error()}
-		}
-		for _, f := range analysis.Check(grammar.Parse(data), analysis.Config{}) {
-			if f.Severity == analysis.Error {
-				out = append(out, f.Code+" "+f.Message)
-			}
-		}
-	}
-	return out
-}
-
-// trajectoryKind tells which validator a file named explicitly to check
-// needs: "atif-jsonl" for *.atif.jsonl, "replay" for REPLAY.jsonl and
-// *.replay.jsonl, "atif" for a *.json whose content is ATIF; "" for rlog.
-func trajectoryKind(path string, src []byte) convert.Format {
-	base := strings.ToLower(filepath.Base(path))
-	switch {
-	case strings.HasSuffix(base, ".atif.jsonl"):
-		return convert.ATIFJSONL
-	case base == "replay.jsonl" || strings.HasSuffix(base, ".replay.jsonl"):
-		return convert.Replay
-	case strings.HasSuffix(base, ".json"):
-		if f, err := convert.Detect(path, src[:min(len(src), 64<<10)]); err == nil && f == convert.ATIF {
-			return convert.ATIF
-		}
-	}
-	return ""
-}
-
-// validateTrajectory runs a format's validator and reports its findings in
-// check's shape: errors with the code ATIF or REPLAY, on the finding's line
-// (line 1 for whole-document ATIF, whose findings carry a JSON path).
-func validateTrajectory(path string, kind convert.Format, src []byte) []jsonFinding {
-	type finding struct {
-		line int
-		msg  string
-	}
-	var fs []finding
-	code := "ATIF"
-	switch kind {
-	case convert.ATIF:
-		for _, f := range atif.Validate(src) {
-			fs = append(fs, finding{f.Line, f.Path + ": " + f.Message})
-		}
-	case convert.ATIFJSONL:
-		got, err := atif.ValidateJSONL(bytes.NewReader(src))
-		if err != nil {
-			fs = append(fs, finding{0, err.Error()})
-		}
-		for _, f := range got {
-			fs = append(fs, finding{f.Line, f.Path + ": " + f.Message})
-		}
-	case convert.Replay:
-		code = "REPLAY"
-		got, err := replay.Validate(bytes.NewReader(src))
-		if err != nil {
-			fs = append(fs, finding{0, err.Error()})
-		}
-		for _, f := range got {
-			msg := f.Message
-			if f.Path != "" {
-				msg = f.Path + ": " + msg
-			}
-			fs = append(fs, finding{f.Line, msg})
-		}
-	}
-	out := make([]jsonFinding, 0, len(fs))
-	for _, f := range fs {
-		line := max(f.line, 1)
-		out = append(out, jsonFinding{File: path, Line: line, Column: 1, EndLine: line, EndColumn: 1,
-			Severity: "error", Code: code, Message: f.msg})
-	}
-	return out
-}
+func formatNames(write bool) string { return strings.Join(convert.Names(write), ", ") }

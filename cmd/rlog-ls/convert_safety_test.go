@@ -17,7 +17,7 @@ func TestConvertWriteSafety(t *testing.T) {
 	victim := writeFile(t, outside, "victim.json", "keep")
 
 	// The default output name is a symlink to a file elsewhere.
-	link := filepath.Join(dir, "s.trajectory.json")
+	link := filepath.Join(dir, "s.atif.json")
 	if err := os.Symlink(victim, link); err != nil {
 		t.Skip("no symlinks:", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
@@ -24,7 +24,7 @@ func TestConvertDefaultOutputAndNoOverwrite(t *testing.T) {
 	dir := t.TempDir()
 	in := writeFile(t, dir, "s.rlog", sampleRlog)
 	_, stderr, code := runCLI(t, "convert", "--to", "atif", in)
-	out := filepath.Join(dir, "s.trajectory.json")
+	out := filepath.Join(dir, "s.atif.json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -32,7 +32,7 @@ func TestConvertDefaultOutputAndNoOverwrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs := atif.Validate(data); len(fs) > 0 {
+	if fs, _ := convert.ValidateAll(convert.ATIF, bytes.NewReader(data)); len(fs) > 0 {
 		t.Errorf("invalid ATIF: %v", fs)
 	}
 	if !strings.Contains(stderr, "wrote "+out) || !strings.Contains(stderr, "rlog -> atif:") {
@@ -130,11 +130,21 @@ func TestConvertUsageErrors(t *testing.T) {
 
 func TestDefaultOutputNames(t *testing.T) {
 	for _, c := range []struct{ in, to, want string }{
-		{"d/a.rlog", "atif", "d/a.trajectory.json"},
+		{"d/a.rlog", "atif", "d/a.atif.json"},
 		{"d/a.rlog", "replay", "d/a.replay.jsonl"},
-		{"d/s.atif.jsonl", "rlog", "d/s.rlog"},
-		{"d/s.jsonl", "claude", "d/s.converted.jsonl"},
+		{"d/s.atif.jsonl", "rlog", "d/s.converted.rlog"},
+		{"d/s.jsonl", "claude", "d/s.claude.jsonl"},
+		{"d/s.claude.jsonl", "claude", "d/s.converted.claude.jsonl"},
 		{"d/a.rlog", "rlog", "d/a.converted.rlog"},
+		{"d/a.atif.json", "atif-jsonl", "d/a.atif.jsonl"},
+		{"d/a.prophet.json", "prophet", "d/a.converted.prophet.json"},
+		// The autopilot writes 1609-x.rlog beside 1609-x.json (its
+		// lossless original) and 143545-x.rlog beside 143545-x.jsonl:
+		// converting one never targets the other.
+		{"logs/1609-x.rlog", "trajectory", "logs/1609-x.autopilot.json"},
+		{"logs/1609-x.json", "rlog", "logs/1609-x.converted.rlog"},
+		{"logs/143545-x.rlog", "claude", "logs/143545-x.claude.jsonl"},
+		{"logs/143545-x.jsonl", "rlog", "logs/143545-x.converted.rlog"},
 	} {
 		if got := convert.OutputPath(filepath.FromSlash(c.in), convert.Format(c.to)); got != filepath.FromSlash(c.want) {
 			t.Errorf("%s -> %s: %s, want %s", c.in, c.to, got, c.want)
@@ -152,21 +162,50 @@ func TestCheckValidatesATIFAndReplay(t *testing.T) {
 			t.Fatalf("%s: %s", to, stderr)
 		}
 	}
-	good := []string{filepath.Join(dir, "s.trajectory.json"), filepath.Join(dir, "s.atif.jsonl"), filepath.Join(dir, "s.replay.jsonl")}
+	good := []string{filepath.Join(dir, "s.atif.json"), filepath.Join(dir, "s.atif.jsonl"), filepath.Join(dir, "s.replay.jsonl")}
 	out, _, code := runCLI(t, append([]string{"check"}, good...)...)
 	if code != 0 || out != "3 files checked: 0 errors, 0 warnings, 0 info, 0 hints\n" {
 		t.Fatalf("valid files: %d %s", code, out)
 	}
-	badATIF := writeFile(t, dir, "bad.json", `{"schema_version":"ATIF-v1.5","session_id":"s","agent":{"name":"a","version":"1"},"steps":[{"step_id":2,"source":"user","message":"hi"}]}`)
+	// Indented ATIF, named .rlog even: the content decides, and each
+	// finding is at its own line and column.
+	badATIF := writeFile(t, dir, "bad.rlog", "{\n  \"schema_version\": \"ATIF-v1.5\",\n  \"session_id\": \"s\",\n  \"agent\": {\"name\": \"a\", \"version\": \"1\"},\n  \"steps\": [\n    {\"step_id\": 2, \"source\": \"user\", \"message\": \"hi\"}\n  ]\n}\n")
 	badReplay := writeFile(t, dir, "REPLAY.jsonl", `{"event":"SessionStart","policy_bundle_id":"p","session_id":"s","t":"x"}`+"\n")
 	out, _, code = runCLI(t, "check", badATIF, badReplay)
 	if code != 1 ||
-		!strings.Contains(out, badATIF+":1:1: error ATIF: trajectory.steps.0.step_id: expected 1 (sequential from 1), got 2") ||
-		!strings.Contains(out, badReplay+":1:1: error REPLAY: $.event: the first line must be ReplayHeader, got SessionStart") {
+		!strings.Contains(out, badATIF+":6:6: error ATIF007: trajectory.steps.0.step_id: expected 1 (sequential from 1), got 2") ||
+		!strings.Contains(out, badReplay+":1:2: error REPLAY004: $.event: the first line must be ReplayHeader, got SessionStart") {
 		t.Fatalf("invalid files: %d\n%s", code, out)
 	}
+	// --disable takes a validator's codes, one or all of them.
+	for _, off := range []string{"ATIF007,REPLAY004", "atif,replay"} {
+		out, stderr, code := runCLI(t, "check", "--disable", off, badATIF, badReplay)
+		if code != 0 || !strings.HasPrefix(out, "2 files checked: 0 errors") {
+			t.Errorf("--disable %s: %d %s %s", off, code, out, stderr)
+		}
+	}
+	// Broken JSON: where it breaks.
+	broken := writeFile(t, dir, "broken.json", "{\"schema_version\": \"ATIF-v1.6\",\n \"steps\": [{\"step_id\": 1,,}]}")
+	out, _, code = runCLI(t, "check", broken)
+	if code != 1 || !strings.Contains(out, broken+":2:26: error ATIF001: expected object key") {
+		t.Errorf("broken JSON: %d %s", code, out)
+	}
+	// JSON of formats without a validator, or of none: one line, exit 2.
+	for name, content := range map[string]string{
+		"t.json":      `{"session_id": "s", "prompt": "p", "model": "m", "cwd": "/", "repo_sha": "", "steps": []}`,
+		"c.jsonl":     `{"parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","content":"hi"},"uuid":"u"}` + "\n",
+		"what.json":   `{"a": 1}`,
+		"nojson.json": `{oops`,
+	} {
+		p := writeFile(t, dir, name, content)
+		out, stderr, code := runCLI(t, "check", p)
+		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, name) ||
+			strings.Contains(out, "E001") || strings.Contains(out, "W003") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, code, out, stderr)
+		}
+	}
 	out, _, _ = runCLI(t, "check", dir)
-	if !strings.HasPrefix(out, "1 file checked") {
+	if !strings.HasSuffix(out, "2 files checked: 1 error, 0 warnings, 0 info, 0 hints\n") {
 		t.Errorf("a folder must be searched for *.rlog only: %s", out)
 	}
 }

@@ -2,30 +2,58 @@ package atif
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
-// Finding is one validation error: where (a line for ATIF-JSONL, and a
-// JSON path in Harbor's dotted form, `trajectory.steps.0.step_id`) and what.
-type Finding struct {
-	Line    int    `json:"line,omitempty"`
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
+// The validator's rules, one code each, so that one can be turned off
+// (rlog-ls check --disable ATIF004). Messages follow Harbor's.
+const (
+	CodeSyntax       = "ATIF001"
+	CodeUnknownField = "ATIF002"
+	CodeNewerField   = "ATIF003"
+	CodeRequired     = "ATIF004"
+	CodeType         = "ATIF005"
+	CodeSchema       = "ATIF006"
+	CodeStepID       = "ATIF007"
+	CodeCallRef      = "ATIF008"
+	CodeDuplicateID  = "ATIF009"
+	CodeAgentOnly    = "ATIF010"
+	CodeTimestamp    = "ATIF011"
+	CodeSource       = "ATIF012"
+	CodeNoSteps      = "ATIF013"
+	CodeContentPart  = "ATIF014"
+	CodeV17          = "ATIF015"
+	CodeJSONLHeader  = "ATIF016"
+)
 
-func (f Finding) String() string {
-	if f.Line > 0 {
-		return fmt.Sprintf("line %d: %s: %s", f.Line, f.Path, f.Message)
-	}
-	return f.Path + ": " + f.Message
+// Rules lists the validator's rules.
+var Rules = []model.Rule{
+	{Code: CodeSyntax, Title: "Not valid JSON"},
+	{Code: CodeUnknownField, Title: "Unknown field (Extra inputs are not permitted)"},
+	{Code: CodeNewerField, Title: "Field of a later ATIF version"},
+	{Code: CodeRequired, Title: "Required field missing"},
+	{Code: CodeType, Title: "Value of the wrong type"},
+	{Code: CodeSchema, Title: "Unknown schema_version"},
+	{Code: CodeStepID, Title: "step_id not sequential from 1"},
+	{Code: CodeCallRef, Title: "source_call_id not among the step's tool calls"},
+	{Code: CodeDuplicateID, Title: "Duplicate tool_call_id in a step"},
+	{Code: CodeAgentOnly, Title: "Agent-only field on a user or system step"},
+	{Code: CodeTimestamp, Title: "Timestamp that is not ISO 8601"},
+	{Code: CodeSource, Title: "Step source that is not system, user or agent"},
+	{Code: CodeNoSteps, Title: "No steps"},
+	{Code: CodeContentPart, Title: "Invalid content part"},
+	{Code: CodeV17, Title: "ATIF-v1.7 reference rules"},
+	{Code: CodeJSONLHeader, Title: "ATIF-JSONL without a __header__ line first"},
 }
 
 // Versions are the ATIF versions the validator and reader know, oldest first.
@@ -44,90 +72,205 @@ func minor(schema string) int {
 	return n
 }
 
-// Validate checks one ATIF document against Harbor's rules (its Pydantic
-// models): unknown keys are errors, required fields and types, step ids
-// 1..N, each observation's source_call_id among the same step's tool calls,
-// no duplicate tool_call_id in a step, agent-only fields only on agent
-// steps, ISO 8601 timestamps, and the fields each version adds. It never
-// stops at the first finding.
-func Validate(data []byte) []Finding {
-	v := &validator{}
-	root, err := model.ParseFields(data)
-	if err != nil || root == nil {
-		return []Finding{{Path: "trajectory", Message: "not a JSON object"}}
+// Validate checks one ATIF document against Harbor's rules: unknown keys
+// are errors, required fields and types, step ids 1..N, each observation's
+// source_call_id among the same step's tool calls, no duplicate
+// tool_call_id in a step, agent-only fields only on agent steps, ISO 8601
+// timestamps, and the fields each version adds. It reads the document
+// one step at a time and reports every finding with its line and column;
+// it never stops at the first finding. Steps before a late schema_version
+// are checked without the version's rules.
+func Validate(r io.Reader, report func(model.Finding)) error {
+	v := &validator{report: report, ver: -1}
+	w := jsonscan.NewWalker(r, true)
+	v.walker = w
+	if w.Kind() != '{' {
+		at := w.Pos()
+		v.anchor = anchor{path: "trajectory", at: at}
+		if _, _, err := w.Value(); err != nil {
+			return v.syntax(err)
+		}
+		v.add(CodeSyntax, "trajectory", "not a JSON object")
+		return nil
 	}
-	v.root(root)
-	return v.out
+	rootAt := w.Pos()
+	var root model.Fields
+	var members []anchor
+	steps := -1
+	err := w.Object(func(k []byte, keyAt jsonscan.Pos) error {
+		key := jsonscan.Key(k)
+		if key == "steps" && w.Kind() == '[' {
+			steps = 0
+			root = append(root, model.Field{Key: key, Value: json.RawMessage("[]")})
+			members = append(members, anchor{path: "trajectory.steps", at: keyAt, keyAt: keyAt})
+			return w.Array(func(i int, b []byte, at jsonscan.Pos) error {
+				steps++
+				v.anchor = anchor{path: fmt.Sprintf("trajectory.steps.%d", i), value: b, at: at}
+				sf, err := model.ParseValidFieldsView(b)
+				if err != nil || sf == nil {
+					v.add(CodeType, v.anchor.path, "Input should be an object")
+					return nil
+				}
+				v.step(sf, i, v.anchor.path)
+				return nil
+			})
+		}
+		b, at, err := w.Value()
+		if err != nil {
+			return err
+		}
+		b = jsonscan.Copy(b)
+		root = append(root, model.Field{Key: key, Value: b})
+		members = append(members, anchor{path: "trajectory." + key, value: b, at: at, keyAt: keyAt})
+		if key == "schema_version" {
+			s, _ := jsonscan.String(b)
+			v.ver = minor(s)
+		}
+		return nil
+	})
+	if err != nil {
+		return v.syntax(err)
+	}
+	if err := w.End(); err != nil {
+		return v.syntax(err)
+	}
+	v.members = members
+	v.anchor = anchor{path: "trajectory", at: rootAt}
+	v.root(root, steps)
+	return nil
 }
 
 // ValidateJSONL checks a streaming ATIF-JSONL file: a `__header__` line,
-// then one step per line. The steps are checked with the same rules as
-// Validate, with line numbers.
-func ValidateJSONL(r io.Reader) ([]Finding, error) {
-	v := &validator{}
+// then one step per line, with the same rules as Validate.
+func ValidateJSONL(r io.Reader, report func(model.Finding)) error {
+	v := &validator{report: report, ver: -1}
 	lr := jsonl.NewReader(r)
-	var header model.Fields
+	header := false
 	idx := 0
 	for {
 		line, n, err := lr.Next()
 		if err == io.EOF {
 			break
 		}
+		at := jsonscan.Pos{Line: n, Col: 1}
 		if err != nil {
 			if errors.Is(err, jsonl.ErrLineTooLong) {
-				v.out = append(v.out, Finding{Line: n, Path: "line", Message: err.Error()})
+				v.anchor = anchor{path: "line", at: at}
+				v.add(CodeSyntax, "line", err.Error())
 				continue
 			}
-			return v.out, err
+			return err
 		}
-		v.line = n
+		v.anchor = anchor{path: "trajectory", value: line, at: at}
 		f, perr := model.ParseFields(line)
 		if perr != nil || f == nil {
-			v.add("line", "not a JSON object")
+			msg := "not a JSON object"
+			var se *jsonscan.SyntaxError
+			if errors.As(perr, &se) {
+				v.anchor = anchor{path: "line", at: at.Advance(line[:min(se.Offset, len(line))])}
+				msg = se.Msg
+			}
+			v.add(CodeSyntax, "line", msg)
 			continue
 		}
-		if header == nil {
-			if _, ok := f.Get("__header__"); !ok {
-				v.add("line", "first line is not a __header__ record")
-				header = model.Fields{}
-			} else {
-				header = f
+		if !header {
+			header = true
+			if _, ok := f.Get("__header__"); ok {
 				v.header(f, true)
 				continue
 			}
+			v.add(CodeJSONLHeader, "line", "first line is not a __header__ record")
 		}
-		v.step(f, idx, fmt.Sprintf("trajectory.steps.%d", idx))
+		v.anchor.path = fmt.Sprintf("trajectory.steps.%d", idx)
+		v.step(f, idx, v.anchor.path)
 		idx++
 	}
-	if header == nil {
-		v.line = 0
-		v.add("trajectory", "empty file: no __header__ line")
+	v.anchor = anchor{path: "trajectory", at: jsonscan.Pos{Line: 1, Col: 1}}
+	if !header {
+		v.add(CodeJSONLHeader, "trajectory", "empty file: no __header__ line")
 	} else if idx == 0 {
-		v.line = 0
-		v.add("trajectory.steps", "at least one step is required")
+		v.add(CodeNoSteps, "trajectory.steps", "at least one step is required")
 	}
-	return v.out, nil
+	return nil
+}
+
+// anchor is a value whose place is known, that the paths of findings are
+// looked up in: a root member, a step, a line.
+type anchor struct {
+	path  string // its path ("trajectory.steps.3")
+	value []byte // its bytes (nil: only its place is known)
+	at    jsonscan.Pos
+	keyAt jsonscan.Pos // the place of its key, for a root member
 }
 
 type validator struct {
-	ver  int
-	line int
-	out  []Finding
+	ver    int
+	report func(model.Finding)
+	walker *jsonscan.Walker
+	// anchor is the value being checked; members are the root's.
+	anchor  anchor
+	members []anchor
 }
 
-func (v *validator) add(path, msg string) {
-	v.out = append(v.out, Finding{Line: v.line, Path: path, Message: msg})
+// add reports a finding at path, placed by finding path in the value being
+// checked or, for the root, in its members.
+func (v *validator) add(code, path, msg string) {
+	f := model.Finding{Code: code, Path: path, Message: msg}
+	a := v.anchor
+	if a.path == "trajectory" && a.value == nil {
+		for _, m := range v.members {
+			if path == m.path || strings.HasPrefix(path, m.path+".") {
+				a = m
+				break
+			}
+		}
+	}
+	start, end := a.at, a.at
+	switch rest, ok := strings.CutPrefix(path, a.path); {
+	case a.path == path && a.keyAt.Line > 0:
+		start = a.keyAt
+		end = start
+		end.Col += utf8.RuneCountInString(path[strings.LastIndexByte(path, '.')+1:]) + 2
+	case ok && a.value != nil:
+		var steps []string
+		if rest = strings.TrimPrefix(rest, "."); rest != "" {
+			steps = strings.Split(rest, ".")
+		}
+		s, e, _ := jsonscan.Locate(a.value, steps)
+		start = a.at.Advance(a.value[:s])
+		end = start.Advance(a.value[s:e])
+		if end.Line != start.Line {
+			end = start
+			end.Col++
+		}
+	default:
+		end.Col++
+	}
+	f.Line, f.Col, f.EndLine, f.EndCol = start.Line, start.Col, end.Line, end.Col
+	v.report(f)
+}
+
+// syntax reports a syntax error where it is; other errors (reading) are
+// returned.
+func (v *validator) syntax(err error) error {
+	var se *jsonscan.SyntaxError
+	if !errors.As(err, &se) {
+		return err
+	}
+	at := v.walker.Place(int64(se.Offset))
+	v.report(model.Finding{Code: CodeSyntax, Message: se.Msg, Line: at.Line, Col: at.Col, EndLine: at.Line, EndCol: at.Col + 1})
+	return nil
 }
 
 func (v *validator) keys(f model.Fields, path string, allowed map[string]int) {
 	for _, fl := range f {
 		min, ok := allowed[fl.Key]
 		if !ok {
-			v.add(path+"."+fl.Key, "Extra inputs are not permitted")
+			v.add(CodeUnknownField, path+"."+fl.Key, "Extra inputs are not permitted")
 			continue
 		}
 		if v.ver >= 0 && min > v.ver {
-			v.add(path+"."+fl.Key, fmt.Sprintf("field %q needs ATIF-v1.%d or later", fl.Key, min))
+			v.add(CodeNewerField, path+"."+fl.Key, fmt.Sprintf("field %q needs ATIF-v1.%d or later", fl.Key, min))
 		}
 	}
 }
@@ -148,7 +291,7 @@ func (v *validator) str(f model.Fields, key, path string, required bool) (string
 	b, ok := f.Get(key)
 	if !ok {
 		if required {
-			v.add(path+"."+key, "Field required")
+			v.add(CodeRequired, path+"."+key, "Field required")
 		}
 		return "", false
 	}
@@ -156,7 +299,7 @@ func (v *validator) str(f model.Fields, key, path string, required bool) (string
 		if isNull(b) && !required {
 			return "", false
 		}
-		v.add(path+"."+key, "Input should be a valid string")
+		v.add(CodeType, path+"."+key, "Input should be a valid string")
 		return "", false
 	}
 	s, _ := f.String(key)
@@ -176,9 +319,11 @@ func (v *validator) header(f model.Fields, jsonlHeader bool) {
 		allowed["created_at"] = 0
 	}
 	schema, ok := v.str(f, "schema_version", "trajectory", true)
-	v.ver = minor(schema)
+	if ver := minor(schema); ver >= 0 || v.ver < 0 {
+		v.ver = ver
+	}
 	if ok && v.ver < 0 {
-		v.add("trajectory.schema_version", fmt.Sprintf("unknown schema_version %q (expected ATIF-v1.0 to ATIF-v1.7)", schema))
+		v.add(CodeSchema, "trajectory.schema_version", fmt.Sprintf("unknown schema_version %q (expected ATIF-v1.0 to ATIF-v1.7)", schema))
 	}
 	v.keys(f, "trajectory", allowed)
 	if v.ver >= 7 {
@@ -189,16 +334,16 @@ func (v *validator) header(f model.Fields, jsonlHeader bool) {
 	}
 	v.str(f, "notes", "trajectory", false)
 	if a, ok := f.Get("agent"); !ok {
-		v.add("trajectory.agent", "Field required")
+		v.add(CodeRequired, "trajectory.agent", "Field required")
 	} else if af, err := model.ParseFields(a); err != nil || af == nil {
-		v.add("trajectory.agent", "Input should be an object")
+		v.add(CodeType, "trajectory.agent", "Input should be an object")
 	} else {
 		v.keys(af, "trajectory.agent", map[string]int{"name": 0, "version": 0, "model_name": 0, "extra": 0, "tool_definitions": 5})
 		v.str(af, "name", "trajectory.agent", true)
 		v.str(af, "version", "trajectory.agent", true)
 		v.str(af, "model_name", "trajectory.agent", false)
 		if td, ok := af.Get("tool_definitions"); ok && !isArray(td) && !isNull(td) {
-			v.add("trajectory.agent.tool_definitions", "Input should be a valid list")
+			v.add(CodeType, "trajectory.agent.tool_definitions", "Input should be a valid list")
 		}
 		v.extra(af, "trajectory.agent")
 	}
@@ -207,47 +352,26 @@ func (v *validator) header(f model.Fields, jsonlHeader bool) {
 	}
 	v.extra(f, "trajectory")
 	if ref, ok := f.Get("continued_trajectory_ref"); ok && !isNull(ref) && !isString(ref) {
-		v.add("trajectory.continued_trajectory_ref", "Input should be a valid string")
+		v.add(CodeType, "trajectory.continued_trajectory_ref", "Input should be a valid string")
 	}
 }
 
 func (v *validator) extra(f model.Fields, path string) {
 	if e, ok := f.Get("extra"); ok && !isObject(e) && !isNull(e) {
-		v.add(path+".extra", "Input should be a valid dictionary")
+		v.add(CodeType, path+".extra", "Input should be a valid dictionary")
 	}
 }
 
-func (v *validator) root(f model.Fields) {
+// root checks the root's members once the document is read; steps is
+// how many steps there were (-1: no list of steps).
+func (v *validator) root(f model.Fields, steps int) {
 	v.header(f, false)
-	steps, ok := f.Get("steps")
-	if !ok {
-		v.add("trajectory.steps", "Field required")
-		return
-	}
-	if !isArray(steps) {
-		v.add("trajectory.steps", "Input should be a valid list")
-		return
-	}
-	n := 0
-	var raws []model.Fields
-	dec := jsonArray(steps)
-	for i, s := range dec {
-		sf, err := model.ParseFields(s.Value)
-		if err != nil || sf == nil {
-			v.add(fmt.Sprintf("trajectory.steps.%d", i), "Input should be an object")
-			raws = append(raws, nil)
-			continue
-		}
-		raws = append(raws, sf)
-		n++
-	}
-	if len(dec) == 0 {
-		v.add("trajectory.steps", "List should have at least 1 item after validation, not 0")
-	}
-	for i, sf := range raws {
-		if sf != nil {
-			v.step(sf, i, fmt.Sprintf("trajectory.steps.%d", i))
-		}
+	if _, ok := f.Get("steps"); !ok {
+		v.add(CodeRequired, "trajectory.steps", "Field required")
+	} else if steps < 0 {
+		v.add(CodeType, "trajectory.steps", "Input should be a valid list")
+	} else if steps == 0 {
+		v.add(CodeNoSteps, "trajectory.steps", "List should have at least 1 item after validation, not 0")
 	}
 	if v.ver >= 7 {
 		if subs, ok := f.Get("subagent_trajectories"); ok && isArray(subs) {
@@ -257,9 +381,9 @@ func (v *validator) root(f model.Fields) {
 				id, _ := sf.String("trajectory_id")
 				p := fmt.Sprintf("trajectory.subagent_trajectories.%d", i)
 				if id == "" {
-					v.add(p+".trajectory_id", "embedded subagent trajectories need a trajectory_id")
+					v.add(CodeV17, p+".trajectory_id", "embedded subagent trajectories need a trajectory_id")
 				} else if seen[id] {
-					v.add(p+".trajectory_id", fmt.Sprintf("duplicate trajectory_id %q", id))
+					v.add(CodeV17, p+".trajectory_id", fmt.Sprintf("duplicate trajectory_id %q", id))
 				}
 				seen[id] = true
 			}
@@ -285,41 +409,41 @@ var agentOnly = []string{"model_name", "reasoning_effort", "reasoning_content", 
 func (v *validator) step(f model.Fields, i int, path string) {
 	v.keys(f, path, stepKeys)
 	if id, ok := f.Get("step_id"); !ok {
-		v.add(path+".step_id", "Field required")
+		v.add(CodeRequired, path+".step_id", "Field required")
 	} else if !isInt(id) {
-		v.add(path+".step_id", "Input should be a valid integer")
+		v.add(CodeType, path+".step_id", "Input should be a valid integer")
 	} else if n, _ := strconv.Atoi(string(id)); n != i+1 {
-		v.add(path+".step_id", fmt.Sprintf("expected %d (sequential from 1), got %d", i+1, n))
+		v.add(CodeStepID, path+".step_id", fmt.Sprintf("expected %d (sequential from 1), got %d", i+1, n))
 	}
 	if ts, ok := v.str(f, "timestamp", path, false); ok && !ValidTimestamp(ts) {
-		v.add(path+".timestamp", "Invalid ISO 8601 timestamp: "+ts)
+		v.add(CodeTimestamp, path+".timestamp", "Invalid ISO 8601 timestamp: "+ts)
 	}
 	source, _ := v.str(f, "source", path, true)
 	switch source {
 	case "system", "user", "agent", "":
 	default:
-		v.add(path+".source", fmt.Sprintf("Input should be 'system', 'user' or 'agent', got %q", source))
+		v.add(CodeSource, path+".source", fmt.Sprintf("Input should be 'system', 'user' or 'agent', got %q", source))
 	}
 	if msg, ok := f.Get("message"); !ok {
-		v.add(path+".message", "Field required")
+		v.add(CodeRequired, path+".message", "Field required")
 	} else if isArray(msg) {
 		if v.ver >= 0 && v.ver < 6 {
-			v.add(path+".message", "a list of content parts needs ATIF-v1.6 or later")
+			v.add(CodeNewerField, path+".message", "a list of content parts needs ATIF-v1.6 or later")
 		} else {
 			v.contentParts(msg, path+".message")
 		}
 	} else if !isString(msg) {
-		v.add(path+".message", "Input should be a valid string")
+		v.add(CodeType, path+".message", "Input should be a valid string")
 	}
 	if source != "agent" && source != "" {
 		for _, k := range agentOnly {
 			if _, ok := f.Get(k); ok {
-				v.add(path+"."+k, fmt.Sprintf("Field '%s' is only applicable when source is 'agent', but source is '%s'", k, source))
+				v.add(CodeAgentOnly, path+"."+k, fmt.Sprintf("Field '%s' is only applicable when source is 'agent', but source is '%s'", k, source))
 			}
 		}
 	}
 	if re, ok := f.Get("reasoning_effort"); ok && !isString(re) && !isNumber(re) && !isNull(re) {
-		v.add(path+".reasoning_effort", "Input should be a string or a number")
+		v.add(CodeType, path+".reasoning_effort", "Input should be a string or a number")
 	}
 	v.str(f, "reasoning_content", path, false)
 	v.str(f, "model_name", path, false)
@@ -327,28 +451,28 @@ func (v *validator) step(f model.Fields, i int, path string) {
 	callIDs := map[string]bool{}
 	if tc, ok := f.Get("tool_calls"); ok && !isNull(tc) {
 		if !isArray(tc) {
-			v.add(path+".tool_calls", "Input should be a valid list")
+			v.add(CodeType, path+".tool_calls", "Input should be a valid list")
 		} else {
 			for j, c := range jsonArray(tc) {
 				cp := fmt.Sprintf("%s.tool_calls.%d", path, j)
 				cf, err := model.ParseFields(c.Value)
 				if err != nil || cf == nil {
-					v.add(cp, "Input should be an object")
+					v.add(CodeType, cp, "Input should be an object")
 					continue
 				}
 				v.keys(cf, cp, map[string]int{"tool_call_id": 0, "function_name": 0, "arguments": 0, "extra": 7})
 				id, ok := v.str(cf, "tool_call_id", cp, true)
 				if ok {
 					if callIDs[id] {
-						v.add(cp+".tool_call_id", fmt.Sprintf("duplicate tool_call_id '%s' in step %d", id, i+1))
+						v.add(CodeDuplicateID, cp+".tool_call_id", fmt.Sprintf("duplicate tool_call_id '%s' in step %d", id, i+1))
 					}
 					callIDs[id] = true
 				}
 				v.str(cf, "function_name", cp, true)
 				if a, ok := cf.Get("arguments"); !ok {
-					v.add(cp+".arguments", "Field required")
+					v.add(CodeRequired, cp+".arguments", "Field required")
 				} else if !isObject(a) {
-					v.add(cp+".arguments", "Input should be a valid dictionary")
+					v.add(CodeType, cp+".arguments", "Input should be a valid dictionary")
 				}
 				v.extra(cf, cp)
 			}
@@ -359,24 +483,24 @@ func (v *validator) step(f model.Fields, i int, path string) {
 	}
 	if obs, ok := f.Get("observation"); ok && !isNull(obs) {
 		if source == "system" && v.ver >= 0 && v.ver < 2 {
-			v.add(path+".observation", "observation on a system step needs ATIF-v1.2 or later")
+			v.add(CodeNewerField, path+".observation", "observation on a system step needs ATIF-v1.2 or later")
 		}
 		v.observation(obs, path+".observation", callIDs, i+1)
 	}
 	if v.ver >= 7 {
 		if lc, ok := f.Get("llm_call_count"); ok {
 			if !isInt(lc) || lc[0] == '-' {
-				v.add(path+".llm_call_count", "Input should be an integer >= 0")
+				v.add(CodeType, path+".llm_call_count", "Input should be an integer >= 0")
 			} else if string(lc) == "0" && source == "agent" {
 				for _, k := range []string{"metrics", "reasoning_content"} {
 					if _, has := f.Get(k); has {
-						v.add(path+"."+k, "llm_call_count is 0, so the step cannot have "+k)
+						v.add(CodeV17, path+"."+k, "llm_call_count is 0, so the step cannot have "+k)
 					}
 				}
 			}
 		}
 		if c, ok := f.Get("is_copied_context"); ok && string(c) != "true" && string(c) != "false" {
-			v.add(path+".is_copied_context", "Input should be a valid boolean")
+			v.add(CodeType, path+".is_copied_context", "Input should be a valid boolean")
 		}
 	}
 }
@@ -386,7 +510,7 @@ func (v *validator) contentParts(b []byte, path string) {
 		pp := fmt.Sprintf("%s.%d", path, j)
 		pf, err := model.ParseFields(p.Value)
 		if err != nil || pf == nil {
-			v.add(pp, "Input should be an object")
+			v.add(CodeType, pp, "Input should be an object")
 			continue
 		}
 		typ, _ := pf.String("type")
@@ -398,7 +522,7 @@ func (v *validator) contentParts(b []byte, path string) {
 			v.keys(pf, pp, map[string]int{"type": 6, "source": 6})
 			src, ok := pf.Get("source")
 			if !ok {
-				v.add(pp+".source", "Field required")
+				v.add(CodeRequired, pp+".source", "Field required")
 				continue
 			}
 			sf, _ := model.ParseFields(src)
@@ -407,11 +531,11 @@ func (v *validator) contentParts(b []byte, path string) {
 			switch mt {
 			case "image/jpeg", "image/png", "image/gif", "image/webp", "":
 			default:
-				v.add(pp+".source.media_type", "unsupported media_type "+mt)
+				v.add(CodeContentPart, pp+".source.media_type", "unsupported media_type "+mt)
 			}
 			v.str(sf, "path", pp+".source", true)
 		default:
-			v.add(pp+".type", fmt.Sprintf("content part type must be 'text' or 'image', got %q", typ))
+			v.add(CodeContentPart, pp+".type", fmt.Sprintf("content part type must be 'text' or 'image', got %q", typ))
 		}
 	}
 }
@@ -419,17 +543,17 @@ func (v *validator) contentParts(b []byte, path string) {
 func (v *validator) metrics(b []byte, path string) {
 	f, err := model.ParseFields(b)
 	if err != nil || f == nil {
-		v.add(path, "Input should be an object")
+		v.add(CodeType, path, "Input should be an object")
 		return
 	}
 	v.keys(f, path, map[string]int{"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "cost_usd": 0, "logprobs": 0, "completion_token_ids": 3, "prompt_token_ids": 4, "extra": 0})
 	for _, k := range []string{"prompt_tokens", "completion_tokens", "cached_tokens"} {
 		if x, ok := f.Get(k); ok && !isNull(x) && !isInt(x) {
-			v.add(path+"."+k, "Input should be a valid integer")
+			v.add(CodeType, path+"."+k, "Input should be a valid integer")
 		}
 	}
 	if x, ok := f.Get("cost_usd"); ok && !isNull(x) && !isNumber(x) {
-		v.add(path+".cost_usd", "Input should be a valid number")
+		v.add(CodeType, path+".cost_usd", "Input should be a valid number")
 	}
 	v.extra(f, path)
 }
@@ -438,17 +562,17 @@ func (v *validator) finalMetrics(b []byte) {
 	path := "trajectory.final_metrics"
 	f, err := model.ParseFields(b)
 	if err != nil || f == nil {
-		v.add(path, "Input should be an object")
+		v.add(CodeType, path, "Input should be an object")
 		return
 	}
 	v.keys(f, path, map[string]int{"total_prompt_tokens": 0, "total_completion_tokens": 0, "total_cached_tokens": 0, "total_cost_usd": 0, "total_steps": 0, "extra": 0})
 	for _, k := range []string{"total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_steps"} {
 		if x, ok := f.Get(k); ok && !isNull(x) && !isInt(x) {
-			v.add(path+"."+k, "Input should be a valid integer")
+			v.add(CodeType, path+"."+k, "Input should be a valid integer")
 		}
 	}
 	if x, ok := f.Get("total_steps"); ok && len(x) > 0 && x[0] == '-' {
-		v.add(path+".total_steps", "Input should be greater than or equal to 0")
+		v.add(CodeType, path+".total_steps", "Input should be greater than or equal to 0")
 	}
 	v.extra(f, path)
 }
@@ -456,47 +580,47 @@ func (v *validator) finalMetrics(b []byte) {
 func (v *validator) observation(b []byte, path string, callIDs map[string]bool, stepN int) {
 	f, err := model.ParseFields(b)
 	if err != nil || f == nil {
-		v.add(path, "Input should be an object")
+		v.add(CodeType, path, "Input should be an object")
 		return
 	}
 	v.keys(f, path, map[string]int{"results": 0})
 	res, ok := f.Get("results")
 	if !ok {
-		v.add(path+".results", "Field required")
+		v.add(CodeRequired, path+".results", "Field required")
 		return
 	}
 	if !isArray(res) {
-		v.add(path+".results", "Input should be a valid list")
+		v.add(CodeType, path+".results", "Input should be a valid list")
 		return
 	}
 	for j, r := range jsonArray(res) {
 		rp := fmt.Sprintf("%s.results.%d", path, j)
 		rf, err := model.ParseFields(r.Value)
 		if err != nil || rf == nil {
-			v.add(rp, "Input should be an object")
+			v.add(CodeType, rp, "Input should be an object")
 			continue
 		}
 		v.keys(rf, rp, map[string]int{"source_call_id": 0, "content": 0, "subagent_trajectory_ref": 0, "extra": 7})
 		if id, ok := v.str(rf, "source_call_id", rp, false); ok && !callIDs[id] {
-			v.add(rp+".source_call_id", fmt.Sprintf("Observation result references source_call_id '%s' which is not found in step %d's tool_calls", id, stepN))
+			v.add(CodeCallRef, rp+".source_call_id", fmt.Sprintf("Observation result references source_call_id '%s' which is not found in step %d's tool_calls", id, stepN))
 		}
 		if c, ok := rf.Get("content"); ok && !isNull(c) && !isString(c) {
 			if isArray(c) && (v.ver < 0 || v.ver >= 6) {
 				v.contentParts(c, rp+".content")
 			} else {
-				v.add(rp+".content", "Input should be a valid string")
+				v.add(CodeType, rp+".content", "Input should be a valid string")
 			}
 		}
 		if refs, ok := rf.Get("subagent_trajectory_ref"); ok && !isNull(refs) {
 			if !isArray(refs) {
-				v.add(rp+".subagent_trajectory_ref", "Input should be a valid list")
+				v.add(CodeType, rp+".subagent_trajectory_ref", "Input should be a valid list")
 				continue
 			}
 			for k, ref := range jsonArray(refs) {
 				pp := fmt.Sprintf("%s.subagent_trajectory_ref.%d", rp, k)
 				ff, err := model.ParseFields(ref.Value)
 				if err != nil || ff == nil {
-					v.add(pp, "Input should be an object")
+					v.add(CodeType, pp, "Input should be an object")
 					continue
 				}
 				if v.ver >= 7 {
@@ -504,7 +628,7 @@ func (v *validator) observation(b []byte, path string, callIDs map[string]bool, 
 					_, hasID := ff.Get("trajectory_id")
 					_, hasPath := ff.Get("trajectory_path")
 					if !hasID && !hasPath {
-						v.add(pp, "a subagent_trajectory_ref needs trajectory_id or trajectory_path (ATIF-v1.7)")
+						v.add(CodeV17, pp, "a subagent_trajectory_ref needs trajectory_id or trajectory_path (ATIF-v1.7)")
 					}
 				} else {
 					v.keys(ff, pp, map[string]int{"session_id": 0, "trajectory_path": 0, "extra": 0})

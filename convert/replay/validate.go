@@ -1,9 +1,13 @@
 package replay
 
 import (
+	"hash/fnv"
+	"unicode/utf8"
+
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"io"
 	"strings"
 
@@ -12,18 +16,32 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
-// Finding is one validation problem, at a line and a JSON path.
-type Finding struct {
-	Line    int    `json:"line"`
-	Path    string `json:"path,omitempty"`
-	Message string `json:"message"`
-}
+// The validator's rules, one code each (rlog-ls check --disable REPLAY002).
+const (
+	CodeSyntax     = "REPLAY001"
+	CodeCanonical  = "REPLAY002"
+	CodeEventTag   = "REPLAY003"
+	CodeHeader     = "REPLAY004"
+	CodeRequired   = "REPLAY005"
+	CodeStatus     = "REPLAY006"
+	CodeHashForm   = "REPLAY007"
+	CodeParamsHash = "REPLAY008"
+	CodeOrder      = "REPLAY009"
+	CodeVersion    = "REPLAY010"
+)
 
-func (f Finding) String() string {
-	if f.Path != "" {
-		return fmt.Sprintf("line %d: %s: %s", f.Line, f.Path, f.Message)
-	}
-	return fmt.Sprintf("line %d: %s", f.Line, f.Message)
+// Rules lists the validator's rules.
+var Rules = []model.Rule{
+	{Code: CodeSyntax, Title: "Line that is not a JSON object"},
+	{Code: CodeCanonical, Title: "Line that is not canonical JSON"},
+	{Code: CodeEventTag, Title: "Line without an event tag"},
+	{Code: CodeHeader, Title: "ReplayHeader missing or not first"},
+	{Code: CodeRequired, Title: "Required field missing"},
+	{Code: CodeStatus, Title: "Status that is not allowed"},
+	{Code: CodeHashForm, Title: "Hash that is not sha256:<64 hex>"},
+	{Code: CodeParamsHash, Title: "params_hash that does not match params"},
+	{Code: CodeOrder, Title: "ToolResult without a ToolCall before it"},
+	{Code: CodeVersion, Title: "replay_version other than 1"},
 }
 
 // required lists the fields each core event must have.
@@ -49,11 +67,23 @@ var statuses = map[string][]string{
 // event; `sha256:<64 hex>` hashes (params_hash recomputed over params);
 // and each ToolResult after a ToolCall with its id. Unknown events are
 // allowed, as the spec tells consumers to ignore them.
-func Validate(r io.Reader) ([]Finding, error) {
-	var out []Finding
-	add := func(line int, path, msg string) { out = append(out, Finding{line, path, msg}) }
+//
+// The ids of the calls seen so far are kept as 64-bit hashes: checking
+// that each result follows its call needs the whole session's set.
+func Validate(r io.Reader, report func(model.Finding)) error {
+	var text []byte // the line being checked
+	add := func(code string, line int, path, msg string) {
+		f := model.Finding{Code: code, Path: path, Message: msg, Line: line, Col: 1, EndLine: line, EndCol: 2}
+		if path != "" && line > 0 {
+			if s, e, ok := jsonscan.Locate(text, strings.Split(strings.TrimPrefix(path, "$."), ".")); ok {
+				f.Col = utf8.RuneCount(text[:s]) + 1
+				f.EndCol = f.Col + utf8.RuneCount(text[s:e])
+			}
+		}
+		report(f)
+	}
 	lr := jsonl.NewReader(r)
-	calls := map[string]bool{}
+	calls := map[uint64]bool{}
 	first := true
 	var canonBuf []byte
 	for {
@@ -63,38 +93,47 @@ func Validate(r io.Reader) ([]Finding, error) {
 		}
 		if err != nil {
 			if errors.Is(err, jsonl.ErrLineTooLong) {
-				add(n, "", err.Error())
+				text = nil
+				add(CodeSyntax, n, "", err.Error())
 				continue
 			}
-			return out, err
+			return err
 		}
+		text = line
 		f, perr := model.ParseFields(line)
 		if perr != nil || f == nil {
-			add(n, "", "not a JSON object")
+			var se *jsonscan.SyntaxError
+			if errors.As(perr, &se) {
+				col := utf8.RuneCount(line[:min(se.Offset, len(line))]) + 1
+				report(model.Finding{Code: CodeSyntax, Message: "not a JSON object: " + se.Msg, Line: n, Col: col, EndLine: n, EndCol: col + 1})
+				first = false
+				continue
+			}
+			add(CodeSyntax, n, "", "not a JSON object")
 			first = false
 			continue
 		}
 		canonBuf = canon.Append(canonBuf[:0], line)
 		if !bytes.Equal(canonBuf, line) {
-			add(n, "", "not canonical JSON (keys sorted, no whitespace)")
+			add(CodeCanonical, n, "", "not canonical JSON (keys sorted, no whitespace)")
 		}
 		typ, ok := f.String("event")
 		if !ok {
-			add(n, "$.event", "missing event tag")
+			add(CodeEventTag, n, "$.event", "missing event tag")
 			first = false
 			continue
 		}
 		if first {
 			first = false
 			if typ != "ReplayHeader" {
-				add(n, "$.event", "the first line must be ReplayHeader, got "+typ)
+				add(CodeHeader, n, "$.event", "the first line must be ReplayHeader, got "+typ)
 			}
 		} else if typ == "ReplayHeader" {
-			add(n, "$.event", "ReplayHeader after the first line")
+			add(CodeHeader, n, "$.event", "ReplayHeader after the first line")
 		}
 		for _, k := range required[typ] {
 			if _, ok := f.Get(k); !ok {
-				add(n, "$."+k, typ+" without required field "+k)
+				add(CodeRequired, n, "$."+k, typ+" without required field "+k)
 			}
 		}
 		if allowed, ok := statuses[typ]; ok {
@@ -104,38 +143,45 @@ func Validate(r io.Reader) ([]Finding, error) {
 				valid = valid || st == a
 			}
 			if !valid {
-				add(n, "$.status", fmt.Sprintf("%s status %q is not one of %s", typ, st, strings.Join(allowed, ", ")))
+				add(CodeStatus, n, "$.status", fmt.Sprintf("%s status %q is not one of %s", typ, st, strings.Join(allowed, ", ")))
 			}
 		}
 		for _, k := range []string{"params_hash", "output_hash", "plan_hash"} {
 			if h, ok := f.String(k); ok && !validHash(h) {
-				add(n, "$."+k, "hash is not sha256:<64 lowercase hex>")
+				add(CodeHashForm, n, "$."+k, "hash is not sha256:<64 lowercase hex>")
 			}
 		}
 		switch typ {
 		case "ReplayHeader":
 			if v, _ := f.Get("replay_version"); string(v) != "1" {
-				add(n, "$.replay_version", "replay_version must be 1")
+				add(CodeVersion, n, "$.replay_version", "replay_version must be 1")
 			}
 		case "ToolCall":
 			id, _ := f.String("id")
-			calls[id] = true
+			calls[idHash(id)] = true
 			if p, ok := f.Get("params"); ok {
 				if h, _ := f.String("params_hash"); validHash(h) && h != canon.Hash(p) {
-					add(n, "$.params_hash", "params_hash is not the sha256 of the canonical params")
+					add(CodeParamsHash, n, "$.params_hash", "params_hash is not the sha256 of the canonical params")
 				}
 			}
 		case "ToolResult":
 			id, _ := f.String("id")
-			if !calls[id] {
-				add(n, "$.id", fmt.Sprintf("ToolResult %q does not follow a ToolCall with that id", id))
+			if !calls[idHash(id)] {
+				add(CodeOrder, n, "$.id", fmt.Sprintf("ToolResult %q does not follow a ToolCall with that id", id))
 			}
 		}
 	}
 	if first {
-		add(0, "", "empty file: no ReplayHeader")
+		add(CodeHeader, 1, "", "empty file: no ReplayHeader")
 	}
-	return out, nil
+	return nil
+}
+
+// idHash is a call id's 64-bit FNV-1a hash.
+func idHash(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
 }
 
 func validHash(h string) bool {

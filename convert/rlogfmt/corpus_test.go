@@ -12,9 +12,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/convert/model"
-	"github.com/rlog-ls/rlog-ls/convert/replay"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
@@ -378,7 +376,7 @@ func TestRlogToValidatedFormats(t *testing.T) {
 			if _, err := convert.Convert(bytes.NewReader(data), convert.Rlog, convert.ATIF, &out, convert.Options{ATIFVersion: v, Now: fixedNow}); err != nil {
 				t.Fatalf("%s -> atif %s: %v", name, v, err)
 			}
-			if fs := atif.Validate(out.Bytes()); len(fs) > 0 {
+			if fs, _ := convert.ValidateAll(convert.ATIF, bytes.NewReader(out.Bytes())); len(fs) > 0 {
 				t.Errorf("%s -> atif %s: %v", name, v, fs)
 			}
 		}
@@ -386,13 +384,13 @@ func TestRlogToValidatedFormats(t *testing.T) {
 		if _, err := convert.Convert(bytes.NewReader(data), convert.Rlog, convert.ATIFJSONL, &jl, convert.Options{Now: fixedNow}); err != nil {
 			t.Fatal(err)
 		}
-		if fs, err := atif.ValidateJSONL(&jl); err != nil || len(fs) > 0 {
+		if fs, err := convert.ValidateAll(convert.ATIFJSONL, &jl); err != nil || len(fs) > 0 {
 			t.Errorf("%s -> atif-jsonl: %v %v", name, err, fs)
 		}
 		if _, err := convert.Convert(bytes.NewReader(data), convert.Rlog, convert.Replay, &rp, convert.Options{Now: fixedNow}); err != nil {
 			t.Fatal(err)
 		}
-		if fs, err := replay.Validate(&rp); err != nil || len(fs) > 0 {
+		if fs, err := convert.ValidateAll(convert.Replay, &rp); err != nil || len(fs) > 0 {
 			t.Errorf("%s -> replay: %v %v", name, err, fs)
 		}
 	}

@@ -32,18 +32,10 @@ const (
 	CommandConvertToRlog = "rlog-ls.convertToRlog"
 )
 
-// export is one of the conversions offered on an rlog document.
-type export struct {
-	title  string
-	format convert.Format
-	kind   protocol.CodeActionKind
-}
-
-var exports = []export{
-	{"Convert to ATIF", convert.ATIF, "source.convert.atif"},
-	{"Export REPLAY.jsonl", convert.Replay, "source.convert.replay"},
-	{"Export Claude Code JSONL", convert.Claude, "source.convert.claude"},
-	{"Export trajectory JSON", convert.Trajectory, "source.convert.trajectory"},
+// exportKind is the code action kind of the conversion of an rlog
+// document to format f (source.convert.atif).
+func exportKind(f convert.Format) protocol.CodeActionKind {
+	return protocol.CodeActionKind("source.convert." + string(f))
 }
 
 // Hooks through which other features add code actions and commands
@@ -107,17 +99,18 @@ func codeActions(ctx context.Context, dc *docCtx, p *protocol.CodeActionParams) 
 		return nil, ctx.Err()
 	}
 	if _, isFile := lsp.FilePath(dc.Doc.URI); isFile {
-		for _, e := range exports {
-			if !wants(p.Context.Only, e.kind) {
+		// The formats the table offers an export to, in its order.
+		for _, f := range convert.Formats() {
+			if f.Export == "" || !f.CanWrite() || !wants(p.Context.Only, exportKind(f.Name)) {
 				continue
 			}
 			out = append(out, codeAction{
-				Title: e.title,
-				Kind:  e.kind,
+				Title: f.Export,
+				Kind:  exportKind(f.Name),
 				Command: &protocol.Command{
-					Title:     e.title,
+					Title:     f.Export,
 					Command:   CommandConvert,
-					Arguments: []any{convertArgs{URI: dc.Doc.URI, Format: string(e.format)}},
+					Arguments: []any{convertArgs{URI: dc.Doc.URI, Format: string(f.Name)}},
 				},
 			})
 		}
@@ -239,7 +232,7 @@ func executeCommand(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandPa
 		if !ok {
 			return nil, lsp.InvalidParams("%s converts files on disk; %s is not a file: URI", CommandConvertToRlog, uri)
 		}
-		from, err := detect(file)
+		from, err := convert.DetectFile(file)
 		if err != nil {
 			return nil, lsp.RequestFailed("%v", err)
 		}
@@ -266,17 +259,6 @@ func documentBytes(wc *wsCtx, uri protocol.DocumentURI) ([]byte, error) {
 		return nil, lsp.RequestFailed("%v", err)
 	}
 	return b, nil
-}
-
-func detect(file string) (convert.Format, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	head := make([]byte, 64<<10)
-	n, _ := f.Read(head)
-	return convert.Detect(file, head[:n])
 }
 
 // convertResult is executeCommand's answer: the file made (or "").

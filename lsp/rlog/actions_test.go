@@ -108,7 +108,12 @@ func TestQuickFixes(t *testing.T) {
 			// offered on files only: an untitled document has no folder to
 			// write beside.
 			all := codeActionsFor(t, c, uri, nil, "source.convert")
-			wantConv := 4
+			wantConv := 0
+			for _, f := range convert.Formats() {
+				if f.Export != "" {
+					wantConv++
+				}
+			}
 			if !strings.HasPrefix(string(uri), "file:") {
 				wantConv = 0
 			}
@@ -181,7 +186,7 @@ func messages(c *lsptest.Client, method string) []protocol.ShowMessageParams {
 func TestConvertThroughApplyEdit(t *testing.T) {
 	dir := t.TempDir()
 	uri := fileURI(filepath.Join(dir, "session.rlog"))
-	target := fileURI(filepath.Join(dir, "session.trajectory.json"))
+	target := fileURI(filepath.Join(dir, "session.atif.json"))
 	c := start(t, "", createCaps)
 	rec := &recorder{}
 	c.OnRequest(protocol.MethodWorkspaceApplyEdit, rec.handler(map[string]any{"applied": true}))
@@ -205,11 +210,11 @@ func TestConvertThroughApplyEdit(t *testing.T) {
 	lsptest.AssertJSON(t, edits[0], `{"label":"Convert session.rlog to atif","edit":{"documentChanges":[
 	 {"kind":"create","uri":"`+string(target)+`","options":{"overwrite":false,"ignoreIfExists":false}},
 	 {"textDocument":{"uri":"`+string(target)+`","version":null},"edits":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"newText":`+string(content)+`}]}]}}`)
-	if _, err := os.Stat(filepath.Join(dir, "session.trajectory.json")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(dir, "session.atif.json")); !os.IsNotExist(err) {
 		t.Error("the server wrote the file itself although the client creates it")
 	}
 	shown := messages(c, protocol.MethodWindowShowMessage)
-	if len(shown) != 1 || !strings.Contains(shown[0].Message, "wrote session.trajectory.json from session.rlog") {
+	if len(shown) != 1 || !strings.Contains(shown[0].Message, "wrote session.atif.json from session.rlog") {
 		t.Errorf("showMessage: %+v", shown)
 	}
 	logged := messages(c, protocol.MethodWindowLogMessage)
@@ -237,29 +242,34 @@ func TestConvertWritesFileWithoutResourceOperations(t *testing.T) {
 	uri := fileURI(filepath.Join(dir, "session.rlog"))
 	c := start(t, "", nil)
 	open(t, c, uri, sessionDoc)
-	for _, e := range exports {
-		res, err := execute(t, c, CommandConvert, map[string]any{"uri": uri, "format": string(e.format)})
-		if err != nil {
-			t.Fatalf("%s: %v", e.title, err)
+	exports := 0
+	for _, e := range convert.Formats() {
+		if e.Export == "" {
+			continue
 		}
-		out := convert.OutputPath(filepath.Join(dir, "session.rlog"), e.format)
+		exports++
+		res, err := execute(t, c, CommandConvert, map[string]any{"uri": uri, "format": string(e.Name)})
+		if err != nil {
+			t.Fatalf("%s: %v", e.Export, err)
+		}
+		out := convert.OutputPath(filepath.Join(dir, "session.rlog"), e.Name)
 		lsptest.AssertJSON(t, res, `{"uri":"`+string(fileURI(out))+`","created":true}`)
 		data, err := os.ReadFile(out)
 		if err != nil || len(data) == 0 {
-			t.Fatalf("%s: %v", e.title, err)
+			t.Fatalf("%s: %v", e.Export, err)
 		}
-		if _, _, err := convert.Read(bytes.NewReader(data), e.format); err != nil {
-			t.Errorf("%s: output does not read back: %v", e.title, err)
+		if _, _, err := convert.Read(bytes.NewReader(data), e.Name); err != nil {
+			t.Errorf("%s: output does not read back: %v", e.Export, err)
 		}
 	}
-	if got := len(c.Requests(protocol.MethodShowDocument)); got != len(exports) {
+	if got := len(c.Requests(protocol.MethodShowDocument)); got != exports {
 		t.Errorf("showDocument %d times", got)
 	}
 	if len(c.Requests(protocol.MethodWorkspaceApplyEdit)) != 0 {
 		t.Error("applyEdit sent to a client without resource operations")
 	}
 	// Again: the file exists and stays as it is.
-	out := filepath.Join(dir, "session.trajectory.json")
+	out := filepath.Join(dir, "session.atif.json")
 	os.WriteFile(out, []byte("mine"), 0o644)
 	res, _ := execute(t, c, CommandConvert, map[string]any{"uri": uri, "format": "atif"})
 	lsptest.AssertJSON(t, res, `{"created":false}`)
@@ -267,7 +277,7 @@ func TestConvertWritesFileWithoutResourceOperations(t *testing.T) {
 		t.Error("existing file overwritten")
 	}
 	shown := messages(c, protocol.MethodWindowShowMessage)
-	if last := shown[len(shown)-1]; !strings.Contains(last.Message, "session.trajectory.json exists already") {
+	if last := shown[len(shown)-1]; !strings.Contains(last.Message, "session.atif.json exists already") {
 		t.Errorf("not told: %+v", last)
 	}
 }
@@ -283,8 +293,8 @@ func TestConvertToRlogCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lsptest.AssertJSON(t, res, `{"uri":"`+string(fileURI(filepath.Join(dir, "sonnet-raw.rlog")))+`","created":true}`)
-	out, _ := os.ReadFile(filepath.Join(dir, "sonnet-raw.rlog"))
+	lsptest.AssertJSON(t, res, `{"uri":"`+string(fileURI(filepath.Join(dir, "sonnet-raw.converted.rlog")))+`","created":true}`)
+	out, _ := os.ReadFile(filepath.Join(dir, "sonnet-raw.converted.rlog"))
 	if !bytes.HasPrefix(out, []byte("---\nformat: rlog/1\nid: 5c1e0b7a")) || !bytes.Contains(out, []byte("\no: id=toolu_")) {
 		t.Errorf("output:\n%.400s", out)
 	}

@@ -321,7 +321,10 @@ func object(b []byte, i, depth int, ms []Span, record bool, ix *Index) (int, []S
 		return i + 1, ms, nil
 	}
 	for {
-		if i >= len(b) || b[i] != '"' {
+		if i >= len(b) {
+			return i, ms, &SyntaxError{i, "unexpected end of input"}
+		}
+		if b[i] != '"' {
 			return i, ms, &SyntaxError{i, "expected object key"}
 		}
 		keyStart := i

@@ -139,7 +139,17 @@ func (w *Walker) Pos() Pos {
 	return w.posAt(w.off)
 }
 
-// Err returns the first read error, if any.
+// Place returns the place of absolute offset off: an offset in the value
+// last read or after it (a syntax error's offset, a place inside an
+// element being looked at). Offsets before that are not known any more and
+// give the earliest place still known.
+func (w *Walker) Place(off int64) Pos {
+	i := int(off - w.base)
+	i = max(i, int(w.pos.Offset-w.base))
+	return w.posAt(min(i, w.n))
+}
+
+// readErr returns the first read error, if any.
 func (w *Walker) readErr() error {
 	if w.err != nil {
 		return w.err
@@ -351,6 +361,9 @@ func (w *Walker) Object(fn func(key []byte, at Pos) error) error {
 	}
 	for {
 		if w.peek() != '"' {
+			if w.atEnd() {
+				return w.syntax(w.off, "unexpected end of input")
+			}
 			return w.syntax(w.off, "expected object key")
 		}
 		keyAt := w.posAt(w.off)
