@@ -22,7 +22,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-const usage = `rlog-ls: the rlog/1 language server and tools
+var usage = strings.NewReplacer("{{read}}", formatNames(false), "{{write}}", formatNames(true)).Replace(`rlog-ls: the rlog/1 language server and tools
 
 Usage:
   rlog-ls [serve] [--stdio] [--log-level LEVEL] [--log-file PATH] [--trace]
@@ -32,8 +32,8 @@ Usage:
       Check .rlog files, and folders recursively (- reads stdin). Exit 1 if
       there is an error (a credential, S001, is one), 2 if no .rlog file was
       found.
-      ATIF (*.json, *.atif.jsonl) and REPLAY (REPLAY.jsonl, *.replay.jsonl)
-      files named explicitly are checked with their formats' validators.
+      JSON files named explicitly are checked with their format's validator
+      (ATIF, ATIF-JSONL, REPLAY), whatever their name.
   rlog-ls stats [--format text|json] PATH...
       Session statistics: duration, time per phase, tokens (each message
       counted once), tool calls with errors and latency, subagents, APM.
@@ -50,12 +50,12 @@ Usage:
       status is check's.
   rlog-ls convert [--from FORMAT] --to FORMAT INPUT|- [-o OUTPUT|-] [--force]
                   [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]
-      Convert between rlog and the trajectory formats: rlog, claude,
-      sdk-jsonl (read), trajectory, atif, atif-jsonl, replay, prophet,
-      mini-swe (read). The output goes beside the input (stdout for stdin)
-      unless -o is given, never over the input, never over an existing file
-      without --force, and whole or not at all; the loss report goes to
-      stderr.
+      Convert between rlog and the trajectory formats.
+        reads:  {{read}}
+        writes: {{write}}
+      The output goes beside the input (stdout for stdin) unless -o is given,
+      never over the input, never over an existing file without --force, and
+      whole or not at all; the loss report goes to stderr.
   rlog-ls redact [-o OUTPUT|-] [--force] FILE|-
       Write a copy with every credential-like value (S001: API keys, tokens,
       private keys, passwords) replaced by [redacted:kind], beside the input
@@ -74,7 +74,7 @@ Usage:
 
 Flags go anywhere on the line; -- ends them. Every command takes --help and --version.
 Documentation: https://github.com/rlog-ls/rlog-ls (docs/diagnostics.md for every code).
-`
+`)
 
 // commands are the subcommands by name.
 var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
