@@ -23,6 +23,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/prophet"
 	"github.com/rlog-ls/rlog-ls/convert/replay"
+	"github.com/rlog-ls/rlog-ls/convert/replaybundle"
 	"github.com/rlog-ls/rlog-ls/convert/rlogfmt"
 	"github.com/rlog-ls/rlog-ls/convert/sdkjsonl"
 	"github.com/rlog-ls/rlog-ls/convert/trajectory"
@@ -54,6 +55,8 @@ const (
 	Replay     Format = replay.Name
 	Prophet    Format = prophet.Name
 	MiniSWE    Format = miniswe.Name
+	// ReplayBundle is the replay viewer's document, not REPLAY.jsonl.
+	ReplayBundle Format = replaybundle.Name
 )
 
 // ReadFunc reads a whole input into a sink, reporting losses.
@@ -240,6 +243,12 @@ var formats = []FormatInfo{
 				h.Has("info") && !h.Has("schema_version", "steps") && !strings.HasPrefix(h.String("trajectory_format"), "mini-prophet")
 		},
 		Read: miniswe.Read,
+	},
+	{
+		Name: ReplayBundle, Description: "autopilot ReplayBundle (replay viewer JSON, read only)", JSON: true,
+		Names: []string{"*-replay.json", "*.replay.json"},
+		Probe: func(h *Head) bool { return h.Has("timeline") && h.Has("version", "metadata", "receipts") },
+		Read:  replaybundle.Read,
 	},
 }
 

@@ -61,36 +61,6 @@ func TestDetectCorpus(t *testing.T) {
 	}
 }
 
-func TestDetectNames(t *testing.T) {
-	cases := []struct {
-		name string
-		head string
-		want convert.Format
-	}{
-		{"x.rlog", "---\nformat: rlog/1\n", convert.Rlog},
-		{"notes.txt", "ignored\n---\nformat: rlog/1\nid: x\n---\n", convert.Rlog},
-		{"REPLAY.jsonl", "", convert.Replay},
-		{"a.atif.jsonl", "", convert.ATIFJSONL},
-		{"x.jsonl", `{"event":"ReplayHeader","replay_version":1}` + "\n", convert.Replay},
-		{"x.jsonl", `{"type":"system","message":{"subtype":"init"},"timestamp":"t"}` + "\n", convert.SDKJSONL},
-		{"x.jsonl", `{"type":"summary","summary":"s","leafUuid":"u"}` + "\n", convert.Claude},
-		{"t.json", `{"messages": [{"key": "S0", "message": {"role": "system"`, convert.Prophet},
-		{"t.json", `{"schema_version": "ATIF-v1.5", "session_id": "x", "steps": [`, convert.ATIF},
-		{"t.json", `{"session_id": "x", "prompt": "p", "model": "m"`, convert.Trajectory},
-	}
-	for _, c := range cases {
-		got, err := convert.Detect(c.name, []byte(c.head))
-		if err != nil || got != c.want {
-			t.Errorf("Detect(%q, %.30q) = %q, %v; want %q", c.name, c.head, got, err, c.want)
-		}
-	}
-	for _, bad := range []string{"", "hello", "[1,2]", `{"a":1}`} {
-		if got, err := convert.Detect("x.bin", []byte(bad)); err == nil {
-			t.Errorf("Detect(%q) = %q, want an error", bad, got)
-		}
-	}
-}
-
 // TestConvertMatrix converts every corpus file to every writable format and
 // checks the output with that format's validator (ATIF, REPLAY) or by
 // reading it back.

@@ -299,7 +299,7 @@ func checkFrom(from Format, h *Head) error {
 	}
 	if got, err := detect(h); err == nil && got != from {
 		gi, _ := Lookup(got)
-		return fmt.Errorf("--from %s does not fit: %s is %s (%s); use --from %s or leave --from out", from, what, got, gi.Description, got)
+		return fmt.Errorf("--from %s does not fit %s, which is %s: %s; use --from %s or leave --from out", from, what, got, gi.Description, got)
 	}
 	if h.Text != nil && fi.JSON || h.Text == nil && !fi.JSON {
 		return fmt.Errorf("--from %s does not fit: %s", from, describe(h))

@@ -69,10 +69,11 @@ func Int(v []byte) (int64, bool) {
 	return n, true
 }
 
-// Float decodes a JSON number.
+// Float decodes a JSON number; ok is false for anything else (null too,
+// which encoding/json would take as "no change").
 func Float(v []byte) (float64, bool) {
 	var f float64
-	if len(v) == 0 || json.Unmarshal(v, &f) != nil {
+	if len(v) == 0 || v[0] != '-' && (v[0] < '0' || v[0] > '9') || json.Unmarshal(v, &f) != nil {
 		return 0, false
 	}
 	return f, true

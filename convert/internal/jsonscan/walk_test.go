@@ -267,3 +267,14 @@ func TestLocate(t *testing.T) {
 		}
 	}
 }
+
+func TestFloatRejectsNull(t *testing.T) {
+	for _, v := range []string{"null", `"1"`, "true", ""} {
+		if _, ok := Float([]byte(v)); ok {
+			t.Errorf("Float(%s) ok", v)
+		}
+	}
+	if f, ok := Float([]byte("-1.5e2")); !ok || f != -150 {
+		t.Errorf("Float(-1.5e2) = %v %v", f, ok)
+	}
+}
