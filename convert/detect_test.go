@@ -131,7 +131,7 @@ func TestCheckFrom(t *testing.T) {
 		{convert.Replay, "sample-replay.json", bundle, "which is replay-bundle"},
 		{convert.Rlog, "t.json", atifDoc, "which is atif"},
 		{convert.Claude, "x.rlog", "---\nformat: rlog/1\n---\n", "which is rlog"},
-		{convert.ATIF, "odd.json", `{"a": 1}`, ""},              // cannot be told: the reader says what it cannot read
+		{convert.ATIF, "odd.json", `{"a": 1}`, ""},               // cannot be told: the reader says what it cannot read
 		{convert.Claude, "c.jsonl", "{broken\n", ""},             // a first line that is not JSON
 		{convert.Rlog, "w.json", `{"a": 1}`, "JSON of no known"}, // JSON is no rlog
 		{convert.ATIF, "a.json", "", ""},
