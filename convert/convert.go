@@ -120,26 +120,6 @@ func (f FormatInfo) NamedBy(name string) bool {
 	return false
 }
 
-// sessionWriter adapts a writer that needs the whole session.
-func sessionWriter(write func(io.Writer, *model.Session, *model.Report, model.Options) error) WriterFunc {
-	return func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
-		return &collectThen{w: w, rep: rep, opt: opt, write: write}, nil
-	}
-}
-
-type collectThen struct {
-	model.Collector
-	w     io.Writer
-	rep   *model.Report
-	opt   model.Options
-	write func(io.Writer, *model.Session, *model.Report, model.Options) error
-}
-
-func (c *collectThen) End(h *model.Header) error {
-	c.Collector.End(h)
-	return c.write(c.w, &c.Session, c.rep, c.opt)
-}
-
 var formats = []FormatInfo{
 	{
 		Name: Rlog, Description: "rlog/1 session log",
@@ -149,9 +129,11 @@ var formats = []FormatInfo{
 			return t != nil && (strings.HasPrefix(strings.TrimLeft(string(t[:min(len(t), 64)]), "\ufeff \t\r\n"), "---") ||
 				strings.Contains(string(t), "\nformat: rlog/") || strings.HasSuffix(h.Name, ".rlog"))
 		},
-		Read:      rlogfmt.Read,
-		NewWriter: sessionWriter(rlogfmt.Write),
-		Validate:  validateRlog, Rules: rlogRules(),
+		Read: rlogfmt.Read,
+		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+			return rlogfmt.NewWriter(w, rep, opt), nil
+		},
+		Validate: validateRlog, Rules: rlogRules(),
 	},
 	{
 		Name: ATIF, Description: "ATIF v1.0-v1.7 (writes v1.5, or 1.6/1.7 on request)", JSON: true,
@@ -159,9 +141,11 @@ var formats = []FormatInfo{
 		Probe: func(h *Head) bool {
 			return !h.Has("__header__") && (h.Has("schema_version") || h.Has("agent") && h.Has("steps", "session_id"))
 		},
-		Read:      atif.Read,
-		NewWriter: sessionWriter(atif.Write),
-		Validate:  atif.Validate, Rules: atif.Rules,
+		Read: atif.Read,
+		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+			return atif.NewWriter(w, rep, opt)
+		},
+		Validate: atif.Validate, Rules: atif.Rules,
 		Export: "Convert to ATIF",
 	},
 	{
@@ -170,9 +154,11 @@ var formats = []FormatInfo{
 		Probe: func(h *Head) bool {
 			return h.Has("__header__") || h.Has("step_id") && h.Has("source") && !h.Has("schema_version")
 		},
-		Read:      atif.ReadJSONL,
-		NewWriter: sessionWriter(atif.WriteJSONL),
-		Validate:  atif.ValidateJSONL, Rules: atif.Rules,
+		Read: atif.ReadJSONL,
+		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+			return atif.NewJSONLWriter(w, rep, opt)
+		},
+		Validate: atif.ValidateJSONL, Rules: atif.Rules,
 		Export: "Export ATIF-JSONL",
 	},
 	{
@@ -220,9 +206,11 @@ var formats = []FormatInfo{
 		Probe: func(h *Head) bool {
 			return h.Has("session_id") && h.Has("prompt", "repo_sha", "steps") && !h.Has("agent", "schema_version", "__header__")
 		},
-		Read:      trajectory.Read,
-		NewWriter: sessionWriter(trajectory.Write),
-		Export:    "Export trajectory JSON",
+		Read: trajectory.Read,
+		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+			return trajectory.NewWriter(w, rep, opt), nil
+		},
+		Export: "Export trajectory JSON",
 	},
 	{
 		Name: Prophet, Description: "mini-prophet trajectory.json", JSON: true,
@@ -231,9 +219,11 @@ var formats = []FormatInfo{
 			return strings.HasPrefix(h.String("trajectory_format"), "mini-prophet") ||
 				h.Has("messages") && h.InnerHas("messages", "key") && !h.Has("info")
 		},
-		Read:      prophet.Read,
-		NewWriter: sessionWriter(prophet.Write),
-		Export:    "Export mini-prophet trajectory",
+		Read: prophet.Read,
+		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+			return prophet.NewWriter(w, rep, opt), nil
+		},
+		Export: "Export mini-prophet trajectory",
 	},
 	{
 		Name: MiniSWE, Description: "mini-swe-agent trajectory (read only)", JSON: true,

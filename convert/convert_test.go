@@ -189,5 +189,5 @@ func TestReportRenderings(t *testing.T) {
 }
 
 func totals(s *convert.Session) (model.Usage, bool) {
-	return model.SessionTotals(&s.Header, s.Events)
+	return s.Totals()
 }

@@ -24,29 +24,43 @@ const (
 	NameJSONL = "atif-jsonl"
 )
 
-// headerExtraKeys are root `extra` keys that the rlog-facing writers put
-// there for header fields ATIF has no place for; reading puts them back.
-var headerExtraKeys = map[string]bool{"repo_sha": true, "branch": true, "cwd": true, "prompt": true, "started_at": true, "ended_at": true}
-
-// Read reads one ATIF document.
+// Read reads one ATIF document, one step at a time. Root fields after the
+// steps (final_metrics, extra) complete the header by the time the sink's
+// End is called.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	root, err := model.ReadDocument(r, "atif")
-	if err != nil {
-		return err
-	}
 	h := &model.Header{SourceFormat: Name}
-	readHeader(h, root, rep)
 	st := &reader{h: h, sink: sink, rep: rep}
-	steps, _ := root.Get("steps")
-	if len(steps) == 0 || steps[0] != '[' {
-		rep.Add(model.LossMalformed, "steps is missing or not a list", model.Loc{Path: "$.steps"})
-	} else {
-		err := jsonscan.Array(steps, func(i int, b []byte) error {
-			return st.step(b, true, model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)})
-		})
+	w := jsonscan.NewWalker(r, false)
+	if w.Kind() != '{' {
+		if _, _, err := w.Value(); err != nil {
+			return fmt.Errorf("atif: %w", err)
+		}
+		return fmt.Errorf("atif: %w", model.ErrNotObject)
+	}
+	sawSteps := false
+	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
+		key := jsonscan.Key(k)
+		if key == "steps" && w.Kind() == '[' {
+			sawSteps = true
+			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
+				return st.step(b, true, model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)})
+			})
+		}
+		v, _, err := w.Value()
 		if err != nil {
 			return err
 		}
+		rootField(h, key, jsonscan.Copy(v))
+		return nil
+	})
+	if err == nil {
+		err = w.End()
+	}
+	if err != nil {
+		return fmt.Errorf("atif: %w", err)
+	}
+	if !sawSteps {
+		rep.Add(model.LossMalformed, "steps is missing or not a list", model.Loc{Path: "$.steps"})
 	}
 	return sink.End(h)
 }
@@ -74,12 +88,15 @@ func ReadJSONL(r io.Reader, sink model.Sink, rep *model.Report) error {
 			f, err := model.ParseFields(line)
 			if err == nil && f != nil {
 				if _, ok := f.Get("__header__"); ok {
-					f.Delete("__header__")
-					if c, ok := f.String("created_at"); ok {
-						h.Started = c
-						f.Delete("created_at")
+					for _, fl := range f {
+						switch fl.Key {
+						case "__header__":
+						case "created_at":
+							h.Started, _ = jsonscan.String(fl.Value)
+						default:
+							rootField(h, fl.Key, fl.Value)
+						}
 					}
-					readHeader(h, f, rep)
 					continue
 				}
 			}
@@ -92,11 +109,21 @@ func ReadJSONL(r io.Reader, sink model.Sink, rep *model.Report) error {
 	return sink.End(h)
 }
 
-func readHeader(h *model.Header, root model.Fields, rep *model.Report) {
-	h.SourceVersion, _ = root.String("schema_version")
-	h.ID, _ = root.String("session_id")
-	if a, ok := root.Get("agent"); ok {
-		af, _ := model.ParseValidFields(a)
+// headerKeys are the header fields the writer keeps in root extra (or,
+// when they are learned after the steps, in final_metrics.extra); reading
+// puts them back.
+var headerKeys = map[string]bool{"repo_sha": true, "branch": true, "cwd": true, "prompt": true, "started_at": true, "ended_at": true, "outcome": true}
+
+// rootField puts one root field of the document (or the JSONL header) in
+// the header.
+func rootField(h *model.Header, key string, v json.RawMessage) {
+	switch key {
+	case "schema_version":
+		h.SourceVersion, _ = jsonscan.String(v)
+	case "session_id":
+		h.ID, _ = jsonscan.String(v)
+	case "agent":
+		af, _ := model.ParseValidFields(v)
 		h.AgentName, _ = af.String("name")
 		h.AgentVersion, _ = af.String("version")
 		h.Model, _ = af.String("model_name")
@@ -111,9 +138,11 @@ func readHeader(h *model.Header, root model.Fields, rep *model.Report) {
 				h.Extra.Set("agent."+f.Key, f.Value)
 			}
 		}
-	}
-	if fm, ok := root.Get("final_metrics"); ok && !jsonscan.IsNull(fm) {
-		f, _ := model.ParseValidFields(fm)
+	case "final_metrics":
+		if jsonscan.IsNull(v) {
+			return
+		}
+		f, _ := model.ParseValidFields(v)
 		prompt, hasPrompt := intOf(f, "total_prompt_tokens")
 		out, hasOut := intOf(f, "total_completion_tokens")
 		cached, _ := intOf(f, "total_cached_tokens")
@@ -121,11 +150,24 @@ func readHeader(h *model.Header, root model.Fields, rep *model.Report) {
 		if x, ok := f.Get("extra"); ok {
 			xf, _ := model.ParseValidFields(x)
 			create, _ = intOf(xf, "cache_creation_input_tokens")
+			var rest model.Fields
+			for _, fl := range xf {
+				switch {
+				case fl.Key == "cache_creation_input_tokens":
+				case headerKeys[fl.Key] || fl.Key == "source_format" || fl.Key == "source_version":
+					headerExtra(h, fl)
+				default:
+					rest = append(rest, fl)
+				}
+			}
+			if len(rest) > 0 {
+				h.Extra.Set("final_metrics.extra", model.MustJSON(rest))
+			}
 		}
 		if hasPrompt || hasOut {
 			h.Totals = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
 		}
-		h.Extra.SetString("_final_metrics_present", presentKeys(f, "total_prompt_tokens", "total_completion_tokens", "total_cached_tokens"))
+		h.TotalsKeys = presentKeys(f, "total_prompt_tokens", "total_completion_tokens", "total_cached_tokens")
 		if c, ok := f.Get("total_cost_usd"); ok {
 			if v, ok := jsonscan.Float(c); ok {
 				h.CostUSD = &v
@@ -133,43 +175,50 @@ func readHeader(h *model.Header, root model.Fields, rep *model.Report) {
 		}
 		for _, fl := range f {
 			switch fl.Key {
-			case "total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_cost_usd":
+			case "total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_cost_usd", "extra":
 			default:
 				h.Extra.Set("final_metrics."+fl.Key, fl.Value)
 			}
 		}
-	}
-	if x, ok := root.Get("extra"); ok {
-		xf, err := model.ParseValidFields(x)
+	case "extra":
+		xf, err := model.ParseValidFields(v)
 		if err != nil {
-			h.Extra.Set("atif.extra", x)
+			h.Extra.Set("atif.extra", v)
 		}
 		for _, f := range xf {
-			s, isStr := xf.String(f.Key)
-			switch {
-			case f.Key == "repo_sha" && isStr:
-				h.RepoSHA = s
-			case f.Key == "branch" && isStr:
-				h.Branch = s
-			case f.Key == "cwd" && isStr:
-				h.Cwd = s
-			case f.Key == "prompt" && isStr:
-				h.Prompt = s
-			case f.Key == "started_at" && isStr:
-				h.Started = s
-			case f.Key == "ended_at" && isStr:
-				h.Ended = s
-			default:
-				h.Extra.Set(f.Key, f.Value)
-			}
+			headerExtra(h, f)
 		}
+	default:
+		h.Extra.Set("atif."+key, v)
 	}
-	for _, f := range root {
-		switch f.Key {
-		case "schema_version", "session_id", "agent", "final_metrics", "extra", "steps":
-		default:
-			h.Extra.Set("atif."+f.Key, f.Value)
+}
+
+// headerExtra puts one field of root extra in the header: the writer's
+// header fields where they belong, anything else as a header extra.
+func headerExtra(h *model.Header, f model.Field) {
+	s, isStr := jsonscan.String(f.Value)
+	switch {
+	case f.Key == "repo_sha" && isStr:
+		h.RepoSHA = s
+	case f.Key == "branch" && isStr:
+		h.Branch = s
+	case f.Key == "cwd" && isStr:
+		h.Cwd = s
+	case f.Key == "prompt" && isStr:
+		h.Prompt = s
+	case f.Key == "started_at" && isStr:
+		h.Started = s
+	case f.Key == "ended_at" && isStr:
+		h.Ended = s
+	case f.Key == "outcome":
+		var out model.Outcome
+		if json.Unmarshal(f.Value, &out) == nil {
+			h.Outcome = &out
+		} else {
+			h.Extra.Set(f.Key, f.Value)
 		}
+	default:
+		h.Extra.Set(f.Key, f.Value)
 	}
 }
 
@@ -275,6 +324,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	modelName, _ := f.String("model_name")
 	id := fmt.Sprintf("step-%d", stepN)
 	base := model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}
+	msgID := id
 	var extra model.Fields
 	signature := ""
 	if x, ok := f.Get("extra"); ok {
@@ -282,6 +332,11 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		if s, ok := extra.String("signature"); ok {
 			signature = s
 			extra.Delete("signature")
+		}
+		// The source's message id, which this package's writer keeps.
+		if s, ok := extra.String("message_id"); ok && s != "" {
+			msgID = s
+			extra.Delete("message_id")
 		}
 	}
 	for _, fl := range f {
@@ -308,7 +363,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 				create, _ = intOf(xf, "cache_creation_input_tokens")
 			}
 			usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
-			extra.SetString("_metrics_present", presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens"))
+			base.Form.Keys = presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens")
 			for _, fl := range mf {
 				switch fl.Key {
 				case "prompt_tokens", "completion_tokens", "cached_tokens":
@@ -318,7 +373,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 			}
 		}
 		base.Usage = usage
-		base.MessageID = id
+		base.MessageID = msgID
 		if rc, ok := f.String("reasoning_content"); ok && rc != "" {
 			ev := base
 			ev.Kind = model.KindThinking
@@ -330,9 +385,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 			ev := base
 			ev.Kind = model.KindAgent
 			ev.Text = msgText
-			if msgRaw != nil {
-				ev.Extra.Set("_message_parts", msgRaw)
-			}
+			ev.Parts = msgRaw
 			events = append(events, ev)
 		}
 		if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
@@ -368,18 +421,14 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		ev := base
 		ev.Kind = model.KindUser
 		ev.Text = msgText
-		if msgRaw != nil {
-			ev.Extra.Set("_message_parts", msgRaw)
-		}
+		ev.Parts = msgRaw
 		events = append(events, ev)
 	default:
 		ev := base
 		ev.Kind = model.KindSystem
 		ev.Name = source
 		ev.Text = msgText
-		if msgRaw != nil {
-			ev.Extra.Set("_message_parts", msgRaw)
-		}
+		ev.Parts = msgRaw
 		if source != "system" {
 			st.rep.Add(model.LossMalformed, fmt.Sprintf("step source %q (expected system, user or agent)", source), loc)
 		}
@@ -425,6 +474,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
 	base.Usage = nil
 	base.MessageID = ""
+	base.Form = model.Form{}
 	of, err := record(obs, validUTF8, true)
 	if err != nil || of == nil {
 		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
@@ -487,12 +537,16 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 
 // presentKeys lists which of keys f has, so that writing the same format
 // back does not add counters the source left out.
+// It is "," when f has none of them ("" would mean "not recorded").
 func presentKeys(f model.Fields, keys ...string) string {
 	var out []string
 	for _, k := range keys {
 		if _, ok := f.Get(k); ok {
 			out = append(out, k)
 		}
+	}
+	if len(out) == 0 {
+		return ","
 	}
 	return strings.Join(out, ",")
 }

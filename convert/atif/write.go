@@ -1,6 +1,7 @@
 package atif
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
@@ -32,533 +34,297 @@ func ParseVersion(s string) (int, error) {
 	return 0, fmt.Errorf("atif: cannot write version %q (supported: %s)", s, strings.Join(WriteVersions, ", "))
 }
 
-type result struct {
-	parts   json.RawMessage // v1.6 content parts, when the source had them
-	callID  string
-	hasCall bool
-	content string
-	isError bool
-	refs    json.RawMessage
-	extra   model.Fields
+// The bound on steps held back for their results: a step waits for the
+// results of its tool calls (Harbor wants them in the step of the call),
+// and the steps after it wait with it, at most this many or this many
+// bytes. A step that would wait longer is written without its missing
+// results, which then go on a system step (reported as moved).
+const (
+	maxHeldSteps = 512
+	maxHeldBytes = 32 << 20
+)
+
+// Writer writes ATIF, as one document or as ATIF-JSONL, as events arrive.
+// It groups events into steps (see add); a step is written once the steps
+// before it are and its tool calls have their results. What the document
+// says at the end (final_metrics, header fields learned late) follows the
+// steps.
+type Writer struct {
+	jsonl bool
+	ver   int
+	rep   *model.Report
+	opt   model.Options
+
+	doc   *jsonw.Indenter // the document, indented as it is written
+	lines *bufio.Writer   // or the JSONL lines
+	err   error
+
+	h       *model.Header
+	same    bool // the source is ATIF: its fields are restored
+	begun   bool
+	written int // steps written
+	ledger  model.Ledger
+	// rootExtra is the root extra written at the start: header fields
+	// that change or appear later go in final_metrics.extra.
+	rootExtra model.Fields
+	rootKeys  map[string]bool // atif.* root keys written at the start
+
+	held      []*step            // steps not written yet, oldest first
+	heldBytes int                // about what they hold
+	openCalls map[string][]*step // source call id -> held steps with a call of it waiting for its result, oldest first
+	// late are the calls of steps written before their results came.
+	late *recent.Map[struct{}]
 }
 
-type toolCall struct {
-	id, name string
-	args     json.RawMessage
-	extra    json.RawMessage
+// NewWriter returns a writer of one ATIF document of the version
+// opt.ATIFVersion asks for.
+func NewWriter(w io.Writer, rep *model.Report, opt model.Options) (*Writer, error) {
+	return newWriter(w, rep, opt, false)
 }
 
-type step struct {
-	parts       json.RawMessage // v1.6 message content parts
-	fields      model.Fields    // step-level fields beyond the core ones (reasoning_effort, ...)
-	metricExtra model.Fields    // metrics fields beyond the token counts
-	source      string
-	time        string
-	message     string
-	model       string
-	reasoning   []string
-	texts       []string
-	calls       []toolCall
-	results     []result
-	usage       *model.Usage
-	msgIDs      map[string]bool
-	extra       model.Fields
-	key         string // grouping key of an agent step
-	srcID       string // ID of the first event, to keep a source step\'s parts together
-	present     string // metric keys the source step had ("" = write all)
-	loc         model.Loc
-	origStep    int64
-	renamed     map[string][]string // original call id -> unique ids in order
-	closed      bool                // no more events join (a user or system step came after)
+// NewJSONLWriter returns a writer of ATIF-JSONL: a `__header__` line and
+// one step per line.
+func NewJSONLWriter(w io.Writer, rep *model.Report, opt model.Options) (*Writer, error) {
+	return newWriter(w, rep, opt, true)
 }
 
-// builder groups events into ATIF steps.
-type builder struct {
-	ver    int
-	rep    *model.Report
-	steps  []*step
-	callAt map[string]int // call id -> index of the latest step that has it
-}
-
-func (b *builder) cur() *step {
-	if len(b.steps) == 0 {
-		return nil
-	}
-	return b.steps[len(b.steps)-1]
-}
-
-func groupKey(e *model.Event) string {
-	if e.MessageID != "" {
-		return "m:" + e.MessageID
-	}
-	return ""
-}
-
-func (b *builder) newStep(source string, e *model.Event) *step {
-	s := &step{source: source, time: e.Time, loc: e.Loc, origStep: e.Step, model: e.Model, srcID: e.ID}
-	if p, ok := e.Extra.String("_metrics_present"); ok {
-		s.present = p
-	}
-	b.steps = append(b.steps, s)
-	return s
-}
-
-// agentStep returns the agent step e joins, starting one when needed: a new
-// model response (another message id) or anything between starts a step.
-func (b *builder) agentStep(e *model.Event) *step {
-	s := b.cur()
-	k := groupKey(e)
-	if s != nil && s.source == "agent" && !s.closed && (k == "" || s.key == "" || s.key == k) {
-		if k != "" {
-			s.key = k
-		}
-		return s
-	}
-	s = b.newStep("agent", e)
-	s.key = k
-	return s
-}
-
-func (b *builder) add(e *model.Event) {
-	if s := b.cur(); s != nil && s.time == "" {
-		s.time = e.Time
-	}
-	switch e.Kind {
-	case model.KindThinking:
-		s := b.agentStep(e)
-		if len(s.texts) > 0 || len(s.calls) > 0 {
-			// Reasoning after text or calls belongs to the next turn.
-			s.closed = true
-			s = b.agentStep(e)
-		}
-		s.reasoning = append(s.reasoning, e.Text)
-		if e.Signature != "" {
-			s.extra.SetString("signature", e.Signature)
-		}
-		b.usage(s, e)
-	case model.KindAgent:
-		s := b.agentStep(e)
-		if len(s.calls) > 0 {
-			s.closed = true
-			s = b.agentStep(e)
-		}
-		s.texts = append(s.texts, e.Text)
-		b.usage(s, e)
-	case model.KindToolCall:
-		s := b.agentStep(e)
-		b.call(s, e)
-		b.usage(s, e)
-	case model.KindToolResult:
-		b.result(e)
-	case model.KindUser:
-		s := b.newStep("user", e)
-		s.message = e.Text
-		if e.Usage != nil && !e.Usage.IsZero() {
-			b.rep.Add(model.LossDroppedField, "token usage on a user step (metrics are agent-only)", e.Loc)
-		}
-		s.closed = true
-	case model.KindTodos:
-		if s := b.lastAgent(); s != nil {
-			s.extra.SetAny("todos", e.Todos)
-			return
-		}
-		s := b.newStep("system", e)
-		s.message = "todos"
-		s.extra.SetAny("todos", e.Todos)
-		s.closed = true
-	default:
-		s := b.newStep("system", e)
-		s.closed = true
-		s.message = systemMessage(e)
-		s.extra.SetString("event", e.Kind.String())
-		switch e.Kind {
-		case model.KindInit:
-			s.extra.SetString("model", e.Model)
-		case model.KindCompaction:
-			cm := model.Fields{}
-			cm.SetString("type", "compaction")
-			cm.SetString("boundary", "replace")
-			if e.Compaction != nil {
-				if e.Compaction.Trigger != "" {
-					cm.SetString("trigger", e.Compaction.Trigger)
-				}
-				if e.Compaction.PreTokens > 0 {
-					cm.SetAny("pre_tokens", e.Compaction.PreTokens)
-				}
-			}
-			s.extra.Set("context_management", model.MustJSON(cm))
-		case model.KindSubagent:
-			s.extra.Set("subagent", model.MustJSON(e.Subagent))
-		case model.KindLifecycle, model.KindSystem:
-			if e.Name != "" {
-				s.extra.SetString("name", e.Name)
-			}
-		case model.KindPassthrough:
-			s.extra.SetString("record_type", e.RawType)
-			if len(e.Raw) > 0 {
-				s.extra.Set("record", e.Raw)
-			}
-		}
-	}
-}
-
-func systemMessage(e *model.Event) string {
-	switch e.Kind {
-	case model.KindInit:
-		return "init model=" + e.Model
-	case model.KindCompaction:
-		if e.Text != "" {
-			return e.Text
-		}
-		return "context compaction"
-	case model.KindSubagent:
-		sa := e.Subagent
-		msg := "subagent " + sa.Type + " " + sa.Status
-		if sa.Summary != "" {
-			msg += ": " + sa.Summary
-		}
-		return strings.TrimSpace(msg)
-	case model.KindLifecycle:
-		if e.Text != "" {
-			return strings.TrimSpace(e.Name + " " + e.Text)
-		}
-		return e.Name
-	case model.KindPassthrough:
-		return "record " + e.RawType
-	}
-	return e.Text
-}
-
-func (b *builder) lastAgent() *step {
-	for i := len(b.steps) - 1; i >= 0; i-- {
-		if b.steps[i].source == "agent" {
-			return b.steps[i]
-		}
-	}
-	return nil
-}
-
-func (b *builder) usage(s *step, e *model.Event) {
-	if e.Usage == nil {
-		return
-	}
-	if s.msgIDs == nil {
-		s.msgIDs = map[string]bool{}
-	}
-	id := e.MessageID
-	if id == "" {
-		// Without a message id, repeated usage on the events of one step is
-		// the same response's: keep the counter-wise maximum.
-		id = "\x00step"
-	}
-	if s.usage == nil {
-		u := *e.Usage
-		s.usage = &u
-		s.msgIDs[id] = true
-		return
-	}
-	if s.msgIDs[id] {
-		u := s.usage.Max(*e.Usage)
-		s.usage = &u
-		return
-	}
-	s.msgIDs[id] = true
-	u := s.usage.Add(*e.Usage)
-	s.usage = &u
-}
-
-func (b *builder) call(s *step, e *model.Event) {
-	id := e.Call.ID
-	orig := id
-	taken := func(x string) bool {
-		for _, c := range s.calls {
-			if c.id == x {
-				return true
-			}
-		}
-		return false
-	}
-	if id == "" {
-		id = fmt.Sprintf("call_%d_%d", len(b.steps), len(s.calls)+1)
-		b.rep.Add(model.LossSynthesized, "tool_call_id for a call without an id", e.Loc)
-	}
-	if taken(id) {
-		n := 2
-		for taken(fmt.Sprintf("%s#%d", orig, n)) {
-			n++
-		}
-		id = fmt.Sprintf("%s#%d", orig, n)
-		b.rep.Add(model.LossIDUnique, "duplicate tool call id in one step made unique as <id>#n", e.Loc)
-	}
-	if s.renamed == nil {
-		s.renamed = map[string][]string{}
-	}
-	s.renamed[orig] = append(s.renamed[orig], id)
-	args := e.Call.Input
-	if len(bytes.TrimSpace(args)) == 0 || args[0] != '{' {
-		if len(args) > 0 && string(args) != "null" {
-			wrapped := model.Fields{{Key: "input", Value: args}}
-			args = model.MustJSON(wrapped)
-			b.rep.Add(model.LossDroppedField, "non-object tool input wrapped as {\"input\": ...}", e.Loc)
-		} else {
-			args = json.RawMessage("{}")
-		}
-	}
-	if e.Call.Summary != "" && len(e.Call.Input) == 0 {
-		s.extra.SetString("rlog_args", e.Call.Summary)
-	}
-	tc := toolCall{id: id, name: e.Call.Name, args: args}
-	if x, ok := e.Extra.Get("tool_call.extra"); ok {
-		if b.ver >= 7 {
-			tc.extra = x
-		} else {
-			b.rep.Add(model.LossDroppedField, "tool call extra (needs ATIF-v1.7)", e.Loc)
-		}
-	}
-	s.calls = append(s.calls, tc)
-	if b.callAt == nil {
-		b.callAt = map[string]int{}
-	}
-	b.callAt[orig] = len(b.steps) - 1
-}
-
-func (b *builder) result(e *model.Event) {
-	r := result{content: e.Result.Content, isError: e.Result.IsError}
-	if raw := e.Result.ContentRaw; len(raw) > 0 && raw[0] == '[' && isParts(raw) {
-		if b.ver >= 6 {
-			r.parts = raw
-		} else {
-			b.rep.Add(model.LossDroppedField, "content parts (images) flattened to text (need ATIF-v1.6)", e.Loc)
-		}
-	}
-	if refs, ok := e.Extra.Get("subagent_trajectory_ref"); ok {
-		r.refs = refs
-	}
-	if x, ok := e.Extra.Get("result.extra"); ok {
-		r.extra, _ = model.ParseFields(x)
-	}
-	if e.Result.Status != "" {
-		r.extra.SetString("status", e.Result.Status)
-	}
-	orig := e.Result.CallID
-	if cur := b.cur(); orig == "" && cur != nil && e.ID != "" && cur.srcID == e.ID {
-		// A result without a call id from the same source step (terminus-2
-		// writes these): it stays on that step.
-		cur.results = append(cur.results, r)
-		return
-	}
-	idx, ok := b.callAt[orig]
-	if orig == "" || !ok {
-		// An observation not tied to any known call: a system step, with the
-		// original id kept in extra (Harbor would reject it as source_call_id).
-		s := b.cur()
-		if s == nil || s.source != "system" || s.closed || orig != "" {
-			s = b.newStep("system", e)
-			s.message = ""
-		}
-		s.closed = true
-		if orig != "" {
-			s.extra.SetString("orphan_call_id", orig)
-			b.rep.Add(model.LossMoved, "observation of an unknown call id put on a system step without source_call_id", e.Loc)
-		}
-		s.results = append(s.results, r)
-		return
-	}
-	s := b.steps[idx]
-	if idx != len(b.steps)-1 {
-		b.rep.Add(model.LossMoved, "observation moved back to the step of its tool call", e.Loc)
-	}
-	if q := s.renamed[orig]; len(q) > 0 {
-		r.callID = q[0]
-		s.renamed[orig] = q[1:]
-		if len(q) == 1 {
-			// Later results for the same id go to the last call with it.
-			s.renamed[orig] = []string{q[0]}
-			if len(s.results) > 0 {
-				for _, prev := range s.results {
-					if prev.callID == q[0] {
-						b.rep.Add(model.LossIDUnique, "second result for one call id", e.Loc)
-						break
-					}
-				}
-			}
-		}
-	} else {
-		r.callID = orig
-	}
-	r.hasCall = true
-	s.results = append(s.results, r)
-	if s.source == "agent" && idx == len(b.steps)-1 {
-		// Text after the results starts a new model turn.
-		s.closed = true
-	}
-}
-
-// Write writes s as one ATIF document of the version in opt.
-func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
-	doc, err := Encode(s, rep, opt, false)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(doc)
-	return err
-}
-
-// WriteJSONL writes s as ATIF-JSONL: a `__header__` line and one step per
-// line.
-func WriteJSONL(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
-	doc, err := Encode(s, rep, opt, true)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(doc)
-	return err
-}
-
-// Encode builds the document (or JSONL lines) in memory.
-func Encode(s *model.Session, rep *model.Report, opt model.Options, asJSONL bool) ([]byte, error) {
+func newWriter(w io.Writer, rep *model.Report, opt model.Options, jsonl bool) (*Writer, error) {
 	ver, err := ParseVersion(opt.ATIFVersion)
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{ver: ver, rep: rep}
-	same := s.Header.SourceFormat == Name || s.Header.SourceFormat == NameJSONL
-	for i := range s.Events {
-		e := &s.Events[i]
-		b.add(e)
-		switch {
-		case e.Kind == model.KindPassthrough:
-		case same:
-			b.restoreExtra(e)
-		default:
-			rep.DropExtras(e)
+	wr := &Writer{jsonl: jsonl, ver: ver, rep: rep, opt: opt, openCalls: map[string][]*step{}, late: recent.New[struct{}](4096)}
+	if jsonl {
+		wr.lines = bufio.NewWriterSize(w, 64<<10)
+	} else {
+		wr.doc = jsonw.NewIndenter(w)
+	}
+	return wr, nil
+}
+
+// Write writes s as one ATIF document.
+func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
+	wr, err := NewWriter(w, rep, opt)
+	if err != nil {
+		return err
+	}
+	return model.Replay(s, wr)
+}
+
+// WriteJSONL writes s as ATIF-JSONL.
+func WriteJSONL(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
+	wr, err := NewJSONLWriter(w, rep, opt)
+	if err != nil {
+		return err
+	}
+	return model.Replay(s, wr)
+}
+
+func (wr *Writer) out(b []byte) {
+	if wr.err != nil {
+		return
+	}
+	if wr.jsonl {
+		_, wr.err = wr.lines.Write(b)
+	} else {
+		_, wr.err = wr.doc.Write(b)
+	}
+}
+
+// Event implements model.Sink.
+func (wr *Writer) Event(h *model.Header, e *model.Event) error {
+	if !wr.begun {
+		wr.begin(h)
+	}
+	wr.ledger.Add(e)
+	wr.add(e)
+	switch {
+	case e.Kind == model.KindPassthrough:
+	case wr.same:
+		wr.restoreExtra(e)
+	default:
+		wr.rep.DropExtras(e)
+	}
+	wr.release(false)
+	return wr.err
+}
+
+// End implements model.Sink: the held steps, then final_metrics.
+func (wr *Writer) End(h *model.Header) error {
+	wr.h = h
+	if !wr.begun {
+		wr.begin(h)
+	}
+	wr.release(true)
+	if wr.written == 0 {
+		wr.held = append(wr.held, &step{source: "system", message: "empty session"})
+		wr.rep.Add(model.LossSynthesized, "a system step (ATIF needs at least one step)", model.Loc{})
+		wr.release(true)
+	}
+	wr.end()
+	if wr.err != nil {
+		return wr.err
+	}
+	if wr.jsonl {
+		return wr.lines.Flush()
+	}
+	return wr.doc.Flush()
+}
+
+// release writes the held steps that are ready: those before the last
+// one whose calls have their results, all of them at the end, and the
+// oldest ones whatever they wait for when too many are held.
+func (wr *Writer) release(all bool) {
+	for len(wr.held) > 0 {
+		s := wr.held[0]
+		ready := all || len(wr.held) > 1 && s.open() == 0
+		if !ready && (len(wr.held) > maxHeldSteps || wr.heldBytes > maxHeldBytes) {
+			ready = true
+			if n := s.open(); n > 0 {
+				wr.rep.Add(model.LossMoved, fmt.Sprintf("step written before the results of its tool calls (more than %d steps or %d MB came first); later results go on a system step", maxHeldSteps, maxHeldBytes>>20), s.loc)
+			}
 		}
-	}
-	if len(b.steps) == 0 {
-		st := &step{source: "system", message: "empty session"}
-		b.steps = append(b.steps, st)
-		rep.Add(model.LossSynthesized, "a system step (ATIF needs at least one step)", model.Loc{})
-	}
-	h := &s.Header
-	schema := fmt.Sprintf("ATIF-v1.%d", ver)
-	var out bytes.Buffer
-	for i, st := range b.steps {
-		if st.origStep != 0 && st.origStep != int64(i+1) {
-			rep.Add(model.LossRenumbered, "step_id renumbered 1..N", st.loc)
+		if !ready {
+			return
 		}
+		wr.held = wr.held[1:]
+		wr.heldBytes -= s.size
+		for id := range s.renamed {
+			waiting := wr.openCalls[id]
+			for len(waiting) > 0 && waiting[0] == s {
+				waiting = waiting[1:]
+				if !all {
+					wr.late.Set(id, struct{}{})
+				}
+			}
+			if len(waiting) == 0 {
+				delete(wr.openCalls, id)
+			} else {
+				wr.openCalls[id] = waiting
+			}
+		}
+		wr.writeStep(s)
 	}
-	// Header / root.
-	var root bytes.Buffer
-	o := jsonw.Begin(&root)
-	if asJSONL {
+	if len(wr.held) == 0 {
+		wr.heldBytes = 0
+	}
+}
+
+// eventSize is about how much memory an event holds while its step waits.
+func eventSize(e *model.Event) int {
+	n := 200 + len(e.Text) + len(e.Signature) + len(e.Raw) + len(e.Parts)
+	if e.Call != nil {
+		n += len(e.Call.Input) + len(e.Call.Summary)
+	}
+	if e.Result != nil {
+		n += len(e.Result.Content) + len(e.Result.ContentRaw)
+	}
+	for _, f := range e.Extra {
+		n += len(f.Key) + len(f.Value)
+	}
+	return n
+}
+
+// begin writes what comes before the steps: the root's identity, agent
+// and the header fields ATIF has no place for (root extra), or the JSONL
+// header line.
+func (wr *Writer) begin(h *model.Header) {
+	wr.begun = true
+	wr.h = h
+	wr.same = h.SourceFormat == Name || h.SourceFormat == NameJSONL
+	var b jsonw.Buf
+	o := b.Begin()
+	if wr.jsonl {
 		o.Bool("__header__", true)
 	}
-	o.Str("schema_version", schema)
+	o.Str("schema_version", fmt.Sprintf("ATIF-v1.%d", wr.ver))
 	sessionID := h.ID
 	if sessionID == "" {
 		sessionID = "unknown"
-		rep.Add(model.LossSynthesized, "session_id \"unknown\" (the source has none)", model.Loc{})
+		wr.rep.Add(model.LossSynthesized, "session_id \"unknown\" (the source has none)", model.Loc{})
 	}
 	o.Str("session_id", sessionID)
 	o.Key("agent")
-	a := jsonw.Begin(&root)
-	name := h.AgentName
-	if name == "" {
-		name = "unknown"
-		rep.Add(model.LossSynthesized, "agent.name \"unknown\"", model.Loc{})
-	}
-	a.Str("name", name)
-	version := h.AgentVersion
-	if version == "" {
-		version = "unknown"
-		rep.Add(model.LossSynthesized, "agent.version \"unknown\" (required by ATIF)", model.Loc{})
-	}
-	a.Str("version", version)
-	if h.Model != "" {
-		a.Str("model_name", h.Model)
-	}
-	sameFormat := h.SourceFormat == Name || h.SourceFormat == NameJSONL
-	for _, f := range h.Extra {
-		if k, ok := strings.CutPrefix(f.Key, "agent."); ok {
-			if k == "extra" || k == "tool_definitions" && ver >= 5 {
-				a.Raw(k, f.Value)
-			} else {
-				rep.Add(model.LossDroppedField, "agent field "+k, model.Loc{})
-			}
-		}
-	}
-	a.End()
-	if asJSONL {
+	wr.agent(&b, h)
+	if wr.jsonl {
 		started := h.Started
 		if started == "" {
-			started = opt.Time().Format(time.RFC3339Nano)
+			started = wr.opt.Time().Format(time.RFC3339Nano)
 		}
 		o.Str("created_at", started)
 	}
 	if notes, ok := h.Extra.Get("atif.notes"); ok {
 		o.Raw("notes", notes)
 	}
-	var stepsJSON [][]byte
-	for i, st := range b.steps {
-		stepsJSON = append(stepsJSON, encodeStep(st, i+1, ver, rep))
+	wr.rootKeys = map[string]bool{}
+	for _, f := range h.Extra {
+		if k, ok := rootKey(f.Key, wr.ver); ok {
+			o.Raw(k, f.Value)
+			wr.rootKeys[f.Key] = true
+		}
 	}
-	if !asJSONL {
+	wr.rootExtra = wr.headerExtra(h)
+	if len(wr.rootExtra) > 0 {
+		o.Raw("extra", model.MustJSON(wr.rootExtra))
+	}
+	if wr.jsonl {
+		if h.Totals != nil {
+			o.Key("final_metrics")
+			wr.finalMetrics(&b, *h.Totals, true, false, nil)
+		}
+		o.End()
+		b.WriteByte('\n')
+	} else {
 		o.Key("steps")
-		root.WriteByte('[')
-		for i, sj := range stepsJSON {
-			if i > 0 {
-				root.WriteByte(',')
-			}
-			root.Write(sj)
-		}
-		root.WriteByte(']')
+		b.WriteByte('[')
 	}
-	// final_metrics
-	tot, haveTot := model.SessionTotals(h, s.Events)
-	o.Key("final_metrics")
-	fm := jsonw.Begin(&root)
-	if haveTot {
-		present, known := h.Extra.String("_final_metrics_present")
-		has := func(k string) bool { return !known || strings.Contains(","+present+",", ","+k+",") }
-		if has("total_prompt_tokens") {
-			fm.Int("total_prompt_tokens", tot.Prompt())
-		}
-		if has("total_completion_tokens") {
-			fm.Int("total_completion_tokens", tot.Output)
-		}
-		if has("total_cached_tokens") {
-			fm.Int("total_cached_tokens", tot.CacheRead)
-		}
+	wr.out(b.Bytes())
+}
+
+// agent writes the agent object.
+func (wr *Writer) agent(b *jsonw.Buf, h *model.Header) {
+	a := b.Begin()
+	name := h.AgentName
+	if name == "" {
+		name = "unknown"
+		wr.rep.Add(model.LossSynthesized, "agent.name \"unknown\"", model.Loc{})
 	}
-	if h.CostUSD != nil {
-		fm.Float("total_cost_usd", *h.CostUSD)
+	a.Str("name", name)
+	version := h.AgentVersion
+	if version == "" {
+		version = "unknown"
+		wr.rep.Add(model.LossSynthesized, "agent.version \"unknown\" (required by ATIF)", model.Loc{})
 	}
-	fm.Int("total_steps", int64(len(b.steps)))
-	var fmExtra model.Fields
-	if haveTot && tot.CacheCreate != 0 {
-		fmExtra.SetAny("cache_creation_input_tokens", tot.CacheCreate)
+	a.Str("version", version)
+	if h.Model != "" {
+		a.Str("model_name", h.Model)
 	}
 	for _, f := range h.Extra {
-		if k, ok := strings.CutPrefix(f.Key, "final_metrics."); ok && k != "total_steps" {
-			if k == "extra" {
-				xf, _ := model.ParseFields(f.Value)
-				for _, x := range xf {
-					if x.Key != "cache_creation_input_tokens" {
-						fmExtra.Set(x.Key, x.Value)
-					}
-				}
+		if k, ok := strings.CutPrefix(f.Key, "agent."); ok {
+			if k == "extra" || k == "tool_definitions" && wr.ver >= 5 {
+				a.Raw(k, f.Value)
 			} else {
-				fmExtra.Set(k, f.Value)
+				wr.rep.Add(model.LossDroppedField, "agent field "+k, model.Loc{})
 			}
 		}
 	}
-	if len(fmExtra) > 0 {
-		fm.Raw("extra", model.MustJSON(fmExtra))
+	a.End()
+}
+
+// rootKey is the root key a header extra from an ATIF source goes back
+// to, when the target version has it.
+func rootKey(key string, ver int) (string, bool) {
+	k, ok := strings.CutPrefix(key, "atif.")
+	if !ok {
+		return "", false
 	}
-	fm.End()
-	// root extra: header fields ATIF has no place for.
+	return k, ver >= 7 && (k == "trajectory_id" || k == "subagent_trajectories") || k == "continued_trajectory_ref"
+}
+
+// headerExtra is root extra: the header fields ATIF has no place for.
+func (wr *Writer) headerExtra(h *model.Header) model.Fields {
 	var extra model.Fields
-	if !sameFormat && h.SourceFormat != "" {
+	if !wr.same && h.SourceFormat != "" {
 		extra.SetString("source_format", h.SourceFormat)
 		if h.SourceVersion != "" {
 			extra.SetString("source_version", h.SourceVersion)
@@ -574,36 +340,117 @@ func Encode(s *model.Session, rep *model.Report, opt model.Options, asJSONL bool
 	}
 	for _, f := range h.Extra {
 		switch {
-		case strings.HasPrefix(f.Key, "agent."), strings.HasPrefix(f.Key, "final_metrics."), strings.HasPrefix(f.Key, "_"), f.Key == "atif.notes":
+		case strings.HasPrefix(f.Key, "agent."), strings.HasPrefix(f.Key, "final_metrics."), f.Key == "atif.notes":
 		case strings.HasPrefix(f.Key, "atif."):
-			k := strings.TrimPrefix(f.Key, "atif.")
-			if ver >= 7 && (k == "trajectory_id" || k == "subagent_trajectories") || k == "continued_trajectory_ref" {
-				o.Raw(k, f.Value)
-			} else {
-				extra.Set(k, f.Value)
+			if _, root := rootKey(f.Key, wr.ver); !root {
+				extra.Set(strings.TrimPrefix(f.Key, "atif."), f.Value)
 			}
 		default:
 			extra.Set(f.Key, f.Value)
 		}
 	}
-	if len(extra) > 0 {
-		o.Raw("extra", model.MustJSON(extra))
+	return extra
+}
+
+// end writes what follows the steps: final_metrics, with the header
+// fields learned after the start in its extra.
+func (wr *Writer) end() {
+	h := wr.h
+	var late model.Fields
+	for _, f := range wr.headerExtra(h) {
+		if v, ok := wr.rootExtra.Get(f.Key); !ok || !bytes.Equal(v, f.Value) {
+			late = append(late, f)
+		}
+	}
+	tot, haveTot := model.Totals(h, &wr.ledger)
+	if wr.jsonl {
+		for _, f := range late {
+			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (known only after the steps; ATIF-JSONL writes its header first)", model.Loc{})
+		}
+		return
+	}
+	var b jsonw.Buf
+	b.WriteByte(']')
+	o := b.Continue(1)
+	o.Key("final_metrics")
+	wr.finalMetrics(&b, tot, haveTot, true, late)
+	for _, f := range h.Extra {
+		if k, ok := rootKey(f.Key, wr.ver); ok && !wr.rootKeys[f.Key] {
+			o.Raw(k, f.Value)
+		}
 	}
 	o.End()
-	if asJSONL {
-		out.Write(root.Bytes())
-		out.WriteByte('\n')
-		for _, sj := range stepsJSON {
-			out.Write(sj)
-			out.WriteByte('\n')
+	b.WriteByte('\n')
+	wr.out(b.Bytes())
+}
+
+// finalMetrics writes the final_metrics object.
+func (wr *Writer) finalMetrics(b *jsonw.Buf, tot model.Usage, haveTot, steps bool, late model.Fields) {
+	h := wr.h
+	fm := b.Begin()
+	if haveTot {
+		keys := h.TotalsKeys
+		has := func(k string) bool { return !wr.same || keys == "" || strings.Contains(","+keys+",", ","+k+",") }
+		if has("total_prompt_tokens") {
+			fm.Int("total_prompt_tokens", tot.Prompt())
 		}
-		return out.Bytes(), nil
+		if has("total_completion_tokens") {
+			fm.Int("total_completion_tokens", tot.Output)
+		}
+		if has("total_cached_tokens") {
+			fm.Int("total_cached_tokens", tot.CacheRead)
+		}
 	}
-	if err := json.Indent(&out, root.Bytes(), "", "  "); err != nil {
-		return nil, fmt.Errorf("atif: internal error: %w", err)
+	if h.CostUSD != nil {
+		fm.Float("total_cost_usd", *h.CostUSD)
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	if steps {
+		fm.Int("total_steps", int64(wr.written))
+	}
+	var extra model.Fields
+	if haveTot && tot.CacheCreate != 0 {
+		extra.SetAny("cache_creation_input_tokens", tot.CacheCreate)
+	}
+	for _, f := range h.Extra {
+		k, ok := strings.CutPrefix(f.Key, "final_metrics.")
+		switch {
+		case !ok || k == "total_steps":
+		case k == "extra":
+			xf, _ := model.ParseFields(f.Value)
+			for _, x := range xf {
+				if x.Key != "cache_creation_input_tokens" {
+					extra.Set(x.Key, x.Value)
+				}
+			}
+		default:
+			extra.Set(k, f.Value)
+		}
+	}
+	for _, f := range late {
+		extra.Set(f.Key, f.Value)
+	}
+	if len(extra) > 0 {
+		fm.Raw("extra", model.MustJSON(extra))
+	}
+	fm.End()
+}
+
+// writeStep writes one step, numbered next.
+func (wr *Writer) writeStep(s *step) {
+	wr.written++
+	id := wr.written
+	if s.origStep != 0 && s.origStep != int64(id) {
+		wr.rep.Add(model.LossRenumbered, "step_id renumbered 1..N", s.loc)
+	}
+	var b jsonw.Buf
+	if !wr.jsonl && id > 1 {
+		b.WriteByte(',')
+	}
+	encodeStep(&b, s, id, wr.ver, wr.rep)
+	if wr.jsonl {
+		b.WriteByte('\n')
+	}
+	wr.out(b.Bytes())
 }
 
 // normalizeTime makes a timestamp acceptable to Harbor (Python
@@ -630,9 +477,10 @@ func normalizeTime(ts string, loc model.Loc, rep *model.Report) string {
 	return ts
 }
 
-func encodeStep(st *step, id, ver int, rep *model.Report) []byte {
-	var b bytes.Buffer
-	o := jsonw.Begin(&b)
+// encodeStep writes one step: its message, the agent's fields, the
+// observation and the metrics.
+func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report) {
+	o := b.Begin()
 	o.Int("step_id", int64(id))
 	if ts := normalizeTime(st.time, st.loc, rep); ts != "" {
 		o.Str("timestamp", ts)
@@ -648,152 +496,165 @@ func encodeStep(st *step, id, ver int, rep *model.Report) []byte {
 		o.Str("message", msg)
 	}
 	if st.source == "agent" {
-		if st.model != "" {
-			o.Str("model_name", st.model)
-		}
-		if len(st.reasoning) > 0 {
-			o.Str("reasoning_content", strings.Join(st.reasoning, "\n\n"))
-		}
-		if len(st.calls) > 0 {
-			o.Key("tool_calls")
-			b.WriteByte('[')
-			for i, c := range st.calls {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				co := jsonw.Begin(&b)
-				co.Str("tool_call_id", c.id)
-				co.Str("function_name", c.name)
-				co.Raw("arguments", c.args)
-				if len(c.extra) > 0 {
-					co.Raw("extra", c.extra)
-				}
-				co.End()
-			}
-			b.WriteByte(']')
-		}
+		encodeAgent(b, o, st)
 	}
-	var stepExtra model.Fields
-	stepExtra = append(stepExtra, st.extra...)
+	stepExtra := st.extra.Clone()
 	if len(st.results) > 0 {
-		o.Key("observation")
-		ob := jsonw.Begin(&b)
-		ob.Key("results")
-		b.WriteByte('[')
-		var errIDs []string
-		for i, r := range st.results {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			ro := jsonw.Begin(&b)
-			if r.hasCall {
-				ro.Str("source_call_id", r.callID)
-			}
-			if len(r.parts) > 0 {
-				ro.Raw("content", r.parts)
-			} else {
-				ro.Str("content", r.content)
-			}
-			if len(r.refs) > 0 {
-				ro.Raw("subagent_trajectory_ref", r.refs)
-			}
-			rx := r.extra.Clone()
-			if r.isError {
-				rx.Set("is_error", json.RawMessage("true"))
-			}
-			if len(rx) > 0 {
-				if ver >= 7 {
-					ro.Raw("extra", model.MustJSON(rx))
-				} else {
-					if r.isError {
-						errIDs = append(errIDs, r.callID)
-					}
-					if len(r.extra) > 0 {
-						rep.Add(model.LossDroppedField, "observation result extra (needs ATIF-v1.7)", st.loc)
-					}
-				}
-			}
-			ro.End()
-		}
-		b.WriteByte(']')
-		ob.End()
-		if len(errIDs) > 0 {
+		if errIDs := encodeObservation(b, o, st, ver, rep); len(errIDs) > 0 {
 			stepExtra.SetAny("tool_errors", errIDs)
 		}
 	}
-	if st.source == "agent" && (st.usage != nil || len(st.metricExtra) > 0) {
-		o.Key("metrics")
-		m := jsonw.Begin(&b)
-		mx, _ := st.metricExtra.Get("extra")
-		mxf, _ := model.ParseFields(mx)
-		has := func(k string) bool { return st.present == "" || strings.Contains(","+st.present+",", ","+k+",") }
-		if u := st.usage; u != nil {
-			if has("prompt_tokens") {
-				m.Int("prompt_tokens", u.Prompt())
-			}
-			if has("completion_tokens") {
-				m.Int("completion_tokens", u.Output)
-			}
-			if has("cached_tokens") {
-				m.Int("cached_tokens", u.CacheRead)
-			}
-			if u.CacheCreate != 0 {
-				mxf.SetAny("cache_creation_input_tokens", u.CacheCreate)
-			}
-		}
-		for _, f := range st.metricExtra {
-			if f.Key != "extra" {
-				m.Raw(f.Key, f.Value)
-			}
-		}
-		if len(mxf) > 0 {
-			m.Raw("extra", model.MustJSON(mxf))
-		}
-		m.End()
+	if st.source == "agent" && (!st.ledger.Empty() || len(st.metricExtra) > 0) {
+		encodeMetrics(b, o, st)
 	}
 	for _, f := range st.fields {
 		o.Raw(f.Key, f.Value)
+	}
+	if st.msgID != "" {
+		stepExtra.SetString("message_id", st.msgID)
 	}
 	if len(stepExtra) > 0 {
 		o.Raw("extra", model.MustJSON(stepExtra))
 	}
 	o.End()
-	return b.Bytes()
+}
+
+// encodeAgent writes an agent step's model, reasoning and tool calls.
+func encodeAgent(b *jsonw.Buf, o *jsonw.Obj, st *step) {
+	if st.model != "" {
+		o.Str("model_name", st.model)
+	}
+	if len(st.reasoning) > 0 {
+		o.Str("reasoning_content", strings.Join(st.reasoning, "\n\n"))
+	}
+	if len(st.calls) == 0 {
+		return
+	}
+	o.Key("tool_calls")
+	b.WriteByte('[')
+	for i, c := range st.calls {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		co := b.Begin()
+		co.Str("tool_call_id", c.id)
+		co.Str("function_name", c.name)
+		co.Raw("arguments", c.args)
+		if len(c.extra) > 0 {
+			co.Raw("extra", c.extra)
+		}
+		co.End()
+	}
+	b.WriteByte(']')
+}
+
+// encodeObservation writes a step's results; it returns the ids of failed
+// calls, which versions before 1.7 keep in the step's extra.
+func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model.Report) []string {
+	o.Key("observation")
+	ob := b.Begin()
+	ob.Key("results")
+	b.WriteByte('[')
+	var errIDs []string
+	for i, r := range st.results {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		ro := b.Begin()
+		if r.hasCall {
+			ro.Str("source_call_id", r.callID)
+		}
+		if len(r.parts) > 0 {
+			ro.Raw("content", r.parts)
+		} else {
+			ro.Str("content", r.content)
+		}
+		if len(r.refs) > 0 {
+			ro.Raw("subagent_trajectory_ref", r.refs)
+		}
+		rx := r.extra.Clone()
+		if r.isError {
+			rx.Set("is_error", json.RawMessage("true"))
+		}
+		if len(rx) > 0 {
+			if ver >= 7 {
+				ro.Raw("extra", model.MustJSON(rx))
+			} else {
+				if r.isError {
+					errIDs = append(errIDs, r.callID)
+				}
+				if len(r.extra) > 0 {
+					rep.Add(model.LossDroppedField, "observation result extra (needs ATIF-v1.7; write --atif-version 1.7 to keep it)", st.loc)
+				}
+			}
+		}
+		ro.End()
+	}
+	b.WriteByte(']')
+	ob.End()
+	return errIDs
+}
+
+// encodeMetrics writes an agent step's metrics.
+func encodeMetrics(b *jsonw.Buf, o *jsonw.Obj, st *step) {
+	o.Key("metrics")
+	m := b.Begin()
+	mx, _ := st.metricExtra.Get("extra")
+	mxf, _ := model.ParseFields(mx)
+	has := func(k string) bool { return st.keys == "" || strings.Contains(","+st.keys+",", ","+k+",") }
+	if !st.ledger.Empty() {
+		u := st.ledger.Total()
+		if has("prompt_tokens") {
+			m.Int("prompt_tokens", u.Prompt())
+		}
+		if has("completion_tokens") {
+			m.Int("completion_tokens", u.Output)
+		}
+		if has("cached_tokens") {
+			m.Int("cached_tokens", u.CacheRead)
+		}
+		if u.CacheCreate != 0 {
+			mxf.SetAny("cache_creation_input_tokens", u.CacheCreate)
+		}
+	}
+	for _, f := range st.metricExtra {
+		if f.Key != "extra" {
+			m.Raw(f.Key, f.Value)
+		}
+	}
+	if len(mxf) > 0 {
+		m.Raw("extra", model.MustJSON(mxf))
+	}
+	m.End()
 }
 
 // restoreExtra puts the fields an ATIF reader kept in e.Extra back where
 // they came from, so ATIF -> ATIF keeps them.
-func (b *builder) restoreExtra(e *model.Event) {
-	s := b.cur()
+func (wr *Writer) restoreExtra(e *model.Event) {
+	s := wr.cur()
 	if s == nil {
 		return
 	}
 	for _, f := range e.Extra {
 		switch {
-		case f.Key == "_message_parts":
-			if b.ver >= 6 && isParts(f.Value) {
-				s.parts = f.Value
-			} else {
-				b.rep.Add(model.LossDroppedField, "message content parts flattened to text (need ATIF-v1.6)", e.Loc)
-			}
-		case strings.HasPrefix(f.Key, "_"), f.Key == "subagent_trajectory_ref", f.Key == "result.extra", f.Key == "tool_call.extra", f.Key == "tool_errors", f.Key == "atif.observation":
-			// Handled with the call or result, or a reader hint.
+		case f.Key == "subagent_trajectory_ref", f.Key == "result.extra", f.Key == "tool_call.extra", f.Key == "tool_errors", f.Key == "atif.observation":
+			// Handled with the call or result.
 		case strings.HasPrefix(f.Key, "atif."):
 			k := strings.TrimPrefix(f.Key, "atif.")
 			min, known := stepKeys[k]
-			if known && min <= b.ver && (s.source == "agent" || k != "reasoning_effort") {
+			if known && min <= wr.ver && (s.source == "agent" || k != "reasoning_effort") {
 				s.fields.Set(k, f.Value)
 			} else {
 				s.extra.Set(k, f.Value)
-				b.rep.Add(model.LossMoved, "step field "+k+" moved to step extra (not in this ATIF version)", e.Loc)
+				wr.rep.Add(model.LossMoved, "step field "+k+" moved to step extra (not in this ATIF version)", e.Loc)
 			}
 		case strings.HasPrefix(f.Key, "metrics."):
 			k := strings.TrimPrefix(f.Key, "metrics.")
 			min, known := metricKeys[k]
-			if known && min <= b.ver && s.source == "agent" {
+			if known && min <= wr.ver && s.source == "agent" {
 				s.metricExtra.Set(k, f.Value)
 			} else {
-				b.rep.Add(model.LossDroppedField, "metrics field "+k, e.Loc)
+				wr.rep.Add(model.LossDroppedField, "metrics field "+k, e.Loc)
 			}
 		default:
 			s.extra.Set(f.Key, f.Value)

@@ -432,9 +432,7 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 		form = "empty"
 	}
 	events[0].Extra = append(msgExtra, events[0].Extra...)
-	if form != "" {
-		events[0].Extra.SetString("_form", form)
-	}
+	events[0].Form.Content = form
 	return events, ""
 }
 
@@ -552,7 +550,7 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 		ev := base
 		ev.Kind = model.KindAgent
 		ev.Text = s
-		ev.Extra = model.Fields{{Key: "_form", Value: model.MustJSON("string")}}
+		ev.Form.Content = "string"
 		events = append(events, ev)
 	} else {
 		err := ix.Array(content, func(i int, b []byte) error {
@@ -595,7 +593,7 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 	if len(events) == 0 {
 		ev := base
 		ev.Kind = model.KindAgent
-		ev.Extra = model.Fields{{Key: "_form", Value: model.MustJSON("empty")}}
+		ev.Form.Content = "empty"
 		events = append(events, ev)
 	}
 	events[0].Extra = append(msgExtra, events[0].Extra...)

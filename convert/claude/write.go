@@ -355,7 +355,7 @@ func (wr *Writer) flush() {
 		o.Key("message")
 		m := jsonw.Begin(&b)
 		m.Str("role", "user")
-		form, _ := first.Extra.String("_form")
+		form := first.Form.Content
 		blocks := form != ""
 		var todos *model.Event
 		var content []*model.Event
@@ -408,7 +408,7 @@ func (wr *Writer) flush() {
 		m.Str("type", "message")
 		m.Str("role", "assistant")
 		m.Key("content")
-		if form, _ := first.Extra.String("_form"); form == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
+		if first.Form.Content == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
 			jsonw.String(&b, first.Text)
 		} else {
 			b.WriteByte('[')

@@ -21,16 +21,59 @@ const Name = "mini-swe"
 
 var bashBlock = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n```")
 
-// Read reads a mini-swe-agent trajectory document.
+// Read reads a mini-swe-agent trajectory document, one message at a time.
+// Root fields after the messages complete the header by the sink's End.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	root, err := model.ReadDocument(r, "mini-swe")
-	if err != nil {
-		return err
+	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name, AgentName: "mini-swe-agent"}}
+	w := jsonscan.NewWalker(r, false)
+	if w.Kind() != '{' {
+		if _, _, err := w.Value(); err != nil {
+			return fmt.Errorf("mini-swe: %w", err)
+		}
+		return fmt.Errorf("mini-swe: %w", model.ErrNotObject)
 	}
-	h := &model.Header{SourceFormat: Name, AgentName: "mini-swe-agent"}
-	h.SourceVersion, _ = root.String("trajectory_format")
-	if info, ok := root.Get("info"); ok {
-		inf, _ := model.ParseValidFields(info)
+	sawMessages := false
+	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
+		key := jsonscan.Key(k)
+		if key == "messages" && w.Kind() == '[' {
+			sawMessages = true
+			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
+				return rd.message(i, b, model.Loc{Path: fmt.Sprintf("$.messages[%d]", i)})
+			})
+		}
+		v, _, err := w.Value()
+		if err != nil {
+			return err
+		}
+		rd.root(key, jsonscan.Copy(v))
+		return nil
+	})
+	if err == nil {
+		err = w.End()
+	}
+	if err != nil {
+		return fmt.Errorf("mini-swe: %w", err)
+	}
+	if !sawMessages {
+		rep.Add(model.LossMalformed, "messages is missing or not a list", model.Loc{Path: "$.messages"})
+	}
+	return sink.End(rd.h)
+}
+
+type reader struct {
+	sink    model.Sink
+	rep     *model.Report
+	h       *model.Header
+	pending string // call id waiting for its observation
+}
+
+func (rd *reader) root(key string, v []byte) {
+	h := rd.h
+	switch key {
+	case "trajectory_format":
+		h.SourceVersion, _ = jsonscan.String(v)
+	case "info":
+		inf, _ := model.ParseValidFields(v)
 		h.AgentVersion, _ = inf.String("mini_version")
 		out := &model.Outcome{}
 		status, _ := inf.String("exit_status")
@@ -56,80 +99,80 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		for _, f := range inf {
 			h.Extra.Set("info."+f.Key, f.Value)
 		}
+	default:
+		h.Extra.Set(key, v)
 	}
-	msgs, _ := root.Get("messages")
-	if len(msgs) == 0 || msgs[0] != '[' {
-		rep.Add(model.LossMalformed, "messages is missing or not a list", model.Loc{Path: "$.messages"})
-		return sink.End(h)
+}
+
+func (rd *reader) emit(e *model.Event) error {
+	rd.rep.Events++
+	return rd.sink.Event(rd.h, e)
+}
+
+// message reads messages[i]: an assistant message is an agent event and,
+// when it has a bash block, a call; the user message after it is the
+// call's result.
+func (rd *reader) message(i int, b []byte, loc model.Loc) error {
+	f, err := model.ParseValidFields(b)
+	if err != nil || f == nil {
+		rd.rep.Add(model.LossMalformed, "message is not an object", loc)
+		return nil
 	}
-	pending := "" // call id waiting for its observation
-	emit := func(e *model.Event) error {
-		rep.Events++
-		return sink.Event(h, e)
-	}
-	err = jsonscan.Array(msgs, func(i int, b []byte) error {
-		loc := model.Loc{Path: fmt.Sprintf("$.messages[%d]", i)}
-		f, err := model.ParseValidFields(b)
-		if err != nil || f == nil {
-			rep.Add(model.LossMalformed, "message is not an object", loc)
-			return nil
+	role, _ := f.String("role")
+	content, _ := f.String("content")
+	ev := &model.Event{Loc: loc, Text: content}
+	switch role {
+	case "system":
+		ev.Kind = model.KindSystem
+		ev.Name = "system"
+	case "user":
+		if rd.pending != "" {
+			ev.Kind = model.KindToolResult
+			ev.Result = &model.ToolResult{CallID: rd.pending, Content: content, IsError: !strings.HasPrefix(content, "<returncode>0</returncode>")}
+			ev.Text = ""
+			rd.pending = ""
+		} else {
+			ev.Kind = model.KindUser
 		}
-		role, _ := f.String("role")
-		content, _ := f.String("content")
-		ev := &model.Event{Loc: loc, Text: content}
-		switch role {
-		case "system":
-			ev.Kind = model.KindSystem
-			ev.Name = "system"
-		case "user":
-			if pending != "" {
-				ev.Kind = model.KindToolResult
-				ev.Result = &model.ToolResult{CallID: pending, Content: content, IsError: !strings.HasPrefix(content, "<returncode>0</returncode>")}
-				ev.Text = ""
-				pending = ""
-			} else {
-				ev.Kind = model.KindUser
-			}
-		case "assistant":
-			ev.Kind = model.KindAgent
-			ev.MessageID = fmt.Sprintf("msg-%d", i)
-			ev.Model = h.Model
-			if x, ok := f.Get("extra"); ok {
-				xf, _ := model.ParseValidFields(x)
-				if resp, ok := xf.Get("response"); ok {
-					ev.Usage = openAIUsage(resp)
-					ev.Extra.Set("response", resp)
+	case "assistant":
+		ev.Kind = model.KindAgent
+		ev.MessageID = fmt.Sprintf("msg-%d", i)
+		ev.Model = rd.h.Model
+		if x, ok := f.Get("extra"); ok {
+			xf, _ := model.ParseValidFields(x)
+			if resp, ok := xf.Get("response"); ok {
+				ev.Usage = openAIUsage(resp)
+				ev.Extra.Set("response", resp)
+				if ev.Model == "" {
+					rf, _ := model.ParseValidFields(resp)
+					ev.Model, _ = rf.String("model")
 				}
 			}
-			if err := emit(ev); err != nil {
-				return err
-			}
-			if m := bashBlock.FindStringSubmatch(content); m != nil {
-				call := *ev
-				call.Kind = model.KindToolCall
-				call.Text = ""
-				call.Extra = nil
-				id := fmt.Sprintf("call_%d", i)
-				call.Call = &model.ToolCall{ID: id, Name: "bash_command", Input: model.MustJSON(model.Fields{{Key: "command", Value: model.MustJSON(m[1])}})}
-				pending = id
-				return emit(&call)
-			}
-			return nil
-		default:
-			ev.Kind = model.KindLifecycle
-			ev.Name = role
 		}
-		for _, fl := range f {
-			if fl.Key != "role" && fl.Key != "content" {
-				ev.Extra.Set(fl.Key, fl.Value)
-			}
+		if err := rd.emit(ev); err != nil {
+			return err
 		}
-		return emit(ev)
-	})
-	if err != nil {
-		return err
+		if m := bashBlock.FindStringSubmatch(content); m != nil {
+			call := *ev
+			call.Kind = model.KindToolCall
+			call.Text = ""
+			call.Extra = nil
+			id := fmt.Sprintf("call_%d", i)
+			call.Call = &model.ToolCall{ID: id, Name: "bash_command", Input: model.MustJSON(model.Fields{{Key: "command", Value: model.MustJSON(m[1])}})}
+			rd.pending = id
+			return rd.emit(&call)
+		}
+		return nil
+	default:
+		ev.Kind = model.KindLifecycle
+		ev.Name = role
 	}
-	return sink.End(h)
+	for _, fl := range f {
+		if fl.Key != "role" && fl.Key != "content" {
+			ev.Extra.Set(fl.Key, fl.Value)
+		}
+	}
+	return rd.emit(ev)
 }
 
 // openAIUsage reads a chat completion's usage; prompt_tokens include the

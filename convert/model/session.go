@@ -9,7 +9,10 @@
 // writer cannot express is recorded in a Report.
 package model
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Header is the session-level metadata.
 type Header struct {
@@ -41,6 +44,10 @@ type Header struct {
 	// Extra holds every other header-level field, in source order, under the
 	// source's own key names.
 	Extra Fields
+
+	// TotalsKeys is, for an ATIF source, which of final_metrics' token
+	// counters it wrote (as Form.Keys for a step's).
+	TotalsKeys string
 }
 
 // Outcome is how a session ended.
@@ -86,6 +93,14 @@ func (u Usage) Max(o Usage) Usage {
 
 // Prompt is the ATIF/OpenAI prompt token count, which includes cached tokens.
 func (u Usage) Prompt() int64 { return u.Input + u.CacheRead + u.CacheCreate }
+
+// SyntheticMessagePrefix starts the message ids a reader makes up to tie
+// together lines of one response when the source names none (the rlog
+// reader's `rlog-line-N`). Writers do not write them.
+const SyntheticMessagePrefix = "rlog-line-"
+
+// SyntheticMessageID reports whether id was made up by a reader.
+func SyntheticMessageID(id string) bool { return strings.HasPrefix(id, SyntheticMessagePrefix) }
 
 // Kind is the kind of an Event.
 type Kind uint8
@@ -165,11 +180,38 @@ type Event struct {
 	// RawType is the record type of a KindPassthrough event.
 	RawType string
 
+	// Parts is the message as ATIF v1.6 content parts (text and images),
+	// when the source wrote it so; Text is their text rendering.
+	Parts json.RawMessage
+
 	// Extra holds source fields of this event that have no model field.
 	Extra Fields
 
+	// Form is how the source wrote the event, for a writer of the same
+	// format to write it back the same way.
+	Form Form
+
 	// Loc is where the event came from, for reports.
 	Loc Loc
+}
+
+// Form records how a source wrote an event where its format offers
+// several ways to say the same thing. It is not data: a writer of the same
+// format reads it to write the event back as it was, others ignore it.
+type Form struct {
+	// Content is how a Claude message's content was written: "string"
+	// (a plain string), "empty" (an empty list); "" is a list of blocks.
+	Content string
+	// NoOutput marks a trajectory tool_result that had no output field.
+	NoOutput bool
+	// Inline marks an rlog call and its result written on one t: line.
+	Inline bool
+	// Prefix is an rlog tool line's prefix other than t!: ("c").
+	Prefix string
+	// Keys lists which of an ATIF step's optional token counters the
+	// source wrote ("prompt_tokens,completion_tokens", "," for none); ""
+	// when not recorded.
+	Keys string
 }
 
 // ToolCall is a tool invocation.

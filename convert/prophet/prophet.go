@@ -1,15 +1,23 @@
 // Package prophet reads and writes mini-prophet trajectory.json:
-// {messages:[{key, message}], steps:[{input:[keys],
-// output:key}], trajectory_format:"mini-prophet-v<version>"}, with OpenAI
-// chat messages keyed S0, U0, A0, T0, O0 (one counter per role).
+// {messages:[{key, message}], steps:[{input:[keys], output:key}],
+// trajectory_format:"mini-prophet-v<version>"}, with OpenAI chat messages
+// keyed S0, U0, A0, T0, O0 (one counter per role: system, user,
+// assistant, tool, anything else).
+//
+// Both directions stream. The reader hands out one message at a time and
+// passes over the steps. The writer writes each message as it comes and the
+// steps after them; a step's input lists the messages that are new since
+// the step before (the first step's: everything before it), so the steps
+// grow with the session, not with its square. mini-prophet itself lists
+// the whole context window in each input; no other format records that
+// window, and the difference is reported.
 package prophet
 
 import (
-	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -25,146 +33,225 @@ const Name = "prophet"
 // DefaultFormat is the trajectory_format written for other sources.
 const DefaultFormat = "mini-prophet-v0.1.10"
 
-// Read reads a mini-prophet trajectory. Messages are taken in the order of
-// the messages list (the order the recorder first saw them); the per-step
-// context windows (steps[].input) have no place in the model and are
-// reported as dropped.
+// Read reads a mini-prophet trajectory, one message at a time, in the
+// order of the messages list (the order the recorder first saw them). The
+// per-step context windows (steps[].input) have no place in the model and
+// are reported as dropped. Root fields after the messages
+// (trajectory_format) complete the header by the sink's End.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	root, err := model.ReadDocument(r, "prophet")
-	if err != nil {
-		return err
+	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name, AgentName: "mini-prophet"}}
+	w := jsonscan.NewWalker(r, false)
+	if w.Kind() != '{' {
+		if _, _, err := w.Value(); err != nil {
+			return fmt.Errorf("prophet: %w", err)
+		}
+		return fmt.Errorf("prophet: %w", model.ErrNotObject)
 	}
-	h := &model.Header{SourceFormat: Name, AgentName: "mini-prophet"}
-	h.SourceVersion, _ = root.String("trajectory_format")
-	h.AgentVersion = strings.TrimPrefix(h.SourceVersion, "mini-prophet-v")
-	if steps, ok := root.Get("steps"); ok && len(steps) > 2 {
-		rep.Add(model.LossDroppedField, "steps[].input (context window per step)", model.Loc{Path: "$.steps"})
-	}
-	for _, f := range root {
-		switch f.Key {
-		case "messages", "steps", "trajectory_format":
-		default:
-			h.Extra.Set(f.Key, f.Value)
-		}
-	}
-	msgs, _ := root.Get("messages")
-	if len(msgs) == 0 || msgs[0] != '[' {
-		rep.Add(model.LossMalformed, "messages is missing or not a list", model.Loc{Path: "$.messages"})
-		return sink.End(h)
-	}
-	emit := func(e *model.Event) error {
-		rep.Events++
-		if h.Started == "" && e.Time != "" {
-			h.Started = e.Time
-		}
-		return sink.Event(h, e)
-	}
-	err = jsonscan.Array(msgs, func(i int, b []byte) error {
-		loc := model.Loc{Path: fmt.Sprintf("$.messages[%d]", i)}
-		wrap, err := model.ParseValidFields(b)
-		if err != nil || wrap == nil {
-			rep.Add(model.LossMalformed, "message entry is not an object", loc)
-			return nil
-		}
-		key, _ := wrap.String("key")
-		mraw, _ := wrap.Get("message")
-		m, err := model.ParseValidFields(mraw)
-		if err != nil || m == nil {
-			rep.Add(model.LossMalformed, "message is not an object", loc)
-			return nil
-		}
-		role, _ := m.String("role")
-		content, _ := m.String("content")
-		var extra model.Fields
-		if x, ok := m.Get("extra"); ok {
-			extra, _ = model.ParseValidFields(x)
-		}
-		ev := &model.Event{Loc: loc, ID: key, Text: content}
-		if ts, ok := extra.Get("timestamp"); ok {
-			if f, ok := jsonscan.Float(ts); ok {
-				sec, frac := math.Modf(f)
-				ev.Time = time.Unix(int64(sec), int64(frac*1e9)).UTC().Format("2006-01-02T15:04:05.000000Z")
+	sawMessages := false
+	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
+		key := jsonscan.Key(k)
+		switch {
+		case key == "messages" && w.Kind() == '[':
+			sawMessages = true
+			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
+				return rd.message(b, model.Loc{Path: fmt.Sprintf("$.messages[%d]", i)})
+			})
+		case key == "steps" && w.Kind() == '[':
+			steps := 0
+			err := w.Elems(func(int, jsonscan.Pos) error { steps++; return nil })
+			if steps > 0 {
+				rep.Add(model.LossDroppedField, "steps[].input (context window per step)", model.Loc{Path: "$.steps"})
 			}
-			extra.Delete("timestamp")
+			return err
 		}
-		switch role {
-		case "system":
-			ev.Kind = model.KindSystem
-			ev.Name = "system"
-		case "user":
-			ev.Kind = model.KindUser
-			if _, ok := extra.Get("interrupt_type"); ok {
-				ev.Meta = true
-			}
-		case "assistant":
-			ev.Kind = model.KindAgent
-			ev.MessageID = key
-			u := &model.Usage{}
-			prompt, _ := intOf(extra, "prompt_tokens")
-			u.Output, _ = intOf(extra, "completion_tokens")
-			u.CacheRead, _ = intOf(extra, "cached_tokens")
-			u.CacheCreate, _ = intOf(extra, "cache_creation_tokens")
-			u.Input = max(prompt-u.CacheRead-u.CacheCreate, 0)
-			if !u.IsZero() {
-				ev.Usage = u
-			}
-			for _, k := range []string{"prompt_tokens", "completion_tokens", "cached_tokens", "cache_creation_tokens", "total_tokens", "actions"} {
-				extra.Delete(k)
-			}
-			ev.Extra = extra
-			if err := emit(ev); err != nil {
-				return err
-			}
-			if tc, ok := m.Get("tool_calls"); ok && !jsonscan.IsNull(tc) {
-				return jsonscan.Array(tc, func(j int, cb []byte) error {
-					cf, _ := model.ParseValidFields(cb)
-					call := &model.ToolCall{}
-					call.ID, _ = cf.String("id")
-					if fn, ok := cf.Get("function"); ok {
-						ff, _ := model.ParseValidFields(fn)
-						call.Name, _ = ff.String("name")
-						args, _ := ff.String("arguments")
-						if jsonscan.Valid([]byte(args)) {
-							call.Input = json.RawMessage(args)
-						} else if args != "" {
-							call.Input = model.MustJSON(model.Fields{{Key: "input", Value: model.MustJSON(args)}})
-							rep.Add(model.LossMalformed, "tool call arguments are not JSON", loc)
-						}
-					}
-					ce := &model.Event{Kind: model.KindToolCall, Time: ev.Time, ID: key, MessageID: key, Call: call, Loc: loc}
-					return emit(ce)
-				})
-			}
-			return nil
-		case "tool":
-			ev.Kind = model.KindToolResult
-			id, _ := m.String("tool_call_id")
-			isErr := false
-			if e, ok := extra.Get("error"); ok && !jsonscan.IsNull(e) && string(e) != "false" {
-				isErr = true
-			}
-			extra.Delete("error")
-			ev.Result = &model.ToolResult{CallID: id, Content: content, IsError: isErr}
-			ev.Text = ""
-		case "exit":
-			ev.Kind = model.KindLifecycle
-			ev.Name = "end"
-			out := &model.Outcome{ResultText: content}
-			status, _ := extra.String("exit_status")
-			ok := status == "Submitted" || status == "submitted"
-			out.Success = &ok
-			h.Outcome = out
-		default:
-			ev.Kind = model.KindSystem
-			ev.Name = role
+		v, _, err := w.Value()
+		if err != nil {
+			return err
 		}
-		ev.Extra = extra
-		return emit(ev)
+		rd.root(key, jsonscan.Copy(v))
+		return nil
 	})
+	if err == nil {
+		err = w.End()
+	}
 	if err != nil {
+		return fmt.Errorf("prophet: %w", err)
+	}
+	if !sawMessages {
+		rep.Add(model.LossMalformed, "messages is missing or not a list", model.Loc{Path: "$.messages"})
+	}
+	return sink.End(rd.h)
+}
+
+type reader struct {
+	sink model.Sink
+	rep  *model.Report
+	h    *model.Header
+}
+
+func (rd *reader) root(key string, v json.RawMessage) {
+	h := rd.h
+	switch key {
+	case "trajectory_format":
+		h.SourceVersion, _ = jsonscan.String(v)
+		h.AgentVersion = strings.TrimPrefix(h.SourceVersion, "mini-prophet-v")
+	case "session_id":
+		h.ID, _ = jsonscan.String(v)
+	case "model":
+		h.Model, _ = jsonscan.String(v)
+	default:
+		h.Extra.Set(key, v)
+	}
+}
+
+func (rd *reader) emit(e *model.Event) error {
+	rd.rep.Events++
+	if rd.h.Started == "" && e.Time != "" {
+		rd.h.Started = e.Time
+	}
+	return rd.sink.Event(rd.h, e)
+}
+
+// message reads one {key, message} entry.
+func (rd *reader) message(b []byte, loc model.Loc) error {
+	wrap, err := model.ParseValidFields(b)
+	if err != nil || wrap == nil {
+		rd.rep.Add(model.LossMalformed, "message entry is not an object", loc)
+		return nil
+	}
+	key, _ := wrap.String("key")
+	mraw, _ := wrap.Get("message")
+	m, err := model.ParseValidFields(mraw)
+	if err != nil || m == nil {
+		rd.rep.Add(model.LossMalformed, "message is not an object", loc)
+		return nil
+	}
+	role, _ := m.String("role")
+	content, _ := m.String("content")
+	var extra model.Fields
+	if x, ok := m.Get("extra"); ok {
+		extra, _ = model.ParseValidFields(x)
+	}
+	ev := &model.Event{Loc: loc, ID: key, Text: content}
+	if ts, ok := extra.Get("timestamp"); ok {
+		ev.Time = rfc3339(ts)
+		extra.Delete("timestamp")
+	}
+	switch role {
+	case "system":
+		ev.Kind = model.KindSystem
+		ev.Name = "system"
+	case "user":
+		ev.Kind = model.KindUser
+		if _, ok := extra.Get("interrupt_type"); ok {
+			ev.Meta = true
+		}
+	case "assistant":
+		return rd.assistant(ev, m, extra, key, loc)
+	case "tool":
+		ev.Kind = model.KindToolResult
+		id, _ := m.String("tool_call_id")
+		isErr := false
+		if e, ok := extra.Get("error"); ok && !jsonscan.IsNull(e) && string(e) != "false" {
+			isErr = true
+		}
+		extra.Delete("error")
+		ev.Result = &model.ToolResult{CallID: id, Content: content, IsError: isErr}
+		ev.Text = ""
+	case "exit":
+		ev.Kind = model.KindLifecycle
+		ev.Name = "end"
+		out := &model.Outcome{ResultText: content}
+		status, _ := extra.String("exit_status")
+		ok := status == "Submitted" || status == "submitted"
+		out.Success = &ok
+		rd.h.Outcome = out
+	default:
+		ev.Kind = model.KindSystem
+		ev.Name = role
+	}
+	ev.Extra = extra
+	return rd.emit(ev)
+}
+
+// assistant reads an assistant message: an agent event with the turn's
+// usage, then one event per tool call.
+func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, loc model.Loc) error {
+	ev.Kind = model.KindAgent
+	ev.MessageID = key
+	if id, ok := extra.String("message_id"); ok && id != "" {
+		ev.MessageID = id
+	}
+	ev.Model, _ = extra.String("model")
+	if ev.Model == "" {
+		if resp, ok := extra.Get("response"); ok {
+			rf, _ := model.ParseValidFields(resp)
+			ev.Model, _ = rf.String("model")
+		}
+	}
+	if rd.h.Model == "" {
+		rd.h.Model = ev.Model
+	}
+	u := &model.Usage{}
+	prompt, _ := intOf(extra, "prompt_tokens")
+	u.Output, _ = intOf(extra, "completion_tokens")
+	u.CacheRead, _ = intOf(extra, "cached_tokens")
+	u.CacheCreate, _ = intOf(extra, "cache_creation_tokens")
+	u.Input = max(prompt-u.CacheRead-u.CacheCreate, 0)
+	if !u.IsZero() {
+		ev.Usage = u
+	}
+	for _, k := range []string{"prompt_tokens", "completion_tokens", "cached_tokens", "cache_creation_tokens", "total_tokens", "actions", "message_id", "model"} {
+		extra.Delete(k)
+	}
+	ev.Extra = extra
+	if err := rd.emit(ev); err != nil {
 		return err
 	}
-	return sink.End(h)
+	tc, ok := m.Get("tool_calls")
+	if !ok || jsonscan.IsNull(tc) {
+		return nil
+	}
+	return jsonscan.Array(tc, func(j int, cb []byte) error {
+		cf, _ := model.ParseValidFields(cb)
+		call := &model.ToolCall{}
+		call.ID, _ = cf.String("id")
+		if fn, ok := cf.Get("function"); ok {
+			ff, _ := model.ParseValidFields(fn)
+			call.Name, _ = ff.String("name")
+			args, _ := ff.String("arguments")
+			if jsonscan.Valid([]byte(args)) {
+				call.Input = json.RawMessage(args)
+			} else if args != "" {
+				call.Input = model.MustJSON(model.Fields{{Key: "input", Value: model.MustJSON(args)}})
+				rd.rep.Add(model.LossMalformed, "tool call arguments are not JSON", loc)
+			}
+		}
+		ce := &model.Event{Kind: model.KindToolCall, Time: ev.Time, ID: key, MessageID: ev.MessageID, Model: ev.Model, Call: call, Loc: loc}
+		return rd.emit(ce)
+	})
+}
+
+// rfc3339 turns mini-prophet's unix timestamp (a float, read from its
+// digits, not through a float64) into RFC 3339 in UTC, with milliseconds
+// unless it has finer digits.
+func rfc3339(v []byte) string {
+	s := string(v)
+	secText, fracText, _ := strings.Cut(s, ".")
+	sec, err := strconv.ParseInt(secText, 10, 64)
+	if err != nil {
+		return ""
+	}
+	fracText = (fracText + "000000000")[:9]
+	nanos, err := strconv.ParseInt(fracText, 10, 64)
+	if err != nil {
+		return ""
+	}
+	t := time.Unix(sec, nanos).UTC()
+	if nanos%1e6 == 0 {
+		return t.Format("2006-01-02T15:04:05.000Z")
+	}
+	return t.Format("2006-01-02T15:04:05.000000Z")
 }
 
 func intOf(f model.Fields, k string) (int64, bool) {
@@ -175,270 +262,399 @@ func intOf(f model.Fields, k string) (int64, bool) {
 	return jsonscan.Int(v)
 }
 
-type msg struct {
-	key  string
-	body []byte
+// roles are the message key prefixes, in the order of Writer.counters.
+const roles = "SUATO"
+
+// Writer writes a mini-prophet trajectory as events arrive. Each model
+// turn (agent text and its tool calls, one response) becomes one
+// assistant message A<n> and one step; tool results become T<n>, user
+// messages U<n>, system messages S<n>, and the outcome an exit O<n>. It
+// holds back the events of one turn, and keeps the order of the message
+// roles (a few bytes per turn) to write the steps after the messages.
+type Writer struct {
+	out  *jsonw.Indenter
+	rep  *model.Report
+	opt  model.Options
+	h    *model.Header
+	same bool
+	err  error
+
+	begun    bool
+	counters [len(roles)]int
+	messages int
+	// turn is the model turn being held.
+	turn      []*model.Event
+	turnBytes int
+	// order is the sequence of message roles so far, as runs: a role
+	// index and a count (uvarint), so that a turn's tool results cost two
+	// bytes.
+	order    []byte
+	lastRole int
+	runLen   int
 }
 
-// Write writes s as a mini-prophet trajectory. Each model turn (agent text
-// and its tool calls) becomes one assistant message and one step whose
-// input is every message key so far (rlog and most sources have no record
-// of the real context window).
+// NewWriter returns a streaming mini-prophet writer (a model.Sink).
+func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
+	return &Writer{out: jsonw.NewIndenter(w), rep: rep, opt: opt, lastRole: -1}
+}
+
+// Write writes a whole session.
 func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
-	counters := map[byte]int{}
-	next := func(p byte) string {
-		k := string(p) + strconv.Itoa(counters[p])
-		counters[p]++
-		return k
+	return model.Replay(s, NewWriter(w, rep, opt))
+}
+
+// maxTurnEvents bounds a held turn; a longer one is written in parts.
+const maxTurnEvents = 4096
+
+func (wr *Writer) flush(b []byte) {
+	if wr.err == nil {
+		_, wr.err = wr.out.Write(b)
 	}
-	same := s.Header.SourceFormat == Name
-	var msgs []msg
-	type stepT struct {
-		input  []string
-		output string
+}
+
+func (wr *Writer) begin(h *model.Header) {
+	wr.begun = true
+	wr.h = h
+	wr.same = h.SourceFormat == Name
+	wr.flush([]byte(`{"messages":[`))
+}
+
+// Event implements model.Sink.
+func (wr *Writer) Event(h *model.Header, e *model.Event) error {
+	if !wr.begun {
+		wr.begin(h)
 	}
-	var steps []stepT
-	keys := func() []string {
-		out := make([]string, len(msgs))
-		for i, m := range msgs {
-			out[i] = m.key
+	if isTurn(e.Kind) {
+		if len(wr.turn) > 0 && !joinsTurn(wr.turn, e) || len(wr.turn) >= maxTurnEvents {
+			wr.writeTurn()
 		}
-		return out
+		wr.turn = append(wr.turn, e)
+		return wr.err
 	}
-	events := s.Events
-	for i := 0; i < len(events); i++ {
-		e := &events[i]
-		var b bytes.Buffer
-		o := jsonw.Begin(&b)
-		switch e.Kind {
-		case model.KindAgent, model.KindThinking, model.KindToolCall:
-			// One assistant message per model turn.
-			j := i
-			var texts []string
-			var calls []*model.Event
-			var usage *model.Usage
-			first := e
-			for ; j < len(events); j++ {
-				x := &events[j]
-				if x.Kind != model.KindAgent && x.Kind != model.KindThinking && x.Kind != model.KindToolCall {
-					break
-				}
-				if j > i && x.MessageID != "" && first.MessageID != "" && x.MessageID != first.MessageID {
-					break
-				}
-				if j > i && x.Kind != model.KindToolCall && len(calls) > 0 {
-					break
-				}
-				switch x.Kind {
-				case model.KindAgent:
-					texts = append(texts, x.Text)
-				case model.KindThinking:
-					rep.Add(model.LossDroppedEvent, "thinking (mini-prophet has no reasoning field)", x.Loc)
-				case model.KindToolCall:
-					calls = append(calls, x)
-				}
-				if x.Usage != nil {
-					if usage == nil {
-						u := *x.Usage
-						usage = &u
-					} else {
-						u := usage.Max(*x.Usage)
-						usage = &u
-					}
-				}
-				if !same {
-					rep.DropExtras(x)
-				}
+	wr.writeTurn()
+	wr.other(e)
+	return wr.err
+}
+
+func isTurn(k model.Kind) bool {
+	return k == model.KindAgent || k == model.KindThinking || k == model.KindToolCall
+}
+
+// joinsTurn reports whether e belongs to the held turn: the same response
+// (or no message ids), and text or reasoning only before the calls.
+func joinsTurn(turn []*model.Event, e *model.Event) bool {
+	first := turn[0]
+	if e.MessageID != "" && first.MessageID != "" && e.MessageID != first.MessageID {
+		return false
+	}
+	if e.Kind != model.KindToolCall {
+		for _, x := range turn {
+			if x.Kind == model.KindToolCall {
+				return false
 			}
-			i = j - 1
-			o.Str("role", "assistant")
-			o.Str("content", strings.Join(texts, "\n\n"))
-			o.Key("tool_calls")
-			b.WriteByte('[')
-			var actions bytes.Buffer
-			actions.WriteByte('[')
-			for k, c := range calls {
-				if k > 0 {
-					b.WriteByte(',')
-					actions.WriteByte(',')
-				}
-				args := string(c.Call.Input)
-				if args == "" {
-					args = "{}"
-				}
-				co := jsonw.Begin(&b)
-				co.Str("id", c.Call.ID)
-				co.Str("type", "function")
-				co.Key("function")
-				fo := jsonw.Begin(&b)
-				fo.Str("name", c.Call.Name)
-				fo.Str("arguments", args)
-				fo.End()
-				co.End()
-				ao := jsonw.Begin(&actions)
-				ao.Str("name", c.Call.Name)
-				ao.Str("arguments", args)
-				ao.Str("tool_call_id", c.Call.ID)
-				ao.End()
-			}
-			b.WriteByte(']')
-			actions.WriteByte(']')
-			o.Key("extra")
-			xo := jsonw.Begin(&b)
-			xo.Raw("actions", actions.Bytes())
-			if usage != nil {
-				xo.Int("prompt_tokens", usage.Prompt())
-				xo.Int("completion_tokens", usage.Output)
-				xo.Int("total_tokens", usage.Prompt()+usage.Output)
-				xo.Int("cached_tokens", usage.CacheRead)
-				xo.Int("cache_creation_tokens", usage.CacheCreate)
-			}
-			if ts := unixTime(first.Time); ts != "" {
-				xo.Raw("timestamp", []byte(ts))
-			}
-			if same {
-				for _, f := range first.Extra {
-					if !strings.HasPrefix(f.Key, "_") {
-						xo.Raw(f.Key, f.Value)
-					}
-				}
-			}
-			xo.End()
-			o.End()
-			key := next('A')
-			steps = append(steps, stepT{input: keys(), output: key})
-			msgs = append(msgs, msg{key, b.Bytes()})
-			continue
-		case model.KindUser:
-			o.Str("role", "user")
-			o.Str("content", e.Text)
-			writeExtra(o, e, same, rep)
-			o.End()
-			msgs = append(msgs, msg{next('U'), b.Bytes()})
-		case model.KindToolResult:
-			o.Str("role", "tool")
-			o.Str("tool_call_id", e.Result.CallID)
-			o.Str("content", e.Result.Content)
-			o.Key("extra")
-			xo := jsonw.Begin(&b)
-			if e.Result.IsError {
-				xo.Bool("error", true)
-			} else {
-				xo.Raw("error", nil)
-			}
-			if ts := unixTime(e.Time); ts != "" {
-				xo.Raw("timestamp", []byte(ts))
-			}
-			if same {
-				for _, f := range e.Extra {
-					if !strings.HasPrefix(f.Key, "_") {
-						xo.Raw(f.Key, f.Value)
-					}
-				}
-			} else {
-				rep.DropExtras(e)
-			}
-			xo.End()
-			o.End()
-			msgs = append(msgs, msg{next('T'), b.Bytes()})
-		case model.KindSystem:
-			o.Str("role", "system")
-			o.Str("content", e.Text)
-			writeExtra(o, e, same, rep)
-			o.End()
-			msgs = append(msgs, msg{next('S'), b.Bytes()})
-		case model.KindLifecycle:
-			if e.Name == "end" && same {
-				o.Str("role", "exit")
-				o.Str("content", e.Text)
-				writeExtra(o, e, same, rep)
-				o.End()
-				msgs = append(msgs, msg{next('O'), b.Bytes()})
-				continue
-			}
-			rep.Add(model.LossDroppedEvent, "lifecycle "+e.Name+" (no mini-prophet message)", e.Loc)
-		default:
-			rep.DropEvent(e, e.Kind.String()+" (no mini-prophet message)")
 		}
 	}
-	if out := s.Header.Outcome; out != nil && !same {
-		var b bytes.Buffer
-		o := jsonw.Begin(&b)
-		o.Str("role", "exit")
-		o.Str("content", out.ResultText)
-		o.Key("extra")
-		xo := jsonw.Begin(&b)
-		status := "Submitted"
-		if out.Success != nil && !*out.Success {
-			status = "Failed"
-		}
-		xo.Str("exit_status", status)
-		xo.Str("submission", out.ResultText)
-		xo.End()
-		o.End()
-		msgs = append(msgs, msg{next('O'), b.Bytes()})
+	return true
+}
+
+// End implements model.Sink.
+func (wr *Writer) End(h *model.Header) error {
+	wr.h = h
+	if !wr.begun {
+		wr.begin(h)
 	}
-	format := DefaultFormat
-	if same && s.Header.SourceVersion != "" {
-		format = s.Header.SourceVersion
+	wr.writeTurn()
+	if out := h.Outcome; out != nil && !wr.same {
+		wr.exit(out)
 	}
-	var b bytes.Buffer
-	o := jsonw.Begin(&b)
-	o.Key("messages")
-	b.WriteByte('[')
-	for i, m := range msgs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		mo := jsonw.Begin(&b)
-		mo.Str("key", m.key)
-		mo.Raw("message", m.body)
-		mo.End()
-	}
+	wr.endRun()
+	var b jsonw.Buf
 	b.WriteByte(']')
+	o := b.Continue(1)
 	o.Key("steps")
-	b.WriteByte('[')
-	for i, st := range steps {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		so := jsonw.Begin(&b)
-		so.Any("input", st.input)
-		so.Str("output", st.output)
-		so.End()
+	wr.steps(&b)
+	format := DefaultFormat
+	if wr.same && h.SourceVersion != "" {
+		format = h.SourceVersion
 	}
-	b.WriteByte(']')
 	o.Str("trajectory_format", format)
-	if !same {
-		rep.DropHeaderExtras(&s.Header)
-	} else {
-		for _, f := range s.Header.Extra {
+	if wr.same {
+		for _, f := range h.Extra {
 			o.Raw(f.Key, f.Value)
 		}
+	} else {
+		if h.ID != "" {
+			o.Str("session_id", h.ID)
+		}
+		if h.Model != "" {
+			o.Str("model", h.Model)
+		}
+		wr.rep.DropHeaderExtras(h)
 	}
 	o.End()
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, b.Bytes(), "", "  "); err != nil {
-		return fmt.Errorf("prophet: internal error: %w", err)
+	b.WriteByte('\n')
+	wr.flush(b.Bytes())
+	if wr.err != nil {
+		return wr.err
 	}
-	pretty.WriteByte('\n')
-	_, err := w.Write(pretty.Bytes())
-	return err
+	return wr.out.Flush()
 }
 
-func writeExtra(o *jsonw.Obj, e *model.Event, same bool, rep *model.Report) {
-	if !same {
-		rep.DropExtras(e)
+// message writes one {key, message} entry of role r (an index of roles).
+func (wr *Writer) message(r int, body []byte) {
+	key := string(roles[r]) + strconv.Itoa(wr.counters[r])
+	wr.counters[r]++
+	var b jsonw.Buf
+	if wr.messages > 0 {
+		b.WriteByte(',')
+	}
+	wr.messages++
+	o := b.Begin()
+	o.Str("key", key)
+	o.Raw("message", body)
+	o.End()
+	wr.flush(b.Bytes())
+	if r != wr.lastRole {
+		wr.endRun()
+		wr.lastRole = r
+	}
+	wr.runLen++
+}
+
+// endRun records the run of the last role.
+func (wr *Writer) endRun() {
+	if wr.runLen > 0 {
+		wr.order = append(wr.order, byte(wr.lastRole))
+		wr.order = binary.AppendUvarint(wr.order, uint64(wr.runLen))
+	}
+	wr.runLen = 0
+}
+
+// steps writes the steps list: one step per assistant message, whose
+// input is the messages since the step before.
+func (wr *Writer) steps(b *jsonw.Buf) {
+	b.WriteByte('[')
+	var seen [len(roles)]int
+	var input []string
+	n := 0
+	for order := wr.order; len(order) > 0; {
+		r := int(order[0])
+		count, size := binary.Uvarint(order[1:])
+		order = order[1+size:]
+		for range count {
+			key := string(roles[r]) + strconv.Itoa(seen[r])
+			seen[r]++
+			if roles[r] != 'A' {
+				input = append(input, key)
+				continue
+			}
+			if n > 0 {
+				b.WriteByte(',')
+			}
+			n++
+			so := b.Begin()
+			so.Any("input", append([]string{}, input...))
+			so.Str("output", key)
+			so.End()
+			input = input[:0]
+			if b.Len() > 64<<10 {
+				wr.flush(b.Bytes())
+				b.Reset()
+			}
+		}
+	}
+	b.WriteByte(']')
+	if n > 1 {
+		wr.rep.AddN(model.LossUnfaithful, "steps[].input lists the messages new to each step, not the whole context window (no source records it)", model.Loc{Path: "$.steps"}, n-1)
+	}
+}
+
+// writeTurn writes the held turn as one assistant message: text joined,
+// tool calls, usage once per response, time.
+func (wr *Writer) writeTurn() {
+	turn := wr.turn
+	if len(turn) == 0 {
+		return
+	}
+	wr.turn = wr.turn[:0]
+	first := turn[0]
+	var texts []string
+	var calls []*model.Event
+	var ledger model.Ledger
+	for _, x := range turn {
+		switch x.Kind {
+		case model.KindAgent:
+			texts = append(texts, x.Text)
+		case model.KindThinking:
+			wr.rep.Add(model.LossDroppedEvent, "thinking (mini-prophet has no reasoning field)", x.Loc)
+		case model.KindToolCall:
+			calls = append(calls, x)
+		}
+		ledger.Add(x)
+		if !wr.same {
+			wr.rep.DropExtras(x)
+		}
+	}
+	clear(turn)
+	var b jsonw.Buf
+	o := b.Begin()
+	o.Str("role", "assistant")
+	o.Str("content", strings.Join(texts, "\n\n"))
+	o.Key("tool_calls")
+	actions := writeCalls(&b, calls)
+	o.Key("extra")
+	xo := b.Begin()
+	xo.Raw("actions", actions)
+	if !ledger.Empty() {
+		u := ledger.Total()
+		xo.Int("prompt_tokens", u.Prompt())
+		xo.Int("completion_tokens", u.Output)
+		xo.Int("total_tokens", u.Prompt()+u.Output)
+		xo.Int("cached_tokens", u.CacheRead)
+		xo.Int("cache_creation_tokens", u.CacheCreate)
+	}
+	if ts := unixTime(first.Time); ts != "" {
+		xo.Raw("timestamp", []byte(ts))
+	}
+	if m := first.Model; m != "" && !wr.same {
+		xo.Str("model", m)
+	}
+	if id := first.MessageID; id != "" && id != first.ID && !model.SyntheticMessageID(id) {
+		xo.Str("message_id", id)
+	}
+	if wr.same {
+		for _, f := range first.Extra {
+			xo.Raw(f.Key, f.Value)
+		}
+	}
+	xo.End()
+	o.End()
+	wr.message(strings.IndexByte(roles, 'A'), b.Bytes())
+}
+
+// writeCalls writes the tool_calls list into b and returns the same calls
+// as extra.actions.
+func writeCalls(b *jsonw.Buf, calls []*model.Event) []byte {
+	var actions jsonw.Buf
+	b.WriteByte('[')
+	actions.WriteByte('[')
+	for k, c := range calls {
+		if k > 0 {
+			b.WriteByte(',')
+			actions.WriteByte(',')
+		}
+		args := string(c.Call.Input)
+		if args == "" {
+			args = "{}"
+		}
+		co := b.Begin()
+		co.Str("id", c.Call.ID)
+		co.Str("type", "function")
+		co.Key("function")
+		fo := b.Begin()
+		fo.Str("name", c.Call.Name)
+		fo.Str("arguments", args)
+		fo.End()
+		co.End()
+		ao := actions.Begin()
+		ao.Str("name", c.Call.Name)
+		ao.Str("arguments", args)
+		ao.Str("tool_call_id", c.Call.ID)
+		ao.End()
+	}
+	b.WriteByte(']')
+	actions.WriteByte(']')
+	return actions.Bytes()
+}
+
+// other writes an event that is not part of a model turn.
+func (wr *Writer) other(e *model.Event) {
+	var b jsonw.Buf
+	o := b.Begin()
+	role := ""
+	switch e.Kind {
+	case model.KindUser:
+		role = "U"
+		o.Str("role", "user")
+		o.Str("content", e.Text)
+		wr.extra(&b, o, e)
+	case model.KindToolResult:
+		role = "T"
+		o.Str("role", "tool")
+		o.Str("tool_call_id", e.Result.CallID)
+		o.Str("content", e.Result.Content)
+		o.Key("extra")
+		xo := b.Begin()
+		if e.Result.IsError {
+			xo.Bool("error", true)
+		} else {
+			xo.Raw("error", nil)
+		}
+		if ts := unixTime(e.Time); ts != "" {
+			xo.Raw("timestamp", []byte(ts))
+		}
+		if wr.same {
+			for _, f := range e.Extra {
+				xo.Raw(f.Key, f.Value)
+			}
+		} else {
+			wr.rep.DropExtras(e)
+		}
+		xo.End()
+	case model.KindSystem:
+		role = "S"
+		o.Str("role", "system")
+		o.Str("content", e.Text)
+		wr.extra(&b, o, e)
+	case model.KindLifecycle:
+		if e.Name != "end" || !wr.same {
+			wr.rep.Add(model.LossDroppedEvent, "lifecycle "+e.Name+" (no mini-prophet message)", e.Loc)
+			return
+		}
+		role = "O"
+		o.Str("role", "exit")
+		o.Str("content", e.Text)
+		wr.extra(&b, o, e)
+	default:
+		wr.rep.DropEvent(e, e.Kind.String()+" (no mini-prophet message)")
+		return
+	}
+	o.End()
+	wr.message(strings.IndexByte(roles, role[0]), b.Bytes())
+}
+
+// exit writes the outcome of a session from another format.
+func (wr *Writer) exit(out *model.Outcome) {
+	var b jsonw.Buf
+	o := b.Begin()
+	o.Str("role", "exit")
+	o.Str("content", out.ResultText)
+	o.Key("extra")
+	xo := b.Begin()
+	status := "Submitted"
+	if out.Success != nil && !*out.Success {
+		status = "Failed"
+	}
+	xo.Str("exit_status", status)
+	xo.Str("submission", out.ResultText)
+	xo.End()
+	o.End()
+	wr.message(strings.IndexByte(roles, 'O'), b.Bytes())
+}
+
+// extra writes a message's extra: its time and, from a mini-prophet
+// source, the fields it had.
+func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event) {
+	if !wr.same {
+		wr.rep.DropExtras(e)
 	}
 	var x model.Fields
 	if ts := unixTime(e.Time); ts != "" {
 		x.Set("timestamp", json.RawMessage(ts))
 	}
-	if same {
+	if wr.same {
 		for _, f := range e.Extra {
-			if !strings.HasPrefix(f.Key, "_") {
-				x.Set(f.Key, f.Value)
-			}
+			x.Set(f.Key, f.Value)
 		}
 	}
 	if len(x) > 0 {
@@ -456,5 +672,5 @@ func unixTime(ts string) string {
 	if err != nil {
 		return ""
 	}
-	return strconv.FormatFloat(float64(t.UnixMicro())/1e6, 'f', 6, 64)
+	return strconv.FormatInt(t.Unix(), 10) + "." + fmt.Sprintf("%06d", t.Nanosecond()/1000)
 }

@@ -28,11 +28,14 @@ func isVerb(name string) bool {
 	return ok
 }
 
-// header writes the YAML header and reports what it had to make up or leave
-// out.
+// header writes the YAML header from what the source said so far, and
+// reports what it had to make up or leave out: tokens_total only when the
+// source states its totals before its events (the @end line carries the
+// totals in any case).
 func (wr *writer) header() {
-	h := &wr.s.Header
+	h := wr.h
 	fields := headerFields{written: map[string]bool{}}
+	wr.wrote = writtenHeader{fields: map[string]string{}, extra: fields.written}
 	fields.add("format", stringNode(grammar.FormatVersion))
 	id := h.ID
 	if strings.TrimSpace(id) == "" {
@@ -40,16 +43,20 @@ func (wr *writer) header() {
 		wr.rep.Add(model.LossSynthesized, "header id: unknown (the source has no session id)", model.Loc{})
 	}
 	fields.add("id", stringNode(id))
-	fields.add("repo_sha", stringNode(wr.repoSHA()))
+	wr.wrote.fields["id"] = id
+	sha := wr.repoSHA()
+	fields.add("repo_sha", stringNode(sha))
+	wr.wrote.fields["repo_sha"] = sha
 	for _, f := range [...]struct{ key, value string }{
 		{"agent", h.AgentName}, {"version", h.AgentVersion}, {"model", h.Model}, {"branch", h.Branch}, {"cwd", h.Cwd},
 	} {
 		if f.value != "" {
 			fields.add(f.key, stringNode(f.value))
+			wr.wrote.fields[f.key] = f.value
 		}
 	}
 	wr.headerExtras(&fields)
-	if tot, ok := model.SessionTotals(h, wr.s.Events); ok {
+	if tot := h.Totals; tot != nil {
 		fields.add("tokens_total_in", countNode(tot.Input))
 		fields.add("tokens_total_out", countNode(tot.Output))
 		if tot.CacheRead > 0 {
@@ -58,9 +65,6 @@ func (wr *writer) header() {
 		if tot.CacheCreate > 0 {
 			fields.add("tokens_cache_create", countNode(tot.CacheCreate))
 		}
-	}
-	if h.Prompt != "" {
-		wr.rep.Add(model.LossDroppedField, "header prompt (rlog has no prompt field; the first user line keeps its start)", model.Loc{})
 	}
 	out, err := yaml.Marshal(&fields.node)
 	if err != nil && wr.err == nil {
@@ -75,20 +79,17 @@ func (wr *writer) repoSHA() string {
 	if wr.opt.RepoSHA != "" {
 		return wr.opt.RepoSHA
 	}
-	if wr.s.Header.RepoSHA != "" {
-		return wr.s.Header.RepoSHA
+	if wr.h.RepoSHA != "" {
+		return wr.h.RepoSHA
 	}
 	wr.rep.AddRemedy(model.LossSynthesized, "header repo_sha: "+NullSHA+" (git's null id; the source names no commit)", model.Loc{}, "name the commit with --repo-sha SHA")
 	return NullSHA
 }
 
 // headerExtras adds the source's other header fields that fit rlog/1, and
-// reports the others. Keys starting with "_" are readers' hints.
+// reports the others.
 func (wr *writer) headerExtras(fields *headerFields) {
-	for _, f := range wr.s.Header.Extra {
-		if strings.HasPrefix(f.Key, "_") {
-			continue
-		}
+	for _, f := range wr.h.Extra {
 		spec, named := grammar.FieldSpecNamed(f.Key)
 		if fields.written[f.Key] || named && spec.Type == grammar.FieldCount || !yamlKey.MatchString(f.Key) {
 			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (not a usable rlog header key)", model.Loc{})
@@ -205,4 +206,55 @@ func unescapeAstral(out []byte) []byte {
 		i++
 	}
 	return b.Bytes()
+}
+
+// begin writes the header and, for other sources, the @start line, at the
+// first event (first; nil for an empty session).
+func (wr *writer) begin(h *model.Header, first *model.Event) {
+	wr.begun = true
+	wr.h = h
+	wr.same = h.SourceFormat == Name
+	wr.header()
+	if !wr.same && (first == nil || first.Kind != model.KindLifecycle || first.Name != "start") {
+		ts := h.Started
+		if ts == "" && first != nil {
+			ts = first.Time
+		}
+		wr.startLine(ts)
+	}
+}
+
+// reportLateHeader reports what the header could not say: the prompt,
+// and header fields the source gave only after its events began.
+func (wr *writer) reportLateHeader() {
+	h := wr.h
+	if h.Prompt != "" {
+		wr.rep.Add(model.LossDroppedField, "header prompt (rlog has no prompt field; the first user line keeps its start)", model.Loc{})
+	}
+	late := func(key string) {
+		wr.rep.Add(model.LossDroppedField, "header field "+key+" (known only after the events began; rlog writes its header first)", model.Loc{})
+	}
+	for _, kv := range [...][2]string{{"agent", h.AgentName}, {"version", h.AgentVersion}, {"model", h.Model}, {"branch", h.Branch}, {"cwd", h.Cwd}} {
+		if kv[1] != "" && wr.wrote.fields[kv[0]] != kv[1] {
+			late(kv[0])
+		}
+	}
+	if h.ID != "" && wr.wrote.fields["id"] != h.ID {
+		late("id")
+	}
+	if h.RepoSHA != "" && wr.opt.RepoSHA == "" && wr.wrote.fields["repo_sha"] != h.RepoSHA {
+		late("repo_sha")
+	}
+	for _, f := range h.Extra {
+		if wr.wrote.extra[f.Key] || !yamlKey.MatchString(f.Key) {
+			continue
+		}
+		spec, named := grammar.FieldSpecNamed(f.Key)
+		if named && spec.Type == grammar.FieldCount {
+			continue
+		}
+		if _, fits := extraNode(spec.Type, named, f.Value); fits {
+			late(f.Key)
+		}
+	}
 }

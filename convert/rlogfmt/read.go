@@ -32,8 +32,8 @@ const Name = "rlog"
 // whole, as the parser does with an unclosed header.
 const maxHeaderBuffer = 4 << 20
 
-// Read reads an rlog/1 document. Body lines stream: only the header is
-// buffered. Lines the model has no kind for (t~:, s:, p:, m:, r:, q:,
+// Read reads an rlog/1 document line by line: only the header is
+// buffered (at most maxHeaderBuffer of it). Lines the model has no kind for (t~:, s:, p:, m:, r:, q:,
 // unknown lines) pass through whole and are reported; an rlog writer
 // writes them back verbatim.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
@@ -91,29 +91,13 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	return rd.end()
 }
 
-// whole parses what was buffered, plus the rest of the input, as one
-// document: the header never closed, so the parser decides where the body
-// starts, as `rlog-ls check` does.
+// whole reads a file whose header did not close within what was
+// buffered (up to maxHeaderBuffer, or the whole file when it is shorter):
+// the parser decides where the body starts in the buffered part, as
+// `rlog-ls check` does with an unclosed header, and the lines after it
+// stream. A closing "---" later than maxHeaderBuffer is taken as a body
+// line.
 func (rd *reader) whole(head *bytes.Buffer, lr *jsonl.Reader, nums []int) error {
-	if lr != nil {
-		for {
-			line, n, err := lr.Next()
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				rd.rep.Malformed(n, err)
-				continue
-			}
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			rd.rep.InvalidUTF8Text(line, model.Loc{Line: n})
-			head.Write(line)
-			head.WriteByte('\n')
-			nums = append(nums, n)
-		}
-	}
 	tree := grammar.Parse(head.Bytes())
 	rd.header(tree, nums)
 	for l := range tree.Body() {
@@ -121,6 +105,24 @@ func (rd *reader) whole(head *bytes.Buffer, lr *jsonl.Reader, nums []int) error 
 			break
 		}
 		if err := rd.line(tree.Text(l), nums[l.Num]); err != nil {
+			return err
+		}
+	}
+	head.Reset()
+	for lr != nil {
+		line, n, err := lr.Next()
+		if errors.Is(err, jsonl.ErrLineTooLong) {
+			rd.rep.Malformed(n, err)
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		rd.rep.InvalidUTF8Text(line, model.Loc{Line: n})
+		if err := rd.line(line, n); err != nil {
 			return err
 		}
 	}
@@ -661,13 +663,13 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 
 // SyntheticMessagePrefix starts the message ids the reader gives lines of
 // one model response that carry no message_id. Writers do not write them.
-const SyntheticMessagePrefix = "rlog-line-"
+const SyntheticMessagePrefix = model.SyntheticMessagePrefix
 
 func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	li := p.li
 	name := string(p.text[li.Name.Start:li.Name.End])
 	if li.Kind == grammar.Mcp {
-		ev.Extra.SetString(hintPrefix, "c")
+		ev.Form.Prefix = "c"
 	}
 	argsEnd := p.metaStart
 	if li.Arrow.Valid() {
@@ -721,13 +723,13 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		return rd.emit(ev)
 	}
 	// t: and c: lines carry their result inline: a call and its result.
-	ev.Extra.SetString(inlineHint, "1")
+	ev.Form.Inline = true
 	if err := rd.emit(ev); err != nil {
 		return err
 	}
 	res := &model.Event{Kind: model.KindToolResult, Loc: ev.Loc, Time: ev.Time, AgentID: ev.AgentID, Sidechain: ev.Sidechain}
 	res.Result = rd.result(p, call.ID)
-	res.Extra.SetString(inlineHint, "1")
+	res.Form.Inline = true
 	return rd.emit(res)
 }
 
@@ -736,13 +738,6 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 var notArgs = map[string]bool{"id": true, "id_full": true, "ts": true, "step": true, "tid": true, "span": true,
 	"latency_ms": true, "attempt": true, "level": true, "parent": true, "parent_full": true, "uuid": true,
 	"tokens_in": true, "tokens_out": true, "tokens_cached": true, "tokens_cache_create": true, "message_id": true}
-
-// Reader hints (extras starting with "_" are not data): the rlog prefix of
-// a tool line other than t!:, and a call written on one line with its result.
-const (
-	hintPrefix = "_rlog_prefix"
-	inlineHint = "_rlog_inline"
-)
 
 // objectJSON writes fields as a JSON object without reflection (the
 // reader's hot path).

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
@@ -35,48 +37,81 @@ const (
 // is reported as a synthesized value.
 const NullSHA = grammar.NullRepoSHA
 
-// Write writes s as rlog/1. It needs the whole session: usage is written
-// once per message, with the message's merged counts.
+// Write writes s as rlog/1.
 func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
-	wr := &writer{
-		bw:   bufio.NewWriterSize(w, 1<<16),
-		rep:  rep,
-		opt:  opt,
-		s:    s,
-		same: s.Header.SourceFormat == Name,
-		cur:  map[string]string{},
-		used: map[string]bool{},
-	}
-	wr.prepare()
-	wr.header()
-	wr.body()
-	if err := wr.bw.Flush(); err != nil {
-		return err
-	}
-	return wr.err
+	return model.Replay(s, NewWriter(w, rep, opt))
 }
+
+// NewWriter returns an rlog writer (a model.Sink) that writes as events
+// arrive: the header at the first event, then one line per event. It holds
+// back only the events of one model response at a time (to put the
+// response's usage, merged, on its first line), a call written on one line
+// with its result, and a lifecycle end (the last one gets the totals).
+func NewWriter(w io.Writer, rep *model.Report, opt model.Options) model.Sink {
+	return &writer{
+		bw:        bufio.NewWriterSize(w, 1<<16),
+		rep:       rep,
+		opt:       opt,
+		cur:       recent.New[string](recentIDs),
+		open:      map[string][]string{},
+		used:      map[uint64]struct{}{},
+		agentType: recent.New[string](recentIDs),
+	}
+}
+
+// recentIDs is how many source call ids the writer remembers for results
+// and sub-agent lines that refer to them.
+const recentIDs = 4096
+
+// The bound on one held response: a response of more events (or bytes) is
+// written in parts, each with the usage merged so far.
+const (
+	maxRunEvents = 4096
+	maxRunBytes  = 16 << 20
+)
 
 type writer struct {
 	bw   *bufio.Writer
 	rep  *model.Report
 	opt  model.Options
-	s    *model.Session
+	h    *model.Header
 	same bool // the source is rlog: nothing is cut, lines keep their forms
 	err  error
 
-	// usage: the merged usage of each message goes on its first event.
-	usageAt  map[int]model.Usage
-	skip     map[int]bool // events not written (see prepare)
-	hasStart bool
-	lastEnd  int // index of the last lifecycle end event, -1 if none
+	begun  bool
+	wrote  writtenHeader // what the header said, to report what came later
+	ledger model.Ledger  // session totals, for @end
+	ids    int           // events with DAG ids (reported as dropped)
 
-	cur   map[string]string   // source call id -> rlog id of its latest call
-	open  map[string][]string // source call id -> rlog ids of its calls without a result yet, oldest first
-	used  map[string]bool     // rlog ids given to calls so far
+	// run is the response being held: events of one message id.
+	run      []*model.Event
+	runBytes int
+	// heldCall is a call the source wrote on one line with its result
+	// (t:), waiting for that result; heldEnd a lifecycle end, which gets
+	// the totals when it is the last.
+	heldCall *model.Event
+	heldUse  *model.Usage
+	heldEnd  *model.Event
+	fullEnd  bool // the last @end written has the totals
+
+	// cur maps recent source call ids to the rlog id of their latest call;
+	// open holds the rlog ids of calls without a result yet, oldest first,
+	// per source id (emptied entries are removed). used has a 64-bit hash
+	// of every rlog id given: uniqueness needs the whole session's set, and
+	// a hash is the smallest thing that tells them apart.
+	cur   *recent.Map[string]
+	open  map[string][]string
+	used  map[uint64]struct{}
 	ncall int
-	// agentType is the subagent_type of Task calls, by source id: Claude's
-	// sub-agent events do not repeat it.
-	agentType map[string]string
+	// agentType is the subagent_type of recent Task calls, by source id:
+	// Claude's sub-agent events do not repeat it.
+	agentType *recent.Map[string]
+}
+
+// writtenHeader is what the header said when it was written.
+type writtenHeader struct {
+	fields map[string]string
+	extra  map[string]bool
 }
 
 func (wr *writer) printf(format string, args ...any) {
@@ -85,107 +120,117 @@ func (wr *writer) printf(format string, args ...any) {
 	}
 }
 
-func (wr *writer) prepare() {
-	wr.usageAt = map[int]model.Usage{}
-	first := map[string]int{}
-	merged := map[string]model.Usage{}
-	wr.lastEnd = -1
-	// An empty agent text (a turn that only calls tools, as mini-prophet
-	// and ATIF write them) is not written when its message has other
-	// events: the usage goes on the first of those.
-	wr.skip = map[int]bool{}
-	perMsg := map[string]int{}
-	for i := range wr.s.Events {
-		if id := wr.s.Events[i].MessageID; id != "" {
-			perMsg[id]++
+// Event implements model.Sink.
+func (wr *writer) Event(h *model.Header, e *model.Event) error {
+	if !wr.begun {
+		wr.begin(h, e)
+	}
+	wr.ledger.Add(e)
+	if e.ID != "" || e.ParentID != "" {
+		wr.ids++
+	}
+	if len(wr.run) > 0 && e.MessageID == wr.run[0].MessageID && len(wr.run) < maxRunEvents && wr.runBytes < maxRunBytes {
+		wr.run = append(wr.run, e)
+		wr.runBytes += len(e.Text) + 200
+		return wr.err
+	}
+	wr.flushRun()
+	if e.MessageID != "" {
+		wr.run = append(wr.run, e)
+		wr.runBytes = len(e.Text) + 200
+		return wr.err
+	}
+	wr.write(e, e.Usage)
+	return wr.err
+}
+
+// End implements model.Sink.
+func (wr *writer) End(h *model.Header) error {
+	wr.h = h
+	if !wr.begun {
+		wr.begin(h, nil)
+	}
+	wr.flushRun()
+	if c := wr.heldCall; c != nil {
+		wr.heldCall = nil
+		wr.toolCall(c, wr.heldUse, nil)
+	}
+	if !wr.same {
+		if e := wr.heldEnd; e != nil {
+			wr.heldEnd = nil
+			wr.end(e)
+		} else if !wr.fullEnd {
+			wr.end(nil)
 		}
 	}
-	for i := range wr.s.Events {
-		e := &wr.s.Events[i]
-		if e.Kind == model.KindAgent && strings.TrimSpace(e.Text) == "" && e.MessageID != "" && perMsg[e.MessageID] > 1 {
-			wr.skip[i] = true
-		}
+	if wr.ids > 0 {
+		wr.rep.AddN(model.LossDroppedField, "entry uuid and parentUuid (the message DAG; rlog keeps the order only)", model.Loc{}, wr.ids)
 	}
-	for i := range wr.s.Events {
-		if wr.skip[i] {
-			e := &wr.s.Events[i]
-			if e.Usage != nil {
-				merged[e.MessageID] = merged[e.MessageID].Max(*e.Usage)
-			}
-			continue
-		}
-		e := &wr.s.Events[i]
-		if e.Kind == model.KindLifecycle && e.Name == "start" {
-			wr.hasStart = true
-		}
-		if e.Kind == model.KindLifecycle && e.Name == "end" {
-			wr.lastEnd = i
-		}
-		if e.MessageID == "" {
-			if e.Usage != nil {
-				wr.usageAt[i] = *e.Usage
-			}
-			continue
-		}
-		if _, seen := first[e.MessageID]; !seen {
-			first[e.MessageID] = i
-		}
+	wr.reportLateHeader()
+	if err := wr.bw.Flush(); err != nil && wr.err == nil {
+		wr.err = err
+	}
+	return wr.err
+}
+
+// flushRun writes the held response: its merged usage on its first line.
+// An empty agent text (a turn that only calls tools, as mini-prophet and
+// ATIF write them) is left out when the response has other events.
+func (wr *writer) flushRun() {
+	run := wr.run
+	if len(run) == 0 {
+		return
+	}
+	wr.run = wr.run[:0]
+	var l model.Ledger
+	for _, e := range run {
 		if e.Usage != nil {
-			merged[e.MessageID] = merged[e.MessageID].Max(*e.Usage)
+			l.AddUsage(e.MessageID, *e.Usage)
 		}
 	}
-	for id, i := range first {
-		if u, ok := merged[id]; ok {
-			wr.usageAt[i] = u
+	var usage *model.Usage
+	if !l.Empty() {
+		u := l.Total()
+		usage = &u
+	}
+	for _, e := range run {
+		if e.Kind == model.KindAgent && strings.TrimSpace(e.Text) == "" && len(run) > 1 {
+			wr.dropExtras(e)
+			continue
 		}
+		wr.write(e, usage)
+		usage = nil
+	}
+	clear(run)
+}
+
+// write writes e with usage (nil for none) on its line, holding back a
+// call written inline with its result and a lifecycle end.
+func (wr *writer) write(e *model.Event, usage *model.Usage) {
+	if end := wr.heldEnd; end != nil {
+		// Not the last end: a plain @end.
+		wr.heldEnd = nil
+		wr.plainEnd(end)
+	}
+	if c := wr.heldCall; c != nil {
+		wr.heldCall = nil
+		if e.Kind == model.KindToolResult && e.Form.Inline && e.Result != nil && e.Result.CallID == c.Call.ID {
+			wr.toolCall(c, wr.heldUse, e)
+			return
+		}
+		wr.toolCall(c, wr.heldUse, nil)
+	}
+	switch {
+	case wr.same && e.Kind == model.KindToolCall && e.Form.Inline:
+		wr.heldCall, wr.heldUse = e, usage
+	case !wr.same && e.Kind == model.KindLifecycle && e.Name == "end":
+		wr.heldEnd = e
+	default:
+		wr.event(e, usage)
 	}
 }
 
 // ---- body
-
-func (wr *writer) body() {
-	if !wr.same && !wr.hasStart {
-		wr.start(nil)
-	}
-	events := wr.s.Events
-	for i := range events {
-		e := &events[i]
-		if wr.err != nil {
-			return
-		}
-		// A call written on one line with its result (an rlog t: line).
-		if wr.same && e.Kind == model.KindToolCall && hint(e, inlineHint) && i+1 < len(events) {
-			next := &events[i+1]
-			if next.Kind == model.KindToolResult && hint(next, inlineHint) && next.Result != nil && next.Result.CallID == e.Call.ID {
-				wr.toolCall(i, e, next)
-				events[i+1].Kind = 0 // consumed
-				continue
-			}
-		}
-		wr.event(i, e)
-	}
-	if !wr.same && wr.lastEnd < 0 {
-		wr.end(nil)
-	}
-	if n := countIDs(events); n > 0 {
-		wr.rep.AddN(model.LossDroppedField, "entry uuid and parentUuid (the message DAG; rlog keeps the order only)", model.Loc{}, n)
-	}
-}
-
-func countIDs(events []model.Event) int {
-	n := 0
-	for i := range events {
-		if events[i].ID != "" || events[i].ParentID != "" {
-			n++
-		}
-	}
-	return n
-}
-
-func hint(e *model.Event, k string) bool {
-	_, ok := e.Extra.Get(k)
-	return ok
-}
 
 // line collects one output line: its text, then its metadata.
 type line struct {
@@ -216,14 +261,10 @@ func (wr *writer) emit(l *line, cont []string) {
 	}
 }
 
-func (wr *writer) event(i int, e *model.Event) {
-	if wr.skip[i] {
-		wr.dropExtras(e)
-		return
-	}
+// event writes the line (and continuation lines) of one event, with usage
+// (nil for none) in its metadata.
+func (wr *writer) event(e *model.Event, usage *model.Usage) {
 	switch e.Kind {
-	case 0:
-		return
 	case model.KindUser:
 		l := &line{}
 		l.add("u:")
@@ -232,14 +273,14 @@ func (wr *writer) event(i int, e *model.Event) {
 		if e.Meta {
 			l.kv("meta", "true")
 		}
-		wr.meta(l, i, e)
+		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindAgent:
 		l := &line{}
 		l.add("a:")
 		text, cont := wr.text(e.Text, LimitAgent, "agent text", e)
 		l.add(text)
-		wr.meta(l, i, e)
+		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindThinking:
 		l := &line{}
@@ -254,14 +295,14 @@ func (wr *writer) event(i int, e *model.Event) {
 			}
 			l.kv("sig", wordless(sig))
 		}
-		wr.meta(l, i, e)
+		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindToolCall:
-		wr.toolCall(i, e, nil)
+		wr.toolCall(e, usage, nil)
 	case model.KindToolResult:
-		wr.toolResult(i, e)
+		wr.toolResult(e, usage)
 	case model.KindSubagent:
-		wr.subagent(i, e)
+		wr.subagent(e, usage)
 	case model.KindInit:
 		l := &line{}
 		l.add("@init")
@@ -318,10 +359,10 @@ func (wr *writer) event(i int, e *model.Event) {
 			}
 			l.add("[" + pick(t.Status, "pending") + "] " + wr.neutral(c))
 		}
-		wr.meta(l, i, e)
+		wr.meta(l, e, usage)
 		wr.emit(l, nil)
 	case model.KindLifecycle:
-		wr.lifecycle(i, e)
+		wr.lifecycle(e)
 	case model.KindPassthrough:
 		wr.passthrough(e)
 	}
@@ -439,7 +480,7 @@ func isWordByte(c byte) bool {
 
 // meta appends the metadata every event line may carry: time, thread,
 // step, model, message id and the message's usage.
-func (wr *writer) meta(l *line, i int, e *model.Event) {
+func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 	wr.timeMeta(l, e)
 	if e.AgentID != "" {
 		l.kv("tid", wordless(e.AgentID))
@@ -447,13 +488,13 @@ func (wr *writer) meta(l *line, i int, e *model.Event) {
 	if wr.same && e.Step != 0 {
 		l.kv("step", strconv.FormatInt(e.Step, 10))
 	}
-	if e.Model != "" && e.Model != wr.s.Header.Model {
+	if e.Model != "" && e.Model != wr.wrote.fields["model"] {
 		l.kv("model", wordless(e.Model))
 	}
-	if e.MessageID != "" && !strings.HasPrefix(e.MessageID, SyntheticMessagePrefix) {
+	if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
 		l.kv("message_id", wordless(e.MessageID))
 	}
-	if u, ok := wr.usageAt[i]; ok {
+	if u != nil {
 		l.kv("tokens_in", strconv.FormatInt(u.Input, 10))
 		l.kv("tokens_out", strconv.FormatInt(u.Output, 10))
 		if u.CacheRead > 0 {
@@ -522,21 +563,31 @@ func (wr *writer) callID(src string, e *model.Event) string {
 		wr.rep.Add(model.LossSynthesized, "tool call id (the source call has none)", e.Loc)
 	}
 	id := base
-	if wr.used[id] {
+	if wr.taken(id) {
 		n := 2
-		for wr.used[id+"_"+strconv.Itoa(n)] {
+		for wr.taken(base + "_" + strconv.Itoa(n)) {
 			n++
 		}
 		id = base + "_" + strconv.Itoa(n)
 		wr.rep.Add(model.LossIDUnique, "call id used twice, written as <id>_n (id_full keeps the source id)", e.Loc)
 	}
-	wr.used[id] = true
-	wr.cur[src] = id
-	if wr.open == nil {
-		wr.open = map[string][]string{}
-	}
+	wr.used[idHash(id)] = struct{}{}
+	wr.cur.Set(src, id)
 	wr.open[src] = append(wr.open[src], id)
 	return id
+}
+
+// taken reports whether an rlog id was given to a call already.
+func (wr *writer) taken(id string) bool {
+	_, ok := wr.used[idHash(id)]
+	return ok
+}
+
+// idHash is an id's 64-bit FNV-1a hash.
+func idHash(id string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return h.Sum64()
 }
 
 // idText is src reduced to rlog/1's id characters (ASCII word characters).
@@ -559,8 +610,7 @@ func idText(src string) string {
 // refID is the rlog id a subagent line uses for source id src: its latest
 // call's.
 func (wr *writer) refID(src string) (string, bool) {
-	id, ok := wr.cur[src]
-	return id, ok
+	return wr.cur.Get(src)
 }
 
 // resultID is the rlog id a result for source id src answers: the oldest
@@ -569,13 +619,22 @@ func (wr *writer) refID(src string) (string, bool) {
 // logs' toolu_01), results are matched to calls in order.
 func (wr *writer) resultID(src string) (string, bool) {
 	if q := wr.open[src]; len(q) > 0 {
-		wr.open[src] = q[1:]
+		wr.answered(src)
 		return q[0], true
 	}
 	return wr.refID(src)
 }
 
-func (wr *writer) toolCall(i int, e *model.Event, inline *model.Event) {
+// answered takes the oldest open call of source id src off its list.
+func (wr *writer) answered(src string) {
+	if q := wr.open[src]; len(q) > 1 {
+		wr.open[src] = q[1:]
+	} else {
+		delete(wr.open, src)
+	}
+}
+
+func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Event) {
 	c := e.Call
 	l := &line{}
 	name := c.Name
@@ -583,7 +642,7 @@ func (wr *writer) toolCall(i int, e *model.Event, inline *model.Event) {
 	if inline != nil {
 		prefix = "t:"
 	}
-	if v, _ := e.Extra.String(hintPrefix); v == "c" && wr.same {
+	if e.Form.Prefix == "c" && wr.same {
 		prefix = "c:"
 	}
 	if prefix != "c:" {
@@ -596,15 +655,16 @@ func (wr *writer) toolCall(i int, e *model.Event, inline *model.Event) {
 	id := wr.callID(c.ID, e)
 	if args := c.Args(); args != nil {
 		if t, ok := args.String("subagent_type"); ok && t != "" {
-			if wr.agentType == nil {
-				wr.agentType = map[string]string{}
-			}
-			wr.agentType[c.ID] = t
+			wr.agentType.Set(c.ID, t)
 		}
 	}
 	if inline != nil {
-		q := wr.open[c.ID]
-		wr.open[c.ID] = q[:len(q)-1] // answered on this line
+		// Answered on this line: the newest open call of its id.
+		if q := wr.open[c.ID]; len(q) > 1 {
+			wr.open[c.ID] = q[:len(q)-1]
+		} else {
+			delete(wr.open, c.ID)
+		}
 	}
 	l.add("id=" + id)
 	args := ""
@@ -631,7 +691,7 @@ func (wr *writer) toolCall(i int, e *model.Event, inline *model.Event) {
 	if id != c.ID && c.ID != "" {
 		l.kv("id_full", model.Quote(c.ID))
 	}
-	wr.meta(l, i, e)
+	wr.meta(l, e, usage)
 	wr.emit(l, nil)
 }
 
@@ -675,7 +735,7 @@ func (wr *writer) resultText(e *model.Event, withStatus bool) string {
 	return "[" + status + "] " + text
 }
 
-func (wr *writer) toolResult(i int, e *model.Event) {
+func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
 	l := &line{}
 	l.add("o:")
 	id, known := wr.resultID(e.Result.CallID)
@@ -692,11 +752,11 @@ func (wr *writer) toolResult(i int, e *model.Event) {
 		l.kv("orphan_id", model.Quote(e.Result.CallID))
 		wr.rep.Add(model.LossMoved, "tool result whose call is not before it (written with orphan_id=)", e.Loc)
 	}
-	wr.meta(l, i, e)
+	wr.meta(l, e, usage)
 	wr.emit(l, nil)
 }
 
-func (wr *writer) subagent(i int, e *model.Event) {
+func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	sa := e.Subagent
 	if sa == nil {
 		return
@@ -704,7 +764,7 @@ func (wr *writer) subagent(i int, e *model.Event) {
 	l := &line{}
 	typ := sa.Type
 	if typ == "" {
-		typ = wr.agentType[sa.ID]
+		typ, _ = wr.agentType.Get(sa.ID)
 	}
 	if typ == "" {
 		typ = "agent"
@@ -733,7 +793,7 @@ func (wr *writer) subagent(i int, e *model.Event) {
 	if sa.AgentID != "" && !wr.same && e.AgentID == "" {
 		l.kv("tid", wordless(sa.AgentID))
 	}
-	wr.meta(l, i, e)
+	wr.meta(l, e, usage)
 	wr.emit(l, nil)
 }
 
@@ -827,43 +887,52 @@ func argText(v string) string { return quoteArg(v) }
 
 // ---- lifecycle and passthrough
 
-func (wr *writer) start(e *model.Event) {
-	h := &wr.s.Header
+// startLine writes @start with the session id and time ts.
+func (wr *writer) startLine(ts string) {
 	l := &line{}
 	l.add("@start")
-	if id := idText(h.ID); id != "" {
+	if id := idText(wr.h.ID); id != "" {
 		l.add("id=" + id[:min(8, len(id))])
-	}
-	ts := h.Started
-	if e != nil && e.Time != "" {
-		ts = e.Time
-	}
-	if ts == "" {
-		for i := range wr.s.Events {
-			if t := wr.s.Events[i].Time; t != "" {
-				ts = t
-				break
-			}
-		}
 	}
 	if z, ok := zTime(ts); ok {
 		l.add("ts=" + z)
 	}
 	wr.emit(l, nil)
-	if e != nil {
-		wr.dropExtras(e)
-	}
 }
 
+// start writes the source's own start event.
+func (wr *writer) start(e *model.Event) {
+	ts := wr.h.Started
+	if e.Time != "" {
+		ts = e.Time
+	}
+	wr.startLine(ts)
+	wr.dropExtras(e)
+}
+
+// plainEnd writes an end event that is not the session's last: its time
+// only.
+func (wr *writer) plainEnd(e *model.Event) {
+	l := &line{}
+	l.add("@end")
+	wr.timeMeta(l, e)
+	wr.emit(l, nil)
+	wr.dropExtras(e)
+	wr.fullEnd = false
+}
+
+// end writes the session's last @end, with the totals and the outcome
+// (e is the source's end event, nil when there is none).
 func (wr *writer) end(e *model.Event) {
-	h := &wr.s.Header
+	wr.fullEnd = true
+	h := wr.h
 	if out := h.Outcome; out != nil && out.ResultText != "" {
 		text, _ := cutLine(out.ResultText, LimitAgent)
 		wr.printf("# result: %s\n", wr.neutral(text))
 	}
 	l := &line{}
 	l.add("@end")
-	if tot, ok := model.SessionTotals(h, wr.s.Events); ok {
+	if tot, ok := model.Totals(h, &wr.ledger); ok {
 		l.add("tokens_in=" + strconv.FormatInt(tot.Input, 10))
 		l.add("tokens_out=" + strconv.FormatInt(tot.Output, 10))
 		if tot.CacheRead > 0 {
@@ -900,7 +969,7 @@ func (wr *writer) end(e *model.Event) {
 	}
 }
 
-func (wr *writer) lifecycle(i int, e *model.Event) {
+func (wr *writer) lifecycle(e *model.Event) {
 	if wr.same {
 		l := &line{}
 		l.add("@" + e.Name)
@@ -915,16 +984,6 @@ func (wr *writer) lifecycle(i int, e *model.Event) {
 	switch {
 	case e.Name == "start":
 		wr.start(e)
-	case e.Name == "end":
-		if i == wr.lastEnd {
-			wr.end(e)
-			return
-		}
-		l := &line{}
-		l.add("@end")
-		wr.timeMeta(l, e)
-		wr.emit(l, nil)
-		wr.dropExtras(e)
 	case isVerb(e.Name):
 		l := &line{}
 		l.add("@" + e.Name)

@@ -1,12 +1,15 @@
 // Package trajectory reads and writes the autopilot trajectory JSON
-// (`docs/logs/YYYYMMDD/HHMMSS-slug.json` in the OpenAgents repository): one document with
-// a root of session metadata, a flat list of typed steps, an optional result
-// and the usage totals. It is the lossless side of the autopilot pair: tool
-// output is untruncated.
+// (`docs/logs/YYYYMMDD/HHMMSS-slug.json`): one document with a root of
+// session metadata, a flat list of typed steps, an optional result and the
+// usage totals. It is the lossless side of the autopilot pair: tool output
+// is untruncated.
+//
+// Both directions stream: the reader hands out one step at a time, and the
+// writer writes the root fields it knows first, each step as it comes, and
+// what it learns at the end (result, usage) after the steps.
 package trajectory
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,87 +25,115 @@ const Name = "trajectory"
 
 var rootKeys = map[string]bool{"session_id": true, "prompt": true, "model": true, "cwd": true, "repo_sha": true, "branch": true, "started_at": true, "ended_at": true, "steps": true, "result": true, "usage": true}
 
-// Read reads a trajectory document. A document that is not a JSON object
-// is an error; steps of the wrong shape are reported and skipped.
+// Read reads a trajectory document, one step at a time. A document that is
+// not a JSON object is an error; steps of the wrong shape are reported and
+// skipped. Root fields after the steps (result, usage) complete the header
+// by the time the sink's End is called.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	root, err := model.ReadDocument(r, "trajectory")
-	if err != nil {
-		return err
-	}
 	h := &model.Header{SourceFormat: Name, AgentName: "autopilot"}
-	h.ID, _ = root.String("session_id")
-	h.Prompt, _ = root.String("prompt")
-	h.Model, _ = root.String("model")
-	h.Cwd, _ = root.String("cwd")
-	h.RepoSHA, _ = root.String("repo_sha")
-	h.Branch, _ = root.String("branch")
-	h.Started, _ = root.String("started_at")
-	h.Ended, _ = root.String("ended_at")
-	for _, f := range root {
-		if !rootKeys[f.Key] {
-			h.Extra = append(h.Extra, f)
+	w := jsonscan.NewWalker(r, false)
+	if w.Kind() != '{' {
+		if _, _, err := w.Value(); err != nil {
+			return fmt.Errorf("trajectory: %w", err)
 		}
+		return fmt.Errorf("trajectory: %w", model.ErrNotObject)
 	}
-	if v, ok := root.Get("usage"); ok {
+	sawSteps := false
+	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
+		key := jsonscan.Key(k)
+		if key == "steps" && w.Kind() == '[' {
+			sawSteps = true
+			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
+				loc := model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)}
+				f, err := model.ParseValidFields(b)
+				if err != nil || f == nil {
+					rep.Add(model.LossMalformed, "step is not an object", loc)
+					return nil
+				}
+				ev := stepEvent(f, loc, rep)
+				rep.Events++
+				return sink.Event(h, ev)
+			})
+		}
+		v, _, err := w.Value()
+		if err != nil {
+			return err
+		}
+		rootField(h, key, jsonscan.Copy(v), rep)
+		return nil
+	})
+	if err == nil {
+		err = w.End()
+	}
+	if err != nil {
+		return fmt.Errorf("trajectory: %w", err)
+	}
+	if !sawSteps {
+		rep.Add(model.LossMalformed, "steps is missing or not a list", model.Loc{Path: "$.steps"})
+	}
+	return sink.End(h)
+}
+
+// rootField puts one root field in the header.
+func rootField(h *model.Header, key string, v json.RawMessage, rep *model.Report) {
+	str := func() string { s, _ := jsonscan.String(v); return s }
+	switch key {
+	case "session_id":
+		h.ID = str()
+	case "prompt":
+		h.Prompt = str()
+	case "model":
+		h.Model = str()
+	case "cwd":
+		h.Cwd = str()
+	case "repo_sha":
+		h.RepoSHA = str()
+	case "branch":
+		h.Branch = str()
+	case "started_at":
+		h.Started = str()
+	case "ended_at":
+		h.Ended = str()
+	case "usage":
 		u, _ := model.ParseValidFields(v)
-		t := model.Usage{}
-		t.Input = intField(u, "input_tokens")
-		t.Output = intField(u, "output_tokens")
-		t.CacheRead = intField(u, "cache_read_tokens")
-		t.CacheCreate = intField(u, "cache_creation_tokens")
-		h.Totals = &t
+		h.Totals = &model.Usage{Input: intField(u, "input_tokens"), Output: intField(u, "output_tokens"),
+			CacheRead: intField(u, "cache_read_tokens"), CacheCreate: intField(u, "cache_creation_tokens")}
 		if c, ok := u.Get("cost_usd"); ok {
 			if f, ok := jsonscan.Float(c); ok {
 				h.CostUSD = &f
 			}
 		}
-	}
-	if v, ok := root.Get("result"); ok && !jsonscan.IsNull(v) {
+	case "result":
+		if jsonscan.IsNull(v) {
+			return
+		}
 		rf, err := model.ParseValidFields(v)
 		if err != nil {
 			rep.Add(model.LossMalformed, "result is not an object", model.Loc{Path: "$.result"})
-		} else {
-			out := &model.Outcome{}
-			if b, ok := rf.Get("success"); ok {
-				s, _ := jsonscan.Bool(b)
-				out.Success = &s
-			}
-			out.DurationMS = intField(rf, "duration_ms")
-			out.NumTurns = intField(rf, "num_turns")
-			out.ResultText, _ = rf.String("result_text")
-			if e, ok := rf.Get("errors"); ok {
-				json.Unmarshal(e, &out.Errors)
-			}
-			h.Outcome = out
-			for _, f := range rf {
-				switch f.Key {
-				case "success", "duration_ms", "num_turns", "result_text", "errors":
-				default:
-					h.Extra.Set("result."+f.Key, f.Value)
-				}
+			return
+		}
+		out := &model.Outcome{}
+		if b, ok := rf.Get("success"); ok {
+			s, _ := jsonscan.Bool(b)
+			out.Success = &s
+		}
+		out.DurationMS = intField(rf, "duration_ms")
+		out.NumTurns = intField(rf, "num_turns")
+		out.ResultText, _ = rf.String("result_text")
+		if e, ok := rf.Get("errors"); ok {
+			json.Unmarshal(e, &out.Errors)
+		}
+		h.Outcome = out
+		for _, f := range rf {
+			switch f.Key {
+			case "success", "duration_ms", "num_turns", "result_text", "errors":
+			default:
+				h.Extra.Set("result."+f.Key, f.Value)
 			}
 		}
+	default:
+		h.Extra = append(h.Extra, model.Field{Key: key, Value: v})
 	}
-	steps, _ := root.Get("steps")
-	if len(steps) > 0 && steps[0] == '[' {
-		err := jsonscan.Array(steps, func(i int, b []byte) error {
-			loc := model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)}
-			f, err := model.ParseValidFields(b)
-			if err != nil || f == nil {
-				rep.Add(model.LossMalformed, "step is not an object", loc)
-				return nil
-			}
-			ev := stepEvent(f, loc, rep)
-			rep.Events++
-			return sink.Event(h, ev)
-		})
-		if err != nil {
-			return err
-		}
-	} else {
-		rep.Add(model.LossMalformed, "steps is missing or not a list", model.Loc{Path: "$.steps"})
-	}
-	return sink.End(h)
 }
 
 func intField(f model.Fields, key string) int64 {
@@ -114,17 +145,22 @@ func intField(f model.Fields, key string) int64 {
 	return n
 }
 
-var stepCommon = map[string]bool{"step_id": true, "timestamp": true, "type": true, "tokens_in": true, "tokens_out": true, "tokens_cached": true}
+// stepCommon are the fields every step may have; message_id and
+// tokens_cache_create are this package's own (see Writer).
+var stepCommon = map[string]bool{"step_id": true, "timestamp": true, "type": true, "tokens_in": true, "tokens_out": true,
+	"tokens_cached": true, "tokens_cache_create": true, "message_id": true}
 
 func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 	ev := &model.Event{Loc: loc}
 	ev.Step = intField(f, "step_id")
 	ev.Time, _ = f.String("timestamp")
+	ev.MessageID, _ = f.String("message_id")
 	typ, _ := f.String("type")
 	_, hasIn := f.Get("tokens_in")
 	_, hasOut := f.Get("tokens_out")
 	if hasIn || hasOut {
-		ev.Usage = &model.Usage{Input: intField(f, "tokens_in"), Output: intField(f, "tokens_out"), CacheRead: intField(f, "tokens_cached")}
+		ev.Usage = &model.Usage{Input: intField(f, "tokens_in"), Output: intField(f, "tokens_out"),
+			CacheRead: intField(f, "tokens_cached"), CacheCreate: intField(f, "tokens_cache_create")}
 	}
 	used := map[string]bool{}
 	str := func(k string) string {
@@ -165,7 +201,7 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 				res.Content, res.ContentRaw = string(v), v
 			}
 		} else {
-			ev.Extra.Set("_no_output", json.RawMessage("true"))
+			ev.Form.NoOutput = true
 		}
 		used["output"] = true
 		ev.Result = res
@@ -193,58 +229,117 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 	return ev
 }
 
-// Write writes s as a trajectory document. Steps are renumbered 1..N;
-// events the format has no step type for are reported and left out.
+// Writer writes a trajectory document as events arrive: the root fields
+// known at the first event, each step, then ended_at if it was learned
+// late, result, usage and the source's other root fields. Steps are
+// numbered 1..N; events the format has no step type for are reported and
+// left out.
+//
+// Beyond the autopilot's own fields a step may carry message_id (the model
+// response it came from) and tokens_cache_create (its cache-creation
+// tokens), so that a session's token counts survive the way through this
+// format; the autopilot's readers ignore fields they do not know.
+type Writer struct {
+	out  *jsonw.Indenter
+	buf  []byte // the piece being written, reused
+	rep  *model.Report
+	opt  model.Options
+	same bool
+
+	begun  bool // the root's head is written
+	ended  bool // ended_at is written
+	steps  int
+	ledger model.Ledger
+	err    error
+}
+
+// NewWriter returns a streaming trajectory writer (a model.Sink).
+func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
+	return &Writer{out: jsonw.NewIndenter(w), rep: rep, opt: opt}
+}
+
+// Write writes a whole session.
 func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
-	h := &s.Header
-	same := h.SourceFormat == Name
-	var b bytes.Buffer
-	o := jsonw.Begin(&b)
+	return model.Replay(s, NewWriter(w, rep, opt))
+}
+
+// flush sends the piece in buf to the output.
+func (wr *Writer) flush(b []byte) {
+	if wr.err == nil {
+		_, wr.err = wr.out.Write(b)
+	}
+}
+
+// begin writes the root's fields up to the steps list.
+func (wr *Writer) begin(h *model.Header, first *model.Event) {
+	wr.begun = true
+	wr.same = h.SourceFormat == Name
+	var b jsonw.Buf
+	o := b.Begin()
 	o.Str("session_id", h.ID)
 	o.Str("prompt", h.Prompt)
 	o.Str("model", h.Model)
 	o.Str("cwd", h.Cwd)
 	if h.RepoSHA == "" {
-		rep.Add(model.LossSynthesized, "repo_sha (empty string; the source has none)", model.Loc{Path: "$.repo_sha"})
+		wr.rep.Add(model.LossSynthesized, "repo_sha (empty string; the source has none)", model.Loc{Path: "$.repo_sha"})
 	}
 	o.Str("repo_sha", h.RepoSHA)
 	if h.Branch != "" {
 		o.Str("branch", h.Branch)
 	}
 	started := h.Started
-	if started == "" && len(s.Events) > 0 {
-		started = s.Events[0].Time
+	if started == "" && first != nil {
+		started = first.Time
 	}
 	if started == "" {
-		started = opt.Time().Format("2006-01-02T15:04:05.000000Z")
-		rep.Add(model.LossSynthesized, "started_at (conversion time)", model.Loc{Path: "$.started_at"})
+		started = wr.opt.Time().Format("2006-01-02T15:04:05.000000Z")
+		wr.rep.Add(model.LossSynthesized, "started_at (conversion time)", model.Loc{Path: "$.started_at"})
 	}
 	o.Str("started_at", started)
 	if h.Ended != "" {
 		o.Str("ended_at", h.Ended)
+		wr.ended = true
 	}
 	o.Key("steps")
 	b.WriteByte('[')
-	n := 0
-	for i := range s.Events {
-		e := &s.Events[i]
-		var sb bytes.Buffer
-		if !writeStep(&sb, e, n+1, same, rep) {
-			continue
-		}
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
-		if e.Step != 0 && e.Step != int64(n) {
-			rep.Add(model.LossRenumbered, "step_id renumbered 1..N", e.Loc)
-		}
-		b.Write(sb.Bytes())
+	wr.flush(b.Bytes())
+}
+
+// Event implements model.Sink.
+func (wr *Writer) Event(h *model.Header, e *model.Event) error {
+	if !wr.begun {
+		wr.begin(h, e)
 	}
+	wr.ledger.Add(e)
+	var b jsonw.Buf
+	if !wr.step(&b, e, wr.steps+1) {
+		return wr.err
+	}
+	wr.steps++
+	if e.Step != 0 && e.Step != int64(wr.steps) {
+		wr.rep.Add(model.LossRenumbered, "step_id renumbered 1..N", e.Loc)
+	}
+	if wr.steps > 1 {
+		wr.flush([]byte{','})
+	}
+	wr.flush(b.Bytes())
+	return wr.err
+}
+
+// End implements model.Sink: the fields known only now.
+func (wr *Writer) End(h *model.Header) error {
+	if !wr.begun {
+		wr.begin(h, nil)
+	}
+	var b jsonw.Buf
 	b.WriteByte(']')
+	o := b.Continue(1)
+	if h.Ended != "" && !wr.ended {
+		o.Str("ended_at", h.Ended)
+	}
 	if out := h.Outcome; out != nil {
 		o.Key("result")
-		r := jsonw.Begin(&b)
+		r := b.Begin()
 		r.Bool("success", out.Success == nil || *out.Success)
 		r.Int("duration_ms", out.DurationMS)
 		r.Int("num_turns", out.NumTurns)
@@ -255,46 +350,46 @@ func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) 
 			r.Any("errors", out.Errors)
 		}
 		for _, f := range h.Extra {
-			if k, ok := strings.CutPrefix(f.Key, "result."); ok && same {
+			if k, ok := strings.CutPrefix(f.Key, "result."); ok && wr.same {
 				r.Raw(k, f.Value)
 			}
 		}
 		r.End()
 	}
-	tot, _ := model.SessionTotals(h, s.Events)
+	tot, _ := model.Totals(h, &wr.ledger)
 	o.Key("usage")
-	u := jsonw.Begin(&b)
+	u := b.Begin()
 	u.Int("input_tokens", tot.Input)
 	u.Int("output_tokens", tot.Output)
 	u.Int("cache_read_tokens", tot.CacheRead)
 	u.Int("cache_creation_tokens", tot.CacheCreate)
+	cost := 0.0
 	if h.CostUSD != nil {
-		u.Float("cost_usd", *h.CostUSD)
-	} else {
-		u.Float("cost_usd", 0)
+		cost = *h.CostUSD
 	}
+	u.Float("cost_usd", cost)
 	u.End()
 	for _, f := range h.Extra {
-		if strings.HasPrefix(f.Key, "result.") || strings.HasPrefix(f.Key, "_") {
+		if strings.HasPrefix(f.Key, "result.") {
 			continue
 		}
-		if same {
+		if wr.same {
 			o.Raw(f.Key, f.Value)
 		} else {
-			rep.Add(model.LossDroppedField, "header field "+f.Key, model.Loc{})
+			wr.rep.Add(model.LossDroppedField, "header field "+f.Key, model.Loc{})
 		}
 	}
 	o.End()
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, b.Bytes(), "", "  "); err != nil {
-		return fmt.Errorf("trajectory: internal error: %w", err)
+	b.WriteByte('\n')
+	wr.flush(b.Bytes())
+	if wr.err != nil {
+		return wr.err
 	}
-	pretty.WriteByte('\n')
-	_, err := w.Write(pretty.Bytes())
-	return err
+	return wr.out.Flush()
 }
 
-func writeStep(b *bytes.Buffer, e *model.Event, id int, same bool, rep *model.Report) bool {
+// step writes one step into b; false when e has no step type.
+func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 	var typ string
 	switch e.Kind {
 	case model.KindUser:
@@ -314,17 +409,17 @@ func writeStep(b *bytes.Buffer, e *model.Event, id int, same bool, rep *model.Re
 	case model.KindSubagent:
 		typ = "subagent"
 	case model.KindPassthrough:
-		if same && len(e.Raw) > 0 {
-			b.Write(e.Raw)
+		if wr.same && len(e.Raw) > 0 {
+			jsonw.WriteCompact(&b.Buffer, e.Raw)
 			return true
 		}
-		rep.DropEvent(e, "record "+e.RawType+" (no trajectory step type)")
+		wr.rep.DropEvent(e, "record "+e.RawType+" (no trajectory step type)")
 		return false
 	default:
-		rep.Add(model.LossDroppedEvent, e.Kind.String()+" (no trajectory step type)", e.Loc)
+		wr.rep.Add(model.LossDroppedEvent, e.Kind.String()+" (no trajectory step type)", e.Loc)
 		return false
 	}
-	o := jsonw.Begin(b)
+	o := b.Begin()
 	o.Int("step_id", int64(id))
 	o.Str("timestamp", e.Time)
 	o.Str("type", typ)
@@ -347,8 +442,8 @@ func writeStep(b *bytes.Buffer, e *model.Event, id int, same bool, rep *model.Re
 	case model.KindToolResult:
 		o.Str("tool_id", e.Result.CallID)
 		o.Bool("success", !e.Result.IsError)
-		if _, absent := e.Extra.Get("_no_output"); !absent {
-			if len(e.Result.ContentRaw) > 0 && same {
+		if !e.Form.NoOutput {
+			if len(e.Result.ContentRaw) > 0 && wr.same {
 				o.Raw("output", e.Result.ContentRaw)
 			} else {
 				o.Str("output", e.Result.Content)
@@ -374,17 +469,18 @@ func writeStep(b *bytes.Buffer, e *model.Event, id int, same bool, rep *model.Re
 		o.Int("tokens_out", u.Output)
 		o.Int("tokens_cached", u.CacheRead)
 		if u.CacheCreate != 0 {
-			rep.Add(model.LossDroppedField, "per-step cache_creation tokens", e.Loc)
+			o.Int("tokens_cache_create", u.CacheCreate)
 		}
 	}
-	if same {
+	if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
+		o.Str("message_id", e.MessageID)
+	}
+	if wr.same {
 		for _, f := range e.Extra {
-			if !strings.HasPrefix(f.Key, "_") {
-				o.Raw(f.Key, f.Value)
-			}
+			o.Raw(f.Key, f.Value)
 		}
 	} else {
-		rep.DropExtras(e)
+		wr.rep.DropExtras(e)
 	}
 	o.End()
 	return true

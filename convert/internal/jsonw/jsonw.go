@@ -160,3 +160,13 @@ func String(b *bytes.Buffer, s string) {
 	b.WriteString(s[start:])
 	b.WriteByte('"')
 }
+
+// Buf is a buffer to build JSON pieces in.
+type Buf struct{ bytes.Buffer }
+
+// Begin starts an object in b.
+func (b *Buf) Begin() *Obj { return Begin(&b.Buffer) }
+
+// Continue returns an Obj that adds members to an object whose opening
+// and n members were written before, in another piece.
+func (b *Buf) Continue(n int) *Obj { return &Obj{B: &b.Buffer, n: n} }

@@ -1,0 +1,412 @@
+package atif
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// step is one ATIF step being put together from events.
+type step struct {
+	parts       json.RawMessage // v1.6 message content parts
+	fields      model.Fields    // step-level fields beyond the core ones (reasoning_effort, ...)
+	metricExtra model.Fields    // metrics fields beyond the token counts
+	source      string
+	time        string
+	message     string
+	model       string
+	reasoning   []string
+	texts       []string
+	calls       []toolCall
+	results     []result
+	ledger      model.Ledger // the usage of the step's response(s)
+	extra       model.Fields
+	key         string // the message id an agent step groups
+	msgID       string // the source's message id, kept in extra
+	srcID       string // ID of the first event, to keep a source step's parts together
+	keys        string // metric keys the source step had ("" = write all)
+	loc         model.Loc
+	origStep    int64
+	renamed     map[string][]string // original call id -> unique ids in order
+	answeredOf  map[string]int      // original call id -> how many of its calls have their result
+	answered    int                 // calls that have their result
+	closed      bool                // no more events join (a user or system step came after)
+	size        int                 // about the memory its events hold
+}
+
+type toolCall struct {
+	id, name string
+	args     json.RawMessage
+	extra    json.RawMessage
+}
+
+type result struct {
+	parts   json.RawMessage // v1.6 content parts, when the source had them
+	callID  string
+	hasCall bool
+	content string
+	isError bool
+	refs    json.RawMessage
+	extra   model.Fields
+}
+
+// open is how many of the step's calls wait for their result.
+func (s *step) open() int { return len(s.calls) - s.answered }
+
+// cur is the step being put together.
+func (wr *Writer) cur() *step {
+	if len(wr.held) == 0 {
+		return nil
+	}
+	return wr.held[len(wr.held)-1]
+}
+
+func (wr *Writer) newStep(source string, e *model.Event) *step {
+	s := &step{source: source, time: e.Time, loc: e.Loc, origStep: e.Step, model: e.Model, srcID: e.ID, keys: e.Form.Keys}
+	wr.held = append(wr.held, s)
+	return s
+}
+
+// agentStep returns the agent step e joins, starting one when needed: a new
+// model response (another message id) or anything between starts a step.
+func (wr *Writer) agentStep(e *model.Event) *step {
+	s := wr.cur()
+	k := e.MessageID
+	if s != nil && s.source == "agent" && !s.closed && (k == "" || s.key == "" || s.key == k) {
+		if k != "" {
+			s.key = k
+		}
+		return s
+	}
+	s = wr.newStep("agent", e)
+	s.key = k
+	return s
+}
+
+// add puts e in its step. Consecutive thinking, agent text and tool calls
+// of one response form one agent step; a result goes to the step of its
+// call; everything else is a system step (or a user step) of its own.
+func (wr *Writer) add(e *model.Event) {
+	if s := wr.cur(); s != nil && s.time == "" {
+		s.time = e.Time
+	}
+	var s *step
+	switch e.Kind {
+	case model.KindThinking:
+		s = wr.agentStep(e)
+		if len(s.texts) > 0 || len(s.calls) > 0 {
+			// Reasoning after text or calls belongs to the next turn.
+			s.closed = true
+			s = wr.agentStep(e)
+		}
+		s.reasoning = append(s.reasoning, e.Text)
+		if e.Signature != "" {
+			s.extra.SetString("signature", e.Signature)
+		}
+	case model.KindAgent:
+		s = wr.agentStep(e)
+		if len(s.calls) > 0 {
+			s.closed = true
+			s = wr.agentStep(e)
+		}
+		s.texts = append(s.texts, e.Text)
+		wr.parts(s, e)
+	case model.KindToolCall:
+		s = wr.agentStep(e)
+		wr.call(s, e)
+	case model.KindToolResult:
+		wr.result(e)
+		return
+	case model.KindUser:
+		s = wr.newStep("user", e)
+		s.message = e.Text
+		wr.parts(s, e)
+		if e.Usage != nil && !e.Usage.IsZero() {
+			wr.rep.Add(model.LossDroppedField, "token usage on a user step (metrics are agent-only)", e.Loc)
+		}
+		s.closed = true
+	case model.KindTodos:
+		wr.todos(e)
+		return
+	default:
+		s = wr.systemStep(e)
+	}
+	wr.grow(s, e)
+	if s.source == "agent" {
+		wr.usage(s, e)
+	}
+}
+
+// grow counts the memory e holds while s waits.
+func (wr *Writer) grow(s *step, e *model.Event) {
+	n := eventSize(e)
+	s.size += n
+	wr.heldBytes += n
+}
+
+// parts keeps a message's v1.6 content parts, which earlier versions
+// flatten to text.
+func (wr *Writer) parts(s *step, e *model.Event) {
+	if len(e.Parts) == 0 || !isParts(e.Parts) {
+		return
+	}
+	if wr.ver >= 6 {
+		s.parts = e.Parts
+		return
+	}
+	wr.rep.Add(model.LossDroppedField, "message content parts flattened to text (need ATIF-v1.6; write --atif-version 1.6 to keep them)", e.Loc)
+}
+
+// todos go in the last agent step still held, or a system step.
+func (wr *Writer) todos(e *model.Event) {
+	for i := len(wr.held) - 1; i >= 0; i-- {
+		if s := wr.held[i]; s.source == "agent" {
+			s.extra.SetAny("todos", e.Todos)
+			return
+		}
+	}
+	s := wr.newStep("system", e)
+	s.message = "todos"
+	s.extra.SetAny("todos", e.Todos)
+	s.closed = true
+}
+
+// systemStep is the step of an event ATIF has no step kind for, with an
+// explanatory extra.
+func (wr *Writer) systemStep(e *model.Event) *step {
+	s := wr.newStep("system", e)
+	s.closed = true
+	s.message = systemMessage(e)
+	wr.parts(s, e)
+	s.extra.SetString("event", e.Kind.String())
+	switch e.Kind {
+	case model.KindInit:
+		s.extra.SetString("model", e.Model)
+	case model.KindCompaction:
+		cm := model.Fields{}
+		cm.SetString("type", "compaction")
+		cm.SetString("boundary", "replace")
+		if e.Compaction != nil {
+			if e.Compaction.Trigger != "" {
+				cm.SetString("trigger", e.Compaction.Trigger)
+			}
+			if e.Compaction.PreTokens > 0 {
+				cm.SetAny("pre_tokens", e.Compaction.PreTokens)
+			}
+		}
+		s.extra.Set("context_management", model.MustJSON(cm))
+	case model.KindSubagent:
+		s.extra.Set("subagent", model.MustJSON(e.Subagent))
+	case model.KindLifecycle, model.KindSystem:
+		if e.Name != "" {
+			s.extra.SetString("name", e.Name)
+		}
+	case model.KindPassthrough:
+		s.extra.SetString("record_type", e.RawType)
+		if len(e.Raw) > 0 {
+			s.extra.Set("record", e.Raw)
+		}
+	}
+	return s
+}
+
+func systemMessage(e *model.Event) string {
+	switch e.Kind {
+	case model.KindInit:
+		return "init model=" + e.Model
+	case model.KindCompaction:
+		if e.Text != "" {
+			return e.Text
+		}
+		return "context compaction"
+	case model.KindSubagent:
+		sa := e.Subagent
+		msg := "subagent " + sa.Type + " " + sa.Status
+		if sa.Summary != "" {
+			msg += ": " + sa.Summary
+		}
+		return strings.TrimSpace(msg)
+	case model.KindLifecycle:
+		if e.Text != "" {
+			return strings.TrimSpace(e.Name + " " + e.Text)
+		}
+		return e.Name
+	case model.KindPassthrough:
+		return "record " + e.RawType
+	}
+	return e.Text
+}
+
+// usage adds e's usage to its agent step: once per response, as the
+// ledger counts. Events of one step without a message id are taken as one
+// response (repeated usage, as Claude Code and the SDK write it).
+func (wr *Writer) usage(s *step, e *model.Event) {
+	if e.Usage == nil {
+		return
+	}
+	id := e.MessageID
+	if id == "" {
+		id = "\x00step"
+	} else if s.msgID == "" && !model.SyntheticMessageID(id) && id != e.ID {
+		s.msgID = id
+	}
+	s.ledger.AddUsage(id, *e.Usage)
+}
+
+func (wr *Writer) call(s *step, e *model.Event) {
+	id := e.Call.ID
+	orig := id
+	taken := func(x string) bool {
+		for _, c := range s.calls {
+			if c.id == x {
+				return true
+			}
+		}
+		return false
+	}
+	if id == "" {
+		id = fmt.Sprintf("call_%d_%d", wr.written+len(wr.held), len(s.calls)+1)
+		wr.rep.Add(model.LossSynthesized, "tool_call_id for a call without an id", e.Loc)
+	}
+	if taken(id) {
+		n := 2
+		for taken(fmt.Sprintf("%s#%d", orig, n)) {
+			n++
+		}
+		id = fmt.Sprintf("%s#%d", orig, n)
+		wr.rep.Add(model.LossIDUnique, "duplicate tool call id in one step made unique as <id>#n", e.Loc)
+	}
+	if s.renamed == nil {
+		s.renamed = map[string][]string{}
+	}
+	s.renamed[orig] = append(s.renamed[orig], id)
+	args := e.Call.Input
+	if len(bytes.TrimSpace(args)) == 0 || args[0] != '{' {
+		if len(args) > 0 && string(args) != "null" {
+			wrapped := model.Fields{{Key: "input", Value: args}}
+			args = model.MustJSON(wrapped)
+			wr.rep.Add(model.LossDroppedField, "non-object tool input wrapped as {\"input\": ...}", e.Loc)
+		} else {
+			args = json.RawMessage("{}")
+		}
+	}
+	if e.Call.Summary != "" && len(e.Call.Input) == 0 {
+		s.extra.SetString("rlog_args", e.Call.Summary)
+	}
+	tc := toolCall{id: id, name: e.Call.Name, args: args}
+	if x, ok := e.Extra.Get("tool_call.extra"); ok {
+		if wr.ver >= 7 {
+			tc.extra = x
+		} else {
+			wr.rep.Add(model.LossDroppedField, "tool call extra (needs ATIF-v1.7; write --atif-version 1.7 to keep it)", e.Loc)
+		}
+	}
+	s.calls = append(s.calls, tc)
+	wr.openCalls[orig] = append(wr.openCalls[orig], s)
+}
+
+// result puts a tool result in the step of its call, which is held until
+// its calls have their results.
+func (wr *Writer) result(e *model.Event) {
+	r := result{content: e.Result.Content, isError: e.Result.IsError}
+	if raw := e.Result.ContentRaw; len(raw) > 0 && raw[0] == '[' && isParts(raw) {
+		if wr.ver >= 6 {
+			r.parts = raw
+		} else {
+			wr.rep.Add(model.LossDroppedField, "content parts (images) flattened to text (need ATIF-v1.6; write --atif-version 1.6 to keep them)", e.Loc)
+		}
+	}
+	if refs, ok := e.Extra.Get("subagent_trajectory_ref"); ok {
+		r.refs = refs
+	}
+	if x, ok := e.Extra.Get("result.extra"); ok {
+		r.extra, _ = model.ParseFields(x)
+	}
+	if e.Result.Status != "" {
+		r.extra.SetString("status", e.Result.Status)
+	}
+	orig := e.Result.CallID
+	cur := wr.cur()
+	if orig == "" && cur != nil && e.ID != "" && cur.srcID == e.ID {
+		// A result without a call id from the same source step (terminus-2
+		// writes these): it stays on that step.
+		cur.results = append(cur.results, r)
+		wr.grow(cur, e)
+		return
+	}
+	var s *step
+	if waiting := wr.openCalls[orig]; orig != "" && len(waiting) > 0 {
+		// The oldest call with this id still without a result: where a
+		// source reused one id for calls in flight together, results
+		// answer them in order.
+		s = waiting[0]
+		if len(waiting) == 1 {
+			delete(wr.openCalls, orig)
+		} else {
+			wr.openCalls[orig] = waiting[1:]
+		}
+		if s.answeredOf == nil {
+			s.answeredOf = map[string]int{}
+		}
+		n := s.answeredOf[orig]
+		s.answeredOf[orig] = n + 1
+		s.answered++
+		r.callID = s.renamed[orig][n]
+	} else if s = wr.heldWith(orig); s != nil {
+		q := s.renamed[orig]
+		r.callID = q[len(q)-1]
+		wr.rep.Add(model.LossIDUnique, "second result for one call id", e.Loc)
+	} else {
+		wr.orphan(e, r)
+		return
+	}
+	wr.grow(s, e)
+	if s != cur {
+		wr.rep.Add(model.LossMoved, "observation moved back to the step of its tool call", e.Loc)
+	}
+	r.hasCall = true
+	s.results = append(s.results, r)
+	if s.source == "agent" && s == cur {
+		// Text after the results starts a new model turn.
+		s.closed = true
+	}
+}
+
+// heldWith is the latest held step with a call of source id orig.
+func (wr *Writer) heldWith(orig string) *step {
+	if orig == "" {
+		return nil
+	}
+	for i := len(wr.held) - 1; i >= 0; i-- {
+		if _, ok := wr.held[i].renamed[orig]; ok {
+			return wr.held[i]
+		}
+	}
+	return nil
+}
+
+// orphan puts a result whose call is not held (unknown, or written
+// already) on a system step, with the original id kept in extra (Harbor
+// would reject it as source_call_id).
+func (wr *Writer) orphan(e *model.Event, r result) {
+	orig := e.Result.CallID
+	s := wr.cur()
+	if s == nil || s.source != "system" || s.closed || orig != "" {
+		s = wr.newStep("system", e)
+		s.message = ""
+	}
+	s.closed = true
+	wr.grow(s, e)
+	if orig != "" {
+		s.extra.SetString("orphan_call_id", orig)
+		if _, late := wr.late.Get(orig); late {
+			wr.rep.Add(model.LossMoved, "observation that came after its call's step was written, put on a system step without source_call_id", e.Loc)
+		} else {
+			wr.rep.Add(model.LossMoved, "observation of an unknown call id put on a system step without source_call_id", e.Loc)
+		}
+	}
+	s.results = append(s.results, r)
+}

@@ -1,0 +1,45 @@
+// Package recent is a map that remembers only its latest entries. Writers
+// use it for ids they may need again soon (the call a result answers, the
+// sub-agent type of a Task call) without keeping every id of a session: a
+// 1 GB log then costs no more memory than a small one.
+package recent
+
+// Map holds at least the last Cap keys set, and at most 2*Cap: entries live
+// in two generations, and when the current one is full the older one is
+// dropped. Its zero value is not usable; make one with New.
+type Map[V any] struct {
+	cap       int
+	cur, prev map[string]V
+}
+
+// New returns a Map that remembers the last cap keys.
+func New[V any](cap int) *Map[V] {
+	return &Map[V]{cap: max(cap, 1), cur: map[string]V{}}
+}
+
+// Get returns the value of k, if k is still remembered.
+func (m *Map[V]) Get(k string) (V, bool) {
+	if v, ok := m.cur[k]; ok {
+		return v, true
+	}
+	v, ok := m.prev[k]
+	return v, ok
+}
+
+// Set sets k to v.
+func (m *Map[V]) Set(k string, v V) {
+	if _, ok := m.cur[k]; !ok && len(m.cur) >= m.cap {
+		m.prev, m.cur = m.cur, make(map[string]V, m.cap)
+	}
+	delete(m.prev, k)
+	m.cur[k] = v
+}
+
+// Delete forgets k.
+func (m *Map[V]) Delete(k string) {
+	delete(m.cur, k)
+	delete(m.prev, k)
+}
+
+// Len is how many keys are remembered.
+func (m *Map[V]) Len() int { return len(m.cur) + len(m.prev) }
