@@ -50,6 +50,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if err != nil {
 			return err
 		}
+		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
 		rootField(h, key, jsonscan.Copy(v))
 		return nil
 	})
@@ -88,6 +89,7 @@ func ReadJSONL(r io.Reader, sink model.Sink, rep *model.Report) error {
 			f, err := model.ParseFields(line)
 			if err == nil && f != nil {
 				if _, ok := f.Get("__header__"); ok {
+					rep.InvalidUTF8(line, model.Loc{Line: n})
 					for _, fl := range f {
 						switch fl.Key {
 						case "__header__":
@@ -310,6 +312,9 @@ var stepHandled = map[string]bool{"step_id": true, "timestamp": true, "source": 
 // already.
 func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	valid := utf8.Valid(b)
+	if validated || jsonscan.Valid(b) {
+		st.rep.InvalidUTF8(b, loc)
+	}
 	f, err := record(b, valid, validated)
 	if err != nil || f == nil {
 		if err == nil {

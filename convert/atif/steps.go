@@ -157,7 +157,7 @@ func (wr *Writer) parts(s *step, e *model.Event) {
 		s.parts = e.Parts
 		return
 	}
-	wr.rep.Add(model.LossDroppedField, "message content parts flattened to text (need ATIF-v1.6; write --atif-version 1.6 to keep them)", e.Loc)
+	wr.rep.AddRemedy(model.LossDroppedField, "message content parts flattened to text (need ATIF-v1.6)", e.Loc, "write --atif-version 1.6 to keep them")
 }
 
 // todos go in the last agent step still held, or a system step.
@@ -301,7 +301,7 @@ func (wr *Writer) call(s *step, e *model.Event) {
 		if wr.ver >= 7 {
 			tc.extra = x
 		} else {
-			wr.rep.Add(model.LossDroppedField, "tool call extra (needs ATIF-v1.7; write --atif-version 1.7 to keep it)", e.Loc)
+			wr.rep.AddRemedy(model.LossDroppedField, "tool call extra (needs ATIF-v1.7)", e.Loc, "write --atif-version 1.7 to keep it")
 		}
 	}
 	s.calls = append(s.calls, tc)
@@ -316,7 +316,7 @@ func (wr *Writer) result(e *model.Event) {
 		if wr.ver >= 6 {
 			r.parts = raw
 		} else {
-			wr.rep.Add(model.LossDroppedField, "content parts (images) flattened to text (need ATIF-v1.6; write --atif-version 1.6 to keep them)", e.Loc)
+			wr.rep.AddRemedy(model.LossDroppedField, "content parts (images) flattened to text (need ATIF-v1.6)", e.Loc, "write --atif-version 1.6 to keep them")
 		}
 	}
 	if refs, ok := e.Extra.Get("subagent_trajectory_ref"); ok {

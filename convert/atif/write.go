@@ -263,7 +263,7 @@ func (wr *Writer) begin(h *model.Header) {
 			wr.rootKeys[f.Key] = true
 		}
 	}
-	wr.rootExtra = wr.headerExtra(h)
+	wr.rootExtra = wr.headerExtra(h, true)
 	if len(wr.rootExtra) > 0 {
 		o.Raw("extra", model.MustJSON(wr.rootExtra))
 	}
@@ -321,8 +321,9 @@ func rootKey(key string, ver int) (string, bool) {
 	return k, ver >= 7 && (k == "trajectory_id" || k == "subagent_trajectories") || k == "continued_trajectory_ref"
 }
 
-// headerExtra is root extra: the header fields ATIF has no place for.
-func (wr *Writer) headerExtra(h *model.Header) model.Fields {
+// headerExtra is root extra: the header fields ATIF has no place for;
+// report says to report what a lower version moves there.
+func (wr *Writer) headerExtra(h *model.Header, report bool) model.Fields {
 	var extra model.Fields
 	if !wr.same && h.SourceFormat != "" {
 		extra.SetString("source_format", h.SourceFormat)
@@ -345,6 +346,9 @@ func (wr *Writer) headerExtra(h *model.Header) model.Fields {
 			if _, root := rootKey(f.Key, wr.ver); !root {
 				extra.Set(strings.TrimPrefix(f.Key, "atif."), f.Value)
 			}
+			if _, root7 := rootKey(f.Key, 7); root7 && wr.ver < 7 && report {
+				wr.rep.AddRemedy(model.LossMoved, "root field "+strings.TrimPrefix(f.Key, "atif.")+" moved to extra (an ATIF-v1.7 field)", model.Loc{}, "write --atif-version 1.7 to keep it in place")
+			}
 		default:
 			extra.Set(f.Key, f.Value)
 		}
@@ -357,7 +361,7 @@ func (wr *Writer) headerExtra(h *model.Header) model.Fields {
 func (wr *Writer) end() {
 	h := wr.h
 	var late model.Fields
-	for _, f := range wr.headerExtra(h) {
+	for _, f := range wr.headerExtra(h, false) {
 		if v, ok := wr.rootExtra.Get(f.Key); !ok || !bytes.Equal(v, f.Value) {
 			late = append(late, f)
 		}
@@ -584,7 +588,7 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 					errIDs = append(errIDs, r.callID)
 				}
 				if len(r.extra) > 0 {
-					rep.Add(model.LossDroppedField, "observation result extra (needs ATIF-v1.7; write --atif-version 1.7 to keep it)", st.loc)
+					rep.AddRemedy(model.LossDroppedField, "observation result extra (needs ATIF-v1.7)", st.loc, "write --atif-version 1.7 to keep it")
 				}
 			}
 		}
@@ -642,18 +646,25 @@ func (wr *Writer) restoreExtra(e *model.Event) {
 		case strings.HasPrefix(f.Key, "atif."):
 			k := strings.TrimPrefix(f.Key, "atif.")
 			min, known := stepKeys[k]
-			if known && min <= wr.ver && (s.source == "agent" || k != "reasoning_effort") {
+			switch {
+			case known && min <= wr.ver && (s.source == "agent" || k != "reasoning_effort"):
 				s.fields.Set(k, f.Value)
-			} else {
+			case known && min > wr.ver:
+				s.extra.Set(k, f.Value)
+				wr.rep.AddRemedy(model.LossMoved, "step field "+k+" moved to step extra (not in this ATIF version)", e.Loc, fmt.Sprintf("write --atif-version 1.%d to keep it in place", min))
+			default:
 				s.extra.Set(k, f.Value)
 				wr.rep.Add(model.LossMoved, "step field "+k+" moved to step extra (not in this ATIF version)", e.Loc)
 			}
 		case strings.HasPrefix(f.Key, "metrics."):
 			k := strings.TrimPrefix(f.Key, "metrics.")
 			min, known := metricKeys[k]
-			if known && min <= wr.ver && s.source == "agent" {
+			switch {
+			case known && min <= wr.ver && s.source == "agent":
 				s.metricExtra.Set(k, f.Value)
-			} else {
+			case known && min > wr.ver:
+				wr.rep.AddRemedy(model.LossDroppedField, "metrics field "+k, e.Loc, fmt.Sprintf("write --atif-version 1.%d to keep it", min))
+			default:
 				wr.rep.Add(model.LossDroppedField, "metrics field "+k, e.Loc)
 			}
 		default:

@@ -45,6 +45,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if err != nil {
 			return err
 		}
+		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
 		rd.root(key, jsonscan.Copy(v))
 		return nil
 	})
@@ -113,6 +114,7 @@ func (rd *reader) emit(e *model.Event) error {
 // when it has a bash block, a call; the user message after it is the
 // call's result.
 func (rd *reader) message(i int, b []byte, loc model.Loc) error {
+	rd.rep.InvalidUTF8(b, loc)
 	f, err := model.ParseValidFields(b)
 	if err != nil || f == nil {
 		rd.rep.Add(model.LossMalformed, "message is not an object", loc)

@@ -68,6 +68,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if err != nil {
 			return err
 		}
+		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
 		rd.root(key, jsonscan.Copy(v))
 		return nil
 	})
@@ -114,6 +115,7 @@ func (rd *reader) emit(e *model.Event) error {
 
 // message reads one {key, message} entry.
 func (rd *reader) message(b []byte, loc model.Loc) error {
+	rd.rep.InvalidUTF8(b, loc)
 	wrap, err := model.ParseValidFields(b)
 	if err != nil || wrap == nil {
 		rd.rep.Add(model.LossMalformed, "message entry is not an object", loc)

@@ -47,6 +47,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if err != nil {
 			return err
 		}
+		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
 		rd.root(key, v)
 		return nil
 	})
@@ -123,6 +124,7 @@ func (rd *reader) root(key string, v []byte) {
 
 // entry turns one timeline entry into events.
 func (rd *reader) entry(b []byte, loc model.Loc) error {
+	rd.rep.InvalidUTF8(b, loc)
 	f, err := model.ParseValidFields(b)
 	if err != nil || f == nil {
 		rd.rep.Add(model.LossMalformed, "timeline entry is not an object", loc)

@@ -45,6 +45,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			sawSteps = true
 			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
 				loc := model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)}
+				rep.InvalidUTF8(b, loc)
 				f, err := model.ParseValidFields(b)
 				if err != nil || f == nil {
 					rep.Add(model.LossMalformed, "step is not an object", loc)
@@ -59,6 +60,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if err != nil {
 			return err
 		}
+		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
 		rootField(h, key, jsonscan.Copy(v), rep)
 		return nil
 	})

@@ -72,7 +72,7 @@ func TestSkipRules(t *testing.T) {
 		`line 20: usage-not-compact: "usage" object not written as "usage":{`,
 		`line 21: shape: duplicate field sessionId`,
 		`line 22: shape: message.model is not a string`,
-		`line 23: shape: invalid JSON at byte 38: expected object key`,
+		`line 23: shape: invalid JSON at byte 38: unexpected end of input`,
 	}
 	var got []string
 	for _, s := range skips {
