@@ -182,7 +182,7 @@ var formats = []FormatInfo{
 			}
 			return h.Has("uuid", "sessionId", "parentUuid", "leafUuid") && !h.Has("event", "__header__", "schema_version")
 		},
-		Read:     claude.Read,
+		Read:      claude.Read,
 		ReadNamed: claude.ReadNamed,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return claude.NewWriter(w, rep, opt), nil
@@ -371,11 +371,18 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// The lookahead before a writer: the events a source gives before its
+// header is complete (see model.Lookahead).
+const (
+	lookaheadEvents = 256
+	lookaheadBytes  = 4 << 20
+)
+
 func convertWith(read func(model.Sink, *model.Report) error, from, to Format, w io.Writer, opts Options) (*Report, error) {
 	rep := &Report{From: string(from), To: string(to)}
 	sink, err := NewWriter(w, to, rep, opts)
 	if err != nil {
 		return nil, err
 	}
-	return rep, read(sink, rep)
+	return rep, read(&model.Lookahead{Sink: sink, MaxEvents: lookaheadEvents, MaxBytes: lookaheadBytes}, rep)
 }

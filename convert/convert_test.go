@@ -123,6 +123,10 @@ func checkOutput(t *testing.T, name string, to convert.Format, out []byte) {
 				return
 			}
 		}
+	case convert.Rlog:
+		if fs, err := convert.CheckOutput(convert.Rlog, bytes.NewReader(out), 3); err != nil || len(fs.List) > 0 {
+			t.Errorf("%s: rlog findings %v %v", name, fs.List, err)
+		}
 	default:
 		if !json.Valid(out) {
 			t.Errorf("%s: output is not JSON", name)

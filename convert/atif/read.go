@@ -466,6 +466,24 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 			extra.Delete("tool_errors")
 		}
 	}
+	if v, ok := extra.Get("original_call_ids"); ok {
+		// Ids this package's writer made unique in the step (<id>#n): the
+		// source's ids again.
+		orig, _ := model.ParseValidFields(v)
+		for i := range events {
+			if c := events[i].Call; c != nil {
+				if o, ok := orig.String(c.ID); ok {
+					c.ID = o
+				}
+			}
+			if r := events[i].Result; r != nil {
+				if o, ok := orig.String(r.CallID); ok {
+					r.CallID = o
+				}
+			}
+		}
+		extra.Delete("original_call_ids")
+	}
 	events[0].Extra = append(extra, events[0].Extra...)
 	for i := range events {
 		if err := st.emit(&events[i]); err != nil {
@@ -524,7 +542,11 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			xf, _ := model.ParseValidFields(x)
 			if e, ok := xf.Get("is_error"); ok {
 				r.IsError, _ = jsonscan.Bool(e)
-				xf.Delete("is_error")
+				if r.IsError {
+					// The writer writes it back from IsError; a false one
+					// stays in the extra as it was.
+					xf.Delete("is_error")
+				}
 			}
 			if len(xf) > 0 {
 				ev.Extra.Set("result.extra", model.MustJSON(xf))

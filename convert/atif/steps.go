@@ -181,6 +181,10 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 	s.closed = true
 	s.message = systemMessage(e)
 	wr.parts(s, e)
+	if wr.same && (e.Kind == model.KindSystem || e.Kind == model.KindCompaction) {
+		// An ATIF system step: its extra comes back with restoreExtra.
+		return s
+	}
 	s.extra.SetString("event", e.Kind.String())
 	switch e.Kind {
 	case model.KindInit:
@@ -277,7 +281,14 @@ func (wr *Writer) call(s *step, e *model.Event) {
 			n++
 		}
 		id = fmt.Sprintf("%s#%d", orig, n)
-		wr.rep.Add(model.LossIDUnique, "duplicate tool call id in one step made unique as <id>#n", e.Loc)
+		wr.rep.Add(model.LossIDUnique, "duplicate tool call id in one step made unique as <id>#n (extra.original_call_ids keeps the source id)", e.Loc)
+		// The reader turns it back into the source's id.
+		ids := model.Fields{}
+		if v, ok := s.extra.Get("original_call_ids"); ok {
+			ids, _ = model.ParseFields(v)
+		}
+		ids.SetString(id, orig)
+		s.extra.Set("original_call_ids", model.MustJSON(ids))
 	}
 	if s.renamed == nil {
 		s.renamed = map[string][]string{}
@@ -320,7 +331,7 @@ func (wr *Writer) result(e *model.Event) {
 		}
 	}
 	if refs, ok := e.Extra.Get("subagent_trajectory_ref"); ok {
-		r.refs = refs
+		r.refs = wr.refs(refs, e.Loc)
 	}
 	if x, ok := e.Extra.Get("result.extra"); ok {
 		r.extra, _ = model.ParseFields(x)
@@ -409,4 +420,42 @@ func (wr *Writer) orphan(e *model.Event, r result) {
 		}
 	}
 	s.results = append(s.results, r)
+}
+
+// refs fits a result's subagent_trajectory_ref to the version written:
+// before 1.7 a reference has no trajectory_id (it goes to the reference's
+// extra) and needs a session_id.
+func (wr *Writer) refs(raw json.RawMessage, loc model.Loc) json.RawMessage {
+	if wr.ver >= 7 {
+		return raw
+	}
+	var list []model.Fields
+	if json.Unmarshal(raw, &list) != nil {
+		return raw
+	}
+	changed := false
+	for i, ref := range list {
+		id, ok := ref.Get("trajectory_id")
+		if !ok {
+			continue
+		}
+		changed = true
+		ref.Delete("trajectory_id")
+		x := model.Fields{}
+		if v, ok := ref.Get("extra"); ok {
+			x, _ = model.ParseFields(v)
+		}
+		x.Set("trajectory_id", id)
+		ref.Set("extra", model.MustJSON(x))
+		if _, ok := ref.Get("session_id"); !ok {
+			ref.SetString("session_id", "unknown")
+			wr.rep.Add(model.LossSynthesized, "subagent_trajectory_ref session_id \"unknown\" (required before ATIF-v1.7)", loc)
+		}
+		list[i] = ref
+		wr.rep.AddRemedy(model.LossMoved, "subagent_trajectory_ref trajectory_id moved to the reference's extra (an ATIF-v1.7 field)", loc, "write --atif-version 1.7 to keep it in place")
+	}
+	if !changed {
+		return raw
+	}
+	return model.MustJSON(list)
 }

@@ -145,9 +145,13 @@ func (rd *reader) message(i int, b []byte, loc model.Loc) error {
 			if resp, ok := xf.Get("response"); ok {
 				ev.Usage = openAIUsage(resp)
 				ev.Extra.Set("response", resp)
+				rf, _ := model.ParseValidFields(resp)
 				if ev.Model == "" {
-					rf, _ := model.ParseValidFields(resp)
 					ev.Model, _ = rf.String("model")
+				}
+				// The API's response id is the message's identity.
+				if id, ok := rf.String("id"); ok && id != "" {
+					ev.MessageID = id
 				}
 			}
 		}

@@ -316,3 +316,55 @@ func Replay(s *Session, sink Sink) error {
 	}
 	return sink.End(&s.Header)
 }
+
+// Lookahead is a Sink that holds back the first events of a session (at
+// most MaxEvents of them, or MaxBytes of their text) before passing them
+// on, so that a writer that writes its header at the first event sees the
+// header fields a source gives in its first records: Claude Code's cwd,
+// version and model come with its first message, after records that have
+// none. Memory is bounded by the limits.
+type Lookahead struct {
+	Sink
+	MaxEvents, MaxBytes int
+
+	held  []*Event
+	h     *Header
+	bytes int
+	done  bool
+}
+
+// Event implements Sink.
+func (l *Lookahead) Event(h *Header, e *Event) error {
+	if l.done {
+		return l.Sink.Event(h, e)
+	}
+	l.h = h
+	l.held = append(l.held, e)
+	l.bytes += len(e.Text) + len(e.Raw) + 200
+	if len(l.held) >= l.MaxEvents || l.bytes >= l.MaxBytes {
+		return l.release()
+	}
+	return nil
+}
+
+func (l *Lookahead) release() error {
+	l.done = true
+	held := l.held
+	l.held = nil
+	for _, e := range held {
+		if err := l.Sink.Event(l.h, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// End implements Sink.
+func (l *Lookahead) End(h *Header) error {
+	if !l.done {
+		if err := l.release(); err != nil {
+			return err
+		}
+	}
+	return l.Sink.End(h)
+}

@@ -1,0 +1,352 @@
+package convert_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// fixtures are the project's own sample files, one or more of every
+// format, modelled on real files (see testdata/fixtures/README.md).
+var fixtures = []struct {
+	path   string
+	format convert.Format
+}{
+	{"session.rlog", convert.Rlog},
+	{"claude/session.jsonl", convert.Claude},
+	{"claude/session/subagents/agent-a1b2c3d.jsonl", convert.Claude},
+	{"sdk.jsonl", convert.SDKJSONL},
+	{"trajectory.json", convert.Trajectory},
+	{"atif-1.5.atif.json", convert.ATIF},
+	{"atif-1.6.atif.json", convert.ATIF},
+	{"atif-1.7.atif.json", convert.ATIF},
+	{"session.atif.jsonl", convert.ATIFJSONL},
+	{"REPLAY.jsonl", convert.Replay},
+	{"session-replay.json", convert.ReplayBundle},
+	{"trajectory.prophet.json", convert.Prophet},
+	{"mini-swe-agent.traj.json", convert.MiniSWE},
+}
+
+func fixture(name string) string { return filepath.Join("testdata", "fixtures", filepath.FromSlash(name)) }
+
+// TestEveryFormatHasAFixture: a format added to the table needs a fixture.
+func TestEveryFormatHasAFixture(t *testing.T) {
+	have := map[convert.Format]bool{}
+	for _, f := range fixtures {
+		have[f.format] = true
+	}
+	for _, f := range convert.Formats() {
+		if f.CanRead() && !have[f.Name] {
+			t.Errorf("no fixture of %s in testdata/fixtures", f.Name)
+		}
+	}
+}
+
+func TestFixturesDetected(t *testing.T) {
+	for _, f := range fixtures {
+		p := fixture(f.path)
+		if got, err := convert.DetectFile(p); err != nil || got != f.format {
+			t.Errorf("DetectFile(%s) = %q, %v; want %q", f.path, got, err, f.format)
+		}
+		file, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := convert.DetectReader("-", bufio.NewReader(file))
+		file.Close()
+		if err != nil || got != f.format {
+			t.Errorf("DetectReader(%s) = %q, %v; want %q", f.path, got, err, f.format)
+		}
+	}
+}
+
+// convertFixture converts a fixture (with what lies beside it) to format to.
+func convertFixture(t *testing.T, name string, from, to convert.Format, opts convert.Options) ([]byte, *convert.Report) {
+	t.Helper()
+	var out bytes.Buffer
+	if opts.Now == nil {
+		opts.Now = fixedNow
+	}
+	rep, err := convert.ConvertFile(fixture(name), from, to, &out, opts)
+	if err != nil {
+		t.Fatalf("%s -> %s: %v", name, to, err)
+	}
+	return out.Bytes(), rep
+}
+
+// TestFixtureMatrix converts every fixture to every format (ATIF in each
+// version it writes), checks the output with its format's validator and
+// reads it back.
+func TestFixtureMatrix(t *testing.T) {
+	for _, f := range fixtures {
+		for _, to := range convert.Formats() {
+			if !to.CanWrite() {
+				continue
+			}
+			versions := []string{""}
+			if to.Name == convert.ATIF || to.Name == convert.ATIFJSONL {
+				versions = []string{"1.5", "1.6", "1.7"}
+			}
+			for _, v := range versions {
+				out, _ := convertFixture(t, f.path, f.format, to.Name, convert.Options{ATIFVersion: v})
+				name := f.path + " -> " + string(to.Name) + v
+				checkOutput(t, name, to.Name, out)
+			}
+		}
+	}
+}
+
+// TestFixturesToRlog: what each reader makes of its fixture, written as
+// rlog, with the loss report: documents to read (go test -update rewrites
+// them).
+func TestFixturesToRlog(t *testing.T) {
+	for _, f := range fixtures {
+		if f.format == convert.Rlog {
+			continue
+		}
+		out, rep := convertFixture(t, f.path, f.format, convert.Rlog, convert.Options{})
+		golden(t, fixture("golden/"+strings.ReplaceAll(f.path, "/", "_")+".rlog"), string(out)+"\n# loss report\n"+commentLines(rep.Text()))
+	}
+}
+
+func commentLines(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		b.WriteString("# " + l + "\n")
+	}
+	return b.String()
+}
+
+// TestFixtureSameFormatRoundTrips: a format read and written again is the
+// same document: trajectory and ATIF (every version) give the same JSON
+// value; nothing is reported lost.
+func TestFixtureSameFormatRoundTrips(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		format  convert.Format
+		version string
+	}{
+		{"trajectory.json", convert.Trajectory, ""},
+		{"atif-1.5.atif.json", convert.ATIF, "1.5"},
+		{"atif-1.6.atif.json", convert.ATIF, "1.6"},
+		{"atif-1.7.atif.json", convert.ATIF, "1.7"},
+	} {
+		in, err := os.ReadFile(fixture(c.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, rep := convertFixture(t, c.name, c.format, c.format, convert.Options{ATIFVersion: c.version})
+		if !reflect.DeepEqual(decode(t, in), decode(t, out)) {
+			t.Errorf("%s: round trip changed the document:\n%s", c.name, out)
+		}
+		for _, l := range rep.Losses {
+			if l.Kind != model.LossPassthrough {
+				t.Errorf("%s: %s: %s on a same-format round trip", c.name, l.Kind, l.Detail)
+			}
+		}
+	}
+}
+
+// messageUsage is the usage of each message id of a session, counted as
+// the ledger counts it, and the total.
+func messageUsage(t *testing.T, s *convert.Session) (map[string]model.Usage, model.Usage) {
+	t.Helper()
+	out := map[string]model.Usage{}
+	var total model.Ledger
+	for i := range s.Events {
+		e := &s.Events[i]
+		total.Add(e)
+		if e.Usage != nil && e.MessageID != "" {
+			out[e.MessageID] = out[e.MessageID].Max(*e.Usage)
+		}
+	}
+	return out, total.Total()
+}
+
+// TestClaudeTokensSurviveEveryFormat: claude -> F -> claude keeps every
+// message id and each message's tokens, cache creation included, for
+// every format F that carries tokens (the six messages of the fixture
+// came back as three made-up ones through trajectory, and per-step cache
+// creation was lost).
+func TestClaudeTokensSurviveEveryFormat(t *testing.T) {
+	src, _, err := readFile(fixture("claude/session.jsonl"), convert.Claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wantTotal := messageUsage(t, src)
+	if len(want) != 8 || wantTotal.CacheCreate == 0 {
+		t.Fatalf("fixture: %d messages, %+v", len(want), wantTotal)
+	}
+	for _, via := range []convert.Format{convert.Trajectory, convert.ATIF, convert.ATIFJSONL, convert.Prophet, convert.Rlog} {
+		mid, _ := convertFixture(t, "claude/session.jsonl", convert.Claude, via, convert.Options{})
+		var back bytes.Buffer
+		if _, err := convert.Convert(bytes.NewReader(mid), via, convert.Claude, &back, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatalf("%s -> claude: %v", via, err)
+		}
+		s, _, err := convert.Read(bytes.NewReader(back.Bytes()), convert.Claude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotTotal := messageUsage(t, s)
+		if !reflect.DeepEqual(got, want) || gotTotal != wantTotal {
+			t.Errorf("claude -> %s -> claude:\n got %v\nwant %v\n(totals %+v, want %+v)", via, sortedUsage(got), sortedUsage(want), gotTotal, wantTotal)
+		}
+	}
+}
+
+func sortedUsage(m map[string]model.Usage) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%+v ", k, m[k])
+	}
+	return b.String()
+}
+
+func readFile(path string, from convert.Format) (*convert.Session, *convert.Report, error) {
+	fi, _ := convert.Lookup(from)
+	rep := &convert.Report{}
+	var c model.Collector
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if fi.ReadNamed != nil {
+		err = fi.ReadNamed(f, path, &c, rep)
+	} else {
+		err = fi.Read(f, &c, rep)
+	}
+	return &c.Session, rep, err
+}
+
+// TestRlogCallIDsSurviveEveryFormat: the call ids of an rlog (the early
+// autopilot logs' shared toolu_01 included) come back from every format
+// as they were, each result with its call.
+func TestRlogCallIDsSurviveEveryFormat(t *testing.T) {
+	src, _, err := readFile(fixture("session.rlog"), convert.Rlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := func(s *convert.Session) string {
+		var b strings.Builder
+		for _, e := range s.Events {
+			switch {
+			case e.Call != nil:
+				fmt.Fprintf(&b, "call %s %s\n", e.Call.ID, e.Call.Name)
+			case e.Result != nil:
+				fmt.Fprintf(&b, "result %s\n", e.Result.CallID)
+			}
+		}
+		return b.String()
+	}
+	want := calls(src)
+	if !strings.Contains(want, "call toolu_01 Read\ncall toolu_01 Read\n") {
+		t.Fatalf("fixture lost its shared ids:\n%s", want)
+	}
+	for _, via := range []convert.Format{convert.ATIF, convert.ATIFJSONL, convert.Trajectory, convert.Claude, convert.Replay} {
+		mid, _ := convertFixture(t, "session.rlog", convert.Rlog, via, convert.Options{})
+		var back bytes.Buffer
+		if _, err := convert.Convert(bytes.NewReader(mid), via, convert.Rlog, &back, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		s, _, err := convert.Read(bytes.NewReader(back.Bytes()), convert.Rlog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// ATIF puts each result in its call's step: the order of results
+		// among calls may change, the pairs may not.
+		if got := calls(s); sortLines(got) != sortLines(want) {
+			t.Errorf("rlog -> %s -> rlog: calls and results\n%s\nwant\n%s", via, got, want)
+		}
+	}
+}
+
+func sortLines(s string) string {
+	l := strings.Split(s, "\n")
+	sort.Strings(l)
+	return strings.Join(l, "\n")
+}
+
+// TestATIFRestoresIDsMadeUnique: two calls of one response with one id are
+// written as id and id#2 in their ATIF step (Harbor wants them apart), and
+// read back as the source's ids, each result with its call.
+func TestATIFRestoresIDsMadeUnique(t *testing.T) {
+	doc := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef1\n---\n" +
+		"t!:Read id=toolu_01 file_path=a.rs → [running] message_id=m1 tokens_in=5 tokens_out=9\n" +
+		"t!:Read id=toolu_01 file_path=b.rs → [running] message_id=m1 tokens_in=5 tokens_out=9\n" +
+		"o: id=toolu_01 → [ok] A\n" +
+		"o: id=toolu_01 → [error] B\n"
+	for _, to := range []convert.Format{convert.ATIF, convert.ATIFJSONL} {
+		var out bytes.Buffer
+		rep, err := convert.Convert(strings.NewReader(doc), convert.Rlog, to, &out, convert.Options{Now: fixedNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out.Bytes(), []byte(`toolu_01#2`)) || rep.Count(model.LossIDUnique) != 1 {
+			t.Fatalf("%s: ids not made unique in the step:\n%s", to, out.Bytes())
+		}
+		s, _, err := convert.Read(bytes.NewReader(out.Bytes()), to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range s.Events {
+			switch {
+			case e.Call != nil:
+				got = append(got, "call "+e.Call.ID)
+			case e.Result != nil:
+				got = append(got, fmt.Sprintf("result %s %v %s", e.Result.CallID, e.Result.IsError, e.Result.Content))
+			}
+		}
+		if want := "call toolu_01|call toolu_01|result toolu_01 false A|result toolu_01 true B"; strings.Join(got, "|") != want {
+			t.Errorf("%s: read back %q, want %q", to, strings.Join(got, "|"), want)
+		}
+	}
+}
+
+// TestProphetStepsAreLinear: each step's input lists the messages new to
+// it, so the steps hold as many keys as there are messages, whatever the
+// length of the session (every key so far made 2 MB of rlog 470 MB).
+func TestProphetStepsAreLinear(t *testing.T) {
+	out, rep := convertFixture(t, "session.rlog", convert.Rlog, convert.Prophet, convert.Options{})
+	var doc struct {
+		Messages []struct{ Key string } `json:"messages"`
+		Steps    []struct {
+			Input  []string `json:"input"`
+			Output string   `json:"output"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil {
+		t.Fatal(err)
+	}
+	keys, outputs := 0, 0
+	for _, s := range doc.Steps {
+		keys += len(s.Input)
+		outputs++
+	}
+	if keys+outputs > len(doc.Messages) || outputs < 3 {
+		t.Errorf("%d steps list %d input keys for %d messages", outputs, keys, len(doc.Messages))
+	}
+	if rep.Count(model.LossUnfaithful) == 0 {
+		t.Error("the new-messages-only inputs are not reported")
+	}
+	// The first step lists everything before the first assistant message.
+	if doc.Steps[0].Output != "A0" || len(doc.Steps[0].Input) == 0 {
+		t.Errorf("first step %+v", doc.Steps[0])
+	}
+}
