@@ -37,7 +37,9 @@ var fixtures = []struct {
 	{"mini-swe-agent.traj.json", convert.MiniSWE},
 }
 
-func fixture(name string) string { return filepath.Join("testdata", "fixtures", filepath.FromSlash(name)) }
+func fixture(name string) string {
+	return filepath.Join("testdata", "fixtures", filepath.FromSlash(name))
+}
 
 // TestEveryFormatHasAFixture: a format added to the table needs a fixture.
 func TestEveryFormatHasAFixture(t *testing.T) {
