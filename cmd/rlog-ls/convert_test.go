@@ -209,3 +209,26 @@ func TestCheckValidatesATIFAndReplay(t *testing.T) {
 		t.Errorf("a folder must be searched for *.rlog only: %s", out)
 	}
 }
+
+// A --from that does not fit the input is refused, naming what it is.
+func TestConvertWrongFrom(t *testing.T) {
+	dir := t.TempDir()
+	atifFile := writeFile(t, dir, "t.json", `{"schema_version":"ATIF-v1.5","session_id":"s","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"user","message":"hi"}]}`)
+	bundle := writeFile(t, dir, "sample-replay.json", `{"version":"1.0","id":"replay_x","created_at":"2025-12-26T12:00:00Z","metadata":{},"timeline":[],"receipts":{}}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"convert", "--from", "trajectory", "--to", "rlog", "-o", "-", atifFile}, "which is atif"},
+		{[]string{"convert", "--from", "replay", "--to", "rlog", "-o", "-", bundle}, "which is replay-bundle"},
+	} {
+		stdout, stderr, code := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) || stdout != "" || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args[1:], code, stdout, stderr)
+		}
+	}
+	// The right --from, or none, converts.
+	if _, stderr, code := runCLI(t, "convert", "--from", "replay-bundle", "--to", "rlog", "-o", "-", bundle); code != 0 {
+		t.Errorf("--from replay-bundle: %d %s", code, stderr)
+	}
+}

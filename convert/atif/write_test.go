@@ -1,0 +1,76 @@
+package atif_test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/atif"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// A call whose result never comes holds its step, and the steps after it,
+// only up to the bound; then the step is written without it, the result
+// that comes later goes on a system step, both are reported, and the
+// document is valid.
+func TestHeldStepsAreBounded(t *testing.T) {
+	var out bytes.Buffer
+	rep := &model.Report{}
+	w, err := atif.NewWriter(&out, rep, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &model.Header{ID: "s", AgentName: "a", AgentVersion: "1"}
+	ev := func(e model.Event) {
+		if err := w.Event(h, &e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev(model.Event{Kind: model.KindToolCall, MessageID: "m0", Call: &model.ToolCall{ID: "slow", Name: "Bash"}})
+	for i := range 600 {
+		id := fmt.Sprintf("c%d", i)
+		ev(model.Event{Kind: model.KindToolCall, MessageID: "m" + id, Call: &model.ToolCall{ID: id, Name: "Read"}})
+		ev(model.Event{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: id, Content: "ok"}})
+	}
+	ev(model.Event{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "slow", Content: "finally"}})
+	if err := w.End(h); err != nil {
+		t.Fatal(err)
+	}
+	var findings []model.Finding
+	if err := atif.Validate(bytes.NewReader(out.Bytes()), func(f model.Finding) { findings = append(findings, f) }); err != nil || len(findings) > 0 {
+		t.Fatalf("invalid output: %v %v", findings, err)
+	}
+	text := rep.Text()
+	if !strings.Contains(text, "step written before the results of its tool calls") ||
+		!strings.Contains(text, "observation that came after its call's step was written") {
+		t.Errorf("the bound is not reported:\n%s", text)
+	}
+	if !bytes.Contains(out.Bytes(), []byte(`"orphan_call_id": "slow"`)) {
+		t.Error("the late result is not on a system step")
+	}
+}
+
+// Results that arrive after other steps are moved back to their call's
+// step while it is held.
+func TestResultsMoveBackToTheirStep(t *testing.T) {
+	var out bytes.Buffer
+	rep := &model.Report{}
+	w, _ := atif.NewWriter(&out, rep, model.Options{})
+	h := &model.Header{ID: "s", AgentName: "a", AgentVersion: "1"}
+	for _, e := range []model.Event{
+		{Kind: model.KindToolCall, MessageID: "m1", Call: &model.ToolCall{ID: "a", Name: "Task"}},
+		{Kind: model.KindUser, Text: "meanwhile"},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "a", Content: "done"}},
+	} {
+		w.Event(h, &e)
+	}
+	w.End(h)
+	if rep.Find(model.LossMoved, "observation moved back to the step of its tool call") == nil {
+		t.Errorf("not reported:\n%s", rep.Text())
+	}
+	i, j := bytes.Index(out.Bytes(), []byte(`"source_call_id": "a"`)), bytes.Index(out.Bytes(), []byte(`"meanwhile"`))
+	if i < 0 || j < 0 || i > j {
+		t.Errorf("the result is not in the call's step (before the user step):\n%s", out.Bytes())
+	}
+}
