@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -323,174 +324,206 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		st.rep.Add(model.LossMalformed, "step is not a JSON object: "+err.Error(), loc)
 		return nil
 	}
-	stepN, _ := intOf(f, "step_id")
-	ts, _ := f.String("timestamp")
-	source, _ := f.String("source")
-	modelName, _ := f.String("model_name")
-	id := fmt.Sprintf("step-%d", stepN)
-	base := model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}
-	msgID := id
-	var extra model.Fields
-	signature := ""
-	if x, ok := f.Get("extra"); ok {
-		extra, _ = model.ParseValidFields(x)
-		if s, ok := extra.String("signature"); ok {
-			signature = s
-			extra.Delete("signature")
-		}
-		// The source's message id, which this package's writer keeps.
-		if s, ok := extra.String("message_id"); ok && s != "" {
-			msgID = s
-			extra.Delete("message_id")
-		}
-	}
-	for _, fl := range f {
-		if !stepHandled[fl.Key] {
-			extra.Set("atif."+fl.Key, jsonscan.Copy(fl.Value))
-		}
-	}
+	sp := parseStep(f, loc)
 	var events []model.Event
-	msgText, msgRaw := "", []byte(nil)
-	if m, ok := f.Get("message"); ok {
-		msgText, msgRaw = text(m)
-	}
-	switch source {
+	switch sp.source {
 	case "agent":
-		var usage *model.Usage
-		if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
-			mf, _ := model.ParseValidFields(m)
-			prompt, _ := intOf(mf, "prompt_tokens")
-			out, _ := intOf(mf, "completion_tokens")
-			cached, _ := intOf(mf, "cached_tokens")
-			var create int64
-			if x, ok := mf.Get("extra"); ok {
-				xf, _ := model.ParseValidFields(x)
-				create, _ = intOf(xf, "cache_creation_input_tokens")
-			}
-			usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
-			base.Form.Keys = presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens")
-			for _, fl := range mf {
-				switch fl.Key {
-				case "prompt_tokens", "completion_tokens", "cached_tokens":
-				default:
-					extra.Set("metrics."+fl.Key, fl.Value)
-				}
-			}
-		}
-		base.Usage = usage
-		base.MessageID = msgID
-		if rc, ok := f.String("reasoning_content"); ok && rc != "" {
-			ev := base
-			ev.Kind = model.KindThinking
-			ev.Text = rc
-			ev.Signature = signature
-			events = append(events, ev)
-		}
-		if msgText != "" || msgRaw != nil {
-			ev := base
-			ev.Kind = model.KindAgent
-			ev.Text = msgText
-			ev.Parts = msgRaw
-			events = append(events, ev)
-		}
-		if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
-			jsonscan.Array(tc, func(i int, v []byte) error {
-				cf, err := model.ParseValidFields(v)
-				if err != nil || cf == nil {
-					st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", loc.Path, i)})
-					return nil
-				}
-				ev := base
-				ev.Kind = model.KindToolCall
-				c := &model.ToolCall{}
-				c.ID, _ = cf.String("tool_call_id")
-				c.Name, _ = cf.String("function_name")
-				if a, ok := cf.Get("arguments"); ok {
-					c.Input = a
-				}
-				if x, ok := cf.Get("extra"); ok {
-					ev.Extra.Set("tool_call.extra", x)
-				}
-				ev.Call = c
-				events = append(events, ev)
-				return nil
-			})
-		}
-		if len(events) == 0 {
-			// An agent step with an empty message and nothing else.
-			ev := base
-			ev.Kind = model.KindAgent
-			events = append(events, ev)
-		}
+		events = st.agentEvents(f, &sp)
 	case "user":
-		ev := base
+		ev := sp.base
 		ev.Kind = model.KindUser
-		ev.Text = msgText
-		ev.Parts = msgRaw
+		ev.Text, ev.Parts = sp.text, sp.parts
 		events = append(events, ev)
 	default:
-		ev := base
-		ev.Kind = model.KindSystem
-		ev.Name = source
-		ev.Text = msgText
-		ev.Parts = msgRaw
-		if source != "system" {
-			st.rep.Add(model.LossMalformed, fmt.Sprintf("step source %q (expected system, user or agent)", source), loc)
-		}
-		if cm, ok := extra.Get("context_management"); ok {
-			cf, _ := model.ParseValidFields(cm)
-			if t, _ := cf.String("type"); t == "compaction" {
-				ev.Kind = model.KindCompaction
-				ev.Compaction = &model.Compaction{}
-			}
-		}
-		events = append(events, ev)
+		events = append(events, st.systemEvent(&sp))
 	}
 	if obs, ok := f.Get("observation"); ok && !jsonscan.IsNull(obs) {
-		events = append(events, st.observation(obs, valid, base, loc)...)
+		events = append(events, st.observation(obs, valid, sp.base, loc)...)
 	}
-	if te, ok := extra.Get("tool_errors"); ok {
-		// Written by this package for versions before 1.7, where a result
-		// has no extra to carry is_error.
-		var ids []string
-		if json.Unmarshal(te, &ids) == nil {
-			for i := range events {
-				if r := events[i].Result; r != nil {
-					for _, id := range ids {
-						if r.CallID == id {
-							r.IsError = true
-						}
-					}
-				}
-			}
-			extra.Delete("tool_errors")
-		}
-	}
-	if v, ok := extra.Get("original_call_ids"); ok {
-		// Ids this package's writer made unique in the step (<id>#n): the
-		// source's ids again.
-		orig, _ := model.ParseValidFields(v)
-		for i := range events {
-			if c := events[i].Call; c != nil {
-				if o, ok := orig.String(c.ID); ok {
-					c.ID = o
-				}
-			}
-			if r := events[i].Result; r != nil {
-				if o, ok := orig.String(r.CallID); ok {
-					r.CallID = o
-				}
-			}
-		}
-		extra.Delete("original_call_ids")
-	}
-	events[0].Extra = append(extra, events[0].Extra...)
+	markToolErrors(events, &sp.extra)
+	restoreCallIDs(events, &sp.extra)
+	events[0].Extra = append(sp.extra, events[0].Extra...)
 	for i := range events {
 		if err := st.emit(&events[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// stepParts is what every step has: the base of its events, its source,
+// message and extra (with the fields this reader has no place for).
+type stepParts struct {
+	base      model.Event
+	source    string
+	msgID     string
+	signature string
+	text      string
+	parts     json.RawMessage
+	extra     model.Fields
+}
+
+func parseStep(f model.Fields, loc model.Loc) stepParts {
+	stepN, _ := intOf(f, "step_id")
+	ts, _ := f.String("timestamp")
+	modelName, _ := f.String("model_name")
+	id := fmt.Sprintf("step-%d", stepN)
+	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: id}
+	sp.source, _ = f.String("source")
+	if x, ok := f.Get("extra"); ok {
+		sp.extra, _ = model.ParseValidFields(x)
+		if s, ok := sp.extra.String("signature"); ok {
+			sp.signature = s
+			sp.extra.Delete("signature")
+		}
+		// The source's message id, which this package's writer keeps.
+		if s, ok := sp.extra.String("message_id"); ok && s != "" {
+			sp.msgID = s
+			sp.extra.Delete("message_id")
+		}
+	}
+	for _, fl := range f {
+		if !stepHandled[fl.Key] {
+			sp.extra.Set("atif."+fl.Key, jsonscan.Copy(fl.Value))
+		}
+	}
+	if m, ok := f.Get("message"); ok {
+		sp.text, sp.parts = text(m)
+	}
+	return sp
+}
+
+// agentEvents are an agent step's events: reasoning, message and tool
+// calls, all of one response, with the step's metrics as its usage.
+func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
+	base := sp.base
+	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
+		mf, _ := model.ParseValidFields(m)
+		prompt, _ := intOf(mf, "prompt_tokens")
+		out, _ := intOf(mf, "completion_tokens")
+		cached, _ := intOf(mf, "cached_tokens")
+		var create int64
+		if x, ok := mf.Get("extra"); ok {
+			xf, _ := model.ParseValidFields(x)
+			create, _ = intOf(xf, "cache_creation_input_tokens")
+		}
+		base.Usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
+		base.Form.Keys = presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens")
+		for _, fl := range mf {
+			switch fl.Key {
+			case "prompt_tokens", "completion_tokens", "cached_tokens":
+			default:
+				sp.extra.Set("metrics."+fl.Key, fl.Value)
+			}
+		}
+	}
+	base.MessageID = sp.msgID
+	var events []model.Event
+	if rc, ok := f.String("reasoning_content"); ok && rc != "" {
+		ev := base
+		ev.Kind = model.KindThinking
+		ev.Text = rc
+		ev.Signature = sp.signature
+		events = append(events, ev)
+	}
+	if sp.text != "" || sp.parts != nil {
+		ev := base
+		ev.Kind = model.KindAgent
+		ev.Text, ev.Parts = sp.text, sp.parts
+		events = append(events, ev)
+	}
+	if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
+		jsonscan.Array(tc, func(i int, v []byte) error {
+			cf, err := model.ParseValidFields(v)
+			if err != nil || cf == nil {
+				st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: base.Loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", base.Loc.Path, i)})
+				return nil
+			}
+			ev := base
+			ev.Kind = model.KindToolCall
+			c := &model.ToolCall{}
+			c.ID, _ = cf.String("tool_call_id")
+			c.Name, _ = cf.String("function_name")
+			if a, ok := cf.Get("arguments"); ok {
+				c.Input = a
+			}
+			if x, ok := cf.Get("extra"); ok {
+				ev.Extra.Set("tool_call.extra", x)
+			}
+			ev.Call = c
+			events = append(events, ev)
+			return nil
+		})
+	}
+	if len(events) == 0 {
+		// An agent step with an empty message and nothing else.
+		ev := base
+		ev.Kind = model.KindAgent
+		events = append(events, ev)
+	}
+	return events
+}
+
+// systemEvent is a system step's event: a compaction when its extra says
+// so, else a system message.
+func (st *reader) systemEvent(sp *stepParts) model.Event {
+	ev := sp.base
+	ev.Kind = model.KindSystem
+	ev.Name = sp.source
+	ev.Text, ev.Parts = sp.text, sp.parts
+	if sp.source != "system" {
+		st.rep.Add(model.LossMalformed, fmt.Sprintf("step source %q (expected system, user or agent)", sp.source), sp.base.Loc)
+	}
+	if cm, ok := sp.extra.Get("context_management"); ok {
+		cf, _ := model.ParseValidFields(cm)
+		if t, _ := cf.String("type"); t == "compaction" {
+			ev.Kind = model.KindCompaction
+			ev.Compaction = &model.Compaction{}
+		}
+	}
+	return ev
+}
+
+// markToolErrors reads extra.tool_errors, which this package's writer
+// uses before v1.7 (a result has no extra to carry is_error there).
+func markToolErrors(events []model.Event, extra *model.Fields) {
+	te, ok := extra.Get("tool_errors")
+	if !ok {
+		return
+	}
+	var ids []string
+	if json.Unmarshal(te, &ids) != nil {
+		return
+	}
+	for i := range events {
+		if r := events[i].Result; r != nil && slices.Contains(ids, r.CallID) {
+			r.IsError = true
+		}
+	}
+	extra.Delete("tool_errors")
+}
+
+// restoreCallIDs turns the ids this package's writer made unique in a
+// step (<id>#n, listed in extra.original_call_ids) back into the source's.
+func restoreCallIDs(events []model.Event, extra *model.Fields) {
+	v, ok := extra.Get("original_call_ids")
+	if !ok {
+		return
+	}
+	orig, _ := model.ParseValidFields(v)
+	for i := range events {
+		if c := events[i].Call; c != nil {
+			if o, ok := orig.String(c.ID); ok {
+				c.ID = o
+			}
+		}
+		if r := events[i].Result; r != nil {
+			if o, ok := orig.String(r.CallID); ok {
+				r.CallID = o
+			}
+		}
+	}
+	extra.Delete("original_call_ids")
 }
 
 // observation reads a step's observation; validUTF8 is as for record.
