@@ -285,8 +285,7 @@ type Writer struct {
 	counters [len(roles)]int
 	messages int
 	// turn is the model turn being held.
-	turn      []*model.Event
-	turnBytes int
+	turn []*model.Event
 	// order is the sequence of message roles so far, as runs: a role
 	// index and a count (uvarint), so that a turn's tool results cost two
 	// bytes.

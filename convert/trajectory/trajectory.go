@@ -23,8 +23,6 @@ import (
 // Name is the format name used by the CLI.
 const Name = "trajectory"
 
-var rootKeys = map[string]bool{"session_id": true, "prompt": true, "model": true, "cwd": true, "repo_sha": true, "branch": true, "started_at": true, "ended_at": true, "steps": true, "result": true, "usage": true}
-
 // Read reads a trajectory document, one step at a time. A document that is
 // not a JSON object is an error; steps of the wrong shape are reported and
 // skipped. Root fields after the steps (result, usage) complete the header
@@ -243,7 +241,6 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 // format; the autopilot's readers ignore fields they do not know.
 type Writer struct {
 	out  *jsonw.Indenter
-	buf  []byte // the piece being written, reused
 	rep  *model.Report
 	opt  model.Options
 	same bool
