@@ -21,8 +21,9 @@ const maxRSS = 200 << 20
 // TestConvertPeakRSS is the memory benchmark of docs/performance.md: it
 // builds rlog-ls, generates rlog logs of the sizes in $RLOG_RSS_SIZES
 // (e.g. "10MB,100MB,1GB"; the test is skipped without it), converts each
-// to every format and each output back to rlog with the real binary, and
-// reads the process's peak RSS from the kernel. Every conversion must stay
+// to every format and each output back to rlog with the real binary
+// ($RLOG_RSS_BIN, or one built from this tree), and reads the process's
+// peak RSS from the kernel. $RLOG_RSS_DIR keeps the generated logs. Every conversion must stay
 // under 200 MB. The table goes to the test log and, with
 // $RLOG_RSS_OUT, to that file.
 func TestConvertPeakRSS(t *testing.T) {
@@ -34,10 +35,13 @@ func TestConvertPeakRSS(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	bin := filepath.Join(dir, "rlog-ls")
-	build := exec.Command("go", "build", "-o", bin, "github.com/rlog-ls/rlog-ls/cmd/rlog-ls")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building rlog-ls: %v\n%s", err, out)
+	bin := os.Getenv("RLOG_RSS_BIN") // a binary built already
+	if bin == "" {
+		bin = filepath.Join(dir, "rlog-ls")
+		build := exec.Command("go", "build", "-o", bin, "github.com/rlog-ls/rlog-ls/cmd/rlog-ls")
+		if out, err := build.CombinedOutput(); err != nil {
+			t.Fatalf("building rlog-ls: %v\n%s", err, out)
+		}
 	}
 	var targets []convert.Format
 	for _, f := range convert.Formats() {

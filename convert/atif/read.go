@@ -31,38 +31,14 @@ const (
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name}
 	st := &reader{h: h, sink: sink, rep: rep}
-	w := jsonscan.NewWalker(r, false)
-	if w.Kind() != '{' {
-		if _, _, err := w.Value(); err != nil {
-			return fmt.Errorf("atif: %w", err)
-		}
-		return fmt.Errorf("atif: %w", model.ErrNotObject)
-	}
-	sawSteps := false
-	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
-		key := jsonscan.Key(k)
-		if key == "steps" && w.Kind() == '[' {
-			sawSteps = true
-			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
-				return st.step(b, true, model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)})
-			})
-		}
-		v, _, err := w.Value()
-		if err != nil {
-			return err
-		}
-		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
-		rootField(h, key, jsonscan.Copy(v))
-		return nil
-	})
-	if err == nil {
-		err = w.End()
-	}
+	err := model.Document{
+		Format: "atif",
+		List:   "steps",
+		Elem:   func(i int, b []byte, loc model.Loc) error { return st.step(b, true, loc) },
+		Root:   func(key string, v json.RawMessage) { rootField(h, key, v) },
+	}.Read(r, rep)
 	if err != nil {
-		return fmt.Errorf("atif: %w", err)
-	}
-	if !sawSteps {
-		rep.Add(model.LossMalformed, "steps is missing or not a list", model.Loc{Path: "$.steps"})
+		return err
 	}
 	return sink.End(h)
 }
@@ -313,7 +289,8 @@ var stepHandled = map[string]bool{"step_id": true, "timestamp": true, "source": 
 // already.
 func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	valid := utf8.Valid(b)
-	if validated || jsonscan.Valid(b) {
+	if !validated && jsonscan.Valid(b) {
+		// A JSONL line (Document reports a document's steps).
 		st.rep.InvalidUTF8(b, loc)
 	}
 	f, err := record(b, valid, validated)

@@ -7,6 +7,7 @@
 package miniswe
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -25,38 +26,14 @@ var bashBlock = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n```")
 // Root fields after the messages complete the header by the sink's End.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name, AgentName: "mini-swe-agent"}}
-	w := jsonscan.NewWalker(r, false)
-	if w.Kind() != '{' {
-		if _, _, err := w.Value(); err != nil {
-			return fmt.Errorf("mini-swe: %w", err)
-		}
-		return fmt.Errorf("mini-swe: %w", model.ErrNotObject)
-	}
-	sawMessages := false
-	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
-		key := jsonscan.Key(k)
-		if key == "messages" && w.Kind() == '[' {
-			sawMessages = true
-			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
-				return rd.message(i, b, model.Loc{Path: fmt.Sprintf("$.messages[%d]", i)})
-			})
-		}
-		v, _, err := w.Value()
-		if err != nil {
-			return err
-		}
-		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
-		rd.root(key, jsonscan.Copy(v))
-		return nil
-	})
-	if err == nil {
-		err = w.End()
-	}
+	err := model.Document{
+		Format: "mini-swe",
+		List:   "messages",
+		Elem:   rd.message,
+		Root:   func(key string, v json.RawMessage) { rd.root(key, v) },
+	}.Read(r, rep)
 	if err != nil {
-		return fmt.Errorf("mini-swe: %w", err)
-	}
-	if !sawMessages {
-		rep.Add(model.LossMalformed, "messages is missing or not a list", model.Loc{Path: "$.messages"})
+		return err
 	}
 	return sink.End(rd.h)
 }
@@ -114,7 +91,6 @@ func (rd *reader) emit(e *model.Event) error {
 // when it has a bash block, a call; the user message after it is the
 // call's result.
 func (rd *reader) message(i int, b []byte, loc model.Loc) error {
-	rd.rep.InvalidUTF8(b, loc)
 	f, err := model.ParseValidFields(b)
 	if err != nil || f == nil {
 		rd.rep.Add(model.LossMalformed, "message is not an object", loc)

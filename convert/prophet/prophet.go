@@ -40,46 +40,20 @@ const DefaultFormat = "mini-prophet-v0.1.10"
 // (trajectory_format) complete the header by the sink's End.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name, AgentName: "mini-prophet"}}
-	w := jsonscan.NewWalker(r, false)
-	if w.Kind() != '{' {
-		if _, _, err := w.Value(); err != nil {
-			return fmt.Errorf("prophet: %w", err)
-		}
-		return fmt.Errorf("prophet: %w", model.ErrNotObject)
-	}
-	sawMessages := false
-	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
-		key := jsonscan.Key(k)
-		switch {
-		case key == "messages" && w.Kind() == '[':
-			sawMessages = true
-			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
-				return rd.message(b, model.Loc{Path: fmt.Sprintf("$.messages[%d]", i)})
-			})
-		case key == "steps" && w.Kind() == '[':
-			steps := 0
-			err := w.Elems(func(int, jsonscan.Pos) error { steps++; return nil })
-			if steps > 0 {
+	err := model.Document{
+		Format: "prophet",
+		List:   "messages",
+		Elem:   func(i int, b []byte, loc model.Loc) error { return rd.message(b, loc) },
+		Root:   rd.root,
+		Skip:   []string{"steps"},
+		Skipped: func(key string, n int) {
+			if n > 0 {
 				rep.Add(model.LossDroppedField, "steps[].input (context window per step)", model.Loc{Path: "$.steps"})
 			}
-			return err
-		}
-		v, _, err := w.Value()
-		if err != nil {
-			return err
-		}
-		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
-		rd.root(key, jsonscan.Copy(v))
-		return nil
-	})
-	if err == nil {
-		err = w.End()
-	}
+		},
+	}.Read(r, rep)
 	if err != nil {
-		return fmt.Errorf("prophet: %w", err)
-	}
-	if !sawMessages {
-		rep.Add(model.LossMalformed, "messages is missing or not a list", model.Loc{Path: "$.messages"})
+		return err
 	}
 	return sink.End(rd.h)
 }
@@ -115,7 +89,6 @@ func (rd *reader) emit(e *model.Event) error {
 
 // message reads one {key, message} entry.
 func (rd *reader) message(b []byte, loc model.Loc) error {
-	rd.rep.InvalidUTF8(b, loc)
 	wrap, err := model.ParseValidFields(b)
 	if err != nil || wrap == nil {
 		rd.rep.Add(model.LossMalformed, "message entry is not an object", loc)

@@ -12,7 +12,7 @@
 package replaybundle
 
 import (
-	"fmt"
+	"encoding/json"
 	"io"
 	"strconv"
 	"strings"
@@ -29,33 +29,14 @@ const Name = "replay-bundle"
 // Root fields after the timeline (receipts) reach the header by End.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}, open: map[string][]string{}}
-	w := jsonscan.NewWalker(r, false)
-	if w.Kind() != '{' {
-		if _, _, err := w.Value(); err != nil {
-			return fmt.Errorf("replay-bundle: %w", err)
-		}
-		return fmt.Errorf("replay-bundle: %w", jsonscan.ErrNotObject)
-	}
-	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
-		key := jsonscan.Key(k)
-		if key == "timeline" && w.Kind() == '[' {
-			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
-				return rd.entry(b, model.Loc{Path: "$.timeline[" + strconv.Itoa(i) + "]"})
-			})
-		}
-		v, _, err := w.Value()
-		if err != nil {
-			return err
-		}
-		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
-		rd.root(key, v)
-		return nil
-	})
-	if err == nil {
-		err = w.End()
-	}
+	err := model.Document{
+		Format: "replay-bundle",
+		List:   "timeline",
+		Elem:   func(i int, b []byte, loc model.Loc) error { return rd.entry(b, loc) },
+		Root:   func(key string, v json.RawMessage) { rd.root(key, v) },
+	}.Read(r, rep)
 	if err != nil {
-		return fmt.Errorf("replay-bundle: %w", err)
+		return err
 	}
 	return sink.End(rd.h)
 }
@@ -124,7 +105,6 @@ func (rd *reader) root(key string, v []byte) {
 
 // entry turns one timeline entry into events.
 func (rd *reader) entry(b []byte, loc model.Loc) error {
-	rd.rep.InvalidUTF8(b, loc)
 	f, err := model.ParseValidFields(b)
 	if err != nil || f == nil {
 		rd.rep.Add(model.LossMalformed, "timeline entry is not an object", loc)

@@ -11,7 +11,6 @@ package trajectory
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 
@@ -29,47 +28,23 @@ const Name = "trajectory"
 // by the time the sink's End is called.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name, AgentName: "autopilot"}
-	w := jsonscan.NewWalker(r, false)
-	if w.Kind() != '{' {
-		if _, _, err := w.Value(); err != nil {
-			return fmt.Errorf("trajectory: %w", err)
-		}
-		return fmt.Errorf("trajectory: %w", model.ErrNotObject)
-	}
-	sawSteps := false
-	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
-		key := jsonscan.Key(k)
-		if key == "steps" && w.Kind() == '[' {
-			sawSteps = true
-			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
-				loc := model.Loc{Path: fmt.Sprintf("$.steps[%d]", i)}
-				rep.InvalidUTF8(b, loc)
-				f, err := model.ParseValidFields(b)
-				if err != nil || f == nil {
-					rep.Add(model.LossMalformed, "step is not an object", loc)
-					return nil
-				}
-				ev := stepEvent(f, loc, rep)
-				rep.Events++
-				return sink.Event(h, ev)
-			})
-		}
-		v, _, err := w.Value()
-		if err != nil {
-			return err
-		}
-		rep.InvalidUTF8(v, model.Loc{Path: "$." + key})
-		rootField(h, key, jsonscan.Copy(v), rep)
-		return nil
-	})
-	if err == nil {
-		err = w.End()
-	}
+	err := model.Document{
+		Format: "trajectory",
+		List:   "steps",
+		Elem: func(i int, b []byte, loc model.Loc) error {
+			f, err := model.ParseValidFields(b)
+			if err != nil || f == nil {
+				rep.Add(model.LossMalformed, "step is not an object", loc)
+				return nil
+			}
+			ev := stepEvent(f, loc, rep)
+			rep.Events++
+			return sink.Event(h, ev)
+		},
+		Root: func(key string, v json.RawMessage) { rootField(h, key, v, rep) },
+	}.Read(r, rep)
 	if err != nil {
-		return fmt.Errorf("trajectory: %w", err)
-	}
-	if !sawSteps {
-		rep.Add(model.LossMalformed, "steps is missing or not a list", model.Loc{Path: "$.steps"})
+		return err
 	}
 	return sink.End(h)
 }

@@ -1,0 +1,80 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+)
+
+// Document is how a reader of a format that is one JSON document (a
+// trajectory, ATIF, mini-prophet) walks it: the root's members one at a
+// time, and the one list that holds the session (steps, messages) one
+// element at a time, so that a reader holds one step, never the document.
+type Document struct {
+	// Format names the format in errors.
+	Format string
+	// List is the root key of the list Elem gets one element of at a
+	// time, with its place ($.steps[3]); a document without it is
+	// reported.
+	List string
+	Elem func(i int, b []byte, loc Loc) error
+	// Root gets every other root member, its value copied.
+	Root func(key string, v json.RawMessage)
+	// Skip are root lists passed over one element at a time (validated,
+	// not held); Skipped gets how many elements each had.
+	Skip    []string
+	Skipped func(key string, n int)
+}
+
+// Read walks the document r holds. Invalid UTF-8 in any value is reported
+// where it is. An input that is not one JSON object is an error.
+func (d Document) Read(r io.Reader, rep *Report) error {
+	w := jsonscan.NewWalker(r, false)
+	if w.Kind() != '{' {
+		if _, _, err := w.Value(); err != nil {
+			return fmt.Errorf("%s: %w", d.Format, err)
+		}
+		return fmt.Errorf("%s: %w", d.Format, ErrNotObject)
+	}
+	sawList := false
+	err := w.Object(func(k []byte, _ jsonscan.Pos) error {
+		key := jsonscan.Key(k)
+		switch {
+		case key == d.List && w.Kind() == '[':
+			sawList = true
+			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
+				loc := Loc{Path: "$." + key + "[" + strconv.Itoa(i) + "]"}
+				rep.InvalidUTF8(b, loc)
+				return d.Elem(i, b, loc)
+			})
+		case slices.Contains(d.Skip, key) && w.Kind() == '[':
+			n := 0
+			err := w.Elems(func(int, jsonscan.Pos) error { n++; return nil })
+			if d.Skipped != nil {
+				d.Skipped(key, n)
+			}
+			return err
+		}
+		v, _, err := w.Value()
+		if err != nil {
+			return err
+		}
+		rep.InvalidUTF8(v, Loc{Path: "$." + key})
+		d.Root(key, jsonscan.Copy(v))
+		return nil
+	})
+	if err == nil {
+		err = w.End()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.Format, err)
+	}
+	if !sawList {
+		rep.Add(LossMalformed, d.List+" is missing or not a list", Loc{Path: "$." + d.List})
+	}
+	return nil
+}
