@@ -282,13 +282,18 @@ func (s *endState) scan(b []byte, i int) (int, bool) {
 				i++
 				continue
 			}
-			j := bytes.IndexAny(b[i:], "\"\\")
-			if j < 0 {
+			// plainEnd stops at a quote, a backslash or a control byte
+			// (invalid, left for validation to report).
+			if i = plainEnd(b, i); i >= len(b) {
 				return len(b), false
 			}
-			i += j
-			if b[i] == '\\' {
+			switch b[i] {
+			case '\\':
 				s.escape = true
+				i++
+				continue
+			case '"':
+			default:
 				i++
 				continue
 			}

@@ -44,7 +44,7 @@ func (x *Indenter) Write(p []byte) (int, error) {
 				p = p[1:]
 				continue
 			}
-			i := bytes.IndexAny(p, "\"\\")
+			i := quoteOrBackslash(p)
 			if i < 0 {
 				x.w.Write(p)
 				break
@@ -96,3 +96,18 @@ func (x *Indenter) Write(p []byte) (int, error) {
 
 // Flush writes what is buffered; the document should be complete.
 func (x *Indenter) Flush() error { return x.w.Flush() }
+
+// quoteOrBackslash is the index of the first '"' or '\\' in p, or -1.
+func quoteOrBackslash(p []byte) int {
+	q := bytes.IndexByte(p, '"')
+	if q < 0 {
+		q = len(p)
+	}
+	if b := bytes.IndexByte(p[:q], '\\'); b >= 0 {
+		return b
+	}
+	if q == len(p) {
+		return -1
+	}
+	return q
+}
