@@ -106,13 +106,15 @@ func rootField(h *model.Header, key string, v json.RawMessage) {
 		h.AgentName, _ = af.String("name")
 		h.AgentVersion, _ = af.String("version")
 		h.Model, _ = af.String("model_name")
+		modelKey := "model_name"
 		if h.Model == "" {
 			// Non-conformant files say agent.model.
 			h.Model, _ = af.String("model")
+			modelKey = "model"
 		}
 		for _, f := range af {
 			switch f.Key {
-			case "name", "version", "model_name":
+			case "name", "version", modelKey:
 			default:
 				h.Extra.Set("agent."+f.Key, f.Value)
 			}

@@ -75,7 +75,12 @@ func (rd *reader) root(key string, v []byte) {
 			}
 		}
 		for _, f := range inf {
-			h.Extra.Set("info."+f.Key, f.Value)
+			switch f.Key {
+			case "mini_version", "submission":
+				// The header's version and the outcome's text.
+			default:
+				h.Extra.Set("info."+f.Key, f.Value)
+			}
 		}
 	default:
 		h.Extra.Set(key, v)
