@@ -152,14 +152,13 @@ func TestConvertErrors(t *testing.T) {
 }
 
 func TestReportRenderings(t *testing.T) {
-	p := corpus.Path(t, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl")
 	var out bytes.Buffer
-	rep, err := convert.ConvertFile(p, convert.Claude, convert.ATIF, &out, convert.Options{})
+	rep, err := convert.ConvertFile(fixture("claude/session.jsonl"), convert.Claude, convert.ATIF, &out, convert.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := rep.Text()
-	if !strings.Contains(text, "claude -> atif") || !strings.Contains(text, "malformed_input") || !strings.Contains(text, "line 13") {
+	if !strings.Contains(text, "claude -> atif") || !strings.Contains(text, "malformed_input") || !strings.Contains(text, "line 24") {
 		t.Errorf("text report lacks the malformed lines:\n%s", text)
 	}
 	var decoded struct {
@@ -185,7 +184,7 @@ func TestReportRenderings(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []int{10, 11, 13, 15, 16} {
+	for _, want := range []int{24} {
 		if !lines[want] {
 			t.Errorf("JSON report lacks malformed line %d: %s", want, rep.JSON())
 		}

@@ -99,7 +99,7 @@ const model_LossDropped = "dropped_field"
 
 // TestReplayRoundTrip: REPLAY -> model -> REPLAY keeps every line.
 func TestReplayRoundTrip(t *testing.T) {
-	p := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/sonnet-raw.jsonl")
+	p := fixture("claude/session.jsonl")
 	var first bytes.Buffer
 	if _, err := convert.ConvertFile(p, convert.Claude, convert.Replay, &first, convert.Options{Now: fixedNow}); err != nil {
 		t.Fatal(err)
@@ -128,13 +128,12 @@ func TestReplayRoundTrip(t *testing.T) {
 // totals for every writer that carries usage, and they equal the ledger's
 // once-per-message total of the source.
 func TestTotalsAcrossFormats(t *testing.T) {
-	p := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/opus-raw.jsonl")
-	src, _, err := convert.Read(mustOpen(t, p), convert.Claude)
+	src, _, err := readFile(fixture("claude/session.jsonl"), convert.Claude)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want, _ := totals(src)
-	for _, to := range []convert.Format{convert.Claude, convert.Trajectory, convert.ATIF, convert.ATIFJSONL} {
+	for _, to := range []convert.Format{convert.Claude, convert.Trajectory, convert.ATIF, convert.ATIFJSONL, convert.Prophet, convert.Rlog} {
 		var out bytes.Buffer
 		if _, err := convert.Write(&out, src, to, convert.Options{}); err != nil {
 			t.Fatal(err)
@@ -144,19 +143,9 @@ func TestTotalsAcrossFormats(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _ := totals(back)
-		// The trajectory format has no per-step cache_creation, but its root
-		// usage does.
 		if got != want {
 			t.Errorf("%s: totals %+v, want %+v", to, got, want)
 		}
 	}
 }
 
-func mustOpen(t *testing.T, p string) *os.File {
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}

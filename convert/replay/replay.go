@@ -183,8 +183,11 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		default:
 			ev.Kind = model.KindSystem
 			ev.Name = kind
+			if n, ok := f.String("name"); ok {
+				ev.Name = n // the writer's name of a system message
+			}
 		}
-		ev.Extra = rest("kind", "text", "signature")
+		ev.Extra = rest("kind", "text", "signature", "name")
 		return ev, true
 	case "PlanStart", "StepComplete", "Verification", "Payment", "RuntimeEvent":
 		ev.Kind = model.KindLifecycle

@@ -938,6 +938,9 @@ func (wr *writer) end(e *model.Event) {
 		if tot.CacheRead > 0 {
 			l.add("tokens_cached=" + strconv.FormatInt(tot.CacheRead, 10))
 		}
+		if tot.CacheCreate > 0 {
+			l.add("tokens_cache_create=" + strconv.FormatInt(tot.CacheCreate, 10))
+		}
 	}
 	if h.CostUSD != nil {
 		l.add("cost_usd=" + strconv.FormatFloat(*h.CostUSD, 'f', 4, 64))
