@@ -130,3 +130,28 @@ func TestValidTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// Every validator takes any bytes: findings, never a panic, each at a
+// place inside the input.
+func FuzzValidate(f *testing.F) {
+	for _, name := range []string{"atif-findings.atif.json", "atif-minified-v17.atif.json", "atif-findings.atif.jsonl", "findings.replay.jsonl", "bad-header.rlog"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", "validate", name))
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := strings.Count(string(data), "\n") + 1
+		for _, fi := range convert.Formats() {
+			if fi.Validate == nil {
+				continue
+			}
+			err := fi.Validate(strings.NewReader(string(data)), func(x convert.Finding) {
+				if x.Line < 1 || x.Line > lines || x.Col < 1 || x.EndLine < x.Line || x.EndLine == x.Line && x.EndCol < x.Col {
+					t.Fatalf("%s: finding at %d:%d-%d:%d in %d lines: %v", fi.Name, x.Line, x.Col, x.EndLine, x.EndCol, lines, x)
+				}
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", fi.Name, err)
+			}
+		}
+	})
+}
