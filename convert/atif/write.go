@@ -68,6 +68,8 @@ type Writer struct {
 	// that change or appear later go in final_metrics.extra.
 	rootExtra model.Fields
 	rootKeys  map[string]bool // atif.* root keys written at the start
+	// totalsWritten is set when the JSONL header has final_metrics.
+	totalsWritten bool
 
 	held      []*step            // steps not written yet, oldest first
 	heldBytes int                // about what they hold
@@ -271,6 +273,7 @@ func (wr *Writer) begin(h *model.Header) {
 		if h.Totals != nil {
 			o.Key("final_metrics")
 			wr.finalMetrics(&b, *h.Totals, true, false, nil)
+			wr.totalsWritten = true
 		}
 		o.End()
 		b.WriteByte('\n')
@@ -370,6 +373,9 @@ func (wr *Writer) end() {
 	if wr.jsonl {
 		for _, f := range late {
 			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (known only after the steps; ATIF-JSONL writes its header first)", model.Loc{})
+		}
+		if h.Totals != nil && !wr.totalsWritten {
+			wr.rep.Add(model.LossDroppedField, "final_metrics: the source's totals, stated after its events (ATIF-JSONL writes its header first; the steps' metrics add up)", model.Loc{})
 		}
 		return
 	}
