@@ -131,15 +131,7 @@ func claudeTranscripts(t *testing.T) []string {
 // knownCcusageFailures are the claude -> F -> claude round trips that do
 // not yet keep ccusage's totals, each with the reason; the test fails when
 // this list is not exactly what fails.
-var knownCcusageFailures = map[string]string{
-	// The trajectory writer drops per-step cache-creation tokens (the
-	// format has tokens_in, tokens_out and tokens_cached per step).
-	"session.jsonl trajectory":             "per-step cache_creation tokens dropped by the trajectory writer",
-	"haiku-testgen-v2.jsonl trajectory":    "per-step cache_creation tokens dropped by the trajectory writer",
-	"opus-raw.jsonl trajectory":            "per-step cache_creation tokens dropped by the trajectory writer",
-	"sonnet-raw.jsonl trajectory":          "per-step cache_creation tokens dropped by the trajectory writer",
-	"claude-code-example.jsonl trajectory": "per-step cache_creation tokens dropped by the trajectory writer",
-}
+var knownCcusageFailures = map[string]string{}
 
 // TestCcusageRoundTrip: for every transcript and every format F that
 // carries tokens, ccusage's rules count the same input, output, cache

@@ -87,7 +87,6 @@ func TestLossReportsMatchOutput(t *testing.T) {
 // a header field both as a model field and under its own name): checked
 // exactly, so that each fix removes its entry.
 var knownFalseLosses = map[string]bool{
-	`trajectory.json -> trajectory: "header field agent.model" reported dropped, but the output has its value "claude-sonnet-4-20250514"`:                 true,
 	`trajectory.json -> trajectory: "header field instruction" reported dropped, but the output has its value "Write a regex expression that matches da"`: true,
 	`trajectory.json -> prophet: "header field instruction" reported dropped, but the output has its value "Write a regex expression that matches da"`:    true,
 	`mini-swe-agent.trajectory.json -> prophet: "header field info.exit_status" reported dropped, but the output has its value "Submitted"`:               true,

@@ -28,7 +28,8 @@ func TestUsageCarried(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fs, err := replay.Validate(bytes.NewReader(out.Bytes())); err != nil || len(fs) > 0 {
+	var fs []model.Finding
+	if err := replay.Validate(bytes.NewReader(out.Bytes()), func(f model.Finding) { fs = append(fs, f) }); err != nil || len(fs) > 0 {
 		t.Fatalf("findings %v %v:\n%s", fs, err, out.String())
 	}
 	want := `{"event":"ToolCall","id":"t1","message_id":"msg_1","model":"m2","params":{"p":1},"params_hash":`
