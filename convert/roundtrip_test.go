@@ -150,4 +150,3 @@ func TestTotalsAcrossFormats(t *testing.T) {
 		}
 	}
 }
-
