@@ -13,6 +13,8 @@ package replay
 import (
 	"errors"
 	"fmt"
+	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
+	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"io"
 	"strconv"
 	"strings"
@@ -228,8 +230,12 @@ type Writer struct {
 	opt     model.Options
 	started bool
 	h       *model.Header
-	last    string             // last timestamp seen, for events without one
-	calls   map[string]callRef // source call id -> id written and call time
+	last    string // last timestamp seen, for events without one
+	// calls has the id written and the time of the last calls, by source
+	// id; seen a hash of every call id (a result needs its call before
+	// it): neither grows with the session beyond 8 bytes a call.
+	calls   *recent.Map[callRef]
+	seen    idset.Set
 	ncalls  int64
 	latency int64
 	ended   bool
@@ -241,7 +247,7 @@ type callRef struct{ id, t string }
 
 // NewWriter returns a streaming REPLAY writer (a model.Sink).
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
-	return &Writer{w: w, rep: rep, opt: opt, calls: map[string]callRef{}}
+	return &Writer{w: w, rep: rep, opt: opt, calls: recent.New[callRef](4096)}
 }
 
 // Write writes a whole session.
@@ -339,14 +345,15 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		f.SetString("event", "ToolCall")
 		f.SetString("t", t)
 		id := e.Call.ID
-		if _, dup := wr.calls[e.Call.ID]; dup && e.Call.ID != "" {
+		if wr.seen.Has(e.Call.ID) && e.Call.ID != "" {
 			wr.rep.Add(model.LossIDUnique, "tool call id reused (ToolResult matches the latest)", e.Loc)
 		}
 		if id == "" {
 			id = fmt.Sprintf("tc_%d", wr.ncalls+1)
 			wr.rep.Add(model.LossSynthesized, "ToolCall id for a call without one", e.Loc)
 		}
-		wr.calls[e.Call.ID] = callRef{id: id, t: t}
+		wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
+		wr.seen.Add(e.Call.ID)
 		wr.ncalls++
 		f.SetString("id", id)
 		f.SetString("tool", e.Call.Name)
@@ -368,7 +375,12 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			f.SetString("step_id", "step-"+strconv.FormatInt(wr.ncalls, 10))
 		}
 	case model.KindToolResult:
-		ref, known := wr.calls[e.Result.CallID]
+		ref, known := wr.calls.Get(e.Result.CallID)
+		if !known && wr.seen.Has(e.Result.CallID) {
+			// A call older than the ids remembered: its id as the source
+			// had it, and no latency from the times.
+			ref, known = callRef{id: e.Result.CallID}, e.Result.CallID != ""
+		}
 		callT := ref.t
 		if !known {
 			wr.rep.Add(model.LossDroppedEvent, "ToolResult without a prior ToolCall (REPLAY requires one)", e.Loc)

@@ -1,12 +1,12 @@
 package replay
 
 import (
-	"hash/fnv"
 	"unicode/utf8"
 
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"io"
 	"strings"
@@ -83,7 +83,7 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 		report(f)
 	}
 	lr := jsonl.NewReader(r)
-	calls := map[uint64]bool{}
+	var calls idset.Set
 	first := true
 	var canonBuf []byte
 	for {
@@ -158,7 +158,7 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 			}
 		case "ToolCall":
 			id, _ := f.String("id")
-			calls[idHash(id)] = true
+			calls.Add(id)
 			if p, ok := f.Get("params"); ok {
 				if h, _ := f.String("params_hash"); validHash(h) && h != canon.Hash(p) {
 					add(CodeParamsHash, n, "$.params_hash", "params_hash is not the sha256 of the canonical params")
@@ -166,7 +166,7 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 			}
 		case "ToolResult":
 			id, _ := f.String("id")
-			if !calls[idHash(id)] {
+			if !calls.Has(id) {
 				add(CodeOrder, n, "$.id", fmt.Sprintf("ToolResult %q does not follow a ToolCall with that id", id))
 			}
 		}
@@ -175,13 +175,6 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 		add(CodeHeader, 1, "", "empty file: no ReplayHeader")
 	}
 	return nil
-}
-
-// idHash is a call id's 64-bit FNV-1a hash.
-func idHash(id string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return h.Sum64()
 }
 
 func validHash(h string) bool {

@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
 	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -54,7 +54,6 @@ func NewWriter(w io.Writer, rep *model.Report, opt model.Options) model.Sink {
 		opt:       opt,
 		cur:       recent.New[string](recentIDs),
 		open:      map[string][]string{},
-		used:      map[uint64]struct{}{},
 		agentType: recent.New[string](recentIDs),
 	}
 }
@@ -101,7 +100,7 @@ type writer struct {
 	// a hash is the smallest thing that tells them apart.
 	cur   *recent.Map[string]
 	open  map[string][]string
-	used  map[uint64]struct{}
+	used  idset.Set
 	ncall int
 	// agentType is the subagent_type of recent Task calls, by source id:
 	// Claude's sub-agent events do not repeat it.
@@ -571,24 +570,14 @@ func (wr *writer) callID(src string, e *model.Event) string {
 		id = base + "_" + strconv.Itoa(n)
 		wr.rep.Add(model.LossIDUnique, "call id used twice, written as <id>_n (id_full keeps the source id)", e.Loc)
 	}
-	wr.used[idHash(id)] = struct{}{}
+	wr.used.Add(id)
 	wr.cur.Set(src, id)
 	wr.open[src] = append(wr.open[src], id)
 	return id
 }
 
 // taken reports whether an rlog id was given to a call already.
-func (wr *writer) taken(id string) bool {
-	_, ok := wr.used[idHash(id)]
-	return ok
-}
-
-// idHash is an id's 64-bit FNV-1a hash.
-func idHash(id string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	return h.Sum64()
-}
+func (wr *writer) taken(id string) bool { return wr.used.Has(id) }
 
 // idText is src reduced to rlog/1's id characters (ASCII word characters).
 func idText(src string) string {
