@@ -95,7 +95,7 @@ func TestPeakHeapStaysConstant(t *testing.T) {
 	}
 	// The allowance: a quarter more, plus 3 MB, which is what the sets of
 	// ids that need the whole session take (64-bit hashes of the call ids:
-	// about 40 bytes a call, 25,000 calls in 12 MB); holding the 9 MB more
+	// up to 22 bytes a call, 25,000 calls in 12 MB); holding the 9 MB more
 	// input in any form exceeds it.
 	check := func(what string, small, large uint64) {
 		t.Helper()
