@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 
@@ -28,6 +29,9 @@ its progress there.
 Exit status: 0 done, 1 done but the input had records that could not be read
 (or the output failed its format's validator), 2 usage or I/O problem, 128+N
 after signal N.`
+
+// convertMemoryLimit is the soft memory limit of a conversion.
+const convertMemoryLimit = 128 << 20
 
 var shaPattern = regexp.MustCompile(`^[0-9a-fA-F]{6,40}$`)
 
@@ -130,6 +134,13 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The output goes to its file (or stdout) and, as it is written, to
 	// its format's validator, so neither holds the whole output.
 	var read atomic.Int64
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A conversion streams: it holds a few megabytes and the sets of
+		// ids that need the whole session. On a busy machine the collector
+		// can fall behind the allocations and let the heap grow far past
+		// that; a soft limit makes it catch up instead.
+		debug.SetMemoryLimit(convertMemoryLimit)
+	}
 	opts := convert.Options{ATIFVersion: *atifVersion, RepoSHA: *repoSHA, OnRead: func(n int64) { read.Store(n) }}
 	pr, pw := io.Pipe()
 	problems := make(chan []string, 1)
