@@ -84,11 +84,15 @@ var Rules = []Rule{
 	{"W011", Warning, "ASCII arrow where the result arrow was meant", false},
 	{"W012", Warning, "Invalid UTF-8", false},
 	{"W013", Warning, "NUL byte", false},
+	{"W014", Warning, "Companion of another session", false},
+	{"W015", Warning, "Companion line cannot be read", false},
 	{"H001", Hint, "Unknown lifecycle event", false},
 	{"H002", Hint, "Non-standard redaction marker", false},
 	{"S001", Error, "Possible credential in the log", false},
 	{"I001", Info, "Long session without @start", true},
 	{"I002", Info, "@start without @end", true},
+	{"I005", Info, "Not in the companion", false},
+	{"I006", Info, "Only in the companion", false},
 }
 
 // RuleFor returns the rule for a code.
@@ -129,6 +133,18 @@ func DisableCodes(codes []string) (Config, []string) {
 }
 
 func (c Config) enabled(code string) bool { return !c.Disabled[code] }
+
+// Apply returns f as this configuration reports it: with its code's
+// severity, or ok false when the code is disabled. For findings made
+// outside the rules (the companion's).
+func (c Config) Apply(f Finding) (Finding, bool) {
+	if !c.enabled(f.Code) {
+		return f, false
+	}
+	r, _ := RuleFor(f.Code)
+	f.Severity = c.severity(f.Code, r.Severity)
+	return f, true
+}
 
 // severity is the severity a finding of code is reported with.
 func (c Config) severity(code string, def Severity) Severity {
