@@ -1,0 +1,159 @@
+// Package companion joins an rlog log to its companion: the lossless
+// record of the same session that the writer keeps beside the log. The
+// autopilot writes NAME.rlog for people, cut short on purpose (messages
+// 200 characters, thinking 150, tool output 100, first lines only), and
+// next to it NAME.jsonl (Agent SDK messages) or, before 2025-12-22,
+// NAME.json (its trajectory JSON); a log converted from a Claude Code
+// transcript has the transcript, NAME.jsonl, in the same relation.
+//
+// The package finds a log's companion files (Locate), indexes each one by
+// byte offset without keeping its text (Build, Refresh: a record costs a
+// fixed 48 bytes, and a file that grows is indexed from where the last
+// pass stopped), checks that the pair is one session and joins each rlog
+// line to its record (Join), and reads a record's full content on demand
+// (Snapshot.Event). It is pure: byte offsets and 0-based lines in and out,
+// no LSP types.
+package companion
+
+// Format is a companion file's format.
+type Format uint8
+
+const (
+	// SDK is the autopilot's JSONL: one Agent SDK message per line.
+	SDK Format = iota + 1
+	// Trajectory is the autopilot's trajectory JSON: one document.
+	Trajectory
+	// Claude is a Claude Code session transcript (JSONL).
+	Claude
+)
+
+func (f Format) String() string {
+	switch f {
+	case SDK:
+		return "autopilot JSONL"
+	case Trajectory:
+		return "autopilot trajectory JSON"
+	case Claude:
+		return "Claude Code transcript"
+	}
+	return "unknown"
+}
+
+// Kind is what a record is, in the terms of the rlog line it becomes.
+type Kind uint8
+
+const (
+	// User is user text (u:).
+	User Kind = iota + 1
+	// Agent is the agent's text (a:).
+	Agent
+	// Thinking is a thinking block (th:).
+	Thinking
+	// ToolUse is a tool call (t!:, t:, c:; x: [started] for a Task).
+	ToolUse
+	// ToolResult is a tool's result (o:; x: [done] for a Task).
+	ToolResult
+	// Init is an SDK init or a trajectory system_init step (@init).
+	Init
+	// Status is a status change with a status (# status:).
+	Status
+	// Subagent is a trajectory subagent step (x:).
+	Subagent
+	// Result is the session's outcome (an SDK result message).
+	Result
+)
+
+var kindNames = [...]string{User: "user message", Agent: "agent message", Thinking: "thinking",
+	ToolUse: "tool call", ToolResult: "tool result", Init: "init", Status: "status",
+	Subagent: "subagent", Result: "session result"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "record"
+}
+
+// Flags say more about a record.
+type Flags uint8
+
+const (
+	// Failed marks a tool result that is an error, or a subagent step whose
+	// status is error.
+	Failed Flags = 1 << iota
+	// Started and Done mark a subagent step's status.
+	Started
+	Done
+	// BareString marks a record whose bytes are a JSON string (a user
+	// message whose content is a string) rather than an object.
+	BareString
+	// Task marks a tool call of the Task tool (a subagent) and its result.
+	Task
+)
+
+// Record is one event of a companion: where its JSON is and what joins it
+// to a line. A content block of a JSONL line, or a step of a trajectory,
+// is one record. It holds no text: Snapshot.Event reads it.
+type Record struct {
+	// Off is the record's first byte in its file, Len its length.
+	Off int64
+	Len uint32
+	// Line is the 0-based line of Off.
+	Line  uint32
+	Kind  Kind
+	Flags Flags
+	// keyLen is the length of key's meaningful bytes (see key).
+	keyLen uint8
+	// key identifies the record to a line without reading it: for calls,
+	// results and subagents the first 8 and the last 8 bytes of the id
+	// (rlog writers keep one or the other, or the whole id); for messages,
+	// the first bytes of the text's first line.
+	key [16]byte
+	// hash is the FNV-1a hash of the whole id (calls, results, subagents)
+	// or of the API message id (messages), 0 when there is none.
+	hash uint64
+}
+
+// End is the offset after the record.
+func (r *Record) End() int64 { return r.Off + int64(r.Len) }
+
+// setID fills a record's key and hash from a call id.
+func (r *Record) setID(id []byte) {
+	r.hash = hashBytes(id)
+	r.keyLen = uint8(min(len(id), 255))
+	copy(r.key[:8], id)
+	if len(id) >= 8 {
+		copy(r.key[8:], id[len(id)-8:])
+	}
+}
+
+// head and tail are the id's first and last 8 bytes (fewer for a short id).
+func (r *Record) head() string { return string(r.key[:min(int(r.keyLen), 8)]) }
+func (r *Record) tail() string {
+	if r.keyLen < 8 {
+		return string(r.key[:r.keyLen])
+	}
+	return string(r.key[8:16])
+}
+
+// textKey is the fingerprint of a message: the first bytes of its first
+// line, after leading white space.
+func (r *Record) textKey() []byte { return r.key[:min(int(r.keyLen), len(r.key))] }
+
+// hashBytes is FNV-1a, never 0 for a non-empty b (0 means "no id").
+func hashBytes(b []byte) uint64 {
+	if len(b) == 0 {
+		return 0
+	}
+	h := uint64(14695981039346656037)
+	for _, c := range b {
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	if h == 0 {
+		return 1
+	}
+	return h
+}
+
+func hashString(s string) uint64 { return hashBytes([]byte(s)) }

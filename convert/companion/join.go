@@ -1,0 +1,698 @@
+package companion
+
+import (
+	"bytes"
+	"fmt"
+	"iter"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// Ref names a record of a Snapshot: a file (an index into Files) and the
+// record's position in it.
+type Ref struct {
+	File, Rec int32
+}
+
+// Pairing is a log joined to its companion: which record each line of the
+// log was written from, and where the two disagree. It is immutable.
+type Pairing struct {
+	Snap *Snapshot
+	// Mismatch is set when the companion records another session than the
+	// log's header names; nothing is joined then.
+	Mismatch bool
+
+	links     []link // by line
+	back      []link // by record
+	subagents []subagentLink
+	findings  []Finding
+}
+
+type link struct {
+	line int32
+	ref  Ref
+	// also marks an x: line joined to the record of its Task call or
+	// result, which belongs first to the t!: or o: line.
+	also bool
+}
+
+type subagentLink struct {
+	line int32
+	path string
+}
+
+// Record returns the record line n was written from.
+func (p *Pairing) Record(n int) (Ref, bool) {
+	i, ok := slices.BinarySearchFunc(p.links, int32(n), func(l link, n int32) int { return int(l.line - n) })
+	if !ok {
+		return Ref{}, false
+	}
+	return p.links[i].ref, true
+}
+
+// Line returns the line written from record ref (the t!: or o: line of a
+// Task call, not the x: line that shares it).
+func (p *Pairing) Line(ref Ref) (int, bool) {
+	i, ok := slices.BinarySearchFunc(p.back, ref, func(l link, r Ref) int { return compareRefs(l.ref, r) })
+	if !ok {
+		return 0, false
+	}
+	return int(p.back[i].line), true
+}
+
+func compareRefs(a, b Ref) int {
+	if a.File != b.File {
+		return int(a.File - b.File)
+	}
+	return int(a.Rec - b.Rec)
+}
+
+// Joined is how many lines have a record.
+func (p *Pairing) Joined() int { return len(p.links) }
+
+// SubagentFile returns the file of the subagent an x: line names.
+func (p *Pairing) SubagentFile(n int) (string, bool) {
+	for _, s := range p.subagents {
+		if int(s.line) == n {
+			return s.path, true
+		}
+	}
+	return "", false
+}
+
+// Findings are where the log and its companion disagree, with the default
+// severities (see Filter).
+func (p *Pairing) Findings() []Finding { return p.findings }
+
+// Finding is an analysis finding about the pair, with the places in the
+// companion files it is about.
+type Finding struct {
+	analysis.Finding
+	In []FilePlace
+}
+
+// FilePlace is a place in a companion file.
+type FilePlace struct {
+	Path string
+	Place
+	Message string
+}
+
+// Filter applies a configuration: disabled codes go, severities change.
+func Filter(fs []Finding, cfg analysis.Config) []Finding {
+	out := make([]Finding, 0, len(fs))
+	for _, f := range fs {
+		if g, ok := cfg.Apply(f.Finding); ok {
+			f.Finding = g
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// The codes of the pair's findings (docs/diagnostics.md).
+const (
+	CodeOtherSession = "W014"
+	CodeUnreadable   = "W015"
+	CodeNotInRecord  = "I005"
+	CodeNotInLog     = "I006"
+)
+
+// matchWindow is how many records of a kind a message line may skip to
+// find its own: a record the log did not write (an empty text), or a line
+// the record lacks, must not shift every line after it.
+const matchWindow = 16
+
+// Join joins the log t to the companion s. Tool calls, results and
+// subagents are joined by call id (the whole id, or the 8 characters rlog
+// writers keep of it: the last since 2025-12-19, the first before);
+// messages, thinking, @init and # status: lines by order, each checked
+// against the first bytes of its record's text (and its message id when
+// the line has message_id=).
+func Join(t *grammar.Tree, s *Snapshot) *Pairing {
+	p := &Pairing{Snap: s}
+	j := &joiner{t: t, s: s, p: p, files: make([]*fileLookup, len(s.Files)),
+		uses: map[string][]Ref{}, results: map[string][]Ref{}}
+	main := s.Main()
+	logID, _ := t.Header().Get("id")
+	if !sameSession(logID, main.SessionID) {
+		p.Mismatch = true
+		j.add(CodeOtherSession, j.anchor(), fmt.Sprintf("%s records session %s, not this log's %s",
+			filepath.Base(main.Path), main.SessionID, logID),
+			FilePlace{Path: main.Path, Place: main.SessionAt, Message: "the session id of " + filepath.Base(main.Path)})
+		j.unreadable()
+		return p
+	}
+	j.walk()
+	j.finish()
+	return p
+}
+
+// sameSession reports whether the log's header id and the companion's
+// session id name one session. Either may be unknown; a log may keep only
+// the start of the id.
+func sameSession(logID, recordID string) bool {
+	if logID == "" || recordID == "" || logID == recordID {
+		return true
+	}
+	short, long := logID, recordID
+	if len(short) > len(long) {
+		short, long = long, short
+	}
+	return len(short) >= 8 && strings.HasPrefix(long, short)
+}
+
+type joiner struct {
+	t     *grammar.Tree
+	s     *Snapshot
+	p     *Pairing
+	files []*fileLookup
+	// uses and results are the records joined to the call lines, by the
+	// call id as the log writes it, for the x: lines of the same calls.
+	uses, results map[string][]Ref
+	deferred      []grammar.Line
+	// missingSub says which subagent transcripts were reported missing.
+	missingSub map[string]bool
+	calls      int // call lines
+}
+
+// fileLookup finds the records of one file by kind and id.
+type fileLookup struct {
+	ix   *Index
+	used []bool
+	// byKind lists the positions of the records of each kind, cursor the
+	// next one a message line may take.
+	byKind [Result + 1][]int32
+	cursor [Result + 1]int
+	// ids finds calls, results and subagent steps by id.
+	ids [Result + 1]*idQueues
+	// referenced is set once a line of the log has been looked up here.
+	referenced bool
+}
+
+type idQueues struct {
+	byHash map[uint64]*queue
+	byTail map[string]*queue
+	byHead map[string]*queue
+}
+
+type queue struct {
+	recs []int32
+	next int
+}
+
+func (j *joiner) file(i int) *fileLookup {
+	if j.files[i] == nil {
+		ix := j.s.Files[i]
+		fl := &fileLookup{ix: ix, used: make([]bool, ix.Len())}
+		for r := range ix.Len() {
+			k := ix.Record(r).Kind
+			fl.byKind[k] = append(fl.byKind[k], int32(r))
+		}
+		j.files[i] = fl
+	}
+	j.files[i].referenced = true
+	return j.files[i]
+}
+
+func (fl *fileLookup) queues(k Kind) *idQueues {
+	if fl.ids[k] != nil {
+		return fl.ids[k]
+	}
+	q := &idQueues{byHash: map[uint64]*queue{}, byTail: map[string]*queue{}, byHead: map[string]*queue{}}
+	push := func(m map[string]*queue, key string, r int32) {
+		if m[key] == nil {
+			m[key] = &queue{}
+		}
+		m[key].recs = append(m[key].recs, r)
+	}
+	for _, r := range fl.byKind[k] {
+		rec := fl.ix.Record(int(r))
+		if rec.hash == 0 {
+			continue
+		}
+		if q.byHash[rec.hash] == nil {
+			q.byHash[rec.hash] = &queue{}
+		}
+		q.byHash[rec.hash].recs = append(q.byHash[rec.hash].recs, r)
+		if rec.keyLen > 8 {
+			push(q.byTail, rec.tail(), r)
+			push(q.byHead, rec.head(), r)
+		}
+	}
+	fl.ids[k] = q
+	return q
+}
+
+// take finds the first record of kind k not yet joined whose id is id, or
+// ends or starts with id when id has the 8 characters rlog writers keep.
+func (fl *fileLookup) take(k Kind, id []byte) (int32, bool) {
+	q := fl.queues(k)
+	try := func(qu *queue, exact bool) (int32, bool) {
+		if qu == nil {
+			return 0, false
+		}
+		for ; qu.next < len(qu.recs); qu.next++ {
+			r := qu.recs[qu.next]
+			if fl.used[r] {
+				continue
+			}
+			if exact {
+				// The hash found it: check the ends, against a collision.
+				rec := fl.ix.Record(int(r))
+				if int(rec.keyLen) != min(len(id), 255) || rec.head() != string(id[:min(len(id), 8)]) {
+					continue
+				}
+			}
+			fl.used[r] = true
+			qu.next++
+			return r, true
+		}
+		return 0, false
+	}
+	if r, ok := try(q.byHash[hashBytes(id)], true); ok {
+		return r, true
+	}
+	if len(id) == 8 {
+		if r, ok := try(q.byTail[string(id)], false); ok {
+			return r, true
+		}
+		if r, ok := try(q.byHead[string(id)], false); ok {
+			return r, true
+		}
+	}
+	// rlog-ls writes a call id used twice as <id>_2, <id>_3 ...
+	if i := bytes.LastIndexByte(id, '_'); i > 0 && i < len(id)-1 && isDigits(id[i+1:]) {
+		return fl.take(k, id[:i])
+	}
+	return 0, false
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// message finds the next record of kind k whose text starts as text does
+// (and whose API message is msgID, when both say), within matchWindow.
+func (fl *fileLookup) message(k Kind, text []byte, msgID uint64) (int32, bool) {
+	list := fl.byKind[k]
+	text = bytes.TrimLeft(text, " \t")
+	for i := fl.cursor[k]; i < len(list) && i < fl.cursor[k]+matchWindow; i++ {
+		r := list[i]
+		if fl.used[r] {
+			continue
+		}
+		rec := fl.ix.Record(int(r))
+		if msgID != 0 && rec.hash != 0 && rec.hash != msgID {
+			continue
+		}
+		key := rec.textKey()
+		n := min(len(key), len(text))
+		if k == Status {
+			if !bytes.EqualFold(key[:n], text[:n]) {
+				continue
+			}
+		} else if !bytes.Equal(key[:n], text[:n]) {
+			continue
+		}
+		fl.used[r] = true
+		fl.cursor[k] = i + 1
+		return r, true
+	}
+	return 0, false
+}
+
+func (j *joiner) link(n int, file int, rec int32) {
+	j.p.links = append(j.p.links, link{line: int32(n), ref: Ref{File: int32(file), Rec: rec}})
+}
+
+// fileFor is the file a line's record is in: a subagent's transcript for
+// a line with tid= (rlog-ls's conversions of Claude Code sessions write
+// the agent id there), the main file otherwise. ok is false for a line of
+// a subagent whose transcript is not there.
+func (j *joiner) fileFor(l grammar.Line, text []byte) (int, bool) {
+	if !bytes.Contains(text, []byte("tid=")) {
+		return 0, true
+	}
+	v, ok := grammar.ValueOf(text, "tid", l.Content-l.Start)
+	if !ok {
+		return 0, true
+	}
+	tid := string(bytes.Trim(text[v.Start:v.End], `"`))
+	if tid == "" || tid == "1" {
+		return 0, true
+	}
+	if i, ok := j.s.FileOf(tid); ok {
+		return i, true
+	}
+	if j.s.Main().Format != Claude {
+		return 0, true
+	}
+	if j.missingSub == nil {
+		j.missingSub = map[string]bool{}
+	}
+	if !j.missingSub[tid] {
+		j.missingSub[tid] = true
+		j.add(CodeNotInRecord, grammar.Span{Start: l.Start, End: l.TrimEnd}, fmt.Sprintf("the transcript of subagent %s (subagents/agent-%s.jsonl) is not beside %s: its lines have no record",
+			tid, tid, filepath.Base(j.s.Main().Path)))
+	}
+	return 0, false
+}
+
+// callID is the id a call line names: id_full= when the line has it (the
+// reference converter keeps the whole id there), else id=.
+func callID(l grammar.Line, text []byte) []byte {
+	if !l.ID.Valid() {
+		return nil
+	}
+	if bytes.Contains(text, []byte("id_full=")) {
+		if v, ok := grammar.ValueOf(text, "id_full", l.Content-l.Start); ok {
+			if full := bytes.Trim(text[v.Start:v.End], `"`); len(full) > 0 {
+				return full
+			}
+		}
+	}
+	return text[l.ID.Start-l.Start : l.ID.End-l.Start]
+}
+
+func (j *joiner) walk() {
+	t := j.t
+	for l := range t.Body() {
+		switch l.Kind {
+		case grammar.User, grammar.Agent, grammar.Thinking, grammar.ToolStart, grammar.Tool, grammar.Mcp,
+			grammar.Observation, grammar.Subagent, grammar.Lifecycle, grammar.Comment:
+		default:
+			continue
+		}
+		text := t.Text(l)
+		fi, ok := j.fileFor(l, text)
+		if !ok {
+			continue
+		}
+		content := text[l.Content-l.Start : l.TrimEnd-l.Start]
+		switch l.Kind {
+		case grammar.User, grammar.Agent, grammar.Thinking:
+			k := map[grammar.Kind]Kind{grammar.User: User, grammar.Agent: Agent, grammar.Thinking: Thinking}[l.Kind]
+			var msgID uint64
+			if bytes.Contains(text, []byte("message_id=")) {
+				if v, ok := grammar.ValueOf(text, "message_id", l.Content-l.Start); ok {
+					msgID = hashBytes(bytes.Trim(text[v.Start:v.End], `"`))
+				}
+			}
+			if r, ok := j.file(fi).message(k, content, msgID); ok {
+				j.link(l.Num, fi, r)
+			}
+		case grammar.ToolStart, grammar.Tool, grammar.Mcp:
+			id := callID(l, text)
+			if id == nil {
+				continue
+			}
+			j.calls++
+			if r, ok := j.file(fi).take(ToolUse, id); ok {
+				j.link(l.Num, fi, r)
+				key := t.Slice(l.ID.Start, l.ID.End)
+				j.uses[string(key)] = append(j.uses[string(key)], Ref{int32(fi), r})
+			} else {
+				j.missing(l, fi, "call")
+			}
+		case grammar.Observation:
+			id := callID(l, text)
+			if id == nil {
+				continue
+			}
+			if r, ok := j.file(fi).take(ToolResult, id); ok {
+				j.link(l.Num, fi, r)
+				key := t.Slice(l.ID.Start, l.ID.End)
+				j.results[string(key)] = append(j.results[string(key)], Ref{int32(fi), r})
+			} else {
+				j.missing(l, fi, "result")
+			}
+		case grammar.Subagent:
+			fl := j.file(fi)
+			if len(fl.byKind[Subagent]) > 0 && l.ID.Valid() {
+				if r, ok := fl.take(Subagent, callID(l, text)); ok {
+					j.link(l.Num, fi, r)
+				}
+				continue
+			}
+			j.deferred = append(j.deferred, l)
+		case grammar.Lifecycle:
+			if bytes.HasPrefix(content, []byte("init")) && (len(content) == 4 || content[4] == ' ') {
+				if r, ok := j.file(fi).message(Init, nil, 0); ok {
+					j.link(l.Num, fi, r)
+				}
+			}
+		case grammar.Comment:
+			if rest, ok := bytes.CutPrefix(content, []byte("status:")); ok {
+				if r, ok := j.file(fi).message(Status, bytes.TrimSpace(rest), 0); ok {
+					j.link(l.Num, fi, r)
+				}
+			}
+		}
+	}
+}
+
+// missing reports a call or result line whose record is not in the
+// companion. An empty companion is one finding, not one per line.
+func (j *joiner) missing(l grammar.Line, fi int, what string) {
+	ix := j.s.Files[fi]
+	if ix.Len() == 0 {
+		return // finish reports the empty file once
+	}
+	id := j.t.Slice(l.ID.Start, l.ID.End)
+	msg := fmt.Sprintf("call %s is not in %s, the full record of this session", id, filepath.Base(ix.Path))
+	if what == "result" {
+		msg = fmt.Sprintf("the result of call %s is not in %s, the full record of this session", id, filepath.Base(ix.Path))
+	}
+	j.add(CodeNotInRecord, l.ID, msg)
+}
+
+// finish joins the x: lines, orders the links, and reports what only the
+// companion has.
+func (j *joiner) finish() {
+	t := j.t
+	for _, l := range j.deferred {
+		text := t.Text(l)
+		fi, _ := j.fileFor(l, text)
+		if !l.ID.Valid() {
+			continue
+		}
+		key := t.Slice(l.ID.Start, l.ID.End)
+		done := isSubagentEnd(t.Slice(l.Content, l.TrimEnd))
+		var ref Ref
+		ok := false
+		if done {
+			if rs := j.results[string(key)]; len(rs) > 0 {
+				ref, ok = rs[0], true
+			} else if r, found := j.file(fi).take(ToolResult, callID(l, text)); found {
+				ref, ok = Ref{int32(fi), r}, true
+			}
+		} else if rs := j.uses[string(key)]; len(rs) > 0 {
+			ref, ok = rs[0], true
+		} else if r, found := j.file(fi).take(ToolUse, callID(l, text)); found {
+			ref, ok = Ref{int32(fi), r}, true
+		}
+		if ok {
+			j.p.links = append(j.p.links, link{line: int32(l.Num), ref: ref, also: true})
+		}
+		j.subagentFile(l, text, ref, ok)
+	}
+	slices.SortFunc(j.p.links, func(a, b link) int { return int(a.line - b.line) })
+	j.p.links = slices.CompactFunc(j.p.links, func(a, b link) bool { return a.line == b.line })
+	j.p.back = slices.Clone(j.p.links)
+	slices.SortFunc(j.p.back, func(a, b link) int {
+		if c := compareRefs(a.ref, b.ref); c != 0 {
+			return c
+		}
+		if a.also != b.also {
+			if a.also {
+				return 1
+			}
+			return -1
+		}
+		return int(a.line - b.line)
+	})
+	j.p.back = slices.CompactFunc(j.p.back, func(a, b link) bool { return a.ref == b.ref })
+	j.onlyInRecord()
+	j.unreadable()
+	slices.SortStableFunc(j.p.findings, func(a, b Finding) int { return a.Span.Start - b.Span.Start })
+}
+
+// subagentFile finds the file of the subagent an x: line names: its
+// tid= (Claude Code agent id) or its id (the autopilot's NAME.sub-ID.jsonl),
+// else the agent id the Task result names.
+func (j *joiner) subagentFile(l grammar.Line, text []byte, ref Ref, joined bool) {
+	var ids []string
+	if v, ok := grammar.ValueOf(text, "tid", l.Content-l.Start); ok {
+		ids = append(ids, string(bytes.Trim(text[v.Start:v.End], `"`)))
+	}
+	ids = append(ids, string(j.t.Slice(l.ID.Start, l.ID.End)))
+	if joined {
+		ix := j.s.Files[ref.File]
+		if a := ix.AgentID(int(ref.Rec)); a != "" {
+			ids = append(ids, a)
+		}
+	}
+	for _, id := range ids {
+		if p, ok := j.s.Subagents[id]; ok && id != "" {
+			j.p.subagents = append(j.p.subagents, subagentLink{line: int32(l.Num), path: p})
+			return
+		}
+	}
+}
+
+// isSubagentEnd reports whether an x: line's content says the subagent
+// ended ([done] or [error]).
+func isSubagentEnd(content []byte) bool {
+	i := bytes.Index(content, []byte("→"))
+	if i < 0 {
+		return false
+	}
+	rest := bytes.TrimSpace(content[i+len("→"):])
+	return bytes.HasPrefix(rest, []byte("[done]")) || bytes.HasPrefix(rest, []byte("[error]"))
+}
+
+// onlyInRecord reports the calls of the companion the log does not have,
+// and the results the companion has for calls whose result line the log
+// lacks.
+func (j *joiner) onlyInRecord() {
+	main := j.s.Main()
+	if main.Len() == 0 && main.BadLines == 0 {
+		if j.calls > 0 {
+			j.add(CodeNotInRecord, j.anchor(), fmt.Sprintf("%s has no events yet: no line of this log has its full record", filepath.Base(main.Path)))
+		}
+		return
+	}
+	useLine := map[uint64]int{} // id hash -> line of the joined call
+	for _, l := range j.p.back {
+		if rec := j.s.Files[l.ref.File].Record(int(l.ref.Rec)); rec.Kind == ToolUse {
+			useLine[rec.hash] = int(l.line)
+		}
+	}
+	for fi, fl := range j.files {
+		if fl == nil || !fl.referenced {
+			continue
+		}
+		ix := fl.ix
+		name := filepath.Base(ix.Path)
+		last := -1 // the line of the last joined record so far
+		bi, _ := slices.BinarySearchFunc(j.p.back, Ref{File: int32(fi)}, func(l link, r Ref) int { return compareRefs(l.ref, r) })
+		for r := range ix.Len() {
+			if bi < len(j.p.back) && j.p.back[bi].ref == (Ref{int32(fi), int32(r)}) {
+				last = int(j.p.back[bi].line)
+				bi++
+				continue
+			}
+			if fl.used[r] {
+				continue
+			}
+			rec := ix.Record(r)
+			place := FilePlace{Path: ix.Path, Place: Place{Off: rec.Off, Len: int64(rec.Len), Line: int(rec.Line)}}
+			switch rec.Kind {
+			case ToolUse:
+				span := j.anchor()
+				if last >= 0 {
+					ll := j.t.Line(last)
+					span = grammar.Span{Start: ll.Start, End: ll.TrimEnd}
+				}
+				place.Message = "the call"
+				j.add(CodeNotInLog, span, fmt.Sprintf("%s has a call the log does not have after this line: %s (line %d)",
+					name, rec.describeID(), rec.Line+1), place)
+			case ToolResult:
+				n, ok := useLine[rec.hash]
+				if !ok {
+					continue // its call is missing too, and reported
+				}
+				l := j.t.Line(n)
+				place.Message = "the result"
+				j.add(CodeNotInLog, l.ID, fmt.Sprintf("%s has this call's result (line %d); the log has no o: line for it", name, rec.Line+1), place)
+			}
+		}
+	}
+}
+
+// describeID shows a call id as far as the index keeps it.
+func (r *Record) describeID() string {
+	if r.keyLen <= 16 {
+		return string(r.key[:min(int(r.keyLen), 16)])
+	}
+	return string(r.key[:8]) + "…" + string(r.key[8:])
+}
+
+// unreadable reports the lines of the companion files that could not be
+// read.
+func (j *joiner) unreadable() {
+	for _, ix := range j.s.Files {
+		for _, pr := range ix.AllProblems() {
+			j.add(CodeUnreadable, j.anchor(), fmt.Sprintf("line %d of %s cannot be read: %s", pr.Line+1, filepath.Base(ix.Path), pr.Why),
+				FilePlace{Path: ix.Path, Place: pr.Place, Message: pr.Why})
+		}
+		if more := ix.BadLines - len(ix.Problems); more > 0 {
+			j.add(CodeUnreadable, j.anchor(), fmt.Sprintf("%d more lines of %s cannot be read", more, filepath.Base(ix.Path)))
+		}
+	}
+}
+
+// anchor is where findings about the whole pair point: the header's id
+// value, or the header.
+func (j *joiner) anchor() grammar.Span {
+	h := j.t.Header()
+	for _, f := range h.Fields {
+		if f.Key == "id" {
+			if f.ValueSpan.Valid() {
+				return f.ValueSpan
+			}
+			return f.KeySpan
+		}
+	}
+	l := j.t.Line(max(j.t.Region().HeaderStart, 0))
+	return grammar.Span{Start: l.Start, End: l.TrimEnd}
+}
+
+func (j *joiner) add(code string, span grammar.Span, msg string, in ...FilePlace) {
+	r, _ := analysis.RuleFor(code)
+	j.p.findings = append(j.p.findings, Finding{
+		Finding: analysis.Finding{Code: code, Severity: r.Severity, Span: span, Line: j.t.LineAt(span.Start), Message: capitalize(msg)},
+		In:      in,
+	})
+}
+
+func capitalize(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// Links yields each joined line and its record, in line order (an x: line
+// and the t!: or o: line of its Task share a record).
+func (p *Pairing) Links() iter.Seq2[int, Ref] {
+	return func(yield func(int, Ref) bool) {
+		for _, l := range p.links {
+			if !yield(int(l.line), l.ref) {
+				return
+			}
+		}
+	}
+}
+
+// Subagents yields each x: line whose subagent has its own file, and the
+// file.
+func (p *Pairing) Subagents() iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for _, s := range p.subagents {
+			if !yield(int(s.line), s.path) {
+				return
+			}
+		}
+	}
+}
