@@ -46,6 +46,10 @@ type WorkspaceContext[T Editable[T]] struct {
 	Session  *Session
 	Client   *Client
 	Log      *zap.Logger
+	// Rediagnose computes an open document's diagnostics again, at once:
+	// for a change outside the document that they depend on (a file
+	// beside it changed on disk).
+	Rediagnose func(uri protocol.DocumentURI)
 }
 
 // Mapper returns the position mapper of doc in the negotiated encoding.

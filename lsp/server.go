@@ -260,10 +260,11 @@ func (s *server[T]) documentContext(doc *Document[T]) *DocumentContext[T] {
 // workspaceContext captures the open documents and the session as they are.
 func (s *server[T]) workspaceContext() *WorkspaceContext[T] {
 	return &WorkspaceContext[T]{
-		Docs:     s.docs.All(),
-		Settings: s.currentSettings(),
-		Session:  s.session(),
-		Client:   s.client,
-		Log:      s.log,
+		Docs:       s.docs.All(),
+		Settings:   s.currentSettings(),
+		Session:    s.session(),
+		Client:     s.client,
+		Log:        s.log,
+		Rediagnose: s.diagnostics.scheduleNow,
 	}
 }
