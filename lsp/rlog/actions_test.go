@@ -348,5 +348,5 @@ func TestActionCapabilities(t *testing.T) {
 	}
 	json.Unmarshal(res, &init)
 	lsptest.AssertJSON(t, init.Capabilities.CodeActionProvider, `{"codeActionKinds":["quickfix","source"]}`)
-	lsptest.AssertJSON(t, init.Capabilities.ExecuteCommandProvider, `{"commands":["rlog-ls.convert","rlog-ls.convertToRlog","rlog-ls.redact","rlog-ls.showSessionView"]}`)
+	lsptest.AssertJSON(t, init.Capabilities.ExecuteCommandProvider, `{"commands":["rlog-ls.convert","rlog-ls.convertToRlog","rlog-ls.redact","rlog-ls.showSessionView","rlog-ls.openCompanionRecord"]}`)
 }

@@ -5,6 +5,7 @@ package rlog
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 
@@ -31,6 +32,8 @@ type Doc struct {
 type docAnalysis struct {
 	mu       sync.Mutex
 	analyzer *analysis.Analyzer
+	// pair is the last join with the log's companion.
+	pair pairState
 }
 
 // Apply implements lsp.Editable.
@@ -82,29 +85,59 @@ const DocsURL = "https://github.com/rlog-ls/rlog-ls/blob/main/docs/diagnostics.m
 // Features returns the rlog/1 language for lsp.Serve.
 func Features() lsp.Features[Doc] {
 	ws := newWorkspaceIndex()
+	cs := newCompanions()
 	return lsp.Features[Doc]{
-		Parse:    Parse,
-		Diagnose: diagnose,
+		Parse: Parse,
+		Diagnose: func(ctx context.Context, dc *docCtx) lsp.Diagnostics {
+			if isRecordDocument(dc.Doc.URI) {
+				return lsp.Diagnostics{} // a companion opened in the editor: navigation only
+			}
+			return cs.pairDiagnostics(ctx, dc, diagnose(ctx, dc))
+		},
 		Requests: map[string]lsp.Request[Doc]{
-			protocol.MethodTextDocumentHover:             lsp.DocumentRequest(hover),
-			protocol.MethodTextDocumentDefinition:        lsp.DocumentRequest(definition),
-			protocol.MethodTextDocumentReferences:        lsp.DocumentRequest(references),
-			protocol.MethodTextDocumentDocumentHighlight: lsp.DocumentRequest(highlight),
-			protocol.MethodTextDocumentFoldingRange:      lsp.DocumentRequest(foldingRanges),
-			protocol.MethodTextDocumentDocumentSymbol:    lsp.DocumentRequest(documentSymbols),
+			protocol.MethodTextDocumentHover:             lsp.WorkspaceRequest(cs.hover),
+			protocol.MethodTextDocumentDefinition:        lsp.WorkspaceRequest(cs.definition),
+			protocol.MethodTextDocumentReferences:        lsp.DocumentRequest(logOnly(references)),
+			protocol.MethodTextDocumentDocumentHighlight: lsp.DocumentRequest(logOnly(highlight)),
+			protocol.MethodTextDocumentFoldingRange:      lsp.DocumentRequest(logOnly(foldingRanges)),
+			protocol.MethodTextDocumentDocumentSymbol:    lsp.DocumentRequest(logOnly(documentSymbols)),
 			protocol.MethodWorkspaceSymbol:               lsp.WorkspaceRequest(ws.symbols),
-			protocol.MethodSemanticTokensFull:            lsp.DocumentRequest(semanticTokensFull),
-			protocol.MethodSemanticTokensRange:           lsp.DocumentRequest(semanticTokensRange),
-			protocol.MethodTextDocumentCodeAction:        lsp.DocumentRequest(codeActions),
-			protocol.MethodWorkspaceExecuteCommand:       lsp.WorkspaceRequest(executeCommand),
-			protocol.MethodTextDocumentCompletion:        lsp.DocumentRequest(completion),
-			protocol.MethodTextDocumentPrepareRename:     lsp.DocumentRequest(prepareRename),
-			protocol.MethodTextDocumentRename:            lsp.DocumentRequest(rename),
-			protocol.MethodTextDocumentDocumentLink:      lsp.DocumentRequest(documentLinks),
-			protocol.MethodTextDocumentCodeLens:          lsp.DocumentRequest(codeLenses),
-			protocol.MethodCodeLensResolve:               lsp.WorkspaceRequest(resolveCodeLens),
-			lsp.MethodTextDocumentInlayHint:              lsp.DocumentRequest(inlayHints),
-			MethodSessionReport:                          lsp.DocumentRequest(sessionReport),
+			protocol.MethodSemanticTokensFull:            lsp.DocumentRequest(logOnly(semanticTokensFull)),
+			protocol.MethodSemanticTokensRange:           lsp.DocumentRequest(logOnly(semanticTokensRange)),
+			protocol.MethodTextDocumentCodeAction:        lsp.DocumentRequest(logOnly(codeActions)),
+			protocol.MethodTextDocumentCompletion:        lsp.DocumentRequest(logOnly(completion)),
+			protocol.MethodTextDocumentPrepareRename:     lsp.DocumentRequest(logOnly(prepareRename)),
+			protocol.MethodTextDocumentRename:            lsp.DocumentRequest(logOnly(rename)),
+			protocol.MethodTextDocumentDocumentLink: lsp.DocumentRequest(logOnly(func(ctx context.Context, dc *docCtx, p *protocol.DocumentLinkParams) (any, error) {
+				links, err := documentLinks(ctx, dc, p)
+				if err != nil {
+					return nil, err
+				}
+				// And each x: line to its subagent's own file.
+				return append(links.([]protocol.DocumentLink), cs.subagentLinks(dc)...), nil
+			})),
+			protocol.MethodTextDocumentCodeLens: lsp.DocumentRequest(logOnly(func(ctx context.Context, dc *docCtx, p *protocol.CodeLensParams) (any, error) {
+				lenses, err := codeLenses(ctx, dc, p)
+				if err != nil {
+					return nil, err
+				}
+				// And on each output the log cut short, one to its full record.
+				return append(lenses.([]protocol.CodeLens), cs.recordLenses(dc)...), nil
+			})),
+			protocol.MethodCodeLensResolve:  lsp.WorkspaceRequest(resolveCodeLens),
+			lsp.MethodTextDocumentInlayHint: lsp.DocumentRequest(logOnly(inlayHints)),
+			MethodSessionReport:             lsp.DocumentRequest(logOnly(sessionReport)),
+			MethodCompanionRecord:           lsp.DocumentRequest(logOnly(cs.record)),
+			protocol.MethodWorkspaceExecuteCommand: lsp.WorkspaceRequest(func(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandParams) (any, error) {
+				if p.Command == CommandOpenCompanionRecord && len(p.Arguments) == 1 {
+					raw, _ := json.Marshal(p.Arguments[0])
+					return cs.openRecord(ctx, wc, raw)
+				}
+				return executeCommand(ctx, wc, p)
+			}),
+		},
+		Notifications: map[string]lsp.Notification[Doc]{
+			protocol.MethodWorkspaceDidChangeWatchedFiles: lsp.OnNotification(cs.filesChanged),
 		},
 		Capabilities: func(caps *lsp.ServerCapabilities, sess *lsp.Session) {
 			caps.HoverProvider = true
@@ -119,9 +152,21 @@ func Features() lsp.Features[Doc] {
 			caps.RenameProvider = renameCapability(sess)
 			caps.DocumentLinkProvider = &protocol.DocumentLinkOptions{}
 			actionCapabilities(caps)
+			caps.ExecuteCommandProvider.Commands = append(caps.ExecuteCommandProvider.Commands, CommandOpenCompanionRecord)
 			caps.CodeLensProvider = &protocol.CodeLensOptions{ResolveProvider: true}
 			caps.InlayHintProvider = true
 		},
+	}
+}
+
+// logOnly answers a request about a companion opened in the editor (a
+// JSON or JSONL file, which gets navigation only) with null.
+func logOnly[P any](h func(context.Context, *docCtx, *P) (any, error)) func(context.Context, *docCtx, *P) (any, error) {
+	return func(ctx context.Context, dc *docCtx, p *P) (any, error) {
+		if isRecordDocument(dc.Doc.URI) {
+			return nil, nil
+		}
+		return h(ctx, dc, p)
 	}
 }
 
@@ -185,26 +230,6 @@ func toDiagnostic(dc *docCtx, positions *lsp.PositionCache, f analysis.Finding) 
 		})
 	}
 	return d
-}
-
-func hover(_ context.Context, dc *docCtx, p *protocol.HoverParams) (any, error) {
-	h, ok := analysis.Hover(dc.Doc.Text.Tree, dc.Mapper.Offset(p.Position))
-	if !ok {
-		return nil, nil
-	}
-	rng := dc.Mapper.Range(h.Span.Start, h.Span.End)
-	return &protocol.Hover{
-		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: h.Markdown},
-		Range:    &rng,
-	}, nil
-}
-
-func definition(_ context.Context, dc *docCtx, p *protocol.DefinitionParams) (any, error) {
-	d, ok := analysis.Definition(dc.Doc.Text.Tree, dc.Mapper.Offset(p.Position))
-	if !ok {
-		return []protocol.Location{}, nil
-	}
-	return []protocol.Location{{URI: dc.Doc.URI, Range: dc.Mapper.Range(d.Span.Start, d.Span.End)}}, nil
 }
 
 func occurrencesAt(dc *docCtx, pos protocol.Position) []analysis.Occurrence {

@@ -78,6 +78,9 @@ func (w *workspaceIndex) symbols(ctx context.Context, wc *wsCtx, p *protocol.Wor
 	}
 	open := map[string]bool{}
 	for _, d := range wc.Docs {
+		if isRecordDocument(d.URI) {
+			continue
+		}
 		if path, ok := lsp.FilePath(d.URI); ok {
 			open[path] = true
 		}
