@@ -2,6 +2,7 @@
 // benchmarks, load tests and trying rlog-ls on large logs:
 //
 //	rlog-gen -size 100MB -findings 0.01 -o big.rlog
+//	rlog-gen -companion -size 100MB -o big.rlog   # and big.jsonl beside it
 package main
 
 import (
@@ -21,10 +22,14 @@ func main() {
 }
 
 const usage = `Usage: rlog-gen [-size SIZE] [-findings FRACTION] [-seed N] [-timed] [-o FILE]
+       rlog-gen -companion [-size SIZE] [-seed N] -o FILE.rlog
 
 Write a realistic rlog/1 session of about SIZE bytes, for benchmarks, load
 tests and trying rlog-ls on large logs. The same seed and size give the same
-file.
+file. With -companion, write an autopilot session instead: the log, cut
+short as the autopilot writes it, to FILE.rlog, and its companion (the full
+record, about SIZE bytes of Agent SDK messages) to FILE.jsonl beside it,
+which must not exist yet.
 
 Flags:
 `
@@ -40,6 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	seed := fl.Uint64("seed", 1, "`seed`; the same seed and size give the same file")
 	timed := fl.Bool("timed", false, "write a ts= on every tool call's start and result, as converted sessions have")
 	out := fl.String("o", "-", "output `file`, or - for stdout")
+	pair := fl.Bool("companion", false, "write an autopilot log and its companion FILE.jsonl (needs -o)")
 	fl.Usage = func() {} // the flag package's error line is enough; help is asked for
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -59,6 +65,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil || *findings < 0 || *findings > 1 {
 		fmt.Fprintf(stderr, "rlog-gen: bad -size %q or -findings %v\n", *size, *findings)
 		return 2
+	}
+	if *pair {
+		return writePair(*out, n, *seed, stderr)
 	}
 	var w io.Writer = stdout
 	if *out != "-" {
@@ -88,4 +97,32 @@ func parseSize(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(u), 10, 64)
 	return n * mult, err
+}
+
+// writePair writes an autopilot log to out and its companion beside it.
+// The companion's name is derived, not given: it is never written over an
+// existing file.
+func writePair(out string, size int64, seed uint64, stderr io.Writer) int {
+	if out == "-" || !strings.HasSuffix(out, ".rlog") {
+		fmt.Fprintln(stderr, "rlog-gen: -companion needs -o FILE.rlog (the companion is FILE.jsonl)")
+		return 2
+	}
+	record := strings.TrimSuffix(out, ".rlog") + ".jsonl"
+	rf, err := os.OpenFile(record, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		fmt.Fprintln(stderr, "rlog-gen:", err)
+		return 2
+	}
+	defer rf.Close()
+	lf, err := os.Create(out)
+	if err != nil {
+		fmt.Fprintln(stderr, "rlog-gen:", err)
+		return 2
+	}
+	defer lf.Close()
+	if err := gen.WritePair(lf, rf, size, seed); err != nil {
+		fmt.Fprintln(stderr, "rlog-gen:", err)
+		return 1
+	}
+	return 0
 }

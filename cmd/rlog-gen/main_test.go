@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -42,5 +43,27 @@ func TestGenerates(t *testing.T) {
 	var out, errOut bytes.Buffer
 	if code := run([]string{"-size", "4KB", "-seed", "3"}, &out, &errOut); code != 0 || out.Len() < 3000 || !strings.HasPrefix(out.String(), "---\n") {
 		t.Fatalf("%d %d %q", code, out.Len(), errOut.String())
+	}
+}
+
+func TestGeneratesAPair(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "s.rlog")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-companion", "-size", "256KB", "-o", log}, &out, &errOut); code != 0 {
+		t.Fatalf("%d %q", code, errOut.String())
+	}
+	for _, p := range []string{log, filepath.Join(dir, "s.jsonl")} {
+		if info, err := os.Stat(p); err != nil || info.Size() < 8<<10 {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	// The companion is never written over.
+	errOut.Reset()
+	if code := run([]string{"-companion", "-o", log}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "exists") {
+		t.Fatalf("%d %q", code, errOut.String())
+	}
+	if code := run([]string{"-companion"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "needs -o FILE.rlog") {
+		t.Fatalf("%d %q", code, errOut.String())
 	}
 }

@@ -26,8 +26,10 @@ type Pairing struct {
 	// log's header names; nothing is joined then.
 	Mismatch bool
 
-	links     []link // by line
-	back      []link // by record
+	links []link // by line
+	// lineOf[f][r] is the line record r of file f was written to, -1 for
+	// none.
+	lineOf    [][]int32
 	subagents []subagentLink
 	findings  []Finding
 }
@@ -35,9 +37,6 @@ type Pairing struct {
 type link struct {
 	line int32
 	ref  Ref
-	// also marks an x: line joined to the record of its Task call or
-	// result, which belongs first to the t!: or o: line.
-	also bool
 }
 
 type subagentLink struct {
@@ -57,18 +56,11 @@ func (p *Pairing) Record(n int) (Ref, bool) {
 // Line returns the line written from record ref (the t!: or o: line of a
 // Task call, not the x: line that shares it).
 func (p *Pairing) Line(ref Ref) (int, bool) {
-	i, ok := slices.BinarySearchFunc(p.back, ref, func(l link, r Ref) int { return compareRefs(l.ref, r) })
-	if !ok {
+	if int(ref.File) >= len(p.lineOf) || ref.Rec < 0 || int(ref.Rec) >= len(p.lineOf[ref.File]) {
 		return 0, false
 	}
-	return int(p.back[i].line), true
-}
-
-func compareRefs(a, b Ref) int {
-	if a.File != b.File {
-		return int(a.File - b.File)
-	}
-	return int(a.Rec - b.Rec)
+	n := p.lineOf[ref.File][ref.Rec]
+	return int(n), n >= 0
 }
 
 // Joined is how many lines have a record.
@@ -175,6 +167,9 @@ type joiner struct {
 	// call id as the log writes it, for the x: lines of the same calls.
 	uses, results map[string][]Ref
 	deferred      []grammar.Line
+	// also are the x: lines joined to the record of their Task call or
+	// result, which belongs first to the t!: or o: line.
+	also []int32
 	// missingSub says which subagent transcripts were reported missing.
 	missingSub map[string]bool
 	calls      int // call lines
@@ -502,26 +497,30 @@ func (j *joiner) finish() {
 			ref, ok = Ref{int32(fi), r}, true
 		}
 		if ok {
-			j.p.links = append(j.p.links, link{line: int32(l.Num), ref: ref, also: true})
+			j.p.links = append(j.p.links, link{line: int32(l.Num), ref: ref})
+			j.also = append(j.also, int32(l.Num))
 		}
 		j.subagentFile(l, text, ref, ok)
 	}
 	slices.SortFunc(j.p.links, func(a, b link) int { return int(a.line - b.line) })
 	j.p.links = slices.CompactFunc(j.p.links, func(a, b link) bool { return a.line == b.line })
-	j.p.back = slices.Clone(j.p.links)
-	slices.SortFunc(j.p.back, func(a, b link) int {
-		if c := compareRefs(a.ref, b.ref); c != 0 {
-			return c
-		}
-		if a.also != b.also {
-			if a.also {
-				return 1
+	j.p.lineOf = make([][]int32, len(j.s.Files))
+	for f, ix := range j.s.Files {
+		j.p.lineOf[f] = slices.Repeat([]int32{-1}, ix.Len())
+	}
+	// The t!: and o: lines first: an x: line gets a record only no other
+	// line has.
+	slices.Sort(j.also)
+	for _, also := range []bool{false, true} {
+		for _, l := range j.p.links {
+			if _, isX := slices.BinarySearch(j.also, l.line); isX != also {
+				continue
 			}
-			return -1
+			if at := &j.p.lineOf[l.ref.File][l.ref.Rec]; *at < 0 {
+				*at = l.line
+			}
 		}
-		return int(a.line - b.line)
-	})
-	j.p.back = slices.CompactFunc(j.p.back, func(a, b link) bool { return a.ref == b.ref })
+	}
 	j.onlyInRecord()
 	j.unreadable()
 	slices.SortStableFunc(j.p.findings, func(a, b Finding) int { return a.Span.Start - b.Span.Start })
@@ -573,9 +572,11 @@ func (j *joiner) onlyInRecord() {
 		return
 	}
 	useLine := map[uint64]int{} // id hash -> line of the joined call
-	for _, l := range j.p.back {
-		if rec := j.s.Files[l.ref.File].Record(int(l.ref.Rec)); rec.Kind == ToolUse {
-			useLine[rec.hash] = int(l.line)
+	for f, lines := range j.p.lineOf {
+		for r, n := range lines {
+			if rec := j.s.Files[f].Record(r); n >= 0 && rec.Kind == ToolUse {
+				useLine[rec.hash] = int(n)
+			}
 		}
 	}
 	for fi, fl := range j.files {
@@ -585,11 +586,9 @@ func (j *joiner) onlyInRecord() {
 		ix := fl.ix
 		name := filepath.Base(ix.Path)
 		last := -1 // the line of the last joined record so far
-		bi, _ := slices.BinarySearchFunc(j.p.back, Ref{File: int32(fi)}, func(l link, r Ref) int { return compareRefs(l.ref, r) })
 		for r := range ix.Len() {
-			if bi < len(j.p.back) && j.p.back[bi].ref == (Ref{int32(fi), int32(r)}) {
-				last = int(j.p.back[bi].line)
-				bi++
+			if n := j.p.lineOf[fi][r]; n >= 0 {
+				last = int(n)
 				continue
 			}
 			if fl.used[r] {
