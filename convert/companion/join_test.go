@@ -1,7 +1,6 @@
 package companion
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,9 +9,8 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // fixtures is where the pairs written for the tests are: one folder per
 // pair, each with one .rlog and its companion files.
@@ -112,27 +110,10 @@ func rel(path, main string) string {
 	return filepath.ToSlash(r)
 }
 
-// golden compares got with testdata/name.golden, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from what the test got (go test -update rewrites it):\n%s", path, got)
-	}
-}
-
 // TestJoinFixtures joins each fixture log to its companion and checks the
-// whole pairing against a golden document.
+// whole pairing against testdata/<pair>.txtar: each line of the log with
+// the record it was joined to and the start of that record's content, then
+// the findings.
 func TestJoinFixtures(t *testing.T) {
 	logs, _ := filepath.Glob(filepath.Join(fixtures, "*", "*.rlog"))
 	if len(logs) < 5 {
@@ -141,8 +122,10 @@ func TestJoinFixtures(t *testing.T) {
 	for _, path := range logs {
 		name := filepath.Base(filepath.Dir(path))
 		t.Run(name, func(t *testing.T) {
-			tr, s := openPair(t, path)
-			golden(t, name, describe(t, tr, s, Join(tr, s)))
+			golden.Use(t, filepath.Join("testdata", name+".txtar"), func(t *testing.T, a *golden.Archive) {
+				tr, s := openPair(t, path)
+				a.Check(t, "join", []byte(describe(t, tr, s, Join(tr, s))))
+			})
 		})
 	}
 }
