@@ -21,6 +21,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
@@ -388,7 +389,16 @@ func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, erro
 	}
 	tree := grammar.Parse(src)
 	r := checkedFile{path: path}
-	for _, f := range analysis.Check(tree, cfg) {
+	found := analysis.Check(tree, cfg)
+	if path != stdinName {
+		// Where the log and its companion (NAME.jsonl or NAME.json) disagree.
+		if p, ok := companion.Load(path, tree); ok {
+			for _, f := range companion.Filter(p.Findings(), cfg) {
+				found = append(found, f.Finding)
+			}
+		}
+	}
+	for _, f := range found {
 		r.findings = append(r.findings, toJSONFinding(path, tree, f))
 	}
 	return r

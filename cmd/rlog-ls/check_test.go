@@ -392,3 +392,26 @@ func TestCheckCPUProfileNeverOverwrites(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckComparesWithTheCompanion: check reports where a log and its
+// companion disagree, as the editor does, and the flags apply to it.
+func TestCheckComparesWithTheCompanion(t *testing.T) {
+	const log = "../../testdata/companions/disagree/224500-disagree.rlog"
+	out, _, code := runCLI(t, "check", log)
+	for _, want := range []string{
+		log + ":3:5: warning W015: Line 7 of 224500-disagree.jsonl cannot be read: invalid JSON at byte 321: invalid literal\n",
+		log + ":21:12: info I006: 224500-disagree.jsonl has this call's result (line 8); the log has no o: line for it\n",
+		log + ":34:12: info I005: Call Zz9xY8wQ is not in 224500-disagree.jsonl, the full record of this session\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d: the pair's findings are no errors", code)
+	}
+	out, _, _ = runCLI(t, "check", "--disable", "I005,I006", "--severity", "W015=error", log)
+	if strings.Contains(out, "I005") || strings.Contains(out, "I006") || !strings.Contains(out, "error W015") {
+		t.Fatalf("flags on the pair's codes:\n%s", out)
+	}
+}

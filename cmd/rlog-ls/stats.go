@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/report"
 )
@@ -191,9 +192,15 @@ func sessionStats(path string) sessionRow {
 }
 
 // sessionOf is the statistics of the session in t, read from path
-// (`stats`, and `watch`'s summaries).
+// (`stats`, and `watch`'s summaries). APM counts from the log's companion
+// when it has one: the whole record of the session.
 func sessionOf(path string, t *grammar.Tree) sessionRow {
-	s := analysis.BuildSession(t, analysis.SessionOptions{})
+	opts := analysis.SessionOptions{}
+	if p, ok := companion.Load(path, t); ok && !p.Mismatch {
+		counts := p.Snap.ActionCounts()
+		opts.Companion = &counts
+	}
+	s := analysis.BuildSession(t, opts)
 	id, _ := t.Header().Get("id")
 	j := sessionJSON{
 		File: path, ID: id, Counters: s.Counters,
@@ -453,7 +460,7 @@ func leftAligned(names []string) []string {
 func apmText(a apmJSON) string {
 	from := "the rlog"
 	if a.Source == analysis.APMFromCompanion {
-		from = a.Companion
+		from = "the companion " + a.Companion
 	}
 	actions := plural(a.Messages, "message") + " + " + plural(a.ToolCalls, "tool call")
 	if a.Value == nil {

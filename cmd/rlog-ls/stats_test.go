@@ -170,3 +170,29 @@ func TestStatsTextCapsPhases(t *testing.T) {
 		t.Fatal("the JSON lists every phase")
 	}
 }
+
+// TestStatsFromTheCompanion: a log with a companion takes APM's counts and
+// time from it (the log alone has one timestamp and cut-short lines), and
+// says so; a companion of another session is not used.
+func TestStatsFromTheCompanion(t *testing.T) {
+	const log = "../../testdata/companions/sdk/222000-fix-locked-login.rlog"
+	out, errOut, code := runCLI(t, "stats", log)
+	if code != 0 || errOut != "" || !strings.Contains(out, "APM         4.90 = (5 messages + 7 tool calls) / 2.5 min, from the companion ../../testdata/companions/sdk/222000-fix-locked-login.jsonl\n") {
+		t.Fatalf("%d %q\n%s", code, errOut, out)
+	}
+	out, _, _ = runCLI(t, "stats", "--format", "json", log)
+	var doc statsDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	a := doc.Sessions[0].APM
+	if a.Source != "companion" || a.Companion != "../../testdata/companions/sdk/222000-fix-locked-login.jsonl" || a.Messages != 5 || a.ToolCalls != 7 || *a.Minutes != 2.45 {
+		t.Fatalf("%+v", a)
+	}
+	out, _, _ = runCLI(t, "stats", "--format", "json", "../../testdata/companions/other-session/230100-other.rlog")
+	doc = statsDoc{}
+	json.Unmarshal([]byte(out), &doc)
+	if a := doc.Sessions[0].APM; a.Source != "rlog" || a.Value != nil {
+		t.Fatalf("another session's record was used: %+v", a)
+	}
+}

@@ -695,3 +695,28 @@ func (p *Pairing) Subagents() iter.Seq2[int, string] {
 		}
 	}
 }
+
+// ActionCounts are what APM is computed from, as the companion has them:
+// its user and agent messages and its tool calls over all its files, and
+// the time its main file spans. Statistics take them instead of the log's,
+// which truncation makes unreliable for counting.
+func (s *Snapshot) ActionCounts() analysis.ActionCounts {
+	m, c := s.Counts()
+	main := s.Main()
+	return analysis.ActionCounts{Source: main.Path, Messages: m, ToolCalls: c, Start: main.Start, End: main.End}
+}
+
+// Load finds the companion of the log at path, reads it, and joins the
+// log to it; ok is false when the log has none (or it cannot be read).
+// For one-off uses (the command line); the editor keeps a Companion.
+func Load(path string, t *grammar.Tree) (*Pairing, bool) {
+	files, ok := Locate(path)
+	if !ok {
+		return nil, false
+	}
+	s, err := Open(files).Current()
+	if err != nil {
+		return nil, false
+	}
+	return Join(t, s), true
+}
