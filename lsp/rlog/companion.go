@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/lsp"
@@ -143,6 +144,9 @@ type pairState struct {
 	tree *grammar.Tree
 	snap *companion.Snapshot
 	p    *companion.Pairing
+	// session is the log's statistics with the companion's counts, built
+	// when first asked for.
+	session *analysis.Session
 }
 
 func (d Doc) pairWith(s *companion.Snapshot) *companion.Pairing {
@@ -153,8 +157,33 @@ func (d Doc) pairWith(s *companion.Snapshot) *companion.Pairing {
 		return ps.p
 	}
 	p := companion.Join(d.Tree, s)
-	ps.tree, ps.snap, ps.p = d.Tree, s, p
+	ps.tree, ps.snap, ps.p, ps.session = d.Tree, s, p, nil
 	return p
+}
+
+// sessionWith is the log's statistics with APM counted from its companion
+// (analysis.SessionOptions.Companion), or without one when the pair is
+// not one session. Code lenses, inlay hints and the session view read the
+// same value.
+func (d Doc) sessionWith(p *companion.Pairing) *analysis.Session {
+	ps := &d.analysis.pair
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.tree != d.Tree || ps.p != p {
+		return sessionFor(d.Tree, p)
+	}
+	if ps.session == nil {
+		ps.session = sessionFor(d.Tree, p)
+	}
+	return ps.session
+}
+
+func sessionFor(t *grammar.Tree, p *companion.Pairing) *analysis.Session {
+	if p == nil || p.Mismatch {
+		return analysis.SessionOf(t)
+	}
+	counts := p.Snap.ActionCounts()
+	return analysis.BuildSession(t, analysis.SessionOptions{Companion: &counts})
 }
 
 // pairDiagnostics adds where the log and its companion disagree to a

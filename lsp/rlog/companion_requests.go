@@ -63,8 +63,12 @@ func (cs *companions) hover(_ context.Context, wc *wsCtx, p *protocol.HoverParam
 	off := dc.Mapper.Offset(p.Position)
 	h, ok := analysis.Hover(t, off)
 	full := ""
-	if pr := cs.pairing(d); pr != nil && isPairHoverToken(t, off) {
+	pr := cs.pairing(d)
+	if pr != nil && isPairHoverToken(t, off) {
 		full = recordHover(pr, t, t.LineAt(off))
+	}
+	if pr != nil && isHeaderID(t, t.LineAt(off)) {
+		full = companionSummary(d, pr)
 	}
 	if !ok && full == "" {
 		return nil, nil
@@ -102,6 +106,44 @@ func recordHover(pr *companion.Pairing, t *grammar.Tree, n int) string {
 		return ""
 	}
 	return companion.Markdown(c, ix.Path, int(rec.Line))
+}
+
+// isHeaderID reports whether line n is the header's id field.
+func isHeaderID(t *grammar.Tree, n int) bool {
+	for _, f := range t.Header().Fields {
+		if f.Key == "id" && f.Line == n {
+			return true
+		}
+	}
+	return false
+}
+
+// companionSummary is the hover on the header's id: the companion, what it
+// holds, and the session's APM counted from it.
+func companionSummary(d *lsp.Document[Doc], pr *companion.Pairing) string {
+	main := pr.Snap.Main()
+	var b strings.Builder
+	fmt.Fprintf(&b, "**Full record**: `%s` (%s)", filepath.Base(main.Path), main.Format)
+	if pr.Mismatch {
+		fmt.Fprintf(&b, " records another session, %s (W014): it is not joined to this log.", main.SessionID)
+		return b.String()
+	}
+	records := 0
+	for _, ix := range pr.Snap.Files {
+		records += ix.Len()
+	}
+	fmt.Fprintf(&b, ", %d records", records)
+	if n := len(pr.Snap.Files) - 1; n > 0 {
+		fmt.Fprintf(&b, " with %d subagent file%s", n, map[bool]string{true: "s"}[n > 1])
+	}
+	fmt.Fprintf(&b, "; %d lines of this log are joined to their record.", pr.Joined())
+	a := d.Text.sessionWith(pr).APM
+	if a.Known {
+		fmt.Fprintf(&b, "\n\nAPM %.2f = (%d messages + %d tool calls) / %.1f min, from the full record.", a.Value, a.Messages, a.ToolCalls, a.Minutes)
+	} else {
+		fmt.Fprintf(&b, "\n\nAPM unknown: the full record gives no duration (%d messages + %d tool calls).", a.Messages, a.ToolCalls)
+	}
+	return b.String()
 }
 
 // shownWhole reports whether line l already shows all of c: a message or

@@ -424,3 +424,23 @@ func TestGrowingCompanion(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderIDHoverNamesTheCompanion: the header's id says which file is
+// the session's full record and gives APM counted from it.
+func TestHeaderIDHoverNamesTheCompanion(t *testing.T) {
+	c := start(t, "", nil)
+	uri, text := openLog(t, c, "sdk/222000-fix-locked-login.rlog")
+	h := hoverText(t, c, uri, posOf(t, text, "id: 7c1e", 5, false))
+	for _, want := range []string{
+		"**Full record**: `222000-fix-locked-login.jsonl` (autopilot JSONL), 24 records with 1 subagent file; 21 lines of this log are joined to their record.",
+		"APM 4.90 = (5 messages + 7 tool calls) / 2.5 min, from the full record.",
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("hover lacks %q:\n%s", want, h)
+		}
+	}
+	uri, text = openLog(t, c, "other-session/230100-other.rlog")
+	if h := hoverText(t, c, uri, posOf(t, text, "id: 0b9d", 5, false)); !strings.Contains(h, "records another session, 7c1e4b2a-5d3f-4e8a-9b6c-0f1d2e3a4b5c (W014)") {
+		t.Errorf("hover on another session's id:\n%s", h)
+	}
+}
