@@ -170,3 +170,68 @@ func TestNeovimOnRealisticLog(t *testing.T) {
 		t.Fatalf("Neovim shows:\n%s\ncheck reports:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestNeovimCompanion: in Neovim with the plugin, a log beside its
+// companion shows the whole output of a line the log cut short in the
+// hover; Go to Definition jumps into the companion, onto the line of the
+// record, and from the companion back to the log's line; :RlogFullRecord
+// opens the whole output in a read-only buffer.
+func TestNeovimCompanion(t *testing.T) {
+	nvim := editor(t, "nvim", "neovim")
+	dir := t.TempDir()
+	src := filepath.Join(repoRoot(), "testdata", "companions", "sdk")
+	var log string
+	for _, name := range []string{"222000-fix-locked-login.rlog", "222000-fix-locked-login.jsonl", "222000-fix-locked-login.sub-DZYW3CfJ.jsonl"} {
+		p := copyFile(t, filepath.Join(src, name), dir)
+		if strings.HasSuffix(p, ".rlog") {
+			log = p
+		}
+	}
+	text, _ := os.ReadFile(log)
+	line, col := lineOf(t, string(text), "o: id=v678oiff → [ok]")
+	out := filepath.Join(t.TempDir(), "companion.json")
+	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
+		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
+		"-c", "filetype plugin on", "-c", "luafile "+filepath.Join(repoRoot(), "e2e", "testdata", "nvim_companion.lua"))
+	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+log, "RLOG_OUT="+out,
+		fmt.Sprintf("RLOG_LINE=%d", line), fmt.Sprintf("RLOG_COL=%d", col+30))
+	runGuarded(t, cmd, 3*time.Minute)
+	type place struct {
+		File      string `json:"file"`
+		Line, Col int
+	}
+	var res struct {
+		Errors            []string `json:"errors"`
+		Hover             string   `json:"hover"`
+		Jump, Back        place
+		CompanionAttached bool `json:"companion_attached"`
+		Record            struct {
+			Name                 string   `json:"name"`
+			Lines                []string `json:"lines"`
+			Readonly, Modifiable bool
+			Buftype              string `json:"buftype"`
+		} `json:"record"`
+	}
+	readResult(t, out, "Neovim", &res)
+	if len(res.Errors) > 0 {
+		t.Fatalf("Neovim: %v", res.Errors)
+	}
+	if !strings.Contains(res.Hover, "**Output of Read** in full") || !strings.Contains(res.Hover, "    10→    // BUG: the session is created before the lockout check.") {
+		t.Errorf("hover:\n%s", res.Hover)
+	}
+	// The record of the Read result is on line 4 of the companion.
+	if !strings.HasSuffix(res.Jump.File, "/222000-fix-locked-login.jsonl") || res.Jump.Line != 3 || res.Jump.Col == 0 {
+		t.Errorf("Go to Definition went to %+v, want line 4 of the companion", res.Jump)
+	}
+	if !res.CompanionAttached {
+		t.Error("the plugin did not attach rlog-ls to the companion")
+	}
+	if res.Back.File != log || res.Back.Line != line {
+		t.Errorf("back from the companion: %+v, want line %d of %s", res.Back, line+1, log)
+	}
+	r := res.Record
+	if !strings.Contains(r.Name, "rlog record: line 19, Output of Read") || len(r.Lines) != 24 || r.Lines[23] != "    24→}" ||
+		!r.Readonly || r.Modifiable || r.Buftype != "nofile" {
+		t.Errorf("record buffer %q (readonly %v, modifiable %v, %q): %q", r.Name, r.Readonly, r.Modifiable, r.Buftype, r.Lines)
+	}
+}

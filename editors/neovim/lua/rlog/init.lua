@@ -5,6 +5,11 @@
 --                           settings = { rlog = { disabledCodes = { 'I004' } } } })
 --
 -- Works with Neovim 0.7 (vim.lsp.start_client) and 0.8+ (vim.lsp.start).
+--
+-- A log's companion (NAME.jsonl or NAME.json beside NAME.rlog: the full
+-- record of the session) gets the server too, for Go to Definition and
+-- hover back to the log; :RlogFullRecord (require('rlog').show_full_record())
+-- shows the full record of the line under the cursor in a read-only buffer.
 -- The syntax colours and buffer settings come from the rest of this folder
 -- (syntax/, ftplugin/) once it is on 'runtimepath'; so does the file type
 -- (ftdetect/), which setup() also registers, since plugin managers that add
@@ -83,6 +88,57 @@ local function register_filetype()
   vim.cmd('augroup filetypedetect | runtime! ftdetect/rlog.vim | augroup END')
 end
 
+local function exists(p) return vim.fn.filereadable(p) == 1 end
+
+-- log_of returns the log whose companion (or subagent file) the file is:
+-- NAME.rlog for NAME.jsonl, NAME.json and NAME.sub-ID.jsonl; for a Claude
+-- Code subagent transcript (NAME/subagents/agent-ID.jsonl) NAME.rlog, or
+-- for DIR/subagents/agent-ID.jsonl a log in DIR. nil when there is none.
+function M.log_of(file)
+  local ext = file:match('%.(jsonl?)$')
+  if not ext then return nil end
+  local dir = vim.fn.fnamemodify(file, ':h')
+  local stem = vim.fn.fnamemodify(file, ':t:r')
+  if stem:match('^agent%-') and vim.fn.fnamemodify(dir, ':t') == 'subagents' then
+    local parent = vim.fn.fnamemodify(dir, ':h')
+    if exists(parent .. '.rlog') then return parent .. '.rlog' end
+    local logs = vim.fn.glob(parent .. '/*.rlog', false, true)
+    table.sort(logs)
+    return logs[1]
+  end
+  local base = ext == 'jsonl' and stem:match('^(.+)%.sub%-[^/]+$')
+  if base and exists(dir .. '/' .. base .. '.rlog') then return dir .. '/' .. base .. '.rlog' end
+  if exists(dir .. '/' .. stem .. '.rlog') then return dir .. '/' .. stem .. '.rlog' end
+  return nil
+end
+
+-- show_full_record shows the full record of the current line of a log (the
+-- whole output, message or input the log cut short) in a read-only buffer,
+-- through the server's rlog/companionRecord request.
+function M.show_full_record()
+  local params = vim.lsp.util.make_position_params()
+  vim.lsp.buf_request(0, 'rlog/companionRecord', params, function(err, result)
+    if err then
+      vim.notify('rlog: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    if not result or result == vim.NIL then
+      vim.notify('rlog: this line has no full record (the log has no companion file, or the line is not in it)')
+      return
+    end
+    vim.cmd('botright new')
+    local buf = vim.api.nvim_get_current_buf()
+    vim.bo[buf].buftype = 'nofile'
+    vim.bo[buf].bufhidden = 'wipe'
+    vim.bo[buf].swapfile = false
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(result.text, '\n', { plain = true }))
+    vim.bo[buf].filetype = result.language == 'json' and 'json' or 'text'
+    vim.bo[buf].modifiable = false
+    vim.bo[buf].readonly = true
+    pcall(vim.api.nvim_buf_set_name, buf, ('rlog record: line %d, %s'):format(result.line + 1, result.title))
+  end)
+end
+
 function M.setup(opts)
   config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   register_filetype()
@@ -92,9 +148,18 @@ function M.setup(opts)
     pattern = 'rlog',
     callback = function(ev) M.start(ev.buf) end,
   })
+  -- Companions: navigation back to the log.
+  vim.api.nvim_create_autocmd('BufReadPost', {
+    group = group,
+    pattern = { '*.jsonl', '*.json' },
+    callback = function(ev)
+      if M.log_of(vim.api.nvim_buf_get_name(ev.buf)) then M.start(ev.buf) end
+    end,
+  })
+  vim.api.nvim_create_user_command('RlogFullRecord', M.show_full_record, {})
   -- Buffers already open when setup runs.
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].filetype == 'rlog' then M.start(b) end
+    if vim.api.nvim_buf_is_loaded(b) and (vim.bo[b].filetype == 'rlog' or M.log_of(vim.api.nvim_buf_get_name(b))) then M.start(b) end
   end
 end
 
