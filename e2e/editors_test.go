@@ -593,6 +593,44 @@ func TestEmacsEglot(t *testing.T) {
 	}
 }
 
+// TestEmacsFullRecord runs the README's rlog-show-full-record, as written
+// there, on a log beside its companion: it opens the whole output of a line
+// the log cut short in a read-only buffer.
+func TestEmacsFullRecord(t *testing.T) {
+	emacs := editor(t, "emacs", "emacs-nox")
+	needEglot(t, emacs)
+	dir := t.TempDir()
+	src := filepath.Join(repoRoot(), "testdata", "companions", "sdk")
+	for _, name := range []string{"222000-fix-locked-login.rlog", "222000-fix-locked-login.jsonl"} {
+		copyFile(t, filepath.Join(src, name), dir)
+	}
+	snippet := filepath.Join(t.TempDir(), "snippet.el")
+	if err := os.WriteFile(snippet, []byte(readmeSnippet(t, filepath.Join(repoRoot(), "editors", "emacs", "README.md"), "full-record")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "record.json")
+	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
+		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "full-record.el"))
+	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_SNIPPET="+snippet, "RLOG_LINE=19",
+		"RLOG_FILE="+filepath.Join(dir, "222000-fix-locked-login.rlog"))
+	runGuarded(t, cmd, time.Minute)
+	var res struct {
+		Error    string `json:"error"`
+		Key      string `json:"key"`
+		Name     string `json:"name"`
+		Text     string `json:"text"`
+		Readonly bool   `json:"readonly"`
+	}
+	readResult(t, out, "Emacs", &res)
+	if res.Error != "" {
+		t.Fatalf("Emacs: %s", res.Error)
+	}
+	if res.Key != "rlog-show-full-record" || res.Name != "*rlog record: line 19, Output of Read*" || !res.Readonly ||
+		!strings.HasPrefix(res.Text, "     1→use crate::session::{Session, SessionStore};\n") || !strings.HasSuffix(res.Text, "    24→}") {
+		t.Fatalf("key %q, buffer %q (read-only %v):\n%s", res.Key, res.Name, res.Readonly, res.Text)
+	}
+}
+
 // TestEmacsPackage installs rlog-mode.el as a package, with package.el and no
 // archives (what package-vc-install, use-package's :vc and straight.el end in:
 // the file's autoloads and byte code in the user's package folder), then
