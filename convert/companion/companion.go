@@ -127,14 +127,8 @@ func (r *Record) setID(id []byte) {
 	}
 }
 
-// head and tail are the id's first and last 8 bytes (fewer for a short id).
+// head is the id's first 8 bytes (fewer for a short id).
 func (r *Record) head() string { return string(r.key[:min(int(r.keyLen), 8)]) }
-func (r *Record) tail() string {
-	if r.keyLen < 8 {
-		return string(r.key[:r.keyLen])
-	}
-	return string(r.key[8:16])
-}
 
 // textKey is the fingerprint of a message: the first bytes of its first
 // line, after leading white space.

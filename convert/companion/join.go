@@ -2,6 +2,8 @@ package companion
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"iter"
 	"path/filepath"
@@ -128,7 +130,7 @@ const matchWindow = 16
 func Join(t *grammar.Tree, s *Snapshot) *Pairing {
 	p := &Pairing{Snap: s}
 	j := &joiner{t: t, s: s, p: p, files: make([]*fileLookup, len(s.Files)),
-		uses: map[string][]Ref{}, results: map[string][]Ref{}}
+		subFiles: len(s.Files) > 1 || s.Main().Format == Claude}
 	main := s.Main()
 	logID, _ := t.Header().Get("id")
 	if !sameSession(logID, main.SessionID) {
@@ -163,41 +165,65 @@ type joiner struct {
 	s     *Snapshot
 	p     *Pairing
 	files []*fileLookup
-	// uses and results are the records joined to the call lines, by the
-	// call id as the log writes it, for the x: lines of the same calls.
-	uses, results map[string][]Ref
-	deferred      []grammar.Line
+	// calls are the records joined to the call and result lines, with the
+	// hash of the id as the log writes it, for the x: lines of the same
+	// calls.
+	calls    []joinedCall
+	deferred []grammar.Line
 	// also are the x: lines joined to the record of their Task call or
 	// result, which belongs first to the t!: or o: line.
 	also []int32
+	// subFiles is set when lines may belong to a subagent's file (tid=).
+	subFiles bool
 	// missingSub says which subagent transcripts were reported missing.
 	missingSub map[string]bool
-	calls      int // call lines
+	callLines  int // call lines
 }
 
-// fileLookup finds the records of one file by kind and id.
+type joinedCall struct {
+	id     uint64
+	ref    Ref
+	result bool
+}
+
+// fileLookup finds the records of one file by kind and id, for one join:
+// which records lines have taken, how far each kind has been read, and
+// indexes by id, built only when a line is not joined to the next record
+// of its kind (a log is joined again after each edit, and the server keeps
+// nothing of this between joins).
 type fileLookup struct {
 	ix   *Index
 	used []bool
-	// byKind lists the positions of the records of each kind, cursor the
-	// next one a message line may take.
+	// byKind lists the positions of the records of each kind; cursor is
+	// the next record of each kind a message line may take, first the
+	// first record of each kind not taken yet.
 	byKind [Result + 1][]int32
 	cursor [Result + 1]int
-	// ids finds calls, results and subagent steps by id.
-	ids [Result + 1]*idQueues
+	first  [Result + 1]int
+	// ids find calls, results and subagent steps by id: by the hash of the
+	// whole id, and by its last or first 8 bytes.
+	ids [Result + 1][3]*idIndex
 	// referenced is set once a line of the log has been looked up here.
 	referenced bool
 }
 
-type idQueues struct {
-	byHash map[uint64]*queue
-	byTail map[string]*queue
-	byHead map[string]*queue
+// The keys an idIndex sorts by.
+const (
+	byHash = iota
+	byTail
+	byHead
+)
+
+// idIndex is the records of one kind sorted by a key of their id, then by
+// position; next is how far the run of each key has been read.
+type idIndex struct {
+	keys []idKey
+	next map[int32]int32
 }
 
-type queue struct {
-	recs []int32
-	next int
+type idKey struct {
+	key uint64
+	rec int32
 }
 
 func (j *joiner) file(i int) *fileLookup {
@@ -214,69 +240,85 @@ func (j *joiner) file(i int) *fileLookup {
 	return j.files[i]
 }
 
-func (fl *fileLookup) queues(k Kind) *idQueues {
-	if fl.ids[k] != nil {
-		return fl.ids[k]
+// index returns the index of the records of kind k by key, building it.
+func (fl *fileLookup) index(k Kind, by int) *idIndex {
+	if q := fl.ids[k][by]; q != nil {
+		return q
 	}
-	q := &idQueues{byHash: map[uint64]*queue{}, byTail: map[string]*queue{}, byHead: map[string]*queue{}}
-	push := func(m map[string]*queue, key string, r int32) {
-		if m[key] == nil {
-			m[key] = &queue{}
-		}
-		m[key].recs = append(m[key].recs, r)
-	}
+	q := &idIndex{next: map[int32]int32{}}
 	for _, r := range fl.byKind[k] {
 		rec := fl.ix.Record(int(r))
-		if rec.hash == 0 {
-			continue
-		}
-		if q.byHash[rec.hash] == nil {
-			q.byHash[rec.hash] = &queue{}
-		}
-		q.byHash[rec.hash].recs = append(q.byHash[rec.hash].recs, r)
-		if rec.keyLen > 8 {
-			push(q.byTail, rec.tail(), r)
-			push(q.byHead, rec.head(), r)
+		switch {
+		case rec.hash == 0:
+		case by == byHash:
+			q.keys = append(q.keys, idKey{rec.hash, r})
+		case rec.keyLen <= 8:
+		case by == byTail:
+			q.keys = append(q.keys, idKey{pack8(rec.key[8:16]), r})
+		default:
+			q.keys = append(q.keys, idKey{pack8(rec.key[:8]), r})
 		}
 	}
-	fl.ids[k] = q
+	slices.SortFunc(q.keys, func(a, b idKey) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.rec, b.rec)) })
+	fl.ids[k][by] = q
 	return q
 }
+
+// pack8 is 8 bytes as a key.
+func pack8(b []byte) uint64 { return binary.LittleEndian.Uint64(b) }
 
 // take finds the first record of kind k not yet joined whose id is id, or
 // ends or starts with id when id has the 8 characters rlog writers keep.
 func (fl *fileLookup) take(k Kind, id []byte) (int32, bool) {
-	q := fl.queues(k)
-	try := func(qu *queue, exact bool) (int32, bool) {
-		if qu == nil {
+	// Logs are written in the order of their records: the first record of
+	// the kind not taken yet is nearly always the one.
+	list := fl.byKind[k]
+	for fl.first[k] < len(list) && fl.used[list[fl.first[k]]] {
+		fl.first[k]++
+	}
+	if i := fl.first[k]; i < len(list) {
+		r := list[i]
+		rec := fl.ix.Record(int(r))
+		if len(id) > 8 && rec.hash == hashBytes(id) && int(rec.keyLen) == min(len(id), 255) && rec.head() == string(id[:8]) ||
+			len(id) == 8 && rec.keyLen > 8 && pack8(rec.key[8:16]) == pack8(id) {
+			fl.used[r] = true
+			return r, true
+		}
+	}
+	try := func(by int, key uint64, exact bool) (int32, bool) {
+		q := fl.index(k, by)
+		lo, found := slices.BinarySearchFunc(q.keys, key, func(e idKey, key uint64) int { return cmp.Compare(e.key, key) })
+		if !found {
 			return 0, false
 		}
-		for ; qu.next < len(qu.recs); qu.next++ {
-			r := qu.recs[qu.next]
+		i := max(int(q.next[int32(lo)]), lo)
+		for ; i < len(q.keys) && q.keys[i].key == key; i++ {
+			r := q.keys[i].rec
 			if fl.used[r] {
 				continue
 			}
 			if exact {
-				// The hash found it: check the ends, against a collision.
+				// The hash found it: check the start, against a collision.
 				rec := fl.ix.Record(int(r))
 				if int(rec.keyLen) != min(len(id), 255) || rec.head() != string(id[:min(len(id), 8)]) {
 					continue
 				}
 			}
 			fl.used[r] = true
-			qu.next++
+			q.next[int32(lo)] = int32(i + 1)
 			return r, true
 		}
+		q.next[int32(lo)] = int32(i)
 		return 0, false
 	}
-	if r, ok := try(q.byHash[hashBytes(id)], true); ok {
+	if r, ok := try(byHash, hashBytes(id), true); ok {
 		return r, true
 	}
 	if len(id) == 8 {
-		if r, ok := try(q.byTail[string(id)], false); ok {
+		if r, ok := try(byTail, pack8(id), false); ok {
 			return r, true
 		}
-		if r, ok := try(q.byHead[string(id)], false); ok {
+		if r, ok := try(byHead, pack8(id), false); ok {
 			return r, true
 		}
 	}
@@ -335,7 +377,7 @@ func (j *joiner) link(n int, file int, rec int32) {
 // the agent id there), the main file otherwise. ok is false for a line of
 // a subagent whose transcript is not there.
 func (j *joiner) fileFor(l grammar.Line, text []byte) (int, bool) {
-	if !bytes.Contains(text, []byte("tid=")) {
+	if !j.subFiles || !bytes.Contains(text, []byte("tid=")) {
 		return 0, true
 	}
 	v, ok := grammar.ValueOf(text, "tid", l.Content-l.Start)
@@ -411,11 +453,10 @@ func (j *joiner) walk() {
 			if id == nil {
 				continue
 			}
-			j.calls++
+			j.callLines++
 			if r, ok := j.file(fi).take(ToolUse, id); ok {
 				j.link(l.Num, fi, r)
-				key := t.Slice(l.ID.Start, l.ID.End)
-				j.uses[string(key)] = append(j.uses[string(key)], Ref{int32(fi), r})
+				j.calls = append(j.calls, joinedCall{id: hashBytes(t.Slice(l.ID.Start, l.ID.End)), ref: Ref{int32(fi), r}})
 			} else {
 				j.missing(l, fi, "call")
 			}
@@ -426,8 +467,7 @@ func (j *joiner) walk() {
 			}
 			if r, ok := j.file(fi).take(ToolResult, id); ok {
 				j.link(l.Num, fi, r)
-				key := t.Slice(l.ID.Start, l.ID.End)
-				j.results[string(key)] = append(j.results[string(key)], Ref{int32(fi), r})
+				j.calls = append(j.calls, joinedCall{id: hashBytes(t.Slice(l.ID.Start, l.ID.End)), ref: Ref{int32(fi), r}, result: true})
 			} else {
 				j.missing(l, fi, "result")
 			}
@@ -475,6 +515,19 @@ func (j *joiner) missing(l grammar.Line, fi int, what string) {
 // companion has.
 func (j *joiner) finish() {
 	t := j.t
+	// The first call and result line of each id, for the x: lines.
+	uses, results := map[uint64]Ref{}, map[uint64]Ref{}
+	if len(j.deferred) > 0 {
+		for _, c := range j.calls {
+			m := uses
+			if c.result {
+				m = results
+			}
+			if _, ok := m[c.id]; !ok {
+				m[c.id] = c.ref
+			}
+		}
+	}
 	for _, l := range j.deferred {
 		text := t.Text(l)
 		fi, _ := j.fileFor(l, text)
@@ -486,13 +539,13 @@ func (j *joiner) finish() {
 		var ref Ref
 		ok := false
 		if done {
-			if rs := j.results[string(key)]; len(rs) > 0 {
-				ref, ok = rs[0], true
+			if r, found := results[hashBytes(key)]; found {
+				ref, ok = r, true
 			} else if r, found := j.file(fi).take(ToolResult, callID(l, text)); found {
 				ref, ok = Ref{int32(fi), r}, true
 			}
-		} else if rs := j.uses[string(key)]; len(rs) > 0 {
-			ref, ok = rs[0], true
+		} else if r, found := uses[hashBytes(key)]; found {
+			ref, ok = r, true
 		} else if r, found := j.file(fi).take(ToolUse, callID(l, text)); found {
 			ref, ok = Ref{int32(fi), r}, true
 		}
@@ -566,7 +619,7 @@ func isSubagentEnd(content []byte) bool {
 func (j *joiner) onlyInRecord() {
 	main := j.s.Main()
 	if main.Len() == 0 && main.BadLines == 0 {
-		if j.calls > 0 {
+		if j.callLines > 0 {
 			j.add(CodeNotInRecord, j.anchor(), fmt.Sprintf("%s has no events yet: no line of this log has its full record", filepath.Base(main.Path)))
 		}
 		return
