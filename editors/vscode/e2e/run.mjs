@@ -7,7 +7,9 @@
 // package), opens testdata/sample.rlog and checks what a user sees: syntax
 // colours, the Problems panel, a setting, a hover, the outline, the colours of
 // a 25 MB log (where VS Code turns TextMate off, so they come from the
-// server's semantic tokens), both conversion commands, the code lenses, the
+// server's semantic tokens), a log beside its companion (the full output in
+// the hover, Go to Definition into the companion and back, the code lens,
+// rlog: Show Full Record), both conversion commands, the code lenses, the
 // inlay hints and the session view (its webview, and a click in it that
 // moves the editor's cursor), and the message shown when rlog.server.path
 // names a missing binary. It takes screenshots of the editor with the hover,
@@ -105,6 +107,10 @@ function prepare() {
   extensionDir = join(work, 'extensions', installed[0]);
   copyFileSync(join(root, 'testdata', 'sample.rlog'), join(work, 'ws', 'sample.rlog'));
   copyFileSync(join(root, 'testdata', 'logs', 'timed.rlog'), join(work, 'ws', 'timed.rlog'));
+  // A log and its companion (the session's full record) with a subagent file.
+  for (const f of readdirSync(join(root, 'testdata', 'companions', 'sdk'))) {
+    copyFileSync(join(root, 'testdata', 'companions', 'sdk', f), join(work, 'ws', f));
+  }
   // Over 20 MB, VS Code turns TextMate off: colours must come from the server.
   run('go', ['run', './cmd/rlog-gen', '-size', '25MB', '-seed', '7', '-o', join(work, 'ws', 'large.rlog')], { cwd: root });
   writeFileSync(join(work, 'ws', 'claude-session.jsonl'), claudeSession);
@@ -244,6 +250,15 @@ async function commandPalette(page, title) {
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
   await row.waitFor({ state: 'visible', timeout: 10_000 });
   await page.keyboard.press('Enter');
+}
+
+/** openFile opens a file of the workspace with Quick Open, as a user would. */
+async function openFile(page, name) {
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor();
 }
 
 async function goTo(page, line, col) {
@@ -408,6 +423,60 @@ async function main() {
       mkdirSync(dirname(screenshotPath), { recursive: true });
       await page.screenshot({ path: screenshotPath });
       log(`screenshot: ${screenshotPath}`);
+    });
+
+    await check('a log beside its companion: the full output in the hover', async () => {
+      await page.keyboard.press('Escape');
+      await openFile(page, '222000-fix-locked-login.rlog');
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await goTo(page, 19, 30); // o: id=v678oiff → [ok]      1→use crate::session::{Session, SessionStore};...
+      await commandPalette(page, 'Show or Focus Hover');
+      const hover = page.locator('.monaco-hover:not(.hidden)');
+      await until('the full output in the hover', async () => {
+        const s = await textOf(hover);
+        return s.includes('Output of Read') && s.includes('BUG: the session is created before the lockout check.') && s.includes('Store(String),');
+      });
+      await page.keyboard.press('Escape');
+    });
+
+    await check('a code lens on each cut-short output', async () => {
+      await until('the lens on line 19', async () => (await textOf(page.locator('.codelens-decoration')))
+        .includes('Full output: ') && (await textOf(page.locator('.codelens-decoration'))).includes('in 222000-fix-locked-login.jsonl line 4'));
+    });
+
+    await check('Go to Definition opens the companion at the record, and leads back', async () => {
+      await goTo(page, 19, 3);
+      await commandPalette(page, 'Go to Definition');
+      await page.locator('.tab.active', { hasText: '222000-fix-locked-login.jsonl' }).waitFor();
+      await until('the cursor on line 4 of the companion', async () => /Ln 4, Col 5[0-9]/.test(await textOf(page.locator('.statusbar-item'))));
+      // In the companion, the server answers too: back to the log's line.
+      await commandPalette(page, 'Go to Definition');
+      await page.locator('.tab.active', { hasText: '222000-fix-locked-login.rlog' }).waitFor();
+      await until('the cursor on line 19 of the log', async () => (await textOf(page.locator('.statusbar-item'))).includes('Ln 19, Col 1'));
+    });
+
+    await check('rlog: Show Full Record opens the output as a read-only document', async () => {
+      await goTo(page, 19, 30);
+      await commandPalette(page, 'rlog: Show Full Record of This Line');
+      const tab = page.locator('.tab', { hasText: 'line 19 - Output of Read' }).first();
+      await tab.waitFor();
+      try {
+        await until('the whole output in it', async () => {
+          // The editor renders spaces as no-break spaces.
+          const t = (await textOf(page.locator('.editor-instance .view-lines'))).replace(/\u00a0/g, ' ');
+          return t.includes('BUG: the session is created') && t.includes('24→}');
+        });
+        // Read-only: typing changes nothing.
+        await page.locator('.tab.active', { hasText: 'line 19 - Output of Read' }).waitFor();
+        await page.keyboard.type('x');
+        await until('the read-only message', async () => (await textOf(page.locator('.monaco-editor-overlaymessage'))).includes('read-only'));
+      } finally {
+        // Close it and the tabs the jumps opened; the checks that follow
+        // start from sample.rlog.
+        await page.keyboard.press('Escape');
+        await commandPalette(page, 'View: Close All Editors');
+        await openFile(page, 'sample.rlog');
+      }
     });
 
     await check('a 25 MB log keeps its colours through semantic tokens', async () => {

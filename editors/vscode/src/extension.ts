@@ -15,9 +15,16 @@ import { registerFollow } from './follow';
 import { bundledFolder, findServer, notFoundMessage, releasesUrl } from './server';
 import { toClientCommand } from './lens';
 import { registerSessionView } from './sessionView';
+import { CompanionRecord, logOf, recordScheme, recordUri } from './companion';
 
 /** The server-side command that converts a JSON/JSONL trajectory to rlog. */
 const serverConvertCommand = 'rlog-ls.convertToRlog';
+
+/** The server's request for the full record of a line (docs/companions.md). */
+const companionRecordRequest = 'rlog/companionRecord';
+
+/** The text of the record documents shown, by URI, while they are open. */
+const records = new Map<string, string>();
 
 let client: LanguageClient | undefined;
 let output: vscode.OutputChannel;
@@ -38,6 +45,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('rlog.restartServer', restart),
     vscode.commands.registerCommand('rlog.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('rlog.convertFile', convertFile),
+    vscode.commands.registerCommand('rlog.showFullRecord', showFullRecord),
+    vscode.workspace.registerTextDocumentContentProvider(recordScheme, {
+      provideTextDocumentContent: (uri) => records.get(uri.toString()) ?? '',
+    }),
+    vscode.workspace.onDidCloseTextDocument((d) => {
+      if (d.uri.scheme === recordScheme) records.delete(d.uri.toString());
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('rlog.server')) void restart();
     }),
@@ -95,14 +109,18 @@ async function start(): Promise<void> {
     debug: { command: found.path, args: ['serve', '--log-level', 'debug', ...args], transport: TransportKind.stdio },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ language: 'rlog' }],
+    // Logs, and the JSON and JSONL files beside them that are their full
+    // record (companions), for Go to Definition and hover back to the log;
+    // the middleware keeps every other JSON file from the server.
+    documentSelector: [{ language: 'rlog' }, { scheme: 'file', pattern: '**/*.jsonl' }, { scheme: 'file', pattern: '**/*.json' }],
     synchronize: { configurationSection: 'rlog' },
     initializationOptions: settings(),
     outputChannel: output,
     traceOutputChannel: traceOutput,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
-    // The code lenses' command opens the session view here, in a webview.
     middleware: {
+      ...companionMiddleware,
+      // The code lenses' command opens the session view here, in a webview.
       resolveCodeLens: async (lens, token, next) => {
         const r = await next(lens, token);
         if (r) toClientCommand(r.command);
@@ -230,4 +248,67 @@ function createdUri(result: unknown): vscode.Uri | undefined {
     return vscode.Uri.parse((result as { uri: string }).uri);
   }
   return undefined;
+}
+
+/** served says whether the server gets a document: a log, or a companion. */
+function served(doc: vscode.TextDocument): boolean {
+  if (doc.languageId === 'rlog') return true;
+  return doc.uri.scheme === 'file' && logOf(doc.uri.fsPath) !== undefined;
+}
+
+/**
+ * companionMiddleware sends the server the logs and their companions only,
+ * and asks it about a companion only for what it answers there (hover and
+ * Go to Definition, which lead back to the log).
+ */
+const logOnly = (doc: vscode.TextDocument) => doc.languageId === 'rlog';
+const companionMiddleware: LanguageClientOptions['middleware'] = {
+  didOpen: (doc, next) => (served(doc) ? next(doc) : Promise.resolve()),
+  didChange: (e, next) => (served(e.document) ? next(e) : Promise.resolve()),
+  didClose: (doc, next) => (served(doc) ? next(doc) : Promise.resolve()),
+  didSave: (doc, next) => (served(doc) ? next(doc) : Promise.resolve()),
+  provideHover: (doc, pos, token, next) => (served(doc) ? next(doc, pos, token) : undefined),
+  provideDefinition: (doc, pos, token, next) => (served(doc) ? next(doc, pos, token) : undefined),
+  provideReferences: (doc, pos, options, token, next) => (logOnly(doc) ? next(doc, pos, options, token) : undefined),
+  provideDocumentHighlights: (doc, pos, token, next) => (logOnly(doc) ? next(doc, pos, token) : undefined),
+  provideDocumentSymbols: (doc, token, next) => (logOnly(doc) ? next(doc, token) : undefined),
+  provideFoldingRanges: (doc, context, token, next) => (logOnly(doc) ? next(doc, context, token) : undefined),
+  provideCodeActions: (doc, range, context, token, next) => (logOnly(doc) ? next(doc, range, context, token) : undefined),
+  provideCodeLenses: (doc, token, next) => (logOnly(doc) ? next(doc, token) : undefined),
+  provideDocumentLinks: (doc, token, next) => (logOnly(doc) ? next(doc, token) : undefined),
+  provideDocumentSemanticTokens: (doc, token, next) => (logOnly(doc) ? next(doc, token) : undefined),
+  provideDocumentRangeSemanticTokens: (doc, range, token, next) => (logOnly(doc) ? next(doc, range, token) : undefined),
+};
+
+/**
+ * showFullRecord shows the full record of the current line of a log (the
+ * whole output, message or input the log cut short) as a read-only
+ * document beside it, through the server's rlog/companionRecord request.
+ */
+async function showFullRecord(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor || editor.document.languageId !== 'rlog') {
+    void vscode.window.showWarningMessage('rlog: put the cursor on a line of an rlog log.');
+    return;
+  }
+  if (!client || client.state !== State.Running) {
+    void vscode.window.showErrorMessage('rlog: the full record needs the rlog language server, which is not running.');
+    return;
+  }
+  let rec: CompanionRecord | null;
+  try {
+    rec = await client.sendRequest<CompanionRecord | null>(companionRecordRequest,
+      client.code2ProtocolConverter.asTextDocumentPositionParams(editor.document, editor.selection.active));
+  } catch (err) {
+    void vscode.window.showErrorMessage(`rlog: the full record could not be read: ${errorText(err)}`);
+    return;
+  }
+  if (!rec) {
+    void vscode.window.showInformationMessage('rlog: this line has no full record (the log has no companion file, or the line is not in it).');
+    return;
+  }
+  const uri = vscode.Uri.parse(recordUri(editor.document.uri.fsPath, rec));
+  records.set(uri.toString(), rec.text);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.Beside, preview: true });
 }

@@ -90,7 +90,7 @@ test('the word pattern keeps ids, uuids and timestamps whole', () => {
 
 test('commands are declared and reachable', () => {
   const cmds = pkg.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.restartServer', 'rlog.showOutput', 'rlog.showSessionView', 'rlog.toggleFollow']);
+  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.restartServer', 'rlog.showFullRecord', 'rlog.showOutput', 'rlog.showSessionView', 'rlog.toggleFollow']);
   const src = readdirSync(join(ext, 'src')).map((f) => readFileSync(join(ext, 'src', f), 'utf8')).join('\n');
   for (const c of cmds.filter((c) => c !== 'rlog.showSessionView')) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
   // The session view's command is registered by its module, under the name lens.ts gives it.
