@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
 func write(t *testing.T, p, s string) {
@@ -273,5 +275,61 @@ func TestMarkdownCut(t *testing.T) {
 	md = Markdown(Content{What: "Output", Text: lines, Language: "text"}, "s.jsonl", 0)
 	if strings.Count(md, "x\n") != HoverLines || !strings.Contains(md, "… 80 more characters (40 more lines)") {
 		t.Fatalf("%s", md)
+	}
+}
+
+// TestCurrentWhileGrowing: readers of a companion see whole snapshots while
+// it grows under them (run with -race).
+func TestCurrentWhileGrowing(t *testing.T) {
+	whole, err := os.ReadFile(filepath.Join(fixtures, "sdk", "222000-fix-locked-login.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := os.ReadFile(filepath.Join(fixtures, "sdk", "222000-fix-locked-login.rlog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := grammar.Parse(log)
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	write(t, p, "")
+	c := Open(Files{Main: p})
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 3 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				s, err := c.Current()
+				if err != nil {
+					errs <- err
+					return
+				}
+				pr := Join(tr, s)
+				for _, ref := range pr.Links() {
+					if _, err := s.Content(ref); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < len(whole); i += 97 {
+		appendTo(t, p, string(whole[i:min(i+97, len(whole))]))
+	}
+	close(done)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := c.Current()
+	if got := Join(tr, s).Joined(); got != 21 {
+		t.Fatalf("%d lines joined at the end", got)
 	}
 }
