@@ -402,6 +402,19 @@ func runningUsage(t *grammar.Tree, n int) (c *UsageCounter, mine grammar.Usage, 
 	return c, mine, counted
 }
 
+// ByteSize writes a byte count for people: 812 B, 9.8 KB, 1.2 MB, 3.0 GB.
+func ByteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
 // GroupDigits writes n with thousands separated by commas: 1,234,567.
 func GroupDigits(n uint64) string {
 	s := strconv.FormatUint(n, 10)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
 )
 
@@ -266,16 +267,16 @@ func (p *progress) line(now time.Time) string {
 	if p.read != nil {
 		r := p.read()
 		if p.total > 0 {
-			s += fmt.Sprintf("%d%% of %s read", min(100, r*100/p.total), byteSize(p.total))
+			s += fmt.Sprintf("%d%% of %s read", min(100, r*100/p.total), analysis.ByteSize(p.total))
 		} else {
-			s += byteSize(r) + " read"
+			s += analysis.ByteSize(r) + " read"
 		}
 	}
 	if p.written != nil {
 		if p.read != nil {
 			s += ", "
 		}
-		s += byteSize(p.written()) + " written"
+		s += analysis.ByteSize(p.written()) + " written"
 	}
 	return s + fmt.Sprintf(", %ds", int(now.Sub(p.start).Seconds()))
 }
@@ -292,17 +293,4 @@ func (p *progress) stop() {
 	if p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
-}
-
-// byteSize is n in B, KB, MB or GB.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -98,7 +98,7 @@ func recordHover(pr *companion.Pairing, t *grammar.Tree, n int) string {
 	if err != nil {
 		why := err.Error()
 		if errors.Is(err, companion.ErrTooLarge) {
-			why = fmt.Sprintf("it is %s, too large to show here", size(int64(rec.Len)))
+			why = fmt.Sprintf("it is %s, too large to show here", analysis.ByteSize(int64(rec.Len)))
 		}
 		return fmt.Sprintf("The full record is in `%s` line %d (%s): Go to Definition opens it.", filepath.Base(ix.Path), rec.Line+1, why)
 	}
@@ -170,17 +170,6 @@ func shownWhole(t *grammar.Tree, l grammar.Line, c companion.Content) bool {
 	}
 	shown = strings.TrimSpace(shown)
 	return strings.HasPrefix(shown, full) && !strings.HasPrefix(strings.TrimPrefix(shown, full), "...")
-}
-
-// size shows a byte count for people.
-func size(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // recordHover on a companion document says which line of the log the
@@ -323,7 +312,7 @@ func (cs *companions) recordLenses(dc *docCtx) []protocol.CodeLens {
 		out = append(out, protocol.CodeLens{
 			Range: positions.Range(l.Start, l.TrimEnd),
 			Command: &protocol.Command{
-				Title:     fmt.Sprintf("Full output: %s in %s line %d", size(int64(rec.Len)), filepath.Base(ix.Path), rec.Line+1),
+				Title:     fmt.Sprintf("Full output: %s in %s line %d", analysis.ByteSize(int64(rec.Len)), filepath.Base(ix.Path), rec.Line+1),
 				Command:   CommandOpenCompanionRecord,
 				Arguments: []any{recordArgs{URI: dc.Doc.URI, Line: n}},
 			},
