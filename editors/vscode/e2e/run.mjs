@@ -252,11 +252,15 @@ async function commandPalette(page, title) {
   await page.keyboard.press('Enter');
 }
 
-/** openFile opens a file of the workspace with Quick Open, as a user would. */
+/**
+ * openFile opens a file of the workspace with Quick Open, as a user would.
+ * Enter opens the focused row: wait until the filter has put the file
+ * there (the list first shows the recently opened files, in their order).
+ */
 async function openFile(page, name) {
   await page.keyboard.press('Control+P');
   await page.locator('.quick-input-widget input').fill(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor();
+  await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: name }).first().waitFor();
   await page.keyboard.press('Enter');
   await page.locator('.tab.active', { hasText: name }).waitFor();
 }
