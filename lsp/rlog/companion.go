@@ -144,9 +144,9 @@ type pairState struct {
 	tree *grammar.Tree
 	snap *companion.Snapshot
 	p    *companion.Pairing
-	// session is the log's statistics with the companion's counts, built
-	// when first asked for.
-	session *analysis.Session
+	// counts are the companion's APM counts, nil when the pair is not one
+	// session.
+	counts *analysis.ActionCounts
 }
 
 func (d Doc) pairWith(s *companion.Snapshot) *companion.Pairing {
@@ -157,33 +157,22 @@ func (d Doc) pairWith(s *companion.Snapshot) *companion.Pairing {
 		return ps.p
 	}
 	p := companion.Join(d.Tree, s)
-	ps.tree, ps.snap, ps.p, ps.session = d.Tree, s, p, nil
+	ps.tree, ps.snap, ps.p = d.Tree, s, p
+	if ps.counts = nil; !p.Mismatch {
+		c := s.ActionCounts()
+		ps.counts = &c
+	}
 	return p
 }
 
-// sessionWith is the log's statistics with APM counted from its companion
-// (analysis.SessionOptions.Companion), or without one when the pair is
-// not one session. Code lenses, inlay hints and the session view read the
-// same value.
-func (d Doc) sessionWith(p *companion.Pairing) *analysis.Session {
+// companionCounts are the APM counts of the log's companion as last joined
+// (a hover, definition or diagnostics run joins it), or nil. They depend
+// on the companion alone, so an edit of the log does not change them.
+func (d Doc) companionCounts() *analysis.ActionCounts {
 	ps := &d.analysis.pair
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if ps.tree != d.Tree || ps.p != p {
-		return sessionFor(d.Tree, p)
-	}
-	if ps.session == nil {
-		ps.session = sessionFor(d.Tree, p)
-	}
-	return ps.session
-}
-
-func sessionFor(t *grammar.Tree, p *companion.Pairing) *analysis.Session {
-	if p == nil || p.Mismatch {
-		return analysis.SessionOf(t)
-	}
-	counts := p.Snap.ActionCounts()
-	return analysis.BuildSession(t, analysis.SessionOptions{Companion: &counts})
+	return ps.counts
 }
 
 // pairDiagnostics adds where the log and its companion disagree to a

@@ -444,3 +444,31 @@ func TestHeaderIDHoverNamesTheCompanion(t *testing.T) {
 		t.Errorf("hover on another session's id:\n%s", h)
 	}
 }
+
+// TestSessionLensCountsFromTheCompanion: the session's code lens gives
+// APM counted from the companion, which knows the session's times.
+func TestSessionLensCountsFromTheCompanion(t *testing.T) {
+	c := start(t, "", nil)
+	uri, _ := openLog(t, c, "sdk/222000-fix-locked-login.rlog")
+	c.WaitDiagnostics(uri, lsptest.AtVersion(1)) // the log is joined to its companion
+	var lenses []protocol.CodeLens
+	json.Unmarshal(call(t, c, protocol.MethodTextDocumentCodeLens, map[string]any{"textDocument": map[string]any{"uri": uri}}), &lenses)
+	var session *protocol.CodeLens
+	for i := range lenses {
+		if lenses[i].Command == nil {
+			session = &lenses[i]
+			break
+		}
+	}
+	if session == nil {
+		t.Fatalf("no session lens in %+v", lenses)
+	}
+	var resolved protocol.CodeLens
+	if err := json.Unmarshal(call(t, c, protocol.MethodCodeLensResolve, session), &resolved); err != nil {
+		t.Fatal(err)
+	}
+	jsonl, _ := fixture(t, "sdk/222000-fix-locked-login.jsonl")
+	if resolved.Command == nil || !strings.Contains(resolved.Command.Title, "APM 4.90 (from "+jsonl+")") {
+		t.Fatalf("session lens %+v", resolved.Command)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/lsp"
 	"github.com/rlog-ls/rlog-ls/report"
@@ -46,14 +47,15 @@ func init() {
 // sessionOf is an open document's session statistics, computed once per
 // version and shared by the lenses, the hints and the view.
 func sessionOf(doc *lsp.Document[Doc]) *analysis.Session {
-	return analysis.SessionFor(doc.Text.Tree, sessionOptions(doc.URI))
+	return analysis.SessionFor(doc.Text.Tree, sessionOptions(doc.Text))
 }
 
-// sessionOptions are the options of the session of the log at uri. This is
-// where the JSONL companion (issue 13) comes in: its action counts, set as
-// Companion here, give APM its counts and times in the lenses and the view.
-func sessionOptions(protocol.DocumentURI) analysis.SessionOptions {
-	return analysis.SessionOptions{}
+// sessionOptions are the options of the session of a log. This is where
+// the log's companion comes in: its action counts, as last joined to the
+// log (companion.go), give APM its counts and times in the lenses and the
+// view.
+func sessionOptions(d Doc) analysis.SessionOptions {
+	return analysis.SessionOptions{Companion: d.companionCounts()}
 }
 
 // lensData is what a code lens carries from textDocument/codeLens to
@@ -250,7 +252,14 @@ func showSessionView(ctx context.Context, wc *wsCtx, arg json.RawMessage) (any, 
 		}
 		t := grammar.Parse(src)
 		findings, more := analysis.NewAnalyzer(t).FindingsUpTo(analysisConfig(wc.Settings), report.DefaultMaxFindings)
-		d := report.Build(t, analysis.SessionFor(t, sessionOptions(a.URI)), findings, more, report.Options{Name: documentName(a.URI), Generator: "rlog-ls"})
+		opts := analysis.SessionOptions{}
+		if path, ok := lsp.FilePath(a.URI); ok {
+			if p, ok := companion.Load(path, t); ok && !p.Mismatch {
+				counts := p.Snap.ActionCounts()
+				opts.Companion = &counts
+			}
+		}
+		d := report.Build(t, analysis.SessionFor(t, opts), findings, more, report.Options{Name: documentName(a.URI), Generator: "rlog-ls"})
 		if page, err = report.HTML(d, report.NewNonce()); err != nil {
 			return nil, err
 		}
