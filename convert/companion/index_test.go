@@ -248,6 +248,16 @@ func TestLocate(t *testing.T) {
 	if _, ok := RlogFor(abs("sdk/222000-fix-locked-login.rlog")); ok {
 		t.Error("a log is not a companion")
 	}
+	// rlog-ls convert names its conversion NAME.converted.rlog.
+	conv := t.TempDir()
+	write(t, filepath.Join(conv, "s.converted.rlog"), "---\n")
+	write(t, filepath.Join(conv, "s.jsonl"), "")
+	if f, ok := Locate(filepath.Join(conv, "s.converted.rlog")); !ok || f.Main != filepath.Join(conv, "s.jsonl") {
+		t.Errorf("NAME.converted.rlog: %+v %v", f, ok)
+	}
+	if l, ok := RlogFor(filepath.Join(conv, "s.jsonl")); !ok || l != filepath.Join(conv, "s.converted.rlog") {
+		t.Errorf("the log of NAME.jsonl beside NAME.converted.rlog: %q %v", l, ok)
+	}
 	// DIR/subagents/agent-ID.jsonl beside the transcript.
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "subagents"), 0o755)

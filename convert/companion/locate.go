@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/claude"
 )
 
@@ -21,14 +22,29 @@ type Files struct {
 	Subagents map[string]string
 }
 
+// convertedRlog is the ending rlog-ls convert gives the rlog it writes
+// when it names its output after the input: NAME.jsonl converts to
+// NAME.converted.rlog.
+func convertedRlog() string {
+	fi, _ := convert.Lookup(convert.Rlog)
+	return fi.Extension
+}
+
 // Locate finds the companion of the log at rlogPath: a file with the same
-// name and the extension .jsonl, else .json. ok is false when there is
-// none.
+// name and the extension .jsonl, else .json (for NAME.converted.rlog, the
+// name rlog-ls convert gives a conversion, NAME.jsonl or NAME.json). ok is
+// false when there is none.
 func Locate(rlogPath string) (Files, bool) {
 	base := strings.TrimSuffix(rlogPath, filepath.Ext(rlogPath))
-	for _, ext := range []string{".jsonl", ".json"} {
-		if isFile(base + ext) {
-			return Files{Main: base + ext, Subagents: subagentFiles(base + ext)}, true
+	bases := []string{base}
+	if b, ok := strings.CutSuffix(rlogPath, convertedRlog()); ok && b != "" && !strings.HasSuffix(b, string(filepath.Separator)) {
+		bases = append(bases, b)
+	}
+	for _, base := range bases {
+		for _, ext := range []string{".jsonl", ".json"} {
+			if isFile(base + ext) {
+				return Files{Main: base + ext, Subagents: subagentFiles(base + ext)}, true
+			}
 		}
 	}
 	return Files{}, false
@@ -85,8 +101,10 @@ func RlogFor(path string) (string, bool) {
 	stem := strings.TrimSuffix(name, ext)
 	if strings.HasPrefix(stem, "agent-") && filepath.Base(filepath.Clean(dir)) == "subagents" {
 		parent := filepath.Dir(filepath.Clean(dir))
-		if p := parent + ".rlog"; isFile(p) {
-			return p, true // NAME/subagents/agent-ID.jsonl
+		for _, p := range []string{parent + ".rlog", parent + convertedRlog()} {
+			if isFile(p) {
+				return p, true // NAME/subagents/agent-ID.jsonl
+			}
 		}
 		// DIR/subagents/agent-ID.jsonl: the log in DIR whose companion has it.
 		logs, _ := filepath.Glob(filepath.Join(escapeGlob(parent), "*.rlog"))
@@ -103,9 +121,11 @@ func RlogFor(path string) (string, bool) {
 			return p, true
 		}
 	}
-	if p := filepath.Join(dir, stem+".rlog"); isFile(p) {
-		if f, ok := Locate(p); ok && f.Main == path {
-			return p, true
+	for _, name := range []string{stem + ".rlog", stem + convertedRlog()} {
+		if p := filepath.Join(dir, name); isFile(p) {
+			if f, ok := Locate(p); ok && f.Main == path {
+				return p, true
+			}
 		}
 	}
 	return "", false

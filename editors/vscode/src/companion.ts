@@ -10,7 +10,8 @@ export const recordScheme = 'rlog-record';
 
 /**
  * logOf returns the log whose companion (or subagent file) the file at
- * file is, when that log exists: NAME.rlog for NAME.jsonl, NAME.json and
+ * file is, when that log exists: NAME.rlog (or NAME.converted.rlog, the
+ * name rlog-ls convert gives a conversion) for NAME.jsonl, NAME.json and
  * NAME.sub-ID.jsonl; for a Claude Code subagent transcript
  * (NAME/subagents/agent-ID.jsonl) NAME.rlog, or for DIR/subagents/agent-ID.jsonl
  * a log in DIR.
@@ -21,9 +22,11 @@ export function logOf(file: string, exists: (p: string) => boolean = fs.existsSy
   if (ext !== '.jsonl' && ext !== '.json') return undefined;
   const dir = path.dirname(file);
   const stem = path.basename(file).slice(0, -ext.length);
+  const logNamed = (base: string) => [base + '.rlog', base + '.converted.rlog'].find(exists);
   if (stem.startsWith('agent-') && path.basename(dir) === 'subagents') {
     const parent = path.dirname(dir);
-    if (exists(parent + '.rlog')) return parent + '.rlog';
+    const log = logNamed(parent);
+    if (log) return log;
     try {
       const logs = list(parent).filter((f) => f.endsWith('.rlog')).sort();
       if (logs.length > 0) return path.join(parent, logs[0]);
@@ -37,9 +40,7 @@ export function logOf(file: string, exists: (p: string) => boolean = fs.existsSy
     const log = path.join(dir, stem.slice(0, sub) + '.rlog');
     if (exists(log)) return log;
   }
-  const log = path.join(dir, stem + '.rlog');
-  if (exists(log)) return log;
-  return undefined;
+  return logNamed(path.join(dir, stem));
 }
 
 /** A record as the server's rlog/companionRecord request gives it. */

@@ -91,9 +91,16 @@ end
 local function exists(p) return vim.fn.filereadable(p) == 1 end
 
 -- log_of returns the log whose companion (or subagent file) the file is:
--- NAME.rlog for NAME.jsonl, NAME.json and NAME.sub-ID.jsonl; for a Claude
+-- NAME.rlog (or NAME.converted.rlog, the name rlog-ls convert gives a
+-- conversion) for NAME.jsonl, NAME.json and NAME.sub-ID.jsonl; for a Claude
 -- Code subagent transcript (NAME/subagents/agent-ID.jsonl) NAME.rlog, or
 -- for DIR/subagents/agent-ID.jsonl a log in DIR. nil when there is none.
+local function log_named(base)
+  for _, p in ipairs({ base .. '.rlog', base .. '.converted.rlog' }) do
+    if exists(p) then return p end
+  end
+end
+
 function M.log_of(file)
   local ext = file:match('%.(jsonl?)$')
   if not ext then return nil end
@@ -101,15 +108,14 @@ function M.log_of(file)
   local stem = vim.fn.fnamemodify(file, ':t:r')
   if stem:match('^agent%-') and vim.fn.fnamemodify(dir, ':t') == 'subagents' then
     local parent = vim.fn.fnamemodify(dir, ':h')
-    if exists(parent .. '.rlog') then return parent .. '.rlog' end
+    if log_named(parent) then return log_named(parent) end
     local logs = vim.fn.glob(parent .. '/*.rlog', false, true)
     table.sort(logs)
     return logs[1]
   end
   local base = ext == 'jsonl' and stem:match('^(.+)%.sub%-[^/]+$')
   if base and exists(dir .. '/' .. base .. '.rlog') then return dir .. '/' .. base .. '.rlog' end
-  if exists(dir .. '/' .. stem .. '.rlog') then return dir .. '/' .. stem .. '.rlog' end
-  return nil
+  return log_named(dir .. '/' .. stem)
 end
 
 -- show_full_record shows the full record of the current line of a log (the

@@ -15,6 +15,11 @@ test('a JSONL or JSON file beside a log of the same name is its companion', () =
   assert.equal(logOf('/l/222000-fix.sub-DZYW3CfJ.jsonl', exists), '/l/222000-fix.rlog');
 });
 
+test('a log converted by rlog-ls keeps the transcript as its companion', () => {
+  assert.equal(logOf('/l/5c1e.jsonl', files(['/l/5c1e.converted.rlog'])), '/l/5c1e.converted.rlog');
+  assert.equal(logOf('/p/5c1e/subagents/agent-a4.jsonl', files(['/p/5c1e.converted.rlog'])), '/p/5c1e.converted.rlog');
+});
+
 test('other JSON files are not', () => {
   const exists = files(['/l/a.rlog']);
   assert.equal(logOf('/l/package.json', exists), undefined);
