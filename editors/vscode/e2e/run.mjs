@@ -522,8 +522,8 @@ async function main() {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Convert to ATIF' }).waitFor();
       await input.fill('ATIF');
       await page.keyboard.press('Enter');
-      const out = join(work, 'ws', 'sample.trajectory.json');
-      const atif = await until('sample.trajectory.json with the session', () => {
+      const out = join(work, 'ws', 'sample.atif.json');
+      const atif = await until('sample.atif.json with the session', () => {
         if (!existsSync(out)) return null;
         try { return JSON.parse(readFileSync(out, 'utf8')); } catch { return null; }
       });
@@ -540,14 +540,14 @@ async function main() {
       await page.keyboard.press('Enter');
       await page.locator('.tab.active', { hasText: 'claude-session.jsonl' }).waitFor();
       await commandPalette(page, 'rlog: Convert This File');
-      const out = join(work, 'ws', 'claude-session.rlog');
-      const text = await until('claude-session.rlog', () => {
+      const out = join(work, 'ws', 'claude-session.converted.rlog');
+      const text = await until('claude-session.converted.rlog', () => {
         const t = existsSync(out) ? readFileSync(out, 'utf8') : '';
         return t.includes('format: rlog/1') && t.includes('t!:Bash id=toolu_01ABCDEF') ? t : null;
       });
       void text;
       // The new log is shown, in the rlog language.
-      await page.locator('.tab.active', { hasText: 'claude-session.rlog' }).waitFor();
+      await page.locator('.tab.active', { hasText: 'claude-session.converted.rlog' }).waitFor();
       await until('the rlog language mode', async () => (await textOf(page.locator('.statusbar-item'))).includes('rlog'));
     });
 
