@@ -398,16 +398,6 @@ func isPairHoverToken(t *grammar.Tree, off int) bool {
 	return false
 }
 
-// docByURI finds an open document.
-func docByURI(wc *wsCtx, uri protocol.DocumentURI) *lsp.Document[Doc] {
-	for _, d := range wc.Docs {
-		if d.URI == uri {
-			return d
-		}
-	}
-	return nil
-}
-
 // docContext is the DocumentContext of an open document, for requests
 // that need the other documents too.
 func docContext(wc *wsCtx, d *lsp.Document[Doc]) *docCtx {

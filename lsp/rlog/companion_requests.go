@@ -51,7 +51,7 @@ type companionRecord struct {
 // on a line the companion has, its full record; on a companion, the line
 // of the log its record was written to.
 func (cs *companions) hover(_ context.Context, wc *wsCtx, p *protocol.HoverParams) (any, error) {
-	d := docByURI(wc, p.TextDocument.URI)
+	d := openDocument(wc, p.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -237,7 +237,7 @@ func (cs *companions) recordUnder(wc *wsCtx, dc *docCtx, pos protocol.Position) 
 // record in the companion; an x: line also to its subagent's file. On a
 // companion: back to the line of the log the record was written to.
 func (cs *companions) definition(_ context.Context, wc *wsCtx, p *protocol.DefinitionParams) (any, error) {
-	d := docByURI(wc, p.TextDocument.URI)
+	d := openDocument(wc, p.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -333,7 +333,7 @@ func (cs *companions) openRecord(ctx context.Context, wc *wsCtx, raw json.RawMes
 	if err := json.Unmarshal(raw, &a); err != nil || a.URI == "" {
 		return nil, lsp.InvalidParams("%s needs {\"uri\", \"line\"}", CommandOpenCompanionRecord)
 	}
-	d := docByURI(wc, a.URI)
+	d := openDocument(wc, a.URI)
 	if d == nil {
 		return nil, lsp.InvalidParams("%s is not open", a.URI)
 	}
