@@ -578,6 +578,7 @@ func (wr *Writer) other(e *model.Event) {
 		return
 	case model.KindSystem:
 		if e.Name == "summary" {
+			wr.dropMessageKeys(e)
 			o := jsonw.Begin(&b)
 			o.Str("type", "summary")
 			o.Str("summary", e.Text)
@@ -617,7 +618,28 @@ func (wr *Writer) other(e *model.Event) {
 		o.Str("subtype", pick(e.Name, "informational"))
 		o.Str("content", e.Text)
 	}
+	wr.dropMessageKeys(e)
 	wr.entryTail(o, e, uuid)
 	o.End()
 	wr.writeLine(b.Bytes())
+}
+
+// messageKeys are the entry keys Claude Code writes only on user and
+// assistant entries, where consumers read them: ccusage takes any line with
+// a compact "usage":{ for an assistant message and skips it when its
+// "message" is no object. A system entry never carries them.
+var messageKeys = map[string]bool{"usage": true, "message": true}
+
+// dropMessageKeys removes the message keys from a system entry's source
+// fields (an SDK system message's own usage, say), reporting each.
+func (wr *Writer) dropMessageKeys(e *model.Event) {
+	kept := e.Extra[:0:0]
+	for _, f := range e.Extra {
+		if messageKeys[f.Key] {
+			wr.rep.Add(model.LossDroppedField, e.Kind.String()+" field "+f.Key+" (Claude Code keeps it on user and assistant entries only)", e.Loc)
+			continue
+		}
+		kept = append(kept, f)
+	}
+	e.Extra = kept
 }
