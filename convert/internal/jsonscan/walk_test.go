@@ -36,7 +36,13 @@ func walkAll(w *Walker) ([]string, error) {
 		}
 		var x any
 		if err := json.Unmarshal(v, &x); err != nil {
-			return err
+			// A number too large for a float64 (1E700) is valid JSON all
+			// the same: keep its text.
+			dec := json.NewDecoder(bytes.NewReader(v))
+			dec.UseNumber()
+			if err := dec.Decode(&x); err != nil {
+				return err
+			}
 		}
 		out = append(out, fmt.Sprintf("%s=%v", path, x))
 		return nil
