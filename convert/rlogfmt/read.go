@@ -367,7 +367,7 @@ func split(text []byte) *lineParts {
 // fill splits text, whose LineInfo is li.
 func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
 	p.li, p.text = li, text
-	p.toks = grammar.AppendTokens(p.toks[:0], text, &p.li)
+	p.toks = grammar.AppendTokensFast(p.toks[:0], text, &p.li)
 	p.pairs = p.pairs[:0]
 	for i, t := range p.toks {
 		if t.Kind != grammar.TokKey {

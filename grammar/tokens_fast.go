@@ -1,0 +1,195 @@
+package grammar
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// AppendTokensFast is AppendTokens for readers that go through every line
+// of a log (the converter): it gives exactly AppendTokens' tokens
+// (FuzzAppendTokensFast holds them equal), but instead of reading free text
+// word by word it jumps to the next word that can start a token other than
+// text, with bytes.IndexByte and bytes.Index. Such a word holds one of '=',
+// '@', '[', '<', "→", "->" or is "interrupted" (see skim); the words before
+// it are text. A line of prose with its metadata at the end is then read in
+// a few jumps rather than a few steps a byte.
+func AppendTokensFast(dst []Token, text []byte, li *LineInfo) []Token {
+	ts, te := li.Trim.Start, li.Trim.End
+	if ts >= te {
+		return dst
+	}
+	switch li.Kind {
+	case Preamble, HeaderDelimiter, HeaderLine:
+		return AppendTokens(dst, text, li)
+	case Comment:
+		out := append(dst, Token{Kind: TokPrefix, Span: Span{ts, ts + 1}})
+		return skimRest(text, out, li.Content, te, TokComment)
+	case Unknown, Continuation, Empty:
+		return skimRest(text, dst, ts, te, TokText)
+	}
+	prefixEnd := ts + len(li.Kind.Prefix())
+	out := append(dst, Token{Kind: TokPrefix, Span: Span{ts, prefixEnd}})
+	from := prefixEnd
+	if li.Name.Valid() {
+		out = append(out, Token{Kind: TokName, Span: li.Name})
+		from = li.Name.End
+	}
+	return skimRest(text, out, from, te, TokText)
+}
+
+// skimRest is tokenizeRest (and must stay token for token the same), but
+// after a word of text it jumps over the plain words that follow it.
+func skimRest(text []byte, out []Token, from, to int, textKind TokenKind) []Token {
+	t := text[:to]
+	sk := skim{t: t}
+	afterArrow := false
+	for i := skipSpace(t, from); i < to; i = skipSpace(t, i) {
+		switch {
+		case bytes.HasPrefix(t[i:], arrow):
+			out = append(out, Token{Kind: TokArrow, Span: Span{i, i + len(arrow)}})
+			i += len(arrow)
+			afterArrow = true
+			continue
+		case afterArrow && t[i] == '[':
+			afterArrow = false
+			if e := bytes.IndexByte(t[i:], ']'); e > 0 && !bytes.HasPrefix(t[i:], []byte("[redacted:")) {
+				out = append(out, Token{Kind: TokStatus, Span: Span{i, i + e + 1}})
+				i += e + 1
+				continue
+			}
+		case t[i] == '-' && i+1 < to && t[i+1] == '>' && (i+2 == to || t[i+2] == ' ' || t[i+2] == '\t'):
+			out = append(out, Token{Kind: TokArrow, Span: Span{i, i + 2}})
+			i += 2
+			continue
+		}
+		afterArrow = false
+		if e, ok := markerAt(t, i); ok {
+			out = append(out, Token{Kind: TokMarker, Span: Span{i, e}})
+			i = e
+			continue
+		}
+		if ks, ke, ok := keyAt(t, i); ok {
+			out = append(out,
+				Token{Kind: TokKey, Span: Span{ks, ke}},
+				Token{Kind: TokEquals, Span: Span{ke, ke + 1}})
+			vs := ke + 1
+			kind, ve := valueAt(t, vs, to)
+			if vs < to {
+				if me, ok := markerAt(t, vs); ok {
+					kind, ve = TokMarker, me
+				}
+			}
+			if ve > vs {
+				out = append(out, Token{Kind: kind, Span: Span{vs, ve}, Key: Span{ks, ke}})
+			}
+			i = ve
+			continue
+		}
+		e := skipNonSpace(t, i)
+		if e == i {
+			e = i + 1
+		}
+		if bytes.Equal(t[i:e], []byte("interrupted")) {
+			out = append(out, Token{Kind: TokFlag, Span: Span{i, e}})
+			i = e
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].Kind == textKind {
+			out[n-1].Span.End = e // one token per run of words
+		} else {
+			out = append(out, Token{Kind: textKind, Span: Span{i, e}})
+		}
+		// The words up to the one the next skim byte is in are text too:
+		// the run ends at the last of them, and the tokenizer goes on at
+		// that word.
+		i = e
+		if i >= to {
+			break
+		}
+		p := sk.next(i)
+		if p >= to {
+			out[len(out)-1].Span.End = to
+			break
+		}
+		w := wordStart(t, p, i)
+		if end := spaceStart(t, w, i); end > i {
+			out[len(out)-1].Span.End = end
+		}
+		i = w
+	}
+	return out
+}
+
+// skim finds, in a line, the next byte a word that is not plain text can
+// hold: '=' (a key), '@', '[' or '<' (markers), and the starts of "→",
+// "->" and "interrupted". Each is searched for with bytes.IndexByte or
+// bytes.Index, and again only once the tokenizer has gone past it.
+type skim struct {
+	t     []byte
+	found [7]int // where each was found, +1 (0: not searched yet)
+}
+
+var (
+	skimBytes   = [...]byte{'=', '@', '[', '<'}
+	skimStrings = [...][]byte{arrow, []byte("->"), []byte("interrupted")}
+)
+
+// next returns the first position at or after from that holds one of
+// skim's bytes or strings, or len(t).
+func (s *skim) next(from int) int {
+	best := len(s.t)
+	for k := range s.found {
+		at := s.found[k] - 1
+		if at < from {
+			var j int
+			if k < len(skimBytes) {
+				j = bytes.IndexByte(s.t[from:], skimBytes[k])
+			} else {
+				j = bytes.Index(s.t[from:], skimStrings[k-len(skimBytes)])
+			}
+			at = len(s.t)
+			if j >= 0 {
+				at = from + j
+			}
+			s.found[k] = at + 1
+		}
+		best = min(best, at)
+	}
+	return best
+}
+
+// wordStart is the start of the word (run of non-white-space) that holds
+// t[p], looking back no further than lo.
+func wordStart(t []byte, p, lo int) int {
+	for p > lo {
+		ok, n := spaceBefore(t, p)
+		if ok {
+			return p
+		}
+		p -= n
+	}
+	return lo
+}
+
+// spaceStart is the start of the run of white space that ends at w,
+// looking back no further than lo.
+func spaceStart(t []byte, w, lo int) int {
+	for w > lo {
+		ok, n := spaceBefore(t, w)
+		if !ok {
+			return w
+		}
+		w -= n
+	}
+	return lo
+}
+
+// spaceBefore reports whether the character ending at b[:i] (i > 0) is
+// white space, and its length.
+func spaceBefore(b []byte, i int) (bool, int) {
+	if c := b[i-1]; c < 0x80 {
+		return asciiSpace[c], 1
+	}
+	r, n := utf8.DecodeLastRune(b[:i])
+	return isSpaceRune(r), n
+}

@@ -1,0 +1,129 @@
+package grammar
+
+import (
+	"bytes"
+	"reflect"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/gen"
+)
+
+// trickyLines are lines whose tokens depend on what AppendTokensFast skims
+// for: keys inside words and values, arrows and statuses, markers, the
+// flag, ASCII arrows, Unicode white space and invalid UTF-8.
+var trickyLines = []string{
+	sample,
+	"u: plain words only, nothing else at all",
+	"a: the → cache [ok] value ts=2025-12-19T20:29:02Z step=3",
+	"a: x→y=1 then (a=b) and a==b c=  d= e=\"f g\" h={\"i\": [1, 2]} j",
+	"a: he said \"hello ts=5\" ok x=\"hello ts=5\" ts=1",
+	"o: id=abc → [ok] text text interrupted ts=1 interrupted",
+	"o: id=abc → [err: msg k=v] more words k=v",
+	"o: id=abc →[ok]x=1",
+	"o: id=abc → [redacted:token] x=1 → [error] y",
+	"t!:Bash id=a cmd=\"git stash push -m \"x\" && gi...\" → [running] tokens_in=1",
+	"t:read file -> [12 lines] ts=1",
+	"a: a -> b ->c d-> -> [ok] e->",
+	"u: key @blob sha256=abc123g=1 [REDACTED] x=<REDACTED> <REDACTED:a b> y=[redacted:pw] z",
+	"u: [REDACTED]k=1 <REDACTED>j=2 @blob  sha256=ff k=@blob sha256=0a",
+	"a: uninterrupted interrupted= interrupted=x interruptedx xinterrupted",
+	"a: word\u00a0x=1\u2003y=2\u3000z=3 \u2028w=4",
+	"a: \xff\xfe x=\xff y=\xe2\x80 \xe2\x80\x80z=1 \xe2\x86\x92 q",
+	"a: \xe2\x86\x92[ok] \xe2\x86 \x92 [x]",
+	"# comment with k=v and → [ok] status: yes",
+	"# system: words interrupted",
+	"x:Explore id=abc → [started] summary=\"a b c\"",
+	"td: [completed] a b [in_progress] c=d [pending] e",
+	"@end tokens_in=5 tokens_out=6 cost_usd=0.1",
+	"@phase implement now x=1",
+	"c:github.issues id=abc state=open → [3 issues]",
+	"  continuation k=v words",
+	"\tcontinuation → [ok]",
+	"unknown line a=b",
+	"s:skill x=1 → [ok]",
+	"q: \"what?\" id=1 → [selected: a]",
+	"a: .a=1 -b=2 a.b=3 a-b=4 é=5 日本=6 a-=7 _=8",
+	"a: k={\"a\":\"}\"} x={unbalanced y=1",
+	"a: k=\"unterminated y=1 z",
+	"a: k=\"a\"b\" c=\"d\" → e",
+	"a: ->",
+	"a: x ->",
+	"a: →",
+	"a: interrupted",
+	"a: [redacted:x] [REDACTED]",
+}
+
+func checkFastTokens(t *testing.T, line []byte) {
+	t.Helper()
+	li := ScanLine(line)
+	want := Tokenize(line, &li)
+	got := AppendTokensFast(nil, line, &li)
+	if len(want) == 0 && len(got) == 0 {
+		return
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("line %q:\n got %v\nwant %v", line, got, want)
+	}
+}
+
+// TestAppendTokensFast: the fast tokenizer gives Tokenize's tokens, on
+// tricky lines and on every line of a generated session.
+func TestAppendTokensFast(t *testing.T) {
+	for _, s := range trickyLines {
+		for _, line := range bytes.Split([]byte(s), []byte("\n")) {
+			checkFastTokens(t, line)
+		}
+	}
+	var b bytes.Buffer
+	if err := gen.Write(&b, gen.Options{Bytes: 1 << 20, FindingRate: 0.05, Seed: 3, Timed: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range bytes.Split(b.Bytes(), []byte("\n")) {
+		checkFastTokens(t, line)
+	}
+	// Appends to what dst holds.
+	line := []byte("a: x y=1")
+	li := ScanLine(line)
+	dst := []Token{{Kind: TokText}}
+	if got := AppendTokensFast(dst, line, &li); len(got) != 1+len(Tokenize(line, &li)) || got[0] != dst[0] {
+		t.Fatalf("AppendTokensFast did not append: %v", got)
+	}
+}
+
+func FuzzAppendTokensFast(f *testing.F) {
+	for _, s := range trickyLines {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+		}
+		checkFastTokens(t, line)
+	})
+}
+
+func BenchmarkAppendTokens(b *testing.B) {
+	var src bytes.Buffer
+	if err := gen.Write(&src, gen.Options{Bytes: 4 << 20, FindingRate: 0.01, Seed: 1, Timed: true}); err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(src.Bytes(), []byte("\n"))
+	infos := make([]LineInfo, len(lines))
+	for i, l := range lines {
+		infos[i] = ScanLine(l)
+	}
+	for _, bench := range []struct {
+		name string
+		fn   func([]Token, []byte, *LineInfo) []Token
+	}{{"words", AppendTokens}, {"skim", AppendTokensFast}} {
+		b.Run(bench.name, func(b *testing.B) {
+			b.SetBytes(int64(src.Len()))
+			var toks []Token
+			for b.Loop() {
+				for i, l := range lines {
+					toks = bench.fn(toks[:0], l, &infos[i])
+				}
+			}
+		})
+	}
+}
