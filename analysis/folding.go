@@ -376,16 +376,6 @@ func sessionEndsOf(t *grammar.Tree) []int {
 	}).([]int)
 }
 
-// lastNonEmptyBefore is the last non-empty line before line n.
-func lastNonEmptyBefore(t *grammar.Tree, n int) int {
-	for m := n - 1; m >= t.Region().BodyStart; m-- {
-		if t.Line(m).Kind != grammar.Empty {
-			return m
-		}
-	}
-	return -1
-}
-
 func sortFolds(f []Fold) {
 	slices.SortStableFunc(f, func(a, b Fold) int {
 		if a.StartLine != b.StartLine {

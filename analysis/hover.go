@@ -145,13 +145,17 @@ func (h *hoverer) name(s grammar.Span) string {
 	return fmt.Sprintf("**Tool `%s`**: %s in this session.", name, plural(calls, "call"))
 }
 
+// phaseSummary counts the phase's calls; its lines end where its outline
+// entry and fold end, at the last non-empty line before the next phase.
 func (h *hoverer) phaseSummary() string {
 	calls, end := 0, h.l.Num
 	for l := range h.t.LinesFrom(h.l.Num + 1) {
 		if l.Kind == grammar.Phase {
 			break
 		}
-		end = l.Num
+		if l.Kind != grammar.Empty {
+			end = l.Num
+		}
 		if l.Kind == grammar.ToolStart || l.Kind == grammar.Tool || l.Kind == grammar.Mcp {
 			calls++
 		}

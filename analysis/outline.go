@@ -42,7 +42,9 @@ const DefaultOutlineItems = 5000
 
 // Outline builds the session's outline: the session, its phases, and in them
 // the user turns with the tool calls, subagents and questions that follow.
-// At most maxItems entries are built; a last entry says how many were left out.
+// At most maxItems entries are built; a last entry says how many were left
+// out. The entries shown are exactly those, with exactly the ranges, of
+// reading every line and keeping the first maxItems.
 func Outline(t *grammar.Tree, maxItems int) []Symbol {
 	if maxItems <= 0 {
 		maxItems = DefaultOutlineItems
@@ -55,16 +57,21 @@ type outlineBuilder struct {
 	t       *grammar.Tree
 	max     int
 	count   int
-	dropped int
 	session Symbol
 	phase   *Symbol // current phase, nil before the first
 	turn    *Symbol // current user turn, nil before the first in this phase
-	// lastTrimEnd is where the last non-empty line seen ends: a turn or a
-	// phase closed by the next one's line reaches it.
-	lastTrimEnd int
+	// prevTrimEnd is where the last non-empty body line before the chunk
+	// being read ends, 0 if none.
+	prevTrimEnd int
 	ends        subagentEnds
 }
 
+// A turn runs from its user line to the last non-empty line before the
+// next user line or phase, and a phase to the last one before the next
+// phase (or the document's last non-empty line): as the folds end a phase,
+// so that siblings never share a line. That is true whether the next line
+// that opens a section is read or, past the cap, only found in the chunk
+// summaries, so a capped outline does not depend on where chunks end.
 func (b *outlineBuilder) build() []Symbol {
 	t := b.t
 	first := t.Line(0)
@@ -88,29 +95,71 @@ func (b *outlineBuilder) build() []Symbol {
 
 	b.ends = subagentEnds{t: t, byID: map[string][]lineEnd{}}
 	totals := outlineTotalsOf(t)
-	for i := range t.ChunkCount() {
-		if b.count >= b.max {
-			// Past the cap only the count matters: the summaries have it.
-			b.dropped += totals.itemsFrom[i]
-			break
-		}
+	// Where the reading stopped: the last entry taken, as chunk i's k-th.
+	var (
+		lastChunk = -1
+		rest      []outlineEntry // chunk lastChunk's entries after the last taken
+		restFirst int            // chunk lastChunk's first line
+	)
+	for i := 0; i < t.ChunkCount() && b.count < b.max; i++ {
 		_, firstLine, start := t.ChunkAt(i)
-		for _, e := range chunkOutline(t, i, b.count < memoizedOutlineEntries) {
+		entries := chunkOutline(t, i, b.count < memoizedOutlineEntries)
+		for k, e := range entries {
 			b.entry(e, firstLine, start)
+			lastChunk, rest, restFirst = i, entries[k+1:], firstLine
+			if b.count >= b.max {
+				break
+			}
+		}
+		if s := summaryOf(t, i); s.lastNonEmpty >= 0 {
+			b.prevTrimEnd = t.Line(firstLine + s.lastNonEmpty).TrimEnd
 		}
 	}
-	// The document's last non-empty line ends what is still open.
-	b.lastTrimEnd = totals.lastTrimEnd
-	b.closeTurn()
-	b.closePhase()
-	if b.dropped > 0 {
+	// Close what is open where its successor starts. Past the cap the
+	// successor is found, not read: the first user line or phase after the
+	// last entry taken, in the rest of its chunk or in the summaries.
+	if b.turn != nil {
+		b.closeTurn(b.endBefore(b.successor(totals, lastChunk, rest, restFirst, true)))
+	}
+	if b.phase != nil {
+		b.closePhase(b.endBefore(b.successor(totals, lastChunk, rest, restFirst, false)))
+	}
+	if dropped := totals.itemsFrom[0] - b.count; dropped > 0 {
 		last := t.Line(t.LineCount() - 1)
 		b.session.Children = append(b.session.Children, Symbol{
-			Name: fmt.Sprintf("… %d more not shown", b.dropped), Detail: "raise rlog.outline.maxItems to see them",
+			Name: fmt.Sprintf("… %d more not shown", dropped), Detail: "raise rlog.outline.maxItems to see them",
 			Kind: MoreSymbol, Span: grammar.Span{Start: last.Start, End: last.End}, Selection: grammar.Span{Start: last.Start, End: last.Start}, Line: last.Num,
 		})
 	}
 	return []Symbol{b.session}
+}
+
+// successor is the first line after the last entry taken that ends the
+// open turn (a user line or a phase; turns) or the open phase (a phase),
+// or -1 if there is none.
+func (b *outlineBuilder) successor(totals *outlineTotals, chunk int, rest []outlineEntry, restFirst int, turns bool) int {
+	for _, e := range rest {
+		if e.kind == grammar.Phase || turns && e.kind == grammar.User {
+			return restFirst + e.Line
+		}
+	}
+	n := totals.nextPhase[chunk+1]
+	if u := totals.nextUser[chunk+1]; turns && u >= 0 && (n < 0 || u < n) {
+		n = u
+	}
+	return n
+}
+
+// endBefore is where a section whose successor starts on line n ends: the
+// last non-empty line before n, or the document's when n < 0.
+func (b *outlineBuilder) endBefore(n int) int {
+	if n < 0 {
+		return outlineTotalsOf(b.t).lastTrimEnd
+	}
+	if l := lastNonEmptyBefore(b.t, n); l >= 0 {
+		return b.t.Line(l).TrimEnd
+	}
+	return 0
 }
 
 // entry adds what one outline line contributes; e is relative to the
@@ -118,16 +167,20 @@ func (b *outlineBuilder) build() []Symbol {
 func (b *outlineBuilder) entry(e outlineEntry, firstLine, start int) {
 	s := e.Symbol
 	s.Span, s.Selection, s.Line = moveSpan(s.Span, start), moveSpan(s.Selection, start), s.Line+firstLine
-	b.lastTrimEnd = s.Span.End // every entry spans its line, to TrimEnd
+	// A turn or phase this line closes ends at the non-empty line before it.
+	end := b.prevTrimEnd
+	if e.before >= 0 {
+		end = start + e.before
+	}
 	switch e.kind {
 	case grammar.Phase:
-		b.closeTurn()
-		b.closePhase()
+		b.closeTurn(end)
+		b.closePhase(end)
 		if b.take() {
 			b.phase = &s
 		}
 	case grammar.User:
-		b.closeTurn()
+		b.closeTurn(end)
 		if b.take() {
 			b.turn = &s
 		}
@@ -156,6 +209,10 @@ type outlineEntry struct {
 	Symbol
 	kind grammar.Kind // the line's: phases and user turns open levels
 	id   string       // a subagent's id, to find the line that ends it
+	// before is where the last non-empty body line before this one in the
+	// chunk ends (relative to the chunk), -1 if none: what this line closes
+	// ends there.
+	before int
 }
 
 type outlineKey struct{}
@@ -184,11 +241,13 @@ func chunkOutline(t *grammar.Tree, i int, memoize bool) []outlineEntry {
 func outlineEntriesOf(t *grammar.Tree, i, entries int) []outlineEntry {
 	_, firstLine, start := t.ChunkAt(i)
 	out := make([]outlineEntry, 0, entries)
+	before := -1
 	for l := range t.ChunkLines(i) {
-		if !l.Kind.IsBody() {
+		if !l.Kind.IsBody() || l.Kind == grammar.Empty {
 			continue
 		}
-		e := outlineEntry{kind: l.Kind}
+		e := outlineEntry{kind: l.Kind, before: before}
+		before = l.TrimEnd - start
 		switch l.Kind {
 		case grammar.Phase:
 			e.Symbol = Symbol{Name: string(t.Slice(l.Name.Start, l.Name.End)), Detail: "phase", Kind: PhaseSymbol, Span: lineSpan(l), Selection: l.Name, Line: l.Num}
@@ -226,8 +285,12 @@ func moveSpan(s grammar.Span, d int) grammar.Span {
 // outlineTotals is what an outline needs from the whole document, from
 // the chunk summaries, once per tree.
 type outlineTotals struct {
-	itemsFrom   []int // itemsFrom[i]: the entries chunks i and after make
-	lastTrimEnd int   // where the last non-empty body line ends, 0 if none
+	itemsFrom []int // itemsFrom[i]: the entries chunks i and after make
+	// nextUser[i] and nextPhase[i]: the first user line and phase line in
+	// chunks i and after, -1 if none (where a turn or phase open past the
+	// cap ends).
+	nextUser, nextPhase []int
+	lastTrimEnd         int // where the last non-empty body line ends, 0 if none
 }
 
 type outlineTotalsKey struct{}
@@ -235,13 +298,21 @@ type outlineTotalsKey struct{}
 func outlineTotalsOf(t *grammar.Tree) *outlineTotals {
 	return t.Memo(outlineTotalsKey{}, func() any {
 		n := t.ChunkCount()
-		o := &outlineTotals{itemsFrom: make([]int, n+1)}
+		o := &outlineTotals{itemsFrom: make([]int, n+1), nextUser: make([]int, n+1), nextPhase: make([]int, n+1)}
+		o.nextUser[n], o.nextPhase[n] = -1, -1
 		lastNonEmpty := -1
 		for i := n - 1; i >= 0; i-- {
 			s := summaryOf(t, i)
+			_, first, _ := t.ChunkAt(i)
 			o.itemsFrom[i] = o.itemsFrom[i+1] + s.outlineItems
+			o.nextUser[i], o.nextPhase[i] = o.nextUser[i+1], o.nextPhase[i+1]
+			if s.firstUser >= 0 {
+				o.nextUser[i] = first + s.firstUser
+			}
+			if len(s.phaseLines) > 0 {
+				o.nextPhase[i] = first + s.phaseLines[0]
+			}
 			if lastNonEmpty < 0 && s.lastNonEmpty >= 0 {
-				_, first, _ := t.ChunkAt(i)
 				lastNonEmpty = first + s.lastNonEmpty
 			}
 		}
@@ -284,7 +355,6 @@ func (s *subagentEnds) after(id string, line int) (trimEnd int, ok bool) {
 // take counts an entry and reports whether it fits under the cap.
 func (b *outlineBuilder) take() bool {
 	if b.count >= b.max {
-		b.dropped++
 		return false
 	}
 	b.count++
@@ -302,30 +372,32 @@ func (b *outlineBuilder) add(s Symbol) {
 	}
 }
 
-// extend makes s cover everything up to the last non-empty line seen, and
-// its children (a subagent can finish after the next user turn).
-func (b *outlineBuilder) extend(s *Symbol) {
-	s.Span.End = max(s.Span.End, b.lastTrimEnd)
+// extend makes s reach end, and its children (a subagent can finish after
+// the next user turn).
+func extend(s *Symbol, end int) {
+	s.Span.End = max(s.Span.End, end)
 	for _, c := range s.Children {
 		s.Span.End = max(s.Span.End, c.Span.End)
 	}
 }
 
-func (b *outlineBuilder) closeTurn() {
+// closeTurn ends the open turn, if any, at end.
+func (b *outlineBuilder) closeTurn(end int) {
 	if b.turn == nil {
 		return
 	}
-	b.extend(b.turn)
+	extend(b.turn, end)
 	turn := *b.turn
 	b.turn = nil
 	b.add(turn)
 }
 
-func (b *outlineBuilder) closePhase() {
+// closePhase ends the open phase, if any, at end.
+func (b *outlineBuilder) closePhase(end int) {
 	if b.phase == nil {
 		return
 	}
-	b.extend(b.phase)
+	extend(b.phase, end)
 	b.session.Children = append(b.session.Children, *b.phase)
 	b.phase = nil
 }

@@ -170,3 +170,102 @@ func TestSummarizeEqualsReference(t *testing.T) {
 		}
 	}
 }
+
+// findSymbol returns the first symbol named name, depth first.
+func findSymbol(syms []Symbol, name string) (Symbol, bool) {
+	for _, s := range syms {
+		if s.Name == name {
+			return s, true
+		}
+		if c, ok := findSymbol(s.Children, name); ok {
+			return c, true
+		}
+	}
+	return Symbol{}, false
+}
+
+// A phase, and a turn, end at the last non-empty line before the line that
+// opens the next one, as the phase's fold does: siblings never share a
+// line (issue 18: `explore` ran to the end of `@phase review`'s line).
+func TestOutlineSiblingsDoNotShareALine(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\n---\n@start\n@phase explore\nu: look around\nt!:Read id=c1 file_path=a → [running]\no: id=c1 → [ok]\n\nu: and then?\na: this\n\n@phase review\nu: done?\n"
+	tr := grammar.Parse([]byte(src))
+	syms := Outline(tr, 0)
+	want := map[string][2]int{ // start and end line of each range
+		"explore": {5, 11}, "look around": {6, 8}, "and then?": {10, 11}, "review": {13, 14}, "done?": {14, 14},
+	}
+	for name, lines := range want {
+		s, ok := findSymbol(syms, name)
+		if !ok {
+			t.Fatalf("no symbol %q", name)
+		}
+		if got := [2]int{lineOf(src, s.Span.Start), lineOf(src, s.Span.End)}; got != lines {
+			t.Errorf("%s: lines %v, want %v", name, got, lines)
+		}
+	}
+	for _, f := range Folds(tr) {
+		if f.StartLine == 5 && f.EndLine != want["explore"][1] {
+			t.Errorf("the phase folds to line %d, its outline entry ends on line %d", f.EndLine, want["explore"][1])
+		}
+	}
+	// Hover on the phase's name gives the same lines (1-based).
+	if h, ok := Hover(tr, strings.Index(src, "explore")); !ok || !strings.Contains(h.Markdown, "lines 6–12,") {
+		t.Errorf("hover on the phase: %q", h.Markdown)
+	}
+}
+
+// A capped outline is the same whether the tree was edited or parsed
+// afresh: where the last entry shown ends does not depend on where chunks
+// end (issue 18: with the cap at the end of a chunk, the last turn ran to
+// the end of the document after an edit, and to the next turn's line on a
+// fresh parse).
+func TestCappedOutlineDoesNotDependOnChunks(t *testing.T) {
+	for _, c := range []struct {
+		blank, turns, max int
+	}{
+		{122, 10, 6},
+		{48, 2100, 0}, // the default cap
+	} {
+		doc := func(blank int) []byte {
+			var b strings.Builder
+			b.WriteString(strings.Repeat("\n", blank))
+			for i := range c.turns {
+				fmt.Fprintf(&b, "u: q%d\n", i)
+			}
+			return []byte(b.String())
+		}
+		for blank := c.blank - 3; blank <= c.blank+3; blank++ {
+			src := doc(blank)
+			edited := grammar.Parse(bytes.Clone(src)).Edit(0, 1, nil) // delete line 0
+			fresh := grammar.Parse(bytes.Clone(src[1:]))
+			if got, want := Outline(edited, c.max), Outline(fresh, c.max); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%d blank lines, %d turns, cap %d: the edited tree's outline differs from a fresh parse's\n got  %+v\n want %+v",
+					blank, c.turns, c.max, lastShown(got), lastShown(want))
+			}
+		}
+		for blank := c.blank - 3; blank <= c.blank+3; blank++ {
+			src := doc(blank)
+			fresh := grammar.Parse(bytes.Clone(src[1:]))
+			got := Outline(fresh, c.max)
+			if !reflect.DeepEqual(got, refOutline(fresh, c.max)) {
+				t.Fatalf("%d blank lines: the outline differs from the reference", blank)
+			}
+			// The last turn shown ends on its own line.
+			s := lastShown(got)
+			if lineOf(string(src[1:]), s.Span.End) != s.Line {
+				t.Fatalf("%d blank lines: the last turn shown, %q on line %d, ends on line %d", blank, s.Name, s.Line, lineOf(string(src[1:]), s.Span.End))
+			}
+		}
+	}
+}
+
+// lastShown is the last entry of an outline before its "more" entry.
+func lastShown(syms []Symbol) Symbol {
+	cs := syms[0].Children
+	for i := len(cs) - 1; i >= 0; i-- {
+		if cs[i].Kind != MoreSymbol {
+			return cs[i]
+		}
+	}
+	return Symbol{}
+}

@@ -284,25 +284,13 @@ func (b *refOutlineBuilder) build() []Symbol {
 			b.subagentEnds[e.id] = append(b.subagentEnds[e.id], grammar.Line{Num: first + e.line, TrimEnd: start + e.end})
 		}
 	}
-	for i := range t.ChunkCount() {
-		s := summaryOf(t, i)
-		if b.count >= b.max {
-			// Past the cap only the count matters: the summary has it.
-			b.dropped += s.outlineItems
-			if s.lastNonEmpty >= 0 {
-				_, first, _ := t.ChunkAt(i)
-				b.lastLine = t.Line(first + s.lastNonEmpty)
-			}
-			continue
-		}
-		for l := range t.ChunkLines(i) {
-			if l.Kind.IsBody() {
-				b.line(l)
-			}
-		}
+	// Every line is read, past the cap too: a dropped user line or phase
+	// still closes the turn or phase before it.
+	for l := range t.Body() {
+		b.line(l)
 	}
-	b.closeTurn()
-	b.closePhase()
+	b.closeTurn(b.lastLine)
+	b.closePhase(b.lastLine)
 	if b.dropped > 0 {
 		last := t.Line(t.LineCount() - 1)
 		b.session.Children = append(b.session.Children, Symbol{
@@ -334,30 +322,30 @@ func (b *refOutlineBuilder) add(s Symbol) {
 	}
 }
 
-// extend makes s cover everything up to the last non-empty line seen, and
-// its children (a subagent can finish after the next user turn).
-func (b *refOutlineBuilder) extend(s *Symbol) {
-	s.Span.End = max(s.Span.End, b.lastLine.TrimEnd)
+// extend makes s cover everything up to line last, and its children (a
+// subagent can finish after the next user turn).
+func (b *refOutlineBuilder) extend(s *Symbol, last grammar.Line) {
+	s.Span.End = max(s.Span.End, last.TrimEnd)
 	for _, c := range s.Children {
 		s.Span.End = max(s.Span.End, c.Span.End)
 	}
 }
 
-func (b *refOutlineBuilder) closeTurn() {
+func (b *refOutlineBuilder) closeTurn(last grammar.Line) {
 	if b.turn == nil {
 		return
 	}
-	b.extend(b.turn)
+	b.extend(b.turn, last)
 	turn := *b.turn
 	b.turn = nil
 	b.add(turn)
 }
 
-func (b *refOutlineBuilder) closePhase() {
+func (b *refOutlineBuilder) closePhase(last grammar.Line) {
 	if b.phase == nil {
 		return
 	}
-	b.extend(b.phase)
+	b.extend(b.phase, last)
 	b.session.Children = append(b.session.Children, *b.phase)
 	b.phase = nil
 }
@@ -464,22 +452,24 @@ func refSummarize(b []byte, n int) string {
 	return out.String()
 }
 
-// line adds what one body line contributes to the outline.
+// line adds what one body line contributes to the outline. A turn or
+// phase it closes ends at the non-empty line before it.
 func (b *refOutlineBuilder) line(l grammar.Line) {
 	t := b.t
+	prev := b.lastLine
 	if l.Kind != grammar.Empty {
 		b.lastLine = l
 	}
 	switch l.Kind {
 	case grammar.Phase:
-		b.closeTurn()
-		b.closePhase()
+		b.closeTurn(prev)
+		b.closePhase(prev)
 		if b.take() {
 			name := string(t.Slice(l.Name.Start, l.Name.End))
 			b.phase = &Symbol{Name: name, Detail: "phase", Kind: PhaseSymbol, Span: refLineSpan(l), Selection: l.Name, Line: l.Num}
 		}
 	case grammar.User:
-		b.closeTurn()
+		b.closeTurn(prev)
 		if b.take() {
 			b.turn = &Symbol{Name: refSummarize(t.Slice(l.Content, l.TrimEnd), 60), Detail: "user", Kind: TurnSymbol,
 				Span: refLineSpan(l), Selection: grammar.Span{Start: l.Start, End: l.TrimEnd}, Line: l.Num}

@@ -30,6 +30,7 @@ type chunkSummary struct {
 	outlineItems int
 	subagentEnds []subagentEnd
 	lastNonEmpty int // last non-empty body line, -1
+	firstUser    int // first user line, -1: the first line that can close a turn
 	// For folding: phase lines and lifecycle lines starting with "end".
 	phaseLines []int
 	endLines   []int
@@ -97,13 +98,43 @@ func summaryOf(t *grammar.Tree, i int) *chunkSummary {
 	return summarizeChunk(t, i)
 }
 
+// lastNonEmptyBefore is the last non-empty body line before line n, or -1:
+// where a phase or a turn ends when the next one starts on line n (the
+// outline and the folds end sections there). It reads the lines of n's
+// chunk before n and, before those, the summaries of the chunks, so it
+// costs a chunk's line table at most, whatever lies between.
+func lastNonEmptyBefore(t *grammar.Tree, n int) int {
+	bodyStart := t.Region().BodyStart
+	n = min(n, t.LineCount())
+	if n <= bodyStart {
+		return -1
+	}
+	ci := t.ChunkIndexOfLine(n - 1)
+	last := -1
+	for l := range t.ChunkLines(ci) {
+		if l.Num >= n {
+			break
+		}
+		if l.Num >= bodyStart && l.Kind != grammar.Empty {
+			last = l.Num
+		}
+	}
+	for i := ci - 1; last < 0 && i >= 0; i-- {
+		if s := summaryOf(t, i); s.lastNonEmpty >= 0 {
+			_, first, _ := t.ChunkAt(i)
+			last = first + s.lastNonEmpty
+		}
+	}
+	return last
+}
+
 // summarizeChunk reads chunk i of t line by line: what each body line
 // counts for the outline and folding, its own findings, its call id, step
 // and timestamp.
 func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	c, firstLine, base := t.ChunkAt(i)
 	sz := &summarizer{
-		s:         &chunkSummary{ids: map[string]int32{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, lastTS: -1, startTS: -1},
+		s:         &chunkSummary{ids: map[string]int32{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, firstUser: -1, lastTS: -1, startTS: -1},
 		firstLine: firstLine,
 		base:      base,
 	}
@@ -170,7 +201,12 @@ func (sz *summarizer) outline(l grammar.Line, text []byte, line int) {
 	case grammar.Phase:
 		s.outlineItems++
 		s.phaseLines = append(s.phaseLines, line)
-	case grammar.User, grammar.ToolStart, grammar.Tool, grammar.Mcp, grammar.Question:
+	case grammar.User:
+		s.outlineItems++
+		if s.firstUser < 0 {
+			s.firstUser = line
+		}
+	case grammar.ToolStart, grammar.Tool, grammar.Mcp, grammar.Question:
 		s.outlineItems++
 	case grammar.Subagent:
 		if !isSubagentEnd(text[l.Content-l.Start : l.TrimEnd-l.Start]) {
