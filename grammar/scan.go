@@ -161,20 +161,17 @@ func scanSpecial(t []byte, li *LineInfo, te, i int, found *int) int {
 	case spCR:
 		li.Flags |= FlagLoneCR // the terminator's CR is not part of text
 	case spAt:
-		if bytes.HasPrefix(t[i:], blobMarker) && li.Flags&FlagBlob == 0 && len(BlobMarkers(t[i:])) > 0 {
-			li.Flags |= FlagBlob
+		if li.Flags&FlagBlob == 0 {
+			if _, ok := blobMarkerAt(t, i); ok {
+				li.Flags |= FlagBlob
+			}
 		}
 	case spOpen:
-		rest := t[i+1:]
-		switch {
-		case t[i] == '[' && bytes.HasPrefix(rest, []byte("redacted:")):
-			if m := RedactionMarkers(t[i:min(len(t), i+300)]); len(m) > 0 && m[0].Span.Start == 0 {
-				li.Flags |= FlagRedacted
-			}
-		case t[i] == '[' && bytes.HasPrefix(rest, []byte("REDACTED]")),
-			t[i] == '<' && bytes.HasPrefix(rest, []byte("REDACTED")):
-			if m := RedactionMarkers(t[i:]); len(m) > 0 && m[0].Span.Start == 0 {
+		if m, ok := redactionMarkerAt(t, i); ok {
+			if m.Legacy {
 				li.Flags |= FlagLegacyRedact
+			} else {
+				li.Flags |= FlagRedacted
 			}
 		}
 	}
@@ -369,23 +366,37 @@ func BlobMarkers(text []byte) []BlobMarker {
 			break
 		}
 		j += i
-		i = j + len(blobMarker)
-		ws := skipSpace(text, i)
-		if ws == i || !bytes.HasPrefix(text[ws:], []byte("sha256=")) {
+		m, ok := blobMarkerAt(text, j)
+		if !ok {
+			i = j + len(blobMarker)
 			continue
 		}
-		h := ws + len("sha256=")
-		e := h
-		for e < len(text) && (isDigit(text[e]) || 'a' <= text[e] && text[e] <= 'f') {
-			e++
-		}
-		if e == h {
-			continue
-		}
-		out = append(out, BlobMarker{Marker: Span{j, e}, SHA: Span{h, e}})
-		i = e
+		out = append(out, m)
+		i = m.Marker.End
 	}
 	return out
+}
+
+// blobMarkerAt recognises a blob marker starting at i. It reads the marker
+// and the whitespace in it, never the rest of the line.
+func blobMarkerAt(text []byte, i int) (BlobMarker, bool) {
+	if !bytes.HasPrefix(text[i:], blobMarker) {
+		return BlobMarker{}, false
+	}
+	after := i + len(blobMarker)
+	ws := skipSpace(text, after)
+	if ws == after || !bytes.HasPrefix(text[ws:], []byte("sha256=")) {
+		return BlobMarker{}, false
+	}
+	h := ws + len("sha256=")
+	e := h
+	for e < len(text) && (isDigit(text[e]) || 'a' <= text[e] && text[e] <= 'f') {
+		e++
+	}
+	if e == h {
+		return BlobMarker{}, false
+	}
+	return BlobMarker{Marker: Span{i, e}, SHA: Span{h, e}}, true
 }
 
 // RedactionMarker is a redacted value in a line.
@@ -399,36 +410,53 @@ type RedactionMarker struct {
 func RedactionMarkers(text []byte) []RedactionMarker {
 	var out []RedactionMarker
 	for i := 0; i < len(text); i++ {
-		switch text[i] {
-		case '[':
-			rest := text[i+1:]
-			switch {
-			case bytes.HasPrefix(rest, []byte("redacted:")):
-				ks := i + 1 + len("redacted:")
-				ke := skipWord(text, ks)
-				if ke > ks && ke < len(text) && text[ke] == ']' {
-					out = append(out, RedactionMarker{Span: Span{i, ke + 1}, Kind: Span{ks, ke}})
-					i = ke
-				}
-			case bytes.HasPrefix(rest, []byte("REDACTED]")):
-				out = append(out, RedactionMarker{Span: Span{i, i + len("[REDACTED]")}, Legacy: true})
-				i += len("[REDACTED]") - 1
-			}
-		case '<':
-			rest := text[i+1:]
-			if bytes.HasPrefix(rest, []byte("REDACTED")) {
-				e := i + 1 + len("REDACTED")
-				if e < len(text) && text[e] == '>' {
-					out = append(out, RedactionMarker{Span: Span{i, e + 1}, Legacy: true})
-					i = e
-				} else if e < len(text) && text[e] == ':' {
-					if c := bytes.IndexByte(text[e:], '>'); c > 0 {
-						out = append(out, RedactionMarker{Span: Span{i, e + c + 1}, Legacy: true})
-						i = e + c
-					}
-				}
-			}
+		if text[i] != '[' && text[i] != '<' {
+			continue
+		}
+		if m, ok := redactionMarkerAt(text, i); ok {
+			out = append(out, m)
+			i = m.Span.End - 1
 		}
 	}
 	return out
+}
+
+// maxLegacyMarkerLen bounds a <REDACTED:...> marker: its '>' is looked for
+// this far, so that a line full of unclosed ones is read once, not once
+// per marker.
+const maxLegacyMarkerLen = 256
+
+// redactionMarkerAt recognises a redaction marker starting at i. It reads
+// the marker only: a [redacted:kind] to the end of its kind, a
+// <REDACTED:...> at most maxLegacyMarkerLen bytes.
+func redactionMarkerAt(text []byte, i int) (RedactionMarker, bool) {
+	rest := text[i+1:]
+	switch text[i] {
+	case '[':
+		switch {
+		case bytes.HasPrefix(rest, []byte("redacted:")):
+			ks := i + 1 + len("redacted:")
+			ke := skipWord(text, ks)
+			if ke > ks && ke < len(text) && text[ke] == ']' {
+				return RedactionMarker{Span: Span{i, ke + 1}, Kind: Span{ks, ke}}, true
+			}
+		case bytes.HasPrefix(rest, []byte("REDACTED]")):
+			return RedactionMarker{Span: Span{i, i + len("[REDACTED]")}, Legacy: true}, true
+		}
+	case '<':
+		if !bytes.HasPrefix(rest, []byte("REDACTED")) {
+			break
+		}
+		e := i + 1 + len("REDACTED")
+		switch {
+		case e < len(text) && text[e] == '>':
+			return RedactionMarker{Span: Span{i, e + 1}, Legacy: true}, true
+		case e < len(text) && text[e] == ':':
+			window := text[e:min(len(text), i+maxLegacyMarkerLen)]
+			if c := bytes.IndexByte(window, '>'); c > 0 {
+				return RedactionMarker{Span: Span{i, e + c + 1}, Legacy: true}, true
+			}
+		}
+	}
+	return RedactionMarker{}, false
 }

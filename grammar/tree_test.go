@@ -365,3 +365,76 @@ func TestWideUsageSurvivesCompaction(t *testing.T) {
 		t.Fatalf("usage %+v", got)
 	}
 }
+
+// Info, built from what the tree keeps, equals a scan of the line (with
+// the metadata keys the tree keeps), on every kind of line.
+func TestInfoEqualsScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	pieces := []string{"\n", "\r\n", "\r", " ", "\t", "\u00a0", "\u2003", "---", "format: rlog/1", "id: x", "u: hi", "a: ok", "t!:Read id=c1 step=2 ts=2025-01-01T00:00:00Z file_path=a",
+		" → [ok] done", "→", "@phase p", "@start", "x:E id=s → [started]", "  cont", "# c id=1", "wat", "\xff", "\x00", "😀", "tokens_in=4 message_id=m1"}
+	docs := [][]byte{[]byte(sample), generated(300), []byte("\uFEFFu: bom first\n"), []byte("\uFEFF   \n"), []byte("\uFEFF---\nid: x\n---\n")}
+	for range 200 {
+		var b []byte
+		if r.IntN(5) == 0 {
+			b = append(b, bom...)
+		}
+		for range r.IntN(40) {
+			b = append(b, pieces[r.IntN(len(pieces))]...)
+		}
+		docs = append(docs, b)
+	}
+	for _, src := range docs {
+		tr := Parse(bytes.Clone(src))
+		for l := range tr.Lines() {
+			got, text := tr.Info(l.Num)
+			var want LineInfo
+			scanDocLine(text, l.Num == 0, &want)
+			if !l.Kind.IsBody() {
+				want = LineInfo{Kind: l.Kind, Trim: want.Trim, Content: want.Trim.Start, Flags: want.Flags}
+			} else {
+				kept := want.Meta
+				want.Meta = [numKeys]Span{}
+				want.Meta[KeyID], want.Meta[KeyStep], want.Meta[KeyTS] = kept[KeyID], kept[KeyStep], kept[KeyTS]
+			}
+			if want.Trim.Start == want.Trim.End {
+				want.Trim, got.Trim = Span{}, Span{} // a blank line: no bounds to compare
+			}
+			if got != want {
+				t.Fatalf("%q line %d: Info\n got  %+v\n want %+v", src, l.Num, got, want)
+			}
+		}
+	}
+}
+
+// A line full of markers, or of their beginnings, is read once: these 1 MB
+// lines took minutes to hours to parse or tokenize when each marker looked
+// for the next ones (or for its closing '>') in the rest of the line.
+func TestLinesFullOfMarkers(t *testing.T) {
+	for _, c := range []struct {
+		unit  string
+		flags Flags
+		token TokenKind // of the last token, when the line is tokenized
+	}{
+		{"<REDACTED: ", 0, TokText},
+		{"<REDACTED:x> ", FlagLegacyRedact, TokMarker},
+		{"[REDACTED] ", FlagLegacyRedact, TokMarker},
+		{"@blob ", 0, TokText},
+		{"@blob sha256=ab ", FlagBlob, TokMarker},
+		{"[redacted:k] ", FlagRedacted, TokMarker},
+		{"→ [", 0, TokText},
+	} {
+		line := append([]byte("a: x "), bytes.Repeat([]byte(c.unit), (1<<20)/len(c.unit))...)
+		tr := Parse(bytes.Clone(line))
+		if got := tr.Line(0).Flags & (FlagBlob | FlagRedacted | FlagLegacyRedact); got != c.flags {
+			t.Errorf("%q: flags %b, want %b", c.unit, got, c.flags)
+		}
+		li, text := tr.Info(0)
+		toks := Tokenize(text, &li)
+		if last := toks[len(toks)-1]; last.Kind != c.token {
+			t.Errorf("%q: last token %v, want %v", c.unit, last.Kind, c.token)
+		}
+		if n := len(RedactionMarkers(text)) + len(BlobMarkers(text)); (c.flags == 0) != (n == 0) {
+			t.Errorf("%q: %d markers", c.unit, n)
+		}
+	}
+}
