@@ -1,6 +1,8 @@
 package grammar
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -222,6 +224,48 @@ func TestTokenize(t *testing.T) {
 		}
 		if got := strings.Join(parts, " "); got != c.want {
 			t.Errorf("%q:\n got  %s\n want %s", c.line, got, c.want)
+		}
+	}
+}
+
+// tokenPieces make lines with every kind of token, in the shapes that
+// stretch the tokenizer: runs of words, unclosed quotes and brackets,
+// statuses with and without their ']', markers and near misses.
+var tokenPieces = []string{"u: ", "a: ", "t!:Read ", "o: ", "# ", "  ", "x:E ", "@phase p ", "id=c1 ", "k=v ", `q="a b" `, `q="x `, `j={"a":[1]} `,
+	"j=[1, ", "→ ", "→ [ok] ", "→ [", "] ", "-> ", "interrupted ", "word ", "漢字 ", "😀", "@blob sha256=abcdef ", "@blob ", "[redacted:key] ",
+	"[REDACTED] ", "<REDACTED:x> ", "<REDACTED: ", "\t", " ", "=", `"`, "\xff"}
+
+func randomTokenLine(r *rand.Rand, n int) []byte {
+	var b []byte
+	for range n {
+		b = append(b, tokenPieces[r.IntN(len(tokenPieces))]...)
+	}
+	return b
+}
+
+// The tokens AppendTokensUntil makes are exactly those of the whole line
+// that start before stop, and it appends after what dst holds without
+// touching it.
+func TestTokensUntilStop(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for range 3000 {
+		line := randomTokenLine(r, r.IntN(30))
+		li := ScanLine(line)
+		all := Tokenize(line, &li)
+		dst := []Token{{Kind: TokText, Span: Span{0, 1}}} // another line's run of text
+		for stop := 0; stop <= len(line)+1; stop++ {
+			got := AppendTokensUntil(dst[:1:1], line, &li, stop)[1:]
+			before := 0
+			for before < len(all) && all[before].Span.Start < stop {
+				before++
+			}
+			// A key's = and value come with it; nothing else past stop.
+			if len(got) < before || len(got) > len(all) || !slices.Equal(got, all[:len(got)]) || len(got) > before+2 {
+				t.Fatalf("%q stop %d:\n got  %v\n want %v", line, stop, got, all[:before])
+			}
+		}
+		if got := AppendTokens(dst[:1:1], line, &li)[1:]; !slices.Equal(got, all) {
+			t.Fatalf("%q: after another line's tokens\n got  %v\n want %v", line, got, all)
 		}
 	}
 }

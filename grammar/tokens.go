@@ -44,10 +44,20 @@ func Tokenize(text []byte, li *LineInfo) []Token { return AppendTokens(nil, text
 // AppendTokens is Tokenize appending to dst, so that a reader going through
 // many lines reuses one list.
 func AppendTokens(dst []Token, text []byte, li *LineInfo) []Token {
+	return AppendTokensUntil(dst, text, li, len(text))
+}
+
+// AppendTokensUntil is AppendTokens as far as the tokens that start before
+// byte stop: they are exactly the first tokens AppendTokens makes (a key's
+// = and value come with it, and the prefix and name of the line), and what
+// follows them is not read, so a request about the start of a long line
+// does not tokenize all of it.
+func AppendTokensUntil(dst []Token, text []byte, li *LineInfo, stop int) []Token {
 	ts, te := li.Trim.Start, li.Trim.End
 	if ts >= te {
 		return dst
 	}
+	first := len(dst) // the line's first token; dst may hold other lines'
 	out := dst
 	switch li.Kind {
 	case Preamble:
@@ -60,9 +70,9 @@ func AppendTokens(dst []Token, text []byte, li *LineInfo) []Token {
 		out = append(out, Token{Kind: TokPrefix, Span: Span{ts, ts + 1}})
 		// A comment is text, but metadata in it is still read (reference), so
 		// its key=value pairs are tokens too.
-		return tokenizeRest(text, out, li.Content, te, TokComment)
+		return tokenizeRest(text, out, first, li.Content, te, TokComment, stop)
 	case Unknown, Continuation, Empty:
-		return tokenizeRest(text, out, ts, te, TokText)
+		return tokenizeRest(text, out, first, ts, te, TokText, stop)
 	}
 	prefixEnd := ts + len(li.Kind.Prefix())
 	out = append(out, Token{Kind: TokPrefix, Span: Span{ts, prefixEnd}})
@@ -71,40 +81,72 @@ func AppendTokens(dst []Token, text []byte, li *LineInfo) []Token {
 		out = append(out, Token{Kind: TokName, Span: li.Name})
 		from = li.Name.End
 	}
-	return tokenizeRest(text, out, from, te, TokText)
+	return tokenizeRest(text, out, first, from, te, TokText, stop)
 }
 
 // tokenizeRest tokenizes text[from:to] as a sequence of key=value pairs,
-// markers, arrows and free text.
-func tokenizeRest(text []byte, out []Token, from, to int, textKind TokenKind) []Token {
+// markers, arrows and free text, appending to out, whose tokens from first
+// on are the line's. It stops before the first token that starts at or
+// after stop. Every byte is read a bounded number of times, whatever the
+// line holds.
+func tokenizeRest(text []byte, out []Token, first, from, to int, textKind TokenKind, stop int) []Token {
 	t := text[:to]
 	afterArrow := false
+	closing := -2 // the next ']' at or after i once looked for; -1: none in the rest of the line
+	lastRun := func() bool { n := len(out); return n > first && out[n-1].Kind == textKind }
 	for i := skipSpace(t, from); i < to; i = skipSpace(t, i) {
+		// Past stop only a word that extends the run of text before it is
+		// read; anything that would start a token ends the work.
+		past := i >= stop
+		if past && !lastRun() {
+			return out
+		}
 		switch {
 		case bytes.HasPrefix(t[i:], arrow):
+			if past {
+				return out
+			}
 			out = append(out, Token{Kind: TokArrow, Span: Span{i, i + len(arrow)}})
 			i += len(arrow)
 			afterArrow = true
 			continue
 		case afterArrow && t[i] == '[':
 			afterArrow = false
-			if e := bytes.IndexByte(t[i:], ']'); e > 0 && !bytes.HasPrefix(t[i:], []byte("[redacted:")) {
-				out = append(out, Token{Kind: TokStatus, Span: Span{i, i + e + 1}})
-				i += e + 1
+			if closing != -1 && closing < i {
+				closing = -1
+				if e := bytes.IndexByte(t[i:], ']'); e >= 0 {
+					closing = i + e
+				}
+			}
+			if closing > i && !bytes.HasPrefix(t[i:], []byte("[redacted:")) {
+				if past {
+					return out
+				}
+				out = append(out, Token{Kind: TokStatus, Span: Span{i, closing + 1}})
+				i = closing + 1
 				continue
 			}
 		case t[i] == '-' && i+1 < to && t[i+1] == '>' && (i+2 == to || t[i+2] == ' ' || t[i+2] == '\t'):
+			if past {
+				return out
+			}
 			out = append(out, Token{Kind: TokArrow, Span: Span{i, i + 2}})
 			i += 2
 			continue
 		}
 		afterArrow = false
 		if e, ok := markerAt(t, i); ok {
+			if past {
+				return out
+			}
 			out = append(out, Token{Kind: TokMarker, Span: Span{i, e}})
 			i = e
 			continue
 		}
 		if ks, ke, ok := keyAt(t, i); ok {
+			if past {
+				return out
+			}
 			out = append(out,
 				Token{Kind: TokKey, Span: Span{ks, ke}},
 				Token{Kind: TokEquals, Span: Span{ke, ke + 1}})
@@ -125,11 +167,15 @@ func tokenizeRest(text []byte, out []Token, from, to int, textKind TokenKind) []
 		if e == i {
 			e = i + 1
 		}
-		if bytes.Equal(t[i:e], []byte("interrupted")) {
+		switch {
+		case bytes.Equal(t[i:e], []byte("interrupted")):
+			if past {
+				return out
+			}
 			out = append(out, Token{Kind: TokFlag, Span: Span{i, e}})
-		} else if n := len(out); n > 0 && out[n-1].Kind == textKind {
-			out[n-1].Span.End = e // one token per run of words
-		} else {
+		case lastRun():
+			out[len(out)-1].Span.End = e // one token per run of words
+		default:
 			out = append(out, Token{Kind: textKind, Span: Span{i, e}})
 		}
 		i = e
@@ -252,14 +298,12 @@ func jsonEnd(t []byte, i, to int) (int, bool) {
 func markerAt(t []byte, i int) (int, bool) {
 	switch t[i] {
 	case '@':
-		if bytes.HasPrefix(t[i:], blobMarker) {
-			if m := BlobMarkers(t[i:]); len(m) > 0 && m[0].Marker.Start == 0 {
-				return i + m[0].Marker.End, true
-			}
+		if m, ok := blobMarkerAt(t, i); ok {
+			return m.Marker.End, true
 		}
 	case '[', '<':
-		if m := RedactionMarkers(t[i:min(len(t), i+256)]); len(m) > 0 && m[0].Span.Start == 0 {
-			return i + m[0].Span.End, true
+		if m, ok := redactionMarkerAt(t, i); ok {
+			return m.Span.End, true
 		}
 	}
 	return 0, false

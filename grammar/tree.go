@@ -635,16 +635,31 @@ func (t *Tree) Body() iter.Seq[Line] { return t.LinesFrom(t.region.BodyStart) }
 // the tree's memory and must not be modified.
 func (t *Tree) Text(l Line) []byte { return t.Slice(l.Start, l.End) }
 
-// Info re-scans line n and returns everything the scanner knows about it,
-// with offsets relative to the line start, and the line's text.
+// Info returns what the scanner found on line n, with offsets relative to
+// the line start, and the line's text: kind, flags, bounds, name, arrow,
+// result, and of the metadata the id=, step= and ts= values the tree keeps
+// (ScanLine finds the other keys). It reads the line's text only for its
+// leading whitespace, so a request about a point in a long line need not
+// read all of it.
 func (t *Tree) Info(n int) (LineInfo, []byte) {
 	l := t.Line(n)
 	text := t.Text(l)
-	var li LineInfo
-	scanDocLine(text, n == 0, &li)
-	if !l.Kind.IsBody() {
-		li = LineInfo{Kind: l.Kind, Trim: li.Trim, Content: li.Trim.Start, Flags: li.Flags}
+	from := 0
+	if l.Num == 0 && bytes.HasPrefix(text, bom) {
+		from = len(bom)
 	}
+	rel := func(s Span) Span { return s.Shift(-l.Start) }
+	li := LineInfo{Kind: l.Kind, Flags: l.Flags &^ FlagCR, Trim: Span{skipSpace(text, from), l.TrimEnd - l.Start}}
+	if li.Trim.Start > li.Trim.End { // a blank line
+		li.Trim.Start = li.Trim.End
+	}
+	if !l.Kind.IsBody() {
+		li.Content = li.Trim.Start
+		return li, text
+	}
+	li.Content = l.Content - l.Start
+	li.Name, li.Arrow, li.Result = rel(l.Name), rel(l.Arrow), rel(l.Result)
+	li.Meta[KeyID], li.Meta[KeyStep], li.Meta[KeyTS] = rel(l.ID), rel(l.Step), rel(l.TS)
 	return li, text
 }
 
@@ -782,49 +797,49 @@ func (t *Tree) replaceChunks(a, b int, fresh []*Chunk) ([]*Page, Diff) {
 // EditorLineCount counts lines as editors do: a lone CR also ends a line.
 func (t *Tree) EditorLineCount() int { return t.LineCount() + t.total().crs }
 
-// editorLine maps an editor line to the parser line that holds it and how
-// many lone CRs precede it within that line.
-func (t *Tree) editorLine(el int) (int, int) {
+// editorLine maps an editor line to the parser line that holds it: its
+// chunk, what precedes the chunk, its index in the chunk, and how many lone
+// CRs precede the editor line within it.
+func (t *Tree) editorLine(el int) (c *Chunk, at pos, li, cr int) {
 	if t.total().crs == 0 {
-		return el, 0
+		n := max(0, min(el, t.LineCount()-1))
+		c, at = t.chunk(t.chunkOfLine(n))
+		return c, at, n - at.lines, 0
 	}
 	el = max(0, min(el, t.EditorLineCount()-1))
-	c, at := t.chunk(min(t.chunkWhere(el, byEditorLines), t.ChunkCount()-1))
+	c, at = t.chunk(min(t.chunkWhere(el, byEditorLines), t.ChunkCount()-1))
 	rem := el - at.lines - at.crs
 	for li := range c.lines {
-		n := int(c.lines[li].loneC)
-		if n == 255 {
-			n = bytes.Count(c.text[c.lines[li].off:c.lines[li].off+c.lines[li].len], []byte{'\r'})
-		}
+		n := c.crCount(li)
 		if rem <= n {
-			return at.lines + li, rem
+			return c, at, li, rem
 		}
 		rem -= n + 1
 	}
-	return at.lines + len(c.lines) - 1, 0
+	return c, at, len(c.lines) - 1, 0
 }
 
 // EditorLineStart returns the offset of the first byte of editor line el.
 func (t *Tree) EditorLineStart(el int) int {
-	n, cr := t.editorLine(el)
-	l := t.Line(n)
+	c, at, li, cr := t.editorLine(el)
+	start := at.bytes + int(c.lines[li].off)
 	if cr == 0 {
-		return l.Start
+		return start
 	}
-	return nthCR(t.Text(l), cr) + 1 + l.Start
+	return start + int(c.loneCRs(li)[cr-1]) + 1
 }
 
 // EditorLineEnd returns where the text of editor line el ends.
 func (t *Tree) EditorLineEnd(el int) int {
-	n, cr := t.editorLine(el)
-	l := t.Line(n)
-	if l.Flags&FlagLoneCR == 0 {
-		return l.End
+	c, at, li, cr := t.editorLine(el)
+	s := &c.lines[li]
+	start := at.bytes + int(s.off)
+	if s.loneC > 0 {
+		if crs := c.loneCRs(li); cr < len(crs) {
+			return start + int(crs[cr])
+		}
 	}
-	if i := nthCR(t.Text(l), cr+1); i >= 0 {
-		return l.Start + i
-	}
-	return l.End
+	return start + int(s.len)
 }
 
 // EditorLineAt returns the editor line holding byte offset off.
@@ -835,30 +850,59 @@ func (t *Tree) EditorLineAt(off int) int {
 		return n // no lone CR: editor lines are the parser's lines
 	}
 	c, at := t.chunk(t.chunkOfLine(n))
+	li := n - at.lines
 	el := n + at.crs
-	for li := 0; li < n-at.lines; li++ {
-		if c.lines[li].loneC > 0 {
-			el += bytes.Count(c.text[c.lines[li].off:c.lines[li].off+c.lines[li].len], []byte{'\r'})
-		}
+	for k := range li {
+		el += c.crCount(k)
 	}
-	l := t.Line(n)
-	if l.Flags&FlagLoneCR != 0 && off > l.Start {
-		el += bytes.Count(t.Slice(l.Start, min(off, l.End)), []byte{'\r'})
+	if s := &c.lines[li]; s.loneC > 0 {
+		rel := off - at.bytes - int(s.off)
+		crs := c.loneCRs(li)
+		el += sort.Search(len(crs), func(i int) bool { return int(crs[i]) >= rel })
 	}
 	return el
 }
 
-// nthCR returns the offset of the n-th (1-based) CR in b, or -1.
-func nthCR(b []byte, n int) int {
-	off := 0
-	for ; n > 0; n-- {
-		i := bytes.IndexByte(b[off:], '\r')
-		if i < 0 {
-			return -1
-		}
-		off += i + 1
+// crCount is the number of lone CRs in the chunk's line li.
+func (c *Chunk) crCount(li int) int {
+	n := int(c.lines[li].loneC)
+	if n == 255 { // saturated: count them
+		n = len(c.loneCRs(li))
 	}
-	return off - 1
+	return n
+}
+
+type loneCRsKey struct{}
+
+// loneCRs returns where the lone CRs of the chunk's line li are, relative
+// to the line's start. The offsets of every line of the chunk are found
+// once and memoized on it, so that mapping an offset in a line with many
+// lone CRs to its editor line is a binary search, not a count.
+func (c *Chunk) loneCRs(li int) []uint32 {
+	if c.lines[li].loneC == 0 {
+		return nil
+	}
+	byLine := c.Memo(loneCRsKey{}, func() any {
+		m := map[int32][]uint32{}
+		for i, s := range c.lines {
+			if s.loneC == 0 {
+				continue
+			}
+			text := c.text[s.off : s.off+s.len]
+			offs := make([]uint32, 0, min(int(s.loneC), 255))
+			for off := 0; ; {
+				k := bytes.IndexByte(text[off:], '\r')
+				if k < 0 {
+					break
+				}
+				offs = append(offs, uint32(off+k))
+				off += k + 1
+			}
+			m[int32(i)] = offs
+		}
+		return m
+	}).(map[int32][]uint32)
+	return byLine[int32(li)]
 }
 
 // SetChunkLimitsForTest makes chunks at most lines lines and about size
