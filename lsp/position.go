@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"encoding/binary"
+	"sort"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
@@ -101,17 +102,34 @@ func (m Mapper) Positions() *PositionCache { return &PositionCache{m: m} }
 // Mapper does, for answers with thousands of ranges. Finding the line of
 // an offset is most of a conversion, and the offsets of such an answer come
 // in runs on a few lines (a symbol's range and its name, then the next
-// symbol's), so it keeps the last lines it found. Not for concurrent use.
+// symbol's), so it keeps the last lines it found. Within a line it keeps
+// where the last column was found, and a mark every few kilobytes, so that
+// an answer with many ranges on one long line reads that line once in all
+// (in offset order) and at most a few kilobytes per conversion (in any
+// order), where converting each offset alone would read the line up to it.
+// Not for concurrent use.
 type PositionCache struct {
-	m     Mapper
-	lines [2]cachedLine // the most recently used first
+	m      Mapper
+	lines  [2]cachedLine // the most recently used first
+	walked int           // bytes decoded to count columns, for tests
 }
 
 type cachedLine struct {
 	num, start, end int    // editor line, where its text starts and ends
 	text            []byte // the line's text, once a column needed it
 	ok              bool
+	// marks are columns already counted, in offset order: marks[0] is the
+	// line start, then one every columnMarkBytes at most.
+	marks  []columnMark
+	cursor columnMark // the column found last
 }
+
+// columnMark is the column of a byte offset within a line.
+type columnMark struct{ off, col int }
+
+// columnMarkBytes is how far apart a line's column marks are: the most a
+// conversion reads of a line whose columns are already marked.
+const columnMarkBytes = 4096
 
 // Position returns Mapper.Position(off).
 func (c *PositionCache) Position(off int) protocol.Position {
@@ -125,9 +143,39 @@ func (c *PositionCache) Position(off int) protocol.Position {
 	}
 	if l.text == nil {
 		l.text = c.m.Text.Slice(l.start, l.end)
+		l.marks = append(l.marks[:0], columnMark{})
 	}
-	col, _ := c.m.walk(l.text, off-l.start, -1)
-	return protocol.Position{Line: uint32(l.num), Character: uint32(col)}
+	return protocol.Position{Line: uint32(l.num), Character: uint32(c.column(l, off-l.start))}
+}
+
+// column counts the columns of l.text[:rel], from the closest column
+// already known before rel: the cursor or a mark. Past the last mark it
+// leaves new marks as it goes.
+func (c *PositionCache) column(l *cachedLine, rel int) int {
+	i := sort.Search(len(l.marks), func(i int) bool { return l.marks[i].off > rel }) - 1
+	from := l.marks[i]
+	if l.cursor.off <= rel && l.cursor.off > from.off {
+		from = l.cursor
+	}
+	onEdge := i == len(l.marks)-1 // walking past the last mark: mark the way
+	for from.off < rel {
+		step := rel - from.off
+		if onEdge {
+			// Stop at the next mark's place.
+			step = min(step, l.marks[len(l.marks)-1].off+columnMarkBytes-from.off)
+		}
+		units, n := c.m.walk(l.text[from.off:], step, -1)
+		c.walked += n
+		if n == 0 {
+			break // rel is inside a character: round down
+		}
+		from = columnMark{off: from.off + n, col: from.col + units}
+		if onEdge && from.off >= l.marks[len(l.marks)-1].off+columnMarkBytes-utf8.UTFMax {
+			l.marks = append(l.marks, from)
+		}
+	}
+	l.cursor = from
+	return from.col
 }
 
 // Range returns Mapper.Range(start, end).

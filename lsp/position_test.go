@@ -243,3 +243,74 @@ func checkPositionCache(t *testing.T, b []byte, seed uint64) {
 		}
 	}
 }
+
+// longLineText is text of about n bytes in a few long lines, of every
+// width of character, with lone CRs.
+func longLineText(r *rand.Rand, n int) []byte {
+	pieces := []string{"a", "Z", " ", "key=value ", "\t", "é", "→", "😀", "漢字", "\xff", "\xe2\x86"}
+	var b []byte
+	for len(b) < n {
+		if r.IntN(5000) == 0 {
+			b = append(b, []string{"\n", "\r", "\r\n"}[r.IntN(3)]...)
+		}
+		b = append(b, pieces[r.IntN(len(pieces))]...)
+	}
+	return b
+}
+
+// On long lines the cache's column marks give the Mapper's positions, in
+// runs, after jumps back, and in any order.
+func TestPositionCacheLongLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	b := longLineText(r, 200<<10)
+	text := newPlainText(b)
+	for _, m := range []Mapper{{text, UTF16}, {text, UTF8}} {
+		c := m.Positions()
+		off := 0
+		for range 3000 {
+			switch r.IntN(6) {
+			case 0:
+				off = r.IntN(len(b) + 1)
+			case 1:
+				off -= r.IntN(20000)
+			default:
+				off += r.IntN(300)
+			}
+			if got, want := c.Position(off), m.Position(off); got != want {
+				t.Fatalf("enc %v: PositionCache.Position(%d) = %v, Mapper says %v", m.Encoding, off, got, want)
+			}
+		}
+	}
+}
+
+// Converting the offsets of many ranges on one long line reads the line
+// once when they come in order, and at most a few kilobytes each in any
+// order: never the line up to each offset (issue 18: semantic tokens on a
+// long line were quadratic).
+func TestPositionCacheReadsALineOnce(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var b []byte
+	for len(b) < 1<<20 {
+		b = append(b, []string{"a", "é", "→", "😀", "漢", " "}[r.IntN(6)]...)
+	}
+	line := len(b)
+	b = append(b, "\nnext line"...)
+	m := Mapper{newPlainText(b), UTF16}
+	c := m.Positions()
+	for off := 0; off <= line; off += 3 {
+		c.Position(off)
+		if c.walked > off+utf8.UTFMax {
+			t.Fatalf("in order: %d bytes decoded to reach byte %d of a line", c.walked, off)
+		}
+	}
+	c = m.Positions()
+	c.Position(line) // marks the line
+	c.walked = 0
+	const lookups = 2000
+	for i := range lookups {
+		c.Position(r.IntN(line + 1))
+		if limit := (i + 1) * (columnMarkBytes + utf8.UTFMax); c.walked > limit {
+			t.Fatalf("in any order: %d bytes decoded for %d conversions (at most %d)", c.walked, i+1, limit)
+		}
+	}
+}
