@@ -300,7 +300,7 @@ func TestStatusModifiers(t *testing.T) {
 	src := "---\nid: x\n---\no: id=a → [ok] fine\no: id=b → [error] boom interrupted\nt!:R id=c → [running]\nx:E id=d → [done]\no: id=e → [selected: x]\n"
 	tr := grammar.Parse([]byte(src))
 	got := map[string]SemanticModifier{}
-	for tok := range SemanticTokens(tr, 0, tr.LineCount()) {
+	for tok := range SemanticTokens(tr, 0, tr.Len()) {
 		if tok.Type == SemEnumMember || tok.Type == SemKeyword && tok.Mods != 0 {
 			got[src[tok.Span.Start:tok.Span.End]] = tok.Mods
 		}

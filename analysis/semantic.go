@@ -76,24 +76,37 @@ type SemanticToken struct {
 var idKeys = map[string]bool{"id": true, "parent": true, "parent_full": true, "uuid": true, "id_full": true,
 	"tid": true, "span": true, "message_id": true, "session": true}
 
-// SemanticTokens yields the tokens of lines [from, to) in order. Free text
-// (messages, results) gets none: it keeps the editor's default colour.
-func SemanticTokens(t *grammar.Tree, from, to int) iter.Seq[SemanticToken] {
+// SemanticTokens yields in order the tokens that overlap bytes [start,
+// end) (the token at start, for an empty range). Free text (messages,
+// results) gets none: it keeps the editor's default colour. It reads the
+// lines the range touches, and of the last only as far as the range: a
+// request about the start of a long line does not tokenize all of it.
+func SemanticTokens(t *grammar.Tree, start, end int) iter.Seq[SemanticToken] {
+	end = max(end, start+1)
 	return func(yield func(SemanticToken) bool) {
-		for l := range t.LinesFrom(from) {
-			if l.Num >= to {
+		var toks []grammar.Token
+		for l := range t.LinesFrom(t.LineAt(start)) {
+			if l.Start >= end {
 				return
 			}
 			if l.Kind == grammar.Empty || l.Kind == grammar.Continuation || l.Kind == grammar.Unknown {
 				continue
 			}
 			li, text := t.Info(l.Num)
-			for _, tok := range grammar.Tokenize(text, &li) {
+			toks = grammar.AppendTokensUntil(toks[:0], text, &li, end-l.Start)
+			for _, tok := range toks {
+				span := grammar.Span{Start: l.Start + tok.Span.Start, End: l.Start + tok.Span.End}
+				if span.End <= start {
+					continue
+				}
+				if span.Start >= end {
+					return
+				}
 				typ, mods, ok := classifyToken(l, &li, text, tok)
 				if !ok {
 					continue
 				}
-				if !yield(SemanticToken{Line: l.Num, Span: tok.Span.Shift(l.Start), Type: typ, Mods: mods}) {
+				if !yield(SemanticToken{Line: l.Num, Span: span, Type: typ, Mods: mods}) {
 					return
 				}
 			}
