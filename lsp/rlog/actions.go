@@ -134,41 +134,63 @@ func diagCode(d protocol.Diagnostic) string {
 // quickFixes matches the client's diagnostics with the document's findings
 // (same code and range) and turns their fixes into edits. One fix that
 // answers several diagnostics (renumbering answers every W004) is one
-// action listing them all.
+// action listing them all. The findings are the document's diagnostics
+// (its analysis, brought to this version); each one of a code the client
+// asks about is mapped once, in document order, so the matching costs no
+// more than publishing them did.
 func quickFixes(dc *docCtx, diags []protocol.Diagnostic) []codeAction {
 	t := dc.Doc.Text.Tree
-	findings := analysis.Check(t, analysisConfig(dc.Settings))
+	asked := map[string]bool{}
+	for _, d := range diags {
+		if code := diagCode(d); code != "" && (d.Source == "" || d.Source == "rlog-ls") {
+			asked[code] = true
+		}
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	findings, _, _ := dc.Doc.Text.findings(analysisConfig(dc.Settings), -1)
+	type where struct {
+		code string
+		rng  protocol.Range
+	}
+	byRange := map[where]analysis.Finding{}
+	positions := dc.Mapper.Positions()
+	for _, f := range findings {
+		if !asked[f.Code] {
+			continue
+		}
+		w := where{f.Code, positions.Range(f.Span.Start, f.Span.End)}
+		if _, dup := byRange[w]; !dup {
+			byRange[w] = f
+		}
+	}
 	name := documentName(dc.Doc.URI)
 	var out []codeAction
 	index := map[string]int{} // title -> action, to merge
 	for _, d := range diags {
-		code := diagCode(d)
-		if d.Source != "" && d.Source != "rlog-ls" || code == "" {
+		f, ok := byRange[where{diagCode(d), d.Range}]
+		if !ok || d.Source != "" && d.Source != "rlog-ls" {
 			continue
 		}
-		for _, f := range findings {
-			if f.Code != code || dc.Mapper.Range(f.Span.Start, f.Span.End) != d.Range {
+		for _, fix := range analysis.Fixes(t, f, name) {
+			if i, ok := index[fix.Title]; ok {
+				out[i].Diagnostics = append(out[i].Diagnostics, d)
 				continue
 			}
-			for _, fix := range analysis.Fixes(t, f, name) {
-				if i, ok := index[fix.Title]; ok {
-					out[i].Diagnostics = append(out[i].Diagnostics, d)
-					continue
-				}
-				edits := make([]protocol.TextEdit, 0, len(fix.Edits))
-				for _, e := range fix.Edits {
-					edits = append(edits, protocol.TextEdit{Range: dc.Mapper.Range(e.Start, e.End), NewText: e.NewText})
-				}
-				index[fix.Title] = len(out)
-				out = append(out, codeAction{
-					Title:       fix.Title,
-					Kind:        protocol.QuickFix,
-					Diagnostics: []protocol.Diagnostic{d},
-					IsPreferred: fix.Preferred,
-					Edit:        &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{dc.Doc.URI: edits}},
-				})
+			edits := make([]protocol.TextEdit, 0, len(fix.Edits))
+			editPositions := dc.Mapper.Positions() // a fix's edits are sorted
+			for _, e := range fix.Edits {
+				edits = append(edits, protocol.TextEdit{Range: editPositions.Range(e.Start, e.End), NewText: e.NewText})
 			}
-			break
+			index[fix.Title] = len(out)
+			out = append(out, codeAction{
+				Title:       fix.Title,
+				Kind:        protocol.QuickFix,
+				Diagnostics: []protocol.Diagnostic{d},
+				IsPreferred: fix.Preferred,
+				Edit:        &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{dc.Doc.URI: edits}},
+			})
 		}
 	}
 	return out

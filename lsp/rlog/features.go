@@ -243,23 +243,25 @@ func occurrencesAt(dc *docCtx, pos protocol.Position) []analysis.Occurrence {
 
 func references(_ context.Context, dc *docCtx, p *protocol.ReferenceParams) (any, error) {
 	out := []protocol.Location{}
+	positions := dc.Mapper.Positions() // occurrences come in document order
 	for _, o := range occurrencesAt(dc, p.Position) {
 		if o.Def && !p.Context.IncludeDeclaration {
 			continue
 		}
-		out = append(out, protocol.Location{URI: dc.Doc.URI, Range: dc.Mapper.Range(o.Span.Start, o.Span.End)})
+		out = append(out, protocol.Location{URI: dc.Doc.URI, Range: positions.Range(o.Span.Start, o.Span.End)})
 	}
 	return out, nil
 }
 
 func highlight(_ context.Context, dc *docCtx, p *protocol.DocumentHighlightParams) (any, error) {
 	out := []protocol.DocumentHighlight{}
+	positions := dc.Mapper.Positions()
 	for _, o := range occurrencesAt(dc, p.Position) {
 		kind := protocol.DocumentHighlightKindRead
 		if o.Def {
 			kind = protocol.DocumentHighlightKindWrite
 		}
-		out = append(out, protocol.DocumentHighlight{Range: dc.Mapper.Range(o.Span.Start, o.Span.End), Kind: kind})
+		out = append(out, protocol.DocumentHighlight{Range: positions.Range(o.Span.Start, o.Span.End), Kind: kind})
 	}
 	return out, nil
 }
