@@ -311,3 +311,40 @@ func TestStatusModifiers(t *testing.T) {
 		t.Fatalf("%v, want %v", got, want)
 	}
 }
+
+// Hover and RefAt read a line's tokens only up to the offset asked about;
+// they answer as when every token of the line is read, at every offset of
+// lines with every kind of token.
+func TestHoverReadsTokensUpToTheOffset(t *testing.T) {
+	tr, _ := sampleTree(t)
+	docs := []*grammar.Tree{tr}
+	r := rand.New(rand.NewPCG(31, 32))
+	pieces := []string{"u: ", "t!:Read ", "o: ", "x:E ", "# ", "id=c1 ", "parent=abcdef12 ", "uuid=\"abcdef12-3\" ", "id_full=x ", "k=v ", `q="a b" `,
+		"ts=2025-12-19T20:29:02Z ", "→ ", "→ [ok] ", "→ [running] ", "-> ", "interrupted ", "word ", "😀", "@blob sha256=abcdef ", "[redacted:key] ",
+		"<REDACTED:x> ", "tokens_in=5 ", "step=2 ", "input={\"a\":1} ", "summary=\"s\" ", "\t", " "}
+	for range 40 {
+		var b strings.Builder
+		b.WriteString("---\nid: s\n---\nt!:Read id=c1 → [running]\no: id=c1 → [ok]\nu: hi id=abcdef12\n")
+		for range 8 {
+			for range r.IntN(12) {
+				b.WriteString(pieces[r.IntN(len(pieces))])
+			}
+			b.WriteString("\n")
+		}
+		docs = append(docs, grammar.Parse([]byte(b.String())))
+	}
+	for _, tr := range docs {
+		for off := 0; off <= tr.Len(); off++ {
+			got, gotOK := Hover(tr, off)
+			want, wantOK := hover(tr, off, true)
+			if gotOK != wantOK || got != want {
+				t.Fatalf("offset %d of %q: Hover %v %+v, reading the whole line %v %+v", off, tr.Bytes(), gotOK, got, wantOK, want)
+			}
+			ref, refOK := RefAt(tr, off)
+			wantRef, wantRefOK := refAt(tr, off, true)
+			if refOK != wantRefOK || ref != wantRef {
+				t.Fatalf("offset %d of %q: RefAt %v %+v, reading the whole line %v %+v", off, tr.Bytes(), refOK, ref, wantRefOK, wantRef)
+			}
+		}
+	}
+}

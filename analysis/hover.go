@@ -18,13 +18,22 @@ type HoverInfo struct {
 }
 
 // Hover explains the token at byte offset off: a line prefix, a metadata key
-// or value, the result, a header field, or a marker.
-func Hover(t *grammar.Tree, off int) (HoverInfo, bool) {
+// or value, the result, a header field, or a marker. Of a long line it
+// reads the tokens up to off, and what explaining its token needs.
+func Hover(t *grammar.Tree, off int) (HoverInfo, bool) { return hover(t, off, false) }
+
+// hover is Hover; with wholeLine it tokenizes all of the line (what Hover
+// must answer the same as).
+func hover(t *grammar.Tree, off int, wholeLine bool) (HoverInfo, bool) {
 	n := t.LineAt(off)
 	l := t.Line(n)
 	li, text := t.Info(n)
 	rel := off - l.Start
-	toks := grammar.Tokenize(text, &li)
+	stop := rel + 1
+	if wholeLine {
+		stop = len(text)
+	}
+	toks := grammar.AppendTokensUntil(nil, text, &li, stop)
 	idx := -1
 	for i, tok := range toks {
 		if tok.Span.Start <= rel && rel < tok.Span.End || rel == tok.Span.End && rel > tok.Span.Start && (i+1 == len(toks) || toks[i+1].Span.Start > rel) {
@@ -433,11 +442,12 @@ func (h *hoverer) result() string {
 	if !h.li.Result.Valid() {
 		return "**→** with nothing after it: the line has no result."
 	}
-	res := h.str(h.li.Result)
+	res := h.text[h.li.Result.Start:h.li.Result.End]
 	status := ""
-	if strings.HasPrefix(res, "[") {
-		if e := strings.IndexByte(res, ']'); e > 0 {
-			status = res[:e+1]
+	if bytes.HasPrefix(res, []byte("[")) {
+		// A status is a word or two: look no further for its end.
+		if e := bytes.IndexByte(res[:min(len(res), maxStatusLen)], ']'); e > 0 {
+			status = string(res[:e+1])
 		}
 	}
 	var b strings.Builder
@@ -459,9 +469,12 @@ func (h *hoverer) result() string {
 			b.WriteString(" It never completed in this file.")
 		}
 	}
-	fmt.Fprintf(&b, "\n\n```text\n%s\n```", summarize([]byte(res), 400))
+	fmt.Fprintf(&b, "\n\n```text\n%s\n```", summarize(res, 400))
 	return b.String()
 }
+
+// maxStatusLen bounds how far a result is read for its [status].
+const maxStatusLen = 64
 
 func markerDocs(m string) string {
 	switch {

@@ -32,15 +32,22 @@ type Occurrence struct {
 
 // RefAt returns the symbol at byte offset off, if the cursor is on an id=,
 // parent=, uuid= or id_full= value (or its key).
-func RefAt(t *grammar.Tree, off int) (SymbolRef, bool) {
+func RefAt(t *grammar.Tree, off int) (SymbolRef, bool) { return refAt(t, off, false) }
+
+// refAt is RefAt, which reads the pairs of the line up to off; with
+// wholeLine it reads all of them (what RefAt must answer the same as).
+func refAt(t *grammar.Tree, off int, wholeLine bool) (SymbolRef, bool) {
 	l := t.Line(t.LineAt(off))
 	if !l.Kind.IsBody() {
 		return SymbolRef{}, false
 	}
-	text := t.Text(l)
-	li := grammar.ScanLine(text)
+	li, text := t.Info(l.Num)
 	rel := off - l.Start
-	for _, p := range grammar.Pairs(text, &li) {
+	stop := rel + 1
+	if wholeLine {
+		stop = len(text)
+	}
+	for _, p := range grammar.PairsUntil(text, &li, stop) {
 		if rel < p.Key.Start || rel > p.Value.End || !p.Value.Valid() {
 			continue
 		}

@@ -353,9 +353,13 @@ func headerValueEnd(text []byte, v, te int) int {
 
 // Pairs returns the key=value pairs of a line in order, with values exactly as
 // written (quotes kept). Keys are any word, not just the known metadata keys.
-func Pairs(text []byte, li *LineInfo) []Pair {
+func Pairs(text []byte, li *LineInfo) []Pair { return PairsUntil(text, li, len(text)) }
+
+// PairsUntil is Pairs as far as the pairs whose key starts before byte
+// stop (see AppendTokensUntil).
+func PairsUntil(text []byte, li *LineInfo, stop int) []Pair {
 	var out []Pair
-	toks := Tokenize(text, li)
+	toks := AppendTokensUntil(nil, text, li, stop)
 	for i, tok := range toks {
 		if tok.Kind != TokKey {
 			continue
