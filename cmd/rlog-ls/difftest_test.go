@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -121,7 +120,11 @@ func builtBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "rlog-ls")
-		goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = err
+			return
+		}
 		if out, err := exec.Command(goTool, "build", "-o", binPath, ".").CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
