@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -102,6 +103,8 @@ type session struct {
 	noiseID  int
 	// applied is a log of the quick fixes applied, for the report.
 	applied []string
+	// lastPublished is the edited document's last diagnostics waited for.
+	lastPublished lsptest.Published
 }
 
 // start initializes a server as the script says and opens its document.
@@ -209,8 +212,47 @@ func (ss *session) change(versions [][]Edit) *Divergence {
 		ss.counts.Versions++
 		ss.counts.Edits += len(edits)
 	}
-	ss.c.WaitDiagnostics(editedURI, lsptest.AtVersion(ss.version))
+	if _, ok := ss.editedPublished(); !ok {
+		return ss.diverged("diagnostics", fmt.Sprintf("no diagnostics for version %d after %v", ss.version, lsptest.WaitLimit))
+	}
 	return nil
+}
+
+// editedPublished is the edited document's diagnostics for its current
+// version, kept once they came (the client forgets the frames it has
+// read after each comparison).
+func (ss *session) editedPublished() (lsptest.Published, bool) {
+	if p := ss.lastPublished; p.Version != nil && *p.Version == ss.version {
+		return p, true
+	}
+	p, ok := ss.waitPublished(editedURI, ss.version)
+	if ok {
+		ss.lastPublished = p
+	}
+	return p, ok
+}
+
+// waitPublished waits for the diagnostics of uri at version, and returns
+// the last publish for it; false if none came within lsptest.WaitLimit (a
+// hang, which the harness reports rather than dies of).
+func (ss *session) waitPublished(uri protocol.DocumentURI, version int32) (lsptest.Published, bool) {
+	deadline := time.Now().Add(lsptest.WaitLimit)
+	for pause := 50 * time.Microsecond; ; pause = min(2*pause, 20*time.Millisecond) {
+		var last lsptest.Published
+		found := false
+		for _, p := range ss.c.Diagnostics(uri) {
+			if p.Version != nil && *p.Version == version {
+				last, found = p, true
+			}
+		}
+		if found {
+			return last, true
+		}
+		if time.Now().After(deadline) {
+			return lsptest.Published{}, false
+		}
+		time.Sleep(pause)
+	}
 }
 
 // noise sends requests and cancels each at once.
@@ -259,19 +301,6 @@ func (ss *session) site(i int, spec SiteSpec, diags []protocol.Diagnostic) *Site
 	return s
 }
 
-// published is the last publish of the edited document's diagnostics for
-// the current version.
-func (ss *session) published(uri protocol.DocumentURI, version int32) lsptest.Published {
-	ss.c.WaitDiagnostics(uri, lsptest.AtVersion(version))
-	var last lsptest.Published
-	for _, p := range ss.c.Diagnostics(uri) {
-		if p.Version != nil && *p.Version == version {
-			last = p
-		}
-	}
-	return last
-}
-
 // compare opens a fresh copy of the text and compares everything.
 func (ss *session) compare(cmp *Compare) *Divergence {
 	defer ss.c.ForgetFrames()
@@ -284,9 +313,15 @@ func (ss *session) compare(cmp *Compare) *Divergence {
 		return len(cmp.Probes) == 0 || contains1(cmp.Probes, name)
 	}
 
-	edited := ss.published(editedURI, ss.version)
+	edited, ok := ss.editedPublished()
+	if !ok {
+		return ss.diverged("diagnostics", fmt.Sprintf("no diagnostics for version %d after %v", ss.version, lsptest.WaitLimit))
+	}
 	if wanted("diagnostics") || wanted("check") {
-		freshDiags := ss.published(fresh, 1)
+		freshDiags, ok := ss.waitPublished(fresh, 1)
+		if !ok {
+			return ss.diverged("diagnostics", fmt.Sprintf("no diagnostics for a fresh open after %v", lsptest.WaitLimit))
+		}
 		ss.counts.Comparisons++
 		if d := sameJSON(rawField(edited.Raw, "diagnostics"), rawField(freshDiags.Raw, "diagnostics"), fresh); d != "" {
 			return ss.diverged("diagnostics", d)

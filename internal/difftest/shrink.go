@@ -2,6 +2,9 @@ package difftest
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -16,13 +19,23 @@ func Shrink(t testing.TB, o Options, s *Script, d *Divergence, budget time.Durat
 	deadline := time.Now().Add(budget)
 	best, bestD := clone(s), d
 	best.Steps = best.Steps[:d.Step+1]
-	// fails reports whether candidate c still diverges in d's probe.
+	// fails reports whether candidate c still diverges in d's probe. One
+	// that diverges in another probe is another finding: it is saved.
+	others := 0
 	fails := func(c *Script) bool {
 		if time.Now().After(deadline) {
 			return false
 		}
 		_, cd := Run(t, o, c)
-		if cd == nil || cd.Probe != d.Probe {
+		if cd == nil {
+			return false
+		}
+		if cd.Probe != d.Probe {
+			others++
+			path := filepath.Join(os.TempDir(), fmt.Sprintf("difftest-%d-other-%d.json", s.Seed, others))
+			if err := c.Save(path); err == nil {
+				t.Logf("while shrinking, a candidate diverged elsewhere: %v (saved in %s)", cd, path)
+			}
 			return false
 		}
 		best, bestD = c, cd
