@@ -93,7 +93,7 @@ type chunkFoldLines struct {
 	ids   []string
 }
 
-type foldLinesKey struct{}
+type foldLinesKey struct{ notBody int }
 
 // memoizedFolds bounds the fold lines memoized on chunks: those that make
 // the folds of an editor's usual limit (VS Code asks for 5000), with room.
@@ -102,17 +102,14 @@ type foldLinesKey struct{}
 const memoizedFolds = 10000
 
 // chunkFoldLinesOf returns chunk i's fold lines. Without scratch they are
-// memoized on the chunk when all its lines are body lines (as summaryOf
-// does); with it, they are read into scratch, which they overwrite.
+// memoized on the chunk (under notBody, as summaryOf does); with it, they
+// are read into scratch, which they overwrite.
 func chunkFoldLinesOf(t *grammar.Tree, i int, scratch *chunkFoldLines) *chunkFoldLines {
-	c, first, _ := t.ChunkAt(i)
-	if scratch == nil && first >= t.Region().BodyStart {
-		return c.Memo(foldLinesKey{}, func() any {
+	c, _, _ := t.ChunkAt(i)
+	if scratch == nil {
+		return c.Memo(foldLinesKey{notBody(t, i)}, func() any {
 			return foldLinesOf(t, i, &chunkFoldLines{lines: make([]foldLine, 0, c.LineCount())})
 		}).(*chunkFoldLines)
-	}
-	if scratch == nil {
-		scratch = &chunkFoldLines{}
 	}
 	return foldLinesOf(t, i, scratch)
 }

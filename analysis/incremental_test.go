@@ -193,3 +193,27 @@ func TestFindingsFromEqualsFilteredFindings(t *testing.T) {
 		off = next
 	}
 }
+
+// What is computed from the chunk that holds the header is memoized too,
+// under the number of its lines that are not body lines: a request does not
+// read that chunk again (with a long first line, it read a megabyte each
+// time), and when an edit elsewhere moves the end of the header the chunk's
+// results follow.
+func TestHeaderChunkIsMemoized(t *testing.T) {
+	src := []byte("---\nformat: rlog/1\nid: s\nrepo_sha: abc1234\nu: a\nt!:Read id=c1 → [running]\n")
+	tr := grammar.Parse(bytes.Clone(src))
+	if summaryOf(tr, 0) != summaryOf(tr, 0) || &chunkOutline(tr, 0, true)[0] != &chunkOutline(tr, 0, true)[0] ||
+		chunkFoldLinesOf(tr, 0, nil) != chunkFoldLinesOf(tr, 0, nil) {
+		t.Fatal("the header chunk's summary, outline entries or fold lines were computed twice")
+	}
+	// The header is unclosed: it ends at the first body line, so u: a is in
+	// the body. Closing it after u: a moves that line into the header.
+	before := summaryOf(tr, 0).outlineItems
+	closed := tr.Edit(len(src), len(src), []byte("---\n"))
+	if closed.Region() == tr.Region() {
+		t.Fatalf("the edit did not move the header's end: %+v", closed.Region())
+	}
+	if got, want := summaryOf(closed, 0).outlineItems, summarizeChunk(closed, 0).outlineItems; got != want || got == before {
+		t.Fatalf("after the header moved: %d outline items, want %d (before %d)", got, want, before)
+	}
+}

@@ -215,7 +215,7 @@ type outlineEntry struct {
 	before int
 }
 
-type outlineKey struct{}
+type outlineKey struct{ notBody int }
 
 // memoizedOutlineEntries bounds the entries memoized on chunks: those of
 // the default cap, with room. Past it an outline reads the lines each
@@ -224,13 +224,13 @@ type outlineKey struct{}
 const memoizedOutlineEntries = 2 * DefaultOutlineItems
 
 // chunkOutline returns the entries chunk i's lines make, memoized on the
-// chunk if memoize and all its lines are body lines (as summaryOf does):
-// an outline reads only these, not the lines, from its second request on,
-// and after an edit only the chunks the edit made new are read again.
+// chunk if memoize (under notBody, as summaryOf does): an outline reads
+// only these, not the lines, from its second request on, and after an
+// edit only the chunks the edit made new are read again.
 func chunkOutline(t *grammar.Tree, i int, memoize bool) []outlineEntry {
-	c, first, _ := t.ChunkAt(i)
-	if memoize && first >= t.Region().BodyStart {
-		return c.Memo(outlineKey{}, func() any {
+	c, _, _ := t.ChunkAt(i)
+	if memoize {
+		return c.Memo(outlineKey{notBody(t, i)}, func() any {
 			// The summary counts the entries: the memo is allocated once.
 			return outlineEntriesOf(t, i, summaryOf(t, i).outlineItems)
 		}).([]outlineEntry)

@@ -85,17 +85,23 @@ func (ci *chunkID) firstStart() (idMark, bool) {
 	return idMark{}, false
 }
 
-type summaryKey struct{}
+type summaryKey struct{ notBody int }
 
-// summaryOf returns chunk i's summary, memoized on the chunk when all its
-// lines are body lines (a chunk holding header lines depends on where the
-// header ends, which edits elsewhere can change).
+// summaryOf returns chunk i's summary, memoized on the chunk.
 func summaryOf(t *grammar.Tree, i int) *chunkSummary {
+	c, _, _ := t.ChunkAt(i)
+	return c.Memo(summaryKey{notBody(t, i)}, func() any { return summarizeChunk(t, i) }).(*chunkSummary)
+}
+
+// notBody is how many of chunk i's first lines are not body lines (the
+// preamble and the header). What is computed from a chunk's lines alone
+// depends on that too, which an edit elsewhere can change (closing the
+// header), so memos on a chunk are kept under it: the chunk that holds
+// the header, often with the first long lines of the body, is not read
+// again by every request.
+func notBody(t *grammar.Tree, i int) int {
 	c, first, _ := t.ChunkAt(i)
-	if first >= t.Region().BodyStart {
-		return c.Memo(summaryKey{}, func() any { return summarizeChunk(t, i) }).(*chunkSummary)
-	}
-	return summarizeChunk(t, i)
+	return min(max(t.Region().BodyStart-first, 0), c.LineCount())
 }
 
 // lastNonEmptyBefore is the last non-empty body line before line n, or -1:
