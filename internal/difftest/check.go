@@ -1,7 +1,10 @@
 package difftest
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
@@ -26,8 +29,10 @@ var severityNames = map[protocol.DiagnosticSeverity]string{
 
 // compareWithCheck compares the published diagnostics with check's
 // findings for the same text and settings: the same codes, severities,
-// messages and places, in the same order (up to the cap, which check does
-// not have, and whose last entry must count the rest).
+// messages and places (check prints them in line order, the editor gets
+// them in the analysis's order, so they are compared as sets). Under the
+// cap, which check does not have, each one published must be one of
+// check's, and the cap's last entry must count the rest.
 func (ss *session) compareWithCheck(published []protocol.Diagnostic) string {
 	found, err := ss.o.Check(ss.text.Bytes(), ss.settings.DisabledCodes)
 	if err != nil {
@@ -41,44 +46,54 @@ func (ss *session) compareWithCheck(published []protocol.Diagnostic) string {
 			severity: f.Severity, code: f.Code, message: f.Message,
 		})
 	}
-	limit := ss.settings.DiagnosticsMax
-	if limit > 0 && len(want) > limit {
+	capped := false
+	if limit := ss.settings.DiagnosticsMax; limit > 0 && len(want) > limit {
 		if len(published) != limit+1 {
 			return fmt.Sprintf("%d findings and a cap of %d, but %d diagnostics published", len(want), limit, len(published))
 		}
 		note := fmt.Sprintf("%d more diagnostics not shown", len(want)-limit)
-		if last := published[limit].Message; len(last) < len(note) || last[:len(note)] != note {
+		if last := published[limit].Message; !strings.HasPrefix(last, note) {
 			return fmt.Sprintf("the cap's note says %q, want %q…", last, note)
 		}
-		published, want = published[:limit], want[:limit]
+		published, capped = published[:limit], true
 	}
-	if len(published) != len(want) {
-		return fmt.Sprintf("%d diagnostics published, check finds %d%s", len(published), len(want), firstExtra(published, want, ss.text))
-	}
+	got := make([]finding, 0, len(published))
 	for i, d := range published {
 		start, end, err := ss.text.Span(d.Range)
 		if err != nil {
 			return fmt.Sprintf("diagnostic %d: %v", i, err)
 		}
 		code, _ := d.Code.(string)
-		got := finding{start: start, end: end, severity: severityNames[d.Severity], code: code, message: d.Message}
-		if got != want[i] {
-			return fmt.Sprintf("diagnostic %d:\n  published %v\n  check     %v", i, got, want[i])
-		}
+		got = append(got, finding{start: start, end: end, severity: severityNames[d.Severity], code: code, message: d.Message})
 	}
-	return ""
-}
-
-func firstExtra(published []protocol.Diagnostic, want []finding, t *Text) string {
-	for i := range max(len(published), len(want)) {
-		switch {
-		case i >= len(published):
-			return fmt.Sprintf("; first not published: %v", want[i])
-		case i >= len(want):
-			return fmt.Sprintf("; first not found by check: %s %v %q", published[i].Code, published[i].Range, published[i].Message)
+	byPlace := func(a, b finding) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end), cmp.Compare(a.code, b.code),
+			cmp.Compare(a.severity, b.severity), cmp.Compare(a.message, b.message))
+	}
+	slices.SortFunc(got, byPlace)
+	slices.SortFunc(want, byPlace)
+	if capped {
+		// Each one published is one of check's (a multiset: walk both).
+		j := 0
+		for _, g := range got {
+			for j < len(want) && byPlace(want[j], g) < 0 {
+				j++
+			}
+			if j == len(want) || want[j] != g {
+				return fmt.Sprintf("published under the cap, not found by check: %v", g)
+			}
+			j++
 		}
-		if code, _ := published[i].Code.(string); code != want[i].code {
-			return fmt.Sprintf("; first difference at %d: %s %v, check %v", i, code, published[i].Range, want[i])
+		return ""
+	}
+	for i := range max(len(got), len(want)) {
+		switch {
+		case i >= len(got):
+			return fmt.Sprintf("%d diagnostics published, check finds %d; first not published: %v", len(got), len(want), want[i])
+		case i >= len(want):
+			return fmt.Sprintf("%d diagnostics published, check finds %d; first not found by check: %v", len(got), len(want), got[i])
+		case got[i] != want[i]:
+			return fmt.Sprintf("in place order, diagnostic %d:\n  published %v\n  check     %v", i, got[i], want[i])
 		}
 	}
 	return ""
