@@ -73,6 +73,14 @@ var Probes = []Probe{
 		}
 		return map[string]any{"textDocument": textDocument(s), "range": s.Range, "context": map[string]any{"diagnostics": diags}}
 	}, Edits: codeActionEdits},
+	{Name: "completion", Method: protocol.MethodTextDocumentCompletion, Params: func(s *Site) any {
+		return map[string]any{"textDocument": textDocument(s), "position": s.Pos, "context": map[string]any{"triggerKind": 1}}
+	}, Edits: completionEdits},
+	{Name: "prepareRename", Method: protocol.MethodTextDocumentPrepareRename, Params: positionParams},
+	{Name: "rename", Method: protocol.MethodTextDocumentRename, Params: func(s *Site) any {
+		return map[string]any{"textDocument": textDocument(s), "position": s.Pos, "newName": fmt.Sprintf("renamed_%d", s.Index)}
+	}, Edits: renameEdits},
+	{Name: "documentLink", Method: protocol.MethodTextDocumentDocumentLink, PerDocument: true, Params: documentParams},
 }
 
 // ProbeNamed returns the probe called name.
@@ -214,4 +222,34 @@ func codeActionEdits(s *Site, answer json.RawMessage) [][]protocol.TextEdit {
 		}
 	}
 	return out
+}
+
+// completionEdits are each completion item's edit (accepting it).
+func completionEdits(s *Site, answer json.RawMessage) [][]protocol.TextEdit {
+	var list struct {
+		Items []struct {
+			TextEdit *protocol.TextEdit `json:"textEdit"`
+		} `json:"items"`
+	}
+	if json.Unmarshal(answer, &list) != nil {
+		return nil
+	}
+	var out [][]protocol.TextEdit
+	for _, it := range list.Items {
+		if it.TextEdit != nil {
+			out = append(out, []protocol.TextEdit{*it.TextEdit})
+		}
+	}
+	return out
+}
+
+// renameEdits are a rename's edits of this document.
+func renameEdits(s *Site, answer json.RawMessage) [][]protocol.TextEdit {
+	var edit struct {
+		Changes map[protocol.DocumentURI][]protocol.TextEdit `json:"changes"`
+	}
+	if json.Unmarshal(answer, &edit) != nil || len(edit.Changes[s.URI]) == 0 {
+		return nil
+	}
+	return [][]protocol.TextEdit{edit.Changes[s.URI]}
 }

@@ -3,6 +3,7 @@ package difftest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
@@ -419,6 +421,13 @@ func (ss *session) call(method string, params any, uri, target protocol.Document
 	ss.counts.Requests++
 	var res json.RawMessage
 	if err := ss.c.Call(method, p, &res); err != nil {
+		// An error the server means (not renamable here, invalid params)
+		// is an answer, compared like the others; an internal error, or
+		// none in time, is a failure.
+		var werr *jsonrpc2.Error
+		if errors.As(err, &werr) && werr.Code != jsonrpc2.InternalError {
+			return mustJSON(map[string]any{"error": map[string]any{"code": werr.Code, "message": werr.Message}}), nil
+		}
 		return nil, err
 	}
 	if res == nil {
