@@ -132,7 +132,7 @@ func start(t testing.TB, o Options, s *Script) *session {
 	ss.c.Initialize(params)
 	ss.version = 1
 	ss.c.SendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"rlog","version":1,"text":%s}}}`,
-		editedURI, rawJSON(s.Text)))
+		editedURI, lsptest.RawString(s.Text)))
 	ss.counts.Runs = 1
 	return ss
 }
@@ -199,14 +199,14 @@ func (ss *session) change(versions [][]Edit) *Divergence {
 				b.WriteByte(',')
 			}
 			if e.Whole {
-				fmt.Fprintf(&b, `{"text":%s}`, rawJSON(e.Text))
+				fmt.Fprintf(&b, `{"text":%s}`, lsptest.RawString(e.Text))
 				ss.text = NewText([]byte(e.Text), ss.script.UTF8)
 				continue
 			}
 			start := ss.text.Snap(e.Start)
 			end := max(start, ss.text.Snap(e.End))
 			r, _ := json.Marshal(ss.text.Range(start, end))
-			fmt.Fprintf(&b, `{"range":%s,"text":%s}`, r, rawJSON(e.Text))
+			fmt.Fprintf(&b, `{"range":%s,"text":%s}`, r, lsptest.RawString(e.Text))
 			ss.text.Replace(start, end, []byte(e.Text))
 		}
 		b.WriteString("]}}")
@@ -309,7 +309,7 @@ func (ss *session) compare(cmp *Compare) *Divergence {
 	ss.fresh++
 	fresh := protocol.DocumentURI(fmt.Sprintf(freshURI, ss.fresh))
 	ss.c.SendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"rlog","version":1,"text":%s}}}`,
-		fresh, rawJSON(string(ss.text.Bytes()))))
+		fresh, lsptest.RawString(ss.text.Bytes())))
 	defer ss.c.Notify(protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": fresh}})
 	wanted := func(name string) bool {
 		return len(cmp.Probes) == 0 || contains1(cmp.Probes, name)
@@ -587,27 +587,4 @@ func asPosition(m map[string]any) (protocol.Position, bool) {
 		return protocol.Position{}, false
 	}
 	return protocol.Position{Line: uint32(l), Character: uint32(c)}, true
-}
-
-// rawJSON quotes s as a JSON string with its bytes as they are: invalid
-// UTF-8 travels raw, as some clients send it (encoding/json would make it
-// U+FFFD, and the server keeps such bytes).
-func rawJSON[S ~string](s S) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < 0x20:
-			fmt.Fprintf(&b, "\\u%04x", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }

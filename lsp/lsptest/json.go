@@ -3,6 +3,8 @@ package lsptest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -36,4 +38,26 @@ func AssertJSON(t testing.TB, got []byte, want string) {
 	if !JSONEqual(got, []byte(want)) {
 		t.Errorf("wire JSON differs\n got: %s\nwant: %s", canonical(got), canonical([]byte(want)))
 	}
+}
+
+// RawString quotes s as a JSON string the way a sloppy client might:
+// invalid UTF-8 goes through as raw bytes (encoding/json would turn it
+// into U+FFFD). The server keeps such bytes, one column each.
+func RawString[S ~string | ~[]byte](s S) string {
+	var out strings.Builder
+	out.Grow(len(s) + 2)
+	out.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			out.WriteByte('\\')
+			out.WriteByte(c)
+		case c < 0x20:
+			fmt.Fprintf(&out, "\\u%04x", c)
+		default:
+			out.WriteByte(c)
+		}
+	}
+	out.WriteByte('"')
+	return out.String()
 }

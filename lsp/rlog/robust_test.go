@@ -320,31 +320,10 @@ func TestCancelRlogRequests(t *testing.T) {
 	}
 }
 
-// rawJSONString quotes b as a JSON string the way a sloppy client might:
-// invalid UTF-8 goes through as raw bytes (encoding/json would turn it
-// into U+FFFD). The server keeps such bytes, one column each.
-func rawJSONString(b []byte) string {
-	var out strings.Builder
-	out.WriteByte('"')
-	for _, c := range b {
-		switch {
-		case c == '"' || c == '\\':
-			out.WriteByte('\\')
-			out.WriteByte(c)
-		case c < 0x20:
-			fmt.Fprintf(&out, "\\u%04x", c)
-		default:
-			out.WriteByte(c)
-		}
-	}
-	out.WriteByte('"')
-	return out.String()
-}
-
 // openRaw opens a document whose text travels byte for byte.
 func openRaw(c *lsptest.Client, uri protocol.DocumentURI, version int, text string) {
 	c.SendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"rlog","version":%d,"text":%s}}}`,
-		uri, version, rawJSONString([]byte(text))))
+		uri, version, lsptest.RawString(text)))
 }
 
 // The invalid bytes reach the server as they are.

@@ -398,7 +398,7 @@ func didChangeRaw(c *lsptest.Client, uri protocol.DocumentURI, version int32, ch
 			r, _ := json.Marshal(ch.Range)
 			fmt.Fprintf(&b, `"range":%s,`, r)
 		}
-		fmt.Fprintf(&b, `"text":%s}`, rawJSONString([]byte(ch.Text)))
+		fmt.Fprintf(&b, `"text":%s}`, lsptest.RawString(ch.Text))
 	}
 	b.WriteString("]}}")
 	c.SendRaw(b.String())
