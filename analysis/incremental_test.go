@@ -202,8 +202,10 @@ func TestFindingsFromEqualsFilteredFindings(t *testing.T) {
 func TestHeaderChunkIsMemoized(t *testing.T) {
 	src := []byte("---\nformat: rlog/1\nid: s\nrepo_sha: abc1234\nu: a\nt!:Read id=c1 → [running]\n")
 	tr := grammar.Parse(bytes.Clone(src))
-	if summaryOf(tr, 0) != summaryOf(tr, 0) || &chunkOutline(tr, 0, true)[0] != &chunkOutline(tr, 0, true)[0] ||
-		chunkFoldLinesOf(tr, 0, nil) != chunkFoldLinesOf(tr, 0, nil) {
+	sum1, sum2 := summaryOf(tr, 0), summaryOf(tr, 0)
+	entries1, entries2 := chunkOutline(tr, 0, true), chunkOutline(tr, 0, true)
+	folds1, folds2 := chunkFoldLinesOf(tr, 0, nil), chunkFoldLinesOf(tr, 0, nil)
+	if sum1 != sum2 || &entries1[0] != &entries2[0] || folds1 != folds2 {
 		t.Fatal("the header chunk's summary, outline entries or fold lines were computed twice")
 	}
 	// The header is unclosed: it ends at the first body line, so u: a is in
