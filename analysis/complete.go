@@ -263,16 +263,19 @@ func (c *completer) values() []Completion {
 	return out
 }
 
-// callWindow is how many chunks above the cursor are always read for call
-// ids (about 8,000 lines); further up only until enough are found.
-const callWindow = 64
+// callWindow is how many lines above the cursor are always read for call
+// ids; further up only until enough are found. It counts lines, not
+// chunks, so that the answer does not depend on where edits left chunk
+// boundaries.
+const callWindow = 8192
 
 // calls lists the calls registered above the cursor by lines of the kinds
 // wanted, whose id starts with the word typed: those without a result
-// above the cursor first, then the others, the nearest first in each, at
-// most maxCompletions. It walks up from the cursor through the chunk
-// summaries, so its cost follows how far up it has to look, not the size
-// of the document.
+// between their start and the cursor first, then the others, the nearest
+// first in each, at most maxCompletions. It walks up from the cursor line
+// by line, skipping the chunks whose summary holds no id that starts with
+// the word, so its cost follows how far up it has to look, not the size of
+// the document.
 func (c *completer) calls(want func(grammar.Kind) bool) []callInfo {
 	var open, done []callInfo
 	completed := map[string]bool{} // completed between its start and the cursor
@@ -290,53 +293,33 @@ func (c *completer) calls(want func(grammar.Kind) bool) []callInfo {
 		}
 	}
 	t := c.t
-	cur := t.ChunkIndexOfLine(c.n)
-	// The cursor's chunk, line by line up from the cursor.
 	var lines []grammar.Line
-	for l := range t.ChunkLines(cur) {
-		if l.Num >= c.n {
-			break
+	for i := t.ChunkIndexOfLine(c.n); i >= 0; i-- {
+		if !slices.ContainsFunc(summaryOf(t, i).idOrder, func(name string) bool { return hasPrefix(name, c.word) }) {
+			continue // no line of it names a call the word can complete
 		}
-		lines = append(lines, l)
-	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := lines[i]
-		if !l.Kind.IsBody() || !l.ID.Valid() || l.Kind == grammar.User {
-			continue
+		lines = lines[:0]
+		for l := range t.ChunkLines(i) {
+			if l.Num >= c.n {
+				break
+			}
+			lines = append(lines, l)
 		}
-		name := string(t.Slice(l.ID.Start, l.ID.End))
-		if l.Kind == grammar.Observation || l.Kind == grammar.Tool && l.Result.Valid() {
-			completed[name] = true
-		}
-		if l.Kind.RegistersID() {
-			add(name, l.Num, l.Kind)
-		}
-	}
-	// The chunks above, by their summaries.
-	type reg struct {
-		name string
-		line int
-	}
-	var regs []reg
-	for i := cur - 1; i >= 0; i-- {
-		if cur-i > callWindow && len(open)+len(done) >= maxCompletions {
-			break
-		}
-		s := summaryOf(t, i)
-		_, first, _ := t.ChunkAt(i)
-		regs = regs[:0]
-		for k, name := range s.idOrder {
-			cid := &s.idList[k]
-			if cid.completed {
+		for k := len(lines) - 1; k >= 0; k-- {
+			l := lines[k]
+			if c.n-l.Num > callWindow && len(open)+len(done) >= maxCompletions {
+				return append(open, done...)[:maxCompletions]
+			}
+			if !l.Kind.IsBody() || !l.ID.Valid() || l.Kind == grammar.User {
+				continue
+			}
+			name := string(t.Slice(l.ID.Start, l.ID.End))
+			if l.Kind == grammar.Observation || l.Kind == grammar.Tool && l.Result.Valid() {
 				completed[name] = true
 			}
-			if cid.reg >= 0 {
-				regs = append(regs, reg{name, first + int(cid.reg)})
+			if l.Kind.RegistersID() {
+				add(name, l.Num, l.Kind)
 			}
-		}
-		slices.SortFunc(regs, func(a, b reg) int { return cmp.Compare(b.line, a.line) })
-		for _, r := range regs {
-			add(r.name, r.line, t.Line(r.line).Kind)
 		}
 	}
 	return append(open, done...)[:min(len(open)+len(done), maxCompletions)]
@@ -415,9 +398,14 @@ func (c *completer) inProse() bool {
 	return c.l.Kind != grammar.ToolStart && c.l.Arrow.Valid() && c.l.Start+c.ws >= c.l.Arrow.End
 }
 
-// keyWindow is how many chunks on each side of the cursor's are read for
-// the keys lines of the same kind use.
-const keyWindow = 8
+// keyWindow is how many lines, and keyWindowBytes how many bytes, on each
+// side of the cursor's line are read for the keys lines of the same kind
+// use: lines and bytes, not chunks, so that the answer does not depend on
+// where edits left chunk boundaries.
+const (
+	keyWindow      = 1024
+	keyWindowBytes = 128 << 10
+)
 
 func (c *completer) keys() []Completion {
 	if c.inProse() && !c.invoked {
@@ -442,16 +430,20 @@ func (c *completer) keys() []Completion {
 	// (session=, uuid=).
 	isCall := c.l.Kind == grammar.ToolStart || c.l.Kind == grammar.Tool
 	tool := c.t.Slice(c.l.Name.Start, c.l.Name.End)
-	ci := c.t.ChunkIndexOfLine(c.n)
-	for i := max(0, ci-keyWindow); i <= min(c.t.ChunkCount()-1, ci+keyWindow); i++ {
-		for ol, otext := range c.t.ChunkLines(i) {
-			if ol.Kind != c.l.Kind || ol.Num == c.n || isCall && !bytes.Equal(otext[ol.Name.Start-ol.Start:ol.Name.End-ol.Start], tool) {
-				continue
-			}
-			oli := grammar.ScanLine(otext)
-			for _, p := range grammar.Pairs(otext, &oli) {
-				counts[string(otext[p.Key.Start:p.Key.End])]++
-			}
+	for ol := range c.t.LinesFrom(max(0, c.n-keyWindow)) {
+		if ol.Num > c.n+keyWindow || ol.Start > c.l.Next+keyWindowBytes {
+			break
+		}
+		if ol.Start < c.l.Start-keyWindowBytes || ol.Kind != c.l.Kind || ol.Num == c.n {
+			continue
+		}
+		otext := c.t.Text(ol)
+		if isCall && !bytes.Equal(otext[ol.Name.Start-ol.Start:ol.Name.End-ol.Start], tool) {
+			continue
+		}
+		oli := grammar.ScanLine(otext)
+		for _, p := range grammar.Pairs(otext, &oli) {
+			counts[string(otext[p.Key.Start:p.Key.End])]++
 		}
 	}
 	names := make([]string, 0, len(counts))

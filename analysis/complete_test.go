@@ -1,11 +1,15 @@
 package analysis
 
 import (
+	"bytes"
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/edittest"
 )
 
 // completionDoc is a session with running and completed calls, subagents,
@@ -160,6 +164,81 @@ func TestCompleteEveryOffset(t *testing.T) {
 				if c.Replace.Start < l.Start || c.Replace.End > l.End || c.Replace.Start > cursor || c.Replace.End < cursor {
 					t.Fatalf("%q at %d: %+v replaces [%d,%d) outside its line [%d,%d) or away from the cursor", doc, off, c.Label, c.Replace.Start, c.Replace.End, l.Start, l.End)
 				}
+			}
+		}
+	}
+}
+
+// Completion answers the same whatever the chunks: on a tree edited with
+// tiny chunks and on a fresh parse of its text. The windows it reads (the
+// lines above for call ids, around for keys) are counted in lines; counted
+// in chunks they depended on the edits' history (the differential harness
+// found a key's count of "lines of this kind nearby" differ).
+func TestCompletionDoesNotDependOnChunks(t *testing.T) {
+	t.Cleanup(grammar.SetChunkLimitsForTest(4, 150))
+	r := rand.New(rand.NewPCG(41, 42))
+	ids := []string{"a1", "a2", "ab", "b1", "b2", "bb3", "c"}
+	line := func() string {
+		id := ids[r.IntN(len(ids))]
+		switch r.IntN(9) {
+		case 0:
+			return "t!:Read id=" + id + " file_path=src/a.go → [running]\n"
+		case 1:
+			return "t!:Bash id=" + id + " cmd=x timeout=5 → [running]\n"
+		case 2:
+			return "o: id=" + id + " → [ok]\n"
+		case 3:
+			return "t:Grep id=" + id + " pattern=p → [ok]\n"
+		case 4:
+			return "x:Explore id=" + id + " → [started] summary=s\n"
+		case 5:
+			return "a: x session=s1 uuid=u1\n"
+		case 6:
+			return "\n"
+		case 7:
+			return "o: id=" + id + " extra=1 → [ok]\n"
+		}
+		return "u: go on\n"
+	}
+	var b strings.Builder
+	b.WriteString("---\nformat: rlog/1\nid: s\nrepo_sha: abcdef1\n---\n")
+	for range 3000 {
+		b.WriteString(line())
+	}
+	src := []byte(b.String())
+	edited := grammar.Parse(bytes.Clone(src))
+	for range 40 {
+		at := r.IntN(len(src) + 1)
+		at = bytes.LastIndexByte(src[:at], '\n') + 1
+		end := at
+		if r.IntN(2) == 0 {
+			if i := bytes.IndexByte(src[at:], '\n'); i >= 0 {
+				end = at + i + 1
+			}
+		}
+		ins := []byte(line())
+		edited = edited.Edit(at, end, bytes.Clone(ins))
+		src = edittest.Splice(src, at, end, ins)
+	}
+	fresh := grammar.Parse(bytes.Clone(src))
+	// Offsets in an o: line's id and after a call's arguments, and anywhere.
+	var offs []int
+	for i := 0; i+3 < len(src); i++ {
+		if bytes.HasPrefix(src[i:], []byte("o: id=")) && r.IntN(20) == 0 {
+			offs = append(offs, i+6, i+7)
+		}
+		if bytes.HasPrefix(src[i:], []byte(" → ")) && r.IntN(30) == 0 {
+			offs = append(offs, i+1, i)
+		}
+	}
+	for range 200 {
+		offs = append(offs, r.IntN(len(src)+1))
+	}
+	for _, off := range offs {
+		for _, invoked := range []bool{false, true} {
+			got, want := Complete(edited, off, invoked), Complete(fresh, off, invoked)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("offset %d (line %d), invoked %v:\n edited %+v\n fresh  %+v", off, fresh.LineAt(off), invoked, got, want)
 			}
 		}
 	}
