@@ -223,6 +223,9 @@ func (m Mapper) Offset(p protocol.Position) int {
 	}
 	line := int(p.Line)
 	start, end := m.Text.EditorLineStart(line), m.Text.EditorLineEnd(line)
+	// A unit is at least a quarter of a character's bytes, so the position
+	// lies in the line's first 4 bytes per unit: read no more of a long line.
+	end = int(min(int64(end), int64(start)+4*int64(p.Character)+4))
 	_, n := m.walk(m.Text.Slice(start, end), end-start, int64(p.Character))
 	return start + n
 }
@@ -254,13 +257,16 @@ func (m Mapper) walk(line []byte, limit int, wantUnits int64) (units int, n int)
 		}
 		if line[n] < utf8.RuneSelf {
 			// ASCII is one unit per byte in every encoding: count runs of
-			// it in bulk (log lines are mostly ASCII, and can be 10 MB).
-			run := int64(asciiRun(line[n:limit]))
-			if wantUnits >= 0 && run > wantUnits-col {
-				run = wantUnits - col
+			// it in bulk (log lines are mostly ASCII, and can be 10 MB),
+			// and no further than the units wanted: a position near the
+			// start of a long line reads only that far.
+			end := limit
+			if wantUnits >= 0 {
+				end = n + int(min(int64(limit-n), wantUnits-col))
 			}
-			n += int(run)
-			col += run
+			run := asciiRun(line[n:end])
+			n += run
+			col += int64(run)
 			continue
 		}
 		r, size := utf8.DecodeRune(line[n:])

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -311,6 +312,38 @@ func TestPositionCacheReadsALineOnce(t *testing.T) {
 		c.Position(r.IntN(line + 1))
 		if limit := (i + 1) * (columnMarkBytes + utf8.UTFMax); c.walked > limit {
 			t.Fatalf("in any order: %d bytes decoded for %d conversions (at most %d)", c.walked, i+1, limit)
+		}
+	}
+}
+
+// sliceCounter is a Text that remembers the most bytes one Slice returned.
+type sliceCounter struct {
+	*plainText
+	most int
+}
+
+func (c *sliceCounter) Slice(start, end int) []byte {
+	c.most = max(c.most, end-start)
+	return c.plainText.Slice(start, end)
+}
+
+// A position near the start of a long line is found by reading that far,
+// not the line: in ASCII (read in bulk) and in every width of character.
+func TestOffsetReadsOnlyToThePosition(t *testing.T) {
+	for _, unit := range []string{"a", "é", "漢", "😀", "\xff"} {
+		line := []byte(strings.Repeat(unit, (1<<20)/len(unit)))
+		for _, enc := range []PositionEncoding{UTF16, UTF8, UTF32} {
+			text := &sliceCounter{plainText: newPlainText(append(bytes.Clone(line), "\nnext"...))}
+			m := Mapper{text, enc}
+			p := protocol.Position{Line: 0, Character: 10}
+			off := m.Offset(p)
+			if text.most > 4*10+4 {
+				t.Fatalf("%q %v: %d bytes read to find %v in a line of %d", unit, enc, text.most, p, len(line))
+			}
+			// Inside a character a position rounds down to its start.
+			if back := (Mapper{newPlainText(text.b), enc}).Position(off); back.Line != 0 || back.Character > 10 || back.Character+4 <= 10 {
+				t.Fatalf("%q %v: Offset of %v gives back %v", unit, enc, p, back)
+			}
 		}
 	}
 }
