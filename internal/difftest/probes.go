@@ -81,6 +81,8 @@ var Probes = []Probe{
 		return map[string]any{"textDocument": textDocument(s), "position": s.Pos, "newName": fmt.Sprintf("renamed_%d", s.Index)}
 	}, Edits: renameEdits},
 	{Name: "documentLink", Method: protocol.MethodTextDocumentDocumentLink, PerDocument: true, Params: documentParams},
+	{Name: "codeLens", Method: protocol.MethodTextDocumentCodeLens, PerDocument: true, Params: documentParams},
+	{Name: "inlayHint", Method: "textDocument/inlayHint", Params: rangeParams, Check: checkInlayHints},
 }
 
 // ProbeNamed returns the probe called name.
@@ -252,4 +254,20 @@ func renameEdits(s *Site, answer json.RawMessage) [][]protocol.TextEdit {
 		return nil
 	}
 	return [][]protocol.TextEdit{edit.Changes[s.URI]}
+}
+
+// checkInlayHints: each hint is at a place in the asked range.
+func checkInlayHints(s *Site, answer json.RawMessage) error {
+	var hints []struct {
+		Position protocol.Position `json:"position"`
+	}
+	if err := json.Unmarshal(answer, &hints); err != nil {
+		return err
+	}
+	for _, h := range hints {
+		if h.Position.Line < s.Range.Start.Line || h.Position.Line > s.Range.End.Line {
+			return fmt.Errorf("inlay hint at %v, outside the range asked about %v", h.Position, s.Range)
+		}
+	}
+	return nil
 }

@@ -168,9 +168,17 @@ func inlayHints(ctx context.Context, dc *docCtx, p *lsp.InlayHintParams) (any, e
 		return nil, ctx.Err()
 	}
 	positions := dc.Mapper.Positions()
+	first, last := min(p.Range.Start.Line, p.Range.End.Line), max(p.Range.Start.Line, p.Range.End.Line)
 	for _, h := range analysis.InlayHints(t, start, max(end, start+1), opts) {
+		// The hints are those of the rlog lines the range touches; a line
+		// holding a lone CR spans editor lines, and its hint at its start
+		// may lie above the range: the editor asks for it with that line.
+		pos := positions.Position(h.Offset)
+		if pos.Line < first || pos.Line > last {
+			continue
+		}
 		out = append(out, lsp.InlayHint{
-			Position:     positions.Position(h.Offset),
+			Position:     pos,
 			Label:        h.Label,
 			Tooltip:      h.Tooltip,
 			PaddingLeft:  !h.Before,

@@ -204,6 +204,27 @@ func TestInlayHints(t *testing.T) {
 	  "tooltip":"3m 10s since the timestamp on line 11 (pauses of 1m 0s or more are shown)"}]`)
 }
 
+// A hint lies in the range asked about, even when its rlog line, which
+// holds a lone CR, starts on an editor line above the range.
+func TestInlayHintsInTheRangeAcrossALoneCR(t *testing.T) {
+	c := start(t, "", nil)
+	text := "---\nformat: rlog/1\nid: s\n---\nu: one ts=2025-01-01T00:00:00Z\nu: two\rstill two ts=2025-01-01T00:30:00Z\n"
+	open(t, c, insightURI, text)
+	labels := func(from, to uint32) []string {
+		var out []string
+		for _, h := range hintsIn(t, c, insightURI, protocol.Range{Start: protocol.Position{Line: from}, End: protocol.Position{Line: to, Character: 3}}) {
+			out = append(out, fmt.Sprintf("%d:%s", h.Position.Line, h.Label))
+		}
+		return out
+	}
+	if got := labels(6, 6); len(got) != 0 {
+		t.Errorf("range on the line after the CR: %v, want none", got)
+	}
+	if got := labels(5, 6); len(got) != 1 || got[0] != "5:+30m 0s" {
+		t.Errorf("range from the rlog line's start: %v", got)
+	}
+}
+
 // The hints follow the settings: each kind turns off, the threshold
 // applies, and a change of settings asks the editor to fetch them again.
 func TestInlayHintSettings(t *testing.T) {
