@@ -154,17 +154,44 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 // findingFlags are the flags check and watch share: which findings are
 // reported, and in which format.
 type findingFlags struct {
-	format, minSeverity, disable *string
-	severities                   listFlag
+	format, minSeverity *string
+	codeFlags
 }
 
 func addFindingFlags(fl *flag.FlagSet, formatUsage string) *findingFlags {
 	o := &findingFlags{}
 	o.format = fl.String("format", "text", formatUsage)
 	o.minSeverity = fl.String("min-severity", "hint", "lowest `level` to report: error, warning, info or hint")
+	o.codeFlags.add(fl)
+	return o
+}
+
+// codeFlags are the flags that configure the codes, as rlog.disabledCodes
+// and rlog.severity do in the editor: check, watch and report take them.
+type codeFlags struct {
+	disable    *string
+	severities listFlag
+}
+
+func (o *codeFlags) add(fl *flag.FlagSet) {
 	o.disable = fl.String("disable", "", "comma-separated `codes` not to report (e.g. W003,I004)")
 	fl.Var(&o.severities, "severity", "report a code with another severity, `CODE=LEVEL` (e.g. S001=warning); repeat it or separate with commas")
-	return o
+}
+
+// config checks the flags' values and makes the configuration they say;
+// on a mistake it tells the user and returns false.
+func (o *codeFlags) config(cmd *command, stderr io.Writer) (analysis.Config, bool) {
+	cfg, unknown := disableCodes(strings.Split(*o.disable, ","))
+	if len(unknown) > 0 {
+		cmd.fail(stderr, "unknown code(s) in --disable: %s (see docs/diagnostics.md)", strings.Join(unknown, ", "))
+		return cfg, false
+	}
+	cfg, problems := severityConfig(cfg, o.severities)
+	if len(problems) > 0 {
+		cmd.fail(stderr, "--severity: %s", strings.Join(problems, "; "))
+		return cfg, false
+	}
+	return cfg, true
 }
 
 // resolve checks the flags' values; on a mistake it tells the user and
@@ -179,14 +206,7 @@ func (o *findingFlags) resolve(cmd *command, stderr io.Writer) (format string, m
 		cmd.fail(stderr, "--min-severity must be error, warning, info or hint, not %q", *o.minSeverity)
 		return "", 0, cfg, false
 	}
-	cfg, unknown := disableCodes(strings.Split(*o.disable, ","))
-	if len(unknown) > 0 {
-		cmd.fail(stderr, "unknown code(s) in --disable: %s (see docs/diagnostics.md)", strings.Join(unknown, ", "))
-		return "", 0, cfg, false
-	}
-	cfg, problems := severityConfig(cfg, o.severities)
-	if len(problems) > 0 {
-		cmd.fail(stderr, "--severity: %s", strings.Join(problems, "; "))
+	if cfg, ok = o.config(cmd, stderr); !ok {
 		return "", 0, cfg, false
 	}
 	return format, min, cfg, true

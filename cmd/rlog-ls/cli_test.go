@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 )
 
-var subcommands = []string{"serve", "check", "stats", "fix", "convert", "redact", "version"}
+var subcommands = []string{"serve", "check", "stats", "fix", "watch", "convert", "redact", "report", "version"}
 
 // Help is asked for, not a mistake: it goes to stdout and exits 0, at the
 // top level and in every subcommand, however it is spelled.
@@ -187,5 +190,24 @@ func TestTerminalNote(t *testing.T) {
 		if strings.Count(got, terminalNote) != 1 {
 			t.Fatalf("%v on a terminal: stderr %q, want the one-line note", args, got)
 		}
+	}
+}
+
+// The usage shows every command of the table, and the list an unknown
+// command prints names them all, in the usage's order.
+func TestCommandNamesAreTheTable(t *testing.T) {
+	got := strings.Split(commandNames(), ", ")
+	want := []string{"serve", "check", "stats", "fix", "watch", "convert", "redact", "report", "version", "help"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("commandNames: %v, want %v", got, want)
+	}
+	for name := range commands {
+		if !slices.Contains(got, name) {
+			t.Errorf("command %q is not in the usage", name)
+		}
+	}
+	var stderr bytes.Buffer
+	if status := run([]string{"wtach"}, strings.NewReader(""), io.Discard, &stderr); status != 2 || !strings.Contains(stderr.String(), "watch, convert") {
+		t.Errorf("unknown command: status %d, %q", status, stderr.String())
 	}
 }

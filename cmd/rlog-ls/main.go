@@ -61,7 +61,8 @@ Usage:
       private keys, passwords) replaced by [redacted:kind], beside the input
       as NAME.redacted.EXT (stdout for stdin) unless -o is given, never over
       the input, never over an existing file without --force.
-  rlog-ls report [-o OUTPUT|-] [--force] [--link TEMPLATE] FILE
+  rlog-ls report [-o OUTPUT|-] [--force] [--link TEMPLATE] [--disable CODE,...]
+                 [--severity CODE=LEVEL] FILE
       Write the session view of a log: one self-contained HTML page with the
       timeline of phases, tool calls and subagents, tokens over time, the
       tools' latencies and the findings, every item linked to its line;
@@ -124,8 +125,22 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 2
 }
 
+// commandNames lists the commands in the order the usage shows them (a
+// test holds the usage and the table to the same commands).
 func commandNames() string {
-	return "serve, check, stats, fix, convert, redact, report, version, help"
+	var names []string
+	for _, line := range strings.Split(usage, "\n") {
+		rest, ok := strings.CutPrefix(line, "  rlog-ls ")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, " ")
+		name = strings.Trim(name, "[]")
+		if _, known := commands[name]; known || name == "help" {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func versionCmd(args []string, stdout, stderr io.Writer) int {

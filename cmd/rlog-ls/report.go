@@ -8,11 +8,12 @@ import (
 	"sync"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/report"
 )
 
-const reportUsage = "rlog-ls report [-o OUTPUT|-] [--force] [--link TEMPLATE] FILE"
+const reportUsage = "rlog-ls report [-o OUTPUT|-] [--force] [--link TEMPLATE] [--disable CODE,...] [--severity CODE=LEVEL] FILE"
 
 const reportAbout = `Write the session view of an rlog file: one self-contained HTML page (no
 network, works from file://) with a timeline of the phases, tool calls
@@ -22,10 +23,12 @@ findings where they occur, and every item linked to its line.
 
 The page goes beside the input as NAME.report.html unless -o names it (-o -
 is stdout; FILE - reads stdin and writes stdout), never over the input nor
-over an existing file without --force, and is written whole or not at all. --link makes line numbers links into an editor:
-{path} is the log's absolute path and {line} the line, e.g.
---link 'vscode://file/{path}:{line}'. docs/report.md describes the page and
-its data.`
+over an existing file without --force, and is written whole or not at all.
+--link makes line numbers links into an editor: {path} is the log's absolute
+path and {line} the line, e.g. --link 'vscode://file/{path}:{line}'.
+--disable and --severity configure the findings shown, as for check. When the
+log's JSONL companion is beside it, APM is counted from the companion.
+docs/report.md describes the page and its data.`
 
 // reportCmd is `rlog-ls report`. Exit status: 0 when the page is written,
 // 2 for usage and I/O problems (nothing is written then).
@@ -35,9 +38,15 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	out := fl.String("o", "", "output `file`, or - for stdout (default: NAME.report.html beside the input; stdout for stdin)")
 	force := fl.Bool("force", false, "replace an existing output file (never the input)")
 	link := fl.String("link", "", "make line numbers links: a `template` with {path} and {line}")
+	var codes codeFlags
+	codes.add(fl)
 	input, exit, done := cmd.oneInput(args, stdout, stderr)
 	if done {
 		return exit
+	}
+	cfg, ok := codes.config(cmd, stderr)
+	if !ok {
+		return 2
 	}
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "rlog-ls report: "+format+"\n", a...)
@@ -68,7 +77,12 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			target = reportPath(input)
 		}
 	}
-	page, err := buildReport(src, report.Options{Name: name, Path: path, Link: *link, Generator: "rlog-ls " + version()})
+	t := grammar.Parse(src)
+	sessionOpts := analysis.SessionOptions{}
+	if path != "" {
+		sessionOpts = companion.SessionOptions(path, t)
+	}
+	page, err := buildReport(t, cfg, sessionOpts, report.Options{Name: name, Path: path, Link: *link, Generator: "rlog-ls " + version()})
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -91,18 +105,15 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// buildReport makes the page of a log: the session statistics, the first
-// findings with the default configuration, and the HTML. The session's
-// options are where the JSONL companion (issue 13) comes in: its action
-// counts, as SessionOptions.Companion, give APM its counts and times.
-func buildReport(src []byte, opts report.Options) ([]byte, error) {
-	t := grammar.Parse(src)
-	sessionOpts := analysis.SessionOptions{}
+// buildReport makes the page of a log, parsed as t: the session statistics (with
+// sessionOpts: the companion's action counts give APM its counts and
+// times), its first findings under cfg, and the HTML.
+func buildReport(t *grammar.Tree, cfg analysis.Config, sessionOpts analysis.SessionOptions, opts report.Options) ([]byte, error) {
 	// The session and the findings are independent passes: one core each.
 	var s *analysis.Session
 	var wg sync.WaitGroup
 	wg.Go(func() { s = analysis.SessionFor(t, sessionOpts) })
-	findings, more := analysis.NewAnalyzer(t).FindingsUpTo(analysis.Config{}, report.DefaultMaxFindings)
+	findings, more := analysis.NewAnalyzer(t).FindingsUpTo(cfg, report.DefaultMaxFindings)
 	wg.Wait()
 	return report.HTML(report.Build(t, s, findings, more, opts), report.NewNonce())
 }

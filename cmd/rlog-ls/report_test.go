@@ -183,3 +183,54 @@ func TestReportStdin(t *testing.T) {
 		t.Errorf("over the file stdin comes from: %d %q", code, stderr)
 	}
 }
+
+// The report counts APM from the companion beside the log, as stats does,
+// and takes check's --disable and --severity.
+func TestReportCompanionAndCodes(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"222000-fix-locked-login.rlog", "222000-fix-locked-login.jsonl", "222000-fix-locked-login.sub-DZYW3CfJ.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("../../testdata/companions/sdk", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, name, string(b))
+	}
+	in := filepath.Join(dir, "222000-fix-locked-login.rlog")
+	page := func(args ...string) map[string]any {
+		t.Helper()
+		stdout, stderr, code := runCLI(t, append(append([]string{"report", "-o", "-"}, args...), in)...)
+		if code != 0 {
+			t.Fatalf("report %v: exit %d, %q", args, code, stderr)
+		}
+		return reportData(t, stdout)
+	}
+	apm := page()["summary"].(map[string]any)["apm"].(map[string]any)
+	if apm["source"] != "companion" || apm["companion"] != filepath.Join(dir, "222000-fix-locked-login.jsonl") {
+		t.Errorf("apm %v, want it from the companion", apm)
+	}
+
+	// A log with findings: W003 (an unknown line) and S001 (a key).
+	log := writeFile(t, dir, "codes.rlog", "---\nformat: rlog/1\nid: s\n---\nu: hello\nnot an rlog line\na: key ghp_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8\n")
+	codes := func(args ...string) map[string]string {
+		t.Helper()
+		stdout, stderr, code := runCLI(t, append(append([]string{"report", "-o", "-"}, args...), log)...)
+		if code != 0 {
+			t.Fatalf("report %v: exit %d, %q", args, code, stderr)
+		}
+		out := map[string]string{}
+		for _, f := range reportData(t, stdout)["findings"].([]any) {
+			f := f.(map[string]any)
+			out[f["code"].(string)] = f["severity"].(string)
+		}
+		return out
+	}
+	if got := codes(); got["W003"] != "warning" || got["S001"] != "error" {
+		t.Fatalf("default findings %v", got)
+	}
+	if got := codes("--disable", "W003", "--severity", "S001=warning"); got["W003"] != "" || got["S001"] != "warning" {
+		t.Errorf("configured findings %v", got)
+	}
+	if _, stderr, code := runCLI(t, "report", "-o", "-", "--disable", "W999", log); code != 2 || !strings.Contains(stderr, "W999") {
+		t.Errorf("an unknown code: exit %d, %q", code, stderr)
+	}
+}

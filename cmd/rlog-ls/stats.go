@@ -195,12 +195,7 @@ func sessionStats(path string) sessionRow {
 // (`stats`, and `watch`'s summaries). APM counts from the log's companion
 // when it has one: the whole record of the session.
 func sessionOf(path string, t *grammar.Tree) sessionRow {
-	opts := analysis.SessionOptions{}
-	if p, ok := companion.Load(path, t); ok && !p.Mismatch {
-		counts := p.Snap.ActionCounts()
-		opts.Companion = &counts
-	}
-	s := analysis.BuildSession(t, opts)
+	s := analysis.BuildSession(t, companion.SessionOptions(path, t))
 	id, _ := t.Header().Get("id")
 	j := sessionJSON{
 		File: path, ID: id, Counters: s.Counters,

@@ -773,3 +773,16 @@ func Load(path string, t *grammar.Tree) (*Pairing, bool) {
 	}
 	return Join(t, s), true
 }
+
+// SessionOptions are the options of the session statistics of the log at
+// path, whose tree is t: APM counted from its companion when it has one
+// that is of the same session (the whole record, where the log is
+// truncated), else from the log. For one-off uses, as Load.
+func SessionOptions(path string, t *grammar.Tree) analysis.SessionOptions {
+	opts := analysis.SessionOptions{}
+	if p, ok := Load(path, t); ok && !p.Mismatch {
+		counts := p.Snap.ActionCounts()
+		opts.Companion = &counts
+	}
+	return opts
+}

@@ -262,10 +262,7 @@ func showSessionView(ctx context.Context, wc *wsCtx, arg json.RawMessage) (any, 
 		findings, more := analysis.NewAnalyzer(t).FindingsUpTo(analysisConfig(wc.Settings), report.DefaultMaxFindings)
 		opts := analysis.SessionOptions{}
 		if path, ok := lsp.FilePath(a.URI); ok {
-			if p, ok := companion.Load(path, t); ok && !p.Mismatch {
-				counts := p.Snap.ActionCounts()
-				opts.Companion = &counts
-			}
+			opts = companion.SessionOptions(path, t)
 		}
 		d := report.Build(t, analysis.SessionFor(t, opts), findings, more, report.Options{Name: documentName(a.URI), Generator: "rlog-ls"})
 		if page, err = report.HTML(d, report.NewNonce()); err != nil {
