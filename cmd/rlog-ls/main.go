@@ -43,7 +43,8 @@ Usage:
       Apply the editor's quick fixes (all of them unless some are named).
       Without --write or -o, print them as a unified diff.
   rlog-ls watch [--format text|json|github] [--min-severity LEVEL] [--disable CODE,...]
-                [--severity CODE=LEVEL,...] [--quiet DURATION] [--new] [--poll] PATH...
+                [--severity CODE=LEVEL,...] [--quiet DURATION] [--new] [--poll]
+                [--poll-interval DURATION] PATH...
       Follow growing logs (files, and folders with new .rlog files) and print
       each new finding once, in check's formats, and a summary of each
       session when it ends (@end) or goes quiet. Ctrl-C stops it; the exit
