@@ -846,3 +846,64 @@ func TestHelixHealth(t *testing.T) {
 		t.Errorf("Helix does not find rlog-ls (%s):\n%s", bin, out)
 	}
 }
+
+// TestNeovimLSPConfig calls lsp/rlog_ls.lua's root_dir as Neovim 0.11's
+// vim.lsp.enable does (Debian's Neovim is 0.7, which has no vim.lsp.enable,
+// so the test calls it itself): the server starts for a log and for its
+// companions, at the folder holding .git, and not for other JSON files.
+func TestNeovimLSPConfig(t *testing.T) {
+	nvim := editor(t, "nvim", "neovim")
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "logs")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"222000-fix-locked-login.rlog":               "companions/sdk/222000-fix-locked-login.rlog",
+		"222000-fix-locked-login.jsonl":              "companions/sdk/222000-fix-locked-login.jsonl",
+		"222000-fix-locked-login.sub-DZYW3CfJ.jsonl": "companions/sdk/222000-fix-locked-login.sub-DZYW3CfJ.jsonl",
+		"package.json":                               "",
+		"other.jsonl":                                "",
+	}
+	var args []string
+	for name, from := range files {
+		content := []byte("{}\n")
+		if from != "" {
+			var err error
+			if content, err = os.ReadFile(filepath.Join(repoRoot(), "testdata", from)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, filepath.Join(dir, name))
+	}
+	out := filepath.Join(t.TempDir(), "result.json")
+	nvimDir := filepath.Join(repoRoot(), "editors", "neovim")
+	cmd := exec.Command(nvim, append([]string{"--headless", "-n", "-i", "NONE", "-u", "NONE",
+		"--cmd", "set runtimepath^=" + nvimDir, "--cmd", "filetype on",
+		"-c", "luafile " + filepath.Join(nvimDir, "test", "lsp_config.lua")}, args...)...)
+	cmd.Env = append(os.Environ(), "RLOG_OUT="+out)
+	runGuarded(t, cmd, time.Minute)
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("Neovim wrote no result: %v", err)
+	}
+	var roots map[string]string
+	if err := json.Unmarshal(raw, &roots); err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	for name, from := range files {
+		want := ""
+		if from != "" {
+			want = root
+		}
+		if got := roots[filepath.Join(dir, name)]; got != want {
+			t.Errorf("%s: root %q, want %q", name, got, want)
+		}
+	}
+}
