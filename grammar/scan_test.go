@@ -13,7 +13,7 @@ func TestLineKinds(t *testing.T) {
 		want Kind
 		name string // expected Name text, if any
 	}{
-		// One of each kind (reference test_parse_line_types and formats.md §1.3).
+		// One of each kind (as the reference parser classifies them; docs/format.md).
 		{"", Empty, ""},
 		{"   \t ", Empty, ""},
 		{"  continuation line", Continuation, ""},

@@ -27,8 +27,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 )
 
-// The 16 pitfalls of go.lsp.dev/protocol v0.12.0 and jsonrpc2 v0.10.0 listed
-// in shared/notes/lsp-library.md. Each TestPitfallNN pins the library's
+// The 16 pitfalls of go.lsp.dev/protocol v0.12.0 and jsonrpc2 v0.10.0 that
+// the package documentation lists (package lsp, "Libraries"). Each TestPitfallNN pins the library's
 // behaviour: it passes while the pitfall exists, so a dependency bump that
 // changes it fails here and is looked at on purpose. Next to each pin, the
 // test(s) that show the server avoids it are named.

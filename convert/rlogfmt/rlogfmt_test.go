@@ -85,7 +85,7 @@ func TestWriterRepoSHA(t *testing.T) {
 	}
 }
 
-// Claude -> rlog improves on the real converter (formats.md §8.2): o: lines
+// Claude -> rlog improves on the reference converter (docs/conversions.md): o: lines
 // for results, whole ids made unique, usage once per message.
 func TestWriterCallsResultsUsage(t *testing.T) {
 	u := &model.Usage{Input: 10, Output: 1, CacheRead: 100}
