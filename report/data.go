@@ -226,14 +226,14 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 		d.Path = opts.Path
 	}
 	if s.StartLine >= 0 {
-		d.Start, d.End = timePtr(s.Start), timePtr(s.End)
+		d.Start, d.End = TimePtr(s.Start), TimePtr(s.End)
 	}
 	_, d.Timed = s.Duration()
 	rel := func(at time.Time) *float64 {
 		if at.IsZero() || s.StartLine < 0 {
 			return nil
 		}
-		return msPtr(at.Sub(s.Start))
+		return MillisPtr(at.Sub(s.Start))
 	}
 	d.summary(s)
 	for i := range s.Phases {
@@ -241,7 +241,7 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 		dp := Phase{Name: p.Name, Line: p.Line + 1, EndLine: p.EndLine + 1, StartMS: rel(p.StartTime), EndMS: rel(p.EndTime),
 			ToolCalls: p.Calls, Errors: p.Errors, Tokens: Tokens(p.Tokens)}
 		if dur, ok := p.Duration(); ok {
-			dp.DurationMS = msPtr(dur)
+			dp.DurationMS = MillisPtr(dur)
 		}
 		d.Phases = append(d.Phases, dp)
 	}
@@ -276,7 +276,7 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 func (d *Data) summary(s *analysis.Session) {
 	sum := &d.Summary
 	if dur, ok := s.Duration(); ok {
-		sum.DurationMS = msPtr(dur)
+		sum.DurationMS = MillisPtr(dur)
 	}
 	sum.Messages, sum.ToolCalls, sum.Errors, sum.Unfinished = s.Messages, len(s.Calls), s.Errors, s.Unfinished
 	sum.Subagents = len(s.Subagents)
@@ -314,7 +314,7 @@ func (d *Data) calls(t *grammar.Tree, s *analysis.Session, toolIndex map[string]
 			sd.EndLine = &e
 		}
 		if dur, ok := sa.Duration(); ok {
-			sd.DurationMS = msPtr(dur)
+			sd.DurationMS = MillisPtr(dur)
 		}
 		if tid := lineValue(t, sa.Line, "tid"); tid != "" {
 			byTID[tid] = i
@@ -335,7 +335,7 @@ func (d *Data) calls(t *grammar.Tree, s *analysis.Session, toolIndex map[string]
 		c.Outcome[i] = outcomeCode(call.Outcome)
 		c.LatencyMS[i] = -1
 		if call.HasLatency {
-			c.LatencyMS[i] = ms(call.Latency)
+			c.LatencyMS[i] = Millis(call.Latency)
 		}
 		if !call.StartTime.IsZero() {
 			c.Stamped[i] |= 1
@@ -405,7 +405,7 @@ func (d *Data) times(t *grammar.Tree, s *analysis.Session) {
 	}
 	latest := math.Inf(-1)
 	for _, lt := range analysis.LineTimes(t) {
-		v := ms(lt.Time.Sub(s.Start))
+		v := Millis(lt.Time.Sub(s.Start))
 		latest = max(latest, v)
 		n := len(d.Times.MS)
 		// Of a run of equal times keep the first and the last.
@@ -463,14 +463,14 @@ func outcomeCode(o analysis.Outcome) int8 {
 }
 
 func gapOf(g analysis.Gap) Gap {
-	return Gap{Line: g.Line + 1, PreviousLine: g.PreviousLine + 1, MS: ms(g.Duration)}
+	return Gap{Line: g.Line + 1, PreviousLine: g.PreviousLine + 1, MS: Millis(g.Duration)}
 }
 
 // LatencyOf is l as the data writes it (and `rlog-ls stats --format json`).
 func LatencyOf(l analysis.Latency) Latency {
 	out := Latency{Measured: l.Measured}
 	if l.Measured > 0 {
-		out.MedianMS, out.P95MS, out.MaxMS = msPtr(l.Median), msPtr(l.P95), msPtr(l.Max)
+		out.MedianMS, out.P95MS, out.MaxMS = MillisPtr(l.Median), MillisPtr(l.P95), MillisPtr(l.Max)
 	}
 	return out
 }
@@ -486,15 +486,19 @@ func APMOf(a analysis.APM) APM {
 	return out
 }
 
-// ms is d in milliseconds, to the microsecond.
-func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
+// Millis is d in milliseconds, to the microsecond, as the data (and
+// `rlog-ls stats --format json`) writes a duration.
+func Millis(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }
 
-func msPtr(d time.Duration) *float64 {
-	v := ms(d)
+// MillisPtr is Millis(d), for a field that is null when it is unknown.
+func MillisPtr(d time.Duration) *float64 {
+	v := Millis(d)
 	return &v
 }
 
-func timePtr(t time.Time) *time.Time {
+// TimePtr is t in UTC, or nil for the zero time (unknown): a time as the
+// data writes it.
+func TimePtr(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
 	}

@@ -135,6 +135,9 @@ type (
 var (
 	latencyOf = report.LatencyOf
 	apmOf     = report.APMOf
+	ms        = report.Millis
+	msPtr     = report.MillisPtr
+	timePtr   = report.TimePtr
 )
 
 type toolJSON struct {
@@ -307,21 +310,6 @@ func (t *totals) json() totalsJSON {
 		j.APM.Value, j.APM.Minutes = &v, &t.apmMinutes
 	}
 	return j
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func msPtr(d time.Duration) *float64 {
-	v := ms(d)
-	return &v
-}
-
-func timePtr(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }
 
 // maxPhasesShown caps the phase table of the text report; the JSON has
