@@ -43,7 +43,7 @@ func LensPlaces(t *grammar.Tree) []LensPlace {
 
 // SessionLensTitle is the lens above the header: the session's duration,
 // tokens (each message once), tool calls, errors and APM.
-func SessionLensTitle(s *Session) string {
+func SessionLensTitle(s SessionTotals) string {
 	var b strings.Builder
 	b.WriteString("Session: ")
 	if d, ok := s.Duration(); ok {
@@ -53,9 +53,9 @@ func SessionLensTitle(s *Session) string {
 	} else {
 		b.WriteString("duration unknown (no timestamps)")
 	}
-	tk := s.Tokens()
+	tk := s.Tokens
 	fmt.Fprintf(&b, " · tokens %s in, %s out, %s cached", GroupDigits(tk.In), GroupDigits(tk.Out), GroupDigits(tk.Cached))
-	fmt.Fprintf(&b, " · %s, %s", countOf(len(s.Calls), "tool call"), countOf(s.Errors, "error"))
+	fmt.Fprintf(&b, " · %s, %s", countOf(s.Calls, "tool call"), countOf(s.Errors, "error"))
 	if s.Unfinished > 0 {
 		fmt.Fprintf(&b, ", %s unfinished", GroupDigits(uint64(s.Unfinished)))
 	}
@@ -104,9 +104,9 @@ type InlayHintOptions struct {
 	// timestamp by at least MinGap, the pause.
 	Gaps   bool
 	MinGap time.Duration
-	// Session is the session whose calls the latency hints read; nil
-	// means SessionOf(t).
-	Session *Session
+	// Calls say which calls end in the range, for the latency hints: the
+	// document's SessionTracker, or a Session; nil means SessionOf(t).
+	Calls CallSource
 }
 
 // InlayHint is one hint: a label at a byte offset.
@@ -121,9 +121,9 @@ type InlayHint struct {
 }
 
 // InlayHints returns the hints for the lines that begin in the byte range
-// [start, end), in offset order. Latency hints read the session's calls
-// (memoized per tree: once it is known, each request costs its range);
-// pause hints read only the range and, through the chunk summaries, the
+// [start, end), in offset order. Latency hints read the calls that end in
+// the range (a SessionTracker finds them at the cost of the range); pause
+// hints read only the range and, through the chunk summaries, the
 // timestamp before it.
 func InlayHints(t *grammar.Tree, start, end int, opts InlayHintOptions) []InlayHint {
 	var out []InlayHint
@@ -135,11 +135,11 @@ func InlayHints(t *grammar.Tree, start, end int, opts InlayHintOptions) []InlayH
 		}
 	}
 	if opts.Latency {
-		s := opts.Session
-		if s == nil {
-			s = SessionOf(t)
+		calls := opts.Calls
+		if calls == nil {
+			calls = SessionOf(t)
 		}
-		for _, c := range s.CallsEndingIn(start, end) {
+		for _, c := range calls.CallsEndingIn(start, end) {
 			if !c.HasLatency || c.ResultLine == c.Line {
 				continue
 			}

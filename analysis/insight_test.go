@@ -46,7 +46,7 @@ func TestLenses(t *testing.T) {
 		t.Fatalf("places %+v\nwant %+v", places, want)
 	}
 	s := SessionOf(tree)
-	if got := SessionLensTitle(s); got != "Session: 4m 0s · tokens 20 in, 97 out, 300 cached · 8 tool calls, 1 error, 1 unfinished · APM 3.00" {
+	if got := SessionLensTitle(s.Totals()); got != "Session: 4m 0s · tokens 20 in, 97 out, 300 cached · 8 tool calls, 1 error, 1 unfinished · APM 3.00" {
 		t.Errorf("session lens %q", got)
 	}
 	for i, w := range []string{"explore: 2m 55s · 3 tool calls, 1 error · 27 tokens out", "fix: 1m 0s · 5 tool calls, 0 errors · 70 tokens out"} {
@@ -58,19 +58,19 @@ func TestLenses(t *testing.T) {
 	// Without timestamps: said so, not a zero.
 	none := grammar.Parse([]byte(cleanDoc + "@phase 探索 🔍\nt!:Read id=a → [running]\no: id=a → [error]\n"))
 	s = SessionOf(none)
-	if got := SessionLensTitle(s); got != "Session: duration unknown (no timestamps) · tokens 0 in, 0 out, 0 cached · 1 tool call, 1 error · APM unknown" {
+	if got := SessionLensTitle(s.Totals()); got != "Session: duration unknown (no timestamps) · tokens 0 in, 0 out, 0 cached · 1 tool call, 1 error · APM unknown" {
 		t.Errorf("untimed session lens %q", got)
 	}
 	if got := PhaseLensTitle(&s.Phases[0]); got != "探索: time unknown · 1 tool call, 1 error · 0 tokens out" {
 		t.Errorf("untimed phase lens %q", got)
 	}
 	one := grammar.Parse([]byte(cleanDoc + "@start id=x ts=2025-01-01T00:00:00Z\nu: hi\n"))
-	if got := SessionLensTitle(SessionOf(one)); !strings.HasPrefix(got, "Session: duration unknown (one timestamp) ·") {
+	if got := SessionLensTitle(SessionOf(one).Totals()); !strings.HasPrefix(got, "Session: duration unknown (one timestamp) ·") {
 		t.Errorf("one timestamp: %q", got)
 	}
 	// A companion's counts give APM and say where they came from.
 	c := &ActionCounts{Source: "run.jsonl", Messages: 10, ToolCalls: 20, Start: clock("10:00:00"), End: clock("10:10:00")}
-	if got := SessionLensTitle(SessionFor(one, SessionOptions{Companion: c})); !strings.HasSuffix(got, "· APM 3.00 (from run.jsonl)") {
+	if got := SessionLensTitle(SessionFor(one, SessionOptions{Companion: c}).Totals()); !strings.HasSuffix(got, "· APM 3.00 (from run.jsonl)") {
 		t.Errorf("companion: %q", got)
 	}
 	// No header: the session lens is on the first line.

@@ -306,7 +306,7 @@ func BuildSession(t *grammar.Tree, opts SessionOptions) *Session {
 	b.tools()
 	s.Latency = latencyOf(b.allLatencies)
 	s.indexResults()
-	s.APM = apmOf(s, opts.Companion)
+	s.APM = apmOf(s.Messages, len(s.Calls), s.Start, s.End, s.StartLine >= 0, opts.Companion)
 	return s
 }
 
@@ -350,10 +350,7 @@ func (b *sessionBuilder) line(l grammar.Line) {
 		b.started, b.phase = true, -1
 	}
 	s.Counters.count(t, l, b.ids)
-	when, hasTime := time.Time{}, false
-	if l.TS.Valid() {
-		when, hasTime = timestampValue(t.Slice(l.TS.Start, l.TS.End))
-	}
+	when, hasTime := timeIn(l, t.Text(l))
 	if hasTime {
 		b.timestamp(l, when)
 	}
@@ -438,11 +435,15 @@ func (b *sessionBuilder) finishPhases() {
 
 // status returns the [status] word at the start of a line's result, or
 // nil.
-func (b *sessionBuilder) status(l grammar.Line) []byte {
+func (b *sessionBuilder) status(l grammar.Line) []byte { return resultStatus(l, b.t.Text(l)) }
+
+// resultStatus returns the [status] word at the start of the result of
+// line l, whose text is text, or nil.
+func resultStatus(l grammar.Line, text []byte) []byte {
 	if !l.Result.Valid() {
 		return nil
 	}
-	res := b.t.Slice(l.Result.Start, l.Result.End)
+	res := text[l.Result.Start-l.Start : l.Result.End-l.Start]
 	if len(res) < 2 || res[0] != '[' {
 		return nil
 	}
@@ -450,6 +451,12 @@ func (b *sessionBuilder) status(l grammar.Line) []byte {
 		return res[1:e]
 	}
 	return nil
+}
+
+// waits reports whether a call line leaves its call waiting for an o:
+// line: a t!: line, or a call whose result says [running].
+func waits(l grammar.Line, status []byte) bool {
+	return l.Kind == grammar.ToolStart || bytes.Equal(status, []byte("running"))
 }
 
 func outcomeOf(status []byte) Outcome {
@@ -464,8 +471,8 @@ func (b *sessionBuilder) call(l grammar.Line, when time.Time) {
 	c := Call{Tool: b.name(l.Name), Kind: l.Kind, ID: l.ID, Line: l.Num, Start: l.Start,
 		ResultLine: -1, Result: -1, StartTime: when, Phase: b.phase}
 	status := b.status(l)
-	waits := l.Kind == grammar.ToolStart || bytes.Equal(status, []byte("running"))
-	if !waits {
+	waiting := waits(l, status)
+	if !waiting {
 		c.ResultLine, c.Result, c.EndTime = l.Num, l.Start, when
 		c.Outcome = outcomeOf(status)
 		if ms, ok := b.latencyMS(l); ok {
@@ -473,7 +480,7 @@ func (b *sessionBuilder) call(l grammar.Line, when time.Time) {
 		}
 	}
 	s.Calls = append(s.Calls, c)
-	if waits {
+	if waiting {
 		if l.ID.Valid() {
 			id := b.t.Slice(l.ID.Start, l.ID.End)
 			b.pending[string(id)] = append(b.pending[string(id)], len(s.Calls)-1)
@@ -532,7 +539,11 @@ var latencyKey = []byte("latency_ms=")
 
 // latencyMS reads a line's latency_ms=, a whole number of milliseconds.
 func (b *sessionBuilder) latencyMS(l grammar.Line) (time.Duration, bool) {
-	text := b.t.Text(l)
+	return latencyIn(l, b.t.Text(l))
+}
+
+// latencyIn reads the latency_ms= of line l, whose text is text.
+func latencyIn(l grammar.Line, text []byte) (time.Duration, bool) {
 	if !bytes.Contains(text, latencyKey) {
 		return 0, false
 	}
@@ -550,6 +561,14 @@ func (b *sessionBuilder) latencyMS(l grammar.Line) (time.Duration, bool) {
 		return 0, false
 	}
 	return time.Duration(n) * time.Millisecond, true
+}
+
+// timeIn reads the ts= of line l, whose text is text.
+func timeIn(l grammar.Line, text []byte) (time.Time, bool) {
+	if !l.TS.Valid() {
+		return time.Time{}, false
+	}
+	return timestampValue(text[l.TS.Start-l.Start : l.TS.End-l.Start])
 }
 
 func (b *sessionBuilder) subagent(l grammar.Line, when time.Time) {
@@ -671,9 +690,11 @@ func latencyOf(ds []time.Duration) Latency {
 // totals of many sessions); it sorts ds in place.
 func MergeLatencies(ds []time.Duration) Latency { return latencyOf(ds) }
 
-func apmOf(s *Session, companion *ActionCounts) APM {
-	a := APM{Source: APMFromRlog, Messages: s.Messages, ToolCalls: len(s.Calls)}
-	start, end, known := s.Start, s.End, s.StartLine >= 0
+// apmOf is the APM of a session with these messages, calls and span
+// (known: the body has a ts=), or of its companion's counts when there is
+// one.
+func apmOf(messages, calls int, start, end time.Time, known bool, companion *ActionCounts) APM {
+	a := APM{Source: APMFromRlog, Messages: messages, ToolCalls: calls}
 	if companion != nil {
 		a = APM{Source: APMFromCompanion, Companion: companion.Source, Messages: companion.Messages, ToolCalls: companion.ToolCalls}
 		start, end, known = companion.Start, companion.End, !companion.Start.IsZero() && !companion.End.IsZero()

@@ -165,7 +165,7 @@ type UsageCounter struct {
 // Add counts u unless it repeats a message already counted, and reports
 // whether it was counted.
 func (c *UsageCounter) Add(t *grammar.Tree, u grammar.Usage) bool {
-	if l := t.Line(u.Line); l.Kind == grammar.Lifecycle && bytes.HasPrefix(t.Slice(l.Content, l.TrimEnd), []byte("end")) {
+	if isEndSummary(t, u.Line) {
 		return false
 	}
 	if u.MessageID != "" {
@@ -186,6 +186,13 @@ func (c *UsageCounter) Add(t *grammar.Tree, u grammar.Usage) bool {
 	c.Cached += u.Cached
 	c.CacheCreate += u.CacheCreate
 	return true
+}
+
+// isEndSummary reports whether line n is an @end line, whose token
+// counts are the session's totals, not usage.
+func isEndSummary(t *grammar.Tree, n int) bool {
+	l := t.Line(n)
+	return l.Kind == grammar.Lifecycle && bytes.HasPrefix(t.Slice(l.Content, l.TrimEnd), []byte("end"))
 }
 
 // usagePrefixKey memoizes, on a tree, the usage counter's state at the

@@ -47,7 +47,7 @@ func FuzzInsight(f *testing.F) {
 				_ = analysis.PhaseLensTitle(&s.Phases[pl.Phase])
 			}
 		}
-		_ = analysis.SessionLensTitle(s)
+		_ = analysis.SessionLensTitle(s.Totals())
 		start, end := min(int(from), tree.Len()), min(int(to), tree.Len())
 		hints := analysis.InlayHints(tree, start, end, analysis.InlayHintOptions{Latency: true, Gaps: true, MinGap: time.Second})
 		for i, h := range hints {

@@ -137,7 +137,8 @@ func companionSummary(d *lsp.Document[Doc], pr *companion.Pairing) string {
 		fmt.Fprintf(&b, " with %d subagent file%s", n, map[bool]string{true: "s"}[n > 1])
 	}
 	fmt.Fprintf(&b, "; %d lines of this log are joined to their record.", pr.Joined())
-	a := sessionOf(d).APM
+	var a analysis.APM
+	d.Text.withSession(func(st *analysis.SessionTracker) { a = st.Totals(sessionOptions(d.Text)).APM })
 	if a.Known {
 		fmt.Fprintf(&b, "\n\nAPM %.2f = (%d messages + %d tool calls) / %.1f min, from the full record.", a.Value, a.Messages, a.ToolCalls, a.Minutes)
 	} else {

@@ -34,6 +34,8 @@ type docAnalysis struct {
 	analyzer *analysis.Analyzer
 	// pair is the last join with the log's companion.
 	pair pairState
+	// session keeps the statistics behind the lenses and hints.
+	session sessionTrack
 }
 
 // Apply implements lsp.Editable.

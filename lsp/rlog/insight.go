@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -44,10 +45,38 @@ func init() {
 	commandHooks[CommandShowSessionView] = showSessionView
 }
 
-// sessionOf is an open document's session statistics, computed once per
-// version and shared by the lenses, the hints and the view.
+// sessionOf is an open document's whole session, built once per version
+// for the session view, which shows every call. The lenses and hints read
+// the document's SessionTracker instead (withSession), which an edit
+// brings up to date at the cost of what it changed.
 func sessionOf(doc *lsp.Document[Doc]) *analysis.Session {
 	return analysis.SessionFor(doc.Text.Tree, sessionOptions(doc.Text))
+}
+
+// sessionTrack keeps an open document's SessionTracker, shared by its
+// versions like the analyzer: each lens or hint request brings it to the
+// version it is about, under the lock, and reads it there, so a request
+// on an older version sees that version's numbers (the tracker moves to
+// any tree; between versions, at the cost of what differs). It is made
+// on the first request, so a document nobody asks lenses or hints of
+// never pays for it, and an edit costs nothing until they are asked.
+type sessionTrack struct {
+	mu      sync.Mutex
+	tracker *analysis.SessionTracker
+}
+
+// withSession runs f with the document's session tracker at this
+// version; f must not keep it.
+func (d Doc) withSession(f func(*analysis.SessionTracker)) {
+	st := &d.analysis.session
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.tracker == nil {
+		st.tracker = analysis.NewSessionTracker(d.Tree)
+	} else {
+		st.tracker.Update(d.Tree)
+	}
+	f(st.tracker)
 }
 
 // sessionOptions are the options of the session of a log. This is where
@@ -108,36 +137,30 @@ func resolveCodeLens(_ context.Context, wc *wsCtx, lens *protocol.CodeLens) (any
 		lens.Command = &protocol.Command{Title: "(the document was closed)", Command: ""}
 		return lens, nil
 	}
-	s := sessionOf(doc)
-	title := analysis.SessionLensTitle(s)
-	if data.Phase >= 0 {
-		title = "(no phase here any more)"
-		if p := phaseAtLine(s, data.Line); p != nil {
-			title = analysis.PhaseLensTitle(p)
-		}
-	}
 	lens.Command = &protocol.Command{
-		Title:     title,
+		Title:     doc.Text.lensTitle(data, sessionOptions(doc.Text)),
 		Command:   CommandShowSessionView,
 		Arguments: []any{sessionViewArgs{URI: data.URI, Line: data.Line}},
 	}
 	return lens, nil
 }
 
-// phaseAtLine is the phase whose @phase line is line, else the one that
-// holds it.
-func phaseAtLine(s *analysis.Session, line int) *analysis.Phase {
-	var holder *analysis.Phase
-	for i := range s.Phases {
-		p := &s.Phases[i]
-		if p.Line == line {
-			return p
+// lensTitle is the title of the lens data describes, in this version of
+// the document: the session's (Phase < 0) or that of the phase at
+// data.Line.
+func (d Doc) lensTitle(data lensData, opts analysis.SessionOptions) string {
+	var title string
+	d.withSession(func(st *analysis.SessionTracker) {
+		if data.Phase < 0 {
+			title = analysis.SessionLensTitle(st.Totals(opts))
+			return
 		}
-		if p.Line < line && line <= p.EndLine {
-			holder = p
+		title = "(no phase here any more)"
+		if p, ok := st.PhaseAt(data.Line); ok {
+			title = analysis.PhaseLensTitle(&p)
 		}
-	}
-	return holder
+	})
+	return title
 }
 
 func openDocument(wc *wsCtx, uri protocol.DocumentURI) *lsp.Document[Doc] {
@@ -161,15 +184,13 @@ func inlayHints(ctx context.Context, dc *docCtx, p *lsp.InlayHintParams) (any, e
 	start, end := dc.Mapper.Span(p.Range)
 	start = t.Line(t.LineAt(start)).Start // whole lines
 	opts := analysis.InlayHintOptions{Latency: set.Latency, Gaps: set.Gaps, MinGap: dc.Settings.GapThreshold()}
-	if set.Latency {
-		opts.Session = sessionOf(dc.Doc)
-	}
+	hints := dc.Doc.Text.inlayHints(start, max(end, start+1), opts)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	positions := dc.Mapper.Positions()
 	first, last := min(p.Range.Start.Line, p.Range.End.Line), max(p.Range.Start.Line, p.Range.End.Line)
-	for _, h := range analysis.InlayHints(t, start, max(end, start+1), opts) {
+	for _, h := range hints {
 		// The hints are those of the rlog lines the range touches; a line
 		// holding a lone CR spans editor lines, and its hint at its start
 		// may lie above the range: the editor asks for it with that line.
@@ -186,6 +207,21 @@ func inlayHints(ctx context.Context, dc *docCtx, p *lsp.InlayHintParams) (any, e
 		})
 	}
 	return out, nil
+}
+
+// inlayHints are the hints of the lines that begin in [start, end) in
+// this version of the document; the latency hints read the calls ending
+// there from the document's session tracker.
+func (d Doc) inlayHints(start, end int, opts analysis.InlayHintOptions) []analysis.InlayHint {
+	if !opts.Latency {
+		return analysis.InlayHints(d.Tree, start, end, opts)
+	}
+	var hints []analysis.InlayHint
+	d.withSession(func(st *analysis.SessionTracker) {
+		opts.Calls = st
+		hints = analysis.InlayHints(d.Tree, start, end, opts)
+	})
+	return hints
 }
 
 // sessionReportParams are rlog/sessionReport's params.

@@ -1,0 +1,163 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/edittest"
+	"github.com/rlog-ls/rlog-ls/internal/gen"
+)
+
+// assertSessionTracked compares what the tracker says with a full build of
+// a fresh parse of src: the totals, every phase (and the phase at a few
+// lines), and the calls ending in the whole document and in a few ranges.
+func assertSessionTracked(t *testing.T, st *SessionTracker, src []byte, r *rand.Rand, context string) {
+	t.Helper()
+	fresh := grammar.Parse(bytes.Clone(src))
+	for _, opts := range []SessionOptions{{}, {Companion: &ActionCounts{Source: "c.jsonl", Messages: 3, ToolCalls: 4,
+		Start: clock("10:00:00"), End: clock("10:02:00")}}} {
+		want := BuildSession(fresh, opts)
+		if got := st.Totals(opts); !reflect.DeepEqual(got, want.Totals()) {
+			t.Fatalf("%s: totals\n got  %+v\n want %+v", context, got, want.Totals())
+		}
+	}
+	want := BuildSession(fresh, SessionOptions{})
+	for _, p := range want.Phases {
+		if got, ok := st.PhaseAt(p.Line); !ok || !reflect.DeepEqual(got, p) {
+			t.Fatalf("%s: the phase at line %d\n got  %+v (%v)\n want %+v", context, p.Line, got, ok, p)
+		}
+	}
+	n := fresh.LineCount()
+	for range 4 {
+		line := r.IntN(n + 2)
+		got, gok := st.PhaseAt(line)
+		w, wok := want.PhaseAt(line)
+		if gok != wok || !reflect.DeepEqual(got, w) {
+			t.Fatalf("%s: PhaseAt(%d)\n got  %+v (%v)\n want %+v (%v)", context, line, got, gok, w, wok)
+		}
+	}
+	if got, w := st.CallsEndingIn(0, len(src)+1), want.CallsEndingIn(0, len(src)+1); !sameCalls(got, w) {
+		t.Fatalf("%s: the calls\n got  %+v\n want %+v", context, got, w)
+	}
+	for range 4 {
+		a := r.IntN(len(src) + 1)
+		b := a + r.IntN(400)
+		if got, w := st.CallsEndingIn(a, b), want.CallsEndingIn(a, b); !sameCalls(got, w) {
+			t.Fatalf("%s: the calls ending in [%d, %d)\n got  %+v\n want %+v", context, a, b, got, w)
+		}
+	}
+}
+
+func sameCalls(a, b []Call) bool { return len(a) == 0 && len(b) == 0 || reflect.DeepEqual(a, b) }
+
+func timedSession(t testing.TB, size int64, seed uint64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, gen.Options{Bytes: size, FindingRate: 0.05, Seed: seed, Timed: true}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// sharedIDs has calls whose results are several chunks away, one id
+// started again before its first call ended, usage repeated across chunk
+// boundaries with and without message ids, and phases.
+const sharedIDs = okHeader + `@start ts=2025-01-01T00:00:00Z
+@phase one
+t!:Read id=a ts=2025-01-01T00:00:01Z → [running]
+t!:Read id=a ts=2025-01-01T00:00:02Z → [running]
+u: more tokens_in=5 tokens_out=3
+a: so tokens_in=5 tokens_out=3
+a: again tokens_in=5 tokens_out=3
+@phase two
+o: id=a ts=2025-01-01T00:00:09Z → [error] first
+a: m tokens_in=1 tokens_out=1 message_id=m1
+th: t tokens_in=1 tokens_out=1 message_id=m1
+t:Bash id=b → [running]
+a: m tokens_in=1 tokens_out=1 message_id=m1
+u: x
+o: id=a latency_ms=50 → [ok] second
+o: id=b → [ok]
+@end tokens_in=9
+`
+
+func TestSessionTrackerEqualsFullBuildAfterEdits(t *testing.T) {
+	for _, tiny := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tinyChunks=%v", tiny), func(t *testing.T) {
+			if tiny {
+				t.Cleanup(grammar.SetChunkLimitsForTest(3, 200))
+			}
+			r := rand.New(rand.NewPCG(3, 17))
+			for _, base := range [][]byte{timedSession(t, 30<<10, 2), []byte(sharedIDs), {}} {
+				src := bytes.Clone(base)
+				tree := grammar.Parse(bytes.Clone(src))
+				st := NewSessionTracker(tree)
+				assertSessionTracked(t, st, src, r, "initial")
+				for i := range 300 {
+					s, e, ins := edittest.Random(r, len(src), edittest.SessionPieces)
+					tree = tree.Edit(s, e, bytes.Clone(ins))
+					src = edittest.Splice(src, s, e, ins)
+					st.Update(tree)
+					assertSessionTracked(t, st, src, r, fmt.Sprintf("edit %d [%d,%d) %q", i, s, e, ins))
+				}
+			}
+		})
+	}
+}
+
+// Between two questions a document may take several edits, and a late
+// question may be about an older version: the tracker moves to any tree.
+func TestSessionTrackerAcrossSeveralEditsAndBack(t *testing.T) {
+	t.Cleanup(grammar.SetChunkLimitsForTest(4, 200))
+	r := rand.New(rand.NewPCG(8, 1))
+	src := []byte(sharedIDs + string(timedSession(t, 20<<10, 6)))
+	tree := grammar.Parse(bytes.Clone(src))
+	st := NewSessionTracker(tree)
+	type version struct {
+		tree *grammar.Tree
+		src  []byte
+	}
+	var history []version
+	for i := range 200 {
+		for range r.IntN(5) {
+			s, e, ins := edittest.Random(r, len(src), edittest.SessionPieces)
+			tree = tree.Edit(s, e, bytes.Clone(ins))
+			src = edittest.Splice(src, s, e, ins)
+		}
+		history = append(history, version{tree, src})
+		v := history[len(history)-1]
+		if i%7 == 6 {
+			v = history[r.IntN(len(history))]
+		}
+		st.Update(v.tree)
+		assertSessionTracked(t, st, v.src, r, fmt.Sprintf("update %d", i))
+	}
+	// And to unrelated trees.
+	for seed := range uint64(3) {
+		src := timedSession(t, 10<<10, seed+20)
+		st.Update(grammar.Parse(bytes.Clone(src)))
+		assertSessionTracked(t, st, src, r, fmt.Sprintf("tree %d", seed))
+	}
+}
+
+func FuzzSessionTracker(f *testing.F) {
+	f.Add([]byte(sharedIDs), uint16(200), uint16(40), []byte("o: id=a → [ok]\n"), true)
+	f.Add([]byte(okHeader+"@phase a\nt!:R id=x ts=2025-01-01T00:00:00Z\n"), uint16(70), uint16(0), []byte("o: id=x ts=2025-01-01T00:01:00Z\n"), false)
+	f.Add([]byte("u: a tokens_in=1\nu: b tokens_in=1\n"), uint16(3), uint16(5), []byte("message_id=q "), true)
+	f.Fuzz(func(t *testing.T, src []byte, at, length uint16, ins []byte, tiny bool) {
+		if tiny {
+			t.Cleanup(grammar.SetChunkLimitsForTest(2, 40))
+		}
+		tree := grammar.Parse(bytes.Clone(src))
+		st := NewSessionTracker(tree)
+		s := int(at) % (len(src) + 1)
+		e := min(len(src), s+int(length))
+		st.Update(tree.Edit(s, e, bytes.Clone(ins)))
+		r := rand.New(rand.NewPCG(uint64(at), uint64(length)))
+		assertSessionTracked(t, st, edittest.Splice(src, s, e, ins), r, "fuzz")
+	})
+}
