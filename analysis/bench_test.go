@@ -194,8 +194,8 @@ func BenchmarkByteLoopCeiling(b *testing.B) {
 
 var byteLoopSink int
 
-// BenchmarkSession is `rlog-ls stats` on a parsed log (and what the code
-// lenses and inlay hints compute once per version of a document).
+// BenchmarkSession is `rlog-ls stats` on a parsed log (and what the
+// session view builds once per version of a document).
 func BenchmarkSession(b *testing.B) {
 	src := benchdata.Session(b, 10<<20)
 	t := grammar.Parse(src)
@@ -208,9 +208,9 @@ func BenchmarkSession(b *testing.B) {
 }
 
 // BenchmarkInsight measures what the code lenses and inlay hints compute:
-// the lens places (each codeLens request), the session (once per version
-// of a document: what the first lens resolve or latency hint after an edit
-// waits for), and one screen of hints (60 lines in the middle, the session
+// the lens places (each codeLens request), the whole session (the session
+// view's; BenchmarkSessionEdit has what an edit costs the lenses and
+// hints), and one screen of hints (60 lines in the middle, the session
 // known), on logs whose calls are timed.
 func BenchmarkInsight(b *testing.B) {
 	for _, size := range benchdata.Sizes() {

@@ -215,9 +215,10 @@ func notification(b *testing.B, method string, params any) string {
 // sees them (through the JSON-RPC connection) on a large document whose
 // calls are timed: the code lenses (places only), the session lens's
 // resolve, one screen of inlay hints (60 lines in the middle) and the
-// session view's data. The session is computed once per version of the
-// document; "firstHints" is the first inlay hint request after an edit,
-// which waits for it.
+// session view's data. The lenses and hints read the document's session
+// tracker, which the first of them after an edit brings up to date
+// ("firstHintsAfterEdit"); the session view builds the whole session once
+// per version.
 func BenchmarkInsight(b *testing.B) {
 	for _, size := range benchdata.Sizes() {
 		c := lsptest.Start(b, func(ctx context.Context, rwc io.ReadWriteCloser) int {
@@ -267,6 +268,42 @@ func BenchmarkInsight(b *testing.B) {
 				b.StartTimer()
 				var res json.RawMessage
 				if err := c.Call(lsp.MethodTextDocumentInlayHint, screen, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// Typing at the end of the log with its last screen shown: append a
+		// line, then what the editor asks for that screen: the lenses'
+		// places, the session's lens and those of the phases on the screen
+		// resolved, and the screen's hints.
+		lines := uint32(strings.Count(src, "\n"))
+		b.Run("screenAfterAppend/"+benchdata.Name(size), func(b *testing.B) {
+			for i := range b.N {
+				b.StopTimer()
+				version++
+				at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second)
+				c.Change(testURI, version, lsptest.Change{Range: lsptest.Span(lines, 0, lines, 0),
+					Text: fmt.Sprintf("o: id=toolu_%d → [ok] ts=%s\n", i, at.Format(time.RFC3339))})
+				lines++
+				last := map[string]any{"textDocument": doc, "range": protocol.Range{Start: protocol.Position{Line: lines - 60}, End: protocol.Position{Line: lines}}}
+				b.StartTimer()
+				var lenses []struct {
+					Range protocol.Range  `json:"range"`
+					Data  json.RawMessage `json:"data"`
+				}
+				if err := c.Call(protocol.MethodTextDocumentCodeLens, map[string]any{"textDocument": doc}, &lenses); err != nil {
+					b.Fatal(err)
+				}
+				for k, l := range lenses {
+					if k == 0 || l.Range.Start.Line+60 >= lines {
+						var res json.RawMessage
+						if err := c.Call(protocol.MethodCodeLensResolve, l, &res); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				var res json.RawMessage
+				if err := c.Call(lsp.MethodTextDocumentInlayHint, last, &res); err != nil {
 					b.Fatal(err)
 				}
 			}
