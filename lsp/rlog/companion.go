@@ -7,8 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -43,6 +45,9 @@ type companions struct {
 	// watching is set once the client was asked to report changes to
 	// companion files.
 	watching sync.Once
+	// diskLogs are the logs of open companions whose logs are not open,
+	// read from disk (logFor), oldest first.
+	diskLogs []diskLog
 }
 
 type companionEntry struct {
@@ -157,6 +162,7 @@ func (d Doc) pairWith(s *companion.Snapshot) *companion.Pairing {
 		return ps.p
 	}
 	p := companion.Join(d.Tree, s)
+	joinsDone.Add(1)
 	ps.tree, ps.snap, ps.p = d.Tree, s, p
 	if ps.counts = nil; !p.Mismatch {
 		c := s.ActionCounts()
@@ -164,6 +170,10 @@ func (d Doc) pairWith(s *companion.Snapshot) *companion.Pairing {
 	}
 	return p
 }
+
+// joinsDone counts the joins made, for the tests that a join is not made
+// again for nothing.
+var joinsDone atomic.Int64
 
 // companionCounts are the APM counts of the log's companion as last joined
 // (a hover, definition or diagnostics run joins it), or nil. They depend
@@ -405,20 +415,79 @@ func docContext(wc *wsCtx, d *lsp.Document[Doc]) *docCtx {
 }
 
 // logFor returns the log a companion file belongs to: its open document,
-// or the file read from disk.
-func logFor(wc *wsCtx, file string) (*lsp.Document[Doc], bool) {
+// or the file read from disk. A log read from disk is kept while it does
+// not change (size and modification time), with its join, so that each
+// hover or Go to Definition in an open companion does not read, parse and
+// join the log again.
+func (cs *companions) logFor(wc *wsCtx, file string) (*lsp.Document[Doc], bool) {
 	logPath, ok := companion.RlogFor(file)
 	if !ok {
 		return nil, false
 	}
+	cs.pruneDiskLogs(wc)
 	for _, d := range wc.Docs {
 		if p, ok := lsp.FilePath(d.URI); ok && p == logPath {
 			return d, true
 		}
 	}
+	info, err := os.Stat(logPath)
+	if err != nil {
+		return nil, false
+	}
+	cs.mu.Lock()
+	for _, l := range cs.diskLogs {
+		if l.path == logPath && l.size == info.Size() && l.modTime.Equal(info.ModTime()) {
+			cs.mu.Unlock()
+			return l.doc, true
+		}
+	}
+	cs.mu.Unlock()
 	src, err := os.ReadFile(logPath)
 	if err != nil {
 		return nil, false
 	}
-	return &lsp.Document[Doc]{URI: fileURI(logPath), Text: Parse(src)}, true
+	doc := &lsp.Document[Doc]{URI: fileURI(logPath), Text: Parse(src)}
+	if int64(len(src)) == info.Size() { // else it changed while read: not kept
+		cs.mu.Lock()
+		cs.diskLogs = slices.DeleteFunc(cs.diskLogs, func(l diskLog) bool { return l.path == logPath })
+		cs.diskLogs = append(cs.diskLogs, diskLog{path: logPath, size: info.Size(), modTime: info.ModTime(), doc: doc})
+		if len(cs.diskLogs) > diskLogLimit {
+			cs.diskLogs = slices.Delete(cs.diskLogs, 0, len(cs.diskLogs)-diskLogLimit)
+		}
+		cs.mu.Unlock()
+	}
+	return doc, true
+}
+
+// diskLogLimit is how many logs read from disk (for companions open
+// without their logs) the server keeps; the least recently read go first.
+const diskLogLimit = 1
+
+// pruneDiskLogs drops the logs read from disk that no open companion
+// needs any more: their companions were closed, or the logs opened.
+func (cs *companions) pruneDiskLogs(wc *wsCtx) {
+	open, needed := map[string]bool{}, map[string]bool{}
+	for _, d := range wc.Docs {
+		p, ok := lsp.FilePath(d.URI)
+		if !ok {
+			continue
+		}
+		open[p] = true
+		if isRecordDocument(d.URI) {
+			if lp, ok := companion.RlogFor(p); ok {
+				needed[lp] = true
+			}
+		}
+	}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	cs.diskLogs = slices.DeleteFunc(cs.diskLogs, func(l diskLog) bool { return open[l.path] || !needed[l.path] })
+}
+
+// diskLog is a log read from disk, as it was at size and modTime.
+type diskLog struct {
+	path    string
+	size    int64
+	modTime time.Time
+	doc     *lsp.Document[Doc]
 }

@@ -210,7 +210,7 @@ func (cs *companions) recordUnder(wc *wsCtx, dc *docCtx, pos protocol.Position) 
 	if !ok {
 		return nil, nil, companion.Ref{}, false
 	}
-	logDoc, ok := logFor(wc, file)
+	logDoc, ok := cs.logFor(wc, file)
 	if !ok {
 		return nil, nil, companion.Ref{}, false
 	}

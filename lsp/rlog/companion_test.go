@@ -472,3 +472,45 @@ func TestSessionLensCountsFromTheCompanion(t *testing.T) {
 		t.Fatalf("session lens %+v", resolved.Command)
 	}
 }
+
+// A companion open without its log: the log is read from disk and joined
+// once, not at each hover, and read again when it changes on disk.
+func TestCompanionWithoutItsLogJoinsOnce(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"222000-fix-locked-login.rlog", "222000-fix-locked-login.jsonl", "222000-fix-locked-login.sub-DZYW3CfJ.jsonl"} {
+		_, text := fixture(t, "sdk/"+name)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logPath, jsonlPath := filepath.Join(dir, "222000-fix-locked-login.rlog"), filepath.Join(dir, "222000-fix-locked-login.jsonl")
+	jsonl, _ := os.ReadFile(jsonlPath)
+	c := start(t, "", nil)
+	uri := fileURI(jsonlPath)
+	open(t, c, uri, string(jsonl))
+	at := posAt(string(jsonl), strings.Index(string(jsonl), `{"tool_use_id":"toolu_01A8xKq2LmN3pR4sT5uVv678oiff"`)+20, false)
+	before := joinsDone.Load()
+	for i := range 3 {
+		if h := hoverText(t, c, uri, at); !strings.Contains(h, "as line 19") {
+			t.Fatalf("hover %d: %s", i, h)
+		}
+	}
+	if n := joinsDone.Load() - before; n != 1 {
+		t.Errorf("three hovers joined the log %d times, want once", n)
+	}
+	// The log changes on disk: a line before the result.
+	logText, _ := os.ReadFile(logPath)
+	changed := strings.Replace(string(logText), "\na: I'll start", "\n# a note\na: I'll start", 1)
+	if changed == string(logText) {
+		t.Fatal("the fixture changed: no a: I'll start line")
+	}
+	if err := os.WriteFile(logPath, []byte(changed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if h := hoverText(t, c, uri, at); !strings.Contains(h, "as line 20") {
+		t.Fatalf("after the log changed: %s", h)
+	}
+	if back := definitions(t, c, uri, at); len(back) != 1 || back[0].Range.Start.Line != 19 {
+		t.Fatalf("definition after the log changed: %+v", back)
+	}
+}
