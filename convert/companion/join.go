@@ -3,6 +3,7 @@ package companion
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"iter"
@@ -128,6 +129,14 @@ const matchWindow = 16
 // against the first bytes of its record's text (and its message id when
 // the line has message_id=).
 func Join(t *grammar.Tree, s *Snapshot) *Pairing {
+	p, _ := JoinContext(context.Background(), t, s)
+	return p
+}
+
+// JoinContext is Join that stops when ctx is done (a server drops the join
+// of a version the user has already edited again): it then returns nil
+// and ctx's error.
+func JoinContext(ctx context.Context, t *grammar.Tree, s *Snapshot) (*Pairing, error) {
 	p := &Pairing{Snap: s}
 	j := &joiner{t: t, s: s, p: p, files: make([]*fileLookup, len(s.Files)),
 		subFiles: len(s.Files) > 1 || s.Main().Format == Claude}
@@ -139,11 +148,13 @@ func Join(t *grammar.Tree, s *Snapshot) *Pairing {
 			filepath.Base(main.Path), main.SessionID, logID),
 			FilePlace{Path: main.Path, Place: main.SessionAt, Message: "the session id of " + filepath.Base(main.Path)})
 		j.unreadable()
-		return p
+		return p, nil
 	}
-	j.walk()
+	if err := j.walk(ctx); err != nil {
+		return nil, err
+	}
 	j.finish()
-	return p
+	return p, nil
 }
 
 // sameSession reports whether the log's header id and the companion's
@@ -421,9 +432,13 @@ func callID(l grammar.Line, text []byte) []byte {
 	return text[l.ID.Start-l.Start : l.ID.End-l.Start]
 }
 
-func (j *joiner) walk() {
+func (j *joiner) walk(ctx context.Context) error {
 	t := j.t
+	seen := 0
 	for l := range t.Body() {
+		if seen++; seen%4096 == 1 && ctx.Err() != nil { // at the first line, then every 4096
+			return ctx.Err()
+		}
 		switch l.Kind {
 		case grammar.User, grammar.Agent, grammar.Thinking, grammar.ToolStart, grammar.Tool, grammar.Mcp,
 			grammar.Observation, grammar.Subagent, grammar.Lifecycle, grammar.Comment:
@@ -494,6 +509,7 @@ func (j *joiner) walk() {
 			}
 		}
 	}
+	return nil
 }
 
 // missing reports a call or result line whose record is not in the

@@ -1,6 +1,8 @@
 package companion
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -127,5 +129,31 @@ func TestJoinFixtures(t *testing.T) {
 				a.Check(t, "join", []byte(describe(t, tr, s, Join(tr, s))))
 			})
 		})
+	}
+}
+
+// JoinContext stops when its context is done, and otherwise joins as Join
+// does.
+func TestJoinContextStops(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pair.jsonl")
+	writeCompanion(t, path, 2<<20)
+	src, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".rlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := grammar.Parse(src)
+	files, _ := Locate(strings.TrimSuffix(path, ".jsonl") + ".rlog")
+	s, err := Open(files).Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if p, err := JoinContext(ctx, tr, s); p != nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("a canceled join: %v, %v", p != nil, err)
+	}
+	p, err := JoinContext(context.Background(), tr, s)
+	if err != nil || p.Joined() == 0 || p.Joined() != Join(tr, s).Joined() {
+		t.Fatalf("a join: %v, %d joined", err, p.Joined())
 	}
 }

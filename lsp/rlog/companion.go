@@ -126,8 +126,9 @@ func isRecordDocument(uri protocol.DocumentURI) bool {
 	return ext == ".jsonl" || ext == ".json"
 }
 
-// pairing returns the log document's join with its companion, or nil.
-func (cs *companions) pairing(doc *lsp.Document[Doc]) *companion.Pairing {
+// pairing returns the log document's join with its companion, or nil
+// (also when ctx is done before the join is).
+func (cs *companions) pairing(ctx context.Context, doc *lsp.Document[Doc]) *companion.Pairing {
 	if isRecordDocument(doc.URI) {
 		return nil
 	}
@@ -139,36 +140,69 @@ func (cs *companions) pairing(doc *lsp.Document[Doc]) *companion.Pairing {
 	if s == nil {
 		return nil
 	}
-	return doc.Text.pairWith(s)
+	return doc.Text.pairWith(ctx, s)
 }
 
-// pairState keeps a document's last join, shared by its versions: the
-// join is redone only when the log or the companion changed.
+// pairState keeps a document's newest join, shared by its versions: the
+// join is made only when something asks for it (the diagnostics, a hover,
+// Go to Definition, the lenses, the links), once per version of the log
+// and of the companion, and the requests about that version share it.
+// No lock is held while joining: a request about another version does not
+// wait for it, and a join whose requests are all gone (the user typed
+// on: the diagnostics run was cancelled) stops.
 type pairState struct {
 	mu   sync.Mutex
-	tree *grammar.Tree
-	snap *companion.Snapshot
-	p    *companion.Pairing
+	last *pairJoin // the newest join made or under way
 	// counts are the companion's APM counts, nil when the pair is not one
 	// session.
 	counts *analysis.ActionCounts
 }
 
-func (d Doc) pairWith(s *companion.Snapshot) *companion.Pairing {
+// pairJoin is one join, made or under way (done not closed yet).
+type pairJoin struct {
+	tree *grammar.Tree
+	snap *companion.Snapshot
+	done chan struct{}
+	p    *companion.Pairing // nil when it stopped
+}
+
+func (d Doc) pairWith(ctx context.Context, s *companion.Snapshot) *companion.Pairing {
 	ps := &d.analysis.pair
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if ps.tree == d.Tree && ps.snap == s {
-		return ps.p
+	for ctx.Err() == nil {
+		ps.mu.Lock()
+		j := ps.last
+		if j != nil && j.tree == d.Tree && j.snap == s {
+			ps.mu.Unlock()
+			select {
+			case <-j.done:
+			case <-ctx.Done():
+				return nil
+			}
+			if j.p != nil {
+				return j.p
+			}
+			continue // the one who started it stopped: join again
+		}
+		j = &pairJoin{tree: d.Tree, snap: s, done: make(chan struct{})}
+		ps.last = j
+		ps.mu.Unlock()
+		p, err := companion.JoinContext(ctx, d.Tree, s)
+		joinsDone.Add(1)
+		ps.mu.Lock()
+		if err == nil {
+			j.p = p
+			if ps.counts = nil; !p.Mismatch {
+				c := s.ActionCounts()
+				ps.counts = &c
+			}
+		} else if ps.last == j {
+			ps.last = nil
+		}
+		close(j.done)
+		ps.mu.Unlock()
+		return p
 	}
-	p := companion.Join(d.Tree, s)
-	joinsDone.Add(1)
-	ps.tree, ps.snap, ps.p = d.Tree, s, p
-	if ps.counts = nil; !p.Mismatch {
-		c := s.ActionCounts()
-		ps.counts = &c
-	}
-	return p
+	return nil
 }
 
 // joinsDone counts the joins made, for the tests that a join is not made
@@ -189,7 +223,7 @@ func (d Doc) companionCounts() *analysis.ActionCounts {
 // log's diagnostics, and asks the client, once, to report changes to
 // companion files.
 func (cs *companions) pairDiagnostics(ctx context.Context, dc *docCtx, d lsp.Diagnostics) lsp.Diagnostics {
-	p := cs.pairing(dc.Doc)
+	p := cs.pairing(ctx, dc.Doc)
 	if p == nil {
 		return d
 	}

@@ -50,20 +50,20 @@ type companionRecord struct {
 // hover answers textDocument/hover: on a log, the analysis hover and,
 // on a line the companion has, its full record; on a companion, the line
 // of the log its record was written to.
-func (cs *companions) hover(_ context.Context, wc *wsCtx, p *protocol.HoverParams) (any, error) {
+func (cs *companions) hover(ctx context.Context, wc *wsCtx, p *protocol.HoverParams) (any, error) {
 	d := openDocument(wc, p.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
 	dc := docContext(wc, d)
 	if isRecordDocument(d.URI) {
-		return cs.recordHover(wc, dc, p.Position)
+		return cs.recordHover(ctx, wc, dc, p.Position)
 	}
 	t := d.Text.Tree
 	off := dc.Mapper.Offset(p.Position)
 	h, ok := analysis.Hover(t, off)
 	full := ""
-	pr := cs.pairing(d)
+	pr := cs.pairing(ctx, d)
 	if pr != nil && isPairHoverToken(t, off) {
 		full = recordHover(pr, t, t.LineAt(off))
 	}
@@ -175,8 +175,8 @@ func shownWhole(t *grammar.Tree, l grammar.Line, c companion.Content) bool {
 
 // recordHover on a companion document says which line of the log the
 // record under the cursor was written to.
-func (cs *companions) recordHover(wc *wsCtx, dc *docCtx, pos protocol.Position) (any, error) {
-	logDoc, pr, ref, ok := cs.recordUnder(wc, dc, pos)
+func (cs *companions) recordHover(ctx context.Context, wc *wsCtx, dc *docCtx, pos protocol.Position) (any, error) {
+	logDoc, pr, ref, ok := cs.recordUnder(ctx, wc, dc, pos)
 	if !ok {
 		return nil, nil
 	}
@@ -205,7 +205,7 @@ func fence(s string) string {
 
 // recordUnder finds the record under the cursor in a companion document,
 // its log and their join.
-func (cs *companions) recordUnder(wc *wsCtx, dc *docCtx, pos protocol.Position) (*lsp.Document[Doc], *companion.Pairing, companion.Ref, bool) {
+func (cs *companions) recordUnder(ctx context.Context, wc *wsCtx, dc *docCtx, pos protocol.Position) (*lsp.Document[Doc], *companion.Pairing, companion.Ref, bool) {
 	file, ok := lsp.FilePath(dc.Doc.URI)
 	if !ok {
 		return nil, nil, companion.Ref{}, false
@@ -227,7 +227,11 @@ func (cs *companions) recordUnder(wc *wsCtx, dc *docCtx, pos protocol.Position) 
 		if !ok {
 			break
 		}
-		return logDoc, logDoc.Text.pairWith(s), companion.Ref{File: int32(fi), Rec: int32(rec)}, true
+		pr := logDoc.Text.pairWith(ctx, s)
+		if pr == nil {
+			break
+		}
+		return logDoc, pr, companion.Ref{File: int32(fi), Rec: int32(rec)}, true
 	}
 	return nil, nil, companion.Ref{}, false
 }
@@ -237,7 +241,7 @@ func (cs *companions) recordUnder(wc *wsCtx, dc *docCtx, pos protocol.Position) 
 // companion has (and on the id of the line that starts the call), to its
 // record in the companion; an x: line also to its subagent's file. On a
 // companion: back to the line of the log the record was written to.
-func (cs *companions) definition(_ context.Context, wc *wsCtx, p *protocol.DefinitionParams) (any, error) {
+func (cs *companions) definition(ctx context.Context, wc *wsCtx, p *protocol.DefinitionParams) (any, error) {
 	d := openDocument(wc, p.TextDocument.URI)
 	if d == nil {
 		return nil, nil
@@ -245,7 +249,7 @@ func (cs *companions) definition(_ context.Context, wc *wsCtx, p *protocol.Defin
 	dc := docContext(wc, d)
 	out := []protocol.Location{}
 	if isRecordDocument(d.URI) {
-		logDoc, pr, ref, ok := cs.recordUnder(wc, dc, p.Position)
+		logDoc, pr, ref, ok := cs.recordUnder(ctx, wc, dc, p.Position)
 		if !ok {
 			return out, nil
 		}
@@ -262,7 +266,7 @@ func (cs *companions) definition(_ context.Context, wc *wsCtx, p *protocol.Defin
 	if hasDef && t.LineAt(def.Span.Start) != n {
 		return append(out, protocol.Location{URI: d.URI, Range: dc.Mapper.Range(def.Span.Start, def.Span.End)}), nil
 	}
-	if pr := cs.pairing(d); pr != nil {
+	if pr := cs.pairing(ctx, d); pr != nil {
 		if file, ok := pr.SubagentFile(n); ok {
 			out = append(out, protocol.Location{URI: fileURI(file)})
 		}
@@ -289,9 +293,9 @@ const lensSlack = 120
 // recordLenses are the code lenses on each o: line whose output the log
 // cut short: each opens the full output in the companion. (They come with
 // their command: codeLens/resolve is for the session lenses.)
-func (cs *companions) recordLenses(dc *docCtx) []protocol.CodeLens {
+func (cs *companions) recordLenses(ctx context.Context, dc *docCtx) []protocol.CodeLens {
 	var out []protocol.CodeLens
-	pr := cs.pairing(dc.Doc)
+	pr := cs.pairing(ctx, dc.Doc)
 	if pr == nil {
 		return out
 	}
@@ -338,7 +342,7 @@ func (cs *companions) openRecord(ctx context.Context, wc *wsCtx, raw json.RawMes
 	if d == nil {
 		return nil, lsp.InvalidParams("%s is not open", a.URI)
 	}
-	pr := cs.pairing(d)
+	pr := cs.pairing(ctx, d)
 	if pr == nil {
 		return nil, lsp.RequestFailed("%s has no companion file", documentName(a.URI))
 	}
@@ -359,8 +363,8 @@ func (cs *companions) openRecord(ctx context.Context, wc *wsCtx, raw json.RawMes
 }
 
 // record answers MethodCompanionRecord.
-func (cs *companions) record(_ context.Context, dc *docCtx, p *protocol.TextDocumentPositionParams) (any, error) {
-	pr := cs.pairing(dc.Doc)
+func (cs *companions) record(ctx context.Context, dc *docCtx, p *protocol.TextDocumentPositionParams) (any, error) {
+	pr := cs.pairing(ctx, dc.Doc)
 	if pr == nil {
 		return nil, nil
 	}
@@ -380,9 +384,9 @@ func (cs *companions) record(_ context.Context, dc *docCtx, p *protocol.TextDocu
 
 // subagentLinks are the document links of each x: line whose subagent has
 // its own file, to that file.
-func (cs *companions) subagentLinks(dc *docCtx) []protocol.DocumentLink {
+func (cs *companions) subagentLinks(ctx context.Context, dc *docCtx) []protocol.DocumentLink {
 	var out []protocol.DocumentLink
-	pr := cs.pairing(dc.Doc)
+	pr := cs.pairing(ctx, dc.Doc)
 	if pr == nil {
 		return out
 	}

@@ -1,15 +1,18 @@
 package rlog
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf16"
 
 	"go.lsp.dev/protocol"
 
+	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
 
@@ -513,4 +516,57 @@ func TestCompanionWithoutItsLogJoinsOnce(t *testing.T) {
 	if back := definitions(t, c, uri, at); len(back) != 1 || back[0].Range.Start.Line != 19 {
 		t.Fatalf("definition after the log changed: %+v", back)
 	}
+}
+
+// The join of one version of a log is made once however many requests ask
+// for it at once; a request that is cancelled gets none, and leaves
+// nothing behind: the next one joins.
+func TestPairJoinedOncePerVersion(t *testing.T) {
+	logPath, text := fixture(t, "sdk/222000-fix-locked-login.rlog")
+	files, ok := companion.Locate(logPath)
+	if !ok {
+		t.Fatal("no companion")
+	}
+	snap, err := companion.Open(files).Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := Parse([]byte(text))
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	before := joinsDone.Load()
+	if p := doc.pairWith(cancelled, snap); p != nil {
+		t.Fatal("a cancelled request got a join")
+	}
+	var wg sync.WaitGroup
+	got := make([]*companion.Pairing, 8)
+	for i := range got {
+		wg.Go(func() { got[i] = doc.pairWith(context.Background(), snap) })
+	}
+	wg.Wait()
+	for i, p := range got {
+		if p == nil || p != got[0] || p.Joined() == 0 {
+			t.Fatalf("request %d: %p, want the one join %p", i, p, got[0])
+		}
+	}
+	if n := joinsDone.Load() - before; n != 1 {
+		t.Errorf("%d joins for one version asked 9 times, once cancelled: want 1", n)
+	}
+	// A new version is joined again; the old one's join stays right.
+	edited := doc.Apply(0, 0, []byte("# a note\n"))
+	if p := edited.pairWith(context.Background(), snap); p == nil || p == got[0] {
+		t.Fatalf("the edited version: %p", p)
+	}
+	if n, ok := got[0].Line(mustRecord(t, got[0])); !ok || n < 0 {
+		t.Fatal("the old join lost its links")
+	}
+}
+
+func mustRecord(t *testing.T, p *companion.Pairing) companion.Ref {
+	t.Helper()
+	for _, ref := range p.Links() {
+		return ref
+	}
+	t.Fatal("no links")
+	return companion.Ref{}
 }

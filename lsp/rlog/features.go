@@ -116,7 +116,7 @@ func Features() lsp.Features[Doc] {
 					return nil, err
 				}
 				// And each x: line to its subagent's own file.
-				return append(links.([]protocol.DocumentLink), cs.subagentLinks(dc)...), nil
+				return append(links.([]protocol.DocumentLink), cs.subagentLinks(ctx, dc)...), nil
 			})),
 			protocol.MethodTextDocumentCodeLens: lsp.DocumentRequest(logOnly(func(ctx context.Context, dc *docCtx, p *protocol.CodeLensParams) (any, error) {
 				lenses, err := codeLenses(ctx, dc, p)
@@ -124,7 +124,7 @@ func Features() lsp.Features[Doc] {
 					return nil, err
 				}
 				// And on each output the log cut short, one to its full record.
-				return append(lenses.([]protocol.CodeLens), cs.recordLenses(dc)...), nil
+				return append(lenses.([]protocol.CodeLens), cs.recordLenses(ctx, dc)...), nil
 			})),
 			protocol.MethodCodeLensResolve:  lsp.WorkspaceRequest(resolveCodeLens),
 			lsp.MethodTextDocumentInlayHint: lsp.DocumentRequest(logOnly(inlayHints)),
