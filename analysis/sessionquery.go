@@ -256,7 +256,7 @@ func (st *SessionTracker) completion(f *followedSession, e int, l grammar.Line) 
 	id := sum.idOf(e)
 	var startChunk *followedSession
 	var startEvent int32
-	if sh := st.many[id]; sh == nil || len(sh.order) < 2 {
+	if sh, ok := st.calls.many[id]; !ok || len(sh.order) < 2 {
 		m := sum.events[e].match
 		if m < 0 {
 			return Call{}, false

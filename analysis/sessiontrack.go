@@ -29,16 +29,13 @@ import (
 type SessionTracker struct {
 	fl Follower[sessionState, sessionSum]
 	// calls are the call ids by the chunks whose summaries have events of
-	// them: one holds the ids of one chunk, many those of several, which
-	// are matched across chunks.
-	one  map[string]*followedSession
-	many map[string]*sharedCallID
-	// msgOne and msgMany are the message ids of usage lines, likewise: a
-	// message counted in one chunk is not counted again in a later one.
-	msgOne  map[string]*followedSession
-	msgMany map[string]*sharedMsgID
-	gen     uint32
-	totals  *SessionTotals // for the tree, without a companion; nil until asked
+	// them; those of several chunks are matched across chunks.
+	calls idChunks[*sharedCallID]
+	// msgs are the message ids of usage lines by their chunks: a message
+	// counted in one chunk is not counted again in a later one.
+	msgs   idChunks[*sharedMsgID]
+	gen    uint32
+	totals *SessionTotals // for the tree, without a companion; nil until asked
 }
 
 type followedSession = Followed[sessionState, sessionSum]
@@ -83,11 +80,18 @@ func (s *sessionState) segTokens(k int) tokenRun {
 	return s.sum.segs[k].tokens
 }
 
-// sharedCallID is a call id whose events are in several chunks.
-type sharedCallID struct {
+// sharedID is an id in several chunks' summaries.
+type sharedID struct {
 	id      string
 	chunks  []*followedSession // in no order
-	touched uint32
+	touched uint32             // the Update that last changed chunks
+}
+
+func (sh *sharedID) shared() *sharedID { return sh }
+
+// sharedCallID is a call id whose events are in several chunks.
+type sharedCallID struct {
+	sharedID
 	// order is chunks in document order, with the number of the id's
 	// calls and of its completions before each; applied are the
 	// corrections made to the chunks' segments.
@@ -103,10 +107,78 @@ type appliedDelta struct {
 }
 
 // sharedMsgID is a message id of usage lines in several chunks.
-type sharedMsgID struct {
-	id      string
-	chunks  []*followedSession
-	touched uint32
+type sharedMsgID struct{ sharedID }
+
+// idChunks are the chunks that have each id of one kind: one chunk (one),
+// or several (many, the entries made by newShared).
+type idChunks[E interface{ shared() *sharedID }] struct {
+	one       map[string]*followedSession
+	many      map[string]E
+	newShared func(id string) E
+}
+
+func newIDChunks[E interface{ shared() *sharedID }](newShared func(id string) E) idChunks[E] {
+	return idChunks[E]{one: map[string]*followedSession{}, many: map[string]E{}, newShared: newShared}
+}
+
+// learn records that f has id; touched collects the ids of several chunks
+// whose chunks changed in Update gen.
+func (ic *idChunks[E]) learn(id string, f *followedSession, gen uint32, touched []E) []E {
+	sh, ok := ic.many[id]
+	if !ok {
+		other, ok := ic.one[id]
+		if !ok {
+			ic.one[id] = f
+			return touched
+		}
+		delete(ic.one, id)
+		sh = ic.newShared(id)
+		sh.shared().chunks = []*followedSession{other}
+		ic.many[id] = sh
+	}
+	sh.shared().chunks = append(sh.shared().chunks, f)
+	return touch(sh, gen, touched)
+}
+
+// forget records that f, gone, no longer has id.
+func (ic *idChunks[E]) forget(id string, f *followedSession, gen uint32, touched []E) []E {
+	if ic.one[id] == f {
+		delete(ic.one, id)
+		return touched
+	}
+	sh, ok := ic.many[id]
+	if !ok {
+		return touched
+	}
+	b := sh.shared()
+	if i := slices.Index(b.chunks, f); i >= 0 {
+		b.chunks = slices.Delete(b.chunks, i, i+1)
+	}
+	return touch(sh, gen, touched)
+}
+
+// settle moves an id left in fewer than two chunks back to one (or
+// nowhere); it reports whether it did.
+func (ic *idChunks[E]) settle(sh E) bool {
+	b := sh.shared()
+	if len(b.chunks) >= 2 {
+		return false
+	}
+	if cur, ok := ic.many[b.id]; ok && cur.shared() == b {
+		delete(ic.many, b.id)
+		if len(b.chunks) == 1 {
+			ic.one[b.id] = b.chunks[0]
+		}
+	}
+	return true
+}
+
+func touch[E interface{ shared() *sharedID }](sh E, gen uint32, touched []E) []E {
+	if b := sh.shared(); b.touched != gen {
+		b.touched = gen
+		touched = append(touched, sh)
+	}
+	return touched
 }
 
 // sessionSum sums a page's chunks. Lines are counted from the page's
@@ -121,8 +193,10 @@ type sessionSum struct {
 
 // NewSessionTracker follows tree t.
 func NewSessionTracker(t *grammar.Tree) *SessionTracker {
-	st := &SessionTracker{one: map[string]*followedSession{}, many: map[string]*sharedCallID{},
-		msgOne: map[string]*followedSession{}, msgMany: map[string]*sharedMsgID{}}
+	st := &SessionTracker{
+		calls: newIDChunks(func(id string) *sharedCallID { return &sharedCallID{sharedID: sharedID{id: id}} }),
+		msgs:  newIDChunks(func(id string) *sharedMsgID { return &sharedMsgID{sharedID{id: id}} }),
+	}
 	st.Update(t)
 	return st
 }
@@ -146,19 +220,19 @@ func (st *SessionTracker) Update(t *grammar.Tree) {
 			continue
 		}
 		for _, id := range f.State.sum.ids {
-			calls = st.forgetCall(id, f, calls)
+			calls = st.calls.forget(id, f, st.gen, calls)
 		}
 		for _, id := range f.State.sum.msgIDs {
-			msgs = st.forgetMsg(id, f, msgs)
+			msgs = st.msgs.forget(id, f, st.gen, msgs)
 		}
 	}
 	summarizeSessions(t, added)
 	for _, f := range added {
 		for _, id := range f.State.sum.ids {
-			calls = st.learnCall(id, f, calls)
+			calls = st.calls.learn(id, f, st.gen, calls)
 		}
 		for _, id := range f.State.sum.msgIDs {
-			msgs = st.learnMsg(id, f, msgs)
+			msgs = st.msgs.learn(id, f, st.gen, msgs)
 		}
 	}
 	for _, sh := range calls {
@@ -175,12 +249,7 @@ func (st *SessionTracker) Update(t *grammar.Tree) {
 		}
 	}
 	for _, sh := range msgs {
-		if len(sh.chunks) < 2 && st.msgMany[sh.id] == sh {
-			delete(st.msgMany, sh.id)
-			if len(sh.chunks) == 1 {
-				st.msgOne[sh.id] = sh.chunks[0]
-			}
-		}
+		st.msgs.settle(sh)
 	}
 	for _, f := range recount {
 		st.recountTokens(f)
@@ -218,86 +287,6 @@ func summarizeSessions(t *grammar.Tree, states []*followedSession) {
 	wg.Wait()
 }
 
-// learnCall records that f has events of call id; touched collects the
-// ids shared by several chunks whose chunks changed.
-func (st *SessionTracker) learnCall(id string, f *followedSession, touched []*sharedCallID) []*sharedCallID {
-	sh := st.many[id]
-	if sh == nil {
-		other, ok := st.one[id]
-		if !ok {
-			st.one[id] = f
-			return touched
-		}
-		delete(st.one, id)
-		sh = &sharedCallID{id: id, chunks: []*followedSession{other}}
-		st.many[id] = sh
-	}
-	sh.chunks = append(sh.chunks, f)
-	return st.touchCall(sh, touched)
-}
-
-func (st *SessionTracker) forgetCall(id string, f *followedSession, touched []*sharedCallID) []*sharedCallID {
-	if st.one[id] == f {
-		delete(st.one, id)
-		return touched
-	}
-	sh := st.many[id]
-	if sh == nil {
-		return touched
-	}
-	if i := slices.Index(sh.chunks, f); i >= 0 {
-		sh.chunks = slices.Delete(sh.chunks, i, i+1)
-	}
-	return st.touchCall(sh, touched)
-}
-
-func (st *SessionTracker) touchCall(sh *sharedCallID, touched []*sharedCallID) []*sharedCallID {
-	if sh.touched != st.gen {
-		sh.touched = st.gen
-		touched = append(touched, sh)
-	}
-	return touched
-}
-
-func (st *SessionTracker) learnMsg(id string, f *followedSession, touched []*sharedMsgID) []*sharedMsgID {
-	sh := st.msgMany[id]
-	if sh == nil {
-		other, ok := st.msgOne[id]
-		if !ok {
-			st.msgOne[id] = f
-			return touched
-		}
-		delete(st.msgOne, id)
-		sh = &sharedMsgID{id: id, chunks: []*followedSession{other}}
-		st.msgMany[id] = sh
-	}
-	sh.chunks = append(sh.chunks, f)
-	return st.touchMsg(sh, touched)
-}
-
-func (st *SessionTracker) forgetMsg(id string, f *followedSession, touched []*sharedMsgID) []*sharedMsgID {
-	if st.msgOne[id] == f {
-		delete(st.msgOne, id)
-		return touched
-	}
-	sh := st.msgMany[id]
-	if sh == nil {
-		return touched
-	}
-	if i := slices.Index(sh.chunks, f); i >= 0 {
-		sh.chunks = slices.Delete(sh.chunks, i, i+1)
-	}
-	return st.touchMsg(sh, touched)
-}
-
-func (st *SessionTracker) touchMsg(sh *sharedMsgID, touched []*sharedMsgID) []*sharedMsgID {
-	if sh.touched != st.gen {
-		sh.touched = st.gen
-		touched = append(touched, sh)
-	}
-	return touched
-}
-
 // matchAcross matches the calls and results of a shared id across its
 // chunks, oldest waiting call first as BuildSession does, and corrects the
 // counts of the segments where the calls start: what each chunk counted
@@ -312,15 +301,8 @@ func (st *SessionTracker) matchAcross(sh *sharedCallID) {
 	}
 	sh.applied = sh.applied[:0]
 	sh.order = append(sh.order[:0], sh.chunks...)
-	if len(sh.chunks) < 2 {
-		// One chunk or none left: its own matching is the document's.
-		if st.many[sh.id] == sh {
-			delete(st.many, sh.id)
-			if len(sh.chunks) == 1 {
-				st.one[sh.id] = sh.chunks[0]
-			}
-		}
-		return
+	if st.calls.settle(sh) {
+		return // one chunk or none left: its own matching is the document's
 	}
 	slices.SortFunc(sh.order, func(a, b *followedSession) int { return a.Ord() - b.Ord() })
 	id := sh.id
@@ -410,8 +392,8 @@ func (st *SessionTracker) recountTokens(f *followedSession) {
 	}
 	ord := f.Ord()
 	seenBefore := func(id string) bool {
-		sh := st.msgMany[id]
-		if sh == nil {
+		sh, ok := st.msgs.many[id]
+		if !ok {
 			return false
 		}
 		for _, o := range sh.chunks {
