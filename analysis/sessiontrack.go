@@ -291,6 +291,10 @@ func summarizeSessions(t *grammar.Tree, states []*followedSession) {
 // chunks, oldest waiting call first as BuildSession does, and corrects the
 // counts of the segments where the calls start: what each chunk counted
 // alone is replaced by what the whole document says.
+//
+// It costs the id's events in the whole document: an edit that touches an
+// id used all over a log (early autopilot logs give every call toolu_01)
+// matches all its calls again, a pass over the calls rather than the log.
 func (st *SessionTracker) matchAcross(sh *sharedCallID) {
 	for _, a := range sh.applied {
 		if !a.f.Gone() {
