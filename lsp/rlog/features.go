@@ -32,7 +32,7 @@ type Doc struct {
 type docAnalysis struct {
 	mu       sync.Mutex
 	analyzer *analysis.Analyzer
-	// pair is the last join with the log's companion.
+	// pair is the newest join with the log's companion.
 	pair pairState
 	// session keeps the statistics behind the lenses and hints.
 	session sessionTrack
