@@ -1,6 +1,7 @@
 package convert_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -29,71 +30,129 @@ var corpusInputs = []struct {
 	{"atif/openagents-nonconformant/*/*/trajectory.json", convert.ATIF},
 	{"atif-jsonl/openagents/*/*.jsonl", convert.ATIFJSONL},
 	{"mini-swe-agent/harbor-trajectories/*/*/*.json", convert.MiniSWE},
+	{"rlog/*/*/*.rlog", convert.Rlog},
+}
+
+// input is a file a test converts and the format it is in.
+type input struct {
+	path   string
+	format convert.Format
+}
+
+// companionInputs are the records of the log and companion pairs of
+// testdata/companions, each in the format its autopilot wrote.
+var companionInputs = []input{
+	{"../testdata/companions/claude/5c1e9f27-0d3b-4a8e-b6f2-91c4d7a3e850.jsonl", convert.Claude},
+	{"../testdata/companions/sdk/222000-fix-locked-login.jsonl", convert.SDKJSONL},
+	{"../testdata/companions/disagree/224500-disagree.jsonl", convert.SDKJSONL},
+	{"../testdata/companions/trajectory/1610-list-the-cargo-files.json", convert.Trajectory},
+}
+
+// sweepInputs are the corpus files of corpusInputs, or none (logged)
+// without a corpus.
+func sweepInputs(t *testing.T) []input {
+	t.Helper()
+	var out []input
+	for _, c := range corpusInputs {
+		for _, p := range corpus.SweepGlob(t, c.glob) {
+			out = append(out, input{p, c.want})
+		}
+		if len(out) == 0 {
+			return nil // no corpus: logged once
+		}
+	}
+	return out
+}
+
+// fixtureInputs are the fixtures of every format and the records of
+// testdata/companions.
+func fixtureInputs() []input {
+	var out []input
+	for _, f := range fixtures {
+		out = append(out, input{fixture(f.path), f.format})
+	}
+	return append(out, companionInputs...)
+}
+
+// inputs are the fixture inputs, then the corpus files when there is a
+// corpus.
+func inputs(t *testing.T) []input {
+	t.Helper()
+	return append(fixtureInputs(), sweepInputs(t)...)
+}
+
+// inputName is a short name for an input in messages: its folder and file.
+func inputName(p string) string {
+	return filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p)
 }
 
 var fixedNow = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
-func TestDetectCorpus(t *testing.T) {
-	n := 0
-	for _, c := range corpusInputs {
-		for _, p := range corpus.Glob(t, c.glob) {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
+// TestDetect: every input is detected as its format from its first 64 KiB
+// and name, from its path, and from a reader.
+func TestDetect(t *testing.T) {
+	swept := sweepInputs(t)
+	for _, in := range append(fixtureInputs(), swept...) {
+		data, err := os.ReadFile(in.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) == 0 {
+			// The corpus's 0-byte SDK log: no content to detect, no name hint.
+			if _, err := convert.Detect(in.path, data); err == nil {
+				t.Errorf("%s: empty file detected without a hint", in.path)
 			}
-			if len(data) == 0 {
-				// The 0-byte SDK log: no content to detect, no name hint.
-				if _, err := convert.Detect(p, data); err == nil {
-					t.Errorf("%s: empty file detected without a hint", p)
-				}
-				continue
-			}
-			head := data[:min(len(data), 64<<10)]
-			got, err := convert.Detect(p, head)
-			if err != nil || got != c.want {
-				t.Errorf("Detect(%s) = %q, %v; want %q", filepath.Base(p), got, err, c.want)
-			}
-			n++
+			continue
+		}
+		head := data[:min(len(data), 64<<10)]
+		if got, err := convert.Detect(in.path, head); err != nil || got != in.format {
+			t.Errorf("Detect(%s) = %q, %v; want %q", inputName(in.path), got, err, in.format)
+		}
+		if got, err := convert.DetectFile(in.path); err != nil || got != in.format {
+			t.Errorf("DetectFile(%s) = %q, %v; want %q", inputName(in.path), got, err, in.format)
+		}
+		file, err := os.Open(in.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := convert.DetectReader("-", bufio.NewReader(file))
+		file.Close()
+		if err != nil || got != in.format {
+			t.Errorf("DetectReader(%s) = %q, %v; want %q", inputName(in.path), got, err, in.format)
 		}
 	}
-	if n < 25 {
-		t.Errorf("only %d corpus files detected; corpus incomplete?", n)
+	if _, ok := corpus.Find(); ok && len(swept) < 25 {
+		t.Errorf("only %d corpus files; corpus incomplete?", len(swept))
 	}
 }
 
-// TestConvertMatrix converts every corpus file to every writable format and
-// checks the output with that format's validator (ATIF, REPLAY) or by
-// reading it back.
+// TestConvertMatrix converts every input to every format (ATIF and
+// ATIF-JSONL in each version they write), checks the output with that
+// format's validator (ATIF, ATIF-JSONL, REPLAY, rlog) or as JSON, and
+// reads it back.
 func TestConvertMatrix(t *testing.T) {
-	var targets []convert.FormatInfo
-	for _, f := range convert.Formats() {
-		if f.CanWrite() && f.Name != convert.Rlog {
-			targets = append(targets, f)
-		}
-	}
-	for _, c := range corpusInputs {
-		for _, p := range corpus.Glob(t, c.glob) {
-			for _, to := range targets {
-				opts := convert.Options{Now: fixedNow}
-				versions := []string{""}
-				if to.Name == convert.ATIF {
-					versions = []string{"1.5", "1.6", "1.7"}
+	for _, in := range inputs(t) {
+		for _, to := range convert.Formats() {
+			if !to.CanWrite() {
+				continue
+			}
+			versions := []string{""}
+			if to.Name == convert.ATIF || to.Name == convert.ATIFJSONL {
+				versions = []string{"1.5", "1.6", "1.7"}
+			}
+			for _, v := range versions {
+				var out bytes.Buffer
+				rep, err := convert.ConvertFile(in.path, in.format, to.Name, &out, convert.Options{Now: fixedNow, ATIFVersion: v})
+				name := inputName(in.path) + " -> " + string(to.Name) + v
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+					continue
 				}
-				for _, v := range versions {
-					opts.ATIFVersion = v
-					var out bytes.Buffer
-					rep, err := convert.ConvertFile(p, c.want, to.Name, &out, opts)
-					name := filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p) + " -> " + string(to.Name) + v
-					if err != nil {
-						t.Errorf("%s: %v", name, err)
-						continue
-					}
-					if rep == nil {
-						t.Errorf("%s: nil report", name)
-						continue
-					}
-					checkOutput(t, name, to.Name, out.Bytes())
+				if rep == nil {
+					t.Errorf("%s: nil report", name)
+					continue
 				}
+				checkOutput(t, name, to.Name, out.Bytes())
 			}
 		}
 	}

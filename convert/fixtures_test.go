@@ -1,7 +1,6 @@
 package convert_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -54,24 +53,6 @@ func TestEveryFormatHasAFixture(t *testing.T) {
 	}
 }
 
-func TestFixturesDetected(t *testing.T) {
-	for _, f := range fixtures {
-		p := fixture(f.path)
-		if got, err := convert.DetectFile(p); err != nil || got != f.format {
-			t.Errorf("DetectFile(%s) = %q, %v; want %q", f.path, got, err, f.format)
-		}
-		file, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := convert.DetectReader("-", bufio.NewReader(file))
-		file.Close()
-		if err != nil || got != f.format {
-			t.Errorf("DetectReader(%s) = %q, %v; want %q", f.path, got, err, f.format)
-		}
-	}
-}
-
 // convertFixture converts a fixture (with what lies beside it) to format to.
 func convertFixture(t *testing.T, name string, from, to convert.Format, opts convert.Options) ([]byte, *convert.Report) {
 	t.Helper()
@@ -84,28 +65,6 @@ func convertFixture(t *testing.T, name string, from, to convert.Format, opts con
 		t.Fatalf("%s -> %s: %v", name, to, err)
 	}
 	return out.Bytes(), rep
-}
-
-// TestFixtureMatrix converts every fixture to every format (ATIF in each
-// version it writes), checks the output with its format's validator and
-// reads it back.
-func TestFixtureMatrix(t *testing.T) {
-	for _, f := range fixtures {
-		for _, to := range convert.Formats() {
-			if !to.CanWrite() {
-				continue
-			}
-			versions := []string{""}
-			if to.Name == convert.ATIF || to.Name == convert.ATIFJSONL {
-				versions = []string{"1.5", "1.6", "1.7"}
-			}
-			for _, v := range versions {
-				out, _ := convertFixture(t, f.path, f.format, to.Name, convert.Options{ATIFVersion: v})
-				name := f.path + " -> " + string(to.Name) + v
-				checkOutput(t, name, to.Name, out)
-			}
-		}
-	}
 }
 
 // TestFixturesToRlog: what each reader makes of its fixture, written as

@@ -47,6 +47,38 @@ func SweepFiles(t testing.TB, ext string, dirs ...string) []string {
 	return out
 }
 
+// SweepGlob returns the corpus files matching pattern (relative to the
+// corpus), or logs that there is no corpus and returns nil.
+func SweepGlob(t testing.TB, pattern string) []string {
+	t.Helper()
+	root, ok := Sweep(t)
+	if !ok {
+		return nil
+	}
+	m, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(pattern)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// SweepFile returns the corpus file rel, for a test that pins what it
+// knows of one real file; or logs that the corpus (or the file in it) is
+// absent and returns false.
+func SweepFile(t testing.TB, rel string) (string, bool) {
+	t.Helper()
+	root, ok := Sweep(t)
+	if !ok {
+		return "", false
+	}
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if _, err := os.Stat(p); err != nil {
+		t.Logf("no sweep over %s: %v", rel, err)
+		return "", false
+	}
+	return p, true
+}
+
 // Dir returns the corpus directory, or skips the test with the reason when
 // it is not there.
 func Dir(t testing.TB) string {
