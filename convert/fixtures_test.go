@@ -88,36 +88,6 @@ func commentLines(s string) string {
 	return b.String()
 }
 
-// TestFixtureSameFormatRoundTrips: a format read and written again is the
-// same document: trajectory and ATIF (every version) give the same JSON
-// value; nothing is reported lost.
-func TestFixtureSameFormatRoundTrips(t *testing.T) {
-	for _, c := range []struct {
-		name    string
-		format  convert.Format
-		version string
-	}{
-		{"trajectory.json", convert.Trajectory, ""},
-		{"atif-1.5.atif.json", convert.ATIF, "1.5"},
-		{"atif-1.6.atif.json", convert.ATIF, "1.6"},
-		{"atif-1.7.atif.json", convert.ATIF, "1.7"},
-	} {
-		in, err := os.ReadFile(fixture(c.name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, rep := convertFixture(t, c.name, c.format, c.format, convert.Options{ATIFVersion: c.version})
-		if !reflect.DeepEqual(decode(t, in), decode(t, out)) {
-			t.Errorf("%s: round trip changed the document:\n%s", c.name, out)
-		}
-		for _, l := range rep.Losses {
-			if l.Kind != model.LossPassthrough {
-				t.Errorf("%s: %s: %s on a same-format round trip", c.name, l.Kind, l.Detail)
-			}
-		}
-	}
-}
-
 // messageUsage is the usage of each message id of a session, counted as
 // the ledger counts it, and the total.
 func messageUsage(t *testing.T, s *convert.Session) (map[string]model.Usage, model.Usage) {
