@@ -3,6 +3,7 @@ package convert_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -129,32 +130,71 @@ func TestATIFRoundTrip(t *testing.T) {
 	}
 }
 
-// TestReplayRoundTrip: REPLAY -> model -> REPLAY keeps every line. (On a
-// corpus file: the Claude fixture's sub-agent status comes back from
-// REPLAY as a system message, which is the REPLAY writer's to fix.)
+// knownReplayFailures are the REPLAY -> REPLAY round trips (by inputName)
+// that do not yet keep every line, each with the reason; the REPLAY reader
+// and writer's to fix. TestReplayRoundTrip fails when one of them passes.
+var knownReplayFailures = map[string]string{
+	"claude/session.jsonl":                                    subagentAsSystem,
+	"testdata/session.jsonl":                                  subagentAsSystem,
+	"claude-code-log-fixtures/dag_compact_after_rewind.jsonl": "a compaction marker comes back from REPLAY as a system message named compaction",
+	"openagents/claude-code-example.jsonl":                    previewTruncatedAgain,
+	"20251211-regex-log/haiku-testgen-v2.jsonl":               subagentAsSystem + "; " + previewTruncatedAgain,
+}
+
+const (
+	subagentAsSystem      = "a sub-agent's status comes back from REPLAY as a system message named subagent"
+	previewTruncatedAgain = "an output longer than the preview is reported truncated again, though the preview is all REPLAY had"
+)
+
+// TestReplayRoundTrip: Claude -> REPLAY, then REPLAY -> model -> REPLAY
+// keeps every line and reports nothing lost, on the Claude fixtures
+// (sub-agents, a failed tool, a compaction) and every Claude transcript of
+// the corpus.
 func TestReplayRoundTrip(t *testing.T) {
-	p := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/sonnet-raw.jsonl")
-	var first bytes.Buffer
-	if _, err := convert.ConvertFile(p, convert.Claude, convert.Replay, &first, convert.Options{Now: fixedNow}); err != nil {
-		t.Fatal(err)
-	}
-	var second bytes.Buffer
-	rep, err := convert.Convert(bytes.NewReader(first.Bytes()), convert.Replay, convert.Replay, &second, convert.Options{Now: fixedNow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first.String() != second.String() {
-		a := strings.Split(first.String(), "\n")
-		b := strings.Split(second.String(), "\n")
-		for i := range min(len(a), len(b)) {
-			if a[i] != b[i] {
-				t.Fatalf("line %d differs:\n%.300s\n%.300s", i+1, a[i], b[i])
+	files := []string{fixture("claude/session.jsonl"), "claude/testdata/session.jsonl", "claude/testdata/todo.jsonl", "claude/testdata/pretty.jsonl"}
+	files = append(files, corpus.SweepGlob(t, "claude-code-jsonl/*/*.jsonl")...)
+	files = append(files, corpus.SweepGlob(t, "claude-code-jsonl/openagents/20251211-regex-log/*.jsonl")...)
+	for _, p := range files {
+		name := inputName(p)
+		var first bytes.Buffer
+		if _, err := convert.ConvertFile(p, convert.Claude, convert.Replay, &first, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var second bytes.Buffer
+		rep, err := convert.Convert(bytes.NewReader(first.Bytes()), convert.Replay, convert.Replay, &second, convert.Options{Now: fixedNow})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var problems []string
+		if first.String() != second.String() {
+			a := strings.Split(first.String(), "\n")
+			b := strings.Split(second.String(), "\n")
+			for i := range min(len(a), len(b)) {
+				if a[i] != b[i] {
+					problems = append(problems, fmt.Sprintf("line %d differs:\n%.300s\n%.300s", i+1, a[i], b[i]))
+					break
+				}
+			}
+			if len(a) != len(b) {
+				problems = append(problems, fmt.Sprintf("%d lines became %d", len(a), len(b)))
 			}
 		}
-		t.Fatalf("%d lines became %d", len(a), len(b))
-	}
-	if !rep.Empty() {
-		t.Errorf("losses on REPLAY -> REPLAY:\n%s", rep.Text())
+		if !rep.Empty() {
+			problems = append(problems, "losses on REPLAY -> REPLAY:\n"+rep.Text())
+		}
+		if len(problems) == 0 {
+			if why, known := knownReplayFailures[name]; known {
+				t.Errorf("%s now passes: remove it from knownReplayFailures (%s)", name, why)
+			}
+			continue
+		}
+		if why, known := knownReplayFailures[name]; known {
+			t.Logf("known failure: %s: %s", name, why)
+			continue
+		}
+		for _, pr := range problems {
+			t.Errorf("%s: %s", name, pr)
+		}
 	}
 }
 
