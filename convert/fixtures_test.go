@@ -24,6 +24,7 @@ var fixtures = []struct {
 	{"session.rlog", convert.Rlog},
 	{"claude/session.jsonl", convert.Claude},
 	{"claude/session/subagents/agent-a1b2c3d.jsonl", convert.Claude},
+	{"claude/edge-cases.jsonl", convert.Claude},
 	{"sdk.jsonl", convert.SDKJSONL},
 	{"trajectory.json", convert.Trajectory},
 	{"atif-1.5.atif.json", convert.ATIF},

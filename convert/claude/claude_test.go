@@ -24,57 +24,116 @@ func read(t testing.TB, path string) (*model.Session, *model.Report) {
 	return &c.Session, rep
 }
 
+// edgeCases are transcripts with lines of the wrong shape: each with the
+// lines the reader must report malformed and a text that comes after them.
+type edgeCases struct {
+	path      string
+	malformed []int
+	after     string
+}
+
+// TestEdgeCasesMalformedLines: lines of the wrong shape are reported with
+// their line numbers, an object without a type is passed through, and the
+// lines after them still convert, on the fixture and on the real file it
+// is modelled on.
 func TestEdgeCasesMalformedLines(t *testing.T) {
-	s, rep := read(t, corpus.Path(t, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl"))
-	lines := map[int]string{}
-	for _, l := range rep.Losses {
-		if l.Kind == model.LossMalformed {
-			for _, loc := range l.Locations {
-				lines[loc.Line] = l.Detail
+	// 4: message.contnet typo; 5: message is a string; 7, 9, 10: not
+	// objects (a string, 7, [true, false]).
+	cases := []edgeCases{{"../testdata/fixtures/claude/edge-cases.jsonl", []int{4, 5, 7, 9, 10}, "Zürich, façade"}}
+	if p, ok := corpus.SweepFile(t, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl"); ok {
+		// 10: message.contenst typo; 11: message is a string; 13, 15, 16:
+		// not objects ("massive error", 42, [1]).
+		cases = append(cases, edgeCases{p, []int{10, 11, 13, 15, 16}, "café, naïve"})
+	}
+	for _, c := range cases {
+		s, rep := read(t, c.path)
+		lines := map[int]string{}
+		for _, l := range rep.Losses {
+			if l.Kind == model.LossMalformed {
+				for _, loc := range l.Locations {
+					lines[loc.Line] = l.Detail
+				}
 			}
 		}
-	}
-	// 10: message.contenst typo; 11: message is a string; 13, 15, 16: not
-	// objects ("massive error", 42, [1]).
-	for _, n := range []int{10, 11, 13, 15, 16} {
-		if _, ok := lines[n]; !ok {
-			t.Errorf("line %d not reported as malformed; report:\n%s", n, rep.Text())
+		for _, n := range c.malformed {
+			if _, ok := lines[n]; !ok {
+				t.Errorf("%s: line %d not reported as malformed; report:\n%s", filepath.Base(c.path), n, rep.Text())
+			}
 		}
-	}
-	// The rest still converts: the special-character message after the
-	// broken lines is there, and so is the final summary.
-	var special, summary bool
-	for _, e := range s.Events {
-		special = special || strings.Contains(e.Text, "café, naïve")
-		summary = summary || e.Kind == model.KindSystem && e.Name == "summary"
-	}
-	if !special || !summary {
-		t.Errorf("events after the malformed lines are missing (special=%v summary=%v)", special, summary)
-	}
-	// {"silly": "this"} has no type: passed through and reported.
-	if rep.Count(model.LossPassthrough) != 1 {
-		t.Errorf("want 1 passthrough, report:\n%s", rep.Text())
+		if len(lines) != len(c.malformed) {
+			t.Errorf("%s: %d lines reported malformed, want %d; report:\n%s", filepath.Base(c.path), len(lines), len(c.malformed), rep.Text())
+		}
+		// The rest still converts: the message after the broken lines is
+		// there, and so is the final summary.
+		var special, summary bool
+		for _, e := range s.Events {
+			special = special || strings.Contains(e.Text, c.after)
+			summary = summary || e.Kind == model.KindSystem && e.Name == "summary"
+		}
+		if !special || !summary {
+			t.Errorf("%s: events after the malformed lines are missing (special=%v summary=%v)", filepath.Base(c.path), special, summary)
+		}
+		// The object without a type is passed through and reported.
+		if rep.Count(model.LossPassthrough) != 1 {
+			t.Errorf("%s: want 1 passthrough, report:\n%s", filepath.Base(c.path), rep.Text())
+		}
 	}
 }
 
 // TestUsageOncePerMessage checks the totals against the counter-wise
-// maximum per message.id, computed here independently from the raw file.
+// maximum per message.id, computed here independently from the raw file,
+// on transcripts whose responses repeat their usage on every entry (the
+// first copy a streaming snapshot): the fixtures, and a real transcript
+// with a sub-agent.
 func TestUsageOncePerMessage(t *testing.T) {
-	p := corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl")
-	var c model.Collector
-	if err := claude.Read(mustOpen(t, p), &c, &model.Report{}); err != nil {
-		t.Fatal(err)
+	type transcript struct {
+		path     string
+		messages int
 	}
-	var l model.Ledger
-	naive := model.Usage{}
-	for i := range c.Session.Events {
-		l.Add(&c.Session.Events[i])
+	cases := []transcript{
+		{"../testdata/fixtures/claude/session.jsonl", 6},
+		{"testdata/session.jsonl", 4},
 	}
+	if p, ok := corpus.SweepFile(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl"); ok {
+		cases = append(cases, transcript{p, 32})
+	}
+	for _, c := range cases {
+		name := filepath.Base(c.path)
+		var cl model.Collector
+		if err := claude.Read(mustOpen(t, c.path), &cl, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		var l model.Ledger
+		for i := range cl.Session.Events {
+			l.Add(&cl.Session.Events[i])
+		}
+		want, naive, per := usagePerMessage(t, c.path)
+		if got := l.Total(); got != want {
+			t.Errorf("%s: ledger total %+v, want %+v", name, got, want)
+		}
+		if l.Messages() != per || per != c.messages {
+			t.Errorf("%s: ledger saw %d messages, file has %d (want %d)", name, l.Messages(), per, c.messages)
+		}
+		if naive.Output <= want.Output {
+			t.Errorf("%s: the transcript should repeat usage (naive %+v vs %+v)", name, naive, want)
+		}
+	}
+}
+
+// usagePerMessage reads the assistant entries of a transcript on its own:
+// the total with each message.id counted once (each counter its maximum
+// over the message's entries), the naive sum over entries, and the number
+// of messages.
+func usagePerMessage(t *testing.T, path string) (once, naive model.Usage, messages int) {
+	t.Helper()
 	type usage struct {
 		In, Out, Read, Create int64
 	}
 	per := map[string]usage{}
-	data, _ := os.ReadFile(p)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		var e struct {
 			Type    string
@@ -96,19 +155,10 @@ func TestUsageOncePerMessage(t *testing.T) {
 		p := per[e.Message.ID]
 		per[e.Message.ID] = usage{max(p.In, u.Input), max(p.Out, u.Output), max(p.Read, u.Read), max(p.Create, u.Create)}
 	}
-	var want model.Usage
 	for _, u := range per {
-		want = want.Add(model.Usage{Input: u.In, Output: u.Out, CacheRead: u.Read, CacheCreate: u.Create})
+		once = once.Add(model.Usage{Input: u.In, Output: u.Out, CacheRead: u.Read, CacheCreate: u.Create})
 	}
-	if got := l.Total(); got != want {
-		t.Errorf("ledger total %+v, want %+v", got, want)
-	}
-	if l.Messages() != len(per) || len(per) != 32 {
-		t.Errorf("ledger saw %d messages, file has %d (want 32)", l.Messages(), len(per))
-	}
-	if naive.Output <= want.Output {
-		t.Errorf("the fixture should repeat usage (naive %+v vs %+v)", naive, want)
-	}
+	return once, naive, len(per)
 }
 
 func mustOpen(t testing.TB, p string) *os.File {
@@ -120,30 +170,51 @@ func mustOpen(t testing.TB, p string) *os.File {
 	return f
 }
 
+// TestSubagentSpliced: the transcript of the sub-agent a Task started is
+// spliced in before the Task's result, and a sub-agent transcript of
+// another session in the same folder is not.
 func TestSubagentSpliced(t *testing.T) {
-	s, _ := read(t, corpus.Path(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl"))
-	var starts, inner int
-	taskResult := -1
-	for i, e := range s.Events {
-		if e.Kind == model.KindSubagent && e.Subagent.Status == "started" {
-			starts++
-			if e.Subagent.AgentID != "a028728" || e.Subagent.ID != "toolu_018BphSNPxHyxFD8EioXnZGv" {
-				t.Errorf("subagent start %+v", e.Subagent)
-			}
-		}
-		if e.AgentID == "a028728" && e.Kind != model.KindSubagent {
-			inner++
-			if taskResult >= 0 {
-				t.Errorf("sub-agent event %d after the Task result %d", i, taskResult)
-			}
-		}
-		if e.Kind == model.KindToolResult && e.Result.CallID == "toolu_018BphSNPxHyxFD8EioXnZGv" {
-			taskResult = i
-		}
+	type spliced struct {
+		path, agent, call string
+		inner             int // the sub-agent's events, at least
+		other             string
 	}
-	// agent-a0a41f8 and agent-aff7986 belong to other sessions: not spliced.
-	if starts != 1 || inner < 10 || taskResult < 0 {
-		t.Errorf("starts=%d inner=%d taskResult=%d", starts, inner, taskResult)
+	cases := []spliced{
+		{"testdata/session.jsonl", "a1b2c3d", "toolu_01Task", 4, "w0000ff"},
+		{"../testdata/fixtures/claude/session.jsonl", "a1b2c3d", "toolu_01T", 4, ""},
+	}
+	if p, ok := corpus.SweepFile(t, "claude-code-jsonl/openagents/20251211-regex-log/haiku-testgen-v2.jsonl"); ok {
+		// agent-a0a41f8 and agent-aff7986 belong to other sessions.
+		cases = append(cases, spliced{p, "a028728", "toolu_018BphSNPxHyxFD8EioXnZGv", 10, "a0a41f8"})
+	}
+	for _, c := range cases {
+		name := filepath.Base(c.path)
+		s, _ := read(t, c.path)
+		var starts, inner int
+		taskResult := -1
+		for i, e := range s.Events {
+			if e.Kind == model.KindSubagent && e.Subagent.Status == "started" {
+				starts++
+				if e.Subagent.AgentID != c.agent || e.Subagent.ID != c.call {
+					t.Errorf("%s: subagent start %+v", name, e.Subagent)
+				}
+			}
+			if e.AgentID == c.agent && e.Kind != model.KindSubagent {
+				inner++
+				if taskResult >= 0 {
+					t.Errorf("%s: sub-agent event %d after the Task result %d", name, i, taskResult)
+				}
+			}
+			if c.other != "" && e.AgentID == c.other {
+				t.Errorf("%s: event %d is from agent %s, another session's", name, i, c.other)
+			}
+			if e.Kind == model.KindToolResult && e.Result.CallID == c.call {
+				taskResult = i
+			}
+		}
+		if starts != 1 || inner < c.inner || taskResult < 0 {
+			t.Errorf("%s: starts=%d inner=%d taskResult=%d", name, starts, inner, taskResult)
+		}
 	}
 }
 
