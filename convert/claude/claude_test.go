@@ -218,11 +218,19 @@ func TestSubagentSpliced(t *testing.T) {
 	}
 }
 
-// TestRoundTrip reads each corpus transcript, writes it, reads it back
-// and compares the events field by field.
+// TestRoundTrip reads each transcript (the fixtures, then those of the
+// corpus), writes it, reads it back and compares the events field by
+// field.
 func TestRoundTrip(t *testing.T) {
-	files := corpus.Glob(t, "claude-code-jsonl/*/*.jsonl")
-	files = append(files, corpus.Glob(t, "claude-code-jsonl/openagents/20251211-regex-log/*.jsonl")...)
+	files, _ := filepath.Glob("testdata/*.jsonl")
+	more, _ := filepath.Glob("../testdata/fixtures/claude/*.jsonl")
+	files = append(files, more...)
+	files = append(files, "testdata/session/subagents/agent-a1b2c3d.jsonl", "../testdata/fixtures/claude/session/subagents/agent-a1b2c3d.jsonl")
+	if len(files) < 7 {
+		t.Fatalf("fixtures missing: %v", files)
+	}
+	files = append(files, corpus.SweepGlob(t, "claude-code-jsonl/*/*.jsonl")...)
+	files = append(files, corpus.SweepGlob(t, "claude-code-jsonl/openagents/20251211-regex-log/*.jsonl")...)
 	for _, p := range files {
 		var c1 model.Collector
 		rep1 := &model.Report{}
