@@ -117,10 +117,7 @@ func roundTrip(t *testing.T, path string, f convert.Format) []byte {
 // convert/claude/testdata, and those of the shared corpus when present.
 func claudeTranscripts(t *testing.T) []string {
 	out := []string{"claude/testdata/session.jsonl", "claude/testdata/todo.jsonl", "claude/testdata/pretty.jsonl"}
-	if corpus.Root() == "" {
-		return out
-	}
-	for _, p := range corpus.Files(t, "claude-code-jsonl", ".jsonl") {
+	for _, p := range corpus.SweepFiles(t, ".jsonl", "claude-code-jsonl") {
 		if filepath.Base(filepath.Dir(p)) != "subagents" {
 			out = append(out, p)
 		}
@@ -170,7 +167,7 @@ func TestCcusageRoundTrip(t *testing.T) {
 		}
 	}
 	for key := range knownCcusageFailures {
-		if !failing[key] && corpus.Root() != "" {
+		if _, swept := corpus.Find(); !failing[key] && swept {
 			t.Errorf("known failure %s did not fail", key)
 		}
 	}
@@ -230,43 +227,23 @@ func first(s []ccusage.Skip) any {
 // format is counted by ccusage's rules line for line (no line with usage
 // skipped), with the source's token totals counted once per message.
 func TestCcusageCountsEveryExport(t *testing.T) {
-	inputs := []struct {
-		path string
-		from convert.Format
-	}{{"../testdata/sample.rlog", convert.Rlog}}
-	if corpus.Root() != "" {
-		for _, c := range corpusInputs {
-			for _, p := range corpus.Glob(t, c.glob) {
-				inputs = append(inputs, struct {
-					path string
-					from convert.Format
-				}{p, c.want})
-			}
-		}
-		for _, p := range corpus.Files(t, "rlog", ".rlog") {
-			inputs = append(inputs, struct {
-				path string
-				from convert.Format
-			}{p, convert.Rlog})
-		}
-	}
-	for _, in := range inputs {
+	for _, in := range append(inputs(t), input{"../testdata/sample.rlog", convert.Rlog}) {
 		var out bytes.Buffer
-		if _, err := convert.ConvertFile(in.path, in.from, convert.Claude, &out, convert.Options{Now: fixedNow}); err != nil {
+		if _, err := convert.ConvertFile(in.path, in.format, convert.Claude, &out, convert.Options{Now: fixedNow}); err != nil {
 			t.Fatalf("%s: %v", in.path, err)
 		}
 		got, skips, err := ccusage.Count(bytes.NewReader(out.Bytes()))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if in.from != convert.Claude && len(skips) > 0 {
-			t.Errorf("%s (%s): %d lines with usage not counted, first %v", filepath.Base(in.path), in.from, len(skips), skips[0])
+		if in.format != convert.Claude && len(skips) > 0 {
+			t.Errorf("%s (%s): %d lines with usage not counted, first %v", filepath.Base(in.path), in.format, len(skips), skips[0])
 		}
 		f, err := os.Open(in.path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, _, err := convert.Read(f, in.from)
+		s, _, err := convert.Read(f, in.format)
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -281,8 +258,8 @@ func TestCcusageCountsEveryExport(t *testing.T) {
 			keyed = keyed && (s.Events[i].Usage == nil || s.Events[i].MessageID != "")
 		}
 		want := l.Total()
-		if keyed && in.from != convert.Claude && got.Tokens() != [4]int64{want.Input, want.Output, want.CacheCreate, want.CacheRead} {
-			t.Errorf("%s (%s): ccusage counts %v, the source has %+v", filepath.Base(in.path), in.from, got, want)
+		if keyed && in.format != convert.Claude && got.Tokens() != [4]int64{want.Input, want.Output, want.CacheCreate, want.CacheRead} {
+			t.Errorf("%s (%s): ccusage counts %v, the source has %+v", filepath.Base(in.path), in.format, got, want)
 		}
 	}
 }

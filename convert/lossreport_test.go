@@ -14,32 +14,16 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
-type reportInput struct {
-	path string
-	from convert.Format
-}
-
 // reportInputs are the files whose conversions TestLossReportsMatchOutput
-// checks: the fixtures, and the corpus when present.
-func reportInputs(t *testing.T) []reportInput {
-	in := []reportInput{
+// checks: fixtures, and the corpus when present.
+func reportInputs(t *testing.T) []input {
+	in := []input{
 		{"claude/testdata/session.jsonl", convert.Claude},
 		{"claude/testdata/todo.jsonl", convert.Claude},
 		{"sdkjsonl/testdata/session.jsonl", convert.SDKJSONL},
 		{"../testdata/sample.rlog", convert.Rlog},
 	}
-	if corpus.Root() == "" {
-		return in
-	}
-	for _, c := range corpusInputs {
-		for _, p := range corpus.Glob(t, c.glob) {
-			in = append(in, reportInput{p, c.want})
-		}
-	}
-	for _, p := range corpus.Files(t, "rlog", ".rlog") {
-		in = append(in, reportInput{p, convert.Rlog})
-	}
-	return in
+	return append(in, sweepInputs(t)...)
 }
 
 // TestLossReportsMatchOutput: what a report says is lost is not in the
@@ -50,13 +34,13 @@ func reportInputs(t *testing.T) []reportInput {
 func TestLossReportsMatchOutput(t *testing.T) {
 	seen := map[string]bool{}
 	for _, in := range reportInputs(t) {
-		src := readSourceSession(t, in.path, in.from)
+		src := readSourceSession(t, in.path, in.format)
 		for _, to := range convert.Formats() {
 			if !to.CanWrite() || !to.CanRead() {
 				continue
 			}
 			var out bytes.Buffer
-			rep, err := convert.ConvertFile(in.path, in.from, to.Name, &out, convert.Options{Now: fixedNow})
+			rep, err := convert.ConvertFile(in.path, in.format, to.Name, &out, convert.Options{Now: fixedNow})
 			if err != nil {
 				t.Fatalf("%s -> %s: %v", in.path, to.Name, err)
 			}
@@ -76,7 +60,7 @@ func TestLossReportsMatchOutput(t *testing.T) {
 		}
 	}
 	for key := range knownFalseLosses {
-		if !seen[key] && corpus.Root() != "" {
+		if _, swept := corpus.Find(); !seen[key] && swept {
 			t.Errorf("known false loss no longer found: %s", key)
 		}
 	}

@@ -64,7 +64,7 @@ func TestRealCcusageAgreesOnFixtures(t *testing.T) {
 // of the shared corpus, sub-agent transcripts in their session's folder.
 func TestRealCcusageAgreesOnCorpus(t *testing.T) {
 	bin := realBin(t)
-	for _, p := range corpus.Files(t, "claude-code-jsonl", ".jsonl") {
+	for _, p := range corpus.SweepFiles(t, ".jsonl", "claude-code-jsonl") {
 		if filepath.Base(filepath.Dir(p)) == "subagents" {
 			compareReal(t, bin, projectOf(t, p, nil), filepath.Base(p))
 			continue
