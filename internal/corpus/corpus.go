@@ -5,11 +5,12 @@
 // (or a folder that does not exist) says there is no corpus, as on a fresh
 // clone.
 //
-// Every test must pass without the corpus: what it checks on real files it
-// checks on fixtures in testdata/ too. Sweep is for the extra runs over the
-// corpus: without one it logs why and reports false, and the test goes on
-// (no skip). Dir, Path, Files and Glob skip the test instead; they are for
-// tests that have not been given fixtures yet.
+// Every test must pass without the corpus, and run: what it checks on real
+// files it checks on fixtures in testdata/ too. Sweep, SweepFiles,
+// SweepGlob and SweepFile give the corpus for a test's extra pass over the
+// real files; without one they log why and give nothing, and the test goes
+// on with its fixtures (no skip). Only a benchmark may skip for want of
+// the corpus (Path).
 package corpus
 
 import (
@@ -33,7 +34,8 @@ func Sweep(t testing.TB) (string, bool) {
 }
 
 // SweepFiles lists the corpus files under each of dirs whose name ends in
-// ext, or logs that there is no corpus and returns nil.
+// ext, or logs that there is no corpus (or no such folder in it) and
+// returns nil.
 func SweepFiles(t testing.TB, ext string, dirs ...string) []string {
 	t.Helper()
 	root, ok := Sweep(t)
@@ -42,7 +44,12 @@ func SweepFiles(t testing.TB, ext string, dirs ...string) []string {
 	}
 	var out []string
 	for _, d := range dirs {
-		out = append(out, walk(t, filepath.Join(root, filepath.FromSlash(d)), ext)...)
+		dir := filepath.Join(root, filepath.FromSlash(d))
+		if _, err := os.Stat(dir); err != nil {
+			t.Logf("no sweep over %s: %v", d, err)
+			continue
+		}
+		out = append(out, walk(t, dir, ext)...)
 	}
 	return out
 }
@@ -79,36 +86,20 @@ func SweepFile(t testing.TB, rel string) (string, bool) {
 	return p, true
 }
 
-// Dir returns the corpus directory, or skips the test with the reason when
-// it is not there.
-func Dir(t testing.TB) string {
-	t.Helper()
+// Path returns a corpus file for a benchmark, or skips the benchmark when
+// the corpus (or the file) is absent: benchmarks are run by hand, on the
+// real files. It takes a *testing.B so that no test can skip this way.
+func Path(b *testing.B, rel string) string {
+	b.Helper()
 	dir, err := find()
 	if err != nil {
-		t.Skipf("corpus not found (%v): set RLOG_CORPUS to a folder of real logs", err)
+		b.Skipf("corpus not found (%v): set RLOG_CORPUS to a folder of real logs", err)
 	}
-	return dir
-}
-
-// Path returns a file or folder inside the corpus, skipping like Dir.
-func Path(t testing.TB, rel string) string {
-	t.Helper()
-	p := filepath.Join(Dir(t), filepath.FromSlash(rel))
+	p := filepath.Join(dir, filepath.FromSlash(rel))
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("corpus file missing: %v", err)
+		b.Skipf("corpus file missing: %v", err)
 	}
 	return p
-}
-
-// Files lists the corpus files under rel whose name ends in ext.
-func Files(t testing.TB, rel, ext string) []string {
-	t.Helper()
-	root := Path(t, rel)
-	out := walk(t, root, ext)
-	if len(out) == 0 {
-		t.Skipf("no %s files under %s", ext, root)
-	}
-	return out
 }
 
 func walk(t testing.TB, root, ext string) []string {
@@ -137,17 +128,6 @@ func Root() string {
 		return ""
 	}
 	return dir
-}
-
-// Glob returns the corpus files matching pattern (relative to the corpus),
-// skipping like Dir when the corpus is absent.
-func Glob(t testing.TB, pattern string) []string {
-	t.Helper()
-	m, err := filepath.Glob(filepath.Join(Dir(t), filepath.FromSlash(pattern)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 var errNone = errors.New("RLOG_CORPUS=none")
