@@ -379,8 +379,12 @@ func TestBadInputNeverPanics(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"type":"user","uuid":"u","message":{"role":"user","content":"x"}}`))
 	f.Add([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"n","input":{}}],"usage":{"input_tokens":1}}}`))
-	if root := corpus.Root(); root != "" {
-		if data, err := os.ReadFile(filepath.Join(root, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl")); err == nil {
+	seeds := []string{"../testdata/fixtures/claude/edge-cases.jsonl"}
+	if root, ok := corpus.Find(); ok {
+		seeds = append(seeds, filepath.Join(root, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl"))
+	}
+	for _, p := range seeds {
+		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
 		}
 	}
