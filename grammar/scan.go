@@ -70,12 +70,13 @@ var (
 // metadata. It never allocates.
 func ScanLine(text []byte) LineInfo {
 	var li LineInfo
-	scanLine(text, &li)
+	scanLine(text, &li, textLacks{})
 	return li
 }
 
-// scanLine fills li, which must be zero, for text.
-func scanLine(text []byte, li *LineInfo) {
+// scanLine fills li, which must be zero, for text, a line of a chunk that
+// lacks what lacks says.
+func scanLine(text []byte, li *LineInfo, lacks textLacks) {
 	ts, te := trimBounds(text)
 	li.Trim = Span{ts, te}
 	if ts == te {
@@ -87,95 +88,102 @@ func scanLine(text []byte, li *LineInfo) {
 	if te-ts == 3 && text[ts] == '-' && text[ts+1] == '-' && text[ts+2] == '-' {
 		li.Flags |= FlagDelimiter
 	}
-	scanBytes(text, li, te)
+	scanBytes(text, li, te, lacks)
 	if li.Kind.TakesResult() && !li.Arrow.Valid() && hasASCIIArrow(text[li.Content:te]) {
 		li.Flags |= FlagASCIIArrow
 	}
 }
 
-// Byte classes that scanBytes stops at; every other byte is skipped with
-// one table lookup, so a line is read once whatever it holds.
-const (
-	spEquals = 1 + iota
-	spHigh
-	spNUL
-	spCR
-	spAt
-	spOpen
-)
+// textLacks records what a whole chunk of text was found not to contain,
+// so that none of its lines is searched for it again: most chunks have no
+// NUL, no CR and no invalid UTF-8.
+type textLacks struct{ nul, cr, invalidUTF8 bool }
 
-var special = func() (t [256]uint8) {
-	t['='], t[0], t['\r'], t['@'], t['['], t['<'] = spEquals, spNUL, spCR, spAt, spOpen, spOpen
-	for c := 0x80; c < 0x100; c++ {
-		t[c] = spHigh
-	}
-	return t
-}()
-
-// scanBytes reads the line once: the first result arrow in the content,
-// for each key the first key=value whose key is a whole word (\bkey=) and
-// whose value is not empty, and the markers and bytes the rules care about.
-// Most of a line is none of those: eight bytes without a special one are
-// passed over with one test.
-func scanBytes(t []byte, li *LineInfo, te int) {
-	found := 0
-	for i := 0; i < len(t); {
-		if i+8 <= len(t) {
-			b := t[i : i+8 : i+8]
-			if special[b[0]]|special[b[1]]|special[b[2]]|special[b[3]]|special[b[4]]|special[b[5]]|special[b[6]]|special[b[7]] == 0 {
-				i += 8
-				continue
-			}
-		}
-		for end := min(i+8, len(t)); i < end; i++ {
-			if special[t[i]] != 0 {
-				i = scanSpecial(t, li, te, i, &found)
-			}
-		}
+// lacksOf searches text once for each byte (or sequence) a line is flagged
+// for. A line's text is a part of text cut at '\n', which is ASCII, so what
+// text lacks, each of its lines lacks.
+func lacksOf(text []byte) textLacks {
+	return textLacks{
+		nul:         bytes.IndexByte(text, 0) < 0,
+		cr:          bytes.IndexByte(text, '\r') < 0,
+		invalidUTF8: utf8.Valid(text),
 	}
 }
 
-// scanSpecial handles the special byte at i for scanBytes and returns the
-// index of the last byte it consumed.
-func scanSpecial(t []byte, li *LineInfo, te, i int, found *int) int {
-	switch special[t[i]] {
-	case spEquals:
-		if i >= li.Content && i < te && *found < int(numKeys) && metaAt(t, li, li.Content, i, te) {
-			*found++
+// scanBytes finds the first result arrow in the content, for each key the
+// first key=value whose key is a whole word (\bkey=) and whose value is not
+// empty, and the markers and bytes the rules care about. It does not visit
+// every byte: it jumps from one byte that matters to the next with
+// bytes.IndexByte and bytes.Index, which are vectorised. Each search looks
+// for the byte that must start what it finds ('=' for a value, the first
+// byte of "→", '@' for a blob, '[' and '<' for a redaction), so every
+// occurrence is seen; the bytes in between cannot start any of them.
+// FuzzScanBytesJumps holds it equal to a loop over every byte.
+func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
+	if !lacks.invalidUTF8 && !utf8.Valid(t) {
+		li.Flags |= FlagInvalidUTF8
+	}
+	if !lacks.nul && bytes.IndexByte(t, 0) >= 0 {
+		li.Flags |= FlagNUL
+	}
+	if !lacks.cr && bytes.IndexByte(t, '\r') >= 0 {
+		li.Flags |= FlagLoneCR // the terminator's CR is not part of text
+	}
+	if content := li.Content; content < te {
+		found := 0
+		for i := content; found < int(numKeys); i++ {
+			j := bytes.IndexByte(t[i:te], '=')
+			if j < 0 {
+				break
+			}
+			i += j
+			if metaAt(t, li, content, i, te) {
+				found++
+			}
 		}
-	case spHigh:
-		if t[i] == 0xE2 && i+2 < te && t[i+1] == 0x86 && t[i+2] == 0x92 && !li.Arrow.Valid() && i >= li.Content {
+		if j := bytes.Index(t[content:te], arrow); j >= 0 {
+			i := content + j
 			li.Arrow = Span{i, i + len(arrow)}
 			if r := skipSpace(t[:te], i+len(arrow)); r < te {
 				li.Result = Span{r, te}
 			}
 		}
-		// Validate the sequence here rather than the whole line again.
-		r, size := utf8.DecodeRune(t[i:])
-		if r == utf8.RuneError && size == 1 {
-			li.Flags |= FlagInvalidUTF8
+	}
+	for i := 0; ; {
+		j := bytes.Index(t[i:], blobMarker)
+		if j < 0 {
+			break
 		}
-		return i + size - 1
-	case spNUL:
-		li.Flags |= FlagNUL
-	case spCR:
-		li.Flags |= FlagLoneCR // the terminator's CR is not part of text
-	case spAt:
-		if li.Flags&FlagBlob == 0 {
-			if _, ok := blobMarkerAt(t, i); ok {
-				li.Flags |= FlagBlob
-			}
+		i += j
+		if _, ok := blobMarkerAt(t, i); ok {
+			li.Flags |= FlagBlob
+			break
 		}
-	case spOpen:
+		i++
+	}
+	redactions(t, li, '[')
+	redactions(t, li, '<')
+}
+
+// redactions flags the redaction markers that start with open.
+func redactions(t []byte, li *LineInfo, open byte) {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(t[i:], open)
+		if j < 0 {
+			return
+		}
+		i += j
 		if m, ok := redactionMarkerAt(t, i); ok {
 			if m.Legacy {
 				li.Flags |= FlagLegacyRedact
 			} else {
 				li.Flags |= FlagRedacted
 			}
+			if li.Flags&(FlagLegacyRedact|FlagRedacted) == FlagLegacyRedact|FlagRedacted {
+				return
+			}
 		}
 	}
-	return i
 }
 
 // metaAt handles the '=' at eq: if the word before it is a key not seen yet

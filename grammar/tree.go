@@ -278,6 +278,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 	}
 	c.lines = make([]storedLine, 0, nlines)
 	var li LineInfo
+	lacks := lacksOf(text)
 	for off := 0; off < len(text) || (last && off == len(text) && len(c.lines) < nlines); {
 		end := len(text)
 		term := 0
@@ -291,7 +292,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		}
 		lineText := text[off:end]
 		li = LineInfo{}
-		scanDocLine(lineText, first && off == 0, &li)
+		scanDocLine(lineText, first && off == 0, &li, lacks)
 		sl := storedLine{
 			off:     uint32(off),
 			len:     uint32(end - off),
@@ -353,12 +354,12 @@ var bom = []byte("\uFEFF")
 
 // scanDocLine scans a line into li; the document's first line may start
 // with a byte order mark, which is not text, so what follows it is classified.
-func scanDocLine(text []byte, docStart bool, li *LineInfo) {
+func scanDocLine(text []byte, docStart bool, li *LineInfo, lacks textLacks) {
 	if !docStart || !bytes.HasPrefix(text, bom) {
-		scanLine(text, li)
+		scanLine(text, li, lacks)
 		return
 	}
-	scanLine(text[len(bom):], li)
+	scanLine(text[len(bom):], li, lacks)
 	li.shift(len(bom))
 }
 

@@ -1,0 +1,147 @@
+package grammar
+
+import (
+	"bytes"
+	"testing"
+	"unicode/utf8"
+)
+
+// The byte loop that scanBytes replaced: it visits every byte of a line
+// (eight plain bytes with one test) and acts on the special ones. It is
+// kept as the reference the jumping scanBytes must equal.
+
+// Byte classes that scanBytesByteLoop stops at; every other byte is skipped with
+// one table lookup, so a line is read once whatever it holds.
+const (
+	spEquals = 1 + iota
+	spHigh
+	spNUL
+	spCR
+	spAt
+	spOpen
+)
+
+var special = func() (t [256]uint8) {
+	t['='], t[0], t['\r'], t['@'], t['['], t['<'] = spEquals, spNUL, spCR, spAt, spOpen, spOpen
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = spHigh
+	}
+	return t
+}()
+
+// scanBytesByteLoop reads the line once: the first result arrow in the content,
+// for each key the first key=value whose key is a whole word (\bkey=) and
+// whose value is not empty, and the markers and bytes the rules care about.
+// Most of a line is none of those: eight bytes without a special one are
+// passed over with one test.
+func scanBytesByteLoop(t []byte, li *LineInfo, te int) {
+	found := 0
+	for i := 0; i < len(t); {
+		if i+8 <= len(t) {
+			b := t[i : i+8 : i+8]
+			if special[b[0]]|special[b[1]]|special[b[2]]|special[b[3]]|special[b[4]]|special[b[5]]|special[b[6]]|special[b[7]] == 0 {
+				i += 8
+				continue
+			}
+		}
+		for end := min(i+8, len(t)); i < end; i++ {
+			if special[t[i]] != 0 {
+				i = scanSpecial(t, li, te, i, &found)
+			}
+		}
+	}
+}
+
+// scanSpecial handles the special byte at i for scanBytesByteLoop and returns the
+// index of the last byte it consumed.
+func scanSpecial(t []byte, li *LineInfo, te, i int, found *int) int {
+	switch special[t[i]] {
+	case spEquals:
+		if i >= li.Content && i < te && *found < int(numKeys) && metaAt(t, li, li.Content, i, te) {
+			*found++
+		}
+	case spHigh:
+		if t[i] == 0xE2 && i+2 < te && t[i+1] == 0x86 && t[i+2] == 0x92 && !li.Arrow.Valid() && i >= li.Content {
+			li.Arrow = Span{i, i + len(arrow)}
+			if r := skipSpace(t[:te], i+len(arrow)); r < te {
+				li.Result = Span{r, te}
+			}
+		}
+		// Validate the sequence here rather than the whole line again.
+		r, size := utf8.DecodeRune(t[i:])
+		if r == utf8.RuneError && size == 1 {
+			li.Flags |= FlagInvalidUTF8
+		}
+		return i + size - 1
+	case spNUL:
+		li.Flags |= FlagNUL
+	case spCR:
+		li.Flags |= FlagLoneCR // the terminator's CR is not part of text
+	case spAt:
+		if li.Flags&FlagBlob == 0 {
+			if _, ok := blobMarkerAt(t, i); ok {
+				li.Flags |= FlagBlob
+			}
+		}
+	case spOpen:
+		if m, ok := redactionMarkerAt(t, i); ok {
+			if m.Legacy {
+				li.Flags |= FlagLegacyRedact
+			} else {
+				li.Flags |= FlagRedacted
+			}
+		}
+	}
+	return i
+}
+
+// scanLineByteLoop is scanLine with the byte loop.
+func scanLineByteLoop(text []byte) LineInfo {
+	var li LineInfo
+	ts, te := trimBounds(text)
+	li.Trim = Span{ts, te}
+	if ts == te {
+		li.Kind = Empty
+		li.Content = ts
+	} else {
+		li.Kind, li.Content, li.Name = classify(text, ts, te)
+	}
+	if te-ts == 3 && text[ts] == '-' && text[ts+1] == '-' && text[ts+2] == '-' {
+		li.Flags |= FlagDelimiter
+	}
+	scanBytesByteLoop(text, &li, te)
+	if li.Kind.TakesResult() && !li.Arrow.Valid() && hasASCIIArrow(text[li.Content:te]) {
+		li.Flags |= FlagASCIIArrow
+	}
+	return li
+}
+
+// FuzzScanBytesJumps holds the jumping scanner equal to the byte loop, for
+// every line of the input, both alone (ScanLine) and as a line of a chunk
+// whose facts were gathered once (what Parse does).
+func FuzzScanBytesJumps(f *testing.F) {
+	for _, s := range []string{
+		sample, "t!:a id=1 → x", "c:a.b", "@phase x", "\xff\x00→=", `a: x="y z" q={"a":[1`,
+		"o: x → [ok] [redacted:api_key] <REDACTED> [REDACTED] <REDACTED:x>",
+		"a: @blob sha256=abc @blob  sha256=0f", "a: a=1 b= =c id==2 id=3 step=4 ts=5\r\nu: \r x",
+		"o: \xe2\x86 → \xe2\x86\x92→", "t: x\xe2\x86\x92 id=\xe2",
+		string(generated(200)),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		lacks := lacksOf(text)
+		for line := range bytes.SplitSeq(text, []byte{'\n'}) {
+			want := scanLineByteLoop(line)
+			if got := ScanLine(line); got != want {
+				t.Fatalf("ScanLine(%q)\n got %+v\nwant %+v", line, got, want)
+			}
+			var got LineInfo
+			scanLine(line, &got, lacks)
+			if got != want {
+				t.Fatalf("scanLine(%q) in a chunk\n got %+v\nwant %+v", line, got, want)
+			}
+		}
+	})
+}
+
