@@ -24,9 +24,12 @@ type didOpenParams struct {
 }
 
 func (s *server[T]) didOpen(_ context.Context, raw json.RawMessage) error {
-	var p didOpenParams
-	if err := decodeParams(raw, &p); err != nil {
-		return err
+	p, ok := decodeDidOpen(raw)
+	if !ok {
+		p = didOpenParams{}
+		if err := decodeParams(raw, &p); err != nil {
+			return err
+		}
 	}
 	item := p.TextDocument
 	if item.URI == "" {
