@@ -144,4 +144,3 @@ func FuzzScanBytesJumps(f *testing.F) {
 		}
 	})
 }
-
