@@ -41,14 +41,8 @@ func FoldsUpTo(t *grammar.Tree, limit int) []Fold {
 	if r.HeaderStart >= 0 && r.BodyStart-1 > r.HeaderStart {
 		f.out = append(f.out, Fold{StartLine: r.HeaderStart, EndLine: r.BodyStart - 1, Kind: FoldHeader})
 	}
-	var scratch chunkFoldLines // the fold lines of a chunk past the memoized ones
 	for i := t.ChunkIndexOfLine(r.BodyStart); i < t.ChunkCount(); i++ {
-		memoize := len(f.out) < memoizedFolds
-		var into *chunkFoldLines // nil: memoized
-		if !memoize {
-			into = &scratch
-		}
-		cf := chunkFoldLinesOf(t, i, into)
+		cf := chunkFoldLinesOf(t, i)
 		_, first, _ := t.ChunkAt(i)
 		for k, l := range cf.lines {
 			f.line(cf, l, first)
@@ -56,7 +50,7 @@ func FoldsUpTo(t *grammar.Tree, limit int) []Fold {
 				// Every fold starting up to here is now known or open: close
 				// the open ones where they will end, and stop if that is enough.
 				c := f.clone()
-				if out := c.finishFrom(c.readRun(i, k+1, memoize)); len(out) >= limit {
+				if out := c.finishFrom(c.readRun(i, k+1)); len(out) >= limit {
 					return out[:limit]
 				}
 			}
@@ -86,8 +80,18 @@ const (
 	subagentEndMark                        // a subagent line with [done] or [error]
 )
 
-// chunkFoldLines are a chunk's non-empty body lines as folding sees them:
-// the scan over them costs a fraction of decoding the lines again.
+// chunkFoldLines are a chunk's non-empty body lines as folding sees them,
+// with each run of ordinary lines (lines that neither fold nor end a fold
+// by their kind: not a continuation, comment or phase, nor a marked
+// lifecycle or subagent line) kept as its last line only. The scanner does
+// the same for every line of such a run: it closes the continuation and
+// comment runs before it, and makes the line the parent of continuation
+// lines and the last non-empty one; so after the run's last line its state
+// is what it would be after all of them. In a log most lines are ordinary,
+// and a run of them is mostly a whole turn: the memo holds about a fifth of
+// the lines, small enough to keep for every chunk, so a request for all the
+// folds of a large log (a client without a rangeLimit) reads no lines
+// again. FuzzOutlineAndFolds holds the folds equal to a scan of every line.
 type chunkFoldLines struct {
 	lines []foldLine
 	ids   []string
@@ -95,30 +99,19 @@ type chunkFoldLines struct {
 
 type foldLinesKey struct{ notBody int }
 
-// memoizedFolds bounds the fold lines memoized on chunks: those that make
-// the folds of an editor's usual limit (VS Code asks for 5000), with room.
-// Past it the lines are read each time, so a client without a limit does
-// not make an open document hold its whole fold lines (9 MB for 100 MB).
-const memoizedFolds = 10000
-
-// chunkFoldLinesOf returns chunk i's fold lines. Without scratch they are
-// memoized on the chunk (under notBody, as summaryOf does); with it, they
-// are read into scratch, which they overwrite.
-func chunkFoldLinesOf(t *grammar.Tree, i int, scratch *chunkFoldLines) *chunkFoldLines {
+// chunkFoldLinesOf returns chunk i's fold lines, memoized on the chunk
+// (under notBody, as summaryOf does).
+func chunkFoldLinesOf(t *grammar.Tree, i int) *chunkFoldLines {
 	c, _, _ := t.ChunkAt(i)
-	if scratch == nil {
-		return c.Memo(foldLinesKey{notBody(t, i)}, func() any {
-			return foldLinesOf(t, i, &chunkFoldLines{lines: make([]foldLine, 0, c.LineCount())})
-		}).(*chunkFoldLines)
-	}
-	return foldLinesOf(t, i, scratch)
+	return c.Memo(foldLinesKey{notBody(t, i)}, func() any { return foldLinesOf(t, i) }).(*chunkFoldLines)
 }
 
-// foldLinesOf reads chunk i's fold lines into cf.
-func foldLinesOf(t *grammar.Tree, i int, cf *chunkFoldLines) *chunkFoldLines {
+// foldLinesOf reads chunk i's fold lines.
+func foldLinesOf(t *grammar.Tree, i int) *chunkFoldLines {
 	_, first, _ := t.ChunkAt(i)
-	cf.lines, cf.ids = cf.lines[:0], cf.ids[:0]
+	cf := &chunkFoldLines{}
 	bodyStart := t.Region().BodyStart
+	ordinary := foldLine{num: -1} // the last line of the current run of ordinary lines
 	for l := range t.ChunkLines(i) {
 		if l.Num < bodyStart || l.Kind == grammar.Empty {
 			continue
@@ -134,8 +127,6 @@ func foldLinesOf(t *grammar.Tree, i int, cf *chunkFoldLines) *chunkFoldLines {
 			}
 		case grammar.Subagent:
 			if l.ID.Valid() {
-				fl.id = int32(len(cf.ids))
-				cf.ids = append(cf.ids, string(t.Slice(l.ID.Start, l.ID.End)))
 				content := t.Slice(l.Content, l.TrimEnd)
 				if isSubagentEnd(content) {
 					fl.mark |= subagentEndMark
@@ -143,10 +134,26 @@ func foldLinesOf(t *grammar.Tree, i int, cf *chunkFoldLines) *chunkFoldLines {
 				if bytes.Contains(content, []byte("[started]")) {
 					fl.mark |= subagentStartMark
 				}
+				if fl.mark != 0 {
+					fl.id = int32(len(cf.ids))
+					cf.ids = append(cf.ids, string(t.Slice(l.ID.Start, l.ID.End)))
+				}
 			}
+		}
+		if fl.mark == 0 && l.Kind != grammar.Continuation && l.Kind != grammar.Comment && l.Kind != grammar.Phase {
+			ordinary = fl
+			continue
+		}
+		if ordinary.num >= 0 {
+			cf.lines = append(cf.lines, ordinary)
+			ordinary.num = -1
 		}
 		cf.lines = append(cf.lines, fl)
 	}
+	if ordinary.num >= 0 {
+		cf.lines = append(cf.lines, ordinary)
+	}
+	cf.lines = exact(cf.lines)
 	return cf
 }
 
@@ -255,15 +262,11 @@ func (f *foldScanner) line(cf *chunkFoldLines, l foldLine, first int) {
 
 // readRun reads the continuation lines from the k-th fold line of chunk i
 // on, which may extend the run of the line before; it returns the next
-// other non-empty line. It memoizes the fold lines it reads if memoize.
-func (f *foldScanner) readRun(i, k int, memoize bool) int {
+// other non-empty line.
+func (f *foldScanner) readRun(i, k int) int {
 	t := f.t
-	var scratch *chunkFoldLines
-	if !memoize {
-		scratch = &chunkFoldLines{}
-	}
 	for ; i < t.ChunkCount(); i, k = i+1, 0 {
-		cf := chunkFoldLinesOf(t, i, scratch)
+		cf := chunkFoldLinesOf(t, i)
 		_, first, _ := t.ChunkAt(i)
 		for _, l := range cf.lines[k:] {
 			if l.kind != grammar.Continuation {

@@ -204,7 +204,7 @@ func TestHeaderChunkIsMemoized(t *testing.T) {
 	tr := grammar.Parse(bytes.Clone(src))
 	sum1, sum2 := summaryOf(tr, 0), summaryOf(tr, 0)
 	entries1, entries2 := chunkOutline(tr, 0, true), chunkOutline(tr, 0, true)
-	folds1, folds2 := chunkFoldLinesOf(tr, 0, nil), chunkFoldLinesOf(tr, 0, nil)
+	folds1, folds2 := chunkFoldLinesOf(tr, 0), chunkFoldLinesOf(tr, 0)
 	if sum1 != sum2 || &entries1[0] != &entries2[0] || folds1 != folds2 {
 		t.Fatal("the header chunk's summary, outline entries or fold lines were computed twice")
 	}

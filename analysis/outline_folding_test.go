@@ -76,7 +76,9 @@ func checkOutlineAndFolds(t *testing.T, tr *grammar.Tree, context string) {
 		}
 		want := refFoldsUpTo(tr, limit)
 		for pass := range 2 {
-			if got := FoldsUpTo(tr, limit); !reflect.DeepEqual(got, want) {
+			// No folds is no folds, nil or empty (with a limit of 0, which
+			// one depends on the line the scan stops at).
+			if got := FoldsUpTo(tr, limit); !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
 				t.Fatalf("%s: FoldsUpTo(%d), pass %d:\n got  %v\n want %v", context, limit, pass, got, want)
 			}
 		}
@@ -115,12 +117,13 @@ func TestOutlineAndFoldsEqualReference(t *testing.T) {
 	}
 }
 
-// Past the entries and folds whose chunks are memoized, the lines are
-// read each time; the answers are the same.
+// Past the outline entries whose chunks are memoized, the lines are read
+// each time; the answers are the same. The folds of such a log (more than
+// 10,000) come from the fold lines memoized on every chunk.
 func TestOutlineAndFoldsPastTheMemos(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("---\nid: x\n---\n@start\n")
-	for i := range 3 * memoizedFolds / 4 {
+	for i := range 7500 {
 		fmt.Fprintf(&b, "u: q%d\n  c\n# a\n# b\nt!:Read id=c%d file_path=f%d → [running]\n", i, i, i)
 		if i%1000 == 0 {
 			b.WriteString("@phase p\nx:E id=s → [started]\n")
@@ -128,7 +131,7 @@ func TestOutlineAndFoldsPastTheMemos(t *testing.T) {
 	}
 	b.WriteString("x:E id=s → [done]\n@end\n")
 	tr := grammar.Parse([]byte(b.String()))
-	if n := len(refFoldsUpTo(tr, -1)); n <= memoizedFolds {
+	if n := len(refFoldsUpTo(tr, -1)); n <= 10000 {
 		t.Fatalf("only %d folds", n)
 	}
 	if n := countSymbols(refOutline(tr, 1<<30)); n <= memoizedOutlineEntries {

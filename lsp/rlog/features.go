@@ -274,8 +274,9 @@ func foldingRanges(ctx context.Context, dc *docCtx, _ *protocol.FoldingRangePara
 	// Editors also end lines at a lone CR; only then do line numbers differ.
 	mapLines := t.EditorLineCount() != t.LineCount()
 	positions := dc.Mapper.Positions()
-	out := []protocol.FoldingRange{}
-	for _, f := range analysis.FoldsUpTo(t, limit) {
+	folds := analysis.FoldsUpTo(t, limit)
+	out := make([]protocol.FoldingRange, 0, len(folds))
+	for _, f := range folds {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
