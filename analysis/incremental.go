@@ -348,13 +348,31 @@ func (a *Analyzer) forget(dropped []*chunkState) []touchedID {
 // first ones to resolve.
 func (a *Analyzer) learn(added []*chunkState, touched *[]touchedID) []*chunkState {
 	dirty := make([]*chunkState, 0, len(added))
+	// The first Update learns every id of the document: the map, the list
+	// of touched ids and the facts are made once at their size (the ids of
+	// the chunks, counting an id once per chunk it appears in), not grown
+	// id by id. Later Updates learn a few chunks' ids.
+	var slab []idFacts
+	if len(a.ids) == 0 && len(added) > 1 {
+		n := 0
+		for _, cs := range added {
+			n += len(cs.sum.idOrder)
+		}
+		a.ids = make(map[string]*idFacts, n)
+		*touched = slices.Grow(*touched, n)
+		slab = make([]idFacts, n)
+	}
 	for _, cs := range added {
 		cs.dirty = true
 		dirty = append(dirty, cs)
 		for _, id := range cs.sum.idOrder {
 			f := a.ids[id]
 			if f == nil {
-				f = &idFacts{}
+				if len(slab) > 0 {
+					f, slab = &slab[0], slab[1:]
+				} else {
+					f = &idFacts{}
+				}
 				a.ids[id] = f
 			}
 			f.add(cs)
