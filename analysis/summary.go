@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
@@ -139,10 +140,14 @@ func lastNonEmptyBefore(t *grammar.Tree, n int) int {
 // and timestamp.
 func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	c, firstLine, base := t.ChunkAt(i)
+	sc := summaryScratches.Get().(*summaryScratch)
 	sz := &summarizer{
-		s:         &chunkSummary{ids: map[string]int32{}, startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, firstUser: -1, lastTS: -1, startTS: -1},
+		s: &chunkSummary{ids: sc.ids, idList: sc.idList[:0], idOrder: sc.idOrder[:0],
+			startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, firstUser: -1, lastTS: -1, startTS: -1},
 		firstLine: firstLine,
 		base:      base,
+		marks:     sc.marks[:0],
+		secrets:   sc.secrets[:0],
 	}
 	for l, text := range t.ChunkLines(i) {
 		if l.Kind.IsBody() {
@@ -151,9 +156,41 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	}
 	s := sz.s
 	s.groupMarks(sz.marks)
-	// Summaries live as long as their chunk: drop what appending left spare.
-	s.idList, s.idOrder = exact(s.idList), exact(s.idOrder)
+	// The ids were gathered in the scratch's map and lists; the summary,
+	// which lives as long as its chunk, gets them at their size.
+	sc.ids, sc.idList, sc.idOrder, sc.marks, sc.secrets = s.ids, s.idList, s.idOrder, sz.marks, sz.secrets
+	s.idList, s.idOrder, s.ids = slices.Clone(s.idList), slices.Clone(s.idOrder), nil
+	if len(s.idOrder) > 0 {
+		s.ids = make(map[string]int32, len(s.idOrder))
+		for k, id := range s.idOrder {
+			s.ids[id] = int32(k)
+		}
+	}
+	sc.reset()
+	summaryScratches.Put(sc)
 	return s
+}
+
+// summaryScratch is what summarizing a chunk grows as it reads the lines,
+// kept from one chunk to the next: the ids seen and their marks. Growing
+// them for every chunk cost more than anything else summarizing allocates.
+type summaryScratch struct {
+	ids     map[string]int32
+	idList  []chunkID
+	idOrder []string
+	marks   []pendingMark
+	secrets []SecretMatch
+}
+
+var summaryScratches = sync.Pool{New: func() any { return &summaryScratch{ids: map[string]int32{}} }}
+
+// reset empties the scratch and drops what it refers to.
+func (sc *summaryScratch) reset() {
+	clear(sc.ids)
+	clear(sc.idList)
+	clear(sc.idOrder)
+	clear(sc.secrets)
+	sc.idList, sc.idOrder, sc.marks, sc.secrets = sc.idList[:0], sc.idOrder[:0], sc.marks[:0], sc.secrets[:0]
 }
 
 // summarizer is a chunk's summary while its lines are read. Lines are
