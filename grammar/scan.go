@@ -96,8 +96,8 @@ func scanLine(text []byte, li *LineInfo, lacks textLacks) {
 
 // textLacks records what a whole chunk of text was found not to contain,
 // so that none of its lines is searched for it again: most chunks have no
-// NUL, no CR and no invalid UTF-8.
-type textLacks struct{ nul, cr, invalidUTF8 bool }
+// NUL, no CR, no invalid UTF-8, no redaction marker and no blob.
+type textLacks struct{ nul, cr, invalidUTF8, lt, blob bool }
 
 // lacksOf searches text once for each byte (or sequence) a line is flagged
 // for. A line's text is a part of text cut at '\n', which is ASCII, so what
@@ -107,6 +107,8 @@ func lacksOf(text []byte) textLacks {
 		nul:         bytes.IndexByte(text, 0) < 0,
 		cr:          bytes.IndexByte(text, '\r') < 0,
 		invalidUTF8: utf8.Valid(text),
+		lt:          bytes.IndexByte(text, '<') < 0,
+		blob:        bytes.Index(text, blobMarker) < 0,
 	}
 }
 
@@ -149,7 +151,7 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 			}
 		}
 	}
-	for i := 0; ; {
+	for i := 0; !lacks.blob; {
 		j := bytes.Index(t[i:], blobMarker)
 		if j < 0 {
 			break
@@ -162,7 +164,9 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 		i++
 	}
 	redactions(t, li, '[')
-	redactions(t, li, '<')
+	if !lacks.lt {
+		redactions(t, li, '<')
+	}
 }
 
 // redactions flags the redaction markers that start with open.
