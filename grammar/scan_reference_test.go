@@ -144,3 +144,21 @@ func FuzzScanBytesJumps(f *testing.F) {
 		}
 	})
 }
+
+// FuzzChunkBounds holds chunkEnd, which counts the lines of a chunk's
+// first bytes at once, equal to taking the lines one by one, with small
+// chunk limits so that both limits are reached.
+func FuzzChunkBounds(f *testing.F) {
+	f.Add([]byte("a\nbb\nccc\n\n\ndddd\neeeee"), uint8(3), uint8(8))
+	f.Add([]byte("0123456789\n0123456789\n"), uint8(2), uint8(11))
+	f.Add(generated(50), uint8(7), uint8(200))
+	f.Fuzz(func(t *testing.T, text []byte, lines, size uint8) {
+		t.Cleanup(SetChunkLimitsForTest(int(lines%20)+1, int(size)+1))
+		for start := 0; start < len(text); start++ {
+			if got, want := chunkEnd(text, start), chunkEndByLines(text, start); got != want {
+				t.Fatalf("chunkEnd(%q, %d) = %d, one line at a time %d (limits %d lines, %d bytes)",
+					text, start, got, want, chunkMaxLines, chunkMaxBytes)
+			}
+		}
+	})
+}

@@ -249,16 +249,7 @@ const parallelChunks = 16
 func chunkBounds(text []byte, last bool) []int {
 	var bounds []int
 	for start := 0; start < len(text) || (last && len(bounds) == 0); {
-		end, n := start, 0
-		for end < len(text) && n < chunkMaxLines && end-start < chunkMaxBytes {
-			nl := bytes.IndexByte(text[end:], '\n')
-			if nl < 0 {
-				end = len(text)
-				break
-			}
-			end += nl + 1
-			n++
-		}
+		end := chunkEnd(text, start)
 		bounds = append(bounds, end)
 		if end == len(text) {
 			break
@@ -266,6 +257,46 @@ func chunkBounds(text []byte, last bool) []int {
 		start = end
 	}
 	return bounds
+}
+
+// chunkEnd returns where the chunk of text starting at start ends: after
+// the line that reaches chunkMaxBytes, or after chunkMaxLines lines if that
+// comes first. Lines average a hundred bytes or more, so the byte limit
+// usually comes first: then the line breaks in the chunk's first
+// chunkMaxBytes bytes are counted at once (bytes.Count is vectorised), all
+// those lines are in the chunk, and so is the line that crosses the limit.
+// Otherwise the lines are taken one by one. FuzzChunkBounds holds it equal
+// to taking them one by one.
+func chunkEnd(text []byte, start int) int {
+	if w := start + chunkMaxBytes; w <= len(text) {
+		window := text[start:w]
+		if n := bytes.Count(window, []byte{'\n'}); n < chunkMaxLines {
+			end := start + bytes.LastIndexByte(window, '\n') + 1 // start when n is 0
+			if end == w {
+				return end // the last line ends right at the limit
+			}
+			nl := bytes.IndexByte(text[end:], '\n')
+			if nl < 0 {
+				return len(text)
+			}
+			return end + nl + 1
+		}
+	}
+	return chunkEndByLines(text, start)
+}
+
+// chunkEndByLines is chunkEnd taking the lines one by one.
+func chunkEndByLines(text []byte, start int) int {
+	end, n := start, 0
+	for end < len(text) && n < chunkMaxLines && end-start < chunkMaxBytes {
+		nl := bytes.IndexByte(text[end:], '\n')
+		if nl < 0 {
+			return len(text)
+		}
+		end += nl + 1
+		n++
+	}
+	return end
 }
 
 // scanChunk scans the lines of text; the document's last chunk gets a final
