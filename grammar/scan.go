@@ -77,6 +77,14 @@ func ScanLine(text []byte) LineInfo {
 // scanLine fills li, which must be zero, for text, a line of a chunk that
 // lacks what lacks says.
 func scanLine(text []byte, li *LineInfo, lacks textLacks) {
+	te := classifyLine(text, li)
+	scanBytes(text, li, te, lacks)
+	flagASCIIArrow(text, li, te)
+}
+
+// classifyLine sets li's bounds, kind, content and name, and returns the
+// end of the trimmed line.
+func classifyLine(text []byte, li *LineInfo) int {
 	ts, te := trimBounds(text)
 	li.Trim = Span{ts, te}
 	if ts == te {
@@ -88,7 +96,12 @@ func scanLine(text []byte, li *LineInfo, lacks textLacks) {
 	if te-ts == 3 && text[ts] == '-' && text[ts+1] == '-' && text[ts+2] == '-' {
 		li.Flags |= FlagDelimiter
 	}
-	scanBytes(text, li, te, lacks)
+	return te
+}
+
+// flagASCIIArrow flags a "->" on a line that takes a result and has no
+// arrow; it needs what scanBytes found.
+func flagASCIIArrow(text []byte, li *LineInfo, te int) {
 	if li.Kind.TakesResult() && !li.Arrow.Valid() && hasASCIIArrow(text[li.Content:te]) {
 		li.Flags |= FlagASCIIArrow
 	}
@@ -96,7 +109,7 @@ func scanLine(text []byte, li *LineInfo, lacks textLacks) {
 
 // textLacks records what a whole chunk of text was found not to contain,
 // so that none of its lines is searched for it again: most chunks have no
-// NUL, no CR, no invalid UTF-8, no redaction marker and no blob.
+// NUL, no CR, no invalid UTF-8, no '<' and no blob.
 type textLacks struct{ nul, cr, invalidUTF8, lt, blob bool }
 
 // lacksOf searches text once for each byte (or sequence) a line is flagged
@@ -108,7 +121,7 @@ func lacksOf(text []byte) textLacks {
 		cr:          bytes.IndexByte(text, '\r') < 0,
 		invalidUTF8: utf8.Valid(text),
 		lt:          bytes.IndexByte(text, '<') < 0,
-		blob:        bytes.Index(text, blobMarker) < 0,
+		blob:        !bytes.Contains(text, blobMarker),
 	}
 }
 

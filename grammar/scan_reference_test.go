@@ -98,21 +98,9 @@ func scanSpecial(t []byte, li *LineInfo, te, i int, found *int) int {
 // scanLineByteLoop is scanLine with the byte loop.
 func scanLineByteLoop(text []byte) LineInfo {
 	var li LineInfo
-	ts, te := trimBounds(text)
-	li.Trim = Span{ts, te}
-	if ts == te {
-		li.Kind = Empty
-		li.Content = ts
-	} else {
-		li.Kind, li.Content, li.Name = classify(text, ts, te)
-	}
-	if te-ts == 3 && text[ts] == '-' && text[ts+1] == '-' && text[ts+2] == '-' {
-		li.Flags |= FlagDelimiter
-	}
+	te := classifyLine(text, &li)
 	scanBytesByteLoop(text, &li, te)
-	if li.Kind.TakesResult() && !li.Arrow.Valid() && hasASCIIArrow(text[li.Content:te]) {
-		li.Flags |= FlagASCIIArrow
-	}
+	flagASCIIArrow(text, &li, te)
 	return li
 }
 
