@@ -1,12 +1,19 @@
 package convert_test
 
 import (
+	"bufio"
 	"bytes"
+	"flag"
+	"io"
 	"os"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
 
@@ -30,7 +37,9 @@ func (nullSink) Event(*model.Header, *model.Event) error { return nil }
 func (nullSink) End(*model.Header) error                 { return nil }
 
 // BenchmarkRead measures each reader alone (events go to a sink that keeps
-// nothing), in MB/s of input.
+// nothing) on the largest corpus file of its format, in MB/s of input. It
+// covers the readers without a writer (SDK JSONL, mini-swe-agent), which
+// BenchmarkReader cannot make input for.
 func BenchmarkRead(b *testing.B) {
 	for _, in := range benchInputs {
 		b.Run(string(in.from), func(b *testing.B) {
@@ -79,23 +88,173 @@ func readSession(b *testing.B, from convert.Format, file string) *convert.Sessio
 	return s
 }
 
-// BenchmarkWrite measures each writer on the largest Claude transcript, in
-// MB/s of output.
-func BenchmarkWrite(b *testing.B) {
-	src := readSession(b, benchInputs[0].from, benchInputs[0].file)
-	for _, f := range convert.Formats() {
-		if !f.CanWrite() {
-			continue
+// The conversion benchmarks of docs/performance.md run on generated
+// sessions (internal/gen, as `rlog-gen` writes them) of these sizes, and
+// state each figure against a floor measured in the same run on the same
+// bytes, as x-floor: a ratio is comparable across machines, MB/s is not.
+// (-convert.sizes=2MB measures a smaller one, as an instruction count
+// under valgrind wants.)
+var convertSizes = flag.String("convert.sizes", "10MB,100MB", "sizes of the generated sessions the conversion benchmarks use")
+
+// benchSizes parses -convert.sizes.
+func benchSizes(b *testing.B) []int64 {
+	var out []int64
+	for _, s := range strings.Split(*convertSizes, ",") {
+		n, err := parseSize(s)
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(string(f.Name), func(b *testing.B) {
-			var out bytes.Buffer
-			for b.Loop() {
-				out.Reset()
-				if _, err := convert.Write(&out, src, f.Name, convert.Options{}); err != nil {
+		out = append(out, n)
+	}
+	return out
+}
+
+// writerBuffer is the bufio size every writer writes through, and so the
+// writers' floor's.
+const writerBuffer = 64 << 10
+
+// countingDiscard counts what a writer writes and keeps none of it.
+type countingDiscard struct{ n int64 }
+
+func (c *countingDiscard) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+var (
+	sessionsMu sync.Mutex
+	sessions   = map[int64]*convert.Session{}
+)
+
+// generatedSession is the generated session of size read into memory once,
+// for the writer benchmarks (which then measure the writer alone).
+func generatedSession(b *testing.B, size int64) *convert.Session {
+	sessionsMu.Lock()
+	defer sessionsMu.Unlock()
+	if s, ok := sessions[size]; ok {
+		return s
+	}
+	clear(sessions) // one size at a time: 100 MB of events is large
+	s, _, err := convert.Read(bytes.NewReader(benchdata.TimedSession(b, size)), convert.Rlog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sessions[size] = s
+	return s
+}
+
+// writeFloor is the writers' floor: copying n bytes to io.Discard through
+// a bufio.Writer of the writers' size, in pieces of the size each event
+// writes on average (per events). It is the best of a few runs.
+func writeFloor(n int64, events int) time.Duration {
+	piece := make([]byte, max(1, n/int64(max(events, 1))))
+	best := time.Duration(1<<63 - 1)
+	for range 5 {
+		start := time.Now()
+		w := bufio.NewWriterSize(io.Discard, writerBuffer)
+		for left := n; left > 0; left -= int64(len(piece)) {
+			w.Write(piece[:min(int64(len(piece)), left)])
+		}
+		w.Flush()
+		if d := time.Since(start); d < best {
+			best = d
+		}
+	}
+	return best
+}
+
+// writable lists the formats with a writer.
+func writable() []convert.Format {
+	var out []convert.Format
+	for _, f := range convert.Formats() {
+		if f.CanWrite() {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+// BenchmarkReader measures each reader that has a writer on a generated
+// session written in its format (rlog as generated, the others as the
+// rlog writer's conversion makes them), events going to a sink that keeps
+// nothing: MB/s of input, and x-floor against splitting the same input
+// into lines with bytes.IndexByte.
+func BenchmarkReader(b *testing.B) {
+	for _, f := range writable() {
+		for _, size := range benchSizes(b) {
+			b.Run(string(f)+"/"+benchdata.Name(size), func(b *testing.B) {
+				src := benchdata.TimedSession(b, size)
+				in := src
+				if f != convert.Rlog {
+					var out bytes.Buffer
+					if _, err := convert.Convert(bytes.NewReader(src), convert.Rlog, f, &out, convert.Options{}); err != nil {
+						b.Fatal(err)
+					}
+					in = out.Bytes()
+				}
+				fi, _ := convert.Lookup(f)
+				floor := benchdata.Floor(in)
+				b.SetBytes(int64(len(in)))
+				for b.Loop() {
+					if err := fi.Read(bytes.NewReader(in), nullSink{}, &model.Report{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				benchdata.ReportVsFloor(b, floor)
+			})
+		}
+	}
+}
+
+// BenchmarkWriter measures each writer alone: a generated session, read
+// into memory before the clock starts, written event by event to a writer
+// that discards. MB/s is of the rlog session the events were read from (so
+// that writers of wordier formats are held to the same bar: a 100 MB
+// session written in 0.5 s is 200 MB/s whatever the output's size);
+// out-MB/s is of the output. x-floor is against copying as many bytes as
+// the output has through a bufio.Writer of the writers' size (writeFloor).
+func BenchmarkWriter(b *testing.B) {
+	for _, f := range writable() {
+		for _, size := range benchSizes(b) {
+			b.Run(string(f)+"/"+benchdata.Name(size), func(b *testing.B) {
+				in := int64(len(benchdata.TimedSession(b, size)))
+				s := generatedSession(b, size)
+				var out countingDiscard
+				if _, err := convert.Write(&out, s, f, convert.Options{}); err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.SetBytes(int64(out.Len()))
-		})
+				floor := writeFloor(out.n, len(s.Events))
+				b.SetBytes(in)
+				for b.Loop() {
+					if _, err := convert.Write(&countingDiscard{}, s, f, convert.Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(out.n)*float64(b.N)/1e6/b.Elapsed().Seconds(), "out-MB/s")
+				benchdata.ReportVsFloor(b, floor)
+			})
+		}
+	}
+}
+
+// BenchmarkConvert measures what a user of `rlog-ls convert` waits for:
+// a generated rlog session converted to each format, reader and writer
+// streaming together. MB/s of the rlog input (out-MB/s is the output's),
+// and x-floor against splitting the input into lines.
+func BenchmarkConvert(b *testing.B) {
+	for _, f := range writable() {
+		for _, size := range benchSizes(b) {
+			b.Run("rlog-"+string(f)+"/"+benchdata.Name(size), func(b *testing.B) {
+				src := benchdata.TimedSession(b, size)
+				floor := benchdata.Floor(src)
+				var out countingDiscard
+				b.SetBytes(int64(len(src)))
+				for b.Loop() {
+					out.n = 0
+					if _, err := convert.Convert(bytes.NewReader(src), convert.Rlog, f, &out, convert.Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(out.n)*float64(b.N)/1e6/b.Elapsed().Seconds(), "out-MB/s")
+				benchdata.ReportVsFloor(b, floor)
+			})
+		}
 	}
 }
