@@ -73,13 +73,13 @@ func (o *Obj) StrOrNull(k, s string) {
 // Int writes an integer member.
 func (o *Obj) Int(k string, n int64) {
 	o.key(k)
-	o.B.WriteString(strconv.FormatInt(n, 10))
+	o.B.Write(strconv.AppendInt(o.B.AvailableBuffer(), n, 10))
 }
 
 // Float writes a number member.
 func (o *Obj) Float(k string, f float64) {
 	o.key(k)
-	o.B.WriteString(strconv.FormatFloat(f, 'g', -1, 64))
+	o.B.Write(strconv.AppendFloat(o.B.AvailableBuffer(), f, 'g', -1, 64))
 }
 
 // Bool writes a boolean member.
@@ -116,17 +116,18 @@ func (o *Obj) End() { o.B.WriteByte('}') }
 const hex = "0123456789abcdef"
 
 // String writes s as a JSON string: no HTML escaping, control characters
-// escaped, invalid UTF-8 replaced by U+FFFD.
+// escaped, invalid UTF-8 replaced by U+FFFD. Runs of plain ASCII, most of
+// any text, are found eight bytes at a time (PlainASCII) and copied whole.
 func String(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); {
+		i += PlainASCII(s[i:])
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
 			b.WriteString(s[start:i])
 			switch c {
 			case '"', '\\':
@@ -159,6 +160,39 @@ func String(b *bytes.Buffer, s string) {
 	}
 	b.WriteString(s[start:])
 	b.WriteByte('"')
+}
+
+// The SWAR constants of PlainASCII: a byte's high bit, and each byte set
+// to 0x01, 0x20, '"' and '\\'.
+const (
+	highBits  = 0x8080808080808080
+	ones      = 0x0101010101010101
+	spaces    = 0x2020202020202020
+	quotes    = 0x2222222222222222
+	backslash = 0x5c5c5c5c5c5c5c5c
+)
+
+// PlainASCII is the length of the longest prefix of s that a JSON string
+// holds as it is: ASCII from 0x20 up, without '"' and '\\'. It tests eight
+// bytes at a time (a word with a byte below 0x20, equal to '"' or '\\', or
+// with its high bit set has a high bit set in the test's result), then
+// finds the byte in the word that ended the run.
+func PlainASCII(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		q, bs := x^quotes, x^backslash
+		if (x|(x-spaces)|(q-ones)&^q|(bs-ones)&^bs)&highBits != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
 }
 
 // Buf is a buffer to build JSON pieces in.

@@ -1,0 +1,110 @@
+package jsonw
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// stringByBytes is String as it was written first, one byte at a time: the
+// reference FuzzString holds String to.
+func stringByBytes(b *bytes.Buffer, s string) {
+	b.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b.WriteString(s[start:i])
+			switch c {
+			case '"', '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case '\n':
+				b.WriteString(`\n`)
+			case '\r':
+				b.WriteString(`\r`)
+			case '\t':
+				b.WriteString(`\t`)
+			default:
+				b.WriteString(`\u00`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(s[start:i])
+			b.WriteString(`\ufffd`)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	b.WriteString(s[start:])
+	b.WriteByte('"')
+}
+
+// plainByBytes is PlainASCII one byte at a time.
+func plainByBytes(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return len(s)
+}
+
+// Every byte that ends a run of plain ASCII, at every position of an
+// eight-byte word and after it, and the bytes next to them that do not.
+func TestPlainASCIIEveryStop(t *testing.T) {
+	stops := []byte{0, 0x1f, '"', '\\', 0x80, 0xff, '\n'}
+	plain := []byte{0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 'a'}
+	for _, fill := range plain {
+		for n := 0; n <= 20; n++ {
+			base := strings.Repeat(string(fill), n)
+			if got := PlainASCII(base); got != n {
+				t.Fatalf("PlainASCII(%q) = %d, want %d", base, got, n)
+			}
+			for at := 0; at < n; at++ {
+				for _, c := range stops {
+					s := base[:at] + string(c) + base[at+1:]
+					if got := PlainASCII(s); got != at {
+						t.Fatalf("PlainASCII(%q) = %d, want %d", s, got, at)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"", "plain text of some length", "a\"b\\c\nd\re\tf\x00g\x1f", "naïve → 日本語 😀 \u2028",
+		"\xff\xfe bad \xc3 utf-8", strings.Repeat("0123456\"", 4), "<html>&amp;</html>", "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := PlainASCII(s), plainByBytes(s); got != want {
+			t.Fatalf("PlainASCII(%q) = %d, want %d", s, got, want)
+		}
+		var got, want bytes.Buffer
+		String(&got, s)
+		stringByBytes(&want, s)
+		if got.String() != want.String() {
+			t.Fatalf("String(%q) = %s, want %s", s, got.String(), want.String())
+		}
+		var back string
+		if err := json.Unmarshal(got.Bytes(), &back); err != nil || back != strings.ToValidUTF8(s, "\ufffd") && utf8.ValidString(s) {
+			t.Fatalf("String(%q) = %s does not decode back: %q %v", s, got.String(), back, err)
+		}
+	})
+}
