@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
@@ -239,6 +240,7 @@ type Writer struct {
 	ncalls  int64
 	latency int64
 	ended   bool
+	obj     canon.Object // the line being built, reused
 	buf     []byte
 	err     error
 }
@@ -255,21 +257,30 @@ func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) 
 	return model.Replay(s, NewWriter(w, rep, opt))
 }
 
-// line writes one event; fields are canonicalized (sorted, compact).
-func (wr *Writer) line(f model.Fields) {
+// line writes wr.obj as one line, keys sorted (canon.Object). sourced is
+// set when members were copied from the source as they were.
+func (wr *Writer) line(sourced bool) {
 	if wr.err != nil {
 		return
 	}
+	f := &wr.obj
 	// A hash carried over from the source (a passed-through event, extra
 	// fields) that is not sha256:<64 hex> would make the file invalid.
+	// The writer's own are valid.
 	for _, k := range []string{"params_hash", "output_hash", "plan_hash"} {
-		if h, ok := f.String(k); ok && !validHash(h) {
+		if !sourced {
+			break
+		}
+		v, ok := f.Get(k)
+		if !ok || len(v) == 0 || v[0] != '"' {
+			continue
+		}
+		if h, _ := jsonscan.String(v); !validHash(h) {
 			f.Delete(k)
 			wr.rep.Add(model.LossDroppedField, k+" that is not sha256:<64 hex>", model.Loc{})
 		}
 	}
-	raw, _ := f.MarshalJSON()
-	wr.buf = canon.Append(wr.buf[:0], raw)
+	wr.buf = f.AppendTo(wr.buf[:0])
 	wr.buf = append(wr.buf, '\n')
 	_, wr.err = wr.w.Write(wr.buf)
 }
@@ -282,37 +293,39 @@ func (wr *Writer) start(h *model.Header, t string) {
 		producer += " (truncated-source)"
 		wr.rep.Add(model.LossUnfaithful, "output_hash over truncated rlog text, not the full output", model.Loc{})
 	}
-	var hd model.Fields
-	hd.SetString("event", "ReplayHeader")
-	hd.SetAny("replay_version", 1)
-	hd.SetString("producer", producer)
+	hd := &wr.obj
+	hd.Reset()
+	hd.String("event", "ReplayHeader")
+	hd.Int("replay_version", 1)
+	hd.String("producer", producer)
 	created := wr.opt.Time().Format(time.RFC3339)
-	hd.SetString("created_at", created)
-	wr.line(hd)
-	var ss model.Fields
-	ss.SetString("event", "SessionStart")
-	ss.SetString("t", pickTime(h.Started, t, created))
+	hd.String("created_at", created)
+	wr.line(false)
+	ss := &wr.obj
+	ss.Reset()
+	ss.String("event", "SessionStart")
+	ss.String("t", pickTime(h.Started, t, created))
 	id := h.ID
 	if id == "" {
 		id = "unknown"
 		wr.rep.Add(model.LossSynthesized, "session_id \"unknown\"", model.Loc{})
 	}
-	ss.SetString("session_id", id)
+	ss.String("session_id", id)
 	if h.Model != "" {
 		// An extension field, as the usage of events (see Writer.usage).
-		ss.SetString("model", h.Model)
+		ss.String("model", h.Model)
 	}
 	if _, ok := h.Extra.Get("policy_bundle_id"); !ok {
-		ss.SetString("policy_bundle_id", "unknown")
+		ss.String("policy_bundle_id", "unknown")
 		wr.rep.Add(model.LossSynthesized, "policy_bundle_id \"unknown\" (required, the source has none)", model.Loc{})
 	}
 	for _, f := range h.Extra {
 		switch f.Key {
 		case "policy_bundle_id", "issue_number":
-			ss.Set(f.Key, f.Value)
+			ss.Raw(f.Key, f.Value)
 		}
 	}
-	wr.line(ss)
+	wr.line(false)
 }
 
 func pickTime(ts ...string) string {
@@ -339,11 +352,12 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	} else {
 		wr.last = t
 	}
-	var f model.Fields
+	f := &wr.obj
+	f.Reset()
 	switch e.Kind {
 	case model.KindToolCall:
-		f.SetString("event", "ToolCall")
-		f.SetString("t", t)
+		f.String("event", "ToolCall")
+		f.String("t", t)
 		id := e.Call.ID
 		if wr.seen.Has(e.Call.ID) && e.Call.ID != "" {
 			wr.rep.Add(model.LossIDUnique, "tool call id reused (ToolResult matches the latest)", e.Loc)
@@ -355,24 +369,25 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
 		wr.seen.Add(e.Call.ID)
 		wr.ncalls++
-		f.SetString("id", id)
-		f.SetString("tool", e.Call.Name)
+		f.String("id", id)
+		f.String("tool", e.Call.Name)
 		params := e.Call.Input
 		if len(params) == 0 {
 			params = []byte("{}")
 		}
-		f.Set("params", params)
-		hash := canon.Hash(params)
-		if src, ok := e.Extra.String("params_hash"); ok && src != hash {
-			wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
+		f.Raw("params", params)
+		f.Hash("params_hash", params)
+		if src, ok := e.Extra.String("params_hash"); ok {
+			if hash, _ := f.Get("params_hash"); string(hash[1:len(hash)-1]) != src {
+				wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
+			}
 		}
-		f.SetString("params_hash", hash)
 		if sid, ok := e.Extra.String("step_id"); ok {
-			f.SetString("step_id", sid)
+			f.String("step_id", sid)
 		} else if e.Step > 0 {
-			f.SetString("step_id", "step-"+strconv.FormatInt(e.Step, 10))
+			f.String("step_id", "step-"+strconv.FormatInt(e.Step, 10))
 		} else {
-			f.SetString("step_id", "step-"+strconv.FormatInt(wr.ncalls, 10))
+			f.String("step_id", "step-"+strconv.FormatInt(wr.ncalls, 10))
 		}
 	case model.KindToolResult:
 		ref, known := wr.calls.Get(e.Result.CallID)
@@ -386,30 +401,30 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			wr.rep.Add(model.LossDroppedEvent, "ToolResult without a prior ToolCall (REPLAY requires one)", e.Loc)
 			return wr.err
 		}
-		f.SetString("event", "ToolResult")
-		f.SetString("t", t)
-		f.SetString("id", ref.id)
+		f.String("event", "ToolResult")
+		f.String("t", t)
+		f.String("id", ref.id)
 		if src, ok := e.Extra.String("output_hash"); ok && h.SourceFormat == Name && validHash(src) {
 			// A REPLAY source keeps only a preview: its hash is the faithful one.
-			f.SetString("output_hash", src)
+			f.String("output_hash", src)
 		} else {
 			if ok && h.SourceFormat == Name {
 				wr.rep.Add(model.LossUnfaithful, "output_hash of the source is not sha256:<64 hex>; recomputed over the preview", e.Loc)
 			}
-			f.SetString("output_hash", canon.HashString(e.Result.Content))
+			f.HashString("output_hash", e.Result.Content)
 		}
 		if x, ok := e.Extra.Get("exit_code"); ok {
-			f.Set("exit_code", x)
+			f.Raw("exit_code", x)
 		} else if e.Result.IsError {
-			f.SetAny("exit_code", 1)
+			f.Int("exit_code", 1)
 			wr.rep.Add(model.LossSynthesized, "exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
 		} else {
-			f.Set("exit_code", []byte("null"))
+			f.Raw("exit_code", []byte("null"))
 		}
 		if x, ok := e.Extra.Get("step_utility"); ok {
-			f.Set("step_utility", x)
+			f.Raw("step_utility", x)
 		} else {
-			f.Set("step_utility", []byte("0.0"))
+			f.Raw("step_utility", []byte("0.0"))
 		}
 		lat := int64(0)
 		if x, ok := e.Extra.Get("latency_ms"); ok {
@@ -420,18 +435,19 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			}
 		}
 		wr.latency += lat
-		f.SetAny("latency_ms", lat)
-		f.SetString("output_preview", Preview(e.Result.Content))
-		if len([]rune(e.Result.Content)) > PreviewLimit {
+		f.Int("latency_ms", lat)
+		preview, cut := preview(e.Result.Content)
+		f.String("output_preview", preview)
+		if cut {
 			wr.rep.Add(model.LossTruncated, "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
 		}
 	case model.KindUser, model.KindAgent, model.KindThinking:
-		f.SetString("event", "Message")
-		f.SetString("t", t)
-		f.SetString("kind", e.Kind.String())
-		f.SetString("text", e.Text)
+		f.String("event", "Message")
+		f.String("t", t)
+		f.String("kind", e.Kind.String())
+		f.String("text", e.Text)
 		if e.Signature != "" {
-			f.SetString("signature", e.Signature)
+			f.String("signature", e.Signature)
 		}
 	case model.KindLifecycle:
 		switch e.Name {
@@ -440,10 +456,10 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		case "end":
 			return wr.end(h, t)
 		case "PlanStart", "StepComplete", "Verification", "Payment", "RuntimeEvent":
-			f.SetString("event", e.Name)
-			f.SetString("t", t)
+			f.String("event", e.Name)
+			f.String("t", t)
 			for _, x := range e.Extra {
-				f.Set(x.Key, x.Value)
+				f.Raw(x.Key, x.Value)
 			}
 		default:
 			wr.rep.Add(model.LossDroppedEvent, "lifecycle "+e.Name+" (no REPLAY event)", e.Loc)
@@ -452,31 +468,34 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	case model.KindPassthrough:
 		if h.SourceFormat == Name && len(e.Raw) > 0 {
 			raw, _ := model.ParseFields(e.Raw)
-			wr.line(raw)
+			for _, x := range raw {
+				f.Raw(x.Key, x.Value)
+			}
+			wr.line(true)
 			return wr.err
 		}
 		wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
 		return wr.err
 	default:
-		f.SetString("event", "Message")
-		f.SetString("t", t)
-		f.SetString("kind", e.Kind.String())
-		f.SetString("text", describe(e))
+		f.String("event", "Message")
+		f.String("t", t)
+		f.String("kind", e.Kind.String())
+		f.String("text", describe(e))
 		if e.Kind == model.KindSystem && e.Name != "" {
-			f.SetString("name", e.Name)
+			f.String("name", e.Name)
 		}
 	}
-	wr.usage(&f, e)
+	wr.usage(f, e)
 	if h.SourceFormat != Name {
 		wr.rep.DropExtras(e)
 	} else {
 		for _, x := range e.Extra {
 			if _, set := f.Get(x.Key); !set {
-				f.Set(x.Key, x.Value)
+				f.Raw(x.Key, x.Value)
 			}
 		}
 	}
-	wr.line(f)
+	wr.line(h.SourceFormat == Name || e.Kind == model.KindLifecycle)
 	return wr.err
 }
 
@@ -485,20 +504,18 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 // ignore as the spec says they must: REPLAY has no event for them, and
 // without them a round trip through REPLAY would lose every token count.
 // The usage object has Anthropic's names, as Claude Code writes it.
-func (wr *Writer) usage(f *model.Fields, e *model.Event) {
+// usageKeys are its keys, sorted.
+var usageKeys = [...]string{"cache_creation_input_tokens", "cache_read_input_tokens", "input_tokens", "output_tokens"}
+
+func (wr *Writer) usage(f *canon.Object, e *model.Event) {
 	if e.MessageID != "" {
-		f.SetString("message_id", e.MessageID)
+		f.String("message_id", e.MessageID)
 	}
 	if e.Model != "" && e.Model != wr.h.Model {
-		f.SetString("model", e.Model)
+		f.String("model", e.Model)
 	}
 	if u := e.Usage; u != nil {
-		var uf model.Fields
-		uf.SetAny("input_tokens", u.Input)
-		uf.SetAny("output_tokens", u.Output)
-		uf.SetAny("cache_read_input_tokens", u.CacheRead)
-		uf.SetAny("cache_creation_input_tokens", u.CacheCreate)
-		f.Set("usage", model.MustJSON(uf))
+		f.Ints("usage", usageKeys[:], []int64{u.CacheCreate, u.CacheRead, u.Input, u.Output})
 	}
 }
 
@@ -525,18 +542,19 @@ func (wr *Writer) end(h *model.Header, t string) error {
 		return wr.err
 	}
 	wr.ended = true
-	var f model.Fields
-	f.SetString("event", "SessionEnd")
-	f.SetString("t", t)
+	f := &wr.obj
+	f.Reset()
+	f.String("event", "SessionEnd")
+	f.String("t", t)
 	status := "Success"
 	if h.Outcome != nil && h.Outcome.Success != nil && !*h.Outcome.Success {
 		status = "Failed"
 	}
-	f.SetString("status", status)
-	f.Set("confidence", []byte("0.0"))
-	f.SetAny("total_tool_calls", wr.ncalls)
-	f.SetAny("total_latency_ms", wr.latency)
-	wr.line(f)
+	f.String("status", status)
+	f.Raw("confidence", []byte("0.0"))
+	f.Int("total_tool_calls", wr.ncalls)
+	f.Int("total_latency_ms", wr.latency)
+	wr.line(false)
 	return wr.err
 }
 
@@ -552,11 +570,26 @@ func (wr *Writer) End(h *model.Header) error {
 }
 
 // Preview cuts s to the spec's output_preview: the first 1000 and the last
-// 1000 characters around "...".
+// 1000 characters around "...". An invalid byte counts as one character
+// and is kept as it is (the JSON string it goes into writes U+FFFD).
 func Preview(s string) string {
-	r := []rune(s)
-	if len(r) <= PreviewLimit {
-		return s
+	p, _ := preview(s)
+	return p
+}
+
+// preview is Preview, and whether it cut s.
+func preview(s string) (string, bool) {
+	if len(s) <= PreviewLimit || utf8.RuneCountInString(s) <= PreviewLimit {
+		return s, false
 	}
-	return string(r[:PreviewLimit/2]) + "..." + string(r[len(r)-PreviewLimit/2:])
+	head, tail := 0, len(s)
+	for range PreviewLimit / 2 {
+		_, size := utf8.DecodeRuneInString(s[head:])
+		head += size
+	}
+	for range PreviewLimit / 2 {
+		_, size := utf8.DecodeLastRuneInString(s[:tail])
+		tail -= size
+	}
+	return s[:head] + "..." + s[tail:], true
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/replay"
@@ -54,5 +55,59 @@ func TestUsageCarried(t *testing.T) {
 	}
 	if g := strings.Join(got, "; "); g != "thinking msg_1  1; tool_call msg_1 m2 40" || c.Session.Header.Model != "m1" {
 		t.Errorf("read back: %s, header model %q", g, c.Session.Header.Model)
+	}
+}
+
+// FuzzPreview holds Preview to cutting the string as runes.
+func FuzzPreview(f *testing.F) {
+	f.Add(strings.Repeat("a", replay.PreviewLimit), 1)
+	f.Add(strings.Repeat("é😀x", replay.PreviewLimit/2), 3)
+	f.Add("\xff\xfe\xc3", replay.PreviewLimit)
+	f.Fuzz(func(t *testing.T, s string, n int) {
+		if n < 0 || n > 3*replay.PreviewLimit/max(len(s), 1) {
+			n = 1
+		}
+		s = strings.Repeat(s, n)
+		want := s
+		if r := []rune(s); len(r) > replay.PreviewLimit {
+			want = string(r[:replay.PreviewLimit/2]) + "..." + string(r[len(r)-replay.PreviewLimit/2:])
+		}
+		if got := replay.Preview(s); got != want && utf8.ValidString(s) {
+			t.Fatalf("Preview of %d bytes: %q, want %q", len(s), got, want)
+		}
+	})
+}
+
+// TestSourceHashesChecked: a hash a REPLAY source carries on events the
+// writer copies (an unknown event, a PlanStart, a ToolCall's extras) is
+// dropped and reported when it is not sha256:<64 hex>, kept when it is.
+func TestSourceHashesChecked(t *testing.T) {
+	good := "sha256:" + strings.Repeat("ab", 32)
+	src := `{"event":"ReplayHeader","replay_version":1,"producer":"p","created_at":"2025-01-01T00:00:00Z"}
+{"event":"SessionStart","t":"2025-01-01T00:00:00Z","session_id":"s","policy_bundle_id":"b"}
+{"event":"Custom","t":"2025-01-01T00:00:01Z","plan_hash":"nope"}
+{"event":"PlanStart","t":"2025-01-01T00:00:02Z","plan_hash":"sha256:BAD"}
+{"event":"PlanStart","t":"2025-01-01T00:00:03Z","plan_hash":"` + good + `"}
+{"event":"ToolCall","t":"2025-01-01T00:00:04Z","id":"c1","tool":"Read","params":{},"params_hash":"x","step_id":"s1","plan_hash":"y"}
+`
+	var c model.Collector
+	if err := replay.Read(strings.NewReader(src), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := replay.Write(&out, &c.Session, rep, model.Options{Now: func() time.Time { return time.Unix(0, 0) }}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{`"nope"`, `sha256:BAD`, `"y"`} {
+		if strings.Contains(out.String(), bad) {
+			t.Errorf("%s written:\n%s", bad, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), `"plan_hash":"`+good+`"`) {
+		t.Errorf("the valid plan_hash is lost:\n%s", out.String())
+	}
+	if n := strings.Count(rep.Text(), "plan_hash that is not sha256"); n == 0 {
+		t.Errorf("not reported:\n%s", rep.Text())
 	}
 }

@@ -182,8 +182,8 @@ func validHash(h string) bool {
 	if !ok || len(hex) != 64 {
 		return false
 	}
-	for _, c := range hex {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+	for i := 0; i < len(hex); i++ {
+		if c := hex[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
 			return false
 		}
 	}

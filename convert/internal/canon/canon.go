@@ -8,11 +8,18 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"sort"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 )
+
+// member is one key and value of an object.
+type member struct {
+	k string
+	v []byte
+}
 
 // Append appends the canonical form of the valid JSON value v to dst.
 func Append(dst, v []byte) []byte {
@@ -22,16 +29,19 @@ func Append(dst, v []byte) []byte {
 	}
 	switch v[0] {
 	case '{':
-		type kv struct {
-			k string
-			v []byte
-		}
-		var kvs []kv
+		var arr [16]member
+		kvs := arr[:0]
 		jsonscan.Members(v, func(k, val []byte) error {
-			kvs = append(kvs, kv{jsonscan.Key(k), val})
+			// Insertion sort, stable: objects have few members.
+			m := member{jsonscan.Key(k), val}
+			i := len(kvs)
+			kvs = append(kvs, m)
+			for ; i > 0 && kvs[i-1].k > m.k; i-- {
+				kvs[i] = kvs[i-1]
+			}
+			kvs[i] = m
 			return nil
 		})
-		sort.SliceStable(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
 		// Duplicate keys: the last one wins, as in serde_json.
 		dst = append(dst, '{')
 		n := 0
@@ -83,10 +93,16 @@ func HashString(s string) string {
 
 const hexDigits = "0123456789abcdef"
 
-// String appends s as a JSON string escaped like serde_json.
+// String appends s as a JSON string escaped like serde_json. Runs of
+// plain ASCII are copied whole (jsonw.PlainASCII).
 func String(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
+		if n := jsonw.PlainASCII(s[i:]); n > 0 {
+			dst = append(dst, s[i:i+n]...)
+			i += n
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
@@ -121,4 +137,143 @@ func String(dst []byte, s string) []byte {
 		i += size
 	}
 	return append(dst, '"')
+}
+
+// Object builds one canonical JSON object member by member, each value
+// made canonical as it is added, and writes it with its keys sorted: what
+// Append does to an object, without writing the object first and parsing
+// it again. A member set twice keeps the last value. Reset reuses one
+// Object (and its buffers) for the next.
+type Object struct {
+	keys  []string
+	spans []span // each key's value in vals
+	vals  []byte
+	order []int
+	tmp   []byte
+}
+
+type span struct{ start, end int }
+
+// Reset empties o.
+func (o *Object) Reset() {
+	o.keys, o.spans, o.vals = o.keys[:0], o.spans[:0], o.vals[:0]
+}
+
+func (o *Object) index(k string) int {
+	for i, x := range o.keys {
+		if x == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// set makes vals[start:] the value of k.
+func (o *Object) set(k string, start int) {
+	s := span{start, len(o.vals)}
+	if i := o.index(k); i >= 0 {
+		o.spans[i] = s
+		return
+	}
+	o.keys = append(o.keys, k)
+	o.spans = append(o.spans, s)
+}
+
+// String sets k to the string s.
+func (o *Object) String(k, s string) {
+	start := len(o.vals)
+	o.vals = String(o.vals, s)
+	o.set(k, start)
+}
+
+// Raw sets k to the valid JSON value v (empty: null), made canonical.
+func (o *Object) Raw(k string, v []byte) {
+	start := len(o.vals)
+	o.vals = Append(o.vals, v)
+	o.set(k, start)
+}
+
+// Int sets k to the number n.
+func (o *Object) Int(k string, n int64) {
+	start := len(o.vals)
+	o.vals = strconv.AppendInt(o.vals, n, 10)
+	o.set(k, start)
+}
+
+// Ints sets k to an object of numbers: keys[i] to vals[i], the keys given
+// sorted.
+func (o *Object) Ints(k string, keys []string, vals []int64) {
+	start := len(o.vals)
+	o.vals = append(o.vals, '{')
+	for i, key := range keys {
+		if i > 0 {
+			o.vals = append(o.vals, ',')
+		}
+		o.vals = String(o.vals, key)
+		o.vals = append(o.vals, ':')
+		o.vals = strconv.AppendInt(o.vals, vals[i], 10)
+	}
+	o.vals = append(o.vals, '}')
+	o.set(k, start)
+}
+
+// Hash sets k to Hash(v).
+func (o *Object) Hash(k string, v []byte) {
+	o.tmp = Append(o.tmp[:0], v)
+	o.hash(k)
+}
+
+// HashString sets k to HashString(s).
+func (o *Object) HashString(k, s string) {
+	o.tmp = String(o.tmp[:0], s)
+	o.hash(k)
+}
+
+func (o *Object) hash(k string) {
+	sum := sha256.Sum256(o.tmp)
+	start := len(o.vals)
+	o.vals = append(o.vals, `"sha256:`...)
+	o.vals = hex.AppendEncode(o.vals, sum[:])
+	o.vals = append(o.vals, '"')
+	o.set(k, start)
+}
+
+// Get is the canonical value of k.
+func (o *Object) Get(k string) ([]byte, bool) {
+	if i := o.index(k); i >= 0 {
+		return o.vals[o.spans[i].start:o.spans[i].end], true
+	}
+	return nil, false
+}
+
+// Delete removes k.
+func (o *Object) Delete(k string) {
+	if i := o.index(k); i >= 0 {
+		o.keys = append(o.keys[:i], o.keys[i+1:]...)
+		o.spans = append(o.spans[:i], o.spans[i+1:]...)
+	}
+}
+
+// AppendTo appends the object to dst, its keys sorted by their bytes.
+func (o *Object) AppendTo(dst []byte) []byte {
+	o.order = o.order[:0]
+	for i := range o.keys {
+		// Insertion sort: an object has a dozen members.
+		j := len(o.order)
+		o.order = append(o.order, i)
+		for ; j > 0 && o.keys[o.order[j-1]] > o.keys[i]; j-- {
+			o.order[j] = o.order[j-1]
+		}
+		o.order[j] = i
+	}
+	dst = append(dst, '{')
+	for n, i := range o.order {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = String(dst, o.keys[i])
+		dst = append(dst, ':')
+		dst = append(dst, o.vals[o.spans[i].start:o.spans[i].end]...)
+	}
+	return append(dst, '}')
 }

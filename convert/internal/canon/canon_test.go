@@ -1,0 +1,191 @@
+package canon
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+)
+
+// appendReference is Append as it was written first (members collected,
+// then sort.SliceStable; strings a byte at a time): the reference
+// FuzzAppend holds Append to.
+func appendReference(dst, v []byte) []byte {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return append(dst, "null"...)
+	}
+	switch v[0] {
+	case '{':
+		var kvs []member
+		jsonscan.Members(v, func(k, val []byte) error {
+			kvs = append(kvs, member{jsonscan.Key(k), val})
+			return nil
+		})
+		sort.SliceStable(kvs, func(i, j int) bool { return kvs[i].k < kvs[j].k })
+		dst = append(dst, '{')
+		n := 0
+		for i, m := range kvs {
+			if i+1 < len(kvs) && kvs[i+1].k == m.k {
+				continue
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			n++
+			dst = stringReference(dst, m.k)
+			dst = append(dst, ':')
+			dst = appendReference(dst, m.v)
+		}
+		return append(dst, '}')
+	case '[':
+		dst = append(dst, '[')
+		jsonscan.Array(v, func(i int, el []byte) error {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendReference(dst, el)
+			return nil
+		})
+		return append(dst, ']')
+	case '"':
+		s, _ := jsonscan.String(v)
+		return stringReference(dst, s)
+	default:
+		return append(dst, v...)
+	}
+}
+
+func stringReference(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"':
+				dst = append(dst, '\\', '"')
+			case c == '\\':
+				dst = append(dst, '\\', '\\')
+			case c == '\n':
+				dst = append(dst, '\\', 'n')
+			case c == '\r':
+				dst = append(dst, '\\', 'r')
+			case c == '\t':
+				dst = append(dst, '\\', 't')
+			case c == '\b':
+				dst = append(dst, '\\', 'b')
+			case c == '\f':
+				dst = append(dst, '\\', 'f')
+			case c < 0x20:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				dst = append(dst, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, "\uFFFD"...)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}
+
+var seeds = []string{
+	`{"b":1,"a":[true,null,{"d":"x\"y","c":2.50}],"a":"dup"}`,
+	`{"z":{"y":{"x":{}}},"é":"\u00e9\ud83d\ude00","A":"\u0001\b\f\t","":[]}`,
+	` [ 1 , "two\u2028" , { } ] `, `"s\\u"`, `12e3`, `null`, `{}`,
+	`{"p01":1,"p02":2,"p03":3,"p04":4,"p05":5,"p06":6,"p07":7,"p08":8,"p09":9,"p10":10,"p11":11,"p12":12,"p13":13,"p14":14,"p15":15,"p16":16,"p17":17,"p00":0}`,
+}
+
+func FuzzAppend(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if !json.Valid(v) {
+			return
+		}
+		if got, want := Append(nil, v), appendReference(nil, v); !bytes.Equal(got, want) {
+			t.Fatalf("Append(%s) = %s, want %s", v, got, want)
+		}
+	})
+}
+
+// FuzzObject: an Object built member by member writes what Append makes
+// of the object written out in the order the members were set.
+func FuzzObject(f *testing.F) {
+	f.Add("event\x00ToolCall\x00t\x002025\x00id\x00x\"y\x00event\x00again", `{"b":[1,{"d":2,"c":3}]}`, int64(-7))
+	f.Add("é\x00\xff\x00\x00\x00a\x00b", `"x"`, int64(1)<<62)
+	f.Fuzz(func(t *testing.T, pairs, raw string, n int64) {
+		if !json.Valid([]byte(raw)) {
+			return
+		}
+		var o Object
+		o.Reset()
+		var doc bytes.Buffer
+		doc.WriteByte('{')
+		parts := strings.Split(pairs, "\x00")
+		for i := 0; i+1 < len(parts); i += 2 {
+			k, v := parts[i], parts[i+1]
+			if !utf8.ValidString(k) {
+				continue
+			}
+			if doc.Len() > 1 {
+				doc.WriteByte(',')
+			}
+			kj, _ := json.Marshal(k)
+			doc.Write(kj)
+			doc.WriteByte(':')
+			switch i / 2 % 4 {
+			case 0:
+				o.String(k, v)
+				vj, _ := json.Marshal(v)
+				doc.Write(vj)
+			case 1:
+				o.Raw(k, []byte(raw))
+				doc.WriteString(raw)
+			case 2:
+				o.Int(k, n)
+				vj, _ := json.Marshal(n)
+				doc.Write(vj)
+			case 3:
+				o.HashString(k, v)
+				vj, _ := json.Marshal(HashString(v))
+				doc.Write(vj)
+			}
+		}
+		doc.WriteByte('}')
+		if got, want := o.AppendTo(nil), appendReference(nil, doc.Bytes()); !bytes.Equal(got, want) {
+			t.Fatalf("Object = %s, want %s (from %s)", got, want, doc.Bytes())
+		}
+	})
+}
+
+func TestObjectDeleteAndHash(t *testing.T) {
+	var o Object
+	o.String("b", "x")
+	o.Hash("h", []byte(`{"z":1, "a":[2]}`))
+	o.Ints("u", []string{"a", "b"}, []int64{1, -2})
+	o.String("a", "y")
+	o.Delete("b")
+	want := `{"a":"y","h":"` + Hash([]byte(`{"a":[2],"z":1}`)) + `","u":{"a":1,"b":-2}}`
+	if got := string(o.AppendTo(nil)); got != want {
+		t.Fatalf("got %s\nwant %s", got, want)
+	}
+	if v, ok := o.Get("a"); !ok || string(v) != `"y"` {
+		t.Fatalf("Get(a) = %s %v", v, ok)
+	}
+	o.Reset()
+	if got := string(o.AppendTo(nil)); got != `{}` {
+		t.Fatalf("after Reset: %s", got)
+	}
+}
