@@ -1,5 +1,7 @@
 package model
 
+import "hash/maphash"
+
 // Ledger totals token usage so that a message whose usage is repeated on
 // several events counts once. Events with a MessageID are merged per id
 // (counter-wise maximum, see Usage.Max); events without one are each
@@ -18,9 +20,13 @@ type Ledger struct {
 }
 
 type ledgerEntry struct {
-	id string
-	u  Usage
+	id   string
+	hash uint64 // of id, compared first: a new message is compared with every recent one
+	u    Usage
 }
+
+// ledgerSeed seeds the hashes of message ids (only equality is used).
+var ledgerSeed = maphash.MakeSeed()
 
 // LedgerWindow is how many recent messages a Ledger can still merge with.
 const LedgerWindow = 64
@@ -40,8 +46,9 @@ func (l *Ledger) AddUsage(messageID string, u Usage) {
 		l.closed = l.closed.Add(u)
 		return
 	}
+	h := maphash.String(ledgerSeed, messageID)
 	for i := len(l.recent) - 1; i >= 0; i-- {
-		if l.recent[i].id == messageID {
+		if l.recent[i].hash == h && l.recent[i].id == messageID {
 			l.recent[i].u = l.recent[i].u.Max(u)
 			return
 		}
@@ -52,7 +59,7 @@ func (l *Ledger) AddUsage(messageID string, u Usage) {
 		copy(l.recent, l.recent[1:])
 		l.recent = l.recent[:len(l.recent)-1]
 	}
-	l.recent = append(l.recent, ledgerEntry{messageID, u})
+	l.recent = append(l.recent, ledgerEntry{messageID, h, u})
 }
 
 // Total returns the total so far.

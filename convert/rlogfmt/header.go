@@ -70,7 +70,7 @@ func (wr *writer) header() {
 	if err != nil && wr.err == nil {
 		wr.err = err // nodes built here always encode; kept for safety
 	}
-	wr.printf("---\n%s---\n\n", unescapeAstral(out))
+	wr.writeLine("---\n", string(unescapeAstral(out)), "---\n")
 }
 
 // repoSHA is the commit the header names: the options', the source's, or

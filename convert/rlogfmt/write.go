@@ -2,14 +2,15 @@ package rlogfmt
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -71,11 +72,14 @@ const (
 
 type writer struct {
 	bw   *bufio.Writer
-	rep  *model.Report
-	opt  model.Options
-	h    *model.Header
-	same bool // the source is rlog: nothing is cut, lines keep their forms
-	err  error
+	line line // the line being written (newLine)
+	// runLedger merges the usage of the held response (flushRun).
+	runLedger model.Ledger
+	rep       *model.Report
+	opt       model.Options
+	h         *model.Header
+	same      bool // the source is rlog: nothing is cut, lines keep their forms
+	err       error
 
 	begun  bool
 	wrote  writtenHeader // what the header said, to report what came later
@@ -113,9 +117,15 @@ type writtenHeader struct {
 	extra  map[string]bool
 }
 
-func (wr *writer) printf(format string, args ...any) {
+// writeLine writes the concatenation of parts and a line break.
+func (wr *writer) writeLine(parts ...string) {
+	for _, p := range parts {
+		if wr.err == nil {
+			_, wr.err = wr.bw.WriteString(p)
+		}
+	}
 	if wr.err == nil {
-		_, wr.err = fmt.Fprintf(wr.bw, format, args...)
+		wr.err = wr.bw.WriteByte('\n')
 	}
 }
 
@@ -181,7 +191,8 @@ func (wr *writer) flushRun() {
 		return
 	}
 	wr.run = wr.run[:0]
-	var l model.Ledger
+	l := &wr.runLedger
+	l.Reset()
 	for _, e := range run {
 		if e.Usage != nil {
 			l.AddUsage(e.MessageID, *e.Usage)
@@ -231,32 +242,46 @@ func (wr *writer) write(e *model.Event, usage *model.Usage) {
 
 // ---- body
 
-// line collects one output line: its text, then its metadata.
+// line collects one output line: its text, then its metadata (each
+// item with the space before it). The writer reuses one (newLine).
 type line struct {
-	b    strings.Builder
-	meta []string
+	b    []byte
+	meta []byte
+}
+
+// newLine is the writer's line, emptied.
+func (wr *writer) newLine() *line {
+	l := &wr.line
+	l.b, l.meta = l.b[:0], l.meta[:0]
+	return l
 }
 
 func (l *line) add(s string) {
 	if s == "" {
 		return
 	}
-	if l.b.Len() > 0 {
-		l.b.WriteByte(' ')
+	if len(l.b) > 0 {
+		l.b = append(l.b, ' ')
 	}
-	l.b.WriteString(s)
+	l.b = append(l.b, s...)
 }
 
-func (l *line) kv(k, v string) { l.meta = append(l.meta, k+"="+v) }
+func (l *line) kv(k, v string) {
+	l.meta = append(append(append(append(l.meta, ' '), k...), '='), v...)
+}
 
 func (wr *writer) emit(l *line, cont []string) {
-	s := strings.TrimRight(l.b.String(), " ")
-	for _, m := range l.meta {
-		s += " " + m
+	b := l.b
+	for len(b) > 0 && b[len(b)-1] == ' ' {
+		b = b[:len(b)-1]
 	}
-	wr.printf("%s\n", s)
+	b = append(append(b, l.meta...), '\n')
 	for _, c := range cont {
-		wr.printf("  %s\n", c)
+		b = append(append(append(b, "  "...), c...), '\n')
+	}
+	l.b = b[:0]
+	if wr.err == nil {
+		_, wr.err = wr.bw.Write(b)
 	}
 }
 
@@ -265,7 +290,7 @@ func (wr *writer) emit(l *line, cont []string) {
 func (wr *writer) event(e *model.Event, usage *model.Usage) {
 	switch e.Kind {
 	case model.KindUser:
-		l := &line{}
+		l := wr.newLine()
 		l.add("u:")
 		text, cont := wr.text(e.Text, LimitUser, "user text", e)
 		l.add(text)
@@ -275,14 +300,14 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindAgent:
-		l := &line{}
+		l := wr.newLine()
 		l.add("a:")
 		text, cont := wr.text(e.Text, LimitAgent, "agent text", e)
 		l.add(text)
 		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindThinking:
-		l := &line{}
+		l := wr.newLine()
 		l.add("th:")
 		text, cont := wr.text(e.Text, LimitThinking, "thinking", e)
 		l.add(text)
@@ -303,7 +328,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 	case model.KindSubagent:
 		wr.subagent(e, usage)
 	case model.KindInit:
-		l := &line{}
+		l := wr.newLine()
 		l.add("@init")
 		if wr.same && e.Text != "" {
 			l.add(e.Text)
@@ -313,13 +338,13 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		wr.emit(l, nil)
 		wr.dropExtras(e)
 	case model.KindStatus:
-		l := &line{}
+		l := wr.newLine()
 		text, cont := wr.text(e.Text, LimitAgent, "status text", e)
 		l.add("# status: " + text)
 		wr.emit(l, cont)
 		wr.dropExtras(e)
 	case model.KindCompaction:
-		l := &line{}
+		l := wr.newLine()
 		l.add("@compact")
 		if wr.same {
 			l.add(e.Text)
@@ -335,19 +360,19 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		wr.emit(l, nil)
 		wr.dropExtras(e)
 	case model.KindSystem:
-		l := &line{}
+		l := wr.newLine()
 		text, cont := wr.text(e.Text, LimitAgent, "system text", e)
 		l.add("# system: " + text)
 		wr.emit(l, cont)
 		wr.dropExtras(e)
 	case model.KindComment:
-		l := &line{}
+		l := wr.newLine()
 		text, cont := wr.text(e.Text, LimitComment, "comment", e)
 		l.add("# " + text)
 		wr.emit(l, cont)
 		wr.dropExtras(e)
 	case model.KindTodos:
-		l := &line{}
+		l := wr.newLine()
 		l.add("td:")
 		for _, t := range e.Todos {
 			c, cut := cutLine(sanitize(t.Content), LimitTodo)
@@ -372,8 +397,11 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 // first become continuation lines; otherwise only the first line is kept
 // and cut to limit, as the autopilot writer does, and the cut is reported.
 func (wr *writer) text(s string, limit int, what string, e *model.Event) (string, []string) {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	s = validUTF8(s)
 	if wr.same {
+		if strings.IndexByte(s, '\n') < 0 {
+			return sanitize(s), nil
+		}
 		lines := strings.Split(s, "\n")
 		for i := range lines {
 			lines[i] = sanitize(lines[i])
@@ -382,7 +410,7 @@ func (wr *writer) text(s string, limit int, what string, e *model.Event) (string
 	}
 	first, cut := cutLine(s, limit)
 	if cut {
-		wr.rep.Add(model.LossTruncated, fmt.Sprintf("%s (first line, %d characters)", what, limit), e.Loc)
+		wr.rep.Add(model.LossTruncated, what+" (first line, "+strconv.Itoa(limit)+" characters)", e.Loc)
 	}
 	return wr.neutral(first), nil
 }
@@ -402,14 +430,20 @@ func dropEmpty(ss []string) []string {
 func cutLine(s string, limit int) (string, bool) {
 	s = strings.TrimLeft(s, " \t\r\n")
 	cut := false
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+	if i := lineBreak(s); i >= 0 {
 		cut = strings.TrimSpace(s[i:]) != ""
 		s = s[:i]
 	}
 	s = sanitize(s)
-	if utf8.RuneCountInString(s) > limit {
-		r := []rune(s)
-		return strings.TrimRight(string(r[:limit-3]), " ") + "...", true
+	if len(s) > limit && utf8.RuneCountInString(s) > limit {
+		// s is valid UTF-8 (sanitize): limit-3 runes are as many
+		// DecodeRune steps.
+		end := 0
+		for range limit - 3 {
+			_, size := utf8.DecodeRuneInString(s[end:])
+			end += size
+		}
+		return strings.TrimRight(s[:end], " ") + "...", true
 	}
 	if cut {
 		return s + " ...", true
@@ -421,11 +455,41 @@ func cutLine(s string, limit int) (string, bool) {
 // (W013), no CR or LF (editors would break the line there). Other control
 // characters, such as the ESC of terminal colours, are harmless and kept.
 func sanitize(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if strings.ContainsAny(s, "\x00\r\n") {
-		s = strings.NewReplacer("\x00", " ", "\r", " ", "\n", " ").Replace(s)
+	s = validUTF8(s)
+	if strings.IndexByte(s, 0) >= 0 || lineBreak(s) >= 0 {
+		s = lineBreaks.Replace(s)
 	}
-	return strings.TrimRight(s, " \t")
+	end := len(s)
+	for end > 0 && (s[end-1] == ' ' || s[end-1] == '\t') {
+		end--
+	}
+	return s[:end]
+}
+
+// lineBreaks replaces what would end a line, and NUL, by spaces.
+var lineBreaks = strings.NewReplacer("\x00", " ", "\r", " ", "\n", " ")
+
+// validUTF8 is s with each invalid byte sequence replaced by U+FFFD, as
+// strings.ToValidUTF8 makes it, without copying s when it is valid.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// lineBreak is the index of the first CR or LF in s, or -1
+// (strings.IndexAny(s, "\r\n") with two vectorised searches).
+func lineBreak(s string) int {
+	n := strings.IndexByte(s, '\n')
+	in := s
+	if n >= 0 {
+		in = s[:n]
+	}
+	if r := strings.IndexByte(in, '\r'); r >= 0 {
+		return r
+	}
+	return n
 }
 
 // checkedKeys are the metadata keys whose value in free text would change
@@ -510,7 +574,7 @@ func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 			}
 		}
 		if v, ok := e.Extra.Get("interrupted"); ok && string(v) == "true" {
-			l.meta = append(l.meta, "interrupted")
+			l.meta = append(l.meta, " interrupted"...)
 		}
 		return
 	}
@@ -581,6 +645,13 @@ func (wr *writer) taken(id string) bool { return wr.used.Has(id) }
 
 // idText is src reduced to rlog/1's id characters (ASCII word characters).
 func idText(src string) string {
+	plain := len(src) <= 40
+	for i := 0; plain && i < len(src); i++ {
+		plain = isWordByte(src[i])
+	}
+	if plain {
+		return src
+	}
 	var b strings.Builder
 	for _, r := range src {
 		if r < 0x80 && isWordByte(byte(r)) {
@@ -625,7 +696,7 @@ func (wr *writer) answered(src string) {
 
 func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Event) {
 	c := e.Call
-	l := &line{}
+	l := wr.newLine()
 	name := c.Name
 	prefix := "t!:"
 	if inline != nil {
@@ -640,11 +711,15 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 			wr.rep.Add(model.LossDroppedField, "tool name changed to fit rlog ("+strconv.Quote(c.Name)+" written as "+name+")", e.Loc)
 		}
 	}
-	l.b.WriteString(prefix + name)
+	l.b = append(append(l.b, prefix...), name...)
 	id := wr.callID(c.ID, e)
-	if args := c.Args(); args != nil {
-		if t, ok := args.String("subagent_type"); ok && t != "" {
-			wr.agentType.Set(c.ID, t)
+	// Only an input that has the key, or a key with an escape in it, can
+	// name a sub-agent type: the others are not parsed for it.
+	if bytes.Contains(c.Input, []byte("subagent_type")) || bytes.IndexByte(c.Input, '\\') >= 0 {
+		if args := c.Args(); args != nil {
+			if t, ok := args.String("subagent_type"); ok && t != "" {
+				wr.agentType.Set(c.ID, t)
+			}
 		}
 	}
 	if inline != nil {
@@ -725,7 +800,7 @@ func (wr *writer) resultText(e *model.Event, withStatus bool) string {
 }
 
 func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
-	l := &line{}
+	l := wr.newLine()
 	l.add("o:")
 	id, known := wr.resultID(e.Result.CallID)
 	if known {
@@ -750,7 +825,7 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	if sa == nil {
 		return
 	}
-	l := &line{}
+	l := wr.newLine()
 	typ := sa.Type
 	if typ == "" {
 		typ, _ = wr.agentType.Get(sa.ID)
@@ -758,7 +833,7 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	if typ == "" {
 		typ = "agent"
 	}
-	l.b.WriteString("x:" + toolName(typ))
+	l.b = append(append(l.b, "x:"...), toolName(typ)...)
 	if sa.ID != "" {
 		id, ok := wr.refID(sa.ID)
 		if !ok {
@@ -878,7 +953,7 @@ func argText(v string) string { return quoteArg(v) }
 
 // startLine writes @start with the session id and time ts.
 func (wr *writer) startLine(ts string) {
-	l := &line{}
+	l := wr.newLine()
 	l.add("@start")
 	if id := idText(wr.h.ID); id != "" {
 		l.add("id=" + id[:min(8, len(id))])
@@ -902,7 +977,7 @@ func (wr *writer) start(e *model.Event) {
 // plainEnd writes an end event that is not the session's last: its time
 // only.
 func (wr *writer) plainEnd(e *model.Event) {
-	l := &line{}
+	l := wr.newLine()
 	l.add("@end")
 	wr.timeMeta(l, e)
 	wr.emit(l, nil)
@@ -917,9 +992,9 @@ func (wr *writer) end(e *model.Event) {
 	h := wr.h
 	if out := h.Outcome; out != nil && out.ResultText != "" {
 		text, _ := cutLine(out.ResultText, LimitAgent)
-		wr.printf("# result: %s\n", wr.neutral(text))
+		wr.writeLine("# result: ", wr.neutral(text))
 	}
-	l := &line{}
+	l := wr.newLine()
 	l.add("@end")
 	if tot, ok := model.Totals(h, &wr.ledger); ok {
 		l.add("tokens_in=" + strconv.FormatInt(tot.Input, 10))
@@ -963,10 +1038,10 @@ func (wr *writer) end(e *model.Event) {
 
 func (wr *writer) lifecycle(e *model.Event) {
 	if wr.same {
-		l := &line{}
+		l := wr.newLine()
 		l.add("@" + e.Name)
 		if e.Name == "phase" {
-			l.b.Reset()
+			l.b = l.b[:0]
 			l.add("@phase")
 		}
 		l.add(sanitize(e.Text))
@@ -977,7 +1052,7 @@ func (wr *writer) lifecycle(e *model.Event) {
 	case e.Name == "start":
 		wr.start(e)
 	case isVerb(e.Name):
-		l := &line{}
+		l := wr.newLine()
 		l.add("@" + e.Name)
 		text, _ := cutLine(e.Text, LimitAgent)
 		l.add(wr.neutral(text))
@@ -996,7 +1071,7 @@ func (wr *writer) lifecycle(e *model.Event) {
 			wr.rep.Add(model.LossTruncated, "lifecycle event written as a comment (1000 characters)", e.Loc)
 		}
 		wr.rep.Add(model.LossPassthrough, "lifecycle event "+e.Name+" (no rlog/1 verb; written as a # comment)", e.Loc)
-		wr.printf("# %s: %s\n", wordless(e.Name), wr.neutral(text))
+		wr.writeLine("# ", wordless(e.Name), ": ", wr.neutral(text))
 	}
 }
 
@@ -1004,9 +1079,8 @@ func (wr *writer) passthrough(e *model.Event) {
 	if strings.HasPrefix(e.RawType, rawTypePrefix) {
 		// An rlog line with no model kind, from an rlog source directly or
 		// through another format: written back as it was.
-		var s string
-		if json.Unmarshal(e.Raw, &s) == nil {
-			wr.printf("%s\n", sanitizeRaw(s))
+		if s, ok := rawString(e.Raw); ok {
+			wr.writeLine(sanitizeRaw(s))
 			return
 		}
 	}
@@ -1025,7 +1099,7 @@ func (wr *writer) passthrough(e *model.Event) {
 			}
 			ts, _ = sf.String("timestamp")
 		}
-		l := &line{}
+		l := wr.newLine()
 		l.add("# file-snapshot: " + wordless(lastN(msg, 8)))
 		l.add("files=" + strconv.Itoa(files))
 		if z, ok := zTime(ts); ok {
@@ -1042,7 +1116,7 @@ func (wr *writer) passthrough(e *model.Event) {
 		if cut {
 			wr.rep.Add(model.LossTruncated, "queue-operation content (50 characters)", e.Loc)
 		}
-		l := &line{}
+		l := wr.newLine()
 		l.add("# queue: " + wordless(op) + " " + quoteJSON(c))
 		if z, ok := zTime(ts); ok {
 			l.add("ts=" + z)
@@ -1060,7 +1134,7 @@ func (wr *writer) passthrough(e *model.Event) {
 		wr.rep.Add(model.LossTruncated, "passthrough record written as a # comment (1000 characters)", e.Loc)
 	}
 	typ := wordless(pick(e.RawType, "record"))
-	wr.printf("# %s: %s\n", typ, wr.neutral(text))
+	wr.writeLine("# ", typ, ": ", wr.neutral(text))
 }
 
 func compactJSON(b *strings.Builder, v json.RawMessage) error {
@@ -1070,6 +1144,19 @@ func compactJSON(b *strings.Builder, v json.RawMessage) error {
 	}
 	b.Write(model.MustJSON(x))
 	return nil
+}
+
+// rawString decodes raw as json.Unmarshal into a string would (null is
+// ""), without its reflection: the raw of an rlog line kept whole.
+func rawString(raw json.RawMessage) (string, bool) {
+	v := bytes.TrimSpace(raw)
+	if string(v) == "null" {
+		return "", true
+	}
+	if len(v) == 0 || v[0] != '"' || !jsonscan.Valid(v) {
+		return "", false
+	}
+	return jsonscan.String(v)
 }
 
 func sanitizeRaw(s string) string {
