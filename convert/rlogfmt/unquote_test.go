@@ -30,3 +30,19 @@ func FuzzUnquote(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRawString holds rawString to json.Unmarshal into a string, which the
+// writer used to decode a passed-through rlog line.
+func FuzzRawString(f *testing.F) {
+	for _, s := range []string{`"t~:Edit id=x [1/2 passed]"`, `null`, ` "a" `, `"a\"b\u00e9\ud800"`, "\"\xff\"", `1`, `{}`, `"open`, ``, ` null `, `nul`, "\u00a0null", "\u0085\"x\""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		var want string
+		werr := json.Unmarshal([]byte(raw), &want)
+		got, ok := rawString(json.RawMessage(raw))
+		if ok != (werr == nil) || ok && got != want {
+			t.Fatalf("rawString(%q) = %q, %v; json.Unmarshal: %q, %v", raw, got, ok, want, werr)
+		}
+	})
+}

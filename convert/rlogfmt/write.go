@@ -1149,7 +1149,7 @@ func compactJSON(b *strings.Builder, v json.RawMessage) error {
 // rawString decodes raw as json.Unmarshal into a string would (null is
 // ""), without its reflection: the raw of an rlog line kept whole.
 func rawString(raw json.RawMessage) (string, bool) {
-	v := bytes.TrimSpace(raw)
+	v := bytes.Trim(raw, " \t\r\n")
 	if string(v) == "null" {
 		return "", true
 	}
