@@ -299,16 +299,57 @@ func (rd *reader) end() error {
 	return rd.sink.End(rd.h)
 }
 
-// metaKeys are keys read as metadata when they trail a line's text (the
+// metaKey is a key read as metadata when it trails a line's text (the
 // parser's keys, the real converter's and this writer's). Other key=value
-// pairs at the end of a text are part of the text.
-var metaKeys = map[string]bool{
-	"id": true, "step": true, "ts": true, "tid": true, "span": true, "latency_ms": true, "attempt": true,
-	"level": true, "parent": true, "sig": true, "tokens_in": true, "tokens_out": true, "tokens_cached": true,
-	"model": true, "message_id": true, "tokens_cache_create": true,
-	"id_full": true, "parent_full": true, "uuid": true, "session": true, "role": true, "stop": true,
-	"input": true, "meta": true, "orphan_id": true, "cost_usd": true,
+// pairs at the end of a text are part of the text. A metaKey indexes the
+// line's trailing metadata (lineParts.metaSet).
+type metaKey uint8
+
+const (
+	mkID metaKey = iota
+	mkStep
+	mkTS
+	mkTID
+	mkSpan
+	mkLatencyMS
+	mkAttempt
+	mkLevel
+	mkParent
+	mkSig
+	mkTokensIn
+	mkTokensOut
+	mkTokensCached
+	mkModel
+	mkMessageID
+	mkTokensCacheCreate
+	mkIDFull
+	mkParentFull
+	mkUUID
+	mkSession
+	mkRole
+	mkStop
+	mkInput
+	mkMeta
+	mkOrphanID
+	mkCostUSD
+	numMetaKeys
+)
+
+// metaKeyNames are the metaKeys as written.
+var metaKeyNames = [numMetaKeys]string{
+	"id", "step", "ts", "tid", "span", "latency_ms", "attempt", "level", "parent", "sig",
+	"tokens_in", "tokens_out", "tokens_cached", "model", "message_id", "tokens_cache_create",
+	"id_full", "parent_full", "uuid", "session", "role", "stop", "input", "meta", "orphan_id", "cost_usd",
 }
+
+// metaKeys finds a metaKey by its name.
+var metaKeys = func() map[string]metaKey {
+	m := make(map[string]metaKey, numMetaKeys)
+	for k, name := range metaKeyNames {
+		m[name] = metaKey(k)
+	}
+	return m
+}()
 
 // pair is one key=value of a line: where its key is, and where its value
 // is as written (hasValue false for a key with no value).
@@ -345,17 +386,18 @@ type lineParts struct {
 	toks  []grammar.Token
 	pairs []pair // every key=value, in order
 	// metaStart is where the trailing metadata starts (the end of the text
-	// when there is none); meta holds those trailing pairs, the last one of
-	// each key only, and interrupted the flag among them.
+	// when there is none); metaSet has a bit for each metaKey among those
+	// trailing pairs, and metaSpan the value as written of the last one of
+	// each key (unquoted when asked for: most are never asked); interrupted
+	// is the flag among them.
 	metaStart   int
-	meta        []metaEntry
+	metaSet     uint32
+	metaSpan    [numMetaKeys]grammar.Span
 	interrupted bool
-}
-
-// metaEntry is one trailing key=value, with the value unquoted.
-type metaEntry struct {
-	key   grammar.Span
-	value string
+	// arrowSet and arrowSpan are the same for the first pair of each
+	// metaKey before the result arrow (see metaValue).
+	arrowSet  uint32
+	arrowSpan [numMetaKeys]grammar.Span
 }
 
 func split(text []byte) *lineParts {
@@ -379,21 +421,37 @@ func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
 		}
 		p.pairs = append(p.pairs, pr)
 	}
+	p.arrowSet = 0
+	if p.li.Arrow.Valid() {
+		for _, pr := range p.pairs {
+			if pr.key.Start >= p.li.Arrow.Start {
+				break
+			}
+			if !pr.hasValue {
+				continue
+			}
+			if k, ok := metaKeys[string(text[pr.key.Start:pr.key.End])]; ok && p.arrowSet&(1<<k) == 0 {
+				p.arrowSet |= 1 << k
+				p.arrowSpan[k] = pr.value
+			}
+		}
+	}
 	// The trailing metadata: known keys (and the flag "interrupted") at the
 	// end of the line, after any text.
 	p.metaStart = p.li.Trim.End
-	p.meta = p.meta[:0]
+	p.metaSet = 0
 	p.interrupted = false
 	for i := len(p.toks) - 1; i >= 0; i-- {
 		t := p.toks[i]
 		switch t.Kind {
 		case grammar.TokValue, grammar.TokString, grammar.TokJSON:
-			k := text[t.Key.Start:t.Key.End]
-			if !metaKeys[string(k)] {
+			k, ok := metaKeys[string(text[t.Key.Start:t.Key.End])]
+			if !ok {
 				return
 			}
-			if _, dup := p.metaGet(string(k)); !dup {
-				p.meta = append(p.meta, metaEntry{t.Key, unquoteBytes(text[t.Span.Start:t.Span.End])})
+			if bit := uint32(1) << k; p.metaSet&bit == 0 {
+				p.metaSet |= bit
+				p.metaSpan[k] = t.Span
 			}
 			p.metaStart = t.Key.Start
 			i -= 2 // the key and the equals sign
@@ -408,18 +466,25 @@ func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
 	}
 }
 
-// metaGet is the trailing metadata value of key k.
-func (p *lineParts) metaGet(k string) (string, bool) {
-	for _, m := range p.meta {
-		if string(p.text[m.key.Start:m.key.End]) == k {
-			return m.value, true
-		}
+// metaRaw is the trailing metadata value of key k as written.
+func (p *lineParts) metaRaw(k metaKey) ([]byte, bool) {
+	if p.metaSet&(1<<k) == 0 {
+		return nil, false
 	}
-	return "", false
+	return p.text[p.metaSpan[k].Start:p.metaSpan[k].End], true
+}
+
+// metaGet is the trailing metadata value of key k, unquoted.
+func (p *lineParts) metaGet(k metaKey) (string, bool) {
+	raw, ok := p.metaRaw(k)
+	if !ok {
+		return "", false
+	}
+	return unquoteBytes(raw), true
 }
 
 // meta1 is metaGet's value alone ("" when absent).
-func (p *lineParts) meta1(k string) string {
+func (p *lineParts) meta1(k metaKey) string {
 	v, _ := p.metaGet(k)
 	return v
 }
@@ -442,26 +507,59 @@ func (p *lineParts) value(pr pair) string {
 // writers put `id=`). A key=value inside the text itself is text: the
 // parser's first-match rule would read `step=5` in prose as the line's
 // step, but no writer puts metadata there.
-func (p *lineParts) metaValue(k string) (string, bool) {
+func (p *lineParts) metaValue(k metaKey) (string, bool) {
 	if v, ok := p.metaGet(k); ok {
 		return v, true
 	}
-	if !p.li.Arrow.Valid() {
+	return p.arrowValue(k)
+}
+
+// arrowValue is metaValue's value from before the result arrow.
+func (p *lineParts) arrowValue(k metaKey) (string, bool) {
+	if p.arrowSet&(1<<k) == 0 {
 		return "", false
 	}
-	for _, pr := range p.pairs {
-		if pr.key.Start >= p.li.Arrow.Start {
-			break
-		}
-		if pr.hasValue && p.keyIs(pr, k) {
-			if k == "id" {
-				// \bid=(\w+), as the rules read it.
-				return idPrefix(p.value(pr)), true
-			}
-			return p.value(pr), true
-		}
+	v := unquoteBytes(p.text[p.arrowSpan[k].Start:p.arrowSpan[k].End])
+	if k == mkID {
+		// \bid=(\w+), as the rules read it.
+		return idPrefix(v), true
 	}
-	return "", false
+	return v, true
+}
+
+// metaInt is metaValue's value as a number: ok false when it is absent or
+// no integer (strconv.ParseInt). A bare run of digits, as writers write
+// counts, is read from the line without a string made of it.
+func (p *lineParts) metaInt(k metaKey) (int64, bool) {
+	if raw, ok := p.metaRaw(k); ok {
+		if n, ok := digits(raw); ok {
+			return n, true
+		}
+		n, err := strconv.ParseInt(unquoteBytes(raw), 10, 64)
+		return n, err == nil
+	}
+	v, ok := p.arrowValue(k)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	return n, err == nil
+}
+
+// digits reads b when it is 1 to 18 ASCII digits, which no int64
+// overflows; ok is false for anything else (ParseInt decides those).
+func digits(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
 }
 
 // idPrefix is the part of v the rlog/1 id pattern (\w+, Unicode-aware)
@@ -478,10 +576,10 @@ func idPrefix(v string) string {
 // lineID is the id a line names: id_full when present (the whole id the
 // parser's \w+ cannot hold), else its id=.
 func (p *lineParts) lineID() string {
-	if v, ok := p.metaGet("id_full"); ok {
+	if v, ok := p.metaGet(mkIDFull); ok {
 		return v
 	}
-	if v, ok := p.metaValue("id"); ok {
+	if v, ok := p.metaValue(mkID); ok {
 		return idPrefix(v)
 	}
 	return ""
@@ -522,7 +620,7 @@ func (rd *reader) line(text []byte, num int) error {
 	case grammar.User:
 		ev.Kind = model.KindUser
 		ev.Text = p.body()
-		ev.Meta = p.meta1("meta") == "true"
+		ev.Meta = p.meta1(mkMeta) == "true"
 		ev.ID = p.lineID()
 	case grammar.Agent:
 		ev.Kind = model.KindAgent
@@ -530,14 +628,14 @@ func (rd *reader) line(text []byte, num int) error {
 	case grammar.Thinking:
 		ev.Kind = model.KindThinking
 		ev.Text = p.body()
-		ev.Signature = p.meta1("sig")
+		ev.Signature = p.meta1(mkSig)
 	case grammar.ToolStart, grammar.Tool, grammar.Mcp:
 		return rd.tool(p, ev)
 	case grammar.Observation:
 		ev.Kind = model.KindToolResult
 		ev.Result = rd.result(p, p.lineID())
 		if ev.Result.CallID == "" {
-			ev.Result.CallID = p.meta1("orphan_id")
+			ev.Result.CallID = p.meta1(mkOrphanID)
 		}
 	case grammar.Subagent:
 		ev.Kind = model.KindSubagent
@@ -582,31 +680,29 @@ func (rd *reader) line(text []byte, num int) error {
 
 // common reads the metadata every kind of line may carry.
 func (rd *reader) common(p *lineParts, ev *model.Event) {
-	if ts, ok := p.metaValue("ts"); ok {
+	if ts, ok := p.metaValue(mkTS); ok {
 		ev.Time = ts
 	}
-	if s, ok := p.metaValue("step"); ok {
-		ev.Step, _ = strconv.ParseInt(s, 10, 64)
-	}
-	if m, ok := p.metaValue("model"); ok {
+	ev.Step, _ = p.metaInt(mkStep)
+	if m, ok := p.metaValue(mkModel); ok {
 		ev.Model = m
 	}
-	if v, ok := p.metaGet("uuid"); ok {
+	if v, ok := p.metaGet(mkUUID); ok {
 		ev.ID = v
 	}
-	if v, ok := p.metaGet("parent_full"); ok {
+	if v, ok := p.metaGet(mkParentFull); ok {
 		ev.ParentID = v
-	} else if v, ok := p.metaValue("parent"); ok {
+	} else if v, ok := p.metaValue(mkParent); ok {
 		ev.ParentID = v
 	}
-	if v, ok := p.metaValue("tid"); ok {
+	if v, ok := p.metaValue(mkTID); ok {
 		ev.AgentID = v
 		ev.Sidechain = true
 	}
 	rd.usage(p, ev)
-	for _, k := range extraKeys {
+	for _, k := range extraMetaKeys {
 		if v, ok := p.metaGet(k); ok {
-			ev.Extra.SetString(k, v)
+			ev.Extra.SetString(metaKeyNames[k], v)
 		}
 	}
 	if p.interrupted {
@@ -618,6 +714,9 @@ func (rd *reader) common(p *lineParts, ev *model.Event) {
 // names (an rlog writer writes them back).
 var extraKeys = []string{"span", "latency_ms", "attempt", "level", "session", "role", "stop"}
 
+// extraMetaKeys are the extraKeys as metaKeys.
+var extraMetaKeys = []metaKey{mkSpan, mkLatencyMS, mkAttempt, mkLevel, mkSession, mkRole, mkStop}
+
 // usage reads tokens_*; lines of one message (same message_id, or without
 // one, the same numbers as the usage line before, as the rules count them)
 // share a message id so the usage counts once.
@@ -625,17 +724,15 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	var u model.Usage
 	has := false
 	for _, kv := range []struct {
-		k   string
+		k   metaKey
 		dst *int64
-	}{{"tokens_in", &u.Input}, {"tokens_out", &u.Output}, {"tokens_cached", &u.CacheRead}, {"tokens_cache_create", &u.CacheCreate}} {
-		if v, ok := p.metaValue(kv.k); ok {
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-				*kv.dst = n
-				has = true
-			}
+	}{{mkTokensIn, &u.Input}, {mkTokensOut, &u.Output}, {mkTokensCached, &u.CacheRead}, {mkTokensCacheCreate, &u.CacheCreate}} {
+		if n, ok := p.metaInt(kv.k); ok {
+			*kv.dst = n
+			has = true
 		}
 	}
-	msg, hasMsg := p.metaValue("message_id")
+	msg, hasMsg := p.metaValue(mkMessageID)
 	if hasMsg {
 		ev.MessageID = msg
 	}
@@ -705,7 +802,7 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		summary = append(summary, string(p.text[t.Span.Start:t.Span.End]))
 	}
 	call.Summary = strings.Join(summary, " ")
-	if in, ok := p.metaGet("input"); ok && json.Valid([]byte(in)) {
+	if in, ok := p.metaGet(mkInput); ok && json.Valid([]byte(in)) {
 		call.Input = json.RawMessage(in)
 	} else if len(input) > 0 {
 		call.Input = objectJSON(input)
