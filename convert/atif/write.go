@@ -50,10 +50,11 @@ const (
 // says at the end (final_metrics, header fields learned late) follows the
 // steps.
 type Writer struct {
-	jsonl bool
-	ver   int
-	rep   *model.Report
-	opt   model.Options
+	stepBuf jsonw.Buf // writeStep's
+	jsonl   bool
+	ver     int
+	rep     *model.Report
+	opt     model.Options
 
 	doc   *jsonw.Indenter // the document, indented as it is written
 	lines *bufio.Writer   // or the JSONL lines
@@ -452,11 +453,12 @@ func (wr *Writer) writeStep(s *step) {
 	if s.origStep != 0 && s.origStep != int64(id) {
 		wr.rep.Add(model.LossRenumbered, "step_id renumbered 1..N", s.loc)
 	}
-	var b jsonw.Buf
+	b := &wr.stepBuf // reused: written out before the next is built
+	b.Reset()
 	if !wr.jsonl && id > 1 {
 		b.WriteByte(',')
 	}
-	encodeStep(&b, s, id, wr.ver, wr.rep)
+	encodeStep(b, s, id, wr.ver, wr.rep)
 	if wr.jsonl {
 		b.WriteByte('\n')
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -37,6 +38,8 @@ type Writer struct {
 	lastTime  string            // the last timestamp written, for events without one
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
+	idBuf     []byte            // synthID's input, reused
+	line      bytes.Buffer      // the entry being built (flush)
 	err       error
 }
 
@@ -150,7 +153,12 @@ func (wr *Writer) End(h *model.Header) error {
 // its first event, so that two converted sessions never share made-up
 // message ids (consumers count a message id once).
 func (wr *Writer) synthID(kind string) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%s/%d", wr.seed, kind, wr.seq)))
+	// seed/kind/seq, without fmt.
+	b := append(wr.idBuf[:0], wr.seed...)
+	b = append(append(append(b, '/'), kind...), '/')
+	b = strconv.AppendInt(b, int64(wr.seq), 10)
+	wr.idBuf = b
+	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:12])
 }
 
@@ -291,6 +299,11 @@ func (wr *Writer) timestamp(e *model.Event) string {
 		return e.Time
 	}
 	if e.Time != "" {
+		if out, ok := claudeTime(e.Time); ok {
+			// Already in Claude Code's form, or whole seconds in UTC.
+			wr.lastTime = out
+			return out
+		}
 		if t, ok := parseTime(e.Time); ok {
 			out := t.UTC().Format(claudeTimeLayout)
 			if t.Nanosecond()%int(time.Millisecond) != 0 {
@@ -311,6 +324,52 @@ func (wr *Writer) timestamp(e *model.Event) string {
 		}
 	}
 	return wr.lastTime
+}
+
+// claudeTime is what timestamp makes of ts, for the two forms most
+// timestamps have: YYYY-MM-DDTHH:MM:SS.mmmZ (written as it is) and
+// YYYY-MM-DDTHH:MM:SSZ (".000" added), without parsing and formatting a
+// time. ok is false for anything else, and for a date or time out of
+// range (which time.Parse rejects), which parseTime then decides.
+func claudeTime(ts string) (string, bool) {
+	var frac bool
+	switch {
+	case len(ts) == len("2006-01-02T15:04:05Z"):
+	case len(ts) == len(claudeTimeLayout) && ts[19] == '.':
+		frac = true
+		for _, c := range []byte(ts[20:23]) {
+			if c < '0' || c > '9' {
+				return "", false
+			}
+		}
+	default:
+		return "", false
+	}
+	if ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' || ts[len(ts)-1] != 'Z' {
+		return "", false
+	}
+	num := func(from, to int) int {
+		n := 0
+		for _, c := range []byte(ts[from:to]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	y, mo, d, h, mi, sec := num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16), num(17, 19)
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+		return "", false
+	}
+	// The day must exist in that month (time.Date would roll it over).
+	if t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC); t.Day() != d {
+		return "", false
+	}
+	if frac {
+		return ts, true
+	}
+	return ts[:19] + ".000Z", true
 }
 
 // claudeTimeLayout is how Claude Code writes timestamps.
@@ -348,12 +407,13 @@ func (wr *Writer) flush() {
 	evs := wr.pending
 	wr.pending = wr.pending[:0]
 	first := evs[0]
-	var b bytes.Buffer
-	o := jsonw.Begin(&b)
+	b := &wr.line // reused: an entry is written before the next is built
+	b.Reset()
+	o := jsonw.Begin(b)
 	if wr.role == "user" {
 		uuid := wr.entryHead(o, first, "user")
 		o.Key("message")
-		m := jsonw.Begin(&b)
+		m := jsonw.Begin(b)
 		m.Str("role", "user")
 		form := first.Form.Content
 		blocks := form != ""
@@ -377,7 +437,7 @@ func (wr *Writer) flush() {
 				if i > 0 {
 					b.WriteByte(',')
 				}
-				wr.block(&b, e)
+				wr.block(b, e)
 			}
 			b.WriteByte(']')
 		}
@@ -394,7 +454,7 @@ func (wr *Writer) flush() {
 	} else {
 		uuid := wr.entryHead(o, first, "assistant")
 		o.Key("message")
-		m := jsonw.Begin(&b)
+		m := jsonw.Begin(b)
 		if name := pick(first.Model, wr.h.Model); name != "" {
 			m.Str("model", name)
 		}
@@ -409,14 +469,14 @@ func (wr *Writer) flush() {
 		m.Str("role", "assistant")
 		m.Key("content")
 		if first.Form.Content == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
-			jsonw.String(&b, first.Text)
+			jsonw.String(b, first.Text)
 		} else {
 			b.WriteByte('[')
 			for i, e := range evs {
 				if i > 0 {
 					b.WriteByte(',')
 				}
-				wr.block(&b, e)
+				wr.block(b, e)
 			}
 			b.WriteByte(']')
 		}
@@ -427,7 +487,7 @@ func (wr *Writer) flush() {
 		if raw, ok := first.Extra.Get("message.usage"); (!ok || !wr.sameSource() && !countedUsage(raw)) && first.Usage != nil {
 			u := first.Usage
 			m.Key("usage")
-			um := jsonw.Begin(&b)
+			um := jsonw.Begin(b)
 			um.Int("input_tokens", u.Input)
 			um.Int("cache_creation_input_tokens", u.CacheCreate)
 			um.Int("cache_read_input_tokens", u.CacheRead)
@@ -553,7 +613,8 @@ func todoJSON(ts []model.Todo) []map[string]string {
 
 // other writes an event that is not part of a user/assistant entry.
 func (wr *Writer) other(e *model.Event) {
-	var b bytes.Buffer
+	b := &wr.line
+	b.Reset()
 	switch e.Kind {
 	case model.KindPassthrough:
 		if wr.h.SourceFormat == Name && len(e.Raw) > 0 {
@@ -579,7 +640,7 @@ func (wr *Writer) other(e *model.Event) {
 	case model.KindSystem:
 		if e.Name == "summary" {
 			wr.dropMessageKeys(e)
-			o := jsonw.Begin(&b)
+			o := jsonw.Begin(b)
 			o.Str("type", "summary")
 			o.Str("summary", e.Text)
 			for _, f := range e.Extra {
@@ -592,7 +653,7 @@ func (wr *Writer) other(e *model.Event) {
 			return
 		}
 	}
-	o := jsonw.Begin(&b)
+	o := jsonw.Begin(b)
 	uuid := wr.entryHead(o, e, "system")
 	switch e.Kind {
 	case model.KindCompaction:
@@ -600,7 +661,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.Str("content", pick(e.Text, "Conversation compacted"))
 		if e.Compaction != nil {
 			o.Key("compactMetadata")
-			c := jsonw.Begin(&b)
+			c := jsonw.Begin(b)
 			c.Str("trigger", pick(e.Compaction.Trigger, "auto"))
 			c.Int("preTokens", e.Compaction.PreTokens)
 			c.End()

@@ -247,6 +247,8 @@ const roles = "SUATO"
 // holds back the events of one turn, and keeps the order of the message
 // roles (a few bytes per turn) to write the steps after the messages.
 type Writer struct {
+	body jsonw.Buf // a message being built (other, writeTurn)
+	msg  jsonw.Buf // a message's entry (message)
 	out  *jsonw.Indenter
 	rep  *model.Report
 	opt  model.Options
@@ -378,7 +380,8 @@ func (wr *Writer) End(h *model.Header) error {
 func (wr *Writer) message(r int, body []byte) {
 	key := string(roles[r]) + strconv.Itoa(wr.counters[r])
 	wr.counters[r]++
-	var b jsonw.Buf
+	b := &wr.msg // reused: written out before the next is built
+	b.Reset()
 	if wr.messages > 0 {
 		b.WriteByte(',')
 	}
@@ -470,12 +473,13 @@ func (wr *Writer) writeTurn() {
 		}
 	}
 	clear(turn)
-	var b jsonw.Buf
+	b := &wr.body // reused: written out before the next is built
+	b.Reset()
 	o := b.Begin()
 	o.Str("role", "assistant")
 	o.Str("content", strings.Join(texts, "\n\n"))
 	o.Key("tool_calls")
-	actions := writeCalls(&b, calls)
+	actions := writeCalls(b, calls)
 	o.Key("extra")
 	xo := b.Begin()
 	xo.Raw("actions", actions)
@@ -543,7 +547,8 @@ func writeCalls(b *jsonw.Buf, calls []*model.Event) []byte {
 
 // other writes an event that is not part of a model turn.
 func (wr *Writer) other(e *model.Event) {
-	var b jsonw.Buf
+	b := &wr.body // reused: written out before the next is built
+	b.Reset()
 	o := b.Begin()
 	role := ""
 	switch e.Kind {
@@ -551,7 +556,7 @@ func (wr *Writer) other(e *model.Event) {
 		role = "U"
 		o.Str("role", "user")
 		o.Str("content", e.Text)
-		wr.extra(&b, o, e)
+		wr.extra(b, o, e)
 	case model.KindToolResult:
 		role = "T"
 		o.Str("role", "tool")
@@ -579,7 +584,7 @@ func (wr *Writer) other(e *model.Event) {
 		role = "S"
 		o.Str("role", "system")
 		o.Str("content", e.Text)
-		wr.extra(&b, o, e)
+		wr.extra(b, o, e)
 	case model.KindLifecycle:
 		if e.Name != "end" || !wr.same {
 			wr.rep.Add(model.LossDroppedEvent, "lifecycle "+e.Name+" (no mini-prophet message)", e.Loc)
@@ -588,7 +593,7 @@ func (wr *Writer) other(e *model.Event) {
 		role = "O"
 		o.Str("role", "exit")
 		o.Str("content", e.Text)
-		wr.extra(&b, o, e)
+		wr.extra(b, o, e)
 	default:
 		wr.rep.DropEvent(e, e.Kind.String()+" (no mini-prophet message)")
 		return

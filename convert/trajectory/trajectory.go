@@ -215,6 +215,7 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 // tokens), so that a session's token counts survive the way through this
 // format; the autopilot's readers ignore fields they do not know.
 type Writer struct {
+	buf  jsonw.Buf // the step being built (Event)
 	out  *jsonw.Indenter
 	rep  *model.Report
 	opt  model.Options
@@ -285,8 +286,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		wr.begin(h, e)
 	}
 	wr.ledger.Add(e)
-	var b jsonw.Buf
-	if !wr.step(&b, e, wr.steps+1) {
+	b := &wr.buf // reused: written out before the next is built
+	b.Reset()
+	if !wr.step(b, e, wr.steps+1) {
 		return wr.err
 	}
 	wr.steps++

@@ -26,7 +26,16 @@ func NewIndenter(w io.Writer) *Indenter {
 	return &Indenter{w: bufio.NewWriterSize(w, 64<<10)}
 }
 
+// newlineIndent is a line break and the indentation of the first levels,
+// which newline writes a prefix of in one call.
+const newlineIndent = "\n                                                                " +
+	"                                                                "
+
 func (x *Indenter) newline() {
+	if n := 1 + 2*x.depth; n <= len(newlineIndent) {
+		x.w.WriteString(newlineIndent[:n])
+		return
+	}
 	x.w.WriteByte('\n')
 	for range x.depth {
 		x.w.WriteString("  ")

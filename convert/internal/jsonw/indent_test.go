@@ -3,6 +3,7 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -53,4 +54,22 @@ func FuzzIndenter(f *testing.F) {
 			t.Fatalf("%q cut every %d:\n%s\nwant\n%s", src, cut, got.String(), want.String())
 		}
 	})
+}
+
+// Indentation deeper than newline's ready-made prefix (64 levels) is
+// written level by level, as json.Indent writes it.
+func TestIndenterDeep(t *testing.T) {
+	for _, depth := range []int{63, 64, 65, 80} {
+		doc := strings.Repeat(`{"a":[`, depth) + `1` + strings.Repeat(`]}`, depth)
+		var want, got bytes.Buffer
+		if err := json.Indent(&want, []byte(doc), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		x := NewIndenter(&got)
+		x.Write([]byte(doc))
+		x.Flush()
+		if got.String() != want.String() {
+			t.Fatalf("depth %d: output differs from json.Indent", depth)
+		}
+	}
 }
