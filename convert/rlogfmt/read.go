@@ -532,7 +532,7 @@ func (p *lineParts) arrowValue(k metaKey) (string, bool) {
 // counts, is read from the line without a string made of it.
 func (p *lineParts) metaInt(k metaKey) (int64, bool) {
 	if raw, ok := p.metaRaw(k); ok {
-		if n, ok := digits(raw); ok {
+		if n, ok := jsonscan.Digits(raw); ok {
 			return n, true
 		}
 		n, err := strconv.ParseInt(unquoteBytes(raw), 10, 64)
@@ -544,22 +544,6 @@ func (p *lineParts) metaInt(k metaKey) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	return n, err == nil
-}
-
-// digits reads b when it is 1 to 18 ASCII digits, which no int64
-// overflows; ok is false for anything else (ParseInt decides those).
-func digits(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
 }
 
 // idPrefix is the part of v the rlog/1 id pattern (\w+, Unicode-aware)

@@ -614,19 +614,7 @@ func optString(name string, v []byte) (*string, error) {
 // unsigned reads a JSON integer that fits an unsigned 64-bit counter
 // (serde refuses 12.0, 1e3 and negative numbers for u64). Counts above
 // int64 are refused too; no real transcript comes near.
-func unsigned(v []byte) (int64, bool) {
-	if len(v) == 0 || len(v) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range v {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n, true
-}
+func unsigned(v []byte) (int64, bool) { return jsonscan.Digits(v) }
 
 // validTimestamp reports whether ccusage parses ts: exactly
 // YYYY-MM-DDTHH:MM:SS, then optionally a dot and three digits, then Z or

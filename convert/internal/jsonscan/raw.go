@@ -36,6 +36,23 @@ func copyValue(v []byte, validUTF8 bool) json.RawMessage {
 	return b
 }
 
+// Digits reads b when it is 1 to 18 ASCII digits, a count no int64
+// overflows; ok is false for anything else (a sign, a fraction, more
+// digits), which callers that accept more leave to strconv.
+func Digits(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
 // Int decodes a JSON number as int64; ok is false for anything else.
 // Floats are truncated, which matches token counts written as 12.0.
 func Int(v []byte) (int64, bool) {

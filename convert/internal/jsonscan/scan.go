@@ -411,8 +411,8 @@ const (
 func plainEnd(b []byte, i int) int {
 	for i+16 <= len(b) {
 		w := b[i : i+16]
-		m0 := notPlain8(binary.LittleEndian.Uint64(w))
-		m1 := notPlain8(binary.LittleEndian.Uint64(w[8:]))
+		m0 := NotPlain8(binary.LittleEndian.Uint64(w))
+		m1 := NotPlain8(binary.LittleEndian.Uint64(w[8:]))
 		if m0|m1 != 0 {
 			if m0 == 0 {
 				return i + 8 + bits.TrailingZeros64(m1)/8
@@ -427,11 +427,12 @@ func plainEnd(b []byte, i int) int {
 	return i
 }
 
-// notPlain8 marks the bytes of w (eight bytes, little endian) that are a
+// NotPlain8 marks the bytes of w (eight bytes, little endian) that are a
 // quote, a backslash or a control character: zero when there are none.
+// (The writers' jsonw.PlainASCII adds the bytes of UTF-8 sequences.)
 // Marks above the first one may be wrong (a borrow runs on), but the lowest
 // mark is always the first such byte.
-func notPlain8(w uint64) uint64 {
+func NotPlain8(w uint64) uint64 {
 	// x^0x02 < 0x21 holds for exactly the control bytes and '"'.
 	cq := w ^ (ones * 0x02)
 	cq = (cq - ones*0x21) &^ cq

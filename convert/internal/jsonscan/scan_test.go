@@ -109,7 +109,7 @@ func FuzzString(f *testing.F) {
 	})
 }
 
-// notPlain8 finds the first byte the byte table stops at, in words mixing
+// NotPlain8 finds the first byte the byte table stops at, in words mixing
 // plain and special bytes wherever they sit.
 func TestNotPlain8(t *testing.T) {
 	samples := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 'a', 0x7f, 0x80, 0xa2, 0xdc, 0xff}
@@ -131,7 +131,7 @@ func TestNotPlain8(t *testing.T) {
 						}
 					}
 					got := 8
-					if m := notPlain8(binary.LittleEndian.Uint64(word[:])); m != 0 {
+					if m := NotPlain8(binary.LittleEndian.Uint64(word[:])); m != 0 {
 						got = bits.TrailingZeros64(m) / 8
 					}
 					if got != want {

@@ -7,8 +7,11 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 )
 
 // Obj writes one JSON object. Start it with Begin, end with End.
@@ -162,30 +165,22 @@ func String(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
 }
 
-// The SWAR constants of PlainASCII: a byte's high bit, and each byte set
-// to 0x01, 0x20, '"' and '\\'.
-const (
-	highBits  = 0x8080808080808080
-	ones      = 0x0101010101010101
-	spaces    = 0x2020202020202020
-	quotes    = 0x2222222222222222
-	backslash = 0x5c5c5c5c5c5c5c5c
-)
+// highBits has the high bit of each byte of a word set.
+const highBits = 0x8080808080808080
 
 // PlainASCII is the length of the longest prefix of s that a JSON string
 // holds as it is: ASCII from 0x20 up, without '"' and '\\'. It tests eight
-// bytes at a time (a word with a byte below 0x20, equal to '"' or '\\', or
-// with its high bit set has a high bit set in the test's result), then
-// finds the byte in the word that ended the run.
+// bytes at a time: jsonscan.NotPlain8 marks quotes, backslashes and
+// control bytes, the high bits mark the bytes of UTF-8 sequences, and the
+// lowest mark is the byte that ends the run.
 func PlainASCII(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
 		w := s[i : i+8] // one load, no bounds checks
 		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		q, bs := x^quotes, x^backslash
-		if (x|(x-spaces)|(q-ones)&^q|(bs-ones)&^bs)&highBits != 0 {
-			break
+		if m := jsonscan.NotPlain8(x) | x&highBits; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for ; i < len(s); i++ {
