@@ -142,7 +142,22 @@ type reader struct {
 	prevMsg   string
 	endTotals *model.Usage
 	endCost   *float64
+
+	// unanswered are the ids made up for t!: lines without an id that no
+	// o: line has answered yet, oldest first (at most maxUnanswered): an
+	// o: line without an id answers the oldest.
+	unanswered []string
 }
+
+// maxUnanswered bounds the made-up ids waiting for an o: line without an
+// id; a log with more unanswered id-less calls than that is not one a
+// reader can pair anyway.
+const maxUnanswered = 64
+
+// madeUpCallID is the id of a call whose line has none: made from the line
+// number, so every format the call is converted to carries the same id and
+// the way back to rlog gives it again.
+func madeUpCallID(line int) string { return "call_L" + strconv.Itoa(line) }
 
 // Header keys the model has fields for.
 var headerKeys = map[string]bool{"format": true, "id": true, "repo_sha": true, "model": true, "agent": true,
@@ -621,6 +636,10 @@ func (rd *reader) line(text []byte, num int) error {
 		if ev.Result.CallID == "" {
 			ev.Result.CallID = p.meta1(mkOrphanID)
 		}
+		if ev.Result.CallID == "" && len(rd.unanswered) > 0 {
+			ev.Result.CallID = rd.unanswered[0]
+			rd.unanswered = rd.unanswered[1:]
+		}
 	case grammar.Subagent:
 		ev.Kind = model.KindSubagent
 		sa := &model.Subagent{ID: p.lineID(), Type: string(text[li.Name.Start:li.Name.End])}
@@ -757,6 +776,16 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		argsEnd = li.Arrow.Start
 	}
 	call := &model.ToolCall{ID: p.lineID(), Name: name}
+	if call.ID == "" {
+		call.ID = madeUpCallID(ev.Loc.Line)
+		rd.rep.Add(model.LossSynthesized, "tool call id (the rlog line has none; call_L<line> made from its line number)", ev.Loc)
+		if li.Kind == grammar.ToolStart {
+			if len(rd.unanswered) == maxUnanswered {
+				rd.unanswered = rd.unanswered[1:]
+			}
+			rd.unanswered = append(rd.unanswered, call.ID)
+		}
+	}
 	var summary []string
 	var input model.Fields
 	for i := 0; i < len(p.toks); i++ {

@@ -300,3 +300,49 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestReaderMadeUpCallIDs: a call whose line has no id gets one made from
+// its line number, the same whatever the output format; a t!: without an
+// id is answered by the next o: without one; each made-up id is reported.
+func TestReaderMadeUpCallIDs(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\n---\n" +
+		"t:read src/a.rs → [64 lines]\n" + // line 5
+		"c:github.issues state=open → [2 issues]\n" + // line 6
+		"t!:Bash cmd=ls → [running]\n" + // line 7
+		"o: → [ok] a.rs\n"
+	s, rep := read(t, src)
+	var ids []string
+	for _, e := range s.Events {
+		switch {
+		case e.Call != nil:
+			ids = append(ids, "call "+e.Call.ID)
+		case e.Result != nil:
+			ids = append(ids, "result "+e.Result.CallID)
+		}
+	}
+	want := []string{"call call_L5", "result call_L5", "call call_L6", "result call_L6", "call call_L7", "result call_L7"}
+	if strings.Join(ids, ",") != strings.Join(want, ",") {
+		t.Errorf("ids %v, want %v", ids, want)
+	}
+	n := 0
+	for _, l := range rep.Losses {
+		if l.Kind == model.LossSynthesized && strings.Contains(l.Detail, "tool call id") {
+			n += l.Count
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d made-up call ids reported, want 3:\n%s", n, rep.Text())
+	}
+	// The same id in every format: rlog -> ATIF and rlog -> REPLAY name it.
+	for _, to := range []convert.Format{convert.ATIF, convert.Replay, convert.Claude} {
+		var out bytes.Buffer
+		if _, err := convert.Convert(strings.NewReader(src), convert.Rlog, to, &out, convert.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"call_L5", "call_L6", "call_L7"} {
+			if !strings.Contains(out.String(), `"`+id+`"`) {
+				t.Errorf("rlog -> %s: no %s in\n%s", to, id, out.String())
+			}
+		}
+	}
+}
