@@ -319,6 +319,8 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	if obs, ok := f.Get("observation"); ok && !jsonscan.IsNull(obs) {
 		events = append(events, st.observation(obs, valid, sp.base, loc)...)
 	}
+	restoreOrphanID(events, &sp.extra)
+	markToolStatuses(events, &sp.extra)
 	markToolErrors(events, &sp.extra)
 	restoreCallIDs(events, &sp.extra)
 	events[0].Extra = append(sp.extra, events[0].Extra...)
@@ -463,6 +465,45 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 	return ev
 }
 
+// restoreOrphanID gives a result without source_call_id on a system step
+// the id this package's writer kept in extra.orphan_call_id (Harbor would
+// reject it as source_call_id: its call is not in the step).
+func restoreOrphanID(events []model.Event, extra *model.Fields) {
+	id, ok := extra.String("orphan_call_id")
+	if !ok || id == "" {
+		return
+	}
+	for i := range events {
+		if r := events[i].Result; r != nil && r.CallID == "" {
+			r.CallID = id
+			extra.Delete("orphan_call_id")
+			return
+		}
+	}
+}
+
+// markToolStatuses reads extra.tool_statuses ({call id: status}), where
+// this package's writer keeps before v1.7 the statuses that are neither ok
+// nor error (rlog's `[2 issues]`).
+func markToolStatuses(events []model.Event, extra *model.Fields) {
+	v, ok := extra.Get("tool_statuses")
+	if !ok {
+		return
+	}
+	st, err := model.ParseValidFields(v)
+	if err != nil {
+		return
+	}
+	for i := range events {
+		if r := events[i].Result; r != nil {
+			if s, ok := st.String(r.CallID); ok && s != "" {
+				r.Status = s
+			}
+		}
+	}
+	extra.Delete("tool_statuses")
+}
+
 // markToolErrors reads extra.tool_errors, which this package's writer
 // uses before v1.7 (a result has no extra to carry is_error there).
 func markToolErrors(events []model.Event, extra *model.Fields) {
@@ -552,6 +593,12 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 		}
 		if x, ok := rf.Get("extra"); ok {
 			xf, _ := model.ParseValidFields(x)
+			if s, ok := xf.String("status"); ok && s != "" {
+				// This package's writer's status (v1.7), neither ok nor
+				// error.
+				r.Status = s
+				xf.Delete("status")
+			}
 			if e, ok := xf.Get("is_error"); ok {
 				r.IsError, _ = jsonscan.Bool(e)
 				if r.IsError {

@@ -49,6 +49,7 @@ type result struct {
 	hasCall bool
 	content string
 	isError bool
+	status  string // a status other than ok/error (rlog's `[2 issues]`)
 	refs    json.RawMessage
 	extra   model.Fields
 }
@@ -336,9 +337,7 @@ func (wr *Writer) result(e *model.Event) {
 	if x, ok := e.Extra.Get("result.extra"); ok {
 		r.extra, _ = model.ParseFields(x)
 	}
-	if e.Result.Status != "" {
-		r.extra.SetString("status", e.Result.Status)
-	}
+	r.status = e.Result.Status
 	orig := e.Result.CallID
 	cur := wr.cur()
 	if orig == "" && cur != nil && e.ID != "" && cur.srcID == e.ID {

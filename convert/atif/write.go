@@ -512,8 +512,12 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report) {
 	}
 	stepExtra := st.extra.Clone()
 	if len(st.results) > 0 {
-		if errIDs := encodeObservation(b, o, st, ver, rep); len(errIDs) > 0 {
+		errIDs, statuses := encodeObservation(b, o, st, ver, rep)
+		if len(errIDs) > 0 {
 			stepExtra.SetAny("tool_errors", errIDs)
+		}
+		if len(statuses) > 0 {
+			stepExtra.Set("tool_statuses", model.MustJSON(statuses))
 		}
 	}
 	if st.source == "agent" && (!st.ledger.Empty() || len(st.metricExtra) > 0) {
@@ -561,13 +565,16 @@ func encodeAgent(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 }
 
 // encodeObservation writes a step's results; it returns the ids of failed
-// calls, which versions before 1.7 keep in the step's extra.
-func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model.Report) []string {
+// calls and the statuses of results (by call id, or by orphan_call_id for
+// a result without a call), which versions before 1.7 keep in the step's
+// extra (a result has no extra there).
+func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model.Report) ([]string, model.Fields) {
 	o.Key("observation")
 	ob := b.Begin()
 	ob.Key("results")
 	b.WriteByte('[')
 	var errIDs []string
+	var statuses model.Fields
 	for i, r := range st.results {
 		if i > 0 {
 			b.WriteByte(',')
@@ -588,6 +595,17 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 		if r.isError {
 			rx.Set("is_error", json.RawMessage("true"))
 		}
+		if r.status != "" {
+			if ver >= 7 {
+				rx.SetString("status", r.status)
+			} else {
+				key := r.callID
+				if !r.hasCall {
+					key, _ = st.extra.String("orphan_call_id")
+				}
+				statuses.SetString(key, r.status)
+			}
+		}
 		if len(rx) > 0 {
 			if ver >= 7 {
 				ro.Raw("extra", model.MustJSON(rx))
@@ -604,7 +622,7 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 	}
 	b.WriteByte(']')
 	ob.End()
-	return errIDs
+	return errIDs, statuses
 }
 
 // encodeMetrics writes an agent step's metrics.

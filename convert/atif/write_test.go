@@ -74,3 +74,53 @@ func TestResultsMoveBackToTheirStep(t *testing.T) {
 		t.Errorf("the result is not in the call's step (before the user step):\n%s", out.Bytes())
 	}
 }
+
+// A result's status other than ok or error (rlog's `[2 issues]`) and the
+// id of a result without a call come back from ATIF at every version: in
+// the result's extra from v1.7, in the step's extra before; no loss is
+// reported for them, and the document is valid.
+func TestStatusAndOrphanIDRoundTrip(t *testing.T) {
+	for _, ver := range atif.WriteVersions {
+		var out bytes.Buffer
+		rep := &model.Report{}
+		w, err := atif.NewWriter(&out, rep, model.Options{ATIFVersion: ver})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := &model.Header{ID: "s", AgentName: "a", AgentVersion: "1"}
+		for _, e := range []model.Event{
+			{Kind: model.KindToolCall, MessageID: "m1", Call: &model.ToolCall{ID: "c1", Name: "github.issues"}},
+			{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "c1", Status: "2 issues"}},
+			{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "gone", Status: "3 rows", Content: "x"}},
+		} {
+			if err := w.Event(h, &e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.End(h); err != nil {
+			t.Fatal(err)
+		}
+		var findings []model.Finding
+		if err := atif.Validate(bytes.NewReader(out.Bytes()), func(f model.Finding) { findings = append(findings, f) }); err != nil || len(findings) > 0 {
+			t.Fatalf("%s: invalid output: %v %v", ver, findings, err)
+		}
+		for _, l := range rep.Losses {
+			if l.Kind == model.LossDroppedField {
+				t.Errorf("%s: %s reported dropped", ver, l.Detail)
+			}
+		}
+		var c model.Collector
+		if err := atif.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range c.Session.Events {
+			if r := e.Result; r != nil {
+				got = append(got, r.CallID+" "+r.Status)
+			}
+		}
+		if want := "c1 2 issues,gone 3 rows"; strings.Join(got, ",") != want {
+			t.Errorf("%s: results %q, want %q\n%s", ver, got, want, out.String())
+		}
+	}
+}

@@ -300,20 +300,15 @@ func writable() []convert.Format {
 // (folder/log/X) that do not yet keep every key line, each with the reason (the
 // writers' and readers' to fix); TestRlogRoundTrip fails when one passes.
 var knownRlogRoundTripFailures = map[string]string{
-	"fixtures/session.rlog/claude":    "the td: line is written as a user entry with no content, which reads back as an empty u: line",
-	"testdata/sample.rlog/atif":       orphanLosesID,
-	"testdata/sample.rlog/atif-jsonl": orphanLosesID,
-	"testdata/sample.rlog/replay":     "a result without a call is dropped",
-	"logs/timed.rlog/claude":          bracketResult,
-	"logs/timed.rlog/trajectory":      bracketResult,
-	"logs/timed.rlog/prophet":         bracketResult,
-	"logs/timed.rlog/atif":            bracketResult,
-	"logs/timed.rlog/atif-jsonl":      bracketResult,
-	"logs/timed.rlog/replay":          bracketResult,
+	"fixtures/session.rlog/claude": "the td: line is written as a user entry with no content, which reads back as an empty u: line",
+	"testdata/sample.rlog/replay":  "a result without a call is dropped",
+	"logs/timed.rlog/claude":       bracketResult,
+	"logs/timed.rlog/trajectory":   bracketResult,
+	"logs/timed.rlog/prophet":      bracketResult,
+	"logs/timed.rlog/replay":       bracketResult,
 }
 
 const (
-	orphanLosesID = "a result without a call comes back without its id (orphan_id)"
 	bracketResult = "a c: line's result in brackets that is not a status ([2 issues]) comes back as [ok] with no text"
 )
 
