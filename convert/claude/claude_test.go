@@ -487,3 +487,29 @@ func TestWriteForConsumers(t *testing.T) {
 		}
 	}
 }
+
+// TestTodosOnlyEntry: a user entry whose content is empty and that carries
+// a todo list is one todos event (no empty user message, which other
+// formats would write as an empty user line), and is written back as it
+// was.
+func TestTodosOnlyEntry(t *testing.T) {
+	line := `{"parentUuid":null,"isSidechain":false,"userType":"external","sessionId":"s","gitBranch":"main","type":"user","message":{"role":"user","content":[]},"todos":[{"content":"Fix rounding","status":"completed"}],"uuid":"u1","timestamp":"2025-01-01T00:00:00.000Z"}` + "\n"
+	var c model.Collector
+	if err := claude.Read(strings.NewReader(line), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, e := range c.Session.Events {
+		kinds = append(kinds, e.Kind.String())
+	}
+	if len(kinds) != 1 || c.Session.Events[0].Kind != model.KindTodos {
+		t.Fatalf("events %v, want one todos event", kinds)
+	}
+	var out bytes.Buffer
+	if err := claude.Write(&out, &c.Session, &model.Report{}, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !jsonEqual(bytes.TrimSpace(out.Bytes()), bytes.TrimSpace([]byte(line))) {
+		t.Errorf("written back as\n%s\nwant\n%s", out.Bytes(), line)
+	}
+}

@@ -333,6 +333,12 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 		ev.Kind = model.KindTodos
 		ev.Todos = parseTodos(e.todos)
 		ev.Raw = st.ix.Copy(e.todos)
+		if len(events) == 1 && events[0].Form.Content == "empty" {
+			// The entry's todo list keeps it: no empty user message
+			// (which other formats would write as an empty user line).
+			ev.Extra, ev.Form = events[0].Extra, events[0].Form
+			events = events[:0]
+		}
 		events = append(events, ev)
 	}
 	// Entry-level extras (toolUseResult among them) go on the first event of
