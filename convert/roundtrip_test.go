@@ -222,3 +222,45 @@ func TestTotalsAcrossFormats(t *testing.T) {
 		}
 	}
 }
+
+// statusFormats are the writers that carry a tool result's status other
+// than ok or error (rlog's `[2 issues]`), each in its own place.
+var statusFormats = []convert.Format{convert.Claude, convert.Trajectory, convert.ATIF, convert.ATIFJSONL, convert.Prophet, convert.Rlog}
+
+// TestResultStatusSurvives: a result status other than ok or error comes
+// back from every format that carries it, with no loss reported for it.
+func TestResultStatusSurvives(t *testing.T) {
+	src := &convert.Session{
+		Header: model.Header{ID: "7d3e5f20-0000-4c1a-9e2b-000000000001", Model: "claude-sonnet-4-5", AgentName: "a", AgentVersion: "1.0.0"},
+		Events: []model.Event{
+			{Kind: model.KindUser, Text: "list the open issues", Time: "2025-12-19T20:32:35.000Z"},
+			{Kind: model.KindToolCall, MessageID: "msg_1", Time: "2025-12-19T20:32:36.000Z", Call: &model.ToolCall{ID: "call_1", Name: "github_issues", Input: json.RawMessage(`{"state":"open"}`)}},
+			{Kind: model.KindToolResult, Time: "2025-12-19T20:32:37.000Z", Result: &model.ToolResult{CallID: "call_1", Status: "2 issues"}},
+		},
+	}
+	for _, to := range statusFormats {
+		var out bytes.Buffer
+		rep, err := convert.Write(&out, src, to, convert.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range rep.Losses {
+			if strings.Contains(l.Detail, "status") {
+				t.Errorf("%s: loss reported: %s %s", to, l.Kind, l.Detail)
+			}
+		}
+		back, _, err := convert.Read(&out, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range back.Events {
+			if e.Result != nil {
+				got = append(got, e.Result.CallID+" "+e.Result.Status)
+			}
+		}
+		if strings.Join(got, ",") != "call_1 2 issues" {
+			t.Errorf("%s: results %q, want the status 2 issues", to, got)
+		}
+	}
+}

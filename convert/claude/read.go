@@ -167,6 +167,7 @@ type ent struct {
 	typ, uuid, parent, ts, agentID, requestID string
 	hasParent, sidechain, meta                bool
 	message, todos                            []byte
+	statuses                                  []byte // toolResultStatus, this writer's
 	extra                                     model.Fields
 }
 
@@ -197,6 +198,8 @@ func (st *state) entry(line []byte, n int, agent string) error {
 			e.message = v
 		case "todos":
 			e.todos = v
+		case resultStatusKey:
+			e.statuses = v
 		default:
 			key := string(name)
 			if headerKeys[key] {
@@ -327,6 +330,18 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 	events, why := UserEvents(&st.ix, e.message, base, st.rep)
 	if why != "" {
 		return st.wrongShape(base, "user", line, why)
+	}
+	if e.statuses != nil {
+		st.ix.Members(e.statuses, func(k, v []byte) error {
+			id := string(jsonscan.KeyBytes(k))
+			status, _ := st.ix.String(v)
+			for i := range events {
+				if r := events[i].Result; r != nil && r.CallID == id && status != "" {
+					r.Status = status
+				}
+			}
+			return nil
+		})
 	}
 	if e.todos != nil && !jsonscan.IsNull(e.todos) {
 		ev := base

@@ -450,6 +450,7 @@ func (wr *Writer) flush() {
 				o.Any("todos", todoJSON(todos.Todos))
 			}
 		}
+		writeResultStatuses(o, b, content)
 		wr.entryTail(o, first, uuid)
 	} else {
 		uuid := wr.entryHead(o, first, "assistant")
@@ -594,6 +595,31 @@ func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
 		return
 	}
 	o.End()
+}
+
+// resultStatusKey is the entry key that keeps the statuses of an entry's
+// tool results that are neither ok nor error (rlog's `o: → [2 issues]`),
+// by tool_use_id: Claude Code has no place for them in a tool_result
+// block, and reads no entry key it does not know.
+const resultStatusKey = "toolResultStatus"
+
+// writeResultStatuses writes resultStatusKey for the results among evs
+// that have such a status.
+func writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
+	var so *jsonw.Obj
+	for _, e := range evs {
+		if e.Result == nil || e.Result.Status == "" {
+			continue
+		}
+		if so == nil {
+			o.Key(resultStatusKey)
+			so = jsonw.Begin(b)
+		}
+		so.Str(e.Result.CallID, e.Result.Status)
+	}
+	if so != nil {
+		so.End()
+	}
 }
 
 func todoJSON(ts []model.Todo) []map[string]string {

@@ -131,7 +131,12 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 			isErr = true
 		}
 		extra.Delete("error")
-		ev.Result = &model.ToolResult{CallID: id, Content: content, IsError: isErr}
+		status, _ := extra.String("status")
+		if status != "" {
+			// This writer's: a status other than ok or error.
+			extra.Delete("status")
+		}
+		ev.Result = &model.ToolResult{CallID: id, Content: content, IsError: isErr, Status: status}
 		ev.Text = ""
 	case "exit":
 		ev.Kind = model.KindLifecycle
@@ -568,6 +573,10 @@ func (wr *Writer) other(e *model.Event) {
 			xo.Bool("error", true)
 		} else {
 			xo.Raw("error", nil)
+		}
+		if e.Result.Status != "" {
+			// A status other than ok or error (rlog's `[2 issues]`).
+			xo.Str("status", e.Result.Status)
 		}
 		if ts := unixTime(e.Time); ts != "" {
 			xo.Raw("timestamp", []byte(ts))

@@ -301,9 +301,6 @@ func writable() []convert.Format {
 // writers' and readers' to fix); TestRlogRoundTrip fails when one passes.
 var knownRlogRoundTripFailures = map[string]string{
 	"testdata/sample.rlog/replay": "a result without a call is dropped",
-	"logs/timed.rlog/claude":      bracketResult,
-	"logs/timed.rlog/trajectory":  bracketResult,
-	"logs/timed.rlog/prophet":     bracketResult,
 	"logs/timed.rlog/replay":      bracketResult,
 }
 

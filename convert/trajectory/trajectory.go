@@ -179,6 +179,11 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 			ev.Form.NoOutput = true
 		}
 		used["output"] = true
+		if st, ok := f.String("status"); ok && st != "" {
+			// This writer's: a status other than ok or error.
+			res.Status = st
+			used["status"] = true
+		}
 		ev.Result = res
 	case "system_init":
 		ev.Kind = model.KindInit
@@ -418,6 +423,11 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 	case model.KindToolResult:
 		o.Str("tool_id", e.Result.CallID)
 		o.Bool("success", !e.Result.IsError)
+		if e.Result.Status != "" {
+			// A status other than ok or error (rlog's `[2 issues]`), in
+			// a field the autopilot's readers ignore, as the usage.
+			o.Str("status", e.Result.Status)
+		}
 		if !e.Form.NoOutput {
 			if len(e.Result.ContentRaw) > 0 && wr.same {
 				o.Raw("output", e.Result.ContentRaw)
