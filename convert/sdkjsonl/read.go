@@ -95,6 +95,10 @@ func (st *state) line(line []byte, n int) error {
 		}
 		st.h.Ended = ts
 	}
+	if typ == "assistant" || typ == "user" {
+		// The SDK writes the session id on every message too.
+		st.headerEcho(&extra)
+	}
 	base := model.Event{Time: ts, Loc: model.Loc{Line: n}, Extra: extra}
 	pass := func(why string) error {
 		ev := base
@@ -197,8 +201,8 @@ func (st *state) system(base model.Event, f model.Fields) error {
 	return st.emit(&ev)
 }
 
-// headerEcho takes the session-level fields the SDK repeats on its system
-// and result messages (session_id, cwd, claude_code_version) into the
+// headerEcho takes the session-level fields the SDK repeats on its
+// messages (session_id, cwd, claude_code_version) into the
 // header, and out of the message's own fields when they say the same: the
 // header carries them, and writers would otherwise report each copy as a
 // field they drop. A message whose value differs keeps its own.
