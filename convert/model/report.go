@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -340,10 +341,11 @@ func usageBeyondCounters(raw []byte, u Usage) []string {
 	return out
 }
 
-// DropHeaderExtras reports every header Extra key as dropped.
-func (r *Report) DropHeaderExtras(h *Header) {
+// DropHeaderExtras reports every header Extra key as dropped but the
+// carried ones, which the writer wrote elsewhere.
+func (r *Report) DropHeaderExtras(h *Header, carried ...string) {
 	for _, f := range h.Extra {
-		if len(f.Key) > 0 && f.Key[0] == '_' {
+		if len(f.Key) > 0 && f.Key[0] == '_' || slices.Contains(carried, f.Key) {
 			continue
 		}
 		r.Add(LossDroppedField, "header field "+f.Key, Loc{})

@@ -272,6 +272,9 @@ type Writer struct {
 	order    []byte
 	lastRole int
 	runLen   int
+	// carried are the header fields written elsewhere than the header
+	// (mini-swe-agent's exit status on the exit message): not dropped.
+	carried []string
 }
 
 // NewWriter returns a streaming mini-prophet writer (a model.Sink).
@@ -370,7 +373,7 @@ func (wr *Writer) End(h *model.Header) error {
 		if h.Model != "" {
 			o.Str("model", h.Model)
 		}
-		wr.rep.DropHeaderExtras(h)
+		wr.rep.DropHeaderExtras(h, wr.carried...)
 	}
 	o.End()
 	b.WriteByte('\n')
@@ -611,6 +614,10 @@ func (wr *Writer) other(e *model.Event) {
 	wr.message(strings.IndexByte(roles, role[0]), b.Bytes())
 }
 
+// miniSWEExitStatus is the header field where the mini-swe-agent reader
+// keeps info.exit_status.
+const miniSWEExitStatus = "info.exit_status"
+
 // exit writes the outcome of a session from another format.
 func (wr *Writer) exit(out *model.Outcome) {
 	var b jsonw.Buf
@@ -622,6 +629,12 @@ func (wr *Writer) exit(out *model.Outcome) {
 	status := "Submitted"
 	if out.Success != nil && !*out.Success {
 		status = "Failed"
+	}
+	if s, ok := wr.h.Extra.String(miniSWEExitStatus); ok && s != "" {
+		// mini-swe-agent's own words (LimitsExceeded, …), which
+		// mini-prophet's exit message has the same field for.
+		status = s
+		wr.carried = append(wr.carried, miniSWEExitStatus)
 	}
 	xo.Str("exit_status", status)
 	xo.Str("submission", out.ResultText)

@@ -176,7 +176,8 @@ func (rd *reader) entry(b []byte, loc model.Loc) error {
 		ev.Kind = model.KindPassthrough
 		ev.RawType = typ
 		ev.Raw = jsonscan.Copy(b)
-		rd.rep.Add(model.LossPassthrough, "timeline entry type "+strconv.Quote(typ), loc)
+		// Through Passthrough, so a writer that drops it takes it back.
+		rd.rep.Passthrough(ev, "timeline entry type "+strconv.Quote(typ))
 	}
 	rd.rep.Events++
 	return rd.sink.Event(rd.h, ev)
