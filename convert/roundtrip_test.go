@@ -133,18 +133,7 @@ func TestATIFRoundTrip(t *testing.T) {
 // knownReplayFailures are the REPLAY -> REPLAY round trips (by inputName)
 // that do not yet keep every line, each with the reason; the REPLAY reader
 // and writer's to fix. TestReplayRoundTrip fails when one of them passes.
-var knownReplayFailures = map[string]string{
-	"claude/session.jsonl":                                    subagentAsSystem,
-	"testdata/session.jsonl":                                  subagentAsSystem,
-	"claude-code-log-fixtures/dag_compact_after_rewind.jsonl": "a compaction marker comes back from REPLAY as a system message named compaction",
-	"openagents/claude-code-example.jsonl":                    previewTruncatedAgain,
-	"20251211-regex-log/haiku-testgen-v2.jsonl":               subagentAsSystem + "; " + previewTruncatedAgain,
-}
-
-const (
-	subagentAsSystem      = "a sub-agent's status comes back from REPLAY as a system message named subagent"
-	previewTruncatedAgain = "an output longer than the preview is reported truncated again, though the preview is all REPLAY had"
-)
+var knownReplayFailures = map[string]string{}
 
 // TestReplayRoundTrip: Claude -> REPLAY, then REPLAY -> model -> REPLAY
 // keeps every line and reports nothing lost, on the Claude fixtures

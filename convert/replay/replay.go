@@ -160,8 +160,9 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 			code, _ := jsonscan.Int(x)
 			r.IsError = code != 0
 		}
+		r.Status, _ = f.String("status")
 		ev.Result = r
-		ev.Extra = rest("id", "output_preview")
+		ev.Extra = rest("id", "output_preview", "status")
 		return ev, true
 	case "SessionEnd":
 		ev.Kind = model.KindLifecycle
@@ -184,13 +185,16 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 			ev.Kind = model.KindThinking
 			ev.Signature, _ = f.String("signature")
 		default:
+			if messageEvent(ev, kind, f) {
+				break
+			}
 			ev.Kind = model.KindSystem
 			ev.Name = kind
 			if n, ok := f.String("name"); ok {
 				ev.Name = n // the writer's name of a system message
 			}
 		}
-		ev.Extra = rest("kind", "text", "signature", "name")
+		ev.Extra = rest("kind", "text", "signature", "name", kind)
 		return ev, true
 	case "PlanStart", "StepComplete", "Verification", "Payment", "RuntimeEvent":
 		ev.Kind = model.KindLifecycle
@@ -207,6 +211,78 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		rep.Passthrough(ev, "replay event "+typ)
 		return ev, true
 	}
+}
+
+// messageEvent reads back a Message of this writer's for an event REPLAY
+// has no event for, from its kind and the extension field named after it
+// (see Writer.structured); false when the Message is not one.
+func messageEvent(ev *model.Event, kind string, f model.Fields) bool {
+	x, _ := f.Get(kind)
+	xf, _ := model.ParseValidFields(x)
+	switch kind {
+	case "status":
+		ev.Kind = model.KindStatus
+	case "comment":
+		ev.Kind = model.KindComment
+	case "init":
+		ev.Kind = model.KindInit
+		if m, ok := strings.CutPrefix(ev.Text, "init model="); ok && ev.Model == "" {
+			ev.Model = m
+		}
+		ev.Text = ""
+	case "compaction":
+		ev.Kind = model.KindCompaction
+		if xf != nil {
+			c := &model.Compaction{}
+			c.Trigger, _ = xf.String("trigger")
+			if v, ok := xf.Get("pre_tokens"); ok {
+				c.PreTokens, _ = jsonscan.Int(v)
+			}
+			ev.Compaction = c
+		}
+	case "subagent":
+		if xf == nil {
+			return false
+		}
+		sa := &model.Subagent{}
+		sa.ID, _ = xf.String("id")
+		sa.AgentID, _ = xf.String("agent_id")
+		sa.Type, _ = xf.String("type")
+		sa.Status, _ = xf.String("status")
+		sa.Summary, _ = xf.String("summary")
+		sa.SessionID, _ = xf.String("session_id")
+		sa.TrajectoryPath, _ = xf.String("trajectory_path")
+		ev.Kind, ev.Subagent, ev.Text = model.KindSubagent, sa, ""
+	case "todos":
+		if xf == nil && len(x) == 0 {
+			return false
+		}
+		ev.Kind = model.KindTodos
+		jsonscan.Array(x, func(_ int, v []byte) error {
+			tf, _ := model.ParseValidFields(v)
+			var td model.Todo
+			td.ID, _ = tf.String("id")
+			td.Content, _ = tf.String("content")
+			td.Status, _ = tf.String("status")
+			td.Priority, _ = tf.String("priority")
+			ev.Todos = append(ev.Todos, td)
+			return nil
+		})
+		ev.Text = ""
+	case "tool_result":
+		// A result whose call was not before it (REPLAY's ToolResult
+		// must follow its ToolCall).
+		r := &model.ToolResult{Content: ev.Text}
+		r.CallID, _ = xf.String("call_id")
+		r.Status, _ = xf.String("status")
+		if v, ok := xf.Get("is_error"); ok {
+			r.IsError, _ = jsonscan.Bool(v)
+		}
+		ev.Kind, ev.Result, ev.Text = model.KindToolResult, r, ""
+	default:
+		return false
+	}
+	return true
 }
 
 // without returns f without the keys, in a new slice.
@@ -398,8 +474,19 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		}
 		callT := ref.t
 		if !known {
-			wr.rep.Add(model.LossDroppedEvent, "ToolResult without a prior ToolCall (REPLAY requires one)", e.Loc)
-			return wr.err
+			// REPLAY wants a ToolResult after its ToolCall: the result
+			// goes on a Message of this writer's, as other events REPLAY
+			// has no event for.
+			if h.SourceFormat != Name {
+				// (From REPLAY it was such a Message already.)
+				wr.rep.Add(model.LossMoved, "tool result without a prior ToolCall, written as a Message extension event (a ToolResult needs its ToolCall before it)", e.Loc)
+			}
+			f.String("event", "Message")
+			f.String("t", t)
+			f.String("kind", "tool_result")
+			f.String("text", e.Result.Content)
+			f.Raw("tool_result", wr.structured(e))
+			break
 		}
 		f.String("event", "ToolResult")
 		f.String("t", t)
@@ -436,6 +523,10 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		}
 		wr.latency += lat
 		f.Int("latency_ms", lat)
+		if e.Result.Status != "" {
+			// A status other than ok or error (rlog's `[2 issues]`).
+			f.String("status", e.Result.Status)
+		}
 		preview, cut := preview(e.Result.Content)
 		f.String("output_preview", preview)
 		if cut {
@@ -484,6 +575,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		if e.Kind == model.KindSystem && e.Name != "" {
 			f.String("name", e.Name)
 		}
+		if x := wr.structured(e); x != nil {
+			f.Raw(e.Kind.String(), x)
+		}
 	}
 	wr.usage(f, e)
 	if h.SourceFormat != Name {
@@ -517,6 +611,70 @@ func (wr *Writer) usage(f *canon.Object, e *model.Event) {
 	if u := e.Usage; u != nil {
 		f.Ints("usage", usageKeys[:], []int64{u.CacheCreate, u.CacheRead, u.Input, u.Output})
 	}
+}
+
+// structured is what a Message of an event REPLAY has no event for keeps
+// beside its text, under the event's kind (`"subagent":{…}`), so reading
+// it back gives the event: a sub-agent's ids, type, status and summary, a
+// compaction's trigger and token count, a todo list, an orphan tool
+// result's call id and status. Nil when there is nothing to keep.
+func (wr *Writer) structured(e *model.Event) []byte {
+	var x model.Fields
+	str := func(k, v string) {
+		if v != "" {
+			x.SetString(k, v)
+		}
+	}
+	switch e.Kind {
+	case model.KindSubagent:
+		sa := e.Subagent
+		str("id", sa.ID)
+		str("agent_id", sa.AgentID)
+		str("type", sa.Type)
+		str("status", sa.Status)
+		str("summary", sa.Summary)
+		str("session_id", sa.SessionID)
+		str("trajectory_path", sa.TrajectoryPath)
+		if x == nil {
+			return []byte("{}")
+		}
+	case model.KindCompaction:
+		if e.Compaction == nil {
+			return nil
+		}
+		str("trigger", e.Compaction.Trigger)
+		x.SetAny("pre_tokens", e.Compaction.PreTokens)
+	case model.KindTodos:
+		var list []model.Fields
+		for _, t := range e.Todos {
+			var tf model.Fields
+			tf.SetString("content", t.Content)
+			tf.SetString("status", t.Status)
+			if t.ID != "" {
+				tf.SetString("id", t.ID)
+			}
+			if t.Priority != "" {
+				tf.SetString("priority", t.Priority)
+			}
+			list = append(list, tf)
+		}
+		if list == nil {
+			return []byte("[]")
+		}
+		return model.MustJSON(list)
+	case model.KindToolResult:
+		str("call_id", e.Result.CallID)
+		str("status", e.Result.Status)
+		if e.Result.IsError {
+			x.Set("is_error", []byte("true"))
+		}
+		if x == nil {
+			return []byte("{}")
+		}
+	default:
+		return nil
+	}
+	return model.MustJSON(x)
 }
 
 func describe(e *model.Event) string {
@@ -590,6 +748,10 @@ func preview(s string) (string, bool) {
 	for range PreviewLimit / 2 {
 		_, size := utf8.DecodeLastRuneInString(s[:tail])
 		tail -= size
+	}
+	if s[head:tail] == "..." {
+		// s is a preview already (a REPLAY source's): nothing is cut.
+		return s, false
 	}
 	return s[:head] + "..." + s[tail:], true
 }

@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -109,5 +110,99 @@ func TestSourceHashesChecked(t *testing.T) {
 	}
 	if n := strings.Count(rep.Text(), "plan_hash that is not sha256"); n == 0 {
 		t.Errorf("not reported:\n%s", rep.Text())
+	}
+}
+
+// TestEventsWithoutAReplayEventComeBack: a sub-agent, a compaction, a
+// status, init, a todo list, a comment, a result whose call is not before
+// it and a result status other than ok or error are written as this
+// writer's extension fields (Message events, ToolResult `status`), the
+// output validates, reading it back gives the same events, and REPLAY ->
+// REPLAY gives the same bytes with nothing reported, an output that is a
+// preview already included.
+func TestEventsWithoutAReplayEventComeBack(t *testing.T) {
+	long := strings.Repeat("a", 1500) + strings.Repeat("b", 1500)
+	s := &model.Session{Header: model.Header{ID: "s1", Model: "m1", SourceFormat: "claude"}}
+	s.Events = []model.Event{
+		{Kind: model.KindInit, Model: "m1", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: "toolu_9", AgentID: "a1b2", Type: "Explore", Status: "done", Summary: "found it"}, Time: "2025-01-01T00:00:01Z"},
+		{Kind: model.KindCompaction, Text: "Conversation compacted", Compaction: &model.Compaction{Trigger: "auto", PreTokens: 150000}, Time: "2025-01-01T00:00:02Z"},
+		{Kind: model.KindStatus, Text: "Compacting", Time: "2025-01-01T00:00:03Z"},
+		{Kind: model.KindTodos, Todos: []model.Todo{{Content: "Fix rounding", Status: "done"}, {ID: "2", Content: "Rerun", Status: "pending", Priority: "high"}}, Time: "2025-01-01T00:00:04Z"},
+		{Kind: model.KindComment, Text: "a note", Time: "2025-01-01T00:00:05Z"},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "gone", Content: "late", IsError: true, Status: "err: timeout"}, Time: "2025-01-01T00:00:06Z"},
+		{Kind: model.KindToolCall, Call: &model.ToolCall{ID: "c1", Name: "issues", Input: json.RawMessage(`{}`)}, Time: "2025-01-01T00:00:07Z"},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "c1", Status: "2 issues"}, Time: "2025-01-01T00:00:08Z"},
+		{Kind: model.KindToolCall, Call: &model.ToolCall{ID: "c2", Name: "Read", Input: json.RawMessage(`{}`)}, Time: "2025-01-01T00:00:09Z"},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "c2", Content: long}, Time: "2025-01-01T00:00:10Z"},
+	}
+	now := model.Options{Now: func() time.Time { return time.Unix(0, 0) }}
+	var first bytes.Buffer
+	rep := &model.Report{}
+	if err := replay.Write(&first, s, rep, now); err != nil {
+		t.Fatal(err)
+	}
+	var fs []model.Finding
+	if err := replay.Validate(bytes.NewReader(first.Bytes()), func(f model.Finding) { fs = append(fs, f) }); err != nil || len(fs) > 0 {
+		t.Fatalf("findings %v %v:\n%s", fs, err, first.String())
+	}
+	for _, l := range rep.Losses {
+		if l.Kind == model.LossDroppedEvent || l.Kind == model.LossDroppedField {
+			t.Errorf("reported %s: %s", l.Kind, l.Detail)
+		}
+	}
+	if !strings.Contains(rep.Text(), "written as a Message extension event") {
+		t.Errorf("the moved result is not reported:\n%s", rep.Text())
+	}
+	var c model.Collector
+	if err := replay.Read(bytes.NewReader(first.Bytes()), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	describe := func(e *model.Event) string {
+		d := e.Kind.String() + " " + e.Text + " " + e.Model
+		if sa := e.Subagent; sa != nil {
+			d += " " + sa.ID + "/" + sa.AgentID + "/" + sa.Type + "/" + sa.Status + "/" + sa.Summary
+		}
+		if c := e.Compaction; c != nil {
+			d += fmt.Sprintf(" %s/%d", c.Trigger, c.PreTokens)
+		}
+		for _, td := range e.Todos {
+			d += " [" + td.Status + "] " + td.Content + "/" + td.ID + "/" + td.Priority
+		}
+		if r := e.Result; r != nil {
+			d += fmt.Sprintf(" %s/%v/%s/%.20s", r.CallID, r.IsError, r.Status, r.Content)
+		}
+		return d
+	}
+	var got []model.Event
+	for _, e := range c.Session.Events {
+		if e.Kind != model.KindLifecycle && e.Kind != model.KindToolCall {
+			got = append(got, e)
+		}
+	}
+	var want []model.Event
+	for _, e := range s.Events {
+		if e.Kind != model.KindToolCall {
+			want = append(want, e)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d events read back, want %d:\n%s", len(got), len(want), first.String())
+	}
+	for i := range want {
+		if a, b := describe(&want[i]), describe(&got[i]); a != b {
+			t.Errorf("event %d:\nwrote %s\n read %s", i, a, b)
+		}
+	}
+	var second bytes.Buffer
+	rep2 := &model.Report{}
+	if err := replay.Write(&second, &c.Session, rep2, now); err != nil {
+		t.Fatal(err)
+	}
+	if second.String() != first.String() {
+		t.Errorf("REPLAY -> REPLAY changed the file:\n%s\n%s", first.String(), second.String())
+	}
+	if !rep2.Empty() {
+		t.Errorf("REPLAY -> REPLAY reported losses:\n%s", rep2.Text())
 	}
 }

@@ -299,14 +299,7 @@ func writable() []convert.Format {
 // knownRlogRoundTripFailures are the rlog -> X -> rlog round trips
 // (folder/log/X) that do not yet keep every key line, each with the reason (the
 // writers' and readers' to fix); TestRlogRoundTrip fails when one passes.
-var knownRlogRoundTripFailures = map[string]string{
-	"testdata/sample.rlog/replay": "a result without a call is dropped",
-	"logs/timed.rlog/replay":      bracketResult,
-}
-
-const (
-	bracketResult = "a c: line's result in brackets that is not a status ([2 issues]) comes back as [ok] with no text"
-)
+var knownRlogRoundTripFailures = map[string]string{}
 
 // TestRlogRoundTrip: rlog -> X -> rlog keeps every user, agent, tool and
 // observation line and every call id, for every writable X: the result
