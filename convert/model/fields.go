@@ -240,6 +240,9 @@ func parseFields(b []byte, copyValues, validated bool) (Fields, error) {
 // them, Fields). It never escapes HTML, so `<` and `&` in tool output stay
 // readable in the converted files.
 func MustJSON(v any) json.RawMessage {
+	if f, ok := v.(Fields); ok {
+		return f.AppendJSON(nil)
+	}
 	if s, ok := v.(string); ok && plainString(s) {
 		// Readers quote header values and texts per record: skip the
 		// encoder (and its buffers) when it would copy s unchanged.
@@ -253,6 +256,82 @@ func MustJSON(v any) json.RawMessage {
 		panic(fmt.Sprintf("model.MustJSON(%T): %v", v, err))
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// AppendJSON appends to dst what MustJSON(f) was before it had this fast
+// path, encoding/json's encoding of f.MarshalJSON: the object with the
+// keys quoted as json.Marshal quotes them, null for empty values, and
+// every value without the white space between its tokens. The writers
+// encode a step's or entry's extra with it; values that are plain keys
+// and have no white space outside their strings (nearly all of them) are
+// copied without going through the encoder. FuzzFieldsAppendJSON holds
+// it to the encoder. Values must be valid JSON, as for MustJSON.
+func (f Fields) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	for i, fl := range f {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if plainKey(fl.Key) {
+			dst = append(append(append(dst, '"'), fl.Key...), '"')
+		} else {
+			k, _ := json.Marshal(fl.Key)
+			dst = append(dst, k...)
+		}
+		dst = append(dst, ':')
+		switch {
+		case len(fl.Value) == 0:
+			dst = append(dst, "null"...)
+		case !spaceBetweenTokens(fl.Value):
+			dst = append(dst, fl.Value...)
+		default:
+			b := bytes.NewBuffer(dst)
+			if err := json.Compact(b, fl.Value); err != nil {
+				panic(fmt.Sprintf("model.MustJSON(Fields): %v", err))
+			}
+			dst = b.Bytes()
+		}
+	}
+	return append(dst, '}')
+}
+
+// plainKey reports whether json.Marshal writes k unchanged between quotes:
+// plainString without the bytes it escapes for HTML.
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		if c := k[i]; c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return plainString(k)
+}
+
+// spaceBetweenTokens reports whether the JSON value v has white space
+// outside its strings, which json.Compact removes. Strings are jumped
+// over to their closing quote.
+func spaceBetweenTokens(v []byte) bool {
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case ' ', '\t', '\n', '\r':
+			return true
+		case '"':
+			for {
+				q := bytes.IndexByte(v[i+1:], '"')
+				if q < 0 {
+					return true // not valid JSON: json.Compact says so
+				}
+				i += 1 + q
+				bs := 0
+				for j := i - 1; j >= 0 && v[j] == '\\'; j-- {
+					bs++
+				}
+				if bs%2 == 0 {
+					break
+				}
+			}
+		}
+	}
+	return false
 }
 
 // plainString reports whether encoding/json writes s unchanged between

@@ -25,3 +25,39 @@ func FuzzMustJSONString(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFieldsAppendJSON: Fields.AppendJSON writes what encoding/json
+// writes for the Fields (its MarshalJSON, compacted by the encoder), for
+// every two members whose values are valid JSON.
+func FuzzFieldsAppendJSON(f *testing.F) {
+	for _, c := range [][4]string{
+		{"message_id", `"msg_1"`, "todos", `[{"a": 1},  {"b":"x \" y"}]`},
+		{"<&>", `{"k":"v"}`, "é", "\n{\r\n\t\"a\" : [ 1 , 2 ]\n}"},
+		{"a\u2028", `"\\"`, "\xff", ``},
+		{"", `null`, "x", ` "s p" `},
+		{"q\"k", `"<&> \u2028"`, "t\tk", `1.5e3`},
+	} {
+		f.Add(c[0], c[1], c[2], c[3])
+	}
+	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
+		fs := Fields{{Key: k1, Value: json.RawMessage(v1)}, {Key: k2, Value: json.RawMessage(v2)}}
+		for _, fl := range fs {
+			if len(fl.Value) > 0 && !json.Valid(fl.Value) {
+				return
+			}
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(fs); err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.TrimRight(b.Bytes(), "\n")
+		if got := fs.AppendJSON([]byte("prefix")); !bytes.Equal(got[len("prefix"):], want) || string(got[:6]) != "prefix" {
+			t.Fatalf("AppendJSON(%q) = %s, want %s", fs, got, want)
+		}
+		if got := MustJSON(fs); !bytes.Equal(got, want) {
+			t.Fatalf("MustJSON(%q) = %s, want %s", fs, got, want)
+		}
+	})
+}

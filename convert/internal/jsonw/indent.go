@@ -1,9 +1,11 @@
 package jsonw
 
 import (
-	"bufio"
-	"bytes"
+	"encoding/binary"
 	"io"
+	"math/bits"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 )
 
 // Indenter writes compact JSON written to it as json.Indent(dst, src, "",
@@ -11,8 +13,15 @@ import (
 // then one step at a time) comes out indented without ever being whole in
 // memory. Empty objects and lists stay {} and []. Input must be compact
 // JSON (no white space outside strings); it may be cut anywhere.
+//
+// The output is appended to a buffer of its own and written out 64 KB at
+// a time. Inside a string, where most of the bytes are, it copies the run
+// up to the next quote or backslash, found eight bytes at a time
+// (stringRun); only the bytes between strings are looked at one by one.
 type Indenter struct {
-	w      *bufio.Writer
+	w      io.Writer
+	buf    []byte
+	err    error
 	depth  int
 	inStr  bool
 	escape bool
@@ -21,9 +30,12 @@ type Indenter struct {
 	open bool
 }
 
+// indentBufSize is how much output the Indenter holds before writing it.
+const indentBufSize = 64 << 10
+
 // NewIndenter returns an Indenter writing to w. Call Flush at the end.
 func NewIndenter(w io.Writer) *Indenter {
-	return &Indenter{w: bufio.NewWriterSize(w, 64<<10)}
+	return &Indenter{w: w, buf: make([]byte, 0, indentBufSize+1024)}
 }
 
 // newlineIndent is a line break and the indentation of the first levels,
@@ -31,92 +43,121 @@ func NewIndenter(w io.Writer) *Indenter {
 const newlineIndent = "\n                                                                " +
 	"                                                                "
 
-func (x *Indenter) newline() {
+func (x *Indenter) newline(buf []byte) []byte {
 	if n := 1 + 2*x.depth; n <= len(newlineIndent) {
-		x.w.WriteString(newlineIndent[:n])
-		return
+		return append(buf, newlineIndent[:n]...)
 	}
-	x.w.WriteByte('\n')
+	buf = append(buf, '\n')
 	for range x.depth {
-		x.w.WriteString("  ")
+		buf = append(buf, "  "...)
 	}
+	return buf
 }
 
 // Write takes the next piece of the document.
 func (x *Indenter) Write(p []byte) (int, error) {
 	n := len(p)
-	for len(p) > 0 {
+	buf := x.buf
+	for i := 0; i < len(p); {
+		if len(buf) >= indentBufSize {
+			buf = x.spill(buf)
+		}
 		if x.inStr {
 			if x.escape {
 				x.escape = false
-				x.w.WriteByte(p[0])
-				p = p[1:]
+				buf = append(buf, p[i])
+				i++
 				continue
 			}
-			i := quoteOrBackslash(p)
-			if i < 0 {
-				x.w.Write(p)
+			j := i + stringRun(p[i:])
+			if j == len(p) {
+				buf = append(buf, p[i:]...)
 				break
 			}
-			x.w.Write(p[:i+1])
-			if p[i] == '\\' {
+			buf = append(buf, p[i:j+1]...)
+			if p[j] == '\\' {
 				x.escape = true
 			} else {
 				x.inStr = false
 			}
-			p = p[i+1:]
+			i = j + 1
 			continue
 		}
-		c := p[0]
-		p = p[1:]
+		c := p[i]
+		i++
 		if x.open {
 			x.open = false
 			if c == '}' || c == ']' {
 				x.depth--
-				x.w.WriteByte(c)
+				buf = append(buf, c)
 				continue
 			}
-			x.newline()
+			buf = x.newline(buf)
 		}
 		switch c {
 		case '"':
 			x.inStr = true
-			x.w.WriteByte(c)
+			buf = append(buf, c)
 		case '{', '[':
-			x.w.WriteByte(c)
+			buf = append(buf, c)
 			x.depth++
 			x.open = true
 		case '}', ']':
 			x.depth--
-			x.newline()
-			x.w.WriteByte(c)
+			buf = x.newline(buf)
+			buf = append(buf, c)
 		case ',':
-			x.w.WriteByte(c)
-			x.newline()
+			buf = append(buf, c)
+			buf = x.newline(buf)
 		case ':':
-			x.w.WriteString(": ")
+			buf = append(buf, ": "...)
 		case ' ', '\t', '\n', '\r':
 		default:
-			x.w.WriteByte(c)
+			buf = append(buf, c)
 		}
 	}
+	x.buf = buf
 	return n, nil
 }
 
-// Flush writes what is buffered; the document should be complete.
-func (x *Indenter) Flush() error { return x.w.Flush() }
+// spill writes out what buf holds and returns it emptied; the first write
+// error is kept for Flush.
+func (x *Indenter) spill(buf []byte) []byte {
+	if x.err == nil {
+		_, x.err = x.w.Write(buf)
+	}
+	return buf[:0]
+}
 
-// quoteOrBackslash is the index of the first '"' or '\\' in p, or -1.
-func quoteOrBackslash(p []byte) int {
-	q := bytes.IndexByte(p, '"')
-	if q < 0 {
-		q = len(p)
+// Flush writes what is buffered; the document should be complete.
+func (x *Indenter) Flush() error {
+	x.buf = x.spill(x.buf)
+	return x.err
+}
+
+// stringRun is the index of the first '"' or '\\' in p (the end of a run
+// of a string's bytes), or len(p). It tests eight bytes at a time with the
+// JSON scanner's jsonscan.NotPlain8, whose marks also include the control
+// bytes, which compact JSON has only in invalid strings: those are passed
+// over one by one.
+func stringRun(p []byte) int {
+	i := 0
+	for i+8 <= len(p) {
+		m := jsonscan.NotPlain8(binary.LittleEndian.Uint64(p[i:]))
+		if m == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(m) / 8
+		if c := p[i]; c == '"' || c == '\\' {
+			return i
+		}
+		i++
 	}
-	if b := bytes.IndexByte(p[:q], '\\'); b >= 0 {
-		return b
+	for ; i < len(p); i++ {
+		if c := p[i]; c == '"' || c == '\\' {
+			return i
+		}
 	}
-	if q == len(p) {
-		return -1
-	}
-	return q
+	return i
 }

@@ -3,6 +3,7 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 )
@@ -73,3 +74,53 @@ func TestIndenterDeep(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStringRun: the word-at-a-time search finds the first quote or
+// backslash, as a byte loop does.
+func FuzzStringRun(f *testing.F) {
+	for _, s := range []string{"", "plain text here", "ab\"cd", "abcdefghij\\k", "\x01\x02\x03\x04\x05\x06\x07\x08\x09\"", "é日本語\"", "\x7f\x80\xff\\"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, p []byte) {
+		want := len(p)
+		for i, c := range p {
+			if c == '"' || c == '\\' {
+				want = i
+				break
+			}
+		}
+		if got := stringRun(p); got != want {
+			t.Fatalf("stringRun(%q) = %d, want %d", p, got, want)
+		}
+	})
+}
+
+// An Indenter's output larger than its buffer comes out whole, and a
+// failed write is returned by Flush.
+func TestIndenterLargeAndFailing(t *testing.T) {
+	var doc strings.Builder
+	doc.WriteString(`[`)
+	for i := range 20000 {
+		if i > 0 {
+			doc.WriteString(`,`)
+		}
+		doc.WriteString(`{"k":"a value \"quoted\" \\ and long enough","n":[1,2]}`)
+	}
+	doc.WriteString(`]`)
+	var want, got bytes.Buffer
+	json.Indent(&want, []byte(doc.String()), "", "  ")
+	x := NewIndenter(&got)
+	x.Write([]byte(doc.String()))
+	if err := x.Flush(); err != nil || got.String() != want.String() {
+		t.Fatalf("large document: err %v, output equal %v", err, got.String() == want.String())
+	}
+	x = NewIndenter(failingWriter{})
+	x.Write([]byte(doc.String()))
+	if err := x.Flush(); err == nil {
+		t.Fatal("Flush after a failed write returned nil")
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
