@@ -66,9 +66,46 @@ func (wr *Writer) cur() *step {
 }
 
 func (wr *Writer) newStep(source string, e *model.Event) *step {
-	s := &step{source: source, time: e.Time, loc: e.Loc, origStep: e.Step, model: e.Model, srcID: e.ID, keys: e.Form.Keys}
+	var s *step
+	if n := len(wr.spare); n > 0 {
+		s = wr.spare[n-1]
+		wr.spare = wr.spare[:n-1]
+	} else {
+		s = new(step)
+	}
+	s.source, s.time, s.loc, s.origStep, s.model, s.srcID, s.keys = source, e.Time, e.Loc, e.Step, e.Model, e.ID, e.Form.Keys
 	wr.held = append(wr.held, s)
 	return s
+}
+
+// maxSpareSteps bounds the written steps kept for reuse.
+const maxSpareSteps = 16
+
+// recycle keeps a written step for newStep: its slices and maps are
+// emptied, not dropped, so that a session's steps reuse the same few
+// (a step is written once nothing refers to it: release has taken its
+// calls out of openCalls).
+func (wr *Writer) recycle(s *step) {
+	if len(wr.spare) >= maxSpareSteps {
+		return
+	}
+	clear(s.renamed)
+	clear(s.answeredOf)
+	clear(s.reasoning)
+	clear(s.texts)
+	clear(s.calls)
+	clear(s.results)
+	clear(s.fields)
+	clear(s.metricExtra)
+	clear(s.extra)
+	s.ledger.Reset()
+	*s = step{
+		ledger: s.ledger,
+		fields: s.fields[:0], metricExtra: s.metricExtra[:0], extra: s.extra[:0],
+		reasoning: s.reasoning[:0], texts: s.texts[:0], calls: s.calls[:0], results: s.results[:0],
+		renamed: s.renamed, answeredOf: s.answeredOf,
+	}
+	wr.spare = append(wr.spare, s)
 }
 
 // agentStep returns the agent step e joins, starting one when needed: a new

@@ -73,6 +73,7 @@ type Writer struct {
 	totalsWritten bool
 
 	held      []*step            // steps not written yet, oldest first
+	spare     []*step            // written steps kept for reuse (recycle)
 	heldBytes int                // about what they hold
 	openCalls map[string][]*step // source call id -> held steps with a call of it waiting for its result, oldest first
 	// late are the calls of steps written before their results came.
@@ -207,6 +208,7 @@ func (wr *Writer) release(all bool) {
 			}
 		}
 		wr.writeStep(s)
+		wr.recycle(s)
 	}
 	if len(wr.held) == 0 {
 		wr.heldBytes = 0

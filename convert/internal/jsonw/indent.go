@@ -43,28 +43,34 @@ func NewIndenter(w io.Writer) *Indenter {
 const newlineIndent = "\n                                                                " +
 	"                                                                "
 
-func (x *Indenter) newline(buf []byte) []byte {
-	if n := 1 + 2*x.depth; n <= len(newlineIndent) {
+// appendNewline appends a line break and the indentation of depth.
+func appendNewline(buf []byte, depth int) []byte {
+	if n := 1 + 2*depth; n <= len(newlineIndent) {
 		return append(buf, newlineIndent[:n]...)
 	}
+	return appendDeepNewline(buf, depth)
+}
+
+func appendDeepNewline(buf []byte, depth int) []byte {
 	buf = append(buf, '\n')
-	for range x.depth {
+	for range depth {
 		buf = append(buf, "  "...)
 	}
 	return buf
 }
 
-// Write takes the next piece of the document.
+// Write takes the next piece of the document. The state lives in locals
+// while it runs: the loop is the writers' hottest.
 func (x *Indenter) Write(p []byte) (int, error) {
-	n := len(p)
 	buf := x.buf
+	depth, inStr, escape, open := x.depth, x.inStr, x.escape, x.open
 	for i := 0; i < len(p); {
 		if len(buf) >= indentBufSize {
 			buf = x.spill(buf)
 		}
-		if x.inStr {
-			if x.escape {
-				x.escape = false
+		if inStr {
+			if escape {
+				escape = false
 				buf = append(buf, p[i])
 				i++
 				continue
@@ -76,48 +82,56 @@ func (x *Indenter) Write(p []byte) (int, error) {
 			}
 			buf = append(buf, p[i:j+1]...)
 			if p[j] == '\\' {
-				x.escape = true
+				escape = true
 			} else {
-				x.inStr = false
+				inStr = false
 			}
 			i = j + 1
 			continue
 		}
-		c := p[i]
-		i++
-		if x.open {
-			x.open = false
-			if c == '}' || c == ']' {
-				x.depth--
-				buf = append(buf, c)
-				continue
+		// Between strings: structure, numbers and literals, up to the
+		// next string.
+		for i < len(p) {
+			c := p[i]
+			i++
+			if open {
+				open = false
+				if c == '}' || c == ']' {
+					depth--
+					buf = append(buf, c)
+					continue
+				}
+				buf = appendNewline(buf, depth)
 			}
-			buf = x.newline(buf)
-		}
-		switch c {
-		case '"':
-			x.inStr = true
-			buf = append(buf, c)
-		case '{', '[':
-			buf = append(buf, c)
-			x.depth++
-			x.open = true
-		case '}', ']':
-			x.depth--
-			buf = x.newline(buf)
-			buf = append(buf, c)
-		case ',':
-			buf = append(buf, c)
-			buf = x.newline(buf)
-		case ':':
-			buf = append(buf, ": "...)
-		case ' ', '\t', '\n', '\r':
-		default:
-			buf = append(buf, c)
+			switch c {
+			case '"':
+				inStr = true
+				buf = append(buf, c)
+			case '{', '[':
+				buf = append(buf, c)
+				depth++
+				open = true
+			case '}', ']':
+				depth--
+				buf = appendNewline(buf, depth)
+				buf = append(buf, c)
+			case ',':
+				buf = append(buf, c)
+				buf = appendNewline(buf, depth)
+			case ':':
+				buf = append(buf, ": "...)
+			case ' ', '\t', '\n', '\r':
+			default:
+				buf = append(buf, c)
+			}
+			if inStr {
+				break
+			}
 		}
 	}
 	x.buf = buf
-	return n, nil
+	x.depth, x.inStr, x.escape, x.open = depth, inStr, escape, open
+	return len(p), nil
 }
 
 // spill writes out what buf holds and returns it emptied; the first write

@@ -27,12 +27,18 @@ func Begin(b *bytes.Buffer) *Obj {
 }
 
 func (o *Obj) key(k string) {
+	o.B.Write(o.appendKey(o.B.AvailableBuffer(), k))
+}
+
+// appendKey appends the separator before the next member and its key,
+// so that a member is built in the buffer's free space and written with
+// one call.
+func (o *Obj) appendKey(dst []byte, k string) []byte {
 	if o.n > 0 {
-		o.B.WriteByte(',')
+		dst = append(dst, ',')
 	}
 	o.n++
-	String(o.B, k)
-	o.B.WriteByte(':')
+	return append(AppendString(dst, k), ':')
 }
 
 // Raw writes a key with a raw JSON value; an empty value is written as null.
@@ -60,8 +66,7 @@ func WriteCompact(b *bytes.Buffer, v []byte) {
 
 // Str writes a string member.
 func (o *Obj) Str(k, s string) {
-	o.key(k)
-	String(o.B, s)
+	o.B.Write(AppendString(o.appendKey(o.B.AvailableBuffer(), k), s))
 }
 
 // StrOrNull writes s, or null when s is "".
@@ -75,14 +80,12 @@ func (o *Obj) StrOrNull(k, s string) {
 
 // Int writes an integer member.
 func (o *Obj) Int(k string, n int64) {
-	o.key(k)
-	o.B.Write(strconv.AppendInt(o.B.AvailableBuffer(), n, 10))
+	o.B.Write(strconv.AppendInt(o.appendKey(o.B.AvailableBuffer(), k), n, 10))
 }
 
 // Float writes a number member.
 func (o *Obj) Float(k string, f float64) {
-	o.key(k)
-	o.B.Write(strconv.AppendFloat(o.B.AvailableBuffer(), f, 'g', -1, 64))
+	o.B.Write(strconv.AppendFloat(o.appendKey(o.B.AvailableBuffer(), k), f, 'g', -1, 64))
 }
 
 // Bool writes a boolean member.
@@ -119,10 +122,16 @@ func (o *Obj) End() { o.B.WriteByte('}') }
 const hex = "0123456789abcdef"
 
 // String writes s as a JSON string: no HTML escaping, control characters
-// escaped, invalid UTF-8 replaced by U+FFFD. Runs of plain ASCII, most of
-// any text, are found eight bytes at a time (PlainASCII) and copied whole.
+// escaped, invalid UTF-8 replaced by U+FFFD (AppendString).
 func String(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
+	b.Write(AppendString(b.AvailableBuffer(), s))
+}
+
+// AppendString appends s as a JSON string, as String writes it. Runs of
+// plain ASCII, most of any text, are found eight bytes at a time
+// (PlainASCII) and copied whole.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		i += PlainASCII(s[i:])
@@ -131,21 +140,18 @@ func String(b *bytes.Buffer, s string) {
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			b.WriteString(s[start:i])
+			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
+				dst = append(dst, '\\', c)
 			case '\n':
-				b.WriteString(`\n`)
+				dst = append(dst, `\n`...)
 			case '\r':
-				b.WriteString(`\r`)
+				dst = append(dst, `\r`...)
 			case '\t':
-				b.WriteString(`\t`)
+				dst = append(dst, `\t`...)
 			default:
-				b.WriteString(`\u00`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&0xf])
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}
 			i++
 			start = i
@@ -153,16 +159,16 @@ func String(b *bytes.Buffer, s string) {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
-			b.WriteString(s[start:i])
-			b.WriteString(`\ufffd`)
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
 			i++
 			start = i
 			continue
 		}
 		i += size
 	}
-	b.WriteString(s[start:])
-	b.WriteByte('"')
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
 
 // highBits has the high bit of each byte of a word set.
