@@ -68,7 +68,7 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind) []Toke
 			i = e
 			continue
 		}
-		if ks, ke, ok := keyAt(t, i); ok {
+		if ks, ke, ok := keyAtASCII(t, i); ok {
 			out = append(out,
 				Token{Kind: TokKey, Span: Span{ks, ke}},
 				Token{Kind: TokEquals, Span: Span{ke, ke + 1}})
@@ -118,6 +118,28 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind) []Toke
 		i = w
 	}
 	return out
+}
+
+// keyAtASCII is keyAt reading ASCII bytes straight from the word table,
+// without decoding each as a rune; at the first byte that is not ASCII it
+// leaves the word to keyAt. Keys are ASCII in nearly every log.
+func keyAtASCII(t []byte, i int) (int, int, bool) {
+	e := i
+	for e < len(t) {
+		c := t[e]
+		if c >= 0x80 {
+			return keyAt(t, i)
+		}
+		if asciiWord[c] || (c == '.' || c == '-') && e > i {
+			e++
+			continue
+		}
+		break
+	}
+	if e == i || e >= len(t) || t[e] != '=' {
+		return 0, 0, false
+	}
+	return i, e, true
 }
 
 // skim finds, in a line, the next byte a word that is not plain text can

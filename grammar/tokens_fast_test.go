@@ -127,3 +127,19 @@ func BenchmarkAppendTokens(b *testing.B) {
 		})
 	}
 }
+
+// FuzzKeyAtASCII: keyAtASCII finds the key keyAt finds, at every offset.
+func FuzzKeyAtASCII(f *testing.F) {
+	for _, s := range []string{"id=1", "a.b-c=x", "-x=1", "é=1", "ké=1 z=2", "key", "k=", "tool_use_id=x", "a\u00b2=b"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := range b {
+			s1, e1, ok1 := keyAt(b, i)
+			s2, e2, ok2 := keyAtASCII(b, i)
+			if s1 != s2 || e1 != e2 || ok1 != ok2 {
+				t.Fatalf("%q at %d: keyAtASCII %d %d %v, keyAt %d %d %v", b, i, s2, e2, ok2, s1, e1, ok1)
+			}
+		}
+	})
+}

@@ -83,8 +83,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if err != nil {
 			return err
 		}
-		rep.InvalidUTF8Text(line, model.Loc{Line: n})
-		if err := rd.line(line, n); err != nil {
+		if err := rd.bodyLine(line, n); err != nil {
 			return err
 		}
 	}
@@ -121,8 +120,7 @@ func (rd *reader) whole(head *bytes.Buffer, lr *jsonl.Reader, nums []int) error 
 		if err != nil {
 			return err
 		}
-		rd.rep.InvalidUTF8Text(line, model.Loc{Line: n})
-		if err := rd.line(line, n); err != nil {
+		if err := rd.bodyLine(line, n); err != nil {
 			return err
 		}
 	}
@@ -599,8 +597,24 @@ func (p *lineParts) textBetween(from, to int) string {
 // metadata.
 func (p *lineParts) body() string { return p.textBetween(p.li.Content, p.metaStart) }
 
-func (rd *reader) line(text []byte, num int) error {
+// bodyLine reads a line after the header, which nothing checked before:
+// the scanner's flag says whether it is valid UTF-8, so the line is not
+// validated a second time (Report.InvalidUTF8Text).
+func (rd *reader) bodyLine(text []byte, num int) error {
 	li := grammar.ScanLine(text)
+	if li.Flags&grammar.FlagInvalidUTF8 != 0 && rd.rep != nil {
+		rd.rep.Add(model.LossInvalidUTF8, model.DetailInvalidUTF8, model.Loc{Line: num})
+	}
+	return rd.scanned(text, num, li)
+}
+
+// line reads a line whose UTF-8 was checked as it was read.
+func (rd *reader) line(text []byte, num int) error {
+	return rd.scanned(text, num, grammar.ScanLine(text))
+}
+
+// scanned reads a line the scanner found to be li.
+func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 	if li.Kind == grammar.Empty {
 		return nil
 	}
