@@ -438,7 +438,8 @@ func (wr *Writer) steps(b *jsonw.Buf) {
 			}
 			n++
 			so := b.Begin()
-			so.Any("input", append([]string{}, input...))
+			so.Strings("input", input) // message keys: ASCII
+
 			so.Str("output", key)
 			so.End()
 			input = input[:0]

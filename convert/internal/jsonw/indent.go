@@ -105,8 +105,17 @@ func (x *Indenter) Write(p []byte) (int, error) {
 			}
 			switch c {
 			case '"':
+				// The string's first run is copied at once, and the
+				// whole string when it has no escape (most do not).
+				j := i + stringRun(p[i:])
+				buf = append(buf, p[i-1:j]...)
+				i = j
+				if j < len(p) && p[j] == '"' {
+					buf = append(buf, '"')
+					i++
+					continue
+				}
 				inStr = true
-				buf = append(buf, c)
 			case '{', '[':
 				buf = append(buf, c)
 				depth++
@@ -122,7 +131,13 @@ func (x *Indenter) Write(p []byte) (int, error) {
 				buf = append(buf, ": "...)
 			case ' ', '\t', '\n', '\r':
 			default:
-				buf = append(buf, c)
+				// A number or a literal: copied up to its end.
+				j := i
+				for j < len(p) && inLiteral[p[j]] {
+					j++
+				}
+				buf = append(buf, p[i-1:j]...)
+				i = j
 			}
 			if inStr {
 				break
@@ -133,6 +148,18 @@ func (x *Indenter) Write(p []byte) (int, error) {
 	x.depth, x.inStr, x.escape, x.open = depth, inStr, escape, open
 	return len(p), nil
 }
+
+// inLiteral holds the bytes that go on a number or a literal (true,
+// false, null) in compact JSON: all but structure, quotes and white space.
+var inLiteral = func() (t [256]bool) {
+	for c := range t {
+		t[c] = true
+	}
+	for _, c := range []byte("{}[],:\" \t\n\r") {
+		t[c] = false
+	}
+	return t
+}()
 
 // spill writes out what buf holds and returns it emptied; the first write
 // error is kept for Flush.

@@ -98,6 +98,21 @@ func (o *Obj) Bool(k string, v bool) {
 	}
 }
 
+// Strings writes a list of strings, [] when there are none. Each is
+// written as String writes it, which is what encoding/json writes for
+// valid UTF-8 without U+2028 and U+2029 (the ids and names it is used
+// for).
+func (o *Obj) Strings(k string, list []string) {
+	dst := append(o.appendKey(o.B.AvailableBuffer(), k), '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, s)
+	}
+	o.B.Write(append(dst, ']'))
+}
+
 // Any writes the JSON encoding of v (no HTML escaping).
 func (o *Obj) Any(k string, v any) {
 	o.key(k)

@@ -108,3 +108,25 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
+
+// Obj.Strings writes what encoding/json writes for the same list (of
+// valid UTF-8 without U+2028 or U+2029), [] for none.
+func TestStringsMatchesEncoder(t *testing.T) {
+	for _, list := range [][]string{nil, {}, {"U0"}, {"U0", "S1", "T12"}, {`q"b\s`, "tab\t", "é→", "<&>", "\x01"}} {
+		var got Buf
+		o := got.Begin()
+		o.Strings("input", list)
+		o.End()
+		enc := list
+		if enc == nil {
+			enc = []string{}
+		}
+		var want bytes.Buffer
+		e := json.NewEncoder(&want)
+		e.SetEscapeHTML(false)
+		e.Encode(map[string][]string{"input": enc})
+		if got.String()+"\n" != want.String() {
+			t.Errorf("Strings(%q) = %s, want %s", list, got.String(), want.String())
+		}
+	}
+}
