@@ -153,13 +153,22 @@ func (wr *Writer) End(h *model.Header) error {
 // its first event, so that two converted sessions never share made-up
 // message ids (consumers count a message id once).
 func (wr *Writer) synthID(kind string) string {
+	h := wr.synthHex(kind)
+	return string(h[:])
+}
+
+// synthHex is synthID's id in an array: the hex of the first 12 bytes of
+// the SHA-256 of seed/kind/seq.
+func (wr *Writer) synthHex(kind string) [24]byte {
 	// seed/kind/seq, without fmt.
 	b := append(wr.idBuf[:0], wr.seed...)
 	b = append(append(append(b, '/'), kind...), '/')
 	b = strconv.AppendInt(b, int64(wr.seq), 10)
 	wr.idBuf = b
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:12])
+	var h [24]byte
+	hex.Encode(h[:], sum[:12])
+	return h
 }
 
 // setSeed fixes what synthID tells sessions apart by, at the first event.
@@ -181,8 +190,20 @@ func (wr *Writer) setSeed(h *model.Header, e *model.Event) {
 
 func (wr *Writer) synthUUID() string {
 	wr.seq++
-	s := wr.synthID("uuid")
-	return s[0:8] + "-" + s[8:12] + "-4" + s[13:16] + "-8" + s[17:20] + "-" + s[20:24] + "00000000"
+	// s[0:8]-s[8:12]-4s[13:16]-8s[17:20]-s[20:24]00000000, built in place.
+	s := wr.synthHex("uuid")
+	var u [36]byte
+	copy(u[0:], s[0:8])
+	u[8] = '-'
+	copy(u[9:], s[8:12])
+	u[13], u[14] = '-', '4'
+	copy(u[15:], s[13:16])
+	u[18], u[19] = '-', '8'
+	copy(u[20:], s[17:20])
+	u[23] = '-'
+	copy(u[24:], s[20:24])
+	copy(u[28:], "00000000")
+	return string(u[:])
 }
 
 func (wr *Writer) writeLine(b []byte) {
