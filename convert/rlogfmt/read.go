@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -562,6 +563,24 @@ func (p *lineParts) metaInt(k metaKey) (int64, bool) {
 // idPrefix is the part of v the rlog/1 id pattern (\w+, Unicode-aware)
 // reads.
 func idPrefix(v string) string {
+	// ASCII ids (nearly all) without decoding runes.
+	i := 0
+	for ; i < len(v); i++ {
+		c := v[i]
+		if c >= utf8.RuneSelf {
+			break
+		}
+		if !(c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return v[:i]
+		}
+	}
+	return v[:i+len(idPrefixRunes(v[i:]))]
+}
+
+// idPrefixRunes is idPrefix decoding every rune: the whole of it for the
+// part of an id from its first byte that is not ASCII (FuzzIDPrefix holds
+// idPrefix to it).
+func idPrefixRunes(v string) string {
 	for i, r := range v {
 		if !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)) {
 			return v[:i]

@@ -46,3 +46,16 @@ func FuzzRawString(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIDPrefix: idPrefix's ASCII loop gives what decoding every rune
+// gives.
+func FuzzIDPrefix(f *testing.F) {
+	for _, s := range []string{"", "toolu_01ABC", "abc-def", "a.b", "日本_1", "x\u0301y z", "ab\xffcd", "a1é2-", "_"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := idPrefix(s), idPrefixRunes(s); got != want {
+			t.Fatalf("idPrefix(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
