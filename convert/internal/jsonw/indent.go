@@ -77,10 +77,10 @@ func (x *Indenter) Write(p []byte) (int, error) {
 			}
 			j := i + stringRun(p[i:])
 			if j == len(p) {
-				buf = append(buf, p[i:]...)
+				buf = x.appendRun(buf, p[i:])
 				break
 			}
-			buf = append(buf, p[i:j+1]...)
+			buf = x.appendRun(buf, p[i:j+1])
 			if p[j] == '\\' {
 				escape = true
 			} else {
@@ -92,6 +92,9 @@ func (x *Indenter) Write(p []byte) (int, error) {
 		// Between strings: structure, numbers and literals, up to the
 		// next string.
 		for i < len(p) {
+			if len(buf) >= indentBufSize {
+				buf = x.spill(buf)
+			}
 			c := p[i]
 			i++
 			if open {
@@ -108,7 +111,7 @@ func (x *Indenter) Write(p []byte) (int, error) {
 				// The string's first run is copied at once, and the
 				// whole string when it has no escape (most do not).
 				j := i + stringRun(p[i:])
-				buf = append(buf, p[i-1:j]...)
+				buf = x.appendRun(buf, p[i-1:j])
 				i = j
 				if j < len(p) && p[j] == '"' {
 					buf = append(buf, '"')
@@ -136,7 +139,7 @@ func (x *Indenter) Write(p []byte) (int, error) {
 				for j < len(p) && inLiteral[p[j]] {
 					j++
 				}
-				buf = append(buf, p[i-1:j]...)
+				buf = x.appendRun(buf, p[i-1:j])
 				i = j
 			}
 			if inStr {
@@ -160,6 +163,22 @@ var inLiteral = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// appendRun appends a run of input, or writes it out when the buffer
+// cannot hold it: the buffer never grows past its capacity.
+func (x *Indenter) appendRun(buf, run []byte) []byte {
+	if len(buf)+len(run) <= cap(buf) {
+		return append(buf, run...)
+	}
+	buf = x.spill(buf)
+	if len(run) > cap(buf)-256 {
+		if x.err == nil {
+			_, x.err = x.w.Write(run)
+		}
+		return buf
+	}
+	return append(buf, run...)
+}
 
 // spill writes out what buf holds and returns it emptied; the first write
 // error is kept for Flush.

@@ -106,12 +106,21 @@ func TestIndenterLargeAndFailing(t *testing.T) {
 		}
 		doc.WriteString(`{"k":"a value \"quoted\" \\ and long enough","n":[1,2]}`)
 	}
-	doc.WriteString(`]`)
+	// Strings longer than the buffer, with and without escapes, and a
+	// long list of numbers.
+	doc.WriteString(`,"` + strings.Repeat("x", 200<<10) + `","` + strings.Repeat(`a\"b`, 50<<10) + `",[`)
+	for i := range 30000 {
+		if i > 0 {
+			doc.WriteString(`,`)
+		}
+		doc.WriteString(`12345`)
+	}
+	doc.WriteString(`]]`)
 	var want, got bytes.Buffer
 	json.Indent(&want, []byte(doc.String()), "", "  ")
 	x := NewIndenter(&got)
 	x.Write([]byte(doc.String()))
-	if err := x.Flush(); err != nil || got.String() != want.String() {
+	if err := x.Flush(); err != nil || got.String() != want.String() || want.Len() < 500<<10 {
 		t.Fatalf("large document: err %v, output equal %v", err, got.String() == want.String())
 	}
 	x = NewIndenter(failingWriter{})

@@ -27,7 +27,17 @@ func Begin(b *bytes.Buffer) *Obj {
 }
 
 func (o *Obj) key(k string) {
-	o.B.Write(o.appendKey(o.B.AvailableBuffer(), k))
+	o.B.Write(o.appendKey(free(o.B, len(k)), k))
+}
+
+// free is b's free space, grown first to hold about n more bytes, so that
+// what is appended there is written without a copy made elsewhere first.
+func free(b *bytes.Buffer, n int) []byte {
+	if dst := b.AvailableBuffer(); cap(dst) >= n+8 {
+		return dst
+	}
+	b.Grow(n + 8)
+	return b.AvailableBuffer()
 }
 
 // appendKey appends the separator before the next member and its key,
@@ -66,7 +76,7 @@ func WriteCompact(b *bytes.Buffer, v []byte) {
 
 // Str writes a string member.
 func (o *Obj) Str(k, s string) {
-	o.B.Write(AppendString(o.appendKey(o.B.AvailableBuffer(), k), s))
+	o.B.Write(AppendString(o.appendKey(free(o.B, len(k)+len(s)), k), s))
 }
 
 // StrOrNull writes s, or null when s is "".
@@ -80,12 +90,12 @@ func (o *Obj) StrOrNull(k, s string) {
 
 // Int writes an integer member.
 func (o *Obj) Int(k string, n int64) {
-	o.B.Write(strconv.AppendInt(o.appendKey(o.B.AvailableBuffer(), k), n, 10))
+	o.B.Write(strconv.AppendInt(o.appendKey(free(o.B, len(k)+20), k), n, 10))
 }
 
 // Float writes a number member.
 func (o *Obj) Float(k string, f float64) {
-	o.B.Write(strconv.AppendFloat(o.appendKey(o.B.AvailableBuffer(), k), f, 'g', -1, 64))
+	o.B.Write(strconv.AppendFloat(o.appendKey(free(o.B, len(k)+24), k), f, 'g', -1, 64))
 }
 
 // Bool writes a boolean member.
@@ -103,7 +113,7 @@ func (o *Obj) Bool(k string, v bool) {
 // valid UTF-8 without U+2028 and U+2029 (the ids and names it is used
 // for).
 func (o *Obj) Strings(k string, list []string) {
-	dst := append(o.appendKey(o.B.AvailableBuffer(), k), '[')
+	dst := append(o.appendKey(free(o.B, len(k)+8*len(list)), k), '[')
 	for i, s := range list {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -139,7 +149,7 @@ const hex = "0123456789abcdef"
 // String writes s as a JSON string: no HTML escaping, control characters
 // escaped, invalid UTF-8 replaced by U+FFFD (AppendString).
 func String(b *bytes.Buffer, s string) {
-	b.Write(AppendString(b.AvailableBuffer(), s))
+	b.Write(AppendString(free(b, len(s)), s))
 }
 
 // AppendString appends s as a JSON string, as String writes it. Runs of
