@@ -2,7 +2,6 @@ package grammar
 
 import (
 	"bytes"
-	"unicode/utf8"
 )
 
 // Flags are facts about a line that the rules need and that would otherwise
@@ -119,7 +118,7 @@ func lacksOf(text []byte) textLacks {
 	return textLacks{
 		nul:         bytes.IndexByte(text, 0) < 0,
 		cr:          bytes.IndexByte(text, '\r') < 0,
-		invalidUTF8: utf8.Valid(text),
+		invalidUTF8: validUTF8(text),
 		lt:          bytes.IndexByte(text, '<') < 0,
 		blob:        !bytes.Contains(text, blobMarker),
 	}
@@ -135,7 +134,7 @@ func lacksOf(text []byte) textLacks {
 // occurrence is seen; the bytes in between cannot start any of them.
 // FuzzScanBytesJumps holds it equal to a loop over every byte.
 func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
-	if !lacks.invalidUTF8 && !utf8.Valid(t) {
+	if !lacks.invalidUTF8 && !validUTF8(t) {
 		li.Flags |= FlagInvalidUTF8
 	}
 	if !lacks.nul && bytes.IndexByte(t, 0) >= 0 {

@@ -1,0 +1,52 @@
+package grammar
+
+import (
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/benchdata"
+	"unicode/utf8"
+)
+
+func TestValidUTF8(t *testing.T) {
+	for _, s := range []string{
+		"", "a", "plain ASCII text longer than eight bytes",
+		"naïve", "12345678é", "1234567é8", "😀 emoji at the start of a line of text",
+		"日本語日本語日本語", "\xef\xbf\xbd replacement char is valid",
+		"\xff", "1234567\xff", "12345678\xff", "ok é then \xc3", "\xed\xa0\x80 surrogate",
+		"\xc0\x80 overlong", "é\x80 stray continuation", "abcdefgh\xf4\x90\x80\x80 above max",
+	} {
+		if got, want := validUTF8([]byte(s)), utf8.ValidString(s); got != want {
+			t.Errorf("validUTF8(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// FuzzValidUTF8 holds the eight-bytes-at-a-time check equal to utf8.Valid.
+func FuzzValidUTF8(f *testing.F) {
+	for _, s := range []string{"", "naïve text with é and 😀 and more ASCII after it", "12345678\xff", "\xe6\x97\xa5\xe6\x9c"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validUTF8(b), utf8.Valid(b); got != want {
+			t.Fatalf("validUTF8(%q) = %v, utf8.Valid = %v", b, got, want)
+		}
+	})
+}
+
+// BenchmarkValidUTF8 compares the check with utf8.Valid on a generated
+// session (ASCII with a multi-byte character every few lines).
+func BenchmarkValidUTF8(b *testing.B) {
+	src := benchdata.Session(b, 1<<20)
+	b.Run("validUTF8", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		for range b.N {
+			validUTF8(src)
+		}
+	})
+	b.Run("utf8.Valid", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		for range b.N {
+			utf8.Valid(src)
+		}
+	})
+}
