@@ -161,6 +161,10 @@ func (p *diagnosticsPublisher[T]) run(uri protocol.DocumentURI, gen uint64) {
 	if !ok || ctx.Err() != nil {
 		return
 	}
+	if diags.AfterPublish != nil {
+		// Deferred before sendMu is taken, so it runs after sendMu is released.
+		defer p.afterPublish(dc, diags.AfterPublish)
+	}
 	version := doc.Version
 	params := publishDiagnosticsParams{URI: uri, Version: &version, Diagnostics: finalizeDiagnostics(diags, dc.Settings)}
 	payload, err := json.Marshal(params)
@@ -203,6 +207,17 @@ func (p *diagnosticsPublisher[T]) diagnose(ctx context.Context, dc *DocumentCont
 	return p.s.opts.Features.Diagnose(ctx, dc), true
 }
 
+// afterPublish runs a Diagnose's AfterPublish; a panic there is logged.
+func (p *diagnosticsPublisher[T]) afterPublish(dc *DocumentContext[T], after func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.s.log.Error("AfterPublish panicked", zap.String("uri", string(dc.Doc.URI)),
+				zap.Any("panic", r), zap.ByteString("stack", debug.Stack()))
+		}
+	}()
+	after()
+}
+
 // send publishes params, encoded by json.Marshal.
 func (p *diagnosticsPublisher[T]) send(params []byte) {
 	if _, err := p.s.stream.writeNotification(protocol.MethodTextDocumentPublishDiagnostics, params); err != nil {
@@ -217,6 +232,12 @@ func (p *diagnosticsPublisher[T]) send(params []byte) {
 type Diagnostics struct {
 	List     []protocol.Diagnostic
 	NotBuilt int
+	// AfterPublish, when set, is work that can wait until the diagnostics
+	// have been sent (filling caches for the requests an editor makes
+	// next): it runs once they are published, or found to be the same as
+	// the last ones, on the same goroutine, and not at all when the
+	// document changed meanwhile.
+	AfterPublish func()
 }
 
 // finalizeDiagnostics applies the settings to Diagnose's result: disabled

@@ -293,3 +293,48 @@ func TestFinalizeDiagnosticsNotBuilt(t *testing.T) {
 		t.Fatalf("got %+v", capped)
 	}
 }
+
+// TestAfterPublishRunsOnceTheDiagnosticsAreOut: the work a Diagnose leaves
+// for later runs only after the client has the diagnostics (it waits here
+// until the test has seen them, so running it before publishing would
+// never publish), and a panic in it leaves the server serving.
+func TestAfterPublishRunsOnceTheDiagnosticsAreOut(t *testing.T) {
+	seen, ran := make(chan struct{}), make(chan struct{})
+	opts := testOptions(t)
+	calls := 0
+	opts.Features.Diagnose = func(ctx context.Context, dc *DocumentContext[*plainText]) Diagnostics {
+		d := toyDiagnose(ctx, dc)
+		calls++
+		if calls == 1 {
+			d.AfterPublish = func() {
+				select {
+				case <-seen:
+				case <-time.After(10 * time.Second):
+					t.Error("AfterPublish ran before the diagnostics were published")
+				}
+				close(ran)
+			}
+		} else {
+			d.AfterPublish = func() { panic("a bug in a cache") }
+		}
+		return d
+	}
+	c := startServer(t, opts)
+	c.Initialize(initParams(noDebounce))
+	openDoc(c, diagURI, 1, "TODO\n")
+	if p := c.WaitDiagnostics(diagURI, lsptest.AtVersion(1)); len(p.Diagnostics) != 1 {
+		t.Fatalf("diagnostics = %+v, want the TODO", p.Diagnostics)
+	}
+	close(seen)
+	select {
+	case <-ran:
+	case <-time.After(10 * time.Second):
+		t.Fatal("AfterPublish never ran")
+	}
+	change(c, diagURI, 2, ContentChange{Text: jsonString("FIXME TODO\n")})
+	if p := c.WaitDiagnostics(diagURI, lsptest.AtVersion(2)); len(p.Diagnostics) != 2 {
+		t.Fatalf("after a panicking AfterPublish: diagnostics = %+v, want 2", p.Diagnostics)
+	}
+	change(c, diagURI, 3, ContentChange{Text: jsonString("ok\n")})
+	c.WaitDiagnostics(diagURI, lsptest.AtVersion(3))
+}

@@ -195,13 +195,18 @@ func diagnose(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 		return lsp.Diagnostics{List: []protocol.Diagnostic{toDiagnostic(dc, dc.Mapper.Positions(), f)}}
 	}
 	findings, more, first := dc.Doc.Text.findings(cfg, limit)
+	var warm func()
 	if first {
 		// Editors ask for folds and the outline right after opening: reading
-		// the lines they need now, while the summaries are fresh in memory,
-		// saves the first of those requests most of its work in a large log.
-		// Later requests re-read only the chunks edits replace.
-		analysis.FoldsUpTo(dc.Doc.Text.Tree, foldingLimit(dc.Session))
-		analysis.Outline(dc.Doc.Text.Tree, dc.Settings.Outline.MaxItems)
+		// the lines they need once the diagnostics are out, while the
+		// summaries are fresh in memory, saves the first of those requests
+		// most of its work in a large log. Later requests re-read only the
+		// chunks edits replace.
+		tree, folds, outline := dc.Doc.Text.Tree, foldingLimit(dc.Session), dc.Settings.Outline.MaxItems
+		warm = func() {
+			analysis.FoldsUpTo(tree, folds)
+			analysis.Outline(tree, outline)
+		}
 	}
 	out := make([]protocol.Diagnostic, 0, len(findings))
 	positions := dc.Mapper.Positions() // findings come in file order
@@ -211,7 +216,7 @@ func diagnose(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 		}
 		out = append(out, toDiagnostic(dc, positions, f))
 	}
-	return lsp.Diagnostics{List: out, NotBuilt: more}
+	return lsp.Diagnostics{List: out, NotBuilt: more, AfterPublish: warm}
 }
 
 // toDiagnostic is the one place a finding becomes an LSP diagnostic, so the
