@@ -87,6 +87,13 @@ func FindSecrets(line []byte) []SecretMatch { return AppendSecrets(nil, line) }
 // AppendSecrets appends the matches of line to dst and returns it: with a
 // reused dst, scanning a clean line allocates nothing.
 //
+// line may also be several lines joined by '\n' (no CR): the result is
+// then the matches of each line, in order, with offsets into the whole.
+// No match and no look-ahead or look-back crosses a '\n', which is in no
+// class and ends every run, so a chunk of a document is scanned in one
+// call instead of one per line. FuzzSecretScanLinesAtOnce holds the two
+// equal.
+//
 // The scan goes word by word: a vendor shape can only start a run of word
 // bytes ([A-Za-z0-9_-]) and is at least 10 bytes long, or is one of the
 // words Bearer, Basic; everything else is looked at only at '=' and ':'.
@@ -482,6 +489,9 @@ func privateKeyAt(line []byte, i int) (SecretMatch, bool) {
 	if !hasPrefixAt(line, i, begin) {
 		return SecretMatch{}, false
 	}
+	if nl := bytes.IndexByte(line[i:], '\n'); nl >= 0 {
+		line = line[:i+nl] // several lines at once: this one only
+	}
 	p := i + len(begin)
 	label := run(line, p, func(c byte) bool { return 'A' <= c && c <= 'Z' || c == ' ' })
 	if label-p > 40 || !bytes.HasSuffix(line[p:label], []byte("PRIVATE KEY")) || !hasPrefixAt(line, label, "-----") {
@@ -692,8 +702,8 @@ func credentialKey(line []byte, sep int) string {
 	for p > 0 && end-p < 64 && (isAlnum(line[p-1]) || line[p-1] == '_' || line[p-1] == '-' || line[p-1] == '.') {
 		p--
 	}
-	if p == end || (p > 0 && end-p == 64) {
-		return ""
+	if p == end || (p > 0 && line[p-1] != '\n' && end-p == 64) {
+		return "" // too long for a key (a line's start, or a line break, bounds one)
 	}
 	if p > 0 && line[p-1] == '\\' && isEscapeLetter(line[p]) && end-p > 1 {
 		p++ // "...\npassword=": the key follows a JSON escape

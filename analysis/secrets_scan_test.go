@@ -3,8 +3,10 @@ package analysis
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
@@ -108,4 +110,114 @@ func FuzzSecretScanMatchesWordByWord(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { checkSameSecrets(t, line) })
+}
+
+// checkLinesAtOnce requires one scan of text (several lines, no CR) to find
+// what a scan of each line finds, at the same offsets.
+func checkLinesAtOnce(t *testing.T, text []byte) {
+	t.Helper()
+	if bytes.IndexByte(text, '\r') >= 0 {
+		return // the summaries scan chunks with a CR line by line
+	}
+	var want []SecretMatch
+	for start := 0; start <= len(text); {
+		end := bytes.IndexByte(text[start:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += start
+		}
+		for _, m := range FindSecrets(text[start:end]) {
+			want = append(want, SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End})
+		}
+		start = end + 1
+	}
+	if got := FindSecrets(text); !slices.Equal(got, want) {
+		t.Fatalf("%q:\n at once %+v\nby line %+v", text, got, want)
+	}
+}
+
+// linesAtOnceSeeds are texts whose lines hold what a look-ahead or a
+// look-back could carry into the next or the previous line.
+var linesAtOnceSeeds = []string{
+	strings.Join(secretScanSeeds, "\n"),
+	// A key of 64 bytes is read at a line's start, not after a blank.
+	"x\n" + strings.Repeat("k", 58) + "_token=Zx9vQ2mL7pR4tY8u\n " + strings.Repeat("k", 58) + "_token=Zx9vQ2mL7pR4tY8u",
+	// A private key's header ending its line, the END on the next one.
+	"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----",
+	"-----BEGIN RSA PRIVATE KEY-----\n \n",
+	"Authorization:\nBasic dXNlcjpwYXNzd29yZA==\npassword\n=Tr0ub4dor3xK\nhttps:\n//u:p4ssw0rd@h",
+	"sk-ant-AbC123dEf456GhI789jKl0\nBearer\n" + jwtToken + "\nbearer " + jwtToken,
+}
+
+func TestSecretScanLinesAtOnce(t *testing.T) {
+	for _, s := range linesAtOnceSeeds {
+		checkLinesAtOnce(t, []byte(s))
+	}
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, gen.Options{Bytes: 1 << 20, FindingRate: 0.05, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	for text := buf.Bytes(); len(text) > 0; text = text[min(len(text), 16<<10):] {
+		checkLinesAtOnce(t, text[:min(len(text), 16<<10)])
+	}
+}
+
+func FuzzSecretScanLinesAtOnce(f *testing.F) {
+	for _, s := range append(linesAtOnceSeeds, secretScanSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) { checkLinesAtOnce(t, text) })
+}
+
+// The summaries scan a chunk's credentials in one call: Check reports, on
+// every line, header and body, what FindSecrets finds in that line alone,
+// in documents with secrets in every kind of line, chunks with and without
+// a CR, and after an edit re-summarises a chunk.
+func TestS001ChunkScanMatchesEachLine(t *testing.T) {
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, gen.Options{Bytes: 256 << 10, FindingRate: 0.05, Seed: 11}); err != nil {
+		t.Fatal(err)
+	}
+	// A credential every 37 lines, in lines of every kind.
+	lines := bytes.SplitAfter(buf.Bytes(), []byte("\n"))
+	var src []byte
+	for i, line := range lines {
+		if i%37 == 36 {
+			line = slices.Concat(bytes.TrimSuffix(line, []byte("\n")), []byte(" password=Tr0ub4dor3xK "+anthropicKey+"\n"))
+		}
+		src = append(src, line...)
+	}
+	// Credentials in the header, on a non-body delimiter's neighbours, and
+	// in a chunk with a CRLF line further down.
+	src = bytes.Replace(src, []byte("\n---\n"), []byte("\napi_key: "+anthropicKey+"\n---\n"), 1)
+	mid := bytes.IndexByte(src[len(src)/2:], '\n') + len(src)/2 + 1
+	src = slices.Concat(src[:mid], []byte("u: Bearer "+jwtToken+"\r\no: token="+anthropicKey+"\n"), src[mid:])
+	for _, doc := range [][]byte{src, bytes.ReplaceAll(src, []byte("\r"), nil)} {
+		tree := grammar.Parse(doc)
+		check := func(findings []Finding) {
+			t.Helper()
+			var got, want []grammar.Span
+			for _, f := range findings {
+				if f.Code == "S001" {
+					got = append(got, f.Span)
+				}
+			}
+			for l := range tree.Lines() {
+				for _, m := range FindSecrets(tree.Text(l)) {
+					want = append(want, grammar.Span{Start: l.Start + m.Start, End: l.Start + m.End})
+				}
+			}
+			if len(want) < 10 {
+				t.Fatalf("only %d secrets in the test document", len(want))
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("S001 spans differ:\n got %v\nwant %v", got, want)
+			}
+		}
+		check(Check(tree, Config{}))
+		l := tree.Line(tree.LineCount() / 3)
+		tree = tree.Edit(l.Start, l.End, []byte("a: now with secret="+anthropicKey))
+		check(Check(tree, Config{}))
+	}
 }

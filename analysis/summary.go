@@ -149,6 +149,11 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 		marks:     sc.marks[:0],
 		secrets:   sc.secrets[:0],
 	}
+	if text := c.Text(); bytes.IndexByte(text, '\r') < 0 {
+		// One scan for the credentials of every line (see AppendSecrets);
+		// a chunk with a CR is scanned line by line, as Redact does.
+		sz.secrets, sz.chunkSecrets = AppendSecrets(sz.secrets, text), true
+	}
 	for l, text := range t.ChunkLines(i) {
 		if l.Kind.IsBody() {
 			sz.line(l, text)
@@ -200,6 +205,10 @@ type summarizer struct {
 	firstLine, base int
 	marks           []pendingMark
 	secrets         []SecretMatch // scratch for AppendSecrets
+	// chunkSecrets: secrets holds the matches of the whole chunk (offsets
+	// from its first byte), and the lines before nextSecret are done.
+	chunkSecrets bool
+	nextSecret   int
 }
 
 func (sz *summarizer) add(code string, line int, span grammar.Span, msg string) {
@@ -340,9 +349,13 @@ func (sz *summarizer) textFindings(l grammar.Line, text []byte, line int) {
 		at := bytes.IndexByte(text, 0) + shift
 		sz.add("W013", line, grammar.Span{Start: at, End: at + 1}, "Line contains a NUL byte")
 	}
-	sz.secrets = AppendSecrets(sz.secrets[:0], text)
-	for _, m := range sz.secrets {
-		sz.add("S001", line, grammar.Span{Start: m.Start, End: m.End}.Shift(shift), m.Message())
+	if sz.chunkSecrets {
+		sz.chunkSecretFindings(l, line)
+	} else {
+		sz.secrets = AppendSecrets(sz.secrets[:0], text)
+		for _, m := range sz.secrets {
+			sz.add("S001", line, grammar.Span{Start: m.Start, End: m.End}.Shift(shift), m.Message())
+		}
 	}
 	if l.Flags&grammar.FlagLegacyRedact != 0 {
 		for _, m := range grammar.RedactionMarkers(text) {
@@ -351,6 +364,22 @@ func (sz *summarizer) textFindings(l grammar.Line, text []byte, line int) {
 			}
 		}
 	}
+}
+
+// chunkSecretFindings reports the credentials of line l among the chunk's
+// matches. The lines come in order, so the matches before l's start are
+// those of lines not summarised (the header's, its delimiters).
+func (sz *summarizer) chunkSecretFindings(l grammar.Line, line int) {
+	start, end := l.Start-sz.base, l.End-sz.base
+	k := sz.nextSecret
+	for k < len(sz.secrets) && sz.secrets[k].Start < start {
+		k++
+	}
+	for ; k < len(sz.secrets) && sz.secrets[k].Start < end; k++ {
+		m := sz.secrets[k]
+		sz.add("S001", line, grammar.Span{Start: m.Start, End: m.End}, m.Message())
+	}
+	sz.nextSecret = k
 }
 
 // exact returns s in an array of its own length when appending left it
