@@ -28,10 +28,44 @@ func validUTF8(p []byte) bool {
 		if len(p) == 0 {
 			return true
 		}
-		r, size := utf8.DecodeRune(p)
-		if r == utf8.RuneError && size == 1 {
+		size := validRuneLen(p)
+		if size == 0 {
 			return false
 		}
 		p = p[size:]
 	}
+}
+
+// validRuneLen is the length of the well-formed multi-byte character p
+// starts with (Unicode's table of well-formed byte sequences: no overlong
+// form, no surrogate, nothing above U+10FFFF), 0 when there is none.
+func validRuneLen(p []byte) int {
+	cont := func(i int, lo, hi byte) bool { return i < len(p) && lo <= p[i] && p[i] <= hi }
+	switch c := p[0]; {
+	case 0xC2 <= c && c <= 0xDF:
+		if cont(1, 0x80, 0xBF) {
+			return 2
+		}
+	case 0xE0 <= c && c <= 0xEF:
+		lo, hi := byte(0x80), byte(0xBF)
+		if c == 0xE0 {
+			lo = 0xA0
+		} else if c == 0xED {
+			hi = 0x9F
+		}
+		if cont(1, lo, hi) && cont(2, 0x80, 0xBF) {
+			return 3
+		}
+	case 0xF0 <= c && c <= 0xF4:
+		lo, hi := byte(0x80), byte(0xBF)
+		if c == 0xF0 {
+			lo = 0x90
+		} else if c == 0xF4 {
+			hi = 0x8F
+		}
+		if cont(1, lo, hi) && cont(2, 0x80, 0xBF) && cont(3, 0x80, 0xBF) {
+			return 4
+		}
+	}
+	return 0
 }

@@ -13,7 +13,9 @@ func TestValidUTF8(t *testing.T) {
 		"naïve", "12345678é", "1234567é8", "😀 emoji at the start of a line of text",
 		"日本語日本語日本語", "\xef\xbf\xbd replacement char is valid",
 		"\xff", "1234567\xff", "12345678\xff", "ok é then \xc3", "\xed\xa0\x80 surrogate",
-		"\xc0\x80 overlong", "é\x80 stray continuation", "abcdefgh\xf4\x90\x80\x80 above max",
+		"\xc0\x80 overlong", "\xc1\xbf", "\xc2\x80", "\xdf\xbf", "\xdf\xc0", "\xe0\x9f\x80", "\xe0\xa0\x80",
+		"\xed\x9f\xbf", "\xee\x80\x80", "\xef\xbf", "\xf0\x8f\xbf\xbf", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf",
+		"\xf5\x80\x80\x80", "\xf3\xbf\xbf", "\xf3\xbf\xbf\x7f", "é\x80 stray continuation", "abcdefgh\xf4\x90\x80\x80 above max",
 	} {
 		if got, want := validUTF8([]byte(s)), utf8.ValidString(s); got != want {
 			t.Errorf("validUTF8(%q) = %v, want %v", s, got, want)
