@@ -106,10 +106,15 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 	for i := 0; i < len(line); {
 		if i+9 <= len(line) {
 			b := line[i : i+9 : i+9]
-			classes := uint64(secretClass[b[0]]) | uint64(secretClass[b[1]])<<8 | uint64(secretClass[b[2]])<<16 | uint64(secretClass[b[3]])<<24 |
-				uint64(secretClass[b[4]])<<32 | uint64(secretClass[b[5]])<<40 | uint64(secretClass[b[6]])<<48 | uint64(secretClass[b[7]])<<56
-			next := uint64(secondClass[b[1]]) | uint64(secondClass[b[2]])<<8 | uint64(secondClass[b[3]])<<16 | uint64(secondClass[b[4]])<<24 |
-				uint64(secondClass[b[5]])<<32 | uint64(secondClass[b[6]])<<40 | uint64(secondClass[b[7]])<<48 | uint64(secondClass[b[8]])<<56
+			// One lookup per byte gives both of its classes (bothClasses):
+			// the even bytes' pairs are gathered in one word, the odd
+			// bytes' in another, 16 bits each, then sorted into the byte's
+			// own class (classes) and its class as the second byte of the
+			// byte before it (next).
+			even := uint64(bothClasses[b[0]]) | uint64(bothClasses[b[2]])<<16 | uint64(bothClasses[b[4]])<<32 | uint64(bothClasses[b[6]])<<48
+			odd := uint64(bothClasses[b[1]]) | uint64(bothClasses[b[3]])<<16 | uint64(bothClasses[b[5]])<<32 | uint64(bothClasses[b[7]])<<48
+			classes := even&lowBytes | (odd&lowBytes)<<8
+			next := (odd>>8)&lowBytes | (even>>16)&(lowBytes<<8) | uint64(secondClass[b[8]])<<56
 			before := classes<<8 | uint64(prev)
 			afterWord := (before & (eachByte * clsWord)) * clsGroups
 			starts := classes&next&^afterWord | classes&(eachByte*clsEscape)&(before<<1) | classes&(eachByte*clsSep)
@@ -179,6 +184,9 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 // eachByte times a class is that class in every byte of a uint64.
 const eachByte = 0x0101010101010101
 
+// lowBytes are the low bytes of a uint64's four 16-bit halves.
+const lowBytes = 0x00ff00ff00ff00ff
+
 // Byte classes of the secret scan. The bits are placed so that the class of
 // the previous byte shifted left by one masks clsFirst when that byte is a
 // word byte and unmasks clsEscape when it is a backslash.
@@ -209,6 +217,7 @@ var ownFilterGroups = [2]string{"sr", "bB"}
 // length of the word run each first byte's shapes need.
 var (
 	secretClass, secondClass [256]uint8
+	bothClasses              [256]uint16 // secretClass | secondClass<<8
 	shapesByFirst            [256][]*vendorShape
 	wordRange                [256][2]int // [min, max] word run at a shape's start; max 0: no shape
 )
@@ -253,6 +262,9 @@ func init() {
 				*r = [2]int{min(r[0], lo), max(r[1], hi)}
 			}
 		}
+	}
+	for c := range 256 {
+		bothClasses[c] = uint16(secretClass[c]) | uint16(secondClass[c])<<8
 	}
 }
 
