@@ -40,32 +40,32 @@ func validUTF8(p []byte) bool {
 // starts with (Unicode's table of well-formed byte sequences: no overlong
 // form, no surrogate, nothing above U+10FFFF), 0 when there is none.
 func validRuneLen(p []byte) int {
-	cont := func(i int, lo, hi byte) bool { return i < len(p) && lo <= p[i] && p[i] <= hi }
+	n, lo, hi := 0, byte(0x80), byte(0xBF) // the length, and the second byte's range
 	switch c := p[0]; {
 	case 0xC2 <= c && c <= 0xDF:
-		if cont(1, 0x80, 0xBF) {
-			return 2
-		}
-	case 0xE0 <= c && c <= 0xEF:
-		lo, hi := byte(0x80), byte(0xBF)
-		if c == 0xE0 {
-			lo = 0xA0
-		} else if c == 0xED {
-			hi = 0x9F
-		}
-		if cont(1, lo, hi) && cont(2, 0x80, 0xBF) {
-			return 3
-		}
-	case 0xF0 <= c && c <= 0xF4:
-		lo, hi := byte(0x80), byte(0xBF)
-		if c == 0xF0 {
-			lo = 0x90
-		} else if c == 0xF4 {
-			hi = 0x8F
-		}
-		if cont(1, lo, hi) && cont(2, 0x80, 0xBF) && cont(3, 0x80, 0xBF) {
-			return 4
+		n = 2
+	case c == 0xE0:
+		n, lo = 3, 0xA0
+	case c == 0xED:
+		n, hi = 3, 0x9F
+	case 0xE1 <= c && c <= 0xEF:
+		n = 3
+	case c == 0xF0:
+		n, lo = 4, 0x90
+	case c == 0xF4:
+		n, hi = 4, 0x8F
+	case 0xF1 <= c && c <= 0xF3:
+		n = 4
+	default:
+		return 0
+	}
+	if len(p) < n || p[1] < lo || p[1] > hi {
+		return 0
+	}
+	for _, b := range p[2:n] {
+		if b < 0x80 || b > 0xBF {
+			return 0
 		}
 	}
-	return 0
+	return n
 }
