@@ -206,10 +206,10 @@ func buildChunks(text []byte, first, last bool) []*Chunk {
 	scan := func(i int) {
 		start := 0
 		if i > 0 {
-			start = bounds[i-1].end
+			start = bounds[i-1]
 		}
-		end := bounds[i].end
-		out[i] = scanChunk(text[start:end:end], bounds[i].breaks, first && i == 0, last && i == len(bounds)-1)
+		end := bounds[i]
+		out[i] = scanChunk(text[start:end:end], first && i == 0, last && i == len(bounds)-1)
 	}
 	// Opening a large document scans its chunks on every core: they are
 	// independent, and where they start depends only on the line breaks.
@@ -246,11 +246,11 @@ const parallelChunks = 16
 // chunkBounds returns where each chunk of text ends: after at most
 // chunkMaxLines lines or once it reaches chunkMaxBytes. A document's last
 // chunk exists even when the text is empty (it holds the final line).
-func chunkBounds(text []byte, last bool) []chunkBound {
-	var bounds []chunkBound
+func chunkBounds(text []byte, last bool) []int {
+	var bounds []int
 	for start := 0; start < len(text) || (last && len(bounds) == 0); {
-		end, breaks := chunkEnd(text, start)
-		bounds = append(bounds, chunkBound{end, breaks})
+		end := chunkEnd(text, start)
+		bounds = append(bounds, end)
 		if end == len(text) {
 			break
 		}
@@ -259,10 +259,6 @@ func chunkBounds(text []byte, last bool) []chunkBound {
 	return bounds
 }
 
-// chunkBound is where a chunk ends and how many line breaks it has, which
-// finding its end counted already.
-type chunkBound struct{ end, breaks int }
-
 // chunkEnd returns where the chunk of text starting at start ends: after
 // the line that reaches chunkMaxBytes, or after chunkMaxLines lines if that
 // comes first. Lines average a hundred bytes or more, so the byte limit
@@ -270,46 +266,44 @@ type chunkBound struct{ end, breaks int }
 // chunkMaxBytes bytes are counted at once (bytes.Count is vectorised), all
 // those lines are in the chunk, and so is the line that crosses the limit.
 // Otherwise the lines are taken one by one. FuzzChunkBounds holds it equal
-// to taking them one by one. It also returns the number of line breaks in
-// the chunk, so that scanning it need not count them again.
-func chunkEnd(text []byte, start int) (end, breaks int) {
+// to taking them one by one.
+func chunkEnd(text []byte, start int) int {
 	if w := start + chunkMaxBytes; w <= len(text) {
 		window := text[start:w]
 		if n := bytes.Count(window, []byte{'\n'}); n < chunkMaxLines {
 			end := start + bytes.LastIndexByte(window, '\n') + 1 // start when n is 0
 			if end == w {
-				return end, n // the last line ends right at the limit
+				return end // the last line ends right at the limit
 			}
 			nl := bytes.IndexByte(text[end:], '\n')
 			if nl < 0 {
-				return len(text), n
+				return len(text)
 			}
-			return end + nl + 1, n + 1
+			return end + nl + 1
 		}
 	}
 	return chunkEndByLines(text, start)
 }
 
 // chunkEndByLines is chunkEnd taking the lines one by one.
-func chunkEndByLines(text []byte, start int) (end, breaks int) {
+func chunkEndByLines(text []byte, start int) int {
 	end, n := start, 0
 	for end < len(text) && n < chunkMaxLines && end-start < chunkMaxBytes {
 		nl := bytes.IndexByte(text[end:], '\n')
 		if nl < 0 {
-			return len(text), n
+			return len(text)
 		}
 		end += nl + 1
 		n++
 	}
-	return end, n
+	return end
 }
 
-// scanChunk scans the lines of text, which has the given number of line
-// breaks; the document's last chunk gets a final line after its last
-// newline (possibly empty).
-func scanChunk(text []byte, breaks int, first, last bool) *Chunk {
+// scanChunk scans the lines of text; the document's last chunk gets a final
+// line after its last newline (possibly empty).
+func scanChunk(text []byte, first, last bool) *Chunk {
 	c := &Chunk{text: text, delims: [2]int32{-1, -1}}
-	nlines := breaks
+	nlines := bytes.Count(text, []byte{'\n'})
 	if last {
 		nlines++
 	}
