@@ -106,43 +106,18 @@ func (fl *Follower[S, P]) Place(f *Followed[S, P]) (firstLine, start int) {
 // document order, for the caller to fill; the pages made for t are Stale.
 func (fl *Follower[S, P]) Update(t *grammar.Tree) (dropped, added []*Followed[S, P]) {
 	d := t.DiffFrom(fl.tree)
-	pages := make([]*FollowedPage[S, P], t.PageCount())
-	copy(pages, fl.pages[:d.OldPages[0]])
-	copy(pages[d.NewPages[1]:], fl.pages[d.OldPages[1]:])
-	// The old states of the pages that changed, in order: those before and
-	// after the chunks that changed are kept, in the same order.
-	var old []*Followed[S, P]
-	for _, sp := range fl.pages[d.OldPages[0]:d.OldPages[1]] {
-		old = append(old, sp.states...)
-	}
-	keptBefore, keptAfter := 0, 0
-	if len(old) > 0 {
-		oldFirst := fl.pages[d.OldPages[0]].first
-		keptBefore, keptAfter = d.OldChunks[0]-oldFirst, oldFirst+len(old)-d.OldChunks[1]
-	}
-	dropped = slices.Clip(old[keptBefore : len(old)-keptAfter])
-	n := firstChunkOf(t, d.NewPages[1]) - firstChunkOf(t, d.NewPages[0]) // the chunks of the new pages
-	k := 0
-	for p := d.NewPages[0]; p < d.NewPages[1]; p++ {
-		pg, _ := t.PageAt(p)
-		sp := &FollowedPage[S, P]{page: pg, states: make([]*Followed[S, P], pg.ChunkCount()), Stale: true}
-		for i := range sp.states {
-			var f *Followed[S, P]
-			switch {
-			case k < keptBefore:
-				f = old[k]
-			case k >= n-keptAfter:
-				f = old[len(old)-(n-k)]
-			default:
-				f = &Followed[S, P]{Chunk: pg.Chunk(i)}
-				added = append(added, f)
+	var pages []*FollowedPage[S, P]
+	pages, dropped, added = realignPages(t, d, fl.pages,
+		func(sp *FollowedPage[S, P]) []*Followed[S, P] { return sp.states },
+		func(sp *FollowedPage[S, P]) int { return sp.first },
+		func(c *grammar.Chunk) *Followed[S, P] { return &Followed[S, P]{Chunk: c} },
+		func(pg *grammar.Page, states []*Followed[S, P]) *FollowedPage[S, P] {
+			sp := &FollowedPage[S, P]{page: pg, states: states, Stale: true}
+			for i, f := range states {
+				f.page, f.local = sp, i
 			}
-			f.page, f.local = sp, i
-			sp.states[i] = f
-			k++
-		}
-		pages[p] = sp
-	}
+			return sp
+		})
 	for p, sp := range pages {
 		_, sp.first = t.PageAt(p)
 	}

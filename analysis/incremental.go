@@ -216,43 +216,18 @@ func (a *Analyzer) Update(t *grammar.Tree) {
 // the states of the chunks t no longer has (marked gone) and the states
 // made for its new chunks.
 func (a *Analyzer) realign(t *grammar.Tree, d grammar.Diff) (pages []*statePage, dropped, added []*chunkState) {
-	pages = make([]*statePage, t.PageCount())
-	copy(pages, a.pages[:d.OldPages[0]])
-	copy(pages[d.NewPages[1]:], a.pages[d.OldPages[1]:])
-	// The old states of the pages that changed, in order: those before and
-	// after the chunks that changed are kept, in the same order.
-	var old []*chunkState
-	for _, sp := range a.pages[d.OldPages[0]:d.OldPages[1]] {
-		old = append(old, sp.states...)
-	}
-	keptBefore, keptAfter := 0, 0
-	if len(old) > 0 {
-		oldFirst := a.pages[d.OldPages[0]].first
-		keptBefore, keptAfter = d.OldChunks[0]-oldFirst, oldFirst+len(old)-d.OldChunks[1]
-	}
-	dropped = slices.Clip(old[keptBefore : len(old)-keptAfter])
-	n := firstChunkOf(t, d.NewPages[1]) - firstChunkOf(t, d.NewPages[0]) // the chunks of the new pages
-	k := 0
-	for p := d.NewPages[0]; p < d.NewPages[1]; p++ {
-		pg, _ := t.PageAt(p)
-		sp := &statePage{page: pg, states: make([]*chunkState, pg.ChunkCount()), tallies: make([]chunkTally, pg.ChunkCount())}
-		for i := range sp.states {
-			var cs *chunkState
-			switch {
-			case k < keptBefore:
-				cs = old[k]
-			case k >= n-keptAfter:
-				cs = old[len(old)-(n-k)]
-			default:
-				cs = &chunkState{chunk: pg.Chunk(i)}
-				added = append(added, cs)
+	pages, dropped, added = realignPages(t, d, a.pages,
+		func(sp *statePage) []*chunkState { return sp.states },
+		func(sp *statePage) int { return sp.first },
+		func(c *grammar.Chunk) *chunkState { return &chunkState{chunk: c} },
+		func(pg *grammar.Page, states []*chunkState) *statePage {
+			sp := &statePage{page: pg, states: states, tallies: make([]chunkTally, len(states))}
+			for i, cs := range states {
+				cs.page, cs.local = sp, i
+				sp.tallies[i] = cs.tally
 			}
-			cs.page, cs.local = sp, i
-			sp.states[i], sp.tallies[i] = cs, cs.tally
-			k++
-		}
-		pages[p] = sp
-	}
+			return sp
+		})
 	for p, sp := range pages {
 		_, sp.first = t.PageAt(p)
 	}
@@ -260,16 +235,6 @@ func (a *Analyzer) realign(t *grammar.Tree, d grammar.Diff) (pages []*statePage,
 		cs.gone = true
 	}
 	return pages, dropped, added
-}
-
-// firstChunkOf is the index of page p's first chunk (the chunk count past
-// the last page).
-func firstChunkOf(t *grammar.Tree, p int) int {
-	if p < t.PageCount() {
-		_, first := t.PageAt(p)
-		return first
-	}
-	return t.ChunkCount()
 }
 
 // renewHeaderStates gives new states to the chunks that hold header lines,
