@@ -102,8 +102,12 @@ func parseHeader(t *Tree) *Header {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
+		// A node at the very end of the header's text (what follows a
+		// document marker) would fall on the line after the header, whose
+		// text an edit may change without touching the header: the error
+		// stays on the header's last line.
 		at := nodeSpan(t, first, root).Start
-		l := t.Line(t.LineAt(at))
+		l := t.Line(min(t.LineAt(at), last))
 		h.Errors = append(h.Errors, HeaderError{
 			Span:    Span{l.Start, l.TrimEnd},
 			Line:    l.Num,

@@ -136,6 +136,25 @@ func TestHeaderSyntaxError(t *testing.T) {
 	}
 }
 
+// An unclosed header whose text is not a mapping (a document marker after
+// a byte-order mark) has its error on its own last line, not on the body
+// line after it: an edit of that line keeps the header, so an error there
+// would keep the line's old extent.
+func TestHeaderErrorStaysInTheHeader(t *testing.T) {
+	src := "preamble\n---\n\ufeff---\r\na: reply parent=a: reply"
+	tr := Parse([]byte(src))
+	h := tr.Header()
+	if len(h.Errors) != 1 || h.Errors[0].Line != 2 || h.Closed {
+		t.Fatalf("header %+v, errors %+v", h, h.Errors)
+	}
+	at := strings.Index(src, ": reply") + 1
+	edited := tr.Edit(at, at, []byte("Z"))
+	fresh := Parse(edited.Bytes())
+	if got, want := edited.Header().Errors, fresh.Header().Errors; len(got) != 1 || got[0] != want[0] {
+		t.Fatalf("edited %+v, fresh %+v", got, want)
+	}
+}
+
 func TestHostileInput(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 10<<20)
 	src := []byte("---\r\nformat: rlog/1\r\nid: a\r\nrepo_sha: abcdef\r\n---\r\nu: crlf\r\no: id=\xff\xfe → [ok]\r\na: nul \x00 here\r\na: ")
