@@ -147,20 +147,7 @@ func tokenizeRest(text []byte, out []Token, first, from, to int, textKind TokenK
 			if past {
 				return out
 			}
-			out = append(out,
-				Token{Kind: TokKey, Span: Span{ks, ke}},
-				Token{Kind: TokEquals, Span: Span{ke, ke + 1}})
-			vs := ke + 1
-			kind, ve := valueAt(t, vs, to)
-			if vs < to {
-				if me, ok := markerAt(t, vs); ok {
-					kind, ve = TokMarker, me
-				}
-			}
-			if ve > vs {
-				out = append(out, Token{Kind: kind, Span: Span{vs, ve}, Key: Span{ks, ke}})
-			}
-			i = ve
+			out, i = appendKeyValue(t, out, ks, ke, to)
 			continue
 		}
 		e := skipNonSpace(t, i)
@@ -400,4 +387,24 @@ func ValueOf(text []byte, key string, from int) (Span, bool) {
 		}
 	}
 	return Span{}, false
+}
+
+// appendKeyValue appends the tokens of the key=value whose key is t[ks:ke]
+// (the '=' at ke), its value read up to to, and returns where it ends: one
+// home for both tokenizers (AppendTokens and AppendTokensFast).
+func appendKeyValue(t []byte, out []Token, ks, ke, to int) ([]Token, int) {
+	out = append(out,
+		Token{Kind: TokKey, Span: Span{ks, ke}},
+		Token{Kind: TokEquals, Span: Span{ke, ke + 1}})
+	vs := ke + 1
+	kind, ve := valueAt(t, vs, to)
+	if vs < to {
+		if me, ok := markerAt(t, vs); ok {
+			kind, ve = TokMarker, me
+		}
+	}
+	if ve > vs {
+		out = append(out, Token{Kind: kind, Span: Span{vs, ve}, Key: Span{ks, ke}})
+	}
+	return out, ve
 }

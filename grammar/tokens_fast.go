@@ -69,20 +69,7 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind) []Toke
 			continue
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
-			out = append(out,
-				Token{Kind: TokKey, Span: Span{ks, ke}},
-				Token{Kind: TokEquals, Span: Span{ke, ke + 1}})
-			vs := ke + 1
-			kind, ve := valueAt(t, vs, to)
-			if vs < to {
-				if me, ok := markerAt(t, vs); ok {
-					kind, ve = TokMarker, me
-				}
-			}
-			if ve > vs {
-				out = append(out, Token{Kind: kind, Span: Span{vs, ve}, Key: Span{ks, ke}})
-			}
-			i = ve
+			out, i = appendKeyValue(t, out, ks, ke, to)
 			continue
 		}
 		e := skipNonSpace(t, i)
