@@ -106,9 +106,11 @@ type sessionJSON struct {
 }
 
 type totalsJSON struct {
-	Sessions   int            `json:"sessions"`
-	Counters   analysis.Stats `json:"counters"`
-	DurationMS float64        `json:"duration_ms"`
+	Sessions int            `json:"sessions"`
+	Counters analysis.Stats `json:"counters"`
+	// DurationMS is the sum of the known durations: null when no session
+	// has one.
+	DurationMS *float64 `json:"duration_ms"`
 	activityJSON
 	Tools []toolJSON `json:"tools"`
 }
@@ -264,7 +266,7 @@ func (t *totals) add(r *sessionRow) {
 	t.j.Sessions++
 	t.j.Counters.Add(s.Counters)
 	if s.DurationMS != nil {
-		t.j.DurationMS += *s.DurationMS
+		t.j.DurationMS = addMillis(t.j.DurationMS, *s.DurationMS)
 	}
 	t.j.Messages += s.Messages
 	t.j.ToolCalls += s.ToolCalls
@@ -416,7 +418,7 @@ func printTable(w io.Writer, doc *statsDoc) {
 			analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut), analysis.GroupDigits(c.TokensCached), optAPM(s.APM.Value))
 	}
 	c := &t.Counters
-	fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", names[len(names)-1], durationText(t.DurationMS),
+	fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", names[len(names)-1], optDuration(t.DurationMS),
 		t.Messages, t.ToolCalls, t.Errors, analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut),
 		analysis.GroupDigits(c.TokensCached), optAPM(t.APM.Value))
 	tw.Flush()
@@ -457,6 +459,14 @@ func optAPM(v *float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.2f", *v)
+}
+
+// addMillis is sum (nil: none yet) plus v.
+func addMillis(sum *float64, v float64) *float64 {
+	if sum != nil {
+		v += *sum
+	}
+	return &v
 }
 
 func optDuration(msv *float64) string {

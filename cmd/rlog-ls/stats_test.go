@@ -102,7 +102,7 @@ func TestStatsFolderTotals(t *testing.T) {
 		t.Fatal(err)
 	}
 	tot := doc.Totals
-	if len(doc.Sessions) != 2 || tot.Sessions != 2 || tot.DurationMS != 480000 || tot.Messages != 8 || tot.ToolCalls != 16 ||
+	if len(doc.Sessions) != 2 || tot.Sessions != 2 || tot.DurationMS == nil || *tot.DurationMS != 480000 || tot.Messages != 8 || tot.ToolCalls != 16 ||
 		tot.Errors != 2 || tot.Counters.TokensIn != 40 || *tot.APM.Value != 3 || *tot.APM.Minutes != 8 ||
 		tot.Latency.Measured != 14 || *tot.Latency.MedianMS != 1500 || tot.Tools[0].Tool != "Bash" || tot.Tools[0].Calls != 6 ||
 		*tot.Tools[0].Latency.MedianMS != 25000 {
@@ -140,6 +140,34 @@ func TestStatsProblems(t *testing.T) {
 	js, _, _ := runCLI(t, "stats", "--format", "json", filepath.Join(dir, "nots.rlog"))
 	if !strings.Contains(js, `"duration_ms": null`) || !strings.Contains(js, `"value": null`) {
 		t.Fatalf("%s", js)
+	}
+}
+
+// TestStatsTotalsOfUnknownDurations: sessions of which none has a
+// duration add up to no duration, "—" and null, not 0ms; one known
+// duration among unknown ones is the total.
+func TestStatsTotalsOfUnknownDurations(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.rlog", cleanHeader+"u: hi ts=2025-01-01T00:00:00Z\n")
+	b := writeFile(t, dir, "b.rlog", cleanHeader+"u: hi\n")
+	out, _, code := runCLI(t, "stats", a, b)
+	total := out[strings.Index(out, "total (2 sessions)"):]
+	if code != 0 || strings.Contains(out, "0ms") || !strings.HasPrefix(strings.Fields(total)[3], "—") {
+		t.Fatalf("%d\n%s", code, out)
+	}
+	js, _, _ := runCLI(t, "stats", "--format", "json", a, b)
+	var doc statsDoc
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Totals.DurationMS != nil || !strings.Contains(js[strings.Index(js, `"totals"`):], `"duration_ms": null`) {
+		t.Fatalf("%s", js)
+	}
+	timed := writeFile(t, dir, "c.rlog", cleanHeader+"u: hi ts=2025-01-01T00:00:00Z\na: yes ts=2025-01-01T00:00:02Z\n")
+	js, _, _ = runCLI(t, "stats", "--format", "json", a, timed)
+	doc = statsDoc{}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || doc.Totals.DurationMS == nil || *doc.Totals.DurationMS != 2000 {
+		t.Fatalf("%v %s", err, js)
 	}
 }
 
