@@ -1,0 +1,135 @@
+package usage
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// The repro of the rule's first question: a message written twice, the
+// first a streaming snapshot, counts with its final (largest) usage.
+func TestRepeatedMessageKeepsItsLargestUsage(t *testing.T) {
+	var tl Tally
+	steps := []struct {
+		id   string
+		c    Counts
+		want Change
+	}{
+		{"m1", Counts{In: 10, Out: 5}, Change{New: true, Grew: Counts{In: 10, Out: 5}}},
+		{"m1", Counts{In: 10, Out: 50}, Change{Grew: Counts{Out: 45}}},
+		{"m2", Counts{In: 3, Out: 7}, Change{New: true, Grew: Counts{In: 3, Out: 7}}},
+		{"m1", Counts{In: 10, Out: 20}, Change{}}, // a repeat never lowers a count
+	}
+	for i, s := range steps {
+		if got := tl.Add(s.id, s.c); got != s.want {
+			t.Errorf("record %d: %+v, want %+v", i, got, s.want)
+		}
+	}
+	if got, want := tl.Total(), (Counts{In: 13, Out: 57}); got != want || tl.Messages() != 2 {
+		t.Errorf("total %+v (%d messages), want %+v (2)", got, tl.Messages(), want)
+	}
+	if c, ok := tl.Message("m1"); !ok || c.Out != 50 {
+		t.Errorf("m1 = %+v %v", c, ok)
+	}
+}
+
+// Records without a message id: a record repeating the one just before it
+// (itself without an id) is that message; any other is a message of its
+// own, also when it equals an earlier one.
+func TestUnkeyedRecords(t *testing.T) {
+	var tl Tally
+	a, b := Counts{Out: 5}, Counts{Out: 9}
+	for i, s := range []struct {
+		id  string
+		c   Counts
+		new bool
+	}{
+		{"", a, true}, {"", a, false}, {"", a, false}, // one message on three lines
+		{"", b, true},
+		{"", a, true}, // a again, but not right after a
+		{"k", a, true},
+		{"", a, true}, // after a keyed record: its own message
+		{"k", a, false},
+		{"", a, true},
+	} {
+		if got := tl.Add(s.id, s.c); got.New != s.new {
+			t.Errorf("record %d: new %v, want %v", i, got.New, s.new)
+		}
+	}
+	if tl.Messages() != 6 || tl.Total().Out != 5*5+9 {
+		t.Errorf("%d messages, total %+v", tl.Messages(), tl.Total())
+	}
+}
+
+// A bounded tally gives the exact totals whenever each message's records
+// lie within Window messages of its first; a message id that comes back
+// later counts again, as documented.
+func TestWindowEqualsExactWithinTheWindow(t *testing.T) {
+	const window = 8
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 1))
+		var exact Tally
+		bounded := Tally{Window: window}
+		next := 0
+		var open []string // ids that may still repeat: the last window messages
+		for range 300 {
+			var id string
+			switch k := r.IntN(10); {
+			case k < 3 && len(open) > 0:
+				id = open[r.IntN(len(open))]
+			case k < 5:
+				id = "" // unkeyed
+			default:
+				id = fmt.Sprint("m", next)
+				next++
+				open = append(open, id)
+				if len(open) > window {
+					open = open[1:]
+				}
+			}
+			c := Counts{In: uint64(r.IntN(3)), Out: uint64(r.IntN(4)), Cached: uint64(r.IntN(2))}
+			e, b := exact.Add(id, c), bounded.Add(id, c)
+			if e != b {
+				t.Fatalf("seed %d: exact %+v, bounded %+v", seed, e, b)
+			}
+		}
+		if exact.Total() != bounded.Total() || exact.Messages() != bounded.Messages() {
+			t.Fatalf("seed %d: exact %+v %d, bounded %+v %d", seed, exact.Total(), exact.Messages(), bounded.Total(), bounded.Messages())
+		}
+	}
+	bounded := Tally{Window: 2}
+	for _, id := range []string{"a", "b", "c", "a"} {
+		bounded.Add(id, Counts{Out: 1})
+	}
+	if bounded.Messages() != 4 || bounded.Total().Out != 4 || len(bounded.recent) != 2 {
+		t.Errorf("late repeat: %d messages, %+v, %d remembered", bounded.Messages(), bounded.Total(), len(bounded.recent))
+	}
+}
+
+// The sum of what each record grew the totals by is the totals.
+func TestChangesAddUpToTheTotal(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	var tl Tally
+	var sum Counts
+	for range 1000 {
+		id := ""
+		if r.IntN(3) > 0 {
+			id = fmt.Sprint("m", r.IntN(40))
+		}
+		ch := tl.Add(id, Counts{In: uint64(r.IntN(5)), Out: uint64(r.IntN(50)), CacheCreate: uint64(r.IntN(3))})
+		sum = sum.Add(ch.Grew)
+	}
+	if sum != tl.Total() {
+		t.Errorf("changes add up to %+v, total %+v", sum, tl.Total())
+	}
+	tl.Reset()
+	if !tl.Empty() || tl.Total() != (Counts{}) || tl.Messages() != 0 {
+		t.Errorf("after Reset: %+v", tl)
+	}
+}
+
+func TestClamp(t *testing.T) {
+	if Clamp(-3) != 0 || Clamp(7) != 7 || Int64(1<<63) != 1<<63-1 || Int64(5) != 5 {
+		t.Error("Clamp or Int64")
+	}
+}
