@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // sessionChunk is what the session statistics need from one chunk's body
@@ -32,8 +33,10 @@ type sessionChunk struct {
 	// results are the lines that can end a call, in line order: o: lines
 	// with an id, and calls that carry their result.
 	results []resultMark
-	// msgIDs are the message_id= values of the usage lines, sorted.
+	// msgIDs are the message_id= values of the usage lines, sorted, and
+	// msgMax each one's usage in the chunk (the largest of each count).
 	msgIDs []string
+	msgMax []usage.Counts
 }
 
 // sessionSeg is what one segment of a chunk counts.
@@ -234,8 +237,8 @@ func summarizeSession(t *grammar.Tree, i int) *sessionChunk {
 	}
 	s.idStart = append(s.idStart, int32(len(events)))
 	s.matchLocally()
+	s.msgIDs, s.msgMax = chunkMessages(t, i)
 	s.segsTokens(t, i, nil)
-	s.msgIDs = chunkMessageIDs(t, i)
 	s.ids, s.idStart, s.results = exact(s.ids), exact(s.idStart), exact(s.results)
 	return s
 }
@@ -276,38 +279,67 @@ func (s *sessionChunk) matchLocally() {
 	}
 }
 
-// chunkMessageIDs are the distinct message_id= values of chunk i's usage
-// lines (but @end's, which are not counted), sorted.
-func chunkMessageIDs(t *grammar.Tree, i int) []string {
+// chunkMessages are the distinct message_id= values of chunk i's usage
+// lines (but @end's, which are not counted), sorted, with each one's usage
+// in the chunk.
+func chunkMessages(t *grammar.Tree, i int) ([]string, []usage.Counts) {
 	c, first, _ := t.ChunkAt(i)
-	var out []string
+	type rec struct {
+		id string
+		c  usage.Counts
+	}
+	var recs []rec
 	for u := range t.UsageFrom(first) {
 		if u.Line >= first+c.LineCount() {
 			break
 		}
 		if u.MessageID != "" && !isEndSummary(t, u.Line) {
-			out = append(out, u.MessageID)
+			recs = append(recs, rec{u.MessageID, countsOf(u)})
 		}
 	}
-	if len(out) == 0 {
-		return nil
+	if len(recs) == 0 {
+		return nil, nil
 	}
-	slices.Sort(out)
-	return slices.Clip(slices.Compact(out))
+	slices.SortStableFunc(recs, func(a, b rec) int { return cmp.Compare(a.id, b.id) })
+	var ids []string
+	var maxes []usage.Counts
+	for k, r := range recs {
+		if k > 0 && r.id == recs[k-1].id {
+			maxes[len(maxes)-1] = maxes[len(maxes)-1].Max(r.c)
+			continue
+		}
+		ids = append(ids, r.id)
+		maxes = append(maxes, r.c)
+	}
+	return slices.Clip(ids), slices.Clip(maxes)
 }
 
-// segsTokens sets each segment's token run from chunk i's usage lines;
-// seen, when set, says which message ids were counted before the chunk.
-func (s *sessionChunk) segsTokens(t *grammar.Tree, i int, seen func(string) bool) {
-	for k, r := range chunkTokenRuns(t, i, s, seen) {
+// messageMax is message id's usage in the chunk.
+func (s *sessionChunk) messageMax(id string) (usage.Counts, bool) {
+	k, ok := slices.BinarySearch(s.msgIDs, id)
+	if !ok {
+		return usage.Counts{}, false
+	}
+	return s.msgMax[k], true
+}
+
+// countedAs says whether a chunk counts message id, first written in the
+// chunk, and with what usage; nil counts every such message with its
+// usage in the chunk.
+type countedAs func(id string) (usage.Counts, bool)
+
+// segsTokens sets each segment's token run from chunk i's usage lines.
+func (s *sessionChunk) segsTokens(t *grammar.Tree, i int, counted countedAs) {
+	for k, r := range chunkTokenRuns(t, i, s, counted) {
 		s.segs[k].tokens = r
 	}
 }
 
-// chunkTokenRuns counts chunk i's usage lines, segment by segment, as
-// UsageCounter does; seen says which message ids were counted before the
-// chunk (nil: none).
-func chunkTokenRuns(t *grammar.Tree, i int, s *sessionChunk, seen func(string) bool) []tokenRun {
+// chunkTokenRuns counts chunk i's usage lines, segment by segment, by
+// the usage rule: a message at its first line in the chunk, as counted
+// says (nil: with its usage in the chunk), and the lines without a
+// message id as the rule takes them, as far as the chunk can tell.
+func chunkTokenRuns(t *grammar.Tree, i int, s *sessionChunk, counted countedAs) []tokenRun {
 	c, first, _ := t.ChunkAt(i)
 	runs := make([]tokenRun, len(s.segs))
 	var local map[string]bool
@@ -319,79 +351,91 @@ func chunkTokenRuns(t *grammar.Tree, i int, s *sessionChunk, seen func(string) b
 			continue
 		}
 		r := &runs[s.segAt(u.Line-first)]
-		n := usageNums{u.In, u.Out, u.Cached, u.CacheCreate}
+		n := countsOf(u)
 		if u.MessageID == "" {
 			r.addPlain(n)
 			continue
 		}
-		if local[u.MessageID] || seen != nil && seen(u.MessageID) {
+		if local[u.MessageID] {
+			r.addRepeat(n)
 			continue
 		}
 		if local == nil {
 			local = map[string]bool{}
 		}
 		local[u.MessageID] = true
-		r.addWithID(n)
+		value, ok := s.messageMax(u.MessageID)
+		if counted != nil {
+			value, ok = counted(u.MessageID)
+		}
+		if ok {
+			r.addMessage(n, value)
+		} else {
+			r.addRepeat(n)
+		}
 	}
 	return runs
 }
 
-// usageNums are a usage line's counts.
-type usageNums struct{ in, out, cached, create uint64 }
-
-// tokenRun is UsageCounter's work on a stretch of usage lines, in a form
-// that adds up stretch by stretch: what it counted, and what its start
-// and end are to the stretches around it. UsageCounter takes a line
-// without a message id for the message before it when the last line it
-// counted had no message id either and the same numbers; so only the
-// stretch's first line that counts (if it has no message id: lead) depends
-// on what came before, and only its last (last) matters to what follows.
+// tokenRun is the usage rule's work on a stretch of usage lines, in a
+// form that adds up stretch by stretch: what it counted, and what its
+// start and end are to the stretches around it. A line without a message
+// id is the message before it when the usage line just before it has no
+// message id either and the same numbers; so only the stretch's first line
+// (if it has no message id: lead) depends on what came before, and only
+// its last (last) matters to what follows. Messages with an id are counted
+// whole at their first line (the caller knows their usage).
 type tokenRun struct {
 	sum       Tokens // counting lead
-	lead      usageNums
+	lead      usage.Counts
 	hasLead   bool
-	last      usageNums // the last line counted (or taken for the one before)
-	lastHasID bool
-	decisive  bool // a line was counted (then last is set)
+	last      usage.Counts // the last line
+	lastKeyed bool
+	any       bool // a line was seen (then last is set)
 }
 
-func (r *tokenRun) count(n usageNums) {
-	r.sum.In += n.in
-	r.sum.Out += n.out
-	r.sum.Cached += n.cached
-	r.sum.CacheCreate += n.create
+func (r *tokenRun) count(n usage.Counts) {
+	r.sum.In += n.In
+	r.sum.Out += n.Out
+	r.sum.Cached += n.Cached
+	r.sum.CacheCreate += n.CacheCreate
 	r.sum.Messages++
 }
 
-// addWithID counts a line whose message id was not counted before.
-func (r *tokenRun) addWithID(n usageNums) {
-	r.count(n)
-	r.last, r.lastHasID, r.decisive = n, true, true
+// addMessage counts a message with an id, of usage value, at its line n.
+func (r *tokenRun) addMessage(n, value usage.Counts) {
+	r.count(value)
+	r.last, r.lastKeyed, r.any = n, true, true
 }
 
-// addPlain counts a line without a message id, unless it repeats the last.
-func (r *tokenRun) addPlain(n usageNums) {
+// addRepeat passes a line of a message with an id counted elsewhere.
+func (r *tokenRun) addRepeat(n usage.Counts) {
+	r.last, r.lastKeyed, r.any = n, true, true
+}
+
+// addPlain counts a line without a message id, unless it repeats the one
+// before it.
+func (r *tokenRun) addPlain(n usage.Counts) {
 	switch {
-	case !r.decisive:
+	case !r.any:
 		r.lead, r.hasLead = n, true
 		r.count(n)
-		r.last, r.lastHasID, r.decisive = n, false, true
-	case !r.lastHasID && r.last == n:
-		// The message before, again: not counted, and last stays as it is.
+	case usage.Continues(r.last, r.lastKeyed, n):
+		// The message before, again: not counted.
 	default:
 		r.count(n)
-		r.last, r.lastHasID = n, false
 	}
+	r.last, r.lastKeyed, r.any = n, false, true
 }
 
 // after is what r counts when prev comes before it.
 func (r tokenRun) after(prev tokenRun) Tokens {
 	s := r.sum
-	if r.hasLead && prev.decisive && !prev.lastHasID && prev.last == r.lead {
-		s.In -= r.lead.in
-		s.Out -= r.lead.out
-		s.Cached -= r.lead.cached
-		s.CacheCreate -= r.lead.create
+	if r.hasLead && prev.any && usage.Continues(prev.last, prev.lastKeyed, r.lead) {
+		s.In -= r.lead.In
+		s.Out -= r.lead.Out
+		s.Cached -= r.lead.Cached
+		s.CacheCreate -= r.lead.CacheCreate
 		s.Messages--
 	}
 	return s
@@ -399,15 +443,15 @@ func (r tokenRun) after(prev tokenRun) Tokens {
 
 // then is a followed by b.
 func (a tokenRun) then(b tokenRun) tokenRun {
-	if !a.decisive {
+	if !a.any {
 		return b
 	}
-	if !b.decisive {
+	if !b.any {
 		return a
 	}
 	out := a
 	out.sum = addTokens(a.sum, b.after(a))
-	out.last, out.lastHasID = b.last, b.lastHasID
+	out.last, out.lastKeyed = b.last, b.lastKeyed
 	return out
 }
 

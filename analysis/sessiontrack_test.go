@@ -65,7 +65,8 @@ func timedSession(t testing.TB, size int64, seed uint64) []byte {
 
 // sharedIDs has calls whose results are several chunks away, one id
 // started again before its first call ended, usage repeated across chunk
-// boundaries with and without message ids, and phases.
+// boundaries with and without message ids (a message's usage growing in a
+// later phase), and phases.
 const sharedIDs = okHeader + `@start ts=2025-01-01T00:00:00Z
 @phase one
 t!:Read id=a ts=2025-01-01T00:00:01Z → [running]
@@ -73,7 +74,9 @@ t!:Read id=a ts=2025-01-01T00:00:02Z → [running]
 u: more tokens_in=5 tokens_out=3
 a: so tokens_in=5 tokens_out=3
 a: again tokens_in=5 tokens_out=3
+a: snapshot tokens_in=2 tokens_out=1 message_id=m3
 @phase two
+a: final tokens_in=2 tokens_out=30 message_id=m3
 o: id=a ts=2025-01-01T00:00:09Z → [error] first
 a: m tokens_in=1 tokens_out=1 message_id=m1
 th: t tokens_in=1 tokens_out=1 message_id=m1

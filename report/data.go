@@ -192,8 +192,8 @@ type Times struct {
 	MS   []float64 `json:"ms"`
 }
 
-// TokenSeries is the cumulative token usage after each counted message
-// (at most maxTokenPoints of them, evenly chosen, the last always kept).
+// TokenSeries is the cumulative token usage after each usage line that
+// changed it: a message's first, or a later one raising its counts (at most maxTokenPoints of them, evenly chosen, the last always kept).
 type TokenSeries struct {
 	Line   []int    `json:"line"`
 	In     []uint64 `json:"in"`
@@ -422,13 +422,14 @@ func (d *Data) tokens(t *grammar.Tree) {
 	var c analysis.UsageCounter
 	var all TokenSeries
 	for u := range t.Usage() {
-		if !c.Add(t, u) {
+		if ch := c.Add(t, u); !ch.New && ch.Grew.IsZero() {
 			continue
 		}
+		tot := c.Total()
 		all.Line = append(all.Line, u.Line+1)
-		all.In = append(all.In, c.In)
-		all.Out = append(all.Out, c.Out)
-		all.Cached = append(all.Cached, c.Cached)
+		all.In = append(all.In, tot.In)
+		all.Out = append(all.Out, tot.Out)
+		all.Cached = append(all.Cached, tot.Cached)
 	}
 	n := len(all.Line)
 	if n <= maxTokenPoints {

@@ -189,6 +189,34 @@ func (t *Tally) Reset() {
 	*t = Tally{Window: t.Window, recent: t.recent[:0]}
 }
 
+// State is what a Tally's answers for the records to come depend on,
+// besides the messages it remembers: a tally resumed from a State and the
+// messages those records repeat counts them as the tally would.
+type State struct {
+	Total     Counts
+	Messages  int
+	Prev      Counts
+	PrevKeyed bool
+	HavePrev  bool
+}
+
+// State is t's state.
+func (t *Tally) State() State {
+	return State{Total: t.total, Messages: t.messages, Prev: t.prev, PrevKeyed: t.prevKeyed, HavePrev: t.havePrev}
+}
+
+// Resume is a tally (Window 0) in state s that remembers the messages of
+// known, with their usage so far: the messages the records to come can
+// repeat.
+func Resume(s State, known map[string]Counts) Tally {
+	t := Tally{total: s.Total, messages: s.Messages, prev: s.Prev, prevKeyed: s.PrevKeyed, havePrev: s.HavePrev,
+		byID: make(map[string]Counts, len(known))}
+	for id, c := range known {
+		t.byID[id] = c
+	}
+	return t
+}
+
 // Clamp is n as a count: a negative n (which no writer means) is 0.
 func Clamp(n int64) uint64 { return uint64(max(n, 0)) }
 

@@ -133,3 +133,42 @@ func TestClamp(t *testing.T) {
 		t.Error("Clamp or Int64")
 	}
 }
+
+// A tally resumed from another's state and the messages still to be
+// repeated answers as the other does.
+func TestResume(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	type rec struct {
+		id string
+		c  Counts
+	}
+	recs := make([]rec, 400)
+	for i := range recs {
+		if r.IntN(3) > 0 {
+			recs[i].id = fmt.Sprint("m", r.IntN(30))
+		}
+		recs[i].c = Counts{Out: uint64(r.IntN(4)), In: uint64(r.IntN(2))}
+	}
+	for cut := 0; cut <= len(recs); cut += 37 {
+		var whole, head Tally
+		for _, x := range recs[:cut] {
+			whole.Add(x.id, x.c)
+			head.Add(x.id, x.c)
+		}
+		known := map[string]Counts{}
+		for _, x := range recs[cut:] {
+			if c, ok := head.Message(x.id); ok {
+				known[x.id] = c
+			}
+		}
+		rest := Resume(head.State(), known)
+		for i, x := range recs[cut:] {
+			if a, b := whole.Add(x.id, x.c), rest.Add(x.id, x.c); a != b {
+				t.Fatalf("cut %d, record %d: %+v, resumed %+v", cut, cut+i, a, b)
+			}
+		}
+		if whole.State() != rest.State() {
+			t.Fatalf("cut %d: %+v, resumed %+v", cut, whole.State(), rest.State())
+		}
+	}
+}
