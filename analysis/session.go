@@ -162,7 +162,9 @@ type Phase struct {
 	StartTime, EndTime time.Time
 	// Calls and Errors count the calls that start in the section.
 	Calls, Errors int
-	// Tokens is the usage of the messages first counted in the section.
+	// Tokens is the usage counted on the section's lines: the messages
+	// first counted in it, and what its lines add to a message counted
+	// before (a later, larger copy of its usage).
 	Tokens Tokens
 }
 
@@ -603,13 +605,12 @@ func (b *sessionBuilder) subagent(l grammar.Line, when time.Time) {
 }
 
 // usage adds the token usage, by the usage rule, to the session and to
-// the phases: a message's usage goes to the phase where it is first
-// counted, also what a later line of it raises.
+// the phases: each line's part to the phase it is in (a message's first
+// line counts it; a later line adds what it raises).
 func (b *sessionBuilder) usage() {
 	s, t := b.s, b.t
 	var c UsageCounter
 	phase := -1 // usage comes in file order: the phase only moves forward
-	var phaseOf map[string]int
 	for u := range t.Usage() {
 		ch := c.Add(t, u)
 		if ch.Grew.IsZero() && !ch.New {
@@ -618,19 +619,8 @@ func (b *sessionBuilder) usage() {
 		for phase+1 < len(s.Phases) && s.Phases[phase+1].Line <= u.Line {
 			phase++
 		}
-		p := phase
-		if len(s.Phases) > 0 && u.MessageID != "" {
-			if phaseOf == nil {
-				phaseOf = map[string]int{}
-			}
-			if ch.New {
-				phaseOf[u.MessageID] = phase
-			} else {
-				p = phaseOf[u.MessageID]
-			}
-		}
-		if p >= 0 {
-			s.Phases[p].Tokens = s.Phases[p].Tokens.add(ch)
+		if phase >= 0 {
+			s.Phases[phase].Tokens = s.Phases[phase].Tokens.add(ch)
 		}
 	}
 	s.Counters.setUsage(&c)

@@ -327,9 +327,9 @@ func TestSessionIsLinear(t *testing.T) {
 
 // A message written on several lines counts once, with its largest usage:
 // older Claude Code wrote a streaming snapshot (tokens_out=5) before the
-// final count (tokens_out=50). Its usage goes to the phase where it is
-// first counted, also what a later line raises; the hover on that later
-// line says why the session grows.
+// final count (tokens_out=50). Each phase counts what its lines add (the
+// message in the first, the 45 more in the second); the hover on the
+// later line says why the session grows.
 func TestRepeatedMessageCountsItsLargestUsage(t *testing.T) {
 	src := okHeader + `@phase one
 a: thinking message_id=m1 tokens_in=10 tokens_out=5
@@ -347,7 +347,7 @@ a: again message_id=m1 tokens_in=10 tokens_out=20
 	if st := SessionStats(tree); st.TokensOut != 57 || st.TokensIn != 13 || st.Messages != 2 {
 		t.Errorf("SessionStats %+v", st)
 	}
-	if p := s.Phases; len(p) != 2 || p[0].Tokens != (Tokens{In: 10, Out: 50, Messages: 1}) || p[1].Tokens != (Tokens{In: 3, Out: 7, Messages: 1}) {
+	if p := s.Phases; len(p) != 2 || p[0].Tokens != (Tokens{In: 10, Out: 5, Messages: 1}) || p[1].Tokens != (Tokens{In: 3, Out: 45 + 7, Messages: 1}) {
 		t.Errorf("phases %+v", p)
 	}
 	if got := NewSessionTracker(tree).Totals(SessionOptions{}).Tokens; got != s.Tokens() {

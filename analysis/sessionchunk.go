@@ -323,10 +323,10 @@ func (s *sessionChunk) messageMax(id string) (usage.Counts, bool) {
 	return s.msgMax[k], true
 }
 
-// countedAs says whether a chunk counts message id, first written in the
-// chunk, and with what usage; nil counts every such message with its
-// usage in the chunk.
-type countedAs func(id string) (usage.Counts, bool)
+// countedAs says what a chunk's lines of message id, one of its own,
+// count from: the message's usage before the chunk, when an earlier chunk
+// counted it (known). Nil: no earlier chunk did.
+type countedAs func(id string) (before usage.Counts, known bool)
 
 // segsTokens sets each segment's token run from chunk i's usage lines.
 func (s *sessionChunk) segsTokens(t *grammar.Tree, i int, counted countedAs) {
@@ -336,13 +336,13 @@ func (s *sessionChunk) segsTokens(t *grammar.Tree, i int, counted countedAs) {
 }
 
 // chunkTokenRuns counts chunk i's usage lines, segment by segment, by
-// the usage rule: a message at its first line in the chunk, as counted
-// says (nil: with its usage in the chunk), and the lines without a
-// message id as the rule takes them, as far as the chunk can tell.
+// the usage rule: each line counts what it adds, a message with an id
+// from what counted says came before the chunk (nil: nothing), the lines
+// without one as far as the chunk can tell (tokenRun).
 func chunkTokenRuns(t *grammar.Tree, i int, s *sessionChunk, counted countedAs) []tokenRun {
 	c, first, _ := t.ChunkAt(i)
 	runs := make([]tokenRun, len(s.segs))
-	var local map[string]bool
+	var cur map[string]usage.Counts // each message's usage so far
 	for u := range t.UsageFrom(first) {
 		if u.Line >= first+c.LineCount() {
 			break
@@ -356,22 +356,18 @@ func chunkTokenRuns(t *grammar.Tree, i int, s *sessionChunk, counted countedAs) 
 			r.addPlain(n)
 			continue
 		}
-		if local[u.MessageID] {
-			r.addRepeat(n)
-			continue
+		m, seen := cur[u.MessageID]
+		if !seen && counted != nil {
+			m, seen = counted(u.MessageID)
 		}
-		if local == nil {
-			local = map[string]bool{}
+		if cur == nil {
+			cur = map[string]usage.Counts{}
 		}
-		local[u.MessageID] = true
-		value, ok := s.messageMax(u.MessageID)
-		if counted != nil {
-			value, ok = counted(u.MessageID)
-		}
-		if ok {
-			r.addMessage(n, value)
+		cur[u.MessageID] = m.Max(n)
+		if seen {
+			r.addKeyed(usage.Change{Grew: usage.Grow(m, n)})
 		} else {
-			r.addRepeat(n)
+			r.addKeyed(usage.Change{New: true, Grew: n})
 		}
 	}
 	return runs
@@ -380,62 +376,76 @@ func chunkTokenRuns(t *grammar.Tree, i int, s *sessionChunk, counted countedAs) 
 // tokenRun is the usage rule's work on a stretch of usage lines, in a
 // form that adds up stretch by stretch: what it counted, and what its
 // start and end are to the stretches around it. A line without a message
-// id is the message before it when the usage line just before it has no
-// message id either and the same numbers; so only the stretch's first line
-// (if it has no message id: lead) depends on what came before, and only
-// its last (last) matters to what follows. Messages with an id are counted
-// whole at their first line (the caller knows their usage).
+// id is the message of the line just before it when that one has no
+// message id either and the same input and cache counts; so only the
+// stretch's first message (if it has no id: lead) depends on what came
+// before, and only its last (if it has no id: tail) matters to what
+// follows. Messages with an id are counted by the caller, each line what
+// it adds (addKeyed).
 type tokenRun struct {
-	sum       Tokens // counting lead
-	lead      usage.Counts
-	hasLead   bool
-	last      usage.Counts // the last line
-	lastKeyed bool
-	any       bool // a line was seen (then last is set)
+	sum     Tokens // counting lead as a message of its own
+	lead    usage.Counts
+	hasLead bool
+	// tail is the usage of the last line's message, when that line has
+	// no message id (tailKeyed false); single says the stretch is that one
+	// message alone (lead and tail are one).
+	tail      usage.Counts
+	tailKeyed bool
+	single    bool
+	any       bool // a line was seen
 }
 
-func (r *tokenRun) count(n usage.Counts) {
-	r.sum.In += n.In
-	r.sum.Out += n.Out
-	r.sum.Cached += n.Cached
-	r.sum.CacheCreate += n.CacheCreate
-	r.sum.Messages++
+func (r *tokenRun) add(ch usage.Change) {
+	r.sum.In += ch.Grew.In
+	r.sum.Out += ch.Grew.Out
+	r.sum.Cached += ch.Grew.Cached
+	r.sum.CacheCreate += ch.Grew.CacheCreate
+	if ch.New {
+		r.sum.Messages++
+	}
 }
 
-// addMessage counts a message with an id, of usage value, at its line n.
-func (r *tokenRun) addMessage(n, value usage.Counts) {
-	r.count(value)
-	r.last, r.lastKeyed, r.any = n, true, true
+// addKeyed counts what a line with a message id adds.
+func (r *tokenRun) addKeyed(ch usage.Change) {
+	r.add(ch)
+	r.tailKeyed, r.single, r.any = true, false, true
 }
 
-// addRepeat passes a line of a message with an id counted elsewhere.
-func (r *tokenRun) addRepeat(n usage.Counts) {
-	r.last, r.lastKeyed, r.any = n, true, true
-}
-
-// addPlain counts a line without a message id, unless it repeats the one
-// before it.
+// addPlain counts a line without a message id.
 func (r *tokenRun) addPlain(n usage.Counts) {
 	switch {
 	case !r.any:
-		r.lead, r.hasLead = n, true
-		r.count(n)
-	case usage.Continues(r.last, r.lastKeyed, n):
-		// The message before, again: not counted.
+		r.lead, r.hasLead, r.single = n, true, true
+		r.tail = n
+		r.add(usage.Change{New: true, Grew: n})
+	case !r.tailKeyed && usage.SameRequest(r.tail, n):
+		r.add(usage.Change{Grew: usage.Grow(r.tail, n)})
+		r.tail = r.tail.Max(n)
+		if r.single {
+			r.lead = r.tail
+		}
 	default:
-		r.count(n)
+		r.add(usage.Change{New: true, Grew: n})
+		r.tail, r.single = n, false
 	}
-	r.last, r.lastKeyed, r.any = n, false, true
+	r.tailKeyed, r.any = false, true
 }
 
-// after is what r counts when prev comes before it.
+// joins reports whether r's first message is the last of prev.
+func (r tokenRun) joins(prev tokenRun) bool {
+	return r.hasLead && prev.any && !prev.tailKeyed && usage.SameRequest(prev.tail, r.lead)
+}
+
+// after is what r counts when prev comes before it: its lead, when it is
+// prev's last message, adds only what it raises.
 func (r tokenRun) after(prev tokenRun) Tokens {
 	s := r.sum
-	if r.hasLead && prev.any && usage.Continues(prev.last, prev.lastKeyed, r.lead) {
-		s.In -= r.lead.In
-		s.Out -= r.lead.Out
-		s.Cached -= r.lead.Cached
-		s.CacheCreate -= r.lead.CacheCreate
+	if r.joins(prev) {
+		g := usage.Grow(prev.tail, r.lead)
+		s.In = s.In - r.lead.In + g.In
+		s.Out = s.Out - r.lead.Out + g.Out
+		s.Cached = s.Cached - r.lead.Cached + g.Cached
+		s.CacheCreate = s.CacheCreate - r.lead.CacheCreate + g.CacheCreate
 		s.Messages--
 	}
 	return s
@@ -451,7 +461,17 @@ func (a tokenRun) then(b tokenRun) tokenRun {
 	}
 	out := a
 	out.sum = addTokens(a.sum, b.after(a))
-	out.last, out.lastKeyed = b.last, b.lastKeyed
+	out.tail, out.tailKeyed, out.single = b.tail, b.tailKeyed, false
+	if b.joins(a) {
+		merged := a.tail.Max(b.lead)
+		if b.single {
+			out.tail = merged
+		}
+		if a.single {
+			out.lead = merged
+			out.single = b.single
+		}
+	}
 	return out
 }
 

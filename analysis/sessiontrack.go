@@ -50,7 +50,7 @@ type sessionState struct {
 	// ids matched across chunks; nil when none is.
 	delta []segDelta
 	// tokens replaces the segments' token runs when message ids of the
-	// chunk are in other chunks too; nil otherwise.
+	// chunk are in earlier chunks too; nil otherwise.
 	tokens      []tokenRun
 	tokensDirty uint32 // the Update that must count the tokens again
 }
@@ -389,8 +389,8 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// recountTokens counts chunk f's tokens again: a message id of several
-// chunks counts in the first of them, with its usage in all of them.
+// recountTokens counts chunk f's tokens again: the lines of a message id
+// that earlier chunks have add only what they raise.
 func (st *SessionTracker) recountTokens(f *followedSession) {
 	if f.Gone() {
 		return
@@ -405,33 +405,28 @@ func (st *SessionTracker) recountTokens(f *followedSession) {
 	f.State.tokens = nil
 	if shared {
 		f.State.tokens = chunkTokenRuns(st.fl.Tree(), f.Ord(), f.State.sum, func(id string) (usage.Counts, bool) {
-			return st.messageIn(f, id)
+			return st.usageBefore(f, id)
 		})
 	}
 	f.Page().Stale = true
 }
 
-// messageIn says whether chunk f counts message id, one of its own: when
-// no earlier chunk has it; and its usage: the largest of each count over
-// the chunks that have it.
-func (st *SessionTracker) messageIn(f *followedSession, id string) (usage.Counts, bool) {
-	mine, _ := f.State.sum.messageMax(id)
+// usageBefore is the usage of message id in the chunks before f (the
+// largest of each count), and whether any of them has it.
+func (st *SessionTracker) usageBefore(f *followedSession, id string) (usage.Counts, bool) {
 	sh, ok := st.msgs.many[id]
 	if !ok {
-		return mine, true
+		return usage.Counts{}, false
 	}
-	all := mine
+	var before usage.Counts
+	known := false
 	for _, o := range sh.chunks {
-		if o == f {
-			continue
+		if o != f && o.Ord() < f.Ord() {
+			c, _ := o.State.sum.messageMax(id)
+			before, known = before.Max(c), true
 		}
-		if o.Ord() < f.Ord() {
-			return usage.Counts{}, false
-		}
-		c, _ := o.State.sum.messageMax(id)
-		all = all.Max(c)
 	}
-	return all, true
+	return before, known
 }
 
 // sumPage sums a page's chunks.

@@ -12,9 +12,11 @@
 //     (Claude Code and the Agent SDK on each content block, autopilot on
 //     each rlog line, the converters on each split entry).
 //   - A record without a message id is the same message as the record just
-//     before it when that one has no message id either and the same counts
-//     (autopilot logs repeat a response's usage on its lines without an id);
-//     otherwise it is a message of its own.
+//     before it when that one has no message id either and the same input
+//     and cache counts (SameRequest): autopilot logs repeat a response's
+//     usage on its lines without an id, and its output count grows while
+//     the response streams (tokens_out=1, then 433). Otherwise it is a
+//     message of its own.
 //   - A message's usage is the counter-wise maximum of its records. The
 //     early copies Claude Code wrote were streaming snapshots
 //     (output_tokens 1, then the real count), so the largest is the final
@@ -61,10 +63,16 @@ func (c Counts) sub(o Counts) Counts {
 // IsZero reports whether every count is 0.
 func (c Counts) IsZero() bool { return c == Counts{} }
 
-// Continues reports whether a record without a message id, of counts c,
-// is the same message as the record before it (prevKeyed: that record has
-// a message id): the rule's repeat of an unkeyed message.
-func Continues(prev Counts, prevKeyed bool, c Counts) bool { return !prevKeyed && prev == c }
+// SameRequest reports whether two usage records without a message id, one
+// right after the other, are one message: the same input and cache counts
+// (the output count may grow, as a streaming response's does).
+func SameRequest(a, b Counts) bool {
+	return a.In == b.In && a.Cached == b.Cached && a.CacheCreate == b.CacheCreate
+}
+
+// Grow is what merging record c into a message whose usage is m adds: the
+// counts by which c exceeds m.
+func Grow(m, c Counts) Counts { return m.Max(c).sub(m) }
 
 // Change is what one record did to a Tally.
 type Change struct {
@@ -85,8 +93,10 @@ type Tally struct {
 
 	total    Counts
 	messages int
-	// prev is the last record added, when there is one (havePrev).
-	prev      Counts
+	// prevKeyed says whether the last record added had a message id (when
+	// there is one: havePrev); run is, when it had none, its message's
+	// usage so far.
+	run       Counts
 	prevKeyed bool
 	havePrev  bool
 
@@ -102,23 +112,29 @@ type entry struct {
 
 // Add adds a record of message id ("" for none) with counts c.
 func (t *Tally) Add(id string, c Counts) Change {
-	ch := t.add(id, c)
-	t.prev, t.prevKeyed, t.havePrev = c, id != "", true
+	var ch Change
+	switch {
+	case id != "":
+		ch = t.addKeyed(id, c)
+	case t.havePrev && !t.prevKeyed && SameRequest(t.run, c):
+		ch.Grew = Grow(t.run, c)
+		t.run = t.run.Add(ch.Grew)
+	default:
+		ch = Change{New: true, Grew: c}
+		t.run = c
+	}
+	if ch.New {
+		t.messages++
+	}
+	t.total = t.total.Add(ch.Grew)
+	t.prevKeyed, t.havePrev = id != "", true
 	return ch
 }
 
-func (t *Tally) add(id string, c Counts) Change {
-	if id == "" {
-		if t.havePrev && Continues(t.prev, t.prevKeyed, c) {
-			return Change{}
-		}
-	} else if old, ok := t.merge(id, c); ok {
-		grew := old.Max(c).sub(old)
-		t.total = t.total.Add(grew)
-		return Change{Grew: grew}
+func (t *Tally) addKeyed(id string, c Counts) Change {
+	if old, ok := t.merge(id, c); ok {
+		return Change{Grew: Grow(old, c)}
 	}
-	t.messages++
-	t.total = t.total.Add(c)
 	return Change{New: true, Grew: c}
 }
 
@@ -193,23 +209,25 @@ func (t *Tally) Reset() {
 // besides the messages it remembers: a tally resumed from a State and the
 // messages those records repeat counts them as the tally would.
 type State struct {
-	Total     Counts
-	Messages  int
-	Prev      Counts
+	Total    Counts
+	Messages int
+	// Run is the usage of the last record's message when that record has
+	// no message id (PrevKeyed false), HavePrev whether there is one.
+	Run       Counts
 	PrevKeyed bool
 	HavePrev  bool
 }
 
 // State is t's state.
 func (t *Tally) State() State {
-	return State{Total: t.total, Messages: t.messages, Prev: t.prev, PrevKeyed: t.prevKeyed, HavePrev: t.havePrev}
+	return State{Total: t.total, Messages: t.messages, Run: t.run, PrevKeyed: t.prevKeyed, HavePrev: t.havePrev}
 }
 
 // Resume is a tally (Window 0) in state s that remembers the messages of
 // known, with their usage so far: the messages the records to come can
 // repeat.
 func Resume(s State, known map[string]Counts) Tally {
-	t := Tally{total: s.Total, messages: s.Messages, prev: s.Prev, prevKeyed: s.PrevKeyed, havePrev: s.HavePrev,
+	t := Tally{total: s.Total, messages: s.Messages, run: s.Run, prevKeyed: s.PrevKeyed, havePrev: s.HavePrev,
 		byID: make(map[string]Counts, len(known))}
 	for id, c := range known {
 		t.byID[id] = c

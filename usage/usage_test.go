@@ -33,30 +33,35 @@ func TestRepeatedMessageKeepsItsLargestUsage(t *testing.T) {
 	}
 }
 
-// Records without a message id: a record repeating the one just before it
-// (itself without an id) is that message; any other is a message of its
-// own, also when it equals an earlier one.
+// Records without a message id: a record with the input and cache counts
+// of the one just before it (itself without an id) is that message, its
+// output growing as a streaming response's does; any other is a message
+// of its own, also when it equals an earlier one.
 func TestUnkeyedRecords(t *testing.T) {
 	var tl Tally
-	a, b := Counts{Out: 5}, Counts{Out: 9}
+	a, b := Counts{In: 10, Out: 1, Cached: 20943}, Counts{In: 12, Out: 1, Cached: 21101}
+	grown := a
+	grown.Out = 433
 	for i, s := range []struct {
-		id  string
-		c   Counts
-		new bool
+		id   string
+		c    Counts
+		want Change
 	}{
-		{"", a, true}, {"", a, false}, {"", a, false}, // one message on three lines
-		{"", b, true},
-		{"", a, true}, // a again, but not right after a
-		{"k", a, true},
-		{"", a, true}, // after a keyed record: its own message
-		{"k", a, false},
-		{"", a, true},
+		{"", a, Change{New: true, Grew: a}}, {"", a, Change{}}, // one message on two lines
+		{"", grown, Change{Grew: Counts{Out: 432}}}, // its final count
+		{"", a, Change{}}, // a snapshot again lowers nothing
+		{"", b, Change{New: true, Grew: b}},
+		{"", a, Change{New: true, Grew: a}}, // a again, but not right after a
+		{"k", a, Change{New: true, Grew: a}},
+		{"", a, Change{New: true, Grew: a}}, // after a keyed record: its own message
+		{"k", a, Change{}},
+		{"", a, Change{New: true, Grew: a}},
 	} {
-		if got := tl.Add(s.id, s.c); got.New != s.new {
-			t.Errorf("record %d: new %v, want %v", i, got.New, s.new)
+		if got := tl.Add(s.id, s.c); got != s.want {
+			t.Errorf("record %d: %+v, want %+v", i, got, s.want)
 		}
 	}
-	if tl.Messages() != 6 || tl.Total().Out != 5*5+9 {
+	if tl.Messages() != 6 || tl.Total().Out != 433+1+1+1+1+1 || tl.Total().In != 10*5+12 {
 		t.Errorf("%d messages, total %+v", tl.Messages(), tl.Total())
 	}
 }
