@@ -212,6 +212,9 @@ type Form struct {
 	// source wrote ("prompt_tokens,completion_tokens", "," for none); ""
 	// when not recorded.
 	Keys string
+	// UsageInText marks an rlog event whose usage was written at the end of
+	// a continuation line, which its text keeps.
+	UsageInText bool
 }
 
 // ToolCall is a tool invocation.

@@ -23,6 +23,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // Name is the format name used by the CLI.
@@ -640,6 +641,7 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 	loc := model.Loc{Line: num}
 	if li.Kind == grammar.Continuation {
 		if rd.continueText(string(bytes.TrimSpace(text))) {
+			rd.continuationUsage(text, li, loc)
 			return nil
 		}
 		return rd.passthrough(text, li, loc)
@@ -754,8 +756,8 @@ var extraKeys = []string{"span", "latency_ms", "attempt", "level", "session", "r
 var extraMetaKeys = []metaKey{mkSpan, mkLatencyMS, mkAttempt, mkLevel, mkSession, mkRole, mkStop}
 
 // usage reads tokens_*; lines of one message (same message_id, or without
-// one, the same numbers as the usage line before, as the rules count them)
-// share a message id so the usage counts once.
+// one, the input and cache counts of the usage line before, as the usage
+// rule takes them) share a message id so the usage counts once.
 func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	var u model.Usage
 	has := false
@@ -785,12 +787,40 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	switch {
 	case hasMsg:
 		rd.prevUsage, rd.prevMsg = nil, ""
-	case rd.prevUsage != nil && *rd.prevUsage == u:
+	case rd.prevUsage != nil && usage.SameRequest(rd.prevUsage.Counts(), u.Counts()):
 		ev.MessageID = rd.prevMsg
 	default:
 		rd.prevUsage = kept
 		rd.prevMsg = SyntheticMessagePrefix + strconv.Itoa(ev.Loc.Line)
 		ev.MessageID = rd.prevMsg
+	}
+}
+
+// continuationUsage reads the usage a continuation line ends with (a
+// writer that puts a line's metadata after its whole text, continuation
+// lines included): the usage of the line it continues, which the rules
+// count. The words stay in the text, where an rlog writer finds them
+// again (Form.UsageInText); a line that has usage of its own keeps it,
+// and the continuation's is reported.
+func (rd *reader) continuationUsage(text []byte, li grammar.LineInfo, loc model.Loc) {
+	p := &rd.parts
+	p.fill(text, li)
+	e := rd.pending
+	var probe model.Event
+	probe.Loc = e.Loc
+	prevUsage, prevMsg := rd.prevUsage, rd.prevMsg
+	rd.usage(p, &probe)
+	switch {
+	case probe.Usage == nil:
+		rd.prevUsage, rd.prevMsg = prevUsage, prevMsg
+	case e.Usage == nil && (e.MessageID == "" || e.MessageID == probe.MessageID || model.SyntheticMessageID(probe.MessageID)):
+		e.Usage, e.Form.UsageInText = probe.Usage, true
+		if e.MessageID == "" {
+			e.MessageID = probe.MessageID
+		}
+	case *e.Usage != *probe.Usage:
+		rd.prevUsage, rd.prevMsg = prevUsage, prevMsg
+		rd.rep.Add(model.LossDroppedField, "token usage on a continuation line below a line with usage of its own (kept in the text)", loc)
 	}
 }
 

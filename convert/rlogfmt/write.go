@@ -554,7 +554,9 @@ func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 	if e.Model != "" && e.Model != wr.wrote.fields["model"] {
 		l.kv("model", wordless(e.Model))
 	}
-	if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
+	if wr.same && e.Form.UsageInText {
+		u = nil // on the continuation line, in the text
+	} else if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
 		l.kv("message_id", wordless(e.MessageID))
 	}
 	if u != nil {
