@@ -20,18 +20,20 @@ type Ledger struct {
 // LedgerWindow is how many recent messages a Ledger can still merge with.
 const LedgerWindow = 64
 
-// Add records the usage of e, if it has any.
-func (l *Ledger) Add(e *Event) {
+// Add records the usage of e, if it has any, and says what it changed
+// (nothing when it has none).
+func (l *Ledger) Add(e *Event) usage.Change {
 	if e.Usage == nil {
-		return
+		return usage.Change{}
 	}
-	l.AddUsage(e.MessageID, *e.Usage)
+	return l.AddUsage(e.MessageID, *e.Usage)
 }
 
-// AddUsage records u for messageID ("" for an unkeyed usage).
-func (l *Ledger) AddUsage(messageID string, u Usage) {
+// AddUsage records u for messageID ("" for an unkeyed usage) and says
+// what it changed: a new message, and what the total grew by.
+func (l *Ledger) AddUsage(messageID string, u Usage) usage.Change {
 	l.t.Window = LedgerWindow
-	l.t.Add(messageID, u.Counts())
+	return l.t.Add(messageID, u.Counts())
 }
 
 // Total returns the total so far.
