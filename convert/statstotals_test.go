@@ -1,0 +1,156 @@
+package convert_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/gen"
+	"github.com/rlog-ls/rlog-ls/usage"
+)
+
+// streamedSnapshots is the issue's log: message m1's usage written twice,
+// a streaming snapshot (5) before the final count (50); stats said 12
+// output tokens, the ATIF export 57. With unkeyed repeats around it.
+const streamedSnapshots = `---
+format: rlog/1
+id: s1
+repo_sha: 4f2a9c1e7b
+---
+u: hello ts=2025-01-01T00:00:00Z
+a: thinking about it message_id=m1 tokens_in=10 tokens_out=5 ts=2025-01-01T00:00:01Z
+t!:Read id=t1 a.go → [running] message_id=m1 tokens_in=10 tokens_out=50 tokens_cache_create=7
+o: id=t1 → [ok]
+th: plain tokens_in=2 tokens_out=3 tokens_cached=100
+a: plain again tokens_in=2 tokens_out=3 tokens_cached=100
+a: done message_id=m2 tokens_in=3 tokens_out=7 ts=2025-01-01T00:00:05Z
+a: after tokens_in=2 tokens_out=3 tokens_cached=100
+`
+
+// statsInputs are the sessions whose token totals `rlog-ls stats` and
+// every export must agree on: the rlog fixtures of the repository, the
+// issue's log, generated logs (autopilot's repeated usage without ids;
+// message ids whose usage grows), and the fixture of every other format
+// (whose totals are those of its rlog conversion).
+func statsInputs(t *testing.T) []input {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	in := []input{{write("streamed.rlog", []byte(streamedSnapshots)), convert.Rlog}}
+	for _, glob := range []string{"../testdata/*.rlog", "../testdata/logs/*.rlog", "../testdata/companions/*/*.rlog", "../analysis/testdata/*.rlog"} {
+		paths, err := filepath.Glob(glob)
+		if err != nil || len(paths) == 0 {
+			t.Fatalf("%s: no files (%v)", glob, err)
+		}
+		for _, p := range paths {
+			in = append(in, input{p, convert.Rlog})
+		}
+	}
+	for seed := range uint64(4) {
+		var b bytes.Buffer
+		opts := gen.Options{Bytes: 24 << 10, Seed: seed, FindingRate: 0.02, Timed: seed%2 == 0, Streamed: seed >= 2}
+		if err := gen.Write(&b, opts); err != nil {
+			t.Fatal(err)
+		}
+		in = append(in, input{write(fmt.Sprintf("gen-%d.rlog", seed), b.Bytes()), convert.Rlog})
+	}
+	in = append(in, fixtureInputs()...)
+	return append(in, input{"../testdata/claude/units-session.jsonl", convert.Claude})
+}
+
+func countsOf(u model.Usage) usage.Counts { return u.Counts() }
+
+// statsTokens are `rlog-ls stats`' token totals of an rlog log.
+func statsTokens(src []byte) usage.Counts {
+	s := analysis.SessionStats(grammar.Parse(src))
+	return usage.Counts{In: s.TokensIn, Out: s.TokensOut, Cached: s.TokensCached, CacheCreate: s.TokensCacheCreate}
+}
+
+// TestStatsTotalsEqualEveryExport: one token rule, everywhere. For every
+// input and every format F that can be written, the export's own totals
+// (its messages' usage, read back and counted by the rule; for Claude
+// Code, also by ccusage's rules) are `rlog-ls stats`' totals of the
+// session. The totals an export states (rlog's header and @end, ATIF's
+// final_metrics, trajectory's usage) are the source's own statement when
+// it makes one, carried as it is, and otherwise the same count.
+func TestStatsTotalsEqualEveryExport(t *testing.T) {
+	for _, in := range statsInputs(t) {
+		name := inputName(in.path)
+		src := readSourceSession(t, in.path, in.format)
+		var stated *usage.Counts
+		if src.Header.Totals != nil {
+			c := countsOf(*src.Header.Totals)
+			stated = &c
+		}
+		var asRlog bytes.Buffer
+		if _, err := convert.ConvertFile(in.path, in.format, convert.Rlog, &asRlog, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatalf("%s -> rlog: %v", name, err)
+		}
+		want := statsTokens(asRlog.Bytes())
+		if in.format == convert.Rlog {
+			b, err := os.ReadFile(in.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want = statsTokens(b); want != statsTokens(asRlog.Bytes()) {
+				t.Errorf("%s: stats %+v, of its rlog conversion %+v", name, want, statsTokens(asRlog.Bytes()))
+			}
+		}
+		for _, to := range convert.Formats() {
+			if !to.CanWrite() || !to.CanRead() {
+				continue
+			}
+			var out bytes.Buffer
+			if _, err := convert.ConvertFile(in.path, in.format, to.Name, &out, convert.Options{Now: fixedNow}); err != nil {
+				t.Fatalf("%s -> %s: %v", name, to.Name, err)
+			}
+			back, _, err := convert.Read(bytes.NewReader(out.Bytes()), to.Name)
+			if err != nil {
+				t.Fatalf("%s -> %s, read back: %v", name, to.Name, err)
+			}
+			var l model.Ledger
+			for i := range back.Events {
+				l.Add(&back.Events[i])
+			}
+			if got := countsOf(l.Total()); got != want {
+				t.Errorf("%s -> %s: its messages add up to %+v, stats says %+v", name, to.Name, got, want)
+			}
+			if back.Header.Totals != nil {
+				got, wantStated := countsOf(*back.Header.Totals), want
+				if stated != nil {
+					wantStated = *stated
+				}
+				if got != wantStated {
+					t.Errorf("%s -> %s: states totals %+v, want %+v (stats %+v)", name, to.Name, got, wantStated, want)
+				}
+			}
+			switch to.Name {
+			case convert.Rlog:
+				if got := statsTokens(out.Bytes()); got != want {
+					t.Errorf("%s -> rlog: stats of the output %+v, want %+v", name, got, want)
+				}
+			case convert.Claude:
+				cc, _, err := ccusage.Count(bytes.NewReader(out.Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := (usage.Counts{In: uint64(cc.Input), Out: uint64(cc.Output), Cached: uint64(cc.CacheRead), CacheCreate: uint64(cc.CacheCreate)}); got != want {
+					t.Errorf("%s -> claude: ccusage counts %+v, stats %+v", name, got, want)
+				}
+			}
+		}
+	}
+}
