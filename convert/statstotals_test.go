@@ -38,7 +38,8 @@ a: after tokens_in=2 tokens_out=3 tokens_cached=100
 // every export must agree on: the rlog fixtures of the repository, the
 // issue's log, generated logs (autopilot's repeated usage without ids;
 // message ids whose usage grows), and the fixture of every other format
-// (whose totals are those of its rlog conversion).
+// (whose totals are those of its rlog conversion); the corpus too, when
+// there is one.
 func statsInputs(t *testing.T) []input {
 	t.Helper()
 	dir := t.TempDir()
@@ -68,7 +69,8 @@ func statsInputs(t *testing.T) []input {
 		in = append(in, input{write(fmt.Sprintf("gen-%d.rlog", seed), b.Bytes()), convert.Rlog})
 	}
 	in = append(in, fixtureInputs()...)
-	return append(in, input{"../testdata/claude/units-session.jsonl", convert.Claude})
+	in = append(in, input{"../testdata/claude/units-session.jsonl", convert.Claude})
+	return append(in, sweepInputs(t)...)
 }
 
 func countsOf(u model.Usage) usage.Counts { return u.Counts() }

@@ -179,6 +179,53 @@ func TestWriterDefusesText(t *testing.T) {
 	}
 }
 
+// A quoted value the text leaves open (`ws-connect="/ws"` and a backquote:
+// the quote does not close) would take in the usage written after the
+// text: its "=" is defused, and the usage reads back as the rules read it
+// (the SDK log of a corpus session lost a message's 2,408 output tokens).
+func TestWriterClosesOpenValues(t *testing.T) {
+	u := &model.Usage{Input: 1, Output: 2408, CacheRead: 93620}
+	ev := []model.Event{
+		{Kind: model.KindAgent, Text: "line 122 has `hx-ext=\"ws\" ws-connect=\"/ws\"` which connects", MessageID: "msg_1", Usage: u},
+		{Kind: model.KindAgent, Text: `json {"a": 1`, MessageID: "msg_2", Usage: u},
+	}
+	s := &model.Session{Header: model.Header{ID: "s", RepoSHA: "abcdef", SourceFormat: "sdk-jsonl"}, Events: ev}
+	out, _ := write(t, s, model.Options{})
+	back, _ := read(t, out)
+	var l model.Ledger
+	for i := range back.Events {
+		l.Add(&back.Events[i])
+	}
+	st := analysis.SessionStats(grammar.Parse([]byte(out)))
+	if got := l.Total(); got.Output != 2*2408 || st.TokensOut != 2*2408 {
+		t.Errorf("read back %+v, stats %d out:\n%s", got, st.TokensOut, out)
+	}
+}
+
+// Usage at the end of a continuation line (a writer that puts a line's
+// metadata after its whole text) is the line's: the reader carries it, as
+// the rules count it, and rlog -> rlog leaves it where it was.
+func TestReaderContinuationUsage(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\n" +
+		"a: Tests pass now.\n  amounts are integer cents. tokens_in=830 tokens_out=317 tokens_cached=8130\n" +
+		"a: own usage tokens_in=5 tokens_out=6\n  more tokens_in=7 tokens_out=8\n"
+	s, rep := read(t, src)
+	var l model.Ledger
+	for i := range s.Events {
+		l.Add(&s.Events[i])
+	}
+	st := analysis.SessionStats(grammar.Parse([]byte(src)))
+	if got := l.Total(); got.Input != 830+5 || st.TokensIn != 830+5+7 {
+		t.Errorf("read %+v, stats %d in", got, st.TokensIn)
+	}
+	if rep.Count(model.LossDroppedField) != 1 {
+		t.Errorf("the second continuation's usage is not reported:\n%s", rep.Text())
+	}
+	if out, _ := write(t, s, model.Options{}); body(out)[0] != "a: Tests pass now." || !strings.Contains(out, "cents. tokens_in=830") {
+		t.Errorf("rlog -> rlog moved the usage:\n%s", out)
+	}
+}
+
 // From an rlog source nothing is cut and the lines keep their forms.
 func TestRlogToRlogKeepsLines(t *testing.T) {
 	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\nrunner: local\nmode: auto\nsandbox_id: sb1\n---\n" +

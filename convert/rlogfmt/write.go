@@ -525,6 +525,9 @@ func (wr *writer) neutral(s string) string {
 				}
 			}
 		}
+		if eq < 0 {
+			eq = openValue(line)
+		}
 		if eq < len(prefix) {
 			break
 		}
@@ -535,6 +538,24 @@ func (wr *writer) neutral(s string) string {
 		wr.rep.Add(model.LossUnfaithful, "text word `key=` written as `key =` so it is not read as line metadata", model.Loc{})
 	}
 	return s
+}
+
+// openValue is the "=" of a quoted or JSON value in line (free text
+// after the reader's line prefix) that runs to the end of the line, and so
+// would take in the metadata written after the text (`ws-connect="/ws"`
+// followed by a backquote does not close); -1 when there is none.
+func openValue(line []byte) int {
+	probe := append(line[:len(line):len(line)], " ts=0"...)
+	p := split(probe)
+	if p.metaSet&(1<<mkTS) != 0 {
+		return -1
+	}
+	for i := len(p.toks) - 1; i >= 0; i-- {
+		if t := p.toks[i]; (t.Kind == grammar.TokString || t.Kind == grammar.TokJSON) && t.Span.End == len(probe) {
+			return t.Key.End
+		}
+	}
+	return -1
 }
 
 func isWordByte(c byte) bool {
