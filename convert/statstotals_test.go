@@ -3,8 +3,11 @@ package convert_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
@@ -155,4 +158,85 @@ func TestStatsTotalsEqualEveryExport(t *testing.T) {
 			}
 		}
 	}
+}
+
+// onlyReader hides everything of a reader but Read: standard input,
+// which can be read once.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// TestHeaderTotals: converting a file to rlog reads it twice, so the header
+// has the session's token totals (tokens_total_*), the same as @end's and
+// as `rlog-ls stats` counts; read once (standard input), only @end has
+// them, and the loss report says so. ATIF-JSONL, which writes its header
+// line first too, puts them in its final_metrics there.
+func TestHeaderTotals(t *testing.T) {
+	for _, in := range []input{{fixture("claude/session.jsonl"), convert.Claude}, {fixture("trajectory.json"), convert.Trajectory},
+		{fixture("sdk.jsonl"), convert.SDKJSONL}, {fixture("session.atif.jsonl"), convert.ATIFJSONL}} {
+		name := inputName(in.path)
+		var fromFile bytes.Buffer
+		rep, err := convert.ConvertFile(in.path, in.format, convert.Rlog, &fromFile, convert.Options{Now: fixedNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := statsTokens(fromFile.Bytes())
+		if st := readSourceSession(t, in.path, in.format).Header.Totals; st != nil {
+			want = st.Counts() // the source's own statement, carried
+		}
+		header, end := headerAndEndTotals(fromFile.Bytes())
+		if header.IsZero() || header != end || header != want {
+			t.Errorf("%s: header %+v, @end %+v, want %+v", name, header, end, want)
+		}
+		if rep.Count(model.LossMoved) != 0 {
+			t.Errorf("%s from a file: %s", name, rep.Text())
+		}
+		f, err := os.Open(in.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var once bytes.Buffer
+		rep, err = convert.Convert(onlyReader{f}, in.format, convert.Rlog, &once, convert.Options{Now: fixedNow})
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Read once, the header has the totals only when the source stated
+		// them within the events the writer sees before it (and a Claude
+		// Code transcript has no sub-agent files).
+		header, end = headerAndEndTotals(once.Bytes())
+		if end.IsZero() || !header.IsZero() && header != end {
+			t.Errorf("%s read once: header %+v, @end %+v", name, header, end)
+		}
+		if moved := strings.Contains(rep.Text(), "moved: header tokens_total_in"); moved != header.IsZero() {
+			t.Errorf("%s read once: header %+v, and the report:\n%s", name, header, rep.Text())
+		}
+	}
+	var jsonl bytes.Buffer
+	if _, err := convert.ConvertFile(fixture("claude/session.jsonl"), convert.Claude, convert.ATIFJSONL, &jsonl, convert.Options{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(jsonl.String(), "\n")
+	if !strings.Contains(first, `"final_metrics":{"total_prompt_tokens":`) {
+		t.Errorf("ATIF-JSONL header line without final_metrics: %s", first)
+	}
+}
+
+// headerAndEndTotals are the token totals an rlog log's header and its
+// last @end line state.
+func headerAndEndTotals(src []byte) (header, end usage.Counts) {
+	tree := grammar.Parse(src)
+	head := func(k string) uint64 {
+		v, _ := tree.Header().Get(k)
+		n, _ := strconv.ParseUint(v, 10, 64)
+		return n
+	}
+	for u := range tree.Usage() {
+		if l := tree.Line(u.Line); l.Kind == grammar.Lifecycle {
+			end = usage.Counts{In: u.In, Out: u.Out, Cached: u.Cached, CacheCreate: u.CacheCreate}
+		}
+	}
+	header = usage.Counts{In: head("tokens_total_in"), Out: head("tokens_total_out"), Cached: head("tokens_cached"),
+		CacheCreate: head("tokens_cache_create")}
+	return header, end
 }

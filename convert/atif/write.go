@@ -272,9 +272,13 @@ func (wr *Writer) begin(h *model.Header) {
 		o.Raw("extra", model.MustJSON(wr.rootExtra))
 	}
 	if wr.jsonl {
-		if h.Totals != nil {
+		tot := h.Totals
+		if tot == nil && !wr.same {
+			tot = wr.opt.Totals // from a reading before this one
+		}
+		if tot != nil {
 			o.Key("final_metrics")
-			wr.finalMetrics(&b, *h.Totals, true, false, nil)
+			wr.finalMetrics(&b, *tot, true, false, nil)
 			wr.totalsWritten = true
 		}
 		o.End()

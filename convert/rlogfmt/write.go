@@ -96,6 +96,8 @@ type writer struct {
 	heldUse  *model.Usage
 	heldEnd  *model.Event
 	fullEnd  bool // the last @end written has the totals
+	// totalsInHeader says the header has the token totals.
+	totalsInHeader bool
 
 	// cur maps recent source call ids to the rlog id of their latest call;
 	// open holds the rlog ids of calls without a result yet, oldest first,
@@ -1020,6 +1022,10 @@ func (wr *writer) end(e *model.Event) {
 	l := wr.newLine()
 	l.add("@end")
 	if tot, ok := model.Totals(h, &wr.ledger); ok {
+		if !wr.totalsInHeader {
+			wr.rep.Add(model.LossMoved, "header tokens_total_in, tokens_total_out, tokens_cached, tokens_cache_create: on @end only "+
+				"(the input was read once, as standard input is; a file is read twice to put them in the header)", model.Loc{})
+		}
 		l.add("tokens_in=" + strconv.FormatInt(tot.Input, 10))
 		l.add("tokens_out=" + strconv.FormatInt(tot.Output, 10))
 		if tot.CacheRead > 0 {
