@@ -217,7 +217,8 @@ type Finding struct {
 }
 
 // Build makes the session view's data from a parsed log, its session
-// statistics, and its first findings (omitted more were not listed).
+// statistics, and its first findings (omitted more were not listed),
+// which it lists in line order.
 func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, omitted int, opts Options) *Data {
 	id, _ := t.Header().Get("id")
 	d := &Data{Version: Version, Generator: opts.Generator, File: opts.Name, Link: opts.Link, ID: id,
@@ -269,6 +270,9 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 	for _, f := range findings {
 		d.Findings = append(d.Findings, Finding{Line: f.Line + 1, Severity: f.Severity.String(), Code: f.Code, Message: f.Message})
 	}
+	// In line order, as the page lists them (the analyzer reports the
+	// session-level I001 and I002, on the header, after the body's).
+	slices.SortStableFunc(d.Findings, func(a, b Finding) int { return a.Line - b.Line })
 	d.FindingsOmitted = omitted
 	return d
 }

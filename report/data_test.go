@@ -262,3 +262,25 @@ func TestAssetsKeepToTheCSP(t *testing.T) {
 		t.Errorf("placeholders %v", known)
 	}
 }
+
+// The findings are listed in line order: the analyzer reports the
+// session-level I001 (a long session without @start), on the header, after
+// the body's findings, and the page listed it last.
+func TestFindingsInLineOrder(t *testing.T) {
+	for _, name := range []string{"long-session.rlog", "subagent-unfinished.rlog", "hand-edited.rlog"} {
+		src, err := os.ReadFile("../testdata/logs/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := build(t, string(src))
+		if len(d.Findings) < 2 {
+			t.Fatalf("%s: %d findings", name, len(d.Findings))
+		}
+		for i := 1; i < len(d.Findings); i++ {
+			if d.Findings[i].Line < d.Findings[i-1].Line {
+				t.Errorf("%s: finding %d (line %d) after line %d: %+v", name, i, d.Findings[i].Line, d.Findings[i-1].Line, d.Findings)
+				break
+			}
+		}
+	}
+}
