@@ -208,6 +208,14 @@ func TestStatsFromTheCompanion(t *testing.T) {
 	if code != 0 || errOut != "" || !strings.Contains(out, "APM         4.90 = (5 messages + 7 tool calls) / 2.5 min, from the companion ../../testdata/companions/sdk/222000-fix-locked-login.jsonl\n") {
 		t.Fatalf("%d %q\n%s", code, errOut, out)
 	}
+	// The rows APM is computed from say what the companion counts: the time
+	// is not "unknown" beside "/ 2.5 min", nor 6 calls beside APM's 7.
+	for _, want := range []string{"time        2m 27s in the companion (the log has one timestamp, 2025-12-22 22:20:00 UTC)\n",
+		"; 5 messages in the companion, which APM counts\n", "tool calls  6: 1 error, 0 unfinished; 7 tool calls in the companion, which APM counts\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the text does not say %q:\n%s", want, out)
+		}
+	}
 	out, _, _ = runCLI(t, "stats", "--format", "json", log)
 	var doc statsDoc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
