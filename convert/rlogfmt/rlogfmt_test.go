@@ -226,6 +226,28 @@ func TestReaderContinuationUsage(t *testing.T) {
 	}
 }
 
+// The reader takes each line's usage as the rules read it (the first
+// tokens_*= anywhere, a value cut at its digits), on every kind of line, so
+// that a conversion's totals are what `rlog-ls stats` counts.
+func TestReaderUsageAsTheRulesRead(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\n" +
+		"a: it said tokens_in=5 in prose\n" +
+		"a: cut tokens_in=7A tokens_out=2\n" +
+		"q: which one? id=q1 → the first tokens_in=9 tokens_out=1\n"
+	s, _ := read(t, src)
+	var l model.Ledger
+	for i := range s.Events {
+		l.Add(&s.Events[i])
+	}
+	st := analysis.SessionStats(grammar.Parse([]byte(src)))
+	if got := l.Total(); got.Input != 5+7+9 || uint64(got.Input) != st.TokensIn || uint64(got.Output) != st.TokensOut {
+		t.Errorf("read %+v, stats %d in %d out", got, st.TokensIn, st.TokensOut)
+	}
+	if out, _ := write(t, s, model.Options{}); !strings.Contains(out, "q: which one? id=q1 → the first tokens_in=9 tokens_out=1\n") {
+		t.Errorf("rlog -> rlog changed the q: line:\n%s", out)
+	}
+}
+
 // From an rlog source nothing is cut and the lines keep their forms.
 func TestRlogToRlogKeepsLines(t *testing.T) {
 	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\nrunner: local\nmode: auto\nsandbox_id: sb1\n---\n" +

@@ -210,6 +210,10 @@ func (wr *writer) flushRun() {
 			wr.dropExtras(e)
 			continue
 		}
+		if wr.same && e.Form.UsageInText {
+			wr.write(e, nil) // its text has its usage: the merged usage goes on another line
+			continue
+		}
 		wr.write(e, usage)
 		usage = nil
 	}
