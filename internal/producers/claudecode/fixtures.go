@@ -28,8 +28,9 @@ type Recording struct {
 }
 
 // RecordAll records every scenario into dir/NAME (dir must not hold them
-// yet), running at most parallel at once, and checks each recording.
-func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int) []Recording {
+// yet), running at most parallel at once, and checks each recording. With
+// bodies, each request's whole body is kept in NAME/bodies/SEQ.json.
+func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, bodies bool) []Recording {
 	recs := make([]Recording, len(Scenarios))
 	sem := make(chan struct{}, max(parallel, 1))
 	var wg sync.WaitGroup
@@ -40,7 +41,7 @@ func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int) [
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			out := filepath.Join(dir, s.Name)
-			res, err := Record(ctx, s, binary, ccusage, out, false)
+			res, err := Record(ctx, s, binary, ccusage, out, bodies)
 			recs[i] = Recording{Scenario: s, Results: res, Err: err}
 			if err == nil {
 				recs[i].Problems = Check(s, res, out)

@@ -21,6 +21,10 @@ type Scenario struct {
 	// Expect are files the CLI must have written, as patterns relative to
 	// its project folder (besides each run's session transcript).
 	Expect []string
+	// Ends names, for each session of the scenario, the rule whose answer
+	// ends it: resuming the session's transcript must give the CLI that
+	// request's conversation followed by the answer.
+	Ends []string
 }
 
 // A Step is one run of the CLI.

@@ -23,6 +23,7 @@ var Scenarios = []*Scenario{
 			"(exit code 2), then a closing answer.",
 		Files: map[string][]byte{"notes.txt": []byte("alpha\nbeta\ngamma\n")},
 		Steps: []Step{{Prompt: "Check the notes in this folder.", Args: []string{"--allowedTools", "Bash", "Read"}}},
+		Ends:  []string{"done"},
 		Rules: []a.Rule{
 			{Name: "read", When: a.LastUserSays("Check the notes"), Times: 1,
 				Reply: call("I'll read the notes first.", "toolu_tools_read", "Read",
@@ -41,6 +42,7 @@ var Scenarios = []*Scenario{
 		Name:  "write-edit",
 		About: "Write a new file, then Edit it.",
 		Steps: []Step{{Prompt: "Create greet.sh that prints hello, then make it say goodbye.", Args: []string{"--allowedTools", "Write", "Edit"}}},
+		Ends:  []string{"done"},
 		Rules: []a.Rule{
 			{Name: "write", When: a.LastUserSays("Create greet.sh"), Times: 1,
 				Reply: call("Writing the script.", "toolu_we_write", "Write",
@@ -58,6 +60,7 @@ var Scenarios = []*Scenario{
 		Files:  map[string][]byte{"VERSION": []byte("1.4.2\n")},
 		Steps:  []Step{{Prompt: "Find out which version this folder is at, using a sub-agent.", Args: []string{"--allowedTools", "Bash", "Agent"}}},
 		Expect: []string{"*/subagents/agent-*.jsonl", "*/subagents/agent-*.meta.json"},
+		Ends:   []string{"report"},
 		Rules: []a.Rule{
 			// The sub-agent's conversation starts with its task.
 			{Name: "agent-bash", When: a.All(a.FirstUserSays("Read the VERSION file"), a.LastUserSays("Read the VERSION file")), Times: 1,
@@ -83,6 +86,7 @@ var Scenarios = []*Scenario{
 			{Prompt: "/compact", Resume: true},
 			{Prompt: "Which word did I ask you to remember? Then count the files here.", Resume: true, Args: []string{"--allowedTools", "Bash"}},
 		},
+		Ends: []string{"continue"},
 		Rules: []a.Rule{
 			// Compaction first: its request also ends with the turn it
 			// interrupts (a tool result the rules below would answer).
@@ -109,6 +113,7 @@ var Scenarios = []*Scenario{
 			{Prompt: "Why that one?", Resume: true},
 			{Prompt: "Pick another one instead.", Resume: true, Fork: true},
 		},
+		Ends: []string{"why", "another"},
 		Rules: []a.Rule{
 			{Name: "pick", When: a.LastUserSays("Pick a colour"), Times: 1, Reply: say("Teal.")},
 			{Name: "why", When: a.LastUserSays("Why that one"), Times: 1, Reply: say("It is calm and easy to read.")},
@@ -120,6 +125,7 @@ var Scenarios = []*Scenario{
 		About: "A Bash call a deny rule refuses (--disallowedTools 'Bash(rm *)'): a " +
 			"permissionDecision and an error result.",
 		Steps: []Step{{Prompt: "Remove the build folder.", Args: []string{"--allowedTools", "Read", "--disallowedTools", "Bash(rm *)"}}},
+		Ends:  []string{"done"},
 		Rules: []a.Rule{
 			{Name: "rm", When: a.LastUserSays("Remove the build folder"), Times: 1,
 				Reply: call("Removing it.", "toolu_denied_rm", "Bash", `{"command":"rm -rf build","description":"Remove the build folder"}`)},
@@ -133,6 +139,7 @@ var Scenarios = []*Scenario{
 		Files:  map[string][]byte{"big.log": largeLog()},
 		Steps:  []Step{{Prompt: "Show me big.log.", Args: []string{"--allowedTools", "Bash"}}},
 		Expect: []string{"*/tool-results/*.txt"},
+		Ends:   []string{"done"},
 		Rules: []a.Rule{
 			{Name: "cat", When: a.LastUserSays("Show me big.log"), Times: 1,
 				Reply: call("Printing it.", "toolu_large_cat", "Bash", `{"command":"cat big.log","description":"Print the log"}`)},
@@ -143,6 +150,7 @@ var Scenarios = []*Scenario{
 		Name:  "interrupt",
 		About: "A Write the user refuses at the permission prompt, interrupting the turn (stream-json, --permission-prompt-tool stdio, denied with interrupt).",
 		Steps: []Step{{Interrupt: true, Fails: true, Input: []string{userMessage("Save a note saying done.")}}},
+		Ends:  []string{"write"},
 		Rules: []a.Rule{
 			{Name: "write", When: a.LastUserSays("Save a note"), Times: 1,
 				Reply: call("Saving it.", "toolu_int_write", "Write", `{"file_path":"/tmp/rlog-producers/claude/interrupt/work/note.txt","content":"done\n"}`)},
@@ -157,6 +165,7 @@ var Scenarios = []*Scenario{
 			map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png",
 				"data": base64.StdEncoding.EncodeToString(pngImage(color.RGBA{40, 40, 200, 255}))}})},
 			Args: []string{"--allowedTools", "Read"}}},
+		Ends: []string{"redacted"},
 		Rules: []a.Rule{
 			{Name: "think", When: a.LastUserSays("Compare this picture"), Times: 1, Reply: a.Reply{Content: []a.Block{
 				a.Thinking("The user sent a blue square; chart.png needs to be read to compare.", "c2lnbmF0dXJlLXRoaW5r"),

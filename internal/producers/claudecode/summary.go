@@ -15,7 +15,8 @@ type RequestSummary struct {
 	Method    string         `json:"method"`
 	Path      string         `json:"path"`
 	Status    int            `json:"status"`
-	Rule      string         `json:"rule,omitempty"` // "" for a request no rule matched
+	Session   string         `json:"session,omitempty"` // the session the CLI names (X-Claude-Code-Session-Id)
+	Rule      string         `json:"rule,omitempty"`    // "" for a request no rule matched
 	Hit       int            `json:"hit,omitempty"`
 	Stream    bool           `json:"stream,omitempty"`
 	Model     string         `json:"model,omitempty"`
@@ -74,7 +75,8 @@ func summarizeBlocks(blocks []anthropic.Block) []BlockSummary {
 
 // summarize makes the summary of one exchange.
 func summarize(ex standin.Exchange) RequestSummary {
-	s := RequestSummary{Seq: ex.Seq, Method: ex.Method, Path: ex.Path, Status: ex.Status, Rule: ex.Rule, Hit: ex.Hit}
+	s := RequestSummary{Seq: ex.Seq, Method: ex.Method, Path: ex.Path, Status: ex.Status, Rule: ex.Rule, Hit: ex.Hit,
+		Session: ex.Header.Get("X-Claude-Code-Session-Id")}
 	if ans, ok := ex.Answer.(anthropic.Answer); ok {
 		s.Answer = summarizeBlocks(ans.Reply.Content)
 		s.MessageID = ans.MessageID

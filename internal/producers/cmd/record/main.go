@@ -115,7 +115,7 @@ func run() error {
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		for _, r := range claudecode.RecordAll(ctx, *binary, *ccusage, tmp, *parallel) {
+		for _, r := range claudecode.RecordAll(ctx, *binary, *ccusage, tmp, *parallel, false) {
 			report(r.Scenario.Name, version, r.Problems)
 			if r.Err != nil {
 				fmt.Printf("%s: %v\n", r.Scenario.Name, r.Err)
@@ -139,7 +139,7 @@ func run() error {
 	}
 	defer os.RemoveAll(tmp)
 	failed := false
-	for _, r := range claudecode.RecordAll(ctx, *binary, *ccusage, tmp, *parallel) {
+	for _, r := range claudecode.RecordAll(ctx, *binary, *ccusage, tmp, *parallel, false) {
 		switch {
 		case r.Err != nil:
 			fmt.Printf("%s: %v\n", r.Scenario.Name, r.Err)
