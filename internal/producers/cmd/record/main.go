@@ -12,6 +12,9 @@
 //	go run ./internal/producers/cmd/record claude -only NAME -out DIR
 //	    records one scenario into DIR, to look at (-bodies: every request
 //	    body too)
+//	go run ./internal/producers/cmd/record claude -install
+//	    installs the pinned CLI and ccusage and prints the exports that
+//	    name them, for the gated tests: eval "$(go run … -install)"
 //	go run ./internal/producers/cmd/record claude -readme
 //	    writes the fixtures' README.md again from what they hold
 //
@@ -27,6 +30,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
@@ -49,6 +53,7 @@ func run() error {
 	only := fs.String("only", "", "record only this scenario (with -out)")
 	out := fs.String("out", "", "with -only: the folder to record into")
 	bodies := fs.Bool("bodies", false, "with -only: also write every request's body into OUT/bodies/")
+	installOnly := fs.Bool("install", false, "only install the pinned CLI and ccusage, and print the shell exports that name them")
 	readmeOnly := fs.Bool("readme", false, "only write the pinned fixtures' README.md again, from what they hold")
 	parallel := fs.Int("parallel", 3, "scenarios run at once")
 	binary := fs.String("claude", os.Getenv(claudecode.BinaryEnv), "the claude binary (default: install the pinned version)")
@@ -67,8 +72,10 @@ func run() error {
 		}
 		return os.WriteFile(filepath.Join(pinned, "README.md"), readme, 0o644)
 	}
-	if err := sandbox.Available(); err != nil {
-		return err
+	if !*installOnly {
+		if err := sandbox.Available(); err != nil {
+			return err
+		}
 	}
 	version := claudecode.Version
 	if *drift {
@@ -77,13 +84,16 @@ func run() error {
 		}
 		*binary = "" // the newest, installed below
 	}
+	if *installOnly {
+		*binary, *ccusage = "", ""
+	}
 	if *binary == "" || *ccusage == "" {
 		cache, err := os.UserCacheDir()
 		if err != nil {
 			return err
 		}
 		prefix := filepath.Join(cache, "rlog-ls", "producers", "claude-code-"+version)
-		fmt.Fprintf(os.Stderr, "installing Claude Code %s and ccusage %s into %s\n", version, claudecode.CCUsageVersion, prefix)
+		fmt.Fprintf(os.Stderr, "Claude Code %s and ccusage %s: npm install into %s (reused when there)\n", version, claudecode.CCUsageVersion, prefix)
 		b, c, err := claudecode.Install(ctx, prefix, version)
 		if err != nil {
 			return err
@@ -94,6 +104,12 @@ func run() error {
 		if *ccusage == "" {
 			*ccusage = c
 		}
+	}
+
+	if *installOnly {
+		quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+		fmt.Printf("export %s=%s %s=%s\n", claudecode.BinaryEnv, quote(*binary), claudecode.CCUsageEnv, quote(*ccusage))
+		return nil
 	}
 
 	if *only != "" {
