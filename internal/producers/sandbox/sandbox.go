@@ -1,7 +1,8 @@
-// Package sandbox runs a job of this program in a private network and
-// mount namespace, so that the real agent CLIs the producer harness drives
-// can reach nothing but the stand-in serving on the namespace's own
-// loopback, and write under fixed paths (Root) that no other run shares.
+// Package sandbox runs a job of this program in a private network, mount
+// and PID namespace, so that the real agent CLIs the producer harness
+// drives can reach nothing but the stand-in serving on the namespace's own
+// loopback, write under fixed paths (Root) that no other run shares, and
+// leave nothing running when the job ends.
 //
 // The program re-executes itself: Run starts os.Executable in new
 // namespaces with the job's name in the environment; the child's main (or

@@ -19,17 +19,21 @@ func Available() error {
 
 // childAttr starts the child in new network and mount namespaces. With
 // CLONE_NEWNS among the unshare flags, the runtime also makes every mount
-// private in the child, so the tmpfs it mounts on Root stays its own.
-// The child dies with this process.
+// private in the child, so the tmpfs it mounts on Root stays its own. The
+// child is also the first process of a new PID namespace: when it exits,
+// the kernel kills whatever it started that is still running (a CLI's
+// background task), and it dies with this process.
 func childAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{
+		Cloneflags:   syscall.CLONE_NEWPID,
 		Unshareflags: syscall.CLONE_NEWNET | syscall.CLONE_NEWNS,
 		Pdeathsig:    syscall.SIGKILL,
 	}
 }
 
 // enter prepares the child: the loopback interface up (what `ip link set
-// lo up` does), no interface but it, and a private tmpfs on Root.
+// lo up` does), no interface but it, a private tmpfs on Root, and the PID
+// namespace's own /proc.
 func enter() error {
 	if err := loopbackUp(); err != nil {
 		return fmt.Errorf("bringing lo up: %w", err)
@@ -48,6 +52,11 @@ func enter() error {
 	}
 	if err := syscall.Mount("tmpfs", Root, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=0755"); err != nil {
 		return fmt.Errorf("mounting a tmpfs on %s: %w", Root, err)
+	}
+	// /proc of the new PID namespace, so that process ids read there are
+	// the ones the job's children have.
+	if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mounting /proc: %w", err)
 	}
 	return nil
 }
