@@ -33,8 +33,9 @@ type Part struct {
 
 // Conversation is the conversation a request carries: its messages without
 // the client's own context (messages in the system role, text blocks that
-// are system reminders) and without cache hints, each message's blocks
-// reduced to Parts, consecutive messages of one role joined.
+// are system reminders, but for the task notification one may carry) and
+// without cache hints, each message's blocks reduced to Parts, consecutive
+// messages of one role joined.
 func Conversation(r *Request) []Turn {
 	var turns []Turn
 	for _, m := range r.Messages {
@@ -81,14 +82,29 @@ func AnswerTurn(r Reply) Turn {
 	return t
 }
 
+// A task notification is how Claude Code tells the model that a
+// background task (a sub-agent) finished, and with what result; it sends it
+// inside a system reminder.
+const (
+	taskNotification    = "<task-notification>"
+	taskNotificationEnd = "</task-notification>"
+)
+
 func part(b Block) (Part, bool) {
 	p := Part{Type: b.Type}
 	switch b.Type {
 	case "text":
-		if strings.HasPrefix(strings.TrimSpace(b.Text), systemReminder) {
-			return p, false
-		}
 		p.Text = b.Text
+		if strings.HasPrefix(strings.TrimSpace(b.Text), systemReminder) {
+			// The client's context, except the news of a finished task (a
+			// sub-agent's result), which is conversation.
+			i := strings.Index(b.Text, taskNotification)
+			j := strings.LastIndex(b.Text, taskNotificationEnd)
+			if i < 0 || j < i {
+				return p, false
+			}
+			p.Text = b.Text[i : j+len(taskNotificationEnd)]
+		}
 	case "thinking":
 		p.Text, p.Signature = b.Thinking, b.Signature
 	case "redacted_thinking":

@@ -273,6 +273,7 @@ func TestConversation(t *testing.T) {
 		{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"redacted_thinking","data":"r"},
 			{"type":"tool_use","id":"t1","name":"Read","input":{"b":1,"a":"é<"}}]},
 		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"no"},{"type":"image","source":{"type":"base64","media_type":"image/gif","data":"BB"}}]}]},
+		{"role":"user","content":[{"type":"text","text":"<system-reminder>\nnews\n<task-notification>\n<result>ok</result>\n</task-notification>\n</system-reminder>"}]},
 		{"role":"user","content":"go on"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +283,7 @@ func TestConversation(t *testing.T) {
 		{"user", []Part{{Type: "text", Text: "look"}, {Type: "image", Media: "image/png 63c1dd951ffedf6f7fd968ad4efa39b8ed584f162f46e715114ee184f8de9201"}}},
 		{"assistant", []Part{{Type: "thinking", Text: "hm", Signature: "s"}, {Type: "redacted_thinking", Data: "r"},
 			{Type: "tool_use", ID: "t1", Name: "Read", Input: `{"a":"é<","b":1}`}}},
-		{"user", []Part{{Type: "tool_result", ID: "t1", IsError: true, Text: "no", Media: "image image/gif fc686c314491e1f68bf1899fc54b2327353c44dd1ab4ed56538ef623edd1e866"}, {Type: "text", Text: "go on"}}},
+		{"user", []Part{{Type: "tool_result", ID: "t1", IsError: true, Text: "no", Media: "image image/gif fc686c314491e1f68bf1899fc54b2327353c44dd1ab4ed56538ef623edd1e866"}, {Type: "text", Text: "<task-notification>\n<result>ok</result>\n</task-notification>"}, {Type: "text", Text: "go on"}}},
 	}
 	if d := DiffConversations(want, got); d != "" {
 		t.Error(d)
@@ -294,7 +295,7 @@ func TestConversation(t *testing.T) {
 	if d := DiffConversations(got, changed); !strings.Contains(d, "turn 3 (user), part 1") {
 		t.Errorf("a changed part: %q", d)
 	}
-	if merged := AppendTurn(got, Turn{"user", []Part{{Type: "text", Text: "more"}}}); len(merged) != 3 || len(merged[2].Parts) != 3 || len(got[2].Parts) != 2 {
+	if merged := AppendTurn(got, Turn{"user", []Part{{Type: "text", Text: "more"}}}); len(merged) != 3 || len(merged[2].Parts) != 4 || len(got[2].Parts) != 3 {
 		t.Errorf("AppendTurn did not join the user turn, or changed its input: %v", merged)
 	}
 }

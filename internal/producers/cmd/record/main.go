@@ -60,11 +60,16 @@ func run() error {
 	ccusage := fs.String("ccusage", os.Getenv(claudecode.CCUsageEnv), "the ccusage binary (default: install the pinned version)")
 	fs.Parse(os.Args[2:])
 	ctx := context.Background()
-	root, err := moduleRoot()
-	if err != nil {
-		return err
+	// The fixtures are found from the module's root, which only -only and
+	// -install do without.
+	var pinned string
+	if *only == "" && !*installOnly {
+		root, err := moduleRoot()
+		if err != nil {
+			return err
+		}
+		pinned = filepath.Join(root, claudecode.FixturesDir, claudecode.Version)
 	}
-	pinned := filepath.Join(root, claudecode.FixturesDir, claudecode.Version)
 	if *readmeOnly {
 		readme, err := claudecode.Readme(pinned, claudecode.Version)
 		if err != nil {
@@ -79,6 +84,7 @@ func run() error {
 	}
 	version := claudecode.Version
 	if *drift {
+		var err error
 		if version, err = claudecode.LatestVersion(ctx); err != nil {
 			return err
 		}
