@@ -157,3 +157,44 @@ func requestAnsweredBy(t *testing.T, dir, rule string) (RequestSummary, []byte) 
 	}
 	return *found, body
 }
+
+// TestResumeAnyTranscript resumes a committed transcript as it is and
+// again with its records moved to a folder outside the sandbox (as a
+// user's transcript would be, or an export's): the CLI must rebuild the
+// same conversation from both, the comparison later tests make between an
+// original and its export.
+func TestResumeAnyTranscript(t *testing.T) {
+	claude, _ := needCLI(t)
+	s := ScenarioNamed("tools")
+	matches, err := filepath.Glob(filepath.Join(pinnedFixtures, s.Name, ConfigDirName, "projects", "*", "*.jsonl"))
+	if err != nil || len(matches) != 1 {
+		t.Fatalf("the tools fixture's transcript: %v %v", matches, err)
+	}
+	original := matches[0]
+	data, err := os.ReadFile(original)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(t.TempDir(), "moved.jsonl")
+	data = bytes.ReplaceAll(data, []byte(`"cwd":"`+s.Work()+`"`), []byte(`"cwd":"/home/someone/project"`))
+	if err := os.WriteFile(moved, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var convs [][]anthropic.Turn
+	for _, p := range []string{original, moved} {
+		res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: p, Prompt: "Anything else?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Run.ExitCode != 0 || len(res.Conversation) == 0 {
+			t.Fatalf("resuming %s: exit code %d, %d turns: %s", p, res.Run.ExitCode, len(res.Conversation), res.Run.Stderr)
+		}
+		convs = append(convs, res.Conversation)
+	}
+	if d := anthropic.DiffConversations(convs[0], convs[1]); d != "" {
+		t.Errorf("the moved transcript resumes otherwise: %s", d)
+	}
+	if n := len(convs[0]); n != 9 {
+		t.Errorf("the tools session resumes with %d turns, want 9 (the prompt, three calls and their results, the answer, the new prompt)", n)
+	}
+}
