@@ -395,7 +395,7 @@ func (r *markerRun) answer(m *marker) string {
 	}
 	f := r.request(method, params, m)
 	if f.Error != nil {
-		return fmt.Sprintf("error %d: %s", f.Error.Code, f.Error.Message)
+		return fmt.Sprintf("error %d: %s", f.Error.Code, r.scrub(f.Error.Message))
 	}
 	return r.render(f.Result, uri, m.method)
 }
