@@ -83,7 +83,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"serve":   serve,
 	"check":   check,
 	"stats":   func(a []string, _ io.Reader, o, e io.Writer) int { return statsCmd(a, o, e) },
-	"fix":     func(a []string, _ io.Reader, o, e io.Writer) int { return fixCmd(a, o, e) },
+	"fix":     fixCmd,
 	"watch":   func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
 	"convert": convertCmd,
 	"redact":  redactCmd,
