@@ -397,9 +397,7 @@ func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, erro
 		return checkedFile{path: path, err: err}
 	}
 	if f, ok := analysis.CheckBinary(src, cfg); ok {
-		// One finding, not one per line of garbage.
-		return checkedFile{path: path, findings: []jsonFinding{{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-			Severity: f.Severity.String(), Code: f.Code, Message: f.Message}}}
+		return checkedFile{path: path, findings: []jsonFinding{binaryFinding(path, f)}}
 	}
 	if path == stdinName {
 		// No name to go by: the content says which validator applies.
@@ -422,6 +420,13 @@ func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, erro
 		r.findings = append(r.findings, toJSONFinding(path, tree, f))
 	}
 	return r
+}
+
+// binaryFinding is the one finding of a binary file (E007, from
+// analysis.CheckBinary), at its start: not one per line of garbage.
+func binaryFinding(path string, f analysis.Finding) jsonFinding {
+	return jsonFinding{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
+		Severity: f.Severity.String(), Code: f.Code, Message: f.Message}
 }
 
 // toJSONFinding places a finding of the file at path for the output.
