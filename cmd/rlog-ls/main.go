@@ -96,12 +96,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return serve(nil, stdin, stdout, stderr)
 	}
-	switch first := args[0]; first {
-	case "-h", "-help", "--help":
+	switch first := args[0]; {
+	case isHelpFlag(first):
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "help":
-		if len(args) > 1 {
+	case first == "help":
+		// help --help is this help too, as COMMAND --help is the command's.
+		if len(args) > 1 && !isHelpFlag(args[1]) {
 			if cmd, ok := commands[args[1]]; ok {
 				return cmd([]string{"--help"}, stdin, stdout, stderr)
 			}
@@ -110,7 +111,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "-version", "--version":
+	case first == "-version" || first == "--version":
 		fmt.Fprintln(stdout, "rlog-ls", version())
 		return 0
 	default:
@@ -125,6 +126,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "rlog-ls: unknown command %q (one of %s; rlog-ls --help for more)\n", args[0], commandNames())
 	return 2
 }
+
+// isHelpFlag reports whether arg asks for help.
+func isHelpFlag(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 // commandNames lists the commands in the order the usage shows them (a
 // test holds the usage and the table to the same commands).
