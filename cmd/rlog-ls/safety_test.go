@@ -257,3 +257,30 @@ func hasTemp(dir string) bool {
 	}
 	return false
 }
+
+// TestOutputIsAFolder: -o naming a folder used to say "output path leaves
+// the target directory"; it says the output is a folder, for every
+// command that writes, and writes nothing.
+func TestOutputIsAFolder(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.rlog", fixable)
+	folder := filepath.Join(dir, "out")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"convert", "--to", "atif", "-o", folder, in},
+		{"redact", "-o", folder, in},
+		{"report", "-o", folder, in},
+		{"fix", "-o", folder, in},
+		{"convert", "--to", "atif", "--force", "-o", folder, in},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code != 2 || !strings.HasSuffix(stderr, ": "+folder+" is a folder; name a file for the output (in it, or elsewhere)\n") ||
+			strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	assertFolder(t, dir, "out", "s.rlog")
+	assertFolder(t, folder)
+}
