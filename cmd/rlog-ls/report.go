@@ -82,7 +82,7 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if path != "" {
 		sessionOpts = companion.SessionOptions(path, t)
 	}
-	page, err := buildReport(t, cfg, sessionOpts, report.Options{Name: name, Path: path, Link: *link, Generator: "rlog-ls " + version()})
+	page, err := buildReport(t, cfg, sessionOpts, report.Options{Name: name, Path: path, Link: *link, Generator: "rlog-ls " + pageVersion()})
 	if err != nil {
 		return fail("%v", err)
 	}
