@@ -39,9 +39,10 @@ Usage:
       counted once), tool calls with errors and latency, subagents, APM.
       A folder gives one row per session and the totals.
   rlog-ls fix [--write | -o OUTPUT|-] [--force] [--renumber-steps] [--arrows]
-              [--add-end] [--header] FILE
+              [--add-end] [--header] FILE|-
       Apply the editor's quick fixes (all of them unless some are named).
-      Without --write or -o, print them as a unified diff.
+      Without --write or -o, print them as a unified diff. --write leaves a
+      log alone while another process writes it, or if it changed meanwhile.
   rlog-ls watch [--format text|json|github] [--min-severity LEVEL] [--disable CODE,...]
                 [--severity CODE=LEVEL,...] [--quiet DURATION] [--new] [--poll]
                 [--poll-interval DURATION] PATH...

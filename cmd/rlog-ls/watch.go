@@ -28,7 +28,8 @@ once, as soon as the line that causes it is written, in check's formats (text;
 json: one object per line; github); the findings that later lines can take
 back (W007: a call not completed yet; I001, I002) wait for the session's
 summary, which comes at @end or after --quiet without growth. Logs already
-there are reported once, as check would.
+there are reported once, as check would (an old empty log included); a binary
+file is one finding, E007, as check reports it.
 
 Changes are noticed through file notifications; on network file systems and
 when the system's limits are reached, files are polled.
