@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -6,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -119,9 +120,6 @@ func tempIn(dir string) string {
 // full-size .NAME.rlog.tmp-…: fix wrote without the signal guard) nor a
 // changed input, and exit 128+N.
 func TestFixInterruptedLeavesNothing(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX signals")
-	}
 	bin := processTest(t)
 	src := generatedLog(t, 16<<20)
 	want, _ := os.ReadFile(src)
@@ -151,9 +149,6 @@ func TestFixInterruptedLeavesNothing(t *testing.T) {
 // interrupted while they write, used to finish the file, commit it and
 // then exit 130. They stop, remove the temporary file and commit nothing.
 func TestReportAndRedactInterruptedCommitNothing(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX signals")
-	}
 	bin := processTest(t)
 	src := generatedLog(t, 64<<20)
 	for _, args := range [][]string{
@@ -178,9 +173,6 @@ func TestReportAndRedactInterruptedCommitNothing(t *testing.T) {
 // signal has arrived nothing is committed: no output, no temporary file,
 // exit 130, every time.
 func TestInterruptedPipelineCommitsNothing(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("POSIX signals and process groups")
-	}
 	bin := processTest(t)
 	cat, err := exec.LookPath("cat")
 	if err != nil {
