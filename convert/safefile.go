@@ -103,7 +103,6 @@ type AtomicFile struct {
 	base     string
 	target   string
 	perm     fs.FileMode
-	force    bool
 	// replacing is set when an existing file is replaced; was is that
 	// file as it was read (ReplaceAtomic) or checked (CreateAtomic).
 	replacing bool
@@ -186,7 +185,7 @@ func create(dir, name string, force bool, read fs.FileInfo) (*AtomicFile, error)
 	if err != nil {
 		return nil, err
 	}
-	f := &AtomicFile{root: root, parent: root, base: filepath.Base(clean), target: filepath.Join(realDir, clean), force: force, perm: 0o644}
+	f := &AtomicFile{root: root, parent: root, base: filepath.Base(clean), target: filepath.Join(realDir, clean), perm: 0o644}
 	fail := func(err error) (*AtomicFile, error) {
 		f.closeRoots()
 		return nil, err
@@ -292,7 +291,10 @@ func (f *AtomicFile) keepOwnerAndMode() error {
 		}
 		if tuid, tgid, _ := ownerOf(tfi); tuid != uid || tgid != gid {
 			if err := chown(f.tmp, uid, gid); err != nil {
-				return &NotReplacedError{f.target, ErrOwner, fmt.Sprintf("uid %d, gid %d: %v", uid, gid, errors.Unwrap(err))}
+				if cause := errors.Unwrap(err); cause != nil {
+					err = cause // the reason, without the temporary file's name
+				}
+				return &NotReplacedError{f.target, ErrOwner, fmt.Sprintf("uid %d, gid %d: %v", uid, gid, err)}
 			}
 		}
 	}
