@@ -1,6 +1,6 @@
 //go:build unix
 
-package convert
+package convert_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/internal/openfiles"
 )
 
@@ -42,7 +43,7 @@ func TestReplaceKeepsOwnerGroupAndMode(t *testing.T) {
 		t.Skip("chown:", err)
 	}
 	os.Chmod(p, 0o640)
-	if _, err := WriteFileAtomic(dir, "f.rlog", []byte("new"), true); err != nil {
+	if _, err := convert.WriteFileAtomic(dir, "f.rlog", []byte("new"), true); err != nil {
 		t.Fatal(err)
 	}
 	uid, gid, mode := owner(t, p)
@@ -52,9 +53,9 @@ func TestReplaceKeepsOwnerGroupAndMode(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != "new" {
 		t.Errorf("content %q", b)
 	}
-	// ReplaceAtomic, too.
+	// convert.ReplaceAtomic, too.
 	fi, _ := os.Stat(p)
-	f, err := ReplaceAtomic(dir, "f.rlog", fi)
+	f, err := convert.ReplaceAtomic(dir, "f.rlog", fi)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,42 +64,9 @@ func TestReplaceKeepsOwnerGroupAndMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	if uid, gid, mode := owner(t, p); uid != nobody || gid != nobody || mode.Perm() != 0o640 {
-		t.Errorf("after ReplaceAtomic: uid %d gid %d mode %v", uid, gid, mode)
+		t.Errorf("after convert.ReplaceAtomic: uid %d gid %d mode %v", uid, gid, mode)
 	}
-	assertOnlyNames(t, dir, "f.rlog")
-}
-
-// When the owner cannot be kept (a user who is not root, replacing a file
-// of another group), the file is not replaced and nothing is left.
-func TestReplaceRefusedWhenTheOwnerCannotBeKept(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "f.rlog")
-	os.WriteFile(p, []byte("theirs"), 0o644)
-	refused := 0
-	chown = func(*os.File, int, int) error {
-		refused++
-		return &os.PathError{Op: "chown", Path: "x", Err: syscall.EPERM}
-	}
-	t.Cleanup(func() { chown = (*os.File).Chown })
-	// The temporary file is the process's; the target another's.
-	fi, _ := os.Stat(p)
-	if os.Geteuid() == 0 {
-		os.Chown(p, nobody, nobody)
-		fi, _ = os.Stat(p)
-	} else if st := fi.Sys().(*syscall.Stat_t); int(st.Uid) == os.Geteuid() && int(st.Gid) == os.Getegid() {
-		t.Skip("no file of another owner to replace")
-	}
-	_, err := WriteFileAtomic(dir, "f.rlog", []byte("ours"), true)
-	if !errors.Is(err, ErrOwner) || refused != 1 || !strings.Contains(err.Error(), "operation not permitted") {
-		t.Fatalf("err %v (chown called %d times), want ErrOwner", err, refused)
-	}
-	if _, err := ReplaceAtomic(dir, "f.rlog", fi); !errors.Is(err, ErrOwner) {
-		t.Errorf("ReplaceAtomic: %v, want ErrOwner", err)
-	}
-	if b, _ := os.ReadFile(p); string(b) != "theirs" {
-		t.Errorf("replaced: %q", b)
-	}
-	assertOnlyNames(t, dir, "f.rlog")
+	assertOnly(t, dir, "f.rlog")
 }
 
 // A file that changes between the reading (or the checks) and the commit
@@ -114,57 +82,57 @@ func TestReplaceRefusedWhenTheFileChanged(t *testing.T) {
 		w.Close()
 	}
 
-	// Appended after the commit's checks began: CreateAtomic with force.
-	f, err := CreateAtomic(dir, "s.rlog", true)
+	// Appended after the commit's checks began: convert.CreateAtomic with force.
+	f, err := convert.CreateAtomic(dir, "s.rlog", true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.Write([]byte("fixed 1\n"))
 	appendTo("line 2\n")
-	if _, err := f.Commit(); !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "7 bytes were added") {
-		t.Errorf("Commit after an append: %v, want ErrChanged", err)
+	if _, err := f.Commit(); !errors.Is(err, convert.ErrChanged) || !strings.Contains(err.Error(), "7 bytes were added") {
+		t.Errorf("Commit after an append: %v, want convert.ErrChanged", err)
 	}
 
-	// Appended after the reading, before ReplaceAtomic: refused at once.
-	if _, err := ReplaceAtomic(dir, "s.rlog", read); !errors.Is(err, ErrChanged) {
-		t.Errorf("ReplaceAtomic of a file that grew since it was read: %v", err)
+	// Appended after the reading, before convert.ReplaceAtomic: refused at once.
+	if _, err := convert.ReplaceAtomic(dir, "s.rlog", read); !errors.Is(err, convert.ErrChanged) {
+		t.Errorf("convert.ReplaceAtomic of a file that grew since it was read: %v", err)
 	}
 
 	// Rewritten at the same size: the times tell.
 	read, _ = os.Stat(p)
-	f, err = ReplaceAtomic(dir, "s.rlog", read)
+	f, err = convert.ReplaceAtomic(dir, "s.rlog", read)
 	if err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(p, []byte("LINE 1\nLINE 2\n"), 0o644)
-	if _, err := f.Commit(); !errors.Is(err, ErrChanged) {
-		t.Errorf("Commit after a rewrite: %v, want ErrChanged", err)
+	if _, err := f.Commit(); !errors.Is(err, convert.ErrChanged) {
+		t.Errorf("Commit after a rewrite: %v, want convert.ErrChanged", err)
 	}
 
 	// Replaced by another file, or removed.
 	read, _ = os.Stat(p)
-	f, _ = ReplaceAtomic(dir, "s.rlog", read)
+	f, _ = convert.ReplaceAtomic(dir, "s.rlog", read)
 	os.Rename(p, p+".old")
 	os.WriteFile(p, []byte("LINE 1\nLINE 2\n"), 0o644)
-	if _, err := f.Commit(); !errors.Is(err, ErrChanged) {
-		t.Errorf("Commit after the file was replaced: %v, want ErrChanged", err)
+	if _, err := f.Commit(); !errors.Is(err, convert.ErrChanged) {
+		t.Errorf("Commit after the file was replaced: %v, want convert.ErrChanged", err)
 	}
 	os.Remove(p + ".old")
 	read, _ = os.Stat(p)
-	f, _ = ReplaceAtomic(dir, "s.rlog", read)
+	f, _ = convert.ReplaceAtomic(dir, "s.rlog", read)
 	os.Remove(p)
-	if _, err := f.Commit(); !errors.Is(err, ErrChanged) {
-		t.Errorf("Commit after the file was removed: %v, want ErrChanged", err)
+	if _, err := f.Commit(); !errors.Is(err, convert.ErrChanged) {
+		t.Errorf("Commit after the file was removed: %v, want convert.ErrChanged", err)
 	}
-	if _, err := ReplaceAtomic(dir, "s.rlog", read); !errors.Is(err, ErrChanged) {
-		t.Errorf("ReplaceAtomic of a removed file: %v, want ErrChanged", err)
+	if _, err := convert.ReplaceAtomic(dir, "s.rlog", read); !errors.Is(err, convert.ErrChanged) {
+		t.Errorf("convert.ReplaceAtomic of a removed file: %v, want convert.ErrChanged", err)
 	}
-	assertOnlyNames(t, dir)
+	assertOnly(t, dir)
 
 	// Unchanged: replaced.
 	os.WriteFile(p, []byte("a\n"), 0o644)
 	read, _ = os.Stat(p)
-	f, _ = ReplaceAtomic(dir, "s.rlog", read)
+	f, _ = convert.ReplaceAtomic(dir, "s.rlog", read)
 	f.Write([]byte("b\n"))
 	if _, err := f.Commit(); err != nil {
 		t.Errorf("Commit of an unchanged file: %v", err)
@@ -184,7 +152,7 @@ func TestReplaceRefusedWhileAnotherProcessWrites(t *testing.T) {
 	p := filepath.Join(dir, "s.rlog")
 	os.WriteFile(p, []byte("line 1\n"), 0o644)
 	read, _ := os.Stat(p)
-	f, err := ReplaceAtomic(dir, "s.rlog", read)
+	f, err := convert.ReplaceAtomic(dir, "s.rlog", read)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,20 +165,20 @@ func TestReplaceRefusedWhileAnotherProcessWrites(t *testing.T) {
 	w.Close()
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	want := "is open for writing by pid " + strconv.Itoa(cmd.Process.Pid) + " (sleep)"
-	if _, err := f.Commit(); !errors.Is(err, ErrOpenForWriting) || !strings.Contains(err.Error(), want) {
+	if _, err := f.Commit(); !errors.Is(err, convert.ErrOpenForWriting) || !strings.Contains(err.Error(), want) {
 		t.Errorf("Commit: %v, want %q", err, want)
 	}
-	if _, err := ReplaceAtomic(dir, "s.rlog", read); !errors.Is(err, ErrOpenForWriting) {
-		t.Errorf("ReplaceAtomic: %v, want ErrOpenForWriting", err)
+	if _, err := convert.ReplaceAtomic(dir, "s.rlog", read); !errors.Is(err, convert.ErrOpenForWriting) {
+		t.Errorf("convert.ReplaceAtomic: %v, want convert.ErrOpenForWriting", err)
 	}
-	assertOnlyNames(t, dir, "s.rlog")
+	assertOnly(t, dir, "s.rlog")
 }
 
 // Abort from another goroutine stops a long Write within a chunk and wins
 // over a Commit that has not renamed: a report page is one Write.
 func TestAbortStopsOneLongWrite(t *testing.T) {
 	dir := t.TempDir()
-	f, err := CreateAtomic(dir, "page.html", false)
+	f, err := convert.CreateAtomic(dir, "page.html", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,23 +196,11 @@ func TestAbortStopsOneLongWrite(t *testing.T) {
 	}
 	f.Abort()
 	r := <-done
-	if !errors.Is(r.err, ErrAborted) || r.n == len(page) {
-		t.Errorf("Write after Abort: %d of %d bytes, %v; want it stopped with ErrAborted", r.n, len(page), r.err)
+	if !errors.Is(r.err, convert.ErrAborted) || r.n == len(page) {
+		t.Errorf("Write after Abort: %d of %d bytes, %v; want it stopped with convert.ErrAborted", r.n, len(page), r.err)
 	}
-	if _, err := f.Commit(); !errors.Is(err, ErrAborted) {
+	if _, err := f.Commit(); !errors.Is(err, convert.ErrAborted) {
 		t.Errorf("Commit after Abort: %v", err)
 	}
-	assertOnlyNames(t, dir)
-}
-
-func assertOnlyNames(t *testing.T, dir string, names ...string) {
-	t.Helper()
-	ents, _ := os.ReadDir(dir)
-	var got []string
-	for _, e := range ents {
-		got = append(got, e.Name())
-	}
-	if strings.Join(got, " ") != strings.Join(names, " ") {
-		t.Errorf("folder holds %v, want %v", got, names)
-	}
+	assertOnly(t, dir)
 }

@@ -102,16 +102,7 @@ func sameAsInput(input, target string, stdin io.Reader) bool {
 	if err != nil {
 		return false
 	}
-	var in os.FileInfo
-	if isStdin(input) {
-		f, ok := stdin.(*os.File)
-		if !ok {
-			return false
-		}
-		in, err = f.Stat()
-	} else {
-		in, err = os.Stat(input)
-	}
+	in, err := statInput(input, stdin)
 	return err == nil && os.SameFile(in, t)
 }
 
@@ -198,18 +189,21 @@ func splitTarget(path string) (dir, name string) {
 // socket rather than a file: something that ends when the program on the
 // other end does.
 func fedByAProgram(input string, stdin io.Reader) bool {
-	var fi os.FileInfo
-	var err error
-	if isStdin(input) {
-		f, ok := stdin.(*os.File)
-		if !ok {
-			return false
-		}
-		fi, err = f.Stat()
-	} else {
-		fi, err = os.Stat(input)
-	}
+	fi, err := statInput(input, stdin)
 	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
+// statInput is what the input is: the file, or what standard input comes
+// from (an error when stdin is no file, as in tests).
+func statInput(input string, stdin io.Reader) (os.FileInfo, error) {
+	if !isStdin(input) {
+		return os.Stat(input)
+	}
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return nil, errors.New("standard input is no file")
+	}
+	return f.Stat()
 }
 
 // failed is called when writing the output failed: when a signal aborted
