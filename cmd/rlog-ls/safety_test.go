@@ -248,14 +248,20 @@ func TestSignalLeavesNothing(t *testing.T) {
 	}
 }
 
+// hasTemp reports whether dir holds a temporary output.
 func hasTemp(dir string) bool {
 	ents, _ := os.ReadDir(dir)
+	return tempAmong(dir, ents) != ""
+}
+
+// tempAmong is the path of the temporary output among dir's entries, or "".
+func tempAmong(dir string, ents []os.DirEntry) string {
 	for _, e := range ents {
 		if strings.Contains(e.Name(), ".tmp-") {
-			return true
+			return filepath.Join(dir, e.Name())
 		}
 	}
-	return false
+	return ""
 }
 
 // TestOutputIsAFolder: -o naming a folder used to say "output path leaves

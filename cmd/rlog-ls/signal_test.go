@@ -107,12 +107,7 @@ func interruptWhileWriting(t *testing.T, bin string, sig syscall.Signal, times i
 // tempIn is the path of a temporary output in dir, or "".
 func tempIn(dir string) string {
 	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.Contains(e.Name(), ".tmp-") {
-			return filepath.Join(dir, e.Name())
-		}
-	}
-	return ""
+	return tempAmong(dir, ents)
 }
 
 // TestFixInterruptedLeavesNothing: fix --write and fix -o, interrupted
