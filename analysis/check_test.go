@@ -2,47 +2,14 @@ package analysis
 
 import (
 	"fmt"
-	"os"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
-	"github.com/rlog-ls/rlog-ls/internal/golden"
 )
 
 const okHeader = "---\nformat: rlog/1\nid: s1\nrepo_sha: abc123\nrunner: local\n---\n"
-
-// TestRules checks each rule on small logs that show it:
-// testdata/rules/CODE.txtar says what the rule reports, and holds logs
-// (NAME.rlog, with the codes turned off in NAME.disable) and their findings
-// (NAME.findings), shown under the lines they mark. `go test -update`
-// rewrites the findings.
-func TestRules(t *testing.T) {
-	golden.Run(t, "testdata/rules/*.txtar", func(t *testing.T, a *golden.Archive) {
-		logs := 0
-		for _, f := range a.Files {
-			name, ok := strings.CutSuffix(f.Name, ".rlog")
-			if !ok {
-				continue
-			}
-			logs++
-			var cfg Config
-			if d, ok := a.Get(name + ".disable"); ok {
-				var unknown []string
-				cfg, unknown = DisableCodes(strings.Split(strings.TrimSpace(string(d)), ","))
-				if len(unknown) > 0 {
-					t.Fatalf("%s: unknown codes %v", name, unknown)
-				}
-			}
-			a.Check(t, name+".findings", []byte(annotate(f.Data, Check(grammar.Parse(f.Data), cfg))))
-		}
-		if logs == 0 {
-			t.Errorf("%s holds no log", a.Path)
-		}
-	})
-}
 
 func TestDisableCodes(t *testing.T) {
 	cfg, unknown := DisableCodes([]string{"w009", " I004", "W003", "X999", ""})
@@ -73,38 +40,6 @@ func TestStatsCountUsageOncePerMessage(t *testing.T) {
 	if s.ToolCalls != 2 || s.Observations != 2 || s.UniqueCallIDs != 3 || s.Subagents != 1 || s.LifecycleEvents != 1 ||
 		s.RedactedValues != 2 || s.LegacyRedactions != 1 || s.BlobReferences != 1 || s.ThinkingBlocks != 1 || s.TotalLines != 11 {
 		t.Fatalf("counters %+v", s)
-	}
-}
-
-// TestDiagnosticsDocCoversEveryCode keeps docs/diagnostics.md in step with
-// the rule catalogue: every code has a section with an example and a fix.
-func TestDiagnosticsDocCoversEveryCode(t *testing.T) {
-	doc, err := os.ReadFile("../docs/diagnostics.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sections := regexp.MustCompile(`(?m)^## ([A-Z]\d{3})\b`).FindAllStringSubmatchIndex(string(doc), -1)
-	found := map[string]string{}
-	for i, m := range sections {
-		end := len(doc)
-		if i+1 < len(sections) {
-			end = sections[i+1][0]
-		}
-		found[string(doc[m[2]:m[3]])] = string(doc[m[0]:end])
-	}
-	for _, r := range Rules {
-		sec, ok := found[r.Code]
-		if !ok {
-			t.Errorf("docs/diagnostics.md has no section for %s", r.Code)
-			continue
-		}
-		if !strings.Contains(sec, "```") || !strings.Contains(strings.ToLower(sec), "fix") {
-			t.Errorf("%s: section needs an example block and a fix", r.Code)
-		}
-		delete(found, r.Code)
-	}
-	for code := range found {
-		t.Errorf("docs/diagnostics.md documents %s, which no rule reports", code)
 	}
 }
 

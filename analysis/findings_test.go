@@ -74,7 +74,11 @@ func TestFindingsOfFixtureLogs(t *testing.T) {
 //
 // Lines and columns are 1-based, columns in characters. Long lines are
 // shown around the finding; the related places follow, one line each.
-func annotate(src []byte, fs []Finding) string {
+func annotate(src []byte, fs []Finding) string { return annotateNotes(src, fs, nil) }
+
+// annotateNotes is annotate with the lines notes[i] under finding i (for
+// places in other files, which the findings' Related cannot name).
+func annotateNotes(src []byte, fs []Finding, notes [][]string) string {
 	t := grammar.Parse(src)
 	pos := func(off int) (line, col int) {
 		n := t.LineAt(off)
@@ -84,7 +88,7 @@ func annotate(src []byte, fs []Finding) string {
 	if len(fs) == 0 {
 		b.WriteString("(none)\n")
 	}
-	for _, f := range fs {
+	for i, f := range fs {
 		l1, c1 := pos(f.Span.Start)
 		l2, c2 := pos(f.Span.End)
 		fmt.Fprintf(&b, "%s %s %d:%d-%d:%d: %s\n", f.Code, f.Severity, l1, c1, l2, c2, f.Message)
@@ -115,6 +119,11 @@ func annotate(src []byte, fs []Finding) string {
 		for _, r := range f.Related {
 			rl, rc := pos(r.Span.Start)
 			fmt.Fprintf(&b, "     = %s: %d:%d\n", r.Message, rl, rc)
+		}
+		if i < len(notes) {
+			for _, n := range notes[i] {
+				fmt.Fprintf(&b, "     = %s\n", n)
+			}
 		}
 	}
 	return b.String()

@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
+
+	"github.com/rlog-ls/rlog-ls/internal/openfiles"
 )
 
 // ErrExists is returned when the output exists and force is false.
@@ -18,6 +21,49 @@ var ErrExists = errors.New("output file exists (use force to overwrite)")
 // ErrOutsideDir is returned for a name that would leave the directory,
 // directly or through a symbolic link.
 var ErrOutsideDir = errors.New("output path leaves the target directory")
+
+// ErrIsFolder is returned for a name that is a folder, not a file.
+var ErrIsFolder = errors.New("is a folder, not a file")
+
+// ErrNotRegular is returned for a name that is a device, a named pipe or a
+// socket: not a file that can be replaced.
+var ErrNotRegular = errors.New("is not a regular file")
+
+// ErrChanged is returned when the file being replaced changed after it was
+// read (or, for CreateAtomic, after the checks): it is not replaced, so
+// nothing written to it meanwhile is lost.
+var ErrChanged = errors.New("changed while it was being replaced")
+
+// ErrOpenForWriting is returned when another process holds the file being
+// replaced open for writing (where the system tells it, Linux): what it
+// writes after the rename would go to the old, unlinked file and be lost.
+var ErrOpenForWriting = errors.New("open for writing by another process")
+
+// ErrOwner is returned when the new version of a file could not be given
+// the old one's owner and group: it is not replaced.
+var ErrOwner = errors.New("cannot keep the owner and group")
+
+// NotReplacedError says why an existing file was not replaced: Err is
+// ErrChanged, ErrOpenForWriting or ErrOwner, and Why the particulars
+// ("7 bytes were added", "pid 12 (claude)", "uid 65534, gid 0: operation
+// not permitted").
+type NotReplacedError struct {
+	Path string
+	Err  error
+	Why  string
+}
+
+func (e *NotReplacedError) Error() string {
+	switch e.Err {
+	case ErrOpenForWriting:
+		return e.Path + " is open for writing by " + e.Why
+	case ErrOwner:
+		return "cannot keep the owner and group of " + e.Path + " (" + e.Why + ")"
+	}
+	return e.Path + " " + e.Err.Error() + ": " + e.Why
+}
+
+func (e *NotReplacedError) Unwrap() error { return e.Err }
 
 // afterCheck runs between the checks and the write; tests use it to change
 // the file system under CreateAtomic, as a racing process would.
@@ -41,17 +87,26 @@ func WriteFileAtomic(dir, name string, data []byte, force bool) (string, error) 
 // target that becomes the target on Commit and disappears on Abort. A
 // conversion streams into it, so neither the output nor a half-written
 // target is ever held or shown. Abort may be called from another goroutine
-// (a signal handler) while Write runs; Write then fails.
+// (a signal handler) while Write or Commit runs, and wins: Write fails
+// within writeChunk bytes, and a Commit that has not renamed yet commits
+// nothing.
 type AtomicFile struct {
-	mu        sync.Mutex
-	root      *os.Root // dir's root; parent may be it
-	parent    *os.Root // the target's folder
-	tmp       *os.File
-	tmpName   string
-	base      string
-	target    string
-	perm      fs.FileMode
-	force     bool
+	mu sync.Mutex
+	// aborting is set by Abort before it waits for mu, so that a Write or
+	// a Commit holding mu gives way to it: with mu, it makes Commit and
+	// Abort mutually exclusive, and the first to arrive wins.
+	aborting atomic.Bool
+	root     *os.Root // dir's root; parent may be it
+	parent   *os.Root // the target's folder
+	tmp      *os.File
+	tmpName  string
+	base     string
+	target   string
+	perm     fs.FileMode
+	// replacing is set when an existing file is replaced; was is that
+	// file as it was read (ReplaceAtomic) or checked (CreateAtomic).
+	replacing bool
+	was       fs.FileInfo
 	done      bool // committed or aborted
 	committed bool
 	written   int64
@@ -66,16 +121,51 @@ type AtomicFile struct {
 //     opened once: a symbolic link that leads out of dir is refused, also
 //     one swapped in for a subdirectory after the checks (the write then
 //     still lands in the directory that was checked).
-//   - An existing file is only replaced when force is true, and keeps its
-//     permissions; an existing symbolic link (or anything that is not a
-//     regular file) is never replaced nor followed. Without force the
-//     file is created with a hard link on Commit, which fails if something
-//     appeared at the name meanwhile: no overwrite by race either.
+//   - An existing file is only replaced when force is true, and then as
+//     ReplaceAtomic replaces it, as it was at the checks: it keeps its
+//     owner, group and permissions, and is not replaced if it changes or
+//     another process holds it open for writing. An existing symbolic link
+//     (or anything that is not a regular file) is never replaced nor
+//     followed. A new file is created with a hard link on Commit, which
+//     fails if something appeared at the name meanwhile: no overwrite by
+//     race either.
 //   - The data goes to a temporary file `.NAME.tmp-XXXX` in the same
 //     directory; Commit syncs it and renames (or links) it over the target,
 //     so readers never see half a file, and Abort, or a failed Commit,
 //     removes it: a failure leaves nothing behind.
 func CreateAtomic(dir, name string, force bool) (*AtomicFile, error) {
+	return create(dir, name, force, nil)
+}
+
+// ReplaceAtomic starts writing a new version of dir/name, an existing
+// regular file the caller has read; read is its state from before the
+// reading (File.Stat on the descriptor read from). The rules are
+// CreateAtomic's with force, and the file is replaced only if it is still
+// the same file as read: same device and inode, size, modification and
+// change times, and no other process has it open for writing. These are
+// checked here, before anything is written (ErrChanged,
+// ErrOpenForWriting), and again on Commit, immediately before the
+// rename. The new version gets the old one's owner, group and mode; when
+// the owner or group cannot be kept (ErrOwner) nothing is replaced.
+//
+// Why that keeps what a writer appends: a writer either holds the file
+// open (an agent writing its log), which Writers sees on Linux, or opens,
+// writes and closes it each time (echo >>), which changes its size and
+// times, which the last check sees. What remains is a writer that opens
+// the file in the microseconds between the last check and the rename and
+// writes after it (its descriptor then holds the old, unlinked file), or
+// writes within them; no replacement by rename can close that window
+// without the writer's cooperation (advisory locks bind only writers that
+// take them), so it is kept as short as a stat and a rename. On systems
+// that do not tell which processes hold a file, only the state is checked.
+func ReplaceAtomic(dir, name string, read fs.FileInfo) (*AtomicFile, error) {
+	if read == nil {
+		return nil, errors.New("ReplaceAtomic needs the state of the file as it was read")
+	}
+	return create(dir, name, true, read)
+}
+
+func create(dir, name string, force bool, read fs.FileInfo) (*AtomicFile, error) {
 	if name == "" || filepath.IsAbs(name) || filepath.VolumeName(name) != "" || strings.ContainsRune(name, 0) {
 		return nil, fmt.Errorf("%w: %q", ErrOutsideDir, name)
 	}
@@ -95,7 +185,7 @@ func CreateAtomic(dir, name string, force bool) (*AtomicFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &AtomicFile{root: root, parent: root, base: filepath.Base(clean), target: filepath.Join(realDir, clean), force: force, perm: 0o644}
+	f := &AtomicFile{root: root, parent: root, base: filepath.Base(clean), target: filepath.Join(realDir, clean), perm: 0o644}
 	fail := func(err error) (*AtomicFile, error) {
 		f.closeRoots()
 		return nil, err
@@ -109,12 +199,26 @@ func CreateAtomic(dir, name string, force bool) (*AtomicFile, error) {
 	}
 	fi, err := f.parent.Lstat(f.base)
 	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
+		return fail(fmt.Errorf("%w: %s is a symbolic link", ErrOutsideDir, f.target))
+	case err == nil && fi.IsDir():
+		return fail(fmt.Errorf("%s %w", f.target, ErrIsFolder))
 	case err == nil && !fi.Mode().IsRegular():
-		return fail(fmt.Errorf("%w: %s is not a regular file", ErrOutsideDir, f.target))
+		return fail(fmt.Errorf("%s %w", f.target, ErrNotRegular))
 	case err == nil && !force:
 		return fail(fmt.Errorf("%w: %s", ErrExists, f.target))
 	case err == nil:
-		f.perm = fi.Mode().Perm() // replacing: a private file stays private
+		f.replacing, f.was = true, fi
+		if read != nil {
+			f.was = read
+		}
+		if err := f.unchanged(fi); err != nil {
+			return fail(err)
+		}
+		// A private file stays private; the umask does not apply.
+		f.perm = fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+	case errors.Is(err, fs.ErrNotExist) && read != nil:
+		return fail(&NotReplacedError{f.target, ErrChanged, "it was removed"})
 	case !errors.Is(err, fs.ErrNotExist):
 		return fail(outsideOr(err, name))
 	}
@@ -125,7 +229,77 @@ func CreateAtomic(dir, name string, force bool) (*AtomicFile, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if f.replacing {
+		if err := f.keepOwnerAndMode(); err != nil {
+			f.abort()
+			return nil, err
+		}
+	}
 	return f, nil
+}
+
+// unchanged checks that no other process writes to the file being
+// replaced and that now, its state at this moment, is its state as read.
+func (f *AtomicFile) unchanged(now fs.FileInfo) error {
+	// The writers first: they say why the file changes.
+	writers, err := openfiles.Writers(now)
+	if err == nil && len(writers) > 0 {
+		return &NotReplacedError{f.target, ErrOpenForWriting, openfiles.List(writers)}
+	}
+	if why := changedSince(f.was, now); why != "" {
+		return &NotReplacedError{f.target, ErrChanged, why}
+	}
+	return nil
+}
+
+// changedSince says how the file now differs from the file as it was, or
+// "" when it is the same file in the same state.
+func changedSince(was, now fs.FileInfo) string {
+	switch {
+	case !os.SameFile(was, now) || now.Mode().Type() != was.Mode().Type():
+		// The type too: a name removed and made again can get the same
+		// inode number.
+		return "another file took its name"
+	case now.Size() > was.Size():
+		return fmt.Sprintf("%d bytes were added", now.Size()-was.Size())
+	case now.Size() != was.Size():
+		return fmt.Sprintf("its size went from %d to %d bytes", was.Size(), now.Size())
+	case !now.ModTime().Equal(was.ModTime()):
+		return "it was modified"
+	}
+	if c0, ok := changeTime(was); ok {
+		if c1, _ := changeTime(now); !c1.Equal(c0) {
+			return "it was modified, or its owner or permissions changed"
+		}
+	}
+	return ""
+}
+
+// chown gives the temporary file the replaced file's owner; tests replace
+// it to refuse, as the system refuses a user who is not root.
+var chown = (*os.File).Chown
+
+// keepOwnerAndMode gives the new version the owner, group and mode of the
+// file it replaces, or fails with ErrOwner: a file of another user,
+// rewritten by root, must not become root's.
+func (f *AtomicFile) keepOwnerAndMode() error {
+	uid, gid, ok := ownerOf(f.was)
+	if ok {
+		tfi, err := f.tmp.Stat()
+		if err != nil {
+			return err
+		}
+		if tuid, tgid, _ := ownerOf(tfi); tuid != uid || tgid != gid {
+			if err := chown(f.tmp, uid, gid); err != nil {
+				if cause := errors.Unwrap(err); cause != nil {
+					err = cause // the reason, without the temporary file's name
+				}
+				return &NotReplacedError{f.target, ErrOwner, fmt.Sprintf("uid %d, gid %d: %v", uid, gid, err)}
+			}
+		}
+	}
+	// After the chown, which clears the set-id bits.
+	return f.tmp.Chmod(f.perm)
 }
 
 // Target is the path the file will have once committed.
@@ -141,11 +315,28 @@ func (f *AtomicFile) Written() int64 {
 // ErrAborted is returned by Write and Commit after Abort.
 var ErrAborted = errors.New("output aborted")
 
-// Write appends to the temporary file.
+// writeChunk is the most Write writes without letting an Abort in.
+const writeChunk = 1 << 20
+
+// Write appends to the temporary file, a chunk at a time: an Abort from
+// another goroutine stops it within a chunk (ErrAborted), rather than
+// after the whole of p, which can be a whole page.
 func (f *AtomicFile) Write(p []byte) (int, error) {
+	n := 0
+	for {
+		chunk := p[n:min(len(p), n+writeChunk)]
+		m, err := f.writeLocked(chunk)
+		n += m
+		if err != nil || n == len(p) {
+			return n, err
+		}
+	}
+}
+
+func (f *AtomicFile) writeLocked(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.done {
+	if f.done || f.aborting.Load() {
 		return 0, ErrAborted
 	}
 	n, err := f.tmp.Write(p)
@@ -155,11 +346,12 @@ func (f *AtomicFile) Write(p []byte) (int, error) {
 
 // Commit makes the temporary file the target and returns the target's
 // path. On failure the temporary file is removed and the target is as it
-// was.
+// was. Once Abort has been called, from any goroutine, Commit commits
+// nothing and returns ErrAborted.
 func (f *AtomicFile) Commit() (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.done {
+	if f.done || f.aborting.Load() {
 		return "", ErrAborted
 	}
 	if err := f.commit(); err != nil {
@@ -176,18 +368,30 @@ func (f *AtomicFile) commit() error {
 	if err := f.tmp.Sync(); err != nil {
 		return err
 	}
-	if f.force {
-		// The umask did not apply to a replaced file's own permissions.
-		if err := f.tmp.Chmod(f.perm); err != nil {
-			return err
-		}
-	}
 	if err := f.tmp.Close(); err != nil {
 		return err
 	}
-	if f.force {
-		// Rename replaces whatever is at base now, a symbolic link
-		// included, without following it.
+	// The sync can take a while: an Abort that came meanwhile wins.
+	if f.aborting.Load() {
+		return ErrAborted
+	}
+	if f.replacing {
+		// The last checks, as close to the rename as they can be (see
+		// ReplaceAtomic): the writers first, which takes longest, then
+		// the file's state.
+		now, err := f.parent.Lstat(f.base)
+		if err != nil {
+			return &NotReplacedError{f.target, ErrChanged, "it was removed"}
+		}
+		if err := f.unchanged(now); err != nil {
+			return err
+		}
+		if now, err = f.parent.Lstat(f.base); err != nil {
+			return &NotReplacedError{f.target, ErrChanged, "it was removed"}
+		}
+		if why := changedSince(f.was, now); why != "" {
+			return &NotReplacedError{f.target, ErrChanged, why}
+		}
 		return f.parent.Rename(f.tmpName, f.base)
 	}
 	if err := f.parent.Link(f.tmpName, f.base); err != nil {
@@ -210,6 +414,7 @@ func (f *AtomicFile) commit() error {
 // another goroutine than the writer's. It reports whether the target was
 // committed.
 func (f *AtomicFile) Abort() (committed bool) {
+	f.aborting.Store(true)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {

@@ -63,10 +63,15 @@ func TestWriteFileAtomic(t *testing.T) {
 			t.Errorf("left behind: %s", e.Name())
 		}
 	}
-	// A subdirectory inside is fine.
+	// A subdirectory inside is fine; a folder is no file to write.
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
 	if _, err := convert.WriteFileAtomic(dir, "sub/b.json", []byte("b"), false); err != nil {
 		t.Errorf("subdirectory: %v", err)
+	}
+	for _, force := range []bool{false, true} {
+		if _, err := convert.WriteFileAtomic(dir, "sub", []byte("b"), force); !errors.Is(err, convert.ErrIsFolder) {
+			t.Errorf("a folder, force=%v: %v, want ErrIsFolder", force, err)
+		}
 	}
 }
 

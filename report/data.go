@@ -9,6 +9,7 @@ package report
 
 import (
 	"math"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -38,7 +39,9 @@ type Options struct {
 	Name string
 	// Link, when set, makes every line number a link: {line} is replaced
 	// by the 1-based line, {path} by Path (URL-escaped), e.g.
-	// "vscode://file/{path}:{line}".
+	// "vscode://file/{path}:{line}". Path is the log's path; the data
+	// holds it only for Link, and names other files (the companion)
+	// relative to its folder: a page is made to be shared.
 	Link, Path string
 	// Generator names what made the data ("rlog-ls v0.2.0").
 	Generator string
@@ -237,6 +240,7 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 		return MillisPtr(at.Sub(s.Start))
 	}
 	d.summary(s)
+	d.Summary.APM.Companion = besideLog(d.Summary.APM.Companion, opts.Path)
 	for i := range s.Phases {
 		p := &s.Phases[i]
 		dp := Phase{Name: p.Name, Line: p.Line + 1, EndLine: p.EndLine + 1, StartMS: rel(p.StartTime), EndMS: rel(p.EndTime),
@@ -469,6 +473,22 @@ func outcomeCode(o analysis.Outcome) int8 {
 
 func gapOf(g analysis.Gap) Gap {
 	return Gap{Line: g.Line + 1, PreviousLine: g.PreviousLine + 1, MS: Millis(g.Duration)}
+}
+
+// besideLog names file relative to the folder of the log at logPath (its
+// base name when logPath is unknown or file is elsewhere): the absolute
+// path of the machine a page was made on means nothing where it is read,
+// and says more about that machine than the page should.
+func besideLog(file, logPath string) string {
+	if file == "" {
+		return ""
+	}
+	if logPath != "" {
+		if rel, err := filepath.Rel(filepath.Dir(logPath), file); err == nil && filepath.IsLocal(rel) {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(file)
 }
 
 // LatencyOf is l as the data writes it (and `rlog-ls stats --format json`).

@@ -284,3 +284,24 @@ func TestFindingsInLineOrder(t *testing.T) {
 		}
 	}
 }
+
+// The data names the companion relative to the log's folder, whatever
+// path the session statistics had it by: a page is made to be shared.
+func TestCompanionNamedBesideTheLog(t *testing.T) {
+	tree := grammar.Parse([]byte("---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\nu: hi\n"))
+	s := analysis.SessionFor(tree, analysis.SessionOptions{Companion: &analysis.ActionCounts{Source: "/home/ada/logs/run.jsonl", Messages: 1}})
+	for _, c := range []struct{ path, want string }{
+		{"/home/ada/logs/run.rlog", "run.jsonl"},
+		{"", "run.jsonl"},                        // the editor gives no path
+		{"/elsewhere/run.rlog", "run.jsonl"},     // never a path that climbs out
+		{"/home/ada/run.rlog", "logs/run.jsonl"}, // below the log's folder
+	} {
+		d := Build(tree, s, nil, 0, Options{Name: "run.rlog", Path: c.path})
+		if d.Summary.APM.Companion != c.want {
+			t.Errorf("log at %q: companion %q, want %q", c.path, d.Summary.APM.Companion, c.want)
+		}
+		if d.Path != "" {
+			t.Errorf("log at %q: the data has its path without --link", c.path)
+		}
+	}
+}

@@ -55,9 +55,13 @@ Findings are printed file by file, in line order: FILE:LINE:COL: SEVERITY CODE:
 MESSAGE (text), one JSON array (json), or GitHub Actions workflow commands that
 annotate the lines (github).
 
+The last line counts the files checked and the findings; a file that could
+not be checked (missing, unreadable, or of a format with no validator, such as
+a Claude Code transcript) is counted apart, with its reason above it.
+
 Exit status: 0 when no finding is an error, 1 when one is (a credential, S001,
-is an error unless --severity says otherwise), 2 for usage and I/O problems and
-when a folder holds no .rlog file.`
+is an error unless --severity says otherwise), 2 for usage and I/O problems,
+a file that could not be checked, and a folder with no .rlog file.`
 
 func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) {
 	cmd := newCommand("check", checkUsage, checkAbout)
@@ -92,6 +96,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 
 	var files []string
 	ioFailed := false
+	notChecked := 0 // files named that could not be checked
 	for _, p := range paths {
 		if isStdin(p) {
 			files = append(files, stdinName)
@@ -100,6 +105,9 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 		found, failed := collect("check", []string{p}, stderr)
 		files = append(files, found...)
 		ioFailed = ioFailed || failed
+		if _, err := os.Stat(p); err != nil {
+			notChecked++ // missing or unreadable
+		}
 	}
 	read, ok := readInputs(files, stdin, stderr)
 	if !ok {
@@ -112,10 +120,12 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 	}
 	counts := map[string]int{}
 	var all []jsonFinding
+	failedResults := 0
 	for _, r := range results {
 		if r.err != nil {
 			fmt.Fprintf(stderr, "rlog-ls check: %s\n", describeIOError(r.err))
 			status = 2
+			failedResults++
 			continue
 		}
 		for _, f := range r.findings {
@@ -147,7 +157,13 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 			printFinding(stdout, format, f)
 		}
 	}
-	fmt.Fprintf(stdout, "%s checked: %s\n", plural(len(results), "file"), summary(counts))
+	// Honest about the files that were not checked (their reasons are on
+	// stderr): a transcript with no validator is not "1 file checked".
+	checked := plural(len(results)-failedResults, "file") + " checked"
+	if notChecked += failedResults; notChecked > 0 {
+		checked += fmt.Sprintf(", %d not checked (see above)", notChecked)
+	}
+	fmt.Fprintf(stdout, "%s: %s\n", checked, summary(counts))
 	return status
 }
 
@@ -397,9 +413,7 @@ func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, erro
 		return checkedFile{path: path, err: err}
 	}
 	if f, ok := analysis.CheckBinary(src, cfg); ok {
-		// One finding, not one per line of garbage.
-		return checkedFile{path: path, findings: []jsonFinding{{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-			Severity: f.Severity.String(), Code: f.Code, Message: f.Message}}}
+		return checkedFile{path: path, findings: []jsonFinding{binaryFinding(path, f)}}
 	}
 	if path == stdinName {
 		// No name to go by: the content says which validator applies.
@@ -422,6 +436,13 @@ func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, erro
 		r.findings = append(r.findings, toJSONFinding(path, tree, f))
 	}
 	return r
+}
+
+// binaryFinding is the one finding of a binary file (E007, from
+// analysis.CheckBinary), at its start: not one per line of garbage.
+func binaryFinding(path string, f analysis.Finding) jsonFinding {
+	return jsonFinding{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
+		Severity: f.Severity.String(), Code: f.Code, Message: f.Message}
 }
 
 // toJSONFinding places a finding of the file at path for the output.

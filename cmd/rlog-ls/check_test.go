@@ -415,3 +415,33 @@ func TestCheckComparesWithTheCompanion(t *testing.T) {
 		t.Fatalf("flags on the pair's codes:\n%s", out)
 	}
 }
+
+// TestCheckSaysWhatWasNotChecked: check on a transcript it has no
+// validator for (Claude Code JSONL) exits 2, and its summary used to
+// count it as "1 file checked". The summary counts only the files checked
+// and says how many were not; why is on stderr.
+func TestCheckSaysWhatWasNotChecked(t *testing.T) {
+	transcript := filepath.Join("..", "..", "testdata", "claude", "units-session.jsonl")
+	dir := t.TempDir()
+	log := writeFile(t, dir, "s.rlog", cleanHeader+"o: id=nope → [ok]\n")
+	for _, c := range []struct {
+		paths   []string
+		summary string
+	}{
+		{[]string{transcript}, "0 files checked, 1 not checked (see above): 0 errors, 0 warnings, 0 info, 0 hints\n"},
+		{[]string{transcript, log}, "1 file checked, 1 not checked (see above): 0 errors, 1 warning, 0 info, 0 hints\n"},
+		{[]string{log, filepath.Join(dir, "missing.rlog")}, "1 file checked, 1 not checked (see above): 0 errors, 1 warning, 0 info, 0 hints\n"},
+	} {
+		stdout, stderr, code := runCLI(t, append([]string{"check"}, c.paths...)...)
+		if code != 2 || !strings.HasSuffix(stdout, c.summary) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("check %v: exit %d\n%s%s\nwant the summary %q", c.paths, code, stdout, stderr, c.summary)
+		}
+	}
+	if stdout, _, _ := runCLI(t, "check", transcript); !strings.Contains(stdout, "0 files checked") {
+		t.Errorf("%s", stdout)
+	}
+	_, stderr, _ := runCLI(t, "check", transcript)
+	if !strings.Contains(stderr, "units-session.jsonl is Claude Code session JSONL, which rlog-ls has no validator for") {
+		t.Errorf("no reason on stderr: %q", stderr)
+	}
+}

@@ -15,9 +15,10 @@ import (
 var subcommands = []string{"serve", "check", "stats", "fix", "watch", "convert", "redact", "report", "version"}
 
 // Help is asked for, not a mistake: it goes to stdout and exits 0, at the
-// top level and in every subcommand, however it is spelled.
+// top level and in every subcommand, however it is spelled; help --help
+// (which used to be an "unknown command") is the top-level help too.
 func TestHelpEverywhere(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"-h"}, {"-help"}, {"help"}} {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"-help"}, {"help"}, {"help", "--help"}, {"help", "-h"}} {
 		out, errOut, code := runCLI(t, args...)
 		if code != 0 || errOut != "" || !strings.HasPrefix(out, "rlog-ls: the rlog/1 language server and tools") {
 			t.Errorf("%v: exit %d, stderr %q, stdout %.60q", args, code, errOut, out)

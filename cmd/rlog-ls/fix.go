@@ -5,30 +5,38 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
-	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
-const fixUsage = "rlog-ls fix [--write | -o OUTPUT|-] [--force] [--renumber-steps] [--arrows] [--add-end] [--header] FILE"
+const fixUsage = "rlog-ls fix [--write | -o OUTPUT|-] [--force] [--renumber-steps] [--arrows] [--add-end] [--header] FILE|-"
 
 const fixAbout = `Apply the editor's quick fixes to an rlog file: renumber the steps 1..N
 (W004, like the reference's recorder fix --renumber-steps), turn ASCII arrows
 -> into → (W011), add the missing @end (I002), add the missing required header
-fields (E004). With no fix named, all of them.
+fields (E004). With no fix named, all of them. FILE - (or /dev/stdin) reads
+standard input.
 
 Without --write or -o, print the changes as a unified diff (as gofmt -d does;
-patch -p0 applies it) and change nothing. --write replaces FILE, atomically and
-never through a symbolic link; -o writes the fixed copy elsewhere (never over
-an existing file without --force; -o - prints it). The fixes made are listed on
-stderr.
+patch -p0 applies it) and change nothing. -o writes the fixed copy elsewhere
+(never over an existing file without --force; -o - prints it). The fixes made
+are listed on stderr.
 
-Exit status: 0, or 2 for usage and I/O problems (nothing is written then).`
+--write replaces FILE, atomically, never through a symbolic link, keeping its
+owner, group and permissions, and only if nothing else is writing it: FILE is
+left as it was when another process holds it open for writing (an agent still
+writing its log; Linux tells which), when it changed after it was read, or
+when its owner cannot be kept. Write the fixed copy with -o then. A signal
+(Ctrl-C) leaves FILE as it was and no temporary file.
+
+Exit status: 0, 2 for usage and I/O problems and a FILE not replaced
+(nothing is written then), 128+N after signal N.`
 
 // fixFlags maps each fix flag to the code whose findings it fixes.
 var fixFlags = []struct{ flag, code, usage string }{
@@ -38,13 +46,13 @@ var fixFlags = []struct{ flag, code, usage string }{
 	{"header", "E004", "add the missing required header fields: format, id, repo_sha (E004)"},
 }
 
-func fixCmd(args []string, stdout, stderr io.Writer) int {
+func fixCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := newCommand("fix", fixUsage, fixAbout)
 	fl := cmd.fl
 	write := fl.Bool("write", false, "replace FILE with the fixed text")
 	fl.BoolVar(write, "w", false, "short for --write")
 	out := fl.String("o", "", "write the fixed text to this `file` instead (- for stdout)")
-	force := fl.Bool("force", false, "with -o, overwrite an existing file")
+	force := fl.Bool("force", false, "with -o, overwrite an existing file (never FILE)")
 	wanted := map[string]*bool{}
 	for _, f := range fixFlags {
 		wanted[f.code] = fl.Bool(f.flag, false, f.usage)
@@ -57,30 +65,23 @@ func fixCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rlog-ls fix: "+format+"\n", a...)
 		return 2
 	}
-	if *write && *out != "" {
+	switch {
+	case *write && *out != "":
 		cmd.fail(stderr, "--write replaces FILE and -o writes elsewhere: give one")
 		return 2
-	}
-	if *force && *out == "" {
+	case *force && *out == "":
 		cmd.fail(stderr, "--force goes with -o")
 		return 2
+	case *write && isStdin(input):
+		cmd.fail(stderr, "--write replaces FILE, and standard input is no file to replace: print the fixed text with -o -, or write it with -o FILE")
+		return 2
 	}
-	info, err := os.Lstat(input)
+	name, src, read, err := readFixInput(input, stdin, *write)
 	if err != nil {
-		return fail("%s", describeIOError(err))
-	}
-	if info.IsDir() {
-		return fail("%s is a folder; fix one file at a time", input)
-	}
-	if *write && info.Mode()&os.ModeSymlink != 0 {
-		return fail("%s is a symbolic link; --write replaces only regular files (write the fixed copy with -o)", input)
-	}
-	src, err := os.ReadFile(input)
-	if err != nil {
-		return fail("%s", describeIOError(err))
+		return fail("%v", err)
 	}
 	if f, ok := analysis.CheckBinary(src, analysis.Config{}); ok {
-		return fail("%s: %s", input, f.Message)
+		return fail("%s: %s", name, f.Message)
 	}
 	codes := map[string]bool{}
 	for code, on := range wanted {
@@ -88,51 +89,75 @@ func fixCmd(args []string, stdout, stderr io.Writer) int {
 			codes[code] = true
 		}
 	}
+	base := "" // the header fix names the session after the file
+	if name != stdinName {
+		base = filepath.Base(input)
+	}
 	tree := grammar.Parse(src)
-	edits, applied := analysis.FixAll(tree, filepath.Base(input), codes)
-	fixed := analysis.ApplyEdits(src, edits)
+	edits, applied := analysis.FixAll(tree, base, codes)
 
 	switch {
-	case *out == "-":
-		if _, err := stdout.Write(fixed); err != nil {
-			return fail("writing to stdout: %v", err)
+	case *out != "" || (*write && len(edits) > 0):
+		var o *output
+		if *write {
+			o, err = replaceInput("fix", input, read, stderr)
+		} else {
+			o, err = openOutput("fix", input, *out, *force, stdin, stdout, stderr)
 		}
-	case *out != "":
-		dir, name := filepath.Split(*out)
-		if dir == "" {
-			dir = "."
+		target := *out
+		if *write {
+			target = input
 		}
-		if _, err := convert.WriteFileAtomic(dir, name, fixed, *force); err != nil {
-			return writeFailure(fail, *out, err)
+		if err != nil {
+			return fail("%s", outputError(target, err))
+		}
+		defer o.close()
+		if _, err := o.w.Write(analysis.ApplyEdits(src, edits)); err != nil {
+			o.failed(err)
+			return fail("writing %s: %v", o.target, err)
+		}
+		if _, err := o.commit(); err != nil {
+			return fail("%s", outputError(target, err))
 		}
 	case *write:
-		if len(edits) == 0 {
-			break
-		}
-		dir, name := filepath.Split(input)
-		if dir == "" {
-			dir = "."
-		}
-		if _, err := convert.WriteFileAtomic(dir, name, fixed, true); err != nil {
-			return writeFailure(fail, input, err)
-		}
 	default:
-		if err := writeUnifiedDiff(stdout, input, src, edits); err != nil {
+		if err := writeUnifiedDiff(stdout, name, src, edits); err != nil {
 			return fail("writing to stdout: %v", err)
 		}
 	}
-	printFixes(stderr, input, applied, *write || *out != "")
+	printFixes(stderr, name, applied, *write || *out != "")
 	return 0
 }
 
-func writeFailure(fail func(string, ...any) int, target string, err error) int {
-	switch {
-	case errors.Is(err, convert.ErrExists):
-		return fail("%s exists; use --force to overwrite it", target)
-	case errors.Is(err, convert.ErrOutsideDir):
-		return fail("cannot write %s: %v", target, err)
+// readFixInput reads fix's input: standard input, or the file, which must
+// not be a folder nor, to be replaced (write), a symbolic link. read is
+// the file's state from before it was read, for replacing it.
+func readFixInput(input string, stdin io.Reader, write bool) (name string, src []byte, read fs.FileInfo, err error) {
+	if isStdin(input) {
+		name, src, err = readInput(input, stdin, "fix one file at a time")
+		return name, src, nil, err
 	}
-	return fail("cannot write %s: %s", target, describeIOError(err))
+	info, err := os.Lstat(input)
+	switch {
+	case err != nil:
+		return input, nil, nil, errors.New(describeIOError(err))
+	case info.IsDir():
+		return input, nil, nil, fmt.Errorf("%s is a folder; fix one file at a time", input)
+	case write && info.Mode()&os.ModeSymlink != 0:
+		return input, nil, nil, fmt.Errorf("%s is a symbolic link; --write replaces only regular files (write the fixed copy with -o)", input)
+	}
+	f, err := os.Open(input)
+	if err != nil {
+		return input, nil, nil, errors.New(describeIOError(err))
+	}
+	defer f.Close()
+	if read, err = f.Stat(); err == nil {
+		src, err = io.ReadAll(f)
+	}
+	if err != nil {
+		return input, nil, nil, fmt.Errorf("%s: %v", input, err)
+	}
+	return input, src, read, nil
 }
 
 // printFixes lists the fixes, FILE:LINE: CODE title, and a count.

@@ -159,7 +159,7 @@ func TestFixOutputAndSelection(t *testing.T) {
 	if b, _ := os.ReadFile(p); string(b) != fixable {
 		t.Fatal("-o changed the input")
 	}
-	if _, errOut, code := runCLI(t, "fix", "-o", o, p); code != 2 || !strings.Contains(errOut, "exists; use --force") {
+	if _, errOut, code := runCLI(t, "fix", "-o", o, p); code != 2 || !strings.Contains(errOut, "exists; name another output with -o") || strings.Contains(errOut, "--force") {
 		t.Fatalf("%d %q", code, errOut)
 	}
 	if _, _, code := runCLI(t, "fix", "-o", o, "--force", "--arrows", p); code != 0 {
@@ -191,4 +191,35 @@ func TestFixOutputAndSelection(t *testing.T) {
 	if _, errOut, code := runCLI(t, "fix", "--write", bin); code != 2 || !strings.Contains(errOut, "Binary file") {
 		t.Fatalf("%d %q", code, errOut)
 	}
+}
+
+// TestFixReadsStdin: `fix -` used to say "no such file" while check,
+// convert, redact and report read standard input. It prints the diff, or
+// with -o the fixed text; --write has no file to replace.
+func TestFixReadsStdin(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, name := range []string{"-", "/dev/stdin"} {
+		stdout, stderr, code := runCLIStdin(t, stdinFrom(t, fixable), "fix", name)
+		if code != 0 || !strings.HasPrefix(stdout, "diff <stdin>.orig <stdin>\n--- <stdin>.orig\n+++ <stdin>\n") ||
+			!strings.Contains(stdout, "+@end\n") || !strings.Contains(stderr, "<stdin>:1: I002") {
+			t.Errorf("fix %s: exit %d\n%s\n%s", name, code, stdout, stderr)
+		}
+	}
+	if stdout, stderr, code := runCLIStdin(t, stdinFrom(t, fixable), "fix", "-o", "-", "-"); code != 0 || stdout != fixed {
+		t.Errorf("fix -o - -: exit %d %q\n%s", code, stderr, stdout)
+	}
+	if _, stderr, code := runCLIStdin(t, stdinFrom(t, fixable), "fix", "-o", "out.rlog", "-"); code != 0 || !strings.Contains(stderr, "applied 3 fixes") {
+		t.Errorf("fix -o out.rlog -: exit %d %q", code, stderr)
+	}
+	if b, _ := os.ReadFile("out.rlog"); string(b) != fixed {
+		t.Errorf("out.rlog: %q", b)
+	}
+	for _, args := range [][]string{{"fix", "--write", "-"}, {"fix", "-w", "/dev/stdin"}} {
+		if _, stderr, code := runCLIStdin(t, stdinFrom(t, fixable), args...); code != 2 || strings.Count(stderr, "\n") != 1 ||
+			!strings.Contains(stderr, "standard input is no file to replace") {
+			t.Errorf("%v: exit %d %q", args, code, stderr)
+		}
+	}
+	assertFolder(t, dir, "out.rlog")
 }

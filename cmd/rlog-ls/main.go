@@ -39,9 +39,10 @@ Usage:
       counted once), tool calls with errors and latency, subagents, APM.
       A folder gives one row per session and the totals.
   rlog-ls fix [--write | -o OUTPUT|-] [--force] [--renumber-steps] [--arrows]
-              [--add-end] [--header] FILE
+              [--add-end] [--header] FILE|-
       Apply the editor's quick fixes (all of them unless some are named).
-      Without --write or -o, print them as a unified diff.
+      Without --write or -o, print them as a unified diff. --write leaves a
+      log alone while another process writes it, or if it changed meanwhile.
   rlog-ls watch [--format text|json|github] [--min-severity LEVEL] [--disable CODE,...]
                 [--severity CODE=LEVEL,...] [--quiet DURATION] [--new] [--poll]
                 [--poll-interval DURATION] PATH...
@@ -83,7 +84,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"serve":   serve,
 	"check":   check,
 	"stats":   func(a []string, _ io.Reader, o, e io.Writer) int { return statsCmd(a, o, e) },
-	"fix":     func(a []string, _ io.Reader, o, e io.Writer) int { return fixCmd(a, o, e) },
+	"fix":     fixCmd,
 	"watch":   func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
 	"convert": convertCmd,
 	"redact":  redactCmd,
@@ -96,12 +97,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		return serve(nil, stdin, stdout, stderr)
 	}
-	switch first := args[0]; first {
-	case "-h", "-help", "--help":
+	switch first := args[0]; {
+	case isHelpFlag(first):
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "help":
-		if len(args) > 1 {
+	case first == "help":
+		// help --help is this help too, as COMMAND --help is the command's.
+		if len(args) > 1 && !isHelpFlag(args[1]) {
 			if cmd, ok := commands[args[1]]; ok {
 				return cmd([]string{"--help"}, stdin, stdout, stderr)
 			}
@@ -110,7 +112,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "-version", "--version":
+	case first == "-version" || first == "--version":
 		fmt.Fprintln(stdout, "rlog-ls", version())
 		return 0
 	default:
@@ -125,6 +127,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "rlog-ls: unknown command %q (one of %s; rlog-ls --help for more)\n", args[0], commandNames())
 	return 2
 }
+
+// isHelpFlag reports whether arg asks for help.
+func isHelpFlag(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 // commandNames lists the commands in the order the usage shows them (a
 // test holds the usage and the table to the same commands).

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -73,6 +74,21 @@ func outputError(target string, err error) string {
 		return target + " is the input; name another output with -o"
 	case errors.Is(err, convert.ErrExists):
 		return target + " exists; name another output with -o"
+	case errors.Is(err, convert.ErrIsFolder):
+		return target + " is a folder; name a file for the output (in it, or elsewhere)"
+	case errors.Is(err, convert.ErrNotRegular):
+		return target + " is not a regular file (a device, a pipe or a socket); name a file for the output"
+	}
+	var nr *convert.NotReplacedError
+	if errors.As(err, &nr) {
+		switch nr.Err {
+		case convert.ErrOpenForWriting:
+			return target + " is open for writing by " + nr.Why + ": replacing it now would lose what that writes next; not replaced (name another output with -o)"
+		case convert.ErrChanged:
+			return target + " changed while rlog-ls worked on it (" + nr.Why + "); not replaced (run it again, or name another output with -o)"
+		case convert.ErrOwner:
+			return "cannot keep the owner and group of " + target + " (" + nr.Why + "); not replaced (name another output with -o)"
+		}
 	}
 	return "cannot write " + target + ": " + describeIOError(err)
 }
@@ -86,57 +102,108 @@ func sameAsInput(input, target string, stdin io.Reader) bool {
 	if err != nil {
 		return false
 	}
-	var in os.FileInfo
-	if isStdin(input) {
-		f, ok := stdin.(*os.File)
-		if !ok {
-			return false
-		}
-		in, err = f.Stat()
-	} else {
-		in, err = os.Stat(input)
-	}
+	in, err := statInput(input, stdin)
 	return err == nil && os.SameFile(in, t)
 }
 
 // output is where a command writes: standard output, or a file written
 // through a convert.AtomicFile that only appears when Commit succeeds.
 // Until then, a failure, a panic or a signal (interrupt, terminate, hang
-// up) removes the temporary file, so nothing is left behind.
+// up) removes the temporary file, so nothing is left behind; and once a
+// signal has arrived, nothing is committed.
 type output struct {
 	w      io.Writer // what to write to
 	file   *convert.AtomicFile
-	stop   func()
 	target string
 	guard  *signalGuard // nil for stdout
+	// settle is how long commit waits for a signal on its way, for an
+	// input that another program feeds (see commit); 0 for a file.
+	settle time.Duration
 }
+
+// signalSettle is how long commit gives a signal that is on its way when
+// the input came from a pipe or a terminal: far more than the runtime
+// takes to hand a pending signal to a goroutine, even on a busy machine,
+// and little beside a conversion.
+const signalSettle = 100 * time.Millisecond
 
 // openOutput opens target ("-" for stdout) for command cmd reading input.
 // A target that is the input is refused (errSameFile), force or not. The
 // caller must call close (which aborts an output not committed).
 func openOutput(cmd, input, target string, force bool, stdin io.Reader, stdout, stderr io.Writer) (*output, error) {
 	if isStdout(target) {
-		return &output{w: stdout, target: "stdout", stop: func() {}}, nil
+		return &output{w: stdout, target: "stdout"}, nil
 	}
 	if sameAsInput(input, target, stdin) {
 		return nil, errSameFile
 	}
-	dir, name := filepath.Split(target)
-	if dir == "" {
-		dir = "."
+	dir, name := splitTarget(target)
+	settle := time.Duration(0)
+	if fedByAProgram(input, stdin) {
+		settle = signalSettle
 	}
+	return guardedOutput(cmd, target, "not written", settle, stderr, func() (*convert.AtomicFile, error) {
+		return convert.CreateAtomic(dir, name, force)
+	})
+}
+
+// replaceInput opens the input file itself for its new version (fix
+// --write); read is its state from before it was read, and the file is
+// replaced only if it is still in that state and nobody else writes to it
+// (convert.ReplaceAtomic). The caller must call close.
+func replaceInput(cmd, input string, read fs.FileInfo, stderr io.Writer) (*output, error) {
+	dir, name := splitTarget(input)
+	return guardedOutput(cmd, input, "left as it was", 0, stderr, func() (*convert.AtomicFile, error) {
+		return convert.ReplaceAtomic(dir, name, read)
+	})
+}
+
+// guardedOutput is an output into the file create makes, with a signal
+// guard; untouched says what became of target when a signal stops the
+// command ("not written").
+func guardedOutput(cmd, target, untouched string, settle time.Duration, stderr io.Writer, create func() (*convert.AtomicFile, error)) (*output, error) {
 	// The signals are caught before the temporary file exists, and the
 	// handler waits for it to be known: no moment leaves it behind.
-	g := catchSignals(cmd, target, stderr)
+	g := catchSignals(cmd, target, untouched, stderr)
 	g.mu.Lock()
-	f, err := convert.CreateAtomic(dir, name, force)
+	f, err := create()
 	g.file = f
 	g.mu.Unlock()
 	if err != nil {
 		g.stop()
 		return nil, err
 	}
-	return &output{w: f, file: f, target: target, stop: g.stop, guard: g}, nil
+	return &output{w: f, file: f, target: target, guard: g, settle: settle}, nil
+}
+
+// splitTarget is a path's folder ("." for none) and name.
+func splitTarget(path string) (dir, name string) {
+	dir, name = filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	return dir, name
+}
+
+// fedByAProgram reports whether the input is a pipe, a terminal or a
+// socket rather than a file: something that ends when the program on the
+// other end does.
+func fedByAProgram(input string, stdin io.Reader) bool {
+	fi, err := statInput(input, stdin)
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
+// statInput is what the input is: the file, or what standard input comes
+// from (an error when stdin is no file, as in tests).
+func statInput(input string, stdin io.Reader) (os.FileInfo, error) {
+	if !isStdin(input) {
+		return os.Stat(input)
+	}
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return nil, errors.New("standard input is no file")
+	}
+	return f.Stat()
 }
 
 // failed is called when writing the output failed: when a signal aborted
@@ -154,16 +221,42 @@ func (o *output) failed(err error) {
 }
 
 // commit makes the file appear and returns its path ("stdout" for stdout).
+// Once a signal has arrived, nothing is committed: the handler aborts the
+// file, and an abort wins over a commit that has not renamed yet
+// (convert.AtomicFile); commit then waits for the handler to end the
+// process instead of returning.
 func (o *output) commit() (string, error) {
 	if o.file == nil {
 		return o.target, nil
 	}
-	return o.file.Commit()
+	if o.settle > 0 {
+		// The input ended because the program feeding it did; in a
+		// pipeline, Ctrl-C ends that program and signals this one at the
+		// same moment, so the end may be the signal's doing and the
+		// output a truncated one. The kernel had the signal pending here
+		// before the other end of the pipe closed, and the runtime takes
+		// it on the way back from the read that saw the end; but the
+		// goroutines that hand it to the guard (os/signal's loop, then
+		// catchSignals') may not have run yet. They get a bounded moment
+		// to, before anything is committed.
+		t := time.NewTimer(o.settle)
+		select {
+		case <-o.guard.caught:
+			t.Stop()
+			select {} // the handler aborts the file and calls exit
+		case <-t.C:
+		}
+	}
+	path, err := o.file.Commit()
+	o.failed(err)
+	return path, err
 }
 
 // close stops the signal handler and aborts an output not committed.
 func (o *output) close() {
-	o.stop()
+	if o.guard != nil {
+		o.guard.stop()
+	}
 	if o.file != nil {
 		o.file.Abort()
 	}
@@ -189,7 +282,9 @@ type signalGuard struct {
 	caught chan struct{} // closed when a signal arrived
 }
 
-func catchSignals(cmd, target string, stderr io.Writer) *signalGuard {
+// catchSignals starts the guard of target; untouched says what became of
+// it when a signal stops the command before it is committed.
+func catchSignals(cmd, target, untouched string, stderr io.Writer) *signalGuard {
 	g := &signalGuard{caught: make(chan struct{})}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -200,10 +295,12 @@ func catchSignals(cmd, target string, stderr io.Writer) *signalGuard {
 		case sig := <-sigs:
 			close(g.caught)
 			g.mu.Lock()
+			// Abort wins over a Commit that has not renamed: only one
+			// that finished before the signal came leaves the file.
 			if g.file != nil && g.file.Abort() {
 				fmt.Fprintf(stderr, "rlog-ls %s: stopped by %v after writing %s\n", cmd, sig, target)
 			} else {
-				fmt.Fprintf(stderr, "rlog-ls %s: stopped by %v; %s not written\n", cmd, sig, target)
+				fmt.Fprintf(stderr, "rlog-ls %s: stopped by %v; %s %s\n", cmd, sig, target, untouched)
 			}
 			exit(signalExit(sig))
 		case <-done:

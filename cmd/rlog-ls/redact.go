@@ -16,7 +16,11 @@ API keys, tokens, private keys, passwords) replaced by [redacted:kind]. FILE -
 (or /dev/stdin) reads standard input. The copy goes beside the input as
 NAME.redacted.EXT (to stdout for stdin) unless -o names it (-o - is stdout),
 never over the input, never over an existing file without --force, and whole
-or not at all. Where each value was (never the value) is listed on stderr.`
+or not at all: a failure or a signal (Ctrl-C) leaves nothing. Where each value
+was (never the value) is listed on stderr.
+
+Exit status: 0 written, 2 usage or I/O problem, 128+N after signal N
+(nothing is written then).`
 
 // maxListed bounds the per-value lines of the report; the summary counts all.
 const maxListed = 200

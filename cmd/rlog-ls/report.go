@@ -23,12 +23,16 @@ findings where they occur, and every item linked to its line.
 
 The page goes beside the input as NAME.report.html unless -o names it (-o -
 is stdout; FILE - reads stdin and writes stdout), never over the input nor
-over an existing file without --force, and is written whole or not at all.
---link makes line numbers links into an editor: {path} is the log's absolute
-path and {line} the line, e.g. --link 'vscode://file/{path}:{line}'.
---disable and --severity configure the findings shown, as for check. When the
-log's JSONL companion is beside it, APM is counted from the companion.
-docs/report.md describes the page and its data.`
+over an existing file without --force, and is written whole or not at all (a
+signal, Ctrl-C, leaves nothing). The page is made to be shared: it names files
+relative to the log. --link makes line numbers links into an editor: {path} is
+the log's absolute path and {line} the line, e.g. --link
+'vscode://file/{path}:{line}'. --disable and --severity configure the findings
+shown, as for check. When the log's JSONL companion is beside it, APM is
+counted from the companion. docs/report.md describes the page and its data.
+
+Exit status: 0 written, 2 usage or I/O problem, 128+N after signal N
+(nothing is written then).`
 
 // reportCmd is `rlog-ls report`. Exit status: 0 when the page is written,
 // 2 for usage and I/O problems (nothing is written then).
@@ -82,7 +86,7 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if path != "" {
 		sessionOpts = companion.SessionOptions(path, t)
 	}
-	page, err := buildReport(t, cfg, sessionOpts, report.Options{Name: name, Path: path, Link: *link, Generator: "rlog-ls " + version()})
+	page, err := buildReport(t, cfg, sessionOpts, report.Options{Name: name, Path: path, Link: *link, Generator: "rlog-ls " + pageVersion()})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -201,17 +201,31 @@ func TestReportCompanionAndCodes(t *testing.T) {
 		writeFile(t, dir, name, string(b))
 	}
 	in := filepath.Join(dir, "222000-fix-locked-login.rlog")
+	html := ""
 	page := func(args ...string) map[string]any {
 		t.Helper()
 		stdout, stderr, code := runCLI(t, append(append([]string{"report", "-o", "-"}, args...), in)...)
 		if code != 0 {
 			t.Fatalf("report %v: exit %d, %q", args, code, stderr)
 		}
+		html = stdout
 		return reportData(t, stdout)
 	}
-	apm := page()["summary"].(map[string]any)["apm"].(map[string]any)
-	if apm["source"] != "companion" || apm["companion"] != filepath.Join(dir, "222000-fix-locked-login.jsonl") {
-		t.Errorf("apm %v, want it from the companion", apm)
+	data := page()
+	apm := data["summary"].(map[string]any)["apm"].(map[string]any)
+	// The page is made to be shared: it names the companion as it is
+	// beside the log, not by this machine's path (it used to), and carries
+	// no hint for whoever built the binary (a test binary has no version
+	// control information, for which version() suggests -ldflags).
+	if apm["source"] != "companion" || apm["companion"] != "222000-fix-locked-login.jsonl" {
+		t.Errorf("apm %v, want it from the companion, named beside the log", apm)
+	}
+	if strings.Contains(html, dir) || strings.Contains(html, "ldflags") || !strings.HasPrefix(data["generator"].(string), "rlog-ls ") {
+		t.Errorf("the page names this machine's folder or carries a build hint (generator %q)", data["generator"])
+	}
+	// --link asks for the log's path in the links: then it is there.
+	if page("--link", "vscode://file/{path}:{line}"); !strings.Contains(html, dir) {
+		t.Errorf("--link: no path in the page")
 	}
 
 	// A log with findings: W003 (an unknown line) and S001 (a key).

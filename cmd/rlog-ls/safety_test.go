@@ -248,12 +248,45 @@ func TestSignalLeavesNothing(t *testing.T) {
 	}
 }
 
+// hasTemp reports whether dir holds a temporary output.
 func hasTemp(dir string) bool {
 	ents, _ := os.ReadDir(dir)
+	return tempAmong(dir, ents) != ""
+}
+
+// tempAmong is the path of the temporary output among dir's entries, or "".
+func tempAmong(dir string, ents []os.DirEntry) string {
 	for _, e := range ents {
 		if strings.Contains(e.Name(), ".tmp-") {
-			return true
+			return filepath.Join(dir, e.Name())
 		}
 	}
-	return false
+	return ""
+}
+
+// TestOutputIsAFolder: -o naming a folder used to say "output path leaves
+// the target directory"; it says the output is a folder, for every
+// command that writes, and writes nothing.
+func TestOutputIsAFolder(t *testing.T) {
+	dir := t.TempDir()
+	in := writeFile(t, dir, "s.rlog", fixable)
+	folder := filepath.Join(dir, "out")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"convert", "--to", "atif", "-o", folder, in},
+		{"redact", "-o", folder, in},
+		{"report", "-o", folder, in},
+		{"fix", "-o", folder, in},
+		{"convert", "--to", "atif", "--force", "-o", folder, in},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code != 2 || !strings.HasSuffix(stderr, ": "+folder+" is a folder; name a file for the output (in it, or elsewhere)\n") ||
+			strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, %q", args, code, stderr)
+		}
+	}
+	assertFolder(t, dir, "out", "s.rlog")
+	assertFolder(t, folder)
 }

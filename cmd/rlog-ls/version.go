@@ -21,14 +21,35 @@ func version() string {
 }
 
 func versionOf(stamped string, info *debug.BuildInfo) string {
+	v, note := versionAndNote(stamped, info)
+	if note != "" {
+		return v + " (" + note + ")"
+	}
+	return v
+}
+
+// pageVersion is the version as a page made to be shared names its
+// maker: without versionOf's note to whoever built the binary.
+func pageVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		info = nil
+	}
+	v, _ := versionAndNote(stampedVersion, info)
+	return v
+}
+
+// versionAndNote is the version, and when it is only "devel", a note on
+// why (for the developer who built it).
+func versionAndNote(stamped string, info *debug.BuildInfo) (version, note string) {
 	if stamped != "" {
-		return stamped
+		return stamped, ""
 	}
 	if info == nil {
-		return "devel (no build information)"
+		return "devel", "no build information"
 	}
 	if v := info.Main.Version; v != "" && v != "(devel)" {
-		return v
+		return v, ""
 	}
 	var rev, when string
 	modified := false
@@ -43,7 +64,7 @@ func versionOf(stamped string, info *debug.BuildInfo) string {
 		}
 	}
 	if rev == "" {
-		return "devel (built without version control information; release builds set it with -ldflags \"-X main.stampedVersion=VERSION\")"
+		return "devel", "built without version control information; release builds set it with -ldflags \"-X main.stampedVersion=VERSION\""
 	}
 	if len(rev) > 12 {
 		rev = rev[:12]
@@ -57,5 +78,5 @@ func versionOf(stamped string, info *debug.BuildInfo) string {
 	case modified:
 		out += " (with uncommitted changes)"
 	}
-	return out
+	return out, ""
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -27,7 +28,8 @@ once, as soon as the line that causes it is written, in check's formats (text;
 json: one object per line; github); the findings that later lines can take
 back (W007: a call not completed yet; I001, I002) wait for the session's
 summary, which comes at @end or after --quiet without growth. Logs already
-there are reported once, as check would.
+there are reported once, as check would (an old empty log included); a binary
+file is one finding, E007, as check reports it.
 
 Changes are noticed through file notifications; on network file systems and
 when the system's limits are reached, files are polled.
@@ -139,6 +141,9 @@ type session struct {
 	live       bool
 	lastGrowth time.Time
 	lastEvent  time.Time
+	// binary is set when the file is not text (E007): it is reported
+	// once, as check reports it, and nothing else is read.
+	binary bool
 }
 
 func (w *watcher) handle(ev tail.Event, now time.Time) {
@@ -153,6 +158,21 @@ func (w *watcher) handle(ev tail.Event, now time.Time) {
 			s.lastGrowth = now
 		}
 		w.sessions[ev.Path] = s
+		switch {
+		case ev.Size > 0:
+			// Binary or not is told by the file's head, as check tells
+			// it, whether or not it holds a line break.
+			if head, err := readHead(ev.Path); err == nil {
+				w.checkBinary(s, head, ev.AtStart && w.newOnly)
+			}
+		case !s.live && !(ev.AtStart && w.newOnly):
+			// An old empty file: what check says of it (no header). If
+			// it is written later, that is read as a new log.
+			t := grammar.Parse(nil)
+			for _, f := range analysis.NewAnalyzer(t).Findings(w.cfg) {
+				w.emit(toJSONFinding(w.display(s.path), t, f), f.Severity)
+			}
+		}
 	case tail.Appended:
 		if s == nil {
 			return
@@ -192,6 +212,19 @@ func (w *watcher) handle(ev tail.Event, now time.Time) {
 // silent reads them without reporting (the backlog with --new); caughtUp
 // says the file has been read as far as it was when opened.
 func (w *watcher) read(s *session, data []byte, silent, caughtUp bool) {
+	if s.size == 0 && len(data) > 0 {
+		// The first lines: the file's head tells whether it is text,
+		// with what follows them (tail gives whole lines only).
+		head, err := readHead(s.path)
+		if err != nil || len(head) < len(data) {
+			head = data
+		}
+		w.checkBinary(s, head, silent)
+	}
+	if s.binary {
+		s.size += len(data)
+		return
+	}
 	if s.tree == nil && s.size > 0 && !w.reload(s) {
 		return
 	}
@@ -227,6 +260,39 @@ func (w *watcher) read(s *session, data []byte, silent, caughtUp bool) {
 	}
 }
 
+// checkBinary marks the session binary when head, the start of the
+// file, is not text, and reports E007 once (unless silent: the backlog
+// with --new).
+func (w *watcher) checkBinary(s *session, head []byte, silent bool) {
+	if s.binary {
+		return
+	}
+	f, ok := analysis.CheckBinary(head, w.cfg)
+	if !ok {
+		return
+	}
+	s.binary, s.live = true, false
+	if !silent {
+		w.emit(binaryFinding(w.display(s.path), f), f.Severity)
+	}
+}
+
+// readHead reads the start of the file at path, as much as CheckBinary
+// looks at.
+func readHead(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, analysis.BinarySample)
+	n, err := io.ReadFull(f, buf)
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return buf[:n], err
+}
+
 // reload reads again what was read of a session whose parse was dropped.
 func (w *watcher) reload(s *session) bool {
 	f, err := os.Open(s.path)
@@ -260,13 +326,18 @@ func (w *watcher) report(s *session, lines int, final bool) {
 }
 
 func (w *watcher) finding(s *session, f analysis.Finding) {
-	if f.Severity == analysis.Error {
+	w.emit(toJSONFinding(w.display(s.path), s.tree, f), f.Severity)
+}
+
+// emit prints a finding of severity sev, if it is severe enough, and
+// keeps the exit status.
+func (w *watcher) emit(jf jsonFinding, sev analysis.Severity) {
+	if sev == analysis.Error {
 		w.status = 1
 	}
-	if f.Severity > w.min {
+	if sev > w.min {
 		return
 	}
-	jf := toJSONFinding(w.display(s.path), s.tree, f)
 	if w.format == "json" {
 		_ = json.NewEncoder(w.out).Encode(jf)
 		return

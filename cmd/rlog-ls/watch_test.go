@@ -307,3 +307,52 @@ func TestWatchGitHub(t *testing.T) {
 	r.expect("::warning file="+githubProperty(p)+",line=11,col=1,endLine=11,endColumn=4,title=W003::Unknown line format: wat",
 		"::notice file="+githubProperty(p)+",title=rlog session s::session s ended (@end): 6 lines, 1 user message, 1 tool call, 0 subagents; 0 errors, 1 warning, 0 info, 0 hints")
 }
+
+// A binary .rlog (an archive someone named so) and an empty old one are
+// reported as check reports them, with its exit status: watch used to
+// print nothing and exit 0, or the binary's bytes as unknown lines.
+func TestWatchBinaryAndEmptyAsCheck(t *testing.T) {
+	dir := t.TempDir()
+	// Text up to a line break, then bytes that are no text: with the
+	// line break, watch used to take the first line as rlog.
+	binary := "\x1f\x8b\x08\x00\n" + strings.Repeat("\x00\x13\xff\x02\x81", 400)
+	old := time.Now().Add(-time.Hour)
+	for _, c := range []struct {
+		name, content string
+		age           bool
+	}{
+		{"archive.rlog", binary, true},
+		{"fresh.rlog", binary, false},
+		{"empty.rlog", "", true},
+	} {
+		p := writeFile(t, dir, c.name, c.content)
+		if c.age {
+			os.Chtimes(p, old, old)
+		}
+		checkOut, _, checkCode := runCLI(t, "check", p)
+		want := strings.SplitAfter(checkOut, "\n")
+		want = want[:len(want)-2] // the findings, without the summary
+		if !strings.Contains(checkOut, map[bool]string{true: "E007", false: "E001"}[c.content != ""]) || checkCode != 1 {
+			t.Fatalf("check %s: %d %s", c.name, checkCode, checkOut)
+		}
+		r := startWatch(t, "--quiet", "300ms", p)
+		for _, w := range want {
+			r.expect(strings.TrimSuffix(w, "\n"))
+		}
+		r.nothingMore()
+		if code := r.stop(); code != checkCode {
+			t.Errorf("watch %s: exit %d, check's %d", c.name, code, checkCode)
+		}
+	}
+	// A log that is empty when watch starts and then written in binary.
+	p := writeFile(t, dir, "later.rlog", "")
+	r := startWatch(t, p)
+	r.nothingMore() // empty and new: a log about to be written
+	appendFile(t, p, binary)
+	r.expect(p + ":1:1: error E007: Binary file")
+	appendFile(t, p, "\nmore\x00\n")
+	r.nothingMore()
+	if code := r.stop(); code != 1 {
+		t.Errorf("exit %d", code)
+	}
+}

@@ -22,6 +22,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/*.txtar with what the code makes now")
 
+// Updating reports whether the test runs with -update: a test that keeps
+// a generated part of another file (a document's examples) rewrites it
+// then instead of failing.
+func Updating() bool { return *update }
+
 // Archive is one parsed txtar archive.
 type Archive struct {
 	Path    string

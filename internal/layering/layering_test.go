@@ -40,6 +40,8 @@ var rules = []rule{
 		"the test client is an editor: it speaks only the protocol"},
 	{"internal/difftest", []string{"grammar", "usage", "analysis", "convert/...", "report", "lsp", "lsp/rlog"},
 		"the differential harness is black-box: it talks to the server over the stream"},
+	{"internal/producers/...", []string{"grammar", "analysis", "lsp/...", "report"},
+		"the producer harness drives other programs: it knows their formats, not rlog's"},
 	{"...", []string{"cmd/..."}, "commands are leaves"},
 }
 

@@ -67,8 +67,10 @@ type Event struct {
 	Err  error  // Failed
 	// AtStart marks an Opened file that was there when following began.
 	AtStart bool
-	// ModTime is the file's modification time when it was opened (Opened).
+	// ModTime and Size are the file's modification time and size when it
+	// was opened (Opened).
 	ModTime time.Time
+	Size    int64
 	// Backlog marks Appended lines that were in the file when it was
 	// opened (or truncated, or rotated in), as opposed to lines written
 	// since.
@@ -389,7 +391,7 @@ func (fl *follower) start(ctx context.Context, path string, announce bool) {
 	}
 	fl.files[path] = &file{path: path, f: f, info: info, backlog: info.Size()}
 	if announce {
-		fl.send(ctx, Event{Path: path, Kind: Opened, AtStart: !fl.started, ModTime: info.ModTime()})
+		fl.send(ctx, Event{Path: path, Kind: Opened, AtStart: !fl.started, ModTime: info.ModTime(), Size: info.Size()})
 	}
 	fl.read(ctx, fl.files[path])
 }

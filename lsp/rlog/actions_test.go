@@ -2,10 +2,8 @@ package rlog
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,121 +13,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/lsp"
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
-
-const fixDoc = "---\nformat: rlog/1\nrepo_sha: abcdef\nrunner: ci\n---\n" +
-	"@start id=s ts=2025-12-19T20:29:02Z\n" +
-	"u: go step=3\n" +
-	"a: on it step=2\n" +
-	"t:Read id=a file=x -> [ok]\n"
-
-func codeActionsFor(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI, diags []protocol.Diagnostic, only ...string) []json.RawMessage {
-	t.Helper()
-	ctx := map[string]any{"diagnostics": diags}
-	if len(only) > 0 {
-		ctx["only"] = only
-	}
-	res := call(t, c, protocol.MethodTextDocumentCodeAction, map[string]any{
-		"textDocument": map[string]any{"uri": uri},
-		"range":        protocol.Range{},
-		"context":      ctx,
-	})
-	var actions []json.RawMessage
-	if err := json.Unmarshal(res, &actions); err != nil {
-		t.Fatalf("code actions: %v: %s", err, res)
-	}
-	return actions
-}
-
-func byCode(diags []protocol.Diagnostic, code string) []protocol.Diagnostic {
-	var out []protocol.Diagnostic
-	for _, d := range diags {
-		if d.Code == code {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
-func diagJSON(t *testing.T, d []protocol.Diagnostic) string {
-	b, err := json.Marshal(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func TestQuickFixes(t *testing.T) {
-	for _, uri := range []protocol.DocumentURI{"file:///work/logs/run-7.rlog", "untitled:Untitled-1"} {
-		t.Run(string(uri), func(t *testing.T) {
-			c := start(t, "", nil)
-			open(t, c, uri, fixDoc)
-			diags := c.WaitDiagnostics(uri, lsptest.AtVersion(1)).Diagnostics
-
-			w011 := byCode(diags, "W011")
-			actions := codeActionsFor(t, c, uri, w011, "quickfix")
-			if len(actions) != 1 {
-				t.Fatalf("W011: %d actions: %s", len(actions), actions)
-			}
-			lsptest.AssertJSON(t, actions[0], `{"title":"Replace `+"`->`"+` with the result arrow `+"`→`"+`","kind":"quickfix",
-			 "diagnostics":`+diagJSON(t, w011)+`,"isPreferred":true,
-			 "edit":{"changes":{"`+string(uri)+`":[{"range":{"start":{"line":8,"character":19},"end":{"line":8,"character":21}},"newText":"→"}]}}}`)
-
-			// Renumbering: the k-th step= becomes k (here only the first
-			// changes), as the reference's fix --renumber-steps does.
-			w004 := byCode(diags, "W004")
-			actions = codeActionsFor(t, c, uri, w004, "quickfix")
-			if len(actions) != 1 {
-				t.Fatalf("W004: %d actions: %s", len(actions), actions)
-			}
-			lsptest.AssertJSON(t, actions[0], `{"title":"Renumber every step= 1..N","kind":"quickfix",
-			 "diagnostics":`+diagJSON(t, w004)+`,"isPreferred":true,
-			 "edit":{"changes":{"`+string(uri)+`":[
-			  {"range":{"start":{"line":6,"character":11},"end":{"line":6,"character":12}},"newText":"1"}]}}}`)
-
-			i002 := byCode(diags, "I002")
-			actions = codeActionsFor(t, c, uri, i002, "quickfix")
-			lsptest.AssertJSON(t, actions[0], `{"title":"Add `+"`@end`"+` at the end of the session","kind":"quickfix",
-			 "diagnostics":`+diagJSON(t, i002)+`,"isPreferred":true,
-			 "edit":{"changes":{"`+string(uri)+`":[{"range":{"start":{"line":9,"character":0},"end":{"line":9,"character":0}},"newText":"@end\n"}]}}}`)
-
-			// The missing id is the file's stem (untitled: documents too),
-			// inserted before repo_sha to keep the required fields' order.
-			stem := map[protocol.DocumentURI]string{"file:///work/logs/run-7.rlog": "run-7", "untitled:Untitled-1": "Untitled-1"}[uri]
-			e004 := byCode(diags, "E004")
-			actions = codeActionsFor(t, c, uri, e004, "quickfix")
-			lsptest.AssertJSON(t, actions[0], `{"title":"Add `+"`id: "+stem+"`"+` to the header","kind":"quickfix",
-			 "diagnostics":`+diagJSON(t, e004)+`,"isPreferred":true,
-			 "edit":{"changes":{"`+string(uri)+`":[{"range":{"start":{"line":2,"character":0},"end":{"line":2,"character":0}},"newText":"id: `+stem+`\n"}]}}}`)
-
-			// Conversions (and the redacted copy, redact_test.go) are
-			// offered on files only: an untitled document has no folder to
-			// write beside.
-			all := codeActionsFor(t, c, uri, nil, "source.convert")
-			wantConv := 0
-			for _, f := range convert.Formats() {
-				if f.Export != "" {
-					wantConv++
-				}
-			}
-			if !strings.HasPrefix(string(uri), "file:") {
-				wantConv = 0
-			}
-			if len(all) != wantConv {
-				t.Fatalf("%d actions without diagnostics, want %d conversions: %s", len(all), wantConv, all)
-			}
-			if wantConv > 0 {
-				lsptest.AssertJSON(t, all[0], `{"title":"Convert to ATIF","kind":"source.convert.atif",
-				 "command":{"title":"Convert to ATIF","command":"rlog-ls.convert","arguments":[{"uri":"`+string(uri)+`","format":"atif"}]}}`)
-				if only := codeActionsFor(t, c, uri, nil, "source.convert.replay"); len(only) != 1 || !strings.Contains(string(only[0]), "Export REPLAY.jsonl") {
-					t.Errorf("only=source.convert.replay: %s", only)
-				}
-			}
-		})
-	}
-}
 
 const sessionDoc = "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\nrunner: ci\n---\n" +
 	"@start id=s ts=2025-12-19T20:29:02Z\n" +
@@ -333,20 +218,4 @@ func TestConvertCommandErrors(t *testing.T) {
 			t.Errorf("%s: %s, want InvalidParams", bad, f.Body)
 		}
 	}
-}
-
-func TestActionCapabilities(t *testing.T) {
-	c := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
-		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
-	})
-	res := c.Initialize(nil)
-	var init struct {
-		Capabilities struct {
-			CodeActionProvider     json.RawMessage `json:"codeActionProvider"`
-			ExecuteCommandProvider json.RawMessage `json:"executeCommandProvider"`
-		} `json:"capabilities"`
-	}
-	json.Unmarshal(res, &init)
-	lsptest.AssertJSON(t, init.Capabilities.CodeActionProvider, `{"codeActionKinds":["quickfix","source"]}`)
-	lsptest.AssertJSON(t, init.Capabilities.ExecuteCommandProvider, `{"commands":["rlog-ls.convert","rlog-ls.convertToRlog","rlog-ls.redact","rlog-ls.showSessionView","rlog-ls.openCompanionRecord"]}`)
 }

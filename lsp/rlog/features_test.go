@@ -116,30 +116,6 @@ func at(uri protocol.DocumentURI, p protocol.Position) map[string]any {
 	return map[string]any{"textDocument": map[string]any{"uri": uri}, "position": p}
 }
 
-func TestDiagnosticsWireShape(t *testing.T) {
-	c := start(t, "", nil)
-	open(t, c, testURI, doc.text)
-	p := c.WaitDiagnostics(testURI, lsptest.AtVersion(1))
-	lsptest.AssertJSON(t, p.Raw, `{"uri":"file:///work/session.rlog","version":1,"diagnostics":[
-	 {"range":{"start":{"line":3,"character":10},"end":{"line":3,"character":13}},"severity":2,"code":"W009",
-	  "codeDescription":{"href":"https://github.com/rlog-ls/rlog-ls/blob/main/docs/diagnostics.md#w009"},"source":"rlog-ls",
-	  "message":"repo_sha 'abc' has unusual length (expected 6-40 hex chars)"},
-	 {"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":3}},"severity":3,"code":"I004",
-	  "codeDescription":{"href":"https://github.com/rlog-ls/rlog-ls/blob/main/docs/diagnostics.md#i004"},"source":"rlog-ls",
-	  "message":"No runner specified (recommended for replay)"},
-	 {"range":{"start":{"line":12,"character":9},"end":{"line":12,"character":11}},"severity":2,"code":"W002",
-	  "codeDescription":{"href":"https://github.com/rlog-ls/rlog-ls/blob/main/docs/diagnostics.md#w002"},"source":"rlog-ls",
-	  "message":"Observation references unknown call id: zz"},
-	 {"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":3}},"severity":3,"code":"I002",
-	  "codeDescription":{"href":"https://github.com/rlog-ls/rlog-ls/blob/main/docs/diagnostics.md#i002"},"source":"rlog-ls",
-	  "message":"Session has @start but no @end",
-	  "relatedInformation":[{"location":{"uri":"file:///work/session.rlog","range":{"start":{"line":5,"character":0},"end":{"line":5,"character":36}}},"message":"the session starts here"}]}
-	]}`)
-	if got := p.Diagnostics[2].Range.Start; got != doc.utf16["unknown"] {
-		t.Fatalf("W002 at %v, want the marker %v", got, doc.utf16["unknown"])
-	}
-}
-
 func TestDiagnosticsFollowEditsAndClose(t *testing.T) {
 	c := start(t, "", nil)
 	open(t, c, testURI, doc.text)
@@ -162,20 +138,6 @@ func TestDiagnosticsFollowEditsAndClose(t *testing.T) {
 	c.Notify(protocol.MethodTextDocumentDidClose, map[string]any{"textDocument": map[string]any{"uri": testURI}})
 	cl := c.WaitDiagnostics(testURI, lsptest.Cleared)
 	lsptest.AssertJSON(t, cl.Raw, `{"uri":"file:///work/session.rlog","diagnostics":[]}`)
-}
-
-func TestDisabledCodesSetting(t *testing.T) {
-	c := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
-		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features()})
-	})
-	params := lsptest.DefaultInitializeParams()
-	params["initializationOptions"] = map[string]any{"disabledCodes": []string{"I004", "I002"}}
-	c.Initialize(params)
-	open(t, c, testURI, doc.text)
-	p := c.WaitDiagnostics(testURI, lsptest.AtVersion(1))
-	if len(p.Diagnostics) != 2 || p.Diagnostics[0].Code != "W009" || p.Diagnostics[1].Code != "W002" {
-		t.Fatalf("%+v", p.Diagnostics)
-	}
 }
 
 // TestSeveritySetting: rlog.severity changes the severity the editor shows,
@@ -227,113 +189,20 @@ func TestBinaryDocumentIsOneDiagnostic(t *testing.T) {
 	}
 }
 
-func TestHoverWireShape(t *testing.T) {
+// TestHoverClampsPositions: a position past the end of a line or of the
+// document is clamped, never an error (testdata/markers/navigation.txtar
+// has the answers at the places a cursor can be).
+func TestHoverClampsPositions(t *testing.T) {
 	c := start(t, "", nil)
 	open(t, c, testURI, doc.text)
-	res := call(t, c, protocol.MethodTextDocumentHover, at(testURI, doc.utf16["use"]))
-	lsptest.AssertJSON(t, res, `{"contents":{"kind":"markdown","value":"**Call `+"`c1`"+`**: `+"`t!:Read`"+` src/a.rs, started on line 9.\n\nReferred to by 1 other line; completed on line 12: [ok] fine."},
-	  "range":{"start":{"line":11,"character":6},"end":{"line":11,"character":11}}}`)
-	// Nothing to explain under the cursor (prose): "result": null on the wire.
-	f := c.RawRequest(`{"jsonrpc":"2.0","id":9001,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///work/session.rlog"},"position":{"line":7,"character":8}}}`)
-	lsptest.AssertJSON(t, f.Body, `{"jsonrpc":"2.0","id":9001,"result":null}`)
 	// A character past the end of a line is clamped to the line's end.
-	res = call(t, c, protocol.MethodTextDocumentHover, at(testURI, protocol.Position{Line: 4, Character: 100}))
+	res := call(t, c, protocol.MethodTextDocumentHover, at(testURI, protocol.Position{Line: 4, Character: 100}))
 	if !strings.Contains(string(res), "End of the YAML header") {
 		t.Fatalf("hover past the end of a line: %s", res)
 	}
 	// Positions past the end of the document are clamped, never an error.
-	f = c.RawRequest(`{"jsonrpc":"2.0","id":9002,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///work/session.rlog"},"position":{"line":9999,"character":9999}}}`)
+	f := c.RawRequest(`{"jsonrpc":"2.0","id":9002,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///work/session.rlog"},"position":{"line":9999,"character":9999}}}`)
 	lsptest.AssertJSON(t, f.Body, `{"jsonrpc":"2.0","id":9002,"result":null}`)
-}
-
-func TestNavigationUTF16AndUTF8(t *testing.T) {
-	for _, enc := range []string{"", "utf-8"} {
-		c := start(t, enc, nil)
-		pos := doc.utf16
-		if enc == "utf-8" {
-			pos = doc.utf8
-		}
-		open(t, c, testURI, doc.text)
-		var locs []protocol.Location
-		if err := json.Unmarshal(call(t, c, protocol.MethodTextDocumentDefinition, at(testURI, pos["use"])), &locs); err != nil {
-			t.Fatal(err)
-		}
-		defStart := protocol.Position{Line: pos["def"].Line, Character: pos["def"].Character + 3}
-		if len(locs) != 1 || locs[0].Range.Start != defStart || locs[0].URI != testURI {
-			t.Fatalf("%q: definition %+v, want %v", enc, locs, defStart)
-		}
-		refs := call(t, c, protocol.MethodTextDocumentReferences, map[string]any{
-			"textDocument": map[string]any{"uri": testURI}, "position": pos["def"], "context": map[string]any{"includeDeclaration": false}})
-		useRange := protocol.Range{Start: pos["use"], End: protocol.Position{Line: pos["use"].Line, Character: pos["use"].Character + 2}}
-		want, _ := json.Marshal([]protocol.Location{{URI: testURI, Range: useRange}})
-		lsptest.AssertJSON(t, refs, string(want))
-		var hl []protocol.DocumentHighlight
-		_ = json.Unmarshal(call(t, c, protocol.MethodTextDocumentDocumentHighlight, at(testURI, pos["use"])), &hl)
-		if len(hl) != 2 || hl[0].Kind != protocol.DocumentHighlightKindWrite || hl[1].Kind != protocol.DocumentHighlightKindRead || hl[1].Range != useRange {
-			t.Fatalf("%q: highlights %+v", enc, hl)
-		}
-		// Not on an id: an empty list.
-		if res := call(t, c, protocol.MethodTextDocumentDefinition, at(testURI, doc.utf16["idkey"])); string(res) != "[]" {
-			t.Fatalf("definition off an id: %s", res)
-		}
-	}
-}
-
-func TestFoldingWireShape(t *testing.T) {
-	c := start(t, "", nil)
-	open(t, c, testURI, doc.text)
-	res := call(t, c, protocol.MethodTextDocumentFoldingRange, map[string]any{"textDocument": map[string]any{"uri": testURI}})
-	lsptest.AssertJSON(t, res, `[
-	  {"startLine":0,"endLine":4,"kind":"region"},
-	  {"startLine":6,"endLine":15,"kind":"region"},
-	  {"startLine":8,"endLine":10,"kind":"region"},
-	  {"startLine":13,"endLine":14,"kind":"comment"}]`)
-	// The client's rangeLimit is respected.
-	c2 := start(t, "", map[string]any{"textDocument": map[string]any{"foldingRange": map[string]any{"rangeLimit": 2}}})
-	open(t, c2, testURI, doc.text)
-	var folds []protocol.FoldingRange
-	_ = json.Unmarshal(call(t, c2, protocol.MethodTextDocumentFoldingRange, map[string]any{"textDocument": map[string]any{"uri": testURI}}), &folds)
-	if len(folds) != 2 {
-		t.Fatalf("rangeLimit 2: %d folds", len(folds))
-	}
-}
-
-func TestDocumentSymbolsWireShape(t *testing.T) {
-	c := start(t, "", map[string]any{"textDocument": map[string]any{"documentSymbol": map[string]any{"hierarchicalDocumentSymbolSupport": true}}})
-	open(t, c, testURI, doc.text)
-	res := call(t, c, protocol.MethodTextDocumentDocumentSymbol, map[string]any{"textDocument": map[string]any{"uri": testURI}})
-	lsptest.AssertJSON(t, res, `[{"name":"sess-1","kind":2,
-	  "range":{"start":{"line":0,"character":0},"end":{"line":16,"character":0}},
-	  "selectionRange":{"start":{"line":2,"character":4},"end":{"line":2,"character":10}},
-	  "children":[{"name":"explore","detail":"phase","kind":3,
-	    "range":{"start":{"line":6,"character":0},"end":{"line":15,"character":7}},
-	    "selectionRange":{"start":{"line":6,"character":7},"end":{"line":6,"character":14}},
-	    "children":[{"name":"😀 find the bug 漢字","detail":"user","kind":24,
-	      "range":{"start":{"line":7,"character":0},"end":{"line":15,"character":7}},
-	      "selectionRange":{"start":{"line":7,"character":0},"end":{"line":7,"character":21}},
-	      "children":[{"name":"Read src/a.rs","detail":"tool call c1","kind":12,
-	        "range":{"start":{"line":8,"character":0},"end":{"line":8,"character":44}},
-	        "selectionRange":{"start":{"line":8,"character":3},"end":{"line":8,"character":7}}}]}]}]}]`)
-	// A client without hierarchy gets flat SymbolInformation.
-	c2 := start(t, "", nil)
-	open(t, c2, testURI, doc.text)
-	var flat []protocol.SymbolInformation
-	_ = json.Unmarshal(call(t, c2, protocol.MethodTextDocumentDocumentSymbol, map[string]any{"textDocument": map[string]any{"uri": testURI}}), &flat)
-	if len(flat) != 4 || flat[3].Name != "Read src/a.rs" || flat[3].ContainerName != "😀 find the bug 漢字" {
-		t.Fatalf("flat symbols %+v", flat)
-	}
-}
-
-func TestOutlineCapSetting(t *testing.T) {
-	c := start(t, "", map[string]any{"textDocument": map[string]any{"documentSymbol": map[string]any{"hierarchicalDocumentSymbolSupport": true}}})
-	c.Notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"rlog": map[string]any{"outline": map[string]any{"maxItems": 2}}}})
-	open(t, c, testURI, doc.text)
-	var syms []protocol.DocumentSymbol
-	_ = json.Unmarshal(call(t, c, protocol.MethodTextDocumentDocumentSymbol, map[string]any{"textDocument": map[string]any{"uri": testURI}}), &syms)
-	kids := syms[0].Children
-	if len(kids) != 2 || kids[1].Name != "… 1 more not shown" {
-		t.Fatalf("capped outline %+v", kids)
-	}
 }
 
 func TestWorkspaceSymbols(t *testing.T) {

@@ -1,10 +1,8 @@
 package rlog
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,10 +16,10 @@ import (
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
 
-// insightDoc has emoji and CJK before every place a lens or hint goes, so
-// UTF-16 and UTF-8 columns differ, a phase named in CJK, and CRLF on two
-// lines. ⟦pN⟧…⟦pNe⟧ are the phase lenses' ranges, ⟦lN⟧ the latency hints,
-// ⟦gN⟧ the pause hints.
+// insightDoc has two phases (one named in CJK), timed calls, a pause and
+// CRLF on two lines: the session the lens and hint tests edit and
+// configure (testdata/markers/lenses.txtar and hints.txtar have its
+// answers).
 var insightDoc = mark("---\n" +
 	"format: rlog/1\n" +
 	"id: insight\n" +
@@ -30,13 +28,13 @@ var insightDoc = mark("---\n" +
 	"---\n" +
 	"@start id=s ts=2025-12-19T20:00:00Z\n" +
 	"u: 😀 start 漢字 ts=2025-12-19T20:00:00Z\n" +
-	"⟦p1⟧@phase 探索 ts=2025-12-19T20:00:01Z⟦p1e⟧\n" +
+	"@phase 探索 ts=2025-12-19T20:00:01Z\n" +
 	"t!:Read id=c1 file_path=😀.rs → [running] ts=2025-12-19T20:00:02Z\n" +
-	"o: id=c1 → [ok] 漢字😀 ts=2025-12-19T20:00:05.200Z⟦l1⟧\n" +
-	"⟦g1⟧u: after a pause 😀 ts=2025-12-19T20:03:15.200Z\r\n" +
-	"⟦p2⟧@phase fix 🔧 ts=2025-12-19T20:03:16Z⟦p2e⟧\r\n" +
+	"o: id=c1 → [ok] 漢字😀 ts=2025-12-19T20:00:05.200Z\n" +
+	"u: after a pause 😀 ts=2025-12-19T20:03:15.200Z\r\n" +
+	"@phase fix 🔧 ts=2025-12-19T20:03:16Z\r\n" +
 	"t!:Bash id=c2 cmd=\"テスト\" → [running] tokens_in=5 tokens_out=70 ts=2025-12-19T20:03:17Z\n" +
-	"o: id=c2 → [error] 😀😀 failed ts=2025-12-19T20:03:47Z⟦l2⟧\n" +
+	"o: id=c2 → [error] 😀😀 failed ts=2025-12-19T20:03:47Z\n" +
 	"t!:Bash id=c3 → [running] ts=2025-12-19T20:03:48Z\n" +
 	"a: done 漢字 ts=2025-12-19T20:04:00Z\n")
 
@@ -67,66 +65,6 @@ func lensesOf(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI) []wireL
 func resolve(t *testing.T, c *lsptest.Client, l wireLens) wireLens {
 	t.Helper()
 	return callFor[wireLens](t, c, protocol.MethodCodeLensResolve, l)
-}
-
-// inBothEncodings runs f with the insight document open in a server that
-// counts in UTF-16 and in one that counts in UTF-8, and the markers'
-// positions in that encoding.
-func inBothEncodings(t *testing.T, f func(t *testing.T, c *lsptest.Client, pos map[string]protocol.Position)) {
-	for _, enc := range []string{"utf-16", "utf-8"} {
-		t.Run(enc, func(t *testing.T) {
-			c := start(t, enc, nil)
-			open(t, c, insightURI, insightDoc.text)
-			pos := insightDoc.utf16
-			if enc == "utf-8" {
-				pos = insightDoc.utf8
-			}
-			f(t, c, pos)
-		})
-	}
-}
-
-// Code lenses: the session's above the header, each phase's above its
-// @phase line, with exact ranges in UTF-16 and UTF-8; titles and the
-// command come in codeLens/resolve.
-func TestCodeLenses(t *testing.T) {
-	inBothEncodings(t, func(t *testing.T, c *lsptest.Client, pos map[string]protocol.Position) {
-		lenses := lensesOf(t, c, insightURI)
-		wantRanges := []protocol.Range{
-			{Start: protocol.Position{}, End: protocol.Position{Character: 3}},
-			{Start: pos["p1"], End: pos["p1e"]},
-			{Start: pos["p2"], End: pos["p2e"]},
-		}
-		if len(lenses) != 3 {
-			t.Fatalf("%d lenses: %+v", len(lenses), lenses)
-		}
-		for i, l := range lenses {
-			if l.Range != wantRanges[i] {
-				t.Errorf("lens %d at %+v, want %+v", i, l.Range, wantRanges[i])
-			}
-			if l.Command != nil {
-				t.Errorf("lens %d is resolved already: the numbers wait for codeLens/resolve", i)
-			}
-		}
-		titles := []string{
-			"Session: 4m 0s · tokens 5 in, 70 out, 0 cached · 3 tool calls, 1 error, 1 unfinished · APM 1.50",
-			"探索: 3m 15s · 1 tool call, 0 errors · 0 tokens out",
-			"fix: 44s · 2 tool calls, 1 error · 70 tokens out",
-		}
-		for i, l := range lenses {
-			r := resolve(t, c, l)
-			if r.Command == nil || r.Command.Title != titles[i] || r.Command.Command != CommandShowSessionView {
-				t.Errorf("lens %d resolved to %+v, want %q", i, r.Command, titles[i])
-				continue
-			}
-			if r.Range != l.Range {
-				t.Errorf("resolve moved the lens: %+v", r.Range)
-			}
-			args, _ := json.Marshal(r.Command.Arguments)
-			want := fmt.Sprintf(`[{"uri":%q,"line":%d}]`, insightURI, []int{0, 8, 12}[i])
-			lsptest.AssertJSON(t, args, want)
-		}
-	})
 }
 
 // A lens resolved after an edit gets the numbers of the document as it is
@@ -169,61 +107,6 @@ func hintsIn(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI, r protoc
 }
 
 var wholeDoc = protocol.Range{End: protocol.Position{Line: 1 << 20}}
-
-// Inlay hints: latencies at the end of o: lines and pauses at the start of
-// lines, at exact positions in UTF-16 and UTF-8, on the wire as LSP 3.17
-// has them.
-func TestInlayHints(t *testing.T) {
-	inBothEncodings(t, func(t *testing.T, c *lsptest.Client, pos map[string]protocol.Position) {
-		got := hintsIn(t, c, insightURI, wholeDoc)
-		want := []wireHint{
-			{Position: pos["l1"], Label: "3.2s", PaddingLeft: true},
-			{Position: pos["g1"], Label: "+3m 10s", PaddingRight: true},
-			{Position: pos["l2"], Label: "30s", PaddingLeft: true},
-		}
-		if len(got) != len(want) {
-			t.Fatalf("hints %+v", got)
-		}
-		for i := range want {
-			g := got[i]
-			g.Tooltip = ""
-			if g != want[i] {
-				t.Errorf("hint %d: %+v, want %+v", i, got[i], want[i])
-			}
-		}
-		if got[2].Tooltip != "Bash call (line 14): error, 30s, from the ts= of line 14 to this line's" {
-			t.Errorf("tooltip %q", got[2].Tooltip)
-		}
-	})
-	// The wire shape, exactly.
-	c := start(t, "", nil)
-	open(t, c, insightURI, insightDoc.text)
-	raw := call(t, c, lsp.MethodTextDocumentInlayHint, map[string]any{"textDocument": map[string]any{"uri": insightURI},
-		"range": protocol.Range{Start: protocol.Position{Line: 11}, End: protocol.Position{Line: 12}}})
-	lsptest.AssertJSON(t, raw, `[{"position":{"line":11,"character":0},"label":"+3m 10s","paddingRight":true,
-	  "tooltip":"3m 10s since the timestamp on line 11 (pauses of 1m 0s or more are shown)"}]`)
-}
-
-// A hint lies in the range asked about, even when its rlog line, which
-// holds a lone CR, starts on an editor line above the range.
-func TestInlayHintsInTheRangeAcrossALoneCR(t *testing.T) {
-	c := start(t, "", nil)
-	text := "---\nformat: rlog/1\nid: s\n---\nu: one ts=2025-01-01T00:00:00Z\nu: two\rstill two ts=2025-01-01T00:30:00Z\n"
-	open(t, c, insightURI, text)
-	labels := func(from, to uint32) []string {
-		var out []string
-		for _, h := range hintsIn(t, c, insightURI, protocol.Range{Start: protocol.Position{Line: from}, End: protocol.Position{Line: to, Character: 3}}) {
-			out = append(out, fmt.Sprintf("%d:%s", h.Position.Line, h.Label))
-		}
-		return out
-	}
-	if got := labels(6, 6); len(got) != 0 {
-		t.Errorf("range on the line after the CR: %v, want none", got)
-	}
-	if got := labels(5, 6); len(got) != 1 || got[0] != "5:+30m 0s" {
-		t.Errorf("range from the rlog line's start: %v", got)
-	}
-}
 
 // The hints follow the settings: each kind turns off, the threshold
 // applies, and a change of settings asks the editor to fetch them again.
@@ -419,23 +302,4 @@ func TestShowSessionViewCommand(t *testing.T) {
 			t.Error("a bad argument was accepted")
 		}
 	}
-}
-
-// The capabilities: code lenses with resolve, inlay hints as LSP 3.17
-// names them.
-func TestInsightCapabilities(t *testing.T) {
-	c := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
-		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features()})
-	})
-	var init struct {
-		Capabilities struct {
-			CodeLensProvider  json.RawMessage `json:"codeLensProvider"`
-			InlayHintProvider json.RawMessage `json:"inlayHintProvider"`
-		} `json:"capabilities"`
-	}
-	if err := json.Unmarshal(c.Initialize(nil), &init); err != nil {
-		t.Fatal(err)
-	}
-	lsptest.AssertJSON(t, init.Capabilities.CodeLensProvider, `{"resolveProvider":true}`)
-	lsptest.AssertJSON(t, init.Capabilities.InlayHintProvider, `true`)
 }

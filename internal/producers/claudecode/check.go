@@ -1,0 +1,68 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Check says what is wrong with a scenario's recording in dir, given the
+// results of its runs: a run that failed (or succeeded where it should
+// not), a request no rule answered or a rule that never answered, a
+// session the CLI named without writing its transcript, a record type the
+// records package does not know, a file expected that is not there.
+func Check(s *Scenario, res *Results, dir string) []string {
+	var problems []string
+	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if len(res.Steps) != len(s.Steps) {
+		add("%d runs recorded, the scenario has %d", len(res.Steps), len(s.Steps))
+	}
+	project := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Work()))
+	for i, r := range res.Steps {
+		if i >= len(s.Steps) {
+			break
+		}
+		var out struct {
+			Type      string `json:"type"`
+			IsError   bool   `json:"is_error"`
+			SessionID string `json:"session_id"`
+		}
+		if err := json.Unmarshal(r.Output, &out); err != nil || out.Type != "result" {
+			add("run %d printed no result (exit code %d): %s", i+1, r.ExitCode, excerpt(r.Stderr, 300))
+			continue
+		}
+		if want := s.Steps[i].Fails; out.IsError != want || (r.ExitCode != 0) != want {
+			add("run %d: is_error %v, exit code %d; the scenario expects it to fail: %v (%s)", i+1, out.IsError, r.ExitCode, want, excerpt(r.Stderr, 300))
+		}
+		if !isFile(filepath.Join(project, out.SessionID+".jsonl")) {
+			add("run %d: no transcript for session %s in %s", i+1, out.SessionID, project)
+		}
+	}
+	if len(res.Unscripted) > 0 {
+		add("requests no rule answered: %v (see %s)", res.Unscripted, RequestsName)
+	}
+	if len(res.Unused) > 0 {
+		add("rules that never answered: %s", strings.Join(res.Unused, ", "))
+	}
+	for _, pattern := range s.Expect {
+		if m, _ := filepath.Glob(filepath.Join(project, pattern)); len(m) == 0 {
+			add("no file %s in %s", pattern, project)
+		}
+	}
+	inv, err := TakeInventory(filepath.Join(dir, ConfigDirName))
+	if err != nil {
+		add("reading the transcripts: %v", err)
+		return problems
+	}
+	for _, u := range inv.Unknown() {
+		add("%s is not in convert/claude/records", u)
+	}
+	return problems
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}

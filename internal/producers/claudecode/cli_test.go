@@ -1,0 +1,200 @@
+package claudecode
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+)
+
+// needCLI returns the pinned Claude Code and ccusage binaries named by
+// RLOG_CLAUDE_CODE and RLOG_CCUSAGE, or skips saying why; under
+// RLOG_REQUIRE_PRODUCERS=1 (set by .ci/run) a missing one fails instead.
+func needCLI(t *testing.T) (claude, ccusage string) {
+	t.Helper()
+	skip := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%s, and %s=1", msg, RequireEnv)
+		}
+		t.Skip(msg)
+	}
+	if testing.Short() {
+		t.Skip("the real Claude Code runs take a while; run without -short")
+	}
+	if err := sandbox.Available(); err != nil {
+		skip("%v", err)
+	}
+	claude, ccusage = os.Getenv(BinaryEnv), os.Getenv(CCUsageEnv)
+	if claude == "" || ccusage == "" {
+		skip("%s and %s name no binaries (npm install --ignore-scripts %s@%s %s@%s; see docs/producers.md)",
+			BinaryEnv, CCUsageEnv, cliPackage, Version, ccusagePackage, CCUsageVersion)
+	}
+	for _, b := range []string{claude, ccusage} {
+		if !isFile(b) {
+			skip("%s: no such file", b)
+		}
+	}
+	return claude, ccusage
+}
+
+// TestScenariosWithTheRealCLI runs every scenario with the pinned CLI and
+// checks what it did and wrote (Check: every run's result, the stand-in
+// answered every request from the script and every rule answered, the
+// files, no record type unknown to convert/claude/records). Then it
+// resumes each session's transcript with the CLI and requires the
+// conversation the CLI sends to be the one the session ended with.
+func TestScenariosWithTheRealCLI(t *testing.T) {
+	claude, ccusage := needCLI(t)
+	dir := t.TempDir()
+	for _, r := range RecordAll(context.Background(), claude, ccusage, dir, 3, true) {
+		t.Run(r.Scenario.Name, func(t *testing.T) {
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+			if r.Results.Version != Version {
+				t.Errorf("ran Claude Code %s, not the pinned %s", r.Results.Version, Version)
+			}
+			for _, p := range r.Problems {
+				t.Error(p)
+			}
+			if len(r.Problems) > 0 {
+				return
+			}
+			for _, end := range r.Scenario.Ends {
+				checkResume(t, claude, r.Scenario, filepath.Join(dir, r.Scenario.Name), end)
+			}
+		})
+	}
+}
+
+// checkResume resumes the session whose conversation the rule end's answer
+// ended and compares the conversation the CLI sends with that request's
+// and the answer.
+func checkResume(t *testing.T, claude string, s *Scenario, dir, end string) {
+	t.Helper()
+	sum, body := requestAnsweredBy(t, dir, end)
+	req, err := anthropic.ParseRequest(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply anthropic.Reply
+	for _, r := range s.Rules {
+		if r.Name == end {
+			reply = r.Reply
+		}
+	}
+	want := anthropic.AppendTurn(anthropic.Conversation(req), anthropic.AnswerTurn(reply))
+	transcript := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Work()), sum.Session+".jsonl")
+	res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: transcript})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run.ExitCode != 0 {
+		t.Fatalf("resuming %s: exit code %d: %s", sum.Session, res.Run.ExitCode, res.Run.Stderr)
+	}
+	got := res.Conversation
+	if n := len(got); n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
+		t.Fatalf("resuming %s: the conversation does not end with the new prompt: %v", sum.Session, got)
+	}
+	got = dropNewPrompt(got)
+	if s.Steps[len(s.Steps)-1].Interrupt && len(got) > len(want) {
+		// An interrupted session goes on past the last request: the
+		// refused call's result and the interruption.
+		got = got[:len(want)]
+	}
+	if d := anthropic.DiffConversations(want, got); d != "" {
+		t.Errorf("resuming session %s (ended by rule %s) gives another conversation: %s", sum.Session, end, d)
+	}
+}
+
+// dropNewPrompt removes the resumed run's prompt, the last part of the
+// last (user) turn, and the turn when nothing else is in it.
+func dropNewPrompt(turns []anthropic.Turn) []anthropic.Turn {
+	out := append([]anthropic.Turn(nil), turns...)
+	last := out[len(out)-1]
+	if len(last.Parts) == 1 {
+		return out[:len(out)-1]
+	}
+	out[len(out)-1] = anthropic.Turn{Role: last.Role, Parts: last.Parts[:len(last.Parts)-1]}
+	return out
+}
+
+// requestAnsweredBy finds the request a rule answered in a recording made
+// with bodies: its summary and its whole body.
+func requestAnsweredBy(t *testing.T, dir, rule string) (RequestSummary, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, RequestsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *RequestSummary
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var s RequestSummary
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Rule == rule {
+			found = &s
+		}
+	}
+	if found == nil {
+		t.Fatalf("no request was answered by rule %s", rule)
+	}
+	body, err := os.ReadFile(filepath.Join(dir, "bodies", fmt.Sprintf("%03d.json", found.Seq)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *found, body
+}
+
+// TestResumeAnyTranscript resumes a committed transcript as it is and
+// again with its records moved to a folder outside the sandbox (as a
+// user's transcript would be, or an export's): the CLI must rebuild the
+// same conversation from both, the comparison later tests make between an
+// original and its export.
+func TestResumeAnyTranscript(t *testing.T) {
+	claude, _ := needCLI(t)
+	s := ScenarioNamed("tools")
+	matches, err := filepath.Glob(filepath.Join(pinnedFixtures, s.Name, ConfigDirName, "projects", "*", "*.jsonl"))
+	if err != nil || len(matches) != 1 {
+		t.Fatalf("the tools fixture's transcript: %v %v", matches, err)
+	}
+	original := matches[0]
+	data, err := os.ReadFile(original)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(t.TempDir(), "moved.jsonl")
+	data = bytes.ReplaceAll(data, []byte(`"cwd":"`+s.Work()+`"`), []byte(`"cwd":"/home/someone/project"`))
+	if err := os.WriteFile(moved, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var convs [][]anthropic.Turn
+	for _, p := range []string{original, moved} {
+		res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: p, Prompt: "Anything else?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Run.ExitCode != 0 || len(res.Conversation) == 0 {
+			t.Fatalf("resuming %s: exit code %d, %d turns: %s", p, res.Run.ExitCode, len(res.Conversation), res.Run.Stderr)
+		}
+		convs = append(convs, res.Conversation)
+	}
+	if d := anthropic.DiffConversations(convs[0], convs[1]); d != "" {
+		t.Errorf("the moved transcript resumes otherwise: %s", d)
+	}
+	if n := len(convs[0]); n != 9 {
+		t.Errorf("the tools session resumes with %d turns, want 9 (the prompt, three calls and their results, the answer, the new prompt)", n)
+	}
+}

@@ -1,0 +1,127 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/claude/records"
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+)
+
+func TestMain(m *testing.M) {
+	sandbox.Main()
+	os.Exit(m.Run())
+}
+
+// pinnedFixtures is the folder of the pinned version's recordings.
+var pinnedFixtures = filepath.Join("..", "..", "..", FixturesDir, Version)
+
+// TestFixturesAreComplete holds the committed recordings to what the
+// scenarios say, on a fresh clone without npm: every scenario recorded
+// with the pinned version, every run's result, the transcripts named,
+// the stand-in's summary and ccusage's figures present, nothing the
+// records package does not know, and the README what the recordings are.
+func TestFixturesAreComplete(t *testing.T) {
+	for _, s := range Scenarios {
+		t.Run(s.Name, func(t *testing.T) {
+			dir := filepath.Join(pinnedFixtures, s.Name)
+			res, err := ReadResults(dir)
+			if err != nil {
+				t.Fatalf("%v (record again: go run ./internal/producers/cmd/record claude)", err)
+			}
+			if res.Scenario != s.Name || res.Version != Version {
+				t.Errorf("results.json is of scenario %q, version %q", res.Scenario, res.Version)
+			}
+			for _, p := range Check(s, res, dir) {
+				t.Error(p)
+			}
+			reqs, err := os.ReadFile(filepath.Join(dir, RequestsName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, line := range bytes.Split(bytes.TrimSpace(reqs), []byte("\n")) {
+				var r RequestSummary
+				if err := json.Unmarshal(line, &r); err != nil {
+					t.Fatalf("%s: %v", RequestsName, err)
+				}
+				if r.Rule != "" {
+					n++
+				}
+			}
+			if n == 0 {
+				t.Errorf("%s: no request answered by a rule", RequestsName)
+			}
+			usage, err := os.ReadFile(filepath.Join(dir, CCUsageName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cc struct {
+				Sessions []struct {
+					SessionID   string
+					TotalTokens int
+				}
+			}
+			if err := json.Unmarshal(usage, &cc); err != nil {
+				t.Fatalf("%s: %v", CCUsageName, err)
+			}
+			if len(cc.Sessions) == 0 || cc.Sessions[0].TotalTokens == 0 {
+				t.Errorf("%s counts no session or no tokens: %s", CCUsageName, usage)
+			}
+		})
+	}
+}
+
+// TestRecordsPackageIsExact: every type marked Recorded in
+// convert/claude/records appears in the fixtures (and Check, above, holds
+// every type in the fixtures to be listed there).
+func TestRecordsPackageIsExact(t *testing.T) {
+	inv, err := inventoryOf(pinnedFixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		label  string
+		list   []records.Type
+		counts map[string]int
+	}{
+		{"record type", records.Records, inv.Records},
+		{"attachment type", records.Attachments, inv.Attachments},
+		{"system subtype", records.SystemSubtypes, inv.SystemSubtypes},
+	} {
+		var names []string
+		for _, ty := range c.list {
+			if slices.Contains(names, ty.Name) {
+				t.Errorf("%s %s is listed twice", c.label, ty.Name)
+			}
+			names = append(names, ty.Name)
+			if ty.Recorded && c.counts[ty.Name] == 0 {
+				t.Errorf("%s %s is marked Recorded but no fixture has it", c.label, ty.Name)
+			}
+			if !ty.Recorded && c.counts[ty.Name] > 0 {
+				t.Errorf("%s %s is in the fixtures but not marked Recorded", c.label, ty.Name)
+			}
+		}
+	}
+	if records.Version != Version {
+		t.Errorf("records.Version %s, the pinned version %s", records.Version, Version)
+	}
+}
+
+func TestReadmeIsTheRecording(t *testing.T) {
+	want, err := Readme(pinnedFixtures, Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(pinnedFixtures, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("README.md is not what the recordings make: record again (go run ./internal/producers/cmd/record claude)")
+	}
+}

@@ -1,0 +1,116 @@
+package claudecode
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestInventoryAndDrift(t *testing.T) {
+	base := writeTree(t, map[string]string{
+		"projects/p/s.jsonl": `{"type":"user","message":{"role":"user","content":"hi"}}
+{"type":"assistant","message":{"content":[{"type":"text","text":"x"}],"usage":{"input_tokens":1}}}
+{"type":"attachment","attachment":{"type":"date","date":"d"}}
+{"type":"cost-state","modelUsage":{"claude-a":{"inputTokens":1}}}
+`,
+		"projects/p/s/subagents/agent-1.meta.json": `{"agentType":"general-purpose"}`,
+	})
+	fresh := writeTree(t, map[string]string{
+		"projects/p/s.jsonl": `{"type":"user","message":{"role":"user","content":"hi"}}
+{"type":"assistant","message":{"content":[{"type":"text","text":"x"},{"type":"fancy","text":"y","input":{"secret":1}}],"usage":{"input_tokens":1,"speed":"fast"}}}
+{"type":"attachment","attachment":{"type":"novel"}}
+{"type":"system","subtype":"brand_new"}
+{"type":"cost-state","modelUsage":{"claude-b":{"inputTokens":1}}}
+{"type":"new-record"}
+`,
+	})
+	b, err := TakeInventory(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := TakeInventory(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Files != 1 || b.Records["attachment"] != 1 || b.Attachments["date"] != 1 {
+		t.Errorf("base inventory %+v", b)
+	}
+	news := f.NewSince(b)
+	for _, want := range []string{
+		"record type new-record (1)", "record type system (1)", "attachment type novel (1)", "system subtype brand_new (1)",
+		"field assistant: message.content[].type=fancy (1)", "field assistant: message.usage.speed (1)",
+	} {
+		if !slices.Contains(news, want) {
+			t.Errorf("NewSince lacks %q:\n%s", want, strings.Join(news, "\n"))
+		}
+	}
+	for _, n := range news {
+		if strings.Contains(n, "claude-b") || strings.Contains(n, "secret") {
+			t.Errorf("NewSince reports data as a field: %s", n)
+		}
+	}
+	gone := b.NewSince(f)
+	for _, want := range []string{"attachment type date (1)", "field subagent-meta: agentType (1)"} {
+		if !slices.Contains(gone, want) {
+			t.Errorf("what is gone lacks %q:\n%s", want, strings.Join(gone, "\n"))
+		}
+	}
+	unknown := f.Unknown()
+	want := []string{"attachment type novel", "record type new-record", "system subtype brand_new"}
+	if !slices.Equal(unknown, want) {
+		t.Errorf("Unknown %v, want %v", unknown, want)
+	}
+}
+
+func TestInventoryReportsABrokenLine(t *testing.T) {
+	dir := writeTree(t, map[string]string{"projects/p/s.jsonl": "{\"type\":\"user\"}\nnot json\n"})
+	if _, err := TakeInventory(dir); err == nil || !strings.Contains(err.Error(), "s.jsonl:2") {
+		t.Errorf("error %v, want one naming s.jsonl:2", err)
+	}
+}
+
+func TestProjectDirName(t *testing.T) {
+	for in, want := range map[string]string{
+		"/tmp/rlog-producers/claude/tools/work": "-tmp-rlog-producers-claude-tools-work",
+		"/home/a.b/my_proj":                     "-home-a-b-my-proj",
+	} {
+		if got := ProjectDirName(in); got != want {
+			t.Errorf("ProjectDirName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestReplaceDir(t *testing.T) {
+	root := t.TempDir()
+	dest, fresh := filepath.Join(root, "v"), filepath.Join(root, "new")
+	os.MkdirAll(dest, 0o755)
+	os.WriteFile(filepath.Join(dest, "old.txt"), nil, 0o644)
+	os.MkdirAll(fresh, 0o755)
+	os.WriteFile(filepath.Join(fresh, "new.txt"), nil, 0o644)
+	if err := ReplaceDir(fresh, dest); err != nil {
+		t.Fatal(err)
+	}
+	if !isFile(filepath.Join(dest, "new.txt")) || isFile(filepath.Join(dest, "old.txt")) {
+		t.Error("dest does not hold exactly the fresh folder")
+	}
+	if _, err := os.Stat(dest + ".old"); !os.IsNotExist(err) {
+		t.Error("the old folder is left behind")
+	}
+}

@@ -1,0 +1,193 @@
+package claudecode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+)
+
+// The files a recorded scenario holds, beside its claude/ folder (a Claude
+// config folder: claude/projects/ENCODED-CWD/ as the CLI wrote it).
+const (
+	ConfigDirName = "claude"
+	ResultsName   = "results.json"   // Results: the version, each step's arguments and JSON
+	RequestsName  = "requests.jsonl" // one RequestSummary a line
+	CCUsageName   = "ccusage.json"   // ccusage claude session --json --offline -z UTC
+)
+
+// Results is what a scenario's runs gave.
+type Results struct {
+	Scenario string       `json:"scenario"`
+	Version  string       `json:"version"` // claude --version
+	Steps    []StepResult `json:"steps"`
+	// Unused names rules that never answered; Unscripted lists the
+	// sequence numbers of Messages requests no rule matched.
+	Unused     []string `json:"unused,omitempty"`
+	Unscripted []int    `json:"unscripted,omitempty"`
+}
+
+// scenarioJob is the input of the sandbox job that runs a scenario.
+type scenarioJob struct {
+	Scenario string // a name in Scenarios
+	Binary   string // the claude binary
+	CCUsage  string // the ccusage binary, "" to skip its figures
+	Out      string // the folder to write the recording into (outside the sandbox root)
+	Bodies   bool   // also write each request's whole body into Out/bodies/
+}
+
+const scenarioJobName = "claude-code/scenario"
+
+func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
+
+// Record runs scenario s with the claude binary in a sandbox and writes
+// its recording into out (which must not exist yet): the claude/ tree,
+// results.json, requests.jsonl, and ccusage.json when ccusage is given.
+func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
+	if _, err := os.Stat(out); err == nil {
+		return nil, fmt.Errorf("%s exists already", out)
+	}
+	if binary == "" {
+		return nil, fmt.Errorf("no claude binary: set %s", BinaryEnv)
+	}
+	binary, err := filepath.Abs(binary)
+	if err != nil {
+		return nil, err
+	}
+	if ccusage != "" {
+		if ccusage, err = filepath.Abs(ccusage); err != nil {
+			return nil, err
+		}
+	}
+	if out, err = filepath.Abs(out); err != nil {
+		return nil, err
+	}
+	var res Results
+	var stderr bytes.Buffer
+	job := scenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
+	timeout := time.Duration(len(s.Steps)+1) * stepTimeout
+	if err := sandbox.Run(ctx, scenarioJobName, job, &res, &stderr, timeout); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return &res, nil
+}
+
+func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
+	var job scenarioJob
+	if err := json.Unmarshal(input, &job); err != nil {
+		return nil, err
+	}
+	s := ScenarioNamed(job.Scenario)
+	if s == nil {
+		return nil, fmt.Errorf("no scenario %q", job.Scenario)
+	}
+	for _, d := range []string{s.Home(), s.Work(), s.Tmp()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := writeFiles(s.Work(), s.Files); err != nil {
+		return nil, err
+	}
+	api, err := anthropic.Start(s.Rules)
+	if err != nil {
+		return nil, err
+	}
+	defer api.Close()
+
+	res := Results{Scenario: s.Name}
+	if res.Version, err = cliVersion(ctx, job.Binary, s.Home()); err != nil {
+		return nil, err
+	}
+	envv := env(s.Home(), s.Tmp(), api.URL())
+	prev := ""
+	for i := range s.Steps {
+		r := runCLI(ctx, job.Binary, s.Work(), envv, s.stepArgs(i, prev), s.Steps[i])
+		res.Steps = append(res.Steps, r)
+		if id := r.sessionID(); id != "" {
+			prev = id
+		}
+	}
+	if err := api.Err(); err != nil {
+		return nil, err
+	}
+	res.Unused = api.Unused()
+
+	if err := os.MkdirAll(job.Out, 0o755); err != nil {
+		return nil, err
+	}
+	config := filepath.Join(job.Out, ConfigDirName)
+	projects := filepath.Join(s.Home(), ".claude", "projects")
+	if err := copyTree(projects, filepath.Join(config, "projects")); err != nil {
+		return nil, fmt.Errorf("copying what the CLI wrote: %w", err)
+	}
+	var reqs bytes.Buffer
+	for _, ex := range api.Exchanges() {
+		sum := summarize(ex)
+		if p, _, _ := strings.Cut(ex.Path, "?"); p == "/v1/messages" && sum.Rule == "" {
+			res.Unscripted = append(res.Unscripted, ex.Seq)
+		}
+		line, err := json.Marshal(sum)
+		if err != nil {
+			return nil, err
+		}
+		if job.Bodies {
+			p := filepath.Join(job.Out, "bodies", fmt.Sprintf("%03d.json", ex.Seq))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, ex.Body, 0o644); err != nil {
+				return nil, err
+			}
+		}
+		reqs.Write(line)
+		reqs.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(job.Out, RequestsName), reqs.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	if err := writeJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+		return nil, err
+	}
+	if job.CCUsage != "" {
+		usage, err := ccusageSessions(ctx, job.CCUsage, config, filepath.Join(s.Dir(), "ccusage-home"))
+		if err != nil {
+			return nil, err
+		}
+		var pretty bytes.Buffer
+		json.Indent(&pretty, usage, "", "  ")
+		pretty.WriteByte('\n')
+		if err := os.WriteFile(filepath.Join(job.Out, CCUsageName), pretty.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// cliVersion runs `claude --version` ("2.1.328 (Claude Code)").
+func cliVersion(ctx context.Context, binary, home string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary, "--version")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "DISABLE_AUTOUPDATER=1"}
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", binary, err)
+	}
+	v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	return v, nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

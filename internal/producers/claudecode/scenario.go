@@ -1,0 +1,68 @@
+package claudecode
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"path"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+)
+
+// A Scenario is one scripted session: the files of the working directory,
+// the prompts given to the CLI one run after the other, and the rules by
+// which the stand-in answers the CLI's requests.
+type Scenario struct {
+	Name  string
+	About string            // what it shows, one paragraph (the fixtures' README)
+	Files map[string][]byte // the working directory before the first step
+	Steps []Step
+	Rules []anthropic.Rule
+	// Expect are files the CLI must have written, as patterns relative to
+	// its project folder (besides each run's session transcript).
+	Expect []string
+	// Ends names, for each session of the scenario, the rule whose answer
+	// ends it: resuming the session's transcript must give the CLI that
+	// request's conversation followed by the answer.
+	Ends []string
+}
+
+// A Step is one run of the CLI.
+type Step struct {
+	Prompt string
+	// Args are more flags: --allowedTools, --disallowedTools,
+	// --permission-prompts, --autocompact ...
+	Args []string
+	// Resume continues the session of the previous step (--resume);
+	// Fork makes that a new session copying it (--fork-session).
+	Resume, Fork bool
+	// Input, when set, is sent on stdin as stream-json messages (one JSON
+	// value each) instead of Prompt: a prompt with an image.
+	Input []string
+	// Interrupt answers every permission request of a streaming step
+	// (permission prompts go to the host, --permission-prompt-tool stdio)
+	// by denying it with interrupt, as a user pressing Esc at the prompt.
+	Interrupt bool
+	// Fails says the CLI is expected to end this step with is_error.
+	Fails bool
+}
+
+// Dir is the scenario's folder under the sandbox root: its home, working
+// directory and temporary folder are under it, the same on every run.
+func (s *Scenario) Dir() string { return path.Join(sandbox.Root, "claude", s.Name) }
+
+// Home, Work and Tmp are the CLI's HOME, working directory and
+// CLAUDE_CODE_TMPDIR.
+func (s *Scenario) Home() string { return path.Join(s.Dir(), "home") }
+func (s *Scenario) Work() string { return path.Join(s.Dir(), "work") }
+func (s *Scenario) Tmp() string  { return path.Join(s.Dir(), "tmp") }
+
+// sessionID is the fixed session id of step i (given with --session-id),
+// so that re-recording gives the same file names: a UUID made from the
+// scenario's name and the step.
+func (s *Scenario) sessionID(i int) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("rlog-ls/producers/claude/%s/%d", s.Name, i)))
+	h[6] = h[6]&0x0f | 0x40 // version 4 layout
+	h[8] = h[8]&0x3f | 0x80 // variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
