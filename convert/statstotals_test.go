@@ -126,12 +126,8 @@ func TestStatsTotalsEqualEveryExport(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s -> %s, read back: %v", name, to.Name, err)
 			}
-			var l model.Ledger
-			for i := range back.Events {
-				l.Add(&back.Events[i])
-			}
-			if got := countsOf(l.Total()); got != want {
-				t.Errorf("%s -> %s: its messages add up to %+v, stats says %+v", name, to.Name, got, want)
+			if _, total := messageUsage(t, back); countsOf(total) != want {
+				t.Errorf("%s -> %s: its messages add up to %+v, stats says %+v", name, to.Name, countsOf(total), want)
 			}
 			if back.Header.Totals != nil {
 				got, wantStated := countsOf(*back.Header.Totals), want

@@ -54,6 +54,15 @@ func body(out string) []string {
 	return lines
 }
 
+// counted is the usage of a session's events, counted by the usage rule.
+func counted(s *model.Session) model.Usage {
+	var l model.Ledger
+	for i := range s.Events {
+		l.Add(&s.Events[i])
+	}
+	return l.Total()
+}
+
 func call(id, name, input string) model.Event {
 	return model.Event{Kind: model.KindToolCall, Call: &model.ToolCall{ID: id, Name: name, Input: json.RawMessage(input)}}
 }
@@ -192,12 +201,8 @@ func TestWriterClosesOpenValues(t *testing.T) {
 	s := &model.Session{Header: model.Header{ID: "s", RepoSHA: "abcdef", SourceFormat: "sdk-jsonl"}, Events: ev}
 	out, _ := write(t, s, model.Options{})
 	back, _ := read(t, out)
-	var l model.Ledger
-	for i := range back.Events {
-		l.Add(&back.Events[i])
-	}
 	st := analysis.SessionStats(grammar.Parse([]byte(out)))
-	if got := l.Total(); got.Output != 2*2408 || st.TokensOut != 2*2408 {
+	if got := counted(back); got.Output != 2*2408 || st.TokensOut != 2*2408 {
 		t.Errorf("read back %+v, stats %d out:\n%s", got, st.TokensOut, out)
 	}
 }
@@ -210,12 +215,8 @@ func TestReaderContinuationUsage(t *testing.T) {
 		"a: Tests pass now.\n  amounts are integer cents. tokens_in=830 tokens_out=317 tokens_cached=8130\n" +
 		"a: own usage tokens_in=5 tokens_out=6\n  more tokens_in=7 tokens_out=8\n"
 	s, rep := read(t, src)
-	var l model.Ledger
-	for i := range s.Events {
-		l.Add(&s.Events[i])
-	}
 	st := analysis.SessionStats(grammar.Parse([]byte(src)))
-	if got := l.Total(); got.Input != 830+5 || st.TokensIn != 830+5+7 {
+	if got := counted(s); got.Input != 830+5 || st.TokensIn != 830+5+7 {
 		t.Errorf("read %+v, stats %d in", got, st.TokensIn)
 	}
 	if rep.Count(model.LossDroppedField) != 1 {
@@ -235,12 +236,8 @@ func TestReaderUsageAsTheRulesRead(t *testing.T) {
 		"a: cut tokens_in=7A tokens_out=2\n" +
 		"q: which one? id=q1 → the first tokens_in=9 tokens_out=1\n"
 	s, _ := read(t, src)
-	var l model.Ledger
-	for i := range s.Events {
-		l.Add(&s.Events[i])
-	}
 	st := analysis.SessionStats(grammar.Parse([]byte(src)))
-	if got := l.Total(); got.Input != 5+7+9 || uint64(got.Input) != st.TokensIn || uint64(got.Output) != st.TokensOut {
+	if got := counted(s); got.Input != 5+7+9 || uint64(got.Input) != st.TokensIn || uint64(got.Output) != st.TokensOut {
 		t.Errorf("read %+v, stats %d in %d out", got, st.TokensIn, st.TokensOut)
 	}
 	if out, _ := write(t, s, model.Options{}); !strings.Contains(out, "q: which one? id=q1 → the first tokens_in=9 tokens_out=1\n") {
@@ -320,11 +317,7 @@ func TestReaderEdges(t *testing.T) {
 	if a.MessageID == "" || a.MessageID != c.MessageID {
 		t.Errorf("repeated usage not one message: %q %q", a.MessageID, c.MessageID)
 	}
-	var l model.Ledger
-	for i := range s.Events {
-		l.Add(&s.Events[i])
-	}
-	if tot := l.Total(); tot.Input != 3 || tot.Output != 1 {
+	if tot := counted(s); tot.Input != 3 || tot.Output != 1 {
 		t.Errorf("usage counted twice: %+v", tot)
 	}
 	if string(c.Call.Input) != `{"file_path":"/x"}` || c.Call.Summary != "file_path=/x" {
