@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // HoverInfo is Markdown about the token under the cursor and its span.
@@ -375,44 +376,48 @@ func signedDuration(d time.Duration) string {
 }
 
 // tokens shows the line's usage and the session's running totals, counted
-// once per message.
+// by the usage rule.
 func (h *hoverer) tokens() string {
-	c, mine, counted := runningUsage(h.t, h.l.Num)
+	c, mine, ch := runningUsage(h.t, h.l.Num)
+	tot := c.Total()
 	var b strings.Builder
 	b.WriteString("**Token usage** of this message\n\n| | this message | session so far |\n|---|---:|---:|\n")
 	row := func(name string, v, total uint64) {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", name, GroupDigits(v), GroupDigits(total))
 	}
-	row("input", mine.In, c.In)
-	row("output", mine.Out, c.Out)
-	row("cached", mine.Cached, c.Cached)
-	if mine.CacheCreate > 0 || c.CacheCreate > 0 {
-		row("cache created", mine.CacheCreate, c.CacheCreate)
+	row("input", mine.In, tot.In)
+	row("output", mine.Out, tot.Out)
+	row("cached", mine.Cached, tot.Cached)
+	if mine.CacheCreate > 0 || tot.CacheCreate > 0 {
+		row("cache created", mine.CacheCreate, tot.CacheCreate)
 	}
-	if !counted && h.l.Kind != grammar.Lifecycle {
-		b.WriteString("\nThe same message's usage was already counted on an earlier line; it is not added again.")
-	}
-	if h.l.Kind == grammar.Lifecycle {
+	switch {
+	case isEndSummary(h.t, h.l.Num):
 		b.WriteString("\nOn `@end` these are the writer's session totals, not a message's usage.")
+	case !ch.New && ch.Grew.IsZero():
+		b.WriteString("\nThe same message's usage was already counted on an earlier line; it is not added again.")
+	case !ch.New:
+		b.WriteString("\nThe same message's usage was counted on an earlier line with smaller numbers; a message counts with its largest, so the session grows by the difference.")
 	}
 	return b.String()
 }
 
 // runningUsage returns the session's usage up to and including line n, the
-// usage written on line n, and whether it counted (a repeat does not).
-func runningUsage(t *grammar.Tree, n int) (c *UsageCounter, mine grammar.Usage, counted bool) {
+// usage written on line n, and what it changed (a repeat of a message
+// counted before changes nothing, or only what it raises).
+func runningUsage(t *grammar.Tree, n int) (c *UsageCounter, mine grammar.Usage, ch usage.Change) {
 	c = usageBefore(t, n)
 	_, first, _ := t.ChunkAt(t.ChunkIndexOfLine(n))
 	for u := range t.UsageFrom(first) {
 		if u.Line > n {
 			break
 		}
-		ok := c.Add(t, u)
+		got := c.Add(t, u)
 		if u.Line == n {
-			mine, counted = u, ok
+			mine, ch = u, got
 		}
 	}
-	return c, mine, counted
+	return c, mine, ch
 }
 
 // ByteSize writes a byte count for people: 812 B, 9.8 KB, 1.2 MB, 3.0 GB.

@@ -46,8 +46,12 @@ func LensPlaces(t *grammar.Tree) []LensPlace {
 func SessionLensTitle(s SessionTotals) string {
 	var b strings.Builder
 	b.WriteString("Session: ")
+	companion := s.APM.Source == APMFromCompanion && s.APM.Minutes > 0
 	if d, ok := s.Duration(); ok {
 		b.WriteString(FormatDuration(d))
+	} else if companion {
+		// The span APM counts over, not "unknown" beside its value.
+		fmt.Fprintf(&b, "%s in the companion", FormatDuration(time.Duration(s.APM.Minutes*float64(time.Minute))))
 	} else if s.StartLine >= 0 {
 		b.WriteString("duration unknown (one timestamp)")
 	} else {

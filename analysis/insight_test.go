@@ -70,7 +70,8 @@ func TestLenses(t *testing.T) {
 	}
 	// A companion's counts give APM and say where they came from.
 	c := &ActionCounts{Source: "run.jsonl", Messages: 10, ToolCalls: 20, Start: clock("10:00:00"), End: clock("10:10:00")}
-	if got := SessionLensTitle(SessionFor(one, SessionOptions{Companion: c}).Totals()); !strings.HasSuffix(got, "· APM 3.00 (from run.jsonl)") {
+	if got := SessionLensTitle(SessionFor(one, SessionOptions{Companion: c}).Totals()); !strings.HasSuffix(got, "· APM 3.00 (from run.jsonl)") ||
+		!strings.HasPrefix(got, "Session: 10m 0s in the companion ·") {
 		t.Errorf("companion: %q", got)
 	}
 	// No header: the session lens is on the first line.

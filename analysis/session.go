@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // Session is what one log says about the session it records: the
@@ -161,7 +162,9 @@ type Phase struct {
 	StartTime, EndTime time.Time
 	// Calls and Errors count the calls that start in the section.
 	Calls, Errors int
-	// Tokens is the usage of the messages first counted in the section.
+	// Tokens is the usage counted on the section's lines: the messages
+	// first counted in it, and what its lines add to a message counted
+	// before (a later, larger copy of its usage).
 	Tokens Tokens
 }
 
@@ -601,29 +604,38 @@ func (b *sessionBuilder) subagent(l grammar.Line, when time.Time) {
 	}
 }
 
-// usage adds the token usage, once per message, to the session and to
-// the phase where each message is first counted.
+// usage adds the token usage, by the usage rule, to the session and to
+// the phases: each line's part to the phase it is in (a message's first
+// line counts it; a later line adds what it raises).
 func (b *sessionBuilder) usage() {
 	s, t := b.s, b.t
 	var c UsageCounter
 	phase := -1 // usage comes in file order: the phase only moves forward
 	for u := range t.Usage() {
-		if !c.Add(t, u) {
+		ch := c.Add(t, u)
+		if ch.Grew.IsZero() && !ch.New {
 			continue
 		}
 		for phase+1 < len(s.Phases) && s.Phases[phase+1].Line <= u.Line {
 			phase++
 		}
 		if phase >= 0 {
-			p := &s.Phases[phase].Tokens
-			p.In += u.In
-			p.Out += u.Out
-			p.Cached += u.Cached
-			p.CacheCreate += u.CacheCreate
-			p.Messages++
+			s.Phases[phase].Tokens = s.Phases[phase].Tokens.add(ch)
 		}
 	}
 	s.Counters.setUsage(&c)
+}
+
+// add is tk with what a usage line changed.
+func (tk Tokens) add(ch usage.Change) Tokens {
+	tk.In += ch.Grew.In
+	tk.Out += ch.Grew.Out
+	tk.Cached += ch.Grew.Cached
+	tk.CacheCreate += ch.Grew.CacheCreate
+	if ch.New {
+		tk.Messages++
+	}
+	return tk
 }
 
 // tools groups the calls by tool and counts the unfinished ones.

@@ -324,3 +324,47 @@ func TestSessionIsLinear(t *testing.T) {
 		t.Fatalf("allocations grow %.1f× for 4× the log", ratio)
 	}
 }
+
+// A message written on several lines counts once, with its largest usage:
+// older Claude Code wrote a streaming snapshot (tokens_out=5) before the
+// final count (tokens_out=50). Each phase counts what its lines add (the
+// message in the first, the 45 more in the second); the hover on the
+// later line says why the session grows.
+func TestRepeatedMessageCountsItsLargestUsage(t *testing.T) {
+	src := okHeader + `@phase one
+a: thinking message_id=m1 tokens_in=10 tokens_out=5
+@phase two
+t!:Read id=t1 → [running] message_id=m1 tokens_in=10 tokens_out=50
+o: id=t1 → [ok]
+a: done message_id=m2 tokens_in=3 tokens_out=7
+a: again message_id=m1 tokens_in=10 tokens_out=20
+`
+	tree := grammar.Parse([]byte(src))
+	s := BuildSession(tree, SessionOptions{})
+	if got, want := s.Tokens(), (Tokens{In: 13, Out: 57, Messages: 2}); got != want {
+		t.Errorf("session tokens %+v, want %+v", got, want)
+	}
+	if st := SessionStats(tree); st.TokensOut != 57 || st.TokensIn != 13 || st.Messages != 2 {
+		t.Errorf("SessionStats %+v", st)
+	}
+	if p := s.Phases; len(p) != 2 || p[0].Tokens != (Tokens{In: 10, Out: 5, Messages: 1}) || p[1].Tokens != (Tokens{In: 3, Out: 45 + 7, Messages: 1}) {
+		t.Errorf("phases %+v", p)
+	}
+	if got := NewSessionTracker(tree).Totals(SessionOptions{}).Tokens; got != s.Tokens() {
+		t.Errorf("tracker %+v", got)
+	}
+	hoverOn := func(line int) string {
+		l := tree.Line(line)
+		h, ok := Hover(tree, l.Start+strings.Index(string(tree.Text(l)), "tokens_out"))
+		if !ok {
+			t.Fatalf("no hover on line %d", line+1)
+		}
+		return h.Markdown
+	}
+	if h := hoverOn(10); !strings.Contains(h, "| output | 50 | 50 |") || !strings.Contains(h, "smaller numbers") {
+		t.Errorf("hover on the grown repeat:\n%s", h)
+	}
+	if h := hoverOn(13); !strings.Contains(h, "| output | 20 | 57 |") || !strings.Contains(h, "not added again") {
+		t.Errorf("hover on the smaller repeat:\n%s", h)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // sessionChunk is what the session statistics need from one chunk's body
@@ -32,8 +33,10 @@ type sessionChunk struct {
 	// results are the lines that can end a call, in line order: o: lines
 	// with an id, and calls that carry their result.
 	results []resultMark
-	// msgIDs are the message_id= values of the usage lines, sorted.
+	// msgIDs are the message_id= values of the usage lines, sorted, and
+	// msgMax each one's usage in the chunk (the largest of each count).
 	msgIDs []string
+	msgMax []usage.Counts
 }
 
 // sessionSeg is what one segment of a chunk counts.
@@ -234,8 +237,8 @@ func summarizeSession(t *grammar.Tree, i int) *sessionChunk {
 	}
 	s.idStart = append(s.idStart, int32(len(events)))
 	s.matchLocally()
+	s.msgIDs, s.msgMax = chunkMessages(t, i)
 	s.segsTokens(t, i, nil)
-	s.msgIDs = chunkMessageIDs(t, i)
 	s.ids, s.idStart, s.results = exact(s.ids), exact(s.idStart), exact(s.results)
 	return s
 }
@@ -276,41 +279,70 @@ func (s *sessionChunk) matchLocally() {
 	}
 }
 
-// chunkMessageIDs are the distinct message_id= values of chunk i's usage
-// lines (but @end's, which are not counted), sorted.
-func chunkMessageIDs(t *grammar.Tree, i int) []string {
+// chunkMessages are the distinct message_id= values of chunk i's usage
+// lines (but @end's, which are not counted), sorted, with each one's usage
+// in the chunk.
+func chunkMessages(t *grammar.Tree, i int) ([]string, []usage.Counts) {
 	c, first, _ := t.ChunkAt(i)
-	var out []string
+	type rec struct {
+		id string
+		c  usage.Counts
+	}
+	var recs []rec
 	for u := range t.UsageFrom(first) {
 		if u.Line >= first+c.LineCount() {
 			break
 		}
 		if u.MessageID != "" && !isEndSummary(t, u.Line) {
-			out = append(out, u.MessageID)
+			recs = append(recs, rec{u.MessageID, countsOf(u)})
 		}
 	}
-	if len(out) == 0 {
-		return nil
+	if len(recs) == 0 {
+		return nil, nil
 	}
-	slices.Sort(out)
-	return slices.Clip(slices.Compact(out))
+	slices.SortStableFunc(recs, func(a, b rec) int { return cmp.Compare(a.id, b.id) })
+	var ids []string
+	var maxes []usage.Counts
+	for k, r := range recs {
+		if k > 0 && r.id == recs[k-1].id {
+			maxes[len(maxes)-1] = maxes[len(maxes)-1].Max(r.c)
+			continue
+		}
+		ids = append(ids, r.id)
+		maxes = append(maxes, r.c)
+	}
+	return slices.Clip(ids), slices.Clip(maxes)
 }
 
-// segsTokens sets each segment's token run from chunk i's usage lines;
-// seen, when set, says which message ids were counted before the chunk.
-func (s *sessionChunk) segsTokens(t *grammar.Tree, i int, seen func(string) bool) {
-	for k, r := range chunkTokenRuns(t, i, s, seen) {
+// messageMax is message id's usage in the chunk.
+func (s *sessionChunk) messageMax(id string) (usage.Counts, bool) {
+	k, ok := slices.BinarySearch(s.msgIDs, id)
+	if !ok {
+		return usage.Counts{}, false
+	}
+	return s.msgMax[k], true
+}
+
+// countedAs says what a chunk's lines of message id, one of its own,
+// count from: the message's usage before the chunk, when an earlier chunk
+// counted it (known). Nil: no earlier chunk did.
+type countedAs func(id string) (before usage.Counts, known bool)
+
+// segsTokens sets each segment's token run from chunk i's usage lines.
+func (s *sessionChunk) segsTokens(t *grammar.Tree, i int, counted countedAs) {
+	for k, r := range chunkTokenRuns(t, i, s, counted) {
 		s.segs[k].tokens = r
 	}
 }
 
-// chunkTokenRuns counts chunk i's usage lines, segment by segment, as
-// UsageCounter does; seen says which message ids were counted before the
-// chunk (nil: none).
-func chunkTokenRuns(t *grammar.Tree, i int, s *sessionChunk, seen func(string) bool) []tokenRun {
+// chunkTokenRuns counts chunk i's usage lines, segment by segment, by
+// the usage rule: each line counts what it adds, a message with an id
+// from what counted says came before the chunk (nil: nothing), the lines
+// without one as far as the chunk can tell (tokenRun).
+func chunkTokenRuns(t *grammar.Tree, i int, s *sessionChunk, counted countedAs) []tokenRun {
 	c, first, _ := t.ChunkAt(i)
 	runs := make([]tokenRun, len(s.segs))
-	var local map[string]bool
+	var cur map[string]usage.Counts // each message's usage so far
 	for u := range t.UsageFrom(first) {
 		if u.Line >= first+c.LineCount() {
 			break
@@ -319,79 +351,101 @@ func chunkTokenRuns(t *grammar.Tree, i int, s *sessionChunk, seen func(string) b
 			continue
 		}
 		r := &runs[s.segAt(u.Line-first)]
-		n := usageNums{u.In, u.Out, u.Cached, u.CacheCreate}
+		n := countsOf(u)
 		if u.MessageID == "" {
 			r.addPlain(n)
 			continue
 		}
-		if local[u.MessageID] || seen != nil && seen(u.MessageID) {
-			continue
+		m, seen := cur[u.MessageID]
+		if !seen && counted != nil {
+			m, seen = counted(u.MessageID)
 		}
-		if local == nil {
-			local = map[string]bool{}
+		if cur == nil {
+			cur = map[string]usage.Counts{}
 		}
-		local[u.MessageID] = true
-		r.addWithID(n)
+		cur[u.MessageID] = m.Max(n)
+		if seen {
+			r.addKeyed(usage.Change{Grew: usage.Grow(m, n)})
+		} else {
+			r.addKeyed(usage.Change{New: true, Grew: n})
+		}
 	}
 	return runs
 }
 
-// usageNums are a usage line's counts.
-type usageNums struct{ in, out, cached, create uint64 }
-
-// tokenRun is UsageCounter's work on a stretch of usage lines, in a form
-// that adds up stretch by stretch: what it counted, and what its start
-// and end are to the stretches around it. UsageCounter takes a line
-// without a message id for the message before it when the last line it
-// counted had no message id either and the same numbers; so only the
-// stretch's first line that counts (if it has no message id: lead) depends
-// on what came before, and only its last (last) matters to what follows.
+// tokenRun is the usage rule's work on a stretch of usage lines, in a
+// form that adds up stretch by stretch: what it counted, and what its
+// start and end are to the stretches around it. A line without a message
+// id is the message of the line just before it when that one has no
+// message id either and the same input and cache counts; so only the
+// stretch's first message (if it has no id: lead) depends on what came
+// before, and only its last (if it has no id: tail) matters to what
+// follows. Messages with an id are counted by the caller, each line what
+// it adds (addKeyed).
 type tokenRun struct {
-	sum       Tokens // counting lead
-	lead      usageNums
-	hasLead   bool
-	last      usageNums // the last line counted (or taken for the one before)
-	lastHasID bool
-	decisive  bool // a line was counted (then last is set)
+	sum     Tokens // counting lead as a message of its own
+	lead    usage.Counts
+	hasLead bool
+	// tail is the usage of the last line's message, when that line has
+	// no message id (tailKeyed false); single says the stretch is that one
+	// message alone (lead and tail are one).
+	tail      usage.Counts
+	tailKeyed bool
+	single    bool
+	any       bool // a line was seen
 }
 
-func (r *tokenRun) count(n usageNums) {
-	r.sum.In += n.in
-	r.sum.Out += n.out
-	r.sum.Cached += n.cached
-	r.sum.CacheCreate += n.create
-	r.sum.Messages++
-}
-
-// addWithID counts a line whose message id was not counted before.
-func (r *tokenRun) addWithID(n usageNums) {
-	r.count(n)
-	r.last, r.lastHasID, r.decisive = n, true, true
-}
-
-// addPlain counts a line without a message id, unless it repeats the last.
-func (r *tokenRun) addPlain(n usageNums) {
-	switch {
-	case !r.decisive:
-		r.lead, r.hasLead = n, true
-		r.count(n)
-		r.last, r.lastHasID, r.decisive = n, false, true
-	case !r.lastHasID && r.last == n:
-		// The message before, again: not counted, and last stays as it is.
-	default:
-		r.count(n)
-		r.last, r.lastHasID = n, false
+func (r *tokenRun) add(ch usage.Change) {
+	r.sum.In += ch.Grew.In
+	r.sum.Out += ch.Grew.Out
+	r.sum.Cached += ch.Grew.Cached
+	r.sum.CacheCreate += ch.Grew.CacheCreate
+	if ch.New {
+		r.sum.Messages++
 	}
 }
 
-// after is what r counts when prev comes before it.
+// addKeyed counts what a line with a message id adds.
+func (r *tokenRun) addKeyed(ch usage.Change) {
+	r.add(ch)
+	r.tailKeyed, r.single, r.any = true, false, true
+}
+
+// addPlain counts a line without a message id.
+func (r *tokenRun) addPlain(n usage.Counts) {
+	switch {
+	case !r.any:
+		r.lead, r.hasLead, r.single = n, true, true
+		r.tail = n
+		r.add(usage.Change{New: true, Grew: n})
+	case !r.tailKeyed && usage.SameRequest(r.tail, n):
+		r.add(usage.Change{Grew: usage.Grow(r.tail, n)})
+		r.tail = r.tail.Max(n)
+		if r.single {
+			r.lead = r.tail
+		}
+	default:
+		r.add(usage.Change{New: true, Grew: n})
+		r.tail, r.single = n, false
+	}
+	r.tailKeyed, r.any = false, true
+}
+
+// joins reports whether r's first message is the last of prev.
+func (r tokenRun) joins(prev tokenRun) bool {
+	return r.hasLead && prev.any && !prev.tailKeyed && usage.SameRequest(prev.tail, r.lead)
+}
+
+// after is what r counts when prev comes before it: its lead, when it is
+// prev's last message, adds only what it raises.
 func (r tokenRun) after(prev tokenRun) Tokens {
 	s := r.sum
-	if r.hasLead && prev.decisive && !prev.lastHasID && prev.last == r.lead {
-		s.In -= r.lead.in
-		s.Out -= r.lead.out
-		s.Cached -= r.lead.cached
-		s.CacheCreate -= r.lead.create
+	if r.joins(prev) {
+		g := usage.Grow(prev.tail, r.lead)
+		s.In = s.In - r.lead.In + g.In
+		s.Out = s.Out - r.lead.Out + g.Out
+		s.Cached = s.Cached - r.lead.Cached + g.Cached
+		s.CacheCreate = s.CacheCreate - r.lead.CacheCreate + g.CacheCreate
 		s.Messages--
 	}
 	return s
@@ -399,15 +453,25 @@ func (r tokenRun) after(prev tokenRun) Tokens {
 
 // then is a followed by b.
 func (a tokenRun) then(b tokenRun) tokenRun {
-	if !a.decisive {
+	if !a.any {
 		return b
 	}
-	if !b.decisive {
+	if !b.any {
 		return a
 	}
 	out := a
 	out.sum = addTokens(a.sum, b.after(a))
-	out.last, out.lastHasID = b.last, b.lastHasID
+	out.tail, out.tailKeyed, out.single = b.tail, b.tailKeyed, false
+	if b.joins(a) {
+		merged := a.tail.Max(b.lead)
+		if b.single {
+			out.tail = merged
+		}
+		if a.single {
+			out.lead = merged
+			out.single = b.single
+		}
+	}
 	return out
 }
 

@@ -148,11 +148,11 @@ func (st *SessionTracker) stretch(ci, k int) (sum sessionSum, nextCI, nextK int,
 }
 
 // tokensBefore is the token run of everything before segment k of chunk
-// ci, as far as what follows needs it: its last counted line.
+// ci, as far as what follows needs it: its last usage line.
 func (st *SessionTracker) tokensBefore(ci, k int) tokenRun {
 	f := st.fl.At(ci)
 	for j := k - 1; j >= 0; j-- {
-		if r := f.State.segTokens(j); r.decisive {
+		if r := f.State.segTokens(j); r.any {
 			return r
 		}
 	}
@@ -160,14 +160,14 @@ func (st *SessionTracker) tokensBefore(ci, k int) tokenRun {
 	states := pg.States()
 	for i := f.Ord() - pg.First() - 1; i >= 0; i-- {
 		for j := len(states[i].State.sum.segs) - 1; j >= 0; j-- {
-			if r := states[i].State.segTokens(j); r.decisive {
+			if r := states[i].State.segTokens(j); r.any {
 				return r
 			}
 		}
 	}
 	pages := st.fl.Pages()
 	for p := st.fl.PageIndex(pg) - 1; p >= 0; p-- {
-		if pages[p].Sum.tokens.decisive {
+		if pages[p].Sum.tokens.any {
 			return pages[p].Sum.tokens
 		}
 	}

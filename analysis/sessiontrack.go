@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // SessionTracker keeps one document's session statistics current across
@@ -49,7 +50,7 @@ type sessionState struct {
 	// ids matched across chunks; nil when none is.
 	delta []segDelta
 	// tokens replaces the segments' token runs when message ids of the
-	// chunk were counted in an earlier chunk; nil otherwise.
+	// chunk are in earlier chunks too; nil otherwise.
 	tokens      []tokenRun
 	tokensDirty uint32 // the Update that must count the tokens again
 }
@@ -388,37 +389,44 @@ func b2i(b bool) int32 {
 	return 0
 }
 
-// recountTokens counts chunk f's tokens again, leaving out the message ids
-// an earlier chunk counted.
+// recountTokens counts chunk f's tokens again: the lines of a message id
+// that earlier chunks have add only what they raise.
 func (st *SessionTracker) recountTokens(f *followedSession) {
 	if f.Gone() {
 		return
 	}
-	ord := f.Ord()
-	seenBefore := func(id string) bool {
-		sh, ok := st.msgs.many[id]
-		if !ok {
-			return false
-		}
-		for _, o := range sh.chunks {
-			if o != f && o.Ord() < ord {
-				return true
-			}
-		}
-		return false
-	}
-	any := false
+	shared := false
 	for _, id := range f.State.sum.msgIDs {
-		if seenBefore(id) {
-			any = true
+		if _, ok := st.msgs.many[id]; ok {
+			shared = true
 			break
 		}
 	}
 	f.State.tokens = nil
-	if any {
-		f.State.tokens = chunkTokenRuns(st.fl.Tree(), ord, f.State.sum, seenBefore)
+	if shared {
+		f.State.tokens = chunkTokenRuns(st.fl.Tree(), f.Ord(), f.State.sum, func(id string) (usage.Counts, bool) {
+			return st.usageBefore(f, id)
+		})
 	}
 	f.Page().Stale = true
+}
+
+// usageBefore is the usage of message id in the chunks before f (the
+// largest of each count), and whether any of them has it.
+func (st *SessionTracker) usageBefore(f *followedSession, id string) (usage.Counts, bool) {
+	sh, ok := st.msgs.many[id]
+	if !ok {
+		return usage.Counts{}, false
+	}
+	var before usage.Counts
+	known := false
+	for _, o := range sh.chunks {
+		if o != f && o.Ord() < f.Ord() {
+			c, _ := o.State.sum.messageMax(id)
+			before, known = before.Max(c), true
+		}
+	}
+	return before, known
 }
 
 // sumPage sums a page's chunks.

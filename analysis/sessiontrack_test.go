@@ -10,6 +10,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/edittest"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // assertSessionTracked compares what the tracker says with a full build of
@@ -65,7 +66,8 @@ func timedSession(t testing.TB, size int64, seed uint64) []byte {
 
 // sharedIDs has calls whose results are several chunks away, one id
 // started again before its first call ended, usage repeated across chunk
-// boundaries with and without message ids, and phases.
+// boundaries with and without message ids (a message's usage growing in a
+// later phase), and phases.
 const sharedIDs = okHeader + `@start ts=2025-01-01T00:00:00Z
 @phase one
 t!:Read id=a ts=2025-01-01T00:00:01Z → [running]
@@ -73,7 +75,11 @@ t!:Read id=a ts=2025-01-01T00:00:02Z → [running]
 u: more tokens_in=5 tokens_out=3
 a: so tokens_in=5 tokens_out=3
 a: again tokens_in=5 tokens_out=3
+a: snapshot tokens_in=2 tokens_out=1 message_id=m3
+a: plain tokens_in=7 tokens_out=1
 @phase two
+a: streamed tokens_in=7 tokens_out=12
+a: final tokens_in=2 tokens_out=30 message_id=m3
 o: id=a ts=2025-01-01T00:00:09Z → [error] first
 a: m tokens_in=1 tokens_out=1 message_id=m1
 th: t tokens_in=1 tokens_out=1 message_id=m1
@@ -160,4 +166,42 @@ func FuzzSessionTracker(f *testing.F) {
 		r := rand.New(rand.NewPCG(uint64(at), uint64(length)))
 		assertSessionTracked(t, st, edittest.Splice(src, s, e, ins), r, "fuzz")
 	})
+}
+
+// Token runs add up: a run of usage records without message ids, cut
+// anywhere into stretches, counted stretch by stretch and joined with
+// then (and each stretch's own count after the ones before it), equals
+// the usage rule's count of the whole (usage.Tally). Input and cache
+// counts from a few values, so that lines often continue the message
+// before them, with output that grows and shrinks.
+func TestTokenRunsAddUpToTheRule(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	for iter := range 3000 {
+		n := 1 + r.IntN(12)
+		recs := make([]usage.Counts, n)
+		for i := range recs {
+			recs[i] = usage.Counts{In: uint64(r.IntN(2)), Out: uint64(r.IntN(40)), Cached: uint64(r.IntN(2))}
+		}
+		var tally usage.Tally
+		for _, c := range recs {
+			tally.Add("", c)
+		}
+		var whole, prefix tokenRun
+		var sum Tokens
+		for from := 0; from < n; {
+			to := from + 1 + r.IntN(n-from)
+			var part tokenRun
+			for _, c := range recs[from:to] {
+				part.addPlain(c)
+			}
+			sum = addTokens(sum, part.after(prefix))
+			prefix = prefix.then(part)
+			whole = whole.then(part)
+			from = to
+		}
+		want := Tokens{In: tally.Total().In, Out: tally.Total().Out, Cached: tally.Total().Cached, Messages: tally.Messages()}
+		if whole.sum != want || sum != want {
+			t.Fatalf("iteration %d, records %v: joined %+v, stretch by stretch %+v, the rule %+v", iter, recs, whole.sum, sum, want)
+		}
+	}
 }

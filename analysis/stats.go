@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // Stats are the reference's SessionStats, with token totals that count each
@@ -146,46 +147,37 @@ func (s *Stats) Add(o Stats) {
 // setUsage takes the token totals from a counter that has seen the
 // document's usage.
 func (s *Stats) setUsage(c *UsageCounter) {
-	s.Messages = c.Messages
-	s.TokensIn, s.TokensOut, s.TokensCached, s.TokensCacheCreate = c.In, c.Out, c.Cached, c.CacheCreate
+	tot := c.Total()
+	s.Messages = c.Messages()
+	s.TokensIn, s.TokensOut, s.TokensCached, s.TokensCacheCreate = tot.In, tot.Out, tot.Cached, tot.CacheCreate
 }
 
-// UsageCounter sums token usage once per message: lines with the same
-// message_id= count once, and without one, a line repeating the previous
-// usage-bearing line's numbers is the same message. @end's totals are a
-// summary, not usage.
+// UsageCounter counts a document's usage lines by the usage rule (package
+// usage): lines with the same message_id= are one message, counted with
+// the largest of each count; without one, a line repeating the numbers of
+// the usage line just before it (itself without an id) is that message.
+// @end's totals are a summary, not usage.
 type UsageCounter struct {
-	In, Out, Cached, CacheCreate uint64
-	Messages                     int
-	seen                         map[string]struct{}
-	prev                         grammar.Usage
-	havePrev                     bool
+	tally usage.Tally
 }
 
-// Add counts u unless it repeats a message already counted, and reports
-// whether it was counted.
-func (c *UsageCounter) Add(t *grammar.Tree, u grammar.Usage) bool {
+// Add counts u and says what it changed (nothing for an @end line).
+func (c *UsageCounter) Add(t *grammar.Tree, u grammar.Usage) usage.Change {
 	if isEndSummary(t, u.Line) {
-		return false
+		return usage.Change{}
 	}
-	if u.MessageID != "" {
-		if c.seen == nil {
-			c.seen = map[string]struct{}{}
-		}
-		if _, dup := c.seen[u.MessageID]; dup {
-			return false
-		}
-		c.seen[u.MessageID] = struct{}{}
-	} else if c.havePrev && c.prev.MessageID == "" && sameUsage(c.prev, u) {
-		return false
-	}
-	c.prev, c.havePrev = u, true
-	c.Messages++
-	c.In += u.In
-	c.Out += u.Out
-	c.Cached += u.Cached
-	c.CacheCreate += u.CacheCreate
-	return true
+	return c.tally.Add(u.MessageID, countsOf(u))
+}
+
+// Total is the usage counted so far.
+func (c *UsageCounter) Total() usage.Counts { return c.tally.Total() }
+
+// Messages is how many messages were counted.
+func (c *UsageCounter) Messages() int { return c.tally.Messages() }
+
+// countsOf is a line's usage as the rule counts it.
+func countsOf(u grammar.Usage) usage.Counts {
+	return usage.Counts{In: u.In, Out: u.Out, Cached: u.Cached, CacheCreate: u.CacheCreate}
 }
 
 // isEndSummary reports whether line n is an @end line, whose token
@@ -200,13 +192,10 @@ func isEndSummary(t *grammar.Tree, n int) bool {
 type usagePrefixKey struct{}
 
 type usageCheckpoint struct {
-	In, Out, Cached, CacheCreate uint64
-	Messages                     int
-	prev                         grammar.Usage
-	havePrev                     bool
-	// fresh are the message ids whose first occurrence in the document is
-	// in this chunk; any other message id in it was counted before.
-	fresh map[string]bool
+	state usage.State
+	// earlier are the messages of the chunk's usage lines that were
+	// counted before the chunk, with their usage at its start.
+	earlier map[string]usage.Counts
 }
 
 // usageBefore returns a counter holding the totals of every line before the
@@ -218,51 +207,36 @@ func usageBefore(t *grammar.Tree, n int) *UsageCounter {
 		var c UsageCounter
 		cps := make([]usageCheckpoint, t.ChunkCount())
 		ci := 0
-		cps[0] = usageCheckpoint{}
+		inChunk := map[string]bool{} // the message ids of chunk ci's lines so far
 		for u := range t.Usage() {
 			for ci+1 < t.ChunkCount() {
 				if _, first, _ := t.ChunkAt(ci + 1); u.Line < first {
 					break
 				}
 				ci++
-				cps[ci] = usageCheckpoint{In: c.In, Out: c.Out, Cached: c.Cached, CacheCreate: c.CacheCreate,
-					Messages: c.Messages, prev: c.prev, havePrev: c.havePrev}
+				cps[ci].state = c.tally.State()
+				clear(inChunk)
 			}
-			if u.MessageID != "" {
-				if _, seen := c.seen[u.MessageID]; !seen {
-					if cps[ci].fresh == nil {
-						cps[ci].fresh = map[string]bool{}
+			if id := u.MessageID; id != "" && !inChunk[id] && !isEndSummary(t, u.Line) {
+				inChunk[id] = true
+				if had, ok := c.tally.Message(id); ok {
+					cp := &cps[ci]
+					if cp.earlier == nil {
+						cp.earlier = map[string]usage.Counts{}
 					}
-					cps[ci].fresh[u.MessageID] = true
+					cp.earlier[id] = had
 				}
 			}
 			c.Add(t, u)
 		}
 		for ci+1 < t.ChunkCount() {
 			ci++
-			cps[ci] = usageCheckpoint{In: c.In, Out: c.Out, Cached: c.Cached, CacheCreate: c.CacheCreate,
-				Messages: c.Messages, prev: c.prev, havePrev: c.havePrev}
+			cps[ci].state = c.tally.State()
 		}
 		return cps
 	}).([]usageCheckpoint)
-	cp := cps[t.ChunkIndexOfLine(n)]
-	c := &UsageCounter{In: cp.In, Out: cp.Out, Cached: cp.Cached, CacheCreate: cp.CacheCreate, Messages: cp.Messages,
-		prev: cp.prev, havePrev: cp.havePrev, seen: map[string]struct{}{}}
-	// Message ids of this chunk first seen before it count as seen.
-	_, first, _ := t.ChunkAt(t.ChunkIndexOfLine(n))
-	for u := range t.UsageFrom(first) {
-		if t.ChunkIndexOfLine(u.Line) != t.ChunkIndexOfLine(n) {
-			break
-		}
-		if u.MessageID != "" && !cp.fresh[u.MessageID] {
-			c.seen[u.MessageID] = struct{}{}
-		}
-	}
-	return c
-}
-
-func sameUsage(a, b grammar.Usage) bool {
-	return a.In == b.In && a.Out == b.Out && a.Cached == b.Cached && a.CacheCreate == b.CacheCreate
+	cp := &cps[t.ChunkIndexOfLine(n)]
+	return &UsageCounter{tally: usage.Resume(cp.state, cp.earlier)}
 }
 
 func atoi(b []byte) (int, bool) {

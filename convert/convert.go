@@ -93,6 +93,11 @@ type FormatInfo struct {
 	ReadNamed func(r io.Reader, path string, sink model.Sink, rep *model.Report) error
 	// NewWriter returns a sink that writes as events arrive.
 	NewWriter WriterFunc
+	// TotalsFirst says the writer puts the session's token totals at the
+	// start of its output (rlog's header, ATIF-JSONL's header line) when it
+	// knows them then: an input that can be read twice is read once before
+	// to find them (Options.Totals).
+	TotalsFirst bool
 	// Validate checks a file with the rules its own ecosystem applies, and
 	// Rules lists those rules (their codes are in docs/diagnostics.md).
 	Validate ValidateFunc
@@ -133,7 +138,8 @@ var formats = []FormatInfo{
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return rlogfmt.NewWriter(w, rep, opt), nil
 		},
-		Validate: validateRlog, Rules: rlogRules(),
+		TotalsFirst: true,
+		Validate:    validateRlog, Rules: rlogRules(),
 	},
 	{
 		Name: ATIF, Description: "ATIF v1.0-v1.7 (writes v1.5, or 1.6/1.7 on request)", JSON: true,
@@ -158,7 +164,8 @@ var formats = []FormatInfo{
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return atif.NewJSONLWriter(w, rep, opt)
 		},
-		Validate: atif.ValidateJSONL, Rules: atif.Rules,
+		TotalsFirst: true,
+		Validate:    atif.ValidateJSONL, Rules: atif.Rules,
 		Export: "Export ATIF-JSONL",
 	},
 	{
@@ -320,11 +327,26 @@ func NewWriter(w io.Writer, to Format, rep *Report, opts Options) (model.Sink, e
 
 // Convert reads r as from and writes it to w as to, event by event: the
 // session is never held in memory. The report lists what was lost; it is
-// returned even with an error.
+// returned even with an error. An r that can seek (a file, bytes) is read
+// twice when the target writes the session's totals first (TotalsFirst);
+// other input (standard input) is read once, and the totals come at the
+// end.
 func Convert(r io.Reader, from, to Format, w io.Writer, opts Options) (*Report, error) {
 	fi, err := readable(from)
 	if err != nil {
 		return nil, err
+	}
+	if rs, ok := r.(io.ReadSeeker); ok && totalsFirst(from, to, opts) {
+		start, err := rs.Seek(0, io.SeekCurrent)
+		if err == nil {
+			opts.Totals, err = sessionTotals(func(sink model.Sink, rep *model.Report) error { return fi.Read(rs, sink, rep) })
+		}
+		if err == nil {
+			_, err = rs.Seek(start, io.SeekStart)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	r = counting(r, opts)
 	return convertWith(func(sink model.Sink, rep *model.Report) error { return fi.Read(r, sink, rep) }, from, to, w, opts)
@@ -337,16 +359,72 @@ func ConvertFile(path string, from, to Format, w io.Writer, opts Options) (*Repo
 	if err != nil {
 		return nil, err
 	}
+	if fi.ReadNamed == nil {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return Convert(f, from, to, w, opts)
+	}
+	read := func(r io.Reader) func(model.Sink, *model.Report) error {
+		return func(sink model.Sink, rep *model.Report) error { return fi.ReadNamed(r, path, sink, rep) }
+	}
+	if totalsFirst(from, to, opts) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		opts.Totals, err = sessionTotals(read(f))
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi.ReadNamed != nil {
-		r := counting(f, opts)
-		return convertWith(func(sink model.Sink, rep *model.Report) error { return fi.ReadNamed(r, path, sink, rep) }, from, to, w, opts)
+	return convertWith(read(counting(f, opts)), from, to, w, opts)
+}
+
+// totalsFirst reports whether a conversion to format to wants the
+// session's totals before its events (and does not have them yet). From
+// rlog to rlog the header is the source's own.
+func totalsFirst(from, to Format, opts Options) bool {
+	ti, ok := Lookup(to)
+	return ok && ti.TotalsFirst && opts.Totals == nil && !(from == Rlog && to == Rlog)
+}
+
+// sessionTotals reads a session once for its token totals, as a writer
+// reports them at its end (model.Totals): what the source states, else
+// its messages counted by the usage rule; nil when it has no usage.
+func sessionTotals(read func(model.Sink, *model.Report) error) (*model.Usage, error) {
+	var ts totalsSink
+	if err := read(&ts, &model.Report{}); err != nil {
+		return nil, err
 	}
-	return Convert(f, from, to, w, opts)
+	return ts.tot, nil
+}
+
+// totalsSink is the sink of the first reading: a ledger, and the totals
+// at the end.
+type totalsSink struct {
+	ledger model.Ledger
+	tot    *model.Usage
+}
+
+func (s *totalsSink) Event(_ *model.Header, e *model.Event) error {
+	s.ledger.Add(e)
+	return nil
+}
+
+func (s *totalsSink) End(h *model.Header) error {
+	if u, ok := model.Totals(h, &s.ledger); ok {
+		s.tot = &u
+	}
+	return nil
 }
 
 // counting returns r, telling opts.OnRead how much is read when it is set.

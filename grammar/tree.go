@@ -460,6 +460,17 @@ func (c *Chunk) usageAt(i int) Usage {
 	return u
 }
 
+// LineUsage is the token usage written on a line, whose scan is li, as
+// the tree's Usage reports it (with its message_id=): the one reading of a
+// line's usage, which the rlog reader of the conversions uses too.
+func LineUsage(text []byte, li *LineInfo) (Usage, bool) {
+	u, ok := usageOf(text, li)
+	if v, has := li.Value(text, KeyMessageID); ok && has {
+		u.MessageID = string(v)
+	}
+	return u, ok
+}
+
 // usageOf reads a line's token counts; the message id stays in the text
 // (storeUsage keeps its offset) unless the usage is stored wide.
 func usageOf(text []byte, li *LineInfo) (Usage, bool) {

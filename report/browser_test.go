@@ -294,6 +294,43 @@ func TestPageInChromium(t *testing.T) {
 		}
 	})
 
+	// An autopilot log with one timestamp and its companion, which counts
+	// more messages and calls (the subagent's) over a known span: the
+	// cards agree with each other (the duration was "unknown" while APM
+	// said "/ 2.5 min"; 6 calls and 3 messages against APM's 7 and 5).
+	t.Run("companion", func(t *testing.T) {
+		src, err := os.ReadFile("../testdata/companions/sdk/222000-fix-locked-login.rlog")
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := grammar.Parse(src)
+		start := time.Date(2025, 12, 22, 22, 20, 0, 0, time.UTC)
+		opts := analysis.SessionOptions{Companion: &analysis.ActionCounts{Source: "222000-fix-locked-login.jsonl", Messages: 5, ToolCalls: 7,
+			Start: start, End: start.Add(147 * time.Second)}}
+		d := Build(tree, analysis.BuildSession(tree, opts), nil, 0, Options{Name: "companion.rlog"})
+		page, err := HTML(d, NewNonce())
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, "companion.html")
+		if err := os.WriteFile(file, page, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p := openPage(t, ctx, b, file, 1280, 900)
+		defer problems(t, p)
+		text := eval[string](t, ctx, p, `document.getElementById('summary').innerText`)
+		for _, want := range []string{"2m 27s", "from the companion 222000-fix-locked-login.jsonl (the log has one timestamp)",
+			"7 tool calls in the companion, which APM counts", "5 messages in the companion, which APM counts",
+			"(5 messages + 7 tool calls) / 2.5 min, counted in the companion 222000-fix-locked-login.jsonl"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the totals do not say %q:\n%s", want, text)
+			}
+		}
+		if strings.Contains(strings.ToLower(text), "unknown") {
+			t.Errorf("a card says unknown:\n%s", text)
+		}
+	})
+
 	t.Run("many calls", func(t *testing.T) {
 		var buf bytes.Buffer
 		// About 1.9 KB of log per call.

@@ -195,8 +195,8 @@ type Times struct {
 	MS   []float64 `json:"ms"`
 }
 
-// TokenSeries is the cumulative token usage after each counted message
-// (at most maxTokenPoints of them, evenly chosen, the last always kept).
+// TokenSeries is the cumulative token usage after each usage line that
+// changed it: a message's first, or a later one raising its counts (at most maxTokenPoints of them, evenly chosen, the last always kept).
 type TokenSeries struct {
 	Line   []int    `json:"line"`
 	In     []uint64 `json:"in"`
@@ -220,7 +220,8 @@ type Finding struct {
 }
 
 // Build makes the session view's data from a parsed log, its session
-// statistics, and its first findings (omitted more were not listed).
+// statistics, and its first findings (omitted more were not listed),
+// which it lists in line order.
 func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, omitted int, opts Options) *Data {
 	id, _ := t.Header().Get("id")
 	d := &Data{Version: Version, Generator: opts.Generator, File: opts.Name, Link: opts.Link, ID: id,
@@ -273,6 +274,9 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 	for _, f := range findings {
 		d.Findings = append(d.Findings, Finding{Line: f.Line + 1, Severity: f.Severity.String(), Code: f.Code, Message: f.Message})
 	}
+	// In line order, as the page lists them (the analyzer reports the
+	// session-level I001 and I002, on the header, after the body's).
+	slices.SortStableFunc(d.Findings, func(a, b Finding) int { return a.Line - b.Line })
 	d.FindingsOmitted = omitted
 	return d
 }
@@ -426,13 +430,14 @@ func (d *Data) tokens(t *grammar.Tree) {
 	var c analysis.UsageCounter
 	var all TokenSeries
 	for u := range t.Usage() {
-		if !c.Add(t, u) {
+		if ch := c.Add(t, u); !ch.New && ch.Grew.IsZero() {
 			continue
 		}
+		tot := c.Total()
 		all.Line = append(all.Line, u.Line+1)
-		all.In = append(all.In, c.In)
-		all.Out = append(all.Out, c.Out)
-		all.Cached = append(all.Cached, c.Cached)
+		all.In = append(all.In, tot.In)
+		all.Out = append(all.Out, tot.Out)
+		all.Cached = append(all.Cached, tot.Cached)
 	}
 	n := len(all.Line)
 	if n <= maxTokenPoints {

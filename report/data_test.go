@@ -145,9 +145,11 @@ func TestTokenSeries(t *testing.T) {
 	b.WriteString("---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\n")
 	n := maxTokenPoints*2 + 7
 	for i := range n {
-		fmt.Fprintf(&b, "a: m%d tokens_in=1 tokens_out=%d\n", i, 2+i%2)
+		// Each message reads another cache (as each request of a session
+		// does); the same message again, without an id, reads the same.
+		fmt.Fprintf(&b, "a: m%d tokens_in=1 tokens_out=%d tokens_cached=%d\n", i, 2+i%2, i)
 		if i == 0 {
-			b.WriteString("a: the same message again tokens_in=1 tokens_out=2\n")
+			b.WriteString("a: the same message again tokens_in=1 tokens_out=2 tokens_cached=0\n")
 		}
 	}
 	d := build(t, b.String())
@@ -160,7 +162,7 @@ func TestTokenSeries(t *testing.T) {
 			t.Fatalf("point %d goes back", i)
 		}
 	}
-	if small := build(t, "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\na: x tokens_out=5\na: y tokens_out=5\na: z tokens_out=1\n").Tokens; fmt.Sprint(small.Line, small.Out) != "[6 8] [5 6]" {
+	if small := build(t, "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\na: x tokens_out=5\na: y tokens_out=5\na: z tokens_in=3 tokens_out=1\n").Tokens; fmt.Sprint(small.Line, small.Out) != "[6 8] [5 6]" {
 		t.Errorf("small: %v %v", small.Line, small.Out)
 	}
 }
@@ -258,6 +260,28 @@ func TestAssetsKeepToTheCSP(t *testing.T) {
 	}
 	if fmt.Sprint(known) != "[{{nonce}} {{nonce}} {{title}} {{nonce}} {{style}} {{data}} {{nonce}} {{script}}]" {
 		t.Errorf("placeholders %v", known)
+	}
+}
+
+// The findings are listed in line order: the analyzer reports the
+// session-level I001 (a long session without @start), on the header, after
+// the body's findings, and the page listed it last.
+func TestFindingsInLineOrder(t *testing.T) {
+	for _, name := range []string{"long-session.rlog", "subagent-unfinished.rlog", "hand-edited.rlog"} {
+		src, err := os.ReadFile("../testdata/logs/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := build(t, string(src))
+		if len(d.Findings) < 2 {
+			t.Fatalf("%s: %d findings", name, len(d.Findings))
+		}
+		for i := 1; i < len(d.Findings); i++ {
+			if d.Findings[i].Line < d.Findings[i-1].Line {
+				t.Errorf("%s: finding %d (line %d) after line %d: %+v", name, i, d.Findings[i].Line, d.Findings[i-1].Line, d.Findings)
+				break
+			}
+		}
 	}
 }
 

@@ -21,7 +21,7 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `Usage: rlog-gen [-size SIZE] [-findings FRACTION] [-seed N] [-timed] [-o FILE]
+const usage = `Usage: rlog-gen [-size SIZE] [-findings FRACTION] [-seed N] [-timed] [-streamed] [-o FILE]
        rlog-gen -companion [-size SIZE] [-seed N] -o FILE.rlog
 
 Write a realistic rlog/1 session of about SIZE bytes, for benchmarks, load
@@ -44,6 +44,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	findings := fl.Float64("findings", 0.01, "`fraction` of lines written to have findings (0 to 1)")
 	seed := fl.Uint64("seed", 1, "`seed`; the same seed and size give the same file")
 	timed := fl.Bool("timed", false, "write a ts= on every tool call's start and result, as converted sessions have")
+	streamed := fl.Bool("streamed", false, "give each response a message_id=, its first line a streaming snapshot of its usage, as older Claude Code wrote")
 	out := fl.String("o", "-", "output `file`, or - for stdout")
 	pair := fl.Bool("companion", false, "write an autopilot log and its companion FILE.jsonl (needs -o)")
 	fl.Usage = func() {} // the flag package's error line is enough; help is asked for
@@ -79,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer f.Close()
 		w = f
 	}
-	if err := gen.Write(w, gen.Options{Bytes: n, FindingRate: *findings, Seed: *seed, Timed: *timed}); err != nil {
+	if err := gen.Write(w, gen.Options{Bytes: n, FindingRate: *findings, Seed: *seed, Timed: *timed, Streamed: *streamed}); err != nil {
 		fmt.Fprintln(stderr, "rlog-gen:", err)
 		return 1
 	}

@@ -5,8 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/internal/gen"
+	"github.com/rlog-ls/rlog-ls/report"
 )
 
 // reportData reads the data out of a session view page.
@@ -246,5 +251,95 @@ func TestReportCompanionAndCodes(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "report", "-o", "-", "--disable", "W999", log); code != 2 || !strings.Contains(stderr, "W999") {
 		t.Errorf("an unknown code: exit %d, %q", code, stderr)
+	}
+}
+
+// pageData is reportData as a report.Data.
+func pageData(t *testing.T, page string) report.Data {
+	t.Helper()
+	b, err := json.Marshal(reportData(t, page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d report.Data
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestReportSummaryEqualsStats: the session view's totals, which its cards
+// show, are the numbers of `rlog-ls stats --format json` on the same file,
+// with a companion or without one (the logs the cards disagreed on, and
+// generated ones); the page lists its findings in line order.
+func TestReportSummaryEqualsStats(t *testing.T) {
+	dir := t.TempDir()
+	paths, _ := filepath.Glob("../../testdata/logs/*.rlog")
+	more, _ := filepath.Glob("../../testdata/companions/*/*.rlog")
+	paths = append(paths, more...)
+	logFile, err := os.Create(filepath.Join(dir, "gen-pair.rlog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	record, err := os.Create(filepath.Join(dir, "gen-pair.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gen.WritePair(logFile, record, 200<<10, 4); err != nil {
+		t.Fatal(err)
+	}
+	logFile.Close()
+	record.Close()
+	var b bytes.Buffer
+	if err := gen.Write(&b, gen.Options{Bytes: 64 << 10, Seed: 9, Timed: true, Streamed: true, FindingRate: 0.05}); err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, logFile.Name(), writeFile(t, dir, "gen.rlog", b.String()))
+	companions := 0
+	for _, p := range paths {
+		js, errOut, _ := runCLI(t, "stats", "--format", "json", p)
+		var doc statsDoc
+		if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Sessions) != 1 {
+			t.Fatalf("%s: %v %s", p, err, errOut)
+		}
+		s := doc.Sessions[0]
+		out := filepath.Join(dir, filepath.Base(p)+".html")
+		if _, errOut, code := runCLI(t, "report", "-o", out, p); code != 0 {
+			t.Fatalf("%s: report: %d %s", p, code, errOut)
+		}
+		page, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := pageData(t, string(page))
+		sum := d.Summary
+		c := s.Counters
+		want := report.Summary{DurationMS: s.DurationMS, Messages: s.Messages, ToolCalls: s.ToolCalls, Errors: s.Errors,
+			Unfinished: s.Unfinished, Subagents: len(s.Subagents),
+			Tokens:  report.Tokens{In: c.TokensIn, Out: c.TokensOut, Cached: c.TokensCached, CacheCreate: c.TokensCacheCreate, Messages: c.Messages},
+			Latency: s.Latency, APM: s.APM}
+		if s.LongestGap != nil {
+			want.LongestGap = &report.Gap{Line: s.LongestGap.Line, PreviousLine: s.LongestGap.PreviousLine, MS: s.LongestGap.DurationMS}
+		}
+		// The companion as each names it (stats as found from the path
+		// given; the page as it names files): the same file.
+		sum.APM.Companion, want.APM.Companion = filepath.Base(sum.APM.Companion), filepath.Base(want.APM.Companion)
+		if !reflect.DeepEqual(sum, want) {
+			g, _ := json.Marshal(sum)
+			w, _ := json.Marshal(want)
+			t.Errorf("%s: the page's totals\n%s\nstats\n%s", p, g, w)
+		}
+		if s.APM.Source == analysis.APMFromCompanion {
+			companions++
+		}
+		for i := 1; i < len(d.Findings); i++ {
+			if d.Findings[i].Line < d.Findings[i-1].Line {
+				t.Errorf("%s: findings out of line order: %+v", p, d.Findings)
+				break
+			}
+		}
+	}
+	if companions < 3 {
+		t.Errorf("only %d of the logs had their APM from a companion", companions)
 	}
 }

@@ -106,9 +106,11 @@ type sessionJSON struct {
 }
 
 type totalsJSON struct {
-	Sessions   int            `json:"sessions"`
-	Counters   analysis.Stats `json:"counters"`
-	DurationMS float64        `json:"duration_ms"`
+	Sessions int            `json:"sessions"`
+	Counters analysis.Stats `json:"counters"`
+	// DurationMS is the sum of the known durations: null when no session
+	// has one.
+	DurationMS *float64 `json:"duration_ms"`
 	activityJSON
 	Tools []toolJSON `json:"tools"`
 }
@@ -264,7 +266,7 @@ func (t *totals) add(r *sessionRow) {
 	t.j.Sessions++
 	t.j.Counters.Add(s.Counters)
 	if s.DurationMS != nil {
-		t.j.DurationMS += *s.DurationMS
+		t.j.DurationMS = addMillis(t.j.DurationMS, *s.DurationMS)
 	}
 	t.j.Messages += s.Messages
 	t.j.ToolCalls += s.ToolCalls
@@ -324,9 +326,20 @@ func printSession(w io.Writer, s *sessionJSON) {
 	if s.ID != "" {
 		row("session", "%s", s.ID)
 	}
+	// When APM counts from the companion, the rows it is computed from
+	// say what the companion counts, as the session view's cards do.
+	fromCompanion := s.APM.Source == analysis.APMFromCompanion
+	var companionSpan string
+	if fromCompanion && s.APM.Minutes != nil {
+		companionSpan = durationText(*s.APM.Minutes * 60000)
+	}
 	switch {
 	case s.DurationMS != nil:
 		row("time", "%s, %s → %s", durationText(*s.DurationMS), s.Start.Format("2006-01-02 15:04:05"), s.End.Format("2006-01-02 15:04:05 MST"))
+	case companionSpan != "" && s.Start != nil:
+		row("time", "%s in the companion (the log has one timestamp, %s)", companionSpan, s.Start.Format("2006-01-02 15:04:05 MST"))
+	case companionSpan != "":
+		row("time", "%s in the companion (the log has no ts= values)", companionSpan)
 	case s.Start != nil:
 		row("time", "unknown (one timestamp, %s)", s.Start.Format("2006-01-02 15:04:05 MST"))
 	default:
@@ -334,7 +347,14 @@ func printSession(w io.Writer, s *sessionJSON) {
 	}
 	c := &s.Counters
 	n := func(v int) string { return analysis.GroupDigits(uint64(v)) }
-	row("messages", "%s user, %s agent, %s thinking", n(c.UserMessages), n(c.AgentMessages), n(c.ThinkingBlocks))
+	inCompanion := func(inLog, there int, what string) string {
+		if !fromCompanion || inLog == there {
+			return ""
+		}
+		return "; " + plural(there, what) + " in the companion, which APM counts"
+	}
+	row("messages", "%s user, %s agent, %s thinking%s", n(c.UserMessages), n(c.AgentMessages), n(c.ThinkingBlocks),
+		inCompanion(s.Messages, s.APM.Messages, "message"))
 	errs := n(s.Errors) + " errors"
 	if s.Errors == 1 {
 		errs = "1 error"
@@ -344,7 +364,7 @@ func printSession(w io.Writer, s *sessionJSON) {
 		calls += fmt.Sprintf("; latency median %s, p95 %s, max %s (%d measured)",
 			durationText(*s.Latency.MedianMS), durationText(*s.Latency.P95MS), durationText(*s.Latency.MaxMS), s.Latency.Measured)
 	}
-	row("tool calls", "%s", calls)
+	row("tool calls", "%s%s", calls, inCompanion(s.ToolCalls, s.APM.ToolCalls, "tool call"))
 	if len(s.Subagents) > 0 {
 		row("subagents", "%s", n(len(s.Subagents)))
 	}
@@ -416,7 +436,7 @@ func printTable(w io.Writer, doc *statsDoc) {
 			analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut), analysis.GroupDigits(c.TokensCached), optAPM(s.APM.Value))
 	}
 	c := &t.Counters
-	fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", names[len(names)-1], durationText(t.DurationMS),
+	fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t\n", names[len(names)-1], optDuration(t.DurationMS),
 		t.Messages, t.ToolCalls, t.Errors, analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut),
 		analysis.GroupDigits(c.TokensCached), optAPM(t.APM.Value))
 	tw.Flush()
@@ -457,6 +477,14 @@ func optAPM(v *float64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%.2f", *v)
+}
+
+// addMillis is sum (nil: none yet) plus v.
+func addMillis(sum *float64, v float64) *float64 {
+	if sum != nil {
+		v += *sum
+	}
+	return &v
 }
 
 func optDuration(msv *float64) string {

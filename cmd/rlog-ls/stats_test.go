@@ -102,7 +102,7 @@ func TestStatsFolderTotals(t *testing.T) {
 		t.Fatal(err)
 	}
 	tot := doc.Totals
-	if len(doc.Sessions) != 2 || tot.Sessions != 2 || tot.DurationMS != 480000 || tot.Messages != 8 || tot.ToolCalls != 16 ||
+	if len(doc.Sessions) != 2 || tot.Sessions != 2 || tot.DurationMS == nil || *tot.DurationMS != 480000 || tot.Messages != 8 || tot.ToolCalls != 16 ||
 		tot.Errors != 2 || tot.Counters.TokensIn != 40 || *tot.APM.Value != 3 || *tot.APM.Minutes != 8 ||
 		tot.Latency.Measured != 14 || *tot.Latency.MedianMS != 1500 || tot.Tools[0].Tool != "Bash" || tot.Tools[0].Calls != 6 ||
 		*tot.Tools[0].Latency.MedianMS != 25000 {
@@ -143,6 +143,34 @@ func TestStatsProblems(t *testing.T) {
 	}
 }
 
+// TestStatsTotalsOfUnknownDurations: sessions of which none has a
+// duration add up to no duration, "—" and null, not 0ms; one known
+// duration among unknown ones is the total.
+func TestStatsTotalsOfUnknownDurations(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a.rlog", cleanHeader+"u: hi ts=2025-01-01T00:00:00Z\n")
+	b := writeFile(t, dir, "b.rlog", cleanHeader+"u: hi\n")
+	out, _, code := runCLI(t, "stats", a, b)
+	total := out[strings.Index(out, "total (2 sessions)"):]
+	if code != 0 || strings.Contains(out, "0ms") || !strings.HasPrefix(strings.Fields(total)[3], "—") {
+		t.Fatalf("%d\n%s", code, out)
+	}
+	js, _, _ := runCLI(t, "stats", "--format", "json", a, b)
+	var doc statsDoc
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Totals.DurationMS != nil || !strings.Contains(js[strings.Index(js, `"totals"`):], `"duration_ms": null`) {
+		t.Fatalf("%s", js)
+	}
+	timed := writeFile(t, dir, "c.rlog", cleanHeader+"u: hi ts=2025-01-01T00:00:00Z\na: yes ts=2025-01-01T00:00:02Z\n")
+	js, _, _ = runCLI(t, "stats", "--format", "json", a, timed)
+	doc = statsDoc{}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil || doc.Totals.DurationMS == nil || *doc.Totals.DurationMS != 2000 {
+		t.Fatalf("%v %s", err, js)
+	}
+}
+
 func TestDurationText(t *testing.T) {
 	for ms, want := range map[float64]string{0.4: "0ms", 750: "750ms", 1000: "1s", 1500: "1.5s", 9960: "10s", 30000: "30s",
 		175000: "2m 55s", 3600000: "1h 0m", 45130000: "12h 32m"} {
@@ -179,6 +207,14 @@ func TestStatsFromTheCompanion(t *testing.T) {
 	out, errOut, code := runCLI(t, "stats", log)
 	if code != 0 || errOut != "" || !strings.Contains(out, "APM         4.90 = (5 messages + 7 tool calls) / 2.5 min, from the companion ../../testdata/companions/sdk/222000-fix-locked-login.jsonl\n") {
 		t.Fatalf("%d %q\n%s", code, errOut, out)
+	}
+	// The rows APM is computed from say what the companion counts: the time
+	// is not "unknown" beside "/ 2.5 min", nor 6 calls beside APM's 7.
+	for _, want := range []string{"time        2m 27s in the companion (the log has one timestamp, 2025-12-22 22:20:00 UTC)\n",
+		"; 5 messages in the companion, which APM counts\n", "tool calls  6: 1 error, 0 unfinished; 7 tool calls in the companion, which APM counts\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the text does not say %q:\n%s", want, out)
+		}
 	}
 	out, _, _ = runCLI(t, "stats", "--format", "json", log)
 	var doc statsDoc

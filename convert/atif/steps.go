@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // step is one ATIF step being put together from events.
@@ -23,6 +24,8 @@ type step struct {
 	calls       []toolCall
 	results     []result
 	ledger      model.Ledger // the usage of the step's response(s)
+	grew        model.Usage  // what the step's events add to the session's count
+	counted     bool         // an event of the step counted a message or added to one
 	extra       model.Fields
 	key         string // the message id an agent step groups
 	msgID       string // the source's message id, kept in extra
@@ -127,7 +130,7 @@ func (wr *Writer) agentStep(e *model.Event) *step {
 // add puts e in its step. Consecutive thinking, agent text and tool calls
 // of one response form one agent step; a result goes to the step of its
 // call; everything else is a system step (or a user step) of its own.
-func (wr *Writer) add(e *model.Event) {
+func (wr *Writer) add(e *model.Event, ch usage.Change) {
 	if s := wr.cur(); s != nil && s.time == "" {
 		s.time = e.Time
 	}
@@ -174,7 +177,7 @@ func (wr *Writer) add(e *model.Event) {
 	}
 	wr.grow(s, e)
 	if s.source == "agent" {
-		wr.usage(s, e)
+		wr.usage(s, e, ch)
 	}
 }
 
@@ -284,11 +287,14 @@ func systemMessage(e *model.Event) string {
 
 // usage adds e's usage to its agent step: once per response, as the
 // ledger counts. Events of one step without a message id are taken as one
-// response (repeated usage, as Claude Code and the SDK write it).
-func (wr *Writer) usage(s *step, e *model.Event) {
+// response (repeated usage, as Claude Code and the SDK write it). ch is
+// what e added to the session's count.
+func (wr *Writer) usage(s *step, e *model.Event, ch usage.Change) {
 	if e.Usage == nil {
 		return
 	}
+	s.grew = s.grew.Add(model.UsageOf(ch.Grew))
+	s.counted = s.counted || ch.New || !ch.Grew.IsZero()
 	id := e.MessageID
 	if id == "" {
 		id = "\x00step"
@@ -494,4 +500,16 @@ func (wr *Writer) refs(raw json.RawMessage, loc model.Loc) json.RawMessage {
 		return raw
 	}
 	return model.MustJSON(list)
+}
+
+// usageOf is what a step's metrics say. A step that carries its message
+// id (msgID) has the message's usage: a reader merges the steps of one
+// message by their id. Any other step has what its events add to the
+// session's count, so that a message its steps share without an id in
+// the output (one rlog response split by a subagent's start) counts once.
+func (s *step) usageOf() (model.Usage, bool) {
+	if s.msgID != "" {
+		return s.ledger.Total(), !s.ledger.Empty()
+	}
+	return s.grew, s.counted
 }

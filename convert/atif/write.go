@@ -140,8 +140,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	if !wr.begun {
 		wr.begin(h)
 	}
-	wr.ledger.Add(e)
-	wr.add(e)
+	wr.add(e, wr.ledger.Add(e))
 	switch {
 	case e.Kind == model.KindPassthrough:
 	case wr.same:
@@ -273,9 +272,13 @@ func (wr *Writer) begin(h *model.Header) {
 		o.Raw("extra", model.MustJSON(wr.rootExtra))
 	}
 	if wr.jsonl {
-		if h.Totals != nil {
+		tot := h.Totals
+		if tot == nil && !wr.same {
+			tot = wr.opt.Totals // from a reading before this one
+		}
+		if tot != nil {
 			o.Key("final_metrics")
-			wr.finalMetrics(&b, *h.Totals, true, false, nil)
+			wr.finalMetrics(&b, *tot, true, false, nil)
 			wr.totalsWritten = true
 		}
 		o.End()
@@ -522,7 +525,7 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report) {
 			stepExtra.Set("tool_statuses", model.MustJSON(statuses))
 		}
 	}
-	if st.source == "agent" && (!st.ledger.Empty() || len(st.metricExtra) > 0) {
+	if _, ok := st.usageOf(); st.source == "agent" && (ok || len(st.metricExtra) > 0) {
 		encodeMetrics(b, o, st)
 	}
 	for _, f := range st.fields {
@@ -634,8 +637,7 @@ func encodeMetrics(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 	mx, _ := st.metricExtra.Get("extra")
 	mxf, _ := model.ParseFields(mx)
 	has := func(k string) bool { return st.keys == "" || strings.Contains(","+st.keys+",", ","+k+",") }
-	if !st.ledger.Empty() {
-		u := st.ledger.Total()
+	if u, ok := st.usageOf(); ok {
 		if has("prompt_tokens") {
 			m.Int("prompt_tokens", u.Prompt())
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // Writer writes a Claude Code transcript as events arrive. Events that came
@@ -95,9 +96,10 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		// One response without a message id: Claude Code and ccusage count
 		// usage once per message id, so the response's entries share one.
 		// A run of assistant events is one response until the usage shows
-		// another request (different input or cache counts; a growing
-		// output count is the same response streaming).
-		if wr.runMsgID == "" || e.Usage != nil && wr.runUsage != nil && !sameRequest(*wr.runUsage, *e.Usage) {
+		// another request, as the usage rule reads usage without ids
+		// (different input or cache counts; a growing output count is the
+		// same response streaming).
+		if wr.runMsgID == "" || e.Usage != nil && wr.runUsage != nil && !usage.SameRequest(wr.runUsage.Counts(), e.Usage.Counts()) {
 			wr.seq++
 			wr.runMsgID = "msg_" + wr.synthID("msg")
 			wr.rep.Add(model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
@@ -109,12 +111,6 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	wr.pending = append(wr.pending[:0], e)
 	wr.role = role
 	return wr.err
-}
-
-// sameRequest reports whether two usages can be snapshots of one response:
-// the same input and cache counts (the output count grows while it streams).
-func sameRequest(a, b model.Usage) bool {
-	return a.Input == b.Input && a.CacheRead == b.CacheRead && a.CacheCreate == b.CacheCreate
 }
 
 // sameSource reports whether the session was read from Claude Code JSONL,

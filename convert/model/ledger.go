@@ -1,98 +1,70 @@
 package model
 
-import "hash/maphash"
+import "github.com/rlog-ls/rlog-ls/usage"
 
-// Ledger totals token usage so that a message whose usage is repeated on
-// several events counts once. Events with a MessageID are merged per id
-// (counter-wise maximum, see Usage.Max); events without one are each
-// counted.
+// Ledger totals token usage by the one rule (package usage): a message's
+// usage repeated on several events counts once, with its largest counts;
+// an event without a MessageID that repeats the usage of the event just
+// before it (itself without one) is that message.
 //
-// Memory is constant: the ledger keeps the last LedgerWindow messages and
-// adds a message to the total when it leaves them. Claude Code and the
-// Agent SDK write a response's blocks together, so repeats are adjacent in
-// practice; a message id that comes back after LedgerWindow other messages
-// is counted again (its later events are taken as a new message).
+// Memory is constant: the ledger merges a repeat with the last
+// LedgerWindow messages only. Claude Code and the Agent SDK write a
+// response's blocks together, so repeats are adjacent in practice; a
+// message id that comes back after LedgerWindow other messages is counted
+// again (its later events are taken as a new message), where `rlog-ls
+// stats`, which holds the whole log, counts it once.
 type Ledger struct {
-	recent   []ledgerEntry // the last messages, oldest first
-	closed   Usage         // messages that left recent, and unkeyed usage
-	any      bool
-	messages int
+	t usage.Tally
 }
-
-type ledgerEntry struct {
-	id   string
-	hash uint64 // of id, compared first: a new message is compared with every recent one
-	u    Usage
-}
-
-// ledgerSeed seeds the hashes of message ids (only equality is used).
-var ledgerSeed = maphash.MakeSeed()
 
 // LedgerWindow is how many recent messages a Ledger can still merge with.
 const LedgerWindow = 64
 
-// Add records the usage of e, if it has any.
-func (l *Ledger) Add(e *Event) {
+// Add records the usage of e, if it has any, and says what it changed
+// (nothing when it has none).
+func (l *Ledger) Add(e *Event) usage.Change {
 	if e.Usage == nil {
-		return
+		return usage.Change{}
 	}
-	l.AddUsage(e.MessageID, *e.Usage)
+	return l.AddUsage(e.MessageID, *e.Usage)
 }
 
-// AddUsage records u for messageID ("" for an unkeyed usage).
-func (l *Ledger) AddUsage(messageID string, u Usage) {
-	l.any = true
-	if messageID == "" {
-		l.closed = l.closed.Add(u)
-		return
-	}
-	h := maphash.String(ledgerSeed, messageID)
-	for i := len(l.recent) - 1; i >= 0; i-- {
-		if l.recent[i].hash == h && l.recent[i].id == messageID {
-			l.recent[i].u = l.recent[i].u.Max(u)
-			return
-		}
-	}
-	l.messages++
-	if len(l.recent) == LedgerWindow {
-		l.closed = l.closed.Add(l.recent[0].u)
-		copy(l.recent, l.recent[1:])
-		l.recent = l.recent[:len(l.recent)-1]
-	}
-	l.recent = append(l.recent, ledgerEntry{messageID, h, u})
+// AddUsage records u for messageID ("" for an unkeyed usage) and says
+// what it changed: a new message, and what the total grew by.
+func (l *Ledger) AddUsage(messageID string, u Usage) usage.Change {
+	l.t.Window = LedgerWindow
+	return l.t.Add(messageID, u.Counts())
 }
 
 // Total returns the total so far.
-func (l *Ledger) Total() Usage {
-	t := l.closed
-	for _, e := range l.recent {
-		t = t.Add(e.u)
-	}
-	return t
-}
+func (l *Ledger) Total() Usage { return UsageOf(l.t.Total()) }
 
 // Message returns the merged usage of one of the recent messages.
 func (l *Ledger) Message(id string) (Usage, bool) {
-	for i := len(l.recent) - 1; i >= 0; i-- {
-		if l.recent[i].id == id {
-			return l.recent[i].u, true
-		}
-	}
-	return Usage{}, false
+	c, ok := l.t.Message(id)
+	return UsageOf(c), ok
 }
 
 // Empty reports whether no usage was recorded.
-func (l *Ledger) Empty() bool { return !l.any }
+func (l *Ledger) Empty() bool { return l.t.Empty() }
 
 // Messages returns the number of messages counted.
-func (l *Ledger) Messages() int { return l.messages }
+func (l *Ledger) Messages() int { return l.t.Messages() }
 
 // Reset empties the ledger for reuse.
-func (l *Ledger) Reset() {
-	l.recent = l.recent[:0]
-	l.closed = Usage{}
-	l.any = false
-	l.messages = 0
+func (l *Ledger) Reset() { l.t.Reset() }
+
+// Counts is u as the usage rule counts it (a negative count, which no
+// writer means, is 0).
+func (u Usage) Counts() usage.Counts {
+	return usage.Counts{In: usage.Clamp(u.Input), Out: usage.Clamp(u.Output), Cached: usage.Clamp(u.CacheRead),
+		CacheCreate: usage.Clamp(u.CacheCreate)}
+}
+
+// UsageOf is c as a Usage.
+func UsageOf(c usage.Counts) Usage {
+	return Usage{Input: usage.Int64(c.In), Output: usage.Int64(c.Out), CacheRead: usage.Int64(c.Cached),
+		CacheCreate: usage.Int64(c.CacheCreate)}
 }
 
 // Totals returns the totals a writer should report at the end: the

@@ -8,7 +8,8 @@ import (
 func TestLedgerCountsEachMessageOnce(t *testing.T) {
 	var l Ledger
 	// A response's usage repeated on its blocks, the first a streaming
-	// snapshot; then another response; then an unkeyed usage.
+	// snapshot; then another response; then an unkeyed usage, a message
+	// of its own.
 	l.AddUsage("m1", Usage{Input: 10, Output: 1, CacheCreate: 100})
 	l.AddUsage("m1", Usage{Input: 10, Output: 30, CacheCreate: 100})
 	l.AddUsage("m2", Usage{Input: 5, Output: 7, CacheRead: 100})
@@ -20,7 +21,7 @@ func TestLedgerCountsEachMessageOnce(t *testing.T) {
 	if u, ok := l.Message("m1"); !ok || u.Output != 30 {
 		t.Errorf("m1 = %+v %v", u, ok)
 	}
-	if l.Messages() != 2 || l.Empty() {
+	if l.Messages() != 3 || l.Empty() {
 		t.Errorf("%d messages", l.Messages())
 	}
 }
@@ -37,13 +38,34 @@ func TestLedgerIsBounded(t *testing.T) {
 	if got := l.Total().Output; got != 400_000 {
 		t.Errorf("total output %d, want 400000", got)
 	}
-	if len(l.recent) > LedgerWindow || cap(l.recent) > 2*LedgerWindow {
-		t.Errorf("window holds %d (cap %d)", len(l.recent), cap(l.recent))
+	if _, ok := l.Message("m0"); ok {
+		t.Error("m0 is still remembered after 200,000 other messages")
 	}
 	// A repeat after the window has moved on counts again, as documented.
 	l.AddUsage("m0", Usage{Output: 2})
 	if got := l.Total().Output; got != 400_002 {
 		t.Errorf("total output %d after a late repeat", got)
+	}
+}
+
+// Heap after a million messages: the ledger's window, not a map of every
+// message.
+func TestLedgerHeapIsConstant(t *testing.T) {
+	var l Ledger
+	ids := make([]string, 1000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("message-%d", i)
+	}
+	for i := range 1000 {
+		l.AddUsage(ids[i], Usage{Output: 1})
+	}
+	allocs := testing.AllocsPerRun(5, func() {
+		for i := range 1000 {
+			l.AddUsage(ids[i], Usage{Output: 1})
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("%.0f allocations for 1,000 messages: the ledger grows", allocs)
 	}
 }
 

@@ -19,6 +19,12 @@ type Options struct {
 	// OnRead, when set, is called as a file conversion reads its input,
 	// with the bytes of the main input read so far (for progress).
 	OnRead func(n int64)
+	// Totals, when set, are the session's token totals as a writer reports
+	// them at its end (Totals), known before its events because the input
+	// was read once before (convert.ConvertFile): writers that write their
+	// header first put them there (rlog's tokens_total_*, ATIF-JSONL's
+	// final_metrics).
+	Totals *Usage
 }
 
 // ProducerName returns Producer or the default.

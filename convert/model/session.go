@@ -212,6 +212,10 @@ type Form struct {
 	// source wrote ("prompt_tokens,completion_tokens", "," for none); ""
 	// when not recorded.
 	Keys string
+	// UsageInText marks an rlog event whose usage its text holds: written
+	// at the end of a continuation line, or inside the text (after a quoted
+	// value that does not close), where the rules read it.
+	UsageInText bool
 }
 
 // ToolCall is a tool invocation.

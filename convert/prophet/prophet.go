@@ -264,8 +264,13 @@ type Writer struct {
 	begun    bool
 	counters [len(roles)]int
 	messages int
-	// turn is the model turn being held.
-	turn []*model.Event
+	// turn is the model turn being held; turnGrew is what its events add
+	// to the session's count (counted), turnCounted whether they count a
+	// message or add to one.
+	turn        []*model.Event
+	counted     model.Ledger
+	turnGrew    model.Usage
+	turnCounted bool
 	// order is the sequence of message roles so far, as runs: a role
 	// index and a count (uvarint), so that a turn's tool results cost two
 	// bytes.
@@ -308,11 +313,14 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	if !wr.begun {
 		wr.begin(h)
 	}
+	ch := wr.counted.Add(e)
 	if isTurn(e.Kind) {
 		if len(wr.turn) > 0 && !joinsTurn(wr.turn, e) || len(wr.turn) >= maxTurnEvents {
 			wr.writeTurn()
 		}
 		wr.turn = append(wr.turn, e)
+		wr.turnGrew = wr.turnGrew.Add(model.UsageOf(ch.Grew))
+		wr.turnCounted = wr.turnCounted || ch.New || !ch.Grew.IsZero()
 		return wr.err
 	}
 	wr.writeTurn()
@@ -492,8 +500,16 @@ func (wr *Writer) writeTurn() {
 	o.Key("extra")
 	xo := b.Begin()
 	xo.Raw("actions", actions)
-	if !ledger.Empty() {
-		u := ledger.Total()
+	// The turn's usage: the message's, when the turn carries its id (a
+	// reader merges the turns of one message by id); otherwise what the
+	// turn adds to the session's count, so that a message whose turns
+	// carry no id counts once.
+	u, hasUsage := ledger.Total(), !ledger.Empty()
+	if id := first.MessageID; id == "" || id == first.ID || model.SyntheticMessageID(id) {
+		u, hasUsage = wr.turnGrew, wr.turnCounted
+	}
+	wr.turnGrew, wr.turnCounted = model.Usage{}, false
+	if hasUsage {
 		xo.Int("prompt_tokens", u.Prompt())
 		xo.Int("completion_tokens", u.Output)
 		xo.Int("total_tokens", u.Prompt()+u.Output)

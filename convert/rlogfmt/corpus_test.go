@@ -350,6 +350,15 @@ func TestRlogRoundTrip(t *testing.T) {
 // response's calls into one step, then their results.)
 var defused = regexp.MustCompile(`\b(step|ts|tokens_in|tokens_out|tokens_cached|tokens_cache_create|message_id) =`)
 
+// openDefused are the words whose quoted or JSON value the text left open,
+// defused (`href ={"…`) so that it does not take in the line's metadata.
+var openDefused = regexp.MustCompile(`\b([A-Za-z_][\w.-]*) =(["{\[])`)
+
+// undefuse is text as the source wrote it, before the writer defused it.
+func undefuse(s string) string {
+	return openDefused.ReplaceAllString(defused.ReplaceAllString(s, "$1="), "$1=$2")
+}
+
 func compareLines(want, got []keyLine) []string {
 	var problems []string
 	conv := func(ls []keyLine) []keyLine {
@@ -366,7 +375,7 @@ func compareLines(want, got []keyLine) []string {
 				// written in the source; a text of several lines, which
 				// rlog -> rlog keeps as continuation lines, other writers
 				// cut to its first line and " ...".
-				l.text = defused.ReplaceAllString(l.text, "$1=")
+				l.text = undefuse(l.text)
 				l.text = strings.TrimSuffix(l.text, " ...")
 				out = append(out, l)
 			}
@@ -390,6 +399,7 @@ func compareLines(want, got []keyLine) []string {
 	count := map[keyLine]int{}
 	called := map[string]bool{}
 	for _, l := range want {
+		l.text = undefuse(l.text)
 		if l.kind == grammar.ToolStart || l.kind == grammar.Observation {
 			count[l]++
 		}
@@ -399,6 +409,7 @@ func compareLines(want, got []keyLine) []string {
 	}
 	started := map[string]bool{}
 	for _, l := range got {
+		l.text = undefuse(l.text)
 		switch l.kind {
 		case grammar.ToolStart:
 			started[l.id] = true

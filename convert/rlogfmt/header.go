@@ -29,9 +29,11 @@ func isVerb(name string) bool {
 }
 
 // header writes the YAML header from what the source said so far, and
-// reports what it had to make up or leave out: tokens_total only when the
-// source states its totals before its events (the @end line carries the
-// totals in any case).
+// reports what it had to make up or leave out. The token totals
+// (tokens_total_in, ...) are the source's when it states them before its
+// events, else those a reading before this one found (Options.Totals):
+// what @end says too. Read once (standard input), the header has none and
+// only @end carries them (reported at the end).
 func (wr *writer) header() {
 	h := wr.h
 	fields := headerFields{written: map[string]bool{}}
@@ -56,7 +58,12 @@ func (wr *writer) header() {
 		}
 	}
 	wr.headerExtras(&fields)
-	if tot := h.Totals; tot != nil {
+	tot := h.Totals
+	if tot == nil && !wr.same {
+		tot = wr.opt.Totals
+	}
+	if tot != nil {
+		wr.totalsInHeader = true
 		fields.add("tokens_total_in", countNode(tot.Input))
 		fields.add("tokens_total_out", countNode(tot.Output))
 		if tot.CacheRead > 0 {

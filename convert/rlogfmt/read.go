@@ -23,6 +23,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // Name is the format name used by the CLI.
@@ -640,9 +641,10 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 	loc := model.Loc{Line: num}
 	if li.Kind == grammar.Continuation {
 		if rd.continueText(string(bytes.TrimSpace(text))) {
+			rd.continuationUsage(text, li, loc)
 			return nil
 		}
-		return rd.passthrough(text, li, loc)
+		return rd.passthrough(text, li, loc, nil)
 	}
 	p := &rd.parts
 	p.fill(text, li)
@@ -708,8 +710,10 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 	case grammar.Lifecycle, grammar.Phase:
 		return rd.lifecycle(p, ev)
 	default:
-		// t~:, s:, p:, m:, r:, q: and unknown lines have no model kind.
-		return rd.passthrough(text, li, loc)
+		// t~:, s:, p:, m:, r:, q: and unknown lines have no model kind;
+		// the usage such a line has is still a message's, as the rules
+		// count it.
+		return rd.passthrough(text, li, loc, ev)
 	}
 	return rd.emit(ev)
 }
@@ -754,21 +758,18 @@ var extraKeys = []string{"span", "latency_ms", "attempt", "level", "session", "r
 var extraMetaKeys = []metaKey{mkSpan, mkLatencyMS, mkAttempt, mkLevel, mkSession, mkRole, mkStop}
 
 // usage reads tokens_*; lines of one message (same message_id, or without
-// one, the same numbers as the usage line before, as the rules count them)
-// share a message id so the usage counts once.
+// one, the input and cache counts of the usage line before, as the usage
+// rule takes them) share a message id so the usage counts once.
 func (rd *reader) usage(p *lineParts, ev *model.Event) {
-	var u model.Usage
-	has := false
-	for _, kv := range []struct {
-		k   metaKey
-		dst *int64
-	}{{mkTokensIn, &u.Input}, {mkTokensOut, &u.Output}, {mkTokensCached, &u.CacheRead}, {mkTokensCacheCreate, &u.CacheCreate}} {
-		if n, ok := p.metaInt(kv.k); ok {
-			*kv.dst = n
-			has = true
-		}
-	}
+	// The usage as the rules read it (grammar.LineUsage: the first
+	// tokens_*= anywhere on the line), so that a conversion counts what
+	// `rlog-ls stats` counts.
+	gu, has := grammar.LineUsage(p.text, &p.li)
+	u := model.UsageOf(usage.Counts{In: gu.In, Out: gu.Out, Cached: gu.Cached, CacheCreate: gu.CacheCreate})
 	msg, hasMsg := p.metaValue(mkMessageID)
+	if has && gu.MessageID != "" {
+		msg, hasMsg = gu.MessageID, true
+	}
 	if hasMsg {
 		ev.MessageID = msg
 	}
@@ -782,15 +783,47 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	kept := new(model.Usage)
 	*kept = u
 	ev.Usage = kept
+	const usageKeys = 1<<mkTokensIn | 1<<mkTokensOut | 1<<mkTokensCached | 1<<mkTokensCacheCreate
+	if (p.metaSet|p.arrowSet)&usageKeys == 0 {
+		ev.Form.UsageInText = true // not in the metadata: in the text, which keeps it
+	}
 	switch {
 	case hasMsg:
 		rd.prevUsage, rd.prevMsg = nil, ""
-	case rd.prevUsage != nil && *rd.prevUsage == u:
+	case rd.prevUsage != nil && usage.SameRequest(rd.prevUsage.Counts(), u.Counts()):
 		ev.MessageID = rd.prevMsg
 	default:
 		rd.prevUsage = kept
 		rd.prevMsg = SyntheticMessagePrefix + strconv.Itoa(ev.Loc.Line)
 		ev.MessageID = rd.prevMsg
+	}
+}
+
+// continuationUsage reads the usage a continuation line ends with (a
+// writer that puts a line's metadata after its whole text, continuation
+// lines included): the usage of the line it continues, which the rules
+// count. The words stay in the text, where an rlog writer finds them
+// again (Form.UsageInText); a line that has usage of its own keeps it,
+// and the continuation's is reported.
+func (rd *reader) continuationUsage(text []byte, li grammar.LineInfo, loc model.Loc) {
+	p := &rd.parts
+	p.fill(text, li)
+	e := rd.pending
+	var probe model.Event
+	probe.Loc = e.Loc
+	prevUsage, prevMsg := rd.prevUsage, rd.prevMsg
+	rd.usage(p, &probe)
+	switch {
+	case probe.Usage == nil:
+		rd.prevUsage, rd.prevMsg = prevUsage, prevMsg
+	case e.Usage == nil && (e.MessageID == "" || e.MessageID == probe.MessageID || model.SyntheticMessageID(probe.MessageID)):
+		e.Usage, e.Form.UsageInText = probe.Usage, true
+		if e.MessageID == "" {
+			e.MessageID = probe.MessageID
+		}
+	case *e.Usage != *probe.Usage:
+		rd.prevUsage, rd.prevMsg = prevUsage, prevMsg
+		rd.rep.Add(model.LossDroppedField, "token usage on a continuation line below a line with usage of its own (kept in the text)", loc)
 	}
 }
 
@@ -1082,7 +1115,9 @@ func (rd *reader) continueText(s string) bool {
 // kind; Raw is the line as a JSON string.
 const rawTypePrefix = "rlog "
 
-func (rd *reader) passthrough(text []byte, li grammar.LineInfo, loc model.Loc) error {
+// passthrough passes a line on whole; read, when set, is what common read
+// of it (its usage is kept).
+func (rd *reader) passthrough(text []byte, li grammar.LineInfo, loc model.Loc, read *model.Event) error {
 	kind := li.Kind.String()
 	if p := li.Kind.Prefix(); p != "" {
 		kind = p
@@ -1093,6 +1128,9 @@ func (rd *reader) passthrough(text []byte, li grammar.LineInfo, loc model.Loc) e
 		Raw:     model.MustJSON(strings.ToValidUTF8(string(text), "\uFFFD")),
 		Text:    string(bytes.TrimSpace(text)),
 		Loc:     loc,
+	}
+	if read != nil && read.Usage != nil {
+		ev.Usage, ev.MessageID = read.Usage, read.MessageID
 	}
 	rd.rep.Passthrough(ev, "rlog line "+kind+" (no event kind in the model; kept whole)")
 	return rd.emit(ev)

@@ -54,6 +54,15 @@ func body(out string) []string {
 	return lines
 }
 
+// counted is the usage of a session's events, counted by the usage rule.
+func counted(s *model.Session) model.Usage {
+	var l model.Ledger
+	for i := range s.Events {
+		l.Add(&s.Events[i])
+	}
+	return l.Total()
+}
+
 func call(id, name, input string) model.Event {
 	return model.Event{Kind: model.KindToolCall, Call: &model.ToolCall{ID: id, Name: name, Input: json.RawMessage(input)}}
 }
@@ -179,6 +188,63 @@ func TestWriterDefusesText(t *testing.T) {
 	}
 }
 
+// A quoted value the text leaves open (`ws-connect="/ws"` and a backquote:
+// the quote does not close) would take in the usage written after the
+// text: its "=" is defused, and the usage reads back as the rules read it
+// (the SDK log of a corpus session lost a message's 2,408 output tokens).
+func TestWriterClosesOpenValues(t *testing.T) {
+	u := &model.Usage{Input: 1, Output: 2408, CacheRead: 93620}
+	ev := []model.Event{
+		{Kind: model.KindAgent, Text: "line 122 has `hx-ext=\"ws\" ws-connect=\"/ws\"` which connects", MessageID: "msg_1", Usage: u},
+		{Kind: model.KindAgent, Text: `json {"a": 1`, MessageID: "msg_2", Usage: u},
+	}
+	s := &model.Session{Header: model.Header{ID: "s", RepoSHA: "abcdef", SourceFormat: "sdk-jsonl"}, Events: ev}
+	out, _ := write(t, s, model.Options{})
+	back, _ := read(t, out)
+	st := analysis.SessionStats(grammar.Parse([]byte(out)))
+	if got := counted(back); got.Output != 2*2408 || st.TokensOut != 2*2408 {
+		t.Errorf("read back %+v, stats %d out:\n%s", got, st.TokensOut, out)
+	}
+}
+
+// Usage at the end of a continuation line (a writer that puts a line's
+// metadata after its whole text) is the line's: the reader carries it, as
+// the rules count it, and rlog -> rlog leaves it where it was.
+func TestReaderContinuationUsage(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\n" +
+		"a: Tests pass now.\n  amounts are integer cents. tokens_in=830 tokens_out=317 tokens_cached=8130\n" +
+		"a: own usage tokens_in=5 tokens_out=6\n  more tokens_in=7 tokens_out=8\n"
+	s, rep := read(t, src)
+	st := analysis.SessionStats(grammar.Parse([]byte(src)))
+	if got := counted(s); got.Input != 830+5 || st.TokensIn != 830+5+7 {
+		t.Errorf("read %+v, stats %d in", got, st.TokensIn)
+	}
+	if rep.Count(model.LossDroppedField) != 1 {
+		t.Errorf("the second continuation's usage is not reported:\n%s", rep.Text())
+	}
+	if out, _ := write(t, s, model.Options{}); body(out)[0] != "a: Tests pass now." || !strings.Contains(out, "cents. tokens_in=830") {
+		t.Errorf("rlog -> rlog moved the usage:\n%s", out)
+	}
+}
+
+// The reader takes each line's usage as the rules read it (the first
+// tokens_*= anywhere, a value cut at its digits), on every kind of line, so
+// that a conversion's totals are what `rlog-ls stats` counts.
+func TestReaderUsageAsTheRulesRead(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\n" +
+		"a: it said tokens_in=5 in prose\n" +
+		"a: cut tokens_in=7A tokens_out=2\n" +
+		"q: which one? id=q1 → the first tokens_in=9 tokens_out=1\n"
+	s, _ := read(t, src)
+	st := analysis.SessionStats(grammar.Parse([]byte(src)))
+	if got := counted(s); got.Input != 5+7+9 || uint64(got.Input) != st.TokensIn || uint64(got.Output) != st.TokensOut {
+		t.Errorf("read %+v, stats %d in %d out", got, st.TokensIn, st.TokensOut)
+	}
+	if out, _ := write(t, s, model.Options{}); !strings.Contains(out, "q: which one? id=q1 → the first tokens_in=9 tokens_out=1\n") {
+		t.Errorf("rlog -> rlog changed the q: line:\n%s", out)
+	}
+}
+
 // From an rlog source nothing is cut and the lines keep their forms.
 func TestRlogToRlogKeepsLines(t *testing.T) {
 	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\nrunner: local\nmode: auto\nsandbox_id: sb1\n---\n" +
@@ -251,11 +317,7 @@ func TestReaderEdges(t *testing.T) {
 	if a.MessageID == "" || a.MessageID != c.MessageID {
 		t.Errorf("repeated usage not one message: %q %q", a.MessageID, c.MessageID)
 	}
-	var l model.Ledger
-	for i := range s.Events {
-		l.Add(&s.Events[i])
-	}
-	if tot := l.Total(); tot.Input != 3 || tot.Output != 1 {
+	if tot := counted(s); tot.Input != 3 || tot.Output != 1 {
 		t.Errorf("usage counted twice: %+v", tot)
 	}
 	if string(c.Call.Input) != `{"file_path":"/x"}` || c.Call.Summary != "file_path=/x" {

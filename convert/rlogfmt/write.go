@@ -96,6 +96,8 @@ type writer struct {
 	heldUse  *model.Usage
 	heldEnd  *model.Event
 	fullEnd  bool // the last @end written has the totals
+	// totalsInHeader says the header has the token totals.
+	totalsInHeader bool
 
 	// cur maps recent source call ids to the rlog id of their latest call;
 	// open holds the rlog ids of calls without a result yet, oldest first,
@@ -206,6 +208,10 @@ func (wr *writer) flushRun() {
 	for _, e := range run {
 		if e.Kind == model.KindAgent && strings.TrimSpace(e.Text) == "" && len(run) > 1 {
 			wr.dropExtras(e)
+			continue
+		}
+		if wr.same && e.Form.UsageInText {
+			wr.write(e, nil) // its text has its usage: the merged usage goes on another line
 			continue
 		}
 		wr.write(e, usage)
@@ -525,6 +531,9 @@ func (wr *writer) neutral(s string) string {
 				}
 			}
 		}
+		if eq < 0 {
+			eq = openValue(line)
+		}
 		if eq < len(prefix) {
 			break
 		}
@@ -535,6 +544,24 @@ func (wr *writer) neutral(s string) string {
 		wr.rep.Add(model.LossUnfaithful, "text word `key=` written as `key =` so it is not read as line metadata", model.Loc{})
 	}
 	return s
+}
+
+// openValue is the "=" of a quoted or JSON value in line (free text
+// after the reader's line prefix) that runs to the end of the line, and so
+// would take in the metadata written after the text (`ws-connect="/ws"`
+// followed by a backquote does not close); -1 when there is none.
+func openValue(line []byte) int {
+	probe := append(line[:len(line):len(line)], " ts=0"...)
+	p := split(probe)
+	if p.metaSet&(1<<mkTS) != 0 {
+		return -1
+	}
+	for i := len(p.toks) - 1; i >= 0; i-- {
+		if t := p.toks[i]; (t.Kind == grammar.TokString || t.Kind == grammar.TokJSON) && t.Span.End == len(probe) {
+			return t.Key.End
+		}
+	}
+	return -1
 }
 
 func isWordByte(c byte) bool {
@@ -554,7 +581,9 @@ func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 	if e.Model != "" && e.Model != wr.wrote.fields["model"] {
 		l.kv("model", wordless(e.Model))
 	}
-	if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
+	if wr.same && e.Form.UsageInText {
+		u = nil // on the continuation line, in the text
+	} else if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
 		l.kv("message_id", wordless(e.MessageID))
 	}
 	if u != nil {
@@ -997,6 +1026,10 @@ func (wr *writer) end(e *model.Event) {
 	l := wr.newLine()
 	l.add("@end")
 	if tot, ok := model.Totals(h, &wr.ledger); ok {
+		if !wr.totalsInHeader {
+			wr.rep.Add(model.LossMoved, "header tokens_total_in, tokens_total_out, tokens_cached, tokens_cache_create: on @end only "+
+				"(the input was read once, as standard input is; a file is read twice to put them in the header)", model.Loc{})
+		}
 		l.add("tokens_in=" + strconv.FormatInt(tot.Input, 10))
 		l.add("tokens_out=" + strconv.FormatInt(tot.Output, 10))
 		if tot.CacheRead > 0 {

@@ -26,6 +26,12 @@ type Options struct {
 	// converted Claude Code sessions have, so latencies and the session
 	// view's timeline are in time (otherwise only u: lines have one).
 	Timed bool
+	// Streamed gives each turn's response a message_id= on its th: and a:
+	// lines, the th: line a streaming snapshot (a smaller tokens_out)
+	// before the final count on the a: line, as older Claude Code wrote a
+	// response (otherwise both lines repeat one usage without an id, as
+	// autopilot does).
+	Streamed bool
 }
 
 var (
@@ -61,6 +67,8 @@ type writer struct {
 	phase int
 
 	totalIn, totalOut int
+	// the counts of the last usage written
+	lastIn, lastOut, lastCached int
 }
 
 func (g *writer) line(format string, args ...any) {
@@ -132,6 +140,7 @@ func (g *writer) usage() string {
 	in, out, cached := 1+g.r.IntN(800), 1+g.r.IntN(600), g.r.IntN(40000)
 	g.totalIn += in
 	g.totalOut += out
+	g.lastIn, g.lastOut, g.lastCached = in, out, cached
 	return fmt.Sprintf("tokens_in=%d tokens_out=%d tokens_cached=%d", in, out, cached)
 }
 
@@ -147,7 +156,14 @@ func (g *writer) turn() {
 	g.step++
 	g.line("u: %s ts=%s step=%d", g.text(8+g.r.IntN(20)), g.stamp(), g.step)
 	usage := g.usage()
-	g.line("th: %s sig=Ep4E%s... %s", g.text(10+g.r.IntN(15)), g.id(), usage)
+	thinking := usage
+	if g.opts.Streamed {
+		in, out, cached := g.lastIn, g.lastOut, g.lastCached
+		msg := " message_id=msg_" + g.id()
+		thinking = fmt.Sprintf("tokens_in=%d tokens_out=%d tokens_cached=%d", in, 1+g.r.IntN(out), cached) + msg
+		usage += msg
+	}
+	g.line("th: %s sig=Ep4E%s... %s", g.text(10+g.r.IntN(15)), g.id(), thinking)
 	g.line("a: %s %s", g.text(5+g.r.IntN(25)), usage)
 	for k := 1 + g.r.IntN(5); k > 0; k-- {
 		g.call()

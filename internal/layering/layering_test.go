@@ -24,19 +24,21 @@ type rule struct {
 }
 
 var rules = []rule{
-	{"grammar", []string{"analysis", "lsp/...", "convert/...", "report", "go.lsp.dev/..."},
+	{"grammar", []string{"analysis", "usage", "lsp/...", "convert/...", "report", "go.lsp.dev/..."},
 		"grammar is the language alone: every other layer reads it"},
+	{"usage", []string{"grammar", "analysis", "lsp/...", "convert/...", "report", "internal/...", "go.lsp.dev/..."},
+		"usage is the one rule for counting tokens, a leaf that analysis and convert/model both read"},
 	{"analysis", []string{"lsp/...", "convert/...", "report", "go.lsp.dev/..."},
 		"analysis is pure: byte offsets in, findings and facts out, no protocol types"},
 	{"report", []string{"lsp/...", "convert/...", "go.lsp.dev/..."},
 		"the session view is built from analysis alone, for the CLI and the server alike"},
 	{"convert/...", []string{"lsp/...", "report", "go.lsp.dev/..."},
 		"conversions run in the CLI without a server"},
-	{"lsp", []string{"grammar", "analysis", "convert/...", "report", "lsp/rlog"},
+	{"lsp", []string{"grammar", "usage", "analysis", "convert/...", "report", "lsp/rlog"},
 		"lsp is the server's plumbing and knows nothing of rlog"},
-	{"lsp/lsptest", []string{"grammar", "analysis", "convert/...", "report", "lsp/rlog"},
+	{"lsp/lsptest", []string{"grammar", "usage", "analysis", "convert/...", "report", "lsp/rlog"},
 		"the test client is an editor: it speaks only the protocol"},
-	{"internal/difftest", []string{"grammar", "analysis", "convert/...", "report", "lsp", "lsp/rlog"},
+	{"internal/difftest", []string{"grammar", "usage", "analysis", "convert/...", "report", "lsp", "lsp/rlog"},
 		"the differential harness is black-box: it talks to the server over the stream"},
 	{"internal/producers/...", []string{"grammar", "analysis", "lsp/...", "report"},
 		"the producer harness drives other programs: it knows their formats, not rlog's"},
@@ -83,7 +85,7 @@ func TestLayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"grammar", "analysis", "lsp", "lsp/rlog", "convert", "cmd/rlog-ls"} {
+	for _, want := range []string{"grammar", "usage", "analysis", "lsp", "lsp/rlog", "convert", "cmd/rlog-ls"} {
 		if _, ok := imports[want]; !ok {
 			t.Fatalf("no package %s found under %s: the walk is wrong", want, root)
 		}

@@ -228,26 +228,51 @@
     return c;
   }
 
+  /**
+   * The totals. Every card reads data.summary, the numbers of `rlog-ls stats`;
+   * when APM counts from the companion (the session's whole record), the
+   * cards it is computed from say what the companion counts where the log
+   * differs, and the duration is the companion's when the log has none, so
+   * that no card contradicts another.
+   */
   function renderSummary() {
     const s = data.summary;
     const box = $('summary');
     box.replaceChildren();
-    let durSub = '';
-    if (s.duration_ms === null) durSub = data.start ? 'one timestamp: ' + data.start.replace('T', ' ').replace('Z', ' UTC') : 'no timestamps in the log';
-    else durSub = span();
-    box.append(card('Duration', s.duration_ms === null ? 'unknown' : fmtDuration(s.duration_ms), [durSub]));
-    box.append(card('Tool calls', fmtInt(s.tool_calls), [plural(s.errors, 'error') + ', ' + fmtInt(s.unfinished) + ' unfinished']));
+    const apm = s.apm;
+    const companion = apm.source === 'companion' ? (apm.companion || 'the companion') : '';
+    const companionMS = companion && apm.minutes !== null ? apm.minutes * 60000 : null;
+    const oneTS = data.start ? 'one timestamp: ' + data.start.replace('T', ' ').replace('Z', ' UTC') : 'no timestamps in the log';
+    /** @type {(string|Node)[]} */
+    let durSub = [];
+    let durValue = 'unknown';
+    if (s.duration_ms !== null) {
+      durValue = fmtDuration(s.duration_ms);
+      durSub = [span()];
+      if (companionMS !== null && fmtDuration(companionMS) !== durValue) durSub.push('; the companion spans ' + fmtDuration(companionMS));
+    } else if (companionMS !== null) {
+      durValue = fmtDuration(companionMS);
+      durSub = ['from the companion ' + companion + ' (the log has ' + (data.start ? 'one timestamp' : 'no timestamps') + ')'];
+    } else {
+      durSub = [oneTS];
+    }
+    box.append(card('Duration', durValue, durSub));
+    /** @param {number} inLog @param {number} inCompanion @param {string} what */
+    const companionCount = (inLog, inCompanion, what) =>
+      companion && inCompanion !== inLog ? ['; ' + plural(inCompanion, what) + ' in the companion, which APM counts'] : [];
+    box.append(card('Tool calls', fmtInt(s.tool_calls), [plural(s.errors, 'error') + ', ' + fmtInt(s.unfinished) + ' unfinished',
+      ...companionCount(s.tool_calls, apm.tool_calls, 'tool call')]));
     const t = s.tokens;
     box.append(card('Tokens out', fmtInt(t.out), [fmtInt(t.in) + ' in, ' + fmtInt(t.cached) + ' cached, ' + plural(t.messages, 'message') + ' counted once']));
-    const apm = s.apm;
-    const from = apm.source === 'companion' ? (apm.companion || 'the companion') : 'the rlog';
+    const actions = plural(apm.messages, 'message') + ' + ' + plural(apm.tool_calls, 'tool call');
     box.append(card('APM', apm.value === null ? 'unknown' : apm.value.toFixed(2),
-      [plural(apm.messages, 'message') + ' + ' + plural(apm.tool_calls, 'tool call') + (apm.value === null ? ', no duration' : ' / ' + apm.minutes.toFixed(1) + ' min') + ', from ' + from]));
+      [apm.value === null ? actions + ', no duration' : '(' + actions + ') / ' + apm.minutes.toFixed(1) + ' min',
+        companion ? ', counted in the companion ' + companion : ', counted in the log']));
     const lat = s.latency;
     box.append(card('Latency median', lat.measured ? fmtDuration(lat.median_ms) : '—',
       [lat.measured ? 'p95 ' + fmtDuration(lat.p95_ms) + ', max ' + fmtDuration(lat.max_ms) + ' (' + fmtInt(lat.measured) + ' measured)' : 'no call has a measured latency']));
     if (s.longest_gap) box.append(card('Longest pause', fmtDuration(s.longest_gap.ms), ['before ', lineLink(s.longest_gap.line)]));
-    box.append(card('Messages', fmtInt(s.messages), [plural(s.subagents, 'subagent')]));
+    box.append(card('Messages', fmtInt(s.messages), [plural(s.subagents, 'subagent'), ...companionCount(s.messages, apm.messages, 'message')]));
     const errs = data.findings.filter((f) => f.severity === 'error').length;
     box.append(card('Findings', fmtInt(data.findings.length + data.findings_omitted), [plural(errs, 'error') + (data.findings_omitted ? ' (first ' + fmtInt(data.findings.length) + ' listed)' : '')]));
   }
