@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
@@ -22,8 +23,8 @@ func needCLI(t *testing.T) (claude, ccusage string) {
 	skip := func(format string, args ...any) {
 		t.Helper()
 		msg := fmt.Sprintf(format, args...)
-		if os.Getenv(RequireEnv) == "1" {
-			t.Fatalf("%s, and %s=1", msg, RequireEnv)
+		if os.Getenv(harness.RequireEnv) == "1" {
+			t.Fatalf("%s, and %s=1", msg, harness.RequireEnv)
 		}
 		t.Skip(msg)
 	}
@@ -33,13 +34,13 @@ func needCLI(t *testing.T) (claude, ccusage string) {
 	if err := sandbox.Available(); err != nil {
 		skip("%v", err)
 	}
-	claude, ccusage = os.Getenv(BinaryEnv), os.Getenv(CCUsageEnv)
+	claude, ccusage = os.Getenv(BinaryEnv), os.Getenv(harness.CCUsageEnv)
 	if claude == "" || ccusage == "" {
 		skip("%s and %s name no binaries (npm install --ignore-scripts %s@%s %s@%s; see docs/producers.md)",
-			BinaryEnv, CCUsageEnv, cliPackage, Version, ccusagePackage, CCUsageVersion)
+			BinaryEnv, harness.CCUsageEnv, cliPackage, Version, harness.CCUsage.Name, harness.CCUsageVersion)
 	}
 	for _, b := range []string{claude, ccusage} {
-		if !isFile(b) {
+		if !harness.IsFile(b) {
 			skip("%s: no such file", b)
 		}
 	}

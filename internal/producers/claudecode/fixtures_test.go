@@ -89,9 +89,9 @@ func TestRecordsPackageIsExact(t *testing.T) {
 		list   []records.Type
 		counts map[string]int
 	}{
-		{"record type", records.Records, inv.Records},
-		{"attachment type", records.Attachments, inv.Attachments},
-		{"system subtype", records.SystemSubtypes, inv.SystemSubtypes},
+		{RecordType, records.Records, inv.Kinds[RecordType]},
+		{AttachmentType, records.Attachments, inv.Kinds[AttachmentType]},
+		{SystemSubtype, records.SystemSubtypes, inv.Kinds[SystemSubtype]},
 	} {
 		var names []string
 		for _, ty := range c.list {

@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
@@ -57,7 +58,7 @@ func run() error {
 	readmeOnly := fs.Bool("readme", false, "only write the pinned fixtures' README.md again, from what they hold")
 	parallel := fs.Int("parallel", 3, "scenarios run at once")
 	binary := fs.String("claude", os.Getenv(claudecode.BinaryEnv), "the claude binary (default: install the pinned version)")
-	ccusage := fs.String("ccusage", os.Getenv(claudecode.CCUsageEnv), "the ccusage binary (default: install the pinned version)")
+	ccusage := fs.String("ccusage", os.Getenv(harness.CCUsageEnv), "the ccusage binary (default: install the pinned version)")
 	fs.Parse(os.Args[2:])
 	ctx := context.Background()
 	// The fixtures are found from the module's root, which only -only and
@@ -99,7 +100,7 @@ func run() error {
 			return err
 		}
 		prefix := filepath.Join(cache, "rlog-ls", "producers", "claude-code-"+version)
-		fmt.Fprintf(os.Stderr, "Claude Code %s and ccusage %s: npm install into %s (reused when there)\n", version, claudecode.CCUsageVersion, prefix)
+		fmt.Fprintf(os.Stderr, "Claude Code %s and ccusage %s: npm install into %s (reused when there)\n", version, harness.CCUsageVersion, prefix)
 		b, c, err := claudecode.Install(ctx, prefix, version)
 		if err != nil {
 			return err
@@ -114,7 +115,7 @@ func run() error {
 
 	if *installOnly {
 		quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-		fmt.Printf("export %s=%s %s=%s\n", claudecode.BinaryEnv, quote(*binary), claudecode.CCUsageEnv, quote(*ccusage))
+		fmt.Printf("export %s=%s %s=%s\n", claudecode.BinaryEnv, quote(*binary), harness.CCUsageEnv, quote(*ccusage))
 		return nil
 	}
 
@@ -184,7 +185,7 @@ func run() error {
 	if err := os.WriteFile(filepath.Join(tmp, "README.md"), readme, 0o644); err != nil {
 		return err
 	}
-	if err := claudecode.ReplaceDir(tmp, pinned); err != nil {
+	if err := harness.ReplaceDir(tmp, pinned); err != nil {
 		return err
 	}
 	fmt.Printf("rewrote %s\n", pinned)
