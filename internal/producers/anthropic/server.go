@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
@@ -134,20 +133,20 @@ func writeStream(w http.ResponseWriter, msg message) {
 	start.Content = []Block{}
 	start.StopReason = ""
 	start.Usage.Output = 1
-	event(w, "message_start", map[string]any{"type": "message_start", "message": startMessage(start)})
-	event(w, "ping", map[string]any{"type": "ping"})
+	standin.SSE(w, "message_start", map[string]any{"type": "message_start", "message": startMessage(start)})
+	standin.SSE(w, "ping", map[string]any{"type": "ping"})
 	for i, b := range msg.Content {
 		var first Block
 		var deltas []map[string]any
 		switch b.Type {
 		case "text":
 			first = Block{Type: "text"}
-			for _, p := range halves(b.Text) {
+			for _, p := range standin.Halves(b.Text) {
 				deltas = append(deltas, map[string]any{"type": "text_delta", "text": p})
 			}
 		case "thinking":
 			first = Block{Type: "thinking"}
-			for _, p := range halves(b.Thinking) {
+			for _, p := range standin.Halves(b.Thinking) {
 				deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": p})
 			}
 			deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": b.Signature})
@@ -155,19 +154,19 @@ func writeStream(w http.ResponseWriter, msg message) {
 			first = b
 		case "tool_use":
 			first = Block{Type: "tool_use", ID: b.ID, Name: b.Name, Input: json.RawMessage(`{}`)}
-			for _, p := range halves(string(b.Input)) {
+			for _, p := range standin.Halves(string(b.Input)) {
 				deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": p})
 			}
 		}
-		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": blockStart(first)})
+		standin.SSE(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": blockStart(first)})
 		for _, d := range deltas {
-			event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": d})
+			standin.SSE(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": d})
 		}
-		event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+		standin.SSE(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	event(w, "message_delta", map[string]any{"type": "message_delta",
+	standin.SSE(w, "message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": msg.StopReason, "stop_sequence": nil}, "usage": msg.Usage})
-	event(w, "message_stop", map[string]any{"type": "message_stop"})
+	standin.SSE(w, "message_stop", map[string]any{"type": "message_stop"})
 }
 
 // startMessage is message_start's message: stop_reason null.
@@ -188,32 +187,6 @@ func blockStart(b Block) map[string]any {
 		return map[string]any{"type": "redacted_thinking", "data": b.Data}
 	default:
 		return map[string]any{"type": "tool_use", "id": b.ID, "name": b.Name, "input": map[string]any{}}
-	}
-}
-
-// halves splits s in two at a character boundary (one piece when short).
-func halves(s string) []string {
-	if len(s) < 2 {
-		return []string{s}
-	}
-	mid := len(s) / 2
-	for mid > 0 && !utf8.RuneStart(s[mid]) {
-		mid--
-	}
-	if mid == 0 {
-		return []string{s}
-	}
-	return []string{s[:mid], s[mid:]}
-}
-
-func event(w http.ResponseWriter, name string, data any) {
-	b, err := json.Marshal(data)
-	if err != nil {
-		panic(err) // only our own maps and strings
-	}
-	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
 	}
 }
 
