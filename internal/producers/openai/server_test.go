@@ -143,7 +143,9 @@ func TestErrorsFailuresAndTheUnforeseen(t *testing.T) {
 		t.Errorf("status %d, want 500", resp.StatusCode)
 	}
 	resp := post(t, s.URL()+"/responses", say("third"), nil)
-	var e struct{ Error struct{ Code, Message string } }
+	var e struct {
+		Error struct{ Code, Message string }
+	}
 	json.NewDecoder(resp.Body).Decode(&e)
 	if resp.StatusCode != 400 || e.Error.Code != "context_length_exceeded" {
 		t.Errorf("status %d, error %+v", resp.StatusCode, e)
