@@ -71,7 +71,7 @@ func (s *StandIn) handle(ex *standin.Exchange, w http.ResponseWriter, r *http.Re
 	switch {
 	case r.Method == http.MethodPost && path == "/v1/messages/count_tokens":
 		// A stable figure of the request's size.
-		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": len(ex.Body) / 4})
+		standin.WriteJSON(w, http.StatusOK, map[string]int{"input_tokens": len(ex.Body) / 4})
 	case r.Method == http.MethodPost && path == "/v1/messages":
 		s.messages(ex, w)
 	default:
@@ -102,7 +102,7 @@ func (s *StandIn) messages(ex *standin.Exchange, w http.ResponseWriter) {
 	msg := message{ID: ans.MessageID, Type: "message", Role: "assistant", Model: req.Model,
 		Content: reply.Content, StopReason: reply.stopReason(), Usage: reply.usage()}
 	if !req.Stream {
-		writeJSON(w, http.StatusOK, msg)
+		standin.WriteJSON(w, http.StatusOK, msg)
 		return
 	}
 	writeStream(w, msg)
@@ -190,18 +190,8 @@ func blockStart(b Block) map[string]any {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b)
-}
-
 func writeError(w http.ResponseWriter, status int, typ, msg string) {
-	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}})
+	standin.WriteJSON(w, status, map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}})
 }
 
 func errorType(status int) string {

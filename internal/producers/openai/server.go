@@ -235,9 +235,7 @@ func writeError(w http.ResponseWriter, status int, typ, code string) {
 	if code == "context_length_exceeded" {
 		msg = "Your input exceeds the context window of this model."
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(standin.MustMarshal(map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": code, "param": nil}}))
+	standin.WriteJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "code": code, "param": nil}})
 }
 
 func errorType(status int) string {

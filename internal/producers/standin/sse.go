@@ -34,3 +34,10 @@ func Halves(s string) []string {
 	}
 	return []string{s[:mid], s[mid:]}
 }
+
+// WriteJSON answers with status and v as JSON.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(MustMarshal(v))
+}
