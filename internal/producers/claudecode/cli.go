@@ -11,7 +11,6 @@ package claudecode
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
@@ -42,14 +41,10 @@ func Install(ctx context.Context, prefix, version string) (claude, ccusage strin
 	if err := harness.NpmInstall(ctx, prefix, cli, harness.CCUsage); err != nil {
 		return "", "", err
 	}
-	claude = filepath.Join(prefix, "node_modules", nativePackage, "claude")
-	ccusage = harness.CCUsageBinary(prefix)
-	// ccusage's wrapper makes its binary executable at first run; we run
-	// the binary directly.
-	if err := os.Chmod(ccusage, 0o755); err != nil {
+	if ccusage, err = harness.ReadyCCUsage(prefix); err != nil {
 		return "", "", err
 	}
-	return claude, ccusage, nil
+	return filepath.Join(prefix, "node_modules", nativePackage, "claude"), ccusage, nil
 }
 
 // LatestVersion asks npm for the newest published Claude Code version.

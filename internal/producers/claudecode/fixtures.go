@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
@@ -30,23 +29,15 @@ type Recording struct {
 // bodies, each request's whole body is kept in NAME/bodies/SEQ.json.
 func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, bodies bool) []Recording {
 	recs := make([]Recording, len(Scenarios))
-	sem := make(chan struct{}, max(parallel, 1))
-	var wg sync.WaitGroup
-	for i, s := range Scenarios {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out := filepath.Join(dir, s.Name)
-			res, err := Record(ctx, s, binary, ccusage, out, bodies)
-			recs[i] = Recording{Scenario: s, Results: res, Err: err}
-			if err == nil {
-				recs[i].Problems = Check(s, res, out)
-			}
-		}()
-	}
-	wg.Wait()
+	harness.RunParallel(parallel, len(Scenarios), func(i int) {
+		s := Scenarios[i]
+		out := filepath.Join(dir, s.Name)
+		res, err := Record(ctx, s, binary, ccusage, out, bodies)
+		recs[i] = Recording{Scenario: s, Results: res, Err: err}
+		if err == nil {
+			recs[i].Problems = Check(s, res, out)
+		}
+	})
 	return recs
 }
 

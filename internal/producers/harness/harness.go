@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -190,4 +191,22 @@ func ModuleRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// RunParallel calls f(0), …, f(n-1), at most parallel at once, and waits
+// for them all (scenarios run in sandboxes of their own, so several at
+// once are safe).
+func RunParallel(parallel, n int, f func(i int)) {
+	sem := make(chan struct{}, max(parallel, 1))
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			f(i)
+		}()
+	}
+	wg.Wait()
 }

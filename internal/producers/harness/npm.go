@@ -31,8 +31,9 @@ const (
 // installed package whose version proves the install (the wrapper's
 // native dependency, when the wrapper installs one), the package itself
 // when empty.
+// CheckVersion is the version Check must have, Version when empty.
 type Package struct {
-	Name, Version, Check string
+	Name, Version, Check, CheckVersion string
 }
 
 // Spec is name@version.
@@ -51,7 +52,7 @@ func CCUsageBinary(prefix string) string {
 func NpmInstall(ctx context.Context, prefix string, pkgs ...Package) error {
 	missing := false
 	for _, p := range pkgs {
-		if PackageVersion(prefix, p.check()) != p.Version {
+		if PackageVersion(prefix, p.check()) != p.checkVersion() {
 			missing = true
 		}
 	}
@@ -69,8 +70,8 @@ func NpmInstall(ctx context.Context, prefix string, pkgs ...Package) error {
 		return fmt.Errorf("npm install: %v\n%s", err, out.Bytes())
 	}
 	for _, p := range pkgs {
-		if v := PackageVersion(prefix, p.check()); v != p.Version {
-			return fmt.Errorf("npm installed %s %q, not %s", p.check(), v, p.Version)
+		if v := PackageVersion(prefix, p.check()); v != p.checkVersion() {
+			return fmt.Errorf("npm installed %s %q, not %s", p.check(), v, p.checkVersion())
 		}
 	}
 	return nil
@@ -81,6 +82,20 @@ func (p Package) check() string {
 		return p.Check
 	}
 	return p.Name
+}
+
+func (p Package) checkVersion() string {
+	if p.CheckVersion != "" {
+		return p.CheckVersion
+	}
+	return p.Version
+}
+
+// ReadyCCUsage is ccusage's native binary under prefix, made executable
+// (its wrapper would do that at first run; we run the binary directly).
+func ReadyCCUsage(prefix string) (string, error) {
+	bin := CCUsageBinary(prefix)
+	return bin, os.Chmod(bin, 0o755)
 }
 
 // PackageVersion is the version in an installed package's package.json,

@@ -58,5 +58,17 @@ func All(ms ...Matcher) Matcher {
 	}
 }
 
+// OneOf matches when any of ms matches.
+func OneOf(ms ...Matcher) Matcher {
+	return func(r *Request) bool {
+		for _, m := range ms {
+			if m(r) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // Not matches when m does not.
 func Not(m Matcher) Matcher { return func(r *Request) bool { return !m(r) } }

@@ -81,7 +81,7 @@ func (s *StandIn) handle(ex *standin.Exchange, w http.ResponseWriter, r *http.Re
 		ex.Rule, ex.Hit = rule.Name, hit
 		id = fmt.Sprintf("%s_%02d", strings.ReplaceAll(rule.Name, "-", "_"), hit)
 	}
-	ans := Answer{ResponseID: "resp_" + id, Reply: withIDs(reply, id)}
+	ans := Answer{ResponseID: "resp_" + id, Reply: Sent(reply, "resp_"+id)}
 	ex.Answer = ans
 	if reply.Status != 0 && reply.Status != http.StatusOK {
 		writeError(w, reply.Status, errorType(reply.Status), reply.ErrorCode)
@@ -90,9 +90,12 @@ func (s *StandIn) handle(ex *standin.Exchange, w http.ResponseWriter, r *http.Re
 	writeStream(w, req.Model, ans)
 }
 
-// withIDs gives each output item an id made from the answer's: rs_, msg_,
-// fc_, ctc_ and the item's index, so they are the same on every run.
-func withIDs(r Reply, id string) Reply {
+// Sent is the reply as the stand-in sends it in the response responseID
+// (resp_RULE_NN): each output item with an id made from the response's,
+// rs_, msg_, fc_ or ctc_ and the item's index, so they are the same on
+// every run, and a reasoning item with made-up encrypted content.
+func Sent(r Reply, responseID string) Reply {
+	id := strings.TrimPrefix(responseID, "resp_")
 	prefix := map[string]string{"reasoning": "rs", "message": "msg", "function_call": "fc", "custom_tool_call": "ctc"}
 	items := make([]Item, len(r.Items))
 	for i, it := range r.Items {

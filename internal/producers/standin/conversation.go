@@ -93,3 +93,12 @@ func show(parts []Part) string {
 	}
 	return string(b)
 }
+
+// MustMarshalIndent is MustMarshal, indented by two spaces.
+func MustMarshalIndent(v any) []byte {
+	var b bytes.Buffer
+	if err := json.Indent(&b, MustMarshal(v), "", "  "); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
+}
