@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
 	"github.com/rlog-ls/rlog-ls/internal/producers/codex"
+	"github.com/rlog-ls/rlog-ls/internal/producers/geminicli"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
@@ -31,7 +32,7 @@ type outcome struct {
 	err               error
 }
 
-var agents = []*agent{claude, codexAgent}
+var agents = []*agent{claude, codexAgent, geminiAgent}
 
 var claude = &agent{
 	name: "claude", title: "Claude Code", version: claudecode.Version, fixtures: claudecode.FixturesDir,
@@ -104,6 +105,59 @@ var codexAgent = &agent{
 }
 
 func codexOutcome(s *codex.Scenario, res *codex.Results, problems []string, err error) outcome {
+	o := outcome{scenario: s.Name, problems: problems, err: err}
+	if res != nil {
+		o.version = res.Version
+	}
+	return o
+}
+
+var geminiAgent = &agent{
+	name: "gemini", title: "Gemini CLI", version: geminicli.Version, fixtures: geminicli.FixturesDir,
+	cache: "gemini-cli", envs: []string{geminicli.BinaryEnv, geminicli.LegacyEnv},
+	// The legacy scenario also needs the last version that wrote single-JSON
+	// sessions, pinned whatever version runs the rest.
+	install: func(ctx context.Context, prefix, version string) (map[string]string, error) {
+		bundle, ccusage, err := geminicli.Install(ctx, prefix, version)
+		if err != nil {
+			return nil, err
+		}
+		legacyPrefix, err := harness.CachePrefix("gemini-cli-" + geminicli.LegacyVersion)
+		if err != nil {
+			return nil, err
+		}
+		legacy, _, err := geminicli.Install(ctx, legacyPrefix, geminicli.LegacyVersion)
+		return map[string]string{geminicli.BinaryEnv: bundle, geminicli.LegacyEnv: legacy, harness.CCUsageEnv: ccusage}, err
+	},
+	latest: geminicli.LatestVersion,
+	recordAll: func(ctx context.Context, bins map[string]string, dir string, parallel int) []outcome {
+		var out []outcome
+		for _, r := range geminicli.RecordAll(ctx, geminiBundles(bins), bins[harness.CCUsageEnv], dir, parallel, false) {
+			out = append(out, geminiOutcome(r.Scenario, r.Results, r.Problems, r.Err))
+		}
+		return out
+	},
+	recordOne: func(ctx context.Context, name string, bins map[string]string, out string, bodies bool) outcome {
+		s := geminicli.ScenarioNamed(name)
+		if s == nil {
+			return outcome{scenario: name, err: fmt.Errorf("no scenario %q", name)}
+		}
+		res, err := geminicli.Record(ctx, s, geminiBundles(bins), bins[harness.CCUsageEnv], out, bodies)
+		var problems []string
+		if err == nil {
+			problems = geminicli.Check(s, res, out)
+		}
+		return geminiOutcome(s, res, problems, err)
+	},
+	readme: geminicli.Readme,
+	drift:  geminicli.DriftReport,
+}
+
+func geminiBundles(bins map[string]string) geminicli.Bundles {
+	return geminicli.Bundles{Current: bins[geminicli.BinaryEnv], Legacy: bins[geminicli.LegacyEnv]}
+}
+
+func geminiOutcome(s *geminicli.Scenario, res *geminicli.Results, problems []string, err error) outcome {
 	o := outcome{scenario: s.Name, problems: problems, err: err}
 	if res != nil {
 		o.version = res.Version
