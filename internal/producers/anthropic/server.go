@@ -2,9 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
@@ -19,8 +17,7 @@ var Unscripted = Reply{Content: []Block{Text("(the stand-in has no scripted answ
 
 // StandIn serves a script of rules.
 type StandIn struct {
-	script *standin.Script[*Request, Reply]
-	srv    *standin.Server
+	*standin.API[*Request, Reply]
 }
 
 // Answer is what the stand-in answered one Messages request.
@@ -32,39 +29,17 @@ type Answer struct {
 
 // Start checks the rules and serves them on 127.0.0.1.
 func Start(rules []Rule) (*StandIn, error) {
-	for _, r := range rules {
-		if err := r.Reply.check(); err != nil {
-			return nil, fmt.Errorf("rule %s: %w", r.Name, err)
-		}
-	}
-	script, err := standin.NewScript(rules)
+	api, err := standin.StartAPI(rules, Reply.check, func(a *standin.API[*Request, Reply], ex *standin.Exchange, w http.ResponseWriter, r *http.Request) {
+		(&StandIn{a}).handle(ex, w, r)
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := &StandIn{script: script}
-	srv, err := standin.Start(s.handle)
-	if err != nil {
-		return nil, err
-	}
-	s.srv = srv
-	return s, nil
+	return &StandIn{api}, nil
 }
 
 // URL is the base URL to give the client (ANTHROPIC_BASE_URL).
-func (s *StandIn) URL() string { return s.srv.URL }
-
-// Close stops serving.
-func (s *StandIn) Close() error { return s.srv.Close() }
-
-// Exchanges is every request received so far, in order of arrival; the
-// Answer of a Messages request is an Answer.
-func (s *StandIn) Exchanges() []standin.Exchange { return s.srv.Exchanges() }
-
-// Unused names the rules that never answered.
-func (s *StandIn) Unused() []string { return s.script.Unused() }
-
-// Err reports requests turned away.
-func (s *StandIn) Err() error { return s.srv.Err() }
+func (s *StandIn) URL() string { return s.Server.URL }
 
 func (s *StandIn) handle(ex *standin.Exchange, w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
@@ -85,13 +60,7 @@ func (s *StandIn) messages(ex *standin.Exchange, w http.ResponseWriter) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "the stand-in cannot read the request: "+err.Error())
 		return
 	}
-	reply := Unscripted
-	id := fmt.Sprintf("unscripted_%02d", ex.Seq)
-	if rule, hit, ok := s.script.Pick(req); ok {
-		reply = rule.Reply
-		ex.Rule, ex.Hit = rule.Name, hit
-		id = fmt.Sprintf("%s_%02d", strings.ReplaceAll(rule.Name, "-", "_"), hit)
-	}
+	reply, id := s.Pick(ex, req, Unscripted)
 	ans := Answer{MessageID: "msg_" + id, RequestID: "req_" + id, Reply: reply}
 	ex.Answer = ans
 	if reply.Status != 0 && reply.Status != http.StatusOK {

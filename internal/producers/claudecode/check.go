@@ -57,7 +57,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		add("reading the transcripts: %v", err)
 		return problems
 	}
-	for _, u := range inv.Unknown(known) {
+	for _, u := range inv.Unknown(vocabulary.Known) {
 		add("%s is not in convert/claude/records", u)
 	}
 	return problems

@@ -3,9 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
@@ -17,41 +15,23 @@ const FixturesDir = "testdata/agents/claude-code"
 
 // A Recording is one scenario recorded: its results and what Check found
 // wrong with it.
-type Recording struct {
-	Scenario *Scenario
-	Results  *Results
-	Problems []string
-	Err      error // the run itself failed
-}
+type Recording = harness.Recording[*Scenario, Results]
 
 // RecordAll records every scenario into dir/NAME (dir must not hold them
 // yet), running at most parallel at once, and checks each recording. With
 // bodies, each request's whole body is kept in NAME/bodies/SEQ.json.
 func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, bodies bool) []Recording {
-	recs := make([]Recording, len(Scenarios))
-	harness.RunParallel(parallel, len(Scenarios), func(i int) {
-		s := Scenarios[i]
-		out := filepath.Join(dir, s.Name)
-		res, err := Record(ctx, s, binary, ccusage, out, bodies)
-		recs[i] = Recording{Scenario: s, Results: res, Err: err}
-		if err == nil {
-			recs[i].Problems = Check(s, res, out)
-		}
-	})
-	return recs
+	return harness.RecordAll(Scenarios, (*Scenario).name, dir, parallel, func(s *Scenario, out string) (*Results, error) {
+		return Record(ctx, s, binary, ccusage, out, bodies)
+	}, Check)
 }
+
+func (s *Scenario) name() string { return s.Name }
 
 // ReadResults reads a recorded scenario's results.json.
 func ReadResults(dir string) (*Results, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ResultsName))
-	if err != nil {
-		return nil, err
-	}
 	var res Results
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ResultsName), err)
-	}
-	return &res, nil
+	return &res, harness.ReadJSON(filepath.Join(dir, ResultsName), &res)
 }
 
 // Readme is the README.md of a version's recordings in dir, made from the
@@ -102,35 +82,23 @@ func Readme(dir, version string) ([]byte, error) {
 	}
 	p("## What %s wrote, over all scenarios\n\n", version)
 	p("Every type is listed, with what it holds, in convert/claude/records.\n\n")
-	for _, t := range []struct {
-		title  string
-		counts map[string]int
-	}{
-		{"Record type (`type`)", total.Kinds[RecordType]},
-		{"Attachment type (`attachment.type`)", total.Kinds[AttachmentType]},
-		{"System subtype (`subtype`)", total.Kinds[SystemSubtype]},
-	} {
-		p("| %s | Records |\n| --- | ---: |\n", t.title)
-		for _, name := range harness.SortedKeys(t.counts) {
-			p("| `%s` | %d |\n", name, t.counts[name])
-		}
-		p("\n")
-	}
+	harness.WriteTables(&b, total, "Records",
+		harness.Table{Title: "Record type (`type`)", Category: RecordType},
+		harness.Table{Title: "Attachment type (`attachment.type`)", Category: AttachmentType},
+		harness.Table{Title: "System subtype (`subtype`)", Category: SystemSubtype})
 	return b.Bytes(), nil
 }
 
 // inventoryOf is the inventory of every scenario's transcripts in a
 // version's folder.
 func inventoryOf(dir string) (*harness.Inventory, error) {
-	total := harness.NewInventory(RecordType, AttachmentType, SystemSubtype)
+	var names []string
 	for _, s := range Scenarios {
-		inv, err := TakeInventory(filepath.Join(dir, s.Name, ConfigDirName))
-		if err != nil {
-			return nil, err
-		}
-		total.Add(inv)
+		names = append(names, s.Name)
 	}
-	return total, nil
+	return harness.InventoryOf(dir, names, func(sdir string) (*harness.Inventory, error) {
+		return TakeInventory(filepath.Join(sdir, ConfigDirName))
+	})
 }
 
 // DriftReport compares the recordings of another version (in fresh) with
@@ -138,13 +106,5 @@ func inventoryOf(dir string) (*harness.Inventory, error) {
 // system subtypes and fields it wrote that the fixtures never show, and
 // those it no longer wrote.
 func DriftReport(pinned, fresh string) (string, error) {
-	base, err := inventoryOf(pinned)
-	if err != nil {
-		return "", fmt.Errorf("the pinned fixtures: %w", err)
-	}
-	now, err := inventoryOf(fresh)
-	if err != nil {
-		return "", err
-	}
-	return harness.DriftReport(base, now, known), nil
+	return harness.DriftBetween(pinned, fresh, inventoryOf, vocabulary.Known)
 }

@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -65,16 +64,9 @@ func TakeInventory(dir string) (*harness.Inventory, error) {
 }
 
 func addTranscript(inv *harness.Inventory, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	return harness.ScanLines(path, func(n int, line []byte) error {
 		var rec map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+		if err := json.Unmarshal(line, &rec); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		typ, _ := rec["type"].(string)
@@ -92,23 +84,13 @@ func addTranscript(inv *harness.Inventory, path string) error {
 			kind += "/" + sub
 		}
 		inv.AddFields(kind, rec, fieldRules)
-	}
-	return sc.Err()
+		return nil
+	})
 }
 
 // vocabulary is each category's list in convert/claude/records.
-var vocabulary = map[string][]records.Type{
+var vocabulary = harness.VocabularyOf(map[string][]records.Type{
 	RecordType:     records.Records,
 	AttachmentType: records.Attachments,
 	SystemSubtype:  records.SystemSubtypes,
-}
-
-// known says whether convert/claude/records lists name in category.
-func known(category, name string) bool {
-	for _, t := range vocabulary[category] {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
-}
+})

@@ -72,7 +72,7 @@ func TestInventoryAndDrift(t *testing.T) {
 			t.Errorf("what is gone lacks %q:\n%s", want, strings.Join(gone, "\n"))
 		}
 	}
-	unknown := f.Unknown(known)
+	unknown := f.Unknown(vocabulary.Known)
 	want := []string{"attachment type novel", "record type new-record", "system subtype brand_new"}
 	if !slices.Equal(unknown, want) {
 		t.Errorf("Unknown %v, want %v", unknown, want)

@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"os/exec"
 	"time"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // stepTimeout bounds one run of the CLI; a scenario's steps take seconds.
@@ -73,17 +73,8 @@ func runCLI(ctx context.Context, binary, dir string, envv, args []string, st Ste
 		err = converse(cmd, st, &stdout)
 	}
 	res := StepResult{Args: args, Stderr: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
-	case err != nil:
-		res.ExitCode = -1
-		res.Stderr += err.Error()
-	}
-	if ctx.Err() != nil {
-		res.Stderr += fmt.Sprintf("\n(killed after %s)", stepTimeout)
-	}
+	code, note := harness.ExitCode(ctx, err, stepTimeout)
+	res.ExitCode, res.Stderr = code, res.Stderr+note
 	res.Output = lastResult(stdout.Bytes())
 	return res
 }

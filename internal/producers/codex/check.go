@@ -67,7 +67,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		add("reading the rollouts: %v", err)
 		return problems
 	}
-	for _, u := range inv.Unknown(known) {
+	for _, u := range inv.Unknown(vocabulary.Known) {
 		add("%s is not in convert/codex/records", u)
 	}
 	return problems

@@ -13,39 +13,15 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
-	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // needCLI returns the pinned Codex and ccusage binaries named by
-// RLOG_CODEX and RLOG_CCUSAGE, or skips saying why; under
-// RLOG_REQUIRE_PRODUCERS=1 (set by .ci/run) a missing one fails instead.
+// RLOG_CODEX and RLOG_CCUSAGE, or skips saying why (see harness.NeedFiles).
 func needCLI(t *testing.T) (codex, ccusage string) {
 	t.Helper()
-	skip := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv(harness.RequireEnv) == "1" {
-			t.Fatalf("%s, and %s=1", msg, harness.RequireEnv)
-		}
-		t.Skip(msg)
-	}
-	if testing.Short() {
-		t.Skip("the real Codex runs take a while; run without -short")
-	}
-	if err := sandbox.Available(); err != nil {
-		skip("%v", err)
-	}
-	codex, ccusage = os.Getenv(BinaryEnv), os.Getenv(harness.CCUsageEnv)
-	if codex == "" || ccusage == "" {
-		skip("%s and %s name no binaries (go run ./internal/producers/cmd/record codex -install; see docs/producers.md)", BinaryEnv, harness.CCUsageEnv)
-	}
-	for _, b := range []string{codex, ccusage} {
-		if !harness.IsFile(b) {
-			skip("%s: no such file", b)
-		}
-	}
-	return codex, ccusage
+	f := harness.NeedFiles(t, "Codex CLI", BinaryEnv, harness.CCUsageEnv)
+	return f[0], f[1]
 }
 
 // TestScenariosWithTheRealCLI runs every scenario with the pinned CLI and
@@ -55,23 +31,12 @@ func needCLI(t *testing.T) (codex, ccusage string) {
 func TestScenariosWithTheRealCLI(t *testing.T) {
 	codex, ccusage := needCLI(t)
 	dir := t.TempDir()
-	for _, r := range RecordAll(context.Background(), codex, ccusage, dir, 4, true) {
-		t.Run(r.Scenario.Name, func(t *testing.T) {
-			t.Parallel() // the resumes, each in its own sandbox
-			if r.Err != nil {
-				t.Fatal(r.Err)
-			}
-			if r.Results.Version != Version {
-				t.Errorf("ran Codex %s, not the pinned %s", r.Results.Version, Version)
-			}
-			for _, p := range r.Problems {
-				t.Error(p)
-			}
-			if len(r.Problems) == 0 && r.Scenario.Ends != "" {
-				checkResume(t, codex, r.Scenario, filepath.Join(dir, r.Scenario.Name))
-			}
-		})
-	}
+	recs := RecordAll(context.Background(), codex, ccusage, dir, 4, true)
+	harness.EachRecording(t, recs, (*Scenario).name, func(r *Results) string { return r.Version }, Version, func(t *testing.T, s *Scenario) {
+		if s.Ends != "" {
+			checkResume(t, codex, s, filepath.Join(dir, s.Name))
+		}
+	})
 }
 
 // checkResume resumes the main thread's rollout and compares the

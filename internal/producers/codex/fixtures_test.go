@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/codex/records"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
@@ -118,21 +119,8 @@ func TestRecordsPackageIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for category, list := range vocabulary {
-		var names []string
-		for _, ty := range list {
-			if slices.Contains(names, ty.Name) {
-				t.Errorf("%s %s is listed twice", category, ty.Name)
-			}
-			names = append(names, ty.Name)
-			n := inv.Kinds[category][ty.Name]
-			if ty.Recorded && n == 0 {
-				t.Errorf("%s %s is marked Recorded but no fixture has it", category, ty.Name)
-			}
-			if !ty.Recorded && n > 0 {
-				t.Errorf("%s %s is in the fixtures but not marked Recorded", category, ty.Name)
-			}
-		}
+	for _, p := range vocabulary.Mismatches(inv) {
+		t.Error(p)
 	}
 	if records.Version != Version {
 		t.Errorf("records.Version %s, the pinned version %s", records.Version, Version)
@@ -140,17 +128,8 @@ func TestRecordsPackageIsExact(t *testing.T) {
 }
 
 func TestReadmeIsTheRecording(t *testing.T) {
-	want, err := Readme(pinnedFixtures, Version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(pinnedFixtures, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("README.md is not what the recordings make: record again (go run ./internal/producers/cmd/record codex -readme)")
-	}
+	harness.CheckReadme(t, pinnedFixtures, func(dir string) ([]byte, error) { return Readme(dir, Version) },
+		"go run ./internal/producers/cmd/record codex -readme")
 }
 
 // TestInventoryReportsAnUnknownName: a line, payload or item type the
@@ -168,7 +147,7 @@ func TestInventoryReportsAnUnknownName(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"item_completed item Telepathy", "line type brand_new", "response_item type hologram"}
-	if got := inv.Unknown(known); !slices.Equal(got, want) {
+	if got := inv.Unknown(vocabulary.Known); !slices.Equal(got, want) {
 		t.Errorf("Unknown %v, want %v", got, want)
 	}
 	os.WriteFile(filepath.Join(dir, "r.jsonl"), []byte("{}\nnot json\n"), 0o644)

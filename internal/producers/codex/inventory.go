@@ -1,11 +1,9 @@
 package codex
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -50,16 +48,9 @@ func TakeInventory(dir string) (*harness.Inventory, error) {
 }
 
 func addRollout(inv *harness.Inventory, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	return harness.ScanLines(path, func(n int, raw []byte) error {
 		var line map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+		if err := json.Unmarshal(raw, &line); err != nil {
 			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		typ, _ := line["type"].(string)
@@ -82,24 +73,14 @@ func addRollout(inv *harness.Inventory, path string) error {
 			}
 		}
 		inv.AddFields(kind, line, fieldRules)
-	}
-	return sc.Err()
+		return nil
+	})
 }
 
 // vocabulary is each category's list in convert/codex/records.
-var vocabulary = map[string][]records.Type{
+var vocabulary = harness.VocabularyOf(map[string][]records.Type{
 	LineType:         records.Lines,
 	ResponseItemType: records.ResponseItems,
 	EventType:        records.Events,
 	ItemType:         records.Items,
-}
-
-// known says whether convert/codex/records lists name in category.
-func known(category, name string) bool {
-	for _, t := range vocabulary[category] {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
-}
+})

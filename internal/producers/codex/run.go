@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // stepTimeout bounds one run of the CLI; a scenario's steps take seconds.
@@ -77,17 +78,8 @@ func runCLI(ctx context.Context, binary, dir string, envv, args []string) StepRe
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	res := StepResult{Args: args, Stderr: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
-	case err != nil:
-		res.ExitCode = -1
-		res.Stderr += err.Error()
-	}
-	if ctx.Err() != nil {
-		res.Stderr += fmt.Sprintf("\n(killed after %s)", stepTimeout)
-	}
+	code, note := harness.ExitCode(ctx, err, stepTimeout)
+	res.ExitCode, res.Stderr = code, res.Stderr+note
 	for _, line := range strings.Split(stdout.String(), "\n") {
 		if line = strings.TrimSpace(line); line == "" {
 			continue

@@ -1,14 +1,14 @@
 package codex
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // Usage is Codex's token usage, as its rollouts and --json events write
@@ -107,17 +107,10 @@ func CountTokens(codexHome string, steps []StepResult) (*Tokens, error) {
 
 func threadTokens(path string) (ThreadTokens, error) {
 	var th ThreadTokens
-	f, err := os.Open(path)
-	if err != nil {
-		return th, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	err := harness.ScanLines(path, func(n int, raw []byte) error {
 		var l rolloutLine
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return th, fmt.Errorf("%s:%d: %w", path, n, err)
+		if err := json.Unmarshal(raw, &l); err != nil {
+			return fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		switch {
 		case l.Type == "session_meta" && th.Thread == "":
@@ -130,8 +123,9 @@ func threadTokens(path string) (ThreadTokens, error) {
 		case l.Type == "event_msg" && l.Payload.Type == "token_count" && l.Payload.Info != nil && l.Payload.Info.Total != nil:
 			th.LastTotal = l.Payload.Info.Total
 		}
-	}
-	return th, sc.Err()
+		return nil
+	})
+	return th, err
 }
 
 // main is the accounting of the main thread (the first not a sub-agent).

@@ -1,9 +1,7 @@
 package gemini
 
 import (
-	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
@@ -18,8 +16,7 @@ var Unscripted = Reply{Parts: []Part{Text("(the stand-in has no scripted answer 
 
 // StandIn serves a script of rules.
 type StandIn struct {
-	script *standin.Script[*Request, Reply]
-	srv    *standin.Server
+	*standin.API[*Request, Reply]
 }
 
 // Answer is what the stand-in answered one generate request.
@@ -30,37 +27,17 @@ type Answer struct {
 
 // Start checks the rules and serves them on 127.0.0.1.
 func Start(rules []Rule) (*StandIn, error) {
-	for _, r := range rules {
-		if err := r.Reply.check(); err != nil {
-			return nil, fmt.Errorf("rule %s: %w", r.Name, err)
-		}
-	}
-	script, err := standin.NewScript(rules)
+	api, err := standin.StartAPI(rules, Reply.check, func(a *standin.API[*Request, Reply], ex *standin.Exchange, w http.ResponseWriter, r *http.Request) {
+		(&StandIn{a}).handle(ex, w, r)
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := &StandIn{script: script}
-	if s.srv, err = standin.Start(s.handle); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return &StandIn{api}, nil
 }
 
 // URL is the base URL to give the client (GOOGLE_GEMINI_BASE_URL).
-func (s *StandIn) URL() string { return s.srv.URL }
-
-// Close stops serving.
-func (s *StandIn) Close() error { return s.srv.Close() }
-
-// Exchanges is every request received so far, in order of arrival; the
-// Answer of a generate request is an Answer.
-func (s *StandIn) Exchanges() []standin.Exchange { return s.srv.Exchanges() }
-
-// Unused names the rules that never answered.
-func (s *StandIn) Unused() []string { return s.script.Unused() }
-
-// Err reports requests turned away.
-func (s *StandIn) Err() error { return s.srv.Err() }
+func (s *StandIn) URL() string { return s.Server.URL }
 
 func (s *StandIn) handle(ex *standin.Exchange, w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
@@ -82,13 +59,7 @@ func (s *StandIn) handle(ex *standin.Exchange, w http.ResponseWriter, r *http.Re
 		writeError(w, http.StatusNotFound, "the stand-in does not serve "+req.Method)
 		return
 	}
-	reply := Unscripted
-	id := fmt.Sprintf("unscripted_%02d", ex.Seq)
-	if rule, hit, ok := s.script.Pick(req); ok {
-		reply = rule.Reply
-		ex.Rule, ex.Hit = rule.Name, hit
-		id = fmt.Sprintf("%s_%02d", strings.ReplaceAll(rule.Name, "-", "_"), hit)
-	}
+	reply, id := s.Pick(ex, req, Unscripted)
 	ans := Answer{ResponseID: id, Reply: reply}
 	ex.Answer = ans
 	if reply.Status != 0 && reply.Status != http.StatusOK {

@@ -74,7 +74,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		add("reading the sessions: %v", err)
 		return problems
 	}
-	for _, u := range inv.Unknown(known) {
+	for _, u := range inv.Unknown(vocabulary.Known) {
 		add("%s is not in convert/gemini/records", u)
 	}
 	return problems

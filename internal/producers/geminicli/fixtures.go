@@ -15,29 +15,18 @@ const FixturesDir = "testdata/agents/gemini-cli"
 
 // A Recording is one scenario recorded: its results and what Check found
 // wrong with it.
-type Recording struct {
-	Scenario *Scenario
-	Results  *Results
-	Problems []string
-	Err      error // the run itself failed
-}
+type Recording = harness.Recording[*Scenario, Results]
 
 // RecordAll records every scenario into dir/NAME (dir must not hold them
 // yet), running at most parallel at once, and checks each recording. With
 // bodies, each request's whole body is kept in NAME/bodies/.
 func RecordAll(ctx context.Context, bundles Bundles, ccusage, dir string, parallel int, bodies bool) []Recording {
-	recs := make([]Recording, len(Scenarios))
-	harness.RunParallel(parallel, len(Scenarios), func(i int) {
-		s := Scenarios[i]
-		out := filepath.Join(dir, s.Name)
-		res, err := Record(ctx, s, bundles, ccusage, out, bodies)
-		recs[i] = Recording{Scenario: s, Results: res, Err: err}
-		if err == nil {
-			recs[i].Problems = Check(s, res, out)
-		}
-	})
-	return recs
+	return harness.RecordAll(Scenarios, (*Scenario).name, dir, parallel, func(s *Scenario, out string) (*Results, error) {
+		return Record(ctx, s, bundles, ccusage, out, bodies)
+	}, Check)
 }
+
+func (s *Scenario) name() string { return s.Name }
 
 // ReadResults reads a recorded scenario's results.json.
 func ReadResults(dir string) (*Results, error) {
@@ -110,34 +99,24 @@ func Readme(dir, version string) ([]byte, error) {
 	}
 	p("## What the CLI wrote, over all scenarios\n\n")
 	p("Every name is listed, with what it holds, in convert/gemini/records.\n\n")
-	for _, t := range []struct{ title, category string }{
-		{"Record", RecordKind},
-		{"Message (`type`)", MessageType},
-		{"`$set` key", SetKey},
-		{"Tool call `status`", ToolStatus},
-	} {
-		p("| %s | Count |\n| --- | ---: |\n", t.title)
-		counts := total.Kinds[t.category]
-		for _, name := range harness.SortedKeys(counts) {
-			p("| `%s` | %d |\n", name, counts[name])
-		}
-		p("\n")
-	}
+	harness.WriteTables(&b, total, "Count",
+		harness.Table{Title: "Record", Category: RecordKind},
+		harness.Table{Title: "Message (`type`)", Category: MessageType},
+		harness.Table{Title: "`$set` key", Category: SetKey},
+		harness.Table{Title: "Tool call `status`", Category: ToolStatus})
 	return b.Bytes(), nil
 }
 
 // inventoryOf is the inventory of every scenario's sessions in a
 // version's folder.
 func inventoryOf(dir string) (*harness.Inventory, error) {
-	total := harness.NewInventory(RecordKind, MessageType, SetKey, ToolStatus)
+	var names []string
 	for _, s := range Scenarios {
-		inv, err := TakeInventory(filepath.Join(dir, s.Name, GeminiDirName))
-		if err != nil {
-			return nil, err
-		}
-		total.Add(inv)
+		names = append(names, s.Name)
 	}
-	return total, nil
+	return harness.InventoryOf(dir, names, func(sdir string) (*harness.Inventory, error) {
+		return TakeInventory(filepath.Join(sdir, GeminiDirName))
+	})
 }
 
 // DriftReport compares the recordings of another version (in fresh) with
@@ -145,13 +124,5 @@ func inventoryOf(dir string) (*harness.Inventory, error) {
 // fixtures never show, those it no longer wrote, and the names the records
 // package does not know.
 func DriftReport(pinned, fresh string) (string, error) {
-	base, err := inventoryOf(pinned)
-	if err != nil {
-		return "", fmt.Errorf("the pinned fixtures: %w", err)
-	}
-	now, err := inventoryOf(fresh)
-	if err != nil {
-		return "", err
-	}
-	return harness.DriftReport(base, now, known), nil
+	return harness.DriftBetween(pinned, fresh, inventoryOf, vocabulary.Known)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
@@ -144,21 +145,8 @@ func TestRecordsPackageIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for category, list := range vocabulary {
-		var names []string
-		for _, ty := range list {
-			if slices.Contains(names, ty.Name) {
-				t.Errorf("%s %s is listed twice", category, ty.Name)
-			}
-			names = append(names, ty.Name)
-			n := inv.Kinds[category][ty.Name]
-			if ty.Recorded && n == 0 {
-				t.Errorf("%s %s is marked Recorded but no fixture has it", category, ty.Name)
-			}
-			if !ty.Recorded && n > 0 {
-				t.Errorf("%s %s is in the fixtures but not marked Recorded", category, ty.Name)
-			}
-		}
+	for _, p := range vocabulary.Mismatches(inv) {
+		t.Error(p)
 	}
 	if records.Version != Version || records.LegacyVersion != LegacyVersion {
 		t.Errorf("records.Version %s and LegacyVersion %s, the pinned %s and %s", records.Version, records.LegacyVersion, Version, LegacyVersion)
@@ -166,17 +154,8 @@ func TestRecordsPackageIsExact(t *testing.T) {
 }
 
 func TestReadmeIsTheRecording(t *testing.T) {
-	want, err := Readme(pinnedFixtures, Version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(pinnedFixtures, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("README.md is not what the recordings make: record again (go run ./internal/producers/cmd/record gemini -readme)")
-	}
+	harness.CheckReadme(t, pinnedFixtures, func(dir string) ([]byte, error) { return Readme(dir, Version) },
+		"go run ./internal/producers/cmd/record gemini -readme")
 }
 
 // TestSessionFilesBothForms reads a JSONL session and a single-JSON one:
@@ -214,7 +193,7 @@ func TestSessionFilesBothForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	unknown := inv.Unknown(known)
+	unknown := inv.Unknown(vocabulary.Known)
 	wantUnknown := []string{"$set key brandNew", "message type hologram", "record {$teleport}"}
 	if !slices.Equal(unknown, wantUnknown) {
 		t.Errorf("unknown %v, want %v", unknown, wantUnknown)

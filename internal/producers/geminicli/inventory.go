@@ -86,19 +86,9 @@ func recordKind(r SessionRecord, legacyHead bool) string {
 }
 
 // vocabulary is each category's list in convert/gemini/records.
-var vocabulary = map[string][]records.Type{
+var vocabulary = harness.VocabularyOf(map[string][]records.Type{
 	RecordKind:  records.Records,
 	MessageType: records.Messages,
 	SetKey:      records.SetKeys,
 	ToolStatus:  records.ToolStatuses,
-}
-
-// known says whether convert/gemini/records lists name in category.
-func known(category, name string) bool {
-	for _, t := range vocabulary[category] {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
-}
+})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -65,17 +64,8 @@ func runCLI(ctx context.Context, bundle, dir string, envv, args []string) StepRe
 	// Stack traces name the install's folder, which is the machine's.
 	install := filepath.Dir(filepath.Dir(bundle))
 	res := StepResult{Args: args, Stderr: strings.ReplaceAll(stderr.String(), install, "GEMINI_CLI")}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
-	case err != nil:
-		res.ExitCode = -1
-		res.Stderr += err.Error()
-	}
-	if ctx.Err() != nil {
-		res.Stderr += fmt.Sprintf("\n(killed after %s)", stepTimeout)
-	}
+	code, note := harness.ExitCode(ctx, err, stepTimeout)
+	res.ExitCode, res.Stderr = code, res.Stderr+note
 	out := bytes.TrimSpace(stdout.Bytes())
 	switch {
 	case json.Valid(out) && len(out) > 0 && out[0] == '{':

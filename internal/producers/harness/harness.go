@@ -7,14 +7,19 @@
 package harness
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 )
 
@@ -209,4 +214,40 @@ func RunParallel(parallel, n int, f func(i int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// ScanLines calls f with each line of the file at path and its number,
+// from 1 (lines up to 64 MB: a session's line can hold a large tool
+// output).
+func ScanLines(path string, f func(n int, line []byte) error) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		if err := f(n, sc.Bytes()); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
+}
+
+// ExitCode is the exit code of a command that ended with err (0 when
+// nil), and a note for its stderr when it did not exit by itself: the
+// error that kept it from running, or its kill when ctx ended first.
+func ExitCode(ctx context.Context, err error, timeout time.Duration) (code int, note string) {
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		code, note = -1, err.Error()
+	}
+	if ctx.Err() != nil {
+		note += fmt.Sprintf("\n(killed after %s)", timeout)
+	}
+	return code, note
 }

@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"bytes"
 	"fmt"
+	"path/filepath"
 	"sort"
 )
 
@@ -120,12 +122,12 @@ func (inv *Inventory) NewSince(base *Inventory) []string {
 // Add adds other's counts to inv.
 func (inv *Inventory) Add(other *Inventory) {
 	inv.Files += other.Files
-	for c, counts := range other.Kinds {
+	for _, c := range other.Categories {
 		if inv.Kinds[c] == nil {
 			inv.Categories = append(inv.Categories, c)
 			inv.Kinds[c] = map[string]int{}
 		}
-		for k, n := range counts {
+		for k, n := range other.Kinds[c] {
 			inv.Kinds[c][k] += n
 		}
 	}
@@ -149,4 +151,49 @@ func DriftReport(pinned, fresh *Inventory, known func(category, name string) boo
 	list("Gone (in the pinned fixtures, not written now)", pinned.NewSince(fresh))
 	list("Types the records package does not know", fresh.Unknown(known))
 	return string(b)
+}
+
+// InventoryOf is the inventory of every scenario's recording in a
+// version's folder: take reads the one in dir/NAME.
+func InventoryOf(dir string, scenarios []string, take func(scenarioDir string) (*Inventory, error)) (*Inventory, error) {
+	total := NewInventory()
+	for _, name := range scenarios {
+		inv, err := take(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		total.Add(inv)
+	}
+	return total, nil
+}
+
+// DriftBetween compares the recordings of another version (in fresh) with
+// the pinned fixtures (in pinned), each read by inventoryOf: see
+// DriftReport.
+func DriftBetween(pinned, fresh string, inventoryOf func(dir string) (*Inventory, error), known func(category, name string) bool) (string, error) {
+	base, err := inventoryOf(pinned)
+	if err != nil {
+		return "", fmt.Errorf("the pinned fixtures: %w", err)
+	}
+	now, err := inventoryOf(fresh)
+	if err != nil {
+		return "", err
+	}
+	return DriftReport(base, now, known), nil
+}
+
+// A Table is one category of an inventory as a README shows it.
+type Table struct{ Title, Category string }
+
+// WriteTables writes each table of inv as Markdown: its names, sorted,
+// with their counts under countHeader.
+func WriteTables(b *bytes.Buffer, inv *Inventory, countHeader string, tables ...Table) {
+	for _, t := range tables {
+		fmt.Fprintf(b, "| %s | %s |\n| --- | ---: |\n", t.Title, countHeader)
+		counts := inv.Kinds[t.Category]
+		for _, name := range SortedKeys(counts) {
+			fmt.Fprintf(b, "| `%s` | %d |\n", name, counts[name])
+		}
+		b.WriteString("\n")
+	}
 }

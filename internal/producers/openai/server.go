@@ -19,8 +19,7 @@ var Unscripted = Reply{Items: []Item{Message("(the stand-in has no scripted answ
 
 // StandIn serves a script of rules.
 type StandIn struct {
-	script *standin.Script[*Request, Reply]
-	srv    *standin.Server
+	*standin.API[*Request, Reply]
 }
 
 // Answer is what the stand-in answered one Responses request: the
@@ -32,37 +31,17 @@ type Answer struct {
 
 // Start checks the rules and serves them on 127.0.0.1.
 func Start(rules []Rule) (*StandIn, error) {
-	for _, r := range rules {
-		if err := r.Reply.check(); err != nil {
-			return nil, fmt.Errorf("rule %s: %w", r.Name, err)
-		}
-	}
-	script, err := standin.NewScript(rules)
+	api, err := standin.StartAPI(rules, Reply.check, func(a *standin.API[*Request, Reply], ex *standin.Exchange, w http.ResponseWriter, r *http.Request) {
+		(&StandIn{a}).handle(ex, w, r)
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := &StandIn{script: script}
-	if s.srv, err = standin.Start(s.handle); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return &StandIn{api}, nil
 }
 
 // URL is the API's base URL to give the client (its /v1 included).
-func (s *StandIn) URL() string { return s.srv.URL + "/v1" }
-
-// Close stops serving.
-func (s *StandIn) Close() error { return s.srv.Close() }
-
-// Exchanges is every request received so far, in order of arrival; the
-// Answer of a Responses request is an Answer.
-func (s *StandIn) Exchanges() []standin.Exchange { return s.srv.Exchanges() }
-
-// Unused names the rules that never answered.
-func (s *StandIn) Unused() []string { return s.script.Unused() }
-
-// Err reports requests turned away.
-func (s *StandIn) Err() error { return s.srv.Err() }
+func (s *StandIn) URL() string { return s.Server.URL + "/v1" }
 
 func (s *StandIn) handle(ex *standin.Exchange, w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
@@ -74,13 +53,7 @@ func (s *StandIn) handle(ex *standin.Exchange, w http.ResponseWriter, r *http.Re
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "the stand-in cannot read the request: "+err.Error())
 		return
 	}
-	reply := Unscripted
-	id := fmt.Sprintf("unscripted_%02d", ex.Seq)
-	if rule, hit, ok := s.script.Pick(req); ok {
-		reply = rule.Reply
-		ex.Rule, ex.Hit = rule.Name, hit
-		id = fmt.Sprintf("%s_%02d", strings.ReplaceAll(rule.Name, "-", "_"), hit)
-	}
+	reply, id := s.Pick(ex, req, Unscripted)
 	ans := Answer{ResponseID: "resp_" + id, Reply: Sent(reply, "resp_"+id)}
 	ex.Answer = ans
 	if reply.Status != 0 && reply.Status != http.StatusOK {
