@@ -2,10 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
@@ -20,8 +17,7 @@ var Unscripted = Reply{Content: []Block{Text("(the stand-in has no scripted answ
 
 // StandIn serves a script of rules.
 type StandIn struct {
-	script *standin.Script[*Request, Reply]
-	srv    *standin.Server
+	*standin.API[*Request, Reply]
 }
 
 // Answer is what the stand-in answered one Messages request.
@@ -33,46 +29,24 @@ type Answer struct {
 
 // Start checks the rules and serves them on 127.0.0.1.
 func Start(rules []Rule) (*StandIn, error) {
-	for _, r := range rules {
-		if err := r.Reply.check(); err != nil {
-			return nil, fmt.Errorf("rule %s: %w", r.Name, err)
-		}
-	}
-	script, err := standin.NewScript(rules)
+	api, err := standin.StartAPI(rules, Reply.check, func(a *standin.API[*Request, Reply], ex *standin.Exchange, w http.ResponseWriter, r *http.Request) {
+		(&StandIn{a}).handle(ex, w, r)
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := &StandIn{script: script}
-	srv, err := standin.Start(s.handle)
-	if err != nil {
-		return nil, err
-	}
-	s.srv = srv
-	return s, nil
+	return &StandIn{api}, nil
 }
 
 // URL is the base URL to give the client (ANTHROPIC_BASE_URL).
-func (s *StandIn) URL() string { return s.srv.URL }
-
-// Close stops serving.
-func (s *StandIn) Close() error { return s.srv.Close() }
-
-// Exchanges is every request received so far, in order of arrival; the
-// Answer of a Messages request is an Answer.
-func (s *StandIn) Exchanges() []standin.Exchange { return s.srv.Exchanges() }
-
-// Unused names the rules that never answered.
-func (s *StandIn) Unused() []string { return s.script.Unused() }
-
-// Err reports requests turned away.
-func (s *StandIn) Err() error { return s.srv.Err() }
+func (s *StandIn) URL() string { return s.Server.URL }
 
 func (s *StandIn) handle(ex *standin.Exchange, w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	switch {
 	case r.Method == http.MethodPost && path == "/v1/messages/count_tokens":
 		// A stable figure of the request's size.
-		writeJSON(w, http.StatusOK, map[string]int{"input_tokens": len(ex.Body) / 4})
+		standin.WriteJSON(w, http.StatusOK, map[string]int{"input_tokens": len(ex.Body) / 4})
 	case r.Method == http.MethodPost && path == "/v1/messages":
 		s.messages(ex, w)
 	default:
@@ -86,13 +60,7 @@ func (s *StandIn) messages(ex *standin.Exchange, w http.ResponseWriter) {
 		writeError(w, http.StatusBadRequest, "invalid_request_error", "the stand-in cannot read the request: "+err.Error())
 		return
 	}
-	reply := Unscripted
-	id := fmt.Sprintf("unscripted_%02d", ex.Seq)
-	if rule, hit, ok := s.script.Pick(req); ok {
-		reply = rule.Reply
-		ex.Rule, ex.Hit = rule.Name, hit
-		id = fmt.Sprintf("%s_%02d", strings.ReplaceAll(rule.Name, "-", "_"), hit)
-	}
+	reply, id := s.Pick(ex, req, Unscripted)
 	ans := Answer{MessageID: "msg_" + id, RequestID: "req_" + id, Reply: reply}
 	ex.Answer = ans
 	if reply.Status != 0 && reply.Status != http.StatusOK {
@@ -103,7 +71,7 @@ func (s *StandIn) messages(ex *standin.Exchange, w http.ResponseWriter) {
 	msg := message{ID: ans.MessageID, Type: "message", Role: "assistant", Model: req.Model,
 		Content: reply.Content, StopReason: reply.stopReason(), Usage: reply.usage()}
 	if !req.Stream {
-		writeJSON(w, http.StatusOK, msg)
+		standin.WriteJSON(w, http.StatusOK, msg)
 		return
 	}
 	writeStream(w, msg)
@@ -134,20 +102,20 @@ func writeStream(w http.ResponseWriter, msg message) {
 	start.Content = []Block{}
 	start.StopReason = ""
 	start.Usage.Output = 1
-	event(w, "message_start", map[string]any{"type": "message_start", "message": startMessage(start)})
-	event(w, "ping", map[string]any{"type": "ping"})
+	standin.SSE(w, "message_start", map[string]any{"type": "message_start", "message": startMessage(start)})
+	standin.SSE(w, "ping", map[string]any{"type": "ping"})
 	for i, b := range msg.Content {
 		var first Block
 		var deltas []map[string]any
 		switch b.Type {
 		case "text":
 			first = Block{Type: "text"}
-			for _, p := range halves(b.Text) {
+			for _, p := range standin.Halves(b.Text) {
 				deltas = append(deltas, map[string]any{"type": "text_delta", "text": p})
 			}
 		case "thinking":
 			first = Block{Type: "thinking"}
-			for _, p := range halves(b.Thinking) {
+			for _, p := range standin.Halves(b.Thinking) {
 				deltas = append(deltas, map[string]any{"type": "thinking_delta", "thinking": p})
 			}
 			deltas = append(deltas, map[string]any{"type": "signature_delta", "signature": b.Signature})
@@ -155,19 +123,19 @@ func writeStream(w http.ResponseWriter, msg message) {
 			first = b
 		case "tool_use":
 			first = Block{Type: "tool_use", ID: b.ID, Name: b.Name, Input: json.RawMessage(`{}`)}
-			for _, p := range halves(string(b.Input)) {
+			for _, p := range standin.Halves(string(b.Input)) {
 				deltas = append(deltas, map[string]any{"type": "input_json_delta", "partial_json": p})
 			}
 		}
-		event(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": blockStart(first)})
+		standin.SSE(w, "content_block_start", map[string]any{"type": "content_block_start", "index": i, "content_block": blockStart(first)})
 		for _, d := range deltas {
-			event(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": d})
+			standin.SSE(w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": i, "delta": d})
 		}
-		event(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
+		standin.SSE(w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": i})
 	}
-	event(w, "message_delta", map[string]any{"type": "message_delta",
+	standin.SSE(w, "message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": msg.StopReason, "stop_sequence": nil}, "usage": msg.Usage})
-	event(w, "message_stop", map[string]any{"type": "message_stop"})
+	standin.SSE(w, "message_stop", map[string]any{"type": "message_stop"})
 }
 
 // startMessage is message_start's message: stop_reason null.
@@ -191,44 +159,8 @@ func blockStart(b Block) map[string]any {
 	}
 }
 
-// halves splits s in two at a character boundary (one piece when short).
-func halves(s string) []string {
-	if len(s) < 2 {
-		return []string{s}
-	}
-	mid := len(s) / 2
-	for mid > 0 && !utf8.RuneStart(s[mid]) {
-		mid--
-	}
-	if mid == 0 {
-		return []string{s}
-	}
-	return []string{s[:mid], s[mid:]}
-}
-
-func event(w http.ResponseWriter, name string, data any) {
-	b, err := json.Marshal(data)
-	if err != nil {
-		panic(err) // only our own maps and strings
-	}
-	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
-	if f, ok := w.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(b)
-}
-
 func writeError(w http.ResponseWriter, status int, typ, msg string) {
-	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}})
+	standin.WriteJSON(w, status, map[string]any{"type": "error", "error": map[string]string{"type": typ, "message": msg}})
 }
 
 func errorType(status int) string {

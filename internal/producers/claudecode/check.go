@@ -3,9 +3,10 @@ package claudecode
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // Check says what is wrong with a scenario's recording in dir, given the
@@ -30,13 +31,13 @@ func Check(s *Scenario, res *Results, dir string) []string {
 			SessionID string `json:"session_id"`
 		}
 		if err := json.Unmarshal(r.Output, &out); err != nil || out.Type != "result" {
-			add("run %d printed no result (exit code %d): %s", i+1, r.ExitCode, excerpt(r.Stderr, 300))
+			add("run %d printed no result (exit code %d): %s", i+1, r.ExitCode, harness.Excerpt(r.Stderr, 300))
 			continue
 		}
 		if want := s.Steps[i].Fails; out.IsError != want || (r.ExitCode != 0) != want {
-			add("run %d: is_error %v, exit code %d; the scenario expects it to fail: %v (%s)", i+1, out.IsError, r.ExitCode, want, excerpt(r.Stderr, 300))
+			add("run %d: is_error %v, exit code %d; the scenario expects it to fail: %v (%s)", i+1, out.IsError, r.ExitCode, want, harness.Excerpt(r.Stderr, 300))
 		}
-		if !isFile(filepath.Join(project, out.SessionID+".jsonl")) {
+		if !harness.IsFile(filepath.Join(project, out.SessionID+".jsonl")) {
 			add("run %d: no transcript for session %s in %s", i+1, out.SessionID, project)
 		}
 	}
@@ -56,13 +57,8 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		add("reading the transcripts: %v", err)
 		return problems
 	}
-	for _, u := range inv.Unknown() {
+	for _, u := range inv.Unknown(vocabulary.Known) {
 		add("%s is not in convert/claude/records", u)
 	}
 	return problems
-}
-
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }

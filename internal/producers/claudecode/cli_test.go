@@ -11,39 +11,16 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
-	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // needCLI returns the pinned Claude Code and ccusage binaries named by
-// RLOG_CLAUDE_CODE and RLOG_CCUSAGE, or skips saying why; under
-// RLOG_REQUIRE_PRODUCERS=1 (set by .ci/run) a missing one fails instead.
+// RLOG_CLAUDE_CODE and RLOG_CCUSAGE, or skips saying why (see
+// harness.NeedFiles).
 func needCLI(t *testing.T) (claude, ccusage string) {
 	t.Helper()
-	skip := func(format string, args ...any) {
-		t.Helper()
-		msg := fmt.Sprintf(format, args...)
-		if os.Getenv(RequireEnv) == "1" {
-			t.Fatalf("%s, and %s=1", msg, RequireEnv)
-		}
-		t.Skip(msg)
-	}
-	if testing.Short() {
-		t.Skip("the real Claude Code runs take a while; run without -short")
-	}
-	if err := sandbox.Available(); err != nil {
-		skip("%v", err)
-	}
-	claude, ccusage = os.Getenv(BinaryEnv), os.Getenv(CCUsageEnv)
-	if claude == "" || ccusage == "" {
-		skip("%s and %s name no binaries (npm install --ignore-scripts %s@%s %s@%s; see docs/producers.md)",
-			BinaryEnv, CCUsageEnv, cliPackage, Version, ccusagePackage, CCUsageVersion)
-	}
-	for _, b := range []string{claude, ccusage} {
-		if !isFile(b) {
-			skip("%s: no such file", b)
-		}
-	}
-	return claude, ccusage
+	f := harness.NeedFiles(t, "Claude Code", BinaryEnv, harness.CCUsageEnv)
+	return f[0], f[1]
 }
 
 // TestScenariosWithTheRealCLI runs every scenario with the pinned CLI and
@@ -55,25 +32,12 @@ func needCLI(t *testing.T) (claude, ccusage string) {
 func TestScenariosWithTheRealCLI(t *testing.T) {
 	claude, ccusage := needCLI(t)
 	dir := t.TempDir()
-	for _, r := range RecordAll(context.Background(), claude, ccusage, dir, 3, true) {
-		t.Run(r.Scenario.Name, func(t *testing.T) {
-			if r.Err != nil {
-				t.Fatal(r.Err)
-			}
-			if r.Results.Version != Version {
-				t.Errorf("ran Claude Code %s, not the pinned %s", r.Results.Version, Version)
-			}
-			for _, p := range r.Problems {
-				t.Error(p)
-			}
-			if len(r.Problems) > 0 {
-				return
-			}
-			for _, end := range r.Scenario.Ends {
-				checkResume(t, claude, r.Scenario, filepath.Join(dir, r.Scenario.Name), end)
-			}
-		})
-	}
+	recs := RecordAll(context.Background(), claude, ccusage, dir, 3, true)
+	harness.EachRecording(t, recs, (*Scenario).name, func(r *Results) string { return r.Version }, Version, func(t *testing.T, s *Scenario) {
+		for _, end := range s.Ends {
+			checkResume(t, claude, s, filepath.Join(dir, s.Name), end)
+		}
+	})
 }
 
 // checkResume resumes the session whose conversation the rule end's answer

@@ -3,15 +3,10 @@ package claudecode
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 
-	"github.com/rlog-ls/rlog-ls/convert/claude/records"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // FixturesDir is where the recordings live, relative to the module root:
@@ -20,72 +15,23 @@ const FixturesDir = "testdata/agents/claude-code"
 
 // A Recording is one scenario recorded: its results and what Check found
 // wrong with it.
-type Recording struct {
-	Scenario *Scenario
-	Results  *Results
-	Problems []string
-	Err      error // the run itself failed
-}
+type Recording = harness.Recording[*Scenario, Results]
 
 // RecordAll records every scenario into dir/NAME (dir must not hold them
 // yet), running at most parallel at once, and checks each recording. With
 // bodies, each request's whole body is kept in NAME/bodies/SEQ.json.
 func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, bodies bool) []Recording {
-	recs := make([]Recording, len(Scenarios))
-	sem := make(chan struct{}, max(parallel, 1))
-	var wg sync.WaitGroup
-	for i, s := range Scenarios {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out := filepath.Join(dir, s.Name)
-			res, err := Record(ctx, s, binary, ccusage, out, bodies)
-			recs[i] = Recording{Scenario: s, Results: res, Err: err}
-			if err == nil {
-				recs[i].Problems = Check(s, res, out)
-			}
-		}()
-	}
-	wg.Wait()
-	return recs
+	return harness.RecordAll(Scenarios, (*Scenario).name, dir, parallel, func(s *Scenario, out string) (*Results, error) {
+		return Record(ctx, s, binary, ccusage, out, bodies)
+	}, Check)
 }
+
+func (s *Scenario) name() string { return s.Name }
 
 // ReadResults reads a recorded scenario's results.json.
 func ReadResults(dir string) (*Results, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ResultsName))
-	if err != nil {
-		return nil, err
-	}
 	var res Results
-	if err := json.Unmarshal(b, &res); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ResultsName), err)
-	}
-	return &res, nil
-}
-
-// ReplaceDir puts the folder fresh in the place of dest: the old one is
-// moved aside first and removed only once the new one is in place.
-func ReplaceDir(fresh, dest string) error {
-	old := dest + ".old"
-	if err := os.RemoveAll(old); err != nil {
-		return err
-	}
-	hadOld := true
-	if err := os.Rename(dest, old); err != nil {
-		if !os.IsNotExist(err) {
-			return err
-		}
-		hadOld = false
-	}
-	if err := os.Rename(fresh, dest); err != nil {
-		if hadOld {
-			os.Rename(old, dest)
-		}
-		return err
-	}
-	return os.RemoveAll(old)
+	return &res, harness.ReadJSON(filepath.Join(dir, ResultsName), &res)
 }
 
 // Readme is the README.md of a version's recordings in dir, made from the
@@ -110,9 +56,9 @@ func Readme(dir, version string) ([]byte, error) {
 	p("- `%s`: the CLI's version and, for each run, its arguments, exit code and JSON result\n", ResultsName)
 	p("  (`usage`, `modelUsage`, `total_cost_usd`: the CLI's own accounting);\n")
 	p("- `%s`: every request the stand-in received, in brief (which rule answered, the last message, the answer);\n", RequestsName)
-	p("- `%s`: ccusage %s's `claude session --json --offline -z UTC` on `%s/`.\n\n", CCUsageName, CCUsageVersion, ConfigDirName)
+	p("- `%s`: ccusage %s's `claude session --json --offline -z UTC` on `%s/`.\n\n", CCUsageName, harness.CCUsageVersion, ConfigDirName)
 	p("## Scenarios\n\n")
-	total := &Inventory{Records: map[string]int{}, Attachments: map[string]int{}, SystemSubtypes: map[string]int{}, Fields: map[string]int{}}
+	total := harness.NewInventory(RecordType, AttachmentType, SystemSubtype)
 	for _, s := range Scenarios {
 		sdir := filepath.Join(dir, s.Name)
 		res, err := ReadResults(sdir)
@@ -130,74 +76,29 @@ func Readme(dir, version string) ([]byte, error) {
 			if i < len(s.Steps) && s.Steps[i].Input != nil {
 				stdin = ", the prompt as stream-json on stdin"
 			}
-			p("%d. `claude %s`%s\n", i+1, shellWords(r.Args), stdin)
+			p("%d. `claude %s`%s\n", i+1, harness.ShellWords(r.Args), stdin)
 		}
-		p("\n%s, %d records: %s.\n\n", plural(inv.Files, "transcript file"), sum(inv.Records), counts(inv.Records))
+		p("\n%s, %d records: %s.\n\n", harness.Plural(inv.Files, "transcript file"), harness.Sum(inv.Kinds[RecordType]), harness.Counts(inv.Kinds[RecordType]))
 	}
 	p("## What %s wrote, over all scenarios\n\n", version)
 	p("Every type is listed, with what it holds, in convert/claude/records.\n\n")
-	for _, t := range []struct {
-		title  string
-		counts map[string]int
-		lookup func(string) (records.Type, bool)
-	}{
-		{"Record type (`type`)", total.Records, records.Record},
-		{"Attachment type (`attachment.type`)", total.Attachments, records.Attachment},
-		{"System subtype (`subtype`)", total.SystemSubtypes, records.SystemSubtype},
-	} {
-		p("| %s | Records |\n| --- | ---: |\n", t.title)
-		for _, name := range sortedKeys(t.counts) {
-			p("| `%s` | %d |\n", name, t.counts[name])
-		}
-		p("\n")
-	}
+	harness.WriteTables(&b, total, "Records",
+		harness.Table{Title: "Record type (`type`)", Category: RecordType},
+		harness.Table{Title: "Attachment type (`attachment.type`)", Category: AttachmentType},
+		harness.Table{Title: "System subtype (`subtype`)", Category: SystemSubtype})
 	return b.Bytes(), nil
-}
-
-// shellWords quotes args as a shell would need them, for reading.
-func shellWords(args []string) string {
-	var out []string
-	for _, a := range args {
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`*?()[]{}<>|&;#!~") {
-			out = append(out, a)
-			continue
-		}
-		out = append(out, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
-	}
-	return strings.Join(out, " ")
-}
-
-func sum(m map[string]int) int {
-	n := 0
-	for _, v := range m {
-		n += v
-	}
-	return n
-}
-
-// counts is "N name, …", the largest first.
-func counts(m map[string]int) string {
-	keys := sortedKeys(m)
-	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
-	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // inventoryOf is the inventory of every scenario's transcripts in a
 // version's folder.
-func inventoryOf(dir string) (*Inventory, error) {
-	total := &Inventory{Records: map[string]int{}, Attachments: map[string]int{}, SystemSubtypes: map[string]int{}, Fields: map[string]int{}}
+func inventoryOf(dir string) (*harness.Inventory, error) {
+	var names []string
 	for _, s := range Scenarios {
-		inv, err := TakeInventory(filepath.Join(dir, s.Name, ConfigDirName))
-		if err != nil {
-			return nil, err
-		}
-		total.Add(inv)
+		names = append(names, s.Name)
 	}
-	return total, nil
+	return harness.InventoryOf(dir, names, func(sdir string) (*harness.Inventory, error) {
+		return TakeInventory(filepath.Join(sdir, ConfigDirName))
+	})
 }
 
 // DriftReport compares the recordings of another version (in fresh) with
@@ -205,30 +106,5 @@ func inventoryOf(dir string) (*Inventory, error) {
 // system subtypes and fields it wrote that the fixtures never show, and
 // those it no longer wrote.
 func DriftReport(pinned, fresh string) (string, error) {
-	base, err := inventoryOf(pinned)
-	if err != nil {
-		return "", fmt.Errorf("the pinned fixtures: %w", err)
-	}
-	now, err := inventoryOf(fresh)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	list := func(title string, items []string) {
-		fmt.Fprintf(&b, "%s: %d\n", title, len(items))
-		for _, it := range items {
-			fmt.Fprintf(&b, "  %s\n", it)
-		}
-	}
-	list("New (written now, never in the pinned fixtures)", now.NewSince(base))
-	list("Gone (in the pinned fixtures, not written now)", base.NewSince(now))
-	list("Types the records package does not know", now.Unknown())
-	return b.String(), nil
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return harness.DriftBetween(pinned, fresh, inventoryOf, vocabulary.Known)
 }

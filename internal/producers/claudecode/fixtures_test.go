@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude/records"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
@@ -84,28 +84,8 @@ func TestRecordsPackageIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		label  string
-		list   []records.Type
-		counts map[string]int
-	}{
-		{"record type", records.Records, inv.Records},
-		{"attachment type", records.Attachments, inv.Attachments},
-		{"system subtype", records.SystemSubtypes, inv.SystemSubtypes},
-	} {
-		var names []string
-		for _, ty := range c.list {
-			if slices.Contains(names, ty.Name) {
-				t.Errorf("%s %s is listed twice", c.label, ty.Name)
-			}
-			names = append(names, ty.Name)
-			if ty.Recorded && c.counts[ty.Name] == 0 {
-				t.Errorf("%s %s is marked Recorded but no fixture has it", c.label, ty.Name)
-			}
-			if !ty.Recorded && c.counts[ty.Name] > 0 {
-				t.Errorf("%s %s is in the fixtures but not marked Recorded", c.label, ty.Name)
-			}
-		}
+	for _, p := range vocabulary.Mismatches(inv) {
+		t.Error(p)
 	}
 	if records.Version != Version {
 		t.Errorf("records.Version %s, the pinned version %s", records.Version, Version)
@@ -113,15 +93,6 @@ func TestRecordsPackageIsExact(t *testing.T) {
 }
 
 func TestReadmeIsTheRecording(t *testing.T) {
-	want, err := Readme(pinnedFixtures, Version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := os.ReadFile(filepath.Join(pinnedFixtures, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Error("README.md is not what the recordings make: record again (go run ./internal/producers/cmd/record claude)")
-	}
+	harness.CheckReadme(t, pinnedFixtures, func(dir string) ([]byte, error) { return Readme(dir, Version) },
+		"go run ./internal/producers/cmd/record claude -readme")
 }

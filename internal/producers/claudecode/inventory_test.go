@@ -49,7 +49,7 @@ func TestInventoryAndDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b.Files != 1 || b.Records["attachment"] != 1 || b.Attachments["date"] != 1 {
+	if b.Files != 1 || b.Kinds[RecordType]["attachment"] != 1 || b.Kinds[AttachmentType]["date"] != 1 {
 		t.Errorf("base inventory %+v", b)
 	}
 	news := f.NewSince(b)
@@ -72,7 +72,7 @@ func TestInventoryAndDrift(t *testing.T) {
 			t.Errorf("what is gone lacks %q:\n%s", want, strings.Join(gone, "\n"))
 		}
 	}
-	unknown := f.Unknown()
+	unknown := f.Unknown(vocabulary.Known)
 	want := []string{"attachment type novel", "record type new-record", "system subtype brand_new"}
 	if !slices.Equal(unknown, want) {
 		t.Errorf("Unknown %v, want %v", unknown, want)
@@ -94,23 +94,5 @@ func TestProjectDirName(t *testing.T) {
 		if got := ProjectDirName(in); got != want {
 			t.Errorf("ProjectDirName(%q) = %q, want %q", in, got, want)
 		}
-	}
-}
-
-func TestReplaceDir(t *testing.T) {
-	root := t.TempDir()
-	dest, fresh := filepath.Join(root, "v"), filepath.Join(root, "new")
-	os.MkdirAll(dest, 0o755)
-	os.WriteFile(filepath.Join(dest, "old.txt"), nil, 0o644)
-	os.MkdirAll(fresh, 0o755)
-	os.WriteFile(filepath.Join(fresh, "new.txt"), nil, 0o644)
-	if err := ReplaceDir(fresh, dest); err != nil {
-		t.Fatal(err)
-	}
-	if !isFile(filepath.Join(dest, "new.txt")) || isFile(filepath.Join(dest, "old.txt")) {
-		t.Error("dest does not hold exactly the fresh folder")
-	}
-	if _, err := os.Stat(dest + ".old"); !os.IsNotExist(err) {
-		t.Error("the old folder is left behind")
 	}
 }

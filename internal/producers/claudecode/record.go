@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
@@ -94,7 +95,7 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 			return nil, err
 		}
 	}
-	if err := writeFiles(s.Work(), s.Files); err != nil {
+	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
 		return nil, err
 	}
 	api, err := anthropic.Start(s.Rules)
@@ -126,7 +127,7 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 	}
 	config := filepath.Join(job.Out, ConfigDirName)
 	projects := filepath.Join(s.Home(), ".claude", "projects")
-	if err := copyTree(projects, filepath.Join(config, "projects")); err != nil {
+	if err := harness.CopyTree(projects, filepath.Join(config, "projects")); err != nil {
 		return nil, fmt.Errorf("copying what the CLI wrote: %w", err)
 	}
 	var reqs bytes.Buffer
@@ -152,18 +153,18 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 	if err := os.WriteFile(filepath.Join(job.Out, RequestsName), reqs.Bytes(), 0o644); err != nil {
 		return nil, err
 	}
-	if err := writeJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
 		return nil, err
 	}
 	if job.CCUsage != "" {
-		usage, err := ccusageSessions(ctx, job.CCUsage, config, filepath.Join(s.Dir(), "ccusage-home"))
+		// ccusage reads the Claude config folder the transcripts were copied to.
+		usage, err := harness.RunCCUsage(ctx, job.CCUsage,
+			[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CLAUDE_CONFIG_DIR=" + config},
+			[]string{"claude", "session", "--json", "--offline", "-z", "UTC"})
 		if err != nil {
 			return nil, err
 		}
-		var pretty bytes.Buffer
-		json.Indent(&pretty, usage, "", "  ")
-		pretty.WriteByte('\n')
-		if err := os.WriteFile(filepath.Join(job.Out, CCUsageName), pretty.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(job.Out, CCUsageName), usage, 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -182,12 +183,4 @@ func cliVersion(ctx context.Context, binary, home string) (string, error) {
 	}
 	v, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
 	return v, nil
-}
-
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

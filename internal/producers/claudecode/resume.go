@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
@@ -154,7 +155,7 @@ func runResumeJob(ctx context.Context, input json.RawMessage) (any, error) {
 	if err := os.WriteFile(filepath.Join(project, job.SessionID+".jsonl"), job.Transcript, 0o600); err != nil {
 		return nil, err
 	}
-	if err := writeFiles(filepath.Join(project, job.SessionID), job.SessionDir); err != nil {
+	if err := harness.WriteFiles(filepath.Join(project, job.SessionID), job.SessionDir); err != nil {
 		return nil, err
 	}
 	api, err := anthropic.Start([]anthropic.Rule{{Name: "resumed", When: anthropic.Any(),

@@ -5,14 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"time"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // stepTimeout bounds one run of the CLI; a scenario's steps take seconds.
@@ -76,17 +73,8 @@ func runCLI(ctx context.Context, binary, dir string, envv, args []string, st Ste
 		err = converse(cmd, st, &stdout)
 	}
 	res := StepResult{Args: args, Stderr: stderr.String()}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
-	case err != nil:
-		res.ExitCode = -1
-		res.Stderr += err.Error()
-	}
-	if ctx.Err() != nil {
-		res.Stderr += fmt.Sprintf("\n(killed after %s)", stepTimeout)
-	}
+	code, note := harness.ExitCode(ctx, err, stepTimeout)
+	res.ExitCode, res.Stderr = code, res.Stderr+note
 	res.Output = lastResult(stdout.Bytes())
 	return res
 }
@@ -161,45 +149,6 @@ func lastResult(out []byte) json.RawMessage {
 	return last
 }
 
-// writeFiles lays out files (relative paths) under dir.
-func writeFiles(dir string, files map[string][]byte) error {
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// copyTree copies the regular files under src to dst, keeping the layout.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-			return err
-		}
-		return os.WriteFile(out, data, 0o644)
-	})
-}
-
 // stepArgs are the CLI's arguments for step i, resuming session prev.
 func (s *Scenario) stepArgs(i int, prev string) []string {
 	st := s.Steps[i]
@@ -223,22 +172,4 @@ func (s *Scenario) stepArgs(i int, prev string) []string {
 		args = append(args, "--permission-prompt-tool", "stdio")
 	}
 	return append(args, st.Args...)
-}
-
-// ccusageSessions runs ccusage's session report on a Claude config folder
-// (one holding projects/), offline, in UTC.
-func ccusageSessions(ctx context.Context, ccusage, configDir, home string) (json.RawMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, ccusage, "claude", "session", "--json", "--offline", "-z", "UTC")
-	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "CLAUDE_CONFIG_DIR=" + configDir, "TZ=UTC", "NO_COLOR=1"}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("ccusage: %v: %s", err, stderr.Bytes())
-	}
-	if !json.Valid(stdout.Bytes()) {
-		return nil, fmt.Errorf("ccusage printed no JSON: %q", stdout.Bytes())
-	}
-	return json.RawMessage(bytes.TrimSpace(stdout.Bytes())), nil
 }

@@ -2,9 +2,9 @@ package claudecode
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
@@ -39,33 +39,21 @@ type BlockSummary struct {
 	IsError bool   `json:"isError,omitempty"`
 }
 
-// excerpt is the opening of s, at most n bytes, on one line.
-func excerpt(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
 func summarizeBlocks(blocks []anthropic.Block) []BlockSummary {
 	var out []BlockSummary
 	for _, b := range blocks {
 		s := BlockSummary{Type: b.Type}
 		switch b.Type {
 		case "text":
-			s.Text = excerpt(b.Text, 100)
+			s.Text = harness.Excerpt(b.Text, 100)
 		case "thinking":
-			s.Text = excerpt(b.Thinking, 100)
+			s.Text = harness.Excerpt(b.Thinking, 100)
 		case "tool_use":
 			s.ID, s.Name = b.ID, b.Name
 		case "tool_result":
 			s.ID, s.IsError = b.ToolUseID, b.IsError
 			if b.Content != nil {
-				s.Text = excerpt(b.Content.Text(), 100)
+				s.Text = harness.Excerpt(b.Content.Text(), 100)
 			}
 		}
 		out = append(out, s)
@@ -91,7 +79,7 @@ func summarize(ex standin.Exchange) RequestSummary {
 		// The first block is a billing header that changes with the
 		// version; the prompt proper follows.
 		if b.Type == "text" && !strings.HasPrefix(b.Text, "x-anthropic-billing-header") {
-			s.System = excerpt(b.Text, 80)
+			s.System = harness.Excerpt(b.Text, 80)
 			break
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 )
@@ -35,6 +36,12 @@ type Exchange struct {
 	Rule   string      // the rule that answered, "" when none did
 	Hit    int         // which use of that rule this was, from 1
 	Answer any         // what the API's handler answered, in its own terms
+}
+
+// URLPath is the exchange's path without its query.
+func (ex *Exchange) URLPath() string {
+	p, _, _ := strings.Cut(ex.Path, "?")
+	return p
 }
 
 // A Handler answers one request whose body is already in ex.Body; it

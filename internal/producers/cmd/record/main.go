@@ -1,26 +1,28 @@
 // Command record runs the producer harness: the real agent CLIs, offline
 // against the API stand-ins, through the scripted scenarios
-// (docs/producers.md).
+// (docs/producers.md). AGENT is claude, codex, gemini, or all (each in
+// turn).
 //
-//	go run ./internal/producers/cmd/record claude
-//	    records every scenario with the pinned Claude Code and, when all
-//	    pass their checks, replaces testdata/agents/claude-code/VERSION/
-//	go run ./internal/producers/cmd/record claude -drift
+//	go run ./internal/producers/cmd/record AGENT
+//	    records every scenario with the pinned CLI and, when all pass
+//	    their checks, replaces testdata/agents/CLI/VERSION/
+//	go run ./internal/producers/cmd/record AGENT -drift
 //	    runs them with the newest published version into a temporary
 //	    folder and lists what it wrote that the fixtures never show (a
 //	    report: it fails only when it cannot run)
-//	go run ./internal/producers/cmd/record claude -only NAME -out DIR
+//	go run ./internal/producers/cmd/record AGENT -only NAME -out DIR
 //	    records one scenario into DIR, to look at (-bodies: every request
 //	    body too)
-//	go run ./internal/producers/cmd/record claude -install
+//	go run ./internal/producers/cmd/record AGENT -install
 //	    installs the pinned CLI and ccusage and prints the exports that
 //	    name them, for the gated tests: eval "$(go run … -install)"
-//	go run ./internal/producers/cmd/record claude -readme
+//	go run ./internal/producers/cmd/record AGENT -readme
 //	    writes the fixtures' README.md again from what they hold
 //
-// The CLI and ccusage are installed with npm into the user's cache folder
-// unless -claude and -ccusage (or RLOG_CLAUDE_CODE and RLOG_CCUSAGE) name
-// them. Scenarios run inside a private network namespace: root is needed.
+// The CLIs and ccusage are installed with npm into the user's cache
+// folder unless their variables (RLOG_CLAUDE_CODE, RLOG_CODEX,
+// RLOG_GEMINI_CLI, RLOG_GEMINI_CLI_LEGACY, RLOG_CCUSAGE) name them.
+// Scenarios run inside a private network namespace: root is needed.
 package main
 
 import (
@@ -32,7 +34,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
@@ -44,113 +46,159 @@ func main() {
 	}
 }
 
+const usage = "usage: record claude|codex|gemini|all [-drift] [-only NAME -out DIR [-bodies]] [-install] [-readme] [-parallel N]"
+
 func run() error {
-	if len(os.Args) < 2 || os.Args[1] != "claude" {
-		return errors.New("usage: record claude [-drift] [-only NAME -out DIR [-bodies]] [-parallel N] [-claude BIN] [-ccusage BIN]")
+	if len(os.Args) < 2 {
+		return errors.New(usage)
 	}
-	fs := flag.NewFlagSet("record claude", flag.ExitOnError)
-	drift := fs.Bool("drift", false, "run the newest published version and report what is new")
-	only := fs.String("only", "", "record only this scenario (with -out)")
-	out := fs.String("out", "", "with -only: the folder to record into")
-	bodies := fs.Bool("bodies", false, "with -only: also write every request's body into OUT/bodies/")
-	installOnly := fs.Bool("install", false, "only install the pinned CLI and ccusage, and print the shell exports that name them")
+	var chosen []*agent
+	for _, a := range agents {
+		if os.Args[1] == a.name || os.Args[1] == "all" {
+			chosen = append(chosen, a)
+		}
+	}
+	if len(chosen) == 0 {
+		return errors.New(usage)
+	}
+	fs := flag.NewFlagSet("record "+os.Args[1], flag.ExitOnError)
+	var o options
+	fs.BoolVar(&o.drift, "drift", false, "run the newest published version and report what is new")
+	fs.StringVar(&o.only, "only", "", "record only this scenario (with -out)")
+	fs.StringVar(&o.out, "out", "", "with -only: the folder to record into")
+	fs.BoolVar(&o.bodies, "bodies", false, "with -only: also write every request's body into OUT/bodies/")
+	installOnly := fs.Bool("install", false, "only install the pinned CLIs and ccusage, and print the shell exports that name them")
 	readmeOnly := fs.Bool("readme", false, "only write the pinned fixtures' README.md again, from what they hold")
-	parallel := fs.Int("parallel", 3, "scenarios run at once")
-	binary := fs.String("claude", os.Getenv(claudecode.BinaryEnv), "the claude binary (default: install the pinned version)")
-	ccusage := fs.String("ccusage", os.Getenv(claudecode.CCUsageEnv), "the ccusage binary (default: install the pinned version)")
+	fs.IntVar(&o.parallel, "parallel", 3, "scenarios run at once")
 	fs.Parse(os.Args[2:])
+	if o.only != "" && len(chosen) > 1 {
+		return errors.New("-only names a scenario of one agent")
+	}
 	ctx := context.Background()
-	// The fixtures are found from the module's root, which only -only and
-	// -install do without.
-	var pinned string
-	if *only == "" && !*installOnly {
-		root, err := moduleRoot()
-		if err != nil {
+	if *installOnly {
+		exports := map[string]string{}
+		for _, a := range chosen {
+			bins, err := install(ctx, a, a.version)
+			if err != nil {
+				return err
+			}
+			for k, v := range bins {
+				exports[k] = v
+			}
+		}
+		var words []string
+		for _, k := range harness.SortedKeys(exports) {
+			words = append(words, k+"='"+strings.ReplaceAll(exports[k], "'", `'\''`)+"'")
+		}
+		fmt.Printf("export %s\n", strings.Join(words, " "))
+		return nil
+	}
+	// The fixtures are found from the module's root, which only -only
+	// does without.
+	root := ""
+	if o.only == "" {
+		var err error
+		if root, err = harness.ModuleRoot(); err != nil {
 			return err
 		}
-		pinned = filepath.Join(root, claudecode.FixturesDir, claudecode.Version)
 	}
-	if *readmeOnly {
-		readme, err := claudecode.Readme(pinned, claudecode.Version)
-		if err != nil {
-			return err
+	failed := false
+	for _, a := range chosen {
+		pinned := filepath.Join(root, a.fixtures, a.version)
+		if *readmeOnly {
+			readme, err := a.readme(pinned, a.version)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(pinned, "README.md"), readme, 0o644); err != nil {
+				return err
+			}
+			continue
 		}
-		return os.WriteFile(filepath.Join(pinned, "README.md"), readme, 0o644)
-	}
-	if !*installOnly {
 		if err := sandbox.Available(); err != nil {
 			return err
 		}
+		if err := record(ctx, a, o, pinned); err != nil {
+			fmt.Printf("%s: %v\n", a.title, err)
+			failed = true
+		}
 	}
-	version := claudecode.Version
-	if *drift {
+	if failed {
+		return errors.New("not every agent recorded")
+	}
+	return nil
+}
+
+type options struct {
+	drift, bodies bool
+	only, out     string
+	parallel      int
+}
+
+// install gives the binaries of a's CLI at version and ccusage, by the
+// variables that name them: those the environment sets (for the pinned
+// version), else a fresh npm install in the user's cache folder.
+func install(ctx context.Context, a *agent, version string) (map[string]string, error) {
+	bins := map[string]string{}
+	missing := version != a.version
+	for _, v := range append(a.envs, harness.CCUsageEnv) {
+		if bins[v] = os.Getenv(v); bins[v] == "" {
+			missing = true
+		}
+	}
+	if !missing {
+		return bins, nil
+	}
+	prefix, err := harness.CachePrefix(a.cache + "-" + version)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "%s %s and ccusage %s: npm install into %s (reused when there)\n", a.title, version, harness.CCUsageVersion, prefix)
+	return a.install(ctx, prefix, version)
+}
+
+// record records a's scenarios: one into -out, or all of them into the
+// fixtures (replaced only when every scenario passes its checks), or with
+// -drift the newest version's into a temporary folder, reported.
+func record(ctx context.Context, a *agent, o options, pinned string) error {
+	version := a.version
+	if o.drift {
 		var err error
-		if version, err = claudecode.LatestVersion(ctx); err != nil {
+		if version, err = a.latest(ctx); err != nil {
 			return err
 		}
-		*binary = "" // the newest, installed below
 	}
-	if *installOnly {
-		*binary, *ccusage = "", ""
+	bins, err := install(ctx, a, version)
+	if err != nil {
+		return err
 	}
-	if *binary == "" || *ccusage == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return err
+	if o.only != "" {
+		if o.out == "" {
+			return errors.New("-only needs -out DIR")
 		}
-		prefix := filepath.Join(cache, "rlog-ls", "producers", "claude-code-"+version)
-		fmt.Fprintf(os.Stderr, "Claude Code %s and ccusage %s: npm install into %s (reused when there)\n", version, claudecode.CCUsageVersion, prefix)
-		b, c, err := claudecode.Install(ctx, prefix, version)
-		if err != nil {
-			return err
+		r := a.recordOne(ctx, o.only, bins, o.out, o.bodies)
+		report(a, r)
+		if r.err != nil {
+			return r.err
 		}
-		if *binary == "" {
-			*binary = b
-		}
-		if *ccusage == "" {
-			*ccusage = c
-		}
-	}
-
-	if *installOnly {
-		quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-		fmt.Printf("export %s=%s %s=%s\n", claudecode.BinaryEnv, quote(*binary), claudecode.CCUsageEnv, quote(*ccusage))
 		return nil
 	}
-
-	if *only != "" {
-		s := claudecode.ScenarioNamed(*only)
-		if s == nil || *out == "" {
-			return errors.New("-only needs a scenario's name and -out DIR")
-		}
-		res, err := claudecode.Record(ctx, s, *binary, *ccusage, *out, *bodies)
-		if err != nil {
-			return err
-		}
-		report(s.Name, res.Version, claudecode.Check(s, res, *out))
-		return nil
-	}
-
-	if *drift {
+	if o.drift {
 		tmp, err := os.MkdirTemp("", "rlog-producers-drift-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(tmp)
-		for _, r := range claudecode.RecordAll(ctx, *binary, *ccusage, tmp, *parallel, false) {
-			report(r.Scenario.Name, version, r.Problems)
-			if r.Err != nil {
-				fmt.Printf("%s: %v\n", r.Scenario.Name, r.Err)
-			}
+		for _, r := range a.recordAll(ctx, bins, tmp, o.parallel) {
+			report(a, r)
 		}
-		text, err := claudecode.DriftReport(pinned, tmp)
+		text, err := a.drift(pinned, tmp)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("\nClaude Code %s against the fixtures of %s\n%s", version, claudecode.Version, text)
+		fmt.Printf("\n%s %s against the fixtures of %s\n%s", a.title, version, a.version, text)
 		return nil
 	}
-
 	parent := filepath.Dir(pinned)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
@@ -161,62 +209,43 @@ func run() error {
 	}
 	defer os.RemoveAll(tmp)
 	failed := false
-	for _, r := range claudecode.RecordAll(ctx, *binary, *ccusage, tmp, *parallel, false) {
+	for _, r := range a.recordAll(ctx, bins, tmp, o.parallel) {
+		report(a, r)
 		switch {
-		case r.Err != nil:
-			fmt.Printf("%s: %v\n", r.Scenario.Name, r.Err)
+		case r.err != nil || len(r.problems) > 0:
 			failed = true
-		case r.Results.Version != claudecode.Version:
-			fmt.Printf("%s: ran Claude Code %s, not the pinned %s\n", r.Scenario.Name, r.Results.Version, claudecode.Version)
+		case r.version != a.version:
+			fmt.Printf("%s: ran %s %s, not the pinned %s\n", r.scenario, a.title, r.version, a.version)
 			failed = true
-		default:
-			report(r.Scenario.Name, r.Results.Version, r.Problems)
-			failed = failed || len(r.Problems) > 0
 		}
 	}
 	if failed {
 		return errors.New("the fixtures are left as they were")
 	}
-	readme, err := claudecode.Readme(tmp, claudecode.Version)
+	readme, err := a.readme(tmp, a.version)
 	if err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "README.md"), readme, 0o644); err != nil {
 		return err
 	}
-	if err := claudecode.ReplaceDir(tmp, pinned); err != nil {
+	if err := harness.ReplaceDir(tmp, pinned); err != nil {
 		return err
 	}
 	fmt.Printf("rewrote %s\n", pinned)
 	return nil
 }
 
-func report(name, version string, problems []string) {
-	if len(problems) == 0 {
-		fmt.Printf("%s: ok (Claude Code %s)\n", name, version)
-		return
-	}
-	fmt.Printf("%s: %d problems (Claude Code %s)\n", name, len(problems), version)
-	for _, p := range problems {
-		fmt.Printf("  %s\n", p)
-	}
-}
-
-// moduleRoot is the folder holding go.mod, at or above the working
-// directory.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
+func report(a *agent, r outcome) {
+	switch {
+	case r.err != nil:
+		fmt.Printf("%s: %v\n", r.scenario, r.err)
+	case len(r.problems) == 0:
+		fmt.Printf("%s: ok (%s %s)\n", r.scenario, a.title, r.version)
+	default:
+		fmt.Printf("%s: %d problems (%s %s)\n", r.scenario, len(r.problems), a.title, r.version)
+		for _, p := range r.problems {
+			fmt.Printf("  %s\n", p)
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("not inside the module (no go.mod above the working directory)")
-		}
-		dir = parent
 	}
 }

@@ -1,27 +1,29 @@
-// Command resume plants a Claude Code transcript as a session in a fresh
-// HOME and resumes it with the real CLI (`claude -p PROMPT --resume ID`)
-// against the Messages API stand-in, offline in a private network
-// namespace (docs/producers.md). It prints, as JSON, the CLI's result,
-// exit code and stderr, and the conversation the CLI rebuilt from the
-// transcript (the first request the stand-in received, reduced to roles,
-// text, tool calls with their inputs and tool results); -requests adds
-// every request's whole body.
+// Command resume plants a session file as a session of its agent's CLI in
+// a fresh home and resumes it with the real CLI against the API stand-in,
+// offline in a private network namespace (docs/producers.md): a Claude
+// Code transcript with `claude -p PROMPT --resume ID`, a Codex rollout
+// (-agent codex) with `codex exec resume THREAD PROMPT`. It prints, as
+// JSON, the CLI's run (exit code, stderr, its result or events), and the
+// conversation the CLI rebuilt from the file (the first request the
+// stand-in received, reduced to roles, text, tool calls with their inputs
+// and tool results); -requests adds every request's whole body.
 //
-//	go run ./internal/producers/cmd/resume [-prompt P] [-cwd DIR] [-session ID] [-requests] FILE.jsonl
+//	go run ./internal/producers/cmd/resume [-agent claude|codex] [-prompt P] [-cwd DIR] [-session ID] [-requests] FILE.jsonl
 //
-// The CLI is RLOG_CLAUDE_CODE (or -claude). Root is needed.
+// The CLI is RLOG_CLAUDE_CODE or RLOG_CODEX (or -bin). Root is needed.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
+	"github.com/rlog-ls/rlog-ls/internal/producers/codex"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 func main() {
@@ -33,29 +35,55 @@ func main() {
 }
 
 func run() error {
-	var r claudecode.ResumeRequest
-	flag.StringVar(&r.Prompt, "prompt", "", "the next prompt (default: Go on.)")
-	flag.StringVar(&r.Cwd, "cwd", "", "the working directory to plant under and run in")
-	flag.StringVar(&r.SessionID, "session", "", "the session id to plant as (default: the transcript's)")
-	binary := flag.String("claude", os.Getenv(claudecode.BinaryEnv), "the claude binary")
+	agent := flag.String("agent", "claude", "the file's agent: claude or codex")
+	prompt := flag.String("prompt", "", "the next prompt (default: Go on.)")
+	cwd := flag.String("cwd", "", "the working directory to plant under and run in")
+	session := flag.String("session", "", "the session (Claude) or thread (Codex) id to plant as (default: the file's)")
+	binary := flag.String("bin", "", "the CLI's binary (default: RLOG_CLAUDE_CODE or RLOG_CODEX)")
 	requests := flag.Bool("requests", false, "print every request's body too")
 	flag.Parse()
 	if flag.NArg() != 1 {
 		return errors.New("usage: resume [flags] FILE.jsonl")
 	}
-	if *binary == "" {
-		return fmt.Errorf("no claude binary: set %s or -claude", claudecode.BinaryEnv)
+	ctx := context.Background()
+	var res any
+	switch *agent {
+	case "claude":
+		bin := orEnv(*binary, claudecode.BinaryEnv)
+		if bin == "" {
+			return fmt.Errorf("no claude binary: set %s or -bin", claudecode.BinaryEnv)
+		}
+		r, err := claudecode.Resume(ctx, bin, claudecode.ResumeRequest{Transcript: flag.Arg(0), SessionID: *session, Cwd: *cwd, Prompt: *prompt})
+		if err != nil {
+			return err
+		}
+		if !*requests {
+			r.Requests = nil
+		}
+		res = r
+	case "codex":
+		bin := orEnv(*binary, codex.BinaryEnv)
+		if bin == "" {
+			return fmt.Errorf("no codex binary: set %s or -bin", codex.BinaryEnv)
+		}
+		r, err := codex.Resume(ctx, bin, codex.ResumeRequest{Rollout: flag.Arg(0), Thread: *session, Cwd: *cwd, Prompt: *prompt})
+		if err != nil {
+			return err
+		}
+		if !*requests {
+			r.Requests = nil
+		}
+		res = r
+	default:
+		return fmt.Errorf("-agent %s: claude or codex", *agent)
 	}
-	r.Transcript = flag.Arg(0)
-	res, err := claudecode.Resume(context.Background(), *binary, r)
-	if err != nil {
-		return err
+	os.Stdout.Write(append(standin.MustMarshalIndent(res), '\n'))
+	return nil
+}
+
+func orEnv(v, env string) string {
+	if v != "" {
+		return v
 	}
-	if !*requests {
-		res.Requests = nil
-	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(res)
+	return os.Getenv(env)
 }

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
+	"github.com/rlog-ls/rlog-ls/internal/producers/codex"
+	"github.com/rlog-ls/rlog-ls/internal/producers/geminicli"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
+)
+
+// An agent is what record needs of one CLI's driver package.
+type agent struct {
+	name, title string
+	version     string   // the pinned version
+	fixtures    string   // the fixtures' folder, relative to the module root
+	cache       string   // the install's folder name in the cache, before -VERSION
+	envs        []string // the variables naming its binaries (ccusage's besides)
+	install     func(ctx context.Context, prefix, version string) (map[string]string, error)
+	latest      func(ctx context.Context) (string, error)
+	recordAll   func(ctx context.Context, bins map[string]string, dir string, parallel int) []outcome
+	recordOne   func(ctx context.Context, scenario string, bins map[string]string, out string, bodies bool) outcome
+	readme      func(dir, version string) ([]byte, error)
+	drift       func(pinned, fresh string) (string, error)
+}
+
+// An outcome is one scenario recorded.
+type outcome struct {
+	scenario, version string
+	problems          []string
+	err               error
+}
+
+var agents = []*agent{claude, codexAgent, geminiAgent}
+
+var claude = &agent{
+	name: "claude", title: "Claude Code", version: claudecode.Version, fixtures: claudecode.FixturesDir,
+	cache: "claude-code", envs: []string{claudecode.BinaryEnv},
+	install: func(ctx context.Context, prefix, version string) (map[string]string, error) {
+		bin, ccusage, err := claudecode.Install(ctx, prefix, version)
+		return map[string]string{claudecode.BinaryEnv: bin, harness.CCUsageEnv: ccusage}, err
+	},
+	latest: claudecode.LatestVersion,
+	recordAll: func(ctx context.Context, bins map[string]string, dir string, parallel int) []outcome {
+		var out []outcome
+		for _, r := range claudecode.RecordAll(ctx, bins[claudecode.BinaryEnv], bins[harness.CCUsageEnv], dir, parallel, false) {
+			out = append(out, claudeOutcome(r.Scenario, r.Results, r.Problems, r.Err))
+		}
+		return out
+	},
+	recordOne: func(ctx context.Context, name string, bins map[string]string, out string, bodies bool) outcome {
+		s := claudecode.ScenarioNamed(name)
+		if s == nil {
+			return outcome{scenario: name, err: fmt.Errorf("no scenario %q", name)}
+		}
+		res, err := claudecode.Record(ctx, s, bins[claudecode.BinaryEnv], bins[harness.CCUsageEnv], out, bodies)
+		var problems []string
+		if err == nil {
+			problems = claudecode.Check(s, res, out)
+		}
+		return claudeOutcome(s, res, problems, err)
+	},
+	readme: claudecode.Readme,
+	drift:  claudecode.DriftReport,
+}
+
+func claudeOutcome(s *claudecode.Scenario, res *claudecode.Results, problems []string, err error) outcome {
+	o := outcome{scenario: s.Name, problems: problems, err: err}
+	if res != nil {
+		o.version = res.Version
+	}
+	return o
+}
+
+var codexAgent = &agent{
+	name: "codex", title: "Codex CLI", version: codex.Version, fixtures: codex.FixturesDir,
+	cache: "codex", envs: []string{codex.BinaryEnv},
+	install: func(ctx context.Context, prefix, version string) (map[string]string, error) {
+		bin, ccusage, err := codex.Install(ctx, prefix, version)
+		return map[string]string{codex.BinaryEnv: bin, harness.CCUsageEnv: ccusage}, err
+	},
+	latest: codex.LatestVersion,
+	recordAll: func(ctx context.Context, bins map[string]string, dir string, parallel int) []outcome {
+		var out []outcome
+		for _, r := range codex.RecordAll(ctx, bins[codex.BinaryEnv], bins[harness.CCUsageEnv], dir, parallel, false) {
+			out = append(out, codexOutcome(r.Scenario, r.Results, r.Problems, r.Err))
+		}
+		return out
+	},
+	recordOne: func(ctx context.Context, name string, bins map[string]string, out string, bodies bool) outcome {
+		s := codex.ScenarioNamed(name)
+		if s == nil {
+			return outcome{scenario: name, err: fmt.Errorf("no scenario %q", name)}
+		}
+		res, err := codex.Record(ctx, s, bins[codex.BinaryEnv], bins[harness.CCUsageEnv], out, bodies)
+		var problems []string
+		if err == nil {
+			problems = codex.Check(s, res, out)
+		}
+		return codexOutcome(s, res, problems, err)
+	},
+	readme: codex.Readme,
+	drift:  codex.DriftReport,
+}
+
+func codexOutcome(s *codex.Scenario, res *codex.Results, problems []string, err error) outcome {
+	o := outcome{scenario: s.Name, problems: problems, err: err}
+	if res != nil {
+		o.version = res.Version
+	}
+	return o
+}
+
+var geminiAgent = &agent{
+	name: "gemini", title: "Gemini CLI", version: geminicli.Version, fixtures: geminicli.FixturesDir,
+	cache: "gemini-cli", envs: []string{geminicli.BinaryEnv, geminicli.LegacyEnv},
+	// The legacy scenario also needs the last version that wrote single-JSON
+	// sessions, pinned whatever version runs the rest.
+	install: func(ctx context.Context, prefix, version string) (map[string]string, error) {
+		bundle, ccusage, err := geminicli.Install(ctx, prefix, version)
+		if err != nil {
+			return nil, err
+		}
+		legacyPrefix, err := harness.CachePrefix("gemini-cli-" + geminicli.LegacyVersion)
+		if err != nil {
+			return nil, err
+		}
+		legacy, _, err := geminicli.Install(ctx, legacyPrefix, geminicli.LegacyVersion)
+		return map[string]string{geminicli.BinaryEnv: bundle, geminicli.LegacyEnv: legacy, harness.CCUsageEnv: ccusage}, err
+	},
+	latest: geminicli.LatestVersion,
+	recordAll: func(ctx context.Context, bins map[string]string, dir string, parallel int) []outcome {
+		var out []outcome
+		for _, r := range geminicli.RecordAll(ctx, geminiBundles(bins), bins[harness.CCUsageEnv], dir, parallel, false) {
+			out = append(out, geminiOutcome(r.Scenario, r.Results, r.Problems, r.Err))
+		}
+		return out
+	},
+	recordOne: func(ctx context.Context, name string, bins map[string]string, out string, bodies bool) outcome {
+		s := geminicli.ScenarioNamed(name)
+		if s == nil {
+			return outcome{scenario: name, err: fmt.Errorf("no scenario %q", name)}
+		}
+		res, err := geminicli.Record(ctx, s, geminiBundles(bins), bins[harness.CCUsageEnv], out, bodies)
+		var problems []string
+		if err == nil {
+			problems = geminicli.Check(s, res, out)
+		}
+		return geminiOutcome(s, res, problems, err)
+	},
+	readme: geminicli.Readme,
+	drift:  geminicli.DriftReport,
+}
+
+func geminiBundles(bins map[string]string) geminicli.Bundles {
+	return geminicli.Bundles{Current: bins[geminicli.BinaryEnv], Legacy: bins[geminicli.LegacyEnv]}
+}
+
+func geminiOutcome(s *geminicli.Scenario, res *geminicli.Results, problems []string, err error) outcome {
+	o := outcome{scenario: s.Name, problems: problems, err: err}
+	if res != nil {
+		o.version = res.Version
+	}
+	return o
+}

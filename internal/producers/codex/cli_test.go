@@ -1,0 +1,158 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
+	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
+)
+
+// needCLI returns the pinned Codex and ccusage binaries named by
+// RLOG_CODEX and RLOG_CCUSAGE, or skips saying why (see harness.NeedFiles).
+func needCLI(t *testing.T) (codex, ccusage string) {
+	t.Helper()
+	f := harness.NeedFiles(t, "Codex CLI", BinaryEnv, harness.CCUsageEnv)
+	return f[0], f[1]
+}
+
+// TestScenariosWithTheRealCLI runs every scenario with the pinned CLI and
+// checks what it did and wrote (Check). Then it plants each main thread's
+// rollout in a fresh CODEX_HOME, resumes it, and requires the conversation
+// the CLI sends to be the one the thread ended with.
+func TestScenariosWithTheRealCLI(t *testing.T) {
+	codex, ccusage := needCLI(t)
+	dir := t.TempDir()
+	recs := RecordAll(context.Background(), codex, ccusage, dir, 4, true)
+	harness.EachRecording(t, recs, (*Scenario).name, func(r *Results) string { return r.Version }, Version, func(t *testing.T, s *Scenario) {
+		if s.Ends != "" {
+			checkResume(t, codex, s, filepath.Join(dir, s.Name))
+		}
+	})
+}
+
+// checkResume resumes the main thread's rollout and compares the
+// conversation the CLI sends with the last request of the thread (the one
+// the rule Ends answered) and that answer.
+func checkResume(t *testing.T, codex string, s *Scenario, dir string) {
+	t.Helper()
+	sum, body, header := requestAnsweredBy(t, dir, s.Ends)
+	req, err := openai.ParseRequest(body, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reply openai.Reply
+	for _, r := range s.Rules {
+		if r.Name == s.Ends {
+			reply = openai.Sent(r.Reply, sum.ResponseID)
+		}
+	}
+	want := standin.AppendTurn(openai.Conversation(req), openai.AnswerTurn(reply))
+	tokens, err := ReadTokens(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Resume(context.Background(), codex, ResumeRequest{Rollout: filepath.Join(dir, CodexHomeName, tokens.main().File)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run.ExitCode != 0 {
+		t.Fatalf("resuming %s: exit code %d: %s", sum.Thread, res.Run.ExitCode, res.Run.Stderr)
+	}
+	got := res.Conversation
+	n := len(got)
+	if n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
+		t.Fatalf("resuming %s: the conversation does not end with the new prompt: %v", sum.Thread, got)
+	}
+	if last := got[n-1]; len(last.Parts) == 1 {
+		got = got[:n-1]
+	} else {
+		got = append(got[:n-1:n-1], standin.Turn{Role: last.Role, Parts: last.Parts[:len(last.Parts)-1]})
+	}
+	if d := standin.DiffConversations(want, got); d != "" {
+		t.Errorf("resuming thread %s (ended by rule %s) gives another conversation: %s", sum.Thread, s.Ends, d)
+	}
+}
+
+// requestAnsweredBy finds the request a rule answered in a recording made
+// with bodies: its summary, body and headers.
+func requestAnsweredBy(t *testing.T, dir, rule string) (RequestSummary, []byte, map[string][]string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, RequestsName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *RequestSummary
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var s RequestSummary
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Rule == rule {
+			found = &s
+		}
+	}
+	if found == nil {
+		t.Fatalf("no request was answered by rule %s", rule)
+	}
+	p := filepath.Join(dir, "bodies", fmt.Sprintf("%03d", found.Seq))
+	body, err := os.ReadFile(p + ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var header map[string][]string
+	if err := harness.ReadJSON(p+".headers.json", &header); err != nil {
+		t.Fatal(err)
+	}
+	return *found, body, header
+}
+
+// TestResumeAMovedRollout resumes a committed rollout as it is and again
+// with its working directory moved outside the sandbox and its file
+// renamed (as a rollout a converter wrote would be): the CLI must rebuild
+// the same conversation from both.
+func TestResumeAMovedRollout(t *testing.T) {
+	codex, _ := needCLI(t)
+	s := ScenarioNamed("resume")
+	tokens, err := ReadTokens(filepath.Join(pinnedFixtures, s.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	original := filepath.Join(pinnedFixtures, s.Name, CodexHomeName, tokens.main().File)
+	data, err := os.ReadFile(original)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(t.TempDir(), "exported.jsonl")
+	data = bytes.ReplaceAll(data, []byte(s.Work()), []byte("/home/someone/project"))
+	if err := os.WriteFile(moved, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var convs [][]standin.Turn
+	for _, p := range []string{original, moved} {
+		res, err := Resume(context.Background(), codex, ResumeRequest{Rollout: p, Prompt: "Anything else?"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Run.ExitCode != 0 || len(res.Conversation) == 0 {
+			t.Fatalf("resuming %s: exit code %d, %d turns: %s", p, res.Run.ExitCode, len(res.Conversation), res.Run.Stderr)
+		}
+		convs = append(convs, res.Conversation)
+	}
+	if d := standin.DiffConversations(convs[0], convs[1]); d != "" {
+		t.Errorf("the moved rollout resumes otherwise: %s", d)
+	}
+	if n := len(convs[0]); n != 11 || !strings.Contains(convs[0][10].Parts[0].Text, "Anything else?") {
+		t.Errorf("the resume session resumes with %d turns, want 11 (three prompts, two calls and their outputs, three answers, the new prompt): %v", n, convs[0])
+	}
+}

@@ -1,0 +1,192 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
+	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+)
+
+// The files a recorded scenario holds, beside its codex-home/ folder (a
+// CODEX_HOME holding sessions/YYYY/MM/DD/rollout-*.jsonl as the CLI wrote
+// them).
+const (
+	CodexHomeName = "codex-home"
+	ResultsName   = "results.json"   // Results: the version, each run's arguments, exit code and --json events
+	RequestsName  = "requests.jsonl" // one RequestSummary a line
+	TokensName    = "tokens.json"    // Tokens: the CLI's own accounting
+	CCUsageName   = "ccusage.json"   // ccusage codex session --json --offline -z UTC
+)
+
+// Results is what a scenario's runs gave.
+type Results struct {
+	Scenario string       `json:"scenario"`
+	Version  string       `json:"version"` // codex --version
+	Steps    []StepResult `json:"steps"`
+	// Unused names rules that never answered; Unscripted lists the
+	// sequence numbers of requests no rule matched.
+	Unused     []string `json:"unused,omitempty"`
+	Unscripted []int    `json:"unscripted,omitempty"`
+}
+
+// scenarioJob is the input of the sandbox job that runs a scenario.
+type scenarioJob struct {
+	Scenario string // a name in Scenarios
+	Binary   string // the codex binary
+	CCUsage  string // the ccusage binary, "" to skip its figures
+	Out      string // the folder to write the recording into (outside the sandbox root)
+	Bodies   bool   // also write each request's whole body into Out/bodies/
+}
+
+const scenarioJobName = "codex/scenario"
+
+func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
+
+// Record runs scenario s with the codex binary in a sandbox and writes its
+// recording into out (which must not exist yet): the codex-home/ tree,
+// results.json, requests.jsonl, tokens.json, and ccusage.json when
+// ccusage is given.
+func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
+	if _, err := os.Stat(out); err == nil {
+		return nil, fmt.Errorf("%s exists already", out)
+	}
+	if binary == "" {
+		return nil, fmt.Errorf("no codex binary: set %s", BinaryEnv)
+	}
+	job := scenarioJob{Scenario: s.Name, Bodies: bodies}
+	var err error
+	for _, p := range []struct {
+		from string
+		to   *string
+	}{{binary, &job.Binary}, {ccusage, &job.CCUsage}, {out, &job.Out}} {
+		if p.from == "" {
+			continue
+		}
+		if *p.to, err = filepath.Abs(p.from); err != nil {
+			return nil, err
+		}
+	}
+	var res Results
+	var stderr bytes.Buffer
+	timeout := time.Duration(len(s.Steps)+1) * stepTimeout
+	if err := sandbox.Run(ctx, scenarioJobName, job, &res, &stderr, timeout); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return &res, nil
+}
+
+func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
+	var job scenarioJob
+	if err := json.Unmarshal(input, &job); err != nil {
+		return nil, err
+	}
+	s := ScenarioNamed(job.Scenario)
+	if s == nil {
+		return nil, fmt.Errorf("no scenario %q", job.Scenario)
+	}
+	for _, d := range []string{s.Home(), s.CodexHome(), s.Work(), s.Tmp()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
+		return nil, err
+	}
+	api, err := openai.Start(s.Rules)
+	if err != nil {
+		return nil, err
+	}
+	defer api.Close()
+	if err := os.WriteFile(filepath.Join(s.CodexHome(), "config.toml"), []byte(config(api.URL())), 0o644); err != nil {
+		return nil, err
+	}
+	envv := env(s.Home(), s.CodexHome(), s.Tmp())
+	res := Results{Scenario: s.Name}
+	if res.Version, err = cliVersion(ctx, job.Binary, envv); err != nil {
+		return nil, err
+	}
+	thread := ""
+	for i := range s.Steps {
+		r := runCLI(ctx, job.Binary, s.Work(), envv, s.stepArgs(i, thread))
+		res.Steps = append(res.Steps, r)
+		if thread == "" {
+			thread = r.ThreadID()
+		}
+	}
+	if err := api.Err(); err != nil {
+		return nil, err
+	}
+	res.Unused = api.Unused()
+	if err := writeRecording(ctx, s, job, api, &res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// writeRecording copies what the CLI wrote into the job's folder, with
+// the results, the stand-in's summary, the CLI's accounting and ccusage's.
+func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *openai.StandIn, res *Results) error {
+	home := filepath.Join(job.Out, CodexHomeName)
+	if err := harness.CopyTree(filepath.Join(s.CodexHome(), "sessions"), filepath.Join(home, "sessions")); err != nil {
+		return fmt.Errorf("copying what the CLI wrote: %w", err)
+	}
+	var reqs bytes.Buffer
+	for _, ex := range api.Exchanges() {
+		sum := summarize(ex)
+		if p, _, _ := strings.Cut(ex.Path, "?"); p == "/v1/responses" && sum.Rule == "" {
+			res.Unscripted = append(res.Unscripted, ex.Seq)
+		}
+		reqs.Write(jsonLine(sum))
+		if job.Bodies {
+			p := filepath.Join(job.Out, "bodies", fmt.Sprintf("%03d.json", ex.Seq))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, ex.Body, 0o644); err != nil {
+				return err
+			}
+			// The headers say which agent asked and what for.
+			if err := harness.WriteJSON(strings.TrimSuffix(p, ".json")+".headers.json", ex.Header); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(job.Out, RequestsName), reqs.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+		return err
+	}
+	tokens, err := CountTokens(home, res.Steps)
+	if err != nil {
+		return err
+	}
+	if err := harness.WriteJSON(filepath.Join(job.Out, TokensName), tokens); err != nil {
+		return err
+	}
+	if job.CCUsage == "" {
+		return nil
+	}
+	usage, err := harness.RunCCUsage(ctx, job.CCUsage,
+		[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CODEX_HOME=" + home},
+		[]string{"codex", "session", "--json", "--offline", "-z", "UTC"})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(job.Out, CCUsageName), usage, 0o644)
+}
+
+// jsonLine is v as one line of JSON.
+func jsonLine(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only our own summaries
+	}
+	return append(b, '\n')
+}

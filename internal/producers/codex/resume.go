@@ -1,0 +1,185 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
+)
+
+// A ResumeRequest asks to resume a Codex rollout with the real CLI: the
+// rollout is planted in a fresh CODEX_HOME
+// (sessions/YYYY/MM/DD/rollout-TIME-THREAD.jsonl) and
+// `codex exec resume THREAD PROMPT` runs against a stand-in that answers
+// anything with one message.
+type ResumeRequest struct {
+	Rollout string // the JSONL file to plant
+	// Thread plants it as this thread; by default the id of its first
+	// session_meta line.
+	Thread string
+	// Cwd is the working directory to run in; by default the cwd of its
+	// session_meta when that is under the sandbox root, else a fixed
+	// folder there.
+	Cwd    string
+	Prompt string // the next prompt; "Go on." by default
+}
+
+// Resumed is what resuming gave: the CLI's run, and what the stand-in
+// received, the conversation the CLI rebuilt from the rollout first.
+type Resumed struct {
+	Version string
+	Run     StepResult
+	// Conversation is the conversation of the first request, the resumed
+	// rollout followed by the new prompt.
+	Conversation []standin.Turn
+	// Requests are the bodies of every request, in order.
+	Requests []json.RawMessage
+}
+
+// ResumeAnswer is what the stand-in answers a resumed thread.
+const ResumeAnswer = "Resumed."
+
+// resumeDir is the fixed folder a resume runs under, in the sandbox.
+var resumeDir = path.Join(sandbox.Root, "codex", "resume")
+
+type resumeJob struct {
+	ResumeRequest
+	Binary  string
+	Name    string // the planted file's path under sessions/
+	Content []byte
+}
+
+const resumeJobName = "codex/resume"
+
+func init() { sandbox.Register(resumeJobName, runResumeJob) }
+
+// rolloutName is a rollout's file name: rollout-YYYY-MM-DDThh-mm-ss-THREAD.jsonl.
+var rolloutName = regexp.MustCompile(`^rollout-(\d{4})-(\d{2})-(\d{2})T\d{2}-\d{2}-\d{2}-(.+)\.jsonl$`)
+
+// Resume plants r.Rollout and resumes it with the codex binary in a
+// sandbox. It fails when the CLI cannot be run; a CLI that refuses the
+// rollout is a result (Run's exit code and stderr say why).
+func Resume(ctx context.Context, binary string, r ResumeRequest) (*Resumed, error) {
+	data, err := os.ReadFile(r.Rollout)
+	if err != nil {
+		return nil, err
+	}
+	job := resumeJob{ResumeRequest: r, Content: data}
+	if job.Binary, err = filepath.Abs(binary); err != nil {
+		return nil, err
+	}
+	meta := rolloutMeta(data)
+	if job.Thread == "" {
+		job.Thread = meta.ID
+	}
+	if job.Thread == "" || strings.ContainsAny(job.Thread, `/\`) || strings.HasPrefix(job.Thread, ".") {
+		return nil, fmt.Errorf("%s: no thread id to plant it as (its session_meta has none; give one)", r.Rollout)
+	}
+	if job.Cwd == "" {
+		job.Cwd = path.Join(resumeDir, "work")
+		if strings.HasPrefix(meta.Cwd, sandbox.Root+"/") {
+			job.Cwd = meta.Cwd
+		}
+	}
+	if job.Prompt == "" {
+		job.Prompt = "Go on."
+	}
+	// Codex finds a thread by the rollout's name in its day's folder.
+	if m := rolloutName.FindStringSubmatch(filepath.Base(r.Rollout)); m != nil && m[4] == job.Thread {
+		job.Name = path.Join(m[1], m[2], m[3], filepath.Base(r.Rollout))
+	} else {
+		t := time.Now().UTC()
+		if ts, err := time.Parse(time.RFC3339Nano, meta.Timestamp); err == nil {
+			t = ts.UTC()
+		}
+		job.Name = path.Join(t.Format("2006/01/02"), "rollout-"+t.Format("2006-01-02T15-04-05")+"-"+job.Thread+".jsonl")
+	}
+	var out Resumed
+	if err := sandbox.Run(ctx, resumeJobName, job, &out, nil, stepTimeout+time.Minute); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// rolloutMeta is the first session_meta's id, cwd and timestamp.
+func rolloutMeta(data []byte) (m struct{ ID, Cwd, Timestamp string }) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var line struct {
+			Type    string `json:"type"`
+			Payload struct {
+				ID        string `json:"id"`
+				Cwd       string `json:"cwd"`
+				Timestamp string `json:"timestamp"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Type == "session_meta" {
+			m.ID, m.Cwd, m.Timestamp = line.Payload.ID, line.Payload.Cwd, line.Payload.Timestamp
+			return m
+		}
+	}
+	return m
+}
+
+func runResumeJob(ctx context.Context, input json.RawMessage) (any, error) {
+	var job resumeJob
+	if err := json.Unmarshal(input, &job); err != nil {
+		return nil, err
+	}
+	home, codexHome, tmp := path.Join(resumeDir, "home"), path.Join(resumeDir, "codex-home"), path.Join(resumeDir, "tmp")
+	planted := filepath.Join(codexHome, "sessions", filepath.FromSlash(job.Name))
+	for _, d := range []string{job.Cwd, home, tmp, filepath.Dir(planted)} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := os.WriteFile(planted, job.Content, 0o600); err != nil {
+		return nil, err
+	}
+	api, err := openai.Start([]openai.Rule{{Name: "resumed", When: openai.Any(),
+		Reply: openai.Reply{Items: []openai.Item{openai.Message(ResumeAnswer)}}}})
+	if err != nil {
+		return nil, err
+	}
+	defer api.Close()
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config(api.URL())), 0o644); err != nil {
+		return nil, err
+	}
+	envv := env(home, codexHome, tmp)
+	var out Resumed
+	if out.Version, err = cliVersion(ctx, job.Binary, envv); err != nil {
+		return nil, err
+	}
+	args := []string{"exec", "--skip-git-repo-check", "--json", "resume", job.Thread, job.Prompt}
+	out.Run = runCLI(ctx, job.Binary, job.Cwd, envv, args)
+	for _, ex := range api.Exchanges() {
+		if ex.Path != "/v1/responses" {
+			continue
+		}
+		out.Requests = append(out.Requests, json.RawMessage(ex.Body))
+		if out.Conversation == nil {
+			req, err := openai.ParseRequest(ex.Body, ex.Header)
+			if err != nil {
+				return nil, fmt.Errorf("the CLI's first request: %w", err)
+			}
+			out.Conversation = openai.Conversation(req)
+		}
+	}
+	if out.Conversation == nil && out.Run.ExitCode == 0 {
+		return nil, errors.New("the CLI succeeded without asking the stand-in anything")
+	}
+	return out, nil
+}

@@ -1,0 +1,212 @@
+package geminicli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/gemini"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+)
+
+// The files a recorded scenario holds, beside its gemini/ folder (a copy
+// of the CLI's ~/.gemini: tmp/work/chats/… as the CLI wrote them,
+// projects.json and the settings the harness gave it).
+const (
+	GeminiDirName = "gemini"
+	ResultsName   = "results.json"   // Results: the versions, each run's arguments, exit code and JSON
+	RequestsName  = "requests.jsonl" // one RequestSummary a line
+	TokensName    = "tokens.json"    // Accounting: the CLI's own, and the files' per-session sums
+	CCUsageName   = "ccusage.json"   // ccusage gemini session --json --offline -z UTC
+)
+
+// Results is what a scenario's runs gave.
+type Results struct {
+	Scenario string       `json:"scenario"`
+	Version  string       `json:"version"` // of the pinned CLI
+	Steps    []StepResult `json:"steps"`
+	// Unused names rules that never answered; Unscripted lists the
+	// sequence numbers of generate requests no rule matched.
+	Unused     []string `json:"unused,omitempty"`
+	Unscripted []int    `json:"unscripted,omitempty"`
+}
+
+// Bundles are the CLI's bundles the scenarios run: the pinned version's
+// and, for the legacy scenario, LegacyVersion's.
+type Bundles struct {
+	Current, Legacy string
+}
+
+// scenarioJob is the input of the sandbox job that runs a scenario.
+type scenarioJob struct {
+	Scenario string
+	Bundles  Bundles
+	CCUsage  string // the ccusage binary, "" to skip its figures
+	Out      string // the folder to write the recording into (outside the sandbox root)
+	Bodies   bool   // also write each request's whole body into Out/bodies/
+}
+
+const scenarioJobName = "gemini-cli/scenario"
+
+func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
+
+// Record runs scenario s with the CLI's bundles in a sandbox and writes
+// its recording into out (which must not exist yet): the gemini/ tree,
+// results.json, requests.jsonl, tokens.json, and ccusage.json when ccusage
+// is given.
+func Record(ctx context.Context, s *Scenario, bundles Bundles, ccusage, out string, bodies bool) (*Results, error) {
+	if _, err := os.Stat(out); err == nil {
+		return nil, fmt.Errorf("%s exists already", out)
+	}
+	if bundles.Current == "" || (bundles.Legacy == "" && s.usesLegacy()) {
+		return nil, fmt.Errorf("no Gemini CLI bundle: set %s (and %s for the legacy scenario)", BinaryEnv, LegacyEnv)
+	}
+	job := scenarioJob{Scenario: s.Name, Bodies: bodies}
+	for _, p := range []struct {
+		from string
+		to   *string
+	}{{bundles.Current, &job.Bundles.Current}, {bundles.Legacy, &job.Bundles.Legacy}, {ccusage, &job.CCUsage}, {out, &job.Out}} {
+		if p.from == "" {
+			continue
+		}
+		var err error
+		if *p.to, err = filepath.Abs(p.from); err != nil {
+			return nil, err
+		}
+	}
+	var res Results
+	var stderr bytes.Buffer
+	timeout := time.Duration(len(s.Steps)+1) * stepTimeout
+	if err := sandbox.Run(ctx, scenarioJobName, job, &res, &stderr, timeout); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
+	}
+	return &res, nil
+}
+
+func (s *Scenario) usesLegacy() bool {
+	for _, st := range s.Steps {
+		if st.Legacy {
+			return true
+		}
+	}
+	return false
+}
+
+func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
+	var job scenarioJob
+	if err := json.Unmarshal(input, &job); err != nil {
+		return nil, err
+	}
+	s := ScenarioNamed(job.Scenario)
+	if s == nil {
+		return nil, fmt.Errorf("no scenario %q", job.Scenario)
+	}
+	dotGemini := filepath.Join(s.Home(), ".gemini")
+	for _, d := range []string{dotGemini, s.Work(), s.Tmp()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dotGemini, "settings.json"), []byte(settings), 0o644); err != nil {
+		return nil, err
+	}
+	api, err := gemini.Start(s.Rules)
+	if err != nil {
+		return nil, err
+	}
+	defer api.Close()
+	envv := env(s.Home(), s.Tmp(), api.URL())
+	res := Results{Scenario: s.Name}
+	versions := map[string]string{}
+	for _, b := range []string{job.Bundles.Current, job.Bundles.Legacy} {
+		if b != "" {
+			if versions[b], err = cliVersion(b); err != nil {
+				return nil, err
+			}
+		}
+	}
+	res.Version = versions[job.Bundles.Current]
+	for i, st := range s.Steps {
+		bundle := job.Bundles.Current
+		if st.Legacy {
+			bundle = job.Bundles.Legacy
+		}
+		r := runCLI(ctx, bundle, s.Work(), envv, s.stepArgs(i))
+		r.Version = versions[bundle]
+		res.Steps = append(res.Steps, r)
+	}
+	if err := api.Err(); err != nil {
+		return nil, err
+	}
+	res.Unused = api.Unused()
+	if err := writeRecording(ctx, s, job, api, &res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// writeRecording copies what the CLI wrote into the job's folder, with the
+// results, the stand-in's summary, the accounting and ccusage's figures.
+func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemini.StandIn, res *Results) error {
+	dotGemini := filepath.Join(s.Home(), ".gemini")
+	out := filepath.Join(job.Out, GeminiDirName)
+	if err := harness.CopyTree(filepath.Join(dotGemini, "tmp"), filepath.Join(out, "tmp")); err != nil {
+		return fmt.Errorf("copying what the CLI wrote: %w", err)
+	}
+	for _, f := range []string{"projects.json", "settings.json"} {
+		if data, err := os.ReadFile(filepath.Join(dotGemini, f)); err == nil {
+			if err := os.WriteFile(filepath.Join(out, f), data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	var reqs bytes.Buffer
+	for _, ex := range api.Exchanges() {
+		sum := summarize(ex)
+		if _, method, err := gemini.ParsePath(ex.URLPath()); err == nil && method != "countTokens" && sum.Rule == "" {
+			res.Unscripted = append(res.Unscripted, ex.Seq)
+		}
+		line, err := json.Marshal(sum)
+		if err != nil {
+			return err
+		}
+		reqs.Write(append(line, '\n'))
+		if job.Bodies {
+			p := filepath.Join(job.Out, "bodies", fmt.Sprintf("%03d.json", ex.Seq))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, ex.Body, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.WriteFile(filepath.Join(job.Out, RequestsName), reqs.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+		return err
+	}
+	acct, err := Count(out, res.Steps)
+	if err != nil {
+		return err
+	}
+	if err := harness.WriteJSON(filepath.Join(job.Out, TokensName), acct); err != nil {
+		return err
+	}
+	if job.CCUsage == "" {
+		return nil
+	}
+	usage, err := harness.RunCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Home()},
+		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(job.Out, CCUsageName), usage, 0o644)
+}

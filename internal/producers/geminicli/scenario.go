@@ -1,0 +1,103 @@
+package geminicli
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"path"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/gemini"
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+)
+
+// A Scenario is one scripted session: the files of the working directory,
+// the prompts given to the CLI one run after the other, and the rules by
+// which the stand-in answers the CLI's requests.
+type Scenario struct {
+	Name  string
+	About string            // what it shows, one paragraph (the fixtures' README)
+	Files map[string][]byte // the working directory before the first step
+	Steps []Step
+	Rules []gemini.Rule
+	// Sessions and Subagents are how many sessions, of kind main and
+	// subagent, the CLI must write (a session may take more than one
+	// file: a resume can leave a stub, a migrated one keeps its .json).
+	Sessions, Subagents int
+}
+
+// A Step is one run of the CLI.
+type Step struct {
+	Prompt string
+	// Args are more options: -m MODEL.
+	Args []string
+	// Resume continues the first step's session: "latest", or "id" to
+	// name it by its id.
+	Resume string
+	// Legacy runs LegacyVersion, which writes the single-JSON form.
+	Legacy bool
+	// Default runs in the default approval mode (no --yolo), in which the
+	// tools that need approval are not offered.
+	Default bool
+	// ListSessions runs --list-sessions instead of a prompt.
+	ListSessions bool
+	// Fails says the CLI is expected to end this step with an error.
+	Fails bool
+}
+
+// Dir is the scenario's folder under the sandbox root: its home, working
+// directory and temporary folder are under it, the same on every run.
+func (s *Scenario) Dir() string { return path.Join(sandbox.Root, "gemini", s.Name) }
+
+// Home, Work and Tmp are the CLI's HOME, working directory and TMPDIR.
+func (s *Scenario) Home() string { return path.Join(s.Dir(), "home") }
+func (s *Scenario) Work() string { return path.Join(s.Dir(), "work") }
+func (s *Scenario) Tmp() string  { return path.Join(s.Dir(), "tmp") }
+
+// ProjectName is the folder of a working directory's sessions under
+// ~/.gemini/tmp (the CLI names it after the directory, in
+// ~/.gemini/projects.json): "work" for every scenario.
+const ProjectName = "work"
+
+// SessionID is the fixed id of the scenario's session (--session-id; the
+// legacy version has no such option and makes its own), so that
+// re-recording gives the same file names but for their minute: a UUID
+// made from the scenario's name.
+func (s *Scenario) SessionID() string {
+	h := sha256.Sum256([]byte("rlog-ls/producers/gemini/" + s.Name))
+	h[6] = h[6]&0x0f | 0x40 // version 4 layout
+	h[8] = h[8]&0x3f | 0x80 // variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
+
+// stepArgs are the CLI's arguments for step i (after the bundle's path).
+func (s *Scenario) stepArgs(i int) []string {
+	st := s.Steps[i]
+	if st.ListSessions {
+		return []string{"--list-sessions"}
+	}
+	args := []string{"-p", st.Prompt, "--output-format", "json"}
+	if !st.Legacy {
+		args = append(args, "--skip-trust")
+	}
+	if !st.Default {
+		args = append(args, "--yolo")
+	}
+	switch {
+	case st.Resume == "id":
+		args = append(args, "--resume", s.SessionID())
+	case st.Resume != "":
+		args = append(args, "--resume", st.Resume)
+	case !st.Legacy:
+		args = append(args, "--session-id", s.SessionID())
+	}
+	return append(args, st.Args...)
+}
+
+// ScenarioNamed is the scenario called name, or nil.
+func ScenarioNamed(name string) *Scenario {
+	for _, s := range Scenarios {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}

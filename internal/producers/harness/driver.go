@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+)
+
+// A Recording is one scenario recorded: its results (R, the driver's) and
+// what the driver's check found wrong with it.
+type Recording[S, R any] struct {
+	Scenario S
+	Results  *R
+	Problems []string
+	Err      error // the run itself failed
+}
+
+// RecordAll records every scenario into dir/NAME with record (dir must
+// not hold them yet), running at most parallel at once, and checks each
+// recording with check.
+func RecordAll[S, R any](scenarios []S, name func(S) string, dir string, parallel int,
+	record func(s S, out string) (*R, error), check func(s S, res *R, out string) []string) []Recording[S, R] {
+	recs := make([]Recording[S, R], len(scenarios))
+	RunParallel(parallel, len(scenarios), func(i int) {
+		s := scenarios[i]
+		out := filepath.Join(dir, name(s))
+		res, err := record(s, out)
+		recs[i] = Recording[S, R]{Scenario: s, Results: res, Err: err}
+		if err == nil {
+			recs[i].Problems = check(s, res, out)
+		}
+	})
+	return recs
+}
+
+// NeedFiles returns the files the variables envs name, for a test that
+// runs a real CLI, or skips saying why: under -short, without a sandbox,
+// or when a variable is unset or names no file. Under RequireEnv=1 (set by
+// .ci/run) a missing one fails the test instead.
+func NeedFiles(t testing.TB, what string, envs ...string) []string {
+	t.Helper()
+	skip := func(format string, args ...any) {
+		t.Helper()
+		msg := fmt.Sprintf(format, args...)
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%s, and %s=1", msg, RequireEnv)
+		}
+		t.Skip(msg)
+	}
+	if testing.Short() {
+		t.Skipf("the real %s runs take a while; run without -short", what)
+	}
+	if err := sandbox.Available(); err != nil {
+		skip("%v", err)
+	}
+	var files []string
+	for _, env := range envs {
+		f := os.Getenv(env)
+		switch {
+		case f == "":
+			skip("%s names no file (see docs/producers.md: go run ./internal/producers/cmd/record AGENT -install)", env)
+		case !IsFile(f):
+			skip("%s=%s: no such file", env, f)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// CheckReadme fails t when dir's README.md is not what readme makes of
+// dir, saying how to write it again.
+func CheckReadme(t testing.TB, dir string, readme func(dir string) ([]byte, error), again string) {
+	t.Helper()
+	want, err := readme(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("README.md is not what the recordings make: write it again (%s)", again)
+	}
+}
+
+// EachRecording runs a subtest for each recording a gated test made: the
+// run's error or the check's problems fail it, a CLI of another version
+// than want too; then more, if given, when it passed. The subtests run in
+// parallel (more may start sandboxes of its own).
+func EachRecording[S, R any](t *testing.T, recs []Recording[S, R], name func(S) string, version func(*R) string, want string,
+	more func(t *testing.T, s S)) {
+	t.Helper()
+	for _, r := range recs {
+		t.Run(name(r.Scenario), func(t *testing.T) {
+			t.Parallel()
+			if r.Err != nil {
+				t.Fatal(r.Err)
+			}
+			if v := version(r.Results); v != want {
+				t.Errorf("ran version %s, not the pinned %s", v, want)
+			}
+			for _, p := range r.Problems {
+				t.Error(p)
+			}
+			if len(r.Problems) == 0 && more != nil {
+				more(t, r.Scenario)
+			}
+		})
+	}
+}

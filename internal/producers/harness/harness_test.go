@@ -1,0 +1,69 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestReplaceDir(t *testing.T) {
+	root := t.TempDir()
+	dest, fresh := filepath.Join(root, "v"), filepath.Join(root, "new")
+	os.MkdirAll(dest, 0o755)
+	os.WriteFile(filepath.Join(dest, "old.txt"), nil, 0o644)
+	os.MkdirAll(fresh, 0o755)
+	os.WriteFile(filepath.Join(fresh, "new.txt"), nil, 0o644)
+	if err := ReplaceDir(fresh, dest); err != nil {
+		t.Fatal(err)
+	}
+	if !IsFile(filepath.Join(dest, "new.txt")) || IsFile(filepath.Join(dest, "old.txt")) {
+		t.Error("dest does not hold exactly the fresh folder")
+	}
+	if _, err := os.Stat(dest + ".old"); !os.IsNotExist(err) {
+		t.Error("the old folder is left behind")
+	}
+}
+
+func TestVocabularyMismatches(t *testing.T) {
+	type recType struct {
+		Name     string
+		About    string
+		Recorded bool
+	}
+	v := VocabularyOf(map[string][]recType{
+		"kind": {{"a", "", true}, {"b", "", true}, {"c", "", false}, {"a", "", true}},
+	})
+	inv := NewInventory("kind")
+	inv.Count("kind", "a")
+	inv.Count("kind", "c")
+	inv.Count("kind", "d")
+	want := []string{
+		"kind b is marked Recorded but no fixture has it",
+		"kind c is in the fixtures but not marked Recorded",
+		"kind a is listed twice",
+	}
+	got := v.Mismatches(inv)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Mismatches %q, want %q", got, want)
+	}
+	if u := inv.Unknown(v.Known); !slices.Equal(u, []string{"kind d"}) {
+		t.Errorf("Unknown %v", u)
+	}
+}
+
+// TestInventoryAddKeepsTheOrder: categories stay in the order declared,
+// whatever order a map would give.
+func TestInventoryAddKeepsTheOrder(t *testing.T) {
+	total := NewInventory()
+	for range 5 {
+		inv := NewInventory("z", "a", "m")
+		inv.Count("m", "x")
+		total.Add(inv)
+	}
+	if !slices.Equal(total.Categories, []string{"z", "a", "m"}) || total.Kinds["m"]["x"] != 5 {
+		t.Errorf("categories %v, kinds %v", total.Categories, total.Kinds)
+	}
+}
