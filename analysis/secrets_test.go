@@ -77,6 +77,19 @@ func TestFindSecrets(t *testing.T) {
 		{"x-api-key=AbC123dEf456GhI789", []found{{"api_key", "AbC123dEf456GhI789"}}},
 		{"?access_token=a1b2c3d4e5f6g7h8&x=1", []found{{"token", "a1b2c3d4e5f6g7h8"}}},
 		{"secret=YWJjZGVmZzEyMzQ1Ng==", []found{{"secret", "YWJjZGVmZzEyMzQ1Ng=="}}},
+		// Passwords as people write them: quoted values whole, whatever
+		// they hold; PGPASSWORD=; mysql -pSECRET.
+		{`config.yml: password: "Tr0ub4dor&3horse"`, []found{{"password", "Tr0ub4dor&3horse"}}},
+		{`the admin login is password="correct horse battery staple"`, []found{{"password", "correct horse battery staple"}}},
+		{`{\"db_password\":\"q8 Lm&2Zx\"}`, []found{{"password", "q8 Lm&2Zx"}}},
+		{"PGPASSWORD=Xk4pL9mQ2v psql -h db -U app", []found{{"password", "Xk4pL9mQ2v"}}},
+		{`cmd="mysql -u root -pS3cretRootPw shop < dump.sql"`, []found{{"password", "S3cretRootPw"}}},
+		{`mysqldump -h db -P 3306 -p'hunter22' shop`, []found{{"password", "hunter22"}}},
+		// Gitleaks' rules, through the line scan's candidates.
+		{"o: id=c1 → [ok] SENDGRID_API_KEY=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",
+			[]found{{"api_key", "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"}}},
+		{"u: the hook is https://hooks.slack.com/services/T01234567/B0123456789/AbCdEfGhIjKlMnOpQrStUvWx",
+			[]found{{"slack_webhook_url", "https://hooks.slack.com/services/T01234567/B0123456789/AbCdEfGhIjKlMnOpQrStUvWx"}}},
 		// In JSON text, right after an escape.
 		{`{"content":"output:\n` + anthropicKey + `\tpassword=Tr0ub4dor3xK\r\nBearer abcDEF123456ghiJKL789"}`,
 			[]found{{"anthropic_key", anthropicKey}, {"password", "Tr0ub4dor3xK"}, {"bearer_token", "abcDEF123456ghiJKL789"}}},
@@ -101,6 +114,7 @@ func TestFindSecrets(t *testing.T) {
 		{"grep -r '-----BEGIN RSA PRIVATE KEY-----' src/ | wc -l", nil},
 		{"u: what is a JWT? eyJ... is the header", nil},
 		{"password=short1 token=abcdefghijklmnop", nil},
+		{`mysql -u root -p shop; mysql -p$MYSQL_PWD; password: "string"; password="<your password>"`, nil},
 		{"c:a-b.c id=x state=open → [3 issues]", nil},
 	}
 	for _, c := range cases {
@@ -356,6 +370,7 @@ func TestVendorShapesFound(t *testing.T) {
 		"private_key":  "-----BEGIN RSA PRIVATE KEY-----MIIEpAIBAAKCAQEA75k1c2b3d4e5f6g7h8-----END RSA PRIVATE KEY-----",
 		"bearer_token": "BEARER abcdef0123456789ABCDEF",
 		"basic_auth":   `Authorization: basic dXNlcjpwYXNzd29yZA==`,
+		"password":     "-u root -pS3cretRootPw",
 	}
 	for _, sh := range vendorShapes {
 		if _, ok := secretKinds[sh.kind]; !ok {
@@ -374,9 +389,15 @@ func TestVendorShapesFound(t *testing.T) {
 		if sh.match == nil {
 			ex = sh.prefix + tail(sh.minTail)
 		}
+		if sh.kind == "password" {
+			ex = sh.prefix + " " + ex
+		}
 		line := "a: some words then " + ex + " and more"
 		ms := FindSecrets([]byte(line))
 		want := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(ex, "Authorization: "), "basic "), "BEARER ")
+		if sh.kind == "password" {
+			want = "S3cretRootPw"
+		}
 		if len(ms) != 1 || ms[0].Kind != sh.kind || line[ms[0].Start:ms[0].End] != want {
 			t.Errorf("%s: %q gives %+v, want one %s covering %q", sh.prefix, line, ms, sh.kind, want)
 		}
