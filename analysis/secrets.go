@@ -971,15 +971,22 @@ func lowerEq(b []byte, w string) bool {
 }
 
 // Redact returns src with every secret replaced by [redacted:<kind>], and
-// the matches, their spans in src. It works line by line on any text (an
-// rlog file, but also JSONL: no match spans a quote, so JSON stays valid),
-// and keeps the line structure: the same number of lines, in the same
-// order. A private key whose header ends its line has its body on the
-// lines below: those lines' content (after their indentation) is replaced
-// too, up to and including the END line. When nothing is found, src itself
-// is returned.
+// the values it replaced, one match per value, their spans in src (a
+// private key's span runs over its lines). It works on any text (an rlog
+// file, but also JSONL: no replacement spans a quote, so JSON stays
+// valid), and keeps the line structure: the same number of lines, in the
+// same order; a value over several lines is replaced line by line, each
+// line's part after its indentation.
+//
+// What it replaces is the union of two scans, overlaps joined so that no
+// part of a value is left: S001's line by line (AppendSecrets; a private
+// key whose header ends its line has its body on the lines below, up to
+// and including the END line), and gitleaks' rules on the whole text
+// (secretrules.Find, thorough rather than fast: gitleaks reads the copy
+// people share, and must find nothing in it). When nothing is found, src
+// itself is returned.
 func Redact(src []byte) ([]byte, []SecretMatch) {
-	var matches []SecretMatch
+	var values, pieces []SecretMatch
 	var lineMatches []SecretMatch
 	inKey := false
 	for start := 0; start < len(src); {
@@ -992,7 +999,9 @@ func Redact(src []byte) ([]byte, []SecretMatch) {
 		line := src[start:end]
 		if inKey {
 			if m, more, ok := pemBodyLine(line); ok {
-				matches = append(matches, SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End})
+				m = SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End}
+				pieces = append(pieces, m)
+				values[len(values)-1].End = m.End // the key goes on
 				inKey = more
 				start = end + 1
 				continue
@@ -1001,7 +1010,8 @@ func Redact(src []byte) ([]byte, []SecretMatch) {
 		}
 		lineMatches = AppendSecrets(lineMatches[:0], line)
 		for _, m := range lineMatches {
-			matches = append(matches, SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End})
+			m = SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End}
+			pieces, values = append(pieces, m), append(values, m)
 		}
 		if n := len(lineMatches); n > 0 {
 			last := lineMatches[n-1]
@@ -1010,19 +1020,49 @@ func Redact(src []byte) ([]byte, []SecretMatch) {
 		}
 		start = end + 1
 	}
-	if len(matches) == 0 {
+	for _, f := range secretrules.Find(src) {
+		values = append(values, SecretMatch{Kind: f.Kind(), Start: f.Start, End: f.End})
+		pieces = appendLinePieces(pieces, src, f.Kind(), f.Start, f.End)
+	}
+	if len(values) == 0 {
 		return src, nil
 	}
+	values, pieces = mergeSpans(values), mergeSpans(pieces)
 	var out bytes.Buffer
 	out.Grow(len(src))
 	prev := 0
-	for _, m := range matches {
+	for _, m := range pieces {
 		out.Write(src[prev:m.Start])
 		out.WriteString(RedactionMarker(m.Kind))
 		prev = m.End
 	}
 	out.Write(src[prev:])
-	return out.Bytes(), matches
+	return out.Bytes(), values
+}
+
+// appendLinePieces appends the parts of src[start:end] on each of its
+// lines: a line's part starts after its indentation, and leaves out the
+// CR before the line break. Quotes are kept too (the pieces stop at
+// them), so that a redacted JSON string is still one.
+func appendLinePieces(pieces []SecretMatch, src []byte, kind string, start, end int) []SecretMatch {
+	for start < end {
+		stop := end
+		if k := bytes.IndexAny(src[start:end], "\n\""); k >= 0 {
+			stop = start + k
+		}
+		s, e := start, stop
+		for s < e && (src[s] == ' ' || src[s] == '\t') && (s == 0 || src[s-1] == '\n' || src[s-1] == ' ' || src[s-1] == '\t') {
+			s++
+		}
+		for e > s && src[e-1] == '\r' {
+			e--
+		}
+		if e > s {
+			pieces = append(pieces, SecretMatch{Kind: kind, Start: s, End: e})
+		}
+		start = stop + 1
+	}
+	return pieces
 }
 
 // pemBodyLine matches one line of a private key's body (base64, or a PEM
