@@ -732,6 +732,9 @@ func urlPassword(line []byte, i int) (SecretMatch, bool) {
 			if colon < 0 || q-colon < 2 {
 				return SecretMatch{}, false
 			}
+			if bytes.Contains(line[p:q], []byte("[redacted:")) {
+				return SecretMatch{}, false // already redacted: the marker's colon is not a password's
+			}
 			pw := line[colon+1 : q]
 			if pw[0] == '$' || pw[0] == '<' || pw[0] == '{' || pw[0] == '%' || placeholder(pw) || allSame(pw) {
 				return SecretMatch{}, false

@@ -115,6 +115,7 @@ func TestFindSecrets(t *testing.T) {
 		{"grep -r '-----BEGIN RSA PRIVATE KEY-----' src/ | wc -l", nil},
 		{"u: what is a JWT? eyJ... is the header", nil},
 		{"password=short1 token=abcdefghijklmnop", nil},
+		{"http://[redacted:sidekiq_sensitive_url]@gems.contribsys.com/ https://u:[redacted:url_password]@h", nil},
 		{`mysql -u root -p shop; mysql -p$MYSQL_PWD; password: "string"; password="<your password>"`, nil},
 		{"c:a-b.c id=x state=open → [3 issues]", nil},
 	}

@@ -34,8 +34,12 @@ var candidatesOnce sync.Once
 var cands struct {
 	// assignment keywords, and the shortest value and the bytes a value
 	// of an assignment rule may hold.
-	assignKeywords *matcher
-	maxKeyword     int
+	assignKeywords  *matcher // of the vendors' assignment rules
+	genericKeywords *matcher // of generic-api-key
+	// valueKeywords: the keywords that stand in an assignment rule's value
+	// (NRJS- of new-relic-browser-api-token), not in its key.
+	valueKeywords *matcher
+	maxKeyword    int
 	minValue       int
 	valueByte      [256]bool
 	// prefixes of the other rules, lower case, by their first two bytes
@@ -46,6 +50,8 @@ var cands struct {
 type prefix struct {
 	text string
 	fold bool
+	// min is the shortest match of the rule the prefix starts.
+	min int
 }
 
 // assignmentSkeleton is how gitleaks' generator writes a key, a separator
@@ -56,7 +62,7 @@ func buildCandidates() {
 	candidatesOnce.Do(func() {
 		cands.minValue = 1 << 30
 		cands.prefixes = map[[2]byte][]prefix{}
-		var kws []string
+		var kws, valueKws, genericKws []string
 		for _, r := range gitleaksRules {
 			if !appliesEverywhere(r) {
 				continue
@@ -66,7 +72,17 @@ func buildCandidates() {
 				panic(r.ID + ": " + err.Error())
 			}
 			if strings.Contains(r.Regex, assignmentSkeleton) {
-				kws = append(kws, r.Keywords...)
+				if r.ID == "generic-api-key" {
+					genericKws = r.Keywords
+				} else {
+					kws = append(kws, r.Keywords...)
+				}
+				key := strings.ToLower(r.Regex[:strings.Index(r.Regex, assignmentSkeleton)])
+				for _, k := range r.Keywords {
+					if !strings.Contains(key, k) {
+						valueKws = append(valueKws, k)
+					}
+				}
 				g := r.SecretGroup
 				if g == 0 {
 					g = 1
@@ -107,11 +123,17 @@ func buildCandidates() {
 			if !ok {
 				panic(r.ID + ": no literal prefix: give it a trigger of its own")
 			}
+			m := minLen(re)
+			if strings.ContainsAny(r.Regex, ` '"`) || strings.Contains(r.Regex, `\s`) || strings.Contains(r.Regex, `\t`) {
+				m = 0 // a match with blanks or quotes in it (curl -H "...")
+			}
 			for _, p := range ps {
-				addPrefix(p.text, p.fold)
+				addPrefixMin(p.text, p.fold, max(m, len(p.text)))
 			}
 		}
 		cands.assignKeywords = newMatcher(kws)
+		cands.genericKeywords = newMatcher(genericKws)
+		cands.valueKeywords = newMatcher(valueKws)
 		for _, k := range kws {
 			cands.maxKeyword = max(cands.maxKeyword, len(k))
 		}
@@ -121,7 +143,9 @@ func buildCandidates() {
 // appliesEverywhere: the rules a line scan runs (not those of a file name).
 func appliesEverywhere(r Rule) bool { return r.Regex != "" && r.Path == "" }
 
-func addPrefix(text string, fold bool) {
+func addPrefix(text string, fold bool) { addPrefixMin(text, fold, len(text)) }
+
+func addPrefixMin(text string, fold bool, minMatch int) {
 	if c := text[0]; !(c == '_' || c == '-' || 'a' <= lower(c) && lower(c) <= 'z' || '0' <= c && c <= '9') {
 		panic("prefix " + text + " does not start a word: the line scan would not stop at it")
 	}
@@ -129,12 +153,13 @@ func addPrefix(text string, fold bool) {
 		text = strings.ToLower(text)
 	}
 	k := [2]byte{lower(text[0]), lower(text[1])}
-	for _, p := range cands.prefixes[k] {
+	for i, p := range cands.prefixes[k] {
 		if p.text == text && p.fold == fold {
+			cands.prefixes[k][i].min = min(p.min, minMatch)
 			return
 		}
 	}
-	cands.prefixes[k] = append(cands.prefixes[k], prefix{text, fold})
+	cands.prefixes[k] = append(cands.prefixes[k], prefix{text, fold, minMatch})
 }
 
 func lower(c byte) byte {
@@ -176,8 +201,19 @@ func PrefixCandidate(text []byte, i int) bool {
 	if i+1 >= len(text) {
 		return false
 	}
-	for _, p := range cands.prefixes[[2]byte{lower(text[i]), lower(text[i+1])}] {
-		if len(text)-i < len(p.text) {
+	ps := cands.prefixes[[2]byte{lower(text[i]), lower(text[i+1])}]
+	if len(ps) == 0 {
+		return false
+	}
+	// The match runs on without a blank or a quote for at least the
+	// shortest match of the rule (path and patch are not an Airtable
+	// token, whose prefix is pat).
+	run := i
+	for run < len(text) && text[run] > ' ' && text[run] != '"' && text[run] != '\'' && text[run] != '`' && run-i < 1024 {
+		run++
+	}
+	for _, p := range ps {
+		if len(text)-i < len(p.text) || run-i < min(p.min, 64) {
 			continue
 		}
 		w := text[i : i+len(p.text)]
@@ -219,15 +255,106 @@ func SeparatorCandidate(text []byte, i int) bool {
 	if v-p < cands.minValue {
 		return false
 	}
-	// A keyword in the key before the separator or in the value.
-	from := max(0, i-26-cands.maxKeyword)
-	for k := i - 1; k >= from; k-- {
-		if text[k] == '\n' {
-			from = k + 1
-			break
+	// A keyword in the key: the rules' keys are [\w.-]{0,50}? KEYWORD
+	// [ \t\w.-]{0,20} [\s'"]{0,3}, right before the separator.
+	k := i
+	for n := 0; n < 3 && k > 0 && (text[k-1] == ':' || text[k-1] == '?' || text[k-1] == '=' || text[k-1] == '|' || text[k-1] == '>'); n++ {
+		k-- // the separator's other bytes: ?= := ::= || =>
+	}
+	for n := 0; n < 3 && k > 0 && (text[k-1] == ' ' || text[k-1] == '\t' || text[k-1] == '"' || text[k-1] == '\'' || text[k-1] == '\r'); n++ {
+		k--
+	}
+	from := k
+	for from > 0 && k-from < 20+cands.maxKeyword && keyByte(text[from-1]) {
+		from--
+	}
+	key := text[from:k]
+	if e := cands.assignKeywords.lastEnd(key); e >= 0 && len(key)-e <= 20 || cands.valueKeywords.any(string(text[p:v])) {
+		return true
+	}
+	if e := cands.genericKeywords.lastEnd(key); e >= 0 && len(key)-e <= 20 {
+		return genericValue(text, i+1)
+	}
+	return false
+}
+
+// genericValue reports whether generic-api-key's value can follow a
+// separator that ends at p: after at most five of [`'"\s=], ten to 150 of
+// [\w.=-] or twelve or more of [a-z0-9+/] (any case, then up to three '='),
+// then the end, a blank, a quote, ';' or an escaped line break; with an
+// entropy above the rule's 3.5 bits and something else than letters and
+// [_.-] (the rule's allowlist).
+func genericValue(text []byte, p int) bool {
+	for k := 0; k <= 5; k++ {
+		if k > 0 {
+			if c := text[p+k-1]; !(c == '`' || c == '\'' || c == '"' || c == '=' || c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+				return false
+			}
+		}
+		s := p + k
+		if s >= len(text) {
+			return false
+		}
+		e := s
+		for e < len(text) && e-s <= 150 && (isWord(text[e]) || text[e] == '.' || text[e] == '=' || text[e] == '-') {
+			e++
+		}
+		if e-s >= 10 && e-s <= 150 && terminates(text, e) && plausibleGeneric(text[s:e]) {
+			return true
+		}
+		if e = s; e < len(text) && isAlnum(text[e]) {
+			for e < len(text) && (isAlnum(text[e]) || text[e] == '+' || text[e] == '/') {
+				e++
+			}
+			for n := 0; n < 3 && e < len(text) && text[e] == '='; n++ {
+				e++
+			}
+			if e-s >= 12 && terminates(text, e) && plausibleGeneric(text[s:e]) {
+				return true
+			}
+		}
+		if s+1 > len(text) {
+			return false
+		}
+		if k == 5 || p+k >= len(text) {
+			return false
 		}
 	}
-	return cands.assignKeywords.any(string(text[from:i])) || cands.assignKeywords.any(string(text[p:v]))
+	return false
+}
+
+func terminates(text []byte, e int) bool {
+	if e >= len(text) {
+		return true
+	}
+	switch text[e] {
+	case '`', '\'', '"', ';', ' ', '\t', '\n', '\r', '\f', '\v':
+		return true
+	case '\\':
+		return e+1 < len(text) && (text[e+1] == 'n' || text[e+1] == 'r')
+	}
+	return false
+}
+
+// plausibleGeneric: a value the generic rule could keep (a superset of its
+// secrets: its group may be a part of v, whose entropy is not lower...
+// unless shorter; so only what holds of every part is required).
+func plausibleGeneric(v []byte) bool {
+	for _, c := range v {
+		if !(isAlnum(c) && !('0' <= c && c <= '9') || c == '_' || c == '.' || c == '-') {
+			return true // not ^[a-zA-Z_.-]+$
+		}
+	}
+	return false
+}
+
+func isAlnum(c byte) bool { return '0' <= c && c <= '9' || 'a' <= lower(c) && lower(c) <= 'z' }
+
+func isWord(c byte) bool { return isAlnum(c) || c == '_' }
+
+// keyByte: [ \t\w.-], what lies between a rule's keyword and its separator.
+func keyByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '_' || c == '.' || c == '-' || '0' <= c && c <= '9' || 'a' <= lower(c) && lower(c) <= 'z'
 }
 
 // IsSeparator reports the bytes SeparatorCandidate looks at.
@@ -249,7 +376,9 @@ func facebookAt(text []byte, i int) bool {
 }
 
 // FindLine returns the findings of every rule in one line (a text of its
-// own, without its line break), gitleaks' keyword prefilter run on the line.
+// own, without its line break), gitleaks' keyword prefilter run on the
+// line, each rule's expression loosened (see loosen): it finds what
+// gitleaks finds on the line, and may find a little more.
 func FindLine(dst []Finding, line []byte) []Finding {
 	c := load()
 	var found []bool
@@ -260,7 +389,7 @@ func FindLine(dst []Finding, line []byte) []Finding {
 		if r.re == nil || r.path != nil || !c.keywordPresent(r, found) {
 			continue
 		}
-		dst = c.appendMatches(dst, r, raw, 0, len(raw), nil)
+		dst = c.appendMatchesOf(dst, r, r.loose, raw, 0, len(raw), nil)
 	}
 	return dst
 }
@@ -358,14 +487,14 @@ func literals(re *syntax.Regexp) (ps []prefix, whole bool) {
 	case syntax.OpCapture:
 		return literals(re.Sub[0])
 	case syntax.OpLiteral:
-		return []prefix{{string(re.Rune), re.Flags&syntax.FoldCase != 0}}, true
+		return []prefix{{text: string(re.Rune), fold: re.Flags&syntax.FoldCase != 0}}, true
 	case syntax.OpCharClass:
 		if classSize(re) > 4 {
 			return nil, false
 		}
 		for i := 0; i+1 < len(re.Rune); i += 2 {
 			for c := re.Rune[i]; c <= re.Rune[i+1]; c++ {
-				ps = append(ps, prefix{string(c), false})
+				ps = append(ps, prefix{text: string(c)})
 			}
 		}
 		return ps, true
@@ -397,7 +526,7 @@ func literals(re *syntax.Regexp) (ps []prefix, whole bool) {
 			}
 			return append(with, without...), w1 && w2
 		}
-		acc := []prefix{{"", false}}
+		acc := []prefix{{}}
 		for k, s := range subs {
 			sub, w := literals(s)
 			if sub == nil || len(acc)*len(sub) > 64 {
@@ -406,7 +535,7 @@ func literals(re *syntax.Regexp) (ps []prefix, whole bool) {
 			var next []prefix
 			for _, a := range acc {
 				for _, p := range sub {
-					next = append(next, prefix{a.text + p.text, a.fold || p.fold})
+					next = append(next, prefix{text: a.text + p.text, fold: a.fold || p.fold})
 				}
 			}
 			acc = next

@@ -2,6 +2,7 @@ package secretrules
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -54,7 +55,11 @@ func (c *compiled) keywordPresent(r *rule, found []bool) bool {
 // appendMatches appends the findings of rule r in raw[from:to] (a whole
 // text, or a window of it; lines has raw's line breaks).
 func (c *compiled) appendMatches(out []Finding, r *rule, raw string, from, to int, lines []int) []Finding {
-	for _, mi := range r.re.FindAllStringIndex(raw[from:to], -1) {
+	return c.appendMatchesOf(out, r, r.re, raw, from, to, lines)
+}
+
+func (c *compiled) appendMatchesOf(out []Finding, r *rule, re *regexp.Regexp, raw string, from, to int, lines []int) []Finding {
+	for _, mi := range re.FindAllStringIndex(raw[from:to], -1) {
 		if f, ok := c.check(r, raw, from+mi[0], from+mi[1], lines); ok {
 			out = append(out, f)
 		}

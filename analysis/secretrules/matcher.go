@@ -102,3 +102,15 @@ func (m *matcher) any(text string) bool {
 	}
 	return false
 }
+
+// lastEnd returns the end of the last word occurrence in text, or -1.
+func (m *matcher) lastEnd(text []byte) int {
+	s, end := int32(0), -1
+	for i, c := range text {
+		s = m.next[int(s)*m.classes+int(m.class[c])]
+		if len(m.out[s]) > 0 {
+			end = i + 1
+		}
+	}
+	return end
+}
