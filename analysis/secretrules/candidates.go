@@ -40,8 +40,8 @@ var cands struct {
 	// (NRJS- of new-relic-browser-api-token), not in its key.
 	valueKeywords *matcher
 	maxKeyword    int
-	minValue       int
-	valueByte      [256]bool
+	minValue      int
+	valueByte     [256]bool
 	// prefixes of the other rules, lower case, by their first two bytes
 	// (folded).
 	prefixes map[[2]byte][]prefix
