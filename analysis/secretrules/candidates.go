@@ -226,7 +226,11 @@ func PrefixCandidate(text []byte, i int) bool {
 
 // SeparatorCandidate reports whether a rule could match with its separator
 // at text[i], one of = : > , | ~ % (the bytes of IsSeparator).
-func SeparatorCandidate(text []byte, i int) bool {
+func SeparatorCandidate(text []byte, i int) bool { return separatorCandidate(text, i, false) }
+
+// separatorCandidate is SeparatorCandidate; multiline lets the blanks
+// around the separator hold line breaks, as they may in a whole text.
+func separatorCandidate(text []byte, i int, multiline bool) bool {
 	buildCandidates()
 	switch text[i] {
 	case '~': // azure-ad-client-secret: ...\dQ~...
@@ -245,6 +249,11 @@ func SeparatorCandidate(text []byte, i int) bool {
 		case '`', '\'', '"', ' ', '\t', '\r', '\f', '\v', '=', ':', '>', '|', '?':
 			p++
 			continue
+		case '\n':
+			if multiline {
+				p++
+				continue
+			}
 		}
 		break
 	}
@@ -261,7 +270,8 @@ func SeparatorCandidate(text []byte, i int) bool {
 	for n := 0; n < 3 && k > 0 && (text[k-1] == ':' || text[k-1] == '?' || text[k-1] == '=' || text[k-1] == '|' || text[k-1] == '>'); n++ {
 		k-- // the separator's other bytes: ?= := ::= || =>
 	}
-	for n := 0; n < 3 && k > 0 && (text[k-1] == ' ' || text[k-1] == '\t' || text[k-1] == '"' || text[k-1] == '\'' || text[k-1] == '\r'); n++ {
+	for n := 0; n < 3 && k > 0 && (text[k-1] == ' ' || text[k-1] == '\t' || text[k-1] == '"' || text[k-1] == '\'' || text[k-1] == '\r' ||
+		multiline && text[k-1] == '\n'); n++ {
 		k--
 	}
 	from := k
@@ -273,7 +283,7 @@ func SeparatorCandidate(text []byte, i int) bool {
 		return true
 	}
 	if e := cands.genericKeywords.lastEnd(key); e >= 0 && len(key)-e <= 20 {
-		return genericValue(text, i+1)
+		return genericValue(text, i+1, multiline)
 	}
 	return false
 }
@@ -281,13 +291,13 @@ func SeparatorCandidate(text []byte, i int) bool {
 // genericValue reports whether generic-api-key's value can follow a
 // separator that ends at p: after at most five of [`'"\s=], ten to 150 of
 // [\w.=-] or twelve or more of [a-z0-9+/] (any case, then up to three '='),
-// then the end, a blank, a quote, ';' or an escaped line break; with an
-// entropy above the rule's 3.5 bits and something else than letters and
-// [_.-] (the rule's allowlist).
-func genericValue(text []byte, p int) bool {
+// then the end, a blank, a quote, ';' or an escaped line break; with
+// something else than letters and [_.-] (the rule's allowlist).
+func genericValue(text []byte, p int, multiline bool) bool {
 	for k := 0; k <= 5; k++ {
 		if k > 0 {
-			if c := text[p+k-1]; !(c == '`' || c == '\'' || c == '"' || c == '=' || c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+			if c := text[p+k-1]; !(c == '`' || c == '\'' || c == '"' || c == '=' || c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' ||
+				multiline && c == '\n') {
 				return false
 			}
 		}
@@ -313,10 +323,7 @@ func genericValue(text []byte, p int) bool {
 				return true
 			}
 		}
-		if s+1 > len(text) {
-			return false
-		}
-		if k == 5 || p+k >= len(text) {
+		if p+k >= len(text) {
 			return false
 		}
 	}

@@ -29,15 +29,82 @@ func Find(text []byte) []Finding {
 	found := c.keywords.present([]byte(strings.ToLower(raw)), nil)
 	lines := newlines(raw)
 	var out []Finding
+	var windows []window
 	for i := range c.rules {
 		r := &c.rules[i]
 		if r.re == nil || !c.keywordPresent(r, found) {
 			continue
 		}
-		out = c.appendMatches(out, r, raw, 0, len(raw), lines)
+		if !r.assignment {
+			out = c.appendMatches(out, r, raw, 0, len(raw), lines)
+			continue
+		}
+		// An assignment rule's expression is slow (generic-api-key reads
+		// 3 MB a second): it runs around the separators where one of the
+		// assignment rules can match (the line scan's condition, line
+		// breaks allowed in the blanks), which hold all of its matches.
+		if windows == nil {
+			windows = assignmentWindows(text)
+		}
+		seen := map[[2]int]bool{}
+		for _, w := range windows {
+			for _, mi := range r.re.FindAllStringIndex(raw[w.start:w.end], -1) {
+				at := [2]int{w.start + mi[0], w.start + mi[1]}
+				if seen[at] {
+					continue
+				}
+				seen[at] = true
+				if f, ok := c.check(r, raw, at[0], at[1], lines); ok {
+					out = append(out, f)
+				}
+			}
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
 	return out
+}
+
+type window struct{ start, end int }
+
+// assignmentWindows returns, in order and merged, the stretches of text
+// around each separator where an assignment rule may match: from as far
+// before it as a key reaches ([\w.-]{0,50}? keyword [ \t\w.-]{0,20}
+// [\s'"]{0,3}) to past the value, which ends at the first byte that
+// cannot be in one.
+func assignmentWindows(text []byte) []window {
+	buildCandidates()
+	var out []window
+	for i, c := range text {
+		if c != '=' && c != ':' && c != '>' && c != ',' && c != '|' {
+			continue
+		}
+		if !separatorCandidate(text, i, true) {
+			continue
+		}
+		start := max(0, i-(50+cands.maxKeyword+20+3+3))
+		end := i + 1
+		for n := 0; end < len(text) && n < 16 && isSkip(text[end]); n++ {
+			end++
+		}
+		for end < len(text) && end-i < 4096 && text[end] > ' ' && text[end] != '"' && text[end] != '\'' && text[end] != '`' {
+			end++
+		}
+		end = min(len(text), end+2)
+		if n := len(out); n > 0 && start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, end)
+			continue
+		}
+		out = append(out, window{start, end})
+	}
+	return out
+}
+
+func isSkip(c byte) bool {
+	switch c {
+	case '`', '\'', '"', ' ', '\t', '\r', '\n', '\f', '\v', '=', ':', '>', '|', '?', ',':
+		return true
+	}
+	return false
 }
 
 func (c *compiled) keywordPresent(r *rule, found []bool) bool {

@@ -84,6 +84,8 @@ type rule struct {
 	path     *regexp.Regexp
 	allow    []allowlist
 	keywords []int
+	// assignment: a key, a separator and a value (see assignmentSkeleton).
+	assignment bool
 }
 
 type allowlist struct {
@@ -111,6 +113,7 @@ func load() *compiled {
 			if r.Rule.Regex != "" {
 				r.re = regexp.MustCompile(r.Rule.Regex)
 				r.loose = regexp.MustCompile(loosen(r.Rule.Regex))
+				r.assignment = strings.Contains(r.Rule.Regex, assignmentSkeleton)
 			}
 			if r.Path != "" {
 				r.path = regexp.MustCompile(r.Path)
