@@ -986,8 +986,10 @@ func lowerEq(b []byte, w string) bool {
 // key whose header ends its line has its body on the lines below, up to
 // and including the END line), and gitleaks' rules on the whole text
 // (secretrules.Find, thorough rather than fast: gitleaks reads the copy
-// people share, and must find nothing in it). When nothing is found, src
-// itself is returned.
+// people share, and must find nothing in it), in it as it is and decoded
+// as gitleaks decodes it (secretrules.FindDecoded: the encoded text that
+// holds a secret is replaced whole). When nothing is found, src itself is
+// returned.
 func Redact(src []byte) ([]byte, []SecretMatch) {
 	var values, pieces []SecretMatch
 	var lineMatches []SecretMatch
@@ -1023,7 +1025,7 @@ func Redact(src []byte) ([]byte, []SecretMatch) {
 		}
 		start = end + 1
 	}
-	for _, f := range secretrules.Find(src) {
+	for _, f := range append(secretrules.Find(src), secretrules.FindDecoded(src)...) {
 		values = append(values, SecretMatch{Kind: f.Kind(), Start: f.Start, End: f.End})
 		pieces = appendLinePieces(pieces, src, f.Kind(), f.Start, f.End)
 	}

@@ -2,6 +2,8 @@ package secretrules
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,4 +87,26 @@ func FuzzFindCoversWholeText(f *testing.F) {
 		f.Add(line)
 	}
 	f.Fuzz(func(t *testing.T, text []byte) { checkFindCoversWhole(t, "fuzz", text) })
+}
+
+// A finding in decoded text is reported at the encoded text that holds
+// it, through every depth of decoding, whatever was decoded before it.
+func TestFindDecoded(t *testing.T) {
+	token := "ghp_" + strings.Repeat("aB3dE6gH9k", 3) + "Lm2Np4"
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	once := b64("GITHUB_TOKEN=" + token)
+	twice := b64("export X=" + once + " ;")
+	other := hex.EncodeToString([]byte("just some printable text here"))
+	text := "a %41%42 " + other + " b " + once + " c\n" + other + " d " + twice + " e\n"
+	got := FindDecoded([]byte(text))
+	var spans []string
+	for _, f := range got {
+		spans = append(spans, text[f.Start:f.End])
+	}
+	if len(got) != 2 || spans[0] != once || spans[1] != twice {
+		t.Errorf("got %+v: %q", got, spans)
+	}
+	if fs := Find([]byte(text)); len(fs) != 0 {
+		t.Errorf("found without decoding: %+v", fs)
+	}
 }

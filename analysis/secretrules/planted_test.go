@@ -2,6 +2,8 @@ package secretrules
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -103,6 +105,13 @@ func plantedCorpus() ([]byte, []string) {
 		b.WriteString("  " + randomString(rnd, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 64) + "\n")
 	}
 	b.WriteString("  -----END RSA PRIVATE KEY-----\n")
+	// Encoded credentials, which gitleaks finds by decoding them (and
+	// which redact replaces whole): base64 of an environment file, a
+	// percent-encoded query, hex.
+	encoded := "GITHUB_TOKEN=ghp_" + randomString(rnd, wordBytes, 36)
+	fmt.Fprintf(&b, "t!:Bash id=q003 cmd=\"base64 .env\" → [running]\no: id=q003 → [ok] %s\n", base64.StdEncoding.EncodeToString([]byte(encoded)))
+	fmt.Fprintf(&b, "u: the callback was https://ci.example.com/hook?auth=glpat%%2D%s&x=1\n", randomString(rnd, wordBytes, 20))
+	fmt.Fprintf(&b, "o: id=q003 → [ok] %s\n", hex.EncodeToString([]byte("xoxb-"+randomString(rnd, "0123456789", 11)+"-"+randomString(rnd, "0123456789", 12)+"-"+randomString(rnd, wordBytes, 24))))
 	// Passwords as people write them, which gitleaks does not all find
 	// but rlog-ls does.
 	for _, l := range []string{
