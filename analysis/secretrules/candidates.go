@@ -2,6 +2,7 @@ package secretrules
 
 import (
 	"math"
+	"regexp"
 	"regexp/syntax"
 	"strings"
 	"sync"
@@ -35,11 +36,14 @@ var candidatesOnce sync.Once
 var cands struct {
 	// assignment keywords, and the shortest value and the bytes a value
 	// of an assignment rule may hold.
-	assignKeywords  *matcher // of the vendors' assignment rules
-	genericKeywords *matcher // of generic-api-key
-	// valueKeywords: the keywords that stand in an assignment rule's value
+	// keyKeywords are the keywords of the assignment rules that stand in
+	// their key, generic-api-key's flagged.
+	keyKeywords *matcher
+	// valueKeywords: the keywords that start an assignment rule's value
 	// (NRJS- of new-relic-browser-api-token), not in its key.
-	valueKeywords *matcher
+	valueKeywords []string
+	valueFirst    [256]bool // the first bytes of valueKeywords, both cases
+	anyValueByte  [256]bool // a byte of any assignment rule's value
 	maxKeyword    int
 	minValue      int
 	valueByte     [256]bool
@@ -68,7 +72,8 @@ func buildCandidates() {
 	candidatesOnce.Do(func() {
 		cands.minValue = 1 << 30
 		cands.prefixes = map[[2]byte][]prefix{}
-		var kws, valueKws, genericKws []string
+		var kws []string
+		var generic []bool
 		for _, r := range gitleaksRules {
 			if !appliesEverywhere(r) {
 				continue
@@ -78,24 +83,41 @@ func buildCandidates() {
 				panic(r.ID + ": " + err.Error())
 			}
 			if strings.Contains(r.Regex, assignmentSkeleton) {
-				if r.ID == "generic-api-key" {
-					genericKws = r.Keywords
-				} else {
-					kws = append(kws, r.Keywords...)
-				}
-				key := strings.ToLower(r.Regex[:strings.Index(r.Regex, assignmentSkeleton)])
+				// A keyword the key's expression holds or matches stands in
+				// the key (sonar of sonar[_.-]?(login|token); linkedin of
+				// linked[_-]?in); the others start the value.
+				keyExpr := r.Regex[:strings.Index(r.Regex, assignmentSkeleton)]
+				key := regexp.MustCompile(keyExpr)
 				for _, k := range r.Keywords {
-					if !strings.Contains(key, k) {
-						valueKws = append(valueKws, k)
+					if strings.Contains(strings.ToLower(keyExpr), k) || key.MatchString(k) || key.MatchString(strings.ToUpper(k)) {
+						kws, generic = append(kws, k), append(generic, r.ID == "generic-api-key")
+					} else if r.ID != "atlassian-api-token" {
+						cands.valueKeywords = append(cands.valueKeywords, k)
 					}
+				}
+				if r.ID == "atlassian-api-token" {
+					// Its expression is also a prefix rule: ...|\b(ATATT3...).
+					addPrefixMin("ATATT3", false, 6)
 				}
 				g := r.SecretGroup
 				if g == 0 {
 					g = 1
 				}
-				if v := group(re, g); v != nil {
+				if v := group(re, g); v != nil && r.ID != "generic-api-key" {
+					// The vendors' values (generic-api-key's has its own check,
+					// genericValue): how short one can be, and what bytes it
+					// holds but ':', which only the two below have, after a
+					// run of digits or hex.
 					cands.minValue = min(cands.minValue, minLen(v))
-					addBytes(&cands.valueByte, v)
+					var bs [256]bool
+					addBytes(&bs, v)
+					if bs[':'] && r.ID != "telegram-bot-api-token" && r.ID != "sidekiq-secret" {
+						panic(r.ID + ": a value with a colon: give it a check of its own")
+					}
+					bs[':'] = false
+					for c, ok := range bs {
+						cands.valueByte[c] = cands.valueByte[c] || ok
+					}
 				}
 				continue
 			}
@@ -103,9 +125,9 @@ func buildCandidates() {
 			case "azure-ad-client-secret", "facebook-access-token", "maxmind-license-key":
 				continue // see above
 			case "sourcegraph-access-token":
-				// 40 hex digits, anywhere, on a line that names it.
+				// sgp_...; its other form, 40 hex digits (a commit's id)
+				// where the file names Sourcegraph, is left to redact.
 				addPrefix("sgp_", true)
-				addPrefix("sourcegraph", true)
 				continue
 			case "hashicorp-tf-api-token":
 				// 14 letters or digits, then .atlasv1. (a word start).
@@ -120,9 +142,8 @@ func buildCandidates() {
 				addPrefix("webhook", true)
 				continue
 			case "sidekiq-sensitive-url":
-				// https://user:pass@gems.contribsys.com: at the host.
-				addPrefix("gems", true)
-				addPrefix("enterprise", true)
+				// https://user:pass@gems.contribsys.com: S001's own URL
+				// password rule flags the user:pass@ of every URL.
 				continue
 			}
 			ps, ok := literalPrefixes(re.Simplify())
@@ -137,14 +158,24 @@ func buildCandidates() {
 				addPrefixMin(p.text, p.fold, max(m, len(p.text)))
 			}
 		}
-		cands.assignKeywords = newMatcher(kws)
-		cands.genericKeywords = newMatcher(genericKws)
+		cands.keyKeywords = newMatcher(kws)
+		cands.keyKeywords.flag(generic)
+		for _, k := range cands.valueKeywords {
+			for _, c := range cases(k[0], true) {
+				cands.valueFirst[c] = true
+			}
+		}
+		for c := range 256 {
+			cands.anyValueByte[c] = cands.valueByte[c] || genericA[c] || genericB[c] || c == ':'
+		}
+		if cands.minValue < 10 {
+			panic("a vendor's value is shorter than the ten bytes the separator check reads")
+		}
 		for k, ps := range cands.prefixes {
 			cands.byPair = append(cands.byPair, ps)
 			cands.pairIndex[int(k[0])<<8|int(k[1])] = uint16(len(cands.byPair))
 		}
-		cands.valueKeywords = newMatcher(valueKws)
-		for _, k := range kws {
+		for _, k := range append(kws, cands.valueKeywords...) {
 			cands.maxKeyword = max(cands.maxKeyword, len(k))
 		}
 	})
@@ -216,19 +247,18 @@ func PrefixCandidate(text []byte, i int) bool {
 		return false
 	}
 	ps := cands.byPair[n-1]
-	// The match runs on without a blank or a quote for at least the
-	// shortest match of the rule (path and patch are not an Airtable
-	// token, whose prefix is pat).
-	run := i
-	for run < len(text) && text[run] > ' ' && text[run] != '"' && text[run] != '\'' && text[run] != '`' && run-i < 1024 {
-		run++
-	}
 	for _, p := range ps {
-		if len(text)-i < len(p.text) || run-i < min(p.min, 64) {
+		if len(text)-i < len(p.text) || !(p.fold && hasFoldPrefix(text[i:], p.text) || !p.fold && string(text[i:i+len(p.text)]) == p.text) {
 			continue
 		}
-		w := text[i : i+len(p.text)]
-		if p.fold && strings.EqualFold(string(w), p.text) || !p.fold && string(w) == p.text {
+		// The match runs on without a blank or a quote for at least the
+		// shortest match of the rule (path is not an Airtable token,
+		// whose prefix is pat).
+		run, need := i, min(p.min, 64)
+		for run < len(text) && run-i < need && text[run] > ' ' && text[run] != '"' && text[run] != '\'' && text[run] != '`' {
+			run++
+		}
+		if run-i >= need {
 			return true
 		}
 	}
@@ -253,7 +283,9 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 			return true
 		}
 	}
-	// The value: after at most a few quotes, blanks and separator bytes.
+	// The value: after at most a few quotes, blanks and separator bytes
+	// (the value keywords are looked for there; genericValue does its own
+	// skipping, as generic-api-key does).
 	p := i + 1
 	for k := 0; k < 8 && p < len(text); k++ {
 		switch text[p] {
@@ -268,11 +300,25 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		}
 		break
 	}
+	// Every value is ten bytes or more (generic-api-key's shortest; the
+	// vendors' are longer), of a few classes: most separators (tokens_in=12)
+	// end here.
+	if p+10 > len(text) {
+		return false
+	}
+	for q := p; q < p+10; q++ {
+		if !cands.anyValueByte[text[q]] {
+			return false
+		}
+	}
+	// A value: generic-api-key's, or as long as a vendor's shortest.
 	v := p
-	for v < len(text) && cands.valueByte[text[v]] && v-p < cands.maxKeyword+cands.minValue {
+	for v < len(text) && cands.valueByte[text[v]] && v-p < cands.minValue {
 		v++
 	}
-	if v-p < cands.minValue {
+	vendorValue := v-p >= cands.minValue || colonValue(text, p)
+	genericShape := genericValue(text, i+1, multiline, false)
+	if !vendorValue && !genericShape {
 		return false
 	}
 	// A keyword in the key: the rules' keys are [\w.-]{0,50}? KEYWORD
@@ -286,15 +332,40 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		k--
 	}
 	from := k
-	for from > 0 && k-from < 20+cands.maxKeyword && keyByte(text[from-1]) {
+	for from > 0 && k-from < 20+cands.maxKeyword && keyBytes[text[from-1]] {
 		from--
 	}
-	key := text[from:k]
-	if e := cands.assignKeywords.lastEnd(key); e >= 0 && len(key)-e <= 20 || cands.valueKeywords.any(string(text[p:v])) {
-		return true
+	if cands.valueFirst[text[p]] {
+		for _, kw := range cands.valueKeywords {
+			if hasFoldPrefix(text[p:v], kw) {
+				return true
+			}
+		}
 	}
-	if e := cands.genericKeywords.lastEnd(key); e >= 0 && len(key)-e <= 20 {
-		return genericValue(text, i+1, multiline)
+	// One pass over the key: does a vendor's keyword, or a generic one, end
+	// at most 20 bytes from the key's end?
+	vendor, generic := cands.keyKeywords.endsAfter(text[from:k], k-from-20)
+	return vendor && vendorValue || generic && genericShape && genericValue(text, i+1, multiline, true)
+}
+
+// colonValue: the values of telegram-bot-api-token (5 to 16 digits, :A)
+// and sidekiq-secret (8 hex digits, :, 8 more) at p.
+func colonValue(text []byte, p int) bool {
+	digits, hex := 0, 0
+	for q := p; q < len(text) && q-p <= 16; q++ {
+		c := text[q]
+		switch {
+		case c == ':':
+			return digits >= 5 && q+1 < len(text) && text[q+1] == 'A' || hex == 8
+		case '0' <= c && c <= '9':
+			digits++
+			hex++
+		case 'a' <= lower(c) && lower(c) <= 'f':
+			digits = -1 << 10
+			hex++
+		default:
+			return false
+		}
 	}
 	return false
 }
@@ -303,12 +374,12 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 // separator that ends at p: after at most five of [`'"\s=], ten to 150 of
 // [\w.=-] or twelve or more of [a-z0-9+/] (any case, then up to three '='),
 // then the end, a blank, a quote, ';' or an escaped line break; with
-// something else than letters and [_.-] (the rule's allowlist).
-func genericValue(text []byte, p int, multiline bool) bool {
+// something else than letters and [_.-] (the rule's allowlist), and, when
+// entropy is set (it costs a logarithm a byte), the rule's entropy.
+func genericValue(text []byte, p int, multiline, entropy bool) bool {
 	for k := 0; k <= 5; k++ {
 		if k > 0 {
-			if c := text[p+k-1]; !(c == '`' || c == '\'' || c == '"' || c == '=' || c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' ||
-				multiline && c == '\n') {
+			if c := text[p+k-1]; !genericSkip[c] && !(multiline && c == '\n') {
 				return false
 			}
 		}
@@ -316,30 +387,44 @@ func genericValue(text []byte, p int, multiline bool) bool {
 		if s >= len(text) {
 			return false
 		}
-		e := s
-		for e < len(text) && e-s <= 150 && (isWord(text[e]) || text[e] == '.' || text[e] == '=' || text[e] == '-') {
-			e++
+		if c := text[s]; genericA[c] {
+			e := s
+			for e < len(text) && e-s <= 150 && genericA[text[e]] {
+				e++
+			}
+			if e-s >= 10 && e-s <= 150 && terminates(text, e) && plausibleGeneric(text[s:e], entropy) {
+				return true
+			}
 		}
-		if e-s >= 10 && e-s <= 150 && terminates(text, e) && plausibleGeneric(text[s:e]) {
-			return true
-		}
-		if e = s; e < len(text) && isAlnum(text[e]) {
-			for e < len(text) && (isAlnum(text[e]) || text[e] == '+' || text[e] == '/') {
+		if c := text[s]; genericB[c] && c != '+' && c != '/' {
+			e := s
+			for e < len(text) && genericB[text[e]] {
 				e++
 			}
 			for n := 0; n < 3 && e < len(text) && text[e] == '='; n++ {
 				e++
 			}
-			if e-s >= 12 && terminates(text, e) && plausibleGeneric(text[s:e]) {
+			if e-s >= 12 && terminates(text, e) && plausibleGeneric(text[s:e], entropy) {
 				return true
 			}
-		}
-		if p+k >= len(text) {
-			return false
 		}
 	}
 	return false
 }
+
+// generic-api-key's classes: the blanks and quotes before its value
+// (genericSkip, the line break aside), and its two forms of value,
+// [\w.=-] (genericA) and [a-z0-9+/] in any case (genericB).
+var genericSkip, genericA, genericB = func() (skip, a, b [256]bool) {
+	for c := range 256 {
+		x := byte(c)
+		alnum := '0' <= x && x <= '9' || 'a' <= lower(x) && lower(x) <= 'z'
+		skip[c] = strings.IndexByte("`'\"= \t\r\f\v", x) >= 0
+		a[c] = alnum || x == '_' || x == '.' || x == '=' || x == '-'
+		b[c] = alnum || x == '+' || x == '/'
+	}
+	return
+}()
 
 func terminates(text []byte, e int) bool {
 	if e >= len(text) {
@@ -357,8 +442,8 @@ func terminates(text []byte, e int) bool {
 // plausibleGeneric: a value the generic rule could keep: its entropy is
 // above the rule's 3.5 bits, and it is not only letters and [_.-] (the
 // rule's allowlist). v is the rule's group for one way of matching.
-func plausibleGeneric(v []byte) bool {
-	if asciiEntropy(v) <= 3.5 {
+func plausibleGeneric(v []byte, entropy bool) bool {
+	if entropy && asciiEntropy(v) <= 3.5 {
 		return false
 	}
 	for _, c := range v {
@@ -387,11 +472,27 @@ func asciiEntropy(v []byte) float64 {
 
 func isAlnum(c byte) bool { return '0' <= c && c <= '9' || 'a' <= lower(c) && lower(c) <= 'z' }
 
-func isWord(c byte) bool { return isAlnum(c) || c == '_' }
+// keyBytes: [ \t\w.-], what lies between a rule's keyword and its separator.
+var keyBytes = func() (t [256]bool) {
+	for c := range 256 {
+		b := byte(c)
+		t[c] = b == ' ' || b == '\t' || b == '_' || b == '.' || b == '-' || '0' <= b && b <= '9' || 'a' <= lower(b) && lower(b) <= 'z'
+	}
+	return t
+}()
 
-// keyByte: [ \t\w.-], what lies between a rule's keyword and its separator.
-func keyByte(c byte) bool {
-	return c == ' ' || c == '\t' || c == '_' || c == '.' || c == '-' || '0' <= c && c <= '9' || 'a' <= lower(c) && lower(c) <= 'z'
+// hasFoldPrefix reports whether b starts with the lower-case word w, in
+// any case.
+func hasFoldPrefix(b []byte, w string) bool {
+	if len(b) < len(w) {
+		return false
+	}
+	for i := range len(w) {
+		if lower(b[i]) != w[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // IsSeparator reports the bytes SeparatorCandidate looks at.

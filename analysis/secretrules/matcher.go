@@ -13,6 +13,9 @@ type matcher struct {
 	class   [256]uint8
 	// out[state] lists the words that end at state, its suffixes' too.
 	out [][]int32
+	// ends[state]: bit 1, a word not flagged ends there; bit 2, a flagged
+	// one (see flag).
+	ends []uint8
 }
 
 func newMatcher(words []string) *matcher {
@@ -103,14 +106,29 @@ func (m *matcher) any(text string) bool {
 	return false
 }
 
-// lastEnd returns the end of the last word occurrence in text, or -1.
-func (m *matcher) lastEnd(text []byte) int {
-	s, end := int32(0), -1
-	for i, c := range text {
-		s = m.next[int(s)*m.classes+int(m.class[c])]
-		if len(m.out[s]) > 0 {
-			end = i + 1
+// flag marks the words for which flagged[w] is true (see endsAfter).
+func (m *matcher) flag(flagged []bool) {
+	m.ends = make([]uint8, len(m.out))
+	for st, ws := range m.out {
+		for _, w := range ws {
+			if flagged[w] {
+				m.ends[st] |= 2
+			} else {
+				m.ends[st] |= 1
+			}
 		}
 	}
-	return end
+}
+
+// endsAfter reports whether a word not flagged, and a flagged one, ends in
+// text at or after offset from (flag must have been called).
+func (m *matcher) endsAfter(text []byte, from int) (plain, flagged bool) {
+	s, ends := int32(0), uint8(0)
+	for i, c := range text {
+		s = m.next[int(s)*m.classes+int(m.class[c])]
+		if i+1 >= from {
+			ends |= m.ends[s]
+		}
+	}
+	return ends&1 != 0, ends&2 != 0
 }
