@@ -464,3 +464,19 @@ func eachLine(t *testing.T, root string, fn func(rel string, n int, line []byte)
 	}
 	return files
 }
+
+// A redaction never leaves part of a value: a quoted password whole, and
+// where S001's match and a gitleaks rule's overlap, the union of the two.
+func TestRedactLeavesNoPart(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`o: id=c1 → [ok] password: "Tr0ub4dor&3horse"` + "\n", `o: id=c1 → [ok] password: "[redacted:password]"` + "\n"},
+		{`u: password="correct horse battery staple" ok` + "\n", `u: password="[redacted:password]" ok` + "\n"},
+		{"t!:Bash id=c2 cmd=\"PGPASSWORD=Xk4pL9mQ2v psql\" → [running]\n", "t!:Bash id=c2 cmd=\"PGPASSWORD=[redacted:password] psql\" → [running]\n"},
+		{"t!:Bash id=c3 cmd=\"mysql -u root -pS3cretRootPw shop\" → [running]\n", "t!:Bash id=c3 cmd=\"mysql -u root -p[redacted:password] shop\" → [running]\n"},
+	} {
+		out, ms := Redact([]byte(c.src))
+		if string(out) != c.want || len(ms) != 1 {
+			t.Errorf("%s\n got %s (%d values)\nwant %s", c.src, out, len(ms), c.want)
+		}
+	}
+}
