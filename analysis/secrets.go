@@ -141,7 +141,7 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 			continue
 		}
 		if class&clsSep != 0 {
-			if secretrules.SeparatorCandidate(line, i) {
+			if !secretrules.ShortValueAt(line, i) && secretrules.SeparatorCandidate(line, i) {
 				cand = markLine(cand, line, i)
 			}
 			var m SecretMatch
@@ -164,7 +164,8 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 		// A word start: a gitleaks rule's prefix, and ours. Every shape of
 		// ours is five bytes or longer: a shorter word is skipped without
 		// looking further.
-		if secretrules.PrefixCandidate(line, i) || i > 0 && line[i-1] == '\\' && isEscapeLetter(c) && secretrules.PrefixCandidate(line, i+1) {
+		if i+1 < len(line) && secretrules.PrefixPair(c, line[i+1]) && secretrules.PrefixCandidate(line, i) ||
+			i > 0 && line[i-1] == '\\' && isEscapeLetter(c) && secretrules.PrefixCandidate(line, i+1) {
 			cand = markLine(cand, line, i)
 		}
 		j := i + 1
@@ -284,7 +285,7 @@ const (
 // session) to let through as few ordinary words as it can: four times
 // fewer than one group for all but s, r and b. A first byte in none of
 // them is in the second group.
-var ownFilterGroups = [3]string{"-DGHPS_fghmpsx", "ABEWXabdeiow", "4CFLNZclnrtv"}
+var ownFilterGroups = [3]string{"-ABEHSW_begilmow", "4DPXdfhpsx", "CFGLNZacnrtv"}
 
 // The scan's tables, built from vendorShapes: the classes of each byte and
 // of each byte as a shape's second byte, the shapes by first byte, and the

@@ -1,6 +1,7 @@
 package secretrules
 
 import (
+	"encoding/binary"
 	"math"
 	"regexp"
 	"regexp/syntax"
@@ -30,6 +31,12 @@ import (
 //     their separator; maxmind-license-key is only found when an
 //     assignment on its line makes it a candidate.
 
+// The candidates' tables are built when the package is loaded (a few
+// milliseconds: the rules' expressions parsed, not compiled), so that the
+// line scan's checks, which run at every word start and separator it
+// stops at, are plain lookups.
+func init() { buildCandidates() }
+
 var candidatesOnce sync.Once
 
 // cands is what the triggers need, built from the table on first use.
@@ -44,12 +51,13 @@ var cands struct {
 	valueKeywords []string
 	valueFirst    [256]bool // the first bytes of valueKeywords, both cases
 	anyValueByte  [256]bool // a byte of any assignment rule's value
+	skipByte      [256]bool // what may stand between a separator and its value
 	maxKeyword    int
 	minValue      int
 	valueByte     [256]bool
 	// prefixes of the other rules, lower case, by their first two bytes
 	// (folded); pairIndex[a<<8|b] is 1 + the index in byPair of the
-	// prefixes that start with a, b (lower case), 0 for none: the line scan
+	// prefixes that start with a, b (in any case), 0 for none: the line scan
 	// asks at every word start it stops at, and a map lookup cost a quarter
 	// of its time.
 	prefixes  map[[2]byte][]prefix
@@ -167,13 +175,20 @@ func buildCandidates() {
 		}
 		for c := range 256 {
 			cands.anyValueByte[c] = cands.valueByte[c] || genericA[c] || genericB[c] || c == ':'
+			cands.skipByte[c] = strings.IndexByte("`'\" \t\r\n\f\v=:>|?", byte(c)) >= 0
 		}
 		if cands.minValue < 10 {
 			panic("a vendor's value is shorter than the ten bytes the separator check reads")
 		}
+		// pairIndex is read with the text's own bytes: every case of a
+		// pair leads to the prefixes of its lower case.
 		for k, ps := range cands.prefixes {
 			cands.byPair = append(cands.byPair, ps)
-			cands.pairIndex[int(k[0])<<8|int(k[1])] = uint16(len(cands.byPair))
+			for _, a := range cases(k[0], true) {
+				for _, b := range cases(k[1], true) {
+					cands.pairIndex[int(a)<<8|int(b)] = uint16(len(cands.byPair))
+				}
+			}
 		}
 		for _, k := range append(kws, cands.valueKeywords...) {
 			cands.maxKeyword = max(cands.maxKeyword, len(k))
@@ -214,7 +229,6 @@ func lower(c byte) byte {
 // case a text may have them in: the pairs a word start must begin with to
 // be a candidate (the line scan builds its byte filter from them).
 func PrefixPairs() [][2]byte {
-	buildCandidates()
 	var out [][2]byte
 	for _, ps := range cands.prefixes {
 		for _, p := range ps {
@@ -235,18 +249,22 @@ func cases(c byte, fold bool) []byte {
 	return []byte{c}
 }
 
+// PrefixPair reports whether a rule's prefix starts with the bytes a, b:
+// small enough to be inlined, for the line scan to call before
+// PrefixCandidate.
+func PrefixPair(a, b byte) bool { return cands.pairIndex[int(a)<<8|int(b)] != 0 }
+
 // PrefixCandidate reports whether a rule's literal prefix starts at text[i]
 // (a word start).
 func PrefixCandidate(text []byte, i int) bool {
-	buildCandidates()
 	if i+1 >= len(text) {
 		return false
 	}
-	n := cands.pairIndex[int(lower(text[i]))<<8|int(lower(text[i+1]))]
-	if n == 0 {
-		return false
-	}
-	ps := cands.byPair[n-1]
+	n := cands.pairIndex[int(text[i])<<8|int(text[i+1])]
+	return n != 0 && prefixAt(text, i, cands.byPair[n-1])
+}
+
+func prefixAt(text []byte, i int, ps []prefix) bool {
 	for _, p := range ps {
 		if len(text)-i < len(p.text) || !(p.fold && hasFoldPrefix(text[i:], p.text) || !p.fold && string(text[i:i+len(p.text)]) == p.text) {
 			continue
@@ -267,12 +285,35 @@ func PrefixCandidate(text []byte, i int) bool {
 
 // SeparatorCandidate reports whether a rule could match with its separator
 // at text[i], one of = : > , | ~ % (the bytes of IsSeparator).
-func SeparatorCandidate(text []byte, i int) bool { return separatorCandidate(text, i, false) }
+func SeparatorCandidate(text []byte, i int) bool {
+	if ShortValueAt(text, i) {
+		return false
+	}
+	return separatorCandidate(text, i, false)
+}
+
+// ShortValueAt reports, cheaply, that no rule's value follows the
+// separator at text[i]: most separators (tokens_in=12) are followed at
+// once by a value of a few bytes and a blank, and every rule's value is
+// ten bytes or more, so a blank or a control byte among the eight bytes
+// after a separator that no quote or blank follows rules it out. It reads
+// the eight bytes at once, and is small enough for the line scan to have
+// it inlined before it calls SeparatorCandidate.
+func ShortValueAt(text []byte, i int) bool {
+	return i+11 <= len(text) && !cands.skipByte[text[i+1]] &&
+		hasLess(binary.LittleEndian.Uint64(text[i+1:]), 0x21)
+}
+
+// hasLess reports whether a byte of x is less than n (n at most 128; bytes
+// of 128 and more are never counted).
+func hasLess(x uint64, n uint8) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (x-ones*uint64(n))&^x&highs != 0
+}
 
 // separatorCandidate is SeparatorCandidate; multiline lets the blanks
 // around the separator hold line breaks, as they may in a whole text.
 func separatorCandidate(text []byte, i int, multiline bool) bool {
-	buildCandidates()
 	switch text[i] {
 	case '~': // azure-ad-client-secret: ...\dQ~...
 		return i >= 2 && text[i-1] == 'Q' && '0' <= text[i-2] && text[i-2] <= '9'

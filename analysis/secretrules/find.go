@@ -72,7 +72,6 @@ type window struct{ start, end int }
 // [\s'"]{0,3}) to past the value, which ends at the first byte that
 // cannot be in one.
 func assignmentWindows(text []byte) []window {
-	buildCandidates()
 	var out []window
 	for i, c := range text {
 		if c != '=' && c != ':' && c != '>' && c != ',' && c != '|' {
