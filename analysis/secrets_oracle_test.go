@@ -146,9 +146,8 @@ func s001Excuse(src []byte, f gitleaksFinding) string {
 	if f.RuleID == "maxmind-license-key" {
 		return "a MaxMind key is flagged only where it is assigned to a key"
 	}
-	if f.RuleID == "sourcegraph-access-token" && !bytes.Contains(bytes.ToLower(line), []byte("sourcegraph")) &&
-		!bytes.Contains(bytes.ToLower(line), []byte("sgp_")) {
-		return "40 hex digits in a file that names Sourcegraph elsewhere: S001 needs the name on the line"
+	if f.RuleID == "sourcegraph-access-token" && !bytes.Contains(bytes.ToLower([]byte(f.Match)), []byte("sgp_")) {
+		return "40 hex digits (a commit's id, mostly) in a file that names Sourcegraph: S001 flags sgp_ tokens only"
 	}
 	if k := bytes.Index(line, []byte(strings.Trim(f.Match, "\n"))); k > 0 && isWordByte(line[k-1]) {
 		return "glued to the word before it: S001 starts at word starts"
