@@ -37,7 +37,9 @@ func TestGitleaksOracle(t *testing.T) {
 		"planted":  {"../testdata/secrets/planted.rlog"},
 		"fixtures": fixtureFiles(t, "../testdata", "secrets"),
 	}
-	if root, ok := corpus.Sweep(t); ok {
+	if testing.Short() {
+		t.Log("-short: no sweep over the corpus (two minutes of gitleaks)")
+	} else if root, ok := corpus.Sweep(t); ok {
 		sets["corpus"] = fixtureFiles(t, root, "")
 	}
 	for name, files := range sets {
