@@ -996,7 +996,75 @@ func lowerEq(b []byte, w string) bool {
 // holds a secret is replaced whole). When nothing is found, src itself is
 // returned.
 func Redact(src []byte) ([]byte, []SecretMatch) {
-	var values, pieces []SecretMatch
+	values, pieces := redactionSpans(src)
+	if len(values) == 0 {
+		return src, nil
+	}
+	values, pieces = mergeSpans(values), mergeSpans(pieces)
+	out := replacePieces(src, pieces)
+	// A replacement can make a value visible that was not before (the key
+	// in x.password=..., too long with the secret before it, is short with
+	// a marker there): scan the copy again, and redact in src what it
+	// finds, until it finds nothing.
+	for range 4 {
+		more, morePieces := redactionSpans(out)
+		if len(more) == 0 {
+			break
+		}
+		replaced := slices.Clone(pieces) // what made out
+		for _, m := range more {
+			values = append(values, toSource(replaced, m))
+		}
+		for _, m := range morePieces {
+			pieces = append(pieces, toSource(replaced, m))
+		}
+		values, pieces = mergeSpans(values), mergeSpans(pieces)
+		out = replacePieces(src, pieces)
+	}
+	return out, values
+}
+
+// replacePieces writes src with each piece replaced by its marker.
+func replacePieces(src []byte, pieces []SecretMatch) []byte {
+	var out bytes.Buffer
+	out.Grow(len(src))
+	prev := 0
+	for _, m := range pieces {
+		out.Write(src[prev:m.Start])
+		out.WriteString(RedactionMarker(m.Kind))
+		prev = m.End
+	}
+	out.Write(src[prev:])
+	return out.Bytes()
+}
+
+// toSource maps a span of replacePieces(src, pieces) back to src: an end
+// inside a marker goes to the end of what the marker replaced.
+func toSource(pieces []SecretMatch, m SecretMatch) SecretMatch {
+	pos := func(q int, isEnd bool) int {
+		shift := 0
+		for _, p := range pieces {
+			start := p.Start + shift // the marker's start in the copy
+			end := start + len(RedactionMarker(p.Kind))
+			switch {
+			case q < start || isEnd && q == start:
+				return q - shift
+			case q < end || isEnd && q == end:
+				if isEnd {
+					return p.End
+				}
+				return p.Start
+			}
+			shift = end - p.End
+		}
+		return q - shift
+	}
+	return SecretMatch{Kind: m.Kind, Start: pos(m.Start, false), End: pos(m.End, true)}
+}
+
+// redactionSpans finds what Redact replaces in src: the values, and the
+// pieces of them each line holds (see Redact).
+func redactionSpans(src []byte) (values, pieces []SecretMatch) {
 	var lineMatches []SecretMatch
 	inKey := false
 	for start := 0; start < len(src); {
@@ -1034,20 +1102,7 @@ func Redact(src []byte) ([]byte, []SecretMatch) {
 		values = append(values, SecretMatch{Kind: f.Kind(), Start: f.Start, End: f.End})
 		pieces = appendLinePieces(pieces, src, f.Kind(), f.Start, f.End)
 	}
-	if len(values) == 0 {
-		return src, nil
-	}
-	values, pieces = mergeSpans(values), mergeSpans(pieces)
-	var out bytes.Buffer
-	out.Grow(len(src))
-	prev := 0
-	for _, m := range pieces {
-		out.Write(src[prev:m.Start])
-		out.WriteString(RedactionMarker(m.Kind))
-		prev = m.End
-	}
-	out.Write(src[prev:])
-	return out.Bytes(), values
+	return values, pieces
 }
 
 // appendLinePieces appends the parts of src[start:end] on each of its
