@@ -474,8 +474,8 @@ func terminates(text []byte, e int) bool {
 	switch text[e] {
 	case '`', '\'', '"', ';', ' ', '\t', '\n', '\r', '\f', '\v':
 		return true
-	case '\\':
-		return e+1 < len(text) && (text[e+1] == 'n' || text[e+1] == 'r')
+	case '\\': // an escaped line break, \N and \R too: generic-api-key ignores case
+		return e+1 < len(text) && (lower(text[e+1]) == 'n' || lower(text[e+1]) == 'r')
 	}
 	return false
 }
