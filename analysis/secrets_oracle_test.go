@@ -279,3 +279,29 @@ func runGitleaks(t *testing.T, bin, dir string) []gitleaksFinding {
 	}
 	return fs
 }
+
+// checkS001CoversRules: on one line, every finding of gitleaks' rules
+// (secretrules.Find, which finds what gitleaks finds) is on a line S001
+// flags, or is one that s001Excuse names.
+func checkS001CoversRules(t *testing.T, line []byte) {
+	t.Helper()
+	if bytes.ContainsAny(line, "\n\r") || len(FindSecrets(line)) > 0 {
+		return
+	}
+	for _, f := range secretrules.Find(line) {
+		lf := gitleaksFinding{RuleID: f.RuleID, StartLine: 1, EndLine: 1, Match: string(line[f.MatchStart:f.MatchEnd])}
+		if why := s001Excuse(line, lf); why == "" {
+			t.Fatalf("%q: the rules find %s %q, S001 nothing", line, f.RuleID, lf.Match)
+		}
+	}
+}
+
+// The line scan's candidates are necessary conditions: no line where a
+// rule finds something goes through them unflagged.
+func FuzzS001CoversRules(f *testing.F) {
+	planted, _ := os.ReadFile("../testdata/secrets/planted.rlog")
+	for _, line := range bytes.Split(planted, []byte("\n")) {
+		f.Add(line)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkS001CoversRules(t, line) })
+}
