@@ -95,9 +95,18 @@ func buildCandidates() {
 				// the key (sonar of sonar[_.-]?(login|token); linkedin of
 				// linked[_-]?in); the others start the value.
 				keyExpr := r.Regex[:strings.Index(r.Regex, assignmentSkeleton)]
-				key := regexp.MustCompile(keyExpr)
+				var key *regexp.Regexp // compiled only for a keyword the text of the key does not hold
+				inKey := func(k string) bool {
+					if strings.Contains(strings.ToLower(keyExpr), k) {
+						return true
+					}
+					if key == nil {
+						key = regexp.MustCompile(keyExpr)
+					}
+					return key.MatchString(k) || key.MatchString(strings.ToUpper(k))
+				}
 				for _, k := range r.Keywords {
-					if strings.Contains(strings.ToLower(keyExpr), k) || key.MatchString(k) || key.MatchString(strings.ToUpper(k)) {
+					if inKey(k) {
 						kws, generic = append(kws, k), append(generic, r.ID == "generic-api-key")
 					} else if r.ID != "atlassian-api-token" {
 						cands.valueKeywords = append(cands.valueKeywords, k)
