@@ -168,6 +168,12 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 			i > 0 && line[i-1] == '\\' && isEscapeLetter(c) && secretrules.PrefixCandidate(line, i+1) {
 			cand = markLine(cand, line, i)
 		}
+		if wordRange[c][1] == 0 && !(i > 0 && line[i-1] == '\\' && isEscapeLetter(c)) {
+			// A first byte of gitleaks' prefixes only: no shape of ours to
+			// read the word for; the filter skips the rest of it.
+			i, prev = i+1, class
+			continue
+		}
 		j := i + 1
 		for j < len(line) && wordByte[line[j]] {
 			j++
