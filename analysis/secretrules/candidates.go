@@ -302,15 +302,23 @@ func SeparatorCandidate(text []byte, i int) bool {
 }
 
 // ShortValueAt reports, cheaply, that no rule's value follows the
-// separator at text[i]: most separators (tokens_in=12) are followed at
-// once by a value of a few bytes and a blank, and every rule's value is
-// ten bytes or more, so a blank or a control byte among the eight bytes
-// after a separator that no quote or blank follows rules it out. It reads
-// the eight bytes at once, and is small enough for the line scan to have
-// it inlined before it calls SeparatorCandidate.
+// separator at text[i]: most separators are followed at once (tokens_in=12)
+// or after one blank or quote (", and", ":"text") by a few bytes and a
+// blank or a quote, and every rule's value is ten bytes or more. It reads
+// eight bytes at once.
 func ShortValueAt(text []byte, i int) bool {
-	return i+11 <= len(text) && !cands.skipByte[text[i+1]] &&
-		hasLess(binary.LittleEndian.Uint64(text[i+1:]), 0x21)
+	p := i + 1
+	if p < len(text) && cands.skipByte[text[p]] {
+		p++
+	}
+	switch {
+	case p < len(text) && cands.skipByte[text[p]]:
+		return false // more blanks or quotes: SeparatorCandidate reads on
+	case p+10 > len(text):
+		return true // no room for a value
+	}
+	x := binary.LittleEndian.Uint64(text[p:])
+	return hasLess(x, 0x21) || hasLess(x^0x2222222222222222, 1) // a blank or a '"'
 }
 
 // hasLess reports whether a byte of x is less than n (n at most 128; bytes
