@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rlog-ls/rlog-ls/analysis/secretrules"
 )
 
 // Secrets: values in a log that look like credentials (rule S001). Agent
@@ -102,7 +104,10 @@ func FindSecrets(line []byte) []SecretMatch { return AppendSecrets(nil, line) }
 // bytes or more beginning with a shape's first letter or right after a JSON
 // escape's backslash, or a separator.
 func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
-	prev := uint8(0) // the class of the byte before i; 0 after a match, which starts a new word
+	base := len(dst)
+	var candBuf [4]candLine
+	cand := candBuf[:0] // the lines where a gitleaks rule may match
+	prev := uint8(0)    // the class of the byte before i; 0 after a match, which starts a new word
 	for i := 0; i < len(line); {
 		if i+9 <= len(line) {
 			b := line[i : i+9 : i+9]
@@ -136,7 +141,14 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 			continue
 		}
 		if class&clsSep != 0 {
-			m, ok := assignedSecret(line, i)
+			if !secretrules.ShortValueAt(line, i) && secretrules.SeparatorCandidate(line, i) {
+				cand = markLine(cand, line, i)
+			}
+			var m SecretMatch
+			var ok bool
+			if c == '=' || c == ':' {
+				m, ok = assignedSecret(line, i)
+			}
 			if !ok && c == ':' {
 				m, ok = urlPassword(line, i)
 			}
@@ -149,8 +161,19 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 			i++
 			continue
 		}
-		// A word start. Every shape is five bytes or longer: a shorter word
-		// is skipped without looking further.
+		// A word start: a gitleaks rule's prefix, and ours. Every shape of
+		// ours is five bytes or longer: a shorter word is skipped without
+		// looking further.
+		if i+1 < len(line) && secretrules.PrefixPair(c, line[i+1]) && secretrules.PrefixCandidate(line, i) ||
+			i > 0 && line[i-1] == '\\' && isEscapeLetter(c) && secretrules.PrefixCandidate(line, i+1) {
+			cand = markLine(cand, line, i)
+		}
+		if wordRange[c][1] == 0 && !(i > 0 && line[i-1] == '\\' && isEscapeLetter(c)) {
+			// A first byte of gitleaks' prefixes only: no shape of ours to
+			// read the word for; the filter skips the rest of it.
+			i, prev = i+1, class
+			continue
+		}
 		j := i + 1
 		for j < len(line) && wordByte[line[j]] {
 			j++
@@ -178,7 +201,61 @@ func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 		}
 		i, prev = j, clsWord
 	}
+	if len(cand) > 0 {
+		dst = addRuleFindings(dst, base, line, cand)
+	}
 	return dst
+}
+
+// candLine is a line's bytes in a scanned text.
+type candLine struct{ start, end int }
+
+// markLine adds the line of text that holds i to cand, once.
+func markLine(cand []candLine, text []byte, i int) []candLine {
+	if n := len(cand); n > 0 && cand[n-1].start <= i && i < cand[n-1].end {
+		return cand
+	}
+	start := bytes.LastIndexByte(text[:i], '\n') + 1
+	end := len(text)
+	if k := bytes.IndexByte(text[i:], '\n'); k >= 0 {
+		end = i + k
+	}
+	return append(cand, candLine{start, end})
+}
+
+// addRuleFindings runs gitleaks' rules on the candidate lines and merges
+// what they find into dst[base:] (in order, not overlapping): a finding
+// that overlaps one of ours widens it, so that a redaction of the match
+// leaves no part of either.
+func addRuleFindings(dst []SecretMatch, base int, text []byte, cand []candLine) []SecretMatch {
+	var extra []SecretMatch
+	var fs []secretrules.Finding
+	for _, l := range cand {
+		fs = secretrules.FindLine(fs[:0], text[l.start:l.end])
+		for _, f := range fs {
+			extra = append(extra, SecretMatch{Kind: f.Kind(), Start: l.start + f.Start, End: l.start + f.End})
+		}
+	}
+	if len(extra) == 0 {
+		return dst
+	}
+	merged := mergeSpans(append(slices.Clone(dst[base:]), extra...))
+	return append(dst[:base], merged...)
+}
+
+// mergeSpans sorts matches by start and joins the ones that overlap; the
+// joined span keeps the kind of its first part.
+func mergeSpans(ms []SecretMatch) []SecretMatch {
+	slices.SortStableFunc(ms, func(a, b SecretMatch) int { return cmp.Compare(a.Start, b.Start) })
+	out := ms[:0]
+	for _, m := range ms {
+		if n := len(out); n > 0 && m.Start < out[n-1].End {
+			out[n-1].End = max(out[n-1].End, m.End)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // eachByte times a class is that class in every byte of a uint64.
@@ -195,7 +272,7 @@ const (
 	clsFirst                 // can start a vendor shape
 	clsBackslash             // '\\'
 	clsEscape                // a JSON escape letter: n t r b f
-	clsSep                   // '=' or ':'
+	clsSep                   // a separator (secretrules.IsSeparator): = : > , | ~ %
 	// Eight bytes at a time, a shape's start is also checked against the
 	// byte after it: a first byte of group k (in secretClass) must be
 	// followed by a second byte of group k (in secondClass).
@@ -206,11 +283,15 @@ const (
 	clsGroups = clsGroup1 | clsGroup2 | clsGroup3
 )
 
-// ownFilterGroups are the first bytes that get a group of their own in the
-// eight-byte filter: they start many ordinary words (so, real, be, By...),
-// and their own group lets through only the second bytes of their shapes
-// (sk, rk; Be, Ba). Every other first byte shares the third group.
-var ownFilterGroups = [2]string{"sr", "bB"}
+// ownFilterGroups split the first bytes of the shapes (ours and gitleaks'
+// prefixes) in three groups for the eight-byte filter: a word start stops
+// it when its second byte is the second byte of some shape whose first
+// byte is in the same group. The split was chosen (a local search over
+// the bigrams at word starts of the corpus of real logs and a generated
+// session) to let through as few ordinary words as it can: four times
+// fewer than one group for all but s, r and b. A first byte in none of
+// them is in the second group.
+var ownFilterGroups = [3]string{"-ABEHSW_begilmow", "4DPXdfhpsx", "CFGLNZacnrtv"}
 
 // The scan's tables, built from vendorShapes: the classes of each byte and
 // of each byte as a shape's second byte, the shapes by first byte, and the
@@ -233,12 +314,15 @@ func init() {
 		}
 	}
 	secretClass['\\'] |= clsBackslash
-	secretClass['='] |= clsSep
-	secretClass[':'] |= clsSep
+	for c := range 256 {
+		if secretrules.IsSeparator(byte(c)) {
+			secretClass[c] |= clsSep
+		}
+	}
 	group := func(first byte) uint8 {
 		for g, bytes := range ownFilterGroups {
 			if strings.IndexByte(bytes, first) >= 0 {
-				return []uint8{clsGroup1, clsGroup3}[g]
+				return []uint8{clsGroup1, clsGroup2, clsGroup3}[g]
 			}
 		}
 		return clsGroup2
@@ -262,6 +346,12 @@ func init() {
 				*r = [2]int{min(r[0], lo), max(r[1], hi)}
 			}
 		}
+	}
+	// The prefixes of gitleaks' rules stop the filter too (their length
+	// is not bounded by wordRange: gitleaks' own rules decide).
+	for _, p := range secretrules.PrefixPairs() {
+		secretClass[p[0]] |= clsFirst | group(p[0])
+		secondClass[p[1]] |= group(p[0])
 	}
 	for c := range 256 {
 		bothClasses[c] = uint16(secretClass[c]) | uint16(secondClass[c])<<8
@@ -432,6 +522,39 @@ var vendorShapes = []vendorShape{
 	{prefix: "-----BEGIN ", kind: "private_key", match: privateKeyAt, minWord: 10, maxWord: 10},
 	{prefix: "bearer ", fold: true, kind: "bearer_token", match: authorizationValue, minWord: 6, maxWord: 6},
 	{prefix: "basic ", fold: true, kind: "basic_auth", match: authorizationValue, minWord: 5, maxWord: 5},
+	// mysql -u root -pSECRET: the password glued to -p.
+	{prefix: "mysql", kind: "password", match: mysqlPassword, minWord: 5, maxWord: 10},
+	{prefix: "mariadb", kind: "password", match: mysqlPassword, minWord: 7, maxWord: 14},
+}
+
+// mysqlPassword finds, in the command that starts at i (mysql, mysqldump,
+// mariadb, ...), a password written as -pVALUE, and matches the value.
+func mysqlPassword(line []byte, i int) (SecretMatch, bool) {
+	limit := min(len(line), i+maxSecretScan)
+	for q := i; q+3 < limit; q++ {
+		switch line[q] {
+		case '\n', ';', '|', '&', '"', '`':
+			return SecretMatch{}, false // the command ends
+		}
+		if line[q] != ' ' || line[q+1] != '-' || line[q+2] != 'p' {
+			continue
+		}
+		p := q + 3
+		switch c := line[p]; {
+		case c == '\'' || c == '"':
+			if end, ok := closingQuote(line, p+1, string(c)); ok && end-p-1 >= 4 && !placeholder(line[p+1:end]) && line[p+1] != '$' {
+				return SecretMatch{Kind: "password", Start: p + 1, End: end}, true
+			}
+			continue
+		case c <= ' ' || c == '-' || c == '$' || c == '<' || c == '\\':
+			continue // -p alone asks for the password; a variable or a template is not one
+		}
+		end := run(line, p, func(c byte) bool { return c > ' ' && c != '"' && c != '\'' && c != '`' && c != '\\' && c != ';' })
+		if v := line[p:end]; len(v) >= 4 && !placeholder(v) {
+			return SecretMatch{Kind: "password", Start: p, End: end}, true
+		}
+	}
+	return SecretMatch{}, false
 }
 
 // cases returns the bytes the shape's prefix may have at i: both cases
@@ -620,6 +743,9 @@ func urlPassword(line []byte, i int) (SecretMatch, bool) {
 			if colon < 0 || q-colon < 2 {
 				return SecretMatch{}, false
 			}
+			if bytes.Contains(line[p:q], []byte("[redacted:")) {
+				return SecretMatch{}, false // already redacted: the marker's colon is not a password's
+			}
 			pw := line[colon+1 : q]
 			if pw[0] == '$' || pw[0] == '<' || pw[0] == '{' || pw[0] == '%' || placeholder(pw) || allSame(pw) {
 				return SecretMatch{}, false
@@ -654,10 +780,11 @@ func assignedSecret(line []byte, sep int) (SecretMatch, bool) {
 	for p < len(line) && (line[p] == ' ' || line[p] == '\t') {
 		p++
 	}
+	quote := ""
 	if p < len(line) && line[p] == '\\' && p+1 < len(line) && line[p+1] == '"' {
-		p += 2
+		p, quote = p+2, `\"`
 	} else if p < len(line) && (line[p] == '"' || line[p] == '\'') {
-		p++
+		p, quote = p+1, string(line[p])
 	}
 	if p >= len(line) {
 		return SecretMatch{}, false
@@ -669,15 +796,63 @@ func assignedSecret(line []byte, sep int) (SecretMatch, bool) {
 	case '$', '<', '{', '[', '%', '*', '(', '&':
 		return SecretMatch{}, false // a variable, a template, a marker, an expression
 	}
+	// A quoted value is the whole of what the quotes hold: a password
+	// such as Tr0ub4dor&3horse is redacted whole, not up to its '&'.
+	if quote != "" {
+		if end, ok := closingQuote(line, p, quote); ok {
+			v := line[p:end]
+			if kind == "password" && plausiblePassword(v) ||
+				!bytes.ContainsAny(v, " \t") && len(v) >= 8 && mixed(v) && !placeholder(v) && entropy(v) >= 2.5 {
+				return SecretMatch{Kind: kind, Start: p, End: end}, true
+			}
+			return SecretMatch{}, false
+		}
+	}
 	end := run(line, p, isValueByte)
 	for end < len(line) && end-p < maxSecretScan && line[end] == '=' {
 		end++ // base64 padding
 	}
 	v := line[p:end]
+	if kind == "password" && len(v) >= 7 && mixed(v) && !placeholder(v) {
+		return SecretMatch{Kind: kind, Start: p, End: end}, true
+	}
 	if len(v) < 8 || !mixed(v) || placeholder(v) || entropy(v) < 2.5 {
 		return SecretMatch{}, false
 	}
 	return SecretMatch{Kind: kind, Start: p, End: end}, true
+}
+
+// closingQuote finds the end of a value quoted with quote (" ' or \")
+// that starts at p, on the same line and within maxSecretScan.
+func closingQuote(line []byte, p int, quote string) (int, bool) {
+	limit := min(len(line), p+maxSecretScan)
+	for q := p; q < limit; q++ {
+		switch c := line[q]; {
+		case c == '\n':
+			return 0, false
+		case quote == `\"` && c == '\\' && q+1 < limit && line[q+1] == '"':
+			return q, q > p
+		case quote != `\"` && c == '\\':
+			q++ // an escaped byte
+		case quote != `\"` && c == quote[0]:
+			return q, q > p
+		}
+	}
+	return 0, false
+}
+
+// plausiblePassword: a quoted value given to a password key is a password
+// whatever its shape (correct horse battery staple), unless it is empty,
+// a placeholder, a template or a word that names a type or a state.
+func plausiblePassword(v []byte) bool {
+	if len(v) < 6 || placeholder(v) || allSame(v) || bytes.Contains(v, []byte("${")) || bytes.Contains(v, []byte("{{")) {
+		return false
+	}
+	switch strings.ToLower(string(v)) {
+	case "password", "string", "required", "optional", "undefined", "secret", "hidden", "invalid", "unknown", "missing":
+		return false
+	}
+	return true
 }
 
 // isValueByte: what an assigned secret may contain. It stops at blanks,
@@ -743,7 +918,8 @@ func keyEnding(a, b byte) bool {
 func keyKind(key []byte) string {
 	last, rest := lastWord(key)
 	switch {
-	case lowerEq(last, "password"), lowerEq(last, "passwd"), lowerEq(last, "pwd"), lowerEq(last, "passphrase"):
+	case lowerEq(last, "password"), lowerEq(last, "passwd"), lowerEq(last, "pwd"), lowerEq(last, "passphrase"),
+		hasLowerSuffix(last, "password"), hasLowerSuffix(last, "passwd"): // PGPASSWORD, DBPASSWD
 		return "password"
 	case lowerEq(last, "secret"):
 		return "secret"
@@ -789,6 +965,12 @@ func lastWord(key []byte) (last, rest []byte) {
 
 func isKeySep(c byte) bool { return c == '_' || c == '-' || c == '.' }
 
+// hasLowerSuffix reports whether b ends with the lowercase ASCII word w in
+// any case.
+func hasLowerSuffix(b []byte, w string) bool {
+	return len(b) >= len(w) && lowerEq(b[len(b)-len(w):], w)
+}
+
 // lowerEq reports whether b is the lowercase ASCII word w in any case.
 func lowerEq(b []byte, w string) bool {
 	if len(b) != len(w) {
@@ -803,15 +985,92 @@ func lowerEq(b []byte, w string) bool {
 }
 
 // Redact returns src with every secret replaced by [redacted:<kind>], and
-// the matches, their spans in src. It works line by line on any text (an
-// rlog file, but also JSONL: no match spans a quote, so JSON stays valid),
-// and keeps the line structure: the same number of lines, in the same
-// order. A private key whose header ends its line has its body on the
-// lines below: those lines' content (after their indentation) is replaced
-// too, up to and including the END line. When nothing is found, src itself
-// is returned.
+// the values it replaced, one match per value, their spans in src (a
+// private key's span runs over its lines). It works on any text (an rlog
+// file, but also JSONL: no replacement spans a quote, so JSON stays
+// valid), and keeps the line structure: the same number of lines, in the
+// same order; a value over several lines is replaced line by line, each
+// line's part after its indentation.
+//
+// What it replaces is the union of two scans, overlaps joined so that no
+// part of a value is left: S001's line by line (AppendSecrets; a private
+// key whose header ends its line has its body on the lines below, up to
+// and including the END line), and gitleaks' rules on the whole text
+// (secretrules.Find, thorough rather than fast: gitleaks reads the copy
+// people share, and must find nothing in it), in it as it is and decoded
+// as gitleaks decodes it (secretrules.FindDecoded: the encoded text that
+// holds a secret is replaced whole). When nothing is found, src itself is
+// returned.
 func Redact(src []byte) ([]byte, []SecretMatch) {
-	var matches []SecretMatch
+	values, pieces := redactionSpans(src)
+	if len(values) == 0 {
+		return src, nil
+	}
+	values, pieces = mergeSpans(values), mergeSpans(pieces)
+	out := replacePieces(src, pieces)
+	// A replacement can make a value visible that was not before (the key
+	// in x.password=..., too long with the secret before it, is short with
+	// a marker there): scan the copy again, and redact in src what it
+	// finds, until it finds nothing.
+	for range 4 {
+		more, morePieces := redactionSpans(out)
+		if len(more) == 0 {
+			break
+		}
+		replaced := slices.Clone(pieces) // what made out
+		for _, m := range more {
+			values = append(values, toSource(replaced, m))
+		}
+		for _, m := range morePieces {
+			pieces = append(pieces, toSource(replaced, m))
+		}
+		values, pieces = mergeSpans(values), mergeSpans(pieces)
+		out = replacePieces(src, pieces)
+	}
+	return out, values
+}
+
+// replacePieces writes src with each piece replaced by its marker.
+func replacePieces(src []byte, pieces []SecretMatch) []byte {
+	var out bytes.Buffer
+	out.Grow(len(src))
+	prev := 0
+	for _, m := range pieces {
+		out.Write(src[prev:m.Start])
+		out.WriteString(RedactionMarker(m.Kind))
+		prev = m.End
+	}
+	out.Write(src[prev:])
+	return out.Bytes()
+}
+
+// toSource maps a span of replacePieces(src, pieces) back to src: an end
+// inside a marker goes to the end of what the marker replaced.
+func toSource(pieces []SecretMatch, m SecretMatch) SecretMatch {
+	pos := func(q int, isEnd bool) int {
+		shift := 0
+		for _, p := range pieces {
+			start := p.Start + shift // the marker's start in the copy
+			end := start + len(RedactionMarker(p.Kind))
+			switch {
+			case q < start || isEnd && q == start:
+				return q - shift
+			case q < end || isEnd && q == end:
+				if isEnd {
+					return p.End
+				}
+				return p.Start
+			}
+			shift = end - p.End
+		}
+		return q - shift
+	}
+	return SecretMatch{Kind: m.Kind, Start: pos(m.Start, false), End: pos(m.End, true)}
+}
+
+// redactionSpans finds what Redact replaces in src: the values, and the
+// pieces of them each line holds (see Redact).
+func redactionSpans(src []byte) (values, pieces []SecretMatch) {
 	var lineMatches []SecretMatch
 	inKey := false
 	for start := 0; start < len(src); {
@@ -824,7 +1083,9 @@ func Redact(src []byte) ([]byte, []SecretMatch) {
 		line := src[start:end]
 		if inKey {
 			if m, more, ok := pemBodyLine(line); ok {
-				matches = append(matches, SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End})
+				m = SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End}
+				pieces = append(pieces, m)
+				values[len(values)-1].End = m.End // the key goes on
 				inKey = more
 				start = end + 1
 				continue
@@ -833,7 +1094,8 @@ func Redact(src []byte) ([]byte, []SecretMatch) {
 		}
 		lineMatches = AppendSecrets(lineMatches[:0], line)
 		for _, m := range lineMatches {
-			matches = append(matches, SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End})
+			m = SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End}
+			pieces, values = append(pieces, m), append(values, m)
 		}
 		if n := len(lineMatches); n > 0 {
 			last := lineMatches[n-1]
@@ -842,19 +1104,36 @@ func Redact(src []byte) ([]byte, []SecretMatch) {
 		}
 		start = end + 1
 	}
-	if len(matches) == 0 {
-		return src, nil
+	for _, f := range append(secretrules.Find(src), secretrules.FindDecoded(src)...) {
+		values = append(values, SecretMatch{Kind: f.Kind(), Start: f.Start, End: f.End})
+		pieces = appendLinePieces(pieces, src, f.Kind(), f.Start, f.End)
 	}
-	var out bytes.Buffer
-	out.Grow(len(src))
-	prev := 0
-	for _, m := range matches {
-		out.Write(src[prev:m.Start])
-		out.WriteString(RedactionMarker(m.Kind))
-		prev = m.End
+	return values, pieces
+}
+
+// appendLinePieces appends the parts of src[start:end] on each of its
+// lines: a line's part starts after its indentation, and leaves out the
+// CR before the line break. Quotes are kept too (the pieces stop at
+// them), so that a redacted JSON string is still one.
+func appendLinePieces(pieces []SecretMatch, src []byte, kind string, start, end int) []SecretMatch {
+	for start < end {
+		stop := end
+		if k := bytes.IndexAny(src[start:end], "\n\""); k >= 0 {
+			stop = start + k
+		}
+		s, e := start, stop
+		for s < e && (src[s] == ' ' || src[s] == '\t') && (s == 0 || src[s-1] == '\n' || src[s-1] == ' ' || src[s-1] == '\t') {
+			s++
+		}
+		for e > s && src[e-1] == '\r' {
+			e--
+		}
+		if e > s {
+			pieces = append(pieces, SecretMatch{Kind: kind, Start: s, End: e})
+		}
+		start = stop + 1
 	}
-	out.Write(src[prev:])
-	return out.Bytes(), matches
+	return pieces
 }
 
 // pemBodyLine matches one line of a private key's body (base64, or a PEM

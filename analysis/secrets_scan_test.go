@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/analysis/secretrules"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
@@ -15,9 +16,14 @@ import (
 // (word run by word run, every byte tested in a branch), which the
 // class-table loop must match exactly.
 func appendSecretsWordByWord(dst []SecretMatch, line []byte) []SecretMatch {
+	base := len(dst)
+	var cand []candLine
 	for i := 0; i < len(line); {
 		c := line[i]
 		if wordByte[c] {
+			if secretrules.PrefixCandidate(line, i) || i > 0 && line[i-1] == '\\' && isEscapeLetter(c) && secretrules.PrefixCandidate(line, i+1) {
+				cand = markLine(cand, line, i)
+			}
 			j := i + 1
 			for j < len(line) && wordByte[line[j]] {
 				j++
@@ -37,8 +43,15 @@ func appendSecretsWordByWord(dst []SecretMatch, line []byte) []SecretMatch {
 			i = j
 			continue
 		}
-		if c == '=' || c == ':' {
-			m, ok := assignedSecret(line, i)
+		if secretrules.IsSeparator(c) {
+			if secretrules.SeparatorCandidate(line, i) {
+				cand = markLine(cand, line, i)
+			}
+			var m SecretMatch
+			var ok bool
+			if c == '=' || c == ':' {
+				m, ok = assignedSecret(line, i)
+			}
 			if !ok && c == ':' {
 				m, ok = urlPassword(line, i)
 			}
@@ -49,6 +62,9 @@ func appendSecretsWordByWord(dst []SecretMatch, line []byte) []SecretMatch {
 			}
 		}
 		i++
+	}
+	if len(cand) > 0 {
+		dst = addRuleFindings(dst, base, line, cand)
 	}
 	return dst
 }

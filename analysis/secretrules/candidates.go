@@ -1,0 +1,756 @@
+package secretrules
+
+import (
+	"encoding/binary"
+	"math"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"sync"
+)
+
+// A line scan (analysis.AppendSecrets, which every line of an open log
+// goes through) cannot run 200 expressions on every line. It asks, at the
+// few places its eight-byte filter stops, whether a rule could match
+// there, and runs FindLine only on the lines where one could. The
+// conditions below are necessary: a rule that matches on a line matches
+// where one of them holds, so the lines FindLine is run on hold every
+// finding of gitleaks that lies within one line, starts at a word
+// boundary and is not encoded (see analysis's docs for the exceptions).
+//
+//   - Assignment rules (key, separator, value: generic-api-key and the
+//     ~120 vendor rules built like it) need a separator (= : > , and the
+//     | of ||) followed, after at most a few quotes and blanks, by a value
+//     at least as long as the shortest value of any of them, and one of
+//     their keywords in the key before it or in that value.
+//   - The other rules start with a literal (ghp_, xoxb-, AKIA, -----BEGIN
+//     ...), in any case where the rule folds case: it must be at a word
+//     start (gitleaks' \b, or a rule without one seen at a word start).
+//   - Three do not: azure-ad-client-secret (a digit, then Q~), and
+//     facebook-access-token (15 or 16 digits, then | or %), checked at
+//     their separator; maxmind-license-key is only found when an
+//     assignment on its line makes it a candidate.
+
+// The candidates' tables are built when the package is loaded (a few
+// milliseconds: the rules' expressions parsed, not compiled), so that the
+// line scan's checks, which run at every word start and separator it
+// stops at, are plain lookups.
+func init() { buildCandidates() }
+
+var candidatesOnce sync.Once
+
+// cands is what the triggers need, built from the table on first use.
+var cands struct {
+	// assignment keywords, and the shortest value and the bytes a value
+	// of an assignment rule may hold.
+	// keyKeywords are the keywords of the assignment rules that stand in
+	// their key, generic-api-key's flagged.
+	keyKeywords *matcher
+	// valueKeywords: the keywords that start an assignment rule's value
+	// (NRJS- of new-relic-browser-api-token), not in its key.
+	valueKeywords []string
+	valueFirst    [256]bool // the first bytes of valueKeywords, both cases
+	anyValueByte  [256]bool // a byte of any assignment rule's value
+	skipByte      [256]bool // what may stand between a separator and its value
+	maxKeyword    int
+	minValue      int
+	valueByte     [256]bool
+	// prefixes of the other rules, lower case, by their first two bytes
+	// (folded); pairIndex[a<<8|b] is 1 + the index in byPair of the
+	// prefixes that start with a, b (in any case), 0 for none: the line scan
+	// asks at every word start it stops at, and a map lookup cost a quarter
+	// of its time.
+	prefixes  map[[2]byte][]prefix
+	pairIndex [1 << 16]uint16
+	byPair    [][]prefix
+}
+
+type prefix struct {
+	text string
+	fold bool
+	// min is the shortest match of the rule the prefix starts.
+	min int
+}
+
+// assignmentSkeleton is how gitleaks' generator writes a key, a separator
+// and a value; a rule whose expression holds it is an assignment rule.
+const assignmentSkeleton = `(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+
+func buildCandidates() {
+	candidatesOnce.Do(func() {
+		cands.minValue = 1 << 30
+		cands.prefixes = map[[2]byte][]prefix{}
+		var kws []string
+		var generic []bool
+		for _, r := range gitleaksRules {
+			if !appliesEverywhere(r) {
+				continue
+			}
+			re, err := syntax.Parse(r.Regex, syntax.Perl)
+			if err != nil {
+				panic(r.ID + ": " + err.Error())
+			}
+			if strings.Contains(r.Regex, assignmentSkeleton) {
+				// A keyword the key's expression holds or matches stands in
+				// the key (sonar of sonar[_.-]?(login|token); linkedin of
+				// linked[_-]?in); the others start the value.
+				keyExpr := r.Regex[:strings.Index(r.Regex, assignmentSkeleton)]
+				var key *regexp.Regexp // compiled only for a keyword the text of the key does not hold
+				inKey := func(k string) bool {
+					if strings.Contains(strings.ToLower(keyExpr), k) {
+						return true
+					}
+					if key == nil {
+						key = regexp.MustCompile(keyExpr)
+					}
+					return key.MatchString(k) || key.MatchString(strings.ToUpper(k))
+				}
+				for _, k := range r.Keywords {
+					if inKey(k) {
+						kws, generic = append(kws, k), append(generic, r.ID == "generic-api-key")
+					} else if r.ID != "atlassian-api-token" {
+						cands.valueKeywords = append(cands.valueKeywords, k)
+					}
+				}
+				if r.ID == "atlassian-api-token" {
+					// Its expression is also a prefix rule: ...|\b(ATATT3...).
+					addPrefixMin("ATATT3", false, 6)
+				}
+				g := r.SecretGroup
+				if g == 0 {
+					g = 1
+				}
+				if v := group(re, g); v != nil && r.ID != "generic-api-key" {
+					// The vendors' values (generic-api-key's has its own check,
+					// genericValue): how short one can be, and what bytes it
+					// holds but ':', which only the two below have, after a
+					// run of digits or hex.
+					cands.minValue = min(cands.minValue, minLen(v))
+					var bs [256]bool
+					addBytes(&bs, v)
+					if bs[':'] && r.ID != "telegram-bot-api-token" && r.ID != "sidekiq-secret" {
+						panic(r.ID + ": a value with a colon: give it a check of its own")
+					}
+					bs[':'] = false
+					for c, ok := range bs {
+						cands.valueByte[c] = cands.valueByte[c] || ok
+					}
+				}
+				continue
+			}
+			switch r.ID {
+			case "azure-ad-client-secret", "facebook-access-token", "maxmind-license-key":
+				continue // see above
+			case "sourcegraph-access-token":
+				// sgp_...; its other form, 40 hex digits (a commit's id)
+				// where the file names Sourcegraph, is left to redact.
+				addPrefix("sgp_", true)
+				continue
+			case "hashicorp-tf-api-token":
+				// 14 letters or digits, then .atlasv1. (a word start).
+				addPrefix("atlasv1", false)
+				continue
+			case "slack-webhook-url":
+				// (https://)?hooks.slack.com/...: hooks is a word start either way.
+				addPrefix("hooks", false)
+				continue
+			case "microsoft-teams-webhook":
+				// https://...: the part after the host's first dot is rarer.
+				addPrefix("webhook", true)
+				continue
+			case "sidekiq-sensitive-url":
+				// https://user:pass@gems.contribsys.com: S001's own URL
+				// password rule flags the user:pass@ of every URL.
+				continue
+			}
+			ps, ok := literalPrefixes(re.Simplify())
+			if !ok {
+				panic(r.ID + ": no literal prefix: give it a trigger of its own")
+			}
+			m := minLen(re)
+			if strings.ContainsAny(r.Regex, ` '"`) || strings.Contains(r.Regex, `\s`) || strings.Contains(r.Regex, `\t`) {
+				m = 0 // a match with blanks or quotes in it (curl -H "...")
+			}
+			for _, p := range ps {
+				addPrefixMin(p.text, p.fold, max(m, len(p.text)))
+			}
+		}
+		cands.keyKeywords = newMatcher(kws)
+		cands.keyKeywords.flag(generic)
+		for _, k := range cands.valueKeywords {
+			for _, c := range cases(k[0], true) {
+				cands.valueFirst[c] = true
+			}
+		}
+		for c := range 256 {
+			cands.anyValueByte[c] = cands.valueByte[c] || genericA[c] || genericB[c] || c == ':'
+			cands.skipByte[c] = strings.IndexByte("`'\" \t\r\n\f\v=:>|?", byte(c)) >= 0
+		}
+		if cands.minValue < 10 {
+			panic("a vendor's value is shorter than the ten bytes the separator check reads")
+		}
+		// pairIndex is read with the text's own bytes: every case of a
+		// pair leads to the prefixes of its lower case.
+		for k, ps := range cands.prefixes {
+			cands.byPair = append(cands.byPair, ps)
+			for _, a := range cases(k[0], true) {
+				for _, b := range cases(k[1], true) {
+					cands.pairIndex[int(a)<<8|int(b)] = uint16(len(cands.byPair))
+				}
+			}
+		}
+		for _, k := range append(kws, cands.valueKeywords...) {
+			cands.maxKeyword = max(cands.maxKeyword, len(k))
+		}
+	})
+}
+
+// appliesEverywhere: the rules a line scan runs (not those of a file name).
+func appliesEverywhere(r Rule) bool { return r.Regex != "" && r.Path == "" }
+
+func addPrefix(text string, fold bool) { addPrefixMin(text, fold, len(text)) }
+
+func addPrefixMin(text string, fold bool, minMatch int) {
+	if c := text[0]; !(c == '_' || c == '-' || 'a' <= lower(c) && lower(c) <= 'z' || '0' <= c && c <= '9') {
+		panic("prefix " + text + " does not start a word: the line scan would not stop at it")
+	}
+	if fold {
+		text = strings.ToLower(text)
+	}
+	k := [2]byte{lower(text[0]), lower(text[1])}
+	for i, p := range cands.prefixes[k] {
+		if p.text == text && p.fold == fold {
+			cands.prefixes[k][i].min = min(p.min, minMatch)
+			return
+		}
+	}
+	cands.prefixes[k] = append(cands.prefixes[k], prefix{text, fold, minMatch})
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// PrefixPairs returns the first two bytes of every rule prefix, in each
+// case a text may have them in: the pairs a word start must begin with to
+// be a candidate (the line scan builds its byte filter from them).
+func PrefixPairs() [][2]byte {
+	var out [][2]byte
+	for _, ps := range cands.prefixes {
+		for _, p := range ps {
+			for _, a := range cases(p.text[0], p.fold) {
+				for _, b := range cases(p.text[1], p.fold) {
+					out = append(out, [2]byte{a, b})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func cases(c byte, fold bool) []byte {
+	if fold && 'a' <= c && c <= 'z' {
+		return []byte{c, c - 'a' + 'A'}
+	}
+	return []byte{c}
+}
+
+// PrefixPair reports whether a rule's prefix starts with the bytes a, b:
+// small enough to be inlined, for the line scan to call before
+// PrefixCandidate.
+func PrefixPair(a, b byte) bool { return cands.pairIndex[int(a)<<8|int(b)] != 0 }
+
+// PrefixCandidate reports whether a rule's literal prefix starts at text[i]
+// (a word start).
+func PrefixCandidate(text []byte, i int) bool {
+	if i+1 >= len(text) {
+		return false
+	}
+	n := cands.pairIndex[int(text[i])<<8|int(text[i+1])]
+	return n != 0 && prefixAt(text, i, cands.byPair[n-1])
+}
+
+func prefixAt(text []byte, i int, ps []prefix) bool {
+	for _, p := range ps {
+		if len(text)-i < len(p.text) || !(p.fold && hasFoldPrefix(text[i:], p.text) || !p.fold && string(text[i:i+len(p.text)]) == p.text) {
+			continue
+		}
+		// The match runs on without a blank or a quote for at least the
+		// shortest match of the rule (path is not an Airtable token,
+		// whose prefix is pat).
+		run, need := i, min(p.min, 64)
+		for run < len(text) && run-i < need && text[run] > ' ' && text[run] != '"' && text[run] != '\'' && text[run] != '`' {
+			run++
+		}
+		if run-i >= need {
+			return true
+		}
+	}
+	return false
+}
+
+// SeparatorCandidate reports whether a rule could match with its separator
+// at text[i], one of = : > , | ~ % (the bytes of IsSeparator).
+func SeparatorCandidate(text []byte, i int) bool {
+	if ShortValueAt(text, i) {
+		return false
+	}
+	return separatorCandidate(text, i, false)
+}
+
+// ShortValueAt reports, cheaply, that no rule's value follows the
+// separator at text[i]: most separators are followed at once (tokens_in=12)
+// or after one blank or quote (", and", ":"text") by a few bytes and a
+// blank or a quote, and every rule's value is ten bytes or more. It reads
+// eight bytes at once.
+func ShortValueAt(text []byte, i int) bool {
+	p := i + 1
+	if p < len(text) && cands.skipByte[text[p]] {
+		p++
+	}
+	switch {
+	case p < len(text) && cands.skipByte[text[p]]:
+		return false // more blanks or quotes: SeparatorCandidate reads on
+	case p+10 > len(text):
+		return true // no room for a value
+	}
+	x := binary.LittleEndian.Uint64(text[p:])
+	return hasLess(x, 0x21) || hasLess(x^0x2222222222222222, 1) // a blank or a '"'
+}
+
+// hasLess reports whether a byte of x is less than n (n at most 128; bytes
+// of 128 and more are never counted).
+func hasLess(x uint64, n uint8) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (x-ones*uint64(n))&^x&highs != 0
+}
+
+// separatorCandidate is SeparatorCandidate; multiline lets the blanks
+// around the separator hold line breaks, as they may in a whole text.
+func separatorCandidate(text []byte, i int, multiline bool) bool {
+	switch text[i] {
+	case '~': // azure-ad-client-secret: ...\dQ~...
+		return i >= 2 && text[i-1] == 'Q' && '0' <= text[i-2] && text[i-2] <= '9'
+	case '%':
+		return facebookAt(text, i)
+	case '|':
+		if facebookAt(text, i) {
+			return true
+		}
+	}
+	// The value: after at most a few quotes, blanks and separator bytes
+	// (the value keywords are looked for there; genericValue does its own
+	// skipping, as generic-api-key does).
+	p := i + 1
+	for k := 0; k < 8 && p < len(text); k++ {
+		switch text[p] {
+		case '`', '\'', '"', ' ', '\t', '\r', '\f', '\v', '=', ':', '>', '|', '?':
+			p++
+			continue
+		case '\n':
+			if multiline {
+				p++
+				continue
+			}
+		}
+		break
+	}
+	// Every value is ten bytes or more (generic-api-key's shortest; the
+	// vendors' are longer), of a few classes: most separators (tokens_in=12)
+	// end here.
+	if p+10 > len(text) {
+		return false
+	}
+	for q := p; q < p+10; q++ {
+		if !cands.anyValueByte[text[q]] {
+			return false
+		}
+	}
+	// A value: generic-api-key's, or as long as a vendor's shortest.
+	v := p
+	for v < len(text) && cands.valueByte[text[v]] && v-p < cands.minValue {
+		v++
+	}
+	vendorValue := v-p >= cands.minValue || colonValue(text, p)
+	genericShape := genericValue(text, i+1, multiline, false)
+	if !vendorValue && !genericShape {
+		return false
+	}
+	// A keyword in the key: the rules' keys are [\w.-]{0,50}? KEYWORD
+	// [ \t\w.-]{0,20} [\s'"]{0,3}, right before the separator.
+	k := i
+	for n := 0; n < 3 && k > 0 && (text[k-1] == ':' || text[k-1] == '?' || text[k-1] == '=' || text[k-1] == '|' || text[k-1] == '>'); n++ {
+		k-- // the separator's other bytes: ?= := ::= || =>
+	}
+	for n := 0; n < 3 && k > 0 && (text[k-1] == ' ' || text[k-1] == '\t' || text[k-1] == '"' || text[k-1] == '\'' || text[k-1] == '\r' ||
+		multiline && text[k-1] == '\n'); n++ {
+		k--
+	}
+	from := k
+	for from > 0 && k-from < 20+cands.maxKeyword && keyBytes[text[from-1]] {
+		from--
+	}
+	if cands.valueFirst[text[p]] {
+		for _, kw := range cands.valueKeywords {
+			if hasFoldPrefix(text[p:v], kw) {
+				return true
+			}
+		}
+	}
+	// One pass over the key: does a vendor's keyword, or a generic one, end
+	// at most 20 bytes from the key's end?
+	vendor, generic := cands.keyKeywords.endsAfter(text[from:k], k-from-20)
+	return vendor && vendorValue || generic && genericShape && genericValue(text, i+1, multiline, true)
+}
+
+// colonValue: the values of telegram-bot-api-token (5 to 16 digits, :A)
+// and sidekiq-secret (8 hex digits, :, 8 more) at p.
+func colonValue(text []byte, p int) bool {
+	digits, hex := 0, 0
+	for q := p; q < len(text) && q-p <= 16; q++ {
+		c := text[q]
+		switch {
+		case c == ':':
+			return digits >= 5 && q+1 < len(text) && text[q+1] == 'A' || hex == 8
+		case '0' <= c && c <= '9':
+			digits++
+			hex++
+		case 'a' <= lower(c) && lower(c) <= 'f':
+			digits = -1 << 10
+			hex++
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// genericValue reports whether generic-api-key's value can follow a
+// separator that ends at p: after at most five of [`'"\s=], ten to 150 of
+// [\w.=-] or twelve or more of [a-z0-9+/] (any case, then up to three '='),
+// then the end, a blank, a quote, ';' or an escaped line break; with
+// something else than letters and [_.-] (the rule's allowlist), and, when
+// entropy is set (it costs a logarithm a byte), the rule's entropy.
+func genericValue(text []byte, p int, multiline, entropy bool) bool {
+	for k := 0; k <= 5; k++ {
+		if k > 0 {
+			if c := text[p+k-1]; !genericSkip[c] && !(multiline && c == '\n') {
+				return false
+			}
+		}
+		s := p + k
+		if s >= len(text) {
+			return false
+		}
+		if c := text[s]; genericA[c] {
+			e := s
+			for e < len(text) && e-s <= 150 && genericA[text[e]] {
+				e++
+			}
+			if e-s >= 10 && e-s <= 150 && terminates(text, e) && plausibleGeneric(text[s:e], entropy) {
+				return true
+			}
+		}
+		if c := text[s]; genericB[c] && c != '+' && c != '/' {
+			e := s
+			for e < len(text) && genericB[text[e]] {
+				e++
+			}
+			for n := 0; n < 3 && e < len(text) && text[e] == '='; n++ {
+				e++
+			}
+			if e-s >= 12 && terminates(text, e) && plausibleGeneric(text[s:e], entropy) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// generic-api-key's classes: the blanks and quotes before its value
+// (genericSkip, the line break aside), and its two forms of value,
+// [\w.=-] (genericA) and [a-z0-9+/] in any case (genericB).
+var genericSkip, genericA, genericB = func() (skip, a, b [256]bool) {
+	for c := range 256 {
+		x := byte(c)
+		alnum := '0' <= x && x <= '9' || 'a' <= lower(x) && lower(x) <= 'z'
+		skip[c] = strings.IndexByte("`'\"= \t\r\f\v", x) >= 0
+		a[c] = alnum || x == '_' || x == '.' || x == '=' || x == '-'
+		b[c] = alnum || x == '+' || x == '/'
+	}
+	return
+}()
+
+func terminates(text []byte, e int) bool {
+	if e >= len(text) {
+		return true
+	}
+	switch text[e] {
+	case '`', '\'', '"', ';', ' ', '\t', '\n', '\r', '\f', '\v':
+		return true
+	case '\\': // an escaped line break, \N and \R too: generic-api-key ignores case
+		return e+1 < len(text) && (lower(text[e+1]) == 'n' || lower(text[e+1]) == 'r')
+	}
+	return false
+}
+
+// plausibleGeneric: a value the generic rule could keep: its entropy is
+// above the rule's 3.5 bits, and it is not only letters and [_.-] (the
+// rule's allowlist). v is the rule's group for one way of matching.
+func plausibleGeneric(v []byte, entropy bool) bool {
+	if entropy && asciiEntropy(v) <= 3.5 {
+		return false
+	}
+	for _, c := range v {
+		if !(isAlnum(c) && !('0' <= c && c <= '9') || c == '_' || c == '.' || c == '-') {
+			return true // not ^[a-zA-Z_.-]+$
+		}
+	}
+	return false
+}
+
+// asciiEntropy is shannonEntropy of an ASCII text, without a map.
+func asciiEntropy(v []byte) float64 {
+	var counts [256]int
+	for _, c := range v {
+		counts[c]++
+	}
+	h, inv := 0.0, 1.0/float64(len(v))
+	for _, n := range counts {
+		if n > 0 {
+			p := float64(n) * inv
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+func isAlnum(c byte) bool { return '0' <= c && c <= '9' || 'a' <= lower(c) && lower(c) <= 'z' }
+
+// keyBytes: [ \t\w.-], what lies between a rule's keyword and its separator.
+var keyBytes = func() (t [256]bool) {
+	for c := range 256 {
+		b := byte(c)
+		t[c] = b == ' ' || b == '\t' || b == '_' || b == '.' || b == '-' || '0' <= b && b <= '9' || 'a' <= lower(b) && lower(b) <= 'z'
+	}
+	return t
+}()
+
+// hasFoldPrefix reports whether b starts with the lower-case word w, in
+// any case.
+func hasFoldPrefix(b []byte, w string) bool {
+	if len(b) < len(w) {
+		return false
+	}
+	for i := range len(w) {
+		if lower(b[i]) != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// IsSeparator reports the bytes SeparatorCandidate looks at.
+func IsSeparator(c byte) bool {
+	switch c {
+	case '=', ':', '>', ',', '|', '~', '%':
+		return true
+	}
+	return false
+}
+
+// facebookAt: 15 or 16 digits before the | or % at i.
+func facebookAt(text []byte, i int) bool {
+	n := 0
+	for k := i - 1; k >= 0 && '0' <= text[k] && text[k] <= '9' && n < 16; k-- {
+		n++
+	}
+	return n >= 15
+}
+
+// FindLine returns the findings of every rule in one line (a text of its
+// own, without its line break), gitleaks' keyword prefilter run on the
+// line, each rule's expression loosened (see loosen): it finds what
+// gitleaks finds on the line, and may find a little more.
+func FindLine(dst []Finding, line []byte) []Finding {
+	c := load()
+	var found []bool
+	raw := string(line)
+	found = c.keywords.present(line, found)
+	for i := range c.rules {
+		r := &c.rules[i]
+		if r.re == nil || r.path != nil || !c.keywordPresent(r, found) {
+			continue
+		}
+		dst = c.appendMatchesOf(dst, r, r.loose, raw, 0, len(raw), nil)
+	}
+	return dst
+}
+
+// group finds capture group n of re.
+func group(re *syntax.Regexp, n int) *syntax.Regexp {
+	if re.Op == syntax.OpCapture && re.Cap == n {
+		return re
+	}
+	for _, s := range re.Sub {
+		if g := group(s, n); g != nil {
+			return g
+		}
+	}
+	return nil
+}
+
+// minLen is the fewest bytes re matches (ASCII).
+func minLen(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture:
+		return minLen(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, s := range re.Sub {
+			n += minLen(s)
+		}
+		return n
+	case syntax.OpAlternate:
+		n := 1 << 30
+		for _, s := range re.Sub {
+			n = min(n, minLen(s))
+		}
+		return n
+	case syntax.OpPlus:
+		return minLen(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min * minLen(re.Sub[0])
+	}
+	return 0
+}
+
+// addBytes marks every byte re can match.
+func addBytes(set *[256]bool, re *syntax.Regexp) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, c := range re.Rune {
+			if c < 256 {
+				set[c] = true
+				if re.Flags&syntax.FoldCase != 0 && c < 128 {
+					set[lower(byte(c))] = true
+					set[strings.ToUpper(string(rune(c)))[0]] = true
+				}
+			}
+		}
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for c := re.Rune[i]; c <= re.Rune[i+1] && c < 256; c++ {
+				set[c] = true
+			}
+		}
+	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		for c := range 256 {
+			set[c] = c != '\n'
+		}
+	}
+	for _, s := range re.Sub {
+		addBytes(set, s)
+	}
+}
+
+// literalPrefixes returns the literal texts (at least two bytes) one of
+// which every match of re starts with.
+func literalPrefixes(re *syntax.Regexp) ([]prefix, bool) {
+	ps, _ := literals(re)
+	if len(ps) == 0 {
+		return nil, false
+	}
+	for _, p := range ps {
+		if len(p.text) < 2 {
+			return nil, false
+		}
+	}
+	return ps, true
+}
+
+// literals returns the texts every match of re starts with (nil when it
+// cannot tell), and whether they are the whole match.
+func literals(re *syntax.Regexp) (ps []prefix, whole bool) {
+	switch re.Op {
+	case syntax.OpCapture:
+		return literals(re.Sub[0])
+	case syntax.OpLiteral:
+		return []prefix{{text: string(re.Rune), fold: re.Flags&syntax.FoldCase != 0}}, true
+	case syntax.OpCharClass:
+		if classSize(re) > 4 {
+			return nil, false
+		}
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			for c := re.Rune[i]; c <= re.Rune[i+1]; c++ {
+				ps = append(ps, prefix{text: string(c)})
+			}
+		}
+		return ps, true
+	case syntax.OpAlternate:
+		whole = true
+		for _, s := range re.Sub {
+			sub, w := literals(s)
+			if sub == nil {
+				return nil, false
+			}
+			ps, whole = append(ps, sub...), whole && w
+		}
+		return ps, whole
+	case syntax.OpConcat:
+		subs := re.Sub
+		for len(subs) > 0 && (subs[0].Op == syntax.OpWordBoundary || subs[0].Op == syntax.OpBeginText ||
+			subs[0].Op == syntax.OpBeginLine || subs[0].Op == syntax.OpEmptyMatch) {
+			subs = subs[1:]
+		}
+		if len(subs) == 0 {
+			return nil, false
+		}
+		if q := subs[0]; q.Op == syntax.OpQuest {
+			// (?:https?://)?hooks...: with the optional part and without.
+			with, w1 := literals(&syntax.Regexp{Op: syntax.OpConcat, Sub: append([]*syntax.Regexp{q.Sub[0]}, subs[1:]...)})
+			without, w2 := literals(&syntax.Regexp{Op: syntax.OpConcat, Sub: subs[1:]})
+			if with == nil || without == nil {
+				return nil, false
+			}
+			return append(with, without...), w1 && w2
+		}
+		acc := []prefix{{}}
+		for k, s := range subs {
+			sub, w := literals(s)
+			if sub == nil || len(acc)*len(sub) > 64 {
+				return acc, false
+			}
+			var next []prefix
+			for _, a := range acc {
+				for _, p := range sub {
+					next = append(next, prefix{text: a.text + p.text, fold: a.fold || p.fold})
+				}
+			}
+			acc = next
+			if !w {
+				return acc, false
+			}
+			if k == len(subs)-1 {
+				return acc, true
+			}
+		}
+		return acc, false
+	}
+	return nil, false
+}
+
+func classSize(re *syntax.Regexp) int {
+	n := 0
+	for i := 0; i+1 < len(re.Rune); i += 2 {
+		n += int(re.Rune[i+1]-re.Rune[i]) + 1
+	}
+	return n
+}
