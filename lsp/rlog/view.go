@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -268,18 +269,24 @@ func sessionFormatNames() []string {
 	return out
 }
 
-// convertSession converts the session file at path to rlog, as
-// `rlog-ls convert --to rlog` does, and stops when ctx is done.
-func convertSession(ctx context.Context, path string, from convert.Format) ([]byte, *convert.Report, error) {
-	var buf bytes.Buffer
-	rep, err := convert.ConvertFile(path, from, convert.Rlog, ctxWriter{ctx, &buf}, convert.Options{})
+// convertSession converts the session file at path to rlog into w (a
+// strings.Builder or bytes.Buffer), as `rlog-ls convert --to rlog` does,
+// and stops when ctx is done.
+func convertSession[W interface {
+	io.Writer
+	Grow(int)
+}](ctx context.Context, path string, from convert.Format, w W) (*convert.Report, error) {
+	if info, err := os.Stat(path); err == nil {
+		// A session's rlog is a quarter of its JSON, give or take: growing
+		// the text to that once saves most of the copies growing it by
+		// doubling makes.
+		w.Grow(int(min(info.Size()/4, 1<<30)))
+	}
+	rep, err := convert.ConvertFile(path, from, convert.Rlog, ctxWriter{ctx, w}, convert.Options{})
 	if err == nil {
 		err = ctx.Err()
 	}
-	if err != nil {
-		return nil, rep, err
-	}
-	return buf.Bytes(), rep, nil
+	return rep, err
 }
 
 // ctxWriter fails its writes once ctx is done, which stops a conversion.
@@ -309,7 +316,9 @@ func (vs *views) view(ctx context.Context, _ *wsCtx, p *sessionParams) (any, err
 	if err != nil {
 		return nil, lsp.RequestFailed("%v", err)
 	}
-	text, rep, err := convertSession(ctx, path, fi.Name)
+	// The text is built once, in a string: it goes to the client as it is.
+	var text strings.Builder
+	rep, err := convertSession(ctx, path, fi.Name, &text)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -324,8 +333,30 @@ func (vs *views) view(ctx context.Context, _ *wsCtx, p *sessionParams) (any, err
 	vs.poke()
 	return sessionView{
 		URI: viewURI(path), Source: fileURI(path), Format: string(fi.Name), Description: fi.Description,
-		Text: string(text), Losses: rep.Text(), Joined: slices.Contains(companionFormats, fi.Name),
-	}, nil
+		Text: text.String(), Losses: rep.Text(), Joined: slices.Contains(companionFormats, fi.Name),
+	}.encode(), nil
+}
+
+// encode is v as json.Marshal writes it, the text copied once: a view can
+// be tens of megabytes, which reflection would copy and grow more.
+func (v sessionView) encode() lsp.EncodedResult {
+	b := make([]byte, 0, len(v.Text)+len(v.Text)/8+len(v.Losses)+1024)
+	field := func(name, value string) {
+		b = append(b, ',', '"')
+		b = append(b, name...)
+		b = append(b, '"', ':')
+		b = lsp.AppendJSONString(b, value)
+	}
+	b = append(b, `{"uri":`...)
+	b = lsp.AppendJSONString(b, string(v.URI))
+	field("source", string(v.Source))
+	field("format", v.Format)
+	field("description", v.Description)
+	field("text", v.Text)
+	field("losses", v.Losses)
+	b = append(b, `,"joined":`...)
+	b = strconv.AppendBool(b, v.Joined)
+	return append(b, '}')
 }
 
 // format answers MethodSessionFormat.
@@ -452,7 +483,8 @@ func (vs *views) updateView(ctx context.Context, wc *wsCtx, d *lsp.Document[Doc]
 		}
 		from = fi.Name
 	}
-	text, rep, err := convertSession(ctx, src, from)
+	var text bytes.Buffer
+	rep, err := convertSession(ctx, src, from, &text)
 	took := time.Since(now)
 	vs.mu.Lock()
 	st.format, st.stamp, st.took, st.convertedAt = from, stamp, took, now
@@ -464,7 +496,7 @@ func (vs *views) updateView(ctx context.Context, wc *wsCtx, d *lsp.Document[Doc]
 		return
 	}
 	st.report = rep
-	edits := viewEdits(d.Text.Tree, text)
+	edits := viewEdits(d.Text.Tree, text.Bytes())
 	st.version, st.sent = d.Version, len(edits) > 0
 	if st.sent {
 		st.sentAt = now

@@ -13,6 +13,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	segjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/protocol"
 
 	"github.com/rlog-ls/rlog-ls/convert"
@@ -56,6 +57,19 @@ func conversion(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return buf.String()
+}
+
+// The view's result, encoded by hand, is what json.Marshal writes.
+func TestSessionViewEncodesAsMarshal(t *testing.T) {
+	v := sessionView{URI: viewURI("/tmp/a b/<s>.jsonl"), Source: fileURI("/tmp/a b/<s>.jsonl"), Format: "claude", Description: "Claude Code & co",
+		Text: "---\nformat: rlog/1\n---\nu: \"quoted\" \\ tab\t é 😀 \u2028 <b>&\n", Losses: "claude -> rlog: 1 events, nothing lost\n", Joined: true}
+	want, err := segjson.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.encode(); string(got) != string(want) {
+		t.Fatalf("encoded\n%s\nwant\n%s", got, want)
+	}
 }
 
 func requestView(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI) (sessionView, error) {
