@@ -849,8 +849,9 @@ func TestHelixHealth(t *testing.T) {
 
 // TestNeovimLSPConfig calls lsp/rlog_ls.lua's root_dir as Neovim 0.11's
 // vim.lsp.enable does (Debian's Neovim is 0.7, which has no vim.lsp.enable,
-// so the test calls it itself): the server starts for a log and for its
-// companions, at the folder holding .git, and not for other JSON files.
+// so the test calls it itself): the server starts for a log, for its
+// companions and for the view of a session file (:RlogView), at the folder
+// holding .git, and not for other JSON files.
 func TestNeovimLSPConfig(t *testing.T) {
 	nvim := editor(t, "nvim", "neovim")
 	root := t.TempDir()
@@ -887,7 +888,8 @@ func TestNeovimLSPConfig(t *testing.T) {
 	cmd := exec.Command(nvim, append([]string{"--headless", "-n", "-i", "NONE", "-u", "NONE",
 		"--cmd", "set runtimepath^=" + nvimDir, "--cmd", "filetype on",
 		"-c", "luafile " + filepath.Join(nvimDir, "test", "lsp_config.lua")}, args...)...)
-	cmd.Env = append(os.Environ(), "RLOG_OUT="+out)
+	view := "rlog-view://" + filepath.Join(dir, "3f1c9a2e.jsonl") + ".rlog"
+	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_VIEW="+view)
 	runGuarded(t, cmd, time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
@@ -905,5 +907,8 @@ func TestNeovimLSPConfig(t *testing.T) {
 		if got := roots[filepath.Join(dir, name)]; got != want {
 			t.Errorf("%s: root %q, want %q", name, got, want)
 		}
+	}
+	if got := roots[view]; got != root {
+		t.Errorf("the view %s: root %q, want %q", view, got, root)
 	}
 }
