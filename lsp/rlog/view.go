@@ -149,10 +149,12 @@ type viewState struct {
 const (
 	viewPoll      = 300 * time.Millisecond
 	viewKeep      = 30 * time.Second
-	viewRetry     = 5 * time.Second
 	viewRetryMax  = 5 * time.Minute
 	viewHoverLoss = 40 // lines of the loss report a hover shows
 )
+
+// viewRetry is a variable for the test of a client that drops edits.
+var viewRetry = 5 * time.Second
 
 func newViews() *views {
 	return &views{byPath: map[string]*viewState{}, wake: make(chan struct{}, 1)}
@@ -449,8 +451,11 @@ func (vs *views) updateView(ctx context.Context, wc *wsCtx, d *lsp.Document[Doc]
 	now := time.Now()
 	vs.mu.Lock()
 	st := vs.state(src)
+	if st.sent && d.Version != st.version {
+		st.sent, st.retry = false, viewRetry // the client applied the last edits
+	}
 	switch {
-	case st.sent && d.Version == st.version:
+	case st.sent:
 		// The client has not applied the last edits: wait, then send them
 		// again, made anew.
 		if now.Sub(st.sentAt) < st.retry {
@@ -461,7 +466,7 @@ func (vs *views) updateView(ctx context.Context, wc *wsCtx, d *lsp.Document[Doc]
 	case stamp.equal(st.stamp):
 		// The view is as the files are (the client applied the last edits,
 		// or there were none).
-		st.version, st.sent = d.Version, false
+		st.version = d.Version
 		vs.mu.Unlock()
 		return
 	}
@@ -497,12 +502,7 @@ func (vs *views) updateView(ctx context.Context, wc *wsCtx, d *lsp.Document[Doc]
 	}
 	st.report = rep
 	edits := viewEdits(d.Text.Tree, text.Bytes())
-	st.version, st.sent = d.Version, len(edits) > 0
-	if st.sent {
-		st.sentAt = now
-	} else {
-		st.retry = viewRetry
-	}
+	st.version, st.sent, st.sentAt = d.Version, len(edits) > 0, now
 	vs.mu.Unlock()
 	if len(edits) == 0 {
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -21,7 +22,7 @@ import (
 
 // generatedTranscript writes a Claude Code transcript of about size bytes
 // (a generated session converted to claude) into dir.
-func generatedTranscript(t *testing.T, dir string, size int64) string {
+func generatedTranscript(t testing.TB, dir string, size int64) string {
 	t.Helper()
 	var log bytes.Buffer
 	// A session's rlog is about 30% of its transcript's size.
@@ -130,5 +131,51 @@ func TestSessionViewHeap(t *testing.T) {
 	}
 	if 2*kept > 5*view+2*(info.Size()/10+fixed) {
 		t.Errorf("an open view keeps %d bytes for %d of text", kept, view)
+	}
+}
+
+// BenchmarkSessionView makes the view of a generated Claude Code transcript
+// of 10 and 100 MB, as rlog/sessionView does: the conversion (the
+// transcript read twice, once for the header's totals) and the encoded
+// answer. MB/s are of the transcript.
+func BenchmarkSessionView(b *testing.B) {
+	for _, size := range []int64{10 << 20, 100 << 20} {
+		b.Run(fmt.Sprintf("%dMB", size>>20), func(b *testing.B) {
+			path := generatedTranscript(b, b.TempDir(), size)
+			info, err := os.Stat(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			vs := newViews()
+			params := &sessionParams{TextDocument: protocol.TextDocumentIdentifier{URI: fileURI(path)}}
+			b.SetBytes(info.Size())
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := vs.view(context.Background(), nil, params); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkViewEdits finds what changed in the 23 MB view of a 100 MB
+// transcript when the session grew by one turn: the comparison a followed
+// view costs on top of its conversion. MB/s are of the view.
+func BenchmarkViewEdits(b *testing.B) {
+	var log bytes.Buffer
+	if err := gen.Write(&log, gen.Options{Bytes: 23 << 20, Seed: 3, Timed: true}); err != nil {
+		b.Fatal(err)
+	}
+	old := log.Bytes()
+	// The header's totals change, and a turn comes at the end.
+	grown := append(bytes.Replace(old[:len(old):len(old)], []byte("\nversion: 0.1.0\n"), []byte("\nversion: 0.1.0\ntokens_total_in: 12\n"), 1),
+		"a: one more turn\n"...)
+	t := Parse(old).Tree
+	b.SetBytes(int64(len(old)))
+	for b.Loop() {
+		if e := viewEdits(t, grown); len(e) != 2 {
+			b.Fatalf("%d edits", len(e))
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -401,6 +402,34 @@ func TestClosedViewIsNotFollowed(t *testing.T) {
 		if strings.Contains(string(f.Params), string(views[0].URI)) {
 			t.Errorf("a change sent for a closed view: %s", f.Params)
 		}
+	}
+}
+
+// A client that drops the edits (its view was at another version, or it
+// failed to apply them) gets them again, made for the version it has.
+func TestViewEditsAreSentAgain(t *testing.T) {
+	defer func(d time.Duration) { viewRetry = d }(viewRetry)
+	viewRetry = 50 * time.Millisecond
+	path := recordedSession(t, "tools")
+	whole, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(whole), "\n")
+	os.WriteFile(path, []byte(strings.Join(lines[:20], "")), 0o644)
+	c := start(t, "", nil)
+	v, err := requestView(t, c, fileURI(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open(t, c, v.URI, v.Text)
+	c.WaitDiagnostics(v.URI, lsptest.AtVersion(1))
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(strings.Join(lines[20:], ""))
+	f.Close()
+	c.WaitFrame("the first edits", func(lsptest.Frame) bool { return len(c.Notifications(MethodSessionViewChanged)) > 0 })
+	// Dropped: the editor goes on from the second.
+	e := &viewEditor{c: c, uri: v.URI, text: v.Text, version: 1, seen: 1}
+	e.until(t, conversion(t, path))
+	if n := len(c.Notifications(MethodSessionViewChanged)); n < 2 {
+		t.Fatalf("%d notifications", n)
 	}
 }
 
