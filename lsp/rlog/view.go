@@ -402,10 +402,15 @@ func (vs *views) follow(ctx context.Context, workspace func() *wsCtx) {
 	tick := time.NewTimer(viewPoll)
 	defer tick.Stop()
 	for {
-		// While no view is open, nothing is looked at until one is.
+		// While no view is open, nothing is looked at until one is, but
+		// for forgetting, later, the views asked for and not opened.
 		var next <-chan time.Time
-		if vs.update(ctx, workspace()) {
+		switch open, kept := vs.update(ctx, workspace()); {
+		case open:
 			tick.Reset(viewPoll)
+			next = tick.C
+		case kept:
+			tick.Reset(viewKeep)
 			next = tick.C
 		}
 		select {
@@ -418,25 +423,31 @@ func (vs *views) follow(ctx context.Context, workspace func() *wsCtx) {
 }
 
 // update brings every open view up to date, and forgets the views that
-// are not open. It reports whether any is open.
-func (vs *views) update(ctx context.Context, wc *wsCtx) bool {
-	open := map[string]bool{}
+// are not open. It reports whether any is open, and whether states of
+// views not open are kept still.
+func (vs *views) update(ctx context.Context, wc *wsCtx) (open, kept bool) {
+	opened := map[string]bool{}
 	for _, d := range wc.Docs {
 		src, ok := viewSource(d.URI)
-		if !ok || open[src] {
+		if !ok || opened[src] {
 			continue
 		}
-		open[src] = true
+		opened[src] = true
 		vs.updateView(ctx, wc, d, src)
 	}
 	vs.mu.Lock()
+	defer vs.mu.Unlock()
 	for p, st := range vs.byPath {
-		if !open[p] && time.Since(st.touched) > viewKeep {
+		if opened[p] {
+			continue
+		}
+		if time.Since(st.touched) > viewKeep {
 			delete(vs.byPath, p)
+		} else {
+			kept = true
 		}
 	}
-	vs.mu.Unlock()
-	return len(open) > 0
+	return len(opened) > 0, kept
 }
 
 // updateView converts the session of view d again when its files changed

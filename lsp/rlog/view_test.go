@@ -2,6 +2,7 @@ package rlog
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -481,5 +482,22 @@ func TestViewEditsTurnOneTextIntoAnother(t *testing.T) {
 		if len(edits) > 2 || a == b && len(edits) != 0 {
 			t.Fatalf("case %d: %d edits", i, len(edits))
 		}
+	}
+}
+
+// The state of a view asked for is kept for a while for the client to open
+// it, and forgotten once no open view needs it: nothing only grows.
+func TestViewStatesAreForgotten(t *testing.T) {
+	vs := newViews()
+	vs.state("/w/asked.jsonl")
+	old := vs.state("/w/closed.jsonl")
+	old.touched = time.Now().Add(-2 * viewKeep)
+	open, kept := vs.update(context.Background(), &wsCtx{})
+	if open || !kept || len(vs.byPath) != 1 || vs.byPath["/w/asked.jsonl"] == nil {
+		t.Fatalf("open %v, kept %v: %d states", open, kept, len(vs.byPath))
+	}
+	vs.byPath["/w/asked.jsonl"].touched = old.touched
+	if open, kept := vs.update(context.Background(), &wsCtx{}); open || kept || len(vs.byPath) != 0 {
+		t.Fatalf("open %v, kept %v: %d states", open, kept, len(vs.byPath))
 	}
 }
