@@ -565,20 +565,14 @@ func viewEdits(t *grammar.Tree, b []byte) []byteEdit {
 	if oh == 0 || nh == 0 || start >= oh || end <= oh {
 		return whole
 	}
-	// The header: its own replacement.
-	old := t.Slice(0, oh)
-	hs := prefixLen(old, b[:nh])
-	hsuf := suffixLen(old[hs:], b[hs:nh])
-	out := []byteEdit{{hs, oh - hsuf, b[hs : nh-hsuf]}}
-	// The body: what differs between the two bodies.
-	bodyOld, bodyNew := t.Len()-oh, len(b)-nh
-	pre := commonPrefixAt(t, oh, b[nh:])
-	suf := commonSuffixAt(t, b[nh+pre:], min(bodyOld, bodyNew)-pre)
-	if s, e := oh+pre, t.Len()-suf; s < e || nh+pre < len(b)-suf {
-		out = append(out, byteEdit{s, e, b[nh+pre : len(b)-suf]})
+	var out []byteEdit
+	// The header, then the body: each its own replacement.
+	if pre, suf := t.CommonEnds(0, oh, b[:nh]); pre < oh-suf || pre < nh-suf {
+		out = append(out, byteEdit{pre, oh - suf, b[pre : nh-suf]})
 	}
-	if out[0].start == out[0].end && len(out[0].text) == 0 {
-		out = out[1:]
+	body := b[nh:]
+	if pre, suf := t.CommonEnds(oh, t.Len(), body); oh+pre < t.Len()-suf || pre < len(body)-suf {
+		out = append(out, byteEdit{oh + pre, t.Len() - suf, body[pre : len(body)-suf]})
 	}
 	return out
 }
@@ -603,59 +597,6 @@ func headerLen(b []byte) int {
 		rest = after
 	}
 	return 0
-}
-
-// compareWindow is how much of the tree the comparisons copy at a time.
-const compareWindow = 64 << 10
-
-// commonPrefixAt is the length of the common prefix of t's bytes from off
-// and b.
-func commonPrefixAt(t *grammar.Tree, off int, b []byte) int {
-	n := 0
-	for off+n < t.Len() && n < len(b) {
-		w := t.Slice(off+n, min(t.Len(), off+n+compareWindow))
-		k := prefixLen(w, b[n:])
-		n += k
-		if k < len(w) {
-			break
-		}
-	}
-	return n
-}
-
-// commonSuffixAt is the length of the common suffix of t and b, at most
-// limit.
-func commonSuffixAt(t *grammar.Tree, b []byte, limit int) int {
-	n := 0
-	for n < limit {
-		w := t.Slice(t.Len()-n-min(compareWindow, limit-n), t.Len()-n)
-		k := suffixLen(w, b[:len(b)-n])
-		n += k
-		if k < len(w) {
-			break
-		}
-	}
-	return n
-}
-
-func prefixLen(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}
-
-func suffixLen(a, b []byte) int {
-	n := min(len(a), len(b))
-	for i := 1; i <= n; i++ {
-		if a[len(a)-i] != b[len(b)-i] {
-			return i - 1
-		}
-	}
-	return n
 }
 
 // summary is the hover on a view's header delimiters: what the view is,
