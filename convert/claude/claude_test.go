@@ -513,3 +513,61 @@ func TestTodosOnlyEntry(t *testing.T) {
 		t.Errorf("written back as\n%s\nwant\n%s", out.Bytes(), line)
 	}
 }
+
+// TestSessionIsTheOneTheFileHolds: a continued session's transcript starts
+// with entries of the session it continues; the header names the session
+// the file holds (its name when that is one of its sessions, else the
+// most frequent), and the predecessor's entries keep their own sessionId,
+// so Claude -> Claude writes every entry's id back.
+func TestSessionIsTheOneTheFileHolds(t *testing.T) {
+	const held, before = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b", "3b0c6f4e-1d2a-4e8b-9c7d-6a5b4c3d2e1f"
+	src, err := os.ReadFile("../testdata/fixtures/claude/continued.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, want string }{
+		{"", held}, // standard input: no name
+		{"continued.jsonl", held},
+		{held + ".jsonl", held},
+		{before + ".jsonl", before}, // Claude Code names a transcript after its session
+	} {
+		var c model.Collector
+		if tc.name == "" {
+			err = claude.Read(bytes.NewReader(src), &c, &model.Report{})
+		} else {
+			p := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(p, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err = claude.ReadFile(p, &c, &model.Report{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Session.Header.ID != tc.want {
+			t.Errorf("%q: session %s, want %s", tc.name, c.Session.Header.ID, tc.want)
+		}
+		var b bytes.Buffer
+		if err := claude.Write(&b, &c.Session, &model.Report{}, model.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := sessionIDs(t, b.Bytes()); got != sessionIDs(t, src) {
+			t.Errorf("%q: claude -> claude session ids\n%s\nwant\n%s", tc.name, got, sessionIDs(t, src))
+		}
+	}
+}
+
+// sessionIDs lists the sessionId of each entry of a transcript.
+func sessionIDs(t *testing.T, b []byte) string {
+	t.Helper()
+	var out []string
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var e struct{ SessionID string }
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e.SessionID)
+	}
+	return strings.Join(out, "\n")
+}

@@ -87,7 +87,7 @@ func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) err
 		return f, filepath.ToSlash(name), err
 	}}
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
-	st := &state{h: h, sink: sink, rep: rep, rd: rd}
+	st := &state{h: h, sink: sink, rep: rep, rd: rd, fileName: filepath.Base(path)}
 	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
@@ -134,6 +134,9 @@ type state struct {
 	// file names the transcript being read in locations, "" for the main
 	// one.
 	file string
+	// fileName is the main transcript's file name, "" when it is read
+	// without one (standard input).
+	fileName string
 	// seen records header keys already taken from an entry, so an empty
 	// gitBranch on the first entry is not replaced by a later one.
 	seen map[string]bool
@@ -144,8 +147,12 @@ type state struct {
 
 func (st *state) readStream(r io.Reader, agent string) error {
 	lr := jsonl.NewReader(r)
+	next := lr.Next
+	if st.depth == 0 {
+		next = st.nameSession(lr)
+	}
 	for {
-		line, n, err := lr.Next()
+		line, n, err := next()
 		if err == io.EOF {
 			return nil
 		}
@@ -795,6 +802,83 @@ func parseTodos(v []byte) []model.Todo {
 		return nil
 	})
 	return out
+}
+
+// Session naming reads this much of a transcript's head, at most: lines
+// and bytes.
+const headLines, headBytes = 256, 8 << 20
+
+// nameSession reads the head of the main transcript to name the session
+// it holds (see transcriptSession), sets the header's id to it, and
+// returns the lines in order, the head's first. The header's id is never
+// taken from an entry after that: an entry of another session keeps its
+// own sessionId.
+func (st *state) nameSession(lr *jsonl.Reader) func() ([]byte, int, error) {
+	type read struct {
+		line []byte
+		n    int
+		err  error
+	}
+	var head []read
+	var ids []string
+	size := 0
+	for len(head) < headLines && size < headBytes {
+		line, n, err := lr.Next()
+		if err != nil && !errors.Is(err, jsonl.ErrLineTooLong) {
+			head = append(head, read{nil, n, err})
+			break
+		}
+		line = bytes.Clone(line)
+		size += len(line)
+		head = append(head, read{line, n, err})
+		jsonscan.Object(line, func(k, v []byte) error {
+			if string(k) == "sessionId" {
+				if id, ok := jsonscan.String(v); ok && id != "" {
+					ids = append(ids, id)
+				}
+			}
+			return nil
+		})
+	}
+	if id := transcriptSession(st.fileName, ids); id != "" {
+		st.h.ID = id
+		if st.seen == nil {
+			st.seen = map[string]bool{}
+		}
+		st.seen["sessionId"] = true
+	}
+	return func() ([]byte, int, error) {
+		if len(head) == 0 {
+			return lr.Next()
+		}
+		r := head[0]
+		head[0] = read{}
+		head = head[1:]
+		return r.line, r.n, r.err
+	}
+}
+
+// transcriptSession is the session a transcript holds, given its file name
+// and the sessionIds of its first entries in order: the name's stem when
+// it is one of them (Claude Code names a transcript after its session),
+// else the most frequent, the last to appear on a tie. A continued session
+// starts with entries of the session it continues (its summary, a
+// compacted predecessor's messages), so the first entry's id is not the
+// file's. "" when no entry has one.
+func transcriptSession(fileName string, ids []string) string {
+	stem := strings.TrimSuffix(fileName, ".jsonl")
+	count := map[string]int{}
+	best := ""
+	for _, id := range ids {
+		if id == stem {
+			return stem
+		}
+		count[id]++
+		if count[id] >= count[best] {
+			best = id
+		}
+	}
+	return best
 }
 
 // fileSessionID returns the first sessionId found in the first lines of the
