@@ -83,11 +83,20 @@ const MaxLocations = 5
 // when set, says how to avoid the loss ("write --atif-version 1.6 to keep
 // it").
 type Loss struct {
-	Kind      LossKind `json:"kind"`
-	Detail    string   `json:"detail"`
-	Count     int      `json:"count"`
-	Locations []Loc    `json:"locations,omitempty"`
-	Remedy    string   `json:"remedy,omitempty"`
+	Kind   LossKind `json:"kind"`
+	Detail string   `json:"detail"`
+	// Subject names what the loss changes in the session model's terms,
+	// for a program that checks a conversion: a header field
+	// (`header.branch`, `header.extra.mode`), the events of a kind
+	// (`thinking`), or one field of them (`tool_call.input`,
+	// `agent.extra.requestId`); `*` stands for any kind (`*.time`).
+	// docs/conversions.md lists them. "" for a loss that changes nothing
+	// the model holds (a malformed line, a value made up for the target
+	// that does not come back).
+	Subject   string `json:"subject,omitempty"`
+	Count     int    `json:"count"`
+	Locations []Loc  `json:"locations,omitempty"`
+	Remedy    string `json:"remedy,omitempty"`
 }
 
 // Report is what a conversion could not carry over. The zero value is ready
@@ -120,6 +129,50 @@ func (r *Report) AddRemedy(kind LossKind, detail string, loc Loc, remedy string)
 
 // AddN records n occurrences at one location.
 func (r *Report) AddN(kind LossKind, detail string, loc Loc, n int) { r.add(kind, detail, loc, n) }
+
+// Lose records one occurrence of a loss that changes subject (see
+// Loss.Subject).
+func (r *Report) Lose(kind LossKind, subject, detail string, loc Loc) {
+	r.LoseN(kind, subject, detail, loc, 1)
+}
+
+// LoseN records n occurrences at one location of a loss that changes
+// subject.
+func (r *Report) LoseN(kind LossKind, subject, detail string, loc Loc, n int) {
+	if l := r.add(kind, detail, loc, n); l != nil && l.Subject == "" {
+		l.Subject = subject
+	}
+}
+
+// Covers reports whether an entry's subject names subject, or a whole of
+// which subject is part (see SubjectCovers).
+func (r *Report) Covers(subject string) bool {
+	for _, l := range r.Losses {
+		if SubjectCovers(l.Subject, subject) {
+			return true
+		}
+	}
+	return false
+}
+
+// SubjectCovers reports whether the loss subject pattern names subject or
+// a whole of which it is part: `lifecycle` covers `lifecycle.name`,
+// `header.outcome` covers `header.outcome.success`, and a pattern starting
+// `*.` stands for every kind (`*.time` covers `agent.time`, not
+// `agent.extra.time`).
+func SubjectCovers(pattern, subject string) bool {
+	if pattern == "" {
+		return false
+	}
+	if rest, ok := strings.CutPrefix(pattern, "*."); ok {
+		_, after, found := strings.Cut(subject, ".")
+		if !found {
+			return false
+		}
+		pattern, subject = rest, after
+	}
+	return subject == pattern || strings.HasPrefix(subject, pattern+".")
+}
 
 func (r *Report) add(kind LossKind, detail string, loc Loc, n int) *Loss {
 	if r == nil || n <= 0 {
@@ -213,6 +266,9 @@ func (r *Report) MergeIn(o *Report, file string) {
 		if last != nil && last.Remedy == "" {
 			last.Remedy = l.Remedy
 		}
+		if last != nil && last.Subject == "" {
+			last.Subject = l.Subject
+		}
 	}
 	r.Events += o.Events
 }
@@ -300,11 +356,11 @@ func (r *Report) DropExtras(e *Event) {
 		}
 		if f.Key == "message.usage" && e.Usage != nil {
 			for _, k := range usageBeyondCounters(f.Value, *e.Usage) {
-				r.Add(LossDroppedField, e.Kind.String()+" field message.usage."+k, e.Loc)
+				r.Lose(LossDroppedField, e.Kind.String()+".extra.message.usage", e.Kind.String()+" field message.usage."+k, e.Loc)
 			}
 			continue
 		}
-		r.Add(LossDroppedField, e.Kind.String()+" field "+f.Key, e.Loc)
+		r.Lose(LossDroppedField, e.Kind.String()+".extra."+f.Key, e.Kind.String()+" field "+f.Key, e.Loc)
 	}
 }
 
@@ -348,7 +404,7 @@ func (r *Report) DropHeaderExtras(h *Header, carried ...string) {
 		if len(f.Key) > 0 && f.Key[0] == '_' || slices.Contains(carried, f.Key) {
 			continue
 		}
-		r.Add(LossDroppedField, "header field "+f.Key, Loc{})
+		r.Lose(LossDroppedField, "header.extra."+f.Key, "header field "+f.Key, Loc{})
 	}
 }
 
@@ -372,7 +428,7 @@ func (r *Report) DropEvent(e *Event, detail string) {
 	if was, ok := e.Extra.String(passthroughKey); ok {
 		r.retract(LossPassthrough, was, e.Loc)
 	}
-	r.Add(LossDroppedEvent, detail, e.Loc)
+	r.Lose(LossDroppedEvent, e.Kind.String(), detail, e.Loc)
 }
 
 // retract takes one occurrence at loc back from the entry (kind, detail).
