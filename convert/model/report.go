@@ -89,7 +89,9 @@ type Loss struct {
 	// for a program that checks a conversion: a header field
 	// (`header.branch`, `header.extra.mode`), the events of a kind
 	// (`thinking`), or one field of them (`tool_call.input`,
-	// `agent.extra.requestId`); `*` stands for any kind (`*.time`).
+	// `agent.extra.requestId`); `*` stands for any kind (`*.time`). A loss
+	// that changes several (a field moved from one key to another) names
+	// each, separated by ", ".
 	// docs/conversions.md lists them. "" for a loss that changes nothing
 	// the model holds (a malformed line, a value made up for the target
 	// that does not come back).
@@ -112,8 +114,8 @@ type Report struct {
 }
 
 type lossKey struct {
-	kind   LossKind
-	detail string
+	kind            LossKind
+	detail, subject string
 }
 
 // Add records one occurrence.
@@ -122,13 +124,13 @@ func (r *Report) Add(kind LossKind, detail string, loc Loc) { r.AddN(kind, detai
 // AddRemedy records one occurrence of a loss that the user can avoid, and
 // how: remedy is shown with the entry.
 func (r *Report) AddRemedy(kind LossKind, detail string, loc Loc, remedy string) {
-	if l := r.add(kind, detail, loc, 1); l != nil && l.Remedy == "" {
+	if l := r.add(kind, detail, "", loc, 1); l != nil && l.Remedy == "" {
 		l.Remedy = remedy
 	}
 }
 
 // AddN records n occurrences at one location.
-func (r *Report) AddN(kind LossKind, detail string, loc Loc, n int) { r.add(kind, detail, loc, n) }
+func (r *Report) AddN(kind LossKind, detail string, loc Loc, n int) { r.add(kind, detail, "", loc, n) }
 
 // Lose records one occurrence of a loss that changes subject (see
 // Loss.Subject).
@@ -139,8 +141,13 @@ func (r *Report) Lose(kind LossKind, subject, detail string, loc Loc) {
 // LoseN records n occurrences at one location of a loss that changes
 // subject.
 func (r *Report) LoseN(kind LossKind, subject, detail string, loc Loc, n int) {
-	if l := r.add(kind, detail, loc, n); l != nil && l.Subject == "" {
-		l.Subject = subject
+	r.add(kind, detail, subject, loc, n)
+}
+
+// LoseRemedy is Lose for a loss the user can avoid, and how (remedy).
+func (r *Report) LoseRemedy(kind LossKind, subject, detail string, loc Loc, remedy string) {
+	if l := r.add(kind, detail, subject, loc, 1); l != nil && l.Remedy == "" {
+		l.Remedy = remedy
 	}
 }
 
@@ -164,6 +171,11 @@ func SubjectCovers(pattern, subject string) bool {
 	if pattern == "" {
 		return false
 	}
+	if one, more, ok := strings.Cut(pattern, ", "); ok {
+		// A loss that changes several things (a field moved from one key
+		// to another) names each.
+		return SubjectCovers(one, subject) || SubjectCovers(more, subject)
+	}
 	if rest, ok := strings.CutPrefix(pattern, "*."); ok {
 		_, after, found := strings.Cut(subject, ".")
 		if !found {
@@ -174,22 +186,22 @@ func SubjectCovers(pattern, subject string) bool {
 	return subject == pattern || strings.HasPrefix(subject, pattern+".")
 }
 
-func (r *Report) add(kind LossKind, detail string, loc Loc, n int) *Loss {
+func (r *Report) add(kind LossKind, detail, subject string, loc Loc, n int) *Loss {
 	if r == nil || n <= 0 {
 		return nil
 	}
 	if r.index == nil {
 		r.index = make(map[lossKey]int)
 		for i, l := range r.Losses {
-			r.index[lossKey{l.Kind, l.Detail}] = i
+			r.index[lossKey{l.Kind, l.Detail, l.Subject}] = i
 		}
 	}
-	k := lossKey{kind, detail}
+	k := lossKey{kind, detail, subject}
 	i, ok := r.index[k]
 	if !ok {
 		i = len(r.Losses)
 		r.index[k] = i
-		r.Losses = append(r.Losses, &Loss{Kind: kind, Detail: detail})
+		r.Losses = append(r.Losses, &Loss{Kind: kind, Detail: detail, Subject: subject})
 	}
 	l := r.Losses[i]
 	l.Count += n
@@ -258,16 +270,13 @@ func (r *Report) MergeIn(o *Report, file string) {
 			if file != "" {
 				loc.File = file
 			}
-			last = r.add(l.Kind, l.Detail, loc, n)
+			last = r.add(l.Kind, l.Detail, l.Subject, loc, n)
 		}
 		if len(l.Locations) == 0 {
-			last = r.add(l.Kind, l.Detail, Loc{}, l.Count)
+			last = r.add(l.Kind, l.Detail, l.Subject, Loc{}, l.Count)
 		}
 		if last != nil && last.Remedy == "" {
 			last.Remedy = l.Remedy
-		}
-		if last != nil && last.Subject == "" {
-			last.Subject = l.Subject
 		}
 	}
 	r.Events += o.Events
@@ -309,7 +318,11 @@ func (r *Report) Text() string {
 	}
 	fmt.Fprintf(&b, "%s%d events, %d losses of %d %s\n", dir, r.Events, r.Total(), r.Kinds(), kinds)
 	for _, l := range r.Losses {
-		fmt.Fprintf(&b, "  %s: %s ×%d", l.Kind, l.Detail, l.Count)
+		fmt.Fprintf(&b, "  %s: %s", l.Kind, l.Detail)
+		if l.Subject != "" {
+			fmt.Fprintf(&b, " [%s]", l.Subject)
+		}
+		fmt.Fprintf(&b, " ×%d", l.Count)
 		if len(l.Locations) > 0 {
 			locs := make([]string, len(l.Locations))
 			for i, loc := range l.Locations {
@@ -355,13 +368,31 @@ func (r *Report) DropExtras(e *Event) {
 			continue
 		}
 		if f.Key == "message.usage" && e.Usage != nil {
-			for _, k := range usageBeyondCounters(f.Value, *e.Usage) {
+			beyond := usageBeyondCounters(f.Value, *e.Usage)
+			for _, k := range beyond {
 				r.Lose(LossDroppedField, e.Kind.String()+".extra.message.usage", e.Kind.String()+" field message.usage."+k, e.Loc)
+			}
+			if len(beyond) == 0 && !allCounters(f.Value) {
+				r.Lose(LossUnfaithful, e.Kind.String()+".extra.message.usage", e.Kind.String()+" message.usage, written back with all four counters", e.Loc)
 			}
 			continue
 		}
 		r.Lose(LossDroppedField, e.Kind.String()+".extra."+f.Key, e.Kind.String()+" field "+f.Key, e.Loc)
 	}
+}
+
+// allCounters reports whether a usage object has the four counters a
+// writer writes back from the event's usage.
+func allCounters(raw []byte) bool {
+	n := 0
+	jsonscan.Members(raw, func(k, v []byte) error {
+		switch string(k) {
+		case "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
+			n++
+		}
+		return nil
+	})
+	return n == 4
 }
 
 // usageBeyondCounters lists the members of an Anthropic usage object that u

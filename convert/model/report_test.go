@@ -138,6 +138,9 @@ func TestSubjectCovers(t *testing.T) {
 		{"*.time", "time", false},
 		{"*.extra", "user.extra.requestId", true},
 		{"", "agent", false},
+		{"header.extra.atif.x, header.extra.x", "header.extra.x", true},
+		{"header.extra.atif.x, header.extra.x", "header.extra.atif.x", true},
+		{"header.extra.atif.x, header.extra.x", "header.extra.y", false},
 	} {
 		if got := SubjectCovers(c.pattern, c.subject); got != c.want {
 			t.Errorf("SubjectCovers(%q, %q) = %v", c.pattern, c.subject, got)
@@ -145,10 +148,11 @@ func TestSubjectCovers(t *testing.T) {
 	}
 	var r Report
 	r.Lose(LossDroppedField, "agent.extra.requestId", "agent field requestId", Loc{Line: 3})
-	r.Add(LossDroppedField, "agent field requestId", Loc{Line: 4})
+	r.Lose(LossDroppedField, "agent.extra.requestId", "agent field requestId", Loc{Line: 4})
+	r.Add(LossDroppedField, "agent field requestId", Loc{Line: 5}) // another entry: no subject
 	var o Report
 	o.MergeIn(&r, "sub.jsonl")
-	if !o.Covers("agent.extra.requestId") || o.Covers("agent.extra") || o.Losses[0].Count != 2 {
+	if !o.Covers("agent.extra.requestId") || o.Covers("agent.extra") || o.Losses[0].Count != 2 || len(o.Losses) != 2 {
 		t.Errorf("merged: %+v", o.Losses[0])
 	}
 	if j := string(o.JSON()); !strings.Contains(j, `"subject":"agent.extra.requestId"`) {
