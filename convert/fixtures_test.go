@@ -190,7 +190,7 @@ func TestRlogCallIDsSurviveEveryFormat(t *testing.T) {
 	if !strings.Contains(want, "call toolu_01 Read\ncall toolu_01 Read\n") {
 		t.Fatalf("fixture lost its shared ids:\n%s", want)
 	}
-	for _, via := range []convert.Format{convert.ATIF, convert.ATIFJSONL, convert.Trajectory, convert.Claude, convert.Replay} {
+	for _, via := range []convert.Format{convert.Rlog, convert.ATIF, convert.ATIFJSONL, convert.Trajectory, convert.Claude, convert.Replay, convert.Prophet} {
 		mid, _ := convertFixture(t, "session.rlog", convert.Rlog, via, convert.Options{})
 		var back bytes.Buffer
 		if _, err := convert.Convert(bytes.NewReader(mid), via, convert.Rlog, &back, convert.Options{Now: fixedNow}); err != nil {
@@ -204,6 +204,11 @@ func TestRlogCallIDsSurviveEveryFormat(t *testing.T) {
 		// among calls may change, the pairs may not.
 		if got := calls(s); sortLines(got) != sortLines(want) {
 			t.Errorf("rlog -> %s -> rlog: calls and results\n%s\nwant\n%s", via, got, want)
+		}
+		// The ids are written as the source wrote them, not made unique
+		// (toolu_01_2 with id_full="toolu_01"): the source's rlog comes back.
+		if bytes.Contains(back.Bytes(), []byte("toolu_01_2")) || bytes.Count(back.Bytes(), []byte("t!:Read id=toolu_01 ")) != 2 {
+			t.Errorf("rlog -> %s -> rlog: shared ids not written as they were:\n%s", via, back.Bytes())
 		}
 	}
 }

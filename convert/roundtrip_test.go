@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
+	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
 
 func decode(t *testing.T, b []byte) any {
@@ -251,5 +253,97 @@ func TestResultStatusSurvives(t *testing.T) {
 		if strings.Join(got, ",") != "call_1 2 issues" {
 			t.Errorf("%s: results %q, want the status 2 issues", to, got)
 		}
+	}
+}
+
+// roundTripInputs are the sources TestRoundTripDifferencesAreReported
+// converts: the fixture of every format, the packages' own, the project's
+// fixture logs and companions, generated logs (small ones, and a larger
+// one unless -short), and the corpus when there is one.
+func roundTripInputs(t *testing.T) []input {
+	in := reportInputs(t)
+	for _, pattern := range []string{"../testdata/logs/*.rlog", "../testdata/fixme.rlog", "claude/testdata/pretty.jsonl", "../testdata/claude/*.jsonl"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m {
+			f := convert.Rlog
+			if strings.HasSuffix(p, ".jsonl") {
+				f = convert.Claude
+			}
+			in = append(in, input{p, f})
+		}
+	}
+	dir := t.TempDir()
+	sizes := []int64{30 << 10}
+	if !testing.Short() {
+		sizes = append(sizes, 1<<20)
+	}
+	for _, size := range sizes {
+		for _, timed := range []bool{false, true} {
+			p := filepath.Join(dir, fmt.Sprintf("gen-%d-%v.rlog", size, timed))
+			var b bytes.Buffer
+			if err := gen.Write(&b, gen.Options{Bytes: size, FindingRate: 0.02, Seed: uint64(size), Timed: timed}); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			in = append(in, input{p, convert.Rlog})
+		}
+	}
+	return in
+}
+
+// TestRoundTripDifferencesAreReported is the rule every conversion keeps:
+// for every source and every format F, each difference between the source
+// and its round trip through F (source -> F -> source's format, or source
+// -> F for a format rlog-ls only reads) is either restored or named in the
+// loss report of one of the two conversions. A difference is a change in
+// the session model (a header field, an event of a kind, a field of one,
+// a message's usage; see sessionFacts); the report names it by its
+// subject (model.Loss.Subject).
+func TestRoundTripDifferencesAreReported(t *testing.T) {
+	type source struct {
+		input
+		want facts
+	}
+	var sources []source
+	for _, in := range roundTripInputs(t) {
+		sources = append(sources, source{in, sessionFacts(readSourceSession(t, in.path, in.format))})
+	}
+	for _, via := range convert.Formats() {
+		if !via.CanWrite() || !via.CanRead() {
+			continue
+		}
+		t.Run(string(via.Name), func(t *testing.T) {
+			for _, src := range sources {
+				in := src.input
+				name := roundTripName(in, via.Name)
+				var mid bytes.Buffer
+				rep1, err := convert.ConvertFile(in.path, in.format, via.Name, &mid, convert.Options{Now: fixedNow})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				var final *convert.Session
+				var rep2 *convert.Report
+				if back, _ := convert.Lookup(in.format); back.CanWrite() {
+					var out bytes.Buffer
+					if rep2, err = convert.Convert(bytes.NewReader(mid.Bytes()), via.Name, in.format, &out, convert.Options{Now: fixedNow}); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					final, _, err = convert.Read(bytes.NewReader(out.Bytes()), in.format)
+				} else {
+					final, rep2, err = convert.Read(bytes.NewReader(mid.Bytes()), via.Name)
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				for _, d := range uncovered(differences(src.want, sessionFacts(final)), rep1, rep2) {
+					t.Errorf("%s: %s changed and no loss names it: %s", name, d.subject, d.example)
+				}
+			}
+		})
 	}
 }

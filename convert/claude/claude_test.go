@@ -334,31 +334,50 @@ func TestWriteFromOtherSourceChainsParents(t *testing.T) {
 	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	// The entries, as Claude Code and ccusage read them.
+	type entry struct {
+		Type       string
+		UUID       string
+		ParentUUID *string
+		Message    struct{ ID string }
+	}
+	var entries []entry
+	for _, l := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		var e entry
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.UUID != "" {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) != 5 {
+		t.Fatalf("got %d entries:\n%s", len(entries), out.String())
+	}
+	for i := 1; i < len(entries); i++ {
+		if p := entries[i].ParentUUID; p == nil || *p != entries[i-1].UUID {
+			t.Errorf("entry %d parent %v, want %q", i, p, entries[i-1].UUID)
+		}
+	}
+	if entries[1].Message.ID == "" || entries[1].Message.ID != entries[2].Message.ID {
+		t.Errorf("agent text and tool call should share one synthesized message id: %q %q", entries[1].Message.ID, entries[2].Message.ID)
+	}
+	// Read back, the session is the source's: no made-up ids, its @end
+	// (a system entry of the file) as a lifecycle event.
 	var c model.Collector
-	if err := claude.Read(&out, &c, &model.Report{}); err != nil {
+	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
 		t.Fatal(err)
 	}
 	ev := c.Session.Events
-	if len(ev) != 4 {
-		t.Fatalf("got %d events:\n%s", len(ev), out.String())
-	}
-	for i := 1; i < len(ev); i++ {
-		if ev[i].ParentID != ev[i-1].ID || ev[i].ID == "" {
-			t.Errorf("event %d parent %q, want %q", i, ev[i].ParentID, ev[i-1].ID)
-		}
-	}
-	if ev[1].MessageID == "" || ev[1].MessageID != ev[2].MessageID {
-		t.Errorf("agent text and tool call should share one synthesized message id: %q %q", ev[1].MessageID, ev[2].MessageID)
+	if len(ev) != 5 || ev[4].Kind != model.KindLifecycle || ev[4].Name != "end" || ev[1].ID != "" || ev[1].MessageID != "" {
+		t.Fatalf("read back %+v", ev)
 	}
 	var l model.Ledger
 	for i := range ev {
 		l.Add(&ev[i])
 	}
-	if got := l.Total(); got.Output != 5 || got.Input != 1 {
-		t.Errorf("usage of the one response counted wrong: %+v", got)
-	}
-	if rep.Find(model.LossDroppedEvent, "lifecycle marker") == nil {
-		t.Errorf("dropped @end not reported:\n%s", rep.Text())
+	if got := l.Total(); got.Output != 5+2 || got.Input != 2 {
+		t.Errorf("usage read back: %+v, the source's events each", got)
 	}
 }
 
@@ -455,8 +474,14 @@ func TestWriteForConsumers(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
+	var entries strings.Builder // the entries, without the session record
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if !strings.Contains(l, `"type":"session-source"`) {
+			entries.WriteString(l)
+		}
+	}
 	for _, bad := range []string{`"sessionId":""`, `"model":""`, `"version":""`, `"cwd":""`, `"gitBranch":""`, `rlog-ls-import`, `mini-prophet`} {
-		if strings.Contains(text, bad) {
+		if strings.Contains(entries.String(), bad) {
 			t.Errorf("output has %s:\n%s", bad, text)
 		}
 	}

@@ -7,6 +7,7 @@ package claude
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -175,6 +176,7 @@ type ent struct {
 	hasParent, sidechain, meta                bool
 	message, todos                            []byte
 	statuses                                  []byte // toolResultStatus, this writer's
+	rests                                     []byte // this writer's, from another format
 	extra                                     model.Fields
 }
 
@@ -207,6 +209,8 @@ func (st *state) entry(line []byte, n int, agent string) error {
 			e.todos = v
 		case resultStatusKey:
 			e.statuses = v
+		case restsKey:
+			e.rests = st.ix.Copy(v)
 		default:
 			key := string(name)
 			if headerKeys[key] {
@@ -225,7 +229,7 @@ func (st *state) entry(line []byte, n int, agent string) error {
 	if !st.ix.InputValidUTF8() {
 		st.rep.InvalidUTF8(line, loc)
 	}
-	if st.h.Started == "" && e.ts != "" {
+	if st.h.Started == "" && e.ts != "" && !st.seen["started"] {
 		st.h.Started = e.ts
 	}
 	if e.ts != "" {
@@ -242,6 +246,9 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		return st.assistant(&e, base, line, n)
 	case "system":
 		return st.system(&e, base)
+	case sessionRecord:
+		st.sessionRecord(&e)
+		return nil
 	case "summary":
 		ev := base
 		ev.Kind = model.KindSystem
@@ -277,6 +284,9 @@ func (st *state) headerField(key string, v []byte, e *ent) {
 	case "gitBranch":
 		dst = &st.h.Branch
 	default:
+		if st.seen["made:"+key] {
+			return // the writer's, not the session's
+		}
 		if _, have := st.h.Extra.Get(key); !have {
 			st.h.Extra.SetString(key, s)
 			return
@@ -366,6 +376,7 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 	// Entry-level extras (toolUseResult among them) go on the first event of
 	// the entry; writers regroup events by entry ID.
 	events[0].Extra = concatFields(e.extra, events[0].Extra)
+	events = st.applyRests(e, events, false, base)
 	for i := range events {
 		if err := st.emitSplicing(&events[i]); err != nil {
 			return err
@@ -534,12 +545,133 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 		st.h.Model = events[0].Model
 	}
 	events[0].Extra = concatFields(e.extra, events[0].Extra)
+	events = st.applyRests(e, events, false, base)
 	for i := range events {
 		if err := st.emit(&events[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// applyRests gives the events of an entry this package's writer wrote from
+// another format what the entry does not hold of them (model.RestOf, in
+// the entry's rests key). own says the first is the entry's own event
+// (a system entry's), whatever kind the reader made of it.
+func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.Event) []model.Event {
+	if e.rests == nil {
+		return events
+	}
+	// The writer writes the list as a string (see Writer.entryTail).
+	list := e.rests
+	if s, ok := jsonscan.String(list); ok {
+		list = []byte(s)
+	}
+	var rests []json.RawMessage
+	if json.Unmarshal(list, &rests) != nil {
+		st.rep.Add(model.LossMalformed, restsKey+" is not a list", base.Loc)
+		return events
+	}
+	if own && len(events) > 0 {
+		events[0].Name = "" // the entry's subtype, not the event's
+	}
+	return model.ApplyRests(events, rests, own, base, func(err error) {
+		st.rep.Add(model.LossMalformed, restsKey+": "+err.Error(), base.Loc)
+	})
+}
+
+// sessionRecord reads this package's writer's session record: the header
+// fields of a session written from another format that Claude Code's
+// entries have no key for.
+func (st *state) sessionRecord(e *ent) {
+	for _, part := range []string{"source", "end"} {
+		v, ok := e.extra.Get(part)
+		if !ok {
+			continue
+		}
+		var hs headerState
+		if json.Unmarshal(v, &hs) != nil {
+			continue
+		}
+		if st.seen == nil {
+			st.seen = map[string]bool{}
+		}
+		hs.apply(st)
+	}
+}
+
+// headerState is the session record's form of the header fields.
+type headerState struct {
+	Format       string          `json:"format"`
+	Version      string          `json:"version"`
+	Agent        *string         `json:"agent"`
+	AgentVersion *string         `json:"agent_version"`
+	Model        string          `json:"model"`
+	RepoSHA      string          `json:"repo_sha"`
+	Prompt       string          `json:"prompt"`
+	Started      *string         `json:"started"`
+	Ended        *string         `json:"ended"`
+	Totals       *model.Usage    `json:"totals"`
+	CostUSD      *float64        `json:"cost_usd"`
+	Outcome      *model.Outcome  `json:"outcome"`
+	Extra        json.RawMessage `json:"extra"`
+	MadeUp       []string        `json:"made_up"`
+}
+
+func (hs *headerState) apply(st *state) {
+	h := st.h
+	if hs.Format != "" {
+		h.Origin, h.OriginVersion = hs.Format, hs.Version
+	}
+	if hs.Agent != nil {
+		h.AgentName = *hs.Agent
+	}
+	if hs.AgentVersion != nil {
+		h.AgentVersion = *hs.AgentVersion
+		// Not the entries' version, which is Claude Code's.
+		st.seen["version"] = true
+	}
+	if hs.Model != "" {
+		h.Model = hs.Model
+	}
+	if hs.RepoSHA != "" {
+		h.RepoSHA = hs.RepoSHA
+	}
+	if hs.Prompt != "" {
+		h.Prompt = hs.Prompt
+	}
+	if hs.Started != nil {
+		h.Started = *hs.Started
+		st.seen["started"] = true // not the first entry's time
+	}
+	if hs.Ended != nil {
+		h.Ended = *hs.Ended
+	}
+	if hs.Totals != nil {
+		h.Totals = hs.Totals
+	}
+	if hs.CostUSD != nil {
+		h.CostUSD = hs.CostUSD
+	}
+	if hs.Outcome != nil {
+		h.Outcome = hs.Outcome
+	}
+	if x, err := model.ParseValidFields(hs.Extra); err == nil {
+		for _, fl := range x {
+			h.Extra.Set(fl.Key, fl.Value)
+		}
+	}
+	for _, k := range hs.MadeUp {
+		switch k {
+		case "sessionId":
+			h.ID = ""
+		case "cwd":
+			h.Cwd = ""
+		default:
+			h.Extra.Delete(k)
+			st.seen["made:"+k] = true
+		}
+	}
 }
 
 // AssistantEvents turns an Anthropic assistant message (Claude Code entry
@@ -660,7 +792,13 @@ func (st *state) system(e *ent, base model.Event) error {
 		}
 	}
 	ev.Extra = e.extra
-	return st.emit(&ev)
+	events := st.applyRests(e, []model.Event{ev}, true, base)
+	for i := range events {
+		if err := st.emit(&events[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // block splits a content block into its type and its other fields. The

@@ -11,6 +11,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
@@ -38,6 +39,10 @@ const PreviewLimit = 2000
 // Read streams a REPLAY.jsonl file.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name}
+	// made are the values this package's writer made up for a session
+	// from another format (its source object says which): not the
+	// session's.
+	var made []string
 	lr := jsonl.NewReader(r)
 	for {
 		line, n, err := lr.Next()
@@ -62,7 +67,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			continue
 		}
 		rep.InvalidUTF8(line, model.Loc{Line: n})
-		ev, ok := event(h, f, model.Loc{Line: n}, rep)
+		ev, ok := event(h, &made, f, model.Loc{Line: n}, rep)
 		if !ok {
 			continue
 		}
@@ -74,7 +79,25 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	return sink.End(h)
 }
 
-func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
+func event(h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
+	ev, ok := recordEvent(h, made, f, loc, rep)
+	if r, has := f.Get("rest"); has && ok && h.Origin != "" {
+		// This package's writer's, from another format: what the line
+		// does not hold of the event; null: the line is the writer's own
+		// (a SessionStart or SessionEnd REPLAY requires), no event.
+		if jsonscan.IsNull(r) {
+			return nil, false
+		}
+		ev.Name, ev.Step = "", 0
+		if err := model.ApplyRest(ev, r); err != nil {
+			rep.Add(model.LossMalformed, "rest: "+err.Error(), loc)
+		}
+	}
+	return ev, ok
+}
+
+// recordEvent is the event of one REPLAY line (ok false for none).
+func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
 	typ, _ := f.String("event")
 	t, _ := f.String("t")
 	ev := &model.Event{Time: t, Loc: loc}
@@ -108,11 +131,20 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		}
 		return out
 	}
+	if _, ok := f.Get("rest"); ok {
+		f = without(f, "rest")
+	}
 	switch typ {
 	case "ReplayHeader":
 		h.SourceVersion, _ = f.String("replay_version")
 		if v, ok := f.Get("replay_version"); ok {
 			h.SourceVersion = string(jsonscan.Copy(v))
+		}
+		if src, ok := f.Get("source"); ok {
+			// This package's writer's, from another format: the producer
+			// and time are the conversion's, not the session's.
+			sourceHeader(h, made, src, rep, loc)
+			return nil, false
 		}
 		if p, ok := f.String("producer"); ok {
 			h.Extra.SetString("producer", p)
@@ -120,6 +152,10 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		if c, ok := f.String("created_at"); ok {
 			h.Extra.SetString("created_at", c)
 		}
+		return nil, false
+	case sourceEnd:
+		b, _ := f.Copy().MarshalJSON()
+		sourceHeader(h, made, b, rep, loc)
 		return nil, false
 	case "SessionStart":
 		h.ID, _ = f.String("session_id")
@@ -134,6 +170,7 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		for _, fl := range rest("session_id", "model") {
 			h.Extra.Set(fl.Key, fl.Value)
 		}
+		unmake(h, *made)
 		return ev, true
 	case "ToolCall":
 		ev.Kind = model.KindToolCall
@@ -210,6 +247,89 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		ev.Raw, _ = f.Copy().MarshalJSON()
 		rep.Passthrough(ev, "replay event "+typ)
 		return ev, true
+	}
+}
+
+// sourceEnd is the event of this package's writer's last line for a
+// session from another format: what its header says only at the end. A
+// REPLAY consumer ignores it, as any event it does not know.
+const sourceEnd = "SourceEnd"
+
+// sourceHeader reads the header fields this package's writer keeps for a
+// session from another format: the ReplayHeader's source object, and the
+// SourceEnd line.
+func sourceHeader(h *model.Header, made *[]string, raw []byte, rep *model.Report, loc model.Loc) {
+	var src struct {
+		Format       string          `json:"format"`
+		Version      string          `json:"version"`
+		Agent        *string         `json:"agent"`
+		AgentVersion *string         `json:"agent_version"`
+		RepoSHA      string          `json:"repo_sha"`
+		Branch       string          `json:"branch"`
+		Cwd          string          `json:"cwd"`
+		Prompt       string          `json:"prompt"`
+		Ended        *string         `json:"ended"`
+		Totals       *model.Usage    `json:"totals"`
+		CostUSD      *float64        `json:"cost_usd"`
+		Outcome      *model.Outcome  `json:"outcome"`
+		Extra        json.RawMessage `json:"extra"`
+		MadeUp       []string        `json:"made_up"`
+	}
+	if err := json.Unmarshal(raw, &src); err != nil {
+		rep.Add(model.LossMalformed, "source: "+err.Error(), loc)
+		return
+	}
+	if src.Format != "" {
+		h.Origin, h.OriginVersion = src.Format, src.Version
+	}
+	if src.Agent != nil {
+		h.AgentName = *src.Agent
+	}
+	if src.AgentVersion != nil {
+		h.AgentVersion = *src.AgentVersion
+	}
+	for _, kv := range []struct {
+		dst *string
+		v   string
+	}{{&h.RepoSHA, src.RepoSHA}, {&h.Branch, src.Branch}, {&h.Cwd, src.Cwd}, {&h.Prompt, src.Prompt}} {
+		if kv.v != "" {
+			*kv.dst = kv.v
+		}
+	}
+	if src.Ended != nil {
+		h.Ended = *src.Ended
+	}
+	if src.Totals != nil {
+		h.Totals = src.Totals
+	}
+	if src.CostUSD != nil {
+		h.CostUSD = src.CostUSD
+	}
+	if src.Outcome != nil {
+		h.Outcome = src.Outcome
+	}
+	if x, err := model.ParseValidFields(src.Extra); err == nil {
+		for _, f := range x {
+			h.Extra.Set(f.Key, f.Value)
+		}
+	}
+	*made = append(*made, src.MadeUp...)
+	unmake(h, *made)
+}
+
+// unmake takes out of the header the values the writer made up.
+func unmake(h *model.Header, made []string) {
+	for _, k := range made {
+		switch k {
+		case "session_id":
+			h.ID = ""
+		case "started":
+			h.Started = ""
+		case "outcome":
+			h.Outcome = nil
+		default:
+			h.Extra.Delete(k)
+		}
 	}
 }
 
@@ -319,6 +439,16 @@ type Writer struct {
 	obj     canon.Object // the line being built, reused
 	buf     []byte
 	err     error
+	// other is set for a session from another format, whose lines carry
+	// the rests of their events; madeUp names the values the writer made
+	// up that the session has not, extraKeys the header extras the
+	// ReplayHeader's source object holds.
+	other     bool
+	madeUp    []string
+	extraKeys map[string]bool
+	// firstStart says the session's first event is a start event, which
+	// the SessionStart line holds; startDone that it has been met.
+	firstStart, startDone bool
 }
 
 type callRef struct{ id, t string }
@@ -361,10 +491,17 @@ func (wr *Writer) line(sourced bool) {
 	_, wr.err = wr.w.Write(wr.buf)
 }
 
-func (wr *Writer) start(h *model.Header, t string) {
+func (wr *Writer) start(h *model.Header, first *model.Event) {
 	wr.started = true
+	wr.h = h
+	origin, _ := h.First()
+	wr.other = origin != Name
+	t := ""
+	if first != nil {
+		t = first.Time
+	}
 	producer := wr.opt.ProducerName()
-	if h.SourceFormat == "rlog" {
+	if first, _ := h.First(); first == "rlog" {
 		// rlog keeps truncated output: hashes cannot be over the full value.
 		producer += " (truncated-source)"
 		wr.rep.Add(model.LossUnfaithful, "output_hash over truncated rlog text, not the full output", model.Loc{})
@@ -373,9 +510,34 @@ func (wr *Writer) start(h *model.Header, t string) {
 	hd.Reset()
 	hd.String("event", "ReplayHeader")
 	hd.Int("replay_version", 1)
-	hd.String("producer", producer)
 	created := wr.opt.Time().Format(time.RFC3339)
+	if !wr.other {
+		// A REPLAY source's own header, as it was.
+		if p, ok := h.Extra.String("producer"); ok {
+			producer = p
+		}
+		if c, ok := h.Extra.String("created_at"); ok {
+			created = c
+		}
+	}
+	hd.String("producer", producer)
 	hd.String("created_at", created)
+	if wr.other {
+		// Where the session came from, the header fields REPLAY has no
+		// place for, and the values SessionStart needs that the session
+		// has not, in an extension field consumers ignore.
+		if h.Started == "" {
+			wr.madeUp = append(wr.madeUp, "started")
+		}
+		if h.ID == "" {
+			wr.madeUp = append(wr.madeUp, "session_id")
+		}
+		if _, ok := h.Extra.Get("policy_bundle_id"); !ok {
+			wr.madeUp = append(wr.madeUp, "policy_bundle_id")
+		}
+		hd.Raw("source", wr.source(h))
+		wr.madeUp = wr.madeUp[:0]
+	}
 	wr.line(false)
 	ss := &wr.obj
 	ss.Reset()
@@ -384,7 +546,7 @@ func (wr *Writer) start(h *model.Header, t string) {
 	id := h.ID
 	if id == "" {
 		id = "unknown"
-		wr.rep.Add(model.LossSynthesized, "session_id \"unknown\"", model.Loc{})
+		wr.made("session_id \"unknown\"", model.Loc{})
 	}
 	ss.String("session_id", id)
 	if h.Model != "" {
@@ -393,7 +555,7 @@ func (wr *Writer) start(h *model.Header, t string) {
 	}
 	if _, ok := h.Extra.Get("policy_bundle_id"); !ok {
 		ss.String("policy_bundle_id", "unknown")
-		wr.rep.Add(model.LossSynthesized, "policy_bundle_id \"unknown\" (required, the source has none)", model.Loc{})
+		wr.made("policy_bundle_id \"unknown\" (required, the source has none)", model.Loc{})
 	}
 	for _, f := range h.Extra {
 		switch f.Key {
@@ -401,7 +563,60 @@ func (wr *Writer) start(h *model.Header, t string) {
 			ss.Raw(f.Key, f.Value)
 		}
 	}
+	if wr.other {
+		// The source's own start event, when it begins with one, is this
+		// line; otherwise the line is the writer's.
+		if first != nil && first.Kind == model.KindLifecycle && first.Name == "start" {
+			wr.firstStart = true
+			ss.Raw("rest", wr.rest(first))
+		} else {
+			ss.Raw("rest", []byte("null"))
+		}
+	}
 	wr.line(false)
+}
+
+// made reports a value the writer makes up, unless the source is a REPLAY
+// file, which had it already.
+func (wr *Writer) made(detail string, loc model.Loc) {
+	if wr.h.SourceFormat != Name {
+		wr.rep.Add(model.LossSynthesized, detail, loc)
+	}
+}
+
+// source is the ReplayHeader's source object: the format the session was
+// first read from, and the header fields REPLAY has no place for.
+func (wr *Writer) source(h *model.Header) []byte {
+	var x model.Fields
+	format, version := h.First()
+	x.SetString("format", format)
+	if version != "" {
+		x.SetString("version", version)
+	}
+	x.SetString("agent", h.AgentName)
+	x.SetString("agent_version", h.AgentVersion)
+	for _, kv := range [][2]string{{"repo_sha", h.RepoSHA}, {"branch", h.Branch}, {"cwd", h.Cwd}, {"prompt", h.Prompt}} {
+		if kv[1] != "" {
+			x.SetString(kv[0], kv[1])
+		}
+	}
+	wr.extraKeys = map[string]bool{}
+	if len(h.Extra) > 0 {
+		x.Set("extra", model.MustJSON(h.Extra))
+		for _, f := range h.Extra {
+			wr.extraKeys[f.Key] = true
+		}
+	}
+	if len(wr.madeUp) > 0 {
+		x.Set("made_up", model.MustJSON(wr.madeUp))
+	}
+	return model.MustJSON(x)
+}
+
+// rest is the rest of e on its line (model.RestOf): what the line does
+// not hold of it.
+func (wr *Writer) rest(e *model.Event, carried ...string) []byte {
+	return model.RestOf(e, carried...)
 }
 
 func pickTime(ts ...string) string {
@@ -417,7 +632,11 @@ func pickTime(ts ...string) string {
 func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	wr.h = h
 	if !wr.started {
-		wr.start(h, e.Time)
+		wr.start(h, e)
+	}
+	var carried []string // what the line holds of e, for its rest
+	if e.Time != "" {
+		carried = append(carried, "time")
 	}
 	t := e.Time
 	if t == "" {
@@ -447,6 +666,10 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		wr.ncalls++
 		f.String("id", id)
 		f.String("tool", e.Call.Name)
+		carried = append(carried, "call.id", "call.name", "call.input")
+		if e.Step == 0 {
+			carried = append(carried, "-step") // the writer's step_id
+		}
 		params := e.Call.Input
 		if len(params) == 0 {
 			params = []byte("{}")
@@ -486,16 +709,18 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			f.String("kind", "tool_result")
 			f.String("text", e.Result.Content)
 			f.Raw("tool_result", wr.structured(e))
+			carried = append(carried, "result")
 			break
 		}
+		carried = append(carried, "result.call_id", "result.is_error", "result.status")
 		f.String("event", "ToolResult")
 		f.String("t", t)
 		f.String("id", ref.id)
-		if src, ok := e.Extra.String("output_hash"); ok && h.SourceFormat == Name && validHash(src) {
+		if src, ok := e.Extra.String("output_hash"); ok && !wr.other && validHash(src) {
 			// A REPLAY source keeps only a preview: its hash is the faithful one.
 			f.String("output_hash", src)
 		} else {
-			if ok && h.SourceFormat == Name {
+			if ok && !wr.other {
 				wr.rep.Add(model.LossUnfaithful, "output_hash of the source is not sha256:<64 hex>; recomputed over the preview", e.Loc)
 			}
 			f.HashString("output_hash", e.Result.Content)
@@ -504,7 +729,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			f.Raw("exit_code", x)
 		} else if e.Result.IsError {
 			f.Int("exit_code", 1)
-			wr.rep.Add(model.LossSynthesized, "exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
+			wr.made("exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
 		} else {
 			f.Raw("exit_code", []byte("null"))
 		}
@@ -529,8 +754,11 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		}
 		preview, cut := preview(e.Result.Content)
 		f.String("output_preview", preview)
-		if cut {
-			wr.rep.Add(model.LossTruncated, "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
+		if cut && !wr.other {
+			wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
+		}
+		if !cut {
+			carried = append(carried, "result.content")
 		}
 	case model.KindUser, model.KindAgent, model.KindThinking:
 		f.String("event", "Message")
@@ -540,24 +768,36 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		if e.Signature != "" {
 			f.String("signature", e.Signature)
 		}
+		carried = append(carried, "text", "signature")
 	case model.KindLifecycle:
 		switch e.Name {
 		case "start":
-			return wr.err
+			if !wr.other || wr.startWritten(e) {
+				return wr.err
+			}
 		case "end":
-			return wr.end(h, t)
+			return wr.end(h, t, e)
 		case "PlanStart", "StepComplete", "Verification", "Payment", "RuntimeEvent":
 			f.String("event", e.Name)
 			f.String("t", t)
 			for _, x := range e.Extra {
 				f.Raw(x.Key, x.Value)
 			}
-		default:
-			wr.rep.Add(model.LossDroppedEvent, "lifecycle "+e.Name+" (no REPLAY event)", e.Loc)
+			wr.usage(f, e)
+			wr.line(true)
 			return wr.err
 		}
+		if !wr.other {
+			wr.rep.DropEvent(e, "lifecycle "+e.Name+" (no REPLAY event)")
+			return wr.err
+		}
+		// A Message for people; its rest gives the event back.
+		f.String("event", "Message")
+		f.String("t", t)
+		f.String("kind", "lifecycle")
+		f.String("text", strings.TrimSpace("@"+e.Name+" "+e.Text))
 	case model.KindPassthrough:
-		if h.SourceFormat == Name && len(e.Raw) > 0 {
+		if !wr.other && len(e.Raw) > 0 {
 			raw, _ := model.ParseFields(e.Raw)
 			for _, x := range raw {
 				f.Raw(x.Key, x.Value)
@@ -565,8 +805,14 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			wr.line(true)
 			return wr.err
 		}
-		wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
-		return wr.err
+		if !wr.other {
+			wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
+			return wr.err
+		}
+		f.String("event", "Message")
+		f.String("t", t)
+		f.String("kind", "passthrough")
+		f.String("text", "record "+e.RawType)
 	default:
 		f.String("event", "Message")
 		f.String("t", t)
@@ -580,8 +826,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		}
 	}
 	wr.usage(f, e)
-	if h.SourceFormat != Name {
-		wr.rep.DropExtras(e)
+	if wr.other {
+		carried = append(carried, "message_id", "model")
+		f.Raw("rest", wr.rest(e, carried...))
 	} else {
 		for _, x := range e.Extra {
 			if _, set := f.Get(x.Key); !set {
@@ -589,8 +836,18 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			}
 		}
 	}
-	wr.line(h.SourceFormat == Name || e.Kind == model.KindLifecycle)
+	wr.line(!wr.other || e.Kind == model.KindLifecycle)
 	return wr.err
+}
+
+// startWritten reports whether the start event e is the one the
+// SessionStart line holds (the session's first event).
+func (wr *Writer) startWritten(e *model.Event) bool {
+	if wr.startDone {
+		return false
+	}
+	wr.startDone = true
+	return wr.firstStart
 }
 
 // usage carries an event's token usage, model and message id as
@@ -602,7 +859,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 var usageKeys = [...]string{"cache_creation_input_tokens", "cache_read_input_tokens", "input_tokens", "output_tokens"}
 
 func (wr *Writer) usage(f *canon.Object, e *model.Event) {
-	if e.MessageID != "" {
+	if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
 		f.String("message_id", e.MessageID)
 	}
 	if e.Model != "" && e.Model != wr.h.Model {
@@ -695,8 +952,20 @@ func describe(e *model.Event) string {
 	return e.Text
 }
 
-func (wr *Writer) end(h *model.Header, t string) error {
+func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 	if wr.ended {
+		if wr.other && e != nil {
+			// A second end event: a Message, which its rest gives back.
+			f := &wr.obj
+			f.Reset()
+			f.String("event", "Message")
+			f.String("t", t)
+			f.String("kind", "lifecycle")
+			f.String("text", strings.TrimSpace("@end "+e.Text))
+			wr.usage(f, e)
+			f.Raw("rest", wr.rest(e))
+			wr.line(false)
+		}
 		return wr.err
 	}
 	wr.ended = true
@@ -712,6 +981,25 @@ func (wr *Writer) end(h *model.Header, t string) error {
 	f.Raw("confidence", []byte("0.0"))
 	f.Int("total_tool_calls", wr.ncalls)
 	f.Int("total_latency_ms", wr.latency)
+	if e != nil && !wr.other {
+		// A REPLAY source's own SessionEnd fields (its confidence).
+		for _, x := range e.Extra {
+			if x.Key == "confidence" {
+				f.Raw(x.Key, x.Value)
+			}
+		}
+	}
+	if wr.other {
+		// The source's end event, or none: the writer's line.
+		if e != nil {
+			f.Raw("rest", wr.rest(e))
+		} else {
+			f.Raw("rest", []byte("null"))
+		}
+		if h.Outcome == nil {
+			wr.madeUp = append(wr.madeUp, "outcome")
+		}
+	}
 	wr.line(false)
 	return wr.err
 }
@@ -719,12 +1007,47 @@ func (wr *Writer) end(h *model.Header, t string) error {
 // End implements model.Sink: a session with an outcome gets a SessionEnd.
 func (wr *Writer) End(h *model.Header) error {
 	if !wr.started {
-		wr.start(h, "")
+		wr.start(h, nil)
 	}
 	if h.Outcome != nil && !wr.ended {
-		return wr.end(h, pickTime(h.Ended, wr.last, h.Started))
+		wr.end(h, pickTime(h.Ended, wr.last, h.Started), nil)
+	}
+	if wr.other {
+		wr.sourceEnd(h)
 	}
 	return wr.err
+}
+
+// sourceEnd writes the last line of a session from another format: what
+// its header says only now, and the values the writer made up.
+func (wr *Writer) sourceEnd(h *model.Header) {
+	f := &wr.obj
+	f.Reset()
+	f.String("event", sourceEnd)
+	f.String("t", pickTime(wr.last, h.Ended, h.Started, wr.opt.Time().Format(time.RFC3339)))
+	f.String("ended", h.Ended)
+	if h.Totals != nil {
+		f.Raw("totals", model.MustJSON(h.Totals))
+	}
+	if h.CostUSD != nil {
+		f.Raw("cost_usd", model.MustJSON(*h.CostUSD))
+	}
+	if h.Outcome != nil {
+		f.Raw("outcome", model.MustJSON(h.Outcome))
+	}
+	var late model.Fields
+	for _, x := range h.Extra {
+		if !wr.extraKeys[x.Key] {
+			late = append(late, x)
+		}
+	}
+	if len(late) > 0 {
+		f.Raw("extra", model.MustJSON(late))
+	}
+	if len(wr.madeUp) > 0 {
+		f.Raw("made_up", model.MustJSON(wr.madeUp))
+	}
+	wr.line(false)
 }
 
 // Preview cuts s to the spec's output_preview: the first 1000 and the last
