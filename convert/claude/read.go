@@ -54,6 +54,9 @@ func (rd *Reader) Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
+	if err := st.closeInline(model.Event{}); err != nil {
+		return err
+	}
 	return sink.End(h)
 }
 
@@ -90,6 +93,9 @@ func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) err
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
 	st := &state{h: h, sink: sink, rep: rep, rd: rd, fileName: filepath.Base(path)}
 	if err := st.readStream(r, ""); err != nil {
+		return err
+	}
+	if err := st.closeInline(model.Event{}); err != nil {
 		return err
 	}
 	ids := make([]string, 0, len(files))
@@ -138,6 +144,10 @@ type state struct {
 	// fileName is the main transcript's file name, "" when it is read
 	// without one (standard input).
 	fileName string
+	// task and taskType are the last Task call of the main conversation
+	// and its sub-agent type; inline the call whose sub-agent's inline
+	// sidechain entries are being read (see inlineSidechain).
+	task, taskType, inline string
 	// seen records header keys already taken from an entry, so an empty
 	// gitBranch on the first entry is not replaced by a later one.
 	seen map[string]bool
@@ -239,6 +249,11 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		e.agentID = agent
 	}
 	base := model.Event{Time: e.ts, ID: e.uuid, ParentID: e.parent, AgentID: e.agentID, Sidechain: e.sidechain, Meta: e.meta, Loc: loc}
+	if st.depth == 0 && (e.typ == "user" || e.typ == "assistant") {
+		if err := st.inlineSidechain(&e, base); err != nil {
+			return err
+		}
+	}
 	switch e.typ {
 	case "user":
 		return st.user(&e, base, line, n)
@@ -547,11 +562,60 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 	events[0].Extra = concatFields(e.extra, events[0].Extra)
 	events = st.applyRests(e, events, false, base)
 	for i := range events {
+		if c := events[i].Call; c != nil && c.Name == "Task" && !e.sidechain {
+			st.task, st.taskType = c.ID, ""
+			if args := c.Args(); args != nil {
+				st.taskType, _ = args.String("subagent_type")
+			}
+		}
 		if err := st.emit(&events[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// inlineSidechainHint marks the sub-agent events the reader makes around
+// inline sidechain entries: a Claude Code writer leaves them out, as
+// Claude Code has no record for them.
+const inlineSidechainHint = "_inline_sidechain"
+
+// inlineSidechain frames the sidechain entries a transcript holds inline
+// (Claude Code 1.x wrote a Task's sub-agent turns in the main transcript,
+// isSidechain true, without an agentId) with sub-agent events, as the
+// transcripts of its own spliced in: a start before the first, naming the
+// Task call that launched it, and a done before the next entry of the
+// main conversation. The sub-agent's turns keep their flag.
+func (st *state) inlineSidechain(e *ent, base model.Event) error {
+	switch {
+	case e.sidechain && e.agentID == "" && st.inline == "":
+		id := st.task
+		if id == "" {
+			id = "sidechain"
+		}
+		st.inline = id
+		return st.frame(base, "started", st.taskType)
+	case !e.sidechain && st.inline != "":
+		return st.closeInline(base)
+	}
+	return nil
+}
+
+// closeInline ends the inline sidechain being read.
+func (st *state) closeInline(base model.Event) error {
+	if st.inline == "" {
+		return nil
+	}
+	err := st.frame(base, "done", "")
+	st.inline, st.task = "", ""
+	return err
+}
+
+func (st *state) frame(base model.Event, status, typ string) error {
+	ev := model.Event{Kind: model.KindSubagent, Time: base.Time, Sidechain: true, Loc: base.Loc,
+		Subagent: &model.Subagent{ID: st.inline, Type: typ, Status: status}}
+	ev.Extra.Set(inlineSidechainHint, []byte("true"))
+	return st.emit(&ev)
 }
 
 // applyRests gives the events of an entry this package's writer wrote from

@@ -895,6 +895,11 @@ func (wr *Writer) other(e *model.Event) {
 		// From another format: a system entry, whose rest holds the
 		// record.
 	case model.KindSubagent:
+		if _, framing := e.Extra.Get(inlineSidechainHint); framing && same {
+			// The reader's frame of inline sidechain entries: the
+			// entries are written as they were.
+			return
+		}
 		if e.Subagent != nil && e.Subagent.AgentID != "" && same {
 			if e.Subagent.Status == "started" {
 				wr.rep.Lose(model.LossMoved, "subagent", "sub-agent transcript written inline as isSidechain entries", e.Loc)

@@ -86,6 +86,10 @@ type writer struct {
 	ledger model.Ledger  // session totals, for @end
 	ids    int           // events with DAG ids (reported as dropped)
 
+	// side is the x: line id of the sub-agent whose turns are being
+	// written when they name no agent (Claude Code 1.x's inline
+	// sidechains): their tid=.
+	side string
 	// totalsInHeader is set when the header (or the source's own @end)
 	// has the session's totals; costWritten when a line has its cost.
 	totalsInHeader, costWritten bool
@@ -604,8 +608,16 @@ func isWordByte(c byte) bool {
 // step, model, message id and the message's usage.
 func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 	wr.timeMeta(l, e)
-	if e.AgentID != "" {
+	switch {
+	case e.AgentID != "":
 		l.kv("tid", wordless(e.AgentID))
+	case e.Sidechain && wr.side != "":
+		// A sub-agent's turn that names no agent (Claude Code 1.x's
+		// inline sidechain): its x: line's id is its thread.
+		l.kv("tid", wr.side)
+		wr.rep.Lose(model.LossSynthesized, "*.agent_id, subagent.subagent.agent_id", "sub-agent thread of inline sidechain turns (tid= the x: line's id)", e.Loc)
+	case e.Sidechain && e.Kind != model.KindSubagent:
+		wr.rep.Lose(model.LossDroppedField, "*.sidechain", "sidechain flag of a turn outside any sub-agent (rlog says it with tid=)", e.Loc)
 	}
 	if e.Step != 0 {
 		l.kv("step", strconv.FormatInt(e.Step, 10))
@@ -922,6 +934,10 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 		if id != sa.ID {
 			l.kv("id_full", model.Quote(sa.ID))
 		}
+		if e.Sidechain && e.AgentID == "" && sa.AgentID == "" && sa.Status == "started" {
+			// Its turns, which name no agent, carry this id as tid=.
+			wr.side = id
+		}
 	}
 	l.add("→ [" + pick(sa.Status, "started") + "]")
 	if sa.Summary != "" {
@@ -938,6 +954,9 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	}
 	wr.meta(l, e, usage)
 	wr.emit(l, nil)
+	if sa.Status != "started" && e.AgentID == "" && sa.AgentID == "" {
+		wr.side = ""
+	}
 }
 
 // toolArgs abbreviates a tool input the way the autopilot writer does
