@@ -7,12 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
@@ -345,5 +349,123 @@ func TestRoundTripDifferencesAreReported(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStatsSurviveRoundTrips: rlog -> F -> rlog measures what the source
+// measures, for every format F: as many calls, errors, unfinished calls,
+// sub-agents and messages, and the same latencies (calls were split, and
+// times a writer made up turned a 1.5 s median into 0 ms).
+func TestStatsSurviveRoundTrips(t *testing.T) {
+	for _, timed := range []bool{false, true} {
+		var src bytes.Buffer
+		if err := gen.Write(&src, gen.Options{Bytes: 60 << 10, FindingRate: 0.02, Seed: 7, Timed: timed}); err != nil {
+			t.Fatal(err)
+		}
+		stats := func(b []byte) string {
+			s := analysis.BuildSession(grammar.Parse(b), analysis.SessionOptions{})
+			return fmt.Sprintf("calls %d, errors %d, unfinished %d, subagents %d, messages %d, latency %+v",
+				len(s.Calls), s.Errors, s.Unfinished, len(s.Subagents), s.Messages, s.Latency)
+		}
+		want := stats(src.Bytes())
+		if timed && !strings.Contains(want, "Measured:") || strings.Contains(want, "calls 0,") {
+			t.Fatalf("generated log: %s", want)
+		}
+		for _, via := range convert.Formats() {
+			if !via.CanWrite() || via.Name == convert.Rlog {
+				continue
+			}
+			var mid, back bytes.Buffer
+			if _, err := convert.Convert(bytes.NewReader(src.Bytes()), convert.Rlog, via.Name, &mid, convert.Options{Now: fixedNow}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := convert.Convert(bytes.NewReader(mid.Bytes()), via.Name, convert.Rlog, &back, convert.Options{Now: fixedNow}); err != nil {
+				t.Fatal(err)
+			}
+			if got := stats(back.Bytes()); got != want {
+				t.Errorf("timed %v: rlog -> %s -> rlog measures\n%s\nwant\n%s", timed, via.Name, got, want)
+			}
+		}
+	}
+}
+
+// TestATIFKeepsEveryTimestamp: claude -> ATIF keeps every event's time,
+// though a step has one timestamp, and the session's end (620 distinct
+// times of a transcript became 241, and its end moved).
+func TestATIFKeepsEveryTimestamp(t *testing.T) {
+	times := func(s *convert.Session) string {
+		var out []string
+		for _, e := range s.Events {
+			out = append(out, instant(e.Time))
+		}
+		// ATIF puts a result in its call's step: the order may change.
+		slices.Sort(out)
+		return strings.Join(out, " ") + " ended " + instant(s.Header.Ended)
+	}
+	for _, name := range []string{"claude/session.jsonl", "claude/continued.jsonl"} {
+		src, _, err := readFile(fixture(name), convert.Claude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range []convert.Format{convert.ATIF, convert.ATIFJSONL} {
+			out, _ := convertFixture(t, name, convert.Claude, to, convert.Options{})
+			back, _, err := convert.Read(bytes.NewReader(out), to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := times(back), times(src); got != want {
+				t.Errorf("%s -> %s: times\n%s\nwant\n%s", name, to, got, want)
+			}
+		}
+	}
+}
+
+// TestRoundTripsKeepHeaderAndTurns: rlog -> trajectory -> rlog keeps the
+// header's version:, rlog -> prophet -> rlog adds no empty a: lines, and
+// claude -> prophet -> claude has one session id, the source's, also when
+// the session is longer than what a writer sees before it writes its
+// head.
+func TestRoundTripsKeepHeaderAndTurns(t *testing.T) {
+	var log bytes.Buffer
+	if err := gen.Write(&log, gen.Options{Bytes: 120 << 10, Seed: 3, Timed: true}); err != nil {
+		t.Fatal(err)
+	}
+	through := func(src []byte, from, via convert.Format) []byte {
+		t.Helper()
+		var mid, back bytes.Buffer
+		if _, err := convert.Convert(bytes.NewReader(src), from, via, &mid, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := convert.Convert(bytes.NewReader(mid.Bytes()), via, from, &back, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		return back.Bytes()
+	}
+	if back := through(log.Bytes(), convert.Rlog, convert.Trajectory); !bytes.Contains(back, []byte("\nversion: 0.1.0\n")) {
+		t.Errorf("rlog -> trajectory -> rlog lost the header's version:\n%.600s", back)
+	}
+	// A thinking-only response came back as an empty a: line.
+	turns := func(b []byte) string {
+		a := len(regexp.MustCompile(`(?m)^a:`).FindAll(b, -1))
+		th := len(regexp.MustCompile(`(?m)^th:`).FindAll(b, -1))
+		return fmt.Sprintf("%d a: lines, %d th: lines", a, th)
+	}
+	if got, want := turns(through(log.Bytes(), convert.Rlog, convert.Prophet)), turns(log.Bytes()); got != want {
+		t.Errorf("rlog -> prophet -> rlog: %s, the source has %s", got, want)
+	}
+	var claudeLog bytes.Buffer
+	if _, err := convert.Convert(bytes.NewReader(log.Bytes()), convert.Rlog, convert.Claude, &claudeLog, convert.Options{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(through(claudeLog.Bytes(), convert.Claude, convert.Prophet))), "\n") {
+		var e struct{ SessionID string }
+		json.Unmarshal([]byte(l), &e)
+		if e.SessionID != "" {
+			ids[e.SessionID]++
+		}
+	}
+	if len(ids) != 1 || ids["gen-0000000000000003"] == 0 {
+		t.Errorf("claude -> prophet -> claude: session ids %v, want the source's alone", ids)
 	}
 }
