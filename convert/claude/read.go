@@ -261,7 +261,7 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		return st.assistant(&e, base, line, n)
 	case "system":
 		return st.system(&e, base)
-	case sessionRecord:
+	case SessionRecord:
 		st.sessionRecord(&e)
 		return nil
 	case "summary":

@@ -199,7 +199,8 @@ func (wr *Writer) End(h *model.Header) error {
 // session holds the rests of its events (model.RestOf) under restsKey.
 // Claude Code and ccusage pass over both.
 const (
-	sessionRecord = "session-source"
+	// SessionRecord is the type of the session record.
+	SessionRecord = "session-source"
 	restsKey      = "rests"
 )
 
@@ -211,7 +212,7 @@ func (wr *Writer) sourceRecord() {
 	b := &wr.line
 	b.Reset()
 	o := jsonw.Begin(b)
-	o.Str("type", sessionRecord)
+	o.Str("type", SessionRecord)
 	o.Key("source")
 	so := jsonw.Begin(b)
 	format, version := h.First()
@@ -262,7 +263,7 @@ func (wr *Writer) endRecord() {
 	b := &wr.line
 	b.Reset()
 	o := jsonw.Begin(b)
-	o.Str("type", sessionRecord)
+	o.Str("type", SessionRecord)
 	o.Key("end")
 	eo := jsonw.Begin(b)
 	eo.Str("ended", h.Ended)

@@ -3,8 +3,13 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 )
 
 // The rest of an event is what it says that a target format has no field
@@ -21,322 +26,426 @@ import (
 // subagent, compaction, todos, agent_id, sidechain, meta, step, raw_type,
 // raw, parts, extra and form. Usage is never in it: every format that
 // counts tokens keeps them its own way.
-type rest struct {
-	Kind       string          `json:"kind,omitempty"`
-	Time       *string         `json:"time,omitempty"`
-	ID         string          `json:"id,omitempty"`
-	ParentID   string          `json:"parent,omitempty"`
-	MessageID  string          `json:"message_id,omitempty"`
-	Model      string          `json:"model,omitempty"`
-	Text       *string         `json:"text,omitempty"`
-	Signature  string          `json:"signature,omitempty"`
-	Name       string          `json:"name,omitempty"`
-	Call       *restCall       `json:"call,omitempty"`
-	Result     *restResult     `json:"result,omitempty"`
-	Subagent   *restSubagent   `json:"subagent,omitempty"`
-	Compaction *restCompaction `json:"compaction,omitempty"`
-	Todos      []restTodo      `json:"todos,omitempty"`
-	AgentID    string          `json:"agent_id,omitempty"`
-	Sidechain  bool            `json:"sidechain,omitempty"`
-	Meta       bool            `json:"meta,omitempty"`
-	Step       int64           `json:"step,omitempty"`
-	RawType    string          `json:"raw_type,omitempty"`
-	Raw        json.RawMessage `json:"raw,omitempty"`
-	Parts      json.RawMessage `json:"parts,omitempty"`
-	Extra      json.RawMessage `json:"extra,omitempty"`
-	Form       *restForm       `json:"form,omitempty"`
-	// Unset names the fields the writer made up or the record gives every
-	// event it holds (id, parent, message_id, model, time, usage, step):
-	// the event has none.
-	Unset []string `json:"unset,omitempty"`
-}
-
-type restCall struct {
-	ID      string          `json:"id,omitempty"`
-	Name    string          `json:"name,omitempty"`
-	Input   json.RawMessage `json:"input,omitempty"`
-	Summary string          `json:"summary,omitempty"`
-}
-
-type restResult struct {
-	CallID  string          `json:"call_id,omitempty"`
-	IsError bool            `json:"is_error,omitempty"`
-	Content *string         `json:"content,omitempty"`
-	Raw     json.RawMessage `json:"raw,omitempty"`
-	Status  string          `json:"status,omitempty"`
-}
-
-type restSubagent struct {
-	ID             string `json:"id,omitempty"`
-	AgentID        string `json:"agent_id,omitempty"`
-	Type           string `json:"type,omitempty"`
-	Status         string `json:"status,omitempty"`
-	Summary        string `json:"summary,omitempty"`
-	SessionID      string `json:"session_id,omitempty"`
-	TrajectoryPath string `json:"trajectory_path,omitempty"`
-}
-
-type restCompaction struct {
-	Trigger   string `json:"trigger,omitempty"`
-	PreTokens int64  `json:"pre_tokens,omitempty"`
-}
-
-type restTodo struct {
-	ID       string `json:"id,omitempty"`
-	Content  string `json:"content,omitempty"`
-	Status   string `json:"status,omitempty"`
-	Priority string `json:"priority,omitempty"`
-}
-
-type restForm struct {
-	Content    string `json:"content,omitempty"`
-	NoOutput   bool   `json:"no_output,omitempty"`
-	Inline     bool   `json:"inline,omitempty"`
-	Prefix     string `json:"prefix,omitempty"`
-	WholeInput bool   `json:"whole_input,omitempty"`
-	Keys       string `json:"keys,omitempty"`
-}
-
 // RestOf is the rest of e for a format that carries the fields named in
 // carried (the keys above; "call.input", "result.content" for a part of
 // one): a JSON object of its kind and every other field e has. time and
-// text, when not carried, are written even when empty, so
-// that the reader does not give the event a time or text of the place it
-// reads them from (an ATIF step's timestamp).
+// text, when not carried, are written even when empty, so that the reader
+// does not give the event a time or text of the place it reads them from
+// (an ATIF step's timestamp). extra and form are always the rest's: a
+// rest without them says the event has none.
 //
 // A field named with a leading "-" in carried is one the writer made up
-// for the target (a uuid, a message id a consumer needs): the rest says
+// for the target (a uuid, a message id a consumer needs) or that the
+// record gives all its events (a step's model or usage): the rest says
 // the event has none, and the reader takes it out.
 func RestOf(e *Event, carried ...string) json.RawMessage {
 	has := func(k string) bool { return slices.Contains(carried, k) }
-	var r rest
-	for _, k := range carried {
-		if name, ok := strings.CutPrefix(k, "-"); ok {
-			r.Unset = append(r.Unset, name)
-		}
-	}
-	str := func(key, v string, dst *string) {
-		if !has(key) {
-			*dst = v
-		}
-	}
+	var b bytes.Buffer
+	o := jsonw.Begin(&b)
 	// The kind is always there: a reader lines rests up with its events
 	// by it (ApplyRests).
-	r.Kind = e.Kind.String()
-	if !has("time") {
-		t := e.Time
-		r.Time = &t
+	o.Str("kind", e.Kind.String())
+	str := func(key, v string) {
+		if v != "" && !has(key) {
+			o.Str(key, v)
+		}
 	}
-	str("id", e.ID, &r.ID)
-	str("parent", e.ParentID, &r.ParentID)
+	if !has("time") {
+		o.Str("time", e.Time)
+	}
+	str("id", e.ID)
+	str("parent", e.ParentID)
 	// A message id a reader made up is kept too: it says which events
 	// are one response, which a format that groups them (ATIF's steps)
 	// needs back.
-	str("message_id", e.MessageID, &r.MessageID)
-	str("model", e.Model, &r.Model)
+	str("message_id", e.MessageID)
+	str("model", e.Model)
 	if !has("text") {
-		t := e.Text
-		r.Text = &t
+		o.Str("text", e.Text)
 	}
-	str("signature", e.Signature, &r.Signature)
-	str("name", e.Name, &r.Name)
+	str("signature", e.Signature)
+	str("name", e.Name)
 	if c := e.Call; c != nil && !has("call") {
-		var rc restCall
-		str("call.id", c.ID, &rc.ID)
-		str("call.name", c.Name, &rc.Name)
-		if !has("call.input") {
-			rc.Input = c.Input
+		var cb bytes.Buffer
+		co := jsonw.Begin(&cb)
+		if c.ID != "" && !has("call.id") {
+			co.Str("id", c.ID)
 		}
-		str("call.summary", c.Summary, &rc.Summary)
-		if rc.ID != "" || rc.Name != "" || rc.Summary != "" || len(rc.Input) > 0 {
-			r.Call = &rc
+		if c.Name != "" && !has("call.name") {
+			co.Str("name", c.Name)
+		}
+		if len(c.Input) > 0 && !has("call.input") {
+			co.Raw("input", c.Input)
+		}
+		if c.Summary != "" && !has("call.summary") {
+			co.Str("summary", c.Summary)
+		}
+		if co.Len() > 0 {
+			co.End()
+			o.Raw("call", cb.Bytes())
 		}
 	}
-	if res := e.Result; res != nil && !has("result") {
-		var rr restResult
-		str("result.call_id", res.CallID, &rr.CallID)
-		rr.IsError = res.IsError && !has("result.is_error")
+	if r := e.Result; r != nil && !has("result") {
+		var rb bytes.Buffer
+		ro := jsonw.Begin(&rb)
+		if r.CallID != "" && !has("result.call_id") {
+			ro.Str("call_id", r.CallID)
+		}
+		if r.IsError && !has("result.is_error") {
+			ro.Bool("is_error", true)
+		}
 		if !has("result.content") {
-			c := res.Content
-			rr.Content = &c
+			ro.Str("content", r.Content)
 		}
-		if !has("result.raw") {
-			rr.Raw = res.ContentRaw
+		if len(r.ContentRaw) > 0 && !has("result.raw") {
+			ro.Raw("raw", r.ContentRaw)
 		}
-		str("result.status", res.Status, &rr.Status)
-		r.Result = &rr
+		if r.Status != "" && !has("result.status") {
+			ro.Str("status", r.Status)
+		}
+		ro.End()
+		o.Raw("result", rb.Bytes())
 	}
 	if sa := e.Subagent; sa != nil && !has("subagent") {
-		s := restSubagent(*sa)
-		r.Subagent = &s
-	}
-	if c := e.Compaction; c != nil && !has("compaction") {
-		rc := restCompaction(*c)
-		r.Compaction = &rc
-	}
-	if len(e.Todos) > 0 && !has("todos") {
-		for _, t := range e.Todos {
-			r.Todos = append(r.Todos, restTodo(t))
-		}
-	}
-	str("agent_id", e.AgentID, &r.AgentID)
-	r.Sidechain = e.Sidechain && !has("sidechain")
-	r.Meta = e.Meta && !has("meta")
-	if !has("step") {
-		r.Step = e.Step
-	}
-	str("raw_type", e.RawType, &r.RawType)
-	if !has("raw") {
-		r.Raw = e.Raw
-	}
-	if !has("parts") {
-		r.Parts = e.Parts
-	}
-	if !has("extra") {
-		// Always there: the reader's own extras of the event give way to
-		// these.
-		var x Fields
-		for _, f := range e.Extra {
-			if len(f.Key) > 0 && f.Key[0] != '_' {
-				x = append(x, f)
+		var sb bytes.Buffer
+		so := jsonw.Begin(&sb)
+		for _, kv := range [...][2]string{{"id", sa.ID}, {"agent_id", sa.AgentID}, {"type", sa.Type}, {"status", sa.Status}, {"summary", sa.Summary}, {"session_id", sa.SessionID}, {"trajectory_path", sa.TrajectoryPath}} {
+			if kv[1] != "" {
+				so.Str(kv[0], kv[1])
 			}
 		}
-		r.Extra = MustJSON(x)
-		if len(x) == 0 {
-			r.Extra = json.RawMessage("{}")
+		so.End()
+		o.Raw("subagent", sb.Bytes())
+	}
+	if c := e.Compaction; c != nil && !has("compaction") {
+		var cb bytes.Buffer
+		co := jsonw.Begin(&cb)
+		if c.Trigger != "" {
+			co.Str("trigger", c.Trigger)
+		}
+		if c.PreTokens != 0 {
+			co.Int("pre_tokens", c.PreTokens)
+		}
+		co.End()
+		o.Raw("compaction", cb.Bytes())
+	}
+	if len(e.Todos) > 0 && !has("todos") {
+		var tb bytes.Buffer
+		tb.WriteByte('[')
+		for i, t := range e.Todos {
+			if i > 0 {
+				tb.WriteByte(',')
+			}
+			to := jsonw.Begin(&tb)
+			for _, kv := range [...][2]string{{"id", t.ID}, {"content", t.Content}, {"status", t.Status}, {"priority", t.Priority}} {
+				if kv[1] != "" {
+					to.Str(kv[0], kv[1])
+				}
+			}
+			to.End()
+		}
+		tb.WriteByte(']')
+		o.Raw("todos", tb.Bytes())
+	}
+	str("agent_id", e.AgentID)
+	if e.Sidechain && !has("sidechain") {
+		o.Bool("sidechain", true)
+	}
+	if e.Meta && !has("meta") {
+		o.Bool("meta", true)
+	}
+	if e.Step != 0 && !has("step") {
+		o.Int("step", e.Step)
+	}
+	str("raw_type", e.RawType)
+	if len(e.Raw) > 0 && !has("raw") {
+		o.Raw("raw", e.Raw)
+	}
+	if len(e.Parts) > 0 && !has("parts") {
+		o.Raw("parts", e.Parts)
+	}
+	var x Fields
+	for _, f := range e.Extra {
+		if len(f.Key) > 0 && f.Key[0] != '_' {
+			x = append(x, f)
 		}
 	}
-	if !has("form") {
-		// Always there: the reader's form of the event gives way.
-		rf := restForm(e.Form)
-		r.Form = &rf
+	if len(x) > 0 {
+		o.Raw("extra", MustJSON(x))
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return nil
+	if f := e.Form; f != (Form{}) {
+		var fb bytes.Buffer
+		fo := jsonw.Begin(&fb)
+		if f.Content != "" {
+			fo.Str("content", f.Content)
+		}
+		if f.NoOutput {
+			fo.Bool("no_output", true)
+		}
+		if f.Inline {
+			fo.Bool("inline", true)
+		}
+		if f.Prefix != "" {
+			fo.Str("prefix", f.Prefix)
+		}
+		if f.WholeInput {
+			fo.Bool("whole_input", true)
+		}
+		if f.Keys != "" {
+			fo.Str("keys", f.Keys)
+		}
+		fo.End()
+		o.Raw("form", fb.Bytes())
 	}
-	return b
+	var unset []string
+	for _, k := range carried {
+		if name, ok := strings.CutPrefix(k, "-"); ok {
+			unset = append(unset, name)
+		}
+	}
+	if len(unset) > 0 {
+		o.Strings("unset", unset)
+	}
+	o.End()
+	return b.Bytes()
 }
 
 // ApplyRest sets the fields rest names on e, over what the reader made of
-// the format's own fields. A rest that is not an object of them is an
+// the format's own fields; its extra and form (none when the rest has
+// none) replace the reader's. A rest that is not an object of them is an
 // error, and changes nothing.
 func ApplyRest(e *Event, raw []byte) error {
-	var r rest
-	if err := json.Unmarshal(raw, &r); err != nil {
+	r, err := ParseValidFields(raw)
+	if err != nil {
 		return err
 	}
-	if r.Kind != "" {
-		if k, ok := KindOf(r.Kind); ok {
+	if r == nil {
+		return errors.New("rest is null")
+	}
+	for _, f := range r {
+		if err := restField(e, f.Key, f.Value); err != nil {
+			return fmt.Errorf("rest %s: %w", f.Key, err)
+		}
+	}
+	if _, ok := r.Get("extra"); !ok {
+		e.Extra = hintsOf(e.Extra)
+	}
+	if _, ok := r.Get("form"); !ok {
+		e.Form = Form{}
+	}
+	return nil
+}
+
+// hintsOf is the reader hints among extra (keys starting with "_"), which
+// are not the source's: nil when there are none.
+func hintsOf(extra Fields) Fields {
+	var out Fields
+	for _, f := range extra {
+		if len(f.Key) > 0 && f.Key[0] == '_' {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// restField sets one field of a rest on e.
+func restField(e *Event, key string, v []byte) error {
+	str := func() (string, error) {
+		s, ok := jsonscan.String(v)
+		if !ok {
+			return "", errors.New("not a string")
+		}
+		return s, nil
+	}
+	set := func(dst *string) error {
+		s, err := str()
+		*dst = s
+		return err
+	}
+	switch key {
+	case "kind":
+		s, err := str()
+		if k, ok := KindOf(s); ok {
 			e.Kind = k
 		}
-	}
-	if r.Time != nil {
-		e.Time = *r.Time
-	}
-	set := func(dst *string, v string) {
-		if v != "" {
-			*dst = v
+		return err
+	case "time":
+		return set(&e.Time)
+	case "id":
+		return set(&e.ID)
+	case "parent":
+		return set(&e.ParentID)
+	case "message_id":
+		return set(&e.MessageID)
+	case "model":
+		return set(&e.Model)
+	case "text":
+		return set(&e.Text)
+	case "signature":
+		return set(&e.Signature)
+	case "name":
+		return set(&e.Name)
+	case "agent_id":
+		return set(&e.AgentID)
+	case "raw_type":
+		return set(&e.RawType)
+	case "sidechain":
+		e.Sidechain = true
+	case "meta":
+		e.Meta = true
+	case "step":
+		n, ok := jsonscan.Int(v)
+		if !ok {
+			return errors.New("not a number")
 		}
-	}
-	set(&e.ID, r.ID)
-	set(&e.ParentID, r.ParentID)
-	set(&e.MessageID, r.MessageID)
-	set(&e.Model, r.Model)
-	if r.Text != nil {
-		e.Text = *r.Text
-	}
-	set(&e.Signature, r.Signature)
-	set(&e.Name, r.Name)
-	if rc := r.Call; rc != nil {
+		e.Step = n
+	case "raw":
+		e.Raw = jsonscan.Copy(v)
+	case "parts":
+		e.Parts = jsonscan.Copy(v)
+	case "extra":
+		x, err := ParseValidFields(v)
+		if err != nil {
+			return err
+		}
+		e.Extra = append(x, hintsOf(e.Extra)...)
+	case "call":
 		if e.Call == nil {
 			e.Call = &ToolCall{}
 		}
-		set(&e.Call.ID, rc.ID)
-		set(&e.Call.Name, rc.Name)
-		if len(rc.Input) > 0 {
-			e.Call.Input = rc.Input
-		}
-		set(&e.Call.Summary, rc.Summary)
-	}
-	if rr := r.Result; rr != nil {
+		return jsonscan.Object(v, func(k, val []byte) error {
+			s, _ := jsonscan.String(val)
+			switch string(k) {
+			case "id":
+				e.Call.ID = s
+			case "name":
+				e.Call.Name = s
+			case "input":
+				e.Call.Input = jsonscan.Copy(val)
+			case "summary":
+				e.Call.Summary = s
+			}
+			return nil
+		})
+	case "result":
 		if e.Result == nil {
 			e.Result = &ToolResult{}
 		}
-		set(&e.Result.CallID, rr.CallID)
-		e.Result.IsError = e.Result.IsError || rr.IsError
-		if rr.Content != nil {
-			e.Result.Content = *rr.Content
-		}
-		if len(rr.Raw) > 0 {
-			e.Result.ContentRaw = rr.Raw
-		}
-		set(&e.Result.Status, rr.Status)
-	}
-	if r.Subagent != nil {
-		sa := Subagent(*r.Subagent)
-		e.Subagent = &sa
-	}
-	if r.Compaction != nil {
-		c := Compaction(*r.Compaction)
-		e.Compaction = &c
-	}
-	if len(r.Todos) > 0 {
-		e.Todos = e.Todos[:0]
-		for _, t := range r.Todos {
-			e.Todos = append(e.Todos, Todo(t))
-		}
-	}
-	set(&e.AgentID, r.AgentID)
-	e.Sidechain = e.Sidechain || r.Sidechain
-	e.Meta = e.Meta || r.Meta
-	if r.Step != 0 {
-		e.Step = r.Step
-	}
-	set(&e.RawType, r.RawType)
-	if len(r.Raw) > 0 {
-		e.Raw = r.Raw
-	}
-	if len(r.Parts) > 0 {
-		e.Parts = r.Parts
-	}
-	if r.Extra != nil {
-		var x Fields
-		if err := json.Unmarshal(r.Extra, &x); err != nil {
-			return err
-		}
-		// Reader hints stay: they are not the source's.
-		var hints Fields
-		for _, f := range e.Extra {
-			if len(f.Key) > 0 && f.Key[0] == '_' {
-				hints = append(hints, f)
+		return jsonscan.Object(v, func(k, val []byte) error {
+			s, _ := jsonscan.String(val)
+			switch string(k) {
+			case "call_id":
+				e.Result.CallID = s
+			case "is_error":
+				e.Result.IsError = true
+			case "content":
+				e.Result.Content = s
+			case "raw":
+				e.Result.ContentRaw = jsonscan.Copy(val)
+			case "status":
+				e.Result.Status = s
 			}
-		}
-		e.Extra = append(x, hints...)
-		if len(e.Extra) == 0 {
-			e.Extra = nil
-		}
-	}
-	if r.Form != nil {
-		e.Form = Form(*r.Form)
-	}
-	for _, k := range r.Unset {
-		switch k {
-		case "id":
-			e.ID = ""
-		case "parent":
-			e.ParentID = ""
-		case "message_id":
-			e.MessageID = ""
-		case "model":
-			e.Model = ""
-		case "usage":
-			e.Usage = nil
-		case "step":
-			e.Step = 0
-		case "time":
-			e.Time = ""
-		}
+			return nil
+		})
+	case "subagent":
+		sa := &Subagent{}
+		e.Subagent = sa
+		return jsonscan.Object(v, func(k, val []byte) error {
+			s, _ := jsonscan.String(val)
+			switch string(k) {
+			case "id":
+				sa.ID = s
+			case "agent_id":
+				sa.AgentID = s
+			case "type":
+				sa.Type = s
+			case "status":
+				sa.Status = s
+			case "summary":
+				sa.Summary = s
+			case "session_id":
+				sa.SessionID = s
+			case "trajectory_path":
+				sa.TrajectoryPath = s
+			}
+			return nil
+		})
+	case "compaction":
+		c := &Compaction{}
+		e.Compaction = c
+		return jsonscan.Object(v, func(k, val []byte) error {
+			switch string(k) {
+			case "trigger":
+				c.Trigger, _ = jsonscan.String(val)
+			case "pre_tokens":
+				c.PreTokens, _ = jsonscan.Int(val)
+			}
+			return nil
+		})
+	case "todos":
+		e.Todos = e.Todos[:0]
+		return jsonscan.Array(v, func(_ int, t []byte) error {
+			var td Todo
+			err := jsonscan.Object(t, func(k, val []byte) error {
+				s, _ := jsonscan.String(val)
+				switch string(k) {
+				case "id":
+					td.ID = s
+				case "content":
+					td.Content = s
+				case "status":
+					td.Status = s
+				case "priority":
+					td.Priority = s
+				}
+				return nil
+			})
+			e.Todos = append(e.Todos, td)
+			return err
+		})
+	case "form":
+		var f Form
+		err := jsonscan.Object(v, func(k, val []byte) error {
+			s, _ := jsonscan.String(val)
+			switch string(k) {
+			case "content":
+				f.Content = s
+			case "no_output":
+				f.NoOutput = true
+			case "inline":
+				f.Inline = true
+			case "prefix":
+				f.Prefix = s
+			case "whole_input":
+				f.WholeInput = true
+			case "keys":
+				f.Keys = s
+			}
+			return nil
+		})
+		e.Form = f
+		return err
+	case "unset":
+		return jsonscan.Array(v, func(_ int, n []byte) error {
+			name, _ := jsonscan.String(n)
+			switch name {
+			case "id":
+				e.ID = ""
+			case "parent":
+				e.ParentID = ""
+			case "message_id":
+				e.MessageID = ""
+			case "time":
+				e.Time = ""
+			case "model":
+				e.Model = ""
+			case "usage":
+				e.Usage = nil
+			case "step":
+				e.Step = 0
+			}
+			return nil
+		})
 	}
 	return nil
 }

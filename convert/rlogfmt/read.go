@@ -886,6 +886,11 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		if status != "" && status != "running" {
 			ev.Extra.SetString("rlog_status", status)
 		}
+		if li.Kind == grammar.Tool {
+			// A t: line without its result (`t:read x -> [64 lines]`,
+			// an ASCII arrow): still one line, not a call that waits.
+			ev.Form.Inline = true
+		}
 		return rd.emit(ev)
 	}
 	// t: and c: lines carry their result inline: a call and its result.

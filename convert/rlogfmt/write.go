@@ -772,7 +772,9 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 	l := wr.newLine()
 	name := c.Name
 	prefix := "t!:"
-	if inline != nil {
+	// A t: line of an rlog source without its result stays one.
+	bare := inline == nil && wr.same && e.Form.Inline
+	if inline != nil || bare {
 		prefix = "t:"
 	}
 	if e.Form.Prefix == "c" && wr.same {
@@ -815,10 +817,12 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 		}
 	}
 	l.add(args)
-	if inline != nil {
+	switch {
+	case inline != nil:
 		l.add("→")
 		l.add(wr.resultText(inline, true))
-	} else {
+	case bare:
+	default:
 		status := "running"
 		if s, ok := e.Extra.String("rlog_status"); ok && wr.same {
 			status = s
