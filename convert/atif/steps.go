@@ -44,6 +44,8 @@ type step struct {
 	// orphans marks a system step made for results whose calls are not
 	// held: it has no event of its own.
 	orphans bool
+	// stepTime is the timestamp written for time, timeOf (stepTime).
+	timeOf, stepTime string
 }
 
 type toolCall struct {
@@ -256,7 +258,10 @@ func (wr *Writer) timed(s *step, e *model.Event) {
 // the step's; its signature when signed.
 func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) json.RawMessage {
 	carried = append(carried, "call.name")
-	if e.Time == stepTime(s.time) {
+	if s.time != s.timeOf {
+		s.timeOf, s.stepTime = s.time, stepTime(s.time)
+	}
+	if e.Time == s.stepTime {
 		carried = append(carried, "time")
 	}
 	switch {

@@ -50,6 +50,7 @@ type Writer struct {
 	sourced     bool
 	sourceExtra map[string]bool
 	madeUp      []string
+	rests       []byte // an entry's rests, reused
 }
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
@@ -304,7 +305,9 @@ func (wr *Writer) restOf(e *model.Event, madeUUID bool, written string, carried 
 	if e.Sidechain || e.AgentID == "" {
 		carried = append(carried, "sidechain")
 	}
-	if t1, ok := parseTime(e.Time); ok {
+	if e.Time == written {
+		carried = append(carried, "time")
+	} else if t1, ok := parseTime(e.Time); ok {
 		if t2, ok := parseTime(written); ok && t1.Equal(t2) {
 			carried = append(carried, "time")
 		}
@@ -591,17 +594,20 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, uuid string, evs []*mo
 	if ts != "" {
 		o.Str("timestamp", ts)
 	}
-	if !wr.sameSource() {
-		var rests []json.RawMessage
-		for _, x := range evs {
-			rests = append(rests, wr.restOf(x, e.ID == "", ts, carried(x)...))
+	if !wr.sameSource() && len(evs) > 0 {
+		// As a string: ccusage takes a line with a "usage" object for one
+		// with a message's usage, and a rest may keep one (an SDK
+		// result's).
+		list := append(wr.rests[:0], '[')
+		for i, x := range evs {
+			if i > 0 {
+				list = append(list, ',')
+			}
+			list = append(list, wr.restOf(x, e.ID == "", ts, carried(x)...)...)
 		}
-		if len(rests) > 0 {
-			// As a string: ccusage takes a line with a "usage" object for
-			// one with a message's usage, and a rest may keep one (an SDK
-			// result's).
-			o.Str(restsKey, string(model.MustJSON(rests)))
-		}
+		list = append(list, ']')
+		wr.rests = list
+		o.Str(restsKey, string(list))
 	}
 	for _, f := range e.Extra {
 		if skipExtra[f.Key] || strings.HasPrefix(f.Key, "_") || strings.HasPrefix(f.Key, "message.") || strings.HasPrefix(f.Key, "block.") {
