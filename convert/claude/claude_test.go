@@ -398,6 +398,10 @@ func TestBadInputNeverPanics(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"type":"user","uuid":"u","message":{"role":"user","content":"x"}}`))
 	f.Add([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"n","input":{}}],"usage":{"input_tokens":1}}}`))
+	// Written from another format: the session record and an entry's rests.
+	f.Add([]byte(`{"type":"session-source","source":{"format":"rlog","agent":"a","started":"","made_up":["userType"]}}` + "\n" +
+		`{"parentUuid":null,"isSidechain":false,"type":"system","subtype":"lifecycle","content":"@start","uuid":"u1","timestamp":"2025-01-01T00:00:00.000Z","rests":"[{\"kind\":\"lifecycle\",\"name\":\"start\",\"unset\":[\"id\"]}]"}` + "\n" +
+		`{"type":"session-source","end":{"ended":"","made_up":["sessionId"]}}`))
 	seeds := []string{"../testdata/fixtures/claude/edge-cases.jsonl"}
 	if root, ok := corpus.Find(); ok {
 		seeds = append(seeds, filepath.Join(root, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl"))

@@ -233,6 +233,16 @@ func ApplyRest(e *Event, raw []byte) error {
 	if _, ok := r.Get("form"); !ok {
 		e.Form = Form{}
 	}
+	// An event of a kind has what writers of that kind read, whatever
+	// the rest said.
+	switch {
+	case e.Kind == KindToolCall && e.Call == nil:
+		e.Call = &ToolCall{}
+	case e.Kind == KindToolResult && e.Result == nil:
+		e.Result = &ToolResult{}
+	case e.Kind == KindSubagent && e.Subagent == nil:
+		e.Subagent = &Subagent{}
+	}
 	return nil
 }
 

@@ -46,3 +46,23 @@ func TestRestRestoresWhatTheFormatDoesNotCarry(t *testing.T) {
 		t.Error("a rest that is not an object is not an error")
 	}
 }
+
+// TestRestOfAnotherKind: a rest that makes an event another kind gives it
+// what writers of that kind read, even when it says nothing of it (a file
+// that lies does not crash a writer).
+func TestRestOfAnotherKind(t *testing.T) {
+	for _, kind := range []string{"tool_call", "tool_result", "subagent"} {
+		e := Event{Kind: KindSystem, Text: "x"}
+		if err := ApplyRest(&e, []byte(`{"kind":"`+kind+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind.String() != kind || e.Kind == KindToolCall && e.Call == nil || e.Kind == KindToolResult && e.Result == nil || e.Kind == KindSubagent && e.Subagent == nil {
+			t.Errorf("%s: %+v", kind, e)
+		}
+	}
+	for _, bad := range []string{`null`, `{"time":3}`, `{"call":[1]}`, `{"unset":{}}`, `{"step":"x"}`} {
+		if err := ApplyRest(&Event{}, []byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
