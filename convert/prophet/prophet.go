@@ -852,7 +852,7 @@ func (wr *Writer) other(e *model.Event) {
 		// A system message for people; its rest gives the event back.
 		role = "S"
 		o.Str("role", "system")
-		o.Str("content", systemText(e))
+		o.Str("content", model.Describe(e))
 		wr.extra(b, o, e)
 	}
 	o.End()
@@ -909,28 +909,6 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...s
 	if len(x) > 0 {
 		o.Raw("extra", model.MustJSON(x))
 	}
-}
-
-// systemText is what a system message of an event mini-prophet has no
-// message for shows: what rlog would write for it.
-func systemText(e *model.Event) string {
-	switch e.Kind {
-	case model.KindLifecycle:
-		return strings.TrimSpace("@" + e.Name + " " + e.Text)
-	case model.KindInit:
-		return "init model=" + e.Model
-	case model.KindSubagent:
-		return strings.TrimSpace("subagent " + e.Subagent.Type + " " + e.Subagent.Status + ": " + e.Subagent.Summary)
-	case model.KindTodos:
-		var items []string
-		for _, t := range e.Todos {
-			items = append(items, "["+t.Status+"] "+t.Content)
-		}
-		return "todos: " + strings.Join(items, " ")
-	case model.KindPassthrough:
-		return "record " + e.RawType
-	}
-	return e.Text
 }
 
 // sameInstant reports whether two timestamps name one instant (a message

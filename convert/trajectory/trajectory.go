@@ -80,39 +80,12 @@ func rootField(h *model.Header, key string, v json.RawMessage, rep *model.Report
 		h.Started = str()
 	case "ended_at":
 		h.Ended = str()
-	case "source":
+	case "source", "source_end":
 		// This package's writer's, from another format: where the
-		// session came from, and the header fields the root has no key
-		// for.
-		sf, _ := model.ParseValidFields(v)
-		h.Origin, _ = sf.String("format")
-		h.OriginVersion, _ = sf.String("version")
-		h.AgentName, _ = sf.String("agent")
-		h.AgentVersion, _ = sf.String("agent_version")
-		sourceExtra(h, sf)
-	case "source_end":
-		sf, _ := model.ParseValidFields(v)
-		sourceExtra(h, sf)
-		if e, ok := sf.String("ended"); ok {
-			h.Ended = e
-		}
-		var madeUp []string
-		if m, ok := sf.Get("made_up"); ok {
-			json.Unmarshal(m, &madeUp)
-		}
-		for _, k := range madeUp {
-			switch k {
-			case "started_at":
-				h.Started = ""
-			case "usage":
-				h.Totals = nil
-			case "cost_usd":
-				h.CostUSD = nil
-			case "result.success":
-				if h.Outcome != nil {
-					h.Outcome.Success = nil
-				}
-			}
+		// session came from, the header fields the root has no key for,
+		// and the root values it made up.
+		if _, err := model.ApplySource(h, v); err != nil {
+			rep.Add(model.LossMalformed, key+": "+err.Error(), model.Loc{Path: "$." + key})
 		}
 	case "usage":
 		u, _ := model.ParseValidFields(v)
@@ -153,19 +126,6 @@ func rootField(h *model.Header, key string, v json.RawMessage, rep *model.Report
 		}
 	default:
 		h.Extra = append(h.Extra, model.Field{Key: key, Value: v})
-	}
-}
-
-// sourceExtra puts the header fields the writer kept in a source object's
-// extra back in the header.
-func sourceExtra(h *model.Header, sf model.Fields) {
-	x, ok := sf.Get("extra")
-	if !ok {
-		return
-	}
-	xf, _ := model.ParseValidFields(x)
-	for _, f := range xf {
-		h.Extra.Set(f.Key, f.Value)
 	}
 }
 
@@ -343,7 +303,7 @@ func (wr *Writer) begin(h *model.Header, first *model.Event) {
 		wr.rep.Add(model.LossSynthesized, "started_at (conversion time)", model.Loc{Path: "$.started_at"})
 	}
 	if h.Started == "" {
-		wr.madeUp = append(wr.madeUp, "started_at")
+		wr.madeUp = append(wr.madeUp, "started")
 	}
 	o.Str("started_at", started)
 	if h.Ended != "" {
@@ -352,39 +312,14 @@ func (wr *Writer) begin(h *model.Header, first *model.Event) {
 		wr.endedAt = h.Ended
 	}
 	if !wr.same {
-		o.Key("source")
-		wr.source(&b, h)
+		// Where the session came from and the header fields the root has
+		// no key for (the agent, the source's own), for the reader.
+		wr.extraKeys = map[string]bool{}
+		o.Raw("source", model.SourceOf(h, wr.extraKeys, nil, "model", "repo_sha", "branch", "cwd", "prompt", "started"))
 	}
 	o.Key("steps")
 	b.WriteByte('[')
 	wr.flush(b.Bytes())
-}
-
-// source writes the root's source object, for a session read from
-// another format: the format it was first read from, and the header
-// fields the root has no key for (agent, its version, the source's own),
-// which the reader gives back.
-func (wr *Writer) source(b *jsonw.Buf, h *model.Header) {
-	o := b.Begin()
-	format, version := h.First()
-	o.Str("format", format)
-	if version != "" {
-		o.Str("version", version)
-	}
-	if h.AgentName != "" {
-		o.Str("agent", h.AgentName)
-	}
-	if h.AgentVersion != "" {
-		o.Str("agent_version", h.AgentVersion)
-	}
-	if len(h.Extra) > 0 {
-		o.Raw("extra", model.MustJSON(h.Extra))
-		wr.extraKeys = map[string]bool{}
-		for _, f := range h.Extra {
-			wr.extraKeys[f.Key] = true
-		}
-	}
-	o.End()
 }
 
 // Event implements model.Sink.
@@ -426,7 +361,7 @@ func (wr *Writer) End(h *model.Header) error {
 		r := b.Begin()
 		r.Bool("success", out.Success == nil || *out.Success)
 		if out.Success == nil {
-			wr.madeUp = append(wr.madeUp, "result.success")
+			wr.madeUp = append(wr.madeUp, "outcome.success")
 		}
 		r.Int("duration_ms", out.DurationMS)
 		r.Int("num_turns", out.NumTurns)
@@ -445,10 +380,10 @@ func (wr *Writer) End(h *model.Header) error {
 	}
 	tot, _ := model.Totals(h, &wr.ledger)
 	if h.Totals == nil {
-		wr.madeUp = append(wr.madeUp, "usage")
+		wr.madeUp = append(wr.madeUp, "totals")
 	}
 	if h.CostUSD == nil {
-		wr.madeUp = append(wr.madeUp, "cost_usd")
+		wr.madeUp = append(wr.madeUp, "cost")
 	}
 	o.Key("usage")
 	u := b.Begin()
@@ -462,32 +397,22 @@ func (wr *Writer) End(h *model.Header) error {
 	}
 	u.Float("cost_usd", cost)
 	u.End()
-	var late model.Fields
 	for _, f := range h.Extra {
 		switch {
 		case strings.HasPrefix(f.Key, "result.") && wr.same:
 		case wr.same:
 			o.Raw(f.Key, f.Value)
-		case !wr.extraKeys[f.Key]:
-			late = append(late, f)
 		}
 	}
-	if !wr.same || wr.ended && h.Ended != wr.endedAt {
-		// What the header says only now (its end, when it moved after
-		// ended_at was written), and which root values are made up (a
-		// usage summed from the steps, a cost of 0), for the reader.
-		o.Key("source_end")
-		se := b.Begin()
-		if wr.ended && h.Ended != wr.endedAt {
-			se.Str("ended", h.Ended)
-		}
-		if len(late) > 0 {
-			se.Raw("extra", model.MustJSON(late))
-		}
-		if len(wr.madeUp) > 0 {
-			se.Any("made_up", wr.madeUp)
-		}
-		se.End()
+	switch {
+	case !wr.same:
+		// What the header says only now, and which root values are made
+		// up (a usage summed from the steps, a cost of 0), for the reader.
+		o.Raw("source_end", model.SourceEndOf(h, wr.extraKeys, wr.madeUp, "totals", "cost", "outcome"))
+	case wr.ended && h.Ended != wr.endedAt:
+		// Its end moved after ended_at was written (a source whose end
+		// is known only at its end).
+		o.Raw("source_end", model.SourceEndOf(h, nil, nil, "totals", "cost", "outcome", "extra"))
 	}
 	o.End()
 	b.WriteByte('\n')
@@ -586,7 +511,7 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 			o.Str("summary", sa.Summary)
 		}
 	default:
-		o.Str("status", statusText(e))
+		o.Str("status", model.Describe(e))
 	}
 	synthetic := model.SyntheticMessageID(e.MessageID)
 	if synthetic && e.MessageID == wr.lastMsg {
@@ -643,22 +568,4 @@ func carried(e *model.Event, typ string) []string {
 		}
 	}
 	return c
-}
-
-// statusText is the status a step of a kind trajectory JSON has no type
-// for shows: what rlog would write for it.
-func statusText(e *model.Event) string {
-	switch e.Kind {
-	case model.KindLifecycle:
-		return strings.TrimSpace("@" + e.Name + " " + e.Text)
-	case model.KindTodos:
-		var items []string
-		for _, t := range e.Todos {
-			items = append(items, "["+t.Status+"] "+t.Content)
-		}
-		return "todos: " + strings.Join(items, " ")
-	case model.KindPassthrough:
-		return "record " + e.RawType
-	}
-	return e.Text
 }
