@@ -653,87 +653,23 @@ func (st *state) sessionRecord(e *ent) {
 		if !ok {
 			continue
 		}
-		var hs headerState
-		if json.Unmarshal(v, &hs) != nil {
+		f, err := model.ApplySource(st.h, v)
+		if err != nil {
 			continue
 		}
 		if st.seen == nil {
 			st.seen = map[string]bool{}
 		}
-		hs.apply(st)
-	}
-}
-
-// headerState is the session record's form of the header fields.
-type headerState struct {
-	Format       string          `json:"format"`
-	Version      string          `json:"version"`
-	Agent        *string         `json:"agent"`
-	AgentVersion *string         `json:"agent_version"`
-	Model        string          `json:"model"`
-	RepoSHA      string          `json:"repo_sha"`
-	Prompt       string          `json:"prompt"`
-	Started      *string         `json:"started"`
-	Ended        *string         `json:"ended"`
-	Totals       *model.Usage    `json:"totals"`
-	CostUSD      *float64        `json:"cost_usd"`
-	Outcome      *model.Outcome  `json:"outcome"`
-	Extra        json.RawMessage `json:"extra"`
-	MadeUp       []string        `json:"made_up"`
-}
-
-func (hs *headerState) apply(st *state) {
-	h := st.h
-	if hs.Format != "" {
-		h.Origin, h.OriginVersion = hs.Format, hs.Version
-	}
-	if hs.Agent != nil {
-		h.AgentName = *hs.Agent
-	}
-	if hs.AgentVersion != nil {
-		h.AgentVersion = *hs.AgentVersion
-		// Not the entries' version, which is Claude Code's.
-		st.seen["version"] = true
-	}
-	if hs.Model != "" {
-		h.Model = hs.Model
-	}
-	if hs.RepoSHA != "" {
-		h.RepoSHA = hs.RepoSHA
-	}
-	if hs.Prompt != "" {
-		h.Prompt = hs.Prompt
-	}
-	if hs.Started != nil {
-		h.Started = *hs.Started
-		st.seen["started"] = true // not the first entry's time
-	}
-	if hs.Ended != nil {
-		h.Ended = *hs.Ended
-	}
-	if hs.Totals != nil {
-		h.Totals = hs.Totals
-	}
-	if hs.CostUSD != nil {
-		h.CostUSD = hs.CostUSD
-	}
-	if hs.Outcome != nil {
-		h.Outcome = hs.Outcome
-	}
-	if x, err := model.ParseValidFields(hs.Extra); err == nil {
-		for _, fl := range x {
-			h.Extra.Set(fl.Key, fl.Value)
+		if _, ok := f.Get("agent_version"); ok {
+			st.seen["version"] = true // not the entries' version, which is Claude Code's
 		}
-	}
-	for _, k := range hs.MadeUp {
-		switch k {
-		case "sessionId":
-			h.ID = ""
-		case "cwd":
-			h.Cwd = ""
-		default:
-			h.Extra.Delete(k)
-			st.seen["made:"+k] = true
+		if _, ok := f.Get("started"); ok {
+			st.seen["started"] = true // not the first entry's time
+		}
+		for _, k := range model.MadeUp(f) {
+			if k, ok := strings.CutPrefix(k, "extra."); ok {
+				st.seen["made:"+k] = true // the entries' is the writer's
+			}
 		}
 	}
 }

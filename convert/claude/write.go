@@ -49,7 +49,6 @@ type Writer struct {
 	// another format); sourceExtra are the header extras it holds.
 	sourced     bool
 	sourceExtra map[string]bool
-	madeUp      []string
 	rests       []byte // an entry's rests, reused
 }
 
@@ -214,45 +213,25 @@ func (wr *Writer) sourceRecord() {
 	b.Reset()
 	o := jsonw.Begin(b)
 	o.Str("type", SessionRecord)
-	o.Key("source")
-	so := jsonw.Begin(b)
-	format, version := h.First()
-	so.Str("format", format)
-	if version != "" {
-		so.Str("version", version)
+	// Entries hold the branch, directory, slug and user type; Claude
+	// Code's own agent and version need no saying.
+	omit := []string{"branch", "cwd", "extra.slug", "extra.userType"}
+	if h.AgentName == "claude-code" {
+		omit = append(omit, "agent")
 	}
-	if h.AgentName != "claude-code" {
-		so.Str("agent", h.AgentName)
+	if wr.version() == h.AgentVersion {
+		omit = append(omit, "agent_version")
 	}
-	if v := wr.version(); v != h.AgentVersion {
-		so.Str("agent_version", h.AgentVersion)
-	}
-	if h.Model != "" {
-		so.Str("model", h.Model)
-	}
-	if h.RepoSHA != "" {
-		so.Str("repo_sha", h.RepoSHA)
-	}
-	if h.Prompt != "" {
-		so.Str("prompt", h.Prompt)
-	}
-	so.Str("started", h.Started)
-	wr.sourceExtra = map[string]bool{}
-	var extra model.Fields
-	for _, f := range h.Extra {
-		if !strings.HasPrefix(f.Key, "_") && f.Key != "slug" && f.Key != "userType" {
-			extra = append(extra, f)
-		}
-		wr.sourceExtra[f.Key] = true
-	}
-	if len(extra) > 0 {
-		so.Raw("extra", model.MustJSON(extra))
-	}
+	var madeUp []string
 	if _, ok := h.Extra.String("userType"); !ok {
 		// Every entry gets one: the reader leaves it out of the header.
-		so.Any("made_up", []string{"userType"})
+		madeUp = []string{"extra.userType"}
 	}
-	so.End()
+	wr.sourceExtra = map[string]bool{}
+	o.Raw("source", model.SourceOf(h, wr.sourceExtra, madeUp, omit...))
+	for _, f := range h.Extra {
+		wr.sourceExtra[f.Key] = true // not late, when the end comes
+	}
 	o.End()
 	wr.writeLine(b.Bytes())
 }
@@ -265,34 +244,11 @@ func (wr *Writer) endRecord() {
 	b.Reset()
 	o := jsonw.Begin(b)
 	o.Str("type", SessionRecord)
-	o.Key("end")
-	eo := jsonw.Begin(b)
-	eo.Str("ended", h.Ended)
-	if h.Totals != nil {
-		eo.Any("totals", h.Totals)
-	}
-	if h.CostUSD != nil {
-		eo.Float("cost_usd", *h.CostUSD)
-	}
-	if h.Outcome != nil {
-		eo.Any("outcome", h.Outcome)
-	}
-	var late model.Fields
-	for _, f := range h.Extra {
-		if !wr.sourceExtra[f.Key] && !strings.HasPrefix(f.Key, "_") {
-			late = append(late, f)
-		}
-	}
-	if len(late) > 0 {
-		eo.Raw("extra", model.MustJSON(late))
-	}
+	var madeUp []string
 	if wr.sessionID != "" {
-		wr.madeUp = append(wr.madeUp, "sessionId")
+		madeUp = append(madeUp, "id")
 	}
-	if len(wr.madeUp) > 0 {
-		eo.Any("made_up", wr.madeUp)
-	}
-	eo.End()
+	o.Raw("end", model.SourceEndOf(h, wr.sourceExtra, madeUp))
 	o.End()
 	wr.writeLine(b.Bytes())
 }

@@ -24,7 +24,8 @@ import (
 // branch, cwd, prompt, started, ended, totals, cost, outcome, extra,
 // made_up. A writer leaves out (omit) those its format has a place for.
 
-// SourceOf is the start of h's source object, without the keys in omit,
+// SourceOf is the start of h's source object, without the keys in omit
+// (an extra field: "extra.<key>"),
 // with the values the writer made up before the events (madeUp, as for
 // SourceEndOf). agent, agent_version and started are written even when
 // empty: the reader's own values (its format's agent) give way to them.
@@ -45,11 +46,17 @@ func SourceOf(h *Header, extraKeys map[string]bool, madeUp []string, omit ...str
 			o.Str(kv[0], kv[1])
 		}
 	}
-	if x := ownExtra(h.Extra); len(x) > 0 && want("extra") {
-		o.Raw("extra", MustJSON(x))
-		for _, f := range x {
-			extraKeys[f.Key] = true
+	var x Fields
+	if want("extra") {
+		for _, f := range ownExtra(h.Extra) {
+			if want("extra." + f.Key) {
+				x = append(x, f)
+				extraKeys[f.Key] = true
+			}
 		}
+	}
+	if len(x) > 0 {
+		o.Raw("extra", MustJSON(x))
 	}
 	if len(madeUp) > 0 {
 		o.Strings("made_up", madeUp)

@@ -83,52 +83,8 @@ func (rd *reader) root(key string, v json.RawMessage) {
 		// This package's writer's, from another format: where the
 		// session came from, and the header fields the root has no key
 		// for.
-		var src struct {
-			Format       string          `json:"format"`
-			Version      string          `json:"version"`
-			Agent        *string         `json:"agent"`
-			AgentVersion *string         `json:"agent_version"`
-			RepoSHA      string          `json:"repo_sha"`
-			Branch       string          `json:"branch"`
-			Cwd          string          `json:"cwd"`
-			Prompt       string          `json:"prompt"`
-			Started      string          `json:"started"`
-			Ended        string          `json:"ended"`
-			Totals       *model.Usage    `json:"totals"`
-			CostUSD      *float64        `json:"cost_usd"`
-			Extra        json.RawMessage `json:"extra"`
-		}
-		if json.Unmarshal(v, &src) != nil {
-			rd.rep.Add(model.LossMalformed, key+" is not an object", model.Loc{Path: "$." + key})
-			return
-		}
-		if src.Format != "" {
-			h.Origin, h.OriginVersion = src.Format, src.Version
-		}
-		if src.Agent != nil {
-			h.AgentName = *src.Agent
-		}
-		if src.AgentVersion != nil {
-			h.AgentVersion = *src.AgentVersion
-		}
-		for _, kv := range []struct {
-			dst *string
-			v   string
-		}{{&h.RepoSHA, src.RepoSHA}, {&h.Branch, src.Branch}, {&h.Cwd, src.Cwd}, {&h.Prompt, src.Prompt}, {&h.Started, src.Started}, {&h.Ended, src.Ended}} {
-			if kv.v != "" {
-				*kv.dst = kv.v
-			}
-		}
-		if src.Totals != nil {
-			h.Totals = src.Totals
-		}
-		if src.CostUSD != nil {
-			h.CostUSD = src.CostUSD
-		}
-		if x, err := model.ParseValidFields(src.Extra); err == nil {
-			for _, f := range x {
-				h.Extra.Set(f.Key, f.Value)
-			}
+		if _, err := model.ApplySource(h, v); err != nil {
+			rd.rep.Add(model.LossMalformed, key+": "+err.Error(), model.Loc{Path: "$." + key})
 		}
 	default:
 		h.Extra.Set(key, v)
@@ -425,28 +381,8 @@ func (wr *Writer) begin(h *model.Header) {
 		o.Str("model", h.Model)
 		wr.modelWritten = true
 	}
-	o.Key("source")
-	so := b.Begin()
-	format, version := h.First()
-	so.Str("format", format)
-	if version != "" {
-		so.Str("version", version)
-	}
-	so.Str("agent", h.AgentName)
-	so.Str("agent_version", h.AgentVersion)
-	for _, kv := range [][2]string{{"repo_sha", h.RepoSHA}, {"branch", h.Branch}, {"cwd", h.Cwd}, {"prompt", h.Prompt}, {"started", h.Started}} {
-		if kv[1] != "" {
-			so.Str(kv[0], kv[1])
-		}
-	}
-	if len(h.Extra) > 0 {
-		so.Raw("extra", model.MustJSON(h.Extra))
-		wr.extraKeys = map[string]bool{}
-		for _, f := range h.Extra {
-			wr.extraKeys[f.Key] = true
-		}
-	}
-	so.End()
+	wr.extraKeys = map[string]bool{}
+	o.Raw("source", model.SourceOf(h, wr.extraKeys, nil, "model"))
 	o.Key("messages")
 	b.WriteByte('[')
 	wr.flush(b.Bytes())
@@ -555,27 +491,7 @@ func (wr *Writer) End(h *model.Header) error {
 			o.Str("model", h.Model)
 		}
 		// What the header says only now, for the reader.
-		o.Key("source_end")
-		se := b.Begin()
-		if h.Ended != "" {
-			se.Str("ended", h.Ended)
-		}
-		if h.Totals != nil {
-			se.Any("totals", h.Totals)
-		}
-		if h.CostUSD != nil {
-			se.Float("cost_usd", *h.CostUSD)
-		}
-		var late model.Fields
-		for _, f := range h.Extra {
-			if !wr.extraKeys[f.Key] {
-				late = append(late, f)
-			}
-		}
-		if len(late) > 0 {
-			se.Raw("extra", model.MustJSON(late))
-		}
-		se.End()
+		o.Raw("source_end", model.SourceEndOf(h, wr.extraKeys, nil, "outcome"))
 	}
 	o.End()
 	b.WriteByte('\n')

@@ -11,7 +11,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
@@ -170,7 +169,7 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 		for _, fl := range rest("session_id", "model") {
 			h.Extra.Set(fl.Key, fl.Value)
 		}
-		unmake(h, *made)
+		model.Unmake(h, *made)
 		return ev, true
 	case "ToolCall":
 		ev.Kind = model.KindToolCall
@@ -257,80 +256,16 @@ const sourceEnd = "SourceEnd"
 
 // sourceHeader reads the header fields this package's writer keeps for a
 // session from another format: the ReplayHeader's source object, and the
-// SourceEnd line.
+// SourceEnd line. made gathers the values it names made up: SessionStart,
+// read after the source object, takes them out again.
 func sourceHeader(h *model.Header, made *[]string, raw []byte, rep *model.Report, loc model.Loc) {
-	var src struct {
-		Format       string          `json:"format"`
-		Version      string          `json:"version"`
-		Agent        *string         `json:"agent"`
-		AgentVersion *string         `json:"agent_version"`
-		RepoSHA      string          `json:"repo_sha"`
-		Branch       string          `json:"branch"`
-		Cwd          string          `json:"cwd"`
-		Prompt       string          `json:"prompt"`
-		Ended        *string         `json:"ended"`
-		Totals       *model.Usage    `json:"totals"`
-		CostUSD      *float64        `json:"cost_usd"`
-		Outcome      *model.Outcome  `json:"outcome"`
-		Extra        json.RawMessage `json:"extra"`
-		MadeUp       []string        `json:"made_up"`
-	}
-	if err := json.Unmarshal(raw, &src); err != nil {
+	f, err := model.ApplySource(h, raw)
+	if err != nil {
 		rep.Add(model.LossMalformed, "source: "+err.Error(), loc)
 		return
 	}
-	if src.Format != "" {
-		h.Origin, h.OriginVersion = src.Format, src.Version
-	}
-	if src.Agent != nil {
-		h.AgentName = *src.Agent
-	}
-	if src.AgentVersion != nil {
-		h.AgentVersion = *src.AgentVersion
-	}
-	for _, kv := range []struct {
-		dst *string
-		v   string
-	}{{&h.RepoSHA, src.RepoSHA}, {&h.Branch, src.Branch}, {&h.Cwd, src.Cwd}, {&h.Prompt, src.Prompt}} {
-		if kv.v != "" {
-			*kv.dst = kv.v
-		}
-	}
-	if src.Ended != nil {
-		h.Ended = *src.Ended
-	}
-	if src.Totals != nil {
-		h.Totals = src.Totals
-	}
-	if src.CostUSD != nil {
-		h.CostUSD = src.CostUSD
-	}
-	if src.Outcome != nil {
-		h.Outcome = src.Outcome
-	}
-	if x, err := model.ParseValidFields(src.Extra); err == nil {
-		for _, f := range x {
-			h.Extra.Set(f.Key, f.Value)
-		}
-	}
-	*made = append(*made, src.MadeUp...)
-	unmake(h, *made)
-}
-
-// unmake takes out of the header the values the writer made up.
-func unmake(h *model.Header, made []string) {
-	for _, k := range made {
-		switch k {
-		case "session_id":
-			h.ID = ""
-		case "started":
-			h.Started = ""
-		case "outcome":
-			h.Outcome = nil
-		default:
-			h.Extra.Delete(k)
-		}
-	}
+	*made = append(*made, model.MadeUp(f)...)
+	model.Unmake(h, *made)
 }
 
 // messageEvent reads back a Message of this writer's for an event REPLAY
@@ -530,12 +465,13 @@ func (wr *Writer) start(h *model.Header, first *model.Event) {
 			wr.madeUp = append(wr.madeUp, "started")
 		}
 		if h.ID == "" {
-			wr.madeUp = append(wr.madeUp, "session_id")
+			wr.madeUp = append(wr.madeUp, "id")
 		}
 		if _, ok := h.Extra.Get("policy_bundle_id"); !ok {
-			wr.madeUp = append(wr.madeUp, "policy_bundle_id")
+			wr.madeUp = append(wr.madeUp, "extra.policy_bundle_id")
 		}
-		hd.Raw("source", wr.source(h))
+		wr.extraKeys = map[string]bool{}
+		hd.Raw("source", model.SourceOf(h, wr.extraKeys, wr.madeUp, "model", "started"))
 		wr.madeUp = wr.madeUp[:0]
 	}
 	wr.line(false)
@@ -582,35 +518,6 @@ func (wr *Writer) made(detail string, loc model.Loc) {
 	if wr.h.SourceFormat != Name {
 		wr.rep.Add(model.LossSynthesized, detail, loc)
 	}
-}
-
-// source is the ReplayHeader's source object: the format the session was
-// first read from, and the header fields REPLAY has no place for.
-func (wr *Writer) source(h *model.Header) []byte {
-	var x model.Fields
-	format, version := h.First()
-	x.SetString("format", format)
-	if version != "" {
-		x.SetString("version", version)
-	}
-	x.SetString("agent", h.AgentName)
-	x.SetString("agent_version", h.AgentVersion)
-	for _, kv := range [][2]string{{"repo_sha", h.RepoSHA}, {"branch", h.Branch}, {"cwd", h.Cwd}, {"prompt", h.Prompt}} {
-		if kv[1] != "" {
-			x.SetString(kv[0], kv[1])
-		}
-	}
-	wr.extraKeys = map[string]bool{}
-	if len(h.Extra) > 0 {
-		x.Set("extra", model.MustJSON(h.Extra))
-		for _, f := range h.Extra {
-			wr.extraKeys[f.Key] = true
-		}
-	}
-	if len(wr.madeUp) > 0 {
-		x.Set("made_up", model.MustJSON(wr.madeUp))
-	}
-	return model.MustJSON(x)
 }
 
 // rest is the rest of e on its line (model.RestOf): what the line does
@@ -1025,27 +932,9 @@ func (wr *Writer) sourceEnd(h *model.Header) {
 	f.Reset()
 	f.String("event", sourceEnd)
 	f.String("t", pickTime(wr.last, h.Ended, h.Started, wr.opt.Time().Format(time.RFC3339)))
-	f.String("ended", h.Ended)
-	if h.Totals != nil {
-		f.Raw("totals", model.MustJSON(h.Totals))
-	}
-	if h.CostUSD != nil {
-		f.Raw("cost_usd", model.MustJSON(*h.CostUSD))
-	}
-	if h.Outcome != nil {
-		f.Raw("outcome", model.MustJSON(h.Outcome))
-	}
-	var late model.Fields
-	for _, x := range h.Extra {
-		if !wr.extraKeys[x.Key] {
-			late = append(late, x)
-		}
-	}
-	if len(late) > 0 {
-		f.Raw("extra", model.MustJSON(late))
-	}
-	if len(wr.madeUp) > 0 {
-		f.Raw("made_up", model.MustJSON(wr.madeUp))
+	src, _ := model.ParseValidFields(model.SourceEndOf(h, wr.extraKeys, wr.madeUp))
+	for _, x := range src {
+		f.Raw(x.Key, x.Value)
 	}
 	wr.line(false)
 }
