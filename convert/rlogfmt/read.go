@@ -601,6 +601,16 @@ func (p *lineParts) lineID() string {
 	return ""
 }
 
+// wordID is the value of the line's first id= with one, wherever it is.
+func (p *lineParts) wordID() string {
+	for _, pr := range p.pairs {
+		if pr.hasValue && string(p.text[pr.key.Start:pr.key.End]) == "id" {
+			return idPrefix(unquoteBytes(p.text[pr.value.Start:pr.value.End]))
+		}
+	}
+	return ""
+}
+
 // textBetween returns the line text in [from, to) trimmed.
 func (p *lineParts) textBetween(from, to int) string {
 	if to > len(p.text) {
@@ -831,6 +841,11 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		argsEnd = li.Arrow.Start
 	}
 	call := &model.ToolCall{ID: p.lineID(), Name: name}
+	if call.ID == "" && !li.Arrow.Valid() {
+		// A line without its result arrow names its call by an id= among
+		// its words, as the rules read it (`t:read id=c1 x -> [64 lines]`).
+		call.ID = p.wordID()
+	}
 	if call.ID == "" {
 		call.ID = madeUpCallID(ev.Loc.Line)
 		rd.rep.Add(model.LossSynthesized, "tool call id (the rlog line has none; call_L<line> made from its line number)", ev.Loc)
