@@ -213,18 +213,7 @@ func headerExtra(h *model.Header, f model.Field) {
 		// source's.
 		var names []string
 		json.Unmarshal(f.Value, &names)
-		for _, n := range names {
-			switch n {
-			case "session_id":
-				h.ID = ""
-			case "agent.name":
-				h.AgentName = ""
-			case "agent.version":
-				h.AgentVersion = ""
-			case "created_at":
-				h.Started = ""
-			}
-		}
+		model.Unmake(h, names)
 	case f.Key == "outcome":
 		var out model.Outcome
 		if json.Unmarshal(f.Value, &out) == nil {

@@ -255,7 +255,7 @@ func (wr *Writer) begin(h *model.Header) {
 	sessionID := h.ID
 	if sessionID == "" {
 		sessionID = "unknown"
-		wr.madeUp = append(wr.madeUp, "session_id")
+		wr.madeUp = append(wr.madeUp, "id")
 		wr.rep.Add(model.LossSynthesized, "session_id \"unknown\" (the source has none)", model.Loc{})
 	}
 	o.Str("session_id", sessionID)
@@ -265,7 +265,7 @@ func (wr *Writer) begin(h *model.Header) {
 		started := h.Started
 		if started == "" {
 			started = wr.opt.Time().Format(time.RFC3339Nano)
-			wr.madeUp = append(wr.madeUp, "created_at")
+			wr.madeUp = append(wr.madeUp, "started")
 		}
 		o.Str("created_at", started)
 	}
@@ -309,14 +309,14 @@ func (wr *Writer) agent(b *jsonw.Buf, h *model.Header) {
 	name := h.AgentName
 	if name == "" {
 		name = "unknown"
-		wr.madeUp = append(wr.madeUp, "agent.name")
+		wr.madeUp = append(wr.madeUp, "agent")
 		wr.rep.Add(model.LossSynthesized, "agent.name \"unknown\"", model.Loc{})
 	}
 	a.Str("name", name)
 	version := h.AgentVersion
 	if version == "" {
 		version = "unknown"
-		wr.madeUp = append(wr.madeUp, "agent.version")
+		wr.madeUp = append(wr.madeUp, "agent_version")
 		wr.rep.Add(model.LossSynthesized, "agent.version \"unknown\" (required by ATIF)", model.Loc{})
 	}
 	a.Str("version", version)
