@@ -79,17 +79,7 @@ type refFindings struct {
 // (reference-findings), and without one that part is skipped, saying why.
 // The findings rlog-ls's own rules add are TestFindingsOfFixtureLogs.
 func TestConformanceWithReferenceValidator(t *testing.T) {
-	var logs []string
-	for _, pattern := range []string{"../testdata/logs/*.rlog", "../testdata/*.rlog"} {
-		m, err := filepath.Glob(pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		logs = append(logs, m...)
-	}
-	if len(logs) < 10 {
-		t.Fatalf("only %d fixture logs: %v", len(logs), logs)
-	}
+	logs := globLogs(t, "../testdata/logs/*.rlog", "../testdata/*.rlog")
 	for _, path := range logs {
 		rel := strings.TrimPrefix(filepath.ToSlash(path), "../")
 		t.Run(rel, func(t *testing.T) {

@@ -702,7 +702,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		f.String("event", "Message")
 		f.String("t", t)
 		f.String("kind", "lifecycle")
-		f.String("text", strings.TrimSpace("@"+e.Name+" "+e.Text))
+		f.String("text", describe(e))
 	case model.KindPassthrough:
 		if !wr.other && len(e.Raw) > 0 {
 			raw, _ := model.ParseFields(e.Raw)
@@ -719,7 +719,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		f.String("event", "Message")
 		f.String("t", t)
 		f.String("kind", "passthrough")
-		f.String("text", "record "+e.RawType)
+		f.String("text", describe(e))
 	default:
 		f.String("event", "Message")
 		f.String("t", t)
@@ -843,8 +843,6 @@ func (wr *Writer) structured(e *model.Event) []byte {
 
 func describe(e *model.Event) string {
 	switch e.Kind {
-	case model.KindInit:
-		return "init model=" + e.Model
 	case model.KindSubagent:
 		return strings.TrimSpace(e.Subagent.Type + " " + e.Subagent.ID + " " + e.Subagent.Status + " " + e.Subagent.Summary)
 	case model.KindTodos:
@@ -856,7 +854,7 @@ func describe(e *model.Event) string {
 	case model.KindCompaction:
 		return pickTime(e.Text, "context compaction")
 	}
-	return e.Text
+	return model.Describe(e)
 }
 
 func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
@@ -868,7 +866,7 @@ func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 			f.String("event", "Message")
 			f.String("t", t)
 			f.String("kind", "lifecycle")
-			f.String("text", strings.TrimSpace("@end "+e.Text))
+			f.String("text", describe(e))
 			wr.usage(f, e)
 			f.Raw("rest", wr.rest(e))
 			wr.line(false)
