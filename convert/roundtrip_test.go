@@ -266,6 +266,14 @@ func TestResultStatusSurvives(t *testing.T) {
 // one unless -short), and the corpus when there is one.
 func roundTripInputs(t *testing.T) []input {
 	in := reportInputs(t)
+	in = append(in,
+		// Small re-creations of what the corpus sweep found: id-less
+		// agent steps, a call without an id, an image result (ATIF); a
+		// text whose quotes run into the line's metadata (rlog, and a
+		// Claude Code result written to rlog).
+		input{"testdata/roundtrip/steps.atif.json", convert.ATIF},
+		input{"testdata/roundtrip/swallow.rlog", convert.Rlog},
+		input{"testdata/roundtrip/swallow.jsonl", convert.Claude})
 	for _, pattern := range []string{"../testdata/logs/*.rlog", "../testdata/fixme.rlog", "claude/testdata/pretty.jsonl", "../testdata/claude/*.jsonl"} {
 		m, err := filepath.Glob(pattern)
 		if err != nil {

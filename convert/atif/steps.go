@@ -125,10 +125,15 @@ func (wr *Writer) recycle(s *step) {
 }
 
 // agentStep returns the agent step e joins, starting one when needed: a new
-// model response (another message id) or anything between starts a step.
+// model response (another message id), anything between, or, from an ATIF
+// source, another source step (its id-less steps went through a format
+// that keeps the step, not the id the reader made of it) starts a step.
 func (wr *Writer) agentStep(e *model.Event) *step {
 	s := wr.cur()
 	k := e.MessageID
+	if s != nil && wr.same && e.Step != 0 && s.origStep != 0 && e.Step != s.origStep {
+		s.closed = true
+	}
 	if s != nil && s.source == "agent" && !s.closed && (k == "" || s.key == "" || s.key == k) {
 		if k != "" {
 			s.key = k

@@ -453,6 +453,14 @@ func restField(e *Event, key string, v []byte) error {
 				e.Usage = nil
 			case "step":
 				e.Step = 0
+			case "call.id":
+				if e.Call != nil {
+					e.Call.ID = ""
+				}
+			case "result.call_id":
+				if e.Result != nil {
+					e.Result.CallID = ""
+				}
 			}
 			return nil
 		})

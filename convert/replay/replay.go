@@ -567,6 +567,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		if id == "" {
 			id = fmt.Sprintf("tc_%d", wr.ncalls+1)
 			wr.rep.Add(model.LossSynthesized, "ToolCall id for a call without one", e.Loc)
+			carried = append(carried, "-call.id") // the writer's
 		}
 		wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
 		wr.seen.Add(e.Call.ID)
@@ -616,10 +617,13 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			f.String("kind", "tool_result")
 			f.String("text", e.Result.Content)
 			f.Raw("tool_result", wr.structured(e))
-			carried = append(carried, "result")
+			carried = append(carried, "result.call_id", "result.is_error", "result.status", "result.content")
 			break
 		}
 		carried = append(carried, "result.call_id", "result.is_error", "result.status")
+		if e.Result.CallID == "" {
+			carried = append(carried, "-result.call_id") // the writer's id of its call
+		}
 		f.String("event", "ToolResult")
 		f.String("t", t)
 		f.String("id", ref.id)
