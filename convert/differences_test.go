@@ -134,6 +134,9 @@ func sessionFacts(s *convert.Session) facts {
 		set(m, "raw_type", e.RawType)
 		set(m, "parts", canonical(e.Parts))
 		for _, x := range e.Extra {
+			if x.Key == "message.usage" && e.Usage != nil && isUsage(x.Value, *e.Usage) {
+				continue // the event's usage, which every format keeps
+			}
 			if !strings.HasPrefix(x.Key, "_") && !jsonscan.IsNull(bytes.TrimSpace(x.Value)) {
 				set(m, "extra."+x.Key, canonical(x.Value))
 			}
@@ -166,6 +169,18 @@ func sessionFacts(s *convert.Session) facts {
 		f.usage = append(f.usage, fmt.Sprintf("%+v", usage[id]))
 	}
 	return f
+}
+
+// isUsage reports whether a raw Anthropic usage object is u's four
+// counters and nothing else (a writer writes it back from u; see
+// model.Report.DropExtras).
+func isUsage(raw []byte, u model.Usage) bool {
+	var counters map[string]int64
+	if json.Unmarshal(raw, &counters) != nil || len(counters) != 4 {
+		return false
+	}
+	return counters["input_tokens"] == u.Input && counters["output_tokens"] == u.Output &&
+		counters["cache_read_input_tokens"] == u.CacheRead && counters["cache_creation_input_tokens"] == u.CacheCreate
 }
 
 // differences lists what b says differently from a: one entry per

@@ -109,15 +109,21 @@ func (rd *reader) emitAll(events []model.Event, rests json.RawMessage, loc model
 			rd.rep.Add(model.LossMalformed, "message extra.rests is not a list", loc)
 		} else {
 			base := model.Event{Loc: loc}
-			if len(list) > 0 && len(events) > 1 && string(list[0]) == "null" && events[1].Usage == nil {
-				// The message's usage, on its empty text the writer made,
-				// is its calls' response's.
-				events[1].Usage = events[0].Usage
-			}
 			if len(events) > 0 {
+				// The message's usage is each of its events' (the rest of
+				// one that had none says so): the response's, on whichever
+				// line or block of it the source had it.
+				if u := events[0].Usage; u != nil {
+					for i := 1; i < len(events); i++ {
+						if events[i].Usage == nil {
+							c := *u
+							events[i].Usage = &c
+						}
+					}
+				}
 				events[0].Name = "" // the message's role, not the event's
 				base = events[0]
-				base.Call, base.Result, base.Usage, base.Text, base.ID = nil, nil, nil, "", ""
+				base.Call, base.Result, base.Text, base.ID = nil, nil, "", ""
 			}
 			events = model.ApplyRests(events, list, true, base, func(err error) {
 				rd.rep.Add(model.LossMalformed, "message extra.rests: "+err.Error(), loc)
@@ -397,7 +403,7 @@ func (wr *Writer) rest(e *model.Event, time string, carried ...string) json.RawM
 	if e.ID == "" {
 		carried = append(carried, "-id") // not the message key
 	}
-	if e.Usage == nil && e.Kind == model.KindAgent {
+	if e.Usage == nil {
 		carried = append(carried, "-usage") // not the message's
 	}
 	return model.RestOf(e, carried...)

@@ -227,6 +227,13 @@ func (wr *writer) flushRun() {
 			wr.dropExtras(e)
 			continue
 		}
+		if wr.same && e.Usage == nil {
+			// An rlog source's line without the response's usage: it is
+			// on the line that had it (a text whose tail the tokenizer
+			// reads as text would swallow it).
+			wr.write(e, nil)
+			continue
+		}
 		wr.write(e, usage)
 		usage = nil
 	}
@@ -589,10 +596,25 @@ func (wr *writer) neutral(s, subject string) string {
 		eq -= len(prefix)
 		s = s[:eq] + " " + s[eq:]
 	}
-	// A quoted value the line's own metadata would fall into (`a="b"`
-	// followed by more text): its = is defused too.
-	if p := split([]byte(prefix + s + " ts=2000-01-01T00:00:00Z")); p.metaStart > len(prefix)+len(s) {
-		s = strings.ReplaceAll(s, `="`, `= "`)
+	// A value the line's own metadata would fall into (a quote or a JSON
+	// object that does not end where it should: `a="b"` followed by more
+	// text, `href={"/x/" (id)`): its = is defused too.
+	for range 256 {
+		end := len(prefix) + len(s)
+		p := split([]byte(prefix + s + " ts=2000-01-01T00:00:00Z"))
+		if p.metaStart <= end {
+			break
+		}
+		eq := -1
+		for _, pr := range p.pairs {
+			if pr.hasValue && pr.key.End < end && pr.value.End > end {
+				eq = pr.key.End - len(prefix)
+			}
+		}
+		if eq < 0 {
+			break
+		}
+		s = s[:eq] + " " + s[eq:]
 	}
 	if s != orig {
 		wr.rep.Lose(model.LossUnfaithful, subject, "text word `key=` written as `key =` so it is not read as line metadata", model.Loc{})
