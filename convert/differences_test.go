@@ -84,7 +84,8 @@ func sessionFacts(s *convert.Session) facts {
 		if !model.SyntheticMessageID(e.MessageID) {
 			set(m, "message_id", e.MessageID)
 		}
-		if e.Model != "" && e.Model != h.Model {
+		if e.Model != "" && (e.Model != h.Model || e.Kind == model.KindInit) {
+			// (An init event's model is what it says, even the header's.)
 			set(m, "model", e.Model)
 		}
 		set(m, "signature", e.Signature)

@@ -270,7 +270,8 @@ func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) 
 		carried = append(carried, "time")
 	}
 	switch {
-	case e.Model == s.model:
+	case e.Model == s.model && (s.source == "agent" || e.Model == ""):
+		// (Only an agent step has a model_name.)
 		carried = append(carried, "model")
 	case e.Model == "":
 		carried = append(carried, "-model") // not the step's
