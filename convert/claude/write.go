@@ -262,11 +262,10 @@ func (wr *Writer) restOf(e *model.Event, madeUUID bool, written string, carried 
 		carried = append(carried, "sidechain")
 	}
 	if e.Time == written {
+		// (Another spelling of the same instant, `…:03Z` written
+		// `…:03.000Z`, stays in the rest: an rlog source's ts= comes back
+		// as it was.)
 		carried = append(carried, "time")
-	} else if t1, ok := parseTime(e.Time); ok {
-		if t2, ok := parseTime(written); ok && t1.Equal(t2) {
-			carried = append(carried, "time")
-		}
 	}
 	if madeUUID {
 		carried = append(carried, "-id", "-parent")

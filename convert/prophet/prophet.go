@@ -397,7 +397,9 @@ func (wr *Writer) begin(h *model.Header) {
 // rest is the rest of e in a message (model.RestOf): what the message
 // does not hold of it. A message's own time is its first event's.
 func (wr *Writer) rest(e *model.Event, time string, carried ...string) json.RawMessage {
-	if e.Time == time && sameInstant(rfc3339([]byte(unixTime(time))), time) {
+	if e.Time == time && rfc3339([]byte(unixTime(time))) == time {
+		// (The reader's spelling of it: another spelling of the instant
+		// stays in the rest.)
 		carried = append(carried, "time")
 	}
 	if e.ID == "" {
@@ -831,14 +833,6 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...s
 	if len(x) > 0 {
 		o.Raw("extra", model.MustJSON(x))
 	}
-}
-
-// sameInstant reports whether two timestamps name one instant (a message
-// keeps microseconds: a finer time goes in the rest).
-func sameInstant(a, b string) bool {
-	ta, err1 := time.Parse(time.RFC3339Nano, a)
-	tb, err2 := time.Parse(time.RFC3339Nano, b)
-	return err1 == nil && err2 == nil && ta.Equal(tb)
 }
 
 // unixTime renders an RFC 3339 timestamp as a unix float, as mini-prophet

@@ -227,11 +227,11 @@ func (wr *writer) flushRun() {
 			wr.dropExtras(e)
 			continue
 		}
-		if wr.same && e.Usage == nil {
-			// An rlog source's line without the response's usage: it is
-			// on the line that had it (a text whose tail the tokenizer
-			// reads as text would swallow it).
-			wr.write(e, nil)
+		if wr.same {
+			// An rlog source's lines each with the usage they had: the
+			// response's on each line that repeated it, none on a line
+			// without (whose text may swallow what follows it).
+			wr.write(e, e.Usage)
 			continue
 		}
 		wr.write(e, usage)
