@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
@@ -24,8 +25,10 @@ import (
 // The rest is a JSON object whose keys are the event's fields: kind, time,
 // id, parent, message_id, model, text, signature, name, call, result,
 // subagent, compaction, todos, agent_id, sidechain, meta, step, raw_type,
-// raw, parts, extra and form. Usage is never in it: every format that
-// counts tokens keeps them its own way.
+// raw, parts, extra and form. Usage is not in it (every format that
+// counts tokens keeps them its own way) unless the writer asks with
+// "+usage" in carried: a usage its record leaves out, [input, output,
+// cache read, cache create].
 // RestOf is the rest of e for a format that carries the fields named in
 // carried (the keys above; "call.input", "result.content" for a part of
 // one): a JSON object of its kind and every other field e has. time and
@@ -197,6 +200,12 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 		fo.End()
 		o.Raw("form", fb.Bytes())
 	}
+	if u := e.Usage; u != nil && has("+usage") {
+		// A usage the record leaves out, its format counting it once
+		// (a trajectory step that repeats its response's usage).
+		o.Raw("usage", []byte("["+strconv.FormatInt(u.Input, 10)+","+strconv.FormatInt(u.Output, 10)+","+
+			strconv.FormatInt(u.CacheRead, 10)+","+strconv.FormatInt(u.CacheCreate, 10)+"]"))
+	}
 	var unset []string
 	for _, k := range carried {
 		if name, ok := strings.CutPrefix(k, "-"); ok {
@@ -277,6 +286,17 @@ func restField(e *Event, key string, v []byte) error {
 		s, err := str()
 		if k, ok := KindOf(s); ok {
 			e.Kind = k
+		}
+		return err
+	case "usage":
+		var n []int64
+		err := jsonscan.Array(v, func(_ int, b []byte) error {
+			i, _ := jsonscan.Int(b)
+			n = append(n, i)
+			return nil
+		})
+		if len(n) == 4 {
+			e.Usage = &Usage{Input: n[0], Output: n[1], CacheRead: n[2], CacheCreate: n[3]}
 		}
 		return err
 	case "time":

@@ -514,7 +514,8 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 		o.Str("status", model.Describe(e))
 	}
 	synthetic := model.SyntheticMessageID(e.MessageID)
-	if synthetic && e.MessageID == wr.lastMsg {
+	repeated := synthetic && e.MessageID == wr.lastMsg
+	if repeated {
 		// One response a reader tied together without writing an id:
 		// its usage once, as the ledger counts it.
 	} else if u := e.Usage; u != nil {
@@ -533,8 +534,12 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 		for _, f := range e.Extra {
 			o.Raw(f.Key, f.Value)
 		}
-	} else if r := model.RestOf(e, carried(e, typ)...); r != nil {
-		o.Raw("rest", r)
+	} else {
+		c := carried(e, typ)
+		if repeated && e.Usage != nil {
+			c = append(c, "+usage") // not on the step: its response's, counted once
+		}
+		o.Raw("rest", model.RestOf(e, c...))
 	}
 	o.End()
 	return true
