@@ -703,10 +703,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			return wr.err
 		}
 		// A Message for people; its rest gives the event back.
-		f.String("event", "Message")
-		f.String("t", t)
-		f.String("kind", "lifecycle")
-		f.String("text", describe(e))
+		wr.message(f, t, e)
 	case model.KindPassthrough:
 		if !wr.other && len(e.Raw) > 0 {
 			raw, _ := model.ParseFields(e.Raw)
@@ -720,21 +717,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
 			return wr.err
 		}
-		f.String("event", "Message")
-		f.String("t", t)
-		f.String("kind", "passthrough")
-		f.String("text", describe(e))
+		wr.message(f, t, e)
 	default:
-		f.String("event", "Message")
-		f.String("t", t)
-		f.String("kind", e.Kind.String())
-		f.String("text", describe(e))
-		if e.Kind == model.KindSystem && e.Name != "" {
-			f.String("name", e.Name)
-		}
-		if x := wr.structured(e); x != nil {
-			f.Raw(e.Kind.String(), x)
-		}
+		wr.message(f, t, e)
 	}
 	wr.usage(f, e)
 	if wr.other {
@@ -749,6 +734,22 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	}
 	wr.line(!wr.other || e.Kind == model.KindLifecycle)
 	return wr.err
+}
+
+// message makes f the Message of an event REPLAY has no event for: its
+// kind, its text for people (describe) and its fields in an extension
+// field named after the kind (structured).
+func (wr *Writer) message(f *canon.Object, t string, e *model.Event) {
+	f.String("event", "Message")
+	f.String("t", t)
+	f.String("kind", e.Kind.String())
+	f.String("text", describe(e))
+	if e.Kind == model.KindSystem && e.Name != "" {
+		f.String("name", e.Name)
+	}
+	if x := wr.structured(e); x != nil {
+		f.Raw(e.Kind.String(), x)
+	}
 }
 
 // startWritten reports whether the start event e is the one the
