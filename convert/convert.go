@@ -184,7 +184,7 @@ var formats = []FormatInfo{
 		Names: []string{"*.claude.jsonl"}, Extension: ".claude.jsonl",
 		Probe: func(h *Head) bool {
 			switch h.String("type") {
-			case "queue-operation", "file-history-snapshot", "summary":
+			case "queue-operation", "file-history-snapshot", "summary", claude.SessionRecord:
 				return !h.Has("event", "__header__")
 			}
 			return h.Has("uuid", "sessionId", "parentUuid", "leafUuid") && !h.Has("event", "__header__", "schema_version")
