@@ -197,6 +197,9 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 		if f.Keys != "" {
 			fo.Str("keys", f.Keys)
 		}
+		if f.UsageInText {
+			fo.Bool("usage_in_text", true)
+		}
 		fo.End()
 		o.Raw("form", fb.Bytes())
 	}
@@ -450,6 +453,8 @@ func restField(e *Event, key string, v []byte) error {
 				f.WholeInput = true
 			case "keys":
 				f.Keys = s
+			case "usage_in_text":
+				f.UsageInText = true
 			}
 			return nil
 		})

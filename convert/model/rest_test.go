@@ -47,6 +47,32 @@ func TestRestRestoresWhatTheFormatDoesNotCarry(t *testing.T) {
 	}
 }
 
+// TestRestKeepsEveryFormField: every field of Form survives a rest (a
+// field added to Form without a key in the rest was lost by every round
+// trip: rlog's UsageInText wrote the usage a text holds a second time).
+func TestRestKeepsEveryFormField(t *testing.T) {
+	var f Form
+	v := reflect.ValueOf(&f).Elem()
+	for i := range v.NumField() {
+		switch fv := v.Field(i); fv.Kind() {
+		case reflect.Bool:
+			fv.SetBool(true)
+		case reflect.String:
+			fv.SetString("x")
+		default:
+			t.Fatalf("Form.%s: a %s the test does not fill", v.Type().Field(i).Name, fv.Kind())
+		}
+	}
+	e := Event{Kind: KindAgent, Text: "t", Form: f}
+	var got Event
+	if err := ApplyRest(&got, RestOf(&e)); err != nil {
+		t.Fatal(err)
+	}
+	if got.Form != f {
+		t.Errorf("form %+v came back as %+v", f, got.Form)
+	}
+}
+
 // TestRestOfAnotherKind: a rest that makes an event another kind gives it
 // what writers of that kind read, even when it says nothing of it (a file
 // that lies does not crash a writer).
