@@ -42,8 +42,8 @@ type step struct {
 	// not ATIF: the step's own event (a user or system step's), its
 	// thinking and text events; the calls' and results' are theirs.
 	ownRest    json.RawMessage
-	thinkRests []json.RawMessage
-	textRests  []json.RawMessage
+	thinkRests []eventRest
+	textRests  []eventRest
 	// orphans marks a system step made for results whose calls are not
 	// held: it has no event of its own.
 	orphans bool
@@ -55,7 +55,34 @@ type toolCall struct {
 	id, name string
 	args     json.RawMessage
 	extra    json.RawMessage
-	rest     json.RawMessage
+	rest     eventRest
+}
+
+// eventRest is the rest of an agent step's event and the event's usage,
+// which the step's metrics do not say when they are what the step adds to
+// the session's count (step.usageOf): stepRests then adds it to the rest.
+type eventRest struct {
+	raw   json.RawMessage
+	usage model.Usage
+	has   bool // the event has usage
+}
+
+// agentRest is e's rest in an agent step.
+func agentRest(raw json.RawMessage, e *model.Event) eventRest {
+	r := eventRest{raw: raw}
+	if e.Usage != nil {
+		r.usage, r.has = *e.Usage, true
+	}
+	return r
+}
+
+// json is the rest as the step writes it: with the event's usage when the
+// step's metrics (u, when counted) do not say it.
+func (r eventRest) json(u model.Usage, counted bool) json.RawMessage {
+	if r.has && (!counted || r.usage != u) {
+		return model.WithUsage(r.raw, r.usage)
+	}
+	return r.raw
 }
 
 type result struct {
@@ -172,7 +199,7 @@ func (wr *Writer) add(e *model.Event, ch usage.Change) {
 			if len(s.reasoning) > 1 {
 				wr.rep.Lose(model.LossUnfaithful, "thinking", "thinking blocks of one response joined into one reasoning_content", e.Loc)
 			}
-			s.thinkRests = append(s.thinkRests, wr.rest(s, e, signed, "text"))
+			s.thinkRests = append(s.thinkRests, agentRest(wr.rest(s, e, signed, "text"), e))
 		}
 	case model.KindAgent:
 		s = wr.agentStep(e)
@@ -191,7 +218,7 @@ func (wr *Writer) add(e *model.Event, ch usage.Change) {
 			if kept {
 				carried = append(carried, "parts")
 			}
-			s.textRests = append(s.textRests, wr.rest(s, e, false, carried...))
+			s.textRests = append(s.textRests, agentRest(wr.rest(s, e, false, carried...), e))
 		}
 	case model.KindToolCall:
 		s = wr.agentStep(e)
@@ -279,8 +306,11 @@ func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) 
 	case e.Model == "":
 		carried = append(carried, "-model") // not the step's
 	}
+	// A message id a reader made up stays in the rest: the reader of the
+	// step would make up another, per step, and a response whose events
+	// are in several steps (cut by a sub-agent's start) is one message.
 	switch {
-	case e.MessageID == s.msgID, model.SyntheticMessageID(e.MessageID) && s.msgID == "":
+	case e.MessageID == s.msgID:
 		carried = append(carried, "message_id")
 	case e.MessageID == "":
 		carried = append(carried, "-message_id") // not the step's
@@ -483,7 +513,7 @@ func (wr *Writer) call(s *step, e *model.Event) {
 		if len(e.Call.Input) > 0 && bytes.Equal(args, e.Call.Input) {
 			carried = append(carried, "call.input")
 		}
-		tc.rest = wr.rest(s, e, false, carried...)
+		tc.rest = agentRest(wr.rest(s, e, false, carried...), e)
 	}
 	if x, ok := e.Extra.Get("tool_call.extra"); ok {
 		if wr.ver >= 7 {

@@ -620,11 +620,16 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 func stepRests(st *step) json.RawMessage {
 	var list []json.RawMessage
 	if st.source == "agent" {
-		list = append(list, st.thinkRests...)
-		list = append(list, st.textRests...)
+		u, counted := st.usageOf()
+		for _, r := range st.thinkRests {
+			list = append(list, r.json(u, counted))
+		}
+		for _, r := range st.textRests {
+			list = append(list, r.json(u, counted))
+		}
 		for _, c := range st.calls {
-			if c.rest != nil {
-				list = append(list, c.rest)
+			if c.rest.raw != nil {
+				list = append(list, c.rest.json(u, counted))
 			}
 		}
 	} else if st.ownRest != nil || st.orphans {

@@ -206,8 +206,7 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 	if u := e.Usage; u != nil && has("+usage") {
 		// A usage the record leaves out, its format counting it once
 		// (a trajectory step that repeats its response's usage).
-		o.Raw("usage", []byte("["+strconv.FormatInt(u.Input, 10)+","+strconv.FormatInt(u.Output, 10)+","+
-			strconv.FormatInt(u.CacheRead, 10)+","+strconv.FormatInt(u.CacheCreate, 10)+"]"))
+		o.Raw("usage", usageJSON(*u))
 	}
 	var unset []string
 	for _, k := range carried {
@@ -220,6 +219,32 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 	}
 	o.End()
 	return b.Bytes()
+}
+
+// usageJSON is a usage as a rest holds it: [input, output, cache read,
+// cache create].
+func usageJSON(u Usage) []byte {
+	return []byte("[" + strconv.FormatInt(u.Input, 10) + "," + strconv.FormatInt(u.Output, 10) + "," +
+		strconv.FormatInt(u.CacheRead, 10) + "," + strconv.FormatInt(u.CacheCreate, 10) + "]")
+}
+
+// WithUsage is rest (made by RestOf without "+usage") with the event's
+// usage u in it, as "+usage" puts it: for a writer that learns only after
+// it made the rest that its record does not say the event's usage (an
+// ATIF step whose metrics are what it adds to the session's count).
+func WithUsage(rest json.RawMessage, u Usage) json.RawMessage {
+	r := bytes.TrimRight(rest, " \t\r\n")
+	if len(r) < 2 || r[len(r)-1] != '}' {
+		return rest
+	}
+	out := make([]byte, 0, len(r)+48)
+	out = append(out, r[:len(r)-1]...)
+	if len(r) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"usage":`...)
+	out = append(out, usageJSON(u)...)
+	return append(out, '}')
 }
 
 // ApplyRest sets the fields rest names on e, over what the reader made of

@@ -617,6 +617,15 @@ func (wr *Writer) writeTurn() {
 		}
 		ledger.Add(x)
 	}
+	// The turn's usage: the message's, when the turn carries its id (a
+	// reader merges the turns of one message by id); otherwise what the
+	// turn adds to the session's count, so that a message whose turns
+	// carry no id counts once.
+	u, hasUsage := ledger.Total(), !ledger.Empty()
+	if id := first.MessageID; id == "" || id == first.ID || model.SyntheticMessageID(id) {
+		u, hasUsage = wr.turnGrew, wr.turnCounted
+	}
+	wr.turnGrew, wr.turnCounted = model.Usage{}, false
 	var restList []json.RawMessage
 	if !wr.same {
 		// The message's own event is the turn's first, its thinking or
@@ -633,6 +642,11 @@ func (wr *Writer) writeTurn() {
 				carried = append(carried, "message_id")
 			} else if x.MessageID == "" || model.SyntheticMessageID(x.MessageID) {
 				carried = append(carried, "-message_id") // not the message key
+			}
+			if x.Usage != nil && (!hasUsage || *x.Usage != u) {
+				// Not the message's usage (a message counted before this
+				// turn has what the turn adds): the event's own.
+				carried = append(carried, "+usage")
 			}
 			switch {
 			case i == 0 && x.Kind != model.KindToolCall:
@@ -659,15 +673,6 @@ func (wr *Writer) writeTurn() {
 	o.Key("extra")
 	xo := b.Begin()
 	xo.Raw("actions", actions)
-	// The turn's usage: the message's, when the turn carries its id (a
-	// reader merges the turns of one message by id); otherwise what the
-	// turn adds to the session's count, so that a message whose turns
-	// carry no id counts once.
-	u, hasUsage := ledger.Total(), !ledger.Empty()
-	if id := first.MessageID; id == "" || id == first.ID || model.SyntheticMessageID(id) {
-		u, hasUsage = wr.turnGrew, wr.turnCounted
-	}
-	wr.turnGrew, wr.turnCounted = model.Usage{}, false
 	if hasUsage {
 		xo.Int("prompt_tokens", u.Prompt())
 		xo.Int("completion_tokens", u.Output)
