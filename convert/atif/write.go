@@ -73,6 +73,10 @@ type Writer struct {
 	// totalsWritten and costWritten are set when the JSONL header has
 	// final_metrics with the totals, the cost.
 	totalsWritten, costWritten bool
+	// totalsStated is set when the totals in the JSONL header are the
+	// source's own, which it states only at its end (a reading before
+	// this one found them: Options.TotalsStated), not made up.
+	totalsStated bool
 	// madeUp names the required values written without a source value
 	// (root extra.made_up), which the reader takes back out.
 	madeUp []string
@@ -286,6 +290,7 @@ func (wr *Writer) begin(h *model.Header) {
 		tot := h.Totals
 		if tot == nil && !wr.same {
 			tot = wr.opt.Totals // from a reading before this one
+			wr.totalsStated = tot != nil && wr.opt.TotalsStated
 		}
 		if tot != nil || h.CostUSD != nil {
 			var sum model.Usage
@@ -475,7 +480,7 @@ func (wr *Writer) finalMetrics(b *jsonw.Buf, tot model.Usage, haveTot, steps boo
 	if haveTot && tot.CacheCreate != 0 {
 		extra.SetAny("cache_creation_input_tokens", tot.CacheCreate)
 	}
-	if wroteTotals && h.Totals == nil {
+	if wroteTotals && h.Totals == nil && !wr.totalsStated {
 		// The steps' sum, which Harbor wants: the source states none.
 		extra.SetAny("made_up", []string{"totals"})
 	}
