@@ -93,9 +93,6 @@ type writer struct {
 	// totalsInHeader is set when the header (or the source's own @end)
 	// has the session's totals; costWritten when a line has its cost.
 	totalsInHeader, costWritten bool
-	// bare is the usage of the last event written without a message id:
-	// the reader takes a line repeating it as the same message.
-	bare *model.Usage
 	// run is the response being held: events of one message id.
 	run      []*model.Event
 	runBytes int
@@ -155,18 +152,9 @@ func (wr *writer) Event(h *model.Header, e *model.Event) error {
 	}
 	wr.flushRun()
 	if e.MessageID != "" {
-		if e.Usage != nil && !e.Usage.IsZero() {
-			wr.bare = nil
-		}
 		wr.run = append(wr.run, e)
 		wr.runBytes = len(e.Text) + 200
 		return wr.err
-	}
-	if u := e.Usage; u != nil && !u.IsZero() {
-		if wr.bare != nil && *wr.bare == *u {
-			wr.rep.Lose(model.LossUnfaithful, "usage", "usage repeated on consecutive lines without a message id, which rlog counts once (one response)", e.Loc)
-		}
-		wr.bare = u
 	}
 	wr.write(e, e.Usage)
 	return wr.err
