@@ -587,26 +587,6 @@ func (wr *writer) neutral(s, subject string) string {
 		eq -= len(prefix)
 		s = s[:eq] + " " + s[eq:]
 	}
-	// A value the line's own metadata would fall into (a quote or a JSON
-	// object that does not end where it should: `a="b"` followed by more
-	// text, `href={"/x/" (id)`): its = is defused too.
-	for range 256 {
-		end := len(prefix) + len(s)
-		p := split([]byte(prefix + s + " ts=2000-01-01T00:00:00Z"))
-		if p.metaStart <= end {
-			break
-		}
-		eq := -1
-		for _, pr := range p.pairs {
-			if pr.hasValue && pr.key.End < end && pr.value.End > end {
-				eq = pr.key.End - len(prefix)
-			}
-		}
-		if eq < 0 {
-			break
-		}
-		s = s[:eq] + " " + s[eq:]
-	}
 	if s != orig {
 		wr.rep.Lose(model.LossUnfaithful, subject, "text word `key=` written as `key =` so it is not read as line metadata", model.Loc{})
 	}
