@@ -18,16 +18,12 @@ import (
 // order mark, headers a line-at-a-time reader cannot place).
 var fixtureLogs = []string{"../testdata/logs/*.rlog", "../testdata/*.rlog", "../grammar/tmtest/testdata/*.rlog"}
 
-// TestFindingsOfFixtureLogs checks every finding rlog-ls reports on the
-// fixture logs: testdata/findings/NAME.txtar says what the log is modelled
-// on and shows each finding under the line it marks, the way `rlog-ls
-// check` users read them. These are the rules at work on whole sessions;
-// `go test -update` rewrites the findings after a deliberate change, to be
-// read before it is committed. A new log needs its archive, with a comment
-// saying what it shows.
-func TestFindingsOfFixtureLogs(t *testing.T) {
+// globLogs is the files the patterns match: at least ten, or the fixtures
+// are not where the test expects them.
+func globLogs(t *testing.T, patterns ...string) []string {
+	t.Helper()
 	var logs []string
-	for _, pattern := range fixtureLogs {
+	for _, pattern := range patterns {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
 			t.Fatal(err)
@@ -37,6 +33,18 @@ func TestFindingsOfFixtureLogs(t *testing.T) {
 	if len(logs) < 10 {
 		t.Fatalf("only %d fixture logs: %v", len(logs), logs)
 	}
+	return logs
+}
+
+// TestFindingsOfFixtureLogs checks every finding rlog-ls reports on the
+// fixture logs: testdata/findings/NAME.txtar says what the log is modelled
+// on and shows each finding under the line it marks, the way `rlog-ls
+// check` users read them. These are the rules at work on whole sessions;
+// `go test -update` rewrites the findings after a deliberate change, to be
+// read before it is committed. A new log needs its archive, with a comment
+// saying what it shows.
+func TestFindingsOfFixtureLogs(t *testing.T) {
+	logs := globLogs(t, fixtureLogs...)
 	seen := map[string]bool{}
 	for _, path := range logs {
 		name := strings.TrimSuffix(filepath.Base(path), ".rlog")

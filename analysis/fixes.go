@@ -36,7 +36,7 @@ func Fixes(t *grammar.Tree, f Finding, name string) []Fix {
 	switch f.Code {
 	case "W004":
 		if edits := RenumberSteps(t); len(edits) > 0 {
-			return []Fix{{Title: "Renumber every step= 1..N", Preferred: true, Edits: edits}}
+			return []Fix{{Title: renumberTitle, Preferred: true, Edits: edits}}
 		}
 	case "W011":
 		if bytes.Equal(t.Slice(f.Span.Start, f.Span.End), []byte("->")) {
@@ -58,6 +58,8 @@ func Fixes(t *grammar.Tree, f Finding, name string) []Fix {
 }
 
 var stepPattern = regexp.MustCompile(`step=(\d+)`)
+
+const renumberTitle = "Renumber every step= 1..N"
 
 // RenumberSteps is the reference `recorder fix --renumber-steps`: every
 // `step=(\d+)` on every line, the header included,
@@ -189,24 +191,17 @@ type AppliedFix struct {
 // edits, sorted by position and never overlapping: a fix that would touch
 // what another already changes is left out, and a fix that a previous one
 // already made (W004's renumbering, found once per decreasing step) is
-// taken once. name is the document's file name, for a missing id.
+// taken once. Renumbering (W004's code) is also made when no step
+// decreases but the steps are not exactly 1..N (`step=1`, `step=3`), as
+// the reference's `recorder fix --renumber-steps` does. name is the
+// document's file name, for a missing id.
 func FixAll(t *grammar.Tree, name string, codes map[string]bool) ([]Edit, []AppliedFix) {
 	var edits []Edit
 	var applied []AppliedFix
 	seen := map[Edit]bool{}
-	for _, f := range Check(t, Config{}) {
-		if len(codes) > 0 && !codes[f.Code] {
-			continue
-		}
-		var fix *Fix
-		for _, candidate := range Fixes(t, f, name) {
-			if candidate.Preferred {
-				fix = &candidate
-				break
-			}
-		}
+	take := func(code string, line int, fix *Fix) {
 		if fix == nil || len(fix.Edits) == 0 {
-			continue
+			return
 		}
 		fresh, clash := 0, false
 		for _, e := range fix.Edits {
@@ -221,7 +216,7 @@ func FixAll(t *grammar.Tree, name string, codes map[string]bool) ([]Edit, []Appl
 			}
 		}
 		if fresh == 0 || clash {
-			continue
+			return
 		}
 		for _, e := range fix.Edits {
 			if !seen[e] {
@@ -229,7 +224,23 @@ func FixAll(t *grammar.Tree, name string, codes map[string]bool) ([]Edit, []Appl
 				edits = append(edits, e)
 			}
 		}
-		applied = append(applied, AppliedFix{Code: f.Code, Line: f.Line, Title: fix.Title, Edits: fresh})
+		applied = append(applied, AppliedFix{Code: code, Line: line, Title: fix.Title, Edits: fresh})
+	}
+	for _, f := range Check(t, Config{}) {
+		if len(codes) > 0 && !codes[f.Code] {
+			continue
+		}
+		for _, candidate := range Fixes(t, f, name) {
+			if candidate.Preferred {
+				take(f.Code, f.Line, &candidate)
+				break
+			}
+		}
+	}
+	if len(codes) == 0 || codes["W004"] {
+		if renumber := RenumberSteps(t); len(renumber) > 0 {
+			take("W004", t.LineAt(renumber[0].Start), &Fix{Title: renumberTitle, Preferred: true, Edits: renumber})
+		}
 	}
 	slices.SortStableFunc(edits, func(a, b Edit) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End)) })
 	return edits, applied

@@ -162,3 +162,27 @@ func TestFixAll(t *testing.T) {
 		t.Fatalf("%v %v", edits, applied)
 	}
 }
+
+// TestFixAllRenumbersGaps: fix --renumber-steps renumbers whenever the
+// steps are not exactly 1..N, as the reference's recorder fix does, not
+// only when one decreases (no W004 is found on step=1, step=3).
+func TestFixAllRenumbersGaps(t *testing.T) {
+	src := hdr + "a: one step=1\na: two step=3\n"
+	if c := codes(src); c["W004"] != 0 {
+		t.Fatalf("W004 on increasing steps: %v", c)
+	}
+	for _, want := range []map[string]bool{{"W004": true}, nil} {
+		edits, applied := FixAll(grammar.Parse([]byte(src)), "s.rlog", want)
+		out := string(ApplyEdits([]byte(src), edits))
+		if out != hdr+"a: one step=1\na: two step=2\n" {
+			t.Errorf("codes %v: fixed:\n%s", want, out)
+		}
+		if len(applied) != 1 || applied[0].Code != "W004" || applied[0].Line != 7 || applied[0].Edits != 1 {
+			t.Errorf("codes %v: applied %+v", want, applied)
+		}
+	}
+	// Other codes asked for: the steps stay.
+	if edits, _ := FixAll(grammar.Parse([]byte(src)), "s.rlog", map[string]bool{"I002": true}); len(edits) != 0 {
+		t.Errorf("renumbered without --renumber-steps: %v", edits)
+	}
+}

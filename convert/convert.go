@@ -184,7 +184,7 @@ var formats = []FormatInfo{
 		Names: []string{"*.claude.jsonl"}, Extension: ".claude.jsonl",
 		Probe: func(h *Head) bool {
 			switch h.String("type") {
-			case "queue-operation", "file-history-snapshot", "summary":
+			case "queue-operation", "file-history-snapshot", "summary", claude.SessionRecord:
 				return !h.Has("event", "__header__")
 			}
 			return h.Has("uuid", "sessionId", "parentUuid", "leafUuid") && !h.Has("event", "__header__", "schema_version")
@@ -339,7 +339,7 @@ func Convert(r io.Reader, from, to Format, w io.Writer, opts Options) (*Report, 
 	if rs, ok := r.(io.ReadSeeker); ok && totalsFirst(from, to, opts) {
 		start, err := rs.Seek(0, io.SeekCurrent)
 		if err == nil {
-			opts.Totals, err = sessionTotals(func(sink model.Sink, rep *model.Report) error { return fi.Read(rs, sink, rep) })
+			opts.Totals, opts.TotalsStated, err = sessionTotals(func(sink model.Sink, rep *model.Report) error { return fi.Read(rs, sink, rep) })
 		}
 		if err == nil {
 			_, err = rs.Seek(start, io.SeekStart)
@@ -375,7 +375,7 @@ func ConvertFile(path string, from, to Format, w io.Writer, opts Options) (*Repo
 		if err != nil {
 			return nil, err
 		}
-		opts.Totals, err = sessionTotals(read(f))
+		opts.Totals, opts.TotalsStated, err = sessionTotals(read(f))
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -400,12 +400,13 @@ func totalsFirst(from, to Format, opts Options) bool {
 // sessionTotals reads a session once for its token totals, as a writer
 // reports them at its end (model.Totals): what the source states, else
 // its messages counted by the usage rule; nil when it has no usage.
-func sessionTotals(read func(model.Sink, *model.Report) error) (*model.Usage, error) {
+// stated says the source states them.
+func sessionTotals(read func(model.Sink, *model.Report) error) (tot *model.Usage, stated bool, err error) {
 	var ts totalsSink
 	if err := read(&ts, &model.Report{}); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return ts.tot, nil
+	return ts.tot, ts.stated, nil
 }
 
 // totalsSink is the sink of the first reading: a ledger, and the totals
@@ -413,6 +414,7 @@ func sessionTotals(read func(model.Sink, *model.Report) error) (*model.Usage, er
 type totalsSink struct {
 	ledger model.Ledger
 	tot    *model.Usage
+	stated bool
 }
 
 func (s *totalsSink) Event(_ *model.Header, e *model.Event) error {
@@ -422,7 +424,7 @@ func (s *totalsSink) Event(_ *model.Header, e *model.Event) error {
 
 func (s *totalsSink) End(h *model.Header) error {
 	if u, ok := model.Totals(h, &s.ledger); ok {
-		s.tot = &u
+		s.tot, s.stated = &u, h.Totals != nil
 	}
 	return nil
 }

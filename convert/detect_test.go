@@ -87,6 +87,7 @@ func TestDetectNamesAndShapes(t *testing.T) {
 		{"x.jsonl", `{"type":"system","message":{"subtype":"init"},"timestamp":"t"}` + "\n", convert.SDKJSONL},
 		{"x.jsonl", `{"type":"summary","summary":"s","leafUuid":"u"}` + "\n", convert.Claude},
 		{"x.jsonl", `{"type":"queue-operation","operation":"enqueue","timestamp":"t","content":"c"}` + "\n", convert.Claude},
+		{"x.jsonl", `{"type":"session-source","source":{"format":"rlog"}}` + "\n", convert.Claude}, // written from another format
 		{"x.jsonl", `{"step_id":1,"source":"user","message":"headerless ATIF-JSONL"}` + "\n", convert.ATIFJSONL},
 		{"t.json", `{"messages": [{"key": "S0", "message": {"role": "system"`, convert.Prophet},
 		{"t.json", `{"schema_version": "ATIF-v1.5", "session_id": "x", "steps": [`, convert.ATIF},

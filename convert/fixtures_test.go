@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ var fixtures = []struct {
 	{"claude/session.jsonl", convert.Claude},
 	{"claude/session/subagents/agent-a1b2c3d.jsonl", convert.Claude},
 	{"claude/edge-cases.jsonl", convert.Claude},
+	{"claude/continued.jsonl", convert.Claude},
 	{"sdk.jsonl", convert.SDKJSONL},
 	{"trajectory.json", convert.Trajectory},
 	{"atif-1.5.atif.json", convert.ATIF},
@@ -190,7 +192,7 @@ func TestRlogCallIDsSurviveEveryFormat(t *testing.T) {
 	if !strings.Contains(want, "call toolu_01 Read\ncall toolu_01 Read\n") {
 		t.Fatalf("fixture lost its shared ids:\n%s", want)
 	}
-	for _, via := range []convert.Format{convert.ATIF, convert.ATIFJSONL, convert.Trajectory, convert.Claude, convert.Replay} {
+	for _, via := range []convert.Format{convert.Rlog, convert.ATIF, convert.ATIFJSONL, convert.Trajectory, convert.Claude, convert.Replay, convert.Prophet} {
 		mid, _ := convertFixture(t, "session.rlog", convert.Rlog, via, convert.Options{})
 		var back bytes.Buffer
 		if _, err := convert.Convert(bytes.NewReader(mid), via, convert.Rlog, &back, convert.Options{Now: fixedNow}); err != nil {
@@ -204,6 +206,11 @@ func TestRlogCallIDsSurviveEveryFormat(t *testing.T) {
 		// among calls may change, the pairs may not.
 		if got := calls(s); sortLines(got) != sortLines(want) {
 			t.Errorf("rlog -> %s -> rlog: calls and results\n%s\nwant\n%s", via, got, want)
+		}
+		// The ids are written as the source wrote them, not made unique
+		// (toolu_01_2 with id_full="toolu_01"): the source's rlog comes back.
+		if bytes.Contains(back.Bytes(), []byte("toolu_01_2")) || bytes.Count(back.Bytes(), []byte("t!:Read id=toolu_01 ")) != 2 {
+			t.Errorf("rlog -> %s -> rlog: shared ids not written as they were:\n%s", via, back.Bytes())
 		}
 	}
 }
@@ -280,5 +287,54 @@ func TestProphetStepsAreLinear(t *testing.T) {
 	// The first step lists everything before the first assistant message.
 	if doc.Steps[0].Output != "A0" || len(doc.Steps[0].Input) == 0 {
 		t.Errorf("first step %+v", doc.Steps[0])
+	}
+}
+
+// TestSidechainTurnsKeepTheirAgent: a Task's sub-agent turns written
+// inline in the transcript (Claude Code 1.x, isSidechain true, no agentId)
+// are a sub-agent's in every format: in rlog under an x: line, each with
+// the sub-agent's tid= (its prompt is no user line of the main session),
+// and through every format and back to Claude Code, sidechain entries.
+func TestSidechainTurnsKeepTheirAgent(t *testing.T) {
+	out, _ := convertFixture(t, "claude/continued.jsonl", convert.Claude, convert.Rlog, convert.Options{})
+	prompt := "u: Find how HttpRouter.get takes its handler in the examples folder."
+	lines := strings.Split(string(out), "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, prompt) })
+	if i < 1 || !strings.Contains(lines[i], "tid=toolu_01Task") || !strings.HasPrefix(lines[i-1], "x:") || !strings.Contains(lines[i-1], "id=toolu_01Task → [started]") {
+		t.Fatalf("the sub-agent's prompt is not under its x: line with its tid=:\n%s", out)
+	}
+	sidechains := func(s *convert.Session) []string {
+		var out []string
+		for _, e := range s.Events {
+			if e.Sidechain && e.Kind != model.KindSubagent {
+				out = append(out, e.Kind.String())
+			}
+		}
+		return out
+	}
+	src, _, err := readFile(fixture("claude/continued.jsonl"), convert.Claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sidechains(src)
+	if len(want) != 4 {
+		t.Fatalf("fixture: sidechain turns %v", want)
+	}
+	for _, via := range convert.Formats() {
+		if !via.CanWrite() {
+			continue
+		}
+		mid, _ := convertFixture(t, "claude/continued.jsonl", convert.Claude, via.Name, convert.Options{})
+		var back bytes.Buffer
+		if _, err := convert.Convert(bytes.NewReader(mid), via.Name, convert.Claude, &back, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		s, _, err := convert.Read(bytes.NewReader(back.Bytes()), convert.Claude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sidechains(s); !slices.Equal(got, want) {
+			t.Errorf("claude -> %s -> claude: sidechain turns %v, want %v", via.Name, got, want)
+		}
 	}
 }

@@ -54,6 +54,7 @@ func fuzzReader(f *testing.F, from convert.Format, dir, suffix string, seeds ...
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
+	writtenSeeds(f, from)
 	corpusSeeds(f, dir, suffix, 3)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, _, err := convert.Read(bytes.NewReader(data), from)
@@ -74,6 +75,22 @@ func fuzzReader(f *testing.F, from convert.Format, dir, suffix string, seeds ...
 			}
 		}
 	})
+}
+
+// writtenSeeds adds the fixture rlog and Claude Code transcript as
+// format to writes them, with what it keeps of other formats (the events'
+// rests, the session's origin), for its reader to be fuzzed on.
+func writtenSeeds(f *testing.F, to convert.Format) {
+	if fi, ok := convert.Lookup(to); !ok || !fi.CanWrite() {
+		return
+	}
+	for _, src := range []input{{fixture("session.rlog"), convert.Rlog}, {fixture("claude/continued.jsonl"), convert.Claude}} {
+		var out bytes.Buffer
+		if _, err := convert.ConvertFile(src.path, src.format, to, &out, convert.Options{Now: fixedNow}); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(out.Bytes()[:min(out.Len(), 32<<10)])
+	}
 }
 
 // checkCcusageCounts: Claude Code JSONL written from another format has no

@@ -5,14 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
+	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
 
 func decode(t *testing.T, b []byte) any {
@@ -252,4 +258,285 @@ func TestResultStatusSurvives(t *testing.T) {
 			t.Errorf("%s: results %q, want the status 2 issues", to, got)
 		}
 	}
+}
+
+// roundTripInputs are the sources TestRoundTripDifferencesAreReported
+// converts: the fixture of every format, the packages' own, the project's
+// fixture logs and companions, generated logs (small ones, and a larger
+// one unless -short), and the corpus when there is one.
+func roundTripInputs(t *testing.T) []input {
+	in := reportInputs(t)
+	in = append(in,
+		// Small re-creations of what the corpus sweep found: id-less
+		// agent steps, a call without an id, an image result (ATIF); a
+		// text whose quotes run into the line's metadata (rlog, and a
+		// Claude Code result written to rlog).
+		input{"testdata/roundtrip/steps.atif.json", convert.ATIF},
+		input{"testdata/roundtrip/swallow.rlog", convert.Rlog},
+		input{"testdata/roundtrip/swallow.jsonl", convert.Claude})
+	for _, pattern := range []string{"../testdata/logs/*.rlog", "../testdata/fixme.rlog", "claude/testdata/pretty.jsonl", "../testdata/claude/*.jsonl"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m {
+			f := convert.Rlog
+			if strings.HasSuffix(p, ".jsonl") {
+				f = convert.Claude
+			}
+			in = append(in, input{p, f})
+		}
+	}
+	dir := t.TempDir()
+	sizes := []int64{30 << 10}
+	if !testing.Short() {
+		sizes = append(sizes, 1<<20)
+	}
+	for _, size := range sizes {
+		for _, timed := range []bool{false, true} {
+			p := filepath.Join(dir, fmt.Sprintf("gen-%d-%v.rlog", size, timed))
+			var b bytes.Buffer
+			if err := gen.Write(&b, gen.Options{Bytes: size, FindingRate: 0.02, Seed: uint64(size), Timed: timed}); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			in = append(in, input{p, convert.Rlog})
+		}
+	}
+	return in
+}
+
+// TestRoundTripDifferencesAreReported is the rule every conversion keeps:
+// for every source and every format F, each difference between the source
+// and its round trip through F (source -> F -> source's format, or source
+// -> F for a format rlog-ls only reads) is either restored or named in the
+// loss report of one of the two conversions. A difference is a change in
+// the session model (a header field, an event of a kind, a field of one,
+// a message's usage; see sessionFacts); the report names it by its
+// subject (model.Loss.Subject).
+func TestRoundTripDifferencesAreReported(t *testing.T) {
+	type source struct {
+		input
+		want facts
+	}
+	var sources []source
+	for _, in := range roundTripInputs(t) {
+		sources = append(sources, source{in, sessionFacts(readSourceSession(t, in.path, in.format))})
+	}
+	for _, via := range convert.Formats() {
+		if !via.CanWrite() || !via.CanRead() {
+			continue
+		}
+		t.Run(string(via.Name), func(t *testing.T) {
+			for _, src := range sources {
+				in := src.input
+				name := roundTripName(in, via.Name)
+				var mid bytes.Buffer
+				rep1, err := convert.ConvertFile(in.path, in.format, via.Name, &mid, convert.Options{Now: fixedNow})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				var final *convert.Session
+				var rep2 *convert.Report
+				if back, _ := convert.Lookup(in.format); back.CanWrite() {
+					var out bytes.Buffer
+					if rep2, err = convert.Convert(bytes.NewReader(mid.Bytes()), via.Name, in.format, &out, convert.Options{Now: fixedNow}); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					final, _, err = convert.Read(bytes.NewReader(out.Bytes()), in.format)
+				} else {
+					final, rep2, err = convert.Read(bytes.NewReader(mid.Bytes()), via.Name)
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				for _, d := range uncovered(differences(src.want, sessionFacts(final)), rep1, rep2) {
+					t.Errorf("%s: %s changed and no loss names it: %s", name, d.subject, d.example)
+				}
+			}
+		})
+	}
+}
+
+// TestStatsSurviveRoundTrips: rlog -> F -> rlog measures what the source
+// measures, for every format F: as many calls, errors, unfinished calls,
+// sub-agents and messages, and the same latencies (calls were split, and
+// times a writer made up turned a 1.5 s median into 0 ms).
+func TestStatsSurviveRoundTrips(t *testing.T) {
+	for _, timed := range []bool{false, true} {
+		var src bytes.Buffer
+		// Findings include t: lines without their result (an ASCII arrow).
+		if err := gen.Write(&src, gen.Options{Bytes: 60 << 10, FindingRate: 0.1, Seed: 7, Timed: timed}); err != nil {
+			t.Fatal(err)
+		}
+		stats := func(b []byte) string {
+			s := analysis.BuildSession(grammar.Parse(b), analysis.SessionOptions{})
+			return fmt.Sprintf("calls %d, errors %d, unfinished %d, subagents %d, messages %d, latency %+v",
+				len(s.Calls), s.Errors, s.Unfinished, len(s.Subagents), s.Messages, s.Latency)
+		}
+		want := stats(src.Bytes())
+		if timed && !strings.Contains(want, "Measured:") || strings.Contains(want, "calls 0,") {
+			t.Fatalf("generated log: %s", want)
+		}
+		for _, via := range convert.Formats() {
+			if !via.CanWrite() || via.Name == convert.Rlog {
+				continue
+			}
+			var mid, back bytes.Buffer
+			if _, err := convert.Convert(bytes.NewReader(src.Bytes()), convert.Rlog, via.Name, &mid, convert.Options{Now: fixedNow}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := convert.Convert(bytes.NewReader(mid.Bytes()), via.Name, convert.Rlog, &back, convert.Options{Now: fixedNow}); err != nil {
+				t.Fatal(err)
+			}
+			if got := stats(back.Bytes()); got != want {
+				t.Errorf("timed %v: rlog -> %s -> rlog measures\n%s\nwant\n%s", timed, via.Name, got, want)
+			}
+		}
+	}
+}
+
+// TestATIFKeepsEveryTimestamp: claude -> ATIF keeps every event's time,
+// though a step has one timestamp, and the session's end (620 distinct
+// times of a transcript became 241, and its end moved).
+func TestATIFKeepsEveryTimestamp(t *testing.T) {
+	times := func(s *convert.Session) string {
+		var out []string
+		for _, e := range s.Events {
+			out = append(out, instant(e.Time))
+		}
+		// ATIF puts a result in its call's step: the order may change.
+		slices.Sort(out)
+		return strings.Join(out, " ") + " ended " + instant(s.Header.Ended)
+	}
+	for _, name := range []string{"claude/session.jsonl", "claude/continued.jsonl"} {
+		src, _, err := readFile(fixture(name), convert.Claude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range []convert.Format{convert.ATIF, convert.ATIFJSONL} {
+			out, _ := convertFixture(t, name, convert.Claude, to, convert.Options{})
+			back, _, err := convert.Read(bytes.NewReader(out), to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := times(back), times(src); got != want {
+				t.Errorf("%s -> %s: times\n%s\nwant\n%s", name, to, got, want)
+			}
+		}
+	}
+}
+
+// TestRoundTripsKeepHeaderAndTurns: rlog -> trajectory -> rlog keeps the
+// header's version:, rlog -> prophet -> rlog adds no empty a: lines, and
+// claude -> prophet -> claude has one session id, the source's, also when
+// the session is longer than what a writer sees before it writes its
+// head.
+func TestRoundTripsKeepHeaderAndTurns(t *testing.T) {
+	var log bytes.Buffer
+	if err := gen.Write(&log, gen.Options{Bytes: 120 << 10, Seed: 3, Timed: true}); err != nil {
+		t.Fatal(err)
+	}
+	through := func(src []byte, from, via convert.Format) []byte {
+		t.Helper()
+		var mid, back bytes.Buffer
+		if _, err := convert.Convert(bytes.NewReader(src), from, via, &mid, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := convert.Convert(bytes.NewReader(mid.Bytes()), via, from, &back, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		return back.Bytes()
+	}
+	if back := through(log.Bytes(), convert.Rlog, convert.Trajectory); !bytes.Contains(back, []byte("\nversion: 0.1.0\n")) {
+		t.Errorf("rlog -> trajectory -> rlog lost the header's version:\n%.600s", back)
+	}
+	// A thinking-only response came back as an empty a: line.
+	turns := func(b []byte) string {
+		a := len(regexp.MustCompile(`(?m)^a:`).FindAll(b, -1))
+		th := len(regexp.MustCompile(`(?m)^th:`).FindAll(b, -1))
+		return fmt.Sprintf("%d a: lines, %d th: lines", a, th)
+	}
+	if got, want := turns(through(log.Bytes(), convert.Rlog, convert.Prophet)), turns(log.Bytes()); got != want {
+		t.Errorf("rlog -> prophet -> rlog: %s, the source has %s", got, want)
+	}
+	var claudeLog bytes.Buffer
+	if _, err := convert.Convert(bytes.NewReader(log.Bytes()), convert.Rlog, convert.Claude, &claudeLog, convert.Options{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int{}
+	for _, l := range strings.Split(strings.TrimSpace(string(through(claudeLog.Bytes(), convert.Claude, convert.Prophet))), "\n") {
+		var e struct{ SessionID string }
+		json.Unmarshal([]byte(l), &e)
+		if e.SessionID != "" {
+			ids[e.SessionID]++
+		}
+	}
+	if len(ids) != 1 || ids["gen-0000000000000003"] == 0 {
+		t.Errorf("claude -> prophet -> claude: session ids %v, want the source's alone", ids)
+	}
+}
+
+// TestRlogThroughAnyFormatIsRlogToRlog: an rlog source converted to a
+// format and back is written as rlog -> rlog writes it, line for line:
+// what the model keeps of the text (each line's ts= as it was spelled, the
+// usage each line had) comes back, not only what the model compares.
+// ATIF moves a line with no event kind (t~:) after the results of the
+// step it came in (reported as moved): lines are compared as a multiset
+// there.
+func TestRlogThroughAnyFormatIsRlogToRlog(t *testing.T) {
+	var gen1 bytes.Buffer
+	if err := gen.Write(&gen1, gen.Options{Bytes: 40 << 10, FindingRate: 0.05, Seed: 11, Timed: true}); err != nil {
+		t.Fatal(err)
+	}
+	srcs := map[string][]byte{"gen": gen1.Bytes()}
+	for _, p := range []string{"testdata/roundtrip/swallow.rlog", "../testdata/sample.rlog"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs[filepath.Base(p)] = b
+	}
+	conv := func(src []byte, from, to convert.Format) []byte {
+		t.Helper()
+		var out bytes.Buffer
+		if _, err := convert.Convert(bytes.NewReader(src), from, to, &out, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	for name, src := range srcs {
+		want := strings.Split(string(conv(src, convert.Rlog, convert.Rlog)), "\n")
+		for _, via := range convert.Formats() {
+			if !via.CanWrite() || !via.CanRead() || via.Name == convert.Rlog {
+				continue
+			}
+			got := strings.Split(string(conv(conv(src, convert.Rlog, via.Name), via.Name, convert.Rlog)), "\n")
+			w := want
+			if via.Name == convert.ATIF || via.Name == convert.ATIFJSONL {
+				got, w = slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(want))
+			}
+			if i := firstDiff(w, got); i >= 0 {
+				t.Errorf("%s: rlog -> %s -> rlog differs from rlog -> rlog at line %d:\n  rlog -> rlog: %.200s\n  through %s: %.200s", name, via.Name, i+1, at(w, i), via.Name, at(got, i))
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range max(len(a), len(b)) {
+		if at(a, i) != at(b, i) || i >= len(a) || i >= len(b) {
+			return i
+		}
+	}
+	return -1
+}
+
+func at(l []string, i int) string {
+	if i < len(l) {
+		return l[i]
+	}
+	return "(none)"
 }

@@ -216,6 +216,36 @@ func TestHeaderTotals(t *testing.T) {
 	if !strings.Contains(first, `"final_metrics":{"total_prompt_tokens":`) {
 		t.Errorf("ATIF-JSONL header line without final_metrics: %s", first)
 	}
+	// The totals a source states at its end, after more events than the
+	// writer sees before its header line (a log whose @end states them),
+	// are its own in that line, and read back as the source's; totals it
+	// does not state are marked made up, and read back as none.
+	var late strings.Builder
+	late.WriteString("---\nformat: rlog/1\nid: late-totals\nrepo_sha: 4f2a9c1e7b\n---\n")
+	for i := range 300 {
+		fmt.Fprintf(&late, "a: step %d message_id=m%d tokens_in=1 tokens_out=2\n", i, i)
+	}
+	late.WriteString("@end tokens_in=999 tokens_out=888\n")
+	latePath := filepath.Join(t.TempDir(), "late-totals.rlog")
+	if err := os.WriteFile(latePath, []byte(late.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []input{{latePath, convert.Rlog}, {fixture("trajectory.json"), convert.Trajectory}, {fixture("sdk.jsonl"), convert.SDKJSONL},
+		{fixture("claude/session.jsonl"), convert.Claude}} {
+		name := inputName(in.path)
+		stated := readSourceSession(t, in.path, in.format).Header.Totals
+		var out bytes.Buffer
+		if _, err := convert.ConvertFile(in.path, in.format, convert.ATIFJSONL, &out, convert.Options{Now: fixedNow}); err != nil {
+			t.Fatal(err)
+		}
+		back, _, err := convert.Read(bytes.NewReader(out.Bytes()), convert.ATIFJSONL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := back.Header.Totals; (got == nil) != (stated == nil) || got != nil && *got != *stated {
+			t.Errorf("%s -> atif-jsonl: totals read back %+v, the source states %+v", name, got, stated)
+		}
+	}
 }
 
 // headerAndEndTotals are the token totals an rlog log's header and its

@@ -6,6 +6,7 @@
 package atif
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -128,6 +129,7 @@ func rootField(h *model.Header, key string, v json.RawMessage) {
 		out, hasOut := intOf(f, "total_completion_tokens")
 		cached, _ := intOf(f, "total_cached_tokens")
 		var create int64
+		summed := false
 		if x, ok := f.Get("extra"); ok {
 			xf, _ := model.ParseValidFields(x)
 			create, _ = intOf(xf, "cache_creation_input_tokens")
@@ -135,6 +137,10 @@ func rootField(h *model.Header, key string, v json.RawMessage) {
 			for _, fl := range xf {
 				switch {
 				case fl.Key == "cache_creation_input_tokens":
+				case fl.Key == "made_up":
+					// This package's writer's sum of the steps: not
+					// totals the source stated.
+					summed = bytes.Contains(fl.Value, []byte(`"totals"`))
 				case headerKeys[fl.Key] || fl.Key == "source_format" || fl.Key == "source_version":
 					headerExtra(h, fl)
 				default:
@@ -145,7 +151,7 @@ func rootField(h *model.Header, key string, v json.RawMessage) {
 				h.Extra.Set("final_metrics.extra", model.MustJSON(rest))
 			}
 		}
-		if hasPrompt || hasOut {
+		if (hasPrompt || hasOut) && !summed {
 			h.Totals = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
 		}
 		h.TotalsKeys = presentKeys(f, "total_prompt_tokens", "total_completion_tokens", "total_cached_tokens")
@@ -157,6 +163,12 @@ func rootField(h *model.Header, key string, v json.RawMessage) {
 		for _, fl := range f {
 			switch fl.Key {
 			case "total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_cost_usd", "extra":
+			case "total_steps":
+				if h.Origin == "" || h.Origin == Name || h.Origin == NameJSONL {
+					// Written from another format, it counts the steps
+					// written: nothing of the session's.
+					h.Extra.Set("final_metrics."+fl.Key, fl.Value)
+				}
 			default:
 				h.Extra.Set("final_metrics."+fl.Key, fl.Value)
 			}
@@ -191,6 +203,17 @@ func headerExtra(h *model.Header, f model.Field) {
 		h.Started = s
 	case f.Key == "ended_at" && isStr:
 		h.Ended = s
+	case f.Key == "source_format" && isStr:
+		// Written by this package's writer from another format.
+		h.Origin = s
+	case f.Key == "source_version" && isStr:
+		h.OriginVersion = s
+	case f.Key == "made_up":
+		// Required values this package's writer made up: not the
+		// source's.
+		var names []string
+		json.Unmarshal(f.Value, &names)
+		model.Unmake(h, names)
 	case f.Key == "outcome":
 		var out model.Outcome
 		if json.Unmarshal(f.Value, &out) == nil {
@@ -323,6 +346,13 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	markToolStatuses(events, &sp.extra)
 	markToolErrors(events, &sp.extra)
 	restoreCallIDs(events, &sp.extra)
+	if rests, ok := sp.extra.Get("rests"); ok {
+		sp.extra.Delete("rests")
+		events = st.applyRests(events, rests, &sp)
+	}
+	if len(events) == 0 {
+		return nil
+	}
 	events[0].Extra = append(sp.extra, events[0].Extra...)
 	for i := range events {
 		if err := st.emit(&events[i]); err != nil {
@@ -349,7 +379,7 @@ func parseStep(f model.Fields, loc model.Loc) stepParts {
 	ts, _ := f.String("timestamp")
 	modelName, _ := f.String("model_name")
 	id := fmt.Sprintf("step-%d", stepN)
-	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: id}
+	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: model.SyntheticMessagePrefix + id}
 	sp.source, _ = f.String("source")
 	if x, ok := f.Get("extra"); ok {
 		sp.extra, _ = model.ParseValidFields(x)
@@ -384,15 +414,24 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 		out, _ := intOf(mf, "completion_tokens")
 		cached, _ := intOf(mf, "cached_tokens")
 		var create int64
+		var xf model.Fields
 		if x, ok := mf.Get("extra"); ok {
-			xf, _ := model.ParseValidFields(x)
+			xf, _ = model.ParseValidFields(x)
 			create, _ = intOf(xf, "cache_creation_input_tokens")
+			// The usage holds it; the writer writes it back from there.
+			xf.Delete("cache_creation_input_tokens")
 		}
 		base.Usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
-		base.Form.Keys = presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens")
+		if st.h.Origin == "" {
+			base.Form.Keys = presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens")
+		}
 		for _, fl := range mf {
 			switch fl.Key {
 			case "prompt_tokens", "completion_tokens", "cached_tokens":
+			case "extra":
+				if len(xf) > 0 {
+					sp.extra.Set("metrics.extra", model.MustJSON(xf))
+				}
 			default:
 				sp.extra.Set("metrics."+fl.Key, fl.Value)
 			}
@@ -450,9 +489,9 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 func (st *reader) systemEvent(sp *stepParts) model.Event {
 	ev := sp.base
 	ev.Kind = model.KindSystem
-	ev.Name = sp.source
 	ev.Text, ev.Parts = sp.text, sp.parts
 	if sp.source != "system" {
+		ev.Name = sp.source
 		st.rep.Add(model.LossMalformed, fmt.Sprintf("step source %q (expected system, user or agent)", sp.source), sp.base.Loc)
 	}
 	if cm, ok := sp.extra.Get("context_management"); ok {
@@ -463,6 +502,43 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 		}
 	}
 	return ev
+}
+
+// applyRests gives the step's events what this package's writer kept of
+// them in extra.rests (model.RestOf; see stepRests): a system or user
+// step's first element is its own event's (null: the step has none), the
+// others go to the events of their kind in order, and an event the step's
+// fields could not hold (a second text of one response) comes back from
+// its rest alone. The step's id and number are not the events' then.
+func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []model.Event {
+	var rests []json.RawMessage
+	if json.Unmarshal(raw, &rests) != nil {
+		st.rep.Add(model.LossMalformed, "step extra.rests is not a list", sp.base.Loc)
+		return events
+	}
+	// The step's extra describes the step for people: the rests say it
+	// all (a system step's event, its todos), but for the record it passes
+	// through.
+	record, _ := sp.extra.Get("record")
+	if sp.source != "agent" {
+		for _, k := range []string{"event", "model", "name", "subagent", "context_management", "record_type", "record", "todos"} {
+			sp.extra.Delete(k)
+		}
+	}
+	for i := range events {
+		events[i].ID, events[i].Step = "", 0
+	}
+	if sp.source != "agent" && len(record) > 0 && len(events) > 0 {
+		events[0].Raw = jsonscan.Copy(record)
+	}
+	if sp.source != "agent" && len(events) > 0 {
+		events[0].Name = "" // the step's source, not the event's
+	}
+	base := sp.base
+	base.ID, base.Step, base.Text, base.MessageID = "", 0, "", sp.msgID
+	return model.ApplyRests(events, rests, sp.source != "agent", base, func(err error) {
+		st.rep.Add(model.LossMalformed, "step extra.rests: "+err.Error(), sp.base.Loc)
+	})
 }
 
 // restoreOrphanID gives a result without source_call_id on a system step

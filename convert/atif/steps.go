@@ -38,12 +38,51 @@ type step struct {
 	answered    int                 // calls that have their result
 	closed      bool                // no more events join (a user or system step came after)
 	size        int                 // about the memory its events hold
+	// The rests of the step's events (model.RestOf), for a source that is
+	// not ATIF: the step's own event (a user or system step's), its
+	// thinking and text events; the calls' and results' are theirs.
+	ownRest    json.RawMessage
+	thinkRests []eventRest
+	textRests  []eventRest
+	// orphans marks a system step made for results whose calls are not
+	// held: it has no event of its own.
+	orphans bool
+	// stepTime is the timestamp written for time, timeOf (stepTime).
+	timeOf, stepTime string
 }
 
 type toolCall struct {
 	id, name string
 	args     json.RawMessage
 	extra    json.RawMessage
+	rest     eventRest
+}
+
+// eventRest is the rest of an agent step's event and the event's usage,
+// which the step's metrics do not say when they are what the step adds to
+// the session's count (step.usageOf): stepRests then adds it to the rest.
+type eventRest struct {
+	raw   json.RawMessage
+	usage model.Usage
+	has   bool // the event has usage
+}
+
+// agentRest is e's rest in an agent step.
+func agentRest(raw json.RawMessage, e *model.Event) eventRest {
+	r := eventRest{raw: raw}
+	if e.Usage != nil {
+		r.usage, r.has = *e.Usage, true
+	}
+	return r
+}
+
+// json is the rest as the step writes it: with the event's usage when the
+// step's metrics (u, when counted) do not say it.
+func (r eventRest) json(u model.Usage, counted bool) json.RawMessage {
+	if r.has && (!counted || r.usage != u) {
+		return model.WithUsage(r.raw, r.usage)
+	}
+	return r.raw
 }
 
 type result struct {
@@ -55,6 +94,7 @@ type result struct {
 	status  string // a status other than ok/error (rlog's `[2 issues]`)
 	refs    json.RawMessage
 	extra   model.Fields
+	rest    json.RawMessage
 }
 
 // open is how many of the step's calls wait for their result.
@@ -101,21 +141,29 @@ func (wr *Writer) recycle(s *step) {
 	clear(s.fields)
 	clear(s.metricExtra)
 	clear(s.extra)
+	clear(s.thinkRests)
+	clear(s.textRests)
 	s.ledger.Reset()
 	*s = step{
 		ledger: s.ledger,
 		fields: s.fields[:0], metricExtra: s.metricExtra[:0], extra: s.extra[:0],
 		reasoning: s.reasoning[:0], texts: s.texts[:0], calls: s.calls[:0], results: s.results[:0],
 		renamed: s.renamed, answeredOf: s.answeredOf,
+		thinkRests: s.thinkRests[:0], textRests: s.textRests[:0],
 	}
 	wr.spare = append(wr.spare, s)
 }
 
 // agentStep returns the agent step e joins, starting one when needed: a new
-// model response (another message id) or anything between starts a step.
+// model response (another message id), anything between, or, from an ATIF
+// source, another source step (its id-less steps went through a format
+// that keeps the step, not the id the reader made of it) starts a step.
 func (wr *Writer) agentStep(e *model.Event) *step {
 	s := wr.cur()
 	k := e.MessageID
+	if s != nil && wr.same && e.Step != 0 && s.origStep != 0 && e.Step != s.origStep {
+		s.closed = true
+	}
 	if s != nil && s.source == "agent" && !s.closed && (k == "" || s.key == "" || s.key == k) {
 		if k != "" {
 			s.key = k
@@ -131,9 +179,6 @@ func (wr *Writer) agentStep(e *model.Event) *step {
 // of one response form one agent step; a result goes to the step of its
 // call; everything else is a system step (or a user step) of its own.
 func (wr *Writer) add(e *model.Event, ch usage.Change) {
-	if s := wr.cur(); s != nil && s.time == "" {
-		s.time = e.Time
-	}
 	var s *step
 	switch e.Kind {
 	case model.KindThinking:
@@ -143,9 +188,18 @@ func (wr *Writer) add(e *model.Event, ch usage.Change) {
 			s.closed = true
 			s = wr.agentStep(e)
 		}
+		wr.timed(s, e)
 		s.reasoning = append(s.reasoning, e.Text)
-		if e.Signature != "" {
+		signed := false
+		if _, has := s.extra.Get("signature"); e.Signature != "" && !has {
 			s.extra.SetString("signature", e.Signature)
+			signed = true
+		}
+		if !wr.same {
+			if len(s.reasoning) > 1 {
+				wr.rep.Lose(model.LossUnfaithful, "thinking", "thinking blocks of one response joined into one reasoning_content", e.Loc)
+			}
+			s.thinkRests = append(s.thinkRests, agentRest(wr.rest(s, e, signed, "text"), e))
 		}
 	case model.KindAgent:
 		s = wr.agentStep(e)
@@ -153,10 +207,22 @@ func (wr *Writer) add(e *model.Event, ch usage.Change) {
 			s.closed = true
 			s = wr.agentStep(e)
 		}
+		wr.timed(s, e)
 		s.texts = append(s.texts, e.Text)
-		wr.parts(s, e)
+		kept := wr.parts(s, e)
+		if !wr.same {
+			if len(s.texts) > 1 {
+				wr.rep.Lose(model.LossUnfaithful, "agent", "texts of one response joined into one message", e.Loc)
+			}
+			carried := []string{"text"}
+			if kept {
+				carried = append(carried, "parts")
+			}
+			s.textRests = append(s.textRests, agentRest(wr.rest(s, e, false, carried...), e))
+		}
 	case model.KindToolCall:
 		s = wr.agentStep(e)
+		wr.timed(s, e)
 		wr.call(s, e)
 	case model.KindToolResult:
 		wr.result(e)
@@ -164,14 +230,24 @@ func (wr *Writer) add(e *model.Event, ch usage.Change) {
 	case model.KindUser:
 		s = wr.newStep("user", e)
 		s.message = e.Text
-		wr.parts(s, e)
+		kept := wr.parts(s, e)
 		if e.Usage != nil && !e.Usage.IsZero() {
-			wr.rep.Add(model.LossDroppedField, "token usage on a user step (metrics are agent-only)", e.Loc)
+			wr.rep.Lose(model.LossDroppedField, "usage", "token usage on a user step (metrics are agent-only)", e.Loc)
 		}
 		s.closed = true
+		if !wr.same {
+			carried := []string{"text"}
+			if kept {
+				carried = append(carried, "parts")
+			}
+			s.ownRest = wr.rest(s, e, false, carried...)
+		}
 	case model.KindTodos:
-		wr.todos(e)
-		return
+		if wr.same {
+			wr.todos(e)
+			return
+		}
+		s = wr.systemStep(e)
 	default:
 		s = wr.systemStep(e)
 	}
@@ -190,15 +266,77 @@ func (wr *Writer) grow(s *step, e *model.Event) {
 
 // parts keeps a message's v1.6 content parts, which earlier versions
 // flatten to text.
-func (wr *Writer) parts(s *step, e *model.Event) {
+func (wr *Writer) parts(s *step, e *model.Event) bool {
 	if len(e.Parts) == 0 || !isParts(e.Parts) {
-		return
+		return false
 	}
 	if wr.ver >= 6 {
 		s.parts = e.Parts
+		return true
+	}
+	if wr.same {
+		wr.rep.LoseRemedy(model.LossDroppedField, e.Kind.String()+".parts", "message content parts flattened to text (need ATIF-v1.6)", e.Loc, "write --atif-version 1.6 to keep them")
+	}
+	return false
+}
+
+// timed gives s the time of e, its first event with one.
+func (wr *Writer) timed(s *step, e *model.Event) {
+	if s.time == "" {
+		s.time = e.Time
+	}
+}
+
+// rest is the rest of e (model.RestOf) in step s: what the step's own
+// fields do not say of e. Every event carries its kind's fields (and
+// those named in carried); its time, model and message id when they are
+// the step's; its signature when signed.
+func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) json.RawMessage {
+	carried = append(carried, "call.name")
+	if s.time != s.timeOf {
+		s.timeOf, s.stepTime = s.time, stepTime(s.time)
+	}
+	if e.Time == s.stepTime {
+		carried = append(carried, "time")
+	}
+	switch {
+	case e.Model == s.model && (s.source == "agent" || e.Model == ""):
+		// (Only an agent step has a model_name.)
+		carried = append(carried, "model")
+	case e.Model == "":
+		carried = append(carried, "-model") // not the step's
+	}
+	// A message id a reader made up stays in the rest: the reader of the
+	// step would make up another, per step, and a response whose events
+	// are in several steps (cut by a sub-agent's start) is one message.
+	switch {
+	case e.MessageID == s.msgID:
+		carried = append(carried, "message_id")
+	case e.MessageID == "":
+		carried = append(carried, "-message_id") // not the step's
+	}
+	if signed {
+		carried = append(carried, "signature")
+	}
+	if e.Usage == nil {
+		carried = append(carried, "-usage") // not the step's metrics
+	}
+	return model.RestOf(e, carried...)
+}
+
+// resultRest is the rest of the result e in step s: its call id, error
+// and status come back from the step (source_call_id, orphan_call_id,
+// tool_errors, tool_statuses, original_call_ids), its content from the
+// result's.
+func (wr *Writer) resultRest(s *step, e *model.Event, r *result) {
+	if wr.same {
 		return
 	}
-	wr.rep.AddRemedy(model.LossDroppedField, "message content parts flattened to text (need ATIF-v1.6)", e.Loc, "write --atif-version 1.6 to keep them")
+	carried := []string{"result.call_id", "result.is_error", "result.status", "result.content"}
+	if len(r.parts) > 0 {
+		carried = append(carried, "result.raw")
+	}
+	r.rest = wr.rest(s, e, false, carried...)
 }
 
 // todos go in the last agent step still held, or a system step.
@@ -221,10 +359,19 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 	s := wr.newStep("system", e)
 	s.closed = true
 	s.message = systemMessage(e)
-	wr.parts(s, e)
+	kept := wr.parts(s, e)
 	if wr.same && (e.Kind == model.KindSystem || e.Kind == model.KindCompaction) {
 		// An ATIF system step: its extra comes back with restoreExtra.
 		return s
+	}
+	if !wr.same {
+		// The step's message is written for people; the rest gives the
+		// event back. A passthrough record is in extra.record already.
+		carried := []string{"raw"}
+		if kept {
+			carried = append(carried, "parts")
+		}
+		s.ownRest = wr.rest(s, e, false, carried...)
 	}
 	s.extra.SetString("event", e.Kind.String())
 	switch e.Kind {
@@ -254,6 +401,8 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 		if len(e.Raw) > 0 {
 			s.extra.Set("record", e.Raw)
 		}
+	case model.KindTodos:
+		s.extra.SetAny("todos", e.Todos)
 	}
 	return s
 }
@@ -281,6 +430,8 @@ func systemMessage(e *model.Event) string {
 		return e.Name
 	case model.KindPassthrough:
 		return "record " + e.RawType
+	case model.KindTodos:
+		return "todos"
 	}
 	return e.Text
 }
@@ -298,7 +449,10 @@ func (wr *Writer) usage(s *step, e *model.Event, ch usage.Change) {
 	id := e.MessageID
 	if id == "" {
 		id = "\x00step"
-	} else if s.msgID == "" && !model.SyntheticMessageID(id) && id != e.ID {
+		if !s.ledger.Empty() && !wr.same {
+			wr.rep.Lose(model.LossUnfaithful, "usage", "usage of events without a message id counted once for their step (one response)", e.Loc)
+		}
+	} else if s.msgID == "" && !model.SyntheticMessageID(id) {
 		s.msgID = id
 	}
 	s.ledger.AddUsage(id, *e.Usage)
@@ -317,7 +471,7 @@ func (wr *Writer) call(s *step, e *model.Event) {
 	}
 	if id == "" {
 		id = fmt.Sprintf("call_%d_%d", wr.written+len(wr.held), len(s.calls)+1)
-		wr.rep.Add(model.LossSynthesized, "tool_call_id for a call without an id", e.Loc)
+		wr.rep.Lose(model.LossSynthesized, "tool_call.call.id", "tool_call_id for a call without an id", e.Loc)
 	}
 	if taken(id) {
 		n := 2
@@ -343,20 +497,29 @@ func (wr *Writer) call(s *step, e *model.Event) {
 		if len(args) > 0 && string(args) != "null" {
 			wrapped := model.Fields{{Key: "input", Value: args}}
 			args = model.MustJSON(wrapped)
-			wr.rep.Add(model.LossDroppedField, "non-object tool input wrapped as {\"input\": ...}", e.Loc)
+			if wr.same {
+				wr.rep.Lose(model.LossDroppedField, "tool_call.call.input", "non-object tool input wrapped as {\"input\": ...}", e.Loc)
+			}
 		} else {
 			args = json.RawMessage("{}")
 		}
 	}
-	if e.Call.Summary != "" && len(e.Call.Input) == 0 {
+	if e.Call.Summary != "" && len(e.Call.Input) == 0 && wr.same {
 		s.extra.SetString("rlog_args", e.Call.Summary)
 	}
 	tc := toolCall{id: id, name: e.Call.Name, args: args}
+	if !wr.same {
+		carried := []string{"call.id"}
+		if len(e.Call.Input) > 0 && bytes.Equal(args, e.Call.Input) {
+			carried = append(carried, "call.input")
+		}
+		tc.rest = agentRest(wr.rest(s, e, false, carried...), e)
+	}
 	if x, ok := e.Extra.Get("tool_call.extra"); ok {
 		if wr.ver >= 7 {
 			tc.extra = x
 		} else {
-			wr.rep.AddRemedy(model.LossDroppedField, "tool call extra (needs ATIF-v1.7)", e.Loc, "write --atif-version 1.7 to keep it")
+			wr.rep.LoseRemedy(model.LossDroppedField, "tool_call.extra.tool_call.extra", "tool call extra (needs ATIF-v1.7)", e.Loc, "write --atif-version 1.7 to keep it")
 		}
 	}
 	s.calls = append(s.calls, tc)
@@ -370,9 +533,14 @@ func (wr *Writer) result(e *model.Event) {
 	if raw := e.Result.ContentRaw; len(raw) > 0 && raw[0] == '[' && isParts(raw) {
 		if wr.ver >= 6 {
 			r.parts = raw
-		} else {
-			wr.rep.AddRemedy(model.LossDroppedField, "content parts (images) flattened to text (need ATIF-v1.6)", e.Loc, "write --atif-version 1.6 to keep them")
+		} else if wr.same {
+			wr.rep.LoseRemedy(model.LossDroppedField, "tool_result.result.raw", "content parts (images) flattened to text (need ATIF-v1.6)", e.Loc, "write --atif-version 1.6 to keep them")
 		}
+	}
+	if raw := e.Result.ContentRaw; len(r.parts) == 0 && len(raw) > 0 && wr.same {
+		// A non-conformant file's object content: ATIF's is a string or
+		// content parts.
+		wr.rep.Lose(model.LossDroppedField, "tool_result.result.raw", "observation content that is not a string or content parts, written as its text", e.Loc)
 	}
 	if refs, ok := e.Extra.Get("subagent_trajectory_ref"); ok {
 		r.refs = wr.refs(refs, e.Loc)
@@ -386,6 +554,7 @@ func (wr *Writer) result(e *model.Event) {
 	if orig == "" && cur != nil && e.ID != "" && cur.srcID == e.ID {
 		// A result without a call id from the same source step (terminus-2
 		// writes these): it stays on that step.
+		wr.resultRest(cur, e, &r)
 		cur.results = append(cur.results, r)
 		wr.grow(cur, e)
 		return
@@ -421,6 +590,7 @@ func (wr *Writer) result(e *model.Event) {
 		wr.rep.Add(model.LossMoved, "observation moved back to the step of its tool call", e.Loc)
 	}
 	r.hasCall = true
+	wr.resultRest(s, e, &r)
 	s.results = append(s.results, r)
 	if s.source == "agent" && s == cur {
 		// Text after the results starts a new model turn.
@@ -450,7 +620,9 @@ func (wr *Writer) orphan(e *model.Event, r result) {
 	if s == nil || s.source != "system" || s.closed || orig != "" {
 		s = wr.newStep("system", e)
 		s.message = ""
+		s.orphans = true
 	}
+	wr.resultRest(s, e, &r)
 	s.closed = true
 	wr.grow(s, e)
 	if orig != "" {
@@ -491,10 +663,10 @@ func (wr *Writer) refs(raw json.RawMessage, loc model.Loc) json.RawMessage {
 		ref.Set("extra", model.MustJSON(x))
 		if _, ok := ref.Get("session_id"); !ok {
 			ref.SetString("session_id", "unknown")
-			wr.rep.Add(model.LossSynthesized, "subagent_trajectory_ref session_id \"unknown\" (required before ATIF-v1.7)", loc)
+			wr.rep.Lose(model.LossSynthesized, "tool_result.extra.subagent_trajectory_ref", "subagent_trajectory_ref session_id \"unknown\" (required before ATIF-v1.7)", loc)
 		}
 		list[i] = ref
-		wr.rep.AddRemedy(model.LossMoved, "subagent_trajectory_ref trajectory_id moved to the reference's extra (an ATIF-v1.7 field)", loc, "write --atif-version 1.7 to keep it in place")
+		wr.rep.LoseRemedy(model.LossMoved, "tool_result.extra.subagent_trajectory_ref", "subagent_trajectory_ref trajectory_id moved to the reference's extra (an ATIF-v1.7 field)", loc, "write --atif-version 1.7 to keep it in place")
 	}
 	if !changed {
 		return raw

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,8 +70,16 @@ type Writer struct {
 	// that change or appear later go in final_metrics.extra.
 	rootExtra model.Fields
 	rootKeys  map[string]bool // atif.* root keys written at the start
-	// totalsWritten is set when the JSONL header has final_metrics.
-	totalsWritten bool
+	// totalsWritten and costWritten are set when the JSONL header has
+	// final_metrics with the totals, the cost.
+	totalsWritten, costWritten bool
+	// totalsStated is set when the totals in the JSONL header are the
+	// source's own, which it states only at its end (a reading before
+	// this one found them: Options.TotalsStated), not made up.
+	totalsStated bool
+	// madeUp names the required values written without a source value
+	// (root extra.made_up), which the reader takes back out.
+	madeUp []string
 
 	held      []*step            // steps not written yet, oldest first
 	spare     []*step            // written steps kept for reuse (recycle)
@@ -141,13 +150,10 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		wr.begin(h)
 	}
 	wr.add(e, wr.ledger.Add(e))
-	switch {
-	case e.Kind == model.KindPassthrough:
-	case wr.same:
+	if wr.same && e.Kind != model.KindPassthrough {
 		wr.restoreExtra(e)
-	default:
-		wr.rep.DropExtras(e)
 	}
+	// Otherwise the event's extra fields are in its rest.
 	wr.release(false)
 	return wr.err
 }
@@ -160,8 +166,12 @@ func (wr *Writer) End(h *model.Header) error {
 	}
 	wr.release(true)
 	if wr.written == 0 {
-		wr.held = append(wr.held, &step{source: "system", message: "empty session"})
-		wr.rep.Add(model.LossSynthesized, "a system step (ATIF needs at least one step)", model.Loc{})
+		// Not the source's: a writer from another format says so (an
+		// event of its own that is none), and the reader leaves it out.
+		wr.held = append(wr.held, &step{source: "system", message: "empty session", orphans: !wr.same})
+		if wr.same {
+			wr.rep.Lose(model.LossSynthesized, "system", "a system step (ATIF needs at least one step)", model.Loc{})
+		}
 		wr.release(true)
 	}
 	wr.end()
@@ -235,7 +245,10 @@ func eventSize(e *model.Event) int {
 func (wr *Writer) begin(h *model.Header) {
 	wr.begun = true
 	wr.h = h
-	wr.same = h.SourceFormat == Name || h.SourceFormat == NameJSONL
+	// A session first read from ATIF (not one an ATIF file holds that was
+	// written from another format) has its ATIF fields to restore.
+	first, _ := h.First()
+	wr.same = first == Name || first == NameJSONL
 	var b jsonw.Buf
 	o := b.Begin()
 	if wr.jsonl {
@@ -245,6 +258,7 @@ func (wr *Writer) begin(h *model.Header) {
 	sessionID := h.ID
 	if sessionID == "" {
 		sessionID = "unknown"
+		wr.madeUp = append(wr.madeUp, "id")
 		wr.rep.Add(model.LossSynthesized, "session_id \"unknown\" (the source has none)", model.Loc{})
 	}
 	o.Str("session_id", sessionID)
@@ -254,6 +268,7 @@ func (wr *Writer) begin(h *model.Header) {
 		started := h.Started
 		if started == "" {
 			started = wr.opt.Time().Format(time.RFC3339Nano)
+			wr.madeUp = append(wr.madeUp, "started")
 		}
 		o.Str("created_at", started)
 	}
@@ -275,11 +290,17 @@ func (wr *Writer) begin(h *model.Header) {
 		tot := h.Totals
 		if tot == nil && !wr.same {
 			tot = wr.opt.Totals // from a reading before this one
+			wr.totalsStated = tot != nil && wr.opt.TotalsStated
 		}
-		if tot != nil {
+		if tot != nil || h.CostUSD != nil {
+			var sum model.Usage
+			if tot != nil {
+				sum = *tot
+				wr.totalsWritten = true
+			}
 			o.Key("final_metrics")
-			wr.finalMetrics(&b, *tot, true, false, nil)
-			wr.totalsWritten = true
+			wr.finalMetrics(&b, sum, tot != nil, false, nil)
+			wr.costWritten = h.CostUSD != nil
 		}
 		o.End()
 		b.WriteByte('\n')
@@ -296,12 +317,14 @@ func (wr *Writer) agent(b *jsonw.Buf, h *model.Header) {
 	name := h.AgentName
 	if name == "" {
 		name = "unknown"
+		wr.madeUp = append(wr.madeUp, "agent")
 		wr.rep.Add(model.LossSynthesized, "agent.name \"unknown\"", model.Loc{})
 	}
 	a.Str("name", name)
 	version := h.AgentVersion
 	if version == "" {
 		version = "unknown"
+		wr.madeUp = append(wr.madeUp, "agent_version")
 		wr.rep.Add(model.LossSynthesized, "agent.version \"unknown\" (required by ATIF)", model.Loc{})
 	}
 	a.Str("version", version)
@@ -313,7 +336,7 @@ func (wr *Writer) agent(b *jsonw.Buf, h *model.Header) {
 			if k == "extra" || k == "tool_definitions" && wr.ver >= 5 {
 				a.Raw(k, f.Value)
 			} else {
-				wr.rep.Add(model.LossDroppedField, "agent field "+k, model.Loc{})
+				wr.rep.Lose(model.LossDroppedField, "header.extra."+f.Key, "agent field "+k, model.Loc{})
 			}
 		}
 	}
@@ -330,15 +353,33 @@ func rootKey(key string, ver int) (string, bool) {
 	return k, ver >= 7 && (k == "trajectory_id" || k == "subagent_trajectories") || k == "continued_trajectory_ref"
 }
 
+// headerSubject is the loss subject of a root extra key.
+func headerSubject(key string) string {
+	switch key {
+	case "repo_sha", "branch", "cwd", "prompt", "outcome":
+		return "header." + key
+	case "started_at":
+		return "header.started"
+	case "ended_at":
+		return "header.ended"
+	case "source_format", "source_version", "made_up":
+		return ""
+	}
+	return "header.extra." + key
+}
+
 // headerExtra is root extra: the header fields ATIF has no place for;
 // report says to report what a lower version moves there.
 func (wr *Writer) headerExtra(h *model.Header, report bool) model.Fields {
 	var extra model.Fields
-	if !wr.same && h.SourceFormat != "" {
-		extra.SetString("source_format", h.SourceFormat)
-		if h.SourceVersion != "" {
-			extra.SetString("source_version", h.SourceVersion)
+	if format, version := h.First(); format != "" && !wr.same {
+		extra.SetString("source_format", format)
+		if version != "" {
+			extra.SetString("source_version", version)
 		}
+	}
+	if len(wr.madeUp) > 0 {
+		extra.SetAny("made_up", wr.madeUp)
 	}
 	for _, kv := range [][2]string{{"repo_sha", h.RepoSHA}, {"branch", h.Branch}, {"cwd", h.Cwd}, {"prompt", h.Prompt}, {"started_at", h.Started}, {"ended_at", h.Ended}} {
 		if kv[1] != "" {
@@ -356,7 +397,7 @@ func (wr *Writer) headerExtra(h *model.Header, report bool) model.Fields {
 				extra.Set(strings.TrimPrefix(f.Key, "atif."), f.Value)
 			}
 			if _, root7 := rootKey(f.Key, 7); root7 && wr.ver < 7 && report {
-				wr.rep.AddRemedy(model.LossMoved, "root field "+strings.TrimPrefix(f.Key, "atif.")+" moved to extra (an ATIF-v1.7 field)", model.Loc{}, "write --atif-version 1.7 to keep it in place")
+				wr.rep.LoseRemedy(model.LossMoved, "header.extra."+f.Key+", header.extra."+strings.TrimPrefix(f.Key, "atif."), "root field "+strings.TrimPrefix(f.Key, "atif.")+" moved to extra (an ATIF-v1.7 field)", model.Loc{}, "write --atif-version 1.7 to keep it in place")
 			}
 		default:
 			extra.Set(f.Key, f.Value)
@@ -378,10 +419,16 @@ func (wr *Writer) end() {
 	tot, haveTot := model.Totals(h, &wr.ledger)
 	if wr.jsonl {
 		for _, f := range late {
-			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (known only after the steps; ATIF-JSONL writes its header first)", model.Loc{})
+			wr.rep.Lose(model.LossDroppedField, headerSubject(f.Key), "header field "+f.Key+" (known only after the steps; ATIF-JSONL writes its header first)", model.Loc{})
+		}
+		if v, ok := h.Extra.Get("final_metrics.total_steps"); ok && wr.same {
+			wr.rep.Lose(model.LossDroppedField, "header.extra.final_metrics.total_steps", "final_metrics.total_steps "+string(v)+" (ATIF-JSONL has no final_metrics after the steps)", model.Loc{})
+		}
+		if h.CostUSD != nil && !wr.costWritten {
+			wr.rep.Lose(model.LossDroppedField, "header.cost", "final_metrics.total_cost_usd: the source's cost, stated after its events (ATIF-JSONL writes its header first)", model.Loc{})
 		}
 		if h.Totals != nil && !wr.totalsWritten {
-			wr.rep.Add(model.LossDroppedField, "final_metrics: the source's totals, stated after its events (ATIF-JSONL writes its header first; the steps' metrics add up)", model.Loc{})
+			wr.rep.Lose(model.LossDroppedField, "header.totals", "final_metrics: the source's totals, stated after its events (ATIF-JSONL writes its header first; the steps' metrics add up)", model.Loc{})
 		}
 		return
 	}
@@ -404,9 +451,14 @@ func (wr *Writer) end() {
 func (wr *Writer) finalMetrics(b *jsonw.Buf, tot model.Usage, haveTot, steps bool, late model.Fields) {
 	h := wr.h
 	fm := b.Begin()
+	wroteTotals := false
 	if haveTot {
 		keys := h.TotalsKeys
-		has := func(k string) bool { return !wr.same || keys == "" || strings.Contains(","+keys+",", ","+k+",") }
+		has := func(k string) bool {
+			ok := !wr.same || keys == "" || strings.Contains(","+keys+",", ","+k+",")
+			wroteTotals = wroteTotals || ok
+			return ok
+		}
 		if has("total_prompt_tokens") {
 			fm.Int("total_prompt_tokens", tot.Prompt())
 		}
@@ -420,16 +472,23 @@ func (wr *Writer) finalMetrics(b *jsonw.Buf, tot model.Usage, haveTot, steps boo
 	if h.CostUSD != nil {
 		fm.Float("total_cost_usd", *h.CostUSD)
 	}
-	if steps {
+	if _, had := h.Extra.Get("final_metrics.total_steps"); steps && (had || !wr.same) {
+		// An ATIF source without it gets none.
 		fm.Int("total_steps", int64(wr.written))
 	}
 	var extra model.Fields
 	if haveTot && tot.CacheCreate != 0 {
 		extra.SetAny("cache_creation_input_tokens", tot.CacheCreate)
 	}
+	if wroteTotals && h.Totals == nil && !wr.totalsStated {
+		// The steps' sum, which Harbor wants: the source states none.
+		extra.SetAny("made_up", []string{"totals"})
+	}
 	for _, f := range h.Extra {
 		k, ok := strings.CutPrefix(f.Key, "final_metrics.")
 		switch {
+		case ok && k == "total_steps" && steps && string(f.Value) != strconv.Itoa(wr.written):
+			wr.rep.Lose(model.LossUnfaithful, "header.extra."+f.Key, "final_metrics.total_steps counts the steps written, not the source's "+string(f.Value), model.Loc{})
 		case !ok || k == "total_steps":
 		case k == "extra":
 			xf, _ := model.ParseFields(f.Value)
@@ -455,15 +514,16 @@ func (wr *Writer) finalMetrics(b *jsonw.Buf, tot model.Usage, haveTot, steps boo
 func (wr *Writer) writeStep(s *step) {
 	wr.written++
 	id := wr.written
-	if s.origStep != 0 && s.origStep != int64(id) {
-		wr.rep.Add(model.LossRenumbered, "step_id renumbered 1..N", s.loc)
+	if s.origStep != 0 && s.origStep != int64(id) && wr.same {
+		// From another format, each event's number is in its rest.
+		wr.rep.Lose(model.LossRenumbered, "*.step", "step_id renumbered 1..N", s.loc)
 	}
 	b := &wr.stepBuf // reused: written out before the next is built
 	b.Reset()
 	if !wr.jsonl && id > 1 {
 		b.WriteByte(',')
 	}
-	encodeStep(b, s, id, wr.ver, wr.rep)
+	encodeStep(b, s, id, wr.ver, wr.rep, wr.same)
 	if wr.jsonl {
 		b.WriteByte('\n')
 	}
@@ -472,8 +532,24 @@ func (wr *Writer) writeStep(s *step) {
 
 // normalizeTime makes a timestamp acceptable to Harbor (Python
 // fromisoformat): at most 6 fraction digits. Other invalid values are
-// dropped and reported.
-func normalizeTime(ts string, loc model.Loc, rep *model.Report) string {
+// dropped and reported. The events of a step written from another format
+// keep their own times in their rests: only an ATIF source loses what is
+// cut.
+func normalizeTime(ts string, loc model.Loc, rep *model.Report, same bool) string {
+	out := stepTime(ts)
+	switch {
+	case out == ts || !same:
+	case out == "":
+		rep.Lose(model.LossDroppedField, "*.time", "timestamp that is not ISO 8601", loc)
+	default:
+		rep.Lose(model.LossTruncated, "*.time", "timestamp precision beyond microseconds", loc)
+	}
+	return out
+}
+
+// stepTime is ts as a step's timestamp: at most 6 fraction digits, and ""
+// when it is not ISO 8601.
+func stepTime(ts string) string {
 	if ts == "" {
 		return ""
 	}
@@ -484,11 +560,9 @@ func normalizeTime(ts string, loc model.Loc, rep *model.Report) string {
 		}
 		if end-dot-1 > 6 {
 			ts = ts[:dot+7] + ts[end:]
-			rep.Add(model.LossTruncated, "timestamp precision beyond microseconds", loc)
 		}
 	}
 	if !ValidTimestamp(ts) {
-		rep.Add(model.LossDroppedField, "timestamp that is not ISO 8601", loc)
 		return ""
 	}
 	return ts
@@ -496,10 +570,10 @@ func normalizeTime(ts string, loc model.Loc, rep *model.Report) string {
 
 // encodeStep writes one step: its message, the agent's fields, the
 // observation and the metrics.
-func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report) {
+func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same bool) {
 	o := b.Begin()
 	o.Int("step_id", int64(id))
-	if ts := normalizeTime(st.time, st.loc, rep); ts != "" {
+	if ts := normalizeTime(st.time, st.loc, rep, same); ts != "" {
 		o.Str("timestamp", ts)
 	}
 	o.Str("source", st.source)
@@ -534,10 +608,60 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report) {
 	if st.msgID != "" {
 		stepExtra.SetString("message_id", st.msgID)
 	}
+	if events := stepRests(st); events != nil {
+		stepExtra.Set("rests", events)
+	}
 	if len(stepExtra) > 0 {
 		o.Raw("extra", model.MustJSON(stepExtra))
 	}
 	o.End()
+}
+
+// stepRests is the step's extra.rests: the rest of each event the step
+// was made of (model.RestOf), in the order the reader makes events of the
+// step (its own event, or its thinking, text and calls; then its
+// results), with null for a system step that has no event of its own.
+// nil when the source is ATIF.
+func stepRests(st *step) json.RawMessage {
+	var list []json.RawMessage
+	if st.source == "agent" {
+		u, counted := st.usageOf()
+		for _, r := range st.thinkRests {
+			list = append(list, r.json(u, counted))
+		}
+		for _, r := range st.textRests {
+			list = append(list, r.json(u, counted))
+		}
+		for _, c := range st.calls {
+			if c.rest.raw != nil {
+				list = append(list, c.rest.json(u, counted))
+			}
+		}
+	} else if st.ownRest != nil || st.orphans {
+		own := st.ownRest
+		if own == nil {
+			own = json.RawMessage("null")
+		}
+		list = append(list, own)
+	}
+	for _, r := range st.results {
+		if r.rest != nil {
+			list = append(list, r.rest)
+		}
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, r := range list {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(r)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
 }
 
 // encodeAgent writes an agent step's model, reasoning and tool calls.
@@ -619,7 +743,7 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 					errIDs = append(errIDs, r.callID)
 				}
 				if len(r.extra) > 0 {
-					rep.AddRemedy(model.LossDroppedField, "observation result extra (needs ATIF-v1.7)", st.loc, "write --atif-version 1.7 to keep it")
+					rep.LoseRemedy(model.LossDroppedField, "tool_result.extra.result.extra", "observation result extra (needs ATIF-v1.7)", st.loc, "write --atif-version 1.7 to keep it")
 				}
 			}
 		}
@@ -671,7 +795,9 @@ func (wr *Writer) restoreExtra(e *model.Event) {
 	}
 	for _, f := range e.Extra {
 		switch {
-		case f.Key == "subagent_trajectory_ref", f.Key == "result.extra", f.Key == "tool_call.extra", f.Key == "tool_errors", f.Key == "atif.observation":
+		case f.Key == "atif.observation":
+			wr.rep.Lose(model.LossUnfaithful, e.Kind.String()+".extra."+f.Key, "a non-conformant observation (without results[]) written as results[]", e.Loc)
+		case f.Key == "subagent_trajectory_ref", f.Key == "result.extra", f.Key == "tool_call.extra", f.Key == "tool_errors":
 			// Handled with the call or result.
 		case strings.HasPrefix(f.Key, "atif."):
 			k := strings.TrimPrefix(f.Key, "atif.")
@@ -681,10 +807,10 @@ func (wr *Writer) restoreExtra(e *model.Event) {
 				s.fields.Set(k, f.Value)
 			case known && min > wr.ver:
 				s.extra.Set(k, f.Value)
-				wr.rep.AddRemedy(model.LossMoved, "step field "+k+" moved to step extra (not in this ATIF version)", e.Loc, fmt.Sprintf("write --atif-version 1.%d to keep it in place", min))
+				wr.rep.LoseRemedy(model.LossMoved, e.Kind.String()+".extra."+f.Key+", "+e.Kind.String()+".extra."+k, "step field "+k+" moved to step extra (not in this ATIF version)", e.Loc, fmt.Sprintf("write --atif-version 1.%d to keep it in place", min))
 			default:
 				s.extra.Set(k, f.Value)
-				wr.rep.Add(model.LossMoved, "step field "+k+" moved to step extra (not in this ATIF version)", e.Loc)
+				wr.rep.Lose(model.LossMoved, e.Kind.String()+".extra."+f.Key+", "+e.Kind.String()+".extra."+k, "step field "+k+" moved to step extra (not in this ATIF version)", e.Loc)
 			}
 		case strings.HasPrefix(f.Key, "metrics."):
 			k := strings.TrimPrefix(f.Key, "metrics.")
@@ -693,9 +819,9 @@ func (wr *Writer) restoreExtra(e *model.Event) {
 			case known && min <= wr.ver && s.source == "agent":
 				s.metricExtra.Set(k, f.Value)
 			case known && min > wr.ver:
-				wr.rep.AddRemedy(model.LossDroppedField, "metrics field "+k, e.Loc, fmt.Sprintf("write --atif-version 1.%d to keep it", min))
+				wr.rep.LoseRemedy(model.LossDroppedField, e.Kind.String()+".extra."+f.Key, "metrics field "+k, e.Loc, fmt.Sprintf("write --atif-version 1.%d to keep it", min))
 			default:
-				wr.rep.Add(model.LossDroppedField, "metrics field "+k, e.Loc)
+				wr.rep.Lose(model.LossDroppedField, e.Kind.String()+".extra."+f.Key, "metrics field "+k, e.Loc)
 			}
 		default:
 			s.extra.Set(f.Key, f.Value)

@@ -334,31 +334,56 @@ func TestWriteFromOtherSourceChainsParents(t *testing.T) {
 	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	// The entries, as Claude Code and ccusage read them.
+	type entry struct {
+		Type       string
+		UUID       string
+		ParentUUID *string
+		Message    struct{ ID string }
+	}
+	var entries []entry
+	for _, l := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		var e entry
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.UUID != "" {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) != 5 {
+		t.Fatalf("got %d entries:\n%s", len(entries), out.String())
+	}
+	for i := 1; i < len(entries); i++ {
+		if p := entries[i].ParentUUID; p == nil || *p != entries[i-1].UUID {
+			t.Errorf("entry %d parent %v, want %q", i, p, entries[i-1].UUID)
+		}
+	}
+	if entries[1].Message.ID == "" || entries[1].Message.ID != entries[2].Message.ID {
+		t.Errorf("agent text and tool call should share one synthesized message id: %q %q", entries[1].Message.ID, entries[2].Message.ID)
+	}
+	// Read back, the session is the source's: no made-up ids, its @end
+	// (a system entry of the file) as a lifecycle event.
 	var c model.Collector
-	if err := claude.Read(&out, &c, &model.Report{}); err != nil {
+	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
 		t.Fatal(err)
 	}
 	ev := c.Session.Events
-	if len(ev) != 4 {
-		t.Fatalf("got %d events:\n%s", len(ev), out.String())
+	if len(ev) != 5 || ev[4].Kind != model.KindLifecycle || ev[4].Name != "end" || ev[1].ID != "" || ev[1].MessageID != "" {
+		t.Fatalf("read back %+v", ev)
 	}
-	for i := 1; i < len(ev); i++ {
-		if ev[i].ParentID != ev[i-1].ID || ev[i].ID == "" {
-			t.Errorf("event %d parent %q, want %q", i, ev[i].ParentID, ev[i-1].ID)
-		}
-	}
-	if ev[1].MessageID == "" || ev[1].MessageID != ev[2].MessageID {
-		t.Errorf("agent text and tool call should share one synthesized message id: %q %q", ev[1].MessageID, ev[2].MessageID)
-	}
-	var l model.Ledger
+	// Counted by the usage rule, as the source counts: its two events
+	// without a message id, of one request (the same input, the output
+	// growing), are one message.
+	var l, src model.Ledger
 	for i := range ev {
 		l.Add(&ev[i])
 	}
-	if got := l.Total(); got.Output != 5 || got.Input != 1 {
-		t.Errorf("usage of the one response counted wrong: %+v", got)
+	for i := range s.Events {
+		src.Add(&s.Events[i])
 	}
-	if rep.Find(model.LossDroppedEvent, "lifecycle marker") == nil {
-		t.Errorf("dropped @end not reported:\n%s", rep.Text())
+	if got, want := l.Total(), src.Total(); got != want || want.Output != 5 {
+		t.Errorf("usage read back: %+v, the source's %+v", got, want)
 	}
 }
 
@@ -379,6 +404,10 @@ func TestBadInputNeverPanics(t *testing.T) {
 func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"type":"user","uuid":"u","message":{"role":"user","content":"x"}}`))
 	f.Add([]byte(`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"n","input":{}}],"usage":{"input_tokens":1}}}`))
+	// Written from another format: the session record and an entry's rests.
+	f.Add([]byte(`{"type":"session-source","source":{"format":"rlog","agent":"a","started":"","made_up":["userType"]}}` + "\n" +
+		`{"parentUuid":null,"isSidechain":false,"type":"system","subtype":"lifecycle","content":"@start","uuid":"u1","timestamp":"2025-01-01T00:00:00.000Z","rests":"[{\"kind\":\"lifecycle\",\"name\":\"start\",\"unset\":[\"id\"]}]"}` + "\n" +
+		`{"type":"session-source","end":{"ended":"","made_up":["sessionId"]}}`))
 	seeds := []string{"../testdata/fixtures/claude/edge-cases.jsonl"}
 	if root, ok := corpus.Find(); ok {
 		seeds = append(seeds, filepath.Join(root, "claude-code-jsonl/claude-code-log-fixtures/edge_cases.jsonl"))
@@ -455,8 +484,14 @@ func TestWriteForConsumers(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
+	var entries strings.Builder // the entries, without the session record
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if !strings.Contains(l, `"type":"session-source"`) {
+			entries.WriteString(l)
+		}
+	}
 	for _, bad := range []string{`"sessionId":""`, `"model":""`, `"version":""`, `"cwd":""`, `"gitBranch":""`, `rlog-ls-import`, `mini-prophet`} {
-		if strings.Contains(text, bad) {
+		if strings.Contains(entries.String(), bad) {
 			t.Errorf("output has %s:\n%s", bad, text)
 		}
 	}
@@ -512,4 +547,62 @@ func TestTodosOnlyEntry(t *testing.T) {
 	if !jsonEqual(bytes.TrimSpace(out.Bytes()), bytes.TrimSpace([]byte(line))) {
 		t.Errorf("written back as\n%s\nwant\n%s", out.Bytes(), line)
 	}
+}
+
+// TestSessionIsTheOneTheFileHolds: a continued session's transcript starts
+// with entries of the session it continues; the header names the session
+// the file holds (its name when that is one of its sessions, else the
+// most frequent), and the predecessor's entries keep their own sessionId,
+// so Claude -> Claude writes every entry's id back.
+func TestSessionIsTheOneTheFileHolds(t *testing.T) {
+	const held, before = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b", "3b0c6f4e-1d2a-4e8b-9c7d-6a5b4c3d2e1f"
+	src, err := os.ReadFile("../testdata/fixtures/claude/continued.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, want string }{
+		{"", held}, // standard input: no name
+		{"continued.jsonl", held},
+		{held + ".jsonl", held},
+		{before + ".jsonl", before}, // Claude Code names a transcript after its session
+	} {
+		var c model.Collector
+		if tc.name == "" {
+			err = claude.Read(bytes.NewReader(src), &c, &model.Report{})
+		} else {
+			p := filepath.Join(dir, tc.name)
+			if err := os.WriteFile(p, src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			err = claude.ReadFile(p, &c, &model.Report{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Session.Header.ID != tc.want {
+			t.Errorf("%q: session %s, want %s", tc.name, c.Session.Header.ID, tc.want)
+		}
+		var b bytes.Buffer
+		if err := claude.Write(&b, &c.Session, &model.Report{}, model.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := sessionIDs(t, b.Bytes()); got != sessionIDs(t, src) {
+			t.Errorf("%q: claude -> claude session ids\n%s\nwant\n%s", tc.name, got, sessionIDs(t, src))
+		}
+	}
+}
+
+// sessionIDs lists the sessionId of each entry of a transcript.
+func sessionIDs(t *testing.T, b []byte) string {
+	t.Helper()
+	var out []string
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var e struct{ SessionID string }
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e.SessionID)
+	}
+	return strings.Join(out, "\n")
 }

@@ -7,6 +7,7 @@ package claude
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -53,6 +54,9 @@ func (rd *Reader) Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
+	if err := st.closeInline(model.Event{}); err != nil {
+		return err
+	}
 	return sink.End(h)
 }
 
@@ -87,8 +91,11 @@ func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) err
 		return f, filepath.ToSlash(name), err
 	}}
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
-	st := &state{h: h, sink: sink, rep: rep, rd: rd}
+	st := &state{h: h, sink: sink, rep: rep, rd: rd, fileName: filepath.Base(path)}
 	if err := st.readStream(r, ""); err != nil {
+		return err
+	}
+	if err := st.closeInline(model.Event{}); err != nil {
 		return err
 	}
 	ids := make([]string, 0, len(files))
@@ -134,6 +141,13 @@ type state struct {
 	// file names the transcript being read in locations, "" for the main
 	// one.
 	file string
+	// fileName is the main transcript's file name, "" when it is read
+	// without one (standard input).
+	fileName string
+	// task and taskType are the last Task call of the main conversation
+	// and its sub-agent type; inline the call whose sub-agent's inline
+	// sidechain entries are being read (see inlineSidechain).
+	task, taskType, inline string
 	// seen records header keys already taken from an entry, so an empty
 	// gitBranch on the first entry is not replaced by a later one.
 	seen map[string]bool
@@ -144,8 +158,12 @@ type state struct {
 
 func (st *state) readStream(r io.Reader, agent string) error {
 	lr := jsonl.NewReader(r)
+	next := lr.Next
+	if st.depth == 0 {
+		next = st.nameSession(lr)
+	}
 	for {
-		line, n, err := lr.Next()
+		line, n, err := next()
 		if err == io.EOF {
 			return nil
 		}
@@ -168,6 +186,7 @@ type ent struct {
 	hasParent, sidechain, meta                bool
 	message, todos                            []byte
 	statuses                                  []byte // toolResultStatus, this writer's
+	rests                                     []byte // this writer's, from another format
 	extra                                     model.Fields
 }
 
@@ -200,6 +219,8 @@ func (st *state) entry(line []byte, n int, agent string) error {
 			e.todos = v
 		case resultStatusKey:
 			e.statuses = v
+		case restsKey:
+			e.rests = st.ix.Copy(v)
 		default:
 			key := string(name)
 			if headerKeys[key] {
@@ -218,7 +239,7 @@ func (st *state) entry(line []byte, n int, agent string) error {
 	if !st.ix.InputValidUTF8() {
 		st.rep.InvalidUTF8(line, loc)
 	}
-	if st.h.Started == "" && e.ts != "" {
+	if st.h.Started == "" && e.ts != "" && !st.seen["started"] {
 		st.h.Started = e.ts
 	}
 	if e.ts != "" {
@@ -228,6 +249,11 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		e.agentID = agent
 	}
 	base := model.Event{Time: e.ts, ID: e.uuid, ParentID: e.parent, AgentID: e.agentID, Sidechain: e.sidechain, Meta: e.meta, Loc: loc}
+	if st.depth == 0 && (e.typ == "user" || e.typ == "assistant") {
+		if err := st.inlineSidechain(&e, base); err != nil {
+			return err
+		}
+	}
 	switch e.typ {
 	case "user":
 		return st.user(&e, base, line, n)
@@ -235,6 +261,9 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		return st.assistant(&e, base, line, n)
 	case "system":
 		return st.system(&e, base)
+	case SessionRecord:
+		st.sessionRecord(&e)
+		return nil
 	case "summary":
 		ev := base
 		ev.Kind = model.KindSystem
@@ -270,6 +299,9 @@ func (st *state) headerField(key string, v []byte, e *ent) {
 	case "gitBranch":
 		dst = &st.h.Branch
 	default:
+		if st.seen["made:"+key] {
+			return // the writer's, not the session's
+		}
 		if _, have := st.h.Extra.Get(key); !have {
 			st.h.Extra.SetString(key, s)
 			return
@@ -359,6 +391,7 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 	// Entry-level extras (toolUseResult among them) go on the first event of
 	// the entry; writers regroup events by entry ID.
 	events[0].Extra = concatFields(e.extra, events[0].Extra)
+	events = st.applyRests(e, events, false, base)
 	for i := range events {
 		if err := st.emitSplicing(&events[i]); err != nil {
 			return err
@@ -527,12 +560,118 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 		st.h.Model = events[0].Model
 	}
 	events[0].Extra = concatFields(e.extra, events[0].Extra)
+	events = st.applyRests(e, events, false, base)
 	for i := range events {
+		if c := events[i].Call; c != nil && c.Name == "Task" && !e.sidechain {
+			st.task, st.taskType = c.ID, ""
+			if args := c.Args(); args != nil {
+				st.taskType, _ = args.String("subagent_type")
+			}
+		}
 		if err := st.emit(&events[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// inlineSidechainHint marks the sub-agent events the reader makes around
+// inline sidechain entries: a Claude Code writer leaves them out, as
+// Claude Code has no record for them.
+const inlineSidechainHint = "_inline_sidechain"
+
+// inlineSidechain frames the sidechain entries a transcript holds inline
+// (Claude Code 1.x wrote a Task's sub-agent turns in the main transcript,
+// isSidechain true, without an agentId) with sub-agent events, as the
+// transcripts of its own spliced in: a start before the first, naming the
+// Task call that launched it, and a done before the next entry of the
+// main conversation. The sub-agent's turns keep their flag.
+func (st *state) inlineSidechain(e *ent, base model.Event) error {
+	switch {
+	case e.sidechain && e.agentID == "" && st.inline == "":
+		id := st.task
+		if id == "" {
+			id = "sidechain"
+		}
+		st.inline = id
+		return st.frame(base, "started", st.taskType)
+	case !e.sidechain && st.inline != "":
+		return st.closeInline(base)
+	}
+	return nil
+}
+
+// closeInline ends the inline sidechain being read.
+func (st *state) closeInline(base model.Event) error {
+	if st.inline == "" {
+		return nil
+	}
+	err := st.frame(base, "done", "")
+	st.inline, st.task = "", ""
+	return err
+}
+
+func (st *state) frame(base model.Event, status, typ string) error {
+	ev := model.Event{Kind: model.KindSubagent, Time: base.Time, Sidechain: true, Loc: base.Loc,
+		Subagent: &model.Subagent{ID: st.inline, Type: typ, Status: status}}
+	ev.Extra.Set(inlineSidechainHint, []byte("true"))
+	return st.emit(&ev)
+}
+
+// applyRests gives the events of an entry this package's writer wrote from
+// another format what the entry does not hold of them (model.RestOf, in
+// the entry's rests key). own says the first is the entry's own event
+// (a system entry's), whatever kind the reader made of it.
+func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.Event) []model.Event {
+	if e.rests == nil {
+		return events
+	}
+	// The writer writes the list as a string (see Writer.entryTail).
+	list := e.rests
+	if s, ok := jsonscan.String(list); ok {
+		list = []byte(s)
+	}
+	var rests []json.RawMessage
+	if json.Unmarshal(list, &rests) != nil {
+		st.rep.Add(model.LossMalformed, restsKey+" is not a list", base.Loc)
+		return events
+	}
+	if own && len(events) > 0 {
+		events[0].Name = "" // the entry's subtype, not the event's
+	}
+	return model.ApplyRests(events, rests, own, base, func(err error) {
+		st.rep.Add(model.LossMalformed, restsKey+": "+err.Error(), base.Loc)
+	})
+}
+
+// sessionRecord reads this package's writer's session record: the header
+// fields of a session written from another format that Claude Code's
+// entries have no key for.
+func (st *state) sessionRecord(e *ent) {
+	for _, part := range []string{"source", "end"} {
+		v, ok := e.extra.Get(part)
+		if !ok {
+			continue
+		}
+		f, err := model.ApplySource(st.h, v)
+		if err != nil {
+			continue
+		}
+		if st.seen == nil {
+			st.seen = map[string]bool{}
+		}
+		if _, ok := f.Get("agent_version"); ok {
+			st.seen["version"] = true // not the entries' version, which is Claude Code's
+		}
+		if _, ok := f.Get("started"); ok {
+			st.seen["started"] = true // not the first entry's time
+		}
+		for _, k := range model.MadeUp(f) {
+			if k, ok := strings.CutPrefix(k, "extra."); ok {
+				st.seen["made:"+k] = true // the entries' is the writer's
+			}
+		}
+	}
 }
 
 // AssistantEvents turns an Anthropic assistant message (Claude Code entry
@@ -653,7 +792,13 @@ func (st *state) system(e *ent, base model.Event) error {
 		}
 	}
 	ev.Extra = e.extra
-	return st.emit(&ev)
+	events := st.applyRests(e, []model.Event{ev}, true, base)
+	for i := range events {
+		if err := st.emit(&events[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // block splits a content block into its type and its other fields. The
@@ -795,6 +940,83 @@ func parseTodos(v []byte) []model.Todo {
 		return nil
 	})
 	return out
+}
+
+// Session naming reads this much of a transcript's head, at most: lines
+// and bytes.
+const headLines, headBytes = 256, 8 << 20
+
+// nameSession reads the head of the main transcript to name the session
+// it holds (see transcriptSession), sets the header's id to it, and
+// returns the lines in order, the head's first. The header's id is never
+// taken from an entry after that: an entry of another session keeps its
+// own sessionId.
+func (st *state) nameSession(lr *jsonl.Reader) func() ([]byte, int, error) {
+	type read struct {
+		line []byte
+		n    int
+		err  error
+	}
+	var head []read
+	var ids []string
+	size := 0
+	for len(head) < headLines && size < headBytes {
+		line, n, err := lr.Next()
+		if err != nil && !errors.Is(err, jsonl.ErrLineTooLong) {
+			head = append(head, read{nil, n, err})
+			break
+		}
+		line = bytes.Clone(line)
+		size += len(line)
+		head = append(head, read{line, n, err})
+		jsonscan.Object(line, func(k, v []byte) error {
+			if string(k) == "sessionId" {
+				if id, ok := jsonscan.String(v); ok && id != "" {
+					ids = append(ids, id)
+				}
+			}
+			return nil
+		})
+	}
+	if id := transcriptSession(st.fileName, ids); id != "" {
+		st.h.ID = id
+		if st.seen == nil {
+			st.seen = map[string]bool{}
+		}
+		st.seen["sessionId"] = true
+	}
+	return func() ([]byte, int, error) {
+		if len(head) == 0 {
+			return lr.Next()
+		}
+		r := head[0]
+		head[0] = read{}
+		head = head[1:]
+		return r.line, r.n, r.err
+	}
+}
+
+// transcriptSession is the session a transcript holds, given its file name
+// and the sessionIds of its first entries in order: the name's stem when
+// it is one of them (Claude Code names a transcript after its session),
+// else the most frequent, the last to appear on a tie. A continued session
+// starts with entries of the session it continues (its summary, a
+// compacted predecessor's messages), so the first entry's id is not the
+// file's. "" when no entry has one.
+func transcriptSession(fileName string, ids []string) string {
+	stem := strings.TrimSuffix(fileName, ".jsonl")
+	count := map[string]int{}
+	best := ""
+	for _, id := range ids {
+		if id == stem {
+			return stem
+		}
+		count[id]++
+		if count[id] >= count[best] {
+			best = id
+		}
+	}
+	return best
 }
 
 // fileSessionID returns the first sessionId found in the first lines of the

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -36,12 +37,20 @@ type Writer struct {
 	seq       int               // synthesized uuid counter
 	runMsgID  string            // synthesized message id of the current assistant run
 	runUsage  *model.Usage      // usage of the current run, to tell when a new response starts
+	runSrcID  string            // the made-up message id the run's events had, if any
+	srcID     string            // the last made-up message id of the source,
+	srcMsgID  string            // and the one written for it
 	lastTime  string            // the last timestamp written, for events without one
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused
 	line      bytes.Buffer      // the entry being built (flush)
 	err       error
+	// sourced is set once the session record is written (a session from
+	// another format); sourceExtra are the header extras it holds.
+	sourced     bool
+	sourceExtra map[string]bool
+	rests       []byte // an entry's rests, reused
 }
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
@@ -71,6 +80,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	}
 	wr.h = h
 	wr.setSeed(h, e)
+	if !wr.sourced && !wr.sameSource() {
+		wr.sourceRecord()
+	}
 	role := roleOf(e.Kind)
 	if e.Kind == model.KindPassthrough && strings.HasPrefix(e.RawType, "block:") {
 		if len(wr.pending) > 0 && e.ID != "" && wr.pending[0].ID == e.ID {
@@ -86,23 +98,33 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	}
 	wr.flush()
 	if role == "" {
-		wr.runMsgID, wr.runUsage = "", nil
+		wr.runMsgID, wr.runUsage, wr.runSrcID = "", nil, ""
 		wr.other(e)
 		return wr.err
 	}
 	if role == "user" {
-		wr.runMsgID, wr.runUsage = "", nil
-	} else if e.MessageID == "" && !wr.sameSource() {
+		wr.runMsgID, wr.runUsage, wr.runSrcID = "", nil, ""
+	} else if ownMessageID(e) == "" && !wr.sameSource() {
 		// One response without a message id: Claude Code and ccusage count
 		// usage once per message id, so the response's entries share one.
 		// A run of assistant events is one response until the usage shows
 		// another request, as the usage rule reads usage without ids
 		// (different input or cache counts; a growing output count is the
 		// same response streaming).
-		if wr.runMsgID == "" || e.Usage != nil && wr.runUsage != nil && !usage.SameRequest(wr.runUsage.Counts(), e.Usage.Counts()) {
+		// A message id a reader made up (rlog's lines of one response,
+		// which a result's line may come between) tells responses apart
+		// too, and keeps its own.
+		switch {
+		case e.MessageID != "" && e.MessageID == wr.srcID:
+			wr.runMsgID = wr.srcMsgID
+		case wr.runMsgID == "" || e.MessageID != wr.runSrcID || e.Usage != nil && wr.runUsage != nil && !usage.SameRequest(wr.runUsage.Counts(), e.Usage.Counts()):
 			wr.seq++
 			wr.runMsgID = "msg_" + wr.synthID("msg")
 			wr.rep.Add(model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
+		}
+		wr.runSrcID = e.MessageID
+		if e.MessageID != "" {
+			wr.srcID, wr.srcMsgID = e.MessageID, wr.runMsgID
 		}
 		if e.Usage != nil {
 			wr.runUsage = e.Usage
@@ -113,9 +135,24 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	return wr.err
 }
 
+// ownMessageID is e's message id when the source gave it one, not one a
+// reader made up to tie a response's events together.
+func ownMessageID(e *model.Event) string {
+	if model.SyntheticMessageID(e.MessageID) {
+		return ""
+	}
+	return e.MessageID
+}
+
 // sameSource reports whether the session was read from Claude Code JSONL,
 // whose own values are written back as they were.
-func (wr *Writer) sameSource() bool { return wr.h != nil && wr.h.SourceFormat == Name }
+func (wr *Writer) sameSource() bool {
+	if wr.h == nil {
+		return false
+	}
+	first, _ := wr.h.First()
+	return first == Name
+}
 
 // joins reports whether e belongs to the pending entry.
 func (wr *Writer) joins(e *model.Event, role string) bool {
@@ -137,11 +174,101 @@ func (wr *Writer) End(h *model.Header) error {
 	if wr.seed == "" {
 		wr.setSeed(h, &model.Event{})
 	}
+	if !wr.sourced && !wr.sameSource() {
+		wr.sourceRecord()
+	}
 	wr.flush()
+	if !wr.sameSource() {
+		wr.endRecord()
+	}
 	if wr.err != nil {
 		return wr.err
 	}
 	return wr.w.Flush()
+}
+
+// The session record (a record type of this package's own, as
+// Claude Code has summary and custom-title records) holds what a session
+// written from another format says that Claude Code's entries have no key
+// for: the format it came from, the agent, model and other header fields,
+// and at the end the totals, cost and outcome. Each entry of such a
+// session holds the rests of its events (model.RestOf) under restsKey.
+// Claude Code and ccusage pass over both.
+const (
+	// SessionRecord is the type of the session record.
+	SessionRecord = "session-source"
+	restsKey      = "rests"
+)
+
+// sourceRecord writes the session record's start: what the header says
+// when the first entry is written.
+func (wr *Writer) sourceRecord() {
+	wr.sourced = true
+	h := wr.h
+	b := &wr.line
+	b.Reset()
+	o := jsonw.Begin(b)
+	o.Str("type", SessionRecord)
+	// Entries hold the branch, directory, slug and user type; Claude
+	// Code's own agent and version need no saying.
+	omit := []string{"branch", "cwd", "extra.slug", "extra.userType"}
+	if h.AgentName == "claude-code" {
+		omit = append(omit, "agent")
+	}
+	if wr.version() == h.AgentVersion {
+		omit = append(omit, "agent_version")
+	}
+	var madeUp []string
+	if _, ok := h.Extra.String("userType"); !ok {
+		// Every entry gets one: the reader leaves it out of the header.
+		madeUp = []string{"extra.userType"}
+	}
+	wr.sourceExtra = map[string]bool{}
+	o.Raw("source", model.SourceOf(h, wr.sourceExtra, madeUp, omit...))
+	for _, f := range h.Extra {
+		wr.sourceExtra[f.Key] = true // not late, when the end comes
+	}
+	o.End()
+	wr.writeLine(b.Bytes())
+}
+
+// endRecord writes the session record's end: what the header says only
+// now, and which values the entries hold that the session has not.
+func (wr *Writer) endRecord() {
+	h := wr.h
+	b := &wr.line
+	b.Reset()
+	o := jsonw.Begin(b)
+	o.Str("type", SessionRecord)
+	var madeUp []string
+	if wr.sessionID != "" {
+		madeUp = append(madeUp, "id")
+	}
+	o.Raw("end", model.SourceEndOf(h, wr.sourceExtra, madeUp))
+	o.End()
+	wr.writeLine(b.Bytes())
+}
+
+// restOf is the rest of e written in an entry (model.RestOf): every field
+// but those the entry holds (carried), its time when the entry's timestamp
+// is its own, and the ids the writer made up for it.
+func (wr *Writer) restOf(e *model.Event, madeUUID bool, written string, carried ...string) json.RawMessage {
+	carried = append(carried, "agent_id", "meta")
+	if e.Sidechain || e.AgentID == "" {
+		carried = append(carried, "sidechain")
+	}
+	if e.Time == written {
+		// (Another spelling of the same instant, `…:03Z` written
+		// `…:03.000Z`, stays in the rest: an rlog source's ts= comes back
+		// as it was.)
+		carried = append(carried, "time")
+	}
+	if madeUUID {
+		carried = append(carried, "-id", "-parent")
+	} else {
+		carried = append(carried, "id", "parent")
+	}
+	return model.RestOf(e, carried...)
 }
 
 // synthID makes a deterministic id, different for each kind and counter
@@ -302,6 +429,11 @@ func (wr *Writer) version() string {
 	return ""
 }
 
+// entryKeys are the keys the writer writes on an entry itself.
+var entryKeys = map[string]bool{"parentUuid": true, "isSidechain": true, "agentId": true, "isMeta": true, "type": true, "message": true,
+	"uuid": true, "timestamp": true, "subtype": true, "content": true, "compactMetadata": true, "todos": true, resultStatusKey: true, restsKey: true,
+	"usage": true}
+
 var skipExtra = map[string]bool{"userType": true, "cwd": true, "sessionId": true, "version": true, "gitBranch": true, "slug": true}
 
 // timestamp returns the entry's timestamp in Claude Code's form (UTC, three
@@ -403,14 +535,38 @@ func parseTime(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// entryTail writes uuid, timestamp and the entry-level extras.
-func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, uuid string) {
+// entryTail writes uuid, timestamp and the entry-level extras, and for a
+// session from another format the rests of the entry's events (evs, the
+// first of them its own when own), carried naming what the entry holds of
+// each.
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, uuid string, evs []*model.Event, own bool, carried func(*model.Event) []string) {
 	o.Str("uuid", uuid)
-	if ts := wr.timestamp(e); ts != "" {
+	ts := wr.timestamp(e)
+	if ts != "" {
 		o.Str("timestamp", ts)
+	}
+	if !wr.sameSource() && len(evs) > 0 {
+		// As a string: ccusage takes a line with a "usage" object for one
+		// with a message's usage, and a rest may keep one (an SDK
+		// result's).
+		list := append(wr.rests[:0], '[')
+		for i, x := range evs {
+			if i > 0 {
+				list = append(list, ',')
+			}
+			list = append(list, wr.restOf(x, e.ID == "", ts, carried(x)...)...)
+		}
+		list = append(list, ']')
+		wr.rests = list
+		o.Str(restsKey, string(list))
 	}
 	for _, f := range e.Extra {
 		if skipExtra[f.Key] || strings.HasPrefix(f.Key, "_") || strings.HasPrefix(f.Key, "message.") || strings.HasPrefix(f.Key, "block.") {
+			continue
+		}
+		if entryKeys[f.Key] {
+			// A field of another format under a key the entry has
+			// already (an SDK message's own uuid): its rest keeps it.
 			continue
 		}
 		o.Raw(f.Key, f.Value)
@@ -468,7 +624,15 @@ func (wr *Writer) flush() {
 			}
 		}
 		writeResultStatuses(o, b, content)
-		wr.entryTail(o, first, uuid)
+		wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
+			c := []string{"kind", "text", "todos", "signature", "result.call_id", "result.is_error", "result.status"}
+			if r := x.Result; r != nil && len(r.ContentRaw) > 0 {
+				c = append(c, "result.raw")
+			} else {
+				c = append(c, "result.content")
+			}
+			return c
+		})
 	} else {
 		uuid := wr.entryHead(o, first, "assistant")
 		o.Key("message")
@@ -476,7 +640,7 @@ func (wr *Writer) flush() {
 		if name := pick(first.Model, wr.h.Model); name != "" {
 			m.Str("model", name)
 		}
-		msgID := first.MessageID
+		msgID := ownMessageID(first)
 		if msgID == "" {
 			msgID = wr.runMsgID
 		}
@@ -514,7 +678,22 @@ func (wr *Writer) flush() {
 		}
 		writeMessageExtra(m, first, !wr.sameSource())
 		m.End()
-		wr.entryTail(o, first, uuid)
+		written := pick(first.Model, wr.h.Model)
+		wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
+			c := []string{"kind", "text", "signature", "call.id", "call.name", "call.input"}
+			if ownMessageID(first) != "" {
+				c = append(c, "message_id")
+			} else if msgID != "" {
+				c = append(c, "-message_id")
+			}
+			if x.Model == "" || x.Model == written {
+				c = append(c, "model")
+			}
+			if x.Usage == nil {
+				c = append(c, "-usage") // not the entry's
+			}
+			return c
+		})
 	}
 	o.End()
 	wr.writeLine(b.Bytes())
@@ -658,28 +837,42 @@ func todoJSON(ts []model.Todo) []map[string]string {
 func (wr *Writer) other(e *model.Event) {
 	b := &wr.line
 	b.Reset()
+	same := wr.sameSource()
 	switch e.Kind {
 	case model.KindPassthrough:
-		if wr.h.SourceFormat == Name && len(e.Raw) > 0 {
+		if same && len(e.Raw) > 0 {
 			var c bytes.Buffer
 			jsonw.WriteCompact(&c, e.Raw)
 			wr.writeLine(c.Bytes())
 			return
 		}
-		wr.rep.DropEvent(e, "record "+e.RawType+" from "+wr.h.SourceFormat)
-		return
+		if same {
+			wr.rep.DropEvent(e, "record "+e.RawType+" from "+wr.h.SourceFormat)
+			return
+		}
+		// From another format: a system entry, whose rest holds the
+		// record.
 	case model.KindSubagent:
-		if e.Subagent != nil && e.Subagent.AgentID != "" && wr.h.SourceFormat == Name {
+		if _, framing := e.Extra.Get(inlineSidechainHint); framing && same {
+			// The reader's frame of inline sidechain entries: the
+			// entries are written as they were.
+			return
+		}
+		if e.Subagent != nil && e.Subagent.AgentID != "" && same {
 			if e.Subagent.Status == "started" {
-				wr.rep.Add(model.LossMoved, "sub-agent transcript written inline as isSidechain entries", e.Loc)
+				wr.rep.Lose(model.LossMoved, "subagent", "sub-agent transcript written inline as isSidechain entries", e.Loc)
 			}
 			return
 		}
-		wr.rep.Add(model.LossDroppedEvent, "subagent status (Claude Code keeps sub-agents in their own files)", e.Loc)
-		return
+		if same {
+			wr.rep.DropEvent(e, "subagent status (Claude Code keeps sub-agents in their own files)")
+			return
+		}
 	case model.KindLifecycle:
-		wr.rep.Add(model.LossDroppedEvent, "lifecycle marker", e.Loc)
-		return
+		if same {
+			wr.rep.DropEvent(e, "lifecycle marker")
+			return
+		}
 	case model.KindSystem:
 		if e.Name == "summary" {
 			wr.dropMessageKeys(e)
@@ -718,12 +911,21 @@ func (wr *Writer) other(e *model.Event) {
 	case model.KindComment:
 		o.Str("subtype", "informational")
 		o.Str("content", e.Text)
+	case model.KindLifecycle:
+		o.Str("subtype", "lifecycle")
+		o.Str("content", strings.TrimSpace("@"+e.Name+" "+e.Text))
+	case model.KindSubagent:
+		o.Str("subtype", "subagent")
+		o.Str("content", strings.TrimSpace("subagent "+e.Subagent.Type+" "+e.Subagent.Status+": "+e.Subagent.Summary))
+	case model.KindPassthrough:
+		o.Str("subtype", "record")
+		o.Str("content", "record "+e.RawType)
 	default:
 		o.Str("subtype", pick(e.Name, "informational"))
 		o.Str("content", e.Text)
 	}
 	wr.dropMessageKeys(e)
-	wr.entryTail(o, e, uuid)
+	wr.entryTail(o, e, uuid, []*model.Event{e}, true, func(*model.Event) []string { return nil })
 	o.End()
 	wr.writeLine(b.Bytes())
 }
@@ -737,10 +939,15 @@ var messageKeys = map[string]bool{"usage": true, "message": true}
 // dropMessageKeys removes the message keys from a system entry's source
 // fields (an SDK system message's own usage, say), reporting each.
 func (wr *Writer) dropMessageKeys(e *model.Event) {
+	if !wr.sameSource() {
+		// From another format, entryTail leaves them out and the entry's
+		// rest keeps them.
+		return
+	}
 	kept := e.Extra[:0:0]
 	for _, f := range e.Extra {
 		if messageKeys[f.Key] {
-			wr.rep.Add(model.LossDroppedField, e.Kind.String()+" field "+f.Key+" (Claude Code keeps it on user and assistant entries only)", e.Loc)
+			wr.rep.Lose(model.LossDroppedField, e.Kind.String()+".extra."+f.Key, e.Kind.String()+" field "+f.Key+" (Claude Code keeps it on user and assistant entries only)", e.Loc)
 			continue
 		}
 		kept = append(kept, f)

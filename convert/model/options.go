@@ -25,6 +25,10 @@ type Options struct {
 	// header first put them there (rlog's tokens_total_*, ATIF-JSONL's
 	// final_metrics).
 	Totals *Usage
+	// TotalsStated says Totals are what the source itself states
+	// (Header.Totals at its end), not its messages counted: a writer that
+	// marks totals it made up does not mark them.
+	TotalsStated bool
 }
 
 // ProducerName returns Producer or the default.

@@ -83,11 +83,22 @@ const MaxLocations = 5
 // when set, says how to avoid the loss ("write --atif-version 1.6 to keep
 // it").
 type Loss struct {
-	Kind      LossKind `json:"kind"`
-	Detail    string   `json:"detail"`
-	Count     int      `json:"count"`
-	Locations []Loc    `json:"locations,omitempty"`
-	Remedy    string   `json:"remedy,omitempty"`
+	Kind   LossKind `json:"kind"`
+	Detail string   `json:"detail"`
+	// Subject names what the loss changes in the session model's terms,
+	// for a program that checks a conversion: a header field
+	// (`header.branch`, `header.extra.mode`), the events of a kind
+	// (`thinking`), or one field of them (`tool_call.input`,
+	// `agent.extra.requestId`); `*` stands for any kind (`*.time`). A loss
+	// that changes several (a field moved from one key to another) names
+	// each, separated by ", ".
+	// docs/conversions.md lists them. "" for a loss that changes nothing
+	// the model holds (a malformed line, a value made up for the target
+	// that does not come back).
+	Subject   string `json:"subject,omitempty"`
+	Count     int    `json:"count"`
+	Locations []Loc  `json:"locations,omitempty"`
+	Remedy    string `json:"remedy,omitempty"`
 }
 
 // Report is what a conversion could not carry over. The zero value is ready
@@ -103,8 +114,8 @@ type Report struct {
 }
 
 type lossKey struct {
-	kind   LossKind
-	detail string
+	kind            LossKind
+	detail, subject string
 }
 
 // Add records one occurrence.
@@ -113,30 +124,84 @@ func (r *Report) Add(kind LossKind, detail string, loc Loc) { r.AddN(kind, detai
 // AddRemedy records one occurrence of a loss that the user can avoid, and
 // how: remedy is shown with the entry.
 func (r *Report) AddRemedy(kind LossKind, detail string, loc Loc, remedy string) {
-	if l := r.add(kind, detail, loc, 1); l != nil && l.Remedy == "" {
+	if l := r.add(kind, detail, "", loc, 1); l != nil && l.Remedy == "" {
 		l.Remedy = remedy
 	}
 }
 
 // AddN records n occurrences at one location.
-func (r *Report) AddN(kind LossKind, detail string, loc Loc, n int) { r.add(kind, detail, loc, n) }
+func (r *Report) AddN(kind LossKind, detail string, loc Loc, n int) { r.add(kind, detail, "", loc, n) }
 
-func (r *Report) add(kind LossKind, detail string, loc Loc, n int) *Loss {
+// Lose records one occurrence of a loss that changes subject (see
+// Loss.Subject).
+func (r *Report) Lose(kind LossKind, subject, detail string, loc Loc) {
+	r.LoseN(kind, subject, detail, loc, 1)
+}
+
+// LoseN records n occurrences at one location of a loss that changes
+// subject.
+func (r *Report) LoseN(kind LossKind, subject, detail string, loc Loc, n int) {
+	r.add(kind, detail, subject, loc, n)
+}
+
+// LoseRemedy is Lose for a loss the user can avoid, and how (remedy).
+func (r *Report) LoseRemedy(kind LossKind, subject, detail string, loc Loc, remedy string) {
+	if l := r.add(kind, detail, subject, loc, 1); l != nil && l.Remedy == "" {
+		l.Remedy = remedy
+	}
+}
+
+// Covers reports whether an entry's subject names subject, or a whole of
+// which subject is part (see SubjectCovers).
+func (r *Report) Covers(subject string) bool {
+	for _, l := range r.Losses {
+		if SubjectCovers(l.Subject, subject) {
+			return true
+		}
+	}
+	return false
+}
+
+// SubjectCovers reports whether the loss subject pattern names subject or
+// a whole of which it is part: `lifecycle` covers `lifecycle.name`,
+// `header.outcome` covers `header.outcome.success`, and a pattern starting
+// `*.` stands for every kind (`*.time` covers `agent.time`, not
+// `agent.extra.time`).
+func SubjectCovers(pattern, subject string) bool {
+	if pattern == "" {
+		return false
+	}
+	if one, more, ok := strings.Cut(pattern, ", "); ok {
+		// A loss that changes several things (a field moved from one key
+		// to another) names each.
+		return SubjectCovers(one, subject) || SubjectCovers(more, subject)
+	}
+	if rest, ok := strings.CutPrefix(pattern, "*."); ok {
+		_, after, found := strings.Cut(subject, ".")
+		if !found {
+			return false
+		}
+		pattern, subject = rest, after
+	}
+	return subject == pattern || strings.HasPrefix(subject, pattern+".")
+}
+
+func (r *Report) add(kind LossKind, detail, subject string, loc Loc, n int) *Loss {
 	if r == nil || n <= 0 {
 		return nil
 	}
 	if r.index == nil {
 		r.index = make(map[lossKey]int)
 		for i, l := range r.Losses {
-			r.index[lossKey{l.Kind, l.Detail}] = i
+			r.index[lossKey{l.Kind, l.Detail, l.Subject}] = i
 		}
 	}
-	k := lossKey{kind, detail}
+	k := lossKey{kind, detail, subject}
 	i, ok := r.index[k]
 	if !ok {
 		i = len(r.Losses)
 		r.index[k] = i
-		r.Losses = append(r.Losses, &Loss{Kind: kind, Detail: detail})
+		r.Losses = append(r.Losses, &Loss{Kind: kind, Detail: detail, Subject: subject})
 	}
 	l := r.Losses[i]
 	l.Count += n
@@ -205,10 +270,10 @@ func (r *Report) MergeIn(o *Report, file string) {
 			if file != "" {
 				loc.File = file
 			}
-			last = r.add(l.Kind, l.Detail, loc, n)
+			last = r.add(l.Kind, l.Detail, l.Subject, loc, n)
 		}
 		if len(l.Locations) == 0 {
-			last = r.add(l.Kind, l.Detail, Loc{}, l.Count)
+			last = r.add(l.Kind, l.Detail, l.Subject, Loc{}, l.Count)
 		}
 		if last != nil && last.Remedy == "" {
 			last.Remedy = l.Remedy
@@ -253,7 +318,11 @@ func (r *Report) Text() string {
 	}
 	fmt.Fprintf(&b, "%s%d events, %d losses of %d %s\n", dir, r.Events, r.Total(), r.Kinds(), kinds)
 	for _, l := range r.Losses {
-		fmt.Fprintf(&b, "  %s: %s ×%d", l.Kind, l.Detail, l.Count)
+		fmt.Fprintf(&b, "  %s: %s", l.Kind, l.Detail)
+		if l.Subject != "" {
+			fmt.Fprintf(&b, " [%s]", l.Subject)
+		}
+		fmt.Fprintf(&b, " ×%d", l.Count)
 		if len(l.Locations) > 0 {
 			locs := make([]string, len(l.Locations))
 			for i, loc := range l.Locations {
@@ -299,13 +368,31 @@ func (r *Report) DropExtras(e *Event) {
 			continue
 		}
 		if f.Key == "message.usage" && e.Usage != nil {
-			for _, k := range usageBeyondCounters(f.Value, *e.Usage) {
-				r.Add(LossDroppedField, e.Kind.String()+" field message.usage."+k, e.Loc)
+			beyond := usageBeyondCounters(f.Value, *e.Usage)
+			for _, k := range beyond {
+				r.Lose(LossDroppedField, e.Kind.String()+".extra.message.usage", e.Kind.String()+" field message.usage."+k, e.Loc)
+			}
+			if len(beyond) == 0 && !allCounters(f.Value) {
+				r.Lose(LossUnfaithful, e.Kind.String()+".extra.message.usage", e.Kind.String()+" message.usage, written back with all four counters", e.Loc)
 			}
 			continue
 		}
-		r.Add(LossDroppedField, e.Kind.String()+" field "+f.Key, e.Loc)
+		r.Lose(LossDroppedField, e.Kind.String()+".extra."+f.Key, e.Kind.String()+" field "+f.Key, e.Loc)
 	}
+}
+
+// allCounters reports whether a usage object has the four counters a
+// writer writes back from the event's usage.
+func allCounters(raw []byte) bool {
+	n := 0
+	jsonscan.Members(raw, func(k, v []byte) error {
+		switch string(k) {
+		case "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
+			n++
+		}
+		return nil
+	})
+	return n == 4
 }
 
 // usageBeyondCounters lists the members of an Anthropic usage object that u
@@ -348,7 +435,7 @@ func (r *Report) DropHeaderExtras(h *Header, carried ...string) {
 		if len(f.Key) > 0 && f.Key[0] == '_' || slices.Contains(carried, f.Key) {
 			continue
 		}
-		r.Add(LossDroppedField, "header field "+f.Key, Loc{})
+		r.Lose(LossDroppedField, "header.extra."+f.Key, "header field "+f.Key, Loc{})
 	}
 }
 
@@ -372,7 +459,7 @@ func (r *Report) DropEvent(e *Event, detail string) {
 	if was, ok := e.Extra.String(passthroughKey); ok {
 		r.retract(LossPassthrough, was, e.Loc)
 	}
-	r.Add(LossDroppedEvent, detail, e.Loc)
+	r.Lose(LossDroppedEvent, e.Kind.String(), detail, e.Loc)
 }
 
 // retract takes one occurrence at loc back from the entry (kind, detail).

@@ -123,3 +123,39 @@ func TestDropExtrasReportsOnlyWhatIsLost(t *testing.T) {
 		t.Errorf("got %s\nwant %s", strings.Join(got, "; "), want)
 	}
 }
+
+func TestSubjectCovers(t *testing.T) {
+	for _, c := range []struct {
+		pattern, subject string
+		want             bool
+	}{
+		{"header.branch", "header.branch", true},
+		{"header.outcome", "header.outcome.success", true},
+		{"header.outcome", "header.outcomes", false},
+		{"lifecycle", "lifecycle.name", true},
+		{"*.time", "agent.time", true},
+		{"*.time", "agent.extra.time", false},
+		{"*.time", "time", false},
+		{"*.extra", "user.extra.requestId", true},
+		{"", "agent", false},
+		{"header.extra.atif.x, header.extra.x", "header.extra.x", true},
+		{"header.extra.atif.x, header.extra.x", "header.extra.atif.x", true},
+		{"header.extra.atif.x, header.extra.x", "header.extra.y", false},
+	} {
+		if got := SubjectCovers(c.pattern, c.subject); got != c.want {
+			t.Errorf("SubjectCovers(%q, %q) = %v", c.pattern, c.subject, got)
+		}
+	}
+	var r Report
+	r.Lose(LossDroppedField, "agent.extra.requestId", "agent field requestId", Loc{Line: 3})
+	r.Lose(LossDroppedField, "agent.extra.requestId", "agent field requestId", Loc{Line: 4})
+	r.Add(LossDroppedField, "agent field requestId", Loc{Line: 5}) // another entry: no subject
+	var o Report
+	o.MergeIn(&r, "sub.jsonl")
+	if !o.Covers("agent.extra.requestId") || o.Covers("agent.extra") || o.Losses[0].Count != 2 || len(o.Losses) != 2 {
+		t.Errorf("merged: %+v", o.Losses[0])
+	}
+	if j := string(o.JSON()); !strings.Contains(j, `"subject":"agent.extra.requestId"`) {
+		t.Errorf("JSON: %s", j)
+	}
+}

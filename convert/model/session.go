@@ -40,6 +40,11 @@ type Header struct {
 	// its version string (`ATIF-v1.6`, `mini-swe-agent-1`, `rlog/1`, ...).
 	SourceFormat  string
 	SourceVersion string
+	// Origin and OriginVersion name the format the session was first read
+	// from when the source was written by rlog-ls from another (an ATIF
+	// file written from an rlog says so in its extra); "" otherwise.
+	Origin        string
+	OriginVersion string
 
 	// Extra holds every other header-level field, in source order, under the
 	// source's own key names.
@@ -48,6 +53,16 @@ type Header struct {
 	// TotalsKeys is, for an ATIF source, which of final_metrics' token
 	// counters it wrote (as Form.Keys for a step's).
 	TotalsKeys string
+}
+
+// First is the format the session was first read from and its version:
+// Origin when the source says it was written from another format, else
+// SourceFormat.
+func (h *Header) First() (format, version string) {
+	if h.Origin != "" {
+		return h.Origin, h.OriginVersion
+	}
+	return h.SourceFormat, h.SourceVersion
 }
 
 // Outcome is how a session ended.
@@ -95,9 +110,10 @@ func (u Usage) Max(o Usage) Usage {
 func (u Usage) Prompt() int64 { return u.Input + u.CacheRead + u.CacheCreate }
 
 // SyntheticMessagePrefix starts the message ids a reader makes up to tie
-// together lines of one response when the source names none (the rlog
-// reader's `rlog-line-N`). Writers do not write them.
-const SyntheticMessagePrefix = "rlog-line-"
+// together the events of one response when the source names none (the
+// rlog reader's `~rlog-line-N`, the ATIF reader's `~step-N`). Writers do
+// not write them.
+const SyntheticMessagePrefix = "~"
 
 // SyntheticMessageID reports whether id was made up by a reader.
 func SyntheticMessageID(id string) bool { return strings.HasPrefix(id, SyntheticMessagePrefix) }
@@ -208,6 +224,9 @@ type Form struct {
 	Inline bool
 	// Prefix is an rlog tool line's prefix other than t!: ("c").
 	Prefix string
+	// WholeInput marks an rlog call whose input was written whole, as
+	// input={…} (the reference converter's form), beside its arguments.
+	WholeInput bool
 	// Keys lists which of an ATIF step's optional token counters the
 	// source wrote ("prompt_tokens,completion_tokens", "," for none); ""
 	// when not recorded.

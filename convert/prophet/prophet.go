@@ -14,6 +14,7 @@
 package prophet
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -69,11 +70,22 @@ func (rd *reader) root(key string, v json.RawMessage) {
 	switch key {
 	case "trajectory_format":
 		h.SourceVersion, _ = jsonscan.String(v)
-		h.AgentVersion = strings.TrimPrefix(h.SourceVersion, "mini-prophet-v")
+		if h.Origin == "" {
+			// Written from another format, it is this package's writer's
+			// version, not the session's agent.
+			h.AgentVersion = strings.TrimPrefix(h.SourceVersion, "mini-prophet-v")
+		}
 	case "session_id":
 		h.ID, _ = jsonscan.String(v)
 	case "model":
 		h.Model, _ = jsonscan.String(v)
+	case "source", "source_end":
+		// This package's writer's, from another format: where the
+		// session came from, and the header fields the root has no key
+		// for.
+		if _, err := model.ApplySource(h, v); err != nil {
+			rd.rep.Add(model.LossMalformed, key+": "+err.Error(), model.Loc{Path: "$." + key})
+		}
 	default:
 		h.Extra.Set(key, v)
 	}
@@ -81,10 +93,49 @@ func (rd *reader) root(key string, v json.RawMessage) {
 
 func (rd *reader) emit(e *model.Event) error {
 	rd.rep.Events++
-	if rd.h.Started == "" && e.Time != "" {
+	if rd.h.Started == "" && e.Time != "" && rd.h.Origin == "" {
 		rd.h.Started = e.Time
 	}
 	return rd.sink.Event(rd.h, e)
+}
+
+// emitAll emits the events of one message, first giving them what this
+// package's writer kept of them in the message's extra.rests (a session
+// written from another format; model.ApplyRests).
+func (rd *reader) emitAll(events []model.Event, rests json.RawMessage, loc model.Loc) error {
+	if rests != nil {
+		var list []json.RawMessage
+		if json.Unmarshal(rests, &list) != nil {
+			rd.rep.Add(model.LossMalformed, "message extra.rests is not a list", loc)
+		} else {
+			base := model.Event{Loc: loc}
+			if len(events) > 0 {
+				// The message's usage is each of its events' (the rest of
+				// one that had none says so): the response's, on whichever
+				// line or block of it the source had it.
+				if u := events[0].Usage; u != nil {
+					for i := 1; i < len(events); i++ {
+						if events[i].Usage == nil {
+							c := *u
+							events[i].Usage = &c
+						}
+					}
+				}
+				events[0].Name = "" // the message's role, not the event's
+				base = events[0]
+				base.Call, base.Result, base.Text, base.ID = nil, nil, "", ""
+			}
+			events = model.ApplyRests(events, list, true, base, func(err error) {
+				rd.rep.Add(model.LossMalformed, "message extra.rests: "+err.Error(), loc)
+			})
+		}
+	}
+	for i := range events {
+		if err := rd.emit(&events[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // message reads one {key, message} entry.
@@ -112,6 +163,8 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 		ev.Time = rfc3339(ts)
 		extra.Delete("timestamp")
 	}
+	restList, _ := extra.Get("rests")
+	extra.Delete("rests")
 	switch role {
 	case "system":
 		ev.Kind = model.KindSystem
@@ -122,7 +175,7 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 			ev.Meta = true
 		}
 	case "assistant":
-		return rd.assistant(ev, m, extra, key, loc)
+		return rd.assistant(ev, m, extra, key, loc, restList)
 	case "tool":
 		ev.Kind = model.KindToolResult
 		id, _ := m.String("tool_call_id")
@@ -145,20 +198,29 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 		status, _ := extra.String("exit_status")
 		ok := status == "Submitted" || status == "submitted"
 		out.Success = &ok
+		if o, has := extra.Get("outcome"); has && json.Unmarshal(o, out) == nil {
+			// This package's writer's: the outcome as it was.
+			*out = model.Outcome{}
+			json.Unmarshal(o, out)
+			for _, k := range []string{"outcome", "exit_status", "submission"} {
+				extra.Delete(k)
+			}
+		}
 		rd.h.Outcome = out
 	default:
 		ev.Kind = model.KindSystem
 		ev.Name = role
 	}
 	ev.Extra = extra
-	return rd.emit(ev)
+	return rd.emitAll([]model.Event{*ev}, restList, loc)
 }
 
 // assistant reads an assistant message: an agent event with the turn's
 // usage, then one event per tool call.
-func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, loc model.Loc) error {
+func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, loc model.Loc, restList json.RawMessage) error {
 	ev.Kind = model.KindAgent
-	ev.MessageID = key
+	// Without one, the message's key ties its events together, made up.
+	ev.MessageID = model.SyntheticMessagePrefix + key
 	if id, ok := extra.String("message_id"); ok && id != "" {
 		ev.MessageID = id
 	}
@@ -185,14 +247,12 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 		extra.Delete(k)
 	}
 	ev.Extra = extra
-	if err := rd.emit(ev); err != nil {
-		return err
-	}
+	events := []model.Event{*ev}
 	tc, ok := m.Get("tool_calls")
 	if !ok || jsonscan.IsNull(tc) {
-		return nil
+		return rd.emitAll(events, restList, loc)
 	}
-	return jsonscan.Array(tc, func(j int, cb []byte) error {
+	err := jsonscan.Array(tc, func(j int, cb []byte) error {
 		cf, _ := model.ParseValidFields(cb)
 		call := &model.ToolCall{}
 		call.ID, _ = cf.String("id")
@@ -207,9 +267,13 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 				rd.rep.Add(model.LossMalformed, "tool call arguments are not JSON", loc)
 			}
 		}
-		ce := &model.Event{Kind: model.KindToolCall, Time: ev.Time, ID: key, MessageID: ev.MessageID, Model: ev.Model, Call: call, Loc: loc}
-		return rd.emit(ce)
+		events = append(events, model.Event{Kind: model.KindToolCall, Time: ev.Time, ID: key, MessageID: ev.MessageID, Model: ev.Model, Call: call, Loc: loc})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return rd.emitAll(events, restList, loc)
 }
 
 // rfc3339 turns mini-prophet's unix timestamp (a float, read from its
@@ -280,6 +344,10 @@ type Writer struct {
 	// carried are the header fields written elsewhere than the header
 	// (mini-swe-agent's exit status on the exit message): not dropped.
 	carried []string
+	// idWritten and modelWritten are set when the root's head has them;
+	// extraKeys are the header's extras the source object holds.
+	idWritten, modelWritten bool
+	extraKeys               map[string]bool
 }
 
 // NewWriter returns a streaming mini-prophet writer (a model.Sink).
@@ -304,8 +372,65 @@ func (wr *Writer) flush(b []byte) {
 func (wr *Writer) begin(h *model.Header) {
 	wr.begun = true
 	wr.h = h
-	wr.same = h.SourceFormat == Name
-	wr.flush([]byte(`{"messages":[`))
+	origin, _ := h.First()
+	wr.same = origin == Name
+	if wr.same {
+		wr.flush([]byte(`{"messages":[`))
+		return
+	}
+	// From another format, what the header says goes first, so that a
+	// reader knows it before the messages: the session id and model, and
+	// where the session came from with the header fields the root has no
+	// key for (the source object, which the reader gives back).
+	var b jsonw.Buf
+	o := b.Begin()
+	if h.ID != "" {
+		o.Str("session_id", h.ID)
+		wr.idWritten = true
+	}
+	if h.Model != "" {
+		o.Str("model", h.Model)
+		wr.modelWritten = true
+	}
+	wr.extraKeys = map[string]bool{}
+	o.Raw("source", model.SourceOf(h, wr.extraKeys, nil, "model"))
+	o.Key("messages")
+	b.WriteByte('[')
+	wr.flush(b.Bytes())
+}
+
+// rest is the rest of e in a message (model.RestOf): what the message
+// does not hold of it. A message's own time is its first event's.
+func (wr *Writer) rest(e *model.Event, time string, carried ...string) json.RawMessage {
+	if e.Time == time && rfc3339([]byte(unixTime(time))) == time {
+		// (The reader's spelling of it: another spelling of the instant
+		// stays in the rest.)
+		carried = append(carried, "time")
+	}
+	if e.ID == "" {
+		carried = append(carried, "-id") // not the message key
+	}
+	if e.Usage == nil {
+		carried = append(carried, "-usage") // not the message's
+	}
+	return model.RestOf(e, carried...)
+}
+
+// rests is a message's extra.rests.
+func rests(list []json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, r := range list {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if r == nil {
+			r = json.RawMessage("null")
+		}
+		b.Write(r)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
 }
 
 // Event implements model.Sink.
@@ -366,8 +491,8 @@ func (wr *Writer) End(h *model.Header) error {
 	o.Key("steps")
 	wr.steps(&b)
 	format := DefaultFormat
-	if wr.same && h.SourceVersion != "" {
-		format = h.SourceVersion
+	if _, version := h.First(); wr.same && version != "" {
+		format = version
 	}
 	o.Str("trajectory_format", format)
 	if wr.same {
@@ -375,13 +500,14 @@ func (wr *Writer) End(h *model.Header) error {
 			o.Raw(f.Key, f.Value)
 		}
 	} else {
-		if h.ID != "" {
+		if h.ID != "" && !wr.idWritten {
 			o.Str("session_id", h.ID)
 		}
-		if h.Model != "" {
+		if h.Model != "" && !wr.modelWritten {
 			o.Str("model", h.Model)
 		}
-		wr.rep.DropHeaderExtras(h, wr.carried...)
+		// What the header says only now, for the reader.
+		o.Raw("source_end", model.SourceEndOf(h, wr.extraKeys, nil, "outcome"))
 	}
 	o.End()
 	b.WriteByte('\n')
@@ -480,14 +606,61 @@ func (wr *Writer) writeTurn() {
 		case model.KindAgent:
 			texts = append(texts, x.Text)
 		case model.KindThinking:
-			wr.rep.Add(model.LossDroppedEvent, "thinking (mini-prophet has no reasoning field)", x.Loc)
+			if wr.same {
+				wr.rep.DropEvent(x, "thinking (mini-prophet has no reasoning field)")
+			}
 		case model.KindToolCall:
 			calls = append(calls, x)
 		}
-		ledger.Add(x)
-		if !wr.same {
-			wr.rep.DropExtras(x)
+		if x.Usage != nil && !x.Usage.IsZero() && x.MessageID == "" && !ledger.Empty() && !wr.same {
+			wr.rep.Lose(model.LossUnfaithful, "usage", "usage of a turn's events without a message id added up on its one message", x.Loc)
 		}
+		ledger.Add(x)
+	}
+	// The turn's usage: the message's, when the turn carries its id (a
+	// reader merges the turns of one message by id); otherwise what the
+	// turn adds to the session's count, so that a message whose turns
+	// carry no id counts once.
+	u, hasUsage := ledger.Total(), !ledger.Empty()
+	if id := first.MessageID; id == "" || id == first.ID || model.SyntheticMessageID(id) {
+		u, hasUsage = wr.turnGrew, wr.turnCounted
+	}
+	wr.turnGrew, wr.turnCounted = model.Usage{}, false
+	var restList []json.RawMessage
+	if !wr.same {
+		// The message's own event is the turn's first, its thinking or
+		// text (none: null, the reader leaves its empty one out); then the
+		// turn's other events (thinking, which the message has no field
+		// for, more texts) and its calls, each with what the message does
+		// not hold of it.
+		var own json.RawMessage
+		var others, callRests []json.RawMessage
+		msgID := first.MessageID
+		for i, x := range turn {
+			carried := []string{"model"}
+			if x.MessageID == msgID && !model.SyntheticMessageID(msgID) {
+				carried = append(carried, "message_id")
+			} else if x.MessageID == "" || model.SyntheticMessageID(x.MessageID) {
+				carried = append(carried, "-message_id") // not the message key
+			}
+			if x.Usage != nil && (!hasUsage || *x.Usage != u) {
+				// Not the message's usage (a message counted before this
+				// turn has what the turn adds): the event's own.
+				carried = append(carried, "+usage")
+			}
+			switch {
+			case i == 0 && x.Kind != model.KindToolCall:
+				if x.Kind == model.KindAgent && len(texts) == 1 {
+					carried = append(carried, "text")
+				}
+				own = wr.rest(x, first.Time, carried...)
+			case x.Kind == model.KindToolCall:
+				callRests = append(callRests, wr.rest(x, first.Time, append(carried, "call.id", "call.name", "call.input")...))
+			default:
+				others = append(others, wr.rest(x, first.Time, carried...))
+			}
+		}
+		restList = append(append([]json.RawMessage{own}, others...), callRests...)
 	}
 	clear(turn)
 	b := &wr.body // reused: written out before the next is built
@@ -500,15 +673,6 @@ func (wr *Writer) writeTurn() {
 	o.Key("extra")
 	xo := b.Begin()
 	xo.Raw("actions", actions)
-	// The turn's usage: the message's, when the turn carries its id (a
-	// reader merges the turns of one message by id); otherwise what the
-	// turn adds to the session's count, so that a message whose turns
-	// carry no id counts once.
-	u, hasUsage := ledger.Total(), !ledger.Empty()
-	if id := first.MessageID; id == "" || id == first.ID || model.SyntheticMessageID(id) {
-		u, hasUsage = wr.turnGrew, wr.turnCounted
-	}
-	wr.turnGrew, wr.turnCounted = model.Usage{}, false
 	if hasUsage {
 		xo.Int("prompt_tokens", u.Prompt())
 		xo.Int("completion_tokens", u.Output)
@@ -522,13 +686,15 @@ func (wr *Writer) writeTurn() {
 	if m := first.Model; m != "" && !wr.same {
 		xo.Str("model", m)
 	}
-	if id := first.MessageID; id != "" && id != first.ID && !model.SyntheticMessageID(id) {
+	if id := first.MessageID; id != "" && !model.SyntheticMessageID(id) {
 		xo.Str("message_id", id)
 	}
 	if wr.same {
 		for _, f := range first.Extra {
 			xo.Raw(f.Key, f.Value)
 		}
+	} else {
+		xo.Raw("rests", rests(restList))
 	}
 	xo.End()
 	o.End()
@@ -581,7 +747,7 @@ func (wr *Writer) other(e *model.Event) {
 		role = "U"
 		o.Str("role", "user")
 		o.Str("content", e.Text)
-		wr.extra(b, o, e)
+		wr.extra(b, o, e, "text")
 	case model.KindToolResult:
 		role = "T"
 		o.Str("role", "tool")
@@ -606,26 +772,33 @@ func (wr *Writer) other(e *model.Event) {
 				xo.Raw(f.Key, f.Value)
 			}
 		} else {
-			wr.rep.DropExtras(e)
+			xo.Raw("rests", rests([]json.RawMessage{wr.rest(e, e.Time, "result.call_id", "result.content", "result.is_error", "result.status")}))
 		}
 		xo.End()
 	case model.KindSystem:
 		role = "S"
 		o.Str("role", "system")
 		o.Str("content", e.Text)
-		wr.extra(b, o, e)
+		wr.extra(b, o, e, "text")
 	case model.KindLifecycle:
-		if e.Name != "end" || !wr.same {
-			wr.rep.Add(model.LossDroppedEvent, "lifecycle "+e.Name+" (no mini-prophet message)", e.Loc)
+		if e.Name == "end" && wr.same {
+			role = "O"
+			o.Str("role", "exit")
+			o.Str("content", e.Text)
+			wr.extra(b, o, e)
+			break
+		}
+		fallthrough
+	default:
+		if wr.same {
+			wr.rep.DropEvent(e, e.Kind.String()+" (no mini-prophet message)")
 			return
 		}
-		role = "O"
-		o.Str("role", "exit")
-		o.Str("content", e.Text)
+		// A system message for people; its rest gives the event back.
+		role = "S"
+		o.Str("role", "system")
+		o.Str("content", model.Describe(e))
 		wr.extra(b, o, e)
-	default:
-		wr.rep.DropEvent(e, e.Kind.String()+" (no mini-prophet message)")
-		return
 	}
 	o.End()
 	wr.message(strings.IndexByte(roles, role[0]), b.Bytes())
@@ -655,6 +828,10 @@ func (wr *Writer) exit(out *model.Outcome) {
 	}
 	xo.Str("exit_status", status)
 	xo.Str("submission", out.ResultText)
+	// The outcome as it was (its success may be unknown), and no event of
+	// its own: the reader makes the outcome of it, nothing else.
+	xo.Any("outcome", out)
+	xo.Raw("rests", []byte("[null]"))
 	xo.End()
 	o.End()
 	wr.message(strings.IndexByte(roles, 'O'), b.Bytes())
@@ -662,10 +839,7 @@ func (wr *Writer) exit(out *model.Outcome) {
 
 // extra writes a message's extra: its time and, from a mini-prophet
 // source, the fields it had.
-func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event) {
-	if !wr.same {
-		wr.rep.DropExtras(e)
-	}
+func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...string) {
 	var x model.Fields
 	if ts := unixTime(e.Time); ts != "" {
 		x.Set("timestamp", json.RawMessage(ts))
@@ -674,6 +848,8 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event) {
 		for _, f := range e.Extra {
 			x.Set(f.Key, f.Value)
 		}
+	} else {
+		x.Set("rests", rests([]json.RawMessage{wr.rest(e, e.Time, carried...)}))
 	}
 	if len(x) > 0 {
 		o.Raw("extra", model.MustJSON(x))

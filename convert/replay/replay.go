@@ -38,6 +38,10 @@ const PreviewLimit = 2000
 // Read streams a REPLAY.jsonl file.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name}
+	// made are the values this package's writer made up for a session
+	// from another format (its source object says which): not the
+	// session's.
+	var made []string
 	lr := jsonl.NewReader(r)
 	for {
 		line, n, err := lr.Next()
@@ -62,7 +66,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			continue
 		}
 		rep.InvalidUTF8(line, model.Loc{Line: n})
-		ev, ok := event(h, f, model.Loc{Line: n}, rep)
+		ev, ok := event(h, &made, f, model.Loc{Line: n}, rep)
 		if !ok {
 			continue
 		}
@@ -74,7 +78,25 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	return sink.End(h)
 }
 
-func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
+func event(h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
+	ev, ok := recordEvent(h, made, f, loc, rep)
+	if r, has := f.Get("rest"); has && ok && h.Origin != "" {
+		// This package's writer's, from another format: what the line
+		// does not hold of the event; null: the line is the writer's own
+		// (a SessionStart or SessionEnd REPLAY requires), no event.
+		if jsonscan.IsNull(r) {
+			return nil, false
+		}
+		ev.Name, ev.Step = "", 0
+		if err := model.ApplyRest(ev, r); err != nil {
+			rep.Add(model.LossMalformed, "rest: "+err.Error(), loc)
+		}
+	}
+	return ev, ok
+}
+
+// recordEvent is the event of one REPLAY line (ok false for none).
+func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
 	typ, _ := f.String("event")
 	t, _ := f.String("t")
 	ev := &model.Event{Time: t, Loc: loc}
@@ -108,11 +130,20 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		}
 		return out
 	}
+	if _, ok := f.Get("rest"); ok {
+		f = without(f, "rest")
+	}
 	switch typ {
 	case "ReplayHeader":
 		h.SourceVersion, _ = f.String("replay_version")
 		if v, ok := f.Get("replay_version"); ok {
 			h.SourceVersion = string(jsonscan.Copy(v))
+		}
+		if src, ok := f.Get("source"); ok {
+			// This package's writer's, from another format: the producer
+			// and time are the conversion's, not the session's.
+			sourceHeader(h, made, src, rep, loc)
+			return nil, false
 		}
 		if p, ok := f.String("producer"); ok {
 			h.Extra.SetString("producer", p)
@@ -120,6 +151,10 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		if c, ok := f.String("created_at"); ok {
 			h.Extra.SetString("created_at", c)
 		}
+		return nil, false
+	case sourceEnd:
+		b, _ := f.Copy().MarshalJSON()
+		sourceHeader(h, made, b, rep, loc)
 		return nil, false
 	case "SessionStart":
 		h.ID, _ = f.String("session_id")
@@ -134,6 +169,7 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		for _, fl := range rest("session_id", "model") {
 			h.Extra.Set(fl.Key, fl.Value)
 		}
+		model.Unmake(h, *made)
 		return ev, true
 	case "ToolCall":
 		ev.Kind = model.KindToolCall
@@ -211,6 +247,25 @@ func event(h *model.Header, f model.Fields, loc model.Loc, rep *model.Report) (*
 		rep.Passthrough(ev, "replay event "+typ)
 		return ev, true
 	}
+}
+
+// sourceEnd is the event of this package's writer's last line for a
+// session from another format: what its header says only at the end. A
+// REPLAY consumer ignores it, as any event it does not know.
+const sourceEnd = "SourceEnd"
+
+// sourceHeader reads the header fields this package's writer keeps for a
+// session from another format: the ReplayHeader's source object, and the
+// SourceEnd line. made gathers the values it names made up: SessionStart,
+// read after the source object, takes them out again.
+func sourceHeader(h *model.Header, made *[]string, raw []byte, rep *model.Report, loc model.Loc) {
+	f, err := model.ApplySource(h, raw)
+	if err != nil {
+		rep.Add(model.LossMalformed, "source: "+err.Error(), loc)
+		return
+	}
+	*made = append(*made, model.MadeUp(f)...)
+	model.Unmake(h, *made)
 }
 
 // messageEvent reads back a Message of this writer's for an event REPLAY
@@ -319,6 +374,16 @@ type Writer struct {
 	obj     canon.Object // the line being built, reused
 	buf     []byte
 	err     error
+	// other is set for a session from another format, whose lines carry
+	// the rests of their events; madeUp names the values the writer made
+	// up that the session has not, extraKeys the header extras the
+	// ReplayHeader's source object holds.
+	other     bool
+	madeUp    []string
+	extraKeys map[string]bool
+	// firstStart says the session's first event is a start event, which
+	// the SessionStart line holds; startDone that it has been met.
+	firstStart, startDone bool
 }
 
 type callRef struct{ id, t string }
@@ -361,10 +426,17 @@ func (wr *Writer) line(sourced bool) {
 	_, wr.err = wr.w.Write(wr.buf)
 }
 
-func (wr *Writer) start(h *model.Header, t string) {
+func (wr *Writer) start(h *model.Header, first *model.Event) {
 	wr.started = true
+	wr.h = h
+	origin, _ := h.First()
+	wr.other = origin != Name
+	t := ""
+	if first != nil {
+		t = first.Time
+	}
 	producer := wr.opt.ProducerName()
-	if h.SourceFormat == "rlog" {
+	if first, _ := h.First(); first == "rlog" {
 		// rlog keeps truncated output: hashes cannot be over the full value.
 		producer += " (truncated-source)"
 		wr.rep.Add(model.LossUnfaithful, "output_hash over truncated rlog text, not the full output", model.Loc{})
@@ -373,9 +445,35 @@ func (wr *Writer) start(h *model.Header, t string) {
 	hd.Reset()
 	hd.String("event", "ReplayHeader")
 	hd.Int("replay_version", 1)
-	hd.String("producer", producer)
 	created := wr.opt.Time().Format(time.RFC3339)
+	if !wr.other {
+		// A REPLAY source's own header, as it was.
+		if p, ok := h.Extra.String("producer"); ok {
+			producer = p
+		}
+		if c, ok := h.Extra.String("created_at"); ok {
+			created = c
+		}
+	}
+	hd.String("producer", producer)
 	hd.String("created_at", created)
+	if wr.other {
+		// Where the session came from, the header fields REPLAY has no
+		// place for, and the values SessionStart needs that the session
+		// has not, in an extension field consumers ignore.
+		if h.Started == "" {
+			wr.madeUp = append(wr.madeUp, "started")
+		}
+		if h.ID == "" {
+			wr.madeUp = append(wr.madeUp, "id")
+		}
+		if _, ok := h.Extra.Get("policy_bundle_id"); !ok {
+			wr.madeUp = append(wr.madeUp, "extra.policy_bundle_id")
+		}
+		wr.extraKeys = map[string]bool{}
+		hd.Raw("source", model.SourceOf(h, wr.extraKeys, wr.madeUp, "model", "started"))
+		wr.madeUp = wr.madeUp[:0]
+	}
 	wr.line(false)
 	ss := &wr.obj
 	ss.Reset()
@@ -384,7 +482,7 @@ func (wr *Writer) start(h *model.Header, t string) {
 	id := h.ID
 	if id == "" {
 		id = "unknown"
-		wr.rep.Add(model.LossSynthesized, "session_id \"unknown\"", model.Loc{})
+		wr.made("session_id \"unknown\"", model.Loc{})
 	}
 	ss.String("session_id", id)
 	if h.Model != "" {
@@ -393,7 +491,7 @@ func (wr *Writer) start(h *model.Header, t string) {
 	}
 	if _, ok := h.Extra.Get("policy_bundle_id"); !ok {
 		ss.String("policy_bundle_id", "unknown")
-		wr.rep.Add(model.LossSynthesized, "policy_bundle_id \"unknown\" (required, the source has none)", model.Loc{})
+		wr.made("policy_bundle_id \"unknown\" (required, the source has none)", model.Loc{})
 	}
 	for _, f := range h.Extra {
 		switch f.Key {
@@ -401,7 +499,31 @@ func (wr *Writer) start(h *model.Header, t string) {
 			ss.Raw(f.Key, f.Value)
 		}
 	}
+	if wr.other {
+		// The source's own start event, when it begins with one, is this
+		// line; otherwise the line is the writer's.
+		if first != nil && first.Kind == model.KindLifecycle && first.Name == "start" {
+			wr.firstStart = true
+			ss.Raw("rest", wr.rest(first))
+		} else {
+			ss.Raw("rest", []byte("null"))
+		}
+	}
 	wr.line(false)
+}
+
+// made reports a value the writer makes up, unless the source is a REPLAY
+// file, which had it already.
+func (wr *Writer) made(detail string, loc model.Loc) {
+	if wr.h.SourceFormat != Name {
+		wr.rep.Add(model.LossSynthesized, detail, loc)
+	}
+}
+
+// rest is the rest of e on its line (model.RestOf): what the line does
+// not hold of it.
+func (wr *Writer) rest(e *model.Event, carried ...string) []byte {
+	return model.RestOf(e, carried...)
 }
 
 func pickTime(ts ...string) string {
@@ -417,7 +539,11 @@ func pickTime(ts ...string) string {
 func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	wr.h = h
 	if !wr.started {
-		wr.start(h, e.Time)
+		wr.start(h, e)
+	}
+	var carried []string // what the line holds of e, for its rest
+	if e.Time != "" {
+		carried = append(carried, "time")
 	}
 	t := e.Time
 	if t == "" {
@@ -441,12 +567,17 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		if id == "" {
 			id = fmt.Sprintf("tc_%d", wr.ncalls+1)
 			wr.rep.Add(model.LossSynthesized, "ToolCall id for a call without one", e.Loc)
+			carried = append(carried, "-call.id") // the writer's
 		}
 		wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
 		wr.seen.Add(e.Call.ID)
 		wr.ncalls++
 		f.String("id", id)
 		f.String("tool", e.Call.Name)
+		carried = append(carried, "call.id", "call.name", "call.input")
+		if e.Step == 0 {
+			carried = append(carried, "-step") // the writer's step_id
+		}
 		params := e.Call.Input
 		if len(params) == 0 {
 			params = []byte("{}")
@@ -486,16 +617,21 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			f.String("kind", "tool_result")
 			f.String("text", e.Result.Content)
 			f.Raw("tool_result", wr.structured(e))
+			carried = append(carried, "result.call_id", "result.is_error", "result.status", "result.content")
 			break
+		}
+		carried = append(carried, "result.call_id", "result.is_error", "result.status")
+		if e.Result.CallID == "" {
+			carried = append(carried, "-result.call_id") // the writer's id of its call
 		}
 		f.String("event", "ToolResult")
 		f.String("t", t)
 		f.String("id", ref.id)
-		if src, ok := e.Extra.String("output_hash"); ok && h.SourceFormat == Name && validHash(src) {
+		if src, ok := e.Extra.String("output_hash"); ok && !wr.other && validHash(src) {
 			// A REPLAY source keeps only a preview: its hash is the faithful one.
 			f.String("output_hash", src)
 		} else {
-			if ok && h.SourceFormat == Name {
+			if ok && !wr.other {
 				wr.rep.Add(model.LossUnfaithful, "output_hash of the source is not sha256:<64 hex>; recomputed over the preview", e.Loc)
 			}
 			f.HashString("output_hash", e.Result.Content)
@@ -504,7 +640,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			f.Raw("exit_code", x)
 		} else if e.Result.IsError {
 			f.Int("exit_code", 1)
-			wr.rep.Add(model.LossSynthesized, "exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
+			wr.made("exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
 		} else {
 			f.Raw("exit_code", []byte("null"))
 		}
@@ -529,8 +665,11 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		}
 		preview, cut := preview(e.Result.Content)
 		f.String("output_preview", preview)
-		if cut {
-			wr.rep.Add(model.LossTruncated, "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
+		if cut && !wr.other {
+			wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
+		}
+		if !cut {
+			carried = append(carried, "result.content")
 		}
 	case model.KindUser, model.KindAgent, model.KindThinking:
 		f.String("event", "Message")
@@ -540,24 +679,33 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		if e.Signature != "" {
 			f.String("signature", e.Signature)
 		}
+		carried = append(carried, "text", "signature")
 	case model.KindLifecycle:
 		switch e.Name {
 		case "start":
-			return wr.err
+			if !wr.other || wr.startWritten(e) {
+				return wr.err
+			}
 		case "end":
-			return wr.end(h, t)
+			return wr.end(h, t, e)
 		case "PlanStart", "StepComplete", "Verification", "Payment", "RuntimeEvent":
 			f.String("event", e.Name)
 			f.String("t", t)
 			for _, x := range e.Extra {
 				f.Raw(x.Key, x.Value)
 			}
-		default:
-			wr.rep.Add(model.LossDroppedEvent, "lifecycle "+e.Name+" (no REPLAY event)", e.Loc)
+			wr.usage(f, e)
+			wr.line(true)
 			return wr.err
 		}
+		if !wr.other {
+			wr.rep.DropEvent(e, "lifecycle "+e.Name+" (no REPLAY event)")
+			return wr.err
+		}
+		// A Message for people; its rest gives the event back.
+		wr.message(f, t, e)
 	case model.KindPassthrough:
-		if h.SourceFormat == Name && len(e.Raw) > 0 {
+		if !wr.other && len(e.Raw) > 0 {
 			raw, _ := model.ParseFields(e.Raw)
 			for _, x := range raw {
 				f.Raw(x.Key, x.Value)
@@ -565,23 +713,18 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			wr.line(true)
 			return wr.err
 		}
-		wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
-		return wr.err
+		if !wr.other {
+			wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
+			return wr.err
+		}
+		wr.message(f, t, e)
 	default:
-		f.String("event", "Message")
-		f.String("t", t)
-		f.String("kind", e.Kind.String())
-		f.String("text", describe(e))
-		if e.Kind == model.KindSystem && e.Name != "" {
-			f.String("name", e.Name)
-		}
-		if x := wr.structured(e); x != nil {
-			f.Raw(e.Kind.String(), x)
-		}
+		wr.message(f, t, e)
 	}
 	wr.usage(f, e)
-	if h.SourceFormat != Name {
-		wr.rep.DropExtras(e)
+	if wr.other {
+		carried = append(carried, "message_id", "model")
+		f.Raw("rest", wr.rest(e, carried...))
 	} else {
 		for _, x := range e.Extra {
 			if _, set := f.Get(x.Key); !set {
@@ -589,8 +732,34 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			}
 		}
 	}
-	wr.line(h.SourceFormat == Name || e.Kind == model.KindLifecycle)
+	wr.line(!wr.other || e.Kind == model.KindLifecycle)
 	return wr.err
+}
+
+// message makes f the Message of an event REPLAY has no event for: its
+// kind, its text for people (describe) and its fields in an extension
+// field named after the kind (structured).
+func (wr *Writer) message(f *canon.Object, t string, e *model.Event) {
+	f.String("event", "Message")
+	f.String("t", t)
+	f.String("kind", e.Kind.String())
+	f.String("text", describe(e))
+	if e.Kind == model.KindSystem && e.Name != "" {
+		f.String("name", e.Name)
+	}
+	if x := wr.structured(e); x != nil {
+		f.Raw(e.Kind.String(), x)
+	}
+}
+
+// startWritten reports whether the start event e is the one the
+// SessionStart line holds (the session's first event).
+func (wr *Writer) startWritten(e *model.Event) bool {
+	if wr.startDone {
+		return false
+	}
+	wr.startDone = true
+	return wr.firstStart
 }
 
 // usage carries an event's token usage, model and message id as
@@ -602,7 +771,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 var usageKeys = [...]string{"cache_creation_input_tokens", "cache_read_input_tokens", "input_tokens", "output_tokens"}
 
 func (wr *Writer) usage(f *canon.Object, e *model.Event) {
-	if e.MessageID != "" {
+	if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
 		f.String("message_id", e.MessageID)
 	}
 	if e.Model != "" && e.Model != wr.h.Model {
@@ -679,8 +848,6 @@ func (wr *Writer) structured(e *model.Event) []byte {
 
 func describe(e *model.Event) string {
 	switch e.Kind {
-	case model.KindInit:
-		return "init model=" + e.Model
 	case model.KindSubagent:
 		return strings.TrimSpace(e.Subagent.Type + " " + e.Subagent.ID + " " + e.Subagent.Status + " " + e.Subagent.Summary)
 	case model.KindTodos:
@@ -692,11 +859,23 @@ func describe(e *model.Event) string {
 	case model.KindCompaction:
 		return pickTime(e.Text, "context compaction")
 	}
-	return e.Text
+	return model.Describe(e)
 }
 
-func (wr *Writer) end(h *model.Header, t string) error {
+func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 	if wr.ended {
+		if wr.other && e != nil {
+			// A second end event: a Message, which its rest gives back.
+			f := &wr.obj
+			f.Reset()
+			f.String("event", "Message")
+			f.String("t", t)
+			f.String("kind", "lifecycle")
+			f.String("text", describe(e))
+			wr.usage(f, e)
+			f.Raw("rest", wr.rest(e))
+			wr.line(false)
+		}
 		return wr.err
 	}
 	wr.ended = true
@@ -712,6 +891,25 @@ func (wr *Writer) end(h *model.Header, t string) error {
 	f.Raw("confidence", []byte("0.0"))
 	f.Int("total_tool_calls", wr.ncalls)
 	f.Int("total_latency_ms", wr.latency)
+	if e != nil && !wr.other {
+		// A REPLAY source's own SessionEnd fields (its confidence).
+		for _, x := range e.Extra {
+			if x.Key == "confidence" {
+				f.Raw(x.Key, x.Value)
+			}
+		}
+	}
+	if wr.other {
+		// The source's end event, or none: the writer's line.
+		if e != nil {
+			f.Raw("rest", wr.rest(e))
+		} else {
+			f.Raw("rest", []byte("null"))
+		}
+		if h.Outcome == nil {
+			wr.madeUp = append(wr.madeUp, "outcome")
+		}
+	}
 	wr.line(false)
 	return wr.err
 }
@@ -719,12 +917,29 @@ func (wr *Writer) end(h *model.Header, t string) error {
 // End implements model.Sink: a session with an outcome gets a SessionEnd.
 func (wr *Writer) End(h *model.Header) error {
 	if !wr.started {
-		wr.start(h, "")
+		wr.start(h, nil)
 	}
 	if h.Outcome != nil && !wr.ended {
-		return wr.end(h, pickTime(h.Ended, wr.last, h.Started))
+		wr.end(h, pickTime(h.Ended, wr.last, h.Started), nil)
+	}
+	if wr.other {
+		wr.sourceEnd(h)
 	}
 	return wr.err
+}
+
+// sourceEnd writes the last line of a session from another format: what
+// its header says only now, and the values the writer made up.
+func (wr *Writer) sourceEnd(h *model.Header) {
+	f := &wr.obj
+	f.Reset()
+	f.String("event", sourceEnd)
+	f.String("t", pickTime(wr.last, h.Ended, h.Started, wr.opt.Time().Format(time.RFC3339)))
+	src, _ := model.ParseValidFields(model.SourceEndOf(h, wr.extraKeys, wr.madeUp))
+	for _, x := range src {
+		f.Raw(x.Key, x.Value)
+	}
+	wr.line(false)
 }
 
 // Preview cuts s to the spec's output_preview: the first 1000 and the last

@@ -304,7 +304,7 @@ var knownRlogRoundTripFailures = map[string]string{}
 // TestRlogRoundTrip: rlog -> X -> rlog keeps every user, agent, tool and
 // observation line and every call id, for every writable X: the result
 // equals rlog -> rlog on those lines, on the fixtures and the corpus. rlog -> rlog itself keeps the lines of
-// the source, with ids the source used twice made unique.
+// the source, ids the source used twice included.
 func TestRlogRoundTrip(t *testing.T) {
 	for _, p := range append(fixtureLogs(t), sweepLogs(t)...) {
 		name := filepath.Base(filepath.Dir(p)) + "/" + filepath.Base(p)
@@ -434,9 +434,9 @@ func compareLines(want, got []keyLine) []string {
 }
 
 // checkSameAsSource: rlog -> rlog keeps the key lines of the source. An
-// id may grow: ids the source used for several calls gain a _n suffix, and
-// an id the source cut short (the real converter's first 8 characters) is
-// written whole from its id_full.
+// id may grow: an id the source cut short (the real converter's first 8
+// characters) is written whole from its id_full; ids the source used for
+// several calls stay as they were.
 func checkSameAsSource(t *testing.T, name string, src, out []keyLine) {
 	t.Helper()
 	if len(src) != len(out) {

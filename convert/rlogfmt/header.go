@@ -42,7 +42,7 @@ func (wr *writer) header() {
 	id := h.ID
 	if strings.TrimSpace(id) == "" {
 		id = "unknown"
-		wr.rep.Add(model.LossSynthesized, "header id: unknown (the source has no session id)", model.Loc{})
+		wr.rep.Lose(model.LossSynthesized, "header.id", "header id: unknown (the source has no session id)", model.Loc{})
 	}
 	fields.add("id", stringNode(id))
 	wr.wrote.fields["id"] = id
@@ -89,7 +89,7 @@ func (wr *writer) repoSHA() string {
 	if wr.h.RepoSHA != "" {
 		return wr.h.RepoSHA
 	}
-	wr.rep.AddRemedy(model.LossSynthesized, "header repo_sha: "+NullSHA+" (git's null id; the source names no commit)", model.Loc{}, "name the commit with --repo-sha SHA")
+	wr.rep.LoseRemedy(model.LossSynthesized, "header.repo_sha", "header repo_sha: "+NullSHA+" (git's null id; the source names no commit)", model.Loc{}, "name the commit with --repo-sha SHA")
 	return NullSHA
 }
 
@@ -99,12 +99,12 @@ func (wr *writer) headerExtras(fields *headerFields) {
 	for _, f := range wr.h.Extra {
 		spec, named := grammar.FieldSpecNamed(f.Key)
 		if fields.written[f.Key] || named && spec.Type == grammar.FieldCount || !yamlKey.MatchString(f.Key) {
-			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (not a usable rlog header key)", model.Loc{})
+			wr.rep.Lose(model.LossDroppedField, "header.extra."+f.Key, "header field "+f.Key+" (not a usable rlog header key)", model.Loc{})
 			continue
 		}
 		n, ok := extraNode(spec.Type, named, f.Value)
 		if !ok {
-			wr.rep.Add(model.LossDroppedField, "header field "+f.Key+" (its value does not fit the rlog/1 header)", model.Loc{})
+			wr.rep.Lose(model.LossDroppedField, "header.extra."+f.Key, "header field "+f.Key+" (its value does not fit the rlog/1 header)", model.Loc{})
 			continue
 		}
 		fields.add(f.Key, n)
@@ -220,7 +220,10 @@ func unescapeAstral(out []byte) []byte {
 func (wr *writer) begin(h *model.Header, first *model.Event) {
 	wr.begun = true
 	wr.h = h
-	wr.same = h.SourceFormat == Name
+	// A session first read from rlog (an ATIF file written from an rlog)
+	// is rlog text: it is written back as an rlog source is.
+	origin, _ := h.First()
+	wr.same = origin == Name
 	wr.header()
 	if !wr.same && (first == nil || first.Kind != model.KindLifecycle || first.Name != "start") {
 		ts := h.Started
@@ -228,6 +231,11 @@ func (wr *writer) begin(h *model.Header, first *model.Event) {
 			ts = first.Time
 		}
 		wr.startLine(ts)
+		subject := "lifecycle"
+		if h.Started == "" && ts != "" {
+			subject = "lifecycle, header.started"
+		}
+		wr.rep.Lose(model.LossSynthesized, subject, "@start line (the source has no start event; rlog sessions begin with one)", model.Loc{})
 	}
 }
 
@@ -236,10 +244,25 @@ func (wr *writer) begin(h *model.Header, first *model.Event) {
 func (wr *writer) reportLateHeader() {
 	h := wr.h
 	if h.Prompt != "" {
-		wr.rep.Add(model.LossDroppedField, "header prompt (rlog has no prompt field; the first user line keeps its start)", model.Loc{})
+		wr.rep.Lose(model.LossDroppedField, "header.prompt", "header prompt (rlog has no prompt field; the first user line keeps its start)", model.Loc{})
 	}
 	late := func(key string) {
-		wr.rep.Add(model.LossDroppedField, "header field "+key+" (known only after the events began; rlog writes its header first)", model.Loc{})
+		subject := "header.extra." + key
+		switch key {
+		case "agent", "model", "branch", "cwd", "id", "repo_sha":
+			subject = "header." + key
+		case "version":
+			subject = "header.agent_version"
+		}
+		wr.rep.Lose(model.LossDroppedField, subject, "header field "+key+" (known only after the events began; rlog writes its header first)", model.Loc{})
+	}
+	if h.Totals != nil && !wr.totalsInHeader && wr.same {
+		// From rlog, no @end is added: totals the source gives only at its
+		// end (through a document format) have no line to go on.
+		wr.rep.Lose(model.LossDroppedField, "header.totals", "the session's stated totals, known only after the events began (rlog writes its header first)", model.Loc{})
+	}
+	if h.CostUSD != nil && !wr.costWritten && wr.same {
+		wr.rep.Lose(model.LossDroppedField, "header.cost", "the session's cost, known only after the events began (rlog writes its header first)", model.Loc{})
 	}
 	for _, kv := range [...][2]string{{"agent", h.AgentName}, {"version", h.AgentVersion}, {"model", h.Model}, {"branch", h.Branch}, {"cwd", h.Cwd}} {
 		if kv[1] != "" && wr.wrote.fields[kv[0]] != kv[1] {

@@ -602,6 +602,16 @@ func (p *lineParts) lineID() string {
 	return ""
 }
 
+// wordID is the value of the line's first id= with one, wherever it is.
+func (p *lineParts) wordID() string {
+	for _, pr := range p.pairs {
+		if pr.hasValue && string(p.text[pr.key.Start:pr.key.End]) == "id" {
+			return idPrefix(unquoteBytes(p.text[pr.value.Start:pr.value.End]))
+		}
+	}
+	return ""
+}
+
 // textBetween returns the line text in [from, to) trimmed.
 func (p *lineParts) textBetween(from, to int) string {
 	if to > len(p.text) {
@@ -677,7 +687,8 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 		}
 	case grammar.Subagent:
 		ev.Kind = model.KindSubagent
-		sa := &model.Subagent{ID: p.lineID(), Type: string(text[li.Name.Start:li.Name.End])}
+		// The line's tid= is the sub-agent's own id.
+		sa := &model.Subagent{ID: p.lineID(), Type: string(text[li.Name.Start:li.Name.End]), AgentID: ev.AgentID}
 		if li.Result.Valid() {
 			status, rest := statusWord(p.textBetween(li.Result.Start, p.metaStart))
 			sa.Status = status
@@ -693,11 +704,12 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 		body := string(bytes.TrimSpace(text[li.Content:li.Trim.End]))
 		switch {
 		case strings.HasPrefix(body, "status:"):
+			// Without the line's metadata (ts=), which writers put there.
 			ev.Kind = model.KindStatus
-			ev.Text = strings.TrimSpace(body[len("status:"):])
+			ev.Text = strings.TrimSpace(strings.TrimPrefix(p.body(), "status:"))
 		case strings.HasPrefix(body, "system:"):
 			ev.Kind = model.KindSystem
-			ev.Text = strings.TrimSpace(body[len("system:"):])
+			ev.Text = strings.TrimSpace(strings.TrimPrefix(p.body(), "system:"))
 		default:
 			ev.Kind = model.KindComment
 			ev.Text = body
@@ -794,7 +806,7 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 		ev.MessageID = rd.prevMsg
 	default:
 		rd.prevUsage = kept
-		rd.prevMsg = SyntheticMessagePrefix + strconv.Itoa(ev.Loc.Line)
+		rd.prevMsg = SyntheticMessagePrefix + "rlog-line-" + strconv.Itoa(ev.Loc.Line)
 		ev.MessageID = rd.prevMsg
 	}
 }
@@ -827,6 +839,26 @@ func (rd *reader) continuationUsage(text []byte, li grammar.LineInfo, loc model.
 	}
 }
 
+// outcome is the header's outcome, made when there is none.
+func (rd *reader) outcome() *model.Outcome {
+	if rd.h.Outcome == nil {
+		rd.h.Outcome = &model.Outcome{}
+	}
+	return rd.h.Outcome
+}
+
+// compactionText is the text of an @compact line but its trigger= and
+// pre_tokens=, which are the compaction's fields.
+func compactionText(s string) string {
+	var out []string
+	for _, w := range strings.Fields(s) {
+		if !strings.HasPrefix(w, "trigger=") && !strings.HasPrefix(w, "pre_tokens=") {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
 // SyntheticMessagePrefix starts the message ids the reader gives lines of
 // one model response that carry no message_id. Writers do not write them.
 const SyntheticMessagePrefix = model.SyntheticMessagePrefix
@@ -842,6 +874,11 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		argsEnd = li.Arrow.Start
 	}
 	call := &model.ToolCall{ID: p.lineID(), Name: name}
+	if call.ID == "" && !li.Arrow.Valid() {
+		// A line without its result arrow names its call by an id= among
+		// its words, as the rules read it (`t:read id=c1 x -> [64 lines]`).
+		call.ID = p.wordID()
+	}
 	if call.ID == "" {
 		call.ID = madeUpCallID(ev.Loc.Line)
 		rd.rep.Add(model.LossSynthesized, "tool call id (the rlog line has none; call_L<line> made from its line number)", ev.Loc)
@@ -883,6 +920,7 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	call.Summary = strings.Join(summary, " ")
 	if in, ok := p.metaGet(mkInput); ok && json.Valid([]byte(in)) {
 		call.Input = json.RawMessage(in)
+		ev.Form.WholeInput = true
 	} else if len(input) > 0 {
 		call.Input = objectJSON(input)
 	}
@@ -895,6 +933,11 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	if li.Kind == grammar.ToolStart || !li.Result.Valid() {
 		if status != "" && status != "running" {
 			ev.Extra.SetString("rlog_status", status)
+		}
+		if li.Kind == grammar.Tool {
+			// A t: line without its result (`t:read x -> [64 lines]`,
+			// an ASCII arrow): still one line, not a call that waits.
+			ev.Form.Inline = true
 		}
 		return rd.emit(ev)
 	}
@@ -1010,8 +1053,9 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 	ev.Extra = nil
 	switch verb {
 	case "init":
+		// model= and ts= are the line's metadata, not its text.
 		ev.Kind = model.KindInit
-		ev.Text = rest
+		ev.Text = p.textBetween(li.Name.End, p.metaStart)
 	case "compact":
 		ev.Kind = model.KindCompaction
 		c := &model.Compaction{}
@@ -1024,7 +1068,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 			}
 		}
 		ev.Compaction = c
-		ev.Text = rest
+		ev.Text = compactionText(p.textBetween(li.Name.End, p.metaStart))
 	default:
 		ev.Kind = model.KindLifecycle
 		ev.Name = verb
@@ -1050,12 +1094,22 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 				u.CacheRead, has = n, true
 			case key == "tokens_cache_create":
 				u.CacheCreate, has = n, true
+			case key == "num_turns":
+				rd.outcome().NumTurns = n
+			case key == "duration_ms":
+				rd.outcome().DurationMS = n
+			}
+			if key := p.key(pr); key == "success" && (v == "true" || v == "false") {
+				// The outcome a writer of rlog puts on @end.
+				b := v == "true"
+				rd.outcome().Success = &b
 			}
 		}
 		if has && !u.IsZero() {
 			rd.endTotals = &u
 		}
-		if rd.h.Ended == "" {
+		if ev.Time != "" {
+			// The session's last @end says when it ended.
 			rd.h.Ended = ev.Time
 		}
 	}

@@ -86,6 +86,13 @@ type writer struct {
 	ledger model.Ledger  // session totals, for @end
 	ids    int           // events with DAG ids (reported as dropped)
 
+	// side is the x: line id of the sub-agent whose turns are being
+	// written when they name no agent (Claude Code 1.x's inline
+	// sidechains): their tid=.
+	side string
+	// totalsInHeader is set when the header (or the source's own @end)
+	// has the session's totals; costWritten when a line has its cost.
+	totalsInHeader, costWritten bool
 	// run is the response being held: events of one message id.
 	run      []*model.Event
 	runBytes int
@@ -96,8 +103,6 @@ type writer struct {
 	heldUse  *model.Usage
 	heldEnd  *model.Event
 	fullEnd  bool // the last @end written has the totals
-	// totalsInHeader says the header has the token totals.
-	totalsInHeader bool
 
 	// cur maps recent source call ids to the rlog id of their latest call;
 	// open holds the rlog ids of calls without a result yet, oldest first,
@@ -175,7 +180,7 @@ func (wr *writer) End(h *model.Header) error {
 		}
 	}
 	if wr.ids > 0 {
-		wr.rep.AddN(model.LossDroppedField, "entry uuid and parentUuid (the message DAG; rlog keeps the order only)", model.Loc{}, wr.ids)
+		wr.rep.LoseN(model.LossDroppedField, "*.id, *.parent", "entry uuid and parentUuid (the message DAG; rlog keeps the order only)", model.Loc{}, wr.ids)
 	}
 	wr.reportLateHeader()
 	if err := wr.bw.Flush(); err != nil && wr.err == nil {
@@ -210,8 +215,11 @@ func (wr *writer) flushRun() {
 			wr.dropExtras(e)
 			continue
 		}
-		if wr.same && e.Form.UsageInText {
-			wr.write(e, nil) // its text has its usage: the merged usage goes on another line
+		if wr.same {
+			// An rlog source's lines each with the usage they had: the
+			// response's on each line that repeated it, none on a line
+			// without (whose text may swallow what follows it).
+			wr.write(e, e.Usage)
 			continue
 		}
 		wr.write(e, usage)
@@ -294,6 +302,9 @@ func (wr *writer) emit(l *line, cont []string) {
 // event writes the line (and continuation lines) of one event, with usage
 // (nil for none) in its metadata.
 func (wr *writer) event(e *model.Event, usage *model.Usage) {
+	if !wr.same {
+		wr.reportForm(e)
+	}
 	switch e.Kind {
 	case model.KindUser:
 		l := wr.newLine()
@@ -321,7 +332,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 			sig := e.Signature
 			if !wr.same && utf8.RuneCountInString(sig) > LimitSig {
 				sig = string([]rune(sig)[:LimitSig]) + "..."
-				wr.rep.Add(model.LossTruncated, "thinking signature (first 20 characters)", e.Loc)
+				wr.rep.Lose(model.LossTruncated, "thinking.signature", "thinking signature (first 20 characters)", e.Loc)
 			}
 			l.kv("sig", wordless(sig))
 		}
@@ -336,10 +347,19 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 	case model.KindInit:
 		l := wr.newLine()
 		l.add("@init")
-		if wr.same && e.Text != "" {
-			l.add(e.Text)
-		} else if e.Model != "" {
-			l.add("model=" + wordless(e.Model))
+		if e.Text != "" {
+			text, cont := wr.text(e.Text, LimitAgent, "init text", e)
+			l.add(text)
+			if len(cont) > 0 {
+				l.add(strings.Join(cont, " "))
+			}
+		}
+		if e.Model != "" {
+			l.kv("model", wordless(e.Model))
+		}
+		wr.timeMeta(l, e)
+		if e.Step != 0 {
+			l.kv("step", strconv.FormatInt(e.Step, 10))
 		}
 		wr.emit(l, nil)
 		wr.dropExtras(e)
@@ -347,14 +367,12 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		l := wr.newLine()
 		text, cont := wr.text(e.Text, LimitAgent, "status text", e)
 		l.add("# status: " + text)
+		wr.meta(l, e, nil)
 		wr.emit(l, cont)
-		wr.dropExtras(e)
 	case model.KindCompaction:
 		l := wr.newLine()
 		l.add("@compact")
-		if wr.same {
-			l.add(e.Text)
-		} else if c := e.Compaction; c != nil {
+		if c := e.Compaction; c != nil {
 			if c.Trigger != "" {
 				l.add("trigger=" + argText(c.Trigger))
 			}
@@ -362,15 +380,25 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 				l.add("pre_tokens=" + strconv.FormatInt(c.PreTokens, 10))
 			}
 		}
+		if e.Text != "" {
+			text, _ := wr.text(e.Text, LimitAgent, "compaction text", e)
+			l.add(text)
+		}
 		wr.timeMeta(l, e)
+		if e.Step != 0 {
+			l.kv("step", strconv.FormatInt(e.Step, 10))
+		}
 		wr.emit(l, nil)
 		wr.dropExtras(e)
 	case model.KindSystem:
 		l := wr.newLine()
 		text, cont := wr.text(e.Text, LimitAgent, "system text", e)
 		l.add("# system: " + text)
+		wr.meta(l, e, nil)
 		wr.emit(l, cont)
-		wr.dropExtras(e)
+		if e.Name != "" && !wr.same {
+			wr.rep.Lose(model.LossDroppedField, "system.name", "the kind of a system message ("+e.Name+"; rlog writes # system:)", e.Loc)
+		}
 	case model.KindComment:
 		l := wr.newLine()
 		text, cont := wr.text(e.Text, LimitComment, "comment", e)
@@ -383,11 +411,11 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		for _, t := range e.Todos {
 			c, cut := cutLine(sanitize(t.Content), LimitTodo)
 			if cut && !wr.same {
-				wr.rep.Add(model.LossTruncated, "todo text (30 characters)", e.Loc)
+				wr.rep.Lose(model.LossTruncated, "todos", "todo text (30 characters)", e.Loc)
 			} else if cut {
 				c = sanitize(t.Content)
 			}
-			l.add("[" + pick(t.Status, "pending") + "] " + wr.neutral(c))
+			l.add("[" + pick(t.Status, "pending") + "] " + wr.neutral(c, "todos"))
 		}
 		wr.meta(l, e, usage)
 		wr.emit(l, nil)
@@ -395,6 +423,21 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		wr.lifecycle(e)
 	case model.KindPassthrough:
 		wr.passthrough(e)
+	}
+}
+
+// reportForm reports what of e an rlog line does not hold beyond its
+// fields: how the source wrote it (a message's content as a list of
+// blocks, a result without output), a structured result.
+func (wr *writer) reportForm(e *model.Event) {
+	if e.Form.Content != "" || e.Form.NoOutput || e.Form.Keys != "" {
+		wr.rep.Lose(model.LossDroppedField, e.Kind.String()+".form", "how the source wrote the event (its content as a string or blocks, a result without output, its token counters)", e.Loc)
+	}
+	if r := e.Result; r != nil && len(r.ContentRaw) > 0 {
+		wr.rep.Lose(model.LossDroppedField, "tool_result.result.raw", "structured tool result (its text is kept)", e.Loc)
+	}
+	if len(e.Parts) > 0 {
+		wr.rep.Lose(model.LossDroppedField, e.Kind.String()+".parts", "message content parts (their text is kept)", e.Loc)
 	}
 }
 
@@ -414,11 +457,15 @@ func (wr *writer) text(s string, limit int, what string, e *model.Event) (string
 		}
 		return lines[0], dropEmpty(lines[1:])
 	}
+	subject := e.Kind.String() + ".text"
+	if e.Kind == model.KindToolResult {
+		subject = "tool_result.result.content"
+	}
 	first, cut := cutLine(s, limit)
 	if cut {
-		wr.rep.Add(model.LossTruncated, what+" (first line, "+strconv.Itoa(limit)+" characters)", e.Loc)
+		wr.rep.Lose(model.LossTruncated, subject, what+" (first line, "+strconv.Itoa(limit)+" characters)", e.Loc)
 	}
-	return wr.neutral(first), nil
+	return wr.neutral(first, subject), nil
 }
 
 func dropEmpty(ss []string) []string {
@@ -509,7 +556,7 @@ var checkedKeys = []grammar.Key{grammar.KeyStep, grammar.KeyTS, grammar.KeyToken
 // anywhere, so `step=3` in prose raises W004), and metadata at the very end
 // of the text (the reader takes trailing key=value pairs as metadata). A
 // space goes before their "=". Text from an rlog source is left as it is.
-func (wr *writer) neutral(s string) string {
+func (wr *writer) neutral(s, subject string) string {
 	if wr.same || !strings.Contains(s, "=") {
 		return s
 	}
@@ -541,7 +588,7 @@ func (wr *writer) neutral(s string) string {
 		s = s[:eq] + " " + s[eq:]
 	}
 	if s != orig {
-		wr.rep.Add(model.LossUnfaithful, "text word `key=` written as `key =` so it is not read as line metadata", model.Loc{})
+		wr.rep.Lose(model.LossUnfaithful, subject, "text word `key=` written as `key =` so it is not read as line metadata", model.Loc{})
 	}
 	return s
 }
@@ -572,10 +619,18 @@ func isWordByte(c byte) bool {
 // step, model, message id and the message's usage.
 func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 	wr.timeMeta(l, e)
-	if e.AgentID != "" {
+	switch {
+	case e.AgentID != "":
 		l.kv("tid", wordless(e.AgentID))
+	case e.Sidechain && wr.side != "":
+		// A sub-agent's turn that names no agent (Claude Code 1.x's
+		// inline sidechain): its x: line's id is its thread.
+		l.kv("tid", wr.side)
+		wr.rep.Lose(model.LossSynthesized, "*.agent_id, subagent.subagent.agent_id", "sub-agent thread of inline sidechain turns (tid= the x: line's id)", e.Loc)
+	case e.Sidechain && e.Kind != model.KindSubagent:
+		wr.rep.Lose(model.LossDroppedField, "*.sidechain", "sidechain flag of a turn outside any sub-agent (rlog says it with tid=)", e.Loc)
 	}
-	if wr.same && e.Step != 0 {
+	if e.Step != 0 {
 		l.kv("step", strconv.FormatInt(e.Step, 10))
 	}
 	if e.Model != "" && e.Model != wr.wrote.fields["model"] {
@@ -622,7 +677,7 @@ func (wr *writer) timeMeta(l *line, e *model.Event) {
 		l.kv("ts", z)
 		return
 	}
-	wr.rep.Add(model.LossDroppedField, "timestamp that is not RFC 3339", e.Loc)
+	wr.rep.Lose(model.LossDroppedField, "*.time", "timestamp that is not RFC 3339", e.Loc)
 }
 
 func (wr *writer) dropExtras(e *model.Event) {
@@ -652,10 +707,12 @@ func (wr *writer) callID(src string, e *model.Event) string {
 	base := idText(src)
 	if base == "" {
 		base = "call_" + strconv.Itoa(wr.ncall)
-		wr.rep.Add(model.LossSynthesized, "tool call id (the source call has none)", e.Loc)
+		wr.rep.Lose(model.LossSynthesized, "tool_call.call.id, tool_result.result.call_id", "tool call id (the source call has none)", e.Loc)
 	}
 	id := base
-	if wr.taken(id) {
+	// From rlog, an id used twice is the source's own (the early
+	// autopilot writer's toolu_01): written as it was, as check reads it.
+	if wr.taken(id) && !wr.same {
 		n := 2
 		for wr.taken(base + "_" + strconv.Itoa(n)) {
 			n++
@@ -728,7 +785,9 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 	l := wr.newLine()
 	name := c.Name
 	prefix := "t!:"
-	if inline != nil {
+	// A t: line of an rlog source without its result stays one.
+	bare := inline == nil && wr.same && e.Form.Inline
+	if inline != nil || bare {
 		prefix = "t:"
 	}
 	if e.Form.Prefix == "c" && wr.same {
@@ -737,7 +796,7 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 	if prefix != "c:" {
 		name = toolName(name)
 		if name != c.Name {
-			wr.rep.Add(model.LossDroppedField, "tool name changed to fit rlog ("+strconv.Quote(c.Name)+" written as "+name+")", e.Loc)
+			wr.rep.Lose(model.LossDroppedField, "tool_call.call.name", "tool name changed to fit rlog ("+strconv.Quote(c.Name)+" written as "+name+")", e.Loc)
 		}
 	}
 	l.b = append(append(l.b, prefix...), name...)
@@ -767,14 +826,16 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 		var lossy bool
 		args, lossy = toolArgs(c.Name, c.Input)
 		if lossy && !wr.same {
-			wr.rep.Add(model.LossTruncated, "tool input (abbreviated to key=value arguments)", e.Loc)
+			wr.rep.Lose(model.LossTruncated, "tool_call.call.input", "tool input (abbreviated to key=value arguments)", e.Loc)
 		}
 	}
 	l.add(args)
-	if inline != nil {
+	switch {
+	case inline != nil:
 		l.add("→")
 		l.add(wr.resultText(inline, true))
-	} else {
+	case bare:
+	default:
 		status := "running"
 		if s, ok := e.Extra.String("rlog_status"); ok && wr.same {
 			status = s
@@ -783,6 +844,12 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 	}
 	if id != c.ID && c.ID != "" {
 		l.kv("id_full", model.Quote(c.ID))
+	}
+	if wr.same && e.Form.WholeInput && len(c.Input) > 0 {
+		var b strings.Builder
+		if compactJSON(&b, c.Input) == nil {
+			l.kv("input", b.String())
+		}
 	}
 	wr.meta(l, e, usage)
 	wr.emit(l, nil)
@@ -803,6 +870,18 @@ func toolName(s string) string {
 }
 
 func (wr *writer) resultText(e *model.Event, withStatus bool) string {
+	text, cont := wr.resultLines(e, withStatus)
+	if len(cont) > 0 {
+		// A t: line's result, whose continuation lines would be read as
+		// the call's: kept on one line.
+		text = strings.Join(append([]string{text}, cont...), " ")
+	}
+	return text
+}
+
+// resultLines is the result text of a tool result event and, from an
+// rlog source, its continuation lines.
+func (wr *writer) resultLines(e *model.Event, withStatus bool) (string, []string) {
 	r := e.Result
 	status := "ok"
 	switch {
@@ -815,17 +894,13 @@ func (wr *writer) resultText(e *model.Event, withStatus bool) string {
 		status = "error"
 	}
 	text, cont := wr.text(r.Content, LimitOutput, "tool output", e)
-	if len(cont) > 0 {
-		// Results have no continuation lines in rlog; keep them on one line.
-		text = strings.Join(append([]string{text}, cont...), " ")
-	}
 	if !withStatus {
-		return text
+		return text, cont
 	}
 	if text == "" {
-		return "[" + status + "]"
+		return "[" + status + "]", cont
 	}
-	return "[" + status + "] " + text
+	return "[" + status + "] " + text, cont
 }
 
 func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
@@ -835,7 +910,8 @@ func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
 	if known {
 		l.add("id=" + id)
 	}
-	l.add("→ " + wr.resultText(e, true))
+	text, cont := wr.resultLines(e, true)
+	l.add("→ " + text)
 	if known && id != e.Result.CallID {
 		l.kv("id_full", model.Quote(e.Result.CallID))
 	}
@@ -846,7 +922,7 @@ func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
 		wr.rep.Add(model.LossMoved, "tool result whose call is not before it (written with orphan_id=)", e.Loc)
 	}
 	wr.meta(l, e, usage)
-	wr.emit(l, nil)
+	wr.emit(l, cont)
 }
 
 func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
@@ -862,6 +938,9 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	if typ == "" {
 		typ = "agent"
 	}
+	if sa.Type == "" && !wr.same {
+		wr.rep.Lose(model.LossSynthesized, "subagent.subagent.type", "subagent type (x: needs one; the Task call's subagent_type, else agent)", e.Loc)
+	}
 	l.b = append(append(l.b, "x:"...), toolName(typ)...)
 	if sa.ID != "" {
 		id, ok := wr.refID(sa.ID)
@@ -872,6 +951,10 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 		if id != sa.ID {
 			l.kv("id_full", model.Quote(sa.ID))
 		}
+		if e.Sidechain && e.AgentID == "" && sa.AgentID == "" && sa.Status == "started" {
+			// Its turns, which name no agent, carry this id as tid=.
+			wr.side = id
+		}
 	}
 	l.add("→ [" + pick(sa.Status, "started") + "]")
 	if sa.Summary != "" {
@@ -879,7 +962,7 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 		if wr.same {
 			s = sanitize(sa.Summary)
 		} else if cut {
-			wr.rep.Add(model.LossTruncated, "subagent summary (first line, 80 characters)", e.Loc)
+			wr.rep.Lose(model.LossTruncated, "subagent.subagent.summary", "subagent summary (first line, 80 characters)", e.Loc)
 		}
 		l.add("summary=" + quoteArg(s))
 	}
@@ -888,6 +971,9 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	}
 	wr.meta(l, e, usage)
 	wr.emit(l, nil)
+	if sa.Status != "started" && e.AgentID == "" && sa.AgentID == "" {
+		wr.side = ""
+	}
 }
 
 // toolArgs abbreviates a tool input the way the autopilot writer does
@@ -909,7 +995,7 @@ func toolArgs(name string, input json.RawMessage) (string, bool) {
 		if limit > 0 {
 			v, cut = cutLine(v, limit)
 		}
-		return key + "=" + quoteArg(v), !cut && len(args) == 1
+		return key + "=" + quoteArg(v), !cut && len(args) == 1 && key == src
 	}
 	var out string
 	var exact, ok bool
@@ -943,7 +1029,8 @@ func toolArgs(name string, input json.RawMessage) (string, bool) {
 			continue
 		}
 		v2, cut := cutLine(v, limitArg)
-		if cut {
+		if cut || v2 != v || f.Value[0] != '"' {
+			// Read back, every argument is a string of one line.
 			lossy = true
 		}
 		p := f.Key + "=" + quoteArg(v2)
@@ -1021,14 +1108,21 @@ func (wr *writer) end(e *model.Event) {
 	h := wr.h
 	if out := h.Outcome; out != nil && out.ResultText != "" {
 		text, _ := cutLine(out.ResultText, LimitAgent)
-		wr.writeLine("# result: ", wr.neutral(text))
+		wr.writeLine("# result: ", wr.neutral(text, "header.outcome.result"))
+		wr.rep.Lose(model.LossUnfaithful, "header.outcome.result, comment", "outcome text written as a # result: comment before @end, which readers take as a comment", model.Loc{})
+	}
+	if e != nil && e.Text != "" {
+		wr.rep.Lose(model.LossDroppedField, "lifecycle.text", "text of the session's end event (@end holds the totals and the outcome)", e.Loc)
 	}
 	l := wr.newLine()
 	l.add("@end")
 	if tot, ok := model.Totals(h, &wr.ledger); ok {
 		if !wr.totalsInHeader {
-			wr.rep.Add(model.LossMoved, "header tokens_total_in, tokens_total_out, tokens_cached, tokens_cache_create: on @end only "+
+			wr.rep.Lose(model.LossMoved, "header.totals", "header tokens_total_in, tokens_total_out, tokens_cached, tokens_cache_create: on @end only "+
 				"(the input was read once, as standard input is; a file is read twice to put them in the header)", model.Loc{})
+		}
+		if h.Totals == nil {
+			wr.rep.Lose(model.LossSynthesized, "header.totals", "token totals summed from the messages' usage (the source states none; readers take them as the session's)", model.Loc{})
 		}
 		l.add("tokens_in=" + strconv.FormatInt(tot.Input, 10))
 		l.add("tokens_out=" + strconv.FormatInt(tot.Output, 10))
@@ -1040,7 +1134,9 @@ func (wr *writer) end(e *model.Event) {
 		}
 	}
 	if h.CostUSD != nil {
-		l.add("cost_usd=" + strconv.FormatFloat(*h.CostUSD, 'f', 4, 64))
+		// Every digit the source has (0.0653 stays 0.0653).
+		l.add("cost_usd=" + strconv.FormatFloat(*h.CostUSD, 'f', -1, 64))
+		wr.costWritten = true
 	}
 	if out := h.Outcome; out != nil {
 		if out.Success != nil {
@@ -1053,7 +1149,7 @@ func (wr *writer) end(e *model.Event) {
 			l.add("duration_ms=" + strconv.FormatInt(out.DurationMS, 10))
 		}
 		if len(out.Errors) > 0 {
-			wr.rep.AddN(model.LossDroppedField, "outcome errors", model.Loc{}, len(out.Errors))
+			wr.rep.LoseN(model.LossDroppedField, "header.outcome.errors", "outcome errors", model.Loc{}, len(out.Errors))
 		}
 	}
 	ts := h.Ended
@@ -1063,6 +1159,12 @@ func (wr *writer) end(e *model.Event) {
 	if z, ok := zTime(ts); ok {
 		l.add("ts=" + z)
 	}
+	if e == nil || e.Time == "" && ts != "" {
+		wr.rep.Lose(model.LossSynthesized, "lifecycle", "@end line (the source's session has no end event; rlog's @end holds the totals)", model.Loc{})
+	}
+	if h.Ended != "" && e != nil && e.Time != "" && h.Ended != e.Time {
+		wr.rep.Lose(model.LossDroppedField, "header.ended", "session end time (rlog has no end field; the last line's ts= stands for it)", model.Loc{})
+	}
 	wr.emit(l, nil)
 	if e != nil {
 		wr.dropExtras(e)
@@ -1071,6 +1173,11 @@ func (wr *writer) end(e *model.Event) {
 
 func (wr *writer) lifecycle(e *model.Event) {
 	if wr.same {
+		if e.Name == "end" {
+			// The source's own @end, with its totals and cost.
+			wr.costWritten = wr.costWritten || strings.Contains(e.Text, "cost_usd=")
+			wr.totalsInHeader = wr.totalsInHeader || strings.Contains(e.Text, "tokens_in=")
+		}
 		l := wr.newLine()
 		l.add("@" + e.Name)
 		if e.Name == "phase" {
@@ -1088,10 +1195,13 @@ func (wr *writer) lifecycle(e *model.Event) {
 		l := wr.newLine()
 		l.add("@" + e.Name)
 		text, _ := cutLine(e.Text, LimitAgent)
-		l.add(wr.neutral(text))
+		l.add(wr.neutral(text, "lifecycle.text"))
 		wr.timeMeta(l, e)
 		wr.emit(l, nil)
 		wr.dropExtras(e)
+		if e.Time != "" || text != e.Text {
+			wr.rep.Lose(model.LossUnfaithful, "lifecycle.text", "a lifecycle event's text, which rlog reads with its line's metadata (ts=)", e.Loc)
+		}
 	default:
 		// A lifecycle event rlog/1 has no verb for (REPLAY's PlanStart ...):
 		// a comment keeps it without a hint for an unknown @verb.
@@ -1101,10 +1211,10 @@ func (wr *writer) lifecycle(e *model.Event) {
 		}
 		text, cut := cutLine(text, LimitComment)
 		if cut {
-			wr.rep.Add(model.LossTruncated, "lifecycle event written as a comment (1000 characters)", e.Loc)
+			wr.rep.Lose(model.LossTruncated, "lifecycle, comment", "lifecycle event written as a comment (1000 characters)", e.Loc)
 		}
-		wr.rep.Add(model.LossPassthrough, "lifecycle event "+e.Name+" (no rlog/1 verb; written as a # comment)", e.Loc)
-		wr.writeLine("# ", wordless(e.Name), ": ", wr.neutral(text))
+		wr.rep.Lose(model.LossPassthrough, "lifecycle, comment", "lifecycle event "+e.Name+" (no rlog/1 verb; written as a # comment)", e.Loc)
+		wr.writeLine("# ", wordless(e.Name), ": ", wr.neutral(text, "lifecycle, comment"))
 	}
 }
 
@@ -1139,7 +1249,7 @@ func (wr *writer) passthrough(e *model.Event) {
 			l.add("ts=" + z)
 		}
 		wr.emit(l, nil)
-		wr.rep.Add(model.LossDroppedField, "file-history-snapshot contents (written as a # file-snapshot: summary)", e.Loc)
+		wr.rep.Lose(model.LossDroppedField, "passthrough, comment", "file-history-snapshot contents (written as a # file-snapshot: summary)", e.Loc)
 		return
 	case "queue-operation":
 		op, _ := raw.String("operation")
@@ -1147,7 +1257,7 @@ func (wr *writer) passthrough(e *model.Event) {
 		ts, _ := raw.String("timestamp")
 		c, cut := cutLine(content, 50)
 		if cut {
-			wr.rep.Add(model.LossTruncated, "queue-operation content (50 characters)", e.Loc)
+			wr.rep.Lose(model.LossTruncated, "passthrough, comment", "queue-operation content (50 characters)", e.Loc)
 		}
 		l := wr.newLine()
 		l.add("# queue: " + wordless(op) + " " + quoteJSON(c))
@@ -1155,6 +1265,7 @@ func (wr *writer) passthrough(e *model.Event) {
 			l.add("ts=" + z)
 		}
 		wr.emit(l, nil)
+		wr.rep.Lose(model.LossUnfaithful, "passthrough, comment", "queue-operation record written as a # queue: comment, which readers take as a comment", e.Loc)
 		return
 	}
 	var b strings.Builder
@@ -1164,10 +1275,11 @@ func (wr *writer) passthrough(e *model.Event) {
 	}
 	text, cut := cutLine(b.String(), LimitComment)
 	if cut {
-		wr.rep.Add(model.LossTruncated, "passthrough record written as a # comment (1000 characters)", e.Loc)
+		wr.rep.Lose(model.LossTruncated, "passthrough, comment", "passthrough record written as a # comment (1000 characters)", e.Loc)
 	}
 	typ := wordless(pick(e.RawType, "record"))
-	wr.writeLine("# ", typ, ": ", wr.neutral(text))
+	wr.writeLine("# ", typ, ": ", wr.neutral(text, "passthrough, comment"))
+	wr.rep.Lose(model.LossUnfaithful, "passthrough, comment", "record written as a # comment, which readers take as a comment", e.Loc)
 }
 
 func compactJSON(b *strings.Builder, v json.RawMessage) error {

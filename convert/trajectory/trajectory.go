@@ -38,6 +38,17 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 				return nil
 			}
 			ev := stepEvent(f, loc, rep)
+			if h.Origin != "" {
+				// Written from another format: the step's number is the
+				// writer's, and its rest gives the event back.
+				ev.Step = 0
+				if r, ok := f.Get("rest"); ok {
+					ev.Extra.Delete("rest")
+					if err := model.ApplyRest(ev, r); err != nil {
+						rep.Add(model.LossMalformed, "step rest: "+err.Error(), loc)
+					}
+				}
+			}
 			rep.Events++
 			return sink.Event(h, ev)
 		},
@@ -69,6 +80,13 @@ func rootField(h *model.Header, key string, v json.RawMessage, rep *model.Report
 		h.Started = str()
 	case "ended_at":
 		h.Ended = str()
+	case "source", "source_end":
+		// This package's writer's, from another format: where the
+		// session came from, the header fields the root has no key for,
+		// and the root values it made up.
+		if _, err := model.ApplySource(h, v); err != nil {
+			rep.Add(model.LossMalformed, key+": "+err.Error(), model.Loc{Path: "$." + key})
+		}
 	case "usage":
 		u, _ := model.ParseValidFields(v)
 		h.Totals = &model.Usage{Input: intField(u, "input_tokens"), Output: intField(u, "output_tokens"),
@@ -231,6 +249,14 @@ type Writer struct {
 	steps  int
 	ledger model.Ledger
 	err    error
+	// extraKeys are the header's extra fields the source object holds;
+	// madeUp names the root values the writer made up.
+	extraKeys map[string]bool
+	madeUp    []string
+	// lastMsg is the message id of the last step written.
+	lastMsg string
+	// endedAt is the ended_at written at the start.
+	endedAt string
 }
 
 // NewWriter returns a streaming trajectory writer (a model.Sink).
@@ -253,7 +279,8 @@ func (wr *Writer) flush(b []byte) {
 // begin writes the root's fields up to the steps list.
 func (wr *Writer) begin(h *model.Header, first *model.Event) {
 	wr.begun = true
-	wr.same = h.SourceFormat == Name
+	origin, _ := h.First()
+	wr.same = origin == Name
 	var b jsonw.Buf
 	o := b.Begin()
 	o.Str("session_id", h.ID)
@@ -275,10 +302,20 @@ func (wr *Writer) begin(h *model.Header, first *model.Event) {
 		started = wr.opt.Time().Format("2006-01-02T15:04:05.000000Z")
 		wr.rep.Add(model.LossSynthesized, "started_at (conversion time)", model.Loc{Path: "$.started_at"})
 	}
+	if h.Started == "" {
+		wr.madeUp = append(wr.madeUp, "started")
+	}
 	o.Str("started_at", started)
 	if h.Ended != "" {
 		o.Str("ended_at", h.Ended)
 		wr.ended = true
+		wr.endedAt = h.Ended
+	}
+	if !wr.same {
+		// Where the session came from and the header fields the root has
+		// no key for (the agent, the source's own), for the reader.
+		wr.extraKeys = map[string]bool{}
+		o.Raw("source", model.SourceOf(h, wr.extraKeys, nil, "model", "repo_sha", "branch", "cwd", "prompt", "started"))
 	}
 	o.Key("steps")
 	b.WriteByte('[')
@@ -297,8 +334,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		return wr.err
 	}
 	wr.steps++
-	if e.Step != 0 && e.Step != int64(wr.steps) {
-		wr.rep.Add(model.LossRenumbered, "step_id renumbered 1..N", e.Loc)
+	if wr.same && e.Step != 0 && e.Step != int64(wr.steps) {
+		// From another format, the step's number is in its rest.
+		wr.rep.Lose(model.LossRenumbered, "*.step", "step_id renumbered 1..N", e.Loc)
 	}
 	if wr.steps > 1 {
 		wr.flush([]byte{','})
@@ -322,6 +360,9 @@ func (wr *Writer) End(h *model.Header) error {
 		o.Key("result")
 		r := b.Begin()
 		r.Bool("success", out.Success == nil || *out.Success)
+		if out.Success == nil {
+			wr.madeUp = append(wr.madeUp, "outcome.success")
+		}
 		r.Int("duration_ms", out.DurationMS)
 		r.Int("num_turns", out.NumTurns)
 		if out.ResultText != "" {
@@ -338,6 +379,12 @@ func (wr *Writer) End(h *model.Header) error {
 		r.End()
 	}
 	tot, _ := model.Totals(h, &wr.ledger)
+	if h.Totals == nil {
+		wr.madeUp = append(wr.madeUp, "totals")
+	}
+	if h.CostUSD == nil {
+		wr.madeUp = append(wr.madeUp, "cost")
+	}
 	o.Key("usage")
 	u := b.Begin()
 	u.Int("input_tokens", tot.Input)
@@ -351,14 +398,21 @@ func (wr *Writer) End(h *model.Header) error {
 	u.Float("cost_usd", cost)
 	u.End()
 	for _, f := range h.Extra {
-		if strings.HasPrefix(f.Key, "result.") {
-			continue
-		}
-		if wr.same {
+		switch {
+		case strings.HasPrefix(f.Key, "result.") && wr.same:
+		case wr.same:
 			o.Raw(f.Key, f.Value)
-		} else {
-			wr.rep.Add(model.LossDroppedField, "header field "+f.Key, model.Loc{})
 		}
+	}
+	switch {
+	case !wr.same:
+		// What the header says only now, and which root values are made
+		// up (a usage summed from the steps, a cost of 0), for the reader.
+		o.Raw("source_end", model.SourceEndOf(h, wr.extraKeys, wr.madeUp, "totals", "cost", "outcome"))
+	case wr.ended && h.Ended != wr.endedAt:
+		// Its end moved after ended_at was written (a source whose end
+		// is known only at its end).
+		o.Raw("source_end", model.SourceEndOf(h, nil, nil, "totals", "cost", "outcome", "extra"))
 	}
 	o.End()
 	b.WriteByte('\n')
@@ -394,11 +448,18 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 			jsonw.WriteCompact(&b.Buffer, e.Raw)
 			return true
 		}
-		wr.rep.DropEvent(e, "record "+e.RawType+" (no trajectory step type)")
-		return false
+		if wr.same {
+			wr.rep.DropEvent(e, "record "+e.RawType+" (no trajectory step type)")
+			return false
+		}
+		typ = "system_status"
 	default:
-		wr.rep.Add(model.LossDroppedEvent, e.Kind.String()+" (no trajectory step type)", e.Loc)
-		return false
+		if wr.same {
+			wr.rep.DropEvent(e, e.Kind.String()+" (no trajectory step type)")
+			return false
+		}
+		// A status step for people; its rest gives the event back.
+		typ = "system_status"
 	}
 	o := b.Begin()
 	o.Int("step_id", int64(id))
@@ -449,8 +510,15 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 		if sa.Summary != "" {
 			o.Str("summary", sa.Summary)
 		}
+	default:
+		o.Str("status", model.Describe(e))
 	}
-	if u := e.Usage; u != nil {
+	synthetic := model.SyntheticMessageID(e.MessageID)
+	repeated := synthetic && e.MessageID == wr.lastMsg
+	if repeated {
+		// One response a reader tied together without writing an id:
+		// its usage once, as the ledger counts it.
+	} else if u := e.Usage; u != nil {
 		o.Int("tokens_in", u.Input)
 		o.Int("tokens_out", u.Output)
 		o.Int("tokens_cached", u.CacheRead)
@@ -458,16 +526,51 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 			o.Int("tokens_cache_create", u.CacheCreate)
 		}
 	}
-	if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
+	if e.MessageID != "" && !synthetic {
 		o.Str("message_id", e.MessageID)
 	}
+	wr.lastMsg = e.MessageID
 	if wr.same {
 		for _, f := range e.Extra {
 			o.Raw(f.Key, f.Value)
 		}
 	} else {
-		wr.rep.DropExtras(e)
+		c := carried(e, typ)
+		if repeated && e.Usage != nil {
+			c = append(c, "+usage") // not on the step: its response's, counted once
+		}
+		o.Raw("rest", model.RestOf(e, c...))
 	}
 	o.End()
 	return true
+}
+
+// carried are the fields of e a step of type typ holds (see
+// model.RestOf): the rest of the event goes in the step's rest.
+func carried(e *model.Event, typ string) []string {
+	c := []string{"time", "message_id"}
+	switch {
+	case e.Kind == model.KindUser || e.Kind == model.KindAgent:
+		c = append(c, "kind", "text")
+	case e.Kind == model.KindThinking:
+		c = append(c, "kind", "text", "signature")
+	case e.Kind == model.KindToolCall:
+		c = append(c, "kind", "call.id", "call.name")
+		if len(e.Call.Input) > 0 {
+			c = append(c, "call.input")
+		}
+	case e.Kind == model.KindToolResult:
+		c = append(c, "kind", "result.call_id", "result.is_error", "result.status", "result.content")
+	case e.Kind == model.KindInit:
+		c = append(c, "kind", "model")
+	case e.Kind == model.KindStatus:
+		c = append(c, "kind", "text")
+	case e.Kind == model.KindSubagent:
+		if sa := e.Subagent; sa.AgentID == "" && sa.SessionID == "" && sa.TrajectoryPath == "" {
+			c = append(c, "kind", "subagent")
+		} else {
+			c = append(c, "kind")
+		}
+	}
+	return c
 }

@@ -1,0 +1,572 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+)
+
+// The rest of an event is what it says that a target format has no field
+// for: its time when the format keeps one per step, its entry ids, its
+// sub-agent, the source's own fields, how the source wrote it. A writer
+// keeps it beside what the format does say (an ATIF step's extra, a
+// trajectory step's field, a mini-prophet message's extra), and the reader
+// of that format gives it back, so that a round trip through the format
+// restores the event instead of losing it. RestOf makes it, ApplyRest
+// reads it; docs/conversions.md names where each format keeps it.
+//
+// The rest is a JSON object whose keys are the event's fields: kind, time,
+// id, parent, message_id, model, text, signature, name, call, result,
+// subagent, compaction, todos, agent_id, sidechain, meta, step, raw_type,
+// raw, parts, extra and form. Usage is not in it (every format that
+// counts tokens keeps them its own way) unless the writer asks with
+// "+usage" in carried: a usage its record leaves out, [input, output,
+// cache read, cache create].
+// RestOf is the rest of e for a format that carries the fields named in
+// carried (the keys above; "call.input", "result.content" for a part of
+// one): a JSON object of its kind and every other field e has. time and
+// text, when not carried, are written even when empty, so that the reader
+// does not give the event a time or text of the place it reads them from
+// (an ATIF step's timestamp). extra and form are always the rest's: a
+// rest without them says the event has none.
+//
+// A field named with a leading "-" in carried is one the writer made up
+// for the target (a uuid, a message id a consumer needs) or that the
+// record gives all its events (a step's model or usage): the rest says
+// the event has none, and the reader takes it out.
+func RestOf(e *Event, carried ...string) json.RawMessage {
+	has := func(k string) bool { return slices.Contains(carried, k) }
+	var b bytes.Buffer
+	o := jsonw.Begin(&b)
+	// The kind is always there: a reader lines rests up with its events
+	// by it (ApplyRests).
+	o.Str("kind", e.Kind.String())
+	str := func(key, v string) {
+		if v != "" && !has(key) {
+			o.Str(key, v)
+		}
+	}
+	if !has("time") {
+		o.Str("time", e.Time)
+	}
+	str("id", e.ID)
+	str("parent", e.ParentID)
+	// A message id a reader made up is kept too: it says which events
+	// are one response, which a format that groups them (ATIF's steps)
+	// needs back.
+	str("message_id", e.MessageID)
+	str("model", e.Model)
+	if !has("text") {
+		o.Str("text", e.Text)
+	}
+	str("signature", e.Signature)
+	str("name", e.Name)
+	if c := e.Call; c != nil && !has("call") {
+		var cb bytes.Buffer
+		co := jsonw.Begin(&cb)
+		if c.ID != "" && !has("call.id") {
+			co.Str("id", c.ID)
+		}
+		if c.Name != "" && !has("call.name") {
+			co.Str("name", c.Name)
+		}
+		if len(c.Input) > 0 && !has("call.input") {
+			co.Raw("input", c.Input)
+		}
+		if c.Summary != "" && !has("call.summary") {
+			co.Str("summary", c.Summary)
+		}
+		if co.Len() > 0 {
+			co.End()
+			o.Raw("call", cb.Bytes())
+		}
+	}
+	if r := e.Result; r != nil && !has("result") {
+		var rb bytes.Buffer
+		ro := jsonw.Begin(&rb)
+		if r.CallID != "" && !has("result.call_id") {
+			ro.Str("call_id", r.CallID)
+		}
+		if r.IsError && !has("result.is_error") {
+			ro.Bool("is_error", true)
+		}
+		if !has("result.content") {
+			ro.Str("content", r.Content)
+		}
+		if len(r.ContentRaw) > 0 && !has("result.raw") {
+			ro.Raw("raw", r.ContentRaw)
+		}
+		if r.Status != "" && !has("result.status") {
+			ro.Str("status", r.Status)
+		}
+		ro.End()
+		o.Raw("result", rb.Bytes())
+	}
+	if sa := e.Subagent; sa != nil && !has("subagent") {
+		var sb bytes.Buffer
+		so := jsonw.Begin(&sb)
+		for _, kv := range [...][2]string{{"id", sa.ID}, {"agent_id", sa.AgentID}, {"type", sa.Type}, {"status", sa.Status}, {"summary", sa.Summary}, {"session_id", sa.SessionID}, {"trajectory_path", sa.TrajectoryPath}} {
+			if kv[1] != "" {
+				so.Str(kv[0], kv[1])
+			}
+		}
+		so.End()
+		o.Raw("subagent", sb.Bytes())
+	}
+	if c := e.Compaction; c != nil && !has("compaction") {
+		var cb bytes.Buffer
+		co := jsonw.Begin(&cb)
+		if c.Trigger != "" {
+			co.Str("trigger", c.Trigger)
+		}
+		if c.PreTokens != 0 {
+			co.Int("pre_tokens", c.PreTokens)
+		}
+		co.End()
+		o.Raw("compaction", cb.Bytes())
+	}
+	if len(e.Todos) > 0 && !has("todos") {
+		var tb bytes.Buffer
+		tb.WriteByte('[')
+		for i, t := range e.Todos {
+			if i > 0 {
+				tb.WriteByte(',')
+			}
+			to := jsonw.Begin(&tb)
+			for _, kv := range [...][2]string{{"id", t.ID}, {"content", t.Content}, {"status", t.Status}, {"priority", t.Priority}} {
+				if kv[1] != "" {
+					to.Str(kv[0], kv[1])
+				}
+			}
+			to.End()
+		}
+		tb.WriteByte(']')
+		o.Raw("todos", tb.Bytes())
+	}
+	str("agent_id", e.AgentID)
+	if e.Sidechain && !has("sidechain") {
+		o.Bool("sidechain", true)
+	}
+	if e.Meta && !has("meta") {
+		o.Bool("meta", true)
+	}
+	if e.Step != 0 && !has("step") {
+		o.Int("step", e.Step)
+	}
+	str("raw_type", e.RawType)
+	if len(e.Raw) > 0 && !has("raw") {
+		o.Raw("raw", e.Raw)
+	}
+	if len(e.Parts) > 0 && !has("parts") {
+		o.Raw("parts", e.Parts)
+	}
+	var x Fields
+	for _, f := range e.Extra {
+		if len(f.Key) > 0 && f.Key[0] != '_' {
+			x = append(x, f)
+		}
+	}
+	if len(x) > 0 {
+		o.Raw("extra", MustJSON(x))
+	}
+	if f := e.Form; f != (Form{}) {
+		var fb bytes.Buffer
+		fo := jsonw.Begin(&fb)
+		if f.Content != "" {
+			fo.Str("content", f.Content)
+		}
+		if f.NoOutput {
+			fo.Bool("no_output", true)
+		}
+		if f.Inline {
+			fo.Bool("inline", true)
+		}
+		if f.Prefix != "" {
+			fo.Str("prefix", f.Prefix)
+		}
+		if f.WholeInput {
+			fo.Bool("whole_input", true)
+		}
+		if f.Keys != "" {
+			fo.Str("keys", f.Keys)
+		}
+		if f.UsageInText {
+			fo.Bool("usage_in_text", true)
+		}
+		fo.End()
+		o.Raw("form", fb.Bytes())
+	}
+	if u := e.Usage; u != nil && has("+usage") {
+		// A usage the record leaves out, its format counting it once
+		// (a trajectory step that repeats its response's usage).
+		o.Raw("usage", usageJSON(*u))
+	}
+	var unset []string
+	for _, k := range carried {
+		if name, ok := strings.CutPrefix(k, "-"); ok {
+			unset = append(unset, name)
+		}
+	}
+	if len(unset) > 0 {
+		o.Strings("unset", unset)
+	}
+	o.End()
+	return b.Bytes()
+}
+
+// usageJSON is a usage as a rest holds it: [input, output, cache read,
+// cache create].
+func usageJSON(u Usage) []byte {
+	return []byte("[" + strconv.FormatInt(u.Input, 10) + "," + strconv.FormatInt(u.Output, 10) + "," +
+		strconv.FormatInt(u.CacheRead, 10) + "," + strconv.FormatInt(u.CacheCreate, 10) + "]")
+}
+
+// WithUsage is rest (made by RestOf without "+usage") with the event's
+// usage u in it, as "+usage" puts it: for a writer that learns only after
+// it made the rest that its record does not say the event's usage (an
+// ATIF step whose metrics are what it adds to the session's count).
+func WithUsage(rest json.RawMessage, u Usage) json.RawMessage {
+	r := bytes.TrimRight(rest, " \t\r\n")
+	if len(r) < 2 || r[len(r)-1] != '}' {
+		return rest
+	}
+	out := make([]byte, 0, len(r)+48)
+	out = append(out, r[:len(r)-1]...)
+	if len(r) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"usage":`...)
+	out = append(out, usageJSON(u)...)
+	return append(out, '}')
+}
+
+// ApplyRest sets the fields rest names on e, over what the reader made of
+// the format's own fields; its extra and form (none when the rest has
+// none) replace the reader's. A rest that is not an object of them is an
+// error, and changes nothing.
+func ApplyRest(e *Event, raw []byte) error {
+	r, err := ParseValidFields(raw)
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return errors.New("rest is null")
+	}
+	for _, f := range r {
+		if err := restField(e, f.Key, f.Value); err != nil {
+			return fmt.Errorf("rest %s: %w", f.Key, err)
+		}
+	}
+	if _, ok := r.Get("extra"); !ok {
+		e.Extra = hintsOf(e.Extra)
+	}
+	if _, ok := r.Get("form"); !ok {
+		e.Form = Form{}
+	}
+	// An event of a kind has what writers of that kind read, whatever
+	// the rest said.
+	switch {
+	case e.Kind == KindToolCall && e.Call == nil:
+		e.Call = &ToolCall{}
+	case e.Kind == KindToolResult && e.Result == nil:
+		e.Result = &ToolResult{}
+	case e.Kind == KindSubagent && e.Subagent == nil:
+		e.Subagent = &Subagent{}
+	}
+	return nil
+}
+
+// hintsOf is the reader hints among extra (keys starting with "_"), which
+// are not the source's: nil when there are none.
+func hintsOf(extra Fields) Fields {
+	var out Fields
+	for _, f := range extra {
+		if len(f.Key) > 0 && f.Key[0] == '_' {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// restField sets one field of a rest on e.
+func restField(e *Event, key string, v []byte) error {
+	str := func() (string, error) {
+		s, ok := jsonscan.String(v)
+		if !ok {
+			return "", errors.New("not a string")
+		}
+		return s, nil
+	}
+	set := func(dst *string) error {
+		s, err := str()
+		*dst = s
+		return err
+	}
+	switch key {
+	case "kind":
+		s, err := str()
+		if k, ok := KindOf(s); ok {
+			e.Kind = k
+		}
+		return err
+	case "usage":
+		var n []int64
+		err := jsonscan.Array(v, func(_ int, b []byte) error {
+			i, _ := jsonscan.Int(b)
+			n = append(n, i)
+			return nil
+		})
+		if len(n) == 4 {
+			e.Usage = &Usage{Input: n[0], Output: n[1], CacheRead: n[2], CacheCreate: n[3]}
+		}
+		return err
+	case "time":
+		return set(&e.Time)
+	case "id":
+		return set(&e.ID)
+	case "parent":
+		return set(&e.ParentID)
+	case "message_id":
+		return set(&e.MessageID)
+	case "model":
+		return set(&e.Model)
+	case "text":
+		return set(&e.Text)
+	case "signature":
+		return set(&e.Signature)
+	case "name":
+		return set(&e.Name)
+	case "agent_id":
+		return set(&e.AgentID)
+	case "raw_type":
+		return set(&e.RawType)
+	case "sidechain":
+		e.Sidechain = true
+	case "meta":
+		e.Meta = true
+	case "step":
+		n, ok := jsonscan.Int(v)
+		if !ok {
+			return errors.New("not a number")
+		}
+		e.Step = n
+	case "raw":
+		e.Raw = jsonscan.Copy(v)
+	case "parts":
+		e.Parts = jsonscan.Copy(v)
+	case "extra":
+		x, err := ParseValidFields(v)
+		if err != nil {
+			return err
+		}
+		e.Extra = append(x, hintsOf(e.Extra)...)
+	case "call":
+		if e.Call == nil {
+			e.Call = &ToolCall{}
+		}
+		return jsonscan.Object(v, func(k, val []byte) error {
+			s, _ := jsonscan.String(val)
+			switch string(k) {
+			case "id":
+				e.Call.ID = s
+			case "name":
+				e.Call.Name = s
+			case "input":
+				e.Call.Input = jsonscan.Copy(val)
+			case "summary":
+				e.Call.Summary = s
+			}
+			return nil
+		})
+	case "result":
+		if e.Result == nil {
+			e.Result = &ToolResult{}
+		}
+		return jsonscan.Object(v, func(k, val []byte) error {
+			s, _ := jsonscan.String(val)
+			switch string(k) {
+			case "call_id":
+				e.Result.CallID = s
+			case "is_error":
+				e.Result.IsError = true
+			case "content":
+				e.Result.Content = s
+			case "raw":
+				e.Result.ContentRaw = jsonscan.Copy(val)
+			case "status":
+				e.Result.Status = s
+			}
+			return nil
+		})
+	case "subagent":
+		sa := &Subagent{}
+		e.Subagent = sa
+		return jsonscan.Object(v, func(k, val []byte) error {
+			s, _ := jsonscan.String(val)
+			switch string(k) {
+			case "id":
+				sa.ID = s
+			case "agent_id":
+				sa.AgentID = s
+			case "type":
+				sa.Type = s
+			case "status":
+				sa.Status = s
+			case "summary":
+				sa.Summary = s
+			case "session_id":
+				sa.SessionID = s
+			case "trajectory_path":
+				sa.TrajectoryPath = s
+			}
+			return nil
+		})
+	case "compaction":
+		c := &Compaction{}
+		e.Compaction = c
+		return jsonscan.Object(v, func(k, val []byte) error {
+			switch string(k) {
+			case "trigger":
+				c.Trigger, _ = jsonscan.String(val)
+			case "pre_tokens":
+				c.PreTokens, _ = jsonscan.Int(val)
+			}
+			return nil
+		})
+	case "todos":
+		e.Todos = e.Todos[:0]
+		return jsonscan.Array(v, func(_ int, t []byte) error {
+			var td Todo
+			err := jsonscan.Object(t, func(k, val []byte) error {
+				s, _ := jsonscan.String(val)
+				switch string(k) {
+				case "id":
+					td.ID = s
+				case "content":
+					td.Content = s
+				case "status":
+					td.Status = s
+				case "priority":
+					td.Priority = s
+				}
+				return nil
+			})
+			e.Todos = append(e.Todos, td)
+			return err
+		})
+	case "form":
+		var f Form
+		err := jsonscan.Object(v, func(k, val []byte) error {
+			s, _ := jsonscan.String(val)
+			switch string(k) {
+			case "content":
+				f.Content = s
+			case "no_output":
+				f.NoOutput = true
+			case "inline":
+				f.Inline = true
+			case "prefix":
+				f.Prefix = s
+			case "whole_input":
+				f.WholeInput = true
+			case "keys":
+				f.Keys = s
+			case "usage_in_text":
+				f.UsageInText = true
+			}
+			return nil
+		})
+		e.Form = f
+		return err
+	case "unset":
+		return jsonscan.Array(v, func(_ int, n []byte) error {
+			name, _ := jsonscan.String(n)
+			switch name {
+			case "id":
+				e.ID = ""
+			case "parent":
+				e.ParentID = ""
+			case "message_id":
+				e.MessageID = ""
+			case "time":
+				e.Time = ""
+			case "model":
+				e.Model = ""
+			case "usage":
+				e.Usage = nil
+			case "step":
+				e.Step = 0
+			case "call.id":
+				if e.Call != nil {
+					e.Call.ID = ""
+				}
+			case "result.call_id":
+				if e.Result != nil {
+					e.Result.CallID = ""
+				}
+			}
+			return nil
+		})
+	}
+	return nil
+}
+
+// ApplyRests gives the events a reader made of one record of a format
+// (an ATIF step, a Claude Code entry) the rests its writer kept for them
+// (RestOf), in order. With own, the first rest is the record's own
+// event's, whatever kind the reader made of it (a system step that was a
+// lifecycle event), and null says the record has none (a step made for
+// results only): that event is left out. The others go to the events of
+// their kind in order; a rest whose event the record could not hold (a
+// second text of one response) gives an event of its own, base with the
+// rest applied. bad reports a rest that cannot be read.
+func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, bad func(error)) []Event {
+	j := 0
+	if own && len(rests) > 0 && len(events) > 0 {
+		if string(bytes.TrimSpace(rests[0])) == "null" {
+			events = events[1:]
+		} else if err := ApplyRest(&events[0], rests[0]); err != nil {
+			bad(err)
+		} else {
+			j = 1
+		}
+		rests = rests[1:]
+	}
+	for _, r := range rests {
+		var k struct {
+			Kind string `json:"kind"`
+		}
+		json.Unmarshal(r, &k)
+		kind, _ := KindOf(k.Kind)
+		at := j
+		for at < len(events) && events[at].Kind != kind {
+			at++
+		}
+		if at == len(events) {
+			events = slices.Insert(events, j, base)
+			at = j
+		}
+		if err := ApplyRest(&events[at], r); err != nil {
+			bad(err)
+		}
+		j = at + 1
+	}
+	return events
+}
+
+// KindOf is the kind named s (Kind.String's name).
+func KindOf(s string) (Kind, bool) {
+	for k, name := range kindNames {
+		if k > 0 && name == s {
+			return Kind(k), true
+		}
+	}
+	return 0, false
+}
