@@ -74,6 +74,11 @@ export function registerViews(client: () => LanguageClient | undefined, output: 
   }
 
   async function request(uri: vscode.Uri): Promise<SessionView> {
+    // A view restored with the window asks for its text while the server
+    // may still be starting.
+    for (let waited = 0; !running() && client()?.state === State.Starting && waited < 30_000; waited += 100) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const c = running();
     if (!c) throw new Error('the rlog language server is not running');
     return c.sendRequest<SessionView>(sessionViewRequest, { textDocument: { uri: uri.toString() } });
