@@ -149,6 +149,9 @@ function transcriptPath() {
   return join(work, 'ws', 'projects', '-tmp-rlog-producers-claude-subagent-work', transcriptName);
 }
 
+/** Whether the panel was open before the view's checks hid it. */
+let panelWasOpen = false;
+
 /** converted is what `rlog-ls convert --to rlog` writes of a file, which its view must show. */
 function converted(file) {
   const r = spawnSync('go', ['run', './cmd/rlog-ls', 'convert', '--to', 'rlog', '-o', '-', file], { cwd: root, encoding: 'utf8' });
@@ -534,6 +537,9 @@ async function main() {
 
     await check('a Claude Code transcript opens as an rlog view', async () => {
       await page.keyboard.press('Escape');
+      // The whole height for the transcript and its view (the panel comes back at the end).
+      panelWasOpen = await page.locator('.part.panel').isVisible();
+      if (panelWasOpen) await commandPalette(page, 'View: Hide Panel');
       await openFile(page, transcriptName);
       // The editor title's action: the server read the file and says it is a session.
       const action = page.locator('.editor-actions .action-label[aria-label="Open as rlog View"]');
@@ -544,7 +550,7 @@ async function main() {
       const want = converted(transcriptPath());
       await until('the view: the transcript as rlog', async () => {
         const t = await groupEditorText(page);
-        return t.includes('format: rlog/1') && t.includes('id: 8d6b59c6-27db-4aed-8b2b-f2f27d16e2de') && t.includes('t!:Agent id=toolu_sub_agent');
+        return t.includes('format: rlog/1') && t.includes('id: 8d6b59c6-27db-4aed-8b2b-f2f27d16e2de') && t.includes('u: Find out which version this folder is at');
       }, 30_000);
       // The hover on an output the view cut short: the whole record.
       const [line, col] = lineCol(want, 'o: id=toolu_sub_agent → [ok] Async agent launched successfully.', 40);
@@ -558,6 +564,10 @@ async function main() {
         const s = await textOf(hover);
         return s.includes('in full, from') && s.includes(transcriptName) && s.includes('agentId: ad1d58fb8290d2b47');
       });
+      // The hover fades in: the picture once it has.
+      await until('the hover drawn', () => page.evaluate(() => [...document.querySelectorAll('.monaco-hover:not(.hidden)')]
+        .every((h) => getComputedStyle(h).opacity === '1')));
+      await page.waitForTimeout(300);
       const dir = dirname(screenshotPath);
       await page.screenshot({ path: join(dir, 'vscode-claude-view.png') });
       log(`screenshot: ${join(dir, 'vscode-claude-view.png')}`);
@@ -627,6 +637,8 @@ async function main() {
       }, 30_000);
       await commandPalette(page, 'Notifications: Clear All Notifications');
       await commandPalette(page, 'View: Close All Editors');
+      // The panel as the checks before left it.
+      if (panelWasOpen) await commandPalette(page, 'View: Focus Problems');
       await openFile(page, 'sample.rlog');
     });
 
