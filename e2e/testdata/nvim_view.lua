@@ -9,21 +9,13 @@
 --   RLOG_LINE, RLOG_COL  0-based position of the line to try, in the view
 --   RLOG_LAST  a line the view has once the rest is written
 --   RLOG_OUT   where to write the results
+local lib = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_lib.lua')
 local out = { errors = {} }
 
 local function view_buf()
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_get_name(b):find('^rlog%-view:') then return b end
   end
-end
-
-local function attached(buf)
-  return vim.wait(15000, function()
-    for _, c in pairs(vim.lsp.buf_get_clients(buf)) do
-      if c.name == 'rlog-ls' and c.initialized then return true end
-    end
-    return false
-  end, 20)
 end
 
 local ok, err = pcall(function()
@@ -33,7 +25,7 @@ local ok, err = pcall(function()
   vim.cmd('RlogView')
   if not vim.wait(15000, function() return view_buf() ~= nil end, 20) then error('no view buffer') end
   local view = view_buf()
-  if not attached(view) then error('rlog-ls did not attach to the view') end
+  if not lib.attached(view) then error('rlog-ls did not attach to the view') end
   out.view = {
     name = vim.api.nvim_buf_get_name(view),
     current = vim.api.nvim_get_current_buf() == view,
@@ -43,19 +35,9 @@ local ok, err = pcall(function()
   }
 
   local line, col = tonumber(os.getenv('RLOG_LINE')), tonumber(os.getenv('RLOG_COL'))
-  local params = { textDocument = { uri = vim.uri_from_bufnr(view) }, position = { line = line, character = col } }
-  for _, r in pairs(vim.lsp.buf_request_sync(view, 'textDocument/hover', params, 15000) or {}) do
-    if r.result then out.hover = r.result.contents.value end
-  end
-
+  out.hover = lib.hover(view, line, col)
   -- Go to Definition: into the transcript, at the record.
-  vim.api.nvim_win_set_cursor(0, { line + 1, col })
-  vim.lsp.buf.definition()
-  if not vim.wait(15000, function() return vim.api.nvim_get_current_buf() ~= view end, 20) then
-    error('Go to Definition did not leave the view')
-  end
-  local pos = vim.api.nvim_win_get_cursor(0)
-  out.jump = { file = vim.api.nvim_buf_get_name(0), line = pos[1] - 1 }
+  out.jump = lib.definition(line, col)
 
   -- Claude Code writes the rest of the session: the view follows.
   local rest = assert(io.open(os.getenv('RLOG_REST'))):read('*a')
@@ -73,15 +55,6 @@ local ok, err = pcall(function()
   out.grown = vim.api.nvim_buf_get_lines(view, 0, -1, false)
   out.modified = vim.bo[view].modified
   out.modifiable_after = vim.bo[view].modifiable
-  for _, r in pairs(vim.lsp.buf_request_sync(view, 'textDocument/hover', params, 15000) or {}) do
-    if r.result then out.hover_after = r.result.contents.value end
-  end
-
-  for _, c in pairs(vim.lsp.get_active_clients()) do c.stop() end
-  vim.wait(3000, function() return #vim.lsp.get_active_clients() == 0 end, 50)
+  out.hover_after = lib.hover(view, line, col)
 end)
-if not ok then table.insert(out.errors, tostring(err)) end
-local f = assert(io.open(os.getenv('RLOG_OUT'), 'w'))
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd('qa!')
+lib.finish(out, ok, err)

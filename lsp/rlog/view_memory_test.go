@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
-	"go.uber.org/zap"
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
@@ -58,18 +57,7 @@ func TestSessionViewHeap(t *testing.T) {
 	dir := t.TempDir()
 	path := generatedTranscript(t, dir, size)
 	info, _ := os.Stat(path)
-	published := make(chan struct{}, 1)
-	c := startLeanWith(t, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "mem", Logger: zap.NewNop()}, func(body []byte) {
-		if bytes.Contains(body[:min(len(body), 80)], []byte("publishDiagnostics")) {
-			select {
-			case published <- struct{}{}:
-			default:
-			}
-		}
-	})
-	c.call("0", "initialize", map[string]any{"processId": nil, "rootUri": fileURI(dir), "capabilities": map[string]any{},
-		"initializationOptions": map[string]any{"diagnostics": map[string]any{"debounceMs": 0}}})
-	c.notify("initialized", map[string]any{})
+	c, published := startLeanPublishing(t, dir)
 	// What the server does for the request, measured apart from the
 	// client reading the answer: the conversion and the encoded result.
 	var peak uint64
