@@ -631,6 +631,72 @@ func TestEmacsFullRecord(t *testing.T) {
 	}
 }
 
+// TestEmacsView runs M-x rlog-view on a real Claude Code transcript (recorded
+// from Claude Code 2.1.328), as a user does from the transcript's buffer: a
+// read-only rlog buffer managed by eglot holds what `rlog-ls convert --to
+// rlog` writes of it; the hover on a line it cut short shows the whole
+// record, Go to Definition answers with the record in the transcript, the
+// server's diagnostics are in flymake, and when Claude Code writes the rest
+// of the session the buffer follows, to the conversion of the whole file. A
+// file the server does not read gets a message saying why, and no buffer.
+func TestEmacsView(t *testing.T) {
+	emacs := editor(t, "emacs", "emacs-nox")
+	needEglot(t, emacs)
+	transcript, rest := recordedTranscript(t, "subagent", 26)
+	want := rlogOf(t, transcript)
+	line, col := lineOf(t, want, "o: id=toolu_sub_agent → [ok] Async agent launched")
+	last := "a: This folder is at version 1.4.2."
+	unread := filepath.Join(t.TempDir(), "rollout.jsonl")
+	if err := os.WriteFile(unread, []byte(`{"timestamp":"2026-11-27T09:48:08Z","type":"session_meta","payload":{}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "view.json")
+	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
+		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "view.el"))
+	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+transcript, "RLOG_REST="+rest, "RLOG_OUT="+out, "RLOG_LAST="+last, "RLOG_UNREAD="+unread,
+		fmt.Sprintf("RLOG_LINE=%d", line+1), fmt.Sprintf("RLOG_COL=%d", col+40))
+	runGuarded(t, cmd, 2*time.Minute)
+	var res struct {
+		Error, Name, URI, Mode, Text, Hover, Grown string
+		Readonly, Managed, Modified                bool
+		Definition                                 struct {
+			URI  string `json:"uri"`
+			Line int    `json:"line"`
+		}
+		Diagnostics []string
+		Refused     string
+		Buffers     []string
+	}
+	readResult(t, out, "Emacs", &res)
+	if res.Error != "" {
+		t.Fatalf("Emacs: %s", res.Error)
+	}
+	if res.Name != "*rlog view: "+filepath.Base(transcript)+"*" || res.URI != "rlog-view://"+transcript+".rlog" || res.Mode != "rlog-mode" || !res.Readonly || !res.Managed {
+		t.Errorf("view buffer %q (%s, %s, read-only %v, managed by eglot %v)", res.Name, res.URI, res.Mode, res.Readonly, res.Managed)
+	}
+	if res.Text != want {
+		t.Errorf("the view shows:\n%s\nwant the conversion:\n%s", res.Text, want)
+	}
+	if !strings.Contains(res.Hover, "in full, from `"+filepath.Base(transcript)+"` line ") || !strings.Contains(res.Hover, "agentId: ad1d58fb8290d2b47") {
+		t.Errorf("hover on the cut-short output:\n%s", res.Hover)
+	}
+	b, _ := os.ReadFile(transcript)
+	record := slices.IndexFunc(strings.Split(string(b), "\n"), func(l string) bool { return strings.Contains(l, `"tool_use_id":"toolu_sub_agent"`) })
+	if res.Definition.URI != "file://"+transcript || res.Definition.Line != record {
+		t.Errorf("definition %+v, want line %d of %s", res.Definition, record+1, transcript)
+	}
+	if !slices.ContainsFunc(res.Diagnostics, func(d string) bool { return strings.Contains(d, "I004") }) {
+		t.Errorf("flymake shows %q, want the view's I004", res.Diagnostics)
+	}
+	if g, w := res.Grown, rlogOf(t, transcript); g != w || !strings.Contains(g, last) || res.Modified {
+		t.Errorf("after the transcript grew (modified %v), the view shows:\n%s\nwant:\n%s", res.Modified, g, w)
+	}
+	if !strings.HasPrefix(res.Refused, "rlog: rollout.jsonl cannot be opened as rlog: rollout.jsonl is not a session rlog-ls reads") ||
+		slices.Contains(res.Buffers, "*rlog view: rollout.jsonl*") {
+		t.Errorf("a file the server does not read: %q (buffers %q)", res.Refused, res.Buffers)
+	}
+}
+
 // TestEmacsPackage installs rlog-mode.el as a package, with package.el and no
 // archives (what package-vc-install, use-package's :vc and straight.el end in:
 // the file's autoloads and byte code in the user's package folder), then
@@ -849,8 +915,9 @@ func TestHelixHealth(t *testing.T) {
 
 // TestNeovimLSPConfig calls lsp/rlog_ls.lua's root_dir as Neovim 0.11's
 // vim.lsp.enable does (Debian's Neovim is 0.7, which has no vim.lsp.enable,
-// so the test calls it itself): the server starts for a log and for its
-// companions, at the folder holding .git, and not for other JSON files.
+// so the test calls it itself): the server starts for a log, for its
+// companions and for the view of a session file (:RlogView), at the folder
+// holding .git, and not for other JSON files.
 func TestNeovimLSPConfig(t *testing.T) {
 	nvim := editor(t, "nvim", "neovim")
 	root := t.TempDir()
@@ -887,7 +954,8 @@ func TestNeovimLSPConfig(t *testing.T) {
 	cmd := exec.Command(nvim, append([]string{"--headless", "-n", "-i", "NONE", "-u", "NONE",
 		"--cmd", "set runtimepath^=" + nvimDir, "--cmd", "filetype on",
 		"-c", "luafile " + filepath.Join(nvimDir, "test", "lsp_config.lua")}, args...)...)
-	cmd.Env = append(os.Environ(), "RLOG_OUT="+out)
+	view := "rlog-view://" + filepath.Join(dir, "3f1c9a2e.jsonl") + ".rlog"
+	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_VIEW="+view)
 	runGuarded(t, cmd, time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
@@ -905,5 +973,8 @@ func TestNeovimLSPConfig(t *testing.T) {
 		if got := roots[filepath.Join(dir, name)]; got != want {
 			t.Errorf("%s: root %q, want %q", name, got, want)
 		}
+	}
+	if got := roots[view]; got != root {
+		t.Errorf("the view %s: root %q, want %q", view, got, root)
 	}
 }

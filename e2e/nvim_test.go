@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -233,5 +234,116 @@ func TestNeovimCompanion(t *testing.T) {
 	if !strings.Contains(r.Name, "rlog record: line 19, Output of Read") || len(r.Lines) != 24 || r.Lines[23] != "    24→}" ||
 		!r.Readonly || r.Modifiable || r.Buftype != "nofile" {
 		t.Errorf("record buffer %q (readonly %v, modifiable %v, %q): %q", r.Name, r.Readonly, r.Modifiable, r.Buftype, r.Lines)
+	}
+}
+
+// recordedTranscript copies a recorded Claude Code scenario's projects
+// folder (the transcript and its subagents/) into a new folder, with the
+// transcript cut after its first keep lines; it returns the transcript's
+// path and a file holding the lines cut.
+func recordedTranscript(t *testing.T, scenario string, keep int) (transcript, rest string) {
+	t.Helper()
+	projects, _ := filepath.Glob(filepath.Join(repoRoot(), "testdata", "agents", "claude-code", "2.1.328", scenario, "claude", "projects", "*"))
+	if len(projects) != 1 {
+		t.Fatalf("the recorded %s scenario: %v", scenario, projects)
+	}
+	dir := filepath.Join(t.TempDir(), "projects", filepath.Base(projects[0]))
+	if err := os.CopyFS(dir, os.DirFS(projects[0])); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if len(m) != 1 {
+		t.Fatalf("transcripts: %v", m)
+	}
+	b, err := os.ReadFile(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	rest = filepath.Join(t.TempDir(), "rest.jsonl")
+	if err := os.WriteFile(m[0], []byte(strings.Join(lines[:keep], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rest, []byte(strings.Join(lines[keep:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return m[0], rest
+}
+
+// rlogOf is what `rlog-ls convert --to rlog` writes of a file: what its
+// view shows.
+func rlogOf(t *testing.T, file string) string {
+	t.Helper()
+	out, err := exec.Command(server(t), "convert", "--to", "rlog", "-o", "-", file).Output()
+	if err != nil {
+		t.Fatalf("convert %s: %v", file, err)
+	}
+	return string(out)
+}
+
+// TestNeovimView: :RlogView on a real Claude Code transcript (recorded from
+// Claude Code 2.1.328) opens it as a read-only rlog buffer holding what
+// `rlog-ls convert --to rlog` writes of it; the hover on a line the view cut
+// short shows the whole record, Go to Definition lands on it in the
+// transcript, and when Claude Code writes the rest of the session the buffer
+// follows, to the conversion of the whole file.
+func TestNeovimView(t *testing.T) {
+	nvim := editor(t, "nvim", "neovim")
+	transcript, rest := recordedTranscript(t, "subagent", 26)
+	want := rlogOf(t, transcript)
+	line, col := lineOf(t, want, "o: id=toolu_sub_agent → [ok] Async agent launched")
+	last := "a: This folder is at version 1.4.2."
+	out := filepath.Join(t.TempDir(), "view.json")
+	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
+		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
+		"-c", "filetype plugin on", "-c", "luafile "+filepath.Join(repoRoot(), "e2e", "testdata", "nvim_view.lua"))
+	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+transcript, "RLOG_REST="+rest, "RLOG_OUT="+out, "RLOG_LAST="+last,
+		fmt.Sprintf("RLOG_LINE=%d", line), fmt.Sprintf("RLOG_COL=%d", col+40))
+	runGuarded(t, cmd, 3*time.Minute)
+	var res struct {
+		Errors []string `json:"errors"`
+		View   struct {
+			Name                 string   `json:"name"`
+			Current              bool     `json:"current"`
+			Lines                []string `json:"lines"`
+			Filetype, Buftype    string
+			Modifiable, Readonly bool
+		} `json:"view"`
+		Hover      string `json:"hover"`
+		HoverAfter string `json:"hover_after"`
+		Jump       struct {
+			File string `json:"file"`
+			Line int    `json:"line"`
+		} `json:"jump"`
+		Grown           []string `json:"grown"`
+		Modified        bool     `json:"modified"`
+		ModifiableAfter bool     `json:"modifiable_after"`
+	}
+	readResult(t, out, "Neovim", &res)
+	if len(res.Errors) > 0 {
+		t.Fatalf("Neovim: %v", res.Errors)
+	}
+	v := res.View
+	if v.Name != "rlog-view://"+transcript+".rlog" || !v.Current || v.Filetype != "rlog" || v.Buftype != "nofile" || v.Modifiable || !v.Readonly {
+		t.Errorf("view buffer %q (current %v, filetype %q, buftype %q, modifiable %v, readonly %v)", v.Name, v.Current, v.Filetype, v.Buftype, v.Modifiable, v.Readonly)
+	}
+	if got := strings.Join(v.Lines, "\n") + "\n"; got != want {
+		t.Errorf("the view shows:\n%s\nwant the conversion:\n%s", got, want)
+	}
+	for _, h := range []string{res.Hover, res.HoverAfter} {
+		if !strings.Contains(h, "in full, from `"+filepath.Base(transcript)+"` line ") || !strings.Contains(h, "agentId: ad1d58fb8290d2b47") {
+			t.Errorf("hover on the cut-short output:\n%s", h)
+		}
+	}
+	b, _ := os.ReadFile(transcript)
+	record := slices.IndexFunc(strings.Split(string(b), "\n"), func(l string) bool { return strings.Contains(l, `"tool_use_id":"toolu_sub_agent"`) })
+	if res.Jump.File != transcript || res.Jump.Line != record {
+		t.Errorf("Go to Definition went to %+v, want line %d of %s", res.Jump, record+1, transcript)
+	}
+	if got, want := strings.Join(res.Grown, "\n")+"\n", rlogOf(t, transcript); got != want || !strings.Contains(got, last) {
+		t.Errorf("after the transcript grew, the view shows:\n%s\nwant:\n%s", got, want)
+	}
+	if res.Modified || res.ModifiableAfter {
+		t.Errorf("after following, the view is modified %v, modifiable %v", res.Modified, res.ModifiableAfter)
 	}
 }

@@ -10,32 +10,54 @@ import "bytes"
 // the last chunk, not a parse. Identical texts give start == end ==
 // newEnd == len(b).
 func (t *Tree) Replacement(b []byte) (start, end, newEnd int) {
-	start = t.commonPrefix(b)
-	limit := min(t.Len(), len(b)) - start
-	suffix := t.commonSuffix(b, limit)
-	return start, t.Len() - suffix, len(b) - suffix
+	prefix, suffix := t.CommonEnds(0, t.Len(), b)
+	return prefix, t.Len() - suffix, len(b) - suffix
 }
 
-func (t *Tree) commonPrefix(b []byte) int {
+// CommonEnds returns the lengths of the longest common prefix and suffix of
+// bytes [from, to) of the document and b, the suffix no longer than what
+// the prefix leaves of the shorter of the two. Replacement is CommonEnds
+// of the whole document; a part of it (a log's header, its body) is
+// compared the same way, chunk by chunk.
+func (t *Tree) CommonEnds(from, to int, b []byte) (prefix, suffix int) {
+	from = max(0, min(from, t.Len()))
+	to = max(from, min(to, t.Len()))
+	prefix = t.commonPrefix(from, to, b)
+	return prefix, t.commonSuffix(to, b, min(to-from, len(b))-prefix)
+}
+
+// commonPrefix is the length of the common prefix of bytes [from, to) of
+// the document and b.
+func (t *Tree) commonPrefix(from, to int, b []byte) int {
 	off := 0
-	for _, c := range t.chunksFrom(0) {
-		n := len(c.text)
-		if off+n <= len(b) && bytes.Equal(c.text, b[off:off+n]) {
+	if from == to {
+		return 0
+	}
+	for _, c := range t.chunksFrom(t.chunkOfByte(from)) {
+		if c.at.bytes >= to {
+			break
+		}
+		text := c.text[max(from-c.at.bytes, 0):min(to-c.at.bytes, len(c.text))]
+		n := len(text)
+		if off+n <= len(b) && bytes.Equal(text, b[off:off+n]) {
 			off += n
 			continue
 		}
-		return off + prefixLen(c.text, b[off:])
+		return off + prefixLen(text, b[off:])
 	}
 	return off
 }
 
-// commonSuffix is the length of the common suffix of the document and b,
-// at most limit.
-func (t *Tree) commonSuffix(b []byte, limit int) int {
+// commonSuffix is the length of the common suffix of the document's bytes
+// before to and b, at most limit.
+func (t *Tree) commonSuffix(to int, b []byte, limit int) int {
 	n := 0
-	for ci := t.ChunkCount() - 1; ci >= 0 && n < limit; ci-- {
-		c, _ := t.chunk(ci)
-		text := c.text
+	if limit <= 0 {
+		return 0
+	}
+	for ci := t.chunkOfByte(to - 1); ci >= 0 && n < limit; ci-- {
+		c, at := t.chunk(ci)
+		text := c.text[:min(len(c.text), to-at.bytes)]
 		if len(text) > limit-n {
 			text = text[len(text)-(limit-n):]
 		}

@@ -58,3 +58,33 @@ func TestReplacement(t *testing.T) {
 		}
 	}
 }
+
+// CommonEnds of a part of the document equals the comparison of that part's
+// bytes, for parts that start and end anywhere (inside chunks, on their
+// edges, empty) and texts that share any amount with them.
+func TestCommonEndsOfAPart(t *testing.T) {
+	for _, tiny := range []bool{false, true} {
+		if tiny {
+			withTinyChunks(t)
+		}
+		doc := generated(400)
+		tr := Parse(bytes.Clone(doc))
+		r := rand.New(rand.NewPCG(5, 6))
+		for i := range 500 {
+			from := r.IntN(len(doc) + 1)
+			to := from + r.IntN(len(doc)-from+1)
+			part := doc[from:to]
+			s, e, ins := edittest.Random(r, len(part), editPieces)
+			b := edittest.Splice(part, s, e, ins)
+			if i%5 == 0 {
+				b = bytes.Clone(part)
+			}
+			prefix, suffix := tr.CommonEnds(from, to, b)
+			wantPrefix := prefixLen(part, b)
+			wantSuffix := suffixLen(part[wantPrefix:], b[wantPrefix:])
+			if prefix != wantPrefix || suffix != wantSuffix {
+				t.Fatalf("case %d (tiny chunks %v): [%d, %d) of %d: CommonEnds = %d, %d, want %d, %d", i, tiny, from, to, len(doc), prefix, suffix, wantPrefix, wantSuffix)
+			}
+		}
+	}
+}

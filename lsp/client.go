@@ -98,6 +98,12 @@ func (c *Client) ShowMessage(ctx context.Context, typ protocol.MessageType, mess
 	return c.notify(ctx, protocol.MethodWindowShowMessage, protocol.ShowMessageParams{Type: typ, Message: message})
 }
 
+// Notify sends a notification of the language's own (a method of its
+// protocol extension).
+func (c *Client) Notify(ctx context.Context, method string, params any) error {
+	return c.notify(ctx, method, params)
+}
+
 // LogMessage writes a message to the client's log for this server.
 func (c *Client) LogMessage(ctx context.Context, typ protocol.MessageType, message string) error {
 	return c.notify(ctx, protocol.MethodWindowLogMessage, protocol.LogMessageParams{Type: typ, Message: message})

@@ -170,6 +170,10 @@ const hexDigits = "0123456789abcdef"
 // &, U+2028 and U+2029 as \u00XX / \u20XX, each invalid UTF-8 byte as
 // \ufffd. (encoding/json writes the same, except that since Go 1.22 it
 // writes \b and \f short.)
+// AppendJSONString appends s as json.Marshal encodes a string: for a
+// result encoded by hand (EncodedResult) that holds a long text.
+func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
+
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0

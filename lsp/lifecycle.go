@@ -83,7 +83,24 @@ func (s *server[T]) initialize(raw json.RawMessage) (compute, error) {
 
 func (s *server[T]) initialized(context.Context, json.RawMessage) error {
 	s.afterInitialized()
+	s.startFeatureBackground()
 	return nil
+}
+
+// startFeatureBackground runs Features.Background, once.
+func (s *server[T]) startFeatureBackground() {
+	run := s.opts.Features.Background
+	s.mu.Lock()
+	if run == nil || s.stopFeature != nil || s.state != stateRunning {
+		s.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithCancel(s.bg)
+	s.stopFeature = cancel
+	s.mu.Unlock()
+	if !s.goBackground(func() { run(ctx, s.workspaceContext) }) {
+		cancel()
+	}
 }
 
 // shutdown stops background work and answers null; from now on requests
@@ -93,6 +110,9 @@ func (s *server[T]) shutdown(json.RawMessage) (compute, error) {
 	return func(context.Context) (any, error) {
 		s.mu.Lock()
 		s.state = stateShuttingDown
+		if s.stopFeature != nil {
+			s.stopFeature()
+		}
 		s.mu.Unlock()
 		s.diagnostics.stop()
 		s.log.Info("shutdown")

@@ -198,3 +198,54 @@ func TestExitDespiteStuckBackgroundWork(t *testing.T) {
 		close(release) // let the bubble's goroutines end
 	})
 }
+
+// Features.Background runs from initialized to shutdown, once, and sees the
+// documents as they are when it looks.
+func TestFeatureBackgroundRunsFromInitializedToShutdown(t *testing.T) {
+	opts := testOptions(t)
+	type seen struct {
+		docs    int
+		stopped bool
+	}
+	look, report := make(chan struct{}), make(chan seen)
+	started := make(chan struct{}, 2)
+	opts.Features.Background = func(ctx context.Context, workspace func() *WorkspaceContext[*plainText]) {
+		started <- struct{}{}
+		for {
+			select {
+			case <-look:
+				report <- seen{docs: len(workspace().Docs)}
+			case <-ctx.Done():
+				report <- seen{stopped: true}
+				return
+			}
+		}
+	}
+	c := startServer(t, opts)
+	c.Initialize(initParams(noDebounce))
+	<-started
+	look <- struct{}{}
+	if s := <-report; s.docs != 0 || s.stopped {
+		t.Fatalf("before any document: %+v", s)
+	}
+	openDoc(c, "file:///a.txt", 1, "text")
+	docText(t, c, "file:///a.txt") // the didOpen has been handled
+	look <- struct{}{}
+	if s := <-report; s.docs != 1 {
+		t.Fatalf("after didOpen it sees %d documents", s.docs)
+	}
+	c.Notify(protocol.MethodInitialized, map[string]any{}) // a second one starts nothing
+	if err := c.Call(protocol.MethodShutdown, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-report; !s.stopped {
+		t.Fatalf("not stopped by shutdown: %+v", s)
+	}
+	c.Notify(protocol.MethodExit, nil)
+	if code := c.ExitCode(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	if len(started) != 0 {
+		t.Fatal("Background ran twice")
+	}
+}

@@ -31,6 +31,13 @@ type Features[T Editable[T]] struct {
 	Notifications map[string]Notification[T]
 	// Capabilities adds the providers of Requests to the initialize result.
 	Capabilities func(caps *ServerCapabilities, session *Session)
+	// Background, when set, runs in its own goroutine from the client's
+	// initialized notification until shutdown (or the end of the
+	// connection), when ctx ends: work that no message starts, such as
+	// following files on disk that the editor shows through the server.
+	// workspace returns the open documents and the session as they are
+	// at each call.
+	Background func(ctx context.Context, workspace func() *WorkspaceContext[T])
 }
 
 // Options configure Serve.
@@ -98,6 +105,9 @@ type server[T Editable[T]] struct {
 	bg     context.Context
 	stopBG context.CancelFunc
 	wg     sync.WaitGroup
+	// stopFeature ends Features.Background (at shutdown); nil until it
+	// runs.
+	stopFeature context.CancelFunc
 
 	// stopping is closed by exit and by the client-process watch.
 	stopping chan struct{}

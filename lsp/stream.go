@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 	"sync"
 
 	"github.com/segmentio/encoding/json"
@@ -255,14 +256,11 @@ func (s *wireStream) writeReply(id jsonrpc2.ID, result []byte, rpcErr *jsonrpc2.
 	if rpcErr != nil {
 		return s.writeBody(head)
 	}
-	// head is {"jsonrpc":"2.0","id":...}: the result is the next field.
+	// head is {"jsonrpc":"2.0","id":...}: the result is the next field. The
+	// result is written as it is, not copied into one body with the
+	// envelope: a view's text can be tens of megabytes.
 	const resultKey = `,"result":`
-	body := make([]byte, 0, len(head)+len(resultKey)+len(result))
-	body = append(body, head[:len(head)-1]...)
-	body = append(body, resultKey...)
-	body = append(body, result...)
-	body = append(body, '}')
-	return s.writeBody(body)
+	return s.writeParts(append(head[:len(head)-1:len(head)-1], resultKey...), result, []byte("}"))
 }
 
 // writeNotification writes a notification whose params are JSON as
@@ -288,6 +286,31 @@ func (s *wireStream) writeNotification(method string, params []byte) (int64, err
 type wireNotification struct {
 	Version string `json:"jsonrpc"`
 	Method  string `json:"method"`
+}
+
+// writeParts writes one message whose body is the parts in a row.
+func (s *wireStream) writeParts(parts ...[]byte) (int64, error) {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if s.trace != nil {
+		s.trace.sent(bytes.Join(parts, nil))
+	}
+	header := "Content-Length: " + strconv.Itoa(n) + "\r\n\r\n"
+	written, err := io.WriteString(s.rwc, header)
+	total := int64(written)
+	for _, p := range parts {
+		if err != nil {
+			break
+		}
+		var k int
+		k, err = s.rwc.Write(p)
+		total += int64(k)
+	}
+	return total, err
 }
 
 func (s *wireStream) writeBody(body []byte) (int64, error) {

@@ -43,11 +43,19 @@ func Locate(rlogPath string) (Files, bool) {
 	for _, base := range bases {
 		for _, ext := range []string{".jsonl", ".json"} {
 			if isFile(base + ext) {
-				return Files{Main: base + ext, Subagents: subagentFiles(base + ext)}, true
+				return FilesOf(base + ext), true
 			}
 		}
 	}
 	return Files{}, false
+}
+
+// FilesOf are the files of a session whose main file is main: main itself
+// and its subagent files, found as Locate finds those of a log's companion.
+// For a session shown without a log (an rlog view of it), whose companion
+// it is.
+func FilesOf(main string) Files {
+	return Files{Main: main, Subagents: subagentFiles(main)}
 }
 
 func isFile(p string) bool {

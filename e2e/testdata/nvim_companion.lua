@@ -6,17 +6,9 @@
 --   RLOG_FILE  the log (its companion beside it)
 --   RLOG_LINE, RLOG_COL  0-based position of the line to try
 --   RLOG_OUT   where to write the results
+local lib = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_lib.lua')
 local out = { errors = {} }
-local function fail(msg) table.insert(out.errors, msg) end
-
-local function attached(buf)
-  return vim.wait(15000, function()
-    for _, c in pairs(vim.lsp.buf_get_clients(buf)) do
-      if c.name == 'rlog-ls' and c.initialized then return true end
-    end
-    return false
-  end, 20)
-end
+local attached = lib.attached
 
 local function here()
   local pos = vim.api.nvim_win_get_cursor(0)
@@ -30,19 +22,10 @@ local ok, err = pcall(function()
   local log = vim.api.nvim_get_current_buf()
   if not attached(log) then error('rlog-ls did not attach to the log') end
 
-  local params = { textDocument = { uri = vim.uri_from_bufnr(log) }, position = { line = line, character = col } }
-  local res = vim.lsp.buf_request_sync(log, 'textDocument/hover', params, 15000) or {}
-  for _, r in pairs(res) do
-    if r.result then out.hover = r.result.contents.value end
-  end
+  out.hover = lib.hover(log, line, col)
 
   -- Go to Definition from the line: the companion, at its record.
-  vim.api.nvim_win_set_cursor(0, { line + 1, col })
-  vim.lsp.buf.definition()
-  if not vim.wait(15000, function() return vim.api.nvim_get_current_buf() ~= log end, 20) then
-    error('Go to Definition did not leave the log')
-  end
-  out.jump = here()
+  out.jump = lib.definition(line, col)
   -- The plugin attaches the server to the companion too; from there, back.
   local companion = vim.api.nvim_get_current_buf()
   out.companion_attached = attached(companion)
@@ -63,12 +46,5 @@ local ok, err = pcall(function()
     lines = vim.api.nvim_buf_get_lines(0, 0, -1, false),
     readonly = vim.bo.readonly, modifiable = vim.bo.modifiable, buftype = vim.bo.buftype,
   }
-
-  for _, c in pairs(vim.lsp.get_active_clients()) do c.stop() end
-  vim.wait(3000, function() return #vim.lsp.get_active_clients() == 0 end, 50)
 end)
-if not ok then fail(tostring(err)) end
-local f = assert(io.open(os.getenv('RLOG_OUT'), 'w'))
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd('qa!')
+lib.finish(out, ok, err)

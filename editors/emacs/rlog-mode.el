@@ -21,6 +21,10 @@
 ;;   (add-to-list 'load-path "/path/to/rlog-ls/editors/emacs")
 ;;   (require 'rlog-mode)
 ;;   (add-hook 'rlog-mode-hook #'eglot-ensure)
+;;
+;; M-x rlog-view opens a session file the server reads (a Claude Code
+;; transcript, an ATIF trajectory ...) as a read-only rlog buffer, which the
+;; server keeps up to date while the file grows.
 
 ;;; Code:
 
@@ -427,6 +431,121 @@ language server is registered with it)."
 ;;;###autoload
 (with-eval-after-load 'eglot
   (add-to-list 'eglot-server-programs '(rlog-mode . rlog--eglot-contact)))
+
+;;; Views of session files
+
+;; A view is a session file the server reads (a Claude Code transcript under
+;; ~/.claude/projects, an ATIF trajectory ...) shown as a read-only rlog
+;; log: the server converts it (rlog/sessionView) and gives the view a URI of
+;; its own, rlog-view: and the file's path with ".rlog" after it; the view's
+;; lines are joined to the file (hover shows a line's full record,
+;; `xref-find-definitions' opens it), and while the file grows the server
+;; sends the edits that keep the view up to date (rlog/sessionViewChanged).
+;; eglot names a document by its file, and a view has none: the view's
+;; buffer keeps its URI in `rlog--view-uri', which the functions below give
+;; eglot in place of a file's.
+
+(defvar-local rlog--view-uri nil
+  "The URI of the rlog view this buffer shows, or nil.")
+
+(defvar eglot--versioned-identifier)
+(defvar eglot--managed-mode)
+(declare-function eglot "eglot")
+(declare-function eglot-current-server "eglot")
+(declare-function eglot--current-project "eglot")
+(declare-function eglot--managed-mode "eglot")
+(declare-function eglot--signal-textDocument/didOpen "eglot")
+(declare-function eglot--signal-textDocument/didChange "eglot")
+(declare-function eglot--apply-text-edits "eglot")
+(declare-function eglot--path-to-uri "eglot")
+(declare-function jsonrpc-request "jsonrpc")
+
+(defun rlog--view-identifier (identify &rest args)
+  "Around eglot's TextDocumentIdentifier (IDENTIFY, ARGS): a view's own URI."
+  (if rlog--view-uri
+      (list :uri rlog--view-uri)
+    (apply identify args)))
+
+(defun rlog--view-buffer (uri)
+  "The live buffer of the view URI, or nil."
+  (seq-find (lambda (b) (equal (buffer-local-value 'rlog--view-uri b) uri))
+            (buffer-list)))
+
+(defun rlog--view-server ()
+  "The rlog-ls server of the current buffer's project, started if needed."
+  (or (eglot-current-server)
+      (progn
+        (eglot '(rlog-mode) (eglot--current-project) 'eglot-lsp-server
+               (rlog--eglot-contact) "rlog")
+        (let ((deadline (+ (float-time) 30)))
+          (while (and (not (eglot-current-server)) (< (float-time) deadline))
+            (accept-process-output nil 0.05)))
+        (or (eglot-current-server) (user-error "rlog: the language server did not start")))))
+
+;;;###autoload
+(defun rlog-view (file)
+  "Show FILE, a session file the rlog-ls server reads, as a read-only rlog log.
+FILE is a Claude Code transcript (~/.claude/projects/PROJECT/SESSION.jsonl),
+an ATIF trajectory, a REPLAY.jsonl ...; interactively, the current buffer's
+file by default.  The view is what `rlog-ls convert --to rlog' writes of it,
+with the file as its companion: eldoc's hover on a line shows its full
+record and `xref-find-definitions' opens the file at it.  While the file
+grows, the view follows it.  Needs eglot."
+  (interactive
+   (list (read-file-name "Session file: " nil buffer-file-name t
+                         (and buffer-file-name (file-name-nondirectory buffer-file-name)))))
+  (require 'eglot)
+  (advice-add 'eglot--TextDocumentIdentifier :around #'rlog--view-identifier)
+  (let* ((file (expand-file-name file))
+         (name (file-name-nondirectory file))
+         (buf (get-buffer-create (format "*rlog view: %s*" name)))
+         view)
+    (with-current-buffer buf
+      (unless rlog--view-uri
+        (setq default-directory (file-name-directory file))
+        (rlog-mode)
+        (setq view (condition-case err
+                       (jsonrpc-request (rlog--view-server) :rlog/sessionView
+                                        `(:textDocument (:uri ,(eglot--path-to-uri file))))
+                     (jsonrpc-error
+                      (kill-buffer buf)
+                      (user-error "rlog: %s cannot be opened as rlog: %s" name
+                                  (or (alist-get 'jsonrpc-error-message (cdr err)) err)))))
+        (let ((inhibit-read-only t))
+          (erase-buffer)
+          (insert (plist-get view :text))
+          (goto-char (point-min)))
+        (set-buffer-modified-p nil)
+        (setq rlog--view-uri (plist-get view :uri))
+        (setq buffer-read-only t)
+        (eglot--managed-mode 1)
+        (eglot--signal-textDocument/didOpen)
+        (message "rlog: %s (%s) as rlog: %s" name (plist-get view :description)
+                 (replace-regexp-in-string "\\`[^:\n]*: \\|\n.*" "" (plist-get view :losses)))))
+    (pop-to-buffer buf)
+    buf))
+
+(with-eval-after-load 'eglot
+  (cl-defmethod eglot-handle-notification
+    (_server (_method (eql rlog/sessionViewChanged)) &key textDocument edits &allow-other-keys)
+    "Apply the edits that bring an open view up to date, for its version."
+    (let ((buf (rlog--view-buffer (plist-get textDocument :uri))))
+      (when (and buf (equal (plist-get textDocument :version)
+                            (buffer-local-value 'eglot--versioned-identifier buf)))
+        (with-current-buffer buf
+          (let ((inhibit-read-only t))
+            (eglot--apply-text-edits edits (plist-get textDocument :version)))
+          (set-buffer-modified-p nil)
+          ;; Tell the server now, not after eglot's idle time.
+          (eglot--signal-textDocument/didChange)))))
+  (cl-defmethod eglot-handle-notification :around
+    (_server (_method (eql textDocument/publishDiagnostics)) &key uri &allow-other-keys)
+    "A view's diagnostics go to its buffer, which visits no file."
+    (let ((view (and (stringp uri) (rlog--view-buffer uri))))
+      (if (not view)
+          (cl-call-next-method)
+        (cl-letf (((symbol-function 'find-buffer-visiting) (lambda (&rest _) view)))
+          (cl-call-next-method))))))
 
 (provide 'rlog-mode)
 

@@ -39,6 +39,9 @@ const relocateAfter = time.Second
 
 // companions finds and keeps the companions of the logs the editor has.
 type companions struct {
+	// views are the session files shown as views, whose companions they
+	// are.
+	views   *views
 	mu      sync.Mutex
 	entries map[string]*companionEntry // by log path
 	tick    uint64
@@ -56,20 +59,41 @@ type companionEntry struct {
 	used    uint64
 }
 
-func newCompanions() *companions { return &companions{entries: map[string]*companionEntry{}} }
+func newCompanions(vs *views) *companions {
+	return &companions{views: vs, entries: map[string]*companionEntry{}}
+}
 
 // snapshot returns the companion of the log at logPath as its files are
 // now, or nil when it has none.
 func (cs *companions) snapshot(logPath string) *companion.Snapshot {
+	return cs.current(logPath, func() (companion.Files, bool) { return companion.Locate(logPath) })
+}
+
+// snapshotFor returns the companion of a document as its files are now, or
+// nil: a log's, found beside it, or the session file a view shows.
+func (cs *companions) snapshotFor(uri protocol.DocumentURI) *companion.Snapshot {
+	if src, ok := viewSource(uri); ok {
+		return cs.current(src, func() (companion.Files, bool) { return cs.views.companionFiles(src) })
+	}
+	p, ok := lsp.FilePath(uri)
+	if !ok {
+		return nil
+	}
+	return cs.snapshot(p)
+}
+
+// current returns the companion kept under key (a log's path, or the
+// session file of a view), found by locate when it is not kept yet.
+func (cs *companions) current(key string, locate func() (companion.Files, bool)) *companion.Snapshot {
 	cs.mu.Lock()
 	cs.tick++
-	e := cs.entries[logPath]
+	e := cs.entries[key]
 	if e == nil || e.c == nil && time.Since(e.checked) > relocateAfter {
 		e = &companionEntry{checked: time.Now()}
-		if files, ok := companion.Locate(logPath); ok {
+		if files, ok := locate(); ok {
 			e.c = companion.Open(files)
 		}
-		cs.entries[logPath] = e
+		cs.entries[key] = e
 		cs.evict()
 	}
 	e.used = cs.tick
@@ -82,8 +106,8 @@ func (cs *companions) snapshot(logPath string) *companion.Snapshot {
 	if err != nil {
 		// Deleted, unreadable, or not a companion after all.
 		cs.mu.Lock()
-		if cs.entries[logPath] == e {
-			delete(cs.entries, logPath)
+		if cs.entries[key] == e {
+			delete(cs.entries, key)
 		}
 		cs.mu.Unlock()
 		return nil
@@ -132,11 +156,7 @@ func (cs *companions) pairing(ctx context.Context, doc *lsp.Document[Doc]) *comp
 	if isRecordDocument(doc.URI) {
 		return nil
 	}
-	p, ok := lsp.FilePath(doc.URI)
-	if !ok {
-		return nil
-	}
-	s := cs.snapshot(p)
+	s := cs.snapshotFor(doc.URI)
 	if s == nil {
 		return nil
 	}
@@ -286,6 +306,7 @@ func (cs *companions) filesChanged(_ context.Context, wc *wsCtx, p *protocol.Did
 	for l := range logs {
 		cs.forget(l)
 	}
+	cs.views.poke() // a view's session may have grown
 	for _, d := range wc.Docs {
 		if file, ok := lsp.FilePath(d.URI); ok && logs[file] {
 			wc.Rediagnose(d.URI)
@@ -454,6 +475,9 @@ func docContext(wc *wsCtx, d *lsp.Document[Doc]) *docCtx {
 // hover or Go to Definition in an open companion does not read, parse and
 // join the log again.
 func (cs *companions) logFor(wc *wsCtx, file string) (*lsp.Document[Doc], bool) {
+	if v, ok := viewOf(wc, file); ok {
+		return v, true
+	}
 	logPath, ok := companion.RlogFor(file)
 	if !ok {
 		return nil, false
@@ -491,6 +515,26 @@ func (cs *companions) logFor(wc *wsCtx, file string) (*lsp.Document[Doc], bool) 
 		cs.mu.Unlock()
 	}
 	return doc, true
+}
+
+// viewOf returns the open view of the session whose file (or subagent
+// file) file is.
+func viewOf(wc *wsCtx, file string) (*lsp.Document[Doc], bool) {
+	for _, d := range wc.Docs {
+		src, ok := viewSource(d.URI)
+		if !ok {
+			continue
+		}
+		if src == file {
+			return d, true
+		}
+		for _, sub := range companion.FilesOf(src).Subagents {
+			if sub == file {
+				return d, true
+			}
+		}
+	}
+	return nil, false
 }
 
 // diskLogLimit is how many logs read from disk (for companions open

@@ -1,17 +1,13 @@
 package rlog
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"go.uber.org/zap"
-
 	"github.com/rlog-ls/rlog-ls/internal/gen"
-	"github.com/rlog-ls/rlog-ls/lsp"
 )
 
 // TestCompanionHeap: once the server has found, indexed and joined the
@@ -33,18 +29,7 @@ func TestCompanionHeap(t *testing.T) {
 	rf.Close()
 	text, _ := os.ReadFile(logPath)
 
-	published := make(chan struct{}, 1)
-	c := startLeanWith(t, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "mem", Logger: zap.NewNop()}, func(body []byte) {
-		if bytes.Contains(body[:min(len(body), 80)], []byte("publishDiagnostics")) {
-			select {
-			case published <- struct{}{}:
-			default:
-			}
-		}
-	})
-	c.call("0", "initialize", map[string]any{"processId": nil, "rootUri": fileURI(dir), "capabilities": map[string]any{},
-		"initializationOptions": map[string]any{"diagnostics": map[string]any{"debounceMs": 0}}})
-	c.notify("initialized", map[string]any{})
+	c, published := startLeanPublishing(t, dir)
 	uri := fileURI(logPath)
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "rlog", "version": 1, "text": string(text)}})
 	select {

@@ -70,6 +70,9 @@ func (cs *companions) hover(ctx context.Context, wc *wsCtx, p *protocol.HoverPar
 	if pr != nil && isHeaderID(t, t.LineAt(off)) {
 		full = companionSummary(d, pr)
 	}
+	if src, ok := viewSource(d.URI); ok && t.Line(t.LineAt(off)).Kind == grammar.HeaderDelimiter {
+		full = cs.views.summary(src, pr != nil && !pr.Mismatch)
+	}
 	if !ok && full == "" {
 		return nil, nil
 	}
@@ -190,17 +193,19 @@ func (cs *companions) recordHover(ctx context.Context, wc *wsCtx, dc *docCtx, po
 	if len(text) > 300 {
 		text = text[:300] + "…"
 	}
-	file, _ := lsp.FilePath(logDoc.URI)
-	md := fmt.Sprintf("Written to `%s` as line %d (Go to Definition opens it):\n\n%s", filepath.Base(file), n+1, fence(text))
+	md := fmt.Sprintf("Written to `%s` as line %d (Go to Definition opens it):\n\n%s", documentName(logDoc.URI), n+1, fence(text))
 	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}}, nil
 }
 
-func fence(s string) string {
+func fence(s string) string { return fenced(s, "rlog") }
+
+// fenced is s in a Markdown code block of language lang.
+func fenced(s, lang string) string {
 	f := "```"
 	for strings.Contains(s, f) {
 		f += "`"
 	}
-	return f + "rlog\n" + s + "\n" + f
+	return f + lang + "\n" + s + "\n" + f
 }
 
 // recordUnder finds the record under the cursor in a companion document,
@@ -214,8 +219,7 @@ func (cs *companions) recordUnder(ctx context.Context, wc *wsCtx, dc *docCtx, po
 	if !ok {
 		return nil, nil, companion.Ref{}, false
 	}
-	logPath, _ := lsp.FilePath(logDoc.URI)
-	s := cs.snapshot(logPath)
+	s := cs.snapshotFor(logDoc.URI)
 	if s == nil {
 		return nil, nil, companion.Ref{}, false
 	}

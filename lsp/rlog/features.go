@@ -87,12 +87,16 @@ const DocsURL = "https://github.com/rlog-ls/rlog-ls/blob/main/docs/diagnostics.m
 // Features returns the rlog/1 language for lsp.Serve.
 func Features() lsp.Features[Doc] {
 	ws := newWorkspaceIndex()
-	cs := newCompanions()
+	vs := newViews()
+	cs := newCompanions(vs)
 	return lsp.Features[Doc]{
 		Parse: Parse,
 		Diagnose: func(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 			if isRecordDocument(dc.Doc.URI) {
 				return lsp.Diagnostics{} // a companion opened in the editor: navigation only
+			}
+			if isView(dc.Doc.URI) {
+				vs.poke() // follow it
 			}
 			return cs.pairDiagnostics(ctx, dc, diagnose(ctx, dc))
 		},
@@ -106,10 +110,10 @@ func Features() lsp.Features[Doc] {
 			protocol.MethodWorkspaceSymbol:               lsp.WorkspaceRequest(ws.symbols),
 			protocol.MethodSemanticTokensFull:            lsp.DocumentRequest(logOnly(semanticTokensFull)),
 			protocol.MethodSemanticTokensRange:           lsp.DocumentRequest(logOnly(semanticTokensRange)),
-			protocol.MethodTextDocumentCodeAction:        lsp.DocumentRequest(logOnly(codeActions)),
-			protocol.MethodTextDocumentCompletion:        lsp.DocumentRequest(logOnly(completion)),
-			protocol.MethodTextDocumentPrepareRename:     lsp.DocumentRequest(logOnly(prepareRename)),
-			protocol.MethodTextDocumentRename:            lsp.DocumentRequest(logOnly(rename)),
+			protocol.MethodTextDocumentCodeAction:        lsp.DocumentRequest(editableOnly(codeActions)),
+			protocol.MethodTextDocumentCompletion:        lsp.DocumentRequest(editableOnly(completion)),
+			protocol.MethodTextDocumentPrepareRename:     lsp.DocumentRequest(editableOnly(prepareRename)),
+			protocol.MethodTextDocumentRename:            lsp.DocumentRequest(editableOnly(rename)),
 			protocol.MethodTextDocumentDocumentLink: lsp.DocumentRequest(logOnly(func(ctx context.Context, dc *docCtx, p *protocol.DocumentLinkParams) (any, error) {
 				links, err := documentLinks(ctx, dc, p)
 				if err != nil {
@@ -130,6 +134,8 @@ func Features() lsp.Features[Doc] {
 			lsp.MethodTextDocumentInlayHint: lsp.DocumentRequest(logOnly(inlayHints)),
 			MethodSessionReport:             lsp.DocumentRequest(logOnly(sessionReport)),
 			MethodCompanionRecord:           lsp.DocumentRequest(logOnly(cs.record)),
+			MethodSessionView:               lsp.WorkspaceRequest(vs.view),
+			MethodSessionFormat:             lsp.WorkspaceRequest(vs.format),
 			protocol.MethodWorkspaceExecuteCommand: lsp.WorkspaceRequest(func(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandParams) (any, error) {
 				if p.Command == CommandOpenCompanionRecord && len(p.Arguments) == 1 {
 					raw, _ := json.Marshal(p.Arguments[0])
@@ -141,6 +147,7 @@ func Features() lsp.Features[Doc] {
 		Notifications: map[string]lsp.Notification[Doc]{
 			protocol.MethodWorkspaceDidChangeWatchedFiles: lsp.OnNotification(cs.filesChanged),
 		},
+		Background: vs.follow,
 		Capabilities: func(caps *lsp.ServerCapabilities, sess *lsp.Session) {
 			caps.HoverProvider = true
 			caps.DefinitionProvider = true
@@ -170,6 +177,18 @@ func logOnly[P any](h func(context.Context, *docCtx, *P) (any, error)) func(cont
 		}
 		return h(ctx, dc, p)
 	}
+}
+
+// editableOnly answers a request that edits the document (completion,
+// rename, code actions) with null on a view, which is read only, and on a
+// companion.
+func editableOnly[P any](h func(context.Context, *docCtx, *P) (any, error)) func(context.Context, *docCtx, *P) (any, error) {
+	return logOnly(func(ctx context.Context, dc *docCtx, p *P) (any, error) {
+		if isView(dc.Doc.URI) {
+			return nil, nil
+		}
+		return h(ctx, dc, p)
+	})
 }
 
 // analysisConfig turns the user's settings into the rules' configuration.

@@ -42,6 +42,26 @@ func startLean(t testing.TB, opts lsp.Options[Doc]) *leanClient {
 	return startLeanWith(t, opts, nil)
 }
 
+// startLeanPublishing starts a lean client of a server with every feature,
+// initialized on the workspace dir with diagnostics at once; the channel
+// gets a value each time diagnostics are published (one kept, the rest
+// dropped).
+func startLeanPublishing(t testing.TB, dir string) (*leanClient, chan struct{}) {
+	published := make(chan struct{}, 1)
+	c := startLeanWith(t, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "mem", Logger: zap.NewNop()}, func(body []byte) {
+		if bytes.Contains(body[:min(len(body), 80)], []byte("publishDiagnostics")) {
+			select {
+			case published <- struct{}{}:
+			default:
+			}
+		}
+	})
+	c.call("0", "initialize", map[string]any{"processId": nil, "rootUri": fileURI(dir), "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"diagnostics": map[string]any{"debounceMs": 0}}})
+	c.notify("initialized", map[string]any{})
+	return c, published
+}
+
 func startLeanWith(t testing.TB, opts lsp.Options[Doc], notified func(body []byte)) *leanClient {
 	serverEnd, clientEnd := net.Pipe()
 	served := make(chan struct{})

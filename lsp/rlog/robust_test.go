@@ -163,7 +163,8 @@ func docRequests(uri protocol.DocumentURI, p protocol.Position) map[string]any {
 // name already in use (InvalidParams).
 func refused(method string, err error) bool {
 	var rpcErr *jsonrpc2.Error
-	return (method == protocol.MethodTextDocumentPrepareRename || method == protocol.MethodTextDocumentRename) &&
+	return (method == protocol.MethodTextDocumentPrepareRename || method == protocol.MethodTextDocumentRename ||
+		method == MethodSessionView) && // a file that is no session
 		errors.As(err, &rpcErr) && (rpcErr.Code == -32803 || rpcErr.Code == jsonrpc2.InvalidParams)
 }
 
@@ -240,7 +241,7 @@ func TestEveryMethodOnHostileDocuments(t *testing.T) {
 func TestWrongParamsForEveryMethod(t *testing.T) {
 	c := start(t, "", nil)
 	open(t, c, testURI, doc.text)
-	methods := []string{protocol.MethodWorkspaceSymbol, protocol.MethodWorkspaceExecuteCommand}
+	methods := []string{protocol.MethodWorkspaceSymbol, protocol.MethodWorkspaceExecuteCommand, MethodSessionView, MethodSessionFormat}
 	for m := range docRequests(testURI, protocol.Position{}) {
 		methods = append(methods, m)
 	}
@@ -263,6 +264,34 @@ func TestWrongParamsForEveryMethod(t *testing.T) {
 	// Still serving.
 	if res := call(t, c, protocol.MethodTextDocumentDefinition, at(testURI, doc.utf16["use"])); !strings.Contains(string(res), "range") {
 		t.Fatalf("definition after bad params: %s", res)
+	}
+}
+
+// A view whose session file is gone, or never was, holding any text: every
+// request answers without an error, and the follower leaves it alone.
+func TestEveryMethodOnAViewWithoutItsFile(t *testing.T) {
+	c := start(t, "", nil)
+	for name, text := range hostileDocs() {
+		if name == "10 MB line" {
+			continue
+		}
+		uri := viewURI("/w/gone/" + strings.ReplaceAll(name, " ", "-") + ".jsonl")
+		openRaw(c, uri, 1, text)
+		lines := lineLengths(text)
+		checkRanges(t, name+": diagnostics", c.WaitDiagnostics(uri, lsptest.AtVersion(1)).Raw, lines, 0)
+		for method, params := range docRequests(uri, protocol.Position{Line: 1, Character: 2}) {
+			var res json.RawMessage
+			if err := c.Call(method, params, &res); err != nil && !refused(method, err) {
+				t.Fatalf("%s: %s: %v", name, method, err)
+			}
+			checkRanges(t, name+": "+method, res, lines, 0)
+		}
+		if _, err := requestView(t, c, uri); err == nil || !strings.Contains(err.Error(), "does not exist") {
+			t.Errorf("%s: the view of a file that is gone: %v", name, err)
+		}
+	}
+	if n := len(c.Notifications(MethodSessionViewChanged)); n != 0 {
+		t.Errorf("%d changes sent for views without files", n)
 	}
 }
 

@@ -12,10 +12,17 @@
 // rlog: Show Full Record), both conversion commands, the code lenses, the
 // inlay hints and the session view (its webview, and a click in it that
 // moves the editor's cursor), and the message shown when rlog.server.path
-// names a missing binary. It takes screenshots of the editor with the hover,
+// names a missing binary, and a real Claude Code transcript (recorded from
+// Claude Code 2.1.328) opened as an rlog view through the editor title's
+// action: its text, a hover with the full record, Go to Definition into the
+// transcript and back, read-only, the loss report on its header, the view
+// following the transcript as it grows, and the message for a file the
+// server does not read (a Codex CLI rollout, from the explorer's context
+// menu). It takes screenshots of the editor with the hover,
 // the Problems panel and the outline (vscode.png), of the lenses and hints
-// (vscode-insight.png) and of the session view (vscode-session-view.png),
-// all three beside RLOG_E2E_SCREENSHOT. It also checks completion of call
+// (vscode-insight.png), of the session view (vscode-session-view.png) and
+// of the transcript beside its view (vscode-claude-view.png), all beside
+// RLOG_E2E_SCREENSHOT. It also checks completion of call
 // ids, and that Follow keeps the end of a log that grows on disk in view
 // (and what VS Code sends the server on that reload).
 //
@@ -26,7 +33,7 @@
 //        RLOG_E2E_SCREENSHOT: where to keep the screenshot (default work/vscode.png;
 //        docs/vscode.png is made with RLOG_E2E_SCREENSHOT=$PWD/../../../docs/vscode.png).
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -114,11 +121,50 @@ function prepare() {
   // Over 20 MB, VS Code turns TextMate off: colours must come from the server.
   run('go', ['run', './cmd/rlog-gen', '-size', '25MB', '-seed', '7', '-o', join(work, 'ws', 'large.rlog')], { cwd: root });
   writeFileSync(join(work, 'ws', 'claude-session.jsonl'), claudeSession);
+  // Real transcripts as Claude Code writes them under ~/.claude/projects
+  // (recorded by the producer harness), for the rlog view: the session with
+  // a subagent, cut short, so that the rest can be written while it is
+  // shown; and a Codex CLI rollout, which rlog-ls does not read.
+  const projects = join(root, 'testdata', 'agents', 'claude-code', '2.1.328', 'subagent', 'claude', 'projects');
+  cpSync(projects, join(work, 'ws', 'projects'), { recursive: true });
+  const lines = readFileSync(transcriptPath(), 'utf8').split(/(?<=\n)/);
+  transcriptRest = lines.slice(transcriptCut).join('');
+  writeFileSync(transcriptPath(), lines.slice(0, transcriptCut).join(''));
+  const codex = join(root, 'testdata', 'agents', 'codex', '0.169.0', 'shell', 'codex-home', 'sessions');
+  const rollout = readdirSync(codex, { recursive: true }).find((f) => String(f).endsWith('.jsonl'));
+  copyFileSync(join(codex, String(rollout)), join(work, 'ws', 'codex-rollout.jsonl'));
   writeFileSync(join(work, 'ws', 'settings-check.rlog'), settingsCheck);
   writeFileSync(join(work, 'ws', 'follow.rlog'), growingLog);
   writeFileSync(join(work, 'ws', 'complete.rlog'), growingLog);
   // The server's debug log says what each didChange was (docs/live.md).
   writeSettings({ 'rlog.disabledCodes': ['W003'], 'rlog.server.args': ['--log-level', 'debug', '--log-file', serverLog] });
+}
+
+// The recorded transcript the rlog view is tried on, and the lines of it
+// written while the view is open.
+const transcriptName = '8d6b59c6-27db-4aed-8b2b-f2f27d16e2de.jsonl';
+const transcriptCut = 26;
+let transcriptRest = '';
+function transcriptPath() {
+  return join(work, 'ws', 'projects', '-tmp-rlog-producers-claude-subagent-work', transcriptName);
+}
+
+/** Whether the panel was open before the view's checks hid it. */
+let panelWasOpen = false;
+
+/** converted is what `rlog-ls convert --to rlog` writes of a file, which its view must show. */
+function converted(file) {
+  const r = spawnSync('go', ['run', './cmd/rlog-ls', 'convert', '--to', 'rlog', '-o', '-', file], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`rlog-ls convert ${file}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** lineCol is the 1-based line and column of the first occurrence of s in text, plus skip. */
+function lineCol(text, s, skip = 0) {
+  const i = text.indexOf(s);
+  if (i < 0) throw new Error(`${JSON.stringify(s)} is not in the text`);
+  const before = text.slice(0, i);
+  return [before.split('\n').length, i - before.lastIndexOf('\n') + skip];
 }
 
 // A small Claude Code session (the JSONL Claude Code writes under
@@ -287,6 +333,12 @@ function outputLog() {
   };
   if (existsSync(logs)) walk(logs);
   return text;
+}
+
+/** groupEditorText is the text of the lines the editor of the active group shows (with editors side by side). */
+async function groupEditorText(page) {
+  const t = await textOf(page.locator('.editor-group-container.active .editor-instance .view-lines'));
+  return t.replace(/\u00a0/g, ' ');
 }
 
 /** activeEditorText is the text of the lines the visible editor shows. */
@@ -481,6 +533,113 @@ async function main() {
         await commandPalette(page, 'View: Close All Editors');
         await openFile(page, 'sample.rlog');
       }
+    });
+
+    await check('a Claude Code transcript opens as an rlog view', async () => {
+      await page.keyboard.press('Escape');
+      // The whole height for the transcript and its view (the panel comes back at the end).
+      panelWasOpen = await page.locator('.part.panel').isVisible();
+      if (panelWasOpen) await commandPalette(page, 'View: Hide Panel');
+      await openFile(page, transcriptName);
+      // The editor title's action: the server read the file and says it is a session.
+      const action = page.locator('.editor-actions .action-label[aria-label="Open as rlog View"]');
+      await action.waitFor();
+      await action.click();
+      const viewTab = page.locator(`.tab.active[data-resource-name="${transcriptName}.rlog"]`);
+      await viewTab.waitFor();
+      const want = converted(transcriptPath());
+      await until('the view: the transcript as rlog', async () => {
+        const t = await groupEditorText(page);
+        return t.includes('format: rlog/1') && t.includes('id: 8d6b59c6-27db-4aed-8b2b-f2f27d16e2de') && t.includes('u: Find out which version this folder is at');
+      }, 30_000);
+      // The hover on an output the view cut short: the whole record.
+      const [line, col] = lineCol(want, 'o: id=toolu_sub_agent → [ok] Async agent launched successfully.', 40);
+      await page.locator('.editor-group-container.active .monaco-editor .view-lines').click();
+      // The whole window for the transcript and its view, side by side.
+      await commandPalette(page, 'View: Toggle Primary Side Bar Visibility');
+      await goTo(page, line, col);
+      await commandPalette(page, 'Show or Focus Hover');
+      const hover = page.locator('.monaco-hover:not(.hidden)');
+      await until('the full record in the hover', async () => {
+        const s = await textOf(hover);
+        return s.includes('in full, from') && s.includes(transcriptName) && s.includes('agentId: ad1d58fb8290d2b47');
+      });
+      // The hover fades in: the picture once it has.
+      await until('the hover drawn', () => page.evaluate(() => [...document.querySelectorAll('.monaco-hover:not(.hidden)')]
+        .every((h) => getComputedStyle(h).opacity === '1')));
+      await page.waitForTimeout(300);
+      const dir = dirname(screenshotPath);
+      await page.screenshot({ path: join(dir, 'vscode-claude-view.png') });
+      log(`screenshot: ${join(dir, 'vscode-claude-view.png')}`);
+      await page.keyboard.press('Escape');
+      await commandPalette(page, 'View: Toggle Primary Side Bar Visibility');
+      // Read only.
+      await page.keyboard.type('x');
+      await until('the read-only message', async () => (await textOf(page.locator('.monaco-editor-overlaymessage'))).includes('read-only'));
+      await page.keyboard.press('Escape');
+      // What the view does not carry, on its first line.
+      await goTo(page, 1, 2);
+      await commandPalette(page, 'Show or Focus Hover');
+      await until('the loss report in the header hover', async () => {
+        const s = await textOf(hover);
+        return s.includes('rlog view of') && s.includes('What the view does not carry') && s.includes('unknown_record_passthrough');
+      });
+      await page.keyboard.press('Escape');
+      // Go to Definition lands in the transcript, on the record.
+      await goTo(page, line, col);
+      await commandPalette(page, 'Go to Definition');
+      await page.locator(`.tab.active[data-resource-name="${transcriptName}"]`).waitFor();
+      const record = readFileSync(transcriptPath(), 'utf8').split('\n').findIndex((l) => l.includes('"tool_use_id":"toolu_sub_agent"')) + 1;
+      await until(`the cursor on line ${record} of the transcript`, async () => (await textOf(page.locator('.statusbar-item'))).includes(`Ln ${record},`));
+      // And back: the transcript leads to the view's line.
+      await commandPalette(page, 'Go to Definition');
+      await viewTab.waitFor();
+      await until(`the cursor on line ${line} of the view`, async () => (await textOf(page.locator('.statusbar-item'))).includes(`Ln ${line}, Col 1`));
+    });
+
+    await check('the view follows a transcript still being written', async () => {
+      // Claude Code writes the rest of the session.
+      appendFileSync(transcriptPath(), transcriptRest);
+      const want = converted(transcriptPath());
+      const last = 'a: This folder is at version 1.4.2.';
+      if (!want.includes(last)) throw new Error(`the conversion lacks ${last}`);
+      await page.keyboard.press('Control+End');
+      await until('the new lines in the view', async () => (await groupEditorText(page)).includes(last), 30_000);
+      // The server got the view's new text as edits (VS Code's didChange).
+      const changes = await until('the view\'s didChange', () => {
+        const c = didChanges(`${transcriptName}.rlog`);
+        return c.length > 0 ? c : null;
+      });
+      log(`the view's didChange: ${JSON.stringify(changes.at(-1))}`);
+      if (changes.some((c) => c.wholeDocument !== 0)) throw new Error(`the view reached the server as ${JSON.stringify(changes)}`);
+      await commandPalette(page, 'View: Close All Editors');
+    });
+
+    await check('a session rlog-ls cannot read says so, from the explorer', async () => {
+      await openFile(page, 'codex-rollout.jsonl');
+      // No action in the editor title: the server said it does not read it.
+      await until('the server\'s answer about the file', () => outputLog().includes('codex-rollout.jsonl is not a session rlog-ls shows as rlog'));
+      if (await page.locator('.editor-actions .action-label[aria-label="Open as rlog View"]').count() > 0) {
+        throw new Error('Open as rlog View is offered on a Codex rollout');
+      }
+      await commandPalette(page, 'File: Reveal Active File in Explorer View');
+      const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'codex-rollout.jsonl' });
+      await row.click({ button: 'right' });
+      // The menu ignores a click that comes right after it opened: choose the item as a user does, pointing at it.
+      const item = page.locator('.monaco-menu .action-item', { hasText: 'Open as rlog View' });
+      await item.hover();
+      await until('the menu item under the pointer', async () => (await item.getAttribute('class') ?? '').includes('focused'));
+      await page.keyboard.press('Enter');
+      const toast = page.locator('.notifications-toasts');
+      await until('the message that says why', async () => {
+        const t = await textOf(toast);
+        return t.includes('codex-rollout.jsonl cannot be opened as rlog') && t.includes('is not a session rlog-ls reads');
+      }, 30_000);
+      await commandPalette(page, 'Notifications: Clear All Notifications');
+      await commandPalette(page, 'View: Close All Editors');
+      // The panel as the checks before left it.
+      if (panelWasOpen) await commandPalette(page, 'View: Focus Problems');
+      await openFile(page, 'sample.rlog');
     });
 
     await check('a 25 MB log keeps its colours through semantic tokens', async () => {

@@ -16,6 +16,8 @@ import { bundledFolder, findServer, notFoundMessage, releasesUrl } from './serve
 import { toClientCommand } from './lens';
 import { registerSessionView } from './sessionView';
 import { CompanionRecord, logOf, recordScheme, recordUri } from './companion';
+import { sessionViewChanged, ViewChange } from './view';
+import { onViewChanged, registerViews, servedForView, sourceClosed } from './views';
 
 /** The server-side command that converts a JSON/JSONL trajectory to rlog. */
 const serverConvertCommand = 'rlog-ls.convertToRlog';
@@ -27,6 +29,8 @@ const companionRecordRequest = 'rlog/companionRecord';
 const records = new Map<string, string>();
 
 let client: LanguageClient | undefined;
+/** Called once the server runs (the views ask it about the file shown). */
+let serverStarted: () => void = () => {};
 let output: vscode.OutputChannel;
 let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
@@ -58,6 +62,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.window.onDidChangeActiveTextEditor(updateStatus),
     ...registerSessionView(() => client, output),
   );
+  const views = registerViews(() => client, output, served);
+  context.subscriptions.push(...views.disposables);
+  serverStarted = views.started;
   registerFollow(context);
   await start();
 }
@@ -136,9 +143,13 @@ async function start(): Promise<void> {
     },
   };
   client = new LanguageClient('rlog', 'rlog language server', serverOptions, clientOptions);
+  client.onNotification(sessionViewChanged, (p: ViewChange) => onViewChanged(p));
   client.onDidChangeState((e) => {
-    if (e.newState === State.Running) setStatus('rlog-ls', `rlog language server running (${found.path})`);
-    else if (e.newState === State.Stopped) setStatus('$(warning) rlog-ls', 'rlog language server stopped: click for its output');
+    if (e.newState === State.Running) {
+      setStatus('rlog-ls', `rlog language server running (${found.path})`);
+      serverStarted();
+    }
+    if (e.newState === State.Stopped) setStatus('$(warning) rlog-ls', 'rlog language server stopped: click for its output');
   });
   try {
     await client.start();
@@ -250,9 +261,12 @@ function createdUri(result: unknown): vscode.Uri | undefined {
   return undefined;
 }
 
-/** served says whether the server gets a document: a log, or a companion. */
+/**
+ * served says whether the server gets a document: a log (a view too), a
+ * companion, or a session file whose view was opened.
+ */
 function served(doc: vscode.TextDocument): boolean {
-  if (doc.languageId === 'rlog') return true;
+  if (doc.languageId === 'rlog' || servedForView(doc)) return true;
   return doc.uri.scheme === 'file' && logOf(doc.uri.fsPath) !== undefined;
 }
 
@@ -265,7 +279,11 @@ const logOnly = (doc: vscode.TextDocument) => doc.languageId === 'rlog';
 const companionMiddleware: LanguageClientOptions['middleware'] = {
   didOpen: (doc, next) => (served(doc) ? next(doc) : Promise.resolve()),
   didChange: (e, next) => (served(e.document) ? next(e) : Promise.resolve()),
-  didClose: (doc, next) => (served(doc) ? next(doc) : Promise.resolve()),
+  didClose: (doc, next) => {
+    const send = served(doc);
+    sourceClosed(doc);
+    return send ? next(doc) : Promise.resolve();
+  },
   didSave: (doc, next) => (served(doc) ? next(doc) : Promise.resolve()),
   provideHover: (doc, pos, token, next) => (served(doc) ? next(doc, pos, token) : undefined),
   provideDefinition: (doc, pos, token, next) => (served(doc) ? next(doc, pos, token) : undefined),

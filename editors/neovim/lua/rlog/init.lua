@@ -10,6 +10,10 @@
 -- record of the session) gets the server too, for Go to Definition and
 -- hover back to the log; :RlogFullRecord (require('rlog').show_full_record())
 -- shows the full record of the line under the cursor in a read-only buffer.
+-- :RlogView [FILE] (require('rlog').open_view()) opens a session file the
+-- server reads (a Claude Code transcript, an ATIF trajectory ...) as a
+-- read-only rlog buffer, which the server keeps up to date while the file
+-- grows (docs/views.md).
 -- The syntax colours and buffer settings come from the rest of this folder
 -- (syntax/, ftplugin/) once it is on 'runtimepath'; so does the file type
 -- (ftdetect/), which setup() also registers, since plugin managers that add
@@ -32,8 +36,21 @@ local config = vim.deepcopy(defaults)
 local clients = {} -- root directory -> client id (Neovim 0.7)
 local warned = false
 
+-- The scheme of views, whose buffers are named by their URI:
+-- rlog-view:// and the session file's path with .rlog after it.
+M.view_scheme = 'rlog-view'
+
+-- view_source returns the session file a view's buffer name (its URI)
+-- shows, or nil for any other name.
+function M.view_source(name)
+  local rest = name:match('^' .. vim.pesc(M.view_scheme) .. ':(.*)%.rlog$')
+  if not rest then return nil end
+  return vim.uri_to_fname('file:' .. rest)
+end
+
 local function root_dir(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
+  name = M.view_source(name) or name
   local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.fn.getcwd()
   for _, marker in ipairs(config.root_markers) do
     local found = vim.fn.finddir(marker, dir .. ';')
@@ -43,11 +60,7 @@ local function root_dir(bufnr)
   return dir
 end
 
--- start attaches the server to a buffer, starting it if needed. It returns
--- the client id, or nil (with a message saying how to install the server)
--- when the binary is missing.
-function M.start(bufnr)
-  bufnr = bufnr or vim.api.nvim_get_current_buf()
+local function installed()
   if vim.fn.executable(config.cmd[1]) ~= 1 then
     if not warned then
       warned = true
@@ -56,8 +69,17 @@ function M.start(bufnr)
         .. "cmd = { '/path/to/rlog-ls' } to require('rlog').setup(). Syntax colours work without it.")
         :format(config.cmd[1], M.releases_url), vim.log.levels.WARN)
     end
-    return nil
+    return false
   end
+  return true
+end
+
+-- start attaches the server to a buffer, starting it if needed. It returns
+-- the client id, or nil (with a message saying how to install the server)
+-- when the binary is missing.
+function M.start(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if not installed() then return nil end
   local root = root_dir(bufnr)
   local spec = {
     name = 'rlog-ls',
@@ -145,6 +167,101 @@ function M.show_full_record()
   end)
 end
 
+-- server_client returns a running rlog-ls client, started (for the root of
+-- file) when there is none, or nil when the server is missing.
+local function server_client(file)
+  for _, c in pairs(vim.lsp.get_active_clients()) do
+    if c.name == 'rlog-ls' and not c.is_stopped() then return c end
+  end
+  if not installed() then return nil end
+  local dir = vim.fn.fnamemodify(file, ':p:h')
+  local root = dir
+  for _, marker in ipairs(config.root_markers) do
+    local found = vim.fn.finddir(marker, dir .. ';')
+    if found == '' then found = vim.fn.findfile(marker, dir .. ';') end
+    if found ~= '' then root = vim.fn.fnamemodify(found, ':p:h:h') break end
+  end
+  local id = vim.lsp.start_client({
+    name = 'rlog-ls', cmd = config.cmd, root_dir = root, settings = config.settings, init_options = config.settings.rlog,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+  })
+  if not id then return nil end
+  clients[root] = id
+  return vim.lsp.get_client_by_id(id)
+end
+
+-- view_buffer returns the loaded buffer of a view, by its URI.
+local function view_buffer(uri)
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_name(b) == uri then return b end
+  end
+end
+
+-- show_view shows a view (rlog/sessionView's answer) in a read-only rlog
+-- buffer named by its URI, in the current window or (mods: 'vertical' ...)
+-- in a new one.
+local function show_view(view, mods)
+  local buf = view_buffer(view.uri)
+  if buf then
+    vim.cmd((mods ~= '' and (mods .. ' sbuffer ') or 'buffer ') .. buf)
+    return buf
+  end
+  vim.cmd(mods ~= '' and (mods .. ' new') or 'enew')
+  buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.api.nvim_buf_set_name(buf, view.uri)
+  -- The text ends with a line end, which the buffer's 'eol' gives.
+  local lines = vim.split(view.text, '\n', { plain = true })
+  if lines[#lines] == '' then table.remove(lines) end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modified = false
+  vim.bo[buf].filetype = 'rlog'
+  if #vim.lsp.buf_get_clients(buf) == 0 then M.start(buf) end
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].readonly = true
+  return buf
+end
+
+-- on_view_changed applies the server's rlog/sessionViewChanged, the edits
+-- that bring an open view up to date, to the view's buffer; edits for
+-- another version are dropped (the server sends them again).
+function M.on_view_changed(_, params, ctx)
+  local buf = view_buffer(params.textDocument.uri)
+  if not buf or vim.lsp.util.buf_versions[buf] ~= params.textDocument.version then return end
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  vim.bo[buf].modifiable, vim.bo[buf].readonly = true, false
+  vim.lsp.util.apply_text_edits(params.edits, buf, client and client.offset_encoding or 'utf-16')
+  vim.bo[buf].modifiable, vim.bo[buf].readonly, vim.bo[buf].modified = false, true, false
+end
+
+-- open_view opens a session file (file, or the current buffer's) as a
+-- read-only rlog buffer: the server converts it (rlog/sessionView), and the
+-- buffer is a log with the file as its companion (hover shows a line's full
+-- record, Go to Definition opens it), kept up to date while the file grows.
+-- mods are a command's modifiers (:vertical RlogView opens it beside).
+function M.open_view(file, mods)
+  vim.lsp.handlers['rlog/sessionViewChanged'] = M.on_view_changed
+  file = (file and file ~= '') and file or vim.api.nvim_buf_get_name(0)
+  file = vim.fn.fnamemodify(M.view_source(file) or file, ':p')
+  local name = vim.fn.fnamemodify(file, ':t')
+  local client = server_client(file)
+  if not client then return end
+  if not vim.wait(15000, function() return client.initialized end, 20) then
+    vim.notify('rlog: the language server did not start', vim.log.levels.ERROR)
+    return
+  end
+  client.request('rlog/sessionView', { textDocument = { uri = vim.uri_from_fname(file) } }, function(err, view)
+    if err then
+      vim.notify(('rlog: %s cannot be opened as rlog: %s'):format(name, err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    show_view(view, mods or '')
+    vim.notify(('rlog: %s (%s) as rlog: %s'):format(name, view.description, (view.losses:match('^[^\n]*') or ''):gsub('^.-: ', '')))
+  end)
+end
+
 function M.setup(opts)
   config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   register_filetype()
@@ -163,6 +280,8 @@ function M.setup(opts)
     end,
   })
   vim.api.nvim_create_user_command('RlogFullRecord', M.show_full_record, {})
+  vim.api.nvim_create_user_command('RlogView', function(o) M.open_view(o.args, o.mods) end, { nargs = '?', complete = 'file' })
+  vim.lsp.handlers['rlog/sessionViewChanged'] = M.on_view_changed
   -- Buffers already open when setup runs.
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(b) and (vim.bo[b].filetype == 'rlog' or M.log_of(vim.api.nvim_buf_get_name(b))) then M.start(b) end

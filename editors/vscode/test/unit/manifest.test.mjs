@@ -90,13 +90,28 @@ test('the word pattern keeps ids, uuids and timestamps whole', () => {
 
 test('commands are declared and reachable', () => {
   const cmds = pkg.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.restartServer', 'rlog.showFullRecord', 'rlog.showOutput', 'rlog.showSessionView', 'rlog.toggleFollow']);
+  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.openView', 'rlog.restartServer', 'rlog.showFullRecord', 'rlog.showOutput', 'rlog.showSessionView', 'rlog.toggleFollow']);
   const src = readdirSync(join(ext, 'src')).map((f) => readFileSync(join(ext, 'src', f), 'utf8')).join('\n');
-  for (const c of cmds.filter((c) => c !== 'rlog.showSessionView')) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
+  for (const c of cmds.filter((c) => c !== 'rlog.showSessionView' && c !== 'rlog.openView')) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
+  // The view's command is registered by its module, under the name it exports.
+  assert.ok(readFileSync(join(ext, 'src', 'views.ts'), 'utf8').includes('registerCommand(openViewCommand,'), 'rlog.openView is not registered');
   // The session view's command is registered by its module, under the name lens.ts gives it.
   const view = readFileSync(join(ext, 'src', 'sessionView.ts'), 'utf8');
   assert.ok(view.includes('registerCommand(showSessionView,'), 'rlog.showSessionView is not registered');
   assert.equal(require('../../out/lens.js').showSessionView, 'rlog.showSessionView');
+});
+
+test('Open as rlog View is offered where session files are: the palette, the explorer and the editor title', () => {
+  const menus = pkg.contributes.menus;
+  const entry = (menu) => menus[menu].find((m) => m.command === 'rlog.openView');
+  for (const menu of ['commandPalette', 'explorer/context', 'editor/title/context']) {
+    assert.match(entry(menu)?.when ?? '', /resourceExtname == \.jsonl \|\| resourceExtname == \.json/, menu);
+  }
+  // The editor title's button only on files the server said are sessions (by their content).
+  assert.match(entry('editor/title').when, /resourcePath in rlog\.sessionFiles/);
+  assert.ok(readFileSync(join(ext, 'src', 'views.ts'), 'utf8').includes(`'setContext', 'rlog.sessionFiles'`));
+  // The extension starts for JSON Lines files and restored views, not only in workspaces with logs.
+  assert.ok(pkg.activationEvents.includes('onLanguage:jsonl') && pkg.activationEvents.includes('onFileSystem:rlog-view'));
 });
 
 test('the inlay hint settings are the ones the server reads, with its defaults', () => {
