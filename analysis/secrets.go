@@ -1001,10 +1001,106 @@ func lowerEq(b []byte, w string) bool {
 // as gitleaks decodes it (secretrules.FindDecoded: the encoded text that
 // holds a secret is replaced whole). When nothing is found, src itself is
 // returned.
+//
+// A text longer than redactPiece is redacted piece by piece (RedactTo),
+// as gitleaks reads a large file in chunks.
 func Redact(src []byte) ([]byte, []SecretMatch) {
-	values, pieces := redactionSpans(src)
+	if len(src) <= redactPiece {
+		out, values, _ := redactWhole(src)
+		return out, values
+	}
+	var out bytes.Buffer
+	out.Grow(len(src))
+	values, _ := RedactTo(src, func(b []byte) error { out.Write(b); return nil })
 	if len(values) == 0 {
 		return src, nil
+	}
+	return out.Bytes(), values
+}
+
+// redactPiece and redactLookahead size RedactTo's pieces: each piece is
+// scanned with what follows it up to redactLookahead past its end, so
+// that a value that starts near its end is seen whole (gitleaks reads a
+// file in chunks of 100 kB and peeks up to 25 kB further for a safe
+// boundary; a match longer than that is not one it reports either).
+const (
+	redactPiece     = 1 << 20
+	redactLookahead = 64 << 10
+)
+
+// RedactTo is Redact for a writer: it passes the redacted text to emit a
+// piece at a time (each piece whole lines), so that the first bytes are
+// out after the first megabyte is scanned, and returns the values, their
+// spans in src. It stops at the first error emit returns.
+//
+// A piece ends at a line break about redactPiece bytes on, moved past any
+// value that runs over it; values that start in the lookahead are left to
+// the next piece, which starts where this one ends.
+func RedactTo(src []byte, emit func([]byte) error) ([]SecretMatch, error) {
+	return redactTo(src, redactPiece, redactLookahead, emit)
+}
+
+func redactTo(src []byte, piece, lookahead int, emit func([]byte) error) ([]SecretMatch, error) {
+	var all []SecretMatch
+	for start := 0; start < len(src); {
+		cut := lineEndAfter(src, start+piece)
+		look := lineEndAfter(src, cut+lookahead)
+		out, values, pieces := redactWhole(src[start:look])
+		for {
+			// values are sorted and apart: one pass moves cut past each
+			// that runs over it.
+			for _, v := range values {
+				if v.Start < cut-start && v.End > cut-start {
+					cut = lineEndAfter(src, start+v.End)
+				}
+			}
+			if cut < look || look == len(src) {
+				break
+			}
+			// A value reaches the end of the lookahead: it may go on.
+			look = lineEndAfter(src, look+lookahead)
+			out, values, pieces = redactWhole(src[start:look])
+		}
+		// The output up to cut: cut's place in out is shifted by the
+		// markers of the pieces before it (none runs over it).
+		at := cut - start
+		for _, p := range pieces {
+			if p.End > cut-start {
+				break
+			}
+			at += len(RedactionMarker(p.Kind)) - (p.End - p.Start)
+		}
+		if err := emit(out[:at]); err != nil {
+			return all, err
+		}
+		for _, v := range values {
+			if v.Start < cut-start {
+				all = append(all, SecretMatch{Kind: v.Kind, Start: start + v.Start, End: start + v.End})
+			}
+		}
+		start = cut
+	}
+	return all, nil
+}
+
+// lineEndAfter is the offset just past the first line break at or after
+// i in src, or len(src).
+func lineEndAfter(src []byte, i int) int {
+	if i >= len(src) {
+		return len(src)
+	}
+	if k := bytes.IndexByte(src[i:], '\n'); k >= 0 {
+		return i + k + 1
+	}
+	return len(src)
+}
+
+// redactWhole is Redact on all of src at once; it also returns the pieces
+// it replaced, sorted and not overlapping.
+func redactWhole(src []byte) ([]byte, []SecretMatch, []SecretMatch) {
+	values, pieces := redactionSpans(src)
+	if len(values) == 0 {
+		return src, nil, nil
 	}
 	values, pieces = mergeSpans(values), mergeSpans(pieces)
 	out := replacePieces(src, pieces)
@@ -1027,7 +1123,7 @@ func Redact(src []byte) ([]byte, []SecretMatch) {
 		values, pieces = mergeSpans(values), mergeSpans(pieces)
 		out = replacePieces(src, pieces)
 	}
-	return out, values
+	return out, values, pieces
 }
 
 // replacePieces writes src with each piece replaced by its marker.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -477,6 +478,48 @@ func TestRedactLeavesNoPart(t *testing.T) {
 		out, ms := Redact([]byte(c.src))
 		if string(out) != c.want || len(ms) != 1 {
 			t.Errorf("%s\n got %s (%d values)\nwant %s", c.src, out, len(ms), c.want)
+		}
+	}
+}
+
+// TestRedactToEqualsWhole: redacting a large text piece by piece gives
+// what redacting it at once gives. The text is the planted secrets
+// (private keys over several lines among them) repeated past several
+// pieces, shifted by a varying filler so that piece ends fall in every
+// kind of value.
+func TestRedactToEqualsWhole(t *testing.T) {
+	planted, err := os.ReadFile("../testdata/secrets/planted.rlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := planted
+	want, wantValues, _ := redactWhole(src)
+	// A piece's end falls on each line of the private key over several
+	// lines (and a few others): its first line is where it must move.
+	pem := bytes.Index(src, []byte("-----BEGIN RSA PRIVATE KEY-----"))
+	if pem < 0 {
+		t.Fatal("the planted secrets have no private key over several lines")
+	}
+	ends := []int{1, len(src) / 3, len(src) / 2}
+	for i := pem - 200; i < pem+1200 && i < len(src); i += 90 {
+		ends = append(ends, i)
+	}
+	for _, piece := range ends {
+		var got bytes.Buffer
+		values, err := redactTo(src, piece, 512, func(b []byte) error { got.Write(b); return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			g, w := got.Bytes(), want
+			i := 0
+			for i < len(g) && i < len(w) && g[i] == w[i] {
+				i++
+			}
+			t.Fatalf("pieces of %d bytes: differs from whole at byte %d: %q against %q", piece, i, g[max(0, i-80):min(len(g), i+80)], w[max(0, i-80):min(len(w), i+80)])
+		}
+		if !slices.Equal(values, wantValues) {
+			t.Fatalf("pieces of %d bytes: %d values, %d at once", piece, len(values), len(wantValues))
 		}
 	}
 }

@@ -51,8 +51,6 @@ func redactCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	redacted, matches := analysis.Redact(src)
-
 	target := *out
 	if target == "" {
 		target = "-"
@@ -65,7 +63,13 @@ func redactCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("%s", outputError(target, err))
 	}
 	defer o.close()
-	if _, err := o.w.Write(redacted); err != nil {
+	// Piece by piece: the copy of a large file is written while the rest
+	// is scanned, and an interrupt stops both.
+	matches, err := analysis.RedactTo(src, func(b []byte) error {
+		_, err := o.w.Write(b)
+		return err
+	})
+	if err != nil {
 		o.failed(err)
 		return fail("writing %s: %v", o.target, err)
 	}
