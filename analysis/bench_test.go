@@ -28,6 +28,35 @@ func BenchmarkColdParseAndCheck(b *testing.B) {
 	}
 }
 
+// BenchmarkStreamCheck is `rlog-ls check FILE`: the same work as
+// BenchmarkColdParseAndCheck, read a window at a time (grammar.Stream)
+// and checked as it is read (StreamChecker), holding a few windows.
+func BenchmarkStreamCheck(b *testing.B) {
+	for _, size := range benchdata.Sizes() {
+		b.Run(benchdata.Name(size), func(b *testing.B) {
+			src := benchdata.Session(b, size)
+			floor := benchdata.Floor(src)
+			b.SetBytes(int64(len(src)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				s := grammar.NewStream(bytes.NewReader(src), grammar.StreamOptions{})
+				sc := NewStreamChecker(Config{}, -1, func(_ *grammar.Tree, f Finding) Finding { return f })
+				for {
+					w, err := s.Next()
+					if err != nil {
+						break
+					}
+					sc.Window(w)
+				}
+				sc.End()
+			}
+			b.StopTimer()
+			benchdata.ReportVsFloor(b, floor)
+		})
+	}
+}
+
 // BenchmarkParse and BenchmarkCheck split the cold path in two.
 func BenchmarkParse(b *testing.B) {
 	src := benchdata.Session(b, 10<<20)
