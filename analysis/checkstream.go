@@ -47,33 +47,38 @@ type StreamChecker[T any] struct {
 }
 
 // streamIDs are what the chunks read so far said about each call id: the
-// one part of a StreamChecker that grows with the document.
+// one part of a StreamChecker that grows with the document (about 60 bytes
+// an id, and the id), and holds no pointer for the collector to follow.
 type streamIDs struct {
-	ids   map[string]int32 // index in facts
-	facts []streamID
+	ix    idIndex
+	facts []streamID // by the id's number in ix
+	// chunks places the chunks that hold a first start, in order (16
+	// bytes a chunk of up to 16 KB).
+	chunks []chunkPlace
 }
 
-// of returns the facts of id, made when it is new.
-func (ix *streamIDs) of(id string) int32 {
-	k, ok := ix.ids[id]
-	if !ok {
-		k = int32(len(ix.facts))
-		ix.ids[id] = k
-		ix.facts = append(ix.facts, streamID{w007: noW007})
+// chunkPlace is where a chunk is: its first line and first byte.
+type chunkPlace struct{ firstLine, start int }
+
+// of returns the number of id, made when it is new.
+func (ids *streamIDs) of(id string) int32 {
+	k, added := idNumber(&ids.ix, id)
+	if added {
+		ids.facts = append(ids.facts, streamID{w007: noW007})
 	}
 	return k
 }
 
 // streamID is what the chunks read so far said about one call id.
 type streamID struct {
-	registered, completed, started bool
-	// Where its first t!: line is: its chunk's first line and byte, and
-	// the mark, relative to that chunk.
-	firstLine, firstStart int
-	mark                  idMark
 	// w007 is its provisional W007: the index in kept, or countedW007
 	// when it was counted past the limit, or noW007.
-	w007 int
+	w007 int32
+	// Its first t!: line: its chunk (the index in streamIDs.chunks), and
+	// the line and span relative to that chunk.
+	chunk                          uint32
+	line, start, end               int32
+	registered, completed, started bool
 }
 
 const (
@@ -90,8 +95,8 @@ type keptFinding[T any] struct {
 // NewStreamChecker checks a document under cfg; limit < 0 keeps every
 // finding.
 func NewStreamChecker[T any](cfg Config, limit int, place func(t *grammar.Tree, f Finding) T) *StreamChecker[T] {
-	sc := &StreamChecker[T]{c: checker{cfg: cfg}, limit: limit, place: place, streamIDs: streamIDs{ids: map[string]int32{}}}
-	sc.view.ix = &sc.streamIDs
+	sc := &StreamChecker[T]{c: checker{cfg: cfg}, limit: limit, place: place}
+	sc.view.ids = &sc.streamIDs
 	return sc
 }
 
@@ -140,7 +145,7 @@ func summarizeWindow(t *grammar.Tree, sums []*chunkSummary) []*chunkSummary {
 // chunk finds the findings of one chunk, summarised as s, and learns what
 // it says about its ids.
 func (sc *StreamChecker[T]) chunk(t *grammar.Tree, s *chunkSummary, firstLine, start int) {
-	sc.view.provisional = sc.view.provisional[:0]
+	sc.view.provisional, sc.view.nums = sc.view.provisional[:0], sc.view.nums[:0]
 	sc.resolved = resolveChunk(sc.resolved[:0], s, &sc.view)
 	var crossStep []Finding
 	if s.firstStep.ok {
@@ -172,17 +177,21 @@ func (sc *StreamChecker[T]) chunk(t *grammar.Tree, s *chunkSummary, firstLine, s
 }
 
 // learn records what chunk s says about its ids, for the chunks after it.
+// resolveChunk numbered its ids, in order, in sc.view.nums.
 func (sc *StreamChecker[T]) learn(s *chunkSummary, firstLine, start int) {
-	for k, id := range s.idOrder {
+	for k, n := range sc.view.nums {
 		ci := &s.idList[k]
-		f := &sc.facts[sc.ids[id]]
+		f := &sc.facts[n]
 		f.registered = f.registered || ci.reg >= 0
 		if ci.completed && !f.completed {
 			f.completed = true
 			sc.takeBack(f)
 		}
 		if m, ok := ci.firstStart(); ok && !f.started {
-			f.started, f.firstLine, f.firstStart, f.mark = true, firstLine, start, m
+			if n := len(sc.chunks); n == 0 || sc.chunks[n-1] != (chunkPlace{firstLine, start}) {
+				sc.chunks = append(sc.chunks, chunkPlace{firstLine, start})
+			}
+			f.started, f.chunk, f.line, f.start, f.end = true, uint32(len(sc.chunks)-1), m.line, m.start, m.end
 		}
 	}
 }
@@ -215,7 +224,7 @@ func (sc *StreamChecker[T]) keep(t *grammar.Tree, w007 func(f *Finding) int32) {
 			continue
 		}
 		if id != noW007 {
-			sc.facts[id].w007 = len(sc.kept)
+			sc.facts[id].w007 = int32(len(sc.kept))
 		} else {
 			sc.settled++
 		}
@@ -226,8 +235,9 @@ func (sc *StreamChecker[T]) keep(t *grammar.Tree, w007 func(f *Finding) int32) {
 
 // firstStartAt places the chunk that holds id's first start.
 func (sc *StreamChecker[T]) firstStartAt(id string) (firstLine, start int) {
-	f := &sc.facts[sc.ids[id]]
-	return f.firstLine, f.firstStart
+	k, _ := idLookup(&sc.ix, id)
+	c := sc.chunks[sc.facts[k].chunk]
+	return c.firstLine, c.start
 }
 
 // End returns the findings, after the last window, in report order, and
@@ -254,17 +264,20 @@ func (sc *StreamChecker[T]) End() ([]T, int) {
 
 // streamView answers idView from the chunks read so far.
 type streamView struct {
-	ix *streamIDs
+	ids *streamIDs
 	// provisional are the W007 findings resolveChunk makes for the chunk:
 	// the start of the mark (relative to the chunk) and the id's index.
 	provisional []provisionalW007
+	// nums are the numbers of the chunk's ids, in order.
+	nums []int32
 }
 
 type provisionalW007 struct{ start, id int32 }
 
 func (v *streamView) facts(id string, ci *chunkID) (regBefore, firstStartHere, completed bool) {
-	k := v.ix.of(id)
-	f := &v.ix.facts[k]
+	k := v.ids.of(id)
+	v.nums = append(v.nums, k)
+	f := &v.ids.facts[k]
 	regBefore, firstStartHere, completed = f.registered, !f.started, f.completed || ci.completed
 	if firstStartHere && !completed {
 		if m, ok := ci.firstStart(); ok {
@@ -274,4 +287,8 @@ func (v *streamView) facts(id string, ci *chunkID) (regBefore, firstStartHere, c
 	return regBefore, firstStartHere, completed
 }
 
-func (v *streamView) firstStart(id string) idMark { return v.ix.facts[v.ix.ids[id]].mark }
+func (v *streamView) firstStart(id string) idMark {
+	k, _ := idLookup(&v.ids.ix, id)
+	f := &v.ids.facts[k]
+	return idMark{line: f.line, start: f.start, end: f.end, kind: grammar.ToolStart}
+}
