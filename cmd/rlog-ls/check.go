@@ -332,36 +332,31 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 	return out, failed
 }
 
-// readInputs returns how checkAll reads its files: from disk, and standard
-// input (named "-" or /dev/stdin, at most once) read whole first.
-func readInputs(paths []string, stdin io.Reader, stderr io.Writer) (func(string) ([]byte, error), bool) {
-	var data []byte
-	var err error
+// readInputs returns how checkAll opens its files: from disk, and standard
+// input (named "-" or /dev/stdin, at most once).
+func readInputs(paths []string, stdin io.Reader, stderr io.Writer) (func(string) (io.ReadCloser, error), bool) {
 	n := 0
 	for _, p := range paths {
 		if p == stdinName {
 			n++
 		}
 	}
-	switch {
-	case n > 1:
+	if n > 1 {
 		fmt.Fprintln(stderr, "rlog-ls check: standard input named more than once")
 		return nil, false
-	case n == 1:
-		data, err = io.ReadAll(stdin)
 	}
-	return func(p string) ([]byte, error) {
+	return func(p string) (io.ReadCloser, error) {
 		if p == stdinName {
-			return data, err
+			return io.NopCloser(stdin), nil
 		}
-		return os.ReadFile(p)
+		return os.Open(p)
 	}, true
 }
 
 // checkAll checks files on every core and returns results in input order.
-func checkAll(paths []string, cfg analysis.Config, read func(string) ([]byte, error)) []checkedFile {
+func checkAll(paths []string, cfg analysis.Config, open func(string) (io.ReadCloser, error)) []checkedFile {
 	return eachFile(paths, func(path string) checkedFile {
-		r := checkFile(path, cfg, read)
+		r := checkFile(path, cfg, open)
 		inLineOrder(r.findings)
 		return r
 	})
@@ -386,23 +381,56 @@ func eachFile[T any](paths []string, do func(path string) T) []T {
 	return results
 }
 
-func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, error)) checkedFile {
+// checkFile checks one file, or standard input. A log is read once, a
+// window at a time (see logInput), unless it has a companion: joining the
+// two needs the whole log.
+func checkFile(path string, cfg analysis.Config, open func(string) (io.ReadCloser, error)) checkedFile {
 	if path != stdinName {
 		if r, ok := checkOtherFormat(path, nil, cfg); ok {
 			return r
 		}
 	}
-	src, err := read(path)
+	in, closer, err := openLog(path, open)
 	if err != nil {
 		return checkedFile{path: path, err: err}
 	}
-	if f, ok := analysis.CheckBinary(src, cfg); ok {
+	defer closer.Close()
+	if f, ok, err := in.binary(cfg); err != nil {
+		return checkedFile{path: path, err: err}
+	} else if ok {
 		// One finding, not one per line of garbage.
 		return checkedFile{path: path, findings: []jsonFinding{{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
 			Severity: f.Severity.String(), Code: f.Code, Message: f.Message}}}
 	}
+	whole := false
 	if path == stdinName {
 		// No name to go by: the content says which validator applies.
+		if whole, err = in.mayBeJSON(); err != nil {
+			return checkedFile{path: path, err: err}
+		}
+	} else if _, ok := companion.Locate(path); ok {
+		whole = true
+	}
+	if !whole {
+		sc := analysis.NewStreamChecker(cfg, -1, func(t *grammar.Tree, f analysis.Finding) jsonFinding { return toJSONFinding(path, t, f) })
+		if err := in.windows(sc.Window); err != nil {
+			return checkedFile{path: path, err: err}
+		}
+		found, _ := sc.End()
+		return checkedFile{path: path, findings: found}
+	}
+	src, err := in.all()
+	if err != nil {
+		return checkedFile{path: path, err: err}
+	}
+	return checkWhole(path, src, cfg)
+}
+
+// checkWhole checks a log read whole (src; path names it, or is stdinName):
+// a log with a companion, standard input that may be JSON, and the
+// reference the streaming path is tested against.
+func checkWhole(path string, src []byte, cfg analysis.Config) checkedFile {
+	if path == stdinName {
 		if r, ok := checkOtherFormat(path, src, cfg); ok {
 			return r
 		}
