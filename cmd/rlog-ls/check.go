@@ -101,7 +101,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 		files = append(files, found...)
 		ioFailed = ioFailed || failed
 	}
-	read, ok := readInputs(files, stdin, stderr)
+	read, ok := readInputs("check", files, stdin, stderr)
 	if !ok {
 		return 2
 	}
@@ -332,9 +332,9 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 	return out, failed
 }
 
-// readInputs returns how checkAll opens its files: from disk, and standard
-// input (named "-" or /dev/stdin, at most once).
-func readInputs(paths []string, stdin io.Reader, stderr io.Writer) (func(string) (io.ReadCloser, error), bool) {
+// readInputs returns how command cmd (check, stats) opens its files: from
+// disk, and standard input (named "-" or /dev/stdin, at most once).
+func readInputs(cmd string, paths []string, stdin io.Reader, stderr io.Writer) (func(string) (io.ReadCloser, error), bool) {
 	n := 0
 	for _, p := range paths {
 		if p == stdinName {
@@ -342,7 +342,7 @@ func readInputs(paths []string, stdin io.Reader, stderr io.Writer) (func(string)
 		}
 	}
 	if n > 1 {
-		fmt.Fprintln(stderr, "rlog-ls check: standard input named more than once")
+		fmt.Fprintf(stderr, "rlog-ls %s: standard input named more than once\n", cmd)
 		return nil, false
 	}
 	return func(p string) (io.ReadCloser, error) {

@@ -82,7 +82,7 @@ Documentation: https://github.com/rlog-ls/rlog-ls (docs/diagnostics.md for every
 var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
 	"serve":   serve,
 	"check":   check,
-	"stats":   func(a []string, _ io.Reader, o, e io.Writer) int { return statsCmd(a, o, e) },
+	"stats":   statsCmd,
 	"fix":     func(a []string, _ io.Reader, o, e io.Writer) int { return fixCmd(a, o, e) },
 	"watch":   func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
 	"convert": convertCmd,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -69,7 +70,7 @@ func TestCheckStreamsAsTheWholeLogIsChecked(t *testing.T) {
 			if got.err != nil || !reflect.DeepEqual(got.findings, want.findings) {
 				t.Fatalf("%s, window %d: %v\n got  %v\n want %v", name, window, got.err, got.findings, want.findings)
 			}
-			open, _ := readInputs([]string{stdinName}, bytes.NewReader(src), io.Discard)
+			open, _ := readInputs("check", []string{stdinName}, bytes.NewReader(src), io.Discard)
 			got = checkAll([]string{stdinName}, analysis.Config{}, open)[0]
 			for i := range got.findings {
 				got.findings[i].File = path
@@ -96,3 +97,82 @@ func TestCheckStreamReportsReadErrors(t *testing.T) {
 type failingReader struct{}
 
 func (failingReader) Read([]byte) (int, error) { return 0, fmt.Errorf("disk on fire") }
+
+// TestStatsStreamsAsTheWholeLogIsRead: `stats` reads a log window by
+// window; its statistics are those of the log read whole (what watch
+// shows), from a file and from standard input.
+func TestStatsStreamsAsTheWholeLogIsRead(t *testing.T) {
+	defer func(w int) { windowBytes = w }(windowBytes)
+	defer grammar.SetChunkLimitsForTest(5, 300)()
+	logs := streamLogs(t)
+	stats, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs["stats fixture"] = stats
+	dir := t.TempDir()
+	for name, src := range logs {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".rlog")
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := sessionOf(path, grammar.Parse(bytes.Clone(src)))
+		for _, window := range []int{1, 2000, 0} {
+			windowBytes = window
+			got := sessionStats(path, func(p string) (io.ReadCloser, error) { return os.Open(p) })
+			if got.err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, window %d: %v\n got  %+v\n want %+v", name, window, got.err, got, want)
+			}
+			open, _ := readInputs("stats", []string{stdinName}, bytes.NewReader(src), io.Discard)
+			got = sessionStats(stdinName, open)
+			got.json.File = path
+			if got.err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s from stdin, window %d: %v\n got  %+v\n want %+v", name, window, got.err, got, want)
+			}
+		}
+	}
+}
+
+// `stats -` reads standard input, as check, convert, redact and report do
+// (it said "-: no such file or folder"); standard input named twice is
+// refused.
+func TestStatsReadsStandardInput(t *testing.T) {
+	src, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"stats", "--format", "json", "-"}, bytes.NewReader(src), &out, &errb); code != 0 || errb.Len() > 0 {
+		t.Fatalf("stats -: %d %s", code, errb.String())
+	}
+	var doc statsDoc
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || len(doc.Sessions) != 1 || doc.Sessions[0].File != stdinName {
+		t.Fatalf("stats -: %v %s", err, out.String())
+	}
+	want, _, _ := runCLI(t, "stats", "--format", "json", fixture)
+	if got := strings.Replace(out.String(), jsonString(stdinName), jsonString(fixture), 1); got != want {
+		t.Fatalf("stats - differs from stats FILE:\n%s\n%s", got, want)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"stats", "-"}, bytes.NewReader(src), &out, &errb); code != 0 || !strings.HasPrefix(out.String(), stdinName+"\n  session") {
+		t.Fatalf("stats - as text: %d %s %s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"stats", "-", "/dev/stdin"}, bytes.NewReader(src), &out, &errb); code != 2 ||
+		!strings.Contains(errb.String(), "rlog-ls stats: standard input named more than once") {
+		t.Fatalf("stdin twice: %d %q", code, errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"stats", "-"}, bytes.NewReader([]byte("\x00\x01\x02\x00\x00\x00binary")), &out, &errb); code != 2 ||
+		!strings.Contains(errb.String(), "<stdin>: Binary file") {
+		t.Fatalf("binary stdin: %d %q", code, errb.String())
+	}
+}
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
