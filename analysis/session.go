@@ -305,11 +305,11 @@ func BuildSession(t *grammar.Tree, opts SessionOptions) *Session {
 // SessionStream builds a log's Session from its windows (a
 // grammar.Stream's), in order, keeping of the text only what the current
 // window holds: `rlog-ls stats` reads a log once, in memory that does not
-// grow with it but for its call ids and the latencies of its calls. It is
-// BuildSession's pass, window by window; the Session it ends with is
-// BuildSession's, but that it keeps no Calls (CallCount counts them, and
-// Latencies has each tool's) and no Gaps unless opts.MinGap asks for
-// them... which it lists.
+// grow with it but for its call ids, the latencies of its calls and what
+// it lists (phases, subagents, and the pauses of SessionOptions.MinGap:
+// none when it is negative). It is BuildSession's pass, window by window;
+// the Session it ends with is BuildSession's, but that it keeps no Calls
+// (CallCount counts them, and Latencies has each tool's).
 type SessionStream struct {
 	b    *sessionBuilder
 	last *grammar.Tree
