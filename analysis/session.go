@@ -329,6 +329,16 @@ func (ss *SessionStream) Window(t *grammar.Tree) {
 // End returns the statistics, after the last window.
 func (ss *SessionStream) End() *Session { return ss.b.end(ss.last) }
 
+// OnCall, set before the first window, has each call handed to f once,
+// when its outcome is known: when its result is read, or at End for the
+// calls still waiting for one. n is the call's number in the order of the
+// calls' start lines (its index in BuildSession's Calls). The session view
+// lays the calls out from them.
+func (ss *SessionStream) OnCall(f func(n int, c *Call)) { ss.b.onCall = f }
+
+// Subagents are the subagents started in the windows read so far.
+func (ss *SessionStream) Subagents() []Subagent { return ss.b.s.Subagents }
+
 func newSessionBuilder(opts SessionOptions, keepCalls bool) *sessionBuilder {
 	b := &sessionBuilder{s: &Session{StartLine: -1, EndLine: -1}, opts: opts, keepCalls: keepCalls, minGap: opts.MinGap,
 		prevTS: -1, names: map[string]string{}, pending: map[string][]int{}, subagentByID: map[string]int{},
@@ -377,7 +387,9 @@ type sessionBuilder struct {
 	// and a call is counted when it ends.
 	keepCalls bool
 	open      []Call
+	openNum   []int // the number of each call in open
 	free      []int
+	onCall    func(n int, c *Call)
 	// the previous timestamped line and its time, for gaps
 	prevTS   int
 	prevTime time.Time
@@ -550,6 +562,7 @@ func (b *sessionBuilder) call(l grammar.Line, when time.Time) {
 			c.Latency, c.HasLatency = ms, true
 		}
 	}
+	n := s.calls
 	s.calls++
 	k := b.tool(c.Tool)
 	s.Tools[k].Calls++
@@ -559,19 +572,22 @@ func (b *sessionBuilder) call(l grammar.Line, when time.Time) {
 	switch {
 	case waiting && l.ID.Valid():
 		id := b.t.Slice(l.ID.Start, l.ID.End)
-		b.pending[string(id)] = append(b.pending[string(id)], b.keep(c))
+		b.pending[string(id)] = append(b.pending[string(id)], b.keep(n, c))
 	case waiting:
 		// Nothing can end it.
 		s.Unfinished++
 		s.Tools[k].Unfinished++
 		if b.keepCalls {
-			b.keep(c)
+			b.keep(n, c)
+		}
+		if b.onCall != nil {
+			b.onCall(n, &c)
 		}
 	default:
 		if b.keepCalls {
-			b.keep(c)
+			b.keep(n, c)
 		}
-		b.finished(&c)
+		b.finished(n, &c)
 	}
 }
 
@@ -588,29 +604,29 @@ func (b *sessionBuilder) tool(name string) int {
 	return k
 }
 
-// keep keeps call c, and returns its index: in Session.Calls, or without
-// keepCalls in open, where it stays until it ends.
-func (b *sessionBuilder) keep(c Call) int {
+// keep keeps call number n, c, and returns its index: in Session.Calls
+// (n), or without keepCalls in open, where it stays until it ends.
+func (b *sessionBuilder) keep(n int, c Call) int {
 	if b.keepCalls {
 		b.s.Calls = append(b.s.Calls, c)
-		return len(b.s.Calls) - 1
+		return n
 	}
-	if n := len(b.free); n > 0 {
-		i := b.free[n-1]
-		b.free = b.free[:n-1]
-		b.open[i] = c
+	if k := len(b.free); k > 0 {
+		i := b.free[k-1]
+		b.free = b.free[:k-1]
+		b.open[i], b.openNum[i] = c, n
 		return i
 	}
-	b.open = append(b.open, c)
+	b.open, b.openNum = append(b.open, c), append(b.openNum, n)
 	return len(b.open) - 1
 }
 
-// kept is the call keep returned i for.
-func (b *sessionBuilder) kept(i int) *Call {
+// kept is the call keep returned i for, and its number.
+func (b *sessionBuilder) kept(i int) (*Call, int) {
 	if b.keepCalls {
-		return &b.s.Calls[i]
+		return &b.s.Calls[i], i
 	}
-	return &b.open[i]
+	return &b.open[i], b.openNum[i]
 }
 
 // observation completes the oldest call still waiting with its id.
@@ -629,7 +645,7 @@ func (b *sessionBuilder) observation(l grammar.Line, when time.Time) {
 	} else {
 		b.pending[string(id)] = queue[1:]
 	}
-	c := b.kept(i)
+	c, n := b.kept(i)
 	c.ResultLine, c.Result, c.EndTime = l.Num, l.Start, when
 	c.Outcome = outcomeOf(b.status(l))
 	switch {
@@ -640,17 +656,17 @@ func (b *sessionBuilder) observation(l grammar.Line, when time.Time) {
 			c.Latency, c.HasLatency = ms, true
 		}
 	}
-	b.finished(c)
+	b.finished(n, c)
 	if !b.keepCalls {
 		b.open[i] = Call{}
 		b.free = append(b.free, i)
 	}
 }
 
-// finished counts the outcome and latency of call c, which has ended;
-// calls still waiting at the end stay Unfinished and are counted by
+// finished counts the outcome and latency of call number n, c, which has
+// ended; calls still waiting at the end stay Unfinished and are counted by
 // unfinished.
-func (b *sessionBuilder) finished(c *Call) {
+func (b *sessionBuilder) finished(n int, c *Call) {
 	k := b.toolIndex[c.Tool]
 	if c.Outcome == Failed {
 		b.s.Errors++
@@ -663,14 +679,21 @@ func (b *sessionBuilder) finished(c *Call) {
 		b.allLatencies = append(b.allLatencies, c.Latency)
 		b.toolLatencies[k] = append(b.toolLatencies[k], c.Latency)
 	}
+	if b.onCall != nil {
+		b.onCall(n, c)
+	}
 }
 
 // unfinished counts the calls still waiting for a result at the end.
 func (b *sessionBuilder) unfinished() {
 	for _, queue := range b.pending {
 		for _, i := range queue {
+			c, n := b.kept(i)
 			b.s.Unfinished++
-			b.s.Tools[b.toolIndex[b.kept(i).Tool]].Unfinished++
+			b.s.Tools[b.toolIndex[c.Tool]].Unfinished++
+			if b.onCall != nil {
+				b.onCall(n, c)
+			}
 		}
 	}
 }

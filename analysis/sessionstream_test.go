@@ -14,11 +14,22 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
-// streamSession builds the statistics of src window by window.
-func streamSession(t testing.TB, r io.Reader, opts grammar.StreamOptions, sopts SessionOptions) *Session {
+// streamSession builds the statistics of src window by window; the
+// calls OnCall hands out are put in the session's Calls, by their numbers.
+func streamSession(t testing.TB, r io.Reader, opts grammar.StreamOptions, sopts SessionOptions) (*Session, []Call) {
 	t.Helper()
 	s := grammar.NewStream(r, opts)
 	ss := NewSessionStream(sopts)
+	var calls []Call
+	handed := map[int]bool{}
+	ss.OnCall(func(n int, c *Call) {
+		if handed[n] {
+			t.Fatalf("call %d handed out twice", n)
+		}
+		handed[n] = true
+		calls = append(calls, make([]Call, max(0, n+1-len(calls)))...)
+		calls[n] = *c
+	})
 	for {
 		w, err := s.Next()
 		if errors.Is(err, io.EOF) {
@@ -29,7 +40,11 @@ func streamSession(t testing.TB, r io.Reader, opts grammar.StreamOptions, sopts 
 		}
 		ss.Window(w)
 	}
-	return ss.End()
+	session := ss.End()
+	if len(handed) != session.CallCount() {
+		t.Fatalf("%d calls handed out of %d", len(handed), session.CallCount())
+	}
+	return session, calls
 }
 
 // assertSameSession compares a streamed session with BuildSession's: every
@@ -69,8 +84,12 @@ func TestSessionStreamEqualsBuildSession(t *testing.T) {
 			for _, opts := range []SessionOptions{{}, {MinGap: time.Second, Companion: companion}, {MinGap: -1}} {
 				want := BuildSession(tree, opts)
 				for _, window := range []int{1, 700, 0} {
-					got := streamSession(t, iotest.HalfReader(bytes.NewReader(src)), grammar.StreamOptions{WindowBytes: window}, opts)
-					assertSameSession(t, got, want, fmt.Sprintf("%s, options %+v, window %d, tiny chunks %v", name, opts, window, tiny))
+					got, calls := streamSession(t, iotest.HalfReader(bytes.NewReader(src)), grammar.StreamOptions{WindowBytes: window}, opts)
+					context := fmt.Sprintf("%s, options %+v, window %d, tiny chunks %v", name, opts, window, tiny)
+					assertSameSession(t, got, want, context)
+					if !reflect.DeepEqual(calls, want.Calls) && len(calls)+len(want.Calls) > 0 {
+						t.Fatalf("%s: the calls handed out differ from BuildSession's", context)
+					}
 				}
 			}
 		}
@@ -86,7 +105,10 @@ func FuzzSessionStream(f *testing.F) {
 			t.Cleanup(grammar.SetChunkLimitsForTest(2, 40))
 		}
 		want := BuildSession(grammar.Parse(bytes.Clone(src)), SessionOptions{})
-		got := streamSession(t, iotest.HalfReader(bytes.NewReader(src)), grammar.StreamOptions{WindowBytes: int(window)}, SessionOptions{})
+		got, calls := streamSession(t, iotest.HalfReader(bytes.NewReader(src)), grammar.StreamOptions{WindowBytes: int(window)}, SessionOptions{})
 		assertSameSession(t, got, want, "fuzz")
+		if !reflect.DeepEqual(calls, want.Calls) && len(calls)+len(want.Calls) > 0 {
+			t.Fatal("the calls handed out differ from BuildSession's")
+		}
 	})
 }
