@@ -32,6 +32,9 @@ type StreamChecker[T any] struct {
 
 	streamIDs
 	view streamView
+	// w007 are the provisional W007 findings, by their ids' numbers: the
+	// index in kept, or countedW007 when they were counted past the limit.
+	w007 map[int32]int32
 
 	kept    []keptFinding[T]
 	settled int // kept findings that are not provisional
@@ -64,20 +67,18 @@ type chunkPlace struct{ firstLine, start int }
 func (ids *streamIDs) of(id string) int32 {
 	k, added := idNumber(&ids.ix, id)
 	if added {
-		ids.facts = append(ids.facts, streamID{w007: noW007})
+		ids.facts = append(ids.facts, streamID{})
 	}
 	return k
 }
 
-// streamID is what the chunks read so far said about one call id.
+// streamID is what the chunks read so far said about one call id (16
+// bytes).
 type streamID struct {
-	// w007 is its provisional W007: the index in kept, or countedW007
-	// when it was counted past the limit, or noW007.
-	w007 int32
 	// Its first t!: line: its chunk (the index in streamIDs.chunks), and
-	// the line and span relative to that chunk.
+	// the line and the id's start relative to that chunk.
 	chunk                          uint32
-	line, start, end               int32
+	line, start                    int32
 	registered, completed, started bool
 }
 
@@ -95,7 +96,7 @@ type keptFinding[T any] struct {
 // NewStreamChecker checks a document under cfg; limit < 0 keeps every
 // finding.
 func NewStreamChecker[T any](cfg Config, limit int, place func(t *grammar.Tree, f Finding) T) *StreamChecker[T] {
-	sc := &StreamChecker[T]{c: checker{cfg: cfg}, limit: limit, place: place}
+	sc := &StreamChecker[T]{c: checker{cfg: cfg}, limit: limit, place: place, w007: map[int32]int32{}}
 	sc.view.ids = &sc.streamIDs
 	return sc
 }
@@ -185,26 +186,30 @@ func (sc *StreamChecker[T]) learn(s *chunkSummary, firstLine, start int) {
 		f.registered = f.registered || ci.reg >= 0
 		if ci.completed && !f.completed {
 			f.completed = true
-			sc.takeBack(f)
+			sc.takeBack(n)
 		}
 		if m, ok := ci.firstStart(); ok && !f.started {
 			if n := len(sc.chunks); n == 0 || sc.chunks[n-1] != (chunkPlace{firstLine, start}) {
 				sc.chunks = append(sc.chunks, chunkPlace{firstLine, start})
 			}
-			f.started, f.chunk, f.line, f.start, f.end = true, uint32(len(sc.chunks)-1), m.line, m.start, m.end
+			f.started, f.chunk, f.line, f.start = true, uint32(len(sc.chunks)-1), m.line, m.start
 		}
 	}
 }
 
-// takeBack withdraws the provisional W007 of an id now completed.
-func (sc *StreamChecker[T]) takeBack(f *streamID) {
+// takeBack withdraws the provisional W007 of id number n, now completed.
+func (sc *StreamChecker[T]) takeBack(n int32) {
+	k, ok := sc.w007[n]
+	if !ok {
+		return
+	}
 	switch {
-	case f.w007 >= 0:
-		sc.kept[f.w007].gone = true
-	case f.w007 == countedW007:
+	case k >= 0:
+		sc.kept[k].gone = true
+	case k == countedW007:
 		sc.more--
 	}
-	f.w007 = noW007
+	delete(sc.w007, n)
 }
 
 // keep keeps the findings in sc.c.out (or counts them past the limit);
@@ -219,12 +224,12 @@ func (sc *StreamChecker[T]) keep(t *grammar.Tree, w007 func(f *Finding) int32) {
 		if sc.limit >= 0 && sc.settled >= sc.limit {
 			sc.more++
 			if id != noW007 {
-				sc.facts[id].w007 = countedW007
+				sc.w007[id] = countedW007
 			}
 			continue
 		}
 		if id != noW007 {
-			sc.facts[id].w007 = int32(len(sc.kept))
+			sc.w007[id] = int32(len(sc.kept))
 		} else {
 			sc.settled++
 		}
@@ -290,5 +295,5 @@ func (v *streamView) facts(id string, ci *chunkID) (regBefore, firstStartHere, c
 func (v *streamView) firstStart(id string) idMark {
 	k, _ := idLookup(&v.ids.ix, id)
 	f := &v.ids.facts[k]
-	return idMark{line: f.line, start: f.start, end: f.end, kind: grammar.ToolStart}
+	return idMark{line: f.line, start: f.start, end: f.start + int32(len(id)), kind: grammar.ToolStart}
 }

@@ -9,6 +9,9 @@ import "hash/maphash"
 // garbage collector does not scan, there being no pointer in it but one per
 // block of bytes. About 16 bytes an id and its bytes, where a Go map of
 // strings takes about 50 and a pointer to scan per id.
+//
+// The ids' bytes are in blocks, in the order of their numbers: an id ends
+// where the next one starts, or at the end of its block.
 type idIndex struct {
 	slots  []uint32 // 1 + an id's number, 0 for an empty slot; a power of two long
 	hashes []uint32 // per id, the low bits of its hash (for growing the table)
@@ -16,8 +19,8 @@ type idIndex struct {
 	blocks [][]byte // the ids' bytes; an id is in one block
 }
 
-// idPlace is where an id's bytes are: its block, and its start and end in it.
-type idPlace struct{ block, start, end uint32 }
+// idPlace is where an id's bytes start: its block, and the offset in it.
+type idPlace struct{ block, start uint32 }
 
 // idBlockSize is the size of a block of ids' bytes (an id longer than that
 // has a block of its own).
@@ -75,7 +78,12 @@ func hashID[S ~string | ~[]byte](id S) uint32 {
 // bytes are the bytes of id number k.
 func (ix *idIndex) bytes(k int32) []byte {
 	p := ix.places[k]
-	return ix.blocks[p.block][p.start:p.end]
+	b := ix.blocks[p.block]
+	end := uint32(len(b))
+	if int(k)+1 < len(ix.places) && ix.places[k+1].block == p.block {
+		end = ix.places[k+1].start
+	}
+	return b[p.start:end]
 }
 
 // storeID copies an id's bytes into the blocks.
@@ -87,7 +95,7 @@ func storeID[S ~string | ~[]byte](ix *idIndex, id S) idPlace {
 	}
 	b := ix.blocks[n]
 	ix.blocks[n] = append(b, id...)
-	return idPlace{block: uint32(n), start: uint32(len(b)), end: uint32(len(b) + len(id))}
+	return idPlace{block: uint32(n), start: uint32(len(b))}
 }
 
 func (ix *idIndex) grow() {

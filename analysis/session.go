@@ -339,6 +339,11 @@ func (ss *SessionStream) OnCall(f func(n int, c *Call)) { ss.b.onCall = f }
 // Subagents are the subagents started in the windows read so far.
 func (ss *SessionStream) Subagents() []Subagent { return ss.b.s.Subagents }
 
+// SkipUniqueCallIDs, set before the first window, leaves the session's
+// Counters.UniqueCallIDs 0 for a reader that shows no counters (the
+// session view), which then does not need the set of every call id.
+func (ss *SessionStream) SkipUniqueCallIDs() { ss.b.skipIDs = true }
+
 func newSessionBuilder(opts SessionOptions, keepCalls bool) *sessionBuilder {
 	b := &sessionBuilder{s: &Session{StartLine: -1, EndLine: -1}, opts: opts, keepCalls: keepCalls, minGap: opts.MinGap,
 		prevTS: -1, names: map[string]string{}, pending: map[string][]int{}, subagentByID: map[string]int{},
@@ -390,6 +395,7 @@ type sessionBuilder struct {
 	openNum   []int // the number of each call in open
 	free      []int
 	onCall    func(n int, c *Call)
+	skipIDs   bool // SkipUniqueCallIDs: ids is not filled
 	// the previous timestamped line and its time, for gaps
 	prevTS   int
 	prevTime time.Time
@@ -432,7 +438,11 @@ func (b *sessionBuilder) line(l grammar.Line) {
 	if !b.started {
 		b.started, b.phase = true, -1
 	}
-	s.Counters.count(t, l, &b.ids)
+	ids := &b.ids
+	if b.skipIDs {
+		ids = nil
+	}
+	s.Counters.count(t, l, ids)
 	when, hasTime := timeIn(l, t.Text(l))
 	if hasTime {
 		b.timestamp(l, when)

@@ -60,7 +60,7 @@ func SessionStats(t *grammar.Tree) Stats {
 }
 
 // count adds one body line to the counters; ids collects the call ids the
-// line registers.
+// line registers (unless it is nil).
 func (s *Stats) count(t *grammar.Tree, l grammar.Line, ids *idIndex) {
 	switch l.Kind {
 	case grammar.User:
@@ -88,7 +88,7 @@ func (s *Stats) count(t *grammar.Tree, l grammar.Line, ids *idIndex) {
 	case grammar.Todos:
 		s.TodosUpdates++
 	}
-	if l.ID.Valid() && l.Kind.RegistersID() {
+	if l.ID.Valid() && l.Kind.RegistersID() && ids != nil {
 		idNumber(ids, t.Slice(l.ID.Start, l.ID.End))
 	}
 	if l.Step.Valid() {
