@@ -76,6 +76,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 		cmd.fail(stderr, "no files given (try: rlog-ls check session.rlog, or a folder)")
 		return 2
 	}
+	defer streamingGC()()
 	if *cpuprofile != "" {
 		stop, err := startCPUProfile(*cpuprofile)
 		if err != nil {

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -23,6 +25,24 @@ type logInput struct {
 	reopen func() (io.Reader, error)
 }
 
+// streamingGCPercent is the collector's GOGC while check, stats and
+// report read logs.
+const streamingGCPercent = 25
+
+// streamingGC sets the collector for the commands that read logs a window
+// at a time (unless GOGC is set) and returns what restores it. What they
+// keep grows with a log only in the tables of its call ids and in the
+// report's columns, which hold no pointers: the collector marks them at
+// once, so running it when the heap has grown by a quarter, rather than
+// doubled, costs little time and keeps the memory near what is live.
+func streamingGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	old := debug.SetGCPercent(streamingGCPercent)
+	return func() { debug.SetGCPercent(old) }
+}
+
 // openLog opens the log at path, or standard input when path is
 // stdinName; the caller closes what it returns.
 func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, io.Closer, error) {
@@ -35,6 +55,54 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 		in.reopen = func() (io.Reader, error) { return os.Open(path) }
 	}
 	return in, f, nil
+}
+
+// openInput opens a command's one input to read it once, a window at a
+// time: standard input when the input names it (name is then stdinName),
+// else the file, which must not be a folder (oneAtATime says what to do
+// instead), as readInput does for the commands that read it whole.
+func openInput(input string, stdin io.Reader, oneAtATime string) (name string, in *logInput, closer io.Closer, err error) {
+	if isStdin(input) {
+		in, closer, err = openLog(stdinName, func(string) (io.ReadCloser, error) { return io.NopCloser(stdin), nil })
+		return stdinName, in, closer, err
+	}
+	info, err := os.Stat(input)
+	if err != nil {
+		return input, nil, nil, errors.New(describeIOError(err))
+	}
+	if info.IsDir() {
+		return input, nil, nil, fmt.Errorf("%s is a folder; %s", input, oneAtATime)
+	}
+	in, closer, err = openLog(input, func(p string) (io.ReadCloser, error) { return os.Open(p) })
+	if err != nil {
+		return input, nil, nil, errors.New(describeIOError(err))
+	}
+	return input, in, closer, nil
+}
+
+// again opens the log again, to read its first n bytes a second time (a
+// pass of its own over what a first pass read); ok is false for standard
+// input, which cannot be read twice.
+func (in *logInput) again(n int) (again *logInput, closer io.Closer, ok bool, err error) {
+	if in.reopen == nil {
+		return nil, nil, false, nil
+	}
+	f, err := os.Open(in.path)
+	if err != nil {
+		return nil, nil, true, err
+	}
+	limited := func(r io.Reader) io.Reader { return io.LimitReader(r, int64(n)) }
+	again = &logInput{path: in.path, br: bufio.NewReaderSize(limited(f), 64<<10), reopen: func() (io.Reader, error) {
+		r, err := os.Open(in.path)
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			io.Reader
+			io.Closer
+		}{limited(r), r}, nil
+	}}
+	return again, f, true, nil
 }
 
 // head is the log's first bytes, as many as CheckBinary looks at.

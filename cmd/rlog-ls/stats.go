@@ -47,6 +47,7 @@ func statsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd.fail(stderr, "no files given (try: rlog-ls stats session.rlog, or a folder)")
 		return 2
 	}
+	defer streamingGC()()
 	var files []string
 	failed := false
 	for _, p := range paths {

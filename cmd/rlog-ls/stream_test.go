@@ -12,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
+	"github.com/rlog-ls/rlog-ls/report"
 )
 
 // streamLogs are logs whose places are hard to count: the fixture logs, a
@@ -175,4 +177,50 @@ func TestStatsReadsStandardInput(t *testing.T) {
 func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestReportStreamsAsTheWholeLogIsRead: `report` reads a log window by
+// window and writes the page as it makes it; the page's data is that of
+// the log read whole, from a file and from standard input.
+func TestReportStreamsAsTheWholeLogIsRead(t *testing.T) {
+	defer func(w int) { windowBytes = w }(windowBytes)
+	defer grammar.SetChunkLimitsForTest(5, 300)()
+	dir := t.TempDir()
+	dataOf := func(page []byte) []byte {
+		i := bytes.Index(page, []byte(`id="rlog-data">`)) + len(`id="rlog-data">`)
+		return bytes.TrimSpace(page[i : i+bytes.Index(page[i:], []byte("</script>"))])
+	}
+	for name, src := range streamLogs(t) {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".rlog")
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		abs, _ := filepath.Abs(path)
+		tree := grammar.Parse(bytes.Clone(src))
+		findings, more := analysis.NewAnalyzer(tree).FindingsUpTo(analysis.Config{}, report.DefaultMaxFindings)
+		opts := report.Options{Name: filepath.Base(path), Path: abs, Generator: "rlog-ls " + version()}
+		want, err := json.Marshal(report.Build(tree, analysis.BuildSession(tree, companion.SessionOptions(abs, tree)), findings, more, opts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, window := range []int{1, 2000, 0} {
+			windowBytes = window
+			var out, errb bytes.Buffer
+			if code := run([]string{"report", "-o", "-", path}, nil, &out, &errb); code != 0 {
+				t.Fatalf("%s: %d %s", name, code, errb.String())
+			}
+			if got := dataOf(out.Bytes()); !bytes.Equal(got, want) {
+				t.Fatalf("%s, window %d: the page's data differs\n got  %.2000s\n want %.2000s", name, window, got, want)
+			}
+			out.Reset()
+			if code := run([]string{"report", "-"}, bytes.NewReader(src), &out, &errb); code != 0 {
+				t.Fatalf("%s from stdin: %d %s", name, code, errb.String())
+			}
+			opts := report.Options{Name: stdinName, Generator: opts.Generator}
+			want, _ := json.Marshal(report.Build(tree, analysis.BuildSession(tree, analysis.SessionOptions{}), findings, more, opts))
+			if got := dataOf(out.Bytes()); !bytes.Equal(got, want) {
+				t.Fatalf("%s from stdin, window %d: the page's data differs", name, window)
+			}
+		}
+	}
 }
