@@ -224,3 +224,60 @@ func TestReportStreamsAsTheWholeLogIsRead(t *testing.T) {
 		}
 	}
 }
+
+// A log read twice by report is read to where the first reading ended
+// when it grew in between (an agent still writes it), and refused when it
+// was cut shorter.
+func TestReportOfALogThatChanges(t *testing.T) {
+	defer func(w int) { windowBytes = w }(windowBytes)
+	windowBytes = 4096
+	defer func() { afterWindow = nil }()
+	src := streamLogs(t)["generated"]
+	dir := t.TempDir()
+	path := filepath.Join(dir, "growing.rlog")
+	want := func() []byte {
+		tree := grammar.Parse(bytes.Clone(src))
+		findings, more := analysis.NewAnalyzer(tree).FindingsUpTo(analysis.Config{}, report.DefaultMaxFindings)
+		b, _ := json.Marshal(report.Build(tree, analysis.BuildSession(tree, analysis.SessionOptions{}), findings, more, report.Options{Name: "growing.rlog"}))
+		return b
+	}()
+	// The windows of the first reading: the change comes after them, in
+	// the second.
+	first := 0
+	for s := grammar.NewStream(bytes.NewReader(src), grammar.StreamOptions{WindowBytes: windowBytes}); ; first++ {
+		if _, err := s.Next(); err != nil {
+			break
+		}
+	}
+	for _, change := range []string{"grows", "shrinks"} {
+		if err := os.WriteFile(path, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		windows := 0
+		afterWindow = func() {
+			if windows++; windows != first+1 {
+				return
+			}
+			if change == "grows" {
+				f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+				f.WriteString("u: written while the first reading went on\nwat\n")
+				f.Close()
+			} else if err := os.Truncate(path, int64(len(src)/2)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, in, closer, err := openInput(path, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := readReport(in, analysis.Config{}, report.Options{Name: "growing.rlog"})
+		closer.Close()
+		afterWindow = nil
+		switch got, _ := json.Marshal(d); {
+		case change == "grows" && (err != nil || !bytes.Equal(got, want)):
+			t.Errorf("a log that grew: %v, data equal: %v", err, bytes.Equal(got, want))
+		case change == "shrinks" && (err == nil || !strings.Contains(err.Error(), "changed while it was read")):
+			t.Errorf("a log cut shorter: %v", err)
+		}
+	}
+}
