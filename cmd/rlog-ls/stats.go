@@ -26,8 +26,9 @@ latency_ms=), subagents, pauses, and APM, the autopilot's actions per minute:
 (user and agent messages + tool calls) / minutes.
 
 One file gives its details; several files, or a folder (its .rlog files,
-recursively), give one row per session and the totals. --format json prints
-one document, described field by field in docs/stats.md.
+recursively), give one row per session and the totals; - (or /dev/stdin)
+reads standard input. --format json prints one document, described field by
+field in docs/stats.md.
 
 Exit status: 0, or 2 when a path cannot be read, a folder holds no .rlog
 file, or a file is not rlog text (the others are still reported).`
