@@ -90,7 +90,13 @@ func (ix *idIndex) bytes(k int32) []byte {
 func storeID[S ~string | ~[]byte](ix *idIndex, id S) idPlace {
 	n := len(ix.blocks) - 1
 	if n < 0 || cap(ix.blocks[n])-len(ix.blocks[n]) < len(id) {
-		ix.blocks = append(ix.blocks, make([]byte, 0, max(idBlockSize, len(id))))
+		// The first blocks are small (a small log has few ids), each twice
+		// the one before up to idBlockSize.
+		size := 1 << 10
+		if n >= 0 {
+			size = min(2*cap(ix.blocks[n]), idBlockSize)
+		}
+		ix.blocks = append(ix.blocks, make([]byte, 0, max(size, len(id))))
 		n++
 	}
 	b := ix.blocks[n]

@@ -49,6 +49,9 @@ type StreamOptions struct {
 	// HoldBytes is how much a stream with Reopen reads before it reads
 	// ahead; 0 means DefaultHoldBytes.
 	HoldBytes int
+	// SizeHint, when known (a file's size), sizes the first buffer: a small
+	// document is read into one buffer of its size.
+	SizeHint int64
 }
 
 // DefaultWindowBytes is a window's size: large enough that the work per
@@ -175,17 +178,33 @@ func (s *Stream) take(end int) []*Chunk {
 	for _, c := range chunks {
 		s.at = s.at.plus(c)
 	}
+	if s.done {
+		s.buf = nil
+		return chunks
+	}
 	rest := s.buf[end:]
-	s.buf = make([]byte, len(rest), max(s.opts.WindowBytes+2*chunkMaxBytes, 2*len(rest)))
+	s.buf = make([]byte, len(rest), max(firstBuffer, 2*len(rest)))
 	copy(s.buf, rest)
 	return chunks
 }
 
-// fill reads more into the buffer, growing it when it is full (a line
-// longer than a window).
+// firstBuffer is the size of a window's buffer until more is read: a
+// small log, or the end of a large one, needs no more (a folder of small
+// logs is read as fast as it was read whole).
+const firstBuffer = 64 << 10
+
+// fill reads more into the buffer, growing it when it is full: to a
+// window's size, then (a line longer than a window) twice over.
 func (s *Stream) fill() error {
 	if len(s.buf) == cap(s.buf) {
-		grown := make([]byte, len(s.buf), max(2*cap(s.buf), s.opts.WindowBytes+2*chunkMaxBytes))
+		size := firstBuffer
+		if h := s.opts.SizeHint; h >= 0 && h < int64(s.opts.WindowBytes) && !s.cut && cap(s.buf) == 0 {
+			size = int(h) + 1 // room to read the end
+		}
+		if cap(s.buf) > 0 {
+			size = max(2*cap(s.buf), s.opts.WindowBytes+2*chunkMaxBytes)
+		}
+		grown := make([]byte, len(s.buf), size)
 		copy(grown, s.buf)
 		s.buf = grown
 	}

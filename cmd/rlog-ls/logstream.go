@@ -23,6 +23,7 @@ import (
 type logInput struct {
 	path string // stdinName for standard input
 	br   *bufio.Reader
+	size int64 // the file's size, -1 when unknown
 	// reopen opens the file again (for the stream to read ahead when the
 	// log's header is not closed); nil for standard input.
 	reopen func() (io.Reader, error)
@@ -85,9 +86,16 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 	if err != nil {
 		return nil, nil, err
 	}
-	in := &logInput{path: path, br: bufio.NewReaderSize(f, 64<<10)}
+	// The buffer is for the head (CheckBinary's sample, detecting JSON on
+	// stdin); the stream reads past it in windows of its own.
+	in := &logInput{path: path, br: bufio.NewReaderSize(f, 16<<10), size: -1}
 	if path != stdinName {
 		in.reopen = func() (io.Reader, error) { return os.Open(path) }
+		if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok {
+			if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+				in.size = fi.Size()
+			}
+		}
 	}
 	return in, f, nil
 }
@@ -127,7 +135,7 @@ func (in *logInput) again(n int) (again *logInput, closer io.Closer, ok bool, er
 		return nil, nil, true, err
 	}
 	limited := func(r io.Reader) io.Reader { return io.LimitReader(r, int64(n)) }
-	again = &logInput{path: in.path, br: bufio.NewReaderSize(limited(f), 64<<10), reopen: func() (io.Reader, error) {
+	again = &logInput{path: in.path, br: bufio.NewReaderSize(limited(f), 16<<10), size: int64(n), reopen: func() (io.Reader, error) {
 		r, err := os.Open(in.path)
 		if err != nil {
 			return nil, err
@@ -187,7 +195,7 @@ var afterWindow func()
 
 // windows calls each with the log's windows in order.
 func (in *logInput) windows(each func(*grammar.Tree)) error {
-	s := grammar.NewStream(in.br, grammar.StreamOptions{Reopen: in.reopen, WindowBytes: windowBytes})
+	s := grammar.NewStream(in.br, grammar.StreamOptions{Reopen: in.reopen, WindowBytes: windowBytes, SizeHint: in.size})
 	for {
 		w, err := s.Next()
 		if errors.Is(err, io.EOF) {
