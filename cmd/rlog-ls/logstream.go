@@ -193,21 +193,43 @@ var windowBytes = 0
 // tests sample the heap there).
 var afterWindow func()
 
-// windows calls each with the log's windows in order.
+// windows calls each with the log's windows in order. The next window is
+// read and scanned on another goroutine while each works on this one.
 func (in *logInput) windows(each func(*grammar.Tree)) error {
 	s := grammar.NewStream(in.br, grammar.StreamOptions{Reopen: in.reopen, WindowBytes: windowBytes, SizeHint: in.size})
-	for {
-		w, err := s.Next()
-		if errors.Is(err, io.EOF) {
+	type next struct {
+		w   *grammar.Tree
+		err error
+	}
+	ahead := make(chan next, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		defer close(ahead)
+		for {
+			w, err := s.Next()
+			select {
+			case ahead <- next{w, err}:
+			case <-stop:
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	for n := range ahead {
+		if errors.Is(n.err, io.EOF) {
 			return nil
 		}
-		if err != nil {
-			return err
+		if n.err != nil {
+			return n.err
 		}
-		each(w)
+		each(n.w)
 		paceGC()
 		if afterWindow != nil {
 			afterWindow()
 		}
 	}
+	return nil
 }
