@@ -54,7 +54,7 @@ func streamingGC() (restore func()) {
 // The pace: the limit is the live heap and a quarter, plus gcRoom, and at
 // least gcFloor.
 const (
-	gcRoom  = 16 << 20
+	gcRoom  = 8 << 20
 	gcFloor = 32 << 20
 )
 
