@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/rlog-ls/rlog-ls/internal/jsonnum"
 )
 
 // writeJSON writes d as json.Marshal does (HTML characters escaped), but
@@ -121,81 +122,43 @@ func writeNumbers(w *bufio.Writer, v reflect.Value) (ok bool, err error) {
 	if v.Kind() != reflect.Slice || !v.CanInterface() {
 		return false, nil
 	}
+	switch s := v.Interface().(type) {
+	case []int32:
+		return true, writeInts(w, s)
+	case []int8:
+		return true, writeInts(w, s)
+	case []int:
+		return true, writeInts(w, s)
+	case []uint64:
+		return true, writeList(w, s, func(b []byte, n uint64) ([]byte, error) { return strconv.AppendUint(b, n, 10), nil })
+	case []float64:
+		return true, writeList(w, s, jsonnum.AppendFloat)
+	}
+	return false, nil
+}
+
+func writeInts[N int8 | int32 | int](w *bufio.Writer, s []N) error {
+	return writeList(w, s, func(b []byte, n N) ([]byte, error) { return strconv.AppendInt(b, int64(n), 10), nil })
+}
+
+// writeList writes a list of numbers, each appended by put, or null for
+// a nil slice.
+func writeList[N any](w *bufio.Writer, s []N, put func([]byte, N) ([]byte, error)) error {
+	if s == nil {
+		_, err := w.WriteString("null")
+		return err
+	}
 	var buf [32]byte
-	put := func(i int, b []byte) {
+	w.WriteByte('[')
+	for i, n := range s {
 		if i > 0 {
 			w.WriteByte(',')
 		}
+		b, err := put(buf[:0], n)
+		if err != nil {
+			return err
+		}
 		w.Write(b)
 	}
-	open := func(isNil bool) bool {
-		if isNil {
-			w.WriteString("null")
-			return false
-		}
-		w.WriteByte('[')
-		return true
-	}
-	switch s := v.Interface().(type) {
-	case []int32:
-		if open(s == nil) {
-			for i, n := range s {
-				put(i, strconv.AppendInt(buf[:0], int64(n), 10))
-			}
-		}
-	case []int8:
-		if open(s == nil) {
-			for i, n := range s {
-				put(i, strconv.AppendInt(buf[:0], int64(n), 10))
-			}
-		}
-	case []int:
-		if open(s == nil) {
-			for i, n := range s {
-				put(i, strconv.AppendInt(buf[:0], int64(n), 10))
-			}
-		}
-	case []uint64:
-		if open(s == nil) {
-			for i, n := range s {
-				put(i, strconv.AppendUint(buf[:0], n, 10))
-			}
-		}
-	case []float64:
-		if open(s == nil) {
-			for i, f := range s {
-				b, err := appendFloat(buf[:0], f)
-				if err != nil {
-					return true, err
-				}
-				put(i, b)
-			}
-		}
-	default:
-		return false, nil
-	}
-	if !v.IsNil() {
-		return true, w.WriteByte(']')
-	}
-	return true, nil
-}
-
-// appendFloat appends f as encoding/json writes a float64.
-func appendFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, &json.UnsupportedValueError{Value: reflect.ValueOf(f), Str: strconv.FormatFloat(f, 'g', -1, 64)}
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 is written e-9.
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, nil
+	return w.WriteByte(']')
 }

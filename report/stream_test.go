@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -67,16 +66,8 @@ func streamData(t *testing.T, r io.Reader, window int, opts Options, sopts analy
 	s := grammar.NewStream(r, grammar.StreamOptions{WindowBytes: window})
 	st := NewStream(opts, func(*grammar.Tree) analysis.SessionOptions { return sopts })
 	sc := analysis.NewStreamChecker(analysis.Config{}, DefaultMaxFindings, func(_ *grammar.Tree, f analysis.Finding) analysis.Finding { return f })
-	for {
-		w, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.Window(w)
-		st.Window(w)
+	if err := s.Each(func(w *grammar.Tree) { sc.Window(w); st.Window(w) }); err != nil {
+		t.Fatal(err)
 	}
 	return st.End(sc.End())
 }
@@ -144,20 +135,6 @@ func TestWriteJSONIsMarshal(t *testing.T) {
 	if err := writeJSON(bufio.NewWriter(&b), &Data{Times: Times{MS: []float64{math.NaN()}}}); err == nil {
 		t.Error("NaN written")
 	}
-}
-
-// FuzzAppendFloat holds the columns' numbers to encoding/json's.
-func FuzzAppendFloat(f *testing.F) {
-	for _, v := range []float64{0, 1, -1, 1e-6, 9.99e-7, 1e21, 1e20, 0.1, 123.456, math.SmallestNonzeroFloat64} {
-		f.Add(v)
-	}
-	f.Fuzz(func(t *testing.T, v float64) {
-		want, err := json.Marshal(v)
-		got, gotErr := appendFloat(nil, v)
-		if (err != nil) != (gotErr != nil) || err == nil && !bytes.Equal(got, want) {
-			t.Fatalf("%v: %s (%v), json %s (%v)", v, got, gotErr, want, err)
-		}
-	})
 }
 
 // timesAsBefore is how Data.Times was made from the whole list of timed
