@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,17 +21,9 @@ import (
 // streamFindings checks src window by window.
 func streamFindings(t testing.TB, r io.Reader, opts grammar.StreamOptions, cfg Config, limit int) ([]Finding, int) {
 	t.Helper()
-	s := grammar.NewStream(r, opts)
 	sc := NewStreamChecker(cfg, limit, func(_ *grammar.Tree, f Finding) Finding { return f })
-	for {
-		w, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc.Window(w)
+	if err := grammar.NewStream(r, opts).Each(sc.Window); err != nil {
+		t.Fatal(err)
 	}
 	return sc.End()
 }

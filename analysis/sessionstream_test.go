@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -30,15 +29,8 @@ func streamSession(t testing.TB, r io.Reader, opts grammar.StreamOptions, sopts 
 		calls = append(calls, make([]Call, max(0, n+1-len(calls)))...)
 		calls[n] = *c
 	})
-	for {
-		w, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		ss.Window(w)
+	if err := s.Each(ss.Window); err != nil {
+		t.Fatal(err)
 	}
 	session := ss.End()
 	if len(handed) != session.CallCount() {

@@ -122,6 +122,21 @@ func (s *Stream) Next() (*Tree, error) {
 	return nil, io.EOF
 }
 
+// Each calls f with each window in order, and returns the reader's error,
+// if any.
+func (s *Stream) Each(f func(*Tree)) error {
+	for {
+		w, err := s.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		f(w)
+	}
+}
+
 // window makes the tree of chunks, which follow what start counts.
 func (s *Stream) window(chunks []*Chunk, start pos) *Tree {
 	t := &Tree{pages: paginate(chunks), serial: treeSerial.Add(1), region: s.region, header: s.header}

@@ -14,18 +14,11 @@ import (
 // windows reads src with a Stream and returns its windows.
 func windows(t testing.TB, r io.Reader, opts StreamOptions) []*Tree {
 	t.Helper()
-	s := NewStream(r, opts)
 	var out []*Tree
-	for {
-		w, err := s.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, w)
+	if err := NewStream(r, opts).Each(func(w *Tree) { out = append(out, w) }); err != nil {
+		t.Fatal(err)
 	}
+	return out
 }
 
 // assertWindowsAreTheParse checks that the windows hold, in order, the
