@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,13 +9,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 	"github.com/rlog-ls/rlog-ls/report"
 )
@@ -49,7 +48,7 @@ func (w *sampledWriter) Write(b []byte) (int, error) {
 // TestStreamingPeakHeapStaysConstant: checking a log of N bytes and one
 // of 4N, their statistics and their reports, peak at the same live heap
 // give or take a constant and what must grow: check and stats hold a few
-// windows and the call ids (about 45 bytes each, 25,000 calls in 12 MB);
+// windows and the call ids (about 45 bytes each, 25,000 in 12 MB);
 // report holds the page's data, and grows no faster than twice the page
 // it writes. Holding the 9 MB more of text in any form would exceed
 // either. It measures memory, not time.
@@ -58,19 +57,16 @@ func TestStreamingPeakHeapStaysConstant(t *testing.T) {
 		t.Skip("checks, counts and reports 15 MB of logs")
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	// Windows of 256 KB: both logs are many windows, more than are ever
+	// in flight.
+	defer func(w int) { windowBytes = w }(windowBytes)
+	windowBytes = 256 << 10
 	dir := t.TempDir()
 	sizes := []int64{3 << 20, 12 << 20}
 	var logs []string
 	for _, size := range sizes {
 		p := filepath.Join(dir, fmt.Sprintf("%d.rlog", size))
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := gen.Write(f, gen.Options{Bytes: size, FindingRate: 0.01, Seed: 7, Timed: true}); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		benchdata.WriteSession(t, p, gen.Options{Bytes: size, FindingRate: 0.01, Seed: 7, Timed: true})
 		logs = append(logs, p)
 	}
 	open := func(p string) (io.ReadCloser, error) { return os.Open(p) }
@@ -106,6 +102,8 @@ func TestStreamingPeakHeapStaysConstant(t *testing.T) {
 		}},
 	} {
 		peaks, _ := measure(c.do)
+		// The allowance: a quarter more, and 3 MB, which the call ids of the
+		// larger log take; the 9 MB more of its text would exceed it.
 		if peaks[1] > peaks[0]+peaks[0]/4+3<<20 {
 			t.Errorf("%s: peak heap %.1f MB for %d MB, %.1f MB for %d MB: it grows with the input", c.name, mb(peaks[0]), sizes[0]>>20, mb(peaks[1]), sizes[1]>>20)
 		} else {
@@ -156,34 +154,16 @@ func TestStreamingPeakRSS(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	bin := os.Getenv("RLOG_RSS_BIN")
-	if bin == "" {
-		bin = filepath.Join(dir, "rlog-ls")
-		build := exec.Command("go", "build", "-o", bin, "github.com/rlog-ls/rlog-ls/cmd/rlog-ls")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("building rlog-ls: %v\n%s", err, out)
-		}
-	}
+	bin := benchdata.RSSBinary(t, dir)
 	var table strings.Builder
 	table.WriteString("| input | call ids | command | output | peak RSS | time (user) |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, size := range strings.Split(spec, ",") {
-		n, err := parseRSSSize(size)
+		n, err := benchdata.ParseSize(size)
 		if err != nil {
 			t.Fatal(err)
 		}
 		in := filepath.Join(dir, "gen-"+size+".rlog")
-		if _, err := os.Stat(in); err != nil {
-			f, err := os.Create(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w := bufio.NewWriterSize(f, 1<<20)
-			if err := gen.Write(w, gen.Options{Bytes: n, FindingRate: 0.01, Seed: 1}); err != nil {
-				t.Fatal(err)
-			}
-			w.Flush()
-			f.Close()
-		}
+		benchdata.WriteSession(t, in, gen.Options{Bytes: n, FindingRate: 0.01, Seed: 1})
 		page := filepath.Join(dir, "gen-"+size+".report.html")
 		ids := 0
 		for _, args := range [][]string{{"stats", "--format", "json", in}, {"check", in}, {"report", "--force", "-o", page, in}} {
@@ -209,16 +189,16 @@ func TestStreamingPeakRSS(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				output, limit = "page "+humanSize(info.Size()), 2*info.Size()+40<<20
+				output, limit = "page "+benchdata.Human(info.Size()), 2*info.Size()+40<<20
 			}
 			if args[0] != "report" {
 				// A 200 MB log has about 420,000 call ids.
 				limit = 150<<20 + 64*int64(max(ids-420_000, 0))
 			}
-			fmt.Fprintf(&table, "| %s | %d | %s | %s | %s | %.1f s (%.1f s) |\n", size, ids, args[0], output, humanSize(rss), took.Seconds(),
+			fmt.Fprintf(&table, "| %s | %d | %s | %s | %s | %.1f s (%.1f s) |\n", size, ids, args[0], output, benchdata.Human(rss), took.Seconds(),
 				time.Duration(usage.Utime.Nano()).Seconds())
 			if ids > 0 && rss > limit {
-				t.Errorf("%s on %s: peak RSS %s, over %s", args[0], size, humanSize(rss), humanSize(limit))
+				t.Errorf("%s on %s: peak RSS %s, over %s", args[0], size, benchdata.Human(rss), benchdata.Human(limit))
 			}
 		}
 	}
@@ -228,30 +208,4 @@ func TestStreamingPeakRSS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func parseRSSSize(s string) (int64, error) {
-	u := strings.ToUpper(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, x := range []struct {
-		suffix string
-		m      int64
-	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}} {
-		if strings.HasSuffix(u, x.suffix) {
-			u, mult = strings.TrimSuffix(u, x.suffix), x.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(u, 10, 64)
-	return n * mult, err
-}
-
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d KB", n>>10)
 }
