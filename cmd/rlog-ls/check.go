@@ -91,17 +91,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 		}()
 	}
 
-	var files []string
-	ioFailed := false
-	for _, p := range paths {
-		if isStdin(p) {
-			files = append(files, stdinName)
-			continue
-		}
-		found, failed := collect("check", []string{p}, stderr)
-		files = append(files, found...)
-		ioFailed = ioFailed || failed
-	}
+	files, ioFailed := collect("check", paths, stderr)
 	read, ok := readInputs("check", files, stdin, stderr)
 	if !ok {
 		return 2
@@ -294,12 +284,17 @@ func githubProperty(s string) string {
 
 // collect expands folders into the *.rlog files under them; files named
 // explicitly are checked whatever their extension (ATIF and REPLAY files
-// with their own validators). A folder without any .rlog file is an error
-// (a mistyped path in CI must not pass as "nothing to check").
+// with their own validators), and "-" (or /dev/stdin) is standard input,
+// stdinName. A folder without any .rlog file is an error (a mistyped path
+// in CI must not pass as "nothing to check").
 func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 	var out []string
 	failed := false
 	for _, arg := range args {
+		if isStdin(arg) {
+			out = append(out, stdinName)
+			continue
+		}
 		info, err := os.Stat(arg)
 		if err != nil {
 			fmt.Fprintf(stderr, "rlog-ls %s: %s\n", cmd, describeIOError(err))

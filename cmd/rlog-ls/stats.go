@@ -49,17 +49,7 @@ func statsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer streamingGC()()
-	var files []string
-	failed := false
-	for _, p := range paths {
-		if isStdin(p) {
-			files = append(files, stdinName)
-			continue
-		}
-		found, bad := collect("stats", []string{p}, stderr)
-		files = append(files, found...)
-		failed = failed || bad
-	}
+	files, failed := collect("stats", paths, stderr)
 	open, ok := readInputs("stats", files, stdin, stderr)
 	if !ok {
 		return 2
