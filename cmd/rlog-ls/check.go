@@ -381,16 +381,20 @@ func eachFile[T any](paths []string, do func(path string) T) []T {
 // window at a time (see logInput), unless it has a companion: joining the
 // two needs the whole log.
 func checkFile(path string, cfg analysis.Config, open func(string) (io.ReadCloser, error)) checkedFile {
-	if path != stdinName {
-		if r, ok := checkOtherFormat(path, nil, cfg); ok {
-			return r
-		}
-	}
 	in, closer, err := openLog(path, open)
 	if err != nil {
 		return checkedFile{path: path, err: err}
 	}
 	defer closer.Close()
+	// A regular file's name and head say its format (read apart from the
+	// log); what cannot be read twice (standard input, a named pipe) is
+	// told by its content.
+	byContent := in.reopen == nil
+	if !byContent {
+		if r, ok := checkOtherFormat(path, nil, cfg); ok {
+			return r
+		}
+	}
 	if f, ok, err := in.binary(cfg); err != nil {
 		return checkedFile{path: path, err: err}
 	} else if ok {
@@ -399,8 +403,7 @@ func checkFile(path string, cfg analysis.Config, open func(string) (io.ReadClose
 			Severity: f.Severity.String(), Code: f.Code, Message: f.Message}}}
 	}
 	whole := false
-	if path == stdinName {
-		// No name to go by: the content says which validator applies.
+	if byContent {
 		if whole, err = in.mayBeJSON(); err != nil {
 			return checkedFile{path: path, err: err}
 		}
@@ -419,14 +422,16 @@ func checkFile(path string, cfg analysis.Config, open func(string) (io.ReadClose
 	if err != nil {
 		return checkedFile{path: path, err: err}
 	}
-	return checkWhole(path, src, cfg)
+	return checkWhole(path, src, byContent, cfg)
 }
 
 // checkWhole checks a log read whole (src; path names it, or is stdinName):
 // a log with a companion, standard input that may be JSON, and the
-// reference the streaming path is tested against.
-func checkWhole(path string, src []byte, cfg analysis.Config) checkedFile {
-	if path == stdinName {
+// reference the streaming path is tested against. byContent says the
+// format is told by the content (standard input, a named pipe), not by
+// the name.
+func checkWhole(path string, src []byte, byContent bool, cfg analysis.Config) checkedFile {
+	if byContent {
 		if r, ok := checkOtherFormat(path, src, cfg); ok {
 			return r
 		}
@@ -434,7 +439,7 @@ func checkWhole(path string, src []byte, cfg analysis.Config) checkedFile {
 	tree := grammar.Parse(src)
 	r := checkedFile{path: path}
 	found := analysis.Check(tree, cfg)
-	if path != stdinName {
+	if !byContent {
 		// Where the log and its companion (NAME.jsonl or NAME.json) disagree.
 		if p, ok := companion.Load(path, tree); ok {
 			for _, f := range companion.Filter(p.Findings(), cfg) {

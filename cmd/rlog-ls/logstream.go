@@ -25,7 +25,8 @@ type logInput struct {
 	br   *bufio.Reader
 	size int64 // the file's size, -1 when unknown
 	// reopen opens the file again (for the stream to read ahead when the
-	// log's header is not closed); nil for standard input.
+	// log's header is not closed, for report's second reading); nil for
+	// standard input and what is not a regular file.
 	reopen func() (io.Reader, error)
 }
 
@@ -89,12 +90,12 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 	// The buffer is for the head (CheckBinary's sample, detecting JSON on
 	// stdin); the stream reads past it in windows of its own.
 	in := &logInput{path: path, br: bufio.NewReaderSize(f, 16<<10), size: -1}
-	if path != stdinName {
-		in.reopen = func() (io.Reader, error) { return os.Open(path) }
-		if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok {
-			if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
-				in.size = fi.Size()
-			}
+	// Only a regular file can be read again (a named pipe, /dev/fd/N of a
+	// process substitution, cannot).
+	if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok && path != stdinName {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			in.size = fi.Size()
+			in.reopen = func() (io.Reader, error) { return os.Open(path) }
 		}
 	}
 	return in, f, nil

@@ -61,7 +61,7 @@ func TestCheckStreamsAsTheWholeLogIsChecked(t *testing.T) {
 		if err := os.WriteFile(path, src, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		want := checkWhole(path, src, analysis.Config{})
+		want := checkWhole(path, src, false, analysis.Config{})
 		inLineOrder(want.findings)
 		if len(want.findings) == 0 {
 			t.Fatalf("%s: no findings to compare", name)
@@ -174,8 +174,8 @@ func TestStatsReadsStandardInput(t *testing.T) {
 	}
 }
 
-func jsonString(s string) string {
-	b, _ := json.Marshal(s)
+func jsonString(v any) string {
+	b, _ := json.Marshal(v)
 	return string(b)
 }
 
