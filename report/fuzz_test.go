@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -81,6 +82,16 @@ func FuzzInsight(f *testing.F) {
 		var back Data
 		if err := json.Unmarshal(page[i:i+j], &back); err != nil || back.Summary.ToolCalls != len(s.Calls) {
 			t.Fatalf("the data does not read back: %v", err)
+		}
+		// The page's data is json.Marshal's, and a log read a window at a
+		// time has the same.
+		if want, err := json.Marshal(d); err != nil || !bytes.Equal(bytes.TrimSuffix(page[i:i+j], []byte("\n")), want) {
+			t.Fatalf("the page's data is not json.Marshal's: %v", err)
+		}
+		all, omitted := analysis.NewAnalyzer(tree).FindingsUpTo(analysis.Config{}, DefaultMaxFindings)
+		whole := Build(tree, s, all, omitted, Options{Name: "f.rlog"})
+		if streamed := streamData(t, bytes.NewReader(src), int(from%512), Options{Name: "f.rlog"}, analysis.SessionOptions{}); !reflect.DeepEqual(streamed, whole) {
+			t.Fatal("the data of the log read a window at a time differs")
 		}
 	})
 }
