@@ -67,6 +67,19 @@ func streamCorpus(t testing.TB) map[string][]byte {
 		}
 		docs[fmt.Sprintf("generated, %.0f%% findings", rate*100)] = buf.Bytes()
 	}
+	// Usage the usage rule merges across windows: responses whose
+	// streaming snapshot comes before their final count (rlog-gen
+	// -streamed), and a message whose count grows phases later.
+	var streamed bytes.Buffer
+	if err := gen.Write(&streamed, gen.Options{Bytes: 200 << 10, FindingRate: 0.05, Seed: 6, Timed: true, Streamed: true}); err != nil {
+		t.Fatal(err)
+	}
+	docs["generated, streamed usage"] = streamed.Bytes()
+	growing, err := os.ReadFile("testdata/growing-usage.rlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs["testdata/growing-usage.rlog"] = growing
 	for i, d := range []string{
 		"", "\n", "---", "\uFEFF---\nid: x\n---\r\nu: hi\r\n", "u: no header\nt!:Read id=a → [running]\n",
 		"preamble\n---\nid: x\n---\nt!:R id=a\nt!:R id=a\n", "---\nid: x\nstill header\n",
@@ -167,6 +180,7 @@ func FuzzStreamCheck(f *testing.F) {
 	f.Add([]byte(okHeader+"t!:Read id=a\no: id=a\n@start\n"), uint16(20), false, int8(-1))
 	f.Add([]byte(okHeader+"t!:R id=x\nt!:R id=x\nstep=3 step=1\no: id=x\n"), uint16(9), true, int8(1))
 	f.Add([]byte("u: no header\n---\nid: late\n---\nt!:R id=a\n"), uint16(3), true, int8(2))
+	f.Add([]byte(okHeader+"th: s message_id=m tokens_in=9 tokens_out=5\nt!:R id=a\na: f message_id=m tokens_out=50\no: id=a\n"), uint16(25), true, int8(-1))
 	f.Fuzz(func(t *testing.T, src []byte, window uint16, tiny bool, limit int8) {
 		if tiny {
 			t.Cleanup(grammar.SetChunkLimitsForTest(2, 40))

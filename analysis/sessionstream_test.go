@@ -92,6 +92,11 @@ func FuzzSessionStream(f *testing.F) {
 	f.Add([]byte(okHeader+"@phase a\nt!:Read id=a ts=2025-01-01T00:00:00Z\n@phase b\no: id=a ts=2025-01-01T00:00:05Z → [error]\n"), uint16(20), false)
 	f.Add([]byte(okHeader+"t!:R id=x\nt!:R id=x\nx:Explore id=s → [started]\nx:Explore id=s → [done]\no: id=x\n"), uint16(9), true)
 	f.Add([]byte("u: tokens_in=3 message_id=m\na: tokens_in=3\n---\nid: late\n---\nu: tokens_in=3\n"), uint16(3), true)
+	// Usage the rule merges windows apart: a snapshot then the final count
+	// of message m in another phase, a run without ids whose output grows.
+	f.Add([]byte(okHeader+"@phase a\nth: s message_id=m tokens_in=9 tokens_out=5\na: r tokens_in=4 tokens_out=1\n"+
+		"t!:Read id=c → [running]\n@phase b\na: r tokens_in=4 tokens_out=8\no: id=c → [ok]\n"+
+		"a: f message_id=m tokens_in=9 tokens_out=50 tokens_cached=3\na: g message_id=m tokens_out=20\n"), uint16(30), true)
 	f.Fuzz(func(t *testing.T, src []byte, window uint16, tiny bool) {
 		if tiny {
 			t.Cleanup(grammar.SetChunkLimitsForTest(2, 40))

@@ -28,14 +28,15 @@ func reportLogs(t *testing.T) map[string][]byte {
 	t.Helper()
 	logs := map[string][]byte{}
 	paths, _ := filepath.Glob("../testdata/logs/*.rlog")
-	for _, p := range append(paths, "../testdata/sample.rlog", "../analysis/testdata/stats.rlog") {
+	for _, p := range append(paths, "../testdata/sample.rlog", "../analysis/testdata/stats.rlog", "../analysis/testdata/growing-usage.rlog") {
 		src, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		logs[filepath.Base(p)] = src
 	}
-	for i, o := range []gen.Options{{Bytes: 400 << 10, Timed: true, Seed: 2}, {Bytes: 200 << 10, FindingRate: 0.4, Seed: 3}} {
+	for i, o := range []gen.Options{{Bytes: 400 << 10, Timed: true, Seed: 2}, {Bytes: 200 << 10, FindingRate: 0.4, Seed: 3},
+		{Bytes: 200 << 10, Timed: true, Streamed: true, Seed: 4}} {
 		var buf bytes.Buffer
 		if err := gen.Write(&buf, o); err != nil {
 			t.Fatal(err)
@@ -77,7 +78,7 @@ func streamData(t *testing.T, r io.Reader, window int, opts Options, sopts analy
 func TestStreamEqualsBuild(t *testing.T) {
 	logs := reportLogs(t)
 	opts := Options{Name: "x.rlog", Generator: "test", Link: "vscode://file/{path}:{line}", Path: "/tmp/x.rlog"}
-	companion := analysis.SessionOptions{Companion: &analysis.ActionCounts{Source: "x.jsonl", Messages: 5, ToolCalls: 6,
+	companion := analysis.SessionOptions{Companion: &analysis.ActionCounts{Source: "/tmp/logs/x.jsonl", Messages: 5, ToolCalls: 6,
 		Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2025, 1, 1, 1, 0, 0, 0, time.UTC)}}
 	for _, tiny := range []bool{false, true} {
 		if tiny {
@@ -88,6 +89,9 @@ func TestStreamEqualsBuild(t *testing.T) {
 			for _, sopts := range []analysis.SessionOptions{{}, companion} {
 				findings, more := analysis.NewAnalyzer(tree).FindingsUpTo(analysis.Config{}, DefaultMaxFindings)
 				want := Build(tree, analysis.BuildSession(tree, sopts), findings, more, opts)
+				if sopts.Companion != nil && want.Summary.APM.Companion != "logs/x.jsonl" {
+					t.Fatalf("%s: the companion named %q, not beside the log", name, want.Summary.APM.Companion)
+				}
 				for _, window := range []int{1, 3000, 0} {
 					got := streamData(t, iotest.HalfReader(bytes.NewReader(src)), window, opts, sopts)
 					if !reflect.DeepEqual(got, want) {

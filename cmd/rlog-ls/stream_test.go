@@ -25,7 +25,7 @@ func streamLogs(t *testing.T) map[string][]byte {
 	t.Helper()
 	logs := map[string][]byte{}
 	paths, _ := filepath.Glob("../../testdata/logs/*.rlog")
-	paths = append(paths, "../../testdata/sample.rlog", "../../testdata/fixme.rlog")
+	paths = append(paths, "../../testdata/sample.rlog", "../../testdata/fixme.rlog", "../../analysis/testdata/growing-usage.rlog")
 	for _, p := range paths {
 		src, err := os.ReadFile(p)
 		if err != nil {
@@ -41,6 +41,13 @@ func streamLogs(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	logs["generated"] = buf.Bytes()
+	// Responses whose usage grows from a streaming snapshot to the final
+	// count, repeated across windows.
+	var streamed bytes.Buffer
+	if err := gen.Write(&streamed, gen.Options{Bytes: 100 << 10, Timed: true, Streamed: true, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	logs["generated streamed"] = streamed.Bytes()
 	body := "t!:Read id=é😀 → [running]\r\no: id=nope → [ok]\rwat\xff\xfe here\n\tu: ts=bad step=4\nu: step=2 AKIAIOSFODNN7EXAMPLE\n"
 	logs["crlf"] = []byte("\uFEFF---\r\nformat: rlog/1\r\nid: s\r\n---\r\n" + strings.Repeat(body, 40))
 	logs["no header"] = []byte(strings.Repeat(body, 30))
