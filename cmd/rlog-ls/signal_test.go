@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -201,28 +202,40 @@ func TestInterruptedPipelineCommitsNothing(t *testing.T) {
 // standard input a window at a time (report, check, stats) and act only at
 // its end stop at Ctrl-C in a pipeline without acting on the input that
 // cat left cut short: report writes no page and leaves no temporary file,
-// check and stats print nothing of a truncated log.
+// check and stats print nothing. A command that ended before the signal
+// came read all of its input, and its output is the whole log's.
 func TestInterruptedPipelineReadersCommitNothing(t *testing.T) {
 	bin := processTest(t)
 	cat := lookCat(t)
 	src := generatedLog(t, 8<<20)
 	for _, args := range [][]string{{"report", "-", "-o", "out.html"}, {"check", "-"}, {"stats", "-"}} {
+		// What the command makes of the whole log, read from a pipe.
 		dir := t.TempDir()
+		ps, wantOut, stderr, _ := interruptPipeline(t, cat, bin, src, dir, args, nil, 0)
+		wantPage := pageIn(t, dir)
+		if ps.ExitCode() != 0 && (args[0] != "check" || ps.ExitCode() != 1) {
+			t.Fatalf("%v: %v %s", args, ps, stderr)
+		}
+		os.Remove(filepath.Join(dir, "out.html"))
 		for i, tries := 0, 0; tries < 6; i++ {
 			if i == 30 {
-				t.Fatalf("%v: cat was still writing when the signal came in %d of %d tries", args, tries, i)
+				t.Fatalf("%v: the signal came before the end in %d of %d tries", args, tries, i)
 			}
 			start := time.Now()
-			ps, stdout, stderr, whole := interruptPipeline(t, cat, bin, src, dir, args,
+			ps, stdout, stderr, _ := interruptPipeline(t, cat, bin, src, dir, args,
 				func() bool { return time.Since(start) >= 20*time.Millisecond }, time.Duration(i%6)*time.Millisecond)
-			if whole {
+			if ps.Exited() && ps.ExitCode() != 130 {
+				// It ended before the signal: it had read the whole log.
+				if stdout != wantOut || pageIn(t, dir) != wantPage {
+					t.Fatalf("%v: exit %d with the output of a log cut short: stdout %.300q, stderr %q", args, ps.ExitCode(), stdout, stderr)
+				}
 				os.Remove(filepath.Join(dir, "out.html"))
 				continue
 			}
 			tries++
 			ws, _ := ps.Sys().(syscall.WaitStatus)
 			killed := ws.Signaled() && ws.Signal() == syscall.SIGINT
-			if !killed && (ps.ExitCode() != 130 || !strings.Contains(stderr, "stopped by interrupt; out.html not written")) || stdout != "" {
+			if !killed && !strings.Contains(stderr, "stopped by interrupt; out.html not written") || stdout != "" {
 				t.Errorf("%v, try %d: exit %d (signal %v), stdout %.200q, stderr %q", args, tries, ps.ExitCode(), ws.Signal(), stdout, stderr)
 			}
 			assertFolder(t, dir)
@@ -231,6 +244,20 @@ func TestInterruptedPipelineReadersCommitNothing(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pageIn is the data of the page out.html in dir, "" when there is none.
+func pageIn(t *testing.T, dir string) string {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(dir, "out.html"))
+	if err != nil {
+		return ""
+	}
+	d, err := json.Marshal(reportData(t, string(page)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(d)
 }
 
 // lookCat is the path of cat, to feed a pipeline.
@@ -245,8 +272,9 @@ func lookCat(t *testing.T) string {
 
 // interruptPipeline runs cat src | bin args in dir as a shell runs a
 // pipeline (one process group, cat leading it), and sends the group SIGINT,
-// as Ctrl-C does, delay after ready says so. whole says cat had written
-// all of src: the signal may then have come after the command was done.
+// as Ctrl-C does, delay after ready says so (never when ready is nil).
+// whole says cat had written all of src: the signal may then have come
+// after the command was done.
 func interruptPipeline(t *testing.T, cat, bin, src, dir string, args []string, ready func() bool, delay time.Duration) (ps *os.ProcessState, stdout, stderr string, whole bool) {
 	t.Helper()
 	r, w, err := os.Pipe()
@@ -271,11 +299,13 @@ func interruptPipeline(t *testing.T, cat, bin, src, dir string, args []string, r
 	}
 	r.Close()
 	w.Close()
-	deadline := time.Now().Add(30 * time.Second)
-	for !ready() && time.Now().Before(deadline) {
+	if ready != nil {
+		deadline := time.Now().Add(30 * time.Second)
+		for !ready() && time.Now().Before(deadline) {
+		}
+		time.Sleep(delay)
+		syscall.Kill(-feed.Process.Pid, syscall.SIGINT)
 	}
-	time.Sleep(delay)
-	syscall.Kill(-feed.Process.Pid, syscall.SIGINT)
 	feed.Wait()
 	cmd.Wait()
 	return cmd.ProcessState, out.String(), errb.String(), feed.ProcessState.Success()
