@@ -12,6 +12,25 @@ import (
 
 // BenchmarkColdParseAndCheck is opening a file: parse it and run every rule.
 func BenchmarkColdParseAndCheck(b *testing.B) {
+	benchColdPath(b, func(src []byte) { Check(grammar.Parse(src), Config{}) })
+}
+
+// BenchmarkStreamCheck is `rlog-ls check FILE`: the same work as
+// BenchmarkColdParseAndCheck, read a window at a time (grammar.Stream)
+// and checked as it is read (StreamChecker), holding a few windows.
+func BenchmarkStreamCheck(b *testing.B) {
+	benchColdPath(b, func(src []byte) {
+		sc := NewStreamChecker(Config{}, -1, func(_ *grammar.Tree, f Finding) Finding { return f })
+		if err := grammar.NewStream(bytes.NewReader(src), grammar.StreamOptions{}).Each(sc.Window); err != nil {
+			b.Fatal(err)
+		}
+		sc.End()
+	})
+}
+
+// benchColdPath runs check, the work on a whole session, at every size,
+// with MB/s and x-floor.
+func benchColdPath(b *testing.B, check func(src []byte)) {
 	for _, size := range benchdata.Sizes() {
 		b.Run(benchdata.Name(size), func(b *testing.B) {
 			src := benchdata.Session(b, size)
@@ -20,7 +39,7 @@ func BenchmarkColdParseAndCheck(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
-				Check(grammar.Parse(src), Config{})
+				check(src)
 			}
 			b.StopTimer()
 			benchdata.ReportVsFloor(b, floor)

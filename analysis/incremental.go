@@ -25,6 +25,7 @@ type Analyzer struct {
 	headerStates []*chunkState
 	ids          map[string]*idFacts
 	gen          uint32 // bumped by every Update; marks the facts it touched
+	view         analyzerView
 }
 
 // statePage is the analyzer's view of one page of the tree. A page an edit
@@ -184,6 +185,7 @@ func (f *idFacts) empty() bool { return f.one == nil && len(f.more) == 0 }
 // NewAnalyzer analyses a whole tree.
 func NewAnalyzer(t *grammar.Tree) *Analyzer {
 	a := &Analyzer{ids: map[string]*idFacts{}}
+	a.view.a = a
 	a.Update(t)
 	return a
 }
@@ -446,31 +448,66 @@ func (f *idFacts) derive(id string) {
 // document: unknown ids (W001, W002), unfinished calls (W007) and calls
 // started twice (W010). Spans stay relative to the chunk.
 func (a *Analyzer) resolve(cs *chunkState) {
-	cs.resolved = cs.resolved[:0]
-	for _, id := range cs.sum.idOrder {
-		ci := cs.sum.id(id)
-		f := a.ids[id]
-		regBefore := f.firstReg != nil && f.firstReg.ord() < cs.ord()
+	a.view.cs = cs
+	cs.resolved = resolveChunk(cs.resolved[:0], cs.sum, &a.view)
+}
+
+// idView is what the rest of a document says about the ids of one chunk,
+// as resolveChunk asks it: the Analyzer answers from the whole document,
+// a StreamChecker from the chunks before (and W007 is then provisional).
+type idView interface {
+	// facts says whether id (ci in the chunk) is registered in an
+	// earlier chunk, whether the chunk has its first t!: line, and whether
+	// it is completed anywhere.
+	facts(id string, ci *chunkID) (regBefore, firstStartHere, completed bool)
+	// firstStart is the id's first t!: line, in an earlier chunk (its
+	// span relative to that chunk).
+	firstStart(id string) idMark
+}
+
+// analyzerView answers idView for one chunk of the Analyzer's document.
+type analyzerView struct {
+	a  *Analyzer
+	cs *chunkState
+}
+
+func (v *analyzerView) facts(id string, _ *chunkID) (regBefore, firstStartHere, completed bool) {
+	f := v.a.ids[id]
+	return f.firstReg != nil && f.firstReg.ord() < v.cs.ord(), f.firstStart == v.cs, f.completed
+}
+
+func (v *analyzerView) firstStart(id string) idMark {
+	m, _ := v.a.ids[id].firstStart.sum.id(id).firstStart()
+	return m
+}
+
+// resolveChunk appends to out the findings of the chunk summarised by s
+// that depend on the rest of the document, as v says it, in position
+// order: unknown ids (W001, W002), unfinished calls (W007) and calls
+// started twice (W010). Spans stay relative to the chunk.
+func resolveChunk(out []Finding, s *chunkSummary, v idView) []Finding {
+	for k, id := range s.idOrder {
+		ci := &s.idList[k]
+		regBefore, firstStartHere, completed := v.facts(id, ci)
 		var first idMark
 		var hasStart bool
 		for _, m := range ci.marks {
 			if m.kind == grammar.ToolStart {
-				if !hasStart && f.firstStart == cs {
+				if !hasStart && firstStartHere {
 					first, hasStart = m, true
-					if !f.completed {
-						cs.resolved = append(cs.resolved, finding("W007", int(m.line), m.span(), fmt.Sprintf("Tool start '%s' has no completion", id)))
+					if !completed {
+						out = append(out, finding("W007", int(m.line), m.span(), fmt.Sprintf("Tool start '%s' has no completion", id)))
 					}
 					continue
 				}
 				// A second start of the id: the first is in this chunk or before it.
 				if !hasStart {
-					first, _ = f.firstStart.sum.id(id).firstStart()
-					hasStart = true
+					first, hasStart = v.firstStart(id), true
 				}
 				fd := finding("W010", int(m.line), m.span(), "")
 				fd.startedTwice = id
 				fd.Related = []Related{{Span: first.span(), Line: int(first.line), Message: "first started here"}}
-				cs.resolved = append(cs.resolved, fd)
+				out = append(out, fd)
 				continue
 			}
 			if regBefore || ci.reg >= 0 && ci.reg < m.line {
@@ -480,10 +517,11 @@ func (a *Analyzer) resolve(cs *chunkState) {
 			if m.kind == grammar.ToolProgress {
 				code, what = "W001", "Tool progress"
 			}
-			cs.resolved = append(cs.resolved, finding(code, int(m.line), m.span(), fmt.Sprintf("%s references unknown call id: %s", what, id)))
+			out = append(out, finding(code, int(m.line), m.span(), fmt.Sprintf("%s references unknown call id: %s", what, id)))
 		}
 	}
-	slices.SortStableFunc(cs.resolved, byPosition)
+	slices.SortStableFunc(out, byPosition)
+	return out
 }
 
 func byPosition(a, b Finding) int { return a.Span.Start - b.Span.Start }
@@ -602,26 +640,22 @@ func (a *Analyzer) findings(cfg Config, limit, from int) ([]Finding, int) {
 			s := cs.sum
 			var crossStep []Finding
 			if stepDown {
-				crossStep = append(crossStep, finding("W004", s.firstStep.line, s.firstStep.span,
-					fmt.Sprintf("Step %d is less than previous step %d", s.firstStep.value, previous)))
+				crossStep = append(crossStep, s.stepDownFrom(previous))
 			}
 			if full() {
 				more += c.count(s.local, cs.resolved, crossStep, s.stepViolations)
 				continue
 			}
-			c.emitChunk(a, cs, s.local, cs.resolved, crossStep, s.stepViolations)
+			firstLine, start := a.place(cs)
+			c.emitChunk(firstLine, start, a.firstStartAt, s.local, cs.resolved, crossStep, s.stepViolations)
 		}
 	}
-	t := a.tree
-	if t.BodyLineCount() > 50 && startCS == nil {
-		c.add("I001", c.headerAnchor(), "Long session without @start lifecycle event")
-	}
-	if startCS != nil && !hasEnd {
+	var startLine grammar.Line
+	if startCS != nil {
 		first, _ := a.place(startCS)
-		sl := t.Line(first + startCS.sum.startLine)
-		c.add("I002", c.headerAnchor(), "Session has @start but no @end",
-			Related{Span: grammar.Span{Start: sl.Start, End: sl.TrimEnd}, Line: sl.Num, Message: "the session starts here"})
+		startLine = a.tree.Line(first + startCS.sum.startLine)
 	}
+	c.session(a.tree.BodyLineCount(), startLine, startCS != nil, hasEnd)
 	if limit >= 0 && len(c.out) > limit {
 		more += len(c.out) - limit
 		c.out = c.out[:limit:limit]
@@ -631,6 +665,26 @@ func (a *Analyzer) findings(cfg Config, limit, from int) ([]Finding, int) {
 		c.out = slices.DeleteFunc(c.out, func(f Finding) bool { return f.Line < from })
 	}
 	return c.out, more
+}
+
+// stepDownFrom is W004 on the chunk's first step=, which is less than the
+// last one before the chunk, previous.
+func (s *chunkSummary) stepDownFrom(previous uint64) Finding {
+	return finding("W004", s.firstStep.line, s.firstStep.span,
+		fmt.Sprintf("Step %d is less than previous step %d", s.firstStep.value, previous))
+}
+
+// session adds the findings about the whole session, which point at the
+// header: a long body without @start (I001), an @start without @end
+// (I002). start is the first @start line, when hasStart.
+func (c *checker) session(bodyLines int, start grammar.Line, hasStart, hasEnd bool) {
+	if bodyLines > 50 && !hasStart {
+		c.add("I001", c.headerAnchor(), "Long session without @start lifecycle event")
+	}
+	if hasStart && !hasEnd {
+		c.add("I002", c.headerAnchor(), "Session has @start but no @end",
+			Related{Span: grammar.Span{Start: start.Start, End: start.TrimEnd}, Line: start.Num, Message: "the session starts here"})
+	}
 }
 
 // pageEnd is the line after page p's last line.
@@ -664,11 +718,12 @@ func (c *checker) count(lists ...[]Finding) int {
 	return n
 }
 
-// emitChunk merges a chunk's finding lists in position order and makes
-// their places absolute.
-func (c *checker) emitChunk(a *Analyzer, cs *chunkState, lists ...[]Finding) {
+// emitChunk merges the finding lists of a chunk whose first line and first
+// byte are firstLine and start in position order, and makes their places
+// absolute; firstStartAt places the chunk that holds a call id's first
+// start (W010 names its line).
+func (c *checker) emitChunk(firstLine, start int, firstStartAt func(id string) (firstLine, start int), lists ...[]Finding) {
 	from := len(c.out)
-	firstLine, start := a.place(cs)
 	for _, list := range lists {
 		for _, f := range list {
 			if !c.cfg.enabled(f.Code) {
@@ -679,7 +734,7 @@ func (c *checker) emitChunk(a *Analyzer, cs *chunkState, lists ...[]Finding) {
 			f.Line += firstLine
 			if id := f.startedTwice; id != "" {
 				first := f.Related[0]
-				firstLine, start := a.place(a.ids[id].firstStart)
+				firstLine, start := firstStartAt(id)
 				rel := Related{Span: first.Span.Shift(start), Line: first.Line + firstLine, Message: first.Message}
 				f.Message = fmt.Sprintf("Call id '%s' was already started on line %d", id, rel.Line+1)
 				f.Related = []Related{rel}
@@ -689,4 +744,9 @@ func (c *checker) emitChunk(a *Analyzer, cs *chunkState, lists ...[]Finding) {
 		}
 	}
 	slices.SortStableFunc(c.out[from:], byPosition)
+}
+
+// firstStartAt places the chunk that holds id's first start.
+func (a *Analyzer) firstStartAt(id string) (firstLine, start int) {
+	return a.place(a.ids[id].firstStart)
 }

@@ -57,6 +57,10 @@ type Session struct {
 	// byResult lists the indices of the calls that have a result, in the
 	// order of their result lines.
 	byResult []int32
+	// calls counts the calls; latencies are each tool's measured
+	// latencies, sorted, when Calls are not kept (SessionStream).
+	calls     int
+	latencies map[string][]time.Duration
 }
 
 // Tokens are the session's token totals, each message counted once.
@@ -182,7 +186,10 @@ func (p *Phase) Duration() (time.Duration, bool) {
 type Subagent struct {
 	// Type is the subagent's kind as written after x: (explore, Explore).
 	Type string
-	ID   grammar.Span
+	// ID is its id= value's span (invalid when the line has none), IDText
+	// the value.
+	ID     grammar.Span
+	IDText string
 	// Line and Start are its first line and that line's first byte;
 	// EndLine and End the line that ends it and its first byte, -1 while
 	// it has not ended.
@@ -293,41 +300,123 @@ func SessionFor(t *grammar.Tree, opts SessionOptions) *Session {
 // then one over its token usage. The result holds no part of the tree's
 // text (names are copied, one copy per distinct tool).
 func BuildSession(t *grammar.Tree, opts SessionOptions) *Session {
-	s := &Session{StartLine: -1, EndLine: -1}
-	b := sessionBuilder{t: t, s: s, minGap: opts.MinGap, prevTS: -1, names: map[string]string{},
-		pending: map[string][]int{}, subagentByID: map[string]int{}, ids: map[string]struct{}{}}
+	b := newSessionBuilder(opts, true)
+	b.window(t)
+	return b.end(t)
+}
+
+// SessionStream builds a log's Session from its windows (a
+// grammar.Stream's), in order, keeping of the text only what the current
+// window holds: `rlog-ls stats` reads a log once, in memory that does not
+// grow with it but for its call ids, the latencies of its calls and what
+// it lists (phases, subagents, and the pauses of SessionOptions.MinGap:
+// none when it is negative). It is BuildSession's pass, window by window;
+// the Session it ends with is BuildSession's, but that it keeps no Calls
+// (CallCount counts them, and Latencies has each tool's).
+type SessionStream struct {
+	b    *sessionBuilder
+	last *grammar.Tree
+}
+
+// NewSessionStream starts the statistics of a log read window by window.
+func NewSessionStream(opts SessionOptions) *SessionStream {
+	return &SessionStream{b: newSessionBuilder(opts, false)}
+}
+
+// Window reads the log's next window.
+func (ss *SessionStream) Window(t *grammar.Tree) {
+	ss.b.window(t)
+	ss.last = t
+}
+
+// End returns the statistics, after the last window.
+func (ss *SessionStream) End() *Session { return ss.b.end(ss.last) }
+
+// OnCall, set before the first window, has each call handed to f once,
+// when its outcome is known: when its result is read, or at End for the
+// calls still waiting for one. n is the call's number in the order of the
+// calls' start lines (its index in BuildSession's Calls). The session view
+// lays the calls out from them.
+func (ss *SessionStream) OnCall(f func(n int, c *Call)) { ss.b.onCall = f }
+
+// Subagents are the subagents started in the windows read so far.
+func (ss *SessionStream) Subagents() []Subagent { return ss.b.s.Subagents }
+
+// SkipUniqueCallIDs, set before the first window, leaves the session's
+// Counters.UniqueCallIDs 0 for a reader that shows no counters (the
+// session view), which then does not need the set of every call id.
+func (ss *SessionStream) SkipUniqueCallIDs() { ss.b.skipIDs = true }
+
+func newSessionBuilder(opts SessionOptions, keepCalls bool) *sessionBuilder {
+	b := &sessionBuilder{s: &Session{StartLine: -1, EndLine: -1}, opts: opts, keepCalls: keepCalls, minGap: opts.MinGap,
+		prevTS: -1, names: map[string]string{}, pending: map[string][]int{}, subagentByID: map[string]int{},
+		toolIndex: map[string]int{}, usagePhase: -1}
 	if b.minGap == 0 {
 		b.minGap = DefaultMinGap
 	}
-	s.Counters.TotalLines = t.BodyLineCount()
+	return b
+}
+
+// window reads the body lines of t (the whole document, or a window of
+// it, after the windows before it), then their token usage.
+func (b *sessionBuilder) window(t *grammar.Tree) {
+	b.t = t
 	for l := range t.Body() {
 		b.line(l)
 	}
-	s.Counters.UniqueCallIDs = len(b.ids)
-	b.finishPhases()
 	b.usage()
+}
+
+// end finishes the statistics; last is the tree of the document's last
+// line.
+func (b *sessionBuilder) end(last *grammar.Tree) *Session {
+	s := b.s
+	s.Counters.TotalLines = last.BodyLineCount()
+	s.Counters.UniqueCallIDs = b.ids.Len()
+	b.finishPhases()
+	s.Counters.setUsage(&b.usageCounter)
 	b.tools()
 	s.Latency = latencyOf(b.allLatencies)
-	s.indexResults()
-	s.APM = apmOf(s.Messages, len(s.Calls), s.Start, s.End, s.StartLine >= 0, opts.Companion)
+	if b.keepCalls {
+		s.indexResults()
+	}
+	s.APM = apmOf(s.Messages, s.calls, s.Start, s.End, s.StartLine >= 0, b.opts.Companion)
+	b.t = nil
 	return s
 }
 
 type sessionBuilder struct {
 	t      *grammar.Tree
 	s      *Session
+	opts   SessionOptions
 	minGap time.Duration
+	// keepCalls keeps every call in Session.Calls; without it only the
+	// calls waiting for a result are kept, in open (freed slots in free),
+	// and a call is counted when it ends.
+	keepCalls bool
+	open      []Call
+	openNum   []int // the number of each call in open
+	free      []int
+	onCall    func(n int, c *Call)
+	skipIDs   bool // SkipUniqueCallIDs: ids is not filled
 	// the previous timestamped line and its time, for gaps
 	prevTS   int
 	prevTime time.Time
 	// names interns tool and subagent names: one string per distinct name
 	names map[string]string
-	// pending maps a call id to the indices of its calls still waiting for
-	// a result, oldest first; emptied queues are deleted
+	// pending maps a call id to the calls still waiting for a result with
+	// it (indices in Session.Calls, or in open), oldest first; emptied
+	// queues are deleted
 	pending      map[string][]int
 	subagentByID map[string]int
-	ids          map[string]struct{}
+	ids          idIndex
 	allLatencies []time.Duration
+	// each tool's index in Session.Tools, and its measured latencies
+	toolIndex     map[string]int
+	toolLatencies [][]time.Duration
+	// the token usage counted so far, and the phase of the last usage line
+	usageCounter UsageCounter
+	usagePhase   int
 	// the open phase's index, -1 before the first
 	phase int
 	// for the open phase: its first timestamp is set once
@@ -352,7 +441,11 @@ func (b *sessionBuilder) line(l grammar.Line) {
 	if !b.started {
 		b.started, b.phase = true, -1
 	}
-	s.Counters.count(t, l, b.ids)
+	ids := &b.ids
+	if b.skipIDs {
+		ids = nil
+	}
+	s.Counters.count(t, l, ids)
 	when, hasTime := timeIn(l, t.Text(l))
 	if hasTime {
 		b.timestamp(l, when)
@@ -482,15 +575,71 @@ func (b *sessionBuilder) call(l grammar.Line, when time.Time) {
 			c.Latency, c.HasLatency = ms, true
 		}
 	}
-	s.Calls = append(s.Calls, c)
-	if waiting {
-		if l.ID.Valid() {
-			id := b.t.Slice(l.ID.Start, l.ID.End)
-			b.pending[string(id)] = append(b.pending[string(id)], len(s.Calls)-1)
-		}
-		return
+	n := s.calls
+	s.calls++
+	k := b.tool(c.Tool)
+	s.Tools[k].Calls++
+	if c.Phase >= 0 {
+		s.Phases[c.Phase].Calls++
 	}
-	b.finished(len(s.Calls) - 1)
+	switch {
+	case waiting && l.ID.Valid():
+		id := b.t.Slice(l.ID.Start, l.ID.End)
+		b.pending[string(id)] = append(b.pending[string(id)], b.keep(n, c))
+	case waiting:
+		// Nothing can end it.
+		s.Unfinished++
+		s.Tools[k].Unfinished++
+		if b.keepCalls {
+			b.keep(n, c)
+		}
+		if b.onCall != nil {
+			b.onCall(n, &c)
+		}
+	default:
+		if b.keepCalls {
+			b.keep(n, c)
+		}
+		b.finished(n, &c)
+	}
+}
+
+// tool is the index in Session.Tools of the tool named name, which it
+// adds when it is new.
+func (b *sessionBuilder) tool(name string) int {
+	k, ok := b.toolIndex[name]
+	if !ok {
+		k = len(b.s.Tools)
+		b.toolIndex[name] = k
+		b.s.Tools = append(b.s.Tools, ToolStats{Tool: name})
+		b.toolLatencies = append(b.toolLatencies, nil)
+	}
+	return k
+}
+
+// keep keeps call number n, c, and returns its index: in Session.Calls
+// (n), or without keepCalls in open, where it stays until it ends.
+func (b *sessionBuilder) keep(n int, c Call) int {
+	if b.keepCalls {
+		b.s.Calls = append(b.s.Calls, c)
+		return n
+	}
+	if k := len(b.free); k > 0 {
+		i := b.free[k-1]
+		b.free = b.free[:k-1]
+		b.open[i], b.openNum[i] = c, n
+		return i
+	}
+	b.open, b.openNum = append(b.open, c), append(b.openNum, n)
+	return len(b.open) - 1
+}
+
+// kept is the call keep returned i for, and its number.
+func (b *sessionBuilder) kept(i int) (*Call, int) {
+	if b.keepCalls {
+		return &b.s.Calls[i], i
+	}
+	return &b.open[i], b.openNum[i]
 }
 
 // observation completes the oldest call still waiting with its id.
@@ -509,7 +658,7 @@ func (b *sessionBuilder) observation(l grammar.Line, when time.Time) {
 	} else {
 		b.pending[string(id)] = queue[1:]
 	}
-	c := &b.s.Calls[i]
+	c, n := b.kept(i)
 	c.ResultLine, c.Result, c.EndTime = l.Num, l.Start, when
 	c.Outcome = outcomeOf(b.status(l))
 	switch {
@@ -520,21 +669,45 @@ func (b *sessionBuilder) observation(l grammar.Line, when time.Time) {
 			c.Latency, c.HasLatency = ms, true
 		}
 	}
-	b.finished(i)
+	b.finished(n, c)
+	if !b.keepCalls {
+		b.open[i] = Call{}
+		b.free = append(b.free, i)
+	}
 }
 
-// finished counts call i's outcome; calls still waiting at the end stay
-// Unfinished and are counted by tools.
-func (b *sessionBuilder) finished(i int) {
-	c := &b.s.Calls[i]
+// finished counts the outcome and latency of call number n, c, which has
+// ended; calls still waiting at the end stay Unfinished and are counted by
+// unfinished.
+func (b *sessionBuilder) finished(n int, c *Call) {
+	k := b.toolIndex[c.Tool]
 	if c.Outcome == Failed {
 		b.s.Errors++
+		b.s.Tools[k].Errors++
 		if c.Phase >= 0 {
 			b.s.Phases[c.Phase].Errors++
 		}
 	}
 	if c.HasLatency {
 		b.allLatencies = append(b.allLatencies, c.Latency)
+		b.toolLatencies[k] = append(b.toolLatencies[k], c.Latency)
+	}
+	if b.onCall != nil {
+		b.onCall(n, c)
+	}
+}
+
+// unfinished counts the calls still waiting for a result at the end.
+func (b *sessionBuilder) unfinished() {
+	for _, queue := range b.pending {
+		for _, i := range queue {
+			c, n := b.kept(i)
+			b.s.Unfinished++
+			b.s.Tools[b.toolIndex[c.Tool]].Unfinished++
+			if b.onCall != nil {
+				b.onCall(n, c)
+			}
+		}
 	}
 }
 
@@ -593,7 +766,7 @@ func (b *sessionBuilder) subagent(l grammar.Line, when time.Time) {
 			return
 		}
 	}
-	sa := Subagent{Type: b.name(l.Name), ID: l.ID, Line: l.Num, Start: l.Start, EndLine: -1, End: -1,
+	sa := Subagent{Type: b.name(l.Name), ID: l.ID, IDText: id, Line: l.Num, Start: l.Start, EndLine: -1, End: -1,
 		Status: status, StartTime: when}
 	if ends {
 		sa.EndLine, sa.End, sa.EndTime = l.Num, l.Start, when
@@ -604,26 +777,25 @@ func (b *sessionBuilder) subagent(l grammar.Line, when time.Time) {
 	}
 }
 
-// usage adds the token usage, by the usage rule, to the session and to
-// the phases: each line's part to the phase it is in (a message's first
-// line counts it; a later line adds what it raises).
+// usage adds the token usage of the tree's (or window's) body lines, by
+// the usage rule, to the session and to the phases: each line's part to
+// the phase it is in (a message's first line counts it; a later line, in
+// this window or a later one, adds what it raises).
 func (b *sessionBuilder) usage() {
-	s, t := b.s, b.t
-	var c UsageCounter
-	phase := -1 // usage comes in file order: the phase only moves forward
+	s, t, c := b.s, b.t, &b.usageCounter
 	for u := range t.Usage() {
 		ch := c.Add(t, u)
 		if ch.Grew.IsZero() && !ch.New {
 			continue
 		}
-		for phase+1 < len(s.Phases) && s.Phases[phase+1].Line <= u.Line {
-			phase++
+		// Usage comes in file order: the phase only moves forward.
+		for b.usagePhase+1 < len(s.Phases) && s.Phases[b.usagePhase+1].Line <= u.Line {
+			b.usagePhase++
 		}
-		if phase >= 0 {
-			s.Phases[phase].Tokens = s.Phases[phase].Tokens.add(ch)
+		if b.usagePhase >= 0 {
+			s.Phases[b.usagePhase].Tokens = s.Phases[b.usagePhase].Tokens.add(ch)
 		}
 	}
-	s.Counters.setUsage(&c)
 }
 
 // add is tk with what a usage line changed.
@@ -638,40 +810,41 @@ func (tk Tokens) add(ch usage.Change) Tokens {
 	return tk
 }
 
-// tools groups the calls by tool and counts the unfinished ones.
+// tools summarises each tool's latencies and sorts the tools; without
+// keepCalls the latencies are kept for Session.Latencies.
 func (b *sessionBuilder) tools() {
+	b.unfinished()
 	s := b.s
-	index := map[string]int{}
-	var lat [][]time.Duration
-	for i := range s.Calls {
-		c := &s.Calls[i]
-		k, ok := index[c.Tool]
-		if !ok {
-			k = len(s.Tools)
-			index[c.Tool] = k
-			s.Tools = append(s.Tools, ToolStats{Tool: c.Tool})
-			lat = append(lat, nil)
-		}
-		ts := &s.Tools[k]
-		ts.Calls++
-		switch c.Outcome {
-		case Failed:
-			ts.Errors++
-		case Unfinished:
-			ts.Unfinished++
-			s.Unfinished++
-		}
-		if c.HasLatency {
-			lat[k] = append(lat[k], c.Latency)
-		}
-		if c.Phase >= 0 {
-			s.Phases[c.Phase].Calls++
-		}
+	if !b.keepCalls {
+		s.latencies = make(map[string][]time.Duration, len(s.Tools))
 	}
 	for k := range s.Tools {
-		s.Tools[k].Latency = latencyOf(lat[k])
+		s.Tools[k].Latency = latencyOf(b.toolLatencies[k])
+		if !b.keepCalls {
+			s.latencies[s.Tools[k].Tool] = b.toolLatencies[k]
+		}
 	}
 	SortTools(s.Tools)
+}
+
+// CallCount is the number of calls (len(Calls) when the session keeps
+// them).
+func (s *Session) CallCount() int { return s.calls }
+
+// Latencies are the measured latencies of the calls of tool, sorted (to
+// merge the latencies of several sessions).
+func (s *Session) Latencies(tool string) []time.Duration {
+	if s.latencies != nil {
+		return s.latencies[tool]
+	}
+	var out []time.Duration
+	for i := range s.Calls {
+		if c := &s.Calls[i]; c.Tool == tool && c.HasLatency {
+			out = append(out, c.Latency)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // SortTools puts the tools with the most calls first, ties by name.

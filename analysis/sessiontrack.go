@@ -512,7 +512,7 @@ func (s *SessionTotals) Duration() (time.Duration, bool) {
 // Totals are the session's numbers as a whole.
 func (s *Session) Totals() SessionTotals {
 	return SessionTotals{Start: s.Start, End: s.End, StartLine: s.StartLine, EndLine: s.EndLine, Messages: s.Messages,
-		Calls: len(s.Calls), Errors: s.Errors, Unfinished: s.Unfinished, Tokens: s.Tokens(), APM: s.APM}
+		Calls: s.calls, Errors: s.Errors, Unfinished: s.Unfinished, Tokens: s.Tokens(), APM: s.APM}
 }
 
 // Totals are the session's numbers as a whole, with APM from the

@@ -47,11 +47,11 @@ type Stats struct {
 func SessionStats(t *grammar.Tree) Stats {
 	var s Stats
 	s.TotalLines = t.BodyLineCount()
-	ids := map[string]struct{}{}
+	var ids idIndex
 	for l := range t.Body() {
-		s.count(t, l, ids)
+		s.count(t, l, &ids)
 	}
-	s.UniqueCallIDs = len(ids)
+	s.UniqueCallIDs = ids.Len()
 	var c UsageCounter
 	for u := range t.Usage() {
 		c.Add(t, u)
@@ -61,8 +61,8 @@ func SessionStats(t *grammar.Tree) Stats {
 }
 
 // count adds one body line to the counters; ids collects the call ids the
-// line registers.
-func (s *Stats) count(t *grammar.Tree, l grammar.Line, ids map[string]struct{}) {
+// line registers (unless it is nil).
+func (s *Stats) count(t *grammar.Tree, l grammar.Line, ids *idIndex) {
 	switch l.Kind {
 	case grammar.User:
 		s.UserMessages++
@@ -89,10 +89,8 @@ func (s *Stats) count(t *grammar.Tree, l grammar.Line, ids map[string]struct{}) 
 	case grammar.Todos:
 		s.TodosUpdates++
 	}
-	if l.ID.Valid() && l.Kind.RegistersID() {
-		if _, seen := ids[string(t.Slice(l.ID.Start, l.ID.End))]; !seen {
-			ids[string(t.Slice(l.ID.Start, l.ID.End))] = struct{}{}
-		}
+	if l.ID.Valid() && l.Kind.RegistersID() && ids != nil {
+		idNumber(ids, t.Slice(l.ID.Start, l.ID.End))
 	}
 	if l.Step.Valid() {
 		if n, ok := atoi(t.Slice(l.Step.Start, l.Step.End)); ok {

@@ -100,7 +100,7 @@ var convertSizes = flag.String("convert.sizes", "10MB,100MB", "sizes of the gene
 func benchSizes(b *testing.B) []int64 {
 	var out []int64
 	for _, s := range strings.Split(*convertSizes, ",") {
-		n, err := parseSize(s)
+		n, err := benchdata.ParseSize(s)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
 
@@ -83,14 +84,7 @@ func TestPeakHeapStaysConstant(t *testing.T) {
 	var logs []string
 	for _, size := range sizes {
 		p := filepath.Join(dir, fmt.Sprintf("%d.rlog", size))
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := gen.Write(f, gen.Options{Bytes: size, FindingRate: 0.01, Seed: 7}); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		benchdata.WriteSession(t, p, gen.Options{Bytes: size, FindingRate: 0.01, Seed: 7})
 		logs = append(logs, p)
 	}
 	// The allowance: a quarter more, plus 3 MB, which is what the sets of

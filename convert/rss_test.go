@@ -5,13 +5,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
 
@@ -35,14 +35,7 @@ func TestConvertPeakRSS(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	bin := os.Getenv("RLOG_RSS_BIN") // a binary built already
-	if bin == "" {
-		bin = filepath.Join(dir, "rlog-ls")
-		build := exec.Command("go", "build", "-o", bin, "github.com/rlog-ls/rlog-ls/cmd/rlog-ls")
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("building rlog-ls: %v\n%s", err, out)
-		}
-	}
+	bin := benchdata.RSSBinary(t, dir)
 	var targets []convert.Format
 	for _, f := range convert.Formats() {
 		if f.CanWrite() {
@@ -52,21 +45,12 @@ func TestConvertPeakRSS(t *testing.T) {
 	var table strings.Builder
 	table.WriteString("| input | conversion | output | peak RSS | time |\n| --- | --- | --- | --- | --- |\n")
 	for _, size := range strings.Split(spec, ",") {
-		n, err := parseSize(size)
+		n, err := benchdata.ParseSize(size)
 		if err != nil {
 			t.Fatal(err)
 		}
 		in := filepath.Join(dir, "gen-"+size+".rlog")
-		if _, err := os.Stat(in); err != nil {
-			f, err := os.Create(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := gen.Write(f, gen.Options{Bytes: n, FindingRate: 0.01, Seed: 1}); err != nil {
-				t.Fatal(err)
-			}
-			f.Close()
-		}
+		benchdata.WriteSession(t, in, gen.Options{Bytes: n, FindingRate: 0.01, Seed: 1})
 		for _, to := range targets {
 			out := filepath.Join(dir, "out-"+size+"."+string(to))
 			back := filepath.Join(dir, "back-"+size+".rlog")
@@ -91,9 +75,9 @@ func TestConvertPeakRSS(t *testing.T) {
 				}
 				rss := int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) << 10 // KB on Linux
 				info, _ := os.Stat(run.dst)
-				fmt.Fprintf(&table, "| %s | %s | %s | %s | %.1f s |\n", size, run.name, human(info.Size()), human(rss), took.Seconds())
+				fmt.Fprintf(&table, "| %s | %s | %s | %s | %.1f s |\n", size, run.name, benchdata.Human(info.Size()), benchdata.Human(rss), took.Seconds())
 				if rss > maxRSS {
-					t.Errorf("%s on %s: peak RSS %s, over %s", run.name, size, human(rss), human(maxRSS))
+					t.Errorf("%s on %s: peak RSS %s, over %s", run.name, size, benchdata.Human(rss), benchdata.Human(maxRSS))
 				}
 			}
 			os.Remove(out)
@@ -105,30 +89,4 @@ func TestConvertPeakRSS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func parseSize(s string) (int64, error) {
-	u := strings.ToUpper(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, x := range []struct {
-		suffix string
-		m      int64
-	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}} {
-		if strings.HasSuffix(u, x.suffix) {
-			u, mult = strings.TrimSuffix(u, x.suffix), x.m
-			break
-		}
-	}
-	n, err := strconv.ParseInt(u, 10, 64)
-	return n * mult, err
-}
-
-func human(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d KB", n>>10)
 }

@@ -58,10 +58,15 @@ func paginate(chunks []*Chunk) []*Page {
 }
 
 // index sums the pages.
-func (t *Tree) index() {
+func (t *Tree) index() { t.indexFrom(pos{}) }
+
+// indexFrom sums the pages of a tree whose first page follows what base
+// counts (a Stream's window: its places are the document's).
+func (t *Tree) indexFrom(base pos) {
 	n := len(t.pages)
 	t.pageStart = make([]pos, n+1)
 	t.pageFirst = make([]int, n+1)
+	t.pageStart[0] = base
 	for i, p := range t.pages {
 		t.pageStart[i+1] = t.pageStart[i].add(p.within[len(p.chunks)])
 		t.pageFirst[i+1] = t.pageFirst[i] + len(p.chunks)

@@ -498,44 +498,88 @@ func (li *LineInfo) number(text []byte, k Key) (uint64, bool) {
 // findRegion locates the header: the first line whose trimmed text is "---"
 // opens it and the next one closes it (reference parse_header). Without a
 // closing line, the header runs until the first empty or recognisable body
-// line, so that the body can still be analysed.
+// line, so that the body can still be analysed. Pages without a "---" line
+// are skipped unless the lines after an unclosed header's start are read.
 func (t *Tree) findRegion() Region {
-	r := Region{HeaderStart: -1, HeaderEnd: -1}
-pages:
-	for p, pg := range t.pages {
-		if !pg.delims {
+	rs := newRegionScan()
+	for _, pg := range t.pages {
+		if rs.closed() {
+			break
+		}
+		if !pg.delims && !rs.readsKinds() {
+			rs.skip(pg.within[len(pg.chunks)].lines)
 			continue
 		}
-		for i, c := range pg.chunks {
-			for _, d := range c.delims {
-				if d < 0 {
-					continue
-				}
-				ln := t.pageStart[p].lines + pg.within[i].lines + int(d)
-				if r.HeaderStart < 0 {
-					r.HeaderStart = ln
-				} else if r.HeaderEnd < 0 {
-					r.HeaderEnd = ln
-				}
-			}
-			if r.HeaderEnd >= 0 {
-				break pages
-			}
+		for _, c := range pg.chunks {
+			rs.add(c)
 		}
 	}
-	switch {
-	case r.HeaderStart < 0:
-		r.BodyStart = 0
-	case r.HeaderEnd >= 0:
-		r.BodyStart = r.HeaderEnd + 1
-	default:
-		r.BodyStart = t.LineCount()
-		for ln := range t.LinesFrom(r.HeaderStart + 1) {
-			if ln.Kind == Empty || ln.Kind != Unknown {
-				r.BodyStart = ln.Num
+	return rs.region(t.LineCount())
+}
+
+// regionScan finds the region of a document from its chunks, read in order
+// (findRegion over a tree, Stream over a reader): the first two "---" lines,
+// and, while only the first is known, the first line after it that is not
+// Unknown, where the body starts if the header is never closed.
+type regionScan struct {
+	start, end int // the first two "---" lines, -1
+	body       int // the first line after start whose kind is not Unknown, -1
+	lines      int // lines read
+}
+
+func newRegionScan() regionScan { return regionScan{start: -1, end: -1, body: -1} }
+
+// closed reports whether the header's closing line is known: the region no
+// longer depends on the lines after it.
+func (rs *regionScan) closed() bool { return rs.end >= 0 }
+
+// readsKinds reports whether the kinds of the next lines matter (an
+// unclosed header whose body start is not known yet).
+func (rs *regionScan) readsKinds() bool { return rs.start >= 0 && rs.end < 0 && rs.body < 0 }
+
+// skip passes over n lines without a "---" line, whose kinds do not matter.
+func (rs *regionScan) skip(n int) { rs.lines += n }
+
+// add reads the next chunk.
+func (rs *regionScan) add(c *Chunk) {
+	first := rs.lines
+	rs.lines += len(c.lines)
+	if rs.closed() {
+		return
+	}
+	for _, d := range c.delims {
+		switch {
+		case d < 0:
+		case rs.start < 0:
+			rs.start = first + int(d)
+		case rs.end < 0:
+			rs.end = first + int(d)
+		}
+	}
+	if rs.readsKinds() {
+		// The scanner's kinds: a line counts as a header line until one is
+		// empty or recognisable.
+		for li := max(rs.start+1-first, 0); li < len(c.lines); li++ {
+			if c.lines[li].kind != Unknown {
+				rs.body = first + li
 				break
 			}
 		}
+	}
+}
+
+// region is the region of a document of lineCount lines, all of them read.
+func (rs *regionScan) region(lineCount int) Region {
+	r := Region{HeaderStart: rs.start, HeaderEnd: rs.end}
+	switch {
+	case rs.start < 0:
+		r.BodyStart = 0
+	case rs.end >= 0:
+		r.BodyStart = rs.end + 1
+	case rs.body >= 0:
+		r.BodyStart = rs.body
+	default:
+		r.BodyStart = lineCount
 	}
 	return r
 }

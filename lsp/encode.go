@@ -1,12 +1,12 @@
 package lsp
 
 import (
-	"fmt"
-	"math"
 	"strconv"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/rlog-ls/rlog-ls/internal/jsonnum"
 )
 
 // The two answers of thousands of items, folding ranges and document
@@ -82,7 +82,7 @@ func appendDocumentSymbols(b []byte, syms []protocol.DocumentSymbol) ([]byte, er
 			b = appendString(b, s.Detail)
 		}
 		b = append(b, `,"kind":`...)
-		if b, err = appendFloat(b, float64(s.Kind)); err != nil {
+		if b, err = jsonnum.AppendFloat(b, float64(s.Kind)); err != nil {
 			return nil, err
 		}
 		if len(s.Tags) > 0 {
@@ -91,7 +91,7 @@ func appendDocumentSymbols(b []byte, syms []protocol.DocumentSymbol) ([]byte, er
 				if j > 0 {
 					b = append(b, ',')
 				}
-				if b, err = appendFloat(b, float64(tag)); err != nil {
+				if b, err = jsonnum.AppendFloat(b, float64(tag)); err != nil {
 					return nil, err
 				}
 			}
@@ -129,28 +129,6 @@ func appendPosition(b []byte, p protocol.Position) []byte {
 	b = append(b, `,"character":`...)
 	b = strconv.AppendUint(b, uint64(p.Character), 10)
 	return append(b, '}')
-}
-
-// appendFloat writes f as encoding/json and segmentio do: the shortest
-// decimal that reads back as f, in exponent form only below 1e-6 or from
-// 1e21 on, with a two-digit exponent written without its leading zero.
-func appendFloat(b []byte, f float64) ([]byte, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return nil, fmt.Errorf("json: unsupported value: %v", f)
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, nil
 }
 
 // safeASCII marks the ASCII bytes a string holds unescaped: not a control

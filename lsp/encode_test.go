@@ -9,6 +9,8 @@ import (
 
 	"github.com/segmentio/encoding/json"
 	"go.lsp.dev/protocol"
+
+	"github.com/rlog-ls/rlog-ls/internal/jsonnum"
 )
 
 // trickyStrings need every kind of escape, or none.
@@ -76,14 +78,14 @@ func TestAppendString(t *testing.T) {
 func TestAppendFloat(t *testing.T) {
 	for _, f := range []float64{0, math.Copysign(0, -1), 1, 2, 26, -3, 2.5, 0.1, 1e20, 1e21, 123456789e15, 1e-6, 1e-7,
 		-3e-10, 123456789.125, math.MaxFloat64, math.SmallestNonzeroFloat64, float64(math.MaxUint32)} {
-		got, err := appendFloat(nil, f)
+		got, err := jsonnum.AppendFloat(nil, f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		assertEncodes(t, got, f, false)
 	}
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		if _, err := appendFloat(nil, f); err == nil {
+		if _, err := jsonnum.AppendFloat(nil, f); err == nil {
 			t.Errorf("%v encoded", f)
 		}
 	}

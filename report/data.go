@@ -145,10 +145,10 @@ type Tool struct {
 // per field (a session can have hundreds of thousands).
 type Calls struct {
 	// Tool indexes Data.Tools.
-	Tool []int `json:"tool"`
-	Line []int `json:"line"`
+	Tool []int32 `json:"tool"`
+	Line []int32 `json:"line"`
 	// End is the result's line, 0 while the call is unfinished.
-	End []int `json:"end"`
+	End []int32 `json:"end"`
 	// Outcome: 0 unfinished, 1 ok, 2 error.
 	Outcome []int8 `json:"outcome"`
 	// LatencyMS is the measured latency, -1 when the log gives none.
@@ -158,8 +158,8 @@ type Calls struct {
 	Stamped []int8 `json:"stamped"`
 	// Group is -1 for the main agent's calls, else the Lanes.Subagents
 	// row whose subagent made the call; Lane the row within the group.
-	Group []int `json:"group"`
-	Lane  []int `json:"lane"`
+	Group []int32 `json:"group"`
+	Lane  []int32 `json:"lane"`
 }
 
 // Lanes say how many rows each group of the timeline needs.
@@ -191,12 +191,15 @@ type Subagent struct {
 // go back (side chains of converted sessions) are held at the latest time
 // before them, and runs of one time keep only their ends.
 type Times struct {
-	Line []int     `json:"line"`
+	Line []int32   `json:"line"`
 	MS   []float64 `json:"ms"`
 }
 
 // TokenSeries is the cumulative token usage after each usage line that
-// changed it: a message's first, or a later one raising its counts (at most maxTokenPoints of them, evenly chosen, the last always kept).
+// changed it (a message's first, or a later one raising its counts): after
+// each, or when they are more than maxTokenPoints, after every 2nd, 4th,
+// 8th... (the smallest such step that keeps at most maxTokenPoints), and
+// after the last.
 type TokenSeries struct {
 	Line   []int    `json:"line"`
 	In     []uint64 `json:"in"`
@@ -221,11 +224,39 @@ type Finding struct {
 
 // Build makes the session view's data from a parsed log, its session
 // statistics, and its first findings (omitted more were not listed),
-// which it lists in line order.
+// which it lists in line order. Stream makes the same data from a log read
+// a window at a time.
 func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, omitted int, opts Options) *Data {
 	id, _ := t.Header().Get("id")
-	d := &Data{Version: Version, Generator: opts.Generator, File: opts.Name, Link: opts.Link, ID: id,
-		Lines: t.LineCount(), Phases: []Phase{}, Tools: []Tool{}, Subagents: []Subagent{}, Gaps: []Gap{}, Findings: []Finding{}}
+	d, toolIndex := newData(id, t.LineCount(), s, opts)
+	// The timestamps and the token usage are passes over the whole log:
+	// beside the calls' layout, on another core.
+	var wg sync.WaitGroup
+	var times timeAnchors
+	var tokens tokenPoints
+	wg.Go(func() {
+		for _, lt := range analysis.LineTimes(t) {
+			times.add(lt.Line, lt.Time)
+		}
+	})
+	wg.Go(func() { tokens.read(t, &analysis.UsageCounter{}) })
+	rows := d.subagents(s, t.LineCount(), func(i int) string { return lineValue(t, s.Subagents[i].Line, "tid") })
+	d.Calls = newCalls(len(s.Calls))
+	for i := range s.Calls {
+		d.Calls.set(i, &s.Calls[i], toolIndex[s.Calls[i].Tool])
+	}
+	d.layout(t.LineCount(), rows, func(i int) string { return lineValue(t, s.Calls[i].Line, "tid") })
+	wg.Wait()
+	d.finish(s, &times, &tokens, findings, omitted)
+	return d
+}
+
+// newData is the data of a session s whose log, with header id id, has
+// lines lines: all but the calls, the subagents, the times, the tokens,
+// the pauses and the findings. toolIndex gives each tool's index in Tools.
+func newData(id string, lines int, s *analysis.Session, opts Options) (d *Data, toolIndex map[string]int) {
+	d = &Data{Version: Version, Generator: opts.Generator, File: opts.Name, Link: opts.Link, ID: id,
+		Lines: lines, Phases: []Phase{}, Tools: []Tool{}, Subagents: []Subagent{}, Gaps: []Gap{}, Findings: []Finding{}}
 	if opts.Link != "" {
 		d.Path = opts.Path
 	}
@@ -250,18 +281,21 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 		}
 		d.Phases = append(d.Phases, dp)
 	}
-	toolIndex := map[string]int{}
+	toolIndex = map[string]int{}
 	for i, ts := range s.Tools {
 		toolIndex[ts.Tool] = i
 		d.Tools = append(d.Tools, Tool{Name: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished, Latency: LatencyOf(ts.Latency)})
 	}
-	// The timestamps and the token usage are passes over the whole log:
-	// beside the calls' layout, on another core.
-	var wg sync.WaitGroup
-	wg.Go(func() { d.times(t, s) })
-	wg.Go(func() { d.tokens(t) })
-	d.calls(t, s, toolIndex)
-	wg.Wait()
+	return d, toolIndex
+}
+
+// finish adds the times, the tokens, the longest pauses and the findings.
+func (d *Data) finish(s *analysis.Session, times *timeAnchors, tokens *tokenPoints, findings []analysis.Finding, omitted int) {
+	d.Times = Times{Line: []int32{}, MS: []float64{}}
+	if d.Timed {
+		d.Times = times.times(s.Start)
+	}
+	d.Tokens = tokens.series()
 	gaps := slices.Clone(s.Gaps)
 	if len(gaps) > maxGaps {
 		slices.SortStableFunc(gaps, func(a, b analysis.Gap) int { return int(b.Duration - a.Duration) })
@@ -278,7 +312,6 @@ func Build(t *grammar.Tree, s *analysis.Session, findings []analysis.Finding, om
 	// session-level I001 and I002, on the header, after the body's).
 	slices.SortStableFunc(d.Findings, func(a, b Finding) int { return a.Line - b.Line })
 	d.FindingsOmitted = omitted
-	return d
 }
 
 func (d *Data) summary(s *analysis.Session) {
@@ -286,7 +319,7 @@ func (d *Data) summary(s *analysis.Session) {
 	if dur, ok := s.Duration(); ok {
 		sum.DurationMS = MillisPtr(dur)
 	}
-	sum.Messages, sum.ToolCalls, sum.Errors, sum.Unfinished = s.Messages, len(s.Calls), s.Errors, s.Unfinished
+	sum.Messages, sum.ToolCalls, sum.Errors, sum.Unfinished = s.Messages, s.CallCount(), s.Errors, s.Unfinished
 	sum.Subagents = len(s.Subagents)
 	sum.Tokens = Tokens(s.Tokens())
 	sum.Latency = LatencyOf(s.Latency)
@@ -297,26 +330,53 @@ func (d *Data) summary(s *analysis.Session) {
 	}
 }
 
-// calls lays the calls out: the main agent's, and each subagent's (the
-// calls whose tid= is the one on the subagent's x: line) in rows of
-// subagents that do not overlap.
-func (d *Data) calls(t *grammar.Tree, s *analysis.Session, toolIndex map[string]int) {
-	n := len(s.Calls)
-	c := Calls{Tool: make([]int, n), Line: make([]int, n), End: make([]int, n), Outcome: make([]int8, n),
-		LatencyMS: make([]float64, n), Stamped: make([]int8, n), Group: make([]int, n), Lane: make([]int, n)}
-	lastLine := t.LineCount() // an unfinished call lasts to the end of the log
+// newCalls makes the columns of n calls.
+func newCalls(n int) Calls {
+	return Calls{Tool: make([]int32, n), Line: make([]int32, n), End: make([]int32, n), Outcome: make([]int8, n),
+		LatencyMS: make([]float64, n), Stamped: make([]int8, n), Group: make([]int32, n), Lane: make([]int32, n)}
+}
 
-	// Subagents: rows by their spans; their tid= values attribute calls.
-	var subRows packer
-	byTID := map[string]int{}
+// set fills call i's columns but its group and lane from call, of the
+// tool Tools[tool].
+func (c *Calls) set(i int, call *analysis.Call, tool int) {
+	c.Tool[i] = int32(tool)
+	c.Line[i] = int32(call.Line + 1)
+	if call.ResultLine >= 0 {
+		c.End[i] = int32(call.ResultLine + 1)
+	}
+	c.Outcome[i] = outcomeCode(call.Outcome)
+	c.LatencyMS[i] = -1
+	if call.HasLatency {
+		c.LatencyMS[i] = Millis(call.Latency)
+	}
+	if !call.StartTime.IsZero() {
+		c.Stamped[i] |= 1
+	}
+	if call.ResultLine >= 0 && !call.EndTime.IsZero() {
+		c.Stamped[i] |= 2
+	}
+}
+
+// subagentRows are the subagents' rows and the subagents by their tid=
+// values, which attribute calls to them.
+type subagentRows struct {
+	rows  packer
+	byTID map[string]int
+}
+
+// subagents lists the subagents of s in rows by their spans (an unfinished
+// one lasts to the end of the log, lastLine); tid gives the tid= of
+// subagent i's first line.
+func (d *Data) subagents(s *analysis.Session, lastLine int, tid func(i int) string) subagentRows {
+	sr := subagentRows{byTID: map[string]int{}}
 	for i := range s.Subagents {
 		sa := &s.Subagents[i]
 		end := sa.EndLine
 		if end < 0 {
 			end = lastLine
 		}
-		sd := Subagent{Type: sa.Type, ID: string(t.Slice(sa.ID.Start, sa.ID.End)), Line: sa.Line + 1, Status: sa.Status,
-			Lane: subRows.place(sa.Line, end, maxSubagentLanes)}
+		sd := Subagent{Type: sa.Type, ID: sa.IDText, Line: sa.Line + 1, Status: sa.Status,
+			Lane: sr.rows.place(sa.Line, end, maxSubagentLanes)}
 		if sa.EndLine >= 0 {
 			e := sa.EndLine + 1
 			sd.EndLine = &e
@@ -324,48 +384,41 @@ func (d *Data) calls(t *grammar.Tree, s *analysis.Session, toolIndex map[string]
 		if dur, ok := sa.Duration(); ok {
 			sd.DurationMS = MillisPtr(dur)
 		}
-		if tid := lineValue(t, sa.Line, "tid"); tid != "" {
-			byTID[tid] = i
+		if tid := tid(i); tid != "" {
+			sr.byTID[tid] = i
 		}
 		d.Subagents = append(d.Subagents, sd)
 	}
+	return sr
+}
+
+// layout gives the calls their rows: the main agent's, and each
+// subagent's (the calls whose tid= is the one on the subagent's x: line,
+// tid(i) for call i) in the rows of its subagent. An unfinished call
+// lasts to the end of the log, lastLine.
+func (d *Data) layout(lastLine int, sr subagentRows, tid func(i int) string) {
+	c := &d.Calls
 	var main packer
-	subCalls := make([]packer, len(subRows.ends))
-	for i := range s.Calls {
-		call := &s.Calls[i]
-		c.Tool[i] = toolIndex[call.Tool]
-		c.Line[i] = call.Line + 1
-		end := lastLine
-		if call.ResultLine >= 0 {
-			c.End[i] = call.ResultLine + 1
-			end = call.ResultLine
-		}
-		c.Outcome[i] = outcomeCode(call.Outcome)
-		c.LatencyMS[i] = -1
-		if call.HasLatency {
-			c.LatencyMS[i] = Millis(call.Latency)
-		}
-		if !call.StartTime.IsZero() {
-			c.Stamped[i] |= 1
-		}
-		if call.ResultLine >= 0 && !call.EndTime.IsZero() {
-			c.Stamped[i] |= 2
+	subCalls := make([]packer, len(sr.rows.ends))
+	for i := range c.Line {
+		line, end := int(c.Line[i])-1, lastLine
+		if c.End[i] > 0 {
+			end = int(c.End[i]) - 1
 		}
 		c.Group[i] = -1
-		if len(byTID) > 0 {
-			if k, ok := byTID[lineValue(t, call.Line, "tid")]; ok {
+		if len(sr.byTID) > 0 {
+			if k, ok := sr.byTID[tid(i)]; ok {
 				row := d.Subagents[k].Lane
-				c.Group[i] = row
-				c.Lane[i] = subCalls[row].place(call.Line, end, maxCallLanesInSub)
+				c.Group[i] = int32(row)
+				c.Lane[i] = int32(subCalls[row].place(line, end, maxCallLanesInSub))
 				d.Subagents[k].Calls++
 				continue
 			}
 		}
-		c.Lane[i] = main.place(call.Line, end, maxMainLanes)
+		c.Lane[i] = int32(main.place(line, end, maxMainLanes))
 	}
-	d.Calls = c
-	d.Lanes = Lanes{Main: max(len(main.ends), 1), Subagents: make([]int, len(subRows.ends))}
-	for row := range subRows.ends {
+	d.Lanes = Lanes{Main: max(len(main.ends), 1), Subagents: make([]int, len(sr.rows.ends))}
+	for row := range sr.rows.ends {
 		d.Lanes.Subagents[row] = len(subCalls[row].ends)
 	}
 }
@@ -404,61 +457,6 @@ func lineValue(t *grammar.Tree, n int, key string) string {
 		return ""
 	}
 	return string(text[v.Start:v.End])
-}
-
-func (d *Data) times(t *grammar.Tree, s *analysis.Session) {
-	d.Times = Times{Line: []int{}, MS: []float64{}}
-	if !d.Timed {
-		return
-	}
-	latest := math.Inf(-1)
-	for _, lt := range analysis.LineTimes(t) {
-		v := Millis(lt.Time.Sub(s.Start))
-		latest = max(latest, v)
-		n := len(d.Times.MS)
-		// Of a run of equal times keep the first and the last.
-		if n >= 2 && d.Times.MS[n-1] == latest && d.Times.MS[n-2] == latest {
-			d.Times.Line[n-1] = lt.Line + 1
-			continue
-		}
-		d.Times.Line = append(d.Times.Line, lt.Line+1)
-		d.Times.MS = append(d.Times.MS, latest)
-	}
-}
-
-func (d *Data) tokens(t *grammar.Tree) {
-	var c analysis.UsageCounter
-	var all TokenSeries
-	for u := range t.Usage() {
-		if ch := c.Add(t, u); !ch.New && ch.Grew.IsZero() {
-			continue
-		}
-		tot := c.Total()
-		all.Line = append(all.Line, u.Line+1)
-		all.In = append(all.In, tot.In)
-		all.Out = append(all.Out, tot.Out)
-		all.Cached = append(all.Cached, tot.Cached)
-	}
-	n := len(all.Line)
-	if n <= maxTokenPoints {
-		d.Tokens = TokenSeries{Line: nonNil(all.Line), In: nonNil(all.In), Out: nonNil(all.Out), Cached: nonNil(all.Cached)}
-		return
-	}
-	for k := range maxTokenPoints {
-		i := (k + 1) * n / maxTokenPoints // the last point is n-1 at k = maxTokenPoints-1
-		i--
-		d.Tokens.Line = append(d.Tokens.Line, all.Line[i])
-		d.Tokens.In = append(d.Tokens.In, all.In[i])
-		d.Tokens.Out = append(d.Tokens.Out, all.Out[i])
-		d.Tokens.Cached = append(d.Tokens.Cached, all.Cached[i])
-	}
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 func outcomeCode(o analysis.Outcome) int8 {

@@ -106,7 +106,7 @@ func TestLanesCapped(t *testing.T) {
 		t.Fatalf("%d rows", d.Lanes.Main)
 	}
 	for i, lane := range d.Calls.Lane {
-		if want := min(i, maxMainLanes-1); lane != want {
+		if want := min(i, maxMainLanes-1); int(lane) != want {
 			t.Errorf("call %d in row %d, want %d", i, lane, want)
 		}
 		if d.Calls.End[i] != 0 || d.Calls.Outcome[i] != 0 {
@@ -138,8 +138,9 @@ func TestTimes(t *testing.T) {
 	}
 }
 
-// The cumulative tokens: one point per counted message, at most
-// maxTokenPoints (evenly chosen, the last kept).
+// The cumulative tokens: one point per counted message, or when they are
+// more than maxTokenPoints, one after every 2nd, 4th... (the smallest step
+// that keeps at most maxTokenPoints), and one after the last.
 func TestTokenSeries(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\n")
@@ -154,8 +155,19 @@ func TestTokenSeries(t *testing.T) {
 	}
 	d := build(t, b.String())
 	ts := d.Tokens
-	if len(ts.Line) != maxTokenPoints || ts.In[len(ts.In)-1] != uint64(n) || d.Summary.Tokens.In != uint64(n) {
+	// 4,007 messages: every 4th (1,001 points), and the last.
+	if len(ts.Line) != n/4+1 || ts.In[len(ts.In)-1] != uint64(n) || d.Summary.Tokens.In != uint64(n) {
 		t.Fatalf("%d points, last in %d, total %d", len(ts.Line), ts.In[len(ts.In)-1], d.Summary.Tokens.In)
+	}
+	for i := range n / 4 {
+		if ts.In[i] != uint64(4*(i+1)) {
+			t.Fatalf("point %d is after %d messages, want %d", i, ts.In[i], 4*(i+1))
+		}
+	}
+	// As many messages as points: one point each.
+	exact := build(t, strings.Repeat("a: x tokens_in=1\na: y tokens_in=2\n", maxTokenPoints/2)).Tokens
+	if len(exact.Line) != maxTokenPoints || exact.In[len(exact.In)-1] != uint64(3*maxTokenPoints/2) {
+		t.Fatalf("%d messages: %d points, last %d", maxTokenPoints, len(exact.Line), exact.In[len(exact.In)-1])
 	}
 	for i := 1; i < len(ts.Line); i++ {
 		if ts.Line[i] <= ts.Line[i-1] || ts.Out[i] < ts.Out[i-1] {

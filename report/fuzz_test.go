@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -30,6 +31,10 @@ func FuzzInsight(f *testing.F) {
 		"x:Explore id=s → [started] tid=t\nt!:Glob id=g → [running] tid=t\no: id=g → [ok] tid=t\nx:Explore id=s → [done] tid=t\n",
 		"@phase 探索 ts=2025-01-01T00:00:00Z\nu: 😀 ts=2025-01-01T00:09:00Z\r\nu: back ts=2024-01-01T00:00:00Z\ra: x tokens_out=5\n",
 		"</script><script>alert(1)</script>\n@phase </style>\n",
+		// Usage the rule merges across windows and phases: a snapshot, then
+		// the final count; a run without ids whose output grows.
+		"@phase a\nth: s message_id=m tokens_in=9 tokens_out=5\na: r tokens_in=4 tokens_out=1\n@phase b\n" +
+			"a: r tokens_in=4 tokens_out=8\na: f message_id=m tokens_in=9 tokens_out=50\na: g message_id=m tokens_out=20\n",
 	} {
 		f.Add([]byte("---\nformat: rlog/1\nid: f\nrepo_sha: abcdef\n---\n"+s), uint16(3), uint16(40))
 	}
@@ -81,6 +86,16 @@ func FuzzInsight(f *testing.F) {
 		var back Data
 		if err := json.Unmarshal(page[i:i+j], &back); err != nil || back.Summary.ToolCalls != len(s.Calls) {
 			t.Fatalf("the data does not read back: %v", err)
+		}
+		// The page's data is json.Marshal's, and a log read a window at a
+		// time has the same.
+		if want, err := json.Marshal(d); err != nil || !bytes.Equal(bytes.TrimSuffix(page[i:i+j], []byte("\n")), want) {
+			t.Fatalf("the page's data is not json.Marshal's: %v", err)
+		}
+		all, omitted := analysis.NewAnalyzer(tree).FindingsUpTo(analysis.Config{}, DefaultMaxFindings)
+		whole := Build(tree, s, all, omitted, Options{Name: "f.rlog"})
+		if streamed := streamData(t, bytes.NewReader(src), int(from%512), Options{Name: "f.rlog"}, analysis.SessionOptions{}); !reflect.DeepEqual(streamed, whole) {
+			t.Fatal("the data of the log read a window at a time differs")
 		}
 	})
 }

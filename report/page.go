@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"embed"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"html"
 	"io"
@@ -97,12 +96,12 @@ func WriteHTML(w io.Writer, d *Data, nonce string) error {
 		case phScript:
 			_, err = bw.WriteString(script)
 		case phData:
-			// Inside <script type="application/json">: the encoder escapes
-			// <, > and & (and U+2028/9), so nothing in a log can end the
-			// element or be read as markup.
-			enc := json.NewEncoder(bw)
-			enc.SetEscapeHTML(true)
-			err = enc.Encode(d)
+			// Inside <script type="application/json">: the strings are
+			// written with <, > and & (and U+2028/9) escaped, so nothing in
+			// a log can end the element or be read as markup.
+			if err = writeJSON(bw, d); err == nil {
+				err = bw.WriteByte('\n')
+			}
 		default:
 			if strings.HasPrefix(part, "{{") {
 				return fmt.Errorf("report.html: unknown placeholder %s", part)

@@ -25,11 +25,13 @@
 //     totals (rlog's @end, a header's tokens_total_*) is not a record: the
 //     caller does not add it.
 //
-// A Tally with Window 0 remembers every message (the editor and `rlog-ls
-// stats` hold the whole document anyway). A streaming conversion needs
-// constant memory: a Tally with a Window remembers the last Window
-// messages only, and a message id that comes back after Window other
-// messages is taken for a new message. Both give the same totals whenever
+// A Tally with Window 0 remembers every message: the editor holds the
+// whole document anyway, and `rlog-ls stats` and `report`, which read a
+// log a window at a time, keep every message id as they keep the call ids,
+// so that they count what the whole document counts. A streaming
+// conversion needs constant memory: a Tally with a Window remembers the
+// last Window messages only, and a message id that comes back after Window
+// other messages is taken for a new message. Both give the same totals whenever
 // each message's records lie within Window messages of its first, which
 // holds for every writer known (they write a response's blocks together)
 // and for every file rlog-ls writes.

@@ -80,6 +80,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 		cmd.fail(stderr, "no files given (try: rlog-ls check session.rlog, or a folder)")
 		return 2
 	}
+	defer streamingGC()()
 	if *cpuprofile != "" {
 		stop, err := startCPUProfile(*cpuprofile)
 		if err != nil {
@@ -94,22 +95,14 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 		}()
 	}
 
-	var files []string
-	ioFailed := false
+	files, ioFailed := collect("check", paths, stderr)
 	notChecked := 0 // files named that could not be checked
 	for _, p := range paths {
-		if isStdin(p) {
-			files = append(files, stdinName)
-			continue
-		}
-		found, failed := collect("check", []string{p}, stderr)
-		files = append(files, found...)
-		ioFailed = ioFailed || failed
-		if _, err := os.Stat(p); err != nil {
+		if _, err := os.Stat(p); err != nil && !isStdin(p) {
 			notChecked++ // missing or unreadable
 		}
 	}
-	read, ok := readInputs(files, stdin, stderr)
+	read, ok := readInputs("check", files, stdin, stderr)
 	if !ok {
 		return 2
 	}
@@ -309,12 +302,17 @@ func githubProperty(s string) string {
 
 // collect expands folders into the *.rlog files under them; files named
 // explicitly are checked whatever their extension (ATIF and REPLAY files
-// with their own validators). A folder without any .rlog file is an error
-// (a mistyped path in CI must not pass as "nothing to check").
+// with their own validators), and "-" (or /dev/stdin) is standard input,
+// stdinName. A folder without any .rlog file is an error (a mistyped path
+// in CI must not pass as "nothing to check").
 func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 	var out []string
 	failed := false
 	for _, arg := range args {
+		if isStdin(arg) {
+			out = append(out, stdinName)
+			continue
+		}
 		info, err := os.Stat(arg)
 		if err != nil {
 			fmt.Fprintf(stderr, "rlog-ls %s: %s\n", cmd, describeIOError(err))
@@ -348,36 +346,31 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 	return out, failed
 }
 
-// readInputs returns how checkAll reads its files: from disk, and standard
-// input (named "-" or /dev/stdin, at most once) read whole first.
-func readInputs(paths []string, stdin io.Reader, stderr io.Writer) (func(string) ([]byte, error), bool) {
-	var data []byte
-	var err error
+// readInputs returns how command cmd (check, stats) opens its files: from
+// disk, and standard input (named "-" or /dev/stdin, at most once).
+func readInputs(cmd string, paths []string, stdin io.Reader, stderr io.Writer) (func(string) (io.ReadCloser, error), bool) {
 	n := 0
 	for _, p := range paths {
 		if p == stdinName {
 			n++
 		}
 	}
-	switch {
-	case n > 1:
-		fmt.Fprintln(stderr, "rlog-ls check: standard input named more than once")
+	if n > 1 {
+		fmt.Fprintf(stderr, "rlog-ls %s: standard input named more than once\n", cmd)
 		return nil, false
-	case n == 1:
-		data, err = io.ReadAll(stdin)
 	}
-	return func(p string) ([]byte, error) {
+	return func(p string) (io.ReadCloser, error) {
 		if p == stdinName {
-			return data, err
+			return io.NopCloser(stdin), nil
 		}
-		return os.ReadFile(p)
+		return os.Open(p)
 	}, true
 }
 
 // checkAll checks files on every core and returns results in input order.
-func checkAll(paths []string, cfg analysis.Config, read func(string) ([]byte, error)) []checkedFile {
+func checkAll(paths []string, cfg analysis.Config, open func(string) (io.ReadCloser, error)) []checkedFile {
 	return eachFile(paths, func(path string) checkedFile {
-		r := checkFile(path, cfg, read)
+		r := checkFile(path, cfg, open)
 		inLineOrder(r.findings)
 		return r
 	})
@@ -402,21 +395,59 @@ func eachFile[T any](paths []string, do func(path string) T) []T {
 	return results
 }
 
-func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, error)) checkedFile {
-	if path != stdinName {
+// checkFile checks one file, or standard input. A log is read once, a
+// window at a time (see logInput), unless it has a companion: joining the
+// two needs the whole log.
+func checkFile(path string, cfg analysis.Config, open func(string) (io.ReadCloser, error)) checkedFile {
+	in, closer, err := openLog(path, open)
+	if err != nil {
+		return checkedFile{path: path, err: err}
+	}
+	defer closer.Close()
+	// A regular file's name and head say its format (read apart from the
+	// log); what cannot be read twice (standard input, a named pipe) is
+	// told by its content.
+	byContent := in.reopen == nil
+	if !byContent {
 		if r, ok := checkOtherFormat(path, nil, cfg); ok {
 			return r
 		}
 	}
-	src, err := read(path)
+	if f, ok, err := in.binary(cfg); err != nil {
+		return checkedFile{path: path, err: err}
+	} else if ok {
+		return checkedFile{path: path, findings: []jsonFinding{binaryFinding(path, f)}}
+	}
+	whole := false
+	if byContent {
+		if whole, err = in.mayBeJSON(); err != nil {
+			return checkedFile{path: path, err: err}
+		}
+	} else if _, ok := companion.Locate(path); ok {
+		whole = true
+	}
+	if !whole {
+		sc := analysis.NewStreamChecker(cfg, -1, func(t *grammar.Tree, f analysis.Finding) jsonFinding { return toJSONFinding(path, t, f) })
+		if err := in.windows(sc.Window); err != nil {
+			return checkedFile{path: path, err: err}
+		}
+		found, _ := sc.End()
+		return checkedFile{path: path, findings: found}
+	}
+	src, err := in.all()
 	if err != nil {
 		return checkedFile{path: path, err: err}
 	}
-	if f, ok := analysis.CheckBinary(src, cfg); ok {
-		return checkedFile{path: path, findings: []jsonFinding{binaryFinding(path, f)}}
-	}
-	if path == stdinName {
-		// No name to go by: the content says which validator applies.
+	return checkWhole(path, src, byContent, cfg)
+}
+
+// checkWhole checks a log read whole (src; path names it, or is stdinName):
+// a log with a companion, standard input that may be JSON, and the
+// reference the streaming path is tested against. byContent says the
+// format is told by the content (standard input, a named pipe), not by
+// the name.
+func checkWhole(path string, src []byte, byContent bool, cfg analysis.Config) checkedFile {
+	if byContent {
 		if r, ok := checkOtherFormat(path, src, cfg); ok {
 			return r
 		}
@@ -424,7 +455,7 @@ func checkFile(path string, cfg analysis.Config, read func(string) ([]byte, erro
 	tree := grammar.Parse(src)
 	r := checkedFile{path: path}
 	found := analysis.Check(tree, cfg)
-	if path != stdinName {
+	if !byContent {
 		// Where the log and its companion (NAME.jsonl or NAME.json) disagree.
 		if p, ok := companion.Load(path, tree); ok {
 			for _, f := range companion.Filter(p.Findings(), cfg) {

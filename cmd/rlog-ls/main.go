@@ -37,7 +37,7 @@ Usage:
   rlog-ls stats [--format text|json] PATH...
       Session statistics: duration, time per phase, tokens (each message
       counted once), tool calls with errors and latency, subagents, APM.
-      A folder gives one row per session and the totals.
+      A folder gives one row per session and the totals (- reads stdin).
   rlog-ls fix [--write | -o OUTPUT|-] [--force] [--renumber-steps] [--arrows]
               [--add-end] [--header] FILE|-
       Apply the editor's quick fixes (all of them unless some are named).
@@ -83,7 +83,7 @@ Documentation: https://github.com/rlog-ls/rlog-ls (docs/diagnostics.md for every
 var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
 	"serve":   serve,
 	"check":   check,
-	"stats":   func(a []string, _ io.Reader, o, e io.Writer) int { return statsCmd(a, o, e) },
+	"stats":   statsCmd,
 	"fix":     fixCmd,
 	"watch":   func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
 	"convert": convertCmd,

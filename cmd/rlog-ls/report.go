@@ -60,10 +60,12 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cmd.fail(stderr, "--link needs {line} in its template, e.g. 'vscode://file/{path}:{line}'")
 		return 2
 	}
-	name, src, err := readInput(input, stdin, "the report is of one log")
+	defer streamingGC()()
+	name, in, closer, err := openInput(input, stdin, "the report is of one log")
 	if err != nil {
 		return fail("%v", err)
 	}
+	defer closer.Close()
 	path := ""
 	if name != stdinName {
 		name = filepath.Base(input)
@@ -71,7 +73,9 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			path = input
 		}
 	}
-	if f, ok := analysis.CheckBinary(src, analysis.Config{}); ok {
+	if f, ok, err := in.binary(analysis.Config{}); err != nil {
+		return fail("reading %s: %v", name, err)
+	} else if ok {
 		return fail("%s: %s", name, f.Message)
 	}
 	target := *out
@@ -81,21 +85,16 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			target = reportPath(input)
 		}
 	}
-	t := grammar.Parse(src)
-	sessionOpts := analysis.SessionOptions{}
-	if path != "" {
-		sessionOpts = companion.SessionOptions(path, t)
-	}
-	page, err := buildReport(t, cfg, sessionOpts, report.Options{Name: name, Path: path, Link: *link, Generator: "rlog-ls " + pageVersion()})
+	data, err := readReport(in, cfg, report.Options{Name: name, Path: path, Link: *link, Generator: "rlog-ls " + pageVersion()})
 	if err != nil {
-		return fail("%v", err)
+		return fail("reading %s: %s", name, describeIOError(err))
 	}
 	o, err := openOutput("report", input, target, *force, stdin, stdout, stderr)
 	if err != nil {
 		return fail("%s", outputError(target, err))
 	}
 	defer o.close()
-	if _, err := o.w.Write(page); err != nil {
+	if err := report.WriteHTML(o.w, data, report.NewNonce()); err != nil {
 		o.failed(err)
 		return fail("writing %s: %v", o.target, err)
 	}
@@ -109,17 +108,52 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// buildReport makes the page of a log, parsed as t: the session statistics (with
-// sessionOpts: the companion's action counts give APM its counts and
-// times), its first findings under cfg, and the HTML.
-func buildReport(t *grammar.Tree, cfg analysis.Config, sessionOpts analysis.SessionOptions, opts report.Options) ([]byte, error) {
-	// The session and the findings are independent passes: one core each.
-	var s *analysis.Session
-	var wg sync.WaitGroup
-	wg.Go(func() { s = analysis.SessionFor(t, sessionOpts) })
-	findings, more := analysis.NewAnalyzer(t).FindingsUpTo(cfg, report.DefaultMaxFindings)
-	wg.Wait()
-	return report.HTML(report.Build(t, s, findings, more, opts), report.NewNonce())
+// readReport reads the log a window at a time and makes the page's data.
+// A file is read twice: once for its findings, then again for the rest,
+// so that the set of call ids the findings need is gone before the data
+// grows (the page is written as it is made, never held whole); standard
+// input is read once, for both.
+func readReport(in *logInput, cfg analysis.Config, opts report.Options) (*report.Data, error) {
+	sc := analysis.NewStreamChecker(cfg, report.DefaultMaxFindings, func(_ *grammar.Tree, f analysis.Finding) analysis.Finding { return f })
+	st := report.NewStream(opts, func(first *grammar.Tree) analysis.SessionOptions {
+		if opts.Path == "" {
+			return analysis.SessionOptions{}
+		}
+		id, _ := first.Header().Get("id")
+		return companion.SessionOptionsOf(opts.Path, id)
+	})
+	length := 0
+	err := in.windows(func(t *grammar.Tree) {
+		length = t.Len()
+		if in.reopen != nil {
+			sc.Window(t)
+			return
+		}
+		var wg sync.WaitGroup
+		wg.Go(func() { sc.Window(t) })
+		st.Window(t)
+		wg.Wait()
+	})
+	if err != nil {
+		return nil, err
+	}
+	findings, omitted := sc.End()
+	sc = nil
+	again, closer, ok, err := in.again(length)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		defer closer.Close()
+		second := 0
+		if err := again.windows(func(t *grammar.Tree) { second = t.Len(); st.Window(t) }); err != nil {
+			return nil, err
+		}
+		if second != length {
+			return nil, fmt.Errorf("%s changed while it was read (%d bytes, then %d)", in.path, length, second)
+		}
+	}
+	return st.End(findings, omitted), nil
 }
 
 // reportPath is where the report of input goes by default: beside it,

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -169,61 +170,143 @@ func TestReportAndRedactInterruptedCommitNothing(t *testing.T) {
 // exit 130, every time.
 func TestInterruptedPipelineCommitsNothing(t *testing.T) {
 	bin := processTest(t)
-	cat, err := exec.LookPath("cat")
-	if err != nil {
-		t.Skip("no cat to feed the pipeline")
-	}
+	cat := lookCat(t)
 	src := generatedLog(t, 8<<20)
 	dir := t.TempDir()
 	for i, tries := 0, 0; tries < 30; i++ {
 		if i == 60 {
 			t.Fatalf("cat was still writing when the signal came in %d of %d tries", tries, i)
 		}
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		// One process group, as a shell makes for a pipeline: cat leads it.
-		feed := exec.Command(cat, src)
-		feed.Stdout = w
-		feed.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := feed.Start(); err != nil {
-			t.Fatal(err)
-		}
-		conv := exec.Command(bin, "convert", "--to", "claude", "-", "-o", "out.jsonl")
-		conv.Dir = dir
-		conv.Stdin = r
-		var stderr bytes.Buffer
-		conv.Stderr = &stderr
-		conv.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: feed.Process.Pid}
-		if err := conv.Start(); err != nil {
-			feed.Process.Kill()
-			t.Fatal(err)
-		}
-		r.Close()
-		w.Close()
 		// Signal the group mid-stream: once the output is being written,
 		// after a few milliseconds that vary from try to try.
-		deadline := time.Now().Add(30 * time.Second)
-		for !hasTemp(dir) && time.Now().Before(deadline) {
-		}
-		time.Sleep(time.Duration(i%6) * time.Millisecond)
-		syscall.Kill(-feed.Process.Pid, syscall.SIGINT)
-		feed.Wait()
-		conv.Wait()
-		if feed.ProcessState.Success() {
+		ps, _, stderr, whole := interruptPipeline(t, cat, bin, src, dir, []string{"convert", "--to", "claude", "-", "-o", "out.jsonl"},
+			func() bool { return hasTemp(dir) }, time.Duration(i%6)*time.Millisecond)
+		if whole {
 			// cat had written it all: the input was whole, and the
 			// signal may have come after the commit. Not a try.
 			os.Remove(filepath.Join(dir, "out.jsonl"))
 			continue
 		}
 		tries++
-		if code := conv.ProcessState.ExitCode(); code != 130 || !strings.Contains(stderr.String(), "stopped by interrupt; out.jsonl not written") {
-			t.Errorf("try %d: exit %d, %q", tries, code, stderr.String())
+		if code := ps.ExitCode(); code != 130 || !strings.Contains(stderr, "stopped by interrupt; out.jsonl not written") {
+			t.Errorf("try %d: exit %d, %q", tries, code, stderr)
 		}
 		assertFolder(t, dir)
 		if t.Failed() {
 			return
 		}
 	}
+}
+
+// TestInterruptedPipelineReadersCommitNothing: the commands that read
+// standard input a window at a time (report, check, stats) and act only at
+// its end stop at Ctrl-C in a pipeline without acting on the input that
+// cat left cut short: report writes no page and leaves no temporary file,
+// check and stats print nothing. A command that ended before the signal
+// came read all of its input, and its output is the whole log's.
+func TestInterruptedPipelineReadersCommitNothing(t *testing.T) {
+	bin := processTest(t)
+	cat := lookCat(t)
+	src := generatedLog(t, 8<<20)
+	for _, args := range [][]string{{"report", "-", "-o", "out.html"}, {"check", "-"}, {"stats", "-"}} {
+		// What the command makes of the whole log, read from a pipe.
+		dir := t.TempDir()
+		ps, wantOut, stderr, _ := interruptPipeline(t, cat, bin, src, dir, args, nil, 0)
+		wantPage := pageIn(t, dir)
+		if ps.ExitCode() != 0 && (args[0] != "check" || ps.ExitCode() != 1) {
+			t.Fatalf("%v: %v %s", args, ps, stderr)
+		}
+		os.Remove(filepath.Join(dir, "out.html"))
+		for i, tries := 0, 0; tries < 6; i++ {
+			if i == 30 {
+				t.Fatalf("%v: the signal came before the end in %d of %d tries", args, tries, i)
+			}
+			start := time.Now()
+			ps, stdout, stderr, _ := interruptPipeline(t, cat, bin, src, dir, args,
+				func() bool { return time.Since(start) >= 20*time.Millisecond }, time.Duration(i%6)*time.Millisecond)
+			if ps.Exited() && ps.ExitCode() != 130 {
+				// It ended before the signal: it had read the whole log.
+				if stdout != wantOut || pageIn(t, dir) != wantPage {
+					t.Fatalf("%v: exit %d with the output of a log cut short: stdout %.300q, stderr %q", args, ps.ExitCode(), stdout, stderr)
+				}
+				os.Remove(filepath.Join(dir, "out.html"))
+				continue
+			}
+			tries++
+			ws, _ := ps.Sys().(syscall.WaitStatus)
+			killed := ws.Signaled() && ws.Signal() == syscall.SIGINT
+			if !killed && !strings.Contains(stderr, "stopped by interrupt; out.html not written") || stdout != "" {
+				t.Errorf("%v, try %d: exit %d (signal %v), stdout %.200q, stderr %q", args, tries, ps.ExitCode(), ws.Signal(), stdout, stderr)
+			}
+			assertFolder(t, dir)
+			if t.Failed() {
+				return
+			}
+		}
+	}
+}
+
+// pageIn is the data of the page out.html in dir, "" when there is none.
+func pageIn(t *testing.T, dir string) string {
+	t.Helper()
+	page, err := os.ReadFile(filepath.Join(dir, "out.html"))
+	if err != nil {
+		return ""
+	}
+	d, err := json.Marshal(reportData(t, string(page)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(d)
+}
+
+// lookCat is the path of cat, to feed a pipeline.
+func lookCat(t *testing.T) string {
+	t.Helper()
+	cat, err := exec.LookPath("cat")
+	if err != nil {
+		t.Skip("no cat to feed the pipeline")
+	}
+	return cat
+}
+
+// interruptPipeline runs cat src | bin args in dir as a shell runs a
+// pipeline (one process group, cat leading it), and sends the group SIGINT,
+// as Ctrl-C does, delay after ready says so (never when ready is nil).
+// whole says cat had written all of src: the signal may then have come
+// after the command was done.
+func interruptPipeline(t *testing.T, cat, bin, src, dir string, args []string, ready func() bool, delay time.Duration) (ps *os.ProcessState, stdout, stderr string, whole bool) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := exec.Command(cat, src)
+	feed.Stdout = w
+	feed.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := feed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdin = r
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: feed.Process.Pid}
+	if err := cmd.Start(); err != nil {
+		feed.Process.Kill()
+		t.Fatal(err)
+	}
+	r.Close()
+	w.Close()
+	if ready != nil {
+		deadline := time.Now().Add(30 * time.Second)
+		for !ready() && time.Now().Before(deadline) {
+		}
+		time.Sleep(delay)
+		syscall.Kill(-feed.Process.Pid, syscall.SIGINT)
+	}
+	feed.Wait()
+	cmd.Wait()
+	return cmd.ProcessState, out.String(), errb.String(), feed.ProcessState.Success()
 }

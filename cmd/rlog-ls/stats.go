@@ -26,13 +26,14 @@ latency_ms=), subagents, pauses, and APM, the autopilot's actions per minute:
 (user and agent messages + tool calls) / minutes.
 
 One file gives its details; several files, or a folder (its .rlog files,
-recursively), give one row per session and the totals. --format json prints
-one document, described field by field in docs/stats.md.
+recursively), give one row per session and the totals; - (or /dev/stdin)
+reads standard input. --format json prints one document, described field by
+field in docs/stats.md.
 
 Exit status: 0, or 2 when a path cannot be read, a folder holds no .rlog
 file, or a file is not rlog text (the others are still reported).`
 
-func statsCmd(args []string, stdout, stderr io.Writer) int {
+func statsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := newCommand("stats", statsUsage, statsAbout)
 	format := cmd.fl.String("format", "text", "output `format`: text or json")
 	paths, status, done := cmd.parse(args, stdout, stderr)
@@ -47,8 +48,13 @@ func statsCmd(args []string, stdout, stderr io.Writer) int {
 		cmd.fail(stderr, "no files given (try: rlog-ls stats session.rlog, or a folder)")
 		return 2
 	}
+	defer streamingGC()()
 	files, failed := collect("stats", paths, stderr)
-	rows := eachFile(files, sessionStats)
+	open, ok := readInputs("stats", files, stdin, stderr)
+	if !ok {
+		return 2
+	}
+	rows := eachFile(files, func(path string) sessionRow { return sessionStats(path, open) })
 	doc := statsDoc{Version: 1, Sessions: []sessionJSON{}}
 	var tot totals
 	for _, r := range rows {
@@ -185,26 +191,56 @@ type sessionRow struct {
 	err       error
 }
 
-func sessionStats(path string) sessionRow {
-	src, err := os.ReadFile(path)
-	if err != nil {
+// sessionStats reads the log at path (or standard input) once, a window
+// at a time, and returns its statistics.
+func sessionStats(path string, open func(string) (io.ReadCloser, error)) sessionRow {
+	fail := func(err error) sessionRow {
 		return sessionRow{err: fmt.Errorf("%s", describeIOError(err))}
 	}
-	if f, ok := analysis.CheckBinary(src, analysis.Config{}); ok {
+	in, closer, err := openLog(path, open)
+	if err != nil {
+		return fail(err)
+	}
+	defer closer.Close()
+	if f, ok, err := in.binary(analysis.Config{}); err != nil {
+		return fail(err)
+	} else if ok {
 		return sessionRow{err: fmt.Errorf("%s: %s", path, f.Message)}
 	}
-	return sessionOf(path, grammar.Parse(src))
+	var ss *analysis.SessionStream
+	var id string
+	err = in.windows(func(t *grammar.Tree) {
+		if ss == nil {
+			// The pauses are not shown: none is listed.
+			opts := analysis.SessionOptions{MinGap: -1}
+			id, _ = t.Header().Get("id")
+			if path != stdinName {
+				opts.Companion = companion.SessionOptionsOf(path, id).Companion
+			}
+			ss = analysis.NewSessionStream(opts)
+		}
+		ss.Window(t)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return sessionRowOf(path, id, ss.End())
 }
 
 // sessionOf is the statistics of the session in t, read from path
-// (`stats`, and `watch`'s summaries). APM counts from the log's companion
-// when it has one: the whole record of the session.
+// (`watch`'s summaries). APM counts from the log's companion when it has
+// one: the whole record of the session.
 func sessionOf(path string, t *grammar.Tree) sessionRow {
-	s := analysis.BuildSession(t, companion.SessionOptions(path, t))
 	id, _ := t.Header().Get("id")
+	return sessionRowOf(path, id, analysis.BuildSession(t, companion.SessionOptions(path, t)))
+}
+
+// sessionRowOf is the row of the session s of the log at path, whose
+// header's id is id.
+func sessionRowOf(path, id string, s *analysis.Session) sessionRow {
 	j := sessionJSON{
 		File: path, ID: id, Counters: s.Counters,
-		activityJSON: activityJSON{Messages: s.Messages, ToolCalls: len(s.Calls), Errors: s.Errors, Unfinished: s.Unfinished,
+		activityJSON: activityJSON{Messages: s.Messages, ToolCalls: s.CallCount(), Errors: s.Errors, Unfinished: s.Unfinished,
 			Latency: latencyOf(s.Latency), APM: apmOf(s.APM)},
 		Tools: []toolJSON{}, Phases: []phaseJSON{}, Subagents: []subagentJSON{},
 	}
@@ -213,8 +249,12 @@ func sessionOf(path string, t *grammar.Tree) sessionRow {
 	} else if s.StartLine >= 0 {
 		j.Start, j.End = timePtr(s.Start), timePtr(s.End)
 	}
+	lat := map[string][]time.Duration{}
 	for _, ts := range s.Tools {
 		j.Tools = append(j.Tools, toolJSON{Tool: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished, Latency: latencyOf(ts.Latency)})
+		if ds := s.Latencies(ts.Tool); len(ds) > 0 {
+			lat[ts.Tool] = ds
+		}
 	}
 	for i := range s.Phases {
 		p := &s.Phases[i]
@@ -227,7 +267,7 @@ func sessionOf(path string, t *grammar.Tree) sessionRow {
 	}
 	for i := range s.Subagents {
 		sa := &s.Subagents[i]
-		sj := subagentJSON{Type: sa.Type, ID: string(t.Slice(sa.ID.Start, sa.ID.End)), Line: sa.Line + 1, Status: sa.Status}
+		sj := subagentJSON{Type: sa.Type, ID: sa.IDText, Line: sa.Line + 1, Status: sa.Status}
 		if sa.EndLine >= 0 {
 			end := sa.EndLine + 1
 			sj.EndLine = &end
@@ -239,12 +279,6 @@ func sessionOf(path string, t *grammar.Tree) sessionRow {
 	}
 	if g := s.LongestGap; g.Duration > 0 {
 		j.LongestGap = &gapJSON{Line: g.Line + 1, PreviousLine: g.PreviousLine + 1, DurationMS: ms(g.Duration)}
-	}
-	lat := map[string][]time.Duration{}
-	for _, c := range s.Calls {
-		if c.HasLatency {
-			lat[c.Tool] = append(lat[c.Tool], c.Latency)
-		}
 	}
 	return sessionRow{json: j, latencies: lat}
 }

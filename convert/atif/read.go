@@ -536,6 +536,13 @@ func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []
 	}
 	base := sp.base
 	base.ID, base.Step, base.Text, base.MessageID = "", 0, "", sp.msgID
+	if sp.source == "agent" && len(events) > 0 {
+		// An event that comes back from its rest alone (a second text of
+		// the response) is of the step's response as those made of the
+		// step's fields are: the step's metrics are its usage unless its
+		// rest says another, as the writer writes it (stepRests).
+		base.Usage = events[0].Usage
+	}
 	return model.ApplyRests(events, rests, sp.source != "agent", base, func(err error) {
 		st.rep.Add(model.LossMalformed, "step extra.rests: "+err.Error(), sp.base.Loc)
 	})

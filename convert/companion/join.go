@@ -795,10 +795,25 @@ func Load(path string, t *grammar.Tree) (*Pairing, bool) {
 // that is of the same session (the whole record, where the log is
 // truncated), else from the log. For one-off uses, as Load.
 func SessionOptions(path string, t *grammar.Tree) analysis.SessionOptions {
+	logID, _ := t.Header().Get("id")
+	return SessionOptionsOf(path, logID)
+}
+
+// SessionOptionsOf is SessionOptions for the log at path whose header's id
+// is logID: whether the companion is of the same session depends on the
+// ids alone, so the log itself need not be read (`rlog-ls stats` reads it
+// a window at a time).
+func SessionOptionsOf(path, logID string) analysis.SessionOptions {
 	opts := analysis.SessionOptions{}
-	if p, ok := Load(path, t); ok && !p.Mismatch {
-		counts := p.Snap.ActionCounts()
-		opts.Companion = &counts
+	files, ok := Locate(path)
+	if !ok {
+		return opts
 	}
+	s, err := Open(files).Current()
+	if err != nil || !sameSession(logID, s.Main().SessionID) {
+		return opts
+	}
+	counts := s.ActionCounts()
+	opts.Companion = &counts
 	return opts
 }

@@ -4,8 +4,15 @@
 package benchdata
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,4 +111,74 @@ func Floor(src []byte) time.Duration {
 func ReportVsFloor(b *testing.B, floor time.Duration) {
 	per := b.Elapsed() / time.Duration(b.N)
 	b.ReportMetric(float64(per)/float64(floor), "x-floor")
+}
+
+// ParseSize reads a size as the benchmarks' flags and variables write it:
+// a number of bytes, or with KB, MB or GB (1024-based).
+func ParseSize(s string) (int64, error) {
+	u := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, x := range []struct {
+		suffix string
+		m      int64
+	}{{"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}} {
+		if strings.HasSuffix(u, x.suffix) {
+			u, mult = strings.TrimSuffix(u, x.suffix), x.m
+			break
+		}
+	}
+	n, err := strconv.ParseInt(u, 10, 64)
+	return n * mult, err
+}
+
+// Human writes a number of bytes as the memory benchmarks' tables do:
+// 1.53 GB, 48 MB, 887 KB.
+func Human(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d KB", n>>10)
+}
+
+// WriteSession writes a session generated with o to the file at path,
+// unless the file exists (the memory benchmarks keep their logs in
+// $RLOG_RSS_DIR between runs). It streams: a session of any size costs
+// no memory.
+func WriteSession(t testing.TB, path string, o gen.Options) {
+	t.Helper()
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	if err := gen.Write(w, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// RSSBinary is the rlog-ls the memory benchmarks measure: $RLOG_RSS_BIN
+// (a binary built already), or one built from this tree into dir.
+func RSSBinary(t testing.TB, dir string) string {
+	t.Helper()
+	if bin := os.Getenv("RLOG_RSS_BIN"); bin != "" {
+		return bin
+	}
+	bin := filepath.Join(dir, "rlog-ls")
+	build := exec.Command("go", "build", "-o", bin, "github.com/rlog-ls/rlog-ls/cmd/rlog-ls")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building rlog-ls: %v\n%s", err, out)
+	}
+	return bin
 }

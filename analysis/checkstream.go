@@ -1,0 +1,299 @@
+package analysis
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
+)
+
+// StreamChecker finds a document's findings from its windows (a
+// grammar.Stream's), in order, keeping of the text only what the current
+// window holds: `rlog-ls check` and `report` read a log once, in memory
+// that does not grow with it but for the set of its call ids. The
+// findings are Check's, in the same order, with the same places; with a
+// limit, the first limit of them and how many more, as
+// Analyzer.FindingsUpTo gives.
+//
+// It is the Analyzer's rules, fed in file order: each chunk is summarised
+// (summarizeChunk), its findings about call ids resolved (resolveChunk)
+// from what the chunks before it said about each id, and its lists merged
+// (emitChunk). The one finding a later chunk can take back is W007 (a call
+// started and never completed): a completion may come after it. Until the
+// id is completed or the document ends, its W007 is provisional.
+//
+// T is what the caller keeps of a finding: place turns a finding into it
+// while its window holds the finding's line (to count its columns, say).
+type StreamChecker[T any] struct {
+	c     checker // c.t is the first window, where the header findings are
+	limit int
+	place func(t *grammar.Tree, f Finding) T
+
+	streamIDs
+	view streamView
+	// w007 are the provisional W007 findings, by their ids' numbers: the
+	// index in kept, or countedW007 when they were counted past the limit.
+	w007 map[int32]int32
+
+	kept    []keptFinding[T]
+	settled int // kept findings that are not provisional
+	more    int // findings past the limit, not kept
+
+	last              *grammar.Tree
+	lastStep          uint64
+	hasStep           bool
+	startLine         grammar.Line // the first @start line
+	hasStart, hasEnd  bool
+	scratch, resolved []Finding
+	sums              []*chunkSummary
+}
+
+// streamIDs are what the chunks read so far said about each call id: the
+// one part of a StreamChecker that grows with the document (about 60 bytes
+// an id, and the id), and holds no pointer for the collector to follow.
+type streamIDs struct {
+	ix    idIndex
+	facts []streamID // by the id's number in ix
+	// chunks places the chunks that hold a first start, in order (16
+	// bytes a chunk of up to 16 KB).
+	chunks []chunkPlace
+}
+
+// chunkPlace is where a chunk is: its first line and first byte.
+type chunkPlace struct{ firstLine, start int }
+
+// of returns the number of id, made when it is new.
+func (ids *streamIDs) of(id string) int32 {
+	k, added := idNumber(&ids.ix, id)
+	if added {
+		ids.facts = append(ids.facts, streamID{})
+	}
+	return k
+}
+
+// streamID is what the chunks read so far said about one call id (16
+// bytes).
+type streamID struct {
+	// Its first t!: line: its chunk (the index in streamIDs.chunks), and
+	// the line and the id's start relative to that chunk.
+	chunk                          uint32
+	line, start                    int32
+	registered, completed, started bool
+}
+
+const (
+	noW007      = -1
+	countedW007 = -2
+)
+
+type keptFinding[T any] struct {
+	v           T
+	provisional bool // a W007 its call's completion may take back
+	gone        bool // taken back
+}
+
+// NewStreamChecker checks a document under cfg; limit < 0 keeps every
+// finding.
+func NewStreamChecker[T any](cfg Config, limit int, place func(t *grammar.Tree, f Finding) T) *StreamChecker[T] {
+	sc := &StreamChecker[T]{c: checker{cfg: cfg}, limit: limit, place: place, w007: map[int32]int32{}}
+	sc.view.ids = &sc.streamIDs
+	return sc
+}
+
+// Window reads the document's next window.
+func (sc *StreamChecker[T]) Window(t *grammar.Tree) {
+	if sc.c.t == nil {
+		sc.c.t = t
+		sc.c.out = sc.scratch[:0]
+		sc.c.header()
+		sc.keep(t, nil)
+	}
+	sc.last = t
+	sc.sums = summarizeWindow(t, sc.sums)
+	for i, s := range sc.sums {
+		_, firstLine, start := t.ChunkAt(i)
+		sc.chunk(t, s, firstLine, start)
+	}
+	clear(sc.sums)
+}
+
+// summarizeWindow summarises the chunks of window t, on every core when
+// they are many.
+func summarizeWindow(t *grammar.Tree, sums []*chunkSummary) []*chunkSummary {
+	n := t.ChunkCount()
+	sums = append(sums[:0], make([]*chunkSummary, n)...)
+	workers := min(runtime.GOMAXPROCS(0), n/4)
+	if workers <= 1 {
+		for i := range n {
+			sums[i] = summaryOf(t, i)
+		}
+		return sums
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				sums[i] = summaryOf(t, i)
+			}
+		})
+	}
+	wg.Wait()
+	return sums
+}
+
+// chunk finds the findings of one chunk, summarised as s, and learns what
+// it says about its ids.
+func (sc *StreamChecker[T]) chunk(t *grammar.Tree, s *chunkSummary, firstLine, start int) {
+	sc.view.provisional, sc.view.nums = sc.view.provisional[:0], sc.view.nums[:0]
+	sc.resolved = resolveChunk(sc.resolved[:0], s, &sc.view)
+	var crossStep []Finding
+	if s.firstStep.ok {
+		if sc.hasStep && s.firstStep.value < sc.lastStep {
+			crossStep = append(crossStep, s.stepDownFrom(sc.lastStep))
+		}
+		sc.lastStep, sc.hasStep = s.lastStep.value, true
+	}
+	if s.startLine >= 0 && !sc.hasStart {
+		sc.startLine, sc.hasStart = t.Line(firstLine+s.startLine), true
+	}
+	sc.hasEnd = sc.hasEnd || s.hasEnd
+	// Learnt before the lists are merged: a W010 names the line of its
+	// id's first start, which may be in this chunk.
+	sc.learn(s, firstLine, start)
+	sc.c.out = sc.scratch[:0]
+	sc.c.emitChunk(firstLine, start, sc.firstStartAt, s.local, sc.resolved, crossStep, s.stepViolations)
+	sc.keep(t, func(f *Finding) int32 {
+		if f.Code != "W007" {
+			return noW007
+		}
+		for _, p := range sc.view.provisional {
+			if int(p.start)+start == f.Span.Start {
+				return p.id
+			}
+		}
+		return noW007
+	})
+}
+
+// learn records what chunk s says about its ids, for the chunks after it.
+// resolveChunk numbered its ids, in order, in sc.view.nums.
+func (sc *StreamChecker[T]) learn(s *chunkSummary, firstLine, start int) {
+	for k, n := range sc.view.nums {
+		ci := &s.idList[k]
+		f := &sc.facts[n]
+		f.registered = f.registered || ci.reg >= 0
+		if ci.completed && !f.completed {
+			f.completed = true
+			sc.takeBack(n)
+		}
+		if m, ok := ci.firstStart(); ok && !f.started {
+			if n := len(sc.chunks); n == 0 || sc.chunks[n-1] != (chunkPlace{firstLine, start}) {
+				sc.chunks = append(sc.chunks, chunkPlace{firstLine, start})
+			}
+			f.started, f.chunk, f.line, f.start = true, uint32(len(sc.chunks)-1), m.line, m.start
+		}
+	}
+}
+
+// takeBack withdraws the provisional W007 of id number n, now completed.
+func (sc *StreamChecker[T]) takeBack(n int32) {
+	k, ok := sc.w007[n]
+	if !ok {
+		return
+	}
+	switch {
+	case k >= 0:
+		sc.kept[k].gone = true
+	case k == countedW007:
+		sc.more--
+	}
+	delete(sc.w007, n)
+}
+
+// keep keeps the findings in sc.c.out (or counts them past the limit);
+// w007 says which id's provisional W007 a finding is, if any.
+func (sc *StreamChecker[T]) keep(t *grammar.Tree, w007 func(f *Finding) int32) {
+	for i := range sc.c.out {
+		f := &sc.c.out[i]
+		id := int32(noW007)
+		if w007 != nil {
+			id = w007(f)
+		}
+		if sc.limit >= 0 && sc.settled >= sc.limit {
+			sc.more++
+			if id != noW007 {
+				sc.w007[id] = countedW007
+			}
+			continue
+		}
+		if id != noW007 {
+			sc.w007[id] = int32(len(sc.kept))
+		} else {
+			sc.settled++
+		}
+		sc.kept = append(sc.kept, keptFinding[T]{v: sc.place(t, *f), provisional: id != noW007})
+	}
+	sc.scratch = sc.c.out[:0]
+}
+
+// firstStartAt places the chunk that holds id's first start.
+func (sc *StreamChecker[T]) firstStartAt(id string) (firstLine, start int) {
+	k, _ := idLookup(&sc.ix, id)
+	c := sc.chunks[sc.facts[k].chunk]
+	return c.firstLine, c.start
+}
+
+// End returns the findings, after the last window, in report order, and
+// how many more there are past the limit.
+func (sc *StreamChecker[T]) End() ([]T, int) {
+	if sc.c.t != nil {
+		sc.c.out = sc.scratch[:0]
+		sc.c.session(sc.last.BodyLineCount(), sc.startLine, sc.hasStart, sc.hasEnd)
+		sc.keep(sc.c.t, nil)
+	}
+	out := make([]T, 0, len(sc.kept))
+	for _, k := range sc.kept {
+		if !k.gone {
+			out = append(out, k.v)
+		}
+	}
+	more := sc.more
+	if sc.limit >= 0 && len(out) > sc.limit {
+		more += len(out) - sc.limit
+		out = out[:sc.limit:sc.limit]
+	}
+	return out, more
+}
+
+// streamView answers idView from the chunks read so far.
+type streamView struct {
+	ids *streamIDs
+	// provisional are the W007 findings resolveChunk makes for the chunk:
+	// the start of the mark (relative to the chunk) and the id's index.
+	provisional []provisionalW007
+	// nums are the numbers of the chunk's ids, in order.
+	nums []int32
+}
+
+type provisionalW007 struct{ start, id int32 }
+
+func (v *streamView) facts(id string, ci *chunkID) (regBefore, firstStartHere, completed bool) {
+	k := v.ids.of(id)
+	v.nums = append(v.nums, k)
+	f := &v.ids.facts[k]
+	regBefore, firstStartHere, completed = f.registered, !f.started, f.completed || ci.completed
+	if firstStartHere && !completed {
+		if m, ok := ci.firstStart(); ok {
+			v.provisional = append(v.provisional, provisionalW007{start: m.start, id: k})
+		}
+	}
+	return regBefore, firstStartHere, completed
+}
+
+func (v *streamView) firstStart(id string) idMark {
+	k, _ := idLookup(&v.ids.ix, id)
+	f := &v.ids.facts[k]
+	return idMark{line: f.line, start: f.start, end: f.start + int32(len(id)), kind: grammar.ToolStart}
+}

@@ -1,0 +1,117 @@
+package analysis
+
+import "hash/maphash"
+
+// idIndex numbers the distinct call ids of a document in the order they
+// are first seen, for what reads a document once and must remember every
+// id (StreamChecker's facts, the count of unique ids): exactly (an id's
+// bytes are kept and compared, not only its hash), and in memory the
+// garbage collector does not scan, there being no pointer in it but one per
+// block of bytes. About 16 bytes an id and its bytes, where a Go map of
+// strings takes about 50 and a pointer to scan per id.
+//
+// The ids' bytes are in blocks, in the order of their numbers: an id ends
+// where the next one starts, or at the end of its block.
+type idIndex struct {
+	slots  []uint32 // 1 + an id's number, 0 for an empty slot; a power of two long
+	hashes []uint32 // per id, the low bits of its hash (for growing the table)
+	places []idPlace
+	blocks [][]byte // the ids' bytes; an id is in one block
+}
+
+// idPlace is where an id's bytes start: its block, and the offset in it.
+type idPlace struct{ block, start uint32 }
+
+// idBlockSize is the size of a block of ids' bytes (an id longer than that
+// has a block of its own).
+const idBlockSize = 64 << 10
+
+var idSeed = maphash.MakeSeed()
+
+// Len is the number of ids.
+func (ix *idIndex) Len() int { return len(ix.places) }
+
+// idNumber returns id's number, numbering it when it is new (added).
+func idNumber[S ~string | ~[]byte](ix *idIndex, id S) (k int32, added bool) {
+	if 4*(len(ix.places)+1) > 3*len(ix.slots) {
+		ix.grow()
+	}
+	h := hashID(id)
+	mask := uint32(len(ix.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := ix.slots[i]
+		if s == 0 {
+			k = int32(len(ix.places))
+			ix.slots[i] = uint32(k) + 1
+			ix.hashes = append(ix.hashes, h)
+			ix.places = append(ix.places, storeID(ix, id))
+			return k, true
+		}
+		if ix.hashes[s-1] == h && string(ix.bytes(int32(s-1))) == string(id) {
+			return int32(s - 1), false
+		}
+	}
+}
+
+// idLookup returns id's number, if it has one.
+func idLookup[S ~string | ~[]byte](ix *idIndex, id S) (int32, bool) {
+	if len(ix.slots) == 0 {
+		return 0, false
+	}
+	h := hashID(id)
+	mask := uint32(len(ix.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := ix.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if ix.hashes[s-1] == h && string(ix.bytes(int32(s-1))) == string(id) {
+			return int32(s - 1), true
+		}
+	}
+}
+
+func hashID[S ~string | ~[]byte](id S) uint32 {
+	return uint32(maphash.String(idSeed, string(id)))
+}
+
+// bytes are the bytes of id number k.
+func (ix *idIndex) bytes(k int32) []byte {
+	p := ix.places[k]
+	b := ix.blocks[p.block]
+	end := uint32(len(b))
+	if int(k)+1 < len(ix.places) && ix.places[k+1].block == p.block {
+		end = ix.places[k+1].start
+	}
+	return b[p.start:end]
+}
+
+// storeID copies an id's bytes into the blocks.
+func storeID[S ~string | ~[]byte](ix *idIndex, id S) idPlace {
+	n := len(ix.blocks) - 1
+	if n < 0 || cap(ix.blocks[n])-len(ix.blocks[n]) < len(id) {
+		// The first blocks are small (a small log has few ids), each twice
+		// the one before up to idBlockSize.
+		size := 1 << 10
+		if n >= 0 {
+			size = min(2*cap(ix.blocks[n]), idBlockSize)
+		}
+		ix.blocks = append(ix.blocks, make([]byte, 0, max(size, len(id))))
+		n++
+	}
+	b := ix.blocks[n]
+	ix.blocks[n] = append(b, id...)
+	return idPlace{block: uint32(n), start: uint32(len(b))}
+}
+
+func (ix *idIndex) grow() {
+	ix.slots = make([]uint32, max(2*len(ix.slots), 1024))
+	mask := uint32(len(ix.slots) - 1)
+	for k, h := range ix.hashes {
+		i := h & mask
+		for ix.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		ix.slots[i] = uint32(k) + 1
+	}
+}

@@ -1,0 +1,53 @@
+package analysis
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// idIndex numbers ids as a map would, whatever their length and number,
+// from strings and byte slices alike.
+func TestIDIndexNumbersLikeAMap(t *testing.T) {
+	var ix idIndex
+	want := map[string]int32{}
+	ids := []string{"", "a", "toolu_01", strings.Repeat("x", idBlockSize+10), "b"}
+	for i := range 50000 {
+		ids = append(ids, fmt.Sprintf("call_%d", i%30000))
+	}
+	for i, id := range ids {
+		var k int32
+		var added bool
+		if i%2 == 0 {
+			k, added = idNumber(&ix, id)
+		} else {
+			k, added = idNumber(&ix, []byte(id))
+		}
+		w, seen := want[id]
+		if !seen {
+			w = int32(len(want))
+			want[id] = w
+		}
+		if k != w || added == seen {
+			t.Fatalf("%q: number %d (added %v), want %d (added %v)", id, k, added, w, !seen)
+		}
+		if string(ix.bytes(k)) != id {
+			t.Fatalf("%q: bytes %q", id, ix.bytes(k))
+		}
+	}
+	if ix.Len() != len(want) {
+		t.Fatalf("Len %d, want %d", ix.Len(), len(want))
+	}
+	for id, w := range want {
+		if k, ok := idLookup(&ix, id); !ok || k != w {
+			t.Fatalf("lookup %q: %d %v, want %d", id, k, ok, w)
+		}
+	}
+	if _, ok := idLookup(&ix, "absent"); ok {
+		t.Fatal("found an id never added")
+	}
+	var empty idIndex
+	if _, ok := idLookup(&empty, "a"); ok {
+		t.Fatal("found an id in an empty index")
+	}
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/internal/benchdata"
+	"github.com/rlog-ls/rlog-ls/internal/gen"
+	"github.com/rlog-ls/rlog-ls/report"
+)
+
+// heapPeak samples the live heap; with the collector running often
+// (SetGCPercent below) the heap in use is close to what is live.
+type heapPeak struct{ peak uint64 }
+
+func (h *heapPeak) sample() {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	h.peak = max(h.peak, m.HeapAlloc)
+}
+
+// sampledWriter samples the heap every 256 KB written.
+type sampledWriter struct {
+	h       *heapPeak
+	n, next int64
+}
+
+func (w *sampledWriter) Write(b []byte) (int, error) {
+	w.n += int64(len(b))
+	if w.n >= w.next {
+		w.h.sample()
+		w.next = w.n + 256<<10
+	}
+	return len(b), nil
+}
+
+// TestStreamingPeakHeapStaysConstant: checking a log of N bytes and one
+// of 4N, their statistics and their reports, peak at the same live heap
+// give or take a constant and what must grow: check and stats hold a few
+// windows and the call ids (about 45 bytes each, 25,000 in 12 MB), stats
+// the message ids the usage rule has counted too (the logs give every
+// response one, 6,600 in 12 MB);
+// report holds the page's data, and grows no faster than twice the page
+// it writes. Holding the 9 MB more of text in any form would exceed
+// either. It measures memory, not time.
+func TestStreamingPeakHeapStaysConstant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("checks, counts and reports 15 MB of logs")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	// Windows of 256 KB: both logs are many windows, more than are ever
+	// in flight.
+	defer func(w int) { windowBytes = w }(windowBytes)
+	windowBytes = 256 << 10
+	dir := t.TempDir()
+	sizes := []int64{3 << 20, 12 << 20}
+	var logs []string
+	for _, size := range sizes {
+		p := filepath.Join(dir, fmt.Sprintf("%d.rlog", size))
+		benchdata.WriteSession(t, p, gen.Options{Bytes: size, FindingRate: 0.01, Seed: 7, Timed: true, Streamed: true})
+		logs = append(logs, p)
+	}
+	open := func(p string) (io.ReadCloser, error) { return os.Open(p) }
+	var h heapPeak
+	defer func() { afterWindow = nil }()
+	afterWindow = h.sample
+	measure := func(do func(path string) int64) (peaks, pages [2]uint64) {
+		for i, p := range logs {
+			runtime.GC()
+			h.peak = 0
+			pages[i] = uint64(do(p))
+			h.sample()
+			peaks[i] = h.peak
+		}
+		return peaks, pages
+	}
+	mb := func(n uint64) float64 { return float64(n) / (1 << 20) }
+	for _, c := range []struct {
+		name string
+		do   func(path string) int64
+	}{
+		{"check", func(p string) int64 {
+			if r := checkFile(p, analysis.Config{}, open); r.err != nil {
+				t.Fatal(r.err)
+			}
+			return 0
+		}},
+		{"stats", func(p string) int64 {
+			if r := sessionStats(p, open); r.err != nil {
+				t.Fatal(r.err)
+			}
+			return 0
+		}},
+	} {
+		peaks, _ := measure(c.do)
+		// The allowance: a quarter more, and 3 MB, which the call ids (and
+		// message ids) of the larger log take; the 9 MB more of its text
+		// would exceed it.
+		if peaks[1] > peaks[0]+peaks[0]/4+3<<20 {
+			t.Errorf("%s: peak heap %.1f MB for %d MB, %.1f MB for %d MB: it grows with the input", c.name, mb(peaks[0]), sizes[0]>>20, mb(peaks[1]), sizes[1]>>20)
+		} else {
+			t.Logf("%s: peak heap %.1f MB, %.1f MB", c.name, mb(peaks[0]), mb(peaks[1]))
+		}
+	}
+	peaks, pages := measure(func(p string) int64 {
+		_, in, closer, err := openInput(p, nil, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closer.Close()
+		d, err := readReport(in, analysis.Config{}, report.Options{Name: filepath.Base(p)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &sampledWriter{h: &h}
+		if err := report.WriteHTML(w, d, "n0nce"); err != nil {
+			t.Fatal(err)
+		}
+		return w.n
+	})
+	if grown, allowed := int64(peaks[1])-int64(peaks[0]), 2*int64(pages[1]-pages[0])+2<<20; grown > allowed {
+		t.Errorf("report: peak heap %.1f MB for %d MB (a %.1f MB page), %.1f MB for %d MB (a %.1f MB page): it grows faster than twice the page",
+			mb(peaks[0]), sizes[0]>>20, mb(pages[0]), mb(peaks[1]), sizes[1]>>20, mb(pages[1]))
+	} else {
+		t.Logf("report: peak heap %.1f MB, %.1f MB; pages %.1f MB, %.1f MB", mb(peaks[0]), mb(peaks[1]), mb(pages[0]), mb(pages[1]))
+	}
+}
+
+// TestStreamingPeakRSS is the memory benchmark of check, stats and report
+// in docs/performance.md: it builds rlog-ls, generates logs of the sizes in
+// $RLOG_RSS_SIZES (e.g. "10MB,200MB,1GB"; the test is skipped without it),
+// runs each command on each with the real binary ($RLOG_RSS_BIN, or one
+// built from this tree), and reads the process's peak RSS from the kernel.
+// $RLOG_RSS_DIR keeps the generated logs. check and stats must stay under
+// 150 MB plus 64 bytes a call id past the 420,000 of a 200 MB log (what
+// grows with a log is its set of call ids), report under twice its page
+// plus 40 MB (the program, its windows, and the call ids its first
+// reading holds: what makes it more than twice a page under 1 GB). The
+// table goes to the test log and, with $RLOG_RSS_OUT, to that file.
+func TestStreamingPeakRSS(t *testing.T) {
+	spec := os.Getenv("RLOG_RSS_SIZES")
+	if spec == "" {
+		t.Skip("set RLOG_RSS_SIZES=10MB,200MB,1GB to run the memory benchmark")
+	}
+	dir := os.Getenv("RLOG_RSS_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	bin := benchdata.RSSBinary(t, dir)
+	var table strings.Builder
+	table.WriteString("| input | call ids | command | output | peak RSS | time (user) |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, size := range strings.Split(spec, ",") {
+		n, err := benchdata.ParseSize(size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := filepath.Join(dir, "gen-"+size+".rlog")
+		benchdata.WriteSession(t, in, gen.Options{Bytes: n, FindingRate: 0.01, Seed: 1})
+		page := filepath.Join(dir, "gen-"+size+".report.html")
+		ids := 0
+		for _, args := range [][]string{{"stats", "--format", "json", in}, {"check", in}, {"report", "--force", "-o", page, in}} {
+			cmd := exec.Command(bin, args...)
+			start := time.Now()
+			out, err := cmd.Output()
+			took := time.Since(start)
+			if cmd.ProcessState == nil || !cmd.ProcessState.Exited() || cmd.ProcessState.ExitCode() == 2 {
+				t.Fatalf("%s (%s): %v\n%.2000s", args[0], size, err, out)
+			}
+			usage := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			rss := int64(usage.Maxrss) << 10 // KB on Linux
+			output, limit := "", int64(0)
+			switch args[0] {
+			case "stats":
+				var doc statsDoc
+				if err := json.Unmarshal(out, &doc); err != nil || len(doc.Sessions) != 1 {
+					t.Fatalf("stats: %v", err)
+				}
+				ids = doc.Sessions[0].Counters.UniqueCallIDs
+			case "report":
+				info, err := os.Stat(page)
+				if err != nil {
+					t.Fatal(err)
+				}
+				output, limit = "page "+benchdata.Human(info.Size()), 2*info.Size()+40<<20
+			}
+			if args[0] != "report" {
+				// A 200 MB log has about 420,000 call ids.
+				limit = 150<<20 + 64*int64(max(ids-420_000, 0))
+			}
+			fmt.Fprintf(&table, "| %s | %d | %s | %s | %s | %.1f s (%.1f s) |\n", size, ids, args[0], output, benchdata.Human(rss), took.Seconds(),
+				time.Duration(usage.Utime.Nano()).Seconds())
+			if ids > 0 && rss > limit {
+				t.Errorf("%s on %s: peak RSS %s, over %s", args[0], size, benchdata.Human(rss), benchdata.Human(limit))
+			}
+		}
+	}
+	t.Logf("\n%s", table.String())
+	if p := os.Getenv("RLOG_RSS_OUT"); p != "" {
+		if err := os.WriteFile(p, []byte(table.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
