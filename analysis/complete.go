@@ -102,8 +102,9 @@ func (c *completer) body() []Completion {
 	text, rel := c.text, c.rel
 	// At the start of a line (nothing after the cursor): the t!: and o:
 	// snippet while "t!:" is being typed.
-	if len(bytes.TrimSpace(text[rel:])) == 0 && strings.HasPrefix("t!:", string(text[:rel])) {
-		if rel == len("t!:") {
+	start := grammar.ToolStart.Prefix()
+	if len(bytes.TrimSpace(text[rel:])) == 0 && strings.HasPrefix(start, string(text[:rel])) {
+		if rel == len(start) {
 			return append(c.tools(rel), c.snippet()...)
 		}
 		return c.snippet()
@@ -116,7 +117,7 @@ func (c *completer) body() []Completion {
 		return nil // a continuation line: free text
 	}
 	switch {
-	case len(text) > 0 && text[0] == '@' && c.ws == 1:
+	case bytes.HasPrefix(text, []byte(grammar.Lifecycle.Prefix())) && c.ws == len(grammar.Lifecycle.Prefix()):
 		return c.verbs()
 	case c.ws > 0 && text[c.ws-1] == '=':
 		return c.values()
@@ -133,8 +134,8 @@ func (c *completer) body() []Completion {
 // toolPrefix recognises t!:, t: and t~: lines, typed so far or whole, and
 // returns where the tool name starts.
 func toolPrefix(text []byte) (int, bool) {
-	for _, p := range []string{"t!:", "t~:", "t:"} {
-		if bytes.HasPrefix(text, []byte(p)) {
+	for _, k := range [...]grammar.Kind{grammar.ToolStart, grammar.ToolProgress, grammar.Tool} {
+		if p := k.Prefix(); bytes.HasPrefix(text, []byte(p)) {
 			return len(p), true
 		}
 	}
@@ -145,12 +146,14 @@ func toolPrefix(text []byte) (int, bool) {
 // sharing an id no line of the document has.
 func (c *completer) snippet() []Completion {
 	id := c.freshID()
+	start, obs, idKey := grammar.ToolStart.Prefix(), grammar.Observation.Prefix(), grammar.KeyID.String()+"="
+	running, ok := "["+grammar.StatusRunning+"]", grammar.StatusOK
 	return []Completion{{
-		Label:   "t!: tool call with its o: result",
+		Label:   start + " tool call with its " + obs + " result",
 		Kind:    CompleteSnippet,
-		Detail:  "t!:Tool id=" + id + " … → [running] and o: id=" + id + " → [ok] …",
-		Doc:     "A tool call that started (`t!:`) and the observation that completes it (`o:`), with a new call id.",
-		Insert:  "t!:${1:Tool} id=" + id + " ${2:file_path=${3:path}} → [running]\no: id=" + id + " → [${4:ok}] $0",
+		Detail:  start + "Tool " + idKey + id + " … → " + running + " and " + obs + " " + idKey + id + " → [" + ok + "] …",
+		Doc:     "A tool call that started (`" + start + "`) and the observation that completes it (`" + obs + "`), with a new call id.",
+		Insert:  start + "${1:Tool} " + idKey + id + " ${2:file_path=${3:path}} → " + running + "\n" + obs + " " + idKey + id + " → [${4:" + ok + "}] $0",
 		Snippet: true,
 		Replace: c.span(0, c.rel),
 	}}
@@ -222,14 +225,14 @@ func (c *completer) values() []Completion {
 	for ks > 0 && isKeyByte(c.text[ks-1]) {
 		ks--
 	}
-	if string(c.text[ks:ke]) != "id" || ks > 0 && c.text[ks-1] != ' ' && c.text[ks-1] != '\t' {
+	if string(c.text[ks:ke]) != grammar.KeyID.String() || ks > 0 && c.text[ks-1] != ' ' && c.text[ks-1] != '\t' {
 		return nil
 	}
 	var wantKinds func(grammar.Kind) bool
 	switch {
-	case bytes.HasPrefix(c.text, []byte("o:")), bytes.HasPrefix(c.text, []byte("t~:")):
+	case bytes.HasPrefix(c.text, []byte(grammar.Observation.Prefix())), bytes.HasPrefix(c.text, []byte(grammar.ToolProgress.Prefix())):
 		wantKinds = grammar.Kind.RegistersID
-	case bytes.HasPrefix(c.text, []byte("x:")):
+	case bytes.HasPrefix(c.text, []byte(grammar.Subagent.Prefix())):
 		wantKinds = func(k grammar.Kind) bool { return k == grammar.Subagent }
 	default:
 		return nil // a line that starts a call names a new one
@@ -364,30 +367,6 @@ func (c *completer) tools(start int) []Completion {
 	return out
 }
 
-// keysFor are the metadata keys that fit each kind of line, as writers use
-// them; keys the document's lines of the same kind use nearby are offered
-// too.
-var keysFor = map[grammar.Kind][]string{
-	grammar.ToolStart:    {"id", "ts", "step", "attempt", "tid", "span", "parent", "tokens_in", "tokens_out", "tokens_cached", "tokens_cache_create", "message_id", "model"},
-	grammar.Tool:         {"id", "ts", "step", "latency_ms", "attempt", "tid", "span", "parent"},
-	grammar.ToolProgress: {"id", "ts", "step", "tid", "span"},
-	grammar.Observation:  {"id", "ts", "step", "latency_ms", "tid", "span"},
-	grammar.User:         {"id", "ts", "step", "parent", "tid"},
-	grammar.Agent:        {"ts", "step", "parent", "model", "message_id", "tokens_in", "tokens_out", "tokens_cached", "tokens_cache_create"},
-	grammar.Thinking:     {"sig", "ts", "parent", "model", "message_id", "tokens_in", "tokens_out", "tokens_cached", "tokens_cache_create"},
-	grammar.Subagent:     {"id", "ts", "step", "summary", "tid"},
-	grammar.Mcp:          {"id", "ts", "step", "latency_ms", "tid", "span"},
-	grammar.Question:     {"id", "ts", "step"},
-	grammar.Lifecycle:    {"id", "ts", "model", "tokens_in", "tokens_out", "tokens_cached", "cost_usd"},
-	grammar.Skill:        {"ts", "step"},
-	grammar.Plan:         {"ts", "step"},
-	grammar.Mode:         {"ts", "step"},
-	grammar.Recall:       {"ts", "step"},
-	grammar.Phase:        {"ts", "step"},
-	grammar.Comment:      {"ts"},
-	grammar.Todos:        {"ts", "step"},
-}
-
 // proseKinds are lines of free text, where a word is rarely a key.
 func (c *completer) inProse() bool {
 	switch c.l.Kind {
@@ -421,9 +400,12 @@ func (c *completer) keys() []Completion {
 			present[string(c.text[p.Key.Start:p.Key.End])] = true
 		}
 	}
+	// The keys that fit the line's kind (grammar's table), and those the
+	// document's lines of the same kind use nearby.
+	base := c.l.Kind.Keys()
 	counts := map[string]int{}
-	for _, k := range keysFor[c.l.Kind] {
-		counts[k] = 0
+	for _, k := range base {
+		counts[k.String()] = 0
 	}
 	// Keys the document's lines of this kind use around here: a tool's
 	// arguments (file_path=, cmd=) on the same tool's lines, a converter's
@@ -452,9 +434,8 @@ func (c *completer) keys() []Completion {
 			names = append(names, k)
 		}
 	}
-	base := keysFor[c.l.Kind]
 	rank := func(k string) int {
-		if i := slices.Index(base, k); i >= 0 {
+		if i := slices.IndexFunc(base, func(b grammar.Key) bool { return b.String() == k }); i >= 0 {
 			return i
 		}
 		return len(base)
@@ -466,7 +447,7 @@ func (c *completer) keys() []Completion {
 	for _, k := range names[:min(len(names), maxCompletions)] {
 		item := Completion{Label: k, Kind: CompleteKey, Detail: keyDetail(k, counts[k]), Insert: k + "=",
 			Replace: c.span(c.ws, c.we)}
-		if key, ok := grammar.KeyNamed(k); ok {
+		if key, ok := grammar.KeyNamed(k); ok && key.Parsed() {
 			item.Doc = "**" + k + "**: " + key.Doc()
 		}
 		out = append(out, item)
@@ -474,8 +455,10 @@ func (c *completer) keys() []Completion {
 	return out
 }
 
+// keyDetail says what a key offered is: one of the format's metadata keys
+// (grammar.Key.Parsed), or a key lines nearby use.
 func keyDetail(key string, uses int) string {
-	if _, ok := grammar.KeyNamed(key); ok {
+	if k, ok := grammar.KeyNamed(key); ok && k.Parsed() {
 		if uses > 0 {
 			return fmt.Sprintf("metadata key, on %s of this kind nearby", plural(uses, "line"))
 		}

@@ -229,6 +229,9 @@ func TestHover(t *testing.T) {
 		}
 	}
 	for _, k := range grammar.Keys() {
+		if !k.Parsed() {
+			continue // a writer's key: text to the format
+		}
 		src := "---\nid: x\n---\n# " + k.String() + "=5\n"
 		if h, ok := Hover(grammar.Parse([]byte(src)), len(src)-4); !ok || h.Markdown == "" {
 			t.Errorf("%s=: hover %q", k, h.Markdown)

@@ -187,23 +187,21 @@ func (h *hoverer) pair(key string, value grammar.Span) string {
 		val = h.str(value)
 	}
 	abs := value.Shift(h.l.Start)
-	if k, ok := grammar.KeyNamed(key); ok {
+	k, known := grammar.KeyNamed(key)
+	switch {
+	case known && k.Parsed():
 		return h.metadata(k, val, abs)
-	}
-	switch key {
-	case "parent_full", "uuid", "id_full":
+	case k == grammar.KeyParentFull || k == grammar.KeyUUID || k == grammar.KeyIDFull:
 		if ref, ok := RefAt(h.t, abs.Start); ok {
 			return h.callHover(ref)
 		}
-	case "session":
-		return "**session**: the Claude Code session this entry belongs to."
-	case "stop":
-		return "**stop**: why the model stopped (`end_turn`, `tool_use`, …)."
-	case "summary", "desc":
+	case k == grammar.KeySession || k == grammar.KeyStop:
+		return fmt.Sprintf("**%s**: %s", k, k.Doc())
+	case k == grammar.KeySummary || key == "desc": // desc=: the Task call's description, abbreviated
 		return fmt.Sprintf("**%s**: %s", key, strings.Trim(val, `"`))
-	case "input":
+	case k == grammar.KeyInput:
 		return inputDocs(val)
-	case "cost_usd":
+	case k == grammar.KeyCostUSD:
 		return fmt.Sprintf("**cost**: $%s for the session.", val)
 	}
 	if h.l.Kind == grammar.ToolStart || h.l.Kind == grammar.Tool || h.l.Kind == grammar.Mcp {
@@ -460,7 +458,7 @@ func (h *hoverer) result() string {
 	if st, ok := grammar.StatusNamed(status); ok {
 		fmt.Fprintf(&b, " `%s`: %s", status, st.Doc)
 	}
-	if status == "[running]" && h.l.ID.Valid() {
+	if status == "["+grammar.StatusRunning+"]" && h.l.ID.Valid() {
 		ref := SymbolRef{Kind: CallRef, Name: string(h.t.Slice(h.l.ID.Start, h.l.ID.End))}
 		done := false
 		for _, o := range Occurrences(h.t, ref) {

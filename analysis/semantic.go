@@ -73,9 +73,6 @@ type SemanticToken struct {
 	Mods SemanticModifier
 }
 
-var idKeys = map[string]bool{"id": true, "parent": true, "parent_full": true, "uuid": true, "id_full": true,
-	"tid": true, "span": true, "message_id": true, "session": true}
-
 // SemanticTokens yields in order the tokens that overlap bytes [start,
 // end) (the token at start, for an empty range). Free text (messages,
 // results) gets none: it keeps the editor's default colour. It reads the
@@ -137,21 +134,23 @@ func classifyToken(l grammar.Line, li *grammar.LineInfo, text []byte, tok gramma
 	case grammar.TokEquals, grammar.TokArrow:
 		return SemOperator, 0, true
 	case grammar.TokValue:
-		key := string(text[tok.Key.Start:tok.Key.End])
+		key, _ := grammar.KeyOf(text[tok.Key.Start:tok.Key.End])
 		switch {
-		case idKeys[key]:
+		case key.IsRef():
 			var mods SemanticModifier
-			if key == "id" && l.Kind == grammar.ToolStart {
+			if key == grammar.KeyID && l.Kind == grammar.ToolStart {
 				mods = ModDeclaration
 			}
 			return SemVariable, mods, true
-		case key == "ts" || isDigits(text[tok.Span.Start:tok.Span.End]):
+		case key == grammar.KeyTS || isDigits(text[tok.Span.Start:tok.Span.End]):
 			return SemNumber, 0, true
 		}
 		return SemString, 0, true
 	case grammar.TokString, grammar.TokJSON, grammar.TokHeaderValue:
-		if tok.Kind == grammar.TokString && idKeys[string(text[tok.Key.Start:tok.Key.End])] {
-			return SemVariable, 0, true
+		if tok.Kind == grammar.TokString {
+			if key, _ := grammar.KeyOf(text[tok.Key.Start:tok.Key.End]); key.IsRef() {
+				return SemVariable, 0, true
+			}
 		}
 		return SemString, 0, true
 	case grammar.TokStatus:

@@ -55,42 +55,65 @@ type kindSpec struct {
 	title, doc  string
 	registersID bool // its id= makes the call known to later lines
 	takesResult bool // a result follows "→"
+	// keys are the metadata keys writers put on lines of the kind, in the
+	// order they put them: the ones a person writing the line adds
+	// (completion offers them), not those only converters write (id_full=,
+	// input=, uuid=, ...).
+	keys []Key
 }
 
 var kindSpecs = [numKinds]kindSpec{
 	Empty:        {name: "empty"},
 	Continuation: {name: "continuation", title: "continuation", doc: "a line indented by two spaces or a tab continues the line above."},
 	User: {name: "user", prefix: "u:", title: "user message",
-		doc: "what the user said to the agent (writers keep the first line, up to 200 characters)."},
-	Agent: {name: "agent", prefix: "a:", title: "agent message", doc: "text the agent wrote to the user."},
+		doc:  "what the user said to the agent (writers keep the first line, up to 200 characters).",
+		keys: []Key{KeyID, KeyTS, KeyStep, KeyParent, KeyTID}},
+	Agent: {name: "agent", prefix: "a:", title: "agent message", doc: "text the agent wrote to the user.",
+		keys: []Key{KeyTS, KeyStep, KeyParent, KeyModel, KeyMessageID, KeyTokensIn, KeyTokensOut, KeyTokensCached, KeyTokensCacheCreate}},
 	ToolStart: {name: "tool_start", prefix: "t!:", title: "tool start", registersID: true, takesResult: true,
-		doc: "a tool call began. It is completed by an `o: id=…` observation, or a `t:` line with the same id and a result; otherwise W007."},
+		doc:  "a tool call began. It is completed by an `o: id=…` observation, or a `t:` line with the same id and a result; otherwise W007.",
+		keys: []Key{KeyID, KeyTS, KeyStep, KeyAttempt, KeyTID, KeySpan, KeyParent, KeyTokensIn, KeyTokensOut, KeyTokensCached, KeyTokensCacheCreate, KeyMessageID, KeyModel}},
 	ToolProgress: {name: "tool_progress", prefix: "t~:", title: "tool progress",
-		doc: "incremental output of a running call (`id=` must name a started call)."},
+		doc:  "incremental output of a running call (`id=` must name a started call).",
+		keys: []Key{KeyID, KeyTS, KeyStep, KeyTID, KeySpan}},
 	Tool: {name: "tool", prefix: "t:", title: "tool call", registersID: true, takesResult: true,
-		doc: "a complete call with its result after `→`."},
+		doc:  "a complete call with its result after `→`.",
+		keys: []Key{KeyID, KeyTS, KeyStep, KeyLatency, KeyAttempt, KeyTID, KeySpan, KeyParent}},
 	Observation: {name: "observation", prefix: "o:", title: "observation", takesResult: true,
-		doc: "the result of a call, linked to it by `id=`. `[ok]` or `[error]` follow the arrow."},
-	Skill: {name: "skill", prefix: "s:", title: "skill", takesResult: true, doc: "a skill was activated or used."},
-	Plan:  {name: "plan", prefix: "p:", title: "plan", takesResult: true, doc: "a plan operation (create, update, complete…)."},
-	Mode:  {name: "mode", prefix: "m:", title: "mode", doc: "the agent's mode changed (e.g. `auto`, `plan`)."},
+		doc:  "the result of a call, linked to it by `id=`. `[ok]` or `[error]` follow the arrow.",
+		keys: []Key{KeyID, KeyTS, KeyStep, KeyLatency, KeyTID, KeySpan}},
+	Skill: {name: "skill", prefix: "s:", title: "skill", takesResult: true, doc: "a skill was activated or used.",
+		keys: []Key{KeyTS, KeyStep}},
+	Plan: {name: "plan", prefix: "p:", title: "plan", takesResult: true, doc: "a plan operation (create, update, complete…).",
+		keys: []Key{KeyTS, KeyStep}},
+	Mode: {name: "mode", prefix: "m:", title: "mode", doc: "the agent's mode changed (e.g. `auto`, `plan`).",
+		keys: []Key{KeyTS, KeyStep}},
 	Recall: {name: "recall", prefix: "r:", title: "recall", takesResult: true,
-		doc: "a memory or search lookup and what it found."},
+		doc:  "a memory or search lookup and what it found.",
+		keys: []Key{KeyTS, KeyStep}},
 	Subagent: {name: "subagent", prefix: "x:", title: "subagent", registersID: true, takesResult: true,
-		doc: "a subagent of the given type; `[started]` and `[done]` lines share its `id=`."},
+		doc:  "a subagent of the given type; `[started]` and `[done]` lines share its `id=`.",
+		keys: []Key{KeyID, KeyTS, KeyStep, KeySummary, KeyTID}},
 	Mcp: {name: "mcp", prefix: "c:", title: "MCP call", registersID: true, takesResult: true,
-		doc: "`server.method` on an MCP server, with its result."},
+		doc:  "`server.method` on an MCP server, with its result.",
+		keys: []Key{KeyID, KeyTS, KeyStep, KeyLatency, KeyTID, KeySpan}},
 	Question: {name: "question", prefix: "q:", title: "question", registersID: true, takesResult: true,
-		doc: "the agent asked the user a question; the answer follows `→`."},
+		doc:  "the agent asked the user a question; the answer follows `→`.",
+		keys: []Key{KeyID, KeyTS, KeyStep}},
 	Comment: {name: "comment", prefix: "#", title: "comment",
-		doc: "metadata for humans and tools (`# status:`, `# queue:`, `# file-snapshot:`). Metadata in it is still read."},
+		doc:  "metadata for humans and tools (`# status:`, `# queue:`, `# file-snapshot:`). Metadata in it is still read.",
+		keys: []Key{KeyTS}},
 	Phase: {name: "phase", prefix: "@phase",
-		doc: "starts a named phase of the session; the outline groups events under it."},
+		doc:  "starts a named phase of the session; the outline groups events under it.",
+		keys: []Key{KeyTS, KeyStep}},
 	Lifecycle: {name: "lifecycle", prefix: "@", title: "lifecycle event",
-		doc: "`@start`, `@init`, `@end` and other session events."},
+		doc:  "`@start`, `@init`, `@end` and other session events.",
+		keys: []Key{KeyID, KeyTS, KeyModel, KeyTokensIn, KeyTokensOut, KeyTokensCached, KeyCostUSD}},
 	Thinking: {name: "thinking", prefix: "th:", title: "thinking",
-		doc: "the model's reasoning (first line, up to 150 characters); `sig=` is its signature, cut short."},
-	Todos:           {name: "todos", prefix: "td:", title: "todos", doc: "the agent's todo list, as `[status] item` entries."},
+		doc:  "the model's reasoning (first line, up to 150 characters); `sig=` is its signature, cut short.",
+		keys: []Key{KeySig, KeyTS, KeyParent, KeyModel, KeyMessageID, KeyTokensIn, KeyTokensOut, KeyTokensCached, KeyTokensCacheCreate}},
+	Todos: {name: "todos", prefix: "td:", title: "todos", doc: "the agent's todo list, as `[status] item` entries.",
+		keys: []Key{KeyTS, KeyStep}},
 	Unknown:         {name: "unknown"},
 	Preamble:        {name: "preamble"},
 	HeaderDelimiter: {name: "header_delimiter"},
@@ -138,6 +161,16 @@ func (k Kind) Title() string {
 		return s.prefix
 	}
 	return s.prefix + " " + s.title
+}
+
+// Keys are the metadata keys writers put on lines of kind k, in the order
+// they put them: those a person writing such a line adds (completion offers
+// them), not those only converters write.
+func (k Kind) Keys() []Key {
+	if k < numKinds {
+		return kindSpecs[k].keys
+	}
+	return nil
 }
 
 // Doc is one sentence on what a line of kind k is, after its Title.

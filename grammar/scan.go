@@ -43,16 +43,26 @@ func (s Span) Shift(d int) Span {
 type LineInfo struct {
 	Kind    Kind
 	Flags   Flags
-	Trim    Span // the line without surrounding whitespace
-	Content int  // where the reference parser's content starts
-	Name    Span // tool, subagent, skill, plan or MCP name; @verb; phase name
-	Arrow   Span // the first result arrow "→" in the content
-	Result  Span // the result text after the arrow and whitespace
-	Meta    [numKeys]Span
+	Trim    Span                // the line without surrounding whitespace
+	Content int                 // where the reference parser's content starts
+	Name    Span                // tool, subagent, skill, plan or MCP name; @verb; phase name
+	Arrow   Span                // the first result arrow "→" in the content
+	Result  Span                // the result text after the arrow and whitespace
+	Meta    [numParsedKeys]Span // the first value of each of the format's keys
 }
 
-// Value returns the value of key k as the reference regex captures it.
+// Value returns the value of key k as the reference regex captures it
+// (none for the keys the format leaves to the text).
 func (li *LineInfo) Value(text []byte, k Key) ([]byte, bool) {
+	if !k.Parsed() {
+		return nil, false
+	}
+	return li.value(text, k)
+}
+
+// value is Value for one of the format's keys: small enough to be inlined
+// where the parser reads every line's usage (usageOf).
+func (li *LineInfo) value(text []byte, k Key) ([]byte, bool) {
 	s := li.Meta[k]
 	if !s.Valid() {
 		return nil, false
@@ -145,7 +155,7 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 	}
 	if content := li.Content; content < te {
 		found := 0
-		for i := content; found < int(numKeys); i++ {
+		for i := content; found < int(numParsedKeys); i++ {
 			j := bytes.IndexByte(t[i:te], '=')
 			if j < 0 {
 				break
@@ -206,14 +216,14 @@ func redactions(t []byte, li *LineInfo, open byte) {
 // and its value is not empty, it records the value and reports true.
 func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
 	ks := eq
-	for ks > content && eq-ks <= maxKeyLen {
+	for ks > content && eq-ks <= maxParsedKeyLen {
 		c := t[ks-1]
 		if c >= 0x80 || !asciiWord[c] {
 			break
 		}
 		ks--
 	}
-	if ks == eq || eq-ks > maxKeyLen || wordBefore(t, ks) {
+	if ks == eq || eq-ks > maxParsedKeyLen || wordBefore(t, ks) {
 		return false
 	}
 	k := keyOf(t[ks:eq])
@@ -232,12 +242,12 @@ func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
 // which the reference reads as a flag on any line.
 func HasInterrupted(text []byte) bool {
 	for off := 0; ; {
-		i := bytes.Index(text[off:], []byte("interrupted"))
+		i := bytes.Index(text[off:], []byte(Interrupted))
 		if i < 0 {
 			return false
 		}
 		i += off
-		end := i + len("interrupted")
+		end := i + len(Interrupted)
 		if !wordBefore(text, i) {
 			if ok, _ := wordAt(text, end); !ok {
 				return true

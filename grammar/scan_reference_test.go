@@ -57,7 +57,7 @@ func scanBytesByteLoop(t []byte, li *LineInfo, te int) {
 func scanSpecial(t []byte, li *LineInfo, te, i int, found *int) int {
 	switch special[t[i]] {
 	case spEquals:
-		if i >= li.Content && i < te && *found < int(numKeys) && metaAt(t, li, li.Content, i, te) {
+		if i >= li.Content && i < te && *found < int(numParsedKeys) && metaAt(t, li, li.Content, i, te) {
 			*found++
 		}
 	case spHigh:

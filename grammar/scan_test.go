@@ -123,7 +123,7 @@ func TestMetadata(t *testing.T) {
 	for _, c := range cases {
 		b := []byte(c.line)
 		li := ScanLine(b)
-		for k := Key(0); k < numKeys; k++ {
+		for k := Key(0); k < numParsedKeys; k++ {
 			v, ok := li.Value(b, k)
 			want, wantOK := c.want[k]
 			if ok != wantOK || string(v) != want {

@@ -155,7 +155,7 @@ func tokenizeRest(text []byte, out []Token, first, from, to int, textKind TokenK
 			e = i + 1
 		}
 		switch {
-		case bytes.Equal(t[i:e], []byte("interrupted")):
+		case bytes.Equal(t[i:e], []byte(Interrupted)):
 			if past {
 				return out
 			}

@@ -76,7 +76,7 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind) []Toke
 		if e == i {
 			e = i + 1
 		}
-		if bytes.Equal(t[i:e], []byte("interrupted")) {
+		if bytes.Equal(t[i:e], []byte(Interrupted)) {
 			out = append(out, Token{Kind: TokFlag, Span: Span{i, e}})
 			i = e
 			continue
@@ -140,7 +140,7 @@ type skim struct {
 
 var (
 	skimBytes   = [...]byte{'=', '@', '[', '<'}
-	skimStrings = [...][]byte{arrow, []byte("->"), []byte("interrupted")}
+	skimStrings = [...][]byte{arrow, []byte("->"), []byte(Interrupted)}
 )
 
 // next returns the first position at or after from that holds one of

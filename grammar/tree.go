@@ -437,7 +437,7 @@ func (c *Chunk) storeUsage(line, lineOff int, lineText []byte, u Usage, li *Line
 		if c.wideUsage == nil {
 			c.wideUsage = map[int32]Usage{}
 		}
-		if v, ok := li.Value(lineText, KeyMessageID); ok {
+		if v, ok := li.value(lineText, KeyMessageID); ok {
 			u.MessageID = string(v)
 		}
 		u.Line = line
@@ -465,7 +465,7 @@ func (c *Chunk) usageAt(i int) Usage {
 // line's usage, which the rlog reader of the conversions uses too.
 func LineUsage(text []byte, li *LineInfo) (Usage, bool) {
 	u, ok := usageOf(text, li)
-	if v, has := li.Value(text, KeyMessageID); ok && has {
+	if v, has := li.value(text, KeyMessageID); ok && has {
 		u.MessageID = string(v)
 	}
 	return u, ok
@@ -484,7 +484,7 @@ func usageOf(text []byte, li *LineInfo) (Usage, bool) {
 
 // number reads a digits-only value as a uint64 (false if absent or too big).
 func (li *LineInfo) number(text []byte, k Key) (uint64, bool) {
-	v, ok := li.Value(text, k)
+	v, ok := li.value(text, k)
 	if !ok || len(v) > 19 {
 		return 0, false
 	}

@@ -412,7 +412,7 @@ func TestInfoEqualsScan(t *testing.T) {
 				want = LineInfo{Kind: l.Kind, Trim: want.Trim, Content: want.Trim.Start, Flags: want.Flags}
 			} else {
 				kept := want.Meta
-				want.Meta = [numKeys]Span{}
+				want.Meta = [numParsedKeys]Span{}
 				want.Meta[KeyID], want.Meta[KeyStep], want.Meta[KeyTS] = kept[KeyID], kept[KeyStep], kept[KeyTS]
 			}
 			if want.Trim.Start == want.Trim.End {

@@ -65,6 +65,20 @@ func TestKeyTable(t *testing.T) {
 		if k.Doc() == "" {
 			t.Errorf("%s has no doc", k)
 		}
+		// The traits nest: what the rules check is the format's and is
+		// metadata to a reader; what is metadata before a call's arrow is
+		// metadata at the end of a line too.
+		if k.Checked() && (!k.Parsed() || !k.Trailing()) || k.IsUsage() && !k.Checked() || k.CallMeta() && !k.Trailing() {
+			t.Errorf("%s: checked %v, usage %v, call metadata %v, trailing %v, parsed %v", k, k.Checked(), k.IsUsage(), k.CallMeta(), k.Trailing(), k.Parsed())
+		}
+		if k.Parsed() && !k.Trailing() {
+			t.Errorf("%s is the format's but not a line's metadata to a reader", k)
+		}
+		line := []byte("a: " + k.String() + "=1")
+		li := ScanLine(line)
+		if _, ok := li.Value(line, k); ok != k.Parsed() {
+			t.Errorf("%s=1: the scanner reads it: %v, want %v", k, ok, k.Parsed())
+		}
 	}
 	li := ScanLine([]byte("a: x id=ab.c step=12x ts=2025-01-01T00:00:00Z, parent=ab-12g attempt=2/3 tokens_in=5k sig=Ep/4+ model=\"m x\""))
 	text := "a: x id=ab.c step=12x ts=2025-01-01T00:00:00Z, parent=ab-12g attempt=2/3 tokens_in=5k sig=Ep/4+ model=\"m x\""
@@ -126,9 +140,55 @@ func TestFormatDocCoversVocabulary(t *testing.T) {
 			t.Errorf("docs/format.md has no row for the prefix %s", p)
 		}
 	}
+	// The Metadata section's tables: the format's keys, the keys writers
+	// add on any line (Trailing), the fields of some lines; each in the
+	// table's order, with its value as ValueDoc says it.
+	var tables [][]Key
 	for _, k := range Keys() {
-		if row("`"+k.String()+"`") == "" {
-			t.Errorf("docs/format.md has no row for the key %s", k)
+		i := 0
+		switch {
+		case !k.Parsed() && k.Trailing():
+			i = 1
+		case !k.Parsed():
+			i = 2
+		}
+		for len(tables) <= i {
+			tables = append(tables, nil)
+		}
+		tables[i] = append(tables[i], k)
+	}
+	section := doc[strings.Index(doc, "\n## Metadata\n"):]
+	section = section[:strings.Index(section, "\n### ")]
+	var docTables [][]string
+	in := false
+	for _, l := range strings.Split(section, "\n") {
+		switch {
+		case l == "| key | value | what it says |":
+			docTables, in = append(docTables, nil), true
+		case !strings.HasPrefix(l, "|"):
+			in = false
+		case in && !strings.HasPrefix(l, "| ---"):
+			docTables[len(docTables)-1] = append(docTables[len(docTables)-1], l)
+		}
+	}
+	if len(docTables) != len(tables) {
+		t.Fatalf("docs/format.md's Metadata section has %d key tables, want %d", len(docTables), len(tables))
+	}
+	for i, keys := range tables {
+		var got, want []string
+		for _, r := range docTables[i] {
+			cells := strings.Split(r, " | ")
+			if len(cells) < 3 {
+				t.Errorf("docs/format.md: key row %q", r)
+				continue
+			}
+			got = append(got, strings.TrimPrefix(cells[0], "| ")+" | "+cells[1])
+		}
+		for _, k := range keys {
+			want = append(want, "`"+k.String()+"` | "+k.ValueDoc())
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("docs/format.md's key table %d:\n%s\nwant (grammar's key table):\n%s", i+1, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
 	for _, v := range Verbs {

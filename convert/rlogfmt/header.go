@@ -21,6 +21,55 @@ import (
 // yamlKey is a key the header, and a tool argument, can be written under.
 var yamlKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 
+// The header fields the model has a field of its own for, as the reader
+// sets them and the writer writes them (grammar.FieldSpecs names each;
+// TestModelHeaderFieldsAreNamed holds them to it). The reader keeps the
+// other fields as the header's extras.
+const (
+	fieldFormat  = "format"
+	fieldID      = "id"
+	fieldRepoSHA = "repo_sha"
+)
+
+// agentFields are the model's other header strings, in the order the
+// writer puts them after format, id and repo_sha.
+var agentFields = [...]struct {
+	name string
+	of   func(*model.Header) *string
+}{
+	{"agent", func(h *model.Header) *string { return &h.AgentName }},
+	{"version", func(h *model.Header) *string { return &h.AgentVersion }},
+	{"model", func(h *model.Header) *string { return &h.Model }},
+	{"branch", func(h *model.Header) *string { return &h.Branch }},
+	{"cwd", func(h *model.Header) *string { return &h.Cwd }},
+}
+
+// totalFields are the session's token totals, in the order the writer puts
+// them; the optional ones only when they are not 0.
+var totalFields = [...]struct {
+	name     string
+	of       func(*model.Usage) *int64
+	optional bool
+}{
+	{"tokens_total_in", func(u *model.Usage) *int64 { return &u.Input }, false},
+	{"tokens_total_out", func(u *model.Usage) *int64 { return &u.Output }, false},
+	{"tokens_cached", func(u *model.Usage) *int64 { return &u.CacheRead }, true},
+	{"tokens_cache_create", func(u *model.Usage) *int64 { return &u.CacheCreate }, true},
+}
+
+// modelHeaderFields are the names of every header field the model has a
+// field for.
+var modelHeaderFields = func() map[string]bool {
+	m := map[string]bool{fieldFormat: true, fieldID: true, fieldRepoSHA: true}
+	for _, f := range agentFields {
+		m[f.name] = true
+	}
+	for _, f := range totalFields {
+		m[f.name] = true
+	}
+	return m
+}()
+
 // isVerb reports whether name is one of rlog/1's lifecycle events (the
 // rules hint at others).
 func isVerb(name string) bool {
@@ -38,23 +87,21 @@ func (wr *writer) header() {
 	h := wr.h
 	fields := headerFields{written: map[string]bool{}}
 	wr.wrote = writtenHeader{fields: map[string]string{}, extra: fields.written}
-	fields.add("format", stringNode(grammar.FormatVersion))
+	fields.add(fieldFormat, stringNode(grammar.FormatVersion))
 	id := h.ID
 	if strings.TrimSpace(id) == "" {
 		id = "unknown"
 		wr.rep.Lose(model.LossSynthesized, "header.id", "header id: unknown (the source has no session id)", model.Loc{})
 	}
-	fields.add("id", stringNode(id))
-	wr.wrote.fields["id"] = id
+	fields.add(fieldID, stringNode(id))
+	wr.wrote.fields[fieldID] = id
 	sha := wr.repoSHA()
-	fields.add("repo_sha", stringNode(sha))
-	wr.wrote.fields["repo_sha"] = sha
-	for _, f := range [...]struct{ key, value string }{
-		{"agent", h.AgentName}, {"version", h.AgentVersion}, {"model", h.Model}, {"branch", h.Branch}, {"cwd", h.Cwd},
-	} {
-		if f.value != "" {
-			fields.add(f.key, stringNode(f.value))
-			wr.wrote.fields[f.key] = f.value
+	fields.add(fieldRepoSHA, stringNode(sha))
+	wr.wrote.fields[fieldRepoSHA] = sha
+	for _, f := range agentFields {
+		if v := *f.of(h); v != "" {
+			fields.add(f.name, stringNode(v))
+			wr.wrote.fields[f.name] = v
 		}
 	}
 	wr.headerExtras(&fields)
@@ -64,13 +111,10 @@ func (wr *writer) header() {
 	}
 	if tot != nil {
 		wr.totalsInHeader = true
-		fields.add("tokens_total_in", countNode(tot.Input))
-		fields.add("tokens_total_out", countNode(tot.Output))
-		if tot.CacheRead > 0 {
-			fields.add("tokens_cached", countNode(tot.CacheRead))
-		}
-		if tot.CacheCreate > 0 {
-			fields.add("tokens_cache_create", countNode(tot.CacheCreate))
+		for _, f := range totalFields {
+			if n := *f.of(tot); n > 0 || !f.optional {
+				fields.add(f.name, countNode(n))
+			}
 		}
 	}
 	out, err := yaml.Marshal(&fields.node)
@@ -225,7 +269,7 @@ func (wr *writer) begin(h *model.Header, first *model.Event) {
 	origin, _ := h.First()
 	wr.same = origin == Name
 	wr.header()
-	if !wr.same && (first == nil || first.Kind != model.KindLifecycle || first.Name != "start") {
+	if !wr.same && (first == nil || first.Kind != model.KindLifecycle || first.Name != grammar.VerbStart) {
 		ts := h.Started
 		if ts == "" && first != nil {
 			ts = first.Time
@@ -264,16 +308,16 @@ func (wr *writer) reportLateHeader() {
 	if h.CostUSD != nil && !wr.costWritten && wr.same {
 		wr.rep.Lose(model.LossDroppedField, "header.cost", "the session's cost, known only after the events began (rlog writes its header first)", model.Loc{})
 	}
-	for _, kv := range [...][2]string{{"agent", h.AgentName}, {"version", h.AgentVersion}, {"model", h.Model}, {"branch", h.Branch}, {"cwd", h.Cwd}} {
-		if kv[1] != "" && wr.wrote.fields[kv[0]] != kv[1] {
-			late(kv[0])
+	for _, f := range agentFields {
+		if v := *f.of(h); v != "" && wr.wrote.fields[f.name] != v {
+			late(f.name)
 		}
 	}
-	if h.ID != "" && wr.wrote.fields["id"] != h.ID {
-		late("id")
+	if h.ID != "" && wr.wrote.fields[fieldID] != h.ID {
+		late(fieldID)
 	}
-	if h.RepoSHA != "" && wr.opt.RepoSHA == "" && wr.wrote.fields["repo_sha"] != h.RepoSHA {
-		late("repo_sha")
+	if h.RepoSHA != "" && wr.opt.RepoSHA == "" && wr.wrote.fields[fieldRepoSHA] != h.RepoSHA {
+		late(fieldRepoSHA)
 	}
 	for _, f := range h.Extra {
 		if wr.wrote.extra[f.Key] || !yamlKey.MatchString(f.Key) {

@@ -159,11 +159,6 @@ const maxUnanswered = 64
 // the way back to rlog gives it again.
 func madeUpCallID(line int) string { return "call_L" + strconv.Itoa(line) }
 
-// Header keys the model has fields for.
-var headerKeys = map[string]bool{"format": true, "id": true, "repo_sha": true, "model": true, "agent": true,
-	"version": true, "branch": true, "cwd": true, "tokens_total_in": true, "tokens_total_out": true,
-	"tokens_cached": true, "tokens_cache_create": true}
-
 func (rd *reader) header(t *grammar.Tree, nums []int) {
 	h := t.Header()
 	reg := t.Region()
@@ -183,23 +178,23 @@ func (rd *reader) header(t *grammar.Tree, nums []int) {
 	}
 	mh := rd.h
 	get := func(k string) string { v, _ := h.Get(k); return v }
-	mh.SourceVersion = get("format")
-	mh.ID = get("id")
-	mh.RepoSHA = get("repo_sha")
-	mh.Model = get("model")
-	mh.AgentName = get("agent")
-	mh.AgentVersion = get("version")
-	mh.Branch = get("branch")
-	mh.Cwd = get("cwd")
-	num := func(k string) int64 { n, _ := strconv.ParseInt(get(k), 10, 64); return n }
-	tot := model.Usage{Input: num("tokens_total_in"), Output: num("tokens_total_out"), CacheRead: num("tokens_cached"), CacheCreate: num("tokens_cache_create")}
+	mh.SourceVersion = get(fieldFormat)
+	mh.ID = get(fieldID)
+	mh.RepoSHA = get(fieldRepoSHA)
+	for _, f := range agentFields {
+		*f.of(mh) = get(f.name)
+	}
+	var tot model.Usage
+	for _, f := range totalFields {
+		*f.of(&tot), _ = strconv.ParseInt(get(f.name), 10, 64)
+	}
 	if !tot.IsZero() {
 		// A crashed session keeps 0 totals: those mean "unknown".
 		mh.Totals = &tot
 	}
 	values := headerValues(t)
 	for _, f := range h.Fields {
-		if headerKeys[f.Key] {
+		if modelHeaderFields[f.Key] {
 			continue
 		}
 		if v, ok := values[f.Key]; ok {
@@ -314,58 +309,6 @@ func (rd *reader) end() error {
 	return rd.sink.End(rd.h)
 }
 
-// metaKey is a key read as metadata when it trails a line's text (the
-// parser's keys, the real converter's and this writer's). Other key=value
-// pairs at the end of a text are part of the text. A metaKey indexes the
-// line's trailing metadata (lineParts.metaSet).
-type metaKey uint8
-
-const (
-	mkID metaKey = iota
-	mkStep
-	mkTS
-	mkTID
-	mkSpan
-	mkLatencyMS
-	mkAttempt
-	mkLevel
-	mkParent
-	mkSig
-	mkTokensIn
-	mkTokensOut
-	mkTokensCached
-	mkModel
-	mkMessageID
-	mkTokensCacheCreate
-	mkIDFull
-	mkParentFull
-	mkUUID
-	mkSession
-	mkRole
-	mkStop
-	mkInput
-	mkMeta
-	mkOrphanID
-	mkCostUSD
-	numMetaKeys
-)
-
-// metaKeyNames are the metaKeys as written.
-var metaKeyNames = [numMetaKeys]string{
-	"id", "step", "ts", "tid", "span", "latency_ms", "attempt", "level", "parent", "sig",
-	"tokens_in", "tokens_out", "tokens_cached", "model", "message_id", "tokens_cache_create",
-	"id_full", "parent_full", "uuid", "session", "role", "stop", "input", "meta", "orphan_id", "cost_usd",
-}
-
-// metaKeys finds a metaKey by its name.
-var metaKeys = func() map[string]metaKey {
-	m := make(map[string]metaKey, numMetaKeys)
-	for k, name := range metaKeyNames {
-		m[name] = metaKey(k)
-	}
-	return m
-}()
-
 // pair is one key=value of a line: where its key is, and where its value
 // is as written (hasValue false for a key with no value).
 type pair struct {
@@ -401,18 +344,34 @@ type lineParts struct {
 	toks  []grammar.Token
 	pairs []pair // every key=value, in order
 	// metaStart is where the trailing metadata starts (the end of the text
-	// when there is none); metaSet has a bit for each metaKey among those
-	// trailing pairs, and metaSpan the value as written of the last one of
-	// each key (unquoted when asked for: most are never asked); interrupted
-	// is the flag among them.
+	// when there is none): the run of pairs whose keys are Trailing
+	// (grammar's rule of what is metadata) at the end of the line. metaSet
+	// has a bit for each key among those trailing pairs, and metaSpan the
+	// value as written of the last one of each key (unquoted when asked
+	// for: most are never asked); interrupted is the flag among them.
 	metaStart   int
-	metaSet     uint32
-	metaSpan    [numMetaKeys]grammar.Span
+	metaSet     keySet
+	metaSpan    [grammar.NumKeys]grammar.Span
 	interrupted bool
 	// arrowSet and arrowSpan are the same for the first pair of each
-	// metaKey before the result arrow (see metaValue).
-	arrowSet  uint32
-	arrowSpan [numMetaKeys]grammar.Span
+	// Trailing key before the result arrow (see metaValue).
+	arrowSet  keySet
+	arrowSpan [grammar.NumKeys]grammar.Span
+}
+
+// keySet has a bit for each grammar.Key.
+type keySet uint64
+
+// The table's keys fit in a keySet.
+var _ [64 - grammar.NumKeys]struct{}
+
+func (s keySet) has(k grammar.Key) bool { return s&(1<<k) != 0 }
+
+// trailingKey is the key spelled b when a reader takes it as a line's
+// metadata (grammar.Key.Trailing).
+func trailingKey(b []byte) (grammar.Key, bool) {
+	k, ok := grammar.KeyOf(b)
+	return k, ok && k.Trailing()
 }
 
 func split(text []byte) *lineParts {
@@ -445,7 +404,7 @@ func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
 			if !pr.hasValue {
 				continue
 			}
-			if k, ok := metaKeys[string(text[pr.key.Start:pr.key.End])]; ok && p.arrowSet&(1<<k) == 0 {
+			if k, ok := trailingKey(text[pr.key.Start:pr.key.End]); ok && !p.arrowSet.has(k) {
 				p.arrowSet |= 1 << k
 				p.arrowSpan[k] = pr.value
 			}
@@ -460,18 +419,18 @@ func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
 		t := p.toks[i]
 		switch t.Kind {
 		case grammar.TokValue, grammar.TokString, grammar.TokJSON:
-			k, ok := metaKeys[string(text[t.Key.Start:t.Key.End])]
+			k, ok := trailingKey(text[t.Key.Start:t.Key.End])
 			if !ok {
 				return
 			}
-			if bit := uint32(1) << k; p.metaSet&bit == 0 {
+			if bit := keySet(1) << k; p.metaSet&bit == 0 {
 				p.metaSet |= bit
 				p.metaSpan[k] = t.Span
 			}
 			p.metaStart = t.Key.Start
 			i -= 2 // the key and the equals sign
 		case grammar.TokFlag:
-			if string(text[t.Span.Start:t.Span.End]) == "interrupted" {
+			if string(text[t.Span.Start:t.Span.End]) == grammar.Interrupted {
 				p.interrupted = true
 			}
 			p.metaStart = t.Span.Start
@@ -482,15 +441,15 @@ func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
 }
 
 // metaRaw is the trailing metadata value of key k as written.
-func (p *lineParts) metaRaw(k metaKey) ([]byte, bool) {
-	if p.metaSet&(1<<k) == 0 {
+func (p *lineParts) metaRaw(k grammar.Key) ([]byte, bool) {
+	if !p.metaSet.has(k) {
 		return nil, false
 	}
 	return p.text[p.metaSpan[k].Start:p.metaSpan[k].End], true
 }
 
 // metaGet is the trailing metadata value of key k, unquoted.
-func (p *lineParts) metaGet(k metaKey) (string, bool) {
+func (p *lineParts) metaGet(k grammar.Key) (string, bool) {
 	raw, ok := p.metaRaw(k)
 	if !ok {
 		return "", false
@@ -499,18 +458,22 @@ func (p *lineParts) metaGet(k metaKey) (string, bool) {
 }
 
 // meta1 is metaGet's value alone ("" when absent).
-func (p *lineParts) meta1(k metaKey) string {
+func (p *lineParts) meta1(k grammar.Key) string {
 	v, _ := p.metaGet(k)
 	return v
 }
 
 // keyIs reports whether pr's key is k.
-func (p *lineParts) keyIs(pr pair, k string) bool {
-	return string(p.text[pr.key.Start:pr.key.End]) == k
+func (p *lineParts) keyIs(pr pair, k grammar.Key) bool {
+	return string(p.text[pr.key.Start:pr.key.End]) == k.String()
 }
 
-// key is pr's key.
-func (p *lineParts) key(pr pair) string { return string(p.text[pr.key.Start:pr.key.End]) }
+// keyOf is pr's key in grammar's table (grammar.NumKeys, no key of it,
+// when it is none).
+func (p *lineParts) keyOf(pr pair) grammar.Key {
+	k, _ := grammar.KeyOf(p.text[pr.key.Start:pr.key.End])
+	return k
+}
 
 // value is pr's value unquoted ("" when it has none).
 func (p *lineParts) value(pr pair) string {
@@ -522,7 +485,7 @@ func (p *lineParts) value(pr pair) string {
 // writers put `id=`). A key=value inside the text itself is text: the
 // parser's first-match rule would read `step=5` in prose as the line's
 // step, but no writer puts metadata there.
-func (p *lineParts) metaValue(k metaKey) (string, bool) {
+func (p *lineParts) metaValue(k grammar.Key) (string, bool) {
 	if v, ok := p.metaGet(k); ok {
 		return v, true
 	}
@@ -530,12 +493,12 @@ func (p *lineParts) metaValue(k metaKey) (string, bool) {
 }
 
 // arrowValue is metaValue's value from before the result arrow.
-func (p *lineParts) arrowValue(k metaKey) (string, bool) {
-	if p.arrowSet&(1<<k) == 0 {
+func (p *lineParts) arrowValue(k grammar.Key) (string, bool) {
+	if !p.arrowSet.has(k) {
 		return "", false
 	}
 	v := unquoteBytes(p.text[p.arrowSpan[k].Start:p.arrowSpan[k].End])
-	if k == mkID {
+	if k == grammar.KeyID {
 		// \bid=(\w+), as the rules read it.
 		return idPrefix(v), true
 	}
@@ -545,7 +508,7 @@ func (p *lineParts) arrowValue(k metaKey) (string, bool) {
 // metaInt is metaValue's value as a number: ok false when it is absent or
 // no integer (strconv.ParseInt). A bare run of digits, as writers write
 // counts, is read from the line without a string made of it.
-func (p *lineParts) metaInt(k metaKey) (int64, bool) {
+func (p *lineParts) metaInt(k grammar.Key) (int64, bool) {
 	if raw, ok := p.metaRaw(k); ok {
 		if n, ok := jsonscan.Digits(raw); ok {
 			return n, true
@@ -593,10 +556,10 @@ func idPrefixRunes(v string) string {
 // lineID is the id a line names: id_full when present (the whole id the
 // parser's \w+ cannot hold), else its id=.
 func (p *lineParts) lineID() string {
-	if v, ok := p.metaGet(mkIDFull); ok {
+	if v, ok := p.metaGet(grammar.KeyIDFull); ok {
 		return v
 	}
-	if v, ok := p.metaValue(mkID); ok {
+	if v, ok := p.metaValue(grammar.KeyID); ok {
 		return idPrefix(v)
 	}
 	return ""
@@ -605,7 +568,7 @@ func (p *lineParts) lineID() string {
 // wordID is the value of the line's first id= with one, wherever it is.
 func (p *lineParts) wordID() string {
 	for _, pr := range p.pairs {
-		if pr.hasValue && string(p.text[pr.key.Start:pr.key.End]) == "id" {
+		if pr.hasValue && p.keyIs(pr, grammar.KeyID) {
 			return idPrefix(unquoteBytes(p.text[pr.value.Start:pr.value.End]))
 		}
 	}
@@ -664,7 +627,7 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 	case grammar.User:
 		ev.Kind = model.KindUser
 		ev.Text = p.body()
-		ev.Meta = p.meta1(mkMeta) == "true"
+		ev.Meta = p.meta1(grammar.KeyMeta) == "true"
 		ev.ID = p.lineID()
 	case grammar.Agent:
 		ev.Kind = model.KindAgent
@@ -672,14 +635,14 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 	case grammar.Thinking:
 		ev.Kind = model.KindThinking
 		ev.Text = p.body()
-		ev.Signature = p.meta1(mkSig)
+		ev.Signature = p.meta1(grammar.KeySig)
 	case grammar.ToolStart, grammar.Tool, grammar.Mcp:
 		return rd.tool(p, ev)
 	case grammar.Observation:
 		ev.Kind = model.KindToolResult
 		ev.Result = rd.result(p, p.lineID())
 		if ev.Result.CallID == "" {
-			ev.Result.CallID = p.meta1(mkOrphanID)
+			ev.Result.CallID = p.meta1(grammar.KeyOrphanID)
 		}
 		if ev.Result.CallID == "" && len(rd.unanswered) > 0 {
 			ev.Result.CallID = rd.unanswered[0]
@@ -695,7 +658,7 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 			sa.Summary = rest
 		}
 		for _, pr := range p.pairs {
-			if p.keyIs(pr, "summary") && pr.key.Start > li.Arrow.Start {
+			if p.keyIs(pr, grammar.KeySummary) && pr.key.Start > li.Arrow.Start {
 				sa.Summary = p.value(pr)
 			}
 		}
@@ -732,42 +695,39 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 
 // common reads the metadata every kind of line may carry.
 func (rd *reader) common(p *lineParts, ev *model.Event) {
-	if ts, ok := p.metaValue(mkTS); ok {
+	if ts, ok := p.metaValue(grammar.KeyTS); ok {
 		ev.Time = ts
 	}
-	ev.Step, _ = p.metaInt(mkStep)
-	if m, ok := p.metaValue(mkModel); ok {
+	ev.Step, _ = p.metaInt(grammar.KeyStep)
+	if m, ok := p.metaValue(grammar.KeyModel); ok {
 		ev.Model = m
 	}
-	if v, ok := p.metaGet(mkUUID); ok {
+	if v, ok := p.metaGet(grammar.KeyUUID); ok {
 		ev.ID = v
 	}
-	if v, ok := p.metaGet(mkParentFull); ok {
+	if v, ok := p.metaGet(grammar.KeyParentFull); ok {
 		ev.ParentID = v
-	} else if v, ok := p.metaValue(mkParent); ok {
+	} else if v, ok := p.metaValue(grammar.KeyParent); ok {
 		ev.ParentID = v
 	}
-	if v, ok := p.metaValue(mkTID); ok {
+	if v, ok := p.metaValue(grammar.KeyTID); ok {
 		ev.AgentID = v
 		ev.Sidechain = true
 	}
 	rd.usage(p, ev)
-	for _, k := range extraMetaKeys {
+	for _, k := range extraKeys {
 		if v, ok := p.metaGet(k); ok {
-			ev.Extra.SetString(metaKeyNames[k], v)
+			ev.Extra.SetString(k.String(), v)
 		}
 	}
 	if p.interrupted {
-		ev.Extra.Set("interrupted", json.RawMessage("true"))
+		ev.Extra.Set(grammar.Interrupted, json.RawMessage("true"))
 	}
 }
 
-// extraKeys are trailing metadata kept as event extras under their rlog
-// names (an rlog writer writes them back).
-var extraKeys = []string{"span", "latency_ms", "attempt", "level", "session", "role", "stop"}
-
-// extraMetaKeys are the extraKeys as metaKeys.
-var extraMetaKeys = []metaKey{mkSpan, mkLatencyMS, mkAttempt, mkLevel, mkSession, mkRole, mkStop}
+// extraKeys are the trailing metadata the model has no field for, kept as
+// event extras under their rlog names (an rlog writer writes them back).
+var extraKeys = []grammar.Key{grammar.KeySpan, grammar.KeyLatency, grammar.KeyAttempt, grammar.KeyLevel, grammar.KeySession, grammar.KeyRole, grammar.KeyStop}
 
 // usage reads tokens_*; lines of one message (same message_id, or without
 // one, the input and cache counts of the usage line before, as the usage
@@ -778,7 +738,7 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	// `rlog-ls stats` counts.
 	gu, has := grammar.LineUsage(p.text, &p.li)
 	u := model.UsageOf(usage.Counts{In: gu.In, Out: gu.Out, Cached: gu.Cached, CacheCreate: gu.CacheCreate})
-	msg, hasMsg := p.metaValue(mkMessageID)
+	msg, hasMsg := p.metaValue(grammar.KeyMessageID)
 	if has && gu.MessageID != "" {
 		msg, hasMsg = gu.MessageID, true
 	}
@@ -788,14 +748,14 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	if !has {
 		return
 	}
-	if p.li.Kind == grammar.Lifecycle && bytes.HasPrefix(p.text[p.li.Content:], []byte("end")) {
+	if p.li.Kind == grammar.Lifecycle && bytes.HasPrefix(p.text[p.li.Content:], []byte(grammar.VerbEnd)) {
 		return // @end's numbers are totals, read by lifecycle
 	}
 	// Allocated here, not as u: most lines have no usage.
 	kept := new(model.Usage)
 	*kept = u
 	ev.Usage = kept
-	const usageKeys = 1<<mkTokensIn | 1<<mkTokensOut | 1<<mkTokensCached | 1<<mkTokensCacheCreate
+	const usageKeys keySet = 1<<grammar.KeyTokensIn | 1<<grammar.KeyTokensOut | 1<<grammar.KeyTokensCached | 1<<grammar.KeyTokensCacheCreate
 	if (p.metaSet|p.arrowSet)&usageKeys == 0 {
 		ev.Form.UsageInText = true // not in the metadata: in the text, which keeps it
 	}
@@ -897,28 +857,27 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 			continue
 		}
 		if t.Kind == grammar.TokKey {
-			k := string(p.text[t.Span.Start:t.Span.End])
+			key := p.text[t.Span.Start:t.Span.End]
 			end := t.Span.End + 1
-			var raw string
+			var value grammar.Span
 			if i+2 < len(p.toks) && p.toks[i+2].Key == t.Span {
-				v := p.toks[i+2].Span
-				raw = string(p.text[v.Start:v.End])
-				end = v.End
+				value = p.toks[i+2].Span
+				end = value.End
 				i += 2
 			} else {
 				i++
 			}
-			if notArgs[k] {
+			if notArg(key) {
 				continue
 			}
 			summary = append(summary, string(p.text[t.Span.Start:end]))
-			input.Set(k, argValue(raw))
+			input.Set(string(key), argValue(string(p.text[value.Start:value.End])))
 			continue
 		}
 		summary = append(summary, string(p.text[t.Span.Start:t.Span.End]))
 	}
 	call.Summary = strings.Join(summary, " ")
-	if in, ok := p.metaGet(mkInput); ok && json.Valid([]byte(in)) {
+	if in, ok := p.metaGet(grammar.KeyInput); ok && json.Valid([]byte(in)) {
 		call.Input = json.RawMessage(in)
 		ev.Form.WholeInput = true
 	} else if len(input) > 0 {
@@ -931,7 +890,7 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		status, _ = statusWord(p.textBetween(li.Result.Start, p.metaStart))
 	}
 	if li.Kind == grammar.ToolStart || !li.Result.Valid() {
-		if status != "" && status != "running" {
+		if status != "" && status != grammar.StatusRunning {
 			ev.Extra.SetString("rlog_status", status)
 		}
 		if li.Kind == grammar.Tool {
@@ -952,11 +911,12 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	return rd.emit(res)
 }
 
-// notArgs are the metadata keys a tool line may carry before its arrow;
-// every other key=value there is an argument.
-var notArgs = map[string]bool{"id": true, "id_full": true, "ts": true, "step": true, "tid": true, "span": true,
-	"latency_ms": true, "attempt": true, "level": true, "parent": true, "parent_full": true, "uuid": true,
-	"tokens_in": true, "tokens_out": true, "tokens_cached": true, "tokens_cache_create": true, "message_id": true}
+// notArg reports whether a key=value before a call's arrow is metadata
+// (grammar.Key.CallMeta), not an argument of the call.
+func notArg(key []byte) bool {
+	k, ok := grammar.KeyOf(key)
+	return ok && k.CallMeta()
+}
 
 // objectJSON writes fields as a JSON object without reflection (the
 // reader's hot path).
@@ -1001,8 +961,8 @@ func (rd *reader) result(p *lineParts, callID string) *model.ToolResult {
 	}
 	status, rest := statusWord(p.textBetween(p.li.Result.Start, p.metaStart))
 	switch status {
-	case "ok", "":
-	case "error", "err":
+	case grammar.StatusOK, "":
+	case grammar.StatusError, "err":
 		r.IsError = true
 	default:
 		if strings.HasPrefix(status, "err") {
@@ -1047,23 +1007,23 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 	}
 	rest := p.textBetween(li.Name.Start+len(verb), len(p.text))
 	if li.Kind == grammar.Phase {
-		verb = "phase"
+		verb = grammar.VerbPhase
 		rest = p.textBetween(li.Name.Start, len(p.text))
 	}
 	ev.Extra = nil
 	switch verb {
-	case "init":
+	case grammar.VerbInit:
 		// model= and ts= are the line's metadata, not its text.
 		ev.Kind = model.KindInit
 		ev.Text = p.textBetween(li.Name.End, p.metaStart)
-	case "compact":
+	case grammar.VerbCompact:
 		ev.Kind = model.KindCompaction
 		c := &model.Compaction{}
 		for _, pr := range p.pairs {
-			switch string(p.text[pr.key.Start:pr.key.End]) {
-			case "trigger":
+			switch p.keyOf(pr) {
+			case grammar.KeyTrigger:
 				c.Trigger = p.value(pr)
-			case "pre_tokens":
+			case grammar.KeyPreTokens:
 				c.PreTokens, _ = strconv.ParseInt(p.value(pr), 10, 64)
 			}
 		}
@@ -1074,32 +1034,32 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		ev.Name = verb
 		ev.Text = rest
 	}
-	if verb == "end" {
+	if verb == grammar.VerbEnd {
 		var u model.Usage
 		has := false
 		for _, pr := range p.pairs {
 			v := p.value(pr)
 			n, err := strconv.ParseInt(v, 10, 64)
-			switch key := p.key(pr); {
-			case key == "cost_usd":
+			switch key := p.keyOf(pr); {
+			case key == grammar.KeyCostUSD:
 				if f, err := strconv.ParseFloat(v, 64); err == nil {
 					rd.endCost = &f
 				}
 			case err != nil:
-			case key == "tokens_in":
+			case key == grammar.KeyTokensIn:
 				u.Input, has = n, true
-			case key == "tokens_out":
+			case key == grammar.KeyTokensOut:
 				u.Output, has = n, true
-			case key == "tokens_cached":
+			case key == grammar.KeyTokensCached:
 				u.CacheRead, has = n, true
-			case key == "tokens_cache_create":
+			case key == grammar.KeyTokensCacheCreate:
 				u.CacheCreate, has = n, true
-			case key == "num_turns":
+			case key == grammar.KeyNumTurns:
 				rd.outcome().NumTurns = n
-			case key == "duration_ms":
+			case key == grammar.KeyDurationMS:
 				rd.outcome().DurationMS = n
 			}
-			if key := p.key(pr); key == "success" && (v == "true" || v == "false") {
+			if p.keyIs(pr, grammar.KeySuccess) && (v == "true" || v == "false") {
 				// The outcome a writer of rlog puts on @end.
 				b := v == "true"
 				rd.outcome().Success = &b
@@ -1113,7 +1073,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 			rd.h.Ended = ev.Time
 		}
 	}
-	if verb == "start" && rd.h.Started == "" {
+	if verb == grammar.VerbStart && rd.h.Started == "" {
 		rd.h.Started = ev.Time
 	}
 	return rd.emit(ev)

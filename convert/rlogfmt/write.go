@@ -247,7 +247,7 @@ func (wr *writer) write(e *model.Event, usage *model.Usage) {
 	switch {
 	case wr.same && e.Kind == model.KindToolCall && e.Form.Inline:
 		wr.heldCall, wr.heldUse = e, usage
-	case !wr.same && e.Kind == model.KindLifecycle && e.Name == "end":
+	case !wr.same && e.Kind == model.KindLifecycle && e.Name == grammar.VerbEnd:
 		wr.heldEnd = e
 	default:
 		wr.event(e, usage)
@@ -280,8 +280,23 @@ func (l *line) add(s string) {
 	l.b = append(l.b, s...)
 }
 
-func (l *line) kv(k, v string) {
-	l.meta = append(append(append(append(l.meta, ' '), k...), '='), v...)
+// kv appends k=v to the line's metadata.
+func (l *line) kv(k grammar.Key, v string) {
+	l.meta = append(append(append(append(l.meta, ' '), k.String()...), '='), v...)
+}
+
+// begin starts the line with prefix and, right after it, name (a tool, a
+// subagent's type, a lifecycle event).
+func (l *line) begin(prefix, name string) {
+	l.b = append(append(l.b, prefix...), name...)
+}
+
+// addPair adds k=v to the line's text (a call's id=, @end's totals).
+func (l *line) addPair(k grammar.Key, v string) {
+	if len(l.b) > 0 {
+		l.b = append(l.b, ' ')
+	}
+	l.b = append(append(append(l.b, k.String()...), '='), v...)
 }
 
 func (wr *writer) emit(l *line, cont []string) {
@@ -308,24 +323,24 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 	switch e.Kind {
 	case model.KindUser:
 		l := wr.newLine()
-		l.add("u:")
+		l.add(grammar.User.Prefix())
 		text, cont := wr.text(e.Text, LimitUser, "user text", e)
 		l.add(text)
 		if e.Meta {
-			l.kv("meta", "true")
+			l.kv(grammar.KeyMeta, "true")
 		}
 		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindAgent:
 		l := wr.newLine()
-		l.add("a:")
+		l.add(grammar.Agent.Prefix())
 		text, cont := wr.text(e.Text, LimitAgent, "agent text", e)
 		l.add(text)
 		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindThinking:
 		l := wr.newLine()
-		l.add("th:")
+		l.add(grammar.Thinking.Prefix())
 		text, cont := wr.text(e.Text, LimitThinking, "thinking", e)
 		l.add(text)
 		if e.Signature != "" {
@@ -334,7 +349,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 				sig = string([]rune(sig)[:LimitSig]) + "..."
 				wr.rep.Lose(model.LossTruncated, "thinking.signature", "thinking signature (first 20 characters)", e.Loc)
 			}
-			l.kv("sig", wordless(sig))
+			l.kv(grammar.KeySig, wordless(sig))
 		}
 		wr.meta(l, e, usage)
 		wr.emit(l, cont)
@@ -346,7 +361,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		wr.subagent(e, usage)
 	case model.KindInit:
 		l := wr.newLine()
-		l.add("@init")
+		l.begin(grammar.Lifecycle.Prefix(), grammar.VerbInit)
 		if e.Text != "" {
 			text, cont := wr.text(e.Text, LimitAgent, "init text", e)
 			l.add(text)
@@ -355,11 +370,11 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 			}
 		}
 		if e.Model != "" {
-			l.kv("model", wordless(e.Model))
+			l.kv(grammar.KeyModel, wordless(e.Model))
 		}
 		wr.timeMeta(l, e)
 		if e.Step != 0 {
-			l.kv("step", strconv.FormatInt(e.Step, 10))
+			l.kv(grammar.KeyStep, strconv.FormatInt(e.Step, 10))
 		}
 		wr.emit(l, nil)
 		wr.dropExtras(e)
@@ -371,13 +386,13 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		wr.emit(l, cont)
 	case model.KindCompaction:
 		l := wr.newLine()
-		l.add("@compact")
+		l.begin(grammar.Lifecycle.Prefix(), grammar.VerbCompact)
 		if c := e.Compaction; c != nil {
 			if c.Trigger != "" {
-				l.add("trigger=" + argText(c.Trigger))
+				l.addPair(grammar.KeyTrigger, argText(c.Trigger))
 			}
 			if c.PreTokens > 0 {
-				l.add("pre_tokens=" + strconv.FormatInt(c.PreTokens, 10))
+				l.addPair(grammar.KeyPreTokens, strconv.FormatInt(c.PreTokens, 10))
 			}
 		}
 		if e.Text != "" {
@@ -386,7 +401,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		}
 		wr.timeMeta(l, e)
 		if e.Step != 0 {
-			l.kv("step", strconv.FormatInt(e.Step, 10))
+			l.kv(grammar.KeyStep, strconv.FormatInt(e.Step, 10))
 		}
 		wr.emit(l, nil)
 		wr.dropExtras(e)
@@ -407,7 +422,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		wr.dropExtras(e)
 	case model.KindTodos:
 		l := wr.newLine()
-		l.add("td:")
+		l.add(grammar.Todos.Prefix())
 		for _, t := range e.Todos {
 			c, cut := cutLine(sanitize(t.Content), LimitTodo)
 			if cut && !wr.same {
@@ -545,29 +560,24 @@ func lineBreak(s string) int {
 	return n
 }
 
-// checkedKeys are the metadata keys whose value in free text would change
-// what the rules report: step= (W004), ts= (W005) and the usage keys
-// (token totals).
-var checkedKeys = []grammar.Key{grammar.KeyStep, grammar.KeyTS, grammar.KeyTokensIn, grammar.KeyTokensOut,
-	grammar.KeyTokensCached, grammar.KeyTokensCacheCreate, grammar.KeyMessageID}
-
 // neutral defuses words of free text that would be read as the line's
-// metadata: a checked key the parser would read (it takes the first match
-// anywhere, so `step=3` in prose raises W004), and metadata at the very end
-// of the text (the reader takes trailing key=value pairs as metadata). A
-// space goes before their "=". Text from an rlog source is left as it is.
+// metadata (grammar's rule, Key): a key the rules check or count wherever
+// the parser finds it (Key.Checked: it takes the first match anywhere, so
+// `step=3` in prose raises W004), and metadata at the very end of the text
+// (a reader takes trailing key=value pairs of Trailing keys as metadata).
+// A space goes before their "=". Text from an rlog source is left as it is.
 func (wr *writer) neutral(s, subject string) string {
 	if wr.same || !strings.Contains(s, "=") {
 		return s
 	}
-	const prefix = "a: "
+	prefix := grammar.Agent.Prefix() + " "
 	orig := s
 	for range 256 {
 		line := []byte(prefix + s)
 		li := grammar.ScanLine(line)
 		eq := -1
-		for _, k := range checkedKeys {
-			if sp := li.Meta[k]; sp.Valid() && (eq < 0 || sp.Start-1 < eq) {
+		for k, sp := range li.Meta {
+			if grammar.Key(k).Checked() && sp.Valid() && (eq < 0 || sp.Start-1 < eq) {
 				eq = sp.Start - 1
 			}
 		}
@@ -598,9 +608,9 @@ func (wr *writer) neutral(s, subject string) string {
 // would take in the metadata written after the text (`ws-connect="/ws"`
 // followed by a backquote does not close); -1 when there is none.
 func openValue(line []byte) int {
-	probe := append(line[:len(line):len(line)], " ts=0"...)
+	probe := append(append(append(line[:len(line):len(line)], ' '), grammar.KeyTS.String()...), "=0"...)
 	p := split(probe)
-	if p.metaSet&(1<<mkTS) != 0 {
+	if p.metaSet.has(grammar.KeyTS) {
 		return -1
 	}
 	for i := len(p.toks) - 1; i >= 0; i-- {
@@ -621,44 +631,44 @@ func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 	wr.timeMeta(l, e)
 	switch {
 	case e.AgentID != "":
-		l.kv("tid", wordless(e.AgentID))
+		l.kv(grammar.KeyTID, wordless(e.AgentID))
 	case e.Sidechain && wr.side != "":
 		// A sub-agent's turn that names no agent (Claude Code 1.x's
 		// inline sidechain): its x: line's id is its thread.
-		l.kv("tid", wr.side)
+		l.kv(grammar.KeyTID, wr.side)
 		wr.rep.Lose(model.LossSynthesized, "*.agent_id, subagent.subagent.agent_id", "sub-agent thread of inline sidechain turns (tid= the x: line's id)", e.Loc)
 	case e.Sidechain && e.Kind != model.KindSubagent:
 		wr.rep.Lose(model.LossDroppedField, "*.sidechain", "sidechain flag of a turn outside any sub-agent (rlog says it with tid=)", e.Loc)
 	}
 	if e.Step != 0 {
-		l.kv("step", strconv.FormatInt(e.Step, 10))
+		l.kv(grammar.KeyStep, strconv.FormatInt(e.Step, 10))
 	}
 	if e.Model != "" && e.Model != wr.wrote.fields["model"] {
-		l.kv("model", wordless(e.Model))
+		l.kv(grammar.KeyModel, wordless(e.Model))
 	}
 	if wr.same && e.Form.UsageInText {
 		u = nil // on the continuation line, in the text
 	} else if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
-		l.kv("message_id", wordless(e.MessageID))
+		l.kv(grammar.KeyMessageID, wordless(e.MessageID))
 	}
 	if u != nil {
-		l.kv("tokens_in", strconv.FormatInt(u.Input, 10))
-		l.kv("tokens_out", strconv.FormatInt(u.Output, 10))
+		l.kv(grammar.KeyTokensIn, strconv.FormatInt(u.Input, 10))
+		l.kv(grammar.KeyTokensOut, strconv.FormatInt(u.Output, 10))
 		if u.CacheRead > 0 {
-			l.kv("tokens_cached", strconv.FormatInt(u.CacheRead, 10))
+			l.kv(grammar.KeyTokensCached, strconv.FormatInt(u.CacheRead, 10))
 		}
 		if u.CacheCreate > 0 {
-			l.kv("tokens_cache_create", strconv.FormatInt(u.CacheCreate, 10))
+			l.kv(grammar.KeyTokensCacheCreate, strconv.FormatInt(u.CacheCreate, 10))
 		}
 	}
 	if wr.same {
 		for _, k := range extraKeys {
-			if v, ok := e.Extra.String(k); ok {
+			if v, ok := e.Extra.String(k.String()); ok {
 				l.kv(k, argText(v))
 			}
 		}
-		if v, ok := e.Extra.Get("interrupted"); ok && string(v) == "true" {
-			l.meta = append(l.meta, " interrupted"...)
+		if v, ok := e.Extra.Get(grammar.Interrupted); ok && string(v) == "true" {
+			l.meta = append(append(l.meta, ' '), grammar.Interrupted...)
 		}
 		return
 	}
@@ -670,11 +680,11 @@ func (wr *writer) timeMeta(l *line, e *model.Event) {
 		return
 	}
 	if wr.same {
-		l.kv("ts", wordless(e.Time))
+		l.kv(grammar.KeyTS, wordless(e.Time))
 		return
 	}
 	if z, ok := zTime(e.Time); ok {
-		l.kv("ts", z)
+		l.kv(grammar.KeyTS, z)
 		return
 	}
 	wr.rep.Lose(model.LossDroppedField, "*.time", "timestamp that is not RFC 3339", e.Loc)
@@ -784,22 +794,22 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 	c := e.Call
 	l := wr.newLine()
 	name := c.Name
-	prefix := "t!:"
+	kind := grammar.ToolStart
 	// A t: line of an rlog source without its result stays one.
 	bare := inline == nil && wr.same && e.Form.Inline
 	if inline != nil || bare {
-		prefix = "t:"
+		kind = grammar.Tool
 	}
 	if e.Form.Prefix == "c" && wr.same {
-		prefix = "c:"
+		kind = grammar.Mcp
 	}
-	if prefix != "c:" {
+	if kind != grammar.Mcp {
 		name = toolName(name)
 		if name != c.Name {
 			wr.rep.Lose(model.LossDroppedField, "tool_call.call.name", "tool name changed to fit rlog ("+strconv.Quote(c.Name)+" written as "+name+")", e.Loc)
 		}
 	}
-	l.b = append(append(l.b, prefix...), name...)
+	l.begin(kind.Prefix(), name)
 	id := wr.callID(c.ID, e)
 	// Only an input that has the key, or a key with an escape in it, can
 	// name a sub-agent type: the others are not parsed for it.
@@ -818,7 +828,7 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 			delete(wr.open, c.ID)
 		}
 	}
-	l.add("id=" + id)
+	l.addPair(grammar.KeyID, id)
 	args := ""
 	if wr.same && c.Summary != "" {
 		args = c.Summary
@@ -836,19 +846,19 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 		l.add(wr.resultText(inline, true))
 	case bare:
 	default:
-		status := "running"
+		status := grammar.StatusRunning
 		if s, ok := e.Extra.String("rlog_status"); ok && wr.same {
 			status = s
 		}
 		l.add("→ [" + status + "]")
 	}
 	if id != c.ID && c.ID != "" {
-		l.kv("id_full", model.Quote(c.ID))
+		l.kv(grammar.KeyIDFull, model.Quote(c.ID))
 	}
 	if wr.same && e.Form.WholeInput && len(c.Input) > 0 {
 		var b strings.Builder
 		if compactJSON(&b, c.Input) == nil {
-			l.kv("input", b.String())
+			l.kv(grammar.KeyInput, b.String())
 		}
 	}
 	wr.meta(l, e, usage)
@@ -862,7 +872,7 @@ func toolName(s string) string {
 	if s == "" {
 		return "tool"
 	}
-	li := grammar.ScanLine([]byte("t!:" + s))
+	li := grammar.ScanLine([]byte(grammar.ToolStart.Prefix() + s))
 	if li.Kind != grammar.ToolStart {
 		return "tool_" + s
 	}
@@ -883,15 +893,15 @@ func (wr *writer) resultText(e *model.Event, withStatus bool) string {
 // rlog source, its continuation lines.
 func (wr *writer) resultLines(e *model.Event, withStatus bool) (string, []string) {
 	r := e.Result
-	status := "ok"
+	status := grammar.StatusOK
 	switch {
 	case r.Status != "":
 		status = r.Status
 	case r.IsError:
-		status = "error"
+		status = grammar.StatusError
 	}
 	if r.IsError && !strings.HasPrefix(status, "err") {
-		status = "error"
+		status = grammar.StatusError
 	}
 	text, cont := wr.text(r.Content, LimitOutput, "tool output", e)
 	if !withStatus {
@@ -905,20 +915,20 @@ func (wr *writer) resultLines(e *model.Event, withStatus bool) (string, []string
 
 func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
 	l := wr.newLine()
-	l.add("o:")
+	l.add(grammar.Observation.Prefix())
 	id, known := wr.resultID(e.Result.CallID)
 	if known {
-		l.add("id=" + id)
+		l.addPair(grammar.KeyID, id)
 	}
 	text, cont := wr.resultLines(e, true)
 	l.add("→ " + text)
 	if known && id != e.Result.CallID {
-		l.kv("id_full", model.Quote(e.Result.CallID))
+		l.kv(grammar.KeyIDFull, model.Quote(e.Result.CallID))
 	}
 	if !known && e.Result.CallID != "" {
 		// An id= the rules cannot resolve would be W002; the source id is
 		// kept under a key the parser does not read as an id.
-		l.kv("orphan_id", model.Quote(e.Result.CallID))
+		l.kv(grammar.KeyOrphanID, model.Quote(e.Result.CallID))
 		wr.rep.Add(model.LossMoved, "tool result whose call is not before it (written with orphan_id=)", e.Loc)
 	}
 	wr.meta(l, e, usage)
@@ -941,22 +951,22 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	if sa.Type == "" && !wr.same {
 		wr.rep.Lose(model.LossSynthesized, "subagent.subagent.type", "subagent type (x: needs one; the Task call's subagent_type, else agent)", e.Loc)
 	}
-	l.b = append(append(l.b, "x:"...), toolName(typ)...)
+	l.begin(grammar.Subagent.Prefix(), toolName(typ))
 	if sa.ID != "" {
 		id, ok := wr.refID(sa.ID)
 		if !ok {
 			id = idText(sa.ID)
 		}
-		l.add("id=" + id)
+		l.addPair(grammar.KeyID, id)
 		if id != sa.ID {
-			l.kv("id_full", model.Quote(sa.ID))
+			l.kv(grammar.KeyIDFull, model.Quote(sa.ID))
 		}
-		if e.Sidechain && e.AgentID == "" && sa.AgentID == "" && sa.Status == "started" {
+		if e.Sidechain && e.AgentID == "" && sa.AgentID == "" && sa.Status == grammar.StatusStarted {
 			// Its turns, which name no agent, carry this id as tid=.
 			wr.side = id
 		}
 	}
-	l.add("→ [" + pick(sa.Status, "started") + "]")
+	l.add("→ [" + pick(sa.Status, grammar.StatusStarted) + "]")
 	if sa.Summary != "" {
 		s, cut := cutLine(sa.Summary, LimitSummary)
 		if wr.same {
@@ -964,14 +974,14 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 		} else if cut {
 			wr.rep.Lose(model.LossTruncated, "subagent.subagent.summary", "subagent summary (first line, 80 characters)", e.Loc)
 		}
-		l.add("summary=" + quoteArg(s))
+		l.addPair(grammar.KeySummary, quoteArg(s))
 	}
 	if sa.AgentID != "" && !wr.same && e.AgentID == "" {
-		l.kv("tid", wordless(sa.AgentID))
+		l.kv(grammar.KeyTID, wordless(sa.AgentID))
 	}
 	wr.meta(l, e, usage)
 	wr.emit(l, nil)
-	if sa.Status != "started" && e.AgentID == "" && sa.AgentID == "" {
+	if sa.Status != grammar.StatusStarted && e.AgentID == "" && sa.AgentID == "" {
 		wr.side = ""
 	}
 }
@@ -1070,12 +1080,12 @@ func argText(v string) string { return quoteArg(v) }
 // startLine writes @start with the session id and time ts.
 func (wr *writer) startLine(ts string) {
 	l := wr.newLine()
-	l.add("@start")
+	l.begin(grammar.Lifecycle.Prefix(), grammar.VerbStart)
 	if id := idText(wr.h.ID); id != "" {
-		l.add("id=" + id[:min(8, len(id))])
+		l.addPair(grammar.KeyID, id[:min(8, len(id))])
 	}
 	if z, ok := zTime(ts); ok {
-		l.add("ts=" + z)
+		l.addPair(grammar.KeyTS, z)
 	}
 	wr.emit(l, nil)
 }
@@ -1094,7 +1104,7 @@ func (wr *writer) start(e *model.Event) {
 // only.
 func (wr *writer) plainEnd(e *model.Event) {
 	l := wr.newLine()
-	l.add("@end")
+	l.begin(grammar.Lifecycle.Prefix(), grammar.VerbEnd)
 	wr.timeMeta(l, e)
 	wr.emit(l, nil)
 	wr.dropExtras(e)
@@ -1115,7 +1125,7 @@ func (wr *writer) end(e *model.Event) {
 		wr.rep.Lose(model.LossDroppedField, "lifecycle.text", "text of the session's end event (@end holds the totals and the outcome)", e.Loc)
 	}
 	l := wr.newLine()
-	l.add("@end")
+	l.begin(grammar.Lifecycle.Prefix(), grammar.VerbEnd)
 	if tot, ok := model.Totals(h, &wr.ledger); ok {
 		if !wr.totalsInHeader {
 			wr.rep.Lose(model.LossMoved, "header.totals", "header tokens_total_in, tokens_total_out, tokens_cached, tokens_cache_create: on @end only "+
@@ -1124,29 +1134,29 @@ func (wr *writer) end(e *model.Event) {
 		if h.Totals == nil {
 			wr.rep.Lose(model.LossSynthesized, "header.totals", "token totals summed from the messages' usage (the source states none; readers take them as the session's)", model.Loc{})
 		}
-		l.add("tokens_in=" + strconv.FormatInt(tot.Input, 10))
-		l.add("tokens_out=" + strconv.FormatInt(tot.Output, 10))
+		l.addPair(grammar.KeyTokensIn, strconv.FormatInt(tot.Input, 10))
+		l.addPair(grammar.KeyTokensOut, strconv.FormatInt(tot.Output, 10))
 		if tot.CacheRead > 0 {
-			l.add("tokens_cached=" + strconv.FormatInt(tot.CacheRead, 10))
+			l.addPair(grammar.KeyTokensCached, strconv.FormatInt(tot.CacheRead, 10))
 		}
 		if tot.CacheCreate > 0 {
-			l.add("tokens_cache_create=" + strconv.FormatInt(tot.CacheCreate, 10))
+			l.addPair(grammar.KeyTokensCacheCreate, strconv.FormatInt(tot.CacheCreate, 10))
 		}
 	}
 	if h.CostUSD != nil {
 		// Every digit the source has (0.0653 stays 0.0653).
-		l.add("cost_usd=" + strconv.FormatFloat(*h.CostUSD, 'f', -1, 64))
+		l.addPair(grammar.KeyCostUSD, strconv.FormatFloat(*h.CostUSD, 'f', -1, 64))
 		wr.costWritten = true
 	}
 	if out := h.Outcome; out != nil {
 		if out.Success != nil {
-			l.add("success=" + strconv.FormatBool(*out.Success))
+			l.addPair(grammar.KeySuccess, strconv.FormatBool(*out.Success))
 		}
 		if out.NumTurns > 0 {
-			l.add("num_turns=" + strconv.FormatInt(out.NumTurns, 10))
+			l.addPair(grammar.KeyNumTurns, strconv.FormatInt(out.NumTurns, 10))
 		}
 		if out.DurationMS > 0 {
-			l.add("duration_ms=" + strconv.FormatInt(out.DurationMS, 10))
+			l.addPair(grammar.KeyDurationMS, strconv.FormatInt(out.DurationMS, 10))
 		}
 		if len(out.Errors) > 0 {
 			wr.rep.LoseN(model.LossDroppedField, "header.outcome.errors", "outcome errors", model.Loc{}, len(out.Errors))
@@ -1157,7 +1167,7 @@ func (wr *writer) end(e *model.Event) {
 		ts = e.Time
 	}
 	if z, ok := zTime(ts); ok {
-		l.add("ts=" + z)
+		l.addPair(grammar.KeyTS, z)
 	}
 	if e == nil || e.Time == "" && ts != "" {
 		wr.rep.Lose(model.LossSynthesized, "lifecycle", "@end line (the source's session has no end event; rlog's @end holds the totals)", model.Loc{})
@@ -1173,27 +1183,27 @@ func (wr *writer) end(e *model.Event) {
 
 func (wr *writer) lifecycle(e *model.Event) {
 	if wr.same {
-		if e.Name == "end" {
+		if e.Name == grammar.VerbEnd {
 			// The source's own @end, with its totals and cost.
-			wr.costWritten = wr.costWritten || strings.Contains(e.Text, "cost_usd=")
-			wr.totalsInHeader = wr.totalsInHeader || strings.Contains(e.Text, "tokens_in=")
+			wr.costWritten = wr.costWritten || strings.Contains(e.Text, grammar.KeyCostUSD.String()+"=")
+			wr.totalsInHeader = wr.totalsInHeader || strings.Contains(e.Text, grammar.KeyTokensIn.String()+"=")
 		}
 		l := wr.newLine()
-		l.add("@" + e.Name)
-		if e.Name == "phase" {
-			l.b = l.b[:0]
-			l.add("@phase")
+		if e.Name == grammar.VerbPhase {
+			l.add(grammar.Phase.Prefix())
+		} else {
+			l.begin(grammar.Lifecycle.Prefix(), e.Name)
 		}
 		l.add(sanitize(e.Text))
 		wr.emit(l, nil)
 		return
 	}
 	switch {
-	case e.Name == "start":
+	case e.Name == grammar.VerbStart:
 		wr.start(e)
 	case isVerb(e.Name):
 		l := wr.newLine()
-		l.add("@" + e.Name)
+		l.begin(grammar.Lifecycle.Prefix(), e.Name)
 		text, _ := cutLine(e.Text, LimitAgent)
 		l.add(wr.neutral(text, "lifecycle.text"))
 		wr.timeMeta(l, e)
@@ -1246,7 +1256,7 @@ func (wr *writer) passthrough(e *model.Event) {
 		l.add("# file-snapshot: " + wordless(lastN(msg, 8)))
 		l.add("files=" + strconv.Itoa(files))
 		if z, ok := zTime(ts); ok {
-			l.add("ts=" + z)
+			l.addPair(grammar.KeyTS, z)
 		}
 		wr.emit(l, nil)
 		wr.rep.Lose(model.LossDroppedField, "passthrough, comment", "file-history-snapshot contents (written as a # file-snapshot: summary)", e.Loc)
@@ -1262,7 +1272,7 @@ func (wr *writer) passthrough(e *model.Event) {
 		l := wr.newLine()
 		l.add("# queue: " + wordless(op) + " " + quoteJSON(c))
 		if z, ok := zTime(ts); ok {
-			l.add("ts=" + z)
+			l.addPair(grammar.KeyTS, z)
 		}
 		wr.emit(l, nil)
 		wr.rep.Lose(model.LossUnfaithful, "passthrough, comment", "queue-operation record written as a # queue: comment, which readers take as a comment", e.Loc)

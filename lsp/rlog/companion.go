@@ -454,9 +454,9 @@ func isPairHoverToken(t *grammar.Tree, off int) bool {
 			if tok.Kind == grammar.TokEquals {
 				return true
 			}
-			k := string(text[key.Start:key.End])
-			_, meta := grammar.KeyNamed(k)
-			return !meta || k == "id" || k == "id_full"
+			k, known := grammar.KeyOf(text[key.Start:key.End])
+			meta := known && k.Parsed() // the format's metadata, with its own hover
+			return !meta || k == grammar.KeyID || k == grammar.KeyIDFull
 		}
 		return true
 	}
