@@ -144,23 +144,14 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 // then one step per line, with the same rules as Validate.
 func ValidateJSONL(r io.Reader, report func(model.Finding)) error {
 	v := &validator{report: report, ver: -1}
-	lr := jsonl.NewReader(r)
 	header := false
 	idx := 0
-	for {
-		line, n, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
+	tooLong := func(n int, err error) {
+		v.anchor = anchor{path: "line", at: jsonscan.Pos{Line: n, Col: 1}}
+		v.add(CodeSyntax, "line", err.Error())
+	}
+	err := jsonl.Each(r, func(line []byte, n int) error {
 		at := jsonscan.Pos{Line: n, Col: 1}
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				v.anchor = anchor{path: "line", at: at}
-				v.add(CodeSyntax, "line", err.Error())
-				continue
-			}
-			return err
-		}
 		v.anchor = anchor{path: "trajectory", value: line, at: at}
 		f, perr := model.ParseFields(line)
 		if perr != nil || f == nil {
@@ -171,19 +162,23 @@ func ValidateJSONL(r io.Reader, report func(model.Finding)) error {
 				msg = se.Msg
 			}
 			v.add(CodeSyntax, "line", msg)
-			continue
+			return nil
 		}
 		if !header {
 			header = true
 			if _, ok := f.Get("__header__"); ok {
 				v.header(f, true)
-				continue
+				return nil
 			}
 			v.add(CodeJSONLHeader, "line", "first line is not a __header__ record")
 		}
 		v.anchor.path = fmt.Sprintf("trajectory.steps.%d", idx)
 		v.step(f, idx, v.anchor.path)
 		idx++
+		return nil
+	}, tooLong)
+	if err != nil {
+		return err
 	}
 	v.anchor = anchor{path: "trajectory", at: jsonscan.Pos{Line: 1, Col: 1}}
 	if !header {

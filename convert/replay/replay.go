@@ -23,7 +23,6 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
@@ -42,19 +41,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	// from another format (its source object says which): not the
 	// session's.
 	var made []string
-	lr := jsonl.NewReader(r)
-	for {
-		line, n, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				rep.Malformed(n, err)
-				continue
-			}
-			return err
-		}
+	err := model.Lines(r, rep, func(line []byte, n int) error {
 		// The record's values are decoded where they are; event copies
 		// those it keeps.
 		f, perr := model.ParseFieldsView(line)
@@ -63,17 +50,18 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 				perr = errors.New("null")
 			}
 			rep.Malformed(n, perr)
-			continue
+			return nil
 		}
 		rep.InvalidUTF8(line, model.Loc{Line: n})
 		ev, ok := event(h, &made, f, model.Loc{Line: n}, rep)
 		if !ok {
-			continue
+			return nil
 		}
 		rep.Events++
-		if err := sink.Event(h, ev); err != nil {
-			return err
-		}
+		return sink.Event(h, ev)
+	})
+	if err != nil {
+		return err
 	}
 	return sink.End(h)
 }

@@ -82,23 +82,14 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 		}
 		report(f)
 	}
-	lr := jsonl.NewReader(r)
 	var calls idset.Set
 	first := true
 	var canonBuf []byte
-	for {
-		line, n, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				text = nil
-				add(CodeSyntax, n, "", err.Error())
-				continue
-			}
-			return err
-		}
+	tooLong := func(n int, err error) {
+		text = nil
+		add(CodeSyntax, n, "", err.Error())
+	}
+	err := jsonl.Each(r, func(line []byte, n int) error {
 		text = line
 		f, perr := model.ParseFields(line)
 		if perr != nil || f == nil {
@@ -107,11 +98,11 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 				col := utf8.RuneCount(line[:min(se.Offset, len(line))]) + 1
 				report(model.Finding{Code: CodeSyntax, Message: "not a JSON object: " + se.Msg, Line: n, Col: col, EndLine: n, EndCol: col + 1})
 				first = false
-				continue
+				return nil
 			}
 			add(CodeSyntax, n, "", "not a JSON object")
 			first = false
-			continue
+			return nil
 		}
 		canonBuf = canon.Append(canonBuf[:0], line)
 		if !bytes.Equal(canonBuf, line) {
@@ -121,7 +112,7 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 		if !ok {
 			add(CodeEventTag, n, "$.event", "missing event tag")
 			first = false
-			continue
+			return nil
 		}
 		if first {
 			first = false
@@ -170,6 +161,10 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 				add(CodeOrder, n, "$.id", fmt.Sprintf("ToolResult %q does not follow a ToolCall with that id", id))
 			}
 		}
+		return nil
+	}, tooLong)
+	if err != nil {
+		return err
 	}
 	if first {
 		add(CodeHeader, 1, "", "empty file: no ReplayHeader")
