@@ -65,9 +65,9 @@ func schemaOf(name string) *eventSchema {
 	return nil
 }
 
-// lifecycle reports whether name is an event read and written as a
+// isLifecycle reports whether name is an event read and written as a
 // lifecycle event of its name.
-func lifecycle(name string) bool {
+func isLifecycle(name string) bool {
 	s := schemaOf(name)
 	return s != nil && s.lifecycle
 }

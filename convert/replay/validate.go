@@ -1,18 +1,18 @@
 package replay
 
 import (
-	"unicode/utf8"
-
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"io"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
+	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
@@ -42,23 +42,6 @@ var Rules = []model.Rule{
 	{Code: CodeParamsHash, Title: "params_hash that does not match params"},
 	{Code: CodeOrder, Title: "ToolResult without a ToolCall before it"},
 	{Code: CodeVersion, Title: "replay_version other than 1"},
-}
-
-// required lists the fields each core event must have.
-var required = map[string][]string{
-	"ReplayHeader": {"replay_version", "producer", "created_at"},
-	"SessionStart": {"t", "session_id", "policy_bundle_id"},
-	"PlanStart":    {"t", "plan_hash", "step_count"},
-	"ToolCall":     {"t", "id", "tool", "params", "params_hash", "step_id"},
-	"ToolResult":   {"t", "id", "output_hash", "step_utility", "latency_ms"},
-	"StepComplete": {"t", "step_id", "status", "iterations"},
-	"Verification": {"t", "commands", "exit_codes", "verification_delta"},
-	"SessionEnd":   {"t", "status", "confidence", "total_tool_calls", "total_latency_ms"},
-}
-
-var statuses = map[string][]string{
-	"StepComplete": {"Success", "Failed", "Skipped", "MaxIterationsReached"},
-	"SessionEnd":   {"Success", "Failed", "Cancelled", "Timeout"},
 }
 
 // Validate checks a REPLAY.jsonl stream: every line one canonical JSON
@@ -116,38 +99,33 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 		}
 		if first {
 			first = false
-			if typ != "ReplayHeader" {
+			if typ != EventHeader {
 				add(CodeHeader, n, "$.event", "the first line must be ReplayHeader, got "+typ)
 			}
-		} else if typ == "ReplayHeader" {
+		} else if typ == EventHeader {
 			add(CodeHeader, n, "$.event", "ReplayHeader after the first line")
 		}
-		for _, k := range required[typ] {
-			if _, ok := f.Get(k); !ok {
-				add(CodeRequired, n, "$."+k, typ+" without required field "+k)
+		if sc := schemaOf(typ); sc != nil {
+			for _, k := range sc.required {
+				if _, ok := f.Get(k); !ok {
+					add(CodeRequired, n, "$."+k, typ+" without required field "+k)
+				}
+			}
+			if st, _ := f.String("status"); sc.statuses != nil && !slices.Contains(sc.statuses, st) {
+				add(CodeStatus, n, "$.status", fmt.Sprintf("%s status %q is not one of %s", typ, st, strings.Join(sc.statuses, ", ")))
 			}
 		}
-		if allowed, ok := statuses[typ]; ok {
-			st, _ := f.String("status")
-			valid := false
-			for _, a := range allowed {
-				valid = valid || st == a
-			}
-			if !valid {
-				add(CodeStatus, n, "$.status", fmt.Sprintf("%s status %q is not one of %s", typ, st, strings.Join(allowed, ", ")))
-			}
-		}
-		for _, k := range []string{"params_hash", "output_hash", "plan_hash"} {
+		for _, k := range hashFields {
 			if h, ok := f.String(k); ok && !validHash(h) {
 				add(CodeHashForm, n, "$."+k, "hash is not sha256:<64 lowercase hex>")
 			}
 		}
 		switch typ {
-		case "ReplayHeader":
+		case EventHeader:
 			if v, _ := f.Get("replay_version"); string(v) != "1" {
 				add(CodeVersion, n, "$.replay_version", "replay_version must be 1")
 			}
-		case "ToolCall":
+		case EventToolCall:
 			id, _ := f.String("id")
 			calls.Add(id)
 			if p, ok := f.Get("params"); ok {
@@ -155,7 +133,7 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 					add(CodeParamsHash, n, "$.params_hash", "params_hash is not the sha256 of the canonical params")
 				}
 			}
-		case "ToolResult":
+		case EventToolResult:
 			id, _ := f.String("id")
 			if !calls.Has(id) {
 				add(CodeOrder, n, "$.id", fmt.Sprintf("ToolResult %q does not follow a ToolCall with that id", id))
