@@ -296,8 +296,6 @@ func record(b []byte, validUTF8, validated bool) (model.Fields, error) {
 	return model.ParseFields(b)
 }
 
-var stepHandled = map[string]bool{"step_id": true, "timestamp": true, "source": true, "message": true, "model_name": true, "reasoning_content": true, "tool_calls": true, "metrics": true, "observation": true, "extra": true}
-
 // step reads one step; validated says b is part of a document validated
 // already.
 func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
@@ -382,7 +380,7 @@ func parseStep(f model.Fields, loc model.Loc) stepParts {
 		}
 	}
 	for _, fl := range f {
-		if !stepHandled[fl.Key] {
+		if !stepMapped[fl.Key] {
 			sp.extra.Set("atif."+fl.Key, jsonscan.Copy(fl.Value))
 		}
 	}
