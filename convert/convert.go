@@ -19,6 +19,8 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/atif"
 	"github.com/rlog-ls/rlog-ls/convert/claude"
+	"github.com/rlog-ls/rlog-ls/convert/codex"
+	"github.com/rlog-ls/rlog-ls/convert/gemini"
 	"github.com/rlog-ls/rlog-ls/convert/miniswe"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/prophet"
@@ -39,6 +41,10 @@ type (
 	Options = model.Options
 	Finding = model.Finding
 	Rule    = model.Rule
+	// Head is what detection sees of an input; Evidence how strongly a
+	// format's probe claims it.
+	Head     = model.Head
+	Evidence = model.Evidence
 )
 
 // Format is a format name as the CLI spells it.
@@ -57,6 +63,9 @@ const (
 	MiniSWE    Format = miniswe.Name
 	// ReplayBundle is the replay viewer's document, not REPLAY.jsonl.
 	ReplayBundle Format = replaybundle.Name
+	// Codex and Gemini are detected, with no reader yet.
+	Codex  Format = codex.Name
+	Gemini Format = gemini.Name
 )
 
 // ReadFunc reads a whole input into a sink, reporting losses.
@@ -83,9 +92,10 @@ type FormatInfo struct {
 	// Extension ends the default output names (OutputPath). It names the
 	// format, so that an output never takes a companion file's name.
 	Extension string
-	// Probe tells from the start of an input (Head) whether it is this
-	// format. Probes of different formats never both accept one input.
-	Probe func(h *Head) bool
+	// Detect judges from the start of an input (Head) how strongly it is
+	// this format, looking only at this format's own evidence: detection
+	// ranks the claims of every format (see detect.go).
+	Detect func(h *Head) model.Evidence
 	// Read streams an input into a sink. ReadNamed, when set, reads a
 	// file's content from r together with what lies beside the file at
 	// path (sub-agent transcripts).
@@ -129,12 +139,8 @@ var formats = []FormatInfo{
 	{
 		Name: Rlog, Description: "rlog/1 session log",
 		Names: []string{"*.rlog"}, Extension: ".converted.rlog",
-		Probe: func(h *Head) bool {
-			t := h.Text
-			return t != nil && (strings.HasPrefix(strings.TrimLeft(string(t[:min(len(t), 64)]), "\ufeff \t\r\n"), "---") ||
-				strings.Contains(string(t), "\nformat: rlog/") || strings.HasSuffix(h.Name, ".rlog"))
-		},
-		Read: rlogfmt.Read,
+		Detect: rlogfmt.Detect,
+		Read:   rlogfmt.Read,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return rlogfmt.NewWriter(w, rep, opt), nil
 		},
@@ -144,10 +150,8 @@ var formats = []FormatInfo{
 	{
 		Name: ATIF, Description: "ATIF v1.0-v1.7 (writes v1.5, or 1.6/1.7 on request)", JSON: true,
 		Names: []string{"*.atif.json", "*.trajectory.json"}, Extension: ".atif.json",
-		Probe: func(h *Head) bool {
-			return !h.Has("__header__") && (h.Has("schema_version") || h.Has("agent") && h.Has("steps", "session_id"))
-		},
-		Read: atif.Read,
+		Detect: atif.Detect,
+		Read:   atif.Read,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return atif.NewWriter(w, rep, opt)
 		},
@@ -157,10 +161,8 @@ var formats = []FormatInfo{
 	{
 		Name: ATIFJSONL, Description: "streaming ATIF-JSONL (header line + one step per line)", JSON: true,
 		Names: []string{"*.atif.jsonl"}, Extension: ".atif.jsonl",
-		Probe: func(h *Head) bool {
-			return h.Has("__header__") || h.Has("step_id") && h.Has("source") && !h.Has("schema_version")
-		},
-		Read: atif.ReadJSONL,
+		Detect: atif.DetectJSONL,
+		Read:   atif.ReadJSONL,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return atif.NewJSONLWriter(w, rep, opt)
 		},
@@ -171,8 +173,8 @@ var formats = []FormatInfo{
 	{
 		Name: Replay, Description: "REPLAY.jsonl v1 (canonical, event-tagged)", JSON: true,
 		Names: []string{"replay.jsonl", "*.replay.jsonl"}, Extension: ".replay.jsonl",
-		Probe: func(h *Head) bool { return h.Has("event") },
-		Read:  replay.Read,
+		Detect: replay.Detect,
+		Read:   replay.Read,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return replay.NewWriter(w, rep, opt), nil
 		},
@@ -182,13 +184,7 @@ var formats = []FormatInfo{
 	{
 		Name: Claude, Description: "Claude Code session JSONL", JSON: true,
 		Names: []string{"*.claude.jsonl"}, Extension: ".claude.jsonl",
-		Probe: func(h *Head) bool {
-			switch h.String("type") {
-			case "queue-operation", "file-history-snapshot", "summary", claude.SessionRecord:
-				return !h.Has("event", "__header__")
-			}
-			return h.Has("uuid", "sessionId", "parentUuid", "leafUuid") && !h.Has("event", "__header__", "schema_version")
-		},
+		Detect:    claude.Detect,
 		Read:      claude.Read,
 		ReadNamed: claude.ReadNamed,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
@@ -198,22 +194,14 @@ var formats = []FormatInfo{
 	},
 	{
 		Name: SDKJSONL, Description: "autopilot JSONL companion (Agent SDK messages), read only", JSON: true,
-		Probe: func(h *Head) bool {
-			switch h.String("type") {
-			case "system", "assistant", "user", "result", "tool_progress", "stream_event", "auth_status":
-				return h.Has("message") && !h.Has("uuid", "sessionId", "parentUuid", "leafUuid")
-			}
-			return false
-		},
-		Read: sdkjsonl.Read,
+		Detect: sdkjsonl.Detect,
+		Read:   sdkjsonl.Read,
 	},
 	{
 		Name: Trajectory, Description: "autopilot trajectory JSON", JSON: true,
 		Names: []string{"*.autopilot.json"}, Extension: ".autopilot.json",
-		Probe: func(h *Head) bool {
-			return h.Has("session_id") && h.Has("prompt", "repo_sha", "steps") && !h.Has("agent", "schema_version", "__header__")
-		},
-		Read: trajectory.Read,
+		Detect: trajectory.Detect,
+		Read:   trajectory.Read,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return trajectory.NewWriter(w, rep, opt), nil
 		},
@@ -222,11 +210,8 @@ var formats = []FormatInfo{
 	{
 		Name: Prophet, Description: "mini-prophet trajectory.json", JSON: true,
 		Names: []string{"*.prophet.json"}, Extension: ".prophet.json",
-		Probe: func(h *Head) bool {
-			return strings.HasPrefix(h.String("trajectory_format"), "mini-prophet") ||
-				h.Has("messages") && h.InnerHas("messages", "key") && !h.Has("info")
-		},
-		Read: prophet.Read,
+		Detect: prophet.Detect,
+		Read:   prophet.Read,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return prophet.NewWriter(w, rep, opt), nil
 		},
@@ -234,18 +219,24 @@ var formats = []FormatInfo{
 	},
 	{
 		Name: MiniSWE, Description: "mini-swe-agent trajectory (read only)", JSON: true,
-		Names: []string{"*.traj.json", "*mini-swe-agent*.json"},
-		Probe: func(h *Head) bool {
-			return strings.HasPrefix(h.String("trajectory_format"), "mini-swe-agent") ||
-				h.Has("info") && !h.Has("schema_version", "steps") && !strings.HasPrefix(h.String("trajectory_format"), "mini-prophet")
-		},
-		Read: miniswe.Read,
+		Names:  []string{"*.traj.json", "*mini-swe-agent*.json"},
+		Detect: miniswe.Detect,
+		Read:   miniswe.Read,
 	},
 	{
 		Name: ReplayBundle, Description: "autopilot ReplayBundle (replay viewer JSON, read only)", JSON: true,
-		Names: []string{"*-replay.json", "*.replay.json"},
-		Probe: func(h *Head) bool { return h.Has("timeline") && h.Has("version", "metadata", "receipts") },
-		Read:  replaybundle.Read,
+		Names:  []string{"*-replay.json", "*.replay.json"},
+		Detect: replaybundle.Detect,
+		Read:   replaybundle.Read,
+	},
+	{
+		Name: Codex, Description: "Codex CLI rollout", JSON: true,
+		Names:  []string{"rollout-*.jsonl"},
+		Detect: codex.Detect,
+	},
+	{
+		Name: Gemini, Description: "Gemini CLI session", JSON: true,
+		Detect: gemini.Detect,
 	},
 }
 
@@ -277,13 +268,17 @@ func Names(write bool) []string {
 // ErrUnknownFormat is returned for a name that is no format.
 var ErrUnknownFormat = errors.New("unknown format")
 
+// ErrNoReader is returned for a format rlog-ls detects but cannot read
+// yet.
+var ErrNoReader = errors.New("no reader yet")
+
 func readable(from Format) (FormatInfo, error) {
 	fi, ok := Lookup(from)
 	if !ok {
 		return fi, fmt.Errorf("%w %q", ErrUnknownFormat, from)
 	}
 	if fi.Read == nil {
-		return fi, fmt.Errorf("format %s cannot be read", from)
+		return fi, fmt.Errorf("%w for %s (%s)", ErrNoReader, from, fi.Description)
 	}
 	return fi, nil
 }

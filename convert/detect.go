@@ -12,57 +12,8 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/convert/model"
 )
-
-// Head is what detection learns from the start of an input: the first
-// JSON object's top-level keys (in order) and short string values, and the
-// keys one level down; or, for text, its first bytes. Formats are told
-// apart by these (each FormatInfo's Probe), never by reading a whole
-// document: the scan stops after the first top-level list, whose first
-// element it looks into.
-type Head struct {
-	// Name is the input's base name in lower case ("" for stdin).
-	Name string
-	// Empty is set for an input with nothing but white space.
-	Empty bool
-	// Text is the start of an input that is not JSON (up to 64 KB).
-	Text []byte
-	// Keys are the top-level keys of the first JSON object, in order, as
-	// far as the scan got.
-	Keys []string
-	// Strings holds the top-level string values (up to 1 KB each).
-	Strings map[string]string
-	// Inner holds, for a top-level object value, its keys, and for a
-	// top-level list, the keys of its first element when it is an object.
-	Inner map[string][]string
-	// Stopped is why the scan ended before the first object did: a
-	// syntax error, or the end of what could be seen (DetectReader sees
-	// as far as its buffer). Nil when the object was seen to its end or
-	// the scan stopped at its first list on purpose.
-	Stopped error
-	// JSONArray is set when the input is a JSON array, which no format is.
-	JSONArray bool
-}
-
-// Has reports whether the first object has any of keys.
-func (h *Head) Has(keys ...string) bool {
-	for _, k := range keys {
-		if slices.Contains(h.Keys, k) {
-			return true
-		}
-	}
-	return false
-}
-
-// String is the top-level string value of key ("" when absent).
-func (h *Head) String(key string) string { return h.Strings[key] }
-
-// InnerHas reports whether the object under key (or the first element of
-// the list under key) has inner.
-func (h *Head) InnerHas(key, inner string) bool { return slices.Contains(h.Inner[key], inner) }
-
-// IsJSON reports whether the input starts with a JSON value.
-func (h *Head) IsJSON() bool { return !h.Empty && h.Text == nil }
 
 // errStop ends the head scan at the first top-level list.
 var errStop = errors.New("stop")
@@ -191,8 +142,8 @@ func DetectFile(path string) (Format, error) {
 // stdin).
 func HeadOf(name string, data []byte) *Head { return scanHead(name, data, nil) }
 
-// Detect is detection's answer for h.
-func (h *Head) Detect() (Format, error) { return detect(h) }
+// DetectHead is detection's answer for h.
+func DetectHead(h *Head) (Format, error) { return detect(h) }
 
 // ReadHead reads the head of the file at path, as DetectFile does.
 func ReadHead(path string) (*Head, error) {
@@ -212,18 +163,83 @@ func ReadHead(path string) (*Head, error) {
 	return scanHead(path, first[:n], f), nil
 }
 
-// detect picks the format whose probe accepts h, in table order; failing
-// that, the format its name names.
+// detect is the format of the input h is the head of: the format whose
+// probe claims it most strongly; among formats that claim it as strongly,
+// the one its name names (AmbiguousError when that does not settle it);
+// failing any claim (an empty input too), the format its name names.
 func detect(h *Head) (Format, error) {
-	for _, f := range formats {
-		if f.Probe != nil && !h.Empty && f.Probe(h) {
-			return f.Name, nil
+	best := strongest(h)
+	if len(best) > 1 {
+		named := slices.DeleteFunc(slices.Clone(best), func(f FormatInfo) bool { return !f.NamedBy(h.Name) })
+		if len(named) != 1 {
+			return "", &AmbiguousError{Input: inputName(h), Candidates: best}
 		}
+		best = named
+	}
+	if len(best) == 1 {
+		return best[0].Name, nil
 	}
 	if f, ok := byName(h.Name); ok {
 		return f.Name, nil
 	}
 	return "", fmt.Errorf("%w: %s", ErrUndetected, describe(h))
+}
+
+// strongest lists the formats whose probes claim h most strongly, in table
+// order (none for an empty input, or one no probe claims).
+func strongest(h *Head) []FormatInfo {
+	var best []FormatInfo
+	top := model.NoEvidence
+	if h.Empty {
+		return nil
+	}
+	for _, f := range formats {
+		if f.Detect == nil {
+			continue
+		}
+		switch e := f.Detect(h); {
+		case e > top:
+			best, top = append(best[:0], f), e
+		case e == top && e > model.NoEvidence:
+			best = append(best, f)
+		}
+	}
+	return best
+}
+
+// AmbiguousError is detection's answer for an input that several formats
+// claim as strongly, and whose name does not tell which: a user names the
+// format (--from). It is an ErrUndetected.
+type AmbiguousError struct {
+	Input      string
+	Candidates []FormatInfo
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%v: %s could be %s", ErrUndetected, e.Input, claimants(e.Candidates))
+}
+
+// claimants lists formats for a message: "a (…), b (…) or c (…)".
+func claimants(fs []FormatInfo) string {
+	var names []string
+	for _, f := range fs {
+		names = append(names, fmt.Sprintf("%s (%s)", f.Name, f.Description))
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	last := len(names) - 1
+	return strings.Join(names[:last], ", ") + " or " + names[last]
+}
+
+func (e *AmbiguousError) Unwrap() error { return ErrUndetected }
+
+// inputName names an input in messages.
+func inputName(h *Head) string {
+	if h.Name == "" {
+		return "the input"
+	}
+	return h.Name
 }
 
 // byName is the format whose file names include name.
@@ -241,10 +257,7 @@ func byName(name string) (FormatInfo, bool) {
 
 // describe says what an input looks like, for error messages.
 func describe(h *Head) string {
-	name := h.Name
-	if name == "" {
-		name = "the input"
-	}
+	name := inputName(h)
 	switch {
 	case h.Empty:
 		return name + " is empty"
@@ -290,18 +303,22 @@ func checkFrom(from Format, h *Head) error {
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownFormat, from)
 	}
-	if h.Empty || fi.Probe == nil || fi.Probe(h) {
+	if h.Empty || fi.Detect == nil {
 		return nil
 	}
-	what := h.Name
-	if what == "" {
-		what = "the input"
+	if slices.ContainsFunc(strongest(h), func(f FormatInfo) bool { return f.Name == from }) {
+		return nil // it fits as well as any: --from settles an ambiguous input
 	}
-	if got, err := detect(h); err == nil && got != from {
+	what := inputName(h)
+	got, err := detect(h)
+	var amb *AmbiguousError
+	switch {
+	case err == nil && got != from:
 		gi, _ := Lookup(got)
 		return fmt.Errorf("--from %s does not fit %s, which is %s: %s; use --from %s or leave --from out", from, what, got, gi.Description, got)
-	}
-	if h.Text != nil && fi.JSON || h.Text == nil && !fi.JSON {
+	case errors.As(err, &amb):
+		return fmt.Errorf("--from %s does not fit %s, which %s claim more strongly; use one of them or leave --from out", from, what, claimants(amb.Candidates))
+	case h.Text != nil && fi.JSON || h.Text == nil && !fi.JSON:
 		return fmt.Errorf("--from %s does not fit: %s", from, describe(h))
 	}
 	return nil

@@ -3,8 +3,10 @@ package convert_test
 import (
 	"bufio"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,6 +147,125 @@ func TestCheckFrom(t *testing.T) {
 			t.Errorf("--from %s on %s: %v", c.from, c.name, err)
 		case c.says != "" && (err == nil || !strings.Contains(err.Error(), c.says)):
 			t.Errorf("--from %s on %s: %v, want %q", c.from, c.name, err, c.says)
+		}
+	}
+}
+
+// agentTranscripts are the session files the real agent CLIs wrote in the
+// producer harness (testdata/agents), each with its format: the formats
+// rlog-ls has no reader for yet are detected too.
+func agentTranscripts(t *testing.T) []input {
+	t.Helper()
+	var out []input
+	for _, c := range []struct {
+		dir, under string
+		format     convert.Format
+	}{
+		{"claude-code", "projects", convert.Claude},
+		{"codex", "sessions", convert.Codex},
+		{"gemini-cli", "chats", convert.Gemini},
+	} {
+		n := len(out)
+		root := filepath.Join("..", "testdata", "agents", c.dir)
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.Contains(filepath.ToSlash(p), "/"+c.under+"/") {
+				return err
+			}
+			if strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".json") && !strings.HasSuffix(p, ".meta.json") {
+				out = append(out, input{p, c.format})
+			}
+			return nil
+		})
+		if err != nil || len(out) == n {
+			t.Fatalf("no transcripts of %s under %s (%v)", c.format, root, err)
+		}
+	}
+	return out
+}
+
+// TestDetectAgentTranscripts: every transcript Claude Code, Codex CLI and
+// Gemini CLI wrote is detected as its format, from a file and from a
+// stream.
+func TestDetectAgentTranscripts(t *testing.T) {
+	for _, in := range agentTranscripts(t) {
+		if got, err := convert.DetectFile(in.path); err != nil || got != in.format {
+			t.Errorf("DetectFile(%s) = %q, %v; want %q", in.path, got, err, in.format)
+		}
+		f, err := os.Open(in.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := convert.DetectReader("-", bufio.NewReader(f))
+		f.Close()
+		if err != nil || got != in.format {
+			t.Errorf("DetectReader(%s) = %q, %v; want %q", in.path, got, err, in.format)
+		}
+	}
+}
+
+// TestDetectNearMisses: inputs that have some of a format's keys are
+// taken by the format whose own evidence is strongest; inputs two formats
+// claim as strongly are reported with both, unless the name tells, and
+// --from settles them.
+func TestDetectNearMisses(t *testing.T) {
+	cases := []struct {
+		name, head string
+		want       convert.Format
+		ambiguous  []convert.Format // the candidates, when ambiguous
+	}{
+		// Claude Code, the SDK companion and Gemini CLI share role types
+		// and a session id.
+		{"x.jsonl", `{"type":"user","message":{"role":"user"},"timestamp":"t"}`, convert.SDKJSONL, nil},
+		{"x.jsonl", `{"type":"user","message":{"role":"user"},"timestamp":"t","uuid":"u"}`, convert.Claude, nil},
+		{"x.jsonl", `{"type":"user","message":{"role":"user"},"isMeta":true}`, "", []convert.Format{convert.Claude, convert.SDKJSONL}},
+		{"x.claude.jsonl", `{"type":"user","message":{"role":"user"},"isMeta":true}`, convert.Claude, nil},
+		{"x.jsonl", `{"type":"mode","mode":"normal","sessionId":"s"}`, convert.Claude, nil},
+		{"x.jsonl", `{"type":"last-prompt","lastPrompt":"p","leafUuid":"u"}`, convert.Claude, nil},
+		{"x.jsonl", `{"sessionId":"s","cwd":"/w"}`, convert.Claude, nil},
+		{"x.jsonl", `{"sessionId":"s","projectHash":"p","startTime":"t","kind":"main"}`, convert.Gemini, nil},
+		{"x.json", "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"p\",\n  \"messages\": [{\"id\": \"m\", \"type\": \"user\"}]\n}", convert.Gemini, nil},
+		// Codex CLI's line types are its own; a role type is not.
+		{"x.jsonl", `{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{"id":"i"}}`, convert.Codex, nil},
+		{"x.jsonl", `{"timestamp":"t","type":"response_item","payload":{"type":"message"}}`, convert.Codex, nil},
+		{"x.jsonl", `{"timestamp":"t","type":"turn_context"}`, convert.Codex, nil},
+		{"x.jsonl", `{"timestamp":"t","type":"user","payload":{}}`, convert.Claude, nil},
+		// ATIF, its JSONL form and the autopilot trajectory share keys.
+		{"t.json", `{"schema_version":"ATIF-v1.6","session_id":"s","steps":[`, convert.ATIF, nil},
+		{"t.json", `{"session_id":"s","agent":{"name":"a"},"steps":[]}`, convert.ATIF, nil},
+		{"t.json", `{"session_id":"s","steps":[{"step_id":1}]}`, convert.Trajectory, nil},
+		{"t.json", `{"session_id":"s","repo_sha":"abc","steps":[]}`, convert.Trajectory, nil},
+		{"x.jsonl", `{"__header__":true,"schema_version":"ATIF-v1.6","session_id":"s","agent":{"name":"a"}}`, convert.ATIFJSONL, nil},
+		// REPLAY's events; a ReplayBundle's timeline.
+		{"x.jsonl", `{"event":"ToolCall","id":"c"}`, convert.Replay, nil},
+		{"x.jsonl", `{"event":"something else"}`, convert.Replay, nil},
+		{"b.json", `{"timeline":[{"t":0}]}`, convert.ReplayBundle, nil},
+		// mini-swe-agent and mini-prophet share messages and info.
+		{"t.json", `{"info":{},"messages":[{"role":"system"}]}`, convert.MiniSWE, nil},
+		{"t.json", `{"info":{},"messages":[{"key":"S0","message":{}}]}`, convert.Prophet, nil},
+		{"t.json", `{"info":{"mini_version":"1"},"messages":[{"key":"S0"}]}`, "", []convert.Format{convert.Prophet, convert.MiniSWE}},
+		{"t.json", `{"trajectory_format":"mini-prophet-v0.1.10","info":{"mini_version":"1"},"messages":[{"key":"S0"}]}`, convert.Prophet, nil},
+	}
+	for _, c := range cases {
+		got, err := convert.Detect(c.name, []byte(c.head))
+		var amb *convert.AmbiguousError
+		switch {
+		case c.ambiguous == nil && (err != nil || got != c.want):
+			t.Errorf("Detect(%q, %s) = %q, %v; want %q", c.name, c.head, got, err, c.want)
+		case c.ambiguous != nil && !errors.As(err, &amb):
+			t.Errorf("Detect(%q, %s) = %q, %v; want ambiguous", c.name, c.head, got, err)
+		case c.ambiguous != nil:
+			var names []convert.Format
+			for _, f := range amb.Candidates {
+				names = append(names, f.Name)
+			}
+			if !slices.Equal(names, c.ambiguous) || !errors.Is(err, convert.ErrUndetected) {
+				t.Errorf("Detect(%q, %s): candidates %v (%v), want %v", c.name, c.head, names, err, c.ambiguous)
+			}
+			for _, f := range c.ambiguous {
+				if err := convert.CheckFrom(f, c.name, bufio.NewReader(strings.NewReader(c.head))); err != nil {
+					t.Errorf("--from %s on %s: %v", f, c.head, err)
+				}
+			}
 		}
 	}
 }

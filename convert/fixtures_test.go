@@ -43,15 +43,23 @@ func fixture(name string) string {
 	return filepath.Join("testdata", "fixtures", filepath.FromSlash(name))
 }
 
-// TestEveryFormatHasAFixture: a format added to the table needs a fixture.
+// TestEveryFormatHasAFixture: a format added to the table needs a fixture
+// (one that is only detected, a transcript in testdata/agents).
 func TestEveryFormatHasAFixture(t *testing.T) {
 	have := map[convert.Format]bool{}
 	for _, f := range fixtures {
 		have[f.format] = true
 	}
+	detected := map[convert.Format]bool{}
+	for _, in := range agentTranscripts(t) {
+		detected[in.format] = true
+	}
 	for _, f := range convert.Formats() {
-		if f.CanRead() && !have[f.Name] {
+		switch {
+		case f.CanRead() && !have[f.Name]:
 			t.Errorf("no fixture of %s in testdata/fixtures", f.Name)
+		case !f.CanRead() && !detected[f.Name]:
+			t.Errorf("no transcript of %s in testdata/agents", f.Name)
 		}
 	}
 }

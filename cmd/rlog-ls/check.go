@@ -563,7 +563,7 @@ func checkOtherFormat(path string, src []byte, cfg analysis.Config) (checkedFile
 	if !h.IsJSON() && !h.JSONArray {
 		return checkedFile{}, false
 	}
-	format, err := h.Detect()
+	format, err := convert.DetectHead(h)
 	switch fi, _ := convert.Lookup(format); {
 	case err != nil:
 		return checkedFile{path: path, err: fmt.Errorf("%v; check reads rlog, ATIF, ATIF-JSONL and REPLAY files", err)}, true

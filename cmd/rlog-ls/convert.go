@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/atif"
-	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
 const convertUsage = "rlog-ls convert [--from FORMAT] --to FORMAT INPUT|- [-o OUTPUT|-] [--force] [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]"
@@ -72,57 +70,30 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case *repoSHA != "" && !shaPattern.MatchString(*repoSHA):
 		return fail("--repo-sha must be 6 to 40 hex characters, not %q", *repoSHA)
 	}
-	toInfo, ok := convert.Lookup(convert.Format(*to))
-	if !ok || !toInfo.CanWrite() {
-		return fail("cannot write %q: the output formats are %s", *to, formatNames(true))
-	}
-	if *atifVersion != "" {
-		if _, err := atif.ParseVersion(*atifVersion); err != nil {
-			return fail("--atif-version: %v", err)
-		}
-		if toInfo.Name != convert.ATIF && toInfo.Name != convert.ATIFJSONL {
-			return fail("--atif-version applies to --to atif or atif-jsonl only")
-		}
-	}
+	var read atomic.Int64
+	job := convert.Job{From: convert.Format(*from), To: convert.Format(*to),
+		Options: convert.Options{ATIFVersion: *atifVersion, RepoSHA: *repoSHA, OnRead: func(n int64) { read.Store(n) }}}
 	fromStdin := isStdin(input)
 	name := input
-	var size int64
-	var in *bufio.Reader
 	if fromStdin {
 		name = stdinName
-		in = bufio.NewReaderSize(stdin, 64<<10)
+		job.Source = convert.Source{Stream: stdin, Name: "stdin"}
 	} else {
-		info, err := os.Stat(input)
-		if err != nil {
-			return fail("%s", describeIOError(err))
-		}
-		if info.IsDir() {
-			return fail("%s is a folder; convert one file at a time", input)
-		}
-		size = info.Size()
+		job.Source = convert.Source{Path: input}
 	}
-	src := convert.Format(*from)
-	if src == "" {
-		var err error
-		if fromStdin {
-			src, err = convert.DetectReader("stdin", in)
-		} else {
-			src, err = convert.DetectFile(input)
-		}
-		if err != nil {
-			return fail("%v (name the format with --from)", err)
-		}
-	} else if fi, ok := convert.Lookup(src); !ok || !fi.CanRead() {
-		return fail("cannot read %q: the input formats are %s", *from, formatNames(false))
-	} else if err := checkFrom(src, fromStdin, input, in); err != nil {
-		return fail("%v", err)
+	conv, err := convert.Prepare(job)
+	switch {
+	case errors.Is(err, convert.ErrUndetected):
+		return fail("%v (name the format with --from)", err)
+	case err != nil:
+		return fail("%s", describeIOError(err))
 	}
 
 	target := *out
 	if target == "" {
 		target = "-"
 		if !fromStdin {
-			target = convert.OutputPath(input, toInfo.Name)
+			target = convert.OutputPath(input, conv.To())
 		}
 	}
 	o, err := openOutput("convert", input, target, *force, stdin, stdout, stderr)
@@ -131,9 +102,6 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer o.close()
 
-	// The output goes to its file (or stdout) and, as it is written, to
-	// its format's validator, so neither holds the whole output.
-	var read atomic.Int64
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A conversion streams: it holds a few megabytes and the sets of
 		// ids that need the whole session. On a busy machine the collector
@@ -141,49 +109,20 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// that; a soft limit makes it catch up instead.
 		debug.SetMemoryLimit(convertMemoryLimit)
 	}
-	opts := convert.Options{ATIFVersion: *atifVersion, RepoSHA: *repoSHA, OnRead: func(n int64) { read.Store(n) }}
-	pr, pw := io.Pipe()
-	problems := make(chan []string, 1)
-	go func() {
-		found, err := convert.CheckOutput(toInfo.Name, pr, 20)
-		io.Copy(io.Discard, pr)
-		var p []string
-		for _, f := range found.List {
-			p = append(p, f.String())
-		}
-		if found.Extra > 0 {
-			p = append(p, fmt.Sprintf("%d more", found.Extra))
-		}
-		if err != nil {
-			p = append(p, err.Error())
-		}
-		problems <- p
-	}()
 	written := &countingWriter{}
-	bw := bufio.NewWriterSize(io.MultiWriter(o.w, pw, written), 64<<10)
-	prog := startProgress("convert", stderr, size, read.Load, written.Load)
-	var rep *convert.Report
-	if fromStdin {
-		rep, err = convert.Convert(in, src, toInfo.Name, bw, opts)
-	} else {
-		rep, err = convert.ConvertFile(input, src, toInfo.Name, bw, opts)
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	pw.Close()
-	found := <-problems
+	prog := startProgress("convert", stderr, conv.Size(), read.Load, written.Load)
+	res, err := conv.Run(io.MultiWriter(o.w, written))
 	prog.stop()
 	if err != nil {
 		o.failed(err)
-		printReport(stderr, rep, *report)
+		printReport(stderr, res.Report, *report)
 		return fail("%s: %v", name, err)
 	}
 	status := 0
-	if rep.Count(model.LossMalformed) > 0 {
+	if res.Malformed() {
 		status = 1
 	}
-	for _, p := range found {
+	for _, p := range res.Problems() {
 		fmt.Fprintf(stderr, "rlog-ls convert: output check: %s\n", p)
 		status = 1
 	}
@@ -192,9 +131,9 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("%s", outputError(target, err))
 	}
 	if *report == "text" && o.file != nil {
-		fmt.Fprintf(stderr, "rlog-ls convert: wrote %s (%s -> %s)\n", writtenPath, src, toInfo.Name)
+		fmt.Fprintf(stderr, "rlog-ls convert: wrote %s (%s -> %s)\n", writtenPath, res.From, res.To)
 	}
-	printReport(stderr, rep, *report)
+	printReport(stderr, res.Report, *report)
 	return status
 }
 
@@ -218,15 +157,6 @@ func printReport(w io.Writer, rep *convert.Report, format string) {
 		return
 	}
 	fmt.Fprint(w, rep.Text())
-}
-
-// checkFrom refuses a --from that does not fit the input, naming what
-// the input is.
-func checkFrom(from convert.Format, fromStdin bool, input string, in *bufio.Reader) error {
-	if fromStdin {
-		return convert.CheckFrom(from, "stdin", in)
-	}
-	return convert.CheckFromFile(from, input)
 }
 
 func formatNames(write bool) string { return strings.Join(convert.Names(write), ", ") }

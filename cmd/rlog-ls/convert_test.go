@@ -120,6 +120,8 @@ func TestConvertUsageErrors(t *testing.T) {
 		{[]string{"convert", "--to", "atif", "--report", "xml", in}, "--report must be"},
 		{[]string{"convert", "--to", "atif", in, in}, "one input file at a time"},
 		{[]string{"convert", "--to", "atif", dir}, "is a folder"},
+		{[]string{"convert", "--to", "rlog", agentFile(t, "codex/*/shell/codex-home/sessions/*/*/*/rollout-*.jsonl")}, "is a Codex CLI rollout (codex): no reader yet"},
+		{[]string{"convert", "--to", "rlog", agentFile(t, "gemini-cli/*/shell/gemini/tmp/work/chats/session-*.jsonl")}, "is a Gemini CLI session (gemini): no reader yet"},
 	} {
 		_, stderr, code := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
@@ -231,4 +233,14 @@ func TestConvertWrongFrom(t *testing.T) {
 	if _, stderr, code := runCLI(t, "convert", "--from", "replay-bundle", "--to", "rlog", "-o", "-", bundle); code != 0 {
 		t.Errorf("--from replay-bundle: %d %s", code, stderr)
 	}
+}
+
+// agentFile is the one file of testdata/agents that pattern matches.
+func agentFile(t *testing.T, pattern string) string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", filepath.FromSlash(pattern)))
+	if err != nil || len(m) != 1 {
+		t.Fatalf("testdata/agents/%s: %v, %v", pattern, m, err)
+	}
+	return m[0]
 }

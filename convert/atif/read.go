@@ -15,7 +15,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
@@ -48,20 +47,8 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 func ReadJSONL(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: NameJSONL}
 	st := &reader{h: h, sink: sink, rep: rep}
-	lr := jsonl.NewReader(r)
 	first := true
-	for {
-		line, n, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				rep.Malformed(n, err)
-				continue
-			}
-			return err
-		}
+	err := model.Lines(r, rep, func(line []byte, n int) error {
 		if first {
 			first = false
 			f, err := model.ParseFields(line)
@@ -77,14 +64,15 @@ func ReadJSONL(r io.Reader, sink model.Sink, rep *model.Report) error {
 							rootField(h, fl.Key, fl.Value)
 						}
 					}
-					continue
+					return nil
 				}
 			}
 			rep.Add(model.LossMalformed, "first line is not a __header__ record", model.Loc{Line: n})
 		}
-		if err := st.step(line, false, model.Loc{Line: n}); err != nil {
-			return err
-		}
+		return st.step(line, false, model.Loc{Line: n})
+	})
+	if err != nil {
+		return err
 	}
 	return sink.End(h)
 }
@@ -308,8 +296,6 @@ func record(b []byte, validUTF8, validated bool) (model.Fields, error) {
 	return model.ParseFields(b)
 }
 
-var stepHandled = map[string]bool{"step_id": true, "timestamp": true, "source": true, "message": true, "model_name": true, "reasoning_content": true, "tool_calls": true, "metrics": true, "observation": true, "extra": true}
-
 // step reads one step; validated says b is part of a document validated
 // already.
 func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
@@ -394,7 +380,7 @@ func parseStep(f model.Fields, loc model.Loc) stepParts {
 		}
 	}
 	for _, fl := range f {
-		if !stepHandled[fl.Key] {
+		if !stepMapped[fl.Key] {
 			sp.extra.Set("atif."+fl.Key, jsonscan.Copy(fl.Value))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -144,23 +145,14 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 // then one step per line, with the same rules as Validate.
 func ValidateJSONL(r io.Reader, report func(model.Finding)) error {
 	v := &validator{report: report, ver: -1}
-	lr := jsonl.NewReader(r)
 	header := false
 	idx := 0
-	for {
-		line, n, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
+	tooLong := func(n int, err error) {
+		v.anchor = anchor{path: "line", at: jsonscan.Pos{Line: n, Col: 1}}
+		v.add(CodeSyntax, "line", err.Error())
+	}
+	err := jsonl.Each(r, func(line []byte, n int) error {
 		at := jsonscan.Pos{Line: n, Col: 1}
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				v.anchor = anchor{path: "line", at: at}
-				v.add(CodeSyntax, "line", err.Error())
-				continue
-			}
-			return err
-		}
 		v.anchor = anchor{path: "trajectory", value: line, at: at}
 		f, perr := model.ParseFields(line)
 		if perr != nil || f == nil {
@@ -171,19 +163,23 @@ func ValidateJSONL(r io.Reader, report func(model.Finding)) error {
 				msg = se.Msg
 			}
 			v.add(CodeSyntax, "line", msg)
-			continue
+			return nil
 		}
 		if !header {
 			header = true
 			if _, ok := f.Get("__header__"); ok {
 				v.header(f, true)
-				continue
+				return nil
 			}
 			v.add(CodeJSONLHeader, "line", "first line is not a __header__ record")
 		}
 		v.anchor.path = fmt.Sprintf("trajectory.steps.%d", idx)
 		v.step(f, idx, v.anchor.path)
 		idx++
+		return nil
+	}, tooLong)
+	if err != nil {
+		return err
 	}
 	v.anchor = anchor{path: "trajectory", at: jsonscan.Pos{Line: 1, Col: 1}}
 	if !header {
@@ -306,17 +302,11 @@ func (v *validator) str(f model.Fields, key, path string, required bool) (string
 	return s, true
 }
 
-var rootKeys = map[string]int{"schema_version": 0, "session_id": 0, "agent": 0, "steps": 0, "notes": 0, "final_metrics": 0, "continued_trajectory_ref": 0, "extra": 1, "trajectory_id": 7, "subagent_trajectories": 7}
-
 func (v *validator) header(f model.Fields, jsonlHeader bool) {
 	allowed := rootKeys
 	if jsonlHeader {
-		allowed = map[string]int{}
-		for k, n := range rootKeys {
-			allowed[k] = n
-		}
-		allowed["__header__"] = 0
-		allowed["created_at"] = 0
+		allowed = maps.Clone(rootKeys)
+		maps.Copy(allowed, jsonlHeaderKeys)
 	}
 	schema, ok := v.str(f, "schema_version", "trajectory", true)
 	if ver := minor(schema); ver >= 0 || v.ver < 0 {
@@ -338,7 +328,7 @@ func (v *validator) header(f model.Fields, jsonlHeader bool) {
 	} else if af, err := model.ParseFields(a); err != nil || af == nil {
 		v.add(CodeType, "trajectory.agent", "Input should be an object")
 	} else {
-		v.keys(af, "trajectory.agent", map[string]int{"name": 0, "version": 0, "model_name": 0, "extra": 0, "tool_definitions": 5})
+		v.keys(af, "trajectory.agent", agentKeys)
 		v.str(af, "name", "trajectory.agent", true)
 		v.str(af, "version", "trajectory.agent", true)
 		v.str(af, "model_name", "trajectory.agent", false)
@@ -402,10 +392,6 @@ func jsonArray(b []byte) []model.Field {
 	return out
 }
 
-var stepKeys = map[string]int{"step_id": 0, "timestamp": 0, "source": 0, "message": 0, "model_name": 0, "reasoning_effort": 0, "reasoning_content": 0, "tool_calls": 0, "metrics": 0, "observation": 0, "extra": 0, "llm_call_count": 7, "is_copied_context": 7}
-
-var agentOnly = []string{"model_name", "reasoning_effort", "reasoning_content", "tool_calls", "metrics"}
-
 func (v *validator) step(f model.Fields, i int, path string) {
 	v.keys(f, path, stepKeys)
 	if id, ok := f.Get("step_id"); !ok {
@@ -436,7 +422,7 @@ func (v *validator) step(f model.Fields, i int, path string) {
 		v.add(CodeType, path+".message", "Input should be a valid string")
 	}
 	if source != "agent" && source != "" {
-		for _, k := range agentOnly {
+		for _, k := range agentOnlySteps {
 			if _, ok := f.Get(k); ok {
 				v.add(CodeAgentOnly, path+"."+k, fmt.Sprintf("Field '%s' is only applicable when source is 'agent', but source is '%s'", k, source))
 			}
@@ -460,7 +446,7 @@ func (v *validator) step(f model.Fields, i int, path string) {
 					v.add(CodeType, cp, "Input should be an object")
 					continue
 				}
-				v.keys(cf, cp, map[string]int{"tool_call_id": 0, "function_name": 0, "arguments": 0, "extra": 7})
+				v.keys(cf, cp, toolCallKeys)
 				id, ok := v.str(cf, "tool_call_id", cp, true)
 				if ok {
 					if callIDs[id] {
@@ -516,17 +502,17 @@ func (v *validator) contentParts(b []byte, path string) {
 		typ, _ := pf.String("type")
 		switch typ {
 		case "text":
-			v.keys(pf, pp, map[string]int{"type": 6, "text": 6})
+			v.keys(pf, pp, textPartKeys)
 			v.str(pf, "text", pp, true)
 		case "image":
-			v.keys(pf, pp, map[string]int{"type": 6, "source": 6})
+			v.keys(pf, pp, imagePartKeys)
 			src, ok := pf.Get("source")
 			if !ok {
 				v.add(CodeRequired, pp+".source", "Field required")
 				continue
 			}
 			sf, _ := model.ParseFields(src)
-			v.keys(sf, pp+".source", map[string]int{"media_type": 6, "path": 6})
+			v.keys(sf, pp+".source", imageSourceKeys)
 			mt, _ := v.str(sf, "media_type", pp+".source", true)
 			switch mt {
 			case "image/jpeg", "image/png", "image/gif", "image/webp", "":
@@ -546,7 +532,7 @@ func (v *validator) metrics(b []byte, path string) {
 		v.add(CodeType, path, "Input should be an object")
 		return
 	}
-	v.keys(f, path, map[string]int{"prompt_tokens": 0, "completion_tokens": 0, "cached_tokens": 0, "cost_usd": 0, "logprobs": 0, "completion_token_ids": 3, "prompt_token_ids": 4, "extra": 0})
+	v.keys(f, path, metricsKeys)
 	for _, k := range []string{"prompt_tokens", "completion_tokens", "cached_tokens"} {
 		if x, ok := f.Get(k); ok && !isNull(x) && !isInt(x) {
 			v.add(CodeType, path+"."+k, "Input should be a valid integer")
@@ -565,7 +551,7 @@ func (v *validator) finalMetrics(b []byte) {
 		v.add(CodeType, path, "Input should be an object")
 		return
 	}
-	v.keys(f, path, map[string]int{"total_prompt_tokens": 0, "total_completion_tokens": 0, "total_cached_tokens": 0, "total_cost_usd": 0, "total_steps": 0, "extra": 0})
+	v.keys(f, path, finalMetricsKeys)
 	for _, k := range []string{"total_prompt_tokens", "total_completion_tokens", "total_cached_tokens", "total_steps"} {
 		if x, ok := f.Get(k); ok && !isNull(x) && !isInt(x) {
 			v.add(CodeType, path+"."+k, "Input should be a valid integer")
@@ -583,7 +569,7 @@ func (v *validator) observation(b []byte, path string, callIDs map[string]bool, 
 		v.add(CodeType, path, "Input should be an object")
 		return
 	}
-	v.keys(f, path, map[string]int{"results": 0})
+	v.keys(f, path, observationKeys)
 	res, ok := f.Get("results")
 	if !ok {
 		v.add(CodeRequired, path+".results", "Field required")
@@ -600,7 +586,7 @@ func (v *validator) observation(b []byte, path string, callIDs map[string]bool, 
 			v.add(CodeType, rp, "Input should be an object")
 			continue
 		}
-		v.keys(rf, rp, map[string]int{"source_call_id": 0, "content": 0, "subagent_trajectory_ref": 0, "extra": 7})
+		v.keys(rf, rp, resultKeys)
 		if id, ok := v.str(rf, "source_call_id", rp, false); ok && !callIDs[id] {
 			v.add(CodeCallRef, rp+".source_call_id", fmt.Sprintf("Observation result references source_call_id '%s' which is not found in step %d's tool_calls", id, stepN))
 		}
@@ -624,14 +610,14 @@ func (v *validator) observation(b []byte, path string, callIDs map[string]bool, 
 					continue
 				}
 				if v.ver >= 7 {
-					v.keys(ff, pp, map[string]int{"session_id": 0, "trajectory_id": 7, "trajectory_path": 0, "extra": 0})
+					v.keys(ff, pp, subagentRefKeys17)
 					_, hasID := ff.Get("trajectory_id")
 					_, hasPath := ff.Get("trajectory_path")
 					if !hasID && !hasPath {
 						v.add(CodeV17, pp, "a subagent_trajectory_ref needs trajectory_id or trajectory_path (ATIF-v1.7)")
 					}
 				} else {
-					v.keys(ff, pp, map[string]int{"session_id": 0, "trajectory_path": 0, "extra": 0})
+					v.keys(ff, pp, subagentRefKeys)
 					v.str(ff, "session_id", pp, true)
 				}
 			}

@@ -157,27 +157,17 @@ type state struct {
 }
 
 func (st *state) readStream(r io.Reader, agent string) error {
-	lr := jsonl.NewReader(r)
-	next := lr.Next
-	if st.depth == 0 {
-		next = st.nameSession(lr)
+	entry := func(line []byte, n int) error { return st.entry(line, n, agent) }
+	tooLong := func(n int, err error) { st.rep.MalformedAt(st.loc(n), err) }
+	if st.depth > 0 {
+		return jsonl.Each(r, entry, tooLong)
 	}
-	for {
-		line, n, err := next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				st.rep.MalformedAt(st.loc(n), err)
-				continue
-			}
-			return err
-		}
-		if err := st.entry(line, n, agent); err != nil {
-			return err
-		}
+	head := &sessionHead{st: st, entry: entry, tooLong: tooLong}
+	err := jsonl.Each(r, head.line, head.tooLongLine)
+	if herr := head.release(); herr != nil {
+		return herr // the lines held come before what ended the reading
 	}
+	return err
 }
 
 // ent is the decoded part of one entry.
@@ -946,54 +936,97 @@ func parseTodos(v []byte) []model.Todo {
 // and bytes.
 const headLines, headBytes = 256, 8 << 20
 
-// nameSession reads the head of the main transcript to name the session
-// it holds (see transcriptSession), sets the header's id to it, and
-// returns the lines in order, the head's first. The header's id is never
-// taken from an entry after that: an entry of another session keeps its
-// own sessionId.
-func (st *state) nameSession(lr *jsonl.Reader) func() ([]byte, int, error) {
-	type read struct {
-		line []byte
-		n    int
-		err  error
-	}
-	var head []read
-	var ids []string
-	size := 0
-	for len(head) < headLines && size < headBytes {
-		line, n, err := lr.Next()
-		if err != nil && !errors.Is(err, jsonl.ErrLineTooLong) {
-			head = append(head, read{nil, n, err})
-			break
+// sessionHead holds the first lines of the main transcript (up to
+// headLines and headBytes) until they name the session it holds (see
+// transcriptSession): release sets the header's id to it and hands the
+// lines on in order, and the lines after go straight on. The header's id
+// is never taken from an entry after that: an entry of another session
+// keeps its own sessionId.
+type sessionHead struct {
+	st      *state
+	entry   func(line []byte, n int) error
+	tooLong func(n int, err error)
+	held    []heldLine
+	ids     []string
+	size    int
+	done    bool
+	err     error // an entry's, met releasing the head
+}
+
+// heldLine is a line of the head: a copy of its bytes, or the error of a
+// line too long.
+type heldLine struct {
+	line []byte
+	n    int
+	err  error
+}
+
+func (hd *sessionHead) full() bool {
+	return !hd.done && (len(hd.held) >= headLines || hd.size >= headBytes)
+}
+
+func (hd *sessionHead) line(line []byte, n int) error {
+	if hd.full() {
+		if err := hd.release(); err != nil {
+			return err
 		}
-		line = bytes.Clone(line)
-		size += len(line)
-		head = append(head, read{line, n, err})
-		jsonscan.Object(line, func(k, v []byte) error {
-			if string(k) == "sessionId" {
-				if id, ok := jsonscan.String(v); ok && id != "" {
-					ids = append(ids, id)
-				}
-			}
-			return nil
-		})
 	}
-	if id := transcriptSession(st.fileName, ids); id != "" {
+	if hd.done {
+		return hd.entry(line, n)
+	}
+	line = bytes.Clone(line)
+	hd.size += len(line)
+	hd.held = append(hd.held, heldLine{line: line, n: n})
+	jsonscan.Object(line, func(k, v []byte) error {
+		if string(k) == "sessionId" {
+			if id, ok := jsonscan.String(v); ok && id != "" {
+				hd.ids = append(hd.ids, id)
+			}
+		}
+		return nil
+	})
+	return nil
+}
+
+func (hd *sessionHead) tooLongLine(n int, err error) {
+	if hd.full() && hd.release() != nil {
+		return // the entry's error comes back from the next line, or the end
+	}
+	if hd.done {
+		hd.tooLong(n, err)
+		return
+	}
+	hd.held = append(hd.held, heldLine{n: n, err: err})
+}
+
+// release names the session from the lines held and hands them on, once;
+// it returns the first error of an entry.
+func (hd *sessionHead) release() error {
+	if hd.done {
+		return hd.err
+	}
+	hd.done = true
+	st := hd.st
+	if id := transcriptSession(st.fileName, hd.ids); id != "" {
 		st.h.ID = id
 		if st.seen == nil {
 			st.seen = map[string]bool{}
 		}
 		st.seen["sessionId"] = true
 	}
-	return func() ([]byte, int, error) {
-		if len(head) == 0 {
-			return lr.Next()
+	held := hd.held
+	hd.held, hd.ids = nil, nil
+	for _, l := range held {
+		if l.err != nil {
+			hd.tooLong(l.n, l.err)
+			continue
 		}
-		r := head[0]
-		head[0] = read{}
-		head = head[1:]
-		return r.line, r.n, r.err
+		if err := hd.entry(l.line, l.n); err != nil {
+			hd.err = err
+			return err
+		}
 	}
+	return nil
 }
 
 // transcriptSession is the session a transcript holds, given its file name
@@ -1027,25 +1060,24 @@ func fileSessionID(path string) string {
 		return ""
 	}
 	defer f.Close()
-	lr := jsonl.NewReader(f)
-	for i := 0; i < 20; i++ {
-		line, _, err := lr.Next()
-		if err == io.EOF {
-			return ""
-		}
-		if err != nil {
-			continue
-		}
-		var id string
+	const lines = 20
+	var id string
+	seen := 0
+	jsonl.Each(f, func(line []byte, _ int) error {
+		seen++
 		jsonscan.Object(line, func(k, v []byte) error {
 			if string(k) == "sessionId" {
 				id, _ = jsonscan.String(v)
 			}
 			return nil
 		})
-		if id != "" {
-			return id
+		if id != "" || seen >= lines {
+			return errFound
 		}
-	}
-	return ""
+		return nil
+	}, func(int, error) { seen++ })
+	return id
 }
+
+// errFound ends a read that found what it looked for.
+var errFound = errors.New("found")

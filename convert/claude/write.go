@@ -573,130 +573,146 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, uuid string, evs []*mo
 	}
 }
 
+// flush writes the pending events, one message's blocks, as one entry of
+// the role they have.
 func (wr *Writer) flush() {
 	if len(wr.pending) == 0 {
 		return
 	}
 	evs := wr.pending
 	wr.pending = wr.pending[:0]
-	first := evs[0]
 	b := &wr.line // reused: an entry is written before the next is built
 	b.Reset()
 	o := jsonw.Begin(b)
 	if wr.role == "user" {
-		uuid := wr.entryHead(o, first, "user")
-		o.Key("message")
-		m := jsonw.Begin(b)
-		m.Str("role", "user")
-		form := first.Form.Content
-		blocks := form != ""
-		var todos *model.Event
-		var content []*model.Event
-		for _, e := range evs {
-			if e.Kind == model.KindTodos {
-				todos = e
-				continue
-			}
-			content = append(content, e)
-		}
-		if form == "empty" {
-			m.Raw("content", []byte("[]"))
-		} else if len(content) == 1 && content[0].Kind == model.KindUser && !blocks {
-			m.Str("content", content[0].Text)
-		} else {
-			m.Key("content")
-			b.WriteByte('[')
-			for i, e := range content {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				wr.block(b, e)
-			}
-			b.WriteByte(']')
-		}
-		writeMessageExtra(m, first, false)
-		m.End()
-		if todos != nil {
-			if len(todos.Raw) > 0 {
-				o.Raw("todos", todos.Raw)
-			} else {
-				o.Any("todos", todoJSON(todos.Todos))
-			}
-		}
-		writeResultStatuses(o, b, content)
-		wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
-			c := []string{"kind", "text", "todos", "signature", "result.call_id", "result.is_error", "result.status"}
-			if r := x.Result; r != nil && len(r.ContentRaw) > 0 {
-				c = append(c, "result.raw")
-			} else {
-				c = append(c, "result.content")
-			}
-			return c
-		})
+		wr.userEntry(o, b, evs)
 	} else {
-		uuid := wr.entryHead(o, first, "assistant")
-		o.Key("message")
-		m := jsonw.Begin(b)
-		if name := pick(first.Model, wr.h.Model); name != "" {
-			m.Str("model", name)
-		}
-		msgID := ownMessageID(first)
-		if msgID == "" {
-			msgID = wr.runMsgID
-		}
-		if msgID != "" {
-			m.Str("id", msgID)
-		}
-		m.Str("type", "message")
-		m.Str("role", "assistant")
-		m.Key("content")
-		if first.Form.Content == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
-			jsonw.String(b, first.Text)
-		} else {
-			b.WriteByte('[')
-			for i, e := range evs {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				wr.block(b, e)
-			}
-			b.WriteByte(']')
-		}
-		if _, ok := first.Extra.Get("message.stop_reason"); !ok {
-			m.Raw("stop_reason", nil)
-			m.Raw("stop_sequence", nil)
-		}
-		if raw, ok := first.Extra.Get("message.usage"); (!ok || !wr.sameSource() && !countedUsage(raw)) && first.Usage != nil {
-			u := first.Usage
-			m.Key("usage")
-			um := jsonw.Begin(b)
-			um.Int("input_tokens", u.Input)
-			um.Int("cache_creation_input_tokens", u.CacheCreate)
-			um.Int("cache_read_input_tokens", u.CacheRead)
-			um.Int("output_tokens", u.Output)
-			um.End()
-		}
-		writeMessageExtra(m, first, !wr.sameSource())
-		m.End()
-		written := pick(first.Model, wr.h.Model)
-		wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
-			c := []string{"kind", "text", "signature", "call.id", "call.name", "call.input"}
-			if ownMessageID(first) != "" {
-				c = append(c, "message_id")
-			} else if msgID != "" {
-				c = append(c, "-message_id")
-			}
-			if x.Model == "" || x.Model == written {
-				c = append(c, "model")
-			}
-			if x.Usage == nil {
-				c = append(c, "-usage") // not the entry's
-			}
-			return c
-		})
+		wr.assistantEntry(o, b, evs)
 	}
 	o.End()
 	wr.writeLine(b.Bytes())
+}
+
+// userEntry writes the members of a user entry: the prompt (a string, as
+// Claude Code writes a typed prompt, or blocks), tool results with their
+// statuses, a todo list.
+func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
+	first := evs[0]
+	uuid := wr.entryHead(o, first, "user")
+	o.Key("message")
+	m := jsonw.Begin(b)
+	m.Str("role", "user")
+	form := first.Form.Content
+	blocks := form != ""
+	var todos *model.Event
+	var content []*model.Event
+	for _, e := range evs {
+		if e.Kind == model.KindTodos {
+			todos = e
+			continue
+		}
+		content = append(content, e)
+	}
+	if form == "empty" {
+		m.Raw("content", []byte("[]"))
+	} else if len(content) == 1 && content[0].Kind == model.KindUser && !blocks {
+		m.Str("content", content[0].Text)
+	} else {
+		m.Key("content")
+		b.WriteByte('[')
+		for i, e := range content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			wr.block(b, e)
+		}
+		b.WriteByte(']')
+	}
+	writeMessageExtra(m, first, false)
+	m.End()
+	if todos != nil {
+		if len(todos.Raw) > 0 {
+			o.Raw("todos", todos.Raw)
+		} else {
+			o.Any("todos", todoJSON(todos.Todos))
+		}
+	}
+	writeResultStatuses(o, b, content)
+	wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
+		c := []string{"kind", "text", "todos", "signature", "result.call_id", "result.is_error", "result.status"}
+		if r := x.Result; r != nil && len(r.ContentRaw) > 0 {
+			c = append(c, "result.raw")
+		} else {
+			c = append(c, "result.content")
+		}
+		return c
+	})
+}
+
+// assistantEntry writes the members of an assistant entry: one message's
+// content blocks with its model, id and usage.
+func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
+	first := evs[0]
+	uuid := wr.entryHead(o, first, "assistant")
+	o.Key("message")
+	m := jsonw.Begin(b)
+	if name := pick(first.Model, wr.h.Model); name != "" {
+		m.Str("model", name)
+	}
+	msgID := ownMessageID(first)
+	if msgID == "" {
+		msgID = wr.runMsgID
+	}
+	if msgID != "" {
+		m.Str("id", msgID)
+	}
+	m.Str("type", "message")
+	m.Str("role", "assistant")
+	m.Key("content")
+	if first.Form.Content == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
+		jsonw.String(b, first.Text)
+	} else {
+		b.WriteByte('[')
+		for i, e := range evs {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			wr.block(b, e)
+		}
+		b.WriteByte(']')
+	}
+	if _, ok := first.Extra.Get("message.stop_reason"); !ok {
+		m.Raw("stop_reason", nil)
+		m.Raw("stop_sequence", nil)
+	}
+	if raw, ok := first.Extra.Get("message.usage"); (!ok || !wr.sameSource() && !countedUsage(raw)) && first.Usage != nil {
+		u := first.Usage
+		m.Key("usage")
+		um := jsonw.Begin(b)
+		um.Int("input_tokens", u.Input)
+		um.Int("cache_creation_input_tokens", u.CacheCreate)
+		um.Int("cache_read_input_tokens", u.CacheRead)
+		um.Int("output_tokens", u.Output)
+		um.End()
+	}
+	writeMessageExtra(m, first, !wr.sameSource())
+	m.End()
+	written := pick(first.Model, wr.h.Model)
+	wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
+		c := []string{"kind", "text", "signature", "call.id", "call.name", "call.input"}
+		if ownMessageID(first) != "" {
+			c = append(c, "message_id")
+		} else if msgID != "" {
+			c = append(c, "-message_id")
+		}
+		if x.Model == "" || x.Model == written {
+			c = append(c, "model")
+		}
+		if x.Usage == nil {
+			c = append(c, "-usage") // not the entry's
+		}
+		return c
+	})
 }
 
 // writeMessageExtra writes the message fields the event kept ("message.*"

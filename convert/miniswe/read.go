@@ -186,3 +186,23 @@ func openAIUsage(resp []byte) *model.Usage {
 	}
 	return &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
 }
+
+// formatTag starts the trajectory_format of every mini-swe-agent
+// trajectory.
+const formatTag = "mini-swe-agent"
+
+// Detect judges whether an input is a mini-swe-agent trajectory from its
+// root: its trajectory_format names the format; an info object with the
+// agent's version or config is its shape, an info object alone weak
+// evidence.
+func Detect(h *model.Head) model.Evidence {
+	switch {
+	case strings.HasPrefix(h.String("trajectory_format"), formatTag):
+		return model.Certain
+	case h.InnerHas("info", "mini_version"), h.InnerHas("info", "config"):
+		return model.Strong
+	case h.Has("info"):
+		return model.Weak
+	}
+	return model.NoEvidence
+}

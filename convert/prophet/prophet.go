@@ -868,3 +868,19 @@ func unixTime(ts string) string {
 	}
 	return strconv.FormatInt(t.Unix(), 10) + "." + fmt.Sprintf("%06d", t.Nanosecond()/1000)
 }
+
+// formatTag starts the trajectory_format of every mini-prophet trajectory.
+const formatTag = "mini-prophet"
+
+// Detect judges whether an input is a mini-prophet trajectory from its
+// root: its trajectory_format names the format; messages keyed by their
+// place in the run (`key`) are its shape.
+func Detect(h *model.Head) model.Evidence {
+	switch {
+	case strings.HasPrefix(h.String("trajectory_format"), formatTag):
+		return model.Certain
+	case h.Has("messages") && h.InnerHas("messages", "key"):
+		return model.Strong
+	}
+	return model.NoEvidence
+}

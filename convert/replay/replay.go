@@ -23,7 +23,6 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
@@ -42,19 +41,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	// from another format (its source object says which): not the
 	// session's.
 	var made []string
-	lr := jsonl.NewReader(r)
-	for {
-		line, n, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				rep.Malformed(n, err)
-				continue
-			}
-			return err
-		}
+	err := model.Lines(r, rep, func(line []byte, n int) error {
 		// The record's values are decoded where they are; event copies
 		// those it keeps.
 		f, perr := model.ParseFieldsView(line)
@@ -63,17 +50,18 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 				perr = errors.New("null")
 			}
 			rep.Malformed(n, perr)
-			continue
+			return nil
 		}
 		rep.InvalidUTF8(line, model.Loc{Line: n})
 		ev, ok := event(h, &made, f, model.Loc{Line: n}, rep)
 		if !ok {
-			continue
+			return nil
 		}
 		rep.Events++
-		if err := sink.Event(h, ev); err != nil {
-			return err
-		}
+		return sink.Event(h, ev)
+	})
+	if err != nil {
+		return err
 	}
 	return sink.End(h)
 }
@@ -100,7 +88,7 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 	typ, _ := f.String("event")
 	t, _ := f.String("t")
 	ev := &model.Event{Time: t, Loc: loc}
-	if typ != "ReplayHeader" && typ != "SessionStart" && typ != "SessionEnd" {
+	if typ != EventHeader && typ != EventSessionStart && typ != EventSessionEnd {
 		// The writer's extension fields: usage, model and message id.
 		ev.MessageID, _ = f.String("message_id")
 		ev.Model, _ = f.String("model")
@@ -134,7 +122,7 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 		f = without(f, "rest")
 	}
 	switch typ {
-	case "ReplayHeader":
+	case EventHeader:
 		h.SourceVersion, _ = f.String("replay_version")
 		if v, ok := f.Get("replay_version"); ok {
 			h.SourceVersion = string(jsonscan.Copy(v))
@@ -152,11 +140,11 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 			h.Extra.SetString("created_at", c)
 		}
 		return nil, false
-	case sourceEnd:
+	case eventSourceEnd:
 		b, _ := f.Copy().MarshalJSON()
 		sourceHeader(h, made, b, rep, loc)
 		return nil, false
-	case "SessionStart":
+	case EventSessionStart:
 		h.ID, _ = f.String("session_id")
 		if m, ok := f.String("model"); ok && h.Model == "" {
 			h.Model = m
@@ -171,7 +159,7 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 		}
 		model.Unmake(h, *made)
 		return ev, true
-	case "ToolCall":
+	case EventToolCall:
 		ev.Kind = model.KindToolCall
 		c := &model.ToolCall{}
 		c.ID, _ = f.String("id")
@@ -187,7 +175,7 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 		}
 		ev.Extra = rest("id", "tool", "params")
 		return ev, true
-	case "ToolResult":
+	case EventToolResult:
 		ev.Kind = model.KindToolResult
 		r := &model.ToolResult{}
 		r.CallID, _ = f.String("id")
@@ -200,7 +188,7 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 		ev.Result = r
 		ev.Extra = rest("id", "output_preview", "status")
 		return ev, true
-	case "SessionEnd":
+	case EventSessionEnd:
 		ev.Kind = model.KindLifecycle
 		ev.Name = "end"
 		status, _ := f.String("status")
@@ -209,7 +197,7 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 		h.Ended = t
 		ev.Extra = rest()
 		return ev, true
-	case "Message":
+	case EventMessage:
 		kind, _ := f.String("kind")
 		ev.Text, _ = f.String("text")
 		switch kind {
@@ -232,15 +220,16 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 		}
 		ev.Extra = rest("kind", "text", "signature", "name", kind)
 		return ev, true
-	case "PlanStart", "StepComplete", "Verification", "Payment", "RuntimeEvent":
-		ev.Kind = model.KindLifecycle
-		ev.Name = typ
-		ev.Extra = rest()
-		return ev, true
 	case "":
 		rep.Add(model.LossMalformed, "line without an event tag", loc)
 		return nil, false
 	default:
+		if isLifecycle(typ) {
+			ev.Kind = model.KindLifecycle
+			ev.Name = typ
+			ev.Extra = rest()
+			return ev, true
+		}
 		ev.Kind = model.KindPassthrough
 		ev.RawType = typ
 		ev.Raw, _ = f.Copy().MarshalJSON()
@@ -248,11 +237,6 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 		return ev, true
 	}
 }
-
-// sourceEnd is the event of this package's writer's last line for a
-// session from another format: what its header says only at the end. A
-// REPLAY consumer ignores it, as any event it does not know.
-const sourceEnd = "SourceEnd"
 
 // sourceHeader reads the header fields this package's writer keeps for a
 // session from another format: the ReplayHeader's source object, and the
@@ -408,7 +392,7 @@ func (wr *Writer) line(sourced bool) {
 	// A hash carried over from the source (a passed-through event, extra
 	// fields) that is not sha256:<64 hex> would make the file invalid.
 	// The writer's own are valid.
-	for _, k := range []string{"params_hash", "output_hash", "plan_hash"} {
+	for _, k := range hashFields {
 		if !sourced {
 			break
 		}
@@ -443,7 +427,7 @@ func (wr *Writer) start(h *model.Header, first *model.Event) {
 	}
 	hd := &wr.obj
 	hd.Reset()
-	hd.String("event", "ReplayHeader")
+	hd.String("event", EventHeader)
 	hd.Int("replay_version", 1)
 	created := wr.opt.Time().Format(time.RFC3339)
 	if !wr.other {
@@ -477,7 +461,7 @@ func (wr *Writer) start(h *model.Header, first *model.Event) {
 	wr.line(false)
 	ss := &wr.obj
 	ss.Reset()
-	ss.String("event", "SessionStart")
+	ss.String("event", EventSessionStart)
 	ss.String("t", pickTime(h.Started, t, created))
 	id := h.ID
 	if id == "" {
@@ -535,7 +519,9 @@ func pickTime(ts ...string) string {
 	return ""
 }
 
-// Event implements model.Sink.
+// Event implements model.Sink. It makes the event's line (REPLAY's own
+// event for it, or a Message of this writer's for one REPLAY has none for)
+// and then carries over what the line does not hold (finish).
 func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	wr.h = h
 	if !wr.started {
@@ -545,134 +531,16 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	if e.Time != "" {
 		carried = append(carried, "time")
 	}
-	t := e.Time
-	if t == "" {
-		t = wr.last
-		if t == "" {
-			t = pickTime(h.Started, wr.opt.Time().Format(time.RFC3339))
-		}
-	} else {
-		wr.last = t
-	}
+	t := wr.lineTime(e)
 	f := &wr.obj
 	f.Reset()
 	switch e.Kind {
 	case model.KindToolCall:
-		f.String("event", "ToolCall")
-		f.String("t", t)
-		id := e.Call.ID
-		if wr.seen.Has(e.Call.ID) && e.Call.ID != "" {
-			wr.rep.Add(model.LossIDUnique, "tool call id reused (ToolResult matches the latest)", e.Loc)
-		}
-		if id == "" {
-			id = fmt.Sprintf("tc_%d", wr.ncalls+1)
-			wr.rep.Add(model.LossSynthesized, "ToolCall id for a call without one", e.Loc)
-			carried = append(carried, "-call.id") // the writer's
-		}
-		wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
-		wr.seen.Add(e.Call.ID)
-		wr.ncalls++
-		f.String("id", id)
-		f.String("tool", e.Call.Name)
-		carried = append(carried, "call.id", "call.name", "call.input")
-		if e.Step == 0 {
-			carried = append(carried, "-step") // the writer's step_id
-		}
-		params := e.Call.Input
-		if len(params) == 0 {
-			params = []byte("{}")
-		}
-		f.Raw("params", params)
-		f.Hash("params_hash", params)
-		if src, ok := e.Extra.String("params_hash"); ok {
-			if hash, _ := f.Get("params_hash"); string(hash[1:len(hash)-1]) != src {
-				wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
-			}
-		}
-		if sid, ok := e.Extra.String("step_id"); ok {
-			f.String("step_id", sid)
-		} else if e.Step > 0 {
-			f.String("step_id", "step-"+strconv.FormatInt(e.Step, 10))
-		} else {
-			f.String("step_id", "step-"+strconv.FormatInt(wr.ncalls, 10))
-		}
+		carried = wr.toolCall(f, t, e, carried)
 	case model.KindToolResult:
-		ref, known := wr.calls.Get(e.Result.CallID)
-		if !known && wr.seen.Has(e.Result.CallID) {
-			// A call older than the ids remembered: its id as the source
-			// had it, and no latency from the times.
-			ref, known = callRef{id: e.Result.CallID}, e.Result.CallID != ""
-		}
-		callT := ref.t
-		if !known {
-			// REPLAY wants a ToolResult after its ToolCall: the result
-			// goes on a Message of this writer's, as other events REPLAY
-			// has no event for.
-			if h.SourceFormat != Name {
-				// (From REPLAY it was such a Message already.)
-				wr.rep.Add(model.LossMoved, "tool result without a prior ToolCall, written as a Message extension event (a ToolResult needs its ToolCall before it)", e.Loc)
-			}
-			f.String("event", "Message")
-			f.String("t", t)
-			f.String("kind", "tool_result")
-			f.String("text", e.Result.Content)
-			f.Raw("tool_result", wr.structured(e))
-			carried = append(carried, "result.call_id", "result.is_error", "result.status", "result.content")
-			break
-		}
-		carried = append(carried, "result.call_id", "result.is_error", "result.status")
-		if e.Result.CallID == "" {
-			carried = append(carried, "-result.call_id") // the writer's id of its call
-		}
-		f.String("event", "ToolResult")
-		f.String("t", t)
-		f.String("id", ref.id)
-		if src, ok := e.Extra.String("output_hash"); ok && !wr.other && validHash(src) {
-			// A REPLAY source keeps only a preview: its hash is the faithful one.
-			f.String("output_hash", src)
-		} else {
-			if ok && !wr.other {
-				wr.rep.Add(model.LossUnfaithful, "output_hash of the source is not sha256:<64 hex>; recomputed over the preview", e.Loc)
-			}
-			f.HashString("output_hash", e.Result.Content)
-		}
-		if x, ok := e.Extra.Get("exit_code"); ok {
-			f.Raw("exit_code", x)
-		} else if e.Result.IsError {
-			f.Int("exit_code", 1)
-			wr.made("exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
-		} else {
-			f.Raw("exit_code", []byte("null"))
-		}
-		if x, ok := e.Extra.Get("step_utility"); ok {
-			f.Raw("step_utility", x)
-		} else {
-			f.Raw("step_utility", []byte("0.0"))
-		}
-		lat := int64(0)
-		if x, ok := e.Extra.Get("latency_ms"); ok {
-			lat, _ = jsonscan.Int(x)
-		} else if a, err1 := time.Parse(time.RFC3339Nano, callT); err1 == nil {
-			if b, err2 := time.Parse(time.RFC3339Nano, t); err2 == nil && b.After(a) {
-				lat = b.Sub(a).Milliseconds()
-			}
-		}
-		wr.latency += lat
-		f.Int("latency_ms", lat)
-		if e.Result.Status != "" {
-			// A status other than ok or error (rlog's `[2 issues]`).
-			f.String("status", e.Result.Status)
-		}
-		preview, cut := preview(e.Result.Content)
-		f.String("output_preview", preview)
-		if cut && !wr.other {
-			wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
-		}
-		if !cut {
-			carried = append(carried, "result.content")
-		}
+		carried = wr.toolResult(f, t, e, carried)
 	case model.KindUser, model.KindAgent, model.KindThinking:
-		f.String("event", "Message")
+		f.String("event", EventMessage)
 		f.String("t", t)
 		f.String("kind", e.Kind.String())
 		f.String("text", e.Text)
@@ -681,46 +549,36 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		}
 		carried = append(carried, "text", "signature")
 	case model.KindLifecycle:
-		switch e.Name {
-		case "start":
-			if !wr.other || wr.startWritten(e) {
-				return wr.err
-			}
-		case "end":
-			return wr.end(h, t, e)
-		case "PlanStart", "StepComplete", "Verification", "Payment", "RuntimeEvent":
-			f.String("event", e.Name)
-			f.String("t", t)
-			for _, x := range e.Extra {
-				f.Raw(x.Key, x.Value)
-			}
-			wr.usage(f, e)
-			wr.line(true)
+		if wr.lifecycleLine(f, t, e) {
 			return wr.err
 		}
-		if !wr.other {
-			wr.rep.DropEvent(e, "lifecycle "+e.Name+" (no REPLAY event)")
-			return wr.err
-		}
-		// A Message for people; its rest gives the event back.
-		wr.message(f, t, e)
 	case model.KindPassthrough:
-		if !wr.other && len(e.Raw) > 0 {
-			raw, _ := model.ParseFields(e.Raw)
-			for _, x := range raw {
-				f.Raw(x.Key, x.Value)
-			}
-			wr.line(true)
+		if wr.passthroughLine(f, t, e) {
 			return wr.err
 		}
-		if !wr.other {
-			wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
-			return wr.err
-		}
-		wr.message(f, t, e)
 	default:
 		wr.message(f, t, e)
 	}
+	wr.finish(f, e, carried)
+	return wr.err
+}
+
+// lineTime is the time of e's line: its own, or the last one seen.
+func (wr *Writer) lineTime(e *model.Event) string {
+	if e.Time != "" {
+		wr.last = e.Time
+		return e.Time
+	}
+	if wr.last != "" {
+		return wr.last
+	}
+	return pickTime(wr.h.Started, wr.opt.Time().Format(time.RFC3339))
+}
+
+// finish carries over what e's line f does not hold, and writes it: the
+// usage as extension fields, and for a session from another format the
+// event's rest, for a REPLAY source its fields as they were.
+func (wr *Writer) finish(f *canon.Object, e *model.Event, carried []string) {
 	wr.usage(f, e)
 	if wr.other {
 		carried = append(carried, "message_id", "model")
@@ -733,14 +591,190 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		}
 	}
 	wr.line(!wr.other || e.Kind == model.KindLifecycle)
-	return wr.err
+}
+
+// toolCall makes the ToolCall of a call: the source's id (or a made-up
+// one), params and their hash, and a step id.
+func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event, carried []string) []string {
+	f.String("event", EventToolCall)
+	f.String("t", t)
+	id := e.Call.ID
+	if wr.seen.Has(e.Call.ID) && e.Call.ID != "" {
+		wr.rep.Add(model.LossIDUnique, "tool call id reused (ToolResult matches the latest)", e.Loc)
+	}
+	if id == "" {
+		id = fmt.Sprintf("tc_%d", wr.ncalls+1)
+		wr.rep.Add(model.LossSynthesized, "ToolCall id for a call without one", e.Loc)
+		carried = append(carried, "-call.id") // the writer's
+	}
+	wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
+	wr.seen.Add(e.Call.ID)
+	wr.ncalls++
+	f.String("id", id)
+	f.String("tool", e.Call.Name)
+	carried = append(carried, "call.id", "call.name", "call.input")
+	if e.Step == 0 {
+		carried = append(carried, "-step") // the writer's step_id
+	}
+	params := e.Call.Input
+	if len(params) == 0 {
+		params = []byte("{}")
+	}
+	f.Raw("params", params)
+	f.Hash("params_hash", params)
+	if src, ok := e.Extra.String("params_hash"); ok {
+		if hash, _ := f.Get("params_hash"); string(hash[1:len(hash)-1]) != src {
+			wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
+		}
+	}
+	if sid, ok := e.Extra.String("step_id"); ok {
+		f.String("step_id", sid)
+	} else if e.Step > 0 {
+		f.String("step_id", "step-"+strconv.FormatInt(e.Step, 10))
+	} else {
+		f.String("step_id", "step-"+strconv.FormatInt(wr.ncalls, 10))
+	}
+	return carried
+}
+
+// toolResult makes the ToolResult of a result whose call was written
+// before it (its hash, exit code, latency and preview), or a Message of
+// this writer's for one whose call was not.
+func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried []string) []string {
+	ref, known := wr.calls.Get(e.Result.CallID)
+	if !known && wr.seen.Has(e.Result.CallID) {
+		// A call older than the ids remembered: its id as the source
+		// had it, and no latency from the times.
+		ref, known = callRef{id: e.Result.CallID}, e.Result.CallID != ""
+	}
+	if !known {
+		// REPLAY wants a ToolResult after its ToolCall: the result
+		// goes on a Message of this writer's, as other events REPLAY
+		// has no event for.
+		if wr.h.SourceFormat != Name {
+			// (From REPLAY it was such a Message already.)
+			wr.rep.Add(model.LossMoved, "tool result without a prior ToolCall, written as a Message extension event (a ToolResult needs its ToolCall before it)", e.Loc)
+		}
+		f.String("event", EventMessage)
+		f.String("t", t)
+		f.String("kind", "tool_result")
+		f.String("text", e.Result.Content)
+		f.Raw("tool_result", wr.structured(e))
+		return append(carried, "result.call_id", "result.is_error", "result.status", "result.content")
+	}
+	carried = append(carried, "result.call_id", "result.is_error", "result.status")
+	if e.Result.CallID == "" {
+		carried = append(carried, "-result.call_id") // the writer's id of its call
+	}
+	f.String("event", EventToolResult)
+	f.String("t", t)
+	f.String("id", ref.id)
+	if src, ok := e.Extra.String("output_hash"); ok && !wr.other && validHash(src) {
+		// A REPLAY source keeps only a preview: its hash is the faithful one.
+		f.String("output_hash", src)
+	} else {
+		if ok && !wr.other {
+			wr.rep.Add(model.LossUnfaithful, "output_hash of the source is not sha256:<64 hex>; recomputed over the preview", e.Loc)
+		}
+		f.HashString("output_hash", e.Result.Content)
+	}
+	if x, ok := e.Extra.Get("exit_code"); ok {
+		f.Raw("exit_code", x)
+	} else if e.Result.IsError {
+		f.Int("exit_code", 1)
+		wr.made("exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
+	} else {
+		f.Raw("exit_code", []byte("null"))
+	}
+	if x, ok := e.Extra.Get("step_utility"); ok {
+		f.Raw("step_utility", x)
+	} else {
+		f.Raw("step_utility", []byte("0.0"))
+	}
+	lat := int64(0)
+	if x, ok := e.Extra.Get("latency_ms"); ok {
+		lat, _ = jsonscan.Int(x)
+	} else if a, err1 := time.Parse(time.RFC3339Nano, ref.t); err1 == nil {
+		if b, err2 := time.Parse(time.RFC3339Nano, t); err2 == nil && b.After(a) {
+			lat = b.Sub(a).Milliseconds()
+		}
+	}
+	wr.latency += lat
+	f.Int("latency_ms", lat)
+	if e.Result.Status != "" {
+		// A status other than ok or error (rlog's `[2 issues]`).
+		f.String("status", e.Result.Status)
+	}
+	preview, cut := preview(e.Result.Content)
+	f.String("output_preview", preview)
+	if cut && !wr.other {
+		wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
+	}
+	if !cut {
+		carried = append(carried, "result.content")
+	}
+	return carried
+}
+
+// lifecycleLine makes the line of a lifecycle event: REPLAY's own event
+// for one of REPLAY's lifecycle events, the SessionStart or SessionEnd
+// line for the session's start and end, a Message for people for others
+// (from another format; a REPLAY source's are dropped). done says the
+// event needs nothing more: its line is written, or it has none.
+func (wr *Writer) lifecycleLine(f *canon.Object, t string, e *model.Event) (done bool) {
+	switch {
+	case e.Name == "start":
+		if !wr.other || wr.startWritten(e) {
+			return true // the SessionStart line holds it
+		}
+	case e.Name == "end":
+		wr.end(wr.h, t, e)
+		return true
+	case isLifecycle(e.Name):
+		f.String("event", e.Name)
+		f.String("t", t)
+		for _, x := range e.Extra {
+			f.Raw(x.Key, x.Value)
+		}
+		wr.usage(f, e)
+		wr.line(true)
+		return true
+	}
+	if !wr.other {
+		wr.rep.DropEvent(e, "lifecycle "+e.Name+" (no REPLAY event)")
+		return true
+	}
+	// A Message for people; its rest gives the event back.
+	wr.message(f, t, e)
+	return false
+}
+
+// passthroughLine makes the line of a record rlog-ls has no kind for: a
+// REPLAY source's own line as it was, a Message for one from another
+// format (a REPLAY source's without its line are dropped). done as for
+// lifecycleLine.
+func (wr *Writer) passthroughLine(f *canon.Object, t string, e *model.Event) (done bool) {
+	if !wr.other && len(e.Raw) > 0 {
+		raw, _ := model.ParseFields(e.Raw)
+		for _, x := range raw {
+			f.Raw(x.Key, x.Value)
+		}
+		wr.line(true)
+		return true
+	}
+	if !wr.other {
+		wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
+		return true
+	}
+	wr.message(f, t, e)
+	return false
 }
 
 // message makes f the Message of an event REPLAY has no event for: its
 // kind, its text for people (describe) and its fields in an extension
 // field named after the kind (structured).
 func (wr *Writer) message(f *canon.Object, t string, e *model.Event) {
-	f.String("event", "Message")
+	f.String("event", EventMessage)
 	f.String("t", t)
 	f.String("kind", e.Kind.String())
 	f.String("text", describe(e))
@@ -868,7 +902,7 @@ func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 			// A second end event: a Message, which its rest gives back.
 			f := &wr.obj
 			f.Reset()
-			f.String("event", "Message")
+			f.String("event", EventMessage)
 			f.String("t", t)
 			f.String("kind", "lifecycle")
 			f.String("text", describe(e))
@@ -881,7 +915,7 @@ func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 	wr.ended = true
 	f := &wr.obj
 	f.Reset()
-	f.String("event", "SessionEnd")
+	f.String("event", EventSessionEnd)
 	f.String("t", t)
 	status := "Success"
 	if h.Outcome != nil && h.Outcome.Success != nil && !*h.Outcome.Success {
@@ -933,7 +967,7 @@ func (wr *Writer) End(h *model.Header) error {
 func (wr *Writer) sourceEnd(h *model.Header) {
 	f := &wr.obj
 	f.Reset()
-	f.String("event", sourceEnd)
+	f.String("event", eventSourceEnd)
 	f.String("t", pickTime(wr.last, h.Ended, h.Started, wr.opt.Time().Format(time.RFC3339)))
 	src, _ := model.ParseValidFields(model.SourceEndOf(h, wr.extraKeys, wr.madeUp))
 	for _, x := range src {

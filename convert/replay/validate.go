@@ -1,18 +1,18 @@
 package replay
 
 import (
-	"unicode/utf8"
-
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"io"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
+	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
@@ -44,23 +44,6 @@ var Rules = []model.Rule{
 	{Code: CodeVersion, Title: "replay_version other than 1"},
 }
 
-// required lists the fields each core event must have.
-var required = map[string][]string{
-	"ReplayHeader": {"replay_version", "producer", "created_at"},
-	"SessionStart": {"t", "session_id", "policy_bundle_id"},
-	"PlanStart":    {"t", "plan_hash", "step_count"},
-	"ToolCall":     {"t", "id", "tool", "params", "params_hash", "step_id"},
-	"ToolResult":   {"t", "id", "output_hash", "step_utility", "latency_ms"},
-	"StepComplete": {"t", "step_id", "status", "iterations"},
-	"Verification": {"t", "commands", "exit_codes", "verification_delta"},
-	"SessionEnd":   {"t", "status", "confidence", "total_tool_calls", "total_latency_ms"},
-}
-
-var statuses = map[string][]string{
-	"StepComplete": {"Success", "Failed", "Skipped", "MaxIterationsReached"},
-	"SessionEnd":   {"Success", "Failed", "Cancelled", "Timeout"},
-}
-
 // Validate checks a REPLAY.jsonl stream: every line one canonical JSON
 // object (keys sorted, no whitespace) with an `event` tag; the first line a
 // ReplayHeader with replay_version 1; the required fields of each core
@@ -82,23 +65,14 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 		}
 		report(f)
 	}
-	lr := jsonl.NewReader(r)
 	var calls idset.Set
 	first := true
 	var canonBuf []byte
-	for {
-		line, n, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				text = nil
-				add(CodeSyntax, n, "", err.Error())
-				continue
-			}
-			return err
-		}
+	tooLong := func(n int, err error) {
+		text = nil
+		add(CodeSyntax, n, "", err.Error())
+	}
+	err := jsonl.Each(r, func(line []byte, n int) error {
 		text = line
 		f, perr := model.ParseFields(line)
 		if perr != nil || f == nil {
@@ -107,11 +81,11 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 				col := utf8.RuneCount(line[:min(se.Offset, len(line))]) + 1
 				report(model.Finding{Code: CodeSyntax, Message: "not a JSON object: " + se.Msg, Line: n, Col: col, EndLine: n, EndCol: col + 1})
 				first = false
-				continue
+				return nil
 			}
 			add(CodeSyntax, n, "", "not a JSON object")
 			first = false
-			continue
+			return nil
 		}
 		canonBuf = canon.Append(canonBuf[:0], line)
 		if !bytes.Equal(canonBuf, line) {
@@ -121,42 +95,37 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 		if !ok {
 			add(CodeEventTag, n, "$.event", "missing event tag")
 			first = false
-			continue
+			return nil
 		}
 		if first {
 			first = false
-			if typ != "ReplayHeader" {
+			if typ != EventHeader {
 				add(CodeHeader, n, "$.event", "the first line must be ReplayHeader, got "+typ)
 			}
-		} else if typ == "ReplayHeader" {
+		} else if typ == EventHeader {
 			add(CodeHeader, n, "$.event", "ReplayHeader after the first line")
 		}
-		for _, k := range required[typ] {
-			if _, ok := f.Get(k); !ok {
-				add(CodeRequired, n, "$."+k, typ+" without required field "+k)
+		if sc := schemaOf(typ); sc != nil {
+			for _, k := range sc.required {
+				if _, ok := f.Get(k); !ok {
+					add(CodeRequired, n, "$."+k, typ+" without required field "+k)
+				}
+			}
+			if st, _ := f.String("status"); sc.statuses != nil && !slices.Contains(sc.statuses, st) {
+				add(CodeStatus, n, "$.status", fmt.Sprintf("%s status %q is not one of %s", typ, st, strings.Join(sc.statuses, ", ")))
 			}
 		}
-		if allowed, ok := statuses[typ]; ok {
-			st, _ := f.String("status")
-			valid := false
-			for _, a := range allowed {
-				valid = valid || st == a
-			}
-			if !valid {
-				add(CodeStatus, n, "$.status", fmt.Sprintf("%s status %q is not one of %s", typ, st, strings.Join(allowed, ", ")))
-			}
-		}
-		for _, k := range []string{"params_hash", "output_hash", "plan_hash"} {
+		for _, k := range hashFields {
 			if h, ok := f.String(k); ok && !validHash(h) {
 				add(CodeHashForm, n, "$."+k, "hash is not sha256:<64 lowercase hex>")
 			}
 		}
 		switch typ {
-		case "ReplayHeader":
+		case EventHeader:
 			if v, _ := f.Get("replay_version"); string(v) != "1" {
 				add(CodeVersion, n, "$.replay_version", "replay_version must be 1")
 			}
-		case "ToolCall":
+		case EventToolCall:
 			id, _ := f.String("id")
 			calls.Add(id)
 			if p, ok := f.Get("params"); ok {
@@ -164,12 +133,16 @@ func Validate(r io.Reader, report func(model.Finding)) error {
 					add(CodeParamsHash, n, "$.params_hash", "params_hash is not the sha256 of the canonical params")
 				}
 			}
-		case "ToolResult":
+		case EventToolResult:
 			id, _ := f.String("id")
 			if !calls.Has(id) {
 				add(CodeOrder, n, "$.id", fmt.Sprintf("ToolResult %q does not follow a ToolCall with that id", id))
 			}
 		}
+		return nil
+	}, tooLong)
+	if err != nil {
+		return err
 	}
 	if first {
 		add(CodeHeader, 1, "", "empty file: no ReplayHeader")

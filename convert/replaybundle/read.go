@@ -195,3 +195,16 @@ func (rd *reader) time(f model.Fields) string {
 	}
 	return rd.start.Add(time.Duration(ms) * time.Millisecond).UTC().Format("2006-01-02T15:04:05.000Z")
 }
+
+// Detect judges whether an input is a ReplayBundle from its root: the
+// timeline with the bundle's version, metadata or receipts is its shape, a
+// timeline alone weak evidence.
+func Detect(h *model.Head) model.Evidence {
+	switch {
+	case h.Has("timeline") && h.Has("version", "metadata", "receipts"):
+		return model.Strong
+	case h.Has("timeline"):
+		return model.Weak
+	}
+	return model.NoEvidence
+}

@@ -9,7 +9,6 @@ package rlogfmt
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"strconv"
 	"strings"
@@ -19,7 +18,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -40,93 +38,71 @@ const maxHeaderBuffer = 4 << 20
 // writes them back verbatim.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}}
-	lr := jsonl.NewReader(r)
-	// The header: everything up to the second "---" line.
-	var head bytes.Buffer
-	var nums []int
-	delims := 0
-	for delims < 2 {
-		line, n, err := lr.Next()
-		if errors.Is(err, jsonl.ErrLineTooLong) {
-			rep.Malformed(n, err)
-			continue
+	var head headLines
+	err := model.Lines(r, rep, func(line []byte, n int) error {
+		if head.done {
+			return rd.bodyLine(line, n)
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
+		// The header: everything up to the second "---" line.
 		rep.InvalidUTF8Text(line, model.Loc{Line: n})
-		if string(bytes.TrimSpace(line)) == "---" {
-			delims++
+		head.add(line, n)
+		switch {
+		case head.delims == 2:
+			head.done = true
+			rd.header(grammar.Parse(head.text.Bytes()), head.nums)
+		case head.text.Len() > maxHeaderBuffer:
+			head.done = true
+			return rd.whole(&head)
 		}
-		head.Write(line)
-		head.WriteByte('\n')
-		nums = append(nums, n)
-		if head.Len() > maxHeaderBuffer && delims < 2 {
-			return rd.whole(&head, lr, nums)
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	if delims < 2 {
-		return rd.whole(&head, nil, nums)
-	}
-	tree := grammar.Parse(head.Bytes())
-	rd.header(tree, nums)
-	for {
-		line, n, err := lr.Next()
-		if errors.Is(err, jsonl.ErrLineTooLong) {
-			rep.Malformed(n, err)
-			continue
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := rd.bodyLine(line, n); err != nil {
+	if !head.done {
+		if err := rd.whole(&head); err != nil {
 			return err
 		}
 	}
 	return rd.end()
 }
 
-// whole reads a file whose header did not close within what was
-// buffered (up to maxHeaderBuffer, or the whole file when it is shorter):
-// the parser decides where the body starts in the buffered part, as
-// `rlog-ls check` does with an unclosed header, and the lines after it
-// stream. A closing "---" later than maxHeaderBuffer is taken as a body
-// line.
-func (rd *reader) whole(head *bytes.Buffer, lr *jsonl.Reader, nums []int) error {
-	tree := grammar.Parse(head.Bytes())
-	rd.header(tree, nums)
+// headLines are the lines of the header as they are read, with their
+// numbers, until its second "---" line (done).
+type headLines struct {
+	text   bytes.Buffer
+	nums   []int
+	delims int
+	done   bool
+}
+
+func (h *headLines) add(line []byte, n int) {
+	if string(bytes.TrimSpace(line)) == "---" {
+		h.delims++
+	}
+	h.text.Write(line)
+	h.text.WriteByte('\n')
+	h.nums = append(h.nums, n)
+}
+
+// whole reads a header that did not close within what was buffered (up
+// to maxHeaderBuffer, or the whole file when it is shorter): the parser
+// decides where the body starts in the buffered part, as `rlog-ls check`
+// does with an unclosed header; the lines after it stream. A closing "---"
+// later than maxHeaderBuffer is taken as a body line.
+func (rd *reader) whole(head *headLines) error {
+	tree := grammar.Parse(head.text.Bytes())
+	rd.header(tree, head.nums)
 	for l := range tree.Body() {
-		if l.Num >= len(nums) {
+		if l.Num >= len(head.nums) {
 			break
 		}
-		if err := rd.line(tree.Text(l), nums[l.Num]); err != nil {
+		if err := rd.line(tree.Text(l), head.nums[l.Num]); err != nil {
 			return err
 		}
 	}
-	head.Reset()
-	for lr != nil {
-		line, n, err := lr.Next()
-		if errors.Is(err, jsonl.ErrLineTooLong) {
-			rd.rep.Malformed(n, err)
-			continue
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		if err := rd.bodyLine(line, n); err != nil {
-			return err
-		}
-	}
-	return rd.end()
+	head.text.Reset()
+	return nil
 }
 
 type reader struct {

@@ -5,11 +5,9 @@
 package sdkjsonl
 
 import (
-	"errors"
 	"io"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
@@ -23,22 +21,8 @@ const Name = "sdk-jsonl"
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name, AgentName: "autopilot"}
 	st := &state{h: h, sink: sink, rep: rep}
-	lr := jsonl.NewReader(r)
-	for {
-		line, n, err := lr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if errors.Is(err, jsonl.ErrLineTooLong) {
-				rep.Malformed(n, err)
-				continue
-			}
-			return err
-		}
-		if err := st.line(line, n); err != nil {
-			return err
-		}
+	if err := model.Lines(r, rep, st.line); err != nil {
+		return err
 	}
 	if st.results > 0 {
 		t := st.totals

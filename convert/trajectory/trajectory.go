@@ -574,3 +574,17 @@ func carried(e *model.Event, typ string) []string {
 	}
 	return c
 }
+
+// Detect judges whether an input is an autopilot trajectory from its
+// root: the session id with the prompt or the commit (repo_sha) is its
+// shape; a session id with steps, which other trajectory formats have
+// too, weak evidence.
+func Detect(h *model.Head) model.Evidence {
+	switch {
+	case h.Has("session_id") && h.Has("prompt", "repo_sha"):
+		return model.Strong
+	case h.Has("session_id") && h.Has("steps"):
+		return model.Weak
+	}
+	return model.NoEvidence
+}

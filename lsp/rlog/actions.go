@@ -238,9 +238,11 @@ func executeCommand(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandPa
 		if err != nil {
 			return nil, err
 		}
-		return deliver(ctx, wc, a.URI, convert.Rlog, to, func(w *bytes.Buffer) (*convert.Report, error) {
-			return convert.Convert(bytes.NewReader(src), convert.Rlog, to, w, convert.Options{})
-		})
+		conv, err := convert.Prepare(convert.Job{Source: convert.Source{Bytes: src, Name: documentName(a.URI)}, From: convert.Rlog, FromKnown: true, To: to})
+		if err != nil {
+			return nil, lsp.RequestFailed("%v", err)
+		}
+		return deliver(ctx, wc, a.URI, conv)
 	case CommandConvertToRlog:
 		var uri protocol.DocumentURI
 		if err := json.Unmarshal(raw, &uri); err != nil {
@@ -254,13 +256,11 @@ func executeCommand(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandPa
 		if !ok {
 			return nil, lsp.InvalidParams("%s converts files on disk; %s is not a file: URI", CommandConvertToRlog, uri)
 		}
-		from, err := convert.DetectFile(file)
+		conv, err := convert.Prepare(convert.Job{Source: convert.Source{Path: file}, To: convert.Rlog})
 		if err != nil {
 			return nil, lsp.RequestFailed("%v", err)
 		}
-		return deliver(ctx, wc, uri, from, convert.Rlog, func(w *bytes.Buffer) (*convert.Report, error) {
-			return convert.ConvertFile(file, from, convert.Rlog, w, convert.Options{})
-		})
+		return deliver(ctx, wc, uri, conv)
 	}
 	return nil, lsp.InvalidParams("unknown command %q", p.Command)
 }
@@ -289,13 +289,14 @@ type convertResult struct {
 	Created bool                 `json:"created"`
 }
 
-// deliver converts, creates the file beside source, and tells the user
-// what was lost. With a client that can create files in a workspace edit,
+// deliver runs a conversion (convert's pipeline: the output checked by its
+// format's validator as it is made), creates the file beside source, and
+// tells the user what was lost. With a client that can create files in a workspace edit,
 // the file is made by workspace/applyEdit (CreateFile that never
 // overwrites, then the content), so it is undoable and the editor owns it;
 // otherwise the server writes it (never over an existing file, never
 // outside the source's folder) and asks the client to show it.
-func deliver(ctx context.Context, wc *wsCtx, source protocol.DocumentURI, from, to convert.Format, run func(*bytes.Buffer) (*convert.Report, error)) (any, error) {
+func deliver(ctx context.Context, wc *wsCtx, source protocol.DocumentURI, conv *convert.Conversion) (any, error) {
 	file, ok := lsp.FilePath(source)
 	if !ok {
 		msg := fmt.Sprintf("rlog-ls: %s is not saved to disk; save it first, the conversion is written beside it.", documentName(source))
@@ -303,11 +304,12 @@ func deliver(ctx context.Context, wc *wsCtx, source protocol.DocumentURI, from, 
 		return convertResult{}, nil
 	}
 	var buf bytes.Buffer
-	rep, err := run(&buf)
+	res, err := conv.Run(&buf)
 	if err != nil {
 		_ = wc.Client.ShowMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("rlog-ls: converting %s failed: %v", filepath.Base(file), err))
 		return convertResult{}, nil
 	}
+	to := conv.To()
 	target := convert.OutputPath(file, to)
 	targetURI := fileURI(target)
 	name := filepath.Base(target)
@@ -345,18 +347,21 @@ func deliver(ctx context.Context, wc *wsCtx, source protocol.DocumentURI, from, 
 			return convertResult{}, nil
 		}
 	}
-	tellLosses(ctx, wc, filepath.Base(file), name, rep)
+	tellLosses(ctx, wc, filepath.Base(file), name, res)
 	if _, err := wc.Client.ShowDocument(ctx, protocol.ShowDocumentParams{URI: protocol.URI(targetURI), TakeFocus: true}); err != nil {
 		wc.Log.Debug("showDocument", zap.Error(err))
 	}
 	return convertResult{URI: targetURI, Created: true}, nil
 }
 
-// tellLosses shows the loss summary and logs the full report.
-func tellLosses(ctx context.Context, wc *wsCtx, src, dst string, rep *convert.Report) {
+// tellLosses shows the loss summary and logs the full report, and what
+// the output's check found.
+func tellLosses(ctx context.Context, wc *wsCtx, src, dst string, res *convert.Result) {
+	rep := res.Report
 	if rep == nil {
 		return
 	}
+	problems := res.Problems()
 	summary, _, _ := strings.Cut(rep.Text(), "\n")
 	if i := strings.Index(summary, ": "); i >= 0 {
 		summary = summary[i+2:]
@@ -367,8 +372,16 @@ func tellLosses(ctx context.Context, wc *wsCtx, src, dst string, rep *convert.Re
 		typ = protocol.MessageTypeWarning
 		msg += " Not everything could be carried over; the full loss report is in the rlog-ls log."
 	}
+	if len(problems) > 0 {
+		typ = protocol.MessageTypeWarning
+		msg += fmt.Sprintf(" The %s validator found problems in it; they are in the rlog-ls log.", res.To)
+	}
 	_ = wc.Client.ShowMessage(ctx, typ, msg)
-	_ = wc.Client.LogMessage(ctx, protocol.MessageTypeInfo, "rlog-ls: "+src+" -> "+dst+"\n"+rep.Text())
+	log := "rlog-ls: " + src + " -> " + dst + "\n" + rep.Text()
+	for _, p := range problems {
+		log += "output check: " + p + "\n"
+	}
+	_ = wc.Client.LogMessage(ctx, protocol.MessageTypeInfo, log)
 }
 
 // canCreate reports whether the client applies CreateFile in workspace

@@ -255,7 +255,7 @@ func readableSession(path string) (convert.FormatInfo, error) {
 		return fi, errNotSession{fmt.Sprintf("%s is an rlog log already: open it as it is", name)}
 	}
 	if !fi.CanRead() {
-		return fi, errNotSession{fmt.Sprintf("%s is %s, which rlog-ls cannot read", name, fi.Description)}
+		return fi, errNotSession{fmt.Sprintf("%s is a %s (%s): rlog-ls has no reader for it yet", name, fi.Description, fi.Name)}
 	}
 	return fi, nil
 }

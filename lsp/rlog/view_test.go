@@ -188,22 +188,22 @@ func TestSessionViewSaysWhatItCannotRead(t *testing.T) {
 		t.Fatalf("no recorded Codex (%v) or Gemini CLI (%v) session", codex, gemini)
 	}
 	unknown := filepath.Join(t.TempDir(), "rollout.jsonl")
-	os.WriteFile(unknown, []byte(`{"timestamp":"2026-11-27T09:48:08Z","type":"session_meta","payload":{}}`+"\n"), 0o644)
+	os.WriteFile(unknown, []byte(`{"timestamp":"2026-11-27T09:48:08Z","kind":"start","payload":{}}`+"\n"), 0o644)
 	c := start(t, "", nil)
 	abs := func(p string) protocol.DocumentURI { a, _ := filepath.Abs(p); return fileURI(a) }
 	for _, tc := range []struct {
 		uri  protocol.DocumentURI
 		want string
 	}{
-		{fileURI(unknown), "rollout.jsonl is not a session rlog-ls reads: rollout.jsonl is JSON of no known shape (keys timestamp, type, payload). rlog-ls reads atif, atif-jsonl, "},
-		{abs(codex[0]), "is not a session rlog-ls reads"},
-		{abs(gemini[0]), "is not a session rlog-ls reads"},
+		{fileURI(unknown), "rollout.jsonl is not a session rlog-ls reads: rollout.jsonl is JSON of no known shape (keys timestamp, kind, payload). rlog-ls reads atif, atif-jsonl, "},
+		{abs(codex[0]), "is a Codex CLI rollout (codex): rlog-ls has no reader for it yet"},
+		{abs(gemini[0]), "is a Gemini CLI session (gemini): rlog-ls has no reader for it yet"},
 		{abs("../../testdata/sample.rlog"), "sample.rlog is an rlog log already"},
 		{abs("../../testdata/no-such-session.jsonl"), "does not exist"},
 		{"untitled:Untitled-1", "not a file: URI"},
 	} {
 		path, _ := lsp.FilePath(tc.uri)
-		if _, err := convert.DetectFile(path); err == nil && (tc.uri == abs(codex[0]) || tc.uri == abs(gemini[0])) {
+		if from, err := convert.DetectFile(path); err == nil && (tc.uri == abs(codex[0]) || tc.uri == abs(gemini[0])) && canRead(from) {
 			// rlog-ls reads it now: the view is its conversion.
 			if v, err := requestView(t, c, tc.uri); err != nil || v.Text != conversion(t, path) {
 				t.Errorf("%s: %v", tc.uri, err)
@@ -500,4 +500,10 @@ func TestViewStatesAreForgotten(t *testing.T) {
 	if open, kept := vs.update(context.Background(), &wsCtx{}); open || kept || len(vs.byPath) != 0 {
 		t.Fatalf("open %v, kept %v: %d states", open, kept, len(vs.byPath))
 	}
+}
+
+// canRead reports whether rlog-ls has a reader for the format called name.
+func canRead(name convert.Format) bool {
+	fi, ok := convert.Lookup(name)
+	return ok && fi.CanRead()
 }

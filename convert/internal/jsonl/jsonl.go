@@ -118,3 +118,33 @@ func (r *Reader) readLine() (line []byte, tooLong bool, err error) {
 		}
 	}
 }
+
+// Each is the read loop of every JSON Lines reader and validator: it
+// calls line with each non-blank line (without its line ending, the
+// first without a byte order mark) and its 1-based number, in order, until
+// the input ends (nil), fails, or line returns an error, which Each
+// returns. A line over the limit never reaches line: tooLong gets its
+// number and an error wrapping ErrLineTooLong, and reading goes on. The
+// slice is only valid during the call.
+func (r *Reader) Each(line func(b []byte, n int) error, tooLong func(n int, err error)) error {
+	for {
+		b, n, err := r.Next()
+		switch {
+		case err == nil:
+			if err := line(b, n); err != nil {
+				return err
+			}
+		case err == io.EOF:
+			return nil
+		case errors.Is(err, ErrLineTooLong):
+			tooLong(n, err)
+		default:
+			return err
+		}
+	}
+}
+
+// Each reads r with a Reader of DefaultMaxLine (see Reader.Each).
+func Each(r io.Reader, line func(b []byte, n int) error, tooLong func(n int, err error)) error {
+	return NewReader(r).Each(line, tooLong)
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 type line struct {
@@ -71,4 +72,39 @@ func trim(s string) string {
 		return s[:20] + "..."
 	}
 	return s
+}
+
+// Each hands on the lines Next gives, too long ones to tooLong, and stops
+// at line's error or the reader's.
+func TestEach(t *testing.T) {
+	in := "a\n" + strings.Repeat("y", 2*bufferSize) + "\n\nb\nc\n"
+	var got []line
+	r := NewReader(strings.NewReader(in))
+	r.SetMaxLine(bufferSize)
+	stop := errors.New("stop")
+	err := r.Each(func(b []byte, n int) error {
+		got = append(got, line{text: string(b), number: n})
+		if string(b) == "b" {
+			return stop
+		}
+		return nil
+	}, func(n int, err error) {
+		if !errors.Is(err, ErrLineTooLong) {
+			t.Errorf("tooLong(%d, %v)", n, err)
+		}
+		got = append(got, line{number: n, tooLong: true})
+	})
+	want := []line{{text: "a", number: 1}, {number: 2, tooLong: true}, {text: "b", number: 4}}
+	if err != stop || len(got) != len(want) {
+		t.Fatalf("Each = %v, lines %+v", err, got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	failing := io.MultiReader(strings.NewReader("x\n"), iotest.ErrReader(stop))
+	if err := Each(failing, func([]byte, int) error { return nil }, func(int, error) {}); err != stop {
+		t.Errorf("Each over a failing reader = %v, want its error", err)
+	}
 }

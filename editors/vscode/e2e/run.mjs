@@ -17,7 +17,7 @@
 // action: its text, a hover with the full record, Go to Definition into the
 // transcript and back, read-only, the loss report on its header, the view
 // following the transcript as it grows, and the message for a file the
-// server does not read (a Codex CLI rollout, from the explorer's context
+// server does not read (JSON of no known shape, from the explorer's context
 // menu). It takes screenshots of the editor with the hover,
 // the Problems panel and the outline (vscode.png), of the lenses and hints
 // (vscode-insight.png), of the session view (vscode-session-view.png) and
@@ -124,15 +124,13 @@ function prepare() {
   // Real transcripts as Claude Code writes them under ~/.claude/projects
   // (recorded by the producer harness), for the rlog view: the session with
   // a subagent, cut short, so that the rest can be written while it is
-  // shown; and a Codex CLI rollout, which rlog-ls does not read.
+  // shown; and JSON lines of a shape no reader knows.
   const projects = join(root, 'testdata', 'agents', 'claude-code', '2.1.328', 'subagent', 'claude', 'projects');
   cpSync(projects, join(work, 'ws', 'projects'), { recursive: true });
   const lines = readFileSync(transcriptPath(), 'utf8').split(/(?<=\n)/);
   transcriptRest = lines.slice(transcriptCut).join('');
   writeFileSync(transcriptPath(), lines.slice(0, transcriptCut).join(''));
-  const codex = join(root, 'testdata', 'agents', 'codex', '0.169.0', 'shell', 'codex-home', 'sessions');
-  const rollout = readdirSync(codex, { recursive: true }).find((f) => String(f).endsWith('.jsonl'));
-  copyFileSync(join(codex, String(rollout)), join(work, 'ws', 'codex-rollout.jsonl'));
+  writeFileSync(join(work, 'ws', 'unknown-session.jsonl'), '{"at":"2026-11-27T09:48:08Z","kind":"start","payload":{}}\n');
   writeFileSync(join(work, 'ws', 'settings-check.rlog'), settingsCheck);
   writeFileSync(join(work, 'ws', 'follow.rlog'), growingLog);
   writeFileSync(join(work, 'ws', 'complete.rlog'), growingLog);
@@ -616,14 +614,14 @@ async function main() {
     });
 
     await check('a session rlog-ls cannot read says so, from the explorer', async () => {
-      await openFile(page, 'codex-rollout.jsonl');
+      await openFile(page, 'unknown-session.jsonl');
       // No action in the editor title: the server said it does not read it.
-      await until('the server\'s answer about the file', () => outputLog().includes('codex-rollout.jsonl is not a session rlog-ls shows as rlog'));
+      await until('the server\'s answer about the file', () => outputLog().includes('unknown-session.jsonl is not a session rlog-ls shows as rlog'));
       if (await page.locator('.editor-actions .action-label[aria-label="Open as rlog View"]').count() > 0) {
-        throw new Error('Open as rlog View is offered on a Codex rollout');
+        throw new Error('Open as rlog View is offered on JSON of no known shape');
       }
       await commandPalette(page, 'File: Reveal Active File in Explorer View');
-      const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'codex-rollout.jsonl' });
+      const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'unknown-session.jsonl' });
       await row.click({ button: 'right' });
       // The menu ignores a click that comes right after it opened: choose the item as a user does, pointing at it.
       const item = page.locator('.monaco-menu .action-item', { hasText: 'Open as rlog View' });
@@ -633,7 +631,7 @@ async function main() {
       const toast = page.locator('.notifications-toasts');
       await until('the message that says why', async () => {
         const t = await textOf(toast);
-        return t.includes('codex-rollout.jsonl cannot be opened as rlog') && t.includes('is not a session rlog-ls reads');
+        return t.includes('unknown-session.jsonl cannot be opened as rlog') && t.includes('is not a session rlog-ls reads');
       }, 30_000);
       await commandPalette(page, 'Notifications: Clear All Notifications');
       await commandPalette(page, 'View: Close All Editors');
