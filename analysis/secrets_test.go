@@ -387,6 +387,16 @@ func TestRedactionSummary(t *testing.T) {
 	if got, want := RedactionSummary(ms[:1]), "1 value redacted (1 password)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	// A summary is one line: the eight most frequent kinds, then the rest.
+	var many []SecretMatch
+	for k := range 12 {
+		for range 12 - k {
+			many = append(many, SecretMatch{Kind: fmt.Sprintf("kind%02d", k)})
+		}
+	}
+	if got, want := RedactionSummary(many), "78 values redacted (12 kind00, 11 kind01, 10 kind02, 9 kind03, 8 kind04, 7 kind05, 6 kind06, 5 kind07, 10 of 4 other kinds)"; got != want {
+		t.Errorf("summary of many kinds: %q, want %q", got, want)
+	}
 }
 
 // Every vendor shape of the table is found where it stands in a line,
