@@ -231,8 +231,10 @@ var formats = []FormatInfo{
 	},
 	{
 		Name: Codex, Description: "Codex CLI rollout", JSON: true,
-		Names:  []string{"rollout-*.jsonl"},
-		Detect: codex.Detect,
+		Names:     []string{"rollout-*.jsonl"},
+		Detect:    codex.Detect,
+		Read:      codex.Read,
+		ReadNamed: codex.ReadNamed,
 	},
 	{
 		Name: Gemini, Description: "Gemini CLI session", JSON: true,
