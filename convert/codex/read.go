@@ -83,6 +83,9 @@ type state struct {
 	// call of each sub-agent thread started.
 	failed  map[string]bool
 	spawned map[string]string
+	// open are the calls of the turn still waiting for their output, in
+	// order (at most maxCalls: the oldest go first).
+	open []string
 }
 
 // line is one rollout line: {timestamp, [ordinal,] type, payload} (and
@@ -542,6 +545,12 @@ func (st *state) call(b []byte, ev model.Event, typ string) error {
 		}
 	})
 	ev.Call = c
+	if c.ID != "" {
+		if len(st.open) >= maxCalls {
+			st.open = append(st.open[:0], st.open[1:]...)
+		}
+		st.open = append(st.open, c.ID)
+	}
 	return st.hold(&ev)
 }
 
@@ -587,6 +596,12 @@ func (st *state) output(b []byte, ev model.Event, typ string) error {
 		res.IsError = true
 	}
 	ev.Result = res
+	for i, id := range st.open {
+		if id == res.CallID {
+			st.open = append(st.open[:i], st.open[i+1:]...)
+			break
+		}
+	}
 	return st.emit(&ev)
 }
 
@@ -690,6 +705,9 @@ func (st *state) event(b []byte, base model.Event) error {
 	case "task_complete":
 		return st.taskComplete(b, base)
 	case "turn_aborted":
+		if err := st.interrupted(base); err != nil {
+			return err
+		}
 		ev := base
 		ev.Kind = model.KindSystem
 		ev.Name = typ
@@ -716,6 +734,24 @@ func (st *state) event(b []byte, base model.Event) error {
 		st.bookkeeping("event_msg turn_diff", "the turn's changes as a diff, which the patches hold", loc)
 	default:
 		return st.passthrough(base, "event_msg "+quoteType(typ))
+	}
+	return nil
+}
+
+// interrupted answers the calls an aborted turn left without output:
+// the rollout has no output for them, and a call without one would be
+// taken for a call still running.
+func (st *state) interrupted(base model.Event) error {
+	open := st.open
+	st.open = st.open[:0]
+	for _, id := range open {
+		ev := base
+		ev.Kind = model.KindToolResult
+		ev.Result = &model.ToolResult{CallID: id, Status: "interrupted"}
+		st.rep.Lose(model.LossSynthesized, "tool_result", "codex tool result of a call whose turn was aborted before its output (status interrupted)", base.Loc)
+		if err := st.emit(&ev); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -752,6 +788,7 @@ func (st *state) fail(id string) {
 // event when the turn failed (the rollout has no other trace of it).
 func (st *state) taskComplete(b []byte, base model.Event) error {
 	clear(st.failed)
+	st.open = st.open[:0]
 	o := st.h.Outcome
 	if o == nil {
 		o = &model.Outcome{}
