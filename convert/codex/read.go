@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/codex/records"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
@@ -156,9 +157,9 @@ func (st *state) readLine(b []byte, n int) error {
 	case "token_usage_record":
 		return st.usage(payload, base)
 	case "world_state":
-		st.bookkeeping("world_state", "the environment shown to the model: instructions, working folder, shell, date", loc)
+		st.bookkeeping("codex world_state (the environment shown to the model: instructions, working folder, shell, date)", loc)
 	case "inter_agent_communication_metadata":
-		st.bookkeeping("inter_agent_communication_metadata", "whether the agent message after it starts a turn", loc)
+		st.bookkeeping("codex inter_agent_communication_metadata (whether the agent message after it starts a turn)", loc)
 	default:
 		return st.passthrough(base, typ)
 	}
@@ -168,8 +169,11 @@ func (st *state) readLine(b []byte, n int) error {
 // bookkeeping reports a record that has no event: what the CLI keeps for
 // itself (settings, running totals, copies of response items in the
 // client's terms). Each is counted by its name.
-func (st *state) bookkeeping(name, about string, loc model.Loc) {
-	st.rep.Add(model.LossDroppedEvent, "codex "+name+" ("+about+")", loc)
+//
+// detail is "codex NAME (what it holds)", a constant, so that counting a
+// line makes no string.
+func (st *state) bookkeeping(detail string, loc model.Loc) {
+	st.rep.Add(model.LossDroppedEvent, detail, loc)
 }
 
 // passthrough keeps the line of a record the reader does not know whole,
@@ -202,12 +206,21 @@ func (st *state) str(b []byte, key string) string {
 	return s
 }
 
-// members is b's members by key, for the few a record needs.
+// members is b's members by key, for the few a record needs. The key
+// is the line's own bytes, valid during the call only: what keeps it
+// keeps a copy (field).
 func (st *state) members(b []byte, fn func(key string, v []byte)) {
 	st.ix.Members(b, func(k, v []byte) error {
-		fn(string(jsonscan.KeyBytes(k)), v)
+		kb := jsonscan.KeyBytes(k)
+		fn(unsafe.String(unsafe.SliceData(kb), len(kb)), v)
 		return nil
 	})
+}
+
+// field is the member key: v, copied, for an event's or the header's
+// extra.
+func (st *state) field(key string, v []byte) model.Field {
+	return model.Field{Key: strings.Clone(key), Value: st.ix.Copy(v)}
 }
 
 // emit sends ev, after the response events held before it.
@@ -256,7 +269,7 @@ func (st *state) flush() error {
 func (st *state) sessionMeta(b []byte, loc model.Loc) {
 	id := st.str(b, "id")
 	if st.thread != "" {
-		st.bookkeeping("session_meta of another thread", "a forked sub-agent's rollout repeats its parent's", loc)
+		st.bookkeeping("codex session_meta of another thread (a forked sub-agent's rollout repeats its parent's)", loc)
 		return
 	}
 	st.thread = id
@@ -269,7 +282,7 @@ func (st *state) sessionMeta(b []byte, loc model.Loc) {
 			h.Cwd, _ = st.ix.String(v)
 		case "agent_path":
 			st.agentPath, _ = st.ix.String(v)
-			h.Extra.Set(key, st.ix.Copy(v))
+			h.Extra = append(h.Extra, st.field(key, v))
 		case "cli_version":
 			h.AgentVersion, _ = st.ix.String(v)
 		case "timestamp":
@@ -289,12 +302,12 @@ func (st *state) sessionMeta(b []byte, loc model.Loc) {
 		case "base_instructions", "instructions":
 			st.rep.Lose(model.LossDroppedField, "", "codex session_meta."+key+" (the model's base instructions)", loc)
 		case "source":
-			h.Extra.Set(key, st.ix.Copy(v))
+			h.Extra = append(h.Extra, st.field(key, v))
 			if v[0] == '{' {
 				st.subagentSource(v)
 			}
 		default:
-			h.Extra.Set(key, st.ix.Copy(v))
+			h.Extra = append(h.Extra, st.field(key, v))
 		}
 	})
 }
@@ -340,7 +353,6 @@ func (st *state) turnContext(b []byte, base model.Event) error {
 
 func (st *state) responseItem(b, metadata []byte, base model.Event, typ string) error {
 	ev := base
-	ev.ID = st.str(b, "id")
 	if metadata != nil {
 		compaction := false
 		st.members(metadata, func(key string, v []byte) {
@@ -375,7 +387,10 @@ func (st *state) responseItem(b, metadata []byte, base model.Event, typ string) 
 // model, the sub-agent's own path) is not repeated on the event.
 func (st *state) extra(ev *model.Event, key string, v []byte) {
 	switch key {
-	case "type", "id":
+	case "type":
+		return
+	case "id":
+		ev.ID, _ = st.ix.String(v)
 		return
 	case "internal_chat_message_metadata_passthrough":
 		st.rep.Lose(model.LossDroppedField, "", "codex internal_chat_message_metadata_passthrough (the client's turn id and timing)", ev.Loc)
@@ -385,7 +400,7 @@ func (st *state) extra(ev *model.Event, key string, v []byte) {
 			return
 		}
 	}
-	ev.Extra = append(ev.Extra, model.Field{Key: key, Value: st.ix.Copy(v)})
+	ev.Extra = append(ev.Extra, st.field(key, v))
 }
 
 // texts joins the text of content items (input_text, output_text, text,
@@ -398,12 +413,22 @@ func (st *state) texts(content []byte, ev *model.Event) string {
 			parts = append(parts, s)
 			return nil
 		}
-		typ := st.str(item, "type")
+		var typ string
+		var text []byte
+		st.members(item, func(key string, v []byte) {
+			switch key {
+			case "type":
+				typ, _ = st.ix.String(v)
+			case "text", "encrypted_content":
+				text = v
+			}
+		})
 		switch typ {
-		case "input_text", "output_text", "text", "summary_text", "reasoning_text":
-			parts = append(parts, st.str(item, "text"))
-		case "encrypted_content":
-			parts = append(parts, st.str(item, "encrypted_content"))
+		case "input_text", "output_text", "text", "summary_text", "reasoning_text", "encrypted_content":
+			if text != nil {
+				s, _ := st.ix.String(text)
+				parts = append(parts, s)
+			}
 		default:
 			st.rep.Lose(model.LossDroppedField, ev.Kind.String()+".extra.content", "codex content item "+quoteType(typ)+" (only text is read)", ev.Loc)
 		}
@@ -514,7 +539,6 @@ func (st *state) call(b []byte, ev model.Event, typ string) error {
 		c.Name = "local_shell"
 	case "web_search_call":
 		c.Name = "web_search"
-		c.ID = ev.ID
 	}
 	if typ != "function_call" {
 		ev.Extra.SetString("type", typ)
@@ -544,6 +568,9 @@ func (st *state) call(b []byte, ev model.Event, typ string) error {
 			st.extra(&ev, key, v)
 		}
 	})
+	if c.ID == "" && typ == "web_search_call" {
+		c.ID = ev.ID
+	}
 	ev.Call = c
 	if c.ID != "" {
 		if len(st.open) >= maxCalls {
@@ -641,7 +668,7 @@ func (st *state) usage(b []byte, base model.Event) error {
 		}
 	})
 	if thread != "" && st.thread != "" && thread != st.thread {
-		st.bookkeeping("token_usage_record of another thread", "a forked sub-agent's replay of its parent's", base.Loc)
+		st.bookkeeping("codex token_usage_record of another thread (a forked sub-agent's replay of its parent's)", base.Loc)
 		return nil
 	}
 	events := st.pending
@@ -701,7 +728,7 @@ func (st *state) event(b []byte, base model.Event) error {
 	case "item_completed":
 		return st.itemCompleted(b, base)
 	case "task_started":
-		st.bookkeeping("event_msg task_started", "a turn starts; its settings are the turn_context after it", loc)
+		st.bookkeeping("codex event_msg task_started (a turn starts; its settings are the turn_context after it)", loc)
 	case "task_complete":
 		return st.taskComplete(b, base)
 	case "turn_aborted":
@@ -717,21 +744,28 @@ func (st *state) event(b []byte, base model.Event) error {
 				r, _ := st.ix.String(v)
 				ev.Text += ": " + r
 			} else if key != "type" {
-				ev.Extra = append(ev.Extra, model.Field{Key: key, Value: st.ix.Copy(v)})
+				ev.Extra = append(ev.Extra, st.field(key, v))
 			}
 		})
 		return st.emit(&ev)
 	case "token_count":
-		st.bookkeeping("event_msg token_count", "running token totals; the token_usage_record lines are counted instead", loc)
+		st.bookkeeping("codex event_msg token_count (running token totals; the token_usage_record lines are counted instead)", loc)
 	case "thread_settings_applied":
-		st.bookkeeping("event_msg thread_settings_applied", "the run's settings, as in turn_context", loc)
-	case "user_message", "agent_message", "agent_reasoning":
-		st.bookkeeping("event_msg "+typ, "the client's copy of a response item", loc)
-	case "exec_command_end", "patch_apply_end":
-		st.callStatus(b, typ)
-		st.bookkeeping("event_msg "+typ, "the client's record of a call; its failure is on the call's result", loc)
+		st.bookkeeping("codex event_msg thread_settings_applied (the run's settings, as in turn_context)", loc)
+	case "user_message":
+		st.bookkeeping("codex event_msg user_message (the client's copy of a response item)", loc)
+	case "agent_message":
+		st.bookkeeping("codex event_msg agent_message (the client's copy of a response item)", loc)
+	case "agent_reasoning":
+		st.bookkeeping("codex event_msg agent_reasoning (the client's copy of a response item)", loc)
+	case "exec_command_end":
+		st.callStatus(b)
+		st.bookkeeping("codex event_msg exec_command_end (the client's record of a call; its failure is on the call's result)", loc)
+	case "patch_apply_end":
+		st.callStatus(b)
+		st.bookkeeping("codex event_msg patch_apply_end (the client's record of a call; its failure is on the call's result)", loc)
 	case "turn_diff":
-		st.bookkeeping("event_msg turn_diff", "the turn's changes as a diff, which the patches hold", loc)
+		st.bookkeeping("codex event_msg turn_diff (the turn's changes as a diff, which the patches hold)", loc)
 	default:
 		return st.passthrough(base, "event_msg "+quoteType(typ))
 	}
@@ -757,7 +791,7 @@ func (st *state) interrupted(base model.Event) error {
 }
 
 // callStatus notes a call that an earlier version's end event says failed.
-func (st *state) callStatus(b []byte, typ string) {
+func (st *state) callStatus(b []byte) {
 	var id string
 	bad := false
 	st.members(b, func(key string, v []byte) {
@@ -816,7 +850,7 @@ func (st *state) taskComplete(b []byte, base model.Event) error {
 	ok := !failed
 	o.Success = &ok
 	if !failed {
-		st.bookkeeping("event_msg task_complete", "a turn ends; its duration and result are the header's outcome", base.Loc)
+		st.bookkeeping("codex event_msg task_complete (a turn ends; its duration and result are the header's outcome)", base.Loc)
 		return nil
 	}
 	ev := base
@@ -828,7 +862,7 @@ func (st *state) taskComplete(b []byte, base model.Event) error {
 	}
 	st.members(b, func(key string, v []byte) {
 		if key == "error" {
-			ev.Extra = append(ev.Extra, model.Field{Key: key, Value: st.ix.Copy(v)})
+			ev.Extra = append(ev.Extra, st.field(key, v))
 		}
 	})
 	return st.emit(&ev)
@@ -851,8 +885,12 @@ func (st *state) itemCompleted(b []byte, base model.Event) error {
 	typ := st.str(item, "type")
 	loc := base.Loc
 	switch typ {
-	case "UserMessage", "AgentMessage", "Reasoning":
-		st.bookkeeping("item_completed "+typ, "the client's copy of a response item", loc)
+	case "UserMessage":
+		st.bookkeeping("codex item_completed UserMessage (the client's copy of a response item)", loc)
+	case "AgentMessage":
+		st.bookkeeping("codex item_completed AgentMessage (the client's copy of a response item)", loc)
+	case "Reasoning":
+		st.bookkeeping("codex item_completed Reasoning (the client's copy of a response item)", loc)
 	case "CommandExecution", "FileChange":
 		var id, status string
 		st.members(item, func(key string, v []byte) {
@@ -866,11 +904,15 @@ func (st *state) itemCompleted(b []byte, base model.Event) error {
 		if status == "failed" || status == "declined" {
 			st.fail(id)
 		}
-		st.bookkeeping("item_completed "+typ, "the client's record of a call; its failure is on the call's result", loc)
+		if typ == "FileChange" {
+			st.bookkeeping("codex item_completed FileChange (the client's record of a call; its failure is on the call's result)", loc)
+		} else {
+			st.bookkeeping("codex item_completed CommandExecution (the client's record of a call; its failure is on the call's result)", loc)
+		}
 	case "ContextCompaction":
-		st.bookkeeping("item_completed ContextCompaction", "a compaction ended; the compacted line is the compaction", loc)
+		st.bookkeeping("codex item_completed ContextCompaction (a compaction ended; the compacted line is the compaction)", loc)
 	case "CollabAgentToolCall":
-		st.bookkeeping("item_completed CollabAgentToolCall", "the client's record of a multi-agent call, which is a response item", loc)
+		st.bookkeeping("codex item_completed CollabAgentToolCall (the client's record of a multi-agent call, which is a response item)", loc)
 	case "SubAgentActivity":
 		return st.subagent(item, base)
 	default:
@@ -904,7 +946,7 @@ func (st *state) subagent(item []byte, base model.Event) error {
 		case "type":
 		default:
 			if !jsonscan.IsNull(v) {
-				ev.Extra = append(ev.Extra, model.Field{Key: key, Value: st.ix.Copy(v)})
+				ev.Extra = append(ev.Extra, st.field(key, v))
 			}
 		}
 	})
@@ -974,7 +1016,7 @@ func (st *state) compacted(b []byte, base model.Event) error {
 		case "latest_token_usage_record":
 			st.rep.Lose(model.LossDroppedField, "", "codex compacted.latest_token_usage_record (a copy of the compaction call's token_usage_record)", base.Loc)
 		default:
-			ev.Extra = append(ev.Extra, model.Field{Key: key, Value: st.ix.Copy(v)})
+			ev.Extra = append(ev.Extra, st.field(key, v))
 		}
 	})
 	return st.emit(&ev)
