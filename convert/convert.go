@@ -63,7 +63,8 @@ const (
 	MiniSWE    Format = miniswe.Name
 	// ReplayBundle is the replay viewer's document, not REPLAY.jsonl.
 	ReplayBundle Format = replaybundle.Name
-	// Codex and Gemini are detected, with no reader yet.
+	// Codex CLI rollouts are read only; Gemini is detected, with no
+	// reader yet.
 	Codex  Format = codex.Name
 	Gemini Format = gemini.Name
 )

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/codex"
+	"github.com/rlog-ls/rlog-ls/convert/codex/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
@@ -292,5 +293,45 @@ func TestUsageWithoutItems(t *testing.T) {
 	}
 	if want := "agent::r1 agent:partial: user:again:"; strings.Join(kinds, " ") != want {
 		t.Errorf("events %q, want %q", strings.Join(kinds, " "), want)
+	}
+}
+
+// TestEveryRecordNameHasAMeaning: every name of the record vocabulary
+// (convert/codex/records), recorded or of an earlier version, is read into
+// an event, the header or the outcome, or counted by name; none is passed
+// through as unknown.
+func TestEveryRecordNameHasAMeaning(t *testing.T) {
+	var lines []string
+	add := func(payload string) {
+		lines = append(lines, `{"timestamp":"2026-11-27T09:00:00Z","type":`+payload+`}`)
+	}
+	for _, l := range records.Lines {
+		if l.Name != "response_item" && l.Name != "event_msg" {
+			add(`"` + l.Name + `","payload":{}`)
+		}
+	}
+	for _, r := range records.ResponseItems {
+		add(`"response_item","payload":{"type":"` + r.Name + `"}`)
+	}
+	for _, e := range records.Events {
+		if e.Name != "item_completed" { // with each of its items below
+			add(`"event_msg","payload":{"type":"` + e.Name + `"}`)
+		}
+	}
+	for _, it := range records.Items {
+		add(`"event_msg","payload":{"type":"item_completed","item":{"type":"` + it.Name + `"}}`)
+	}
+	var c model.Collector
+	rep := &model.Report{}
+	if err := codex.Read(strings.NewReader(strings.Join(lines, "\n")), &c, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range rep.Losses {
+		if l.Kind == model.LossPassthrough || l.Kind == model.LossMalformed {
+			t.Errorf("%s: %s", l.Kind, l.Detail)
+		}
+	}
+	if len(lines) < 30 {
+		t.Errorf("only %d names", len(lines))
 	}
 }
