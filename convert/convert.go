@@ -63,7 +63,8 @@ const (
 	MiniSWE    Format = miniswe.Name
 	// ReplayBundle is the replay viewer's document, not REPLAY.jsonl.
 	ReplayBundle Format = replaybundle.Name
-	// Codex and Gemini are detected, with no reader yet.
+	// Codex CLI rollouts are read only; Gemini is detected, with no
+	// reader yet.
 	Codex  Format = codex.Name
 	Gemini Format = gemini.Name
 )
@@ -231,8 +232,10 @@ var formats = []FormatInfo{
 	},
 	{
 		Name: Codex, Description: "Codex CLI rollout", JSON: true,
-		Names:  []string{"rollout-*.jsonl"},
-		Detect: codex.Detect,
+		Names:     []string{"rollout-*.jsonl"},
+		Detect:    codex.Detect,
+		Read:      codex.Read,
+		ReadNamed: codex.ReadNamed,
 	},
 	{
 		Name: Gemini, Description: "Gemini CLI session", JSON: true,

@@ -37,6 +37,8 @@ var fixtures = []struct {
 	{"session-replay.json", convert.ReplayBundle},
 	{"trajectory.prophet.json", convert.Prophet},
 	{"mini-swe-agent.traj.json", convert.MiniSWE},
+	{"codex/rollout-2026-11-20T08-00-00-019a5e21-3c40-7d11-9a2b-5f0c1e2d3a4b.jsonl", convert.Codex},
+	{"codex/rollout-2026-11-20T08-00-20-019a5e21-4d10-7cc2-8e33-2f3a4b5c6d7e.jsonl", convert.Codex},
 }
 
 func fixture(name string) string {

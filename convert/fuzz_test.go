@@ -167,6 +167,23 @@ func FuzzReadMiniSWE(f *testing.F) {
 		`{"info":{"exit_status":"Submitted"},"messages":[{"role":"user","content":"u"},{"role":"assistant","content":"THOUGHT\n`+"```bash\\nls\\n```"+`"}],"trajectory_format":"mini-swe-agent-1"}`)
 }
 
+// FuzzReadCodex: seeds are the fixtures and what Codex CLI wrote in the
+// producer harness (testdata/agents/codex), each cut to 32 KB.
+func FuzzReadCodex(f *testing.F) {
+	paths, _ := filepath.Glob(fixture("codex/*.jsonl"))
+	recorded, _ := filepath.Glob("../testdata/agents/codex/*/*/codex-home/sessions/*/*/*/rollout-*.jsonl")
+	for _, p := range append(paths, recorded...) {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data[:min(len(data), 32<<10)])
+		}
+	}
+	fuzzReader(f, convert.Codex, "codex", ".jsonl",
+		`{"timestamp":"t","type":"session_meta","payload":{"id":"T","source":{"subagent":{"thread_spawn":{}}}}}`+"\n"+
+			`{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"f","arguments":"{}","call_id":"c"}}`+"\n"+
+			`{"timestamp":"t","type":"token_usage_record","payload":{"thread_id":"T","response_id":"r","usage":{"input_tokens":5,"cached_input_tokens":9}}}`+"\n"+
+			`{"timestamp":"t","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`+"\n")
+}
+
 // Detection of any name and any first bytes answers a format of the table
 // or an error; a format it answers without a reader is one rlog-ls
 // detects to say it cannot read it yet (Codex, Gemini).

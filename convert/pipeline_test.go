@@ -31,7 +31,7 @@ func TestPipelineRefuses(t *testing.T) {
 		{convert.Job{Source: convert.Source{Path: filepath.Join(dir, "missing.rlog")}, To: convert.ATIF}, "no such file"},
 		{convert.Job{Source: convert.Source{Path: dir}, To: convert.ATIF}, "is a folder"},
 		{convert.Job{Source: convert.Source{Path: rlog}, From: "nope", To: convert.ATIF}, `cannot read "nope"`},
-		{convert.Job{Source: convert.Source{Path: rlog}, From: convert.Codex, To: convert.ATIF}, `cannot read "codex"`},
+		{convert.Job{Source: convert.Source{Path: rlog}, From: convert.Gemini, To: convert.ATIF}, `cannot read "gemini"`},
 		{convert.Job{Source: convert.Source{Path: atifDoc}, From: convert.Trajectory, To: convert.Rlog}, "--from trajectory does not fit atif-1.6.atif.json, which is atif"},
 		{convert.Job{Source: convert.Source{Bytes: []byte(`{"a":1}`), Name: "x.json"}, To: convert.Rlog}, "JSON of no known shape"},
 	} {
@@ -41,11 +41,10 @@ func TestPipelineRefuses(t *testing.T) {
 	}
 }
 
-// TestPipelineNoReaderYet: a Codex CLI rollout and a Gemini CLI session
-// are recognised and refused as such, not taken for another format.
+// TestPipelineNoReaderYet: a Gemini CLI session is recognised and
+// refused as such, not taken for another format.
 func TestPipelineNoReaderYet(t *testing.T) {
 	says := map[convert.Format]string{
-		convert.Codex:  "is a Codex CLI rollout (codex): no reader yet",
 		convert.Gemini: "is a Gemini CLI session (gemini): no reader yet",
 	}
 	for _, in := range agentTranscripts(t) {

@@ -1008,6 +1008,12 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	if sa.AgentID != "" && !wr.same && e.AgentID == "" {
 		l.kv(grammar.KeyTID, wordless(sa.AgentID))
 	}
+	if !wr.same && sa.SessionID != "" && sa.SessionID != sa.AgentID {
+		wr.rep.Lose(model.LossDroppedField, "subagent.subagent.session_id", "subagent's own session id (an x: line names its thread only)", e.Loc)
+	}
+	if !wr.same && sa.TrajectoryPath != "" {
+		wr.rep.Lose(model.LossDroppedField, "subagent.subagent.trajectory_path", "subagent's own trajectory file (an x: line names its thread only)", e.Loc)
+	}
 	wr.meta(l, e, usage)
 	wr.emit(l, nil)
 	if sa.Status != grammar.StatusStarted && e.AgentID == "" && sa.AgentID == "" {
