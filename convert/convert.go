@@ -63,7 +63,7 @@ const (
 	MiniSWE    Format = miniswe.Name
 	// ReplayBundle is the replay viewer's document, not REPLAY.jsonl.
 	ReplayBundle Format = replaybundle.Name
-	// Codex and Gemini are detected, with no reader yet.
+	// Codex is detected, with no reader yet.
 	Codex  Format = codex.Name
 	Gemini Format = gemini.Name
 )
@@ -236,7 +236,9 @@ var formats = []FormatInfo{
 	},
 	{
 		Name: Gemini, Description: "Gemini CLI session", JSON: true,
-		Detect: gemini.Detect,
+		Detect:    gemini.Detect,
+		Read:      gemini.Read,
+		ReadNamed: gemini.ReadNamed,
 	},
 }
 

@@ -37,6 +37,9 @@ var fixtures = []struct {
 	{"session-replay.json", convert.ReplayBundle},
 	{"trajectory.prophet.json", convert.Prophet},
 	{"mini-swe-agent.traj.json", convert.MiniSWE},
+	{"gemini/session-2026-01-02T03-04-5e55f1c0.jsonl", convert.Gemini},
+	{"gemini/5e55f1c0-2a4b-4c6d-8e0f-a1b2c3d4e5f6/c41d0a9e-7b3f-4e21-9d5c-0f6e8a2b4c71.jsonl", convert.Gemini},
+	{"gemini/session-2025-12-01T09-00-7a1e0c2b.json", convert.Gemini},
 }
 
 func fixture(name string) string {
