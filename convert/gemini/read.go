@@ -209,6 +209,9 @@ func (rd *reader) readDocument(r io.Reader) error {
 	return rd.finish()
 }
 
+// errNotJSON is the error of a record that is not JSON at all.
+var errNotJSON = errors.New("not JSON")
+
 func isSyntax(err error) bool {
 	var se *jsonscan.SyntaxError
 	return errors.As(err, &se)
@@ -231,8 +234,12 @@ func (rd *reader) line(b []byte, n int) error {
 // record gives a record its meaning: a message, a control line ($set,
 // $rewindTo) or a header.
 func (rd *reader) record(b []byte, loc model.Loc) error {
-	fields, err := model.ParseFields(b)
+	// The values are b's own: what is kept is copied.
+	fields, err := model.ParseFieldsView(b)
 	if err != nil {
+		if err.Error() == "" {
+			err = errNotJSON
+		}
 		rd.rep.MalformedAt(loc, err)
 		return nil
 	}
@@ -261,7 +268,7 @@ func (rd *reader) record(b []byte, loc model.Loc) error {
 		ev := rd.event(model.KindSystem, "", loc)
 		ev.Name = "rewind"
 		ev.Text = "the conversation goes back to message " + id
-		ev.Extra.Set("$rewindTo", to)
+		ev.Extra.Set("$rewindTo", jsonscan.Copy(to))
 		return rd.emit(&ev)
 	case hasSession:
 		return rd.header(fields, loc)
@@ -288,6 +295,21 @@ func keys(f model.Fields) []string {
 // one (a resumed run that starts in the minute the file was named after,
 // or a migrated single-JSON session) is an event saying a run began.
 func (rd *reader) header(fields model.Fields, loc model.Loc) error {
+	if list, ok := fields.Get("messages"); ok && !rd.sawHeader && len(list) > 0 && list[0] == '[' {
+		// The single-JSON form written on one line.
+		rd.sawHeader = true
+		rd.h.SourceVersion = FormJSON
+		for _, f := range fields {
+			if f.Key != "messages" {
+				rd.headerField(f.Key, f.Value, &rd.h.Extra)
+			}
+		}
+		return jsonscan.Array(list, func(i int, b []byte) error {
+			at := loc
+			at.Path = listPath("", "messages", i)
+			return rd.record(b, at)
+		})
+	}
 	if !rd.sawHeader {
 		rd.sawHeader = true
 		for _, f := range fields {
@@ -465,7 +487,7 @@ func (rd *reader) user(p *message) error {
 		err := jsonscan.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = partPath(p.loc.Path, i)
-			part, err := model.ParseFields(b)
+			part, err := model.ParseValidFieldsView(b)
 			if err != nil || len(part) == 0 {
 				rd.rep.Add(model.LossMalformed, "gemini user content part is not an object", ev.Loc)
 				return nil
@@ -573,7 +595,7 @@ func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
 			ev.Extra.Set("toolCall."+f.Key, f.Value)
 			if f.Key == "agentId" && rd.agentTypes != nil {
 				if args, ok := c.entry.Get("args"); ok {
-					if a, err := model.ParseFields(args); err == nil {
+					if a, err := model.ParseValidFieldsView(args); err == nil {
 						rd.agentTypes[c.id], _ = a.String("agent_name")
 					}
 				}
@@ -604,7 +626,7 @@ func sameResult(result, fr []byte) bool {
 func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 	res := &model.ToolResult{}
 	var extra model.Fields
-	f, err := model.ParseFields(fr)
+	f, err := model.ParseValidFieldsView(fr)
 	if err != nil {
 		res.Content, res.ContentRaw = string(fr), jsonscan.Copy(fr)
 		return res, nil
@@ -614,7 +636,7 @@ func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 		case "id":
 			res.CallID, _ = jsonscan.String(x.Value)
 		case "response":
-			resp, err := model.ParseFields(x.Value)
+			resp, err := model.ParseValidFieldsView(x.Value)
 			if err == nil && len(resp) == 1 {
 				if s, ok := resp.String("output"); ok {
 					res.Content = s
@@ -658,7 +680,7 @@ func (rd *reader) gemini(p *message) error {
 			ev := base
 			ev.Kind = model.KindThinking
 			ev.Loc.Path = listPath(p.loc.Path, "thoughts", i)
-			t, err := model.ParseFields(b)
+			t, err := model.ParseValidFieldsView(b)
 			if err != nil {
 				rd.rep.Add(model.LossMalformed, "gemini thought is not an object", ev.Loc)
 				return nil
@@ -705,12 +727,11 @@ func (rd *reader) gemini(p *message) error {
 			ev := base
 			ev.Kind = model.KindToolCall
 			ev.Loc.Path = listPath(p.loc.Path, "toolCalls", i)
-			entry, err := model.ParseFields(b)
+			entry, err := model.ParseValidFieldsView(b)
 			if err != nil {
 				rd.rep.Add(model.LossMalformed, "gemini tool call is not an object", ev.Loc)
 				return nil
 			}
-			entry = entry.Copy()
 			c := &model.ToolCall{}
 			c.ID, _ = entry.String("id")
 			c.Name, _ = entry.String("name")
@@ -914,7 +935,7 @@ func (rd *reader) messages(v []byte, loc model.Loc) error {
 	}
 	var list []entry
 	err := jsonscan.Array(v, func(i int, b []byte) error {
-		f, err := model.ParseFields(b)
+		f, err := model.ParseValidFieldsView(b)
 		if err != nil {
 			return nil
 		}
@@ -961,6 +982,8 @@ func (rd *reader) messages(v []byte, loc model.Loc) error {
 				continue
 			}
 			rd.snapshot = e.text
+			// The prompt has another id in the compressed history.
+			rd.lastPrompt = ""
 			ev := rd.event(model.KindCompaction, e.Timestamp, at)
 			ev.ID, ev.Text = e.ID, e.text
 			ev.Compaction = &model.Compaction{Trigger: "auto", PreTokens: rd.lastInput}
@@ -1099,7 +1122,7 @@ func terminateReason(ev *model.Event) string {
 	if !ok {
 		return ""
 	}
-	f, err := model.ParseFields(v)
+	f, err := model.ParseValidFieldsView(v)
 	if err != nil {
 		return ""
 	}
