@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 )
@@ -296,4 +299,118 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 	benchdata.ReportVsFloor(b, floor)
+}
+
+// TestEveryNameHasAMeaning: each name of the vocabulary (records) reads
+// without being passed through as unknown, and a name not listed is
+// reported.
+func TestEveryNameHasAMeaning(t *testing.T) {
+	samples := map[string]string{
+		"header":    header,
+		"message":   header + `{"id":"m","timestamp":"t","type":"user","content":[{"text":"hi"}]}` + "\n",
+		"$set":      header + `{"$set":{"lastUpdated":"t"}}` + "\n",
+		"$rewindTo": header + `{"$rewindTo":"m"}` + "\n",
+		"session":   "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"p\",\n  \"messages\": [{\"id\": \"m\", \"type\": \"user\", \"content\": [{\"text\": \"hi\"}]}]\n}\n",
+	}
+	unknown := func(t *testing.T, name, in string) bool {
+		t.Helper()
+		s, rep := read(t, in)
+		for _, e := range s.Events {
+			if e.Kind == model.KindPassthrough {
+				return true
+			}
+		}
+		return rep.Count(model.LossPassthrough) > 0 || rep.Count(model.LossMalformed) > 0
+	}
+	for _, r := range records.Records {
+		in, ok := samples[r.Name]
+		if !ok {
+			t.Errorf("record %s: no sample", r.Name)
+			continue
+		}
+		if unknown(t, r.Name, in) {
+			t.Errorf("record %s is read as unknown", r.Name)
+		}
+	}
+	for _, m := range records.Messages {
+		if unknown(t, m.Name, header+`{"id":"m","timestamp":"t","type":"`+m.Name+`","content":"x"}`+"\n") {
+			t.Errorf("message type %s is read as unknown", m.Name)
+		}
+	}
+	for _, k := range records.SetKeys {
+		if unknown(t, k.Name, header+`{"$set":{"`+k.Name+`":[]}}`+"\n") {
+			t.Errorf("$set key %s is read as unknown", k.Name)
+		}
+	}
+	for _, st := range records.ToolStatuses {
+		in := header + `{"id":"g","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":"c","name":"n","args":{},"status":"` + st.Name + `"}]}` + "\n"
+		if unknown(t, st.Name, in) {
+			t.Errorf("tool status %s is read as unknown", st.Name)
+		}
+		s, _ := read(t, in)
+		r := s.Events[len(s.Events)-1].Result
+		if r == nil || r.IsError != (st.Name == "error") || (r.Status != "") != (st.Name != "error" && st.Name != "success") {
+			t.Errorf("tool status %s: result %+v", st.Name, r)
+		}
+	}
+	for _, in := range []string{
+		header + `{"id":"m","timestamp":"t","type":"nouveau","content":"x"}` + "\n",
+		header + `{"$set":{"nouveau":1}}` + "\n",
+		header + `{"nouveau":1}` + "\n",
+		header + `{"id":"g","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":"c","name":"n","args":{},"status":"nouveau"}]}` + "\n",
+	} {
+		if !unknown(t, "nouveau", in) {
+			t.Errorf("a name not listed is not reported: %s", in)
+		}
+	}
+}
+
+// heapSink samples the live heap every few events.
+type heapSink struct {
+	n    int
+	peak uint64
+}
+
+func (s *heapSink) Event(*model.Header, *model.Event) error {
+	if s.n++; s.n%256 == 0 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		s.peak = max(s.peak, m.HeapAlloc)
+	}
+	return nil
+}
+func (s *heapSink) End(*model.Header) error { return nil }
+
+// TestMemoryStaysConstant: reading holds one message at a time (and the
+// calls waiting for their results), so the live heap of a session eight
+// times larger is about the same.
+func TestMemoryStaysConstant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 20 MB")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	peak := func(n int) uint64 {
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		if err := os.WriteFile(path, generated(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		runtime.GC()
+		var base runtime.MemStats
+		runtime.ReadMemStats(&base)
+		s := &heapSink{}
+		if err := Read(f, s, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		return s.peak - min(s.peak, base.HeapAlloc)
+	}
+	small, large := peak(2<<20), peak(16<<20)
+	t.Logf("live heap: %d KB at 2 MB, %d KB at 16 MB", small>>10, large>>10)
+	if large > 2*small+(1<<20) {
+		t.Errorf("live heap grows with the session: %d KB at 2 MB, %d KB at 16 MB", small>>10, large>>10)
+	}
 }
