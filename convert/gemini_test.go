@@ -145,3 +145,53 @@ func TestGeminiStatsEqualTheCLIsAccount(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiCcusageAgrees: ccusage (gemini session, ccusage.json beside
+// each scenario) counts each session file on its own and rows them by
+// session id; read file by file, without splicing sub-agents, the reader's
+// counts have the same totals and cache reads per session. (ccusage
+// leaves the thoughts out of the output, and so out of its input+output+
+// cache; its totalTokens is the API's total, which has them. It counts a
+// migrated session's .json and .jsonl both, as this comparison does.)
+func TestGeminiCcusageAgrees(t *testing.T) {
+	for _, dir := range geminiScenarios(t) {
+		b, err := os.ReadFile(filepath.Join(dir, "ccusage.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cc struct {
+			Sessions []struct {
+				SessionID                    string
+				CacheReadTokens, TotalTokens int64
+			}
+		}
+		if err := json.Unmarshal(b, &cc); err != nil {
+			t.Fatal(err)
+		}
+		ours := map[string]model.Usage{}
+		m, _ := filepath.Glob(filepath.Join(dir, "gemini", "tmp", "*", "chats", "*.json*"))
+		more, _ := filepath.Glob(filepath.Join(dir, "gemini", "tmp", "*", "chats", "*", "*.jsonl"))
+		for _, p := range append(m, more...) {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, _, err := convert.Read(f, convert.Gemini)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tot, _ := s.Totals()
+			ours[s.Header.ID] = ours[s.Header.ID].Add(tot)
+		}
+		for _, row := range cc.Sessions {
+			u := ours[row.SessionID]
+			if u.Input+u.Output+u.CacheRead != row.TotalTokens || u.CacheRead != row.CacheReadTokens {
+				t.Errorf("%s, session %s: ccusage total %d, cache read %d; ours %+v", filepath.Base(dir), row.SessionID, row.TotalTokens, row.CacheReadTokens, u)
+			}
+		}
+		if len(cc.Sessions) == 0 {
+			t.Errorf("%s: ccusage counted no session", filepath.Base(dir))
+		}
+	}
+}
