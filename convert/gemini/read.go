@@ -188,7 +188,7 @@ func (rd *reader) readDocument(r io.Reader) error {
 		Elem: func(_ int, b []byte, loc model.Loc) error {
 			loc.File = rd.file
 			if werr == nil {
-				werr = rd.record(b, loc)
+				werr = rd.record(b, loc, false)
 			}
 			return werr
 		},
@@ -226,14 +226,13 @@ func (rd *reader) line(b []byte, n int) error {
 	if rd.h.SourceVersion == "" {
 		rd.h.SourceVersion = FormJSONL
 	}
-	loc := rd.loc(n, "")
-	rd.rep.InvalidUTF8(b, loc)
-	return rd.record(b, loc)
+	return rd.record(b, rd.loc(n, ""), true)
 }
 
 // record gives a record its meaning: a message, a control line ($set,
-// $rewindTo) or a header.
-func (rd *reader) record(b []byte, loc model.Loc) error {
+// $rewindTo) or a header. line says b is a whole line, whose invalid UTF-8
+// is reported here (the single document reports its own).
+func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 	// The values are b's own: what is kept is copied.
 	fields, err := model.ParseFieldsView(b)
 	if err != nil {
@@ -242,6 +241,9 @@ func (rd *reader) record(b []byte, loc model.Loc) error {
 		}
 		rd.rep.MalformedAt(loc, err)
 		return nil
+	}
+	if line {
+		rd.rep.InvalidUTF8(b, loc) // valid JSON: its strings can be found
 	}
 	_, hasID := fields.Get("id")
 	_, hasType := fields.Get("type")
@@ -307,7 +309,7 @@ func (rd *reader) header(fields model.Fields, loc model.Loc) error {
 		return jsonscan.Array(list, func(i int, b []byte) error {
 			at := loc
 			at.Path = listPath("", "messages", i)
-			return rd.record(b, at)
+			return rd.record(b, at, false)
 		})
 	}
 	if !rd.sawHeader {
