@@ -43,18 +43,8 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	return sink.End(h)
 }
 
-// ReadFile reads the session at path with its sub-agents' files.
-func ReadFile(path string, sink model.Sink, rep *model.Report) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return ReadNamed(f, path, sink, rep)
-}
-
-// ReadNamed is ReadFile reading the session from r, which holds the file at
-// path. A sub-agent's file is chats/SESSION_ID/AGENT_ID.jsonl beside the
+// ReadNamed reads the session from r, which holds the file at path, with
+// its sub-agents' files. A sub-agent's file is chats/SESSION_ID/AGENT_ID.jsonl beside the
 // session's: it is spliced in before the result of the invoke_agent call
 // whose agentId names it, framed by sub-agent events; the files of the
 // session that no call names come at the end.
@@ -677,38 +667,27 @@ func (rd *reader) gemini(p *message) error {
 		base.Usage = rd.tokens(v, p.loc)
 	}
 	var events []model.Event
-	if v, ok := p.fields.Get("thoughts"); ok && !jsonscan.IsNull(v) {
-		err := jsonscan.Array(v, func(i int, b []byte) error {
-			ev := base
-			ev.Kind = model.KindThinking
-			ev.Loc.Path = listPath(p.loc.Path, "thoughts", i)
-			t, err := model.ParseValidFieldsView(b)
-			if err != nil {
-				rd.rep.Add(model.LossMalformed, "gemini thought is not an object", ev.Loc)
-				return nil
-			}
-			for _, f := range t {
-				switch f.Key {
-				case "description":
-					ev.Text, _ = jsonscan.String(f.Value)
-				case "timestamp":
-					ev.Time, _ = jsonscan.String(f.Value)
-				case "subject":
-					if s, _ := jsonscan.String(f.Value); s == "" {
-						continue
-					}
-					fallthrough
-				default:
-					ev.Extra.Set("thought."+f.Key, f.Value)
+	rd.eachObject(p, "thoughts", func(t model.Fields, loc model.Loc) {
+		ev := base
+		ev.Kind = model.KindThinking
+		ev.Loc = loc
+		for _, f := range t {
+			switch f.Key {
+			case "description":
+				ev.Text, _ = jsonscan.String(f.Value)
+			case "timestamp":
+				ev.Time, _ = jsonscan.String(f.Value)
+			case "subject":
+				if s, _ := jsonscan.String(f.Value); s == "" {
+					continue
 				}
+				fallthrough
+			default:
+				ev.Extra.Set("thought."+f.Key, f.Value)
 			}
-			events = append(events, ev)
-			return nil
-		})
-		if err != nil {
-			rd.rep.Add(model.LossMalformed, "gemini thoughts is not a list", p.loc)
 		}
-	}
+		events = append(events, ev)
+	})
 	if v, ok := p.fields.Get("content"); ok {
 		if s, isString := jsonscan.String(v); isString {
 			if s != "" {
@@ -724,38 +703,27 @@ func (rd *reader) gemini(p *message) error {
 		}
 	}
 	var calls []openCall
-	if v, ok := p.fields.Get("toolCalls"); ok && !jsonscan.IsNull(v) {
-		err := jsonscan.Array(v, func(i int, b []byte) error {
-			ev := base
-			ev.Kind = model.KindToolCall
-			ev.Loc.Path = listPath(p.loc.Path, "toolCalls", i)
-			entry, err := model.ParseValidFieldsView(b)
-			if err != nil {
-				rd.rep.Add(model.LossMalformed, "gemini tool call is not an object", ev.Loc)
-				return nil
-			}
-			c := &model.ToolCall{}
-			c.ID, _ = entry.String("id")
-			c.Name, _ = entry.String("name")
-			if args, ok := entry.Get("args"); ok {
-				c.Input = args
-			}
-			ev.Call = c
-			for _, f := range entry {
-				switch f.Key {
-				case "id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId":
-				default:
-					ev.Extra.Set("toolCall."+f.Key, f.Value)
-				}
-			}
-			events = append(events, ev)
-			calls = append(calls, openCall{id: c.ID, name: c.Name, entry: entry, loc: ev.Loc})
-			return nil
-		})
-		if err != nil {
-			rd.rep.Add(model.LossMalformed, "gemini toolCalls is not a list", p.loc)
+	rd.eachObject(p, "toolCalls", func(entry model.Fields, loc model.Loc) {
+		ev := base
+		ev.Kind = model.KindToolCall
+		ev.Loc = loc
+		c := &model.ToolCall{}
+		c.ID, _ = entry.String("id")
+		c.Name, _ = entry.String("name")
+		if args, ok := entry.Get("args"); ok {
+			c.Input = args
 		}
-	}
+		ev.Call = c
+		for _, f := range entry {
+			switch f.Key {
+			case "id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId":
+			default:
+				ev.Extra.Set("toolCall."+f.Key, f.Value)
+			}
+		}
+		events = append(events, ev)
+		calls = append(calls, openCall{id: c.ID, name: c.Name, entry: entry, loc: ev.Loc})
+	})
 	if len(events) == 0 {
 		events = append(events, base)
 	}
@@ -767,6 +735,30 @@ func (rd *reader) gemini(p *message) error {
 	}
 	rd.open = append(rd.open, calls...)
 	return nil
+}
+
+// eachObject calls fn with each object of the list a message's member key
+// holds (thoughts, toolCalls) and its place; what is not a list of
+// objects is reported.
+func (rd *reader) eachObject(p *message, key string, fn func(f model.Fields, loc model.Loc)) {
+	v, ok := p.fields.Get(key)
+	if !ok || jsonscan.IsNull(v) {
+		return
+	}
+	err := jsonscan.Array(v, func(i int, b []byte) error {
+		loc := p.loc
+		loc.Path = listPath(p.loc.Path, key, i)
+		f, err := model.ParseValidFieldsView(b)
+		if err != nil || (len(f) == 0 && !bytes.HasPrefix(b, []byte("{"))) {
+			rd.rep.Add(model.LossMalformed, "gemini "+key+" entry is not an object", loc)
+			return nil
+		}
+		fn(f, loc)
+		return nil
+	})
+	if err != nil {
+		rd.rep.Add(model.LossMalformed, "gemini "+key+" is not a list", p.loc)
+	}
 }
 
 func listPath(base, key string, i int) string {
