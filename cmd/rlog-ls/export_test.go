@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/otlp"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+)
+
+// export --otlp -o writes one OTLP/JSON request a line, every session of
+// a folder (the sub-agent transcripts read with their session), sums up
+// what it did, and refuses a session without times in one line while
+// exporting the others (exit 1).
+func TestExportOTLPFile(t *testing.T) {
+	dir := t.TempDir()
+	untimed := filepath.Join(dir, "untimed.rlog")
+	os.WriteFile(untimed, []byte("---\nformat: rlog/1\nid: u1\n---\nt:Bash id=c1 cmd=ls → [ok] a\n"), 0o644)
+	out := filepath.Join(dir, "traces.jsonl")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"export", "--otlp", "-o", out, "../../testdata/agents/claude-code", "../../testdata/logs/timed.rlog", untimed},
+		strings.NewReader(""), &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (one session refused); stderr:\n%s", code, &stderr)
+	}
+	if !strings.Contains(stderr.String(), "untimed.rlog: line 5: a tool_call event has no time and none comes before it") {
+		t.Errorf("no refusal naming the line:\n%s", &stderr)
+	}
+	if !strings.Contains(stderr.String(), "rlog-ls export: 11 sessions, ") || !strings.Contains(stderr.String(), ", 1 refused") {
+		t.Errorf("summary:\n%s", &stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	roots := 0
+	err = otlp.ReadJSONLines(f, func(td *tracepb.TracesData) error {
+		for _, rs := range td.ResourceSpans {
+			for _, sp := range rs.ScopeSpans[0].Spans {
+				if len(sp.ParentSpanId) == 0 {
+					roots++
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || roots != 11 {
+		t.Fatalf("%d sessions in the file (%v), want 11", roots, err)
+	}
+}
+
+// Without an output export says what to name, and writes nothing.
+func TestExportOTLPNeedsAnOutput(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"export", "--otlp", "../../testdata/logs/timed.rlog"}, strings.NewReader(""), &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if !strings.Contains(stderr.String(), "name the output") {
+		t.Errorf("stderr: %s", &stderr)
+	}
+}
