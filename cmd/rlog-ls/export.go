@@ -49,6 +49,7 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	force := fl.Bool("force", false, "replace an existing output file")
 	content := fl.Bool("include-content", false, "add messages, tool arguments and results, redacted")
 	maxAttr := fl.Int("max-attr", otlp.DefaultMaxAttr, "cap of an attribute value in `bytes`")
+	endpoint := fl.String("endpoint", "", "send to the OTLP/HTTP receiver at `URL` (/v1/traces is added; default OTEL_EXPORTER_OTLP_ENDPOINT)")
 	paths, status, done := cmd.parse(args, stdout, stderr)
 	if done {
 		return status
@@ -64,12 +65,26 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return fail("no sessions given (try: rlog-ls export --otlp -o traces.jsonl session.jsonl, or a folder)")
 	case *maxAttr < 16:
 		return fail("--max-attr must be at least 16 bytes, not %d", *maxAttr)
-	case *out == "":
-		return fail("name the output: -o FILE (OTLP/JSON) or --endpoint URL")
+	}
+	url := ""
+	if *out == "" {
+		var err error
+		if url, err = otlp.Endpoint(*endpoint, os.Getenv); err != nil {
+			return fail("--endpoint: %v", err)
+		}
+	} else if *endpoint != "" {
+		return fail("-o and --endpoint go apart: write a file or send")
+	}
+	if *out == "" && url == "" {
+		return fail("name the output: -o FILE (OTLP/JSON) or --endpoint URL (or set OTEL_EXPORTER_OTLP_ENDPOINT)")
 	}
 	files, failed := collectSessions(paths, stderr)
 	if len(files) == 0 {
 		return 2
+	}
+	opts := otlp.Options{IncludeContent: *content, MaxAttr: *maxAttr}
+	if url != "" {
+		return sendOTLP(url, opts, files, failed, stderr)
 	}
 	o, err := openOutput("export", "", *out, *force, stdin, stdout, stderr)
 	if err != nil {
@@ -87,7 +102,7 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, err = w.Write(append(b, '\n'))
 		return err
 	}}
-	x := &otlp.Exporter{Options: otlp.Options{IncludeContent: *content, MaxAttr: *maxAttr}, Out: batch}
+	x := &otlp.Exporter{Options: opts, Out: batch}
 	rep, err := exportFiles(x, files, stderr, written.Load)
 	if err == nil {
 		err = batch.Flush()
@@ -100,9 +115,41 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%s", outputError(*out, err))
 	}
-	printExportSummary(stderr, x.Stats, written.Load(), target)
+	printExportSummary(stderr, x.Stats, written.Load(), target, nil)
 	fmt.Fprint(stderr, rep.Text())
 	if failed || x.Stats.Refused > 0 {
+		return 1
+	}
+	return 0
+}
+
+// sendOTLP sends the sessions to the receiver at url, in batches.
+func sendOTLP(url string, opts otlp.Options, files []string, failed bool, stderr io.Writer) int {
+	headers, err := otlp.Headers(os.Getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "rlog-ls export: %v\n", err)
+		return 2
+	}
+	sender := &otlp.Sender{URL: url, Headers: headers}
+	var sent atomic.Int64
+	batch := &otlp.Batch{Send: func(td *tracepb.TracesData, n int) error {
+		err := sender.Send(td, n)
+		sent.Store(sender.Bytes)
+		return err
+	}}
+	x := &otlp.Exporter{Options: opts, Out: batch}
+	rep, err := exportFiles(x, files, stderr, sent.Load)
+	if err == nil {
+		err = batch.Flush()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rlog-ls export: %v\n", err)
+		printExportSummary(stderr, x.Stats, sender.Bytes, url, sender)
+		return 2
+	}
+	printExportSummary(stderr, x.Stats, sender.Bytes, url, sender)
+	fmt.Fprint(stderr, rep.Text())
+	if failed || x.Stats.Refused > 0 || sender.Rejected > 0 {
 		return 1
 	}
 	return 0
@@ -150,8 +197,17 @@ func describeExportError(err error) string {
 }
 
 // printExportSummary is the line that ends an export.
-func printExportSummary(w io.Writer, st otlp.Stats, bytes int64, target string) {
+func printExportSummary(w io.Writer, st otlp.Stats, bytes int64, target string, sent *otlp.Sender) {
 	s := fmt.Sprintf("rlog-ls export: %s, %s, %s to %s", plural(st.Sessions, "session"), plural(st.Spans, "span"), analysis.ByteSize(bytes), target)
+	if sent != nil {
+		s += fmt.Sprintf(" in %s", plural(sent.Requests, "request"))
+		if sent.Retries > 0 {
+			s += fmt.Sprintf(" (%d retried)", sent.Retries)
+		}
+		if sent.Rejected > 0 {
+			s += fmt.Sprintf(", %d spans rejected (%s)", sent.Rejected, sent.Reason)
+		}
+	}
 	if st.Refused > 0 {
 		s += fmt.Sprintf(", %d refused", st.Refused)
 	}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +12,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/otlp"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // export --otlp -o writes one OTLP/JSON request a line, every session of
@@ -61,5 +65,30 @@ func TestExportOTLPNeedsAnOutput(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "name the output") {
 		t.Errorf("stderr: %s", &stderr)
+	}
+}
+
+// export --otlp --endpoint sends protobuf to the receiver and sums up
+// what it took.
+func TestExportOTLPSend(t *testing.T) {
+	var spans int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		td := &tracepb.TracesData{}
+		if err := proto.Unmarshal(b, td); err != nil {
+			t.Error(err)
+		}
+		for _, rs := range td.ResourceSpans {
+			spans += len(rs.ScopeSpans[0].Spans)
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"export", "--otlp", "--endpoint", srv.URL, "../../testdata/logs/timed.rlog"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, &stderr)
+	}
+	if spans != 26 || !strings.Contains(stderr.String(), "1 session, 26 spans, ") || !strings.Contains(stderr.String(), "/v1/traces in 1 request") {
+		t.Fatalf("%d spans; stderr: %s", spans, &stderr)
 	}
 }

@@ -59,7 +59,7 @@ Usage:
       The output goes beside the input (stdout for stdin) unless -o is given,
       never over the input, never over an existing file without --force, and
       whole or not at all; the loss report goes to stderr.
-  rlog-ls export --otlp [-o FILE|- | --endpoint URL] [--include-content]
+  rlog-ls export --otlp [-o FILE|- [--force] | --endpoint URL] [--include-content]
                  [--max-attr BYTES] PATH...
       Export sessions (any format rlog-ls reads, folders too) as
       OpenTelemetry traces on the GenAI conventions: to a file of OTLP/JSON
