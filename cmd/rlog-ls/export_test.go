@@ -30,7 +30,7 @@ func TestExportOTLPFile(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 (one session refused); stderr:\n%s", code, &stderr)
 	}
-	if !strings.Contains(stderr.String(), "untimed.rlog: line 5: a tool_call event has no time and none comes before it") {
+	if !strings.Contains(stderr.String(), "untimed.rlog: line 5: this tool_call event has no time and none comes before it") {
 		t.Errorf("no refusal naming the line:\n%s", &stderr)
 	}
 	if !strings.Contains(stderr.String(), "rlog-ls export: 11 sessions, ") || !strings.Contains(stderr.String(), ", 1 refused") {

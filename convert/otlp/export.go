@@ -127,7 +127,7 @@ func (p *preflight) refusal() error {
 		if where == "" {
 			where = "an event"
 		}
-		return fmt.Errorf("%s: a %s event has no time and none comes before it: %w", where, e.Kind, ErrNoTimes)
+		return fmt.Errorf("%s: this %s event has no time and none comes before it: %w", where, e.Kind, ErrNoTimes)
 	}
 	if !p.timed {
 		return fmt.Errorf("no event has a time: %w", ErrNoTimes)
