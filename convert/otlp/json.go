@@ -21,9 +21,10 @@ import (
 // resourceSpans), which is what the Collector's otlpjsonfile receiver
 // reads, one per line.
 
-// idField is an id member in protojson's output. Inside a JSON string a
-// quote is escaped, so an unescaped `"spanId":` is always a key.
-var idField = regexp.MustCompile(`"(traceId|spanId|parentSpanId)": ?"([A-Za-z0-9+/=]*)"`)
+// idKeys are the id members of protojson's output, compacted. Inside a
+// JSON string a quote is escaped, so an unescaped `"spanId":"` is always
+// a key.
+var idKeys = [][]byte{[]byte(`"traceId":"`), []byte(`"spanId":"`), []byte(`"parentSpanId":"`)}
 
 // MarshalJSON is td in OTLP/JSON, compact (protojson varies its spacing
 // from one build to another; the output must be byte-stable).
@@ -32,24 +33,39 @@ func MarshalJSON(td *tracepb.TracesData) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var convErr error
-	b = idField.ReplaceAllFunc(b, func(m []byte) []byte {
-		sub := idField.FindSubmatch(m)
-		raw, err := base64.StdEncoding.DecodeString(string(sub[2]))
-		if err != nil {
-			convErr = err
-			return m
-		}
-		return fmt.Appendf(nil, `"%s":"%s"`, sub[1], hex.EncodeToString(raw))
-	})
-	if convErr != nil {
-		return nil, convErr
-	}
-	var out bytes.Buffer
-	if err := json.Compact(&out, b); err != nil {
+	var c bytes.Buffer
+	if err := json.Compact(&c, b); err != nil {
 		return nil, err
 	}
-	return out.Bytes(), nil
+	return hexIDs(c.Bytes())
+}
+
+// hexIDs rewrites the base64 ids of compact protojson as hex.
+func hexIDs(b []byte) ([]byte, error) {
+	out := make([]byte, 0, len(b)+len(b)/8)
+	for {
+		at, key := -1, []byte(nil)
+		for _, k := range idKeys {
+			if i := bytes.Index(b, k); i >= 0 && (at < 0 || i < at) {
+				at, key = i, k
+			}
+		}
+		if at < 0 {
+			return append(out, b...), nil
+		}
+		out = append(out, b[:at+len(key)]...)
+		b = b[at+len(key):]
+		end := bytes.IndexByte(b, '"')
+		if end < 0 {
+			return nil, fmt.Errorf("an id without its end")
+		}
+		raw, err := base64.StdEncoding.DecodeString(string(b[:end]))
+		if err != nil {
+			return nil, err
+		}
+		out = hex.AppendEncode(out, raw)
+		b = b[end:]
+	}
 }
 
 // hexIDField is an id member of OTLP/JSON.
