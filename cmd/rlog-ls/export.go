@@ -17,7 +17,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
-const exportUsage = "rlog-ls export --otlp [-o FILE|- [--force] | --endpoint URL] [--include-content] [--max-attr BYTES] PATH..."
+const exportUsage = "rlog-ls export --otlp [-o FILE|- [--force] | --endpoint URL [--protocol http/protobuf|http/json]] [--include-content] [--max-attr BYTES] PATH..."
 
 const exportAbout = `Export sessions as OpenTelemetry traces (OTLP), on the GenAI semantic
 conventions: a session is an invoke_agent span, each model response a chat
@@ -49,6 +49,7 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	force := fl.Bool("force", false, "replace an existing output file")
 	content := fl.Bool("include-content", false, "add messages, tool arguments and results, redacted")
 	maxAttr := fl.Int("max-attr", otlp.DefaultMaxAttr, "cap of an attribute value in `bytes`")
+	protocol := fl.String("protocol", "", "with --endpoint: http/protobuf (default) or http/json (default OTEL_EXPORTER_OTLP_PROTOCOL)")
 	endpoint := fl.String("endpoint", "", "send to the OTLP/HTTP receiver at `URL` (/v1/traces is added; default OTEL_EXPORTER_OTLP_ENDPOINT)")
 	paths, status, done := cmd.parse(args, stdout, stderr)
 	if done {
@@ -84,7 +85,11 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	opts := otlp.Options{IncludeContent: *content, MaxAttr: *maxAttr}
 	if url != "" {
-		return sendOTLP(url, opts, files, failed, stderr)
+		asJSON, err := otlp.Protocol(*protocol, os.Getenv)
+		if err != nil {
+			return fail("%v", err)
+		}
+		return sendOTLP(url, asJSON, opts, files, failed, stderr)
 	}
 	o, err := openOutput("export", "", *out, *force, stdin, stdout, stderr)
 	if err != nil {
@@ -124,13 +129,13 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // sendOTLP sends the sessions to the receiver at url, in batches.
-func sendOTLP(url string, opts otlp.Options, files []string, failed bool, stderr io.Writer) int {
+func sendOTLP(url string, asJSON bool, opts otlp.Options, files []string, failed bool, stderr io.Writer) int {
 	headers, err := otlp.Headers(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(stderr, "rlog-ls export: %v\n", err)
 		return 2
 	}
-	sender := &otlp.Sender{URL: url, Headers: headers}
+	sender := &otlp.Sender{URL: url, Headers: headers, JSON: asJSON}
 	var sent atomic.Int64
 	batch := &otlp.Batch{Send: func(td *tracepb.TracesData, n int) error {
 		err := sender.Send(td, n)

@@ -75,7 +75,13 @@ func TestExportOTLPSend(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		td := &tracepb.TracesData{}
-		if err := proto.Unmarshal(b, td); err != nil {
+		var err error
+		if r.Header.Get("Content-Type") == "application/json" {
+			err = otlp.UnmarshalJSON(b, td)
+		} else {
+			err = proto.Unmarshal(b, td)
+		}
+		if err != nil {
 			t.Error(err)
 		}
 		for _, rs := range td.ResourceSpans {
@@ -90,5 +96,13 @@ func TestExportOTLPSend(t *testing.T) {
 	}
 	if spans != 26 || !strings.Contains(stderr.String(), "1 session, 26 spans, ") || !strings.Contains(stderr.String(), "/v1/traces in 1 request") {
 		t.Fatalf("%d spans; stderr: %s", spans, &stderr)
+	}
+	spans = 0
+	stderr.Reset()
+	if code := run([]string{"export", "--otlp", "--endpoint", srv.URL, "--protocol", "http/json", "../../testdata/logs/timed.rlog"}, strings.NewReader(""), &stdout, &stderr); code != 0 || spans != 26 {
+		t.Fatalf("http/json: exit %d, %d spans: %s", code, spans, &stderr)
+	}
+	if code := run([]string{"export", "--otlp", "--endpoint", srv.URL, "--protocol", "grpc", "../../testdata/logs/timed.rlog"}, strings.NewReader(""), &stdout, &stderr); code != 2 {
+		t.Fatalf("grpc: exit %d", code)
 	}
 }

@@ -59,13 +59,14 @@ Usage:
       The output goes beside the input (stdout for stdin) unless -o is given,
       never over the input, never over an existing file without --force, and
       whole or not at all; the loss report goes to stderr.
-  rlog-ls export --otlp [-o FILE|- [--force] | --endpoint URL] [--include-content]
-                 [--max-attr BYTES] PATH...
+  rlog-ls export --otlp [-o FILE|- [--force] | --endpoint URL [--protocol http/protobuf|http/json]]
+                 [--include-content] [--max-attr BYTES] PATH...
       Export sessions (any format rlog-ls reads, folders too) as
       OpenTelemetry traces on the GenAI conventions: to a file of OTLP/JSON
       (one request a line), or sent to an OTLP/HTTP endpoint
-      (OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS honoured). Message contents
-      only with --include-content, redacted. docs/otel.md has the mapping.
+      (OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS and _PROTOCOL honoured).
+      Message contents only with --include-content, redacted. docs/otel.md
+      has the mapping.
   rlog-ls redact [-o OUTPUT|-] [--force] FILE|-
       Write a copy with every credential-like value (S001: API keys, tokens,
       private keys, passwords) replaced by [redacted:kind], beside the input

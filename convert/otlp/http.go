@@ -2,6 +2,7 @@ package otlp
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -71,6 +72,25 @@ func Headers(getenv func(string) string) (http.Header, error) {
 	return h, nil
 }
 
+// Protocol is the OTLP protocol named by --protocol, or else by
+// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL:
+// http/protobuf (the default) or http/json; json says which.
+func Protocol(explicit string, getenv func(string) string) (json bool, err error) {
+	p := explicit
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if p == "" {
+			p = getenv(name)
+		}
+	}
+	switch p {
+	case "", "http/protobuf":
+		return false, nil
+	case "http/json":
+		return true, nil
+	}
+	return false, fmt.Errorf("protocol %q: rlog-ls sends http/protobuf or http/json (gRPC receivers take OTLP/HTTP on their other port, 4318 by default)", p)
+}
+
 // Sender sends requests to an OTLP/HTTP receiver as protobuf, retrying
 // with exponential backoff when it answers 429, 502, 503 or 504 (its
 // Retry-After honoured) or cannot be reached, as the OTLP specification
@@ -80,7 +100,9 @@ func Headers(getenv func(string) string) (http.Header, error) {
 type Sender struct {
 	URL     string
 	Headers http.Header
-	Client  *http.Client
+	// JSON sends OTLP/JSON (http/json) instead of protobuf.
+	JSON   bool
+	Client *http.Client
 	// Attempts is how many times a request is tried (6 when 0);
 	// Backoff the first wait (500 ms when 0), doubled up to 30 s.
 	Attempts int
@@ -102,7 +124,13 @@ var ErrUnreachable = errors.New("the OTLP receiver did not take the spans")
 
 // Send implements a Batch's Send.
 func (s *Sender) Send(td *tracepb.TracesData, spans int) error {
-	body, err := proto.Marshal(td)
+	contentType := "application/x-protobuf"
+	marshal := proto.Marshal
+	if s.JSON {
+		contentType = "application/json"
+		marshal = func(m proto.Message) ([]byte, error) { return MarshalJSON(m.(*tracepb.TracesData)) }
+	}
+	body, err := marshal(td)
 	if err != nil {
 		return err
 	}
@@ -130,7 +158,7 @@ func (s *Sender) Send(td *tracepb.TracesData, spans int) error {
 		for k, vs := range s.Headers {
 			req.Header[k] = vs
 		}
-		req.Header.Set("Content-Type", "application/x-protobuf")
+		req.Header.Set("Content-Type", contentType)
 		s.Requests++
 		s.Bytes += int64(len(body))
 		resp, err := client.Do(req)
@@ -142,7 +170,7 @@ func (s *Sender) Send(td *tracepb.TracesData, spans int) error {
 			resp.Body.Close()
 			switch code := resp.StatusCode; {
 			case code/100 == 2:
-				if n, msg := partialSuccess(answer); n > 0 {
+				if n, msg := partialSuccess(answer, resp.Header.Get("Content-Type")); n > 0 {
 					s.Rejected += n
 					s.Reason = msg
 				}
@@ -170,7 +198,20 @@ func (s *Sender) Send(td *tracepb.TracesData, spans int) error {
 
 // partialSuccess reads an ExportTraceServiceResponse: its
 // partial_success (field 1) holds rejected_spans (1) and error_message (2).
-func partialSuccess(b []byte) (rejected int64, msg string) {
+func partialSuccess(b []byte, contentType string) (rejected int64, msg string) {
+	if strings.HasPrefix(contentType, "application/json") {
+		var r struct {
+			PartialSuccess struct {
+				RejectedSpans json.RawMessage `json:"rejectedSpans"` // a string in OTLP/JSON, or a number
+				ErrorMessage  string          `json:"errorMessage"`
+			} `json:"partialSuccess"`
+		}
+		if json.Unmarshal(b, &r) != nil {
+			return 0, ""
+		}
+		n, _ := strconv.ParseInt(strings.Trim(string(r.PartialSuccess.RejectedSpans), `"`), 10, 64)
+		return n, r.PartialSuccess.ErrorMessage
+	}
 	each(b, func(num protowire.Number, typ protowire.Type, v []byte, n uint64) {
 		if num != 1 || typ != protowire.BytesType {
 			return

@@ -115,3 +115,39 @@ func TestEndpoint(t *testing.T) {
 		t.Error("a URL without a scheme accepted")
 	}
 }
+
+// With JSON the sender posts OTLP/JSON, and reads a JSON partial success
+// (its count a string, as OTLP/JSON writes 64-bit integers).
+func TestSenderJSON(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var td tracepb.TracesData
+		if r.Header.Get("Content-Type") != "application/json" || otlp.UnmarshalJSON(b, &td) != nil || len(td.ResourceSpans) != 1 {
+			t.Errorf("not OTLP/JSON: %s %s", r.Header.Get("Content-Type"), b)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"partialSuccess":{"rejectedSpans":"2","errorMessage":"too old"}}`))
+	}))
+	defer srv.Close()
+	s := &otlp.Sender{URL: srv.URL + "/v1/traces", JSON: true}
+	td := &tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{Spans: []*tracepb.Span{
+		{Name: "a", TraceId: make([]byte, 16), SpanId: []byte{1, 2, 3, 4, 5, 6, 7, 8}}}}}}}}
+	if err := s.Send(td, 1); err != nil || s.Rejected != 2 || s.Reason != "too old" {
+		t.Fatalf("%v, %+v", err, s)
+	}
+}
+
+func TestProtocol(t *testing.T) {
+	env := map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/json"}
+	getenv := func(k string) string { return env[k] }
+	if j, err := otlp.Protocol("", getenv); !j || err != nil {
+		t.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL=http/json: %v %v", j, err)
+	}
+	if j, err := otlp.Protocol("http/protobuf", getenv); j || err != nil {
+		t.Errorf("--protocol http/protobuf: %v %v", j, err)
+	}
+	env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] = "grpc"
+	if _, err := otlp.Protocol("", getenv); err == nil {
+		t.Error("grpc accepted")
+	}
+}

@@ -101,7 +101,7 @@ func agentSessions(t *testing.T) []string {
 	var out []string
 	for _, pat := range []string{
 		"testdata/agents/codex/*/*/codex-home/sessions/*/*/*/*.jsonl",
-		"testdata/agents/gemini-cli/*/*/*/tmp/*/chats/*.json",
+		"testdata/agents/gemini-cli/*/*/*/tmp/*/chats/*.json*",
 	} {
 		m, _ := filepath.Glob(filepath.Join(root, pat))
 		out = append(out, m...)
@@ -173,7 +173,8 @@ func jaegerJob(ctx context.Context, raw json.RawMessage) (any, error) {
 	fail := func(format string, a ...any) { out.Failures = append(out.Failures, fmt.Sprintf(format, a...)) }
 	var first *tee
 	for round := 1; round <= 2; round++ {
-		sender := &otlp.Sender{URL: jaegerOTLP, Attempts: 3}
+		// The second export in OTLP/JSON: the same spans, however sent.
+		sender := &otlp.Sender{URL: jaegerOTLP, Attempts: 3, JSON: round == 2}
 		t := &tee{Batch: &otlp.Batch{MaxSpans: 40, Send: sender.Send}, traces: map[string]*sentTrace{}} // sessions split across requests
 		x := &otlp.Exporter{Out: t}
 		exported := 0
