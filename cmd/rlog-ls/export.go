@@ -230,43 +230,18 @@ func printExportSummary(w io.Writer, st otlp.Stats, bytes int64, target string, 
 // Claude Code session reads from beside itself. A file named explicitly
 // is taken as it is (its format is checked when it is read).
 func collectSessions(args []string, stderr io.Writer) ([]string, bool) {
-	var out []string
-	failed := false
-	for _, arg := range args {
-		info, err := os.Stat(arg)
-		if err != nil {
-			fmt.Fprintf(stderr, "rlog-ls export: %s\n", describeIOError(err))
-			failed = true
-			continue
-		}
-		if !info.IsDir() {
-			out = append(out, arg)
-			continue
-		}
-		before := len(out)
-		filepath.WalkDir(arg, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				fmt.Fprintf(stderr, "rlog-ls export: %s\n", describeIOError(err))
-				failed = true
-				return nil
-			}
-			if d.IsDir() {
-				if d.Name() == "subagents" || p != arg && strings.HasPrefix(d.Name(), ".") {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if f, err := convert.DetectFile(p); err == nil {
-				if fi, _ := convert.Lookup(f); fi.CanRead() {
-					out = append(out, p)
-				}
+	return collectFiles("export", args, stderr, false, "no session files", func(p string, d fs.DirEntry) error {
+		if d.IsDir() {
+			if d.Name() == "subagents" || strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
 			}
 			return nil
-		})
-		if len(out) == before {
-			fmt.Fprintf(stderr, "rlog-ls export: %s: no session files in this folder\n", arg)
-			failed = true
 		}
-	}
-	return out, failed
+		if f, err := convert.DetectFile(p); err == nil {
+			if fi, _ := convert.Lookup(f); fi.CanRead() {
+				return errTake
+			}
+		}
+		return nil
+	})
 }
