@@ -25,6 +25,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -134,6 +135,7 @@ type session struct {
 	dropped  uint32
 	outside  usage.Counts // usage on events outside any response
 	stats    *Stats
+	opened   int // sub-agents opened so far
 	started  bool
 	failures error
 }
@@ -249,6 +251,14 @@ func (s *session) spanID(kind string, loc model.Loc, extra string) []byte {
 	return id
 }
 
+// agentSpanID is the span id of the next sub-agent opened, id: the nth
+// of the session, so that an id that comes back after its agent ended is
+// another span.
+func (s *session) agentSpanID(id string) []byte {
+	s.opened++
+	return s.spanID("agent", model.Loc{}, id+"\x00"+strconv.Itoa(s.opened))
+}
+
 // place is where e is, made unique among the events of one place (an rlog
 // line that is a call and its result).
 func (s *session) place(e *model.Event) model.Loc {
@@ -278,17 +288,27 @@ func (s *session) timeOf(e *model.Event) (time.Time, bool) {
 }
 
 // parseTime reads an event's time as the session numbers read a ts=, or
-// an ISO 8601 time without a zone as UTC (Python's isoformat).
+// an ISO 8601 time without a zone as UTC (Python's isoformat). A time
+// OTLP cannot hold (nanoseconds since 1970 in 64 bits: before 1970, after
+// 2262) is none.
 func parseTime(v string) (time.Time, bool) {
 	if v == "" {
 		return time.Time{}, false
 	}
-	if t, ok := analysis.Timestamp(v); ok {
-		return t, true
+	t, ok := analysis.Timestamp(v)
+	if !ok {
+		var err error
+		t, err = time.Parse("2006-01-02T15:04:05.999999999", v)
+		ok = err == nil
 	}
-	t, err := time.Parse("2006-01-02T15:04:05.999999999", v)
-	return t, err == nil
+	return t, ok && !t.Before(otlpEpoch) && t.Before(otlpEnd)
 }
+
+// The times OTLP can hold, less a second for the spans' 1 ns.
+var (
+	otlpEpoch = time.Unix(0, 0)
+	otlpEnd   = time.Unix(0, math.MaxInt64).Add(-time.Second)
+)
 
 // spanning says whether e's kind becomes or ends a span, or an event of
 // one: such an event needs a time.
@@ -316,6 +336,10 @@ func (s *session) Event(_ *model.Header, e *model.Event) error {
 		s.main.cover(t)
 	}
 	ch := s.ledger.Add(e)
+	if !complete(e) {
+		s.rep.DropEvent(e, "a "+e.Kind.String()+" event without its details")
+		return nil
+	}
 	if e.Kind == model.KindSubagent && e.Subagent != nil {
 		s.outside = s.outside.Add(ch.Grew)
 		return s.subagent(e, t, own)
@@ -371,6 +395,20 @@ func (s *session) Event(_ *model.Header, e *model.Event) error {
 	return nil
 }
 
+// complete says whether e has the part its kind needs (a reader always
+// gives it; an event without it is dropped, not a crash).
+func complete(e *model.Event) bool {
+	switch e.Kind {
+	case model.KindToolCall:
+		return e.Call != nil
+	case model.KindToolResult:
+		return e.Result != nil
+	case model.KindCompaction:
+		return e.Compaction != nil
+	}
+	return true
+}
+
 // phaseName is a phase line's name: its first word (the rest of its text
 // is the line's metadata).
 func phaseName(text string) string {
@@ -387,7 +425,7 @@ func (s *session) agentOf(e *model.Event) *agent {
 	if a := s.agents[e.AgentID]; a != nil {
 		return a
 	}
-	a := &agent{id: e.AgentID, span: s.spanID("agent", model.Loc{}, e.AgentID), calls: map[string]*call{}, up: s.main, loc: e.Loc}
+	a := &agent{id: e.AgentID, span: s.agentSpanID(e.AgentID), calls: map[string]*call{}, up: s.main, loc: e.Loc}
 	a.parent = s.main.span
 	s.agents[e.AgentID] = a
 	return a
@@ -651,12 +689,12 @@ func (s *session) subagent(e *model.Event, t time.Time, own bool) error {
 	}
 	sub := s.agents[id]
 	if sub == nil {
-		sub = &agent{id: id, span: s.spanID("agent", model.Loc{}, id), calls: map[string]*call{}, loc: e.Loc, up: s.main}
+		sub = &agent{id: id, span: s.agentSpanID(id), calls: map[string]*call{}, loc: e.Loc, up: s.main}
 		s.agents[id] = sub
 	}
 	if sa.ID != "" && sub.up == s.main {
 		for _, o := range s.agents {
-			if o != sub && o.calls[sa.ID] != nil {
+			if o.calls[sa.ID] != nil && !within(o, sub) {
 				sub.up = o
 			}
 		}
@@ -787,6 +825,16 @@ func (s *session) End(h *model.Header) error {
 	return nil
 }
 
+// within says whether a is inner, or nested in it.
+func within(a, inner *agent) bool {
+	for ; a != nil; a = a.up {
+		if a == inner {
+			return true
+		}
+	}
+	return false
+}
+
 func depth(a *agent) int {
 	n := 0
 	for ; a.up != nil; a = a.up {
@@ -838,16 +886,17 @@ func (s *session) resource() *resourcepb.Resource {
 func (s *session) emit(sp *tracepb.Span) error {
 	if !s.started {
 		s.started = true
-		if err := s.out.Resource(s.resource()); err != nil {
+		r := s.resource()
+		s.validAttrs(r.Attributes)
+		if err := s.out.Resource(r); err != nil {
 			s.failures = err
 			return err
 		}
 	}
 	sp.TraceId = s.trace
-	for _, kv := range sp.Attributes {
-		if v, ok := kv.Value.Value.(*commonpb.AnyValue_StringValue); ok {
-			v.StringValue = s.validUTF8(v.StringValue)
-		}
+	s.validAttrs(sp.Attributes)
+	for _, e := range sp.Events {
+		s.validAttrs(e.Attributes)
 	}
 	sp.Name = s.validUTF8(sp.Name)
 	s.stats.Spans++
@@ -856,6 +905,16 @@ func (s *session) emit(sp *tracepb.Span) error {
 		return err
 	}
 	return nil
+}
+
+// validAttrs makes the string values valid UTF-8, which protobuf requires.
+func (s *session) validAttrs(kvs []*commonpb.KeyValue) {
+	for _, kv := range kvs {
+		kv.Key = s.validUTF8(kv.Key)
+		if v, ok := kv.Value.Value.(*commonpb.AnyValue_StringValue); ok {
+			v.StringValue = s.validUTF8(v.StringValue)
+		}
+	}
 }
 
 func (s *session) validUTF8(v string) string {
