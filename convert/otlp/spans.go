@@ -46,6 +46,10 @@ const ScopeName = "github.com/rlog-ls/rlog-ls"
 // DefaultMaxAttr is the default cap of an attribute value, in bytes.
 const DefaultMaxAttr = 10 << 10
 
+// minNameCap is the least a span name is cut to: a tool or model name
+// longer than the attribute cap still names its span.
+const minNameCap = 256
+
 // maxEvents is how many events one span keeps (the OTel SDKs' default
 // limit); the rest are counted in its dropped_events_count and reported.
 const maxEvents = 128
@@ -899,6 +903,11 @@ func (s *session) emit(sp *tracepb.Span) error {
 		s.validAttrs(e.Attributes)
 	}
 	sp.Name = s.validUTF8(sp.Name)
+	if max := max(s.opts.maxAttr(), minNameCap); len(sp.Name) > max {
+		sp.Name = cutUTF8(sp.Name, max)
+		s.stats.Cut++
+		s.rep.Lose(model.LossTruncated, "*", "a span name cut to "+strconv.Itoa(max)+" bytes (--max-attr)", model.Loc{})
+	}
 	s.stats.Spans++
 	if err := s.out.Span(sp); err != nil {
 		s.failures = err
@@ -907,12 +916,14 @@ func (s *session) emit(sp *tracepb.Span) error {
 	return nil
 }
 
-// validAttrs makes the string values valid UTF-8, which protobuf requires.
+// validAttrs makes the string values valid UTF-8, which protobuf
+// requires, and cuts any still longer than the cap (a tool name, a model:
+// whatever the log says).
 func (s *session) validAttrs(kvs []*commonpb.KeyValue) {
 	for _, kv := range kvs {
 		kv.Key = s.validUTF8(kv.Key)
 		if v, ok := kv.Value.Value.(*commonpb.AnyValue_StringValue); ok {
-			v.StringValue = s.validUTF8(v.StringValue)
+			v.StringValue = s.capped(kv.Key, s.validUTF8(v.StringValue), model.Loc{}).Value.GetStringValue()
 		}
 	}
 }
