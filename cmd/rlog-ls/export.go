@@ -91,6 +91,11 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return sendOTLP(url, asJSON, opts, files, failed, stderr)
 	}
+	for _, f := range files {
+		if sameAsInput(f, *out, stdin) {
+			return fail("%s", outputError(*out, errSameFile))
+		}
+	}
 	o, err := openOutput("export", "", *out, *force, stdin, stdout, stderr)
 	if err != nil {
 		return fail("%s", outputError(*out, err))

@@ -106,3 +106,21 @@ func TestExportOTLPSend(t *testing.T) {
 		t.Fatalf("grpc: exit %d", code)
 	}
 }
+
+// -o never names an input, --force or not: the session is left as it was.
+func TestExportOTLPNeverOverAnInput(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../testdata/logs/timed.rlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "s.rlog")
+	os.WriteFile(in, src, 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"export", "--otlp", "--force", "-o", in, dir}, strings.NewReader(""), &stdout, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2: %s", code, &stderr)
+	}
+	if got, _ := os.ReadFile(in); !bytes.Equal(got, src) {
+		t.Fatal("the input was written over")
+	}
+}
