@@ -96,7 +96,7 @@ type preflight struct {
 func (p *preflight) Event(_ *model.Header, e *model.Event) error {
 	if _, ok := parseTime(e.Time); ok {
 		p.timed = true
-	} else if !p.timed && p.timeless == nil && spanning(e) {
+	} else if !p.timed && p.timeless == nil && needsTime(e) {
 		c := *e
 		p.timeless = &c
 	}

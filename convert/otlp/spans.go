@@ -326,6 +326,11 @@ func spanning(e *model.Event) bool {
 	return false
 }
 
+// needsTime says whether e needs a time, its own or one before it: the
+// events that make spans, and the sub-agents' (whose spans take their
+// events' times, or the time before them).
+func needsTime(e *model.Event) bool { return spanning(e) || e.Kind == model.KindSubagent }
+
 // Event implements model.Sink.
 func (s *session) Event(_ *model.Header, e *model.Event) error {
 	if s.failures != nil {
