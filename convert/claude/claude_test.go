@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -384,6 +385,75 @@ func TestWriteFromOtherSourceChainsParents(t *testing.T) {
 	}
 	if got, want := l.Total(), src.Total(); got != want || want.Output != 5 {
 		t.Errorf("usage read back: %+v, the source's %+v", got, want)
+	}
+}
+
+// TestWriteFromOtherSourceIsResumable: Claude Code resumes a session by
+// its UUID and walks parentUuid from the last entry, so a session from
+// another format whose ids are not UUIDs (a mini-prophet's S0, U0 …, an
+// ATIF session's name) and whose entries name another parent (or none)
+// is written with UUIDs and one chain; read back, the ids and parents are
+// the source's.
+func TestWriteFromOtherSourceIsResumable(t *testing.T) {
+	s := &model.Session{Header: model.Header{ID: "sess-7", SourceFormat: "prophet", Model: "m"}}
+	s.Events = []model.Event{
+		{Kind: model.KindSystem, ID: "S0", Name: "system", Text: "You are a forecaster.", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindUser, ID: "U0", Text: "Will it rain?"},
+		{Kind: model.KindAgent, ID: "A0", Text: "Searching.", Usage: &model.Usage{Input: 1, Output: 2}},
+		{Kind: model.KindToolCall, ID: "A0", Call: &model.ToolCall{ID: "t1", Name: "search", Input: json.RawMessage(`{"q":"rain"}`)}},
+		{Kind: model.KindToolResult, ID: "T0", ParentID: "U0", Result: &model.ToolResult{CallID: "t1", Content: "70%"}},
+		{Kind: model.KindAgent, ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", ParentID: "T0", Text: "0.7"},
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	var prev string
+	n := 0
+	for _, l := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		var e struct {
+			UUID, SessionID string
+			ParentUUID      *string
+		}
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.UUID == "" {
+			continue
+		}
+		n++
+		if !uuid.MatchString(e.UUID) || !uuid.MatchString(e.SessionID) {
+			t.Errorf("uuid %q, sessionId %q: want UUIDs", e.UUID, e.SessionID)
+		}
+		if got := ""; e.ParentUUID != nil && *e.ParentUUID != prev || e.ParentUUID == nil && prev != got {
+			t.Errorf("entry %s: parentUuid %v, want %q (the entry before)", e.UUID, e.ParentUUID, prev)
+		}
+		prev = e.UUID
+	}
+	if n != 5 {
+		t.Fatalf("%d entries, want 5:\n%s", n, out.String())
+	}
+	if !strings.Contains(out.String(), `"uuid":"0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b"`) {
+		t.Errorf("an entry id that is a UUID is written as it is:\n%s", out.String())
+	}
+	if !strings.Contains(rep.Text(), "sessionId for the source's id, which is not a UUID") {
+		t.Errorf("the report does not say the session id was made up:\n%s", rep.Text())
+	}
+	var c model.Collector
+	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Session.Header.ID != "sess-7" {
+		t.Errorf("read back, the session id is %q, want the source's", c.Session.Header.ID)
+	}
+	var ids []string
+	for _, e := range c.Session.Events {
+		ids = append(ids, e.ID+"<"+e.ParentID)
+	}
+	if got, want := strings.Join(ids, " "), "S0< U0< A0< A0< T0<U0 0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b<T0"; got != want {
+		t.Errorf("read back, ids<parents are\n%s\nwant the source's\n%s", got, want)
 	}
 }
 

@@ -241,18 +241,25 @@ func (wr *Writer) endRecord() {
 	o := jsonw.Begin(b)
 	o.Str("type", SessionRecord)
 	var madeUp []string
-	if wr.sessionID != "" {
+	if wr.sessionID != "" && h.ID == "" {
 		madeUp = append(madeUp, "id")
 	}
-	o.Raw("end", model.SourceEndOf(h, wr.sourceExtra, madeUp))
+	end := model.SourceEndOf(h, wr.sourceExtra, madeUp)
+	if wr.sessionID != "" && h.ID != "" {
+		// The entries' sessionId is made from the source's id, which is
+		// not a UUID: the end gives the source's back.
+		end = model.WithMember(end, "id", model.MustJSON(h.ID))
+	}
+	o.Raw("end", end)
 	o.End()
 	wr.writeLine(b.Bytes())
 }
 
 // restOf is the rest of e written in an entry (model.RestOf): every field
 // but those the entry holds (carried), its time when the entry's timestamp
-// is its own, and the ids the writer made up for it.
-func (wr *Writer) restOf(e *model.Event, madeUUID bool, written string, carried ...string) json.RawMessage {
+// is its own, its id and parent when the entry's are others, and which of
+// the entry's the writer made up for it.
+func (wr *Writer) restOf(e *model.Event, l link, written string, carried ...string) json.RawMessage {
 	carried = append(carried, "agent_id", "meta")
 	if e.Sidechain || e.AgentID == "" {
 		carried = append(carried, "sidechain")
@@ -263,10 +270,20 @@ func (wr *Writer) restOf(e *model.Event, madeUUID bool, written string, carried 
 		// as it was.)
 		carried = append(carried, "time")
 	}
-	if madeUUID {
-		carried = append(carried, "-id", "-parent")
-	} else {
-		carried = append(carried, "id", "parent")
+	// The id and parent the entry holds are the event's, or made up for
+	// one without (the reader takes them out); otherwise the rest keeps
+	// the event's.
+	switch e.ID {
+	case l.uuid:
+		carried = append(carried, "id")
+	case "":
+		carried = append(carried, "-id")
+	}
+	switch e.ParentID {
+	case l.parent:
+		carried = append(carried, "parent")
+	case "":
+		carried = append(carried, "-parent")
 	}
 	return model.RestOf(e, carried...)
 }
@@ -340,17 +357,41 @@ func (wr *Writer) writeLine(b []byte) {
 	wr.err = wr.w.WriteByte('\n')
 }
 
-// entryHead writes the common leading fields of an entry and returns its uuid.
-func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) string {
-	uuid := e.ID
-	parent := e.ParentID
-	if uuid == "" {
-		uuid = wr.synthUUID()
-		parent = wr.last[e.AgentID]
+// An entry's place in the conversation: its uuid and parentUuid.
+type link struct{ uuid, parent string }
+
+// entryHead writes the common leading fields of an entry and returns its
+// uuid and parentUuid.
+//
+// Claude Code rebuilds a conversation by walking parentUuid from the last
+// entry, so a session from another format is one chain per agent: each
+// entry's parent is the entry written before it on its chain, whatever
+// parent the source names (its DAG, when it has one, is another format's
+// ids: the entry's rest keeps them). An entry id that is not a UUID (a
+// step's number) is replaced by one made up, as is a missing one. A
+// Claude Code source's own uuids and links are written as they were.
+func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) link {
+	l := link{e.ID, e.ParentID}
+	switch {
+	case l.uuid == "":
+		l.uuid = wr.synthUUID()
+		l.parent = wr.last[e.AgentID]
 		wr.rep.Add(model.LossSynthesized, "uuid and parentUuid", e.Loc)
+	case !wr.sameSource():
+		if !isUUID(l.uuid) {
+			l.uuid = wr.synthUUID()
+			wr.rep.Add(model.LossSynthesized, "uuid for an entry id that is not a UUID (the entry's rest keeps the source's)", e.Loc)
+		}
+		switch l.parent = wr.last[e.AgentID]; {
+		case l.parent == e.ParentID:
+		case e.ParentID == "":
+			wr.rep.Add(model.LossSynthesized, "parentUuid (the source links no entries; Claude Code resumes one chain)", e.Loc)
+		default:
+			wr.rep.Add(model.LossSynthesized, "parentUuid: the entry written before (Claude Code resumes one chain; the entry's rest keeps the source's parent)", e.Loc)
+		}
 	}
-	wr.last[e.AgentID] = uuid
-	o.StrOrNull("parentUuid", parent)
+	wr.last[e.AgentID] = l.uuid
+	o.StrOrNull("parentUuid", l.parent)
 	o.Bool("isSidechain", e.Sidechain || e.AgentID != "")
 	h := wr.h
 	// An entry's own value wins; otherwise the session's. A value the
@@ -393,13 +434,17 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) string {
 		}
 	}
 	o.Str("type", typ)
-	return uuid
+	return l
 }
 
 // session returns the session id to write: the session's, or one made up
-// once (reported) when the source has none, as Claude Code requires one.
+// once (reported) when the source has none, or, from another format, when
+// its id is not a UUID: Claude Code requires one, and `claude --resume`
+// finds a session only by its UUID. A made-up id comes from the source's
+// (synthID's seed), so converting again gives the same; the source's own is
+// in the session record.
 func (wr *Writer) session(e *model.Event) string {
-	if wr.h.ID != "" {
+	if wr.h.ID != "" && (wr.sameSource() || isUUID(wr.h.ID)) {
 		return wr.h.ID
 	}
 	if _, own := e.Extra.String("sessionId"); own {
@@ -408,9 +453,36 @@ func (wr *Writer) session(e *model.Event) string {
 	if wr.sessionID == "" {
 		s := wr.synthID("session")
 		wr.sessionID = s[0:8] + "-" + s[8:12] + "-4" + s[13:16] + "-8" + s[17:20] + "-" + s[20:24] + "00000000"
-		wr.rep.Add(model.LossSynthesized, "sessionId (the source has no session id)", e.Loc)
+		if wr.h.ID == "" {
+			wr.rep.Add(model.LossSynthesized, "sessionId (the source has no session id)", e.Loc)
+		} else {
+			wr.rep.Add(model.LossSynthesized, "sessionId for the source's id, which is not a UUID (Claude Code resumes a session by its UUID; the session record keeps the source's)", e.Loc)
+		}
 	}
 	return wr.sessionID
+}
+
+// isUUID reports whether s is a UUID in its canonical form
+// (8-4-4-4-12 hex digits), the only form Claude Code takes for a session id
+// and writes as an entry's uuid.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // version returns the Claude Code version to write: the session's own when
@@ -536,11 +608,10 @@ func parseTime(s string) (time.Time, bool) {
 }
 
 // entryTail writes uuid, timestamp and the entry-level extras, and for a
-// session from another format the rests of the entry's events (evs, the
-// first of them its own when own), carried naming what the entry holds of
-// each.
-func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, uuid string, evs []*model.Event, own bool, carried func(*model.Event) []string) {
-	o.Str("uuid", uuid)
+// session from another format the rests of the entry's events (evs),
+// carried naming what the entry holds of each.
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, carried func(*model.Event) []string) {
+	o.Str("uuid", l.uuid)
 	ts := wr.timestamp(e)
 	if ts != "" {
 		o.Str("timestamp", ts)
@@ -554,7 +625,7 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, uuid string, evs []*mo
 			if i > 0 {
 				list = append(list, ',')
 			}
-			list = append(list, wr.restOf(x, e.ID == "", ts, carried(x)...)...)
+			list = append(list, wr.restOf(x, l, ts, carried(x)...)...)
 		}
 		list = append(list, ']')
 		wr.rests = list
@@ -598,7 +669,7 @@ func (wr *Writer) flush() {
 // statuses, a todo list.
 func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 	first := evs[0]
-	uuid := wr.entryHead(o, first, "user")
+	l := wr.entryHead(o, first, "user")
 	o.Key("message")
 	m := jsonw.Begin(b)
 	m.Str("role", "user")
@@ -638,7 +709,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 		}
 	}
 	writeResultStatuses(o, b, content)
-	wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
+	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
 		c := []string{"kind", "text", "todos", "signature", "result.call_id", "result.is_error", "result.status"}
 		if r := x.Result; r != nil && len(r.ContentRaw) > 0 {
 			c = append(c, "result.raw")
@@ -653,7 +724,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 // content blocks with its model, id and usage.
 func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 	first := evs[0]
-	uuid := wr.entryHead(o, first, "assistant")
+	l := wr.entryHead(o, first, "assistant")
 	o.Key("message")
 	m := jsonw.Begin(b)
 	if name := pick(first.Model, wr.h.Model); name != "" {
@@ -698,7 +769,7 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Eve
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()
 	written := pick(first.Model, wr.h.Model)
-	wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
+	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
 		c := []string{"kind", "text", "signature", "call.id", "call.name", "call.input"}
 		if ownMessageID(first) != "" {
 			c = append(c, "message_id")
@@ -906,7 +977,7 @@ func (wr *Writer) other(e *model.Event) {
 		}
 	}
 	o := jsonw.Begin(b)
-	uuid := wr.entryHead(o, e, "system")
+	l := wr.entryHead(o, e, "system")
 	switch e.Kind {
 	case model.KindCompaction:
 		o.Str("subtype", "compact_boundary")
@@ -941,7 +1012,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.Str("content", e.Text)
 	}
 	wr.dropMessageKeys(e)
-	wr.entryTail(o, e, uuid, []*model.Event{e}, true, func(*model.Event) []string { return nil })
+	wr.entryTail(o, e, l, []*model.Event{e}, func(*model.Event) []string { return nil })
 	o.End()
 	wr.writeLine(b.Bytes())
 }
