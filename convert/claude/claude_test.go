@@ -457,6 +457,51 @@ func TestWriteFromOtherSourceIsResumable(t *testing.T) {
 	}
 }
 
+// TestWriteCompactionFromOtherSource: Claude Code resumes a session from
+// its last compact_boundary on, taking the summary after it for the
+// conversation before. A compaction of another format is written as one
+// only when that summary follows it; otherwise as an informational system
+// entry, reported, so that resuming keeps the conversation before it.
+// Read back, it is the source's compaction either way.
+func TestWriteCompactionFromOtherSource(t *testing.T) {
+	for _, summary := range []bool{false, true} {
+		s := &model.Session{Header: model.Header{ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "rlog", Model: "m"}}
+		s.Events = []model.Event{
+			{Kind: model.KindUser, Text: "Count the files.", Time: "2025-01-01T00:00:00Z"},
+			{Kind: model.KindAgent, Text: "Three."},
+			{Kind: model.KindCompaction, Text: "Conversation compacted", Compaction: &model.Compaction{Trigger: "auto", PreTokens: 160000}},
+			{Kind: model.KindAgent, Text: "Next?"},
+		}
+		if summary {
+			s.Events[3] = model.Event{Kind: model.KindUser, Text: "This session is being continued from a previous conversation that ran out of context. Summary: three files."}
+		}
+		var out bytes.Buffer
+		rep := &model.Report{}
+		if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		boundary := strings.Contains(out.String(), `"subtype":"compact_boundary"`)
+		reported := strings.Contains(rep.Text(), "compaction written as an informational system entry")
+		if boundary != summary || reported == summary {
+			t.Errorf("summary after the compaction %v: a compact_boundary written %v, reported %v:\n%s%s", summary, boundary, reported, out.String(), rep.Text())
+		}
+		var c model.Collector
+		if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, e := range c.Session.Events {
+			kinds = append(kinds, e.Kind.String())
+		}
+		if got := strings.Join(kinds, " "); got != "user agent compaction "+s.Events[3].Kind.String() {
+			t.Errorf("summary %v: read back %s", summary, got)
+		}
+		if e := c.Session.Events[2]; e.Compaction == nil || *e.Compaction != *s.Events[2].Compaction || e.Text != "Conversation compacted" {
+			t.Errorf("summary %v: the compaction read back is %+v", summary, e)
+		}
+	}
+}
+
 func TestBadInputNeverPanics(t *testing.T) {
 	inputs := []string{
 		"", "\n\n", "{", `{"type":"assistant","message":{"content":[1,2,{"type":"tool_use"}]}}`,

@@ -51,6 +51,11 @@ type Writer struct {
 	sourced     bool
 	sourceExtra map[string]bool
 	rests       []byte // an entry's rests, reused
+	// held is a compaction of another format, written when the next event
+	// shows whether the summary Claude Code resumes from follows it
+	// (boundary, while it is written).
+	held     *model.Event
+	boundary bool
 }
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
@@ -83,7 +88,16 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	if !wr.sourced && !wr.sameSource() {
 		wr.sourceRecord()
 	}
+	if wr.held != nil {
+		wr.writeHeld(compactSummary(e))
+	}
 	role := roleOf(e.Kind)
+	if e.Kind == model.KindCompaction && !wr.sameSource() {
+		wr.flush()
+		wr.runMsgID, wr.runUsage, wr.runSrcID = "", nil, ""
+		wr.held = e
+		return wr.err
+	}
 	if e.Kind == model.KindPassthrough && strings.HasPrefix(e.RawType, "block:") {
 		if len(wr.pending) > 0 && e.ID != "" && wr.pending[0].ID == e.ID {
 			wr.pending = append(wr.pending, e)
@@ -144,6 +158,40 @@ func ownMessageID(e *model.Event) string {
 	return e.MessageID
 }
 
+// writeHeld writes the held compaction: as Claude Code's compact_boundary
+// when the summary it writes after one follows (summary), else as an
+// informational system entry, reported. Claude Code resumes a session
+// from its last compact_boundary on, with the summary after it as the
+// conversation before; without one, the conversation before the
+// compaction is all there is to resume.
+func (wr *Writer) writeHeld(summary bool) {
+	e := wr.held
+	wr.held = nil
+	wr.boundary = summary
+	if !summary {
+		wr.rep.Add(model.LossUnfaithful, "compaction written as an informational system entry: no summary follows it, and Claude Code resumes only what comes after a compact_boundary", e.Loc)
+	}
+	wr.other(e)
+	wr.boundary = false
+}
+
+// compactSummaryText is how the summary Claude Code writes after a
+// compaction begins.
+const compactSummaryText = "This session is being continued from a previous conversation"
+
+// compactSummary reports whether e is the summary Claude Code writes after
+// a compact_boundary (isCompactSummary, or its text when a format kept
+// only that).
+func compactSummary(e *model.Event) bool {
+	if e.Kind != model.KindUser {
+		return false
+	}
+	if v, ok := e.Extra.Get("isCompactSummary"); ok {
+		return string(v) == "true"
+	}
+	return strings.HasPrefix(e.Text, compactSummaryText)
+}
+
 // sameSource reports whether the session was read from Claude Code JSONL,
 // whose own values are written back as they were.
 func (wr *Writer) sameSource() bool {
@@ -176,6 +224,9 @@ func (wr *Writer) End(h *model.Header) error {
 	}
 	if !wr.sourced && !wr.sameSource() {
 		wr.sourceRecord()
+	}
+	if wr.held != nil {
+		wr.writeHeld(false)
 	}
 	wr.flush()
 	if !wr.sameSource() {
@@ -980,6 +1031,11 @@ func (wr *Writer) other(e *model.Event) {
 	l := wr.entryHead(o, e, "system")
 	switch e.Kind {
 	case model.KindCompaction:
+		if !same && !wr.boundary {
+			o.Str("subtype", "informational")
+			o.Str("content", pick(e.Text, "Conversation compacted"))
+			break
+		}
 		o.Str("subtype", "compact_boundary")
 		o.Str("content", pick(e.Text, "Conversation compacted"))
 		if e.Compaction != nil {
