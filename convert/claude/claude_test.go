@@ -502,6 +502,51 @@ func TestWriteCompactionFromOtherSource(t *testing.T) {
 	}
 }
 
+// TestWriteReusedCallIDs: the API and Claude Code take one tool call an
+// id; an early autopilot log gives every call toolu_01. The later call is
+// written as toolu_01-2 and its result answers it; read back, both are the
+// source's toolu_01 again.
+func TestWriteReusedCallIDs(t *testing.T) {
+	s := &model.Session{Header: model.Header{ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "rlog", Model: "m"}}
+	s.Events = []model.Event{
+		{Kind: model.KindUser, Text: "Read both.", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindToolCall, Call: &model.ToolCall{ID: "toolu_01", Name: "Read", Input: json.RawMessage(`{"file_path":"a"}`)}},
+		{Kind: model.KindToolCall, Call: &model.ToolCall{ID: "toolu_01", Name: "Read", Input: json.RawMessage(`{"file_path":"b"}`)}},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "toolu_01", Content: "A", Status: "2 issues"}},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "toolu_01", Content: "B", Status: "3 issues"}},
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"id":"toolu_01","name":"Read","input":{"file_path":"a"}`, `"id":"toolu_01-2","name":"Read","input":{"file_path":"b"}`,
+		`"tool_use_id":"toolu_01","type":"tool_result","content":"A"`, `"tool_use_id":"toolu_01-2","type":"tool_result","content":"B"`, `"toolResultStatus":{"toolu_01-2":"3 issues"}`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("%s is not written:\n%s", want, out.String())
+		}
+	}
+	if rep.Count(model.LossIDUnique) != 1 {
+		t.Errorf("the renamed call is not reported:\n%s", rep.Text())
+	}
+	var c model.Collector
+	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range c.Session.Events {
+		switch {
+		case e.Call != nil:
+			ids = append(ids, e.Call.ID)
+		case e.Result != nil:
+			ids = append(ids, e.Result.CallID+":"+e.Result.Content+":"+e.Result.Status)
+		}
+	}
+	if got, want := strings.Join(ids, " "), "toolu_01 toolu_01 toolu_01:A:2 issues toolu_01:B:3 issues"; got != want {
+		t.Errorf("read back: %s, want %s", got, want)
+	}
+}
+
 func TestBadInputNeverPanics(t *testing.T) {
 	inputs := []string{
 		"", "\n\n", "{", `{"type":"assistant","message":{"content":[1,2,{"type":"tool_use"}]}}`,

@@ -15,6 +15,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
@@ -56,11 +57,19 @@ type Writer struct {
 	// (boundary, while it is written).
 	held     *model.Event
 	boundary bool
+	// From another format: the latest tool_use ids written (the API takes
+	// one call an id), and by the source's id the ids written for its
+	// latest calls still waiting for their results; renamed holds, for the
+	// entry being written, the ids that are not the source's.
+	callIDs *recent.Map[struct{}]
+	open    *recent.Map[[]string]
+	renamed map[*model.Event]string
 }
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{}}
+	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
+		callIDs: recent.New[struct{}](openCalls), open: recent.New[[]string](openCalls), renamed: map[*model.Event]string{}}
 }
 
 // Write writes a whole session.
@@ -703,6 +712,7 @@ func (wr *Writer) flush() {
 	}
 	evs := wr.pending
 	wr.pending = wr.pending[:0]
+	clear(wr.renamed)
 	b := &wr.line // reused: an entry is written before the next is built
 	b.Reset()
 	o := jsonw.Begin(b)
@@ -759,9 +769,12 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 			o.Any("todos", todoJSON(todos.Todos))
 		}
 	}
-	writeResultStatuses(o, b, content)
+	wr.writeResultStatuses(o, b, content)
 	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
-		c := []string{"kind", "text", "todos", "signature", "result.call_id", "result.is_error", "result.status"}
+		c := []string{"kind", "text", "todos", "signature", "result.is_error", "result.status"}
+		if _, ok := wr.renamed[x]; !ok {
+			c = append(c, "result.call_id")
+		}
 		if r := x.Result; r != nil && len(r.ContentRaw) > 0 {
 			c = append(c, "result.raw")
 		} else {
@@ -821,7 +834,10 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Eve
 	m.End()
 	written := pick(first.Model, wr.h.Model)
 	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
-		c := []string{"kind", "text", "signature", "call.id", "call.name", "call.input"}
+		c := []string{"kind", "text", "signature", "call.name", "call.input"}
+		if _, ok := wr.renamed[x]; !ok {
+			c = append(c, "call.id")
+		}
 		if ownMessageID(first) != "" {
 			c = append(c, "message_id")
 		} else if msgID != "" {
@@ -893,7 +909,7 @@ func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
 		o.Str("signature", e.Signature)
 	case model.KindToolCall:
 		o.Str("type", "tool_use")
-		o.Str("id", e.Call.ID)
+		o.Str("id", wr.callID(e))
 		o.Str("name", e.Call.Name)
 		if len(e.Call.Input) > 0 {
 			o.Raw("input", e.Call.Input)
@@ -905,7 +921,7 @@ func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
 		}
 	case model.KindToolResult:
 		r := e.Result
-		o.Str("tool_use_id", r.CallID)
+		o.Str("tool_use_id", wr.resultCallID(e))
 		o.Str("type", "tool_result")
 		if len(r.ContentRaw) > 0 {
 			o.Raw("content", r.ContentRaw)
@@ -931,6 +947,63 @@ func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
 	o.End()
 }
 
+// openCalls is how many of the latest tool calls the writer remembers: to
+// tell an id used again (a call that many calls after another of its id
+// goes unseen), and until their results come, to give a result the id
+// written for its call.
+const openCalls = 4096
+
+// callID is the id to write for e's tool call: the source's, or, from
+// another format, the source's with -2, -3 … when the session has a call
+// of that id already (an early autopilot log's toolu_01 for every call):
+// the API, and Claude Code resuming, take one call an id, and keep the
+// first. (Not _2: Claude Code 2.1.328 resuming drops the result of a call
+// whose id is another call's with _N after it, and answers the call with
+// an error of its own.)
+func (wr *Writer) callID(e *model.Event) string {
+	id := e.Call.ID
+	if id == "" || wr.sameSource() {
+		return id
+	}
+	out := id
+	for n := 2; ; n++ {
+		if _, used := wr.callIDs.Get(out); !used {
+			break
+		}
+		out = id + "-" + strconv.Itoa(n)
+	}
+	wr.callIDs.Set(out, struct{}{})
+	if out != id {
+		wr.renamed[e] = out
+		wr.rep.Add(model.LossIDUnique, "tool call id used again in the session (Claude Code takes one call an id): the later call's written as <id>-2 …, its rest keeping the source's", e.Loc)
+	}
+	q, _ := wr.open.Get(id)
+	wr.open.Set(id, append(q, out))
+	return out
+}
+
+// resultCallID is the tool_use_id to write for e's result: the id written
+// for the earliest call of its id still waiting for one.
+func (wr *Writer) resultCallID(e *model.Event) string {
+	id := e.Result.CallID
+	if id == "" || wr.sameSource() {
+		return id
+	}
+	q, ok := wr.open.Get(id)
+	if !ok || len(q) == 0 {
+		return id
+	}
+	if len(q) == 1 {
+		wr.open.Delete(id)
+	} else {
+		wr.open.Set(id, q[1:])
+	}
+	if q[0] != id {
+		wr.renamed[e] = q[0]
+	}
+	return q[0]
+}
+
 // resultStatusKey is the entry key that keeps the statuses of an entry's
 // tool results that are neither ok nor error (rlog's `o: → [2 issues]`),
 // by tool_use_id: Claude Code has no place for them in a tool_result
@@ -939,7 +1012,7 @@ const resultStatusKey = "toolResultStatus"
 
 // writeResultStatuses writes resultStatusKey for the results among evs
 // that have such a status.
-func writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
+func (wr *Writer) writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 	var so *jsonw.Obj
 	for _, e := range evs {
 		if e.Result == nil || e.Result.Status == "" {
@@ -949,7 +1022,11 @@ func writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 			o.Key(resultStatusKey)
 			so = jsonw.Begin(b)
 		}
-		so.Str(e.Result.CallID, e.Result.Status)
+		id := e.Result.CallID
+		if w, ok := wr.renamed[e]; ok {
+			id = w
+		}
+		so.Str(id, e.Result.Status)
 	}
 	if so != nil {
 		so.End()
