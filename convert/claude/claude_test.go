@@ -547,6 +547,36 @@ func TestWriteReusedCallIDs(t *testing.T) {
 	}
 }
 
+// TestWriteOtherAgent: an entry's version is Claude Code's, so another
+// agent's version is not written there (the session record keeps it); a
+// tool result without its call, which Claude Code drops when resuming, is
+// reported.
+func TestWriteOtherAgent(t *testing.T) {
+	s := &model.Session{Header: model.Header{ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "atif", AgentName: "terminus-2", AgentVersion: "2.0.0", Model: "m"}}
+	s.Events = []model.Event{
+		{Kind: model.KindUser, Text: "Count.", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{Content: "New Terminal Output"}},
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), `"version":"2.0.0"`) || !strings.Contains(out.String(), `"agent_version":"2.0.0"`) {
+		t.Errorf("terminus-2's version is written as Claude Code's, or not kept:\n%s", out.String())
+	}
+	if !strings.Contains(rep.Text(), "tool result without a tool call of its id before it: Claude Code drops it") {
+		t.Errorf("the result without its call is not reported:\n%s", rep.Text())
+	}
+	var c model.Collector
+	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	if h := c.Session.Header; h.AgentName != "terminus-2" || h.AgentVersion != "2.0.0" {
+		t.Errorf("read back, the agent is %s %s", h.AgentName, h.AgentVersion)
+	}
+}
+
 func TestBadInputNeverPanics(t *testing.T) {
 	inputs := []string{
 		"", "\n\n", "{", `{"type":"assistant","message":{"content":[1,2,{"type":"tool_use"}]}}`,

@@ -272,7 +272,7 @@ func (wr *Writer) sourceRecord() {
 	// Entries hold the branch, directory, slug and user type; Claude
 	// Code's own agent and version need no saying.
 	omit := []string{"branch", "cwd", "extra.slug", "extra.userType"}
-	if h.AgentName == "claude-code" {
+	if h.AgentName == ccAgent {
 		omit = append(omit, "agent")
 	}
 	if wr.version() == h.AgentVersion {
@@ -546,7 +546,8 @@ func isUUID(s string) bool {
 }
 
 // version returns the Claude Code version to write: the session's own when
-// it is one (x.y.z, which ccusage requires), else none.
+// it is one (x.y.z, which ccusage requires), else none. Another agent's
+// version is not Claude Code's: the session record keeps it.
 func (wr *Writer) version() string {
 	h := wr.h
 	if wr.sameSource() {
@@ -555,11 +556,14 @@ func (wr *Writer) version() string {
 	if v, ok := h.Extra.String("claude_code_version"); ok && ccusage.ValidVersion(v) {
 		return v
 	}
-	if ccusage.ValidVersion(h.AgentVersion) {
+	if h.AgentName == ccAgent && ccusage.ValidVersion(h.AgentVersion) {
 		return h.AgentVersion
 	}
 	return ""
 }
+
+// ccAgent is Claude Code's name as an agent (the header's agent).
+const ccAgent = "claude-code"
 
 // entryKeys are the keys the writer writes on an entry itself.
 var entryKeys = map[string]bool{"parentUuid": true, "isSidechain": true, "agentId": true, "isMeta": true, "type": true, "message": true,
@@ -986,11 +990,12 @@ func (wr *Writer) callID(e *model.Event) string {
 // for the earliest call of its id still waiting for one.
 func (wr *Writer) resultCallID(e *model.Event) string {
 	id := e.Result.CallID
-	if id == "" || wr.sameSource() {
+	if wr.sameSource() {
 		return id
 	}
 	q, ok := wr.open.Get(id)
 	if !ok || len(q) == 0 {
+		wr.rep.Add(model.LossUnfaithful, "tool result without a tool call of its id before it: Claude Code drops it when resuming (the API takes a result only for a call of the message before)", e.Loc)
 		return id
 	}
 	if len(q) == 1 {
