@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
@@ -51,7 +52,11 @@ var repoRoot = filepath.Join("..", "..", "..")
 // looked for in order among the conversation's, not compared whole.
 func TestExportsResume(t *testing.T) {
 	claude := harness.NeedFiles(t, "Claude Code", BinaryEnv)[0]
-	type export struct{ name, path string }
+	// A recorded session goes through rlog as a user's would: its rlog
+	// lies beside the transcript, its companion, whose whole records the
+	// conversion to Claude Code takes where the log cut them; what the
+	// CLI resumes must be the transcript's conversation (orig).
+	type export struct{ name, path, orig string }
 	var exports []export
 	for _, f := range convert.Formats() {
 		if !f.CanRead() {
@@ -67,7 +72,7 @@ func TestExportsResume(t *testing.T) {
 				t.Errorf("%s: %d files", p, len(matches))
 				continue
 			}
-			exports = append(exports, export{string(f.Name) + "/" + filepath.Base(p), matches[0]})
+			exports = append(exports, export{string(f.Name) + "/" + filepath.Base(p), matches[0], ""})
 		}
 	}
 	transcripts, err := filepath.Glob(filepath.Join(pinnedFixtures, "*", ConfigDirName, "projects", "*", "*.jsonl"))
@@ -78,9 +83,22 @@ func TestExportsResume(t *testing.T) {
 	for _, p := range transcripts {
 		scenario := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(p)))))
 		name := scenario + "-" + strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		transcript := filepath.Join(through, name+".jsonl")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(transcript, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(strings.TrimSuffix(p, ".jsonl")); err == nil && st.IsDir() {
+			if err := harness.CopyTree(strings.TrimSuffix(p, ".jsonl"), strings.TrimSuffix(transcript, ".jsonl")); err != nil {
+				t.Fatal(err)
+			}
+		}
 		log := filepath.Join(through, name+".rlog")
-		convertFile(t, p, convert.Claude, convert.Rlog, log)
-		exports = append(exports, export{"claude-rlog/" + name, log})
+		convertFile(t, transcript, convert.Claude, convert.Rlog, log)
+		exports = append(exports, export{"claude-rlog/" + name, log, transcript})
 	}
 	for _, x := range exports {
 		t.Run(x.name, func(t *testing.T) {
@@ -92,6 +110,9 @@ func TestExportsResume(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "export.jsonl")
 			rep := convertFile(t, x.path, from, convert.Claude, out)
 			want, orphans := resumable(t, x.path, from)
+			if x.orig != "" {
+				want, orphans = resumable(t, x.orig, convert.Claude)
+			}
 			if said := strings.Contains(rep.Text(), "Claude Code drops it when resuming"); said != (orphans > 0) {
 				t.Errorf("%d tool results without their call; the loss report says so: %v\n%s", orphans, said, rep.Text())
 			}
@@ -119,13 +140,17 @@ func TestExportsResume(t *testing.T) {
 	}
 }
 
-// convertFile converts the file at path to the format to, into out, and
-// returns the loss report.
+// convertFile converts the file at path to the format to, into out, as
+// rlog-ls convert does (a log completed from its companion), and returns
+// the loss report.
 func convertFile(t *testing.T, path string, from, to convert.Format, out string) *model.Report {
 	t.Helper()
 	var b bytes.Buffer
-	now := func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
-	rep, err := convert.ConvertFile(path, from, to, &b, convert.Options{Now: now})
+	opts := convert.Options{Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
+	if from == convert.Rlog && to != convert.Rlog {
+		opts.Complete, _ = companion.Completer(path)
+	}
+	rep, err := convert.ConvertFile(path, from, to, &b, opts)
 	if err != nil {
 		t.Fatalf("%s -> %s: %v", from, to, err)
 	}
