@@ -577,6 +577,26 @@ func TestWriteOtherAgent(t *testing.T) {
 	}
 }
 
+// TestWriteReportsRlogCuts: an rlog log's text or tool output that ends
+// with "...", where rlog's writers cut, is resumed by Claude Code as it is:
+// the loss report says so, once for each; whole ones are not reported.
+func TestWriteReportsRlogCuts(t *testing.T) {
+	s := &model.Session{Header: model.Header{ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "rlog", Model: "m"}}
+	s.Events = []model.Event{
+		{Kind: model.KindUser, Text: "Check the notes ...", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindAgent, Text: "Reading them."},
+		{Kind: model.KindToolCall, Call: &model.ToolCall{ID: "t1", Name: "Read", Input: json.RawMessage(`{"file_path":"a"}`)}},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "t1", Content: "1\talpha ..."}},
+	}
+	rep := &model.Report{}
+	if err := claude.Write(&bytes.Buffer{}, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count(model.LossTruncated) != 2 || !strings.Contains(rep.Text(), "tool output as the rlog log has it, cut") || !strings.Contains(rep.Text(), "text as the rlog log has it, cut") {
+		t.Errorf("the cut text and output are not reported, once each:\n%s", rep.Text())
+	}
+}
+
 func TestBadInputNeverPanics(t *testing.T) {
 	inputs := []string{
 		"", "\n\n", "{", `{"type":"assistant","message":{"content":[1,2,{"type":"tool_use"}]}}`,

@@ -100,6 +100,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	if wr.held != nil {
 		wr.writeHeld(compactSummary(e))
 	}
+	if wr.h.SourceFormat == rlogFormat {
+		wr.reportCut(e)
+	}
 	role := roleOf(e.Kind)
 	if e.Kind == model.KindCompaction && !wr.sameSource() {
 		wr.flush()
@@ -165,6 +168,28 @@ func ownMessageID(e *model.Event) string {
 		return ""
 	}
 	return e.MessageID
+}
+
+// rlogFormat is the rlog format's name (rlogfmt.Name, which this package
+// does not import).
+const rlogFormat = "rlog"
+
+// reportCut reports a text or tool output of an rlog source that ends
+// with "...", the mark of rlog's writers where they cut (docs/format.md,
+// Truncation): Claude Code resumes it as the log has it. (rlog-ls convert
+// completes a log from its companion first, when one lies beside it.)
+func (wr *Writer) reportCut(e *model.Event) {
+	text := e.Text
+	what := "text"
+	if e.Result != nil {
+		text, what = e.Result.Content, "tool output"
+	}
+	switch e.Kind {
+	case model.KindUser, model.KindAgent, model.KindThinking, model.KindToolResult:
+		if strings.HasSuffix(text, "...") {
+			wr.rep.Add(model.LossTruncated, what+" as the rlog log has it, cut (it ends with ...): Claude Code resumes it so; converted beside its companion, the log gives it whole", e.Loc)
+		}
+	}
 }
 
 // writeHeld writes the held compaction: as Claude Code's compact_boundary
