@@ -136,6 +136,16 @@ func TestStatsTotalsEqualEveryExport(t *testing.T) {
 			if _, total := messageUsage(t, back); countsOf(total) != want {
 				t.Errorf("%s -> %s: its messages add up to %+v, stats says %+v", name, to.Name, countsOf(total), want)
 			}
+			// And as rlog again: a response's texts that the format
+			// joined keep the response's usage (its largest), not its
+			// first text's.
+			var again bytes.Buffer
+			if _, err := convert.Convert(bytes.NewReader(out.Bytes()), to.Name, convert.Rlog, &again, convert.Options{Now: fixedNow}); err != nil {
+				t.Fatalf("%s -> %s -> rlog: %v", name, to.Name, err)
+			}
+			if got := statsTokens(again.Bytes()); got != want {
+				t.Errorf("%s -> %s -> rlog: stats %+v, want %+v", name, to.Name, got, want)
+			}
 			if back.Header.Totals != nil {
 				got, wantStated := countsOf(*back.Header.Totals), want
 				if stated != nil {
