@@ -89,7 +89,7 @@ type state struct {
 	open []string
 }
 
-// line is one rollout line: {timestamp, [ordinal,] type, payload} (and
+// readLine reads one rollout line: {timestamp, [ordinal,] type, payload} (and
 // metadata for a response item), or, as the earliest versions wrote, a
 // bare session header and then bare response items.
 func (st *state) readLine(b []byte, n int) error {
@@ -380,10 +380,10 @@ func (st *state) responseItem(b, metadata []byte, base model.Event, typ string) 
 	return st.passthrough(base, "response_item "+quoteType(typ))
 }
 
-// itemFields are the members of a response item the reader reads into
-// the model; the others go to the event's extra.
-//
-// A member that says what the header says (the working folder, the
+// extra takes a member of a record that the event has no field for: the
+// item's id is the event's id, its type is the event's kind, the
+// client's metadata is counted in the report, the others go to the
+// event's extra. A member that says what the header says (the working folder, the
 // model, the sub-agent's own path) is not repeated on the event.
 func (st *state) extra(ev *model.Event, key string, v []byte) {
 	switch key {
