@@ -430,7 +430,7 @@ func (st *state) texts(content []byte, ev *model.Event) string {
 				parts = append(parts, s)
 			}
 		default:
-			st.rep.Lose(model.LossDroppedField, ev.Kind.String()+".extra.content", "codex content item "+quoteType(typ)+" (only text is read)", ev.Loc)
+			st.rep.Lose(model.LossDroppedField, "", "codex content item "+quoteType(typ)+" (only text is read)", ev.Loc)
 		}
 		return nil
 	})
