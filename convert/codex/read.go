@@ -96,6 +96,7 @@ func (st *state) readLine(b []byte, n int) error {
 	st.line = b
 	var ts, typ string
 	var payload, metadata []byte
+	other := false // a key of the line beyond these
 	err := st.ix.Object(b, func(k, v []byte) error {
 		switch string(jsonscan.KeyBytes(k)) {
 		case "timestamp":
@@ -106,6 +107,10 @@ func (st *state) readLine(b []byte, n int) error {
 			payload = v
 		case "metadata":
 			metadata = v
+		case "ordinal":
+			// The line's place, which its order keeps.
+		default:
+			other = true
 		}
 		return nil
 	})
@@ -139,6 +144,9 @@ func (st *state) readLine(b []byte, n int) error {
 		}
 		return st.passthrough(base, typ)
 	}
+	if other {
+		st.otherKeys(b, loc)
+	}
 	if payload[0] != '{' {
 		st.rep.Add(model.LossMalformed, "codex "+quoteType(typ)+" line whose payload is not an object", loc)
 		return nil
@@ -164,6 +172,18 @@ func (st *state) readLine(b []byte, n int) error {
 		return st.passthrough(base, typ)
 	}
 	return nil
+}
+
+// otherKeys reports the keys of a line beyond the rollout's line form,
+// which a newer version may add.
+func (st *state) otherKeys(b []byte, loc model.Loc) {
+	st.members(b, func(key string, _ []byte) {
+		switch key {
+		case "timestamp", "type", "payload", "metadata", "ordinal":
+		default:
+			st.rep.Lose(model.LossDroppedField, "", "codex line field "+key, loc)
+		}
+	})
 }
 
 // bookkeeping reports a record that has no event: what the CLI keeps for
@@ -657,6 +677,7 @@ func (st *state) usage(b []byte, base model.Event) error {
 	var thread, resp string
 	var u model.Usage
 	var reasoning []byte
+	other := false
 	st.members(b, func(key string, v []byte) {
 		switch key {
 		case "thread_id":
@@ -665,8 +686,13 @@ func (st *state) usage(b []byte, base model.Event) error {
 			resp, _ = st.ix.String(v)
 		case "usage":
 			u, reasoning = st.counts(v)
+		default:
+			other = true
 		}
 	})
+	if other {
+		st.rep.Lose(model.LossDroppedField, "", "codex token_usage_record's turn ids and running totals (turn_token_usage, thread_token_usage: the records' sums)", base.Loc)
+	}
 	if thread != "" && st.thread != "" && thread != st.thread {
 		st.bookkeeping("codex token_usage_record of another thread (a forked sub-agent's replay of its parent's)", base.Loc)
 		return nil

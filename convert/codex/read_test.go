@@ -352,3 +352,16 @@ func TestContentOtherThanText(t *testing.T) {
 		t.Errorf("the image is not reported:\n%s", rep.Text())
 	}
 }
+
+// TestLineFieldsBeyondTheForm: a key a line has beyond {timestamp,
+// ordinal, type, payload, metadata} is reported where it is.
+func TestLineFieldsBeyondTheForm(t *testing.T) {
+	in := `{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{"id":"T"},"shard":3}` + "\n"
+	rep := &model.Report{}
+	if err := codex.Read(strings.NewReader(in), &model.Collector{}, rep); err != nil {
+		t.Fatal(err)
+	}
+	if l := rep.Find(model.LossDroppedField, "codex line field shard"); l == nil || l.Locations[0].Line != 1 {
+		t.Errorf("the line's extra key is not reported:\n%s", rep.Text())
+	}
+}
