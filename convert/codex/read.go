@@ -11,6 +11,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/codex/records"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // AgentName is the header's agent name of a Codex CLI session.
@@ -718,31 +719,31 @@ func (st *state) usage(b []byte, base model.Event) error {
 	return st.flush()
 }
 
-// counts reads a usage object, whose input includes its cached and
-// cache-written tokens and whose output includes the reasoning, into the
-// model's terms (input without the cache). reasoning is the reasoning
-// count when not 0.
+// counts reads a usage object into the model's terms by the usage rule
+// (usage.Codex: input holds the cache, output the reasoning). reasoning is
+// the reasoning count when not 0.
 func (st *state) counts(b []byte) (u model.Usage, reasoning []byte) {
-	var input int64
+	var input, cached, written, output uint64
 	st.members(b, func(key string, v []byte) {
 		n, _ := jsonscan.Int(v)
+		c := uint64(max(n, 0))
 		switch key {
 		case "input_tokens":
-			input = n
+			input = c
 		case "cached_input_tokens":
-			u.CacheRead = n
+			cached = c
 		case "cache_write_input_tokens":
-			u.CacheCreate = n
+			written = c
 		case "output_tokens":
-			u.Output = n
+			output = c
 		case "reasoning_output_tokens":
 			if n != 0 {
 				reasoning = st.ix.Copy(v)
 			}
 		}
 	})
-	u.Input = max(input-u.CacheRead-u.CacheCreate, 0)
-	return u, reasoning
+	c := usage.Codex(input, cached, written, output)
+	return model.Usage{Input: int64(c.In), Output: int64(c.Out), CacheRead: int64(c.Cached), CacheCreate: int64(c.CacheCreate)}, reasoning
 }
 
 // ---- events
