@@ -63,8 +63,7 @@ const (
 	MiniSWE    Format = miniswe.Name
 	// ReplayBundle is the replay viewer's document, not REPLAY.jsonl.
 	ReplayBundle Format = replaybundle.Name
-	// Codex CLI rollouts are read only; Gemini is detected, with no
-	// reader yet.
+	// Codex CLI rollouts and Gemini CLI sessions are read only.
 	Codex  Format = codex.Name
 	Gemini Format = gemini.Name
 )
@@ -239,7 +238,9 @@ var formats = []FormatInfo{
 	},
 	{
 		Name: Gemini, Description: "Gemini CLI session", JSON: true,
-		Detect: gemini.Detect,
+		Detect:    gemini.Detect,
+		Read:      gemini.Read,
+		ReadNamed: gemini.ReadNamed,
 	},
 }
 

@@ -306,10 +306,27 @@ func githubProperty(s string) string {
 // stdinName. A folder without any .rlog file is an error (a mistyped path
 // in CI must not pass as "nothing to check").
 func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
+	return collectFiles(cmd, args, stderr, true, "no .rlog files", func(p string, d fs.DirEntry) error {
+		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".rlog") {
+			return errTake
+		}
+		return nil
+	})
+}
+
+// errTake is what a pick function returns for a file it takes.
+var errTake = errors.New("take")
+
+// collectFiles expands the folders among args into the files under them
+// that pick takes (it returns errTake for those, filepath.SkipDir for a
+// folder to pass over); a file named explicitly is taken as it is, and,
+// when stdinOK, "-" (or /dev/stdin) is standard input, stdinName. A folder
+// where pick takes nothing is an error, whose message is none.
+func collectFiles(cmd string, args []string, stderr io.Writer, stdinOK bool, none string, pick func(p string, d fs.DirEntry) error) ([]string, bool) {
 	var out []string
 	failed := false
 	for _, arg := range args {
-		if isStdin(arg) {
+		if stdinOK && isStdin(arg) {
 			out = append(out, stdinName)
 			continue
 		}
@@ -330,16 +347,22 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 				failed = true
 				return nil
 			}
-			if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".rlog") {
-				out = append(out, p)
+			if p == arg {
+				return nil
 			}
-			return nil
+			switch err := pick(p, d); err {
+			case errTake:
+				out = append(out, p)
+				return nil
+			default:
+				return err
+			}
 		})
 		if err != nil {
 			failed = true
 		}
 		if len(out) == before {
-			fmt.Fprintf(stderr, "rlog-ls %s: %s: no .rlog files in this folder\n", cmd, arg)
+			fmt.Fprintf(stderr, "rlog-ls %s: %s: %s in this folder\n", cmd, arg, none)
 			failed = true
 		}
 	}

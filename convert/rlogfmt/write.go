@@ -210,8 +210,29 @@ func (wr *writer) flushRun() {
 		u := l.Total()
 		usage = &u
 	}
-	for _, e := range run {
-		if e.Kind == model.KindAgent && strings.TrimSpace(e.Text) == "" && len(run) > 1 {
+	empty := func(e *model.Event) bool {
+		return e.Kind == model.KindAgent && strings.TrimSpace(e.Text) == "" && len(run) > 1
+	}
+	// A left-out empty text's usage can be the response's largest (an
+	// ATIF step whose texts were joined keeps each text's usage, the
+	// last one's on an event without text): it goes to the first line
+	// that has usage, never away.
+	var dropped *model.Usage
+	takes := -1 // the event that takes it
+	for i, e := range run {
+		switch {
+		case empty(e) && e.Usage != nil:
+			u := *e.Usage
+			if dropped != nil {
+				u = u.Max(*dropped)
+			}
+			dropped = &u
+		case !empty(e) && (takes < 0 || run[takes].Usage == nil && e.Usage != nil):
+			takes = i
+		}
+	}
+	for i, e := range run {
+		if empty(e) {
 			wr.dropExtras(e)
 			continue
 		}
@@ -219,7 +240,15 @@ func (wr *writer) flushRun() {
 			// An rlog source's lines each with the usage they had: the
 			// response's on each line that repeated it, none on a line
 			// without (whose text may swallow what follows it).
-			wr.write(e, e.Usage)
+			u := e.Usage
+			if i == takes && dropped != nil {
+				m := *dropped
+				if u != nil {
+					m = m.Max(*u)
+				}
+				u = &m
+			}
+			wr.write(e, u)
 			continue
 		}
 		wr.write(e, usage)
