@@ -775,7 +775,34 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 		Input, Output, Cached, Thoughts, Tool int64
 		Total                                 *int64
 	}
-	if json.Unmarshal(v, &t) != nil {
+	bad := false
+	count := func(val []byte) int64 {
+		if jsonscan.IsNull(val) {
+			return 0
+		}
+		n, ok := jsonscan.Int(val)
+		bad = bad || !ok
+		return n
+	}
+	err := jsonscan.Members(v, func(k, val []byte) error {
+		switch string(k) {
+		case "input":
+			t.Input = count(val)
+		case "output":
+			t.Output = count(val)
+		case "cached":
+			t.Cached = count(val)
+		case "thoughts":
+			t.Thoughts = count(val)
+		case "tool":
+			t.Tool = count(val)
+		case "total":
+			n := count(val)
+			t.Total = &n
+		}
+		return nil
+	})
+	if err != nil || bad {
 		rd.rep.Add(model.LossMalformed, "gemini tokens is not an object of counts", loc)
 		return nil
 	}
