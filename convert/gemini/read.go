@@ -924,11 +924,13 @@ func (rd *reader) set(v []byte, loc model.Loc) error {
 			if err := rd.resume(); err != nil {
 				return err
 			}
-			ev := rd.event(model.KindSystem, "", loc)
+			// A run resumes the session (rlog's @resume); the id is the
+			// session's own unless it says otherwise.
+			ev := rd.event(model.KindLifecycle, "", loc)
 			ev.Name = "resume"
-			id, _ := jsonscan.String(x.Value)
-			ev.Text = "Gemini CLI resumes session " + id
-			ev.Extra.Set("sessionId", x.Value)
+			if id, ok := jsonscan.String(x.Value); !ok || id != rd.top.ID {
+				ev.Extra.Set("sessionId", x.Value)
+			}
 			rd.resumed = &ev
 		default:
 			// summary, memoryScratchpad: what the session is about, for the
@@ -1013,8 +1015,9 @@ func (rd *reader) messages(v []byte, loc model.Loc) error {
 			}
 			if rd.resumed != nil {
 				// The CLI sets the session again as it compresses.
-				v, _ := rd.resumed.Extra.Get("sessionId")
-				ev.Extra.Set("sessionId", v)
+				if v, ok := rd.resumed.Extra.Get("sessionId"); ok {
+					ev.Extra.Set("sessionId", v)
+				}
 				rd.resumed = nil
 			}
 			if err := rd.emit(&ev); err != nil {

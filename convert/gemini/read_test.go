@@ -114,7 +114,7 @@ func TestControlLines(t *testing.T) {
 		`not json`+"\n"+
 		`{"id":"u3","timestamp":"t5","type":"user","content":"caf`+"\xe9"+`"}`+"\n")
 	want := "user:<session_context>\nhere</session_context> | user:go | system:the request failed: Gemini CLI took the prompt out of the conversation | " +
-		"system:Gemini CLI resumes session s1 | system:note | system:the conversation goes back to message u1 | passthrough: | passthrough: | user:a | passthrough: | user:caf\uFFFD"
+		"lifecycle: | system:note | system:the conversation goes back to message u1 | passthrough: | passthrough: | user:a | passthrough: | user:caf\uFFFD"
 	if got := kinds(s); got != want {
 		t.Errorf("events\n%s\nwant\n%s", got, want)
 	}
@@ -148,7 +148,7 @@ func TestCompression(t *testing.T) {
 		`{"id":"u2","timestamp":"t6","type":"user","content":[{"functionResponse":{"id":"c1","name":"r","response":{"output":"o"}}}]}`+"\n"+
 		`{"$set":{"sessionId":"s1"}}`+"\n"+
 		`{"$set":{"messages":[`+snap+`]}}`+"\n")
-	want := "user:go | tool_call:c1 | compaction:<state_snapshot>S</state_snapshot> | tool_result:c1=o | system:Gemini CLI resumes session s1"
+	want := "user:go | tool_call:c1 | compaction:<state_snapshot>S</state_snapshot> | tool_result:c1=o | lifecycle:"
 	if got := kinds(s); got != want {
 		t.Errorf("events\n%s\nwant\n%s", got, want)
 	}
