@@ -44,17 +44,20 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 }
 
 // ReadNamed reads the session from r, which holds the file at path, with
-// its sub-agents' files. A sub-agent's file is chats/SESSION_ID/AGENT_ID.jsonl beside the
-// session's: it is spliced in before the result of the invoke_agent call
-// whose agentId names it, framed by sub-agent events; the files of the
-// session that no call names come at the end.
+// its sub-agents' files. A sub-agent's file is
+// chats/SESSION_ID/AGENT_ID.jsonl beside the session's: it is spliced in
+// before the result of the invoke_agent call whose agentId names it,
+// framed by sub-agent events; the files of the session that no call names
+// come at the end, unless the file has no message (a resume's stub).
 func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) error {
 	h := newHeader()
 	rd := &reader{h: h, top: h, sink: sink, rep: rep, chats: filepath.Dir(path), used: map[string]bool{}, agentTypes: map[string]string{}}
 	if err := rd.read(r); err != nil {
 		return err
 	}
-	if h.ID != "" && validName(h.ID) {
+	// A file without messages (the stub a resume leaves beside the
+	// session's file) does not take the session's sub-agents.
+	if h.ID != "" && validName(h.ID) && rd.sawMessage {
 		m, _ := filepath.Glob(filepath.Join(rd.chats, h.ID, "*.jsonl"))
 		sort.Strings(m)
 		for _, p := range m {
@@ -96,8 +99,8 @@ type reader struct {
 	file  string
 	depth int
 
-	// sawHeader says the file's header was read.
-	sawHeader bool
+	// sawHeader says the file's header was read; sawMessage a message.
+	sawHeader, sawMessage bool
 	// pending is the last message read, held until a record with another
 	// id comes: Gemini CLI writes a message again, same id, when its tool
 	// calls finish.
@@ -356,6 +359,7 @@ func (rd *reader) emit(ev *model.Event) error {
 // message holds a message until the next record with another id: a
 // message written again (same id) updates it, member by member.
 func (rd *reader) message(fields model.Fields, loc model.Loc) error {
+	rd.sawMessage = true
 	id, _ := fields.String("id")
 	if p := rd.pending; p != nil && p.id == id {
 		for _, f := range fields {

@@ -240,6 +240,19 @@ func TestSubagentFiles(t *testing.T) {
 	if s.Header.ID != "s1" {
 		t.Errorf("the sub-agents changed the header: %+v", s.Header)
 	}
+	// The stub a resume in a later minute leaves: the same session, no
+	// message; it does not take the session's sub-agents.
+	stub := filepath.Join(dir, "session-2026-01-01T00-09-s1.jsonl")
+	os.WriteFile(stub, []byte(header+`{"$set":{"messages":[]}}`+"\n"), 0o644)
+	f2, _ := os.Open(stub)
+	defer f2.Close()
+	c = model.Collector{}
+	if err := ReadNamed(f2, stub, &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Session.Events) != 0 {
+		t.Errorf("the stub: %s", kinds(&c.Session))
+	}
 }
 
 // generated is a Gemini CLI session of about n bytes, as 0.61.0 writes
