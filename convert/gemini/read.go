@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -131,8 +132,9 @@ type message struct {
 	loc    model.Loc
 }
 
-// openCall is a tool call waiting for its result: the toolCalls entry's
-// members, and the call's event (for a sub-agent).
+// openCall is a tool call waiting for its result: its id and name, the
+// toolCalls entry's members (status, result, display, agentId) and where
+// the entry is.
 type openCall struct {
 	id, name string
 	entry    model.Fields
@@ -405,6 +407,9 @@ func (rd *reader) flush() error {
 		ev.Name = typ
 		ev.Text, _ = contentText(p.fields)
 		ev.Extra = rest(p.fields, "id", "timestamp", "type", "content")
+		if v, ok := p.fields.Get("content"); ok && (len(v) == 0 || v[0] != '"') {
+			ev.Extra.Set("content", v) // parts: the text is their text's
+		}
 		return rd.emit(&ev)
 	}
 	ev := rd.base(p, model.KindPassthrough)
@@ -426,20 +431,11 @@ func (rd *reader) base(p *message, kind model.Kind) model.Event {
 func rest(f model.Fields, skip ...string) model.Fields {
 	var out model.Fields
 	for _, x := range f {
-		if !contains(skip, x.Key) {
+		if !slices.Contains(skip, x.Key) {
 			out = append(out, x)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // contentText is a message's content as text: the string, or its text
@@ -872,9 +868,6 @@ func (rd *reader) closeCalls() error {
 				ev.Result, ev.Extra = res, extra
 				if name, ok := ev.Extra.String("functionResponse.name"); ok && name == c.name {
 					ev.Extra.Delete("functionResponse.name")
-				}
-				if id, ok := ev.Extra.String("functionResponse.id"); ok && id == c.id {
-					ev.Extra.Delete("functionResponse.id")
 				}
 				fr = bytes.Clone(fr)
 			} else {
