@@ -5,11 +5,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/gemini"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
@@ -91,12 +90,10 @@ func (s geminiStats) counts() usage.Counts {
 }
 
 // TestGeminiStatsEqualTheCLIsAccount: `rlog-ls stats` of a Gemini CLI
-// session (its rlog conversion, with its sub-agents) is what the CLI
-// itself counted, role main plus role subagent, summed over the session's
-// files (a resume may leave a second file; the .json a migrated session
-// left beside its .jsonl is not counted again), in every recorded
-// scenario; a sub-agent's file alone is role subagent; and each total is
-// the CLI's.
+// session (the rlog conversion of its one file read on its own, with its
+// sub-agents) is what the CLI itself counted, role main plus role
+// subagent, in every recorded scenario; a sub-agent's file alone is role
+// subagent; and each total is the CLI's.
 func TestGeminiStatsEqualTheCLIsAccount(t *testing.T) {
 	for _, dir := range geminiScenarios(t) {
 		b, err := os.ReadFile(filepath.Join(dir, "tokens.json"))
@@ -115,17 +112,21 @@ func TestGeminiStatsEqualTheCLIsAccount(t *testing.T) {
 			}
 			return statsTokens(out.Bytes())
 		}
+		// The files a folder's stats read on their own (gemini.OwnSession:
+		// not the sub-agents', which their session reads, nor a migrated
+		// .json, nor a resume's stub).
 		var main usage.Counts
+		files := 0
 		for _, s := range acc.Sessions {
-			if s.Kind != "main" {
-				continue
-			}
 			for _, f := range s.Files {
-				if strings.HasSuffix(f, ".json") && slices.Contains(s.Files, f+"l") {
-					continue // migrated: its messages are in the .jsonl
+				if gemini.OwnSession(filepath.Join(home, f)) {
+					main = main.Add(stats(f))
+					files++
 				}
-				main = main.Add(stats(f))
 			}
+		}
+		if files != 1 {
+			t.Errorf("%s: %d files of the session read on their own, want 1", filepath.Base(dir), files)
 		}
 		want := acc.Roles["main"].counts().Add(acc.Roles["subagent"].counts())
 		if main != want {

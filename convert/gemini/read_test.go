@@ -427,3 +427,38 @@ func TestMemoryStaysConstant(t *testing.T) {
 		t.Errorf("live heap grows with the session: %d KB at 2 MB, %d KB at 16 MB", small>>10, large>>10)
 	}
 }
+
+// TestOwnSession: in a folder of Gemini CLI sessions, a sub-agent's file,
+// a single-JSON session continued in a .jsonl and a resume's stub are read
+// with (or are) the session that holds them, the others on their own.
+func TestOwnSession(t *testing.T) {
+	root := "../../testdata/agents/gemini-cli/0.61.0"
+	for _, c := range []struct {
+		path string
+		own  bool
+	}{
+		{"subagent/gemini/tmp/work/chats/session-2026-11-27T10-01-887c44e3.jsonl", true},
+		{"subagent/gemini/tmp/work/chats/887c44e3-04f8-423e-bcfd-fd8605af5163/ffc9d7a8-867a-42a4-9528-86e06e6d7630.jsonl", false},
+		{"legacy/gemini/tmp/work/chats/session-2026-11-27T10-02-1ac2218e.json", false},
+		{"legacy/gemini/tmp/work/chats/session-2026-11-27T10-02-1ac2218e.jsonl", true},
+		{"resume/gemini/tmp/work/chats/session-2026-11-27T10-02-737d30c4.jsonl", true},
+		{"resume/gemini/tmp/work/chats/session-2026-11-27T10-03-737d30c4.jsonl", false}, // the stub
+		{"compression/gemini/tmp/work/chats/session-2026-11-27T10-02-da6dec66.jsonl", false},
+		{"shell/gemini/tmp/work/chats/session-2026-11-27T10-03-95b180fc.jsonl", true},
+	} {
+		p := filepath.Join(root, filepath.FromSlash(c.path))
+		if _, err := os.Stat(p); err != nil {
+			t.Fatal(err)
+		}
+		if got := OwnSession(p); got != c.own {
+			t.Errorf("OwnSession(%s) = %v", c.path, got)
+		}
+	}
+	// A sub-agent's folder whose session file is gone: its files are
+	// their own.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "abcdef12-0000", "x"), 0o755)
+	if !OwnSession(filepath.Join(dir, "abcdef12-0000", "a.jsonl")) || !OwnSession(filepath.Join(dir, "[x]*?abcdefgh", "a.jsonl")) {
+		t.Errorf("a sub-agent's file without its session is not its own")
+	}
+}
