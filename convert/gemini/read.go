@@ -264,7 +264,7 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 		id, _ := jsonscan.String(to)
 		ev := rd.event(model.KindSystem, "", loc)
 		ev.Name = "rewind"
-		ev.Text = "the conversation goes back to message " + id
+		ev.Text = "the conversation goes back to before message " + id + ": it and the messages after it are taken out"
 		ev.Extra.Set("$rewindTo", jsonscan.Copy(to))
 		return rd.emit(&ev)
 	case hasSession:

@@ -114,7 +114,7 @@ func TestControlLines(t *testing.T) {
 		`not json`+"\n"+
 		`{"id":"u3","timestamp":"t5","type":"user","content":"caf`+"\xe9"+`"}`+"\n")
 	want := "user:<session_context>\nhere</session_context> | user:go | system:the request failed: Gemini CLI took the prompt out of the conversation | " +
-		"lifecycle: | system:note | system:the conversation goes back to message u1 | passthrough: | passthrough: | user:a | passthrough: | user:caf\uFFFD"
+		"lifecycle: | system:note | system:the conversation goes back to before message u1: it and the messages after it are taken out | passthrough: | passthrough: | user:a | passthrough: | user:caf\uFFFD"
 	if got := kinds(s); got != want {
 		t.Errorf("events\n%s\nwant\n%s", got, want)
 	}
