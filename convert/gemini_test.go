@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/gemini"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 
@@ -36,7 +38,8 @@ func geminiSessionFiles(dir string) []string {
 // TestGeminiScenariosToRlog: what the reader makes of every session file
 // Gemini CLI wrote in the recorded scenarios, with its sub-agents, written
 // as rlog with the loss report (go test -update rewrites them). No record
-// is unknown or malformed, and every format that can be written takes it.
+// is unknown or malformed, every format that can be written takes it, and
+// the rlog view checks clean (no error or warning).
 func TestGeminiScenariosToRlog(t *testing.T) {
 	for _, dir := range geminiScenarios(t) {
 		for _, path := range geminiSessionFiles(dir) {
@@ -57,6 +60,12 @@ func TestGeminiScenariosToRlog(t *testing.T) {
 				}
 				if to.Name == convert.Rlog {
 					golden(t, filepath.Join("testdata", "gemini-cli", name), out.String()+"\n# loss report\n"+commentLines(rep.Text()))
+					// The rlog view checks clean: no error or warning.
+					for _, f := range analysis.Check(grammar.Parse(out.Bytes()), analysis.Config{}) {
+						if f.Severity <= analysis.Warning {
+							t.Errorf("%s as rlog, line %d: %s %s", path, f.Line+1, f.Code, f.Message)
+						}
+					}
 				}
 			}
 		}
