@@ -3,6 +3,8 @@ package gemini
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -337,8 +339,31 @@ func (rd *reader) headerField(key string, v json.RawMessage, extra *model.Fields
 	case key == "lastUpdated" && isString:
 		rd.updated(s)
 	default:
+		if key == "projectHash" && isString && rd.h == rd.top && rd.h.Cwd == "" {
+			rd.h.Cwd = projectRoot(rd.chats, s)
+		}
 		extra.Set(key, jsonscan.Copy(v))
 	}
+}
+
+// projectRoot is the working folder of the sessions in the folder chats
+// (~/.gemini/tmp/PROJECT/chats): what PROJECT/.project_root says, when
+// its SHA-256 is the session's projectHash (as Gemini CLI makes it); ""
+// otherwise.
+func projectRoot(chats, hash string) string {
+	if chats == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(chats), ".project_root"))
+	if err != nil || len(b) > 4096 {
+		return ""
+	}
+	root := strings.TrimRight(string(b), "\r\n")
+	sum := sha256.Sum256([]byte(root))
+	if hex.EncodeToString(sum[:]) != hash {
+		return ""
+	}
+	return root
 }
 
 // updated records when the session last changed.

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -462,3 +463,31 @@ func TestOwnSession(t *testing.T) {
 		t.Errorf("a sub-agent's file without its session is not its own")
 	}
 }
+
+// TestCwdFromProjectRoot: the session's working folder is what
+// PROJECT/.project_root beside chats/ says, when its SHA-256 is the
+// session's projectHash (as Gemini CLI makes it); otherwise none.
+func TestCwdFromProjectRoot(t *testing.T) {
+	dir := t.TempDir()
+	chats := filepath.Join(dir, "tmp", "shop", "chats")
+	os.MkdirAll(chats, 0o755)
+	os.WriteFile(filepath.Join(dir, "tmp", "shop", ".project_root"), []byte("/home/me/shop"), 0o644)
+	for hash, want := range map[string]string{
+		"0c0ee57dc07fa3fe6b4aa9abb18d1efa8e03e15b1e1b8b4bc1cf7c4c0bfb3d9b": "", // not /home/me/shop's
+		fmt.Sprintf("%x", sha256sum("/home/me/shop")):                      "/home/me/shop",
+	} {
+		path := filepath.Join(chats, "session-2026-01-01T00-00-s1.jsonl")
+		os.WriteFile(path, []byte(`{"sessionId":"s1","projectHash":"`+hash+`","startTime":"t","kind":"main"}`+"\n"), 0o644)
+		f, _ := os.Open(path)
+		var c model.Collector
+		if err := ReadNamed(f, path, &c, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if c.Session.Header.Cwd != want {
+			t.Errorf("hash %s: cwd %q, want %q", hash[:8], c.Session.Header.Cwd, want)
+		}
+	}
+}
+
+func sha256sum(s string) [32]byte { return sha256.Sum256([]byte(s)) }
