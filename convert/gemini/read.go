@@ -911,7 +911,7 @@ func (rd *reader) closeCalls() error {
 
 // set reads a $set control line, member by member.
 func (rd *reader) set(v []byte, loc model.Loc) error {
-	f, err := model.ParseFields(v)
+	f, err := model.ParseValidFieldsView(v) // views of the line: what is kept is copied
 	if err != nil {
 		rd.rep.Add(model.LossMalformed, "gemini $set is not an object", loc)
 		return nil
@@ -923,7 +923,7 @@ func (rd *reader) set(v []byte, loc model.Loc) error {
 			if s, ok := jsonscan.String(x.Value); ok {
 				rd.updated(s)
 			} else {
-				rd.h.Extra.Set("lastUpdated", x.Value)
+				rd.h.Extra.Set("lastUpdated", jsonscan.Copy(x.Value))
 			}
 			continue
 		}
@@ -951,13 +951,13 @@ func (rd *reader) set(v []byte, loc model.Loc) error {
 			ev := rd.event(model.KindLifecycle, "", loc)
 			ev.Name = "resume"
 			if id, ok := jsonscan.String(x.Value); !ok || id != rd.top.ID {
-				ev.Extra.Set("sessionId", x.Value)
+				ev.Extra.Set("sessionId", jsonscan.Copy(x.Value))
 			}
 			rd.resumed = &ev
 		default:
 			// summary, memoryScratchpad: what the session is about, for the
 			// CLI's lists and memory.
-			rd.h.Extra.Set(x.Key, x.Value)
+			rd.h.Extra.Set(x.Key, jsonscan.Copy(x.Value))
 			if _, known := records.SetKey(x.Key); !known {
 				rd.rep.Add(model.LossPassthrough, "gemini $set key "+x.Key, loc)
 			}
