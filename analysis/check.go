@@ -24,14 +24,15 @@ type checker struct {
 	out []Finding
 }
 
-func (c *checker) add(code string, span grammar.Span, msg string, related ...Related) {
+func (c *checker) add(code Code, span grammar.Span, msg string, related ...Related) *Finding {
 	if !c.cfg.enabled(code) {
-		return
+		return nil
 	}
 	r, _ := RuleFor(code)
 	c.out = append(c.out, Finding{
 		Code: code, Severity: c.cfg.severity(code, r.Severity), Span: span, Line: c.t.LineAt(span.Start), Message: msg, Related: related,
 	})
+	return &c.out[len(c.out)-1]
 }
 
 // headerAnchor is where findings about the whole header or session point:
@@ -58,7 +59,7 @@ func (c *checker) headerSecrets() {
 		}
 		matches = AppendSecrets(matches[:0], c.t.Text(l))
 		for _, m := range matches {
-			c.add("S001", grammar.Span{Start: l.Start + m.Start, End: l.Start + m.End}, m.Message())
+			c.add(S001, grammar.Span{Start: l.Start + m.Start, End: l.Start + m.End}, m.Message())
 		}
 	}
 }
@@ -66,51 +67,55 @@ func (c *checker) headerSecrets() {
 func (c *checker) headerChecks() {
 	h := c.t.Header()
 	if !h.Present {
-		c.add("E001", c.headerAnchor(), "Missing header start '---'")
+		c.add(E001, c.headerAnchor(), "Missing header start '---'")
 		return
 	}
 	if !h.Closed {
-		c.add("E002", c.headerAnchor(), "Missing header end '---'")
+		c.add(E002, c.headerAnchor(), "Missing header end '---'")
 	}
 	for _, e := range h.Errors {
-		c.add("E003", e.Span, "YAML error: "+e.Message)
+		c.add(E003, e.Span, "YAML error: "+e.Message)
 	}
 	if len(h.Fields) == 0 && len(h.Errors) > 0 {
 		return // the YAML could not be read: field checks would only repeat that
 	}
 	for _, key := range grammar.RequiredFields() {
 		f := h.Field(key)
+		var missing *Finding
 		switch {
 		case f == nil:
-			c.add("E004", c.headerAnchor(), "Missing required header field: "+key)
+			missing = c.add(E004, c.headerAnchor(), "Missing required header field: "+key)
 		case f.Kind == grammar.Null || f.Kind == grammar.Scalar && strings.TrimSpace(f.Value) == "":
-			c.add("E004", f.KeySpan, fmt.Sprintf("Missing required header field: %s (the value is empty)", key))
+			missing = c.add(E004, f.KeySpan, fmt.Sprintf("Missing required header field: %s (the value is empty)", key))
+		}
+		if missing != nil {
+			missing.Field = key
 		}
 	}
 	c.fieldTypes(h)
 	if format, ok := h.Get("format"); ok && format != "" {
 		f := h.Field("format")
 		if version, isRlog := strings.CutPrefix(format, "rlog/"); !isRlog {
-			c.add("E005", f.ValueSpan, "Invalid format version: "+format)
+			c.add(E005, f.ValueSpan, "Invalid format version: "+format)
 		} else if version != "1" && version != "1.0" {
-			c.add("W008", f.ValueSpan, fmt.Sprintf("Unknown format version: %s (expected rlog/1)", format))
+			c.add(W008, f.ValueSpan, fmt.Sprintf("Unknown format version: %s (expected rlog/1)", format))
 		}
 	}
 	if sha, ok := h.Get("repo_sha"); ok && sha != "" {
 		f := h.Field("repo_sha")
 		if len(sha) < 6 || len(sha) > 40 {
-			c.add("W009", f.ValueSpan, fmt.Sprintf("repo_sha '%s' has unusual length (expected 6-40 hex chars)", sha))
+			c.add(W009, f.ValueSpan, fmt.Sprintf("repo_sha '%s' has unusual length (expected 6-40 hex chars)", sha))
 		} else if !isHex(sha) {
-			c.add("W009", f.ValueSpan, fmt.Sprintf("repo_sha '%s' contains non-hex characters (expected 6-40 hex chars)", sha))
+			c.add(W009, f.ValueSpan, fmt.Sprintf("repo_sha '%s' contains non-hex characters (expected 6-40 hex chars)", sha))
 		}
 	}
 	if mode, _ := h.Get("mode"); mode == "auto" {
 		if v, ok := h.Get("sandbox_id"); !ok || v == "" {
-			c.add("I003", h.Field("mode").ValueSpan, "Auto mode session without sandbox_id")
+			c.add(I003, h.Field("mode").ValueSpan, "Auto mode session without sandbox_id")
 		}
 	}
 	if _, ok := h.Get("runner"); !ok {
-		c.add("I004", c.headerAnchor(), "No runner specified (recommended for replay)")
+		c.add(I004, c.headerAnchor(), "No runner specified (recommended for replay)")
 	}
 }
 
@@ -135,7 +140,7 @@ func (c *checker) fieldTypes(h *grammar.Header) {
 			bad = f.Kind != grammar.Scalar
 		}
 		if bad {
-			c.add("E006", f.ValueSpan, fmt.Sprintf("Header field %s must be %s, not %s", f.Key, fieldTypeNames[spec.Type], describe(f)))
+			c.add(E006, f.ValueSpan, fmt.Sprintf("Header field %s must be %s, not %s", f.Key, fieldTypeNames[spec.Type], describe(f)))
 		}
 	}
 }

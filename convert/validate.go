@@ -91,7 +91,7 @@ func validateRlog(r io.Reader, report func(Finding)) error {
 		}
 		sl, sc := lineColumn(tree, f.Span.Start)
 		el, ec := lineColumn(tree, f.Span.End)
-		report(Finding{Code: f.Code, Message: f.Message, Line: sl, Col: sc, EndLine: el, EndCol: ec})
+		report(Finding{Code: string(f.Code), Message: f.Message, Line: sl, Col: sc, EndLine: el, EndCol: ec})
 	}
 	return nil
 }
@@ -107,7 +107,7 @@ func rlogRules() []Rule {
 	var out []Rule
 	for _, r := range analysis.Rules {
 		if r.Severity == analysis.Error {
-			out = append(out, Rule{Code: r.Code, Title: r.Title})
+			out = append(out, Rule{Code: string(r.Code), Title: r.Title})
 		}
 	}
 	return out

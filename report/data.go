@@ -306,7 +306,7 @@ func (d *Data) finish(s *analysis.Session, times *timeAnchors, tokens *tokenPoin
 		d.Gaps = append(d.Gaps, gapOf(g))
 	}
 	for _, f := range findings {
-		d.Findings = append(d.Findings, Finding{Line: f.Line + 1, Severity: f.Severity.String(), Code: f.Code, Message: f.Message})
+		d.Findings = append(d.Findings, Finding{Line: f.Line + 1, Severity: f.Severity.String(), Code: string(f.Code), Message: f.Message})
 	}
 	// In line order, as the page lists them (the analyzer reports the
 	// session-level I001 and I002, on the header, after the body's).

@@ -473,7 +473,7 @@ func checkWhole(path string, src []byte, byContent bool, cfg analysis.Config) ch
 // analysis.CheckBinary), at its start: not one per line of garbage.
 func binaryFinding(path string, f analysis.Finding) jsonFinding {
 	return jsonFinding{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-		Severity: f.Severity.String(), Code: f.Code, Message: f.Message}
+		Severity: f.Severity.String(), Code: string(f.Code), Message: f.Message}
 }
 
 // toJSONFinding places a finding of the file at path for the output.
@@ -482,7 +482,7 @@ func toJSONFinding(path string, tree *grammar.Tree, f analysis.Finding) jsonFind
 	el, ec := lineColumn(tree, f.Span.End)
 	return jsonFinding{
 		File: path, Line: sl, Column: sc, EndLine: el, EndColumn: ec,
-		Severity: f.Severity.String(), Code: f.Code, Message: f.Message,
+		Severity: f.Severity.String(), Code: string(f.Code), Message: f.Message,
 	}
 }
 

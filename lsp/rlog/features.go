@@ -244,8 +244,8 @@ func toDiagnostic(dc *docCtx, positions *lsp.PositionCache, f analysis.Finding) 
 	d := protocol.Diagnostic{
 		Range:           positions.Range(f.Span.Start, f.Span.End),
 		Severity:        protocol.DiagnosticSeverity(f.Severity),
-		Code:            f.Code,
-		CodeDescription: &protocol.CodeDescription{Href: protocol.URI(DocsURL + "#" + strings.ToLower(f.Code))},
+		Code:            string(f.Code), // a string on the wire and to the code actions' diagCode
+		CodeDescription: &protocol.CodeDescription{Href: protocol.URI(DocsURL + "#" + strings.ToLower(string(f.Code)))},
 		Source:          "rlog-ls",
 		Message:         f.Message,
 	}
