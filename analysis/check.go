@@ -227,20 +227,11 @@ func ValidTimestamp(b []byte) bool {
 // b has another form. It reads the bytes in place: every ts= of a document
 // comes through here.
 func referenceTimestamp(b []byte) (valid, ok bool) {
-	const shape = "dddd-dd-ddTdd:dd:dd"
-	if len(b) < len(shape) {
+	dt, shaped := grammar.ReadDateTime(b)
+	if !shaped {
 		return false, false
 	}
-	for i := range len(shape) {
-		if shape[i] == 'd' {
-			if b[i] < '0' || b[i] > '9' {
-				return false, false
-			}
-		} else if b[i] != shape[i] {
-			return false, false
-		}
-	}
-	rest := b[len(shape):]
+	rest := b[len("YYYY-MM-DDTHH:MM:SS"):]
 	if len(rest) > 0 && rest[0] == '.' {
 		n := 1
 		for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
@@ -257,12 +248,7 @@ func referenceTimestamp(b []byte) (valid, ok bool) {
 	if len(rest) > 0 {
 		return false, false
 	}
-	num := func(i, n int) int { return digits(b[i : i+n]) }
-	year, month, day := num(0, 4), num(5, 2), num(8, 2)
-	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
-		return false, true
-	}
-	return num(11, 2) < 24 && num(14, 2) < 60 && num(17, 2) < 60, true
+	return dt.Valid(), true
 }
 
 // timestampValue reads a ts= value ValidTimestamp accepts: the reference
@@ -277,7 +263,7 @@ func timestampValue(b []byte) (time.Time, bool) {
 	if !valid {
 		return time.Time{}, false
 	}
-	num := func(i, n int) int { return digits(b[i : i+n]) }
+	dt, _ := grammar.ReadDateTime(b)
 	nsec := 0
 	if len(b) > 19 && b[19] == '.' {
 		scale := 100_000_000
@@ -289,27 +275,5 @@ func timestampValue(b []byte) (time.Time, bool) {
 			scale /= 10
 		}
 	}
-	return time.Date(num(0, 4), time.Month(num(5, 2)), num(8, 2), num(11, 2), num(14, 2), num(17, 2), nsec, time.UTC), true
-}
-
-// digits is the value of a run of ASCII digits.
-func digits(b []byte) int {
-	v := 0
-	for _, c := range b {
-		v = v*10 + int(c-'0')
-	}
-	return v
-}
-
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return time.Date(dt.Year, time.Month(dt.Month), dt.Day, dt.Hour, dt.Minute, dt.Second, nsec, time.UTC), true
 }
