@@ -14,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
@@ -241,40 +240,21 @@ func ended(s Symbol, end int) Symbol {
 	return s
 }
 
-// refSummarize is summarize, plainly: text cut to n characters at a word
-// boundary, with runs of whitespace made one space and invalid bytes shown
-// as U+FFFD.
+// refSummarize is summarize, plainly: the words of text (invalid bytes
+// U+FFFD) joined by one space; past n-1 characters, the first n-1, and
+// where the n-th is not a space, cut at the last space if that keeps more
+// than half, with an ellipsis.
 func refSummarize(b []byte, n int) string {
-	var out strings.Builder
-	runes, lastSpace := 0, -1
-	pendingSpace := false
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		i += size
-		if unicode.IsSpace(r) {
-			pendingSpace = out.Len() > 0
-			continue
-		}
-		if pendingSpace {
-			if runes == n-1 {
-				break
-			}
-			lastSpace = out.Len()
-			out.WriteByte(' ')
-			runes++
-			pendingSpace = false
-		}
-		if runes == n-1 {
-			// One more character would not fit with the ellipsis: cut at the
-			// last word boundary if it keeps at least half.
-			s := out.String()
-			if lastSpace > len(s)/2 {
-				s = s[:lastSpace]
-			}
-			return s + "…"
-		}
-		out.WriteRune(r)
-		runes++
+	text := []rune(strings.Join(strings.FieldsFunc(string([]rune(string(b))), unicode.IsSpace), " "))
+	if n <= 0 || len(text) < n {
+		return string(text)
 	}
-	return out.String()
+	s := string(text[:n-1])
+	if text[n-1] == ' ' {
+		return s
+	}
+	if i := strings.LastIndexByte(s, ' '); i > len(s)/2 {
+		s = s[:i]
+	}
+	return s + "…"
 }
