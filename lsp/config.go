@@ -21,15 +21,16 @@ const configurationTimeout = 30 * time.Second
 // its default instead of sticking.
 type settingsSource struct {
 	mu      sync.Mutex
+	def     Settings
 	base    Settings
 	cur     Settings
 	issued  uint64 // generation of the latest configuration read started
 	applied uint64 // generation of the read cur comes from
 }
 
-func newSettingsSource() *settingsSource {
-	def := DefaultSettings()
-	return &settingsSource{base: def, cur: def}
+func newSettingsSource(language LanguageSettings) *settingsSource {
+	def := DefaultSettings(language)
+	return &settingsSource{def: def, base: def, cur: def}
 }
 
 func (src *settingsSource) current() Settings {
@@ -41,7 +42,7 @@ func (src *settingsSource) current() Settings {
 func (src *settingsSource) setBase(raw json.RawMessage) error {
 	src.mu.Lock()
 	defer src.mu.Unlock()
-	base, err := DefaultSettings().overlay(raw)
+	base, err := src.def.overlay(raw)
 	src.base, src.cur = base, base
 	return err
 }

@@ -90,7 +90,8 @@ func Features() lsp.Features[Doc] {
 	vs := newViews()
 	cs := newCompanions(vs)
 	return lsp.Features[Doc]{
-		Parse: Parse,
+		Parse:    Parse,
+		Settings: DefaultSettings(),
 		Diagnose: func(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 			if isRecordDocument(dc.Doc.URI) {
 				return lsp.Diagnostics{} // a companion opened in the editor: navigation only
@@ -196,7 +197,7 @@ func analysisConfig(s lsp.Settings) analysis.Config {
 	cfg, _ := analysis.DisableCodes(s.DisabledCodes)
 	// Unknown codes are ignored, as in disabledCodes; the settings reader
 	// has already dropped, and logged, unknown levels.
-	cfg, _ = cfg.SetSeverities(s.Severity)
+	cfg, _ = cfg.SetSeverities(settingsOf(s).Severity)
 	return cfg
 }
 
@@ -221,7 +222,7 @@ func diagnose(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 		// summaries are fresh in memory, saves the first of those requests
 		// most of its work in a large log. Later requests re-read only the
 		// chunks edits replace.
-		tree, folds, outline := dc.Doc.Text.Tree, foldingLimit(dc.Session), dc.Settings.Outline.MaxItems
+		tree, folds, outline := dc.Doc.Text.Tree, foldingLimit(dc.Session), settingsOf(dc.Settings).Outline.MaxItems
 		warm = func() {
 			analysis.FoldsUpTo(tree, folds)
 			analysis.Outline(tree, outline)
@@ -339,7 +340,7 @@ var symbolKinds = map[analysis.SymbolKind]protocol.SymbolKind{
 }
 
 func documentSymbols(_ context.Context, dc *docCtx, _ *protocol.DocumentSymbolParams) (any, error) {
-	syms := analysis.Outline(dc.Doc.Text.Tree, dc.Settings.Outline.MaxItems)
+	syms := analysis.Outline(dc.Doc.Text.Tree, settingsOf(dc.Settings).Outline.MaxItems)
 	positions := dc.Mapper.Positions()
 	if hierarchical(dc.Session) {
 		return lsp.EncodeDocumentSymbols(toDocumentSymbols(positions, syms))
