@@ -9,19 +9,15 @@ import (
 	"github.com/segmentio/encoding/json"
 )
 
-// configSection is the section asked for in workspace/configuration and the
-// key under which clients may nest our settings ({"rlog": {...}}).
-const configSection = "rlog"
-
 // Settings are the user's options: the server's own (which codes are
 // published, how many and when) and the language's (Language). A Settings
 // value is never modified once made: a change builds a new one, so
 // snapshots can share it.
 //
-// To add an option of the server: add a field with its JSON name (the name
-// users write under "rlog." in their editor), give it a default in
-// DefaultSettings, and repair out-of-range values in normalize. A
-// language's options are its own (Features.Settings).
+// To add an option of the server: add a field with its JSON name (the
+// name users write under the section, "rlog.", in their editor), give it a
+// default in DefaultSettings, and repair out-of-range values in normalize.
+// A language's options are its own (Features.Settings).
 type Settings struct {
 	// DisabledCodes are diagnostic codes that are never published.
 	DisabledCodes []string            `json:"disabledCodes"`
@@ -73,18 +69,18 @@ func (s Settings) DiagnosticsDelay() time.Duration {
 
 // overlay returns s with the options present in raw set over it; options
 // raw does not mention keep their value in s. raw may hold the options
-// directly or nested under "rlog". null or empty raw changes nothing. On a
-// decode error the options read before it still apply (and the error says
-// what was wrong).
-func (s Settings) overlay(raw json.RawMessage) (Settings, error) {
+// directly or nested under section (Features.Section: {"rlog": {...}}).
+// null or empty raw changes nothing. On a decode error the options read
+// before it still apply (and the error says what was wrong).
+func (s Settings) overlay(section string, raw json.RawMessage) (Settings, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return s, nil
 	}
 	var nested map[string]json.RawMessage
 	if json.Unmarshal(raw, &nested) == nil {
-		if inner, ok := nested[configSection]; ok {
-			return s.overlay(inner)
+		if inner, ok := nested[section]; ok && section != "" {
+			return s.overlay(section, inner)
 		}
 	}
 	out := s

@@ -53,7 +53,7 @@ func TestSettingsOverlay(t *testing.T) {
 		{"a wrong type is an error", `{"diagnostics":{"debounceMs":"soon"}}`, func(*Settings) {}, true},
 		{"a wrong type of the language's is an error", `{"maxItems":"many"}`, func(*Settings) {}, true},
 	} {
-		got, err := def.overlay(json.RawMessage(tc.raw))
+		got, err := def.overlay("rlog", json.RawMessage(tc.raw))
 		want := DefaultSettings(testLanguage{MaxItems: 7})
 		tc.want(&want)
 		if (err != nil) != tc.wantErr || !reflect.DeepEqual(got, want) {
@@ -65,8 +65,8 @@ func TestSettingsOverlay(t *testing.T) {
 // Settings values are shared by snapshots; overlaying must not write into
 // the slice of the value it starts from.
 func TestSettingsOverlayDoesNotModifyBase(t *testing.T) {
-	base, _ := DefaultSettings(nil).overlay(json.RawMessage(`{"disabledCodes":["A","B"]}`))
-	if _, err := base.overlay(json.RawMessage(`{"disabledCodes":["C"]}`)); err != nil {
+	base, _ := DefaultSettings(nil).overlay("rlog", json.RawMessage(`{"disabledCodes":["A","B"]}`))
+	if _, err := base.overlay("rlog", json.RawMessage(`{"disabledCodes":["C"]}`)); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(base.DisabledCodes, []string{"A", "B"}) {
@@ -77,7 +77,7 @@ func TestSettingsOverlayDoesNotModifyBase(t *testing.T) {
 // An older configuration read that is answered late does not override a
 // newer one; each read applies over the base, not over the previous read.
 func TestSettingsSourceOrdering(t *testing.T) {
-	src := newSettingsSource(testLanguage{MaxItems: 7})
+	src := newSettingsSource("rlog", testLanguage{MaxItems: 7})
 	if err := src.setBase(json.RawMessage(`{"disabledCodes":["BASE"]}`)); err != nil {
 		t.Fatal(err)
 	}

@@ -91,6 +91,7 @@ func Features() lsp.Features[Doc] {
 	cs := newCompanions(vs)
 	return lsp.Features[Doc]{
 		Parse:    Parse,
+		Section:  "rlog",
 		Settings: DefaultSettings(),
 		Diagnose: func(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 			if isRecordDocument(dc.Doc.URI) {
