@@ -37,7 +37,7 @@ func findings(out string) []string {
 	var codes []string
 	for _, f := range analysis.Check(grammar.Parse([]byte(out)), analysis.Config{}) {
 		if f.Code != "I004" {
-			codes = append(codes, f.Code+" "+f.Message)
+			codes = append(codes, string(f.Code)+" "+f.Message)
 		}
 	}
 	return codes
