@@ -239,15 +239,23 @@ func lightStops(b *[8]byte) uint64 {
 
 // mayBeKeyEnd reports whether a credential word, or Authorization, can
 // end just before the separator at sep (credentialKey's and
-// afterAuthorization's first test, inlined): a blank or a quote before it
-// leaves the question to them.
+// afterAuthorization's first test, inlined): a blank, a quote or a
+// backslash before it leaves the question to them. When it is false,
+// neither assignedSecret nor basicAfter can match at sep. One lookup of
+// the two bytes before sep (keyEndPair).
 func mayBeKeyEnd(line []byte, sep int) bool {
-	if sep < 2 {
-		return false
-	}
-	a, b := line[sep-2], line[sep-1]
-	return b == ' ' || b == '"' || b == '\'' || keyEnding(a, b) || a|0x20 == 'o' && b|0x20 == 'n'
+	return sep >= 2 && keyEndPair[binary.LittleEndian.Uint16(line[sep-2:sep])]
 }
+
+// keyEndPair[a|b<<8]: the bytes a, b may end a credential key or
+// Authorization (see mayBeKeyEnd).
+var keyEndPair = func() (t [1 << 16]bool) {
+	for v := range t {
+		a, b := byte(v), byte(v>>8)
+		t[v] = b == ' ' || b == '"' || b == '\'' || b == '\\' || keyEnding(a, b) || a|0x20 == 'o' && b|0x20 == 'n'
+	}
+	return t
+}()
 
 // urlAt: "://" at i, after a letter or a digit (urlPassword's first test).
 func urlAt(line []byte, i int) bool {
@@ -305,16 +313,17 @@ func scanStop(dst []SecretMatch, cand []candLine, line []byte, p int) ([]SecretM
 		if secretrules.SeparatorCandidate(line, p) {
 			cand = markLine(cand, line, p)
 		}
+		// Ours: a credential key or Authorization before '=' or ':'
+		// (mayBeKeyEnd is the first test of both), a URL at "://".
 		var m SecretMatch
 		var ok bool
-		if c == '=' || c == ':' {
-			m, ok = assignedSecret(line, p)
+		if (c == '=' || c == ':') && mayBeKeyEnd(line, p) {
+			if m, ok = assignedSecret(line, p); !ok {
+				m, ok = basicAfter(line, p)
+			}
 		}
-		if !ok && c == ':' {
+		if !ok && c == ':' && urlAt(line, p) {
 			m, ok = urlPassword(line, p)
-		}
-		if !ok && (c == '=' || c == ':') {
-			m, ok = basicAfter(line, p)
 		}
 		if ok {
 			return append(dst, m), cand, m.End, true
@@ -459,8 +468,11 @@ var (
 	// separators, and the first bytes of what may run for fewer than
 	// lightRun bytes without a blank (startRun).
 	lightStop [256]uint8
-	// lightPair[a|b<<8] has bit 0 when a is such a byte, bit 1 when b is:
-	// the light path reads two bytes with one lookup.
+	// lightPair[a|b<<8] has bit 0 when the light path stops at a, bit 1
+	// when it stops at b: it reads two bytes with one lookup, and each
+	// byte's neighbour in the pair narrows its test (a stops only when
+	// a, b may start a short candidate; b only after a byte that is not
+	// a word's, or a JSON escape's letter).
 	lightPair     [1 << 16]uint8
 	shapesByFirst [256][]*vendorShape
 	wordRange     [256][2]int // [min, max] word run at a shape's start; max 0: no shape
@@ -555,7 +567,16 @@ func init() {
 		}
 	}
 	for k := range lightPair {
-		lightPair[k] = lightStop[k&0xff]>>7 | lightStop[k>>8]>>6
+		a, b := byte(k), byte(k>>8)
+		// a: a separator, or what may start a short candidate with b
+		// after it; b: a separator, or what may start one at a word
+		// start or after a JSON escape's letter (see AppendSecrets).
+		if run := startRun[int(a)<<8|int(b)]; secretClass[a]&clsSep != 0 || run != 0 && run < lightRun {
+			lightPair[k] |= 1
+		}
+		if secretClass[b]&clsSep != 0 || lightStop[b] != 0 && (!wordByte[a] || isEscapeLetter(a)) {
+			lightPair[k] |= 2
+		}
 	}
 }
 

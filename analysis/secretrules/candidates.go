@@ -49,6 +49,9 @@ var cands struct {
 	keyKeywords *suffixTrie
 	keyWords    []string // keyKeywords' words, and which are generic-api-key's
 	keyGeneric  []bool
+	// keyPairs: what two bytes of a key say of the place after them
+	// (keywordsBefore).
+	keyPairs *[1 << 16]uint8
 	// valueKeywords: the keywords that start an assignment rule's value
 	// (NRJS- of new-relic-browser-api-token), not in its key.
 	valueKeywords []string
@@ -224,6 +227,7 @@ func buildCandidates() {
 			}
 		}
 		cands.keyKeywords = newSuffixTrie(kws, generic)
+		cands.keyPairs = newKeyPairs(cands.keyKeywords)
 		cands.keyWords, cands.keyGeneric = kws, generic
 		for _, k := range cands.valueKeywords {
 			for _, c := range cases(k[0], true) {
@@ -481,22 +485,44 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 // keywordsBefore tells which keywords of the assignment rules end at most
 // 20 bytes of [ \t\w.-] before a key's end k: bit 1, a vendor's; bit 2, a
 // generic one. A keyword is made of such bytes too (buildCandidates checks).
+// Each place costs one lookup of the two bytes before it (keyPairs).
 func keywordsBefore(text []byte, k int) uint8 {
 	text = text[:k]
-	t, ends := cands.keyKeywords, uint8(0)
-	class, lastTwo, classes := &t.class, t.lastTwo, t.classes
+	ends, pairs := uint8(0), cands.keyPairs
 	for e := len(text); e >= 2; e-- {
-		// Most places end no keyword: their last two bytes tell.
-		if b := class[text[e-1]]; b != 0 && lastTwo[int(class[text[e-2]])*classes+int(b)] {
-			if ends |= t.endingAt(text, e); ends == 3 {
+		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
+		if v&pairEndsKeyword != 0 {
+			if ends |= cands.keyKeywords.endingAt(text, e); ends == 3 {
 				break
 			}
 		}
-		if k-e == 20 || !keyBytes[text[e-1]] {
+		if k-e == 20 || v&pairEndsKey != 0 {
 			break
 		}
 	}
 	return ends
+}
+
+// The bits of keyPairs, for the two bytes a, b before a place in a key.
+const (
+	pairEndsKeyword = 1 << iota // a keyword ends with a, b (most places: none)
+	pairEndsKey                 // b is not a key's byte: no keyword ends further back
+)
+
+// newKeyPairs builds keyPairs: for each two bytes a, b (a the low byte of
+// the index), its bits.
+func newKeyPairs(t *suffixTrie) *[1 << 16]uint8 {
+	var pairs [1 << 16]uint8
+	for v := range pairs {
+		a, b := byte(v), byte(v>>8)
+		if t.endsWith(a, b) {
+			pairs[v] |= pairEndsKeyword
+		}
+		if !keyBytes[b] {
+			pairs[v] |= pairEndsKey
+		}
+	}
+	return &pairs
 }
 
 // colonValue: the values of telegram-bot-api-token (5 to 16 digits, :A)

@@ -162,6 +162,12 @@ func newSuffixTrie(words []string, flagged []bool) *suffixTrie {
 	return t
 }
 
+// endsWith reports whether a word ends with the bytes a, b.
+func (t *suffixTrie) endsWith(a, b byte) bool {
+	ca, cb := t.class[a], t.class[b]
+	return ca != 0 && cb != 0 && t.lastTwo[int(ca)*t.classes+int(cb)]
+}
+
 // endingAt returns the bits (see ends) of the words that end at text[e]
 // (exclusive), read back from it.
 func (t *suffixTrie) endingAt(text []byte, e int) uint8 {
