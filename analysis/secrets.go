@@ -98,12 +98,13 @@ func FindSecrets(line []byte) []SecretMatch { return AppendSecrets(nil, line) }
 // equal.
 //
 // The scan goes word by word: a vendor shape can only start a run of word
-// bytes ([A-Za-z0-9_-]) and is at least 10 bytes long, or is one of the
-// words Bearer, Basic; everything else is looked at only at '=' and ':'.
-// Every line of a document goes through here, so the loop classifies eight
-// bytes at a time and stops only where something can start: a word of five
-// bytes or more beginning with a shape's first letter or right after a JSON
-// escape's backslash, or a separator.
+// bytes ([A-Za-z0-9_-]) and is at least 10 bytes long, or is the word
+// Bearer, or mysql's -p option; everything else (Basic credentials too)
+// is looked at only at a separator. Every line of a document goes through
+// here, so the loop looks at eight bytes at a time (stopIndex) and stops
+// only where something can start: a word start whose first two bytes can
+// begin a shape of ours or a gitleaks prefix, a JSON escape's letter
+// before one, or a separator.
 func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 	base := len(dst)
 	var candBuf [4]candLine
