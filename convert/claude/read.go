@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/claude/records"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -27,7 +28,8 @@ const Name = "claude"
 // headerKeys are entry keys that describe the session rather than the
 // entry. They go to the Header from the first entry that has them; an entry
 // whose value differs keeps its own in Event.Extra.
-var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true, "gitBranch": true, "slug": true, "userType": true}
+var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true, "gitBranch": true, "slug": true, "userType": true,
+	"entrypoint": true}
 
 // Reader reads one transcript. Subagent, when set, opens the transcript of
 // a sub-agent by its agentId and names it (a path relative to the main
@@ -50,7 +52,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 // Read is the package-level Read with sub-agent splicing.
 func (rd *Reader) Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
-	st := &state{h: h, sink: sink, rep: rep, rd: rd}
+	st := &state{h: h, sink: sink, rep: rep, rd: rd, costs: &costs{}}
 	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
@@ -91,7 +93,8 @@ func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) err
 		return f, filepath.ToSlash(name), err
 	}}
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
-	st := &state{h: h, sink: sink, rep: rep, rd: rd, fileName: filepath.Base(path)}
+	reopen := func() (io.ReadCloser, error) { return os.Open(path) }
+	st := &state{h: h, sink: sink, rep: rep, rd: rd, fileName: filepath.Base(path), costs: &costs{reopen: reopen}}
 	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
@@ -154,6 +157,9 @@ type state struct {
 	// ix indexes the entry being read, so that its message is not scanned
 	// again for each level of nesting.
 	ix jsonscan.Index
+	// costs follows Claude Code's cost-state records (see cost.go); shared
+	// with the sub-agents' states, whose calls a run's cost counts too.
+	costs *costs
 }
 
 func (st *state) readStream(r io.Reader, agent string) error {
@@ -244,6 +250,13 @@ func (st *state) entry(line []byte, n int, agent string) error {
 			return err
 		}
 	}
+	if (e.typ == "user" || e.typ == "assistant" || e.typ == "system") && st.resumed() {
+		// The first record of a run after the end of an earlier one.
+		ev := model.Event{Kind: model.KindLifecycle, Name: "resume", Time: e.ts, Loc: loc}
+		if err := st.emit(&ev); err != nil {
+			return err
+		}
+	}
 	switch e.typ {
 	case "user":
 		return st.user(&e, base, line, n)
@@ -262,9 +275,16 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		e.extra.Delete("summary")
 		ev.Extra = e.extra
 		return st.emit(&ev)
+	case "attachment":
+		return st.attachment(&e, base, line)
+	case "cost-state":
+		return st.costState(base, line)
 	default:
-		// Known bookkeeping records (file-history-snapshot, queue-operation)
-		// and every record type a newer Claude Code adds pass through whole.
+		if m, ok := records.MeaningOf(e.typ); ok && m.Use == records.Bookkeeping {
+			return st.bookkeeping(base, e.typ, line, m)
+		}
+		// file-history-snapshot, and every record type a newer Claude
+		// Code adds, pass through whole.
 		return st.passthrough(base, e.typ, line)
 	}
 }
@@ -319,12 +339,42 @@ func (st *state) emit(ev *model.Event) error {
 	return st.sink.Event(st.h, ev)
 }
 
+// bookkeeping passes a record the reader knows as bookkeeping (m) through
+// whole, marked so: only a Claude Code writer writes it back.
+func (st *state) bookkeeping(base model.Event, typ string, line []byte, m records.Meaning) error {
+	ev := base
+	ev.Kind = model.KindPassthrough
+	ev.RawType = typ
+	ev.Raw = st.ix.Copy(line)
+	ev.Bookkeeping = m.Becomes
+	return st.emit(&ev)
+}
+
+// attachment reads an attachment record: bookkeeping of a known type,
+// passed through as an unknown record otherwise.
+func (st *state) attachment(e *ent, base model.Event, line []byte) error {
+	var typ string
+	if v, ok := e.extra.Get("attachment"); ok {
+		st.ix.Members(v, func(k, val []byte) error {
+			if string(jsonscan.KeyBytes(k)) == "type" {
+				typ, _ = st.ix.String(val)
+			}
+			return nil
+		})
+	}
+	key := "attachment:" + typ
+	if m, ok := records.MeaningOf(key); ok && m.Use == records.Bookkeeping {
+		return st.bookkeeping(base, key, line, m)
+	}
+	return st.passthrough(base, key, line)
+}
+
 func (st *state) passthrough(base model.Event, typ string, line []byte) error {
 	ev := base
 	ev.Kind = model.KindPassthrough
 	ev.RawType = typ
 	ev.Raw = st.ix.Copy(line)
-	if typ != "file-history-snapshot" && typ != "queue-operation" {
+	if _, known := records.MeaningOf(typ); !known {
 		st.rep.Passthrough(&ev, "claude record type "+quoteType(typ))
 	}
 	return st.emit(&ev)
@@ -525,7 +575,7 @@ func (st *state) splice(agentID, callID string) error {
 	// Sub-agent entries carry the parent's sessionId; reading them must not
 	// change the header, so they read against a scratch header copy. Their
 	// locations name their file.
-	sub := &state{h: &model.Header{}, sink: headerGuard{st.sink, st.h}, rep: st.rep, rd: st.rd, depth: st.depth + 1, file: name}
+	sub := &state{h: &model.Header{}, sink: headerGuard{st.sink, st.h}, rep: st.rep, rd: st.rd, depth: st.depth + 1, file: name, costs: st.costs}
 	if err := sub.readStream(f, agentID); err != nil {
 		return err
 	}
@@ -552,7 +602,8 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 	events[0].Extra = concatFields(e.extra, events[0].Extra)
 	events = st.applyRests(e, events, false, base)
 	for i := range events {
-		if c := events[i].Call; c != nil && c.Name == "Task" && !e.sidechain {
+		st.counted(&events[i])
+		if c := events[i].Call; c != nil && (c.Name == "Task" || c.Name == "Agent") && !e.sidechain {
 			st.task, st.taskType = c.ID, ""
 			if args := c.Args(); args != nil {
 				st.taskType, _ = args.String("subagent_type")
@@ -765,12 +816,18 @@ func (st *state) system(e *ent, base model.Event) error {
 					c.Trigger, _ = jsonscan.String(val)
 				case "preTokens":
 					c.PreTokens, _ = jsonscan.Int(val)
+				case "postTokens":
+					c.PostTokens, _ = jsonscan.Int(val)
 				}
 				return nil
 			})
 			e.extra.Delete("compactMetadata")
 		}
 		ev.Compaction = c
+		if u, mdl, ok := st.compactionUsage(base.Loc.Line); ok && !u.IsZero() {
+			use := model.UsageOf(u)
+			ev.Usage, ev.Model = &use, mdl
+		}
 		ev.Text, _ = e.extra.String("content")
 		e.extra.Delete("content")
 	default:
