@@ -569,6 +569,9 @@ func checkOtherFormat(path string, src []byte, cfg analysis.Config) (checkedFile
 		return checkedFile{path: path, err: fmt.Errorf("%v; check reads rlog, ATIF, ATIF-JSONL and REPLAY files", err)}, true
 	case format == convert.Rlog:
 		return checkedFile{}, false
+	case fi.Validate == nil && fi.CanRead() && src == nil:
+		// Checked as its rlog view (see openLog).
+		return checkedFile{}, false
 	case fi.Validate == nil:
 		return checkedFile{path: path, err: fmt.Errorf("%s is %s, which rlog-ls has no validator for (convert it to rlog to check it: rlog-ls convert --to rlog %s)", path, fi.Description, path)}, true
 	}

@@ -25,7 +25,9 @@ calls per tool with errors and latency (median, p95, max, from ts= or
 latency_ms=), subagents, pauses, and APM, the autopilot's actions per minute:
 (user and agent messages + tool calls) / minutes.
 
-One file gives its details; several files, or a folder (its .rlog files,
+A session file in another format rlog-ls reads (a Claude Code transcript,
+an ATIF trajectory ...) is read as its rlog view, the text rlog-ls convert
+--to rlog writes, with the file as its companion. One file gives its details; several files, or a folder (its .rlog files,
 recursively), give one row per session and the totals; - (or /dev/stdin)
 reads standard input. --format json prints one document, described field by
 field in docs/stats.md.

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCommandsReadTranscripts: stats, report and check on a Claude Code
+// transcript read its rlog view (the reader's conversion), not the JSONL
+// as rlog text: for every transcript the pinned Claude Code wrote, stats'
+// tokens are the CLI's own accounting (the modelUsage of the session's
+// last run in results.json, a compaction's call included), check finds
+// no error or warning, and the report counts its messages and calls.
+func TestCommandsReadTranscripts(t *testing.T) {
+	results, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "claude-code", "*", "*", "results.json"))
+	if len(results) == 0 {
+		t.Fatal("no recorded Claude Code scenarios in testdata/agents/claude-code")
+	}
+	for _, res := range results {
+		dir := filepath.Dir(res)
+		var doc struct {
+			Steps []struct {
+				Output struct {
+					SessionID  string `json:"session_id"`
+					ModelUsage map[string]struct {
+						In          uint64 `json:"inputTokens"`
+						Out         uint64 `json:"outputTokens"`
+						Cached      uint64 `json:"cacheReadInputTokens"`
+						CacheCreate uint64 `json:"cacheCreationInputTokens"`
+					} `json:"modelUsage"`
+				} `json:"output"`
+			} `json:"steps"`
+		}
+		b, err := os.ReadFile(res)
+		if err != nil || json.Unmarshal(b, &doc) != nil {
+			t.Fatalf("%s: %v", res, err)
+		}
+		want := map[string][4]uint64{}
+		for _, st := range doc.Steps {
+			var c [4]uint64
+			for _, m := range st.Output.ModelUsage {
+				c[0], c[1], c[2], c[3] = c[0]+m.In, c[1]+m.Out, c[2]+m.Cached, c[3]+m.CacheCreate
+			}
+			want[st.Output.SessionID] = c // the last run's: the session's totals
+		}
+		transcripts, _ := filepath.Glob(filepath.Join(dir, "claude", "projects", "*", "*.jsonl"))
+		for _, p := range transcripts {
+			name := filepath.Base(dir) + "/" + filepath.Base(p)
+			stdout, stderr, code := runCLI(t, "stats", "--format", "json", p)
+			if code != 0 {
+				t.Fatalf("%s: stats exit %d: %s", name, code, stderr)
+			}
+			var st statsDoc
+			if err := json.Unmarshal([]byte(stdout), &st); err != nil || len(st.Sessions) != 1 {
+				t.Fatalf("%s: stats: %v\n%s", name, err, stdout)
+			}
+			c := st.Sessions[0].Counters
+			got := [4]uint64{c.TokensIn, c.TokensOut, c.TokensCached, c.TokensCacheCreate}
+			id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+			if got != want[id] {
+				t.Errorf("%s: stats tokens %v, the CLI's %v", name, got, want[id])
+			}
+			if st.Sessions[0].ID != id || st.Sessions[0].Messages == 0 {
+				t.Errorf("%s: stats session %q with %d messages", name, st.Sessions[0].ID, st.Sessions[0].Messages)
+			}
+			if stdout, _, code := runCLI(t, "check", "--format", "json", p); code != 0 {
+				t.Errorf("%s: check exit %d: %s", name, code, stdout)
+			} else if strings.Contains(stdout, `"severity": "error"`) || strings.Contains(stdout, `"severity": "warning"`) {
+				t.Errorf("%s: check: %s", name, stdout)
+			}
+			stdout, stderr, code = runCLI(t, "report", "-o", "-", p)
+			if code != 0 {
+				t.Fatalf("%s: report exit %d: %s", name, code, stderr)
+			}
+			if !strings.Contains(stdout, id) || strings.Contains(stdout, "unknown line format") {
+				t.Errorf("%s: the report is not of the session's rlog view", name)
+			}
+		}
+	}
+}
