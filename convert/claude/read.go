@@ -38,8 +38,31 @@ var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true
 // KindSubagent events.
 type Reader struct {
 	Subagent func(agentID string) (r io.ReadCloser, name string, err error)
+	// Agents are what the sub-agents' agent-ID.meta.json files say, by
+	// agent id: the call that started each and its type.
+	Agents map[string]AgentMeta
 	// used records the agent ids already spliced.
 	used map[string]bool
+	// waiting are the sub-agents run in the background whose turns were
+	// spliced at their start, by the call that started them: their end is
+	// the task notification that reports them back.
+	waiting map[string]string
+}
+
+// AgentMeta is what a sub-agent's agent-ID.meta.json says of it.
+type AgentMeta struct {
+	ToolUseID string `json:"toolUseId"`
+	AgentType string `json:"agentType"`
+}
+
+// agentOfCall is the sub-agent the call callID started, by its meta file.
+func (rd *Reader) agentOfCall(callID string) string {
+	for id, m := range rd.Agents {
+		if m.ToolUseID == callID && callID != "" {
+			return id
+		}
+	}
+	return ""
 }
 
 // Read reads a transcript from r into sink, reporting malformed lines and
@@ -80,7 +103,7 @@ func ReadFile(path string, sink model.Sink, rep *model.Report) error {
 // at path (whose sub-agent transcripts are read from beside it).
 func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) error {
 	files := SubagentFiles(path)
-	rd := &Reader{Subagent: func(id string) (io.ReadCloser, string, error) {
+	rd := &Reader{Agents: subagentMetas(files), Subagent: func(id string) (io.ReadCloser, string, error) {
 		p, ok := files[id]
 		if !ok {
 			return nil, "", os.ErrNotExist
@@ -109,11 +132,29 @@ func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) err
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		if err := st.splice(id, ""); err != nil {
+		if err := st.splice(id, "", false); err != nil {
 			return err
 		}
 	}
 	return sink.End(h)
+}
+
+// subagentMetas reads the meta files beside the sub-agent transcripts
+// (agent-ID.meta.json, Claude Code 2.1 on); a file missing or unreadable
+// says nothing.
+func subagentMetas(files map[string]string) map[string]AgentMeta {
+	out := map[string]AgentMeta{}
+	for id, p := range files {
+		b, err := os.ReadFile(strings.TrimSuffix(p, ".jsonl") + ".meta.json")
+		if err != nil {
+			continue
+		}
+		var m AgentMeta
+		if json.Unmarshal(b, &m) == nil {
+			out[id] = m
+		}
+	}
+	return out
 }
 
 // SubagentFiles maps agent ids to the sub-agent transcripts found beside
@@ -534,27 +575,72 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 // is a Task result naming an agentId.
 func (st *state) emitSplicing(ev *model.Event) error {
 	if ev.Kind == model.KindToolResult && st.rd.Subagent != nil && st.depth == 0 {
+		var agentID string
+		background := false
 		if v, ok := ev.Extra.Get("toolUseResult"); ok {
-			var agentID string
 			jsonscan.Members(v, func(k, val []byte) error {
-				if string(k) == "agentId" {
+				switch string(k) {
+				case "agentId":
 					agentID, _ = jsonscan.String(val)
+				case "isAsync":
+					background, _ = jsonscan.Bool(val)
 				}
 				return nil
 			})
-			if agentID != "" && !st.rd.used[agentID] {
-				if err := st.splice(agentID, ev.Result.CallID); err != nil {
-					return err
-				}
+		}
+		if agentID == "" {
+			agentID = st.rd.agentOfCall(ev.Result.CallID)
+		}
+		if agentID != "" && !st.rd.used[agentID] {
+			if err := st.splice(agentID, ev.Result.CallID, background); err != nil {
+				return err
 			}
+		}
+	}
+	if ev.Kind == model.KindUser && st.depth == 0 && strings.HasPrefix(ev.Text, taskNotification) {
+		if err := st.notified(ev); err != nil {
+			return err
 		}
 	}
 	return st.emit(ev)
 }
 
+// taskNotification starts the user message by which Claude Code reports a
+// background task's end to the model (queued, then sent as a prompt).
+const taskNotification = "<task-notification>"
+
+// notified ends, before the task notification ev, the background
+// sub-agent it reports on: a done (or error) with its result as the
+// summary. A notification of a task that is no sub-agent spliced here
+// stays a user message only.
+func (st *state) notified(ev *model.Event) error {
+	tag := func(name string) string {
+		_, rest, ok := strings.Cut(ev.Text, "<"+name+">")
+		if !ok {
+			return ""
+		}
+		v, _, _ := strings.Cut(rest, "</"+name+">")
+		return strings.TrimSpace(v)
+	}
+	callID := tag("tool-use-id")
+	agentID, ok := st.rd.waiting[callID]
+	if !ok {
+		return nil
+	}
+	delete(st.rd.waiting, callID)
+	status := "done"
+	if s := tag("status"); s != "" && s != "completed" {
+		status = "error"
+	}
+	done := model.Event{Kind: model.KindSubagent, Time: ev.Time, Loc: ev.Loc, Sidechain: true,
+		Subagent: &model.Subagent{ID: callID, AgentID: agentID, Type: st.rd.Agents[agentID].AgentType, Status: status, Summary: tag("result")}}
+	return st.emit(&done)
+}
+
 // splice streams the sub-agent transcript agentID, framed by KindSubagent
-// start and done events.
-func (st *state) splice(agentID, callID string) error {
+// start and done events; a sub-agent run in the background (it reports
+// back by a task notification) is done at that notification instead.
+func (st *state) splice(agentID, callID string, background bool) error {
 	f, name, err := st.rd.Subagent(agentID)
 	if err != nil {
 		return nil // no transcript for it: nothing to splice
@@ -568,7 +654,8 @@ func (st *state) splice(agentID, callID string) error {
 	if id == "" {
 		id = agentID
 	}
-	start := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Status: "started"}, AgentID: agentID, Sidechain: true}
+	typ := st.rd.Agents[agentID].AgentType
+	start := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Type: typ, Status: "started"}, AgentID: agentID, Sidechain: true}
 	if err := st.emit(&start); err != nil {
 		return err
 	}
@@ -579,7 +666,14 @@ func (st *state) splice(agentID, callID string) error {
 	if err := sub.readStream(f, agentID); err != nil {
 		return err
 	}
-	done := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Status: "done"}, AgentID: agentID, Sidechain: true}
+	if background && callID != "" {
+		if st.rd.waiting == nil {
+			st.rd.waiting = map[string]string{}
+		}
+		st.rd.waiting[callID] = agentID
+		return nil
+	}
+	done := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Type: typ, Status: "done"}, AgentID: agentID, Sidechain: true}
 	return st.emit(&done)
 }
 
