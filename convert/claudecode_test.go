@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/claude/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/usage"
@@ -82,7 +83,8 @@ func claudeScenarios(t *testing.T) []claudeScenario {
 }
 
 // TestClaudeCodeRecordedReadsWhole: every transcript the pinned Claude Code
-// wrote reads with no record type the reader does not know; its rlog
+// wrote reads (its rlog and loss report are golden files in
+// testdata/claude-code/VERSION/) with no record type the reader does not know; its rlog
 // checks clean (no error, no warning); and the tokens its lines count by
 // the usage rule, as `rlog-ls stats` counts them, and the cost on its @end
 // are the CLI's own accounting, a compaction's call included. ccusage
@@ -109,6 +111,9 @@ func TestClaudeCodeRecordedReadsWhole(t *testing.T) {
 			if bytes.Contains(out.Bytes(), []byte("\n# attachment")) || bytes.Contains(out.Bytes(), []byte(": {\"")) {
 				t.Errorf("%s: a record written as JSON in a comment:\n%s", name, out.String())
 			}
+			// What the reader makes of it, to read (go test -update rewrites it).
+			golden(t, filepath.Join("testdata", "claude-code", records.Version, sc.name+"_"+strings.TrimSuffix(filepath.Base(p), ".jsonl")+".rlog"),
+				out.String()+"\n# loss report\n"+commentLines(rep.Text()))
 			tree := grammar.Parse(out.Bytes())
 			for _, f := range analysis.Check(tree, analysis.Config{}) {
 				if f.Severity <= analysis.Warning {

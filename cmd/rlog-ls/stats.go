@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -106,6 +107,9 @@ type sessionJSON struct {
 	Start      *time.Time     `json:"start"`
 	End        *time.Time     `json:"end"`
 	DurationMS *float64       `json:"duration_ms"`
+	// CostUSD is the session's cost as its @end states it: null when
+	// it states none.
+	CostUSD *float64 `json:"cost_usd"`
 	activityJSON
 	Tools      []toolJSON     `json:"tools"`
 	Phases     []phaseJSON    `json:"phases"`
@@ -119,6 +123,9 @@ type totalsJSON struct {
 	// DurationMS is the sum of the known durations: null when no session
 	// has one.
 	DurationMS *float64 `json:"duration_ms"`
+	// CostUSD is the sum of the costs stated: null when no session
+	// states one.
+	CostUSD *float64 `json:"cost_usd"`
 	activityJSON
 	Tools []toolJSON `json:"tools"`
 }
@@ -241,7 +248,7 @@ func sessionOf(path string, t *grammar.Tree) sessionRow {
 // header's id is id.
 func sessionRowOf(path, id string, s *analysis.Session) sessionRow {
 	j := sessionJSON{
-		File: path, ID: id, Counters: s.Counters,
+		File: path, ID: id, Counters: s.Counters, CostUSD: s.CostUSD,
 		activityJSON: activityJSON{Messages: s.Messages, ToolCalls: s.CallCount(), Errors: s.Errors, Unfinished: s.Unfinished,
 			Latency: latencyOf(s.Latency), APM: apmOf(s.APM)},
 		Tools: []toolJSON{}, Phases: []phaseJSON{}, Subagents: []subagentJSON{},
@@ -303,6 +310,9 @@ func (t *totals) add(r *sessionRow) {
 	t.j.Counters.Add(s.Counters)
 	if s.DurationMS != nil {
 		t.j.DurationMS = addMillis(t.j.DurationMS, *s.DurationMS)
+	}
+	if s.CostUSD != nil {
+		t.j.CostUSD = addMillis(t.j.CostUSD, *s.CostUSD)
 	}
 	t.j.Messages += s.Messages
 	t.j.ToolCalls += s.ToolCalls
@@ -411,6 +421,9 @@ func printSession(w io.Writer, s *sessionJSON) {
 	row("tokens", "%s in, %s out, %s cached, %s cache writes (%s, each counted once)",
 		analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut), analysis.GroupDigits(c.TokensCached),
 		analysis.GroupDigits(c.TokensCacheCreate), messages)
+	if s.CostUSD != nil {
+		row("cost", "$%s (as the session states it)", strconv.FormatFloat(*s.CostUSD, 'g', 6, 64))
+	}
 	row("APM", "%s", apmText(s.APM))
 	if g := s.LongestGap; g != nil {
 		row("longest pause", "%s, before line %d", durationText(g.DurationMS), g.Line)

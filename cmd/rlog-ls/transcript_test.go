@@ -11,8 +11,9 @@ import (
 // TestCommandsReadTranscripts: stats, report and check on a Claude Code
 // transcript read its rlog view (the reader's conversion), not the JSONL
 // as rlog text: for every transcript the pinned Claude Code wrote, stats'
-// tokens are the CLI's own accounting (the modelUsage of the session's
-// last run in results.json, a compaction's call included), check finds
+// tokens and cost are the CLI's own accounting (the modelUsage and
+// total_cost_usd of the session's last run in results.json, a
+// compaction's call included), check finds
 // no error or warning, and the report counts its messages and calls.
 func TestCommandsReadTranscripts(t *testing.T) {
 	results, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "claude-code", "*", "*", "results.json"))
@@ -24,7 +25,8 @@ func TestCommandsReadTranscripts(t *testing.T) {
 		var doc struct {
 			Steps []struct {
 				Output struct {
-					SessionID  string `json:"session_id"`
+					SessionID  string  `json:"session_id"`
+					TotalCost  float64 `json:"total_cost_usd"`
 					ModelUsage map[string]struct {
 						In          uint64 `json:"inputTokens"`
 						Out         uint64 `json:"outputTokens"`
@@ -39,12 +41,14 @@ func TestCommandsReadTranscripts(t *testing.T) {
 			t.Fatalf("%s: %v", res, err)
 		}
 		want := map[string][4]uint64{}
+		cost := map[string]float64{}
 		for _, st := range doc.Steps {
 			var c [4]uint64
 			for _, m := range st.Output.ModelUsage {
 				c[0], c[1], c[2], c[3] = c[0]+m.In, c[1]+m.Out, c[2]+m.Cached, c[3]+m.CacheCreate
 			}
 			want[st.Output.SessionID] = c // the last run's: the session's totals
+			cost[st.Output.SessionID] = st.Output.TotalCost
 		}
 		transcripts, _ := filepath.Glob(filepath.Join(dir, "claude", "projects", "*", "*.jsonl"))
 		for _, p := range transcripts {
@@ -62,6 +66,9 @@ func TestCommandsReadTranscripts(t *testing.T) {
 			id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
 			if got != want[id] {
 				t.Errorf("%s: stats tokens %v, the CLI's %v", name, got, want[id])
+			}
+			if got := st.Sessions[0].CostUSD; got == nil || *got != cost[id] {
+				t.Errorf("%s: stats cost %v, the CLI's %v", name, got, cost[id])
 			}
 			if st.Sessions[0].ID != id || st.Sessions[0].Messages == 0 {
 				t.Errorf("%s: stats session %q with %d messages", name, st.Sessions[0].ID, st.Sessions[0].Messages)
