@@ -120,6 +120,18 @@ func TestClaudeCodeRecordedReadsWhole(t *testing.T) {
 					t.Errorf("%s: rlog line %d: %s %s", name, f.Line+1, f.Code, f.Message)
 				}
 			}
+			// What the reader adds (@resume, the sub-agents' frames) is no
+			// loss of a Claude Code writer's.
+			var back bytes.Buffer
+			rep2, err := convert.ConvertFile(p, convert.Claude, convert.Claude, &back, convert.Options{Now: fixedNow})
+			if err != nil {
+				t.Fatalf("%s -> claude: %v", name, err)
+			}
+			for _, l := range rep2.Losses {
+				if strings.Contains(l.Detail, "lifecycle") || strings.Contains(l.Detail, "subagent") {
+					t.Errorf("%s -> claude: %s: %s", name, l.Kind, l.Detail)
+				}
+			}
 			id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
 			want, ok := sc.cli[id]
 			if !ok {

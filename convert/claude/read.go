@@ -28,8 +28,12 @@ const Name = "claude"
 // headerKeys are entry keys that describe the session rather than the
 // entry. They go to the Header from the first entry that has them; an entry
 // whose value differs keeps its own in Event.Extra.
-var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true, "gitBranch": true, "slug": true, "userType": true,
-	"entrypoint": true}
+var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true, "gitBranch": true, "slug": true, "userType": true}
+
+// sharedKeys are entry keys that say how the session was run: the first
+// entry's value is the header's too (Claude Code 2.1 writes entrypoint
+// on every entry), and each entry keeps its own.
+var sharedKeys = map[string]bool{"entrypoint": true}
 
 // Reader reads one transcript. Subagent, when set, opens the transcript of
 // a sub-agent by its agentId and names it (a path relative to the main
@@ -264,6 +268,13 @@ func (st *state) entry(line []byte, n int, agent string) error {
 				st.headerField(key, v, &e)
 				return nil
 			}
+			if sharedKeys[key] && st.depth == 0 {
+				if _, have := st.h.Extra.Get(key); !have {
+					if s, ok := st.ix.String(v); ok {
+						st.h.Extra.SetString(key, s)
+					}
+				}
+			}
 			e.extra = append(e.extra, model.Field{Key: key, Value: st.ix.Copy(v)})
 		}
 		return nil
@@ -294,6 +305,7 @@ func (st *state) entry(line []byte, n int, agent string) error {
 	if (e.typ == "user" || e.typ == "assistant" || e.typ == "system") && st.resumed() {
 		// The first record of a run after the end of an earlier one.
 		ev := model.Event{Kind: model.KindLifecycle, Name: "resume", Time: e.ts, Loc: loc}
+		ev.Extra.Set(readerMarkHint, []byte("true"))
 		if err := st.emit(&ev); err != nil {
 			return err
 		}
@@ -710,6 +722,11 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 	return nil
 }
 
+// readerMarkHint marks an event the reader makes of where records lie
+// (a resumed run's @resume): a Claude Code writer leaves it out, as the
+// records say it themselves.
+const readerMarkHint = "_reader_mark"
+
 // inlineSidechainHint marks the sub-agent events the reader makes around
 // inline sidechain entries: a Claude Code writer leaves them out, as
 // Claude Code has no record for them.
@@ -1087,6 +1104,10 @@ func parseTodos(v []byte) []model.Todo {
 // and bytes.
 const headLines, headBytes = 256, 8 << 20
 
+// forkedFromKey is the header field that names the session a session was
+// forked from (claude --resume ID --fork-session).
+const forkedFromKey = "forkedFrom"
+
 // sessionHead holds the first lines of the main transcript (up to
 // headLines and headBytes) until they name the session it holds (see
 // transcriptSession): release sets the header's id to it and hands the
@@ -1099,9 +1120,13 @@ type sessionHead struct {
 	tooLong func(n int, err error)
 	held    []heldLine
 	ids     []string
-	size    int
-	done    bool
-	err     error // an entry's, met releasing the head
+	// requested are the sessions the first assistant entries' requests
+	// were made in (requestSessionId): another session's, in a session
+	// forked from it (--fork-session copies its entries).
+	requested string
+	size      int
+	done      bool
+	err       error // an entry's, met releasing the head
 }
 
 // heldLine is a line of the head: a copy of its bytes, or the error of a
@@ -1129,9 +1154,14 @@ func (hd *sessionHead) line(line []byte, n int) error {
 	hd.size += len(line)
 	hd.held = append(hd.held, heldLine{line: line, n: n})
 	jsonscan.Object(line, func(k, v []byte) error {
-		if string(k) == "sessionId" {
+		switch string(k) {
+		case "sessionId":
 			if id, ok := jsonscan.String(v); ok && id != "" {
 				hd.ids = append(hd.ids, id)
+			}
+		case "requestSessionId":
+			if id, ok := jsonscan.String(v); ok && id != "" && hd.requested == "" {
+				hd.requested = id
 			}
 		}
 		return nil
@@ -1164,6 +1194,10 @@ func (hd *sessionHead) release() error {
 			st.seen = map[string]bool{}
 		}
 		st.seen["sessionId"] = true
+		if hd.requested != "" && hd.requested != id {
+			// Its first entries are copies of the session it forks.
+			st.h.Extra.SetString(forkedFromKey, hd.requested)
+		}
 	}
 	held := hd.held
 	hd.held, hd.ids = nil, nil
