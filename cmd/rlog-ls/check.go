@@ -306,6 +306,9 @@ func githubProperty(s string) string {
 // stdinName. A folder without any .rlog file is an error (a mistyped path
 // in CI must not pass as "nothing to check").
 func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
+	// stats takes the sessions of a folder in every format it reads too
+	// (a Claude Code projects folder), each read as its rlog view.
+	sessions := cmd == "stats"
 	var out []string
 	failed := false
 	for _, arg := range args {
@@ -330,7 +333,10 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 				failed = true
 				return nil
 			}
-			if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".rlog") {
+			if d.IsDir() && sessions && (d.Name() == "subagents" || d.Name() == "tool-results") {
+				return filepath.SkipDir // a Claude Code session's own files, read with it
+			}
+			if !d.IsDir() && (strings.EqualFold(filepath.Ext(p), ".rlog") || sessions && isSession(p)) {
 				out = append(out, p)
 			}
 			return nil
@@ -338,12 +344,27 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 		if err != nil {
 			failed = true
 		}
-		if len(out) == before {
+		if len(out) == before && sessions {
+			fmt.Fprintf(stderr, "rlog-ls %s: %s: no .rlog files or sessions in this folder\n", cmd, arg)
+			failed = true
+		} else if len(out) == before {
 			fmt.Fprintf(stderr, "rlog-ls %s: %s: no .rlog files in this folder\n", cmd, arg)
 			failed = true
 		}
 	}
 	return out, failed
+}
+
+// isSession reports whether the file at path, not rlog, is a session
+// rlog-ls reads (.jsonl and .json files only: a folder's other files are
+// not looked at).
+func isSession(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	if ext != ".jsonl" && ext != ".json" || strings.HasSuffix(p, ".meta.json") {
+		return false
+	}
+	_, ok := sessionFormat(p)
+	return ok
 }
 
 // readInputs returns how command cmd (check, stats) opens its files: from

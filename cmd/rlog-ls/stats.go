@@ -28,13 +28,16 @@ latency_ms=), subagents, pauses, and APM, the autopilot's actions per minute:
 
 A session file in another format rlog-ls reads (a Claude Code transcript,
 an ATIF trajectory ...) is read as its rlog view, the text rlog-ls convert
---to rlog writes, with the file as its companion. One file gives its details; several files, or a folder (its .rlog files,
-recursively), give one row per session and the totals; - (or /dev/stdin)
-reads standard input. --format json prints one document, described field by
-field in docs/stats.md.
+--to rlog writes, with the file as its companion. One file gives its
+details; several files, or a folder (its .rlog files and the .jsonl and
+.json sessions rlog-ls reads, recursively: a Claude Code projects folder,
+each session with its sub-agents), give one row per session and the
+totals; - (or /dev/stdin) reads standard input. --format json prints one
+document, described field by field in docs/stats.md.
 
 Exit status: 0, or 2 when a path cannot be read, a folder holds no .rlog
-file, or a file is not rlog text (the others are still reported).`
+file or session, or a file is not rlog text (the others are still
+reported).`
 
 func statsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := newCommand("stats", statsUsage, statsAbout)

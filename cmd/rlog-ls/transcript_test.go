@@ -88,3 +88,22 @@ func TestCommandsReadTranscripts(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsOfAProjectsFolder: stats on a Claude Code projects folder has
+// one row per session; the sub-agents' transcripts (SESSION/subagents/)
+// are read with their session, not as sessions of their own.
+func TestStatsOfAProjectsFolder(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "agents", "claude-code", "2.1.328", "subagent", "claude", "projects")
+	stdout, stderr, code := runCLI(t, "stats", "--format", "json", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var st statsDoc
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Sessions) != 1 || st.Sessions[0].ID != "8d6b59c6-27db-4aed-8b2b-f2f27d16e2de" || len(st.Sessions[0].Subagents) != 1 ||
+		st.Totals.Counters.TokensOut != 110 {
+		t.Errorf("sessions %d, totals %+v", len(st.Sessions), st.Totals.Counters)
+	}
+}
