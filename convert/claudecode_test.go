@@ -13,6 +13,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/claude/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 
@@ -20,21 +21,14 @@ import (
 // producer harness (docs/producers.md).
 const claudeRecorded = "../testdata/agents/claude-code/2.1.328"
 
-// cliAccounting is what Claude Code itself says a session used: the
-// modelUsage and total_cost_usd of the JSON result of the last run of the
-// session (its cost-state: the session's running totals, earlier runs
-// and a compaction's own call included).
-type cliAccounting struct {
-	tokens usage.Counts
-	cost   float64
-}
-
 // claudeScenario is one recorded scenario: its main transcripts (a
-// fork is a transcript of its own) and the CLI's accounting by session.
+// fork is a transcript of its own), the CLI's accounting by session and
+// ccusage's.
 type claudeScenario struct {
 	name        string
 	transcripts []string
-	cli         map[string]cliAccounting
+	cli         map[string]claudecode.Accounting
+	ccusage     map[string]usage.Counts
 }
 
 func claudeScenarios(t *testing.T) []claudeScenario {
@@ -46,36 +40,29 @@ func claudeScenarios(t *testing.T) []claudeScenario {
 	var out []claudeScenario
 	for _, res := range dirs {
 		dir := filepath.Dir(res)
-		sc := claudeScenario{name: filepath.Base(dir), cli: map[string]cliAccounting{}}
+		sc := claudeScenario{name: filepath.Base(dir), ccusage: map[string]usage.Counts{}}
 		sc.transcripts, _ = filepath.Glob(filepath.Join(dir, "claude", "projects", "*", "*.jsonl"))
-		var doc struct {
-			Steps []struct {
-				Output struct {
-					SessionID  string  `json:"session_id"`
-					TotalCost  float64 `json:"total_cost_usd"`
-					ModelUsage map[string]struct {
-						In          uint64 `json:"inputTokens"`
-						Out         uint64 `json:"outputTokens"`
-						Cached      uint64 `json:"cacheReadInputTokens"`
-						CacheCreate uint64 `json:"cacheCreationInputTokens"`
-					} `json:"modelUsage"`
-				} `json:"output"`
-			} `json:"steps"`
+		if sc.cli, err = claudecode.ReadAccounting(dir); err != nil {
+			t.Fatal(err)
 		}
-		b, err := os.ReadFile(res)
+		var cc struct {
+			Sessions []struct {
+				SessionID   string `json:"sessionId"`
+				In          uint64 `json:"inputTokens"`
+				Out         uint64 `json:"outputTokens"`
+				Cached      uint64 `json:"cacheReadTokens"`
+				CacheCreate uint64 `json:"cacheCreationTokens"`
+			} `json:"sessions"`
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "ccusage.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal(b, &doc); err != nil {
-			t.Fatalf("%s: %v", res, err)
+		if err := json.Unmarshal(b, &cc); err != nil {
+			t.Fatal(err)
 		}
-		for _, st := range doc.Steps {
-			var a cliAccounting
-			for _, m := range st.Output.ModelUsage {
-				a.tokens = a.tokens.Add(usage.Counts{In: m.In, Out: m.Out, Cached: m.Cached, CacheCreate: m.CacheCreate})
-			}
-			a.cost = st.Output.TotalCost
-			sc.cli[st.Output.SessionID] = a // the last run's: the session's running totals
+		for _, s := range cc.Sessions {
+			sc.ccusage[s.SessionID] = usage.Counts{In: s.In, Out: s.Out, Cached: s.Cached, CacheCreate: s.CacheCreate}
 		}
 		out = append(out, sc)
 	}
@@ -84,13 +71,16 @@ func claudeScenarios(t *testing.T) []claudeScenario {
 
 // TestClaudeCodeRecordedReadsWhole: every transcript the pinned Claude Code
 // wrote reads (its rlog and loss report are golden files in
-// testdata/claude-code/VERSION/) with no record type the reader does not know; its rlog
-// checks clean (no error, no warning); and the tokens its lines count by
-// the usage rule, as `rlog-ls stats` counts them, and the cost on its @end
-// are the CLI's own accounting, a compaction's call included. ccusage
-// (ccusage.json) agrees where the session is its own: it counts no
-// compaction (its calls have no assistant record), and a forked session's
-// copied messages once, for the session they were first written in.
+// testdata/claude-code/VERSION/) with no record type the reader does not
+// know and no JSON in a comment; its rlog checks clean (no error, no
+// warning); the tokens its lines count by the usage rule, as `rlog-ls
+// stats` counts them, and the cost on its @end are the CLI's own
+// accounting (results.json), a compaction's call included; ccusage
+// (ccusage.json) counts that less what it cannot see: a compaction's call
+// (no assistant record has it) and, in a forked session, the copies of
+// its parent's messages (counted once in a projects folder, for the
+// parent). A Claude Code export of it reports no loss of what the reader
+// added (@resume, the sub-agents' frames).
 func TestClaudeCodeRecordedReadsWhole(t *testing.T) {
 	for _, sc := range claudeScenarios(t) {
 		if len(sc.transcripts) == 0 {
@@ -138,14 +128,46 @@ func TestClaudeCodeRecordedReadsWhole(t *testing.T) {
 				t.Errorf("%s: no run of session %s in results.json", name, id)
 				continue
 			}
-			if got := statsTokens(out.Bytes()); got != want.tokens {
-				t.Errorf("%s: stats counts %+v tokens, the CLI %+v", name, got, want.tokens)
+			cli := usage.Counts{In: want.In, Out: want.Out, Cached: want.Cached, CacheCreate: want.CacheCreate}
+			if got := statsTokens(out.Bytes()); got != cli {
+				t.Errorf("%s: stats counts %+v tokens, the CLI %+v", name, got, cli)
 			}
-			if !strings.Contains(out.String(), " cost_usd="+formatCost(want.cost)+" ") {
-				t.Errorf("%s: @end has not the CLI's cost %v", name, want.cost)
+			if !strings.Contains(out.String(), " cost_usd="+formatCost(want.CostUSD)+" ") {
+				t.Errorf("%s: @end has not the CLI's cost %v", name, want.CostUSD)
+			}
+			// ccusage counts assistant records: not a compaction's call
+			// (on the @compact lines), and a message of a projects folder
+			// once, for the first session it is in: a fork's copies of
+			// its parent's messages are its parent's.
+			expect := cli
+			for _, c := range compactionTokens(tree) {
+				expect = sub(expect, c)
+			}
+			if parent, ok := tree.Header().Get("forkedFrom"); ok {
+				p := sc.cli[parent]
+				expect = sub(expect, usage.Counts{In: p.In, Out: p.Out, Cached: p.Cached, CacheCreate: p.CacheCreate})
+			}
+			if got := sc.ccusage[id]; got != expect {
+				t.Errorf("%s: ccusage counts %+v, want the CLI's less what it cannot see, %+v", name, got, expect)
 			}
 		}
 	}
+}
+
+// compactionTokens are the usage on a log's @compact lines.
+func compactionTokens(t *grammar.Tree) []usage.Counts {
+	var out []usage.Counts
+	for u := range t.Usage() {
+		l := t.Line(u.Line)
+		if l.Kind == grammar.Lifecycle && bytes.HasPrefix(t.Slice(l.Content, l.TrimEnd), []byte(grammar.VerbCompact)) {
+			out = append(out, usage.Counts{In: u.In, Out: u.Out, Cached: u.Cached, CacheCreate: u.CacheCreate})
+		}
+	}
+	return out
+}
+
+func sub(a, b usage.Counts) usage.Counts {
+	return usage.Counts{In: a.In - b.In, Out: a.Out - b.Out, Cached: a.Cached - b.Cached, CacheCreate: a.CacheCreate - b.CacheCreate}
 }
 
 func formatCost(f float64) string {

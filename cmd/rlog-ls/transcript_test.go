@@ -2,10 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
 )
 
 // TestCommandsReadTranscripts: stats, report and check on a Claude Code
@@ -22,33 +23,9 @@ func TestCommandsReadTranscripts(t *testing.T) {
 	}
 	for _, res := range results {
 		dir := filepath.Dir(res)
-		var doc struct {
-			Steps []struct {
-				Output struct {
-					SessionID  string  `json:"session_id"`
-					TotalCost  float64 `json:"total_cost_usd"`
-					ModelUsage map[string]struct {
-						In          uint64 `json:"inputTokens"`
-						Out         uint64 `json:"outputTokens"`
-						Cached      uint64 `json:"cacheReadInputTokens"`
-						CacheCreate uint64 `json:"cacheCreationInputTokens"`
-					} `json:"modelUsage"`
-				} `json:"output"`
-			} `json:"steps"`
-		}
-		b, err := os.ReadFile(res)
-		if err != nil || json.Unmarshal(b, &doc) != nil {
-			t.Fatalf("%s: %v", res, err)
-		}
-		want := map[string][4]uint64{}
-		cost := map[string]float64{}
-		for _, st := range doc.Steps {
-			var c [4]uint64
-			for _, m := range st.Output.ModelUsage {
-				c[0], c[1], c[2], c[3] = c[0]+m.In, c[1]+m.Out, c[2]+m.Cached, c[3]+m.CacheCreate
-			}
-			want[st.Output.SessionID] = c // the last run's: the session's totals
-			cost[st.Output.SessionID] = st.Output.TotalCost
+		cli, err := claudecode.ReadAccounting(dir)
+		if err != nil {
+			t.Fatal(err)
 		}
 		transcripts, _ := filepath.Glob(filepath.Join(dir, "claude", "projects", "*", "*.jsonl"))
 		for _, p := range transcripts {
@@ -64,11 +41,11 @@ func TestCommandsReadTranscripts(t *testing.T) {
 			c := st.Sessions[0].Counters
 			got := [4]uint64{c.TokensIn, c.TokensOut, c.TokensCached, c.TokensCacheCreate}
 			id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
-			if got != want[id] {
-				t.Errorf("%s: stats tokens %v, the CLI's %v", name, got, want[id])
+			if want := cli[id]; got != [4]uint64{want.In, want.Out, want.Cached, want.CacheCreate} {
+				t.Errorf("%s: stats tokens %v, the CLI's %+v", name, got, want)
 			}
-			if got := st.Sessions[0].CostUSD; got == nil || *got != cost[id] {
-				t.Errorf("%s: stats cost %v, the CLI's %v", name, got, cost[id])
+			if got := st.Sessions[0].CostUSD; got == nil || *got != cli[id].CostUSD {
+				t.Errorf("%s: stats cost %v, the CLI's %v", name, got, cli[id].CostUSD)
 			}
 			if st.Sessions[0].ID != id || st.Sessions[0].Messages == 0 {
 				t.Errorf("%s: stats session %q with %d messages", name, st.Sessions[0].ID, st.Sessions[0].Messages)
