@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
@@ -78,5 +79,55 @@ func TestBackgroundSubagent(t *testing.T) {
 			done.Status != "done" || done.ID != "toolu_sub_agent" || done.Summary != "The folder is at version 1.4.2." {
 			t.Errorf("%s: start %+v, done %+v", name, start, done)
 		}
+	}
+}
+
+// TestCompactionUsageReadAhead: a compaction's own model call, which no
+// assistant record shows, is its run's cost-state less the run's records:
+// read from a file, it is on the compaction (Claude Code's totals are
+// then the records' sum); read once (standard input), it cannot be, and
+// the loss report says so.
+func TestCompactionUsageReadAhead(t *testing.T) {
+	m, _ := filepath.Glob("../../testdata/agents/claude-code/2.1.328/compaction/claude/projects/*/*.jsonl")
+	if len(m) != 1 {
+		t.Fatalf("the recorded compaction scenario: %v", m)
+	}
+	var fromFile model.Collector
+	if err := claude.ReadFile(m[0], &fromFile, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var compactions []model.Usage
+	var l model.Ledger
+	for i := range fromFile.Session.Events {
+		e := &fromFile.Session.Events[i]
+		l.Add(e)
+		if e.Kind == model.KindCompaction && e.Usage != nil {
+			compactions = append(compactions, *e.Usage)
+		}
+	}
+	want := model.Usage{Input: 7, Output: 37, CacheRead: 4100}
+	if len(compactions) != 2 || compactions[0] != want || compactions[1] != want {
+		t.Errorf("the compactions' usage %+v, want two of %+v", compactions, want)
+	}
+	if h := fromFile.Session.Header; h.Totals == nil || *h.Totals != l.Total() || h.CostUSD == nil || *h.CostUSD != 0.21729600000000004 {
+		t.Errorf("totals %+v (the events count %+v), cost %v", h.Totals, l.Total(), h.CostUSD)
+	}
+	f, err := os.Open(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var once model.Collector
+	rep := &model.Report{}
+	if err := claude.Read(f, &once, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range once.Session.Events {
+		if e.Kind == model.KindCompaction && e.Usage != nil {
+			t.Errorf("a compaction with usage %+v from standard input", e.Usage)
+		}
+	}
+	if !strings.Contains(rep.Text(), "usage of model calls no assistant record shows") {
+		t.Errorf("the loss report does not say what was not counted:\n%s", rep.Text())
 	}
 }
