@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -948,6 +949,32 @@ func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
 	}
 	wr.meta(l, e, usage)
 	wr.emit(l, cont)
+	if !wr.same {
+		if path, size, ok := persistedOutput(e.Result.Content); ok {
+			// The whole output is in a file of its own: the line says
+			// where, as the preview the model saw does.
+			wr.writeLine("# saved: ", sanitize(path), " (", sanitize(size), ")")
+			wr.rep.Lose(model.LossSynthesized, "comment", "a # saved: comment after the o: line of an output the agent kept in a file of its own (Claude Code's persisted output), naming the file", e.Loc)
+		}
+	}
+}
+
+// persistedRE is the start of a tool output Claude Code kept in a file of
+// its own (SESSION/tool-results/ID.txt): the model sees a preview, which
+// names the file.
+var persistedRE = regexp.MustCompile(`^<persisted-output>\s*Output too large \(([^)\n]*)\)\. Full output saved to: (\S+)`)
+
+// persistedOutput is the file and size a persisted output's preview
+// names.
+func persistedOutput(content string) (path, size string, ok bool) {
+	if !strings.HasPrefix(content, "<persisted-output>") {
+		return "", "", false
+	}
+	m := persistedRE.FindStringSubmatch(content)
+	if m == nil {
+		return "", "", false
+	}
+	return m[2], m[1], true
 }
 
 func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
