@@ -62,6 +62,9 @@ func TestCommandsReadTranscripts(t *testing.T) {
 			if !strings.Contains(stdout, id) || strings.Contains(stdout, "unknown line format") {
 				t.Errorf("%s: the report is not of the session's rlog view", name)
 			}
+			if cost, _ := json.Marshal(cli[id].CostUSD); !strings.Contains(stdout, `"cost_usd":`+string(cost)) {
+				t.Errorf("%s: the report has not the CLI's cost %s", name, cost)
+			}
 		}
 	}
 }
