@@ -260,6 +260,10 @@ func referenceTimestamp(b []byte) (valid, ok bool) {
 	return num(11, 2) < 24 && num(14, 2) < 60 && num(17, 2) < 60, true
 }
 
+// Timestamp reads a timestamp as the session numbers read ts= values
+// (timestampValue), for the exports that place events in time.
+func Timestamp(s string) (time.Time, bool) { return timestampValue([]byte(s)) }
+
 // timestampValue reads a ts= value ValidTimestamp accepts: the reference
 // form (UTC, the Z optional) directly from the bytes, anything else as RFC
 // 3339.

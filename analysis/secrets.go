@@ -1280,9 +1280,20 @@ func RedactionSummary(matches []SecretMatch) string {
 		}
 		return strings.Compare(a, b)
 	})
-	parts := make([]string, len(kinds))
+	// The most frequent kinds only: a file can hold hundreds of kinds,
+	// and the summary is one line.
+	const shown = 8
+	parts := make([]string, 0, min(len(kinds), shown)+1)
+	rest := 0
 	for i, k := range kinds {
-		parts[i] = strconv.Itoa(counts[k]) + " " + k
+		if i < shown {
+			parts = append(parts, strconv.Itoa(counts[k])+" "+k)
+		} else {
+			rest += counts[k]
+		}
+	}
+	if rest > 0 {
+		parts = append(parts, strconv.Itoa(rest)+" of "+plural(len(kinds)-shown, "other kind"))
 	}
 	return plural(len(matches), "value") + " redacted (" + strings.Join(parts, ", ") + ")"
 }

@@ -387,6 +387,16 @@ func TestRedactionSummary(t *testing.T) {
 	if got, want := RedactionSummary(ms[:1]), "1 value redacted (1 password)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	// A summary is one line: the eight most frequent kinds, then the rest.
+	var many []SecretMatch
+	for k := range 12 {
+		for range 12 - k {
+			many = append(many, SecretMatch{Kind: fmt.Sprintf("kind%02d", k)})
+		}
+	}
+	if got, want := RedactionSummary(many), "78 values redacted (12 kind00, 11 kind01, 10 kind02, 9 kind03, 8 kind04, 7 kind05, 6 kind06, 5 kind07, 10 of 4 other kinds)"; got != want {
+		t.Errorf("summary of many kinds: %q, want %q", got, want)
+	}
 }
 
 // Every vendor shape of the table is found where it stands in a line,
@@ -492,16 +502,24 @@ func TestRedactToEqualsWhole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := planted
-	want, wantValues, _ := redactWhole(src)
-	// A piece's end falls on each line of the private key over several
-	// lines (and a few others): its first line is where it must move.
-	pem := bytes.Index(src, []byte("-----BEGIN RSA PRIVATE KEY-----"))
+	// The planted lines around the private key over several lines (the
+	// whole file takes a second to redact): piece ends fall on each of
+	// its lines, where a piece must be moved past it, and on a few
+	// others.
+	pem := bytes.Index(planted, []byte("-----BEGIN RSA PRIVATE KEY-----"))
 	if pem < 0 {
 		t.Fatal("the planted secrets have no private key over several lines")
 	}
-	ends := []int{1, len(src) / 3, len(src) / 2}
-	for i := pem - 200; i < pem+1200 && i < len(src); i += 90 {
+	from := bytes.LastIndexByte(planted[:max(0, pem-1500)], '\n') + 1
+	to := lineEndAfter(planted, pem+2500)
+	src := planted[from:to]
+	pem -= from
+	want, wantValues, _ := redactWhole(src)
+	if len(wantValues) < 4 {
+		t.Fatalf("only %d values around the private key", len(wantValues))
+	}
+	ends := []int{1, len(src) / 3}
+	for i := pem - 100; i < pem+1000; i += 60 {
 		ends = append(ends, i)
 	}
 	for _, piece := range ends {

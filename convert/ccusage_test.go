@@ -239,15 +239,7 @@ func TestCcusageCountsEveryExport(t *testing.T) {
 		if in.format != convert.Claude && len(skips) > 0 {
 			t.Errorf("%s (%s): %d lines with usage not counted, first %v", filepath.Base(in.path), in.format, len(skips), skips[0])
 		}
-		f, err := os.Open(in.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, _, err := convert.Read(f, in.format)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := readSourceSession(t, in.path, in.format)
 		// Sources whose responses have ids: each counted once. (Without
 		// ids, as in trajectory JSON, the writer groups a response's steps
 		// by their usage; the model's ledger counts each step.)

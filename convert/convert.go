@@ -63,7 +63,7 @@ const (
 	MiniSWE    Format = miniswe.Name
 	// ReplayBundle is the replay viewer's document, not REPLAY.jsonl.
 	ReplayBundle Format = replaybundle.Name
-	// Codex and Gemini are detected, with no reader yet.
+	// Codex CLI rollouts and Gemini CLI sessions are read only.
 	Codex  Format = codex.Name
 	Gemini Format = gemini.Name
 )
@@ -231,12 +231,16 @@ var formats = []FormatInfo{
 	},
 	{
 		Name: Codex, Description: "Codex CLI rollout", JSON: true,
-		Names:  []string{"rollout-*.jsonl"},
-		Detect: codex.Detect,
+		Names:     []string{"rollout-*.jsonl"},
+		Detect:    codex.Detect,
+		Read:      codex.Read,
+		ReadNamed: codex.ReadNamed,
 	},
 	{
 		Name: Gemini, Description: "Gemini CLI session", JSON: true,
-		Detect: gemini.Detect,
+		Detect:    gemini.Detect,
+		Read:      gemini.Read,
+		ReadNamed: gemini.ReadNamed,
 	},
 }
 

@@ -37,6 +37,11 @@ var fixtures = []struct {
 	{"session-replay.json", convert.ReplayBundle},
 	{"trajectory.prophet.json", convert.Prophet},
 	{"mini-swe-agent.traj.json", convert.MiniSWE},
+	{"codex/rollout-2026-11-20T08-00-00-019a5e21-3c40-7d11-9a2b-5f0c1e2d3a4b.jsonl", convert.Codex},
+	{"codex/rollout-2026-11-20T08-00-20-019a5e21-4d10-7cc2-8e33-2f3a4b5c6d7e.jsonl", convert.Codex},
+	{"gemini/session-2026-01-02T03-04-5e55f1c0.jsonl", convert.Gemini},
+	{"gemini/5e55f1c0-2a4b-4c6d-8e0f-a1b2c3d4e5f6/c41d0a9e-7b3f-4e21-9d5c-0f6e8a2b4c71.jsonl", convert.Gemini},
+	{"gemini/session-2025-12-01T09-00-7a1e0c2b.json", convert.Gemini},
 }
 
 func fixture(name string) string {

@@ -167,9 +167,26 @@ func FuzzReadMiniSWE(f *testing.F) {
 		`{"info":{"exit_status":"Submitted"},"messages":[{"role":"user","content":"u"},{"role":"assistant","content":"THOUGHT\n`+"```bash\\nls\\n```"+`"}],"trajectory_format":"mini-swe-agent-1"}`)
 }
 
+// FuzzReadCodex: seeds are the fixtures and what Codex CLI wrote in the
+// producer harness (testdata/agents/codex), each cut to 32 KB.
+func FuzzReadCodex(f *testing.F) {
+	paths, _ := filepath.Glob(fixture("codex/*.jsonl"))
+	recorded, _ := filepath.Glob("../testdata/agents/codex/*/*/codex-home/sessions/*/*/*/rollout-*.jsonl")
+	for _, p := range append(paths, recorded...) {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data[:min(len(data), 32<<10)])
+		}
+	}
+	fuzzReader(f, convert.Codex, "codex", ".jsonl",
+		`{"timestamp":"t","type":"session_meta","payload":{"id":"T","source":{"subagent":{"thread_spawn":{}}}}}`+"\n"+
+			`{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"f","arguments":"{}","call_id":"c"}}`+"\n"+
+			`{"timestamp":"t","type":"token_usage_record","payload":{"thread_id":"T","response_id":"r","usage":{"input_tokens":5,"cached_input_tokens":9}}}`+"\n"+
+			`{"timestamp":"t","type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`+"\n")
+}
+
 // Detection of any name and any first bytes answers a format of the table
 // or an error; a format it answers without a reader is one rlog-ls
-// detects to say it cannot read it yet (Codex, Gemini).
+// detects to say it cannot read it yet (Codex).
 func FuzzDetect(f *testing.F) {
 	f.Add("x.jsonl", []byte(`{"type":"user"}`))
 	f.Add("trajectory.json", []byte(`{"schema_version":"ATIF-v1.6"}`))
@@ -181,9 +198,26 @@ func FuzzDetect(f *testing.F) {
 		format, err := convert.Detect(name, head)
 		if err == nil {
 			fi, ok := convert.Lookup(format)
-			if !ok || !fi.CanRead() && format != convert.Codex && format != convert.Gemini {
+			if !ok || !fi.CanRead() && format != convert.Codex {
 				t.Fatalf("detected %q, which cannot be read", format)
 			}
 		}
 	})
+}
+
+// FuzzReadGemini: Gemini CLI sessions, both forms; seeds from the fixtures
+// (cut to 32 KB).
+func FuzzReadGemini(f *testing.F) {
+	for _, p := range []string{"gemini/session-2026-01-02T03-04-5e55f1c0.jsonl", "gemini/session-2025-12-01T09-00-7a1e0c2b.json"} {
+		data, err := os.ReadFile(fixture(p))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data[:min(len(data), 32<<10)])
+	}
+	fuzzReader(f, convert.Gemini, "gemini-cli", ".jsonl",
+		`{"sessionId":"s","projectHash":"p","startTime":"2026-01-01T00:00:00Z","kind":"main"}`+"\n"+
+			`{"id":"g","timestamp":"t","type":"gemini","content":"","tokens":{"input":9,"output":1,"cached":2},"toolCalls":[{"id":"c","name":"n","args":{},"status":"success","result":[{"functionResponse":{"id":"c","name":"n","response":{"output":"x"}}}]}]}`+"\n"+
+			`{"$set":{"messages":[{"id":"s","type":"user","content":[{"text":"<state_snapshot>s</state_snapshot>"}]}],"sessionId":"s"}}`+"\n",
+		"{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"p\",\n  \"messages\": [{\"id\": \"m\", \"type\": \"gemini\", \"content\": \"a\", \"toolCalls\": [{\"id\": \"c\", \"agentId\": \"../x\"}]}]\n}\n")
 }

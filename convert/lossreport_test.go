@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/claude"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
 )
@@ -77,18 +76,19 @@ var knownFalseLosses = map[string]bool{}
 func readSourceSession(t *testing.T, path string, from convert.Format) *convert.Session {
 	t.Helper()
 	var c model.Collector
-	if from == convert.Claude {
-		// With its sub-agent transcripts, as ConvertFile reads it.
-		if err := claude.ReadFile(path, &c, &model.Report{}); err != nil {
-			t.Fatal(err)
-		}
-		return &c.Session
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	if fi, _ := convert.Lookup(from); fi.ReadNamed != nil {
+		// With what lies beside it (Claude Code's sub-agent transcripts,
+		// Codex's sub-agent rollouts), as ConvertFile reads it.
+		if err := fi.ReadNamed(f, path, &c, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		return &c.Session
+	}
 	s, _, err := convert.Read(f, from)
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,10 @@ package convert
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"testing"
 
@@ -50,5 +52,29 @@ func TestRunChecksTheOutput(t *testing.T) {
 	if n <= maxCheckFindings || len(res.Check.List) != maxCheckFindings || res.Check.Extra != n-maxCheckFindings ||
 		len(p) != maxCheckFindings+1 || p[len(p)-1] != fmt.Sprintf("%d more", n-maxCheckFindings) {
 		t.Errorf("%d lines written; check kept %d and counted %d more; problems %q", n, len(res.Check.List), res.Check.Extra, p)
+	}
+}
+
+// TestPrepareRefusesAFormatWithoutReader: a file recognised as a format
+// rlog-ls has no reader for is refused as that format (every agent's
+// format has a reader now; this one is made up).
+func TestPrepareRefusesAFormatWithoutReader(t *testing.T) {
+	saved := formats
+	t.Cleanup(func() { formats = saved })
+	toy := FormatInfo{Name: "toy", Description: "toy session JSONL", JSON: true,
+		Detect: func(h *Head) model.Evidence {
+			if h.Has("toy_version") {
+				return model.Certain
+			}
+			return model.NoEvidence
+		}}
+	formats = append(slices.Clone(saved), toy)
+	path := t.TempDir() + "/s.jsonl"
+	if err := os.WriteFile(path, []byte(`{"toy_version":1,"turn":"hi"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Prepare(Job{Source: Source{Path: path}, To: Rlog})
+	if want := "s.jsonl is a toy session JSONL (toy): no reader yet"; !errors.Is(err, ErrNoReader) || err.Error() != want {
+		t.Errorf("%v, want %q", err, want)
 	}
 }

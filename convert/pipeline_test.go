@@ -2,7 +2,6 @@ package convert_test
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,7 +14,7 @@ import (
 // TestPipelineRefuses: a job is refused, before anything is read past the
 // input's head, for a target rlog-ls does not write, options that do not
 // fit it, an input that is not there or is a folder, a --from that does
-// not fit, and a format it has no reader for.
+// not fit (a format without a reader: TestPrepareRefusesAFormatWithoutReader).
 func TestPipelineRefuses(t *testing.T) {
 	dir := t.TempDir()
 	rlog := fixture("session.rlog")
@@ -31,31 +30,12 @@ func TestPipelineRefuses(t *testing.T) {
 		{convert.Job{Source: convert.Source{Path: filepath.Join(dir, "missing.rlog")}, To: convert.ATIF}, "no such file"},
 		{convert.Job{Source: convert.Source{Path: dir}, To: convert.ATIF}, "is a folder"},
 		{convert.Job{Source: convert.Source{Path: rlog}, From: "nope", To: convert.ATIF}, `cannot read "nope"`},
-		{convert.Job{Source: convert.Source{Path: rlog}, From: convert.Codex, To: convert.ATIF}, `cannot read "codex"`},
+		{convert.Job{Source: convert.Source{Path: rlog}, From: convert.Gemini, To: convert.ATIF}, "--from gemini does not fit session.rlog, which is rlog"},
 		{convert.Job{Source: convert.Source{Path: atifDoc}, From: convert.Trajectory, To: convert.Rlog}, "--from trajectory does not fit atif-1.6.atif.json, which is atif"},
 		{convert.Job{Source: convert.Source{Bytes: []byte(`{"a":1}`), Name: "x.json"}, To: convert.Rlog}, "JSON of no known shape"},
 	} {
 		if _, err := convert.Prepare(c.job); err == nil || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("Prepare(%+v) = %v, want an error saying %q", c.job, err, c.says)
-		}
-	}
-}
-
-// TestPipelineNoReaderYet: a Codex CLI rollout and a Gemini CLI session
-// are recognised and refused as such, not taken for another format.
-func TestPipelineNoReaderYet(t *testing.T) {
-	says := map[convert.Format]string{
-		convert.Codex:  "is a Codex CLI rollout (codex): no reader yet",
-		convert.Gemini: "is a Gemini CLI session (gemini): no reader yet",
-	}
-	for _, in := range agentTranscripts(t) {
-		want, ok := says[in.format]
-		if !ok {
-			continue
-		}
-		_, err := convert.Prepare(convert.Job{Source: convert.Source{Path: in.path}, To: convert.Rlog})
-		if !errors.Is(err, convert.ErrNoReader) || err.Error() != filepath.Base(in.path)+" "+want {
-			t.Errorf("%s: %v, want %q", in.path, err, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package convert_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,9 +15,11 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/convert/otlp"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 	"github.com/rlog-ls/rlog-ls/usage"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
 // streamedSnapshots is the issue's log: message m1's usage written twice,
@@ -85,7 +88,8 @@ func statsTokens(src []byte) usage.Counts {
 }
 
 // TestStatsTotalsEqualEveryExport: one token rule, everywhere. For every
-// input and every format F that can be written, the export's own totals
+// input, the OTLP export's session span, and for every format F that can
+// be written, the export's own totals
 // (its messages' usage, read back and counted by the rule; for Claude
 // Code, also by ccusage's rules) are `rlog-ls stats`' totals of the
 // session. The totals an export states (rlog's header and @end, ATIF's
@@ -114,6 +118,9 @@ func TestStatsTotalsEqualEveryExport(t *testing.T) {
 				t.Errorf("%s: stats %+v, of its rlog conversion %+v", name, want, statsTokens(asRlog.Bytes()))
 			}
 		}
+		if got, ok := otlpTokens(t, in.path); ok && got != want {
+			t.Errorf("%s -> otlp: the session span's tokens %+v, stats %+v", name, got, want)
+		}
 		for _, to := range convert.Formats() {
 			if !to.CanWrite() || !to.CanRead() {
 				continue
@@ -128,6 +135,16 @@ func TestStatsTotalsEqualEveryExport(t *testing.T) {
 			}
 			if _, total := messageUsage(t, back); countsOf(total) != want {
 				t.Errorf("%s -> %s: its messages add up to %+v, stats says %+v", name, to.Name, countsOf(total), want)
+			}
+			// And as rlog again: a response's texts that the format
+			// joined keep the response's usage (its largest), not its
+			// first text's.
+			var again bytes.Buffer
+			if _, err := convert.Convert(bytes.NewReader(out.Bytes()), to.Name, convert.Rlog, &again, convert.Options{Now: fixedNow}); err != nil {
+				t.Fatalf("%s -> %s -> rlog: %v", name, to.Name, err)
+			}
+			if got := statsTokens(again.Bytes()); got != want {
+				t.Errorf("%s -> %s -> rlog: stats %+v, want %+v", name, to.Name, got, want)
 			}
 			if back.Header.Totals != nil {
 				got, wantStated := countsOf(*back.Header.Totals), want
@@ -154,6 +171,46 @@ func TestStatsTotalsEqualEveryExport(t *testing.T) {
 			}
 		}
 	}
+}
+
+// otlpTokens are the token counts of the session span the OTLP export
+// makes of the file at path; ok is false for a session it refuses (one
+// without times, or a corpus file too empty to detect).
+func otlpTokens(t *testing.T, path string) (usage.Counts, bool) {
+	t.Helper()
+	var root *tracepb.Span
+	b := &otlp.Batch{Send: func(td *tracepb.TracesData, _ int) error {
+		for _, rs := range td.ResourceSpans {
+			for _, sp := range rs.ScopeSpans[0].Spans {
+				if len(sp.ParentSpanId) == 0 {
+					root = sp
+				}
+			}
+		}
+		return nil
+	}}
+	x := &otlp.Exporter{Out: b}
+	if _, err := x.File(path); err != nil {
+		if errors.Is(err, otlp.ErrNoTimes) || errors.Is(err, convert.ErrUndetected) {
+			return usage.Counts{}, false
+		}
+		t.Fatalf("%s -> otlp: %v", path, err)
+	}
+	if err := b.Flush(); err != nil || root == nil {
+		t.Fatalf("%s -> otlp: no session span (%v)", path, err)
+	}
+	attr := func(key string) uint64 {
+		for _, kv := range root.Attributes {
+			if kv.Key == key {
+				return uint64(kv.Value.GetIntValue())
+			}
+		}
+		return 0
+	}
+	c := usage.Counts{Out: attr("gen_ai.usage.output_tokens"), Cached: attr("gen_ai.usage.cache_read.input_tokens"),
+		CacheCreate: attr("gen_ai.usage.cache_creation.input_tokens")}
+	c.In = attr("gen_ai.usage.input_tokens") - c.Cached - c.CacheCreate // the conventions count every input token
+	return c, true
 }
 
 // onlyReader hides everything of a reader but Read: standard input,

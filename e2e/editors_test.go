@@ -647,7 +647,7 @@ func TestEmacsView(t *testing.T) {
 	line, col := lineOf(t, want, "o: id=toolu_sub_agent → [ok] Async agent launched")
 	last := "a: This folder is at version 1.4.2."
 	unread := filepath.Join(t.TempDir(), "rollout.jsonl")
-	if err := os.WriteFile(unread, []byte(`{"timestamp":"2026-11-27T09:48:08Z","type":"session_meta","payload":{}}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(unread, []byte(`{"timestamp":"2026-11-27T09:48:08Z","kind":"start","payload":{}}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "view.json")

@@ -177,3 +177,27 @@ func TestResume(t *testing.T) {
 		}
 	}
 }
+
+// TestGemini: a Gemini CLI message's tokens count as the CLI's own account
+// sums them (the shell scenario's first answer: prompt 3000, none cached,
+// 40 out, 12 thoughts; the second: 3400 with 2900 cached), and the counts
+// add up to the answer's total.
+func TestGemini(t *testing.T) {
+	for _, c := range []struct {
+		input, output, cached, thoughts, tool uint64
+		want                                  Counts
+		total                                 uint64
+	}{
+		{3000, 40, 0, 12, 0, Counts{In: 3000, Out: 52}, 3052},
+		{3400, 15, 2900, 0, 0, Counts{In: 500, Out: 15, Cached: 2900}, 3415},
+		{100, 10, 20, 5, 7, Counts{In: 87, Out: 15, Cached: 20}, 122},
+		// A cached count over the prompt (no API sends one) leaves no
+		// negative input.
+		{10, 1, 30, 0, 0, Counts{Out: 1, Cached: 30}, 31},
+	} {
+		got := Gemini(c.input, c.output, c.cached, c.thoughts, c.tool)
+		if got != c.want || got.In+got.Out+got.Cached != c.total {
+			t.Errorf("Gemini(%d, %d, %d, %d, %d) = %+v, want %+v (total %d)", c.input, c.output, c.cached, c.thoughts, c.tool, got, c.want, c.total)
+		}
+	}
+}

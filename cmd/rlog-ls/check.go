@@ -309,10 +309,34 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 	// stats takes the sessions of a folder in every format it reads too
 	// (a Claude Code projects folder), each read as its rlog view.
 	sessions := cmd == "stats"
+	none := "no .rlog files"
+	if sessions {
+		none = "no .rlog files or sessions"
+	}
+	return collectFiles(cmd, args, stderr, true, none, func(p string, d fs.DirEntry) error {
+		if d.IsDir() && sessions && (d.Name() == "subagents" || d.Name() == "tool-results") {
+			return filepath.SkipDir // a Claude Code session's own files, read with it
+		}
+		if !d.IsDir() && (strings.EqualFold(filepath.Ext(p), ".rlog") || sessions && isSession(p)) {
+			return errTake
+		}
+		return nil
+	})
+}
+
+// errTake is what a pick function returns for a file it takes.
+var errTake = errors.New("take")
+
+// collectFiles expands the folders among args into the files under them
+// that pick takes (it returns errTake for those, filepath.SkipDir for a
+// folder to pass over); a file named explicitly is taken as it is, and,
+// when stdinOK, "-" (or /dev/stdin) is standard input, stdinName. A folder
+// where pick takes nothing is an error, whose message is none.
+func collectFiles(cmd string, args []string, stderr io.Writer, stdinOK bool, none string, pick func(p string, d fs.DirEntry) error) ([]string, bool) {
 	var out []string
 	failed := false
 	for _, arg := range args {
-		if isStdin(arg) {
+		if stdinOK && isStdin(arg) {
 			out = append(out, stdinName)
 			continue
 		}
@@ -333,22 +357,22 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 				failed = true
 				return nil
 			}
-			if d.IsDir() && sessions && (d.Name() == "subagents" || d.Name() == "tool-results") {
-				return filepath.SkipDir // a Claude Code session's own files, read with it
+			if p == arg {
+				return nil
 			}
-			if !d.IsDir() && (strings.EqualFold(filepath.Ext(p), ".rlog") || sessions && isSession(p)) {
+			switch err := pick(p, d); err {
+			case errTake:
 				out = append(out, p)
+				return nil
+			default:
+				return err
 			}
-			return nil
 		})
 		if err != nil {
 			failed = true
 		}
-		if len(out) == before && sessions {
-			fmt.Fprintf(stderr, "rlog-ls %s: %s: no .rlog files or sessions in this folder\n", cmd, arg)
-			failed = true
-		} else if len(out) == before {
-			fmt.Fprintf(stderr, "rlog-ls %s: %s: no .rlog files in this folder\n", cmd, arg)
+		if len(out) == before {
+			fmt.Fprintf(stderr, "rlog-ls %s: %s: %s in this folder\n", cmd, arg, none)
 			failed = true
 		}
 	}
@@ -444,7 +468,7 @@ func checkFile(path string, cfg analysis.Config, open func(string) (io.ReadClose
 		if whole, err = in.mayBeJSON(); err != nil {
 			return checkedFile{path: path, err: err}
 		}
-	} else if _, ok := companion.Locate(path); ok {
+	} else if _, ok := companion.Locate(path); ok && !in.alone {
 		whole = true
 	}
 	if !whole {

@@ -196,16 +196,14 @@ func TestCheckGitHubFormat(t *testing.T) {
 	}
 }
 
-// TestCheckVSCodeProblemMatcher: the README's problem matcher for VS Code
-// tasks reads every line check prints about a finding, with each field.
+// TestCheckVSCodeProblemMatcher: docs/cli.md's problem matcher for VS
+// Code tasks reads every line check prints about a finding, with each
+// field.
 func TestCheckVSCodeProblemMatcher(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := []byte(readDocs(t, "docs/cli.md"))
 	m := regexp.MustCompile("(?s)```json\n(\\{\n  \"version\": \"2.0.0\".*?)```").FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("no tasks.json in the README")
+		t.Fatal("no tasks.json in docs/cli.md")
 	}
 	var tasks struct {
 		Tasks []struct {
@@ -218,7 +216,7 @@ func TestCheckVSCodeProblemMatcher(t *testing.T) {
 		}
 	}
 	if err := json.Unmarshal(m[1], &tasks); err != nil {
-		t.Fatalf("the README's tasks.json: %v", err)
+		t.Fatalf("docs/cli.md's tasks.json: %v", err)
 	}
 	pat := tasks.Tasks[0].ProblemMatcher.Pattern
 	re := regexp.MustCompile(pat.Regexp)
@@ -297,17 +295,14 @@ func TestCheckBinaryFile(t *testing.T) {
 	}
 }
 
-// TestCheckCredentialsFailTheREADMEsCISnippet runs the README's GitHub
+// TestCheckCredentialsFailTheREADMEsCISnippet runs docs/cli.md's GitHub
 // Actions command on a log that leaks an Anthropic key, a GitHub token
 // and a password: the job must fail, with an error annotation on each.
 func TestCheckCredentialsFailTheREADMEsCISnippet(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := []byte(readDocs(t, "docs/cli.md"))
 	m := regexp.MustCompile("(?s)```yaml\n.*?- run: rlog-ls (check [^\n]*)\n.*?```").FindSubmatch(readme)
 	if m == nil {
-		t.Fatal("no CI snippet with rlog-ls check in the README")
+		t.Fatal("no CI snippet with rlog-ls check in docs/cli.md")
 	}
 	args := strings.Fields(string(m[1]))
 	dir := t.TempDir()

@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
@@ -34,6 +36,9 @@ type logInput struct {
 	// open opens the log from its start again: the file, or its rlog
 	// view's conversion when the file is a session in another format.
 	open func() (io.ReadCloser, error)
+	// alone says the log has no companion: it is the rlog view of a
+	// session file the companion does not index (companion.Formats).
+	alone bool
 }
 
 // streamingGC paces the collector for the commands that read logs a
@@ -108,6 +113,7 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 				r, _ := in.open()
 				in.br = bufio.NewReaderSize(r, 16<<10)
 				in.reopen = func() (io.Reader, error) { return in.open() }
+				in.alone = !slices.Contains(companion.Formats, from)
 				return in, r, nil
 			}
 			in.size = fi.Size()

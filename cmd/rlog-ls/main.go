@@ -6,6 +6,7 @@
 //	rlog-ls fix FILE              apply the editor's quick fixes
 //	rlog-ls watch PATH...         report findings as logs grow
 //	rlog-ls convert ...           convert between rlog and trajectory formats
+//	rlog-ls export --otlp ...      sessions as OpenTelemetry traces
 //	rlog-ls redact FILE           write a copy with credentials redacted
 //	rlog-ls report FILE           write the session view, one HTML page
 //	rlog-ls version
@@ -58,6 +59,14 @@ Usage:
       The output goes beside the input (stdout for stdin) unless -o is given,
       never over the input, never over an existing file without --force, and
       whole or not at all; the loss report goes to stderr.
+  rlog-ls export --otlp [-o FILE|- [--force] | --endpoint URL [--protocol http/protobuf|http/json]]
+                 [--include-content] [--max-attr BYTES] PATH...
+      Export sessions (any format rlog-ls reads, folders too) as
+      OpenTelemetry traces on the GenAI conventions: to a file of OTLP/JSON
+      (one request a line), or sent to an OTLP/HTTP endpoint
+      (OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS and _PROTOCOL honoured).
+      Message contents only with --include-content, redacted. docs/otel.md
+      has the mapping.
   rlog-ls redact [-o OUTPUT|-] [--force] FILE|-
       Write a copy with every credential-like value (S001: API keys, tokens,
       private keys, passwords) replaced by [redacted:kind], beside the input
@@ -87,6 +96,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"fix":     fixCmd,
 	"watch":   func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
 	"convert": convertCmd,
+	"export":  exportCmd,
 	"redact":  redactCmd,
 	"report":  reportCmd,
 	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },

@@ -9,16 +9,13 @@ import (
 )
 
 // TestReadmeExamples runs the check, stats and fix examples of the
-// README's console blocks from the repository's root and compares what
-// they print (stdout, then stderr) with what the README shows. A block
-// that ends with "…" shows the start of the output.
+// console blocks of the README and docs/cli.md from the repository's root
+// and compares what they print (stdout, then stderr) with what the page
+// shows. A block that ends with "…" shows the start of the output.
 func TestReadmeExamples(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	readme := readDocs(t, "README.md", "docs/cli.md")
 	t.Chdir("../..")
-	blocks := regexp.MustCompile("(?ms)^( *)```console\n(.*?)^ *```").FindAllStringSubmatch(string(readme), -1)
+	blocks := regexp.MustCompile("(?ms)^( *)```console\n(.*?)^ *```").FindAllStringSubmatch(readme, -1)
 	ran := map[string]int{}
 	for _, b := range blocks {
 		indent := b[1]
@@ -60,4 +57,20 @@ func TestReadmeExamples(t *testing.T) {
 	if ran["check"] == 0 || ran["stats"] < 2 || ran["fix"] == 0 {
 		t.Fatalf("examples run: %v", ran)
 	}
+}
+
+// readDocs is the text of the pages named (paths from the repository's
+// root), one after the other.
+func readDocs(t *testing.T, pages ...string) string {
+	t.Helper()
+	var all strings.Builder
+	for _, p := range pages {
+		b, err := os.ReadFile("../../" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+		all.WriteByte('\n')
+	}
+	return all.String()
 }

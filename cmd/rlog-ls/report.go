@@ -118,7 +118,7 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func readReport(in *logInput, cfg analysis.Config, opts report.Options) (*report.Data, error) {
 	sc := analysis.NewStreamChecker(cfg, report.DefaultMaxFindings, func(_ *grammar.Tree, f analysis.Finding) analysis.Finding { return f })
 	st := report.NewStream(opts, func(first *grammar.Tree) analysis.SessionOptions {
-		if opts.Path == "" {
+		if opts.Path == "" || in.alone {
 			return analysis.SessionOptions{}
 		}
 		id, _ := first.Header().Get("id")

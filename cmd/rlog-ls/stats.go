@@ -226,7 +226,7 @@ func sessionStats(path string, open func(string) (io.ReadCloser, error)) session
 			// The pauses are not shown: none is listed.
 			opts := analysis.SessionOptions{MinGap: -1}
 			id, _ = t.Header().Get("id")
-			if path != stdinName {
+			if path != stdinName && !in.alone {
 				opts.Companion = companion.SessionOptionsOf(path, id).Companion
 			}
 			ss = analysis.NewSessionStream(opts)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
 )
 
@@ -85,5 +86,36 @@ func TestStatsOfAProjectsFolder(t *testing.T) {
 	if len(st.Sessions) != 1 || st.Sessions[0].ID != "8d6b59c6-27db-4aed-8b2b-f2f27d16e2de" || len(st.Sessions[0].Subagents) != 1 ||
 		st.Totals.Counters.TokensOut != 110 {
 		t.Errorf("sessions %d, totals %+v", len(st.Sessions), st.Totals.Counters)
+	}
+}
+
+// TestStatsOfOtherAgentsSessions: a Codex CLI rollout and a Gemini CLI
+// session, given to stats as they are, count what their conversion to
+// rlog counts; their files are no companion (it does not index them), so
+// APM counts from the rlog.
+func TestStatsOfOtherAgentsSessions(t *testing.T) {
+	codex, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "codex", "*", "*", "codex-home", "sessions", "*", "*", "*", "*.jsonl"))
+	gemini, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "gemini-cli", "*", "*", "gemini", "tmp", "*", "chats", "*.jsonl"))
+	if len(codex) == 0 || len(gemini) == 0 {
+		t.Fatalf("recorded sessions: %d of Codex, %d of Gemini", len(codex), len(gemini))
+	}
+	dir := t.TempDir()
+	for _, p := range []string{codex[0], gemini[0]} {
+		stats := func(path string) sessionJSON {
+			stdout, stderr, code := runCLI(t, "stats", "--format", "json", path)
+			var st statsDoc
+			if code != 0 || json.Unmarshal([]byte(stdout), &st) != nil || len(st.Sessions) != 1 {
+				t.Fatalf("stats %s: exit %d: %s", path, code, stderr)
+			}
+			return st.Sessions[0]
+		}
+		out := filepath.Join(dir, filepath.Base(p)+".rlog")
+		if _, stderr, code := runCLI(t, "convert", "--to", "rlog", "-o", out, p); code != 0 {
+			t.Fatalf("convert %s: %s", p, stderr)
+		}
+		got, want := stats(p), stats(out)
+		if got.Counters != want.Counters || got.Messages != want.Messages || got.APM.Source != analysis.APMFromRlog {
+			t.Errorf("%s: stats %+v (APM from %s), its conversion's %+v", p, got.Counters, got.APM.Source, want.Counters)
+		}
 	}
 }

@@ -1,6 +1,10 @@
-// Package codex is Codex CLI's rollout format
-// (CODEX_HOME/sessions/YYYY/MM/DD/rollout-TIME-THREAD.jsonl): its name and
-// detection. It has no reader yet; its record vocabulary is in records.
+// Package codex reads Codex CLI's rollouts
+// (CODEX_HOME/sessions/YYYY/MM/DD/rollout-TIME-THREAD.jsonl): one line
+// {timestamp, ordinal, type, payload} each, a thread's session_meta, its
+// turns' settings (turn_context), the conversation as the model sees it
+// (response_item), the client's events (event_msg), compactions, and one
+// token_usage_record per API response. Its record vocabulary is in
+// records; docs/conversions.md says what each record becomes.
 package codex
 
 import (

@@ -410,7 +410,7 @@ func (j *joiner) fileFor(l grammar.Line, text []byte) (int, bool) {
 	}
 	if !j.missingSub[tid] {
 		j.missingSub[tid] = true
-		j.add(CodeNotInRecord, grammar.Span{Start: l.Start, End: l.TrimEnd}, fmt.Sprintf("the transcript of subagent %s (subagents/agent-%s.jsonl) is not beside %s: its lines have no record",
+		j.add(CodeNotInRecord, grammar.Span{Start: l.Start, End: l.TrimEnd}, fmt.Sprintf("The transcript of subagent %s (subagents/agent-%s.jsonl) is not beside %s: its lines have no record",
 			tid, tid, filepath.Base(j.s.Main().Path)))
 	}
 	return 0, false
@@ -520,9 +520,9 @@ func (j *joiner) missing(l grammar.Line, fi int, what string) {
 		return // finish reports the empty file once
 	}
 	id := j.t.Slice(l.ID.Start, l.ID.End)
-	msg := fmt.Sprintf("call %s is not in %s, the full record of this session", id, filepath.Base(ix.Path))
+	msg := fmt.Sprintf("Call %s is not in %s, the full record of this session", id, filepath.Base(ix.Path))
 	if what == "result" {
-		msg = fmt.Sprintf("the result of call %s is not in %s, the full record of this session", id, filepath.Base(ix.Path))
+		msg = fmt.Sprintf("The result of call %s is not in %s, the full record of this session", id, filepath.Base(ix.Path))
 	}
 	j.add(CodeNotInRecord, l.ID, msg)
 }
@@ -701,7 +701,7 @@ func (r *Record) describeID() string {
 func (j *joiner) unreadable() {
 	for _, ix := range j.s.Files {
 		for _, pr := range ix.AllProblems() {
-			j.add(CodeUnreadable, j.anchor(), fmt.Sprintf("line %d of %s cannot be read: %s", pr.Line+1, filepath.Base(ix.Path), pr.Why),
+			j.add(CodeUnreadable, j.anchor(), fmt.Sprintf("Line %d of %s cannot be read: %s", pr.Line+1, filepath.Base(ix.Path), pr.Why),
 				FilePlace{Path: ix.Path, Place: pr.Place, Message: pr.Why})
 		}
 		if more := ix.BadLines - len(ix.Problems); more > 0 {
@@ -729,16 +729,9 @@ func (j *joiner) anchor() grammar.Span {
 func (j *joiner) add(code string, span grammar.Span, msg string, in ...FilePlace) {
 	r, _ := analysis.RuleFor(code)
 	j.p.findings = append(j.p.findings, Finding{
-		Finding: analysis.Finding{Code: code, Severity: r.Severity, Span: span, Line: j.t.LineAt(span.Start), Message: capitalize(msg)},
+		Finding: analysis.Finding{Code: code, Severity: r.Severity, Span: span, Line: j.t.LineAt(span.Start), Message: msg},
 		In:      in,
 	})
-}
-
-func capitalize(s string) string {
-	if s == "" || s[0] < 'a' || s[0] > 'z' {
-		return s
-	}
-	return string(s[0]-'a'+'A') + s[1:]
 }
 
 // Links yields each joined line and its record, in line order (an x: line

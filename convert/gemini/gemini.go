@@ -1,7 +1,8 @@
-// Package gemini is Gemini CLI's session format
-// (~/.gemini/tmp/PROJECT/chats/session-TIME-ID8.jsonl, or one JSON
-// document in older versions): its name and detection. It has no reader
-// yet; its record vocabulary is in records.
+// Package gemini reads Gemini CLI's sessions
+// (~/.gemini/tmp/PROJECT/chats/session-TIME-ID8.jsonl, a sub-agent's in
+// chats/SESSION_ID/AGENT_ID.jsonl, or one JSON document in versions before
+// 0.39): its name, detection and reader. Its record vocabulary is in
+// records. There is no writer (see docs/conversions.md).
 package gemini
 
 import "github.com/rlog-ls/rlog-ls/convert/model"

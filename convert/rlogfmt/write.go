@@ -212,8 +212,29 @@ func (wr *writer) flushRun() {
 		u := l.Total()
 		usage = &u
 	}
-	for _, e := range run {
-		if e.Kind == model.KindAgent && strings.TrimSpace(e.Text) == "" && len(run) > 1 {
+	empty := func(e *model.Event) bool {
+		return e.Kind == model.KindAgent && strings.TrimSpace(e.Text) == "" && len(run) > 1
+	}
+	// A left-out empty text's usage can be the response's largest (an
+	// ATIF step whose texts were joined keeps each text's usage, the
+	// last one's on an event without text): it goes to the first line
+	// that has usage, never away.
+	var dropped *model.Usage
+	takes := -1 // the event that takes it
+	for i, e := range run {
+		switch {
+		case empty(e) && e.Usage != nil:
+			u := *e.Usage
+			if dropped != nil {
+				u = u.Max(*dropped)
+			}
+			dropped = &u
+		case !empty(e) && (takes < 0 || run[takes].Usage == nil && e.Usage != nil):
+			takes = i
+		}
+	}
+	for i, e := range run {
+		if empty(e) {
 			wr.dropExtras(e)
 			continue
 		}
@@ -221,7 +242,15 @@ func (wr *writer) flushRun() {
 			// An rlog source's lines each with the usage they had: the
 			// response's on each line that repeated it, none on a line
 			// without (whose text may swallow what follows it).
-			wr.write(e, e.Usage)
+			u := e.Usage
+			if i == takes && dropped != nil {
+				m := *dropped
+				if u != nil {
+					m = m.Max(*u)
+				}
+				u = &m
+			}
+			wr.write(e, u)
 			continue
 		}
 		if e.Kind == model.KindPassthrough {
@@ -1020,6 +1049,12 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	}
 	if sa.AgentID != "" && !wr.same && e.AgentID == "" {
 		l.kv(grammar.KeyTID, wordless(sa.AgentID))
+	}
+	if !wr.same && sa.SessionID != "" && sa.SessionID != sa.AgentID {
+		wr.rep.Lose(model.LossDroppedField, "subagent.subagent.session_id", "subagent's own session id (an x: line names its thread only)", e.Loc)
+	}
+	if !wr.same && sa.TrajectoryPath != "" {
+		wr.rep.Lose(model.LossDroppedField, "subagent.subagent.trajectory_path", "subagent's own trajectory file (an x: line names its thread only)", e.Loc)
 	}
 	wr.meta(l, e, usage)
 	wr.emit(l, nil)

@@ -507,3 +507,56 @@ func canRead(name convert.Format) bool {
 	fi, ok := convert.Lookup(name)
 	return ok && fi.CanRead()
 }
+
+// TestViewFollowsAGrowingRollout: a Codex CLI rollout resumed twice, each
+// run appended as the CLI appends it, is followed as a Claude Code
+// transcript is, the view equal to a fresh conversion at each step. (Its
+// lines are not joined to the rollout's records: companion indexes Claude
+// Code, SDK JSONL and trajectory files only.)
+func TestViewFollowsAGrowingRollout(t *testing.T) {
+	m, _ := filepath.Glob("../../testdata/agents/codex/*/resume/codex-home/sessions/*/*/*/rollout-*.jsonl")
+	if len(m) != 1 {
+		t.Fatalf("the recorded Codex resume scenario: %v", m)
+	}
+	whole, err := os.ReadFile(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each run ends with its turn's task_complete line.
+	var runs []string
+	for rest := string(whole); rest != ""; {
+		i := strings.Index(rest, `"type":"task_complete"`)
+		if i < 0 {
+			runs = append(runs, rest)
+			break
+		}
+		i += strings.IndexByte(rest[i:], '\n') + 1
+		runs, rest = append(runs, rest[:i]), rest[i:]
+	}
+	if len(runs) != 3 {
+		t.Fatalf("%d runs in the rollout, want 3", len(runs))
+	}
+	full := filepath.Join(t.TempDir(), filepath.Base(m[0]))
+	if err := os.WriteFile(full, []byte(runs[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, "", nil)
+	v, err := requestView(t, c, fileURI(full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &viewEditor{c: c, uri: v.URI, text: v.Text, version: 1}
+	open(t, c, v.URI, v.Text)
+	for _, run := range runs[1:] {
+		f, err := os.OpenFile(full, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(run)
+		f.Close()
+		e.until(t, conversion(t, full))
+	}
+	if e.text != conversion(t, full) || len(e.edits) != 2 || !strings.Contains(e.text, "u: Third prompt: say what you did.") {
+		t.Fatalf("%d updates, want one per run:\n%s", len(e.edits), e.text)
+	}
+}

@@ -13,6 +13,7 @@ import (
 // An agent is what record needs of one CLI's driver package.
 type agent struct {
 	name, title string
+	pkgName     string   // its npm package's name, without the scope
 	version     string   // the pinned version
 	fixtures    string   // the fixtures' folder, relative to the module root
 	cache       string   // the install's folder name in the cache, before -VERSION
@@ -35,7 +36,7 @@ type outcome struct {
 var agents = []*agent{claude, codexAgent, geminiAgent}
 
 var claude = &agent{
-	name: "claude", title: "Claude Code", version: claudecode.Version, fixtures: claudecode.FixturesDir,
+	name: "claude", pkgName: "claude-code", title: "Claude Code", version: claudecode.Version, fixtures: claudecode.FixturesDir,
 	cache: "claude-code", envs: []string{claudecode.BinaryEnv},
 	install: func(ctx context.Context, prefix, version string) (map[string]string, error) {
 		bin, ccusage, err := claudecode.Install(ctx, prefix, version)
@@ -74,7 +75,7 @@ func claudeOutcome(s *claudecode.Scenario, res *claudecode.Results, problems []s
 }
 
 var codexAgent = &agent{
-	name: "codex", title: "Codex CLI", version: codex.Version, fixtures: codex.FixturesDir,
+	name: "codex", pkgName: "codex", title: "Codex CLI", version: codex.Version, fixtures: codex.FixturesDir,
 	cache: "codex", envs: []string{codex.BinaryEnv},
 	install: func(ctx context.Context, prefix, version string) (map[string]string, error) {
 		bin, ccusage, err := codex.Install(ctx, prefix, version)
@@ -113,7 +114,7 @@ func codexOutcome(s *codex.Scenario, res *codex.Results, problems []string, err 
 }
 
 var geminiAgent = &agent{
-	name: "gemini", title: "Gemini CLI", version: geminicli.Version, fixtures: geminicli.FixturesDir,
+	name: "gemini", pkgName: "gemini-cli", title: "Gemini CLI", version: geminicli.Version, fixtures: geminicli.FixturesDir,
 	cache: "gemini-cli", envs: []string{geminicli.BinaryEnv, geminicli.LegacyEnv},
 	// The legacy scenario also needs the last version that wrote single-JSON
 	// sessions, pinned whatever version runs the rest.

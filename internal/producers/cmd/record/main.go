@@ -18,6 +18,9 @@
 //	    name them, for the gated tests: eval "$(go run … -install)"
 //	go run ./internal/producers/cmd/record AGENT -readme
 //	    writes the fixtures' README.md again from what they hold
+//	go run ./internal/producers/cmd/record all -install -pins 'claude-code@2.1.328 …'
+//	    fails unless the pinned versions are these (.ci/run states
+//	    every version it runs; this holds them to the harness's)
 //
 // The CLIs and ccusage are installed with npm into the user's cache
 // folder unless their variables (RLOG_CLAUDE_CODE, RLOG_CODEX,
@@ -34,6 +37,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/internal/producers/geminicli"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
@@ -46,7 +50,7 @@ func main() {
 	}
 }
 
-const usage = "usage: record claude|codex|gemini|all [-drift] [-only NAME -out DIR [-bodies]] [-install] [-readme] [-parallel N]"
+const usage = "usage: record claude|codex|gemini|all [-drift] [-only NAME -out DIR [-bodies]] [-install] [-readme] [-parallel N] [-pins 'NAME@VERSION ...']"
 
 func run() error {
 	if len(os.Args) < 2 {
@@ -70,7 +74,13 @@ func run() error {
 	installOnly := fs.Bool("install", false, "only install the pinned CLIs and ccusage, and print the shell exports that name them")
 	readmeOnly := fs.Bool("readme", false, "only write the pinned fixtures' README.md again, from what they hold")
 	fs.IntVar(&o.parallel, "parallel", 3, "scenarios run at once")
+	pins := fs.String("pins", "", "fail unless these NAME@VERSION pairs are the pinned versions (names: "+strings.Join(harness.SortedKeys(pinned()), ", ")+")")
 	fs.Parse(os.Args[2:])
+	if *pins != "" {
+		if err := checkPins(*pins); err != nil {
+			return err
+		}
+	}
 	if o.only != "" && len(chosen) > 1 {
 		return errors.New("-only names a scenario of one agent")
 	}
@@ -248,4 +258,41 @@ func report(a *agent, r outcome) {
 			fmt.Printf("  %s\n", p)
 		}
 	}
+}
+
+// pinned is each program the harness runs, by its npm name's last part,
+// with the version it pins.
+func pinned() map[string]string {
+	m := map[string]string{"ccusage": harness.CCUsageVersion, "gemini-cli-legacy": geminicli.LegacyVersion}
+	for _, a := range agents {
+		m[a.pkgName] = a.version
+	}
+	return m
+}
+
+// checkPins holds the pairs NAME@VERSION (space-separated) to pinned():
+// each pair must be one, and every pinned program must be named.
+func checkPins(list string) error {
+	want := pinned()
+	named := map[string]bool{}
+	var wrong []string
+	for _, p := range strings.Fields(list) {
+		name, version, _ := strings.Cut(p, "@")
+		named[name] = true
+		switch v, ok := want[name]; {
+		case !ok:
+			wrong = append(wrong, name+" is not a program the harness runs")
+		case v != version:
+			wrong = append(wrong, fmt.Sprintf("%s is pinned at %s here, not %s", name, v, version))
+		}
+	}
+	for _, name := range harness.SortedKeys(want) {
+		if !named[name] {
+			wrong = append(wrong, fmt.Sprintf("%s@%s is not named", name, want[name]))
+		}
+	}
+	if len(wrong) > 0 {
+		return errors.New("-pins: " + strings.Join(wrong, "; "))
+	}
+	return nil
 }

@@ -1,0 +1,1125 @@
+package gemini
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/usage"
+)
+
+// AgentName is the header's agent for a Gemini CLI session.
+const AgentName = "gemini-cli"
+
+// The SourceVersion of each form: one record per line, or the older
+// single JSON document (0.38.2 and before).
+const (
+	FormJSONL = "jsonl"
+	FormJSON  = "json"
+)
+
+// maxDepth bounds the nesting of sub-agent files spliced into a session.
+const maxDepth = 8
+
+// Read reads a Gemini CLI session from r into sink, reporting in rep what
+// it cannot read. It returns an error only when r fails. Sub-agents'
+// files are not read: there is no folder to find them in (see ReadNamed).
+func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
+	h := newHeader()
+	rd := &reader{h: h, top: h, sink: sink, rep: rep}
+	if err := rd.read(r); err != nil {
+		return err
+	}
+	return sink.End(h)
+}
+
+// ReadNamed reads the session from r, which holds the file at path, with
+// its sub-agents' files. A sub-agent's file is chats/SESSION_ID/AGENT_ID.jsonl beside the
+// session's: it is spliced in before the result of the invoke_agent call
+// whose agentId names it, framed by sub-agent events; the files of the
+// session that no call names come at the end.
+func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) error {
+	h := newHeader()
+	rd := &reader{h: h, top: h, sink: sink, rep: rep, chats: filepath.Dir(path), used: map[string]bool{}, agentTypes: map[string]string{}}
+	if err := rd.read(r); err != nil {
+		return err
+	}
+	if h.ID != "" && validName(h.ID) {
+		m, _ := filepath.Glob(filepath.Join(rd.chats, h.ID, "*.jsonl"))
+		sort.Strings(m)
+		for _, p := range m {
+			id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
+			if rd.used[id] {
+				continue
+			}
+			if _, err := rd.splice(nil, id); err != nil {
+				return err
+			}
+		}
+	}
+	return sink.End(h)
+}
+
+func newHeader() *model.Header {
+	return &model.Header{SourceFormat: Name, AgentName: AgentName}
+}
+
+// reader reads one session file: the main one, or a sub-agent's spliced
+// into it.
+type reader struct {
+	// h is the header of the file being read; top the session's, which
+	// the events go with (a sub-agent's file has its own header).
+	h, top *model.Header
+	sink   model.Sink
+	rep    *model.Report
+	// chats is the folder the main file is in ("" without one: standard
+	// input), where sub-agents' folders are; used the sub-agent ids
+	// spliced, shared by every file of the session.
+	chats string
+	used  map[string]bool
+	// agentTypes are the agent names of the invoke_agent calls whose
+	// results have not come yet, by call id.
+	agentTypes map[string]string
+	// agent is the sub-agent whose file this is ("" for the main one),
+	// file its name in locations, depth how deep it is spliced.
+	agent string
+	file  string
+	depth int
+
+	// sawHeader says the file's header was read.
+	sawHeader bool
+	// pending is the last message read, held until a record with another
+	// id comes: Gemini CLI writes a message again, same id, when its tool
+	// calls finish.
+	pending *message
+	// open are the tool calls of the last model message whose results have
+	// not been emitted yet, in order.
+	open []openCall
+	// lastPrompt is the id of the last user prompt read (not a tool
+	// result), to tell when a $set.messages takes it out (a refused
+	// request); lastInput the prompt tokens of the last model message (what
+	// a compression saw).
+	lastPrompt string
+	lastInput  int64
+	// context and snapshot are the last session context and compression
+	// snapshot emitted: $set.messages repeats them in every later list.
+	context, snapshot string
+	// resumed is a $set.sessionId not given its meaning yet: a run that
+	// resumes the session, unless the $set.messages after it holds a
+	// compression's snapshot (the CLI sets the session again when it
+	// compresses).
+	resumed *model.Event
+}
+
+// message is one message record, its members copied.
+type message struct {
+	fields model.Fields
+	id     string
+	loc    model.Loc
+}
+
+// openCall is a tool call waiting for its result: the toolCalls entry's
+// members, and the call's event (for a sub-agent).
+type openCall struct {
+	id, name string
+	entry    model.Fields
+	loc      model.Loc
+}
+
+// read reads the file: one record per line, or the older single document
+// (pretty-printed, so its first line is not a whole record).
+func (rd *reader) read(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if isDocument(br) {
+		return rd.readDocument(br)
+	}
+	err := jsonl.Each(br, rd.line, func(n int, err error) { rd.rep.MalformedAt(rd.loc(n, ""), err) })
+	if err != nil {
+		return err
+	}
+	return rd.finish()
+}
+
+// isDocument reports whether the input's first line is not a whole JSON
+// object: the single-JSON form, which Gemini CLI writes indented.
+func isDocument(br *bufio.Reader) bool {
+	head, _ := br.Peek(br.Size())
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if len(head) == 0 || head[0] != '{' {
+		return false
+	}
+	nl := bytes.IndexByte(head, '\n')
+	if nl < 0 {
+		return false // one line, or longer than the buffer: a record
+	}
+	return !jsonscan.Valid(bytes.TrimRight(head[:nl], " \t\r"))
+}
+
+// readDocument reads the single-JSON form: the header's members and the
+// messages, one at a time.
+func (rd *reader) readDocument(r io.Reader) error {
+	rd.h.SourceVersion = FormJSON
+	rd.sawHeader = true
+	var werr error
+	doc := model.Document{
+		Format: Name,
+		List:   "messages",
+		Elem: func(_ int, b []byte, loc model.Loc) error {
+			loc.File = rd.file
+			if werr == nil {
+				werr = rd.record(b, loc, false)
+			}
+			return werr
+		},
+		Root: func(key string, v json.RawMessage) {
+			rd.headerField(key, v, &rd.h.Extra)
+		},
+	}
+	if err := doc.Read(r, rd.rep); err != nil {
+		if werr != nil {
+			return werr
+		}
+		if errors.Is(err, model.ErrNotObject) || isSyntax(err) {
+			rd.rep.MalformedAt(model.Loc{File: rd.file}, err)
+			return rd.finish()
+		}
+		return err
+	}
+	return rd.finish()
+}
+
+// errNotJSON is the error of a record that is not JSON at all.
+var errNotJSON = errors.New("not JSON")
+
+func isSyntax(err error) bool {
+	var se *jsonscan.SyntaxError
+	return errors.As(err, &se)
+}
+
+func (rd *reader) loc(n int, path string) model.Loc {
+	return model.Loc{File: rd.file, Line: n, Path: path}
+}
+
+// line reads one record of the JSONL form.
+func (rd *reader) line(b []byte, n int) error {
+	if rd.h.SourceVersion == "" {
+		rd.h.SourceVersion = FormJSONL
+	}
+	return rd.record(b, rd.loc(n, ""), true)
+}
+
+// record gives a record its meaning: a message, a control line ($set,
+// $rewindTo) or a header. line says b is a whole line, whose invalid UTF-8
+// is reported here (the single document reports its own).
+func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
+	// The values are b's own: what is kept is copied.
+	fields, err := model.ParseFieldsView(b)
+	if err != nil {
+		if err.Error() == "" {
+			err = errNotJSON
+		}
+		rd.rep.MalformedAt(loc, err)
+		return nil
+	}
+	if line {
+		rd.rep.InvalidUTF8(b, loc) // valid JSON: its strings can be found
+	}
+	_, hasID := fields.Get("id")
+	_, hasType := fields.Get("type")
+	set, isSet := fields.Get("$set")
+	to, isRewind := fields.Get("$rewindTo")
+	_, hasSession := fields.Get("sessionId")
+	if !(isSet && len(fields) == 1) {
+		// The message held came before the $set.sessionId (which
+		// flushed it).
+		if err := rd.resume(); err != nil {
+			return err
+		}
+	}
+	switch {
+	case hasID && hasType:
+		return rd.message(fields, loc)
+	case isSet && len(fields) == 1:
+		return rd.set(set, loc)
+	case isRewind && len(fields) == 1:
+		if err := rd.flush(); err != nil {
+			return err
+		}
+		id, _ := jsonscan.String(to)
+		ev := rd.event(model.KindSystem, "", loc)
+		ev.Name = "rewind"
+		ev.Text = "the conversation goes back to message " + id
+		ev.Extra.Set("$rewindTo", jsonscan.Copy(to))
+		return rd.emit(&ev)
+	case hasSession:
+		return rd.header(fields, loc)
+	}
+	if err := rd.flush(); err != nil {
+		return err
+	}
+	ev := rd.event(model.KindPassthrough, "", loc)
+	ev.RawType = "record"
+	ev.Raw = jsonscan.Copy(b)
+	rd.rep.Passthrough(&ev, "gemini record with keys "+strings.Join(keys(fields), ", "))
+	return rd.emit(&ev)
+}
+
+func keys(f model.Fields) []string {
+	out := make([]string, len(f))
+	for i, x := range f {
+		out[i] = x.Key
+	}
+	return out
+}
+
+// header reads a header line: the first gives the session header; a later
+// one (a resumed run that starts in the minute the file was named after,
+// or a migrated single-JSON session) is an event saying a run began.
+func (rd *reader) header(fields model.Fields, loc model.Loc) error {
+	if list, ok := fields.Get("messages"); ok && !rd.sawHeader && len(list) > 0 && list[0] == '[' {
+		// The single-JSON form written on one line.
+		rd.sawHeader = true
+		rd.h.SourceVersion = FormJSON
+		for _, f := range fields {
+			if f.Key != "messages" {
+				rd.headerField(f.Key, f.Value, &rd.h.Extra)
+			}
+		}
+		return jsonscan.Array(list, func(i int, b []byte) error {
+			at := loc
+			at.Path = listPath("", "messages", i)
+			return rd.record(b, at, false)
+		})
+	}
+	if !rd.sawHeader {
+		rd.sawHeader = true
+		for _, f := range fields {
+			rd.headerField(f.Key, f.Value, &rd.h.Extra)
+		}
+		return nil
+	}
+	if err := rd.flush(); err != nil {
+		return err
+	}
+	ev := rd.event(model.KindSystem, "", loc)
+	ev.Name = "header"
+	ev.Text = "Gemini CLI starts writing the session again"
+	ev.Time, _ = fields.String("startTime")
+	ev.Extra = fields.Copy()
+	return rd.emit(&ev)
+}
+
+// headerField sets a member of the session header (the first header line,
+// the single document's root).
+func (rd *reader) headerField(key string, v json.RawMessage, extra *model.Fields) {
+	s, isString := jsonscan.String(v)
+	switch {
+	case key == "sessionId" && isString:
+		rd.h.ID = s
+	case key == "startTime" && isString:
+		rd.h.Started = s
+	case key == "lastUpdated" && isString:
+		rd.updated(s)
+	default:
+		extra.Set(key, jsonscan.Copy(v))
+	}
+}
+
+// updated records when the session last changed.
+func (rd *reader) updated(ts string) {
+	if ts > rd.h.Ended {
+		rd.h.Ended = ts
+	}
+}
+
+// event is an event of this file at loc.
+func (rd *reader) event(kind model.Kind, time string, loc model.Loc) model.Event {
+	return model.Event{Kind: kind, Time: time, Loc: loc, AgentID: rd.agent, Sidechain: rd.agent != ""}
+}
+
+func (rd *reader) emit(ev *model.Event) error {
+	rd.rep.Events++
+	return rd.sink.Event(rd.top, ev)
+}
+
+// message holds a message until the next record with another id: a
+// message written again (same id) updates it, member by member.
+func (rd *reader) message(fields model.Fields, loc model.Loc) error {
+	id, _ := fields.String("id")
+	if p := rd.pending; p != nil && p.id == id {
+		for _, f := range fields {
+			if old, ok := p.fields.Get(f.Key); ok && !bytes.Equal(old, f.Value) && f.Key != "toolCalls" {
+				rd.rep.Add(model.LossDroppedField, "gemini message written again with another "+f.Key+": the last is kept", p.loc)
+			}
+			p.fields.Set(f.Key, jsonscan.Copy(f.Value))
+		}
+		p.loc = loc
+		return nil
+	}
+	if err := rd.flush(); err != nil {
+		return err
+	}
+	rd.pending = &message{fields: fields.Copy(), id: id, loc: loc}
+	return nil
+}
+
+// flush emits the message held.
+func (rd *reader) flush() error {
+	p := rd.pending
+	if p == nil {
+		return nil
+	}
+	rd.pending = nil
+	typ, _ := p.fields.String("type")
+	if typ != "user" {
+		// A result the CLI sent back comes in the user message after its
+		// call; the others (the older form has none) come from the calls.
+		if err := rd.closeCalls(); err != nil {
+			return err
+		}
+	}
+	switch typ {
+	case "user":
+		return rd.user(p)
+	case "gemini":
+		return rd.gemini(p)
+	}
+	if _, known := records.Message(typ); known {
+		// info, error, warning: what the CLI showed.
+		ev := rd.base(p, model.KindSystem)
+		ev.Name = typ
+		ev.Text, _ = contentText(p.fields)
+		ev.Extra = rest(p.fields, "id", "timestamp", "type", "content")
+		return rd.emit(&ev)
+	}
+	ev := rd.base(p, model.KindPassthrough)
+	ev.RawType = "message:" + typ
+	ev.Raw = model.MustJSON(p.fields)
+	rd.rep.Passthrough(&ev, "gemini message type "+typ)
+	return rd.emit(&ev)
+}
+
+// base is the event of a message's first member: its id, time and place.
+func (rd *reader) base(p *message, kind model.Kind) model.Event {
+	ts, _ := p.fields.String("timestamp")
+	ev := rd.event(kind, ts, p.loc)
+	ev.ID = p.id
+	return ev
+}
+
+// rest is the members of f but those named.
+func rest(f model.Fields, skip ...string) model.Fields {
+	var out model.Fields
+	for _, x := range f {
+		if !contains(skip, x.Key) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// contentText is a message's content as text: the string, or its text
+// parts joined.
+func contentText(f model.Fields) (string, bool) {
+	v, ok := f.Get("content")
+	if !ok {
+		return "", false
+	}
+	if s, ok := jsonscan.String(v); ok {
+		return s, true
+	}
+	var parts []string
+	jsonscan.Array(v, func(_ int, b []byte) error {
+		jsonscan.Object(b, func(k, v []byte) error {
+			if string(k) == "text" {
+				s, _ := jsonscan.String(v)
+				parts = append(parts, s)
+			}
+			return nil
+		})
+		return nil
+	})
+	return strings.Join(parts, "\n"), len(parts) > 0
+}
+
+// user emits a user message: its text parts, and the tool results it sends
+// back (functionResponse parts).
+func (rd *reader) user(p *message) error {
+	base := rd.base(p, model.KindUser)
+	var events []model.Event
+	content, _ := p.fields.Get("content")
+	prompt := false
+	if s, ok := jsonscan.String(content); ok {
+		ev := base
+		ev.Text = s
+		ev.Meta = isContext(s)
+		prompt = !ev.Meta
+		events = append(events, ev)
+	} else {
+		err := jsonscan.Array(content, func(i int, b []byte) error {
+			ev := base
+			ev.Loc.Path = partPath(p.loc.Path, i)
+			part, err := model.ParseValidFieldsView(b)
+			if err != nil || len(part) == 0 {
+				rd.rep.Add(model.LossMalformed, "gemini user content part is not an object", ev.Loc)
+				return nil
+			}
+			if s, ok := part.String("text"); ok && len(part) == 1 {
+				ev.Text = s
+				ev.Meta = isContext(s)
+				prompt = prompt || !ev.Meta
+				events = append(events, ev)
+				return nil
+			}
+			if fr, ok := part.Get("functionResponse"); ok && len(part) == 1 {
+				events = append(events, rd.result(ev, fr))
+				return nil
+			}
+			ev.Kind = model.KindPassthrough
+			ev.RawType = "part:" + part[0].Key
+			ev.Raw = jsonscan.Copy(b)
+			rd.rep.Passthrough(&ev, "gemini content part "+part[0].Key)
+			events = append(events, ev)
+			return nil
+		})
+		if err != nil && content != nil {
+			rd.rep.Add(model.LossMalformed, "gemini user content is neither a string nor a list", p.loc)
+		}
+	}
+	if prompt {
+		rd.lastPrompt = p.id
+	}
+	if len(events) == 0 {
+		events = append(events, base)
+	}
+	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content"), events[0].Extra...)
+	for i := range events {
+		if err := rd.emitResult(&events[i]); err != nil {
+			return err
+		}
+	}
+	// A call the CLI sent no result for (cancelled, or the session
+	// ended) has its result from the call, if it has one.
+	return rd.closeCalls()
+}
+
+// isContext reports whether a user text is the session context Gemini CLI
+// sends first (the date, the system, the folders), not the user's words.
+func isContext(s string) bool { return strings.HasPrefix(s, "<session_context>") }
+
+func partPath(base string, i int) string {
+	if base == "" {
+		base = "$"
+	}
+	return base + ".content[" + model.Itoa(int64(i)) + "]"
+}
+
+// result is the tool result a functionResponse part of a user message
+// sends back, with what its call's entry says of it (status, display).
+func (rd *reader) result(ev model.Event, fr []byte) model.Event {
+	ev.Kind = model.KindToolResult
+	res, extra := functionResponse(fr)
+	ev.Result = res
+	ev.Extra = extra
+	for i, c := range rd.open {
+		if c.id != res.CallID {
+			continue
+		}
+		rd.open = append(rd.open[:i], rd.open[i+1:]...)
+		if name, ok := ev.Extra.String("functionResponse.name"); ok && name == c.name {
+			ev.Extra.Delete("functionResponse.name")
+		}
+		rd.callOutcome(&ev, c, fr)
+		return ev
+	}
+	return ev
+}
+
+// callOutcome gives a result what its call's toolCalls entry says: the
+// status, the display, the sub-agent; the entry's result when it is not
+// the part the user message sent (fr).
+func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
+	status, _ := c.entry.String("status")
+	switch status {
+	case "", "success":
+	case "error":
+		ev.Result.IsError = true
+	default:
+		ev.Result.Status = status
+		if _, known := records.ToolStatus(status); !known {
+			rd.rep.Add(model.LossPassthrough, "gemini tool call status "+status, c.loc)
+		}
+	}
+	for _, f := range c.entry {
+		switch f.Key {
+		case "id", "name", "args", "status":
+		case "result":
+			if fr == nil || !sameResult(f.Value, fr) {
+				ev.Extra.Set("toolCall.result", f.Value)
+			}
+		case "timestamp":
+			if ev.Time == "" {
+				ev.Time, _ = jsonscan.String(f.Value)
+			} else if s, _ := jsonscan.String(f.Value); s != ev.Time {
+				ev.Extra.Set("toolCall.timestamp", f.Value)
+			}
+		case "resultDisplay", "agentId":
+			ev.Extra.Set("toolCall."+f.Key, f.Value)
+			if f.Key == "agentId" && rd.agentTypes != nil {
+				if args, ok := c.entry.Get("args"); ok {
+					if a, err := model.ParseValidFieldsView(args); err == nil {
+						rd.agentTypes[c.id], _ = a.String("agent_name")
+					}
+				}
+			}
+		}
+	}
+}
+
+// sameResult reports whether a toolCalls entry's result (a list of parts)
+// is the one functionResponse part fr.
+func sameResult(result, fr []byte) bool {
+	n := 0
+	same := false
+	jsonscan.Array(result, func(_ int, b []byte) error {
+		n++
+		jsonscan.Object(b, func(k, v []byte) error {
+			same = string(k) == "functionResponse" && bytes.Equal(v, fr)
+			return nil
+		})
+		return nil
+	})
+	return n == 1 && same
+}
+
+// functionResponse reads a functionResponse {id, name, response}: the
+// response's output (or error) is the result's text; a response with other
+// members is kept whole.
+func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
+	res := &model.ToolResult{}
+	var extra model.Fields
+	f, err := model.ParseValidFieldsView(fr)
+	if err != nil {
+		res.Content, res.ContentRaw = string(fr), jsonscan.Copy(fr)
+		return res, nil
+	}
+	for _, x := range f {
+		switch x.Key {
+		case "id":
+			res.CallID, _ = jsonscan.String(x.Value)
+		case "response":
+			resp, err := model.ParseValidFieldsView(x.Value)
+			if err == nil && len(resp) == 1 {
+				if s, ok := resp.String("output"); ok {
+					res.Content = s
+					continue
+				}
+				if s, ok := resp.String("error"); ok {
+					res.Content, res.IsError = s, true
+					continue
+				}
+			}
+			if s, ok := resp.String("output"); ok {
+				res.Content = s
+			} else if s, ok := resp.String("error"); ok {
+				res.Content, res.IsError = s, true
+			} else {
+				res.Content = string(x.Value)
+			}
+			res.ContentRaw = x.Value
+		default:
+			extra.Set("functionResponse."+x.Key, x.Value)
+		}
+	}
+	return res, extra
+}
+
+// gemini emits a model message: its thoughts, its text and its tool calls,
+// each with the message's id, model and usage.
+func (rd *reader) gemini(p *message) error {
+	base := rd.base(p, model.KindAgent)
+	base.MessageID = p.id
+	base.Model, _ = p.fields.String("model")
+	if rd.h.Model == "" {
+		rd.h.Model = base.Model
+	}
+	if v, ok := p.fields.Get("tokens"); ok {
+		base.Usage = rd.tokens(v, p.loc)
+	}
+	var events []model.Event
+	rd.eachObject(p, "thoughts", func(t model.Fields, loc model.Loc) {
+		ev := base
+		ev.Kind = model.KindThinking
+		ev.Loc = loc
+		for _, f := range t {
+			switch f.Key {
+			case "description":
+				ev.Text, _ = jsonscan.String(f.Value)
+			case "timestamp":
+				ev.Time, _ = jsonscan.String(f.Value)
+			case "subject":
+				if s, _ := jsonscan.String(f.Value); s == "" {
+					continue
+				}
+				fallthrough
+			default:
+				ev.Extra.Set("thought."+f.Key, f.Value)
+			}
+		}
+		events = append(events, ev)
+	})
+	if v, ok := p.fields.Get("content"); ok {
+		if s, isString := jsonscan.String(v); isString {
+			if s != "" {
+				ev := base
+				ev.Text = s
+				events = append(events, ev)
+			}
+		} else {
+			ev := base
+			ev.Text, _ = contentText(p.fields)
+			ev.Extra.Set("content", v)
+			events = append(events, ev)
+		}
+	}
+	var calls []openCall
+	rd.eachObject(p, "toolCalls", func(entry model.Fields, loc model.Loc) {
+		ev := base
+		ev.Kind = model.KindToolCall
+		ev.Loc = loc
+		c := &model.ToolCall{}
+		c.ID, _ = entry.String("id")
+		c.Name, _ = entry.String("name")
+		if args, ok := entry.Get("args"); ok {
+			c.Input = args
+		}
+		ev.Call = c
+		for _, f := range entry {
+			switch f.Key {
+			case "id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId":
+			default:
+				ev.Extra.Set("toolCall."+f.Key, f.Value)
+			}
+		}
+		events = append(events, ev)
+		calls = append(calls, openCall{id: c.ID, name: c.Name, entry: entry, loc: ev.Loc})
+	})
+	if len(events) == 0 {
+		events = append(events, base)
+	}
+	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content", "thoughts", "toolCalls", "model"), events[0].Extra...)
+	for i := range events {
+		if err := rd.emit(&events[i]); err != nil {
+			return err
+		}
+	}
+	rd.open = append(rd.open, calls...)
+	return nil
+}
+
+// eachObject calls fn with each object of the list a message's member key
+// holds (thoughts, toolCalls) and its place; what is not a list of
+// objects is reported.
+func (rd *reader) eachObject(p *message, key string, fn func(f model.Fields, loc model.Loc)) {
+	v, ok := p.fields.Get(key)
+	if !ok || jsonscan.IsNull(v) {
+		return
+	}
+	err := jsonscan.Array(v, func(i int, b []byte) error {
+		loc := p.loc
+		loc.Path = listPath(p.loc.Path, key, i)
+		f, err := model.ParseValidFieldsView(b)
+		if err != nil || (len(f) == 0 && !bytes.HasPrefix(b, []byte("{"))) {
+			rd.rep.Add(model.LossMalformed, "gemini "+key+" entry is not an object", loc)
+			return nil
+		}
+		fn(f, loc)
+		return nil
+	})
+	if err != nil {
+		rd.rep.Add(model.LossMalformed, "gemini "+key+" is not a list", p.loc)
+	}
+}
+
+func listPath(base, key string, i int) string {
+	if base == "" {
+		base = "$"
+	}
+	return base + "." + key + "[" + model.Itoa(int64(i)) + "]"
+}
+
+// tokens reads a gemini message's tokens by the usage rule for Gemini
+// (usage.Gemini); a total other than the sum of its parts is reported.
+func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
+	var t struct {
+		Input, Output, Cached, Thoughts, Tool int64
+		Total                                 *int64
+	}
+	if json.Unmarshal(v, &t) != nil {
+		rd.rep.Add(model.LossMalformed, "gemini tokens is not an object of counts", loc)
+		return nil
+	}
+	rd.lastInput = t.Input
+	c := usage.Gemini(usage.Clamp(t.Input), usage.Clamp(t.Output), usage.Clamp(t.Cached), usage.Clamp(t.Thoughts), usage.Clamp(t.Tool))
+	if t.Total != nil && usage.Clamp(*t.Total) != c.In+c.Out+c.Cached {
+		rd.rep.Lose(model.LossUnfaithful, "usage", "gemini tokens.total other than input + output + thoughts + tool: the parts are counted", loc)
+	}
+	u := model.UsageOf(c)
+	return &u
+}
+
+// emitResult emits ev, first splicing in a sub-agent's file when ev is the
+// result of a call that names one (invoke_agent's agentId).
+func (rd *reader) emitResult(ev *model.Event) error {
+	if ev.Kind == model.KindToolResult {
+		if v, ok := ev.Extra.Get("toolCall.agentId"); ok {
+			if id, _ := jsonscan.String(v); id != "" && rd.used != nil && !rd.used[id] {
+				spliced, err := rd.splice(ev, id)
+				if err != nil {
+					return err
+				}
+				if spliced {
+					// The sub-agent's events carry its id.
+					ev.Extra.Delete("toolCall.agentId")
+				}
+			}
+		}
+	}
+	return rd.emit(ev)
+}
+
+// closeCalls emits the results of the open calls from their toolCalls
+// entries (the older form has no user message of results; a call the CLI
+// sent back no result for keeps the one it recorded).
+func (rd *reader) closeCalls() error {
+	open := rd.open
+	rd.open = nil
+	for _, c := range open {
+		_, hasResult := c.entry.Get("result")
+		_, hasStatus := c.entry.Get("status")
+		if !hasResult && !hasStatus {
+			continue // still running when the file ended
+		}
+		ev := rd.event(model.KindToolResult, "", c.loc)
+		ev.Result = &model.ToolResult{CallID: c.id}
+		if v, ok := c.entry.Get("result"); ok {
+			var fr []byte
+			n := 0
+			jsonscan.Array(v, func(_ int, b []byte) error {
+				n++
+				jsonscan.Object(b, func(k, v []byte) error {
+					if string(k) == "functionResponse" {
+						fr = v
+					}
+					return nil
+				})
+				return nil
+			})
+			if n == 1 && fr != nil {
+				res, extra := functionResponse(fr)
+				res.CallID = c.id
+				ev.Result, ev.Extra = res, extra
+				if name, ok := ev.Extra.String("functionResponse.name"); ok && name == c.name {
+					ev.Extra.Delete("functionResponse.name")
+				}
+				if id, ok := ev.Extra.String("functionResponse.id"); ok && id == c.id {
+					ev.Extra.Delete("functionResponse.id")
+				}
+				fr = bytes.Clone(fr)
+			} else {
+				fr = nil
+			}
+			rd.callOutcome(&ev, c, fr)
+		} else {
+			rd.callOutcome(&ev, c, nil)
+		}
+		if err := rd.emitResult(&ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// set reads a $set control line, member by member.
+func (rd *reader) set(v []byte, loc model.Loc) error {
+	f, err := model.ParseFields(v)
+	if err != nil {
+		rd.rep.Add(model.LossMalformed, "gemini $set is not an object", loc)
+		return nil
+	}
+	for _, x := range f {
+		if x.Key == "lastUpdated" {
+			// After each new message: it does not end the message held,
+			// which may be written again.
+			if s, ok := jsonscan.String(x.Value); ok {
+				rd.updated(s)
+			} else {
+				rd.h.Extra.Set("lastUpdated", x.Value)
+			}
+			continue
+		}
+		// The calls stay open: Gemini CLI may compress its history (a
+		// $set.messages) before it sends their results back.
+		if err := rd.flush(); err != nil {
+			return err
+		}
+		if x.Key != "messages" {
+			if err := rd.resume(); err != nil {
+				return err
+			}
+		}
+		switch x.Key {
+		case "messages":
+			if err := rd.messages(x.Value, loc); err != nil {
+				return err
+			}
+		case "sessionId":
+			if err := rd.resume(); err != nil {
+				return err
+			}
+			ev := rd.event(model.KindSystem, "", loc)
+			ev.Name = "resume"
+			id, _ := jsonscan.String(x.Value)
+			ev.Text = "Gemini CLI resumes session " + id
+			ev.Extra.Set("sessionId", x.Value)
+			rd.resumed = &ev
+		default:
+			// summary, memoryScratchpad: what the session is about, for the
+			// CLI's lists and memory.
+			rd.h.Extra.Set(x.Key, x.Value)
+			if _, known := records.SetKey(x.Key); !known {
+				rd.rep.Add(model.LossPassthrough, "gemini $set key "+x.Key, loc)
+			}
+		}
+	}
+	return nil
+}
+
+// messages reads a $set.messages: the list of messages the model sees from
+// now on, which Gemini CLI rebuilds from the API history (no tokens,
+// thoughts or tool calls; new ids after a compression). What it adds to the
+// message lines is emitted: the session context, which is in no message
+// line; a compression's snapshot; a prompt taken out (its request was
+// refused). The rest repeats the lines read, and is counted.
+func (rd *reader) messages(v []byte, loc model.Loc) error {
+	type entry struct {
+		ID, Type, Timestamp string
+		text                string
+		i                   int
+	}
+	var list []entry
+	err := jsonscan.Array(v, func(i int, b []byte) error {
+		f, err := model.ParseValidFieldsView(b)
+		if err != nil {
+			return nil
+		}
+		e := entry{i: i}
+		e.ID, _ = f.String("id")
+		e.Type, _ = f.String("type")
+		e.Timestamp, _ = f.String("timestamp")
+		e.text, _ = contentText(f)
+		list = append(list, e)
+		return nil
+	})
+	if err != nil {
+		rd.rep.Add(model.LossMalformed, "gemini $set.messages is not a list", loc)
+		return nil
+	}
+	compressed := false
+	for _, e := range list {
+		if e.Type == "user" && strings.HasPrefix(e.text, "<state_snapshot>") && e.text != rd.snapshot {
+			compressed = true
+		}
+	}
+	if !compressed {
+		if err := rd.resume(); err != nil {
+			return err
+		}
+	}
+	prompted := false
+	for k, e := range list {
+		at := loc
+		at.Path = "$.$set.messages[" + model.Itoa(int64(e.i)) + "]"
+		switch {
+		case e.Type == "user" && isContext(e.text):
+			if e.text == rd.context {
+				continue
+			}
+			rd.context = e.text
+			ev := rd.event(model.KindUser, e.Timestamp, at)
+			ev.ID, ev.Text, ev.Meta = e.ID, e.text, true
+			if err := rd.emit(&ev); err != nil {
+				return err
+			}
+		case e.Type == "user" && strings.HasPrefix(e.text, "<state_snapshot>"):
+			if e.text == rd.snapshot {
+				continue
+			}
+			rd.snapshot = e.text
+			// The prompt has another id in the compressed history.
+			rd.lastPrompt = ""
+			ev := rd.event(model.KindCompaction, e.Timestamp, at)
+			ev.ID, ev.Text = e.ID, e.text
+			ev.Compaction = &model.Compaction{Trigger: "auto", PreTokens: rd.lastInput}
+			if k+1 < len(list) && list[k+1].Type == "gemini" {
+				ev.Extra.SetString("reply", list[k+1].text)
+			}
+			if rd.resumed != nil {
+				// The CLI sets the session again as it compresses.
+				v, _ := rd.resumed.Extra.Get("sessionId")
+				ev.Extra.Set("sessionId", v)
+				rd.resumed = nil
+			}
+			if err := rd.emit(&ev); err != nil {
+				return err
+			}
+		}
+		if e.ID == rd.lastPrompt {
+			prompted = true
+		}
+	}
+	if rd.lastPrompt != "" && !prompted && !compressed {
+		ev := rd.event(model.KindSystem, "", loc)
+		ev.Name = "error"
+		ev.Text = "the request failed: Gemini CLI took the prompt out of the conversation"
+		ev.Extra.SetString("dropped", rd.lastPrompt)
+		rd.lastPrompt = ""
+		if err := rd.emit(&ev); err != nil {
+			return err
+		}
+	}
+	rd.rep.Add(model.LossDroppedField, "gemini $set.messages: the messages the model sees, repeating the message lines", loc)
+	return nil
+}
+
+// finish ends the file: the message held, and the results of its calls.
+func (rd *reader) finish() error {
+	if err := rd.flush(); err != nil {
+		return err
+	}
+	if err := rd.closeCalls(); err != nil {
+		return err
+	}
+	return rd.resume()
+}
+
+// resume emits the resume a $set.sessionId announced, if any.
+func (rd *reader) resume() error {
+	ev := rd.resumed
+	if ev == nil {
+		return nil
+	}
+	rd.resumed = nil
+	return rd.emit(ev)
+}
+
+// validName reports whether id can name a file in a folder (no separator,
+// not . or ..).
+func validName(id string) bool {
+	return id != "." && id != ".." && !strings.ContainsAny(id, `/\`) && !strings.ContainsRune(id, 0)
+}
+
+// splice reads the file of the sub-agent id (chats/SESSION_ID/ID.jsonl)
+// into the session, framed by sub-agent events: before at, the result of
+// the call that started it, or at the end when at is nil.
+func (rd *reader) splice(at *model.Event, id string) (bool, error) {
+	if rd.chats == "" || rd.depth >= maxDepth || !validName(id) || !validName(rd.sessionID()) {
+		return false, nil
+	}
+	rd.used[id] = true
+	path := filepath.Join(rd.chats, rd.sessionID(), id+".jsonl")
+	f, err := os.Open(path)
+	if err != nil {
+		return false, nil // no file for it: nothing to splice
+	}
+	defer f.Close()
+	name := filepath.ToSlash(filepath.Join(rd.sessionID(), id+".jsonl"))
+	if rd.file != "" {
+		name = filepath.ToSlash(filepath.Join(filepath.Dir(rd.file), rd.sessionID(), id+".jsonl"))
+	}
+	// The sub-agent's session id is its agent id, and its file is in the
+	// events' locations.
+	sub := &model.Subagent{ID: id, AgentID: id, Status: "started"}
+	loc := model.Loc{File: name}
+	if at != nil {
+		sub.ID = at.Result.CallID
+		loc = at.Loc
+	}
+	start := model.Event{Kind: model.KindSubagent, Subagent: sub, AgentID: id, Sidechain: true, Loc: loc}
+	if at != nil {
+		sub.Type = rd.agentTypes[sub.ID]
+		delete(rd.agentTypes, sub.ID)
+	}
+	// The sub-agent's header is its own; its events go with the session's.
+	child := &reader{h: newHeader(), top: rd.top, sink: rd.sink, rep: rd.rep, chats: rd.chats, used: rd.used,
+		agentTypes: rd.agentTypes, agent: id, file: name, depth: rd.depth + 1}
+	if err := rd.emit(&start); err != nil {
+		return true, err
+	}
+	if err := child.read(f); err != nil {
+		return true, err
+	}
+	done := model.Event{Kind: model.KindSubagent, AgentID: id, Sidechain: true, Loc: loc, Time: child.h.Ended,
+		Subagent: &model.Subagent{ID: sub.ID, AgentID: id, Type: sub.Type, Status: "done"}}
+	if s, ok := child.h.Extra.String("summary"); ok {
+		done.Subagent.Summary = s
+		child.h.Extra.Delete("summary")
+	}
+	if child.h.ID != "" && child.h.ID != id {
+		done.Extra.SetString("sessionId", child.h.ID)
+	}
+	if child.h.Started != "" {
+		done.Extra.SetString("startTime", child.h.Started)
+	}
+	for _, f := range child.h.Extra {
+		if v, ok := rd.top.Extra.Get(f.Key); ok && bytes.Equal(v, f.Value) {
+			continue // the session's (projectHash)
+		}
+		done.Extra = append(done.Extra, f)
+	}
+	if at != nil {
+		if reason := terminateReason(at); reason != "" && reason != "GOAL" {
+			done.Subagent.Status = "error"
+		}
+	}
+	return true, rd.emit(&done)
+}
+
+// sessionID is the id of the session whose sub-agents' folder this file's
+// sub-agents are in: the main file's.
+func (rd *reader) sessionID() string { return rd.top.ID }
+
+// terminateReason is why an invoke_agent's sub-agent stopped, from the
+// call's display (GOAL when it completed its task).
+func terminateReason(ev *model.Event) string {
+	v, ok := ev.Extra.Get("toolCall.resultDisplay")
+	if !ok {
+		return ""
+	}
+	f, err := model.ParseValidFieldsView(v)
+	if err != nil {
+		return ""
+	}
+	s, _ := f.String("terminateReason")
+	return s
+}

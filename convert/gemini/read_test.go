@@ -1,0 +1,416 @@
+package gemini
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/benchdata"
+)
+
+func read(t *testing.T, in string) (*model.Session, *model.Report) {
+	t.Helper()
+	var c model.Collector
+	rep := &model.Report{}
+	if err := Read(strings.NewReader(in), &c, rep); err != nil {
+		t.Fatal(err)
+	}
+	return &c.Session, rep
+}
+
+// kinds is the session's events as "kind:text" (calls and results by id).
+func kinds(s *model.Session) string {
+	var out []string
+	for _, e := range s.Events {
+		switch {
+		case e.Call != nil:
+			out = append(out, "tool_call:"+e.Call.ID)
+		case e.Result != nil:
+			r := "tool_result:" + e.Result.CallID + "=" + e.Result.Content
+			if e.Result.IsError {
+				r += "!"
+			}
+			if e.Result.Status != "" {
+				r += "(" + e.Result.Status + ")"
+			}
+			out = append(out, r)
+		default:
+			out = append(out, e.Kind.String()+":"+e.Text)
+		}
+	}
+	return strings.Join(out, " | ")
+}
+
+const header = `{"sessionId":"s1","projectHash":"p","startTime":"2026-01-01T00:00:00.000Z","lastUpdated":"2026-01-01T00:00:00.000Z","kind":"main"}` + "\n"
+
+// TestMessageWrittenAgain: a message written again with the same id is one
+// message, each member from the last line that has it; a member that
+// changed is reported; the results come from the user message that sends
+// them back, with the status the call's entry gives.
+func TestMessageWrittenAgain(t *testing.T) {
+	s, rep := read(t, header+
+		`{"id":"g1","timestamp":"t1","type":"gemini","content":"first","extra":1,"tokens":{"input":10,"output":2,"cached":4,"thoughts":1,"tool":0,"total":13}}`+"\n"+
+		`{"$set":{"lastUpdated":"2026-01-01T00:00:05.000Z"}}`+"\n"+
+		`{"id":"g1","timestamp":"t1","type":"gemini","content":"second","tokens":{"input":10,"output":2,"cached":4,"thoughts":1,"tool":0,"total":13},"toolCalls":[{"id":"c1","name":"run","args":{"a":1},"status":"error","result":[{"functionResponse":{"id":"c1","name":"run","response":{"error":"boom"}}}]}]}`+"\n"+
+		`{"id":"u1","timestamp":"t2","type":"user","content":[{"functionResponse":{"id":"c1","name":"run","response":{"error":"boom"}}}]}`+"\n")
+	if got, want := kinds(s), "agent:second | tool_call:c1 | tool_result:c1=boom!"; got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+	if v, ok := s.Events[0].Extra.Get("extra"); !ok || string(v) != "1" {
+		t.Errorf("a member only the first line had is lost: %s", s.Events[0].Extra)
+	}
+	if _, ok := s.Events[2].Extra.Get("toolCall.result"); ok {
+		t.Errorf("the entry's result, the part the user message sent, is kept twice")
+	}
+	if rep.Find(model.LossDroppedField, "gemini message written again with another content: the last is kept") == nil {
+		t.Errorf("a changed member is not reported: %s", rep.Text())
+	}
+	if tot, _ := s.Totals(); tot != (model.Usage{Input: 6, Output: 3, CacheRead: 4}) {
+		t.Errorf("usage %+v", tot)
+	}
+	if s.Header.Ended != "2026-01-01T00:00:05.000Z" || s.Header.ID != "s1" || s.Header.SourceVersion != FormJSONL {
+		t.Errorf("header %+v", s.Header)
+	}
+}
+
+// TestResultsFromTheCalls: without a user message of results (the older
+// form, a call cancelled), a call's result is its entry's; a call still
+// running when the file ends has none.
+func TestResultsFromTheCalls(t *testing.T) {
+	s, _ := read(t, header+
+		`{"id":"g1","timestamp":"t1","type":"gemini","content":"","toolCalls":[{"id":"c1","name":"w","args":{},"status":"success","timestamp":"t9","result":[{"functionResponse":{"id":"c1","name":"w","response":{"output":"done"}}}]},{"id":"c2","name":"e","args":{},"status":"cancelled"}]}`+"\n"+
+		`{"id":"g2","timestamp":"t2","type":"gemini","content":"next","toolCalls":[{"id":"c3","name":"r","args":{}}]}`+"\n")
+	if got, want := kinds(s), "tool_call:c1 | tool_call:c2 | tool_result:c1=done | tool_result:c2=(cancelled) | agent:next | tool_call:c3"; got != want {
+		t.Errorf("events %s, want %s", got, want)
+	}
+	if s.Events[2].Time != "t9" {
+		t.Errorf("a result from its call has the call's time: %q", s.Events[2].Time)
+	}
+}
+
+// TestControlLines: every record has a meaning; what the reader does not
+// know is passed through and reported, never dropped.
+func TestControlLines(t *testing.T) {
+	ctx := `{"id":"ctx","timestamp":"t0","type":"user","content":[{"text":"<session_context>\nhere</session_context>"}]}`
+	s, rep := read(t, header+
+		`{"$set":{"messages":[`+ctx+`],"lastUpdated":"x"}}`+"\n"+
+		`{"id":"u1","timestamp":"t1","type":"user","content":[{"text":"go"}]}`+"\n"+
+		`{"$set":{"messages":[`+ctx+`]}}`+"\n"+ // the prompt taken out: refused
+		`{"$set":{"sessionId":"s1"}}`+"\n"+
+		`{"$set":{"messages":[`+ctx+`]}}`+"\n"+ // a resume
+		`{"id":"i1","timestamp":"t2","type":"info","content":"note"}`+"\n"+
+		`{"$rewindTo":"u1"}`+"\n"+
+		`{"id":"n1","timestamp":"t3","type":"novel","content":"?"}`+"\n"+
+		`{"what":"ever"}`+"\n"+
+		`{"$set":{"summary":"S","newKey":3}}`+"\n"+
+		`{"id":"u2","timestamp":"t4","type":"user","content":[{"text":"a"},{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}`+"\n"+
+		`not json`+"\n"+
+		`{"id":"u3","timestamp":"t5","type":"user","content":"caf`+"\xe9"+`"}`+"\n")
+	want := "user:<session_context>\nhere</session_context> | user:go | system:the request failed: Gemini CLI took the prompt out of the conversation | " +
+		"system:Gemini CLI resumes session s1 | system:note | system:the conversation goes back to message u1 | passthrough: | passthrough: | user:a | passthrough: | user:caf\uFFFD"
+	if got := kinds(s); got != want {
+		t.Errorf("events\n%s\nwant\n%s", got, want)
+	}
+	if !s.Events[0].Meta || s.Events[1].Meta {
+		t.Errorf("the session context is the CLI's, the prompt the user's")
+	}
+	for _, d := range []string{"gemini message type novel", "gemini record with keys what", "gemini $set key newKey", "gemini content part inlineData"} {
+		if rep.Find(model.LossPassthrough, d) == nil {
+			t.Errorf("not reported: %s\n%s", d, rep.Text())
+		}
+	}
+	if rep.Count(model.LossMalformed) != 1 || rep.Count(model.LossInvalidUTF8) != 1 {
+		t.Errorf("malformed and invalid UTF-8 lines: %s", rep.Text())
+	}
+	if v, _ := s.Header.Extra.String("summary"); v != "S" {
+		t.Errorf("summary %q", v)
+	}
+}
+
+// TestCompression: a $set.messages with a new snapshot is a compaction,
+// the $set.sessionId before it part of it (not a resume); the snapshot
+// repeated in later lists is not compacted again; the call whose result
+// came after the compression has one result.
+func TestCompression(t *testing.T) {
+	snap := `{"id":"x1","timestamp":"t5","type":"user","content":[{"text":"<state_snapshot>S</state_snapshot>"}]},{"id":"x2","timestamp":"t5","type":"gemini","content":[{"text":"Got it."}]}`
+	s, _ := read(t, header+
+		`{"id":"u1","timestamp":"t1","type":"user","content":[{"text":"go"}]}`+"\n"+
+		`{"id":"g1","timestamp":"t2","type":"gemini","content":"","tokens":{"input":620000,"output":1,"cached":0,"thoughts":0,"tool":0,"total":620001},"toolCalls":[{"id":"c1","name":"r","args":{},"status":"success","result":[{"functionResponse":{"id":"c1","name":"r","response":{"output":"o"}}}]}]}`+"\n"+
+		`{"$set":{"sessionId":"s1"}}`+"\n"+
+		`{"$set":{"messages":[`+snap+`]}}`+"\n"+
+		`{"id":"u2","timestamp":"t6","type":"user","content":[{"functionResponse":{"id":"c1","name":"r","response":{"output":"o"}}}]}`+"\n"+
+		`{"$set":{"sessionId":"s1"}}`+"\n"+
+		`{"$set":{"messages":[`+snap+`]}}`+"\n")
+	want := "user:go | tool_call:c1 | compaction:<state_snapshot>S</state_snapshot> | tool_result:c1=o | system:Gemini CLI resumes session s1"
+	if got := kinds(s); got != want {
+		t.Errorf("events\n%s\nwant\n%s", got, want)
+	}
+	c := s.Events[2]
+	if c.Compaction.PreTokens != 620000 || c.Compaction.Trigger != "auto" {
+		t.Errorf("compaction %+v", c.Compaction)
+	}
+	if r, _ := c.Extra.String("reply"); r != "Got it." {
+		t.Errorf("reply %q", r)
+	}
+}
+
+// TestSingleJSON: the older form, indented or on one line, reads as the
+// JSONL form does.
+func TestSingleJSON(t *testing.T) {
+	doc := `{"sessionId":"s1","projectHash":"p","startTime":"a","lastUpdated":"b","messages":[{"id":"u1","timestamp":"t1","type":"user","content":[{"text":"go"}]},{"id":"g1","timestamp":"t2","type":"gemini","content":"ok","tokens":{"input":5,"output":1,"cached":0,"thoughts":0,"tool":0,"total":6}}],"kind":"main"}`
+	var indented bytes.Buffer
+	indented.WriteString(strings.ReplaceAll(strings.ReplaceAll(doc, `,"`, ",\n  \""), `{"sessionId"`, "{\n  \"sessionId\""))
+	for _, in := range []string{doc, indented.String()} {
+		s, rep := read(t, in)
+		if got := kinds(s); got != "user:go | agent:ok" || s.Header.SourceVersion != FormJSON || s.Header.ID != "s1" {
+			t.Errorf("%q: %s %+v", in, got, s.Header)
+		}
+		if k, _ := s.Header.Extra.String("kind"); k != "main" || !rep.Empty() {
+			t.Errorf("header %s, report %s", s.Header.Extra, rep.Text())
+		}
+	}
+}
+
+// TestTokens: a message's tokens count by usage.Gemini; a total that is
+// not the sum of its parts is reported.
+func TestTokens(t *testing.T) {
+	s, rep := read(t, header+`{"id":"g1","timestamp":"t","type":"gemini","content":"a","tokens":{"input":100,"output":10,"cached":40,"thoughts":5,"tool":3,"total":9999}}`+"\n")
+	if u := s.Events[0].Usage; u == nil || *u != (model.Usage{Input: 63, Output: 15, CacheRead: 40}) {
+		t.Errorf("usage %+v", u)
+	}
+	if !rep.Covers("usage") {
+		t.Errorf("a total other than its parts is not reported: %s", rep.Text())
+	}
+}
+
+// TestSubagentFiles: a sub-agent's file is spliced before its call's
+// result; an agentId that names no file, or names one outside the
+// session's folder, splices nothing and is kept on the result.
+func TestSubagentFiles(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, "session-2026-01-01T00-00-s1.jsonl")
+	call := func(id, agent string) string {
+		fr := fmt.Sprintf(`{"functionResponse":{"id":%q,"name":"invoke_agent","response":{"output":"done"}}}`, id)
+		return fmt.Sprintf(`{"id":"g-%s","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":%q,"name":"invoke_agent","args":{"agent_name":"generalist"},"status":"success","agentId":%q,"result":[%s]}]}`+"\n"+
+			`{"id":"u-%s","timestamp":"t","type":"user","content":[%s]}`+"\n", id, id, agent, fr, id, fr)
+	}
+	os.WriteFile(main, []byte(header+call("c1", "a1")+call("c2", "nofile")+call("c3", "../s1/a1")), 0o644)
+	os.MkdirAll(filepath.Join(dir, "s1"), 0o755)
+	os.WriteFile(filepath.Join(dir, "s1", "a1.jsonl"), []byte(`{"sessionId":"a1","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"subagent"}`+"\n"+
+		`{"id":"m","timestamp":"t","type":"user","content":[{"text":"sub"}]}`+"\n"+`{"$set":{"summary":"R"}}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "s1", "a2.jsonl"), []byte(`{"sessionId":"a2","projectHash":"p","kind":"subagent"}`+"\n"+
+		`{"id":"m","timestamp":"t","type":"user","content":[{"text":"orphan"}]}`+"\n"), 0o644)
+	var c model.Collector
+	rep := &model.Report{}
+	f, _ := os.Open(main)
+	defer f.Close()
+	if err := ReadNamed(f, main, &c, rep); err != nil {
+		t.Fatal(err)
+	}
+	s := &c.Session
+	want := "tool_call:c1 | subagent: | user:sub | subagent: | tool_result:c1=done | tool_call:c2 | tool_result:c2=done | tool_call:c3 | tool_result:c3=done | subagent: | user:orphan | subagent:"
+	if got := kinds(s); got != want {
+		t.Fatalf("events\n%s\nwant\n%s", got, want)
+	}
+	start, sub, done := s.Events[1], s.Events[2], s.Events[3]
+	if start.Subagent.ID != "c1" || start.Subagent.AgentID != "a1" || start.Subagent.Type != "generalist" || start.Subagent.Status != "started" {
+		t.Errorf("start %+v", start.Subagent)
+	}
+	if sub.AgentID != "a1" || !sub.Sidechain || sub.Loc.File != "s1/a1.jsonl" {
+		t.Errorf("sub-agent event %+v", sub)
+	}
+	if done.Subagent.Status != "done" || done.Subagent.Summary != "R" {
+		t.Errorf("done %+v", done.Subagent)
+	}
+	if _, ok := s.Events[4].Extra.Get("toolCall.agentId"); ok {
+		t.Errorf("the agent id is on the sub-agent's events and on the result")
+	}
+	for _, i := range []int{6, 8} {
+		if _, ok := s.Events[i].Extra.Get("toolCall.agentId"); !ok {
+			t.Errorf("event %d: the agent id of a sub-agent not spliced is lost", i)
+		}
+	}
+	if s.Header.ID != "s1" {
+		t.Errorf("the sub-agents changed the header: %+v", s.Header)
+	}
+}
+
+// generated is a Gemini CLI session of about n bytes, as 0.61.0 writes
+// one: each turn a prompt, a model message with a thought written again
+// with its shell call, the result sent back, and a closing message, with
+// $set.lastUpdated after each.
+func generated(n int) []byte {
+	var b bytes.Buffer
+	b.WriteString(header)
+	for i := 0; b.Len() < n; i++ {
+		ts := fmt.Sprintf("2026-11-27T10:%02d:%02d.%03dZ", i/3600%60, i/60%60, i%1000)
+		call := fmt.Sprintf("run_shell_command__run_shell_command_17957738%05d_0", i)
+		out := strings.Repeat("line of output from the command\\n", 20)
+		fr := fmt.Sprintf(`{"functionResponse":{"id":%q,"name":"run_shell_command","response":{"output":"<untrusted_context>\nOutput: %s\nProcess Group PGID: 32\n</untrusted_context>"}}}`, call, out)
+		g := fmt.Sprintf(`{"id":"g%d","timestamp":%q,"type":"gemini","content":"Running the step.","thoughts":[{"subject":"","description":"I should run the next step and read its output.","timestamp":%q}],"tokens":{"input":3000,"output":40,"cached":2000,"thoughts":12,"tool":0,"total":3052},"model":"gemini-3.8-flash"`, i, ts, ts)
+		fmt.Fprintf(&b, `{"id":"u%d","timestamp":%q,"type":"user","content":[{"text":"Step %d: list the files after writing a.txt."}]}`+"\n", i, ts, i)
+		fmt.Fprintf(&b, `{"$set":{"lastUpdated":%q}}`+"\n", ts)
+		b.WriteString(g + "}\n")
+		fmt.Fprintf(&b, `{"$set":{"lastUpdated":%q}}`+"\n", ts)
+		fmt.Fprintf(&b, `%s,"toolCalls":[{"id":%q,"name":"run_shell_command","args":{"command":"printf 'hello\\n' > a.txt; ls","description":"Write and list"},"result":[%s],"status":"success","timestamp":%q,"resultDisplay":"a.txt","description":"printf","displayName":"Shell","renderOutputAsMarkdown":false}]}`+"\n", g, call, fr, ts)
+		fmt.Fprintf(&b, `{"id":"r%d","timestamp":%q,"type":"user","content":[%s]}`+"\n", i, ts, fr)
+		fmt.Fprintf(&b, `{"$set":{"lastUpdated":%q}}`+"\n", ts)
+		fmt.Fprintf(&b, `{"id":"h%d","timestamp":%q,"type":"gemini","content":"The folder holds a.txt.","thoughts":[],"tokens":{"input":3400,"output":15,"cached":2900,"thoughts":0,"tool":0,"total":3415},"model":"gemini-3.8-flash"}`+"\n", i, ts)
+		fmt.Fprintf(&b, `{"$set":{"lastUpdated":%q}}`+"\n", ts)
+	}
+	return b.Bytes()
+}
+
+type nullSink struct{}
+
+func (nullSink) Event(*model.Header, *model.Event) error { return nil }
+func (nullSink) End(*model.Header) error                 { return nil }
+
+// TestGenerated: the benchmark's session reads with nothing lost or
+// unknown, each message counted once.
+func TestGenerated(t *testing.T) {
+	s, rep := read(t, string(generated(64<<10)))
+	if rep.Count(model.LossPassthrough)+rep.Count(model.LossMalformed)+rep.Count(model.LossDroppedField) > 0 {
+		t.Errorf("%s", rep.Text())
+	}
+	tot, _ := s.Totals()
+	turns := int64(strings.Count(string(generated(64<<10)), `"type":"user","content":[{"text"`))
+	if tot != (model.Usage{Input: 1500 * turns, Output: 67 * turns, CacheRead: 4900 * turns}) {
+		t.Errorf("%d turns: %+v", turns, tot)
+	}
+}
+
+// BenchmarkRead: the reader alone on a generated 10 MB session, in MB/s of
+// input, and against the floor of splitting it into lines.
+func BenchmarkRead(b *testing.B) {
+	in := generated(10 << 20)
+	floor := benchdata.Floor(in)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if err := Read(bytes.NewReader(in), nullSink{}, &model.Report{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	benchdata.ReportVsFloor(b, floor)
+}
+
+// TestEveryNameHasAMeaning: each name of the vocabulary (records) reads
+// without being passed through as unknown, and a name not listed is
+// reported.
+func TestEveryNameHasAMeaning(t *testing.T) {
+	samples := map[string]string{
+		"header":    header,
+		"message":   header + `{"id":"m","timestamp":"t","type":"user","content":[{"text":"hi"}]}` + "\n",
+		"$set":      header + `{"$set":{"lastUpdated":"t"}}` + "\n",
+		"$rewindTo": header + `{"$rewindTo":"m"}` + "\n",
+		"session":   "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"p\",\n  \"messages\": [{\"id\": \"m\", \"type\": \"user\", \"content\": [{\"text\": \"hi\"}]}]\n}\n",
+	}
+	unknown := func(t *testing.T, name, in string) bool {
+		t.Helper()
+		s, rep := read(t, in)
+		for _, e := range s.Events {
+			if e.Kind == model.KindPassthrough {
+				return true
+			}
+		}
+		return rep.Count(model.LossPassthrough) > 0 || rep.Count(model.LossMalformed) > 0
+	}
+	for _, r := range records.Records {
+		in, ok := samples[r.Name]
+		if !ok {
+			t.Errorf("record %s: no sample", r.Name)
+			continue
+		}
+		if unknown(t, r.Name, in) {
+			t.Errorf("record %s is read as unknown", r.Name)
+		}
+	}
+	for _, m := range records.Messages {
+		if unknown(t, m.Name, header+`{"id":"m","timestamp":"t","type":"`+m.Name+`","content":"x"}`+"\n") {
+			t.Errorf("message type %s is read as unknown", m.Name)
+		}
+	}
+	for _, k := range records.SetKeys {
+		if unknown(t, k.Name, header+`{"$set":{"`+k.Name+`":[]}}`+"\n") {
+			t.Errorf("$set key %s is read as unknown", k.Name)
+		}
+	}
+	for _, st := range records.ToolStatuses {
+		in := header + `{"id":"g","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":"c","name":"n","args":{},"status":"` + st.Name + `"}]}` + "\n"
+		if unknown(t, st.Name, in) {
+			t.Errorf("tool status %s is read as unknown", st.Name)
+		}
+		s, _ := read(t, in)
+		r := s.Events[len(s.Events)-1].Result
+		if r == nil || r.IsError != (st.Name == "error") || (r.Status != "") != (st.Name != "error" && st.Name != "success") {
+			t.Errorf("tool status %s: result %+v", st.Name, r)
+		}
+	}
+	for _, in := range []string{
+		header + `{"id":"m","timestamp":"t","type":"nouveau","content":"x"}` + "\n",
+		header + `{"$set":{"nouveau":1}}` + "\n",
+		header + `{"nouveau":1}` + "\n",
+		header + `{"id":"g","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":"c","name":"n","args":{},"status":"nouveau"}]}` + "\n",
+	} {
+		if !unknown(t, "nouveau", in) {
+			t.Errorf("a name not listed is not reported: %s", in)
+		}
+	}
+}
+
+// heapSink samples the live heap every few events.
+type heapSink struct {
+	n    int
+	peak uint64
+}
+
+func (s *heapSink) Event(*model.Header, *model.Event) error {
+	if s.n++; s.n%256 == 0 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		s.peak = max(s.peak, m.HeapAlloc)
+	}
+	return nil
+}
+func (s *heapSink) End(*model.Header) error { return nil }
+
+// TestMemoryStaysConstant: reading holds one message at a time (and the
+// calls waiting for their results), so the live heap of a session eight
+// times larger is about the same.
+func TestMemoryStaysConstant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 20 MB")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	peak := func(n int) uint64 {
+		path := filepath.Join(t.TempDir(), "s.jsonl")
+		if err := os.WriteFile(path, generated(n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		runtime.GC()
+		var base runtime.MemStats
+		runtime.ReadMemStats(&base)
+		s := &heapSink{}
+		if err := Read(f, s, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		return s.peak - min(s.peak, base.HeapAlloc)
+	}
+	small, large := peak(2<<20), peak(16<<20)
+	t.Logf("live heap: %d KB at 2 MB, %d KB at 16 MB", small>>10, large>>10)
+	if large > 2*small+(1<<20) {
+		t.Errorf("live heap grows with the session: %d KB at 2 MB, %d KB at 16 MB", small>>10, large>>10)
+	}
+}
