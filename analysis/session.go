@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -53,6 +54,9 @@ type Session struct {
 	LongestGap Gap
 	// APM is the agent's pace, (messages + tool calls) per minute.
 	APM APM
+	// CostUSD is the session's cost in US dollars as its last @end states
+	// it (cost_usd=, the agent's own accounting); nil when none does.
+	CostUSD *float64
 
 	// byResult lists the indices of the calls that have a result, in the
 	// order of their result lines.
@@ -461,6 +465,15 @@ func (b *sessionBuilder) line(l grammar.Line) {
 		b.observation(l, when)
 	case grammar.Subagent:
 		b.subagent(l, when)
+	case grammar.Lifecycle:
+		if isEndSummary(t, l.Num) {
+			text := t.Text(l)
+			if v, ok := grammar.ValueOf(text, grammar.KeyCostUSD.String(), 0); ok {
+				if f, err := strconv.ParseFloat(string(text[v.Start:v.End]), 64); err == nil {
+					s.CostUSD = &f
+				}
+			}
+		}
 	}
 	if b.phase >= 0 {
 		p := &s.Phases[b.phase]

@@ -85,6 +85,7 @@ const (
 	KeySummary
 	KeyTrigger
 	KeyPreTokens
+	KeyPostTokens
 	KeySuccess
 	KeyNumTurns
 	KeyDurationMS
@@ -199,6 +200,7 @@ var keySpecs = [numKeys]keySpec{
 	KeySummary:    {"summary", valueText, 0, "on an `x:` line after its status: what the subagent did."},
 	KeyTrigger:    {"trigger", valueText, 0, "on `@compact`: what started the compaction (`manual`, `auto`)."},
 	KeyPreTokens:  {"pre_tokens", valueDigits, 0, "on `@compact`: the context's tokens before the compaction."},
+	KeyPostTokens: {"post_tokens", valueDigits, 0, "on `@compact`: the context's tokens after the compaction."},
 	KeySuccess:    {"success", valueBool, 0, "on `@end`: whether the session reached its goal."},
 	KeyNumTurns:   {"num_turns", valueDigits, 0, "on `@end`: the session's number of turns."},
 	KeyDurationMS: {"duration_ms", valueDigits, 0, "on `@end`: how long the session ran, in milliseconds."},

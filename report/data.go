@@ -87,6 +87,8 @@ type Summary struct {
 	Unfinished int      `json:"unfinished"`
 	Subagents  int      `json:"subagents"`
 	Tokens     Tokens   `json:"tokens"`
+	// CostUSD is the session's cost as its @end states it, or null.
+	CostUSD    *float64 `json:"cost_usd"`
 	Latency    Latency  `json:"latency"`
 	APM        APM      `json:"apm"`
 	LongestGap *Gap     `json:"longest_gap"`
@@ -364,6 +366,7 @@ func (d *Data) summary(s *analysis.Session) {
 	sum.Messages, sum.ToolCalls, sum.Errors, sum.Unfinished = s.Messages, s.CallCount(), s.Errors, s.Unfinished
 	sum.Subagents = len(s.Subagents)
 	sum.Tokens = Tokens(s.Tokens())
+	sum.CostUSD = s.CostUSD
 	sum.Latency = LatencyOf(s.Latency)
 	sum.APM = APMOf(s.APM)
 	if g := s.LongestGap; g.Duration > 0 {

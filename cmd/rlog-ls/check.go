@@ -305,8 +305,18 @@ func githubProperty(s string) string {
 // stdinName. A folder without any .rlog file is an error (a mistyped path
 // in CI must not pass as "nothing to check").
 func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
-	return collectFiles(cmd, args, stderr, true, "no .rlog files", func(p string, d fs.DirEntry) error {
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".rlog") {
+	// stats takes the sessions of a folder in every format it reads too
+	// (a Claude Code projects folder), each read as its rlog view.
+	sessions := cmd == "stats"
+	none := "no .rlog files"
+	if sessions {
+		none = "no .rlog files or sessions"
+	}
+	return collectFiles(cmd, args, stderr, true, none, func(p string, d fs.DirEntry) error {
+		if d.IsDir() && sessions && (d.Name() == "subagents" || d.Name() == "tool-results") {
+			return filepath.SkipDir // a Claude Code session's own files, read with it
+		}
+		if !d.IsDir() && (strings.EqualFold(filepath.Ext(p), ".rlog") || sessions && isSession(p)) {
 			return errTake
 		}
 		return nil
@@ -366,6 +376,18 @@ func collectFiles(cmd string, args []string, stderr io.Writer, stdinOK bool, non
 		}
 	}
 	return out, failed
+}
+
+// isSession reports whether the file at path, not rlog, is a session
+// rlog-ls reads (.jsonl and .json files only: a folder's other files are
+// not looked at).
+func isSession(p string) bool {
+	ext := strings.ToLower(filepath.Ext(p))
+	if ext != ".jsonl" && ext != ".json" || strings.HasSuffix(p, ".meta.json") {
+		return false
+	}
+	_, ok := sessionFormat(p)
+	return ok
 }
 
 // readInputs returns how command cmd (check, stats) opens its files: from
@@ -445,7 +467,7 @@ func checkFile(path string, cfg analysis.Config, open func(string) (io.ReadClose
 		if whole, err = in.mayBeJSON(); err != nil {
 			return checkedFile{path: path, err: err}
 		}
-	} else if _, ok := companion.Locate(path); ok {
+	} else if _, ok := companion.Locate(path); ok && !in.alone {
 		whole = true
 	}
 	if !whole {
@@ -582,6 +604,9 @@ func checkOtherFormat(path string, src []byte, cfg analysis.Config) (checkedFile
 	case err != nil:
 		return checkedFile{path: path, err: fmt.Errorf("%v; check reads rlog, ATIF, ATIF-JSONL and REPLAY files", err)}, true
 	case format == convert.Rlog:
+		return checkedFile{}, false
+	case fi.Validate == nil && fi.CanRead() && src == nil:
+		// Checked as its rlog view (see openLog).
 		return checkedFile{}, false
 	case fi.Validate == nil:
 		return checkedFile{path: path, err: fmt.Errorf("%s is %s, which rlog-ls has no validator for (convert it to rlog to check it: rlog-ls convert --to rlog %s)", path, fi.Description, path)}, true

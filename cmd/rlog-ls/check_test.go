@@ -411,13 +411,13 @@ func TestCheckComparesWithTheCompanion(t *testing.T) {
 	}
 }
 
-// TestCheckSaysWhatWasNotChecked: check on a transcript it has no
-// validator for (Claude Code JSONL) exits 2, and its summary used to
-// count it as "1 file checked". The summary counts only the files checked
-// and says how many were not; why is on stderr.
+// TestCheckSaysWhatWasNotChecked: check on a file it can neither
+// validate nor read (JSON of no format it knows) exits 2, and its summary
+// used to count it as "1 file checked". The summary counts only the files
+// checked and says how many were not; why is on stderr.
 func TestCheckSaysWhatWasNotChecked(t *testing.T) {
-	transcript := filepath.Join("..", "..", "testdata", "claude", "units-session.jsonl")
 	dir := t.TempDir()
+	transcript := writeFile(t, dir, "what.json", `{"a": 1}`)
 	log := writeFile(t, dir, "s.rlog", cleanHeader+"o: id=nope → [ok]\n")
 	for _, c := range []struct {
 		paths   []string
@@ -436,7 +436,7 @@ func TestCheckSaysWhatWasNotChecked(t *testing.T) {
 		t.Errorf("%s", stdout)
 	}
 	_, stderr, _ := runCLI(t, "check", transcript)
-	if !strings.Contains(stderr, "units-session.jsonl is Claude Code session JSONL, which rlog-ls has no validator for") {
+	if !strings.Contains(stderr, "what.json") {
 		t.Errorf("no reason on stderr: %q", stderr)
 	}
 }

@@ -190,10 +190,20 @@ func TestCheckValidatesATIFAndReplay(t *testing.T) {
 	if code != 1 || !strings.Contains(out, broken+":2:26: error ATIF001: expected object key") {
 		t.Errorf("broken JSON: %d %s", code, out)
 	}
-	// JSON of formats without a validator, or of none: one line, exit 2.
+	// A session of a format without a validator is checked as its rlog
+	// view (the rlog its reader makes).
 	for name, content := range map[string]string{
-		"t.json":      `{"session_id": "s", "prompt": "p", "model": "m", "cwd": "/", "repo_sha": "", "steps": []}`,
-		"c.jsonl":     `{"parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","content":"hi"},"uuid":"u"}` + "\n",
+		"t.json":  `{"session_id": "s", "prompt": "p", "model": "m", "cwd": "/", "repo_sha": "", "steps": []}`,
+		"c.jsonl": `{"parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","content":"hi"},"uuid":"u"}` + "\n",
+	} {
+		p := writeFile(t, dir, name, content)
+		out, stderr, code := runCLI(t, "check", p)
+		if code != 0 || !strings.HasSuffix(out, "1 file checked: 0 errors, 0 warnings, 1 info, 0 hints\n") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", name, code, out, stderr)
+		}
+	}
+	// JSON of no format rlog-ls reads: one line, exit 2.
+	for name, content := range map[string]string{
 		"what.json":   `{"a": 1}`,
 		"nojson.json": `{oops`,
 	} {

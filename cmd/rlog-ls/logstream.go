@@ -7,12 +7,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
@@ -28,6 +33,12 @@ type logInput struct {
 	// log's header is not closed, for report's second reading); nil for
 	// standard input and what is not a regular file.
 	reopen func() (io.Reader, error)
+	// open opens the log from its start again: the file, or its rlog
+	// view's conversion when the file is a session in another format.
+	open func() (io.ReadCloser, error)
+	// alone says the log has no companion: it is the rlog view of a
+	// session file the companion does not index (companion.Formats).
+	alone bool
 }
 
 // streamingGC paces the collector for the commands that read logs a
@@ -94,11 +105,59 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 	// process substitution, cannot).
 	if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok && path != stdinName {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			if from, ok := sessionFormat(path); ok {
+				// A session in another format: its rlog view, the text
+				// `rlog-ls convert --to rlog` writes, read as the log.
+				f.Close()
+				in.open = func() (io.ReadCloser, error) { return rlogView(path, from), nil }
+				r, _ := in.open()
+				in.br = bufio.NewReaderSize(r, 16<<10)
+				in.reopen = func() (io.Reader, error) { return in.open() }
+				in.alone = !slices.Contains(companion.Formats, from)
+				return in, r, nil
+			}
 			in.size = fi.Size()
+			in.open = func() (io.ReadCloser, error) { return os.Open(path) }
 			in.reopen = func() (io.Reader, error) { return os.Open(path) }
 		}
 	}
 	return in, f, nil
+}
+
+// sessionFormat is the format of the file at path when it is a session
+// rlog-ls reads in a format other than rlog (a Claude Code transcript, an
+// ATIF trajectory ...): then check, stats and report read its rlog view.
+// A .rlog file is rlog without a look.
+func sessionFormat(path string) (convert.Format, bool) {
+	if strings.EqualFold(filepath.Ext(path), ".rlog") {
+		return "", false
+	}
+	h, err := convert.ReadHead(path)
+	if err != nil {
+		return "", false
+	}
+	f, err := convert.DetectHead(h)
+	if err != nil || f == convert.Rlog {
+		return "", false
+	}
+	fi, _ := convert.Lookup(f)
+	return f, fi.CanRead()
+}
+
+// rlogView streams the rlog view of the session file at path, read as
+// format from, through the one conversion pipeline (convert.Prepare and
+// Run, as `rlog-ls convert --to rlog` and the editor's views convert); a
+// failed conversion is the reader's error. Closing the reader stops it.
+func rlogView(path string, from convert.Format) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		c, err := convert.Prepare(convert.Job{Source: convert.Source{Path: path}, From: from, FromKnown: true, To: convert.Rlog})
+		if err == nil {
+			_, err = c.Run(pw)
+		}
+		pw.CloseWithError(err)
+	}()
+	return pr
 }
 
 // openInput opens a command's one input to read it once, a window at a
@@ -128,16 +187,16 @@ func openInput(input string, stdin io.Reader, oneAtATime string) (name string, i
 // pass of its own over what a first pass read); ok is false for standard
 // input, which cannot be read twice.
 func (in *logInput) again(n int) (again *logInput, closer io.Closer, ok bool, err error) {
-	if in.reopen == nil {
+	if in.reopen == nil || in.open == nil {
 		return nil, nil, false, nil
 	}
-	f, err := os.Open(in.path)
+	f, err := in.open()
 	if err != nil {
 		return nil, nil, true, err
 	}
 	limited := func(r io.Reader) io.Reader { return io.LimitReader(r, int64(n)) }
-	again = &logInput{path: in.path, br: bufio.NewReaderSize(limited(f), 16<<10), size: int64(n), reopen: func() (io.Reader, error) {
-		r, err := os.Open(in.path)
+	again = &logInput{path: in.path, br: bufio.NewReaderSize(limited(f), 16<<10), size: int64(n), open: in.open, reopen: func() (io.Reader, error) {
+		r, err := in.open()
 		if err != nil {
 			return nil, err
 		}

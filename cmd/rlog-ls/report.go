@@ -29,7 +29,9 @@ relative to the log. --link makes line numbers links into an editor: {path} is
 the log's absolute path and {line} the line, e.g. --link
 'vscode://file/{path}:{line}'. --disable and --severity configure the findings
 shown, as for check. When the log's JSONL companion is beside it, APM is
-counted from the companion. docs/report.md describes the page and its data.
+counted from the companion. A session file in another format rlog-ls reads
+(a Claude Code transcript ...) is shown as its rlog view, with the file as its
+companion. docs/report.md describes the page and its data.
 
 Exit status: 0 written, 2 usage or I/O problem, 128+N after signal N
 (nothing is written then).`
@@ -116,7 +118,7 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func readReport(in *logInput, cfg analysis.Config, opts report.Options) (*report.Data, error) {
 	sc := analysis.NewStreamChecker(cfg, report.DefaultMaxFindings, func(_ *grammar.Tree, f analysis.Finding) analysis.Finding { return f })
 	st := report.NewStream(opts, func(first *grammar.Tree) analysis.SessionOptions {
-		if opts.Path == "" {
+		if opts.Path == "" || in.alone {
 			return analysis.SessionOptions{}
 		}
 		id, _ := first.Header().Get("id")

@@ -317,7 +317,7 @@ func TestReportSummaryEqualsStats(t *testing.T) {
 		want := report.Summary{DurationMS: s.DurationMS, Messages: s.Messages, ToolCalls: s.ToolCalls, Errors: s.Errors,
 			Unfinished: s.Unfinished, Subagents: len(s.Subagents),
 			Tokens:  report.Tokens{In: c.TokensIn, Out: c.TokensOut, Cached: c.TokensCached, CacheCreate: c.TokensCacheCreate, Messages: c.Messages},
-			Latency: s.Latency, APM: s.APM}
+			CostUSD: s.CostUSD, Latency: s.Latency, APM: s.APM}
 		if s.LongestGap != nil {
 			want.LongestGap = &report.Gap{Line: s.LongestGap.Line, PreviousLine: s.LongestGap.PreviousLine, MS: s.LongestGap.DurationMS}
 		}

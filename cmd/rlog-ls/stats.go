@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -25,13 +26,18 @@ calls per tool with errors and latency (median, p95, max, from ts= or
 latency_ms=), subagents, pauses, and APM, the autopilot's actions per minute:
 (user and agent messages + tool calls) / minutes.
 
-One file gives its details; several files, or a folder (its .rlog files,
-recursively), give one row per session and the totals; - (or /dev/stdin)
-reads standard input. --format json prints one document, described field by
-field in docs/stats.md.
+A session file in another format rlog-ls reads (a Claude Code transcript,
+an ATIF trajectory ...) is read as its rlog view, the text rlog-ls convert
+--to rlog writes, with the file as its companion. One file gives its
+details; several files, or a folder (its .rlog files and the .jsonl and
+.json sessions rlog-ls reads, recursively: a Claude Code projects folder,
+each session with its sub-agents), give one row per session and the
+totals; - (or /dev/stdin) reads standard input. --format json prints one
+document, described field by field in docs/stats.md.
 
 Exit status: 0, or 2 when a path cannot be read, a folder holds no .rlog
-file, or a file is not rlog text (the others are still reported).`
+file or session, or a file is not rlog text (the others are still
+reported).`
 
 func statsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := newCommand("stats", statsUsage, statsAbout)
@@ -104,6 +110,9 @@ type sessionJSON struct {
 	Start      *time.Time     `json:"start"`
 	End        *time.Time     `json:"end"`
 	DurationMS *float64       `json:"duration_ms"`
+	// CostUSD is the session's cost as its @end states it: null when
+	// it states none.
+	CostUSD *float64 `json:"cost_usd"`
 	activityJSON
 	Tools      []toolJSON     `json:"tools"`
 	Phases     []phaseJSON    `json:"phases"`
@@ -117,6 +126,9 @@ type totalsJSON struct {
 	// DurationMS is the sum of the known durations: null when no session
 	// has one.
 	DurationMS *float64 `json:"duration_ms"`
+	// CostUSD is the sum of the costs stated: null when no session
+	// states one.
+	CostUSD *float64 `json:"cost_usd"`
 	activityJSON
 	Tools []toolJSON `json:"tools"`
 }
@@ -202,7 +214,7 @@ func sessionStats(path string, open func(string) (io.ReadCloser, error)) session
 			// The pauses are not shown: none is listed.
 			opts := analysis.SessionOptions{MinGap: -1}
 			id, _ = t.Header().Get("id")
-			if path != stdinName {
+			if path != stdinName && !in.alone {
 				opts.Companion = companion.SessionOptionsOf(path, id).Companion
 			}
 			ss = analysis.NewSessionStream(opts)
@@ -227,7 +239,7 @@ func sessionOf(path string, t *grammar.Tree) sessionRow {
 // header's id is id.
 func sessionRowOf(path, id string, s *analysis.Session) sessionRow {
 	j := sessionJSON{
-		File: path, ID: id, Counters: s.Counters,
+		File: path, ID: id, Counters: s.Counters, CostUSD: s.CostUSD,
 		activityJSON: activityJSON{Messages: s.Messages, ToolCalls: s.CallCount(), Errors: s.Errors, Unfinished: s.Unfinished,
 			Latency: latencyOf(s.Latency), APM: apmOf(s.APM)},
 		Tools: []toolJSON{}, Phases: []phaseJSON{}, Subagents: []subagentJSON{},
@@ -277,6 +289,9 @@ func (t *totals) add(r *sessionRow) {
 	t.j.Counters.Add(s.Counters)
 	if s.DurationMS != nil {
 		t.j.DurationMS = addMillis(t.j.DurationMS, *s.DurationMS)
+	}
+	if s.CostUSD != nil {
+		t.j.CostUSD = addMillis(t.j.CostUSD, *s.CostUSD)
 	}
 	t.j.Messages += s.Messages
 	t.j.ToolCalls += s.ToolCalls
@@ -386,6 +401,9 @@ func printSession(w io.Writer, s *sessionJSON) {
 	row("tokens", "%s in, %s out, %s cached, %s cache writes (%s, each counted once)",
 		analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut), analysis.GroupDigits(c.TokensCached),
 		analysis.GroupDigits(c.TokensCacheCreate), messages)
+	if s.CostUSD != nil {
+		row("cost", "$%s (as the session states it)", strconv.FormatFloat(*s.CostUSD, 'g', 6, 64))
+	}
 	row("APM", "%s", apmText(s.APM))
 	if g := s.LongestGap; g != nil {
 		row("longest pause", "%s, before line %d", durationText(g.DurationMS), g.Line)

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/claude/records"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -29,6 +30,11 @@ const Name = "claude"
 // whose value differs keeps its own in Event.Extra.
 var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true, "gitBranch": true, "slug": true, "userType": true}
 
+// sharedKeys are entry keys that say how the session was run: the first
+// entry's value is the header's too (Claude Code 2.1 writes entrypoint
+// on every entry), and each entry keeps its own.
+var sharedKeys = map[string]bool{"entrypoint": true}
+
 // Reader reads one transcript. Subagent, when set, opens the transcript of
 // a sub-agent by its agentId and names it (a path relative to the main
 // transcript's folder, for the locations in reports); its events are
@@ -36,8 +42,31 @@ var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true
 // KindSubagent events.
 type Reader struct {
 	Subagent func(agentID string) (r io.ReadCloser, name string, err error)
+	// Agents are what the sub-agents' agent-ID.meta.json files say, by
+	// agent id: the call that started each and its type.
+	Agents map[string]AgentMeta
 	// used records the agent ids already spliced.
 	used map[string]bool
+	// waiting are the sub-agents run in the background whose turns were
+	// spliced at their start, by the call that started them: their end is
+	// the task notification that reports them back.
+	waiting map[string]string
+}
+
+// AgentMeta is what a sub-agent's agent-ID.meta.json says of it.
+type AgentMeta struct {
+	ToolUseID string `json:"toolUseId"`
+	AgentType string `json:"agentType"`
+}
+
+// agentOfCall is the sub-agent the call callID started, by its meta file.
+func (rd *Reader) agentOfCall(callID string) string {
+	for id, m := range rd.Agents {
+		if m.ToolUseID == callID && callID != "" {
+			return id
+		}
+	}
+	return ""
 }
 
 // Read reads a transcript from r into sink, reporting malformed lines and
@@ -50,7 +79,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 // Read is the package-level Read with sub-agent splicing.
 func (rd *Reader) Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
-	st := &state{h: h, sink: sink, rep: rep, rd: rd}
+	st := &state{h: h, sink: sink, rep: rep, rd: rd, costs: &costs{}}
 	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
@@ -78,7 +107,7 @@ func ReadFile(path string, sink model.Sink, rep *model.Report) error {
 // at path (whose sub-agent transcripts are read from beside it).
 func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) error {
 	files := SubagentFiles(path)
-	rd := &Reader{Subagent: func(id string) (io.ReadCloser, string, error) {
+	rd := &Reader{Agents: subagentMetas(files), Subagent: func(id string) (io.ReadCloser, string, error) {
 		p, ok := files[id]
 		if !ok {
 			return nil, "", os.ErrNotExist
@@ -91,7 +120,8 @@ func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) err
 		return f, filepath.ToSlash(name), err
 	}}
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
-	st := &state{h: h, sink: sink, rep: rep, rd: rd, fileName: filepath.Base(path)}
+	reopen := func() (io.ReadCloser, error) { return os.Open(path) }
+	st := &state{h: h, sink: sink, rep: rep, rd: rd, fileName: filepath.Base(path), costs: &costs{reopen: reopen}}
 	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
@@ -106,11 +136,29 @@ func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) err
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		if err := st.splice(id, ""); err != nil {
+		if err := st.splice(id, "", false); err != nil {
 			return err
 		}
 	}
 	return sink.End(h)
+}
+
+// subagentMetas reads the meta files beside the sub-agent transcripts
+// (agent-ID.meta.json, Claude Code 2.1 on); a file missing or unreadable
+// says nothing.
+func subagentMetas(files map[string]string) map[string]AgentMeta {
+	out := map[string]AgentMeta{}
+	for id, p := range files {
+		b, err := os.ReadFile(strings.TrimSuffix(p, ".jsonl") + ".meta.json")
+		if err != nil {
+			continue
+		}
+		var m AgentMeta
+		if json.Unmarshal(b, &m) == nil {
+			out[id] = m
+		}
+	}
+	return out
 }
 
 // SubagentFiles maps agent ids to the sub-agent transcripts found beside
@@ -154,6 +202,9 @@ type state struct {
 	// ix indexes the entry being read, so that its message is not scanned
 	// again for each level of nesting.
 	ix jsonscan.Index
+	// costs follows Claude Code's cost-state records (see cost.go); shared
+	// with the sub-agents' states, whose calls a run's cost counts too.
+	costs *costs
 }
 
 func (st *state) readStream(r io.Reader, agent string) error {
@@ -217,6 +268,13 @@ func (st *state) entry(line []byte, n int, agent string) error {
 				st.headerField(key, v, &e)
 				return nil
 			}
+			if sharedKeys[key] && st.depth == 0 {
+				if _, have := st.h.Extra.Get(key); !have {
+					if s, ok := st.ix.String(v); ok {
+						st.h.Extra.SetString(key, s)
+					}
+				}
+			}
 			e.extra = append(e.extra, model.Field{Key: key, Value: st.ix.Copy(v)})
 		}
 		return nil
@@ -244,6 +302,14 @@ func (st *state) entry(line []byte, n int, agent string) error {
 			return err
 		}
 	}
+	if (e.typ == "user" || e.typ == "assistant" || e.typ == "system") && st.resumed() {
+		// The first record of a run after the end of an earlier one.
+		ev := model.Event{Kind: model.KindLifecycle, Name: "resume", Time: e.ts, Loc: loc}
+		ev.Extra.Set(readerMarkHint, []byte("true"))
+		if err := st.emit(&ev); err != nil {
+			return err
+		}
+	}
 	switch e.typ {
 	case "user":
 		return st.user(&e, base, line, n)
@@ -262,9 +328,16 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		e.extra.Delete("summary")
 		ev.Extra = e.extra
 		return st.emit(&ev)
+	case "attachment":
+		return st.attachment(&e, base, line)
+	case "cost-state":
+		return st.costState(base, line)
 	default:
-		// Known bookkeeping records (file-history-snapshot, queue-operation)
-		// and every record type a newer Claude Code adds pass through whole.
+		if m, ok := records.MeaningOf(e.typ); ok && m.Use == records.Bookkeeping {
+			return st.bookkeeping(base, e.typ, line, m)
+		}
+		// file-history-snapshot, and every record type a newer Claude
+		// Code adds, pass through whole.
 		return st.passthrough(base, e.typ, line)
 	}
 }
@@ -319,12 +392,42 @@ func (st *state) emit(ev *model.Event) error {
 	return st.sink.Event(st.h, ev)
 }
 
+// bookkeeping passes a record the reader knows as bookkeeping (m) through
+// whole, marked so: only a Claude Code writer writes it back.
+func (st *state) bookkeeping(base model.Event, typ string, line []byte, m records.Meaning) error {
+	ev := base
+	ev.Kind = model.KindPassthrough
+	ev.RawType = typ
+	ev.Raw = st.ix.Copy(line)
+	ev.Bookkeeping = m.Becomes
+	return st.emit(&ev)
+}
+
+// attachment reads an attachment record: bookkeeping of a known type,
+// passed through as an unknown record otherwise.
+func (st *state) attachment(e *ent, base model.Event, line []byte) error {
+	var typ string
+	if v, ok := e.extra.Get("attachment"); ok {
+		st.ix.Members(v, func(k, val []byte) error {
+			if string(jsonscan.KeyBytes(k)) == "type" {
+				typ, _ = st.ix.String(val)
+			}
+			return nil
+		})
+	}
+	key := "attachment:" + typ
+	if m, ok := records.MeaningOf(key); ok && m.Use == records.Bookkeeping {
+		return st.bookkeeping(base, key, line, m)
+	}
+	return st.passthrough(base, key, line)
+}
+
 func (st *state) passthrough(base model.Event, typ string, line []byte) error {
 	ev := base
 	ev.Kind = model.KindPassthrough
 	ev.RawType = typ
 	ev.Raw = st.ix.Copy(line)
-	if typ != "file-history-snapshot" && typ != "queue-operation" {
+	if _, known := records.MeaningOf(typ); !known {
 		st.rep.Passthrough(&ev, "claude record type "+quoteType(typ))
 	}
 	return st.emit(&ev)
@@ -484,27 +587,72 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 // is a Task result naming an agentId.
 func (st *state) emitSplicing(ev *model.Event) error {
 	if ev.Kind == model.KindToolResult && st.rd.Subagent != nil && st.depth == 0 {
+		var agentID string
+		background := false
 		if v, ok := ev.Extra.Get("toolUseResult"); ok {
-			var agentID string
 			jsonscan.Members(v, func(k, val []byte) error {
-				if string(k) == "agentId" {
+				switch string(k) {
+				case "agentId":
 					agentID, _ = jsonscan.String(val)
+				case "isAsync":
+					background, _ = jsonscan.Bool(val)
 				}
 				return nil
 			})
-			if agentID != "" && !st.rd.used[agentID] {
-				if err := st.splice(agentID, ev.Result.CallID); err != nil {
-					return err
-				}
+		}
+		if agentID == "" {
+			agentID = st.rd.agentOfCall(ev.Result.CallID)
+		}
+		if agentID != "" && !st.rd.used[agentID] {
+			if err := st.splice(agentID, ev.Result.CallID, background); err != nil {
+				return err
 			}
+		}
+	}
+	if ev.Kind == model.KindUser && st.depth == 0 && strings.HasPrefix(ev.Text, taskNotification) {
+		if err := st.notified(ev); err != nil {
+			return err
 		}
 	}
 	return st.emit(ev)
 }
 
+// taskNotification starts the user message by which Claude Code reports a
+// background task's end to the model (queued, then sent as a prompt).
+const taskNotification = "<task-notification>"
+
+// notified ends, before the task notification ev, the background
+// sub-agent it reports on: a done (or error) with its result as the
+// summary. A notification of a task that is no sub-agent spliced here
+// stays a user message only.
+func (st *state) notified(ev *model.Event) error {
+	tag := func(name string) string {
+		_, rest, ok := strings.Cut(ev.Text, "<"+name+">")
+		if !ok {
+			return ""
+		}
+		v, _, _ := strings.Cut(rest, "</"+name+">")
+		return strings.TrimSpace(v)
+	}
+	callID := tag("tool-use-id")
+	agentID, ok := st.rd.waiting[callID]
+	if !ok {
+		return nil
+	}
+	delete(st.rd.waiting, callID)
+	status := "done"
+	if s := tag("status"); s != "" && s != "completed" {
+		status = "error"
+	}
+	done := model.Event{Kind: model.KindSubagent, Time: ev.Time, Loc: ev.Loc, Sidechain: true,
+		Subagent: &model.Subagent{ID: callID, AgentID: agentID, Type: st.rd.Agents[agentID].AgentType, Status: status, Summary: tag("result")}}
+	return st.emit(&done)
+}
+
 // splice streams the sub-agent transcript agentID, framed by KindSubagent
-// start and done events.
-func (st *state) splice(agentID, callID string) error {
+// start and done events; a sub-agent run in the background (it reports
+// back by a task notification) is done at that notification instead.
+func (st *state) splice(agentID, callID string, background bool) error {
 	f, name, err := st.rd.Subagent(agentID)
 	if err != nil {
 		return nil // no transcript for it: nothing to splice
@@ -518,18 +666,26 @@ func (st *state) splice(agentID, callID string) error {
 	if id == "" {
 		id = agentID
 	}
-	start := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Status: "started"}, AgentID: agentID, Sidechain: true}
+	typ := st.rd.Agents[agentID].AgentType
+	start := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Type: typ, Status: "started"}, AgentID: agentID, Sidechain: true}
 	if err := st.emit(&start); err != nil {
 		return err
 	}
 	// Sub-agent entries carry the parent's sessionId; reading them must not
 	// change the header, so they read against a scratch header copy. Their
 	// locations name their file.
-	sub := &state{h: &model.Header{}, sink: headerGuard{st.sink, st.h}, rep: st.rep, rd: st.rd, depth: st.depth + 1, file: name}
+	sub := &state{h: &model.Header{}, sink: headerGuard{st.sink, st.h}, rep: st.rep, rd: st.rd, depth: st.depth + 1, file: name, costs: st.costs}
 	if err := sub.readStream(f, agentID); err != nil {
 		return err
 	}
-	done := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Status: "done"}, AgentID: agentID, Sidechain: true}
+	if background && callID != "" {
+		if st.rd.waiting == nil {
+			st.rd.waiting = map[string]string{}
+		}
+		st.rd.waiting[callID] = agentID
+		return nil
+	}
+	done := model.Event{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: id, AgentID: agentID, Type: typ, Status: "done"}, AgentID: agentID, Sidechain: true}
 	return st.emit(&done)
 }
 
@@ -552,7 +708,8 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 	events[0].Extra = concatFields(e.extra, events[0].Extra)
 	events = st.applyRests(e, events, false, base)
 	for i := range events {
-		if c := events[i].Call; c != nil && c.Name == "Task" && !e.sidechain {
+		st.counted(&events[i])
+		if c := events[i].Call; c != nil && (c.Name == "Task" || c.Name == "Agent") && !e.sidechain {
 			st.task, st.taskType = c.ID, ""
 			if args := c.Args(); args != nil {
 				st.taskType, _ = args.String("subagent_type")
@@ -564,6 +721,11 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 	}
 	return nil
 }
+
+// readerMarkHint marks an event the reader makes of where records lie
+// (a resumed run's @resume): a Claude Code writer leaves it out, as the
+// records say it themselves.
+const readerMarkHint = "_reader_mark"
 
 // inlineSidechainHint marks the sub-agent events the reader makes around
 // inline sidechain entries: a Claude Code writer leaves them out, as
@@ -765,12 +927,18 @@ func (st *state) system(e *ent, base model.Event) error {
 					c.Trigger, _ = jsonscan.String(val)
 				case "preTokens":
 					c.PreTokens, _ = jsonscan.Int(val)
+				case "postTokens":
+					c.PostTokens, _ = jsonscan.Int(val)
 				}
 				return nil
 			})
 			e.extra.Delete("compactMetadata")
 		}
 		ev.Compaction = c
+		if u, mdl, ok := st.compactionUsage(base.Loc.Line); ok && !u.IsZero() {
+			use := model.UsageOf(u)
+			ev.Usage, ev.Model = &use, mdl
+		}
 		ev.Text, _ = e.extra.String("content")
 		e.extra.Delete("content")
 	default:
@@ -936,6 +1104,10 @@ func parseTodos(v []byte) []model.Todo {
 // and bytes.
 const headLines, headBytes = 256, 8 << 20
 
+// forkedFromKey is the header field that names the session a session was
+// forked from (claude --resume ID --fork-session).
+const forkedFromKey = "forkedFrom"
+
 // sessionHead holds the first lines of the main transcript (up to
 // headLines and headBytes) until they name the session it holds (see
 // transcriptSession): release sets the header's id to it and hands the
@@ -948,9 +1120,13 @@ type sessionHead struct {
 	tooLong func(n int, err error)
 	held    []heldLine
 	ids     []string
-	size    int
-	done    bool
-	err     error // an entry's, met releasing the head
+	// requested are the sessions the first assistant entries' requests
+	// were made in (requestSessionId): another session's, in a session
+	// forked from it (--fork-session copies its entries).
+	requested string
+	size      int
+	done      bool
+	err       error // an entry's, met releasing the head
 }
 
 // heldLine is a line of the head: a copy of its bytes, or the error of a
@@ -978,9 +1154,14 @@ func (hd *sessionHead) line(line []byte, n int) error {
 	hd.size += len(line)
 	hd.held = append(hd.held, heldLine{line: line, n: n})
 	jsonscan.Object(line, func(k, v []byte) error {
-		if string(k) == "sessionId" {
+		switch string(k) {
+		case "sessionId":
 			if id, ok := jsonscan.String(v); ok && id != "" {
 				hd.ids = append(hd.ids, id)
+			}
+		case "requestSessionId":
+			if id, ok := jsonscan.String(v); ok && id != "" && hd.requested == "" {
+				hd.requested = id
 			}
 		}
 		return nil
@@ -1013,6 +1194,10 @@ func (hd *sessionHead) release() error {
 			st.seen = map[string]bool{}
 		}
 		st.seen["sessionId"] = true
+		if hd.requested != "" && hd.requested != id {
+			// Its first entries are copies of the session it forks.
+			st.h.Extra.SetString(forkedFromKey, hd.requested)
+		}
 	}
 	held := hd.held
 	hd.held, hd.ids = nil, nil

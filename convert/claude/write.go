@@ -1114,6 +1114,9 @@ func (wr *Writer) other(e *model.Event) {
 			return
 		}
 	case model.KindLifecycle:
+		if _, mark := e.Extra.Get(readerMarkHint); mark && same {
+			return // the reader's, of where the records lie
+		}
 		if same {
 			wr.rep.DropEvent(e, "lifecycle marker")
 			return

@@ -33,6 +33,10 @@ func convertedRlog() string {
 // Locate finds the companion of the log at rlogPath: a file with the same
 // name and the extension .jsonl, else .json (for NAME.converted.rlog, the
 // name rlog-ls convert gives a conversion, NAME.jsonl or NAME.json). ok is
+// Formats are the formats whose files a companion indexes and joins to a
+// log's lines; a session in another format has no companion.
+var Formats = []convert.Format{convert.Claude, convert.SDKJSONL, convert.Trajectory}
+
 // false when there is none.
 func Locate(rlogPath string) (Files, bool) {
 	base := strings.TrimSuffix(rlogPath, filepath.Ext(rlogPath))

@@ -129,6 +129,9 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 		if c.PreTokens != 0 {
 			co.Int("pre_tokens", c.PreTokens)
 		}
+		if c.PostTokens != 0 {
+			co.Int("post_tokens", c.PostTokens)
+		}
 		co.End()
 		o.Raw("compaction", cb.Bytes())
 	}
@@ -437,6 +440,8 @@ func restField(e *Event, key string, v []byte) error {
 				c.Trigger, _ = jsonscan.String(val)
 			case "pre_tokens":
 				c.PreTokens, _ = jsonscan.Int(val)
+			case "post_tokens":
+				c.PostTokens, _ = jsonscan.Int(val)
 			}
 			return nil
 		})

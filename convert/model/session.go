@@ -195,6 +195,12 @@ type Event struct {
 	Raw json.RawMessage
 	// RawType is the record type of a KindPassthrough event.
 	RawType string
+	// Bookkeeping, on a KindPassthrough event, says that the reader knows
+	// the record as its source's own bookkeeping and why nothing of it is
+	// a line of the session ("" for a record the reader does not know): a
+	// writer of the source's format keeps it (Raw), every other drops it
+	// and names it once per RawType in the loss report.
+	Bookkeeping string
 
 	// Parts is the message as ATIF v1.6 content parts (text and images),
 	// when the source wrote it so; Text is their text rendering.
@@ -289,6 +295,8 @@ type Subagent struct {
 type Compaction struct {
 	Trigger   string // auto | manual
 	PreTokens int64
+	// PostTokens is the context's tokens after it, when the source says.
+	PostTokens int64
 }
 
 // Todo is one item of a todo list.

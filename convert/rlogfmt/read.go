@@ -1005,6 +1005,8 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 				c.Trigger = p.value(pr)
 			case grammar.KeyPreTokens:
 				c.PreTokens, _ = strconv.ParseInt(p.value(pr), 10, 64)
+			case grammar.KeyPostTokens:
+				c.PostTokens, _ = strconv.ParseInt(p.value(pr), 10, 64)
 			}
 		}
 		ev.Compaction = c

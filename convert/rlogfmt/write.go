@@ -3,8 +3,10 @@ package rlogfmt
 import (
 	"bufio"
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -251,6 +253,11 @@ func (wr *writer) flushRun() {
 			wr.write(e, u)
 			continue
 		}
+		if e.Kind == model.KindPassthrough {
+			// A comment, which carries no usage: the next line does.
+			wr.write(e, nil)
+			continue
+		}
 		wr.write(e, usage)
 		usage = nil
 	}
@@ -423,17 +430,26 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 			if c.PreTokens > 0 {
 				l.addPair(grammar.KeyPreTokens, strconv.FormatInt(c.PreTokens, 10))
 			}
+			if c.PostTokens > 0 {
+				l.addPair(grammar.KeyPostTokens, strconv.FormatInt(c.PostTokens, 10))
+			}
 		}
 		if e.Text != "" {
 			text, _ := wr.text(e.Text, LimitAgent, "compaction text", e)
 			l.add(text)
 		}
-		wr.timeMeta(l, e)
-		if e.Step != 0 {
-			l.kv(grammar.KeyStep, strconv.FormatInt(e.Step, 10))
+		if usage == nil {
+			wr.timeMeta(l, e)
+			if e.Step != 0 {
+				l.kv(grammar.KeyStep, strconv.FormatInt(e.Step, 10))
+			}
+			wr.dropExtras(e)
+		} else {
+			// The compaction's own model call: its tokens count as a
+			// message's (meta writes the time, the step and the extras).
+			wr.meta(l, e, usage)
 		}
 		wr.emit(l, nil)
-		wr.dropExtras(e)
 	case model.KindSystem:
 		l := wr.newLine()
 		text, cont := wr.text(e.Text, LimitAgent, "system text", e)
@@ -962,6 +978,32 @@ func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
 	}
 	wr.meta(l, e, usage)
 	wr.emit(l, cont)
+	if !wr.same {
+		if path, size, ok := persistedOutput(e.Result.Content); ok {
+			// The whole output is in a file of its own: the line says
+			// where, as the preview the model saw does.
+			wr.writeLine("# saved: ", sanitize(path), " (", sanitize(size), ")")
+			wr.rep.Lose(model.LossSynthesized, "comment", "a # saved: comment after the o: line of an output the agent kept in a file of its own (Claude Code's persisted output), naming the file", e.Loc)
+		}
+	}
+}
+
+// persistedRE is the start of a tool output Claude Code kept in a file of
+// its own (SESSION/tool-results/ID.txt): the model sees a preview, which
+// names the file.
+var persistedRE = regexp.MustCompile(`^<persisted-output>\s*Output too large \(([^)\n]*)\)\. Full output saved to: (\S+)`)
+
+// persistedOutput is the file and size a persisted output's preview
+// names.
+func persistedOutput(content string) (path, size string, ok bool) {
+	if !strings.HasPrefix(content, "<persisted-output>") {
+		return "", "", false
+	}
+	m := persistedRE.FindStringSubmatch(content)
+	if m == nil {
+		return "", "", false
+	}
+	return m[2], m[1], true
 }
 
 func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
@@ -1282,8 +1324,41 @@ func (wr *writer) passthrough(e *model.Event) {
 			return
 		}
 	}
+	if e.Bookkeeping != "" {
+		wr.rep.Lose(model.LossDroppedEvent, "passthrough", e.RawType+" record ("+e.Bookkeeping+")", e.Loc)
+		return
+	}
 	raw, _ := model.ParseFields(e.Raw)
 	switch e.RawType {
+	case "block:image", "block:document":
+		// A marker: what it is and how large, not its data.
+		typ, _ := raw.String("type")
+		var media string
+		size := 0
+		if src, ok := raw.Get("source"); ok {
+			sf, _ := model.ParseFields(src)
+			media, _ = sf.String("media_type")
+			data, _ := sf.String("data")
+			size = base64.StdEncoding.DecodedLen(len(data)) - (len(data) - len(strings.TrimRight(data, "=")))
+		}
+		l := wr.newLine()
+		l.add("# " + wordless(typ) + ":")
+		if media != "" {
+			l.add(wordless(media))
+		}
+		if size > 0 {
+			l.add("(" + strconv.Itoa(size) + " bytes)")
+		}
+		wr.emit(l, nil)
+		wr.rep.Lose(model.LossDroppedField, "passthrough, comment", typ+" data (written as a # "+typ+": marker with its media type and size)", e.Loc)
+		return
+	case "block:redacted_thinking":
+		data, _ := raw.String("data")
+		l := wr.newLine()
+		l.add("# redacted thinking: (" + strconv.Itoa(len(data)) + " bytes, encrypted by the provider)")
+		wr.emit(l, nil)
+		wr.rep.Lose(model.LossDroppedField, "passthrough, comment", "redacted thinking data (written as a # redacted thinking: marker with its size)", e.Loc)
+		return
 	case "file-history-snapshot":
 		// The reference converter's form.
 		msg, _ := raw.String("messageId")

@@ -112,7 +112,7 @@ type sessionParams struct {
 
 // companionFormats are the formats whose files companion indexes and joins
 // to a log's lines.
-var companionFormats = []convert.Format{convert.Claude, convert.SDKJSONL, convert.Trajectory}
+var companionFormats = companion.Formats
 
 // views is what the server knows of the session files it shows: for each,
 // the files as last converted and what that conversion lost. It follows the

@@ -137,7 +137,7 @@ func TestSessionViewOfAClaudeCodeTranscript(t *testing.T) {
 	// The header says what the view is and what it lost.
 	h = hoverText(t, c, v.URI, protocol.Position{Line: 0, Character: 1})
 	for _, want := range []string{"**rlog view** of `" + filepath.Base(path) + "` (Claude Code session JSONL), read only",
-		"joined to the file's records", "**What the view does not carry**", "unknown_record_passthrough: claude record type attachment"} {
+		"joined to the file's records", "**What the view does not carry**", "dropped_event: attachment:environment record"} {
 		if !strings.Contains(h, want) {
 			t.Errorf("header hover lacks %q:\n%s", want, h)
 		}

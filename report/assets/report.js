@@ -264,6 +264,7 @@
       ...companionCount(s.tool_calls, apm.tool_calls, 'tool call')]));
     const t = s.tokens;
     box.append(card('Tokens out', fmtInt(t.out), [fmtInt(t.in) + ' in, ' + fmtInt(t.cached) + ' cached, ' + plural(t.messages, 'message') + ' counted once']));
+    if (s.cost_usd !== null && s.cost_usd !== undefined) box.append(card('Cost', '$' + Number(s.cost_usd.toPrecision(6)), ['as the session states it']));
     const actions = plural(apm.messages, 'message') + ' + ' + plural(apm.tool_calls, 'tool call');
     box.append(card('APM', apm.value === null ? 'unknown' : apm.value.toFixed(2),
       [apm.value === null ? actions + ', no duration' : '(' + actions + ') / ' + apm.minutes.toFixed(1) + ' min',

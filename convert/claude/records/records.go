@@ -62,6 +62,67 @@ var SystemSubtypes = []Type{
 	{"compact_boundary", "Where a compaction replaced the conversation: compactMetadata (trigger manual or auto, preTokens, postTokens, durationMs), logicalParentUuid (the last record before it), parentUuid null.", true},
 }
 
+// A Use is what the reader makes of a record type.
+type Use uint8
+
+const (
+	// Conversation records become events of the session.
+	Conversation Use = iota + 1
+	// Header records give the session's header fields and totals; they
+	// are no event.
+	Header
+	// Bookkeeping records carry nothing a reader of the session needs:
+	// kept whole for a Claude Code writer, dropped by every other, and
+	// named once per type in the loss report.
+	Bookkeeping
+)
+
+// A Meaning is what the reader makes of one type: its use, and what it
+// becomes in words (docs/conversions.md lists the same).
+type Meaning struct {
+	Use     Use
+	Becomes string
+}
+
+// Meanings are the reader's meaning of every type listed above: a record
+// type by its name, an attachment type as "attachment:TYPE", a system
+// subtype as "system:SUBTYPE".
+var Meanings = map[string]Meaning{
+	"user":                  {Conversation, "u: lines (a prompt; meta=true for what the CLI wrote, a compaction's summary among them; a task notification is a u: line after its sub-agent's x: [done]), o: lines (tool results; [error] for a failing, denied or refused call, with the CLI's message; an output saved to a file of its own is followed by # saved: PATH (size)), # image: and # document: markers (media type, size); a sub-agent's prompt is the first u: line under its tid="},
+	"assistant":             {Conversation, "a:, th: and t!: lines (one per content block, the message's usage once, by message_id=); a redacted thinking block is a # redacted thinking: marker (its size)"},
+	"system":                {Conversation, "by subtype"},
+	"attachment":            {Bookkeeping, "by attachment type"},
+	"queue-operation":       {Bookkeeping, "dropped: the prompt or task notification it queues is the user record that follows"},
+	"last-prompt":           {Bookkeeping, "dropped: the prompt is already a u: line"},
+	"atis-latch":            {Bookkeeping, "dropped"},
+	"cost-state":            {Header, "the session's totals (tokens_total_*, @end's tokens_* and cost_usd=); the tokens of model calls no assistant record shows (a compaction's) go on that @compact line"},
+	"api-request-shape":     {Bookkeeping, "dropped (the system prompt and tool schemas as sent)"},
+	"api-request-blob":      {Bookkeeping, "dropped (messages as sent, already in the conversation)"},
+	"api-request":           {Bookkeeping, "dropped (request parameters)"},
+	"tools-used":            {Bookkeeping, "dropped: the t!: lines name the tools"},
+	"mode":                  {Bookkeeping, "dropped; a run that resumes the session after an earlier run's end starts with @resume"},
+	"summary":               {Conversation, "a # system: line with the summary"},
+	"file-history-snapshot": {Conversation, "a # file-snapshot: line (message id, number of files)"},
+
+	"attachment:environment":           {Bookkeeping, "dropped: the header has cwd and branch"},
+	"attachment:model":                 {Bookkeeping, "dropped: the header has the model"},
+	"attachment:date":                  {Bookkeeping, "dropped: every line has its ts="},
+	"attachment:deferred_tools_delta":  {Bookkeeping, "dropped"},
+	"attachment:agent_listing_delta":   {Bookkeeping, "dropped"},
+	"attachment:skill_listing":         {Bookkeeping, "dropped"},
+	"attachment:session_context":       {Bookkeeping, "dropped"},
+	"attachment:remote_session_change": {Bookkeeping, "dropped"},
+	"attachment:prompt_snapshot":       {Bookkeeping, "dropped"},
+
+	"system:compact_boundary": {Conversation, "@compact trigger= pre_tokens= post_tokens=, with the compaction's own model call as its tokens_*"},
+}
+
+// MeaningOf is the reader's meaning of a type (keyed as in Meanings).
+func MeaningOf(key string) (Meaning, bool) {
+	m, ok := Meanings[key]
+	return m, ok
+}
+
 // find is the entry of list called name.
 func find(list []Type, name string) (Type, bool) {
 	for _, t := range list {

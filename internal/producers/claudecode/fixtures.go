@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 
@@ -107,4 +108,44 @@ func inventoryOf(dir string) (*harness.Inventory, error) {
 // those it no longer wrote.
 func DriftReport(pinned, fresh string) (string, error) {
 	return harness.DriftBetween(pinned, fresh, inventoryOf, vocabulary.Known)
+}
+
+// Accounting is what Claude Code itself says a session used: the token
+// counts of its JSON result's modelUsage, summed over the models, and its
+// total_cost_usd.
+type Accounting struct {
+	In, Out, Cached, CacheCreate uint64
+	CostUSD                      float64
+}
+
+// ReadAccounting reads a recorded scenario's results.json into the CLI's
+// accounting of each session it ran: the last run's (the CLI carries a
+// session's totals over from run to run, a compaction's call included).
+func ReadAccounting(dir string) (map[string]Accounting, error) {
+	res, err := ReadResults(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]Accounting{}
+	for _, st := range res.Steps {
+		var o struct {
+			SessionID  string  `json:"session_id"`
+			TotalCost  float64 `json:"total_cost_usd"`
+			ModelUsage map[string]struct {
+				In          uint64 `json:"inputTokens"`
+				Out         uint64 `json:"outputTokens"`
+				Cached      uint64 `json:"cacheReadInputTokens"`
+				CacheCreate uint64 `json:"cacheCreationInputTokens"`
+			} `json:"modelUsage"`
+		}
+		if err := json.Unmarshal(st.Output, &o); err != nil {
+			return nil, fmt.Errorf("%s: %w", dir, err)
+		}
+		a := Accounting{CostUSD: o.TotalCost}
+		for _, m := range o.ModelUsage {
+			a.In, a.Out, a.Cached, a.CacheCreate = a.In+m.In, a.Out+m.Out, a.Cached+m.Cached, a.CacheCreate+m.CacheCreate
+		}
+		out[o.SessionID] = a
+	}
+	return out, nil
 }

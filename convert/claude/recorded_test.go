@@ -1,0 +1,133 @@
+package claude_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/claude"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// recordedSubagent copies the recorded sub-agent scenario (Claude Code
+// 2.1.328: an Agent call run in the background, its transcript in
+// SESSION/subagents/ with its meta file) into a folder of its own, the
+// main transcript changed by edit, and returns the main transcript's path.
+func recordedSubagent(t *testing.T, edit func([]byte) []byte) string {
+	t.Helper()
+	m, _ := filepath.Glob("../../testdata/agents/claude-code/2.1.328/subagent/claude/projects/*/*.jsonl")
+	if len(m) != 1 {
+		t.Fatalf("the recorded subagent scenario: %v", m)
+	}
+	src := m[0]
+	dir := t.TempDir()
+	main := filepath.Join(dir, filepath.Base(src))
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(main, edit(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	subs, _ := filepath.Glob(filepath.Join(filepath.Dir(src), "*", "subagents", "*"))
+	for _, p := range subs {
+		rel, _ := filepath.Rel(filepath.Dir(src), p)
+		dst := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(dst, b, 0o644)
+	}
+	return main
+}
+
+// TestBackgroundSubagent: a sub-agent run in the background is framed by
+// its start after the Agent call, with its type from its meta file, and
+// its end at the task notification that reports it back, its result the
+// summary; found by the meta file's toolUseId when the launch's result
+// names no agentId.
+func TestBackgroundSubagent(t *testing.T) {
+	for name, edit := range map[string]func([]byte) []byte{
+		"as written": func(b []byte) []byte { return b },
+		"no agentId in the result": func(b []byte) []byte {
+			return regexp.MustCompile(`"agentId":"[0-9a-f]+",`).ReplaceAll(b, nil)
+		},
+	} {
+		path := recordedSubagent(t, edit)
+		var c model.Collector
+		if err := claude.ReadFile(path, &c, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		var frames []model.Subagent
+		subTurns := 0
+		for _, e := range c.Session.Events {
+			if e.Kind == model.KindSubagent {
+				frames = append(frames, *e.Subagent)
+			} else if e.AgentID == "ad1d58fb8290d2b47" {
+				subTurns++
+			}
+		}
+		if len(frames) != 2 || subTurns == 0 {
+			t.Fatalf("%s: frames %+v, %d turns of the sub-agent", name, frames, subTurns)
+		}
+		start, done := frames[0], frames[1]
+		if start.Status != "started" || start.ID != "toolu_sub_agent" || start.Type != "general-purpose" ||
+			done.Status != "done" || done.ID != "toolu_sub_agent" || done.Summary != "The folder is at version 1.4.2." {
+			t.Errorf("%s: start %+v, done %+v", name, start, done)
+		}
+	}
+}
+
+// TestCompactionUsageReadAhead: a compaction's own model call, which no
+// assistant record shows, is its run's cost-state less the run's records:
+// read from a file, it is on the compaction (Claude Code's totals are
+// then the records' sum); read once (standard input), it cannot be, and
+// the loss report says so.
+func TestCompactionUsageReadAhead(t *testing.T) {
+	m, _ := filepath.Glob("../../testdata/agents/claude-code/2.1.328/compaction/claude/projects/*/*.jsonl")
+	if len(m) != 1 {
+		t.Fatalf("the recorded compaction scenario: %v", m)
+	}
+	var fromFile model.Collector
+	if err := claude.ReadFile(m[0], &fromFile, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var compactions []model.Usage
+	var l model.Ledger
+	for i := range fromFile.Session.Events {
+		e := &fromFile.Session.Events[i]
+		l.Add(e)
+		if e.Kind == model.KindCompaction && e.Usage != nil {
+			compactions = append(compactions, *e.Usage)
+		}
+	}
+	want := model.Usage{Input: 7, Output: 37, CacheRead: 4100}
+	if len(compactions) != 2 || compactions[0] != want || compactions[1] != want {
+		t.Errorf("the compactions' usage %+v, want two of %+v", compactions, want)
+	}
+	if h := fromFile.Session.Header; h.Totals == nil || *h.Totals != l.Total() || h.CostUSD == nil || *h.CostUSD != 0.21729600000000004 {
+		t.Errorf("totals %+v (the events count %+v), cost %v", h.Totals, l.Total(), h.CostUSD)
+	}
+	f, err := os.Open(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var once model.Collector
+	rep := &model.Report{}
+	if err := claude.Read(f, &once, rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range once.Session.Events {
+		if e.Kind == model.KindCompaction && e.Usage != nil {
+			t.Errorf("a compaction with usage %+v from standard input", e.Usage)
+		}
+	}
+	if !strings.Contains(rep.Text(), "usage of model calls no assistant record shows") {
+		t.Errorf("the loss report does not say what was not counted:\n%s", rep.Text())
+	}
+}
