@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/atif"
@@ -101,6 +102,11 @@ type FormatInfo struct {
 	// path (sub-agent transcripts).
 	Read      ReadFunc
 	ReadNamed func(r io.Reader, path string, sink model.Sink, rep *model.Report) error
+	// PartOf, when set, reports whether a file of this format found in a
+	// folder belongs to another session's file, which reads it (a
+	// sub-agent's transcript, a copy the agent migrated): a folder's
+	// sessions (SessionFile) leave it out, or it would count twice.
+	PartOf func(path string) bool
 	// NewWriter returns a sink that writes as events arrive.
 	NewWriter WriterFunc
 	// TotalsFirst says the writer puts the session's token totals at the
@@ -187,6 +193,7 @@ var formats = []FormatInfo{
 		Detect:    claude.Detect,
 		Read:      claude.Read,
 		ReadNamed: claude.ReadNamed,
+		PartOf:    claude.PartOf,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return claude.NewWriter(w, rep, opt), nil
 		},
@@ -241,7 +248,27 @@ var formats = []FormatInfo{
 		Detect:    gemini.Detect,
 		Read:      gemini.Read,
 		ReadNamed: gemini.ReadNamed,
+		PartOf:    func(path string) bool { return !gemini.OwnSession(path) },
 	},
+}
+
+// SessionFile reports whether the file at path, found in a folder, is a
+// session rlog-ls reads on its own (not an rlog log: those are read as
+// they are), and its format: a file of a format with a reader that is
+// not part of another session's file (FormatInfo.PartOf).
+func SessionFile(path string) (Format, bool) {
+	if strings.EqualFold(filepath.Ext(path), ".rlog") {
+		return "", false
+	}
+	f, err := DetectFile(path)
+	if err != nil || f == Rlog {
+		return "", false
+	}
+	fi, _ := Lookup(f)
+	if !fi.CanRead() || fi.PartOf != nil && fi.PartOf(path) {
+		return "", false
+	}
+	return f, true
 }
 
 // Formats lists every known format, readers and writers alike.

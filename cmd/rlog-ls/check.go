@@ -313,14 +313,32 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 		none = "no .rlog files or sessions"
 	}
 	return collectFiles(cmd, args, stderr, true, none, func(p string, d fs.DirEntry) error {
-		if d.IsDir() && sessions && (d.Name() == "subagents" || d.Name() == "tool-results") {
-			return filepath.SkipDir // a Claude Code session's own files, read with it
-		}
-		if !d.IsDir() && (strings.EqualFold(filepath.Ext(p), ".rlog") || sessions && isSession(p)) {
+		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".rlog") {
 			return errTake
+		}
+		if sessions {
+			return pickSession(p, d)
 		}
 		return nil
 	})
+}
+
+// pickSession is collectFiles' pick of the sessions in a folder that
+// rlog-ls reads on its own in other formats than rlog (convert.SessionFile:
+// not a sub-agent's transcript its session reads, nor a copy the agent
+// migrated); hidden folders and a Claude Code session's own folders
+// (subagents/, tool-results/) are passed over.
+func pickSession(p string, d fs.DirEntry) error {
+	if d.IsDir() {
+		if d.Name() == "subagents" || d.Name() == "tool-results" || strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		return nil
+	}
+	if isSession(p) {
+		return errTake
+	}
+	return nil
 }
 
 // errTake is what a pick function returns for a file it takes.
@@ -386,7 +404,7 @@ func isSession(p string) bool {
 	if ext != ".jsonl" && ext != ".json" || strings.HasSuffix(p, ".meta.json") {
 		return false
 	}
-	_, ok := sessionFormat(p)
+	_, ok := convert.SessionFile(p)
 	return ok
 }
 

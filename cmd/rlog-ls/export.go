@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
-	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/otlp"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -231,22 +230,14 @@ func printExportSummary(w io.Writer, st otlp.Stats, bytes int64, target string, 
 }
 
 // collectSessions expands folders into the session files under them:
-// every file of a format rlog-ls reads, but the sub-agent transcripts a
-// Claude Code session reads from beside itself. A file named explicitly
+// every rlog log and every session of another format rlog-ls reads on its
+// own (pickSession). A file named explicitly
 // is taken as it is (its format is checked when it is read).
 func collectSessions(args []string, stderr io.Writer) ([]string, bool) {
 	return collectFiles("export", args, stderr, false, "no session files", func(p string, d fs.DirEntry) error {
-		if d.IsDir() {
-			if d.Name() == "subagents" || strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
+		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".rlog") {
+			return errTake
 		}
-		if f, err := convert.DetectFile(p); err == nil {
-			if fi, _ := convert.Lookup(f); fi.CanRead() {
-				return errTake
-			}
-		}
-		return nil
+		return pickSession(p, d)
 	})
 }

@@ -89,6 +89,32 @@ func TestStatsOfAProjectsFolder(t *testing.T) {
 	}
 }
 
+// TestStatsOfAGeminiFolder: stats and export on Gemini CLI's folder of
+// sessions read a sub-agent's file with the session that called it, not
+// as a session of its own (its tokens counted twice).
+func TestStatsOfAGeminiFolder(t *testing.T) {
+	dir := filepath.Join("..", "..", "testdata", "agents", "gemini-cli", "0.61.0", "subagent", "gemini", "tmp")
+	sub, _ := filepath.Glob(filepath.Join(dir, "*", "chats", "*", "*.jsonl"))
+	if len(sub) == 0 {
+		t.Fatal("no sub-agent file in the recorded subagent scenario")
+	}
+	stdout, stderr, code := runCLI(t, "stats", "--format", "json", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var st statsDoc
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Sessions) != 1 || len(st.Sessions[0].Subagents) != 1 || st.Totals.Counters != st.Sessions[0].Counters {
+		t.Errorf("%d sessions, totals %+v", len(st.Sessions), st.Totals.Counters)
+	}
+	out := filepath.Join(t.TempDir(), "traces.jsonl")
+	if _, stderr, code := runCLI(t, "export", "--otlp", "-o", out, dir); code != 0 || !strings.Contains(stderr, "1 session") {
+		t.Errorf("export of the folder: exit %d, %s", code, stderr)
+	}
+}
+
 // TestStatsOfOtherAgentsSessions: a Codex CLI rollout and a Gemini CLI
 // session, given to stats as they are, count what their conversion to
 // rlog counts; their files are no companion (it does not index them), so

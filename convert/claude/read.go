@@ -89,6 +89,13 @@ func (rd *Reader) Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	return sink.End(h)
 }
 
+// PartOf reports whether the transcript at path is a sub-agent's, which
+// its session's transcript reads (a file in a subagents/ folder, where
+// ReadFile looks for them).
+func PartOf(path string) bool {
+	return filepath.Base(filepath.Dir(path)) == "subagents"
+}
+
 // ReadFile reads the transcript at path together with its sub-agent
 // transcripts: <dir>/<session>/subagents/agent-*.jsonl (Claude Code 2.x) or
 // <dir>/subagents/agent-*.jsonl beside it. Sub-agent files of another
