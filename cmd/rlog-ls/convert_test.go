@@ -243,16 +243,6 @@ func TestConvertWrongFrom(t *testing.T) {
 	}
 }
 
-// agentFile is the one file of testdata/agents that pattern matches.
-func agentFile(t *testing.T, pattern string) string {
-	t.Helper()
-	m, err := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", filepath.FromSlash(pattern)))
-	if err != nil || len(m) != 1 {
-		t.Fatalf("testdata/agents/%s: %v, %v", pattern, m, err)
-	}
-	return m[0]
-}
-
 // TestConvertCompletesFromTheCompanion: converting a log to another format,
 // rlog-ls convert takes a tool's whole output from the companion beside the
 // log (the log keeps its first line); the same log alone gives the line.
