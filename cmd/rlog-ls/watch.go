@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/tail"
 )
@@ -82,7 +83,12 @@ func watch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	follower, err := tail.Follow(ctx, paths, tail.Options{
-		Match:    func(name string) bool { return strings.EqualFold(filepath.Ext(name), ".rlog") },
+		// rlog logs, and the files that may be sessions of other formats
+		// (told by their content once they have some: session.from).
+		Match: func(name string) bool {
+			ext := strings.ToLower(filepath.Ext(name))
+			return ext == ".rlog" || ext == ".jsonl" || ext == ".json"
+		},
 		Poll:     *poll,
 		Interval: *interval,
 	})
@@ -148,6 +154,13 @@ type session struct {
 	// binary is set when the file is not text (E007): it is reported
 	// once, as check reports it, and nothing else is read.
 	binary bool
+	// from is the format of a session written in another format than
+	// rlog (a Claude Code transcript ...), whose rlog view is read again
+	// whole each time the file grows, as the editor's view follows it;
+	// other is set for a .json or .jsonl file that is no session rlog-ls
+	// reads on its own, which is passed over.
+	from  convert.Format
+	other bool
 }
 
 func (w *watcher) handle(ev tail.Event, now time.Time) {
@@ -169,7 +182,7 @@ func (w *watcher) handle(ev tail.Event, now time.Time) {
 			if head, err := readHead(ev.Path); err == nil {
 				w.checkBinary(s, head, ev.AtStart && w.newOnly)
 			}
-		case !s.live && !(ev.AtStart && w.newOnly):
+		case !s.live && !(ev.AtStart && w.newOnly) && strings.EqualFold(filepath.Ext(ev.Path), ".rlog"):
 			// An old empty file: what check says of it (no header). If
 			// it is written later, that is read as a new log.
 			t := grammar.Parse(nil)
@@ -216,6 +229,10 @@ func (w *watcher) handle(ev tail.Event, now time.Time) {
 // silent reads them without reporting (the backlog with --new); caughtUp
 // says the file has been read as far as it was when opened.
 func (w *watcher) read(s *session, data []byte, silent, caughtUp bool) {
+	if !strings.EqualFold(filepath.Ext(s.path), ".rlog") {
+		w.readView(s, data, silent, caughtUp)
+		return
+	}
 	if s.size == 0 && len(data) > 0 {
 		// The first lines: the file's head tells whether it is text,
 		// with what follows them (tail gives whole lines only).
@@ -242,6 +259,43 @@ func (w *watcher) read(s *session, data []byte, silent, caughtUp bool) {
 		s.analyzer.Update(s.tree)
 	}
 	s.size += len(data)
+	w.readLines(s, first, silent, caughtUp)
+}
+
+// readView is read for a file of another format: when it is a session
+// rlog-ls reads on its own (told once the file has content), its rlog view
+// is made again from the whole file, and what its new lines bring is
+// reported as for a log. Anything else is passed over.
+func (w *watcher) readView(s *session, data []byte, silent, caughtUp bool) {
+	s.size += len(data)
+	if s.other {
+		return
+	}
+	if s.from == "" {
+		from, ok := convert.SessionFile(s.path)
+		if !ok {
+			s.other = true
+			return
+		}
+		s.from = from
+	}
+	view, err := io.ReadAll(rlogView(s.path, s.from))
+	if err != nil {
+		fmt.Fprintf(w.errOut, "rlog-ls watch: %s: %v\n", w.display(s.path), err)
+		return
+	}
+	first := 0
+	if s.tree != nil {
+		first = s.tree.LineCount() - 1
+	}
+	s.tree = grammar.Parse(view)
+	s.analyzer = analysis.NewAnalyzer(s.tree)
+	w.readLines(s, min(first, s.tree.LineCount()-1), silent, caughtUp)
+}
+
+// readLines reports what the session's lines from first on bring, and
+// summarises it at its @end.
+func (w *watcher) readLines(s *session, first int, silent, caughtUp bool) {
 	lines := s.tree.LineCount() - 1
 	if silent {
 		s.reported, s.deferredFrom = lines, lines
@@ -256,6 +310,9 @@ func (w *watcher) read(s *session, data []byte, silent, caughtUp bool) {
 		return
 	}
 	w.report(s, lines, false)
+	if s.from != "" {
+		return // the view's @end is the writer's, not the agent's: the session ends when it goes quiet
+	}
 	for l := range s.tree.LinesFrom(first) {
 		if l.Kind == grammar.Lifecycle && string(s.tree.Slice(l.Name.Start, l.Name.End)) == "end" {
 			w.summarise(s, "end")
@@ -297,7 +354,8 @@ func readHead(path string) ([]byte, error) {
 	return buf[:n], err
 }
 
-// reload reads again what was read of a session whose parse was dropped.
+// reload reads again what was read of a session whose parse was dropped
+// (an rlog log: another format's view is made again whole).
 func (w *watcher) reload(s *session) bool {
 	f, err := os.Open(s.path)
 	if err == nil {

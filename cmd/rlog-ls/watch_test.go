@@ -356,3 +356,68 @@ func TestWatchBinaryAndEmptyAsCheck(t *testing.T) {
 		t.Errorf("exit %d", code)
 	}
 }
+
+// TestWatchFollowsATranscript: watch follows a session of another format
+// (a recorded Claude Code transcript) as it is written: its rlog view is
+// made again as the file grows, and the summary when it goes quiet counts
+// what the file holds then. A sub-agent's transcript, which its session
+// reads, and JSON of no session are passed over.
+func TestWatchFollowsATranscript(t *testing.T) {
+	src, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "claude-code", "2.1.328", "tools", "claude", "projects", "*", "*.jsonl"))
+	if len(src) != 1 {
+		t.Fatalf("the recorded tools scenario: %v", src)
+	}
+	whole, err := os.ReadFile(src[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	records := strings.SplitAfter(string(whole), "\n")
+	half := strings.Join(records[:len(records)/3], "")
+	dir := t.TempDir()
+	p := writeFile(t, dir, filepath.Base(src[0]), half)
+	writeFile(t, filepath.Join(dir, strings.TrimSuffix(filepath.Base(src[0]), ".jsonl"), "subagents"), "agent-a1.jsonl", records[2])
+	writeFile(t, dir, "settings.json", `{"theme":"dark"}`+"\n")
+	r := startWatch(t, "--quiet", "300ms", dir)
+	summary := p + ": session da6a7691-8018-4b44-a8bc-de3b2268c45d quiet for 300ms: "
+	first := r.expectUntil(summary)
+	if strings.Contains(first, "3 tool calls") {
+		t.Fatalf("the first third of the transcript already has every call: %s", first)
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(strings.Join(records[len(records)/3:], "")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got := r.expectUntil(summary)
+	if !strings.Contains(got, "3 tool calls (1 failed, 0 unfinished)") {
+		t.Errorf("the summary of the whole transcript: %s", got)
+	}
+	r.nothingMore()
+}
+
+// expectUntil reads stdout up to the line that starts with want, which it
+// returns; every line before it must be a finding of the same file.
+func (r *watchRun) expectUntil(want string) string {
+	r.t.Helper()
+	file, _, _ := strings.Cut(want, ": ")
+	for {
+		select {
+		case line, ok := <-r.stdout:
+			if !ok {
+				r.t.Fatalf("watch ended; want %q (seen %q)", want, r.seen)
+			}
+			r.seen = append(r.seen, line)
+			if strings.HasPrefix(line, want) {
+				return line
+			}
+			if !strings.HasPrefix(line, file+":") {
+				r.t.Fatalf("got %q, want findings of %s then %q", line, file, want)
+			}
+		case <-time.After(watchDeadline):
+			r.t.Fatalf("nothing within %v; want %q (seen %q)", watchDeadline, want, r.seen)
+		}
+	}
+}
