@@ -61,16 +61,23 @@ test('every custom semantic token modifier of the server is declared and mapped'
   }
 });
 
+// serverSettings is the Go source of the settings the server reads: its
+// own and rlog's.
+function serverSettings() {
+  return [join(root, 'lsp', 'settings.go'), join(root, 'lsp', 'rlog', 'settings.go')].map((f) => readFileSync(f, 'utf8')).join('\n');
+}
+
 test('the settings are the ones the server reads', () => {
   const props = pkg.contributes.configuration.properties;
-  // lsp/settings.go: the JSON names under "rlog", and DefaultSettings.
-  const src = readFileSync(join(root, 'lsp', 'settings.go'), 'utf8');
+  // The JSON names under "rlog", and DefaultSettings: the server's own
+  // (lsp/settings.go) and rlog's (lsp/rlog/settings.go).
+  const src = serverSettings();
   for (const [key, goField] of [['rlog.disabledCodes', 'disabledCodes'], ['rlog.outline.maxItems', 'maxItems'],
     ['rlog.diagnostics.maxPerDocument', 'maxPerDocument'], ['rlog.diagnostics.debounceMs', 'debounceMs']]) {
     assert.ok(props[key], `${key} missing`);
     assert.ok(src.includes(`json:"${goField}"`), `the server has no ${goField} setting any more`);
   }
-  const def = /DefaultSettings\(\) Settings \{([\s\S]*?)\n\}/.exec(src)[1];
+  const def = [...src.matchAll(/DefaultSettings\([^)]*\) Settings \{([\s\S]*?)\n\}/g)].map((m) => m[1]).join('\n');
   assert.match(def, new RegExp(`MaxItems: ${props['rlog.outline.maxItems'].default}\\b`));
   assert.match(def, new RegExp(`MaxPerDocument: ${props['rlog.diagnostics.maxPerDocument'].default}\\b`));
   assert.match(def, new RegExp(`DebounceMs: ${props['rlog.diagnostics.debounceMs'].default}\\b`));
@@ -116,7 +123,7 @@ test('Open as rlog View is offered where session files are: the palette, the exp
 
 test('the inlay hint settings are the ones the server reads, with its defaults', () => {
   const props = pkg.contributes.configuration.properties;
-  const src = readFileSync(join(root, 'lsp', 'settings.go'), 'utf8');
+  const src = serverSettings();
   assert.ok(src.includes('`json:"inlayHints"`'), 'the server has no inlayHints settings any more');
   for (const key of ['latency', 'gaps', 'gapThresholdSeconds']) {
     assert.ok(props[`rlog.inlayHints.${key}`], `rlog.inlayHints.${key} missing`);
