@@ -18,7 +18,7 @@ const BinarySample = 8000
 // three tenths, mean binary. A text log with a stray NUL (W013) or Latin-1
 // accents (W012) stays text. ok is false when cfg disables E007.
 func CheckBinary(src []byte, cfg Config) (Finding, bool) {
-	if !cfg.enabled("E007") {
+	if !cfg.enabled(E007) {
 		return Finding{}, false
 	}
 	head := src[:min(len(src), BinarySample)]
@@ -44,11 +44,11 @@ func CheckBinary(src []byte, cfg Config) (Finding, bool) {
 	if !(nul >= 4 && nul*50 >= n) && !(n >= 32 && (nul+control)*10 >= n) && !(n >= 32 && (nul+control+invalid)*10 >= 3*n) {
 		return Finding{}, false
 	}
-	r, _ := RuleFor("E007")
+	r, _ := RuleFor(E007)
 	what := "control characters and bytes that are not UTF-8"
 	if nul > 0 {
 		what = "NUL bytes"
 	}
-	return Finding{Code: "E007", Severity: cfg.severity("E007", r.Severity), Line: 0,
+	return Finding{Code: E007, Severity: cfg.severity(E007, r.Severity), Line: 0,
 		Message: fmt.Sprintf("Binary file: not rlog text (%s in its first %d bytes); nothing else was checked", what, n)}, true
 }

@@ -24,14 +24,15 @@ type checker struct {
 	out []Finding
 }
 
-func (c *checker) add(code string, span grammar.Span, msg string, related ...Related) {
+func (c *checker) add(code Code, span grammar.Span, msg string, related ...Related) *Finding {
 	if !c.cfg.enabled(code) {
-		return
+		return nil
 	}
 	r, _ := RuleFor(code)
 	c.out = append(c.out, Finding{
 		Code: code, Severity: c.cfg.severity(code, r.Severity), Span: span, Line: c.t.LineAt(span.Start), Message: msg, Related: related,
 	})
+	return &c.out[len(c.out)-1]
 }
 
 // headerAnchor is where findings about the whole header or session point:
@@ -58,7 +59,7 @@ func (c *checker) headerSecrets() {
 		}
 		matches = AppendSecrets(matches[:0], c.t.Text(l))
 		for _, m := range matches {
-			c.add("S001", grammar.Span{Start: l.Start + m.Start, End: l.Start + m.End}, m.Message())
+			c.add(S001, grammar.Span{Start: l.Start + m.Start, End: l.Start + m.End}, m.Message())
 		}
 	}
 }
@@ -66,51 +67,55 @@ func (c *checker) headerSecrets() {
 func (c *checker) headerChecks() {
 	h := c.t.Header()
 	if !h.Present {
-		c.add("E001", c.headerAnchor(), "Missing header start '---'")
+		c.add(E001, c.headerAnchor(), "Missing header start '---'")
 		return
 	}
 	if !h.Closed {
-		c.add("E002", c.headerAnchor(), "Missing header end '---'")
+		c.add(E002, c.headerAnchor(), "Missing header end '---'")
 	}
 	for _, e := range h.Errors {
-		c.add("E003", e.Span, "YAML error: "+e.Message)
+		c.add(E003, e.Span, "YAML error: "+e.Message)
 	}
 	if len(h.Fields) == 0 && len(h.Errors) > 0 {
 		return // the YAML could not be read: field checks would only repeat that
 	}
 	for _, key := range grammar.RequiredFields() {
 		f := h.Field(key)
+		var missing *Finding
 		switch {
 		case f == nil:
-			c.add("E004", c.headerAnchor(), "Missing required header field: "+key)
+			missing = c.add(E004, c.headerAnchor(), "Missing required header field: "+key)
 		case f.Kind == grammar.Null || f.Kind == grammar.Scalar && strings.TrimSpace(f.Value) == "":
-			c.add("E004", f.KeySpan, fmt.Sprintf("Missing required header field: %s (the value is empty)", key))
+			missing = c.add(E004, f.KeySpan, fmt.Sprintf("Missing required header field: %s (the value is empty)", key))
+		}
+		if missing != nil {
+			missing.Field = key
 		}
 	}
 	c.fieldTypes(h)
 	if format, ok := h.Get("format"); ok && format != "" {
 		f := h.Field("format")
 		if version, isRlog := strings.CutPrefix(format, "rlog/"); !isRlog {
-			c.add("E005", f.ValueSpan, "Invalid format version: "+format)
+			c.add(E005, f.ValueSpan, "Invalid format version: "+format)
 		} else if version != "1" && version != "1.0" {
-			c.add("W008", f.ValueSpan, fmt.Sprintf("Unknown format version: %s (expected rlog/1)", format))
+			c.add(W008, f.ValueSpan, fmt.Sprintf("Unknown format version: %s (expected rlog/1)", format))
 		}
 	}
 	if sha, ok := h.Get("repo_sha"); ok && sha != "" {
 		f := h.Field("repo_sha")
 		if len(sha) < 6 || len(sha) > 40 {
-			c.add("W009", f.ValueSpan, fmt.Sprintf("repo_sha '%s' has unusual length (expected 6-40 hex chars)", sha))
+			c.add(W009, f.ValueSpan, fmt.Sprintf("repo_sha '%s' has unusual length (expected 6-40 hex chars)", sha))
 		} else if !isHex(sha) {
-			c.add("W009", f.ValueSpan, fmt.Sprintf("repo_sha '%s' contains non-hex characters (expected 6-40 hex chars)", sha))
+			c.add(W009, f.ValueSpan, fmt.Sprintf("repo_sha '%s' contains non-hex characters (expected 6-40 hex chars)", sha))
 		}
 	}
 	if mode, _ := h.Get("mode"); mode == "auto" {
 		if v, ok := h.Get("sandbox_id"); !ok || v == "" {
-			c.add("I003", h.Field("mode").ValueSpan, "Auto mode session without sandbox_id")
+			c.add(I003, h.Field("mode").ValueSpan, "Auto mode session without sandbox_id")
 		}
 	}
 	if _, ok := h.Get("runner"); !ok {
-		c.add("I004", c.headerAnchor(), "No runner specified (recommended for replay)")
+		c.add(I004, c.headerAnchor(), "No runner specified (recommended for replay)")
 	}
 }
 
@@ -135,7 +140,7 @@ func (c *checker) fieldTypes(h *grammar.Header) {
 			bad = f.Kind != grammar.Scalar
 		}
 		if bad {
-			c.add("E006", f.ValueSpan, fmt.Sprintf("Header field %s must be %s, not %s", f.Key, fieldTypeNames[spec.Type], describe(f)))
+			c.add(E006, f.ValueSpan, fmt.Sprintf("Header field %s must be %s, not %s", f.Key, fieldTypeNames[spec.Type], describe(f)))
 		}
 	}
 }
@@ -222,20 +227,11 @@ func ValidTimestamp(b []byte) bool {
 // b has another form. It reads the bytes in place: every ts= of a document
 // comes through here.
 func referenceTimestamp(b []byte) (valid, ok bool) {
-	const shape = "dddd-dd-ddTdd:dd:dd"
-	if len(b) < len(shape) {
+	dt, shaped := grammar.ReadDateTime(b)
+	if !shaped {
 		return false, false
 	}
-	for i := range len(shape) {
-		if shape[i] == 'd' {
-			if b[i] < '0' || b[i] > '9' {
-				return false, false
-			}
-		} else if b[i] != shape[i] {
-			return false, false
-		}
-	}
-	rest := b[len(shape):]
+	rest := b[len("YYYY-MM-DDTHH:MM:SS"):]
 	if len(rest) > 0 && rest[0] == '.' {
 		n := 1
 		for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
@@ -252,12 +248,7 @@ func referenceTimestamp(b []byte) (valid, ok bool) {
 	if len(rest) > 0 {
 		return false, false
 	}
-	num := func(i, n int) int { return digits(b[i : i+n]) }
-	year, month, day := num(0, 4), num(5, 2), num(8, 2)
-	if month < 1 || month > 12 || day < 1 || day > daysIn(month, year) {
-		return false, true
-	}
-	return num(11, 2) < 24 && num(14, 2) < 60 && num(17, 2) < 60, true
+	return dt.Valid(), true
 }
 
 // Timestamp reads a timestamp as the session numbers read ts= values
@@ -276,7 +267,7 @@ func timestampValue(b []byte) (time.Time, bool) {
 	if !valid {
 		return time.Time{}, false
 	}
-	num := func(i, n int) int { return digits(b[i : i+n]) }
+	dt, _ := grammar.ReadDateTime(b)
 	nsec := 0
 	if len(b) > 19 && b[19] == '.' {
 		scale := 100_000_000
@@ -288,27 +279,5 @@ func timestampValue(b []byte) (time.Time, bool) {
 			scale /= 10
 		}
 	}
-	return time.Date(num(0, 4), time.Month(num(5, 2)), num(8, 2), num(11, 2), num(14, 2), num(17, 2), nsec, time.UTC), true
-}
-
-// digits is the value of a run of ASCII digits.
-func digits(b []byte) int {
-	v := 0
-	for _, c := range b {
-		v = v*10 + int(c-'0')
-	}
-	return v
-}
-
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
+	return time.Date(dt.Year, time.Month(dt.Month), dt.Day, dt.Hour, dt.Minute, dt.Second, nsec, time.UTC), true
 }

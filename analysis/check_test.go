@@ -70,7 +70,7 @@ func TestSeverityOverrides(t *testing.T) {
 	a.Update(tree.Edit(len(src)-4, len(src)-1, []byte("huh")))
 	var got []string
 	for _, f := range a.Findings(cfg) {
-		got = append(got, f.Code+":"+f.Severity.String())
+		got = append(got, string(f.Code)+":"+f.Severity.String())
 	}
 	if strings.Join(got, " ") != "I004:hint S001:warning S001:warning W003:error" {
 		t.Fatalf("analyzer: %v", got)

@@ -41,10 +41,8 @@ type StreamChecker[T any] struct {
 	more    int // findings past the limit, not kept
 
 	last              *grammar.Tree
-	lastStep          uint64
-	hasStep           bool
+	seq               sequenceRules
 	startLine         grammar.Line // the first @start line
-	hasStart, hasEnd  bool
 	scratch, resolved []Finding
 	sums              []*chunkSummary
 }
@@ -149,23 +147,20 @@ func (sc *StreamChecker[T]) chunk(t *grammar.Tree, s *chunkSummary, firstLine, s
 	sc.view.provisional, sc.view.nums = sc.view.provisional[:0], sc.view.nums[:0]
 	sc.resolved = resolveChunk(sc.resolved[:0], s, &sc.view)
 	var crossStep []Finding
-	if s.firstStep.ok {
-		if sc.hasStep && s.firstStep.value < sc.lastStep {
-			crossStep = append(crossStep, s.stepDownFrom(sc.lastStep))
-		}
-		sc.lastStep, sc.hasStep = s.lastStep.value, true
+	stepDown, previous, firstStart := sc.seq.next(s.sequenceOf())
+	if stepDown {
+		crossStep = append(crossStep, s.stepDownFrom(previous))
 	}
-	if s.startLine >= 0 && !sc.hasStart {
-		sc.startLine, sc.hasStart = t.Line(firstLine+s.startLine), true
+	if firstStart {
+		sc.startLine = t.Line(firstLine + s.startLine)
 	}
-	sc.hasEnd = sc.hasEnd || s.hasEnd
 	// Learnt before the lists are merged: a W010 names the line of its
 	// id's first start, which may be in this chunk.
 	sc.learn(s, firstLine, start)
 	sc.c.out = sc.scratch[:0]
 	sc.c.emitChunk(firstLine, start, sc.firstStartAt, s.local, sc.resolved, crossStep, s.stepViolations)
 	sc.keep(t, func(f *Finding) int32 {
-		if f.Code != "W007" {
+		if f.Code != W007 {
 			return noW007
 		}
 		for _, p := range sc.view.provisional {
@@ -250,7 +245,7 @@ func (sc *StreamChecker[T]) firstStartAt(id string) (firstLine, start int) {
 func (sc *StreamChecker[T]) End() ([]T, int) {
 	if sc.c.t != nil {
 		sc.c.out = sc.scratch[:0]
-		sc.c.session(sc.last.BodyLineCount(), sc.startLine, sc.hasStart, sc.hasEnd)
+		sc.seq.session(&sc.c, sc.last.BodyLineCount(), sc.startLine)
 		sc.keep(sc.c.t, nil)
 	}
 	out := make([]T, 0, len(sc.kept))

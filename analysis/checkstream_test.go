@@ -159,7 +159,7 @@ func TestStreamCheckTakesBackW007(t *testing.T) {
 		all := Check(grammar.Parse(bytes.Clone(src)), Config{})
 		var codes []string
 		for _, f := range all {
-			codes = append(codes, f.Code)
+			codes = append(codes, string(f.Code))
 		}
 		if !reflect.DeepEqual(codes, []string{"W007", "I001"}) {
 			t.Fatalf("Check found %v", codes)

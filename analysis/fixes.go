@@ -29,32 +29,80 @@ type Fix struct {
 	Edits     []Edit
 }
 
-// Fixes returns the quick fixes for a finding of document t. name is the
-// document's file name (or any last path segment), used for a missing id.
-// Codes without a fix give nil.
-func Fixes(t *grammar.Tree, f Finding, name string) []Fix {
-	switch f.Code {
-	case "W004":
-		if edits := RenumberSteps(t); len(edits) > 0 {
-			return []Fix{{Title: renumberTitle, Preferred: true, Edits: edits}}
-		}
-	case "W011":
-		if bytes.Equal(t.Slice(f.Span.Start, f.Span.End), []byte("->")) {
+// QuickFix is a rule's quick fix (Rule.Fix): the editor offers it on the
+// rule's findings, and `rlog-ls fix` makes it.
+type QuickFix struct {
+	// Name is the fix's flag, `rlog-ls fix --NAME`, and About what it does,
+	// for the flag's help.
+	Name, About string
+	// Make returns the fixes for finding f of document t; name is the
+	// document's file name (or any last path segment).
+	Make func(t *grammar.Tree, f Finding, name string) []Fix
+	// Unprompted, when set, gives the fix FixAll makes even when no finding
+	// asks for it.
+	Unprompted func(t *grammar.Tree) (Fix, bool)
+}
+
+// The quick fixes of the rules that have one.
+var (
+	renumberStepsFix = QuickFix{
+		Name: "renumber-steps", About: "renumber every step= 1..N",
+		Make: func(t *grammar.Tree, _ Finding, _ string) []Fix {
+			if fix, ok := renumberSteps(t); ok {
+				return []Fix{fix}
+			}
+			return nil
+		},
+		// As the reference's `recorder fix --renumber-steps` does, also
+		// when no step decreases but the steps are not exactly 1..N
+		// (`step=1`, `step=3`).
+		Unprompted: renumberSteps,
+	}
+	resultArrowFix = QuickFix{
+		Name: "arrows", About: "replace ASCII arrows -> with →",
+		Make: func(t *grammar.Tree, f Finding, _ string) []Fix {
+			if !bytes.Equal(t.Slice(f.Span.Start, f.Span.End), []byte("->")) {
+				return nil
+			}
 			return []Fix{{Title: "Replace `->` with the result arrow `→`", Preferred: true,
 				Edits: []Edit{{Start: f.Span.Start, End: f.Span.End, NewText: "→"}}}}
-		}
-	case "I002":
-		return []Fix{{Title: "Add `@end` at the end of the session", Preferred: true, Edits: AddEnd(t)}}
-	case "E004":
-		for _, key := range grammar.RequiredFields() {
-			if strings.HasPrefix(f.Message, "Missing required header field: "+key) {
-				if edits := AddHeaderField(t, key, name); len(edits) > 0 {
-					return []Fix{{Title: "Add `" + key + ": " + HeaderPlaceholder(key, name) + "` to the header", Preferred: true, Edits: edits}}
-				}
+		},
+	}
+	addEndFix = QuickFix{
+		Name: "add-end", About: "add @end at the end of a session that has @start",
+		Make: func(t *grammar.Tree, _ Finding, _ string) []Fix {
+			return []Fix{{Title: "Add `@end` at the end of the session", Preferred: true, Edits: AddEnd(t)}}
+		},
+	}
+	addHeaderFieldFix = QuickFix{
+		Name: "header", About: "add the missing required header fields: format, id, repo_sha",
+		Make: func(t *grammar.Tree, f Finding, name string) []Fix {
+			if f.Field == "" {
+				return nil
 			}
-		}
+			edits := AddHeaderField(t, f.Field, name)
+			if len(edits) == 0 {
+				return nil
+			}
+			return []Fix{{Title: "Add `" + f.Field + ": " + HeaderPlaceholder(f.Field, name) + "` to the header", Preferred: true, Edits: edits}}
+		},
+	}
+)
+
+// Fixes returns the quick fixes for a finding of document t: its rule's.
+// name is the document's file name (or any last path segment), used for a
+// missing id. Codes without a fix give nil.
+func Fixes(t *grammar.Tree, f Finding, name string) []Fix {
+	if r, ok := RuleFor(f.Code); ok && r.Fix != nil {
+		return r.Fix.Make(t, f, name)
 	}
 	return nil
+}
+
+// renumberSteps is RenumberSteps as a fix, when it changes anything.
+func renumberSteps(t *grammar.Tree) (Fix, bool) {
+	edits := RenumberSteps(t)
+	return Fix{Title: renumberTitle, Preferred: true, Edits: edits}, len(edits) > 0
 }
 
 var stepPattern = regexp.MustCompile(`step=(\d+)`)
@@ -173,14 +221,10 @@ func AddHeaderField(t *grammar.Tree, key, name string) []Edit {
 	return []Edit{{Start: at, End: at, NewText: key + ": " + value + nl}}
 }
 
-// FixableCodes are the codes whose findings have a quick fix, in the order
-// FixAll considers them.
-var FixableCodes = []string{"E004", "W004", "W011", "I002"}
-
 // AppliedFix is one fix FixAll chose: the finding's code and line, and
 // the fix's title.
 type AppliedFix struct {
-	Code  string
+	Code  Code
 	Line  int // 0-based line of the finding
 	Title string
 	Edits int
@@ -191,15 +235,14 @@ type AppliedFix struct {
 // edits, sorted by position and never overlapping: a fix that would touch
 // what another already changes is left out, and a fix that a previous one
 // already made (W004's renumbering, found once per decreasing step) is
-// taken once. Renumbering (W004's code) is also made when no step
-// decreases but the steps are not exactly 1..N (`step=1`, `step=3`), as
-// the reference's `recorder fix --renumber-steps` does. name is the
-// document's file name, for a missing id.
-func FixAll(t *grammar.Tree, name string, codes map[string]bool) ([]Edit, []AppliedFix) {
+// taken once. A rule's unprompted fix is made too, finding or not
+// (W004's renumbering of steps that do not decrease but are not exactly
+// 1..N). name is the document's file name, for a missing id.
+func FixAll(t *grammar.Tree, name string, codes map[Code]bool) ([]Edit, []AppliedFix) {
 	var edits []Edit
 	var applied []AppliedFix
 	seen := map[Edit]bool{}
-	take := func(code string, line int, fix *Fix) {
+	take := func(code Code, line int, fix *Fix) {
 		if fix == nil || len(fix.Edits) == 0 {
 			return
 		}
@@ -237,9 +280,12 @@ func FixAll(t *grammar.Tree, name string, codes map[string]bool) ([]Edit, []Appl
 			}
 		}
 	}
-	if len(codes) == 0 || codes["W004"] {
-		if renumber := RenumberSteps(t); len(renumber) > 0 {
-			take("W004", t.LineAt(renumber[0].Start), &Fix{Title: renumberTitle, Preferred: true, Edits: renumber})
+	for _, r := range Rules {
+		if r.Fix == nil || r.Fix.Unprompted == nil || len(codes) > 0 && !codes[r.Code] {
+			continue
+		}
+		if fix, ok := r.Fix.Unprompted(t); ok {
+			take(r.Code, t.LineAt(fix.Edits[0].Start), &fix)
 		}
 	}
 	slices.SortStableFunc(edits, func(a, b Edit) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End)) })

@@ -18,7 +18,7 @@ func applyEdits(src string, edits []Edit) string {
 func codes(src string) map[string]int {
 	out := map[string]int{}
 	for _, f := range Check(grammar.Parse([]byte(src)), Config{}) {
-		out[f.Code]++
+		out[string(f.Code)]++
 	}
 	return out
 }
@@ -29,7 +29,7 @@ func fixFor(t *testing.T, src, code, name string) (string, Fix) {
 	t.Helper()
 	tree := grammar.Parse([]byte(src))
 	for _, f := range Check(tree, Config{}) {
-		if f.Code != code {
+		if string(f.Code) != code {
 			continue
 		}
 		fixes := Fixes(tree, f, name)
@@ -121,7 +121,7 @@ func TestFixAll(t *testing.T) {
 	edits, applied := FixAll(tree, "my-session.rlog", nil)
 	var titles []string
 	for _, a := range applied {
-		titles = append(titles, a.Code+" "+a.Title)
+		titles = append(titles, string(a.Code)+" "+a.Title)
 	}
 	want := []string{
 		"E004 Add `format: rlog/1` to the header",
@@ -153,7 +153,7 @@ func TestFixAll(t *testing.T) {
 		t.Fatalf("left after fixing: %v", left)
 	}
 	// Only the codes asked for.
-	edits, applied = FixAll(tree, "my-session.rlog", map[string]bool{"I002": true})
+	edits, applied = FixAll(tree, "my-session.rlog", map[Code]bool{"I002": true})
 	if len(applied) != 1 || string(ApplyEdits([]byte(src), edits)) != src+"\n@end\n" {
 		t.Fatalf("%v", applied)
 	}
@@ -171,7 +171,7 @@ func TestFixAllRenumbersGaps(t *testing.T) {
 	if c := codes(src); c["W004"] != 0 {
 		t.Fatalf("W004 on increasing steps: %v", c)
 	}
-	for _, want := range []map[string]bool{{"W004": true}, nil} {
+	for _, want := range []map[Code]bool{{"W004": true}, nil} {
 		edits, applied := FixAll(grammar.Parse([]byte(src)), "s.rlog", want)
 		out := string(ApplyEdits([]byte(src), edits))
 		if out != hdr+"a: one step=1\na: two step=2\n" {
@@ -182,7 +182,32 @@ func TestFixAllRenumbersGaps(t *testing.T) {
 		}
 	}
 	// Other codes asked for: the steps stay.
-	if edits, _ := FixAll(grammar.Parse([]byte(src)), "s.rlog", map[string]bool{"I002": true}); len(edits) != 0 {
+	if edits, _ := FixAll(grammar.Parse([]byte(src)), "s.rlog", map[Code]bool{"I002": true}); len(edits) != 0 {
 		t.Errorf("renumbered without --renumber-steps: %v", edits)
+	}
+}
+
+// TestHeaderFixReadsTheField: the E004 fix adds the field the finding
+// names as data, whatever its message says (it once parsed the message).
+func TestHeaderFixReadsTheField(t *testing.T) {
+	tree := grammar.Parse([]byte("---\nformat: rlog/1\nrepo_sha: abcdef\n---\nu: hi\n"))
+	var found []Finding
+	for _, f := range Check(tree, Config{}) {
+		if f.Code == E004 {
+			found = append(found, f)
+		}
+	}
+	if len(found) != 1 || found[0].Field != "id" {
+		t.Fatalf("E004 findings %+v: want one, about id", found)
+	}
+	f := found[0]
+	f.Message = "reworded"
+	fixes := Fixes(tree, f, "s.rlog")
+	if len(fixes) != 1 || fixes[0].Title != "Add `id: s` to the header" {
+		t.Fatalf("fixes %+v", fixes)
+	}
+	f.Field = ""
+	if fixes := Fixes(tree, f, "s.rlog"); fixes != nil {
+		t.Fatalf("a finding naming no field has no fix: %+v", fixes)
 	}
 }

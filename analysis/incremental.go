@@ -496,7 +496,7 @@ func resolveChunk(out []Finding, s *chunkSummary, v idView) []Finding {
 				if !hasStart && firstStartHere {
 					first, hasStart = m, true
 					if !completed {
-						out = append(out, finding("W007", int(m.line), m.span(), fmt.Sprintf("Tool start '%s' has no completion", id)))
+						out = append(out, finding(W007, int(m.line), m.span(), fmt.Sprintf("Tool start '%s' has no completion", id)))
 					}
 					continue
 				}
@@ -504,7 +504,7 @@ func resolveChunk(out []Finding, s *chunkSummary, v idView) []Finding {
 				if !hasStart {
 					first, hasStart = v.firstStart(id), true
 				}
-				fd := finding("W010", int(m.line), m.span(), "")
+				fd := finding(W010, int(m.line), m.span(), "")
 				fd.startedTwice = id
 				fd.Related = []Related{{Span: first.span(), Line: int(first.line), Message: "first started here"}}
 				out = append(out, fd)
@@ -513,9 +513,9 @@ func resolveChunk(out []Finding, s *chunkSummary, v idView) []Finding {
 			if regBefore || ci.reg >= 0 && ci.reg < m.line {
 				continue
 			}
-			code, what := "W002", "Observation"
+			code, what := W002, "Observation"
 			if m.kind == grammar.ToolProgress {
-				code, what = "W001", "Tool progress"
+				code, what = W001, "Tool progress"
 			}
 			out = append(out, finding(code, int(m.line), m.span(), fmt.Sprintf("%s references unknown call id: %s", what, id)))
 		}
@@ -526,7 +526,7 @@ func resolveChunk(out []Finding, s *chunkSummary, v idView) []Finding {
 
 func byPosition(a, b Finding) int { return a.Span.Start - b.Span.Start }
 
-func finding(code string, line int, span grammar.Span, msg string) Finding {
+func finding(code Code, line int, span grammar.Span, msg string) Finding {
 	r, _ := RuleFor(code)
 	return Finding{Code: code, Severity: r.Severity, Span: span, Line: line, Message: msg}
 }
@@ -556,54 +556,40 @@ func (a *Analyzer) FindingsFrom(cfg Config, from int) []Finding {
 	return out
 }
 
+// findings lists the findings in report order from line from, the first
+// limit of them (all of them when limit is negative), and counts the rest.
+// Its job is paging: which pages and chunks to read, which to count from
+// their tallies and which to list; the rules across chunks are
+// sequenceRules'.
 func (a *Analyzer) findings(cfg Config, limit, from int) ([]Finding, int) {
-	c := checker{t: a.tree, cfg: cfg}
+	pg := pager{c: checker{t: a.tree, cfg: cfg}, limit: limit}
 	if limit >= 0 {
-		c.out = make([]Finding, 0, min(limit, 4096)+16) // a chunk's findings may overshoot the cap
+		pg.c.out = make([]Finding, 0, min(limit, 4096)+16) // a chunk's findings may overshoot the cap
 	}
-	full := func() bool { return limit >= 0 && len(c.out) >= limit }
-	more := 0
 	if from == 0 || from < a.tree.Region().BodyStart {
-		c.header()
+		pg.c.header()
 	}
-	var (
-		lastStep uint64
-		hasStep  bool
-		startCS  *chunkState
-		hasEnd   bool
-	)
+	var seq sequenceRules
+	var startCS *chunkState // the chunk with the first @start line
 	for p, sp := range a.pages {
 		pt := &sp.total
 		if pt.quiet {
 			continue
 		}
-		if from > 0 && a.pageEnd(p) <= from {
-			// Before the first line wanted: only what later pages are
-			// compared with (the last step, @start and @end) is read, from
-			// the page's sums.
-			if pt.hasStep {
-				lastStep, hasStep = pt.lastStep, true
-			}
-			if pt.start >= 0 && startCS == nil {
+		// A page before the first line wanted is read from its sums, for
+		// what later pages are compared with (the last step, @start and
+		// @end); so is a page past the limit, counted from them: its
+		// findings and step decreases, and one more if its first step is
+		// below the last one before it.
+		before := from > 0 && a.pageEnd(p) <= from
+		if before || pg.countsOnly() {
+			stepDown, _, firstStart := seq.next(pt.sequence())
+			if firstStart {
 				startCS = sp.states[pt.start]
 			}
-			hasEnd = hasEnd || pt.hasEnd
-			continue
-		}
-		if full() && len(cfg.Disabled) == 0 {
-			// Count the page from its sums: its findings and step decreases,
-			// and one more if its first step is below the last one before it.
-			more += pt.findings
-			if pt.hasStep {
-				if hasStep && pt.firstStep < lastStep {
-					more++
-				}
-				lastStep, hasStep = pt.lastStep, true
+			if !before {
+				pg.more += pt.findings + int(b2i(stepDown))
 			}
-			if pt.start >= 0 && startCS == nil {
-				startCS = sp.states[pt.start]
-			}
-			hasEnd = hasEnd || pt.hasEnd
 			continue
 		}
 		for i := range sp.tallies {
@@ -611,43 +597,20 @@ func (a *Analyzer) findings(cfg Config, limit, from int) ([]Finding, int) {
 			if ct.flags&tallyQuiet != 0 {
 				continue
 			}
-			// W004 across chunks: the chunk's first step against the last one before it.
-			previous, stepDown := lastStep, false
-			if ct.flags&tallyStep != 0 {
-				stepDown = hasStep && ct.firstStep < lastStep
-				lastStep, hasStep = ct.lastStep, true
+			cs := sp.states[i]
+			stepDown, previous, firstStart := seq.next(ct.sequence())
+			if firstStart {
+				startCS = cs
 			}
-			if ct.flags&tallyStart != 0 && startCS == nil {
-				startCS = sp.states[i]
-			}
-			hasEnd = hasEnd || ct.flags&tallyEnd != 0
 			if ct.findings == 0 && !stepDown {
 				continue
 			}
 			if from > 0 {
-				if first, _ := a.place(sp.states[i]); first+sp.states[i].chunk.LineCount() <= from {
+				if first, _ := a.place(cs); first+cs.chunk.LineCount() <= from {
 					continue
 				}
 			}
-			if full() && len(cfg.Disabled) == 0 {
-				more += int(ct.findings)
-				if stepDown {
-					more++
-				}
-				continue
-			}
-			cs := sp.states[i]
-			s := cs.sum
-			var crossStep []Finding
-			if stepDown {
-				crossStep = append(crossStep, s.stepDownFrom(previous))
-			}
-			if full() {
-				more += c.count(s.local, cs.resolved, crossStep, s.stepViolations)
-				continue
-			}
-			firstLine, start := a.place(cs)
-			c.emitChunk(firstLine, start, a.firstStartAt, s.local, cs.resolved, crossStep, s.stepViolations)
+			a.chunkFindings(&pg, cs, ct, stepDown, previous)
 		}
 	}
 	var startLine grammar.Line
@@ -655,36 +618,58 @@ func (a *Analyzer) findings(cfg Config, limit, from int) ([]Finding, int) {
 		first, _ := a.place(startCS)
 		startLine = a.tree.Line(first + startCS.sum.startLine)
 	}
-	c.session(a.tree.BodyLineCount(), startLine, startCS != nil, hasEnd)
-	if limit >= 0 && len(c.out) > limit {
-		more += len(c.out) - limit
-		c.out = c.out[:limit:limit]
+	seq.session(&pg.c, a.tree.BodyLineCount(), startLine)
+	return pg.finish(from)
+}
+
+// chunkFindings lists a chunk's findings, or counts them past the limit;
+// stepDown adds the W004 of its first step, below previous.
+func (a *Analyzer) chunkFindings(pg *pager, cs *chunkState, ct *chunkTally, stepDown bool, previous uint64) {
+	if pg.countsOnly() {
+		pg.more += int(ct.findings) + int(b2i(stepDown))
+		return
+	}
+	s := cs.sum
+	var crossStep []Finding
+	if stepDown {
+		crossStep = append(crossStep, s.stepDownFrom(previous))
+	}
+	if pg.full() {
+		pg.more += pg.c.count(s.local, cs.resolved, crossStep, s.stepViolations)
+		return
+	}
+	firstLine, start := a.place(cs)
+	pg.c.emitChunk(firstLine, start, a.firstStartAt, s.local, cs.resolved, crossStep, s.stepViolations)
+}
+
+// pager is a list of findings capped at limit (none when negative), and
+// the count of those past it.
+type pager struct {
+	c     checker
+	limit int
+	more  int
+}
+
+// full says whether the list holds limit findings.
+func (pg *pager) full() bool { return pg.limit >= 0 && len(pg.c.out) >= pg.limit }
+
+// countsOnly says whether the rest is counted from the tallies: the list
+// is full, and every code is enabled, so that every finding a tally
+// counts is one.
+func (pg *pager) countsOnly() bool { return pg.full() && len(pg.c.cfg.Disabled) == 0 }
+
+// finish cuts the list to its limit, counting what it cuts, and leaves out
+// the findings before line from (the first chunk listed may begin before
+// it).
+func (pg *pager) finish(from int) ([]Finding, int) {
+	if pg.limit >= 0 && len(pg.c.out) > pg.limit {
+		pg.more += len(pg.c.out) - pg.limit
+		pg.c.out = pg.c.out[:pg.limit:pg.limit]
 	}
 	if from > 0 {
-		// The first chunk wanted may begin before from.
-		c.out = slices.DeleteFunc(c.out, func(f Finding) bool { return f.Line < from })
+		pg.c.out = slices.DeleteFunc(pg.c.out, func(f Finding) bool { return f.Line < from })
 	}
-	return c.out, more
-}
-
-// stepDownFrom is W004 on the chunk's first step=, which is less than the
-// last one before the chunk, previous.
-func (s *chunkSummary) stepDownFrom(previous uint64) Finding {
-	return finding("W004", s.firstStep.line, s.firstStep.span,
-		fmt.Sprintf("Step %d is less than previous step %d", s.firstStep.value, previous))
-}
-
-// session adds the findings about the whole session, which point at the
-// header: a long body without @start (I001), an @start without @end
-// (I002). start is the first @start line, when hasStart.
-func (c *checker) session(bodyLines int, start grammar.Line, hasStart, hasEnd bool) {
-	if bodyLines > 50 && !hasStart {
-		c.add("I001", c.headerAnchor(), "Long session without @start lifecycle event")
-	}
-	if hasStart && !hasEnd {
-		c.add("I002", c.headerAnchor(), "Session has @start but no @end",
-			Related{Span: grammar.Span{Start: start.Start, End: start.TrimEnd}, Line: start.Num, Message: "the session starts here"})
-	}
+	return pg.c.out, pg.more
 }
 
 // pageEnd is the line after page p's last line.

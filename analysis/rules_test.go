@@ -137,7 +137,7 @@ func TestRules(t *testing.T) {
 // its example, shows it.
 func TestEveryCodeHasACase(t *testing.T) {
 	for _, r := range analysis.Rules {
-		path := filepath.Join(rulesDir, r.Code+".txtar")
+		path := filepath.Join(rulesDir, string(r.Code)+".txtar")
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Errorf("%s has no case: write %s (see TestRules)", r.Code, path)
@@ -153,7 +153,7 @@ func TestEveryCodeHasACase(t *testing.T) {
 			t.Errorf("%s: say in the archive's comment what the rule reports", path)
 		}
 		first, _ := a.Get(cases[0].name + ".findings")
-		if !regexp.MustCompile(`(?m)^` + r.Code + ` `).Match(first) {
+		if !regexp.MustCompile(`(?m)^` + string(r.Code) + ` `).Match(first) {
 			t.Errorf("%s: the first case, %s, is the code's example, and does not report %s:\n%s", path, cases[0].name, r.Code, first)
 		}
 	}
@@ -186,24 +186,24 @@ func TestDiagnosticsDoc(t *testing.T) {
 	}
 	var replace []replacement
 	for _, r := range analysis.Rules {
-		sec, ok := found[r.Code]
+		sec, ok := found[string(r.Code)]
 		if !ok {
 			t.Errorf("docs/diagnostics.md has no section for %s", r.Code)
 			continue
 		}
-		delete(found, r.Code)
+		delete(found, string(r.Code))
 		text := doc[sec.start:sec.end]
 		if !bytes.Contains(bytes.ToLower(text), []byte("fix")) {
 			t.Errorf("%s: the section needs a fix", r.Code)
 		}
-		open := []byte(exampleOpen(r.Code))
+		open := []byte(exampleOpen(string(r.Code)))
 		i := bytes.Index(text, open)
 		j := bytes.Index(text, []byte(exampleClose))
 		if i < 0 || j < i {
 			t.Errorf("%s: the section has no example: write the lines %q and %q where it goes, and run with -update", r.Code, open, exampleClose)
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(rulesDir, r.Code+".txtar"))
+		data, err := os.ReadFile(filepath.Join(rulesDir, string(r.Code)+".txtar"))
 		if err != nil {
 			continue // TestEveryCodeHasACase says so
 		}
@@ -302,4 +302,33 @@ func shortenRuns(s string) string {
 		i = j
 	}
 	return strings.Join(out, "")
+}
+
+// TestRuleTable: each entry is a code of its own, shaped as the docs and
+// users write it (its letter the default severity's), with a place where
+// it is checked, and each quick fix has a flag of its own.
+func TestRuleTable(t *testing.T) {
+	letters := map[analysis.Severity]string{analysis.Error: "ES", analysis.Warning: "W", analysis.Info: "I", analysis.Hint: "H"}
+	codes, fixes := map[analysis.Code]bool{}, map[string]analysis.Code{}
+	for _, r := range analysis.Rules {
+		if codes[r.Code] {
+			t.Errorf("%s twice", r.Code)
+		}
+		codes[r.Code] = true
+		if !regexp.MustCompile(`^[EWIHS]\d{3}$`).MatchString(string(r.Code)) || !strings.Contains(letters[r.Severity], string(r.Code[0])) {
+			t.Errorf("%s: not a code of a %s", r.Code, r.Severity)
+		}
+		if r.Scope == 0 || r.Title == "" {
+			t.Errorf("%s: no scope or title", r.Code)
+		}
+		if f := r.Fix; f != nil {
+			if f.Name == "" || f.About == "" || f.Make == nil {
+				t.Errorf("%s: a fix without its name, help or maker", r.Code)
+			}
+			if other, ok := fixes[f.Name]; ok {
+				t.Errorf("%s and %s: both fixes are --%s", other, r.Code, f.Name)
+			}
+			fixes[f.Name] = r.Code
+		}
+	}
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"path"
@@ -97,114 +98,279 @@ func FindSecrets(line []byte) []SecretMatch { return AppendSecrets(nil, line) }
 // equal.
 //
 // The scan goes word by word: a vendor shape can only start a run of word
-// bytes ([A-Za-z0-9_-]) and is at least 10 bytes long, or is one of the
-// words Bearer, Basic; everything else is looked at only at '=' and ':'.
-// Every line of a document goes through here, so the loop classifies eight
-// bytes at a time and stops only where something can start: a word of five
-// bytes or more beginning with a shape's first letter or right after a JSON
-// escape's backslash, or a separator.
+// bytes ([A-Za-z0-9_-]) and is at least 10 bytes long, or is the word
+// Bearer, or mysql's -p option; everything else (Basic credentials too)
+// is looked at only at a separator. Every line of a document goes through
+// here, so the loop looks at eight bytes at a time (stopIndex) and stops
+// only where something can start: a word start whose first two bytes can
+// begin a shape of ours or a gitleaks prefix, a JSON escape's letter
+// before one, or a separator.
 func AppendSecrets(dst []SecretMatch, line []byte) []SecretMatch {
 	base := len(dst)
 	var candBuf [4]candLine
 	cand := candBuf[:0] // the lines where a gitleaks rule may match
-	prev := uint8(0)    // the class of the byte before i; 0 after a match, which starts a new word
+	var stops stopIndex
+	fresh := 0 // where the last match ended: a word starts there whatever precedes it
+	done := 0  // the stops before done are looked at, or inside a word or a match read
+scan:
 	for i := 0; i < len(line); {
-		if i+9 <= len(line) {
-			b := line[i : i+9 : i+9]
-			// One lookup per byte gives both of its classes (bothClasses):
-			// the even bytes' pairs are gathered in one word, the odd
-			// bytes' in another, 16 bits each, then sorted into the byte's
-			// own class (classes) and its class as the second byte of the
-			// byte before it (next).
-			even := uint64(bothClasses[b[0]]) | uint64(bothClasses[b[2]])<<16 | uint64(bothClasses[b[4]])<<32 | uint64(bothClasses[b[6]])<<48
-			odd := uint64(bothClasses[b[1]]) | uint64(bothClasses[b[3]])<<16 | uint64(bothClasses[b[5]])<<32 | uint64(bothClasses[b[7]])<<48
-			classes := even&lowBytes | (odd&lowBytes)<<8
-			next := (odd>>8)&lowBytes | (even>>16)&(lowBytes<<8) | uint64(secondClass[b[8]])<<56
-			before := classes<<8 | uint64(prev)
-			afterWord := (before & (eachByte * clsWord)) * clsGroups
-			starts := classes&next&^afterWord | classes&(eachByte*clsEscape)&(before<<1) | classes&(eachByte*clsSep)
-			if starts == 0 {
-				prev = uint8(classes >> 56)
-				i += 8
-				continue
+		next, n := stops.index(line, i, fresh)
+		// The stops, in order: most are turned down by a check inlined
+		// here, without a call.
+		for _, p := range stops.at[:n] {
+			if p < done {
+				continue // in a word already read
 			}
-			if k := bits.TrailingZeros64(starts) / 8; k > 0 {
-				prev = uint8(classes >> (8 * (k - 1)))
-				i += k
-			}
-		}
-		c := line[i]
-		class := secretClass[c]
-		if (class&clsFirst&^(prev<<1))|(class&clsEscape&(prev<<1))|(class&clsSep) == 0 {
-			prev = class
-			i++
-			continue
-		}
-		if class&clsSep != 0 {
-			if !secretrules.ShortValueAt(line, i) && secretrules.SeparatorCandidate(line, i) {
-				cand = markLine(cand, line, i)
-			}
-			var m SecretMatch
-			var ok bool
-			if c == '=' || c == ':' {
-				m, ok = assignedSecret(line, i)
-			}
-			if !ok && c == ':' {
-				m, ok = urlPassword(line, i)
-			}
-			if ok {
-				dst = append(dst, m)
-				i, prev = m.End, 0
-				continue
-			}
-			prev = class
-			i++
-			continue
-		}
-		// A word start: a gitleaks rule's prefix, and ours. Every shape of
-		// ours is five bytes or longer: a shorter word is skipped without
-		// looking further.
-		if i+1 < len(line) && secretrules.PrefixPair(c, line[i+1]) && secretrules.PrefixCandidate(line, i) ||
-			i > 0 && line[i-1] == '\\' && isEscapeLetter(c) && secretrules.PrefixCandidate(line, i+1) {
-			cand = markLine(cand, line, i)
-		}
-		if wordRange[c][1] == 0 && !(i > 0 && line[i-1] == '\\' && isEscapeLetter(c)) {
-			// A first byte of gitleaks' prefixes only: no shape of ours to
-			// read the word for; the filter skips the rest of it.
-			i, prev = i+1, class
-			continue
-		}
-		j := i + 1
-		for j < len(line) && wordByte[line[j]] {
-			j++
-			if j == i+5 {
-				for j < len(line) && wordByte[line[j]] {
-					j++
+			if c := line[p]; secretClass[c]&clsSep != 0 {
+				if (c != '=' && c != ':' || !mayBeKeyEnd(line, p)) && (c != ':' || !urlAt(line, p)) &&
+					(secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p)) {
+					continue // no value follows, no credential key ends before, no URL
 				}
-				break
-			}
-		}
-		if j-i >= 5 {
-			if m, ok := wordSecret(line, i, j); ok {
-				dst = append(dst, m)
-				i, prev = m.End, 0
-				continue
-			}
-			// In JSON text a value often follows an escape: "...\nsk-ant-...".
-			if i > 0 && line[i-1] == '\\' && isEscapeLetter(c) {
-				if m, ok := wordSecret(line, i+1, j); ok {
-					dst = append(dst, m)
-					i, prev = m.End, 0
+			} else if p != fresh && wordByte[line[p-1]] {
+				// Not a word start (the light path stops at bytes):
+				// maybe right after a JSON escape (\n-----BEGIN), which
+				// is where the scan stops.
+				if p-1 < done || p < 2 || line[p-2] != '\\' || !isEscapeLetter(line[p-1]) {
 					continue
 				}
+				p--
+			} else if line[p-min(p, 1)] != '\\' && !mayStartWord(line, p) {
+				continue
+			}
+			var matched bool
+			dst, cand, done, matched = scanStop(dst, cand, line, p)
+			if matched {
+				i, fresh = done, done
+				continue scan
 			}
 		}
-		i, prev = j, clsWord
+		i = max(next, done)
 	}
 	if len(cand) > 0 {
 		dst = addRuleFindings(dst, base, line, cand)
 	}
 	return dst
+}
+
+// stopIndex holds the places where the scan may have to stop, found eight
+// bytes at a time, for AppendSecrets to look at in order.
+type stopIndex struct {
+	at [stopBatch + 16]int
+}
+
+// stopBatch is about how many stops index finds before it returns.
+const stopBatch = 16
+
+// index finds the stops in the bytes from i, eight at a time, until it
+// has about stopBatch of them or reaches the end, and returns where it got
+// to and how many it found. fresh is where a word starts whatever precedes
+// it.
+//
+// The light path: a blank in the eight bytes from i+7 leaves no room in
+// the eight from i for a candidate that runs on for lightRun bytes or more
+// without one, which all but a few do (startRun). What is left starts at a
+// separator or at one of a few bytes (lightStop), and most eight bytes of
+// text hold none. The last bytes of the text, too few for such a run, take
+// the light path too. The full path classifies each byte (bothClasses): a
+// word start stops only where its first two bytes can start something.
+func (s *stopIndex) index(line []byte, i, fresh int) (int, int) {
+	n := 0
+	for n < stopBatch && i < len(line) {
+		var stops uint64 // bit k: the byte at i+k is a stop
+		if i+lightRun > len(line) {
+			// The last bytes, from a copy with room to read eight at a time.
+			var pad [16]byte
+			copy(pad[:], line[i:])
+			stops = lightStops((*[8]byte)(pad[0:8])) | lightStops((*[8]byte)(pad[8:16]))<<8
+			for ; stops != 0; n++ {
+				s.at[n] = i + bits.TrailingZeros64(stops)
+				stops &= stops - 1
+			}
+			return len(line), n
+		}
+		if hasBlank(binary.LittleEndian.Uint64(line[i+7 : i+lightRun])) {
+			// The light path, for as long as it goes without a stop.
+			stops = lightStops((*[8]byte)(line[i : i+8]))
+			for stops == 0 {
+				if i += 8; i+lightRun > len(line) || !hasBlank(binary.LittleEndian.Uint64(line[i+7:i+lightRun])) {
+					break
+				}
+				stops = lightStops((*[8]byte)(line[i : i+8]))
+			}
+			if stops == 0 {
+				continue
+			}
+		} else {
+			// One lookup per byte gives both of its classes: the even
+			// bytes' pairs are gathered in one word, the odd bytes' in
+			// another, 16 bits each, then sorted into the byte's own class
+			// (classes) and its class as the second byte of the byte
+			// before it (next).
+			b := (*[9]byte)(line[i : i+9])
+			prev := uint64(0) // the class of the byte before i; none at a word start
+			if i != fresh {
+				prev = uint64(secretClass[line[i-1]])
+			}
+			even := uint64(bothClasses[b[0]]) | uint64(bothClasses[b[2]])<<16 | uint64(bothClasses[b[4]])<<32 | uint64(bothClasses[b[6]])<<48
+			odd := uint64(bothClasses[b[1]]) | uint64(bothClasses[b[3]])<<16 | uint64(bothClasses[b[5]])<<32 | uint64(bothClasses[b[7]])<<48
+			classes := even&lowBytes | (odd&lowBytes)<<8
+			next := (odd>>8)&lowBytes | (even>>16)&(lowBytes<<8) | uint64(secondClass[b[8]])<<56
+			before := classes<<8 | prev
+			afterWord := (before & (eachByte * clsWord)) * clsGroups
+			lanes := classes&next&^afterWord | classes&(eachByte*clsEscape)&(before<<1) | classes&(eachByte*clsSep)
+			// A bit for each byte that has one: its high bit, gathered.
+			const lows = eachByte * 0x7f
+			stops = ((((lanes & lows) + lows) | lanes) & (eachByte * 0x80) >> 7) * 0x0102040810204080 >> 56
+		}
+		for ; stops != 0; n++ {
+			s.at[n] = i + bits.TrailingZeros64(stops)
+			stops &= stops - 1
+		}
+		i += 8
+	}
+	return i, n
+}
+
+// lightStops returns a bit for each of the eight bytes b where the light
+// path stops (bit k for b[k]): two bytes a lookup (lightPair).
+func lightStops(b *[8]byte) uint64 {
+	return uint64(lightPair[binary.LittleEndian.Uint16(b[0:2])]) | uint64(lightPair[binary.LittleEndian.Uint16(b[2:4])])<<2 |
+		uint64(lightPair[binary.LittleEndian.Uint16(b[4:6])])<<4 | uint64(lightPair[binary.LittleEndian.Uint16(b[6:8])])<<6
+}
+
+// mayBeKeyEnd reports whether a credential word, or Authorization, can
+// end just before the separator at sep (credentialKey's and
+// afterAuthorization's first test, inlined): a blank, a quote or a
+// backslash before it leaves the question to them. When it is false,
+// neither assignedSecret nor basicAfter can match at sep. One lookup of
+// the two bytes before sep (keyEndPair).
+func mayBeKeyEnd(line []byte, sep int) bool {
+	return sep >= 2 && keyEndPair[binary.LittleEndian.Uint16(line[sep-2:sep])]
+}
+
+// keyEndPair[a|b<<8]: the bytes a, b may end a credential key or
+// Authorization (see mayBeKeyEnd).
+var keyEndPair = func() (t [1 << 16]bool) {
+	for v := range t {
+		a, b := byte(v), byte(v>>8)
+		t[v] = b == ' ' || b == '"' || b == '\'' || b == '\\' || keyEnding(a, b) || a|0x20 == 'o' && b|0x20 == 'n'
+	}
+	return t
+}()
+
+// urlAt: "://" at i, after a letter or a digit (urlPassword's first test).
+func urlAt(line []byte, i int) bool {
+	return i > 0 && i+2 < len(line) && line[i+1] == '/' && line[i+2] == '/'
+}
+
+// mayStartWord reports, cheaply, whether a shape of ours or a gitleaks
+// prefix can start at the word start line[p] (not after a backslash):
+// its first two bytes begin one, and the bytes after them run on without
+// a blank for as long as the shortest match of any that begins so.
+func mayStartWord(line []byte, p int) bool {
+	if p+1 >= len(line) {
+		return false
+	}
+	need := int(startRun[int(line[p])<<8|int(line[p+1])])
+	return need != 0 && runAtLeast(line, p, need)
+}
+
+// runAtLeast reports whether line[p:p+need] has no blank (a byte up to
+// ' '); for need over 16, only its first and last eight bytes are read
+// (a weaker test, which is enough for a filter).
+func runAtLeast(line []byte, p, need int) bool {
+	if p+need > len(line) {
+		return false
+	}
+	if need >= 8 {
+		x := binary.LittleEndian.Uint64(line[p:])
+		y := binary.LittleEndian.Uint64(line[p+min(need, 16)-8:])
+		return !hasBlank(x) && !hasBlank(y)
+	}
+	for q := p; q < p+need; q++ {
+		if line[q] <= ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// lightRun is how long a candidate must run without a blank for the light
+// path to leave it to the full one: the light path reads the eight bytes
+// from i+7 for a blank, which a run of lightRun bytes from i to i+7 holds
+// none of.
+const lightRun = 15
+
+// hasBlank reports whether a byte of x is a blank or a control byte (up
+// to ' '; bytes of 128 and more are not).
+func hasBlank(x uint64) bool { return (x-eachByte*0x21)&^x&(eachByte*0x80) != 0 }
+
+// scanStop looks at the stop at line[p] (a separator, a word start, or a
+// JSON escape's letter) and returns where the scan goes on, and whether
+// it found a match there (which ends where it goes on).
+func scanStop(dst []SecretMatch, cand []candLine, line []byte, p int) ([]SecretMatch, []candLine, int, bool) {
+	c := line[p]
+	if secretClass[c]&clsSep != 0 {
+		if secretrules.SeparatorCandidate(line, p) {
+			cand = markLine(cand, line, p)
+		}
+		// Ours: a credential key or Authorization before '=' or ':'
+		// (mayBeKeyEnd is the first test of both), a URL at "://".
+		var m SecretMatch
+		var ok bool
+		if (c == '=' || c == ':') && mayBeKeyEnd(line, p) {
+			if m, ok = assignedSecret(line, p); !ok {
+				m, ok = basicAfter(line, p)
+			}
+		}
+		if !ok && c == ':' && urlAt(line, p) {
+			m, ok = urlPassword(line, p)
+		}
+		if ok {
+			return append(dst, m), cand, m.End, true
+		}
+		return dst, cand, p + 1, false
+	}
+	// A word start: a gitleaks rule's prefix, and ours. Every shape of
+	// ours is five bytes or longer: a shorter word is skipped without
+	// looking further.
+	escape := p > 0 && line[p-1] == '\\' && isEscapeLetter(c)
+	if p+1 < len(line) && secretrules.PrefixPair(c, line[p+1]) && secretrules.PrefixCandidate(line, p) ||
+		escape && secretrules.PrefixCandidate(line, p+1) {
+		cand = markLine(cand, line, p)
+	}
+	if c == '-' {
+		if m, ok := mysqlOptionPassword(line, p); ok {
+			return append(dst, m), cand, m.End, true
+		}
+	}
+	if wordRange[c][1] == 0 && !escape {
+		// A first byte of gitleaks' prefixes only: no shape of ours to
+		// read the word for; the filter skips the rest of it.
+		return dst, cand, p + 1, false
+	}
+	j := p + 1
+	for j < len(line) && wordByte[line[j]] {
+		j++
+		if j == p+5 {
+			for j < len(line) && wordByte[line[j]] {
+				j++
+			}
+			break
+		}
+	}
+	if j-p >= 5 {
+		if m, ok := wordSecret(line, p, j); ok {
+			return append(dst, m), cand, m.End, true
+		}
+		// In JSON text a value often follows an escape: "...\nsk-ant-...".
+		if escape {
+			if m, ok := wordSecret(line, p+1, j); ok {
+				return append(dst, m), cand, m.End, true
+			}
+		}
+	}
+	return dst, cand, j, false
 }
 
 // candLine is a line's bytes in a scanned text.
@@ -299,8 +465,22 @@ var ownFilterGroups = [3]string{"-ABEHSW_begilmow", "4DPXdfhpsx", "CFGLNZacnrtv"
 var (
 	secretClass, secondClass [256]uint8
 	bothClasses              [256]uint16 // secretClass | secondClass<<8
-	shapesByFirst            [256][]*vendorShape
-	wordRange                [256][2]int // [min, max] word run at a shape's start; max 0: no shape
+	// lightStop[c] is 0x80 for the bytes where the light path stops: the
+	// separators, and the first bytes of what may run for fewer than
+	// lightRun bytes without a blank (startRun).
+	lightStop [256]uint8
+	// lightPair[a|b<<8] has bit 0 when the light path stops at a, bit 1
+	// when it stops at b: it reads two bytes with one lookup, and each
+	// byte's neighbour in the pair narrows its test (a stops only when
+	// a, b may start a short candidate; b only after a byte that is not
+	// a word's, or a JSON escape's letter).
+	lightPair     [1 << 16]uint8
+	shapesByFirst [256][]*vendorShape
+	wordRange     [256][2]int // [min, max] word run at a shape's start; max 0: no shape
+	// startRun[a<<8|b] is the fewest bytes without a blank that a shape
+	// of ours or a gitleaks prefix starting with a, b runs on for (at
+	// most 64); 0 when none starts so.
+	startRun [1 << 16]uint8
 )
 
 func init() {
@@ -347,14 +527,57 @@ func init() {
 			}
 		}
 	}
+	addStart := func(a, b byte, run int) {
+		k := int(a)<<8 | int(b)
+		if old := int(startRun[k]); old == 0 || run < old {
+			startRun[k] = uint8(min(run, 64))
+		}
+	}
+	for i := range vendorShapes {
+		sh := &vendorShapes[i]
+		run := sh.minRun
+		if sh.match == nil {
+			run = len(sh.prefix) + sh.minTail // a run of word bytes
+		}
+		for _, a := range sh.cases(0) {
+			for _, b := range sh.cases(1) {
+				addStart(a, b, run)
+			}
+		}
+	}
+	// -pSECRET in a mysql command (mysqlOptionPassword): four bytes at least.
+	addStart('-', 'p', 6)
+	secretClass['-'] |= clsFirst | group('-')
+	secondClass['p'] |= group('-')
 	// The prefixes of gitleaks' rules stop the filter too (their length
 	// is not bounded by wordRange: gitleaks' own rules decide).
-	for _, p := range secretrules.PrefixPairs() {
-		secretClass[p[0]] |= clsFirst | group(p[0])
-		secondClass[p[1]] |= group(p[0])
+	for _, p := range secretrules.PrefixStarts() {
+		secretClass[p.First] |= clsFirst | group(p.First)
+		secondClass[p.Second] |= group(p.First)
+		addStart(p.First, p.Second, p.MinRun)
 	}
 	for c := range 256 {
 		bothClasses[c] = uint16(secretClass[c]) | uint16(secondClass[c])<<8
+		if secretClass[c]&clsSep != 0 {
+			lightStop[c] = 0x80
+		}
+	}
+	for k, run := range startRun {
+		if run != 0 && run < lightRun {
+			lightStop[k>>8] = 0x80
+		}
+	}
+	for k := range lightPair {
+		a, b := byte(k), byte(k>>8)
+		// a: a separator, or what may start a short candidate with b
+		// after it; b: a separator, or what may start one at a word
+		// start or after a JSON escape's letter (see AppendSecrets).
+		if run := startRun[int(a)<<8|int(b)]; secretClass[a]&clsSep != 0 || run != 0 && run < lightRun {
+			lightPair[k] |= 1
+		}
+		if secretClass[b]&clsSep != 0 || lightStop[b] != 0 && (!wordByte[a] || isEscapeLetter(a)) {
+			lightPair[k] |= 2
+		}
 	}
 }
 
@@ -490,6 +713,9 @@ type vendorShape struct {
 
 	match            func(line []byte, i int) (SecretMatch, bool)
 	minWord, maxWord int // with match: the word run at a start
+	// minRun, with match: the fewest bytes without a blank that a match
+	// starting here runs on for (the line scan's filter needs it).
+	minRun int
 }
 
 // vendorShapes are the credentials recognised by their form alone. Shapes
@@ -518,43 +744,74 @@ var vendorShapes = []vendorShape{
 	{prefix: "xoxe-", tail: isWordByte, minTail: 10, kind: "slack_token"},
 	{prefix: "npm_", tail: isAlnum, minTail: 36, maxTail: 36, kind: "npm_token"},
 	// header.payload.signature, each part at least 10 bytes.
-	{prefix: "eyJ", kind: "jwt", match: jwtAt, minWord: 10, maxWord: 1 << 30},
-	{prefix: "-----BEGIN ", kind: "private_key", match: privateKeyAt, minWord: 10, maxWord: 10},
-	{prefix: "bearer ", fold: true, kind: "bearer_token", match: authorizationValue, minWord: 6, maxWord: 6},
-	{prefix: "basic ", fold: true, kind: "basic_auth", match: authorizationValue, minWord: 5, maxWord: 5},
-	// mysql -u root -pSECRET: the password glued to -p.
-	{prefix: "mysql", kind: "password", match: mysqlPassword, minWord: 5, maxWord: 10},
-	{prefix: "mariadb", kind: "password", match: mysqlPassword, minWord: 7, maxWord: 14},
+	{prefix: "eyJ", kind: "jwt", match: jwtAt, minWord: 10, maxWord: 1 << 30, minRun: 32},
+	{prefix: "-----BEGIN ", kind: "private_key", match: privateKeyAt, minWord: 10, maxWord: 10, minRun: 10},
+	// Bearer <token>; Basic <base64> is found at the separator after
+	// Authorization (basicAfter), mysql's -pSECRET at the option
+	// (mysqlOptionPassword).
+	{prefix: "bearer ", fold: true, kind: "bearer_token", match: authorizationValue, minWord: 6, maxWord: 6, minRun: 6},
 }
 
-// mysqlPassword finds, in the command that starts at i (mysql, mysqldump,
-// mariadb, ...), a password written as -pVALUE, and matches the value.
-func mysqlPassword(line []byte, i int) (SecretMatch, bool) {
-	limit := min(len(line), i+maxSecretScan)
-	for q := i; q+3 < limit; q++ {
+// mysqlOptionPassword matches the password of -pVALUE (or -p'VALUE') at
+// i, an option after a blank in a mysql or mariadb command: mysql,
+// mysqldump, mariadb-dump, ... is a word earlier in the same command (no
+// line break, ; | & " or ` between).
+func mysqlOptionPassword(line []byte, i int) (SecretMatch, bool) {
+	if i == 0 || line[i-1] != ' ' || i+2 >= len(line) || line[i] != '-' || line[i+1] != 'p' {
+		return SecretMatch{}, false
+	}
+	p := i + 2
+	var m SecretMatch
+	switch c := line[p]; {
+	case c == '\'' || c == '"':
+		end, ok := closingQuote(line, p+1, string(c))
+		if !ok || end-p-1 < 4 || placeholder(line[p+1:end]) || line[p+1] == '$' {
+			return SecretMatch{}, false
+		}
+		m = SecretMatch{Kind: "password", Start: p + 1, End: end}
+	case c <= ' ' || c == '-' || c == '$' || c == '<' || c == '\\':
+		return SecretMatch{}, false // -p alone asks for the password; a variable or a template is not one
+	default:
+		end := run(line, p, func(c byte) bool { return c > ' ' && c != '"' && c != '\'' && c != '`' && c != '\\' && c != ';' })
+		if v := line[p:end]; len(v) < 4 || placeholder(v) {
+			return SecretMatch{}, false
+		}
+		m = SecretMatch{Kind: "password", Start: p, End: end}
+	}
+	// The command: a word mysql... or mariadb... before, in the same command.
+	for q := i - 1; q >= 0 && i-q < maxSecretScan; q-- {
 		switch line[q] {
 		case '\n', ';', '|', '&', '"', '`':
-			return SecretMatch{}, false // the command ends
-		}
-		if line[q] != ' ' || line[q+1] != '-' || line[q+2] != 'p' {
-			continue
-		}
-		p := q + 3
-		switch c := line[p]; {
-		case c == '\'' || c == '"':
-			if end, ok := closingQuote(line, p+1, string(c)); ok && end-p-1 >= 4 && !placeholder(line[p+1:end]) && line[p+1] != '$' {
-				return SecretMatch{Kind: "password", Start: p + 1, End: end}, true
+			return SecretMatch{}, false
+		case 'm':
+			if wordStartAt(line, q) && (hasPrefixAt(line, q, "mysql") || hasPrefixAt(line, q, "mariadb")) {
+				if n := run(line, q, isWordByte) - q; n <= 14 {
+					return m, true
+				}
 			}
-			continue
-		case c <= ' ' || c == '-' || c == '$' || c == '<' || c == '\\':
-			continue // -p alone asks for the password; a variable or a template is not one
-		}
-		end := run(line, p, func(c byte) bool { return c > ' ' && c != '"' && c != '\'' && c != '`' && c != '\\' && c != ';' })
-		if v := line[p:end]; len(v) >= 4 && !placeholder(v) {
-			return SecretMatch{Kind: "password", Start: p, End: end}, true
 		}
 	}
 	return SecretMatch{}, false
+}
+
+// wordStartAt: a word starts at line[q] (at the line's start, after a byte
+// that is not a word byte, or right after a JSON escape such as \n).
+func wordStartAt(line []byte, q int) bool {
+	return q == 0 || !wordByte[line[q-1]] || q >= 2 && line[q-2] == '\\' && isEscapeLetter(line[q-1])
+}
+
+// basicAfter matches Basic <base64> after the separator at sep (an
+// Authorization header's ':' or '='), past blanks, quotes and escapes'
+// backslashes.
+func basicAfter(line []byte, sep int) (SecretMatch, bool) {
+	q := sep + 1
+	for q < len(line) && (line[q] == ' ' || line[q] == '"' || line[q] == '\'' || line[q] == '\\') {
+		q++
+	}
+	if !hasFoldPrefixAt(line, q, "basic ") {
+		return SecretMatch{}, false
+	}
+	return authorizationValue(line, q)
 }
 
 // cases returns the bytes the shape's prefix may have at i: both cases
@@ -676,8 +933,8 @@ func restIsBlank(b []byte) bool {
 }
 
 // authorizationValue recognises "Bearer <token>" and, after an
-// Authorization header name, "Basic <base64>". Only the credential is
-// matched.
+// Authorization header name, "Basic <base64>" (see basicAfter). Only the
+// credential is matched.
 func authorizationValue(line []byte, i int) (SecretMatch, bool) {
 	var kind string
 	var p int

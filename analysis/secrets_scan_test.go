@@ -24,6 +24,11 @@ func appendSecretsWordByWord(dst []SecretMatch, line []byte) []SecretMatch {
 			if secretrules.PrefixCandidate(line, i) || i > 0 && line[i-1] == '\\' && isEscapeLetter(c) && secretrules.PrefixCandidate(line, i+1) {
 				cand = markLine(cand, line, i)
 			}
+			if m, ok := mysqlOptionPassword(line, i); ok {
+				dst = append(dst, m)
+				i = m.End
+				continue
+			}
 			j := i + 1
 			for j < len(line) && wordByte[line[j]] {
 				j++
@@ -54,6 +59,9 @@ func appendSecretsWordByWord(dst []SecretMatch, line []byte) []SecretMatch {
 			}
 			if !ok && c == ':' {
 				m, ok = urlPassword(line, i)
+			}
+			if !ok && (c == '=' || c == ':') {
+				m, ok = basicAfter(line, i)
 			}
 			if ok {
 				dst = append(dst, m)

@@ -62,6 +62,8 @@ func TestFindSecrets(t *testing.T) {
 		{`curl -H "Authorization: Bearer abcDEF123456ghiJKL789"`, []found{{"bearer_token", "abcDEF123456ghiJKL789"}}},
 		{`{"headers":{"Authorization":"Bearer ` + jwtToken + `"}}`, []found{{"bearer_token", jwtToken}}},
 		{"Authorization: Basic dXNlcjpwYXNzd29yZA==", []found{{"basic_auth", "dXNlcjpwYXNzd29yZA=="}}},
+		// A backslash before the separator: the scan still looks there.
+		{`Authorization\: Basic dXNlcjpwYXNzd29yZA==`, []found{{"basic_auth", "dXNlcjpwYXNzd29yZA=="}}},
 		// Private keys.
 		{"o: id=c2 → [ok] -----BEGIN RSA PRIVATE KEY-----", []found{{"private_key", "-----BEGIN RSA PRIVATE KEY-----"}}},
 		{`"key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n"`,

@@ -211,7 +211,7 @@ type summarizer struct {
 	nextSecret   int
 }
 
-func (sz *summarizer) add(code string, line int, span grammar.Span, msg string) {
+func (sz *summarizer) add(code Code, line int, span grammar.Span, msg string) {
 	sz.s.local = append(sz.s.local, finding(code, line, span, msg))
 }
 
@@ -224,7 +224,7 @@ func (sz *summarizer) line(l grammar.Line, text []byte) {
 	sz.outline(l, text, line)
 	switch l.Kind {
 	case grammar.Unknown:
-		sz.add("W003", line, grammar.Span{Start: l.Content, End: l.TrimEnd}.Shift(-sz.base), "Unknown line format: "+cut(text, 50))
+		sz.add(W003, line, grammar.Span{Start: l.Content, End: l.TrimEnd}.Shift(-sz.base), "Unknown line format: "+cut(text, 50))
 	case grammar.Lifecycle:
 		sz.lifecycle(l, text, line)
 	}
@@ -287,7 +287,7 @@ func (sz *summarizer) lifecycle(l grammar.Line, text []byte, line int) {
 		if sug := closestVerb(v); sug != "" {
 			msg += fmt.Sprintf(" (did you mean `@%s`?)", sug)
 		}
-		sz.add("H001", line, verb.Shift(-sz.base), msg)
+		sz.add(H001, line, verb.Shift(-sz.base), msg)
 	}
 }
 
@@ -303,7 +303,7 @@ func (sz *summarizer) step(l grammar.Line, text []byte, line int) {
 	if !s.firstStep.ok {
 		s.firstStep = m
 	} else if step < s.lastStep.value {
-		s.stepViolations = append(s.stepViolations, finding("W004", line, m.span,
+		s.stepViolations = append(s.stepViolations, finding(W004, line, m.span,
 			fmt.Sprintf("Step %d is less than previous step %d", step, s.lastStep.value)))
 	}
 	s.lastStep = m
@@ -315,7 +315,7 @@ func (sz *summarizer) timestamp(l grammar.Line, text []byte, line int) {
 	s := sz.s
 	ts := valueOf(l, text, l.TS)
 	if !ValidTimestamp(ts) {
-		sz.add("W005", line, l.TS.Shift(-sz.base), "Invalid timestamp format: "+string(ts))
+		sz.add(W005, line, l.TS.Shift(-sz.base), "Invalid timestamp format: "+string(ts))
 		return
 	}
 	s.lastTS = line
@@ -332,35 +332,35 @@ func (sz *summarizer) textFindings(l grammar.Line, text []byte, line int) {
 	if l.Flags&grammar.FlagBlob != 0 {
 		for _, m := range grammar.BlobMarkers(text) {
 			if m.SHA.Len() < 6 {
-				sz.add("W006", line, m.SHA.Shift(shift), "Blob sha256 too short: "+string(text[m.SHA.Start:m.SHA.End]))
+				sz.add(W006, line, m.SHA.Shift(shift), "Blob sha256 too short: "+string(text[m.SHA.Start:m.SHA.End]))
 			}
 		}
 	}
 	if l.Flags&grammar.FlagASCIIArrow != 0 {
 		li := grammar.ScanLine(text)
 		if a, ok := grammar.ASCIIArrow(text, &li); ok {
-			sz.add("W011", line, a.Shift(shift), "`->` is not a result arrow: write `→` so the result is read")
+			sz.add(W011, line, a.Shift(shift), "`->` is not a result arrow: write `→` so the result is read")
 		}
 	}
 	if l.Flags&grammar.FlagInvalidUTF8 != 0 {
-		sz.add("W012", line, invalidUTF8Span(text).Shift(shift), "Line is not valid UTF-8 (the invalid bytes are shown as \uFFFD)")
+		sz.add(W012, line, invalidUTF8Span(text).Shift(shift), "Line is not valid UTF-8 (the invalid bytes are shown as \uFFFD)")
 	}
 	if l.Flags&grammar.FlagNUL != 0 {
 		at := bytes.IndexByte(text, 0) + shift
-		sz.add("W013", line, grammar.Span{Start: at, End: at + 1}, "Line contains a NUL byte")
+		sz.add(W013, line, grammar.Span{Start: at, End: at + 1}, "Line contains a NUL byte")
 	}
 	if sz.chunkSecrets {
 		sz.chunkSecretFindings(l, line)
 	} else {
 		sz.secrets = AppendSecrets(sz.secrets[:0], text)
 		for _, m := range sz.secrets {
-			sz.add("S001", line, grammar.Span{Start: m.Start, End: m.End}.Shift(shift), m.Message())
+			sz.add(S001, line, grammar.Span{Start: m.Start, End: m.End}.Shift(shift), m.Message())
 		}
 	}
 	if l.Flags&grammar.FlagLegacyRedact != 0 {
 		for _, m := range grammar.RedactionMarkers(text) {
 			if m.Legacy {
-				sz.add("H002", line, m.Span.Shift(shift), fmt.Sprintf("`%s` is counted as a redaction, but rlog/1 writes `[redacted:kind]`", text[m.Span.Start:m.Span.End]))
+				sz.add(H002, line, m.Span.Shift(shift), fmt.Sprintf("`%s` is counted as a redaction, but rlog/1 writes `[redacted:kind]`", text[m.Span.Start:m.Span.End]))
 			}
 		}
 	}
@@ -377,7 +377,7 @@ func (sz *summarizer) chunkSecretFindings(l grammar.Line, line int) {
 	}
 	for ; k < len(sz.secrets) && sz.secrets[k].Start < end; k++ {
 		m := sz.secrets[k]
-		sz.add("S001", line, grammar.Span{Start: m.Start, End: m.End}, m.Message())
+		sz.add(S001, line, grammar.Span{Start: m.Start, End: m.End}, m.Message())
 	}
 	sz.nextSecret = k
 }

@@ -463,5 +463,9 @@ func convertWith(read func(model.Sink, *model.Report) error, from, to Format, w 
 	if err != nil {
 		return nil, err
 	}
-	return rep, read(&model.Lookahead{Sink: sink, MaxEvents: lookaheadEvents, MaxBytes: lookaheadBytes}, rep)
+	sink = &model.Lookahead{Sink: sink, MaxEvents: lookaheadEvents, MaxBytes: lookaheadBytes}
+	if opts.Complete != nil && from == Rlog && to != Rlog {
+		sink = opts.Complete(sink, rep)
+	}
+	return rep, read(sink, rep)
 }

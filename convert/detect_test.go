@@ -228,6 +228,7 @@ func TestDetectNearMisses(t *testing.T) {
 		{"x.jsonl", `{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{"id":"i"}}`, convert.Codex, nil},
 		{"x.jsonl", `{"timestamp":"t","type":"response_item","payload":{"type":"message"}}`, convert.Codex, nil},
 		{"x.jsonl", `{"timestamp":"t","type":"turn_context"}`, convert.Codex, nil},
+		{"x.jsonl", `{"id":"i","timestamp":"t","instructions":null,"git":{"branch":"b"}}`, convert.Codex, nil},
 		{"x.jsonl", `{"timestamp":"t","type":"user","payload":{}}`, convert.Claude, nil},
 		// ATIF, its JSONL form and the autopilot trajectory share keys.
 		{"t.json", `{"schema_version":"ATIF-v1.6","session_id":"s","steps":[`, convert.ATIF, nil},

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/gemini"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 
@@ -37,7 +38,8 @@ func geminiSessionFiles(dir string) []string {
 // TestGeminiScenariosToRlog: what the reader makes of every session file
 // Gemini CLI wrote in the recorded scenarios, with its sub-agents, written
 // as rlog with the loss report (go test -update rewrites them). No record
-// is unknown or malformed, and every format that can be written takes it.
+// is unknown or malformed, every format that can be written takes it, and
+// the rlog view checks clean (no error or warning).
 func TestGeminiScenariosToRlog(t *testing.T) {
 	for _, dir := range geminiScenarios(t) {
 		for _, path := range geminiSessionFiles(dir) {
@@ -58,6 +60,12 @@ func TestGeminiScenariosToRlog(t *testing.T) {
 				}
 				if to.Name == convert.Rlog {
 					golden(t, filepath.Join("testdata", "gemini-cli", name), out.String()+"\n# loss report\n"+commentLines(rep.Text()))
+					// The rlog view checks clean: no error or warning.
+					for _, f := range analysis.Check(grammar.Parse(out.Bytes()), analysis.Config{}) {
+						if f.Severity <= analysis.Warning {
+							t.Errorf("%s as rlog, line %d: %s %s", path, f.Line+1, f.Code, f.Message)
+						}
+					}
 				}
 			}
 		}
@@ -91,12 +99,10 @@ func (s geminiStats) counts() usage.Counts {
 }
 
 // TestGeminiStatsEqualTheCLIsAccount: `rlog-ls stats` of a Gemini CLI
-// session (its rlog conversion, with its sub-agents) is what the CLI
-// itself counted, role main plus role subagent, summed over the session's
-// files (a resume may leave a second file; the .json a migrated session
-// left beside its .jsonl is not counted again), in every recorded
-// scenario; a sub-agent's file alone is role subagent; and each total is
-// the CLI's.
+// session (the rlog conversion of its one file read on its own, with its
+// sub-agents) is what the CLI itself counted, role main plus role
+// subagent, in every recorded scenario; a sub-agent's file alone is role
+// subagent; and each total is the CLI's.
 func TestGeminiStatsEqualTheCLIsAccount(t *testing.T) {
 	for _, dir := range geminiScenarios(t) {
 		b, err := os.ReadFile(filepath.Join(dir, "tokens.json"))
@@ -115,17 +121,21 @@ func TestGeminiStatsEqualTheCLIsAccount(t *testing.T) {
 			}
 			return statsTokens(out.Bytes())
 		}
+		// The files a folder's stats read on their own (gemini.OwnSession:
+		// not the sub-agents', which their session reads, nor a migrated
+		// .json, nor a resume's stub).
 		var main usage.Counts
+		files := 0
 		for _, s := range acc.Sessions {
-			if s.Kind != "main" {
-				continue
-			}
 			for _, f := range s.Files {
-				if strings.HasSuffix(f, ".json") && slices.Contains(s.Files, f+"l") {
-					continue // migrated: its messages are in the .jsonl
+				if gemini.OwnSession(filepath.Join(home, f)) {
+					main = main.Add(stats(f))
+					files++
 				}
-				main = main.Add(stats(f))
 			}
+		}
+		if files != 1 {
+			t.Errorf("%s: %d files of the session read on their own, want 1", filepath.Base(dir), files)
 		}
 		want := acc.Roles["main"].counts().Add(acc.Roles["subagent"].counts())
 		if main != want {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -89,17 +88,11 @@ func validateRlog(r io.Reader, report func(Finding)) error {
 		if f.Severity != analysis.Error {
 			continue
 		}
-		sl, sc := lineColumn(tree, f.Span.Start)
-		el, ec := lineColumn(tree, f.Span.End)
-		report(Finding{Code: f.Code, Message: f.Message, Line: sl, Col: sc, EndLine: el, EndCol: ec})
+		sl, sc := tree.LineColumn(f.Span.Start)
+		el, ec := tree.LineColumn(f.Span.End)
+		report(Finding{Code: string(f.Code), Message: f.Message, Line: sl, Col: sc, EndLine: el, EndCol: ec})
 	}
 	return nil
-}
-
-// lineColumn is a byte offset's 1-based line and character column.
-func lineColumn(t *grammar.Tree, off int) (int, int) {
-	l := t.Line(t.LineAt(off))
-	return l.Num + 1, utf8.RuneCount(t.Slice(l.Start, min(off, l.End))) + 1
 }
 
 // rlogRules are the rlog/1 rules validateRlog applies.
@@ -107,7 +100,7 @@ func rlogRules() []Rule {
 	var out []Rule
 	for _, r := range analysis.Rules {
 		if r.Severity == analysis.Error {
-			out = append(out, Rule{Code: r.Code, Title: r.Title})
+			out = append(out, Rule{Code: string(r.Code), Title: r.Title})
 		}
 	}
 	return out

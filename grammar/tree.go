@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Chunk limits. A chunk holds whole lines; an edit re-scans only the chunks it
@@ -691,6 +692,15 @@ func (t *Tree) LineAt(off int) int {
 	rel := off - at.bytes
 	li := sort.Search(len(c.lines), func(i int) bool { return int(c.lines[i].off) > rel }) - 1
 	return at.lines + max(li, 0)
+}
+
+// LineColumn returns the 1-based line and character column of byte offset
+// off, as the command line prints a place (an invalid byte counts as one
+// character, as editors show it; an offset in a line break is past the
+// line's last character).
+func (t *Tree) LineColumn(off int) (line, col int) {
+	l := t.Line(t.LineAt(off))
+	return l.Num + 1, utf8.RuneCount(t.Slice(l.Start, min(off, l.End))) + 1
 }
 
 // Lines iterates over every line.

@@ -457,3 +457,18 @@ func TestLinesFullOfMarkers(t *testing.T) {
 		}
 	}
 }
+
+// TestLineColumn: a place as the command line prints it counts characters,
+// an invalid byte as one, on lines ended by CRLF alike.
+func TestLineColumn(t *testing.T) {
+	tr := Parse([]byte("ab\r\n😀x\xffy\nz"))
+	for _, tc := range []struct{ off, line, col int }{
+		{0, 1, 1}, {2, 1, 3}, {3, 1, 3}, // in the CRLF: after the line's text
+		{4, 2, 1}, {8, 2, 2}, {9, 2, 3}, {10, 2, 4}, {11, 2, 5},
+		{12, 3, 1}, {13, 3, 2},
+	} {
+		if l, c := tr.LineColumn(tc.off); l != tc.line || c != tc.col {
+			t.Errorf("offset %d: %d:%d, want %d:%d", tc.off, l, c, tc.line, tc.col)
+		}
+	}
+}

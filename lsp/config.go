@@ -21,15 +21,17 @@ const configurationTimeout = 30 * time.Second
 // its default instead of sticking.
 type settingsSource struct {
 	mu      sync.Mutex
+	section string // Features.Section
+	def     Settings
 	base    Settings
 	cur     Settings
 	issued  uint64 // generation of the latest configuration read started
 	applied uint64 // generation of the read cur comes from
 }
 
-func newSettingsSource() *settingsSource {
-	def := DefaultSettings()
-	return &settingsSource{base: def, cur: def}
+func newSettingsSource(section string, language LanguageSettings) *settingsSource {
+	def := DefaultSettings(language)
+	return &settingsSource{section: section, def: def, base: def, cur: def}
 }
 
 func (src *settingsSource) current() Settings {
@@ -41,7 +43,7 @@ func (src *settingsSource) current() Settings {
 func (src *settingsSource) setBase(raw json.RawMessage) error {
 	src.mu.Lock()
 	defer src.mu.Unlock()
-	base, err := DefaultSettings().overlay(raw)
+	base, err := src.def.overlay(src.section, raw)
 	src.base, src.cur = base, base
 	return err
 }
@@ -63,7 +65,7 @@ func (src *settingsSource) apply(gen uint64, raw json.RawMessage) (changed bool,
 	if gen < src.applied {
 		return false, nil
 	}
-	next, err := src.base.overlay(raw)
+	next, err := src.base.overlay(src.section, raw)
 	src.applied = gen
 	changed = !reflect.DeepEqual(next, src.cur)
 	src.cur = next
@@ -81,7 +83,7 @@ func (s *server[T]) clientConfigurable() bool {
 func (s *server[T]) readConfiguration(gen uint64) {
 	ctx, cancel := context.WithTimeout(s.bg, configurationTimeout)
 	defer cancel()
-	res, err := s.client.Configuration(ctx, protocol.ConfigurationItem{Section: configSection})
+	res, err := s.client.Configuration(ctx, protocol.ConfigurationItem{Section: s.settings.section})
 	if err != nil {
 		s.log.Warn("reading the client's configuration failed", zap.Error(err))
 		return
@@ -141,7 +143,7 @@ func (s *server[T]) afterInitialized() {
 			ctx, cancel := context.WithTimeout(s.bg, configurationTimeout)
 			defer cancel()
 			err := s.client.RegisterCapability(ctx, protocol.Registration{
-				ID:     "rlog-ls.didChangeConfiguration",
+				ID:     s.opts.Name + ".didChangeConfiguration",
 				Method: protocol.MethodWorkspaceDidChangeConfiguration,
 			})
 			if err != nil {

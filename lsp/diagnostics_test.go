@@ -265,7 +265,7 @@ func TestNoDiagnosticsAfterShutdown(t *testing.T) {
 
 func TestFinalizeDiagnostics(t *testing.T) {
 	d := func(code any) protocol.Diagnostic { return protocol.Diagnostic{Code: code, Message: "m"} }
-	s := DefaultSettings()
+	s := DefaultSettings(nil)
 	s.DisabledCodes = []string{"w001", "7"}
 	got := finalizeDiagnostics(Diagnostics{List: []protocol.Diagnostic{d("W001"), d("W002"), d(int32(7)), d(float64(7)), d(nil)}}, s)
 	if len(got) != 2 || got[0].Code != "W002" || got[1].Code != nil {
@@ -282,7 +282,7 @@ func TestFinalizeDiagnosticsNotBuilt(t *testing.T) {
 	at := func(line uint32) protocol.Diagnostic {
 		return protocol.Diagnostic{Range: protocol.Range{Start: protocol.Position{Line: line}}, Code: "W002", Message: "m"}
 	}
-	s := DefaultSettings()
+	s := DefaultSettings(nil)
 	s.Diagnostics.MaxPerDocument = 2
 	all := finalizeDiagnostics(Diagnostics{List: []protocol.Diagnostic{at(1), at(2), at(3), at(4), at(5)}}, s)
 	capped := finalizeDiagnostics(Diagnostics{List: []protocol.Diagnostic{at(1), at(2), at(3)}, NotBuilt: 2}, s)

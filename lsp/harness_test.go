@@ -53,6 +53,7 @@ func toyFeatures() Features[*plainText] {
 	return Features[*plainText]{
 		Parse:    parsePlain,
 		Diagnose: toyDiagnose,
+		Section:  "rlog",
 		Requests: map[string]Request[*plainText]{
 			"toy/text": DocumentRequest(func(_ context.Context, dc *DocumentContext[*plainText], _ *documentParams) (any, error) {
 				return toyText{URI: dc.Doc.URI, Version: dc.Doc.Version, Text: dc.Doc.Text.String()}, nil

@@ -38,6 +38,13 @@ type Features[T Editable[T]] struct {
 	// workspace returns the open documents and the session as they are
 	// at each call.
 	Background func(ctx context.Context, workspace func() *WorkspaceContext[T])
+	// Section is the configuration section the settings are read from
+	// (workspace/configuration's, and the key under which a client may
+	// nest them in its other messages), and Settings the language's own
+	// options as a client that sends none has them (Settings.Language);
+	// nil for none.
+	Section  string
+	Settings LanguageSettings
 }
 
 // Options configure Serve.
@@ -155,7 +162,7 @@ func newServer[T Editable[T]](opts Options[T]) *server[T] {
 		opts:     opts,
 		log:      opts.Logger,
 		docs:     NewStore(opts.Features.Parse),
-		settings: newSettingsSource(),
+		settings: newSettingsSource(opts.Features.Section, opts.Features.Settings),
 		inflight: map[requestKey]*inflightRequest{},
 		stopping: make(chan struct{}),
 		sess:     &Session{},

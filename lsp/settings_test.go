@@ -14,8 +14,20 @@ import (
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
 
+// testLanguage are a language's own options, for the tests of their
+// plumbing (rlog's are lsp/rlog's).
+type testLanguage struct {
+	MaxItems int `json:"maxItems"`
+}
+
+func (l testLanguage) Overlay(raw json.RawMessage) (LanguageSettings, error) {
+	out := l
+	err := json.Unmarshal(raw, &out)
+	return out, err
+}
+
 func TestSettingsOverlay(t *testing.T) {
-	def := DefaultSettings()
+	def := DefaultSettings(testLanguage{MaxItems: 7})
 	for _, tc := range []struct {
 		name    string
 		raw     string
@@ -24,34 +36,25 @@ func TestSettingsOverlay(t *testing.T) {
 	}{
 		{"null", `null`, func(*Settings) {}, false},
 		{"empty", ``, func(*Settings) {}, false},
-		{"direct", `{"disabledCodes":["W001"],"outline":{"maxItems":10}}`, func(s *Settings) {
+		{"direct", `{"disabledCodes":["W001"],"maxItems":10}`, func(s *Settings) {
 			s.DisabledCodes = []string{"W001"}
-			s.Outline.MaxItems = 10
+			s.Language = testLanguage{MaxItems: 10}
 		}, false},
-		{"nested under rlog", `{"rlog":{"diagnostics":{"maxPerDocument":5}}}`, func(s *Settings) { s.Diagnostics.MaxPerDocument = 5 }, false},
-		{"negative values fall back to defaults", `{"outline":{"maxItems":-1},"diagnostics":{"debounceMs":-3}}`, func(*Settings) {}, false},
+		{"nested under rlog", `{"rlog":{"diagnostics":{"maxPerDocument":5},"maxItems":4}}`, func(s *Settings) {
+			s.Diagnostics.MaxPerDocument = 5
+			s.Language = testLanguage{MaxItems: 4}
+		}, false},
+		{"negative values fall back to defaults", `{"diagnostics":{"debounceMs":-3,"maxPerDocument":-1}}`, func(*Settings) {}, false},
 		{"zero is a value", `{"diagnostics":{"debounceMs":0,"maxPerDocument":0}}`, func(s *Settings) {
 			s.Diagnostics.DebounceMs = 0
 			s.Diagnostics.MaxPerDocument = 0
 		}, false},
-		{"unknown keys are ignored", `{"future":{"x":1},"outline":{"maxItems":3}}`, func(s *Settings) { s.Outline.MaxItems = 3 }, false},
-		{"a wrong type is an error", `{"outline":{"maxItems":"many"}}`, func(*Settings) {}, true},
-		{"severities", `{"severity":{"S001":"warning","w003":"Error"}}`, func(s *Settings) {
-			s.Severity = map[string]string{"S001": "warning", "w003": "Error"}
-		}, false},
-		{"inlay hints", `{"inlayHints":{"latency":false,"gapThresholdSeconds":90.5}}`, func(s *Settings) {
-			s.InlayHints.Latency = false
-			s.InlayHints.GapThresholdSeconds = 90.5
-		}, false},
-		{"a gap threshold that is not positive is the default", `{"inlayHints":{"gaps":false,"gapThresholdSeconds":-1}}`, func(s *Settings) {
-			s.InlayHints.Gaps = false
-		}, false},
-		{"an unknown level is an error and dropped", `{"severity":{"S001":"fatal","W003":"info"}}`, func(s *Settings) {
-			s.Severity = map[string]string{"W003": "info"}
-		}, true},
+		{"unknown keys are ignored", `{"future":{"x":1},"maxItems":3}`, func(s *Settings) { s.Language = testLanguage{MaxItems: 3} }, false},
+		{"a wrong type is an error", `{"diagnostics":{"debounceMs":"soon"}}`, func(*Settings) {}, true},
+		{"a wrong type of the language's is an error", `{"maxItems":"many"}`, func(*Settings) {}, true},
 	} {
-		got, err := def.overlay(json.RawMessage(tc.raw))
-		want := DefaultSettings()
+		got, err := def.overlay("rlog", json.RawMessage(tc.raw))
+		want := DefaultSettings(testLanguage{MaxItems: 7})
 		tc.want(&want)
 		if (err != nil) != tc.wantErr || !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: got %+v, %v; want %+v", tc.name, got, err, want)
@@ -62,8 +65,8 @@ func TestSettingsOverlay(t *testing.T) {
 // Settings values are shared by snapshots; overlaying must not write into
 // the slice of the value it starts from.
 func TestSettingsOverlayDoesNotModifyBase(t *testing.T) {
-	base, _ := DefaultSettings().overlay(json.RawMessage(`{"disabledCodes":["A","B"]}`))
-	if _, err := base.overlay(json.RawMessage(`{"disabledCodes":["C"]}`)); err != nil {
+	base, _ := DefaultSettings(nil).overlay("rlog", json.RawMessage(`{"disabledCodes":["A","B"]}`))
+	if _, err := base.overlay("rlog", json.RawMessage(`{"disabledCodes":["C"]}`)); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(base.DisabledCodes, []string{"A", "B"}) {
@@ -71,49 +74,27 @@ func TestSettingsOverlayDoesNotModifyBase(t *testing.T) {
 	}
 }
 
-// A severity map replaces the one before as a whole (a code the user
-// removed goes back to its default), and never writes into it.
-func TestSettingsSeverityReplaces(t *testing.T) {
-	base, _ := DefaultSettings().overlay(json.RawMessage(`{"severity":{"S001":"warning","W003":"error"}}`))
-	next, err := base.overlay(json.RawMessage(`{"severity":{"W003":"hint"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(next.Severity, map[string]string{"W003": "hint"}) ||
-		!reflect.DeepEqual(base.Severity, map[string]string{"S001": "warning", "W003": "error"}) {
-		t.Fatalf("next %v, base %v", next.Severity, base.Severity)
-	}
-	// Not mentioned: kept.
-	if same, _ := base.overlay(json.RawMessage(`{"outline":{"maxItems":3}}`)); !reflect.DeepEqual(same.Severity, base.Severity) {
-		t.Fatalf("%v", same.Severity)
-	}
-	_, err = base.overlay(json.RawMessage(`{"severity":{"S001":"loud"}}`))
-	if err == nil || err.Error() != `rlog.severity: unknown level for S001: "loud" (error, warning, info or hint)` {
-		t.Fatalf("%v", err)
-	}
-}
-
 // An older configuration read that is answered late does not override a
 // newer one; each read applies over the base, not over the previous read.
 func TestSettingsSourceOrdering(t *testing.T) {
-	src := newSettingsSource()
+	src := newSettingsSource("rlog", testLanguage{MaxItems: 7})
 	if err := src.setBase(json.RawMessage(`{"disabledCodes":["BASE"]}`)); err != nil {
 		t.Fatal(err)
 	}
 	g1, g2 := src.begin(), src.begin()
-	if changed, _ := src.apply(g2, json.RawMessage(`{"outline":{"maxItems":2}}`)); !changed {
+	if changed, _ := src.apply(g2, json.RawMessage(`{"maxItems":2}`)); !changed {
 		t.Fatal("apply reported no change")
 	}
-	if changed, _ := src.apply(g1, json.RawMessage(`{"outline":{"maxItems":1}}`)); changed {
+	if changed, _ := src.apply(g1, json.RawMessage(`{"maxItems":1}`)); changed {
 		t.Fatal("a stale read was applied")
 	}
 	cur := src.current()
-	if cur.Outline.MaxItems != 2 || !reflect.DeepEqual(cur.DisabledCodes, []string{"BASE"}) {
+	if cur.Language != (testLanguage{MaxItems: 2}) || !reflect.DeepEqual(cur.DisabledCodes, []string{"BASE"}) {
 		t.Fatalf("got %+v", cur)
 	}
 	g3 := src.begin()
 	src.apply(g3, nil) // the user removed every setting: back to the base
-	if cur := src.current(); cur.Outline.MaxItems != DefaultSettings().Outline.MaxItems {
+	if cur := src.current(); cur.Language != (testLanguage{MaxItems: 7}) {
 		t.Fatalf("got %+v", cur)
 	}
 }
@@ -186,16 +167,6 @@ func TestWorkspaceConfigurationFailure(t *testing.T) {
 	}
 }
 
-func TestGapThreshold(t *testing.T) {
-	s, _ := DefaultSettings().overlay(json.RawMessage(`{"inlayHints":{"gapThresholdSeconds":0.25}}`))
-	if s.GapThreshold() != 250*time.Millisecond || DefaultSettings().GapThreshold() != time.Minute {
-		t.Fatal(s.GapThreshold(), DefaultSettings().GapThreshold())
-	}
-	if z, _ := DefaultSettings().overlay(json.RawMessage(`{"inlayHints":{"gapThresholdSeconds":0}}`)); z.GapThreshold() != time.Minute {
-		t.Fatal(z.GapThreshold())
-	}
-}
-
 // A settings change asks for the inlay hints again, of a client that says
 // it answers workspace/inlayHint/refresh, when the features give hints;
 // never of one that does not say so.
@@ -205,14 +176,15 @@ func TestSettingsChangeRefreshesInlayHints(t *testing.T) {
 		opts.Features.Requests[MethodTextDocumentInlayHint] = DocumentRequest(func(context.Context, *DocumentContext[*plainText], *InlayHintParams) (any, error) {
 			return []InlayHint{}, nil
 		})
+		opts.Features.Settings = testLanguage{MaxItems: 7}
 		c := startServer(t, opts)
 		c.OnRequest(MethodWorkspaceInlayHintRefresh, func(json.RawMessage) (any, error) { return nil, nil })
 		params := initParams(noDebounce)
 		params["capabilities"] = map[string]any{"workspace": map[string]any{"inlayHint": map[string]any{"refreshSupport": supports}}}
 		c.Initialize(params)
-		c.Notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"inlayHints": map[string]any{"gaps": false}}})
+		c.Notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"maxItems": 5}})
 		// The same settings again change nothing, and ask for nothing.
-		c.Notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"inlayHints": map[string]any{"gaps": false}}})
+		c.Notify(protocol.MethodWorkspaceDidChangeConfiguration, map[string]any{"settings": map[string]any{"maxItems": 5}})
 		if supports {
 			c.WaitFrame("inlay hint refresh", func(f lsptest.Frame) bool { return f.IsRequest() && f.Method == MethodWorkspaceInlayHintRefresh })
 		} else {

@@ -123,24 +123,50 @@ type APM struct {
 
 // Phase is one @phase section.
 type Phase struct {
-	Name       string   `json:"name"`
-	Line       int      `json:"line"`
-	EndLine    int      `json:"end_line"`
-	StartMS    *float64 `json:"start_ms"`
-	EndMS      *float64 `json:"end_ms"`
+	Name    string   `json:"name"`
+	Line    int      `json:"line"`
+	EndLine int      `json:"end_line"`
+	StartMS *float64 `json:"start_ms"`
+	EndMS   *float64 `json:"end_ms"`
+	PhaseCounts
+}
+
+// PhaseCounts are a phase's figures as every session document shows them
+// (this data's phases, `stats --format json`'s), after its place.
+type PhaseCounts struct {
 	DurationMS *float64 `json:"duration_ms"`
 	ToolCalls  int      `json:"tool_calls"`
 	Errors     int      `json:"errors"`
 	Tokens     Tokens   `json:"tokens"`
 }
 
+// PhaseCountsOf are p's figures.
+func PhaseCountsOf(p *analysis.Phase) PhaseCounts {
+	pc := PhaseCounts{ToolCalls: p.Calls, Errors: p.Errors, Tokens: Tokens(p.Tokens)}
+	if dur, ok := p.Duration(); ok {
+		pc.DurationMS = MillisPtr(dur)
+	}
+	return pc
+}
+
 // Tool is one tool's calls.
 type Tool struct {
-	Name       string  `json:"name"`
+	Name string `json:"name"`
+	ToolCounts
+}
+
+// ToolCounts are a tool's figures as every session document shows them
+// (this data's tools, `stats --format json`'s), after its name.
+type ToolCounts struct {
 	Calls      int     `json:"calls"`
 	Errors     int     `json:"errors"`
 	Unfinished int     `json:"unfinished"`
 	Latency    Latency `json:"latency"`
+}
+
+// ToolCountsOf are ts's figures.
+func ToolCountsOf(ts *analysis.ToolStats) ToolCounts {
+	return ToolCounts{Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished, Latency: LatencyOf(ts.Latency)}
 }
 
 // Calls are the tool calls in the order of their start lines, one array
@@ -176,16 +202,35 @@ type Lanes struct {
 
 // Subagent is one x: subagent.
 type Subagent struct {
+	SubagentSpan
+	// Lane is its row among Lanes.Subagents; Calls counts the calls
+	// attributed to it (by a tid= equal to the x: line's).
+	Lane  int `json:"lane"`
+	Calls int `json:"calls"`
+}
+
+// SubagentSpan is a subagent as every session document shows it (this
+// data's subagents, `stats --format json`'s).
+type SubagentSpan struct {
 	Type       string   `json:"type"`
 	ID         string   `json:"id"`
 	Line       int      `json:"line"`
 	EndLine    *int     `json:"end_line"`
 	Status     string   `json:"status"`
 	DurationMS *float64 `json:"duration_ms"`
-	// Lane is its row among Lanes.Subagents; Calls counts the calls
-	// attributed to it (by a tid= equal to the x: line's).
-	Lane  int `json:"lane"`
-	Calls int `json:"calls"`
+}
+
+// SubagentSpanOf is sa as the documents show it.
+func SubagentSpanOf(sa *analysis.Subagent) SubagentSpan {
+	ss := SubagentSpan{Type: sa.Type, ID: sa.IDText, Line: sa.Line + 1, Status: sa.Status}
+	if sa.EndLine >= 0 {
+		end := sa.EndLine + 1
+		ss.EndLine = &end
+	}
+	if dur, ok := sa.Duration(); ok {
+		ss.DurationMS = MillisPtr(dur)
+	}
+	return ss
 }
 
 // Times are the timestamped lines the page places everything by: each
@@ -276,17 +321,14 @@ func newData(id string, lines int, s *analysis.Session, opts Options) (d *Data, 
 	d.Summary.APM.Companion = besideLog(d.Summary.APM.Companion, opts.Path)
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		dp := Phase{Name: p.Name, Line: p.Line + 1, EndLine: p.EndLine + 1, StartMS: rel(p.StartTime), EndMS: rel(p.EndTime),
-			ToolCalls: p.Calls, Errors: p.Errors, Tokens: Tokens(p.Tokens)}
-		if dur, ok := p.Duration(); ok {
-			dp.DurationMS = MillisPtr(dur)
-		}
-		d.Phases = append(d.Phases, dp)
+		d.Phases = append(d.Phases, Phase{Name: p.Name, Line: p.Line + 1, EndLine: p.EndLine + 1, StartMS: rel(p.StartTime), EndMS: rel(p.EndTime),
+			PhaseCounts: PhaseCountsOf(p)})
 	}
 	toolIndex = map[string]int{}
-	for i, ts := range s.Tools {
+	for i := range s.Tools {
+		ts := &s.Tools[i]
 		toolIndex[ts.Tool] = i
-		d.Tools = append(d.Tools, Tool{Name: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished, Latency: LatencyOf(ts.Latency)})
+		d.Tools = append(d.Tools, Tool{Name: ts.Tool, ToolCounts: ToolCountsOf(ts)})
 	}
 	return d, toolIndex
 }
@@ -308,7 +350,7 @@ func (d *Data) finish(s *analysis.Session, times *timeAnchors, tokens *tokenPoin
 		d.Gaps = append(d.Gaps, gapOf(g))
 	}
 	for _, f := range findings {
-		d.Findings = append(d.Findings, Finding{Line: f.Line + 1, Severity: f.Severity.String(), Code: f.Code, Message: f.Message})
+		d.Findings = append(d.Findings, Finding{Line: f.Line + 1, Severity: f.Severity.String(), Code: string(f.Code), Message: f.Message})
 	}
 	// In line order, as the page lists them (the analyzer reports the
 	// session-level I001 and I002, on the header, after the body's).
@@ -378,15 +420,7 @@ func (d *Data) subagents(s *analysis.Session, lastLine int, tid func(i int) stri
 		if end < 0 {
 			end = lastLine
 		}
-		sd := Subagent{Type: sa.Type, ID: sa.IDText, Line: sa.Line + 1, Status: sa.Status,
-			Lane: sr.rows.place(sa.Line, end, maxSubagentLanes)}
-		if sa.EndLine >= 0 {
-			e := sa.EndLine + 1
-			sd.EndLine = &e
-		}
-		if dur, ok := sa.Duration(); ok {
-			sd.DurationMS = MillisPtr(dur)
-		}
+		sd := Subagent{SubagentSpan: SubagentSpanOf(sa), Lane: sr.rows.place(sa.Line, end, maxSubagentLanes)}
 		if tid := tid(i); tid != "" {
 			sr.byTID[tid] = i
 		}

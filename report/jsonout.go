@@ -60,11 +60,28 @@ func writeMarshaled(w *bufio.Writer, v reflect.Value) error {
 // writeStruct writes a struct: its exported fields in order, under their
 // json names, without the empty ones marked omitempty.
 func writeStruct(w *bufio.Writer, v reflect.Value) error {
-	t := v.Type()
 	w.WriteByte('{')
 	first := true
+	if err := writeFields(w, v, &first); err != nil {
+		return err
+	}
+	return w.WriteByte('}')
+}
+
+// writeFields writes the fields of struct v, and those of the structs it
+// embeds in their place (the parts the session documents share), as
+// encoding/json does when their names do not clash; first is false once
+// a field is written.
+func writeFields(w *bufio.Writer, v reflect.Value, first *bool) error {
+	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.IsExported() && f.Tag.Get("json") == "" {
+			if err := writeFields(w, v.Field(i), first); err != nil {
+				return err
+			}
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
@@ -87,10 +104,10 @@ func writeStruct(w *bufio.Writer, v reflect.Value) error {
 				continue
 			}
 		}
-		if !first {
+		if !*first {
 			w.WriteByte(',')
 		}
-		first = false
+		*first = false
 		key, _ := json.Marshal(name)
 		w.Write(key)
 		w.WriteByte(':')
@@ -98,7 +115,7 @@ func writeStruct(w *bufio.Writer, v reflect.Value) error {
 			return err
 		}
 	}
-	return w.WriteByte('}')
+	return nil
 }
 
 // isEmptyValue is encoding/json's test for omitempty.

@@ -7,6 +7,7 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // A line scan (analysis.AppendSecrets, which every line of an open log
@@ -45,7 +46,12 @@ var cands struct {
 	// of an assignment rule may hold.
 	// keyKeywords are the keywords of the assignment rules that stand in
 	// their key, generic-api-key's flagged.
-	keyKeywords *matcher
+	keyKeywords *suffixTrie
+	keyWords    []string // keyKeywords' words, and which are generic-api-key's
+	keyGeneric  []bool
+	// keyPairs: what two bytes of a key say of the place after them
+	// (keywordsBefore).
+	keyPairs *[1 << 16]uint8
 	// valueKeywords: the keywords that start an assignment rule's value
 	// (NRJS- of new-relic-browser-api-token), not in its key.
 	valueKeywords []string
@@ -68,8 +74,12 @@ var cands struct {
 type prefix struct {
 	text string
 	fold bool
-	// min is the shortest match of the rule the prefix starts.
+	// min is the fewest bytes without a blank or a quote that a match
+	// starting with the prefix runs on for.
 	min int
+	// context, when set, is what must also hold around the prefix (the
+	// curl before a curl command's -H).
+	context func(text []byte, i int) bool
 }
 
 // assignmentSkeleton is how gitleaks' generator writes a key, a separator
@@ -114,7 +124,8 @@ func buildCandidates() {
 				}
 				if r.ID == "atlassian-api-token" {
 					// Its expression is also a prefix rule: ...|\b(ATATT3...).
-					addPrefixMin("ATATT3", false, 6)
+					n, _ := minRun(re.Sub[len(re.Sub)-1])
+					addPrefixMin("ATATT3", false, n)
 				}
 				g := r.SecretGroup
 				if g == 0 {
@@ -144,19 +155,53 @@ func buildCandidates() {
 			case "sourcegraph-access-token":
 				// sgp_...; its other form, 40 hex digits (a commit's id)
 				// where the file names Sourcegraph, is left to redact.
-				addPrefix("sgp_", true)
+				n, _ := minRun(re)
+				addPrefixMin("sgp_", true, n)
 				continue
 			case "hashicorp-tf-api-token":
 				// 14 letters or digits, then .atlasv1. (a word start).
-				addPrefix("atlasv1", false)
-				continue
-			case "slack-webhook-url":
-				// (https://)?hooks.slack.com/...: hooks is a word start either way.
-				addPrefix("hooks", false)
+				addPrefixMin("atlasv1", false, runFromLiteral(re, "atlasv1"))
 				continue
 			case "microsoft-teams-webhook":
 				// https://...: the part after the host's first dot is rarer.
-				addPrefix("webhook", true)
+				addPrefixMin("webhook", true, runFromLiteral(re, "webhook"))
+				continue
+			case "slack-webhook-url":
+				// (https://)?hooks.slack.com/(services|workflows|triggers)/...,
+				// each dot any byte (a blank too): the word after com/ is a
+				// word start whatever the dots are, hooks.slack.com/ before it.
+				elems := concatElems(re)
+				for k, e := range elems {
+					if e.Op != syntax.OpAlternate {
+						continue
+					}
+					for _, w := range e.Sub {
+						addContextPrefix(string(w.Rune)+"/", false, len(w.Rune)+runAfter(elems, k), slackHooksBefore)
+					}
+				}
+				continue
+			case "slack-config-access-token":
+				// xoxe, any byte, xox[bp]-...: the run from xoxe goes on
+				// through that byte unless it is a blank or a quote, and then
+				// xoxb- or xoxp- starts a word.
+				elems := concatElems(re)
+				for k, e := range elems {
+					if e.Op == syntax.OpAnyCharNotNL {
+						addPrefixMin("xoxe", true, 4+1+runAfter(elems, k))
+						ps, _ := literals(&syntax.Regexp{Op: syntax.OpConcat, Sub: elems[k+1:], Flags: syntax.FoldCase})
+						for _, p := range ps {
+							addPrefixMin(p.text, true, runAfter(elems, k))
+						}
+					}
+				}
+				continue
+			case "curl-auth-header", "curl-auth-user":
+				// \bcurl\b ... [ \t](-H|--header) or (-u|--user), on one line:
+				// the option after curl is a word start; curl, a common word
+				// in logs, is not the candidate.
+				for _, o := range map[string][]string{"curl-auth-header": {"-H", "--header"}, "curl-auth-user": {"-u", "--user"}}[r.ID] {
+					addContextPrefix(o, false, len(o), curlBefore)
+				}
 				continue
 			case "sidekiq-sensitive-url":
 				// https://user:pass@gems.contribsys.com: S001's own URL
@@ -167,16 +212,23 @@ func buildCandidates() {
 			if !ok {
 				panic(r.ID + ": no literal prefix: give it a trigger of its own")
 			}
-			m := minLen(re)
-			if strings.ContainsAny(r.Regex, ` '"`) || strings.Contains(r.Regex, `\s`) || strings.Contains(r.Regex, `\t`) {
-				m = 0 // a match with blanks or quotes in it (curl -H "...")
-			}
+			// Every match starts with one of the prefixes, and runs on
+			// without a blank or a quote for at least m bytes.
+			m, _ := minRun(re)
 			for _, p := range ps {
 				addPrefixMin(p.text, p.fold, max(m, len(p.text)))
 			}
 		}
-		cands.keyKeywords = newMatcher(kws)
-		cands.keyKeywords.flag(generic)
+		for _, k := range kws {
+			for i := range len(k) {
+				if !keyBytes[k[i]] {
+					panic("keyword " + k + " has a byte a key cannot: separatorCandidate would not read back over it")
+				}
+			}
+		}
+		cands.keyKeywords = newSuffixTrie(kws, generic)
+		cands.keyPairs = newKeyPairs(cands.keyKeywords)
+		cands.keyWords, cands.keyGeneric = kws, generic
 		for _, k := range cands.valueKeywords {
 			for _, c := range cases(k[0], true) {
 				cands.valueFirst[c] = true
@@ -208,9 +260,9 @@ func buildCandidates() {
 // appliesEverywhere: the rules a line scan runs (not those of a file name).
 func appliesEverywhere(r Rule) bool { return r.Regex != "" && r.Path == "" }
 
-func addPrefix(text string, fold bool) { addPrefixMin(text, fold, len(text)) }
+func addPrefixMin(text string, fold bool, minMatch int) { addContextPrefix(text, fold, minMatch, nil) }
 
-func addPrefixMin(text string, fold bool, minMatch int) {
+func addContextPrefix(text string, fold bool, minMatch int, context func([]byte, int) bool) {
 	if c := text[0]; !(c == '_' || c == '-' || 'a' <= lower(c) && lower(c) <= 'z' || '0' <= c && c <= '9') {
 		panic("prefix " + text + " does not start a word: the line scan would not stop at it")
 	}
@@ -219,12 +271,12 @@ func addPrefixMin(text string, fold bool, minMatch int) {
 	}
 	k := [2]byte{lower(text[0]), lower(text[1])}
 	for i, p := range cands.prefixes[k] {
-		if p.text == text && p.fold == fold {
+		if p.text == text && p.fold == fold && context == nil && p.context == nil {
 			cands.prefixes[k][i].min = min(p.min, minMatch)
 			return
 		}
 	}
-	cands.prefixes[k] = append(cands.prefixes[k], prefix{text, fold, minMatch})
+	cands.prefixes[k] = append(cands.prefixes[k], prefix{text, fold, max(minMatch, len(text)), context})
 }
 
 func lower(c byte) byte {
@@ -234,16 +286,24 @@ func lower(c byte) byte {
 	return c
 }
 
-// PrefixPairs returns the first two bytes of every rule prefix, in each
-// case a text may have them in: the pairs a word start must begin with to
-// be a candidate (the line scan builds its byte filter from them).
-func PrefixPairs() [][2]byte {
-	var out [][2]byte
+// PrefixStart is where a rule's prefix can start a candidate: its first two
+// bytes, in one of the cases a text may have them in, and the fewest bytes
+// without a blank or a quote a match that starts with them runs on for.
+type PrefixStart struct {
+	First, Second byte
+	MinRun        int
+}
+
+// PrefixStarts returns the starts of every rule prefix: what a word start
+// must begin with, and how long its run must be, to be a candidate (the
+// line scan builds its byte filter from them).
+func PrefixStarts() []PrefixStart {
+	var out []PrefixStart
 	for _, ps := range cands.prefixes {
 		for _, p := range ps {
 			for _, a := range cases(p.text[0], p.fold) {
 				for _, b := range cases(p.text[1], p.fold) {
-					out = append(out, [2]byte{a, b})
+					out = append(out, PrefixStart{a, b, min(p.min, 64)})
 				}
 			}
 		}
@@ -275,7 +335,8 @@ func PrefixCandidate(text []byte, i int) bool {
 
 func prefixAt(text []byte, i int, ps []prefix) bool {
 	for _, p := range ps {
-		if len(text)-i < len(p.text) || !(p.fold && hasFoldPrefix(text[i:], p.text) || !p.fold && string(text[i:i+len(p.text)]) == p.text) {
+		if len(text)-i < len(p.text) || !(p.fold && hasFoldPrefix(text[i:], p.text) || !p.fold && string(text[i:i+len(p.text)]) == p.text) ||
+			p.context != nil && !p.context(text, i) {
 			continue
 		}
 		// The match runs on without a blank or a quote for at least the
@@ -305,27 +366,44 @@ func SeparatorCandidate(text []byte, i int) bool {
 // separator at text[i]: most separators are followed at once (tokens_in=12)
 // or after one blank or quote (", and", ":"text") by a few bytes and a
 // blank or a quote, and every rule's value is ten bytes or more. It reads
-// eight bytes at once.
+// those ten bytes as two words of eight.
 func ShortValueAt(text []byte, i int) bool {
-	p := i + 1
-	if p < len(text) && cands.skipByte[text[p]] {
-		p++
+	skip := &cands.skipByte
+	if i+13 > len(text) {
+		p := i + 1
+		if p < len(text) && skip[text[p]] {
+			p++
+		}
+		if p+10 > len(text) {
+			return p >= len(text) || !skip[text[p]] // more blanks or quotes: SeparatorCandidate reads on
+		}
+		return !skip[text[p]] && blankOrQuote(binary.LittleEndian.Uint64(text[p:]), binary.LittleEndian.Uint64(text[p+2:]))
 	}
-	switch {
-	case p < len(text) && cands.skipByte[text[p]]:
-		return false // more blanks or quotes: SeparatorCandidate reads on
-	case p+10 > len(text):
-		return true // no room for a value
+	v := (*[13]byte)(text[i : i+13])
+	s := 1
+	if skip[v[1]] {
+		if skip[v[2]] {
+			return false // more blanks or quotes: SeparatorCandidate reads on
+		}
+		s = 2
 	}
-	x := binary.LittleEndian.Uint64(text[p:])
-	return hasLess(x, 0x21) || hasLess(x^0x2222222222222222, 1) // a blank or a '"'
+	return blankOrQuote(binary.LittleEndian.Uint64(v[s:]), binary.LittleEndian.Uint64(v[s+2:]))
 }
 
-// hasLess reports whether a byte of x is less than n (n at most 128; bytes
-// of 128 and more are never counted).
-func hasLess(x uint64, n uint8) bool {
+// ShortValueSoon is ShortValueAt's common case, small enough to be inlined
+// where the scan stops: true only where ShortValueAt is (the byte after the
+// separator's next is no blank or quote, and a blank follows within eight).
+func ShortValueSoon(text []byte, i int) bool {
+	return i+11 <= len(text) && !cands.skipByte[text[i+2]] &&
+		(binary.LittleEndian.Uint64(text[i+3:i+11])-0x2121212121212121)&^binary.LittleEndian.Uint64(text[i+3:i+11])&0x8080808080808080 != 0
+}
+
+// blankOrQuote reports whether a byte of x or y is a blank (up to ' ') or
+// a '"'.
+func blankOrQuote(x, y uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	return (x-ones*uint64(n))&^x&highs != 0
+	bq := func(v uint64) uint64 { return ((v - ones*0x21) | ((v ^ ones*'"') - ones)) &^ v }
+	return (bq(x)|bq(y))&highs != 0
 }
 
 // separatorCandidate is SeparatorCandidate; multiline lets the blanks
@@ -364,23 +442,14 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 	if p+10 > len(text) {
 		return false
 	}
-	for q := p; q < p+10; q++ {
-		if !cands.anyValueByte[text[q]] {
+	for _, c := range (*[10]byte)(text[p : p+10]) {
+		if !cands.anyValueByte[c] {
 			return false
 		}
 	}
-	// A value: generic-api-key's, or as long as a vendor's shortest.
-	v := p
-	for v < len(text) && cands.valueByte[text[v]] && v-p < cands.minValue {
-		v++
-	}
-	vendorValue := v-p >= cands.minValue || colonValue(text, p)
-	genericShape := genericValue(text, i+1, multiline, false)
-	if !vendorValue && !genericShape {
-		return false
-	}
 	// A keyword in the key: the rules' keys are [\w.-]{0,50}? KEYWORD
-	// [ \t\w.-]{0,20} [\s'"]{0,3}, right before the separator.
+	// [ \t\w.-]{0,20} [\s'"]{0,3}, right before the separator; or one
+	// that starts the value (NRJS-).
 	k := i
 	for n := 0; n < 3 && k > 0 && (text[k-1] == ':' || text[k-1] == '?' || text[k-1] == '=' || text[k-1] == '|' || text[k-1] == '>'); n++ {
 		k-- // the separator's other bytes: ?= := ::= || =>
@@ -389,9 +458,19 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		multiline && text[k-1] == '\n'); n++ {
 		k--
 	}
-	from := k
-	for from > 0 && k-from < 20+cands.maxKeyword && keyBytes[text[from-1]] {
-		from--
+	ends := keywordsBefore(text, k)
+	if ends == 0 && !cands.valueFirst[text[p]] {
+		return false // most keys: id, ts, file_path
+	}
+	// A value: generic-api-key's, or as long as a vendor's shortest.
+	v, end, valueByte := p, min(len(text), p+cands.minValue), &cands.valueByte
+	for v < end && valueByte[text[v]] {
+		v++
+	}
+	vendorValue := v-p >= cands.minValue || colonValue(text, p)
+	genericShape := genericValue(text, i+1, multiline, false)
+	if !vendorValue && !genericShape {
+		return false
 	}
 	if cands.valueFirst[text[p]] {
 		for _, kw := range cands.valueKeywords {
@@ -400,10 +479,50 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 			}
 		}
 	}
-	// One pass over the key: does a vendor's keyword, or a generic one, end
-	// at most 20 bytes from the key's end?
-	vendor, generic := cands.keyKeywords.endsAfter(text[from:k], k-from-20)
-	return vendor && vendorValue || generic && genericShape && genericValue(text, i+1, multiline, true)
+	return ends&1 != 0 && vendorValue || ends&2 != 0 && genericShape && genericValue(text, i+1, multiline, true)
+}
+
+// keywordsBefore tells which keywords of the assignment rules end at most
+// 20 bytes of [ \t\w.-] before a key's end k: bit 1, a vendor's; bit 2, a
+// generic one. A keyword is made of such bytes too (buildCandidates checks).
+// Each place costs one lookup of the two bytes before it (keyPairs).
+func keywordsBefore(text []byte, k int) uint8 {
+	text = text[:k]
+	ends, pairs := uint8(0), cands.keyPairs
+	for e := len(text); e >= 2; e-- {
+		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
+		if v&pairEndsKeyword != 0 {
+			if ends |= cands.keyKeywords.endingAt(text, e); ends == 3 {
+				break
+			}
+		}
+		if k-e == 20 || v&pairEndsKey != 0 {
+			break
+		}
+	}
+	return ends
+}
+
+// The bits of keyPairs, for the two bytes a, b before a place in a key.
+const (
+	pairEndsKeyword = 1 << iota // a keyword ends with a, b (most places: none)
+	pairEndsKey                 // b is not a key's byte: no keyword ends further back
+)
+
+// newKeyPairs builds keyPairs: for each two bytes a, b (a the low byte of
+// the index), its bits.
+func newKeyPairs(t *suffixTrie) *[1 << 16]uint8 {
+	var pairs [1 << 16]uint8
+	for v := range pairs {
+		a, b := byte(v), byte(v>>8)
+		if t.endsWith(a, b) {
+			pairs[v] |= pairEndsKeyword
+		}
+		if !keyBytes[b] {
+			pairs[v] |= pairEndsKey
+		}
+	}
+	return &pairs
 }
 
 // colonValue: the values of telegram-bot-api-token (5 to 16 digits, :A)
@@ -446,8 +565,8 @@ func genericValue(text []byte, p int, multiline, entropy bool) bool {
 			return false
 		}
 		if c := text[s]; genericA[c] {
-			e := s
-			for e < len(text) && e-s <= 150 && genericA[text[e]] {
+			e, end := s, min(len(text), s+151)
+			for e < end && genericA[text[e]] {
 				e++
 			}
 			if e-s >= 10 && e-s <= 150 && terminates(text, e) && plausibleGeneric(text[s:e], entropy) {
@@ -505,12 +624,21 @@ func plausibleGeneric(v []byte, entropy bool) bool {
 		return false
 	}
 	for _, c := range v {
-		if !(isAlnum(c) && !('0' <= c && c <= '9') || c == '_' || c == '.' || c == '-') {
+		if !allowedGeneric[c] {
 			return true // not ^[a-zA-Z_.-]+$
 		}
 	}
 	return false
 }
+
+// allowedGeneric: [a-zA-Z_.-], generic-api-key's allowlist of values.
+var allowedGeneric = func() (t [256]bool) {
+	for c := range 256 {
+		b := byte(c)
+		t[c] = 'a' <= lower(b) && lower(b) <= 'z' || b == '_' || b == '.' || b == '-'
+	}
+	return t
+}()
 
 // asciiEntropy is shannonEntropy of an ASCII text, without a map.
 func asciiEntropy(v []byte) float64 {
@@ -630,6 +758,142 @@ func minLen(re *syntax.Regexp) int {
 		return re.Min * minLen(re.Sub[0])
 	}
 	return 0
+}
+
+// curlBefore: the word curl before i on its line (curl's rules need
+// it before the option).
+func curlBefore(text []byte, i int) bool {
+	for k := i - 1; k >= 4; k-- {
+		switch {
+		case text[k] == '\n':
+			return false
+		case text[k] == 'l' && string(text[k-3:k+1]) == "curl" && (k-4 < 0 || !isAlnum(text[k-4])) && (k+1 >= len(text) || !isAlnum(text[k+1])):
+			return true
+		}
+	}
+	return i >= 4 && string(text[:4]) == "curl" && (len(text) == 4 || !isAlnum(text[4]))
+}
+
+// slackHooksBefore: hooks.slack.com/ right before i, each dot any byte
+// but a line break.
+func slackHooksBefore(text []byte, i int) bool {
+	const before = "hooks.slack.com/"
+	if i < len(before) {
+		return false
+	}
+	for k, c := range []byte(before) {
+		if b := text[i-len(before)+k]; c == '.' && b == '\n' || c != '.' && b != c {
+			return false
+		}
+	}
+	return true
+}
+
+// concatElems returns what re, a concatenation (maybe in a group), is a
+// concatenation of.
+func concatElems(re *syntax.Regexp) []*syntax.Regexp {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat {
+		return []*syntax.Regexp{re}
+	}
+	return re.Sub
+}
+
+// runAfter is minRun of what follows elems[k].
+func runAfter(elems []*syntax.Regexp, k int) int {
+	n, _ := minRun(&syntax.Regexp{Op: syntax.OpConcat, Sub: elems[k+1:]})
+	return n
+}
+
+// runFromLiteral is the fewest bytes without a blank or a quote from lit,
+// in the literal of re's concatenation that holds it, on.
+func runFromLiteral(re *syntax.Regexp, lit string) int {
+	elems := concatElems(re)
+	for k, e := range elems {
+		if e.Op != syntax.OpLiteral {
+			continue
+		}
+		if j := strings.Index(string(e.Rune), lit); j >= 0 {
+			n, whole := minRun(&syntax.Regexp{Op: syntax.OpLiteral, Rune: e.Rune[j:]})
+			if !whole {
+				return n
+			}
+			return n + runAfter(elems, k)
+		}
+	}
+	panic("no literal " + lit)
+}
+
+// isRunStop reports the bytes that end a run in prefixAt: blanks, control
+// bytes and quotes.
+func isRunStop(c rune) bool { return c <= ' ' || c == '"' || c == '\'' || c == '`' }
+
+// minRun is the fewest bytes every match of re starts with before a byte
+// that can be a blank or a quote (isRunStop), and whether no match of re
+// holds such a byte at all (the run then goes on into what follows). A
+// literal prefix's rule needs that many bytes without a blank at a word
+// start: path is not an Airtable token (pat, then at least 79 more).
+func minRun(re *syntax.Regexp) (n int, whole bool) {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0, true
+	case syntax.OpLiteral:
+		for _, c := range re.Rune {
+			if isRunStop(c) {
+				return n, false
+			}
+			n += utf8.RuneLen(c)
+		}
+		return n, true
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= ' ' {
+				return 0, false
+			}
+			for _, q := range "\"'`" {
+				if re.Rune[i] <= q && q <= re.Rune[i+1] {
+					return 0, false
+				}
+			}
+		}
+		return 1, true
+	case syntax.OpCapture:
+		return minRun(re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			k, w := minRun(s)
+			n += k
+			if !w {
+				return n, false
+			}
+		}
+		return n, true
+	case syntax.OpAlternate:
+		n, whole = 1<<30, true
+		for _, s := range re.Sub {
+			k, w := minRun(s)
+			n, whole = min(n, k), whole && w
+		}
+		return n, whole
+	case syntax.OpStar, syntax.OpQuest:
+		_, w := minRun(re.Sub[0])
+		return 0, w
+	case syntax.OpPlus:
+		return minRun(re.Sub[0])
+	case syntax.OpRepeat:
+		k, w := minRun(re.Sub[0])
+		switch {
+		case w:
+			return re.Min * k, true
+		case re.Min > 0:
+			return k, false
+		}
+		return 0, false
+	}
+	return 0, false // any byte: a blank too
 }
 
 // addBytes marks every byte re can match.

@@ -13,9 +13,6 @@ type matcher struct {
 	class   [256]uint8
 	// out[state] lists the words that end at state, its suffixes' too.
 	out [][]int32
-	// ends[state]: bit 1, a word not flagged ends there; bit 2, a flagged
-	// one (see flag).
-	ends []uint8
 }
 
 func newMatcher(words []string) *matcher {
@@ -106,29 +103,84 @@ func (m *matcher) any(text string) bool {
 	return false
 }
 
-// flag marks the words for which flagged[w] is true (see endsAfter).
-func (m *matcher) flag(flagged []bool) {
-	m.ends = make([]uint8, len(m.out))
-	for st, ws := range m.out {
-		for _, w := range ws {
-			if flagged[w] {
-				m.ends[st] |= 2
-			} else {
-				m.ends[st] |= 1
+// suffixTrie tells which of a set of lower-case words end at a place in a
+// text, reading back from it, ASCII letters folded to lower case: the
+// words that end just before a separator (separatorCandidate) are found
+// with a few steps at each of the 21 places one may end, instead of a pass
+// of the automaton over the 54 bytes where one may start.
+type suffixTrie struct {
+	class   [256]uint8 // 0 for a byte in no word
+	classes int
+	// next[node*classes+class] is the node after reading a byte of that
+	// class backwards; 0 (the root) for none.
+	next []int32
+	// ends[node]: bit 1, a word not flagged is read whole at node; bit 2,
+	// a flagged one.
+	ends []uint8
+	// lastTwo[class(a)*classes+class(b)]: a word ends with the bytes a, b.
+	// Most places in a text end no word, and this tells at once.
+	lastTwo []bool
+}
+
+func newSuffixTrie(words []string, flagged []bool) *suffixTrie {
+	t := &suffixTrie{classes: 1}
+	for _, w := range words {
+		for i := range len(w) {
+			if c := w[i]; t.class[c] == 0 {
+				t.class[c] = uint8(t.classes)
+				t.classes++
 			}
 		}
 	}
-}
-
-// endsAfter reports whether a word not flagged, and a flagged one, ends in
-// text at or after offset from (flag must have been called).
-func (m *matcher) endsAfter(text []byte, from int) (plain, flagged bool) {
-	s, ends := int32(0), uint8(0)
-	for i, c := range text {
-		s = m.next[int(s)*m.classes+int(m.class[c])]
-		if i+1 >= from {
-			ends |= m.ends[s]
+	for c := 'A'; c <= 'Z'; c++ {
+		t.class[c] = t.class[c+'a'-'A']
+	}
+	t.next = make([]int32, t.classes)
+	t.ends = make([]uint8, 1)
+	t.lastTwo = make([]bool, t.classes*t.classes)
+	for wi, w := range words {
+		if len(w) < 2 {
+			panic("suffixTrie: a word of one byte: " + w)
+		}
+		t.lastTwo[int(t.class[w[len(w)-2]])*t.classes+int(t.class[w[len(w)-1]])] = true
+		node := int32(0)
+		for i := len(w) - 1; i >= 0; i-- {
+			k := int(node)*t.classes + int(t.class[w[i]])
+			if t.next[k] == 0 {
+				t.next[k] = int32(len(t.ends))
+				t.next = append(t.next, make([]int32, t.classes)...)
+				t.ends = append(t.ends, 0)
+			}
+			node = t.next[k]
+		}
+		if flagged[wi] {
+			t.ends[node] |= 2
+		} else {
+			t.ends[node] |= 1
 		}
 	}
-	return ends&1 != 0, ends&2 != 0
+	return t
+}
+
+// endsWith reports whether a word ends with the bytes a, b.
+func (t *suffixTrie) endsWith(a, b byte) bool {
+	ca, cb := t.class[a], t.class[b]
+	return ca != 0 && cb != 0 && t.lastTwo[int(ca)*t.classes+int(cb)]
+}
+
+// endingAt returns the bits (see ends) of the words that end at text[e]
+// (exclusive), read back from it.
+func (t *suffixTrie) endingAt(text []byte, e int) uint8 {
+	node, ends := int32(0), uint8(0)
+	for q := e - 1; q >= 0; q-- {
+		c := t.class[text[q]]
+		if c == 0 {
+			break
+		}
+		if node = t.next[int(node)*t.classes+int(c)]; node == 0 {
+			break
+		}
+		ends |= t.ends[node]
+	}
+	return ends
 }

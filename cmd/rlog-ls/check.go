@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
@@ -518,16 +517,16 @@ func checkWhole(path string, src []byte, byContent bool, cfg analysis.Config) ch
 // analysis.CheckBinary), at its start: not one per line of garbage.
 func binaryFinding(path string, f analysis.Finding) jsonFinding {
 	return jsonFinding{File: path, Line: 1, Column: 1, EndLine: 1, EndColumn: 1,
-		Severity: f.Severity.String(), Code: f.Code, Message: f.Message}
+		Severity: f.Severity.String(), Code: string(f.Code), Message: f.Message}
 }
 
 // toJSONFinding places a finding of the file at path for the output.
 func toJSONFinding(path string, tree *grammar.Tree, f analysis.Finding) jsonFinding {
-	sl, sc := lineColumn(tree, f.Span.Start)
-	el, ec := lineColumn(tree, f.Span.End)
+	sl, sc := tree.LineColumn(f.Span.Start)
+	el, ec := tree.LineColumn(f.Span.End)
 	return jsonFinding{
 		File: path, Line: sl, Column: sc, EndLine: el, EndColumn: ec,
-		Severity: f.Severity.String(), Code: f.Code, Message: f.Message,
+		Severity: f.Severity.String(), Code: string(f.Code), Message: f.Message,
 	}
 }
 
@@ -537,14 +536,6 @@ func inLineOrder(fs []jsonFinding) {
 	slices.SortStableFunc(fs, func(a, b jsonFinding) int {
 		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
 	})
-}
-
-// lineColumn converts a byte offset to a 1-based line and character column
-// (an invalid byte counts as one character, as editors show it).
-func lineColumn(t *grammar.Tree, off int) (int, int) {
-	l := t.Line(t.LineAt(off))
-	text := t.Slice(l.Start, min(off, l.End))
-	return l.Num + 1, utf8.RuneCount(text) + 1
 }
 
 func describeIOError(err error) string {

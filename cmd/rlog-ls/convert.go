@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
+	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
 const convertUsage = "rlog-ls convert [--from FORMAT] --to FORMAT INPUT|- [-o OUTPUT|-] [--force] [--report text|json] [--atif-version 1.5|1.6|1.7] [--repo-sha SHA]"
@@ -20,9 +22,10 @@ format is detected unless --from names it. INPUT - (or /dev/stdin) reads
 standard input. The output goes beside the input with the format's extension
 (to stdout for stdin) unless -o names it (-o - is stdout), never over the
 input, never over an existing file without --force, and is written whole or
-not at all: a failure or a signal (Ctrl-C) leaves nothing. What could not be
-carried over is reported on stderr; on a terminal, a long conversion shows
-its progress there.
+not at all: a failure or a signal (Ctrl-C) leaves nothing. An rlog log with
+its companion beside it (NAME.jsonl) takes the whole records from it where the
+log cut them (docs/companions.md). What could not be carried over is reported
+on stderr; on a terminal, a long conversion shows its progress there.
 
 Exit status: 0 done, 1 done but the input had records that could not be read
 (or the output failed its format's validator), 2 usage or I/O problem, 128+N
@@ -80,6 +83,7 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		job.Source = convert.Source{Stream: stdin, Name: "stdin"}
 	} else {
 		job.Source = convert.Source{Path: input}
+		job.Options.Complete = completer(input, job.From, job.To)
 	}
 	conv, err := convert.Prepare(job)
 	switch {
@@ -160,3 +164,17 @@ func printReport(w io.Writer, rep *convert.Report, format string) {
 }
 
 func formatNames(write bool) string { return strings.Join(convert.Names(write), ", ") }
+
+// completer is what completes a conversion of the log at path from its
+// companion (companion.Completer), for an rlog log converted to another
+// format; nil otherwise.
+func completer(path string, from, to convert.Format) func(model.Sink, *model.Report) model.Sink {
+	if from == "" {
+		from, _ = convert.DetectFile(path)
+	}
+	if from != convert.Rlog || to == convert.Rlog {
+		return nil
+	}
+	complete, _ := companion.Completer(path)
+	return complete
+}

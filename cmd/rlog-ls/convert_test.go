@@ -252,3 +252,38 @@ func agentFile(t *testing.T, pattern string) string {
 	}
 	return m[0]
 }
+
+// TestConvertCompletesFromTheCompanion: converting a log to another format,
+// rlog-ls convert takes a tool's whole output from the companion beside the
+// log (the log keeps its first line); the same log alone gives the line.
+func TestConvertCompletesFromTheCompanion(t *testing.T) {
+	const whole = `"content":"     1→use crate::session::{Session, SessionStore};\n     2→use crate::password::verify;`
+	src := "../../testdata/companions/sdk/222000-fix-locked-login"
+	for _, withCompanion := range []bool{true, false} {
+		dir := t.TempDir()
+		files := []string{".rlog"}
+		if withCompanion {
+			files = append(files, ".jsonl", ".sub-DZYW3CfJ.jsonl")
+		}
+		for _, ext := range files {
+			b, err := os.ReadFile(src + ext)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "s"+ext), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := filepath.Join(dir, "s.claude.jsonl")
+		if _, stderr, code := runCLI(t, "convert", "--to", "claude", filepath.Join(dir, "s.rlog")); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bytes.Contains(data, []byte(strings.ReplaceAll(whole, "\n", `\n`))); got != withCompanion {
+			t.Errorf("with the companion %v: the whole output is there: %v", withCompanion, got)
+		}
+	}
+}

@@ -26,6 +26,22 @@ type change struct {
 // themselves: the cost is in proportion to the file, whatever changed.
 func writeUnifiedDiff(w io.Writer, name string, src []byte, edits []analysis.Edit) error {
 	lines := splitLines(src)
+	changes := lineChanges(src, lines, edits)
+	if len(changes) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "diff %s.orig %s\n--- %s.orig\n+++ %s\n", name, name, name, name)
+	writeHunks(&b, lines, changes)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// lineChanges turns edits (sorted, not overlapping) of src, split into
+// lines, into the runs of lines they change, in order: the lines the
+// edits touch are rewritten, the ones that come out the same are left
+// out, and runs that meet are one.
+func lineChanges(src []byte, lines [][]byte, edits []analysis.Edit) []change {
 	starts := make([]int, len(lines)+1)
 	for i, l := range lines {
 		starts[i+1] = starts[i] + len(l)
@@ -51,41 +67,51 @@ func writeUnifiedDiff(w io.Writer, name string, src []byte, edits []analysis.Edi
 		// The edits i..j-1 touch lines first..last: rewrite those lines.
 		end := min(last+1, len(lines))
 		base := starts[first]
-		oldText := src[base:starts[end]]
 		shifted := make([]analysis.Edit, 0, j-i)
 		for _, e := range edits[i:j] {
 			shifted = append(shifted, analysis.Edit{Start: e.Start - base, End: e.End - base, NewText: e.NewText})
 		}
-		c := change{from: first, old: lines[first:end], new: splitLines(analysis.ApplyEdits(oldText, shifted))}
-		// Keep only the lines that differ.
-		for len(c.old) > 0 && len(c.new) > 0 && bytes.Equal(c.old[0], c.new[0]) {
-			c.from++
-			c.old, c.new = c.old[1:], c.new[1:]
-		}
-		for len(c.old) > 0 && len(c.new) > 0 && bytes.Equal(c.old[len(c.old)-1], c.new[len(c.new)-1]) {
-			c.old, c.new = c.old[:len(c.old)-1], c.new[:len(c.new)-1]
-		}
-		switch {
-		case len(c.old)+len(c.new) == 0:
-		case len(changes) > 0 && changes[len(changes)-1].from+len(changes[len(changes)-1].old) == c.from:
-			// Right after the previous change: one block, its old lines
-			// then its new ones, as diff shows them.
-			prev := &changes[len(changes)-1]
-			prev.old = lines[prev.from : c.from+len(c.old)]
-			prev.new = append(prev.new[:len(prev.new):len(prev.new)], c.new...)
-		default:
-			changes = append(changes, c)
-		}
+		c := change{from: first, old: lines[first:end], new: splitLines(analysis.ApplyEdits(src[base:starts[end]], shifted))}
+		changes = appendChange(changes, c.trimmed(), lines)
 		i = j
 	}
-	if len(changes) == 0 {
-		return nil
+	return changes
+}
+
+// trimmed is c without the lines it leaves as they were, at either end.
+func (c change) trimmed() change {
+	for len(c.old) > 0 && len(c.new) > 0 && bytes.Equal(c.old[0], c.new[0]) {
+		c.from++
+		c.old, c.new = c.old[1:], c.new[1:]
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "diff %s.orig %s\n--- %s.orig\n+++ %s\n", name, name, name, name)
+	for len(c.old) > 0 && len(c.new) > 0 && bytes.Equal(c.old[len(c.old)-1], c.new[len(c.new)-1]) {
+		c.old, c.new = c.old[:len(c.old)-1], c.new[:len(c.new)-1]
+	}
+	return c
+}
+
+// appendChange adds c, a change of lines after those of changes, unless
+// it changes nothing; right after the previous change, the two are one
+// block, its old lines then its new ones, as diff shows them.
+func appendChange(changes []change, c change, lines [][]byte) []change {
+	switch {
+	case len(c.old)+len(c.new) == 0:
+	case len(changes) > 0 && changes[len(changes)-1].from+len(changes[len(changes)-1].old) == c.from:
+		prev := &changes[len(changes)-1]
+		prev.old = lines[prev.from : c.from+len(c.old)]
+		prev.new = append(prev.new[:len(prev.new):len(prev.new)], c.new...)
+	default:
+		changes = append(changes, c)
+	}
+	return changes
+}
+
+// writeHunks writes changes (in order) of lines as the hunks of a unified
+// diff, with diffContext lines of context; changes whose context would
+// touch or overlap share a hunk.
+func writeHunks(b *bytes.Buffer, lines [][]byte, changes []change) {
 	delta := 0 // new line number minus old line number, before the hunk
 	for i := 0; i < len(changes); {
-		// A hunk takes the changes whose context would touch or overlap.
 		j := i + 1
 		for j < len(changes) && changes[j].from-(changes[j-1].from+len(changes[j-1].old)) <= 2*diffContext {
 			j++
@@ -118,13 +144,11 @@ func writeUnifiedDiff(w io.Writer, name string, src []byte, edits []analysis.Edi
 			oldCount++
 			newCount++
 		}
-		fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(from, oldCount), hunkRange(from+delta, newCount))
+		fmt.Fprintf(b, "@@ -%s +%s @@\n", hunkRange(from, oldCount), hunkRange(from+delta, newCount))
 		b.Write(body.Bytes())
 		delta += hunkDelta
 		i = j
 	}
-	_, err := w.Write(b.Bytes())
-	return err
 }
 
 // hunkRange is a hunk header's "start,count" for 0-based line from; an

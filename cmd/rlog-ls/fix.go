@@ -38,14 +38,6 @@ when its owner cannot be kept. Write the fixed copy with -o then. A signal
 Exit status: 0, 2 for usage and I/O problems and a FILE not replaced
 (nothing is written then), 128+N after signal N.`
 
-// fixFlags maps each fix flag to the code whose findings it fixes.
-var fixFlags = []struct{ flag, code, usage string }{
-	{"renumber-steps", "W004", "renumber every step= 1..N (W004)"},
-	{"arrows", "W011", "replace ASCII arrows -> with → (W011)"},
-	{"add-end", "I002", "add @end at the end of a session that has @start (I002)"},
-	{"header", "E004", "add the missing required header fields: format, id, repo_sha (E004)"},
-}
-
 func fixCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := newCommand("fix", fixUsage, fixAbout)
 	fl := cmd.fl
@@ -53,9 +45,11 @@ func fixCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl.BoolVar(write, "w", false, "short for --write")
 	out := fl.String("o", "", "write the fixed text to this `file` instead (- for stdout)")
 	force := fl.Bool("force", false, "with -o, overwrite an existing file (never FILE)")
-	wanted := map[string]*bool{}
-	for _, f := range fixFlags {
-		wanted[f.code] = fl.Bool(f.flag, false, f.usage)
+	wanted := map[analysis.Code]*bool{} // a flag for each rule's quick fix
+	for _, r := range analysis.Rules {
+		if r.Fix != nil {
+			wanted[r.Code] = fl.Bool(r.Fix.Name, false, fmt.Sprintf("%s (%s)", r.Fix.About, r.Code))
+		}
 	}
 	input, exit, done := cmd.oneInput(args, stdout, stderr)
 	if done {
@@ -83,7 +77,7 @@ func fixCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f, ok := analysis.CheckBinary(src, analysis.Config{}); ok {
 		return fail("%s: %s", name, f.Message)
 	}
-	codes := map[string]bool{}
+	codes := map[analysis.Code]bool{}
 	for code, on := range wanted {
 		if *on {
 			codes[code] = true

@@ -57,7 +57,7 @@ func TestRedactBesideInput(t *testing.T) {
 	nonSecret := func(src []byte) (codes []string) {
 		for _, f := range analysis.Check(grammar.Parse(src), analysis.Config{}) {
 			if f.Code != "S001" {
-				codes = append(codes, f.Code)
+				codes = append(codes, string(f.Code))
 			}
 		}
 		return codes

@@ -149,7 +149,6 @@ type activityJSON struct {
 type (
 	latencyJSON = report.Latency
 	apmJSON     = report.APM
-	tokensJSON  = report.Tokens
 )
 
 var (
@@ -160,34 +159,23 @@ var (
 	timePtr   = report.TimePtr
 )
 
+// A tool, a phase and a subagent show the figures the session view's data
+// shows, built there.
 type toolJSON struct {
-	Tool       string      `json:"tool"`
-	Calls      int         `json:"calls"`
-	Errors     int         `json:"errors"`
-	Unfinished int         `json:"unfinished"`
-	Latency    latencyJSON `json:"latency"`
+	Tool string `json:"tool"`
+	report.ToolCounts
 }
 
 type phaseJSON struct {
-	Name       string     `json:"name"`
-	Line       int        `json:"line"`
-	EndLine    int        `json:"end_line"`
-	Start      *time.Time `json:"start"`
-	End        *time.Time `json:"end"`
-	DurationMS *float64   `json:"duration_ms"`
-	ToolCalls  int        `json:"tool_calls"`
-	Errors     int        `json:"errors"`
-	Tokens     tokensJSON `json:"tokens"`
+	Name    string     `json:"name"`
+	Line    int        `json:"line"`
+	EndLine int        `json:"end_line"`
+	Start   *time.Time `json:"start"`
+	End     *time.Time `json:"end"`
+	report.PhaseCounts
 }
 
-type subagentJSON struct {
-	Type       string   `json:"type"`
-	ID         string   `json:"id"`
-	Line       int      `json:"line"`
-	EndLine    *int     `json:"end_line"`
-	Status     string   `json:"status"`
-	DurationMS *float64 `json:"duration_ms"`
-}
+type subagentJSON = report.SubagentSpan
 
 type gapJSON struct {
 	Line         int     `json:"line"`
@@ -262,32 +250,20 @@ func sessionRowOf(path, id string, s *analysis.Session) sessionRow {
 		j.Start, j.End = timePtr(s.Start), timePtr(s.End)
 	}
 	lat := map[string][]time.Duration{}
-	for _, ts := range s.Tools {
-		j.Tools = append(j.Tools, toolJSON{Tool: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished, Latency: latencyOf(ts.Latency)})
+	for i := range s.Tools {
+		ts := &s.Tools[i]
+		j.Tools = append(j.Tools, toolJSON{Tool: ts.Tool, ToolCounts: report.ToolCountsOf(ts)})
 		if ds := s.Latencies(ts.Tool); len(ds) > 0 {
 			lat[ts.Tool] = ds
 		}
 	}
 	for i := range s.Phases {
 		p := &s.Phases[i]
-		pj := phaseJSON{Name: p.Name, Line: p.Line + 1, EndLine: p.EndLine + 1, Start: timePtr(p.StartTime), End: timePtr(p.EndTime),
-			ToolCalls: p.Calls, Errors: p.Errors, Tokens: tokensJSON(p.Tokens)}
-		if d, ok := p.Duration(); ok {
-			pj.DurationMS = msPtr(d)
-		}
-		j.Phases = append(j.Phases, pj)
+		j.Phases = append(j.Phases, phaseJSON{Name: p.Name, Line: p.Line + 1, EndLine: p.EndLine + 1, Start: timePtr(p.StartTime), End: timePtr(p.EndTime),
+			PhaseCounts: report.PhaseCountsOf(p)})
 	}
 	for i := range s.Subagents {
-		sa := &s.Subagents[i]
-		sj := subagentJSON{Type: sa.Type, ID: sa.IDText, Line: sa.Line + 1, Status: sa.Status}
-		if sa.EndLine >= 0 {
-			end := sa.EndLine + 1
-			sj.EndLine = &end
-		}
-		if d, ok := sa.Duration(); ok {
-			sj.DurationMS = msPtr(d)
-		}
-		j.Subagents = append(j.Subagents, sj)
+		j.Subagents = append(j.Subagents, report.SubagentSpanOf(&s.Subagents[i]))
 	}
 	if g := s.LongestGap; g.Duration > 0 {
 		j.LongestGap = &gapJSON{Line: g.Line + 1, PreviousLine: g.PreviousLine + 1, DurationMS: ms(g.Duration)}
@@ -352,9 +328,10 @@ func (t *totals) json() totalsJSON {
 	j.Latency = latencyOf(analysis.MergeLatencies(t.all))
 	j.Tools = []toolJSON{}
 	analysis.SortTools(t.tools)
-	for _, ts := range t.tools {
-		j.Tools = append(j.Tools, toolJSON{Tool: ts.Tool, Calls: ts.Calls, Errors: ts.Errors, Unfinished: ts.Unfinished,
-			Latency: latencyOf(analysis.MergeLatencies(t.latencies[ts.Tool]))})
+	for i := range t.tools {
+		ts := &t.tools[i]
+		ts.Latency = analysis.MergeLatencies(t.latencies[ts.Tool])
+		j.Tools = append(j.Tools, toolJSON{Tool: ts.Tool, ToolCounts: report.ToolCountsOf(ts)})
 	}
 	j.APM.Source = analysis.APMFromRlog
 	if v, ok := analysis.ComputeAPM(t.apmActions, 0, t.apmMinutes); ok {

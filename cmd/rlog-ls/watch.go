@@ -43,11 +43,15 @@ func watchCmd(args []string, stdout, stderr io.Writer) int {
 	return watch(ctx, args, stdout, stderr)
 }
 
-// deferredCodes are findings that lines still to come can take back: a
-// call started now is completed later (W007), and @start and @end may yet
-// arrive (I001, I002). They are reported when the session is summarised,
-// if they still stand, instead of as soon as they appear.
-var deferredCodes = map[string]bool{"W007": true, "I001": true, "I002": true}
+// deferred says whether lines still to come can take a finding back (its
+// rule is provisional: a call started now is completed later, W007;
+// @start and @end may yet arrive, I001 and I002). Such findings are
+// reported when the session is summarised, if they still stand, instead
+// of as soon as they appear.
+func deferred(f analysis.Finding) bool {
+	r, _ := analysis.RuleFor(f.Code)
+	return r.Provisional
+}
 
 // watch follows logs as they grow and prints each new finding once, in
 // check's formats, and a summary of each session when it ends or goes
@@ -317,7 +321,7 @@ func (w *watcher) report(s *session, lines int, final bool) {
 		return
 	}
 	for _, f := range s.analyzer.FindingsFrom(w.cfg, s.reported) {
-		if f.Line >= lines || deferredCodes[f.Code] {
+		if f.Line >= lines || deferred(f) {
 			continue
 		}
 		w.finding(s, f)
@@ -383,14 +387,14 @@ func (w *watcher) settle(s *session) map[string]int {
 			counts[f.Severity.String()]++
 		}
 		switch {
-		case !deferredCodes[f.Code]:
-		case f.Code == "W007" && f.Line >= s.deferredFrom,
-			f.Code == "I001" && !s.reportedI001,
-			f.Code == "I002" && !s.reportedI002:
+		case !deferred(f):
+		case f.Code == analysis.W007 && f.Line >= s.deferredFrom,
+			f.Code == analysis.I001 && !s.reportedI001,
+			f.Code == analysis.I002 && !s.reportedI002:
 			w.finding(s, f)
 		}
-		s.reportedI001 = s.reportedI001 || f.Code == "I001"
-		s.reportedI002 = s.reportedI002 || f.Code == "I002"
+		s.reportedI001 = s.reportedI001 || f.Code == analysis.I001
+		s.reportedI002 = s.reportedI002 || f.Code == analysis.I002
 	}
 	s.deferredFrom = lines
 	return counts

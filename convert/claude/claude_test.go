@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -384,6 +385,215 @@ func TestWriteFromOtherSourceChainsParents(t *testing.T) {
 	}
 	if got, want := l.Total(), src.Total(); got != want || want.Output != 5 {
 		t.Errorf("usage read back: %+v, the source's %+v", got, want)
+	}
+}
+
+// TestWriteFromOtherSourceIsResumable: Claude Code resumes a session by
+// its UUID and walks parentUuid from the last entry, so a session from
+// another format whose ids are not UUIDs (a mini-prophet's S0, U0 …, an
+// ATIF session's name) and whose entries name another parent (or none)
+// is written with UUIDs and one chain; read back, the ids and parents are
+// the source's.
+func TestWriteFromOtherSourceIsResumable(t *testing.T) {
+	s := &model.Session{Header: model.Header{ID: "sess-7", SourceFormat: "prophet", Model: "m"}}
+	s.Events = []model.Event{
+		{Kind: model.KindSystem, ID: "S0", Name: "system", Text: "You are a forecaster.", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindUser, ID: "U0", Text: "Will it rain?"},
+		{Kind: model.KindAgent, ID: "A0", Text: "Searching.", Usage: &model.Usage{Input: 1, Output: 2}},
+		{Kind: model.KindToolCall, ID: "A0", Call: &model.ToolCall{ID: "t1", Name: "search", Input: json.RawMessage(`{"q":"rain"}`)}},
+		{Kind: model.KindToolResult, ID: "T0", ParentID: "U0", Result: &model.ToolResult{CallID: "t1", Content: "70%"}},
+		{Kind: model.KindAgent, ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", ParentID: "T0", Text: "0.7"},
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+	var prev string
+	n := 0
+	for _, l := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		var e struct {
+			UUID, SessionID string
+			ParentUUID      *string
+		}
+		if err := json.Unmarshal(l, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.UUID == "" {
+			continue
+		}
+		n++
+		if !uuid.MatchString(e.UUID) || !uuid.MatchString(e.SessionID) {
+			t.Errorf("uuid %q, sessionId %q: want UUIDs", e.UUID, e.SessionID)
+		}
+		if got := ""; e.ParentUUID != nil && *e.ParentUUID != prev || e.ParentUUID == nil && prev != got {
+			t.Errorf("entry %s: parentUuid %v, want %q (the entry before)", e.UUID, e.ParentUUID, prev)
+		}
+		prev = e.UUID
+	}
+	if n != 5 {
+		t.Fatalf("%d entries, want 5:\n%s", n, out.String())
+	}
+	if !strings.Contains(out.String(), `"uuid":"0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b"`) {
+		t.Errorf("an entry id that is a UUID is written as it is:\n%s", out.String())
+	}
+	if !strings.Contains(rep.Text(), "sessionId for the source's id, which is not a UUID") {
+		t.Errorf("the report does not say the session id was made up:\n%s", rep.Text())
+	}
+	var c model.Collector
+	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Session.Header.ID != "sess-7" {
+		t.Errorf("read back, the session id is %q, want the source's", c.Session.Header.ID)
+	}
+	var ids []string
+	for _, e := range c.Session.Events {
+		ids = append(ids, e.ID+"<"+e.ParentID)
+	}
+	if got, want := strings.Join(ids, " "), "S0< U0< A0< A0< T0<U0 0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b<T0"; got != want {
+		t.Errorf("read back, ids<parents are\n%s\nwant the source's\n%s", got, want)
+	}
+}
+
+// TestWriteCompactionFromOtherSource: Claude Code resumes a session from
+// its last compact_boundary on, taking the summary after it for the
+// conversation before. A compaction of another format is written as one
+// only when that summary follows it; otherwise as an informational system
+// entry, reported, so that resuming keeps the conversation before it.
+// Read back, it is the source's compaction either way.
+func TestWriteCompactionFromOtherSource(t *testing.T) {
+	for _, summary := range []bool{false, true} {
+		s := &model.Session{Header: model.Header{ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "rlog", Model: "m"}}
+		s.Events = []model.Event{
+			{Kind: model.KindUser, Text: "Count the files.", Time: "2025-01-01T00:00:00Z"},
+			{Kind: model.KindAgent, Text: "Three."},
+			{Kind: model.KindCompaction, Text: "Conversation compacted", Compaction: &model.Compaction{Trigger: "auto", PreTokens: 160000}},
+			{Kind: model.KindAgent, Text: "Next?"},
+		}
+		if summary {
+			s.Events[3] = model.Event{Kind: model.KindUser, Text: "This session is being continued from a previous conversation that ran out of context. Summary: three files."}
+		}
+		var out bytes.Buffer
+		rep := &model.Report{}
+		if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		boundary := strings.Contains(out.String(), `"subtype":"compact_boundary"`)
+		reported := strings.Contains(rep.Text(), "compaction written as an informational system entry")
+		if boundary != summary || reported == summary {
+			t.Errorf("summary after the compaction %v: a compact_boundary written %v, reported %v:\n%s%s", summary, boundary, reported, out.String(), rep.Text())
+		}
+		var c model.Collector
+		if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		var kinds []string
+		for _, e := range c.Session.Events {
+			kinds = append(kinds, e.Kind.String())
+		}
+		if got := strings.Join(kinds, " "); got != "user agent compaction "+s.Events[3].Kind.String() {
+			t.Errorf("summary %v: read back %s", summary, got)
+		}
+		if e := c.Session.Events[2]; e.Compaction == nil || *e.Compaction != *s.Events[2].Compaction || e.Text != "Conversation compacted" {
+			t.Errorf("summary %v: the compaction read back is %+v", summary, e)
+		}
+	}
+}
+
+// TestWriteReusedCallIDs: the API and Claude Code take one tool call an
+// id; an early autopilot log gives every call toolu_01. The later call is
+// written as toolu_01-2 and its result answers it; read back, both are the
+// source's toolu_01 again.
+func TestWriteReusedCallIDs(t *testing.T) {
+	s := &model.Session{Header: model.Header{ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "rlog", Model: "m"}}
+	s.Events = []model.Event{
+		{Kind: model.KindUser, Text: "Read both.", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindToolCall, Call: &model.ToolCall{ID: "toolu_01", Name: "Read", Input: json.RawMessage(`{"file_path":"a"}`)}},
+		{Kind: model.KindToolCall, Call: &model.ToolCall{ID: "toolu_01", Name: "Read", Input: json.RawMessage(`{"file_path":"b"}`)}},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "toolu_01", Content: "A", Status: "2 issues"}},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "toolu_01", Content: "B", Status: "3 issues"}},
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"id":"toolu_01","name":"Read","input":{"file_path":"a"}`, `"id":"toolu_01-2","name":"Read","input":{"file_path":"b"}`,
+		`"tool_use_id":"toolu_01","type":"tool_result","content":"A"`, `"tool_use_id":"toolu_01-2","type":"tool_result","content":"B"`, `"toolResultStatus":{"toolu_01-2":"3 issues"}`} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("%s is not written:\n%s", want, out.String())
+		}
+	}
+	if rep.Count(model.LossIDUnique) != 1 {
+		t.Errorf("the renamed call is not reported:\n%s", rep.Text())
+	}
+	var c model.Collector
+	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range c.Session.Events {
+		switch {
+		case e.Call != nil:
+			ids = append(ids, e.Call.ID)
+		case e.Result != nil:
+			ids = append(ids, e.Result.CallID+":"+e.Result.Content+":"+e.Result.Status)
+		}
+	}
+	if got, want := strings.Join(ids, " "), "toolu_01 toolu_01 toolu_01:A:2 issues toolu_01:B:3 issues"; got != want {
+		t.Errorf("read back: %s, want %s", got, want)
+	}
+}
+
+// TestWriteOtherAgent: an entry's version is Claude Code's, so another
+// agent's version is not written there (the session record keeps it); a
+// tool result without its call, which Claude Code drops when resuming, is
+// reported.
+func TestWriteOtherAgent(t *testing.T) {
+	s := &model.Session{Header: model.Header{ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "atif", AgentName: "terminus-2", AgentVersion: "2.0.0", Model: "m"}}
+	s.Events = []model.Event{
+		{Kind: model.KindUser, Text: "Count.", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{Content: "New Terminal Output"}},
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), `"version":"2.0.0"`) || !strings.Contains(out.String(), `"agent_version":"2.0.0"`) {
+		t.Errorf("terminus-2's version is written as Claude Code's, or not kept:\n%s", out.String())
+	}
+	if !strings.Contains(rep.Text(), "tool result without a tool call of its id before it: Claude Code drops it") {
+		t.Errorf("the result without its call is not reported:\n%s", rep.Text())
+	}
+	var c model.Collector
+	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	if h := c.Session.Header; h.AgentName != "terminus-2" || h.AgentVersion != "2.0.0" {
+		t.Errorf("read back, the agent is %s %s", h.AgentName, h.AgentVersion)
+	}
+}
+
+// TestWriteReportsRlogCuts: an rlog log's text or tool output that ends
+// with "...", where rlog's writers cut, is resumed by Claude Code as it is:
+// the loss report says so, once for each; whole ones are not reported.
+func TestWriteReportsRlogCuts(t *testing.T) {
+	s := &model.Session{Header: model.Header{ID: "0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b", SourceFormat: "rlog", Model: "m"}}
+	s.Events = []model.Event{
+		{Kind: model.KindUser, Text: "Check the notes ...", Time: "2025-01-01T00:00:00Z"},
+		{Kind: model.KindAgent, Text: "Reading them."},
+		{Kind: model.KindToolCall, Call: &model.ToolCall{ID: "t1", Name: "Read", Input: json.RawMessage(`{"file_path":"a"}`)}},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "t1", Content: "1\talpha ..."}},
+	}
+	rep := &model.Report{}
+	if err := claude.Write(&bytes.Buffer{}, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count(model.LossTruncated) != 2 || !strings.Contains(rep.Text(), "tool output as the rlog log has it, cut") || !strings.Contains(rep.Text(), "text as the rlog log has it, cut") {
+		t.Errorf("the cut text and output are not reported, once each:\n%s", rep.Text())
 	}
 }
 

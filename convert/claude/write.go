@@ -15,6 +15,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
@@ -51,11 +52,24 @@ type Writer struct {
 	sourced     bool
 	sourceExtra map[string]bool
 	rests       []byte // an entry's rests, reused
+	// held is a compaction of another format, written when the next event
+	// shows whether the summary Claude Code resumes from follows it
+	// (boundary, while it is written).
+	held     *model.Event
+	boundary bool
+	// From another format: the latest tool_use ids written (the API takes
+	// one call an id), and by the source's id the ids written for its
+	// latest calls still waiting for their results; renamed holds, for the
+	// entry being written, the ids that are not the source's.
+	callIDs *recent.Map[struct{}]
+	open    *recent.Map[[]string]
+	renamed map[*model.Event]string
 }
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
-	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{}}
+	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
+		callIDs: recent.New[struct{}](openCalls), open: recent.New[[]string](openCalls), renamed: map[*model.Event]string{}}
 }
 
 // Write writes a whole session.
@@ -83,7 +97,19 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	if !wr.sourced && !wr.sameSource() {
 		wr.sourceRecord()
 	}
+	if wr.held != nil {
+		wr.writeHeld(compactSummary(e))
+	}
+	if wr.h.SourceFormat == rlogFormat {
+		wr.reportCut(e)
+	}
 	role := roleOf(e.Kind)
+	if e.Kind == model.KindCompaction && !wr.sameSource() {
+		wr.flush()
+		wr.runMsgID, wr.runUsage, wr.runSrcID = "", nil, ""
+		wr.held = e
+		return wr.err
+	}
 	if e.Kind == model.KindPassthrough && strings.HasPrefix(e.RawType, "block:") {
 		if len(wr.pending) > 0 && e.ID != "" && wr.pending[0].ID == e.ID {
 			wr.pending = append(wr.pending, e)
@@ -144,6 +170,62 @@ func ownMessageID(e *model.Event) string {
 	return e.MessageID
 }
 
+// rlogFormat is the rlog format's name (rlogfmt.Name, which this package
+// does not import).
+const rlogFormat = "rlog"
+
+// reportCut reports a text or tool output of an rlog source that ends
+// with "...", the mark of rlog's writers where they cut (docs/format.md,
+// Truncation): Claude Code resumes it as the log has it. (rlog-ls convert
+// completes a log from its companion first, when one lies beside it.)
+func (wr *Writer) reportCut(e *model.Event) {
+	text := e.Text
+	what := "text"
+	if e.Result != nil {
+		text, what = e.Result.Content, "tool output"
+	}
+	switch e.Kind {
+	case model.KindUser, model.KindAgent, model.KindThinking, model.KindToolResult:
+		if strings.HasSuffix(text, "...") {
+			wr.rep.Add(model.LossTruncated, what+" as the rlog log has it, cut (it ends with ...): Claude Code resumes it so; converted beside its companion, the log gives it whole", e.Loc)
+		}
+	}
+}
+
+// writeHeld writes the held compaction: as Claude Code's compact_boundary
+// when the summary it writes after one follows (summary), else as an
+// informational system entry, reported. Claude Code resumes a session
+// from its last compact_boundary on, with the summary after it as the
+// conversation before; without one, the conversation before the
+// compaction is all there is to resume.
+func (wr *Writer) writeHeld(summary bool) {
+	e := wr.held
+	wr.held = nil
+	wr.boundary = summary
+	if !summary {
+		wr.rep.Add(model.LossUnfaithful, "compaction written as an informational system entry: no summary follows it, and Claude Code resumes only what comes after a compact_boundary", e.Loc)
+	}
+	wr.other(e)
+	wr.boundary = false
+}
+
+// compactSummaryText is how the summary Claude Code writes after a
+// compaction begins.
+const compactSummaryText = "This session is being continued from a previous conversation"
+
+// compactSummary reports whether e is the summary Claude Code writes after
+// a compact_boundary (isCompactSummary, or its text when a format kept
+// only that).
+func compactSummary(e *model.Event) bool {
+	if e.Kind != model.KindUser {
+		return false
+	}
+	if v, ok := e.Extra.Get("isCompactSummary"); ok {
+		return string(v) == "true"
+	}
+	return strings.HasPrefix(e.Text, compactSummaryText)
+}
+
 // sameSource reports whether the session was read from Claude Code JSONL,
 // whose own values are written back as they were.
 func (wr *Writer) sameSource() bool {
@@ -176,6 +258,9 @@ func (wr *Writer) End(h *model.Header) error {
 	}
 	if !wr.sourced && !wr.sameSource() {
 		wr.sourceRecord()
+	}
+	if wr.held != nil {
+		wr.writeHeld(false)
 	}
 	wr.flush()
 	if !wr.sameSource() {
@@ -212,7 +297,7 @@ func (wr *Writer) sourceRecord() {
 	// Entries hold the branch, directory, slug and user type; Claude
 	// Code's own agent and version need no saying.
 	omit := []string{"branch", "cwd", "extra.slug", "extra.userType"}
-	if h.AgentName == "claude-code" {
+	if h.AgentName == ccAgent {
 		omit = append(omit, "agent")
 	}
 	if wr.version() == h.AgentVersion {
@@ -241,18 +326,25 @@ func (wr *Writer) endRecord() {
 	o := jsonw.Begin(b)
 	o.Str("type", SessionRecord)
 	var madeUp []string
-	if wr.sessionID != "" {
+	if wr.sessionID != "" && h.ID == "" {
 		madeUp = append(madeUp, "id")
 	}
-	o.Raw("end", model.SourceEndOf(h, wr.sourceExtra, madeUp))
+	end := model.SourceEndOf(h, wr.sourceExtra, madeUp)
+	if wr.sessionID != "" && h.ID != "" {
+		// The entries' sessionId is made from the source's id, which is
+		// not a UUID: the end gives the source's back.
+		end = model.WithMember(end, "id", model.MustJSON(h.ID))
+	}
+	o.Raw("end", end)
 	o.End()
 	wr.writeLine(b.Bytes())
 }
 
 // restOf is the rest of e written in an entry (model.RestOf): every field
 // but those the entry holds (carried), its time when the entry's timestamp
-// is its own, and the ids the writer made up for it.
-func (wr *Writer) restOf(e *model.Event, madeUUID bool, written string, carried ...string) json.RawMessage {
+// is its own, its id and parent when the entry's are others, and which of
+// the entry's the writer made up for it.
+func (wr *Writer) restOf(e *model.Event, l link, written string, carried ...string) json.RawMessage {
 	carried = append(carried, "agent_id", "meta")
 	if e.Sidechain || e.AgentID == "" {
 		carried = append(carried, "sidechain")
@@ -263,10 +355,20 @@ func (wr *Writer) restOf(e *model.Event, madeUUID bool, written string, carried 
 		// as it was.)
 		carried = append(carried, "time")
 	}
-	if madeUUID {
-		carried = append(carried, "-id", "-parent")
-	} else {
-		carried = append(carried, "id", "parent")
+	// The id and parent the entry holds are the event's, or made up for
+	// one without (the reader takes them out); otherwise the rest keeps
+	// the event's.
+	switch e.ID {
+	case l.uuid:
+		carried = append(carried, "id")
+	case "":
+		carried = append(carried, "-id")
+	}
+	switch e.ParentID {
+	case l.parent:
+		carried = append(carried, "parent")
+	case "":
+		carried = append(carried, "-parent")
 	}
 	return model.RestOf(e, carried...)
 }
@@ -340,17 +442,41 @@ func (wr *Writer) writeLine(b []byte) {
 	wr.err = wr.w.WriteByte('\n')
 }
 
-// entryHead writes the common leading fields of an entry and returns its uuid.
-func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) string {
-	uuid := e.ID
-	parent := e.ParentID
-	if uuid == "" {
-		uuid = wr.synthUUID()
-		parent = wr.last[e.AgentID]
+// An entry's place in the conversation: its uuid and parentUuid.
+type link struct{ uuid, parent string }
+
+// entryHead writes the common leading fields of an entry and returns its
+// uuid and parentUuid.
+//
+// Claude Code rebuilds a conversation by walking parentUuid from the last
+// entry, so a session from another format is one chain per agent: each
+// entry's parent is the entry written before it on its chain, whatever
+// parent the source names (its DAG, when it has one, is another format's
+// ids: the entry's rest keeps them). An entry id that is not a UUID (a
+// step's number) is replaced by one made up, as is a missing one. A
+// Claude Code source's own uuids and links are written as they were.
+func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) link {
+	l := link{e.ID, e.ParentID}
+	switch {
+	case l.uuid == "":
+		l.uuid = wr.synthUUID()
+		l.parent = wr.last[e.AgentID]
 		wr.rep.Add(model.LossSynthesized, "uuid and parentUuid", e.Loc)
+	case !wr.sameSource():
+		if !isUUID(l.uuid) {
+			l.uuid = wr.synthUUID()
+			wr.rep.Add(model.LossSynthesized, "uuid for an entry id that is not a UUID (the entry's rest keeps the source's)", e.Loc)
+		}
+		switch l.parent = wr.last[e.AgentID]; {
+		case l.parent == e.ParentID:
+		case e.ParentID == "":
+			wr.rep.Add(model.LossSynthesized, "parentUuid (the source links no entries; Claude Code resumes one chain)", e.Loc)
+		default:
+			wr.rep.Add(model.LossSynthesized, "parentUuid: the entry written before (Claude Code resumes one chain; the entry's rest keeps the source's parent)", e.Loc)
+		}
 	}
-	wr.last[e.AgentID] = uuid
-	o.StrOrNull("parentUuid", parent)
+	wr.last[e.AgentID] = l.uuid
+	o.StrOrNull("parentUuid", l.parent)
 	o.Bool("isSidechain", e.Sidechain || e.AgentID != "")
 	h := wr.h
 	// An entry's own value wins; otherwise the session's. A value the
@@ -393,13 +519,17 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) string {
 		}
 	}
 	o.Str("type", typ)
-	return uuid
+	return l
 }
 
 // session returns the session id to write: the session's, or one made up
-// once (reported) when the source has none, as Claude Code requires one.
+// once (reported) when the source has none, or, from another format, when
+// its id is not a UUID: Claude Code requires one, and `claude --resume`
+// finds a session only by its UUID. A made-up id comes from the source's
+// (synthID's seed), so converting again gives the same; the source's own is
+// in the session record.
 func (wr *Writer) session(e *model.Event) string {
-	if wr.h.ID != "" {
+	if wr.h.ID != "" && (wr.sameSource() || isUUID(wr.h.ID)) {
 		return wr.h.ID
 	}
 	if _, own := e.Extra.String("sessionId"); own {
@@ -408,13 +538,41 @@ func (wr *Writer) session(e *model.Event) string {
 	if wr.sessionID == "" {
 		s := wr.synthID("session")
 		wr.sessionID = s[0:8] + "-" + s[8:12] + "-4" + s[13:16] + "-8" + s[17:20] + "-" + s[20:24] + "00000000"
-		wr.rep.Add(model.LossSynthesized, "sessionId (the source has no session id)", e.Loc)
+		if wr.h.ID == "" {
+			wr.rep.Add(model.LossSynthesized, "sessionId (the source has no session id)", e.Loc)
+		} else {
+			wr.rep.Add(model.LossSynthesized, "sessionId for the source's id, which is not a UUID (Claude Code resumes a session by its UUID; the session record keeps the source's)", e.Loc)
+		}
 	}
 	return wr.sessionID
 }
 
+// isUUID reports whether s is a UUID in its canonical form
+// (8-4-4-4-12 hex digits), the only form Claude Code takes for a session id
+// and writes as an entry's uuid.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // version returns the Claude Code version to write: the session's own when
-// it is one (x.y.z, which ccusage requires), else none.
+// it is one (x.y.z, which ccusage requires), else none. Another agent's
+// version is not Claude Code's: the session record keeps it.
 func (wr *Writer) version() string {
 	h := wr.h
 	if wr.sameSource() {
@@ -423,11 +581,14 @@ func (wr *Writer) version() string {
 	if v, ok := h.Extra.String("claude_code_version"); ok && ccusage.ValidVersion(v) {
 		return v
 	}
-	if ccusage.ValidVersion(h.AgentVersion) {
+	if h.AgentName == ccAgent && ccusage.ValidVersion(h.AgentVersion) {
 		return h.AgentVersion
 	}
 	return ""
 }
+
+// ccAgent is Claude Code's name as an agent (the header's agent).
+const ccAgent = "claude-code"
 
 // entryKeys are the keys the writer writes on an entry itself.
 var entryKeys = map[string]bool{"parentUuid": true, "isSidechain": true, "agentId": true, "isMeta": true, "type": true, "message": true,
@@ -536,11 +697,10 @@ func parseTime(s string) (time.Time, bool) {
 }
 
 // entryTail writes uuid, timestamp and the entry-level extras, and for a
-// session from another format the rests of the entry's events (evs, the
-// first of them its own when own), carried naming what the entry holds of
-// each.
-func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, uuid string, evs []*model.Event, own bool, carried func(*model.Event) []string) {
-	o.Str("uuid", uuid)
+// session from another format the rests of the entry's events (evs),
+// carried naming what the entry holds of each.
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, carried func(*model.Event) []string) {
+	o.Str("uuid", l.uuid)
 	ts := wr.timestamp(e)
 	if ts != "" {
 		o.Str("timestamp", ts)
@@ -554,7 +714,7 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, uuid string, evs []*mo
 			if i > 0 {
 				list = append(list, ',')
 			}
-			list = append(list, wr.restOf(x, e.ID == "", ts, carried(x)...)...)
+			list = append(list, wr.restOf(x, l, ts, carried(x)...)...)
 		}
 		list = append(list, ']')
 		wr.rests = list
@@ -581,6 +741,7 @@ func (wr *Writer) flush() {
 	}
 	evs := wr.pending
 	wr.pending = wr.pending[:0]
+	clear(wr.renamed)
 	b := &wr.line // reused: an entry is written before the next is built
 	b.Reset()
 	o := jsonw.Begin(b)
@@ -598,7 +759,7 @@ func (wr *Writer) flush() {
 // statuses, a todo list.
 func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 	first := evs[0]
-	uuid := wr.entryHead(o, first, "user")
+	l := wr.entryHead(o, first, "user")
 	o.Key("message")
 	m := jsonw.Begin(b)
 	m.Str("role", "user")
@@ -637,9 +798,12 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 			o.Any("todos", todoJSON(todos.Todos))
 		}
 	}
-	writeResultStatuses(o, b, content)
-	wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
-		c := []string{"kind", "text", "todos", "signature", "result.call_id", "result.is_error", "result.status"}
+	wr.writeResultStatuses(o, b, content)
+	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
+		c := []string{"kind", "text", "todos", "signature", "result.is_error", "result.status"}
+		if _, ok := wr.renamed[x]; !ok {
+			c = append(c, "result.call_id")
+		}
 		if r := x.Result; r != nil && len(r.ContentRaw) > 0 {
 			c = append(c, "result.raw")
 		} else {
@@ -653,7 +817,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 // content blocks with its model, id and usage.
 func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 	first := evs[0]
-	uuid := wr.entryHead(o, first, "assistant")
+	l := wr.entryHead(o, first, "assistant")
 	o.Key("message")
 	m := jsonw.Begin(b)
 	if name := pick(first.Model, wr.h.Model); name != "" {
@@ -698,8 +862,11 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Eve
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()
 	written := pick(first.Model, wr.h.Model)
-	wr.entryTail(o, first, uuid, evs, false, func(x *model.Event) []string {
-		c := []string{"kind", "text", "signature", "call.id", "call.name", "call.input"}
+	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
+		c := []string{"kind", "text", "signature", "call.name", "call.input"}
+		if _, ok := wr.renamed[x]; !ok {
+			c = append(c, "call.id")
+		}
 		if ownMessageID(first) != "" {
 			c = append(c, "message_id")
 		} else if msgID != "" {
@@ -771,7 +938,7 @@ func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
 		o.Str("signature", e.Signature)
 	case model.KindToolCall:
 		o.Str("type", "tool_use")
-		o.Str("id", e.Call.ID)
+		o.Str("id", wr.callID(e))
 		o.Str("name", e.Call.Name)
 		if len(e.Call.Input) > 0 {
 			o.Raw("input", e.Call.Input)
@@ -783,7 +950,7 @@ func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
 		}
 	case model.KindToolResult:
 		r := e.Result
-		o.Str("tool_use_id", r.CallID)
+		o.Str("tool_use_id", wr.resultCallID(e))
 		o.Str("type", "tool_result")
 		if len(r.ContentRaw) > 0 {
 			o.Raw("content", r.ContentRaw)
@@ -809,6 +976,64 @@ func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
 	o.End()
 }
 
+// openCalls is how many of the latest tool calls the writer remembers: to
+// tell an id used again (a call that many calls after another of its id
+// goes unseen), and until their results come, to give a result the id
+// written for its call.
+const openCalls = 4096
+
+// callID is the id to write for e's tool call: the source's, or, from
+// another format, the source's with -2, -3 … when the session has a call
+// of that id already (an early autopilot log's toolu_01 for every call):
+// the API, and Claude Code resuming, take one call an id, and keep the
+// first. (Not _2: Claude Code 2.1.328 resuming drops the result of a call
+// whose id is another call's with _N after it, and answers the call with
+// an error of its own.)
+func (wr *Writer) callID(e *model.Event) string {
+	id := e.Call.ID
+	if id == "" || wr.sameSource() {
+		return id
+	}
+	out := id
+	for n := 2; ; n++ {
+		if _, used := wr.callIDs.Get(out); !used {
+			break
+		}
+		out = id + "-" + strconv.Itoa(n)
+	}
+	wr.callIDs.Set(out, struct{}{})
+	if out != id {
+		wr.renamed[e] = out
+		wr.rep.Add(model.LossIDUnique, "tool call id used again in the session (Claude Code takes one call an id): the later call's written as <id>-2 …, its rest keeping the source's", e.Loc)
+	}
+	q, _ := wr.open.Get(id)
+	wr.open.Set(id, append(q, out))
+	return out
+}
+
+// resultCallID is the tool_use_id to write for e's result: the id written
+// for the earliest call of its id still waiting for one.
+func (wr *Writer) resultCallID(e *model.Event) string {
+	id := e.Result.CallID
+	if wr.sameSource() {
+		return id
+	}
+	q, ok := wr.open.Get(id)
+	if !ok || len(q) == 0 {
+		wr.rep.Add(model.LossUnfaithful, "tool result without a tool call of its id before it: Claude Code drops it when resuming (the API takes a result only for a call of the message before)", e.Loc)
+		return id
+	}
+	if len(q) == 1 {
+		wr.open.Delete(id)
+	} else {
+		wr.open.Set(id, q[1:])
+	}
+	if q[0] != id {
+		wr.renamed[e] = q[0]
+	}
+	return q[0]
+}
+
 // resultStatusKey is the entry key that keeps the statuses of an entry's
 // tool results that are neither ok nor error (rlog's `o: → [2 issues]`),
 // by tool_use_id: Claude Code has no place for them in a tool_result
@@ -817,7 +1042,7 @@ const resultStatusKey = "toolResultStatus"
 
 // writeResultStatuses writes resultStatusKey for the results among evs
 // that have such a status.
-func writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
+func (wr *Writer) writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 	var so *jsonw.Obj
 	for _, e := range evs {
 		if e.Result == nil || e.Result.Status == "" {
@@ -827,7 +1052,11 @@ func writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 			o.Key(resultStatusKey)
 			so = jsonw.Begin(b)
 		}
-		so.Str(e.Result.CallID, e.Result.Status)
+		id := e.Result.CallID
+		if w, ok := wr.renamed[e]; ok {
+			id = w
+		}
+		so.Str(id, e.Result.Status)
 	}
 	if so != nil {
 		so.End()
@@ -909,9 +1138,14 @@ func (wr *Writer) other(e *model.Event) {
 		}
 	}
 	o := jsonw.Begin(b)
-	uuid := wr.entryHead(o, e, "system")
+	l := wr.entryHead(o, e, "system")
 	switch e.Kind {
 	case model.KindCompaction:
+		if !same && !wr.boundary {
+			o.Str("subtype", "informational")
+			o.Str("content", pick(e.Text, "Conversation compacted"))
+			break
+		}
 		o.Str("subtype", "compact_boundary")
 		o.Str("content", pick(e.Text, "Conversation compacted"))
 		if e.Compaction != nil {
@@ -944,7 +1178,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.Str("content", e.Text)
 	}
 	wr.dropMessageKeys(e)
-	wr.entryTail(o, e, uuid, []*model.Event{e}, true, func(*model.Event) []string { return nil })
+	wr.entryTail(o, e, l, []*model.Event{e}, func(*model.Event) []string { return nil })
 	o.End()
 	wr.writeLine(b.Bytes())
 }

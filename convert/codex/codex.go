@@ -17,9 +17,14 @@ const Name = "codex"
 
 // Detect judges whether an input is a Codex CLI rollout from its first
 // line, {timestamp, [ordinal,] type, payload}: a line type of the rollout
-// vocabulary with its payload is strong evidence, the type alone weak.
+// vocabulary with its payload is strong evidence, the type alone weak; so
+// is the earliest rollouts' bare session header, {id, timestamp,
+// instructions[, git]}.
 func Detect(h *model.Head) model.Evidence {
 	if _, ok := records.Line(h.String("type")); !ok {
+		if h.Has("instructions") && h.String("id") != "" && h.String("timestamp") != "" && h.HasOnly("id", "timestamp", "instructions", "git") {
+			return model.Weak
+		}
 		return model.NoEvidence
 	}
 	if h.Has("payload") {

@@ -11,6 +11,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/codex/records"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/usage"
 )
 
 // AgentName is the header's agent name of a Codex CLI session.
@@ -89,13 +90,14 @@ type state struct {
 	open []string
 }
 
-// line is one rollout line: {timestamp, [ordinal,] type, payload} (and
+// readLine reads one rollout line: {timestamp, [ordinal,] type, payload} (and
 // metadata for a response item), or, as the earliest versions wrote, a
 // bare session header and then bare response items.
 func (st *state) readLine(b []byte, n int) error {
 	st.line = b
 	var ts, typ string
 	var payload, metadata []byte
+	other := false // a key of the line beyond these
 	err := st.ix.Object(b, func(k, v []byte) error {
 		switch string(jsonscan.KeyBytes(k)) {
 		case "timestamp":
@@ -106,6 +108,10 @@ func (st *state) readLine(b []byte, n int) error {
 			payload = v
 		case "metadata":
 			metadata = v
+		case "ordinal":
+			// The line's place, which its order keeps.
+		default:
+			other = true
 		}
 		return nil
 	})
@@ -139,6 +145,9 @@ func (st *state) readLine(b []byte, n int) error {
 		}
 		return st.passthrough(base, typ)
 	}
+	if other {
+		st.otherKeys(b, loc)
+	}
 	if payload[0] != '{' {
 		st.rep.Add(model.LossMalformed, "codex "+quoteType(typ)+" line whose payload is not an object", loc)
 		return nil
@@ -164,6 +173,18 @@ func (st *state) readLine(b []byte, n int) error {
 		return st.passthrough(base, typ)
 	}
 	return nil
+}
+
+// otherKeys reports the keys of a line beyond the rollout's line form,
+// which a newer version may add.
+func (st *state) otherKeys(b []byte, loc model.Loc) {
+	st.members(b, func(key string, _ []byte) {
+		switch key {
+		case "timestamp", "type", "payload", "metadata", "ordinal":
+		default:
+			st.rep.Lose(model.LossDroppedField, "", "codex line field "+key, loc)
+		}
+	})
 }
 
 // bookkeeping reports a record that has no event: what the CLI keeps for
@@ -380,10 +401,10 @@ func (st *state) responseItem(b, metadata []byte, base model.Event, typ string) 
 	return st.passthrough(base, "response_item "+quoteType(typ))
 }
 
-// itemFields are the members of a response item the reader reads into
-// the model; the others go to the event's extra.
-//
-// A member that says what the header says (the working folder, the
+// extra takes a member of a record that the event has no field for: the
+// item's id is the event's id, its type is the event's kind, the
+// client's metadata is counted in the report, the others go to the
+// event's extra. A member that says what the header says (the working folder, the
 // model, the sub-agent's own path) is not repeated on the event.
 func (st *state) extra(ev *model.Event, key string, v []byte) {
 	switch key {
@@ -430,7 +451,7 @@ func (st *state) texts(content []byte, ev *model.Event) string {
 				parts = append(parts, s)
 			}
 		default:
-			st.rep.Lose(model.LossDroppedField, ev.Kind.String()+".extra.content", "codex content item "+quoteType(typ)+" (only text is read)", ev.Loc)
+			st.rep.Lose(model.LossDroppedField, "", "codex content item "+quoteType(typ)+" (only text is read)", ev.Loc)
 		}
 		return nil
 	})
@@ -657,6 +678,7 @@ func (st *state) usage(b []byte, base model.Event) error {
 	var thread, resp string
 	var u model.Usage
 	var reasoning []byte
+	other := false
 	st.members(b, func(key string, v []byte) {
 		switch key {
 		case "thread_id":
@@ -665,8 +687,13 @@ func (st *state) usage(b []byte, base model.Event) error {
 			resp, _ = st.ix.String(v)
 		case "usage":
 			u, reasoning = st.counts(v)
+		default:
+			other = true
 		}
 	})
+	if other {
+		st.rep.Lose(model.LossDroppedField, "", "codex token_usage_record's turn ids and running totals (turn_token_usage, thread_token_usage: the records' sums)", base.Loc)
+	}
 	if thread != "" && st.thread != "" && thread != st.thread {
 		st.bookkeeping("codex token_usage_record of another thread (a forked sub-agent's replay of its parent's)", base.Loc)
 		return nil
@@ -692,31 +719,31 @@ func (st *state) usage(b []byte, base model.Event) error {
 	return st.flush()
 }
 
-// counts reads a usage object, whose input includes its cached and
-// cache-written tokens and whose output includes the reasoning, into the
-// model's terms (input without the cache). reasoning is the reasoning
-// count when not 0.
+// counts reads a usage object into the model's terms by the usage rule
+// (usage.Codex: input holds the cache, output the reasoning). reasoning is
+// the reasoning count when not 0.
 func (st *state) counts(b []byte) (u model.Usage, reasoning []byte) {
-	var input int64
+	var input, cached, written, output uint64
 	st.members(b, func(key string, v []byte) {
 		n, _ := jsonscan.Int(v)
+		c := uint64(max(n, 0))
 		switch key {
 		case "input_tokens":
-			input = n
+			input = c
 		case "cached_input_tokens":
-			u.CacheRead = n
+			cached = c
 		case "cache_write_input_tokens":
-			u.CacheCreate = n
+			written = c
 		case "output_tokens":
-			u.Output = n
+			output = c
 		case "reasoning_output_tokens":
 			if n != 0 {
 				reasoning = st.ix.Copy(v)
 			}
 		}
 	})
-	u.Input = max(input-u.CacheRead-u.CacheCreate, 0)
-	return u, reasoning
+	c := usage.Codex(input, cached, written, output)
+	return model.Usage{Input: int64(c.In), Output: int64(c.Out), CacheRead: int64(c.Cached), CacheCreate: int64(c.CacheCreate)}, reasoning
 }
 
 // ---- events

@@ -335,3 +335,33 @@ func TestEveryRecordNameHasAMeaning(t *testing.T) {
 		t.Errorf("only %d names", len(lines))
 	}
 }
+
+// TestContentOtherThanText: an image in a prompt is reported where it is,
+// and the prompt's text is kept.
+func TestContentOtherThanText(t *testing.T) {
+	in := `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"what is this?"},{"type":"input_image","image_url":"data:image/png;base64,AAAA"}]}}` + "\n"
+	var c model.Collector
+	rep := &model.Report{}
+	if err := codex.Read(strings.NewReader(in), &c, rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Session.Events) != 1 || c.Session.Events[0].Text != "what is this?" {
+		t.Fatalf("events %+v", c.Session.Events)
+	}
+	if l := rep.Find(model.LossDroppedField, "codex content item input_image (only text is read)"); l == nil || l.Locations[0].Line != 1 {
+		t.Errorf("the image is not reported:\n%s", rep.Text())
+	}
+}
+
+// TestLineFieldsBeyondTheForm: a key a line has beyond {timestamp,
+// ordinal, type, payload, metadata} is reported where it is.
+func TestLineFieldsBeyondTheForm(t *testing.T) {
+	in := `{"timestamp":"t","ordinal":0,"type":"session_meta","payload":{"id":"T"},"shard":3}` + "\n"
+	rep := &model.Report{}
+	if err := codex.Read(strings.NewReader(in), &model.Collector{}, rep); err != nil {
+		t.Fatal(err)
+	}
+	if l := rep.Find(model.LossDroppedField, "codex line field shard"); l == nil || l.Locations[0].Line != 1 {
+		t.Errorf("the line's extra key is not reported:\n%s", rep.Text())
+	}
+}

@@ -393,30 +393,13 @@ func readLine(br *bufio.Reader, buf *[]byte) (line []byte, terminated, tooLong b
 	}
 }
 
-// line indexes one JSONL line.
+// line indexes one JSONL line: reads its fields, tells the file's format
+// by its first record, notes its time, and indexes its records.
 func (ix *Index) line(scan *jsonscan.Index, line []byte, place Place, tail bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	var typ, ts, session string
-	var message, toolUseResult []byte
-	var sessionAt []byte
-	err := scan.Object(line, func(k, v []byte) error {
-		switch string(jsonscan.KeyBytes(k)) {
-		case "type":
-			typ, _ = scan.String(v)
-		case "timestamp":
-			ts, _ = scan.String(v)
-		case "message":
-			message = v
-		case "sessionId", "session_id":
-			session, _ = scan.String(v)
-			sessionAt = v
-		case "toolUseResult":
-			toolUseResult = v
-		}
-		return nil
-	})
+	f, err := readLineFields(scan, line)
 	if err != nil {
 		why := err.Error()
 		if errors.Is(err, jsonscan.ErrNotObject) {
@@ -425,63 +408,89 @@ func (ix *Index) line(scan *jsonscan.Index, line []byte, place Place, tail bool)
 		ix.problem(Problem{Place: place, Why: why})
 		return
 	}
-	if typ == "header" && ix.Format != Claude {
+	if !ix.learnFormat(&f, line, place) {
+		return
+	}
+	ix.noteTime(f.ts, tail)
+	b := recordBuilder{ix: ix, scan: scan, line: line, at: place, tail: tail}
+	if f.session != "" && ix.SessionID == "" && ix.Format == Claude {
+		ix.SessionID, ix.SessionAt = f.session, b.place(f.sessionAt)
+	}
+	b.records(&f)
+}
+
+// lineFields are the fields of a line's object the index reads: strings
+// decoded, objects as slices of the line.
+type lineFields struct {
+	typ, ts, session       string
+	message, toolUseResult []byte
+	sessionAt              []byte // the session id's value
+}
+
+// readLineFields reads the fields of a line's object.
+func readLineFields(scan *jsonscan.Index, line []byte) (f lineFields, err error) {
+	err = scan.Object(line, func(k, v []byte) error {
+		switch string(jsonscan.KeyBytes(k)) {
+		case "type":
+			f.typ, _ = scan.String(v)
+		case "timestamp":
+			f.ts, _ = scan.String(v)
+		case "message":
+			f.message = v
+		case "sessionId", "session_id":
+			f.session, _ = scan.String(v)
+			f.sessionAt = v
+		case "toolUseResult":
+			f.toolUseResult = v
+		}
+		return nil
+	})
+	return f, err
+}
+
+// learnFormat tells the file's format from its first line that says it,
+// and reports whether line holds records: a subagent file's header line
+// holds its session id only, and a line of neither format is a problem.
+func (ix *Index) learnFormat(f *lineFields, line []byte, place Place) bool {
+	if f.typ == "header" && ix.Format != Claude {
 		// The first line of a subagent's own file, as the recorder format
 		// describes it: {"type":"header","session_id":"sub-…",…}.
 		if ix.Format == 0 {
 			ix.Format = SDK
 		}
-		if ix.SessionID == "" && session != "" {
-			ix.SessionID, ix.SessionAt = session, Place{Off: place.Off + int64(cap(line)-cap(sessionAt)), Len: int64(len(sessionAt)), Line: place.Line}
+		if ix.SessionID == "" && f.session != "" {
+			ix.SessionID, ix.SessionAt = f.session, Place{Off: place.Off + int64(cap(line)-cap(f.sessionAt)), Len: int64(len(f.sessionAt)), Line: place.Line}
 		}
-		return
+		return false
 	}
-	if ix.Format == 0 {
-		f, _ := convert.Detect(ix.Path, append(append([]byte(nil), line...), '\n'))
-		switch f {
-		case convert.SDKJSONL:
-			ix.Format = SDK
-		case convert.Claude:
-			ix.Format = Claude
-		default:
-			ix.problem(Problem{Place: place, Why: "neither an autopilot JSONL message nor a Claude Code entry"})
-			return
-		}
+	if ix.Format != 0 {
+		return true
 	}
-	if ts != "" {
-		if tail {
-			ix.tailTS = ts
-		} else {
-			if ix.firstTS == "" {
-				ix.firstTS = ts
-			}
-			ix.lastTS = ts
-		}
+	format, _ := convert.Detect(ix.Path, append(append([]byte(nil), line...), '\n'))
+	switch format {
+	case convert.SDKJSONL:
+		ix.Format = SDK
+	case convert.Claude:
+		ix.Format = Claude
+	default:
+		ix.problem(Problem{Place: place, Why: "neither an autopilot JSONL message nor a Claude Code entry"})
+		return false
 	}
-	b := recordBuilder{ix: ix, scan: scan, line: line, at: place, tail: tail}
-	if session != "" && ix.SessionID == "" && ix.Format == Claude {
-		ix.SessionID, ix.SessionAt = session, b.place(sessionAt)
-	}
-	switch typ {
-	case "assistant":
-		b.message(message, Agent)
-	case "user":
-		first := len(ix.recs)
-		if tail {
-			first = len(ix.recs) + len(ix.tail)
+	return true
+}
+
+// noteTime notes a line's timestamp: the first and last of the file as
+// read, or the last of its growing tail.
+func (ix *Index) noteTime(ts string, tail bool) {
+	switch {
+	case ts == "":
+	case tail:
+		ix.tailTS = ts
+	default:
+		if ix.firstTS == "" {
+			ix.firstTS = ts
 		}
-		b.message(message, User)
-		if len(toolUseResult) > 0 && toolUseResult[0] == '{' {
-			b.agent(toolUseResult, first)
-		}
-	case "system":
-		if ix.Format == SDK {
-			b.system(message)
-		}
-	case "result":
-		if ix.Format == SDK {
-			b.add(Record{Kind: Result}, line)
-		}
+		ix.lastTS = ts
 	}
 }
 
@@ -506,6 +515,31 @@ func (b *recordBuilder) add(r Record, v []byte) {
 		b.ix.tail = append(b.ix.tail, r)
 	} else {
 		b.ix.recs = append(b.ix.recs, r)
+	}
+}
+
+// records indexes the records of a line, by its type.
+func (b *recordBuilder) records(f *lineFields) {
+	switch f.typ {
+	case "assistant":
+		b.message(f.message, Agent)
+	case "user":
+		first := len(b.ix.recs)
+		if b.tail {
+			first = len(b.ix.recs) + len(b.ix.tail)
+		}
+		b.message(f.message, User)
+		if len(f.toolUseResult) > 0 && f.toolUseResult[0] == '{' {
+			b.agent(f.toolUseResult, first)
+		}
+	case "system":
+		if b.ix.Format == SDK {
+			b.system(f.message)
+		}
+	case "result":
+		if b.ix.Format == SDK {
+			b.add(Record{Kind: Result}, b.line)
+		}
 	}
 }
 

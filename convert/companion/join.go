@@ -111,10 +111,10 @@ func Filter(fs []Finding, cfg analysis.Config) []Finding {
 
 // The codes of the pair's findings (docs/diagnostics.md).
 const (
-	CodeOtherSession = "W014"
-	CodeUnreadable   = "W015"
-	CodeNotInRecord  = "I005"
-	CodeNotInLog     = "I006"
+	CodeOtherSession = analysis.W014
+	CodeUnreadable   = analysis.W015
+	CodeNotInRecord  = analysis.I005
+	CodeNotInLog     = analysis.I006
 )
 
 // matchWindow is how many records of a kind a message line may skip to
@@ -726,7 +726,7 @@ func (j *joiner) anchor() grammar.Span {
 	return grammar.Span{Start: l.Start, End: l.TrimEnd}
 }
 
-func (j *joiner) add(code string, span grammar.Span, msg string, in ...FilePlace) {
+func (j *joiner) add(code analysis.Code, span grammar.Span, msg string, in ...FilePlace) {
 	r, _ := analysis.RuleFor(code)
 	j.p.findings = append(j.p.findings, Finding{
 		Finding: analysis.Finding{Code: code, Severity: r.Severity, Span: span, Line: j.t.LineAt(span.Start), Message: msg},

@@ -3,11 +3,14 @@ package gemini
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -44,17 +47,20 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 }
 
 // ReadNamed reads the session from r, which holds the file at path, with
-// its sub-agents' files. A sub-agent's file is chats/SESSION_ID/AGENT_ID.jsonl beside the
-// session's: it is spliced in before the result of the invoke_agent call
-// whose agentId names it, framed by sub-agent events; the files of the
-// session that no call names come at the end.
+// its sub-agents' files. A sub-agent's file is
+// chats/SESSION_ID/AGENT_ID.jsonl beside the session's: it is spliced in
+// before the result of the invoke_agent call whose agentId names it,
+// framed by sub-agent events; the files of the session that no call names
+// come at the end, unless the file has no message (a resume's stub).
 func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) error {
 	h := newHeader()
 	rd := &reader{h: h, top: h, sink: sink, rep: rep, chats: filepath.Dir(path), used: map[string]bool{}, agentTypes: map[string]string{}}
 	if err := rd.read(r); err != nil {
 		return err
 	}
-	if h.ID != "" && validName(h.ID) {
+	// A file without messages (the stub a resume leaves beside the
+	// session's file) does not take the session's sub-agents.
+	if h.ID != "" && validName(h.ID) && rd.sawMessage {
 		m, _ := filepath.Glob(filepath.Join(rd.chats, h.ID, "*.jsonl"))
 		sort.Strings(m)
 		for _, p := range m {
@@ -96,8 +102,8 @@ type reader struct {
 	file  string
 	depth int
 
-	// sawHeader says the file's header was read.
-	sawHeader bool
+	// sawHeader says the file's header was read; sawMessage a message.
+	sawHeader, sawMessage bool
 	// pending is the last message read, held until a record with another
 	// id comes: Gemini CLI writes a message again, same id, when its tool
 	// calls finish.
@@ -128,8 +134,9 @@ type message struct {
 	loc    model.Loc
 }
 
-// openCall is a tool call waiting for its result: the toolCalls entry's
-// members, and the call's event (for a sub-agent).
+// openCall is a tool call waiting for its result: its id and name, the
+// toolCalls entry's members (status, result, display, agentId) and where
+// the entry is.
 type openCall struct {
 	id, name string
 	entry    model.Fields
@@ -259,7 +266,7 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 		id, _ := jsonscan.String(to)
 		ev := rd.event(model.KindSystem, "", loc)
 		ev.Name = "rewind"
-		ev.Text = "the conversation goes back to message " + id
+		ev.Text = "the conversation goes back to before message " + id + ": it and the messages after it are taken out"
 		ev.Extra.Set("$rewindTo", jsonscan.Copy(to))
 		return rd.emit(&ev)
 	case hasSession:
@@ -332,8 +339,31 @@ func (rd *reader) headerField(key string, v json.RawMessage, extra *model.Fields
 	case key == "lastUpdated" && isString:
 		rd.updated(s)
 	default:
+		if key == "projectHash" && isString && rd.h == rd.top && rd.h.Cwd == "" {
+			rd.h.Cwd = projectRoot(rd.chats, s)
+		}
 		extra.Set(key, jsonscan.Copy(v))
 	}
+}
+
+// projectRoot is the working folder of the sessions in the folder chats
+// (~/.gemini/tmp/PROJECT/chats): what PROJECT/.project_root says, when
+// its SHA-256 is the session's projectHash (as Gemini CLI makes it); ""
+// otherwise.
+func projectRoot(chats, hash string) string {
+	if chats == "" {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(chats), ".project_root"))
+	if err != nil || len(b) > 4096 {
+		return ""
+	}
+	root := strings.TrimRight(string(b), "\r\n")
+	sum := sha256.Sum256([]byte(root))
+	if hex.EncodeToString(sum[:]) != hash {
+		return ""
+	}
+	return root
 }
 
 // updated records when the session last changed.
@@ -356,6 +386,7 @@ func (rd *reader) emit(ev *model.Event) error {
 // message holds a message until the next record with another id: a
 // message written again (same id) updates it, member by member.
 func (rd *reader) message(fields model.Fields, loc model.Loc) error {
+	rd.sawMessage = true
 	id, _ := fields.String("id")
 	if p := rd.pending; p != nil && p.id == id {
 		for _, f := range fields {
@@ -401,6 +432,9 @@ func (rd *reader) flush() error {
 		ev.Name = typ
 		ev.Text, _ = contentText(p.fields)
 		ev.Extra = rest(p.fields, "id", "timestamp", "type", "content")
+		if v, ok := p.fields.Get("content"); ok && (len(v) == 0 || v[0] != '"') {
+			ev.Extra.Set("content", v) // parts: the text is their text's
+		}
 		return rd.emit(&ev)
 	}
 	ev := rd.base(p, model.KindPassthrough)
@@ -422,20 +456,11 @@ func (rd *reader) base(p *message, kind model.Kind) model.Event {
 func rest(f model.Fields, skip ...string) model.Fields {
 	var out model.Fields
 	for _, x := range f {
-		if !contains(skip, x.Key) {
+		if !slices.Contains(skip, x.Key) {
 			out = append(out, x)
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // contentText is a message's content as text: the string, or its text
@@ -775,7 +800,34 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 		Input, Output, Cached, Thoughts, Tool int64
 		Total                                 *int64
 	}
-	if json.Unmarshal(v, &t) != nil {
+	bad := false
+	count := func(val []byte) int64 {
+		if jsonscan.IsNull(val) {
+			return 0
+		}
+		n, ok := jsonscan.Int(val)
+		bad = bad || !ok
+		return n
+	}
+	err := jsonscan.Members(v, func(k, val []byte) error {
+		switch string(k) {
+		case "input":
+			t.Input = count(val)
+		case "output":
+			t.Output = count(val)
+		case "cached":
+			t.Cached = count(val)
+		case "thoughts":
+			t.Thoughts = count(val)
+		case "tool":
+			t.Tool = count(val)
+		case "total":
+			n := count(val)
+			t.Total = &n
+		}
+		return nil
+	})
+	if err != nil || bad {
 		rd.rep.Add(model.LossMalformed, "gemini tokens is not an object of counts", loc)
 		return nil
 	}
@@ -842,9 +894,6 @@ func (rd *reader) closeCalls() error {
 				if name, ok := ev.Extra.String("functionResponse.name"); ok && name == c.name {
 					ev.Extra.Delete("functionResponse.name")
 				}
-				if id, ok := ev.Extra.String("functionResponse.id"); ok && id == c.id {
-					ev.Extra.Delete("functionResponse.id")
-				}
 				fr = bytes.Clone(fr)
 			} else {
 				fr = nil
@@ -862,7 +911,7 @@ func (rd *reader) closeCalls() error {
 
 // set reads a $set control line, member by member.
 func (rd *reader) set(v []byte, loc model.Loc) error {
-	f, err := model.ParseFields(v)
+	f, err := model.ParseValidFieldsView(v) // views of the line: what is kept is copied
 	if err != nil {
 		rd.rep.Add(model.LossMalformed, "gemini $set is not an object", loc)
 		return nil
@@ -874,7 +923,7 @@ func (rd *reader) set(v []byte, loc model.Loc) error {
 			if s, ok := jsonscan.String(x.Value); ok {
 				rd.updated(s)
 			} else {
-				rd.h.Extra.Set("lastUpdated", x.Value)
+				rd.h.Extra.Set("lastUpdated", jsonscan.Copy(x.Value))
 			}
 			continue
 		}
@@ -897,16 +946,18 @@ func (rd *reader) set(v []byte, loc model.Loc) error {
 			if err := rd.resume(); err != nil {
 				return err
 			}
-			ev := rd.event(model.KindSystem, "", loc)
+			// A run resumes the session (rlog's @resume); the id is the
+			// session's own unless it says otherwise.
+			ev := rd.event(model.KindLifecycle, "", loc)
 			ev.Name = "resume"
-			id, _ := jsonscan.String(x.Value)
-			ev.Text = "Gemini CLI resumes session " + id
-			ev.Extra.Set("sessionId", x.Value)
+			if id, ok := jsonscan.String(x.Value); !ok || id != rd.top.ID {
+				ev.Extra.Set("sessionId", jsonscan.Copy(x.Value))
+			}
 			rd.resumed = &ev
 		default:
 			// summary, memoryScratchpad: what the session is about, for the
 			// CLI's lists and memory.
-			rd.h.Extra.Set(x.Key, x.Value)
+			rd.h.Extra.Set(x.Key, jsonscan.Copy(x.Value))
 			if _, known := records.SetKey(x.Key); !known {
 				rd.rep.Add(model.LossPassthrough, "gemini $set key "+x.Key, loc)
 			}
@@ -986,8 +1037,9 @@ func (rd *reader) messages(v []byte, loc model.Loc) error {
 			}
 			if rd.resumed != nil {
 				// The CLI sets the session again as it compresses.
-				v, _ := rd.resumed.Extra.Get("sessionId")
-				ev.Extra.Set("sessionId", v)
+				if v, ok := rd.resumed.Extra.Get("sessionId"); ok {
+					ev.Extra.Set("sessionId", v)
+				}
 				rd.resumed = nil
 			}
 			if err := rd.emit(&ev); err != nil {

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -114,7 +115,7 @@ func TestControlLines(t *testing.T) {
 		`not json`+"\n"+
 		`{"id":"u3","timestamp":"t5","type":"user","content":"caf`+"\xe9"+`"}`+"\n")
 	want := "user:<session_context>\nhere</session_context> | user:go | system:the request failed: Gemini CLI took the prompt out of the conversation | " +
-		"system:Gemini CLI resumes session s1 | system:note | system:the conversation goes back to message u1 | passthrough: | passthrough: | user:a | passthrough: | user:caf\uFFFD"
+		"lifecycle: | system:note | system:the conversation goes back to before message u1: it and the messages after it are taken out | passthrough: | passthrough: | user:a | passthrough: | user:caf\uFFFD"
 	if got := kinds(s); got != want {
 		t.Errorf("events\n%s\nwant\n%s", got, want)
 	}
@@ -148,7 +149,7 @@ func TestCompression(t *testing.T) {
 		`{"id":"u2","timestamp":"t6","type":"user","content":[{"functionResponse":{"id":"c1","name":"r","response":{"output":"o"}}}]}`+"\n"+
 		`{"$set":{"sessionId":"s1"}}`+"\n"+
 		`{"$set":{"messages":[`+snap+`]}}`+"\n")
-	want := "user:go | tool_call:c1 | compaction:<state_snapshot>S</state_snapshot> | tool_result:c1=o | system:Gemini CLI resumes session s1"
+	want := "user:go | tool_call:c1 | compaction:<state_snapshot>S</state_snapshot> | tool_result:c1=o | lifecycle:"
 	if got := kinds(s); got != want {
 		t.Errorf("events\n%s\nwant\n%s", got, want)
 	}
@@ -239,6 +240,19 @@ func TestSubagentFiles(t *testing.T) {
 	}
 	if s.Header.ID != "s1" {
 		t.Errorf("the sub-agents changed the header: %+v", s.Header)
+	}
+	// The stub a resume in a later minute leaves: the same session, no
+	// message; it does not take the session's sub-agents.
+	stub := filepath.Join(dir, "session-2026-01-01T00-09-s1.jsonl")
+	os.WriteFile(stub, []byte(header+`{"$set":{"messages":[]}}`+"\n"), 0o644)
+	f2, _ := os.Open(stub)
+	defer f2.Close()
+	c = model.Collector{}
+	if err := ReadNamed(f2, stub, &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Session.Events) != 0 {
+		t.Errorf("the stub: %s", kinds(&c.Session))
 	}
 }
 
@@ -414,3 +428,66 @@ func TestMemoryStaysConstant(t *testing.T) {
 		t.Errorf("live heap grows with the session: %d KB at 2 MB, %d KB at 16 MB", small>>10, large>>10)
 	}
 }
+
+// TestOwnSession: in a folder of Gemini CLI sessions, a sub-agent's file,
+// a single-JSON session continued in a .jsonl and a resume's stub are read
+// with (or are) the session that holds them, the others on their own.
+func TestOwnSession(t *testing.T) {
+	root := "../../testdata/agents/gemini-cli/0.61.0"
+	for _, c := range []struct {
+		path string
+		own  bool
+	}{
+		{"subagent/gemini/tmp/work/chats/session-2026-11-27T10-01-887c44e3.jsonl", true},
+		{"subagent/gemini/tmp/work/chats/887c44e3-04f8-423e-bcfd-fd8605af5163/ffc9d7a8-867a-42a4-9528-86e06e6d7630.jsonl", false},
+		{"legacy/gemini/tmp/work/chats/session-2026-11-27T10-02-1ac2218e.json", false},
+		{"legacy/gemini/tmp/work/chats/session-2026-11-27T10-02-1ac2218e.jsonl", true},
+		{"resume/gemini/tmp/work/chats/session-2026-11-27T10-02-737d30c4.jsonl", true},
+		{"resume/gemini/tmp/work/chats/session-2026-11-27T10-03-737d30c4.jsonl", false}, // the stub
+		{"compression/gemini/tmp/work/chats/session-2026-11-27T10-02-da6dec66.jsonl", false},
+		{"shell/gemini/tmp/work/chats/session-2026-11-27T10-03-95b180fc.jsonl", true},
+	} {
+		p := filepath.Join(root, filepath.FromSlash(c.path))
+		if _, err := os.Stat(p); err != nil {
+			t.Fatal(err)
+		}
+		if got := OwnSession(p); got != c.own {
+			t.Errorf("OwnSession(%s) = %v", c.path, got)
+		}
+	}
+	// A sub-agent's folder whose session file is gone: its files are
+	// their own.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "abcdef12-0000", "x"), 0o755)
+	if !OwnSession(filepath.Join(dir, "abcdef12-0000", "a.jsonl")) || !OwnSession(filepath.Join(dir, "[x]*?abcdefgh", "a.jsonl")) {
+		t.Errorf("a sub-agent's file without its session is not its own")
+	}
+}
+
+// TestCwdFromProjectRoot: the session's working folder is what
+// PROJECT/.project_root beside chats/ says, when its SHA-256 is the
+// session's projectHash (as Gemini CLI makes it); otherwise none.
+func TestCwdFromProjectRoot(t *testing.T) {
+	dir := t.TempDir()
+	chats := filepath.Join(dir, "tmp", "shop", "chats")
+	os.MkdirAll(chats, 0o755)
+	os.WriteFile(filepath.Join(dir, "tmp", "shop", ".project_root"), []byte("/home/me/shop"), 0o644)
+	for hash, want := range map[string]string{
+		"0c0ee57dc07fa3fe6b4aa9abb18d1efa8e03e15b1e1b8b4bc1cf7c4c0bfb3d9b": "", // not /home/me/shop's
+		fmt.Sprintf("%x", sha256sum("/home/me/shop")):                      "/home/me/shop",
+	} {
+		path := filepath.Join(chats, "session-2026-01-01T00-00-s1.jsonl")
+		os.WriteFile(path, []byte(`{"sessionId":"s1","projectHash":"`+hash+`","startTime":"t","kind":"main"}`+"\n"), 0o644)
+		f, _ := os.Open(path)
+		var c model.Collector
+		if err := ReadNamed(f, path, &c, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if c.Session.Header.Cwd != want {
+			t.Errorf("hash %s: cwd %q, want %q", hash[:8], c.Session.Header.Cwd, want)
+		}
+	}
+}
+
+func sha256sum(s string) [32]byte { return sha256.Sum256([]byte(s)) }

@@ -29,6 +29,11 @@ type Options struct {
 	// (Header.Totals at its end), not its messages counted: a writer that
 	// marks totals it made up does not mark them.
 	TotalsStated bool
+	// Complete, when set, is put between an rlog source's reader and the
+	// writer of another format: it gives the events what lies beside the
+	// log holds of them (companion.Completer: the whole records of its
+	// companion, where the log cut them).
+	Complete func(Sink, *Report) Sink
 }
 
 // ProducerName returns Producer or the default.

@@ -102,6 +102,22 @@ func SourceEndOf(h *Header, extraKeys map[string]bool, madeUp []string, omit ...
 	return b.Bytes()
 }
 
+// WithMember is the JSON object obj with the member key: value first, for
+// a writer that adds a field of its own to a source object (the session's
+// id, when the target could not keep it as the session's).
+func WithMember(obj json.RawMessage, key string, value []byte) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	jsonw.String(&b, key)
+	b.WriteByte(':')
+	b.Write(value)
+	if rest := bytes.TrimSpace(obj[1:]); len(rest) > 0 && rest[0] != '}' {
+		b.WriteByte(',')
+	}
+	b.Write(obj[1:])
+	return b.Bytes()
+}
+
 // ApplySource sets on h what a source object (start or end) says, and
 // takes out the values it names made up; it returns the object's fields,
 // for a reader that reads some of them its own way.
@@ -113,6 +129,10 @@ func ApplySource(h *Header, raw []byte) (Fields, error) {
 	for _, fl := range f {
 		s, isStr := jsonscan.String(fl.Value)
 		switch fl.Key {
+		case "id":
+			if isStr && s != "" {
+				h.ID = s
+			}
 		case "format":
 			h.Origin = s
 		case "version":

@@ -24,6 +24,8 @@ func sessions(t *testing.T) []string {
 	for _, pat := range []string{
 		"testdata/logs/*.rlog", "testdata/*.rlog", "convert/testdata/fixtures/session.rlog",
 		"testdata/agents/claude-code/*/*/claude/projects/*/*.jsonl", "testdata/claude/*.jsonl",
+		"testdata/agents/codex/*/*/codex-home/sessions/*/*/*/*.jsonl",
+		"testdata/agents/gemini-cli/*/*/*/tmp/*/chats/*.json*",
 		"convert/testdata/fixtures/*.json", "convert/testdata/fixtures/*.jsonl",
 	} {
 		m, err := filepath.Glob(filepath.Join(root, pat))

@@ -795,6 +795,14 @@ func (s *session) End(h *model.Header) error {
 		}
 	}
 	m := s.main
+	// The session's own start and end, when it states them (a rollout's
+	// first record, a task's completion), are the root's too, as they are
+	// the @start and @end of its rlog conversion.
+	for _, v := range []string{h.Started, h.Ended} {
+		if t, ok := parseTime(v); ok {
+			m.cover(t)
+		}
+	}
 	for _, c := range sortedCalls(m.calls) {
 		if err := s.endCall(m, c, interval{}, nil, false); err != nil {
 			return err

@@ -142,7 +142,7 @@ func TestToRlogIsClean(t *testing.T) {
 				data, _ := os.ReadFile(in.path)
 				srcFindings = map[string]bool{}
 				for _, f := range analysis.Check(grammar.Parse(data), analysis.Config{}) {
-					srcFindings[f.Code+" "+f.Message] = true
+					srcFindings[string(f.Code)+" "+f.Message] = true
 				}
 			}
 			tree := grammar.Parse(out.Bytes())
@@ -162,7 +162,7 @@ func TestToRlogIsClean(t *testing.T) {
 // allowed says why a finding on converted output is not the converter's
 // doing, or "" when it is.
 func allowed(f analysis.Finding, out *grammar.Tree, src *convert.Session, srcFindings map[string]bool) string {
-	if srcFindings != nil && srcFindings[f.Code+" "+f.Message] {
+	if srcFindings != nil && srcFindings[string(f.Code)+" "+f.Message] {
 		return "the rlog source has the same finding"
 	}
 	switch f.Code {

@@ -847,7 +847,11 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 				continue
 			}
 			summary = append(summary, string(p.text[t.Span.Start:end]))
-			input.Set(string(key), argValue(string(p.text[value.Start:value.End])))
+			name := string(key)
+			if a, ok := abbreviatedArgs[call.Name]; ok && name == a.rlog {
+				name = a.input
+			}
+			input.Set(name, argValue(string(p.text[value.Start:value.End])))
 			continue
 		}
 		summary = append(summary, string(p.text[t.Span.Start:t.Span.End]))

@@ -37,7 +37,7 @@ func findings(out string) []string {
 	var codes []string
 	for _, f := range analysis.Check(grammar.Parse([]byte(out)), analysis.Config{}) {
 		if f.Code != "I004" {
-			codes = append(codes, f.Code+" "+f.Message)
+			codes = append(codes, string(f.Code)+" "+f.Message)
 		}
 	}
 	return codes
@@ -441,5 +441,30 @@ func TestBareToolLineID(t *testing.T) {
 	}
 	if want := "c1,call_L7"; strings.Join(ids, ",") != want {
 		t.Errorf("rlog -> rlog: ids %v, want %s in\n%s", ids, want, out.String())
+	}
+}
+
+// TestReaderGivesAbbreviatedArgsTheirKeys: rlog writes Bash's command as
+// cmd= and Task's description as desc=; read back, they are under the
+// tool's own keys (an export to Claude Code with "cmd" gave Bash an input
+// it does not take), and written again as rlog, the line is the same.
+func TestReaderGivesAbbreviatedArgsTheirKeys(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: x\nrepo_sha: 560549231\n---\n" +
+		"t!:Bash id=k1 cmd=\"ls -l\" → [running]\n" +
+		"t!:Task id=k2 desc=\"Find the card\" → [running]\n" +
+		"t!:Other id=k3 cmd=make → [running]\n"
+	s, _ := read(t, src)
+	var inputs []string
+	for _, e := range s.Events {
+		inputs = append(inputs, string(e.Call.Input))
+	}
+	if got, want := strings.Join(inputs, " "), `{"command":"ls -l"} {"description":"Find the card"} {"cmd":"make"}`; got != want {
+		t.Errorf("inputs %s, want %s", got, want)
+	}
+	out, _ := write(t, s, model.Options{})
+	for _, l := range body(src) {
+		if !strings.Contains(out, "\n"+l+"\n") {
+			t.Errorf("written again, %q is not there:\n%s", l, out)
+		}
 	}
 }

@@ -1063,6 +1063,16 @@ func (wr *writer) subagent(e *model.Event, usage *model.Usage) {
 	}
 }
 
+// abbreviatedArgs are the tool arguments rlog writes under a key of its
+// own, by tool: Bash's command as cmd=, Task's description as desc=
+// (docs/format.md#truncation). The reader gives them back their tool's
+// key, so that a call converted to the agent's format is one its tool
+// takes.
+var abbreviatedArgs = map[string]struct{ rlog, input string }{
+	"Bash": {"cmd", "command"},
+	"Task": {"desc", "description"},
+}
+
 // toolArgs abbreviates a tool input the way the autopilot writer does
 // (docs/format.md#truncation): file_path= for Read/Edit/Write, cmd= for Bash,
 // pattern= for Glob and Grep, desc= for Task; for other tools the scalar
@@ -1091,7 +1101,7 @@ func toolArgs(name string, input json.RawMessage) (string, bool) {
 		out, exact = one("file_path", "file_path", 0)
 		ok = out != ""
 	case "Bash":
-		out, exact = one("cmd", "command", limitArg)
+		out, exact = one(abbreviatedArgs["Bash"].rlog, "command", limitArg)
 		ok = out != ""
 	case "Glob":
 		out, exact = one("pattern", "pattern", 0)
@@ -1100,7 +1110,7 @@ func toolArgs(name string, input json.RawMessage) (string, bool) {
 		out, exact = one("pattern", "pattern", 30)
 		ok = out != ""
 	case "Task":
-		out, exact = one("desc", "description", 40)
+		out, exact = one(abbreviatedArgs["Task"].rlog, "description", 40)
 		ok = out != ""
 	}
 	if ok {

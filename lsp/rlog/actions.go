@@ -140,10 +140,10 @@ func diagCode(d protocol.Diagnostic) string {
 // more than publishing them did.
 func quickFixes(dc *docCtx, diags []protocol.Diagnostic) []codeAction {
 	t := dc.Doc.Text.Tree
-	asked := map[string]bool{}
+	asked := map[analysis.Code]bool{}
 	for _, d := range diags {
 		if code := diagCode(d); code != "" && (d.Source == "" || d.Source == "rlog-ls") {
-			asked[code] = true
+			asked[analysis.Code(code)] = true
 		}
 	}
 	if len(asked) == 0 {
@@ -151,7 +151,7 @@ func quickFixes(dc *docCtx, diags []protocol.Diagnostic) []codeAction {
 	}
 	findings, _, _ := dc.Doc.Text.findings(analysisConfig(dc.Settings), -1)
 	type where struct {
-		code string
+		code analysis.Code
 		rng  protocol.Range
 	}
 	byRange := map[where]analysis.Finding{}
@@ -169,7 +169,7 @@ func quickFixes(dc *docCtx, diags []protocol.Diagnostic) []codeAction {
 	var out []codeAction
 	index := map[string]int{} // title -> action, to merge
 	for _, d := range diags {
-		f, ok := byRange[where{diagCode(d), d.Range}]
+		f, ok := byRange[where{analysis.Code(diagCode(d)), d.Range}]
 		if !ok || d.Source != "" && d.Source != "rlog-ls" {
 			continue
 		}

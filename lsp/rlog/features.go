@@ -90,7 +90,9 @@ func Features() lsp.Features[Doc] {
 	vs := newViews()
 	cs := newCompanions(vs)
 	return lsp.Features[Doc]{
-		Parse: Parse,
+		Parse:    Parse,
+		Section:  "rlog",
+		Settings: DefaultSettings(),
 		Diagnose: func(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 			if isRecordDocument(dc.Doc.URI) {
 				return lsp.Diagnostics{} // a companion opened in the editor: navigation only
@@ -196,7 +198,7 @@ func analysisConfig(s lsp.Settings) analysis.Config {
 	cfg, _ := analysis.DisableCodes(s.DisabledCodes)
 	// Unknown codes are ignored, as in disabledCodes; the settings reader
 	// has already dropped, and logged, unknown levels.
-	cfg, _ = cfg.SetSeverities(s.Severity)
+	cfg, _ = cfg.SetSeverities(settingsOf(s).Severity)
 	return cfg
 }
 
@@ -221,7 +223,7 @@ func diagnose(ctx context.Context, dc *docCtx) lsp.Diagnostics {
 		// summaries are fresh in memory, saves the first of those requests
 		// most of its work in a large log. Later requests re-read only the
 		// chunks edits replace.
-		tree, folds, outline := dc.Doc.Text.Tree, foldingLimit(dc.Session), dc.Settings.Outline.MaxItems
+		tree, folds, outline := dc.Doc.Text.Tree, foldingLimit(dc.Session), settingsOf(dc.Settings).Outline.MaxItems
 		warm = func() {
 			analysis.FoldsUpTo(tree, folds)
 			analysis.Outline(tree, outline)
@@ -244,8 +246,8 @@ func toDiagnostic(dc *docCtx, positions *lsp.PositionCache, f analysis.Finding) 
 	d := protocol.Diagnostic{
 		Range:           positions.Range(f.Span.Start, f.Span.End),
 		Severity:        protocol.DiagnosticSeverity(f.Severity),
-		Code:            f.Code,
-		CodeDescription: &protocol.CodeDescription{Href: protocol.URI(DocsURL + "#" + strings.ToLower(f.Code))},
+		Code:            string(f.Code), // a string on the wire and to the code actions' diagCode
+		CodeDescription: &protocol.CodeDescription{Href: protocol.URI(DocsURL + "#" + strings.ToLower(string(f.Code)))},
 		Source:          "rlog-ls",
 		Message:         f.Message,
 	}
@@ -339,7 +341,7 @@ var symbolKinds = map[analysis.SymbolKind]protocol.SymbolKind{
 }
 
 func documentSymbols(_ context.Context, dc *docCtx, _ *protocol.DocumentSymbolParams) (any, error) {
-	syms := analysis.Outline(dc.Doc.Text.Tree, dc.Settings.Outline.MaxItems)
+	syms := analysis.Outline(dc.Doc.Text.Tree, settingsOf(dc.Settings).Outline.MaxItems)
 	positions := dc.Mapper.Positions()
 	if hierarchical(dc.Session) {
 		return lsp.EncodeDocumentSymbols(toDocumentSymbols(positions, syms))

@@ -175,7 +175,8 @@ func openDocument(wc *wsCtx, uri protocol.DocumentURI) *lsp.Document[Doc] {
 // inlayHints answers textDocument/inlayHint for the lines of the range:
 // latencies after o: lines and pauses before lines, as the settings ask.
 func inlayHints(ctx context.Context, dc *docCtx, p *lsp.InlayHintParams) (any, error) {
-	set := dc.Settings.InlayHints
+	settings := settingsOf(dc.Settings)
+	set := settings.InlayHints
 	out := []lsp.InlayHint{}
 	if !set.Latency && !set.Gaps {
 		return out, nil
@@ -183,7 +184,7 @@ func inlayHints(ctx context.Context, dc *docCtx, p *lsp.InlayHintParams) (any, e
 	t := dc.Doc.Text.Tree
 	start, end := dc.Mapper.Span(p.Range)
 	start = t.Line(t.LineAt(start)).Start // whole lines
-	opts := analysis.InlayHintOptions{Latency: set.Latency, Gaps: set.Gaps, MinGap: dc.Settings.GapThreshold()}
+	opts := analysis.InlayHintOptions{Latency: set.Latency, Gaps: set.Gaps, MinGap: settings.GapThreshold()}
 	hints := dc.Doc.Text.inlayHints(start, max(end, start+1), opts)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

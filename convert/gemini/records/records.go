@@ -35,7 +35,7 @@ var Records = []Type{
 	{"header", "A JSONL file's first line: sessionId, projectHash, startTime, lastUpdated, kind (main or subagent), for a sub-agent directories. A resume writes one again, with a new startTime, in the file it goes on in; a migrated single-JSON session's first JSONL header has the old startTime.", true},
 	{"message", "A message: id, timestamp, type (Messages), content (a string, or a list of parts: text, functionResponse). A gemini message is written again with the same id once its tool calls finish: keep the last line of each id.", true},
 	{"$set", "A control line {\"$set\": {…}} setting session fields (SetKeys); $set.messages replaces the list of messages the model sees (at start, at a resume, after a compression, after a failed request), rebuilt from the API history without tokens, thoughts or tool calls.", true},
-	{"$rewindTo", "A control line {\"$rewindTo\": MESSAGE_ID}: the conversation goes back to that message (interactive /rewind).", false},
+	{"$rewindTo", "A control line {\"$rewindTo\": MESSAGE_ID}: the conversation goes back to before that message, which with the messages after it is taken out (interactive /rewind; the CLI's loader reads it so).", false},
 	{"session", "The older single-JSON form (" + LegacyVersion + " and before): one pretty-printed document {sessionId, projectHash, startTime, lastUpdated, kind, messages[]}; its messages as the JSONL form's, without the tool results' user messages and the session context. " + Version + " reads it and goes on in a .jsonl of the same name beside it, leaving it as it was.", true},
 }
 

@@ -41,6 +41,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
 // Totals are the token totals ccusage reports, over the entries it keeps
@@ -633,19 +634,7 @@ func validTimestamp(ts string) bool {
 	default:
 		return false
 	}
-	if b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
-		return false
-	}
-	for _, r := range [][2]int{{0, 4}, {5, 7}, {8, 10}, {11, 13}, {14, 16}, {17, 19}} {
-		if !digits(b[r[0]:r[1]]) {
-			return false
-		}
-	}
-	year, month, day := num(b[0:4]), num(b[5:7]), num(b[8:10])
-	if num(b[11:13]) > 23 || num(b[14:16]) > 59 || num(b[17:19]) > 59 {
-		return false
-	}
-	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) {
+	if dt, shaped := grammar.ReadDateTime(b); !shaped || !dt.Valid() {
 		return false
 	}
 	z := b[zone:]
@@ -673,19 +662,6 @@ func num(b []byte) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
-}
-
-func daysIn(year, month int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
 }
 
 // semverPrefix reports whether v starts with digits.digits.digit.

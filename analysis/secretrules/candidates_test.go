@@ -1,0 +1,227 @@
+package secretrules
+
+import (
+	"math/rand/v2"
+	"regexp/syntax"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The prefix conditions are necessary, the shortest runs derived from the
+// rules' expressions included: every match of a rule that has a prefix
+// holds a word start where PrefixCandidate is true. The matches are made
+// from each expression as short as it allows, with a blank or a quote
+// wherever it allows one (a run then ends as soon as it can), many times
+// for each rule; a match glued to the word before it is left out, as the
+// line scan leaves it (analysis's tests say so).
+func TestPrefixCandidatesNecessary(t *testing.T) {
+	c := load()
+	n := 0
+	for i := range c.rules {
+		r := &c.rules[i]
+		if !appliesEverywhere(*r.Rule) || r.assignment {
+			continue
+		}
+		switch r.ID {
+		case "azure-ad-client-secret", "facebook-access-token", "maxmind-license-key", "sidekiq-sensitive-url":
+			continue // found at their separator, or elsewhere (see candidates.go)
+		}
+		re, err := syntax.Parse(r.Regex, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		matched := 0
+		for seed := range uint64(300) {
+			rnd := rand.New(rand.NewPCG(uint64(i), seed))
+			var sb strings.Builder
+			generateShort(&sb, re, rnd)
+			line := "x " + sb.String() + " x"
+			for _, m := range r.re.FindAllStringIndex(line, -1) {
+				match := line[m[0]:m[1]]
+				if strings.ContainsAny(match, "\n\r") || m[0] > 0 && isWordByte(line[m[0]-1]) {
+					continue // over several lines, or glued to a word: not the line scan's
+				}
+				matched++
+				if r.ID == "sourcegraph-access-token" && !strings.Contains(strings.ToLower(match), "sgp_") {
+					continue // its 40 hex digits are left to redact
+				}
+				if !candidateIn([]byte(line), m[0], m[1]) {
+					t.Errorf("%s: no word start of %q is a candidate", r.ID, match)
+					break
+				}
+			}
+		}
+		if matched == 0 {
+			t.Errorf("%s: no match made from its expression", r.ID)
+		}
+		n++
+	}
+	if n < 100 {
+		t.Errorf("only %d prefix rules checked", n)
+	}
+}
+
+// candidateIn reports whether a word start in text[from:to] is a prefix
+// candidate.
+func candidateIn(text []byte, from, to int) bool {
+	for q := from; q < to; q++ {
+		if (q == 0 || !isWordByte(text[q-1])) && PrefixCandidate(text, q) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
+
+// generateShort writes a short random string that re matches: the fewest
+// repetitions, optional parts left out half the time, and a blank or a
+// quote wherever re allows one, half the time.
+func generateShort(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		upper := rnd.IntN(2) == 0
+		for _, c := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 && 'a' <= c|0x20 && c|0x20 <= 'z' {
+				c |= 0x20
+				if upper {
+					c &^= 0x20
+				}
+			}
+			sb.WriteRune(c)
+		}
+	case syntax.OpCharClass:
+		sb.WriteRune(pickShort(re.Rune, rnd))
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		sb.WriteByte(" \".x"[rnd.IntN(4)])
+	case syntax.OpCapture:
+		generateShort(sb, re.Sub[0], rnd)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			generateShort(sb, s, rnd)
+		}
+	case syntax.OpAlternate:
+		generateShort(sb, re.Sub[rnd.IntN(len(re.Sub))], rnd)
+	case syntax.OpStar, syntax.OpQuest:
+		if rnd.IntN(2) == 0 {
+			generateShort(sb, re.Sub[0], rnd)
+		}
+	case syntax.OpPlus:
+		for range 1 + rnd.IntN(2) {
+			generateShort(sb, re.Sub[0], rnd)
+		}
+	case syntax.OpRepeat:
+		n := re.Min
+		if rnd.IntN(4) == 0 && (re.Max < 0 || re.Max > re.Min) {
+			n++
+		}
+		for range n {
+			generateShort(sb, re.Sub[0], rnd)
+		}
+	}
+}
+
+// pickShort chooses a byte of a class (pairs of bounds): half the time a
+// blank or a quote when it has one, else a printable byte, else its first.
+func pickShort(ranges []rune, rnd *rand.Rand) rune {
+	in := func(c rune) bool {
+		for i := 0; i+1 < len(ranges); i += 2 {
+			if ranges[i] <= c && c <= ranges[i+1] {
+				return true
+			}
+		}
+		return false
+	}
+	if rnd.IntN(2) == 0 {
+		for _, c := range " \t\"'`" {
+			if in(c) {
+				return c
+			}
+		}
+	}
+	var good []rune
+	for i := 0; i+1 < len(ranges); i += 2 {
+		for c := max(ranges[i], ' '+1); c <= ranges[i+1] && c < 0x7f; c++ {
+			good = append(good, c)
+		}
+	}
+	if len(good) > 0 {
+		return good[rnd.IntN(len(good))]
+	}
+	return ranges[0]
+}
+
+// keywordsBeforeByAutomaton is keywordsBefore as a pass of an automaton
+// over the whole stretch where a keyword may start: the key's run of
+// [ \t\w.-], as far back as a keyword ending 20 bytes before k reaches.
+func keywordsBeforeByAutomaton(text []byte, k int) uint8 {
+	from := k
+	for from > 0 && k-from < 20+cands.maxKeyword && keyBytes[text[from-1]] {
+		from--
+	}
+	keyAutomatonOnce.Do(func() { keyAutomaton = newMatcher(cands.keyWords) })
+	m := keyAutomaton
+	s, ends := int32(0), uint8(0)
+	for q := from; q < k; q++ {
+		s = m.next[int(s)*m.classes+int(m.class[text[q]])]
+		if q+1 >= k-20 {
+			for _, w := range m.out[s] {
+				if cands.keyGeneric[w] {
+					ends |= 2
+				} else {
+					ends |= 1
+				}
+			}
+		}
+	}
+	return ends
+}
+
+var (
+	keyAutomatonOnce sync.Once
+	keyAutomaton     *matcher
+)
+
+var keywordSeeds = []string{
+	"api_key", "x my-secret-token", "adafruit key  ", "ADOBE_CLIENT.ID", "tokens_in", "the password of", "credential",
+	"a b c d e f g h i j k l m n o p q r s t u v w x y z secret",
+	"1password_thing_that_is_long_enough_to_pass_the_limit__", "yandex api key for", "\nNEW_RELIC_key",
+}
+
+// keywordsBefore, reading back from each place a keyword may end, finds
+// what the automaton finds over the key, at every end of the seeds.
+func TestKeywordsBefore(t *testing.T) {
+	n := 0
+	for _, s := range keywordSeeds {
+		for k := range len(s) + 1 {
+			checkKeywordsBefore(t, []byte(s), k)
+			n++
+		}
+	}
+	for _, w := range cands.keyWords {
+		for _, s := range []string{w, "x_" + w + "_y", w + strings.Repeat("z", 19), w + strings.Repeat(" ", 21), strings.ToUpper(w) + ".id"} {
+			for k := range len(s) + 1 {
+				checkKeywordsBefore(t, []byte(s), k)
+			}
+		}
+	}
+}
+
+func FuzzKeywordsBefore(f *testing.F) {
+	for _, s := range keywordSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		for k := range len(text) + 1 {
+			checkKeywordsBefore(t, text, k)
+		}
+	})
+}
+
+func checkKeywordsBefore(t *testing.T, text []byte, k int) {
+	t.Helper()
+	if got, want := keywordsBefore(text, k), keywordsBeforeByAutomaton(text, k); got != want {
+		t.Fatalf("%q before %d: %02b, the automaton %02b", text, k, got, want)
+	}
+}

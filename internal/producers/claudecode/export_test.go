@@ -1,0 +1,301 @@
+package claudecode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/companion"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
+)
+
+// exportSources are the sessions TestExportsResume converts to Claude
+// Code JSONL, one of every format rlog-ls reads (the conversion fixtures,
+// each modelled on a real file of its format), by path from the
+// repository's root.
+var exportSources = map[convert.Format][]string{
+	convert.Rlog:         {"convert/testdata/fixtures/session.rlog", "testdata/logs/subagent-unfinished.rlog"},
+	convert.ATIF:         {"convert/testdata/fixtures/atif-1.5.atif.json", "convert/testdata/fixtures/atif-1.7.atif.json"},
+	convert.ATIFJSONL:    {"convert/testdata/fixtures/session.atif.jsonl"},
+	convert.Replay:       {"convert/testdata/fixtures/REPLAY.jsonl"},
+	convert.Claude:       {"testdata/agents/claude-code/2.1.328/compaction/claude/projects/*/*.jsonl"},
+	convert.SDKJSONL:     {"convert/testdata/fixtures/sdk.jsonl"},
+	convert.Trajectory:   {"convert/testdata/fixtures/trajectory.json"},
+	convert.Prophet:      {"convert/testdata/fixtures/trajectory.prophet.json"},
+	convert.MiniSWE:      {"convert/testdata/fixtures/mini-swe-agent.traj.json"},
+	convert.ReplayBundle: {"convert/testdata/fixtures/session-replay.json"},
+}
+
+// repoRoot is the repository's root, from this package's folder.
+var repoRoot = filepath.Join("..", "..", "..")
+
+// TestExportsResume: what rlog-ls writes as Claude Code JSONL the real CLI
+// resumes, from a session of every format rlog-ls reads and from every
+// recorded session of the pinned version taken through rlog
+// (claude -> rlog -> claude). Each export is planted as a session and
+// resumed with `claude -p "Go on." --resume ID` (Resume); the CLI must
+// exit 0, and the conversation it sends the stand-in must hold the
+// source's, as rlog-ls reads it: every prompt, answer, thinking, tool call
+// (its name and input) and tool result of the main conversation, in
+// order, from the last compaction whose summary follows it on (Claude Code
+// resumes from there). The CLI adds what it adds (an error result of its
+// own for a call without one, its own context), so the source's parts are
+// looked for in order among the conversation's, not compared whole.
+func TestExportsResume(t *testing.T) {
+	claude := harness.NeedFiles(t, "Claude Code", BinaryEnv)[0]
+	// A recorded session goes through rlog as a user's would: its rlog
+	// lies beside the transcript, its companion, whose whole records the
+	// conversion to Claude Code takes where the log cut them; what the
+	// CLI resumes must be the transcript's conversation (orig).
+	type export struct{ name, path, orig string }
+	var exports []export
+	for _, f := range convert.Formats() {
+		if !f.CanRead() {
+			continue
+		}
+		paths := exportSources[f.Name]
+		if len(paths) == 0 {
+			t.Errorf("no session of format %s to export: add one to exportSources", f.Name)
+		}
+		for _, p := range paths {
+			matches, _ := filepath.Glob(filepath.Join(repoRoot, filepath.FromSlash(p)))
+			if len(matches) != 1 {
+				t.Errorf("%s: %d files", p, len(matches))
+				continue
+			}
+			exports = append(exports, export{string(f.Name) + "/" + filepath.Base(p), matches[0], ""})
+		}
+	}
+	transcripts, err := filepath.Glob(filepath.Join(pinnedFixtures, "*", ConfigDirName, "projects", "*", "*.jsonl"))
+	if err != nil || len(transcripts) < len(Scenarios) {
+		t.Fatalf("the recorded transcripts: %d (%v)", len(transcripts), err)
+	}
+	through := t.TempDir()
+	for _, p := range transcripts {
+		scenario := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(p)))))
+		name := scenario + "-" + strings.TrimSuffix(filepath.Base(p), ".jsonl")
+		transcript := filepath.Join(through, name+".jsonl")
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(transcript, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(strings.TrimSuffix(p, ".jsonl")); err == nil && st.IsDir() {
+			if err := harness.CopyTree(strings.TrimSuffix(p, ".jsonl"), strings.TrimSuffix(transcript, ".jsonl")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		log := filepath.Join(through, name+".rlog")
+		convertFile(t, transcript, convert.Claude, convert.Rlog, log)
+		exports = append(exports, export{"claude-rlog/" + name, log, transcript})
+	}
+	for _, x := range exports {
+		t.Run(x.name, func(t *testing.T) {
+			t.Parallel()
+			from, err := convert.DetectFile(x.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "export.jsonl")
+			rep := convertFile(t, x.path, from, convert.Claude, out)
+			want, orphans := resumable(t, x.path, from)
+			if x.orig != "" {
+				want, orphans = resumable(t, x.orig, convert.Claude)
+			}
+			if said := strings.Contains(rep.Text(), "Claude Code drops it when resuming"); said != (orphans > 0) {
+				t.Errorf("%d tool results without their call; the loss report says so: %v\n%s", orphans, said, rep.Text())
+			}
+			res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: out})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Run.ExitCode != 0 {
+				t.Fatalf("claude --resume exit code %d: %s\nthe export's loss report:\n%s", res.Run.ExitCode, res.Run.Stderr, rep.Text())
+			}
+			if strings.Contains(res.Run.Stderr, "parentUuid") {
+				t.Errorf("the CLI warns: %s", res.Run.Stderr)
+			}
+			got := res.Conversation
+			if n := len(got); n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
+				t.Fatalf("the conversation does not end with the new prompt: %v", got)
+			}
+			if missing := missingParts(want, dropNewPrompt(got)); missing != "" {
+				t.Errorf("the resumed conversation lacks the source's %s\nit is:\n%s\nthe export's loss report:\n%s", missing, describe(got), rep.Text())
+			}
+			if len(want) == 0 {
+				t.Errorf("nothing of the source to look for")
+			}
+		})
+	}
+}
+
+// convertFile converts the file at path to the format to, into out, as
+// rlog-ls convert does (a log completed from its companion), and returns
+// the loss report.
+func convertFile(t *testing.T, path string, from, to convert.Format, out string) *model.Report {
+	t.Helper()
+	var b bytes.Buffer
+	opts := convert.Options{Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
+	if from == convert.Rlog && to != convert.Rlog {
+		opts.Complete, _ = companion.Completer(path)
+	}
+	rep, err := convert.ConvertFile(path, from, to, &b, opts)
+	if err != nil {
+		t.Fatalf("%s -> %s: %v", from, to, err)
+	}
+	if err := os.WriteFile(out, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// wantPart is a part of the source's conversation that resuming must
+// give: its role and the part as anthropic.Conversation reduces it, only
+// the fields that are set compared (a tool result's id and error flag,
+// not its text when the source's is blocks).
+type wantPart struct {
+	Role string
+	anthropic.Part
+}
+
+func (w wantPart) String() string {
+	b, _ := json.Marshal(w.Part)
+	return w.Role + " " + string(b)
+}
+
+// resumable is the conversation Claude Code resumes of the session at
+// path, as rlog-ls reads it: the main conversation's prompts, answers,
+// thinking, tool calls and results, from the last compaction that the
+// summary Claude Code writes follows on; and how many tool results have
+// no call of their id before them (the API has no place for them, and
+// Claude Code drops them).
+func resumable(t *testing.T, path string, from convert.Format) (want []wantPart, orphans int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := convert.Read(bytes.NewReader(data), from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]bool{}
+	ev := s.Events
+	for i := range ev {
+		e := &ev[i]
+		if e.AgentID != "" || e.Sidechain {
+			continue
+		}
+		switch e.Kind {
+		case model.KindCompaction:
+			if i+1 < len(ev) && ev[i+1].Kind == model.KindUser && strings.HasPrefix(ev[i+1].Text, "This session is being continued from a previous conversation") {
+				want = want[:0]
+			}
+		case model.KindUser:
+			if !e.Meta && strings.TrimSpace(e.Text) != "" {
+				want = append(want, wantPart{"user", anthropic.Part{Type: "text", Text: strings.TrimSpace(e.Text)}})
+			}
+		case model.KindAgent:
+			if strings.TrimSpace(e.Text) != "" {
+				want = append(want, wantPart{"assistant", anthropic.Part{Type: "text", Text: strings.TrimSpace(e.Text)}})
+			}
+		case model.KindThinking:
+			want = append(want, wantPart{"assistant", anthropic.Part{Type: "thinking", Text: e.Text}})
+		case model.KindToolCall:
+			in := "{}"
+			if len(e.Call.Input) > 0 {
+				in = canonicalJSON(t, e.Call.Input)
+			}
+			want = append(want, wantPart{"assistant", anthropic.Part{Type: "tool_use", ID: e.Call.ID, Name: e.Call.Name, Input: in}})
+			calls[e.Call.ID] = true
+		case model.KindToolResult:
+			if !calls[e.Result.CallID] {
+				orphans++
+				continue
+			}
+			p := anthropic.Part{Type: "tool_result", ID: e.Result.CallID, IsError: e.Result.IsError}
+			if len(e.Result.ContentRaw) == 0 {
+				p.Text = e.Result.Content
+			}
+			want = append(want, wantPart{"user", p})
+		}
+	}
+	return want, orphans
+}
+
+func canonicalJSON(t *testing.T, raw []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("a tool input that is not JSON: %s", raw)
+	}
+	b, _ := json.Marshal(v) // sorted keys, as anthropic.Conversation writes inputs
+	return string(b)
+}
+
+// missingParts looks for want's parts in order among the conversation's
+// and describes the first it does not find ("" when all are there). A
+// tool call's id may have a suffix (an id used twice in the source is
+// written as id-2); its name may be Claude Code's newer one (Task is
+// Agent).
+func missingParts(want []wantPart, got []anthropic.Turn) string {
+	type part struct {
+		role string
+		anthropic.Part
+	}
+	var parts []part
+	for _, turn := range got {
+		for _, p := range turn.Parts {
+			parts = append(parts, part{turn.Role, p})
+		}
+	}
+	i := 0
+	for _, w := range want {
+		for ; i < len(parts) && !matches(w, parts[i].role, parts[i].Part); i++ {
+		}
+		if i == len(parts) {
+			return w.String()
+		}
+		i++
+	}
+	return ""
+}
+
+func matches(w wantPart, role string, p anthropic.Part) bool {
+	if role != w.Role || p.Type != w.Type {
+		return false
+	}
+	sameID := p.ID == w.ID || strings.HasPrefix(p.ID, w.ID+"-")
+	switch w.Type {
+	case "text", "thinking":
+		return strings.TrimSpace(p.Text) == w.Text
+	case "tool_use":
+		return sameID && (p.Name == w.Name || w.Name == "Task" && p.Name == "Agent") && p.Input == w.Input
+	case "tool_result":
+		return sameID && p.IsError == w.IsError && (w.Text == "" || p.Text == w.Text)
+	}
+	return false
+}
+
+// describe is a conversation one part a line, for a failure's message.
+func describe(turns []anthropic.Turn) string {
+	var b strings.Builder
+	for _, turn := range turns {
+		for _, p := range turn.Parts {
+			j, _ := json.Marshal(p)
+			fmt.Fprintf(&b, "  %s %.300s\n", turn.Role, j)
+		}
+	}
+	return b.String()
+}
