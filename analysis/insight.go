@@ -63,6 +63,9 @@ func SessionLensTitle(s SessionTotals) string {
 	if s.Unfinished > 0 {
 		fmt.Fprintf(&b, ", %s unfinished", GroupDigits(uint64(s.Unfinished)))
 	}
+	if s.CostUSD != nil {
+		fmt.Fprintf(&b, " · %s", FormatCost(*s.CostUSD))
+	}
 	if s.APM.Known {
 		fmt.Fprintf(&b, " · APM %.2f", s.APM.Value)
 	} else {

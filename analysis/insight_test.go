@@ -74,6 +74,14 @@ func TestLenses(t *testing.T) {
 		!strings.HasPrefix(got, "Session: 10m 0s in the companion ·") {
 		t.Errorf("companion: %q", got)
 	}
+	// The cost the session's last @end states (a Claude Code transcript's
+	// cost-state), the same from the incremental tracker.
+	costed := grammar.Parse([]byte(cleanDoc + "@start id=x ts=2025-01-01T00:00:00Z\nu: hi\n@end cost_usd=0.1 ts=2025-01-01T00:01:00Z\nu: more\n@end cost_usd=0.217296 ts=2025-01-01T00:02:00Z\n"))
+	for _, tot := range []SessionTotals{SessionOf(costed).Totals(), NewSessionTracker(costed).Totals(SessionOptions{})} {
+		if got := SessionLensTitle(tot); !strings.Contains(got, " · 0 tool calls, 0 errors · $0.217296 · APM ") {
+			t.Errorf("with a cost: %q", got)
+		}
+	}
 	// No header: the session lens is on the first line.
 	if p := LensPlaces(grammar.Parse([]byte("@phase a\nu: x\n"))); len(p) != 2 || p[0].Line != 0 || p[1].Line != 0 || p[1].Phase != 0 {
 		t.Errorf("no header: %+v", p)

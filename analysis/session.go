@@ -466,13 +466,8 @@ func (b *sessionBuilder) line(l grammar.Line) {
 	case grammar.Subagent:
 		b.subagent(l, when)
 	case grammar.Lifecycle:
-		if isEndSummary(t, l.Num) {
-			text := t.Text(l)
-			if v, ok := grammar.ValueOf(text, grammar.KeyCostUSD.String(), 0); ok {
-				if f, err := strconv.ParseFloat(string(text[v.Start:v.End]), 64); err == nil {
-					s.CostUSD = &f
-				}
-			}
+		if c, ok := costOnEnd(t, l.Num); ok {
+			s.CostUSD = &c
 		}
 	}
 	if b.phase >= 0 {
@@ -982,3 +977,23 @@ func GapsIn(t *grammar.Tree, start, end int, min time.Duration) []Gap {
 	}
 	return out
 }
+
+// costOnEnd is the cost in US dollars that line n states (cost_usd=) when
+// it is an @end line: the agent's own accounting of the session, which
+// the last @end that states one gives.
+func costOnEnd(t *grammar.Tree, n int) (float64, bool) {
+	if !isEndSummary(t, n) {
+		return 0, false
+	}
+	text := t.Text(t.Line(n))
+	v, ok := grammar.ValueOf(text, grammar.KeyCostUSD.String(), 0)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(text[v.Start:v.End]), 64)
+	return f, err == nil
+}
+
+// FormatCost writes a cost in US dollars as stats, the lenses and the
+// report's card show it: "$0.217296".
+func FormatCost(usd float64) string { return "$" + strconv.FormatFloat(usd, 'g', 6, 64) }

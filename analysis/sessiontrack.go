@@ -498,6 +498,8 @@ type SessionTotals struct {
 	Messages, Calls, Errors, Unfinished int
 	Tokens                              Tokens
 	APM                                 APM
+	// CostUSD is the session's cost as its last @end states it, or nil.
+	CostUSD *float64
 }
 
 // Duration is the wall-clock time from the earliest ts= to the latest;
@@ -512,7 +514,7 @@ func (s *SessionTotals) Duration() (time.Duration, bool) {
 // Totals are the session's numbers as a whole.
 func (s *Session) Totals() SessionTotals {
 	return SessionTotals{Start: s.Start, End: s.End, StartLine: s.StartLine, EndLine: s.EndLine, Messages: s.Messages,
-		Calls: s.calls, Errors: s.Errors, Unfinished: s.Unfinished, Tokens: s.Tokens(), APM: s.APM}
+		Calls: s.calls, Errors: s.Errors, Unfinished: s.Unfinished, Tokens: s.Tokens(), APM: s.APM, CostUSD: s.CostUSD}
 }
 
 // Totals are the session's numbers as a whole, with APM from the
@@ -532,11 +534,27 @@ func (st *SessionTracker) Totals(opts SessionOptions) SessionTotals {
 			tot.Start = lineTime(t, tot.StartLine)
 			tot.End = lineTime(t, tot.EndLine)
 		}
+		tot.CostUSD = lastCost(t)
 		st.totals = &tot
 	}
 	tot := *st.totals
 	tot.APM = apmOf(tot.Messages, tot.Calls, tot.Start, tot.End, tot.StartLine >= 0, opts.Companion)
 	return tot
+}
+
+// lastCost is the cost the last @end that states one states, or nil: the
+// chunks' @end lines are looked at from the last.
+func lastCost(t *grammar.Tree) *float64 {
+	for i := t.ChunkCount() - 1; i >= 0; i-- {
+		_, first, _ := t.ChunkAt(i)
+		ends := summaryOf(t, i).endLines
+		for j := len(ends) - 1; j >= 0; j-- {
+			if c, ok := costOnEnd(t, first+ends[j]); ok {
+				return &c
+			}
+		}
+	}
+	return nil
 }
 
 // lineTime is the time of line n's ts=, which is valid.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -402,7 +401,7 @@ func printSession(w io.Writer, s *sessionJSON) {
 		analysis.GroupDigits(c.TokensIn), analysis.GroupDigits(c.TokensOut), analysis.GroupDigits(c.TokensCached),
 		analysis.GroupDigits(c.TokensCacheCreate), messages)
 	if s.CostUSD != nil {
-		row("cost", "$%s (as the session states it)", strconv.FormatFloat(*s.CostUSD, 'g', 6, 64))
+		row("cost", "%s (as the session states it)", analysis.FormatCost(*s.CostUSD))
 	}
 	row("APM", "%s", apmText(s.APM))
 	if g := s.LongestGap; g != nil {
