@@ -174,3 +174,31 @@ func formatCost(f float64) string {
 	b, _ := json.Marshal(f)
 	return string(b)
 }
+
+// TestClaudeExportDropsOtherProvidersSignatures: a thinking's signature
+// from another provider (a Codex rollout's encrypted reasoning) is not
+// written to Claude Code JSONL, which drops a thinking block whose
+// signature it did not make, and the loss report says so; a Claude
+// model's signature is written as it is.
+func TestClaudeExportDropsOtherProvidersSignatures(t *testing.T) {
+	rollouts, _ := filepath.Glob("../testdata/agents/codex/*/patch/codex-home/sessions/*/*/*/rollout-*.jsonl")
+	if len(rollouts) != 1 {
+		t.Fatalf("the recorded Codex patch scenario: %v", rollouts)
+	}
+	var out bytes.Buffer
+	rep, err := convert.ConvertFile(rollouts[0], convert.Codex, convert.Claude, &out, convert.Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out.Bytes(), []byte(`"type":"thinking"`)) || bytes.Contains(out.Bytes(), []byte(`"signature":"stand-in`)) ||
+		!strings.Contains(rep.Text(), "thinking signature from another format") {
+		t.Errorf("the export keeps Codex's signature or does not say it drops it:\n%s", rep.Text())
+	}
+	out.Reset()
+	if _, err := convert.ConvertFile("../testdata/sample.rlog", convert.Rlog, convert.Claude, &out, convert.Options{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out.Bytes(), []byte(`"signature":"Ep4E`)) {
+		t.Errorf("a Claude model's signature is not written")
+	}
+}

@@ -236,6 +236,16 @@ func (wr *Writer) sameSource() bool {
 	return first == Name
 }
 
+// claudeModel reports whether e's model (or the session's) is one of
+// Anthropic's Claude models, whose thinking signatures are Anthropic's.
+func (wr *Writer) claudeModel(e *model.Event) bool {
+	m := e.Model
+	if m == "" && wr.h != nil {
+		m = wr.h.Model
+	}
+	return strings.HasPrefix(strings.ToLower(m), "claude")
+}
+
 // joins reports whether e belongs to the pending entry.
 func (wr *Writer) joins(e *model.Event, role string) bool {
 	if len(wr.pending) == 0 || wr.role != role {
@@ -935,7 +945,15 @@ func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
 	case model.KindThinking:
 		o.Str("type", "thinking")
 		o.Str("thinking", e.Text)
-		o.Str("signature", e.Signature)
+		sig := e.Signature
+		if sig != "" && !wr.sameSource() && !wr.claudeModel(e) {
+			// Another provider's signature (Codex's encrypted reasoning):
+			// Claude Code drops a thinking block whose signature is not
+			// one of Anthropic's, and keeps one without.
+			sig = ""
+			wr.rep.Lose(model.LossDroppedField, "thinking.signature", "thinking signature from another format (Claude Code drops the thinking with a signature it did not make)", e.Loc)
+		}
+		o.Str("signature", sig)
 	case model.KindToolCall:
 		o.Str("type", "tool_use")
 		o.Str("id", wr.callID(e))

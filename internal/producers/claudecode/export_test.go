@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,8 @@ var exportSources = map[convert.Format][]string{
 	convert.Prophet:      {"convert/testdata/fixtures/trajectory.prophet.json"},
 	convert.MiniSWE:      {"convert/testdata/fixtures/mini-swe-agent.traj.json"},
 	convert.ReplayBundle: {"convert/testdata/fixtures/session-replay.json"},
+	convert.Codex:        {"testdata/agents/codex/0.169.0/patch/codex-home/sessions/*/*/*/rollout-*.jsonl"},
+	convert.Gemini:       {"testdata/agents/gemini-cli/0.61.0/shell/gemini/tmp/*/chats/session-*.jsonl"},
 }
 
 // repoRoot is the repository's root, from this package's folder.
@@ -281,11 +284,24 @@ func matches(w wantPart, role string, p anthropic.Part) bool {
 	case "text", "thinking":
 		return strings.TrimSpace(p.Text) == w.Text
 	case "tool_use":
-		return sameID && (p.Name == w.Name || w.Name == "Task" && p.Name == "Agent") && p.Input == w.Input
+		return sameID && (p.Name == w.Name || w.Name == "Task" && p.Name == "Agent") && sameJSON(p.Input, w.Input)
 	case "tool_result":
 		return sameID && p.IsError == w.IsError && (w.Text == "" || p.Text == w.Text)
 	}
 	return false
+}
+
+// sameJSON reports whether two JSON texts hold the same value: a source
+// may escape what the CLI sends plainly (Gemini CLI writes > as \u003e).
+func sameJSON(a, b string) bool {
+	if a == b {
+		return true
+	}
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // describe is a conversation one part a line, for a failure's message.
