@@ -103,10 +103,18 @@ func checkCcusageCounts(t *testing.T, from convert.Format, out []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	lines := bytes.Split(out, []byte("\n"))
 	for _, s := range skips {
-		if s.Rule != ccusage.RuleNull {
-			t.Fatalf("%s -> claude: ccusage skips %v:\n%.2000s", from, s, out)
+		if s.Rule == ccusage.RuleNull {
+			continue
 		}
+		// A line without a message (a source record passed through whose
+		// own fields hold a "usage" object) has no usage ccusage counts:
+		// skipping it loses nothing.
+		if s.Rule == ccusage.RuleShape && s.Line <= len(lines) && !bytes.Contains(lines[s.Line-1], []byte(`"message":`)) {
+			continue
+		}
+		t.Fatalf("%s -> claude: ccusage skips %v:\n%.2000s", from, s, out)
 	}
 }
 
