@@ -580,7 +580,7 @@ async function main() {
       await commandPalette(page, 'Show or Focus Hover');
       await until('the loss report in the header hover', async () => {
         const s = await textOf(hover);
-        return s.includes('rlog view of') && s.includes('What the view does not carry') && s.includes('unknown_record_passthrough');
+        return s.includes('rlog view of') && s.includes('What the view does not carry') && s.includes('dropped_event');
       });
       await page.keyboard.press('Escape');
       // Go to Definition lands in the transcript, on the record.
