@@ -326,11 +326,11 @@ func collect(cmd string, args []string, stderr io.Writer) ([]string, bool) {
 // pickSession is collectFiles' pick of the sessions in a folder that
 // rlog-ls reads on its own in other formats than rlog (convert.SessionFile:
 // not a sub-agent's transcript its session reads, nor a copy the agent
-// migrated); hidden folders and a Claude Code session's own folders
-// (subagents/, tool-results/) are passed over.
+// migrated); a Claude Code session's own folders (subagents/,
+// tool-results/) are passed over.
 func pickSession(p string, d fs.DirEntry) error {
 	if d.IsDir() {
-		if d.Name() == "subagents" || d.Name() == "tool-results" || strings.HasPrefix(d.Name(), ".") {
+		if d.Name() == "subagents" || d.Name() == "tool-results" {
 			return filepath.SkipDir
 		}
 		return nil

@@ -235,6 +235,9 @@ func printExportSummary(w io.Writer, st otlp.Stats, bytes int64, target string, 
 // is taken as it is (its format is checked when it is read).
 func collectSessions(args []string, stderr io.Writer) ([]string, bool) {
 	return collectFiles("export", args, stderr, false, "no session files", func(p string, d fs.DirEntry) error {
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir // as export always has: .git and the like
+		}
 		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".rlog") {
 			return errTake
 		}

@@ -145,3 +145,14 @@ func TestStatsOfOtherAgentsSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsWalksHiddenFolders: stats on a folder finds the logs in its
+// hidden folders, as check does (a session store such as ~/.claude lies
+// in one); only export passes hidden folders over.
+func TestStatsWalksHiddenFolders(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".agent"), "s.rlog", cleanHeader+"u: hello\n")
+	if stdout, stderr, code := runCLI(t, "stats", dir); code != 0 || !strings.Contains(stdout, "s.rlog") {
+		t.Errorf("stats: exit %d: %s%s", code, stdout, stderr)
+	}
+}
