@@ -13,9 +13,9 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert/claude"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/trajectory"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // MaxRecord is the largest record Event reads: a larger one is described

@@ -16,7 +16,7 @@ import (
 
 // fixtures is where the pairs written for the tests are: one folder per
 // pair, each with one .rlog and its companion files.
-const fixtures = "../../testdata/companions"
+const fixtures = "../testdata/companions"
 
 // openPair parses the log at path and indexes its companion.
 func openPair(t *testing.T, path string) (*grammar.Tree, *Snapshot) {
