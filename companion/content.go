@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/claude"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/trajectory"
@@ -70,7 +71,7 @@ func (s *Snapshot) Event(ref Ref) (*model.Event, error) {
 	rep := &model.Report{}
 	var evs []model.Event
 	switch {
-	case ix.Format == Trajectory:
+	case ix.Format == convert.Trajectory:
 		var c model.Collector
 		doc := make([]byte, 0, len(b)+16)
 		doc = append(append(append(doc, `{"steps":[`...), b...), "]}"...)

@@ -23,10 +23,10 @@ import (
 // immutable. A File keeps the latest Index of a path and extends it when
 // the file grows.
 type Index struct {
-	// Path is the file, Format what it holds (0 while a JSONL file is still
-	// empty).
+	// Path is the file, Format what it holds, as convert names it ("" while
+	// a JSONL file is still empty).
 	Path   string
-	Format Format
+	Format convert.Format
 	// SessionID is the session the file records, "" when it does not say
 	// (yet); SessionAt is where it says it.
 	SessionID string
@@ -171,7 +171,7 @@ func Build(path string) (*Index, error) {
 	}
 	ix := &Index{Path: path, Size: info.Size(), ModTime: info.ModTime()}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		ix.Format = Trajectory
+		ix.Format = convert.Trajectory
 		if err := ix.readTrajectory(f); err != nil {
 			return nil, err
 		}
@@ -194,7 +194,7 @@ func (ix *Index) refresh() (*Index, bool, error) {
 	if info.Size() == ix.Size && info.ModTime().Equal(ix.ModTime) {
 		return ix, false, nil
 	}
-	if ix.Format == Trajectory || info.Size() < ix.done || !ix.seamHolds() {
+	if ix.Format == convert.Trajectory || info.Size() < ix.done || !ix.seamHolds() {
 		n, err := Build(ix.Path)
 		return n, err == nil, err
 	}
@@ -413,7 +413,7 @@ func (ix *Index) line(scan *jsonscan.Index, line []byte, place Place, tail bool)
 	}
 	ix.noteTime(f.ts, tail)
 	b := recordBuilder{ix: ix, scan: scan, line: line, at: place, tail: tail}
-	if f.session != "" && ix.SessionID == "" && ix.Format == Claude {
+	if f.session != "" && ix.SessionID == "" && ix.Format == convert.Claude {
 		ix.SessionID, ix.SessionAt = f.session, b.place(f.sessionAt)
 	}
 	b.records(&f)
@@ -452,26 +452,24 @@ func readLineFields(scan *jsonscan.Index, line []byte) (f lineFields, err error)
 // and reports whether line holds records: a subagent file's header line
 // holds its session id only, and a line of neither format is a problem.
 func (ix *Index) learnFormat(f *lineFields, line []byte, place Place) bool {
-	if f.typ == "header" && ix.Format != Claude {
+	if f.typ == "header" && ix.Format != convert.Claude {
 		// The first line of a subagent's own file, as the recorder format
 		// describes it: {"type":"header","session_id":"sub-…",…}.
-		if ix.Format == 0 {
-			ix.Format = SDK
+		if ix.Format == "" {
+			ix.Format = convert.SDKJSONL
 		}
 		if ix.SessionID == "" && f.session != "" {
 			ix.SessionID, ix.SessionAt = f.session, Place{Off: place.Off + int64(cap(line)-cap(f.sessionAt)), Len: int64(len(f.sessionAt)), Line: place.Line}
 		}
 		return false
 	}
-	if ix.Format != 0 {
+	if ix.Format != "" {
 		return true
 	}
 	format, _ := convert.Detect(ix.Path, append(append([]byte(nil), line...), '\n'))
 	switch format {
-	case convert.SDKJSONL:
-		ix.Format = SDK
-	case convert.Claude:
-		ix.Format = Claude
+	case convert.SDKJSONL, convert.Claude:
+		ix.Format = format
 	default:
 		ix.problem(Problem{Place: place, Why: "neither an autopilot JSONL message nor a Claude Code entry"})
 		return false
@@ -533,11 +531,11 @@ func (b *recordBuilder) records(f *lineFields) {
 			b.agent(f.toolUseResult, first)
 		}
 	case "system":
-		if b.ix.Format == SDK {
+		if b.ix.Format == convert.SDKJSONL {
 			b.system(f.message)
 		}
 	case "result":
-		if b.ix.Format == SDK {
+		if b.ix.Format == convert.SDKJSONL {
 			b.add(Record{Kind: Result}, b.line)
 		}
 	}
@@ -982,7 +980,7 @@ func (ix *Index) RecordAt(off int64, line int) (int, bool) {
 			return i, true
 		}
 	}
-	if ix.Format == Trajectory {
+	if ix.Format == convert.Trajectory {
 		return 0, false
 	}
 	lo, hi := 0, ix.Len()
