@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // refKey is the observation result's member that points at a sub-agent's

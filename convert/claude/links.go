@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // subagent is a sub-agent transcript with what its meta file says.

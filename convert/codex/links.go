@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // spawn is a SubAgentActivity item: a sub-agent thread started (or

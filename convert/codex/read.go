@@ -8,8 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/codex/records"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // invocation is a call that started a sub-agent: a toolCalls entry with

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // subMark is what the autopilot puts between a session's name and a

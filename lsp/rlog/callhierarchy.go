@@ -12,8 +12,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/lsp"
 )
