@@ -212,6 +212,11 @@ func TestNeovimCompanion(t *testing.T) {
 			Readonly, Modifiable bool
 			Buftype              string `json:"buftype"`
 		} `json:"record"`
+		Calls []struct {
+			File      string `json:"file"`
+			Line, Col int
+			Text      string `json:"text"`
+		} `json:"calls"`
 	}
 	readResult(t, out, "Neovim", &res)
 	if len(res.Errors) > 0 {
@@ -234,6 +239,25 @@ func TestNeovimCompanion(t *testing.T) {
 	if !strings.Contains(r.Name, "rlog record: line 19, Output of Read") || len(r.Lines) != 24 || r.Lines[23] != "    24→}" ||
 		!r.Readonly || r.Modifiable || r.Buftype != "nofile" {
 		t.Errorf("record buffer %q (readonly %v, modifiable %v, %q): %q", r.Name, r.Readonly, r.Modifiable, r.Buftype, r.Lines)
+	}
+	// The sub-agent tree: the sub-agent with its own file, called from its
+	// two x: lines. Neovim 0.7 names the sub-agent's file for each entry,
+	// at the log's line (docs/editors.md); later versions the log.
+	var want []int
+	for n, l := range strings.Split(string(text), "\n") {
+		if strings.HasPrefix(l, "x:Explore id=DZYW3CfJ") {
+			want = append(want, n+1)
+		}
+	}
+	var got []int
+	for _, c := range res.Calls {
+		if c.Text != "Explore" || c.Col != 1 || c.File != log && !strings.HasSuffix(c.File, "/222000-fix-locked-login.sub-DZYW3CfJ.jsonl") {
+			t.Errorf("outgoing call %+v", c)
+		}
+		got = append(got, c.Line)
+	}
+	if len(want) != 2 || !slices.Equal(got, want) {
+		t.Errorf("outgoing calls at lines %v, want the x: lines %v", got, want)
 	}
 }
 
