@@ -109,6 +109,11 @@ type Record struct {
 	// hash is the FNV-1a hash of the whole id (calls, results, subagents)
 	// or of the API message id (messages), 0 when there is none.
 	hash uint64
+	// nth tells the records of one kind at one place apart, for a file
+	// indexed through its reader (a Gemini CLI message is its text, its
+	// thoughts and its calls): which of the events of the kind that its
+	// place gives is this one.
+	nth uint8
 }
 
 // End is the offset after the record.

@@ -24,7 +24,7 @@ type Files struct {
 
 // Formats are the formats whose files a companion indexes and joins to a
 // log's lines; a session in another format has no companion.
-var Formats = []convert.Format{convert.Claude, convert.SDKJSONL, convert.Trajectory}
+var Formats = []convert.Format{convert.Claude, convert.SDKJSONL, convert.Trajectory, convert.Codex, convert.Gemini}
 
 // convertedRlog is the ending rlog-ls convert gives the rlog it writes
 // when it names its output after the input: NAME.jsonl converts to
@@ -73,6 +73,9 @@ func subagentFiles(main string) map[string]string {
 		return nil
 	}
 	out := claude.SubagentFiles(main)
+	for id, p := range geminiSubagents(main) {
+		out[id] = p
+	}
 	base := strings.TrimSuffix(main, filepath.Ext(main))
 	m, _ := filepath.Glob(escapeGlob(base) + ".sub-*.jsonl")
 	for _, p := range m {
