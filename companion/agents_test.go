@@ -215,3 +215,46 @@ func TestAgentSessionProblems(t *testing.T) {
 		t.Fatalf("another session: mismatch %v, %d joined, findings %+v", p.Mismatch, p.Joined(), p.Findings())
 	}
 }
+
+// TestCodexSubagentLinesLeadToTheirRollouts: the x: lines of a Codex CLI
+// rollout that spawned a sub-agent are joined to the sub-agent's start and
+// end and lead to the sub-agent's own rollout beside it, which is not
+// indexed (the view does not show its lines).
+func TestCodexSubagentLinesLeadToTheirRollouts(t *testing.T) {
+	sessions := agentSessions(t)
+	parent := sessions["codex/0.169.0/subagent/codex-home/sessions/2026/11/27/rollout-2026-11-27T09-48-01-01a21c67-9be1-7b83-8662-aabac1099a87.jsonl"]
+	child := sessions["codex/0.169.0/subagent/codex-home/sessions/2026/11/27/rollout-2026-11-27T09-48-02-01a21c67-9d75-7080-b481-7627893935f7.jsonl"]
+	if parent == "" || child == "" {
+		t.Fatal("the recorded Codex subagent scenario")
+	}
+	tr := view(t, parent)
+	s, err := Open(FilesOf(parent)).Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Files) != 1 || s.Subagents["01a21c67-9d75-7080-b481-7627893935f7"] != child {
+		t.Fatalf("%d files indexed, sub-agents %v", len(s.Files), s.Subagents)
+	}
+	p := Join(tr, s)
+	xs := 0
+	for l := range tr.Body() {
+		if l.Kind != grammar.Subagent {
+			continue
+		}
+		xs++
+		if f, ok := p.SubagentFile(l.Num); !ok || f != child {
+			t.Errorf("x: line %d leads to %q", l.Num+1, f)
+		}
+		ref, ok := p.Record(l.Num)
+		if !ok {
+			t.Errorf("x: line %d is not joined", l.Num+1)
+			continue
+		}
+		if c, err := s.Content(ref); err != nil || !strings.HasPrefix(c.What, "Subagent counter") {
+			t.Errorf("x: line %d's record: %+v %v", l.Num+1, c, err)
+		}
+	}
+	if xs != 2 {
+		t.Fatalf("%d x: lines in the view, want the sub-agent's start and end", xs)
+	}
+}

@@ -218,6 +218,9 @@ func (s *recordSink) Event(_ *model.Header, e *model.Event) error {
 		return nil
 	}
 	r.Off, r.Len, r.Line = p.Off, uint32(min(p.Len, 1<<32-1)), uint32(p.Line)
+	if e.Kind == model.KindSubagent && e.Subagent.AgentID != "" && !slices.Contains(s.ix.threads, e.Subagent.AgentID) {
+		s.ix.threads = append(s.ix.threads, e.Subagent.AgentID)
+	}
 	k := nthKey{p.Off, r.Kind}
 	r.nth = s.nth[k]
 	if r.nth < 255 {
@@ -408,6 +411,25 @@ func geminiSubagents(main string) map[string]string {
 			if id := strings.TrimSuffix(filepath.Base(p), ".jsonl"); id != "" {
 				out[id] = p
 			}
+		}
+	}
+	return out
+}
+
+// linkedRollouts are the rollouts of the sub-agents a Codex CLI rollout
+// spawned (rollout-TIME-THREAD.jsonl beside it), by thread id, which its
+// x: lines name as tid=: the files their Go to Definition and links open.
+// They are not indexed: the rollout's view does not show their lines.
+func (ix *Index) linkedRollouts() map[string]string {
+	if ix.Format != convert.Codex || len(ix.threads) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	dir := filepath.Dir(ix.Path)
+	for _, thread := range ix.threads {
+		m, _ := filepath.Glob(filepath.Join(escapeGlob(dir), "rollout-*-"+escapeGlob(thread)+".jsonl"))
+		if len(m) > 0 && isFile(m[0]) {
+			out[thread] = m[0]
 		}
 	}
 	return out

@@ -153,7 +153,8 @@ type Snapshot struct {
 	Files []*Index
 	// IDs[i] is the subagent id of Files[i] ("" for the main file).
 	IDs []string
-	// Subagents are every subagent file found, by id.
+	// Subagents are every subagent file found, by id, and the rollouts of
+	// the sub-agents a Codex CLI rollout spawned, which are not indexed.
 	Subagents map[string]string
 }
 
@@ -254,6 +255,16 @@ func (c *Companion) Current() (*Snapshot, error) {
 	}
 	if !changed && old != nil && len(old.Files) == len(next.Files) {
 		return old, nil
+	}
+	if linked := main.linkedRollouts(); len(linked) > 0 {
+		all := make(map[string]string, len(subs)+len(linked))
+		for id, p := range linked {
+			all[id] = p
+		}
+		for id, p := range subs {
+			all[id] = p
+		}
+		next.Subagents = all
 	}
 	c.snap = next
 	return next, nil

@@ -103,3 +103,46 @@ func TestSessionViewsOfCodexAndGeminiAreJoined(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexViewSubagentLinks: in the view of a Codex CLI rollout that
+// spawned a sub-agent, Go to Definition on an x: line opens the
+// sub-agent's own rollout beside it (and the line's record), and the line
+// links to it.
+func TestCodexViewSubagentLinks(t *testing.T) {
+	m, _ := filepath.Glob("../../testdata/agents/codex/0.169.0/subagent/codex-home/sessions/*/*/*/rollout-*.jsonl")
+	if len(m) != 2 {
+		t.Fatalf("the recorded Codex subagent scenario: %v", m)
+	}
+	dir := t.TempDir()
+	for _, p := range m {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, filepath.Base(p)), data, 0o644)
+	}
+	parent := filepath.Join(dir, filepath.Base(m[0]))
+	child := filepath.Join(dir, filepath.Base(m[1]))
+	if !strings.Contains(m[0], "9be1") {
+		parent, child = child, parent
+	}
+	c := start(t, "", nil)
+	v, err := requestView(t, c, fileURI(parent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open(t, c, v.URI, v.Text)
+	c.WaitDiagnostics(v.URI, lsptest.AtVersion(1))
+	locs := definitions(t, c, v.URI, posOf(t, v.Text, "x:counter id=call_sub_spawn → [started]", 30, false))
+	var uris []protocol.DocumentURI
+	for _, l := range locs {
+		uris = append(uris, l.URI)
+	}
+	if len(locs) != 2 || locs[0].URI != fileURI(child) || locs[1].URI != fileURI(parent) {
+		t.Errorf("definition of the x: line: %v, want %s and the record in %s", uris, filepath.Base(child), filepath.Base(parent))
+	}
+	res := call(t, c, protocol.MethodTextDocumentDocumentLink, map[string]any{"textDocument": map[string]any{"uri": v.URI}})
+	if !strings.Contains(string(res), string(fileURI(child))) {
+		t.Errorf("document links: %s", res)
+	}
+}
