@@ -1,12 +1,14 @@
 package companion
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
@@ -101,5 +103,73 @@ func TestGeneratedPairJoins(t *testing.T) {
 	}
 	if p.Joined() != body || len(p.Findings()) != 0 || body < 500 {
 		t.Fatalf("%d of %d lines joined; findings %v", p.Joined(), body, p.Findings())
+	}
+}
+
+// writeRollout writes a Codex CLI rollout of about size bytes: the
+// recorded shell scenario's session_meta, then its turn again and again.
+func writeRollout(tb testing.TB, path string, size int64) {
+	src, err := os.ReadFile("../testdata/agents/" + codexShell)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(src), "\n")
+	turn := strings.Join(lines[1:], "")
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(lines[0])
+	for n := int64(len(lines[0])); n < size; n += int64(len(turn)) {
+		w.WriteString(turn)
+	}
+	if err := w.Flush(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestRolloutIndexHeap: a Codex CLI rollout, indexed through its reader,
+// keeps at most a tenth of its size in its index too (100 MB; -short:
+// 10 MB).
+func TestRolloutIndexHeap(t *testing.T) {
+	size := int64(100 << 20)
+	if testing.Short() {
+		size = 10 << 20
+	}
+	path := filepath.Join(t.TempDir(), "rollout.jsonl")
+	writeRollout(t, path, size)
+	info, _ := os.Stat(path)
+	before := liveHeap()
+	ix, err := Build(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := liveHeap()
+	grew := int64(after) - int64(before)
+	t.Logf("%d MB rollout, %d records: the index holds %.1f MB, %.1f%% of the file",
+		info.Size()>>20, ix.Len(), float64(grew)/(1<<20), 100*float64(grew)/float64(info.Size()))
+	if grew > info.Size()/10 {
+		t.Errorf("the index of a %d-byte rollout holds %d bytes, more than a tenth of it", info.Size(), grew)
+	}
+	if ix.Format != convert.Codex || ix.Len() < 1000 || ix.BadLines != 0 {
+		t.Fatalf("%s, %d records, %d bad lines", ix.Format, ix.Len(), ix.BadLines)
+	}
+	runtime.KeepAlive(ix)
+}
+
+// BenchmarkIndexRollout indexes a 100 MB Codex CLI rollout through its
+// reader.
+func BenchmarkIndexRollout(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "rollout.jsonl")
+	writeRollout(b, path, 100<<20)
+	info, _ := os.Stat(path)
+	b.SetBytes(info.Size())
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Build(path); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
