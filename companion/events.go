@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/gemini"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -41,7 +42,7 @@ func (ix *Index) readByReader(f *os.File) error {
 	}
 	var sp spans
 	var err error
-	if ix.document = isDocument(f); ix.document {
+	if ix.document = ix.Format == convert.Gemini && isDocument(f); ix.document {
 		sp, err = documentSpans(f)
 	} else {
 		sp, err = lineSpans(f)
@@ -150,18 +151,12 @@ func lineSpans(f *os.File) (spans, error) {
 	return sp, nil
 }
 
-// isDocument reports whether f is the single-JSON form (indented: its
-// first line is not a whole JSON value).
+// isDocument reports whether f is a Gemini CLI session of the
+// single-JSON form.
 func isDocument(f *os.File) bool {
 	head := make([]byte, 64<<10)
 	n, _ := f.ReadAt(head, 0)
-	head = bytes.TrimPrefix(head[:n], []byte("\xef\xbb\xbf"))
-	head = bytes.TrimLeft(head, " \t\r\n")
-	if len(head) == 0 || head[0] != '{' {
-		return false
-	}
-	nl := bytes.IndexByte(head, '\n')
-	return nl >= 0 && !jsonscan.Valid(bytes.TrimRight(head[:nl], " \t\r"))
+	return gemini.Document(head[:n])
 }
 
 // documentSpans finds the places of a document's messages.

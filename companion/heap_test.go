@@ -42,29 +42,44 @@ func liveHeap() uint64 {
 // TestIndexHeap: the index of a 100 MB companion adds at most a tenth of
 // the file's size to the heap (-short: 10 MB).
 func TestIndexHeap(t *testing.T) {
-	size := int64(100 << 20)
-	if testing.Short() {
-		size = 10 << 20
-	}
 	path := filepath.Join(t.TempDir(), "big.jsonl")
-	writeCompanion(t, path, size)
-	info, _ := os.Stat(path)
+	writeCompanion(t, path, heapTestSize())
+	ix := indexWithinATenth(t, path)
+	if ix.BadLines != 0 || ix.SessionID == "" {
+		t.Fatalf("%d bad lines, session %q", ix.BadLines, ix.SessionID)
+	}
+}
+
+// heapTestSize is the size of the heap tests' files: 100 MB, 10 MB under
+// -short.
+func heapTestSize() int64 {
+	if testing.Short() {
+		return 10 << 20
+	}
+	return 100 << 20
+}
+
+// indexWithinATenth indexes the file at path and fails when the index
+// holds more than a tenth of its size.
+func indexWithinATenth(t *testing.T, path string) *Index {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := liveHeap()
 	ix, err := Build(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after := liveHeap()
-	grew := int64(after) - int64(before)
-	t.Logf("%d MB companion, %d records (%d bytes of JSON each): the index holds %.1f MB, %.1f%% of the file",
-		info.Size()>>20, ix.Len(), info.Size()/int64(ix.Len()), float64(grew)/(1<<20), 100*float64(grew)/float64(info.Size()))
+	grew := int64(liveHeap()) - int64(before)
+	t.Logf("%d MB %s, %d records (%d bytes of JSON each): the index holds %.1f MB, %.1f%% of the file",
+		info.Size()>>20, ix.Format, ix.Len(), info.Size()/int64(max(ix.Len(), 1)), float64(grew)/(1<<20), 100*float64(grew)/float64(info.Size()))
 	if grew > info.Size()/10 {
-		t.Errorf("the index of a %d-byte companion holds %d bytes, more than a tenth of it", info.Size(), grew)
-	}
-	if ix.BadLines != 0 || ix.SessionID == "" {
-		t.Fatalf("%d bad lines, session %q", ix.BadLines, ix.SessionID)
+		t.Errorf("the index of a %d-byte file holds %d bytes, more than a tenth of it", info.Size(), grew)
 	}
 	runtime.KeepAlive(ix)
+	return ix
 }
 
 // BenchmarkIndex indexes a 100 MB companion; heap-B/file-B is the live
@@ -134,29 +149,12 @@ func writeRollout(tb testing.TB, path string, size int64) {
 // keeps at most a tenth of its size in its index too (100 MB; -short:
 // 10 MB).
 func TestRolloutIndexHeap(t *testing.T) {
-	size := int64(100 << 20)
-	if testing.Short() {
-		size = 10 << 20
-	}
 	path := filepath.Join(t.TempDir(), "rollout.jsonl")
-	writeRollout(t, path, size)
-	info, _ := os.Stat(path)
-	before := liveHeap()
-	ix, err := Build(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	after := liveHeap()
-	grew := int64(after) - int64(before)
-	t.Logf("%d MB rollout, %d records: the index holds %.1f MB, %.1f%% of the file",
-		info.Size()>>20, ix.Len(), float64(grew)/(1<<20), 100*float64(grew)/float64(info.Size()))
-	if grew > info.Size()/10 {
-		t.Errorf("the index of a %d-byte rollout holds %d bytes, more than a tenth of it", info.Size(), grew)
-	}
+	writeRollout(t, path, heapTestSize())
+	ix := indexWithinATenth(t, path)
 	if ix.Format != convert.Codex || ix.Len() < 1000 || ix.BadLines != 0 {
 		t.Fatalf("%s, %d records, %d bad lines", ix.Format, ix.Len(), ix.BadLines)
 	}
-	runtime.KeepAlive(ix)
 }
 
 // BenchmarkIndexRollout indexes a 100 MB Codex CLI rollout through its
