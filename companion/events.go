@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,9 +212,6 @@ func (s *recordSink) Event(_ *model.Header, e *model.Event) error {
 		return nil
 	}
 	r.Off, r.Len, r.Line = p.Off, uint32(min(p.Len, 1<<32-1)), uint32(p.Line)
-	if e.Kind == model.KindSubagent && e.Subagent.AgentID != "" && !slices.Contains(s.ix.threads, e.Subagent.AgentID) {
-		s.ix.threads = append(s.ix.threads, e.Subagent.AgentID)
-	}
 	k := nthKey{p.Off, r.Kind}
 	r.nth = s.nth[k]
 	if r.nth < 255 {
@@ -388,44 +384,21 @@ func nthEvent(events []model.Event, rec Record, at func(model.Loc) bool) (*model
 	return nil, false
 }
 
-// geminiSubagents are the sub-agents' files of the Gemini CLI session
-// whose file is main (chats/session-TIME-ID8.jsonl): the files of
-// chats/SESSION_ID/, by agent id (the file's name).
-func geminiSubagents(main string) map[string]string {
-	base := filepath.Base(main)
-	stem := strings.TrimSuffix(base, filepath.Ext(base))
-	if !strings.HasPrefix(stem, "session-") || len(stem) < len("session-")+8 {
-		return nil
-	}
-	id8 := stem[len(stem)-8:]
-	dirs, _ := filepath.Glob(filepath.Join(escapeGlob(filepath.Dir(main)), escapeGlob(id8)+"*"))
-	out := map[string]string{}
-	for _, d := range dirs {
-		m, _ := filepath.Glob(filepath.Join(escapeGlob(d), "*.jsonl"))
-		for _, p := range m {
-			if id := strings.TrimSuffix(filepath.Base(p), ".jsonl"); id != "" {
-				out[id] = p
-			}
-		}
-	}
-	return out
-}
-
 // linkedRollouts are the rollouts of the sub-agents a Codex CLI rollout
-// spawned (rollout-TIME-THREAD.jsonl beside it), by thread id, which its
-// x: lines name as tid=: the files their Go to Definition and links open.
-// They are not indexed: the rollout's view does not show their lines.
+// spawned (convert.Subagents), by thread id, which its x: lines name as
+// tid=: the files their Go to Definition and links open. They are not
+// indexed: the rollout's view does not show their lines.
 func (ix *Index) linkedRollouts() map[string]string {
-	if ix.Format != convert.Codex || len(ix.threads) == 0 {
+	if ix.Format != convert.Codex {
 		return nil
 	}
-	out := map[string]string{}
-	dir := filepath.Dir(ix.Path)
-	for _, thread := range ix.threads {
-		m, _ := filepath.Glob(filepath.Join(escapeGlob(dir), "rollout-*-"+escapeGlob(thread)+".jsonl"))
-		if len(m) > 0 && isFile(m[0]) {
-			out[thread] = m[0]
-		}
+	links, _ := convert.Subagents(ix.Path)
+	if len(links) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(links))
+	for _, l := range links {
+		out[l.AgentID] = l.Path
 	}
 	return out
 }

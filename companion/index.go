@@ -43,9 +43,6 @@ type Index struct {
 	// reader (a Gemini CLI session of the older form): its records are
 	// its messages, not lines.
 	document bool
-	// threads are the sub-agent threads a Codex CLI rollout's x: lines
-	// name (see linkedRollouts).
-	threads []string
 	// Problems are the lines that could not be read, the first
 	// MaxProblems of them; BadLines counts them all.
 	Problems []Problem

@@ -73,8 +73,12 @@ func subagentFiles(main string) map[string]string {
 		return nil
 	}
 	out := claude.SubagentFiles(main)
-	for id, p := range geminiSubagents(main) {
-		out[id] = p
+	if f, err := convert.DetectFile(main); err == nil && f == convert.Gemini {
+		// Gemini CLI's sub-agents' files, spliced into the session's view.
+		links, _ := convert.Subagents(main)
+		for _, l := range links {
+			out[l.AgentID] = l.Path
+		}
 	}
 	base := strings.TrimSuffix(main, filepath.Ext(main))
 	m, _ := filepath.Glob(escapeGlob(base) + ".sub-*.jsonl")
