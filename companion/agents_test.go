@@ -258,3 +258,28 @@ func TestCodexSubagentLinesLeadToTheirRollouts(t *testing.T) {
 		t.Fatalf("%d x: lines in the view, want the sub-agent's start and end", xs)
 	}
 }
+
+// TestAgentSessionWithAByteOrderMark: a rollout that starts with a byte
+// order mark is read as without one, and its first record's place starts
+// after it.
+func TestAgentSessionWithAByteOrderMark(t *testing.T) {
+	path, data := copyAgentSession(t, codexShell)
+	if err := os.WriteFile(path, append([]byte("\xef\xbb\xbf"), data...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(FilesOf(path)).Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Main().Len() == 0 || s.Main().SessionAt.Off != 3 {
+		t.Fatalf("%d records, the session id's line at %d", s.Main().Len(), s.Main().SessionAt.Off)
+	}
+	for i := range s.Main().Len() {
+		if _, err := s.Content(Ref{0, int32(i)}); err != nil {
+			t.Errorf("record %d: %v", i, err)
+		}
+	}
+	if p := Join(view(t, path), s); len(p.Findings()) != 0 || p.Joined() < 8 {
+		t.Errorf("%d joined, findings %+v", p.Joined(), p.Findings())
+	}
+}

@@ -128,6 +128,11 @@ func lineSpans(f *os.File) (spans, error) {
 	sp := spans{starts: []int64{0}}
 	br := bufio.NewReaderSize(f, 64<<10)
 	var off int64
+	if bom, _ := br.Peek(3); string(bom) == "\xef\xbb\xbf" {
+		// The first line's record starts after the byte order mark.
+		br.Discard(3)
+		off, sp.starts[0] = 3, 3
+	}
 	for {
 		chunk, err := br.ReadSlice('\n')
 		off += int64(len(chunk))
