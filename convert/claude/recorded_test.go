@@ -1,6 +1,7 @@
 package claude_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,10 +76,43 @@ func TestBackgroundSubagent(t *testing.T) {
 			t.Fatalf("%s: frames %+v, %d turns of the sub-agent", name, frames, subTurns)
 		}
 		start, done := frames[0], frames[1]
+		// The notification follows its sub-agent's end, the harness's
+		// message, not a prompt of the user.
+		for i, e := range c.Session.Events {
+			if e.Kind == model.KindUser && strings.HasPrefix(e.Text, "<task-notification>") {
+				if prev := c.Session.Events[i-1]; !e.Meta || prev.Kind != model.KindSubagent || prev.Subagent.Status != "done" ||
+					prev.Subagent.AgentID != "ad1d58fb8290d2b47" || !strings.Contains(e.Text, "<tool-use-id>"+prev.Subagent.ID+"<") {
+					t.Errorf("%s: the task notification (meta %v) after %+v", name, e.Meta, prev.Subagent)
+				}
+			}
+		}
 		if start.Status != "started" || start.ID != "toolu_sub_agent" || start.Type != "general-purpose" ||
 			done.Status != "done" || done.ID != "toolu_sub_agent" || done.Summary != "The folder is at version 1.4.2." {
 			t.Errorf("%s: start %+v, done %+v", name, start, done)
 		}
+	}
+}
+
+// TestTaskNotificationWrittenAsClaudeCodeWroteIt: the reader marks a task
+// notification meta (the harness wrote it); Claude Code does not, and the
+// export of its transcript does not either.
+func TestTaskNotificationWrittenAsClaudeCodeWroteIt(t *testing.T) {
+	path := recordedSubagent(t, func(b []byte) []byte { return b })
+	var c model.Collector
+	if err := claude.ReadFile(path, &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := claude.Write(&out, &c.Session, &model.Report{}, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, `"content":"<task-notification>`) && strings.Contains(l, `"isMeta"`) {
+			t.Errorf("the task notification is written isMeta: %s", l)
+		}
+	}
+	if !strings.Contains(out.String(), `"content":"<task-notification>`) {
+		t.Errorf("the export has no task notification")
 	}
 }
 
@@ -131,3 +165,4 @@ func TestCompactionUsageReadAhead(t *testing.T) {
 		t.Errorf("the loss report does not say what was not counted:\n%s", rep.Text())
 	}
 }
+
