@@ -980,9 +980,12 @@ func (st *state) system(e *ent, base model.Event) error {
 			e.extra.Delete("compactMetadata")
 		}
 		ev.Compaction = c
-		if u, mdl, ok := st.compactionUsage(base.Loc.Line); ok && !u.IsZero() {
+		if u, mdl, more, ok := st.compactionUsage(base.Loc.Line); ok && !u.IsZero() {
 			use := model.UsageOf(u)
 			ev.Usage, ev.Model = &use, mdl
+			if more > 0 {
+				st.rep.Lose(model.LossUnfaithful, "compaction.usage", "usage of the model calls of several compactions in one run, which the transcript does not tell apart: all on the run's first compaction", base.Loc)
+			}
 		}
 		ev.Text, _ = e.extra.String("content")
 		e.extra.Delete("content")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -166,3 +167,51 @@ func TestCompactionUsageReadAhead(t *testing.T) {
 	}
 }
 
+// TestTwoCompactionsInOneRun: the recorded compaction-twice scenario
+// compacts by hand in one run and twice on its own in the next. Every
+// compaction keeps its trigger and its tokens before and after; the calls
+// of the second run's two compactions, which the transcript does not tell
+// apart, are on its first, and the loss report says so; the totals are
+// Claude Code's.
+func TestTwoCompactionsInOneRun(t *testing.T) {
+	m, _ := filepath.Glob("../../testdata/agents/claude-code/2.1.328/compaction-twice/claude/projects/*/*.jsonl")
+	if len(m) != 1 {
+		t.Fatalf("the recorded compaction-twice scenario: %v", m)
+	}
+	var c model.Collector
+	rep := &model.Report{}
+	if err := claude.ReadFile(m[0], &c, rep); err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		model.Compaction
+		usage model.Usage
+	}
+	var got []seen
+	var l model.Ledger
+	for i := range c.Session.Events {
+		e := &c.Session.Events[i]
+		l.Add(e)
+		if e.Kind == model.KindCompaction {
+			s := seen{Compaction: *e.Compaction}
+			if e.Usage != nil {
+				s.usage = *e.Usage
+			}
+			got = append(got, s)
+		}
+	}
+	want := []seen{
+		{model.Compaction{Trigger: "manual", PreTokens: 9155, PostTokens: 2585}, model.Usage{Input: 9, Output: 41, CacheRead: 4200}},
+		{model.Compaction{Trigger: "auto", PreTokens: 992051, PostTokens: 2586}, model.Usage{Input: 11 + 13, Output: 43 + 47, CacheRead: 4300 + 4400}},
+		{model.Compaction{Trigger: "auto", PreTokens: 992650, PostTokens: 2586}, model.Usage{}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the compactions\n%+v\nwant\n%+v", got, want)
+	}
+	if h := c.Session.Header; h.Totals == nil || *h.Totals != l.Total() {
+		t.Errorf("totals %+v, the events count %+v", h.Totals, l.Total())
+	}
+	if text := rep.Text(); !strings.Contains(text, "several compactions in one run") || strings.Count(text, "compaction.usage") != 1 {
+		t.Errorf("the loss report does not say once where the run's compactions' usage went:\n%s", text)
+	}
+}
