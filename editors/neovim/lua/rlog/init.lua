@@ -244,22 +244,30 @@ function M.on_view_changed(_, params, ctx)
   vim.bo[buf].modifiable, vim.bo[buf].readonly, vim.bo[buf].modified = false, true, false
 end
 
+-- view_client is the server for a view of file, once it is initialized
+-- (nil, with a message, when it does not start), which follows the views.
+local function view_client(file)
+  vim.lsp.handlers['rlog/sessionViewChanged'] = M.on_view_changed
+  local client = server_client(file)
+  if not client then return nil end
+  if not vim.wait(15000, function() return client.initialized end, 20) then
+    vim.notify('rlog: the language server did not start', vim.log.levels.ERROR)
+    return nil
+  end
+  return client
+end
+
 -- open_view opens a session file (file, or the current buffer's) as a
 -- read-only rlog buffer: the server converts it (rlog/sessionView), and the
 -- buffer is a log with the file as its companion (hover shows a line's full
 -- record, Go to Definition opens it), kept up to date while the file grows.
 -- mods are a command's modifiers (:vertical RlogView opens it beside).
 function M.open_view(file, mods)
-  vim.lsp.handlers['rlog/sessionViewChanged'] = M.on_view_changed
   file = (file and file ~= '') and file or vim.api.nvim_buf_get_name(0)
   file = vim.fn.fnamemodify(M.view_source(file) or file, ':p')
   local name = vim.fn.fnamemodify(file, ':t')
-  local client = server_client(file)
+  local client = view_client(file)
   if not client then return end
-  if not vim.wait(15000, function() return client.initialized end, 20) then
-    vim.notify('rlog: the language server did not start', vim.log.levels.ERROR)
-    return
-  end
   client.request('rlog/sessionView', { textDocument = { uri = vim.uri_from_fname(file) } }, function(err, view)
     if err then
       vim.notify(('rlog: %s cannot be opened as rlog: %s'):format(name, err.message or tostring(err)), vim.log.levels.ERROR)
@@ -275,16 +283,11 @@ end
 -- call hierarchy's entry (the sub-agent tree), a quickfix list or :edit
 -- names, not opened with :RlogView.
 function M.read_view(buf)
-  vim.lsp.handlers['rlog/sessionViewChanged'] = M.on_view_changed
   local file = M.view_source(vim.api.nvim_buf_get_name(buf))
   if not file then return end
   local name = vim.fn.fnamemodify(file, ':t')
-  local client = server_client(file)
+  local client = view_client(file)
   if not client then return end
-  if not vim.wait(15000, function() return client.initialized end, 20) then
-    vim.notify('rlog: the language server did not start', vim.log.levels.ERROR)
-    return
-  end
   local res, err = client.request_sync('rlog/sessionView', { textDocument = { uri = vim.uri_from_fname(file) } }, 60000, buf)
   if not res or res.err then
     local e = res and res.err or err
