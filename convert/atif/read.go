@@ -497,8 +497,8 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 // fields could not hold (a second text of one response) comes back from
 // its rest alone. The step's id and number are not the events' then.
 func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []model.Event {
-	var rests []json.RawMessage
-	if json.Unmarshal(raw, &rests) != nil {
+	rests, err := model.RestList(raw, true)
+	if err != nil {
 		st.rep.Add(model.LossMalformed, "step extra.rests is not a list", sp.base.Loc)
 		return events
 	}
