@@ -83,6 +83,24 @@ func ScanLine(text []byte) LineInfo {
 	return li
 }
 
+// ClassifyLine is the part of ScanLine that a reader which tokenizes the
+// line (AppendTokensFast) needs besides the tokens: the kind, bounds,
+// content start and name, the metadata values as the rules read them
+// (Meta: the usage a line counts), the first result arrow and the result
+// after it, and the flags FlagInvalidUTF8 and FlagDelimiter. It leaves out
+// the other flags (a NUL, a CR, blob and redaction markers, an ASCII
+// arrow), each a search of the whole line that a reader has no use for:
+// they stay zero. FuzzClassifyLine holds the rest equal to ScanLine's.
+func ClassifyLine(text []byte) LineInfo {
+	var li LineInfo
+	te := classifyLine(text, &li)
+	if !validUTF8(text) {
+		li.Flags |= FlagInvalidUTF8
+	}
+	scanContent(text, &li, te)
+	return li
+}
+
 // scanLine fills li, which must be zero, for text, a line of a chunk that
 // lacks what lacks says.
 func scanLine(text []byte, li *LineInfo, lacks textLacks) {
@@ -153,26 +171,7 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 	if !lacks.cr && bytes.IndexByte(t, '\r') >= 0 {
 		li.Flags |= FlagLoneCR // the terminator's CR is not part of text
 	}
-	if content := li.Content; content < te {
-		found := 0
-		for i := content; found < int(numParsedKeys); i++ {
-			j := bytes.IndexByte(t[i:te], '=')
-			if j < 0 {
-				break
-			}
-			i += j
-			if metaAt(t, li, content, i, te) {
-				found++
-			}
-		}
-		if j := bytes.Index(t[content:te], arrow); j >= 0 {
-			i := content + j
-			li.Arrow = Span{i, i + len(arrow)}
-			if r := skipSpace(t[:te], i+len(arrow)); r < te {
-				li.Result = Span{r, te}
-			}
-		}
-	}
+	scanContent(t, li, te)
 	for i := 0; !lacks.blob; {
 		j := bytes.Index(t[i:], blobMarker)
 		if j < 0 {
@@ -188,6 +187,33 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 	redactions(t, li, '[')
 	if !lacks.lt {
 		redactions(t, li, '<')
+	}
+}
+
+// scanContent finds, in the content, each key's first value and the first
+// result arrow (with the result after it).
+func scanContent(t []byte, li *LineInfo, te int) {
+	content := li.Content
+	if content >= te {
+		return
+	}
+	found := 0
+	for i := content; found < int(numParsedKeys); i++ {
+		j := bytes.IndexByte(t[i:te], '=')
+		if j < 0 {
+			break
+		}
+		i += j
+		if metaAt(t, li, content, i, te) {
+			found++
+		}
+	}
+	if j := bytes.Index(t[content:te], arrow); j >= 0 {
+		i := content + j
+		li.Arrow = Span{i, i + len(arrow)}
+		if r := skipSpace(t[:te], i+len(arrow)); r < te {
+			li.Result = Span{r, te}
+		}
 	}
 }
 
