@@ -301,8 +301,10 @@ func record(b []byte, validUTF8, validated bool) (model.Fields, error) {
 func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	valid := utf8.Valid(b)
 	if !validated && jsonscan.Valid(b) {
-		// A JSONL line (Document reports a document's steps).
+		// A JSONL line (Document reports a document's steps), now
+		// validated: record does not validate it again.
 		st.rep.InvalidUTF8(b, loc)
+		validated = true
 	}
 	f, err := record(b, valid, validated)
 	if err != nil || f == nil {
