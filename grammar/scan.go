@@ -94,10 +94,7 @@ func ScanLine(text []byte) LineInfo {
 func ClassifyLine(text []byte) LineInfo {
 	var li LineInfo
 	te := classifyLine(text, &li)
-	if !validUTF8(text) {
-		li.Flags |= FlagInvalidUTF8
-	}
-	scanContent(text, &li, te)
+	scanBytes(text, &li, te, textLacks{nul: true, cr: true, lt: true, blob: true, bracket: true})
 	return li
 }
 
@@ -137,7 +134,11 @@ func flagASCIIArrow(text []byte, li *LineInfo, te int) {
 // textLacks records what a whole chunk of text was found not to contain,
 // so that none of its lines is searched for it again: most chunks have no
 // NUL, no CR, no invalid UTF-8, no '<' and no blob.
-type textLacks struct{ nul, cr, invalidUTF8, lt, blob bool }
+//
+// bracket (no '[') is never found for a chunk ('[' is common): ClassifyLine
+// sets it, with the others but invalidUTF8, so that scanBytes leaves out
+// the searches for what it does not want.
+type textLacks struct{ nul, cr, invalidUTF8, lt, blob, bracket bool }
 
 // lacksOf searches text once for each byte (or sequence) a line is flagged
 // for. A line's text is a part of text cut at '\n', which is ASCII, so what
@@ -171,7 +172,26 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 	if !lacks.cr && bytes.IndexByte(t, '\r') >= 0 {
 		li.Flags |= FlagLoneCR // the terminator's CR is not part of text
 	}
-	scanContent(t, li, te)
+	if content := li.Content; content < te {
+		found := 0
+		for i := content; found < int(numParsedKeys); i++ {
+			j := bytes.IndexByte(t[i:te], '=')
+			if j < 0 {
+				break
+			}
+			i += j
+			if metaAt(t, li, content, i, te) {
+				found++
+			}
+		}
+		if j := bytes.Index(t[content:te], arrow); j >= 0 {
+			i := content + j
+			li.Arrow = Span{i, i + len(arrow)}
+			if r := skipSpace(t[:te], i+len(arrow)); r < te {
+				li.Result = Span{r, te}
+			}
+		}
+	}
 	for i := 0; !lacks.blob; {
 		j := bytes.Index(t[i:], blobMarker)
 		if j < 0 {
@@ -184,36 +204,11 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 		}
 		i++
 	}
-	redactions(t, li, '[')
+	if !lacks.bracket {
+		redactions(t, li, '[')
+	}
 	if !lacks.lt {
 		redactions(t, li, '<')
-	}
-}
-
-// scanContent finds, in the content, each key's first value and the first
-// result arrow (with the result after it).
-func scanContent(t []byte, li *LineInfo, te int) {
-	content := li.Content
-	if content >= te {
-		return
-	}
-	found := 0
-	for i := content; found < int(numParsedKeys); i++ {
-		j := bytes.IndexByte(t[i:te], '=')
-		if j < 0 {
-			break
-		}
-		i += j
-		if metaAt(t, li, content, i, te) {
-			found++
-		}
-	}
-	if j := bytes.Index(t[content:te], arrow); j >= 0 {
-		i := content + j
-		li.Arrow = Span{i, i + len(arrow)}
-		if r := skipSpace(t[:te], i+len(arrow)); r < te {
-			li.Result = Span{r, te}
-		}
 	}
 }
 
