@@ -131,7 +131,13 @@ func skip(b []byte, i int) int {
 		return skipString(b, i)
 	case '{', '[':
 		depth := 0
-		for i < len(b) {
+		for {
+			// Between strings only quotes and brackets matter: the white
+			// space of an indented document, numbers, literals, commas
+			// and colons are jumped over eight bytes at a time.
+			if i = structural(b, i); i >= len(b) {
+				return i
+			}
 			switch b[i] {
 			case '"':
 				i = skipString(b, i)
@@ -146,7 +152,6 @@ func skip(b []byte, i int) int {
 			}
 			i++
 		}
-		return i
 	default:
 		for i < len(b) {
 			switch b[i] {
@@ -423,6 +428,36 @@ func plainEnd(b []byte, i int) int {
 	}
 	for i < len(b) && plain[b[i]] {
 		i++
+	}
+	return i
+}
+
+// structural is the index of the first quote or bracket ('"', '{', '[',
+// '}', ']') in b at or after i, or len(b). It tests eight bytes at a time:
+// '[' and ']' are '{' and '}' without the bit 0x20, so setting that bit in
+// every byte leaves two bytes to look for besides the quote, and no other
+// byte becomes either of them. FuzzStructural holds it to a loop over
+// every byte.
+func structural(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		v := w | 0x2020202020202020
+		q := w ^ ones*'"'
+		o := v ^ ones*'{'
+		c := v ^ ones*'}'
+		// A byte of x is zero where x-ones borrows into its high bit and
+		// x's own high bit is clear; the lowest such byte is exact.
+		m := ((q - ones) &^ q) | ((o - ones) &^ o) | ((c - ones) &^ c)
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"', '{', '[', '}', ']':
+			return i
+		}
 	}
 	return i
 }

@@ -312,6 +312,10 @@ func (s *endState) scan(b []byte, i int) (int, bool) {
 			i++
 			continue
 		}
+		// Only quotes and brackets matter here (see structural).
+		if i = structural(b, i); i >= len(b) {
+			break
+		}
 		switch b[i] {
 		case '"':
 			s.inStr = true
