@@ -131,13 +131,7 @@ func skip(b []byte, i int) int {
 		return skipString(b, i)
 	case '{', '[':
 		depth := 0
-		for {
-			// Between strings only quotes and brackets matter: the white
-			// space of an indented document, numbers, literals, commas
-			// and colons are jumped over eight bytes at a time.
-			if i = structural(b, i); i >= len(b) {
-				return i
-			}
+		for i < len(b) {
 			switch b[i] {
 			case '"':
 				i = skipString(b, i)
@@ -149,9 +143,19 @@ func skip(b []byte, i int) int {
 				if depth == 0 {
 					return i + 1
 				}
+			case ' ', '\n':
+				// White space: an indented document's line break and
+				// indentation, then a value. Between strings only quotes
+				// and brackets matter, so the run up to the next one is
+				// jumped over eight bytes at a time. (Compact JSON has
+				// no white space, and a byte or two between strings,
+				// which the loop reads faster than a jump.)
+				i = structural(b, i)
+				continue
 			}
 			i++
 		}
+		return i
 	default:
 		for i < len(b) {
 			switch b[i] {
