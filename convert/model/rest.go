@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // The rest of an event is what it says that a target format has no field

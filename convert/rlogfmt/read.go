@@ -18,9 +18,9 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 
@@ -955,9 +955,8 @@ func (rd *reader) result(p *lineParts, callID string) *model.ToolResult {
 	case grammar.StatusError, "err":
 		r.IsError = true
 	default:
-		if strings.HasPrefix(status, "err") {
-			r.IsError = true
-		}
+		// [err: msg], [denied], [interrupted]: a failure with its word.
+		r.IsError = grammar.StatusFails([]byte(status))
 		r.Status = status
 	}
 	r.Content = rest

@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // The autopilot writer's limits (docs/format.md#truncation), applied where rlog is
@@ -945,7 +945,7 @@ func (wr *writer) resultLines(e *model.Event, withStatus bool) (string, []string
 	case r.IsError:
 		status = grammar.StatusError
 	}
-	if r.IsError && !strings.HasPrefix(status, "err") {
+	if r.IsError && !grammar.StatusFails([]byte(status)) {
 		status = grammar.StatusError
 	}
 	text, cont := wr.text(r.Content, LimitOutput, "tool output", e)
