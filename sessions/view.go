@@ -1,0 +1,54 @@
+// Package sessions lists sessions: one row of figures per session file in
+// any format rlog-ls reads (Read), the files its calls changed (Change),
+// where an agent keeps the sessions of a folder (Discover), and the index
+// in the user's cache folder that keeps the rows of files read before,
+// keyed by path, size and modification time (Index). The CLI's `sessions`
+// command and the server's rlog/sessions request list through it.
+//
+// A row's figures are those of `rlog-ls stats`: the session's rlog view
+// (View, the text `rlog-ls convert --to rlog` writes) read a window at a
+// time into analysis.SessionStream.
+package sessions
+
+import (
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// FormatOf is the format of the file at path when it is a session rlog-ls
+// reads in a format other than rlog (a Claude Code transcript, an ATIF
+// trajectory ...): then its figures are those of its rlog view. A .rlog
+// file is rlog without a look.
+func FormatOf(path string) (convert.Format, bool) {
+	if strings.EqualFold(filepath.Ext(path), ".rlog") {
+		return "", false
+	}
+	h, err := convert.ReadHead(path)
+	if err != nil {
+		return "", false
+	}
+	f, err := convert.DetectHead(h)
+	if err != nil || f == convert.Rlog {
+		return "", false
+	}
+	fi, _ := convert.Lookup(f)
+	return f, fi.CanRead()
+}
+
+// View streams the rlog view of the session file at path, read as format
+// from, through the one conversion pipeline (convert.ConvertFile, as
+// `rlog-ls convert --to rlog` and the editor's views convert); a failed
+// conversion is the reader's error. observe, when not nil, is given every
+// event read (convert.Options.Observe). Closing the reader stops it.
+func View(path string, from convert.Format, observe model.Sink) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := convert.ConvertFile(path, from, convert.Rlog, pw, convert.Options{Observe: observe})
+		pw.CloseWithError(err)
+	}()
+	return pr
+}
