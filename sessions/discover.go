@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert"
 )
@@ -20,6 +21,9 @@ import (
 type Places struct {
 	Files []string
 	Maybe []string
+	// Folders are where a new session of the folder appears: a change of
+	// their modification times may be one (what a follower watches).
+	Folders []string
 }
 
 // Homes are where the agents keep their sessions: Claude Code's
@@ -60,17 +64,30 @@ func Discover(dir string, homes Homes) Places {
 			}
 		}
 	}
-	p.Files = append(p.Files, Under(filepath.Join(dir, "docs", "logs"))...)
+	logs := filepath.Join(dir, "docs", "logs")
+	p.Files = append(p.Files, Under(logs)...)
+	p.Folders = append(p.Folders, dir, logs)
 	if homes.Claude != "" {
-		p.Files = append(p.Files, topSessions(filepath.Join(homes.Claude, "projects", ClaudeProject(dir)))...)
+		project := filepath.Join(homes.Claude, "projects", ClaudeProject(dir))
+		p.Files = append(p.Files, topSessions(project)...)
+		p.Folders = append(p.Folders, project)
 	}
 	if homes.Gemini != "" {
 		for _, project := range geminiProjects(homes.Gemini, dir) {
-			p.Files = append(p.Files, topSessions(filepath.Join(homes.Gemini, "tmp", project, "chats"))...)
+			chats := filepath.Join(homes.Gemini, "tmp", project, "chats")
+			p.Files = append(p.Files, topSessions(chats)...)
+			p.Folders = append(p.Folders, chats)
 		}
 	}
 	if homes.Codex != "" {
-		p.Maybe = Under(filepath.Join(homes.Codex, "sessions"))
+		// Codex CLI writes sessions/YYYY/MM/DD/: today's folder (local
+		// time and UTC) is where a new one appears.
+		root := filepath.Join(homes.Codex, "sessions")
+		p.Maybe = Under(root)
+		now := time.Now()
+		for _, t := range []time.Time{now, now.UTC()} {
+			p.Folders = append(p.Folders, filepath.Join(root, t.Format("2006"), t.Format("01"), t.Format("02")))
+		}
 	}
 	return p
 }
@@ -192,4 +209,24 @@ func readable(p string) bool {
 	}
 	fi, _ := convert.Lookup(f)
 	return fi.CanRead()
+}
+
+// RequestFor is what to list for paths (files, and the sessions under
+// folders), or with none the sessions of the folder cwd (Discover).
+func RequestFor(paths []string, cwd string, homes Homes) Request {
+	req := Request{Cwd: cwd}
+	if len(paths) == 0 {
+		p := Discover(cwd, homes)
+		req.Candidates, req.Maybe, req.Folders = p.Files, p.Maybe, p.Folders
+		return req
+	}
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			req.Candidates = append(req.Candidates, Under(p)...)
+			req.Folders = append(req.Folders, p)
+		} else {
+			req.Files = append(req.Files, p)
+		}
+	}
+	return req
 }

@@ -182,6 +182,8 @@ func (p Problem) Error() string { return p.File + ": " + p.Err }
 type Request struct {
 	Files, Candidates, Maybe []string
 	Cwd                      string
+	// Folders are where new sessions would appear (Places.Folders).
+	Folders []string
 	// Progress, when set, is told how many of the files to read are read.
 	Progress func(done, total int)
 }
@@ -361,4 +363,33 @@ func describe(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// Stamp is a fingerprint of folders and files read with stat only: their
+// sizes and modification times. A follower of a listing stamps the
+// request's Folders (a new session appears in one) and the listing's
+// Files, and lists again when the stamp changes.
+func Stamp(folders, files []string) string {
+	var b []byte
+	for _, p := range append(append([]string{}, folders...), files...) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			b = append(b, '-')
+			continue
+		}
+		b = fmt.Appendf(b, "%d.%d;", fi.Size(), fi.ModTime().UnixNano())
+	}
+	return string(b)
+}
+
+// Files are the files of the listing: its sessions' and its problems'.
+func (l *Listing) Files() []string {
+	var out []string
+	for _, s := range l.Sessions {
+		out = append(out, s.Row.File)
+	}
+	for _, p := range l.Problems {
+		out = append(out, p.File)
+	}
+	return out
 }

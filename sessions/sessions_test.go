@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,29 +11,6 @@ import (
 )
 
 const agents = "../testdata/agents"
-
-// copyTree copies the folder from into to.
-func copyTree(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // store is a home with the recorded stores of one scenario of each agent,
 // and the folders each ran in.
@@ -54,7 +30,9 @@ func newStore(t *testing.T, scenario string) store {
 		"gemini-cli/0.61.0/" + scenario + "/gemini":   s.homes.Gemini,
 	} {
 		if _, err := os.Stat(filepath.Join(agents, from)); err == nil {
-			copyTree(t, filepath.Join(agents, from), to)
+			if err := os.CopyFS(to, os.DirFS(filepath.Join(agents, from))); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	s.claude = "/tmp/rlog-producers/claude/" + scenario + "/work"

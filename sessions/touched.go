@@ -27,3 +27,37 @@ func Touched(list []*Session, path string) []Touch {
 	}
 	return out
 }
+
+// Doc is a listing as `rlog-ls sessions --format json` writes it and the
+// server's rlog/sessions request answers it.
+type Doc struct {
+	Version  int   `json:"version"`
+	Sessions []Row `json:"sessions"`
+}
+
+// TouchedDoc is a --touched listing, as `rlog-ls sessions --touched FILE
+// --format json` writes it and rlog/sessions answers a touched file.
+type TouchedDoc struct {
+	Version int     `json:"version"`
+	File    string  `json:"file"`
+	Changes []Touch `json:"changes"`
+}
+
+// DocOf is the listing's document.
+func DocOf(l *Listing) Doc {
+	d := Doc{Version: 1, Sessions: []Row{}}
+	for _, s := range l.Sessions {
+		d.Sessions = append(d.Sessions, s.Row)
+	}
+	return d
+}
+
+// TouchedDocOf is the listing's calls that changed the file at path
+// (absolute, clean).
+func TouchedDocOf(l *Listing, path string) TouchedDoc {
+	d := TouchedDoc{Version: 1, File: path, Changes: Touched(l.Sessions, path)}
+	if d.Changes == nil {
+		d.Changes = []Touch{}
+	}
+	return d
+}

@@ -92,9 +92,10 @@ func sessionsCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		failed = true
 	}
 	if *touched != "" {
-		hits := sessions.Touched(list.Sessions, absPath(*touched, cwd))
+		doc := sessions.TouchedDocOf(list, absPath(*touched, cwd))
+		hits := doc.Changes
 		if *format == "json" {
-			writeJSON(stdout, stderr, sessionsTouchedDoc{Version: 1, File: absPath(*touched, cwd), Changes: hits})
+			writeJSON(stdout, stderr, doc)
 		} else {
 			for _, h := range hits {
 				fmt.Fprintf(stdout, "%s:%d: %s: %s\n", h.File, h.Line, h.Tool, h.Target)
@@ -108,32 +109,16 @@ func sessionsCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	rows := make([]sessions.Row, len(list.Sessions))
-	for i, s := range list.Sessions {
-		rows[i] = s.Row
-	}
+	doc := sessions.DocOf(list)
 	if *format == "json" {
-		writeJSON(stdout, stderr, sessionsDoc{Version: 1, Sessions: rows})
+		writeJSON(stdout, stderr, doc)
 	} else {
-		printSessions(stdout, rows, cwd)
+		printSessions(stdout, doc.Sessions, cwd)
 	}
 	if failed {
 		return 2
 	}
 	return 0
-}
-
-// sessionsDoc is `sessions --format json`; docs/cli.md documents it.
-type sessionsDoc struct {
-	Version  int            `json:"version"`
-	Sessions []sessions.Row `json:"sessions"`
-}
-
-// sessionsTouchedDoc is `sessions --touched FILE --format json`.
-type sessionsTouchedDoc struct {
-	Version int              `json:"version"`
-	File    string           `json:"file"`
-	Changes []sessions.Touch `json:"changes"`
 }
 
 func writeJSON(stdout, stderr io.Writer, v any) {
@@ -147,20 +132,7 @@ func writeJSON(stdout, stderr io.Writer, v any) {
 // sessionsRequest is what to list: the paths named (files, and the
 // sessions under folders), or with none this folder's sessions.
 func sessionsRequest(paths []string, cwd string, homes sessions.Homes) sessions.Request {
-	req := sessions.Request{Cwd: cwd}
-	if len(paths) == 0 {
-		p := sessions.Discover(cwd, homes)
-		req.Candidates, req.Maybe = p.Files, p.Maybe
-		return req
-	}
-	for _, p := range paths {
-		if isDir(p) {
-			req.Candidates = append(req.Candidates, sessions.Under(p)...)
-		} else {
-			req.Files = append(req.Files, p)
-		}
-	}
-	return req
+	return sessions.RequestFor(paths, cwd, homes)
 }
 
 func absPath(p, cwd string) string {

@@ -75,7 +75,7 @@ func TestSessionsCommand(t *testing.T) {
 	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var doc sessionsDoc
+	var doc sessions.Doc
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}

@@ -89,6 +89,7 @@ func Features() lsp.Features[Doc] {
 	ws := newWorkspaceIndex()
 	vs := newViews()
 	cs := newCompanions(vs)
+	sl := newSessionLists()
 	return lsp.Features[Doc]{
 		Parse:    Parse,
 		Section:  "rlog",
@@ -138,6 +139,7 @@ func Features() lsp.Features[Doc] {
 			MethodCompanionRecord:           lsp.DocumentRequest(logOnly(cs.record)),
 			MethodSessionView:               lsp.WorkspaceRequest(vs.view),
 			MethodSessionFormat:             lsp.WorkspaceRequest(vs.format),
+			MethodSessions:                  lsp.WorkspaceRequest(sl.list),
 			protocol.MethodWorkspaceExecuteCommand: lsp.WorkspaceRequest(func(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandParams) (any, error) {
 				if p.Command == CommandOpenCompanionRecord && len(p.Arguments) == 1 {
 					raw, _ := json.Marshal(p.Arguments[0])
@@ -149,7 +151,10 @@ func Features() lsp.Features[Doc] {
 		Notifications: map[string]lsp.Notification[Doc]{
 			protocol.MethodWorkspaceDidChangeWatchedFiles: lsp.OnNotification(cs.filesChanged),
 		},
-		Background: vs.follow,
+		Background: func(ctx context.Context, workspace func() *wsCtx) {
+			go sl.follow(ctx, workspace)
+			vs.follow(ctx, workspace)
+		},
 		Capabilities: func(caps *lsp.ServerCapabilities, sess *lsp.Session) {
 			caps.HoverProvider = true
 			caps.DefinitionProvider = true

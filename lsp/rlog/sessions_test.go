@@ -1,0 +1,80 @@
+package rlog
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/lsp"
+	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
+	"github.com/rlog-ls/rlog-ls/sessions"
+)
+
+// rlog/sessions lists the workspace folder's sessions from the agents'
+// stores, as `rlog-ls sessions --format json` does; with touched, the
+// calls that changed a file; and once asked, the server tells the client
+// when a session grew.
+func TestSessionsRequest(t *testing.T) {
+	home := t.TempDir()
+	claude := filepath.Join(home, ".claude")
+	if err := os.CopyFS(claude, os.DirFS("../../testdata/agents/claude-code/2.1.328/write-edit/claude")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv(sessions.IndexEnv, filepath.Join(home, "cache", "sessions.json"))
+	defer func(p time.Duration) { sessionsPoll = p }(sessionsPoll)
+	sessionsPoll = 20 * time.Millisecond
+
+	c := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
+		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
+	})
+	params := lsptest.DefaultInitializeParams()
+	const work = "/tmp/rlog-producers/claude/write-edit/work"
+	params["rootUri"] = "file://" + work
+	c.Initialize(params)
+
+	var doc sessions.Doc
+	if err := c.Call(MethodSessions, map[string]any{}, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Version != 1 || len(doc.Sessions) != 1 || !strings.HasPrefix(doc.Sessions[0].Title, "Create greet.sh") || doc.Sessions[0].ToolCalls != 2 {
+		t.Fatalf("%+v", doc)
+	}
+	file := doc.Sessions[0].File
+	var touched sessions.TouchedDoc
+	if err := c.Call(MethodSessions, map[string]any{"touched": "greet.sh"}, &touched); err != nil {
+		t.Fatal(err)
+	}
+	if touched.File != work+"/greet.sh" || len(touched.Changes) != 2 || touched.Changes[0].Tool != "Write" || touched.Changes[0].File != file {
+		t.Fatalf("%+v", touched)
+	}
+	var byPath sessions.Doc
+	if err := c.Call(MethodSessions, map[string]any{"paths": []string{"file://" + file}}, &byPath); err != nil || len(byPath.Sessions) != 1 {
+		t.Fatalf("by path: %v %+v", err, byPath)
+	}
+	if n := len(c.Notifications(MethodSessionsChanged)); n != 0 {
+		t.Fatalf("%d notifications before a change", n)
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","message":{"role":"user","content":"more"},"uuid":"u-more","timestamp":"2026-11-27T09:30:00.000Z"}` + "\n")
+	f.Close()
+	c.WaitFrame("rlog/sessionsChanged", func(fr lsptest.Frame) bool { return fr.Method == MethodSessionsChanged })
+	var again sessions.Doc
+	if err := c.Call(MethodSessions, map[string]any{"paths": []string{file}}, &again); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(again.Sessions[0].End)
+	if !strings.Contains(string(b), "09:30:00") {
+		t.Errorf("the grown session ends at %s", b)
+	}
+}
