@@ -531,7 +531,12 @@ grows, the view follows it.  Needs eglot."
   "The server's rlog/sessions answer to PARAMS, for the current folder."
   (require 'eglot)
   (condition-case err
-      (jsonrpc-request (rlog--view-server) :rlog/sessions params)
+      ;; The server is the one of an rlog buffer of this folder's project.
+      (let ((dir default-directory))
+        (with-temp-buffer
+          (setq default-directory dir)
+          (let ((major-mode 'rlog-mode))
+            (jsonrpc-request (rlog--view-server) :rlog/sessions params))))
     (jsonrpc-error
      (user-error "rlog: the sessions could not be listed: %s"
                  (or (alist-get 'jsonrpc-error-message (cdr err)) err)))))

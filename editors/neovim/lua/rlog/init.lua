@@ -305,7 +305,7 @@ end
 -- sessions lists this folder's sessions (those of paths, when given),
 -- newest first, with vim.ui.select, and opens the one chosen.
 function M.sessions(paths)
-  local params = {}
+  local params = vim.empty_dict() -- {} would be sent as []
   if paths and #paths > 0 then params.paths = vim.tbl_map(function(p) return vim.fn.fnamemodify(p, ':p') end, paths) end
   request_sessions(params, function(doc)
     if #doc.sessions == 0 then
@@ -323,7 +323,9 @@ end
 -- entry opens the session file at the call.
 function M.touched(file)
   file = vim.fn.fnamemodify((file and file ~= '') and file or vim.api.nvim_buf_get_name(0), ':p')
-  request_sessions({ touched = file }, function(doc)
+  local params = vim.empty_dict()
+  params.touched = file
+  request_sessions(params, function(doc)
     local items = {}
     for _, c in ipairs(doc.changes) do
       table.insert(items, { filename = c.file, lnum = c.line, text = c.tool .. ': ' .. c.target })
