@@ -133,10 +133,11 @@ func readRlogEvents(path string, obs model.Sink) error {
 }
 
 // placeChanges sets each change's Line: the 1-based line of the session
-// file where its call is, the first line that holds the call's id (a
-// call's line comes before its result's). A change whose call has no id,
-// or whose id is not found, is placed at line 1.
-func placeChanges(path string, format convert.Format, changes []Change) error {
+// file where its call is, the first line that holds the call's id as a
+// word of its own (a call's line comes before its result's). A change
+// whose call has no id, or whose id is not found, is placed at line 1.
+// The file is read once, a buffer at a time, each word looked up once.
+func placeChanges(path string, changes []Change) error {
 	want := map[string][]int{}
 	for i := range changes {
 		changes[i].Line = 1
@@ -154,30 +155,38 @@ func placeChanges(path string, format convert.Format, changes []Change) error {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
 	line := 1
-	var carry []byte // the end of the last piece of a long line, for an id cut between two
+	var partial []byte // a word cut by the end of a buffer
+	look := func(word []byte) {
+		if at, ok := want[string(word)]; ok {
+			for _, i := range at {
+				changes[i].Line = line
+			}
+			delete(want, string(word))
+		}
+	}
 	for len(want) > 0 {
 		piece, err := br.ReadSlice('\n')
-		if len(piece) > 0 {
-			hay := piece
-			if len(carry) > 0 {
-				hay = append(carry, piece...)
+		for len(piece) > 0 {
+			end := bytes.IndexAny(piece, idDelimiters)
+			if end < 0 {
+				partial = append(partial, piece...)
+				break
 			}
-			for id, at := range want {
-				if bytes.Contains(hay, []byte(id)) {
-					for _, i := range at {
-						changes[i].Line = line
-					}
-					delete(want, id)
-				}
+			if len(partial) > 0 {
+				look(append(partial, piece[:end]...))
+				partial = partial[:0]
+			} else if end > 0 {
+				look(piece[:end])
 			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				carry = append(carry[:0], piece[max(0, len(piece)-256):]...)
-				continue
+			if piece[end] == '\n' {
+				line++
 			}
-			carry = carry[:0]
-			line++
+			piece = piece[end+1:]
 		}
 		if errors.Is(err, io.EOF) {
+			if len(partial) > 0 {
+				look(partial)
+			}
 			return nil
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
@@ -186,3 +195,7 @@ func placeChanges(path string, format convert.Format, changes []Change) error {
 	}
 	return nil
 }
+
+// idDelimiters end the words placeChanges looks up: a call id is a JSON
+// string or an rlog value of its own.
+const idDelimiters = "\n\" =,:{}[]\t\r"

@@ -140,7 +140,7 @@ func Read(path string) (*Session, error) {
 	}
 	changes := obs.changes(row.Cwd)
 	if len(changes) > 0 {
-		if err := placeChanges(path, format, changes); err != nil {
+		if err := placeChanges(path, changes); err != nil {
 			return nil, err
 		}
 	}
