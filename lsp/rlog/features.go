@@ -90,6 +90,7 @@ func Features() lsp.Features[Doc] {
 	vs := newViews()
 	cs := newCompanions(vs)
 	sl := newSessionLists()
+	ws.sessions = sl
 	return lsp.Features[Doc]{
 		Parse:    Parse,
 		Section:  "rlog",

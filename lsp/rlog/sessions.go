@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/lsp"
 	"github.com/rlog-ls/rlog-ls/sessions"
 )
@@ -156,4 +157,51 @@ func (sl *sessionLists) follow(ctx context.Context, workspace func() *wsCtx) {
 			wc.Client.Notify(ctx, MethodSessionsChanged, struct{}{})
 		}
 	}
+}
+
+// indexedSymbols are the workspace symbols of the sessions index, for the
+// workspace folder's sessions that are not among skip (the open documents
+// and the workspace's .rlog files, whose outlines give theirs): each
+// session, named by its title (the agent's own, else its first prompt),
+// and each call that changed a file, named "tool target", at the session
+// file's line. The index reads only the sessions that changed since the
+// last listing; a cancelled request stops it.
+func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[string]bool) map[protocol.DocumentURI][]workspaceSymbol {
+	ix, err := sl.index()
+	if err != nil {
+		return nil
+	}
+	l := ix.List(ctx, sl.request(wc, &sessionsParams{}))
+	if ctx.Err() != nil {
+		return nil
+	}
+	if err := ix.Save(); err != nil {
+		wc.Log.Warn("the sessions index was not saved", zap.Error(err))
+	}
+	out := map[protocol.DocumentURI][]workspaceSymbol{}
+	for _, s := range l.Sessions {
+		r := &s.Row
+		if skip[r.File] {
+			continue
+		}
+		name := r.Title
+		if name == "" {
+			name = filepath.Base(r.File)
+		}
+		container := r.Agent
+		if r.Start != nil {
+			container = strings.TrimSpace(container + " " + r.Start.Format("2006-01-02 15:04"))
+		}
+		at := func(line int) protocol.Range {
+			p := protocol.Position{Line: uint32(max(line-1, 0))}
+			return protocol.Range{Start: p, End: p}
+		}
+		uri := fileURI(r.File)
+		syms := []workspaceSymbol{{name: name, container: container, kind: symbolKinds[analysis.SessionSymbol], rng: at(1)}}
+		for _, c := range s.Changes {
+			syms = append(syms, workspaceSymbol{name: c.Tool + " " + c.Target, container: name, kind: symbolKinds[analysis.ToolCallSymbol], rng: at(c.Line)})
+		}
+		out[uri] = syms
+	}
+	return out
 }

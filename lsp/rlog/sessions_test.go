@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,5 +77,47 @@ func TestSessionsRequest(t *testing.T) {
 	b, _ := json.Marshal(again.Sessions[0].End)
 	if !strings.Contains(string(b), "09:30:00") {
 		t.Errorf("the grown session ends at %s", b)
+	}
+}
+
+// Workspace symbols find the sessions of the agents' stores for the
+// workspace folder (by their title) and the calls that changed a file
+// (by tool and target), at the session file's line.
+func TestWorkspaceSymbolsFindIndexedSessions(t *testing.T) {
+	home := t.TempDir()
+	if err := os.CopyFS(filepath.Join(home, ".claude"), os.DirFS("../../testdata/agents/claude-code/2.1.328/write-edit/claude")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv(sessions.IndexEnv, filepath.Join(home, "sessions.json"))
+	c := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
+		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
+	})
+	params := lsptest.DefaultInitializeParams()
+	params["rootUri"] = "file:///tmp/rlog-producers/claude/write-edit/work"
+	c.Initialize(params)
+	type symbol struct {
+		Name, ContainerName string
+		Location            struct {
+			URI   string
+			Range struct{ Start struct{ Line int } }
+		}
+	}
+	find := func(query string) []symbol {
+		var syms []symbol
+		if err := c.Call("workspace/symbol", map[string]any{"query": query}, &syms); err != nil {
+			t.Fatal(err)
+		}
+		return syms
+	}
+	if s := find("greet.sh prints hello"); len(s) != 1 || !strings.HasPrefix(s[0].Name, "Create greet.sh") || !strings.HasSuffix(s[0].Location.URI, ".jsonl") ||
+		!strings.HasPrefix(s[0].ContainerName, "claude-code 2026-11-27") {
+		t.Errorf("the session: %+v", s)
+	}
+	// Fuzzy, as editors expect: the Write call matches too.
+	s := find("Edit greet")
+	i := slices.IndexFunc(s, func(x symbol) bool { return x.Name == "Edit /tmp/rlog-producers/claude/write-edit/work/greet.sh" })
+	if i < 0 || s[i].Location.Range.Start.Line != 27 {
+		t.Errorf("the Edit call: %+v", s)
 	}
 }
