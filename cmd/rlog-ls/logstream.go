@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/sessions"
 )
