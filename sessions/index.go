@@ -18,7 +18,7 @@ import (
 
 // IndexVersion is the version of the index file's layout: an index of
 // another version is read as empty and rebuilt.
-const IndexVersion = 1
+const IndexVersion = 2
 
 // IndexEnv names the environment variable that moves the index file.
 const IndexEnv = "RLOG_LS_SESSIONS_INDEX"
@@ -278,6 +278,8 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		case maybe[e.Path] && !named[e.Path] && e.Cwd != req.Cwd:
 		case e.Err != "" && (named[e.Path] || e.Session):
 			out.Problems = append(out.Problems, Problem{e.Path, e.Err})
+		case e.Session && e.Row != nil && e.Row.Parent != "" && !named[e.Path]:
+			// A sub-agent's file: its parent's child.
 		case e.Session && e.Row != nil:
 			out.Sessions = append(out.Sessions, &Session{Row: *e.Row, Changes: e.Changes})
 		case named[e.Path] && !e.Session:

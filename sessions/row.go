@@ -41,9 +41,26 @@ type Row struct {
 	ToolCalls int      `json:"tool_calls"`
 	Errors    int      `json:"errors"`
 	Subagents int      `json:"subagents"`
+	// Parent is the file of the session that started this one when it is
+	// a sub-agent's (convert.ParentOf), "" otherwise: a sub-agent's file
+	// is listed as its parent's child, not as a row of its own, unless it
+	// is named.
+	Parent string `json:"parent"`
+	// Children are the files of the sub-agents this session started
+	// (convert.Subagents), in the order they started; empty when its
+	// format keeps them in the session's own file.
+	Children []Child `json:"children"`
 	// Size and Modified are the file's when it was read.
 	Size     int64     `json:"size"`
 	Modified time.Time `json:"modified"`
+}
+
+// Child is a sub-agent's file and the call that started it.
+type Child struct {
+	File    string `json:"file"`
+	CallID  string `json:"call_id"`
+	AgentID string `json:"agent_id"`
+	Type    string `json:"type"`
 }
 
 // Tokens are a session's token totals, each message counted once (the
@@ -137,6 +154,15 @@ func Read(path string) (*Session, error) {
 	row.Title = obs.title()
 	if row.Cwd == "" {
 		row.Cwd = obs.cwd
+	}
+	row.Children = []Child{}
+	if links, err := convert.Subagents(path); err == nil {
+		for _, l := range links {
+			row.Children = append(row.Children, Child{File: l.Path, CallID: l.CallID, AgentID: l.AgentID, Type: l.Type})
+		}
+	}
+	if l, ok, err := convert.ParentOf(path); err == nil && ok {
+		row.Parent = l.Path
 	}
 	changes := obs.changes(row.Cwd)
 	if len(changes) > 0 {

@@ -70,8 +70,9 @@ func TestDiscoverFindsEachAgentsSessions(t *testing.T) {
 	}{
 		{s.claude, "claude-code", 1},
 		{s.gemini, "gemini-cli", 1},
-		// Codex keeps its sub-agent in a rollout of its own, with the cwd.
-		{s.codex, "codex", 2},
+		// Codex keeps its sub-agent in a rollout of its own, with the
+		// cwd: its parent's child, not a row.
+		{s.codex, "codex", 1},
 		{"/elsewhere", "", 0},
 	} {
 		l := s.list(t, c.cwd)
@@ -91,6 +92,18 @@ func TestDiscoverFindsEachAgentsSessions(t *testing.T) {
 	l := s.list(t, s.claude)
 	if r := l.Sessions[0].Row; r.Subagents != 1 || r.Title == "" || r.Tokens.Out == 0 || r.CostUSD == nil {
 		t.Errorf("the Claude Code row: %+v", r)
+	}
+	// Each session's sub-agents' files are its children.
+	for _, cwd := range []string{s.claude, s.codex, s.gemini} {
+		l := s.list(t, cwd)
+		r := l.Sessions[0].Row
+		if len(r.Children) != 1 || r.Children[0].CallID == "" {
+			t.Errorf("%s: children %+v", cwd, r.Children)
+			continue
+		}
+		if _, err := os.Stat(r.Children[0].File); err != nil {
+			t.Errorf("%s: the child's file: %v", cwd, err)
+		}
 	}
 }
 

@@ -21,8 +21,24 @@ export interface SessionRow {
   tool_calls: number;
   errors: number;
   subagents: number;
+  parent: string;
+  children: Child[];
   size: number;
   modified: string;
+}
+
+/** A sub-agent's file and the call that started it. */
+export interface Child {
+  file: string;
+  call_id: string;
+  agent_id: string;
+  type: string;
+}
+
+/** childLabel names a sub-agent: its type and id, else its file's name. */
+export function childLabel(c: Child): string {
+  const name = [c.type, c.agent_id].filter((x) => x !== '').join(' ');
+  return name !== '' ? name : c.file.split(/[\\/]/).pop() || c.file;
 }
 
 export interface SessionsDoc {

@@ -5,12 +5,13 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import { LanguageClient, State } from 'vscode-languageclient/node';
 import {
-  byDay, Day, description, isRlog, label, SessionRow, SessionsDoc, sessionsRequest, tooltip, TouchedDoc,
+  byDay, Child, childLabel, Day, description, isRlog, label, SessionRow, SessionsDoc, sessionsRequest, tooltip, TouchedDoc,
 } from './sessionRows';
 
 export const sessionsViewId = 'rlog.sessions';
 
-type Node = { kind: 'day'; day: Day } | { kind: 'session'; row: SessionRow } | { kind: 'note'; text: string };
+type Node = { kind: 'day'; day: Day } | { kind: 'session'; row: SessionRow } | { kind: 'child'; child: Child }
+  | { kind: 'note'; text: string };
 
 export function registerSessions(client: () => LanguageClient | undefined, output: vscode.OutputChannel):
   { disposables: vscode.Disposable[]; changed: () => void; started: () => void } {
@@ -47,6 +48,7 @@ export function registerSessions(client: () => LanguageClient | undefined, outpu
         return byDay(rows).map((day) => ({ kind: 'day', day }));
       }
       if (node.kind === 'day') return node.day.rows.map((row) => ({ kind: 'session', row }));
+      if (node.kind === 'session') return (node.row.children ?? []).map((child) => ({ kind: 'child', child }));
       return [];
     },
     getTreeItem: (node: Node): vscode.TreeItem => {
@@ -57,8 +59,20 @@ export function registerSessions(client: () => LanguageClient | undefined, outpu
         item.contextValue = 'day';
         return item;
       }
+      if (node.kind === 'child') {
+        const c = node.child;
+        const item = new vscode.TreeItem(childLabel(c), vscode.TreeItemCollapsibleState.None);
+        item.description = 'sub-agent';
+        item.tooltip = `${c.file}\nstarted by the call ${c.call_id}`;
+        item.resourceUri = vscode.Uri.file(c.file);
+        item.iconPath = new vscode.ThemeIcon('type-hierarchy-sub');
+        item.contextValue = 'session';
+        item.command = { command: 'rlog.sessions.open', title: 'Open', arguments: [node] };
+        return item;
+      }
       const r = node.row;
-      const item = new vscode.TreeItem(label(r), vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(label(r),
+        (r.children ?? []).length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
       item.description = description(r);
       item.tooltip = tooltip(r);
       item.resourceUri = vscode.Uri.file(r.file);
@@ -73,7 +87,9 @@ export function registerSessions(client: () => LanguageClient | undefined, outpu
   function uriOf(arg: unknown): vscode.Uri | undefined {
     if (arg instanceof vscode.Uri) return arg;
     const n = arg as Node | undefined;
-    return n && n.kind === 'session' ? vscode.Uri.file(n.row.file) : undefined;
+    if (n && n.kind === 'session') return vscode.Uri.file(n.row.file);
+    if (n && n.kind === 'child') return vscode.Uri.file(n.child.file);
+    return undefined;
   }
 
   /** open shows a session: an rlog file as it is, any other as its rlog view. */

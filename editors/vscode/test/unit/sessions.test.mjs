@@ -9,7 +9,7 @@ const rows = require('../../out/sessionRows.js');
 const row = (start, extra = {}) => ({
   file: '/p/s.jsonl', format: 'claude', agent: 'claude-code', id: 'abc', title: 'Fix the build', cwd: '/p',
   start, end: start, duration_ms: 2400, tokens: { in: 9, out: 86, cached: 27000, cache_create: 452 },
-  cost_usd: 0.009416, tool_calls: 2, errors: 0, subagents: 0, size: 10, modified: '2026-11-01T00:00:00Z', ...extra,
+  cost_usd: 0.009416, tool_calls: 2, errors: 0, subagents: 0, parent: '', children: [], size: 10, modified: '2026-11-01T00:00:00Z', ...extra,
 });
 
 test('rows group by local day, newest first, as the server sends them', () => {
@@ -34,4 +34,9 @@ test('a row shows its time, agent, duration, calls, errors, sub-agents and cost'
   assert.equal(rows.durationText(175000), '2m 55s');
   assert.equal(rows.durationText(3900000), '1h 5m');
   assert.ok(rows.isRlog(row(null, { format: 'rlog' })) && !rows.isRlog(row(null)));
+});
+
+test('a sub-agent is named by its type and id, else its file', () => {
+  assert.equal(rows.childLabel({ file: '/p/s/subagents/agent-a1.jsonl', call_id: 'toolu_1', agent_id: 'a1', type: 'Explore' }), 'Explore a1');
+  assert.equal(rows.childLabel({ file: '/p/s/subagents/agent-a1.jsonl', call_id: '', agent_id: '', type: '' }), 'agent-a1.jsonl');
 });
