@@ -111,8 +111,8 @@ func Read(path string) (*Session, error) {
 	if from, ok := FormatOf(path); ok {
 		f.Close()
 		format = from
-		r = View(path, from, obs)
-		reopen = func() (io.Reader, error) { return View(path, from, nil), nil }
+		r = view(path, from, figuresOnly(obs))
+		reopen = func() (io.Reader, error) { return view(path, from, figuresOnly(nil)), nil }
 	} else {
 		reopen = func() (io.Reader, error) { return os.Open(path) }
 	}

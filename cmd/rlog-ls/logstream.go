@@ -107,7 +107,7 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 				// A session in another format: its rlog view, the text
 				// `rlog-ls convert --to rlog` writes, read as the log.
 				f.Close()
-				in.open = func() (io.ReadCloser, error) { return sessions.View(path, from, nil), nil }
+				in.open = func() (io.ReadCloser, error) { return sessions.View(path, from), nil }
 				r, _ := in.open()
 				in.br = bufio.NewReaderSize(r, 16<<10)
 				in.reopen = func() (io.Reader, error) { return in.open() }

@@ -280,7 +280,7 @@ func (w *watcher) readView(s *session, data []byte, silent, caughtUp bool) {
 		}
 		s.from = from
 	}
-	view, err := io.ReadAll(sessions.View(s.path, s.from, nil))
+	view, err := io.ReadAll(sessions.View(s.path, s.from))
 	if err != nil {
 		fmt.Fprintf(w.errOut, "rlog-ls watch: %s: %v\n", w.display(s.path), err)
 		return
