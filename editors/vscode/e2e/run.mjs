@@ -148,13 +148,16 @@ function prepare() {
 /**
  * sessionStores puts recorded sessions in the agents' stores (noGoEnv
  * points the server at them) as run in the workspace folder: Claude Code's
- * write-edit session under projects/ENCODED-FOLDER/, and Codex CLI's patch
- * rollout with the folder as its cwd.
+ * write-edit and subagent sessions under projects/ENCODED-FOLDER/ (the
+ * second with its sub-agent's file), and Codex CLI's patch rollout with the
+ * folder as its cwd.
  */
 function sessionStores() {
   const ws = join(work, 'ws');
-  const recorded = join(root, 'testdata', 'agents', 'claude-code', '2.1.328', 'write-edit', 'claude', 'projects', '-tmp-rlog-producers-claude-write-edit-work');
-  cpSync(recorded, join(work, 'claude', 'projects', ws.replace(/[^a-zA-Z0-9]/g, '-')), { recursive: true });
+  for (const scenario of ['write-edit', 'subagent']) {
+    const recorded = join(root, 'testdata', 'agents', 'claude-code', '2.1.328', scenario, 'claude', 'projects', `-tmp-rlog-producers-claude-${scenario}-work`);
+    cpSync(recorded, join(work, 'claude', 'projects', ws.replace(/[^a-zA-Z0-9]/g, '-')), { recursive: true });
+  }
   const day = join(root, 'testdata', 'agents', 'codex', '0.169.0', 'patch', 'codex-home', 'sessions', '2026', '11', '27');
   const to = join(work, 'codex', 'sessions', '2026', '11', '27');
   mkdirSync(to, { recursive: true });
@@ -696,6 +699,10 @@ async function main() {
         return t.includes('Create greet.sh that prints hello') && t.includes('claude-code') &&
           t.includes('Create notes.md, then edit its second line.') && t.includes('codex');
       }, 60_000);
+      // A session's sub-agents are its children.
+      const parent = rows.filter({ hasText: 'Find out which version this folder is at' }).first();
+      await parent.locator('.monaco-tl-twistie').click();
+      await until('the sub-agent under its session', async () => (await textOf(rows)).includes('sub-agent'));
       const dir = dirname(screenshotPath);
       const claude = rows.filter({ hasText: 'Create greet.sh that prints hello' }).first();
       await claude.hover();
