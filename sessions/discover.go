@@ -155,8 +155,9 @@ func topSessions(folder string) []string {
 }
 
 // Under are the files under folder, recursively, that may be sessions
-// (candidate); Claude Code's subagents/ and tool-results/ folders, and
-// hidden folders, are passed over.
+// (candidate), hidden folders too, as `rlog-ls stats` and `check` walk
+// them; Claude Code's subagents/ and tool-results/ folders are passed over
+// (a session's parts).
 func Under(folder string) []string {
 	var out []string
 	filepath.WalkDir(folder, func(p string, d fs.DirEntry, err error) error {
@@ -164,7 +165,7 @@ func Under(folder string) []string {
 			return nil
 		}
 		if d.IsDir() {
-			if p != folder && (d.Name() == "subagents" || d.Name() == "tool-results" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
+			if p != folder && (d.Name() == "subagents" || d.Name() == "tool-results") {
 				return filepath.SkipDir
 			}
 			return nil
