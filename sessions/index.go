@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,7 +19,7 @@ import (
 
 // IndexVersion is the version of the index file's layout: an index of
 // another version is read as empty and rebuilt.
-const IndexVersion = 2
+const IndexVersion = 3
 
 // IndexEnv names the environment variable that moves the index file.
 const IndexEnv = "RLOG_LS_SESSIONS_INDEX"
@@ -46,12 +47,30 @@ type entry struct {
 	Session bool   `json:"session"` // a session (else: a file that is not one)
 	// HeadOnly says only the header was read (Cwd), for a Codex file of
 	// another folder.
-	HeadOnly bool     `json:"head_only,omitempty"`
-	Cwd      string   `json:"cwd,omitempty"`
-	Row      *Row     `json:"row,omitempty"`
-	Changes  []Change `json:"changes,omitempty"`
-	Err      string   `json:"err,omitempty"`
-	seen     bool
+	HeadOnly bool   `json:"head_only,omitempty"`
+	Cwd      string `json:"cwd,omitempty"`
+	Row      *Row   `json:"row,omitempty"`
+	Err      string `json:"err,omitempty"`
+	// changes are the session's file changes when it was read by this
+	// process (kept in the changes file, changesPath, not in the index:
+	// only --touched and workspace symbols need them); changed says so.
+	changes []Change
+	changed bool
+	seen    bool
+}
+
+// changeEntry is what the changes file keeps of one session: its file
+// changes, valid while the file has that size and modification time.
+type changeEntry struct {
+	Path    string   `json:"path"`
+	Size    int64    `json:"size"`
+	ModNS   int64    `json:"mod_ns"`
+	Changes []Change `json:"changes"`
+}
+
+type changesFile struct {
+	Version int            `json:"version"`
+	Entries []*changeEntry `json:"entries"`
 }
 
 func (e *entry) fresh(fi os.FileInfo) bool {
@@ -67,6 +86,10 @@ type Index struct {
 	mu      sync.Mutex
 	entries map[string]*entry
 	dirty   bool
+	// changes are the changes file's entries once it is read (nil before),
+	// changesDirty says sessions were read since.
+	changes      map[string]*changeEntry
+	changesDirty bool
 	// Rebuilt says why the file was not read (corrupt, another version),
 	// "" when it was or there was none.
 	Rebuilt string
@@ -122,6 +145,11 @@ func (ix *Index) Save() error {
 			}
 		}
 	}
+	if ix.changesDirty {
+		if err := ix.saveChanges(); err != nil {
+			return err
+		}
+	}
 	if !ix.dirty {
 		return nil
 	}
@@ -130,16 +158,26 @@ func (ix *Index) Save() error {
 		f.Entries = append(f.Entries, e)
 	}
 	slices.SortFunc(f.Entries, func(a, b *entry) int { return cmp.Compare(a.Path, b.Path) })
-	if err := os.MkdirAll(filepath.Dir(ix.path), 0o700); err != nil {
+	if err := writeAtomic(ix.path, &f); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(ix.path), ".sessions-*.tmp")
+	ix.dirty = false
+	return nil
+}
+
+// writeAtomic writes v as JSON to a temporary file in path's folder and
+// renames it over path, so that no reader ever sees half a file.
+func writeAtomic(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".sessions-*.tmp")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // after the rename, nothing is there
 	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err := json.NewEncoder(bw).Encode(&f); err != nil {
+	if err := json.NewEncoder(bw).Encode(v); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -150,10 +188,59 @@ func (ix *Index) Save() error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), ix.path); err != nil {
+	return os.Rename(tmp.Name(), path)
+}
+
+// changesPath is the changes file: beside the index, NAME.changes.json.
+func (ix *Index) changesPath() string {
+	return strings.TrimSuffix(ix.path, ".json") + ".changes.json"
+}
+
+// loadChanges reads the changes file once (with ix.mu held); a missing,
+// corrupt or old one is empty: the sessions it lacks are read again when
+// their changes are needed.
+func (ix *Index) loadChanges() {
+	if ix.changes != nil {
+		return
+	}
+	ix.changes = map[string]*changeEntry{}
+	b, err := os.ReadFile(ix.changesPath())
+	if err != nil {
+		return
+	}
+	var f changesFile
+	if json.Unmarshal(b, &f) != nil || f.Version != IndexVersion {
+		return
+	}
+	for _, c := range f.Entries {
+		if c != nil {
+			ix.changes[c.Path] = c
+		}
+	}
+}
+
+// saveChanges merges the changes of the sessions read into the changes
+// file, without those of files the index no longer has (with ix.mu held).
+func (ix *Index) saveChanges() error {
+	ix.loadChanges()
+	for p, e := range ix.entries {
+		if e.changed {
+			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes}
+		}
+	}
+	f := changesFile{Version: IndexVersion}
+	for p, c := range ix.changes {
+		if e, ok := ix.entries[p]; !ok || e.Size != c.Size || e.ModNS != c.ModNS {
+			delete(ix.changes, p)
+			continue
+		}
+		f.Entries = append(f.Entries, c)
+	}
+	slices.SortFunc(f.Entries, func(a, b *changeEntry) int { return cmp.Compare(a.Path, b.Path) })
+	if err := writeAtomic(ix.changesPath(), &f); err != nil {
 		return err
 	}
-	ix.dirty = false
+	ix.changesDirty = false
 	return nil
 }
 
@@ -184,6 +271,9 @@ type Request struct {
 	Cwd                      string
 	// Folders are where new sessions would appear (Places.Folders).
 	Folders []string
+	// Changes asks for each session's file changes too (--touched,
+	// workspace symbols), which the index keeps apart.
+	Changes bool
 	// Progress, when set, is told how many of the files to read are read.
 	Progress func(done, total int)
 }
@@ -260,6 +350,9 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 			e.seen = true
 			ix.entries[e.Path] = e
 			ix.dirty = true
+			if e.changed {
+				ix.changesDirty = true
+			}
 			out.Read++
 		}
 	}
@@ -281,14 +374,55 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		case e.Session && e.Row != nil && e.Row.Parent != "" && !named[e.Path]:
 			// A sub-agent's file: its parent's child.
 		case e.Session && e.Row != nil:
-			out.Sessions = append(out.Sessions, &Session{Row: *e.Row, Changes: e.Changes})
+			out.Sessions = append(out.Sessions, &Session{Row: *e.Row, Changes: e.changes})
 		case named[e.Path] && !e.Session:
 			out.Problems = append(out.Problems, Problem{e.Path, "not a session rlog-ls reads"})
 		}
 	}
+	if req.Changes {
+		ix.fillChanges(ctx, out.Sessions)
+	}
 	SortNewestFirst(out.Sessions)
 	slices.SortFunc(out.Problems, func(a, b Problem) int { return cmp.Compare(a.File, b.File) })
 	return out
+}
+
+// fillChanges gives the sessions not read by this listing their file
+// changes from the changes file; a session it has none for (the file was
+// lost) is read again.
+func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
+	ix.mu.Lock()
+	ix.loadChanges()
+	var again []*Session
+	for _, s := range list {
+		if s.Changes != nil {
+			continue
+		}
+		e := ix.entries[s.Row.File]
+		if e != nil && e.changed {
+			s.Changes = e.changes
+			continue
+		}
+		if c, ok := ix.changes[s.Row.File]; ok && e != nil && c.Size == e.Size && c.ModNS == e.ModNS {
+			s.Changes = c.Changes
+			continue
+		}
+		again = append(again, s)
+	}
+	ix.mu.Unlock()
+	for _, s := range again {
+		if ctx.Err() != nil {
+			return
+		}
+		if r, err := Read(s.Row.File); err == nil {
+			s.Changes = r.Changes
+			ix.mu.Lock()
+			if e := ix.entries[s.Row.File]; e != nil && e.Size == r.Row.Size && e.ModNS == r.Row.Modified.UnixNano() {
+				e.changes, e.changed, ix.changesDirty = r.Changes, true, true
+			}
+			ix.mu.Unlock()
+		}
+	}
 }
 
 // SortNewestFirst sorts sessions by when they started, newest first (a
@@ -333,7 +467,8 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *e
 		e.Err = describe(err)
 		return e
 	}
-	e.Row, e.Changes, e.Cwd = &s.Row, s.Changes, s.Row.Cwd
+	e.Row, e.Cwd = &s.Row, s.Row.Cwd
+	e.changes, e.changed = s.Changes, true
 	return e
 }
 

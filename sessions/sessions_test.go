@@ -45,7 +45,7 @@ func (s store) list(t *testing.T, cwd string) *Listing {
 	t.Helper()
 	ix := Open(s.index)
 	p := Discover(cwd, s.homes)
-	l := ix.List(context.Background(), Request{Candidates: p.Files, Maybe: p.Maybe, Cwd: cwd})
+	l := ix.List(context.Background(), Request{Candidates: p.Files, Maybe: p.Maybe, Cwd: cwd, Changes: true})
 	if err := ix.Save(); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +131,15 @@ func TestIndexKeepsRows(t *testing.T) {
 	if a, b := rowJSON(t, again.Sessions[0].Row), rowJSON(t, first.Sessions[0].Row); a != b {
 		t.Errorf("the kept row differs:\n%s\n%s", a, b)
 	}
+	// The calls that changed files are kept apart, and read again when
+	// that file is lost.
+	if n := len(again.Sessions[0].Changes); n != 2 {
+		t.Errorf("%d changes kept, want 2", n)
+	}
+	os.Remove(strings.TrimSuffix(s.index, ".json") + ".changes.json")
+	if l := s.list(t, s.claude); l.Read != 0 || len(l.Sessions[0].Changes) != 2 {
+		t.Errorf("without the changes file: read %d, %d changes", l.Read, len(l.Sessions[0].Changes))
+	}
 	// The file grows by a prompt.
 	path := first.Sessions[0].Row.File
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -154,9 +163,9 @@ func TestIndexKeepsRows(t *testing.T) {
 			t.Errorf("index %q: read %d, %v", bad, l.Read, files(l))
 		}
 	}
-	// No temporary file is left beside the index.
+	// No temporary file is left beside the index and its changes file.
 	ents, _ := os.ReadDir(filepath.Dir(s.index))
-	if len(ents) != 1 {
+	if len(ents) != 2 {
 		t.Errorf("beside the index: %v", ents)
 	}
 }

@@ -72,6 +72,7 @@ func sessionsCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	req := sessionsRequest(paths, cwd, sessions.DefaultHomes())
+	req.Changes = *touched != ""
 	if isTerminal(stderr) {
 		req.Progress = progressLine(stderr)
 	}

@@ -103,6 +103,7 @@ func (sl *sessionLists) list(ctx context.Context, wc *wsCtx, p *sessionsParams) 
 		return nil, lsp.RequestFailed("no cache folder for the sessions index: %v", err)
 	}
 	req := sl.request(wc, p)
+	req.Changes = p.Touched != ""
 	l := ix.List(ctx, req)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -171,7 +172,9 @@ func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[
 	if err != nil {
 		return nil
 	}
-	l := ix.List(ctx, sl.request(wc, &sessionsParams{}))
+	req := sl.request(wc, &sessionsParams{})
+	req.Changes = true
+	l := ix.List(ctx, req)
 	if ctx.Err() != nil {
 		return nil
 	}
