@@ -365,6 +365,9 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 	for _, p := range req.Maybe {
 		maybe[p] = true
 	}
+	// Entries are changed only under ix.mu (fillChanges gives them their
+	// changes): another listing may run at once, in the server.
+	ix.mu.Lock()
 	for _, e := range append(fresh, read...) {
 		switch {
 		case e == nil:
@@ -379,6 +382,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 			out.Problems = append(out.Problems, Problem{e.Path, "not a session rlog-ls reads"})
 		}
 	}
+	ix.mu.Unlock()
 	if req.Changes {
 		ix.fillChanges(ctx, out.Sessions)
 	}

@@ -256,3 +256,24 @@ func rowJSON(t *testing.T, r Row) string {
 	}
 	return string(b)
 }
+
+// Listings at once, as the server may run them, share the index safely
+// (go test -race).
+func TestConcurrentListings(t *testing.T) {
+	s := newStore(t, "write-edit")
+	ix := Open(s.index)
+	p := Discover(s.claude, s.homes)
+	done := make(chan int, 4)
+	for i := range 4 {
+		go func() {
+			l := ix.List(context.Background(), Request{Candidates: p.Files, Cwd: s.claude, Changes: i%2 == 0})
+			ix.Save()
+			done <- len(l.Sessions)
+		}()
+	}
+	for range 4 {
+		if n := <-done; n != 1 {
+			t.Errorf("%d sessions", n)
+		}
+	}
+}
