@@ -19,7 +19,7 @@ import (
 
 // IndexVersion is the version of the index file's layout: an index of
 // another version is read as empty and rebuilt.
-const IndexVersion = 3
+const IndexVersion = 4
 
 // IndexEnv names the environment variable that moves the index file.
 const IndexEnv = "RLOG_LS_SESSIONS_INDEX"
@@ -55,6 +55,7 @@ type entry struct {
 	// process (kept in the changes file, changesPath, not in the index:
 	// only --touched and workspace symbols need them); changed says so.
 	changes []Change
+	prompts []Prompt
 	changed bool
 	seen    bool
 }
@@ -66,6 +67,7 @@ type changeEntry struct {
 	Size    int64    `json:"size"`
 	ModNS   int64    `json:"mod_ns"`
 	Changes []Change `json:"changes"`
+	Prompts []Prompt `json:"prompts,omitempty"`
 }
 
 type changesFile struct {
@@ -225,7 +227,7 @@ func (ix *Index) saveChanges() error {
 	ix.loadChanges()
 	for p, e := range ix.entries {
 		if e.changed {
-			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes}
+			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts}
 		}
 	}
 	f := changesFile{Version: IndexVersion}
@@ -271,8 +273,8 @@ type Request struct {
 	Cwd                      string
 	// Folders are where new sessions would appear (Places.Folders).
 	Folders []string
-	// Changes asks for each session's file changes too (--touched,
-	// workspace symbols), which the index keeps apart.
+	// Changes asks for each session's file changes and prompts too
+	// (--touched, workspace symbols), which the index keeps apart.
 	Changes bool
 	// Progress, when set, is told how many of the files to read are read.
 	Progress func(done, total int)
@@ -377,7 +379,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		case e.Session && e.Row != nil && e.Row.Parent != "" && !named[e.Path]:
 			// A sub-agent's file: its parent's child.
 		case e.Session && e.Row != nil:
-			out.Sessions = append(out.Sessions, &Session{Row: *e.Row, Changes: e.changes})
+			out.Sessions = append(out.Sessions, &Session{Row: *e.Row, Changes: e.changes, Prompts: e.prompts})
 		case named[e.Path] && !e.Session:
 			out.Problems = append(out.Problems, Problem{e.Path, "not a session rlog-ls reads"})
 		}
@@ -399,16 +401,13 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 	ix.loadChanges()
 	var again []*Session
 	for _, s := range list {
-		if s.Changes != nil {
-			continue
-		}
 		e := ix.entries[s.Row.File]
 		if e != nil && e.changed {
-			s.Changes = e.changes
+			s.Changes, s.Prompts = e.changes, e.prompts
 			continue
 		}
 		if c, ok := ix.changes[s.Row.File]; ok && e != nil && c.Size == e.Size && c.ModNS == e.ModNS {
-			s.Changes = c.Changes
+			s.Changes, s.Prompts = c.Changes, c.Prompts
 			continue
 		}
 		again = append(again, s)
@@ -419,10 +418,10 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 			return
 		}
 		if r, err := Read(s.Row.File); err == nil {
-			s.Changes = r.Changes
+			s.Changes, s.Prompts = r.Changes, r.Prompts
 			ix.mu.Lock()
 			if e := ix.entries[s.Row.File]; e != nil && e.Size == r.Row.Size && e.ModNS == r.Row.Modified.UnixNano() {
-				e.changes, e.changed, ix.changesDirty = r.Changes, true, true
+				e.changes, e.prompts, e.changed, ix.changesDirty = r.Changes, r.Prompts, true, true
 			}
 			ix.mu.Unlock()
 		}
@@ -472,7 +471,7 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *e
 		return e
 	}
 	e.Row, e.Cwd = &s.Row, s.Row.Cwd
-	e.changes, e.changed = s.Changes, true
+	e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true
 	return e
 }
 

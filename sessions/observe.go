@@ -21,6 +21,7 @@ type observer struct {
 	prompt, own string
 	cwd         string
 	calls       []fileCall
+	prompts     []Prompt
 }
 
 // fileCall is a call that changes files, before its targets are resolved
@@ -31,17 +32,26 @@ type fileCall struct {
 	workdir  string
 }
 
-// maxCallsKept bounds what one session keeps of its file-changing calls:
-// a session that made more is listed by the first ones.
-const maxCallsKept = 10000
+// maxCallsKept bounds what one session keeps of its file-changing calls,
+// maxPromptsKept of its prompts: a session that has more is listed by the
+// first ones.
+const (
+	maxCallsKept   = 10000
+	maxPromptsKept = 200
+)
 
 func newObserver() *observer { return &observer{} }
 
 func (o *observer) Event(h *model.Header, e *model.Event) error {
 	switch e.Kind {
 	case model.KindUser:
-		if o.prompt == "" && !e.Meta && !e.Sidechain && e.AgentID == "" && strings.TrimSpace(e.Text) != "" {
-			o.prompt = e.Text
+		if !e.Meta && !e.Sidechain && e.AgentID == "" && strings.TrimSpace(e.Text) != "" {
+			if o.prompt == "" {
+				o.prompt = e.Text
+			}
+			if len(o.prompts) < maxPromptsKept {
+				o.prompts = append(o.prompts, Prompt{Text: firstLine(e.Text, TitleChars), ID: e.ID})
+			}
 		}
 	case model.KindSystem:
 		// Claude Code's summary records (before 2.0).
@@ -92,13 +102,18 @@ func (o *observer) title() string {
 	if t == "" {
 		t = o.prompt
 	}
+	return firstLine(t, TitleChars)
+}
+
+// firstLine is t's first line, trimmed, cut at n characters.
+func firstLine(t string, n int) string {
 	t = strings.TrimSpace(t)
 	if i := strings.IndexAny(t, "\r\n"); i >= 0 {
 		t = strings.TrimSpace(t[:i])
 	}
-	if utf8.RuneCountInString(t) > TitleChars {
+	if utf8.RuneCountInString(t) > n {
 		r := []rune(t)
-		t = string(r[:TitleChars-1]) + "…"
+		t = string(r[:n-1]) + "…"
 	}
 	return strings.ToValidUTF8(t, "\uFFFD")
 }
@@ -132,25 +147,26 @@ func readRlogEvents(path string, obs model.Sink) error {
 	return fi.Read(f, obs, &model.Report{})
 }
 
-// placeChanges sets each change's Line: the 1-based line of the session
-// file where its call is, the first line that holds the call's id as a
-// word of its own (a call's line comes before its result's). A change
-// whose call has no id, or whose id is not found, is placed at line 1.
-// The file is read once, a buffer at a time, each word looked up once.
-func placeChanges(path string, changes []Change) error {
+// placeByID is the 1-based line of the session file at path where each
+// of ids first is, as a word of its own (a call's line comes before its
+// result's; a message's id is on its record): 1 for an id that is "" or
+// not found. The file is read once, a buffer at a time, each word looked
+// up once.
+func placeByID(path string, ids []string) ([]int, error) {
+	lines := make([]int, len(ids))
 	want := map[string][]int{}
-	for i := range changes {
-		changes[i].Line = 1
-		if id := changes[i].CallID; id != "" {
+	for i, id := range ids {
+		lines[i] = 1
+		if id != "" {
 			want[id] = append(want[id], i)
 		}
 	}
 	if len(want) == 0 {
-		return nil
+		return lines, nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -159,7 +175,7 @@ func placeChanges(path string, changes []Change) error {
 	look := func(word []byte) {
 		if at, ok := want[string(word)]; ok {
 			for _, i := range at {
-				changes[i].Line = line
+				lines[i] = line
 			}
 			delete(want, string(word))
 		}
@@ -187,15 +203,15 @@ func placeChanges(path string, changes []Change) error {
 			if len(partial) > 0 {
 				look(partial)
 			}
-			return nil
+			return lines, nil
 		}
 		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return lines, nil
 }
 
-// idDelimiters end the words placeChanges looks up: a call id is a JSON
+// idDelimiters end the words placeByID looks up: a call id is a JSON
 // string or an rlog value of its own.
 const idDelimiters = "\n\" =,:{}[]\t\r"

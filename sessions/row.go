@@ -77,6 +77,16 @@ type Tokens struct {
 type Session struct {
 	Row     Row
 	Changes []Change
+	Prompts []Prompt
+}
+
+// Prompt is a prompt of the session (not the agent's own, nor a
+// sub-agent's): its first line, cut at TitleChars, and the session file's
+// line where it is.
+type Prompt struct {
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	ID   string `json:"id,omitempty"`
 }
 
 // TitleChars is the longest title a row keeps, in characters.
@@ -164,13 +174,28 @@ func Read(path string) (*Session, error) {
 	if l, ok, err := convert.ParentOf(path); err == nil && ok {
 		row.Parent = l.Path
 	}
-	changes := obs.changes(row.Cwd)
-	if len(changes) > 0 {
-		if err := placeChanges(path, changes); err != nil {
+	changes, prompts := obs.changes(row.Cwd), obs.prompts
+	// Where each is in the file: the line of its call's or its message's id.
+	var ids []string
+	for _, c := range changes {
+		ids = append(ids, c.CallID)
+	}
+	for _, p := range prompts {
+		ids = append(ids, p.ID)
+	}
+	if len(ids) > 0 {
+		lines, err := placeByID(path, ids)
+		if err != nil {
 			return nil, err
 		}
+		for i := range changes {
+			changes[i].Line = lines[i]
+		}
+		for i := range prompts {
+			prompts[i].Line = lines[len(changes)+i]
+		}
 	}
-	return &Session{Row: row, Changes: changes}, nil
+	return &Session{Row: row, Changes: changes, Prompts: prompts}, nil
 }
 
 // sizeHint is the size of what the stream reads: the file's for rlog,

@@ -164,8 +164,8 @@ func (sl *sessionLists) follow(ctx context.Context, workspace func() *wsCtx) {
 // workspace folder's sessions that are not among skip (the open documents
 // and the workspace's .rlog files, whose outlines give theirs): each
 // session, named by its title (the agent's own, else its first prompt),
-// and each call that changed a file, named "tool target", at the session
-// file's line. The index reads only the sessions that changed since the
+// each of its prompts (its first line), and each call that changed a file,
+// named "tool target", at the session file's line. The index reads only the sessions that changed since the
 // last listing; a cancelled request stops it.
 func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[string]bool) map[protocol.DocumentURI][]workspaceSymbol {
 	ix, err := sl.index()
@@ -201,6 +201,9 @@ func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[
 		}
 		uri := fileURI(r.File)
 		syms := []workspaceSymbol{{name: name, container: container, kind: symbolKinds[analysis.SessionSymbol], rng: at(1)}}
+		for _, p := range s.Prompts {
+			syms = append(syms, workspaceSymbol{name: p.Text, container: name, kind: symbolKinds[analysis.TurnSymbol], rng: at(p.Line)})
+		}
 		for _, c := range s.Changes {
 			syms = append(syms, workspaceSymbol{name: c.Tool + " " + c.Target, container: name, kind: symbolKinds[analysis.ToolCallSymbol], rng: at(c.Line)})
 		}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/rlog-ls/rlog-ls/lsp"
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 	"github.com/rlog-ls/rlog-ls/sessions"
@@ -98,6 +100,7 @@ func TestWorkspaceSymbolsFindIndexedSessions(t *testing.T) {
 	c.Initialize(params)
 	type symbol struct {
 		Name, ContainerName string
+		Kind                int
 		Location            struct {
 			URI   string
 			Range struct{ Start struct{ Line int } }
@@ -110,12 +113,16 @@ func TestWorkspaceSymbolsFindIndexedSessions(t *testing.T) {
 		}
 		return syms
 	}
-	if s := find("greet.sh prints hello"); len(s) != 1 || !strings.HasPrefix(s[0].Name, "Create greet.sh") || !strings.HasSuffix(s[0].Location.URI, ".jsonl") ||
-		!strings.HasPrefix(s[0].ContainerName, "claude-code 2026-11-27") {
+	// The session, by its title, and its prompt, at the prompt's record.
+	s := find("greet.sh prints hello")
+	if len(s) != 2 || !strings.HasPrefix(s[0].Name, "Create greet.sh") || !strings.HasSuffix(s[0].Location.URI, ".jsonl") ||
+		!strings.HasPrefix(s[0].ContainerName, "claude-code 2026-11-27") || s[0].Location.Range.Start.Line != 0 {
 		t.Errorf("the session: %+v", s)
+	} else if p := s[1]; p.Kind != int(protocol.SymbolKindEvent) || p.Location.Range.Start.Line != 2 {
+		t.Errorf("the prompt: %+v", p)
 	}
 	// Fuzzy, as editors expect: the Write call matches too.
-	s := find("Edit greet")
+	s = find("Edit greet")
 	i := slices.IndexFunc(s, func(x symbol) bool { return x.Name == "Edit /tmp/rlog-producers/claude/write-edit/work/greet.sh" })
 	if i < 0 || s[i].Location.Range.Start.Line != 27 {
 		t.Errorf("the Edit call: %+v", s)
