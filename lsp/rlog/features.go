@@ -91,6 +91,7 @@ func Features() lsp.Features[Doc] {
 	cs := newCompanions(vs)
 	sl := newSessionLists()
 	ws.sessions = sl
+	ch := newHierarchy()
 	return lsp.Features[Doc]{
 		Parse:    Parse,
 		Section:  "rlog",
@@ -141,6 +142,10 @@ func Features() lsp.Features[Doc] {
 			MethodSessionView:               lsp.WorkspaceRequest(vs.view),
 			MethodSessionFormat:             lsp.WorkspaceRequest(vs.format),
 			MethodSessions:                  lsp.WorkspaceRequest(sl.list),
+			// The sub-agent tree (callhierarchy.go).
+			protocol.MethodTextDocumentPrepareCallHierarchy: lsp.WorkspaceRequest(ch.prepare),
+			protocol.MethodCallHierarchyIncomingCalls:       lsp.WorkspaceRequest(ch.incoming),
+			protocol.MethodCallHierarchyOutgoingCalls:       lsp.WorkspaceRequest(ch.outgoing),
 			protocol.MethodWorkspaceExecuteCommand: lsp.WorkspaceRequest(func(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandParams) (any, error) {
 				if p.Command == CommandOpenCompanionRecord && len(p.Arguments) == 1 {
 					raw, _ := json.Marshal(p.Arguments[0])
@@ -172,6 +177,7 @@ func Features() lsp.Features[Doc] {
 			caps.ExecuteCommandProvider.Commands = append(caps.ExecuteCommandProvider.Commands, CommandOpenCompanionRecord)
 			caps.CodeLensProvider = &protocol.CodeLensOptions{ResolveProvider: true}
 			caps.InlayHintProvider = true
+			caps.CallHierarchyProvider = true
 		},
 	}
 }
