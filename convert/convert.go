@@ -512,5 +512,8 @@ func convertWith(read func(model.Sink, *model.Report) error, from, to Format, w 
 	if opts.Complete != nil && from == Rlog && to != Rlog {
 		sink = opts.Complete(sink, rep)
 	}
+	if opts.Observe != nil {
+		sink = model.Tee(opts.Observe, sink)
+	}
 	return rep, read(sink, rep)
 }
