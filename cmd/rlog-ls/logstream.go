@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -105,7 +103,7 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 	// process substitution, cannot).
 	if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok && path != stdinName {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
-			if from, ok := sessionFormat(path); ok {
+			if from, ok := convert.ReadableFile(path); ok {
 				// A session in another format: its rlog view, the text
 				// `rlog-ls convert --to rlog` writes, read as the log.
 				f.Close()
@@ -122,26 +120,6 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 		}
 	}
 	return in, f, nil
-}
-
-// sessionFormat is the format of the file at path when it is a session
-// rlog-ls reads in a format other than rlog (a Claude Code transcript, an
-// ATIF trajectory ...): then check, stats and report read its rlog view.
-// A .rlog file is rlog without a look.
-func sessionFormat(path string) (convert.Format, bool) {
-	if strings.EqualFold(filepath.Ext(path), ".rlog") {
-		return "", false
-	}
-	h, err := convert.ReadHead(path)
-	if err != nil {
-		return "", false
-	}
-	f, err := convert.DetectHead(h)
-	if err != nil || f == convert.Rlog {
-		return "", false
-	}
-	fi, _ := convert.Lookup(f)
-	return f, fi.CanRead()
 }
 
 // rlogView streams the rlog view of the session file at path, read as
