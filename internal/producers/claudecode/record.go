@@ -53,32 +53,13 @@ func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
 // its recording into out (which must not exist yet): the claude/ tree,
 // results.json, requests.jsonl, and ccusage.json when ccusage is given.
 func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
-	if _, err := os.Stat(out); err == nil {
-		return nil, fmt.Errorf("%s exists already", out)
-	}
+	var missing error
 	if binary == "" {
-		return nil, fmt.Errorf("no claude binary: set %s", BinaryEnv)
+		missing = fmt.Errorf("no claude binary: set %s", BinaryEnv)
 	}
-	binary, err := filepath.Abs(binary)
-	if err != nil {
-		return nil, err
-	}
-	if ccusage != "" {
-		if ccusage, err = filepath.Abs(ccusage); err != nil {
-			return nil, err
-		}
-	}
-	if out, err = filepath.Abs(out); err != nil {
-		return nil, err
-	}
-	var res Results
-	var stderr bytes.Buffer
 	job := scenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
-	timeout := time.Duration(len(s.Steps)+1) * stepTimeout
-	if err := sandbox.Run(ctx, scenarioJobName, job, &res, &stderr, timeout); err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	return &res, nil
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
+		&job, &job.Binary, &job.CCUsage, &job.Out)
 }
 
 func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {

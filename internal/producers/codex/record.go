@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
@@ -55,32 +54,13 @@ func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
 // results.json, requests.jsonl, tokens.json, and ccusage.json when
 // ccusage is given.
 func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
-	if _, err := os.Stat(out); err == nil {
-		return nil, fmt.Errorf("%s exists already", out)
-	}
+	var missing error
 	if binary == "" {
-		return nil, fmt.Errorf("no codex binary: set %s", BinaryEnv)
+		missing = fmt.Errorf("no codex binary: set %s", BinaryEnv)
 	}
-	job := scenarioJob{Scenario: s.Name, Bodies: bodies}
-	var err error
-	for _, p := range []struct {
-		from string
-		to   *string
-	}{{binary, &job.Binary}, {ccusage, &job.CCUsage}, {out, &job.Out}} {
-		if p.from == "" {
-			continue
-		}
-		if *p.to, err = filepath.Abs(p.from); err != nil {
-			return nil, err
-		}
-	}
-	var res Results
-	var stderr bytes.Buffer
-	timeout := time.Duration(len(s.Steps)+1) * stepTimeout
-	if err := sandbox.Run(ctx, scenarioJobName, job, &res, &stderr, timeout); err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	return &res, nil
+	job := scenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
+		&job, &job.Binary, &job.CCUsage, &job.Out)
 }
 
 func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {

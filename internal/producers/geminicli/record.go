@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/gemini"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
@@ -60,32 +59,13 @@ func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
 // results.json, requests.jsonl, tokens.json, and ccusage.json when ccusage
 // is given.
 func Record(ctx context.Context, s *Scenario, bundles Bundles, ccusage, out string, bodies bool) (*Results, error) {
-	if _, err := os.Stat(out); err == nil {
-		return nil, fmt.Errorf("%s exists already", out)
-	}
+	var missing error
 	if bundles.Current == "" || (bundles.Legacy == "" && s.usesLegacy()) {
-		return nil, fmt.Errorf("no Gemini CLI bundle: set %s (and %s for the legacy scenario)", BinaryEnv, LegacyEnv)
+		missing = fmt.Errorf("no Gemini CLI bundle: set %s (and %s for the legacy scenario)", BinaryEnv, LegacyEnv)
 	}
-	job := scenarioJob{Scenario: s.Name, Bodies: bodies}
-	for _, p := range []struct {
-		from string
-		to   *string
-	}{{bundles.Current, &job.Bundles.Current}, {bundles.Legacy, &job.Bundles.Legacy}, {ccusage, &job.CCUsage}, {out, &job.Out}} {
-		if p.from == "" {
-			continue
-		}
-		var err error
-		if *p.to, err = filepath.Abs(p.from); err != nil {
-			return nil, err
-		}
-	}
-	var res Results
-	var stderr bytes.Buffer
-	timeout := time.Duration(len(s.Steps)+1) * stepTimeout
-	if err := sandbox.Run(ctx, scenarioJobName, job, &res, &stderr, timeout); err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	return &res, nil
+	job := scenarioJob{Scenario: s.Name, Bundles: bundles, CCUsage: ccusage, Out: out, Bodies: bodies}
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
+		&job, &job.Bundles.Current, &job.Bundles.Legacy, &job.CCUsage, &job.Out)
 }
 
 func (s *Scenario) usesLegacy() bool {

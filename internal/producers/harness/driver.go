@@ -2,10 +2,12 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
@@ -35,6 +37,38 @@ func RecordAll[S, R any](scenarios []S, name func(S) string, dir string, paralle
 		}
 	})
 	return recs
+}
+
+// RecordScenario runs a driver's scenario job (registered with the
+// sandbox as jobName) for scenario name, after what every driver checks
+// first: out must not exist yet, then missing (the driver's error for a
+// CLI it was not given, nil when it has all). Each of paths, fields of
+// job (the CLI's files, ccusage, out; "" for none), is made absolute in
+// place, as the job runs in a folder of its own. The job gets stepTimeout
+// for each of its steps and one more.
+func RecordScenario[R any](ctx context.Context, jobName, name string, steps int, stepTimeout time.Duration,
+	out string, missing error, job any, paths ...*string) (*R, error) {
+	if _, err := os.Stat(out); err == nil {
+		return nil, fmt.Errorf("%s exists already", out)
+	}
+	if missing != nil {
+		return nil, missing
+	}
+	for _, p := range paths {
+		if *p == "" {
+			continue
+		}
+		var err error
+		if *p, err = filepath.Abs(*p); err != nil {
+			return nil, err
+		}
+	}
+	var res R
+	var stderr bytes.Buffer
+	if err := sandbox.Run(ctx, jobName, job, &res, &stderr, time.Duration(steps+1)*stepTimeout); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", name, err)
+	}
+	return &res, nil
 }
 
 // NeedFiles returns the files the variables envs name, for a test that

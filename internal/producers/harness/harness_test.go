@@ -1,10 +1,14 @@
 package harness
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestReplaceDir(t *testing.T) {
@@ -65,5 +69,23 @@ func TestInventoryAddKeepsTheOrder(t *testing.T) {
 	}
 	if !slices.Equal(total.Categories, []string{"z", "a", "m"}) || total.Kinds["m"]["x"] != 5 {
 		t.Errorf("categories %v, kinds %v", total.Categories, total.Kinds)
+	}
+}
+
+// TestRecordScenarioChecksFirst: a recording never goes into a folder
+// that exists, and a driver's missing CLI is said before anything runs.
+func TestRecordScenarioChecksFirst(t *testing.T) {
+	dir := t.TempDir()
+	var job struct{ Out string }
+	job.Out = dir
+	if _, err := RecordScenario[struct{}](context.Background(), "none", "s", 1, time.Second, dir, errors.New("no CLI"), &job, &job.Out); err == nil || !strings.Contains(err.Error(), "exists already") {
+		t.Errorf("into an existing folder: %v", err)
+	}
+	out := filepath.Join(dir, "new")
+	if _, err := RecordScenario[struct{}](context.Background(), "none", "s", 1, time.Second, out, errors.New("no CLI"), &job, &job.Out); err == nil || err.Error() != "no CLI" {
+		t.Errorf("without the CLI: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was made", out)
 	}
 }
