@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -103,6 +104,25 @@ func NeedFiles(t testing.TB, what string, envs ...string) []string {
 		files = append(files, f)
 	}
 	return files
+}
+
+// ReadLines reads a recording's JSON Lines file (requests.jsonl), a T a
+// line, or fails t naming the file.
+func ReadLines[T any](t testing.TB, path string) []T {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []T
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var v T
+		if err := json.Unmarshal(line, &v); err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // CheckReadme fails t when dir's README.md is not what readme makes of
