@@ -1,7 +1,6 @@
 package geminicli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/gemini"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // The files a recorded scenario holds, beside its gemini/ folder (a copy
@@ -148,28 +148,15 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemi
 			}
 		}
 	}
-	var reqs bytes.Buffer
-	for _, ex := range api.Exchanges() {
+	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
-		if _, method, err := gemini.ParsePath(ex.URLPath()); err == nil && method != "countTokens" && sum.Rule == "" {
-			res.Unscripted = append(res.Unscripted, ex.Seq)
-		}
-		line, err := json.Marshal(sum)
-		if err != nil {
-			return err
-		}
-		reqs.Write(append(line, '\n'))
-		if job.Bodies {
-			p := filepath.Join(job.Out, "bodies", fmt.Sprintf("%03d.json", ex.Seq))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, ex.Body, 0o644); err != nil {
-				return err
-			}
-		}
-	}
-	if err := os.WriteFile(filepath.Join(job.Out, RequestsName), reqs.Bytes(), 0o644); err != nil {
+		_, method, err := gemini.ParsePath(ex.URLPath())
+		return sum, err == nil && method != "countTokens" && sum.Rule == ""
+	})
+	if err != nil {
 		return err
 	}
+	res.Unscripted = append(res.Unscripted, unscripted...)
 	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
 		return err
 	}
@@ -180,13 +167,6 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemi
 	if err := harness.WriteJSON(filepath.Join(job.Out, TokensName), acct); err != nil {
 		return err
 	}
-	if job.CCUsage == "" {
-		return nil
-	}
-	usage, err := harness.RunCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Home()},
-		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"})
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(job.Out, CCUsageName), usage, 0o644)
+	return harness.WriteCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Home()},
+		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName))
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // A Recording is one scenario recorded: its results (R, the driver's) and
@@ -70,6 +72,55 @@ func RecordScenario[R any](ctx context.Context, jobName, name string, steps int,
 		return nil, fmt.Errorf("scenario %s: %w", name, err)
 	}
 	return &res, nil
+}
+
+// WriteRequests writes what the stand-in received into a recording's
+// folder out: the file name (requests.jsonl), a line for each exchange as
+// summary makes it, and with bodies each request's body as
+// out/bodies/SEQ.json, with headers its headers beside it. It returns the
+// sequence numbers of the requests summary says no rule answered.
+func WriteRequests(out, name string, exchanges []standin.Exchange, bodies, headers bool,
+	summary func(ex standin.Exchange) (line any, unscripted bool)) ([]int, error) {
+	var reqs bytes.Buffer
+	var unscripted []int
+	for _, ex := range exchanges {
+		sum, miss := summary(ex)
+		if miss {
+			unscripted = append(unscripted, ex.Seq)
+		}
+		line, err := json.Marshal(sum)
+		if err != nil {
+			return nil, err
+		}
+		reqs.Write(append(line, '\n'))
+		if !bodies {
+			continue
+		}
+		p := filepath.Join(out, "bodies", fmt.Sprintf("%03d.json", ex.Seq))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, ex.Body, 0o644); err != nil {
+			return nil, err
+		}
+		if headers {
+			if err := WriteJSON(strings.TrimSuffix(p, ".json")+".headers.json", ex.Header); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return unscripted, os.WriteFile(filepath.Join(out, name), reqs.Bytes(), 0o644)
+}
+
+// WriteCCUsage writes to path what ccusage (run with env and args, see
+// RunCCUsage) counts of a recording; without ccusage ("") nothing.
+func WriteCCUsage(ctx context.Context, ccusage string, env, args []string, path string) error {
+	if ccusage == "" {
+		return nil
+	}
+	usage, err := RunCCUsage(ctx, ccusage, env, args)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, usage, 0o644)
 }
 
 // NeedFiles returns the files the variables envs name, for a test that

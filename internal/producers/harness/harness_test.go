@@ -3,12 +3,15 @@ package harness
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 func TestReplaceDir(t *testing.T) {
@@ -87,5 +90,36 @@ func TestRecordScenarioChecksFirst(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Errorf("%s was made", out)
+	}
+}
+
+// TestWriteRequests: a line per exchange in order, the bodies and headers
+// under bodies/ when asked, and the unscripted ones' sequence numbers.
+func TestWriteRequests(t *testing.T) {
+	out := t.TempDir()
+	exs := []standin.Exchange{
+		{Seq: 1, Body: []byte(`{"a":1}`), Header: http.Header{"X-Agent": {"main"}}},
+		{Seq: 2, Body: []byte(`{"b":2}`)},
+	}
+	unscripted, err := WriteRequests(out, "requests.jsonl", exs, true, true, func(ex standin.Exchange) (any, bool) {
+		return map[string]int{"seq": ex.Seq}, ex.Seq == 2
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(unscripted, []int{2}) {
+		t.Errorf("unscripted %v", unscripted)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "requests.jsonl")); string(got) != "{\"seq\":1}\n{\"seq\":2}\n" {
+		t.Errorf("requests.jsonl: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, "bodies", "002.json")); string(got) != `{"b":2}` {
+		t.Errorf("body 2: %q", got)
+	}
+	if !IsFile(filepath.Join(out, "bodies", "001.headers.json")) {
+		t.Error("no headers beside body 1")
+	}
+	if err := WriteCCUsage(context.Background(), "", nil, nil, filepath.Join(out, "ccusage.json")); err != nil || IsFile(filepath.Join(out, "ccusage.json")) {
+		t.Errorf("without ccusage: %v, or a file written", err)
 	}
 }
