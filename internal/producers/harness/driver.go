@@ -123,6 +123,20 @@ func WriteCCUsage(ctx context.Context, ccusage string, env, args []string, path 
 	return os.WriteFile(path, usage, 0o644)
 }
 
+// ScriptProblems are what every driver's Check says of the stand-in's
+// script: the requests no rule answered (see the recording's requests
+// file) and the rules that never answered.
+func ScriptProblems(unscripted []int, unused []string, requestsName string) []string {
+	var out []string
+	if len(unscripted) > 0 {
+		out = append(out, fmt.Sprintf("requests no rule answered: %v (see %s)", unscripted, requestsName))
+	}
+	if len(unused) > 0 {
+		out = append(out, "rules that never answered: "+strings.Join(unused, ", "))
+	}
+	return out
+}
+
 // NeedFiles returns the files the variables envs name, for a test that
 // runs a real CLI, or skips saying why: under -short, without a sandbox,
 // or when a variable is unset or names no file. Under RequireEnv=1 (set by

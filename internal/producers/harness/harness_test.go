@@ -123,3 +123,13 @@ func TestWriteRequests(t *testing.T) {
 		t.Errorf("without ccusage: %v, or a file written", err)
 	}
 }
+
+func TestScriptProblems(t *testing.T) {
+	if p := ScriptProblems(nil, nil, "requests.jsonl"); p != nil {
+		t.Errorf("a script answered in full: %q", p)
+	}
+	want := []string{"requests no rule answered: [3 5] (see requests.jsonl)", "rules that never answered: a, b"}
+	if p := ScriptProblems([]int{3, 5}, []string{"a", "b"}, "requests.jsonl"); !slices.Equal(p, want) {
+		t.Errorf("%q", p)
+	}
+}
