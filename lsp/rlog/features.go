@@ -89,6 +89,7 @@ func Features() lsp.Features[Doc] {
 	ws := newWorkspaceIndex()
 	vs := newViews()
 	cs := newCompanions(vs)
+	ch := newHierarchy()
 	return lsp.Features[Doc]{
 		Parse:    Parse,
 		Section:  "rlog",
@@ -138,6 +139,10 @@ func Features() lsp.Features[Doc] {
 			MethodCompanionRecord:           lsp.DocumentRequest(logOnly(cs.record)),
 			MethodSessionView:               lsp.WorkspaceRequest(vs.view),
 			MethodSessionFormat:             lsp.WorkspaceRequest(vs.format),
+			// The sub-agent tree (callhierarchy.go).
+			protocol.MethodTextDocumentPrepareCallHierarchy: lsp.WorkspaceRequest(ch.prepare),
+			protocol.MethodCallHierarchyIncomingCalls:       lsp.WorkspaceRequest(ch.incoming),
+			protocol.MethodCallHierarchyOutgoingCalls:       lsp.WorkspaceRequest(ch.outgoing),
 			protocol.MethodWorkspaceExecuteCommand: lsp.WorkspaceRequest(func(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandParams) (any, error) {
 				if p.Command == CommandOpenCompanionRecord && len(p.Arguments) == 1 {
 					raw, _ := json.Marshal(p.Arguments[0])
@@ -166,6 +171,7 @@ func Features() lsp.Features[Doc] {
 			caps.ExecuteCommandProvider.Commands = append(caps.ExecuteCommandProvider.Commands, CommandOpenCompanionRecord)
 			caps.CodeLensProvider = &protocol.CodeLensOptions{ResolveProvider: true}
 			caps.InlayHintProvider = true
+			caps.CallHierarchyProvider = true
 		},
 	}
 }
