@@ -22,32 +22,39 @@ func TestEveryRequestIsTried(t *testing.T) {
 	// Not asked on the hostile documents: requests that are not about one
 	// log's text at a position.
 	notHostile := map[string]string{
-		protocol.MethodWorkspaceSymbol:         "about the workspace's files, not one document (TestWorkspaceSymbols)",
-		protocol.MethodWorkspaceExecuteCommand: "runs a command, about no document",
-		protocol.MethodCodeLensResolve:         "resolves a lens the server gave, not a document",
-		MethodCompanionRecord:                  "about a companion's record (TestCompanionRecordRequest)",
-		MethodSessionView:                      "about a session file in another format, not a log (view_test.go)",
-		MethodSessionFormat:                    "about a session file in another format, not a log (view_test.go)",
+		protocol.MethodWorkspaceSymbol:            "about the workspace's files, not one document (TestWorkspaceSymbols)",
+		protocol.MethodWorkspaceExecuteCommand:    "runs a command, about no document",
+		protocol.MethodCodeLensResolve:            "resolves a lens the server gave, not a document",
+		MethodCompanionRecord:                     "about a companion's record (TestCompanionRecordRequest)",
+		MethodSessionView:                         "about a session file in another format, not a log (view_test.go)",
+		MethodSessionFormat:                       "about a session file in another format, not a log (view_test.go)",
+		protocol.MethodCallHierarchyIncomingCalls: "takes an item prepareCallHierarchy gave, not a place in a document (callhierarchy_test.go)",
+		protocol.MethodCallHierarchyOutgoingCalls: "takes an item prepareCallHierarchy gave, not a place in a document (callhierarchy_test.go)",
 	}
 	// Not probed by the differential harness: answers that are not a
 	// function of the document's text alone, or not about a document.
 	notProbed := map[string]string{
-		protocol.MethodWorkspaceSymbol:         "reads the workspace's files from disk",
-		protocol.MethodWorkspaceExecuteCommand: "runs a command",
-		protocol.MethodCodeLensResolve:         "the harness compares the lenses; resolving one is codeLens/resolve's marker",
-		MethodCompanionRecord:                  "reads the companion file from disk",
-		MethodSessionView:                      "about a session file in another format, not an edited log",
-		MethodSessionFormat:                    "about a session file in another format, not an edited log",
-		MethodSessionReport:                    "the report's data is the session's numbers, held streaming = whole in report/",
+		protocol.MethodWorkspaceSymbol:                  "reads the workspace's files from disk",
+		protocol.MethodWorkspaceExecuteCommand:          "runs a command",
+		protocol.MethodCodeLensResolve:                  "the harness compares the lenses; resolving one is codeLens/resolve's marker",
+		MethodCompanionRecord:                           "reads the companion file from disk",
+		MethodSessionView:                               "about a session file in another format, not an edited log",
+		MethodSessionFormat:                             "about a session file in another format, not an edited log",
+		MethodSessionReport:                             "the report's data is the session's numbers, held streaming = whole in report/",
+		protocol.MethodTextDocumentPrepareCallHierarchy: "reads the sub-agents' files from disk",
+		protocol.MethodCallHierarchyIncomingCalls:       "takes an item, and reads the session's files from disk",
+		protocol.MethodCallHierarchyOutgoingCalls:       "takes an item, and reads the sub-agents' files from disk",
 	}
 	// No marker: requests whose answer a marker cannot hold (a file
 	// outside the workspace, a command's effect).
 	noMarker := map[string]string{
-		protocol.MethodWorkspaceSymbol:         "a marker asks about a document; workspace symbols are TestWorkspaceSymbols'",
-		protocol.MethodWorkspaceExecuteCommand: "a command's effect is a file or an edit (actions_test.go, redact_test.go)",
-		MethodSessionView:                      "about a session file in another format (view_test.go)",
-		MethodSessionFormat:                    "about a session file in another format (view_test.go)",
-		MethodSessionReport:                    "its answer is the whole report's data (insight_test.go)",
+		protocol.MethodWorkspaceSymbol:            "a marker asks about a document; workspace symbols are TestWorkspaceSymbols'",
+		protocol.MethodWorkspaceExecuteCommand:    "a command's effect is a file or an edit (actions_test.go, redact_test.go)",
+		MethodSessionView:                         "about a session file in another format (view_test.go)",
+		MethodSessionFormat:                       "about a session file in another format (view_test.go)",
+		MethodSessionReport:                       "its answer is the whole report's data (insight_test.go)",
+		protocol.MethodCallHierarchyIncomingCalls: "takes an item, not a place a marker names (callhierarchy_test.go)",
+		protocol.MethodCallHierarchyOutgoingCalls: "takes an item, not a place a marker names (callhierarchy_test.go)",
 	}
 	hostile := docRequests("file:///w/x.rlog", protocol.Position{})
 	probed := map[string]bool{}
