@@ -118,7 +118,7 @@ func Read(path string) (*Session, error) {
 	format := convert.Rlog
 	var r io.ReadCloser = f
 	var reopen func() (io.Reader, error)
-	if from, ok := FormatOf(path); ok {
+	if from, ok := convert.ReadableFile(path); ok {
 		f.Close()
 		format = from
 		r = view(path, from, figuresOnly(obs))

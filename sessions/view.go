@@ -12,32 +12,10 @@ package sessions
 
 import (
 	"io"
-	"path/filepath"
-	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
-
-// FormatOf is the format of the file at path when it is a session rlog-ls
-// reads in a format other than rlog (a Claude Code transcript, an ATIF
-// trajectory ...): then its figures are those of its rlog view. A .rlog
-// file is rlog without a look.
-func FormatOf(path string) (convert.Format, bool) {
-	if strings.EqualFold(filepath.Ext(path), ".rlog") {
-		return "", false
-	}
-	h, err := convert.ReadHead(path)
-	if err != nil {
-		return "", false
-	}
-	f, err := convert.DetectHead(h)
-	if err != nil || f == convert.Rlog {
-		return "", false
-	}
-	fi, _ := convert.Lookup(f)
-	return f, fi.CanRead()
-}
 
 // View streams the rlog view of the session file at path, read as format
 // from, through the one conversion pipeline (convert.ConvertFile, as

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/companion"
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/sessions"
 )
@@ -103,7 +104,7 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 	// process substitution, cannot).
 	if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok && path != stdinName {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
-			if from, ok := sessions.FormatOf(path); ok {
+			if from, ok := convert.ReadableFile(path); ok {
 				// A session in another format: its rlog view, the text
 				// `rlog-ls convert --to rlog` writes, read as the log.
 				f.Close()

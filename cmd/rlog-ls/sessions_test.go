@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/sessions"
 )
 
@@ -22,7 +23,7 @@ func sessionFixtures(t *testing.T) []string {
 	out = append(out, "../../testdata/sample.rlog")
 	var kept []string
 	for _, p := range out {
-		if _, ok := sessions.FormatOf(p); ok || strings.HasSuffix(p, ".rlog") {
+		if _, ok := convert.ReadableFile(p); ok || strings.HasSuffix(p, ".rlog") {
 			kept = append(kept, p)
 		}
 	}
