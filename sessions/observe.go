@@ -153,6 +153,9 @@ func readRlogEvents(path string, obs model.Sink) error {
 // is looked up; a word longer than every id is not kept whole, so that a
 // long one (an image's base64) costs no memory.
 func placeByID(path string, ids []string) ([]int, error) {
+	if placing != nil {
+		placing(path)
+	}
 	lines := make([]int, len(ids))
 	want := map[string][]int{}
 	longest := 0
@@ -229,6 +232,10 @@ func placeByID(path string, ids []string) ([]int, error) {
 	}
 	return lines, nil
 }
+
+// placing, when set, is told of each file placeByID reads (a test counts
+// them).
+var placing func(path string)
 
 // idDelimiters end the words placeByID looks up: a call id is a JSON
 // string or an rlog value of its own.

@@ -1,11 +1,13 @@
 package sessions
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -92,6 +94,52 @@ func TestPlaceByIDAcrossBuffers(t *testing.T) {
 		}
 		if want := placeNaive(text, []string{id, id[:max(cut, 1)]}); !slices.Equal(got, want) {
 			t.Errorf("cut %d: %v, want %v", cut, got, want)
+		}
+	}
+}
+
+// TestListingPlacesWhenAsked: a listing for rows does not read a file
+// again for the lines of its changes and prompts; a listing that asks for
+// them gets those Read finds, and keeps them.
+func TestListingPlacesWhenAsked(t *testing.T) {
+	var mu sync.Mutex
+	var placed []string
+	placing = func(path string) { mu.Lock(); placed = append(placed, path); mu.Unlock() }
+	t.Cleanup(func() { placing = nil })
+	s := newStore(t, "write-edit")
+	p := Discover(s.claude, s.homes)
+	listing := func(changes bool) *Listing {
+		ix := Open(s.index)
+		l := ix.List(context.Background(), Request{Candidates: p.Files, Maybe: p.Maybe, Cwd: s.claude, Changes: changes})
+		if err := ix.Save(); err != nil {
+			t.Fatal(err)
+		}
+		if len(l.Sessions) == 0 {
+			t.Skip("no Claude Code write-edit session recorded in testdata")
+		}
+		return l
+	}
+	listing(false)
+	if len(placed) != 0 {
+		t.Errorf("a listing of rows read %v again for lines", placed)
+	}
+	for round := range 2 {
+		before := len(placed)
+		l := listing(true)
+		if n := len(placed) - before; n != 1-round {
+			t.Errorf("round %d: %d files placed, want %d (placed once, then kept)", round, n, 1-round)
+		}
+		for _, got := range l.Sessions {
+			want, err := Read(got.Row.File)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Changes) == 0 || len(want.Prompts) == 0 {
+				t.Fatalf("%s: no changes or prompts to place", got.Row.File)
+			}
+			if !slices.Equal(got.Changes, want.Changes) || !slices.Equal(got.Prompts, want.Prompts) {
+				t.Errorf("round %d: %v %v, want %v %v", round, got.Changes, got.Prompts, want.Changes, want.Prompts)
+			}
 		}
 	}
 }
