@@ -428,7 +428,7 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 			s.Changes, s.Prompts = r.Changes, r.Prompts
 			ix.mu.Lock()
 			if e := ix.entries[s.Row.File]; e != nil && e.Size == r.Row.Size && e.ModNS == r.Row.Modified.UnixNano() {
-				e.changes, e.prompts, e.changed, ix.changesDirty = r.Changes, r.Prompts, true, true
+				e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = r.Changes, r.Prompts, true, false, true
 			}
 			ix.mu.Unlock()
 		}
@@ -452,8 +452,14 @@ func (ix *Index) place(ctx context.Context, list []*Session) {
 			}
 			return
 		}
+		// The file placed is the one read (a file that changed since is
+		// read again by the next listing; its lines are not kept).
+		fi, err := os.Stat(s.Row.File)
+		if err != nil {
+			return
+		}
 		ix.mu.Lock()
-		if e := ix.entries[s.Row.File]; e != nil && e.Size == s.Row.Size && e.ModNS == s.Row.Modified.UnixNano() {
+		if e := ix.entries[s.Row.File]; e != nil && e.fresh(fi) && e.Size == s.Row.Size && e.ModNS == s.Row.Modified.UnixNano() {
 			e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = s.Changes, s.Prompts, true, false, true
 		}
 		ix.mu.Unlock()
