@@ -57,7 +57,10 @@ type entry struct {
 	changes []Change
 	prompts []Prompt
 	changed bool
-	seen    bool
+	// unplaced says changes and prompts have no lines yet (placeAll): a
+	// listing reads for its rows, and places them only when asked for them.
+	unplaced bool
+	seen     bool
 }
 
 // changeEntry is what the changes file keeps of one session: its file
@@ -68,6 +71,8 @@ type changeEntry struct {
 	ModNS   int64    `json:"mod_ns"`
 	Changes []Change `json:"changes"`
 	Prompts []Prompt `json:"prompts,omitempty"`
+	// Unplaced says Changes and Prompts have no lines yet.
+	Unplaced bool `json:"unplaced,omitempty"`
 }
 
 type changesFile struct {
@@ -227,7 +232,7 @@ func (ix *Index) saveChanges() error {
 	ix.loadChanges()
 	for p, e := range ix.entries {
 		if e.changed {
-			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts}
+			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts, Unplaced: e.unplaced}
 		}
 	}
 	f := changesFile{Version: IndexVersion}
@@ -329,23 +334,14 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 	look(req.Candidates, false, false)
 	look(req.Maybe, false, true)
 	read := make([]*entry, len(jobs))
-	var next, done atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(jobs); i = int(next.Add(1)) - 1 {
-				if ctx.Err() != nil {
-					return
-				}
-				j := jobs[i]
-				read[i] = readEntry(j.path, j.fi, j.named, j.headOnly, req.Cwd)
-				if req.Progress != nil {
-					req.Progress(int(done.Add(1)), len(jobs))
-				}
-			}
-		})
-	}
-	wg.Wait()
+	var done atomic.Int64
+	eachParallel(ctx, len(jobs), func(i int) {
+		j := jobs[i]
+		read[i] = readEntry(j.path, j.fi, j.named, j.headOnly, req.Cwd)
+		if req.Progress != nil {
+			req.Progress(int(done.Add(1)), len(jobs))
+		}
+	})
 	ix.mu.Lock()
 	for _, e := range read {
 		if e != nil {
@@ -379,7 +375,11 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		case e.Session && e.Row != nil && e.Row.Parent != "" && !named[e.Path]:
 			// A sub-agent's file: its parent's child.
 		case e.Session && e.Row != nil:
-			out.Sessions = append(out.Sessions, &Session{Row: *e.Row, Changes: e.changes, Prompts: e.prompts})
+			s := &Session{Row: *e.Row}
+			if !e.unplaced {
+				s.Changes, s.Prompts = e.changes, e.prompts
+			}
+			out.Sessions = append(out.Sessions, s)
 		case named[e.Path] && !e.Session:
 			out.Problems = append(out.Problems, Problem{e.Path, "not a session rlog-ls reads"})
 		}
@@ -399,20 +399,27 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 	ix.mu.Lock()
 	ix.loadChanges()
-	var again []*Session
+	var again, unplaced []*Session
 	for _, s := range list {
 		e := ix.entries[s.Row.File]
 		if e != nil && e.changed {
 			s.Changes, s.Prompts = e.changes, e.prompts
+			if e.unplaced {
+				unplaced = append(unplaced, s)
+			}
 			continue
 		}
 		if c, ok := ix.changes[s.Row.File]; ok && e != nil && c.Size == e.Size && c.ModNS == e.ModNS {
 			s.Changes, s.Prompts = c.Changes, c.Prompts
+			if c.Unplaced {
+				unplaced = append(unplaced, s)
+			}
 			continue
 		}
 		again = append(again, s)
 	}
 	ix.mu.Unlock()
+	ix.place(ctx, unplaced)
 	for _, s := range again {
 		if ctx.Err() != nil {
 			return
@@ -421,11 +428,60 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 			s.Changes, s.Prompts = r.Changes, r.Prompts
 			ix.mu.Lock()
 			if e := ix.entries[s.Row.File]; e != nil && e.Size == r.Row.Size && e.ModNS == r.Row.Modified.UnixNano() {
-				e.changes, e.prompts, e.changed, ix.changesDirty = r.Changes, r.Prompts, true, true
+				e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = r.Changes, r.Prompts, true, false, true
 			}
 			ix.mu.Unlock()
 		}
 	}
+}
+
+// place gives the sessions' changes and prompts their lines, on every
+// core, and keeps them in the index when the file is still the one read.
+// The slices are copied, not written in place: another listing may hold
+// them. A session whose file cannot be read is given line 1.
+func (ix *Index) place(ctx context.Context, list []*Session) {
+	eachParallel(ctx, len(list), func(i int) {
+		s := list[i]
+		s.Changes, s.Prompts = slices.Clone(s.Changes), slices.Clone(s.Prompts)
+		if placeAll(s.Row.File, s.Changes, s.Prompts) != nil {
+			for i := range s.Changes {
+				s.Changes[i].Line = 1
+			}
+			for i := range s.Prompts {
+				s.Prompts[i].Line = 1
+			}
+			return
+		}
+		// The file placed is the one read (a file that changed since is
+		// read again by the next listing; its lines are not kept).
+		fi, err := os.Stat(s.Row.File)
+		if err != nil {
+			return
+		}
+		ix.mu.Lock()
+		if e := ix.entries[s.Row.File]; e != nil && e.fresh(fi) && e.Size == s.Row.Size && e.ModNS == s.Row.Modified.UnixNano() {
+			e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = s.Changes, s.Prompts, true, false, true
+		}
+		ix.mu.Unlock()
+	})
+}
+
+// eachParallel calls fn with 0 ... n-1, on GOMAXPROCS goroutines at
+// most, until ctx is done.
+func eachParallel(ctx context.Context, n int, fn func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(n, 1)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				if ctx.Err() != nil {
+					return
+				}
+				fn(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // SortNewestFirst sorts sessions by when they started, newest first (a
@@ -465,13 +521,14 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *e
 			return e
 		}
 	}
-	s, err := Read(path)
+	s, err := read(path, false)
 	if err != nil {
 		e.Err = describe(err)
 		return e
 	}
 	e.Row, e.Cwd = &s.Row, s.Row.Cwd
 	e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true
+	e.unplaced = len(s.Changes)+len(s.Prompts) > 0
 	return e
 }
 

@@ -1,8 +1,6 @@
 package sessions
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -150,29 +148,46 @@ func readRlogEvents(path string, obs model.Sink) error {
 // placeByID is the 1-based line of the session file at path where each
 // of ids first is, as a word of its own (a call's line comes before its
 // result's; a message's id is on its record): 1 for an id that is "" or
-// not found. The file is read once, a buffer at a time, each word looked
-// up once.
+// not found. The file is read once, a buffer at a time, a byte at a time
+// against a table (idDelimiter), and only a word of the length of an id
+// is looked up; a word longer than every id is not kept whole, so that a
+// long one (an image's base64) costs no memory.
 func placeByID(path string, ids []string) ([]int, error) {
+	if placing != nil {
+		placing(path)
+	}
 	lines := make([]int, len(ids))
 	want := map[string][]int{}
+	longest := 0
 	for i, id := range ids {
 		lines[i] = 1
 		if id != "" {
 			want[id] = append(want[id], i)
+			longest = max(longest, len(id))
 		}
 	}
 	if len(want) == 0 {
 		return lines, nil
+	}
+	length := make([]bool, longest+1) // length[n]: an id has n bytes
+	for id := range want {
+		length[len(id)] = true
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReaderSize(f, 64<<10)
+	buf := make([]byte, 64<<10)
 	line := 1
-	var partial []byte // a word cut by the end of a buffer
+	// partial is a word cut by the end of a buffer, its first longest+1
+	// bytes; partialLen its whole length.
+	partial := make([]byte, 0, longest+1)
+	partialLen := 0
 	look := func(word []byte) {
+		if len(word) > longest || !length[len(word)] {
+			return
+		}
 		if at, ok := want[string(word)]; ok {
 			for _, i := range at {
 				lines[i] = line
@@ -180,38 +195,56 @@ func placeByID(path string, ids []string) ([]int, error) {
 			delete(want, string(word))
 		}
 	}
+	keep := func(piece []byte) {
+		partialLen += len(piece)
+		partial = append(partial, piece[:min(len(piece), cap(partial)-len(partial))]...)
+	}
 	for len(want) > 0 {
-		piece, err := br.ReadSlice('\n')
-		for len(piece) > 0 {
-			end := bytes.IndexAny(piece, idDelimiters)
-			if end < 0 {
-				partial = append(partial, piece...)
-				break
+		n, err := f.Read(buf)
+		chunk := buf[:n]
+		word := 0 // where the word being read starts in chunk
+		for i, c := range chunk {
+			if !idDelimiter[c] {
+				continue
 			}
-			if len(partial) > 0 {
-				look(append(partial, piece[:end]...))
-				partial = partial[:0]
-			} else if end > 0 {
-				look(piece[:end])
+			if partialLen > 0 {
+				keep(chunk[word:i])
+				look(partial) // cut at longest+1 bytes: no id when longer
+				partial, partialLen = partial[:0], 0
+			} else if i > word {
+				look(chunk[word:i])
 			}
-			if piece[end] == '\n' {
+			if c == '\n' {
 				line++
 			}
-			piece = piece[end+1:]
+			word = i + 1
 		}
+		keep(chunk[word:])
 		if errors.Is(err, io.EOF) {
-			if len(partial) > 0 {
+			if partialLen > 0 {
 				look(partial)
 			}
 			return lines, nil
 		}
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		if err != nil {
 			return nil, err
 		}
 	}
 	return lines, nil
 }
 
+// placing, when set, is told of each file placeByID reads (a test counts
+// them).
+var placing func(path string)
+
 // idDelimiters end the words placeByID looks up: a call id is a JSON
 // string or an rlog value of its own.
 const idDelimiters = "\n\" =,:{}[]\t\r"
+
+// idDelimiter[c] says c is one of idDelimiters.
+var idDelimiter = func() (t [256]bool) {
+	for i := range len(idDelimiters) {
+		t[idDelimiters[i]] = true
+	}
+	return t
+}()

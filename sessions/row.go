@@ -101,6 +101,13 @@ var afterWindow func()
 // read as its rlog view (View), whose figures are what `rlog-ls stats`
 // shows of the file.
 func Read(path string) (*Session, error) {
+	return read(path, true)
+}
+
+// read is Read; without place, the changes and prompts are left without
+// their lines (0), which a listing finds only when they are asked for
+// (place): most listings show rows only.
+func read(path string, place bool) (*Session, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -175,7 +182,17 @@ func Read(path string) (*Session, error) {
 		row.Parent = l.Path
 	}
 	changes, prompts := obs.changes(row.Cwd), obs.prompts
-	// Where each is in the file: the line of its call's or its message's id.
+	if place {
+		if err := placeAll(path, changes, prompts); err != nil {
+			return nil, err
+		}
+	}
+	return &Session{Row: row, Changes: changes, Prompts: prompts}, nil
+}
+
+// placeAll gives changes and prompts their lines in the session file at
+// path: the line of their call's or their message's id.
+func placeAll(path string, changes []Change, prompts []Prompt) error {
 	var ids []string
 	for _, c := range changes {
 		ids = append(ids, c.CallID)
@@ -183,19 +200,20 @@ func Read(path string) (*Session, error) {
 	for _, p := range prompts {
 		ids = append(ids, p.ID)
 	}
-	if len(ids) > 0 {
-		lines, err := placeByID(path, ids)
-		if err != nil {
-			return nil, err
-		}
-		for i := range changes {
-			changes[i].Line = lines[i]
-		}
-		for i := range prompts {
-			prompts[i].Line = lines[len(changes)+i]
-		}
+	if len(ids) == 0 {
+		return nil
 	}
-	return &Session{Row: row, Changes: changes, Prompts: prompts}, nil
+	lines, err := placeByID(path, ids)
+	if err != nil {
+		return err
+	}
+	for i := range changes {
+		changes[i].Line = lines[i]
+	}
+	for i := range prompts {
+		prompts[i].Line = lines[len(changes)+i]
+	}
+	return nil
 }
 
 // sizeHint is the size of what the stream reads: the file's for rlog,

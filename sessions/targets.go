@@ -42,6 +42,13 @@ var (
 // write_file, replace, edit), apply_patch's Add, Update, Delete and Move
 // to files, and what a shell command writes (ShellTargets).
 func Targets(tool string, input json.RawMessage) (targets []string, workdir string) {
+	// Most calls are of tools that change no file (reads, searches): their
+	// input is not decoded.
+	_, file := fileTools[tool]
+	_, shell := shellTools[tool]
+	if !file && !shell && tool != "apply_patch" {
+		return nil, ""
+	}
 	args := map[string]json.RawMessage{}
 	var raw string
 	if json.Unmarshal(input, &args) != nil {
