@@ -9,6 +9,8 @@
 //	rlog-ls export --otlp ...      sessions as OpenTelemetry traces
 //	rlog-ls redact FILE           write a copy with credentials redacted
 //	rlog-ls report FILE           write the session view, one HTML page
+//	rlog-ls search PATTERN PATH...  search the full record of sessions
+//	rlog-ls compare A B           two runs side by side
 //	rlog-ls version
 package main
 
@@ -79,6 +81,11 @@ Usage:
       tools' latencies and the findings, every item linked to its line;
       beside the input as NAME.report.html (stdout for stdin) unless -o is
       given, never over the input, never over an existing file without --force.
+  rlog-ls search [-i] [-F] [--kind KIND,...] [--format text|json] PATTERN [PATH...]
+      Search the full record of sessions (prompts, messages, thinking, tool
+      inputs and outputs; an .rlog's companion, a transcript itself), one
+      line per hit, FILE:LINE: KIND: EXCERPT, as grep -n. Exit 0 when
+      something matched, 1 when nothing did, 2 on an error.
   rlog-ls version
       Print the version.
   rlog-ls help [COMMAND]
@@ -99,6 +106,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"export":  exportCmd,
 	"redact":  redactCmd,
 	"report":  reportCmd,
+	"search":  searchCmd,
 	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
 }
 
