@@ -86,6 +86,12 @@ Usage:
       inputs and outputs; an .rlog's companion, a transcript itself), one
       line per hit, FILE:LINE: KIND: EXCERPT, as grep -n. Exit 0 when
       something matched, 1 when nothing did, 2 on an error.
+  rlog-ls compare [--format text|json] [--masked] A B
+      Two runs side by side (any formats): aligned turn by turn and call by
+      call (tool and target), the first point where they differ with both
+      places, and both sessions' figures (stats') with the differences.
+      --masked: the diff of the two rlog views with ids, times, tokens and
+      costs masked. Exit 0 when they do the same, 1 when they differ.
   rlog-ls version
       Print the version.
   rlog-ls help [COMMAND]
@@ -107,6 +113,7 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"redact":  redactCmd,
 	"report":  reportCmd,
 	"search":  searchCmd,
+	"compare": compareCmd,
 	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
 }
 
