@@ -88,3 +88,13 @@ func headerKeyOf(text []byte, valueStart int) string {
 	key, _, _ := bytes.Cut(text[:valueStart], []byte(":"))
 	return string(bytes.TrimSpace(key))
 }
+
+// Mask appends every line of t (a document, or a window of one read by
+// grammar.Stream) to dst, masked by MaskLine, each ended by a newline.
+// cwd is the session's folder, its header's cwd.
+func Mask(dst []byte, t *grammar.Tree, cwd string) []byte {
+	for l := range t.Lines() {
+		dst = append(MaskLine(dst, t, l.Num, cwd), '\n')
+	}
+	return dst
+}

@@ -555,11 +555,9 @@ func writeMasked(path string, w io.Writer) error {
 	var werr error
 	err = in.windows(func(t *grammar.Tree) {
 		cwd, _ := t.Header().Get("cwd")
-		for l := range t.Lines() {
-			line = append(analysis.MaskLine(line[:0], t, l.Num, cwd), '\n')
-			if _, err := w.Write(line); err != nil && werr == nil {
-				werr = err
-			}
+		line = analysis.Mask(line[:0], t, cwd)
+		if _, err := w.Write(line); err != nil && werr == nil {
+			werr = err
 		}
 	})
 	if err != nil {

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
@@ -238,5 +240,29 @@ func TestComparePeakHeapStaysConstant(t *testing.T) {
 		t.Errorf("peak heap %.1f MB for %d MB, %.1f MB for %d MB: it grows with the input", mb(peaks[0]), sizes[0]>>20, mb(peaks[1]), sizes[1]>>20)
 	} else {
 		t.Logf("peak heap %.1f MB, %.1f MB", mb(peaks[0]), mb(peaks[1]))
+	}
+}
+
+// TestMaskedStreamIsWhole: compare --masked's views, read a window at a
+// time, are analysis.Mask of the whole log (what the server's
+// rlog/maskedView gives the editor).
+func TestMaskedStreamIsWhole(t *testing.T) {
+	defer func(w int) { windowBytes = w }(windowBytes)
+	windowBytes = 16 << 10
+	p := filepath.Join(t.TempDir(), "s.rlog")
+	benchdata.WriteSession(t, p, gen.Options{Bytes: 400 << 10, Seed: 3, Timed: true})
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := grammar.Parse(data)
+	cwd, _ := tree.Header().Get("cwd")
+	want := analysis.Mask(nil, tree, cwd)
+	var got bytes.Buffer
+	if err := writeMasked(p, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("streamed %d bytes, whole %d: they differ", got.Len(), len(want))
 	}
 }

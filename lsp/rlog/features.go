@@ -138,6 +138,7 @@ func Features() lsp.Features[Doc] {
 			MethodCompanionRecord:           lsp.DocumentRequest(logOnly(cs.record)),
 			MethodSessionView:               lsp.WorkspaceRequest(vs.view),
 			MethodSessionFormat:             lsp.WorkspaceRequest(vs.format),
+			MethodMaskedView:                lsp.WorkspaceRequest(vs.maskedView),
 			protocol.MethodWorkspaceExecuteCommand: lsp.WorkspaceRequest(func(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandParams) (any, error) {
 				if p.Command == CommandOpenCompanionRecord && len(p.Arguments) == 1 {
 					raw, _ := json.Marshal(p.Arguments[0])
