@@ -97,6 +97,30 @@ func TestCompareFindsTheChangedAnswer(t *testing.T) {
 	}
 }
 
+// TestCompareFindsTheChangedCodexAnswer: the same for two runs of the
+// real Codex CLI (the harness's compare-a and compare-b): the one shell
+// command differs, at both rollouts' record lines.
+func TestCompareFindsTheChangedCodexAnswer(t *testing.T) {
+	a := transcriptOf(t, "codex/0.169.0/compare-a", "codex-home/sessions/*/*/*/*.jsonl")
+	b := transcriptOf(t, "codex/0.169.0/compare-b", "codex-home/sessions/*/*/*/*.jsonl")
+	c, code := compareJSON(t, a, b)
+	if code != 1 || c.Divergence == nil || c.Divergence.Turn != 1 || c.Divergence.Call != 1 {
+		t.Fatalf("exit %d, divergence %+v, want turn 1 call 1", code, c.Divergence)
+	}
+	d := c.Divergence
+	if !strings.HasSuffix(d.A.What, "wc -l names.txt") || !strings.HasSuffix(d.B.What, "wc -w names.txt") {
+		t.Errorf("A %q, B %q", d.A.What, d.B.What)
+	}
+	for _, p := range []*place{d.A, d.B} {
+		if rec := lineOf(t, p.File, p.Line); !strings.Contains(rec, "exec_command") || !strings.Contains(rec, "names.txt") {
+			t.Errorf("%s:%d is not the call's record: %.200s", p.File, p.Line, rec)
+		}
+	}
+	if c, code := compareJSON(t, a, a); code != 0 || c.Divergence != nil {
+		t.Errorf("a rollout against itself: exit %d, %+v", code, c.Divergence)
+	}
+}
+
 // TestCompareTableIsStats: compare's figures of each side are the ones
 // stats --format json prints of it, for every agent's sessions and an
 // rlog log; the differences are B's minus A's.
