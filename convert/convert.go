@@ -46,6 +46,8 @@ type (
 	// format's probe claims it.
 	Head     = model.Head
 	Evidence = model.Evidence
+	// Link ties a session's file to the file of a sub-agent it started.
+	Link = model.Link
 )
 
 // Format is a format name as the CLI spells it.
@@ -107,6 +109,14 @@ type FormatInfo struct {
 	// sub-agent's transcript, a copy the agent migrated): a folder's
 	// sessions (SessionFile) leave it out, or it would count twice.
 	PartOf func(path string) bool
+	// Subagents, when set, lists the files of the sub-agents a session
+	// file of this format started, in the order they started; ParentOf
+	// the file of the session that started the sub-agent whose file it
+	// is (ok false for a file no session started). Both look only at
+	// what the files say of their links (first records, meta files,
+	// the lines that start a sub-agent), never at a whole session.
+	Subagents func(path string) ([]model.Link, error)
+	ParentOf  func(path string) (model.Link, bool, error)
 	// NewWriter returns a sink that writes as events arrive.
 	NewWriter WriterFunc
 	// TotalsFirst says the writer puts the session's token totals at the
@@ -194,6 +204,7 @@ var formats = []FormatInfo{
 		Read:      claude.Read,
 		ReadNamed: claude.ReadNamed,
 		PartOf:    claude.PartOf,
+		Subagents: claude.Subagents, ParentOf: claude.ParentOf,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return claude.NewWriter(w, rep, opt), nil
 		},
@@ -242,6 +253,7 @@ var formats = []FormatInfo{
 		Detect:    codex.Detect,
 		Read:      codex.Read,
 		ReadNamed: codex.ReadNamed,
+		Subagents: codex.Subagents, ParentOf: codex.ParentOf,
 	},
 	{
 		Name: Gemini, Description: "Gemini CLI session", JSON: true,
@@ -249,6 +261,7 @@ var formats = []FormatInfo{
 		Read:      gemini.Read,
 		ReadNamed: gemini.ReadNamed,
 		PartOf:    func(path string) bool { return !gemini.OwnSession(path) },
+		Subagents: gemini.Subagents, ParentOf: gemini.ParentOf,
 	},
 }
 

@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // errStop ends the head scan at the first top-level list.

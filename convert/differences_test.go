@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // A difference is one thing a round trip changed in the session model:

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 

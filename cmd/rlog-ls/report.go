@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/report"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 	"github.com/rlog-ls/rlog-ls/report"

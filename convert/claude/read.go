@@ -17,9 +17,9 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude/records"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // Name is the format name used by the CLI.
@@ -545,11 +545,11 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 				rep.Add(model.LossMalformed, "user content block is not an object", ev.Loc)
 				return nil
 			}
-			switch typ {
-			case "text":
+			switch BlockKind(model.KindUser, typ) {
+			case model.KindUser:
 				ev.Kind = model.KindUser
 				ev.Text, _ = fieldString(ix, fields, "text")
-			case "tool_result":
+			case model.KindToolResult:
 				ev.Kind = model.KindToolResult
 				res := &model.ToolResult{}
 				res.CallID, _ = fieldString(ix, fields, "tool_use_id")
@@ -597,15 +597,7 @@ func (st *state) emitSplicing(ev *model.Event) error {
 		var agentID string
 		background := false
 		if v, ok := ev.Extra.Get("toolUseResult"); ok {
-			jsonscan.Members(v, func(k, val []byte) error {
-				switch string(k) {
-				case "agentId":
-					agentID, _ = jsonscan.String(val)
-				case "isAsync":
-					background, _ = jsonscan.Bool(val)
-				}
-				return nil
-			})
+			agentID, background = ResultAgent(v)
 		}
 		if agentID == "" {
 			agentID = st.rd.agentOfCall(ev.Result.CallID)
@@ -880,15 +872,15 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 				rep.Add(model.LossMalformed, "assistant content block is not an object", ev.Loc)
 				return nil
 			}
-			switch typ {
-			case "text":
+			switch BlockKind(model.KindAgent, typ) {
+			case model.KindAgent:
 				ev.Kind = model.KindAgent
 				ev.Text, _ = fieldString(ix, fields, "text")
-			case "thinking":
+			case model.KindThinking:
 				ev.Kind = model.KindThinking
 				ev.Text, _ = fieldString(ix, fields, "thinking")
 				ev.Signature, _ = fieldString(ix, fields, "signature")
-			case "tool_use":
+			case model.KindToolCall:
 				ev.Kind = model.KindToolCall
 				c := &model.ToolCall{}
 				c.ID, _ = fieldString(ix, fields, "id")

@@ -3,14 +3,13 @@ package codex
 import (
 	"encoding/json"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/codex/records"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 
@@ -1012,16 +1011,11 @@ func (st *state) subagent(item []byte, base model.Event) error {
 // rolloutOf is the name of thread's rollout beside this one, "" when
 // there is none (or no folder to look in).
 func (st *state) rolloutOf(thread string) string {
-	if st.dir == "" || thread == "" || strings.ContainsAny(thread, `/\*?[`) {
+	p := rolloutIn(st.dir, thread)
+	if p == "" || filepath.Dir(p) != filepath.Clean(st.dir) {
 		return ""
 	}
-	m, _ := filepath.Glob(filepath.Join(st.dir, "rollout-*-"+thread+".jsonl"))
-	for _, p := range m {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return filepath.Base(p)
-		}
-	}
-	return ""
+	return filepath.Base(p)
 }
 
 // ---- compaction

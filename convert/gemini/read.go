@@ -15,9 +15,9 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 

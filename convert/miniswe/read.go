@@ -13,8 +13,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // Name is the format name used by the CLI.

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // Document is how a reader of a format that is one JSON document (a

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // Field is one key of a JSON object with its value kept as raw JSON, so that

@@ -3,7 +3,7 @@ package model
 import (
 	"io"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 )
 
 // Lines is how a reader of a JSON Lines format reads its input: each

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // The rest of an event is what it says that a target format has no field

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // The source object is the header of a session written from another

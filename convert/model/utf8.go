@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"unicode/utf8"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // DetailInvalidUTF8 is the detail of LossInvalidUTF8 entries.

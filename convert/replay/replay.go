@@ -23,8 +23,8 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // Name is the format name used by the CLI.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
 	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // The validator's rules, one code each (rlog-ls check --disable REPLAY002).

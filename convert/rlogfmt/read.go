@@ -18,9 +18,9 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 

@@ -12,10 +12,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // The autopilot writer's limits (docs/format.md#truncation), applied where rlog is

@@ -8,8 +8,8 @@ import (
 	"io"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // Name is the format name used by the CLI.

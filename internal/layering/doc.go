@@ -1,4 +1,5 @@
-// Package layering holds the test that keeps the layers ARCHITECTURE.md
-// describes: which of the project's packages may import which. It has no
-// code of its own.
+// Package layering reads the one description of the project's parts and
+// the arrows between them, the "Parts and arrows" tables of
+// ARCHITECTURE.md (Parse), and holds the module's packages and their
+// imports to it (Packages, Check); its test runs the check on the module.
 package layering

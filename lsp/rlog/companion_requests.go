@@ -12,7 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/lsp"
 )
@@ -126,7 +126,7 @@ func isHeaderID(t *grammar.Tree, n int) bool {
 func companionSummary(d *lsp.Document[Doc], pr *companion.Pairing) string {
 	main := pr.Snap.Main()
 	var b strings.Builder
-	fmt.Fprintf(&b, "**Full record**: `%s` (%s)", filepath.Base(main.Path), main.Format)
+	fmt.Fprintf(&b, "**Full record**: `%s` (%s)", filepath.Base(main.Path), companion.Title(main.Format))
 	if pr.Mismatch {
 		fmt.Fprintf(&b, " records another session, %s (W014): it is not joined to this log.", main.SessionID)
 		return b.String()

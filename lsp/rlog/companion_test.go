@@ -12,7 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/rlog-ls/rlog-ls/convert/companion"
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
 

@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/lsp"
 	"github.com/rlog-ls/rlog-ls/report"

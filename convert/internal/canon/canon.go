@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // member is one key and value of an object.

@@ -40,8 +40,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // Totals are the token totals ccusage reports, over the entries it keeps

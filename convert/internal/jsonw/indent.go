@@ -5,7 +5,7 @@ import (
 	"io"
 	"math/bits"
 
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // Indenter writes compact JSON written to it as json.Indent(dst, src, "",

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"

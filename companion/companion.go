@@ -15,28 +15,25 @@
 // no LSP types.
 package companion
 
-// Format is a companion file's format.
-type Format uint8
+import "github.com/rlog-ls/rlog-ls/convert"
 
-const (
-	// SDK is the autopilot's JSONL: one Agent SDK message per line.
-	SDK Format = iota + 1
-	// Trajectory is the autopilot's trajectory JSON: one document.
-	Trajectory
-	// Claude is a Claude Code session transcript (JSONL).
-	Claude
-)
-
-func (f Format) String() string {
+// Title is what a companion file of format f is called where the editor
+// and the goldens name it ("Claude Code transcript"): convert's description
+// of the format, in the words the companion has always used for the three
+// formats that were companions before the views.
+func Title(f convert.Format) string {
 	switch f {
-	case SDK:
+	case convert.SDKJSONL:
 		return "autopilot JSONL"
-	case Trajectory:
+	case convert.Trajectory:
 		return "autopilot trajectory JSON"
-	case Claude:
+	case convert.Claude:
 		return "Claude Code transcript"
+	case "":
+		return "unknown"
 	}
-	return "unknown"
+	fi, _ := convert.Lookup(f)
+	return fi.Description
 }
 
 // Kind is what a record is, in the terms of the rlog line it becomes.

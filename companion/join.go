@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
@@ -139,7 +140,7 @@ func Join(t *grammar.Tree, s *Snapshot) *Pairing {
 func JoinContext(ctx context.Context, t *grammar.Tree, s *Snapshot) (*Pairing, error) {
 	p := &Pairing{Snap: s}
 	j := &joiner{t: t, s: s, p: p, files: make([]*fileLookup, len(s.Files)),
-		subFiles: len(s.Files) > 1 || s.Main().Format == Claude}
+		subFiles: len(s.Files) > 1 || s.Main().Format == convert.Claude}
 	main := s.Main()
 	logID, _ := t.Header().Get("id")
 	if !sameSession(logID, main.SessionID) {
@@ -402,7 +403,7 @@ func (j *joiner) fileFor(l grammar.Line, text []byte) (int, bool) {
 	if i, ok := j.s.FileOf(tid); ok {
 		return i, true
 	}
-	if j.s.Main().Format != Claude {
+	if j.s.Main().Format != convert.Claude {
 		return 0, true
 	}
 	if j.missingSub == nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
@@ -119,13 +120,13 @@ func TestEmptyCompanion(t *testing.T) {
 	write(t, p, "")
 	c := Open(Files{Main: p})
 	s, err := c.Current()
-	if err != nil || s.Main().Len() != 0 || s.Main().Format != 0 {
+	if err != nil || s.Main().Len() != 0 || s.Main().Format != "" {
 		t.Fatalf("%v %+v", err, s)
 	}
 	whole, _ := os.ReadFile(filepath.Join(fixtures, "claude", "5c1e9f27-0d3b-4a8e-b6f2-91c4d7a3e850.jsonl"))
 	appendTo(t, p, string(whole))
 	s, _ = c.Current()
-	if s.Main().Format != Claude || s.Main().Len() != 8 || s.Main().SessionID != "5c1e9f27-0d3b-4a8e-b6f2-91c4d7a3e850" {
+	if s.Main().Format != convert.Claude || s.Main().Len() != 8 || s.Main().SessionID != "5c1e9f27-0d3b-4a8e-b6f2-91c4d7a3e850" {
 		t.Fatalf("%v %d %s", s.Main().Format, s.Main().Len(), s.Main().SessionID)
 	}
 }

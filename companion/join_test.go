@@ -16,7 +16,7 @@ import (
 
 // fixtures is where the pairs written for the tests are: one folder per
 // pair, each with one .rlog and its companion files.
-const fixtures = "../../testdata/companions"
+const fixtures = "../testdata/companions"
 
 // openPair parses the log at path and indexes its companion.
 func openPair(t *testing.T, path string) (*grammar.Tree, *Snapshot) {
@@ -42,7 +42,7 @@ func openPair(t *testing.T, path string) (*grammar.Tree, *Snapshot) {
 func describe(t *testing.T, tr *grammar.Tree, s *Snapshot, p *Pairing) string {
 	var b strings.Builder
 	main := s.Main()
-	fmt.Fprintf(&b, "companion %s (%s, session %s)\n", filepath.Base(main.Path), main.Format, main.SessionID)
+	fmt.Fprintf(&b, "companion %s (%s, session %s)\n", filepath.Base(main.Path), Title(main.Format), main.SessionID)
 	ids := make([]string, 0, len(s.Subagents))
 	for id := range s.Subagents {
 		ids = append(ids, id)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
@@ -20,7 +20,7 @@ import (
 // what rlog's writer makes of its record (redacted) keeps what it says;
 // without the companion, the log is what there is.
 func TestCompleterGivesTheRecords(t *testing.T) {
-	src, err := filepath.Glob("../../testdata/agents/claude-code/2.1.328/write-edit/claude/projects/*/*.jsonl")
+	src, err := filepath.Glob("../testdata/agents/claude-code/2.1.328/write-edit/claude/projects/*/*.jsonl")
 	if err != nil || len(src) != 1 {
 		t.Fatalf("the write-edit recording: %v %v", src, err)
 	}

@@ -22,6 +22,10 @@ type Files struct {
 	Subagents map[string]string
 }
 
+// Formats are the formats whose files a companion indexes and joins to a
+// log's lines; a session in another format has no companion.
+var Formats = []convert.Format{convert.Claude, convert.SDKJSONL, convert.Trajectory}
+
 // convertedRlog is the ending rlog-ls convert gives the rlog it writes
 // when it names its output after the input: NAME.jsonl converts to
 // NAME.converted.rlog.
@@ -33,10 +37,6 @@ func convertedRlog() string {
 // Locate finds the companion of the log at rlogPath: a file with the same
 // name and the extension .jsonl, else .json (for NAME.converted.rlog, the
 // name rlog-ls convert gives a conversion, NAME.jsonl or NAME.json). ok is
-// Formats are the formats whose files a companion indexes and joins to a
-// log's lines; a session in another format has no companion.
-var Formats = []convert.Format{convert.Claude, convert.SDKJSONL, convert.Trajectory}
-
 // false when there is none.
 func Locate(rlogPath string) (Files, bool) {
 	base := strings.TrimSuffix(rlogPath, filepath.Ext(rlogPath))
@@ -243,7 +243,7 @@ func (c *Companion) Current() (*Snapshot, error) {
 			}
 			ix, changed = n, true
 		}
-		if main.Format == Claude && ix.SessionID != "" && ix.SessionID != main.SessionID {
+		if main.Format == convert.Claude && ix.SessionID != "" && ix.SessionID != main.SessionID {
 			continue // a subagent of another session in a shared subagents/ folder
 		}
 		next.Files = append(next.Files, ix)

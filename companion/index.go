@@ -14,8 +14,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonl"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/convert/claude"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonl"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // Index is one companion file indexed: its records in file order, where
@@ -23,10 +25,10 @@ import (
 // immutable. A File keeps the latest Index of a path and extends it when
 // the file grows.
 type Index struct {
-	// Path is the file, Format what it holds (0 while a JSONL file is still
-	// empty).
+	// Path is the file, Format what it holds, as convert names it ("" while
+	// a JSONL file is still empty).
 	Path   string
-	Format Format
+	Format convert.Format
 	// SessionID is the session the file records, "" when it does not say
 	// (yet); SessionAt is where it says it.
 	SessionID string
@@ -171,7 +173,7 @@ func Build(path string) (*Index, error) {
 	}
 	ix := &Index{Path: path, Size: info.Size(), ModTime: info.ModTime()}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
-		ix.Format = Trajectory
+		ix.Format = convert.Trajectory
 		if err := ix.readTrajectory(f); err != nil {
 			return nil, err
 		}
@@ -194,7 +196,7 @@ func (ix *Index) refresh() (*Index, bool, error) {
 	if info.Size() == ix.Size && info.ModTime().Equal(ix.ModTime) {
 		return ix, false, nil
 	}
-	if ix.Format == Trajectory || info.Size() < ix.done || !ix.seamHolds() {
+	if ix.Format == convert.Trajectory || info.Size() < ix.done || !ix.seamHolds() {
 		n, err := Build(ix.Path)
 		return n, err == nil, err
 	}
@@ -399,7 +401,7 @@ func (ix *Index) line(scan *jsonscan.Index, line []byte, place Place, tail bool)
 	if len(bytes.TrimSpace(line)) == 0 {
 		return
 	}
-	f, err := readLineFields(scan, line)
+	f, err := claude.ScanEntry(scan, line)
 	if err != nil {
 		why := err.Error()
 		if errors.Is(err, jsonscan.ErrNotObject) {
@@ -411,67 +413,36 @@ func (ix *Index) line(scan *jsonscan.Index, line []byte, place Place, tail bool)
 	if !ix.learnFormat(&f, line, place) {
 		return
 	}
-	ix.noteTime(f.ts, tail)
+	ix.noteTime(f.Timestamp, tail)
 	b := recordBuilder{ix: ix, scan: scan, line: line, at: place, tail: tail}
-	if f.session != "" && ix.SessionID == "" && ix.Format == Claude {
-		ix.SessionID, ix.SessionAt = f.session, b.place(f.sessionAt)
+	if f.SessionID != "" && ix.SessionID == "" && ix.Format == convert.Claude {
+		ix.SessionID, ix.SessionAt = f.SessionID, b.place(f.SessionAt)
 	}
 	b.records(&f)
-}
-
-// lineFields are the fields of a line's object the index reads: strings
-// decoded, objects as slices of the line.
-type lineFields struct {
-	typ, ts, session       string
-	message, toolUseResult []byte
-	sessionAt              []byte // the session id's value
-}
-
-// readLineFields reads the fields of a line's object.
-func readLineFields(scan *jsonscan.Index, line []byte) (f lineFields, err error) {
-	err = scan.Object(line, func(k, v []byte) error {
-		switch string(jsonscan.KeyBytes(k)) {
-		case "type":
-			f.typ, _ = scan.String(v)
-		case "timestamp":
-			f.ts, _ = scan.String(v)
-		case "message":
-			f.message = v
-		case "sessionId", "session_id":
-			f.session, _ = scan.String(v)
-			f.sessionAt = v
-		case "toolUseResult":
-			f.toolUseResult = v
-		}
-		return nil
-	})
-	return f, err
 }
 
 // learnFormat tells the file's format from its first line that says it,
 // and reports whether line holds records: a subagent file's header line
 // holds its session id only, and a line of neither format is a problem.
-func (ix *Index) learnFormat(f *lineFields, line []byte, place Place) bool {
-	if f.typ == "header" && ix.Format != Claude {
+func (ix *Index) learnFormat(f *claude.Entry, line []byte, place Place) bool {
+	if f.Type == "header" && ix.Format != convert.Claude {
 		// The first line of a subagent's own file, as the recorder format
 		// describes it: {"type":"header","session_id":"sub-…",…}.
-		if ix.Format == 0 {
-			ix.Format = SDK
+		if ix.Format == "" {
+			ix.Format = convert.SDKJSONL
 		}
-		if ix.SessionID == "" && f.session != "" {
-			ix.SessionID, ix.SessionAt = f.session, Place{Off: place.Off + int64(cap(line)-cap(f.sessionAt)), Len: int64(len(f.sessionAt)), Line: place.Line}
+		if ix.SessionID == "" && f.SessionID != "" {
+			ix.SessionID, ix.SessionAt = f.SessionID, Place{Off: place.Off + int64(cap(line)-cap(f.SessionAt)), Len: int64(len(f.SessionAt)), Line: place.Line}
 		}
 		return false
 	}
-	if ix.Format != 0 {
+	if ix.Format != "" {
 		return true
 	}
 	format, _ := convert.Detect(ix.Path, append(append([]byte(nil), line...), '\n'))
 	switch format {
-	case convert.SDKJSONL:
-		ix.Format = SDK
-	case convert.Claude:
-		ix.Format = Claude
+	case convert.SDKJSONL, convert.Claude:
+		ix.Format = format
 	default:
 		ix.problem(Problem{Place: place, Why: "neither an autopilot JSONL message nor a Claude Code entry"})
 		return false
@@ -519,134 +490,90 @@ func (b *recordBuilder) add(r Record, v []byte) {
 }
 
 // records indexes the records of a line, by its type.
-func (b *recordBuilder) records(f *lineFields) {
-	switch f.typ {
+func (b *recordBuilder) records(f *claude.Entry) {
+	switch f.Type {
 	case "assistant":
-		b.message(f.message, Agent)
+		b.message(f.Message, model.KindAgent)
 	case "user":
 		first := len(b.ix.recs)
 		if b.tail {
 			first = len(b.ix.recs) + len(b.ix.tail)
 		}
-		b.message(f.message, User)
-		if len(f.toolUseResult) > 0 && f.toolUseResult[0] == '{' {
-			b.agent(f.toolUseResult, first)
+		b.message(f.Message, model.KindUser)
+		if len(f.ToolUseResult) > 0 && f.ToolUseResult[0] == '{' {
+			b.agent(f.ToolUseResult, first)
 		}
 	case "system":
-		if b.ix.Format == SDK {
-			b.system(f.message)
+		if b.ix.Format == convert.SDKJSONL {
+			b.system(f.Message)
 		}
 	case "result":
-		if b.ix.Format == SDK {
+		if b.ix.Format == convert.SDKJSONL {
 			b.add(Record{Kind: Result}, b.line)
 		}
 	}
 }
 
-// message indexes the content blocks of an assistant or user message.
-func (b *recordBuilder) message(msg []byte, role Kind) {
-	if len(msg) == 0 || msg[0] != '{' {
-		return
+// recordKind is the record a block of kind k (what claude.BlockKind says
+// it is) makes; ok is false for a block that makes none.
+func recordKind(k model.Kind) (Kind, bool) {
+	switch k {
+	case model.KindUser:
+		return User, true
+	case model.KindAgent:
+		return Agent, true
+	case model.KindThinking:
+		return Thinking, true
+	case model.KindToolCall:
+		return ToolUse, true
+	case model.KindToolResult:
+		return ToolResult, true
 	}
-	var content []byte
-	var msgID uint64
-	b.scan.Members(msg, func(k, v []byte) error {
-		switch string(jsonscan.KeyBytes(k)) {
-		case "content":
-			content = v
-		case "id":
-			if s, ok := b.scan.String(v); ok {
-				msgID = hashString(s)
-			}
-		}
-		return nil
-	})
-	switch {
-	case len(content) == 0:
-	case content[0] == '"':
-		if role == User {
-			r := Record{Kind: User, Flags: BareString}
-			r.keyLen = uint8(textPrefix(content, &r.key))
-			b.add(r, content)
-		}
-	case content[0] == '[':
-		b.scan.Array(content, func(_ int, blk []byte) error {
-			b.block(blk, role, msgID)
-			return nil
-		})
-	}
+	return 0, false
 }
 
-// block indexes one content block.
-func (b *recordBuilder) block(blk []byte, role Kind, msgID uint64) {
-	if len(blk) == 0 || blk[0] != '{' {
-		return
-	}
-	var typ, text, id, name []byte
-	failed := false
-	b.scan.Members(blk, func(k, v []byte) error {
-		switch string(jsonscan.KeyBytes(k)) {
-		case "type":
-			typ = v
-		case "text", "thinking":
-			text = v
-		case "id", "tool_use_id":
-			id = v
-		case "name":
-			name = v
-		case "is_error":
-			failed, _ = jsonscan.Bool(v)
+// message indexes the content blocks of an assistant or user message
+// (role model.KindAgent or model.KindUser).
+func (b *recordBuilder) message(msg []byte, role model.Kind) {
+	_, content := claude.ScanMessage(b.scan, msg, role, func(blk claude.Block) {
+		k, ok := recordKind(blk.Kind)
+		if !ok {
+			return
 		}
-		return nil
+		r := Record{Kind: k}
+		switch k {
+		case ToolUse:
+			if s, _ := b.scan.String(blk.Name); s == "Task" {
+				r.Flags |= Task
+			}
+		case ToolResult:
+			if blk.IsError {
+				r.Flags |= Failed
+			}
+		}
+		switch k {
+		case ToolUse, ToolResult:
+			s, _ := b.scan.String(blk.ID)
+			r.setID([]byte(s))
+		default:
+			if s, ok := b.scan.String(blk.MessageID); ok {
+				r.hash = hashString(s)
+			}
+			r.keyLen = uint8(textPrefix(blk.Text, &r.key))
+		}
+		b.add(r, blk.Raw)
 	})
-	r := Record{hash: msgID}
-	switch string(typ) {
-	case `"text"`:
-		r.Kind = role
-	case `"thinking"`:
-		if role != Agent {
-			return
-		}
-		r.Kind = Thinking
-	case `"tool_use"`:
-		if role != Agent {
-			return
-		}
-		r.Kind = ToolUse
-		if s, _ := b.scan.String(name); s == "Task" {
-			r.Flags |= Task
-		}
-	case `"tool_result"`:
-		if role != User {
-			return
-		}
-		r.Kind = ToolResult
-		if failed {
-			r.Flags |= Failed
-		}
-	default:
-		return
+	if role == model.KindUser && len(content) > 0 && content[0] == '"' {
+		r := Record{Kind: User, Flags: BareString}
+		r.keyLen = uint8(textPrefix(content, &r.key))
+		b.add(r, content)
 	}
-	switch r.Kind {
-	case ToolUse, ToolResult:
-		s, _ := b.scan.String(id)
-		r.setID([]byte(s))
-	default:
-		r.keyLen = uint8(textPrefix(text, &r.key))
-	}
-	b.add(r, blk)
 }
 
 // agent records the sub-agent a user entry's toolUseResult names, for the
 // first tool result of the entry (at record position first).
 func (b *recordBuilder) agent(tur []byte, first int) {
-	var id string
-	b.scan.Members(tur, func(k, v []byte) error {
-		if string(k) == "agentId" {
-			id, _ = b.scan.String(v)
-		}
-		return nil
-	})
+	id, _ := claude.ResultAgent(tur)
 	if id == "" {
 		return
 	}
@@ -982,7 +909,7 @@ func (ix *Index) RecordAt(off int64, line int) (int, bool) {
 			return i, true
 		}
 	}
-	if ix.Format == Trajectory {
+	if ix.Format == convert.Trajectory {
 		return 0, false
 	}
 	lo, hi := 0, ix.Len()

@@ -12,10 +12,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/claude"
-	"github.com/rlog-ls/rlog-ls/convert/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/convert/trajectory"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // MaxRecord is the largest record Event reads: a larger one is described
@@ -70,7 +71,7 @@ func (s *Snapshot) Event(ref Ref) (*model.Event, error) {
 	rep := &model.Report{}
 	var evs []model.Event
 	switch {
-	case ix.Format == Trajectory:
+	case ix.Format == convert.Trajectory:
 		var c model.Collector
 		doc := make([]byte, 0, len(b)+16)
 		doc = append(append(append(doc, `{"steps":[`...), b...), "]}"...)
