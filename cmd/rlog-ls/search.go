@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rlog-ls/rlog-ls/convert/companion"
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/convert"
-	"github.com/rlog-ls/rlog-ls/convert/companion"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
