@@ -540,6 +540,9 @@ func sideName(p, other string) string {
 // itself for an .rlog), masked line by line (analysis.MaskLine), read a
 // window at a time.
 func writeMasked(path string, w io.Writer) error {
+	if _, err := sessionOrLog(path); err != nil {
+		return err
+	}
 	in, closer, err := openLog(path, func(p string) (io.ReadCloser, error) { return os.Open(p) })
 	if err != nil {
 		return err

@@ -290,3 +290,24 @@ func TestMaskedStreamIsWhole(t *testing.T) {
 		t.Errorf("streamed %d bytes, whole %d: they differ", got.Len(), len(want))
 	}
 }
+
+// TestCompareRefuses: two session files or nothing: a missing file, a
+// folder, a file that is no session, one argument: one line, exit 2.
+func TestCompareRefuses(t *testing.T) {
+	a, _ := claudePair(t)
+	dir := t.TempDir()
+	notes := writeFile(t, dir, "notes.txt", "hello\n")
+	for _, args := range [][]string{
+		{a},
+		{a, filepath.Join(dir, "missing.jsonl")},
+		{a, dir},
+		{a, notes},
+		{"--masked", a, notes},
+		{"--format", "yaml", a, a},
+	} {
+		out, errOut, code := runCLI(t, append([]string{"compare"}, args...)...)
+		if code != 2 || strings.Count(errOut, "\n") != 1 || out != "" {
+			t.Errorf("compare %v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}

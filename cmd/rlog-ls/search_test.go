@@ -127,6 +127,10 @@ func TestSearchTextLines(t *testing.T) {
 	if _, _, code := runCLI(t, "search", "VERSION", dir, filepath.Join(dir, "missing.jsonl")); code != 2 {
 		t.Errorf("a missing path: exit %d, want 2 (as grep)", code)
 	}
+	notes := writeFile(t, t.TempDir(), "notes.txt", "VERSION\n")
+	if _, errOut, code := runCLI(t, "search", "VERSION", notes); code != 2 || !strings.Contains(errOut, "not a session rlog-ls reads") {
+		t.Errorf("a file that is no session: exit %d, %q", code, errOut)
+	}
 	if out, _, _ := runCLI(t, "search", "-F", "1.4.2", dir); !strings.Contains(out, "1.4.2") {
 		t.Errorf("-F: %s", out)
 	}

@@ -25,18 +25,31 @@ func readEvents(path string, sink model.Sink) error {
 		}
 		return convert.ReadFile(path, convert.Rlog, sink, rep)
 	}
-	from, ok := sessionFormat(path)
-	if !ok {
-		f, err := convert.DetectFile(path)
-		if err == nil && f == convert.Rlog {
-			return convert.ReadFile(path, convert.Rlog, sink, rep)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: not a session rlog-ls reads (%v)", path, err)
-		}
-		return fmt.Errorf("%s: not a session rlog-ls reads", path)
+	from, err := sessionOrLog(path)
+	if err != nil {
+		return err
 	}
 	return convert.ReadFile(path, from, sink, rep)
+}
+
+// sessionOrLog is the format of the file at path when it is a session
+// rlog-ls reads (convert.Rlog for an rlog log, by its name or its
+// content), or why it is not.
+func sessionOrLog(path string) (convert.Format, error) {
+	if strings.EqualFold(filepath.Ext(path), ".rlog") {
+		return convert.Rlog, nil
+	}
+	if from, ok := sessionFormat(path); ok {
+		return from, nil
+	}
+	f, err := convert.DetectFile(path)
+	switch {
+	case err == nil && f == convert.Rlog:
+		return convert.Rlog, nil
+	case err != nil:
+		return "", fmt.Errorf("%s: not a session rlog-ls reads (%v)", path, err)
+	}
+	return "", fmt.Errorf("%s: not a session rlog-ls reads", path)
 }
 
 // eventFile is the file an event was read from: path, or the sub-agent
