@@ -4,7 +4,8 @@
 // 200 characters, thinking 150, tool output 100, first lines only), and
 // next to it NAME.jsonl (Agent SDK messages) or, before 2025-12-22,
 // NAME.json (its trajectory JSON); a log converted from a Claude Code
-// transcript has the transcript, NAME.jsonl, in the same relation.
+// transcript, a Codex CLI rollout or a Gemini CLI session has that file in
+// the same relation, and so has the rlog view of such a file.
 //
 // The package finds a log's companion files (Locate), indexes each one by
 // byte offset without keeping its text (Build, Refresh: a record costs a
@@ -12,7 +13,10 @@
 // pass stopped), checks that the pair is one session and joins each rlog
 // line to its record (Join), and reads a record's full content on demand
 // (Snapshot.Event). It is pure: byte offsets and 0-based lines in and out,
-// no LSP types.
+// no LSP types. What a record means is its format's reader's (convert's);
+// where the log and its record disagree is said with analysis's codes
+// (W014, W015, I005, I006: their entries are in analysis's rule table),
+// which the server and the CLI publish with the log's own findings.
 package companion
 
 import "github.com/rlog-ls/rlog-ls/convert"
@@ -109,6 +113,11 @@ type Record struct {
 	// hash is the FNV-1a hash of the whole id (calls, results, subagents)
 	// or of the API message id (messages), 0 when there is none.
 	hash uint64
+	// nth tells the records of one kind at one place apart, for a file
+	// indexed through its reader (a Gemini CLI message is its text, its
+	// thoughts and its calls): which of the events of the kind that its
+	// place gives is this one.
+	nth uint8
 }
 
 // End is the offset after the record.

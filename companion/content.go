@@ -71,6 +71,8 @@ func (s *Snapshot) Event(ref Ref) (*model.Event, error) {
 	rep := &model.Report{}
 	var evs []model.Event
 	switch {
+	case byReader(ix.Format):
+		return readerEvent(ix, rec, b)
 	case ix.Format == convert.Trajectory:
 		var c model.Collector
 		doc := make([]byte, 0, len(b)+16)

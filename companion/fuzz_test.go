@@ -21,6 +21,26 @@ func FuzzCompanion(f *testing.F) {
 	b, _ := os.ReadFile(filepath.Join(fixtures, "trajectory/1610-list-the-cargo-files.json"))
 	f.Add(b, []byte("th: The user\nt!:Glob id=toolu_01 → [running]\nx:Explore id=toolu_01 → [started]"), true)
 	f.Add([]byte("{\"type\":\"user\",\"message\":{\"content\":\"\\u00e9\\ud800\"}}\n\xff\x00\n{}"), []byte("u: é\no: id=_2 → [ok]"), false)
+	// Files indexed through their reader: a Gemini CLI session of each
+	// form, and a Codex CLI rollout's lines after its long session_meta.
+	for _, c := range []struct {
+		path   string
+		asJSON bool
+	}{
+		{"../testdata/agents/gemini-cli/0.61.0/shell/gemini/tmp/work/chats/session-2026-11-27T10-03-95b180fc.jsonl", false},
+		{"../testdata/agents/gemini-cli/0.61.0/legacy/gemini/tmp/work/chats/session-2026-11-27T10-02-1ac2218e.json", true},
+		{"../testdata/agents/" + codexShell, false},
+	} {
+		b, err := os.ReadFile(c.path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if !c.asJSON {
+			lines := strings.SplitAfter(string(b), "\n")
+			b = []byte(strings.Join(lines[min(6, len(lines)):], ""))
+		}
+		f.Add(b, []byte("u: List the files\nt!:exec_command id=call_shell_exec x → [running]\no: id=call_shell_exec → [ok] x\na: The folder"), c.asJSON)
+	}
 	// One folder for the whole run: a folder per input would cost more
 	// than the input.
 	dir := f.TempDir()

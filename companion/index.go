@@ -39,6 +39,10 @@ type Index struct {
 	// Start and End are the earliest and the latest time the file gives
 	// (line timestamps; a trajectory's started_at and ended_at).
 	Start, End time.Time
+	// document is set for a single JSON document indexed through its
+	// reader (a Gemini CLI session of the older form): its records are
+	// its messages, not lines.
+	document bool
 	// Problems are the lines that could not be read, the first
 	// MaxProblems of them; BadLines counts them all.
 	Problems []Problem
@@ -155,9 +159,11 @@ func (ix *Index) Counts() (messages, toolCalls int) {
 	return messages, toolCalls
 }
 
-// Build indexes the file at path. A .json file must be a trajectory, a
-// .jsonl file an autopilot JSONL or a Claude Code transcript (an empty one
-// is accepted: its format is known once it has a line).
+// Build indexes the file at path. A Codex CLI rollout or a Gemini CLI
+// session (either form) is indexed through its reader; else a .json file
+// must be a trajectory, a .jsonl file an autopilot JSONL or a Claude Code
+// transcript (an empty one is accepted: its format is known once it has a
+// line).
 func Build(path string) (*Index, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -172,6 +178,13 @@ func Build(path string) (*Index, error) {
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
 	ix := &Index{Path: path, Size: info.Size(), ModTime: info.ModTime()}
+	if format, err := convert.DetectFile(path); err == nil && byReader(format) {
+		ix.Format = format
+		if err := ix.readByReader(f); err != nil {
+			return nil, err
+		}
+		return ix, nil
+	}
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		ix.Format = convert.Trajectory
 		if err := ix.readTrajectory(f); err != nil {
@@ -196,7 +209,7 @@ func (ix *Index) refresh() (*Index, bool, error) {
 	if info.Size() == ix.Size && info.ModTime().Equal(ix.ModTime) {
 		return ix, false, nil
 	}
-	if ix.Format == convert.Trajectory || info.Size() < ix.done || !ix.seamHolds() {
+	if ix.Format == convert.Trajectory || ix.Format == "" || byReader(ix.Format) || info.Size() < ix.done || !ix.seamHolds() {
 		n, err := Build(ix.Path)
 		return n, err == nil, err
 	}
@@ -909,7 +922,7 @@ func (ix *Index) RecordAt(off int64, line int) (int, bool) {
 			return i, true
 		}
 	}
-	if ix.Format == convert.Trajectory {
+	if ix.Format == convert.Trajectory || ix.document {
 		return 0, false
 	}
 	lo, hi := 0, ix.Len()

@@ -490,9 +490,11 @@ func (j *joiner) walk(ctx context.Context) error {
 		case grammar.Subagent:
 			fl := j.file(fi)
 			if len(fl.byKind[Subagent]) > 0 && l.ID.Valid() {
-				if r, ok := fl.take(Subagent, callID(l, text)); ok {
+				r, ok := fl.take(Subagent, callID(l, text))
+				if ok {
 					j.link(l.Num, fi, r)
 				}
+				j.subagentFile(l, text, Ref{int32(fi), r}, ok)
 				continue
 			}
 			j.deferred = append(j.deferred, l)

@@ -24,7 +24,7 @@ type Files struct {
 
 // Formats are the formats whose files a companion indexes and joins to a
 // log's lines; a session in another format has no companion.
-var Formats = []convert.Format{convert.Claude, convert.SDKJSONL, convert.Trajectory}
+var Formats = []convert.Format{convert.Claude, convert.SDKJSONL, convert.Trajectory, convert.Codex, convert.Gemini}
 
 // convertedRlog is the ending rlog-ls convert gives the rlog it writes
 // when it names its output after the input: NAME.jsonl converts to
@@ -73,6 +73,13 @@ func subagentFiles(main string) map[string]string {
 		return nil
 	}
 	out := claude.SubagentFiles(main)
+	if f, err := convert.DetectFile(main); err == nil && f == convert.Gemini {
+		// Gemini CLI's sub-agents' files, spliced into the session's view.
+		links, _ := convert.Subagents(main)
+		for _, l := range links {
+			out[l.AgentID] = l.Path
+		}
+	}
 	base := strings.TrimSuffix(main, filepath.Ext(main))
 	m, _ := filepath.Glob(escapeGlob(base) + ".sub-*.jsonl")
 	for _, p := range m {
@@ -150,7 +157,8 @@ type Snapshot struct {
 	Files []*Index
 	// IDs[i] is the subagent id of Files[i] ("" for the main file).
 	IDs []string
-	// Subagents are every subagent file found, by id.
+	// Subagents are every subagent file found, by id, and the rollouts of
+	// the sub-agents a Codex CLI rollout spawned, which are not indexed.
 	Subagents map[string]string
 }
 
@@ -251,6 +259,16 @@ func (c *Companion) Current() (*Snapshot, error) {
 	}
 	if !changed && old != nil && len(old.Files) == len(next.Files) {
 		return old, nil
+	}
+	if linked := main.linkedRollouts(); len(linked) > 0 {
+		all := make(map[string]string, len(subs)+len(linked))
+		for id, p := range linked {
+			all[id] = p
+		}
+		for id, p := range subs {
+			all[id] = p
+		}
+		next.Subagents = all
 	}
 	c.snap = next
 	return next, nil

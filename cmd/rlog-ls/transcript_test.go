@@ -117,8 +117,8 @@ func TestStatsOfAGeminiFolder(t *testing.T) {
 
 // TestStatsOfOtherAgentsSessions: a Codex CLI rollout and a Gemini CLI
 // session, given to stats as they are, count what their conversion to
-// rlog counts; their files are no companion (it does not index them), so
-// APM counts from the rlog.
+// rlog counts; each file is its view's companion, so APM counts from it,
+// as a Claude Code transcript's does.
 func TestStatsOfOtherAgentsSessions(t *testing.T) {
 	codex, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "codex", "*", "*", "codex-home", "sessions", "*", "*", "*", "*.jsonl"))
 	gemini, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "gemini-cli", "*", "*", "gemini", "tmp", "*", "chats", "*.jsonl"))
@@ -140,7 +140,7 @@ func TestStatsOfOtherAgentsSessions(t *testing.T) {
 			t.Fatalf("convert %s: %s", p, stderr)
 		}
 		got, want := stats(p), stats(out)
-		if got.Counters != want.Counters || got.Messages != want.Messages || got.APM.Source != analysis.APMFromRlog {
+		if got.Counters != want.Counters || got.Messages != want.Messages || got.APM.Source != analysis.APMFromCompanion || want.APM.Source != analysis.APMFromRlog {
 			t.Errorf("%s: stats %+v (APM from %s), its conversion's %+v", p, got.Counters, got.APM.Source, want.Counters)
 		}
 	}

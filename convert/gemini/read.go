@@ -157,10 +157,17 @@ func (rd *reader) read(r io.Reader) error {
 	return rd.finish()
 }
 
-// isDocument reports whether the input's first line is not a whole JSON
-// object: the single-JSON form, which Gemini CLI writes indented.
+// isDocument reports whether the input is the single-JSON form (see
+// Document).
 func isDocument(br *bufio.Reader) bool {
 	head, _ := br.Peek(br.Size())
+	return Document(head)
+}
+
+// Document reports whether a session file whose first bytes are head is
+// the single-JSON form, which Gemini CLI writes indented: its first line
+// is not a whole JSON object.
+func Document(head []byte) bool {
 	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
 	head = bytes.TrimLeft(head, " \t\r\n")
 	if len(head) == 0 || head[0] != '{' {

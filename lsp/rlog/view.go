@@ -94,8 +94,9 @@ type sessionView struct {
 	Losses string `json:"losses"`
 	// Joined says whether the view's lines are joined to the file's
 	// records (hover shows a record in full, Go to Definition opens it):
-	// for the formats a companion can be (Claude Code transcripts, the
-	// autopilot's JSONL and trajectory JSON).
+	// for the formats a companion can be (Claude Code transcripts, Codex
+	// CLI rollouts, Gemini CLI sessions, the autopilot's JSONL and
+	// trajectory JSON).
 	Joined bool `json:"joined"`
 }
 
@@ -619,7 +620,7 @@ func (vs *views) summary(src string, joined bool) string {
 	if joined {
 		b.WriteString(" Its lines are joined to the file's records: hover shows a record in full, Go to Definition opens it.")
 	} else {
-		b.WriteString(" Its lines are not joined to the file's records (rlog-ls joins Claude Code transcripts and the autopilot's JSONL and trajectory JSON).")
+		b.WriteString(" Its lines are not joined to the file's records (rlog-ls joins Claude Code transcripts, Codex CLI rollouts, Gemini CLI sessions and the autopilot's JSONL and trajectory JSON).")
 	}
 	if rep == nil {
 		return b.String()

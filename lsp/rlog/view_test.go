@@ -510,9 +510,7 @@ func canRead(name convert.Format) bool {
 
 // TestViewFollowsAGrowingRollout: a Codex CLI rollout resumed twice, each
 // run appended as the CLI appends it, is followed as a Claude Code
-// transcript is, the view equal to a fresh conversion at each step. (Its
-// lines are not joined to the rollout's records: companion indexes Claude
-// Code, SDK JSONL and trajectory files only.)
+// transcript is, the view equal to a fresh conversion at each step.
 func TestViewFollowsAGrowingRollout(t *testing.T) {
 	m, _ := filepath.Glob("../../testdata/agents/codex/*/resume/codex-home/sessions/*/*/*/rollout-*.jsonl")
 	if len(m) != 1 {
