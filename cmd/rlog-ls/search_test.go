@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -231,5 +232,35 @@ func TestSearchPeakHeapStaysConstant(t *testing.T) {
 		} else {
 			t.Logf("%s: peak heap %.1f MB, %.1f MB", name, mb(peaks[0]), mb(peaks[1]))
 		}
+	}
+}
+
+// BenchmarkSearch searches a generated 12 MB Claude Code transcript (the
+// rlog session of internal/gen converted) for a word on most lines and
+// for one on none, as docs/performance.md reports.
+func BenchmarkSearch(b *testing.B) {
+	dir := b.TempDir()
+	log := filepath.Join(dir, "s.rlog")
+	benchdata.WriteSession(b, log, gen.Options{Bytes: 12 << 20, Seed: 7, Timed: true, Streamed: true})
+	tp := filepath.Join(b.TempDir(), "s.jsonl")
+	f, err := os.Create(tp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := convert.ConvertFile(log, convert.Rlog, convert.Claude, f, convert.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	fi, _ := os.Stat(tp)
+	for _, c := range []struct{ name, pattern string }{{"many", "e"}, {"none", "zqxj"}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(fi.Size())
+			for b.Loop() {
+				s := &searcher{re: regexp.MustCompile(c.pattern), kinds: map[string]bool{}, out: io.Discard}
+				if err := s.file(tp); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
