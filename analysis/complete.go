@@ -21,6 +21,7 @@ const (
 	CompleteVerb                                // a lifecycle event after @
 	CompleteHeaderKey                           // a header field
 	CompleteSnippet                             // a t!: line with its o: line
+	CompleteStatus                              // a result's status after "→ ["
 )
 
 // Completion is one candidate for the text at the cursor.
@@ -45,7 +46,8 @@ const maxCompletions = 200
 // ids after id= on the lines that refer to a call (calls without a result
 // first), tool names after t!: and t:, the metadata keys that fit the
 // line's kind, lifecycle events after @, header fields in the header, and
-// at the start of an empty line a t!: line with its o: line. Candidates
+// at the start of an empty line a t!: line with its o: line, and a
+// result's status after the line's first "→ [". Candidates
 // start with the word being typed. Keys in free text (messages, thinking,
 // a result) are offered only when asked for (invoked), not while typing.
 func Complete(t *grammar.Tree, off int, invoked bool) []Completion {
@@ -117,6 +119,8 @@ func (c *completer) body() []Completion {
 		return nil // a continuation line: free text
 	}
 	switch {
+	case c.atStatus():
+		return c.statuses()
 	case bytes.HasPrefix(text, []byte(grammar.Lifecycle.Prefix())) && c.ws == len(grammar.Lifecycle.Prefix()):
 		return c.verbs()
 	case c.ws > 0 && text[c.ws-1] == '=':
@@ -177,6 +181,37 @@ func (c *completer) freshID() string {
 			return string(b[:])
 		}
 	}
+}
+
+// atStatus reports whether the word at the cursor follows "[" right
+// after the line's first result arrow (and its spaces): a status.
+func (c *completer) atStatus() bool {
+	before := c.text[:c.ws]
+	if len(before) == 0 || before[len(before)-1] != '[' {
+		return false
+	}
+	before = bytes.TrimRight(before[:len(before)-1], " \t")
+	arrow := "→"
+	return bytes.HasSuffix(before, []byte(arrow)) && bytes.Index(c.text, []byte(arrow)) == len(before)-len(arrow)
+}
+
+// statuses completes a result's status with the vocabulary's, closing
+// the bracket unless it is there.
+func (c *completer) statuses() []Completion {
+	closing := "]"
+	if c.we < len(c.text) && c.text[c.we] == ']' {
+		closing = ""
+	}
+	var out []Completion
+	for _, s := range grammar.Statuses {
+		word := strings.Trim(s.Word, "[]")
+		if !hasPrefix(word, c.word) {
+			continue
+		}
+		out = append(out, Completion{Label: s.Word, Kind: CompleteStatus, Detail: s.Doc, Insert: word + closing,
+			Replace: c.span(c.ws, c.we)})
+	}
+	return out
 }
 
 func (c *completer) verbs() []Completion {

@@ -111,6 +111,14 @@ span [span=] on "" (metadata key)
 		{"keys in a message when asked for", completionDoc + "a: done st‸\n", true, `step [step=] on "st" (metadata key)
 `},
 		{"keys in a result only when asked for", completionDoc + "o: id=r2 → [ok] t‸\n", false, ""},
+		{"statuses after the arrow's bracket, filtered by what is typed, the bracket closed",
+			completionDoc + "o: id=r2 → [d‸\n", false, `[denied] [denied]] on "d" (the call was denied: a permission rule or the user refused it, and it did not run.)
+[done] [done]] on "d" (the subagent finished.)
+`},
+		{"a status's closing bracket is not doubled",
+			completionDoc + "o: id=r2 → [int‸]\n", false, `[interrupted] [interrupted] on "int" (the call was interrupted: the user stopped it (or rejected it) before it finished.)
+`},
+		{"no status after a bracket in the result's text", completionDoc + "o: id=r2 → [ok] see [d‸\n", false, ""},
 		{"nothing in a continuation line", completionDoc + "  t‸\n", true, ""},
 	} {
 		if got := completions(t, tc.doc, tc.invoked); got != tc.want {

@@ -220,6 +220,13 @@ func TestHover(t *testing.T) {
 	if h, ok := Hover(tr2, 52); !ok || !strings.Contains(h.Markdown, "Blob reference") {
 		t.Errorf("blob hover %+v", h)
 	}
+	// Every status of the vocabulary says what it means.
+	for _, st := range grammar.Statuses {
+		doc := "---\nid: x\n---\no: id=a → " + st.Word + " text\n"
+		if h, ok := Hover(grammar.Parse([]byte(doc)), strings.Index(doc, "→")+5); !ok || !strings.Contains(h.Markdown, st.Doc) {
+			t.Errorf("hover on %s: %+v", st.Word, h)
+		}
+	}
 	// Every lifecycle event H001 accepts has a hover of its own (@phase
 	// alone is one), and every key the parser reads explains itself.
 	for _, v := range grammar.Verbs {
@@ -301,7 +308,8 @@ func TestRunningUsageEqualsCountFromStart(t *testing.T) {
 }
 
 func TestStatusModifiers(t *testing.T) {
-	src := "---\nid: x\n---\no: id=a → [ok] fine\no: id=b → [error] boom interrupted\nt!:R id=c → [running]\nx:E id=d → [done]\no: id=e → [selected: x]\n"
+	src := "---\nid: x\n---\no: id=a → [ok] fine\no: id=b → [error] boom interrupted\nt!:R id=c → [running]\nx:E id=d → [done]\no: id=e → [selected: x]\n" +
+		"o: id=f → [denied] no\no: id=g → [interrupted]\n"
 	tr := grammar.Parse([]byte(src))
 	got := map[string]SemanticModifier{}
 	for tok := range SemanticTokens(tr, 0, tr.Len()) {
@@ -310,7 +318,7 @@ func TestStatusModifiers(t *testing.T) {
 		}
 	}
 	want := map[string]SemanticModifier{"[ok]": ModSuccess, "[error]": ModFailure, "interrupted": ModFailure,
-		"[running]": ModPending, "[done]": ModSuccess, "[selected: x]": 0}
+		"[running]": ModPending, "[done]": ModSuccess, "[selected: x]": 0, "[denied]": ModFailure, "[interrupted]": ModFailure}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%v, want %v", got, want)
 	}

@@ -42,7 +42,8 @@ const (
 	ModDeclaration SemanticModifier = 1 << iota
 	// ModSuccess, ModFailure and ModPending tell result statuses apart
 	// ([ok], [error], [running]), so themes can colour them as the grammar
-	// does; "interrupted" is a failure too.
+	// does; the vocabulary's failures ([denied], [interrupted]) are
+	// failures too.
 	ModSuccess
 	ModFailure
 	ModPending
@@ -57,7 +58,7 @@ func statusModifier(status []byte) SemanticModifier {
 	switch {
 	case s == "ok" || s == "done" || s == "loaded" || s == "success" || s == "passed":
 		return ModSuccess
-	case strings.HasPrefix(s, "err") || strings.HasPrefix(s, "fail") || s == "interrupted" || s == "timeout":
+	case grammar.StatusFails([]byte(s)) || strings.HasPrefix(s, "fail") || s == "timeout":
 		return ModFailure
 	case s == "running" || s == "started" || s == "pending" || s == "in_progress":
 		return ModPending

@@ -91,8 +91,9 @@ const (
 	Unfinished Outcome = iota
 	// Succeeded: any result but an error.
 	Succeeded
-	// Failed: the result's status is [error] or starts with "err"
-	// ([err: timeout]).
+	// Failed: the result's status is [error], starts with "err"
+	// ([err: timeout]) or is another failure of the vocabulary ([denied],
+	// [interrupted]): grammar.StatusFails.
 	Failed
 )
 
@@ -564,7 +565,7 @@ func waits(l grammar.Line, status []byte) bool {
 }
 
 func outcomeOf(status []byte) Outcome {
-	if bytes.HasPrefix(status, []byte("err")) {
+	if grammar.StatusFails(status) {
 		return Failed
 	}
 	return Succeeded

@@ -368,3 +368,20 @@ a: again message_id=m1 tokens_in=10 tokens_out=20
 		t.Errorf("hover on the smaller repeat:\n%s", h)
 	}
 }
+
+// TestDeniedAndInterruptedCallsFail: the vocabulary's failures besides
+// [error] ([denied], [interrupted]) end their calls as failed, on the o:
+// line and on the call's own line alike; the session tracker agrees.
+func TestDeniedAndInterruptedCallsFail(t *testing.T) {
+	src := cleanDoc + "t!:Bash id=a → [running]\no: id=a → [denied] Permission to use Bash has been denied.\n" +
+		"t:Write id=b → [interrupted] The user doesn't want to proceed.\nt:Read id=c → [ok]\n"
+	tree := grammar.Parse([]byte(src))
+	s := BuildSession(tree, SessionOptions{})
+	var got []Outcome
+	for _, c := range s.Calls {
+		got = append(got, c.Outcome)
+	}
+	if want := []Outcome{Failed, Failed, Succeeded}; !reflect.DeepEqual(got, want) {
+		t.Errorf("outcomes %v, want %v", got, want)
+	}
+}

@@ -202,3 +202,60 @@ func TestClaudeExportDropsOtherProvidersSignatures(t *testing.T) {
 		t.Errorf("a Claude model's signature is not written")
 	}
 }
+
+// TestDeniedAndInterruptedThroughEveryFormat: a call a permission rule
+// denied and one the user interrupted (the recorded denied and interrupt
+// scenarios) are failed results with the status that says so, read from
+// Claude Code's fields; every format rlog-ls writes carries the status
+// back to its reader, or its loss report names it.
+func TestDeniedAndInterruptedThroughEveryFormat(t *testing.T) {
+	for _, tc := range []struct{ scenario, call, status string }{
+		{"denied", "toolu_denied_rm", grammar.StatusDenied},
+		{"interrupt", "toolu_int_write", grammar.StatusInterrupted},
+	} {
+		m, _ := filepath.Glob(filepath.Join(claudeRecorded, tc.scenario, "claude", "projects", "*", "*.jsonl"))
+		if len(m) != 1 {
+			t.Fatalf("the recorded %s scenario: %v", tc.scenario, m)
+		}
+		result := func(s *convert.Session) *model.ToolResult {
+			for _, e := range s.Events {
+				if e.Result != nil && e.Result.CallID == tc.call {
+					return e.Result
+				}
+			}
+			return nil
+		}
+		f, err := os.Open(m[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _, err := convert.Read(f, convert.Claude)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := result(src); r == nil || !r.IsError || r.Status != tc.status {
+			t.Fatalf("%s: the result %+v, want a failure with status %s", tc.scenario, r, tc.status)
+		}
+		for _, to := range convert.Names(true) {
+			var out bytes.Buffer
+			rep, err := convert.ConvertFile(m[0], convert.Claude, convert.Format(to), &out, convert.Options{Now: fixedNow})
+			if err != nil {
+				t.Errorf("%s to %s: %v", tc.scenario, to, err)
+				continue
+			}
+			back, _, err := convert.Read(bytes.NewReader(out.Bytes()), convert.Format(to))
+			if err != nil {
+				t.Errorf("%s to %s and back: %v", tc.scenario, to, err)
+				continue
+			}
+			r := result(back)
+			if r != nil && r.IsError && r.Status == tc.status {
+				continue
+			}
+			if !strings.Contains(rep.Text(), "status") {
+				t.Errorf("%s to %s and back: the result %+v, and the loss report does not name the status:\n%s", tc.scenario, to, r, rep.Text())
+			}
+		}
+	}
+}

@@ -409,7 +409,7 @@ type StatusClass uint8
 const (
 	StatusOther   StatusClass = iota
 	StatusSuccess             // [ok], [done], [loaded]
-	StatusFailure             // [error]
+	StatusFailure             // [error], [denied], [interrupted]
 	StatusPending             // [running], [started]
 )
 
@@ -430,12 +430,19 @@ const (
 	StatusDone    = "done"
 	StatusSkip    = "skip"
 	StatusLoaded  = "loaded"
+	// StatusDenied and StatusInterrupted are failures with a cause: the
+	// call never ran because a permission rule or the user refused it,
+	// or the user stopped it.
+	StatusDenied      = "denied"
+	StatusInterrupted = Interrupted
 )
 
 // Statuses are the result statuses rlog/1 writers use.
 var Statuses = []Status{
 	{"[" + StatusOK + "]", StatusSuccess, "the call succeeded."},
 	{"[" + StatusError + "]", StatusFailure, "the call failed."},
+	{"[" + StatusDenied + "]", StatusFailure, "the call was denied: a permission rule or the user refused it, and it did not run."},
+	{"[" + StatusInterrupted + "]", StatusFailure, "the call was interrupted: the user stopped it (or rejected it) before it finished."},
 	{"[" + StatusRunning + "]", StatusPending, "the call started; its result follows on an `o:` line."},
 	{"[" + StatusStarted + "]", StatusPending, "the subagent started."},
 	{"[" + StatusDone + "]", StatusSuccess, "the subagent finished."},
@@ -451,6 +458,22 @@ func StatusNamed(word string) (Status, bool) {
 		}
 	}
 	return Status{}, false
+}
+
+// StatusFails reports whether a result's status word (without its
+// brackets) says the call failed: a word starting with "err" (`[error]`,
+// `[err: timeout]`) or a failure of the table (`[denied]`,
+// `[interrupted]`). Every count of failed calls, the colours and the
+// readers of events decide with it.
+func StatusFails(word []byte) bool {
+	if len(word) >= 3 && word[0] == 'e' && word[1] == 'r' && word[2] == 'r' {
+		return true
+	}
+	switch string(word) {
+	case StatusDenied, StatusInterrupted:
+		return true
+	}
+	return false
 }
 
 // FieldType is the YAML type a header field's value must have.

@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude/records"
@@ -18,7 +19,9 @@ import (
 // assistant records of each run by the usage rule; a run's cost-state less
 // the one before it and less what its records counted is what no record
 // shows, and goes on the run's first compaction, so that counting the
-// lines gives the CLI's own totals. The last cost-state is the session's
+// lines gives the CLI's own totals. A run that compacts more than once
+// (automatic compactions in one long turn) has one figure for all of
+// them: it goes on the first, and the loss report says so. The last cost-state is the session's
 // totals and cost.
 
 // costs follows the cost-state records of a transcript.
@@ -81,20 +84,21 @@ func (st *state) counted(ev *model.Event) {
 
 // compactionUsage is the usage of the model call of the compaction being
 // read: what the run's cost-state counts beyond the run's records, read
-// ahead in the transcript. false when it cannot be known.
-func (st *state) compactionUsage(line int) (usage.Counts, string, bool) {
+// ahead in the transcript. false when it cannot be known. more is how
+// many compactions of the same run follow: their calls are in it too, as
+// the transcript does not tell the calls of one run apart.
+func (st *state) compactionUsage(line int) (u usage.Counts, mdl string, more int, ok bool) {
 	c := st.costs
 	if st.depth > 0 || c == nil || c.reopen == nil {
-		return usage.Counts{}, "", false
+		return usage.Counts{}, "", 0, false
 	}
 	f, err := c.reopen()
 	if err != nil {
-		return usage.Counts{}, "", false
+		return usage.Counts{}, "", 0, false
 	}
 	defer f.Close()
 	var ahead model.Ledger
 	var tot usage.Counts
-	var mdl string
 	found := false
 	jsonl.Each(f, func(b []byte, n int) error {
 		if n <= line {
@@ -115,15 +119,19 @@ func (st *state) compactionUsage(line int) (usage.Counts, string, bool) {
 			if agent != "" && st.rd.Subagent != nil {
 				st.subagentUsage(agent, &ahead)
 			}
+		case "system":
+			if bytes.Contains(b, []byte(`"compact_boundary"`)) && !bytes.Contains(b, []byte(`"isSidechain":true`)) {
+				more++
+			}
 		}
 		return nil
 	}, func(int, error) {})
 	if !found {
-		return usage.Counts{}, "", false
+		return usage.Counts{}, "", 0, false
 	}
-	u := unseen(tot, c.prev, c.run.Total().Counts().Add(ahead.Total().Counts()), c.given)
+	u = unseen(tot, c.prev, c.run.Total().Counts().Add(ahead.Total().Counts()), c.given)
 	c.given = c.given.Add(u)
-	return u, mdl, true
+	return u, mdl, more, true
 }
 
 // subagentUsage adds the assistant usage of sub-agent id's transcript.

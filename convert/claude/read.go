@@ -18,6 +18,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/claude/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -440,6 +441,33 @@ func (st *state) passthrough(base model.Event, typ string, line []byte) error {
 	return st.emit(&ev)
 }
 
+// denialStatus is the status Claude Code's fields of a tool result entry
+// give its error result: interrupted when the user rejected the call
+// (toolDenialKind "user-rejected": the user's interrupt), denied when a
+// permission refused it (another toolDenialKind, or a permissionDecision
+// whose decision is "reject"); "" for a call that ran.
+func denialStatus(extra model.Fields) string {
+	if kind, ok := extra.String("toolDenialKind"); ok && kind != "" {
+		if kind == "user-rejected" {
+			return grammar.StatusInterrupted
+		}
+		return grammar.StatusDenied
+	}
+	if v, ok := extra.Get("permissionDecision"); ok {
+		decision := ""
+		jsonscan.Members(v, func(k, val []byte) error {
+			if string(k) == "decision" {
+				decision, _ = jsonscan.String(val)
+			}
+			return nil
+		})
+		if decision == "reject" {
+			return grammar.StatusDenied
+		}
+	}
+	return ""
+}
+
 func quoteType(t string) string {
 	if t == "" {
 		return `""`
@@ -462,6 +490,13 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 	events, why := UserEvents(&st.ix, e.message, base, st.rep)
 	if why != "" {
 		return st.wrongShape(base, "user", line, why)
+	}
+	if status := denialStatus(e.extra); status != "" {
+		for i := range events {
+			if r := events[i].Result; r != nil && r.IsError && r.Status == "" {
+				r.Status = status
+			}
+		}
 	}
 	if e.statuses != nil {
 		st.ix.Members(e.statuses, func(k, v []byte) error {
@@ -609,6 +644,9 @@ func (st *state) emitSplicing(ev *model.Event) error {
 		}
 	}
 	if ev.Kind == model.KindUser && st.depth == 0 && strings.HasPrefix(ev.Text, taskNotification) {
+		// Claude Code's harness wrote it (promptSource "system"), not the
+		// user: a meta message, as compaction summaries are.
+		ev.Meta = true
 		if err := st.notified(ev); err != nil {
 			return err
 		}
@@ -934,9 +972,12 @@ func (st *state) system(e *ent, base model.Event) error {
 			e.extra.Delete("compactMetadata")
 		}
 		ev.Compaction = c
-		if u, mdl, ok := st.compactionUsage(base.Loc.Line); ok && !u.IsZero() {
+		if u, mdl, more, ok := st.compactionUsage(base.Loc.Line); ok && !u.IsZero() {
 			use := model.UsageOf(u)
 			ev.Usage, ev.Model = &use, mdl
+			if more > 0 {
+				st.rep.Lose(model.LossUnfaithful, "compaction.usage", "usage of the model calls of several compactions in one run, which the transcript does not tell apart: all on the run's first compaction", base.Loc)
+			}
 		}
 		ev.Text, _ = e.extra.String("content")
 		e.extra.Delete("content")

@@ -1,8 +1,10 @@
 package claude_test
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -75,10 +77,43 @@ func TestBackgroundSubagent(t *testing.T) {
 			t.Fatalf("%s: frames %+v, %d turns of the sub-agent", name, frames, subTurns)
 		}
 		start, done := frames[0], frames[1]
+		// The notification follows its sub-agent's end, the harness's
+		// message, not a prompt of the user.
+		for i, e := range c.Session.Events {
+			if e.Kind == model.KindUser && strings.HasPrefix(e.Text, "<task-notification>") {
+				if prev := c.Session.Events[i-1]; !e.Meta || prev.Kind != model.KindSubagent || prev.Subagent.Status != "done" ||
+					prev.Subagent.AgentID != "ad1d58fb8290d2b47" || !strings.Contains(e.Text, "<tool-use-id>"+prev.Subagent.ID+"<") {
+					t.Errorf("%s: the task notification (meta %v) after %+v", name, e.Meta, prev.Subagent)
+				}
+			}
+		}
 		if start.Status != "started" || start.ID != "toolu_sub_agent" || start.Type != "general-purpose" ||
 			done.Status != "done" || done.ID != "toolu_sub_agent" || done.Summary != "The folder is at version 1.4.2." {
 			t.Errorf("%s: start %+v, done %+v", name, start, done)
 		}
+	}
+}
+
+// TestTaskNotificationWrittenAsClaudeCodeWroteIt: the reader marks a task
+// notification meta (the harness wrote it); Claude Code does not, and the
+// export of its transcript does not either.
+func TestTaskNotificationWrittenAsClaudeCodeWroteIt(t *testing.T) {
+	path := recordedSubagent(t, func(b []byte) []byte { return b })
+	var c model.Collector
+	if err := claude.ReadFile(path, &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := claude.Write(&out, &c.Session, &model.Report{}, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, `"content":"<task-notification>`) && strings.Contains(l, `"isMeta"`) {
+			t.Errorf("the task notification is written isMeta: %s", l)
+		}
+	}
+	if !strings.Contains(out.String(), `"content":"<task-notification>`) {
+		t.Errorf("the export has no task notification")
 	}
 }
 
@@ -129,5 +164,54 @@ func TestCompactionUsageReadAhead(t *testing.T) {
 	}
 	if !strings.Contains(rep.Text(), "usage of model calls no assistant record shows") {
 		t.Errorf("the loss report does not say what was not counted:\n%s", rep.Text())
+	}
+}
+
+// TestTwoCompactionsInOneRun: the recorded compaction-twice scenario
+// compacts by hand in one run and twice on its own in the next. Every
+// compaction keeps its trigger and its tokens before and after; the calls
+// of the second run's two compactions, which the transcript does not tell
+// apart, are on its first, and the loss report says so; the totals are
+// Claude Code's.
+func TestTwoCompactionsInOneRun(t *testing.T) {
+	m, _ := filepath.Glob("../../testdata/agents/claude-code/2.1.328/compaction-twice/claude/projects/*/*.jsonl")
+	if len(m) != 1 {
+		t.Fatalf("the recorded compaction-twice scenario: %v", m)
+	}
+	var c model.Collector
+	rep := &model.Report{}
+	if err := claude.ReadFile(m[0], &c, rep); err != nil {
+		t.Fatal(err)
+	}
+	type seen struct {
+		model.Compaction
+		usage model.Usage
+	}
+	var got []seen
+	var l model.Ledger
+	for i := range c.Session.Events {
+		e := &c.Session.Events[i]
+		l.Add(e)
+		if e.Kind == model.KindCompaction {
+			s := seen{Compaction: *e.Compaction}
+			if e.Usage != nil {
+				s.usage = *e.Usage
+			}
+			got = append(got, s)
+		}
+	}
+	want := []seen{
+		{model.Compaction{Trigger: "manual", PreTokens: 9155, PostTokens: 2585}, model.Usage{Input: 9, Output: 41, CacheRead: 4200}},
+		{model.Compaction{Trigger: "auto", PreTokens: 992051, PostTokens: 2586}, model.Usage{Input: 11 + 13, Output: 43 + 47, CacheRead: 4300 + 4400}},
+		{model.Compaction{Trigger: "auto", PreTokens: 992650, PostTokens: 2586}, model.Usage{}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the compactions\n%+v\nwant\n%+v", got, want)
+	}
+	if h := c.Session.Header; h.Totals == nil || *h.Totals != l.Total() {
+		t.Errorf("totals %+v, the events count %+v", h.Totals, l.Total())
+	}
+	if text := rep.Text(); !strings.Contains(text, "several compactions in one run") || strings.Count(text, "compaction.usage") != 1 {
+		t.Errorf("the loss report does not say once where the run's compactions' usage went:\n%s", text)
 	}
 }

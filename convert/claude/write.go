@@ -524,12 +524,20 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) link {
 		o.Str("slug", slug)
 	}
 	if e.Meta {
-		if _, explicit := e.Extra.Get("isCompactSummary"); !explicit {
+		// A compaction's summary and a task notification say what they
+		// are their own way; Claude Code marks neither isMeta.
+		if _, explicit := e.Extra.Get("isCompactSummary"); !explicit && !isTaskNotification(e) {
 			o.Bool("isMeta", true)
 		}
 	}
 	o.Str("type", typ)
 	return l
+}
+
+// isTaskNotification reports a user message by which Claude Code reported
+// a background task's end (its reader marks it meta).
+func isTaskNotification(e *model.Event) bool {
+	return e.Kind == model.KindUser && strings.HasPrefix(e.Text, taskNotification)
 }
 
 // session returns the session id to write: the session's, or one made up
@@ -808,7 +816,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 			o.Any("todos", todoJSON(todos.Todos))
 		}
 	}
-	wr.writeResultStatuses(o, b, content)
+	wr.writeResultStatuses(o, b, content, first.Extra)
 	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
 		c := []string{"kind", "text", "todos", "signature", "result.is_error", "result.status"}
 		if _, ok := wr.renamed[x]; !ok {
@@ -1059,11 +1067,14 @@ func (wr *Writer) resultCallID(e *model.Event) string {
 const resultStatusKey = "toolResultStatus"
 
 // writeResultStatuses writes resultStatusKey for the results among evs
-// that have such a status.
-func (wr *Writer) writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
+// that have such a status, but for the one the entry's own fields (extra)
+// say (a denied or interrupted call's toolDenialKind), which the reader
+// reads from them.
+func (wr *Writer) writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event, extra model.Fields) {
 	var so *jsonw.Obj
+	said := denialStatus(extra)
 	for _, e := range evs {
-		if e.Result == nil || e.Result.Status == "" {
+		if e.Result == nil || e.Result.Status == "" || e.Result.IsError && e.Result.Status == said {
 			continue
 		}
 		if so == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/codex/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
@@ -807,7 +808,7 @@ func (st *state) interrupted(base model.Event) error {
 	for _, id := range open {
 		ev := base
 		ev.Kind = model.KindToolResult
-		ev.Result = &model.ToolResult{CallID: id, Status: "interrupted"}
+		ev.Result = &model.ToolResult{CallID: id, IsError: true, Status: grammar.StatusInterrupted}
 		st.rep.Lose(model.LossSynthesized, "tool_result", "codex tool result of a call whose turn was aborted before its output (status interrupted)", base.Loc)
 		if err := st.emit(&ev); err != nil {
 			return err

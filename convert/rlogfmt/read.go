@@ -945,9 +945,8 @@ func (rd *reader) result(p *lineParts, callID string) *model.ToolResult {
 	case grammar.StatusError, "err":
 		r.IsError = true
 	default:
-		if strings.HasPrefix(status, "err") {
-			r.IsError = true
-		}
+		// [err: msg], [denied], [interrupted]: a failure with its word.
+		r.IsError = grammar.StatusFails([]byte(status))
 		r.Status = status
 	}
 	r.Content = rest

@@ -945,7 +945,7 @@ func (wr *writer) resultLines(e *model.Event, withStatus bool) (string, []string
 	case r.IsError:
 		status = grammar.StatusError
 	}
-	if r.IsError && !strings.HasPrefix(status, "err") {
+	if r.IsError && !grammar.StatusFails([]byte(status)) {
 		status = grammar.StatusError
 	}
 	text, cont := wr.text(r.Content, LimitOutput, "tool output", e)

@@ -106,3 +106,38 @@ func TestTextMateKeysFollowKeyTable(t *testing.T) {
 		}
 	}
 }
+
+// The TextMate grammar colours every status of the vocabulary as its
+// class says: a success as ok, a failure ([error], [denied],
+// [interrupted]) as an error, a pending one as running.
+func TestTextMateStatusesFollowStatusTable(t *testing.T) {
+	scopes := map[grammar.StatusClass]string{
+		grammar.StatusSuccess: "markup.inserted.status.ok.rlog",
+		grammar.StatusFailure: "markup.deleted.status.error.rlog",
+		grammar.StatusPending: "markup.changed.status.running.rlog",
+		grammar.StatusOther:   "constant.language.status.rlog",
+	}
+	patterns := tmRepository(t)["status"].Patterns
+	for _, s := range grammar.Statuses {
+		got := ""
+		for _, p := range patterns {
+			// Go's regexp has no look-ahead: the catch-all's
+			// (?!redacted:) matters to no status word.
+			m := strings.ReplaceAll(strings.ReplaceAll(p.Match, `\G`, `^`), `(?!redacted:)`, "")
+			re, err := regexp.Compile(m)
+			if err != nil {
+				t.Fatalf("%q: %v", p.Match, err)
+			}
+			if re.MatchString(s.Word) {
+				got = p.Captures["1"].Name
+				break
+			}
+		}
+		if got != scopes[s.Class] {
+			t.Errorf("the TextMate grammar colours %s as %q, want %q", s.Word, got, scopes[s.Class])
+		}
+		if s.Class == grammar.StatusFailure && !grammar.StatusFails([]byte(strings.Trim(s.Word, "[]"))) {
+			t.Errorf("%s is a failure the readers do not count as one (grammar.StatusFails)", s.Word)
+		}
+	}
+}

@@ -21,8 +21,9 @@ import (
 // the files on disk.
 
 // completionTriggers open completion as they are typed: a value after
-// "id=", a lifecycle event after "@", a tool name after "t!:".
-var completionTriggers = []string{"=", "@", ":"}
+// "id=", a lifecycle event after "@", a tool name after "t!:", a status
+// after "→ [".
+var completionTriggers = []string{"=", "@", ":", "["}
 
 var completionKinds = map[analysis.CompletionKind]protocol.CompletionItemKind{
 	analysis.CompleteCallID:    protocol.CompletionItemKindReference,
@@ -31,6 +32,7 @@ var completionKinds = map[analysis.CompletionKind]protocol.CompletionItemKind{
 	analysis.CompleteVerb:      protocol.CompletionItemKindEvent,
 	analysis.CompleteHeaderKey: protocol.CompletionItemKindField,
 	analysis.CompleteSnippet:   protocol.CompletionItemKindSnippet,
+	analysis.CompleteStatus:    protocol.CompletionItemKindEnumMember,
 }
 
 func completion(_ context.Context, dc *docCtx, p *protocol.CompletionParams) (any, error) {

@@ -88,7 +88,7 @@ type Meaning struct {
 // type by its name, an attachment type as "attachment:TYPE", a system
 // subtype as "system:SUBTYPE".
 var Meanings = map[string]Meaning{
-	"user":                  {Conversation, "u: lines (a prompt; meta=true for what the CLI wrote, a compaction's summary among them; a task notification is a u: line after its sub-agent's x: [done]), o: lines (tool results; [error] for a failing, denied or refused call, with the CLI's message; an output saved to a file of its own is followed by # saved: PATH (size)), # image: and # document: markers (media type, size); a sub-agent's prompt is the first u: line under its tid="},
+	"user":                  {Conversation, "u: lines (a prompt; meta=true for what the CLI wrote, a compaction's summary among them; a task notification is a meta u: line after its sub-agent's x: [done], which names the call and the sub-agent), o: lines (tool results; [error] for a failing call, [denied] for one a permission refused, [interrupted] for one the user rejected or stopped (toolDenialKind, permissionDecision), with the CLI's message; an output saved to a file of its own is followed by # saved: PATH (size)), # image: and # document: markers (media type, size); a sub-agent's prompt is the first u: line under its tid="},
 	"assistant":             {Conversation, "a:, th: and t!: lines (one per content block, the message's usage once, by message_id=); a redacted thinking block is a # redacted thinking: marker (its size)"},
 	"system":                {Conversation, "by subtype"},
 	"attachment":            {Bookkeeping, "by attachment type"},

@@ -84,21 +84,7 @@ func TestExportsResume(t *testing.T) {
 	}
 	through := t.TempDir()
 	for _, p := range transcripts {
-		scenario := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(p)))))
-		name := scenario + "-" + strings.TrimSuffix(filepath.Base(p), ".jsonl")
-		transcript := filepath.Join(through, name+".jsonl")
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(transcript, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if st, err := os.Stat(strings.TrimSuffix(p, ".jsonl")); err == nil && st.IsDir() {
-			if err := harness.CopyTree(strings.TrimSuffix(p, ".jsonl"), strings.TrimSuffix(transcript, ".jsonl")); err != nil {
-				t.Fatal(err)
-			}
-		}
+		name, transcript := copyTranscript(t, p, through)
 		log := filepath.Join(through, name+".rlog")
 		convertFile(t, transcript, convert.Claude, convert.Rlog, log)
 		exports = append(exports, export{"claude-rlog/" + name, log, transcript})
@@ -141,6 +127,168 @@ func TestExportsResume(t *testing.T) {
 			}
 		})
 	}
+}
+
+// copyTranscript copies the recorded transcript p, with its folder of
+// side files (sub-agents, persisted outputs), into dir, named after its
+// scenario; it returns the name and the copy's path.
+func copyTranscript(t *testing.T, p, dir string) (name, transcript string) {
+	t.Helper()
+	scenario := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(p)))))
+	name = scenario + "-" + strings.TrimSuffix(filepath.Base(p), ".jsonl")
+	transcript = filepath.Join(dir, name+".jsonl")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(transcript, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(strings.TrimSuffix(p, ".jsonl")); err == nil && st.IsDir() {
+		if err := harness.CopyTree(strings.TrimSuffix(p, ".jsonl"), strings.TrimSuffix(transcript, ".jsonl")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return name, transcript
+}
+
+// TestExportsResumeThroughEveryFormat: every recorded session converted to
+// each format rlog-ls writes that holds a session, then from it to Claude
+// Code JSONL (as `rlog-ls convert` does both: an rlog lies beside the
+// transcript, its companion), is resumed by the real CLI with the
+// original conversation: every part of the transcript's conversation
+// (Resume's request to the stand-in, compared as TestExportsResume does)
+// is there, or the loss reports of the two conversions name what it is
+// (its kind, or a field of it: `thinking`, `tool_call.call.input`).
+func TestExportsResumeThroughEveryFormat(t *testing.T) {
+	claude := harness.NeedFiles(t, "Claude Code", BinaryEnv)[0]
+	var formats []convert.Format
+	for _, name := range convert.Names(true) {
+		if f := convert.Format(name); f != convert.Claude {
+			formats = append(formats, f)
+		}
+	}
+	if len(formats) < 6 {
+		t.Fatalf("the formats rlog-ls writes: %v", formats)
+	}
+	transcripts, err := filepath.Glob(filepath.Join(pinnedFixtures, "*", ConfigDirName, "projects", "*", "*.jsonl"))
+	if err != nil || len(transcripts) < len(Scenarios) {
+		t.Fatalf("the recorded transcripts: %d (%v)", len(transcripts), err)
+	}
+	for _, p := range transcripts {
+		for _, f := range formats {
+			dir := t.TempDir()
+			name, transcript := copyTranscript(t, p, dir)
+			t.Run(name+"/"+string(f), func(t *testing.T) {
+				t.Parallel()
+				mid := strings.TrimSuffix(transcript, ".jsonl") + ".through." + string(f)
+				if f == convert.Rlog {
+					mid = strings.TrimSuffix(transcript, ".jsonl") + ".rlog" // beside its companion
+				}
+				there := convertFile(t, transcript, convert.Claude, f, mid)
+				out := filepath.Join(dir, "export.jsonl")
+				back := convertFile(t, mid, f, convert.Claude, out)
+				want, _ := resumable(t, transcript, convert.Claude)
+				res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: out})
+				if err != nil {
+					t.Fatal(err)
+				}
+				reports := "claude -> " + string(f) + ":\n" + there.Text() + "\n" + string(f) + " -> claude:\n" + back.Text()
+				if res.Run.ExitCode != 0 {
+					t.Fatalf("claude --resume exit code %d: %s\n%s", res.Run.ExitCode, res.Run.Stderr, reports)
+				}
+				if strings.Contains(res.Run.Stderr, "parentUuid") {
+					t.Errorf("the CLI warns: %s", res.Run.Stderr)
+				}
+				got := res.Conversation
+				if n := len(got); n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
+					t.Fatalf("the conversation does not end with the new prompt: %v", got)
+				}
+				// The reports that say what the round trip loses: an rlog's
+				// cuts are made whole again from its companion.
+				said := []*model.Report{there, back}
+				if f == convert.Rlog {
+					said = said[1:]
+				}
+				missing := map[string]bool{}
+				for _, w := range allMissingParts(want, dropNewPrompt(got)) {
+					missing[partSubjects[w.Type+" "+w.Role]] = true
+					if !namesPart(w, said...) {
+						t.Errorf("the resumed conversation lacks the transcript's %s, and no loss report names it\nthe conversation:\n%s%s", w, describe(got), reports)
+					}
+				}
+				for _, w := range want {
+					if kind := partSubjects[w.Type+" "+w.Role]; !missing[kind] && namesPart(w, said...) {
+						t.Errorf("a loss report names a loss of %s, yet every one came back\n%s", kind, reports)
+						missing[kind] = true // said once
+					}
+				}
+			})
+		}
+	}
+}
+
+// allMissingParts are want's parts missing from the conversation: each
+// looked for in order after the last one found (as matches compares).
+func allMissingParts(want []wantPart, got []anthropic.Turn) []wantPart {
+	type part struct {
+		role string
+		anthropic.Part
+	}
+	var parts []part
+	for _, turn := range got {
+		for _, p := range turn.Parts {
+			parts = append(parts, part{turn.Role, p})
+		}
+	}
+	var missing []wantPart
+	i := 0
+	for _, w := range want {
+		j := i
+		for ; j < len(parts) && !matches(w, parts[j].role, parts[j].Part); j++ {
+		}
+		if j == len(parts) {
+			missing = append(missing, w)
+			continue
+		}
+		i = j + 1
+	}
+	return missing
+}
+
+// partSubjects are the loss subjects (docs/conversions.md) of the events a
+// part of the conversation comes from.
+var partSubjects = map[string]string{"text user": "user", "text assistant": "agent", "thinking assistant": "thinking",
+	"tool_use assistant": "tool_call", "tool_result user": "tool_result"}
+
+// contentFields are the fields of an event that make a part of the
+// conversation (its text, a call's name, id and input, a result's content
+// and error flag, a thinking block's signature, without which the CLI
+// leaves the block out), as loss subjects name them after the event's
+// kind. A loss of another field (an extra, the form, the time) does not
+// explain a missing part.
+var contentFields = []string{"text", "call.", "result.content", "result.raw", "result.is_error", "signature"}
+
+// namesPart reports whether one of the loss reports names a loss of the
+// events part w comes from: of their kind, or of a content field of them.
+func namesPart(w wantPart, reps ...*model.Report) bool {
+	kind := partSubjects[w.Type+" "+w.Role]
+	for _, rep := range reps {
+		for _, l := range rep.Losses {
+			for _, s := range strings.Split(l.Subject, ", ") {
+				field, ok := strings.CutPrefix(s, kind+".")
+				if kind != "" && s == kind {
+					return true
+				}
+				for _, c := range contentFields {
+					if kind != "" && ok && strings.HasPrefix(field, c) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
 
 // convertFile converts the file at path to the format to, into out, as
@@ -206,7 +354,9 @@ func resumable(t *testing.T, path string, from convert.Format) (want []wantPart,
 				want = want[:0]
 			}
 		case model.KindUser:
-			if !e.Meta && strings.TrimSpace(e.Text) != "" {
+			// Of the harness's messages, a task notification is one the
+			// model is sent again.
+			if (!e.Meta || strings.HasPrefix(e.Text, "<task-notification>")) && strings.TrimSpace(e.Text) != "" {
 				want = append(want, wantPart{"user", anthropic.Part{Type: "text", Text: strings.TrimSpace(e.Text)}})
 			}
 		case model.KindAgent:
@@ -253,24 +403,8 @@ func canonicalJSON(t *testing.T, raw []byte) string {
 // written as id-2); its name may be Claude Code's newer one (Task is
 // Agent).
 func missingParts(want []wantPart, got []anthropic.Turn) string {
-	type part struct {
-		role string
-		anthropic.Part
-	}
-	var parts []part
-	for _, turn := range got {
-		for _, p := range turn.Parts {
-			parts = append(parts, part{turn.Role, p})
-		}
-	}
-	i := 0
-	for _, w := range want {
-		for ; i < len(parts) && !matches(w, parts[i].role, parts[i].Part); i++ {
-		}
-		if i == len(parts) {
-			return w.String()
-		}
-		i++
+	if missing := allMissingParts(want, got); len(missing) > 0 {
+		return missing[0].String()
 	}
 	return ""
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Scenarios are the scripted sessions the fixtures are recorded from, the
-// eleven of docs/producers.md. Each rule matches one turn of the session by
+// twelve of docs/producers.md. Each rule matches one turn of the session by
 // what the CLI sends: the prompt of the turn, the result of a tool call
 // (by the call's id), a sub-agent's task, a compaction's instructions.
 var Scenarios = []*Scenario{
@@ -102,6 +102,37 @@ var Scenarios = []*Scenario{
 				Usage: a.Usage{Input: 4, CacheCreation: 2000, CacheRead: 990000, Output: 30}}},
 			{Name: "continue", When: a.All(continuedRequest, a.Not(compactionRequest)), Times: 1,
 				Reply: say("There are no files here.")},
+		},
+	},
+	{
+		Name: "compaction-twice",
+		About: "A prompt, /compact (manual compaction) in a resumed run, then a resumed run that the " +
+			"CLI compacts on its own twice: each of two answers reports a nearly full context " +
+			"(990,000 tokens read from cache) and calls a tool, so that two automatic compactions " +
+			"fall in one run.",
+		Steps: []Step{
+			{Prompt: "Remember the word heron."},
+			{Prompt: "/compact", Resume: true},
+			{Prompt: "Count the files here, then the folders.", Resume: true, Args: []string{"--allowedTools", "Bash"}},
+		},
+		Ends: []string{"final"},
+		Rules: []a.Rule{
+			// As in compaction: the summary requests first; each of the
+			// three compactions' calls has usage of its own.
+			{Name: "summary-manual", When: compactionRequest, Times: 1, Reply: twiceSummary(a.Usage{Input: 9, CacheRead: 4200, Output: 41})},
+			{Name: "summary-auto-1", When: compactionRequest, Times: 1, Reply: twiceSummary(a.Usage{Input: 11, CacheRead: 4300, Output: 43})},
+			{Name: "summary-auto-2", When: compactionRequest, Times: 1, Reply: twiceSummary(a.Usage{Input: 13, CacheRead: 4400, Output: 47})},
+			{Name: "remember", When: a.LastUserSays("Remember the word"), Times: 1, Reply: say("I will remember heron.")},
+			{Name: "files", When: a.LastUserSays("Count the files"), Times: 1, Reply: a.Reply{
+				Content: []a.Block{a.Text("Counting the files first."),
+					a.ToolUse("toolu_twice_files", "Bash", `{"command":"ls -p | grep -vc /","description":"Count the files"}`)},
+				Usage: a.Usage{Input: 4, CacheCreation: 2000, CacheRead: 990000, Output: 30}}},
+			{Name: "folders", When: a.All(continuedRequest, a.Not(compactionRequest)), Times: 1, Reply: a.Reply{
+				Content: []a.Block{a.Text("Now the folders."),
+					a.ToolUse("toolu_twice_folders", "Bash", `{"command":"ls -p | grep -c /","description":"Count the folders"}`)},
+				Usage: a.Usage{Input: 5, CacheCreation: 2100, CacheRead: 990500, Output: 28}}},
+			{Name: "final", When: a.All(continuedRequest, a.Not(compactionRequest)), Times: 1,
+				Reply: say("There are no files and no folders here.")},
 		},
 	},
 	{
@@ -210,6 +241,13 @@ func comparePair(name, count, saying string) *Scenario {
 			{Name: "done", When: a.ToolResult("toolu_cmp_count"), Times: 1, Reply: say("That is how long the notes are.")},
 		},
 	}
+}
+
+// twiceSummary is the compaction-twice scenario's summary, with usage.
+func twiceSummary(u a.Usage) a.Reply {
+	return a.Reply{Content: []a.Block{a.Text("<analysis>\nThe user asked me to remember a word, then to count.\n</analysis>\n\n<summary>\n" +
+		"1. Primary Request and Intent: remember the word heron; count the files, then the folders.\n" +
+		"2. Current Work: counting.\n</summary>")}, Usage: u}
 }
 
 // say is a reply of text blocks.
