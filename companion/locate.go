@@ -39,16 +39,9 @@ func convertedRlog() string {
 // name rlog-ls convert gives a conversion, NAME.jsonl or NAME.json). ok is
 // false when there is none.
 func Locate(rlogPath string) (Files, bool) {
-	base := strings.TrimSuffix(rlogPath, filepath.Ext(rlogPath))
-	bases := []string{base}
-	if b, ok := strings.CutSuffix(rlogPath, convertedRlog()); ok && b != "" && !strings.HasSuffix(b, string(filepath.Separator)) {
-		bases = append(bases, b)
-	}
-	for _, base := range bases {
-		for _, ext := range []string{".jsonl", ".json"} {
-			if isFile(base + ext) {
-				return FilesOf(base + ext), true
-			}
+	for _, c := range convert.CompanionNames(rlogPath) {
+		if isFile(c) {
+			return FilesOf(c), true
 		}
 	}
 	return Files{}, false

@@ -157,6 +157,7 @@ var formats = []FormatInfo{
 		Names: []string{"*.rlog"}, Extension: ".converted.rlog",
 		Detect: rlogfmt.Detect,
 		Read:   rlogfmt.Read,
+		// Subagents: rlogSubagents, set by init (it reads the table).
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return rlogfmt.NewWriter(w, rep, opt), nil
 		},
@@ -166,8 +167,9 @@ var formats = []FormatInfo{
 	{
 		Name: ATIF, Description: "ATIF v1.0-v1.7 (writes v1.5, or 1.6/1.7 on request)", JSON: true,
 		Names: []string{"*.atif.json", "*.trajectory.json"}, Extension: ".atif.json",
-		Detect: atif.Detect,
-		Read:   atif.Read,
+		Detect:    atif.Detect,
+		Read:      atif.Read,
+		Subagents: atif.Subagents, ParentOf: atif.ParentOf,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return atif.NewWriter(w, rep, opt)
 		},
@@ -177,8 +179,9 @@ var formats = []FormatInfo{
 	{
 		Name: ATIFJSONL, Description: "streaming ATIF-JSONL (header line + one step per line)", JSON: true,
 		Names: []string{"*.atif.jsonl"}, Extension: ".atif.jsonl",
-		Detect: atif.DetectJSONL,
-		Read:   atif.ReadJSONL,
+		Detect:    atif.DetectJSONL,
+		Read:      atif.ReadJSONL,
+		Subagents: atif.SubagentsJSONL, ParentOf: atif.ParentOf,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return atif.NewJSONLWriter(w, rep, opt)
 		},
@@ -212,14 +215,16 @@ var formats = []FormatInfo{
 	},
 	{
 		Name: SDKJSONL, Description: "autopilot JSONL companion (Agent SDK messages), read only", JSON: true,
-		Detect: sdkjsonl.Detect,
-		Read:   sdkjsonl.Read,
+		Detect:    sdkjsonl.Detect,
+		Read:      sdkjsonl.Read,
+		Subagents: sdkjsonl.Subagents, ParentOf: sdkjsonl.ParentOf,
 	},
 	{
 		Name: Trajectory, Description: "autopilot trajectory JSON", JSON: true,
 		Names: []string{"*.autopilot.json"}, Extension: ".autopilot.json",
-		Detect: trajectory.Detect,
-		Read:   trajectory.Read,
+		Detect:    trajectory.Detect,
+		Read:      trajectory.Read,
+		Subagents: sdkjsonl.Subagents,
 		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
 			return trajectory.NewWriter(w, rep, opt), nil
 		},

@@ -141,3 +141,138 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestSubagentLinksOfLogs: an autopilot log's NAME.sub-ID.jsonl, from the
+// log, its SDK JSONL companion and the sub-agent's file; a converted
+// Claude Code log's sub-agents through its companion transcript.
+func TestSubagentLinksOfLogs(t *testing.T) {
+	const sdk = "../testdata/companions/sdk/222000-fix-locked-login"
+	sub := sdk + ".sub-DZYW3CfJ.jsonl"
+	for _, parent := range []string{sdk + ".rlog", sdk + ".jsonl"} {
+		subs, err := convert.Subagents(parent)
+		if err != nil || len(subs) != 1 {
+			t.Fatalf("Subagents(%s) = %+v, %v", parent, subs, err)
+		}
+		want := convert.Link{Path: sub, CallID: "DZYW3CfJ", AgentID: "DZYW3CfJ", Type: "Explore"}
+		if subs[0] != want {
+			t.Errorf("Subagents(%s) = %+v, want %+v", parent, subs[0], want)
+		}
+	}
+	l, ok, err := convert.ParentOf(sub)
+	if want := (convert.Link{Path: sdk + ".jsonl", CallID: "DZYW3CfJ", AgentID: "DZYW3CfJ", Type: "Explore"}); err != nil || !ok || l != want {
+		t.Errorf("ParentOf(sub) = %+v, %v, %v; want %+v", l, ok, err, want)
+	}
+	if subs, err := convert.Subagents(sub); len(subs) != 0 || err != nil {
+		t.Errorf("Subagents(sub) = %+v, %v", subs, err)
+	}
+
+	const claude = "../testdata/companions/claude/5c1e9f27-0d3b-4a8e-b6f2-91c4d7a3e850"
+	subs, err := convert.Subagents(claude + ".rlog")
+	want := convert.Link{Path: claude + "/subagents/agent-a4f7c21.jsonl", AgentID: "a4f7c21"}
+	if err != nil || len(subs) != 1 || subs[0] != want {
+		t.Errorf("Subagents(claude log) = %+v, %v; want %+v", subs, err, want)
+	}
+	if l, ok, err := convert.ParentOf(claude + ".rlog"); ok || err != nil {
+		t.Errorf("ParentOf(log) = %+v, %v, %v; rlog names no parent", l, ok, err)
+	}
+}
+
+// TestSubagentLinksATIF follows subagent_trajectory_ref's trajectory_path
+// from a trajectory to its sub-agent's file and back.
+func TestSubagentLinksATIF(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, "main.trajectory.json")
+	child := filepath.Join(dir, "explore-s2.trajectory.json")
+	write(t, main, `{"schema_version":"ATIF-v1.5","session_id":"s1","agent":{"name":"a","version":"1"},"steps":[
+{"step_id":1,"source":"user","message":"go"},
+{"step_id":2,"source":"agent","message":"","tool_calls":[{"tool_call_id":"call_1","function_name":"runSubagent","arguments":{}}],
+ "observation":{"results":[{"source_call_id":"call_1","content":"done",
+  "subagent_trajectory_ref":[{"session_id":"s2","trajectory_path":"explore-s2.trajectory.json","extra":{"agent_type":"Explore"}},{"session_id":"gone","trajectory_path":"missing.json"}]}]}}]}`)
+	write(t, child, `{"schema_version":"ATIF-v1.5","session_id":"s2","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"user","message":"look"}]}`)
+	subs, err := convert.Subagents(main)
+	want := convert.Link{Path: child, CallID: "call_1", AgentID: "s2", Type: "Explore"}
+	if err != nil || len(subs) != 1 || subs[0] != want {
+		t.Fatalf("Subagents = %+v, %v; want %+v", subs, err, want)
+	}
+	l, ok, err := convert.ParentOf(child)
+	want.Path = main
+	if err != nil || !ok || l != want {
+		t.Errorf("ParentOf = %+v, %v, %v; want %+v", l, ok, err, want)
+	}
+	if l, ok, err := convert.ParentOf(main); ok || err != nil {
+		t.Errorf("ParentOf(main) = %+v, %v, %v", l, ok, err)
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSubagentLinksNested: a sub-agent's own sub-agent is its, not the
+// session's (Claude Code's spawnDepth and the call its transcript holds;
+// Gemini CLI's call in the sub-agent's file, all files in the session's
+// folder).
+func TestSubagentLinksNested(t *testing.T) {
+	t.Run("claude-code", func(t *testing.T) {
+		dir := t.TempDir()
+		main := filepath.Join(dir, "s1.jsonl")
+		subs := filepath.Join(dir, "s1", "subagents")
+		a, b := filepath.Join(subs, "agent-a.jsonl"), filepath.Join(subs, "agent-b.jsonl")
+		write(t, main, `{"type":"assistant","uuid":"u0","parentUuid":null,"userType":"external","version":"2.1.328","cwd":"/w","sessionId":"s1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_A","name":"Agent","input":{}}]}}`+"\n")
+		write(t, a, `{"type":"user","uuid":"u1","parentUuid":null,"userType":"external","version":"2.1.328","cwd":"/w","sessionId":"s1","agentId":"a","isSidechain":true,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"go"}}`+"\n"+
+			`{"type":"assistant","uuid":"u0","parentUuid":null,"userType":"external","version":"2.1.328","cwd":"/w","sessionId":"s1","agentId":"a","isSidechain":true,"timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_B","name":"Agent","input":{}}]}}`+"\n")
+		write(t, filepath.Join(subs, "agent-a.meta.json"), `{"agentType":"Plan","toolUseId":"toolu_A","spawnDepth":1}`)
+		write(t, b, `{"type":"user","uuid":"u1","parentUuid":null,"userType":"external","version":"2.1.328","cwd":"/w","sessionId":"s1","agentId":"b","isSidechain":true,"timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":"deeper"}}`+"\n")
+		write(t, filepath.Join(subs, "agent-b.meta.json"), `{"agentType":"Explore","toolUseId":"toolu_B","spawnDepth":2}`)
+		checkTree(t, main, a, b,
+			convert.Link{Path: a, CallID: "toolu_A", AgentID: "a", Type: "Plan"},
+			convert.Link{Path: b, CallID: "toolu_B", AgentID: "b", Type: "Explore"})
+	})
+	t.Run("gemini-cli", func(t *testing.T) {
+		chats := filepath.Join(t.TempDir(), "chats")
+		const sid, aid, bid = "11111111-aaaa-bbbb-cccc-000000000000", "22222222-aaaa-bbbb-cccc-000000000000", "33333333-aaaa-bbbb-cccc-000000000000"
+		main := filepath.Join(chats, "session-2026-01-01T00-00-11111111.jsonl")
+		a, b := filepath.Join(chats, sid, aid+".jsonl"), filepath.Join(chats, sid, bid+".jsonl")
+		call := func(id, agent string) string {
+			return `{"id":"m` + id + `","timestamp":"2026-01-01T00:00:00Z","type":"gemini","content":"","toolCalls":[{"id":"` + id + `","name":"invoke_agent","args":{"agent_name":"generalist"},"status":"success","agentId":"` + agent + `"}]}` + "\n"
+		}
+		write(t, main, `{"sessionId":"`+sid+`","projectHash":"ab","startTime":"2026-01-01T00:00:00Z","lastUpdated":"2026-01-01T00:00:00Z","kind":"main"}`+"\n"+
+			`{"id":"u1","timestamp":"2026-01-01T00:00:00Z","type":"user","content":[{"text":"go"}]}`+"\n"+call("call_a", aid))
+		write(t, a, `{"sessionId":"`+aid+`","projectHash":"ab","startTime":"2026-01-01T00:00:01Z","lastUpdated":"2026-01-01T00:00:01Z","kind":"subagent"}`+"\n"+call("call_b", bid))
+		write(t, b, `{"sessionId":"`+bid+`","projectHash":"ab","startTime":"2026-01-01T00:00:02Z","lastUpdated":"2026-01-01T00:00:02Z","kind":"subagent"}`+"\n")
+		checkTree(t, main, a, b,
+			convert.Link{Path: a, CallID: "call_a", AgentID: aid, Type: "generalist"},
+			convert.Link{Path: b, CallID: "call_b", AgentID: bid, Type: "generalist"})
+	})
+}
+
+// checkTree checks main → a → b both ways.
+func checkTree(t *testing.T, main, a, b string, toA, toB convert.Link) {
+	t.Helper()
+	for _, c := range []struct {
+		from string
+		want []convert.Link
+	}{{main, []convert.Link{toA}}, {a, []convert.Link{toB}}, {b, nil}} {
+		got, err := convert.Subagents(c.from)
+		if err != nil || len(got) != len(c.want) || len(got) > 0 && got[0] != c.want[0] {
+			t.Errorf("Subagents(%s) = %+v, %v; want %+v", filepath.Base(c.from), got, err, c.want)
+		}
+	}
+	upA, upB := toA, toB
+	upA.Path, upB.Path = main, a
+	for _, c := range []struct {
+		from string
+		want convert.Link
+	}{{a, upA}, {b, upB}} {
+		got, ok, err := convert.ParentOf(c.from)
+		if err != nil || !ok || got != c.want {
+			t.Errorf("ParentOf(%s) = %+v, %v, %v; want %+v", filepath.Base(c.from), got, ok, err, c.want)
+		}
+	}
+}

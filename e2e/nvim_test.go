@@ -212,6 +212,11 @@ func TestNeovimCompanion(t *testing.T) {
 			Readonly, Modifiable bool
 			Buftype              string `json:"buftype"`
 		} `json:"record"`
+		Calls []struct {
+			File      string `json:"file"`
+			Line, Col int
+			Text      string `json:"text"`
+		} `json:"calls"`
 	}
 	readResult(t, out, "Neovim", &res)
 	if len(res.Errors) > 0 {
@@ -234,6 +239,25 @@ func TestNeovimCompanion(t *testing.T) {
 	if !strings.Contains(r.Name, "rlog record: line 19, Output of Read") || len(r.Lines) != 24 || r.Lines[23] != "    24→}" ||
 		!r.Readonly || r.Modifiable || r.Buftype != "nofile" {
 		t.Errorf("record buffer %q (readonly %v, modifiable %v, %q): %q", r.Name, r.Readonly, r.Modifiable, r.Buftype, r.Lines)
+	}
+	// The sub-agent tree: the sub-agent with its own file, called from its
+	// two x: lines. Neovim 0.7 names the sub-agent's file for each entry,
+	// at the log's line (docs/editors.md); later versions the log.
+	var want []int
+	for n, l := range strings.Split(string(text), "\n") {
+		if strings.HasPrefix(l, "x:Explore id=DZYW3CfJ") {
+			want = append(want, n+1)
+		}
+	}
+	var got []int
+	for _, c := range res.Calls {
+		if c.Text != "Explore" || c.Col != 1 || c.File != log && !strings.HasSuffix(c.File, "/222000-fix-locked-login.sub-DZYW3CfJ.jsonl") {
+			t.Errorf("outgoing call %+v", c)
+		}
+		got = append(got, c.Line)
+	}
+	if len(want) != 2 || !slices.Equal(got, want) {
+		t.Errorf("outgoing calls at lines %v, want the x: lines %v", got, want)
 	}
 }
 
@@ -297,7 +321,8 @@ func TestNeovimView(t *testing.T) {
 	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
 		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
 		"-c", "filetype plugin on", "-c", "luafile "+filepath.Join(repoRoot(), "e2e", "testdata", "nvim_view.lua"))
-	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+transcript, "RLOG_REST="+rest, "RLOG_OUT="+out, "RLOG_LAST="+last,
+	sub := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents", "agent-ad1d58fb8290d2b47.jsonl")
+	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+transcript, "RLOG_REST="+rest, "RLOG_OUT="+out, "RLOG_LAST="+last, "RLOG_SUB="+sub,
 		fmt.Sprintf("RLOG_LINE=%d", line), fmt.Sprintf("RLOG_COL=%d", col+40))
 	runGuarded(t, cmd, 3*time.Minute)
 	var res struct {
@@ -318,6 +343,22 @@ func TestNeovimView(t *testing.T) {
 		Grown           []string `json:"grown"`
 		Modified        bool     `json:"modified"`
 		ModifiableAfter bool     `json:"modifiable_after"`
+		Sub             struct {
+			Name                 string   `json:"name"`
+			Lines                []string `json:"lines"`
+			Filetype             string   `json:"filetype"`
+			Modifiable, Readonly bool
+		} `json:"sub"`
+		Callers []struct {
+			File string `json:"file"`
+			Line int    `json:"line"`
+			Text string `json:"text"`
+		} `json:"callers"`
+		Caller struct {
+			File          string `json:"file"`
+			Line          int    `json:"line"`
+			CurrentIsView bool   `json:"current_is_view"`
+		} `json:"caller"`
 	}
 	readResult(t, out, "Neovim", &res)
 	if len(res.Errors) > 0 {
@@ -345,5 +386,30 @@ func TestNeovimView(t *testing.T) {
 	}
 	if res.Modified || res.ModifiableAfter {
 		t.Errorf("after following, the view is modified %v, modifiable %v", res.Modified, res.ModifiableAfter)
+	}
+	// The sub-agent tree: the sub-agent's view, made when its URI is
+	// opened, and the session that started it at its x: lines.
+	s := res.Sub
+	if got, want := strings.Join(s.Lines, "\n")+"\n", rlogOf(t, sub); s.Name != "rlog-view://"+sub+".rlog" || got != want || s.Filetype != "rlog" || s.Modifiable || !s.Readonly {
+		t.Errorf("the sub-agent's view %q (filetype %q, modifiable %v, readonly %v):\n%s\nwant:\n%s", s.Name, s.Filetype, s.Modifiable, s.Readonly, got, want)
+	}
+	var xLines []int
+	for n, l := range res.Grown {
+		if strings.HasPrefix(l, "x:") && strings.Contains(l, "tid=ad1d58fb8290d2b47") {
+			xLines = append(xLines, n+1)
+		}
+	}
+	var got []int
+	for _, c := range res.Callers {
+		if c.File != v.Name || c.Text != filepath.Base(transcript) {
+			t.Errorf("incoming call %+v, want from %s", c, v.Name)
+		}
+		got = append(got, c.Line)
+	}
+	if len(xLines) == 0 || !slices.Equal(got, xLines) {
+		t.Errorf("incoming calls at lines %v, want the session's x: lines %v", got, xLines)
+	}
+	if !res.Caller.CurrentIsView || len(xLines) == 0 || res.Caller.Line != xLines[0] {
+		t.Errorf(":cfirst went to %+v, want line %d of the session's view", res.Caller, xLines[0])
 	}
 }

@@ -1,7 +1,8 @@
 -- Drives Neovim with the plugin (editors/neovim) on a log and its companion
 -- and writes what the editor shows as JSON: the hover on a cut-short line,
 -- where Go to Definition jumps (into the companion, and from there back),
--- and the buffer :RlogFullRecord opens. Inputs from the environment:
+-- the buffer :RlogFullRecord opens, and the session's outgoing calls (its
+-- sub-agents) in the quickfix list. Inputs from the environment:
 --   RLOG_LS    the server binary
 --   RLOG_FILE  the log (its companion beside it)
 --   RLOG_LINE, RLOG_COL  0-based position of the line to try
@@ -46,5 +47,19 @@ local ok, err = pcall(function()
     lines = vim.api.nvim_buf_get_lines(0, 0, -1, false),
     readonly = vim.bo.readonly, modifiable = vim.bo.modifiable, buftype = vim.bo.buftype,
   }
+
+  -- The sub-agent tree: the session's outgoing calls, from its header, in
+  -- the quickfix list (vim.lsp.buf.outgoing_calls).
+  vim.cmd('buffer ' .. log)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.fn.setqflist({}, ' ', { title = 'none yet' })
+  vim.lsp.buf.outgoing_calls()
+  if not vim.wait(15000, function() return vim.fn.getqflist({ title = 1 }).title ~= 'none yet' end, 20) then
+    error('no outgoing calls')
+  end
+  out.calls = {}
+  for _, it in ipairs(vim.fn.getqflist()) do
+    table.insert(out.calls, { file = vim.api.nvim_buf_get_name(it.bufnr), line = it.lnum, col = it.col, text = it.text })
+  end
 end)
 lib.finish(out, ok, err)

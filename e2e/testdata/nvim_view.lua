@@ -1,13 +1,16 @@
 -- Drives Neovim with the plugin (editors/neovim) through :RlogView on a
 -- Claude Code transcript and writes what the editor shows as JSON: the view's
 -- buffer (its name, lines and options), the hover on a line the view cut
--- short, where Go to Definition jumps, and the view again once the rest of
--- the transcript is written. Inputs from the environment:
+-- short, where Go to Definition jumps, the view again once the rest of
+-- the transcript is written, and the sub-agent tree: the sub-agent's view
+-- opened by its URI, and its incoming calls (the session, at its x: lines).
+-- Inputs from the environment:
 --   RLOG_LS    the server binary
 --   RLOG_FILE  the transcript (cut short)
 --   RLOG_REST  a file holding the transcript's remaining lines
 --   RLOG_LINE, RLOG_COL  0-based position of the line to try, in the view
 --   RLOG_LAST  a line the view has once the rest is written
+--   RLOG_SUB   the sub-agent's transcript
 --   RLOG_OUT   where to write the results
 local lib = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_lib.lua')
 local out = { errors = {} }
@@ -56,5 +59,28 @@ local ok, err = pcall(function()
   out.modified = vim.bo[view].modified
   out.modifiable_after = vim.bo[view].modifiable
   out.hover_after = lib.hover(view, line, col)
+
+  -- The sub-agent tree: the sub-agent's view, opened by its URI as a call
+  -- hierarchy's entry names it, and from it the session that started it.
+  vim.cmd('edit ' .. vim.fn.fnameescape('rlog-view://' .. os.getenv('RLOG_SUB') .. '.rlog'))
+  local sub = vim.api.nvim_get_current_buf()
+  if not lib.attached(sub) then error('rlog-ls did not attach to the sub-agent\'s view') end
+  out.sub = {
+    name = vim.api.nvim_buf_get_name(sub),
+    lines = vim.api.nvim_buf_get_lines(sub, 0, -1, false),
+    filetype = vim.bo[sub].filetype, modifiable = vim.bo[sub].modifiable, readonly = vim.bo[sub].readonly,
+  }
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.fn.setqflist({}, ' ', { title = 'none yet' })
+  vim.lsp.buf.incoming_calls()
+  if not vim.wait(15000, function() return vim.fn.getqflist({ title = 1 }).title ~= 'none yet' end, 20) then
+    error('no incoming calls')
+  end
+  out.callers = {}
+  for _, it in ipairs(vim.fn.getqflist()) do
+    table.insert(out.callers, { file = vim.api.nvim_buf_get_name(it.bufnr), line = it.lnum, text = it.text })
+  end
+  vim.cmd('cfirst')
+  out.caller = { file = vim.api.nvim_buf_get_name(0), line = vim.api.nvim_win_get_cursor(0)[1], current_is_view = vim.api.nvim_get_current_buf() == view }
 end)
 lib.finish(out, ok, err)

@@ -89,6 +89,7 @@ func Features() lsp.Features[Doc] {
 	ws := newWorkspaceIndex()
 	vs := newViews()
 	cs := newCompanions(vs)
+	ch := newHierarchy()
 	return lsp.Features[Doc]{
 		Parse:    Parse,
 		Section:  "rlog",
@@ -139,6 +140,10 @@ func Features() lsp.Features[Doc] {
 			MethodSessionView:               lsp.WorkspaceRequest(vs.view),
 			MethodSessionFormat:             lsp.WorkspaceRequest(vs.format),
 			MethodMaskedView:                lsp.WorkspaceRequest(vs.maskedView),
+			// The sub-agent tree (callhierarchy.go).
+			protocol.MethodTextDocumentPrepareCallHierarchy: lsp.WorkspaceRequest(ch.prepare),
+			protocol.MethodCallHierarchyIncomingCalls:       lsp.WorkspaceRequest(ch.incoming),
+			protocol.MethodCallHierarchyOutgoingCalls:       lsp.WorkspaceRequest(ch.outgoing),
 			protocol.MethodWorkspaceExecuteCommand: lsp.WorkspaceRequest(func(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandParams) (any, error) {
 				if p.Command == CommandOpenCompanionRecord && len(p.Arguments) == 1 {
 					raw, _ := json.Marshal(p.Arguments[0])
@@ -167,6 +172,7 @@ func Features() lsp.Features[Doc] {
 			caps.ExecuteCommandProvider.Commands = append(caps.ExecuteCommandProvider.Commands, CommandOpenCompanionRecord)
 			caps.CodeLensProvider = &protocol.CodeLensOptions{ResolveProvider: true}
 			caps.InlayHintProvider = true
+			caps.CallHierarchyProvider = true
 		},
 	}
 }

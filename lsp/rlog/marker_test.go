@@ -311,7 +311,7 @@ func (r *markerRun) openDoc(name string) protocol.DocumentURI {
 // position, over a range, or of the whole document.
 var (
 	positionMethods = map[string]bool{"hover": true, "definition": true, "references": true, "documentHighlight": true,
-		"completion": true, "prepareRename": true, "rename": true, MethodCompanionRecord: true}
+		"completion": true, "prepareRename": true, "rename": true, "prepareCallHierarchy": true, MethodCompanionRecord: true}
 	rangeMethods    = map[string]bool{"codeAction": true, "inlayHint": true, "semanticTokens/range": true}
 	documentMethods = map[string]bool{"foldingRange": true, "documentSymbol": true, "codeLens": true, "semanticTokens/full": true,
 		"documentLink": true, MethodSessionReport: true}

@@ -16,7 +16,8 @@
 // Claude Code 2.1.328) opened as an rlog view through the editor title's
 // action: its text, a hover with the full record, Go to Definition into the
 // transcript and back, read-only, the loss report on its header, the view
-// following the transcript as it grows, and the message for a file the
+// following the transcript as it grows, the sub-agent tree (call hierarchy
+// from the view to the sub-agent's view and back), and the message for a file the
 // server does not read (JSON of no known shape, from the explorer's context
 // menu). It takes screenshots of the editor with the hover,
 // the Problems panel and the outline (vscode.png), of the lenses and hints
@@ -621,6 +622,52 @@ async function main() {
       log(`the view's didChange: ${JSON.stringify(changes.at(-1))}`);
       if (changes.some((c) => c.wholeDocument !== 0)) throw new Error(`the view reached the server as ${JSON.stringify(changes)}`);
       await commandPalette(page, 'View: Close All Editors');
+    });
+
+    await check('the sub-agent tree: call hierarchy from a transcript\'s view to its sub-agent\'s and back', async () => {
+      await openFile(page, transcriptName);
+      const action = page.locator('.editor-actions .action-label[aria-label="Open as rlog View"]');
+      await action.waitFor();
+      await action.click();
+      await page.locator(`.tab.active[data-resource-name="${transcriptName}.rlog"]`).waitFor();
+      await until('the view', async () => (await groupEditorText(page)).includes('format: rlog/1'), 30_000);
+      await page.locator('.editor-group-container.active .monaco-editor .view-lines').click();
+      await goTo(page, 1, 1);
+      // The server advertises call hierarchy; VS Code's own view shows it
+      // (the session at its root), then the calls it makes.
+      await commandPalette(page, 'Calls: Show Call Hierarchy');
+      const rows = page.locator('.part.sidebar .monaco-list-row');
+      await until('the session at the root', async () => (await textOf(rows)).includes(transcriptName), 30_000);
+      await page.locator('.part.sidebar .action-label[aria-label="Show Outgoing Calls"]').first().click();
+      const sub = rows.filter({ hasText: 'general-purpose' }).first();
+      await until('the sub-agent under the session', async () => (await textOf(rows)).includes('general-purpose'), 30_000);
+      // An entry opens the sub-agent's own view, made by the server.
+      await sub.dblclick();
+      const subView = 'agent-ad1d58fb8290d2b47.jsonl.rlog';
+      await until('the sub-agent\'s view', async () => (await textOf(page.locator('.tab.active'))).includes(subView)
+        && (await groupEditorText(page)).includes('Read the VERSION file'), 30_000);
+      // And back: the session that started it.
+      await page.locator('.editor-group-container.active .monaco-editor .view-lines').click();
+      await goTo(page, 1, 1);
+      await commandPalette(page, 'Calls: Show Call Hierarchy');
+      await until('the sub-agent at the root', async () => (await textOf(rows)).includes('agent-ad1d58fb8290d2b47.jsonl'), 30_000);
+      await page.locator('.part.sidebar .action-label[aria-label="Show Incoming Calls"]').first().click();
+      await until('the session above the sub-agent', async () => {
+        const t = await textOf(rows);
+        return t.includes('general-purpose') && t.includes(transcriptName);
+      }, 30_000);
+      // Back in the editor, close them all. The tree may take the focus as it
+      // settles, which closes the command palette: try again then.
+      for (let i = 0; ; i++) {
+        await page.locator('.editor-group-container.active .monaco-editor .view-lines').click();
+        try {
+          await commandPalette(page, 'View: Close All Editors');
+          break;
+        } catch (e) {
+          if (i === 2) throw e;
+          await page.keyboard.press('Escape');
+        }
+      }
     });
 
     await check('a session rlog-ls cannot read says so, from the explorer', async () => {

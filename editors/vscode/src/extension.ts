@@ -302,6 +302,8 @@ const companionMiddleware: LanguageClientOptions['middleware'] = {
   provideDocumentLinks: (doc, token, next) => (logOnly(doc) ? next(doc, token) : undefined),
   provideDocumentSemanticTokens: (doc, token, next) => (logOnly(doc) ? next(doc, token) : undefined),
   provideDocumentRangeSemanticTokens: (doc, range, token, next) => (logOnly(doc) ? next(doc, range, token) : undefined),
+  // The sub-agent tree starts from a log or a view; its items lead on from there.
+  prepareCallHierarchy: (doc, pos, token, next) => (logOnly(doc) ? next(doc, pos, token) : undefined),
 };
 
 /**

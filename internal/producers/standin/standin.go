@@ -58,6 +58,7 @@ type Server struct {
 	mu        sync.Mutex
 	exchanges []*Exchange
 	dropped   int
+	inflight  int // handlers started whose exchange is not yet filled in
 }
 
 // Start serves h on a free port of 127.0.0.1, the only address a
@@ -94,6 +95,7 @@ func (s *Server) wrap(h Handler) http.Handler {
 		}
 		s.exchanges = append(s.exchanges, ex)
 		ex.Seq = len(s.exchanges)
+		s.inflight++
 		s.mu.Unlock()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		// The handler fills in the exchange only here, before it is
@@ -103,13 +105,26 @@ func (s *Server) wrap(h Handler) http.Handler {
 		local.Status = sw.status
 		s.mu.Lock()
 		*ex = local
+		s.inflight--
 		s.mu.Unlock()
 	})
 }
 
+// settleWait bounds how long Exchanges waits for answers in flight.
+const settleWait = 5 * time.Second
+
 // Exchanges returns what the server received so far, in order of arrival.
+// A client has its answer before the handler has filled in the exchange
+// (the rule that answered, the status), so Exchanges first waits, a
+// little, for the handlers in flight to finish.
 func (s *Server) Exchanges() []Exchange {
+	deadline := time.Now().Add(settleWait)
 	s.mu.Lock()
+	for s.inflight > 0 && time.Now().Before(deadline) {
+		s.mu.Unlock()
+		time.Sleep(time.Millisecond)
+		s.mu.Lock()
+	}
 	defer s.mu.Unlock()
 	out := make([]Exchange, len(s.exchanges))
 	for i, ex := range s.exchanges {

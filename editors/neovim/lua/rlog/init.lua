@@ -13,7 +13,8 @@
 -- :RlogView [FILE] (require('rlog').open_view()) opens a session file the
 -- server reads (a Claude Code transcript, an ATIF trajectory ...) as a
 -- read-only rlog buffer, which the server keeps up to date while the file
--- grows (docs/views.md).
+-- grows (docs/views.md); a buffer named by a view's URI (an entry of the
+-- sub-agent tree, vim.lsp.buf.incoming_calls()) is made the same way.
 -- The syntax colours and buffer settings come from the rest of this folder
 -- (syntax/, ftplugin/) once it is on 'runtimepath'; so does the file type
 -- (ftdetect/), which setup() also registers, since plugin managers that add
@@ -197,6 +198,24 @@ local function view_buffer(uri)
   end
 end
 
+-- fill_view puts a view's text (rlog/sessionView's answer) in buf, a
+-- read-only rlog buffer named by the view's URI, with the server attached.
+local function fill_view(buf, view)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modifiable, vim.bo[buf].readonly = true, false
+  -- The text ends with a line end, which the buffer's 'eol' gives.
+  local lines = vim.split(view.text, '\n', { plain = true })
+  if lines[#lines] == '' then table.remove(lines) end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modified = false
+  vim.bo[buf].filetype = 'rlog'
+  if #vim.lsp.buf_get_clients(buf) == 0 then M.start(buf) end
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].readonly = true
+end
+
 -- show_view shows a view (rlog/sessionView's answer) in a read-only rlog
 -- buffer named by its URI, in the current window or (mods: 'vertical' ...)
 -- in a new one.
@@ -208,19 +227,8 @@ local function show_view(view, mods)
   end
   vim.cmd(mods ~= '' and (mods .. ' new') or 'enew')
   buf = vim.api.nvim_get_current_buf()
-  vim.bo[buf].buftype = 'nofile'
-  vim.bo[buf].bufhidden = 'hide'
-  vim.bo[buf].swapfile = false
   vim.api.nvim_buf_set_name(buf, view.uri)
-  -- The text ends with a line end, which the buffer's 'eol' gives.
-  local lines = vim.split(view.text, '\n', { plain = true })
-  if lines[#lines] == '' then table.remove(lines) end
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modified = false
-  vim.bo[buf].filetype = 'rlog'
-  if #vim.lsp.buf_get_clients(buf) == 0 then M.start(buf) end
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].readonly = true
+  fill_view(buf, view)
   return buf
 end
 
@@ -236,22 +244,30 @@ function M.on_view_changed(_, params, ctx)
   vim.bo[buf].modifiable, vim.bo[buf].readonly, vim.bo[buf].modified = false, true, false
 end
 
+-- view_client is the server for a view of file, once it is initialized
+-- (nil, with a message, when it does not start), which follows the views.
+local function view_client(file)
+  vim.lsp.handlers['rlog/sessionViewChanged'] = M.on_view_changed
+  local client = server_client(file)
+  if not client then return nil end
+  if not vim.wait(15000, function() return client.initialized end, 20) then
+    vim.notify('rlog: the language server did not start', vim.log.levels.ERROR)
+    return nil
+  end
+  return client
+end
+
 -- open_view opens a session file (file, or the current buffer's) as a
 -- read-only rlog buffer: the server converts it (rlog/sessionView), and the
 -- buffer is a log with the file as its companion (hover shows a line's full
 -- record, Go to Definition opens it), kept up to date while the file grows.
 -- mods are a command's modifiers (:vertical RlogView opens it beside).
 function M.open_view(file, mods)
-  vim.lsp.handlers['rlog/sessionViewChanged'] = M.on_view_changed
   file = (file and file ~= '') and file or vim.api.nvim_buf_get_name(0)
   file = vim.fn.fnamemodify(M.view_source(file) or file, ':p')
   local name = vim.fn.fnamemodify(file, ':t')
-  local client = server_client(file)
+  local client = view_client(file)
   if not client then return end
-  if not vim.wait(15000, function() return client.initialized end, 20) then
-    vim.notify('rlog: the language server did not start', vim.log.levels.ERROR)
-    return
-  end
   client.request('rlog/sessionView', { textDocument = { uri = vim.uri_from_fname(file) } }, function(err, view)
     if err then
       vim.notify(('rlog: %s cannot be opened as rlog: %s'):format(name, err.message or tostring(err)), vim.log.levels.ERROR)
@@ -260,6 +276,26 @@ function M.open_view(file, mods)
     show_view(view, mods or '')
     vim.notify(('rlog: %s (%s) as rlog: %s'):format(name, view.description, (view.losses:match('^[^\n]*') or ''):gsub('^.-: ', '')))
   end)
+end
+
+-- read_view makes the view a buffer is named after (rlog-view:// and a
+-- session file's path with .rlog after it) when it is read: a view that a
+-- call hierarchy's entry (the sub-agent tree), a quickfix list or :edit
+-- names, not opened with :RlogView.
+function M.read_view(buf)
+  local file = M.view_source(vim.api.nvim_buf_get_name(buf))
+  if not file then return end
+  local name = vim.fn.fnamemodify(file, ':t')
+  local client = view_client(file)
+  if not client then return end
+  local res, err = client.request_sync('rlog/sessionView', { textDocument = { uri = vim.uri_from_fname(file) } }, 60000, buf)
+  if not res or res.err then
+    local e = res and res.err or err
+    vim.notify(('rlog: %s cannot be opened as rlog: %s'):format(name, type(e) == 'table' and (e.message or vim.inspect(e)) or tostring(e)),
+      vim.log.levels.ERROR)
+    return
+  end
+  fill_view(buf, res.result)
 end
 
 function M.setup(opts)
@@ -278,6 +314,12 @@ function M.setup(opts)
     callback = function(ev)
       if M.log_of(vim.api.nvim_buf_get_name(ev.buf)) then M.start(ev.buf) end
     end,
+  })
+  -- A view named by its URI (a call hierarchy's entry, :edit rlog-view://…).
+  vim.api.nvim_create_autocmd('BufReadCmd', {
+    group = group,
+    pattern = M.view_scheme .. '://*',
+    callback = function(ev) M.read_view(ev.buf) end,
   })
   vim.api.nvim_create_user_command('RlogFullRecord', M.show_full_record, {})
   vim.api.nvim_create_user_command('RlogView', function(o) M.open_view(o.args, o.mods) end, { nargs = '?', complete = 'file' })
