@@ -81,14 +81,7 @@ func TestCompareFindsTheChangedAnswer(t *testing.T) {
 		t.Errorf("a session against itself: exit %d, %+v", code, c.Divergence)
 	}
 	log := filepath.Join(t.TempDir(), "a.rlog")
-	f, err := os.Create(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := convert.ConvertFile(a, convert.Claude, convert.Rlog, f, convert.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	convertTo(t, a, convert.Claude, log, convert.Rlog)
 	if c, code := compareJSON(t, log, a); code != 0 || c.Divergence != nil {
 		t.Errorf("a session against its rlog: exit %d, %+v", code, c.Divergence)
 	}

@@ -199,14 +199,7 @@ func TestSearchPeakHeapStaysConstant(t *testing.T) {
 		logs = append(logs, p)
 		// In a folder of its own: beside the log it would be its companion.
 		tp := filepath.Join(dir, fmt.Sprintf("%d-transcript.jsonl", size))
-		f, err := os.Create(tp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := convert.ConvertFile(p, convert.Rlog, convert.Claude, f, convert.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		convertTo(t, p, convert.Rlog, tp, convert.Claude)
 		transcripts = append(transcripts, tp)
 	}
 	var h heapPeak
@@ -243,14 +236,7 @@ func BenchmarkSearch(b *testing.B) {
 	log := filepath.Join(dir, "s.rlog")
 	benchdata.WriteSession(b, log, gen.Options{Bytes: 12 << 20, Seed: 7, Timed: true, Streamed: true})
 	tp := filepath.Join(b.TempDir(), "s.jsonl")
-	f, err := os.Create(tp)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := convert.ConvertFile(log, convert.Rlog, convert.Claude, f, convert.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
+	convertTo(b, log, convert.Rlog, tp, convert.Claude)
 	fi, _ := os.Stat(tp)
 	for _, c := range []struct{ name, pattern string }{{"many", "e"}, {"none", "zqxj"}} {
 		b.Run(c.name, func(b *testing.B) {
@@ -262,5 +248,19 @@ func BenchmarkSearch(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// convertTo writes the session at from, read as format fromFormat, to the
+// file to as format toFormat.
+func convertTo(t testing.TB, from string, fromFormat convert.Format, to string, toFormat convert.Format) {
+	t.Helper()
+	f, err := os.Create(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := convert.ConvertFile(from, fromFormat, toFormat, f, convert.Options{}); err != nil {
+		t.Fatal(err)
 	}
 }
