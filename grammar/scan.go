@@ -83,6 +83,21 @@ func ScanLine(text []byte) LineInfo {
 	return li
 }
 
+// ClassifyLine is the part of ScanLine that a reader which tokenizes the
+// line (AppendTokensFast) needs besides the tokens: the kind, bounds,
+// content start and name, the metadata values as the rules read them
+// (Meta: the usage a line counts), the first result arrow and the result
+// after it, and the flags FlagInvalidUTF8 and FlagDelimiter. It leaves out
+// the other flags (a NUL, a CR, blob and redaction markers, an ASCII
+// arrow), each a search of the whole line that a reader has no use for:
+// they stay zero. FuzzClassifyLine holds the rest equal to ScanLine's.
+func ClassifyLine(text []byte) LineInfo {
+	var li LineInfo
+	te := classifyLine(text, &li)
+	scanBytes(text, &li, te, textLacks{nul: true, cr: true, lt: true, blob: true, bracket: true})
+	return li
+}
+
 // scanLine fills li, which must be zero, for text, a line of a chunk that
 // lacks what lacks says.
 func scanLine(text []byte, li *LineInfo, lacks textLacks) {
@@ -119,7 +134,11 @@ func flagASCIIArrow(text []byte, li *LineInfo, te int) {
 // textLacks records what a whole chunk of text was found not to contain,
 // so that none of its lines is searched for it again: most chunks have no
 // NUL, no CR, no invalid UTF-8, no '<' and no blob.
-type textLacks struct{ nul, cr, invalidUTF8, lt, blob bool }
+//
+// bracket (no '[') is never found for a chunk ('[' is common): ClassifyLine
+// sets it, with the others but invalidUTF8, so that scanBytes leaves out
+// the searches for what it does not want.
+type textLacks struct{ nul, cr, invalidUTF8, lt, blob, bracket bool }
 
 // lacksOf searches text once for each byte (or sequence) a line is flagged
 // for. A line's text is a part of text cut at '\n', which is ASCII, so what
@@ -185,7 +204,9 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 		}
 		i++
 	}
-	redactions(t, li, '[')
+	if !lacks.bracket {
+		redactions(t, li, '[')
+	}
 	if !lacks.lt {
 		redactions(t, li, '<')
 	}

@@ -150,3 +150,20 @@ func FuzzChunkBounds(f *testing.F) {
 		}
 	})
 }
+
+// FuzzClassifyLine: ClassifyLine gives what ScanLine gives of a line's
+// kind, bounds, content, name, metadata, arrow, result and UTF-8 (the
+// fields it fills), and zero for the other flags.
+func FuzzClassifyLine(f *testing.F) {
+	for _, s := range []string{"t!:a id=1 → x", "c:a.b", "@phase x", "\xff\x00→=", `a: x="y → z" → q={"a":[1`, "  cont →", "---", "o: →   ", "x:Explore → [done]"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		got, full := ClassifyLine(line), ScanLine(line)
+		want := LineInfo{Kind: full.Kind, Flags: full.Flags & (FlagInvalidUTF8 | FlagDelimiter), Trim: full.Trim, Meta: full.Meta,
+			Content: full.Content, Name: full.Name, Arrow: full.Arrow, Result: full.Result}
+		if got != want {
+			t.Fatalf("%q:\n got %+v\nwant %+v", line, got, want)
+		}
+	})
+}

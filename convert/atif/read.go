@@ -301,8 +301,10 @@ func record(b []byte, validUTF8, validated bool) (model.Fields, error) {
 func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	valid := utf8.Valid(b)
 	if !validated && jsonscan.Valid(b) {
-		// A JSONL line (Document reports a document's steps).
+		// A JSONL line (Document reports a document's steps), now
+		// validated: record does not validate it again.
 		st.rep.InvalidUTF8(b, loc)
+		validated = true
 	}
 	f, err := record(b, valid, validated)
 	if err != nil || f == nil {
@@ -497,8 +499,8 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 // fields could not hold (a second text of one response) comes back from
 // its rest alone. The step's id and number are not the events' then.
 func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []model.Event {
-	var rests []json.RawMessage
-	if json.Unmarshal(raw, &rests) != nil {
+	rests, err := model.RestList(raw, true)
+	if err != nil {
 		st.rep.Add(model.LossMalformed, "step extra.rests is not a list", sp.base.Loc)
 		return events
 	}

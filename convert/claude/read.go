@@ -820,8 +820,8 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 	if s, ok := jsonscan.String(list); ok {
 		list = []byte(s)
 	}
-	var rests []json.RawMessage
-	if json.Unmarshal(list, &rests) != nil {
+	rests, err := model.RestList(list, false)
+	if err != nil {
 		st.rep.Add(model.LossMalformed, restsKey+" is not a list", base.Loc)
 		return events
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -254,23 +256,80 @@ func WithUsage(rest json.RawMessage, u Usage) json.RawMessage {
 // the format's own fields; its extra and form (none when the rest has
 // none) replace the reader's. A rest that is not an object of them is an
 // error, and changes nothing.
+//
+// raw must be valid JSON (part of a validated record). Its members are
+// read where they are, each value copied only when the event keeps it;
+// a rest that names a field twice, writes a key with an escape or holds
+// invalid UTF-8 (none of which a writer of ours makes) goes through
+// applyRestFields, the simple reading that decodes the whole object first,
+// which FuzzApplyRest holds this one equal to.
 func ApplyRest(e *Event, raw []byte) error {
+	if !utf8.Valid(raw) {
+		return applyRestFields(e, raw)
+	}
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 || string(b) == "null" {
+		return errRestNull
+	}
+	var found [32]jsonscan.Span
+	spans, err := jsonscan.MemberSpans(b, found[:0])
+	if err != nil {
+		return err
+	}
+	var seen uint32
+	for _, m := range spans {
+		k := b[m.KeyStart:m.KeyEnd]
+		if !jsonscan.PlainKey(k) {
+			return applyRestFields(e, raw)
+		}
+		if i := restKeyOf(k); i != restUnknown {
+			if seen&(1<<i) != 0 {
+				return applyRestFields(e, raw)
+			}
+			seen |= 1 << i
+		}
+	}
+	for _, m := range spans {
+		k := b[m.KeyStart:m.KeyEnd]
+		if err := restField(e, restKeyOf(k), b[m.ValueStart:m.ValueEnd]); err != nil {
+			return fmt.Errorf("rest %s: %w", k, err)
+		}
+	}
+	finishRest(e, seen&(1<<restExtra) != 0, seen&(1<<restForm) != 0)
+	return nil
+}
+
+var errRestNull = errors.New("rest is null")
+
+// applyRestFields is ApplyRest by decoding the rest into fields first:
+// the reference the fast reading is held to, and the reading of what it
+// passes over.
+func applyRestFields(e *Event, raw []byte) error {
 	r, err := ParseValidFields(raw)
 	if err != nil {
 		return err
 	}
 	if r == nil {
-		return errors.New("rest is null")
+		return errRestNull
 	}
 	for _, f := range r {
-		if err := restField(e, f.Key, f.Value); err != nil {
+		if err := restField(e, restKeyOf([]byte(f.Key)), f.Value); err != nil {
 			return fmt.Errorf("rest %s: %w", f.Key, err)
 		}
 	}
-	if _, ok := r.Get("extra"); !ok {
+	_, extra := r.Get("extra")
+	_, form := r.Get("form")
+	finishRest(e, extra, form)
+	return nil
+}
+
+// finishRest ends ApplyRest: extra and form say whether the rest had
+// them.
+func finishRest(e *Event, extra, form bool) {
+	if !extra {
 		e.Extra = hintsOf(e.Extra)
 	}
-	if _, ok := r.Get("form"); !ok {
+	if !form {
 		e.Form = Form{}
 	}
 	// An event of a kind has what writers of that kind read, whatever
@@ -283,7 +342,6 @@ func ApplyRest(e *Event, raw []byte) error {
 	case e.Kind == KindSubagent && e.Subagent == nil:
 		e.Subagent = &Subagent{}
 	}
-	return nil
 }
 
 // hintsOf is the reader hints among extra (keys starting with "_"), which
@@ -298,8 +356,99 @@ func hintsOf(extra Fields) Fields {
 	return out
 }
 
-// restField sets one field of a rest on e.
-func restField(e *Event, key string, v []byte) error {
+// restKey numbers the keys of a rest (see RestOf) that ApplyRest reads.
+type restKey uint8
+
+const (
+	restKind restKey = iota
+	restUsage
+	restTime
+	restID
+	restParent
+	restMessageID
+	restModel
+	restText
+	restSignature
+	restName
+	restAgentID
+	restRawType
+	restSidechain
+	restMeta
+	restStep
+	restRaw
+	restParts
+	restExtra
+	restCall
+	restResult
+	restSubagent
+	restCompaction
+	restTodos
+	restForm
+	restUnset
+	restUnknown
+)
+
+// restKeyOf is the number of the rest's key k (restUnknown for a key
+// ApplyRest passes over).
+func restKeyOf(k []byte) restKey {
+	switch string(k) {
+	case "kind":
+		return restKind
+	case "usage":
+		return restUsage
+	case "time":
+		return restTime
+	case "id":
+		return restID
+	case "parent":
+		return restParent
+	case "message_id":
+		return restMessageID
+	case "model":
+		return restModel
+	case "text":
+		return restText
+	case "signature":
+		return restSignature
+	case "name":
+		return restName
+	case "agent_id":
+		return restAgentID
+	case "raw_type":
+		return restRawType
+	case "sidechain":
+		return restSidechain
+	case "meta":
+		return restMeta
+	case "step":
+		return restStep
+	case "raw":
+		return restRaw
+	case "parts":
+		return restParts
+	case "extra":
+		return restExtra
+	case "call":
+		return restCall
+	case "result":
+		return restResult
+	case "subagent":
+		return restSubagent
+	case "compaction":
+		return restCompaction
+	case "todos":
+		return restTodos
+	case "form":
+		return restForm
+	case "unset":
+		return restUnset
+	}
+	return restUnknown
+}
+
+// restField sets one field of a rest on e. v is valid JSON: the objects
+// inside it are read without validating them again.
+func restField(e *Event, key restKey, v []byte) error {
 	str := func() (string, error) {
 		s, ok := jsonscan.String(v)
 		if !ok {
@@ -313,105 +462,106 @@ func restField(e *Event, key string, v []byte) error {
 		return err
 	}
 	switch key {
-	case "kind":
+	case restKind:
 		s, err := str()
 		if k, ok := KindOf(s); ok {
 			e.Kind = k
 		}
 		return err
-	case "usage":
-		var n []int64
+	case restUsage:
+		var n [4]int64
+		count := 0
 		err := jsonscan.Array(v, func(_ int, b []byte) error {
-			i, _ := jsonscan.Int(b)
-			n = append(n, i)
+			if count < len(n) {
+				n[count], _ = jsonscan.Int(b)
+			}
+			count++
 			return nil
 		})
-		if len(n) == 4 {
+		if count == 4 {
 			e.Usage = &Usage{Input: n[0], Output: n[1], CacheRead: n[2], CacheCreate: n[3]}
 		}
 		return err
-	case "time":
+	case restTime:
 		return set(&e.Time)
-	case "id":
+	case restID:
 		return set(&e.ID)
-	case "parent":
+	case restParent:
 		return set(&e.ParentID)
-	case "message_id":
+	case restMessageID:
 		return set(&e.MessageID)
-	case "model":
+	case restModel:
 		return set(&e.Model)
-	case "text":
+	case restText:
 		return set(&e.Text)
-	case "signature":
+	case restSignature:
 		return set(&e.Signature)
-	case "name":
+	case restName:
 		return set(&e.Name)
-	case "agent_id":
+	case restAgentID:
 		return set(&e.AgentID)
-	case "raw_type":
+	case restRawType:
 		return set(&e.RawType)
-	case "sidechain":
+	case restSidechain:
 		e.Sidechain = true
-	case "meta":
+	case restMeta:
 		e.Meta = true
-	case "step":
+	case restStep:
 		n, ok := jsonscan.Int(v)
 		if !ok {
 			return errors.New("not a number")
 		}
 		e.Step = n
-	case "raw":
+	case restRaw:
 		e.Raw = jsonscan.Copy(v)
-	case "parts":
+	case restParts:
 		e.Parts = jsonscan.Copy(v)
-	case "extra":
+	case restExtra:
 		x, err := ParseValidFields(v)
 		if err != nil {
 			return err
 		}
 		e.Extra = append(x, hintsOf(e.Extra)...)
-	case "call":
+	case restCall:
 		if e.Call == nil {
 			e.Call = &ToolCall{}
 		}
-		return jsonscan.Object(v, func(k, val []byte) error {
-			s, _ := jsonscan.String(val)
+		return jsonscan.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "id":
-				e.Call.ID = s
+				e.Call.ID, _ = jsonscan.String(val)
 			case "name":
-				e.Call.Name = s
+				e.Call.Name, _ = jsonscan.String(val)
 			case "input":
 				e.Call.Input = jsonscan.Copy(val)
 			case "summary":
-				e.Call.Summary = s
+				e.Call.Summary, _ = jsonscan.String(val)
 			}
 			return nil
 		})
-	case "result":
+	case restResult:
 		if e.Result == nil {
 			e.Result = &ToolResult{}
 		}
-		return jsonscan.Object(v, func(k, val []byte) error {
-			s, _ := jsonscan.String(val)
+		return jsonscan.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "call_id":
-				e.Result.CallID = s
+				e.Result.CallID, _ = jsonscan.String(val)
 			case "is_error":
 				e.Result.IsError = true
 			case "content":
-				e.Result.Content = s
+				e.Result.Content, _ = jsonscan.String(val)
 			case "raw":
 				e.Result.ContentRaw = jsonscan.Copy(val)
 			case "status":
-				e.Result.Status = s
+				e.Result.Status, _ = jsonscan.String(val)
 			}
 			return nil
 		})
-	case "subagent":
+	case restSubagent:
 		sa := &Subagent{}
 		e.Subagent = sa
-		return jsonscan.Object(v, func(k, val []byte) error {
+		return jsonscan.Members(v, func(k, val []byte) error {
 			s, _ := jsonscan.String(val)
 			switch string(k) {
 			case "id":
@@ -431,10 +581,10 @@ func restField(e *Event, key string, v []byte) error {
 			}
 			return nil
 		})
-	case "compaction":
+	case restCompaction:
 		c := &Compaction{}
 		e.Compaction = c
-		return jsonscan.Object(v, func(k, val []byte) error {
+		return jsonscan.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "trigger":
 				c.Trigger, _ = jsonscan.String(val)
@@ -445,11 +595,11 @@ func restField(e *Event, key string, v []byte) error {
 			}
 			return nil
 		})
-	case "todos":
+	case restTodos:
 		e.Todos = e.Todos[:0]
 		return jsonscan.Array(v, func(_ int, t []byte) error {
 			var td Todo
-			err := jsonscan.Object(t, func(k, val []byte) error {
+			err := jsonscan.Members(t, func(k, val []byte) error {
 				s, _ := jsonscan.String(val)
 				switch string(k) {
 				case "id":
@@ -466,23 +616,22 @@ func restField(e *Event, key string, v []byte) error {
 			e.Todos = append(e.Todos, td)
 			return err
 		})
-	case "form":
+	case restForm:
 		var f Form
-		err := jsonscan.Object(v, func(k, val []byte) error {
-			s, _ := jsonscan.String(val)
+		err := jsonscan.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "content":
-				f.Content = s
+				f.Content, _ = jsonscan.String(val)
 			case "no_output":
 				f.NoOutput = true
 			case "inline":
 				f.Inline = true
 			case "prefix":
-				f.Prefix = s
+				f.Prefix, _ = jsonscan.String(val)
 			case "whole_input":
 				f.WholeInput = true
 			case "keys":
-				f.Keys = s
+				f.Keys, _ = jsonscan.String(val)
 			case "usage_in_text":
 				f.UsageInText = true
 			}
@@ -490,7 +639,7 @@ func restField(e *Event, key string, v []byte) error {
 		})
 		e.Form = f
 		return err
-	case "unset":
+	case restUnset:
 		return jsonscan.Array(v, func(_ int, n []byte) error {
 			name, _ := jsonscan.String(n)
 			switch name {
@@ -545,11 +694,7 @@ func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, b
 		rests = rests[1:]
 	}
 	for _, r := range rests {
-		var k struct {
-			Kind string `json:"kind"`
-		}
-		json.Unmarshal(r, &k)
-		kind, _ := KindOf(k.Kind)
+		kind, _ := KindOf(restKindName(r))
 		at := j
 		for at < len(events) && events[at].Kind != kind {
 			at++
@@ -564,6 +709,68 @@ func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, b
 		j = at + 1
 	}
 	return events
+}
+
+// restKindName is the kind a rest names: what decoding it into a struct
+// with a Kind string field tagged "kind" gives (encoding/json: the last
+// member whose key is "kind" in any case, when its value is a string), read
+// without decoding the rest. r is valid JSON; FuzzRestKindName holds it
+// equal to encoding/json.
+func restKindName(r []byte) string {
+	var kind []byte
+	escaped := false
+	jsonscan.Members(r, func(k, v []byte) error {
+		if len(k) != 4 || !jsonscan.PlainKey(k) {
+			// An escaped key can spell kind too (\u006bind, or the Kelvin
+			// sign, which folds to k).
+			if len(k) < 4 || !bytes.EqualFold(jsonscan.KeyBytes(k), []byte("kind")) {
+				return nil
+			}
+		} else if !bytes.EqualFold(k, []byte("kind")) {
+			return nil
+		}
+		if len(v) > 0 && v[0] == '"' {
+			kind, escaped = v, bytes.IndexByte(v, '\\') >= 0
+		}
+		return nil
+	})
+	if len(kind) < 2 {
+		return ""
+	}
+	if escaped {
+		s, _ := jsonscan.String(kind)
+		return s
+	}
+	// A kind's name is ASCII: the bytes themselves are compared, without
+	// making a string of them (KindOf does not keep s).
+	return unsafe.String(unsafe.SliceData(kind[1:]), len(kind)-2)
+}
+
+// RestList reads a list of rests (a record's rests: a JSON array of
+// objects), as decoding it into []json.RawMessage would: null is no
+// rest, anything but an array is an error. The rests are b's own bytes
+// (ApplyRests copies what the events keep). validated says b is part of a
+// validated record, so it is not validated again.
+func RestList(b []byte, validated bool) ([]json.RawMessage, error) {
+	if !validated && !jsonscan.Valid(b) {
+		return nil, errors.New("invalid JSON")
+	}
+	t := bytes.TrimSpace(b)
+	if string(t) == "null" {
+		return nil, nil
+	}
+	if len(t) == 0 || t[0] != '[' {
+		return nil, errors.New("not a list")
+	}
+	var out []json.RawMessage
+	err := jsonscan.Array(t, func(_ int, v []byte) error {
+		out = append(out, v)
+		return nil
+	})
+	if out == nil && err == nil {
+		out = []json.RawMessage{}
+	}
+	return out, err
 }
 
 // KindOf is the kind named s (Kind.String's name).

@@ -2,8 +2,10 @@ package model
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestRestRestoresWhatTheFormatDoesNotCarry: the rest of an event, applied
@@ -91,4 +93,92 @@ func TestRestOfAnotherKind(t *testing.T) {
 			t.Errorf("%s: no error", bad)
 		}
 	}
+}
+
+// restSeeds are rests of the shapes the writers make, and the ones the
+// fast reading hands to the reference.
+var restSeeds = []string{
+	`{"kind":"tool_call","time":"t","call":{"id":"c","name":"Read","input":{"a":1},"summary":"s"},"extra":{"x":1,"_h":true},"form":{"inline":true,"keys":"a"}}`,
+	`{"kind":"tool_result","result":{"call_id":"c","is_error":true,"content":"x\n","raw":[1],"status":"ok"},"unset":["id","result.call_id"]}`,
+	`{"kind":"subagent","subagent":{"id":"t","type":"Explore"},"usage":[1,2,3,4],"step":3,"meta":true,"sidechain":true}`,
+	`{"kind":"todos","todos":[{"id":"1","content":"c","status":"s","priority":"p"}],"parts":[{"type":"text"}],"raw":{"type":"x"}}`,
+	`{"kind":"compaction","compaction":{"trigger":"auto","pre_tokens":9,"post_tokens":1},"text":"","time":"t"}`,
+	`{"kind":"user","kind":"agent","text":"a"}`,
+	`{"k\u0069nd":"agent","KIND":"user","text":"\u00e9"}`,
+	`{"kind":"agent","text":"\xff"}`,
+	`{"extra":{"a":1},"extra":{"_b":2}}`,
+	`{"usage":[1,2,3]}`, `{"step":"x"}`, `{"call":5}`, `{"time":1}`, `null`, `[1]`, `{}`, ` {"kind" : "init" } `,
+}
+
+// FuzzApplyRest holds ApplyRest, which reads a rest's members where they
+// are, equal to applyRestFields, which decodes the rest into fields first.
+func FuzzApplyRest(f *testing.F) {
+	for _, s := range restSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		start := func() Event {
+			return Event{Kind: KindSystem, Time: "x", Text: "y", Extra: Fields{{Key: "_hint", Value: json.RawMessage(`1`)}, {Key: "k", Value: json.RawMessage(`2`)}},
+				Call: &ToolCall{ID: "c0"}, Form: Form{Inline: true}}
+		}
+		got, want := start(), start()
+		gotErr, wantErr := ApplyRest(&got, raw), applyRestFields(&want, raw)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s: error %v, reference %v", raw, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s:\n got %+v\nwant %+v", raw, got, want)
+		}
+	})
+}
+
+// FuzzRestKindName holds restKindName to encoding/json's decoding of the
+// kind.
+func FuzzRestKindName(f *testing.F) {
+	for _, s := range restSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if !json.Valid(raw) {
+			return
+		}
+		var k struct {
+			Kind string `json:"kind"`
+		}
+		json.Unmarshal(raw, &k)
+		// The names agree but where the string holds invalid UTF-8, which
+		// encoding/json replaces and no kind's name has: the kinds agree.
+		got := restKindName(raw)
+		a, aok := KindOf(got)
+		b, bok := KindOf(k.Kind)
+		if a != b || aok != bok || (got != k.Kind && utf8.ValidString(got)) {
+			t.Fatalf("%s: %q, encoding/json %q", raw, got, k.Kind)
+		}
+	})
+}
+
+// FuzzRestList holds RestList to decoding into []json.RawMessage.
+func FuzzRestList(f *testing.F) {
+	for _, s := range []string{`[` + restSeeds[0] + `, ` + restSeeds[1] + `]`, `null`, `[]`, ` [ 1 , "a" ] `, `{}`, `"x"`, `[1,`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want []json.RawMessage
+		wantErr := json.Unmarshal(b, &want)
+		got, err := RestList(b, false)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("%q: error %v, encoding/json %v", b, err, wantErr)
+		}
+		if err == nil && (len(got) != len(want) || fmt.Sprint(got) != fmt.Sprint(want)) {
+			t.Fatalf("%q: %q, encoding/json %q", b, got, want)
+		}
+		if json.Valid(b) {
+			if got2, err2 := RestList(b, true); fmt.Sprint(got2, err2 != nil) != fmt.Sprint(got, err != nil) {
+				t.Fatalf("%q: validated %q %v, not %q %v", b, got2, err2, got, err)
+			}
+		}
+	})
 }

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -104,8 +105,7 @@ func (rd *reader) emit(e *model.Event) error {
 // written from another format; model.ApplyRests).
 func (rd *reader) emitAll(events []model.Event, rests json.RawMessage, loc model.Loc) error {
 	if rests != nil {
-		var list []json.RawMessage
-		if json.Unmarshal(rests, &list) != nil {
+		if list, err := model.RestList(rests, true); err != nil {
 			rd.rep.Add(model.LossMalformed, "message extra.rests is not a list", loc)
 		} else {
 			base := model.Event{Loc: loc}
@@ -138,16 +138,27 @@ func (rd *reader) emitAll(events []model.Event, rests json.RawMessage, loc model
 	return nil
 }
 
+// readInPlace is false only in the tests, which hold reading in place to
+// reading copies (FuzzReadInPlace).
+var readInPlace = true
+
 // message reads one {key, message} entry.
 func (rd *reader) message(b []byte, loc model.Loc) error {
-	wrap, err := model.ParseValidFields(b)
+	// When the entry is valid UTF-8, its objects are read in place (every
+	// value is byte for byte what copying it would give) and only what
+	// the events keep is copied: the extra, the strings.
+	parse := model.ParseValidFields
+	if readInPlace && utf8.Valid(b) {
+		parse = model.ParseValidFieldsView
+	}
+	wrap, err := parse(b)
 	if err != nil || wrap == nil {
 		rd.rep.Add(model.LossMalformed, "message entry is not an object", loc)
 		return nil
 	}
 	key, _ := wrap.String("key")
 	mraw, _ := wrap.Get("message")
-	m, err := model.ParseValidFields(mraw)
+	m, err := parse(mraw)
 	if err != nil || m == nil {
 		rd.rep.Add(model.LossMalformed, "message is not an object", loc)
 		return nil
@@ -175,7 +186,7 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 			ev.Meta = true
 		}
 	case "assistant":
-		return rd.assistant(ev, m, extra, key, loc, restList)
+		return rd.assistant(ev, m, extra, key, loc, restList, parse)
 	case "tool":
 		ev.Kind = model.KindToolResult
 		id, _ := m.String("tool_call_id")
@@ -217,7 +228,7 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 
 // assistant reads an assistant message: an agent event with the turn's
 // usage, then one event per tool call.
-func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, loc model.Loc, restList json.RawMessage) error {
+func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, loc model.Loc, restList json.RawMessage, parse func([]byte) (model.Fields, error)) error {
 	ev.Kind = model.KindAgent
 	// Without one, the message's key ties its events together, made up.
 	ev.MessageID = model.SyntheticMessagePrefix + key
@@ -227,7 +238,7 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 	ev.Model, _ = extra.String("model")
 	if ev.Model == "" {
 		if resp, ok := extra.Get("response"); ok {
-			rf, _ := model.ParseValidFields(resp)
+			rf, _ := parse(resp)
 			ev.Model, _ = rf.String("model")
 		}
 	}
@@ -253,11 +264,11 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 		return rd.emitAll(events, restList, loc)
 	}
 	err := jsonscan.Array(tc, func(j int, cb []byte) error {
-		cf, _ := model.ParseValidFields(cb)
+		cf, _ := parse(cb)
 		call := &model.ToolCall{}
 		call.ID, _ = cf.String("id")
 		if fn, ok := cf.Get("function"); ok {
-			ff, _ := model.ParseValidFields(fn)
+			ff, _ := parse(fn)
 			call.Name, _ = ff.String("name")
 			args, _ := ff.String("arguments")
 			if jsonscan.Valid([]byte(args)) {

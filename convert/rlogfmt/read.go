@@ -37,7 +37,14 @@ const maxHeaderBuffer = 4 << 20
 // unknown lines) pass through whole and are reported; an rlog writer
 // writes them back verbatim.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}}
+	return read(r, sink, rep, grammar.ClassifyLine)
+}
+
+// read is Read classifying each line with scan: grammar.ClassifyLine, or,
+// as the tests' reference, grammar.ScanLine, which also finds what the
+// tokens find again (TestOnePassEqualsTwoPasses).
+func read(r io.Reader, sink model.Sink, rep *model.Report, scan func([]byte) grammar.LineInfo) error {
+	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}, scan: scan}
 	var head headLines
 	err := model.Lines(r, rep, func(line []byte, n int) error {
 		if head.done {
@@ -109,6 +116,9 @@ type reader struct {
 	sink model.Sink
 	rep  *model.Report
 	h    *model.Header
+	// scan classifies a line and finds its result arrow; its tokens are
+	// read once, by grammar.AppendTokensFast (lineParts.fill).
+	scan func([]byte) grammar.LineInfo
 
 	pending *model.Event // held back: continuation lines may extend it
 
@@ -570,7 +580,7 @@ func (p *lineParts) body() string { return p.textBetween(p.li.Content, p.metaSta
 // the scanner's flag says whether it is valid UTF-8, so the line is not
 // validated a second time (Report.InvalidUTF8Text).
 func (rd *reader) bodyLine(text []byte, num int) error {
-	li := grammar.ScanLine(text)
+	li := rd.scan(text)
 	if li.Flags&grammar.FlagInvalidUTF8 != 0 && rd.rep != nil {
 		rd.rep.Add(model.LossInvalidUTF8, model.DetailInvalidUTF8, model.Loc{Line: num})
 	}
@@ -579,7 +589,7 @@ func (rd *reader) bodyLine(text []byte, num int) error {
 
 // line reads a line whose UTF-8 was checked as it was read.
 func (rd *reader) line(text []byte, num int) error {
-	return rd.scanned(text, num, grammar.ScanLine(text))
+	return rd.scanned(text, num, rd.scan(text))
 }
 
 // scanned reads a line the scanner found to be li.

@@ -12,7 +12,10 @@ package trajectory
 import (
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -32,7 +35,16 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		Format: "trajectory",
 		List:   "steps",
 		Elem: func(i int, b []byte, loc model.Loc) error {
-			f, err := model.ParseValidFields(b)
+			// A step that is valid UTF-8 is read in place (its values are
+			// byte for byte what copying them would give), and what the
+			// event keeps of it is copied once the rest is applied: the
+			// rest itself is read, not kept.
+			inPlace := readInPlace && utf8.Valid(b)
+			parse := model.ParseValidFields
+			if inPlace {
+				parse = model.ParseValidFieldsView
+			}
+			f, err := parse(b)
 			if err != nil || f == nil {
 				rep.Add(model.LossMalformed, "step is not an object", loc)
 				return nil
@@ -49,6 +61,9 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 					}
 				}
 			}
+			if inPlace {
+				ownValues(ev, b)
+			}
 			rep.Events++
 			return sink.Event(h, ev)
 		},
@@ -58,6 +73,34 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		return err
 	}
 	return sink.End(h)
+}
+
+// readInPlace is false only in the tests, which hold reading in place to
+// reading copies (FuzzReadInPlace).
+var readInPlace = true
+
+// ownValues copies the raw values of ev that are still b's bytes (a step
+// read in place: its call's input, its result's raw output, its extra).
+func ownValues(ev *model.Event, b []byte) {
+	in := func(v []byte) bool {
+		if len(v) == 0 || len(b) == 0 {
+			return false
+		}
+		start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+		p := uintptr(unsafe.Pointer(unsafe.SliceData(v)))
+		return p >= start && p < start+uintptr(len(b))
+	}
+	if ev.Call != nil && in(ev.Call.Input) {
+		ev.Call.Input = jsonscan.Copy(ev.Call.Input)
+	}
+	if ev.Result != nil && in(ev.Result.ContentRaw) {
+		ev.Result.ContentRaw = jsonscan.Copy(ev.Result.ContentRaw)
+	}
+	for i, f := range ev.Extra {
+		if in(f.Value) {
+			ev.Extra[i].Value = jsonscan.Copy(f.Value)
+		}
+	}
 }
 
 // rootField puts one root field in the header.
@@ -140,8 +183,13 @@ func intField(f model.Fields, key string) int64 {
 
 // stepCommon are the fields every step may have; message_id and
 // tokens_cache_create are this package's own (see Writer).
-var stepCommon = map[string]bool{"step_id": true, "timestamp": true, "type": true, "tokens_in": true, "tokens_out": true,
-	"tokens_cached": true, "tokens_cache_create": true, "message_id": true}
+func stepCommon(k string) bool {
+	switch k {
+	case "step_id", "timestamp", "type", "tokens_in", "tokens_out", "tokens_cached", "tokens_cache_create", "message_id":
+		return true
+	}
+	return false
+}
 
 func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 	ev := &model.Event{Loc: loc}
@@ -155,9 +203,12 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 		ev.Usage = &model.Usage{Input: intField(f, "tokens_in"), Output: intField(f, "tokens_out"),
 			CacheRead: intField(f, "tokens_cached"), CacheCreate: intField(f, "tokens_cache_create")}
 	}
-	used := map[string]bool{}
+	// The keys read into the event's own fields, which its extra leaves
+	// out (at most five).
+	var usedKeys [6]string
+	used := usedKeys[:0]
 	str := func(k string) string {
-		used[k] = true
+		used = append(used, k)
 		s, _ := f.String(k)
 		return s
 	}
@@ -178,7 +229,7 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 		if v, ok := f.Get("input"); ok {
 			ev.Call.Input = v
 		}
-		used["input"] = true
+		used = append(used, "input")
 	case "tool_result":
 		ev.Kind = model.KindToolResult
 		res := &model.ToolResult{CallID: str("tool_id")}
@@ -186,7 +237,7 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 			s, _ := jsonscan.Bool(v)
 			res.IsError = !s
 		}
-		used["success"] = true
+		used = append(used, "success")
 		if v, ok := f.Get("output"); ok {
 			if s, isStr := jsonscan.String(v); isStr {
 				res.Content = s
@@ -196,11 +247,11 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 		} else {
 			ev.Form.NoOutput = true
 		}
-		used["output"] = true
+		used = append(used, "output")
 		if st, ok := f.String("status"); ok && st != "" {
 			// This writer's: a status other than ok or error.
 			res.Status = st
-			used["status"] = true
+			used = append(used, "status")
 		}
 		ev.Result = res
 	case "system_init":
@@ -220,7 +271,7 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 		return ev
 	}
 	for _, fl := range f {
-		if !stepCommon[fl.Key] && !used[fl.Key] {
+		if !stepCommon(fl.Key) && !slices.Contains(used, fl.Key) {
 			ev.Extra = append(ev.Extra, fl)
 		}
 	}

@@ -143,6 +143,15 @@ func skip(b []byte, i int) int {
 				if depth == 0 {
 					return i + 1
 				}
+			case ' ', '\n':
+				// White space: an indented document's line break and
+				// indentation, then a value. Between strings only quotes
+				// and brackets matter, so the run up to the next one is
+				// jumped over eight bytes at a time. (Compact JSON has
+				// no white space, and a byte or two between strings,
+				// which the loop reads faster than a jump.)
+				i = structural(b, i)
+				continue
 			}
 			i++
 		}
@@ -423,6 +432,36 @@ func plainEnd(b []byte, i int) int {
 	}
 	for i < len(b) && plain[b[i]] {
 		i++
+	}
+	return i
+}
+
+// structural is the index of the first quote or bracket ('"', '{', '[',
+// '}', ']') in b at or after i, or len(b). It tests eight bytes at a time:
+// '[' and ']' are '{' and '}' without the bit 0x20, so setting that bit in
+// every byte leaves two bytes to look for besides the quote, and no other
+// byte becomes either of them. FuzzStructural holds it to a loop over
+// every byte.
+func structural(b []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		v := w | 0x2020202020202020
+		q := w ^ ones*'"'
+		o := v ^ ones*'{'
+		c := v ^ ones*'}'
+		// A byte of x is zero where x-ones borrows into its high bit and
+		// x's own high bit is clear; the lowest such byte is exact.
+		m := ((q - ones) &^ q) | ((o - ones) &^ o) | ((c - ones) &^ c)
+		if m &= highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"', '{', '[', '}', ']':
+			return i
+		}
 	}
 	return i
 }

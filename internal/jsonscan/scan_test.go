@@ -303,3 +303,22 @@ func TestIndexBound(t *testing.T) {
 		t.Error("walks differ")
 	}
 }
+
+// FuzzStructural holds structural, eight bytes at a time, to a loop over
+// every byte, from every start.
+func FuzzStructural(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2, {"b": "c"}],  "d":  null}`, "        \n    ]", "\x80\xff{[\x7b\x5b\x7d\x5d\"", "0123456789abcdef{", ";;;;;;;;;;;;;;;;;;;;;;;;[", "\xfb\xfd\xdb\xdd\xa2\x02{"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i <= len(b); i++ {
+			want := i
+			for want < len(b) && !bytes.ContainsRune([]byte(`"{[}]`), rune(b[want])) {
+				want++
+			}
+			if got := structural(b, i); got != want {
+				t.Fatalf("%q from %d: %d, want %d", b, i, got, want)
+			}
+		}
+	})
+}

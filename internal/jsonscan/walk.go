@@ -322,6 +322,11 @@ func (s *endState) scan(b []byte, i int) (int, bool) {
 			if s.depth <= 0 {
 				return i + 1, true
 			}
+		case ' ', '\n':
+			// Only quotes and brackets matter here: white space (an
+			// indented document's) starts a run jumped over (see skip).
+			i = structural(b, i)
+			continue
 		}
 		i++
 	}

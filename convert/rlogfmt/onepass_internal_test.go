@@ -1,0 +1,82 @@
+package rlogfmt
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/gen"
+)
+
+// readBoth reads in with the one pass (grammar.ClassifyLine, then the
+// tokens) and with the two the reader made before (grammar.ScanLine, then
+// the tokens), and fails when the sessions or the reports differ.
+func readBoth(t *testing.T, name string, in []byte) {
+	t.Helper()
+	var one, two model.Collector
+	var oneRep, twoRep model.Report
+	oneErr := read(bytes.NewReader(in), &one, &oneRep, grammar.ClassifyLine)
+	twoErr := read(bytes.NewReader(in), &two, &twoRep, grammar.ScanLine)
+	if (oneErr == nil) != (twoErr == nil) {
+		t.Fatalf("%s: error %v, two passes %v", name, oneErr, twoErr)
+	}
+	if !reflect.DeepEqual(one.Session, two.Session) {
+		for i := range min(len(one.Session.Events), len(two.Session.Events)) {
+			if !reflect.DeepEqual(one.Session.Events[i], two.Session.Events[i]) {
+				t.Fatalf("%s: event %d\n one pass %+v\ntwo passes %+v", name, i, one.Session.Events[i], two.Session.Events[i])
+			}
+		}
+		t.Fatalf("%s: sessions differ (header or number of events)", name)
+	}
+	if oneRep.Text() != twoRep.Text() {
+		t.Fatalf("%s: report\n%s\ntwo passes\n%s", name, oneRep.Text(), twoRep.Text())
+	}
+}
+
+// TestOnePassEqualsTwoPasses: the reader classifies each line with
+// grammar.ClassifyLine and reads its metadata from the tokens alone; it
+// reads every rlog file of the repository's tests and generated sessions
+// exactly as it did with grammar.ScanLine's full scan before the tokens.
+func TestOnePassEqualsTwoPasses(t *testing.T) {
+	var files []string
+	for _, glob := range []string{"../testdata/*/*/*.rlog", "../testdata/*/*.rlog", "../../testdata/*/*.rlog", "../../grammar/testdata/*/*.rlog"} {
+		m, _ := filepath.Glob(glob)
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Fatal("no rlog files found under testdata")
+	}
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readBoth(t, p, data)
+	}
+	for seed, opts := range []gen.Options{
+		{Bytes: 256 << 10, FindingRate: 0.05},
+		{Bytes: 256 << 10, FindingRate: 0.2, Timed: true},
+		{Bytes: 256 << 10, FindingRate: 0.02, Streamed: true},
+	} {
+		opts.Seed = uint64(seed + 1)
+		var b bytes.Buffer
+		if err := gen.Write(&b, opts); err != nil {
+			t.Fatal(err)
+		}
+		readBoth(t, "generated", b.Bytes())
+	}
+}
+
+// FuzzReadOnePass holds the one pass equal to the two on any input.
+func FuzzReadOnePass(f *testing.F) {
+	f.Add([]byte("---\nformat: rlog/1\nid: s\n---\nu: hi\nt!:Read id=a path=\"x → y\" → [running]\no: id=a → [ok] tokens_in=3\n"))
+	f.Add([]byte("---\n---\n  cont tokens_out=2\nt:x\n@end tokens_in=1\nx:Explore id=t → [done] summary=\"s\"\n"))
+	f.Add([]byte("\xef\xbb\xbf---\r\nid: [\r\n---\r\nx:y id=\"q → [done] summary=\"\n\xff a: \x00 [redacted:key] @blob sha256=ab -> q\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		readBoth(t, "fuzz", data)
+	})
+}
