@@ -275,6 +275,23 @@ var formats = []FormatInfo{
 // they are), and its format: a file of a format with a reader that is
 // not part of another session's file (FormatInfo.PartOf).
 func SessionFile(path string) (Format, bool) {
+	f, ok := ReadableFile(path)
+	if !ok {
+		return "", false
+	}
+	if fi, _ := Lookup(f); fi.PartOf != nil && fi.PartOf(path) {
+		return "", false
+	}
+	return f, true
+}
+
+// ReadableFile reports whether the file at path, named on its own, is a
+// session in a format other than rlog that rlog-ls reads (a Claude Code
+// transcript, an ATIF trajectory ...), and its format: then check, stats
+// and report read its rlog view. A .rlog file is rlog without a look.
+// Unlike SessionFile, a file that is part of another session's (a Gemini
+// CLI sub-agent's) is read too: the user named it.
+func ReadableFile(path string) (Format, bool) {
 	if strings.EqualFold(filepath.Ext(path), ".rlog") {
 		return "", false
 	}
@@ -283,10 +300,7 @@ func SessionFile(path string) (Format, bool) {
 		return "", false
 	}
 	fi, _ := Lookup(f)
-	if !fi.CanRead() || fi.PartOf != nil && fi.PartOf(path) {
-		return "", false
-	}
-	return f, true
+	return f, fi.CanRead()
 }
 
 // Formats lists every known format, readers and writers alike.
@@ -533,6 +547,9 @@ func convertWith(read func(model.Sink, *model.Report) error, from, to Format, w 
 	sink = &model.Lookahead{Sink: sink, MaxEvents: lookaheadEvents, MaxBytes: lookaheadBytes}
 	if opts.Complete != nil && from == Rlog && to != Rlog {
 		sink = opts.Complete(sink, rep)
+	}
+	if opts.Observe != nil {
+		sink = model.Tee(opts.Observe, sink)
 	}
 	return rep, read(sink, rep)
 }

@@ -101,160 +101,182 @@ func buildCandidates() {
 				panic(r.ID + ": " + err.Error())
 			}
 			if strings.Contains(r.Regex, assignmentSkeleton) {
-				// A keyword the key's expression holds or matches stands in
-				// the key (sonar of sonar[_.-]?(login|token); linkedin of
-				// linked[_-]?in); the others start the value.
-				keyExpr := r.Regex[:strings.Index(r.Regex, assignmentSkeleton)]
-				var key *regexp.Regexp // compiled only for a keyword the text of the key does not hold
-				inKey := func(k string) bool {
-					if strings.Contains(strings.ToLower(keyExpr), k) {
-						return true
-					}
-					if key == nil {
-						key = regexp.MustCompile(keyExpr)
-					}
-					return key.MatchString(k) || key.MatchString(strings.ToUpper(k))
-				}
-				for _, k := range r.Keywords {
-					if inKey(k) {
-						kws, generic = append(kws, k), append(generic, r.ID == "generic-api-key")
-					} else if r.ID != "atlassian-api-token" {
-						cands.valueKeywords = append(cands.valueKeywords, k)
-					}
-				}
-				if r.ID == "atlassian-api-token" {
-					// Its expression is also a prefix rule: ...|\b(ATATT3...).
-					n, _ := minRun(re.Sub[len(re.Sub)-1])
-					addPrefixMin("ATATT3", false, n)
-				}
-				g := r.SecretGroup
-				if g == 0 {
-					g = 1
-				}
-				if v := group(re, g); v != nil && r.ID != "generic-api-key" {
-					// The vendors' values (generic-api-key's has its own check,
-					// genericValue): how short one can be, and what bytes it
-					// holds but ':', which only the two below have, after a
-					// run of digits or hex.
-					cands.minValue = min(cands.minValue, minLen(v))
-					var bs [256]bool
-					addBytes(&bs, v)
-					if bs[':'] && r.ID != "telegram-bot-api-token" && r.ID != "sidekiq-secret" {
-						panic(r.ID + ": a value with a colon: give it a check of its own")
-					}
-					bs[':'] = false
-					for c, ok := range bs {
-						cands.valueByte[c] = cands.valueByte[c] || ok
-					}
-				}
+				kws, generic = addAssignmentRule(r, re, kws, generic)
 				continue
 			}
-			switch r.ID {
-			case "azure-ad-client-secret", "facebook-access-token", "maxmind-license-key":
-				continue // see above
-			case "sourcegraph-access-token":
-				// sgp_...; its other form, 40 hex digits (a commit's id)
-				// where the file names Sourcegraph, is left to redact.
-				n, _ := minRun(re)
-				addPrefixMin("sgp_", true, n)
-				continue
-			case "hashicorp-tf-api-token":
-				// 14 letters or digits, then .atlasv1. (a word start).
-				addPrefixMin("atlasv1", false, runFromLiteral(re, "atlasv1"))
-				continue
-			case "microsoft-teams-webhook":
-				// https://...: the part after the host's first dot is rarer.
-				addPrefixMin("webhook", true, runFromLiteral(re, "webhook"))
-				continue
-			case "slack-webhook-url":
-				// (https://)?hooks.slack.com/(services|workflows|triggers)/...,
-				// each dot any byte (a blank too): the word after com/ is a
-				// word start whatever the dots are, hooks.slack.com/ before it.
-				elems := concatElems(re)
-				for k, e := range elems {
-					if e.Op != syntax.OpAlternate {
-						continue
-					}
-					for _, w := range e.Sub {
-						addContextPrefix(string(w.Rune)+"/", false, len(w.Rune)+runAfter(elems, k), slackHooksBefore)
-					}
-				}
-				continue
-			case "slack-config-access-token":
-				// xoxe, any byte, xox[bp]-...: the run from xoxe goes on
-				// through that byte unless it is a blank or a quote, and then
-				// xoxb- or xoxp- starts a word.
-				elems := concatElems(re)
-				for k, e := range elems {
-					if e.Op == syntax.OpAnyCharNotNL {
-						addPrefixMin("xoxe", true, 4+1+runAfter(elems, k))
-						ps, _ := literals(&syntax.Regexp{Op: syntax.OpConcat, Sub: elems[k+1:], Flags: syntax.FoldCase})
-						for _, p := range ps {
-							addPrefixMin(p.text, true, runAfter(elems, k))
-						}
-					}
-				}
-				continue
-			case "curl-auth-header", "curl-auth-user":
-				// \bcurl\b ... [ \t](-H|--header) or (-u|--user), on one line:
-				// the option after curl is a word start; curl, a common word
-				// in logs, is not the candidate.
-				for _, o := range map[string][]string{"curl-auth-header": {"-H", "--header"}, "curl-auth-user": {"-u", "--user"}}[r.ID] {
-					addContextPrefix(o, false, len(o), curlBefore)
-				}
-				continue
-			case "sidekiq-sensitive-url":
-				// https://user:pass@gems.contribsys.com: S001's own URL
-				// password rule flags the user:pass@ of every URL.
-				continue
-			}
-			ps, ok := literalPrefixes(re.Simplify())
-			if !ok {
-				panic(r.ID + ": no literal prefix: give it a trigger of its own")
-			}
-			// Every match starts with one of the prefixes, and runs on
-			// without a blank or a quote for at least m bytes.
-			m, _ := minRun(re)
-			for _, p := range ps {
-				addPrefixMin(p.text, p.fold, max(m, len(p.text)))
-			}
+			addPrefixRule(r, re)
 		}
-		for _, k := range kws {
-			for i := range len(k) {
-				if !keyBytes[k[i]] {
-					panic("keyword " + k + " has a byte a key cannot: separatorCandidate would not read back over it")
-				}
-			}
-		}
-		cands.keyKeywords = newSuffixTrie(kws, generic)
-		cands.keyPairs = newKeyPairs(cands.keyKeywords)
-		cands.keyWords, cands.keyGeneric = kws, generic
-		for _, k := range cands.valueKeywords {
-			for _, c := range cases(k[0], true) {
-				cands.valueFirst[c] = true
-			}
-		}
-		for c := range 256 {
-			cands.anyValueByte[c] = cands.valueByte[c] || genericA[c] || genericB[c] || c == ':'
-			cands.skipByte[c] = strings.IndexByte("`'\" \t\r\n\f\v=:>|?", byte(c)) >= 0
-		}
-		if cands.minValue < 10 {
-			panic("a vendor's value is shorter than the ten bytes the separator check reads")
-		}
-		// pairIndex is read with the text's own bytes: every case of a
-		// pair leads to the prefixes of its lower case.
-		for k, ps := range cands.prefixes {
-			cands.byPair = append(cands.byPair, ps)
-			for _, a := range cases(k[0], true) {
-				for _, b := range cases(k[1], true) {
-					cands.pairIndex[int(a)<<8|int(b)] = uint16(len(cands.byPair))
-				}
-			}
-		}
-		for _, k := range append(kws, cands.valueKeywords...) {
-			cands.maxKeyword = max(cands.maxKeyword, len(k))
-		}
+		indexCandidates(kws, generic)
 	})
+}
+
+// addAssignmentRule takes what an assignment rule (a key, a separator,
+// a value) adds to the candidates: its keywords, to kws when they stand
+// in the key and to the value keywords when they start the value, and
+// the bytes and the shortest length of a vendor's value.
+func addAssignmentRule(r Rule, re *syntax.Regexp, kws []string, generic []bool) ([]string, []bool) {
+	// A keyword the key's expression holds or matches stands in
+	// the key (sonar of sonar[_.-]?(login|token); linkedin of
+	// linked[_-]?in); the others start the value.
+	keyExpr := r.Regex[:strings.Index(r.Regex, assignmentSkeleton)]
+	var key *regexp.Regexp // compiled only for a keyword the text of the key does not hold
+	inKey := func(k string) bool {
+		if strings.Contains(strings.ToLower(keyExpr), k) {
+			return true
+		}
+		if key == nil {
+			key = regexp.MustCompile(keyExpr)
+		}
+		return key.MatchString(k) || key.MatchString(strings.ToUpper(k))
+	}
+	for _, k := range r.Keywords {
+		if inKey(k) {
+			kws, generic = append(kws, k), append(generic, r.ID == "generic-api-key")
+		} else if r.ID != "atlassian-api-token" {
+			cands.valueKeywords = append(cands.valueKeywords, k)
+		}
+	}
+	if r.ID == "atlassian-api-token" {
+		// Its expression is also a prefix rule: ...|\b(ATATT3...).
+		n, _ := minRun(re.Sub[len(re.Sub)-1])
+		addPrefixMin("ATATT3", false, n)
+	}
+	g := r.SecretGroup
+	if g == 0 {
+		g = 1
+	}
+	if v := group(re, g); v != nil && r.ID != "generic-api-key" {
+		// The vendors' values (generic-api-key's has its own check,
+		// genericValue): how short one can be, and what bytes it
+		// holds but ':', which only the two below have, after a
+		// run of digits or hex.
+		cands.minValue = min(cands.minValue, minLen(v))
+		var bs [256]bool
+		addBytes(&bs, v)
+		if bs[':'] && r.ID != "telegram-bot-api-token" && r.ID != "sidekiq-secret" {
+			panic(r.ID + ": a value with a colon: give it a check of its own")
+		}
+		bs[':'] = false
+		for c, ok := range bs {
+			cands.valueByte[c] = cands.valueByte[c] || ok
+		}
+	}
+	return kws, generic
+}
+
+// addPrefixRule adds the prefixes that start every match of a rule
+// that is no assignment, each with the shortest run that follows it.
+func addPrefixRule(r Rule, re *syntax.Regexp) {
+	switch r.ID {
+	case "azure-ad-client-secret", "facebook-access-token", "maxmind-license-key":
+		return // see above
+	case "sourcegraph-access-token":
+		// sgp_...; its other form, 40 hex digits (a commit's id)
+		// where the file names Sourcegraph, is left to redact.
+		n, _ := minRun(re)
+		addPrefixMin("sgp_", true, n)
+		return
+	case "hashicorp-tf-api-token":
+		// 14 letters or digits, then .atlasv1. (a word start).
+		addPrefixMin("atlasv1", false, runFromLiteral(re, "atlasv1"))
+		return
+	case "microsoft-teams-webhook":
+		// https://...: the part after the host's first dot is rarer.
+		addPrefixMin("webhook", true, runFromLiteral(re, "webhook"))
+		return
+	case "slack-webhook-url":
+		// (https://)?hooks.slack.com/(services|workflows|triggers)/...,
+		// each dot any byte (a blank too): the word after com/ is a
+		// word start whatever the dots are, hooks.slack.com/ before it.
+		elems := concatElems(re)
+		for k, e := range elems {
+			if e.Op != syntax.OpAlternate {
+				continue
+			}
+			for _, w := range e.Sub {
+				addContextPrefix(string(w.Rune)+"/", false, len(w.Rune)+runAfter(elems, k), slackHooksBefore)
+			}
+		}
+		return
+	case "slack-config-access-token":
+		// xoxe, any byte, xox[bp]-...: the run from xoxe goes on
+		// through that byte unless it is a blank or a quote, and then
+		// xoxb- or xoxp- starts a word.
+		elems := concatElems(re)
+		for k, e := range elems {
+			if e.Op == syntax.OpAnyCharNotNL {
+				addPrefixMin("xoxe", true, 4+1+runAfter(elems, k))
+				ps, _ := literals(&syntax.Regexp{Op: syntax.OpConcat, Sub: elems[k+1:], Flags: syntax.FoldCase})
+				for _, p := range ps {
+					addPrefixMin(p.text, true, runAfter(elems, k))
+				}
+			}
+		}
+		return
+	case "curl-auth-header", "curl-auth-user":
+		// \bcurl\b ... [ \t](-H|--header) or (-u|--user), on one line:
+		// the option after curl is a word start; curl, a common word
+		// in logs, is not the candidate.
+		for _, o := range map[string][]string{"curl-auth-header": {"-H", "--header"}, "curl-auth-user": {"-u", "--user"}}[r.ID] {
+			addContextPrefix(o, false, len(o), curlBefore)
+		}
+		return
+	case "sidekiq-sensitive-url":
+		// https://user:pass@gems.contribsys.com: S001's own URL
+		// password rule flags the user:pass@ of every URL.
+		return
+	}
+	ps, ok := literalPrefixes(re.Simplify())
+	if !ok {
+		panic(r.ID + ": no literal prefix: give it a trigger of its own")
+	}
+	// Every match starts with one of the prefixes, and runs on
+	// without a blank or a quote for at least m bytes.
+	m, _ := minRun(re)
+	for _, p := range ps {
+		addPrefixMin(p.text, p.fold, max(m, len(p.text)))
+	}
+}
+
+// indexCandidates builds the lookups the scan reads from what the rules
+// added: the key keywords' trie and pairs, the first bytes of value
+// keywords, the byte classes and the prefixes' pair index.
+func indexCandidates(kws []string, generic []bool) {
+	for _, k := range kws {
+		for i := range len(k) {
+			if !keyBytes[k[i]] {
+				panic("keyword " + k + " has a byte a key cannot: separatorCandidate would not read back over it")
+			}
+		}
+	}
+	cands.keyKeywords = newSuffixTrie(kws, generic)
+	cands.keyPairs = newKeyPairs(cands.keyKeywords)
+	cands.keyWords, cands.keyGeneric = kws, generic
+	for _, k := range cands.valueKeywords {
+		for _, c := range cases(k[0], true) {
+			cands.valueFirst[c] = true
+		}
+	}
+	for c := range 256 {
+		cands.anyValueByte[c] = cands.valueByte[c] || genericA[c] || genericB[c] || c == ':'
+		cands.skipByte[c] = strings.IndexByte("`'\" \t\r\n\f\v=:>|?", byte(c)) >= 0
+	}
+	if cands.minValue < 10 {
+		panic("a vendor's value is shorter than the ten bytes the separator check reads")
+	}
+	// pairIndex is read with the text's own bytes: every case of a
+	// pair leads to the prefixes of its lower case.
+	for k, ps := range cands.prefixes {
+		cands.byPair = append(cands.byPair, ps)
+		for _, a := range cases(k[0], true) {
+			for _, b := range cases(k[1], true) {
+				cands.pairIndex[int(a)<<8|int(b)] = uint16(len(cands.byPair))
+			}
+		}
+	}
+	for _, k := range append(kws, cands.valueKeywords...) {
+		cands.maxKeyword = max(cands.maxKeyword, len(k))
+	}
 }
 
 // appliesEverywhere: the rules a line scan runs (not those of a file name).

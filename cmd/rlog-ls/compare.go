@@ -13,6 +13,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/sessions"
 )
 
 const compareUsage = "rlog-ls compare [--format text|json] [--masked] A B"
@@ -246,33 +247,18 @@ func callTarget(c *model.ToolCall, cwd string) string {
 			}
 		}
 	} else if text, ok := model.ScalarText(c.Input); ok {
-		target = patchFiles(text)
+		// A patch given as text (Codex's apply_patch): the files it
+		// changes, else its first line.
+		if files := sessions.PatchTargets(text); len(files) > 0 {
+			target = strings.Join(files, " ")
+		} else {
+			target, _, _ = strings.Cut(text, "\n")
+		}
 	}
 	if cwd != "" && cwd != "/" {
 		target = strings.ReplaceAll(target, strings.TrimRight(cwd, "/")+"/", "")
 	}
 	return firstRunes(strings.Join(strings.Fields(target), " "), 200)
-}
-
-// patchFiles are the files a patch in the apply_patch form names
-// ("*** Update File: PATH"), or the patch's first line.
-func patchFiles(text string) string {
-	var files []string
-	first := ""
-	for _, line := range strings.Split(text, "\n") {
-		if first == "" {
-			first = line
-		}
-		for _, verb := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: "} {
-			if f, ok := strings.CutPrefix(line, verb); ok {
-				files = append(files, strings.TrimSpace(f))
-			}
-		}
-	}
-	if len(files) == 0 {
-		return first
-	}
-	return strings.Join(files, " ")
 }
 
 // readTurns reads the session at path on a goroutine, sending its turns

@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/sessions"
 )
 
 // logInput is a log that check and stats read once, from start to end,
@@ -105,11 +104,11 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 	// process substitution, cannot).
 	if st, ok := f.(interface{ Stat() (os.FileInfo, error) }); ok && path != stdinName {
 		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
-			if from, ok := sessionFormat(path); ok {
+			if from, ok := convert.ReadableFile(path); ok {
 				// A session in another format: its rlog view, the text
 				// `rlog-ls convert --to rlog` writes, read as the log.
 				f.Close()
-				in.open = func() (io.ReadCloser, error) { return rlogView(path, from), nil }
+				in.open = func() (io.ReadCloser, error) { return sessions.View(path, from), nil }
 				r, _ := in.open()
 				in.br = bufio.NewReaderSize(r, 16<<10)
 				in.reopen = func() (io.Reader, error) { return in.open() }
@@ -122,42 +121,6 @@ func openLog(path string, open func(string) (io.ReadCloser, error)) (*logInput, 
 		}
 	}
 	return in, f, nil
-}
-
-// sessionFormat is the format of the file at path when it is a session
-// rlog-ls reads in a format other than rlog (a Claude Code transcript, an
-// ATIF trajectory ...): then check, stats and report read its rlog view.
-// A .rlog file is rlog without a look.
-func sessionFormat(path string) (convert.Format, bool) {
-	if strings.EqualFold(filepath.Ext(path), ".rlog") {
-		return "", false
-	}
-	h, err := convert.ReadHead(path)
-	if err != nil {
-		return "", false
-	}
-	f, err := convert.DetectHead(h)
-	if err != nil || f == convert.Rlog {
-		return "", false
-	}
-	fi, _ := convert.Lookup(f)
-	return f, fi.CanRead()
-}
-
-// rlogView streams the rlog view of the session file at path, read as
-// format from, through the one conversion pipeline (convert.Prepare and
-// Run, as `rlog-ls convert --to rlog` and the editor's views convert); a
-// failed conversion is the reader's error. Closing the reader stops it.
-func rlogView(path string, from convert.Format) io.ReadCloser {
-	pr, pw := io.Pipe()
-	go func() {
-		c, err := convert.Prepare(convert.Job{Source: convert.Source{Path: path}, From: from, FromKnown: true, To: convert.Rlog})
-		if err == nil {
-			_, err = c.Run(pw)
-		}
-		pw.CloseWithError(err)
-	}()
-	return pr
 }
 
 // openInput opens a command's one input to read it once, a window at a

@@ -3,6 +3,7 @@
 //	rlog-ls [serve] [--stdio]     speak LSP on stdin/stdout
 //	rlog-ls check PATH...         report findings (for CI and scripts)
 //	rlog-ls stats PATH...         session statistics
+//	rlog-ls sessions [PATH...]    list sessions, newest first
 //	rlog-ls fix FILE              apply the editor's quick fixes
 //	rlog-ls watch PATH...         report findings as logs grow
 //	rlog-ls convert ...           convert between rlog and trajectory formats
@@ -41,6 +42,10 @@ Usage:
       Session statistics: duration, time per phase, tokens (each message
       counted once), tool calls with errors and latency, subagents, APM.
       A folder gives one row per session and the totals (- reads stdin).
+  rlog-ls sessions [--format text|json] [--touched FILE] [--index FILE] [PATH...]
+      List sessions, newest first (with no PATH, this folder's: its logs and
+      the agents' stores), from an index in the user's cache folder; with
+      --touched, the calls that changed FILE as SESSIONFILE:LINE: tool: target.
   rlog-ls fix [--write | -o OUTPUT|-] [--force] [--renumber-steps] [--arrows]
               [--add-end] [--header] FILE|-
       Apply the editor's quick fixes (all of them unless some are named).
@@ -103,18 +108,19 @@ Documentation: https://github.com/rlog-ls/rlog-ls (docs/diagnostics.md for every
 
 // commands are the subcommands by name.
 var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{
-	"serve":   serve,
-	"check":   check,
-	"stats":   statsCmd,
-	"fix":     fixCmd,
-	"watch":   func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
-	"convert": convertCmd,
-	"export":  exportCmd,
-	"redact":  redactCmd,
-	"report":  reportCmd,
-	"search":  searchCmd,
-	"compare": compareCmd,
-	"version": func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
+	"serve":    serve,
+	"check":    check,
+	"stats":    statsCmd,
+	"sessions": sessionsCmd,
+	"fix":      fixCmd,
+	"watch":    func(a []string, _ io.Reader, o, e io.Writer) int { return watchCmd(a, o, e) },
+	"convert":  convertCmd,
+	"export":   exportCmd,
+	"redact":   redactCmd,
+	"report":   reportCmd,
+	"search":   searchCmd,
+	"compare":  compareCmd,
+	"version":  func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
 }
 
 // run is main without the process: it returns the exit status.

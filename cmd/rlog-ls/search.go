@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/sessions"
 )
 
 const searchUsage = "rlog-ls search [-i] [-F] [--kind KIND,...] [--format text|json] PATTERN [PATH...]"
@@ -42,7 +45,9 @@ hits say "sub-agent" before it. The excerpt is one line around the match.
 A PATH may be a folder: every session under it, recursively (.rlog logs
 and the .jsonl and .json sessions rlog-ls reads; a session's sub-agents
 are read with it; a log's companion is searched through its log). With
-no PATH, the current folder's.
+no PATH, the current folder's sessions as rlog-ls sessions lists them: its
+logs, and the agents' stores for it (Claude Code's, Codex CLI's, Gemini
+CLI's), through the same index.
 
 Exit status: 0 when something matched, 1 when nothing did, 2 on an error
 (a path that cannot be read, a file that is not a session, a bad PATTERN),
@@ -86,21 +91,23 @@ func searchCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		want[k] = true
 	}
-	paths := positional[1:]
-	if len(paths) == 0 {
-		paths = []string{"."}
-	}
-	files, failed := collectFiles("search", paths, stderr, false, "no .rlog files or sessions", func(p string, d fs.DirEntry) error {
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".rlog") {
-			return errTake
-		}
-		if !d.IsDir() {
-			if _, ok := companion.RlogFor(p); ok {
-				return nil // a log's companion: searched through its log
+	var files []string
+	var failed bool
+	if paths := positional[1:]; len(paths) == 0 {
+		files, failed = sessionsHere("search", stderr)
+	} else {
+		files, failed = collectFiles("search", paths, stderr, false, "no .rlog files or sessions", func(p string, d fs.DirEntry) error {
+			if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".rlog") {
+				return errTake
 			}
-		}
-		return pickSession(p, d)
-	})
+			if !d.IsDir() {
+				if _, ok := companion.RlogFor(p); ok {
+					return nil // a log's companion: searched through its log
+				}
+			}
+			return pickSession(p, d)
+		})
+	}
 	out := bufio.NewWriterSize(stdout, 64<<10)
 	defer out.Flush()
 	s := &searcher{re: re, kinds: want, json: *format == "json", out: out}
@@ -352,4 +359,34 @@ func lastRunes(s string, n int) string {
 		n--
 	}
 	return s[i:]
+}
+
+// sessionsHere are the current folder's sessions as `rlog-ls sessions`
+// lists them with no path (its logs and the agents' stores for it), from
+// the same index in the user's cache folder, newest first; a problem with
+// one is printed on stderr (failed).
+func sessionsHere(cmd string, stderr io.Writer) (files []string, failed bool) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "rlog-ls %s: %v\n", cmd, err)
+		return nil, true
+	}
+	path, err := sessions.DefaultIndexPath()
+	if err != nil {
+		fmt.Fprintf(stderr, "rlog-ls %s: no cache folder for the sessions index (%v): name a folder\n", cmd, err)
+		return nil, true
+	}
+	ix := sessions.Open(path)
+	list := ix.List(context.Background(), sessions.RequestFor(nil, cwd, sessions.DefaultHomes()))
+	if err := ix.Save(); err != nil {
+		fmt.Fprintf(stderr, "rlog-ls %s: the sessions index was not saved: %v\n", cmd, err)
+	}
+	for _, p := range list.Problems {
+		fmt.Fprintf(stderr, "rlog-ls %s: %s\n", cmd, p.Error())
+		failed = true
+	}
+	for _, s := range list.Sessions {
+		files = append(files, s.Row.File)
+	}
+	return files, failed
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
+	"github.com/rlog-ls/rlog-ls/sessions"
 )
 
 var agentsDir = filepath.Join("..", "..", "testdata", "agents")
@@ -262,5 +263,38 @@ func convertTo(t testing.TB, from string, fromFormat convert.Format, to string, 
 	defer f.Close()
 	if _, err := convert.ConvertFile(from, fromFormat, toFormat, f, convert.Options{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSearchWithoutPaths: with no PATH, search reads this folder's
+// sessions as rlog-ls sessions lists them: here a Claude Code transcript
+// in the store for this folder (CLAUDE_CONFIG_DIR/projects/ENCODED-DIR/),
+// through the same index.
+func TestSearchWithoutPaths(t *testing.T) {
+	a, _ := claudePair(t)
+	here := t.TempDir()
+	claude := t.TempDir()
+	store := filepath.Join(claude, "projects", sessions.ClaudeProject(here))
+	data, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := writeFile(t, store, filepath.Base(a), string(data))
+	t.Setenv("CLAUDE_CONFIG_DIR", claude)
+	t.Setenv("CODEX_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv(sessions.IndexEnv, filepath.Join(t.TempDir(), "sessions.json"))
+	t.Chdir(here)
+	hits, code, errOut := searchJSON(t, "-F", "wc -l notes.txt")
+	if code != 0 || len(hits) != 1 {
+		t.Fatalf("exit %d (%s), hits %+v", code, errOut, hits)
+	}
+	if h := hits[0]; h.File != transcript || h.Kind != "call" || h.Tool != "Bash" {
+		t.Errorf("hit %+v, want the call in %s", h, transcript)
+	}
+	// What sessions lists, search reads.
+	out, _, _ := runCLI(t, "sessions", "--format", "json")
+	if !strings.Contains(out, filepath.Base(a)) {
+		t.Errorf("sessions lists another set:\n%s", out)
 	}
 }

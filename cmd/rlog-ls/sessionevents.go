@@ -39,7 +39,7 @@ func sessionOrLog(path string) (convert.Format, error) {
 	if strings.EqualFold(filepath.Ext(path), ".rlog") {
 		return convert.Rlog, nil
 	}
-	if from, ok := sessionFormat(path); ok {
+	if from, ok := convert.ReadableFile(path); ok {
 		return from, nil
 	}
 	f, err := convert.DetectFile(path)

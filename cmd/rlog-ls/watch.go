@@ -19,6 +19,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/tail"
+	"github.com/rlog-ls/rlog-ls/sessions"
 )
 
 const watchUsage = "rlog-ls watch [--format text|json|github] [--min-severity LEVEL] [--disable CODE,...] [--severity CODE=LEVEL,...] [--quiet DURATION] [--new] [--poll] [--poll-interval DURATION] PATH..."
@@ -279,7 +280,7 @@ func (w *watcher) readView(s *session, data []byte, silent, caughtUp bool) {
 		}
 		s.from = from
 	}
-	view, err := io.ReadAll(rlogView(s.path, s.from))
+	view, err := io.ReadAll(sessions.View(s.path, s.from))
 	if err != nil {
 		fmt.Fprintf(w.errOut, "rlog-ls watch: %s: %v\n", w.display(s.path), err)
 		return

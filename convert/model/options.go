@@ -34,6 +34,11 @@ type Options struct {
 	// log holds of them (companion.Completer: the whole records of its
 	// companion, where the log cut them).
 	Complete func(Sink, *Report) Sink
+	// Observe, when set, is given every event the reader reads and the
+	// session's end, before the writer is (the sessions index reads a
+	// session's title and the files its calls changed there, in the pass
+	// that writes its rlog view). An error it returns stops the reading.
+	Observe Sink
 }
 
 // ProducerName returns Producer or the default.

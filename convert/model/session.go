@@ -399,3 +399,23 @@ func (l *Lookahead) End(h *Header) error {
 	}
 	return l.Sink.End(h)
 }
+
+// Tee returns a sink that gives each event and the end to first, then to
+// then; the first error stops it.
+func Tee(first, then Sink) Sink { return tee{first, then} }
+
+type tee struct{ first, then Sink }
+
+func (t tee) Event(h *Header, e *Event) error {
+	if err := t.first.Event(h, e); err != nil {
+		return err
+	}
+	return t.then.Event(h, e)
+}
+
+func (t tee) End(h *Header) error {
+	if err := t.first.End(h); err != nil {
+		return err
+	}
+	return t.then.End(h)
+}

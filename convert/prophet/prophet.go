@@ -639,39 +639,7 @@ func (wr *Writer) writeTurn() {
 	wr.turnGrew, wr.turnCounted = model.Usage{}, false
 	var restList []json.RawMessage
 	if !wr.same {
-		// The message's own event is the turn's first, its thinking or
-		// text (none: null, the reader leaves its empty one out); then the
-		// turn's other events (thinking, which the message has no field
-		// for, more texts) and its calls, each with what the message does
-		// not hold of it.
-		var own json.RawMessage
-		var others, callRests []json.RawMessage
-		msgID := first.MessageID
-		for i, x := range turn {
-			carried := []string{"model"}
-			if x.MessageID == msgID && !model.SyntheticMessageID(msgID) {
-				carried = append(carried, "message_id")
-			} else if x.MessageID == "" || model.SyntheticMessageID(x.MessageID) {
-				carried = append(carried, "-message_id") // not the message key
-			}
-			if x.Usage != nil && (!hasUsage || *x.Usage != u) {
-				// Not the message's usage (a message counted before this
-				// turn has what the turn adds): the event's own.
-				carried = append(carried, "+usage")
-			}
-			switch {
-			case i == 0 && x.Kind != model.KindToolCall:
-				if x.Kind == model.KindAgent && len(texts) == 1 {
-					carried = append(carried, "text")
-				}
-				own = wr.rest(x, first.Time, carried...)
-			case x.Kind == model.KindToolCall:
-				callRests = append(callRests, wr.rest(x, first.Time, append(carried, "call.id", "call.name", "call.input")...))
-			default:
-				others = append(others, wr.rest(x, first.Time, carried...))
-			}
-		}
-		restList = append(append([]json.RawMessage{own}, others...), callRests...)
+		restList = wr.turnRests(turn, len(texts), u, hasUsage)
 	}
 	clear(turn)
 	b := &wr.body // reused: written out before the next is built
@@ -710,6 +678,45 @@ func (wr *Writer) writeTurn() {
 	xo.End()
 	o.End()
 	wr.message(strings.IndexByte(roles, 'A'), b.Bytes())
+}
+
+// turnRests are the rests of a held turn's events, for a target that is
+// not mini-prophet: the message's own event's first, its thinking or text
+// (none: null, the reader leaves its empty one out); then the turn's
+// other events (thinking, which the message has no field for, more
+// texts) and its calls, each with what the message does not hold of it.
+// u is the message's usage (hasUsage false for none); texts how many
+// texts the message's content joins.
+func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUsage bool) []json.RawMessage {
+	first := turn[0]
+	var own json.RawMessage
+	var others, callRests []json.RawMessage
+	msgID := first.MessageID
+	for i, x := range turn {
+		carried := []string{"model"}
+		if x.MessageID == msgID && !model.SyntheticMessageID(msgID) {
+			carried = append(carried, "message_id")
+		} else if x.MessageID == "" || model.SyntheticMessageID(x.MessageID) {
+			carried = append(carried, "-message_id") // not the message key
+		}
+		if x.Usage != nil && (!hasUsage || *x.Usage != u) {
+			// Not the message's usage (a message counted before this
+			// turn has what the turn adds): the event's own.
+			carried = append(carried, "+usage")
+		}
+		switch {
+		case i == 0 && x.Kind != model.KindToolCall:
+			if x.Kind == model.KindAgent && texts == 1 {
+				carried = append(carried, "text")
+			}
+			own = wr.rest(x, first.Time, carried...)
+		case x.Kind == model.KindToolCall:
+			callRests = append(callRests, wr.rest(x, first.Time, append(carried, "call.id", "call.name", "call.input")...))
+		default:
+			others = append(others, wr.rest(x, first.Time, carried...))
+		}
+	}
+	return append(append([]json.RawMessage{own}, others...), callRests...)
 }
 
 // writeCalls writes the tool_calls list into b and returns the same calls

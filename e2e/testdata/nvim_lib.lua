@@ -46,4 +46,11 @@ function M.finish(out, ok, err)
   vim.cmd('qa!')
 end
 
+-- view_buf is the buffer of an rlog view (rlog-view: URI), if one is open.
+function M.view_buf()
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b):find('^rlog%-view:') then return b end
+  end
+end
+
 return M

@@ -15,11 +15,7 @@
 local lib = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_lib.lua')
 local out = { errors = {} }
 
-local function view_buf()
-  for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_get_name(b):find('^rlog%-view:') then return b end
-  end
-end
+local view_buf = lib.view_buf
 
 local ok, err = pcall(function()
   require('rlog').setup({ cmd = { os.getenv('RLOG_LS') } })

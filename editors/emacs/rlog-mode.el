@@ -525,7 +525,88 @@ grows, the view follows it.  Needs eglot."
     (pop-to-buffer buf)
     buf))
 
+;;; Sessions: this folder's sessions from the server's sessions index.
+
+(defun rlog--sessions (params)
+  "The server's rlog/sessions answer to PARAMS, for the current folder."
+  (require 'eglot)
+  (condition-case err
+      ;; The server is the one of an rlog buffer of this folder's project.
+      (let ((dir default-directory))
+        (with-temp-buffer
+          (setq default-directory dir)
+          (let ((major-mode 'rlog-mode))
+            (jsonrpc-request (rlog--view-server) :rlog/sessions params))))
+    (jsonrpc-error
+     (user-error "rlog: the sessions could not be listed: %s"
+                 (or (alist-get 'jsonrpc-error-message (cdr err)) err)))))
+
+(defun rlog-session-label (row)
+  "A line for ROW, a row of rlog/sessions: when, agent, title and figures."
+  (let ((start (plist-get row :start))
+        (title (plist-get row :title))
+        (agent (plist-get row :agent))
+        (cost (plist-get row :cost_usd)))
+    (format "%s  %s  %s  (%d calls%s%s%s)"
+            (if (stringp start) (replace-regexp-in-string "T" " " (substring start 0 (min 16 (length start)))) "—")
+            (if (and (stringp agent) (> (length agent) 0)) agent (plist-get row :format))
+            (if (and (stringp title) (> (length title) 0)) title
+              (file-name-nondirectory (plist-get row :file)))
+            (plist-get row :tool_calls)
+            (if (> (plist-get row :errors) 0) (format ", %d errors" (plist-get row :errors)) "")
+            (if (> (plist-get row :subagents) 0) (format ", %d sub-agents" (plist-get row :subagents)) "")
+            (if (numberp cost) (format ", $%.4f" cost) ""))))
+
+(defun rlog-open-session (row)
+  "Open ROW, a row of rlog/sessions: an rlog file as it is, another as its view."
+  (if (equal (plist-get row :format) "rlog")
+      (find-file (plist-get row :file))
+    (rlog-view (plist-get row :file))))
+
+;;;###autoload
+(defun rlog-sessions ()
+  "Choose one of this folder's sessions, newest first, and open it.
+The list is the rlog-ls server's (the sessions index in the user's cache
+folder): this folder's logs and what Claude Code, Codex CLI and Gemini CLI
+keep of the sessions run in it.  An rlog file opens as it is, another
+session as its rlog view (`rlog-view').  Needs eglot."
+  (interactive)
+  (let* ((rows (append (plist-get (rlog--sessions '(:paths [])) :sessions) nil))
+         (labels (mapcar (lambda (r) (cons (rlog-session-label r) r)) rows)))
+    (unless rows (user-error "rlog: no sessions of this folder were found"))
+    (let ((choice (completing-read "Session: " (mapcar #'car labels) nil t)))
+      (rlog-open-session (cdr (assoc choice labels))))))
+
+;;;###autoload
+(defun rlog-sessions-touched (file)
+  "List the calls of this folder's sessions that changed FILE, newest first.
+One line per call, SESSIONFILE:LINE: tool: target, in a `grep-mode'
+buffer: `next-error' and RET open the session file at the call.  Needs
+eglot."
+  (interactive (list (read-file-name "Sessions that changed: " nil buffer-file-name t
+                                     (and buffer-file-name (file-name-nondirectory buffer-file-name)))))
+  (let* ((file (expand-file-name file))
+         (changes (append (plist-get (rlog--sessions `(:touched ,file)) :changes) nil))
+         (buf (get-buffer-create "*rlog sessions touched*")))
+    (with-current-buffer buf
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (format "Sessions that changed %s\n\n" file))
+        (dolist (c changes)
+          (insert (format "%s:%d: %s: %s\n" (plist-get c :file) (plist-get c :line)
+                          (plist-get c :tool) (plist-get c :target)))))
+      (grep-mode)
+      (goto-char (point-min)))
+    (if (null changes)
+        (message "rlog: no session of this folder changed %s" (file-name-nondirectory file))
+      (pop-to-buffer buf))
+    buf))
+
 (with-eval-after-load 'eglot
+  (cl-defmethod eglot-handle-notification
+    (_server (_method (eql rlog/sessionsChanged)) &rest _)
+    "The sessions list changed: `rlog-sessions' asks for it anew each time."
+    nil)
   (cl-defmethod eglot-handle-notification
     (_server (_method (eql rlog/sessionViewChanged)) &key textDocument edits &allow-other-keys)
     "Apply the edits that bring an open view up to date, for its version."

@@ -89,6 +89,8 @@ func Features() lsp.Features[Doc] {
 	ws := newWorkspaceIndex()
 	vs := newViews()
 	cs := newCompanions(vs)
+	sl := newSessionLists()
+	ws.sessions = sl
 	ch := newHierarchy()
 	return lsp.Features[Doc]{
 		Parse:    Parse,
@@ -140,6 +142,7 @@ func Features() lsp.Features[Doc] {
 			MethodSessionView:               lsp.WorkspaceRequest(vs.view),
 			MethodSessionFormat:             lsp.WorkspaceRequest(vs.format),
 			MethodMaskedView:                lsp.WorkspaceRequest(vs.maskedView),
+			MethodSessions:                  lsp.WorkspaceRequest(sl.list),
 			// The sub-agent tree (callhierarchy.go).
 			protocol.MethodTextDocumentPrepareCallHierarchy: lsp.WorkspaceRequest(ch.prepare),
 			protocol.MethodCallHierarchyIncomingCalls:       lsp.WorkspaceRequest(ch.incoming),
@@ -155,7 +158,10 @@ func Features() lsp.Features[Doc] {
 		Notifications: map[string]lsp.Notification[Doc]{
 			protocol.MethodWorkspaceDidChangeWatchedFiles: lsp.OnNotification(cs.filesChanged),
 		},
-		Background: vs.follow,
+		Background: func(ctx context.Context, workspace func() *wsCtx) {
+			go sl.follow(ctx, workspace)
+			vs.follow(ctx, workspace)
+		},
 		Capabilities: func(caps *lsp.ServerCapabilities, sess *lsp.Session) {
 			caps.HoverProvider = true
 			caps.DefinitionProvider = true

@@ -50,15 +50,20 @@ type cachedFile struct {
 // keyed by path and invalidated by modification time and size. Each search
 // rebuilds the map from the files it finds, so deleted files drop out.
 type workspaceIndex struct {
-	mu     sync.Mutex
-	files  map[string]cachedFile
-	cached int // symbols held in files, at most workspaceCacheBudget
+	// sessions, when set, adds the sessions index's symbols: the agents'
+	// sessions of the workspace folder, in every format.
+	sessions *sessionLists
+	mu       sync.Mutex
+	files    map[string]cachedFile
+	cached   int // symbols held in files, at most workspaceCacheBudget
 }
 
 func newWorkspaceIndex() *workspaceIndex { return &workspaceIndex{files: map[string]cachedFile{}} }
 
 // symbols answers workspace/symbol: sessions, phases, tool calls and
-// subagents across open documents and the workspace's *.rlog files.
+// subagents across open documents and the workspace's *.rlog files, then
+// the sessions and file-changing calls of the sessions index (the agents'
+// stores for the workspace folder), at most workspaceMaxResults in all.
 func (w *workspaceIndex) symbols(ctx context.Context, wc *wsCtx, p *protocol.WorkspaceSymbolParams) (any, error) {
 	query := strings.ToLower(p.Query)
 	out := []protocol.SymbolInformation{}
@@ -92,12 +97,29 @@ func (w *workspaceIndex) symbols(ctx context.Context, wc *wsCtx, p *protocol.Wor
 		if open[path] {
 			continue
 		}
+		open[path] = true
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		syms, ok := w.fileSymbols(path, wc.Session.Encoding)
 		if ok && !add(fileURI(path), syms) {
-			break
+			return out, nil
+		}
+	}
+	if w.sessions != nil && len(out) < workspaceMaxResults {
+		indexed := w.sessions.indexedSymbols(ctx, wc, open)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		uris := make([]string, 0, len(indexed))
+		for uri := range indexed {
+			uris = append(uris, string(uri))
+		}
+		sort.Strings(uris)
+		for _, uri := range uris {
+			if !add(protocol.DocumentURI(uri), indexed[protocol.DocumentURI(uri)]) {
+				break
+			}
 		}
 	}
 	return out, nil

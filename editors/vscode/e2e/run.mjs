@@ -19,10 +19,12 @@
 // following the transcript as it grows, the sub-agent tree (call hierarchy
 // from the view to the sub-agent's view and back), and the message for a file the
 // server does not read (JSON of no known shape, from the explorer's context
-// menu). It takes screenshots of the editor with the hover,
+// menu), and the Sessions view listing recorded Claude Code and Codex CLI
+// sessions of the workspace folder and opening one as its rlog view. It takes screenshots of the editor with the hover,
 // the Problems panel and the outline (vscode.png), of the lenses and hints
 // (vscode-insight.png), of the session view (vscode-session-view.png) and
-// of the transcript beside its view (vscode-claude-view.png), and of two
+// of the transcript beside its view (vscode-claude-view.png), of the
+// Sessions view with a session opened from it (vscode-sessions.png), of two
 // runs of one task in the diff editor through Compare With… from the
 // explorer (vscode-compare.png: masked, only the changed answer differs), all beside
 // RLOG_E2E_SCREENSHOT. It also checks completion of call
@@ -93,6 +95,10 @@ function noGoEnv() {
   const hidden = (d) => ['go', 'rlog-ls'].some((b) => existsSync(join(d, b)));
   env.PATH = (env.PATH || '').split(':').filter((d) => d !== '' && !hidden(d)).join(':');
   env.GOPATH = join(work, 'empty-gopath');
+  // The agents' stores the Sessions view lists (sessionStores), and its index.
+  env.CLAUDE_CONFIG_DIR = join(work, 'claude');
+  env.CODEX_HOME = join(work, 'codex');
+  env.RLOG_LS_SESSIONS_INDEX = join(work, 'sessions-index.json');
   delete env.GOBIN;
   delete env.GOROOT;
   for (const b of ['go', 'rlog-ls']) {
@@ -141,12 +147,34 @@ function prepare() {
     const transcript = readdirSync(join(dir, project)).find((f) => f.endsWith('.jsonl'));
     copyFileSync(join(dir, project, transcript), join(work, 'ws', `run-${side}.jsonl`));
   }
+  sessionStores();
   writeFileSync(join(work, 'ws', 'unknown-session.jsonl'), '{"at":"2026-11-27T09:48:08Z","kind":"start","payload":{}}\n');
   writeFileSync(join(work, 'ws', 'settings-check.rlog'), settingsCheck);
   writeFileSync(join(work, 'ws', 'follow.rlog'), growingLog);
   writeFileSync(join(work, 'ws', 'complete.rlog'), growingLog);
   // The server's debug log says what each didChange was (docs/live.md).
   writeSettings({ 'rlog.disabledCodes': ['W003'], 'rlog.server.args': ['--log-level', 'debug', '--log-file', serverLog] });
+}
+
+/**
+ * sessionStores puts recorded sessions in the agents' stores (noGoEnv
+ * points the server at them) as run in the workspace folder: Claude Code's
+ * write-edit and subagent sessions under projects/ENCODED-FOLDER/ (the
+ * second with its sub-agent's file), and Codex CLI's patch rollout with the
+ * folder as its cwd.
+ */
+function sessionStores() {
+  const ws = join(work, 'ws');
+  for (const scenario of ['write-edit', 'subagent']) {
+    const recorded = join(root, 'testdata', 'agents', 'claude-code', '2.1.328', scenario, 'claude', 'projects', `-tmp-rlog-producers-claude-${scenario}-work`);
+    cpSync(recorded, join(work, 'claude', 'projects', ws.replace(/[^a-zA-Z0-9]/g, '-')), { recursive: true });
+  }
+  const day = join(root, 'testdata', 'agents', 'codex', '0.169.0', 'patch', 'codex-home', 'sessions', '2026', '11', '27');
+  const to = join(work, 'codex', 'sessions', '2026', '11', '27');
+  mkdirSync(to, { recursive: true });
+  for (const f of readdirSync(day)) {
+    writeFileSync(join(to, f), readFileSync(join(day, f), 'utf8').replaceAll('/tmp/rlog-producers/codex/patch/work', ws));
+  }
 }
 
 // The recorded transcript the rlog view is tried on, and the lines of it
@@ -745,6 +773,62 @@ async function main() {
       log(`screenshot: ${join(dir, 'vscode-compare.png')}`);
       await commandPalette(page, 'View: Close All Editors');
       if (panelWasOpen) await commandPalette(page, 'View: Focus Problems');
+      await openFile(page, 'sample.rlog');
+    });
+
+    await check('the Sessions view lists the folder\'s sessions and opens one', async () => {
+      await page.keyboard.press('Escape');
+      await commandPalette(page, 'View: Close All Editors');
+      await commandPalette(page, 'View: Show Explorer');
+      // The explorer's sections but the Sessions view folded, so that it
+      // has the room, and the side bar wider, for the picture.
+      const folders = page.locator('.explorer-viewlet .pane-header').first();
+      const foldersWereOpen = (await folders.getAttribute('aria-expanded')) === 'true';
+      if (foldersWereOpen) await folders.click();
+      for (const name of ['Outline', 'Timeline']) {
+        const header = page.locator(`.pane-header[aria-label^="${name}"][aria-expanded="true"]`);
+        if (await header.count() > 0) await header.first().click();
+      }
+      const side = await page.locator('.part.sidebar').boundingBox();
+      if (side) {
+        await page.mouse.move(side.x + side.width + 1, side.y + side.height / 2);
+        await page.mouse.down();
+        await page.mouse.move(side.x + 560, side.y + side.height / 2, { steps: 5 });
+        await page.mouse.up();
+      }
+      const header = page.locator('.pane-header[aria-label^="Sessions"]');
+      await header.waitFor();
+      if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+      const rows = page.locator('.pane-body .monaco-list-row');
+      // Grouped by day: the recorded sessions ran on 2026-11-27; the
+      // workspace's logs are listed by their time.
+      await until('the recorded sessions in the view', async () => {
+        const t = await textOf(rows);
+        return t.includes('Create greet.sh that prints hello') && t.includes('claude-code') &&
+          t.includes('Create notes.md, then edit its second line.') && t.includes('codex');
+      }, 60_000);
+      // A session's sub-agents are its children.
+      const parent = rows.filter({ hasText: 'Find out which version this folder is at' }).first();
+      await parent.locator('.monaco-tl-twistie').click();
+      await until('the sub-agent under its session', async () => (await textOf(rows)).includes('sub-agent'));
+      const dir = dirname(screenshotPath);
+      const claude = rows.filter({ hasText: 'Create greet.sh that prints hello' }).first();
+      await claude.hover();
+      await page.waitForTimeout(300);
+      await claude.click();
+      // A transcript opens as its rlog view.
+      await page.locator('.tab.active[data-resource-name="63a675e2-d9bb-4137-8655-f2f72ba481e0.jsonl.rlog"]').waitFor();
+      await until('the view of the session', async () => (await groupEditorText(page)).includes('u: Create greet.sh that prints hello'), 30_000);
+      await page.screenshot({ path: join(dir, 'vscode-sessions.png') });
+      log(`screenshot: ${join(dir, 'vscode-sessions.png')}`);
+      // Its context menu has the session's actions.
+      await claude.click({ button: 'right' });
+      for (const item of ['Show Session View', 'Compare With…', 'Convert…', 'Redact a Copy…']) {
+        await page.locator('.monaco-menu .action-item', { hasText: item }).first().waitFor();
+      }
+      await page.keyboard.press('Escape');
+      await commandPalette(page, 'View: Close All Editors');
+      if (foldersWereOpen) await folders.click();
       await openFile(page, 'sample.rlog');
     });
 

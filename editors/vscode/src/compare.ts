@@ -29,12 +29,8 @@ export function registerCompare(client: () => LanguageClient | undefined, output
 
   /** sessionOf is the session a resource names: a file, or the file a view shows. */
   function sessionOf(resource: unknown): vscode.Uri | undefined {
+    // The Sessions view's rlog.sessions.compareWith passes its session's file.
     if (resource instanceof vscode.Uri) return resource;
-    // The Sessions view's items carry their file as resourceUri.
-    if (resource && typeof resource === 'object' && 'resourceUri' in resource) {
-      const u = (resource as { resourceUri?: unknown }).resourceUri;
-      if (u instanceof vscode.Uri) return u;
-    }
     return vscode.window.activeTextEditor?.document.uri;
   }
 

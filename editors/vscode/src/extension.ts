@@ -20,6 +20,8 @@ import { sessionViewChanged, ViewChange } from './view';
 import { onViewChanged, registerViews, servedForView, sourceClosed } from './views';
 import { registerCompare } from './compare';
 import { maskedScheme } from './masked';
+import { registerSessions } from './sessions';
+import { sessionsChanged } from './sessionRows';
 
 /** The server-side command that converts a JSON/JSONL trajectory to rlog. */
 const serverConvertCommand = 'rlog-ls.convertToRlog';
@@ -33,6 +35,8 @@ const records = new Map<string, string>();
 let client: LanguageClient | undefined;
 /** Called once the server runs (the views ask it about the file shown). */
 let serverStarted: () => void = () => {};
+/** Called when the server says the sessions list changed. */
+let onSessionsChanged: () => void = () => {};
 let output: vscode.OutputChannel;
 let traceOutput: vscode.OutputChannel;
 let status: vscode.StatusBarItem;
@@ -67,7 +71,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   );
   const views = registerViews(() => client, output, served);
   context.subscriptions.push(...views.disposables);
-  serverStarted = views.started;
+  const sessionsView = registerSessions(() => client, output);
+  context.subscriptions.push(...sessionsView.disposables);
+  onSessionsChanged = sessionsView.changed;
+  serverStarted = () => {
+    views.started();
+    sessionsView.started();
+  };
   registerFollow(context);
   await start();
 }
@@ -147,6 +157,7 @@ async function start(): Promise<void> {
   };
   client = new LanguageClient('rlog', 'rlog language server', serverOptions, clientOptions);
   client.onNotification(sessionViewChanged, (p: ViewChange) => onViewChanged(p));
+  client.onNotification(sessionsChanged, () => onSessionsChanged());
   client.onDidChangeState((e) => {
     if (e.newState === State.Running) {
       setStatus('rlog-ls', `rlog language server running (${found.path})`);

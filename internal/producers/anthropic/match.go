@@ -1,6 +1,10 @@
 package anthropic
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
+)
 
 // A Matcher decides whether a rule answers a request.
 type Matcher func(*Request) bool
@@ -60,19 +64,10 @@ func SystemSays(s string) Matcher {
 func Streaming() Matcher { return func(r *Request) bool { return r.Stream } }
 
 // Any matches every request.
-func Any() Matcher { return func(*Request) bool { return true } }
+func Any() Matcher { return standin.Any[Matcher]() }
 
 // All matches when every m matches.
-func All(ms ...Matcher) Matcher {
-	return func(r *Request) bool {
-		for _, m := range ms {
-			if !m(r) {
-				return false
-			}
-		}
-		return true
-	}
-}
+func All(ms ...Matcher) Matcher { return standin.All(ms...) }
 
 // Not matches when m does not.
-func Not(m Matcher) Matcher { return func(r *Request) bool { return !m(r) } }
+func Not(m Matcher) Matcher { return standin.Not(m) }

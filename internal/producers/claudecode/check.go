@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
@@ -41,12 +40,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 			add("run %d: no transcript for session %s in %s", i+1, out.SessionID, project)
 		}
 	}
-	if len(res.Unscripted) > 0 {
-		add("requests no rule answered: %v (see %s)", res.Unscripted, RequestsName)
-	}
-	if len(res.Unused) > 0 {
-		add("rules that never answered: %s", strings.Join(res.Unused, ", "))
-	}
+	problems = append(problems, harness.ScriptProblems(res.Unscripted, res.Unused, RequestsName)...)
 	for _, pattern := range s.Expect {
 		if m, _ := filepath.Glob(filepath.Join(project, pattern)); len(m) == 0 {
 			add("no file %s in %s", pattern, project)

@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // The files a recorded scenario holds, beside its claude/ folder (a Claude
@@ -53,32 +53,13 @@ func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
 // its recording into out (which must not exist yet): the claude/ tree,
 // results.json, requests.jsonl, and ccusage.json when ccusage is given.
 func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
-	if _, err := os.Stat(out); err == nil {
-		return nil, fmt.Errorf("%s exists already", out)
-	}
+	var missing error
 	if binary == "" {
-		return nil, fmt.Errorf("no claude binary: set %s", BinaryEnv)
+		missing = fmt.Errorf("no claude binary: set %s", BinaryEnv)
 	}
-	binary, err := filepath.Abs(binary)
-	if err != nil {
-		return nil, err
-	}
-	if ccusage != "" {
-		if ccusage, err = filepath.Abs(ccusage); err != nil {
-			return nil, err
-		}
-	}
-	if out, err = filepath.Abs(out); err != nil {
-		return nil, err
-	}
-	var res Results
-	var stderr bytes.Buffer
 	job := scenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
-	timeout := time.Duration(len(s.Steps)+1) * stepTimeout
-	if err := sandbox.Run(ctx, scenarioJobName, job, &res, &stderr, timeout); err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	return &res, nil
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
+		&job, &job.Binary, &job.CCUsage, &job.Out)
 }
 
 func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
@@ -130,43 +111,23 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 	if err := harness.CopyTree(projects, filepath.Join(config, "projects")); err != nil {
 		return nil, fmt.Errorf("copying what the CLI wrote: %w", err)
 	}
-	var reqs bytes.Buffer
-	for _, ex := range api.Exchanges() {
+	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
-		if p, _, _ := strings.Cut(ex.Path, "?"); p == "/v1/messages" && sum.Rule == "" {
-			res.Unscripted = append(res.Unscripted, ex.Seq)
-		}
-		line, err := json.Marshal(sum)
-		if err != nil {
-			return nil, err
-		}
-		if job.Bodies {
-			p := filepath.Join(job.Out, "bodies", fmt.Sprintf("%03d.json", ex.Seq))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, ex.Body, 0o644); err != nil {
-				return nil, err
-			}
-		}
-		reqs.Write(line)
-		reqs.WriteByte('\n')
-	}
-	if err := os.WriteFile(filepath.Join(job.Out, RequestsName), reqs.Bytes(), 0o644); err != nil {
+		p, _, _ := strings.Cut(ex.Path, "?")
+		return sum, p == "/v1/messages" && sum.Rule == ""
+	})
+	if err != nil {
 		return nil, err
 	}
+	res.Unscripted = append(res.Unscripted, unscripted...)
 	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
 		return nil, err
 	}
-	if job.CCUsage != "" {
-		// ccusage reads the Claude config folder the transcripts were copied to.
-		usage, err := harness.RunCCUsage(ctx, job.CCUsage,
-			[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CLAUDE_CONFIG_DIR=" + config},
-			[]string{"claude", "session", "--json", "--offline", "-z", "UTC"})
-		if err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(job.Out, CCUsageName), usage, 0o644); err != nil {
-			return nil, err
-		}
+	// ccusage reads the Claude config folder the transcripts were copied to.
+	if err := harness.WriteCCUsage(ctx, job.CCUsage,
+		[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CLAUDE_CONFIG_DIR=" + config},
+		[]string{"claude", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName)); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

@@ -3,7 +3,6 @@ package codex
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
@@ -34,12 +33,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 			add("run %d completed no turn", i+1)
 		}
 	}
-	if len(res.Unscripted) > 0 {
-		add("requests no rule answered: %v (see %s)", res.Unscripted, RequestsName)
-	}
-	if len(res.Unused) > 0 {
-		add("rules that never answered: %s", strings.Join(res.Unused, ", "))
-	}
+	problems = append(problems, harness.ScriptProblems(res.Unscripted, res.Unused, RequestsName)...)
 	home := filepath.Join(dir, CodexHomeName)
 	tokens, err := CountTokens(home, res.Steps)
 	if err != nil {

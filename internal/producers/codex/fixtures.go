@@ -111,13 +111,7 @@ func Readme(dir, version string) ([]byte, error) {
 // inventoryOf is the inventory of every scenario's rollouts in a
 // version's folder.
 func inventoryOf(dir string) (*harness.Inventory, error) {
-	var names []string
-	for _, s := range Scenarios {
-		names = append(names, s.Name)
-	}
-	return harness.InventoryOf(dir, names, func(sdir string) (*harness.Inventory, error) {
-		return TakeInventory(filepath.Join(sdir, CodexHomeName))
-	})
+	return harness.InventoryOf(dir, Scenarios, (*Scenario).name, CodexHomeName, TakeInventory)
 }
 
 // DriftReport compares the recordings of another version (in fresh) with

@@ -1,18 +1,17 @@
 package codex
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // The files a recorded scenario holds, beside its codex-home/ folder (a
@@ -55,32 +54,13 @@ func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
 // results.json, requests.jsonl, tokens.json, and ccusage.json when
 // ccusage is given.
 func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
-	if _, err := os.Stat(out); err == nil {
-		return nil, fmt.Errorf("%s exists already", out)
-	}
+	var missing error
 	if binary == "" {
-		return nil, fmt.Errorf("no codex binary: set %s", BinaryEnv)
+		missing = fmt.Errorf("no codex binary: set %s", BinaryEnv)
 	}
-	job := scenarioJob{Scenario: s.Name, Bodies: bodies}
-	var err error
-	for _, p := range []struct {
-		from string
-		to   *string
-	}{{binary, &job.Binary}, {ccusage, &job.CCUsage}, {out, &job.Out}} {
-		if p.from == "" {
-			continue
-		}
-		if *p.to, err = filepath.Abs(p.from); err != nil {
-			return nil, err
-		}
-	}
-	var res Results
-	var stderr bytes.Buffer
-	timeout := time.Duration(len(s.Steps)+1) * stepTimeout
-	if err := sandbox.Run(ctx, scenarioJobName, job, &res, &stderr, timeout); err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	return &res, nil
+	job := scenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
+		&job, &job.Binary, &job.CCUsage, &job.Out)
 }
 
 func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
@@ -138,28 +118,16 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *open
 	if err := harness.CopyTree(filepath.Join(s.CodexHome(), "sessions"), filepath.Join(home, "sessions")); err != nil {
 		return fmt.Errorf("copying what the CLI wrote: %w", err)
 	}
-	var reqs bytes.Buffer
-	for _, ex := range api.Exchanges() {
+	// With the bodies, the headers say which agent asked and what for.
+	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, true, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
-		if p, _, _ := strings.Cut(ex.Path, "?"); p == "/v1/responses" && sum.Rule == "" {
-			res.Unscripted = append(res.Unscripted, ex.Seq)
-		}
-		reqs.Write(jsonLine(sum))
-		if job.Bodies {
-			p := filepath.Join(job.Out, "bodies", fmt.Sprintf("%03d.json", ex.Seq))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, ex.Body, 0o644); err != nil {
-				return err
-			}
-			// The headers say which agent asked and what for.
-			if err := harness.WriteJSON(strings.TrimSuffix(p, ".json")+".headers.json", ex.Header); err != nil {
-				return err
-			}
-		}
-	}
-	if err := os.WriteFile(filepath.Join(job.Out, RequestsName), reqs.Bytes(), 0o644); err != nil {
+		p, _, _ := strings.Cut(ex.Path, "?")
+		return sum, p == "/v1/responses" && sum.Rule == ""
+	})
+	if err != nil {
 		return err
 	}
+	res.Unscripted = append(res.Unscripted, unscripted...)
 	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
 		return err
 	}
@@ -170,23 +138,7 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *open
 	if err := harness.WriteJSON(filepath.Join(job.Out, TokensName), tokens); err != nil {
 		return err
 	}
-	if job.CCUsage == "" {
-		return nil
-	}
-	usage, err := harness.RunCCUsage(ctx, job.CCUsage,
+	return harness.WriteCCUsage(ctx, job.CCUsage,
 		[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CODEX_HOME=" + home},
-		[]string{"codex", "session", "--json", "--offline", "-z", "UTC"})
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(job.Out, CCUsageName), usage, 0o644)
-}
-
-// jsonLine is v as one line of JSON.
-func jsonLine(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only our own summaries
-	}
-	return append(b, '\n')
+		[]string{"codex", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName))
 }

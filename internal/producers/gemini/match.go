@@ -3,6 +3,8 @@ package gemini
 import (
 	"slices"
 	"strings"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // A Matcher decides whether a rule answers a request.
@@ -78,19 +80,10 @@ func SystemSays(s string) Matcher {
 }
 
 // Any matches every request.
-func Any() Matcher { return func(*Request) bool { return true } }
+func Any() Matcher { return standin.Any[Matcher]() }
 
 // All matches when every m matches.
-func All(ms ...Matcher) Matcher {
-	return func(r *Request) bool {
-		for _, m := range ms {
-			if !m(r) {
-				return false
-			}
-		}
-		return true
-	}
-}
+func All(ms ...Matcher) Matcher { return standin.All(ms...) }
 
 // Not matches when m does not.
-func Not(m Matcher) Matcher { return func(r *Request) bool { return !m(r) } }
+func Not(m Matcher) Matcher { return standin.Not(m) }

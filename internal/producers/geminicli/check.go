@@ -3,7 +3,6 @@ package geminicli
 import (
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
@@ -45,12 +44,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 			add("run %d is session %s, not the scenario's %s", i+1, o.SessionID, session)
 		}
 	}
-	if len(res.Unscripted) > 0 {
-		add("requests no rule answered: %v (see %s)", res.Unscripted, RequestsName)
-	}
-	if len(res.Unused) > 0 {
-		add("rules that never answered: %s", strings.Join(res.Unused, ", "))
-	}
+	problems = append(problems, harness.ScriptProblems(res.Unscripted, res.Unused, RequestsName)...)
 	home := filepath.Join(dir, GeminiDirName)
 	acct, err := Count(home, res.Steps)
 	if err != nil {

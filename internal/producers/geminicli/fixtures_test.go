@@ -1,7 +1,6 @@
 package geminicli
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -44,15 +43,7 @@ func TestFixturesAreComplete(t *testing.T) {
 			for _, p := range Check(s, res, dir) {
 				t.Error(p)
 			}
-			reqs, err := os.ReadFile(filepath.Join(dir, RequestsName))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, line := range bytes.Split(bytes.TrimSpace(reqs), []byte("\n")) {
-				var r RequestSummary
-				if err := json.Unmarshal(line, &r); err != nil {
-					t.Fatalf("%s: %v", RequestsName, err)
-				}
+			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, RequestsName)) {
 				if r.Rule == "" || r.Model == "" {
 					t.Errorf("%s: request %d has no rule or model", RequestsName, r.Seq)
 				}

@@ -1,17 +1,16 @@
 package geminicli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/gemini"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // The files a recorded scenario holds, beside its gemini/ folder (a copy
@@ -60,32 +59,13 @@ func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
 // results.json, requests.jsonl, tokens.json, and ccusage.json when ccusage
 // is given.
 func Record(ctx context.Context, s *Scenario, bundles Bundles, ccusage, out string, bodies bool) (*Results, error) {
-	if _, err := os.Stat(out); err == nil {
-		return nil, fmt.Errorf("%s exists already", out)
-	}
+	var missing error
 	if bundles.Current == "" || (bundles.Legacy == "" && s.usesLegacy()) {
-		return nil, fmt.Errorf("no Gemini CLI bundle: set %s (and %s for the legacy scenario)", BinaryEnv, LegacyEnv)
+		missing = fmt.Errorf("no Gemini CLI bundle: set %s (and %s for the legacy scenario)", BinaryEnv, LegacyEnv)
 	}
-	job := scenarioJob{Scenario: s.Name, Bodies: bodies}
-	for _, p := range []struct {
-		from string
-		to   *string
-	}{{bundles.Current, &job.Bundles.Current}, {bundles.Legacy, &job.Bundles.Legacy}, {ccusage, &job.CCUsage}, {out, &job.Out}} {
-		if p.from == "" {
-			continue
-		}
-		var err error
-		if *p.to, err = filepath.Abs(p.from); err != nil {
-			return nil, err
-		}
-	}
-	var res Results
-	var stderr bytes.Buffer
-	timeout := time.Duration(len(s.Steps)+1) * stepTimeout
-	if err := sandbox.Run(ctx, scenarioJobName, job, &res, &stderr, timeout); err != nil {
-		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
-	}
-	return &res, nil
+	job := scenarioJob{Scenario: s.Name, Bundles: bundles, CCUsage: ccusage, Out: out, Bodies: bodies}
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
+		&job, &job.Bundles.Current, &job.Bundles.Legacy, &job.CCUsage, &job.Out)
 }
 
 func (s *Scenario) usesLegacy() bool {
@@ -168,28 +148,15 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemi
 			}
 		}
 	}
-	var reqs bytes.Buffer
-	for _, ex := range api.Exchanges() {
+	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
-		if _, method, err := gemini.ParsePath(ex.URLPath()); err == nil && method != "countTokens" && sum.Rule == "" {
-			res.Unscripted = append(res.Unscripted, ex.Seq)
-		}
-		line, err := json.Marshal(sum)
-		if err != nil {
-			return err
-		}
-		reqs.Write(append(line, '\n'))
-		if job.Bodies {
-			p := filepath.Join(job.Out, "bodies", fmt.Sprintf("%03d.json", ex.Seq))
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, ex.Body, 0o644); err != nil {
-				return err
-			}
-		}
-	}
-	if err := os.WriteFile(filepath.Join(job.Out, RequestsName), reqs.Bytes(), 0o644); err != nil {
+		_, method, err := gemini.ParsePath(ex.URLPath())
+		return sum, err == nil && method != "countTokens" && sum.Rule == ""
+	})
+	if err != nil {
 		return err
 	}
+	res.Unscripted = append(res.Unscripted, unscripted...)
 	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
 		return err
 	}
@@ -200,13 +167,6 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemi
 	if err := harness.WriteJSON(filepath.Join(job.Out, TokensName), acct); err != nil {
 		return err
 	}
-	if job.CCUsage == "" {
-		return nil
-	}
-	usage, err := harness.RunCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Home()},
-		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"})
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(job.Out, CCUsageName), usage, 0o644)
+	return harness.WriteCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Home()},
+		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName))
 }

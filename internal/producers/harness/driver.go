@@ -2,12 +2,17 @@ package harness
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // A Recording is one scenario recorded: its results (R, the driver's) and
@@ -35,6 +40,101 @@ func RecordAll[S, R any](scenarios []S, name func(S) string, dir string, paralle
 		}
 	})
 	return recs
+}
+
+// RecordScenario runs a driver's scenario job (registered with the
+// sandbox as jobName) for scenario name, after what every driver checks
+// first: out must not exist yet, then missing (the driver's error for a
+// CLI it was not given, nil when it has all). Each of paths, fields of
+// job (the CLI's files, ccusage, out; "" for none), is made absolute in
+// place, as the job runs in a folder of its own. The job gets stepTimeout
+// for each of its steps and one more.
+func RecordScenario[R any](ctx context.Context, jobName, name string, steps int, stepTimeout time.Duration,
+	out string, missing error, job any, paths ...*string) (*R, error) {
+	if _, err := os.Stat(out); err == nil {
+		return nil, fmt.Errorf("%s exists already", out)
+	}
+	if missing != nil {
+		return nil, missing
+	}
+	for _, p := range paths {
+		if *p == "" {
+			continue
+		}
+		var err error
+		if *p, err = filepath.Abs(*p); err != nil {
+			return nil, err
+		}
+	}
+	var res R
+	var stderr bytes.Buffer
+	if err := sandbox.Run(ctx, jobName, job, &res, &stderr, time.Duration(steps+1)*stepTimeout); err != nil {
+		return nil, fmt.Errorf("scenario %s: %w", name, err)
+	}
+	return &res, nil
+}
+
+// WriteRequests writes what the stand-in received into a recording's
+// folder out: the file name (requests.jsonl), a line for each exchange as
+// summary makes it, and with bodies each request's body as
+// out/bodies/SEQ.json, with headers its headers beside it. It returns the
+// sequence numbers of the requests summary says no rule answered.
+func WriteRequests(out, name string, exchanges []standin.Exchange, bodies, headers bool,
+	summary func(ex standin.Exchange) (line any, unscripted bool)) ([]int, error) {
+	var reqs bytes.Buffer
+	var unscripted []int
+	for _, ex := range exchanges {
+		sum, miss := summary(ex)
+		if miss {
+			unscripted = append(unscripted, ex.Seq)
+		}
+		line, err := json.Marshal(sum)
+		if err != nil {
+			return nil, err
+		}
+		reqs.Write(append(line, '\n'))
+		if !bodies {
+			continue
+		}
+		p := filepath.Join(out, "bodies", fmt.Sprintf("%03d.json", ex.Seq))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, ex.Body, 0o644); err != nil {
+			return nil, err
+		}
+		if headers {
+			if err := WriteJSON(strings.TrimSuffix(p, ".json")+".headers.json", ex.Header); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return unscripted, os.WriteFile(filepath.Join(out, name), reqs.Bytes(), 0o644)
+}
+
+// WriteCCUsage writes to path what ccusage (run with env and args, see
+// RunCCUsage) counts of a recording; without ccusage ("") nothing.
+func WriteCCUsage(ctx context.Context, ccusage string, env, args []string, path string) error {
+	if ccusage == "" {
+		return nil
+	}
+	usage, err := RunCCUsage(ctx, ccusage, env, args)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, usage, 0o644)
+}
+
+// ScriptProblems are what every driver's Check says of the stand-in's
+// script: the requests no rule answered (see the recording's requests
+// file) and the rules that never answered.
+func ScriptProblems(unscripted []int, unused []string, requestsName string) []string {
+	var out []string
+	if len(unscripted) > 0 {
+		out = append(out, fmt.Sprintf("requests no rule answered: %v (see %s)", unscripted, requestsName))
+	}
+	if len(unused) > 0 {
+		out = append(out, "rules that never answered: "+strings.Join(unused, ", "))
+	}
+	return out
 }
 
 // NeedFiles returns the files the variables envs name, for a test that
@@ -69,6 +169,25 @@ func NeedFiles(t testing.TB, what string, envs ...string) []string {
 		files = append(files, f)
 	}
 	return files
+}
+
+// ReadLines reads a recording's JSON Lines file (requests.jsonl), a T a
+// line, or fails t naming the file.
+func ReadLines[T any](t testing.TB, path string) []T {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []T
+	for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		var v T
+		if err := json.Unmarshal(line, &v); err != nil {
+			t.Fatalf("%s: %v", filepath.Base(path), err)
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // CheckReadme fails t when dir's README.md is not what readme makes of

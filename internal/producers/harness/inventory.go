@@ -154,11 +154,13 @@ func DriftReport(pinned, fresh *Inventory, known func(category, name string) boo
 }
 
 // InventoryOf is the inventory of every scenario's recording in a
-// version's folder: take reads the one in dir/NAME.
-func InventoryOf(dir string, scenarios []string, take func(scenarioDir string) (*Inventory, error)) (*Inventory, error) {
+// version's folder: take reads the one in dir/NAME/sub (what the CLI
+// wrote, copied beside the recording's other files).
+func InventoryOf[S any](dir string, scenarios []S, name func(S) string, sub string,
+	take func(dir string) (*Inventory, error)) (*Inventory, error) {
 	total := NewInventory()
-	for _, name := range scenarios {
-		inv, err := take(filepath.Join(dir, name))
+	for _, s := range scenarios {
+		inv, err := take(filepath.Join(dir, name(s), sub))
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,25 @@ type Rule[Req, Reply any] struct {
 	Times int
 }
 
+// All matches when every m matches: the matchers of each API's stand-in
+// (anthropic, gemini, openai) combine through All, Not and Any.
+func All[M ~func(Req) bool, Req any](ms ...M) M {
+	return func(r Req) bool {
+		for _, m := range ms {
+			if !m(r) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// Not matches when m does not.
+func Not[M ~func(Req) bool, Req any](m M) M { return func(r Req) bool { return !m(r) } }
+
+// Any matches every request.
+func Any[M ~func(Req) bool, Req any]() M { return func(Req) bool { return true } }
+
 // A Script picks each answer from its rules, the first that matches and is
 // not used up. It is safe for concurrent use (agents run sub-agents in
 // parallel).

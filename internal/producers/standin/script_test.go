@@ -93,3 +93,21 @@ func TestServerRecordsEveryRequest(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestMatchersCombine(t *testing.T) {
+	type matcher func(int) bool
+	even := matcher(func(n int) bool { return n%2 == 0 })
+	big := matcher(func(n int) bool { return n > 10 })
+	for _, c := range []struct {
+		m    matcher
+		n    int
+		want bool
+	}{
+		{All(even, big), 12, true}, {All(even, big), 8, false}, {All[matcher](), 1, true},
+		{Not(even), 3, true}, {Not(even), 4, false}, {Any[matcher](), 7, true},
+	} {
+		if got := c.m(c.n); got != c.want {
+			t.Errorf("%d: %v, want %v", c.n, got, c.want)
+		}
+	}
+}

@@ -278,6 +278,83 @@ function M.open_view(file, mods)
   end)
 end
 
+-- request_sessions asks the server for rlog/sessions (params: paths,
+-- touched) for the current folder, and calls done with the answer.
+local function request_sessions(params, done)
+  local client = server_client(vim.fn.getcwd() .. '/.')
+  if not client then return end
+  if not vim.wait(15000, function() return client.initialized end, 20) then
+    vim.notify('rlog: the language server did not start', vim.log.levels.ERROR)
+    return
+  end
+  client.request('rlog/sessions', params, function(err, result)
+    if err then
+      vim.notify('rlog: the sessions could not be listed: ' .. (err.message or tostring(err)), vim.log.levels.ERROR)
+      return
+    end
+    done(result)
+  end)
+end
+
+-- session_item is a row of rlog/sessions for a list: when, agent, title,
+-- duration and calls.
+function M.session_item(row)
+  local when = row.start and row.start:sub(1, 16):gsub('T', ' ') or '—'
+  local title = (row.title ~= '' and row.title) or vim.fn.fnamemodify(row.file, ':t')
+  local figures = ('%d calls'):format(row.tool_calls)
+  if row.errors > 0 then figures = figures .. (', %d errors'):format(row.errors) end
+  if row.subagents > 0 then figures = figures .. (', %d sub-agents'):format(row.subagents) end
+  if row.cost_usd ~= vim.NIL and row.cost_usd then figures = figures .. (', $%.4f'):format(row.cost_usd) end
+  return ('%s  %s  %s  (%s)'):format(when, row.agent ~= '' and row.agent or row.format, title, figures)
+end
+
+-- open_session opens a row of rlog/sessions: an rlog file as it is, any
+-- other session as its rlog view.
+function M.open_session(row)
+  if row.format == 'rlog' then
+    vim.cmd('edit ' .. vim.fn.fnameescape(row.file))
+  else
+    M.open_view(row.file, '')
+  end
+end
+
+-- sessions lists this folder's sessions (those of paths, when given),
+-- newest first, with vim.ui.select, and opens the one chosen.
+function M.sessions(paths)
+  local params = vim.empty_dict() -- {} would be sent as []
+  if paths and #paths > 0 then params.paths = vim.tbl_map(function(p) return vim.fn.fnamemodify(p, ':p') end, paths) end
+  request_sessions(params, function(doc)
+    if #doc.sessions == 0 then
+      vim.notify('rlog: no sessions of this folder were found')
+      return
+    end
+    vim.ui.select(doc.sessions, { prompt = 'Sessions', format_item = M.session_item }, function(row)
+      if row then M.open_session(row) end
+    end)
+  end)
+end
+
+-- touched lists the calls of this folder's sessions that changed file (the
+-- current buffer's), newest session first, in the quickfix list: each
+-- entry opens the session file at the call.
+function M.touched(file)
+  file = vim.fn.fnamemodify((file and file ~= '') and file or vim.api.nvim_buf_get_name(0), ':p')
+  local params = vim.empty_dict()
+  params.touched = file
+  request_sessions(params, function(doc)
+    local items = {}
+    for _, c in ipairs(doc.changes) do
+      table.insert(items, { filename = c.file, lnum = c.line, text = c.tool .. ': ' .. c.target })
+    end
+    vim.fn.setqflist({}, ' ', { title = 'Sessions that changed ' .. vim.fn.fnamemodify(file, ':t'), items = items })
+    if #items == 0 then
+      vim.notify('rlog: no session of this folder changed ' .. vim.fn.fnamemodify(file, ':t'))
+      return
+    end
+    vim.cmd('copen')
+  end)
+end
+
 -- read_view makes the view a buffer is named after (rlog-view:// and a
 -- session file's path with .rlog after it) when it is read: a view that a
 -- call hierarchy's entry (the sub-agent tree), a quickfix list or :edit
@@ -323,6 +400,8 @@ function M.setup(opts)
   })
   vim.api.nvim_create_user_command('RlogFullRecord', M.show_full_record, {})
   vim.api.nvim_create_user_command('RlogView', function(o) M.open_view(o.args, o.mods) end, { nargs = '?', complete = 'file' })
+  vim.api.nvim_create_user_command('RlogSessions', function(o) M.sessions(o.fargs) end, { nargs = '*', complete = 'file' })
+  vim.api.nvim_create_user_command('RlogTouched', function(o) M.touched(o.args) end, { nargs = '?', complete = 'file' })
   vim.lsp.handlers['rlog/sessionViewChanged'] = M.on_view_changed
   -- Buffers already open when setup runs.
   for _, b in ipairs(vim.api.nvim_list_bufs()) do

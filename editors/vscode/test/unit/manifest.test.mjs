@@ -97,7 +97,9 @@ test('the word pattern keeps ids, uuids and timestamps whole', () => {
 
 test('commands are declared and reachable', () => {
   const cmds = pkg.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(cmds, ['rlog.compareWith', 'rlog.convertFile', 'rlog.openView', 'rlog.restartServer', 'rlog.showFullRecord', 'rlog.showOutput', 'rlog.showSessionView', 'rlog.toggleFollow']);
+  assert.deepEqual(cmds, ['rlog.compareWith', 'rlog.convertFile', 'rlog.openView', 'rlog.restartServer', 'rlog.sessions.compareWith', 'rlog.sessions.convert', 'rlog.sessions.open',
+    'rlog.sessions.redact', 'rlog.sessions.refresh', 'rlog.sessions.showSessionView', 'rlog.sessionsTouchingFile',
+    'rlog.showFullRecord', 'rlog.showOutput', 'rlog.showSessionView', 'rlog.toggleFollow']);
   const src = readdirSync(join(ext, 'src')).map((f) => readFileSync(join(ext, 'src', f), 'utf8')).join('\n');
   for (const c of cmds.filter((c) => c !== 'rlog.showSessionView' && c !== 'rlog.openView' && c !== 'rlog.compareWith')) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
   // The view's command is registered by its module, under the name it exports.
@@ -156,4 +158,18 @@ test('the server names the lens command and the request as the extension expects
   const go = readFileSync(join(root, 'lsp', 'rlog', 'insight.go'), 'utf8');
   assert.ok(go.includes(`CommandShowSessionView = "${lens.serverShowSessionView}"`), 'the server\'s lens command changed');
   assert.ok(go.includes(`MethodSessionReport = "${lens.sessionReportRequest}"`), 'the server\'s request changed');
+});
+
+test('the Sessions view: in the explorer, with its actions on sessions and the server\'s names', () => {
+  const view = pkg.contributes.views.explorer.find((v) => v.id === 'rlog.sessions');
+  assert.ok(view, 'no Sessions view in the explorer');
+  assert.ok(readFileSync(join(ext, 'src', 'sessions.ts'), 'utf8').includes("sessionsViewId = 'rlog.sessions'"));
+  assert.ok(pkg.activationEvents.includes('onView:rlog.sessions'));
+  const items = pkg.contributes.menus['view/item/context'].filter((m) => m.when.includes('view == rlog.sessions && viewItem == session'));
+  assert.deepEqual(items.map((m) => m.command).sort(), ['rlog.sessions.compareWith', 'rlog.sessions.convert', 'rlog.sessions.redact', 'rlog.sessions.showSessionView']);
+  // The request and the notification are the server's (lsp/rlog/sessions.go).
+  const rows = require('../../out/sessionRows.js');
+  const go = readFileSync(join(root, 'lsp', 'rlog', 'sessions.go'), 'utf8');
+  assert.ok(go.includes(`MethodSessions        = "${rows.sessionsRequest}"`), rows.sessionsRequest);
+  assert.ok(go.includes(`MethodSessionsChanged = "${rows.sessionsChanged}"`), rows.sessionsChanged);
 });

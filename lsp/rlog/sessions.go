@@ -1,0 +1,213 @@
+package rlog
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/lsp"
+	"github.com/rlog-ls/rlog-ls/sessions"
+)
+
+// The sessions list (docs/views.md): the request, and the notification
+// the server sends when what it answered changed on disk.
+const (
+	MethodSessions        = "rlog/sessions"
+	MethodSessionsChanged = "rlog/sessionsChanged"
+)
+
+// sessionsParams are rlog/sessions' params: the paths to list (files or
+// folders, as paths or file: URIs), none for the workspace folder's
+// sessions; touched asks for the calls that changed that file instead.
+type sessionsParams struct {
+	Paths   []string `json:"paths,omitempty"`
+	Touched string   `json:"touched,omitempty"`
+}
+
+// sessionsPoll is how often the server looks, with stat only, whether a
+// listing it answered changed (only once a client asked for one).
+var sessionsPoll = 2 * time.Second
+
+// sessionLists answers rlog/sessions from the sessions index in the
+// user's cache folder, and follows the last listing asked for.
+type sessionLists struct {
+	mu sync.Mutex
+	ix *sessions.Index
+	// folders and files are what the last listing asked for saw, stamp
+	// their sessions.Stamp; asked is false until a listing is asked for.
+	asked          bool
+	folders, files []string
+	stamp          string
+	homes          sessions.Homes
+	// indexPath is the index's file, "" for sessions.DefaultIndexPath.
+	indexPath string
+}
+
+func newSessionLists() *sessionLists { return &sessionLists{homes: sessions.DefaultHomes()} }
+
+// index opens the index once.
+func (sl *sessionLists) index() (*sessions.Index, error) {
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.ix != nil {
+		return sl.ix, nil
+	}
+	p := sl.indexPath
+	if p == "" {
+		var err error
+		if p, err = sessions.DefaultIndexPath(); err != nil {
+			return nil, err
+		}
+	}
+	sl.ix = sessions.Open(p)
+	return sl.ix, nil
+}
+
+// request is what p asks to list, for the workspace of wc.
+func (sl *sessionLists) request(wc *wsCtx, p *sessionsParams) sessions.Request {
+	var paths []string
+	for _, s := range p.Paths {
+		paths = append(paths, pathOrURI(s))
+	}
+	cwd := ""
+	if roots := workspaceRoots(wc.Session); len(roots) > 0 {
+		cwd = roots[0]
+	} else if wd, err := os.Getwd(); err == nil {
+		cwd = wd
+	}
+	return sessions.RequestFor(paths, cwd, sl.homes)
+}
+
+// pathOrURI is a file: URI's path, or s itself.
+func pathOrURI(s string) string {
+	if strings.HasPrefix(s, "file:") {
+		if p, ok := lsp.FilePath(protocol.DocumentURI(s)); ok {
+			return p
+		}
+	}
+	return s
+}
+
+// list answers rlog/sessions: sessions.Doc, or with touched
+// sessions.TouchedDoc, as `rlog-ls sessions --format json` prints them.
+func (sl *sessionLists) list(ctx context.Context, wc *wsCtx, p *sessionsParams) (any, error) {
+	ix, err := sl.index()
+	if err != nil {
+		return nil, lsp.RequestFailed("no cache folder for the sessions index: %v", err)
+	}
+	req := sl.request(wc, p)
+	req.Changes = p.Touched != ""
+	l := ix.List(ctx, req)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err := ix.Save(); err != nil {
+		wc.Log.Warn("the sessions index was not saved", zap.Error(err))
+	}
+	for _, pr := range l.Problems {
+		wc.Log.Info("a session was not listed", zap.String("file", pr.File), zap.String("error", pr.Err))
+	}
+	files := l.Files()
+	stamp := sessions.Stamp(req.Folders, files)
+	sl.mu.Lock()
+	sl.asked, sl.folders, sl.files, sl.stamp = true, req.Folders, files, stamp
+	sl.mu.Unlock()
+	if p.Touched != "" {
+		t := pathOrURI(p.Touched)
+		if !filepath.IsAbs(t) && req.Cwd != "" {
+			t = filepath.Join(req.Cwd, t)
+		}
+		return sessions.TouchedDocOf(l, filepath.Clean(t)), nil
+	}
+	return sessions.DocOf(l), nil
+}
+
+// follow tells the client when the last listing it asked for changed on
+// disk (a session written, grown or removed): every sessionsPoll, with
+// stat only, once a listing was asked for. The client asks again.
+func (sl *sessionLists) follow(ctx context.Context, workspace func() *wsCtx) {
+	tick := time.NewTicker(sessionsPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		sl.mu.Lock()
+		asked, folders, files, was := sl.asked, sl.folders, sl.files, sl.stamp
+		sl.mu.Unlock()
+		if !asked {
+			continue
+		}
+		now := sessions.Stamp(folders, files)
+		if now == was {
+			continue
+		}
+		sl.mu.Lock()
+		sl.stamp = now
+		sl.mu.Unlock()
+		if wc := workspace(); wc != nil {
+			wc.Client.Notify(ctx, MethodSessionsChanged, struct{}{})
+		}
+	}
+}
+
+// indexedSymbols are the workspace symbols of the sessions index, for the
+// workspace folder's sessions that are not among skip (the open documents
+// and the workspace's .rlog files, whose outlines give theirs): each
+// session, named by its title (the agent's own, else its first prompt),
+// each of its prompts (its first line), and each call that changed a file,
+// named "tool target", at the session file's line. The index reads only the sessions that changed since the
+// last listing; a cancelled request stops it.
+func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[string]bool) map[protocol.DocumentURI][]workspaceSymbol {
+	ix, err := sl.index()
+	if err != nil {
+		return nil
+	}
+	req := sl.request(wc, &sessionsParams{})
+	req.Changes = true
+	l := ix.List(ctx, req)
+	if ctx.Err() != nil {
+		return nil
+	}
+	if err := ix.Save(); err != nil {
+		wc.Log.Warn("the sessions index was not saved", zap.Error(err))
+	}
+	out := map[protocol.DocumentURI][]workspaceSymbol{}
+	for _, s := range l.Sessions {
+		r := &s.Row
+		if skip[r.File] {
+			continue
+		}
+		name := r.Title
+		if name == "" {
+			name = filepath.Base(r.File)
+		}
+		container := r.Agent
+		if r.Start != nil {
+			container = strings.TrimSpace(container + " " + r.Start.Format("2006-01-02 15:04"))
+		}
+		at := func(line int) protocol.Range {
+			p := protocol.Position{Line: uint32(max(line-1, 0))}
+			return protocol.Range{Start: p, End: p}
+		}
+		uri := fileURI(r.File)
+		syms := []workspaceSymbol{{name: name, container: container, kind: symbolKinds[analysis.SessionSymbol], rng: at(1)}}
+		for _, p := range s.Prompts {
+			syms = append(syms, workspaceSymbol{name: p.Text, container: name, kind: symbolKinds[analysis.TurnSymbol], rng: at(p.Line)})
+		}
+		for _, c := range s.Changes {
+			syms = append(syms, workspaceSymbol{name: c.Tool + " " + c.Target, container: name, kind: symbolKinds[analysis.ToolCallSymbol], rng: at(c.Line)})
+		}
+		out[uri] = syms
+	}
+	return out
+}

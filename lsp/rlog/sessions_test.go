@@ -1,0 +1,130 @@
+package rlog
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/rlog-ls/rlog-ls/lsp"
+	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
+	"github.com/rlog-ls/rlog-ls/sessions"
+)
+
+// rlog/sessions lists the workspace folder's sessions from the agents'
+// stores, as `rlog-ls sessions --format json` does; with touched, the
+// calls that changed a file; and once asked, the server tells the client
+// when a session grew.
+func TestSessionsRequest(t *testing.T) {
+	home := t.TempDir()
+	claude := filepath.Join(home, ".claude")
+	if err := os.CopyFS(claude, os.DirFS("../../testdata/agents/claude-code/2.1.328/write-edit/claude")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv(sessions.IndexEnv, filepath.Join(home, "cache", "sessions.json"))
+	defer func(p time.Duration) { sessionsPoll = p }(sessionsPoll)
+	sessionsPoll = 20 * time.Millisecond
+
+	c := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
+		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
+	})
+	params := lsptest.DefaultInitializeParams()
+	const work = "/tmp/rlog-producers/claude/write-edit/work"
+	params["rootUri"] = "file://" + work
+	c.Initialize(params)
+
+	var doc sessions.Doc
+	if err := c.Call(MethodSessions, map[string]any{}, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Version != 1 || len(doc.Sessions) != 1 || !strings.HasPrefix(doc.Sessions[0].Title, "Create greet.sh") || doc.Sessions[0].ToolCalls != 2 {
+		t.Fatalf("%+v", doc)
+	}
+	file := doc.Sessions[0].File
+	var touched sessions.TouchedDoc
+	if err := c.Call(MethodSessions, map[string]any{"touched": "greet.sh"}, &touched); err != nil {
+		t.Fatal(err)
+	}
+	if touched.File != work+"/greet.sh" || len(touched.Changes) != 2 || touched.Changes[0].Tool != "Write" || touched.Changes[0].File != file {
+		t.Fatalf("%+v", touched)
+	}
+	var byPath sessions.Doc
+	if err := c.Call(MethodSessions, map[string]any{"paths": []string{"file://" + file}}, &byPath); err != nil || len(byPath.Sessions) != 1 {
+		t.Fatalf("by path: %v %+v", err, byPath)
+	}
+	if n := len(c.Notifications(MethodSessionsChanged)); n != 0 {
+		t.Fatalf("%d notifications before a change", n)
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","message":{"role":"user","content":"more"},"uuid":"u-more","timestamp":"2026-11-27T09:30:00.000Z"}` + "\n")
+	f.Close()
+	c.WaitFrame("rlog/sessionsChanged", func(fr lsptest.Frame) bool { return fr.Method == MethodSessionsChanged })
+	var again sessions.Doc
+	if err := c.Call(MethodSessions, map[string]any{"paths": []string{file}}, &again); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(again.Sessions[0].End)
+	if !strings.Contains(string(b), "09:30:00") {
+		t.Errorf("the grown session ends at %s", b)
+	}
+}
+
+// Workspace symbols find the sessions of the agents' stores for the
+// workspace folder (by their title) and the calls that changed a file
+// (by tool and target), at the session file's line.
+func TestWorkspaceSymbolsFindIndexedSessions(t *testing.T) {
+	home := t.TempDir()
+	if err := os.CopyFS(filepath.Join(home, ".claude"), os.DirFS("../../testdata/agents/claude-code/2.1.328/write-edit/claude")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv(sessions.IndexEnv, filepath.Join(home, "sessions.json"))
+	c := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
+		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
+	})
+	params := lsptest.DefaultInitializeParams()
+	params["rootUri"] = "file:///tmp/rlog-producers/claude/write-edit/work"
+	c.Initialize(params)
+	type symbol struct {
+		Name, ContainerName string
+		Kind                int
+		Location            struct {
+			URI   string
+			Range struct{ Start struct{ Line int } }
+		}
+	}
+	find := func(query string) []symbol {
+		var syms []symbol
+		if err := c.Call("workspace/symbol", map[string]any{"query": query}, &syms); err != nil {
+			t.Fatal(err)
+		}
+		return syms
+	}
+	// The session, by its title, and its prompt, at the prompt's record.
+	s := find("greet.sh prints hello")
+	if len(s) != 2 || !strings.HasPrefix(s[0].Name, "Create greet.sh") || !strings.HasSuffix(s[0].Location.URI, ".jsonl") ||
+		!strings.HasPrefix(s[0].ContainerName, "claude-code 2026-11-27") || s[0].Location.Range.Start.Line != 0 {
+		t.Errorf("the session: %+v", s)
+	} else if p := s[1]; p.Kind != int(protocol.SymbolKindEvent) || p.Location.Range.Start.Line != 2 {
+		t.Errorf("the prompt: %+v", p)
+	}
+	// Fuzzy, as editors expect: the Write call matches too.
+	s = find("Edit greet")
+	i := slices.IndexFunc(s, func(x symbol) bool { return x.Name == "Edit /tmp/rlog-producers/claude/write-edit/work/greet.sh" })
+	if i < 0 || s[i].Location.Range.Start.Line != 27 {
+		t.Errorf("the Edit call: %+v", s)
+	}
+}

@@ -1,0 +1,188 @@
+package sessions
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/benchdata"
+	agentstore "github.com/rlog-ls/rlog-ls/internal/benchdata/store"
+)
+
+// benchStore is the store the listing benchmarks list: RLOG_STORE
+// ("SESSIONS:SIZE", default 200:200MB; the figures in docs/performance.md
+// are of 2000:2GB), generated into RLOG_STORE_DIR (kept between runs) or a
+// temporary folder. It returns the work folder the sessions ran in and the
+// agents' homes.
+func benchStore(b *testing.B) (cwd string, homes Homes) {
+	cwd, homes, _ = benchStoreIn(b)
+	return cwd, homes
+}
+
+// warmIndex is an index of the bench store, listed once: kept beside the
+// store in RLOG_STORE_DIR (made again when its version changed), so that
+// the benchmarks of later listings do not each make it.
+func warmIndex(b *testing.B) (index, cwd string, homes Homes) {
+	cwd, homes, dir := benchStoreIn(b)
+	index = filepath.Join(dir, "index-v"+strconv.Itoa(IndexVersion)+".json")
+	list(b, index, cwd, homes)
+	return index, cwd, homes
+}
+
+func benchStoreIn(b *testing.B) (cwd string, homes Homes, dir string) {
+	b.Helper()
+	n, total := 200, int64(200<<20)
+	if spec := os.Getenv("RLOG_STORE"); spec != "" {
+		count, size, ok := strings.Cut(spec, ":")
+		var err error
+		if n, err = strconv.Atoi(count); !ok || err != nil {
+			b.Fatalf("RLOG_STORE=%q: want SESSIONS:SIZE", spec)
+		}
+		if total, err = benchdata.ParseSize(size); err != nil {
+			b.Fatalf("RLOG_STORE=%q: %v", spec, err)
+		}
+	}
+	dir = os.Getenv("RLOG_STORE_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	dir = filepath.Join(dir, strconv.Itoa(n)+"-"+strconv.FormatInt(total, 10))
+	cwd = "/work/project"
+	homes = Homes{Claude: filepath.Join(dir, ".claude")}
+	agentstore.Claude(b, filepath.Join(homes.Claude, "projects", ClaudeProject(cwd)), n, total)
+	return cwd, homes, dir
+}
+
+// list lists cwd's sessions as `rlog-ls sessions` does: the index opened,
+// the stores looked at, the sessions listed, the index saved.
+func list(b *testing.B, index, cwd string, homes Homes) *Listing {
+	ix := Open(index)
+	p := Discover(cwd, homes)
+	l := ix.List(context.Background(), Request{Candidates: p.Files, Maybe: p.Maybe, Cwd: cwd})
+	if err := ix.Save(); err != nil {
+		b.Fatal(err)
+	}
+	if len(l.Problems) > 0 {
+		b.Fatalf("problems: %v", l.Problems[0])
+	}
+	return l
+}
+
+func storeBytes(l *Listing) int64 {
+	var n int64
+	for _, s := range l.Sessions {
+		n += s.Row.Size
+	}
+	return n
+}
+
+// BenchmarkListFirst is the first listing of a store: every session read
+// (on every core). MB/s are of the store.
+func BenchmarkListFirst(b *testing.B) {
+	cwd, homes := benchStore(b)
+	dir := b.TempDir()
+	var n int64
+	i := 0
+	for b.Loop() {
+		i++
+		l := list(b, filepath.Join(dir, strconv.Itoa(i)+".json"), cwd, homes)
+		n = storeBytes(l)
+		b.ReportMetric(float64(len(l.Sessions)), "sessions")
+	}
+	b.SetBytes(n)
+}
+
+// BenchmarkListAgain is a listing after the first: nothing changed, every
+// row from the index (the index file opened and decoded, the store's
+// folder read, every file looked at with stat).
+func BenchmarkListAgain(b *testing.B) {
+	index, cwd, homes := warmIndex(b)
+	for b.Loop() {
+		if l := list(b, index, cwd, homes); l.Read != 0 {
+			b.Fatalf("read %d files", l.Read)
+		}
+	}
+}
+
+// BenchmarkListGrown is a listing after one session (the median size)
+// grew by a turn: that session is read again, the others come from the
+// index.
+func BenchmarkListGrown(b *testing.B) {
+	index, cwd, homes := warmIndex(b)
+	l := list(b, index, cwd, homes)
+	grown := l.Sessions[len(l.Sessions)/2].Row.File
+	turn := []byte(`{"type":"user","message":{"role":"user","content":"one more"},"uuid":"u-more","timestamp":"2026-11-27T09:30:00.000Z"}` + "\n")
+	for b.Loop() {
+		b.StopTimer()
+		f, err := os.OpenFile(grown, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Write(turn)
+		f.Close()
+		b.StartTimer()
+		if l := list(b, index, cwd, homes); l.Read != 1 {
+			b.Fatalf("read %d files", l.Read)
+		}
+	}
+}
+
+// TestReadHeapStaysConstant: a session is read a window at a time, never
+// held: reading a transcript ten times as large peaks at about the same
+// heap (what grows with it are its call and message ids, and the calls
+// and prompts a row keeps, capped). It measures memory, not time.
+func TestReadHeapStaysConstant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 33 MB of transcripts")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	dir := t.TempDir()
+	// One transcript of each size: a store of 1 session of that size.
+	small := agentstore.Claude(t, filepath.Join(dir, "small"), 1, 3<<20)[0]
+	large := agentstore.Claude(t, filepath.Join(dir, "large"), 1, 30<<20)[0]
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	afterWindow = func() {
+		metrics.Read(sample)
+		peak = max(peak, sample[0].Value.Uint64())
+	}
+	defer func() { afterWindow = nil }()
+	// kept is what a reading returns and keeps until its end: the calls
+	// that changed files (at most maxCallsKept) and the prompts (at most
+	// maxPromptsKept), which grow with the session up to their caps.
+	var kept [2]uint64
+	measure := func(i int, p string) uint64 {
+		runtime.GC()
+		peak = 0
+		s, err := Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range s.Changes {
+			kept[i] += uint64(len(c.Tool)+len(c.Target)+len(c.CallID)) + 64
+		}
+		for _, p := range s.Prompts {
+			kept[i] += uint64(len(p.Text)+len(p.ID)) + 48
+		}
+		return peak
+	}
+	ps, pl := measure(0, small), measure(1, large)
+	fs, _ := os.Stat(small)
+	fl, _ := os.Stat(large)
+	mb := func(n uint64) float64 { return float64(n) / (1 << 20) }
+	t.Logf("peak heap %.1f MB reading %.1f MB, %.1f MB reading %.1f MB (of which the changes and prompts kept: %.1f MB, %.1f MB)",
+		mb(ps), mb(uint64(fs.Size())), mb(pl), mb(uint64(fl.Size())), mb(kept[0]), mb(kept[1]))
+	// The allowance: a quarter more, 8 MB for the call and message ids
+	// the analysis and the usage rule keep, and twice what the larger
+	// session keeps more (its slices grow by doubling); the 35 MB more of
+	// the larger transcript, or its 12 MB view, would exceed it.
+	if pl > ps+ps/4+8<<20+2*(kept[1]-min(kept[1], kept[0])) {
+		t.Errorf("peak heap %.1f MB for the small transcript, %.1f MB for the large: it grows with the input", mb(ps), mb(pl))
+	}
+}

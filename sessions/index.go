@@ -1,0 +1,535 @@
+package sessions
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// IndexVersion is the version of the index file's layout: an index of
+// another version is read as empty and rebuilt.
+const IndexVersion = 4
+
+// IndexEnv names the environment variable that moves the index file.
+const IndexEnv = "RLOG_LS_SESSIONS_INDEX"
+
+// DefaultIndexPath is where the index is kept: $RLOG_LS_SESSIONS_INDEX,
+// else rlog-ls/sessions.json in the user's cache folder
+// (os.UserCacheDir: $XDG_CACHE_HOME or ~/.cache on Linux).
+func DefaultIndexPath() (string, error) {
+	if p := os.Getenv(IndexEnv); p != "" {
+		return p, nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "rlog-ls", "sessions.json"), nil
+}
+
+// entry is what the index keeps of one file, valid while the file has
+// the size and modification time it had when it was read.
+type entry struct {
+	Path    string `json:"path"`
+	Size    int64  `json:"size"`
+	ModNS   int64  `json:"mod_ns"`
+	Session bool   `json:"session"` // a session (else: a file that is not one)
+	// HeadOnly says only the header was read (Cwd), for a Codex file of
+	// another folder.
+	HeadOnly bool   `json:"head_only,omitempty"`
+	Cwd      string `json:"cwd,omitempty"`
+	Row      *Row   `json:"row,omitempty"`
+	Err      string `json:"err,omitempty"`
+	// changes are the session's file changes when it was read by this
+	// process (kept in the changes file, changesPath, not in the index:
+	// only --touched and workspace symbols need them); changed says so.
+	changes []Change
+	prompts []Prompt
+	changed bool
+	seen    bool
+}
+
+// changeEntry is what the changes file keeps of one session: its file
+// changes, valid while the file has that size and modification time.
+type changeEntry struct {
+	Path    string   `json:"path"`
+	Size    int64    `json:"size"`
+	ModNS   int64    `json:"mod_ns"`
+	Changes []Change `json:"changes"`
+	Prompts []Prompt `json:"prompts,omitempty"`
+}
+
+type changesFile struct {
+	Version int            `json:"version"`
+	Entries []*changeEntry `json:"entries"`
+}
+
+func (e *entry) fresh(fi os.FileInfo) bool {
+	return e.Size == fi.Size() && e.ModNS == fi.ModTime().UnixNano()
+}
+
+// Index is the sessions index: the rows of the files read before, kept in
+// a file between runs. It is safe for concurrent use; two processes may
+// use one file at once (each writes a whole index in its place, the last
+// one's is kept, and what the other read is read again next time).
+type Index struct {
+	path    string
+	mu      sync.Mutex
+	entries map[string]*entry
+	dirty   bool
+	// changes are the changes file's entries once it is read (nil before),
+	// changesDirty says sessions were read since.
+	changes      map[string]*changeEntry
+	changesDirty bool
+	// Rebuilt says why the file was not read (corrupt, another version),
+	// "" when it was or there was none.
+	Rebuilt string
+}
+
+type indexFile struct {
+	Version int      `json:"version"`
+	Entries []*entry `json:"entries"`
+}
+
+// Open reads the index at path; a missing file is an empty index, and so
+// is a corrupt one or one of another version (Rebuilt says which).
+func Open(path string) *Index {
+	ix := &Index{path: path, entries: map[string]*entry{}}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			ix.Rebuilt = err.Error()
+		}
+		return ix
+	}
+	var f indexFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		ix.Rebuilt = "the index was corrupt: " + err.Error()
+		return ix
+	}
+	if f.Version != IndexVersion {
+		ix.Rebuilt = fmt.Sprintf("the index was of version %d, not %d", f.Version, IndexVersion)
+		return ix
+	}
+	for _, e := range f.Entries {
+		if e != nil && e.Path != "" {
+			ix.entries[e.Path] = e
+		}
+	}
+	return ix
+}
+
+// Path is the index file's path.
+func (ix *Index) Path() string { return ix.path }
+
+// Save writes the index when it changed, atomically: a temporary file in
+// the same folder, renamed over the old one, so that no reader ever sees
+// half an index. Entries of files that are gone are dropped.
+func (ix *Index) Save() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for p, e := range ix.entries {
+		if !e.seen {
+			if _, err := os.Stat(p); err != nil {
+				delete(ix.entries, p)
+				ix.dirty = true
+			}
+		}
+	}
+	if ix.changesDirty {
+		if err := ix.saveChanges(); err != nil {
+			return err
+		}
+	}
+	if !ix.dirty {
+		return nil
+	}
+	f := indexFile{Version: IndexVersion}
+	for _, e := range ix.entries {
+		f.Entries = append(f.Entries, e)
+	}
+	slices.SortFunc(f.Entries, func(a, b *entry) int { return cmp.Compare(a.Path, b.Path) })
+	if err := writeAtomic(ix.path, &f); err != nil {
+		return err
+	}
+	ix.dirty = false
+	return nil
+}
+
+// writeAtomic writes v as JSON to a temporary file in path's folder and
+// renames it over path, so that no reader ever sees half a file.
+func writeAtomic(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".sessions-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, nothing is there
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	if err := json.NewEncoder(bw).Encode(v); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// changesPath is the changes file: beside the index, NAME.changes.json.
+func (ix *Index) changesPath() string {
+	return strings.TrimSuffix(ix.path, ".json") + ".changes.json"
+}
+
+// loadChanges reads the changes file once (with ix.mu held); a missing,
+// corrupt or old one is empty: the sessions it lacks are read again when
+// their changes are needed.
+func (ix *Index) loadChanges() {
+	if ix.changes != nil {
+		return
+	}
+	ix.changes = map[string]*changeEntry{}
+	b, err := os.ReadFile(ix.changesPath())
+	if err != nil {
+		return
+	}
+	var f changesFile
+	if json.Unmarshal(b, &f) != nil || f.Version != IndexVersion {
+		return
+	}
+	for _, c := range f.Entries {
+		if c != nil {
+			ix.changes[c.Path] = c
+		}
+	}
+}
+
+// saveChanges merges the changes of the sessions read into the changes
+// file, without those of files the index no longer has (with ix.mu held).
+func (ix *Index) saveChanges() error {
+	ix.loadChanges()
+	for p, e := range ix.entries {
+		if e.changed {
+			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts}
+		}
+	}
+	f := changesFile{Version: IndexVersion}
+	for p, c := range ix.changes {
+		if e, ok := ix.entries[p]; !ok || e.Size != c.Size || e.ModNS != c.ModNS {
+			delete(ix.changes, p)
+			continue
+		}
+		f.Entries = append(f.Entries, c)
+	}
+	slices.SortFunc(f.Entries, func(a, b *changeEntry) int { return cmp.Compare(a.Path, b.Path) })
+	if err := writeAtomic(ix.changesPath(), &f); err != nil {
+		return err
+	}
+	ix.changesDirty = false
+	return nil
+}
+
+// Listing is the result of a listing: the sessions, newest first, and the
+// files that could not be read.
+type Listing struct {
+	Sessions []*Session
+	Problems []Problem
+	// Read counts the files read for this listing (the others' rows came
+	// from the index).
+	Read int
+}
+
+// Problem is a file that could not be listed, and why.
+type Problem struct {
+	File string `json:"file"`
+	Err  string `json:"error"`
+}
+
+func (p Problem) Error() string { return p.File + ": " + p.Err }
+
+// Request is what to list: Files are sessions named by the user (an
+// error when one is not); Candidates are files found in folders, listed
+// when they are sessions; Maybe are candidates listed when they are
+// sessions whose header's cwd is Cwd.
+type Request struct {
+	Files, Candidates, Maybe []string
+	Cwd                      string
+	// Folders are where new sessions would appear (Places.Folders).
+	Folders []string
+	// Changes asks for each session's file changes and prompts too
+	// (--touched, workspace symbols), which the index keeps apart.
+	Changes bool
+	// Progress, when set, is told how many of the files to read are read.
+	Progress func(done, total int)
+}
+
+// List lists the sessions of req, reading only the files the index has no
+// fresh entry for (on every core), and keeps what it read.
+func (ix *Index) List(ctx context.Context, req Request) *Listing {
+	type job struct {
+		path     string
+		named    bool
+		headOnly bool // a Maybe file: its cwd first
+		fi       os.FileInfo
+	}
+	var jobs []job
+	var fresh []*entry
+	out := &Listing{}
+	seen := map[string]bool{}
+	look := func(paths []string, named, maybe bool) {
+		for _, p := range paths {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			fi, err := os.Stat(p)
+			if err != nil {
+				if named {
+					out.Problems = append(out.Problems, Problem{p, describe(err)})
+				}
+				continue
+			}
+			if fi.IsDir() {
+				if named {
+					out.Problems = append(out.Problems, Problem{p, "is a folder"})
+				}
+				continue
+			}
+			ix.mu.Lock()
+			e, ok := ix.entries[p]
+			if ok {
+				e.seen = true
+			}
+			ix.mu.Unlock()
+			if ok && e.fresh(fi) && (!e.HeadOnly || maybe && e.Cwd != req.Cwd) {
+				fresh = append(fresh, e)
+				continue
+			}
+			jobs = append(jobs, job{p, named, maybe, fi})
+		}
+	}
+	look(req.Files, true, false)
+	look(req.Candidates, false, false)
+	look(req.Maybe, false, true)
+	read := make([]*entry, len(jobs))
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(len(jobs), 1)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(jobs); i = int(next.Add(1)) - 1 {
+				if ctx.Err() != nil {
+					return
+				}
+				j := jobs[i]
+				read[i] = readEntry(j.path, j.fi, j.named, j.headOnly, req.Cwd)
+				if req.Progress != nil {
+					req.Progress(int(done.Add(1)), len(jobs))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	ix.mu.Lock()
+	for _, e := range read {
+		if e != nil {
+			e.seen = true
+			ix.entries[e.Path] = e
+			ix.dirty = true
+			if e.changed {
+				ix.changesDirty = true
+			}
+			out.Read++
+		}
+	}
+	ix.mu.Unlock()
+	named := map[string]bool{}
+	for _, p := range req.Files {
+		named[p] = true
+	}
+	maybe := map[string]bool{}
+	for _, p := range req.Maybe {
+		maybe[p] = true
+	}
+	// Entries are changed only under ix.mu (fillChanges gives them their
+	// changes): another listing may run at once, in the server.
+	ix.mu.Lock()
+	for _, e := range append(fresh, read...) {
+		switch {
+		case e == nil:
+		case maybe[e.Path] && !named[e.Path] && e.Cwd != req.Cwd:
+		case e.Err != "" && (named[e.Path] || e.Session):
+			out.Problems = append(out.Problems, Problem{e.Path, e.Err})
+		case e.Session && e.Row != nil && e.Row.Parent != "" && !named[e.Path]:
+			// A sub-agent's file: its parent's child.
+		case e.Session && e.Row != nil:
+			out.Sessions = append(out.Sessions, &Session{Row: *e.Row, Changes: e.changes, Prompts: e.prompts})
+		case named[e.Path] && !e.Session:
+			out.Problems = append(out.Problems, Problem{e.Path, "not a session rlog-ls reads"})
+		}
+	}
+	ix.mu.Unlock()
+	if req.Changes {
+		ix.fillChanges(ctx, out.Sessions)
+	}
+	SortNewestFirst(out.Sessions)
+	slices.SortFunc(out.Problems, func(a, b Problem) int { return cmp.Compare(a.File, b.File) })
+	return out
+}
+
+// fillChanges gives the sessions not read by this listing their file
+// changes from the changes file; a session it has none for (the file was
+// lost) is read again.
+func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
+	ix.mu.Lock()
+	ix.loadChanges()
+	var again []*Session
+	for _, s := range list {
+		e := ix.entries[s.Row.File]
+		if e != nil && e.changed {
+			s.Changes, s.Prompts = e.changes, e.prompts
+			continue
+		}
+		if c, ok := ix.changes[s.Row.File]; ok && e != nil && c.Size == e.Size && c.ModNS == e.ModNS {
+			s.Changes, s.Prompts = c.Changes, c.Prompts
+			continue
+		}
+		again = append(again, s)
+	}
+	ix.mu.Unlock()
+	for _, s := range again {
+		if ctx.Err() != nil {
+			return
+		}
+		if r, err := Read(s.Row.File); err == nil {
+			s.Changes, s.Prompts = r.Changes, r.Prompts
+			ix.mu.Lock()
+			if e := ix.entries[s.Row.File]; e != nil && e.Size == r.Row.Size && e.ModNS == r.Row.Modified.UnixNano() {
+				e.changes, e.prompts, e.changed, ix.changesDirty = r.Changes, r.Prompts, true, true
+			}
+			ix.mu.Unlock()
+		}
+	}
+}
+
+// SortNewestFirst sorts sessions by when they started, newest first (a
+// session without a time by its file's modification time), then by file.
+func SortNewestFirst(s []*Session) {
+	when := func(x *Session) time.Time {
+		if x.Row.Start != nil {
+			return *x.Row.Start
+		}
+		return x.Row.Modified
+	}
+	slices.SortStableFunc(s, func(a, b *Session) int {
+		if c := when(b).Compare(when(a)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Row.File, b.Row.File)
+	})
+}
+
+// readEntry reads the file at path for the index. A Maybe file (headOnly)
+// is read whole only when its header's cwd is cwd.
+func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *entry {
+	e := &entry{Path: path, Size: fi.Size(), ModNS: fi.ModTime().UnixNano()}
+	if named && !readable(path) || !named && !isSession(path) {
+		return e
+	}
+	e.Session = true
+	if headOnly && !named {
+		c, err := headCwd(path)
+		if err != nil {
+			e.Err = describe(err)
+			return e
+		}
+		e.Cwd = c
+		if c != cwd {
+			e.HeadOnly = true
+			return e
+		}
+	}
+	s, err := Read(path)
+	if err != nil {
+		e.Err = describe(err)
+		return e
+	}
+	e.Row, e.Cwd = &s.Row, s.Row.Cwd
+	e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true
+	return e
+}
+
+// headCwd is the cwd a Codex CLI rollout's first record (session_meta)
+// names, read from the file's first record only (which may be long: it
+// holds the agent's instructions).
+func headCwd(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var rec struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Cwd string `json:"cwd"`
+		} `json:"payload"`
+	}
+	if json.NewDecoder(bufio.NewReaderSize(f, 64<<10)).Decode(&rec) != nil || rec.Type != "session_meta" {
+		return "", nil
+	}
+	return rec.Payload.Cwd, nil
+}
+
+// describe is an error for one line: without Go's operation names.
+func describe(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Stamp is a fingerprint of folders and files read with stat only: their
+// sizes and modification times. A follower of a listing stamps the
+// request's Folders (a new session appears in one) and the listing's
+// Files, and lists again when the stamp changes.
+func Stamp(folders, files []string) string {
+	var b []byte
+	for _, p := range append(append([]string{}, folders...), files...) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			b = append(b, '-')
+			continue
+		}
+		b = fmt.Appendf(b, "%d.%d;", fi.Size(), fi.ModTime().UnixNano())
+	}
+	return string(b)
+}
+
+// Files are the files of the listing: its sessions' and its problems'.
+func (l *Listing) Files() []string {
+	var out []string
+	for _, s := range l.Sessions {
+		out = append(out, s.Row.File)
+	}
+	for _, p := range l.Problems {
+		out = append(out, p.File)
+	}
+	return out
+}

@@ -1,0 +1,279 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const agents = "../testdata/agents"
+
+// store is a home with the recorded stores of one scenario of each agent,
+// and the folders each ran in.
+type store struct {
+	homes                 Homes
+	claude, codex, gemini string // the recorded cwds
+	index                 string
+}
+
+func newStore(t *testing.T, scenario string) store {
+	home := t.TempDir()
+	s := store{homes: Homes{Claude: filepath.Join(home, ".claude"), Codex: filepath.Join(home, ".codex"), Gemini: filepath.Join(home, ".gemini")},
+		index: filepath.Join(home, "cache", "rlog-ls", "sessions.json")}
+	for from, to := range map[string]string{
+		"claude-code/2.1.328/" + scenario + "/claude": s.homes.Claude,
+		"codex/0.169.0/" + scenario + "/codex-home":   s.homes.Codex,
+		"gemini-cli/0.61.0/" + scenario + "/gemini":   s.homes.Gemini,
+	} {
+		if _, err := os.Stat(filepath.Join(agents, from)); err == nil {
+			if err := os.CopyFS(to, os.DirFS(filepath.Join(agents, from))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	s.claude = "/tmp/rlog-producers/claude/" + scenario + "/work"
+	s.codex = "/tmp/rlog-producers/codex/" + scenario + "/work"
+	s.gemini = "/tmp/rlog-producers/gemini/" + scenario + "/work"
+	return s
+}
+
+func (s store) list(t *testing.T, cwd string) *Listing {
+	t.Helper()
+	ix := Open(s.index)
+	p := Discover(cwd, s.homes)
+	l := ix.List(context.Background(), Request{Candidates: p.Files, Maybe: p.Maybe, Cwd: cwd, Changes: true})
+	if err := ix.Save(); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func files(l *Listing) []string {
+	var out []string
+	for _, s := range l.Sessions {
+		out = append(out, filepath.Base(s.Row.File))
+	}
+	return out
+}
+
+// Each agent's store gives the sessions run in a folder, and no other's;
+// sub-agents' files are not rows of their own.
+func TestDiscoverFindsEachAgentsSessions(t *testing.T) {
+	s := newStore(t, "subagent")
+	for _, c := range []struct {
+		cwd, agent string
+		want       int
+	}{
+		{s.claude, "claude-code", 1},
+		{s.gemini, "gemini-cli", 1},
+		// Codex keeps its sub-agent in a rollout of its own, with the
+		// cwd: its parent's child, not a row.
+		{s.codex, "codex", 1},
+		{"/elsewhere", "", 0},
+	} {
+		l := s.list(t, c.cwd)
+		if len(l.Sessions) != c.want || len(l.Problems) > 0 {
+			t.Errorf("%s: %v, problems %v; want %d sessions", c.cwd, files(l), l.Problems, c.want)
+			continue
+		}
+		for _, x := range l.Sessions {
+			if x.Row.Agent != c.agent {
+				t.Errorf("%s: %s is of %q, want %q", c.cwd, x.Row.File, x.Row.Agent, c.agent)
+			}
+			if strings.Contains(x.Row.File, "subagents") {
+				t.Errorf("%s: a sub-agent's file is a row: %s", c.cwd, x.Row.File)
+			}
+		}
+	}
+	l := s.list(t, s.claude)
+	if r := l.Sessions[0].Row; r.Subagents != 1 || r.Title == "" || r.Tokens.Out == 0 || r.CostUSD == nil {
+		t.Errorf("the Claude Code row: %+v", r)
+	}
+	// Each session's sub-agents' files are its children.
+	for _, cwd := range []string{s.claude, s.codex, s.gemini} {
+		l := s.list(t, cwd)
+		r := l.Sessions[0].Row
+		if len(r.Children) != 1 || r.Children[0].CallID == "" {
+			t.Errorf("%s: children %+v", cwd, r.Children)
+			continue
+		}
+		if _, err := os.Stat(r.Children[0].File); err != nil {
+			t.Errorf("%s: the child's file: %v", cwd, err)
+		}
+	}
+}
+
+func TestClaudeProject(t *testing.T) {
+	if got := ClaudeProject("/tmp/rlog-producers/claude/write-edit/work"); got != "-tmp-rlog-producers-claude-write-edit-work" {
+		t.Errorf("got %q", got)
+	}
+	if got := ClaudeProject("/home/a.b/my_proj"); got != "-home-a-b-my-proj" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// A second listing reads nothing; a file that grew is read again; a
+// corrupt index, or one of another version, is rebuilt.
+func TestIndexKeepsRows(t *testing.T) {
+	s := newStore(t, "write-edit")
+	first := s.list(t, s.claude)
+	if first.Read == 0 || len(first.Sessions) != 1 {
+		t.Fatalf("first listing: read %d, %v", first.Read, files(first))
+	}
+	again := s.list(t, s.claude)
+	if again.Read != 0 || !slices.Equal(files(again), files(first)) {
+		t.Fatalf("second listing read %d files: %v", again.Read, files(again))
+	}
+	if a, b := rowJSON(t, again.Sessions[0].Row), rowJSON(t, first.Sessions[0].Row); a != b {
+		t.Errorf("the kept row differs:\n%s\n%s", a, b)
+	}
+	// The calls that changed files are kept apart, and read again when
+	// that file is lost.
+	if n := len(again.Sessions[0].Changes); n != 2 {
+		t.Errorf("%d changes kept, want 2", n)
+	}
+	os.Remove(strings.TrimSuffix(s.index, ".json") + ".changes.json")
+	if l := s.list(t, s.claude); l.Read != 0 || len(l.Sessions[0].Changes) != 2 {
+		t.Errorf("without the changes file: read %d, %d changes", l.Read, len(l.Sessions[0].Changes))
+	}
+	// The file grows by a prompt.
+	path := first.Sessions[0].Row.File
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"type":"user","message":{"role":"user","content":"one more"},"uuid":"u-extra","timestamp":"2026-11-27T09:30:00.000Z","sessionId":"63a675e2-d9bb-4137-8655-f2f72ba481e0"}` + "\n")
+	f.Close()
+	grown := s.list(t, s.claude)
+	if grown.Read != 1 || grown.Sessions[0].Row.End.Equal(*first.Sessions[0].Row.End) {
+		t.Errorf("after growing: read %d, end %v (was %v)", grown.Read, grown.Sessions[0].Row.End, first.Sessions[0].Row.End)
+	}
+	for _, bad := range []string{"{not json", `{"version":99,"entries":[]}`, ""} {
+		os.WriteFile(s.index, []byte(bad), 0o644)
+		ix := Open(s.index)
+		if ix.Rebuilt == "" {
+			t.Errorf("index %q: not said to be rebuilt", bad)
+		}
+		l := s.list(t, s.claude)
+		if l.Read != 1 || len(l.Sessions) != 1 {
+			t.Errorf("index %q: read %d, %v", bad, l.Read, files(l))
+		}
+	}
+	// No temporary file is left beside the index and its changes file.
+	ents, _ := os.ReadDir(filepath.Dir(s.index))
+	if len(ents) != 2 {
+		t.Errorf("beside the index: %v", ents)
+	}
+}
+
+// A file that is not a session, named, is a problem; the others are
+// still listed.
+func TestBadFilesAreProblems(t *testing.T) {
+	s := newStore(t, "write-edit")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"neither": "a session"}`), 0o644)
+	good := Discover(s.claude, s.homes).Files
+	ix := Open(s.index)
+	l := ix.List(context.Background(), Request{Files: append([]string{bad, filepath.Join(dir, "gone.rlog")}, good...)})
+	if len(l.Sessions) != 1 || len(l.Problems) != 2 {
+		t.Errorf("sessions %v, problems %v", files(l), l.Problems)
+	}
+}
+
+// --touched finds the calls of every agent's file tools, apply_patch and
+// shell commands, at the session file's line of the call.
+func TestTouched(t *testing.T) {
+	for _, c := range []struct {
+		scenario, agent, file string
+		tools                 []string
+	}{
+		{"write-edit", "claude", "greet.sh", []string{"Write", "Edit"}},
+		{"patch", "codex", "notes.md", []string{"apply_patch", "apply_patch"}},
+		{"patch", "gemini", "notes.md", []string{"write_file", "replace"}},
+		{"shell", "codex", "a.txt", []string{"exec_command"}},
+		{"shell", "gemini", "a.txt", []string{"run_shell_command"}},
+	} {
+		s := newStore(t, c.scenario)
+		cwd := map[string]string{"claude": s.claude, "codex": s.codex, "gemini": s.gemini}[c.agent]
+		l := s.list(t, cwd)
+		hits := Touched(l.Sessions, filepath.Join(cwd, c.file))
+		var tools []string
+		for _, h := range hits {
+			tools = append(tools, h.Tool)
+			b, _ := os.ReadFile(h.File)
+			lines := strings.Split(string(b), "\n")
+			if h.Line < 1 || h.Line > len(lines) || !strings.Contains(lines[h.Line-1], h.Tool) {
+				t.Errorf("%s/%s: line %d of %s does not hold the %s call", c.scenario, c.agent, h.Line, h.File, h.Tool)
+			}
+		}
+		if !slices.Equal(tools, c.tools) {
+			t.Errorf("%s/%s: %v, want %v", c.scenario, c.agent, tools, c.tools)
+		}
+		if other := Touched(l.Sessions, filepath.Join(cwd, "other.txt")); len(other) != 0 {
+			t.Errorf("%s/%s: other.txt touched by %v", c.scenario, c.agent, other)
+		}
+	}
+}
+
+func TestShellTargets(t *testing.T) {
+	for cmd, want := range map[string][]string{
+		"printf 'hello\\n' > a.txt; ls; cat a.txt": {"a.txt"},
+		"echo x >>log.txt 2>&1":                    {"log.txt"},
+		"make 2>err.txt && echo ok &> all.txt":     {"err.txt", "all.txt"},
+		"cat a | tee -a b c":                       {"b", "c"},
+		"sed -i 's/a/b/' f.go g.go":                {"f.go", "g.go"},
+		"sed 's/a/b/' f.go":                        nil,
+		"mv old.txt new.txt":                       {"old.txt", "new.txt"},
+		"cp -r src dst/":                           {"dst/"},
+		"rm -rf build out.o":                       {"build", "out.o"},
+		"echo '>' not-a-target":                    nil,
+		"echo x > /dev/null; echo y > $OUT":        nil,
+		"cd sub && touch \"a b.txt\"":              {"a b.txt"},
+		"grep x < in.txt":                          nil,
+	} {
+		if got := ShellTargets(cmd); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+func TestPatchTargets(t *testing.T) {
+	patch := "*** Begin Patch\n*** Add File: a.md\n+x\n*** Update File: b.md\n*** Move to: c.md\n@@\n-y\n+z\n*** Delete File: d.md\n*** End Patch"
+	if got := PatchTargets(patch); !slices.Equal(got, []string{"a.md", "b.md", "c.md", "d.md"}) {
+		t.Errorf("got %q", got)
+	}
+}
+
+func rowJSON(t *testing.T, r Row) string {
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Listings at once, as the server may run them, share the index safely
+// (go test -race).
+func TestConcurrentListings(t *testing.T) {
+	s := newStore(t, "write-edit")
+	ix := Open(s.index)
+	p := Discover(s.claude, s.homes)
+	done := make(chan int, 4)
+	for i := range 4 {
+		go func() {
+			l := ix.List(context.Background(), Request{Candidates: p.Files, Cwd: s.claude, Changes: i%2 == 0})
+			ix.Save()
+			done <- len(l.Sessions)
+		}()
+	}
+	for range 4 {
+		if n := <-done; n != 1 {
+			t.Errorf("%d sessions", n)
+		}
+	}
+}
