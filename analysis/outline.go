@@ -418,8 +418,9 @@ func toolCall(t *grammar.Tree, l grammar.Line) Symbol {
 	return s
 }
 
-// targetKeys are the arguments that best name what a call is about, best first.
-var targetKeys = []string{"file_path", "path", "cmd", "command", "pattern", "url", "query", "desc", "description"}
+// TargetKeys are the arguments that best name what a call is about, best
+// first: an outline entry's target, and what compare aligns calls by.
+var TargetKeys = []string{"file_path", "path", "cmd", "command", "pattern", "url", "query", "desc", "description"}
 
 // callTarget is the most telling argument of a call: a path, a command, a
 // pattern, a description, else the first other argument or word.
@@ -427,11 +428,11 @@ func callTarget(text []byte, li *grammar.LineInfo) string {
 	return callTargetAt(text, li.Name.End, li.Trim.End)
 }
 
-// targetPatterns are targetKeys with their '=': a key not in the line
+// targetPatterns are TargetKeys with their '=': a key not in the line
 // needs no ValueOf (which would build the pattern and search for it).
 var targetPatterns = func() [][]byte {
-	pats := make([][]byte, len(targetKeys))
-	for i, k := range targetKeys {
+	pats := make([][]byte, len(TargetKeys))
+	for i, k := range TargetKeys {
 		pats[i] = []byte(k + "=")
 	}
 	return pats
@@ -439,7 +440,7 @@ var targetPatterns = func() [][]byte {
 
 // callTargetAt looks for the target after the tool name (at nameEnd).
 func callTargetAt(text []byte, nameEnd, end int) string {
-	for i, k := range targetKeys {
+	for i, k := range TargetKeys {
 		if 0 <= nameEnd && nameEnd <= end && !bytes.Contains(text[nameEnd:end], targetPatterns[i]) {
 			continue
 		}

@@ -361,6 +361,28 @@ func Read(r io.Reader, from Format) (*Session, *Report, error) {
 	return &c.Session, rep, nil
 }
 
+// ReadFile streams the session in the file at path, read as format from,
+// into sink, with what lies beside the file when the format reads it
+// (ReadNamed: Claude Code's sub-agent transcripts, Codex's and Gemini
+// CLI's sub-agents), as ConvertFile reads it. Events carry their place
+// (Loc): the record's line, and the sub-agent's file relative to path's
+// folder for a sub-agent's events.
+func ReadFile(path string, from Format, sink model.Sink, rep *model.Report) error {
+	fi, err := readable(from)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi.ReadNamed != nil {
+		return fi.ReadNamed(f, path, sink, rep)
+	}
+	return fi.Read(f, sink, rep)
+}
+
 // Write writes s as format to.
 func Write(w io.Writer, s *Session, to Format, opts Options) (*Report, error) {
 	rep := &Report{From: s.Header.SourceFormat, To: string(to), Events: len(s.Events)}

@@ -98,6 +98,16 @@ func (c *command) oneInput(args []string, stdout, stderr io.Writer) (input strin
 	return positional[0], 0, false
 }
 
+// textOrJSON reports whether format, a --format that takes text or json,
+// is one of them; for anything else it prints the mistake first.
+func (c *command) textOrJSON(format string, stderr io.Writer) bool {
+	if format == "text" || format == "json" {
+		return true
+	}
+	c.fail(stderr, "--format must be text or json, not %q", format)
+	return false
+}
+
 // fail prints a usage mistake as one line, pointing at --help, and
 // returns true (done).
 func (c *command) fail(stderr io.Writer, format string, a ...any) bool {

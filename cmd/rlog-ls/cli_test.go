@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-var subcommands = []string{"serve", "check", "stats", "sessions", "fix", "watch", "convert", "export", "redact", "report", "version"}
+var subcommands = []string{"serve", "check", "stats", "sessions", "fix", "watch", "convert", "export", "redact", "report", "search", "compare", "version"}
 
 // Help is asked for, not a mistake: it goes to stdout and exits 0, at the
 // top level and in every subcommand, however it is spelled; help --help
@@ -195,7 +195,7 @@ func TestTerminalNote(t *testing.T) {
 // command prints names them all, in the usage's order.
 func TestCommandNamesAreTheTable(t *testing.T) {
 	got := strings.Split(commandNames(), ", ")
-	want := []string{"serve", "check", "stats", "sessions", "fix", "watch", "convert", "export", "redact", "report", "version", "help"}
+	want := []string{"serve", "check", "stats", "sessions", "fix", "watch", "convert", "export", "redact", "report", "search", "compare", "version", "help"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("commandNames: %v, want %v", got, want)
 	}

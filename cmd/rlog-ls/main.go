@@ -10,6 +10,8 @@
 //	rlog-ls export --otlp ...      sessions as OpenTelemetry traces
 //	rlog-ls redact FILE           write a copy with credentials redacted
 //	rlog-ls report FILE           write the session view, one HTML page
+//	rlog-ls search PATTERN PATH...  search the full record of sessions
+//	rlog-ls compare A B           two runs side by side
 //	rlog-ls version
 package main
 
@@ -84,6 +86,17 @@ Usage:
       tools' latencies and the findings, every item linked to its line;
       beside the input as NAME.report.html (stdout for stdin) unless -o is
       given, never over the input, never over an existing file without --force.
+  rlog-ls search [-i] [-F] [--kind KIND,...] [--format text|json] PATTERN [PATH...]
+      Search the full record of sessions (prompts, messages, thinking, tool
+      inputs and outputs; an .rlog's companion, a transcript itself), one
+      line per hit, FILE:LINE: KIND: EXCERPT, as grep -n. Exit 0 when
+      something matched, 1 when nothing did, 2 on an error.
+  rlog-ls compare [--format text|json] [--masked] A B
+      Two runs side by side (any formats): aligned turn by turn and call by
+      call (tool and target), the first point where they differ with both
+      places, and both sessions' figures (stats') with the differences.
+      --masked: the diff of the two rlog views with ids, times, tokens and
+      costs masked. Exit 0 when they do the same, 1 when they differ.
   rlog-ls version
       Print the version.
   rlog-ls help [COMMAND]
@@ -105,6 +118,8 @@ var commands = map[string]func(args []string, stdin io.Reader, stdout, stderr io
 	"export":   exportCmd,
 	"redact":   redactCmd,
 	"report":   reportCmd,
+	"search":   searchCmd,
+	"compare":  compareCmd,
 	"version":  func(a []string, _ io.Reader, o, e io.Writer) int { return versionCmd(a, o, e) },
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestReadmeExamples runs the check, stats and fix examples of the
+// TestReadmeExamples runs the check, stats, fix, search and compare examples of the
 // console blocks of the README and docs/cli.md from the repository's root
 // and compares what they print (stdout, then stderr) with what the page
 // shows. A block that ends with "…" shows the start of the output.
@@ -35,7 +35,7 @@ func TestReadmeExamples(t *testing.T) {
 			}
 			args := strings.Fields(cmdLine)
 			switch {
-			case args[0] != "check" && args[0] != "stats" && args[0] != "fix":
+			case args[0] != "check" && args[0] != "stats" && args[0] != "fix" && args[0] != "search" && args[0] != "compare":
 				continue
 			case strings.Contains(cmdLine, "--write"):
 				continue
@@ -54,7 +54,7 @@ func TestReadmeExamples(t *testing.T) {
 			ran[args[0]]++
 		}
 	}
-	if ran["check"] == 0 || ran["stats"] < 2 || ran["fix"] == 0 {
+	if ran["check"] == 0 || ran["stats"] < 2 || ran["fix"] == 0 || ran["search"] < 2 || ran["compare"] == 0 {
 		t.Fatalf("examples run: %v", ran)
 	}
 }

@@ -45,8 +45,7 @@ func statsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return status
 	}
-	if *format != "text" && *format != "json" {
-		cmd.fail(stderr, "--format must be text or json, not %q", *format)
+	if !cmd.textOrJSON(*format, stderr) {
 		return 2
 	}
 	if len(paths) == 0 {

@@ -141,6 +141,7 @@ func Features() lsp.Features[Doc] {
 			MethodCompanionRecord:           lsp.DocumentRequest(logOnly(cs.record)),
 			MethodSessionView:               lsp.WorkspaceRequest(vs.view),
 			MethodSessionFormat:             lsp.WorkspaceRequest(vs.format),
+			MethodMaskedView:                lsp.WorkspaceRequest(vs.maskedView),
 			MethodSessions:                  lsp.WorkspaceRequest(sl.list),
 			// The sub-agent tree (callhierarchy.go).
 			protocol.MethodTextDocumentPrepareCallHierarchy: lsp.WorkspaceRequest(ch.prepare),

@@ -29,6 +29,7 @@ func TestEveryRequestIsTried(t *testing.T) {
 		MethodSessionView:                         "about a session file in another format, not a log (view_test.go)",
 		MethodSessionFormat:                       "about a session file in another format, not a log (view_test.go)",
 		MethodSessions:                            "about the sessions index, not one document (sessions_test.go)",
+		MethodMaskedView:                          "about a session file on disk, not a log's text at a place (mask_test.go)",
 		protocol.MethodCallHierarchyIncomingCalls: "takes an item prepareCallHierarchy gave, not a place in a document (callhierarchy_test.go)",
 		protocol.MethodCallHierarchyOutgoingCalls: "takes an item prepareCallHierarchy gave, not a place in a document (callhierarchy_test.go)",
 	}
@@ -43,6 +44,7 @@ func TestEveryRequestIsTried(t *testing.T) {
 		MethodSessionFormat:                             "about a session file in another format, not an edited log",
 		MethodSessionReport:                             "the report's data is the session's numbers, held streaming = whole in report/",
 		MethodSessions:                                  "reads the sessions index and the agents' stores from disk",
+		MethodMaskedView:                                "reads a session file from disk, not an edited log (analysis.TestMaskLine holds the masking)",
 		protocol.MethodTextDocumentPrepareCallHierarchy: "reads the sub-agents' files from disk",
 		protocol.MethodCallHierarchyIncomingCalls:       "takes an item, and reads the session's files from disk",
 		protocol.MethodCallHierarchyOutgoingCalls:       "takes an item, and reads the sub-agents' files from disk",
@@ -56,6 +58,7 @@ func TestEveryRequestIsTried(t *testing.T) {
 		MethodSessionFormat:                       "about a session file in another format (view_test.go)",
 		MethodSessionReport:                       "its answer is the whole report's data (insight_test.go)",
 		MethodSessions:                            "its answer is the index's rows of files on disk (sessions_test.go)",
+		MethodMaskedView:                          "its answer is a whole masked view of a file on disk (mask_test.go)",
 		protocol.MethodCallHierarchyIncomingCalls: "takes an item, not a place a marker names (callhierarchy_test.go)",
 		protocol.MethodCallHierarchyOutgoingCalls: "takes an item, not a place a marker names (callhierarchy_test.go)",
 	}

@@ -165,7 +165,7 @@ func docRequests(uri protocol.DocumentURI, p protocol.Position) map[string]any {
 func refused(method string, err error) bool {
 	var rpcErr *jsonrpc2.Error
 	return (method == protocol.MethodTextDocumentPrepareRename || method == protocol.MethodTextDocumentRename ||
-		method == MethodSessionView) && // a file that is no session
+		method == MethodSessionView || method == MethodMaskedView) && // a file that is no session
 		errors.As(err, &rpcErr) && (rpcErr.Code == -32803 || rpcErr.Code == jsonrpc2.InvalidParams)
 }
 
@@ -242,7 +242,7 @@ func TestEveryMethodOnHostileDocuments(t *testing.T) {
 func TestWrongParamsForEveryMethod(t *testing.T) {
 	c := start(t, "", nil)
 	open(t, c, testURI, doc.text)
-	methods := []string{protocol.MethodWorkspaceSymbol, protocol.MethodWorkspaceExecuteCommand, MethodSessionView, MethodSessionFormat}
+	methods := []string{protocol.MethodWorkspaceSymbol, protocol.MethodWorkspaceExecuteCommand, MethodSessionView, MethodSessionFormat, MethodMaskedView}
 	for m := range docRequests(testURI, protocol.Position{}) {
 		methods = append(methods, m)
 	}

@@ -24,7 +24,9 @@
 // the Problems panel and the outline (vscode.png), of the lenses and hints
 // (vscode-insight.png), of the session view (vscode-session-view.png) and
 // of the transcript beside its view (vscode-claude-view.png), of the
-// Sessions view with a session opened from it (vscode-sessions.png), all beside
+// Sessions view with a session opened from it (vscode-sessions.png), of two
+// runs of one task in the diff editor through Compare With… from the
+// explorer (vscode-compare.png: masked, only the changed answer differs), all beside
 // RLOG_E2E_SCREENSHOT. It also checks completion of call
 // ids, and that Follow keeps the end of a log that grows on disk in view
 // (and what VS Code sends the server on that reload).
@@ -137,6 +139,14 @@ function prepare() {
   const lines = readFileSync(transcriptPath(), 'utf8').split(/(?<=\n)/);
   transcriptRest = lines.slice(transcriptCut).join('');
   writeFileSync(transcriptPath(), lines.slice(0, transcriptCut).join(''));
+  // The same task run twice by Claude Code with one scripted answer
+  // changed (the harness's compare-a and compare-b), for Compare With….
+  for (const side of ['a', 'b']) {
+    const dir = join(root, 'testdata', 'agents', 'claude-code', '2.1.328', `compare-${side}`, 'claude', 'projects');
+    const project = readdirSync(dir)[0];
+    const transcript = readdirSync(join(dir, project)).find((f) => f.endsWith('.jsonl'));
+    copyFileSync(join(dir, project, transcript), join(work, 'ws', `run-${side}.jsonl`));
+  }
   sessionStores();
   writeFileSync(join(work, 'ws', 'unknown-session.jsonl'), '{"at":"2026-11-27T09:48:08Z","kind":"start","payload":{}}\n');
   writeFileSync(join(work, 'ws', 'settings-check.rlog'), settingsCheck);
@@ -715,6 +725,57 @@ async function main() {
       await openFile(page, 'sample.rlog');
     });
 
+    await check('Compare With… shows two runs in the diff editor, masked', async () => {
+      await page.keyboard.press('Escape');
+      panelWasOpen = await page.locator('.part.panel').isVisible();
+      if (panelWasOpen) await commandPalette(page, 'View: Hide Panel');
+      await openFile(page, 'run-a.jsonl');
+      const problemCounts = async () => (await textOf(page.locator('.statusbar-item').filter({ has: page.locator('.codicon-error') }))).replace(/\s+/g, ' ');
+      const before = await problemCounts();
+      // From the explorer's context menu, as a user would.
+      await commandPalette(page, 'File: Reveal Active File in Explorer View');
+      const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'run-a.jsonl' });
+      await row.click({ button: 'right' });
+      const item = page.locator('.monaco-menu .action-item', { hasText: 'Compare With…' });
+      await item.hover();
+      await until('the menu item under the pointer', async () => (await item.getAttribute('class') ?? '').includes('focused'));
+      await page.keyboard.press('Enter');
+      // The other session, from the workspace's session files.
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible' });
+      await input.fill('run-b');
+      await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: 'run-b.jsonl' }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator('.tab.active', { hasText: 'run-a.jsonl.rlog ↔ run-b.jsonl.rlog' }).or(
+        page.locator('.tab.active', { hasText: '(masked)' })).first().waitFor();
+      // Both sides, masked: no timestamps, ids or token counts, the
+      // session's folder as {cwd}; the changed answer is the change.
+      const diff = page.locator('.monaco-diff-editor');
+      await until('the two masked views side by side', async () => {
+        const t = (await textOf(diff.locator('.view-lines'))).replace(/\u00a0/g, ' ');
+        return t.includes('cmd="wc -l notes.txt"') && t.includes('cmd="wc -w notes.txt"') && t.includes('file_path={cwd}/notes.txt') &&
+          t.includes('ts=…') && !/ts=20\d\d-/.test(t) && !t.includes('toolu_cmp_') ? t : null;
+      }, 30_000);
+      // Only the changed answer differs: two lines a side (the message and
+      // the call), and the masked documents are not checked as logs.
+      await until('the changed lines marked', async () => await diff.locator('.editor.original .line-delete').count() === 2 &&
+        await diff.locator('.editor.modified .line-insert').count() === 2);
+      // The server got no masked document: no new problems (a masked ts=…
+      // would be one).
+      await page.waitForTimeout(2000);
+      const after = await problemCounts();
+      if (after !== before) throw new Error(`problems went from ${before} to ${after} with the masked views open`);
+      await page.keyboard.press('Escape');
+      await page.mouse.move(0, 0);
+      await page.waitForTimeout(300);
+      const dir = dirname(screenshotPath);
+      await page.screenshot({ path: join(dir, 'vscode-compare.png') });
+      log(`screenshot: ${join(dir, 'vscode-compare.png')}`);
+      await commandPalette(page, 'View: Close All Editors');
+      if (panelWasOpen) await commandPalette(page, 'View: Focus Problems');
+      await openFile(page, 'sample.rlog');
+    });
+
     await check('the Sessions view lists the folder\'s sessions and opens one', async () => {
       await page.keyboard.press('Escape');
       await commandPalette(page, 'View: Close All Editors');
@@ -762,7 +823,7 @@ async function main() {
       log(`screenshot: ${join(dir, 'vscode-sessions.png')}`);
       // Its context menu has the session's actions.
       await claude.click({ button: 'right' });
-      for (const item of ['Show Session View', 'Convert…', 'Redact a Copy…']) {
+      for (const item of ['Show Session View', 'Compare With…', 'Convert…', 'Redact a Copy…']) {
         await page.locator('.monaco-menu .action-item', { hasText: item }).first().waitFor();
       }
       await page.keyboard.press('Escape');

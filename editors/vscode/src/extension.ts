@@ -18,6 +18,8 @@ import { registerSessionView } from './sessionView';
 import { CompanionRecord, logOf, recordScheme, recordUri } from './companion';
 import { sessionViewChanged, ViewChange } from './view';
 import { onViewChanged, registerViews, servedForView, sourceClosed } from './views';
+import { registerCompare } from './compare';
+import { maskedScheme } from './masked';
 import { registerSessions } from './sessions';
 import { sessionsChanged } from './sessionRows';
 
@@ -65,6 +67,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.window.onDidChangeActiveTextEditor(updateStatus),
     ...registerSessionView(() => client, output),
+    ...registerCompare(() => client, output),
   );
   const views = registerViews(() => client, output, served);
   context.subscriptions.push(...views.disposables);
@@ -277,6 +280,9 @@ function createdUri(result: unknown): vscode.Uri | undefined {
  * companion, or a session file whose view was opened.
  */
 function served(doc: vscode.TextDocument): boolean {
+  // Compare With…'s masked views are for reading side by side: their
+  // masked values are no log's, and nothing is asked of the server there.
+  if (doc.uri.scheme === maskedScheme) return false;
   if (doc.languageId === 'rlog' || servedForView(doc)) return true;
   return doc.uri.scheme === 'file' && logOf(doc.uri.fsPath) !== undefined;
 }
@@ -286,7 +292,7 @@ function served(doc: vscode.TextDocument): boolean {
  * and asks it about a companion only for what it answers there (hover and
  * Go to Definition, which lead back to the log).
  */
-const logOnly = (doc: vscode.TextDocument) => doc.languageId === 'rlog';
+const logOnly = (doc: vscode.TextDocument) => doc.languageId === 'rlog' && doc.uri.scheme !== maskedScheme;
 const companionMiddleware: LanguageClientOptions['middleware'] = {
   didOpen: (doc, next) => (served(doc) ? next(doc) : Promise.resolve()),
   didChange: (e, next) => (served(e.document) ? next(e) : Promise.resolve()),

@@ -162,6 +162,7 @@ export function registerSessions(client: () => LanguageClient | undefined, outpu
       await open(arg);
       await vscode.commands.executeCommand('rlog.showSessionView');
     }),
+    vscode.commands.registerCommand('rlog.sessions.compareWith', (arg: unknown) => vscode.commands.executeCommand('rlog.compareWith', uriOf(arg))),
     vscode.commands.registerCommand('rlog.sessions.convert', (arg: unknown) => vscode.commands.executeCommand('rlog.convertFile', uriOf(arg))),
     vscode.commands.registerCommand('rlog.sessions.redact', async (arg: unknown) => {
       const uri = uriOf(arg);

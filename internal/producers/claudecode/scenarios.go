@@ -13,7 +13,7 @@ import (
 )
 
 // Scenarios are the scripted sessions the fixtures are recorded from, the
-// ten of docs/producers.md. Each rule matches one turn of the session by
+// twelve of docs/producers.md. Each rule matches one turn of the session by
 // what the CLI sends: the prompt of the turn, the result of a tool call
 // (by the call's id), a sub-agent's task, a compaction's instructions.
 var Scenarios = []*Scenario{
@@ -207,6 +207,10 @@ var Scenarios = []*Scenario{
 				a.Text("Your picture is a blue square; chart.png is a red one.")}}},
 		},
 	},
+	comparePair("compare-a", "wc -l notes.txt", "Counting the lines."),
+	// The same task with one scripted answer changed: the second call
+	// counts words, not lines (what rlog-ls compare must find).
+	comparePair("compare-b", "wc -w notes.txt", "Counting the words."),
 }
 
 // compactionRequest matches the request that asks for a compaction's
@@ -216,6 +220,28 @@ var (
 	compactionRequest = a.LastUserHas("Your task is to create a detailed summary of the conversation so far")
 	continuedRequest  = a.FirstUserSays("This session is being continued from a previous conversation")
 )
+
+// comparePair is one of two runs of the same task that differ in one
+// scripted answer: the second call's command (and what it says before
+// it). Each runs in its own folder, as two runs of a task do.
+func comparePair(name, count, saying string) *Scenario {
+	work := "/tmp/rlog-producers/claude/" + name + "/work"
+	return &Scenario{
+		Name: name,
+		About: "One of two runs of the same task with one scripted answer changed (compare-a counts the " +
+			"lines of the notes, compare-b the words), for rlog-ls compare: read a file, run a command, answer.",
+		Files: map[string][]byte{"notes.txt": []byte("alpha\nbeta\ngamma\n")},
+		Steps: []Step{{Prompt: "How long are the notes in this folder?", Args: []string{"--allowedTools", "Bash", "Read"}}},
+		Ends:  []string{"done"},
+		Rules: []a.Rule{
+			{Name: "read", When: a.LastUserSays("How long are the notes"), Times: 1,
+				Reply: call("I'll read the notes first.", "toolu_cmp_read", "Read", `{"file_path":"`+work+`/notes.txt"}`)},
+			{Name: "count", When: a.ToolResult("toolu_cmp_read"), Times: 1,
+				Reply: call(saying, "toolu_cmp_count", "Bash", `{"command":"`+count+`","description":"Measure the notes"}`)},
+			{Name: "done", When: a.ToolResult("toolu_cmp_count"), Times: 1, Reply: say("That is how long the notes are.")},
+		},
+	}
+}
 
 // twiceSummary is the compaction-twice scenario's summary, with usage.
 func twiceSummary(u a.Usage) a.Reply {

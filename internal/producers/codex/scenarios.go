@@ -155,6 +155,10 @@ var Scenarios = []*Scenario{
 			{Name: "context-too-long", When: o.LastUserSays("Fourth prompt"), Times: 1, Reply: o.Reply{Status: 400, ErrorCode: "context_length_exceeded"}},
 		},
 	},
+	comparePair("compare-a", "wc -l"),
+	// The same task with one scripted answer changed: the command counts
+	// words, not lines (what rlog-ls compare must find).
+	comparePair("compare-b", "wc -w"),
 }
 
 // subagentScenario is the sub-agent scenario, the sub-agent spawned with
@@ -188,6 +192,29 @@ func subagentScenario(name, spawnArgs, about string) *Scenario {
 			{Name: "answer", When: o.All(o.Agent("/root"), o.OneOf(o.LastHas("FINAL_ANSWER"), o.Output("call_sub_wait"))), Times: 1, Reply: o.Reply{
 				Items: []o.Item{o.Message("The sub-agent says the folder has 0 files.")},
 				Usage: o.Usage{Input: 4500, Cached: 4200, Output: 14}}},
+		},
+	}
+}
+
+// comparePair is one of two runs of the same task that differ in one
+// scripted answer: the command the shell runs. Each runs in its own
+// folder, as two runs of a task do.
+func comparePair(name, count string) *Scenario {
+	return &Scenario{
+		Name: name,
+		About: "One of two runs of the same task with one scripted answer changed (compare-a counts the lines " +
+			"of a file it writes, compare-b the words), for rlog-ls compare: a shell command, then a closing message.",
+		Steps:   []Step{{Prompt: "How long is a list of three names?"}},
+		Threads: 1,
+		Ends:    "done",
+		Rules: []o.Rule{
+			{Name: "exec", When: o.LastUserSays("How long is a list"), Times: 1, Reply: o.Reply{
+				Items: []o.Item{o.Message("Writing the list and measuring it."),
+					o.FunctionCall("call_cmp_exec", "exec_command", `{"cmd":"printf 'alpha\\nbeta\\ngamma\\n' > names.txt; `+count+` names.txt"}`)},
+				Usage: o.Usage{Input: 3000, Output: 30}}},
+			{Name: "done", When: o.Output("call_cmp_exec"), Times: 1, Reply: o.Reply{
+				Items: []o.Item{o.Message("That is how long the list is.")},
+				Usage: o.Usage{Input: 3300, Cached: 2900, Output: 10}}},
 		},
 	}
 }

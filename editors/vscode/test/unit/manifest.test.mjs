@@ -97,13 +97,16 @@ test('the word pattern keeps ids, uuids and timestamps whole', () => {
 
 test('commands are declared and reachable', () => {
   const cmds = pkg.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(cmds, ['rlog.convertFile', 'rlog.openView', 'rlog.restartServer', 'rlog.sessions.convert', 'rlog.sessions.open',
+  assert.deepEqual(cmds, ['rlog.compareWith', 'rlog.convertFile', 'rlog.openView', 'rlog.restartServer', 'rlog.sessions.compareWith', 'rlog.sessions.convert', 'rlog.sessions.open',
     'rlog.sessions.redact', 'rlog.sessions.refresh', 'rlog.sessions.showSessionView', 'rlog.sessionsTouchingFile',
     'rlog.showFullRecord', 'rlog.showOutput', 'rlog.showSessionView', 'rlog.toggleFollow']);
   const src = readdirSync(join(ext, 'src')).map((f) => readFileSync(join(ext, 'src', f), 'utf8')).join('\n');
-  for (const c of cmds.filter((c) => c !== 'rlog.showSessionView' && c !== 'rlog.openView')) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
+  for (const c of cmds.filter((c) => c !== 'rlog.showSessionView' && c !== 'rlog.openView' && c !== 'rlog.compareWith')) assert.ok(src.includes(`registerCommand('${c}'`), `${c} is not registered`);
   // The view's command is registered by its module, under the name it exports.
   assert.ok(readFileSync(join(ext, 'src', 'views.ts'), 'utf8').includes('registerCommand(openViewCommand,'), 'rlog.openView is not registered');
+  // Compare With… is registered by its module, under the name it exports.
+  const compare = readFileSync(join(ext, 'src', 'compare.ts'), 'utf8');
+  assert.ok(compare.includes(`compareWithCommand = 'rlog.compareWith'`) && compare.includes('registerCommand(compareWithCommand,'), 'rlog.compareWith is not registered');
   // The session view's command is registered by its module, under the name lens.ts gives it.
   const view = readFileSync(join(ext, 'src', 'sessionView.ts'), 'utf8');
   assert.ok(view.includes('registerCommand(showSessionView,'), 'rlog.showSessionView is not registered');
@@ -121,6 +124,15 @@ test('Open as rlog View is offered where session files are: the palette, the exp
   assert.ok(readFileSync(join(ext, 'src', 'views.ts'), 'utf8').includes(`'setContext', 'rlog.sessionFiles'`));
   // The extension starts for JSON Lines files and restored views, not only in workspaces with logs.
   assert.ok(pkg.activationEvents.includes('onLanguage:jsonl') && pkg.activationEvents.includes('onFileSystem:rlog-view'));
+});
+
+test('Compare With… is offered on sessions: the palette, the explorer and the editor title', () => {
+  const menus = pkg.contributes.menus;
+  const entry = (menu) => menus[menu].find((m) => m.command === 'rlog.compareWith');
+  for (const menu of ['commandPalette', 'explorer/context', 'editor/title/context']) {
+    assert.match(entry(menu)?.when ?? '', /resourceExtname == \.jsonl \|\| resourceExtname == \.json/, menu);
+  }
+  assert.match(entry('explorer/context').when, /resourceExtname == \.rlog/);
 });
 
 test('the inlay hint settings are the ones the server reads, with its defaults', () => {
@@ -154,7 +166,7 @@ test('the Sessions view: in the explorer, with its actions on sessions and the s
   assert.ok(readFileSync(join(ext, 'src', 'sessions.ts'), 'utf8').includes("sessionsViewId = 'rlog.sessions'"));
   assert.ok(pkg.activationEvents.includes('onView:rlog.sessions'));
   const items = pkg.contributes.menus['view/item/context'].filter((m) => m.when.includes('view == rlog.sessions && viewItem == session'));
-  assert.deepEqual(items.map((m) => m.command).sort(), ['rlog.sessions.convert', 'rlog.sessions.redact', 'rlog.sessions.showSessionView']);
+  assert.deepEqual(items.map((m) => m.command).sort(), ['rlog.sessions.compareWith', 'rlog.sessions.convert', 'rlog.sessions.redact', 'rlog.sessions.showSessionView']);
   // The request and the notification are the server's (lsp/rlog/sessions.go).
   const rows = require('../../out/sessionRows.js');
   const go = readFileSync(join(root, 'lsp', 'rlog', 'sessions.go'), 'utf8');

@@ -57,3 +57,12 @@ test('the server names the scheme, the requests and the notification as the exte
     assert.ok(go.includes(`json:"${field}"`), `the view's ${field} is not in the server's answer`);
   }
 });
+
+test('the masked views of Compare With…: their URIs, and the request the server answers', () => {
+  const masked = require('../../out/masked.js');
+  assert.equal(masked.maskedUri('/tmp/a b/s.jsonl', 'a'), 'rlog-masked:///tmp/a%20b/s.jsonl.rlog?a');
+  assert.equal(masked.maskedUri('/tmp/s.rlog', 'b'), 'rlog-masked:///tmp/s.rlog.rlog?b');
+  const go = readFileSync(join(root, 'lsp', 'rlog', 'mask.go'), 'utf8');
+  assert.ok(go.includes(`MethodMaskedView = "${masked.maskedViewRequest}"`), 'rlog/maskedView changed');
+  for (const field of ['name', 'text']) assert.ok(go.includes(`json:"${field}"`), `the masked view's ${field} is not in the server's answer`);
+});
