@@ -1,0 +1,109 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// comparePair is the harness's recorded compare pair of Claude Code: the
+// same task run twice with one scripted answer changed (compare-b counts
+// the words of notes.txt, compare-a its lines).
+func comparePair(t *testing.T) (a, b string) {
+	t.Helper()
+	var pair [2]string
+	for i, side := range []string{"compare-a", "compare-b"} {
+		m, _ := filepath.Glob(filepath.Join(repoRoot(), "testdata", "agents", "claude-code", "2.1.328", side, "claude", "projects", "*", "*.jsonl"))
+		if len(m) != 1 {
+			t.Fatalf("the recorded %s scenario: %v", side, m)
+		}
+		pair[i] = m[0]
+	}
+	return pair[0], pair[1]
+}
+
+// unmasked finds what masking takes out of a view: a time, a UUID, an
+// id= value, a token count.
+var unmasked = regexp.MustCompile(`20\d\d-\d\d-\d\dT|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-|\bid=[^…\s]|tokens_in=\d`)
+
+// checkMaskedSides checks the two sides of a comparison of comparePair:
+// masked, each the whole view, and the changed lines, and only they,
+// marked (want: A's and B's).
+func checkMaskedSides(t *testing.T, editor string, texts, marked [2][]string) {
+	t.Helper()
+	want := [2][]string{
+		{"a: Counting the lines.", `t!:Bash id=… cmd="wc -l notes.txt"`},
+		{"a: Counting the words.", `t!:Bash id=… cmd="wc -w notes.txt"`},
+	}
+	for i := range 2 {
+		text := strings.Join(texts[i], "\n")
+		if !strings.HasPrefix(text, "---\nformat: rlog/1\n") || !strings.Contains(text, "\n@end ") {
+			t.Errorf("%s: side %d is not a whole rlog view:\n%s", editor, i, text)
+		}
+		if m := unmasked.FindString(text); m != "" {
+			t.Errorf("%s: side %d shows %q unmasked:\n%s", editor, i, m, text)
+		}
+		if len(marked[i]) != len(want[i]) {
+			t.Errorf("%s: side %d marks %q, want %q", editor, i, marked[i], want[i])
+			continue
+		}
+		for j, w := range want[i] {
+			if !strings.HasPrefix(marked[i][j], w) {
+				t.Errorf("%s: side %d marks %q, want %q", editor, i, marked[i][j], w)
+			}
+		}
+	}
+}
+
+// TestNeovimCompare: :RlogCompare on a transcript opens a tab page with
+// both sessions' masked rlog views in diff mode, read only, named by side
+// and file, not given to the server; diff mode marks the changed answer's
+// two lines on each side, and no id or time is left.
+func TestNeovimCompare(t *testing.T) {
+	nvim := editor(t, "nvim", "neovim")
+	a, b := comparePair(t)
+	out := filepath.Join(t.TempDir(), "compare.json")
+	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
+		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
+		"-c", "filetype plugin on", "-c", "luafile "+filepath.Join(repoRoot(), "e2e", "testdata", "nvim_compare.lua"))
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_A="+a, "RLOG_B="+b)
+	runGuarded(t, cmd, 2*time.Minute)
+	var res struct {
+		Errors []string `json:"errors"`
+		NewTab bool     `json:"new_tab"`
+		Sides  []struct {
+			Name       string   `json:"name"`
+			Text       string   `json:"text"`
+			Diff       bool     `json:"diff"`
+			Modifiable bool     `json:"modifiable"`
+			Readonly   bool     `json:"readonly"`
+			Syntax     string   `json:"syntax"`
+			Clients    int      `json:"clients"`
+			Marked     []string `json:"marked"`
+		} `json:"sides"`
+	}
+	readResult(t, out, "Neovim", &res)
+	if len(res.Errors) > 0 {
+		t.Fatalf("Neovim: %v", res.Errors)
+	}
+	if !res.NewTab || len(res.Sides) != 2 {
+		t.Fatalf("new tab %v, %d windows", res.NewTab, len(res.Sides))
+	}
+	var texts, marked [2][]string
+	for i, s := range res.Sides {
+		file := []string{a, b}[i]
+		if want := "rlog-masked://" + "AB"[i:i+1] + "/" + filepath.Base(file); s.Name != want {
+			t.Errorf("side %d is named %q, want %q", i, s.Name, want)
+		}
+		if !s.Diff || s.Modifiable || !s.Readonly || s.Syntax != "rlog" || s.Clients != 0 {
+			t.Errorf("side %d: diff %v, modifiable %v, readonly %v, syntax %q, %d servers", i, s.Diff, s.Modifiable, s.Readonly, s.Syntax, s.Clients)
+		}
+		texts[i], marked[i] = strings.Split(s.Text, "\n"), s.Marked
+	}
+	checkMaskedSides(t, "Neovim", texts, marked)
+}
