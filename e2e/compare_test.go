@@ -107,3 +107,52 @@ func TestNeovimCompare(t *testing.T) {
 	}
 	checkMaskedSides(t, "Neovim", texts, marked)
 }
+
+// TestEmacsCompare: M-x rlog-compare on a visited transcript opens ediff
+// on both sessions' masked rlog views, read-only rlog-mode buffers named by
+// side and file, not managed by eglot; ediff's one difference is the
+// changed answer's two lines, and no id or time is left.
+func TestEmacsCompare(t *testing.T) {
+	emacs := editor(t, "emacs", "emacs-nox")
+	needEglot(t, emacs)
+	a, b := comparePair(t)
+	out := filepath.Join(t.TempDir(), "compare.json")
+	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
+		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "compare.el"))
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_A="+a, "RLOG_B="+b)
+	runGuarded(t, cmd, 2*time.Minute)
+	var res struct {
+		Error string `json:"error"`
+		Sides []struct {
+			Name     string `json:"name"`
+			Text     string `json:"text"`
+			Mode     string `json:"mode"`
+			Readonly bool   `json:"readonly"`
+			Server   bool   `json:"server"`
+		} `json:"sides"`
+		Differences [][2]string `json:"differences"`
+	}
+	readResult(t, out, "Emacs", &res)
+	if res.Error != "" {
+		t.Fatalf("Emacs: %s", res.Error)
+	}
+	if len(res.Sides) != 2 {
+		t.Fatalf("%d sides", len(res.Sides))
+	}
+	var texts, marked [2][]string
+	for i, s := range res.Sides {
+		file := []string{a, b}[i]
+		if want := "*rlog masked " + "AB"[i:i+1] + ": " + filepath.Base(file) + "*"; s.Name != want {
+			t.Errorf("side %d is named %q, want %q", i, s.Name, want)
+		}
+		if s.Mode != "rlog-mode" || !s.Readonly || s.Server {
+			t.Errorf("side %d: mode %s, read only %v, managed by eglot %v", i, s.Mode, s.Readonly, s.Server)
+		}
+		texts[i] = strings.Split(s.Text, "\n")
+		for _, d := range res.Differences {
+			marked[i] = append(marked[i], strings.Split(strings.TrimSuffix(d[i], "\n"), "\n")...)
+		}
+	}
+	checkMaskedSides(t, "Emacs", texts, marked)
+}
