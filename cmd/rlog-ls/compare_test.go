@@ -114,6 +114,48 @@ func TestCompareFindsTheChangedCodexAnswer(t *testing.T) {
 	}
 }
 
+// TestCompareFindsTheChangedGeminiAnswer: the same for two runs of the
+// real Gemini CLI (the harness's compare-a and compare-b): the second
+// shell command differs, at both session files' record lines, and the
+// masked diff shows that answer's lines and nothing else.
+func TestCompareFindsTheChangedGeminiAnswer(t *testing.T) {
+	a := transcriptOf(t, "gemini-cli/0.61.0/compare-a", "gemini/tmp/*/chats/*.jsonl")
+	b := transcriptOf(t, "gemini-cli/0.61.0/compare-b", "gemini/tmp/*/chats/*.jsonl")
+	c, code := compareJSON(t, a, b)
+	if code != 1 || c.Divergence == nil || c.Divergence.Turn != 1 || c.Divergence.Call != 2 {
+		t.Fatalf("exit %d, divergence %+v, want turn 1 call 2", code, c.Divergence)
+	}
+	d := c.Divergence
+	if d.A.What != "run_shell_command wc -l notes.txt" || d.B.What != "run_shell_command wc -w notes.txt" {
+		t.Errorf("A %q, B %q", d.A.What, d.B.What)
+	}
+	for _, p := range []*place{d.A, d.B} {
+		if rec := lineOf(t, p.File, p.Line); !strings.Contains(rec, "run_shell_command") || !strings.Contains(rec, strings.TrimPrefix(p.What, "run_shell_command ")) {
+			t.Errorf("%s:%d is not the call's record: %.200s", p.File, p.Line, rec)
+		}
+	}
+	if c, code := compareJSON(t, a, a); code != 0 || c.Divergence != nil {
+		t.Errorf("a session against itself: exit %d, %+v", code, c.Divergence)
+	}
+	out, errOut, code := runCLI(t, "compare", "--masked", a, b)
+	if code != 1 {
+		t.Fatalf("compare --masked: exit %d, %s", code, errOut)
+	}
+	if strings.Contains(out, "ts=20") || strings.Contains(out, "/tmp/rlog-producers/") {
+		t.Errorf("a time or the session's folder left unmasked:\n%s", out)
+	}
+	var changed []string
+	for _, l := range strings.Split(out, "\n") {
+		if (strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+")) && !strings.HasPrefix(l, "---") && !strings.HasPrefix(l, "+++") {
+			changed = append(changed, l)
+		}
+	}
+	if len(changed) != 4 || !strings.HasPrefix(changed[0], "-a: Counting the lines.") || !strings.Contains(changed[1], `command="wc -l notes.txt"`) ||
+		!strings.HasPrefix(changed[2], "+a: Counting the words.") || !strings.Contains(changed[3], `command="wc -w notes.txt"`) {
+		t.Errorf("the masked diff changes:\n%s", strings.Join(changed, "\n"))
+	}
+}
+
 // TestCompareTableIsStats: compare's figures of each side are the ones
 // stats --format json prints of it, for every agent's sessions and an
 // rlog log; the differences are B's minus A's.
