@@ -10,16 +10,35 @@ import (
 	"time"
 )
 
-// comparePair is the harness's recorded compare pair of Claude Code: the
-// same task run twice with one scripted answer changed (compare-b counts
-// the words of notes.txt, compare-a its lines).
-func comparePair(t *testing.T) (a, b string) {
+// A recordedPair is one of the harness's recorded compare pairs: the same
+// task run twice by an agent with one scripted answer changed (compare-b
+// counts the words of notes.txt, compare-a its lines), and the lines of
+// each side's masked view that differ.
+type recordedPair struct {
+	agent   string      // the agent's folder under testdata/agents, with its version
+	pattern string      // the session file in a scenario's folder
+	changed [2][]string // the starts of A's and B's lines that differ
+}
+
+var recordedPairs = []recordedPair{
+	{"claude-code/2.1.328", "claude/projects/*/*.jsonl", [2][]string{
+		{"a: Counting the lines.", `t!:Bash id=… cmd="wc -l notes.txt"`},
+		{"a: Counting the words.", `t!:Bash id=… cmd="wc -w notes.txt"`},
+	}},
+	{"gemini-cli/0.61.0", "gemini/tmp/*/chats/*.jsonl", [2][]string{
+		{"a: Counting the lines.", `t!:run_shell_command id=… command="wc -l notes.txt"`},
+		{"a: Counting the words.", `t!:run_shell_command id=… command="wc -w notes.txt"`},
+	}},
+}
+
+// files are the pair's two session files.
+func (p recordedPair) files(t *testing.T) (a, b string) {
 	t.Helper()
 	var pair [2]string
 	for i, side := range []string{"compare-a", "compare-b"} {
-		m, _ := filepath.Glob(filepath.Join(repoRoot(), "testdata", "agents", "claude-code", "2.1.328", side, "claude", "projects", "*", "*.jsonl"))
+		m, _ := filepath.Glob(filepath.Join(repoRoot(), "testdata", "agents", p.agent, side, p.pattern))
 		if len(m) != 1 {
-			t.Fatalf("the recorded %s scenario: %v", side, m)
+			t.Fatalf("the recorded %s scenario of %s: %v", side, p.agent, m)
 		}
 		pair[i] = m[0]
 	}
@@ -30,15 +49,11 @@ func comparePair(t *testing.T) (a, b string) {
 // id= value, a token count.
 var unmasked = regexp.MustCompile(`20\d\d-\d\d-\d\dT|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-|\bid=[^…\s]|tokens_in=\d`)
 
-// checkMaskedSides checks the two sides of a comparison of comparePair:
-// masked, each the whole view, and the changed lines, and only they,
-// marked (want: A's and B's).
-func checkMaskedSides(t *testing.T, editor string, texts, marked [2][]string) {
+// checkMaskedSides checks the two sides of a comparison of p: masked,
+// each the whole view, and the changed lines, and only they, marked.
+func checkMaskedSides(t *testing.T, editor string, p recordedPair, texts, marked [2][]string) {
 	t.Helper()
-	want := [2][]string{
-		{"a: Counting the lines.", `t!:Bash id=… cmd="wc -l notes.txt"`},
-		{"a: Counting the words.", `t!:Bash id=… cmd="wc -w notes.txt"`},
-	}
+	want := p.changed
 	for i := range 2 {
 		text := strings.Join(texts[i], "\n")
 		if !strings.HasPrefix(text, "---\nformat: rlog/1\n") || !strings.Contains(text, "\n@end ") {
@@ -59,13 +74,19 @@ func checkMaskedSides(t *testing.T, editor string, texts, marked [2][]string) {
 	}
 }
 
-// TestNeovimCompare: :RlogCompare on a transcript opens a tab page with
+// TestNeovimCompare: on each recorded pair, :RlogCompare on a transcript opens a tab page with
 // both sessions' masked rlog views in diff mode, read only, named by side
 // and file, not given to the server; diff mode marks the changed answer's
 // two lines on each side, and no id or time is left.
 func TestNeovimCompare(t *testing.T) {
 	nvim := editor(t, "nvim", "neovim")
-	a, b := comparePair(t)
+	for _, p := range recordedPairs {
+		t.Run(filepath.Dir(p.agent), func(t *testing.T) { neovimCompare(t, nvim, p) })
+	}
+}
+
+func neovimCompare(t *testing.T, nvim string, p recordedPair) {
+	a, b := p.files(t)
 	out := filepath.Join(t.TempDir(), "compare.json")
 	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
 		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
@@ -105,17 +126,23 @@ func TestNeovimCompare(t *testing.T) {
 		}
 		texts[i], marked[i] = strings.Split(s.Text, "\n"), s.Marked
 	}
-	checkMaskedSides(t, "Neovim", texts, marked)
+	checkMaskedSides(t, "Neovim", p, texts, marked)
 }
 
-// TestEmacsCompare: M-x rlog-compare on a visited transcript opens ediff
+// TestEmacsCompare: on each recorded pair, M-x rlog-compare on a visited transcript opens ediff
 // on both sessions' masked rlog views, read-only rlog-mode buffers named by
 // side and file, not managed by eglot; ediff's one difference is the
 // changed answer's two lines, and no id or time is left.
 func TestEmacsCompare(t *testing.T) {
 	emacs := editor(t, "emacs", "emacs-nox")
 	needEglot(t, emacs)
-	a, b := comparePair(t)
+	for _, p := range recordedPairs {
+		t.Run(filepath.Dir(p.agent), func(t *testing.T) { emacsCompare(t, emacs, p) })
+	}
+}
+
+func emacsCompare(t *testing.T, emacs string, p recordedPair) {
+	a, b := p.files(t)
 	out := filepath.Join(t.TempDir(), "compare.json")
 	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
 		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "compare.el"))
@@ -154,5 +181,5 @@ func TestEmacsCompare(t *testing.T) {
 			marked[i] = append(marked[i], strings.Split(strings.TrimSuffix(d[i], "\n"), "\n")...)
 		}
 	}
-	checkMaskedSides(t, "Emacs", texts, marked)
+	checkMaskedSides(t, "Emacs", p, texts, marked)
 }
