@@ -76,7 +76,8 @@ func checkMaskedSides(t *testing.T, editor string, p recordedPair, texts, marked
 
 // TestNeovimCompare: on each recorded pair, :RlogCompare on a transcript opens a tab page with
 // both sessions' masked rlog views in diff mode, read only, named by side
-// and file, not given to the server; diff mode marks the changed answer's
+// and file, not given to the server (a file that is no session gets a
+// message instead); diff mode marks the changed answer's
 // two lines on each side, and no id or time is left.
 func TestNeovimCompare(t *testing.T) {
 	nvim := editor(t, "nvim", "neovim")
@@ -95,9 +96,14 @@ func neovimCompare(t *testing.T, nvim string, p recordedPair) {
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_A="+a, "RLOG_B="+b)
 	runGuarded(t, cmd, 2*time.Minute)
 	var res struct {
-		Errors []string `json:"errors"`
-		NewTab bool     `json:"new_tab"`
-		Sides  []struct {
+		Errors  []string `json:"errors"`
+		Refused struct {
+			Message string `json:"message"`
+			Level   int    `json:"level"`
+		} `json:"refused"`
+		TabsAfterRefusal int  `json:"tabs_after_refusal"`
+		NewTab           bool `json:"new_tab"`
+		Sides            []struct {
 			Name       string   `json:"name"`
 			Text       string   `json:"text"`
 			Diff       bool     `json:"diff"`
@@ -111,6 +117,9 @@ func neovimCompare(t *testing.T, nvim string, p recordedPair) {
 	readResult(t, out, "Neovim", &res)
 	if len(res.Errors) > 0 {
 		t.Fatalf("Neovim: %v", res.Errors)
+	}
+	if !strings.HasPrefix(res.Refused.Message, "rlog: cannot compare: ") || res.Refused.Level != 4 || res.TabsAfterRefusal != 1 {
+		t.Errorf("a file that is no session: %+v, %d tab pages", res.Refused, res.TabsAfterRefusal)
 	}
 	if !res.NewTab || len(res.Sides) != 2 {
 		t.Fatalf("new tab %v, %d windows", res.NewTab, len(res.Sides))
@@ -131,7 +140,8 @@ func neovimCompare(t *testing.T, nvim string, p recordedPair) {
 
 // TestEmacsCompare: on each recorded pair, M-x rlog-compare on a visited transcript opens ediff
 // on both sessions' masked rlog views, read-only rlog-mode buffers named by
-// side and file, not managed by eglot; ediff's one difference is the
+// side and file, not managed by eglot (a file that is no session is an
+// error instead); ediff's one difference is the
 // changed answer's two lines, and no id or time is left.
 func TestEmacsCompare(t *testing.T) {
 	emacs := editor(t, "emacs", "emacs-nox")
@@ -150,8 +160,10 @@ func emacsCompare(t *testing.T, emacs string, p recordedPair) {
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_A="+a, "RLOG_B="+b)
 	runGuarded(t, cmd, 2*time.Minute)
 	var res struct {
-		Error string `json:"error"`
-		Sides []struct {
+		Error              string `json:"error"`
+		Refused            string `json:"refused"`
+		EdiffsAfterRefusal int    `json:"ediffs_after_refusal"`
+		Sides              []struct {
 			Name     string `json:"name"`
 			Text     string `json:"text"`
 			Mode     string `json:"mode"`
@@ -163,6 +175,9 @@ func emacsCompare(t *testing.T, emacs string, p recordedPair) {
 	readResult(t, out, "Emacs", &res)
 	if res.Error != "" {
 		t.Fatalf("Emacs: %s", res.Error)
+	}
+	if !strings.HasPrefix(res.Refused, "rlog: cannot compare: ") || res.EdiffsAfterRefusal != 0 {
+		t.Errorf("a file that is no session: %q, %d ediff sessions", res.Refused, res.EdiffsAfterRefusal)
 	}
 	if len(res.Sides) != 2 {
 		t.Fatalf("%d sides", len(res.Sides))

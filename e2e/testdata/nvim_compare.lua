@@ -1,7 +1,8 @@
 -- Drives Neovim with the plugin (editors/neovim) through :RlogCompare: with
 -- session A open, it compares it with session B, and writes what it saw as
 -- JSON: for each window of the new tab page its buffer's name, text,
--- options, and the lines diff mode marks. Inputs from the environment:
+-- options, and the lines diff mode marks; before that, the message on a
+-- file that is no session. Inputs from the environment:
 --   RLOG_LS      the server binary
 --   RLOG_A       the session open when :RlogCompare runs
 --   RLOG_B       the other session
@@ -13,6 +14,15 @@ local ok, err = pcall(function()
   require('rlog').setup({ cmd = { os.getenv('RLOG_LS') } })
   vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('RLOG_A')))
   local first = vim.api.nvim_get_current_tabpage()
+  -- A file that is no session: a message, and no comparison.
+  local notes = vim.fn.tempname() .. '.txt'
+  vim.fn.writefile({ 'hello' }, notes)
+  local notify = vim.notify
+  vim.notify = function(msg, level) out.refused = { message = msg, level = level } end
+  vim.cmd('RlogCompare ' .. vim.fn.fnameescape(notes))
+  if not vim.wait(30000, function() return out.refused ~= nil end, 20) then error('no message on a file that is no session') end
+  vim.notify = notify
+  out.tabs_after_refusal = #vim.api.nvim_list_tabpages()
   vim.cmd('RlogCompare ' .. vim.fn.fnameescape(os.getenv('RLOG_B')))
   if not vim.wait(30000, function() return #vim.api.nvim_list_tabpages() == 2 and #vim.api.nvim_tabpage_list_wins(0) == 2 end, 20) then
     error('no comparison opened')
