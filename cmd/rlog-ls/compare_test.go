@@ -96,21 +96,57 @@ func TestCompareFindsTheChangedAnswer(t *testing.T) {
 func TestCompareFindsTheChangedCodexAnswer(t *testing.T) {
 	a := transcriptOf(t, "codex/0.169.0/compare-a", "codex-home/sessions/*/*/*/*.jsonl")
 	b := transcriptOf(t, "codex/0.169.0/compare-b", "codex-home/sessions/*/*/*/*.jsonl")
+	checkShellDivergence(t, a, b, 1, "exec_command", "wc -l names.txt", "wc -w names.txt")
+}
+
+// checkShellDivergence: compare finds the first difference of a and b,
+// two runs of one task, at turn 1's call (1-based) of tool, the shell
+// commands ending in wantA and wantB, both places at their calls' record
+// lines; and a against itself does the same.
+func checkShellDivergence(t *testing.T, a, b string, call int, tool, wantA, wantB string) {
+	t.Helper()
 	c, code := compareJSON(t, a, b)
-	if code != 1 || c.Divergence == nil || c.Divergence.Turn != 1 || c.Divergence.Call != 1 {
-		t.Fatalf("exit %d, divergence %+v, want turn 1 call 1", code, c.Divergence)
+	if code != 1 || c.Divergence == nil || c.Divergence.Turn != 1 || c.Divergence.Call != call {
+		t.Fatalf("exit %d, divergence %+v, want turn 1 call %d", code, c.Divergence, call)
 	}
 	d := c.Divergence
-	if !strings.HasSuffix(d.A.What, "wc -l names.txt") || !strings.HasSuffix(d.B.What, "wc -w names.txt") {
+	if !strings.HasSuffix(d.A.What, wantA) || !strings.HasSuffix(d.B.What, wantB) {
 		t.Errorf("A %q, B %q", d.A.What, d.B.What)
 	}
-	for _, p := range []*place{d.A, d.B} {
-		if rec := lineOf(t, p.File, p.Line); !strings.Contains(rec, "exec_command") || !strings.Contains(rec, "names.txt") {
+	for i, p := range []*place{d.A, d.B} {
+		if rec := lineOf(t, p.File, p.Line); !strings.Contains(rec, tool) || !strings.Contains(rec, []string{wantA, wantB}[i]) {
 			t.Errorf("%s:%d is not the call's record: %.200s", p.File, p.Line, rec)
 		}
 	}
 	if c, code := compareJSON(t, a, a); code != 0 || c.Divergence != nil {
-		t.Errorf("a rollout against itself: exit %d, %+v", code, c.Divergence)
+		t.Errorf("a session against itself: exit %d, %+v", code, c.Divergence)
+	}
+}
+
+// TestCompareFindsTheChangedGeminiAnswer: the same for two runs of the
+// real Gemini CLI (the harness's compare-a and compare-b): the second
+// shell command differs, at both session files' record lines, and the
+// masked diff shows that answer's lines and nothing else.
+func TestCompareFindsTheChangedGeminiAnswer(t *testing.T) {
+	a := transcriptOf(t, "gemini-cli/0.61.0/compare-a", "gemini/tmp/*/chats/*.jsonl")
+	b := transcriptOf(t, "gemini-cli/0.61.0/compare-b", "gemini/tmp/*/chats/*.jsonl")
+	checkShellDivergence(t, a, b, 2, "run_shell_command", "wc -l notes.txt", "wc -w notes.txt")
+	out, errOut, code := runCLI(t, "compare", "--masked", a, b)
+	if code != 1 {
+		t.Fatalf("compare --masked: exit %d, %s", code, errOut)
+	}
+	if strings.Contains(out, "ts=20") || strings.Contains(out, "/tmp/rlog-producers/") {
+		t.Errorf("a time or the session's folder left unmasked:\n%s", out)
+	}
+	var changed []string
+	for _, l := range strings.Split(out, "\n") {
+		if (strings.HasPrefix(l, "-") || strings.HasPrefix(l, "+")) && !strings.HasPrefix(l, "---") && !strings.HasPrefix(l, "+++") {
+			changed = append(changed, l)
+		}
+	}
+	if len(changed) != 4 || !strings.HasPrefix(changed[0], "-a: Counting the lines.") || !strings.Contains(changed[1], `command="wc -l notes.txt"`) ||
+		!strings.HasPrefix(changed[2], "+a: Counting the words.") || !strings.Contains(changed[3], `command="wc -w notes.txt"`) {
+		t.Errorf("the masked diff changes:\n%s", strings.Join(changed, "\n"))
 	}
 }
 

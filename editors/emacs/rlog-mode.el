@@ -602,6 +602,67 @@ eglot."
       (pop-to-buffer buf))
     buf))
 
+;;; Two runs side by side: each session's rlog view, masked, in ediff.
+
+(declare-function ediff-buffers "ediff")
+
+(defun rlog--session-uri ()
+  "The URI of the session the current buffer shows, or nil.
+A view's own URI (the server reads the file it names), else the file's."
+  (require 'eglot)
+  (cond (rlog--view-uri rlog--view-uri)
+        (buffer-file-name (eglot--path-to-uri buffer-file-name))))
+
+(defun rlog--masked-view (uri)
+  "The server's rlog/maskedView answer for URI, a session file's or a view's."
+  (condition-case err
+      (let ((dir default-directory))
+        (with-temp-buffer
+          (setq default-directory dir)
+          (let ((major-mode 'rlog-mode))
+            (jsonrpc-request (rlog--view-server) :rlog/maskedView
+                             `(:textDocument (:uri ,uri))))))
+    (jsonrpc-error
+     (user-error "rlog: cannot compare: %s"
+                 (or (alist-get 'jsonrpc-error-message (cdr err)) err)))))
+
+(defun rlog--masked-buffer (side view)
+  "A read-only buffer of VIEW (rlog/maskedView's answer) for SIDE, A or B."
+  (let ((buf (get-buffer-create (format "*rlog masked %s: %s*" side (plist-get view :name)))))
+    (with-current-buffer buf
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (plist-get view :text))
+        (goto-char (point-min)))
+      ;; Coloured as rlog, but not given to the server: masked values are
+      ;; no log's, and a hook's `eglot-ensure' would check them.
+      (let ((rlog-mode-hook nil))
+        (rlog-mode))
+      (set-buffer-modified-p nil)
+      (setq buffer-read-only t))
+    buf))
+
+;;;###autoload
+(defun rlog-compare (other &optional first)
+  "Compare the current buffer's session with OTHER in ediff, masked.
+Each side is the session's rlog view (the rlog-ls server's
+rlog/maskedView, for any format it reads: an .rlog log, a Claude Code
+transcript, a Codex rollout ...) with what differs between any two runs
+masked (ids, times, token counts, durations, costs, the session's
+folder), so that what ediff shows is behaviour.  The buffers are
+*rlog masked A: NAME* (this session) and *rlog masked B: NAME* (OTHER),
+read only.  FIRST, when given, is the file of side A in place of the
+current buffer's session.  Needs eglot."
+  (interactive (list (read-file-name "Compare with: " nil nil t)))
+  (require 'eglot)
+  (require 'ediff)
+  (let* ((uri-a (if first (eglot--path-to-uri (expand-file-name first))
+                  (or (rlog--session-uri)
+                      (user-error "rlog: open a session (an .rlog log, a transcript ...) to compare it with another"))))
+         (a (rlog--masked-view uri-a))
+         (b (rlog--masked-view (eglot--path-to-uri (expand-file-name other)))))
+    (ediff-buffers (rlog--masked-buffer "A" a) (rlog--masked-buffer "B" b))))
+
 (with-eval-after-load 'eglot
   (cl-defmethod eglot-handle-notification
     (_server (_method (eql rlog/sessionsChanged)) &rest _)

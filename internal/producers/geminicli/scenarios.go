@@ -224,6 +224,36 @@ var Scenarios = []*Scenario{
 				Usage: g.Usage{Prompt: 3500, Cached: 3400, Candidates: 12}}},
 		),
 	},
+	comparePair("compare-a", "wc -l notes.txt", "Counting the lines."),
+	// The same task with one scripted answer changed: the second command
+	// counts words, not lines (what rlog-ls compare must find).
+	comparePair("compare-b", "wc -w notes.txt", "Counting the words."),
+}
+
+// comparePair is one of two runs of the same task that differ in one
+// scripted answer: the second shell command (and the text before it).
+// Each runs in its own folder, as two runs of a task do.
+func comparePair(name, count, saying string) *Scenario {
+	return &Scenario{
+		Name: name,
+		About: "One of two runs of the same task with one scripted answer changed (compare-a counts the lines " +
+			"of the notes, compare-b the words), for rlog-ls compare: read a file with the shell, count, answer.",
+		Files:    map[string][]byte{"notes.txt": []byte("alpha\nbeta\ngamma\n")},
+		Steps:    []Step{{Prompt: "How long are the notes in this folder?"}},
+		Sessions: 1,
+		Rules: rules(
+			g.Rule{Name: "read", When: g.LastUserSays("How long are the notes"), Times: 1, Reply: g.Reply{
+				Parts: []g.Part{g.Text("I'll read the notes first."), g.Call("run_shell_command", `{"command":"cat notes.txt","description":"Read the notes"}`)},
+				Usage: g.Usage{Prompt: 3000, Candidates: 30}}},
+			// The response of cat holds the notes; the count's does not.
+			g.Rule{Name: "count", When: g.All(g.Responds("run_shell_command"), g.LastHas("gamma")), Times: 1, Reply: g.Reply{
+				Parts: []g.Part{g.Text(saying), g.Call("run_shell_command", `{"command":"`+count+`","description":"Measure the notes"}`)},
+				Usage: g.Usage{Prompt: 3200, Cached: 3000, Candidates: 25}}},
+			g.Rule{Name: "done", When: g.Responds("run_shell_command"), Times: 1, Reply: g.Reply{
+				Parts: []g.Part{g.Text("That is how long the notes are.")},
+				Usage: g.Usage{Prompt: 3400, Cached: 3200, Candidates: 10}}},
+		),
+	}
 }
 
 // router answers the CLI's router, which asks before each prompt (a

@@ -15,6 +15,9 @@
 -- read-only rlog buffer, which the server keeps up to date while the file
 -- grows (docs/views.md); a buffer named by a view's URI (an entry of the
 -- sub-agent tree, vim.lsp.buf.incoming_calls()) is made the same way.
+-- :RlogCompare OTHER (require('rlog').compare()) shows the current buffer's
+-- session and OTHER side by side in diff mode, each masked (ids, times,
+-- tokens) so that only behaviour differs.
 -- The syntax colours and buffer settings come from the rest of this folder
 -- (syntax/, ftplugin/) once it is on 'runtimepath'; so does the file type
 -- (ftdetect/), which setup() also registers, since plugin managers that add
@@ -355,6 +358,86 @@ function M.touched(file)
   end)
 end
 
+-- The scheme of the masked views :RlogCompare shows: rlog-masked://, the
+-- side (A or B) and the session file's base name.
+M.masked_scheme = 'rlog-masked'
+
+-- session_of is the session file a buffer shows: the file a view shows,
+-- or the buffer's own file (an .rlog log, a transcript ...); nil when the
+-- buffer has no file.
+local function session_of(buf)
+  local name = vim.api.nvim_buf_get_name(buf)
+  if name == '' then return nil end
+  return vim.fn.fnamemodify(M.view_source(name) or name, ':p')
+end
+
+-- show_masked puts a masked view (rlog/maskedView's answer) of side ('A' or
+-- 'B') in the current window's new buffer: read only, coloured as rlog but
+-- not given to the server (masked values are no log's), in diff mode.
+local function show_masked(side, view)
+  local buf = vim.api.nvim_get_current_buf()
+  local name = ('%s://%s/%s'):format(M.masked_scheme, side, view.name)
+  -- A comparison shown before under the same name gives way.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if b ~= buf and vim.api.nvim_buf_get_name(b) == name then vim.api.nvim_buf_delete(b, { force = true }) end
+  end
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  local lines = vim.split(view.text, '\n', { plain = true })
+  if lines[#lines] == '' then table.remove(lines) end
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.api.nvim_buf_set_name(buf, name)
+  vim.bo[buf].syntax = 'rlog'
+  vim.bo[buf].modified = false
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].readonly = true
+  vim.cmd('diffthis')
+  return buf
+end
+
+-- compare opens two sessions (other and the current buffer's, or a and b)
+-- side by side in a new tab page, each as its rlog view with what differs
+-- between any two runs masked (rlog/maskedView: ids, times, tokens, costs,
+-- the session's folder), in diff mode: what differs is behaviour. The left
+-- buffer is rlog-masked://A/NAME, the right rlog-masked://B/NAME.
+function M.compare(a, b)
+  if not b then
+    a, b = session_of(0), a
+    if not a then
+      vim.notify('rlog: open a session (an .rlog log, a transcript …) to compare it with another', vim.log.levels.ERROR)
+      return
+    end
+  end
+  local files = { vim.fn.fnamemodify(M.view_source(a) or a, ':p'), vim.fn.fnamemodify(M.view_source(b) or b, ':p') }
+  local client = server_client(files[1])
+  if not client then return end
+  if not vim.wait(15000, function() return client.initialized end, 20) then
+    vim.notify('rlog: the language server did not start', vim.log.levels.ERROR)
+    return
+  end
+  local views, failed = {}, false
+  local function shown()
+    vim.cmd('tabnew')
+    show_masked('A', views[1])
+    vim.cmd('rightbelow vertical new')
+    show_masked('B', views[2])
+    vim.cmd('wincmd =')
+  end
+  for i, file in ipairs(files) do
+    client.request('rlog/maskedView', { textDocument = { uri = vim.uri_from_fname(file) } }, function(err, view)
+      if failed then return end
+      if err then
+        failed = true
+        vim.notify(('rlog: cannot compare: %s'):format(err.message or tostring(err)), vim.log.levels.ERROR)
+        return
+      end
+      views[i] = view
+      if views[1] and views[2] then shown() end
+    end)
+  end
+end
+
 -- read_view makes the view a buffer is named after (rlog-view:// and a
 -- session file's path with .rlog after it) when it is read: a view that a
 -- call hierarchy's entry (the sub-agent tree), a quickfix list or :edit
@@ -401,6 +484,13 @@ function M.setup(opts)
   vim.api.nvim_create_user_command('RlogFullRecord', M.show_full_record, {})
   vim.api.nvim_create_user_command('RlogView', function(o) M.open_view(o.args, o.mods) end, { nargs = '?', complete = 'file' })
   vim.api.nvim_create_user_command('RlogSessions', function(o) M.sessions(o.fargs) end, { nargs = '*', complete = 'file' })
+  vim.api.nvim_create_user_command('RlogCompare', function(o)
+    if #o.fargs > 2 then
+      vim.notify('rlog: :RlogCompare OTHER, or :RlogCompare A B', vim.log.levels.ERROR)
+      return
+    end
+    M.compare(o.fargs[1], o.fargs[2])
+  end, { nargs = '+', complete = 'file' })
   vim.api.nvim_create_user_command('RlogTouched', function(o) M.touched(o.args) end, { nargs = '?', complete = 'file' })
   vim.lsp.handlers['rlog/sessionViewChanged'] = M.on_view_changed
   -- Buffers already open when setup runs.
