@@ -21,6 +21,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/internal/jsonstr"
 )
 
 // Name is the format name used by the CLI.
@@ -235,7 +236,7 @@ type ent struct {
 	hasParent, sidechain, meta                bool
 	message, todos                            []byte
 	statuses                                  []byte // toolResultStatus, this writer's
-	rests                                     []byte // this writer's, from another format
+	rests                                     []byte // this writer's, from another format; part of the line
 	extra                                     model.Fields
 }
 
@@ -269,7 +270,7 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		case resultStatusKey:
 			e.statuses = v
 		case restsKey:
-			e.rests = st.ix.Copy(v)
+			e.rests = v // read while the line is (applyRests), copied as it is decoded
 		default:
 			key := string(name)
 			if headerKeys[key] {
@@ -815,12 +816,7 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 	if e.rests == nil {
 		return events
 	}
-	// The writer writes the list as a string (see Writer.entryTail).
-	list := e.rests
-	if s, ok := jsonscan.String(list); ok {
-		list = []byte(s)
-	}
-	rests, err := model.RestList(list, false)
+	rests, err := model.RestList(restsText(&st.ix, e.rests), false)
 	if err != nil {
 		st.rep.Add(model.LossMalformed, restsKey+" is not a list", base.Loc)
 		return events
@@ -831,6 +827,23 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 	return model.ApplyRests(events, rests, own, base, func(err error) {
 		st.rep.Add(model.LossMalformed, restsKey+": "+err.Error(), base.Loc)
 	})
+}
+
+// restsText is the list of rests in v, the value of an entry's rests key
+// in the indexed line. The writer writes the list as a JSON string (see
+// Writer.entryTail): it is decoded from the line straight into a buffer of
+// its own, once (it was copied, checked for UTF-8 again, decoded and
+// copied again). Any other value is copied as it is. FuzzRestsText holds
+// it to that older reading.
+func restsText(ix *jsonscan.Index, v []byte) []byte {
+	invalid := jsonstr.Replace
+	if ix.ValidUTF8(v) {
+		invalid = jsonstr.Keep // checked once for the whole line
+	}
+	if out, ok := jsonstr.Unquote(make([]byte, 0, len(v)), v, invalid); ok {
+		return out
+	}
+	return ix.Copy(v)
 }
 
 // sessionRecord reads this package's writer's session record: the header
