@@ -2,8 +2,10 @@ package claude
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
@@ -43,6 +45,49 @@ func FuzzRestsText(f *testing.F) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%q: restsText %q, copied first %q", v, got, want)
+		}
+	})
+}
+
+// FuzzSameAsHeader holds headerField's shortcut to what it skips: whenever
+// sameAsHeader says an entry's header value is the header's already,
+// setHeaderField changes nothing (not the header, not what it took from
+// entries, not the entry's extra).
+func FuzzSameAsHeader(f *testing.F) {
+	f.Add("cwd", "/home/dev", `"/home/dev"`, true)
+	f.Add("userType", "external", `"external"`, false)
+	f.Add("gitBranch", "main", `"ma\u0069n"`, true)
+	f.Add("slug", "a\xffb", "\"a\xffb\"", false)
+	f.Fuzz(func(t *testing.T, key, cur, v string, seen bool) {
+		if !jsonscan.Valid([]byte(v)) {
+			return
+		}
+		newState := func() *state {
+			st := &state{h: &model.Header{ID: cur, Cwd: cur, AgentVersion: cur, Branch: cur}}
+			if seen {
+				st.seen = map[string]bool{key: true, "made:" + key: len(cur)%2 == 1}
+				st.h.Extra.SetString(key, cur)
+			}
+			return st
+		}
+		for _, k := range []string{key, "sessionId", "cwd", "version", "gitBranch", "userType", "slug"} {
+			key = k
+			st := newState()
+			var val []byte
+			line := []byte(`{"k":` + v + `}`)
+			st.ix.Object(line, func(_, value []byte) error { val = value; return nil })
+			if !st.sameAsHeader([]byte(key), val) {
+				continue
+			}
+			before := *st.h
+			before.Extra = append(model.Fields(nil), st.h.Extra...)
+			seenBefore := len(st.seen)
+			var e ent
+			st.setHeaderField(key, val, &e)
+			if !reflect.DeepEqual(before, *st.h) || len(e.extra) != 0 || len(st.seen) != seenBefore {
+				t.Fatalf("key %q, header value %q, entry value %s: sameAsHeader says nothing to do, setHeaderField changed %+v to %+v, extra %v",
+					key, cur, v, before, *st.h, e.extra)
+			}
 		}
 	})
 }

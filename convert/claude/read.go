@@ -272,11 +272,11 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		case restsKey:
 			e.rests = v // read while the line is (applyRests), copied as it is decoded
 		default:
-			key := string(name)
-			if headerKeys[key] {
-				st.headerField(key, v, &e)
+			if headerKeys[string(name)] {
+				st.headerField(name, v, &e)
 				return nil
 			}
+			key := string(name)
 			if sharedKeys[key] && st.depth == 0 {
 				if _, have := st.h.Extra.Get(key); !have {
 					if s, ok := st.ix.String(v); ok {
@@ -354,7 +354,15 @@ func (st *state) entry(line []byte, n int, agent string) error {
 // loc is line n of the transcript being read.
 func (st *state) loc(n int) model.Loc { return model.Loc{File: st.file, Line: n} }
 
-func (st *state) headerField(key string, v []byte, e *ent) {
+func (st *state) headerField(name, v []byte, e *ent) {
+	if st.sameAsHeader(name, v) {
+		return // every entry repeats them: no string made to compare
+	}
+	st.setHeaderField(string(name), v, e)
+}
+
+// setHeaderField is headerField without its shortcut.
+func (st *state) setHeaderField(key string, v []byte, e *ent) {
 	s, ok := st.ix.String(v)
 	if !ok {
 		e.extra = append(e.extra, model.Field{Key: key, Value: st.ix.Copy(v)})
@@ -394,6 +402,44 @@ func (st *state) headerField(key string, v []byte, e *ent) {
 	if *dst != s {
 		e.extra = append(e.extra, model.Field{Key: key, Value: model.MustJSON(s)})
 	}
+}
+
+// sameAsHeader reports whether v, the value of header key name in the
+// indexed line, is a string setHeaderField would do nothing with: one the
+// header holds already, or one of a key the writer made up. It answers
+// only when v needs no decoding (no escape, in a line of valid UTF-8: then
+// v's text is its bytes) and otherwise says false, leaving the answer to
+// setHeaderField. It makes no string.
+func (st *state) sameAsHeader(name, v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || !st.ix.ValidUTF8(v) || bytes.IndexByte(v, '\\') >= 0 {
+		return false
+	}
+	text := v[1 : len(v)-1]
+	var cur string
+	switch string(name) {
+	case "sessionId":
+		cur = st.h.ID
+	case "cwd":
+		cur = st.h.Cwd
+	case "version":
+		cur = st.h.AgentVersion
+	case "gitBranch":
+		cur = st.h.Branch
+	default:
+		var buf [32]byte
+		if st.seen[string(append(append(buf[:0], "made:"...), name...))] {
+			return true
+		}
+		// The header's extra holds the value as JSON: the same bytes are
+		// the same string.
+		for _, f := range st.h.Extra {
+			if f.Key == string(name) {
+				return bytes.Equal(f.Value, v)
+			}
+		}
+		return false
+	}
+	return st.seen[string(name)] && string(text) == cur
 }
 
 func (st *state) emit(ev *model.Event) error {
