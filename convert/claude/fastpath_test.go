@@ -91,3 +91,57 @@ func FuzzSameAsHeader(f *testing.F) {
 		}
 	})
 }
+
+// blockMade is block as it was, making a string for the type and each key.
+func blockMade(ix *jsonscan.Index, b []byte) (typ string, fields model.Fields, ok bool) {
+	err := ix.Members(b, func(k, v []byte) error {
+		name := jsonscan.KeyBytes(k)
+		if string(name) == "type" {
+			typ, _ = ix.String(v)
+			return nil
+		}
+		fields = append(fields, model.Field{Key: string(name), Value: v})
+		return nil
+	})
+	return typ, fields, err == nil
+}
+
+// FuzzBlock holds block, which names known types and keys with the
+// package's strings and reuses its caller's buffer, to blockMade, on the
+// blocks of a content list that is any valid JSON (the buffer reused from
+// block to block, as the readers do).
+func FuzzBlock(f *testing.F) {
+	for _, s := range []string{
+		`[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"Bash","input":{"c":1}}]`,
+		`[{"type":"thinking","thinking":"x","signature":"s"},{"type":"t\u0065xt","te\u0078t":"y"},{"type":"text\xff","text\xff":1}]`,
+		`[{"type":1},"str",{"text":"no type","type":"image","source":{}},{"type":"tool_result","tool_use_id":"t","content":[],"is_error":true,"other":2}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, content []byte) {
+		if !jsonscan.Valid(content) {
+			return
+		}
+		var ix jsonscan.Index
+		var list []byte
+		line := append(append([]byte(`{"content":`), content...), '}')
+		if ix.Object(line, func(_, v []byte) error { list = v; return nil }) != nil {
+			t.Fatalf("%q: not valid", line)
+		}
+		var scratch model.Fields
+		ix.Array(list, func(i int, b []byte) error {
+			typ, fields, ok := block(&ix, b, scratch[:0])
+			scratch = fields
+			wantTyp, wantFields, wantOK := blockMade(&ix, b)
+			if typ != wantTyp || ok != wantOK || len(fields) != len(wantFields) {
+				t.Fatalf("block %d of %s: %q %v %v, made %q %v %v", i, list, typ, fields, ok, wantTyp, wantFields, wantOK)
+			}
+			for j := range fields {
+				if fields[j].Key != wantFields[j].Key || !bytes.Equal(fields[j].Value, wantFields[j].Value) {
+					t.Fatalf("block %d of %s: field %d %q=%s, made %q=%s", i, list, j, fields[j].Key, fields[j].Value, wantFields[j].Key, wantFields[j].Value)
+				}
+			}
+			return nil
+		})
+	})
+}

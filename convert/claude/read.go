@@ -598,7 +598,7 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 			content = v
 		case "role":
 		default:
-			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: ix.Copy(v)})
+			msgExtra = append(msgExtra, model.Field{Key: messageKey(name), Value: ix.Copy(v)})
 		}
 		return nil
 	})
@@ -613,10 +613,12 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 		events = append(events, ev)
 	} else if content[0] == '[' {
 		form = "blocks"
+		var scratch model.Fields // block's fields, reused from block to block
 		ix.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = contentPath(i)
-			typ, fields, ok := block(ix, b)
+			typ, fields, ok := block(ix, b, scratch[:0])
+			scratch = fields
 			if !ok {
 				if s, isStr := ix.String(b); isStr {
 					ev.Kind = model.KindUser
@@ -947,7 +949,7 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 			base.Usage = ParseUsage(v)
 			msgExtra = append(msgExtra, model.Field{Key: "message.usage", Value: ix.Copy(v)})
 		default:
-			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: ix.Copy(v)})
+			msgExtra = append(msgExtra, model.Field{Key: messageKey(name), Value: ix.Copy(v)})
 		}
 		return nil
 	})
@@ -961,10 +963,12 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 		ev.Form.Content = "string"
 		events = append(events, ev)
 	} else {
+		var scratch model.Fields // block's fields, reused from block to block
 		err := ix.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = contentPath(i)
-			typ, fields, ok := block(ix, b)
+			typ, fields, ok := block(ix, b, scratch[:0])
+			scratch = fields
 			if !ok {
 				rep.Add(model.LossMalformed, "assistant content block is not an object", ev.Loc)
 				return nil
@@ -1058,20 +1062,81 @@ func (st *state) system(e *ent, base model.Event) error {
 	return nil
 }
 
-// block splits a content block into its type and its other fields. The
+// messageKey is the extra's key of an assistant message's key name that
+// the reader has no field for: the two every API response has are the
+// package's own strings, not strings made for each entry.
+func messageKey(name []byte) string {
+	switch string(name) {
+	case "stop_reason":
+		return "message.stop_reason"
+	case "stop_sequence":
+		return "message.stop_sequence"
+	}
+	return "message." + string(name)
+}
+
+// block splits a content block into its type and its other fields,
+// appended to fields (a buffer the caller reuses from block to block). The
 // field values are b's own bytes, not copies: most are decoded right away,
-// and a caller that keeps one copies it (Index.Copy).
-func block(ix *jsonscan.Index, b []byte) (typ string, fields model.Fields, ok bool) {
+// and a caller that keeps one copies it (Index.Copy). The type and the
+// keys Claude Code writes are the package's own strings (blockName), not
+// strings made for each block. FuzzBlock holds it to making them.
+func block(ix *jsonscan.Index, b []byte, fields model.Fields) (typ string, _ model.Fields, ok bool) {
 	err := ix.Members(b, func(k, v []byte) error {
 		name := jsonscan.KeyBytes(k)
 		if string(name) == "type" {
+			if n := len(v); n >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+				if typ = blockName(v[1 : n-1]); typ != "" {
+					return nil
+				}
+			}
 			typ, _ = ix.String(v)
 			return nil
 		}
-		fields = append(fields, model.Field{Key: string(name), Value: v})
+		key := blockName(name)
+		if key == "" {
+			key = string(name)
+		}
+		fields = append(fields, model.Field{Key: key, Value: v})
 		return nil
 	})
 	return typ, fields, err == nil
+}
+
+// blockName is the name b spells, when it is one of the block types and
+// keys of Claude Code's content blocks, and "" for any other.
+func blockName(b []byte) string {
+	switch string(b) {
+	case "text":
+		return "text"
+	case "thinking":
+		return "thinking"
+	case "signature":
+		return "signature"
+	case "tool_use":
+		return "tool_use"
+	case "tool_result":
+		return "tool_result"
+	case "id":
+		return "id"
+	case "name":
+		return "name"
+	case "input":
+		return "input"
+	case "tool_use_id":
+		return "tool_use_id"
+	case "is_error":
+		return "is_error"
+	case "content":
+		return "content"
+	case "image":
+		return "image"
+	case "source":
+		return "source"
+	case "cache_control":
+		return "cache_control"
+	}
+	return ""
 }
 
 // fieldString is fields.String for the fields of a block of the record ix
@@ -1133,8 +1198,10 @@ func resultContent(ix *jsonscan.Index, v []byte) (string, []byte) {
 		ix = nil
 	}
 	var parts []string
+	var scratch model.Fields // block's fields, reused from block to block
 	ix.Array(walk, func(i int, b []byte) error {
-		typ, f, ok := block(ix, b)
+		typ, f, ok := block(ix, b, scratch[:0])
+		scratch = f
 		if !ok {
 			return nil
 		}
