@@ -591,7 +591,9 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 		return nil, "message is not an object"
 	}
 	var content []byte
-	var msgExtra model.Fields
+	// An API response has usage, stop_reason and stop_sequence: room for
+	// them at once rather than grown one by one.
+	msgExtra := make(model.Fields, 0, 4)
 	ix.Members(message, func(k, v []byte) error {
 		switch name := jsonscan.KeyBytes(k); string(name) {
 		case "content":
@@ -613,7 +615,8 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 		events = append(events, ev)
 	} else if content[0] == '[' {
 		form = "blocks"
-		var scratch model.Fields // block's fields, reused from block to block
+		var scratchArray [8]model.Field
+		scratch := scratchArray[:0] // block's fields, reused from block to block
 		ix.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = contentPath(i)
@@ -935,7 +938,9 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 		return nil, "message is not an object"
 	}
 	var content []byte
-	var msgExtra model.Fields
+	// An API response has usage, stop_reason and stop_sequence: room for
+	// them at once rather than grown one by one.
+	msgExtra := make(model.Fields, 0, 4)
 	ix.Members(message, func(k, v []byte) error {
 		switch name := jsonscan.KeyBytes(k); string(name) {
 		case "content":
@@ -963,7 +968,8 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 		ev.Form.Content = "string"
 		events = append(events, ev)
 	} else {
-		var scratch model.Fields // block's fields, reused from block to block
+		var scratchArray [8]model.Field
+		scratch := scratchArray[:0] // block's fields, reused from block to block
 		err := ix.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = contentPath(i)
@@ -1198,7 +1204,8 @@ func resultContent(ix *jsonscan.Index, v []byte) (string, []byte) {
 		ix = nil
 	}
 	var parts []string
-	var scratch model.Fields // block's fields, reused from block to block
+	var scratchArray [8]model.Field
+	scratch := scratchArray[:0] // block's fields, reused from block to block
 	ix.Array(walk, func(i int, b []byte) error {
 		typ, f, ok := block(ix, b, scratch[:0])
 		scratch = f
