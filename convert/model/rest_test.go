@@ -3,12 +3,15 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // TestRestRestoresWhatTheFormatDoesNotCarry: the rest of an event, applied
@@ -237,6 +240,31 @@ func FuzzApplyRests(f *testing.F) {
 		want := applyRestsTwoScans(start(), rests, own, base, func(err error) { wantBad = append(wantBad, err.Error()) })
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
 			t.Fatalf("%s:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
+		}
+	})
+}
+
+// FuzzRestKindField holds restField's reading of a kind, which looks the
+// bytes up in place, to decoding the string first, on any valid JSON value.
+func FuzzRestKindField(f *testing.F) {
+	for _, s := range []string{`"user"`, `"tool_call"`, `"us\u0065r"`, `""`, "\"user\xff\"", `1`, `null`, `"nope"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if !json.Valid(v) {
+			return
+		}
+		got := Event{Kind: KindSystem}
+		gotErr := restField(&got, restKind, v)
+		want := Event{Kind: KindSystem}
+		var wantErr error
+		if s, ok := jsonscan.String(v); !ok {
+			wantErr = errors.New("not a string")
+		} else if k, ok := KindOf(s); ok {
+			want.Kind = k
+		}
+		if got.Kind != want.Kind || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s: kind %v, error %v; decoded first: %v, %v", v, got.Kind, gotErr, want.Kind, wantErr)
 		}
 	})
 }
