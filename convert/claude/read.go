@@ -958,6 +958,9 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 		}
 		return nil
 	})
+	if len(msgExtra) == 0 {
+		msgExtra = nil // as when it was grown from nothing: no extra is nil
+	}
 	if content == nil {
 		return nil, "message has no content"
 	}
