@@ -13,6 +13,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 func read(t testing.TB, path string) (*model.Session, *model.Report) {
@@ -815,4 +816,20 @@ func sessionIDs(t *testing.T, b []byte) string {
 		out = append(out, e.SessionID)
 	}
 	return strings.Join(out, "\n")
+}
+
+// An assistant message with nothing beyond its content and ids gives an
+// event with no extra at all (nil, as a reader that grew the extra from
+// nothing gave), not an empty one.
+func TestAssistantMessageWithoutExtraLeavesItNil(t *testing.T) {
+	var ix jsonscan.Index
+	var message []byte
+	line := []byte(`{"message":{"id":"m","role":"assistant","content":[{"type":"text","text":"hi"}]}}`)
+	if err := ix.Object(line, func(_, v []byte) error { message = v; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	events, why := claude.AssistantEvents(&ix, message, model.Event{}, &model.Report{})
+	if why != "" || len(events) != 1 || events[0].Extra != nil {
+		t.Fatalf("events %+v (%s): want one with a nil extra", events, why)
+	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
+	"github.com/rlog-ls/rlog-ls/internal/jsonstr"
 )
 
 // Name is the format name used by the CLI.
@@ -235,7 +236,7 @@ type ent struct {
 	hasParent, sidechain, meta                bool
 	message, todos                            []byte
 	statuses                                  []byte // toolResultStatus, this writer's
-	rests                                     []byte // this writer's, from another format
+	rests                                     []byte // this writer's, from another format; part of the line
 	extra                                     model.Fields
 }
 
@@ -269,13 +270,13 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		case resultStatusKey:
 			e.statuses = v
 		case restsKey:
-			e.rests = st.ix.Copy(v)
+			e.rests = v // read while the line is (applyRests), copied as it is decoded
 		default:
-			key := string(name)
-			if headerKeys[key] {
-				st.headerField(key, v, &e)
+			if headerKeys[string(name)] {
+				st.headerField(name, v, &e)
 				return nil
 			}
+			key := string(name)
 			if sharedKeys[key] && st.depth == 0 {
 				if _, have := st.h.Extra.Get(key); !have {
 					if s, ok := st.ix.String(v); ok {
@@ -353,7 +354,15 @@ func (st *state) entry(line []byte, n int, agent string) error {
 // loc is line n of the transcript being read.
 func (st *state) loc(n int) model.Loc { return model.Loc{File: st.file, Line: n} }
 
-func (st *state) headerField(key string, v []byte, e *ent) {
+func (st *state) headerField(name, v []byte, e *ent) {
+	if st.sameAsHeader(name, v) {
+		return // every entry repeats them: no string made to compare
+	}
+	st.setHeaderField(string(name), v, e)
+}
+
+// setHeaderField is headerField without its shortcut.
+func (st *state) setHeaderField(key string, v []byte, e *ent) {
 	s, ok := st.ix.String(v)
 	if !ok {
 		e.extra = append(e.extra, model.Field{Key: key, Value: st.ix.Copy(v)})
@@ -393,6 +402,44 @@ func (st *state) headerField(key string, v []byte, e *ent) {
 	if *dst != s {
 		e.extra = append(e.extra, model.Field{Key: key, Value: model.MustJSON(s)})
 	}
+}
+
+// sameAsHeader reports whether v, the value of header key name in the
+// indexed line, is a string setHeaderField would do nothing with: one the
+// header holds already, or one of a key the writer made up. It answers
+// only when v needs no decoding (no escape, in a line of valid UTF-8: then
+// v's text is its bytes) and otherwise says false, leaving the answer to
+// setHeaderField. It makes no string.
+func (st *state) sameAsHeader(name, v []byte) bool {
+	if len(v) < 2 || v[0] != '"' || !st.ix.ValidUTF8(v) || bytes.IndexByte(v, '\\') >= 0 {
+		return false
+	}
+	text := v[1 : len(v)-1]
+	var cur string
+	switch string(name) {
+	case "sessionId":
+		cur = st.h.ID
+	case "cwd":
+		cur = st.h.Cwd
+	case "version":
+		cur = st.h.AgentVersion
+	case "gitBranch":
+		cur = st.h.Branch
+	default:
+		var buf [32]byte
+		if st.seen[string(append(append(buf[:0], "made:"...), name...))] {
+			return true
+		}
+		// The header's extra holds the value as JSON: the same bytes are
+		// the same string.
+		for _, f := range st.h.Extra {
+			if f.Key == string(name) {
+				return bytes.Equal(f.Value, v)
+			}
+		}
+		return false
+	}
+	return st.seen[string(name)] && string(text) == cur
 }
 
 func (st *state) emit(ev *model.Event) error {
@@ -544,14 +591,16 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 		return nil, "message is not an object"
 	}
 	var content []byte
-	var msgExtra model.Fields
+	// An API response has usage, stop_reason and stop_sequence: room for
+	// them at once rather than grown one by one.
+	msgExtra := make(model.Fields, 0, 4)
 	ix.Members(message, func(k, v []byte) error {
 		switch name := jsonscan.KeyBytes(k); string(name) {
 		case "content":
 			content = v
 		case "role":
 		default:
-			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: ix.Copy(v)})
+			msgExtra = append(msgExtra, model.Field{Key: messageKey(name), Value: ix.Copy(v)})
 		}
 		return nil
 	})
@@ -566,10 +615,13 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 		events = append(events, ev)
 	} else if content[0] == '[' {
 		form = "blocks"
+		var scratchArray [8]model.Field
+		scratch := scratchArray[:0] // block's fields, reused from block to block
 		ix.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = contentPath(i)
-			typ, fields, ok := block(ix, b)
+			typ, fields, ok := block(ix, b, scratch[:0])
+			scratch = fields
 			if !ok {
 				if s, isStr := ix.String(b); isStr {
 					ev.Kind = model.KindUser
@@ -815,12 +867,7 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 	if e.rests == nil {
 		return events
 	}
-	// The writer writes the list as a string (see Writer.entryTail).
-	list := e.rests
-	if s, ok := jsonscan.String(list); ok {
-		list = []byte(s)
-	}
-	rests, err := model.RestList(list, false)
+	rests, err := model.RestList(restsText(&st.ix, e.rests), false)
 	if err != nil {
 		st.rep.Add(model.LossMalformed, restsKey+" is not a list", base.Loc)
 		return events
@@ -831,6 +878,23 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 	return model.ApplyRests(events, rests, own, base, func(err error) {
 		st.rep.Add(model.LossMalformed, restsKey+": "+err.Error(), base.Loc)
 	})
+}
+
+// restsText is the list of rests in v, the value of an entry's rests key
+// in the indexed line. The writer writes the list as a JSON string (see
+// Writer.entryTail): it is decoded from the line straight into a buffer of
+// its own, once (it was copied, checked for UTF-8 again, decoded and
+// copied again). Any other value is copied as it is. FuzzRestsText holds
+// it to that older reading.
+func restsText(ix *jsonscan.Index, v []byte) []byte {
+	invalid := jsonstr.Replace
+	if ix.ValidUTF8(v) {
+		invalid = jsonstr.Keep // checked once for the whole line
+	}
+	if out, ok := jsonstr.Unquote(make([]byte, 0, len(v)), v, invalid); ok {
+		return out
+	}
+	return ix.Copy(v)
 }
 
 // sessionRecord reads this package's writer's session record: the header
@@ -874,7 +938,9 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 		return nil, "message is not an object"
 	}
 	var content []byte
-	var msgExtra model.Fields
+	// An API response has usage, stop_reason and stop_sequence: room for
+	// them at once rather than grown one by one.
+	msgExtra := make(model.Fields, 0, 4)
 	ix.Members(message, func(k, v []byte) error {
 		switch name := jsonscan.KeyBytes(k); string(name) {
 		case "content":
@@ -888,10 +954,13 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 			base.Usage = ParseUsage(v)
 			msgExtra = append(msgExtra, model.Field{Key: "message.usage", Value: ix.Copy(v)})
 		default:
-			msgExtra = append(msgExtra, model.Field{Key: "message." + string(name), Value: ix.Copy(v)})
+			msgExtra = append(msgExtra, model.Field{Key: messageKey(name), Value: ix.Copy(v)})
 		}
 		return nil
 	})
+	if len(msgExtra) == 0 {
+		msgExtra = nil // as when it was grown from nothing: no extra is nil
+	}
 	if content == nil {
 		return nil, "message has no content"
 	}
@@ -902,10 +971,13 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 		ev.Form.Content = "string"
 		events = append(events, ev)
 	} else {
+		var scratchArray [8]model.Field
+		scratch := scratchArray[:0] // block's fields, reused from block to block
 		err := ix.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = contentPath(i)
-			typ, fields, ok := block(ix, b)
+			typ, fields, ok := block(ix, b, scratch[:0])
+			scratch = fields
 			if !ok {
 				rep.Add(model.LossMalformed, "assistant content block is not an object", ev.Loc)
 				return nil
@@ -999,20 +1071,81 @@ func (st *state) system(e *ent, base model.Event) error {
 	return nil
 }
 
-// block splits a content block into its type and its other fields. The
+// messageKey is the extra's key of an assistant message's key name that
+// the reader has no field for: the two every API response has are the
+// package's own strings, not strings made for each entry.
+func messageKey(name []byte) string {
+	switch string(name) {
+	case "stop_reason":
+		return "message.stop_reason"
+	case "stop_sequence":
+		return "message.stop_sequence"
+	}
+	return "message." + string(name)
+}
+
+// block splits a content block into its type and its other fields,
+// appended to fields (a buffer the caller reuses from block to block). The
 // field values are b's own bytes, not copies: most are decoded right away,
-// and a caller that keeps one copies it (Index.Copy).
-func block(ix *jsonscan.Index, b []byte) (typ string, fields model.Fields, ok bool) {
+// and a caller that keeps one copies it (Index.Copy). The type and the
+// keys Claude Code writes are the package's own strings (blockName), not
+// strings made for each block. FuzzBlock holds it to making them.
+func block(ix *jsonscan.Index, b []byte, fields model.Fields) (typ string, _ model.Fields, ok bool) {
 	err := ix.Members(b, func(k, v []byte) error {
 		name := jsonscan.KeyBytes(k)
 		if string(name) == "type" {
+			if n := len(v); n >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 {
+				if typ = blockName(v[1 : n-1]); typ != "" {
+					return nil
+				}
+			}
 			typ, _ = ix.String(v)
 			return nil
 		}
-		fields = append(fields, model.Field{Key: string(name), Value: v})
+		key := blockName(name)
+		if key == "" {
+			key = string(name)
+		}
+		fields = append(fields, model.Field{Key: key, Value: v})
 		return nil
 	})
 	return typ, fields, err == nil
+}
+
+// blockName is the name b spells, when it is one of the block types and
+// keys of Claude Code's content blocks, and "" for any other.
+func blockName(b []byte) string {
+	switch string(b) {
+	case "text":
+		return "text"
+	case "thinking":
+		return "thinking"
+	case "signature":
+		return "signature"
+	case "tool_use":
+		return "tool_use"
+	case "tool_result":
+		return "tool_result"
+	case "id":
+		return "id"
+	case "name":
+		return "name"
+	case "input":
+		return "input"
+	case "tool_use_id":
+		return "tool_use_id"
+	case "is_error":
+		return "is_error"
+	case "content":
+		return "content"
+	case "image":
+		return "image"
+	case "source":
+		return "source"
+	case "cache_control":
+		return "cache_control"
+	}
+	return ""
 }
 
 // fieldString is fields.String for the fields of a block of the record ix
@@ -1074,8 +1207,11 @@ func resultContent(ix *jsonscan.Index, v []byte) (string, []byte) {
 		ix = nil
 	}
 	var parts []string
+	var scratchArray [8]model.Field
+	scratch := scratchArray[:0] // block's fields, reused from block to block
 	ix.Array(walk, func(i int, b []byte) error {
-		typ, f, ok := block(ix, b)
+		typ, f, ok := block(ix, b, scratch[:0])
+		scratch = f
 		if !ok {
 			return nil
 		}

@@ -264,15 +264,22 @@ func WithUsage(rest json.RawMessage, u Usage) json.RawMessage {
 // applyRestFields, the simple reading that decodes the whole object first,
 // which FuzzApplyRest holds this one equal to.
 func ApplyRest(e *Event, raw []byte) error {
+	var found [32]jsonscan.Span
+	b := bytes.TrimSpace(raw)
+	spans, err := jsonscan.MemberSpans(b, found[:0])
+	return applyRestSpans(e, raw, b, spans, err)
+}
+
+// applyRestSpans is ApplyRest given where raw's members are: b is raw
+// without its surrounding space, spans and err what MemberSpans said of
+// it (ApplyRests finds them once for the rest's kind and its fields).
+func applyRestSpans(e *Event, raw, b []byte, spans []jsonscan.Span, err error) error {
 	if !utf8.Valid(raw) {
 		return applyRestFields(e, raw)
 	}
-	b := bytes.TrimSpace(raw)
 	if len(b) == 0 || string(b) == "null" {
 		return errRestNull
 	}
-	var found [32]jsonscan.Span
-	spans, err := jsonscan.MemberSpans(b, found[:0])
 	if err != nil {
 		return err
 	}
@@ -463,6 +470,16 @@ func restField(e *Event, key restKey, v []byte) error {
 	}
 	switch key {
 	case restKind:
+		if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' && bytes.IndexByte(v, '\\') < 0 {
+			// Every rest has a kind: its bytes are looked up as they are,
+			// without a string made of them (KindOf keeps nothing; a byte
+			// that decoding would replace is in no kind's name either way).
+			// FuzzRestKindField holds this to decoding the string first.
+			if k, ok := KindOf(unsafe.String(&v[1], n-2)); ok {
+				e.Kind = k
+			}
+			return nil
+		}
 		s, err := str()
 		if k, ok := KindOf(s); ok {
 			e.Kind = k
@@ -694,7 +711,15 @@ func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, b
 		rests = rests[1:]
 	}
 	for _, r := range rests {
-		kind, _ := KindOf(restKindName(r))
+		// The rest's members are found once, for its kind and its fields.
+		var found [32]jsonscan.Span
+		b := bytes.TrimSpace(r)
+		spans, err := jsonscan.MemberSpans(b, found[:0])
+		name := ""
+		if err == nil {
+			name = restKindOf(b, spans)
+		}
+		kind, _ := KindOf(name)
 		at := j
 		for at < len(events) && events[at].Kind != kind {
 			at++
@@ -703,7 +728,7 @@ func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, b
 			events = slices.Insert(events, j, base)
 			at = j
 		}
-		if err := ApplyRest(&events[at], r); err != nil {
+		if err := applyRestSpans(&events[at], r, b, spans, err); err != nil {
 			bad(err)
 		}
 		j = at + 1
@@ -717,23 +742,33 @@ func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, b
 // without decoding the rest. r is valid JSON; FuzzRestKindName holds it
 // equal to encoding/json.
 func restKindName(r []byte) string {
+	var found [32]jsonscan.Span
+	spans, err := jsonscan.MemberSpans(r, found[:0])
+	if err != nil {
+		return ""
+	}
+	return restKindOf(r, spans)
+}
+
+// restKindOf is restKindName given where r's members are.
+func restKindOf(r []byte, spans []jsonscan.Span) string {
 	var kind []byte
 	escaped := false
-	jsonscan.Members(r, func(k, v []byte) error {
+	for _, m := range spans {
+		k, v := r[m.KeyStart:m.KeyEnd], r[m.ValueStart:m.ValueEnd]
 		if len(k) != 4 || !jsonscan.PlainKey(k) {
 			// An escaped key can spell kind too (\u006bind, or the Kelvin
 			// sign, which folds to k).
 			if len(k) < 4 || !bytes.EqualFold(jsonscan.KeyBytes(k), []byte("kind")) {
-				return nil
+				continue
 			}
 		} else if !bytes.EqualFold(k, []byte("kind")) {
-			return nil
+			continue
 		}
 		if len(v) > 0 && v[0] == '"' {
 			kind, escaped = v, bytes.IndexByte(v, '\\') >= 0
 		}
-		return nil
-	})
+	}
 	if len(kind) < 2 {
 		return ""
 	}

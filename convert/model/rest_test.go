@@ -1,11 +1,17 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // TestRestRestoresWhatTheFormatDoesNotCarry: the rest of an event, applied
@@ -179,6 +185,86 @@ func FuzzRestList(f *testing.F) {
 			if got2, err2 := RestList(b, true); fmt.Sprint(got2, err2 != nil) != fmt.Sprint(got, err != nil) {
 				t.Fatalf("%q: validated %q %v, not %q %v", b, got2, err2, got, err)
 			}
+		}
+	})
+}
+
+// applyRestsTwoScans is ApplyRests as it was: each rest's members found
+// once for its kind (restKindName) and again for its fields (ApplyRest).
+func applyRestsTwoScans(events []Event, rests []json.RawMessage, own bool, base Event, bad func(error)) []Event {
+	j := 0
+	if own && len(rests) > 0 && len(events) > 0 {
+		if string(bytes.TrimSpace(rests[0])) == "null" {
+			events = events[1:]
+		} else if err := ApplyRest(&events[0], rests[0]); err != nil {
+			bad(err)
+		} else {
+			j = 1
+		}
+		rests = rests[1:]
+	}
+	for _, r := range rests {
+		kind, _ := KindOf(restKindName(r))
+		at := j
+		for at < len(events) && events[at].Kind != kind {
+			at++
+		}
+		if at == len(events) {
+			events = slices.Insert(events, j, base)
+			at = j
+		}
+		if err := ApplyRest(&events[at], r); err != nil {
+			bad(err)
+		}
+		j = at + 1
+	}
+	return events
+}
+
+// FuzzApplyRests holds ApplyRests, which finds a rest's members once, to
+// applyRestsTwoScans, on any valid list of rests and events of a few kinds.
+func FuzzApplyRests(f *testing.F) {
+	f.Add([]byte(`[`+strings.Join(restSeeds, ",")+`]`), false)
+	f.Add([]byte(`[{"kind":"tool_call","call":{"id":"c","input":{"a":[1,{"b":"}"}]}}},{"KIND":"agent","text":"x"},null,{"kind":"user","kind":"thinking"}]`), true)
+	f.Fuzz(func(t *testing.T, list []byte, own bool) {
+		rests, err := RestList(list, false)
+		if err != nil {
+			return
+		}
+		start := func() []Event {
+			return []Event{{Kind: KindSystem, Name: "s"}, {Kind: KindAgent, Text: "a"}, {Kind: KindToolCall, Call: &ToolCall{ID: "c"}}, {Kind: KindUser}}
+		}
+		base := Event{Time: "t", Loc: Loc{Line: 3}}
+		var gotBad, wantBad []string
+		got := ApplyRests(start(), rests, own, base, func(err error) { gotBad = append(gotBad, err.Error()) })
+		want := applyRestsTwoScans(start(), rests, own, base, func(err error) { wantBad = append(wantBad, err.Error()) })
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
+			t.Fatalf("%s:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
+		}
+	})
+}
+
+// FuzzRestKindField holds restField's reading of a kind, which looks the
+// bytes up in place, to decoding the string first, on any valid JSON value.
+func FuzzRestKindField(f *testing.F) {
+	for _, s := range []string{`"user"`, `"tool_call"`, `"us\u0065r"`, `""`, "\"user\xff\"", `1`, `null`, `"nope"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if !json.Valid(v) {
+			return
+		}
+		got := Event{Kind: KindSystem}
+		gotErr := restField(&got, restKind, v)
+		want := Event{Kind: KindSystem}
+		var wantErr error
+		if s, ok := jsonscan.String(v); !ok {
+			wantErr = errors.New("not a string")
+		} else if k, ok := KindOf(s); ok {
+			want.Kind = k
+		}
+		if got.Kind != want.Kind || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s: kind %v, error %v; decoded first: %v, %v", v, got.Kind, gotErr, want.Kind, wantErr)
 		}
 	})
 }
