@@ -101,11 +101,12 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 			notChecked++ // missing or unreadable
 		}
 	}
-	read, ok := readInputs("check", files, stdin, stderr)
+	read, settle, ok := readInputs("check", files, stdin, stderr)
 	if !ok {
 		return 2
 	}
 	results := checkAll(files, cfg, read)
+	settle()
 	status = 0
 	if ioFailed {
 		status = 2
@@ -410,7 +411,7 @@ func isSession(p string) bool {
 
 // readInputs returns how command cmd (check, stats) opens its files: from
 // disk, and standard input (named "-" or /dev/stdin, at most once).
-func readInputs(cmd string, paths []string, stdin io.Reader, stderr io.Writer) (func(string) (io.ReadCloser, error), bool) {
+func readInputs(cmd string, paths []string, stdin io.Reader, stderr io.Writer) (open func(string) (io.ReadCloser, error), settle func(), ok bool) {
 	n := 0
 	for _, p := range paths {
 		if p == stdinName {
@@ -419,14 +420,18 @@ func readInputs(cmd string, paths []string, stdin io.Reader, stderr io.Writer) (
 	}
 	if n > 1 {
 		fmt.Fprintf(stderr, "rlog-ls %s: standard input named more than once\n", cmd)
-		return nil, false
+		return nil, nil, false
+	}
+	settle = func() {}
+	if n == 1 && fedByAProgram(stdinName, stdin) {
+		settle = dieBySignalBeforePrinting()
 	}
 	return func(p string) (io.ReadCloser, error) {
 		if p == stdinName {
 			return io.NopCloser(stdin), nil
 		}
 		return os.Open(p)
-	}, true
+	}, settle, true
 }
 
 // checkAll checks files on every core and returns results in input order.

@@ -273,6 +273,40 @@ func signalExit(sig os.Signal) int {
 // exit ends the process; tests replace it.
 var exit = os.Exit
 
+// dieBySignalBeforePrinting is for a command that prints what it read
+// from standard input fed by another program (check, stats). In a
+// pipeline, Ctrl-C ends that program and signals this one at the same
+// moment, so the end of the input may be the signal's doing; the
+// runtime may hand the signal over only after the read that saw the end
+// (see output.commit). It catches the interrupt, terminate and hang-up
+// signals from now on and ends the process by the signal itself as soon
+// as one comes, as it would without being caught; the function it
+// returns, called before printing, gives a signal on its way
+// signalSettle to arrive, so that a log cut short is never reported.
+func dieBySignalBeforePrinting() (settle func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	caught := make(chan struct{})
+	go func() {
+		sig := <-sigs
+		close(caught)
+		signal.Reset(sig)
+		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
+			time.Sleep(time.Second) // the signal's own action ends the process
+		}
+		exit(signalExit(sig)) // where a process cannot signal itself
+	}()
+	return func() {
+		t := time.NewTimer(signalSettle)
+		defer t.Stop()
+		select {
+		case <-caught:
+			select {} // the signal ends the process
+		case <-t.C:
+		}
+	}
+}
+
 // signalGuard removes an output's temporary file and ends the process when
 // an interrupt, terminate or hang-up signal arrives before stop is called.
 type signalGuard struct {

@@ -54,11 +54,12 @@ func statsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer streamingGC()()
 	files, failed := collect("stats", paths, stderr)
-	open, ok := readInputs("stats", files, stdin, stderr)
+	open, settle, ok := readInputs("stats", files, stdin, stderr)
 	if !ok {
 		return 2
 	}
 	rows := eachFile(files, func(path string) sessionRow { return sessionStats(path, open) })
+	settle()
 	doc := statsDoc{Version: 1, Sessions: []sessionJSON{}}
 	var tot totals
 	for _, r := range rows {

@@ -79,7 +79,7 @@ func TestCheckStreamsAsTheWholeLogIsChecked(t *testing.T) {
 			if got.err != nil || !reflect.DeepEqual(got.findings, want.findings) {
 				t.Fatalf("%s, window %d: %v\n got  %v\n want %v", name, window, got.err, got.findings, want.findings)
 			}
-			open, _ := readInputs("check", []string{stdinName}, bytes.NewReader(src), io.Discard)
+			open, _, _ := readInputs("check", []string{stdinName}, bytes.NewReader(src), io.Discard)
 			got = checkAll([]string{stdinName}, analysis.Config{}, open)[0]
 			for i := range got.findings {
 				got.findings[i].File = path
@@ -132,7 +132,7 @@ func TestStatsStreamsAsTheWholeLogIsRead(t *testing.T) {
 			if got.err != nil || !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s, window %d: %v\n got  %+v\n want %+v", name, window, got.err, got, want)
 			}
-			open, _ := readInputs("stats", []string{stdinName}, bytes.NewReader(src), io.Discard)
+			open, _, _ := readInputs("stats", []string{stdinName}, bytes.NewReader(src), io.Discard)
 			got = sessionStats(stdinName, open)
 			got.json.File = path
 			if got.err != nil || !reflect.DeepEqual(got, want) {
