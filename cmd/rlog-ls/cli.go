@@ -115,6 +115,15 @@ func (c *command) fail(stderr io.Writer, format string, a ...any) bool {
 	return true
 }
 
+// failure is the printer of a command's failures that are no usage
+// mistakes: "rlog-ls NAME: MESSAGE" on one line; it returns exit status 2.
+func (c *command) failure(stderr io.Writer) func(format string, a ...any) int {
+	return func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rlog-ls %s: %s\n", c.fl.Name(), fmt.Sprintf(format, a...))
+		return 2
+	}
+}
+
 // help prints the synopsis, what the command does, and its flags.
 func (c *command) help(w io.Writer) {
 	fmt.Fprintf(w, "Usage: %s\n\n%s\n\nFlags:\n", c.usage, strings.TrimSpace(c.about))
