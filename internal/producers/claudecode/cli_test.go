@@ -96,7 +96,7 @@ func dropNewPrompt(turns []anthropic.Turn) []anthropic.Turn {
 // with bodies: its summary and its whole body.
 func requestAnsweredBy(t *testing.T, dir, rule string) (RequestSummary, []byte) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, RequestsName))
+	data, err := os.ReadFile(filepath.Join(dir, harness.RequestsName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,10 +30,7 @@ func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, b
 func (s *Scenario) name() string { return s.Name }
 
 // ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) {
-	var res Results
-	return &res, harness.ReadJSON(filepath.Join(dir, ResultsName), &res)
-}
+func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
 
 // Readme is the README.md of a version's recordings in dir, made from the
 // scenarios and what was recorded, so that it is always what the folder
@@ -54,10 +51,10 @@ func Readme(dir, version string) ([]byte, error) {
 	p("A scenario's folder holds:\n\n")
 	p("- `%s/projects/%s/`: what the CLI wrote under `~/.claude/projects/` (a Claude config folder):\n", ConfigDirName, ProjectDirName("/tmp/rlog-producers/claude/SCENARIO/work"))
 	p("  `SESSION.jsonl`, `SESSION/subagents/agent-ID.jsonl` with `agent-ID.meta.json`, `SESSION/tool-results/ID.txt`;\n")
-	p("- `%s`: the CLI's version and, for each run, its arguments, exit code and JSON result\n", ResultsName)
+	p("- `%s`: the CLI's version and, for each run, its arguments, exit code and JSON result\n", harness.ResultsName)
 	p("  (`usage`, `modelUsage`, `total_cost_usd`: the CLI's own accounting);\n")
-	p("- `%s`: every request the stand-in received, in brief (which rule answered, the last message, the answer);\n", RequestsName)
-	p("- `%s`: ccusage %s's `claude session --json --offline -z UTC` on `%s/`.\n\n", CCUsageName, harness.CCUsageVersion, ConfigDirName)
+	p("- `%s`: every request the stand-in received, in brief (which rule answered, the last message, the answer);\n", harness.RequestsName)
+	p("- `%s`: ccusage %s's `claude session --json --offline -z UTC` on `%s/`.\n\n", harness.CCUsageName, harness.CCUsageVersion, ConfigDirName)
 	p("## Scenarios\n\n")
 	total := harness.NewInventory(RecordType, AttachmentType, SystemSubtype)
 	for _, s := range Scenarios {

@@ -39,15 +39,15 @@ func TestFixturesAreComplete(t *testing.T) {
 				t.Error(p)
 			}
 			n := 0
-			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, RequestsName)) {
+			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
 				if r.Rule != "" {
 					n++
 				}
 			}
 			if n == 0 {
-				t.Errorf("%s: no request answered by a rule", RequestsName)
+				t.Errorf("%s: no request answered by a rule", harness.RequestsName)
 			}
-			usage, err := os.ReadFile(filepath.Join(dir, CCUsageName))
+			usage, err := os.ReadFile(filepath.Join(dir, harness.CCUsageName))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,10 +58,10 @@ func TestFixturesAreComplete(t *testing.T) {
 				}
 			}
 			if err := json.Unmarshal(usage, &cc); err != nil {
-				t.Fatalf("%s: %v", CCUsageName, err)
+				t.Fatalf("%s: %v", harness.CCUsageName, err)
 			}
 			if len(cc.Sessions) == 0 || cc.Sessions[0].TotalTokens == 0 {
-				t.Errorf("%s counts no session or no tokens: %s", CCUsageName, usage)
+				t.Errorf("%s counts no session or no tokens: %s", harness.CCUsageName, usage)
 			}
 		})
 	}

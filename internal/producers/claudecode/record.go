@@ -16,25 +16,16 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
-// The files a recorded scenario holds, beside its claude/ folder (a Claude
-// config folder: claude/projects/ENCODED-CWD/ as the CLI wrote it).
-const (
-	ConfigDirName = "claude"
-	ResultsName   = "results.json"   // Results: the version, each step's arguments and JSON
-	RequestsName  = "requests.jsonl" // one RequestSummary a line
-	CCUsageName   = "ccusage.json"   // ccusage claude session --json --offline -z UTC
-)
+// ConfigDirName is the folder of a recorded scenario holding what the CLI
+// wrote (a Claude config folder: claude/projects/ENCODED-CWD/), beside
+// harness.ResultsName (each step's arguments and JSON), harness.RequestsName
+// (one RequestSummary a line) and harness.CCUsageName (ccusage claude
+// session --json --offline -z UTC).
+const ConfigDirName = "claude"
 
-// Results is what a scenario's runs gave.
-type Results struct {
-	Scenario string       `json:"scenario"`
-	Version  string       `json:"version"` // claude --version
-	Steps    []StepResult `json:"steps"`
-	// Unused names rules that never answered; Unscripted lists the
-	// sequence numbers of Messages requests no rule matched.
-	Unused     []string `json:"unused,omitempty"`
-	Unscripted []int    `json:"unscripted,omitempty"`
-}
+// Results is what a scenario's runs gave (the version: claude --version;
+// Unscripted: the Messages requests no rule matched).
+type Results = harness.Results[StepResult]
 
 // scenarioJob is the input of the sandbox job that runs a scenario.
 type scenarioJob struct {
@@ -111,22 +102,16 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 	if err := harness.CopyTree(projects, filepath.Join(config, "projects")); err != nil {
 		return nil, fmt.Errorf("copying what the CLI wrote: %w", err)
 	}
-	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
+	if err := harness.WriteResults(job.Out, &res, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
-		p, _, _ := strings.Cut(ex.Path, "?")
-		return sum, p == "/v1/messages" && sum.Rule == ""
-	})
-	if err != nil {
-		return nil, err
-	}
-	res.Unscripted = append(res.Unscripted, unscripted...)
-	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+		return sum, ex.URLPath() == "/v1/messages" && sum.Rule == ""
+	}); err != nil {
 		return nil, err
 	}
 	// ccusage reads the Claude config folder the transcripts were copied to.
 	if err := harness.WriteCCUsage(ctx, job.CCUsage,
 		[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CLAUDE_CONFIG_DIR=" + config},
-		[]string{"claude", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName)); err != nil {
+		[]string{"claude", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, harness.CCUsageName)); err != nil {
 		return nil, err
 	}
 	return res, nil

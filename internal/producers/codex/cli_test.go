@@ -86,7 +86,7 @@ func checkResume(t *testing.T, codex string, s *Scenario, dir string) {
 // with bodies: its summary, body and headers.
 func requestAnsweredBy(t *testing.T, dir, rule string) (RequestSummary, []byte, map[string][]string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, RequestsName))
+	data, err := os.ReadFile(filepath.Join(dir, harness.RequestsName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,10 +29,7 @@ func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, b
 func (s *Scenario) name() string { return s.Name }
 
 // ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) {
-	var res Results
-	return &res, harness.ReadJSON(filepath.Join(dir, ResultsName), &res)
-}
+func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
 
 // ReadTokens reads a recorded scenario's tokens.json.
 func ReadTokens(dir string) (*Tokens, error) {
@@ -59,13 +56,13 @@ func Readme(dir, version string) ([]byte, error) {
 	p("A scenario's folder holds:\n\n")
 	p("- `%s/sessions/YYYY/MM/DD/rollout-TIME-THREAD.jsonl`: what the CLI wrote under CODEX_HOME, one\n", CodexHomeName)
 	p("  rollout per thread (a sub-agent's is its own);\n")
-	p("- `%s`: the CLI's version and, for each run, its arguments, exit code, `--json` events and stderr;\n", ResultsName)
-	p("- `%s`: every request the stand-in received, in brief (the agent asking, which rule answered, the\n", RequestsName)
+	p("- `%s`: the CLI's version and, for each run, its arguments, exit code, `--json` events and stderr;\n", harness.ResultsName)
+	p("- `%s`: every request the stand-in received, in brief (the agent asking, which rule answered, the\n", harness.RequestsName)
 	p("  last input items, the answer);\n")
 	p("- `%s`: the CLI's own accounting: for each rollout the sum of its `token_usage_record` lines (one per\n", TokensName)
 	p("  API response) and its last `token_count` total, and for each run its last `turn.completed` usage\n")
 	p("  (the main thread's running total);\n")
-	p("- `%s`: ccusage %s's `codex session --json --offline -z UTC` on `%s/` (it skips sub-agents' rollouts).\n\n", CCUsageName, harness.CCUsageVersion, CodexHomeName)
+	p("- `%s`: ccusage %s's `codex session --json --offline -z UTC` on `%s/` (it skips sub-agents' rollouts).\n\n", harness.CCUsageName, harness.CCUsageVersion, CodexHomeName)
 	p("## Scenarios\n\n")
 	total := harness.NewInventory(LineType, ResponseItemType, EventType, ItemType)
 	for _, s := range Scenarios {

@@ -43,9 +43,9 @@ func TestFixturesAreComplete(t *testing.T) {
 			for _, p := range Check(s, res, dir) {
 				t.Error(p)
 			}
-			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, RequestsName)) {
+			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
 				if r.Rule == "" || r.Agent == "" {
-					t.Errorf("%s: request %d has no rule or agent", RequestsName, r.Seq)
+					t.Errorf("%s: request %d has no rule or agent", harness.RequestsName, r.Seq)
 				}
 			}
 			recorded, err := ReadTokens(dir)
@@ -68,7 +68,7 @@ func TestFixturesAreComplete(t *testing.T) {
 // (input plus output) and no sub-agent's.
 func checkCCUsage(t *testing.T, dir string, tokens *Tokens) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, CCUsageName))
+	data, err := os.ReadFile(filepath.Join(dir, harness.CCUsageName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func checkCCUsage(t *testing.T, dir string, tokens *Tokens) {
 		}
 	}
 	if err := json.Unmarshal(data, &cc); err != nil {
-		t.Fatalf("%s: %v", CCUsageName, err)
+		t.Fatalf("%s: %v", harness.CCUsageName, err)
 	}
 	want := map[string]Usage{}
 	for _, th := range tokens.Threads {

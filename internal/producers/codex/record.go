@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
@@ -14,27 +13,19 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
-// The files a recorded scenario holds, beside its codex-home/ folder (a
-// CODEX_HOME holding sessions/YYYY/MM/DD/rollout-*.jsonl as the CLI wrote
-// them).
+// The files a recorded scenario holds that are Codex's own, beside
+// harness.ResultsName (each run's arguments, exit code and --json events),
+// harness.RequestsName (one RequestSummary a line) and harness.CCUsageName
+// (ccusage codex session --json --offline -z UTC).
 const (
+	// CodexHomeName is a CODEX_HOME holding sessions/YYYY/MM/DD/rollout-*.jsonl
+	// as the CLI wrote them.
 	CodexHomeName = "codex-home"
-	ResultsName   = "results.json"   // Results: the version, each run's arguments, exit code and --json events
-	RequestsName  = "requests.jsonl" // one RequestSummary a line
-	TokensName    = "tokens.json"    // Tokens: the CLI's own accounting
-	CCUsageName   = "ccusage.json"   // ccusage codex session --json --offline -z UTC
+	TokensName    = "tokens.json" // Tokens: the CLI's own accounting
 )
 
-// Results is what a scenario's runs gave.
-type Results struct {
-	Scenario string       `json:"scenario"`
-	Version  string       `json:"version"` // codex --version
-	Steps    []StepResult `json:"steps"`
-	// Unused names rules that never answered; Unscripted lists the
-	// sequence numbers of requests no rule matched.
-	Unused     []string `json:"unused,omitempty"`
-	Unscripted []int    `json:"unscripted,omitempty"`
-}
+// Results is what a scenario's runs gave (the version: codex --version).
+type Results = harness.Results[StepResult]
 
 // scenarioJob is the input of the sandbox job that runs a scenario.
 type scenarioJob struct {
@@ -119,16 +110,10 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *open
 		return fmt.Errorf("copying what the CLI wrote: %w", err)
 	}
 	// With the bodies, the headers say which agent asked and what for.
-	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, true, func(ex standin.Exchange) (any, bool) {
+	if err := harness.WriteResults(job.Out, res, api.Exchanges(), job.Bodies, true, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
-		p, _, _ := strings.Cut(ex.Path, "?")
-		return sum, p == "/v1/responses" && sum.Rule == ""
-	})
-	if err != nil {
-		return err
-	}
-	res.Unscripted = append(res.Unscripted, unscripted...)
-	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+		return sum, ex.URLPath() == "/v1/responses" && sum.Rule == ""
+	}); err != nil {
 		return err
 	}
 	tokens, err := CountTokens(home, res.Steps)
@@ -140,5 +125,5 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *open
 	}
 	return harness.WriteCCUsage(ctx, job.CCUsage,
 		[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CODEX_HOME=" + home},
-		[]string{"codex", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName))
+		[]string{"codex", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, harness.CCUsageName))
 }

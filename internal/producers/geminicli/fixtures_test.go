@@ -43,9 +43,9 @@ func TestFixturesAreComplete(t *testing.T) {
 			for _, p := range Check(s, res, dir) {
 				t.Error(p)
 			}
-			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, RequestsName)) {
+			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
 				if r.Rule == "" || r.Model == "" {
-					t.Errorf("%s: request %d has no rule or model", RequestsName, r.Seq)
+					t.Errorf("%s: request %d has no rule or model", harness.RequestsName, r.Seq)
 				}
 			}
 			recorded, err := ReadAccounting(dir)
@@ -69,7 +69,7 @@ func TestFixturesAreComplete(t *testing.T) {
 // without the cached part.
 func checkCCUsage(t *testing.T, dir string, acct *Accounting) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, CCUsageName))
+	data, err := os.ReadFile(filepath.Join(dir, harness.CCUsageName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func checkCCUsage(t *testing.T, dir string, acct *Accounting) {
 		}
 	}
 	if err := json.Unmarshal(data, &cc); err != nil {
-		t.Fatalf("%s: %v", CCUsageName, err)
+		t.Fatalf("%s: %v", harness.CCUsageName, err)
 	}
 	if len(cc.Sessions) != len(acct.Sessions) {
 		t.Errorf("ccusage has %d sessions, the files %d", len(cc.Sessions), len(acct.Sessions))

@@ -13,27 +13,21 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
-// The files a recorded scenario holds, beside its gemini/ folder (a copy
-// of the CLI's ~/.gemini: tmp/work/chats/… as the CLI wrote them,
-// projects.json and the settings the harness gave it).
+// The files a recorded scenario holds that are Gemini CLI's own, beside
+// harness.ResultsName (the versions, each run's arguments, exit code and
+// JSON), harness.RequestsName (one RequestSummary a line) and
+// harness.CCUsageName (ccusage gemini session --json --offline -z UTC).
 const (
+	// GeminiDirName is a copy of the CLI's ~/.gemini: tmp/work/chats/… as
+	// the CLI wrote them, projects.json and the settings the harness gave
+	// it.
 	GeminiDirName = "gemini"
-	ResultsName   = "results.json"   // Results: the versions, each run's arguments, exit code and JSON
-	RequestsName  = "requests.jsonl" // one RequestSummary a line
-	TokensName    = "tokens.json"    // Accounting: the CLI's own, and the files' per-session sums
-	CCUsageName   = "ccusage.json"   // ccusage gemini session --json --offline -z UTC
+	TokensName    = "tokens.json" // Accounting: the CLI's own, and the files' per-session sums
 )
 
-// Results is what a scenario's runs gave.
-type Results struct {
-	Scenario string       `json:"scenario"`
-	Version  string       `json:"version"` // of the pinned CLI
-	Steps    []StepResult `json:"steps"`
-	// Unused names rules that never answered; Unscripted lists the
-	// sequence numbers of generate requests no rule matched.
-	Unused     []string `json:"unused,omitempty"`
-	Unscripted []int    `json:"unscripted,omitempty"`
-}
+// Results is what a scenario's runs gave (Unscripted: the generate
+// requests no rule matched).
+type Results = harness.Results[StepResult]
 
 // Bundles are the CLI's bundles the scenarios run: the pinned version's
 // and, for the legacy scenario, LegacyVersion's.
@@ -148,16 +142,11 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemi
 			}
 		}
 	}
-	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
+	if err := harness.WriteResults(job.Out, res, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
 		_, method, err := gemini.ParsePath(ex.URLPath())
 		return sum, err == nil && method != "countTokens" && sum.Rule == ""
-	})
-	if err != nil {
-		return err
-	}
-	res.Unscripted = append(res.Unscripted, unscripted...)
-	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+	}); err != nil {
 		return err
 	}
 	acct, err := Count(out, res.Steps)
@@ -168,5 +157,5 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemi
 		return err
 	}
 	return harness.WriteCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Home()},
-		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName))
+		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, harness.CCUsageName))
 }

@@ -75,11 +75,11 @@ func RecordScenario[R any](ctx context.Context, jobName, name string, steps int,
 }
 
 // WriteRequests writes what the stand-in received into a recording's
-// folder out: the file name (requests.jsonl), a line for each exchange as
-// summary makes it, and with bodies each request's body as
-// out/bodies/SEQ.json, with headers its headers beside it. It returns the
-// sequence numbers of the requests summary says no rule answered.
-func WriteRequests(out, name string, exchanges []standin.Exchange, bodies, headers bool,
+// folder out: RequestsName, a line for each exchange as summary makes it,
+// and with bodies each request's body as out/bodies/SEQ.json, with
+// headers its headers beside it. It returns the sequence numbers of the
+// requests summary says no rule answered.
+func WriteRequests(out string, exchanges []standin.Exchange, bodies, headers bool,
 	summary func(ex standin.Exchange) (line any, unscripted bool)) ([]int, error) {
 	var reqs bytes.Buffer
 	var unscripted []int
@@ -107,7 +107,20 @@ func WriteRequests(out, name string, exchanges []standin.Exchange, bodies, heade
 			}
 		}
 	}
-	return unscripted, os.WriteFile(filepath.Join(out, name), reqs.Bytes(), 0o644)
+	return unscripted, os.WriteFile(filepath.Join(out, RequestsName), reqs.Bytes(), 0o644)
+}
+
+// WriteResults writes a recording's results into out: what the stand-in
+// received (WriteRequests, with summary), then res, the requests no rule
+// answered added to its Unscripted, as ResultsName.
+func WriteResults[Step any](out string, res *Results[Step], exchanges []standin.Exchange, bodies, headers bool,
+	summary func(ex standin.Exchange) (line any, unscripted bool)) error {
+	unscripted, err := WriteRequests(out, exchanges, bodies, headers, summary)
+	if err != nil {
+		return err
+	}
+	res.Unscripted = append(res.Unscripted, unscripted...)
+	return WriteJSON(filepath.Join(out, ResultsName), res)
 }
 
 // WriteCCUsage writes to path what ccusage (run with env and args, see
@@ -126,10 +139,10 @@ func WriteCCUsage(ctx context.Context, ccusage string, env, args []string, path 
 // ScriptProblems are what every driver's Check says of the stand-in's
 // script: the requests no rule answered (see the recording's requests
 // file) and the rules that never answered.
-func ScriptProblems(unscripted []int, unused []string, requestsName string) []string {
+func ScriptProblems(unscripted []int, unused []string) []string {
 	var out []string
 	if len(unscripted) > 0 {
-		out = append(out, fmt.Sprintf("requests no rule answered: %v (see %s)", unscripted, requestsName))
+		out = append(out, fmt.Sprintf("requests no rule answered: %v (see %s)", unscripted, RequestsName))
 	}
 	if len(unused) > 0 {
 		out = append(out, "rules that never answered: "+strings.Join(unused, ", "))
