@@ -17,6 +17,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // exportSources are the sessions TestExportsResume converts to Claude
@@ -116,10 +117,11 @@ func TestExportsResume(t *testing.T) {
 				t.Errorf("the CLI warns: %s", res.Run.Stderr)
 			}
 			got := res.Conversation
-			if n := len(got); n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
+			resumed, ok := standin.WithoutPrompt(got, "Go on.")
+			if !ok {
 				t.Fatalf("the conversation does not end with the new prompt: %v", got)
 			}
-			if missing := missingParts(want, dropNewPrompt(got)); missing != "" {
+			if missing := missingParts(want, resumed); missing != "" {
 				t.Errorf("the resumed conversation lacks the source's %s\nit is:\n%s\nthe export's loss report:\n%s", missing, describe(got), rep.Text())
 			}
 			if len(want) == 0 {
@@ -201,7 +203,8 @@ func TestExportsResumeThroughEveryFormat(t *testing.T) {
 					t.Errorf("the CLI warns: %s", res.Run.Stderr)
 				}
 				got := res.Conversation
-				if n := len(got); n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
+				resumed, ok := standin.WithoutPrompt(got, "Go on.")
+				if !ok {
 					t.Fatalf("the conversation does not end with the new prompt: %v", got)
 				}
 				// The reports that say what the round trip loses: an rlog's
@@ -211,7 +214,7 @@ func TestExportsResumeThroughEveryFormat(t *testing.T) {
 					said = said[1:]
 				}
 				missing := map[string]bool{}
-				for _, w := range allMissingParts(want, dropNewPrompt(got)) {
+				for _, w := range allMissingParts(want, resumed) {
 					missing[partSubjects[w.Type+" "+w.Role]] = true
 					if !namesPart(w, said...) {
 						t.Errorf("the resumed conversation lacks the transcript's %s, and no loss report names it\nthe conversation:\n%s%s", w, describe(got), reports)

@@ -224,7 +224,7 @@ func CheckReadme(t testing.TB, dir string, readme func(dir string) ([]byte, erro
 // run's error or the check's problems fail it, a CLI of another version
 // than want too; then more, if given, when it passed. The subtests run in
 // parallel (more may start sandboxes of its own).
-func EachRecording[S, R any](t *testing.T, recs []Recording[S, R], name func(S) string, version func(*R) string, want string,
+func EachRecording[S, Step any](t *testing.T, recs []Recording[S, Results[Step]], name func(S) string, want string,
 	more func(t *testing.T, s S)) {
 	t.Helper()
 	for _, r := range recs {
@@ -233,7 +233,7 @@ func EachRecording[S, R any](t *testing.T, recs []Recording[S, R], name func(S) 
 			if r.Err != nil {
 				t.Fatal(r.Err)
 			}
-			if v := version(r.Results); v != want {
+			if v := r.Results.Version; v != want {
 				t.Errorf("ran version %s, not the pinned %s", v, want)
 			}
 			for _, p := range r.Problems {
@@ -244,4 +244,87 @@ func EachRecording[S, R any](t *testing.T, recs []Recording[S, R], name func(S) 
 			}
 		})
 	}
+}
+
+// EachFixture runs a subtest for each scenario's committed recording in
+// pinned/NAME: its results must be there (else how to record again:
+// again), of that scenario and the pinned version, and check must find
+// nothing wrong; then more checks what is the driver's own.
+func EachFixture[S, Step any](t *testing.T, pinned string, scenarios []S, name func(S) string, version, again string,
+	check func(S, *Results[Step], string) []string, more func(t *testing.T, s S, dir string, res *Results[Step])) {
+	t.Helper()
+	for _, s := range scenarios {
+		t.Run(name(s), func(t *testing.T) {
+			dir := filepath.Join(pinned, name(s))
+			res, err := ReadResults[Step](dir)
+			if err != nil {
+				t.Fatalf("%v (record again: %s)", err, again)
+			}
+			if res.Scenario != name(s) || res.Version != version {
+				t.Errorf("%s is of scenario %q, version %q", ResultsName, res.Scenario, res.Version)
+			}
+			for _, p := range check(s, res, dir) {
+				t.Error(p)
+			}
+			more(t, s, dir, res)
+		})
+	}
+}
+
+// CheckVocabulary fails t where a records package's vocabulary and the
+// inventory of the pinned fixtures (inventoryOf pinned) disagree (see
+// Vocabulary.Mismatches).
+func CheckVocabulary(t testing.TB, v Vocabulary, inventoryOf func(dir string) (*Inventory, error), pinned string) {
+	t.Helper()
+	inv, err := inventoryOf(pinned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range v.Mismatches(inv) {
+		t.Error(p)
+	}
+}
+
+// A CCUsageRow is one session of ccusage's AGENT session --json: the
+// fields the drivers' tests hold to what the CLI wrote.
+type CCUsageRow struct {
+	SessionID, SessionFile       string
+	InputTokens, CacheReadTokens int // ccusage's input is without the cached part
+	OutputTokens, TotalTokens    int
+}
+
+// Counts says whether the row counts input tokens (the cached ones
+// among them), output and total tokens.
+func (r CCUsageRow) Counts(input, cached, output, total int) bool {
+	return r.InputTokens == input-cached && r.CacheReadTokens == cached && r.OutputTokens == output && r.TotalTokens == total
+}
+
+// ReadCCUsage reads the sessions of a recording's CCUsageName in dir, or
+// fails t.
+func ReadCCUsage(t testing.TB, dir string) []CCUsageRow {
+	t.Helper()
+	var cc struct{ Sessions []CCUsageRow }
+	if err := ReadJSON(filepath.Join(dir, CCUsageName), &cc); err != nil {
+		t.Fatal(err)
+	}
+	return cc.Sessions
+}
+
+// RequestAnsweredBy finds in a recording made with bodies (dir) the last
+// request rule answered: its summary (a Sum a line of RequestsName;
+// ruleSeq says its rule and sequence number) and where its body is kept,
+// without .json (the headers, when kept, are beside it).
+func RequestAnsweredBy[Sum any](t testing.TB, dir, rule string, ruleSeq func(Sum) (string, int)) (Sum, string) {
+	t.Helper()
+	var found *Sum
+	for _, s := range ReadLines[Sum](t, filepath.Join(dir, RequestsName)) {
+		if r, _ := ruleSeq(s); r == rule {
+			found = &s
+		}
+	}
+	if found == nil {
+		t.Fatalf("no request was answered by rule %s", rule)
+	}
+	_, seq := ruleSeq(*found)
+	return *found, filepath.Join(dir, "bodies", fmt.Sprintf("%03d", seq))
 }

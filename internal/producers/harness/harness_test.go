@@ -190,3 +190,37 @@ func TestRunCLI(t *testing.T) {
 		t.Errorf("conversing: stdout %q, code %d", stdout, code)
 	}
 }
+
+// TestRequestAnsweredBy: the last request the rule answered, and where its
+// body is kept.
+func TestRequestAnsweredBy(t *testing.T) {
+	dir := t.TempDir()
+	type sum struct {
+		Seq  int
+		Rule string
+	}
+	os.WriteFile(filepath.Join(dir, RequestsName), []byte(`{"Seq":1,"Rule":"a"}
+{"Seq":2,"Rule":"b"}
+{"Seq":3,"Rule":"a"}
+`), 0o644)
+	got, body := RequestAnsweredBy(t, dir, "a", func(s sum) (string, int) { return s.Rule, s.Seq })
+	if got != (sum{3, "a"}) || body != filepath.Join(dir, "bodies", "003") {
+		t.Errorf("%+v at %s", got, body)
+	}
+}
+
+// TestCCUsageRows: ccusage's rows read by their keys, its input without
+// the cached part.
+func TestCCUsageRows(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, CCUsageName), []byte(`{"sessions":[{"sessionId":"s","sessionFile":"f",
+"inputTokens":70,"cacheReadTokens":30,"outputTokens":5,"totalTokens":105,"costUSD":0.1}]}`), 0o644)
+	rows := ReadCCUsage(t, dir)
+	want := []CCUsageRow{{SessionID: "s", SessionFile: "f", InputTokens: 70, CacheReadTokens: 30, OutputTokens: 5, TotalTokens: 105}}
+	if !slices.Equal(rows, want) {
+		t.Fatalf("rows %+v", rows)
+	}
+	if !rows[0].Counts(100, 30, 5, 105) || rows[0].Counts(70, 30, 5, 105) {
+		t.Error("Counts does not take the cached part out of the input")
+	}
+}
