@@ -3,7 +3,6 @@ package codex
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -36,17 +35,8 @@ func TestFixturesAreComplete(t *testing.T) {
 					t.Errorf("%s: request %d has no rule or agent", harness.RequestsName, r.Seq)
 				}
 			}
-			recorded, err := ReadTokens(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			counted, err := CountTokens(filepath.Join(dir, CodexHomeName), res.Steps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(recorded, counted) {
-				t.Errorf("%s is not what the rollouts and runs say:\n%+v\n%+v", TokensName, recorded, counted)
-			}
+			counted := harness.CheckRecount(t, TokensName, func() (*Tokens, error) { return ReadTokens(dir) },
+				func() (*Tokens, error) { return CountTokens(filepath.Join(dir, CodexHomeName), res.Steps) })
 			checkCCUsage(t, dir, counted)
 		})
 }

@@ -36,17 +36,8 @@ func TestFixturesAreComplete(t *testing.T) {
 					t.Errorf("%s: request %d has no rule or model", harness.RequestsName, r.Seq)
 				}
 			}
-			recorded, err := ReadAccounting(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			counted, err := Count(filepath.Join(dir, GeminiDirName), res.Steps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(recorded, counted) {
-				t.Errorf("%s is not what the files and runs say:\n%+v\n%+v", TokensName, recorded, counted)
-			}
+			counted := harness.CheckRecount(t, TokensName, func() (*Accounting, error) { return ReadAccounting(dir) },
+				func() (*Accounting, error) { return Count(filepath.Join(dir, GeminiDirName), res.Steps) })
 			checkCCUsage(t, dir, counted)
 		})
 }

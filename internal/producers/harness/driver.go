@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -327,4 +328,24 @@ func RequestAnsweredBy[Sum any](t testing.TB, dir, rule string, ruleSeq func(Sum
 	}
 	_, seq := ruleSeq(*found)
 	return *found, filepath.Join(dir, "bodies", fmt.Sprintf("%03d", seq))
+}
+
+// CheckRecount fails t unless what a recording's file name holds (read)
+// is what count makes again of what the CLI wrote and the runs said
+// (a driver's accounting, kept beside the recording); it returns the
+// count.
+func CheckRecount[T any](t testing.TB, name string, read, count func() (*T, error)) *T {
+	t.Helper()
+	recorded, err := read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted, err := count()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(recorded, counted) {
+		t.Errorf("%s is not what the recording and runs say:\n%+v\n%+v", name, recorded, counted)
+	}
+	return counted
 }
