@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -27,45 +26,26 @@ const ConfigDirName = "claude"
 // Unscripted: the Messages requests no rule matched).
 type Results = harness.Results[StepResult]
 
-// scenarioJob is the input of the sandbox job that runs a scenario.
-type scenarioJob struct {
-	Scenario string // a name in Scenarios
-	Binary   string // the claude binary
-	CCUsage  string // the ccusage binary, "" to skip its figures
-	Out      string // the folder to write the recording into (outside the sandbox root)
-	Bodies   bool   // also write each request's whole body into Out/bodies/
-}
-
 const scenarioJobName = "claude-code/scenario"
 
-func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
+func init() { sandbox.Register(scenarioJobName, sandbox.JobOf(runScenarioJob)) }
 
 // Record runs scenario s with the claude binary in a sandbox and writes
 // its recording into out (which must not exist yet): the claude/ tree,
 // results.json, requests.jsonl, and ccusage.json when ccusage is given.
 func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
-	var missing error
-	if binary == "" {
-		missing = fmt.Errorf("no claude binary: set %s", BinaryEnv)
-	}
-	job := scenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
-	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
-		&job, &job.Binary, &job.CCUsage, &job.Out)
+	job := harness.ScenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out,
+		job.Missing("claude", BinaryEnv), &job, job.Paths()...)
 }
 
-func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
-	var job scenarioJob
-	if err := json.Unmarshal(input, &job); err != nil {
-		return nil, err
-	}
+func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 	s := ScenarioNamed(job.Scenario)
 	if s == nil {
 		return nil, fmt.Errorf("no scenario %q", job.Scenario)
 	}
-	for _, d := range []string{s.Home(), s.Work(), s.Tmp()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	if err := harness.MakeDirs(s.Home(), s.Work(), s.Tmp()); err != nil {
+		return nil, err
 	}
 	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package codex
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,46 +26,27 @@ const (
 // Results is what a scenario's runs gave (the version: codex --version).
 type Results = harness.Results[StepResult]
 
-// scenarioJob is the input of the sandbox job that runs a scenario.
-type scenarioJob struct {
-	Scenario string // a name in Scenarios
-	Binary   string // the codex binary
-	CCUsage  string // the ccusage binary, "" to skip its figures
-	Out      string // the folder to write the recording into (outside the sandbox root)
-	Bodies   bool   // also write each request's whole body into Out/bodies/
-}
-
 const scenarioJobName = "codex/scenario"
 
-func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
+func init() { sandbox.Register(scenarioJobName, sandbox.JobOf(runScenarioJob)) }
 
 // Record runs scenario s with the codex binary in a sandbox and writes its
 // recording into out (which must not exist yet): the codex-home/ tree,
 // results.json, requests.jsonl, tokens.json, and ccusage.json when
 // ccusage is given.
 func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
-	var missing error
-	if binary == "" {
-		missing = fmt.Errorf("no codex binary: set %s", BinaryEnv)
-	}
-	job := scenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
-	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
-		&job, &job.Binary, &job.CCUsage, &job.Out)
+	job := harness.ScenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out,
+		job.Missing("codex", BinaryEnv), &job, job.Paths()...)
 }
 
-func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
-	var job scenarioJob
-	if err := json.Unmarshal(input, &job); err != nil {
-		return nil, err
-	}
+func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 	s := ScenarioNamed(job.Scenario)
 	if s == nil {
 		return nil, fmt.Errorf("no scenario %q", job.Scenario)
 	}
-	for _, d := range []string{s.Home(), s.CodexHome(), s.Work(), s.Tmp()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	if err := harness.MakeDirs(s.Home(), s.CodexHome(), s.Work(), s.Tmp()); err != nil {
+		return nil, err
 	}
 	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
 		return nil, err
@@ -104,7 +84,7 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 
 // writeRecording copies what the CLI wrote into the job's folder, with
 // the results, the stand-in's summary, the CLI's accounting and ccusage's.
-func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *openai.StandIn, res *Results) error {
+func writeRecording(ctx context.Context, s *Scenario, job harness.ScenarioJob, api *openai.StandIn, res *Results) error {
 	home := filepath.Join(job.Out, CodexHomeName)
 	if err := harness.CopyTree(filepath.Join(s.CodexHome(), "sessions"), filepath.Join(home, "sessions")); err != nil {
 		return fmt.Errorf("copying what the CLI wrote: %w", err)

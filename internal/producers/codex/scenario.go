@@ -3,6 +3,7 @@ package codex
 import (
 	"path"
 
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
@@ -63,11 +64,4 @@ func (s *Scenario) stepArgs(i int, thread string) []string {
 }
 
 // ScenarioNamed is the scenario called name, or nil.
-func ScenarioNamed(name string) *Scenario {
-	for _, s := range Scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
-}
+func ScenarioNamed(name string) *Scenario { return harness.Named(Scenarios, (*Scenario).name, name) }

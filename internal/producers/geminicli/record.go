@@ -2,7 +2,6 @@ package geminicli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,18 +34,16 @@ type Bundles struct {
 	Current, Legacy string
 }
 
-// scenarioJob is the input of the sandbox job that runs a scenario.
+// scenarioJob is the input of the sandbox job that runs a scenario: its
+// Binary is the pinned version's bundle, Legacy LegacyVersion's.
 type scenarioJob struct {
-	Scenario string
-	Bundles  Bundles
-	CCUsage  string // the ccusage binary, "" to skip its figures
-	Out      string // the folder to write the recording into (outside the sandbox root)
-	Bodies   bool   // also write each request's whole body into Out/bodies/
+	harness.ScenarioJob
+	Legacy string
 }
 
 const scenarioJobName = "gemini-cli/scenario"
 
-func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
+func init() { sandbox.Register(scenarioJobName, sandbox.JobOf(runScenarioJob)) }
 
 // Record runs scenario s with the CLI's bundles in a sandbox and writes
 // its recording into out (which must not exist yet): the gemini/ tree,
@@ -57,9 +54,9 @@ func Record(ctx context.Context, s *Scenario, bundles Bundles, ccusage, out stri
 	if bundles.Current == "" || (bundles.Legacy == "" && s.usesLegacy()) {
 		missing = fmt.Errorf("no Gemini CLI bundle: set %s (and %s for the legacy scenario)", BinaryEnv, LegacyEnv)
 	}
-	job := scenarioJob{Scenario: s.Name, Bundles: bundles, CCUsage: ccusage, Out: out, Bodies: bodies}
+	job := scenarioJob{harness.ScenarioJob{Scenario: s.Name, Binary: bundles.Current, CCUsage: ccusage, Out: out, Bodies: bodies}, bundles.Legacy}
 	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
-		&job, &job.Bundles.Current, &job.Bundles.Legacy, &job.CCUsage, &job.Out)
+		&job, append(job.Paths(), &job.Legacy)...)
 }
 
 func (s *Scenario) usesLegacy() bool {
@@ -71,20 +68,14 @@ func (s *Scenario) usesLegacy() bool {
 	return false
 }
 
-func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
-	var job scenarioJob
-	if err := json.Unmarshal(input, &job); err != nil {
-		return nil, err
-	}
+func runScenarioJob(ctx context.Context, job scenarioJob) (any, error) {
 	s := ScenarioNamed(job.Scenario)
 	if s == nil {
 		return nil, fmt.Errorf("no scenario %q", job.Scenario)
 	}
 	dotGemini := filepath.Join(s.Home(), ".gemini")
-	for _, d := range []string{dotGemini, s.Work(), s.Tmp()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	if err := harness.MakeDirs(dotGemini, s.Work(), s.Tmp()); err != nil {
+		return nil, err
 	}
 	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
 		return nil, err
@@ -100,18 +91,18 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 	envv := env(s.Home(), s.Tmp(), api.URL())
 	res := Results{Scenario: s.Name}
 	versions := map[string]string{}
-	for _, b := range []string{job.Bundles.Current, job.Bundles.Legacy} {
+	for _, b := range []string{job.Binary, job.Legacy} {
 		if b != "" {
 			if versions[b], err = cliVersion(b); err != nil {
 				return nil, err
 			}
 		}
 	}
-	res.Version = versions[job.Bundles.Current]
+	res.Version = versions[job.Binary]
 	for i, st := range s.Steps {
-		bundle := job.Bundles.Current
+		bundle := job.Binary
 		if st.Legacy {
-			bundle = job.Bundles.Legacy
+			bundle = job.Legacy
 		}
 		r := runCLI(ctx, bundle, s.Work(), envv, s.stepArgs(i))
 		r.Version = versions[bundle]

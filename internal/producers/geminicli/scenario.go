@@ -6,6 +6,7 @@ import (
 	"path"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/gemini"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
@@ -93,11 +94,4 @@ func (s *Scenario) stepArgs(i int) []string {
 }
 
 // ScenarioNamed is the scenario called name, or nil.
-func ScenarioNamed(name string) *Scenario {
-	for _, s := range Scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
-}
+func ScenarioNamed(name string) *Scenario { return harness.Named(Scenarios, (*Scenario).name, name) }

@@ -16,6 +16,26 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
+// MakeDirs makes each folder of dirs, with its parents.
+func MakeDirs(dirs ...string) error {
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Named is the scenario of list that nameOf calls name, nil when none is.
+func Named[S any](list []*S, nameOf func(*S) string, name string) *S {
+	for _, s := range list {
+		if nameOf(s) == name {
+			return s
+		}
+	}
+	return nil
+}
+
 // A Recording is one scenario recorded: its results (R, the driver's) and
 // what the driver's check found wrong with it.
 type Recording[S, R any] struct {
@@ -41,6 +61,28 @@ func RecordAll[S, R any](scenarios []S, name func(S) string, dir string, paralle
 		}
 	})
 	return recs
+}
+
+// A ScenarioJob is the input of a driver's sandbox job that runs a
+// scenario (a driver may add to it).
+type ScenarioJob struct {
+	Scenario string // a name in the driver's Scenarios
+	Binary   string // the CLI's binary (or what node runs)
+	CCUsage  string // the ccusage binary, "" to skip its figures
+	Out      string // the folder to write the recording into (outside the sandbox root)
+	Bodies   bool   // also write each request's whole body into Out/bodies/
+}
+
+// Paths are the job's files, for RecordScenario to make absolute.
+func (j *ScenarioJob) Paths() []*string { return []*string{&j.Binary, &j.CCUsage, &j.Out} }
+
+// Missing is the error of a job without its binary (cli's, which the
+// variable env names), nil when it has it.
+func (j *ScenarioJob) Missing(cli, env string) error {
+	if j.Binary == "" {
+		return fmt.Errorf("no %s binary: set %s", cli, env)
+	}
+	return nil
 }
 
 // RecordScenario runs a driver's scenario job (registered with the

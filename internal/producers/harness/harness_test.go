@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
@@ -222,5 +224,58 @@ func TestCCUsageRows(t *testing.T) {
 	}
 	if !rows[0].Counts(100, 30, 5, 105) || rows[0].Counts(70, 30, 5, 105) {
 		t.Error("Counts does not take the cached part out of the input")
+	}
+}
+
+// TestResumeDefaults: the recorded working directory when it is under the
+// sandbox root, else the resume folder's; "Go on." unless a prompt is
+// given; what the request gave is kept.
+func TestResumeDefaults(t *testing.T) {
+	cases := []struct{ cwd, prompt, recorded, wantCwd, wantPrompt string }{
+		{"", "", sandbox.Root + "/x/work", sandbox.Root + "/x/work", "Go on."},
+		{"", "", "/home/someone", "/r/work", "Go on."},
+		{"/mine", "Next.", sandbox.Root + "/x/work", "/mine", "Next."},
+	}
+	for _, c := range cases {
+		cwd, prompt := c.cwd, c.prompt
+		ResumeDefaults(&cwd, &prompt, c.recorded, "/r")
+		if cwd != c.wantCwd || prompt != c.wantPrompt {
+			t.Errorf("%+v: %s, %s", c, cwd, prompt)
+		}
+	}
+}
+
+// TestCollectResumed: every request to the model's path in order (a
+// query aside), the conversation of the first; a first request that does
+// not parse, and a run that succeeded without asking, are errors.
+func TestCollectResumed(t *testing.T) {
+	exs := []standin.Exchange{
+		{Path: "/v1/models", Body: []byte(`{}`)},
+		{Path: "/v1/messages?beta=true", Body: []byte(`{"n":1}`)},
+		{Path: "/v1/messages", Body: []byte(`{"n":2}`)},
+	}
+	parse := func(ex standin.Exchange) ([]standin.Turn, error) {
+		if !json.Valid(ex.Body) {
+			return nil, errors.New("not JSON")
+		}
+		return []standin.Turn{{Role: "user", Parts: []standin.Part{{Type: "text", Text: string(ex.Body)}}}}, nil
+	}
+	var out Resumed[int]
+	if err := out.Collect(exs, "/v1/messages", 0, parse); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Requests) != 2 || string(out.Requests[1]) != `{"n":2}` || len(out.Conversation) != 1 || out.Conversation[0].Parts[0].Text != `{"n":1}` {
+		t.Errorf("%+v", out)
+	}
+	var none Resumed[int]
+	if err := none.Collect(exs[:1], "/v1/messages", 0, parse); err == nil {
+		t.Error("a run that asked nothing and succeeded is no error")
+	}
+	if err := none.Collect(exs[:1], "/v1/messages", 1, parse); err != nil {
+		t.Errorf("a failed run that asked nothing: %v", err)
+	}
+	bad := Resumed[int]{}
+	if err := bad.Collect([]standin.Exchange{{Path: "/v1/messages", Body: []byte("{")}}, "/v1/messages", 0, parse); err == nil || !strings.Contains(err.Error(), "first request") {
+		t.Errorf("a first request that does not parse: %v", err)
 	}
 }
