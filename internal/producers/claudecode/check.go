@@ -15,7 +15,7 @@ import (
 func Check(s *Scenario, res *Results, dir string) []string {
 	var problems harness.Problems
 	add := problems.Add
-	project := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Work()))
+	project := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Dir().Work()))
 	harness.CheckRuns(&problems, res, len(s.Steps), func(i int, r StepResult) {
 		var out struct {
 			Type      string `json:"type"`

@@ -55,7 +55,7 @@ func checkResume(t *testing.T, claude string, s *Scenario, dir, end string) {
 		}
 	}
 	want := anthropic.AppendTurn(anthropic.Conversation(req), anthropic.AnswerTurn(reply))
-	transcript := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Work()), sum.Session+".jsonl")
+	transcript := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Dir().Work()), sum.Session+".jsonl")
 	res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: transcript})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestResumeAnyTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	moved := filepath.Join(t.TempDir(), "moved.jsonl")
-	data = bytes.ReplaceAll(data, []byte(`"cwd":"`+s.Work()+`"`), []byte(`"cwd":"/home/someone/project"`))
+	data = bytes.ReplaceAll(data, []byte(`"cwd":"`+s.Dir().Work()+`"`), []byte(`"cwd":"/home/someone/project"`))
 	if err := os.WriteFile(moved, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

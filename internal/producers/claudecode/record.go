@@ -44,10 +44,10 @@ func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 	if s == nil {
 		return nil, fmt.Errorf("no scenario %q", job.Scenario)
 	}
-	if err := harness.MakeDirs(s.Home(), s.Work(), s.Tmp()); err != nil {
+	if err := harness.MakeDirs(s.Dir().Home(), s.Dir().Work(), s.Dir().Tmp()); err != nil {
 		return nil, err
 	}
-	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
+	if err := harness.WriteFiles(s.Dir().Work(), s.Files); err != nil {
 		return nil, err
 	}
 	api, err := anthropic.Start(s.Rules)
@@ -57,13 +57,13 @@ func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 	defer api.Close()
 
 	res := Results{Scenario: s.Name}
-	if res.Version, err = cliVersion(ctx, job.Binary, s.Home()); err != nil {
+	if res.Version, err = cliVersion(ctx, job.Binary, s.Dir().Home()); err != nil {
 		return nil, err
 	}
-	envv := env(s.Home(), s.Tmp(), api.URL())
+	envv := env(s.Dir().Home(), s.Dir().Tmp(), api.URL())
 	prev := ""
 	for i := range s.Steps {
-		r := runCLI(ctx, job.Binary, s.Work(), envv, s.stepArgs(i, prev), s.Steps[i])
+		r := runCLI(ctx, job.Binary, s.Dir().Work(), envv, s.stepArgs(i, prev), s.Steps[i])
 		res.Steps = append(res.Steps, r)
 		if id := r.sessionID(); id != "" {
 			prev = id
@@ -78,7 +78,7 @@ func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 		return nil, err
 	}
 	config := filepath.Join(job.Out, ConfigDirName)
-	projects := filepath.Join(s.Home(), ".claude", "projects")
+	projects := filepath.Join(s.Dir().Home(), ".claude", "projects")
 	if err := harness.CopyTree(projects, filepath.Join(config, "projects")); err != nil {
 		return nil, fmt.Errorf("copying what the CLI wrote: %w", err)
 	}
@@ -90,7 +90,7 @@ func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 	}
 	// ccusage reads the Claude config folder the transcripts were copied to.
 	if err := harness.WriteCCUsage(ctx, job.CCUsage,
-		[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CLAUDE_CONFIG_DIR=" + config},
+		[]string{"HOME=" + s.Dir().Join("ccusage-home"), "CLAUDE_CONFIG_DIR=" + config},
 		[]string{"claude", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, harness.CCUsageName)); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -44,7 +43,7 @@ type Resumed = harness.Resumed[StepResult]
 const ResumeAnswer = "Resumed."
 
 // resumeDir is the fixed folder a resume runs under, in the sandbox.
-var resumeDir = path.Join(sandbox.Root, "claude", "resume")
+var resumeDir = harness.FolderOf("claude", "resume")
 
 type resumeJob struct {
 	ResumeRequest
@@ -125,7 +124,7 @@ func runResumeJob(ctx context.Context, job resumeJob) (any, error) {
 	if job.SessionID == "" || strings.ContainsAny(job.SessionID, "/\\") || job.SessionID[0] == '.' {
 		return nil, fmt.Errorf("cannot plant a session called %q", job.SessionID)
 	}
-	home, tmp := path.Join(resumeDir, "home"), path.Join(resumeDir, "tmp")
+	home, tmp := resumeDir.Home(), resumeDir.Tmp()
 	project := filepath.Join(home, ".claude", "projects", ProjectDirName(job.Cwd))
 	if err := harness.MakeDirs(job.Cwd, tmp, project); err != nil {
 		return nil, err

@@ -106,7 +106,7 @@ func TestResumeAMovedRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	moved := filepath.Join(t.TempDir(), "exported.jsonl")
-	data = bytes.ReplaceAll(data, []byte(s.Work()), []byte("/home/someone/project"))
+	data = bytes.ReplaceAll(data, []byte(s.Dir().Work()), []byte("/home/someone/project"))
 	if err := os.WriteFile(moved, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

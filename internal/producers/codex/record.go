@@ -45,10 +45,10 @@ func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 	if s == nil {
 		return nil, fmt.Errorf("no scenario %q", job.Scenario)
 	}
-	if err := harness.MakeDirs(s.Home(), s.CodexHome(), s.Work(), s.Tmp()); err != nil {
+	if err := harness.MakeDirs(s.Dir().Home(), CodexHome(s.Dir()), s.Dir().Work(), s.Dir().Tmp()); err != nil {
 		return nil, err
 	}
-	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
+	if err := harness.WriteFiles(s.Dir().Work(), s.Files); err != nil {
 		return nil, err
 	}
 	api, err := openai.Start(s.Rules)
@@ -56,17 +56,17 @@ func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 		return nil, err
 	}
 	defer api.Close()
-	if err := os.WriteFile(filepath.Join(s.CodexHome(), "config.toml"), []byte(config(api.URL())), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(CodexHome(s.Dir()), "config.toml"), []byte(config(api.URL())), 0o644); err != nil {
 		return nil, err
 	}
-	envv := env(s.Home(), s.CodexHome(), s.Tmp())
+	envv := env(s.Dir().Home(), CodexHome(s.Dir()), s.Dir().Tmp())
 	res := Results{Scenario: s.Name}
 	if res.Version, err = cliVersion(ctx, job.Binary, envv); err != nil {
 		return nil, err
 	}
 	thread := ""
 	for i := range s.Steps {
-		r := runCLI(ctx, job.Binary, s.Work(), envv, s.stepArgs(i, thread))
+		r := runCLI(ctx, job.Binary, s.Dir().Work(), envv, s.stepArgs(i, thread))
 		res.Steps = append(res.Steps, r)
 		if thread == "" {
 			thread = r.ThreadID()
@@ -86,7 +86,7 @@ func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 // the results, the stand-in's summary, the CLI's accounting and ccusage's.
 func writeRecording(ctx context.Context, s *Scenario, job harness.ScenarioJob, api *openai.StandIn, res *Results) error {
 	home := filepath.Join(job.Out, CodexHomeName)
-	if err := harness.CopyTree(filepath.Join(s.CodexHome(), "sessions"), filepath.Join(home, "sessions")); err != nil {
+	if err := harness.CopyTree(filepath.Join(CodexHome(s.Dir()), "sessions"), filepath.Join(home, "sessions")); err != nil {
 		return fmt.Errorf("copying what the CLI wrote: %w", err)
 	}
 	// With the bodies, the headers say which agent asked and what for.
@@ -104,6 +104,6 @@ func writeRecording(ctx context.Context, s *Scenario, job harness.ScenarioJob, a
 		return err
 	}
 	return harness.WriteCCUsage(ctx, job.CCUsage,
-		[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CODEX_HOME=" + home},
+		[]string{"HOME=" + s.Dir().Join("ccusage-home"), "CODEX_HOME=" + home},
 		[]string{"codex", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, harness.CCUsageName))
 }

@@ -44,7 +44,7 @@ type Resumed = harness.Resumed[StepResult]
 const ResumeAnswer = "Resumed."
 
 // resumeDir is the fixed folder a resume runs under, in the sandbox.
-var resumeDir = path.Join(sandbox.Root, "codex", "resume")
+var resumeDir = harness.FolderOf("codex", "resume")
 
 type resumeJob struct {
 	ResumeRequest
@@ -119,7 +119,7 @@ func rolloutMeta(data []byte) (m struct{ ID, Cwd, Timestamp string }) {
 }
 
 func runResumeJob(ctx context.Context, job resumeJob) (any, error) {
-	home, codexHome, tmp := path.Join(resumeDir, "home"), path.Join(resumeDir, "codex-home"), path.Join(resumeDir, "tmp")
+	home, codexHome, tmp := resumeDir.Home(), CodexHome(resumeDir), resumeDir.Tmp()
 	planted := filepath.Join(codexHome, "sessions", filepath.FromSlash(job.Name))
 	if err := harness.MakeDirs(job.Cwd, home, tmp, filepath.Dir(planted)); err != nil {
 		return nil, err

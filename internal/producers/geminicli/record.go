@@ -73,11 +73,11 @@ func runScenarioJob(ctx context.Context, job scenarioJob) (any, error) {
 	if s == nil {
 		return nil, fmt.Errorf("no scenario %q", job.Scenario)
 	}
-	dotGemini := filepath.Join(s.Home(), ".gemini")
-	if err := harness.MakeDirs(dotGemini, s.Work(), s.Tmp()); err != nil {
+	dotGemini := filepath.Join(s.Dir().Home(), ".gemini")
+	if err := harness.MakeDirs(dotGemini, s.Dir().Work(), s.Dir().Tmp()); err != nil {
 		return nil, err
 	}
-	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
+	if err := harness.WriteFiles(s.Dir().Work(), s.Files); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dotGemini, "settings.json"), []byte(settings), 0o644); err != nil {
@@ -88,7 +88,7 @@ func runScenarioJob(ctx context.Context, job scenarioJob) (any, error) {
 		return nil, err
 	}
 	defer api.Close()
-	envv := env(s.Home(), s.Tmp(), api.URL())
+	envv := env(s.Dir().Home(), s.Dir().Tmp(), api.URL())
 	res := Results{Scenario: s.Name}
 	versions := map[string]string{}
 	for _, b := range []string{job.Binary, job.Legacy} {
@@ -104,7 +104,7 @@ func runScenarioJob(ctx context.Context, job scenarioJob) (any, error) {
 		if st.Legacy {
 			bundle = job.Legacy
 		}
-		r := runCLI(ctx, bundle, s.Work(), envv, s.stepArgs(i))
+		r := runCLI(ctx, bundle, s.Dir().Work(), envv, s.stepArgs(i))
 		r.Version = versions[bundle]
 		res.Steps = append(res.Steps, r)
 	}
@@ -121,7 +121,7 @@ func runScenarioJob(ctx context.Context, job scenarioJob) (any, error) {
 // writeRecording copies what the CLI wrote into the job's folder, with the
 // results, the stand-in's summary, the accounting and ccusage's figures.
 func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemini.StandIn, res *Results) error {
-	dotGemini := filepath.Join(s.Home(), ".gemini")
+	dotGemini := filepath.Join(s.Dir().Home(), ".gemini")
 	out := filepath.Join(job.Out, GeminiDirName)
 	if err := harness.CopyTree(filepath.Join(dotGemini, "tmp"), filepath.Join(out, "tmp")); err != nil {
 		return fmt.Errorf("copying what the CLI wrote: %w", err)
@@ -147,6 +147,6 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemi
 	if err := harness.WriteJSON(filepath.Join(job.Out, TokensName), acct); err != nil {
 		return err
 	}
-	return harness.WriteCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Home()},
+	return harness.WriteCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Dir().Home()},
 		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, harness.CCUsageName))
 }

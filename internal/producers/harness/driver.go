@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -391,3 +392,21 @@ func CheckRecount[T any](t testing.TB, name string, read, count func() (*T, erro
 	}
 	return counted
 }
+
+// A Folder is a run's folder in the sandbox, SANDBOX_ROOT/AGENT/NAME (a
+// scenario's, or a resume's): the CLI's home, working directory and
+// temporary folder are under it, the same on every run, so that the paths
+// the CLI records are too.
+type Folder string
+
+// FolderOf is the folder of agent's run name.
+func FolderOf(agent, name string) Folder { return Folder(path.Join(sandbox.Root, agent, name)) }
+
+// Join is the path of name in the folder.
+func (f Folder) Join(name string) string { return path.Join(string(f), name) }
+
+// Home, Work and Tmp are the CLI's HOME, working directory and temporary
+// folder.
+func (f Folder) Home() string { return f.Join("home") }
+func (f Folder) Work() string { return f.Join("work") }
+func (f Folder) Tmp() string  { return f.Join("tmp") }

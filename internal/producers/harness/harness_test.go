@@ -238,7 +238,7 @@ func TestResumeDefaults(t *testing.T) {
 	}
 	for _, c := range cases {
 		cwd, prompt := c.cwd, c.prompt
-		ResumeDefaults(&cwd, &prompt, c.recorded, "/r")
+		ResumeDefaults(&cwd, &prompt, c.recorded, Folder("/r"))
 		if cwd != c.wantCwd || prompt != c.wantPrompt {
 			t.Errorf("%+v: %s, %s", c, cwd, prompt)
 		}

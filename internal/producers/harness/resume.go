@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
@@ -26,10 +25,10 @@ type Resumed[Step any] struct {
 
 // ResumeDefaults fills in what a resume request left out: the working
 // directory (cwd), the one the session recorded when that is under the
-// sandbox root, else dir/work; and the prompt, "Go on.".
-func ResumeDefaults(cwd, prompt *string, recorded, dir string) {
+// sandbox root, else the folder's; and the prompt, "Go on.".
+func ResumeDefaults(cwd, prompt *string, recorded string, dir Folder) {
 	if *cwd == "" {
-		*cwd = path.Join(dir, "work")
+		*cwd = dir.Work()
 		if strings.HasPrefix(recorded, sandbox.Root+"/") {
 			*cwd = recorded
 		}
