@@ -154,6 +154,20 @@ func WriteRequests(out string, exchanges []standin.Exchange, bodies, headers boo
 	return unscripted, os.WriteFile(filepath.Join(out, RequestsName), reqs.Bytes(), 0o644)
 }
 
+// A RequestHead is how every driver's summary of a request the stand-in
+// received starts (embedded, so that its lines start with these keys).
+type RequestHead struct {
+	Seq    int    `json:"seq"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Status int    `json:"status"`
+}
+
+// HeadOf is the head of an exchange's summary.
+func HeadOf(ex standin.Exchange) RequestHead {
+	return RequestHead{Seq: ex.Seq, Method: ex.Method, Path: ex.Path, Status: ex.Status}
+}
+
 // WriteResults writes a recording's results into out: what the stand-in
 // received (WriteRequests, with summary), then res, the requests no rule
 // answered added to its Unscripted, as ResultsName.
@@ -292,8 +306,9 @@ func EachRecording[S, Step any](t *testing.T, recs []Recording[S, Results[Step]]
 
 // EachFixture runs a subtest for each scenario's committed recording in
 // pinned/NAME: its results must be there (else how to record again:
-// again), of that scenario and the pinned version, and check must find
-// nothing wrong; then more checks what is the driver's own.
+// again), written as WriteResults writes them, of that scenario and the
+// pinned version, and check must find nothing wrong; then more checks
+// what is the driver's own.
 func EachFixture[S, Step any](t *testing.T, pinned string, scenarios []S, name func(S) string, version, again string,
 	check func(S, *Results[Step], string) []string, more func(t *testing.T, s S, dir string, res *Results[Step])) {
 	t.Helper()
@@ -306,6 +321,10 @@ func EachFixture[S, Step any](t *testing.T, pinned string, scenarios []S, name f
 			}
 			if res.Scenario != name(s) || res.Version != version {
 				t.Errorf("%s is of scenario %q, version %q", ResultsName, res.Scenario, res.Version)
+			}
+			data, _ := os.ReadFile(filepath.Join(dir, ResultsName))
+			if again, err := json.MarshalIndent(res, "", "  "); err != nil || !bytes.Equal(data, append(again, '\n')) {
+				t.Errorf("%s is not what the results it holds write (%v)", ResultsName, err)
 			}
 			for _, p := range check(s, res, dir) {
 				t.Error(p)
