@@ -26,7 +26,8 @@ func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, b
 	}, Check)
 }
 
-func (s *Scenario) name() string { return s.Name }
+func (s *Scenario) name() string                  { return s.Name }
+func (s *Scenario) heading() (name, about string) { return s.Name, s.About }
 
 // ReadResults reads a recorded scenario's results.json.
 func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
@@ -64,36 +65,29 @@ func Readme(dir, version string) ([]byte, error) {
 	p("  (the main thread's running total);\n")
 	p("- `%s`: ccusage %s's `codex session --json --offline -z UTC` on `%s/` (it skips sub-agents' rollouts).\n\n", harness.CCUsageName, harness.CCUsageVersion, CodexHomeName)
 	p("## Scenarios\n\n")
-	total := harness.NewInventory(LineType, ResponseItemType, EventType, ItemType)
-	for _, s := range Scenarios {
-		sdir := filepath.Join(dir, s.Name)
-		res, err := ReadResults(sdir)
-		if err != nil {
-			return nil, err
-		}
-		tokens, err := ReadTokens(sdir)
-		if err != nil {
-			return nil, err
-		}
-		inv, err := TakeInventory(filepath.Join(sdir, CodexHomeName))
-		if err != nil {
-			return nil, err
-		}
-		total.Add(inv)
-		p("### %s\n\n%s\n\n", s.Name, s.About)
-		for i, r := range res.Steps {
-			p("%d. `codex %s` (exit code %d)\n", i+1, harness.ShellWords(r.Args), r.ExitCode)
-		}
-		p("\n%s, %d lines: %s.\n\n", harness.Plural(inv.Files, "rollout"), harness.Sum(inv.Kinds[LineType]), harness.Counts(inv.Kinds[LineType]))
-		for _, th := range tokens.Threads {
-			role := "main thread"
-			if th.Subagent {
-				role = "sub-agent"
+	total, err := harness.WriteScenarios(&b, dir, Scenarios, (*Scenario).heading, CodexHomeName, TakeInventory,
+		[]string{LineType, ResponseItemType, EventType, ItemType}, func(s *Scenario, sdir string, res *Results, inv *harness.Inventory) error {
+			tokens, err := ReadTokens(sdir)
+			if err != nil {
+				return err
 			}
-			p("- %s: %d tokens in %s (%d input, %d of them cached; %d output, %d of them reasoning)\n", role,
-				th.Usage.Total, harness.Plural(th.Records, "token usage record"), th.Usage.Input, th.Usage.Cached, th.Usage.Output, th.Usage.Reasoning)
-		}
-		p("\n")
+			for i, r := range res.Steps {
+				p("%d. `codex %s` (exit code %d)\n", i+1, harness.ShellWords(r.Args), r.ExitCode)
+			}
+			p("\n%s, %d lines: %s.\n\n", harness.Plural(inv.Files, "rollout"), harness.Sum(inv.Kinds[LineType]), harness.Counts(inv.Kinds[LineType]))
+			for _, th := range tokens.Threads {
+				role := "main thread"
+				if th.Subagent {
+					role = "sub-agent"
+				}
+				p("- %s: %d tokens in %s (%d input, %d of them cached; %d output, %d of them reasoning)\n", role,
+					th.Usage.Total, harness.Plural(th.Records, "token usage record"), th.Usage.Input, th.Usage.Cached, th.Usage.Output, th.Usage.Reasoning)
+			}
+			p("\n")
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	p("## What %s wrote, over all scenarios\n\n", version)
 	p("Every name is listed, with what it holds, in convert/codex/records.\n\n")

@@ -429,3 +429,32 @@ func (f Folder) Join(name string) string { return path.Join(string(f), name) }
 func (f Folder) Home() string { return f.Join("home") }
 func (f Folder) Work() string { return f.Join("work") }
 func (f Folder) Tmp() string  { return f.Join("tmp") }
+
+// WriteScenarios writes the scenarios part of a version's fixtures README
+// (dir: the version's folder) into b: for each scenario a heading, its
+// about text, then what section writes of its recording (its results,
+// and the inventory take makes of the folder written holding what the
+// CLI wrote). It returns the inventory over all scenarios, of categories.
+func WriteScenarios[S, Step any](b *bytes.Buffer, dir string, scenarios []S, heading func(S) (name, about string),
+	written string, take func(dir string) (*Inventory, error), categories []string,
+	section func(s S, sdir string, res *Results[Step], inv *Inventory) error) (*Inventory, error) {
+	total := NewInventory(categories...)
+	for _, s := range scenarios {
+		name, about := heading(s)
+		sdir := filepath.Join(dir, name)
+		res, err := ReadResults[Step](sdir)
+		if err != nil {
+			return nil, err
+		}
+		inv, err := take(filepath.Join(sdir, written))
+		if err != nil {
+			return nil, err
+		}
+		total.Add(inv)
+		fmt.Fprintf(b, "### %s\n\n%s\n\n", name, about)
+		if err := section(s, sdir, res, inv); err != nil {
+			return nil, err
+		}
+	}
+	return total, nil
+}
