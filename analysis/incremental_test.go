@@ -83,6 +83,17 @@ func TestAnalyzerAcrossSeveralEditsAndBack(t *testing.T) {
 	src := generatedSession(t, 30<<10, 4)
 	tree := grammar.Parse(bytes.Clone(src))
 	a := NewAnalyzer(tree)
+	editsAndBack(r, tree, src, editPieces, func(i int, tree *grammar.Tree, src []byte) {
+		a.Update(tree)
+		assertSameFindings(t, a, src, fmt.Sprintf("update %d", i))
+	})
+}
+
+// editsAndBack makes 200 rounds of up to four random edits of tree (whose
+// text is src) from pieces, and gives update each round's version, or
+// every seventh round one of the versions so far (a late update for an
+// older version).
+func editsAndBack(r *rand.Rand, tree *grammar.Tree, src []byte, pieces []string, update func(i int, tree *grammar.Tree, src []byte)) {
 	type version struct {
 		tree *grammar.Tree
 		src  []byte
@@ -90,17 +101,16 @@ func TestAnalyzerAcrossSeveralEditsAndBack(t *testing.T) {
 	var history []version
 	for i := range 200 {
 		for range r.IntN(5) {
-			s, e, ins := edittest.Random(r, len(src), editPieces)
+			s, e, ins := edittest.Random(r, len(src), pieces)
 			tree = tree.Edit(s, e, bytes.Clone(ins))
 			src = edittest.Splice(src, s, e, ins)
 		}
 		history = append(history, version{tree, src})
 		v := history[len(history)-1]
 		if i%7 == 6 {
-			v = history[r.IntN(len(history))] // a late update for an older version
+			v = history[r.IntN(len(history))]
 		}
-		a.Update(v.tree)
-		assertSameFindings(t, a, v.src, fmt.Sprintf("update %d", i))
+		update(i, v.tree, v.src)
 	}
 }
 

@@ -123,25 +123,10 @@ func TestSessionTrackerAcrossSeveralEditsAndBack(t *testing.T) {
 	src := []byte(sharedIDs + string(timedSession(t, 20<<10, 6)))
 	tree := grammar.Parse(bytes.Clone(src))
 	st := NewSessionTracker(tree)
-	type version struct {
-		tree *grammar.Tree
-		src  []byte
-	}
-	var history []version
-	for i := range 200 {
-		for range r.IntN(5) {
-			s, e, ins := edittest.Random(r, len(src), edittest.SessionPieces)
-			tree = tree.Edit(s, e, bytes.Clone(ins))
-			src = edittest.Splice(src, s, e, ins)
-		}
-		history = append(history, version{tree, src})
-		v := history[len(history)-1]
-		if i%7 == 6 {
-			v = history[r.IntN(len(history))]
-		}
-		st.Update(v.tree)
-		assertSessionTracked(t, st, v.src, r, fmt.Sprintf("update %d", i))
-	}
+	editsAndBack(r, tree, src, edittest.SessionPieces, func(i int, tree *grammar.Tree, src []byte) {
+		st.Update(tree)
+		assertSessionTracked(t, st, src, r, fmt.Sprintf("update %d", i))
+	})
 	// And to unrelated trees.
 	for seed := range uint64(3) {
 		src := timedSession(t, 10<<10, seed+20)
