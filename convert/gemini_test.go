@@ -12,6 +12,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/gemini"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/golden"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 
@@ -59,7 +60,7 @@ func TestGeminiScenariosToRlog(t *testing.T) {
 					}
 				}
 				if to.Name == convert.Rlog {
-					golden(t, filepath.Join("testdata", "gemini-cli", name), out.String()+"\n# loss report\n"+commentLines(rep.Text()))
+					golden.CheckFile(t, filepath.Join("testdata", "gemini-cli", name), []byte(out.String()+"\n# loss report\n"+commentLines(rep.Text())))
 					// The rlog view checks clean: no error or warning.
 					for _, f := range analysis.Check(grammar.Parse(out.Bytes()), analysis.Config{}) {
 						if f.Severity <= analysis.Warning {
