@@ -30,7 +30,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		Format: "mini-swe",
 		List:   "messages",
 		Elem:   rd.message,
-		Root:   func(key string, v json.RawMessage) { rd.root(key, v) },
+		Root:   rd.root,
 	}.ReadTo(r, rep, sink, rd.h)
 }
 
@@ -41,7 +41,7 @@ type reader struct {
 	pending string // call id waiting for its observation
 }
 
-func (rd *reader) root(key string, v []byte) {
+func (rd *reader) root(key string, v json.RawMessage) {
 	h := rd.h
 	switch key {
 	case "trajectory_format":

@@ -33,7 +33,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		Format: "replay-bundle",
 		List:   "timeline",
 		Elem:   func(i int, b []byte, loc model.Loc) error { return rd.entry(b, loc) },
-		Root:   func(key string, v json.RawMessage) { rd.root(key, v) },
+		Root:   rd.root,
 	}.ReadTo(r, rep, sink, rd.h)
 }
 
@@ -48,7 +48,7 @@ type reader struct {
 	open map[string][]string
 }
 
-func (rd *reader) root(key string, v []byte) {
+func (rd *reader) root(key string, v json.RawMessage) {
 	h := rd.h
 	switch key {
 	case "version":
