@@ -350,6 +350,17 @@ func (wr *writer) emit(l *line, cont []string) {
 	}
 }
 
+// textLine starts the line of a message (u:, a:, th:): its prefix and e's
+// text cut at limit (what names it in the loss report), and cont its
+// continuation lines.
+func (wr *writer) textLine(k grammar.Kind, limit int, what string, e *model.Event) (l *line, cont []string) {
+	l = wr.newLine()
+	l.add(k.Prefix())
+	text, cont := wr.text(e.Text, limit, what, e)
+	l.add(text)
+	return l, cont
+}
+
 // event writes the line (and continuation lines) of one event, with usage
 // (nil for none) in its metadata.
 func (wr *writer) event(e *model.Event, usage *model.Usage) {
@@ -358,27 +369,18 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 	}
 	switch e.Kind {
 	case model.KindUser:
-		l := wr.newLine()
-		l.add(grammar.User.Prefix())
-		text, cont := wr.text(e.Text, LimitUser, "user text", e)
-		l.add(text)
+		l, cont := wr.textLine(grammar.User, LimitUser, "user text", e)
 		if e.Meta {
 			l.kv(grammar.KeyMeta, "true")
 		}
 		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindAgent:
-		l := wr.newLine()
-		l.add(grammar.Agent.Prefix())
-		text, cont := wr.text(e.Text, LimitAgent, "agent text", e)
-		l.add(text)
+		l, cont := wr.textLine(grammar.Agent, LimitAgent, "agent text", e)
 		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindThinking:
-		l := wr.newLine()
-		l.add(grammar.Thinking.Prefix())
-		text, cont := wr.text(e.Text, LimitThinking, "thinking", e)
-		l.add(text)
+		l, cont := wr.textLine(grammar.Thinking, LimitThinking, "thinking", e)
 		if e.Signature != "" {
 			sig := e.Signature
 			if !wr.same && utf8.RuneCountInString(sig) > LimitSig {
