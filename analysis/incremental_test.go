@@ -127,16 +127,26 @@ func TestAnalyzerAcrossUnrelatedTrees(t *testing.T) {
 func FuzzAnalyzerEdits(f *testing.F) {
 	f.Add([]byte(okHeader+"t!:Read id=a\no: id=a\n@start\n"), uint16(60), uint16(5), []byte("o: id=zz\n"), true)
 	f.Add([]byte(okHeader+"t!:R id=x\nt!:R id=x\nstep=3 step=1\n"), uint16(70), uint16(10), []byte("t!:R id=x\n"), false)
+	fuzzOneEdit(f, func(t *testing.T, tree, edited *grammar.Tree, src []byte, _ *rand.Rand) {
+		a := NewAnalyzer(tree)
+		a.Update(edited)
+		assertSameFindings(t, a, src, "fuzz")
+	})
+}
+
+// fuzzOneEdit fuzzes follow, which follows tree to edited (src its text)
+// and checks it: the fuzz input is a document, one edit of it (at, length,
+// the text inserted) and whether chunks are tiny; r is seeded from the
+// edit.
+func fuzzOneEdit(f *testing.F, follow func(t *testing.T, tree, edited *grammar.Tree, src []byte, r *rand.Rand)) {
 	f.Fuzz(func(t *testing.T, src []byte, at, length uint16, ins []byte, tiny bool) {
 		if tiny {
 			t.Cleanup(grammar.SetChunkLimitsForTest(2, 40))
 		}
 		tree := grammar.Parse(bytes.Clone(src))
-		a := NewAnalyzer(tree)
 		s := int(at) % (len(src) + 1)
 		e := min(len(src), s+int(length))
-		a.Update(tree.Edit(s, e, bytes.Clone(ins)))
-		assertSameFindings(t, a, edittest.Splice(src, s, e, ins), "fuzz")
+		follow(t, tree, tree.Edit(s, e, bytes.Clone(ins)), edittest.Splice(src, s, e, ins), rand.New(rand.NewPCG(uint64(at), uint64(length))))
 	})
 }
 
