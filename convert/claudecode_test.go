@@ -226,15 +226,7 @@ func TestDeniedAndInterruptedThroughEveryFormat(t *testing.T) {
 			}
 			return nil
 		}
-		f, err := os.Open(m[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, _, err := convert.Read(f, convert.Claude)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := readOne(t, m[0], convert.Claude)
 		if r := result(src); r == nil || !r.IsError || r.Status != tc.status {
 			t.Fatalf("%s: the result %+v, want a failure with status %s", tc.scenario, r, tc.status)
 		}

@@ -183,15 +183,7 @@ func TestGeminiCcusageAgrees(t *testing.T) {
 		m, _ := filepath.Glob(filepath.Join(dir, "gemini", "tmp", "*", "chats", "*.json*"))
 		more, _ := filepath.Glob(filepath.Join(dir, "gemini", "tmp", "*", "chats", "*", "*.jsonl"))
 		for _, p := range append(m, more...) {
-			f, err := os.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, _, err := convert.Read(f, convert.Gemini)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := readOne(t, p, convert.Gemini)
 			tot, _ := s.Totals()
 			ours[s.Header.ID] = ours[s.Header.ID].Add(tot)
 		}
