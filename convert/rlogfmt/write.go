@@ -321,6 +321,31 @@ func (l *line) kv(k grammar.Key, v string) {
 	l.meta = append(append(append(append(l.meta, ' '), k.String()...), '='), v...)
 }
 
+// tokens adds u's counts, to the metadata or (inText: @end's totals) to
+// the text: input and output always, cached and cache creation when there
+// are any.
+func (l *line) tokens(u *model.Usage, inText bool) {
+	for _, c := range [...]struct {
+		k      grammar.Key
+		n      int64
+		always bool
+	}{
+		{grammar.KeyTokensIn, u.Input, true},
+		{grammar.KeyTokensOut, u.Output, true},
+		{grammar.KeyTokensCached, u.CacheRead, false},
+		{grammar.KeyTokensCacheCreate, u.CacheCreate, false},
+	} {
+		if !c.always && c.n <= 0 {
+			continue
+		}
+		if v := strconv.FormatInt(c.n, 10); inText {
+			l.addPair(c.k, v)
+		} else {
+			l.kv(c.k, v)
+		}
+	}
+}
+
 // begin starts the line with prefix and, right after it, name (a tool, a
 // subagent's type, a lifecycle event).
 func (l *line) begin(prefix, name string) {
@@ -699,14 +724,7 @@ func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 		l.kv(grammar.KeyMessageID, wordless(e.MessageID))
 	}
 	if u != nil {
-		l.kv(grammar.KeyTokensIn, strconv.FormatInt(u.Input, 10))
-		l.kv(grammar.KeyTokensOut, strconv.FormatInt(u.Output, 10))
-		if u.CacheRead > 0 {
-			l.kv(grammar.KeyTokensCached, strconv.FormatInt(u.CacheRead, 10))
-		}
-		if u.CacheCreate > 0 {
-			l.kv(grammar.KeyTokensCacheCreate, strconv.FormatInt(u.CacheCreate, 10))
-		}
+		l.tokens(u, false)
 	}
 	if wr.same {
 		for _, k := range extraKeys {
@@ -1223,14 +1241,7 @@ func (wr *writer) end(e *model.Event) {
 		if h.Totals == nil {
 			wr.rep.Lose(model.LossSynthesized, "header.totals", "token totals summed from the messages' usage (the source states none; readers take them as the session's)", model.Loc{})
 		}
-		l.addPair(grammar.KeyTokensIn, strconv.FormatInt(tot.Input, 10))
-		l.addPair(grammar.KeyTokensOut, strconv.FormatInt(tot.Output, 10))
-		if tot.CacheRead > 0 {
-			l.addPair(grammar.KeyTokensCached, strconv.FormatInt(tot.CacheRead, 10))
-		}
-		if tot.CacheCreate > 0 {
-			l.addPair(grammar.KeyTokensCacheCreate, strconv.FormatInt(tot.CacheCreate, 10))
-		}
+		l.tokens(&tot, true)
 	}
 	if h.CostUSD != nil {
 		// Every digit the source has (0.0653 stays 0.0653).
