@@ -386,6 +386,16 @@ func (wr *writer) textLine(k grammar.Kind, limit int, what string, e *model.Even
 	return l, cont
 }
 
+// noteLine writes the `# status:` or `# system:` line (label) of e, with
+// its metadata; what names its text in the loss report.
+func (wr *writer) noteLine(label, what string, e *model.Event) {
+	l := wr.newLine()
+	text, cont := wr.text(e.Text, LimitAgent, what, e)
+	l.add("# " + label + ": " + text)
+	wr.meta(l, e, nil)
+	wr.emit(l, cont)
+}
+
 // event writes the line (and continuation lines) of one event, with usage
 // (nil for none) in its metadata.
 func (wr *writer) event(e *model.Event, usage *model.Usage) {
@@ -442,11 +452,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		wr.emit(l, nil)
 		wr.dropExtras(e)
 	case model.KindStatus:
-		l := wr.newLine()
-		text, cont := wr.text(e.Text, LimitAgent, "status text", e)
-		l.add("# status: " + text)
-		wr.meta(l, e, nil)
-		wr.emit(l, cont)
+		wr.noteLine("status", "status text", e)
 	case model.KindCompaction:
 		l := wr.newLine()
 		l.begin(grammar.Lifecycle.Prefix(), grammar.VerbCompact)
@@ -478,11 +484,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		}
 		wr.emit(l, nil)
 	case model.KindSystem:
-		l := wr.newLine()
-		text, cont := wr.text(e.Text, LimitAgent, "system text", e)
-		l.add("# system: " + text)
-		wr.meta(l, e, nil)
-		wr.emit(l, cont)
+		wr.noteLine("system", "system text", e)
 		if e.Name != "" && !wr.same {
 			wr.rep.Lose(model.LossDroppedField, "system.name", "the kind of a system message ("+e.Name+"; rlog writes # system:)", e.Loc)
 		}
