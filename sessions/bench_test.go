@@ -154,8 +154,9 @@ func TestReadHeapStaysConstant(t *testing.T) {
 	}
 	defer func() { afterWindow = nil }()
 	// kept is what a reading returns and keeps until its end: the calls
-	// that changed files (at most maxCallsKept) and the prompts (at most
-	// maxPromptsKept), which grow with the session up to their caps.
+	// that changed files and the calls (at most maxCallsKept each), the
+	// prompts (at most maxPromptsKept) and the phases, which grow with the
+	// session up to their caps.
 	var kept [2]uint64
 	measure := func(i int, p string) uint64 {
 		runtime.GC()
@@ -170,13 +171,19 @@ func TestReadHeapStaysConstant(t *testing.T) {
 		for _, p := range s.Prompts {
 			kept[i] += uint64(len(p.Text)+len(p.ID)) + 48
 		}
+		for _, c := range s.Calls {
+			kept[i] += uint64(len(c.Tool)+len(c.Target)+len(c.ID)) + 56
+		}
+		for _, p := range s.Phases {
+			kept[i] += uint64(len(p.Name)+len(p.ID)) + 40
+		}
 		return peak
 	}
 	ps, pl := measure(0, small), measure(1, large)
 	fs, _ := os.Stat(small)
 	fl, _ := os.Stat(large)
 	mb := func(n uint64) float64 { return float64(n) / (1 << 20) }
-	t.Logf("peak heap %.1f MB reading %.1f MB, %.1f MB reading %.1f MB (of which the changes and prompts kept: %.1f MB, %.1f MB)",
+	t.Logf("peak heap %.1f MB reading %.1f MB, %.1f MB reading %.1f MB (of which the changes, prompts, calls and phases kept: %.1f MB, %.1f MB)",
 		mb(ps), mb(uint64(fs.Size())), mb(pl), mb(uint64(fl.Size())), mb(kept[0]), mb(kept[1]))
 	// The allowance: a quarter more, 8 MB for the call and message ids
 	// the analysis and the usage rule keep, and twice what the larger

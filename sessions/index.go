@@ -56,6 +56,8 @@ type entry struct {
 	// only --touched and workspace symbols need them); changed says so.
 	changes []Change
 	prompts []Prompt
+	calls   []Call
+	phases  []Phase
 	changed bool
 	// unplaced says changes and prompts have no lines yet (placeAll): a
 	// listing reads for its rows, and places them only when asked for them.
@@ -71,9 +73,16 @@ type changeEntry struct {
 	ModNS   int64    `json:"mod_ns"`
 	Changes []Change `json:"changes"`
 	Prompts []Prompt `json:"prompts,omitempty"`
-	// Unplaced says Changes and Prompts have no lines yet.
+	Calls   []Call   `json:"calls,omitempty"`
+	Phases  []Phase  `json:"phases,omitempty"`
+	// Unplaced says Changes, Prompts and Calls have no lines yet.
 	Unplaced bool `json:"unplaced,omitempty"`
 }
+
+// changesVersion is the version of the changes file's layout (5: with
+// each session's calls and phases): a file of another version is read as
+// empty, and its sessions are read again when they are asked for.
+const changesVersion = 5
 
 type changesFile struct {
 	Version int            `json:"version"`
@@ -216,7 +225,7 @@ func (ix *Index) loadChanges() {
 		return
 	}
 	var f changesFile
-	if json.Unmarshal(b, &f) != nil || f.Version != IndexVersion {
+	if json.Unmarshal(b, &f) != nil || f.Version != changesVersion {
 		return
 	}
 	for _, c := range f.Entries {
@@ -232,10 +241,11 @@ func (ix *Index) saveChanges() error {
 	ix.loadChanges()
 	for p, e := range ix.entries {
 		if e.changed {
-			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts, Unplaced: e.unplaced}
+			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts,
+				Calls: e.calls, Phases: e.phases, Unplaced: e.unplaced}
 		}
 	}
-	f := changesFile{Version: IndexVersion}
+	f := changesFile{Version: changesVersion}
 	for p, c := range ix.changes {
 		if e, ok := ix.entries[p]; !ok || e.Size != c.Size || e.ModNS != c.ModNS {
 			delete(ix.changes, p)
@@ -377,7 +387,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		case e.Session && e.Row != nil:
 			s := &Session{Row: *e.Row}
 			if !e.unplaced {
-				s.Changes, s.Prompts = e.changes, e.prompts
+				s.Changes, s.Prompts, s.Calls, s.Phases = e.changes, e.prompts, e.calls, e.phases
 			}
 			out.Sessions = append(out.Sessions, s)
 		case named[e.Path] && !e.Session:
@@ -403,14 +413,14 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 	for _, s := range list {
 		e := ix.entries[s.Row.File]
 		if e != nil && e.changed {
-			s.Changes, s.Prompts = e.changes, e.prompts
+			s.Changes, s.Prompts, s.Calls, s.Phases = e.changes, e.prompts, e.calls, e.phases
 			if e.unplaced {
 				unplaced = append(unplaced, s)
 			}
 			continue
 		}
 		if c, ok := ix.changes[s.Row.File]; ok && e != nil && c.Size == e.Size && c.ModNS == e.ModNS {
-			s.Changes, s.Prompts = c.Changes, c.Prompts
+			s.Changes, s.Prompts, s.Calls, s.Phases = c.Changes, c.Prompts, c.Calls, c.Phases
 			if c.Unplaced {
 				unplaced = append(unplaced, s)
 			}
@@ -425,17 +435,18 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 			return
 		}
 		if r, err := Read(s.Row.File); err == nil {
-			s.Changes, s.Prompts = r.Changes, r.Prompts
+			s.Changes, s.Prompts, s.Calls, s.Phases = r.Changes, r.Prompts, r.Calls, r.Phases
 			ix.mu.Lock()
 			if e := ix.entries[s.Row.File]; e != nil && e.Size == r.Row.Size && e.ModNS == r.Row.Modified.UnixNano() {
 				e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = r.Changes, r.Prompts, true, false, true
+				e.calls, e.phases = r.Calls, r.Phases
 			}
 			ix.mu.Unlock()
 		}
 	}
 }
 
-// place gives the sessions' changes and prompts their lines, on every
+// place gives the sessions' changes, prompts, calls and phases their lines, on every
 // core, and keeps them in the index when the file is still the one read.
 // The slices are copied, not written in place: another listing may hold
 // them. A session whose file cannot be read is given line 1.
@@ -443,12 +454,19 @@ func (ix *Index) place(ctx context.Context, list []*Session) {
 	eachParallel(ctx, len(list), func(i int) {
 		s := list[i]
 		s.Changes, s.Prompts = slices.Clone(s.Changes), slices.Clone(s.Prompts)
-		if placeAll(s.Row.File, s.Changes, s.Prompts) != nil {
+		s.Calls, s.Phases = slices.Clone(s.Calls), slices.Clone(s.Phases)
+		if placeAll(s.Row.File, s) != nil {
 			for i := range s.Changes {
 				s.Changes[i].Line = 1
 			}
 			for i := range s.Prompts {
 				s.Prompts[i].Line = 1
+			}
+			for i := range s.Calls {
+				s.Calls[i].Line = 1
+			}
+			for i := range s.Phases {
+				s.Phases[i].Line = max(s.Phases[i].Line, 1)
 			}
 			return
 		}
@@ -461,6 +479,7 @@ func (ix *Index) place(ctx context.Context, list []*Session) {
 		ix.mu.Lock()
 		if e := ix.entries[s.Row.File]; e != nil && e.fresh(fi) && e.Size == s.Row.Size && e.ModNS == s.Row.Modified.UnixNano() {
 			e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = s.Changes, s.Prompts, true, false, true
+			e.calls, e.phases = s.Calls, s.Phases
 		}
 		ix.mu.Unlock()
 	})
@@ -528,7 +547,8 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *e
 	}
 	e.Row, e.Cwd = &s.Row, s.Row.Cwd
 	e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true
-	e.unplaced = len(s.Changes)+len(s.Prompts) > 0
+	e.calls, e.phases = s.Calls, s.Phases
+	e.unplaced = len(s.Changes)+len(s.Prompts)+len(s.Calls)+len(s.Phases) > 0
 	return e
 }
 

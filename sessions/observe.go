@@ -13,13 +13,16 @@ import (
 )
 
 // observer is the sink Read gives a session's events to (beside its rlog
-// view's writer): it keeps the first prompt, the agent's own title and the
-// calls that change files, nothing else.
+// view's writer): it keeps the first prompt, the agent's own title, the
+// calls that change files, every call by tool and target, and the
+// phases, nothing else.
 type observer struct {
 	prompt, own string
 	cwd         string
 	calls       []fileCall
 	prompts     []Prompt
+	allCalls    []Call
+	phases      []Phase
 }
 
 // fileCall is a call that changes files, before its targets are resolved
@@ -30,9 +33,9 @@ type fileCall struct {
 	workdir  string
 }
 
-// maxCallsKept bounds what one session keeps of its file-changing calls,
-// maxPromptsKept of its prompts: a session that has more is listed by the
-// first ones.
+// maxCallsKept bounds what one session keeps of its file-changing calls
+// and of its calls, maxPromptsKept of its prompts: a session that has
+// more is listed by the first ones.
 const (
 	maxCallsKept   = 10000
 	maxPromptsKept = 200
@@ -71,6 +74,13 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 			if targets, workdir := Targets(e.Call.Name, e.Call.Input); len(targets) > 0 {
 				o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
 			}
+		}
+		if e.Call != nil && len(o.allCalls) < maxCallsKept && e.AgentID == "" && !e.Sidechain {
+			o.allCalls = append(o.allCalls, Call{Tool: firstLine(e.Call.Name, TitleChars), Target: Target(e.Call.Name, e.Call.Input), ID: e.Call.ID})
+		}
+	case model.KindCompaction, model.KindLifecycle:
+		if p, ok := phaseOf(e); ok && len(o.phases) < maxPhasesKept && e.AgentID == "" && !e.Sidechain {
+			o.phases = append(o.phases, p)
 		}
 	}
 	return nil

@@ -277,3 +277,89 @@ func TestConcurrentListings(t *testing.T) {
 		}
 	}
 }
+
+// A listing asked for changes finds every call of the session by tool and
+// target (those that change no file too) and its phases (compactions,
+// resumed runs), each at the session file's line that holds it.
+func TestCallsAndPhases(t *testing.T) {
+	for _, c := range []struct {
+		scenario, agent string
+		calls, phases   []string
+	}{
+		{"tools", "claude", []string{"Read /tmp/rlog-producers/claude/tools/work/notes.txt", "Bash wc -l notes.txt", "Bash ls archive"}, nil},
+		{"compaction", "claude", []string{"Bash ls | wc -l"}, []string{"@resume", "@compact manual", "@resume", "@compact auto"}},
+		{"compaction", "codex", []string{"exec_command echo big"}, []string{"@compact", "@compact"}},
+		{"shell", "codex", []string{"exec_command printf 'hello\\n' > a.txt; ls; cat a.txt"}, nil},
+		{"compression", "gemini", []string{"run_shell_command echo big", "run_shell_command echo second"}, []string{"@resume", "@compact auto"}},
+	} {
+		s := newStore(t, c.scenario)
+		cwd := map[string]string{"claude": s.claude, "codex": s.codex, "gemini": s.gemini}[c.agent]
+		l := s.list(t, cwd)
+		if len(l.Sessions) != 1 {
+			t.Fatalf("%s/%s: %d sessions", c.scenario, c.agent, len(l.Sessions))
+		}
+		sess := l.Sessions[0]
+		b, _ := os.ReadFile(sess.Row.File)
+		lines := strings.Split(string(b), "\n")
+		holds := func(line int, what string) bool {
+			return line >= 1 && line <= len(lines) && strings.Contains(lines[line-1], what)
+		}
+		var calls, phases []string
+		for _, call := range sess.Calls {
+			calls = append(calls, call.Tool+" "+call.Target)
+			if !holds(call.Line, `"`+call.Tool+`"`) || call.ID != "" {
+				t.Errorf("%s/%s: line %d does not hold the %s call (or its id %q was kept)", c.scenario, c.agent, call.Line, call.Tool, call.ID)
+			}
+		}
+		for _, p := range sess.Phases {
+			phases = append(phases, p.Name)
+			if p.Line < 1 || p.Line > len(lines) || p.ID != "" {
+				t.Errorf("%s/%s: the phase %s at line %d (id %q)", c.scenario, c.agent, p.Name, p.Line, p.ID)
+			}
+		}
+		if !slices.Equal(calls, c.calls) || !slices.Equal(phases, c.phases) {
+			t.Errorf("%s/%s: calls %q, phases %q; want %q, %q", c.scenario, c.agent, calls, phases, c.calls, c.phases)
+		}
+		// Where each compaction is: the line of its record.
+		for _, p := range sess.Phases {
+			if strings.HasPrefix(p.Name, "@compact") && !holds(p.Line, map[string]string{"claude": `"compact_boundary"`, "codex": `"compacted"`, "gemini": `<state_snapshot>`}[c.agent]) {
+				t.Errorf("%s/%s: line %d does not hold the compaction: %.100s", c.scenario, c.agent, p.Line, lines[p.Line-1])
+			}
+		}
+		// A listing from the index (the changes file) gives the same.
+		again := s.list(t, cwd)
+		if l := again.Sessions[0]; !slices.Equal(l.Calls, sess.Calls) || !slices.Equal(l.Phases, sess.Phases) {
+			t.Errorf("%s/%s: from the index %+v %+v, read %+v %+v", c.scenario, c.agent, l.Calls, l.Phases, sess.Calls, sess.Phases)
+		}
+	}
+}
+
+// Target names what a call is about for every agent's tools, and for a
+// tool it does not know, the first of the outline's target keys.
+func TestTarget(t *testing.T) {
+	for _, c := range []struct{ tool, input, want string }{
+		{"Read", `{"file_path":"/w/a.go","limit":10}`, "/w/a.go"},
+		{"Grep", `{"path":"src","pattern":"func main"}`, "func main"},
+		{"Glob", `{"pattern":"**/*.ts"}`, "**/*.ts"},
+		{"WebFetch", `{"url":"https://example.com/x","prompt":"summarize"}`, "https://example.com/x"},
+		{"Bash", `{"command":"go test ./...\n  && echo   done","description":"run"}`, "go test ./..."},
+		{"Task", `{"description":"find the bug","subagent_type":"Explore"}`, "find the bug"},
+		{"exec_command", `{"cmd":"ls  -la","workdir":"/w"}`, "ls -la"},
+		{"shell", `{"command":["bash","-lc","make test"]}`, "make test"},
+		{"apply_patch", `"*** Begin Patch\n*** Update File: a.md\n@@\n-x\n+y\n*** End Patch"`, "a.md"},
+		{"read_many_files", `{"paths":["a.md","b.md"]}`, "a.md b.md"},
+		{"read_file", `{"absolute_path":"/w/r.txt"}`, "/w/r.txt"},
+		{"google_web_search", `{"query":"rlog format"}`, "rlog format"},
+		{"mcp__issues__issue_ready", `{"number":4,"query":"open"}`, "open"},
+		{"TodoWrite", `{"todos":[{"content":"x"}]}`, ""},
+		{"Read", `not json`, ""},
+	} {
+		if got := Target(c.tool, json.RawMessage(c.input)); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.tool, c.input, got, c.want)
+		}
+	}
+	long := `{"command":"` + strings.Repeat("x", 300) + `"}`
+	if got := Target("Bash", json.RawMessage(long)); len([]rune(got)) != TitleChars {
+		t.Errorf("a long command is %d characters", len([]rune(got)))
+	}
+}
