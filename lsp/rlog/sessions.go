@@ -160,14 +160,27 @@ func (sl *sessionLists) follow(ctx context.Context, workspace func() *wsCtx) {
 	}
 }
 
-// indexedSymbols are the workspace symbols of the sessions index, for the
-// workspace folder's sessions that are not among skip (the open documents
-// and the workspace's .rlog files, whose outlines give theirs): each
-// session, named by its title (the agent's own, else its first prompt),
-// each of its prompts (its first line), and each call that changed a file,
-// named "tool target", at the session file's line. The index reads only the sessions that changed since the
-// last listing; a cancelled request stops it.
-func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[string]bool) map[protocol.DocumentURI][]workspaceSymbol {
+// indexedSymbol is a workspace symbol of the sessions index and the
+// session file it is in.
+type indexedSymbol struct {
+	uri protocol.DocumentURI
+	workspaceSymbol
+}
+
+// indexedSymbols are the workspace symbols of the sessions index that
+// match (the query), at most limit, for the workspace folder's sessions
+// that are not among skip (the open documents and the workspace's .rlog
+// files, whose outlines give theirs), newest session first: each session,
+// named by its title (the agent's own, else its first prompt), each of
+// its prompts (its first line), each of its phases (an @phase's name,
+// @compact, @resume) and each of its calls, named "tool target" (Target:
+// the file, pattern, command or URL it is about), at the session file's
+// line. The index reads only the sessions that changed since the last
+// listing; a cancelled request stops it.
+func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[string]bool, match func(name string) bool, limit int) []indexedSymbol {
+	if limit <= 0 {
+		return nil
+	}
 	ix, err := sl.index()
 	if err != nil {
 		return nil
@@ -181,7 +194,11 @@ func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[
 	if err := ix.Save(); err != nil {
 		wc.Log.Warn("the sessions index was not saved", zap.Error(err))
 	}
-	out := map[protocol.DocumentURI][]workspaceSymbol{}
+	var out []indexedSymbol
+	at := func(line int) protocol.Range {
+		p := protocol.Position{Line: uint32(max(line-1, 0))}
+		return protocol.Range{Start: p, End: p}
+	}
 	for _, s := range l.Sessions {
 		r := &s.Row
 		if skip[r.File] {
@@ -195,19 +212,31 @@ func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[
 		if r.Start != nil {
 			container = strings.TrimSpace(container + " " + r.Start.Format("2006-01-02 15:04"))
 		}
-		at := func(line int) protocol.Range {
-			p := protocol.Position{Line: uint32(max(line-1, 0))}
-			return protocol.Range{Start: p, End: p}
-		}
 		uri := fileURI(r.File)
-		syms := []workspaceSymbol{{name: name, container: container, kind: symbolKinds[analysis.SessionSymbol], rng: at(1)}}
+		add := func(sym workspaceSymbol) bool {
+			if match(sym.name) {
+				out = append(out, indexedSymbol{uri, sym})
+			}
+			return len(out) < limit
+		}
+		if !add(workspaceSymbol{name: name, container: container, kind: symbolKinds[analysis.SessionSymbol], rng: at(1)}) {
+			return out
+		}
 		for _, p := range s.Prompts {
-			syms = append(syms, workspaceSymbol{name: p.Text, container: name, kind: symbolKinds[analysis.TurnSymbol], rng: at(p.Line)})
+			if !add(workspaceSymbol{name: p.Text, container: name, kind: symbolKinds[analysis.TurnSymbol], rng: at(p.Line)}) {
+				return out
+			}
 		}
-		for _, c := range s.Changes {
-			syms = append(syms, workspaceSymbol{name: c.Tool + " " + c.Target, container: name, kind: symbolKinds[analysis.ToolCallSymbol], rng: at(c.Line)})
+		for _, p := range s.Phases {
+			if !add(workspaceSymbol{name: p.Name, container: name, kind: symbolKinds[analysis.PhaseSymbol], rng: at(p.Line)}) {
+				return out
+			}
 		}
-		out[uri] = syms
+		for _, c := range s.Calls {
+			if !add(workspaceSymbol{name: strings.TrimSpace(c.Tool + " " + c.Target), container: name, kind: symbolKinds[analysis.ToolCallSymbol], rng: at(c.Line)}) {
+				return out
+			}
+		}
 	}
 	return out
 }

@@ -62,8 +62,9 @@ func newWorkspaceIndex() *workspaceIndex { return &workspaceIndex{files: map[str
 
 // symbols answers workspace/symbol: sessions, phases, tool calls and
 // subagents across open documents and the workspace's *.rlog files, then
-// the sessions and file-changing calls of the sessions index (the agents'
-// stores for the workspace folder), at most workspaceMaxResults in all.
+// the sessions, prompts, phases and calls of the sessions index (the
+// agents' stores for the workspace folder), at most workspaceMaxResults in
+// all.
 func (w *workspaceIndex) symbols(ctx context.Context, wc *wsCtx, p *protocol.WorkspaceSymbolParams) (any, error) {
 	query := strings.ToLower(p.Query)
 	out := []protocol.SymbolInformation{}
@@ -107,19 +108,16 @@ func (w *workspaceIndex) symbols(ctx context.Context, wc *wsCtx, p *protocol.Wor
 		}
 	}
 	if w.sessions != nil && len(out) < workspaceMaxResults {
-		indexed := w.sessions.indexedSymbols(ctx, wc, open)
+		match := func(name string) bool { return fuzzyMatch(query, name) }
+		indexed := w.sessions.indexedSymbols(ctx, wc, open, match, workspaceMaxResults-len(out))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		uris := make([]string, 0, len(indexed))
-		for uri := range indexed {
-			uris = append(uris, string(uri))
-		}
-		sort.Strings(uris)
-		for _, uri := range uris {
-			if !add(protocol.DocumentURI(uri), indexed[protocol.DocumentURI(uri)]) {
-				break
-			}
+		for _, s := range indexed {
+			out = append(out, protocol.SymbolInformation{
+				Name: s.name, Kind: s.kind, ContainerName: s.container,
+				Location: protocol.Location{URI: s.uri, Range: s.rng},
+			})
 		}
 	}
 	return out, nil
