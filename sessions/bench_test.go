@@ -193,3 +193,125 @@ func TestReadHeapStaysConstant(t *testing.T) {
 		t.Errorf("peak heap %.1f MB for the small transcript, %.1f MB for the large: it grows with the input", mb(ps), mb(pl))
 	}
 }
+
+// symbolsIndex is a copy of the bench store's warm index and its changes
+// file (as a listing of rows leaves them: the calls, prompts and phases
+// without their lines) in dir, named name.
+func symbolsIndex(b *testing.B, dir, name string) string {
+	b.Helper()
+	index, _, _ := warmIndex(b)
+	to := filepath.Join(dir, name+".json")
+	for _, p := range [][2]string{{index, to}, {Open(index).changesPath(), Open(to).changesPath()}} {
+		data, err := os.ReadFile(p[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p[1], data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return to
+}
+
+// listChanges lists the bench store's sessions with their changes,
+// prompts, calls and phases, as the server does for workspace symbols.
+func listChanges(b *testing.B, ix *Index, cwd string, homes Homes) *Listing {
+	p := Discover(cwd, homes)
+	l := ix.List(context.Background(), Request{Candidates: p.Files, Maybe: p.Maybe, Cwd: cwd, Changes: true})
+	if err := ix.Save(); err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// reportSymbols reports what a listing with changes holds: its calls,
+// phases and prompts, the changes file's size, and the heap the index and
+// the listing keep (measured after a collection, ix and l still alive).
+func reportSymbols(b *testing.B, ix *Index, l *Listing, heapBefore uint64) {
+	var calls, phases, prompts int
+	for _, s := range l.Sessions {
+		calls += len(s.Calls)
+		phases += len(s.Phases)
+		prompts += len(s.Prompts)
+	}
+	fi, err := os.Stat(ix.changesPath())
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(calls), "calls")
+	b.ReportMetric(float64(phases), "phases")
+	b.ReportMetric(float64(prompts), "prompts")
+	b.ReportMetric(float64(fi.Size())/(1<<20), "changes-MB")
+	b.ReportMetric(float64(ms.HeapAlloc-min(ms.HeapAlloc, heapBefore))/(1<<20), "held-MB")
+	runtime.KeepAlive(ix)
+	runtime.KeepAlive(l)
+}
+
+func heapNow() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkSymbolsFirst is the first workspace symbols query (or
+// --touched) after a listing of rows: the changes file, whose calls,
+// prompts and phases have no lines yet, read; every session file read
+// again for the lines of their ids; the changes file written with them.
+func BenchmarkSymbolsFirst(b *testing.B) {
+	_, cwd, homes := warmIndex(b)
+	dir := b.TempDir()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		i++
+		index := symbolsIndex(b, dir, strconv.Itoa(i))
+		before := heapNow()
+		b.StartTimer()
+		ix := Open(index)
+		l := listChanges(b, ix, cwd, homes)
+		b.StopTimer()
+		reportSymbols(b, ix, l, before)
+		b.StartTimer()
+	}
+}
+
+// BenchmarkSymbolsAgain is a workspace symbols query after the first, in
+// a new process (`rlog-ls sessions --touched`, a server started again):
+// the index and the changes file opened and decoded, nothing read again.
+// The server keeps its index open: its later queries do not decode the
+// changes file again (BenchmarkSymbolsOpen).
+func BenchmarkSymbolsAgain(b *testing.B) {
+	_, cwd, homes := warmIndex(b)
+	index := symbolsIndex(b, b.TempDir(), "placed")
+	listChanges(b, Open(index), cwd, homes) // places them
+	for b.Loop() {
+		before := heapNow()
+		ix := Open(index)
+		l := listChanges(b, ix, cwd, homes)
+		if l.Read != 0 {
+			b.Fatalf("read %d files", l.Read)
+		}
+		b.StopTimer()
+		reportSymbols(b, ix, l, before)
+		b.StartTimer()
+	}
+}
+
+// BenchmarkSymbolsOpen is a workspace symbols query of a server whose
+// index is open and has its changes file read: a listing (every file
+// looked at with stat) and the sessions' symbols handed over.
+func BenchmarkSymbolsOpen(b *testing.B) {
+	_, cwd, homes := warmIndex(b)
+	index := symbolsIndex(b, b.TempDir(), "open")
+	ix := Open(index)
+	listChanges(b, ix, cwd, homes)
+	for b.Loop() {
+		if l := listChanges(b, ix, cwd, homes); l.Read != 0 {
+			b.Fatalf("read %d files", l.Read)
+		}
+	}
+}

@@ -228,9 +228,19 @@ func (ix *Index) loadChanges() {
 	if json.Unmarshal(b, &f) != nil || f.Version != changesVersion {
 		return
 	}
+	// A tool's name is kept once, not once a call: a heavy user's
+	// sessions have a million calls of a few dozen tools.
+	tools := map[string]string{}
 	for _, c := range f.Entries {
 		if c != nil {
 			ix.changes[c.Path] = c
+			for i, call := range c.Calls {
+				if t, ok := tools[call.Tool]; ok {
+					c.Calls[i].Tool = t
+				} else {
+					tools[call.Tool] = call.Tool
+				}
+			}
 		}
 	}
 }

@@ -70,13 +70,20 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 			}
 		}
 	case model.KindToolCall:
-		if e.Call != nil && len(o.calls) < maxCallsKept && e.AgentID == "" && !e.Sidechain {
-			if targets, workdir := Targets(e.Call.Name, e.Call.Input); len(targets) > 0 {
+		if e.Call == nil || e.AgentID != "" || e.Sidechain {
+			break
+		}
+		if len(o.allCalls) == maxCallsKept {
+			// Past the calls kept, only those that change files are.
+			if targets, workdir := Targets(e.Call.Name, e.Call.Input); len(targets) > 0 && len(o.calls) < maxCallsKept {
 				o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
 			}
+			break
 		}
-		if e.Call != nil && len(o.allCalls) < maxCallsKept && e.AgentID == "" && !e.Sidechain {
-			o.allCalls = append(o.allCalls, Call{Tool: firstLine(e.Call.Name, TitleChars), Target: Target(e.Call.Name, e.Call.Input), ID: e.Call.ID})
+		about, targets, workdir := describeCall(e.Call.Name, e.Call.Input)
+		o.allCalls = append(o.allCalls, Call{Tool: firstLine(e.Call.Name, TitleChars), Target: about, ID: e.Call.ID})
+		if len(targets) > 0 && len(o.calls) < maxCallsKept {
+			o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
 		}
 	case model.KindCompaction, model.KindLifecycle:
 		if p, ok := phaseOf(e); ok && len(o.phases) < maxPhasesKept && e.AgentID == "" && !e.Sidechain {

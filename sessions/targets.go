@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
 // Change is one call's change to one file: the session file's line where
@@ -89,26 +90,31 @@ var tools = map[string]tool{
 var workdirKeys = []string{"workdir", "cwd", "dir_path", "directory"}
 
 // input is a call's input, decoded once: its fields when it is an
-// object, else the string it is (apply_patch's free text).
+// object (views of its bytes: only the values asked for are decoded),
+// else the string it is (apply_patch's free text).
 type input struct {
-	args map[string]json.RawMessage
+	args model.Fields
 	raw  string
 }
 
 func decodeInput(in json.RawMessage) input {
 	var x input
-	if json.Unmarshal(in, &x.args) != nil {
-		x.args = nil
+	if args, err := model.ParseFieldsView(in); err == nil && args != nil {
+		x.args = args
+	} else if err != nil {
 		_ = json.Unmarshal(in, &x.raw)
 	}
 	return x
 }
 
+// value is the value of key, if the input has it.
+func (x input) value(key string) (json.RawMessage, bool) { return x.args.Get(key) }
+
 // str is the first of keys whose value is a non-empty string.
 func (x input) str(keys ...string) string {
 	for _, k := range keys {
 		var s string
-		if v, ok := x.args[k]; ok && json.Unmarshal(v, &s) == nil && s != "" {
+		if v, ok := x.value(k); ok && len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil && s != "" {
 			return s
 		}
 	}
@@ -123,7 +129,7 @@ func (x input) command(keys []string) string {
 	}
 	for _, k := range keys {
 		var argv []string
-		if v, ok := x.args[k]; ok && json.Unmarshal(v, &argv) == nil && len(argv) > 0 {
+		if v, ok := x.value(k); ok && json.Unmarshal(v, &argv) == nil && len(argv) > 0 {
 			if len(argv) >= 3 && (argv[1] == "-c" || argv[1] == "-lc") {
 				return argv[len(argv)-1]
 			}
@@ -149,11 +155,17 @@ func (x input) patch(keys []string) string {
 func Targets(name string, in json.RawMessage) (targets []string, workdir string) {
 	// Most calls are of tools that change no file (reads, searches): their
 	// input is not decoded.
+	if tools[name].effect == writesNone {
+		return nil, ""
+	}
+	return decodeInput(in).targets(name)
+}
+
+func (x input) targets(name string) (targets []string, workdir string) {
 	t := tools[name]
 	if t.effect == writesNone {
 		return nil, ""
 	}
-	x := decodeInput(in)
 	workdir = x.str(workdirKeys...)
 	switch t.effect {
 	case writesFile:
@@ -175,7 +187,17 @@ func Targets(name string, in json.RawMessage) (targets []string, workdir string)
 // tools the first of analysis.TargetKeys its input has. Runs of spaces
 // are made one; it is cut at TitleChars; "" when the input names nothing.
 func Target(name string, in json.RawMessage) string {
+	return decodeInput(in).about(name)
+}
+
+// describeCall is Target and Targets of one call, its input decoded once.
+func describeCall(name string, in json.RawMessage) (about string, targets []string, workdir string) {
 	x := decodeInput(in)
+	targets, workdir = x.targets(name)
+	return x.about(name), targets, workdir
+}
+
+func (x input) about(name string) string {
 	t, known := tools[name]
 	var s string
 	switch {
@@ -194,7 +216,7 @@ func Target(name string, in json.RawMessage) string {
 			for _, k := range t.keys {
 				// A list of paths (read_many_files).
 				var list []string
-				if v, ok := x.args[k]; ok && json.Unmarshal(v, &list) == nil && len(list) > 0 {
+				if v, ok := x.value(k); ok && json.Unmarshal(v, &list) == nil && len(list) > 0 {
 					s = strings.Join(list, " ")
 					break
 				}
