@@ -250,7 +250,10 @@ func reportSymbols(b *testing.B, ix *Index, l *Listing, heapBefore uint64) {
 	runtime.KeepAlive(l)
 }
 
+// heapNow is the heap in use, after two collections (the second empties
+// the pools the first left in their victim caches).
 func heapNow() uint64 {
+	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -313,5 +316,45 @@ func BenchmarkSymbolsOpen(b *testing.B) {
 		if l := listChanges(b, ix, cwd, homes); l.Read != 0 {
 			b.Fatalf("read %d files", l.Read)
 		}
+	}
+}
+
+// TestListingHoldsNoCalls: once the index is saved, a listing of rows (the
+// server's Sessions view) holds none of the sessions' changes, prompts,
+// calls and phases, which are in the changes file; a listing that asked
+// for them keeps them read for the next. It measures memory, not time.
+func TestListingHoldsNoCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates and reads 20 MB of transcripts")
+	}
+	dir := t.TempDir()
+	cwd := "/work/project"
+	homes := Homes{Claude: filepath.Join(dir, ".claude")}
+	agentstore.Claude(t, filepath.Join(homes.Claude, "projects", ClaudeProject(cwd)), 20, 20<<20)
+	p := Discover(cwd, homes)
+	base := heapNow()
+	ix := Open(filepath.Join(dir, "sessions.json"))
+	ix.List(context.Background(), Request{Candidates: p.Files, Cwd: cwd})
+	if err := ix.Save(); err != nil {
+		t.Fatal(err)
+	}
+	rows := heapNow() - min(heapNow(), base)
+	l := ix.List(context.Background(), Request{Candidates: p.Files, Cwd: cwd, Changes: true})
+	if err := ix.Save(); err != nil {
+		t.Fatal(err)
+	}
+	var calls int
+	for _, s := range l.Sessions {
+		calls += len(s.Calls)
+	}
+	l = nil
+	symbols := heapNow() - min(heapNow(), base)
+	runtime.KeepAlive(ix)
+	t.Logf("held after a listing of rows: %.2f MB; after a listing with the %d calls: %.2f MB", float64(rows)/(1<<20), calls, float64(symbols)/(1<<20))
+	// Each call costs more than 40 bytes held: a listing of rows that
+	// kept them (or the sessions they came with) would hold more than a
+	// tenth of what the listing that asked for them holds.
+	if calls < 10000 || symbols < uint64(calls)*40 || rows > symbols/10 {
+		t.Errorf("%d calls; held %d bytes after a listing of rows, %d after one with calls", calls, rows, symbols)
 	}
 }

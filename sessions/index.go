@@ -106,6 +106,9 @@ type Index struct {
 	// changesDirty says sessions were read since.
 	changes      map[string]*changeEntry
 	changesDirty bool
+	// keepChanges says a listing asked for the changes: they stay read
+	// for the next one (a server's next workspace symbols query).
+	keepChanges bool
 	// Rebuilt says why the file was not read (corrupt, another version),
 	// "" when it was or there was none.
 	Rebuilt string
@@ -268,6 +271,17 @@ func (ix *Index) saveChanges() error {
 		return err
 	}
 	ix.changesDirty = false
+	// What the file holds now is not kept twice: the entries let go of
+	// theirs, and so does the index unless a listing asked for them (a
+	// listing of rows, the server's Sessions view, keeps none of them).
+	for _, e := range ix.entries {
+		if e.changed {
+			e.changes, e.prompts, e.calls, e.phases, e.changed = nil, nil, nil, nil, false
+		}
+	}
+	if !ix.keepChanges {
+		ix.changes = nil
+	}
 	return nil
 }
 
@@ -419,6 +433,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 	ix.mu.Lock()
 	ix.loadChanges()
+	ix.keepChanges = true
 	var again, unplaced []*Session
 	for _, s := range list {
 		e := ix.entries[s.Row.File]
@@ -555,7 +570,10 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *e
 		e.Err = describe(err)
 		return e
 	}
-	e.Row, e.Cwd = &s.Row, s.Row.Cwd
+	// A copy: a pointer into s would keep its changes, prompts, calls
+	// and phases alive as long as the row.
+	row := s.Row
+	e.Row, e.Cwd = &row, row.Cwd
 	e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true
 	e.calls, e.phases = s.Calls, s.Phases
 	e.unplaced = len(s.Changes)+len(s.Prompts)+len(s.Calls)+len(s.Phases) > 0
