@@ -240,9 +240,47 @@ func workspaceRoots(sess *lsp.Session) []string {
 	return roots
 }
 
-// fuzzyMatch reports whether the runes of query appear in name in order,
-// ignoring case: what editors expect of workspace symbol search.
+// fuzzyMatch reports whether the runes of query (lower case) appear in
+// name in order, ignoring case: what editors expect of workspace symbol
+// search. ASCII is compared a byte at a time (a query is tried against
+// every call of every indexed session, a million for a heavy user); from
+// the first byte that is not, fuzzyMatchRunes goes on (a rune such as the
+// Kelvin sign is lower-cased to an ASCII letter).
 func fuzzyMatch(query, name string) bool {
+	j := 0
+	for i := 0; i < len(query); i++ {
+		q := query[i]
+		if q >= utf8.RuneSelf {
+			return fuzzyMatchRunes(query[i:], name[j:])
+		}
+		if asciiSpace[q] {
+			continue
+		}
+		for {
+			if j == len(name) {
+				return false
+			}
+			c := name[j]
+			if c >= utf8.RuneSelf {
+				return fuzzyMatchRunes(query[i:], name[j:])
+			}
+			j++
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c == q {
+				break
+			}
+		}
+	}
+	return true
+}
+
+// asciiSpace[c] says unicode.IsSpace(c), for an ASCII c.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// fuzzyMatchRunes is fuzzyMatch a rune at a time.
+func fuzzyMatchRunes(query, name string) bool {
 	for _, q := range query {
 		if unicode.IsSpace(q) {
 			continue

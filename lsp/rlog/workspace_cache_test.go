@@ -3,6 +3,7 @@ package rlog
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,5 +60,29 @@ func TestWorkspaceCacheIsBounded(t *testing.T) {
 	check(4)
 	if w.cached != 20 {
 		t.Errorf("after removals the cache counts %d symbols", w.cached)
+	}
+}
+
+// fuzzyMatch's byte-at-a-time ASCII path answers as the rune-at-a-time
+// match does, on names and queries mixing ASCII, spaces and runes whose
+// lower case is ASCII (the Kelvin sign's is k, İ's is i).
+func TestFuzzyMatchEqualsRunes(t *testing.T) {
+	alphabet := []string{"a", "b", "k", "K", "\u212a", "i", "I", "İ", "é", "É", " ", "\t", "/", ".", "\xff"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func(n int) string {
+		var b strings.Builder
+		for range rng.IntN(n) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 200000 {
+		name, query := word(12), strings.ToLower(word(4))
+		if got, want := fuzzyMatch(query, name), fuzzyMatchRunes(query, name); got != want {
+			t.Fatalf("fuzzyMatch(%q, %q) = %v, fuzzyMatchRunes %v", query, name, got, want)
+		}
+	}
+	if !fuzzyMatch("mkrls", "Bash make release") || !fuzzyMatch("k", "\u212a") || fuzzyMatch("ab", "ba") {
+		t.Error("the examples")
 	}
 }
