@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	agentstore "github.com/rlog-ls/rlog-ls/internal/benchdata/store"
@@ -227,7 +228,7 @@ func listChanges(b *testing.B, ix *Index, cwd string, homes Homes) *Listing {
 // reportSymbols reports what a listing with changes holds: its calls,
 // phases and prompts, the changes file's size, and the heap the index and
 // the listing keep (measured after a collection, ix and l still alive).
-func reportSymbols(b *testing.B, ix *Index, l *Listing, heapBefore uint64) {
+func reportSymbols(b *testing.B, ix *Index, l *Listing, heapBefore uint64, cpu time.Duration) {
 	var calls, phases, prompts int
 	for _, s := range l.Sessions {
 		calls += len(s.Calls)
@@ -241,6 +242,7 @@ func reportSymbols(b *testing.B, ix *Index, l *Listing, heapBefore uint64) {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	b.ReportMetric(cpu.Seconds(), "cpu-s/op")
 	b.ReportMetric(float64(calls), "calls")
 	b.ReportMetric(float64(phases), "phases")
 	b.ReportMetric(float64(prompts), "prompts")
@@ -274,10 +276,12 @@ func BenchmarkSymbolsFirst(b *testing.B) {
 		index := symbolsIndex(b, dir, strconv.Itoa(i))
 		before := heapNow()
 		b.StartTimer()
+		cpu := benchdata.ProcessCPU()
 		ix := Open(index)
 		l := listChanges(b, ix, cwd, homes)
+		cpu = benchdata.ProcessCPU() - cpu
 		b.StopTimer()
-		reportSymbols(b, ix, l, before)
+		reportSymbols(b, ix, l, before, cpu)
 		b.StartTimer()
 	}
 }
@@ -292,14 +296,18 @@ func BenchmarkSymbolsAgain(b *testing.B) {
 	index := symbolsIndex(b, b.TempDir(), "placed")
 	listChanges(b, Open(index), cwd, homes) // places them
 	for b.Loop() {
+		b.StopTimer()
 		before := heapNow()
+		b.StartTimer()
+		cpu := benchdata.ProcessCPU()
 		ix := Open(index)
 		l := listChanges(b, ix, cwd, homes)
+		cpu = benchdata.ProcessCPU() - cpu
 		if l.Read != 0 {
 			b.Fatalf("read %d files", l.Read)
 		}
 		b.StopTimer()
-		reportSymbols(b, ix, l, before)
+		reportSymbols(b, ix, l, before, cpu)
 		b.StartTimer()
 	}
 }
