@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -187,6 +188,11 @@ func (ix *Index) Save() error {
 // writeAtomic writes v as JSON to a temporary file in path's folder and
 // renames it over path, so that no reader ever sees half a file.
 func writeAtomic(path string, v any) error {
+	return writeAtomicWith(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
+}
+
+// writeAtomicWith is writeAtomic of what write writes.
+func writeAtomicWith(path string, write func(w io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -196,7 +202,7 @@ func writeAtomic(path string, v any) error {
 	}
 	defer os.Remove(tmp.Name()) // after the rename, nothing is there
 	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err := json.NewEncoder(bw).Encode(v); err != nil {
+	if err := write(bw); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -223,29 +229,81 @@ func (ix *Index) loadChanges() {
 		return
 	}
 	ix.changes = map[string]*changeEntry{}
-	b, err := os.ReadFile(ix.changesPath())
+	f, err := os.Open(ix.changesPath())
 	if err != nil {
 		return
 	}
-	var f changesFile
-	if json.Unmarshal(b, &f) != nil || f.Version != changesVersion {
-		return
-	}
+	defer f.Close()
 	// A tool's name is kept once, not once a call: a heavy user's
 	// sessions have a million calls of a few dozen tools.
 	tools := map[string]string{}
-	for _, c := range f.Entries {
-		if c != nil {
-			ix.changes[c.Path] = c
-			for i, call := range c.Calls {
-				if t, ok := tools[call.Tool]; ok {
-					c.Calls[i].Tool = t
-				} else {
-					tools[call.Tool] = call.Tool
+	read := map[string]*changeEntry{}
+	ok := decodeChanges(bufio.NewReaderSize(f, 1<<16), func(c *changeEntry) {
+		for i, call := range c.Calls {
+			if t, ok := tools[call.Tool]; ok {
+				c.Calls[i].Tool = t
+			} else {
+				tools[call.Tool] = call.Tool
+			}
+		}
+		read[c.Path] = c
+	})
+	if ok {
+		ix.changes = read
+	}
+}
+
+// decodeChanges reads a changes file an entry at a time (the file is not
+// held: it is a hundred megabytes for a heavy user), giving each to each;
+// false for a file that is corrupt or of another version.
+func decodeChanges(r io.Reader, each func(*changeEntry)) bool {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	version := 0
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch key {
+		case "version":
+			if dec.Decode(&version) != nil {
+				return false
+			}
+		case "entries":
+			// The version is written first: entries of another are not read.
+			if version != changesVersion {
+				return false
+			}
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				return false
+			}
+			for dec.More() {
+				c := &changeEntry{}
+				if dec.Decode(c) != nil {
+					return false
 				}
+				if c.Path != "" {
+					each(c)
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return false
+			}
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return false
 			}
 		}
 	}
+	if _, err := dec.Token(); err != nil {
+		return false
+	}
+	_, err := dec.Token() // nothing after the object
+	return errors.Is(err, io.EOF) && version == changesVersion
 }
 
 // saveChanges merges the changes of the sessions read into the changes
@@ -267,7 +325,23 @@ func (ix *Index) saveChanges() error {
 		f.Entries = append(f.Entries, c)
 	}
 	slices.SortFunc(f.Entries, func(a, b *changeEntry) int { return cmp.Compare(a.Path, b.Path) })
-	if err := writeAtomic(ix.changesPath(), &f); err != nil {
+	// Written an entry at a time: the whole file is not made in memory
+	// first (json.Encoder would).
+	err := writeAtomicWith(ix.changesPath(), func(w io.Writer) error {
+		fmt.Fprintf(w, `{"version":%d,"entries":[`, f.Version)
+		enc := json.NewEncoder(w)
+		for i, c := range f.Entries {
+			if i > 0 {
+				io.WriteString(w, ",")
+			}
+			if err := enc.Encode(c); err != nil {
+				return err
+			}
+		}
+		_, err := io.WriteString(w, "]}\n")
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	ix.changesDirty = false

@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -361,5 +362,31 @@ func TestTarget(t *testing.T) {
 	long := `{"command":"` + strings.Repeat("x", 300) + `"}`
 	if got := Target("Bash", json.RawMessage(long)); len([]rune(got)) != TitleChars {
 		t.Errorf("a long command is %d characters", len([]rune(got)))
+	}
+}
+
+// The changes file is read an entry at a time: a file of another version,
+// or cut or corrupt anywhere, gives no entries (its sessions are read
+// again when asked for); one as saveChanges writes it gives them all.
+func TestDecodeChanges(t *testing.T) {
+	good := `{"version":5,"entries":[{"path":"/a","size":1,"mod_ns":2,"changes":[],"calls":[{"line":3,"tool":"Read","target":"x"}]}` + "\n" +
+		`,{"path":"/b","size":1,"mod_ns":2,"changes":null,"phases":[{"line":4,"name":"@compact auto"}]}` + "\n" + `]}` + "\n"
+	var got []string
+	if !decodeChanges(strings.NewReader(good), func(c *changeEntry) { got = append(got, fmt.Sprint(c.Path, c.Calls, c.Phases)) }) ||
+		!slices.Equal(got, []string{"/a[{3 Read x }] []", "/b[] [{4 @compact auto }]"}) {
+		t.Errorf("%q", got)
+	}
+	for _, bad := range []string{
+		`{"version":4,"entries":[{"path":"/a"}]}`,
+		`{"entries":[{"path":"/a"}],"version":5}`,
+		good[:len(good)/2],
+		strings.Replace(good, `"line":3`, `"line":"3"`, 1),
+		`{"version":5,"entries":[{"path":"/a"}]}]`,
+		"",
+	} {
+		n := 0
+		if decodeChanges(strings.NewReader(bad), func(*changeEntry) { n++ }) {
+			t.Errorf("%q read (%d entries)", bad, n)
+		}
 	}
 }
