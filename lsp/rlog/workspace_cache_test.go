@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,5 +85,31 @@ func TestFuzzyMatchEqualsRunes(t *testing.T) {
 	}
 	if !fuzzyMatch("mkrls", "Bash make release") || !fuzzyMatch("k", "\u212a") || fuzzyMatch("ab", "ba") {
 		t.Error("the examples")
+	}
+}
+
+// BenchmarkFuzzyMatch is a workspace symbols query against the names of a
+// heavy user's indexed calls (a million, as docs/performance.md's store
+// has), stopped at the 1,000 results a query returns: one that matches
+// early, one that nearly matches every name, one that matches none.
+func BenchmarkFuzzyMatch(b *testing.B) {
+	names := make([]string, 1_150_000)
+	tools := []string{"Bash", "Read", "Write", "Edit", "Grep", "Glob", "WebFetch", "mcp__issues__issue_ready"}
+	for i := range names {
+		names[i] = tools[i%len(tools)] + " src/module/file" + strconv.Itoa(i) + ".go -run token value"
+	}
+	for _, q := range []string{"b", "edit parser", "zzz"} {
+		b.Run(q, func(b *testing.B) {
+			for b.Loop() {
+				n := 0
+				for _, s := range names {
+					if fuzzyMatch(q, s) {
+						if n++; n == workspaceMaxResults {
+							break
+						}
+					}
+				}
+			}
+		})
 	}
 }
