@@ -390,3 +390,18 @@ func TestDecodeChanges(t *testing.T) {
 		}
 	}
 }
+
+// An rlog log's phases are its @phase lines, by name, and its calls are
+// named as its outline names them, each at its line.
+func TestRlogCallsAndPhases(t *testing.T) {
+	s, err := Read("../testdata/sample.rlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Phase{{Line: 20, Name: "explore"}, {Line: 32, Name: "fix"}}; !slices.Equal(s.Phases, want) {
+		t.Errorf("phases %+v, want %+v", s.Phases, want)
+	}
+	if len(s.Calls) < 2 || s.Calls[0] != (Call{Line: 23, Tool: "Read", Target: "src/discount/validate.ts"}) || s.Calls[1] != (Call{Line: 25, Tool: "Grep", Target: "toUpperCase"}) {
+		t.Errorf("calls %+v", s.Calls)
+	}
+}
