@@ -405,3 +405,17 @@ func TestRlogCallsAndPhases(t *testing.T) {
 		t.Errorf("calls %+v", s.Calls)
 	}
 }
+
+// jsonString decodes as json.Unmarshal does, escapes, control characters
+// and invalid UTF-8 included.
+func TestJSONString(t *testing.T) {
+	for _, v := range []string{`"src/a.go"`, `""`, `"a\"b"`, `"tab\there"`, "\"raw\ttab\"", `"\u00e9\ud83d\ude80"`, "\"bad \xff byte\"", `"unterminated`, `"`, `"a"b"`, `"λ 🚀"`} {
+		var want string
+		if json.Unmarshal([]byte(v), &want) != nil {
+			want = ""
+		}
+		if got := jsonString([]byte(v)); got != want {
+			t.Errorf("%q: %q, want %q", v, got, want)
+		}
+	}
+}

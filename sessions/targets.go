@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -113,12 +114,31 @@ func (x input) value(key string) (json.RawMessage, bool) { return x.args.Get(key
 // str is the first of keys whose value is a non-empty string.
 func (x input) str(keys ...string) string {
 	for _, k := range keys {
-		var s string
-		if v, ok := x.value(k); ok && len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil && s != "" {
-			return s
+		if v, ok := x.value(k); ok && len(v) > 0 && v[0] == '"' {
+			if s := jsonString(v); s != "" {
+				return s
+			}
 		}
 	}
 	return ""
+}
+
+// jsonString is the JSON string v decoded ("" when it is not one): what
+// json.Unmarshal gives, without it for the usual string that has no
+// escape, control character or invalid UTF-8 (most paths and commands).
+func jsonString(v []byte) string {
+	plain := len(v) >= 2 && v[len(v)-1] == '"'
+	for i := 1; plain && i < len(v)-1; i++ {
+		plain = v[i] >= 0x20 && v[i] != '\\' && v[i] != '"'
+	}
+	if plain && utf8.Valid(v) {
+		return string(v[1 : len(v)-1])
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // command is the shell command the first of keys holds: a string, or an
