@@ -194,8 +194,9 @@ func read(path string, place bool) (*Session, error) {
 
 // placeAll gives s's changes, prompts, calls and phases their lines in
 // the session file at path: the line of their call's or their message's
-// id (a phase the reader placed keeps its line). A call's id is dropped
-// once it has its line.
+// id (a phase the reader placed keeps its line). The ids are dropped
+// once they have their lines: a heavy user's hundreds of thousands of ids
+// would only take room in the changes file and in memory.
 func placeAll(path string, s *Session) error {
 	changes, prompts, calls, phases := s.Changes, s.Prompts, s.Calls, s.Phases
 	var ids []string
@@ -219,11 +220,11 @@ func placeAll(path string, s *Session) error {
 		return err
 	}
 	for i := range changes {
-		changes[i].Line = lines[i]
+		changes[i].Line, changes[i].CallID = lines[i], ""
 	}
 	lines = lines[len(changes):]
 	for i := range prompts {
-		prompts[i].Line = lines[i]
+		prompts[i].Line, prompts[i].ID = lines[i], ""
 	}
 	lines = lines[len(prompts):]
 	for i := range calls {

@@ -312,6 +312,16 @@ func TestCallsAndPhases(t *testing.T) {
 				t.Errorf("%s/%s: line %d does not hold the %s call (or its id %q was kept)", c.scenario, c.agent, call.Line, call.Tool, call.ID)
 			}
 		}
+		for _, ch := range sess.Changes {
+			if ch.CallID != "" {
+				t.Errorf("%s/%s: the change %+v kept its call's id", c.scenario, c.agent, ch)
+			}
+		}
+		for _, p := range sess.Prompts {
+			if p.ID != "" || p.Line < 1 {
+				t.Errorf("%s/%s: the prompt %+v", c.scenario, c.agent, p)
+			}
+		}
 		for _, p := range sess.Phases {
 			phases = append(phases, p.Name)
 			if p.Line < 1 || p.Line > len(lines) || p.ID != "" {
