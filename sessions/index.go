@@ -52,16 +52,18 @@ type entry struct {
 	Cwd      string `json:"cwd,omitempty"`
 	Row      *Row   `json:"row,omitempty"`
 	Err      string `json:"err,omitempty"`
-	// changes are the session's file changes when it was read by this
-	// process (kept in the changes file, changesPath, not in the index:
-	// only --touched and workspace symbols need them); changed says so.
+	// changes, prompts, calls and phases are the session's when it was
+	// read by this process, until they are saved (kept in the changes
+	// file, changesPath, not in the index: only --touched and workspace
+	// symbols need them); changed says so.
 	changes []Change
 	prompts []Prompt
 	calls   []Call
 	phases  []Phase
 	changed bool
-	// unplaced says changes and prompts have no lines yet (placeAll): a
-	// listing reads for its rows, and places them only when asked for them.
+	// unplaced says changes, prompts and calls have no lines yet
+	// (placeAll): a listing reads for its rows, and places them only when
+	// asked for them.
 	unplaced bool
 	seen     bool
 }
