@@ -23,6 +23,18 @@ type observer struct {
 	prompts     []Prompt
 	allCalls    []Call
 	phases      []Phase
+	// agent is the agent whose session the file is: "" for a session's
+	// own file, the sub-agent's id in a sub-agent's file, whose every
+	// event names it (the agent of the first message or call);
+	// agentKnown says it is known.
+	agent      string
+	agentKnown bool
+}
+
+// mine reports whether e is of the agent whose session the file is, not
+// of a sub-agent whose events the file holds too.
+func (o *observer) mine(e *model.Event) bool {
+	return e.AgentID == o.agent && (o.agent != "" || !e.Sidechain)
 }
 
 // fileCall is a call that changes files, before its targets are resolved
@@ -44,6 +56,12 @@ const (
 func newObserver() *observer { return &observer{} }
 
 func (o *observer) Event(h *model.Header, e *model.Event) error {
+	if !o.agentKnown {
+		switch e.Kind {
+		case model.KindUser, model.KindAgent, model.KindThinking, model.KindToolCall:
+			o.agent, o.agentKnown = e.AgentID, true
+		}
+	}
 	switch e.Kind {
 	case model.KindUser:
 		if !e.Meta && !e.Sidechain && e.AgentID == "" && strings.TrimSpace(e.Text) != "" {
@@ -70,7 +88,7 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 			}
 		}
 	case model.KindToolCall:
-		if e.Call == nil || e.AgentID != "" || e.Sidechain {
+		if e.Call == nil || !o.mine(e) {
 			break
 		}
 		if len(o.allCalls) == maxCallsKept {
@@ -86,7 +104,7 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 			o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
 		}
 	case model.KindCompaction, model.KindLifecycle:
-		if p, ok := phaseOf(e); ok && len(o.phases) < maxPhasesKept && e.AgentID == "" && !e.Sidechain {
+		if p, ok := phaseOf(e); ok && len(o.phases) < maxPhasesKept && o.mine(e) {
 			o.phases = append(o.phases, p)
 		}
 	}

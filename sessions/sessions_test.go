@@ -429,3 +429,37 @@ func TestJSONString(t *testing.T) {
 		}
 	}
 }
+
+// A sub-agent's own file keeps its calls (every event of it names the
+// sub-agent); a parent's file keeps only its own, not those of the
+// sub-agents whose events it holds too.
+func TestSubagentCalls(t *testing.T) {
+	s := newStore(t, "subagent")
+	for cwd, want := range map[string][2]string{
+		s.claude: {"Agent Read the version", "Bash cat VERSION"},
+		s.codex:  {"spawn_agent ", "exec_command ls | wc -l"},
+		s.gemini: {"invoke_agent generalist", "run_shell_command ls | wc -l"},
+	} {
+		l := s.list(t, cwd)
+		if len(l.Sessions) != 1 || len(l.Sessions[0].Row.Children) != 1 || len(l.Sessions[0].Calls) == 0 {
+			t.Fatalf("%s: %+v", cwd, l.Sessions)
+		}
+		parent := l.Sessions[0]
+		child, err := Read(parent.Row.Children[0].File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := func(c Call) string { return c.Tool + " " + c.Target }
+		if got := name(parent.Calls[0]); got != want[0] {
+			t.Errorf("%s: the parent's first call %q, want %q", cwd, got, want[0])
+		}
+		for _, c := range parent.Calls {
+			if name(c) == want[1] {
+				t.Errorf("%s: the parent keeps its sub-agent's call %q", cwd, want[1])
+			}
+		}
+		if len(child.Calls) == 0 || name(child.Calls[0]) != want[1] {
+			t.Errorf("%s: the sub-agent's calls %+v, want %q first", cwd, child.Calls, want[1])
+		}
+	}
+}
