@@ -196,3 +196,56 @@ func TestWorkspaceSymbolsFindIndexedPhasesAndCalls(t *testing.T) {
 		})
 	}
 }
+
+// Workspace symbols find a sub-agent's calls in its own session file (a
+// child of its parent's session, not a row of the index) for Claude Code's
+// subagents/, Codex CLI's sub-agent rollout and Gemini CLI's child file.
+func TestWorkspaceSymbolsFindSubagentCalls(t *testing.T) {
+	for _, c := range []struct {
+		agent, store, home, work string
+		call, mark, file         string // the call, its line's mark, the sub-agent file's
+	}{
+		{"claude", "claude-code/2.1.328/subagent/claude", ".claude", "/tmp/rlog-producers/claude/subagent/work",
+			"Bash cat VERSION", `"name":"Bash"`, "/subagents/agent-"},
+		{"codex", "codex/0.169.0/subagent/codex-home", ".codex", "/tmp/rlog-producers/codex/subagent/work",
+			"exec_command ls | wc -l", `"name":"exec_command"`, "01a21c67-9d75-7080-b481-7627893935f7"},
+		{"gemini", "gemini-cli/0.61.0/subagent/gemini", ".gemini", "/tmp/rlog-producers/gemini/subagent/work",
+			"run_shell_command ls | wc -l", `"name":"run_shell_command"`, "/887c44e3-04f8-423e-bcfd-fd8605af5163/"},
+	} {
+		t.Run(c.agent, func(t *testing.T) {
+			home := t.TempDir()
+			if err := os.CopyFS(filepath.Join(home, c.home), os.DirFS("../../testdata/agents/"+c.store)); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("HOME", home)
+			t.Setenv("CLAUDE_CONFIG_DIR", "")
+			t.Setenv("CODEX_HOME", "")
+			t.Setenv(sessions.IndexEnv, filepath.Join(home, "sessions.json"))
+			cl := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
+				return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
+			})
+			params := lsptest.DefaultInitializeParams()
+			params["rootUri"] = "file://" + c.work
+			cl.Initialize(params)
+			var syms []protocol.SymbolInformation
+			if err := cl.Call("workspace/symbol", map[string]any{"query": c.call}, &syms); err != nil {
+				t.Fatal(err)
+			}
+			i := slices.IndexFunc(syms, func(s protocol.SymbolInformation) bool {
+				return s.Name == c.call && s.Kind == protocol.SymbolKindFunction
+			})
+			if i < 0 {
+				t.Fatalf("no %s among %+v", c.call, syms)
+			}
+			path, _ := lsp.FilePath(syms[i].Location.URI)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(string(b), "\n")
+			if l := int(syms[i].Location.Range.Start.Line); !strings.Contains(path, c.file) || l >= len(lines) || !strings.Contains(lines[l], c.mark) {
+				t.Errorf("%s at line %d of %s", c.call, l+1, path)
+			}
+		})
+	}
+}
