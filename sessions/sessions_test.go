@@ -437,7 +437,7 @@ func TestSubagentCalls(t *testing.T) {
 	s := newStore(t, "subagent")
 	for cwd, want := range map[string][2]string{
 		s.claude: {"Agent Read the version", "Bash cat VERSION"},
-		s.codex:  {"spawn_agent ", "exec_command ls | wc -l"},
+		s.codex:  {"spawn_agent counter", "exec_command ls | wc -l"},
 		s.gemini: {"invoke_agent generalist", "run_shell_command ls | wc -l"},
 	} {
 		l := s.list(t, cwd)

@@ -69,6 +69,7 @@ var tools = map[string]tool{
 	"view_image":   {[]string{"path"}, writesNone},
 	"web_search":   {[]string{"query"}, writesNone},
 	"write_stdin":  {[]string{"chars", "session_id"}, writesNone},
+	"spawn_agent":  {[]string{"task_name", "message"}, writesNone},
 	// Gemini CLI.
 	"write_file":          {[]string{"file_path", "path"}, writesFile},
 	"replace":             {[]string{"file_path", "path"}, writesFile},
