@@ -147,20 +147,7 @@ func TestWorkspaceSymbolsFindIndexedPhasesAndCalls(t *testing.T) {
 			"@compact auto", "run_shell_command echo second", `"name":"run_shell_command"`},
 	} {
 		t.Run(c.agent, func(t *testing.T) {
-			home := t.TempDir()
-			if err := os.CopyFS(filepath.Join(home, c.home), os.DirFS("../../testdata/agents/"+c.store)); err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("HOME", home)
-			t.Setenv("CLAUDE_CONFIG_DIR", "")
-			t.Setenv("CODEX_HOME", "")
-			t.Setenv(sessions.IndexEnv, filepath.Join(home, "sessions.json"))
-			cl := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
-				return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
-			})
-			params := lsptest.DefaultInitializeParams()
-			params["rootUri"] = "file://" + c.work
-			cl.Initialize(params)
+			home, cl := serveAgentStore(t, c.store, c.home, c.work)
 			type symbol struct {
 				Name, ContainerName string
 				Kind                protocol.SymbolKind
@@ -213,20 +200,7 @@ func TestWorkspaceSymbolsFindSubagentCalls(t *testing.T) {
 			"run_shell_command ls | wc -l", `"name":"run_shell_command"`, "/887c44e3-04f8-423e-bcfd-fd8605af5163/"},
 	} {
 		t.Run(c.agent, func(t *testing.T) {
-			home := t.TempDir()
-			if err := os.CopyFS(filepath.Join(home, c.home), os.DirFS("../../testdata/agents/"+c.store)); err != nil {
-				t.Fatal(err)
-			}
-			t.Setenv("HOME", home)
-			t.Setenv("CLAUDE_CONFIG_DIR", "")
-			t.Setenv("CODEX_HOME", "")
-			t.Setenv(sessions.IndexEnv, filepath.Join(home, "sessions.json"))
-			cl := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
-				return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
-			})
-			params := lsptest.DefaultInitializeParams()
-			params["rootUri"] = "file://" + c.work
-			cl.Initialize(params)
+			_, cl := serveAgentStore(t, c.store, c.home, c.work)
 			var syms []protocol.SymbolInformation
 			if err := cl.Call("workspace/symbol", map[string]any{"query": c.call}, &syms); err != nil {
 				t.Fatal(err)
@@ -248,4 +222,27 @@ func TestWorkspaceSymbolsFindSubagentCalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveAgentStore starts a server whose workspace folder is work, in a
+// home (returned) that holds a recorded agent store of testdata/agents
+// (store) as home's folder dir (.claude, .codex, .gemini), with an index
+// of its own.
+func serveAgentStore(t *testing.T, store, dir, work string) (string, *lsptest.Client) {
+	t.Helper()
+	home := t.TempDir()
+	if err := os.CopyFS(filepath.Join(home, dir), os.DirFS("../../testdata/agents/"+store)); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv(sessions.IndexEnv, filepath.Join(home, "sessions.json"))
+	cl := lsptest.Start(t, func(ctx context.Context, rwc io.ReadWriteCloser) int {
+		return lsp.Serve(ctx, rwc, lsp.Options[Doc]{Features: Features(), Name: "rlog-ls", Version: "test"})
+	})
+	params := lsptest.DefaultInitializeParams()
+	params["rootUri"] = "file://" + work
+	cl.Initialize(params)
+	return home, cl
 }
