@@ -2,6 +2,12 @@
 // buffer. Writers use it so that output key order is the format's own (Claude
 // Code's entry order, ATIF's field order) and no map or reflection is needed
 // per record.
+//
+// What it writes is compact, or indented as json.Indent(dst, src, "", "  ")
+// indents the compact document (a Buf told to with Indent): then each member
+// and element starts on a line of its own, written with it, and the bytes
+// are appended once. Only a value that comes already encoded (Raw) is read
+// again, to indent it (AppendIndent).
 package jsonw
 
 import (
@@ -18,6 +24,8 @@ import (
 type Obj struct {
 	B *bytes.Buffer
 	n int
+	// in is the Buf that indents the object, nil when it is compact.
+	in *Buf
 }
 
 // Begin starts an object in b.
@@ -27,7 +35,7 @@ func Begin(b *bytes.Buffer) *Obj {
 }
 
 func (o *Obj) key(k string) {
-	o.B.Write(o.appendKey(free(o.B, len(k)), k))
+	o.B.Write(o.appendKey(free(o.B, len(k)+o.room()), k))
 }
 
 // free is b's free space, grown first to hold about n more bytes, so that
@@ -48,17 +56,55 @@ func (o *Obj) appendKey(dst []byte, k string) []byte {
 		dst = append(dst, ',')
 	}
 	o.n++
+	if o.in != nil {
+		return append(AppendString(appendNewline(dst, o.in.depth), k), ':', ' ')
+	}
 	return append(AppendString(dst, k), ':')
+}
+
+// room is how much an indented member's line break and indentation take.
+func (o *Obj) room() int {
+	if o.in == nil {
+		return 0
+	}
+	return 3 + 2*o.in.depth
 }
 
 // Raw writes a key with a raw JSON value; an empty value is written as null.
 func (o *Obj) Raw(k string, v []byte) {
 	o.key(k)
-	if len(v) == 0 {
-		o.B.WriteString("null")
-		return
+	o.value(v)
+}
+
+// RawKey writes a member whose key is given quoted already, with a raw
+// JSON value as Raw writes it.
+func (o *Obj) RawKey(quoted []byte, v []byte) {
+	if o.n > 0 {
+		o.B.WriteByte(',')
 	}
-	WriteCompact(o.B, v)
+	o.n++
+	if o.in != nil {
+		o.B.Write(appendNewline(free(o.B, o.room()), o.in.depth))
+		o.B.Write(quoted)
+		o.B.WriteString(": ")
+	} else {
+		o.B.Write(quoted)
+		o.B.WriteByte(':')
+	}
+	o.value(v)
+}
+
+// value writes the raw JSON value v of a member: null when it is empty,
+// indented at the object's depth, or compact (WriteCompact).
+func (o *Obj) value(v []byte) {
+	switch {
+	case len(v) == 0:
+		o.B.WriteString("null")
+	case o.in != nil:
+		o.B.Write(AppendIndent(free(o.B, len(v)+len(v)/2), v, o.in.depth))
+	default:
+		WriteCompact(o.B, v)
+	}
 }
 
 // WriteCompact writes the valid JSON value v without insignificant
@@ -76,7 +122,7 @@ func WriteCompact(b *bytes.Buffer, v []byte) {
 
 // Str writes a string member.
 func (o *Obj) Str(k, s string) {
-	o.B.Write(AppendString(o.appendKey(free(o.B, len(k)+len(s)), k), s))
+	o.B.Write(AppendString(o.appendKey(free(o.B, len(k)+len(s)+o.room()), k), s))
 }
 
 // StrOrNull writes s, or null when s is "".
@@ -90,12 +136,12 @@ func (o *Obj) StrOrNull(k, s string) {
 
 // Int writes an integer member.
 func (o *Obj) Int(k string, n int64) {
-	o.B.Write(strconv.AppendInt(o.appendKey(free(o.B, len(k)+20), k), n, 10))
+	o.B.Write(strconv.AppendInt(o.appendKey(free(o.B, len(k)+20+o.room()), k), n, 10))
 }
 
 // Float writes a number member.
 func (o *Obj) Float(k string, f float64) {
-	o.B.Write(strconv.AppendFloat(o.appendKey(free(o.B, len(k)+24), k), f, 'g', -1, 64))
+	o.B.Write(strconv.AppendFloat(o.appendKey(free(o.B, len(k)+24+o.room()), k), f, 'g', -1, 64))
 }
 
 // Bool writes a boolean member.
@@ -113,26 +159,31 @@ func (o *Obj) Bool(k string, v bool) {
 // valid UTF-8 without U+2028 and U+2029 (the ids and names it is used
 // for).
 func (o *Obj) Strings(k string, list []string) {
-	dst := append(o.appendKey(free(o.B, len(k)+8*len(list)), k), '[')
+	room := o.room()
+	dst := append(o.appendKey(free(o.B, len(k)+(8+room)*len(list)+room), k), '[')
 	for i, s := range list {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
+		if o.in != nil {
+			dst = appendNewline(dst, o.in.depth+1)
+		}
 		dst = AppendString(dst, s)
+	}
+	if o.in != nil && len(list) > 0 {
+		dst = appendNewline(dst, o.in.depth)
 	}
 	o.B.Write(append(dst, ']'))
 }
 
 // Any writes the JSON encoding of v (no HTML escaping).
 func (o *Obj) Any(k string, v any) {
-	o.key(k)
-	enc := json.NewEncoder(o.B)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
 	// Encode adds a newline.
-	if n := o.B.Len(); n > 0 && o.B.Bytes()[n-1] == '\n' {
-		o.B.Truncate(n - 1)
-	}
+	o.Raw(k, bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
 }
 
 // Key starts a member whose value the caller writes itself.
@@ -142,7 +193,15 @@ func (o *Obj) Key(k string) { o.key(k) }
 func (o *Obj) Len() int { return o.n }
 
 // End closes the object.
-func (o *Obj) End() { o.B.WriteByte('}') }
+func (o *Obj) End() {
+	if o.in != nil {
+		o.in.depth--
+		if o.n > 0 {
+			o.B.Write(appendNewline(free(o.B, o.room()), o.in.depth))
+		}
+	}
+	o.B.WriteByte('}')
+}
 
 const hex = "0123456789abcdef"
 
@@ -222,12 +281,105 @@ func PlainASCII(s string) int {
 	return i
 }
 
-// Buf is a buffer to build JSON pieces in.
-type Buf struct{ bytes.Buffer }
+// Buf is a buffer to build JSON pieces in: compact, or indented once told
+// so (Indent). A document may be built piece by piece, each piece in a
+// Buf of its own or in one Buf reset between pieces: an indenting Buf
+// keeps the depth it is at across Reset.
+type Buf struct {
+	bytes.Buffer
+	indent bool
+	// depth is how many objects and lists are open around what is
+	// written next, when indenting.
+	depth int
+}
+
+// Indent makes b write indented JSON from here on, what it writes next
+// being inside depth objects and lists (0 at the start of a document).
+func (b *Buf) Indent(depth int) {
+	b.indent = true
+	b.depth = depth
+}
+
+// Raw writes the raw JSON value v where a value goes (an element of a
+// list, after Obj.Key): indented at b's depth when b indents, or as
+// WriteCompact writes it.
+func (b *Buf) Raw(v []byte) {
+	if b.indent {
+		b.Write(AppendIndent(free(&b.Buffer, len(v)+len(v)/2), v, b.depth))
+		return
+	}
+	WriteCompact(&b.Buffer, v)
+}
+
+// Indenting reports whether b writes indented JSON.
+func (b *Buf) Indenting() bool { return b.indent }
 
 // Begin starts an object in b.
-func (b *Buf) Begin() *Obj { return Begin(&b.Buffer) }
+func (b *Buf) Begin() *Obj {
+	if !b.indent {
+		return Begin(&b.Buffer)
+	}
+	b.WriteByte('{')
+	b.depth++
+	return &Obj{B: &b.Buffer, in: b}
+}
 
 // Continue returns an Obj that adds members to an object whose opening
 // and n members were written before, in another piece.
-func (b *Buf) Continue(n int) *Obj { return &Obj{B: &b.Buffer, n: n} }
+func (b *Buf) Continue(n int) *Obj {
+	o := &Obj{B: &b.Buffer, n: n}
+	if b.indent {
+		o.in = b
+	}
+	return o
+}
+
+// List writes one JSON list: start it with Buf.List, call Next before
+// each element and write the element, end it with End.
+type List struct {
+	b *Buf
+	n int
+}
+
+// List starts a list in b.
+func (b *Buf) List() *List {
+	b.WriteByte('[')
+	if b.indent {
+		b.depth++
+	}
+	return &List{b: b}
+}
+
+// ContinueList returns a List that adds elements to a list whose opening
+// and n elements were written before, in another piece.
+func (b *Buf) ContinueList(n int) *List { return &List{b: b, n: n} }
+
+// Next starts the next element: the separator, and when indenting its
+// line.
+func (l *List) Next() {
+	b := l.b
+	dst := free(&b.Buffer, 3+2*b.depth)
+	if l.n > 0 {
+		dst = append(dst, ',')
+	}
+	l.n++
+	if b.indent {
+		dst = appendNewline(dst, b.depth)
+	}
+	b.Write(dst)
+}
+
+// Len is the number of elements started.
+func (l *List) Len() int { return l.n }
+
+// End closes the list.
+func (l *List) End() {
+	b := l.b
+	if b.indent {
+		b.depth--
+		if l.n > 0 {
+			b.Write(appendNewline(free(&b.Buffer, 3+2*b.depth), b.depth))
+		}
+	}
+	b.WriteByte(']')
+}
