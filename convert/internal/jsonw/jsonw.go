@@ -315,13 +315,20 @@ func (b *Buf) Raw(v []byte) {
 func (b *Buf) Indenting() bool { return b.indent }
 
 // Begin starts an object in b.
-func (b *Buf) Begin() *Obj {
+func (b *Buf) Begin() *Obj { return &Obj{B: &b.Buffer, in: b.open('{')} }
+
+// open writes the bracket c that opens an object or a list, and returns
+// b, one level deeper, when it indents (nil when it is compact). (Begin
+// stays small enough to be inlined, and its Obj off the heap.)
+//
+//go:noinline
+func (b *Buf) open(c byte) *Buf {
+	b.WriteByte(c)
 	if !b.indent {
-		return Begin(&b.Buffer)
+		return nil
 	}
-	b.WriteByte('{')
 	b.depth++
-	return &Obj{B: &b.Buffer, in: b}
+	return b
 }
 
 // Continue returns an Obj that adds members to an object whose opening
@@ -343,10 +350,7 @@ type List struct {
 
 // List starts a list in b.
 func (b *Buf) List() *List {
-	b.WriteByte('[')
-	if b.indent {
-		b.depth++
-	}
+	b.open('[')
 	return &List{b: b}
 }
 
