@@ -18,7 +18,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -328,15 +327,16 @@ const roles = "SUATO"
 // holds back the events of one turn, and keeps the order of the message
 // roles (a few bytes per turn) to write the steps after the messages.
 type Writer struct {
-	body jsonw.Buf // a message being built (other, writeTurn), indented for its place in its entry
-	msg  jsonw.Buf // a message's entry (message)
-	args []string  // the arguments of a turn's calls (writeTurn)
-	out  *bufio.Writer
-	rep  *model.Report
-	opt  model.Options
-	h    *model.Header
-	same bool
-	err  error
+	body  jsonw.Buf // a message being built (other, writeTurn), indented for its place in its entry
+	msg   jsonw.Buf // a message's entry (message)
+	args  []string  // the arguments of a turn's calls (writeTurn)
+	times times
+	out   *bufio.Writer
+	rep   *model.Report
+	opt   model.Options
+	h     *model.Header
+	same  bool
+	err   error
 
 	begun    bool
 	counters [len(roles)]int
@@ -428,7 +428,7 @@ func (wr *Writer) begin(h *model.Header) {
 // rest is the rest of e in a message (model.RestOf): what the message
 // does not hold of it. A message's own time is its first event's.
 func (wr *Writer) rest(e *model.Event, time string, carried ...string) json.RawMessage {
-	if e.Time == time && rfc3339([]byte(unixTime(time))) == time {
+	if e.Time == time && wr.times.readBack(time) {
 		// (The reader's spelling of it: another spelling of the instant
 		// stays in the rest.)
 		carried = append(carried, "time")
@@ -676,7 +676,7 @@ func (wr *Writer) writeTurn() {
 		xo.Int("cached_tokens", u.CacheRead)
 		xo.Int("cache_creation_tokens", u.CacheCreate)
 	}
-	if ts := unixTime(first.Time); ts != "" {
+	if ts := wr.times.unix(first.Time); ts != "" {
 		xo.Raw("timestamp", []byte(ts))
 	}
 	if m := first.Model; m != "" && !wr.same {
@@ -810,7 +810,7 @@ func (wr *Writer) other(e *model.Event) {
 			// A status other than ok or error (rlog's `[2 issues]`).
 			xo.Str("status", e.Result.Status)
 		}
-		if ts := unixTime(e.Time); ts != "" {
+		if ts := wr.times.unix(e.Time); ts != "" {
 			xo.Raw("timestamp", []byte(ts))
 		}
 		if wr.same {
@@ -888,7 +888,7 @@ func (wr *Writer) exit(out *model.Outcome) {
 // source, the fields it had.
 func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...string) {
 	var x model.Fields
-	if ts := unixTime(e.Time); ts != "" {
+	if ts := wr.times.unix(e.Time); ts != "" {
 		x.Set("timestamp", json.RawMessage(ts))
 	}
 	if wr.same {
@@ -914,7 +914,40 @@ func unixTime(ts string) string {
 	if err != nil {
 		return ""
 	}
-	return strconv.FormatInt(t.Unix(), 10) + "." + fmt.Sprintf("%06d", t.Nanosecond()/1000)
+	var buf [32]byte
+	b := append(strconv.AppendInt(buf[:0], t.Unix(), 10), ".000000"...)
+	for i, us := len(b)-1, t.Nanosecond()/1000; us > 0; i, us = i-1, us/10 {
+		b[i] = byte('0' + us%10)
+	}
+	return string(b)
+}
+
+// times remembers the last timestamp a message's events and extra asked
+// for (a message's time is its first event's, asked by each of its
+// events' rests): unixTime of it, and whether the reader gives it back
+// from that (rfc3339), worked out when first asked.
+type times struct {
+	ts, text        string
+	known           bool
+	checked, readOK bool
+}
+
+// unix is unixTime(ts).
+func (c *times) unix(ts string) string {
+	if !c.known || ts != c.ts {
+		*c = times{ts: ts, text: unixTime(ts), known: true}
+	}
+	return c.text
+}
+
+// readBack reports whether the reader reads the unix time written for ts
+// back as ts (its spelling of the instant).
+func (c *times) readBack(ts string) bool {
+	u := c.unix(ts)
+	if !c.checked {
+		c.checked, c.readOK = true, rfc3339([]byte(u)) == ts
+	}
+	return c.readOK
 }
 
 // formatTag starts the trajectory_format of every mini-prophet trajectory.
