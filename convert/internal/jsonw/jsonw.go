@@ -35,7 +35,11 @@ func Begin(b *bytes.Buffer) *Obj {
 }
 
 func (o *Obj) key(k string) {
-	o.B.Write(o.appendKey(free(o.B, len(k)+o.room()), k))
+	if o.in != nil {
+		o.B.Write(o.indentedMember(k, 0))
+		return
+	}
+	o.B.Write(o.appendKey(free(o.B, len(k)), k))
 }
 
 // free is b's free space, grown first to hold about n more bytes, so that
@@ -56,10 +60,21 @@ func (o *Obj) appendKey(dst []byte, k string) []byte {
 		dst = append(dst, ',')
 	}
 	o.n++
-	if o.in != nil {
-		return append(AppendString(appendNewline(dst, o.in.depth), k), ':', ' ')
-	}
 	return append(AppendString(dst, k), ':')
+}
+
+// indentedMember is the free space of an indented object's buffer, grown
+// to hold the next member's separator, line break, indentation and key and
+// about n bytes more, with those appended. (Each member's method tests
+// for indentation first and keeps its compact line as it was, so that
+// appendKey is inlined there and the compact writers pay one test.)
+func (o *Obj) indentedMember(k string, n int) []byte {
+	dst := free(o.B, len(k)+n+o.room())
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	return append(AppendString(appendNewline(dst, o.in.depth), k), ':', ' ')
 }
 
 // room is how much an indented member's line break and indentation take.
@@ -122,7 +137,11 @@ func WriteCompact(b *bytes.Buffer, v []byte) {
 
 // Str writes a string member.
 func (o *Obj) Str(k, s string) {
-	o.B.Write(AppendString(o.appendKey(free(o.B, len(k)+len(s)+o.room()), k), s))
+	if o.in != nil {
+		o.B.Write(AppendString(o.indentedMember(k, len(s)), s))
+		return
+	}
+	o.B.Write(AppendString(o.appendKey(free(o.B, len(k)+len(s)), k), s))
 }
 
 // StrOrNull writes s, or null when s is "".
@@ -136,12 +155,20 @@ func (o *Obj) StrOrNull(k, s string) {
 
 // Int writes an integer member.
 func (o *Obj) Int(k string, n int64) {
-	o.B.Write(strconv.AppendInt(o.appendKey(free(o.B, len(k)+20+o.room()), k), n, 10))
+	if o.in != nil {
+		o.B.Write(strconv.AppendInt(o.indentedMember(k, 20), n, 10))
+		return
+	}
+	o.B.Write(strconv.AppendInt(o.appendKey(free(o.B, len(k)+20), k), n, 10))
 }
 
 // Float writes a number member.
 func (o *Obj) Float(k string, f float64) {
-	o.B.Write(strconv.AppendFloat(o.appendKey(free(o.B, len(k)+24+o.room()), k), f, 'g', -1, 64))
+	if o.in != nil {
+		o.B.Write(strconv.AppendFloat(o.indentedMember(k, 24), f, 'g', -1, 64))
+		return
+	}
+	o.B.Write(strconv.AppendFloat(o.appendKey(free(o.B, len(k)+24), k), f, 'g', -1, 64))
 }
 
 // Bool writes a boolean member.
@@ -160,7 +187,13 @@ func (o *Obj) Bool(k string, v bool) {
 // for).
 func (o *Obj) Strings(k string, list []string) {
 	room := o.room()
-	dst := append(o.appendKey(free(o.B, len(k)+(8+room)*len(list)+room), k), '[')
+	var dst []byte
+	if o.in != nil {
+		dst = o.indentedMember(k, (8+room)*len(list))
+	} else {
+		dst = o.appendKey(free(o.B, len(k)+8*len(list)), k)
+	}
+	dst = append(dst, '[')
 	for i, s := range list {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -195,10 +228,16 @@ func (o *Obj) Len() int { return o.n }
 // End closes the object.
 func (o *Obj) End() {
 	if o.in != nil {
-		o.in.depth--
-		if o.n > 0 {
-			o.B.Write(appendNewline(free(o.B, o.room()), o.in.depth))
-		}
+		o.endIndented()
+		return
+	}
+	o.B.WriteByte('}')
+}
+
+func (o *Obj) endIndented() {
+	o.in.depth--
+	if o.n > 0 {
+		o.B.Write(appendNewline(free(o.B, o.room()), o.in.depth))
 	}
 	o.B.WriteByte('}')
 }
