@@ -211,12 +211,26 @@ func (o *Obj) Strings(k string, list []string) {
 
 // Any writes the JSON encoding of v (no HTML escaping).
 func (o *Obj) Any(k string, v any) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
+	if o.in != nil {
+		// Encoded, then indented where it stands.
+		var b bytes.Buffer
+		encode(&b, v)
+		o.Raw(k, b.Bytes())
+		return
+	}
+	o.key(k)
+	encode(o.B, v)
+}
+
+// encode appends the JSON encoding of v to b, without HTML escaping and
+// without the newline json.Encoder adds.
+func encode(b *bytes.Buffer, v any) {
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
-	// Encode adds a newline.
-	o.Raw(k, bytes.TrimSuffix(b.Bytes(), []byte{'\n'}))
+	if n := b.Len(); n > 0 && b.Bytes()[n-1] == '\n' {
+		b.Truncate(n - 1)
+	}
 }
 
 // Key starts a member whose value the caller writes itself.
