@@ -426,9 +426,6 @@ func (l *List) Next() {
 	b.Write(dst)
 }
 
-// Len is the number of elements started.
-func (l *List) Len() int { return l.n }
-
 // End closes the list.
 func (l *List) End() {
 	b := l.b
