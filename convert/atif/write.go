@@ -447,21 +447,9 @@ func (wr *Writer) finalMetrics(b *jsonw.Buf, tot model.Usage, haveTot, steps boo
 	fm := b.Begin()
 	wroteTotals := false
 	if haveTot {
-		keys := h.TotalsKeys
-		has := func(k string) bool {
-			ok := !wr.same || keys == "" || strings.Contains(","+keys+",", ","+k+",")
-			wroteTotals = wroteTotals || ok
-			return ok
-		}
-		if has("total_prompt_tokens") {
-			fm.Int("total_prompt_tokens", tot.Prompt())
-		}
-		if has("total_completion_tokens") {
-			fm.Int("total_completion_tokens", tot.Output)
-		}
-		if has("total_cached_tokens") {
-			fm.Int("total_cached_tokens", tot.CacheRead)
-		}
+		wroteTotals = writeTokens(fm, "total_", tot, func(k string) bool {
+			return !wr.same || keyListed(h.TotalsKeys, k)
+		})
 	}
 	if h.CostUSD != nil {
 		fm.Float("total_cost_usd", *h.CostUSD)
@@ -747,23 +735,37 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 	return errIDs, statuses
 }
 
+// writeTokens writes the token counts of u an ATIF metrics object has
+// (prompt, completion and cached, each named with prefix: "total_" in
+// final_metrics), those that has allows; it reports whether it wrote any.
+func writeTokens(o *jsonw.Obj, prefix string, u model.Usage, has func(key string) bool) (wrote bool) {
+	for _, c := range [...]struct {
+		key string
+		n   int64
+	}{{"prompt_tokens", u.Prompt()}, {"completion_tokens", u.Output}, {"cached_tokens", u.CacheRead}} {
+		if k := prefix + c.key; has(k) {
+			o.Int(k, c.n)
+			wrote = true
+		}
+	}
+	return wrote
+}
+
+// keyListed reports whether key is in keys, the comma-separated keys an
+// ATIF source's object had (kept so that ATIF -> ATIF writes those only);
+// an empty list, a source that was not ATIF, allows every key.
+func keyListed(keys, key string) bool {
+	return keys == "" || strings.Contains(","+keys+",", ","+key+",")
+}
+
 // encodeMetrics writes an agent step's metrics.
 func encodeMetrics(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 	o.Key("metrics")
 	m := b.Begin()
 	mx, _ := st.metricExtra.Get("extra")
 	mxf, _ := model.ParseFields(mx)
-	has := func(k string) bool { return st.keys == "" || strings.Contains(","+st.keys+",", ","+k+",") }
 	if u, ok := st.usageOf(); ok {
-		if has("prompt_tokens") {
-			m.Int("prompt_tokens", u.Prompt())
-		}
-		if has("completion_tokens") {
-			m.Int("completion_tokens", u.Output)
-		}
-		if has("cached_tokens") {
-			m.Int("cached_tokens", u.CacheRead)
-		}
+		writeTokens(m, "", u, func(k string) bool { return keyListed(st.keys, k) })
 		if u.CacheCreate != 0 {
 			mxf.SetAny("cache_creation_input_tokens", u.CacheCreate)
 		}
