@@ -151,16 +151,22 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 	if readInPlace && utf8.Valid(b) {
 		parse = model.ParseValidFieldsView
 	}
-	wrap, err := parse(b)
-	if err != nil || wrap == nil {
-		rd.rep.Add(model.LossMalformed, "message entry is not an object", loc)
+	object := func(raw []byte, what string) model.Fields {
+		f, err := parse(raw)
+		if err != nil || f == nil {
+			rd.rep.Add(model.LossMalformed, what+" is not an object", loc)
+			return nil
+		}
+		return f
+	}
+	wrap := object(b, "message entry")
+	if wrap == nil {
 		return nil
 	}
 	key, _ := wrap.String("key")
 	mraw, _ := wrap.Get("message")
-	m, err := parse(mraw)
-	if err != nil || m == nil {
-		rd.rep.Add(model.LossMalformed, "message is not an object", loc)
+	m := object(mraw, "message")
+	if m == nil {
 		return nil
 	}
 	role, _ := m.String("role")
