@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestObjectValidates(t *testing.T) {
@@ -319,6 +320,44 @@ func FuzzStructural(f *testing.F) {
 			if got := structural(b, i); got != want {
 				t.Fatalf("%q from %d: %d, want %d", b, i, got, want)
 			}
+		}
+	})
+}
+
+// FuzzElementSpans holds ElementSpans, which validates a list and finds
+// its elements and their members in one pass, to Valid, Array and
+// MemberSpans of each element, on any input.
+func FuzzElementSpans(f *testing.F) {
+	for _, s := range []string{`[{"kind":"user","time":"t"},null,1,"x",[{}],{}]`, ` [ { "a" : { "b" : [1] } } , true ] `, `[]`, `null`, `{"a":1}`, `[1,]`, `[{"a":1}`, `[{"a":1}] x`, "[{\"\\u006bind\":\"a\xff\"}]"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		spans, elems, err := ElementSpans(b, nil, nil)
+		if valid := Valid(b); valid != (err == nil || err == ErrNotArray) {
+			t.Fatalf("%q: Valid %v, ElementSpans %v", b, valid, err)
+		}
+		if err != nil {
+			return
+		}
+		var want []Element
+		var wantSpans []Span
+		Array(bytes.TrimSpace(b), func(_ int, v []byte) error {
+			start := int(uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+			e := Element{Start: start, End: start + len(v), First: len(wantSpans), N: -1}
+			if found, err := MemberSpans(v, nil); err == nil {
+				wantSpans = append(wantSpans, found...)
+				e.N = len(found)
+			}
+			want = append(want, e)
+			return nil
+		})
+		for k := range want {
+			if want[k].N < 0 {
+				want[k].First = elems[k].First // unused where there are no members
+			}
+		}
+		if fmt.Sprint(elems) != fmt.Sprint(want) || fmt.Sprint(spans) != fmt.Sprint(wantSpans) {
+			t.Fatalf("%q:\n got %v %v\nwant %v %v", b, elems, spans, want, wantSpans)
 		}
 	})
 }
