@@ -867,7 +867,9 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 	if e.rests == nil {
 		return events
 	}
-	rests, err := model.RestList(restsText(&st.ix, e.rests), false)
+	// The decoded list is valid UTF-8 (restsText): no rest is checked
+	// again.
+	rests, err := model.ReadRests(restsText(&st.ix, e.rests), true)
 	if err != nil {
 		st.rep.Add(model.LossMalformed, restsKey+" is not a list", base.Loc)
 		return events
@@ -875,7 +877,7 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 	if own && len(events) > 0 {
 		events[0].Name = "" // the entry's subtype, not the event's
 	}
-	return model.ApplyRests(events, rests, own, base, func(err error) {
+	return rests.Apply(events, own, base, func(err error) {
 		st.rep.Add(model.LossMalformed, restsKey+": "+err.Error(), base.Loc)
 	})
 }
@@ -884,8 +886,10 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 // in the indexed line. The writer writes the list as a JSON string (see
 // Writer.entryTail): it is decoded from the line straight into a buffer of
 // its own, once (it was copied, checked for UTF-8 again, decoded and
-// copied again). Any other value is copied as it is. FuzzRestsText holds
-// it to that older reading.
+// copied again). Any other value is copied as it is. Either way the text
+// is valid UTF-8 (invalid bytes and lone surrogates become U+FFFD, as a
+// copy of a value makes them). FuzzRestsText holds it to that older
+// reading.
 func restsText(ix *jsonscan.Index, v []byte) []byte {
 	invalid := jsonstr.Replace
 	if ix.ValidUTF8(v) {

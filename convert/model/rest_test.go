@@ -268,3 +268,41 @@ func FuzzRestKindField(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadRests holds ReadRests and Apply, which read a list of rests in
+// one pass, to RestList and ApplyRests, on any input: the same error, and
+// the same events and reports.
+func FuzzReadRests(f *testing.F) {
+	f.Add([]byte(`[`+strings.Join(restSeeds, ",")+`]`), false)
+	f.Add([]byte(`[{"kind":"tool_call","call":{"id":"c","input":{"a":[1,{"b":"}"}]}}},{"KIND":"agent","text":"x"},null,{"kind":"user","kind":"thinking"}]`), true)
+	f.Add([]byte(` null `), true)
+	f.Add([]byte(`{"kind":"user"}`), false)
+	f.Add([]byte("[{\"kind\":\"user\",\"text\":\"a\xffb\"},1,\"x\",[]]"), true)
+	f.Fuzz(func(t *testing.T, list []byte, own bool) {
+		rests, wantErr := RestList(list, false)
+		read, gotErr := ReadRests(list, false)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%q: ReadRests %v, RestList %v", list, gotErr, wantErr)
+		}
+		if wantErr != nil {
+			return
+		}
+		start := func() []Event {
+			return []Event{{Kind: KindSystem, Name: "s"}, {Kind: KindAgent, Text: "a"}, {Kind: KindToolCall, Call: &ToolCall{ID: "c"}}, {Kind: KindUser}}
+		}
+		base := Event{Time: "t", Loc: Loc{Line: 3}}
+		var gotBad, wantBad []string
+		got := read.Apply(start(), own, base, func(err error) { gotBad = append(gotBad, err.Error()) })
+		want := ApplyRests(start(), rests, own, base, func(err error) { wantBad = append(wantBad, err.Error()) })
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
+			t.Fatalf("%s:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
+		}
+		if utf8.Valid(list) {
+			valid, _ := ReadRests(list, true)
+			gotBad = nil
+			if got := valid.Apply(start(), own, base, func(err error) { gotBad = append(gotBad, err.Error()) }); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
+				t.Fatalf("%s, known valid UTF-8:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
+			}
+		}
+	})
+}
