@@ -1307,12 +1307,17 @@ type sessionHead struct {
 	size      int
 	done      bool
 	err       error // an entry's, met releasing the head
+	// ix validates and indexes each line as it is held, and what it
+	// found is kept with the line: released, the line is not validated
+	// again.
+	ix jsonscan.Index
 }
 
-// heldLine is a line of the head: a copy of its bytes, or the error of a
-// line too long.
+// heldLine is a line of the head: a copy of its bytes and its index
+// (empty when it is not valid), or the error of a line too long.
 type heldLine struct {
 	line []byte
+	kept jsonscan.Kept
 	n    int
 	err  error
 }
@@ -1332,8 +1337,7 @@ func (hd *sessionHead) line(line []byte, n int) error {
 	}
 	line = bytes.Clone(line)
 	hd.size += len(line)
-	hd.held = append(hd.held, heldLine{line: line, n: n})
-	jsonscan.Object(line, func(k, v []byte) error {
+	err := hd.ix.Object(line, func(k, v []byte) error {
 		switch string(k) {
 		case "sessionId":
 			if id, ok := jsonscan.String(v); ok && id != "" {
@@ -1346,6 +1350,11 @@ func (hd *sessionHead) line(line []byte, n int) error {
 		}
 		return nil
 	})
+	held := heldLine{line: line, n: n}
+	if err == nil {
+		held.kept = hd.ix.Keep()
+	}
+	hd.held = append(hd.held, held)
 	return nil
 }
 
@@ -1386,6 +1395,7 @@ func (hd *sessionHead) release() error {
 			hd.tooLong(l.n, l.err)
 			continue
 		}
+		st.ix.Restore(l.kept)
 		if err := hd.entry(l.line, l.n); err != nil {
 			hd.err = err
 			return err

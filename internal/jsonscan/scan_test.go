@@ -361,3 +361,42 @@ func FuzzElementSpans(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIndexRestore: an input indexed once, kept, another indexed, and the
+// first given back (Restore) is walked as the first indexing walked it,
+// without validating it again; a kept input that failed restores nothing,
+// and a restored index given another input validates that one.
+func FuzzIndexRestore(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\n"}],"d":{"e":[[],{}],"f":"}]"}}`), []byte(`{"x":[{"y":1}]}`))
+	f.Add([]byte(` { "m" : { "content" : [ { "type" : "text" , "text" : "hi" } ] } } `), []byte(`{"a":`))
+	f.Add([]byte(`{"a":`), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var ix, other Index
+		var first, again []string
+		errFirst := ix.Object(a, func(k, v []byte) error {
+			walk(&ix, v, string(k), &first)
+			return nil
+		})
+		kept := ix.Keep()
+		ix.Object(b, func(k, v []byte) error { return nil })
+		other.Object(b, func(k, v []byte) error { return nil })
+		other.Restore(kept)
+		errAgain := other.Object(a, func(k, v []byte) error {
+			walk(&other, v, string(k), &again)
+			return nil
+		})
+		if fmt.Sprint(errFirst) != fmt.Sprint(errAgain) || strings.Join(first, "\n") != strings.Join(again, "\n") {
+			t.Fatalf("%q:\nfirst:    %v %q\nrestored: %v %q", a, errFirst, first, errAgain, again)
+		}
+		// Restored, then given another input: that one is validated.
+		other.Restore(kept)
+		var plain []string
+		errB := Object(b, func(k, v []byte) error { walk(nil, v, string(k), &plain); return nil })
+		var indexed []string
+		copyB := append([]byte(nil), b...)
+		errIndexed := other.Object(copyB, func(k, v []byte) error { walk(&other, v, string(k), &indexed); return nil })
+		if fmt.Sprint(errB) != fmt.Sprint(errIndexed) || strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+			t.Fatalf("%q after restoring %q:\nplain:   %v %q\nindexed: %v %q", b, a, errB, plain, errIndexed, indexed)
+		}
+	})
+}
