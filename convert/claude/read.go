@@ -211,6 +211,11 @@ type state struct {
 	// ix indexes the entry being read, so that its message is not scanned
 	// again for each level of nesting.
 	ix jsonscan.Index
+	// rests reads each entry's rests, and restsBuf holds them decoded:
+	// both reused from entry to entry (the events copy what they keep of
+	// a rest; FuzzReadRests holds that).
+	rests    model.Rests
+	restsBuf []byte
 	// costs follows Claude Code's cost-state records (see cost.go); shared
 	// with the sub-agents' states, whose calls a run's cost counts too.
 	costs *costs
@@ -869,8 +874,9 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 	}
 	// The decoded list is valid UTF-8 (restsText): no rest is checked
 	// again.
-	rests, err := model.ReadRests(restsText(&st.ix, e.rests), true)
-	if err != nil {
+	rests := &st.rests
+	st.restsBuf = restsText(&st.ix, e.rests, st.restsBuf[:0])
+	if err := rests.Read(st.restsBuf, true); err != nil {
 		st.rep.Add(model.LossMalformed, restsKey+" is not a list", base.Loc)
 		return events
 	}
@@ -889,13 +895,13 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 // copied again). Any other value is copied as it is. Either way the text
 // is valid UTF-8 (invalid bytes and lone surrogates become U+FFFD, as a
 // copy of a value makes them). FuzzRestsText holds it to that older
-// reading.
-func restsText(ix *jsonscan.Index, v []byte) []byte {
+// reading. A string is decoded into buf, reused from entry to entry.
+func restsText(ix *jsonscan.Index, v, buf []byte) []byte {
 	invalid := jsonstr.Replace
 	if ix.ValidUTF8(v) {
 		invalid = jsonstr.Keep // checked once for the whole line
 	}
-	if out, ok := jsonstr.Unquote(make([]byte, 0, len(v)), v, invalid); ok {
+	if out, ok := jsonstr.Unquote(buf[:0], v, invalid); ok {
 		return out
 	}
 	return ix.Copy(v)

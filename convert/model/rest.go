@@ -659,7 +659,16 @@ func restField(e *Event, key restKey, v []byte) error {
 		return err
 	case restUnset:
 		return jsonscan.Array(v, func(_ int, n []byte) error {
-			name, _ := jsonscan.String(n)
+			// A name is only compared: one without an escape is looked at
+			// in place, no string made of it (a byte that decoding would
+			// replace is in no name either way). FuzzRestUnsetField holds
+			// this to decoding the names first.
+			var name string
+			if k := len(n); k >= 2 && n[0] == '"' && bytes.IndexByte(n, '\\') < 0 {
+				name = unsafe.String(unsafe.SliceData(n[1:]), k-2)
+			} else {
+				name, _ = jsonscan.String(n)
+			}
 			switch name {
 			case "id":
 				e.ID = ""
@@ -759,8 +768,9 @@ func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error) {
 	a.j = at + 1
 }
 
-// Rests is a list of rests read once (ReadRests): where each rest is in
-// the list and where its members are.
+// Rests is a list of rests read once (Read): where each rest is in the
+// list and where its members are. A reader keeps one and reads the rests
+// of each record into it, reusing its room.
 type Rests struct {
 	list      []byte
 	spans     []jsonscan.Span
@@ -768,30 +778,33 @@ type Rests struct {
 	validUTF8 bool
 }
 
-// ReadRests reads the list of rests b as RestList(b, false) does, with
+// Read reads the list of rests b into r as RestList(b, false) does, with
 // the same errors, finding where each rest's members are in the same
 // pass that validates the list (RestList validates it, then splits it,
 // then ApplyRests finds each rest's members: three passes). validUTF8
-// says b is known to be valid UTF-8, so no rest is checked again.
-// Rests.Apply is ApplyRests of the list; FuzzReadRests holds the two
-// equal.
-func ReadRests(b []byte, validUTF8 bool) (Rests, error) {
-	r := Rests{list: b, validUTF8: validUTF8}
+// says b is known to be valid UTF-8, so no rest is checked again. r holds
+// b until the next Read. Apply is then ApplyRests of the list;
+// FuzzReadRests holds the two equal.
+func (r *Rests) Read(b []byte, validUTF8 bool) error {
 	var err error
-	r.spans, r.elems, err = jsonscan.ElementSpans(b, nil, nil)
+	r.list, r.validUTF8 = b, validUTF8
+	r.spans, r.elems, err = jsonscan.ElementSpans(b, r.spans[:0], r.elems[:0])
 	switch {
+	case err == nil:
+		return nil
 	case err == jsonscan.ErrNotArray && string(bytes.TrimSpace(b)) == "null":
-		return Rests{}, nil
+		err = nil
 	case err == jsonscan.ErrNotArray:
-		return Rests{}, errors.New("not a list")
-	case err != nil:
-		return Rests{}, errors.New("invalid JSON")
+		err = errors.New("not a list")
+	default:
+		err = errors.New("invalid JSON")
 	}
-	return r, nil
+	r.list, r.spans, r.elems = nil, r.spans[:0], r.elems[:0]
+	return err
 }
 
 // Apply is ApplyRests of the rests r holds.
-func (r Rests) Apply(events []Event, own bool, base Event, bad func(error)) []Event {
+func (r *Rests) Apply(events []Event, own bool, base Event, bad func(error)) []Event {
 	a := restApplier{events: events, own: own, base: base, bad: bad, validUTF8: r.validUTF8}
 	for _, el := range r.elems {
 		raw := r.list[el.Start:el.End]
