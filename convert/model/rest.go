@@ -709,23 +709,24 @@ func restField(e *Event, key restKey, v []byte) error {
 // second text of one response) gives an event of its own, base with the
 // rest applied. bad reports a rest that cannot be read.
 func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, bad func(error)) []Event {
-	a := restApplier{events: events, own: own, base: base, bad: bad}
+	a := restApplier{events: events, own: own, base: base}
 	for _, r := range rests {
 		// The rest's members are found once, for its kind and its fields.
 		var found [32]jsonscan.Span
 		b := bytes.TrimSpace(r)
 		spans, err := jsonscan.MemberSpans(b, found[:0])
-		a.apply(r, b, spans, err)
+		a.apply(r, b, spans, err, bad)
 	}
 	return a.events
 }
 
-// restApplier is ApplyRests one rest at a time.
+// restApplier is ApplyRests one rest at a time. (bad is given to each
+// call, not kept: kept, it would leave for the heap with what it holds,
+// a reader's event among them, once a record.)
 type restApplier struct {
 	events []Event
 	own    bool
 	base   Event
-	bad    func(error)
 	// validUTF8 says every rest is known to be valid UTF-8.
 	validUTF8 bool
 	// j is the event after the last one a rest went to; started says a
@@ -735,15 +736,16 @@ type restApplier struct {
 }
 
 // apply gives the next rest, raw, to its event: b is raw without its
-// surrounding space, spans and err what MemberSpans said of b.
-func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error) {
+// surrounding space, spans and err what MemberSpans said of b; bad
+// reports a rest that cannot be read.
+func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error, bad func(error)) {
 	first := !a.started
 	a.started = true
 	if first && a.own && len(a.events) > 0 {
 		if string(b) == "null" {
 			a.events = a.events[1:]
 		} else if err := applyRestSpans(&a.events[0], raw, b, spans, err, a.validUTF8); err != nil {
-			a.bad(err)
+			bad(err)
 		} else {
 			a.j = 1
 		}
@@ -763,7 +765,7 @@ func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error) {
 		at = a.j
 	}
 	if err := applyRestSpans(&a.events[at], raw, b, spans, err, a.validUTF8); err != nil {
-		a.bad(err)
+		bad(err)
 	}
 	a.j = at + 1
 }
@@ -805,14 +807,14 @@ func (r *Rests) Read(b []byte, validUTF8 bool) error {
 
 // Apply is ApplyRests of the rests r holds.
 func (r *Rests) Apply(events []Event, own bool, base Event, bad func(error)) []Event {
-	a := restApplier{events: events, own: own, base: base, bad: bad, validUTF8: r.validUTF8}
+	a := restApplier{events: events, own: own, base: base, validUTF8: r.validUTF8}
 	for _, el := range r.elems {
 		raw := r.list[el.Start:el.End]
 		if el.N < 0 {
-			a.apply(raw, raw, nil, jsonscan.ErrNotObject)
+			a.apply(raw, raw, nil, jsonscan.ErrNotObject, bad)
 			continue
 		}
-		a.apply(raw, raw, r.spans[el.First:el.First+el.N], nil)
+		a.apply(raw, raw, r.spans[el.First:el.First+el.N], nil, bad)
 	}
 	return a.events
 }
