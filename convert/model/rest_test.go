@@ -221,6 +221,14 @@ func applyRestsTwoScans(events []Event, rests []json.RawMessage, own bool, base 
 	return events
 }
 
+// fuzzRecordEvents are the events of a record the rests fuzzers apply
+// rests to (events of a few kinds), and fuzzBase the record's event.
+func fuzzRecordEvents() []Event {
+	return []Event{{Kind: KindSystem, Name: "s"}, {Kind: KindAgent, Text: "a"}, {Kind: KindToolCall, Call: &ToolCall{ID: "c"}}, {Kind: KindUser}}
+}
+
+var fuzzBase = Event{Time: "t", Loc: Loc{Line: 3}}
+
 // FuzzApplyRests holds ApplyRests, which finds a rest's members once, to
 // applyRestsTwoScans, on any valid list of rests and events of a few kinds.
 func FuzzApplyRests(f *testing.F) {
@@ -231,13 +239,9 @@ func FuzzApplyRests(f *testing.F) {
 		if err != nil {
 			return
 		}
-		start := func() []Event {
-			return []Event{{Kind: KindSystem, Name: "s"}, {Kind: KindAgent, Text: "a"}, {Kind: KindToolCall, Call: &ToolCall{ID: "c"}}, {Kind: KindUser}}
-		}
-		base := Event{Time: "t", Loc: Loc{Line: 3}}
 		var gotBad, wantBad []string
-		got := ApplyRests(start(), rests, own, base, func(err error) { gotBad = append(gotBad, err.Error()) })
-		want := applyRestsTwoScans(start(), rests, own, base, func(err error) { wantBad = append(wantBad, err.Error()) })
+		got := ApplyRests(fuzzRecordEvents(), rests, own, fuzzBase, func(err error) { gotBad = append(gotBad, err.Error()) })
+		want := applyRestsTwoScans(fuzzRecordEvents(), rests, own, fuzzBase, func(err error) { wantBad = append(wantBad, err.Error()) })
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
 			t.Fatalf("%s:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
 		}
@@ -293,16 +297,12 @@ func FuzzReadRests(f *testing.F) {
 		if wantErr != nil {
 			return
 		}
-		start := func() []Event {
-			return []Event{{Kind: KindSystem, Name: "s"}, {Kind: KindAgent, Text: "a"}, {Kind: KindToolCall, Call: &ToolCall{ID: "c"}}, {Kind: KindUser}}
-		}
-		base := Event{Time: "t", Loc: Loc{Line: 3}}
 		var gotBad, wantBad []string
-		got := read.Apply(start(), own, base, func(err error) { gotBad = append(gotBad, err.Error()) })
+		got := read.Apply(fuzzRecordEvents(), own, fuzzBase, func(err error) { gotBad = append(gotBad, err.Error()) })
 		for i := range buf {
 			buf[i] = 'x'
 		}
-		want := ApplyRests(start(), rests, own, base, func(err error) { wantBad = append(wantBad, err.Error()) })
+		want := ApplyRests(fuzzRecordEvents(), rests, own, fuzzBase, func(err error) { wantBad = append(wantBad, err.Error()) })
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
 			t.Fatalf("%s:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
 		}
@@ -310,7 +310,7 @@ func FuzzReadRests(f *testing.F) {
 			var valid Rests
 			valid.Read(list, true)
 			gotBad = nil
-			if got := valid.Apply(start(), own, base, func(err error) { gotBad = append(gotBad, err.Error()) }); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
+			if got := valid.Apply(fuzzRecordEvents(), own, fuzzBase, func(err error) { gotBad = append(gotBad, err.Error()) }); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
 				t.Fatalf("%s, known valid UTF-8:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
 			}
 		}
