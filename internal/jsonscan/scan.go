@@ -418,6 +418,13 @@ const (
 // at or after i, or len(b). Most of a transcript is string text: it is
 // skipped sixteen bytes at a time.
 func plainEnd(b []byte, i int) int {
+	// Keys and most values are short: the first eight bytes alone first.
+	if i+8 <= len(b) {
+		if m := NotPlain8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
 	for i+16 <= len(b) {
 		w := b[i : i+16]
 		m0 := NotPlain8(binary.LittleEndian.Uint64(w))
