@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -51,14 +52,18 @@ type entry struct {
 	Cwd      string `json:"cwd,omitempty"`
 	Row      *Row   `json:"row,omitempty"`
 	Err      string `json:"err,omitempty"`
-	// changes are the session's file changes when it was read by this
-	// process (kept in the changes file, changesPath, not in the index:
-	// only --touched and workspace symbols need them); changed says so.
+	// changes, prompts, calls and phases are the session's when it was
+	// read by this process, until they are saved (kept in the changes
+	// file, changesPath, not in the index: only --touched and workspace
+	// symbols need them); changed says so.
 	changes []Change
 	prompts []Prompt
+	calls   []Call
+	phases  []Phase
 	changed bool
-	// unplaced says changes and prompts have no lines yet (placeAll): a
-	// listing reads for its rows, and places them only when asked for them.
+	// unplaced says changes, prompts and calls have no lines yet
+	// (placeAll): a listing reads for its rows, and places them only when
+	// asked for them.
 	unplaced bool
 	seen     bool
 }
@@ -71,9 +76,16 @@ type changeEntry struct {
 	ModNS   int64    `json:"mod_ns"`
 	Changes []Change `json:"changes"`
 	Prompts []Prompt `json:"prompts,omitempty"`
-	// Unplaced says Changes and Prompts have no lines yet.
+	Calls   []Call   `json:"calls,omitempty"`
+	Phases  []Phase  `json:"phases,omitempty"`
+	// Unplaced says Changes, Prompts and Calls have no lines yet.
 	Unplaced bool `json:"unplaced,omitempty"`
 }
+
+// changesVersion is the version of the changes file's layout (5: with
+// each session's calls and phases): a file of another version is read as
+// empty, and its sessions are read again when they are asked for.
+const changesVersion = 5
 
 type changesFile struct {
 	Version int            `json:"version"`
@@ -97,6 +109,9 @@ type Index struct {
 	// changesDirty says sessions were read since.
 	changes      map[string]*changeEntry
 	changesDirty bool
+	// keepChanges says a listing asked for the changes: they stay read
+	// for the next one (a server's next workspace symbols query).
+	keepChanges bool
 	// Rebuilt says why the file was not read (corrupt, another version),
 	// "" when it was or there was none.
 	Rebuilt string
@@ -175,6 +190,11 @@ func (ix *Index) Save() error {
 // writeAtomic writes v as JSON to a temporary file in path's folder and
 // renames it over path, so that no reader ever sees half a file.
 func writeAtomic(path string, v any) error {
+	return writeAtomicWith(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
+}
+
+// writeAtomicWith is writeAtomic of what write writes.
+func writeAtomicWith(path string, write func(w io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -184,7 +204,7 @@ func writeAtomic(path string, v any) error {
 	}
 	defer os.Remove(tmp.Name()) // after the rename, nothing is there
 	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err := json.NewEncoder(bw).Encode(v); err != nil {
+	if err := write(bw); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -211,19 +231,81 @@ func (ix *Index) loadChanges() {
 		return
 	}
 	ix.changes = map[string]*changeEntry{}
-	b, err := os.ReadFile(ix.changesPath())
+	f, err := os.Open(ix.changesPath())
 	if err != nil {
 		return
 	}
-	var f changesFile
-	if json.Unmarshal(b, &f) != nil || f.Version != IndexVersion {
-		return
+	defer f.Close()
+	// A tool's name is kept once, not once a call: a heavy user's
+	// sessions have a million calls of a few dozen tools.
+	tools := map[string]string{}
+	read := map[string]*changeEntry{}
+	ok := decodeChanges(bufio.NewReaderSize(f, 1<<16), func(c *changeEntry) {
+		for i, call := range c.Calls {
+			if t, ok := tools[call.Tool]; ok {
+				c.Calls[i].Tool = t
+			} else {
+				tools[call.Tool] = call.Tool
+			}
+		}
+		read[c.Path] = c
+	})
+	if ok {
+		ix.changes = read
 	}
-	for _, c := range f.Entries {
-		if c != nil {
-			ix.changes[c.Path] = c
+}
+
+// decodeChanges reads a changes file an entry at a time (the file is not
+// held: it is a hundred megabytes for a heavy user), giving each to each;
+// false for a file that is corrupt or of another version.
+func decodeChanges(r io.Reader, each func(*changeEntry)) bool {
+	dec := json.NewDecoder(r)
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return false
+	}
+	version := 0
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch key {
+		case "version":
+			if dec.Decode(&version) != nil {
+				return false
+			}
+		case "entries":
+			// The version is written first: entries of another are not read.
+			if version != changesVersion {
+				return false
+			}
+			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+				return false
+			}
+			for dec.More() {
+				c := &changeEntry{}
+				if dec.Decode(c) != nil {
+					return false
+				}
+				if c.Path != "" {
+					each(c)
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return false
+			}
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return false
+			}
 		}
 	}
+	if _, err := dec.Token(); err != nil {
+		return false
+	}
+	_, err := dec.Token() // nothing after the object
+	return errors.Is(err, io.EOF) && version == changesVersion
 }
 
 // saveChanges merges the changes of the sessions read into the changes
@@ -232,10 +314,11 @@ func (ix *Index) saveChanges() error {
 	ix.loadChanges()
 	for p, e := range ix.entries {
 		if e.changed {
-			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts, Unplaced: e.unplaced}
+			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts,
+				Calls: e.calls, Phases: e.phases, Unplaced: e.unplaced}
 		}
 	}
-	f := changesFile{Version: IndexVersion}
+	f := changesFile{Version: changesVersion}
 	for p, c := range ix.changes {
 		if e, ok := ix.entries[p]; !ok || e.Size != c.Size || e.ModNS != c.ModNS {
 			delete(ix.changes, p)
@@ -244,10 +327,37 @@ func (ix *Index) saveChanges() error {
 		f.Entries = append(f.Entries, c)
 	}
 	slices.SortFunc(f.Entries, func(a, b *changeEntry) int { return cmp.Compare(a.Path, b.Path) })
-	if err := writeAtomic(ix.changesPath(), &f); err != nil {
+	// Written an entry at a time: the whole file is not made in memory
+	// first (json.Encoder would).
+	err := writeAtomicWith(ix.changesPath(), func(w io.Writer) error {
+		fmt.Fprintf(w, `{"version":%d,"entries":[`, f.Version)
+		enc := json.NewEncoder(w)
+		for i, c := range f.Entries {
+			if i > 0 {
+				io.WriteString(w, ",")
+			}
+			if err := enc.Encode(c); err != nil {
+				return err
+			}
+		}
+		_, err := io.WriteString(w, "]}\n")
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	ix.changesDirty = false
+	// What the file holds now is not kept twice: the entries let go of
+	// theirs, and so does the index unless a listing asked for them (a
+	// listing of rows, the server's Sessions view, keeps none of them).
+	for _, e := range ix.entries {
+		if e.changed {
+			e.changes, e.prompts, e.calls, e.phases, e.changed = nil, nil, nil, nil, false
+		}
+	}
+	if !ix.keepChanges {
+		ix.changes = nil
+	}
 	return nil
 }
 
@@ -377,7 +487,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		case e.Session && e.Row != nil:
 			s := &Session{Row: *e.Row}
 			if !e.unplaced {
-				s.Changes, s.Prompts = e.changes, e.prompts
+				s.Changes, s.Prompts, s.Calls, s.Phases = e.changes, e.prompts, e.calls, e.phases
 			}
 			out.Sessions = append(out.Sessions, s)
 		case named[e.Path] && !e.Session:
@@ -399,18 +509,19 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 	ix.mu.Lock()
 	ix.loadChanges()
+	ix.keepChanges = true
 	var again, unplaced []*Session
 	for _, s := range list {
 		e := ix.entries[s.Row.File]
 		if e != nil && e.changed {
-			s.Changes, s.Prompts = e.changes, e.prompts
+			s.Changes, s.Prompts, s.Calls, s.Phases = e.changes, e.prompts, e.calls, e.phases
 			if e.unplaced {
 				unplaced = append(unplaced, s)
 			}
 			continue
 		}
 		if c, ok := ix.changes[s.Row.File]; ok && e != nil && c.Size == e.Size && c.ModNS == e.ModNS {
-			s.Changes, s.Prompts = c.Changes, c.Prompts
+			s.Changes, s.Prompts, s.Calls, s.Phases = c.Changes, c.Prompts, c.Calls, c.Phases
 			if c.Unplaced {
 				unplaced = append(unplaced, s)
 			}
@@ -425,17 +536,18 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 			return
 		}
 		if r, err := Read(s.Row.File); err == nil {
-			s.Changes, s.Prompts = r.Changes, r.Prompts
+			s.Changes, s.Prompts, s.Calls, s.Phases = r.Changes, r.Prompts, r.Calls, r.Phases
 			ix.mu.Lock()
 			if e := ix.entries[s.Row.File]; e != nil && e.Size == r.Row.Size && e.ModNS == r.Row.Modified.UnixNano() {
 				e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = r.Changes, r.Prompts, true, false, true
+				e.calls, e.phases = r.Calls, r.Phases
 			}
 			ix.mu.Unlock()
 		}
 	}
 }
 
-// place gives the sessions' changes and prompts their lines, on every
+// place gives the sessions' changes, prompts, calls and phases their lines, on every
 // core, and keeps them in the index when the file is still the one read.
 // The slices are copied, not written in place: another listing may hold
 // them. A session whose file cannot be read is given line 1.
@@ -443,12 +555,19 @@ func (ix *Index) place(ctx context.Context, list []*Session) {
 	eachParallel(ctx, len(list), func(i int) {
 		s := list[i]
 		s.Changes, s.Prompts = slices.Clone(s.Changes), slices.Clone(s.Prompts)
-		if placeAll(s.Row.File, s.Changes, s.Prompts) != nil {
+		s.Calls, s.Phases = slices.Clone(s.Calls), slices.Clone(s.Phases)
+		if placeAll(s.Row.File, s) != nil {
 			for i := range s.Changes {
 				s.Changes[i].Line = 1
 			}
 			for i := range s.Prompts {
 				s.Prompts[i].Line = 1
+			}
+			for i := range s.Calls {
+				s.Calls[i].Line = 1
+			}
+			for i := range s.Phases {
+				s.Phases[i].Line = max(s.Phases[i].Line, 1)
 			}
 			return
 		}
@@ -461,6 +580,7 @@ func (ix *Index) place(ctx context.Context, list []*Session) {
 		ix.mu.Lock()
 		if e := ix.entries[s.Row.File]; e != nil && e.fresh(fi) && e.Size == s.Row.Size && e.ModNS == s.Row.Modified.UnixNano() {
 			e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = s.Changes, s.Prompts, true, false, true
+			e.calls, e.phases = s.Calls, s.Phases
 		}
 		ix.mu.Unlock()
 	})
@@ -526,9 +646,13 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *e
 		e.Err = describe(err)
 		return e
 	}
-	e.Row, e.Cwd = &s.Row, s.Row.Cwd
+	// A copy: a pointer into s would keep its changes, prompts, calls
+	// and phases alive as long as the row.
+	row := s.Row
+	e.Row, e.Cwd = &row, row.Cwd
 	e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true
-	e.unplaced = len(s.Changes)+len(s.Prompts) > 0
+	e.calls, e.phases = s.Calls, s.Phases
+	e.unplaced = len(s.Changes)+len(s.Prompts)+len(s.Calls)+len(s.Phases) > 0
 	return e
 }
 

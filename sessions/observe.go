@@ -13,13 +13,28 @@ import (
 )
 
 // observer is the sink Read gives a session's events to (beside its rlog
-// view's writer): it keeps the first prompt, the agent's own title and the
-// calls that change files, nothing else.
+// view's writer): it keeps the first prompt, the agent's own title, the
+// calls that change files, every call by tool and target, and the
+// phases, nothing else.
 type observer struct {
 	prompt, own string
 	cwd         string
 	calls       []fileCall
 	prompts     []Prompt
+	allCalls    []Call
+	phases      []Phase
+	// agent is the agent whose session the file is: "" for a session's
+	// own file, the sub-agent's id in a sub-agent's file, whose every
+	// event names it (the agent of the first message or call);
+	// agentKnown says it is known.
+	agent      string
+	agentKnown bool
+}
+
+// mine reports whether e is of the agent whose session the file is, not
+// of a sub-agent whose events the file holds too.
+func (o *observer) mine(e *model.Event) bool {
+	return e.AgentID == o.agent && (o.agent != "" || !e.Sidechain)
 }
 
 // fileCall is a call that changes files, before its targets are resolved
@@ -30,9 +45,9 @@ type fileCall struct {
 	workdir  string
 }
 
-// maxCallsKept bounds what one session keeps of its file-changing calls,
-// maxPromptsKept of its prompts: a session that has more is listed by the
-// first ones.
+// maxCallsKept bounds what one session keeps of its file-changing calls
+// and of its calls, maxPromptsKept of its prompts: a session that has
+// more is listed by the first ones.
 const (
 	maxCallsKept   = 10000
 	maxPromptsKept = 200
@@ -41,6 +56,12 @@ const (
 func newObserver() *observer { return &observer{} }
 
 func (o *observer) Event(h *model.Header, e *model.Event) error {
+	if !o.agentKnown {
+		switch e.Kind {
+		case model.KindUser, model.KindAgent, model.KindThinking, model.KindToolCall:
+			o.agent, o.agentKnown = e.AgentID, true
+		}
+	}
 	switch e.Kind {
 	case model.KindUser:
 		if !e.Meta && !e.Sidechain && e.AgentID == "" && strings.TrimSpace(e.Text) != "" {
@@ -67,10 +88,24 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 			}
 		}
 	case model.KindToolCall:
-		if e.Call != nil && len(o.calls) < maxCallsKept && e.AgentID == "" && !e.Sidechain {
-			if targets, workdir := Targets(e.Call.Name, e.Call.Input); len(targets) > 0 {
+		if e.Call == nil || !o.mine(e) {
+			break
+		}
+		if len(o.allCalls) == maxCallsKept {
+			// Past the calls kept, only those that change files are.
+			if targets, workdir := Targets(e.Call.Name, e.Call.Input); len(targets) > 0 && len(o.calls) < maxCallsKept {
 				o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
 			}
+			break
+		}
+		about, targets, workdir := describeCall(e.Call.Name, e.Call.Input)
+		o.allCalls = append(o.allCalls, Call{Tool: firstLine(e.Call.Name, TitleChars), Target: about, ID: e.Call.ID})
+		if len(targets) > 0 && len(o.calls) < maxCallsKept {
+			o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
+		}
+	case model.KindCompaction, model.KindLifecycle:
+		if p, ok := phaseOf(e); ok && len(o.phases) < maxPhasesKept && o.mine(e) {
+			o.phases = append(o.phases, p)
 		}
 	}
 	return nil

@@ -72,12 +72,14 @@ type Tokens struct {
 	CacheCreate uint64 `json:"cache_create"`
 }
 
-// Session is what Read learns of a session file: its row and the files
-// its calls changed.
+// Session is what Read learns of a session file: its row, the files its
+// calls changed, its prompts, its calls and its phases.
 type Session struct {
 	Row     Row
 	Changes []Change
 	Prompts []Prompt
+	Calls   []Call
+	Phases  []Phase
 }
 
 // Prompt is a prompt of the session (not the agent's own, nor a
@@ -181,23 +183,33 @@ func read(path string, place bool) (*Session, error) {
 	if l, ok, err := convert.ParentOf(path); err == nil && ok {
 		row.Parent = l.Path
 	}
-	changes, prompts := obs.changes(row.Cwd), obs.prompts
+	out := &Session{Row: row, Changes: obs.changes(row.Cwd), Prompts: obs.prompts, Calls: obs.allCalls, Phases: obs.phases}
 	if place {
-		if err := placeAll(path, changes, prompts); err != nil {
+		if err := placeAll(path, out); err != nil {
 			return nil, err
 		}
 	}
-	return &Session{Row: row, Changes: changes, Prompts: prompts}, nil
+	return out, nil
 }
 
-// placeAll gives changes and prompts their lines in the session file at
-// path: the line of their call's or their message's id.
-func placeAll(path string, changes []Change, prompts []Prompt) error {
+// placeAll gives s's changes, prompts, calls and phases their lines in
+// the session file at path: the line of their call's or their message's
+// id (a phase the reader placed keeps its line). The ids are dropped
+// once they have their lines: a heavy user's hundreds of thousands of ids
+// would only take room in the changes file and in memory.
+func placeAll(path string, s *Session) error {
+	changes, prompts, calls, phases := s.Changes, s.Prompts, s.Calls, s.Phases
 	var ids []string
 	for _, c := range changes {
 		ids = append(ids, c.CallID)
 	}
 	for _, p := range prompts {
+		ids = append(ids, p.ID)
+	}
+	for _, c := range calls {
+		ids = append(ids, c.ID)
+	}
+	for _, p := range phases {
 		ids = append(ids, p.ID)
 	}
 	if len(ids) == 0 {
@@ -208,10 +220,21 @@ func placeAll(path string, changes []Change, prompts []Prompt) error {
 		return err
 	}
 	for i := range changes {
-		changes[i].Line = lines[i]
+		changes[i].Line, changes[i].CallID = lines[i], ""
 	}
+	lines = lines[len(changes):]
 	for i := range prompts {
-		prompts[i].Line = lines[len(changes)+i]
+		prompts[i].Line, prompts[i].ID = lines[i], ""
+	}
+	lines = lines[len(prompts):]
+	for i := range calls {
+		calls[i].Line, calls[i].ID = lines[i], ""
+	}
+	lines = lines[len(calls):]
+	for i := range phases {
+		if phases[i].ID != "" || phases[i].Line == 0 {
+			phases[i].Line, phases[i].ID = lines[i], ""
+		}
 	}
 	return nil
 }
