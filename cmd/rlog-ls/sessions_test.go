@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert"
+	agentstore "github.com/rlog-ls/rlog-ls/internal/benchdata/store"
 	"github.com/rlog-ls/rlog-ls/sessions"
 )
 
@@ -36,8 +37,32 @@ func sessionFixtures(t *testing.T) []string {
 // One number, one rule: a session's row shows the tokens, cost, calls,
 // errors, sub-agents and times stats shows of the same file.
 func TestSessionsEqualStats(t *testing.T) {
+	checkSessionsEqualStats(t, sessionFixtures(t))
+}
+
+// The same on sessions of the generated store the sessions index's
+// benchmarks list: Claude Code transcripts written from generated
+// sessions, each entry with the rests of its events, which no recorded
+// transcript has.
+func TestSessionsEqualStatsGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates and reads 6 MB of transcripts")
+	}
+	paths := agentstore.Claude(t, t.TempDir(), 4, 6<<20)
+	checkSessionsEqualStats(t, paths)
+	for _, p := range paths {
+		if s, err := sessions.Read(p); err != nil || s.Row.ToolCalls == 0 || s.Row.Tokens.In == 0 || s.Row.Start == nil {
+			t.Fatalf("%s: a generated session with no calls, tokens or time compares nothing: %+v %v", p, s, err)
+		}
+	}
+}
+
+// checkSessionsEqualStats: each session file's row shows the figures
+// stats shows of it.
+func checkSessionsEqualStats(t *testing.T, paths []string) {
+	t.Helper()
 	open := func(p string) (io.ReadCloser, error) { return os.Open(p) }
-	for _, p := range sessionFixtures(t) {
+	for _, p := range paths {
 		st := sessionStats(p, open)
 		s, err := sessions.Read(p)
 		if (st.err != nil) != (err != nil) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -37,7 +38,7 @@ func FuzzRestsText(f *testing.F) {
 		var ix jsonscan.Index
 		var got, want []byte
 		if err := ix.Object(line, func(_, value []byte) error {
-			got = restsText(&ix, value)
+			got = restsText(&ix, value, []byte("left from the entry before"))
 			want = restsTextCopied(&ix, value)
 			return nil
 		}); err != nil {
@@ -45,6 +46,10 @@ func FuzzRestsText(f *testing.F) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Fatalf("%q: restsText %q, copied first %q", v, got, want)
+		}
+		// applyRests reads the rests as valid UTF-8 without checking.
+		if !utf8.Valid(got) {
+			t.Fatalf("%q: restsText %q is not valid UTF-8", v, got)
 		}
 	})
 }

@@ -211,6 +211,11 @@ type state struct {
 	// ix indexes the entry being read, so that its message is not scanned
 	// again for each level of nesting.
 	ix jsonscan.Index
+	// rests reads each entry's rests, and restsBuf holds them decoded:
+	// both reused from entry to entry (the events copy what they keep of
+	// a rest; FuzzReadRests holds that).
+	rests    model.Rests
+	restsBuf []byte
 	// costs follows Claude Code's cost-state records (see cost.go); shared
 	// with the sub-agents' states, whose calls a run's cost counts too.
 	costs *costs
@@ -867,15 +872,18 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 	if e.rests == nil {
 		return events
 	}
-	rests, err := model.RestList(restsText(&st.ix, e.rests), false)
-	if err != nil {
+	// The decoded list is valid UTF-8 (restsText): no rest is checked
+	// again.
+	rests := &st.rests
+	st.restsBuf = restsText(&st.ix, e.rests, st.restsBuf[:0])
+	if err := rests.Read(st.restsBuf, true); err != nil {
 		st.rep.Add(model.LossMalformed, restsKey+" is not a list", base.Loc)
 		return events
 	}
 	if own && len(events) > 0 {
 		events[0].Name = "" // the entry's subtype, not the event's
 	}
-	return model.ApplyRests(events, rests, own, base, func(err error) {
+	return rests.Apply(events, own, base, func(err error) {
 		st.rep.Add(model.LossMalformed, restsKey+": "+err.Error(), base.Loc)
 	})
 }
@@ -884,14 +892,16 @@ func (st *state) applyRests(e *ent, events []model.Event, own bool, base model.E
 // in the indexed line. The writer writes the list as a JSON string (see
 // Writer.entryTail): it is decoded from the line straight into a buffer of
 // its own, once (it was copied, checked for UTF-8 again, decoded and
-// copied again). Any other value is copied as it is. FuzzRestsText holds
-// it to that older reading.
-func restsText(ix *jsonscan.Index, v []byte) []byte {
+// copied again). Any other value is copied as it is. Either way the text
+// is valid UTF-8 (invalid bytes and lone surrogates become U+FFFD, as a
+// copy of a value makes them). FuzzRestsText holds it to that older
+// reading. A string is decoded into buf, reused from entry to entry.
+func restsText(ix *jsonscan.Index, v, buf []byte) []byte {
 	invalid := jsonstr.Replace
 	if ix.ValidUTF8(v) {
 		invalid = jsonstr.Keep // checked once for the whole line
 	}
-	if out, ok := jsonstr.Unquote(make([]byte, 0, len(v)), v, invalid); ok {
+	if out, ok := jsonstr.Unquote(buf[:0], v, invalid); ok {
 		return out
 	}
 	return ix.Copy(v)
@@ -1303,12 +1313,17 @@ type sessionHead struct {
 	size      int
 	done      bool
 	err       error // an entry's, met releasing the head
+	// ix validates and indexes each line as it is held, and what it
+	// found is kept with the line: released, the line is not validated
+	// again.
+	ix jsonscan.Index
 }
 
-// heldLine is a line of the head: a copy of its bytes, or the error of a
-// line too long.
+// heldLine is a line of the head: a copy of its bytes and its index
+// (empty when it is not valid), or the error of a line too long.
 type heldLine struct {
 	line []byte
+	kept jsonscan.Kept
 	n    int
 	err  error
 }
@@ -1328,8 +1343,7 @@ func (hd *sessionHead) line(line []byte, n int) error {
 	}
 	line = bytes.Clone(line)
 	hd.size += len(line)
-	hd.held = append(hd.held, heldLine{line: line, n: n})
-	jsonscan.Object(line, func(k, v []byte) error {
+	err := hd.ix.Object(line, func(k, v []byte) error {
 		switch string(k) {
 		case "sessionId":
 			if id, ok := jsonscan.String(v); ok && id != "" {
@@ -1342,6 +1356,11 @@ func (hd *sessionHead) line(line []byte, n int) error {
 		}
 		return nil
 	})
+	held := heldLine{line: line, n: n}
+	if err == nil {
+		held.kept = hd.ix.Keep()
+	}
+	hd.held = append(hd.held, held)
 	return nil
 }
 
@@ -1382,6 +1401,7 @@ func (hd *sessionHead) release() error {
 			hd.tooLong(l.n, l.err)
 			continue
 		}
+		st.ix.Restore(l.kept)
 		if err := hd.entry(l.line, l.n); err != nil {
 			hd.err = err
 			return err

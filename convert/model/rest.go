@@ -267,14 +267,15 @@ func ApplyRest(e *Event, raw []byte) error {
 	var found [32]jsonscan.Span
 	b := bytes.TrimSpace(raw)
 	spans, err := jsonscan.MemberSpans(b, found[:0])
-	return applyRestSpans(e, raw, b, spans, err)
+	return applyRestSpans(e, raw, b, spans, err, false)
 }
 
 // applyRestSpans is ApplyRest given where raw's members are: b is raw
 // without its surrounding space, spans and err what MemberSpans said of
-// it (ApplyRests finds them once for the rest's kind and its fields).
-func applyRestSpans(e *Event, raw, b []byte, spans []jsonscan.Span, err error) error {
-	if !utf8.Valid(raw) {
+// it (ApplyRests finds them once for the rest's kind and its fields);
+// validUTF8 says raw is known to be valid UTF-8.
+func applyRestSpans(e *Event, raw, b []byte, spans []jsonscan.Span, err error, validUTF8 bool) error {
+	if !validUTF8 && !utf8.Valid(raw) {
 		return applyRestFields(e, raw)
 	}
 	if len(b) == 0 || string(b) == "null" {
@@ -658,7 +659,16 @@ func restField(e *Event, key restKey, v []byte) error {
 		return err
 	case restUnset:
 		return jsonscan.Array(v, func(_ int, n []byte) error {
-			name, _ := jsonscan.String(n)
+			// A name is only compared: one without an escape is looked at
+			// in place, no string made of it (a byte that decoding would
+			// replace is in no name either way). FuzzRestUnsetField holds
+			// this to decoding the names first.
+			var name string
+			if k := len(n); k >= 2 && n[0] == '"' && bytes.IndexByte(n, '\\') < 0 {
+				name = unsafe.String(unsafe.SliceData(n[1:]), k-2)
+			} else {
+				name, _ = jsonscan.String(n)
+			}
 			switch name {
 			case "id":
 				e.ID = ""
@@ -699,41 +709,114 @@ func restField(e *Event, key restKey, v []byte) error {
 // second text of one response) gives an event of its own, base with the
 // rest applied. bad reports a rest that cannot be read.
 func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, bad func(error)) []Event {
-	j := 0
-	if own && len(rests) > 0 && len(events) > 0 {
-		if string(bytes.TrimSpace(rests[0])) == "null" {
-			events = events[1:]
-		} else if err := ApplyRest(&events[0], rests[0]); err != nil {
-			bad(err)
-		} else {
-			j = 1
-		}
-		rests = rests[1:]
-	}
+	a := restApplier{events: events, own: own, base: base}
 	for _, r := range rests {
 		// The rest's members are found once, for its kind and its fields.
 		var found [32]jsonscan.Span
 		b := bytes.TrimSpace(r)
 		spans, err := jsonscan.MemberSpans(b, found[:0])
-		name := ""
-		if err == nil {
-			name = restKindOf(b, spans)
-		}
-		kind, _ := KindOf(name)
-		at := j
-		for at < len(events) && events[at].Kind != kind {
-			at++
-		}
-		if at == len(events) {
-			events = slices.Insert(events, j, base)
-			at = j
-		}
-		if err := applyRestSpans(&events[at], r, b, spans, err); err != nil {
-			bad(err)
-		}
-		j = at + 1
+		a.apply(r, b, spans, err, bad)
 	}
-	return events
+	return a.events
+}
+
+// restApplier is ApplyRests one rest at a time. (bad is given to each
+// call, not kept: kept, it would leave for the heap with what it holds,
+// a reader's event among them, once a record.)
+type restApplier struct {
+	events []Event
+	own    bool
+	base   Event
+	// validUTF8 says every rest is known to be valid UTF-8.
+	validUTF8 bool
+	// j is the event after the last one a rest went to; started says a
+	// rest came.
+	j       int
+	started bool
+}
+
+// apply gives the next rest, raw, to its event: b is raw without its
+// surrounding space, spans and err what MemberSpans said of b; bad
+// reports a rest that cannot be read.
+func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error, bad func(error)) {
+	first := !a.started
+	a.started = true
+	if first && a.own && len(a.events) > 0 {
+		if string(b) == "null" {
+			a.events = a.events[1:]
+		} else if err := applyRestSpans(&a.events[0], raw, b, spans, err, a.validUTF8); err != nil {
+			bad(err)
+		} else {
+			a.j = 1
+		}
+		return
+	}
+	name := ""
+	if err == nil {
+		name = restKindOf(b, spans)
+	}
+	kind, _ := KindOf(name)
+	at := a.j
+	for at < len(a.events) && a.events[at].Kind != kind {
+		at++
+	}
+	if at == len(a.events) {
+		a.events = slices.Insert(a.events, a.j, a.base)
+		at = a.j
+	}
+	if err := applyRestSpans(&a.events[at], raw, b, spans, err, a.validUTF8); err != nil {
+		bad(err)
+	}
+	a.j = at + 1
+}
+
+// Rests is a list of rests read once (Read): where each rest is in the
+// list and where its members are. A reader keeps one and reads the rests
+// of each record into it, reusing its room.
+type Rests struct {
+	list      []byte
+	spans     []jsonscan.Span
+	elems     []jsonscan.Element
+	validUTF8 bool
+}
+
+// Read reads the list of rests b into r as RestList(b, false) does, with
+// the same errors, finding where each rest's members are in the same
+// pass that validates the list (RestList validates it, then splits it,
+// then ApplyRests finds each rest's members: three passes). validUTF8
+// says b is known to be valid UTF-8, so no rest is checked again. r holds
+// b until the next Read. Apply is then ApplyRests of the list;
+// FuzzReadRests holds the two equal.
+func (r *Rests) Read(b []byte, validUTF8 bool) error {
+	var err error
+	r.list, r.validUTF8 = b, validUTF8
+	r.spans, r.elems, err = jsonscan.ElementSpans(b, r.spans[:0], r.elems[:0])
+	switch {
+	case err == nil:
+		return nil
+	case err == jsonscan.ErrNotArray && string(bytes.TrimSpace(b)) == "null":
+		err = nil
+	case err == jsonscan.ErrNotArray:
+		err = errors.New("not a list")
+	default:
+		err = errors.New("invalid JSON")
+	}
+	r.list, r.spans, r.elems = nil, r.spans[:0], r.elems[:0]
+	return err
+}
+
+// Apply is ApplyRests of the rests r holds.
+func (r *Rests) Apply(events []Event, own bool, base Event, bad func(error)) []Event {
+	a := restApplier{events: events, own: own, base: base, validUTF8: r.validUTF8}
+	for _, el := range r.elems {
+		raw := r.list[el.Start:el.End]
+		if el.N < 0 {
+			a.apply(raw, raw, nil, jsonscan.ErrNotObject, bad)
+			continue
+		}
+		a.apply(raw, raw, r.spans[el.First:el.First+el.N], nil, bad)
+	}
+	return a.events
 }
 
 // restKindName is the kind a rest names: what decoding it into a struct

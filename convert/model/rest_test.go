@@ -221,6 +221,14 @@ func applyRestsTwoScans(events []Event, rests []json.RawMessage, own bool, base 
 	return events
 }
 
+// fuzzRecordEvents are the events of a record the rests fuzzers apply
+// rests to (events of a few kinds), and fuzzBase the record's event.
+func fuzzRecordEvents() []Event {
+	return []Event{{Kind: KindSystem, Name: "s"}, {Kind: KindAgent, Text: "a"}, {Kind: KindToolCall, Call: &ToolCall{ID: "c"}}, {Kind: KindUser}}
+}
+
+var fuzzBase = Event{Time: "t", Loc: Loc{Line: 3}}
+
 // FuzzApplyRests holds ApplyRests, which finds a rest's members once, to
 // applyRestsTwoScans, on any valid list of rests and events of a few kinds.
 func FuzzApplyRests(f *testing.F) {
@@ -231,13 +239,9 @@ func FuzzApplyRests(f *testing.F) {
 		if err != nil {
 			return
 		}
-		start := func() []Event {
-			return []Event{{Kind: KindSystem, Name: "s"}, {Kind: KindAgent, Text: "a"}, {Kind: KindToolCall, Call: &ToolCall{ID: "c"}}, {Kind: KindUser}}
-		}
-		base := Event{Time: "t", Loc: Loc{Line: 3}}
 		var gotBad, wantBad []string
-		got := ApplyRests(start(), rests, own, base, func(err error) { gotBad = append(gotBad, err.Error()) })
-		want := applyRestsTwoScans(start(), rests, own, base, func(err error) { wantBad = append(wantBad, err.Error()) })
+		got := ApplyRests(fuzzRecordEvents(), rests, own, fuzzBase, func(err error) { gotBad = append(gotBad, err.Error()) })
+		want := applyRestsTwoScans(fuzzRecordEvents(), rests, own, fuzzBase, func(err error) { wantBad = append(wantBad, err.Error()) })
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
 			t.Fatalf("%s:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
 		}
@@ -265,6 +269,91 @@ func FuzzRestKindField(f *testing.F) {
 		}
 		if got.Kind != want.Kind || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("%s: kind %v, error %v; decoded first: %v, %v", v, got.Kind, gotErr, want.Kind, wantErr)
+		}
+	})
+}
+
+// FuzzReadRests holds ReadRests and Apply, which read a list of rests in
+// one pass, to RestList and ApplyRests, on any input: the same error, and
+// the same events and reports.
+func FuzzReadRests(f *testing.F) {
+	f.Add([]byte(`[`+strings.Join(restSeeds, ",")+`]`), false)
+	f.Add([]byte(`[{"kind":"tool_call","call":{"id":"c","input":{"a":[1,{"b":"}"}]}}},{"KIND":"agent","text":"x"},null,{"kind":"user","kind":"thinking"}]`), true)
+	f.Add([]byte(` null `), true)
+	f.Add([]byte(`{"kind":"user"}`), false)
+	f.Add([]byte("[{\"kind\":\"user\",\"text\":\"a\xffb\"},1,\"x\",[]]"), true)
+	f.Fuzz(func(t *testing.T, list []byte, own bool) {
+		rests, wantErr := RestList(list, false)
+		var read Rests
+		// Read over a list read before: nothing of it stays.
+		read.Read([]byte(`[{"kind":"agent","text":"before"},{"kind":"user"}]`), true)
+		// The events keep nothing of the list (a reader reuses its
+		// room): overwritten after Apply, it changes none of them.
+		buf := bytes.Clone(list)
+		gotErr := read.Read(buf, false)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%q: ReadRests %v, RestList %v", list, gotErr, wantErr)
+		}
+		if wantErr != nil {
+			return
+		}
+		var gotBad, wantBad []string
+		got := read.Apply(fuzzRecordEvents(), own, fuzzBase, func(err error) { gotBad = append(gotBad, err.Error()) })
+		for i := range buf {
+			buf[i] = 'x'
+		}
+		want := ApplyRests(fuzzRecordEvents(), rests, own, fuzzBase, func(err error) { wantBad = append(wantBad, err.Error()) })
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
+			t.Fatalf("%s:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
+		}
+		if utf8.Valid(list) {
+			var valid Rests
+			valid.Read(list, true)
+			gotBad = nil
+			if got := valid.Apply(fuzzRecordEvents(), own, fuzzBase, func(err error) { gotBad = append(gotBad, err.Error()) }); !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
+				t.Fatalf("%s, known valid UTF-8:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
+			}
+		}
+	})
+}
+
+// FuzzRestUnsetField holds restField's reading of a rest's unset list,
+// which looks each name up in place, to reading the names decoded first
+// (written again without an escape), on any valid JSON array.
+func FuzzRestUnsetField(f *testing.F) {
+	for _, s := range []string{`["id","parent","message_id"]`, `["\u0069d","time"]`, "[\"i\xffd\",\"model\"]", `["usage","step",1,null]`, `[]`, `["call.id","result.call_id",""]`} {
+		f.Add([]byte(s))
+	}
+	full := func() Event {
+		return Event{ID: "i", ParentID: "p", MessageID: "m", Time: "t", Model: "o", Usage: &Usage{Input: 1}, Step: 2,
+			Call: &ToolCall{ID: "c"}, Result: &ToolResult{CallID: "c"}}
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if !json.Valid(v) || !bytes.HasPrefix(bytes.TrimSpace(v), []byte("[")) {
+			return
+		}
+		var plain bytes.Buffer
+		plain.WriteByte('[')
+		jsonscan.Array(bytes.TrimSpace(v), func(i int, n []byte) error {
+			if i > 0 {
+				plain.WriteByte(',')
+			}
+			if s, ok := jsonscan.String(n); ok {
+				enc := json.NewEncoder(&plain)
+				enc.SetEscapeHTML(false)
+				enc.Encode(s)
+				plain.Truncate(plain.Len() - 1) // Encode's line break
+			} else {
+				plain.Write(n)
+			}
+			return nil
+		})
+		plain.WriteByte(']')
+		got, want := full(), full()
+		gotErr := restField(&got, restUnset, v)
+		wantErr := restField(&want, restUnset, plain.Bytes())
+		if !reflect.DeepEqual(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s: %+v %v; decoded first (%s): %+v %v", v, got, gotErr, plain.Bytes(), want, wantErr)
 		}
 	})
 }

@@ -21,6 +21,38 @@ type Index struct {
 	// inputUTF8 is 1 when input is valid UTF-8, -1 when not, 0 until
 	// String or Copy first needs to know.
 	inputUTF8 int8
+	// restored says input was validated before and given back (Restore):
+	// the next Object of it walks its members without validating it again.
+	restored bool
+}
+
+// Kept is what an Index knew of the input it indexed last (Keep), to be
+// given back later (Restore) so that the input is not validated again: a
+// reader that looks at a line before its turn (the head of a transcript,
+// held until it names the session) validates it once.
+type Kept struct {
+	input      []byte
+	containers []container
+	inputUTF8  int8
+}
+
+// Keep is what ix knows of the input its last Object validated, a copy
+// that later calls do not change; its zero value when that Object failed.
+func (ix *Index) Keep() Kept {
+	if ix.input == nil {
+		return Kept{}
+	}
+	return Kept{input: ix.input, containers: append([]container(nil), ix.containers...), inputUTF8: ix.inputUTF8}
+}
+
+// Restore gives ix back what Keep kept: the next Object of the same input
+// (the same bytes, where they were) walks its members, without validating
+// them again. A zero Kept restores nothing.
+func (ix *Index) Restore(k Kept) {
+	if k.input == nil {
+		return
+	}
+	ix.input, ix.containers, ix.inputUTF8, ix.restored = k.input, append(ix.containers[:0], k.containers...), k.inputUTF8, true
 }
 
 type container struct{ start, end int }
@@ -28,6 +60,12 @@ type container struct{ start, end int }
 // Object is the package's Object, indexing b for Members and Array calls
 // on its values until the next call.
 func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
+	if ix.restored {
+		ix.restored = false
+		if len(b) > 0 && len(b) == len(ix.input) && &b[0] == &ix.input[0] {
+			return ix.members(b, 0, skipWS(b, 0), fn)
+		}
+	}
 	ix.input, ix.containers, ix.inputUTF8 = nil, ix.containers[:0], 0
 	var found [32]Span
 	spans, err := objectSpans(b, found[:0], ix)

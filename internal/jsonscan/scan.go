@@ -418,6 +418,13 @@ const (
 // at or after i, or len(b). Most of a transcript is string text: it is
 // skipped sixteen bytes at a time.
 func plainEnd(b []byte, i int) int {
+	// Keys and most values are short: the first eight bytes alone first.
+	if i+8 <= len(b) {
+		if m := NotPlain8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		i += 8
+	}
 	for i+16 <= len(b) {
 		w := b[i : i+16]
 		m0 := NotPlain8(binary.LittleEndian.Uint64(w))
@@ -556,4 +563,75 @@ func number(b []byte, i int) (int, error) {
 		}
 	}
 	return i, nil
+}
+
+// Element is where one element of an array is, as offsets into the input
+// of ElementSpans, and for an element that is an object where its members
+// are: the N spans from First of what ElementSpans returned, with offsets
+// into the element's own bytes, as MemberSpans of the element gives them.
+// N is -1 for an element that is no object.
+type Element struct{ Start, End, First, N int }
+
+// ElementSpans validates b as one JSON value, as Valid does, and when it
+// is an array appends where its elements are to elems and where the
+// members of those that are objects are to spans: in one pass, what Valid,
+// then Array, then MemberSpans of each element would find. A valid b that
+// is no array gives ErrNotArray. FuzzElementSpans holds it to those three.
+func ElementSpans(b []byte, spans []Span, elems []Element) ([]Span, []Element, error) {
+	i := skipWS(b, 0)
+	if i >= len(b) {
+		return spans, elems, &SyntaxError{i, "empty input"}
+	}
+	if b[i] != '[' {
+		end, err := value(b, i, 0, nil)
+		if err != nil {
+			return spans, elems, err
+		}
+		if j := skipWS(b, end); j != len(b) {
+			return spans, elems, &SyntaxError{j, "trailing data"}
+		}
+		return spans, elems, ErrNotArray
+	}
+	// The array's elements are at depth 1, as value and array have them.
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		i++
+	} else {
+		for {
+			start, end, first, n := i, 0, len(spans), -1
+			var err error
+			if i < len(b) && b[i] == '{' {
+				end, spans, err = object(b, i, 1, spans, true, nil)
+				if err == nil {
+					for k := first; k < len(spans); k++ {
+						s := &spans[k]
+						s.KeyStart, s.KeyEnd, s.ValueStart, s.ValueEnd = s.KeyStart-start, s.KeyEnd-start, s.ValueStart-start, s.ValueEnd-start
+					}
+					n = len(spans) - first
+				}
+			} else {
+				end, err = value(b, i, 1, nil)
+			}
+			if err != nil {
+				return spans, elems, err
+			}
+			elems = append(elems, Element{start, end, first, n})
+			i = skipWS(b, end)
+			if i >= len(b) {
+				return spans, elems, &SyntaxError{i, "unexpected end of array"}
+			}
+			if b[i] == ']' {
+				i++
+				break
+			}
+			if b[i] != ',' {
+				return spans, elems, &SyntaxError{i, "expected ',' or ']'"}
+			}
+			i = skipWS(b, i+1)
+		}
+	}
+	if j := skipWS(b, i); j != len(b) {
+		return spans, elems, &SyntaxError{j, "trailing data"}
+	}
+	return spans, elems, nil
 }

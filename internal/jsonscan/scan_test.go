@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestObjectValidates(t *testing.T) {
@@ -319,6 +320,83 @@ func FuzzStructural(f *testing.F) {
 			if got := structural(b, i); got != want {
 				t.Fatalf("%q from %d: %d, want %d", b, i, got, want)
 			}
+		}
+	})
+}
+
+// FuzzElementSpans holds ElementSpans, which validates a list and finds
+// its elements and their members in one pass, to Valid, Array and
+// MemberSpans of each element, on any input.
+func FuzzElementSpans(f *testing.F) {
+	for _, s := range []string{`[{"kind":"user","time":"t"},null,1,"x",[{}],{}]`, ` [ { "a" : { "b" : [1] } } , true ] `, `[]`, `null`, `{"a":1}`, `[1,]`, `[{"a":1}`, `[{"a":1}] x`, "[{\"\\u006bind\":\"a\xff\"}]"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		spans, elems, err := ElementSpans(b, nil, nil)
+		if valid := Valid(b); valid != (err == nil || err == ErrNotArray) {
+			t.Fatalf("%q: Valid %v, ElementSpans %v", b, valid, err)
+		}
+		if err != nil {
+			return
+		}
+		var want []Element
+		var wantSpans []Span
+		Array(bytes.TrimSpace(b), func(_ int, v []byte) error {
+			start := int(uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(b))))
+			e := Element{Start: start, End: start + len(v), First: len(wantSpans), N: -1}
+			if found, err := MemberSpans(v, nil); err == nil {
+				wantSpans = append(wantSpans, found...)
+				e.N = len(found)
+			}
+			want = append(want, e)
+			return nil
+		})
+		for k := range want {
+			if want[k].N < 0 {
+				want[k].First = elems[k].First // unused where there are no members
+			}
+		}
+		if fmt.Sprint(elems) != fmt.Sprint(want) || fmt.Sprint(spans) != fmt.Sprint(wantSpans) {
+			t.Fatalf("%q:\n got %v %v\nwant %v %v", b, elems, spans, want, wantSpans)
+		}
+	})
+}
+
+// FuzzIndexRestore: an input indexed once, kept, another indexed, and the
+// first given back (Restore) is walked as the first indexing walked it,
+// without validating it again; a kept input that failed restores nothing,
+// and a restored index given another input validates that one.
+func FuzzIndexRestore(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\n"}],"d":{"e":[[],{}],"f":"}]"}}`), []byte(`{"x":[{"y":1}]}`))
+	f.Add([]byte(` { "m" : { "content" : [ { "type" : "text" , "text" : "hi" } ] } } `), []byte(`{"a":`))
+	f.Add([]byte(`{"a":`), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var ix, other Index
+		var first, again []string
+		errFirst := ix.Object(a, func(k, v []byte) error {
+			walk(&ix, v, string(k), &first)
+			return nil
+		})
+		kept := ix.Keep()
+		ix.Object(b, func(k, v []byte) error { return nil })
+		other.Object(b, func(k, v []byte) error { return nil })
+		other.Restore(kept)
+		errAgain := other.Object(a, func(k, v []byte) error {
+			walk(&other, v, string(k), &again)
+			return nil
+		})
+		if fmt.Sprint(errFirst) != fmt.Sprint(errAgain) || strings.Join(first, "\n") != strings.Join(again, "\n") {
+			t.Fatalf("%q:\nfirst:    %v %q\nrestored: %v %q", a, errFirst, first, errAgain, again)
+		}
+		// Restored, then given another input: that one is validated.
+		other.Restore(kept)
+		var plain []string
+		errB := Object(b, func(k, v []byte) error { walk(nil, v, string(k), &plain); return nil })
+		var indexed []string
+		copyB := append([]byte(nil), b...)
+		errIndexed := other.Object(copyB, func(k, v []byte) error { walk(&other, v, string(k), &indexed); return nil })
+		if fmt.Sprint(errB) != fmt.Sprint(errIndexed) || strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+			t.Fatalf("%q after restoring %q:\nplain:   %v %q\nindexed: %v %q", b, a, errB, plain, errIndexed, indexed)
 		}
 	})
 }
