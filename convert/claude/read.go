@@ -587,30 +587,60 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 	return nil
 }
 
+// messageMembers reads a message object's members: its content, and the
+// members the model has no field for as "message.<key>" fields; an
+// assistant's message (an API response) also gives base its id, model and
+// usage (kept in the fields too). why is non-empty when the message is not
+// an object or has no content.
+func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assistant bool) (content []byte, msgExtra model.Fields, why string) {
+	if len(message) == 0 || message[0] != '{' {
+		return nil, nil, "message is not an object"
+	}
+	// An API response has usage, stop_reason and stop_sequence: room for
+	// them at once rather than grown one by one.
+	msgExtra = make(model.Fields, 0, 4)
+	ix.Members(message, func(k, v []byte) error {
+		name := jsonscan.KeyBytes(k)
+		switch string(name) {
+		case "content":
+			content = v
+			return nil
+		case "role":
+			return nil
+		}
+		if assistant {
+			switch string(name) {
+			case "id":
+				base.MessageID, _ = ix.String(v)
+				return nil
+			case "model":
+				base.Model, _ = ix.String(v)
+				return nil
+			case "type":
+				return nil
+			case "usage":
+				base.Usage = ParseUsage(v)
+				msgExtra = append(msgExtra, model.Field{Key: "message.usage", Value: ix.Copy(v)})
+				return nil
+			}
+		}
+		msgExtra = append(msgExtra, model.Field{Key: messageKey(name), Value: ix.Copy(v)})
+		return nil
+	})
+	if content == nil {
+		return nil, nil, "message has no content"
+	}
+	return content, msgExtra, ""
+}
+
 // UserEvents turns a user message (`{role, content}`) into events: text,
 // tool results, and content blocks passed through. why is non-empty when
 // the message has the wrong shape. ix is the index of the record that holds
 // message, or nil.
 func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
-	if len(message) == 0 || message[0] != '{' {
-		return nil, "message is not an object"
-	}
-	var content []byte
-	// An API response has usage, stop_reason and stop_sequence: room for
-	// them at once rather than grown one by one.
-	msgExtra := make(model.Fields, 0, 4)
-	ix.Members(message, func(k, v []byte) error {
-		switch name := jsonscan.KeyBytes(k); string(name) {
-		case "content":
-			content = v
-		case "role":
-		default:
-			msgExtra = append(msgExtra, model.Field{Key: messageKey(name), Value: ix.Copy(v)})
-		}
-		return nil
-	})
-	if content == nil {
-		return nil, "message has no content"
+	content, msgExtra, why := messageMembers(ix, message, &base, false)
+	if why != "" {
+		return nil, why
 	}
 	form := ""
 	if s, ok := ix.String(content); ok {
@@ -944,35 +974,12 @@ func (st *state) sessionRecord(e *ent) {
 // non-empty when the message has the wrong shape. ix is the index of the
 // record that holds message, or nil.
 func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
-	if len(message) == 0 || message[0] != '{' {
-		return nil, "message is not an object"
+	content, msgExtra, why := messageMembers(ix, message, &base, true)
+	if why != "" {
+		return nil, why
 	}
-	var content []byte
-	// An API response has usage, stop_reason and stop_sequence: room for
-	// them at once rather than grown one by one.
-	msgExtra := make(model.Fields, 0, 4)
-	ix.Members(message, func(k, v []byte) error {
-		switch name := jsonscan.KeyBytes(k); string(name) {
-		case "content":
-			content = v
-		case "id":
-			base.MessageID, _ = ix.String(v)
-		case "model":
-			base.Model, _ = ix.String(v)
-		case "role", "type":
-		case "usage":
-			base.Usage = ParseUsage(v)
-			msgExtra = append(msgExtra, model.Field{Key: "message.usage", Value: ix.Copy(v)})
-		default:
-			msgExtra = append(msgExtra, model.Field{Key: messageKey(name), Value: ix.Copy(v)})
-		}
-		return nil
-	})
 	if len(msgExtra) == 0 {
 		msgExtra = nil // as when it was grown from nothing: no extra is nil
-	}
-	if content == nil {
-		return nil, "message has no content"
 	}
 	if s, ok := ix.String(content); ok {
 		ev := base
