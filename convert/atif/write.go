@@ -248,13 +248,7 @@ func (wr *Writer) begin(h *model.Header) {
 		o.Bool("__header__", true)
 	}
 	o.Str("schema_version", fmt.Sprintf("ATIF-v1.%d", wr.ver))
-	sessionID := h.ID
-	if sessionID == "" {
-		sessionID = "unknown"
-		wr.madeUp = append(wr.madeUp, "id")
-		wr.rep.Add(model.LossSynthesized, "session_id \"unknown\" (the source has none)", model.Loc{})
-	}
-	o.Str("session_id", sessionID)
+	o.Str("session_id", wr.required(h.ID, "id", "session_id \"unknown\" (the source has none)"))
 	o.Key("agent")
 	wr.agent(&b, h)
 	if wr.jsonl {
@@ -305,23 +299,23 @@ func (wr *Writer) begin(h *model.Header) {
 	wr.write(b.Bytes())
 }
 
+// required is v, a value ATIF requires, or "unknown" where the source has
+// none: then the header's key is listed as made up (so that reading the
+// file back leaves it unset) and the loss report says so in loss.
+func (wr *Writer) required(v, key, loss string) string {
+	if v != "" {
+		return v
+	}
+	wr.madeUp = append(wr.madeUp, key)
+	wr.rep.Add(model.LossSynthesized, loss, model.Loc{})
+	return "unknown"
+}
+
 // agent writes the agent object.
 func (wr *Writer) agent(b *jsonw.Buf, h *model.Header) {
 	a := b.Begin()
-	name := h.AgentName
-	if name == "" {
-		name = "unknown"
-		wr.madeUp = append(wr.madeUp, "agent")
-		wr.rep.Add(model.LossSynthesized, "agent.name \"unknown\"", model.Loc{})
-	}
-	a.Str("name", name)
-	version := h.AgentVersion
-	if version == "" {
-		version = "unknown"
-		wr.madeUp = append(wr.madeUp, "agent_version")
-		wr.rep.Add(model.LossSynthesized, "agent.version \"unknown\" (required by ATIF)", model.Loc{})
-	}
-	a.Str("version", version)
+	a.Str("name", wr.required(h.AgentName, "agent", "agent.name \"unknown\""))
+	a.Str("version", wr.required(h.AgentVersion, "agent_version", "agent.version \"unknown\" (required by ATIF)"))
 	if h.Model != "" {
 		a.Str("model_name", h.Model)
 	}
