@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/codex"
 )
 
 // TestCodexRolloutsAsTheCLICountsThem: every rollout Codex CLI wrote in
@@ -20,21 +20,8 @@ func TestCodexRolloutsAsTheCLICountsThem(t *testing.T) {
 	dir := t.TempDir()
 	n := 0
 	for _, tj := range files {
-		data, err := os.ReadFile(tj)
+		tokens, err := codex.ReadTokens(filepath.Dir(tj))
 		if err != nil {
-			t.Fatal(err)
-		}
-		var tokens struct {
-			Threads []struct {
-				File  string
-				Usage struct {
-					Input  uint64 `json:"input_tokens"`
-					Cached uint64 `json:"cached_input_tokens"`
-					Output uint64 `json:"output_tokens"`
-				}
-			}
-		}
-		if err := json.Unmarshal(data, &tokens); err != nil {
 			t.Fatal(err)
 		}
 		for _, th := range tokens.Threads {
@@ -44,7 +31,7 @@ func TestCodexRolloutsAsTheCLICountsThem(t *testing.T) {
 				t.Fatalf("convert %s: exit %d: %s", rollout, code, stderr)
 			}
 			c := statsOfOne(t, out).Counters
-			if in := c.TokensIn + c.TokensCached + c.TokensCacheCreate; in != th.Usage.Input || c.TokensCached != th.Usage.Cached || c.TokensOut != th.Usage.Output {
+			if in := c.TokensIn + c.TokensCached + c.TokensCacheCreate; in != uint64(th.Usage.Input) || c.TokensCached != uint64(th.Usage.Cached) || c.TokensOut != uint64(th.Usage.Output) {
 				t.Errorf("%s: stats say %d in (%d cached), %d out; Codex counts %+v", th.File, in, c.TokensCached, c.TokensOut, th.Usage)
 			}
 			if stdout, _, code := runCLI(t, "check", out); code != 0 || !strings.Contains(stdout, "0 errors, 0 warnings") {

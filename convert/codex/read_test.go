@@ -2,7 +2,6 @@ package codex_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/codex"
 	"github.com/rlog-ls/rlog-ls/convert/codex/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	producer "github.com/rlog-ls/rlog-ls/internal/producers/codex"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden with what the reader makes now")
@@ -27,12 +27,7 @@ type thread struct {
 	scenario, path string
 	subagent       bool
 	records        int
-	usage          struct {
-		Input  int64 `json:"input_tokens"`
-		Cached int64 `json:"cached_input_tokens"`
-		Output int64 `json:"output_tokens"`
-		Total  int64 `json:"total_tokens"`
-	}
+	usage          producer.Usage
 }
 
 // recordedThreads are the rollouts of every recorded scenario of every
@@ -45,30 +40,16 @@ func recordedThreads(t *testing.T) []thread {
 	}
 	var out []thread
 	for _, tj := range dirs {
-		data, err := os.ReadFile(tj)
+		dir := filepath.Dir(tj)
+		tokens, err := producer.ReadTokens(dir)
 		if err != nil {
-			t.Fatal(err)
-		}
-		var tokens struct {
-			Threads []struct {
-				File     string          `json:"file"`
-				Subagent bool            `json:"subagent"`
-				Records  int             `json:"records"`
-				Usage    json.RawMessage `json:"usage"`
-			} `json:"threads"`
-		}
-		if err := json.Unmarshal(data, &tokens); err != nil {
 			t.Fatalf("%s: %v", tj, err)
 		}
-		dir := filepath.Dir(tj)
 		for _, th := range tokens.Threads {
 			r := thread{
 				scenario: filepath.Base(filepath.Dir(dir)) + "/" + filepath.Base(dir),
 				path:     filepath.Join(dir, "codex-home", filepath.FromSlash(th.File)),
-				subagent: th.Subagent, records: th.Records,
-			}
-			if err := json.Unmarshal(th.Usage, &r.usage); err != nil {
-				t.Fatal(err)
+				subagent: th.Subagent, records: th.Records, usage: th.Usage,
 			}
 			out = append(out, r)
 		}
@@ -105,7 +86,7 @@ func TestRecordedTokensAreTheCLIs(t *testing.T) {
 		}
 		u := l.Total()
 		in := u.Input + u.CacheRead + u.CacheCreate
-		if in != th.usage.Input || u.CacheRead != th.usage.Cached || u.Output != th.usage.Output || in+u.Output != th.usage.Total || l.Messages() != th.records {
+		if in != int64(th.usage.Input) || u.CacheRead != int64(th.usage.Cached) || u.Output != int64(th.usage.Output) || in+u.Output != int64(th.usage.Total) || l.Messages() != th.records {
 			t.Errorf("%s %s: %d responses, %+v (input %d, total %d); the CLI counts %d responses, %+v", th.scenario, filepath.Base(th.path), l.Messages(), u, in, in+u.Output, th.records, th.usage)
 		}
 	}
