@@ -19,7 +19,7 @@ import (
 
 // IndexVersion is the version of the index file's layout: an index of
 // another version is read as empty and rebuilt.
-const IndexVersion = 4
+const IndexVersion = 5
 
 // IndexEnv names the environment variable that moves the index file.
 const IndexEnv = "RLOG_LS_SESSIONS_INDEX"
@@ -51,6 +51,8 @@ type entry struct {
 	Cwd      string `json:"cwd,omitempty"`
 	Row      *Row   `json:"row,omitempty"`
 	Err      string `json:"err,omitempty"`
+	// Cut is where the file is read on from when it grows (resume.go).
+	Cut *cut `json:"cut,omitempty"`
 	// changes are the session's file changes when it was read by this
 	// process (kept in the changes file, changesPath, not in the index:
 	// only --touched and workspace symbols need them); changed says so.
@@ -61,6 +63,9 @@ type entry struct {
 	// listing reads for its rows, and places them only when asked for them.
 	unplaced bool
 	seen     bool
+	// resumed says the file was read from its cut only: its changes and
+	// prompts are not all known (fillChanges reads it again for them).
+	resumed bool
 }
 
 // changeEntry is what the changes file keeps of one session: its file
@@ -257,8 +262,8 @@ type Listing struct {
 	Sessions []*Session
 	Problems []Problem
 	// Read counts the files read for this listing (the others' rows came
-	// from the index).
-	Read int
+	// from the index), Resumed those of them read from a cut only.
+	Read, Resumed int
 }
 
 // Problem is a file that could not be listed, and why.
@@ -293,6 +298,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		named    bool
 		headOnly bool // a Maybe file: its cwd first
 		fi       os.FileInfo
+		old      *entry // the index's entry, not fresh
 	}
 	var jobs []job
 	var fresh []*entry
@@ -327,7 +333,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 				fresh = append(fresh, e)
 				continue
 			}
-			jobs = append(jobs, job{p, named, maybe, fi})
+			jobs = append(jobs, job{p, named, maybe, fi, e})
 		}
 	}
 	look(req.Files, true, false)
@@ -337,7 +343,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 	var done atomic.Int64
 	eachParallel(ctx, len(jobs), func(i int) {
 		j := jobs[i]
-		read[i] = readEntry(j.path, j.fi, j.named, j.headOnly, req.Cwd)
+		read[i] = readEntry(j.path, j.fi, j.named, j.headOnly, req.Cwd, j.old)
 		if req.Progress != nil {
 			req.Progress(int(done.Add(1)), len(jobs))
 		}
@@ -350,6 +356,9 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 			ix.dirty = true
 			if e.changed {
 				ix.changesDirty = true
+			}
+			if e.resumed {
+				out.Resumed++
 			}
 			out.Read++
 		}
@@ -502,8 +511,9 @@ func SortNewestFirst(s []*Session) {
 }
 
 // readEntry reads the file at path for the index. A Maybe file (headOnly)
-// is read whole only when its header's cwd is cwd.
-func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *entry {
+// is read whole only when its header's cwd is cwd. A file old's cut is
+// still the start of is read from there on (readByParts).
+func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string, old *entry) *entry {
 	e := &entry{Path: path, Size: fi.Size(), ModNS: fi.ModTime().UnixNano()}
 	if named && !readable(path) || !named && !isSession(path) {
 		return e
@@ -518,6 +528,22 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *e
 		e.Cwd = c
 		if c != cwd {
 			e.HeadOnly = true
+			return e
+		}
+	}
+	if resumable(path) {
+		var prev *cut
+		if old != nil {
+			prev = old.Cut
+		}
+		if s, c, from, err := readByParts(path, fi, prev); err == nil && s != nil {
+			e.Row, e.Cwd, e.Cut = &s.Row, s.Row.Cwd, c
+			if from > 0 {
+				e.resumed = true
+				return e
+			}
+			e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true
+			e.unplaced = len(s.Changes)+len(s.Prompts) > 0
 			return e
 		}
 	}

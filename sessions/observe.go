@@ -20,6 +20,11 @@ type observer struct {
 	cwd         string
 	calls       []fileCall
 	prompts     []Prompt
+
+	// ownCustom says own is the user's own title; sidechain that a
+	// sub-agent's event was seen, compactionOpen that a compaction was and
+	// no run's end (its cost-state) since (resume.go cuts no such file).
+	ownCustom, sidechain, compactionOpen bool
 }
 
 // fileCall is a call that changes files, before its targets are resolved
@@ -41,7 +46,12 @@ const (
 func newObserver() *observer { return &observer{} }
 
 func (o *observer) Event(h *model.Header, e *model.Event) error {
+	if e.Sidechain || e.AgentID != "" {
+		o.sidechain = true
+	}
 	switch e.Kind {
+	case model.KindCompaction:
+		o.compactionOpen = true
 	case model.KindUser:
 		if !e.Meta && !e.Sidechain && e.AgentID == "" && strings.TrimSpace(e.Text) != "" {
 			if o.prompt == "" {
@@ -57,12 +67,15 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 			o.own = e.Text
 		}
 	case model.KindPassthrough:
+		if e.RawType == "cost-state" {
+			o.compactionOpen = false
+		}
 		// Claude Code's custom-title and ai-title records.
 		if key, ok := titleRecords[e.RawType]; ok {
 			var rec map[string]any
 			if json.Unmarshal(e.Raw, &rec) == nil {
 				if s, ok := rec[key].(string); ok && strings.TrimSpace(s) != "" && (o.own == "" || key == "customTitle") {
-					o.own = s
+					o.own, o.ownCustom = s, o.ownCustom || key == "customTitle"
 				}
 			}
 		}
@@ -92,16 +105,6 @@ func (o *observer) End(h *model.Header) error {
 // title, and the field that holds it: the user's own title wins over the
 // one the model gave.
 var titleRecords = map[string]string{"custom-title": "customTitle", "ai-title": "aiTitle"}
-
-// title is the session's title: the agent's own, else the first prompt's
-// first line, cut at TitleChars.
-func (o *observer) title() string {
-	t := o.own
-	if t == "" {
-		t = o.prompt
-	}
-	return firstLine(t, TitleChars)
-}
 
 // firstLine is t's first line, trimmed, cut at n characters.
 func firstLine(t string, n int) string {

@@ -1,0 +1,298 @@
+package sessions
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/claude"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
+)
+
+// A Claude Code transcript grows by appended lines while its session
+// runs. The index keeps of it a cut: the offset of a line where nothing
+// the reading carries from one line to the next is open, and the figures
+// of the part before it. When the file grew, and the bytes before the cut
+// are those read, only the part from the cut on is read, and its figures
+// merged with the kept ones (part.merge); the cut moves to the last one
+// in what was read.
+//
+// A cut is a line that starts a prompt of the user (a user record whose
+// content is text, not a tool's result, not meta, not a sub-agent's) after
+// which every tool result answers a call made after it, and after which no
+// compaction and no sub-agent's line comes: what a reading of the part
+// after it sees is then what the reading of the whole sees there. A
+// transcript with sub-agents' files beside it is never cut (the reader
+// splices their transcripts in where their calls end, and appends at its
+// end those it found no call for), nor one whose last compaction's run has
+// not ended (its figures read ahead to the run's end). Other formats are
+// read whole: a Codex rollout or an rlog file would need a reader of their
+// own turns here, and Gemini CLI's JSON and the other JSON formats are
+// written whole each time.
+
+// cut is where a session file is read on from when it grew.
+type cut struct {
+	// Offset is the byte offset of the cut's line.
+	Offset int64 `json:"offset"`
+	// Window is windowHash at Offset: bytes there that changed say the
+	// file was written anew, not appended to.
+	Window string `json:"window"`
+	// Before is the part of the file before Offset.
+	Before part `json:"before"`
+}
+
+// windowBytes is how much of the file before a cut, and of its start,
+// windowHash hashes.
+const windowBytes = 4 << 10
+
+// windowHash is a hash of the file's first bytes and of those just before
+// off, and of off: a file appended to keeps it, one written anew loses it.
+func windowHash(f io.ReaderAt, off int64) (string, error) {
+	h := sha256.New()
+	buf := make([]byte, windowBytes)
+	for _, at := range []int64{0, max(off-windowBytes, 0)} {
+		n := min(windowBytes, off-at)
+		if _, err := f.ReadAt(buf[:n], at); err != nil {
+			return "", err
+		}
+		h.Write(buf[:n])
+	}
+	h.Write([]byte{byte(off), byte(off >> 8), byte(off >> 16), byte(off >> 24), byte(off >> 32), byte(off >> 40), byte(off >> 48), byte(off >> 56)})
+	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// resumable reports whether the session file at path is one the index
+// reads by parts: a Claude Code transcript without sub-agents' files.
+func resumable(path string) bool {
+	format, ok := convert.ReadableFile(path)
+	return ok && format == convert.Claude && !claude.PartOf(path) && len(claude.SubagentFiles(path)) == 0
+}
+
+// readByParts reads the Claude Code transcript at path (fi) from the cut
+// prev when the file still holds what was read before it, else from its
+// start: the part up to the last cut in what it reads, then the rest. It
+// returns the session and the cut to keep (nil for none), and from, where
+// it started: the session's changes and prompts are those of what it read.
+// A nil session says the file is to be read whole (it has no cut).
+func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut, from int64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer f.Close()
+	size := fi.Size()
+	whole := part{}
+	if prev != nil && prev.Offset > 0 && prev.Offset <= size {
+		if w, err := windowHash(f, prev.Offset); err == nil && w == prev.Window {
+			from, whole = prev.Offset, prev.Before
+		}
+	}
+	at, err := lastCut(f, from, size)
+	switch {
+	case err != nil:
+		return nil, nil, 0, err
+	case at < 0 && from > 0:
+		at = from
+	case at <= 0:
+		return nil, nil, 0, nil
+	}
+	var observers []*observer
+	keep := true
+	// read reads the part from off to end; false says it must be read with
+	// the whole: it starts after a cut and holds a compaction or a
+	// sub-agent's line (their figures need the lines before it).
+	read := func(off, end int64) (part, bool, error) {
+		p, obs, err := readPart(path, convert.Claude, end-off, &section{off, end - off})
+		if err != nil {
+			return part{}, false, err
+		}
+		observers = append(observers, obs)
+		if off > 0 && (obs.sidechain || obs.compactionOpen) {
+			return part{}, false, nil
+		}
+		// A compaction whose run has not ended: the figures read ahead of
+		// it to the run's end, which may come after the cut.
+		keep = keep && !obs.compactionOpen
+		return p, true, nil
+	}
+	kept := whole
+	if at > from {
+		mid, ok, err := read(from, at)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		if !ok {
+			return readByParts(path, fi, nil)
+		}
+		if from == 0 {
+			kept = mid
+		} else {
+			kept = whole.merge(mid)
+		}
+	}
+	rest, ok, err := read(at, size)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if !ok {
+		return readByParts(path, fi, nil)
+	}
+	whole = kept.merge(rest)
+	if keep {
+		w, err := windowHash(f, at)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		next = &cut{Offset: at, Window: w, Before: kept}
+	}
+	var changes []Change
+	var prompts []Prompt
+	for _, o := range observers {
+		changes, prompts = append(changes, o.changes(whole.Cwd)...), append(prompts, o.prompts...)
+	}
+	if len(changes) > maxCallsKept || len(prompts) > maxPromptsKept {
+		changes, prompts = changes[:min(len(changes), maxCallsKept)], prompts[:min(len(prompts), maxPromptsKept)]
+	}
+	s, err = sessionOf(path, convert.Claude, fi, whole, changes, prompts, false)
+	return s, next, from, err
+}
+
+// lastCut is the offset of the last cut of the transcript in f from
+// offset from to size (see cut), -1 when there is none.
+func lastCut(f io.ReaderAt, from, size int64) (int64, error) {
+	var found int64 = -1
+	err := eachCut(f, from, size, func(off int64) bool {
+		found = off
+		return false
+	})
+	return found, err
+}
+
+// eachCut calls fn with the offsets of the cuts of the transcript in f
+// from offset from to size, the last first, until fn returns false: its
+// lines are read from the end, each parsed, up to the first compaction or
+// sub-agent's line, after which none is a cut.
+func eachCut(f io.ReaderAt, from, size int64, fn func(off int64) bool) error {
+	// answers are the calls whose results were read (after the line at
+	// hand) and whose calls were not.
+	answers := map[string]bool{}
+	return linesBackward(f, from, size, func(line []byte, off int64) bool {
+		if bytes.Contains(line, []byte(`"compact_boundary"`)) || bytes.Contains(line, []byte(`"isSidechain":true`)) {
+			return false
+		}
+		if prompt := scanLine(line, answers); prompt && len(answers) == 0 {
+			return fn(off)
+		}
+		return true
+	})
+}
+
+// scanLine reads one transcript line: the tool results it holds are added
+// to answers, the calls it makes taken out; prompt says it is a prompt of
+// the user's.
+func scanLine(line []byte, answers map[string]bool) (prompt bool) {
+	var typ string
+	var content []byte
+	meta, sidechain := false, false
+	if jsonscan.Object(line, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			typ, _ = jsonscan.String(v)
+		case "isMeta":
+			meta, _ = jsonscan.Bool(v)
+		case "isSidechain":
+			sidechain, _ = jsonscan.Bool(v)
+		case "message":
+			jsonscan.Members(v, func(k, v []byte) error {
+				if string(k) == "content" {
+					content = v
+				}
+				return nil
+			})
+		}
+		return nil
+	}) != nil {
+		return false
+	}
+	if typ != "user" && typ != "assistant" || len(content) == 0 {
+		return false
+	}
+	if content[0] == '"' {
+		s, _ := jsonscan.String(content)
+		return typ == "user" && !meta && !sidechain && strings.TrimSpace(s) != ""
+	}
+	jsonscan.Array(content, func(_ int, b []byte) error {
+		var kind, id, useID string
+		jsonscan.Members(b, func(k, v []byte) error {
+			switch string(k) {
+			case "type":
+				kind, _ = jsonscan.String(v)
+			case "id":
+				id, _ = jsonscan.String(v)
+			case "tool_use_id":
+				useID, _ = jsonscan.String(v)
+			}
+			return nil
+		})
+		switch {
+		case kind == "tool_result":
+			answers[useID] = true
+		case kind == "tool_use" || kind == "server_tool_use":
+			delete(answers, id)
+		}
+		return nil
+	})
+	return false
+}
+
+// linesBackward calls fn with each line of f between offsets from and
+// size, the last first, and the line's offset, until fn returns false. A
+// last line without its newline is not given (it is being written). It
+// holds the line at hand and a chunk before it.
+func linesBackward(f io.ReaderAt, from, size int64, fn func(line []byte, off int64) bool) error {
+	const chunk = 64 << 10
+	// store[start:] are the bytes from pos to the end of the line at hand.
+	var store []byte
+	start := 0
+	pos := size
+	last := true // the file's last line, given only when it ends
+	for pos > from {
+		n := int(min(chunk, pos-from))
+		if start < n {
+			grown := make([]byte, 2*(len(store)-start+n))
+			start = copy(grown[len(grown)-(len(store)-start):], store[start:])
+			start = len(grown) - start
+			store = grown
+		}
+		pos -= int64(n)
+		start -= n
+		if _, err := f.ReadAt(store[start:start+n], pos); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		for len(store) > start {
+			buf := store[start:]
+			i := bytes.LastIndexByte(buf[:len(buf)-1], '\n')
+			if i < 0 && pos > from {
+				break // the line starts in the chunk before
+			}
+			line := buf[i+1:]
+			if last {
+				last = false
+				if line[len(line)-1] != '\n' {
+					store = store[:start+i+1]
+					continue
+				}
+			}
+			if len(bytes.TrimSpace(line)) > 0 && !fn(bytes.TrimRight(line, "\r\n"), pos+int64(i+1)) {
+				return nil
+			}
+			store = store[:start+i+1]
+		}
+	}
+	return nil
+}

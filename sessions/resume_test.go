@@ -1,0 +1,292 @@
+package sessions
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/claude"
+	agentstore "github.com/rlog-ls/rlog-ls/internal/benchdata/store"
+)
+
+// claudeTranscripts are the recorded Claude Code transcripts of the
+// repository (not the sub-agents' own).
+func claudeTranscripts(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for _, root := range []string{"../testdata", "../convert/claude/testdata"} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") || claude.PartOf(p) {
+				return err
+			}
+			if f, ok := convert.ReadableFile(p); ok && f == convert.Claude {
+				out = append(out, p)
+			}
+			return nil
+		})
+	}
+	if len(out) < 10 {
+		t.Fatalf("found %d Claude Code transcripts in testdata", len(out))
+	}
+	return out
+}
+
+// TestMergeEqualsWhole: at every cut of every recorded transcript, the
+// row of the part before it merged with the row of the part after it is
+// the row of the whole, field by field (the whole's is `rlog-ls stats`'
+// figures: cmd/rlog-ls's TestSessionsEqualStats).
+func TestMergeEqualsWhole(t *testing.T) {
+	cuts := 0
+	// Beside the recorded ones, a generated transcript of many turns.
+	generated := agentstore.Claude(t, filepath.Join(t.TempDir(), "store"), 1, 400<<10)[0]
+	for _, p := range append(claudeTranscripts(t), generated) {
+		whole, err := Read(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if !resumable(p) {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var offsets []int64
+		err = eachCut(f, 0, fi.Size(), func(off int64) bool { offsets = append(offsets, off); return true })
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, off := range offsets {
+			if off == 0 {
+				continue
+			}
+			cuts++
+			before, _, err := readPart(p, convert.Claude, off, &section{0, off})
+			if err != nil {
+				t.Fatalf("%s before %d: %v", p, off, err)
+			}
+			after, obs, err := readPart(p, convert.Claude, fi.Size()-off, &section{off, fi.Size() - off})
+			if err != nil {
+				t.Fatalf("%s after %d: %v", p, off, err)
+			}
+			if obs.sidechain || obs.compactionOpen {
+				t.Errorf("%s: the part after the cut at %d holds a sub-agent's line or a compaction", p, off)
+			}
+			got, err := sessionOf(p, convert.Claude, fi, before.merge(after), nil, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := rowJSON(t, got.Row), rowJSON(t, whole.Row); g != w {
+				t.Errorf("%s cut at %d:\nmerged %s\nwhole  %s", p, off, g, w)
+			}
+		}
+	}
+	if cuts < 40 {
+		t.Errorf("%d cuts in the recorded transcripts: the rule finds too few", cuts)
+	}
+	t.Logf("%d cuts", cuts)
+}
+
+// TestGrownTranscriptReadFromCut: a transcript listed at every one of its
+// line ends, then grown in two steps to its whole, is listed with the row
+// of the whole, having read only what came after its cut when it had one.
+func TestGrownTranscriptReadFromCut(t *testing.T) {
+	resumed := 0
+	for _, src := range claudeTranscripts(t) {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ends := lineEnds(b)
+		stride := 1
+		if testing.Short() {
+			stride = max(1, len(ends)/6)
+		}
+		for k := 0; k < len(ends)-1; k += stride {
+			n1 := ends[k]
+			dir := t.TempDir()
+			p := filepath.Join(dir, filepath.Base(src))
+			index := filepath.Join(dir, "index.json")
+			n2 := ends[k+(len(ends)-k)/2]
+			var last *Listing
+			for i, n := range []int{n1, n2, len(b)} {
+				if i > 0 && n == len(b) && n2 == len(b) {
+					break
+				}
+				writeGrown(t, p, b[:n], i)
+				ix := Open(index)
+				last = ix.List(context.Background(), Request{Files: []string{p}})
+				if err := ix.Save(); err != nil {
+					t.Fatal(err)
+				}
+				if i > 0 {
+					resumed += last.Resumed
+				}
+			}
+			whole, err := Read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(last.Sessions) != 1 {
+				t.Fatalf("%s grown from %d: %d sessions, problems %v", src, n1, len(last.Sessions), last.Problems)
+			}
+			if g, w := rowJSON(t, last.Sessions[0].Row), rowJSON(t, whole.Row); g != w {
+				t.Errorf("%s grown from %d bytes:\nlisted %s\nwhole  %s", src, n1, g, w)
+			}
+		}
+	}
+	if resumed == 0 {
+		t.Error("no grown transcript was read from its cut")
+	}
+	t.Logf("%d listings read from a cut", resumed)
+}
+
+// lineEnds are the offsets just after each line of b.
+func lineEnds(b []byte) []int {
+	var out []int
+	for i, c := range b {
+		if c == '\n' {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// writeGrown writes b to p as its version i (a modification time of its
+// own, as a file written later has).
+func writeGrown(t *testing.T, p string, b []byte, i int) {
+	t.Helper()
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 27, 10, 0, i, 0, time.UTC)
+	if err := os.Chtimes(p, at, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A transcript whose bytes before its cut changed, or that shrank, is read
+// whole: its row is the new file's.
+func TestRewrittenTranscriptReadWhole(t *testing.T) {
+	src := "../testdata/agents/claude-code/2.1.328/tools/claude/projects/-tmp-rlog-producers-claude-tools-work/da6a7691-8018-4b44-a8bc-de3b2268c45d.jsonl"
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	index := filepath.Join(dir, "index.json")
+	list := func(i int, content []byte) *Listing {
+		writeGrown(t, p, content, i)
+		ix := Open(index)
+		l := ix.List(context.Background(), Request{Files: []string{p}})
+		if err := ix.Save(); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if l := list(0, b); l.Read != 1 || Open(index).entries[p].Cut == nil {
+		t.Fatalf("the transcript was not read, or has no cut")
+	}
+	// The first prompt said otherwise, and a turn was added.
+	changed := bytes.Replace(b, []byte("Check the notes in this folder."), []byte("Check the notes in that folder."), 1)
+	if bytes.Equal(changed, b) {
+		t.Fatal("the fixture has no prompt to change")
+	}
+	grown := append(changed, b[lineEnds(b)[len(lineEnds(b))-2]:]...)
+	l := list(1, grown)
+	whole, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Resumed != 0 || rowJSON(t, l.Sessions[0].Row) != rowJSON(t, whole.Row) {
+		t.Errorf("rewritten: resumed %d, row %s, want %s", l.Resumed, rowJSON(t, l.Sessions[0].Row), rowJSON(t, whole.Row))
+	}
+	short := b[:lineEnds(b)[5]]
+	l = list(2, short)
+	if whole, err = Read(p); err != nil {
+		t.Fatal(err)
+	}
+	if l.Resumed != 0 || rowJSON(t, l.Sessions[0].Row) != rowJSON(t, whole.Row) {
+		t.Errorf("shrunk: resumed %d, row %s, want %s", l.Resumed, rowJSON(t, l.Sessions[0].Row), rowJSON(t, whole.Row))
+	}
+}
+
+// A transcript with sub-agents' files beside it is not cut: the reader
+// splices their transcripts in where their calls end.
+func TestTranscriptWithSubagentsNotCut(t *testing.T) {
+	p := "../testdata/agents/claude-code/2.1.328/subagent/claude/projects/-tmp-rlog-producers-claude-subagent-work/8d6b59c6-27db-4aed-8b2b-f2f27d16e2de.jsonl"
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("the recorded sub-agent session is missing: %v", err)
+	}
+	if resumable(p) {
+		t.Error("a transcript with sub-agents' files is read by parts")
+	}
+}
+
+// A prompt the user sent while a call waited for its result is no cut:
+// the part after it would hold a result without its call.
+func TestNoCutWhileACallIsOpen(t *testing.T) {
+	lines := []string{
+		`{"type":"user","message":{"role":"user","content":"first"},"uuid":"u1","timestamp":"2026-11-27T09:00:00Z"}`,
+		`{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"call-1","name":"Bash","input":{"command":"sleep 9"}}]},"uuid":"a1","timestamp":"2026-11-27T09:00:01Z"}`,
+		`{"type":"user","message":{"role":"user","content":"while it runs"},"uuid":"u2","timestamp":"2026-11-27T09:00:02Z"}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"call-1","content":"done"}]},"uuid":"u3","timestamp":"2026-11-27T09:00:09Z"}`,
+		`{"type":"user","message":{"role":"user","content":"second"},"uuid":"u4","timestamp":"2026-11-27T09:00:10Z"}`,
+		`{"type":"user","message":{"role":"user","content":"being writ`,
+	}
+	b := []byte(strings.Join(lines, "\n"))
+	var got []int64
+	err := eachCut(bytes.NewReader(b), 0, int64(len(b)), func(off int64) bool { got = append(got, off); return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(i int) int64 { return int64(len(strings.Join(lines[:i], "\n")) + 1) }
+	if want := []int64{at(4), 0}; !slices.Equal(got, want) {
+		t.Errorf("cuts %v, want %v (the second prompt's and the first's)", got, want)
+	}
+}
+
+// The title of parts merged is the whole's: the first prompt, unless the
+// agent gave one (the first it gave), unless the user gave one (the last
+// the user gave).
+func TestMergeTitle(t *testing.T) {
+	prompt := part{Prompt: "p1"}
+	ai := part{Prompt: "p2", Own: "ai", OwnSet: true}
+	ai2 := part{Own: "ai2", OwnSet: true}
+	custom := part{Own: "mine", OwnSet: true, OwnCustom: true}
+	custom2 := part{Own: "mine2", OwnSet: true, OwnCustom: true}
+	title := func(p part) string { var r Row; p.fill(&r); return r.Title }
+	for _, c := range []struct {
+		parts []part
+		want  string
+	}{
+		{[]part{prompt, {Prompt: "p2"}}, "p1"},
+		{[]part{prompt, ai}, "ai"},
+		{[]part{ai, ai2}, "ai"},
+		{[]part{ai, custom}, "mine"},
+		{[]part{custom, ai2}, "mine"},
+		{[]part{custom, custom2}, "mine2"},
+		{[]part{custom, ai2, prompt}, "mine"},
+	} {
+		m := c.parts[0]
+		for _, p := range c.parts[1:] {
+			m = m.merge(p)
+		}
+		if got := title(m); got != c.want {
+			t.Errorf("%+v: title %q, want %q", c.parts, got, c.want)
+		}
+	}
+}
