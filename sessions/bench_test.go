@@ -9,7 +9,9 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	agentstore "github.com/rlog-ls/rlog-ls/internal/benchdata/store"
@@ -111,13 +113,17 @@ func BenchmarkListAgain(b *testing.B) {
 }
 
 // BenchmarkListGrown is a listing after one session (the median size)
-// grew by a turn: that session is read again, the others come from the
-// index.
+// grew by a turn: that session is read from its cut (resume.go), the
+// others come from the index. cpu-ms/op is the process's CPU time (user
+// and system) a listing, which a loaded machine changes less than the
+// wall time.
 func BenchmarkListGrown(b *testing.B) {
 	index, cwd, homes := warmIndex(b)
 	l := list(b, index, cwd, homes)
 	grown := l.Sessions[len(l.Sessions)/2].Row.File
 	turn := []byte(`{"type":"user","message":{"role":"user","content":"one more"},"uuid":"u-more","timestamp":"2026-11-27T09:30:00.000Z"}` + "\n")
+	var cpu time.Duration
+	defer func() { b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op") }()
 	for b.Loop() {
 		b.StopTimer()
 		f, err := os.OpenFile(grown, os.O_APPEND|os.O_WRONLY, 0)
@@ -127,10 +133,19 @@ func BenchmarkListGrown(b *testing.B) {
 		f.Write(turn)
 		f.Close()
 		b.StartTimer()
-		if l := list(b, index, cwd, homes); l.Read != 1 {
-			b.Fatalf("read %d files", l.Read)
+		start := cpuTime()
+		if l := list(b, index, cwd, homes); l.Read != 1 || l.Resumed != 1 {
+			b.Fatalf("read %d files, %d from their cut", l.Read, l.Resumed)
 		}
+		cpu += cpuTime() - start
 	}
+}
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestReadHeapStaysConstant: a session is read a window at a time, never
