@@ -80,11 +80,6 @@ type changeEntry struct {
 	Unplaced bool `json:"unplaced,omitempty"`
 }
 
-type changesFile struct {
-	Version int            `json:"version"`
-	Entries []*changeEntry `json:"entries"`
-}
-
 func (e *entry) fresh(fi os.FileInfo) bool {
 	return e.Size == fi.Size() && e.ModNS == fi.ModTime().UnixNano()
 }
@@ -107,35 +102,32 @@ type Index struct {
 	Rebuilt string
 }
 
-type indexFile struct {
-	Version int      `json:"version"`
-	Entries []*entry `json:"entries"`
-}
-
 // Open reads the index at path; a missing file is an empty index, and so
 // is a corrupt one or one of another version (Rebuilt says which).
 func Open(path string) *Index {
 	ix := &Index{path: path, entries: map[string]*entry{}}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			ix.Rebuilt = err.Error()
 		}
 		return ix
 	}
-	var f indexFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		ix.Rebuilt = "the index was corrupt: " + err.Error()
-		return ix
-	}
-	if f.Version != IndexVersion {
-		ix.Rebuilt = fmt.Sprintf("the index was of version %d, not %d", f.Version, IndexVersion)
-		return ix
-	}
-	for _, e := range f.Entries {
+	defer f.Close()
+	err = readEntries(f, func() *entry { return new(entry) }, func(e *entry) {
 		if e != nil && e.Path != "" {
 			ix.entries[e.Path] = e
 		}
+	})
+	var ve versionError
+	switch {
+	case errors.As(err, &ve):
+		ix.Rebuilt = ve.Error()
+	case err != nil:
+		ix.Rebuilt = "the index was corrupt: " + err.Error()
+	}
+	if err != nil {
+		clear(ix.entries)
 	}
 	return ix
 }
@@ -165,42 +157,16 @@ func (ix *Index) Save() error {
 	if !ix.dirty {
 		return nil
 	}
-	f := indexFile{Version: IndexVersion}
+	entries := make([]*entry, 0, len(ix.entries))
 	for _, e := range ix.entries {
-		f.Entries = append(f.Entries, e)
+		entries = append(entries, e)
 	}
-	slices.SortFunc(f.Entries, func(a, b *entry) int { return cmp.Compare(a.Path, b.Path) })
-	if err := writeAtomic(ix.path, &f); err != nil {
+	slices.SortFunc(entries, func(a, b *entry) int { return cmp.Compare(a.Path, b.Path) })
+	if err := writeEntries(ix.path, entries); err != nil {
 		return err
 	}
 	ix.dirty = false
 	return nil
-}
-
-// writeAtomic writes v as JSON to a temporary file in path's folder and
-// renames it over path, so that no reader ever sees half a file.
-func writeAtomic(path string, v any) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".sessions-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after the rename, nothing is there
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err := json.NewEncoder(bw).Encode(v); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // changesPath is the changes file: beside the index, NAME.changes.json.
@@ -216,18 +182,43 @@ func (ix *Index) loadChanges() {
 		return
 	}
 	ix.changes = map[string]*changeEntry{}
-	b, err := os.ReadFile(ix.changesPath())
+	f, err := os.Open(ix.changesPath())
 	if err != nil {
 		return
 	}
-	var f changesFile
-	if json.Unmarshal(b, &f) != nil || f.Version != IndexVersion {
-		return
-	}
-	for _, c := range f.Entries {
-		if c != nil {
-			ix.changes[c.Path] = c
+	defer f.Close()
+	// A tool's name and a file's path recur in many sessions: one string
+	// each is kept.
+	names := map[string]string{}
+	intern := func(s string) string {
+		if n, ok := names[s]; ok {
+			return n
 		}
+		names[s] = s
+		return s
+	}
+	// Each entry is decoded into the one scratch entry, whose slices grow
+	// to the longest, and kept in slices of its size.
+	scratch := new(changeEntry)
+	next := func() *changeEntry {
+		*scratch = changeEntry{Changes: scratch.Changes[:0], Prompts: scratch.Prompts[:0]}
+		return scratch
+	}
+	clone := func(c changeEntry) *changeEntry {
+		if len(c.Changes) == 0 {
+			c.Changes = nil
+		}
+		if len(c.Prompts) == 0 {
+			c.Prompts = nil
+		}
+		c.Changes, c.Prompts = slices.Clone(c.Changes), slices.Clone(c.Prompts)
+		for i := range c.Changes {
+			c.Changes[i].Tool, c.Changes[i].Target = intern(c.Changes[i].Tool), intern(c.Changes[i].Target)
+		}
+		return &c
+	}
+	if readEntries(f, next, func(c *changeEntry) { ix.changes[c.Path] = clone(*c) }) != nil {
+		clear(ix.changes)
 	}
 }
 
@@ -240,16 +231,16 @@ func (ix *Index) saveChanges() error {
 			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts, Unplaced: e.unplaced}
 		}
 	}
-	f := changesFile{Version: IndexVersion}
+	entries := make([]*changeEntry, 0, len(ix.changes))
 	for p, c := range ix.changes {
 		if e, ok := ix.entries[p]; !ok || e.Size != c.Size || e.ModNS != c.ModNS {
 			delete(ix.changes, p)
 			continue
 		}
-		f.Entries = append(f.Entries, c)
+		entries = append(entries, c)
 	}
-	slices.SortFunc(f.Entries, func(a, b *changeEntry) int { return cmp.Compare(a.Path, b.Path) })
-	if err := writeAtomic(ix.changesPath(), &f); err != nil {
+	slices.SortFunc(entries, func(a, b *changeEntry) int { return cmp.Compare(a.Path, b.Path) })
+	if err := writeEntries(ix.changesPath(), entries); err != nil {
 		return err
 	}
 	ix.changesDirty = false

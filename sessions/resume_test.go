@@ -3,9 +3,13 @@ package sessions
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -288,5 +292,84 @@ func TestMergeTitle(t *testing.T) {
 		if got := title(m); got != c.want {
 			t.Errorf("%+v: title %q, want %q", c.parts, got, c.want)
 		}
+	}
+}
+
+// The changes file is written and read an entry at a time: saving and
+// opening an index whose changes file is tens of MB never holds its text
+// at once (encoding/json's Encoder and os.ReadFile did, twice its size at
+// the peak). It measures memory, not time.
+func TestChangesFileNotHeldWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and reads a 24 MB changes file")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	dir := t.TempDir()
+	ix := Open(filepath.Join(dir, "index.json"))
+	for i := range 400 {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
+		e := &entry{Path: p, Size: 1, ModNS: 1, Session: true, seen: true, changed: true}
+		for j := range 500 {
+			e.changes = append(e.changes, Change{Tool: "Edit", Target: fmt.Sprintf("/src/project/module-%d/file-%d.go", j%40, (i*7+j)%3000), CallID: fmt.Sprintf("toolu_%024d", i*1000+j)})
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, time.Unix(0, 1), time.Unix(0, 1))
+		ix.entries[p] = e
+	}
+	ix.dirty, ix.changesDirty = true, true
+	// peakDuring is the most the heap held more than before while fn ran,
+	// sampled every 200µs, and what it holds more after (kept).
+	peakDuring := func(fn func()) (peak, kept uint64) {
+		runtime.GC()
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(sample)
+		base := sample[0].Value.Uint64()
+		done := make(chan bool)
+		go func() {
+			for {
+				select {
+				case <-done:
+					done <- true
+					return
+				case <-time.After(200 * time.Microsecond):
+					metrics.Read(sample)
+					peak = max(peak, sample[0].Value.Uint64())
+				}
+			}
+		}()
+		fn()
+		done <- true
+		<-done
+		runtime.GC()
+		metrics.Read(sample)
+		return peak - min(peak, base), sample[0].Value.Uint64() - min(sample[0].Value.Uint64(), base)
+	}
+	saved, _ := peakDuring(func() {
+		if err := ix.Save(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	fi, err := os.Stat(ix.changesPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := Open(ix.path)
+	opened, loaded := peakDuring(func() {
+		again.mu.Lock()
+		again.loadChanges()
+		again.mu.Unlock()
+	})
+	if len(again.changes) != 400 {
+		t.Fatalf("%d sessions' changes read again", len(again.changes))
+	}
+	mb := func(n uint64) float64 { return float64(n) / (1 << 20) }
+	t.Logf("changes file %.1f MB; the heap grew by %.1f MB saving it, %.1f MB opening it (%.1f MB of changes kept)", mb(uint64(fi.Size())), mb(saved), mb(opened), mb(loaded))
+	if saved > uint64(fi.Size())/2 {
+		t.Errorf("saving a %.1f MB changes file took %.1f MB more heap", mb(uint64(fi.Size())), mb(saved))
+	}
+	if opened > loaded+uint64(fi.Size())*3/4 {
+		t.Errorf("opening a %.1f MB changes file took %.1f MB more heap than the %.1f MB it keeps", mb(uint64(fi.Size())), mb(opened), mb(loaded))
 	}
 }
