@@ -200,4 +200,21 @@ func TestReadHeapStaysConstant(t *testing.T) {
 	if pl > ps+ps/4+8<<20+2*(kept[1]-min(kept[1], kept[0])) {
 		t.Errorf("peak heap %.1f MB for the small transcript, %.1f MB for the large: it grows with the input", mb(ps), mb(pl))
 	}
+	// A listing reads a transcript by parts (resume.go: the last turn's
+	// lines from the end, then the part before its cut and the part
+	// after), each a window at a time too.
+	listed := func(p string) uint64 {
+		runtime.GC()
+		peak = 0
+		ix := Open(filepath.Join(t.TempDir(), "index.json"))
+		if l := ix.List(context.Background(), Request{Files: []string{p}}); len(l.Sessions) != 1 || ix.entries[p].Cut == nil {
+			t.Fatalf("%s: listed %d sessions (%v), or without a cut", p, len(l.Sessions), l.Problems)
+		}
+		return peak
+	}
+	ls, ll := listed(small), listed(large)
+	t.Logf("peak heap %.1f MB listing the small one, %.1f MB listing the large one", mb(ls), mb(ll))
+	if ll > ls+ls/4+8<<20+2*(kept[1]-min(kept[1], kept[0])) {
+		t.Errorf("peak heap %.1f MB listing the small transcript, %.1f MB the large: it grows with the input", mb(ls), mb(ll))
+	}
 }
