@@ -22,9 +22,10 @@ type observer struct {
 	prompts     []Prompt
 
 	// ownCustom says own is the user's own title; sidechain that a
-	// sub-agent's event was seen, compactionOpen that a compaction was and
-	// no run's end (its cost-state) since (resume.go cuts no such file).
-	ownCustom, sidechain, compactionOpen bool
+	// sub-agent's event was seen, compacted that a compaction was, and
+	// compactionOpen that no run's end (its cost-state) came since
+	// (resume.go reads by parts only where neither matters).
+	ownCustom, sidechain, compacted, compactionOpen bool
 }
 
 // fileCall is a call that changes files, before its targets are resolved
@@ -51,7 +52,7 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 	}
 	switch e.Kind {
 	case model.KindCompaction:
-		o.compactionOpen = true
+		o.compacted, o.compactionOpen = true, true
 	case model.KindUser:
 		if !e.Meta && !e.Sidechain && e.AgentID == "" && strings.TrimSpace(e.Text) != "" {
 			if o.prompt == "" {

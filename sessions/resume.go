@@ -104,15 +104,16 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 	var observers []*observer
 	keep := true
 	// read reads the part from off to end; false says it must be read with
-	// the whole: it starts after a cut and holds a compaction or a
-	// sub-agent's line (their figures need the lines before it).
+	// the whole: it starts after a cut and holds a compaction (whose usage
+	// is read ahead from its line, numbered from the file's start) or a
+	// sub-agent's line.
 	read := func(off, end int64) (part, bool, error) {
 		p, obs, err := readPart(path, convert.Claude, end-off, &section{off, end - off})
 		if err != nil {
 			return part{}, false, err
 		}
 		observers = append(observers, obs)
-		if off > 0 && (obs.sidechain || obs.compactionOpen) {
+		if off > 0 && (obs.sidechain || obs.compacted) {
 			return part{}, false, nil
 		}
 		// A compaction whose run has not ended: the figures read ahead of

@@ -85,7 +85,7 @@ func TestMergeEqualsWhole(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s after %d: %v", p, off, err)
 			}
-			if obs.sidechain || obs.compactionOpen {
+			if obs.sidechain || obs.compacted {
 				t.Errorf("%s: the part after the cut at %d holds a sub-agent's line or a compaction", p, off)
 			}
 			got, err := sessionOf(p, convert.Claude, fi, before.merge(after), nil, nil, false)
@@ -371,5 +371,54 @@ func TestChangesFileNotHeldWhole(t *testing.T) {
 	}
 	if opened > loaded+uint64(fi.Size())*3/4 {
 		t.Errorf("opening a %.1f MB changes file took %.1f MB more heap than the %.1f MB it keeps", mb(uint64(fi.Size())), mb(opened), mb(loaded))
+	}
+}
+
+// A transcript that grew by a compaction and its run's end (an automatic
+// compaction in the middle of a turn: no prompt after it, so no cut) is
+// read whole: the compaction's usage is read ahead from its line, which a
+// part read from the cut would number from the cut.
+func TestGrownByACompactionReadWhole(t *testing.T) {
+	src := "../testdata/agents/claude-code/2.1.328/compaction/claude/projects/-tmp-rlog-producers-claude-compaction-work/80a1cf9d-b729-44f2-9402-224d0608f27a.jsonl"
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	at := slices.IndexFunc(lines[40:], func(l []byte) bool { return bytes.Contains(l, []byte(`"compact_boundary"`)) }) + 40
+	if at < 40 {
+		t.Fatal("the fixture has no second compaction")
+	}
+	// What follows the compaction, without the prompts of the user.
+	var after []byte
+	for _, l := range lines[at+1:] {
+		if !bytes.Contains(l, []byte(`"type":"user","message":{"role":"user","content":"`)) {
+			after = append(after, l...)
+		}
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	index := filepath.Join(dir, "index.json")
+	list := func(i int, content []byte) *Listing {
+		writeGrown(t, p, content, i)
+		ix := Open(index)
+		l := ix.List(context.Background(), Request{Files: []string{p}})
+		if err := ix.Save(); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	before := bytes.Join(lines[:at], nil)
+	list(0, before)
+	if Open(index).entries[p].Cut == nil {
+		t.Fatal("no cut before the compaction")
+	}
+	l := list(1, append(append(slices.Clone(before), lines[at]...), after...))
+	whole, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := rowJSON(t, l.Sessions[0].Row), rowJSON(t, whole.Row); g != w {
+		t.Errorf("listed %s\nwhole  %s", g, w)
 	}
 }
