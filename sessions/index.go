@@ -289,7 +289,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		named    bool
 		headOnly bool // a Maybe file: its cwd first
 		fi       os.FileInfo
-		old      *entry // the index's entry, not fresh
+		old      *entry // a copy of the index's entry, not fresh
 	}
 	var jobs []job
 	var fresh []*entry
@@ -316,15 +316,20 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 			}
 			ix.mu.Lock()
 			e, ok := ix.entries[p]
+			var was *entry // e as it is now: its changes may be given others
 			if ok {
 				e.seen = true
+				if !e.fresh(fi) {
+					c := *e
+					was = &c
+				}
 			}
 			ix.mu.Unlock()
 			if ok && e.fresh(fi) && (!e.HeadOnly || maybe && e.Cwd != req.Cwd) {
 				fresh = append(fresh, e)
 				continue
 			}
-			jobs = append(jobs, job{p, named, maybe, fi, e})
+			jobs = append(jobs, job{p, named, maybe, fi, was})
 		}
 	}
 	look(req.Files, true, false)
@@ -530,7 +535,17 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string, ol
 		if s, c, from, err := readByParts(path, fi, prev); err == nil && s != nil {
 			e.Row, e.Cwd, e.Cut = &s.Row, s.Row.Cwd, c
 			if from > 0 {
-				e.resumed = true
+				// The changes and prompts before the cut are the first of
+				// those this process read of the file before (the server
+				// keeps them); else they are read again when asked for.
+				k := prev.Kept
+				if old.changed && len(old.changes) >= k.Changes && len(old.prompts) >= k.Prompts {
+					e.changes = append(slices.Clone(old.changes[:k.Changes]), s.Changes...)
+					e.prompts = append(slices.Clone(old.prompts[:k.Prompts]), s.Prompts...)
+					e.changed, e.unplaced = true, len(e.changes)+len(e.prompts) > 0
+				} else {
+					e.resumed = true
+				}
 				return e
 			}
 			e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true

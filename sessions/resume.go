@@ -44,6 +44,18 @@ type cut struct {
 	Window string `json:"window"`
 	// Before is the part of the file before Offset.
 	Before part `json:"before"`
+	// Kept is how many calls that changed files, changes and prompts that
+	// part holds of those its session keeps (Session.Changes, .Prompts):
+	// the first ones.
+	Kept kept `json:"kept"`
+}
+
+// kept counts the calls that changed files, their changes, and the
+// prompts a session keeps.
+type kept struct {
+	Calls   int `json:"calls,omitempty"`
+	Changes int `json:"changes,omitempty"`
+	Prompts int `json:"prompts,omitempty"`
 }
 
 // windowBytes is how much of the file before a cut, and of its start,
@@ -77,7 +89,8 @@ func resumable(path string) bool {
 // prev when the file still holds what was read before it, else from its
 // start: the part up to the last cut in what it reads, then the rest. It
 // returns the session and the cut to keep (nil for none), and from, where
-// it started: the session's changes and prompts are those of what it read.
+// it started: the session's changes and prompts are those of what it read,
+// which follow the first prev.Kept of the file's.
 // A nil session says the file is to be read whole (it has no cut).
 func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut, from int64, err error) {
 	f, err := os.Open(path)
@@ -101,8 +114,16 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 	case at <= 0:
 		return nil, nil, 0, nil
 	}
-	var observers []*observer
 	keep := true
+	// The calls that changed files and the prompts of the parts read, in
+	// order, after those of the part before from, capped as a reading of
+	// the whole caps them; before counts them with that part's.
+	var calls []fileCall
+	var prompts []Prompt
+	var before kept
+	if from > 0 {
+		before = prev.Kept
+	}
 	// read reads the part from off to end; false says it must be read with
 	// the whole: it starts after a cut and holds a compaction (whose usage
 	// is read ahead from its line, numbered from the file's start) or a
@@ -112,16 +133,22 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 		if err != nil {
 			return part{}, false, err
 		}
-		observers = append(observers, obs)
 		if off > 0 && (obs.sidechain || obs.compacted) {
 			return part{}, false, nil
 		}
 		// A compaction whose run has not ended: the figures read ahead of
 		// it to the run's end, which may come after the cut.
 		keep = keep && !obs.compactionOpen
+		c := obs.calls[:min(len(obs.calls), max(maxCallsKept-before.Calls, 0))]
+		pr := obs.prompts[:min(len(obs.prompts), max(maxPromptsKept-before.Prompts, 0))]
+		calls, prompts = append(calls, c...), append(prompts, pr...)
+		before.Calls, before.Prompts = before.Calls+len(c), before.Prompts+len(pr)
+		for _, fc := range c {
+			before.Changes += len(fc.targets)
+		}
 		return p, true, nil
 	}
-	kept := whole
+	ahead := whole
 	if at > from {
 		mid, ok, err := read(from, at)
 		if err != nil {
@@ -131,11 +158,12 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 			return readByParts(path, fi, nil)
 		}
 		if from == 0 {
-			kept = mid
+			ahead = mid
 		} else {
-			kept = whole.merge(mid)
+			ahead = whole.merge(mid)
 		}
 	}
+	keptAhead := before
 	rest, ok, err := read(at, size)
 	if err != nil {
 		return nil, nil, 0, err
@@ -143,22 +171,15 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 	if !ok {
 		return readByParts(path, fi, nil)
 	}
-	whole = kept.merge(rest)
+	whole = ahead.merge(rest)
 	if keep {
 		w, err := windowHash(f, at)
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		next = &cut{Offset: at, Window: w, Before: kept}
+		next = &cut{Offset: at, Window: w, Before: ahead, Kept: keptAhead}
 	}
-	var changes []Change
-	var prompts []Prompt
-	for _, o := range observers {
-		changes, prompts = append(changes, o.changes(whole.Cwd)...), append(prompts, o.prompts...)
-	}
-	if len(changes) > maxCallsKept || len(prompts) > maxPromptsKept {
-		changes, prompts = changes[:min(len(changes), maxCallsKept)], prompts[:min(len(prompts), maxPromptsKept)]
-	}
+	changes := (&observer{calls: calls}).changes(whole.Cwd)
 	s, err = sessionOf(path, convert.Claude, fi, whole, changes, prompts, false)
 	return s, next, from, err
 }

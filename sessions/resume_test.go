@@ -3,6 +3,7 @@ package sessions
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -47,7 +48,7 @@ func claudeTranscripts(t *testing.T) []string {
 // the row of the whole, field by field (the whole's is `rlog-ls stats`'
 // figures: cmd/rlog-ls's TestSessionsEqualStats).
 func TestMergeEqualsWhole(t *testing.T) {
-	cuts := 0
+	cuts, changed := 0, 0
 	// Beside the recorded ones, a generated transcript of many turns.
 	generated := agentstore.Claude(t, filepath.Join(t.TempDir(), "store"), 1, 400<<10)[0]
 	for _, p := range append(claudeTranscripts(t), generated) {
@@ -77,7 +78,7 @@ func TestMergeEqualsWhole(t *testing.T) {
 				continue
 			}
 			cuts++
-			before, _, err := readPart(p, convert.Claude, off, &section{0, off})
+			before, obsBefore, err := readPart(p, convert.Claude, off, &section{0, off})
 			if err != nil {
 				t.Fatalf("%s before %d: %v", p, off, err)
 			}
@@ -95,7 +96,28 @@ func TestMergeEqualsWhole(t *testing.T) {
 			if g, w := rowJSON(t, got.Row), rowJSON(t, whole.Row); g != w {
 				t.Errorf("%s cut at %d:\nmerged %s\nwhole  %s", p, off, g, w)
 			}
+			// The changes and prompts too, one part's after the other's
+			// (without their lines, which are found in the whole file).
+			changes := (&observer{calls: append(slices.Clone(obsBefore.calls), obs.calls...)}).changes(got.Row.Cwd)
+			prompts := append(slices.Clone(obsBefore.prompts), obs.prompts...)
+			unplaced := func(cs []Change, ps []Prompt) string {
+				cs, ps = slices.Clone(cs), slices.Clone(ps)
+				for i := range cs {
+					cs[i].Line = 0
+				}
+				for i := range ps {
+					ps[i].Line = 0
+				}
+				return toJSON(t, cs, ps)
+			}
+			if g, w := unplaced(changes, prompts), unplaced(whole.Changes, whole.Prompts); g != w {
+				t.Errorf("%s cut at %d: changes and prompts\nmerged %s\nwhole  %s", p, off, g, w)
+			}
+			changed += len(obsBefore.calls)
 		}
+	}
+	if changed == 0 {
+		t.Error("no file was changed before a cut")
 	}
 	if cuts < 40 {
 		t.Errorf("%d cuts in the recorded transcripts: the rule finds too few", cuts)
@@ -108,46 +130,61 @@ func TestMergeEqualsWhole(t *testing.T) {
 // of the whole, having read only what came after its cut when it had one.
 func TestGrownTranscriptReadFromCut(t *testing.T) {
 	resumed := 0
-	for _, src := range claudeTranscripts(t) {
+	// Beside the recorded ones, a generated transcript of many turns that
+	// change files, at a few of its line ends.
+	generated := agentstore.Claude(t, filepath.Join(t.TempDir(), "store"), 1, 200<<10)[0]
+	for _, src := range append(claudeTranscripts(t), generated) {
 		b, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ends := lineEnds(b)
 		stride := 1
-		if testing.Short() {
+		if testing.Short() || src == generated {
 			stride = max(1, len(ends)/6)
 		}
 		for k := 0; k < len(ends)-1; k += stride {
-			n1 := ends[k]
-			dir := t.TempDir()
-			p := filepath.Join(dir, filepath.Base(src))
-			index := filepath.Join(dir, "index.json")
-			n2 := ends[k+(len(ends)-k)/2]
-			var last *Listing
-			for i, n := range []int{n1, n2, len(b)} {
-				if i > 0 && n == len(b) && n2 == len(b) {
-					break
+			// Each listing in a process of its own (the CLI), the last
+			// asking for the changes too; or one index kept, every listing
+			// asking for them (the server's workspace symbols).
+			for _, server := range []bool{false, true} {
+				n1 := ends[k]
+				dir := t.TempDir()
+				p := filepath.Join(dir, filepath.Base(src))
+				index := filepath.Join(dir, "index.json")
+				n2 := ends[k+(len(ends)-k)/2]
+				var last *Listing
+				var ix *Index
+				for i, n := range []int{n1, n2, len(b)} {
+					if i == 2 && n2 == len(b) {
+						break
+					}
+					writeGrown(t, p, b[:n], i)
+					if ix == nil || !server {
+						ix = Open(index)
+					}
+					last = ix.List(context.Background(), Request{Files: []string{p}, Changes: server || n == len(b)})
+					if err := ix.Save(); err != nil {
+						t.Fatal(err)
+					}
+					if i > 0 {
+						resumed += last.Resumed
+					}
 				}
-				writeGrown(t, p, b[:n], i)
-				ix := Open(index)
-				last = ix.List(context.Background(), Request{Files: []string{p}})
-				if err := ix.Save(); err != nil {
+				whole, err := Read(p)
+				if err != nil {
 					t.Fatal(err)
 				}
-				if i > 0 {
-					resumed += last.Resumed
+				if len(last.Sessions) != 1 {
+					t.Fatalf("%s grown from %d: %d sessions, problems %v", src, n1, len(last.Sessions), last.Problems)
 				}
-			}
-			whole, err := Read(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(last.Sessions) != 1 {
-				t.Fatalf("%s grown from %d: %d sessions, problems %v", src, n1, len(last.Sessions), last.Problems)
-			}
-			if g, w := rowJSON(t, last.Sessions[0].Row), rowJSON(t, whole.Row); g != w {
-				t.Errorf("%s grown from %d bytes:\nlisted %s\nwhole  %s", src, n1, g, w)
+				got := last.Sessions[0]
+				if g, w := rowJSON(t, got.Row), rowJSON(t, whole.Row); g != w {
+					t.Errorf("%s grown from %d bytes:\nlisted %s\nwhole  %s", src, n1, g, w)
+				}
+				if g, w := toJSON(t, got.Changes, got.Prompts), toJSON(t, whole.Changes, whole.Prompts); g != w {
+					t.Errorf("%s grown from %d bytes (server %v): changes and prompts\nlisted %s\nwhole  %s", src, n1, server, g, w)
+				}
 			}
 		}
 	}
@@ -155,6 +192,20 @@ func TestGrownTranscriptReadFromCut(t *testing.T) {
 		t.Error("no grown transcript was read from its cut")
 	}
 	t.Logf("%d listings read from a cut", resumed)
+}
+
+// toJSON is vs in JSON, one after the other.
+func toJSON(t *testing.T, vs ...any) string {
+	t.Helper()
+	var out []byte
+	for _, v := range vs {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(append(out, b...), '\n')
+	}
+	return string(out)
 }
 
 // lineEnds are the offsets just after each line of b.
