@@ -51,8 +51,11 @@ type entry struct {
 	Cwd      string `json:"cwd,omitempty"`
 	Row      *Row   `json:"row,omitempty"`
 	Err      string `json:"err,omitempty"`
-	// Cut is where the file is read on from when it grows (resume.go).
-	Cut *cut `json:"cut,omitempty"`
+	// Cut is where the file is read on from when it grows (resume.go);
+	// Rest what such a read gained, when its changes and prompts before
+	// the cut are in the changes file (fillChanges joins them).
+	Cut  *cut  `json:"cut,omitempty"`
+	Rest *rest `json:"rest,omitempty"`
 	// changes are the session's file changes when it was read by this
 	// process (kept in the changes file, changesPath, not in the index:
 	// only --touched and workspace symbols need them); changed says so.
@@ -233,7 +236,7 @@ func (ix *Index) saveChanges() error {
 	}
 	entries := make([]*changeEntry, 0, len(ix.changes))
 	for p, c := range ix.changes {
-		if e, ok := ix.entries[p]; !ok || e.Size != c.Size || e.ModNS != c.ModNS {
+		if e, ok := ix.entries[p]; !ok || (e.Size != c.Size || e.ModNS != c.ModNS) && !e.Rest.follows(c) {
 			delete(ix.changes, p)
 			continue
 		}
@@ -414,6 +417,15 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 			}
 			continue
 		}
+		if c, ok := ix.changes[s.Row.File]; ok && e != nil && e.Rest.follows(c) {
+			r := e.Rest
+			s.Changes = append(slices.Clone(c.Changes[:r.Kept.Changes]), r.Changes...)
+			s.Prompts = append(slices.Clone(c.Prompts[:r.Kept.Prompts]), r.Prompts...)
+			e.changes, e.prompts, e.changed, e.unplaced, e.Rest = s.Changes, s.Prompts, true, true, nil
+			ix.changesDirty, ix.dirty = true, true
+			unplaced = append(unplaced, s)
+			continue
+		}
 		if c, ok := ix.changes[s.Row.File]; ok && e != nil && c.Size == e.Size && c.ModNS == e.ModNS {
 			s.Changes, s.Prompts = c.Changes, c.Prompts
 			if c.Unplaced {
@@ -539,12 +551,16 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string, ol
 				// those this process read of the file before (the server
 				// keeps them); else they are read again when asked for.
 				k := prev.Kept
-				if old.changed && len(old.changes) >= k.Changes && len(old.prompts) >= k.Prompts {
+				e.resumed = true
+				switch {
+				case old.changed && len(old.changes) >= k.Changes && len(old.prompts) >= k.Prompts:
 					e.changes = append(slices.Clone(old.changes[:k.Changes]), s.Changes...)
 					e.prompts = append(slices.Clone(old.prompts[:k.Prompts]), s.Prompts...)
 					e.changed, e.unplaced = true, len(e.changes)+len(e.prompts) > 0
-				} else {
-					e.resumed = true
+				case old.Rest != nil:
+					e.Rest = old.Rest.then(k, s.Changes, s.Prompts)
+				default:
+					e.Rest = &rest{Size: old.Size, ModNS: old.ModNS, Kept: k, Changes: s.Changes, Prompts: s.Prompts}
 				}
 				return e
 			}

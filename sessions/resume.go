@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert"
@@ -48,6 +49,50 @@ type cut struct {
 	// part holds of those its session keeps (Session.Changes, .Prompts):
 	// the first ones.
 	Kept kept `json:"kept"`
+}
+
+// rest is what reads of a transcript from its cut gained since the
+// changes file last kept its changes and prompts (when it had Size and
+// ModNS): theirs follow the first Kept of those.
+type rest struct {
+	Size    int64    `json:"size"`
+	ModNS   int64    `json:"mod_ns"`
+	Kept    kept     `json:"kept"`
+	Changes []Change `json:"changes,omitempty"`
+	Prompts []Prompt `json:"prompts,omitempty"`
+}
+
+// follows reports whether r's changes follow those of c (nil follows
+// nothing).
+func (r *rest) follows(c *changeEntry) bool {
+	return r != nil && c.Size == r.Size && c.ModNS == r.ModNS && len(c.Changes) >= r.Kept.Changes && len(c.Prompts) >= r.Kept.Prompts
+}
+
+// then is r followed by what a read from a later cut gained: changes and
+// prompts that follow the first k of those r ends with (nil when r holds
+// fewer).
+func (r *rest) then(k kept, changes []Change, prompts []Prompt) *rest {
+	n := &rest{Size: r.Size, ModNS: r.ModNS}
+	var ok1, ok2 bool
+	n.Changes, n.Kept.Changes, ok1 = joinAfter(r.Kept.Changes, k.Changes, r.Changes, changes)
+	n.Prompts, n.Kept.Prompts, ok2 = joinAfter(r.Kept.Prompts, k.Prompts, r.Prompts, prompts)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	return n
+}
+
+// joinAfter is more after the first k of a list made of before items kept
+// elsewhere and then had: the items to keep beside the first of those
+// before, and how many of those; false when had is too short.
+func joinAfter[T any](before, k int, had, more []T) ([]T, int, bool) {
+	if k <= before {
+		return more, k, true
+	}
+	if k-before > len(had) {
+		return nil, 0, false
+	}
+	return append(slices.Clone(had[:k-before]), more...), before, true
 }
 
 // kept counts the calls that changed files, their changes, and the
