@@ -219,6 +219,19 @@ func lineEnds(b []byte) []int {
 	return out
 }
 
+// listVersion writes content to p as its version i (writeGrown) and lists
+// it with the index at index, as a process of its own does.
+func listVersion(t *testing.T, index, p string, i int, content []byte) *Listing {
+	t.Helper()
+	writeGrown(t, p, content, i)
+	ix := Open(index)
+	l := ix.List(context.Background(), Request{Files: []string{p}})
+	if err := ix.Save(); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
 // writeGrown writes b to p as its version i (a modification time of its
 // own, as a file written later has).
 func writeGrown(t *testing.T, p string, b []byte, i int) {
@@ -243,15 +256,7 @@ func TestRewrittenTranscriptReadWhole(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.jsonl")
 	index := filepath.Join(dir, "index.json")
-	list := func(i int, content []byte) *Listing {
-		writeGrown(t, p, content, i)
-		ix := Open(index)
-		l := ix.List(context.Background(), Request{Files: []string{p}})
-		if err := ix.Save(); err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
+	list := func(i int, content []byte) *Listing { return listVersion(t, index, p, i, content) }
 	if l := list(0, b); l.Read != 1 || Open(index).entries[p].Cut == nil {
 		t.Fatalf("the transcript was not read, or has no cut")
 	}
@@ -450,15 +455,7 @@ func TestGrownByACompactionReadWhole(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.jsonl")
 	index := filepath.Join(dir, "index.json")
-	list := func(i int, content []byte) *Listing {
-		writeGrown(t, p, content, i)
-		ix := Open(index)
-		l := ix.List(context.Background(), Request{Files: []string{p}})
-		if err := ix.Save(); err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
+	list := func(i int, content []byte) *Listing { return listVersion(t, index, p, i, content) }
 	before := bytes.Join(lines[:at], nil)
 	list(0, before)
 	if Open(index).entries[p].Cut == nil {
