@@ -317,10 +317,16 @@ func scanLine(line []byte, answers map[string]bool) (prompt bool) {
 	return false
 }
 
+// maxCutLine is the longest line the search for a cut reads: one longer
+// (an image's base64, a huge tool output) ends it, as if it were no cut's
+// part, so that the search holds no more than that of a file.
+const maxCutLine = 8 << 20
+
 // linesBackward calls fn with each line of f between offsets from and
-// size, the last first, and the line's offset, until fn returns false. A
-// last line without its newline is not given (it is being written). It
-// holds the line at hand and a chunk before it.
+// size, the last first, and the line's offset, until fn returns false or a
+// line is longer than maxCutLine. A last line without its newline is not
+// given (it is being written). It holds the line at hand and a chunk
+// before it.
 func linesBackward(f io.ReaderAt, from, size int64, fn func(line []byte, off int64) bool) error {
 	const chunk = 64 << 10
 	// store[start:] are the bytes from pos to the end of the line at hand.
@@ -345,6 +351,9 @@ func linesBackward(f io.ReaderAt, from, size int64, fn func(line []byte, off int
 			buf := store[start:]
 			i := bytes.LastIndexByte(buf[:len(buf)-1], '\n')
 			if i < 0 && pos > from {
+				if len(buf) > maxCutLine {
+					return nil
+				}
 				break // the line starts in the chunk before
 			}
 			line := buf[i+1:]

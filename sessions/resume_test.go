@@ -319,6 +319,26 @@ func TestNoCutWhileACallIsOpen(t *testing.T) {
 	}
 }
 
+// A line longer than maxCutLine (by a chunk read) ends the search for a
+// cut: the search does not hold it whole.
+func TestNoCutBeforeAHugeLine(t *testing.T) {
+	prompt := `{"type":"user","message":{"role":"user","content":"first"},"uuid":"u1"}` + "\n"
+	huge := `{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("x", maxCutLine+128<<10) + `"}]}}` + "\n"
+	for _, c := range []struct {
+		name, text string
+		want       []int64
+	}{
+		{"a prompt before the huge line", prompt + huge, nil},
+		{"a prompt after it", prompt + huge + prompt, []int64{int64(len(prompt) + len(huge))}},
+	} {
+		var got []int64
+		err := eachCut(strings.NewReader(c.text), 0, int64(len(c.text)), func(off int64) bool { got = append(got, off); return true })
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%s: cuts %v (%v), want %v", c.name, got, err, c.want)
+		}
+	}
+}
+
 // The title of parts merged is the whole's: the first prompt, unless the
 // agent gave one (the first it gave), unless the user gave one (the last
 // the user gave).
