@@ -58,13 +58,19 @@ func BenchmarkParse(b *testing.B) {
 }
 
 func BenchmarkCheck(b *testing.B) {
+	benchWhole(b, func(t *grammar.Tree) { Check(t, Config{}) })
+}
+
+// benchWhole measures fn on the tree of a generated 10 MB session, its
+// bytes the benchmark's.
+func benchWhole(b *testing.B, fn func(t *grammar.Tree)) {
 	src := benchdata.Session(b, 10<<20)
 	t := grammar.Parse(src)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		Check(t, Config{})
+		fn(t)
 	}
 }
 
@@ -216,14 +222,7 @@ var byteLoopSink int
 // BenchmarkSession is `rlog-ls stats` on a parsed log (and what the
 // session view builds once per version of a document).
 func BenchmarkSession(b *testing.B) {
-	src := benchdata.Session(b, 10<<20)
-	t := grammar.Parse(src)
-	b.SetBytes(int64(len(src)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		BuildSession(t, SessionOptions{})
-	}
+	benchWhole(b, func(t *grammar.Tree) { BuildSession(t, SessionOptions{}) })
 }
 
 // BenchmarkInsight measures what the code lenses and inlay hints compute:

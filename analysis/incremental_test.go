@@ -83,6 +83,17 @@ func TestAnalyzerAcrossSeveralEditsAndBack(t *testing.T) {
 	src := generatedSession(t, 30<<10, 4)
 	tree := grammar.Parse(bytes.Clone(src))
 	a := NewAnalyzer(tree)
+	editsAndBack(r, tree, src, editPieces, func(i int, tree *grammar.Tree, src []byte) {
+		a.Update(tree)
+		assertSameFindings(t, a, src, fmt.Sprintf("update %d", i))
+	})
+}
+
+// editsAndBack makes 200 rounds of up to four random edits of tree (whose
+// text is src) from pieces, and gives update each round's version, or
+// every seventh round one of the versions so far (a late update for an
+// older version).
+func editsAndBack(r *rand.Rand, tree *grammar.Tree, src []byte, pieces []string, update func(i int, tree *grammar.Tree, src []byte)) {
 	type version struct {
 		tree *grammar.Tree
 		src  []byte
@@ -90,17 +101,16 @@ func TestAnalyzerAcrossSeveralEditsAndBack(t *testing.T) {
 	var history []version
 	for i := range 200 {
 		for range r.IntN(5) {
-			s, e, ins := edittest.Random(r, len(src), editPieces)
+			s, e, ins := edittest.Random(r, len(src), pieces)
 			tree = tree.Edit(s, e, bytes.Clone(ins))
 			src = edittest.Splice(src, s, e, ins)
 		}
 		history = append(history, version{tree, src})
 		v := history[len(history)-1]
 		if i%7 == 6 {
-			v = history[r.IntN(len(history))] // a late update for an older version
+			v = history[r.IntN(len(history))]
 		}
-		a.Update(v.tree)
-		assertSameFindings(t, a, v.src, fmt.Sprintf("update %d", i))
+		update(i, v.tree, v.src)
 	}
 }
 
@@ -117,16 +127,26 @@ func TestAnalyzerAcrossUnrelatedTrees(t *testing.T) {
 func FuzzAnalyzerEdits(f *testing.F) {
 	f.Add([]byte(okHeader+"t!:Read id=a\no: id=a\n@start\n"), uint16(60), uint16(5), []byte("o: id=zz\n"), true)
 	f.Add([]byte(okHeader+"t!:R id=x\nt!:R id=x\nstep=3 step=1\n"), uint16(70), uint16(10), []byte("t!:R id=x\n"), false)
+	fuzzOneEdit(f, func(t *testing.T, tree, edited *grammar.Tree, src []byte, _ *rand.Rand) {
+		a := NewAnalyzer(tree)
+		a.Update(edited)
+		assertSameFindings(t, a, src, "fuzz")
+	})
+}
+
+// fuzzOneEdit fuzzes follow, which follows tree to edited (src its text)
+// and checks it: the fuzz input is a document, one edit of it (at, length,
+// the text inserted) and whether chunks are tiny; r is seeded from the
+// edit.
+func fuzzOneEdit(f *testing.F, follow func(t *testing.T, tree, edited *grammar.Tree, src []byte, r *rand.Rand)) {
 	f.Fuzz(func(t *testing.T, src []byte, at, length uint16, ins []byte, tiny bool) {
 		if tiny {
 			t.Cleanup(grammar.SetChunkLimitsForTest(2, 40))
 		}
 		tree := grammar.Parse(bytes.Clone(src))
-		a := NewAnalyzer(tree)
 		s := int(at) % (len(src) + 1)
 		e := min(len(src), s+int(length))
-		a.Update(tree.Edit(s, e, bytes.Clone(ins)))
-		assertSameFindings(t, a, edittest.Splice(src, s, e, ins), "fuzz")
+		follow(t, tree, tree.Edit(s, e, bytes.Clone(ins)), edittest.Splice(src, s, e, ins), rand.New(rand.NewPCG(uint64(at), uint64(length))))
 	})
 }
 

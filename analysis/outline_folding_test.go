@@ -143,15 +143,9 @@ func TestOutlineAndFoldsPastTheMemos(t *testing.T) {
 func FuzzOutlineAndFolds(f *testing.F) {
 	f.Add(randomOutlineDoc(rand.New(rand.NewPCG(1, 1)), 60), uint16(40), uint16(3), []byte("@phase p\n"), true)
 	f.Add([]byte("---\nid: x\n---\nx:E id=s → [started]\nu: a\n  c\n# c\n# d\nx:E id=s → [done]\n"), uint16(20), uint16(0), []byte("\r"), false)
-	f.Fuzz(func(t *testing.T, src []byte, at, length uint16, ins []byte, tiny bool) {
-		if tiny {
-			t.Cleanup(grammar.SetChunkLimitsForTest(2, 40))
-		}
-		tr := grammar.Parse(bytes.Clone(src))
-		checkOutlineAndFolds(t, tr, "fuzz")
-		s := int(at) % (len(src) + 1)
-		e := min(len(src), s+int(length))
-		checkOutlineAndFolds(t, tr.Edit(s, e, bytes.Clone(ins)), "fuzz edit")
+	fuzzOneEdit(f, func(t *testing.T, tree, edited *grammar.Tree, _ []byte, _ *rand.Rand) {
+		checkOutlineAndFolds(t, tree, "fuzz")
+		checkOutlineAndFolds(t, edited, "fuzz edit")
 	})
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/rlog-ls/rlog-ls/analysis/secretrules"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
-	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
 
 // The promise of S001 and redact, held against gitleaks itself: on the
@@ -97,11 +96,7 @@ func TestGitleaksOracle(t *testing.T) {
 // something (secretrules.Find, which finds what gitleaks finds and more)
 // has an S001, on the planted corpus, the fixtures and a generated session.
 func TestS001CoversGitleaksRules(t *testing.T) {
-	var buf bytes.Buffer
-	if err := gen.Write(&buf, gen.Options{Bytes: 1 << 20, FindingRate: 0.05, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	docs := map[string][]byte{"generated": buf.Bytes()}
+	docs := map[string][]byte{"generated": generatedSession(t, 1<<20, 3)}
 	for _, f := range append(fixtureFiles(t, "../testdata", ""), "../testdata/secrets/planted.rlog") {
 		src, err := os.ReadFile(f)
 		if err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/rlog-ls/rlog-ls/analysis/secretrules"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/corpus"
-	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
 
 // appendSecretsWordByWord is the straightforward form of AppendSecrets
@@ -104,11 +103,7 @@ func TestSecretScanMatchesWordByWord(t *testing.T) {
 	for _, s := range secretScanSeeds {
 		checkSameSecrets(t, []byte(s))
 	}
-	var buf bytes.Buffer
-	if err := gen.Write(&buf, gen.Options{Bytes: 1 << 20, FindingRate: 0.05, Seed: 7}); err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range bytes.Split(buf.Bytes(), []byte("\n")) {
+	for _, line := range bytes.Split(generatedSession(t, 1<<20, 7), []byte("\n")) {
 		checkSameSecrets(t, line)
 	}
 	n := 0
@@ -178,11 +173,7 @@ func TestSecretScanLinesAtOnce(t *testing.T) {
 	for _, s := range linesAtOnceSeeds {
 		checkLinesAtOnce(t, []byte(s))
 	}
-	var buf bytes.Buffer
-	if err := gen.Write(&buf, gen.Options{Bytes: 1 << 20, FindingRate: 0.05, Seed: 7}); err != nil {
-		t.Fatal(err)
-	}
-	for text := buf.Bytes(); len(text) > 0; text = text[min(len(text), 16<<10):] {
+	for text := generatedSession(t, 1<<20, 7); len(text) > 0; text = text[min(len(text), 16<<10):] {
 		checkLinesAtOnce(t, text[:min(len(text), 16<<10)])
 	}
 }
@@ -199,12 +190,8 @@ func FuzzSecretScanLinesAtOnce(f *testing.F) {
 // in documents with secrets in every kind of line, chunks with and without
 // a CR, and after an edit re-summarises a chunk.
 func TestS001ChunkScanMatchesEachLine(t *testing.T) {
-	var buf bytes.Buffer
-	if err := gen.Write(&buf, gen.Options{Bytes: 256 << 10, FindingRate: 0.05, Seed: 11}); err != nil {
-		t.Fatal(err)
-	}
 	// A credential every 37 lines, in lines of every kind.
-	lines := bytes.SplitAfter(buf.Bytes(), []byte("\n"))
+	lines := bytes.SplitAfter(generatedSession(t, 256<<10, 11), []byte("\n"))
 	var src []byte
 	for i, line := range lines {
 		if i%37 == 36 {

@@ -46,13 +46,40 @@ type sessionSeg struct {
 	// those that never got a result (as far as the chunk can tell).
 	calls, errors, unfinished int32
 	messages                  int32 // u: and a: lines
+	tsMarks
+	tokens tokenRun
+}
+
+// tsMarks are the times of a stretch of lines and its last non-empty line.
+type tsMarks struct {
 	// first is the first ts=, earliest the earliest (its first line on a
 	// tie: the session's start), latest the latest (its last line: the
 	// session's end) and peak the latest too (its first line: a phase's
 	// latest, as BuildSession keeps them).
 	first, earliest, latest, peak tsMark
 	lastNonEmpty                  int32 // -1 when every line is empty
-	tokens                        tokenRun
+}
+
+var noMarks = tsMarks{first: noTS, earliest: noTS, latest: noTS, peak: noTS, lastNonEmpty: -1}
+
+// then takes in o, the marks of the lines after m's, whose lines start at
+// line base of what m counts from.
+func (m *tsMarks) then(o tsMarks, base int) {
+	if !m.first.ok() {
+		m.first = o.first.shift(base)
+	}
+	if e := o.earliest.shift(base); !m.earliest.ok() || e.ok() && e.before(m.earliest) {
+		m.earliest = e // m on a tie: the earlier line
+	}
+	if l := o.latest.shift(base); l.ok() && (!m.latest.ok() || !l.before(m.latest)) {
+		m.latest = l // o on a tie: the later line
+	}
+	if p := o.peak.shift(base); !m.peak.ok() || p.ok() && m.peak.before(p) {
+		m.peak = p // m on a tie: the earlier line
+	}
+	if o.lastNonEmpty >= 0 {
+		m.lastNonEmpty = o.lastNonEmpty + int32(base)
+	}
 }
 
 // tsMark is a line's ts= as an instant; line -1 means none. The time
@@ -77,38 +104,6 @@ func (m tsMark) shift(n int) tsMark {
 		m.line += int32(n)
 	}
 	return m
-}
-
-// earliestOf is the earlier of two marks, a on a tie (a comes first).
-func earliestOf(a, b tsMark) tsMark {
-	if !a.ok() || b.ok() && b.before(a) {
-		return b
-	}
-	return a
-}
-
-// latestOf is the later of two marks, b on a tie (b comes last).
-func latestOf(a, b tsMark) tsMark {
-	if !b.ok() || a.ok() && b.before(a) {
-		return a
-	}
-	return b
-}
-
-// peakOf is the later of two marks, a on a tie.
-func peakOf(a, b tsMark) tsMark {
-	if !a.ok() || b.ok() && a.before(b) {
-		return b
-	}
-	return a
-}
-
-// firstOf is a's mark if it has one, else b's.
-func firstOf(a, b tsMark) tsMark {
-	if a.ok() {
-		return a
-	}
-	return b
 }
 
 func markOf(line int, when time.Time) tsMark {
@@ -191,10 +186,7 @@ func summarizeSession(t *grammar.Tree, i int) *sessionChunk {
 		}
 		if when, ok := timeIn(l, text); ok {
 			m := markOf(rel, when)
-			g.first = firstOf(g.first, m)
-			g.earliest = earliestOf(g.earliest, m)
-			g.latest = latestOf(g.latest, m)
-			g.peak = peakOf(g.peak, m)
+			g.then(tsMarks{first: m, earliest: m, latest: m, peak: m, lastNonEmpty: -1}, 0)
 		}
 		switch l.Kind {
 		case grammar.User, grammar.Agent:
@@ -244,7 +236,7 @@ func summarizeSession(t *grammar.Tree, i int) *sessionChunk {
 }
 
 func newSeg(line int) sessionSeg {
-	return sessionSeg{line: int32(line), first: noTS, earliest: noTS, latest: noTS, peak: noTS, lastNonEmpty: -1}
+	return sessionSeg{line: int32(line), tsMarks: noMarks}
 }
 
 // matchLocally gives each o: line the oldest call of the chunk still

@@ -187,9 +187,8 @@ func touch[E interface{ shared() *sharedID }](sh E, gen uint32, touched []E) []E
 type sessionSum struct {
 	phases                              int32
 	calls, errors, unfinished, messages int
-	first, earliest, latest, peak       tsMark
-	lastNonEmpty                        int32
-	tokens                              tokenRun
+	tsMarks
+	tokens tokenRun
 }
 
 // NewSessionTracker follows tree t.
@@ -454,13 +453,7 @@ func (s *sessionSum) add(f *followedSession, from, to, base int) {
 		s.errors += f.State.segErrors(k)
 		s.unfinished += f.State.segUnfinished(k)
 		s.messages += int(g.messages)
-		s.first = firstOf(s.first, g.first.shift(base))
-		s.earliest = earliestOf(s.earliest, g.earliest.shift(base))
-		s.latest = latestOf(s.latest, g.latest.shift(base))
-		s.peak = peakOf(s.peak, g.peak.shift(base))
-		if g.lastNonEmpty >= 0 {
-			s.lastNonEmpty = g.lastNonEmpty + int32(base)
-		}
+		s.then(g.tsMarks, base)
 		s.tokens = s.tokens.then(f.State.segTokens(k))
 	}
 }
@@ -472,18 +465,12 @@ func (s *sessionSum) addSum(o *sessionSum, base int) {
 	s.errors += o.errors
 	s.unfinished += o.unfinished
 	s.messages += o.messages
-	s.first = firstOf(s.first, o.first.shift(base))
-	s.earliest = earliestOf(s.earliest, o.earliest.shift(base))
-	s.latest = latestOf(s.latest, o.latest.shift(base))
-	s.peak = peakOf(s.peak, o.peak.shift(base))
-	if o.lastNonEmpty >= 0 {
-		s.lastNonEmpty = o.lastNonEmpty + int32(base)
-	}
+	s.then(o.tsMarks, base)
 	s.tokens = s.tokens.then(o.tokens)
 }
 
 func emptySum() sessionSum {
-	return sessionSum{first: noTS, earliest: noTS, latest: noTS, peak: noTS, lastNonEmpty: -1}
+	return sessionSum{tsMarks: noMarks}
 }
 
 // SessionTotals are a session's numbers as a whole: what the header's code

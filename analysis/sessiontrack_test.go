@@ -123,25 +123,10 @@ func TestSessionTrackerAcrossSeveralEditsAndBack(t *testing.T) {
 	src := []byte(sharedIDs + string(timedSession(t, 20<<10, 6)))
 	tree := grammar.Parse(bytes.Clone(src))
 	st := NewSessionTracker(tree)
-	type version struct {
-		tree *grammar.Tree
-		src  []byte
-	}
-	var history []version
-	for i := range 200 {
-		for range r.IntN(5) {
-			s, e, ins := edittest.Random(r, len(src), edittest.SessionPieces)
-			tree = tree.Edit(s, e, bytes.Clone(ins))
-			src = edittest.Splice(src, s, e, ins)
-		}
-		history = append(history, version{tree, src})
-		v := history[len(history)-1]
-		if i%7 == 6 {
-			v = history[r.IntN(len(history))]
-		}
-		st.Update(v.tree)
-		assertSessionTracked(t, st, v.src, r, fmt.Sprintf("update %d", i))
-	}
+	editsAndBack(r, tree, src, edittest.SessionPieces, func(i int, tree *grammar.Tree, src []byte) {
+		st.Update(tree)
+		assertSessionTracked(t, st, src, r, fmt.Sprintf("update %d", i))
+	})
 	// And to unrelated trees.
 	for seed := range uint64(3) {
 		src := timedSession(t, 10<<10, seed+20)
@@ -154,17 +139,10 @@ func FuzzSessionTracker(f *testing.F) {
 	f.Add([]byte(sharedIDs), uint16(200), uint16(40), []byte("o: id=a → [ok]\n"), true)
 	f.Add([]byte(okHeader+"@phase a\nt!:R id=x ts=2025-01-01T00:00:00Z\n"), uint16(70), uint16(0), []byte("o: id=x ts=2025-01-01T00:01:00Z\n"), false)
 	f.Add([]byte("u: a tokens_in=1\nu: b tokens_in=1\n"), uint16(3), uint16(5), []byte("message_id=q "), true)
-	f.Fuzz(func(t *testing.T, src []byte, at, length uint16, ins []byte, tiny bool) {
-		if tiny {
-			t.Cleanup(grammar.SetChunkLimitsForTest(2, 40))
-		}
-		tree := grammar.Parse(bytes.Clone(src))
+	fuzzOneEdit(f, func(t *testing.T, tree, edited *grammar.Tree, src []byte, r *rand.Rand) {
 		st := NewSessionTracker(tree)
-		s := int(at) % (len(src) + 1)
-		e := min(len(src), s+int(length))
-		st.Update(tree.Edit(s, e, bytes.Clone(ins)))
-		r := rand.New(rand.NewPCG(uint64(at), uint64(length)))
-		assertSessionTracked(t, st, edittest.Splice(src, s, e, ins), r, "fuzz")
+		st.Update(edited)
+		assertSessionTracked(t, st, src, r, "fuzz")
 	})
 }
 

@@ -85,11 +85,7 @@ func indexWithinATenth(t *testing.T, path string) *Index {
 // BenchmarkIndex indexes a 100 MB companion; heap-B/file-B is the live
 // heap the index keeps per byte of the file.
 func BenchmarkIndex(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "big.jsonl")
-	writeCompanion(b, path, 100<<20)
-	info, _ := os.Stat(path)
-	b.SetBytes(info.Size())
-	b.ResetTimer()
+	path, size := benchFile(b, "big.jsonl", writeCompanion)
 	var held uint64
 	for range b.N {
 		before := liveHeap()
@@ -100,7 +96,7 @@ func BenchmarkIndex(b *testing.B) {
 		held = liveHeap() - before
 		runtime.KeepAlive(ix)
 	}
-	b.ReportMetric(float64(held)/float64(info.Size()), "heap-B/file-B")
+	b.ReportMetric(float64(held)/float64(size), "heap-B/file-B")
 }
 
 // TestGeneratedPairJoins: the generator's pair is one session whose every
@@ -160,14 +156,25 @@ func TestRolloutIndexHeap(t *testing.T) {
 // BenchmarkIndexRollout indexes a 100 MB Codex CLI rollout through its
 // reader.
 func BenchmarkIndexRollout(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "rollout.jsonl")
-	writeRollout(b, path, 100<<20)
-	info, _ := os.Stat(path)
-	b.SetBytes(info.Size())
-	b.ResetTimer()
+	path, _ := benchFile(b, "rollout.jsonl", writeRollout)
 	for range b.N {
 		if _, err := Build(path); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchFile writes a 100 MB file named name with write, for a benchmark
+// that reads it: its bytes are the benchmark's, and the timer starts after
+// it.
+func benchFile(b *testing.B, name string, write func(tb testing.TB, path string, size int64)) (path string, size int64) {
+	path = filepath.Join(b.TempDir(), name)
+	write(b, path, 100<<20)
+	info, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(info.Size())
+	b.ResetTimer()
+	return path, info.Size()
 }

@@ -1,12 +1,9 @@
 package companion
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
 // BenchmarkJoin joins the log of a 100 MB companion to it: the server
@@ -14,17 +11,8 @@ import (
 func BenchmarkJoin(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "big.jsonl")
 	writeCompanion(b, path, 100<<20)
-	src, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".rlog")
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr := grammar.Parse(src)
-	files, _ := Locate(strings.TrimSuffix(path, ".jsonl") + ".rlog")
-	s, err := Open(files).Current()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(src)))
+	tr, s := openPair(b, strings.TrimSuffix(path, ".jsonl")+".rlog")
+	b.SetBytes(int64(tr.Len()))
 	b.ResetTimer()
 	for range b.N {
 		if p := Join(tr, s); p.Joined() == 0 {

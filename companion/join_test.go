@@ -19,7 +19,7 @@ import (
 const fixtures = "../testdata/companions"
 
 // openPair parses the log at path and indexes its companion.
-func openPair(t *testing.T, path string) (*grammar.Tree, *Snapshot) {
+func openPair(t testing.TB, path string) (*grammar.Tree, *Snapshot) {
 	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -137,16 +137,7 @@ func TestJoinFixtures(t *testing.T) {
 func TestJoinContextStops(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pair.jsonl")
 	writeCompanion(t, path, 2<<20)
-	src, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".rlog")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := grammar.Parse(src)
-	files, _ := Locate(strings.TrimSuffix(path, ".jsonl") + ".rlog")
-	s, err := Open(files).Current()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, s := openPair(t, strings.TrimSuffix(path, ".jsonl")+".rlog")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if p, err := JoinContext(ctx, tr, s); p != nil || !errors.Is(err, context.Canceled) {

@@ -59,7 +59,7 @@ func BenchmarkRead(b *testing.B) {
 	// REPLAY and prophet have no corpus file: read what their writers make.
 	for _, to := range []convert.Format{convert.Replay, convert.Prophet} {
 		b.Run(string(to), func(b *testing.B) {
-			src := readSession(b, benchInputs[0].from, benchInputs[0].file)
+			src := readOne(b, corpus.Path(b, benchInputs[0].file), benchInputs[0].from)
 			var out bytes.Buffer
 			if _, err := convert.Write(&out, src, to, convert.Options{}); err != nil {
 				b.Fatal(err)
@@ -75,15 +75,18 @@ func BenchmarkRead(b *testing.B) {
 	}
 }
 
-func readSession(b *testing.B, from convert.Format, file string) *convert.Session {
-	f, err := os.Open(corpus.Path(b, file))
+// readOne reads the file at path alone (without what lies beside it) as
+// format from.
+func readOne(tb testing.TB, path string, from convert.Format) *convert.Session {
+	tb.Helper()
+	f, err := os.Open(path)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer f.Close()
 	s, _, err := convert.Read(f, from)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return s
 }

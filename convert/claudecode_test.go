@@ -13,6 +13,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/claude/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/golden"
 	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
@@ -102,8 +103,8 @@ func TestClaudeCodeRecordedReadsWhole(t *testing.T) {
 				t.Errorf("%s: a record written as JSON in a comment:\n%s", name, out.String())
 			}
 			// What the reader makes of it, to read (go test -update rewrites it).
-			golden(t, filepath.Join("testdata", "claude-code", records.Version, sc.name+"_"+strings.TrimSuffix(filepath.Base(p), ".jsonl")+".rlog"),
-				out.String()+"\n# loss report\n"+commentLines(rep.Text()))
+			golden.CheckFile(t, filepath.Join("testdata", "claude-code", records.Version, sc.name+"_"+strings.TrimSuffix(filepath.Base(p), ".jsonl")+".rlog"),
+				[]byte(out.String()+"\n# loss report\n"+commentLines(rep.Text())))
 			tree := grammar.Parse(out.Bytes())
 			for _, f := range analysis.Check(tree, analysis.Config{}) {
 				if f.Severity <= analysis.Warning {
@@ -225,15 +226,7 @@ func TestDeniedAndInterruptedThroughEveryFormat(t *testing.T) {
 			}
 			return nil
 		}
-		f, err := os.Open(m[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, _, err := convert.Read(f, convert.Claude)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := readOne(t, m[0], convert.Claude)
 		if r := result(src); r == nil || !r.IsError || r.Status != tc.status {
 			t.Fatalf("%s: the result %+v, want a failure with status %s", tc.scenario, r, tc.status)
 		}

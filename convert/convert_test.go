@@ -1,7 +1,6 @@
 package convert_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -108,18 +107,7 @@ func TestDetect(t *testing.T) {
 		if got, err := convert.Detect(in.path, head); err != nil || got != in.format {
 			t.Errorf("Detect(%s) = %q, %v; want %q", inputName(in.path), got, err, in.format)
 		}
-		if got, err := convert.DetectFile(in.path); err != nil || got != in.format {
-			t.Errorf("DetectFile(%s) = %q, %v; want %q", inputName(in.path), got, err, in.format)
-		}
-		file, err := os.Open(in.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := convert.DetectReader("-", bufio.NewReader(file))
-		file.Close()
-		if err != nil || got != in.format {
-			t.Errorf("DetectReader(%s) = %q, %v; want %q", inputName(in.path), got, err, in.format)
-		}
+		checkDetected(t, in.path, inputName(in.path), in.format)
 	}
 	if _, ok := corpus.Find(); ok && len(swept) < 25 {
 		t.Errorf("only %d corpus files; corpus incomplete?", len(swept))

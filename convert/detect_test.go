@@ -188,18 +188,25 @@ func agentTranscripts(t *testing.T) []input {
 // stream.
 func TestDetectAgentTranscripts(t *testing.T) {
 	for _, in := range agentTranscripts(t) {
-		if got, err := convert.DetectFile(in.path); err != nil || got != in.format {
-			t.Errorf("DetectFile(%s) = %q, %v; want %q", in.path, got, err, in.format)
-		}
-		f, err := os.Open(in.path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := convert.DetectReader("-", bufio.NewReader(f))
-		f.Close()
-		if err != nil || got != in.format {
-			t.Errorf("DetectReader(%s) = %q, %v; want %q", in.path, got, err, in.format)
-		}
+		checkDetected(t, in.path, in.path, in.format)
+	}
+}
+
+// checkDetected: the file at path is detected as want from its name and
+// content (DetectFile) and from a stream (DetectReader); name is what a
+// failure calls it.
+func checkDetected(t *testing.T, path, name string, want convert.Format) {
+	t.Helper()
+	if got, err := convert.DetectFile(path); err != nil || got != want {
+		t.Errorf("DetectFile(%s) = %q, %v; want %q", name, got, err, want)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got, err := convert.DetectReader("-", bufio.NewReader(f)); err != nil || got != want {
+		t.Errorf("DetectReader(%s) = %q, %v; want %q", name, got, err, want)
 	}
 }
 

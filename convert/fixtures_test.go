@@ -14,6 +14,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/golden"
 )
 
 // fixtures are the project's own sample files, one or more of every
@@ -92,7 +93,7 @@ func TestFixturesToRlog(t *testing.T) {
 			continue
 		}
 		out, rep := convertFixture(t, f.path, f.format, convert.Rlog, convert.Options{})
-		golden(t, fixture("golden/"+strings.ReplaceAll(f.path, "/", "_")+".rlog"), string(out)+"\n# loss report\n"+commentLines(rep.Text()))
+		golden.CheckFile(t, fixture("golden/"+strings.ReplaceAll(f.path, "/", "_")+".rlog"), []byte(string(out)+"\n# loss report\n"+commentLines(rep.Text())))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/gemini"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/golden"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
 
@@ -59,7 +60,7 @@ func TestGeminiScenariosToRlog(t *testing.T) {
 					}
 				}
 				if to.Name == convert.Rlog {
-					golden(t, filepath.Join("testdata", "gemini-cli", name), out.String()+"\n# loss report\n"+commentLines(rep.Text()))
+					golden.CheckFile(t, filepath.Join("testdata", "gemini-cli", name), []byte(out.String()+"\n# loss report\n"+commentLines(rep.Text())))
 					// The rlog view checks clean: no error or warning.
 					for _, f := range analysis.Check(grammar.Parse(out.Bytes()), analysis.Config{}) {
 						if f.Severity <= analysis.Warning {
@@ -182,15 +183,7 @@ func TestGeminiCcusageAgrees(t *testing.T) {
 		m, _ := filepath.Glob(filepath.Join(dir, "gemini", "tmp", "*", "chats", "*.json*"))
 		more, _ := filepath.Glob(filepath.Join(dir, "gemini", "tmp", "*", "chats", "*", "*.jsonl"))
 		for _, p := range append(m, more...) {
-			f, err := os.Open(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, _, err := convert.Read(f, convert.Gemini)
-			f.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := readOne(t, p, convert.Gemini)
 			tot, _ := s.Totals()
 			ours[s.Header.ID] = ours[s.Header.ID].Add(tot)
 		}

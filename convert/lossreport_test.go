@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -73,27 +72,16 @@ func TestLossReportsMatchOutput(t *testing.T) {
 // exactly, so that each fix removes its entry.
 var knownFalseLosses = map[string]bool{}
 
+// readSourceSession reads the file at path with what lies beside it
+// (Claude Code's sub-agent transcripts, Codex's sub-agent rollouts), as
+// ConvertFile reads it.
 func readSourceSession(t *testing.T, path string, from convert.Format) *convert.Session {
 	t.Helper()
 	var c model.Collector
-	f, err := os.Open(path)
-	if err != nil {
+	if err := convert.ReadFile(path, from, &c, &model.Report{}); err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if fi, _ := convert.Lookup(from); fi.ReadNamed != nil {
-		// With what lies beside it (Claude Code's sub-agent transcripts,
-		// Codex's sub-agent rollouts), as ConvertFile reads it.
-		if err := fi.ReadNamed(f, path, &c, &model.Report{}); err != nil {
-			t.Fatal(err)
-		}
-		return &c.Session
-	}
-	s, _, err := convert.Read(f, from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return &c.Session
 }
 
 // falseLosses lists the entries of rep that the output contradicts: a

@@ -1,7 +1,6 @@
 package convert_test
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,27 +10,8 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/atif"
+	"github.com/rlog-ls/rlog-ls/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files of the tests")
-
-// golden compares got with the golden file path, or rewrites it with -update.
-func golden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (go test -update rewrites it):\n--- want\n%s--- got\n%s", filepath.Base(path), want, got)
-	}
-}
 
 // TestValidatorFindings: every file in testdata/validate is checked by its
 // format's validator (detected), and its findings, with their places, are
@@ -62,7 +42,7 @@ func TestValidatorFindings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, p+".golden", b.String())
+			golden.CheckFile(t, p+".golden", []byte(b.String()))
 		})
 	}
 	if n < 8 {

@@ -71,14 +71,18 @@ func TestLineKinds(t *testing.T) {
 			t.Errorf("%q: kind %v, want %v", c.line, li.Kind, c.want)
 			continue
 		}
-		got := ""
-		if li.Name.Valid() {
-			got = c.line[li.Name.Start:li.Name.End]
-		}
-		if got != c.name {
+		if got := spanText(c.line, li.Name); got != c.name {
 			t.Errorf("%q: name %q, want %q", c.line, got, c.name)
 		}
 	}
+}
+
+// spanText is what span sp of line holds, "" when it is not valid.
+func spanText(line string, sp Span) string {
+	if !sp.Valid() {
+		return ""
+	}
+	return line[sp.Start:sp.End]
 }
 
 func TestMetadata(t *testing.T) {
@@ -130,11 +134,7 @@ func TestMetadata(t *testing.T) {
 				t.Errorf("%q: %s = %q (%v), want %q (%v)", c.line, k, v, ok, want, wantOK)
 			}
 		}
-		got := ""
-		if li.Result.Valid() {
-			got = c.line[li.Result.Start:li.Result.End]
-		}
-		if got != c.result {
+		if got := spanText(c.line, li.Result); got != c.result {
 			t.Errorf("%q: result %q, want %q", c.line, got, c.result)
 		}
 	}

@@ -18,12 +18,10 @@ import (
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/chromium"
 	"github.com/rlog-ls/rlog-ls/internal/gen"
+	"github.com/rlog-ls/rlog-ls/internal/golden"
 )
 
-var (
-	update   = flag.Bool("update", false, "rewrite docs/report.png from the browser test")
-	bigCalls = flag.Int("report.calls", 20000, "tool calls in the large page of the browser test (100000 for the figures in docs/performance.md)")
-)
+var bigCalls = flag.Int("report.calls", 20000, "tool calls in the large page of the browser test (100000 for the figures in docs/performance.md)")
 
 // startBrowser starts Chromium, or skips the test when it is not
 // installed (fails under RLOG_REQUIRE_EDITORS=1, as CI sets it).
@@ -210,7 +208,7 @@ func TestPageInChromium(t *testing.T) {
 		if g := eval[[]int](t, ctx, p, `JSON.parse(document.getElementById('rlog-data').textContent).calls.group`); fmt.Sprint(g) != "[-1 -1 -1 0 0 -1 -1 -1 -1 -1 -1]" {
 			t.Errorf("call groups %v", g)
 		}
-		if *update {
+		if golden.Updating() { // go test -update rewrites docs/report.png
 			screenshot(t, ctx, p, "../docs/report.png")
 		}
 		// What the VS Code extension sends: a place to show (a phase's line

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/grammar"
+	"github.com/rlog-ls/rlog-ls/internal/golden"
 )
 
 func build(t *testing.T, src string) *Data {
@@ -38,18 +38,7 @@ func TestTimedFixtureData(t *testing.T) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile("testdata/timed.json", got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile("testdata/timed.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("the data of timed.rlog differs from testdata/timed.json (go test ./report -update, then read the diff):\n%s", got)
-	}
+	golden.CheckFile(t, "testdata/timed.json", got)
 }
 
 // Calls that overlap go to separate rows; a call of a subagent (by its

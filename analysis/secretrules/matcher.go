@@ -15,21 +15,28 @@ type matcher struct {
 	out [][]int32
 }
 
-func newMatcher(words []string) *matcher {
-	m := &matcher{words: words}
-	m.classes = 1
+// byteClasses numbers the bytes the words hold from 1, in the order they
+// first come (0 is every byte in no word); an upper-case ASCII letter
+// reads as its lower case. n counts the classes, 0 included.
+func byteClasses(words []string) (class [256]uint8, n int) {
+	n = 1
 	for _, w := range words {
 		for i := range len(w) {
-			if c := w[i]; m.class[c] == 0 {
-				m.class[c] = uint8(m.classes)
-				m.classes++
+			if c := w[i]; class[c] == 0 {
+				class[c] = uint8(n)
+				n++
 			}
 		}
 	}
-	// Upper-case ASCII letters read as their lower case.
 	for c := 'A'; c <= 'Z'; c++ {
-		m.class[c] = m.class[c+'a'-'A']
+		class[c] = class[c+'a'-'A']
 	}
+	return class, n
+}
+
+func newMatcher(words []string) *matcher {
+	m := &matcher{words: words}
+	m.class, m.classes = byteClasses(words)
 	// The trie.
 	type node struct{ child map[uint8]int32 }
 	nodes := []node{{child: map[uint8]int32{}}}
@@ -123,18 +130,8 @@ type suffixTrie struct {
 }
 
 func newSuffixTrie(words []string, flagged []bool) *suffixTrie {
-	t := &suffixTrie{classes: 1}
-	for _, w := range words {
-		for i := range len(w) {
-			if c := w[i]; t.class[c] == 0 {
-				t.class[c] = uint8(t.classes)
-				t.classes++
-			}
-		}
-	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t.class[c] = t.class[c+'a'-'A']
-	}
+	t := &suffixTrie{}
+	t.class, t.classes = byteClasses(words)
 	t.next = make([]int32, t.classes)
 	t.ends = make([]uint8, 1)
 	t.lastTwo = make([]bool, t.classes*t.classes)

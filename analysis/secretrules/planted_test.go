@@ -4,19 +4,16 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"regexp/syntax"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
-)
 
-var update = flag.Bool("update", false, "rewrite the planted corpus")
+	"github.com/rlog-ls/rlog-ls/internal/golden"
+)
 
 // PlantedCorpus is the log of fake credentials, one for every rule of the
 // table that applies to a log file, made by plantedCorpus.
@@ -29,21 +26,7 @@ func TestPlantedCorpus(t *testing.T) {
 	for _, id := range missing {
 		t.Errorf("no example of %s could be made", id)
 	}
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(PlantedCorpus), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(PlantedCorpus, src, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	old, err := os.ReadFile(PlantedCorpus)
-	if err != nil {
-		t.Fatalf("%v (go test ./analysis/secretrules -run TestPlantedCorpus -update writes it)", err)
-	}
-	if !bytes.Equal(old, src) {
-		t.Fatalf("%s is not what plantedCorpus makes: go test ./analysis/secretrules -run TestPlantedCorpus -update", PlantedCorpus)
-	}
+	golden.CheckFile(t, PlantedCorpus, src)
 	found := map[string]bool{}
 	for _, f := range Find(src) {
 		found[f.RuleID] = true

@@ -31,16 +31,12 @@ const (
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name}
 	st := &reader{h: h, sink: sink, rep: rep}
-	err := model.Document{
+	return model.Document{
 		Format: "atif",
 		List:   "steps",
 		Elem:   func(i int, b []byte, loc model.Loc) error { return st.step(b, true, loc) },
 		Root:   func(key string, v json.RawMessage) { rootField(h, key, v) },
-	}.Read(r, rep)
-	if err != nil {
-		return err
-	}
-	return sink.End(h)
+	}.ReadTo(r, rep, sink, h)
 }
 
 // ReadJSONL streams an ATIF-JSONL file.

@@ -383,6 +383,33 @@ func (v *validator) root(f model.Fields, steps int) {
 
 // jsonArray splits a JSON array (already validated by ParseFields) into
 // its elements.
+// object parses b, the value at path, reporting it when it is not an
+// object.
+func (v *validator) object(b []byte, path string) (model.Fields, bool) {
+	f, err := model.ParseFields(b)
+	if err != nil || f == nil {
+		v.add(CodeType, path, "Input should be an object")
+		return nil, false
+	}
+	return f, true
+}
+
+// objects checks b, the list at path, with check on each element that is
+// an object (at path.N), reporting a value that is not a list and the
+// elements that are not objects.
+func (v *validator) objects(b []byte, path string, check func(path string, f model.Fields)) {
+	if !isArray(b) {
+		v.add(CodeType, path, "Input should be a valid list")
+		return
+	}
+	for j, e := range jsonArray(b) {
+		p := fmt.Sprintf("%s.%d", path, j)
+		if f, ok := v.object(e.Value, p); ok {
+			check(p, f)
+		}
+	}
+}
+
 func jsonArray(b []byte) []model.Field {
 	var out []model.Field
 	jsonscan.Array(b, func(i int, v []byte) error {
@@ -436,33 +463,23 @@ func (v *validator) step(f model.Fields, i int, path string) {
 	v.extra(f, path)
 	callIDs := map[string]bool{}
 	if tc, ok := f.Get("tool_calls"); ok && !isNull(tc) {
-		if !isArray(tc) {
-			v.add(CodeType, path+".tool_calls", "Input should be a valid list")
-		} else {
-			for j, c := range jsonArray(tc) {
-				cp := fmt.Sprintf("%s.tool_calls.%d", path, j)
-				cf, err := model.ParseFields(c.Value)
-				if err != nil || cf == nil {
-					v.add(CodeType, cp, "Input should be an object")
-					continue
+		v.objects(tc, path+".tool_calls", func(cp string, cf model.Fields) {
+			v.keys(cf, cp, toolCallKeys)
+			id, ok := v.str(cf, "tool_call_id", cp, true)
+			if ok {
+				if callIDs[id] {
+					v.add(CodeDuplicateID, cp+".tool_call_id", fmt.Sprintf("duplicate tool_call_id '%s' in step %d", id, i+1))
 				}
-				v.keys(cf, cp, toolCallKeys)
-				id, ok := v.str(cf, "tool_call_id", cp, true)
-				if ok {
-					if callIDs[id] {
-						v.add(CodeDuplicateID, cp+".tool_call_id", fmt.Sprintf("duplicate tool_call_id '%s' in step %d", id, i+1))
-					}
-					callIDs[id] = true
-				}
-				v.str(cf, "function_name", cp, true)
-				if a, ok := cf.Get("arguments"); !ok {
-					v.add(CodeRequired, cp+".arguments", "Field required")
-				} else if !isObject(a) {
-					v.add(CodeType, cp+".arguments", "Input should be a valid dictionary")
-				}
-				v.extra(cf, cp)
+				callIDs[id] = true
 			}
-		}
+			v.str(cf, "function_name", cp, true)
+			if a, ok := cf.Get("arguments"); !ok {
+				v.add(CodeRequired, cp+".arguments", "Field required")
+			} else if !isObject(a) {
+				v.add(CodeType, cp+".arguments", "Input should be a valid dictionary")
+			}
+			v.extra(cf, cp)
+		})
 	}
 	if m, ok := f.Get("metrics"); ok && !isNull(m) {
 		v.metrics(m, path+".metrics")
@@ -492,13 +509,7 @@ func (v *validator) step(f model.Fields, i int, path string) {
 }
 
 func (v *validator) contentParts(b []byte, path string) {
-	for j, p := range jsonArray(b) {
-		pp := fmt.Sprintf("%s.%d", path, j)
-		pf, err := model.ParseFields(p.Value)
-		if err != nil || pf == nil {
-			v.add(CodeType, pp, "Input should be an object")
-			continue
-		}
+	v.objects(b, path, func(pp string, pf model.Fields) {
 		typ, _ := pf.String("type")
 		switch typ {
 		case "text":
@@ -509,7 +520,7 @@ func (v *validator) contentParts(b []byte, path string) {
 			src, ok := pf.Get("source")
 			if !ok {
 				v.add(CodeRequired, pp+".source", "Field required")
-				continue
+				return
 			}
 			sf, _ := model.ParseFields(src)
 			v.keys(sf, pp+".source", imageSourceKeys)
@@ -523,13 +534,12 @@ func (v *validator) contentParts(b []byte, path string) {
 		default:
 			v.add(CodeContentPart, pp+".type", fmt.Sprintf("content part type must be 'text' or 'image', got %q", typ))
 		}
-	}
+	})
 }
 
 func (v *validator) metrics(b []byte, path string) {
-	f, err := model.ParseFields(b)
-	if err != nil || f == nil {
-		v.add(CodeType, path, "Input should be an object")
+	f, ok := v.object(b, path)
+	if !ok {
 		return
 	}
 	v.keys(f, path, metricsKeys)
@@ -546,9 +556,8 @@ func (v *validator) metrics(b []byte, path string) {
 
 func (v *validator) finalMetrics(b []byte) {
 	path := "trajectory.final_metrics"
-	f, err := model.ParseFields(b)
-	if err != nil || f == nil {
-		v.add(CodeType, path, "Input should be an object")
+	f, ok := v.object(b, path)
+	if !ok {
 		return
 	}
 	v.keys(f, path, finalMetricsKeys)
@@ -564,9 +573,8 @@ func (v *validator) finalMetrics(b []byte) {
 }
 
 func (v *validator) observation(b []byte, path string, callIDs map[string]bool, stepN int) {
-	f, err := model.ParseFields(b)
-	if err != nil || f == nil {
-		v.add(CodeType, path, "Input should be an object")
+	f, ok := v.object(b, path)
+	if !ok {
 		return
 	}
 	v.keys(f, path, observationKeys)
@@ -575,17 +583,7 @@ func (v *validator) observation(b []byte, path string, callIDs map[string]bool, 
 		v.add(CodeRequired, path+".results", "Field required")
 		return
 	}
-	if !isArray(res) {
-		v.add(CodeType, path+".results", "Input should be a valid list")
-		return
-	}
-	for j, r := range jsonArray(res) {
-		rp := fmt.Sprintf("%s.results.%d", path, j)
-		rf, err := model.ParseFields(r.Value)
-		if err != nil || rf == nil {
-			v.add(CodeType, rp, "Input should be an object")
-			continue
-		}
+	v.objects(res, path+".results", func(rp string, rf model.Fields) {
 		v.keys(rf, rp, resultKeys)
 		if id, ok := v.str(rf, "source_call_id", rp, false); ok && !callIDs[id] {
 			v.add(CodeCallRef, rp+".source_call_id", fmt.Sprintf("Observation result references source_call_id '%s' which is not found in step %d's tool_calls", id, stepN))
@@ -600,15 +598,9 @@ func (v *validator) observation(b []byte, path string, callIDs map[string]bool, 
 		if refs, ok := rf.Get("subagent_trajectory_ref"); ok && !isNull(refs) {
 			if !isArray(refs) {
 				v.add(CodeType, rp+".subagent_trajectory_ref", "Input should be a valid list")
-				continue
+				return
 			}
-			for k, ref := range jsonArray(refs) {
-				pp := fmt.Sprintf("%s.subagent_trajectory_ref.%d", rp, k)
-				ff, err := model.ParseFields(ref.Value)
-				if err != nil || ff == nil {
-					v.add(CodeType, pp, "Input should be an object")
-					continue
-				}
+			v.objects(refs, rp+".subagent_trajectory_ref", func(pp string, ff model.Fields) {
 				if v.ver >= 7 {
 					v.keys(ff, pp, subagentRefKeys17)
 					_, hasID := ff.Get("trajectory_id")
@@ -620,10 +612,10 @@ func (v *validator) observation(b []byte, path string, callIDs map[string]bool, 
 					v.keys(ff, pp, subagentRefKeys)
 					v.str(ff, "session_id", pp, true)
 				}
-			}
+			})
 		}
 		v.extra(rf, rp)
-	}
+	})
 }
 
 // ValidTimestamp reports whether s is an ISO 8601 date-time the way

@@ -366,11 +366,8 @@ func TestWriteFromOtherSourceChainsParents(t *testing.T) {
 	}
 	// Read back, the session is the source's: no made-up ids, its @end
 	// (a system entry of the file) as a lifecycle event.
-	var c model.Collector
-	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
-		t.Fatal(err)
-	}
-	ev := c.Session.Events
+	back := readBack(t, out.Bytes())
+	ev := back.Events
 	if len(ev) != 5 || ev[4].Kind != model.KindLifecycle || ev[4].Name != "end" || ev[1].ID != "" || ev[1].MessageID != "" {
 		t.Fatalf("read back %+v", ev)
 	}
@@ -442,15 +439,12 @@ func TestWriteFromOtherSourceIsResumable(t *testing.T) {
 	if !strings.Contains(rep.Text(), "sessionId for the source's id, which is not a UUID") {
 		t.Errorf("the report does not say the session id was made up:\n%s", rep.Text())
 	}
-	var c model.Collector
-	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
-		t.Fatal(err)
-	}
-	if c.Session.Header.ID != "sess-7" {
-		t.Errorf("read back, the session id is %q, want the source's", c.Session.Header.ID)
+	back := readBack(t, out.Bytes())
+	if back.Header.ID != "sess-7" {
+		t.Errorf("read back, the session id is %q, want the source's", back.Header.ID)
 	}
 	var ids []string
-	for _, e := range c.Session.Events {
+	for _, e := range back.Events {
 		ids = append(ids, e.ID+"<"+e.ParentID)
 	}
 	if got, want := strings.Join(ids, " "), "S0< U0< A0< A0< T0<U0 0b4e7f0a-2c1d-4e5f-8a9b-0c1d2e3f4a5b<T0"; got != want {
@@ -486,18 +480,15 @@ func TestWriteCompactionFromOtherSource(t *testing.T) {
 		if boundary != summary || reported == summary {
 			t.Errorf("summary after the compaction %v: a compact_boundary written %v, reported %v:\n%s%s", summary, boundary, reported, out.String(), rep.Text())
 		}
-		var c model.Collector
-		if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
-			t.Fatal(err)
-		}
+		back := readBack(t, out.Bytes())
 		var kinds []string
-		for _, e := range c.Session.Events {
+		for _, e := range back.Events {
 			kinds = append(kinds, e.Kind.String())
 		}
 		if got := strings.Join(kinds, " "); got != "user agent compaction "+s.Events[3].Kind.String() {
 			t.Errorf("summary %v: read back %s", summary, got)
 		}
-		if e := c.Session.Events[2]; e.Compaction == nil || *e.Compaction != *s.Events[2].Compaction || e.Text != "Conversation compacted" {
+		if e := back.Events[2]; e.Compaction == nil || *e.Compaction != *s.Events[2].Compaction || e.Text != "Conversation compacted" {
 			t.Errorf("summary %v: the compaction read back is %+v", summary, e)
 		}
 	}
@@ -530,12 +521,9 @@ func TestWriteReusedCallIDs(t *testing.T) {
 	if rep.Count(model.LossIDUnique) != 1 {
 		t.Errorf("the renamed call is not reported:\n%s", rep.Text())
 	}
-	var c model.Collector
-	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
-		t.Fatal(err)
-	}
+	back := readBack(t, out.Bytes())
 	var ids []string
-	for _, e := range c.Session.Events {
+	for _, e := range back.Events {
 		switch {
 		case e.Call != nil:
 			ids = append(ids, e.Call.ID)
@@ -569,11 +557,8 @@ func TestWriteOtherAgent(t *testing.T) {
 	if !strings.Contains(rep.Text(), "tool result without a tool call of its id before it: Claude Code drops it") {
 		t.Errorf("the result without its call is not reported:\n%s", rep.Text())
 	}
-	var c model.Collector
-	if err := claude.Read(bytes.NewReader(out.Bytes()), &c, &model.Report{}); err != nil {
-		t.Fatal(err)
-	}
-	if h := c.Session.Header; h.AgentName != "terminus-2" || h.AgentVersion != "2.0.0" {
+	back := readBack(t, out.Bytes())
+	if h := back.Header; h.AgentName != "terminus-2" || h.AgentVersion != "2.0.0" {
 		t.Errorf("read back, the agent is %s %s", h.AgentName, h.AgentVersion)
 	}
 }
@@ -832,4 +817,14 @@ func TestAssistantMessageWithoutExtraLeavesItNil(t *testing.T) {
 	if why != "" || len(events) != 1 || events[0].Extra != nil {
 		t.Fatalf("events %+v (%s): want one with a nil extra", events, why)
 	}
+}
+
+// readBack reads what the writer wrote.
+func readBack(t *testing.T, written []byte) *model.Session {
+	t.Helper()
+	var c model.Collector
+	if err := claude.Read(bytes.NewReader(written), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	return &c.Session
 }

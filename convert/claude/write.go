@@ -798,14 +798,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 		m.Str("content", content[0].Text)
 	} else {
 		m.Key("content")
-		b.WriteByte('[')
-		for i, e := range content {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			wr.block(b, e)
-		}
-		b.WriteByte(']')
+		wr.blocks(b, content)
 	}
 	writeMessageExtra(m, first, false)
 	m.End()
@@ -854,14 +847,7 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Eve
 	if first.Form.Content == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
 		jsonw.String(b, first.Text)
 	} else {
-		b.WriteByte('[')
-		for i, e := range evs {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			wr.block(b, e)
-		}
-		b.WriteByte(']')
+		wr.blocks(b, evs)
 	}
 	if _, ok := first.Extra.Get("message.stop_reason"); !ok {
 		m.Raw("stop_reason", nil)
@@ -941,6 +927,18 @@ func pick(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// blocks writes evs as a message's content: a list of their blocks.
+func (wr *Writer) blocks(b *bytes.Buffer, evs []*model.Event) {
+	b.WriteByte('[')
+	for i, e := range evs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		wr.block(b, e)
+	}
+	b.WriteByte(']')
 }
 
 // block writes one content block.

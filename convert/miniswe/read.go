@@ -26,16 +26,12 @@ var bashBlock = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n```")
 // Root fields after the messages complete the header by the sink's End.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name, AgentName: "mini-swe-agent"}}
-	err := model.Document{
+	return model.Document{
 		Format: "mini-swe",
 		List:   "messages",
 		Elem:   rd.message,
-		Root:   func(key string, v json.RawMessage) { rd.root(key, v) },
-	}.Read(r, rep)
-	if err != nil {
-		return err
-	}
-	return sink.End(rd.h)
+		Root:   rd.root,
+	}.ReadTo(r, rep, sink, rd.h)
 }
 
 type reader struct {
@@ -45,7 +41,7 @@ type reader struct {
 	pending string // call id waiting for its observation
 }
 
-func (rd *reader) root(key string, v []byte) {
+func (rd *reader) root(key string, v json.RawMessage) {
 	h := rd.h
 	switch key {
 	case "trajectory_format":

@@ -30,6 +30,16 @@ type Document struct {
 	Skipped func(key string, n int)
 }
 
+// ReadTo reads the document, then ends sink with h: the root members
+// after the list (a result, the totals) complete the header, so the sink
+// gets it only once the whole document is read.
+func (d Document) ReadTo(r io.Reader, rep *Report, sink Sink, h *Header) error {
+	if err := d.Read(r, rep); err != nil {
+		return err
+	}
+	return sink.End(h)
+}
+
 // Read walks the document r holds. Invalid UTF-8 in any value is reported
 // where it is. An input that is not one JSON object is an error.
 func (d Document) Read(r io.Reader, rep *Report) error {

@@ -740,13 +740,7 @@ func (wr *Writer) lifecycleLine(f *canon.Object, t string, e *model.Event) (done
 		wr.line(true)
 		return true
 	}
-	if !wr.other {
-		wr.rep.DropEvent(e, "lifecycle "+e.Name+" (no REPLAY event)")
-		return true
-	}
-	// A Message for people; its rest gives the event back.
-	wr.message(f, t, e)
-	return false
+	return wr.messageOrDrop(f, t, e, "lifecycle "+e.Name)
 }
 
 // passthroughLine makes the line of a record rlog-ls has no kind for: a
@@ -762,8 +756,15 @@ func (wr *Writer) passthroughLine(f *canon.Object, t string, e *model.Event) (do
 		wr.line(true)
 		return true
 	}
+	return wr.messageOrDrop(f, t, e, "record "+e.RawType)
+}
+
+// messageOrDrop makes f the Message for people of an event from another
+// format (its rest gives the event back; done is false) and drops a REPLAY
+// source's event, what it is named in the loss report.
+func (wr *Writer) messageOrDrop(f *canon.Object, t string, e *model.Event, what string) (done bool) {
 	if !wr.other {
-		wr.rep.DropEvent(e, "record "+e.RawType+" (no REPLAY event)")
+		wr.rep.DropEvent(e, what+" (no REPLAY event)")
 		return true
 	}
 	wr.message(f, t, e)

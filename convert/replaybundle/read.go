@@ -29,16 +29,12 @@ const Name = "replay-bundle"
 // Root fields after the timeline (receipts) reach the header by End.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}, open: map[string][]string{}}
-	err := model.Document{
+	return model.Document{
 		Format: "replay-bundle",
 		List:   "timeline",
 		Elem:   func(i int, b []byte, loc model.Loc) error { return rd.entry(b, loc) },
-		Root:   func(key string, v json.RawMessage) { rd.root(key, v) },
-	}.Read(r, rep)
-	if err != nil {
-		return err
-	}
-	return sink.End(rd.h)
+		Root:   rd.root,
+	}.ReadTo(r, rep, sink, rd.h)
 }
 
 type reader struct {
@@ -52,7 +48,7 @@ type reader struct {
 	open map[string][]string
 }
 
-func (rd *reader) root(key string, v []byte) {
+func (rd *reader) root(key string, v json.RawMessage) {
 	h := rd.h
 	switch key {
 	case "version":

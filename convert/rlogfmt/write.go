@@ -321,6 +321,31 @@ func (l *line) kv(k grammar.Key, v string) {
 	l.meta = append(append(append(append(l.meta, ' '), k.String()...), '='), v...)
 }
 
+// tokens adds u's counts, to the metadata or (inText: @end's totals) to
+// the text: input and output always, cached and cache creation when there
+// are any.
+func (l *line) tokens(u *model.Usage, inText bool) {
+	for _, c := range [...]struct {
+		k      grammar.Key
+		n      int64
+		always bool
+	}{
+		{grammar.KeyTokensIn, u.Input, true},
+		{grammar.KeyTokensOut, u.Output, true},
+		{grammar.KeyTokensCached, u.CacheRead, false},
+		{grammar.KeyTokensCacheCreate, u.CacheCreate, false},
+	} {
+		if !c.always && c.n <= 0 {
+			continue
+		}
+		if v := strconv.FormatInt(c.n, 10); inText {
+			l.addPair(c.k, v)
+		} else {
+			l.kv(c.k, v)
+		}
+	}
+}
+
 // begin starts the line with prefix and, right after it, name (a tool, a
 // subagent's type, a lifecycle event).
 func (l *line) begin(prefix, name string) {
@@ -350,6 +375,27 @@ func (wr *writer) emit(l *line, cont []string) {
 	}
 }
 
+// textLine starts the line of a message (u:, a:, th:): its prefix and e's
+// text cut at limit (what names it in the loss report), and cont its
+// continuation lines.
+func (wr *writer) textLine(k grammar.Kind, limit int, what string, e *model.Event) (l *line, cont []string) {
+	l = wr.newLine()
+	l.add(k.Prefix())
+	text, cont := wr.text(e.Text, limit, what, e)
+	l.add(text)
+	return l, cont
+}
+
+// noteLine writes the `# status:` or `# system:` line (label) of e, with
+// its metadata; what names its text in the loss report.
+func (wr *writer) noteLine(label, what string, e *model.Event) {
+	l := wr.newLine()
+	text, cont := wr.text(e.Text, LimitAgent, what, e)
+	l.add("# " + label + ": " + text)
+	wr.meta(l, e, nil)
+	wr.emit(l, cont)
+}
+
 // event writes the line (and continuation lines) of one event, with usage
 // (nil for none) in its metadata.
 func (wr *writer) event(e *model.Event, usage *model.Usage) {
@@ -358,27 +404,18 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 	}
 	switch e.Kind {
 	case model.KindUser:
-		l := wr.newLine()
-		l.add(grammar.User.Prefix())
-		text, cont := wr.text(e.Text, LimitUser, "user text", e)
-		l.add(text)
+		l, cont := wr.textLine(grammar.User, LimitUser, "user text", e)
 		if e.Meta {
 			l.kv(grammar.KeyMeta, "true")
 		}
 		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindAgent:
-		l := wr.newLine()
-		l.add(grammar.Agent.Prefix())
-		text, cont := wr.text(e.Text, LimitAgent, "agent text", e)
-		l.add(text)
+		l, cont := wr.textLine(grammar.Agent, LimitAgent, "agent text", e)
 		wr.meta(l, e, usage)
 		wr.emit(l, cont)
 	case model.KindThinking:
-		l := wr.newLine()
-		l.add(grammar.Thinking.Prefix())
-		text, cont := wr.text(e.Text, LimitThinking, "thinking", e)
-		l.add(text)
+		l, cont := wr.textLine(grammar.Thinking, LimitThinking, "thinking", e)
 		if e.Signature != "" {
 			sig := e.Signature
 			if !wr.same && utf8.RuneCountInString(sig) > LimitSig {
@@ -415,11 +452,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		wr.emit(l, nil)
 		wr.dropExtras(e)
 	case model.KindStatus:
-		l := wr.newLine()
-		text, cont := wr.text(e.Text, LimitAgent, "status text", e)
-		l.add("# status: " + text)
-		wr.meta(l, e, nil)
-		wr.emit(l, cont)
+		wr.noteLine("status", "status text", e)
 	case model.KindCompaction:
 		l := wr.newLine()
 		l.begin(grammar.Lifecycle.Prefix(), grammar.VerbCompact)
@@ -451,11 +484,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		}
 		wr.emit(l, nil)
 	case model.KindSystem:
-		l := wr.newLine()
-		text, cont := wr.text(e.Text, LimitAgent, "system text", e)
-		l.add("# system: " + text)
-		wr.meta(l, e, nil)
-		wr.emit(l, cont)
+		wr.noteLine("system", "system text", e)
 		if e.Name != "" && !wr.same {
 			wr.rep.Lose(model.LossDroppedField, "system.name", "the kind of a system message ("+e.Name+"; rlog writes # system:)", e.Loc)
 		}
@@ -697,14 +726,7 @@ func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 		l.kv(grammar.KeyMessageID, wordless(e.MessageID))
 	}
 	if u != nil {
-		l.kv(grammar.KeyTokensIn, strconv.FormatInt(u.Input, 10))
-		l.kv(grammar.KeyTokensOut, strconv.FormatInt(u.Output, 10))
-		if u.CacheRead > 0 {
-			l.kv(grammar.KeyTokensCached, strconv.FormatInt(u.CacheRead, 10))
-		}
-		if u.CacheCreate > 0 {
-			l.kv(grammar.KeyTokensCacheCreate, strconv.FormatInt(u.CacheCreate, 10))
-		}
+		l.tokens(u, false)
 	}
 	if wr.same {
 		for _, k := range extraKeys {
@@ -1221,14 +1243,7 @@ func (wr *writer) end(e *model.Event) {
 		if h.Totals == nil {
 			wr.rep.Lose(model.LossSynthesized, "header.totals", "token totals summed from the messages' usage (the source states none; readers take them as the session's)", model.Loc{})
 		}
-		l.addPair(grammar.KeyTokensIn, strconv.FormatInt(tot.Input, 10))
-		l.addPair(grammar.KeyTokensOut, strconv.FormatInt(tot.Output, 10))
-		if tot.CacheRead > 0 {
-			l.addPair(grammar.KeyTokensCached, strconv.FormatInt(tot.CacheRead, 10))
-		}
-		if tot.CacheCreate > 0 {
-			l.addPair(grammar.KeyTokensCacheCreate, strconv.FormatInt(tot.CacheCreate, 10))
-		}
+		l.tokens(&tot, true)
 	}
 	if h.CostUSD != nil {
 		// Every digit the source has (0.0653 stays 0.0653).

@@ -31,7 +31,7 @@ const Name = "trajectory"
 // by the time the sink's End is called.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name, AgentName: "autopilot"}
-	err := model.Document{
+	return model.Document{
 		Format: "trajectory",
 		List:   "steps",
 		Elem: func(i int, b []byte, loc model.Loc) error {
@@ -68,11 +68,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			return sink.Event(h, ev)
 		},
 		Root: func(key string, v json.RawMessage) { rootField(h, key, v, rep) },
-	}.Read(r, rep)
-	if err != nil {
-		return err
-	}
-	return sink.End(h)
+	}.ReadTo(r, rep, sink, h)
 }
 
 // readInPlace is false only in the tests, which hold reading in place to

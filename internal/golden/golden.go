@@ -20,12 +20,35 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/*.txtar with what the code makes now")
+var update = flag.Bool("update", false, "rewrite the golden files (txtar archives and plain golden files) with what the code makes now")
 
 // Updating reports whether the test runs with -update: a test that keeps
 // a generated part of another file (a document's examples) rewrites it
 // then instead of failing.
 func Updating() bool { return *update }
+
+// CheckFile compares got with the golden file at path, an output kept as
+// a file of its own (a converted session, a data document); under -update
+// it writes the file instead, its folder made.
+func CheckFile(t testing.TB, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run the test with -update to write it)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("%s differs (run the test with -update to accept the new output):\n--- want\n%s--- got\n%s", path, want, got)
+	}
+}
 
 // Archive is one parsed txtar archive.
 type Archive struct {

@@ -38,17 +38,13 @@ func (s *Set) AddHash(h uint64) bool {
 	if 4*(s.n+1) > 3*len(s.slots) {
 		s.grow()
 	}
-	mask := uint64(len(s.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case h:
-			return false
-		case 0:
-			s.slots[i] = h
-			s.n++
-			return true
-		}
+	p := s.slot(h)
+	if *p == h {
+		return false
 	}
+	*p = h
+	s.n++
+	return true
 }
 
 // HasHash reports whether a hash is in the set.
@@ -59,13 +55,16 @@ func (s *Set) HasHash(h uint64) bool {
 	if len(s.slots) == 0 {
 		return false
 	}
+	return *s.slot(h) == h
+}
+
+// slot is the slot that holds h, or the empty one where h goes: the set
+// has slots, and one at least is empty.
+func (s *Set) slot(h uint64) *uint64 {
 	mask := uint64(len(s.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
-		switch s.slots[i] {
-		case h:
-			return true
-		case 0:
-			return false
+		if c := s.slots[i]; c == h || c == 0 {
+			return &s.slots[i]
 		}
 	}
 }

@@ -9,27 +9,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin/standintest"
 )
 
-func post(t *testing.T, url, body string) *http.Response {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
-}
+func post(t *testing.T, url, body string) *http.Response { return standintest.Post(t, url, body, nil) }
 
-func start(t *testing.T, rules []Rule) *StandIn {
-	t.Helper()
-	s, err := Start(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+func start(t *testing.T, rules []Rule) *StandIn { return standintest.Start(t, Start, rules) }
 
 // sse reads a stream of server-sent events: names and data.
 func sse(t *testing.T, r io.Reader) (names []string, data []map[string]any) {

@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
@@ -14,16 +13,10 @@ import (
 // session the CLI named without writing its transcript, a record type the
 // records package does not know, a file expected that is not there.
 func Check(s *Scenario, res *Results, dir string) []string {
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	if len(res.Steps) != len(s.Steps) {
-		add("%d runs recorded, the scenario has %d", len(res.Steps), len(s.Steps))
-	}
-	project := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Work()))
-	for i, r := range res.Steps {
-		if i >= len(s.Steps) {
-			break
-		}
+	var problems harness.Problems
+	add := problems.Add
+	project := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Dir().Work()))
+	harness.CheckRuns(&problems, res, len(s.Steps), func(i int, r StepResult) {
 		var out struct {
 			Type      string `json:"type"`
 			IsError   bool   `json:"is_error"`
@@ -31,7 +24,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		}
 		if err := json.Unmarshal(r.Output, &out); err != nil || out.Type != "result" {
 			add("run %d printed no result (exit code %d): %s", i+1, r.ExitCode, harness.Excerpt(r.Stderr, 300))
-			continue
+			return
 		}
 		if want := s.Steps[i].Fails; out.IsError != want || (r.ExitCode != 0) != want {
 			add("run %d: is_error %v, exit code %d; the scenario expects it to fail: %v (%s)", i+1, out.IsError, r.ExitCode, want, harness.Excerpt(r.Stderr, 300))
@@ -39,20 +32,13 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		if !harness.IsFile(filepath.Join(project, out.SessionID+".jsonl")) {
 			add("run %d: no transcript for session %s in %s", i+1, out.SessionID, project)
 		}
-	}
-	problems = append(problems, harness.ScriptProblems(res.Unscripted, res.Unused, RequestsName)...)
+	})
 	for _, pattern := range s.Expect {
 		if m, _ := filepath.Glob(filepath.Join(project, pattern)); len(m) == 0 {
 			add("no file %s in %s", pattern, project)
 		}
 	}
 	inv, err := TakeInventory(filepath.Join(dir, ConfigDirName))
-	if err != nil {
-		add("reading the transcripts: %v", err)
-		return problems
-	}
-	for _, u := range inv.Unknown(vocabulary.Known) {
-		add("%s is not in convert/claude/records", u)
-	}
+	problems.CheckNames(inv, err, "transcripts", vocabulary.Known, "convert/claude/records")
 	return problems
 }

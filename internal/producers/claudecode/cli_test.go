@@ -1,17 +1,15 @@
 package claudecode
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // needCLI returns the pinned Claude Code and ccusage binaries named by
@@ -33,7 +31,7 @@ func TestScenariosWithTheRealCLI(t *testing.T) {
 	claude, ccusage := needCLI(t)
 	dir := t.TempDir()
 	recs := RecordAll(context.Background(), claude, ccusage, dir, 3, true)
-	harness.EachRecording(t, recs, (*Scenario).name, func(r *Results) string { return r.Version }, Version, func(t *testing.T, s *Scenario) {
+	harness.EachRecording(t, recs, (*Scenario).name, Version, func(t *testing.T, s *Scenario) {
 		for _, end := range s.Ends {
 			checkResume(t, claude, s, filepath.Join(dir, s.Name), end)
 		}
@@ -57,7 +55,7 @@ func checkResume(t *testing.T, claude string, s *Scenario, dir, end string) {
 		}
 	}
 	want := anthropic.AppendTurn(anthropic.Conversation(req), anthropic.AnswerTurn(reply))
-	transcript := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Work()), sum.Session+".jsonl")
+	transcript := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Dir().Work()), sum.Session+".jsonl")
 	res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: transcript})
 	if err != nil {
 		t.Fatal(err)
@@ -65,11 +63,10 @@ func checkResume(t *testing.T, claude string, s *Scenario, dir, end string) {
 	if res.Run.ExitCode != 0 {
 		t.Fatalf("resuming %s: exit code %d: %s", sum.Session, res.Run.ExitCode, res.Run.Stderr)
 	}
-	got := res.Conversation
-	if n := len(got); n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
+	got, ok := standin.WithoutPrompt(res.Conversation, "Go on.")
+	if !ok {
 		t.Fatalf("resuming %s: the conversation does not end with the new prompt: %v", sum.Session, got)
 	}
-	got = dropNewPrompt(got)
 	if s.Steps[len(s.Steps)-1].Interrupt && len(got) > len(want) {
 		// An interrupted session goes on past the last request: the
 		// refused call's result and the interruption.
@@ -80,46 +77,16 @@ func checkResume(t *testing.T, claude string, s *Scenario, dir, end string) {
 	}
 }
 
-// dropNewPrompt removes the resumed run's prompt, the last part of the
-// last (user) turn, and the turn when nothing else is in it.
-func dropNewPrompt(turns []anthropic.Turn) []anthropic.Turn {
-	out := append([]anthropic.Turn(nil), turns...)
-	last := out[len(out)-1]
-	if len(last.Parts) == 1 {
-		return out[:len(out)-1]
-	}
-	out[len(out)-1] = anthropic.Turn{Role: last.Role, Parts: last.Parts[:len(last.Parts)-1]}
-	return out
-}
-
 // requestAnsweredBy finds the request a rule answered in a recording made
 // with bodies: its summary and its whole body.
 func requestAnsweredBy(t *testing.T, dir, rule string) (RequestSummary, []byte) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, RequestsName))
+	sum, p := harness.RequestAnsweredBy(t, dir, rule, func(s RequestSummary) (string, int) { return s.Rule, s.Seq })
+	body, err := os.ReadFile(p + ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var found *RequestSummary
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var s RequestSummary
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			t.Fatal(err)
-		}
-		if s.Rule == rule {
-			found = &s
-		}
-	}
-	if found == nil {
-		t.Fatalf("no request was answered by rule %s", rule)
-	}
-	body, err := os.ReadFile(filepath.Join(dir, "bodies", fmt.Sprintf("%03d.json", found.Seq)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return *found, body
+	return sum, body
 }
 
 // TestResumeAnyTranscript resumes a committed transcript as it is and
@@ -140,7 +107,7 @@ func TestResumeAnyTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	moved := filepath.Join(t.TempDir(), "moved.jsonl")
-	data = bytes.ReplaceAll(data, []byte(`"cwd":"`+s.Work()+`"`), []byte(`"cwd":"/home/someone/project"`))
+	data = bytes.ReplaceAll(data, []byte(`"cwd":"`+s.Dir().Work()+`"`), []byte(`"cwd":"/home/someone/project"`))
 	if err := os.WriteFile(moved, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

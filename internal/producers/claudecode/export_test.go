@@ -17,6 +17,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // exportSources are the sessions TestExportsResume converts to Claude
@@ -105,21 +106,8 @@ func TestExportsResume(t *testing.T) {
 			if said := strings.Contains(rep.Text(), "Claude Code drops it when resuming"); said != (orphans > 0) {
 				t.Errorf("%d tool results without their call; the loss report says so: %v\n%s", orphans, said, rep.Text())
 			}
-			res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: out})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Run.ExitCode != 0 {
-				t.Fatalf("claude --resume exit code %d: %s\nthe export's loss report:\n%s", res.Run.ExitCode, res.Run.Stderr, rep.Text())
-			}
-			if strings.Contains(res.Run.Stderr, "parentUuid") {
-				t.Errorf("the CLI warns: %s", res.Run.Stderr)
-			}
-			got := res.Conversation
-			if n := len(got); n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
-				t.Fatalf("the conversation does not end with the new prompt: %v", got)
-			}
-			if missing := missingParts(want, dropNewPrompt(got)); missing != "" {
+			got, resumed := resumeExport(t, claude, out, "the export's loss report:\n"+rep.Text())
+			if missing := missingParts(want, resumed); missing != "" {
 				t.Errorf("the resumed conversation lacks the source's %s\nit is:\n%s\nthe export's loss report:\n%s", missing, describe(got), rep.Text())
 			}
 			if len(want) == 0 {
@@ -127,6 +115,30 @@ func TestExportsResume(t *testing.T) {
 			}
 		})
 	}
+}
+
+// resumeExport resumes an export with the CLI and returns the
+// conversation the CLI sent, whole and without the new prompt. A run that
+// failed or a conversation that does not end with the prompt fails t
+// (reports says what the conversions reported), a warning about the
+// records' links is an error.
+func resumeExport(t *testing.T, claude, export, reports string) (got, resumed []anthropic.Turn) {
+	t.Helper()
+	res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: export})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run.ExitCode != 0 {
+		t.Fatalf("claude --resume exit code %d: %s\n%s", res.Run.ExitCode, res.Run.Stderr, reports)
+	}
+	if strings.Contains(res.Run.Stderr, "parentUuid") {
+		t.Errorf("the CLI warns: %s", res.Run.Stderr)
+	}
+	resumed, ok := standin.WithoutPrompt(res.Conversation, "Go on.")
+	if !ok {
+		t.Fatalf("the conversation does not end with the new prompt: %v", res.Conversation)
+	}
+	return res.Conversation, resumed
 }
 
 // copyTranscript copies the recorded transcript p, with its folder of
@@ -189,21 +201,8 @@ func TestExportsResumeThroughEveryFormat(t *testing.T) {
 				out := filepath.Join(dir, "export.jsonl")
 				back := convertFile(t, mid, f, convert.Claude, out)
 				want, _ := resumable(t, transcript, convert.Claude)
-				res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: out})
-				if err != nil {
-					t.Fatal(err)
-				}
 				reports := "claude -> " + string(f) + ":\n" + there.Text() + "\n" + string(f) + " -> claude:\n" + back.Text()
-				if res.Run.ExitCode != 0 {
-					t.Fatalf("claude --resume exit code %d: %s\n%s", res.Run.ExitCode, res.Run.Stderr, reports)
-				}
-				if strings.Contains(res.Run.Stderr, "parentUuid") {
-					t.Errorf("the CLI warns: %s", res.Run.Stderr)
-				}
-				got := res.Conversation
-				if n := len(got); n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
-					t.Fatalf("the conversation does not end with the new prompt: %v", got)
-				}
+				got, resumed := resumeExport(t, claude, out, reports)
 				// The reports that say what the round trip loses: an rlog's
 				// cuts are made whole again from its companion.
 				said := []*model.Report{there, back}
@@ -211,7 +210,7 @@ func TestExportsResumeThroughEveryFormat(t *testing.T) {
 					said = said[1:]
 				}
 				missing := map[string]bool{}
-				for _, w := range allMissingParts(want, dropNewPrompt(got)) {
+				for _, w := range allMissingParts(want, resumed) {
 					missing[partSubjects[w.Type+" "+w.Role]] = true
 					if !namesPart(w, said...) {
 						t.Errorf("the resumed conversation lacks the transcript's %s, and no loss report names it\nthe conversation:\n%s%s", w, describe(got), reports)

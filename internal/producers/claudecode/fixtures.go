@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
@@ -27,13 +26,11 @@ func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, b
 	}, Check)
 }
 
-func (s *Scenario) name() string { return s.Name }
+func (s *Scenario) name() string                  { return s.Name }
+func (s *Scenario) heading() (name, about string) { return s.Name, s.About }
 
 // ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) {
-	var res Results
-	return &res, harness.ReadJSON(filepath.Join(dir, ResultsName), &res)
-}
+func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
 
 // Readme is the README.md of a version's recordings in dir, made from the
 // scenarios and what was recorded, so that it is always what the folder
@@ -54,32 +51,25 @@ func Readme(dir, version string) ([]byte, error) {
 	p("A scenario's folder holds:\n\n")
 	p("- `%s/projects/%s/`: what the CLI wrote under `~/.claude/projects/` (a Claude config folder):\n", ConfigDirName, ProjectDirName("/tmp/rlog-producers/claude/SCENARIO/work"))
 	p("  `SESSION.jsonl`, `SESSION/subagents/agent-ID.jsonl` with `agent-ID.meta.json`, `SESSION/tool-results/ID.txt`;\n")
-	p("- `%s`: the CLI's version and, for each run, its arguments, exit code and JSON result\n", ResultsName)
+	p("- `%s`: the CLI's version and, for each run, its arguments, exit code and JSON result\n", harness.ResultsName)
 	p("  (`usage`, `modelUsage`, `total_cost_usd`: the CLI's own accounting);\n")
-	p("- `%s`: every request the stand-in received, in brief (which rule answered, the last message, the answer);\n", RequestsName)
-	p("- `%s`: ccusage %s's `claude session --json --offline -z UTC` on `%s/`.\n\n", CCUsageName, harness.CCUsageVersion, ConfigDirName)
+	p("- `%s`: every request the stand-in received, in brief (which rule answered, the last message, the answer);\n", harness.RequestsName)
+	p("- `%s`: ccusage %s's `claude session --json --offline -z UTC` on `%s/`.\n\n", harness.CCUsageName, harness.CCUsageVersion, ConfigDirName)
 	p("## Scenarios\n\n")
-	total := harness.NewInventory(RecordType, AttachmentType, SystemSubtype)
-	for _, s := range Scenarios {
-		sdir := filepath.Join(dir, s.Name)
-		res, err := ReadResults(sdir)
-		if err != nil {
-			return nil, err
-		}
-		inv, err := TakeInventory(filepath.Join(sdir, ConfigDirName))
-		if err != nil {
-			return nil, err
-		}
-		total.Add(inv)
-		p("### %s\n\n%s\n\n", s.Name, s.About)
-		for i, r := range res.Steps {
-			stdin := ""
-			if i < len(s.Steps) && s.Steps[i].Input != nil {
-				stdin = ", the prompt as stream-json on stdin"
+	total, err := harness.WriteScenarios(&b, dir, Scenarios, (*Scenario).heading, ConfigDirName, TakeInventory,
+		[]string{RecordType, AttachmentType, SystemSubtype}, func(s *Scenario, _ string, res *Results, inv *harness.Inventory) error {
+			for i, r := range res.Steps {
+				stdin := ""
+				if i < len(s.Steps) && s.Steps[i].Input != nil {
+					stdin = ", the prompt as stream-json on stdin"
+				}
+				p("%d. `claude %s`%s\n", i+1, harness.ShellWords(r.Args), stdin)
 			}
-			p("%d. `claude %s`%s\n", i+1, harness.ShellWords(r.Args), stdin)
-		}
-		p("\n%s, %d records: %s.\n\n", harness.Plural(inv.Files, "transcript file"), harness.Sum(inv.Kinds[RecordType]), harness.Counts(inv.Kinds[RecordType]))
+			p("\n%s, %d records: %s.\n\n", harness.Plural(inv.Files, "transcript file"), harness.Sum(inv.Kinds[RecordType]), harness.Counts(inv.Kinds[RecordType]))
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	p("## What %s wrote, over all scenarios\n\n", version)
 	p("Every type is listed, with what it holds, in convert/claude/records.\n\n")

@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,59 +24,28 @@ var pinnedFixtures = filepath.Join("..", "..", "..", FixturesDir, Version)
 // the stand-in's summary and ccusage's figures present, nothing the
 // records package does not know, and the README what the recordings are.
 func TestFixturesAreComplete(t *testing.T) {
-	for _, s := range Scenarios {
-		t.Run(s.Name, func(t *testing.T) {
-			dir := filepath.Join(pinnedFixtures, s.Name)
-			res, err := ReadResults(dir)
-			if err != nil {
-				t.Fatalf("%v (record again: go run ./internal/producers/cmd/record claude)", err)
-			}
-			if res.Scenario != s.Name || res.Version != Version {
-				t.Errorf("results.json is of scenario %q, version %q", res.Scenario, res.Version)
-			}
-			for _, p := range Check(s, res, dir) {
-				t.Error(p)
-			}
+	harness.EachFixture(t, pinnedFixtures, Scenarios, (*Scenario).name, Version, "go run ./internal/producers/cmd/record claude", Check,
+		func(t *testing.T, s *Scenario, dir string, res *Results) {
 			n := 0
-			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, RequestsName)) {
+			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
 				if r.Rule != "" {
 					n++
 				}
 			}
 			if n == 0 {
-				t.Errorf("%s: no request answered by a rule", RequestsName)
+				t.Errorf("%s: no request answered by a rule", harness.RequestsName)
 			}
-			usage, err := os.ReadFile(filepath.Join(dir, CCUsageName))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var cc struct {
-				Sessions []struct {
-					SessionID   string
-					TotalTokens int
-				}
-			}
-			if err := json.Unmarshal(usage, &cc); err != nil {
-				t.Fatalf("%s: %v", CCUsageName, err)
-			}
-			if len(cc.Sessions) == 0 || cc.Sessions[0].TotalTokens == 0 {
-				t.Errorf("%s counts no session or no tokens: %s", CCUsageName, usage)
+			if cc := harness.ReadCCUsage(t, dir); len(cc) == 0 || cc[0].TotalTokens == 0 {
+				t.Errorf("%s counts no session or no tokens: %+v", harness.CCUsageName, cc)
 			}
 		})
-	}
 }
 
 // TestRecordsPackageIsExact: every type marked Recorded in
 // convert/claude/records appears in the fixtures (and Check, above, holds
 // every type in the fixtures to be listed there).
 func TestRecordsPackageIsExact(t *testing.T) {
-	inv, err := inventoryOf(pinnedFixtures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range vocabulary.Mismatches(inv) {
-		t.Error(p)
-	}
+	harness.CheckVocabulary(t, vocabulary, inventoryOf, pinnedFixtures)
 	if records.Version != Version {
 		t.Errorf("records.Version %s, the pinned version %s", records.Version, Version)
 	}

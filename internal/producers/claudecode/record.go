@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,67 +15,39 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
-// The files a recorded scenario holds, beside its claude/ folder (a Claude
-// config folder: claude/projects/ENCODED-CWD/ as the CLI wrote it).
-const (
-	ConfigDirName = "claude"
-	ResultsName   = "results.json"   // Results: the version, each step's arguments and JSON
-	RequestsName  = "requests.jsonl" // one RequestSummary a line
-	CCUsageName   = "ccusage.json"   // ccusage claude session --json --offline -z UTC
-)
+// ConfigDirName is the folder of a recorded scenario holding what the CLI
+// wrote (a Claude config folder: claude/projects/ENCODED-CWD/), beside
+// harness.ResultsName (each step's arguments and JSON), harness.RequestsName
+// (one RequestSummary a line) and harness.CCUsageName (ccusage claude
+// session --json --offline -z UTC).
+const ConfigDirName = "claude"
 
-// Results is what a scenario's runs gave.
-type Results struct {
-	Scenario string       `json:"scenario"`
-	Version  string       `json:"version"` // claude --version
-	Steps    []StepResult `json:"steps"`
-	// Unused names rules that never answered; Unscripted lists the
-	// sequence numbers of Messages requests no rule matched.
-	Unused     []string `json:"unused,omitempty"`
-	Unscripted []int    `json:"unscripted,omitempty"`
-}
-
-// scenarioJob is the input of the sandbox job that runs a scenario.
-type scenarioJob struct {
-	Scenario string // a name in Scenarios
-	Binary   string // the claude binary
-	CCUsage  string // the ccusage binary, "" to skip its figures
-	Out      string // the folder to write the recording into (outside the sandbox root)
-	Bodies   bool   // also write each request's whole body into Out/bodies/
-}
+// Results is what a scenario's runs gave (the version: claude --version;
+// Unscripted: the Messages requests no rule matched).
+type Results = harness.Results[StepResult]
 
 const scenarioJobName = "claude-code/scenario"
 
-func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
+func init() { sandbox.Register(scenarioJobName, sandbox.JobOf(runScenarioJob)) }
 
 // Record runs scenario s with the claude binary in a sandbox and writes
 // its recording into out (which must not exist yet): the claude/ tree,
 // results.json, requests.jsonl, and ccusage.json when ccusage is given.
 func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
-	var missing error
-	if binary == "" {
-		missing = fmt.Errorf("no claude binary: set %s", BinaryEnv)
-	}
-	job := scenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
-	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
-		&job, &job.Binary, &job.CCUsage, &job.Out)
+	job := harness.ScenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out,
+		job.Missing("claude", BinaryEnv), &job, job.Paths()...)
 }
 
-func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
-	var job scenarioJob
-	if err := json.Unmarshal(input, &job); err != nil {
-		return nil, err
-	}
+func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 	s := ScenarioNamed(job.Scenario)
 	if s == nil {
 		return nil, fmt.Errorf("no scenario %q", job.Scenario)
 	}
-	for _, d := range []string{s.Home(), s.Work(), s.Tmp()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	if err := harness.MakeDirs(s.Dir().Home(), s.Dir().Work(), s.Dir().Tmp()); err != nil {
+		return nil, err
 	}
-	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
+	if err := harness.WriteFiles(s.Dir().Work(), s.Files); err != nil {
 		return nil, err
 	}
 	api, err := anthropic.Start(s.Rules)
@@ -86,13 +57,13 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 	defer api.Close()
 
 	res := Results{Scenario: s.Name}
-	if res.Version, err = cliVersion(ctx, job.Binary, s.Home()); err != nil {
+	if res.Version, err = cliVersion(ctx, job.Binary, s.Dir().Home()); err != nil {
 		return nil, err
 	}
-	envv := env(s.Home(), s.Tmp(), api.URL())
+	envv := env(s.Dir().Home(), s.Dir().Tmp(), api.URL())
 	prev := ""
 	for i := range s.Steps {
-		r := runCLI(ctx, job.Binary, s.Work(), envv, s.stepArgs(i, prev), s.Steps[i])
+		r := runCLI(ctx, job.Binary, s.Dir().Work(), envv, s.stepArgs(i, prev), s.Steps[i])
 		res.Steps = append(res.Steps, r)
 		if id := r.sessionID(); id != "" {
 			prev = id
@@ -107,26 +78,20 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 		return nil, err
 	}
 	config := filepath.Join(job.Out, ConfigDirName)
-	projects := filepath.Join(s.Home(), ".claude", "projects")
+	projects := filepath.Join(s.Dir().Home(), ".claude", "projects")
 	if err := harness.CopyTree(projects, filepath.Join(config, "projects")); err != nil {
 		return nil, fmt.Errorf("copying what the CLI wrote: %w", err)
 	}
-	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
+	if err := harness.WriteResults(job.Out, &res, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
-		p, _, _ := strings.Cut(ex.Path, "?")
-		return sum, p == "/v1/messages" && sum.Rule == ""
-	})
-	if err != nil {
-		return nil, err
-	}
-	res.Unscripted = append(res.Unscripted, unscripted...)
-	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+		return sum, ex.URLPath() == "/v1/messages" && sum.Rule == ""
+	}); err != nil {
 		return nil, err
 	}
 	// ccusage reads the Claude config folder the transcripts were copied to.
 	if err := harness.WriteCCUsage(ctx, job.CCUsage,
-		[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CLAUDE_CONFIG_DIR=" + config},
-		[]string{"claude", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName)); err != nil {
+		[]string{"HOME=" + s.Dir().Join("ccusage-home"), "CLAUDE_CONFIG_DIR=" + config},
+		[]string{"claude", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, harness.CCUsageName)); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -5,10 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
 // A ResumeRequest asks to resume a Claude Code transcript with the real
@@ -36,23 +35,15 @@ type ResumeRequest struct {
 	Prompt string // the next prompt; "Go on." by default
 }
 
-// Resumed is what resuming gave: the CLI's run, and what the stand-in
-// received, the conversation the CLI rebuilt from the transcript first.
-type Resumed struct {
-	Version string
-	Run     StepResult
-	// Conversation is the conversation of the first Messages request,
-	// the resumed transcript followed by the new prompt.
-	Conversation []anthropic.Turn
-	// Requests are the bodies of every Messages request, in order.
-	Requests []json.RawMessage
-}
+// Resumed is what resuming gave (the requests to the model are Messages
+// requests).
+type Resumed = harness.Resumed[StepResult]
 
 // ResumeAnswer is what the stand-in answers a resumed session.
 const ResumeAnswer = "Resumed."
 
 // resumeDir is the fixed folder a resume runs under, in the sandbox.
-var resumeDir = path.Join(sandbox.Root, "claude", "resume")
+var resumeDir = harness.FolderOf("claude", "resume")
 
 type resumeJob struct {
 	ResumeRequest
@@ -63,7 +54,7 @@ type resumeJob struct {
 
 const resumeJobName = "claude-code/resume"
 
-func init() { sandbox.Register(resumeJobName, runResumeJob) }
+func init() { sandbox.Register(resumeJobName, sandbox.JobOf(runResumeJob)) }
 
 // Resume plants r.Transcript and resumes it with the claude binary in a
 // sandbox. It fails when the CLI cannot be run; a CLI that refuses the
@@ -84,15 +75,7 @@ func Resume(ctx context.Context, binary string, r ResumeRequest) (*Resumed, erro
 	if job.SessionID == "" {
 		job.SessionID = strings.TrimSuffix(filepath.Base(r.Transcript), ".jsonl")
 	}
-	if job.Cwd == "" {
-		job.Cwd = path.Join(resumeDir, "work")
-		if strings.HasPrefix(meta.Cwd, sandbox.Root+"/") {
-			job.Cwd = meta.Cwd
-		}
-	}
-	if job.Prompt == "" {
-		job.Prompt = "Go on."
-	}
+	harness.ResumeDefaults(&job.Cwd, &job.Prompt, meta.Cwd, resumeDir)
 	sessionDir := strings.TrimSuffix(r.Transcript, ".jsonl")
 	if st, err := os.Stat(sessionDir); err == nil && st.IsDir() {
 		err := filepath.WalkDir(sessionDir, func(p string, d os.DirEntry, err error) error {
@@ -137,20 +120,14 @@ func transcriptMeta(data []byte) (m struct{ SessionID, Cwd string }) {
 	return m
 }
 
-func runResumeJob(ctx context.Context, input json.RawMessage) (any, error) {
-	var job resumeJob
-	if err := json.Unmarshal(input, &job); err != nil {
-		return nil, err
-	}
+func runResumeJob(ctx context.Context, job resumeJob) (any, error) {
 	if job.SessionID == "" || strings.ContainsAny(job.SessionID, "/\\") || job.SessionID[0] == '.' {
 		return nil, fmt.Errorf("cannot plant a session called %q", job.SessionID)
 	}
-	home, tmp := path.Join(resumeDir, "home"), path.Join(resumeDir, "tmp")
+	home, tmp := resumeDir.Home(), resumeDir.Tmp()
 	project := filepath.Join(home, ".claude", "projects", ProjectDirName(job.Cwd))
-	for _, d := range []string{job.Cwd, tmp, project} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	if err := harness.MakeDirs(job.Cwd, tmp, project); err != nil {
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(project, job.SessionID+".jsonl"), job.Transcript, 0o600); err != nil {
 		return nil, err
@@ -170,21 +147,15 @@ func runResumeJob(ctx context.Context, input json.RawMessage) (any, error) {
 	}
 	args := []string{"-p", job.Prompt, "--output-format", "json", "--resume", job.SessionID}
 	out.Run = runCLI(ctx, job.Binary, job.Cwd, env(home, tmp, api.URL()), args, Step{})
-	for _, ex := range api.Exchanges() {
-		if p, _, _ := strings.Cut(ex.Path, "?"); p != "/v1/messages" {
-			continue
+	err = out.Collect(api.Exchanges(), "/v1/messages", out.Run.ExitCode, func(ex standin.Exchange) ([]standin.Turn, error) {
+		req, err := anthropic.ParseRequest(ex.Body)
+		if err != nil {
+			return nil, err
 		}
-		out.Requests = append(out.Requests, json.RawMessage(ex.Body))
-		if out.Conversation == nil {
-			req, err := anthropic.ParseRequest(ex.Body)
-			if err != nil {
-				return nil, fmt.Errorf("the CLI's first request: %w", err)
-			}
-			out.Conversation = anthropic.Conversation(req)
-		}
-	}
-	if out.Conversation == nil && out.Run.ExitCode == 0 {
-		return nil, errors.New("the CLI succeeded without asking the stand-in anything")
+		return anthropic.Conversation(req), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

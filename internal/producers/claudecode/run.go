@@ -58,25 +58,12 @@ func (r StepResult) sessionID() string {
 // permission requests are answered as the step says, and stdin closes
 // when the CLI has printed its result.
 func runCLI(ctx context.Context, binary, dir string, envv, args []string, st Step) StepResult {
-	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = dir
-	cmd.Env = envv
-	var stdout, stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	var err error
-	if st.Input == nil {
-		cmd.Stdout = &stdout
-		err = cmd.Run()
-	} else {
-		err = converse(cmd, st, &stdout)
+	var conv func(cmd *exec.Cmd, stdout *bytes.Buffer) error
+	if st.Input != nil {
+		conv = func(cmd *exec.Cmd, stdout *bytes.Buffer) error { return converse(cmd, st, stdout) }
 	}
-	res := StepResult{Args: args, Stderr: stderr.String()}
-	code, note := harness.ExitCode(ctx, err, stepTimeout)
-	res.ExitCode, res.Stderr = code, res.Stderr+note
-	res.Output = lastResult(stdout.Bytes())
-	return res
+	stdout, stderr, code, note := harness.RunCLI(ctx, stepTimeout, dir, envv, binary, args, conv)
+	return StepResult{Args: args, ExitCode: code, Output: lastResult(stdout), Stderr: string(stderr) + note}
 }
 
 // converse runs a streaming step: it writes the step's messages, answers

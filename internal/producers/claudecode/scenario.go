@@ -3,10 +3,9 @@ package claudecode
 import (
 	"crypto/sha256"
 	"fmt"
-	"path"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
-	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // A Scenario is one scripted session: the files of the working directory,
@@ -47,15 +46,9 @@ type Step struct {
 	Fails bool
 }
 
-// Dir is the scenario's folder under the sandbox root: its home, working
-// directory and temporary folder are under it, the same on every run.
-func (s *Scenario) Dir() string { return path.Join(sandbox.Root, "claude", s.Name) }
-
-// Home, Work and Tmp are the CLI's HOME, working directory and
-// CLAUDE_CODE_TMPDIR.
-func (s *Scenario) Home() string { return path.Join(s.Dir(), "home") }
-func (s *Scenario) Work() string { return path.Join(s.Dir(), "work") }
-func (s *Scenario) Tmp() string  { return path.Join(s.Dir(), "tmp") }
+// Dir is the scenario's folder in the sandbox: its Home, Work and Tmp are
+// the CLI's HOME, working directory and CLAUDE_CODE_TMPDIR.
+func (s *Scenario) Dir() harness.Folder { return harness.FolderOf("claude", s.Name) }
 
 // sessionID is the fixed session id of step i (given with --session-id),
 // so that re-recording gives the same file names: a UUID made from the

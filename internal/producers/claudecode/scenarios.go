@@ -10,6 +10,7 @@ import (
 	"image/png"
 
 	a "github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // Scenarios are the scripted sessions the fixtures are recorded from, the
@@ -303,11 +304,4 @@ func pngImage(c color.RGBA) []byte {
 }
 
 // ScenarioNamed is the scenario called name, or nil.
-func ScenarioNamed(name string) *Scenario {
-	for _, s := range Scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
-}
+func ScenarioNamed(name string) *Scenario { return harness.Named(Scenarios, (*Scenario).name, name) }

@@ -11,10 +11,7 @@ import (
 // A RequestSummary is one request the stand-in received, in brief: enough
 // to see which turn it was and what answered it, small enough to commit.
 type RequestSummary struct {
-	Seq       int            `json:"seq"`
-	Method    string         `json:"method"`
-	Path      string         `json:"path"`
-	Status    int            `json:"status"`
+	harness.RequestHead
 	Session   string         `json:"session,omitempty"` // the session the CLI names (X-Claude-Code-Session-Id)
 	Rule      string         `json:"rule,omitempty"`    // "" for a request no rule matched
 	Hit       int            `json:"hit,omitempty"`
@@ -63,7 +60,7 @@ func summarizeBlocks(blocks []anthropic.Block) []BlockSummary {
 
 // summarize makes the summary of one exchange.
 func summarize(ex standin.Exchange) RequestSummary {
-	s := RequestSummary{Seq: ex.Seq, Method: ex.Method, Path: ex.Path, Status: ex.Status, Rule: ex.Rule, Hit: ex.Hit,
+	s := RequestSummary{RequestHead: harness.HeadOf(ex), Rule: ex.Rule, Hit: ex.Hit,
 		Session: ex.Header.Get("X-Claude-Code-Session-Id")}
 	if ans, ok := ex.Answer.(anthropic.Answer); ok {
 		s.Answer = summarizeBlocks(ans.Reply.Content)

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
@@ -14,15 +13,9 @@ import (
 // package does not know, and the CLI's own accounting disagreeing with
 // itself (the usage records' sum against its last reported total).
 func Check(s *Scenario, res *Results, dir string) []string {
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	if len(res.Steps) != len(s.Steps) {
-		add("%d runs recorded, the scenario has %d", len(res.Steps), len(s.Steps))
-	}
-	for i, r := range res.Steps {
-		if i >= len(s.Steps) {
-			break
-		}
+	var problems harness.Problems
+	add := problems.Add
+	harness.CheckRuns(&problems, res, len(s.Steps), func(i int, r StepResult) {
 		failed := r.ExitCode != 0 || r.has("turn.failed")
 		switch {
 		case r.ThreadID() == "":
@@ -32,8 +25,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		case !failed && !r.has("turn.completed"):
 			add("run %d completed no turn", i+1)
 		}
-	}
-	problems = append(problems, harness.ScriptProblems(res.Unscripted, res.Unused, RequestsName)...)
+	})
 	home := filepath.Join(dir, CodexHomeName)
 	tokens, err := CountTokens(home, res.Steps)
 	if err != nil {
@@ -57,13 +49,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		}
 	}
 	inv, err := TakeInventory(home)
-	if err != nil {
-		add("reading the rollouts: %v", err)
-		return problems
-	}
-	for _, u := range inv.Unknown(vocabulary.Known) {
-		add("%s is not in convert/codex/records", u)
-	}
+	problems.CheckNames(inv, err, "rollouts", vocabulary.Known, "convert/codex/records")
 	return problems
 }
 

@@ -1,11 +1,8 @@
 package codex
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +29,7 @@ func TestScenariosWithTheRealCLI(t *testing.T) {
 	codex, ccusage := needCLI(t)
 	dir := t.TempDir()
 	recs := RecordAll(context.Background(), codex, ccusage, dir, 4, true)
-	harness.EachRecording(t, recs, (*Scenario).name, func(r *Results) string { return r.Version }, Version, func(t *testing.T, s *Scenario) {
+	harness.EachRecording(t, recs, (*Scenario).name, Version, func(t *testing.T, s *Scenario) {
 		if s.Ends != "" {
 			checkResume(t, codex, s, filepath.Join(dir, s.Name))
 		}
@@ -67,15 +64,9 @@ func checkResume(t *testing.T, codex string, s *Scenario, dir string) {
 	if res.Run.ExitCode != 0 {
 		t.Fatalf("resuming %s: exit code %d: %s", sum.Thread, res.Run.ExitCode, res.Run.Stderr)
 	}
-	got := res.Conversation
-	n := len(got)
-	if n == 0 || got[n-1].Role != "user" || got[n-1].Parts[len(got[n-1].Parts)-1].Text != "Go on." {
+	got, ok := standin.WithoutPrompt(res.Conversation, "Go on.")
+	if !ok {
 		t.Fatalf("resuming %s: the conversation does not end with the new prompt: %v", sum.Thread, got)
-	}
-	if last := got[n-1]; len(last.Parts) == 1 {
-		got = got[:n-1]
-	} else {
-		got = append(got[:n-1:n-1], standin.Turn{Role: last.Role, Parts: last.Parts[:len(last.Parts)-1]})
 	}
 	if d := standin.DiffConversations(want, got); d != "" {
 		t.Errorf("resuming thread %s (ended by rule %s) gives another conversation: %s", sum.Thread, s.Ends, d)
@@ -86,26 +77,7 @@ func checkResume(t *testing.T, codex string, s *Scenario, dir string) {
 // with bodies: its summary, body and headers.
 func requestAnsweredBy(t *testing.T, dir, rule string) (RequestSummary, []byte, map[string][]string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, RequestsName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var found *RequestSummary
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var s RequestSummary
-		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
-			t.Fatal(err)
-		}
-		if s.Rule == rule {
-			found = &s
-		}
-	}
-	if found == nil {
-		t.Fatalf("no request was answered by rule %s", rule)
-	}
-	p := filepath.Join(dir, "bodies", fmt.Sprintf("%03d", found.Seq))
+	sum, p := harness.RequestAnsweredBy(t, dir, rule, func(s RequestSummary) (string, int) { return s.Rule, s.Seq })
 	body, err := os.ReadFile(p + ".json")
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +86,7 @@ func requestAnsweredBy(t *testing.T, dir, rule string) (RequestSummary, []byte, 
 	if err := harness.ReadJSON(p+".headers.json", &header); err != nil {
 		t.Fatal(err)
 	}
-	return *found, body, header
+	return sum, body, header
 }
 
 // TestResumeAMovedRollout resumes a committed rollout as it is and again
@@ -134,7 +106,7 @@ func TestResumeAMovedRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	moved := filepath.Join(t.TempDir(), "exported.jsonl")
-	data = bytes.ReplaceAll(data, []byte(s.Work()), []byte("/home/someone/project"))
+	data = bytes.ReplaceAll(data, []byte(s.Dir().Work()), []byte("/home/someone/project"))
 	if err := os.WriteFile(moved, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

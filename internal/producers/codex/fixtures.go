@@ -26,13 +26,11 @@ func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, b
 	}, Check)
 }
 
-func (s *Scenario) name() string { return s.Name }
+func (s *Scenario) name() string                  { return s.Name }
+func (s *Scenario) heading() (name, about string) { return s.Name, s.About }
 
 // ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) {
-	var res Results
-	return &res, harness.ReadJSON(filepath.Join(dir, ResultsName), &res)
-}
+func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
 
 // ReadTokens reads a recorded scenario's tokens.json.
 func ReadTokens(dir string) (*Tokens, error) {
@@ -59,44 +57,37 @@ func Readme(dir, version string) ([]byte, error) {
 	p("A scenario's folder holds:\n\n")
 	p("- `%s/sessions/YYYY/MM/DD/rollout-TIME-THREAD.jsonl`: what the CLI wrote under CODEX_HOME, one\n", CodexHomeName)
 	p("  rollout per thread (a sub-agent's is its own);\n")
-	p("- `%s`: the CLI's version and, for each run, its arguments, exit code, `--json` events and stderr;\n", ResultsName)
-	p("- `%s`: every request the stand-in received, in brief (the agent asking, which rule answered, the\n", RequestsName)
+	p("- `%s`: the CLI's version and, for each run, its arguments, exit code, `--json` events and stderr;\n", harness.ResultsName)
+	p("- `%s`: every request the stand-in received, in brief (the agent asking, which rule answered, the\n", harness.RequestsName)
 	p("  last input items, the answer);\n")
 	p("- `%s`: the CLI's own accounting: for each rollout the sum of its `token_usage_record` lines (one per\n", TokensName)
 	p("  API response) and its last `token_count` total, and for each run its last `turn.completed` usage\n")
 	p("  (the main thread's running total);\n")
-	p("- `%s`: ccusage %s's `codex session --json --offline -z UTC` on `%s/` (it skips sub-agents' rollouts).\n\n", CCUsageName, harness.CCUsageVersion, CodexHomeName)
+	p("- `%s`: ccusage %s's `codex session --json --offline -z UTC` on `%s/` (it skips sub-agents' rollouts).\n\n", harness.CCUsageName, harness.CCUsageVersion, CodexHomeName)
 	p("## Scenarios\n\n")
-	total := harness.NewInventory(LineType, ResponseItemType, EventType, ItemType)
-	for _, s := range Scenarios {
-		sdir := filepath.Join(dir, s.Name)
-		res, err := ReadResults(sdir)
-		if err != nil {
-			return nil, err
-		}
-		tokens, err := ReadTokens(sdir)
-		if err != nil {
-			return nil, err
-		}
-		inv, err := TakeInventory(filepath.Join(sdir, CodexHomeName))
-		if err != nil {
-			return nil, err
-		}
-		total.Add(inv)
-		p("### %s\n\n%s\n\n", s.Name, s.About)
-		for i, r := range res.Steps {
-			p("%d. `codex %s` (exit code %d)\n", i+1, harness.ShellWords(r.Args), r.ExitCode)
-		}
-		p("\n%s, %d lines: %s.\n\n", harness.Plural(inv.Files, "rollout"), harness.Sum(inv.Kinds[LineType]), harness.Counts(inv.Kinds[LineType]))
-		for _, th := range tokens.Threads {
-			role := "main thread"
-			if th.Subagent {
-				role = "sub-agent"
+	total, err := harness.WriteScenarios(&b, dir, Scenarios, (*Scenario).heading, CodexHomeName, TakeInventory,
+		[]string{LineType, ResponseItemType, EventType, ItemType}, func(s *Scenario, sdir string, res *Results, inv *harness.Inventory) error {
+			tokens, err := ReadTokens(sdir)
+			if err != nil {
+				return err
 			}
-			p("- %s: %d tokens in %s (%d input, %d of them cached; %d output, %d of them reasoning)\n", role,
-				th.Usage.Total, harness.Plural(th.Records, "token usage record"), th.Usage.Input, th.Usage.Cached, th.Usage.Output, th.Usage.Reasoning)
-		}
-		p("\n")
+			for i, r := range res.Steps {
+				p("%d. `codex %s` (exit code %d)\n", i+1, harness.ShellWords(r.Args), r.ExitCode)
+			}
+			p("\n%s, %d lines: %s.\n\n", harness.Plural(inv.Files, "rollout"), harness.Sum(inv.Kinds[LineType]), harness.Counts(inv.Kinds[LineType]))
+			for _, th := range tokens.Threads {
+				role := "main thread"
+				if th.Subagent {
+					role = "sub-agent"
+				}
+				p("- %s: %d tokens in %s (%d input, %d of them cached; %d output, %d of them reasoning)\n", role,
+					th.Usage.Total, harness.Plural(th.Records, "token usage record"), th.Usage.Input, th.Usage.Cached, th.Usage.Output, th.Usage.Reasoning)
+			}
+			p("\n")
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	p("## What %s wrote, over all scenarios\n\n", version)
 	p("Every name is listed, with what it holds, in convert/codex/records.\n\n")

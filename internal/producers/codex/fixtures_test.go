@@ -1,10 +1,8 @@
 package codex
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -30,73 +28,39 @@ var pinnedFixtures = filepath.Join("..", "..", "..", FixturesDir, Version)
 // tokens.json what the rollouts and runs say, and ccusage's figures: one
 // row per main rollout (it skips sub-agents') with the rollout's total.
 func TestFixturesAreComplete(t *testing.T) {
-	for _, s := range Scenarios {
-		t.Run(s.Name, func(t *testing.T) {
-			dir := filepath.Join(pinnedFixtures, s.Name)
-			res, err := ReadResults(dir)
-			if err != nil {
-				t.Fatalf("%v (record again: go run ./internal/producers/cmd/record codex)", err)
-			}
-			if res.Scenario != s.Name || res.Version != Version {
-				t.Errorf("results.json is of scenario %q, version %q", res.Scenario, res.Version)
-			}
-			for _, p := range Check(s, res, dir) {
-				t.Error(p)
-			}
-			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, RequestsName)) {
+	harness.EachFixture(t, pinnedFixtures, Scenarios, (*Scenario).name, Version, "go run ./internal/producers/cmd/record codex", Check,
+		func(t *testing.T, s *Scenario, dir string, res *Results) {
+			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
 				if r.Rule == "" || r.Agent == "" {
-					t.Errorf("%s: request %d has no rule or agent", RequestsName, r.Seq)
+					t.Errorf("%s: request %d has no rule or agent", harness.RequestsName, r.Seq)
 				}
 			}
-			recorded, err := ReadTokens(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			counted, err := CountTokens(filepath.Join(dir, CodexHomeName), res.Steps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(recorded, counted) {
-				t.Errorf("%s is not what the rollouts and runs say:\n%+v\n%+v", TokensName, recorded, counted)
-			}
+			counted := harness.CheckRecount(t, TokensName, func() (*Tokens, error) { return ReadTokens(dir) },
+				func() (*Tokens, error) { return CountTokens(filepath.Join(dir, CodexHomeName), res.Steps) })
 			checkCCUsage(t, dir, counted)
 		})
-	}
 }
 
 // checkCCUsage: ccusage counts each main thread's rollout with its total
 // (input plus output) and no sub-agent's.
 func checkCCUsage(t *testing.T, dir string, tokens *Tokens) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, CCUsageName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cc struct {
-		Sessions []struct {
-			SessionFile                  string
-			InputTokens, CacheReadTokens int
-			OutputTokens, TotalTokens    int
-		}
-	}
-	if err := json.Unmarshal(data, &cc); err != nil {
-		t.Fatalf("%s: %v", CCUsageName, err)
-	}
+	sessions := harness.ReadCCUsage(t, dir)
 	want := map[string]Usage{}
 	for _, th := range tokens.Threads {
 		if !th.Subagent {
 			want[strings.TrimSuffix(filepath.Base(th.File), ".jsonl")] = th.Usage
 		}
 	}
-	if len(cc.Sessions) != len(want) {
-		t.Errorf("ccusage has %d sessions, the main threads are %d", len(cc.Sessions), len(want))
+	if len(sessions) != len(want) {
+		t.Errorf("ccusage has %d sessions, the main threads are %d", len(sessions), len(want))
 	}
-	for _, s := range cc.Sessions {
+	for _, s := range sessions {
 		u, ok := want[s.SessionFile]
 		switch {
 		case !ok:
 			t.Errorf("ccusage counts %s, no main thread's rollout", s.SessionFile)
-		case s.TotalTokens != u.Total || s.InputTokens != u.Input-u.Cached || s.CacheReadTokens != u.Cached || s.OutputTokens != u.Output:
+		case !s.Counts(u.Input, u.Cached, u.Output, u.Total):
 			t.Errorf("ccusage counts %s as %+v; its token_usage_record lines sum to %+v", s.SessionFile, s, u)
 		}
 	}
@@ -106,13 +70,7 @@ func checkCCUsage(t *testing.T, dir string, tokens *Tokens) {
 // convert/codex/records appears in the fixtures (and Check holds every
 // name in the fixtures to be listed there).
 func TestRecordsPackageIsExact(t *testing.T) {
-	inv, err := inventoryOf(pinnedFixtures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range vocabulary.Mismatches(inv) {
-		t.Error(p)
-	}
+	harness.CheckVocabulary(t, vocabulary, inventoryOf, pinnedFixtures)
 	if records.Version != Version {
 		t.Errorf("records.Version %s, the pinned version %s", records.Version, Version)
 	}

@@ -2,11 +2,9 @@ package codex
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
@@ -14,70 +12,43 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
-// The files a recorded scenario holds, beside its codex-home/ folder (a
-// CODEX_HOME holding sessions/YYYY/MM/DD/rollout-*.jsonl as the CLI wrote
-// them).
+// The files a recorded scenario holds that are Codex's own, beside
+// harness.ResultsName (each run's arguments, exit code and --json events),
+// harness.RequestsName (one RequestSummary a line) and harness.CCUsageName
+// (ccusage codex session --json --offline -z UTC).
 const (
+	// CodexHomeName is a CODEX_HOME holding sessions/YYYY/MM/DD/rollout-*.jsonl
+	// as the CLI wrote them.
 	CodexHomeName = "codex-home"
-	ResultsName   = "results.json"   // Results: the version, each run's arguments, exit code and --json events
-	RequestsName  = "requests.jsonl" // one RequestSummary a line
-	TokensName    = "tokens.json"    // Tokens: the CLI's own accounting
-	CCUsageName   = "ccusage.json"   // ccusage codex session --json --offline -z UTC
+	TokensName    = "tokens.json" // Tokens: the CLI's own accounting
 )
 
-// Results is what a scenario's runs gave.
-type Results struct {
-	Scenario string       `json:"scenario"`
-	Version  string       `json:"version"` // codex --version
-	Steps    []StepResult `json:"steps"`
-	// Unused names rules that never answered; Unscripted lists the
-	// sequence numbers of requests no rule matched.
-	Unused     []string `json:"unused,omitempty"`
-	Unscripted []int    `json:"unscripted,omitempty"`
-}
-
-// scenarioJob is the input of the sandbox job that runs a scenario.
-type scenarioJob struct {
-	Scenario string // a name in Scenarios
-	Binary   string // the codex binary
-	CCUsage  string // the ccusage binary, "" to skip its figures
-	Out      string // the folder to write the recording into (outside the sandbox root)
-	Bodies   bool   // also write each request's whole body into Out/bodies/
-}
+// Results is what a scenario's runs gave (the version: codex --version).
+type Results = harness.Results[StepResult]
 
 const scenarioJobName = "codex/scenario"
 
-func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
+func init() { sandbox.Register(scenarioJobName, sandbox.JobOf(runScenarioJob)) }
 
 // Record runs scenario s with the codex binary in a sandbox and writes its
 // recording into out (which must not exist yet): the codex-home/ tree,
 // results.json, requests.jsonl, tokens.json, and ccusage.json when
 // ccusage is given.
 func Record(ctx context.Context, s *Scenario, binary, ccusage, out string, bodies bool) (*Results, error) {
-	var missing error
-	if binary == "" {
-		missing = fmt.Errorf("no codex binary: set %s", BinaryEnv)
-	}
-	job := scenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
-	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
-		&job, &job.Binary, &job.CCUsage, &job.Out)
+	job := harness.ScenarioJob{Scenario: s.Name, Binary: binary, CCUsage: ccusage, Out: out, Bodies: bodies}
+	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out,
+		job.Missing("codex", BinaryEnv), &job, job.Paths()...)
 }
 
-func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
-	var job scenarioJob
-	if err := json.Unmarshal(input, &job); err != nil {
-		return nil, err
-	}
+func runScenarioJob(ctx context.Context, job harness.ScenarioJob) (any, error) {
 	s := ScenarioNamed(job.Scenario)
 	if s == nil {
 		return nil, fmt.Errorf("no scenario %q", job.Scenario)
 	}
-	for _, d := range []string{s.Home(), s.CodexHome(), s.Work(), s.Tmp()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	if err := harness.MakeDirs(s.Dir().Home(), CodexHome(s.Dir()), s.Dir().Work(), s.Dir().Tmp()); err != nil {
+		return nil, err
 	}
-	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
+	if err := harness.WriteFiles(s.Dir().Work(), s.Files); err != nil {
 		return nil, err
 	}
 	api, err := openai.Start(s.Rules)
@@ -85,17 +56,17 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 		return nil, err
 	}
 	defer api.Close()
-	if err := os.WriteFile(filepath.Join(s.CodexHome(), "config.toml"), []byte(config(api.URL())), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(CodexHome(s.Dir()), "config.toml"), []byte(config(api.URL())), 0o644); err != nil {
 		return nil, err
 	}
-	envv := env(s.Home(), s.CodexHome(), s.Tmp())
+	envv := env(s.Dir().Home(), CodexHome(s.Dir()), s.Dir().Tmp())
 	res := Results{Scenario: s.Name}
 	if res.Version, err = cliVersion(ctx, job.Binary, envv); err != nil {
 		return nil, err
 	}
 	thread := ""
 	for i := range s.Steps {
-		r := runCLI(ctx, job.Binary, s.Work(), envv, s.stepArgs(i, thread))
+		r := runCLI(ctx, job.Binary, s.Dir().Work(), envv, s.stepArgs(i, thread))
 		res.Steps = append(res.Steps, r)
 		if thread == "" {
 			thread = r.ThreadID()
@@ -113,22 +84,16 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 
 // writeRecording copies what the CLI wrote into the job's folder, with
 // the results, the stand-in's summary, the CLI's accounting and ccusage's.
-func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *openai.StandIn, res *Results) error {
+func writeRecording(ctx context.Context, s *Scenario, job harness.ScenarioJob, api *openai.StandIn, res *Results) error {
 	home := filepath.Join(job.Out, CodexHomeName)
-	if err := harness.CopyTree(filepath.Join(s.CodexHome(), "sessions"), filepath.Join(home, "sessions")); err != nil {
+	if err := harness.CopyTree(filepath.Join(CodexHome(s.Dir()), "sessions"), filepath.Join(home, "sessions")); err != nil {
 		return fmt.Errorf("copying what the CLI wrote: %w", err)
 	}
 	// With the bodies, the headers say which agent asked and what for.
-	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, true, func(ex standin.Exchange) (any, bool) {
+	if err := harness.WriteResults(job.Out, res, api.Exchanges(), job.Bodies, true, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
-		p, _, _ := strings.Cut(ex.Path, "?")
-		return sum, p == "/v1/responses" && sum.Rule == ""
-	})
-	if err != nil {
-		return err
-	}
-	res.Unscripted = append(res.Unscripted, unscripted...)
-	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+		return sum, ex.URLPath() == "/v1/responses" && sum.Rule == ""
+	}); err != nil {
 		return err
 	}
 	tokens, err := CountTokens(home, res.Steps)
@@ -139,6 +104,6 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *open
 		return err
 	}
 	return harness.WriteCCUsage(ctx, job.CCUsage,
-		[]string{"HOME=" + filepath.Join(s.Dir(), "ccusage-home"), "CODEX_HOME=" + home},
-		[]string{"codex", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName))
+		[]string{"HOME=" + s.Dir().Join("ccusage-home"), "CODEX_HOME=" + home},
+		[]string{"codex", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, harness.CCUsageName))
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
@@ -36,23 +36,15 @@ type ResumeRequest struct {
 	Prompt string // the next prompt; "Go on." by default
 }
 
-// Resumed is what resuming gave: the CLI's run, and what the stand-in
-// received, the conversation the CLI rebuilt from the rollout first.
-type Resumed struct {
-	Version string
-	Run     StepResult
-	// Conversation is the conversation of the first request, the resumed
-	// rollout followed by the new prompt.
-	Conversation []standin.Turn
-	// Requests are the bodies of every request, in order.
-	Requests []json.RawMessage
-}
+// Resumed is what resuming gave (the requests to the model are Responses
+// requests).
+type Resumed = harness.Resumed[StepResult]
 
 // ResumeAnswer is what the stand-in answers a resumed thread.
 const ResumeAnswer = "Resumed."
 
 // resumeDir is the fixed folder a resume runs under, in the sandbox.
-var resumeDir = path.Join(sandbox.Root, "codex", "resume")
+var resumeDir = harness.FolderOf("codex", "resume")
 
 type resumeJob struct {
 	ResumeRequest
@@ -63,7 +55,7 @@ type resumeJob struct {
 
 const resumeJobName = "codex/resume"
 
-func init() { sandbox.Register(resumeJobName, runResumeJob) }
+func init() { sandbox.Register(resumeJobName, sandbox.JobOf(runResumeJob)) }
 
 // rolloutName is a rollout's file name: rollout-YYYY-MM-DDThh-mm-ss-THREAD.jsonl.
 var rolloutName = regexp.MustCompile(`^rollout-(\d{4})-(\d{2})-(\d{2})T\d{2}-\d{2}-\d{2}-(.+)\.jsonl$`)
@@ -87,15 +79,7 @@ func Resume(ctx context.Context, binary string, r ResumeRequest) (*Resumed, erro
 	if job.Thread == "" || strings.ContainsAny(job.Thread, `/\`) || strings.HasPrefix(job.Thread, ".") {
 		return nil, fmt.Errorf("%s: no thread id to plant it as (its session_meta has none; give one)", r.Rollout)
 	}
-	if job.Cwd == "" {
-		job.Cwd = path.Join(resumeDir, "work")
-		if strings.HasPrefix(meta.Cwd, sandbox.Root+"/") {
-			job.Cwd = meta.Cwd
-		}
-	}
-	if job.Prompt == "" {
-		job.Prompt = "Go on."
-	}
+	harness.ResumeDefaults(&job.Cwd, &job.Prompt, meta.Cwd, resumeDir)
 	// Codex finds a thread by the rollout's name in its day's folder.
 	if m := rolloutName.FindStringSubmatch(filepath.Base(r.Rollout)); m != nil && m[4] == job.Thread {
 		job.Name = path.Join(m[1], m[2], m[3], filepath.Base(r.Rollout))
@@ -134,17 +118,11 @@ func rolloutMeta(data []byte) (m struct{ ID, Cwd, Timestamp string }) {
 	return m
 }
 
-func runResumeJob(ctx context.Context, input json.RawMessage) (any, error) {
-	var job resumeJob
-	if err := json.Unmarshal(input, &job); err != nil {
-		return nil, err
-	}
-	home, codexHome, tmp := path.Join(resumeDir, "home"), path.Join(resumeDir, "codex-home"), path.Join(resumeDir, "tmp")
+func runResumeJob(ctx context.Context, job resumeJob) (any, error) {
+	home, codexHome, tmp := resumeDir.Home(), CodexHome(resumeDir), resumeDir.Tmp()
 	planted := filepath.Join(codexHome, "sessions", filepath.FromSlash(job.Name))
-	for _, d := range []string{job.Cwd, home, tmp, filepath.Dir(planted)} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	if err := harness.MakeDirs(job.Cwd, home, tmp, filepath.Dir(planted)); err != nil {
+		return nil, err
 	}
 	if err := os.WriteFile(planted, job.Content, 0o600); err != nil {
 		return nil, err
@@ -165,21 +143,15 @@ func runResumeJob(ctx context.Context, input json.RawMessage) (any, error) {
 	}
 	args := []string{"exec", "--skip-git-repo-check", "--json", "resume", job.Thread, job.Prompt}
 	out.Run = runCLI(ctx, job.Binary, job.Cwd, envv, args)
-	for _, ex := range api.Exchanges() {
-		if ex.Path != "/v1/responses" {
-			continue
+	err = out.Collect(api.Exchanges(), "/v1/responses", out.Run.ExitCode, func(ex standin.Exchange) ([]standin.Turn, error) {
+		req, err := openai.ParseRequest(ex.Body, ex.Header)
+		if err != nil {
+			return nil, err
 		}
-		out.Requests = append(out.Requests, json.RawMessage(ex.Body))
-		if out.Conversation == nil {
-			req, err := openai.ParseRequest(ex.Body, ex.Header)
-			if err != nil {
-				return nil, fmt.Errorf("the CLI's first request: %w", err)
-			}
-			out.Conversation = openai.Conversation(req)
-		}
-	}
-	if out.Conversation == nil && out.Run.ExitCode == 0 {
-		return nil, errors.New("the CLI succeeded without asking the stand-in anything")
+		return openai.Conversation(req), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -69,18 +68,9 @@ func (r StepResult) TurnUsage() *Usage {
 
 // runCLI runs the CLI once in dir with args, stdin closed.
 func runCLI(ctx context.Context, binary, dir string, envv, args []string) StepResult {
-	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Dir = dir
-	cmd.Env = envv
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	res := StepResult{Args: args, Stderr: stderr.String()}
-	code, note := harness.ExitCode(ctx, err, stepTimeout)
-	res.ExitCode, res.Stderr = code, res.Stderr+note
-	for _, line := range strings.Split(stdout.String(), "\n") {
+	stdout, stderr, code, note := harness.RunCLI(ctx, stepTimeout, dir, envv, binary, args, nil)
+	res := StepResult{Args: args, ExitCode: code, Stderr: string(stderr) + note}
+	for _, line := range strings.Split(string(stdout), "\n") {
 		if line = strings.TrimSpace(line); line == "" {
 			continue
 		}

@@ -1,10 +1,8 @@
 package codex
 
 import (
-	"path"
-
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/openai"
-	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 )
 
 // A Scenario is one scripted session: the files of the working directory,
@@ -39,17 +37,13 @@ type Step struct {
 	Fails bool
 }
 
-// Dir is the scenario's folder under the sandbox root: its home, CODEX_HOME,
-// working directory and temporary folder are under it, the same on every
-// run.
-func (s *Scenario) Dir() string { return path.Join(sandbox.Root, "codex", s.Name) }
+// Dir is the scenario's folder in the sandbox: its Home, Work and Tmp are
+// the CLI's HOME, working directory and TMPDIR, and CodexHome its
+// CODEX_HOME.
+func (s *Scenario) Dir() harness.Folder { return harness.FolderOf("codex", s.Name) }
 
-// Home, CodexHome, Work and Tmp are the CLI's HOME, CODEX_HOME, working
-// directory and TMPDIR.
-func (s *Scenario) Home() string      { return path.Join(s.Dir(), "home") }
-func (s *Scenario) CodexHome() string { return path.Join(s.Dir(), "codex-home") }
-func (s *Scenario) Work() string      { return path.Join(s.Dir(), "work") }
-func (s *Scenario) Tmp() string       { return path.Join(s.Dir(), "tmp") }
+// CodexHome is the CODEX_HOME in a folder.
+func CodexHome(dir harness.Folder) string { return dir.Join("codex-home") }
 
 // stepArgs are the CLI's arguments for step i of the thread thread.
 func (s *Scenario) stepArgs(i int, thread string) []string {
@@ -63,11 +57,4 @@ func (s *Scenario) stepArgs(i int, thread string) []string {
 }
 
 // ScenarioNamed is the scenario called name, or nil.
-func ScenarioNamed(name string) *Scenario {
-	for _, s := range Scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
-}
+func ScenarioNamed(name string) *Scenario { return harness.Named(Scenarios, (*Scenario).name, name) }

@@ -11,10 +11,7 @@ import (
 // A RequestSummary is one request the stand-in received, in brief: enough
 // to see which turn it was and what answered it, small enough to commit.
 type RequestSummary struct {
-	Seq    int    `json:"seq"`
-	Method string `json:"method"`
-	Path   string `json:"path"`
-	Status int    `json:"status"`
+	harness.RequestHead
 	Thread string `json:"thread,omitempty"` // the thread asking (Thread-Id)
 	Agent  string `json:"agent,omitempty"`  // the agent asking, from X-Codex-Turn-Metadata (/root, /root/TASK)
 	Kind   string `json:"kind,omitempty"`   // turn or compaction
@@ -57,7 +54,7 @@ func summarizeItems(items []openai.Item) []ItemSummary {
 
 // summarize makes the summary of one exchange.
 func summarize(ex standin.Exchange) RequestSummary {
-	s := RequestSummary{Seq: ex.Seq, Method: ex.Method, Path: ex.Path, Status: ex.Status, Rule: ex.Rule, Hit: ex.Hit,
+	s := RequestSummary{RequestHead: harness.HeadOf(ex), Rule: ex.Rule, Hit: ex.Hit,
 		Thread: ex.Header.Get("Thread-Id")}
 	if ans, ok := ex.Answer.(openai.Answer); ok {
 		s.Answer = summarizeItems(ans.Reply.Items)

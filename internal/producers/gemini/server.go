@@ -27,13 +27,7 @@ type Answer struct {
 
 // Start checks the rules and serves them on 127.0.0.1.
 func Start(rules []Rule) (*StandIn, error) {
-	api, err := standin.StartAPI(rules, Reply.check, func(a *standin.API[*Request, Reply], ex *standin.Exchange, w http.ResponseWriter, r *http.Request) {
-		(&StandIn{a}).handle(ex, w, r)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &StandIn{api}, nil
+	return standin.StartAPI(rules, Reply.check, func(a *standin.API[*Request, Reply]) *StandIn { return &StandIn{a} }, (*StandIn).handle)
 }
 
 // URL is the base URL to give the client (GOOGLE_GEMINI_BASE_URL).

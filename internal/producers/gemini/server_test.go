@@ -6,27 +6,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin/standintest"
 )
 
-func start(t *testing.T, rules []Rule) *StandIn {
-	t.Helper()
-	s, err := Start(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+func start(t *testing.T, rules []Rule) *StandIn { return standintest.Start(t, Start, rules) }
 
-func post(t *testing.T, url, body string) *http.Response {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
-}
+func post(t *testing.T, url, body string) *http.Response { return standintest.Post(t, url, body, nil) }
 
 type chunk struct {
 	Candidates []struct {

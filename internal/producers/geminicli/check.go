@@ -1,7 +1,6 @@
 package geminicli
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
@@ -14,21 +13,15 @@ import (
 // records package does not know, and the session files disagreeing with
 // the CLI's own accounting (per role: main, subagent).
 func Check(s *Scenario, res *Results, dir string) []string {
-	var problems []string
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
-	if len(res.Steps) != len(s.Steps) {
-		add("%d runs recorded, the scenario has %d", len(res.Steps), len(s.Steps))
-	}
+	var problems harness.Problems
+	add := problems.Add
 	// Every run is of the scenario's session: its fixed id, or the one the
 	// legacy version made.
 	session := s.SessionID()
 	if len(s.Steps) > 0 && s.Steps[0].Legacy && len(res.Steps) > 0 {
 		session = res.Steps[0].output().SessionID
 	}
-	for i, r := range res.Steps {
-		if i >= len(s.Steps) {
-			break
-		}
+	harness.CheckRuns(&problems, res, len(s.Steps), func(i int, r StepResult) {
 		st, o := s.Steps[i], r.output()
 		failed := r.ExitCode != 0 || o.Error != nil
 		switch {
@@ -43,8 +36,7 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		case o.SessionID != session:
 			add("run %d is session %s, not the scenario's %s", i+1, o.SessionID, session)
 		}
-	}
-	problems = append(problems, harness.ScriptProblems(res.Unscripted, res.Unused, RequestsName)...)
+	})
 	home := filepath.Join(dir, GeminiDirName)
 	acct, err := Count(home, res.Steps)
 	if err != nil {
@@ -64,12 +56,6 @@ func Check(s *Scenario, res *Results, dir string) []string {
 		}
 	}
 	inv, err := TakeInventory(home)
-	if err != nil {
-		add("reading the sessions: %v", err)
-		return problems
-	}
-	for _, u := range inv.Unknown(vocabulary.Known) {
-		add("%s is not in convert/gemini/records", u)
-	}
+	problems.CheckNames(inv, err, "sessions", vocabulary.Known, "convert/gemini/records")
 	return problems
 }

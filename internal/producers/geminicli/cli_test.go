@@ -24,5 +24,5 @@ func needCLI(t *testing.T) (Bundles, string) {
 func TestScenariosWithTheRealCLI(t *testing.T) {
 	bundles, ccusage := needCLI(t)
 	recs := RecordAll(context.Background(), bundles, ccusage, t.TempDir(), 4, false)
-	harness.EachRecording(t, recs, (*Scenario).name, func(r *Results) string { return r.Version }, Version, nil)
+	harness.EachRecording(t, recs, (*Scenario).name, Version, nil)
 }

@@ -26,13 +26,11 @@ func RecordAll(ctx context.Context, bundles Bundles, ccusage, dir string, parall
 	}, Check)
 }
 
-func (s *Scenario) name() string { return s.Name }
+func (s *Scenario) name() string                  { return s.Name }
+func (s *Scenario) heading() (name, about string) { return s.Name, s.About }
 
 // ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) {
-	var res Results
-	return &res, harness.ReadJSON(filepath.Join(dir, ResultsName), &res)
-}
+func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
 
 // ReadAccounting reads a recorded scenario's tokens.json.
 func ReadAccounting(dir string) (*Accounting, error) {
@@ -60,42 +58,35 @@ func Readme(dir, version string) ([]byte, error) {
 	p("- `%s/`: what the CLI wrote under `~/.gemini`: `tmp/%s/chats/session-TIME-ID8.jsonl` (and `.json` for the\n", GeminiDirName, ProjectName)
 	p("  older form), a sub-agent's `tmp/%s/chats/PARENT_ID/CHILD_ID.jsonl`, `projects.json`, and the\n", ProjectName)
 	p("  `settings.json` the harness gave it;\n")
-	p("- `%s`: the CLI's versions and, for each run, its arguments, exit code and JSON (on stderr for a\n", ResultsName)
+	p("- `%s`: the CLI's versions and, for each run, its arguments, exit code and JSON (on stderr for a\n", harness.ResultsName)
 	p("  failed run; `stats.models.MODEL.roles.ROLE.tokens` is the CLI's own accounting);\n")
-	p("- `%s`: every request the stand-in received, in brief (which rule answered, the last content, the answer);\n", RequestsName)
+	p("- `%s`: every request the stand-in received, in brief (which rule answered, the last content, the answer);\n", harness.RequestsName)
 	p("- `%s`: the CLI's accounting summed by role over the runs (`roles`), each run's by model and role,\n", TokensName)
 	p("  and each session's sum over its distinct gemini messages (`sessions`): main sessions equal role\n")
 	p("  `main`, sub-agents' role `subagent`; the router, compression and summary calls are in no session file;\n")
-	p("- `%s`: ccusage %s's `gemini session --json --offline -z UTC` on the CLI's home (one row per file;\n", CCUsageName, harness.CCUsageVersion)
+	p("- `%s`: ccusage %s's `gemini session --json --offline -z UTC` on the CLI's home (one row per file;\n", harness.CCUsageName, harness.CCUsageVersion)
 	p("  it counts a migrated session's `.json` and `.jsonl` both).\n\n")
 	p("## Scenarios\n\n")
-	total := harness.NewInventory(RecordKind, MessageType, SetKey, ToolStatus)
-	for _, s := range Scenarios {
-		sdir := filepath.Join(dir, s.Name)
-		res, err := ReadResults(sdir)
-		if err != nil {
-			return nil, err
-		}
-		acct, err := ReadAccounting(sdir)
-		if err != nil {
-			return nil, err
-		}
-		inv, err := TakeInventory(filepath.Join(sdir, GeminiDirName))
-		if err != nil {
-			return nil, err
-		}
-		total.Add(inv)
-		p("### %s\n\n%s\n\n", s.Name, s.About)
-		for i, r := range res.Steps {
-			p("%d. `gemini %s` (%s, exit code %d)\n", i+1, harness.ShellWords(r.Args), r.Version, r.ExitCode)
-		}
-		p("\n%s, %d records: %s.\n\n", harness.Plural(inv.Files, "session file"), harness.Sum(inv.Kinds[RecordKind]), harness.Counts(inv.Kinds[RecordKind]))
-		for _, ss := range acct.Sessions {
-			t := ss.Tokens
-			p("- %s session: %d tokens in %s (%d input, %d of them cached; %d output; %d thoughts; %d tool)\n", ss.Kind,
-				t.Total, harness.Plural(ss.Messages, "model message"), t.Input, t.Cached, t.Output, t.Thoughts, t.Tool)
-		}
-		p("\n")
+	total, err := harness.WriteScenarios(&b, dir, Scenarios, (*Scenario).heading, GeminiDirName, TakeInventory,
+		[]string{RecordKind, MessageType, SetKey, ToolStatus}, func(s *Scenario, sdir string, res *Results, inv *harness.Inventory) error {
+			acct, err := ReadAccounting(sdir)
+			if err != nil {
+				return err
+			}
+			for i, r := range res.Steps {
+				p("%d. `gemini %s` (%s, exit code %d)\n", i+1, harness.ShellWords(r.Args), r.Version, r.ExitCode)
+			}
+			p("\n%s, %d records: %s.\n\n", harness.Plural(inv.Files, "session file"), harness.Sum(inv.Kinds[RecordKind]), harness.Counts(inv.Kinds[RecordKind]))
+			for _, ss := range acct.Sessions {
+				t := ss.Tokens
+				p("- %s session: %d tokens in %s (%d input, %d of them cached; %d output; %d thoughts; %d tool)\n", ss.Kind,
+					t.Total, harness.Plural(ss.Messages, "model message"), t.Input, t.Cached, t.Output, t.Thoughts, t.Tool)
+			}
+			p("\n")
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
 	p("## What the CLI wrote, over all scenarios\n\n")
 	p("Every name is listed, with what it holds, in convert/gemini/records.\n\n")

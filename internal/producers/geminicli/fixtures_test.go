@@ -1,7 +1,6 @@
 package geminicli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,38 +29,17 @@ var pinnedFixtures = filepath.Join("..", "..", "..", FixturesDir, Version)
 // CLI's stats by role), tokens.json what the files and runs say, and
 // ccusage's figures.
 func TestFixturesAreComplete(t *testing.T) {
-	for _, s := range Scenarios {
-		t.Run(s.Name, func(t *testing.T) {
-			dir := filepath.Join(pinnedFixtures, s.Name)
-			res, err := ReadResults(dir)
-			if err != nil {
-				t.Fatalf("%v (record again: go run ./internal/producers/cmd/record gemini)", err)
-			}
-			if res.Scenario != s.Name || res.Version != Version {
-				t.Errorf("results.json is of scenario %q, version %q", res.Scenario, res.Version)
-			}
-			for _, p := range Check(s, res, dir) {
-				t.Error(p)
-			}
-			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, RequestsName)) {
+	harness.EachFixture(t, pinnedFixtures, Scenarios, (*Scenario).name, Version, "go run ./internal/producers/cmd/record gemini", Check,
+		func(t *testing.T, s *Scenario, dir string, res *Results) {
+			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
 				if r.Rule == "" || r.Model == "" {
-					t.Errorf("%s: request %d has no rule or model", RequestsName, r.Seq)
+					t.Errorf("%s: request %d has no rule or model", harness.RequestsName, r.Seq)
 				}
 			}
-			recorded, err := ReadAccounting(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			counted, err := Count(filepath.Join(dir, GeminiDirName), res.Steps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(recorded, counted) {
-				t.Errorf("%s is not what the files and runs say:\n%+v\n%+v", TokensName, recorded, counted)
-			}
+			counted := harness.CheckRecount(t, TokensName, func() (*Accounting, error) { return ReadAccounting(dir) },
+				func() (*Accounting, error) { return Count(filepath.Join(dir, GeminiDirName), res.Steps) })
 			checkCCUsage(t, dir, counted)
 		})
-	}
 }
 
 // checkCCUsage: ccusage has one row per session, each file of it counted
@@ -69,23 +47,11 @@ func TestFixturesAreComplete(t *testing.T) {
 // without the cached part.
 func checkCCUsage(t *testing.T, dir string, acct *Accounting) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, CCUsageName))
-	if err != nil {
-		t.Fatal(err)
+	rows := harness.ReadCCUsage(t, dir)
+	if len(rows) != len(acct.Sessions) {
+		t.Errorf("ccusage has %d sessions, the files %d", len(rows), len(acct.Sessions))
 	}
-	var cc struct {
-		Sessions []struct {
-			SessionID                                               string
-			InputTokens, CacheReadTokens, OutputTokens, TotalTokens int
-		}
-	}
-	if err := json.Unmarshal(data, &cc); err != nil {
-		t.Fatalf("%s: %v", CCUsageName, err)
-	}
-	if len(cc.Sessions) != len(acct.Sessions) {
-		t.Errorf("ccusage has %d sessions, the files %d", len(cc.Sessions), len(acct.Sessions))
-	}
-	for _, row := range cc.Sessions {
+	for _, row := range rows {
 		i := slices.IndexFunc(acct.Sessions, func(s SessionTokens) bool { return s.Session == row.SessionID })
 		if i < 0 {
 			t.Errorf("ccusage counts session %s, which no file has", row.SessionID)
@@ -99,7 +65,7 @@ func checkCCUsage(t *testing.T, dir string, acct *Accounting) {
 			want.Output += ft.Output
 			want.Total += ft.Total
 		}
-		if row.TotalTokens != want.Total || row.InputTokens != want.Input-want.Cached || row.CacheReadTokens != want.Cached || row.OutputTokens != want.Output {
+		if !row.Counts(want.Input, want.Cached, want.Output, want.Total) {
 			t.Errorf("ccusage counts session %s as %+v; its files, each on its own, %+v", row.SessionID, row, want)
 		}
 	}
@@ -132,13 +98,7 @@ func fileTokens(t *testing.T, path string) MessageTokens {
 // convert/gemini/records appears in the fixtures (and Check holds every
 // name in the fixtures to be listed there).
 func TestRecordsPackageIsExact(t *testing.T) {
-	inv, err := inventoryOf(pinnedFixtures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range vocabulary.Mismatches(inv) {
-		t.Error(p)
-	}
+	harness.CheckVocabulary(t, vocabulary, inventoryOf, pinnedFixtures)
 	if records.Version != Version || records.LegacyVersion != LegacyVersion {
 		t.Errorf("records.Version %s and LegacyVersion %s, the pinned %s and %s", records.Version, records.LegacyVersion, Version, LegacyVersion)
 	}

@@ -2,7 +2,6 @@ package geminicli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,27 +12,21 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
-// The files a recorded scenario holds, beside its gemini/ folder (a copy
-// of the CLI's ~/.gemini: tmp/work/chats/… as the CLI wrote them,
-// projects.json and the settings the harness gave it).
+// The files a recorded scenario holds that are Gemini CLI's own, beside
+// harness.ResultsName (the versions, each run's arguments, exit code and
+// JSON), harness.RequestsName (one RequestSummary a line) and
+// harness.CCUsageName (ccusage gemini session --json --offline -z UTC).
 const (
+	// GeminiDirName is a copy of the CLI's ~/.gemini: tmp/work/chats/… as
+	// the CLI wrote them, projects.json and the settings the harness gave
+	// it.
 	GeminiDirName = "gemini"
-	ResultsName   = "results.json"   // Results: the versions, each run's arguments, exit code and JSON
-	RequestsName  = "requests.jsonl" // one RequestSummary a line
-	TokensName    = "tokens.json"    // Accounting: the CLI's own, and the files' per-session sums
-	CCUsageName   = "ccusage.json"   // ccusage gemini session --json --offline -z UTC
+	TokensName    = "tokens.json" // Accounting: the CLI's own, and the files' per-session sums
 )
 
-// Results is what a scenario's runs gave.
-type Results struct {
-	Scenario string       `json:"scenario"`
-	Version  string       `json:"version"` // of the pinned CLI
-	Steps    []StepResult `json:"steps"`
-	// Unused names rules that never answered; Unscripted lists the
-	// sequence numbers of generate requests no rule matched.
-	Unused     []string `json:"unused,omitempty"`
-	Unscripted []int    `json:"unscripted,omitempty"`
-}
+// Results is what a scenario's runs gave (Unscripted: the generate
+// requests no rule matched).
+type Results = harness.Results[StepResult]
 
 // Bundles are the CLI's bundles the scenarios run: the pinned version's
 // and, for the legacy scenario, LegacyVersion's.
@@ -41,18 +34,16 @@ type Bundles struct {
 	Current, Legacy string
 }
 
-// scenarioJob is the input of the sandbox job that runs a scenario.
+// scenarioJob is the input of the sandbox job that runs a scenario: its
+// Binary is the pinned version's bundle, Legacy LegacyVersion's.
 type scenarioJob struct {
-	Scenario string
-	Bundles  Bundles
-	CCUsage  string // the ccusage binary, "" to skip its figures
-	Out      string // the folder to write the recording into (outside the sandbox root)
-	Bodies   bool   // also write each request's whole body into Out/bodies/
+	harness.ScenarioJob
+	Legacy string
 }
 
 const scenarioJobName = "gemini-cli/scenario"
 
-func init() { sandbox.Register(scenarioJobName, runScenarioJob) }
+func init() { sandbox.Register(scenarioJobName, sandbox.JobOf(runScenarioJob)) }
 
 // Record runs scenario s with the CLI's bundles in a sandbox and writes
 // its recording into out (which must not exist yet): the gemini/ tree,
@@ -63,9 +54,9 @@ func Record(ctx context.Context, s *Scenario, bundles Bundles, ccusage, out stri
 	if bundles.Current == "" || (bundles.Legacy == "" && s.usesLegacy()) {
 		missing = fmt.Errorf("no Gemini CLI bundle: set %s (and %s for the legacy scenario)", BinaryEnv, LegacyEnv)
 	}
-	job := scenarioJob{Scenario: s.Name, Bundles: bundles, CCUsage: ccusage, Out: out, Bodies: bodies}
+	job := scenarioJob{harness.ScenarioJob{Scenario: s.Name, Binary: bundles.Current, CCUsage: ccusage, Out: out, Bodies: bodies}, bundles.Legacy}
 	return harness.RecordScenario[Results](ctx, scenarioJobName, s.Name, len(s.Steps), stepTimeout, out, missing,
-		&job, &job.Bundles.Current, &job.Bundles.Legacy, &job.CCUsage, &job.Out)
+		&job, append(job.Paths(), &job.Legacy)...)
 }
 
 func (s *Scenario) usesLegacy() bool {
@@ -77,22 +68,16 @@ func (s *Scenario) usesLegacy() bool {
 	return false
 }
 
-func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
-	var job scenarioJob
-	if err := json.Unmarshal(input, &job); err != nil {
-		return nil, err
-	}
+func runScenarioJob(ctx context.Context, job scenarioJob) (any, error) {
 	s := ScenarioNamed(job.Scenario)
 	if s == nil {
 		return nil, fmt.Errorf("no scenario %q", job.Scenario)
 	}
-	dotGemini := filepath.Join(s.Home(), ".gemini")
-	for _, d := range []string{dotGemini, s.Work(), s.Tmp()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, err
-		}
+	dotGemini := filepath.Join(s.Dir().Home(), ".gemini")
+	if err := harness.MakeDirs(dotGemini, s.Dir().Work(), s.Dir().Tmp()); err != nil {
+		return nil, err
 	}
-	if err := harness.WriteFiles(s.Work(), s.Files); err != nil {
+	if err := harness.WriteFiles(s.Dir().Work(), s.Files); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dotGemini, "settings.json"), []byte(settings), 0o644); err != nil {
@@ -103,23 +88,23 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 		return nil, err
 	}
 	defer api.Close()
-	envv := env(s.Home(), s.Tmp(), api.URL())
+	envv := env(s.Dir().Home(), s.Dir().Tmp(), api.URL())
 	res := Results{Scenario: s.Name}
 	versions := map[string]string{}
-	for _, b := range []string{job.Bundles.Current, job.Bundles.Legacy} {
+	for _, b := range []string{job.Binary, job.Legacy} {
 		if b != "" {
 			if versions[b], err = cliVersion(b); err != nil {
 				return nil, err
 			}
 		}
 	}
-	res.Version = versions[job.Bundles.Current]
+	res.Version = versions[job.Binary]
 	for i, st := range s.Steps {
-		bundle := job.Bundles.Current
+		bundle := job.Binary
 		if st.Legacy {
-			bundle = job.Bundles.Legacy
+			bundle = job.Legacy
 		}
-		r := runCLI(ctx, bundle, s.Work(), envv, s.stepArgs(i))
+		r := runCLI(ctx, bundle, s.Dir().Work(), envv, s.stepArgs(i))
 		r.Version = versions[bundle]
 		res.Steps = append(res.Steps, r)
 	}
@@ -136,7 +121,7 @@ func runScenarioJob(ctx context.Context, input json.RawMessage) (any, error) {
 // writeRecording copies what the CLI wrote into the job's folder, with the
 // results, the stand-in's summary, the accounting and ccusage's figures.
 func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemini.StandIn, res *Results) error {
-	dotGemini := filepath.Join(s.Home(), ".gemini")
+	dotGemini := filepath.Join(s.Dir().Home(), ".gemini")
 	out := filepath.Join(job.Out, GeminiDirName)
 	if err := harness.CopyTree(filepath.Join(dotGemini, "tmp"), filepath.Join(out, "tmp")); err != nil {
 		return fmt.Errorf("copying what the CLI wrote: %w", err)
@@ -148,16 +133,11 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemi
 			}
 		}
 	}
-	unscripted, err := harness.WriteRequests(job.Out, RequestsName, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
+	if err := harness.WriteResults(job.Out, res, api.Exchanges(), job.Bodies, false, func(ex standin.Exchange) (any, bool) {
 		sum := summarize(ex)
 		_, method, err := gemini.ParsePath(ex.URLPath())
 		return sum, err == nil && method != "countTokens" && sum.Rule == ""
-	})
-	if err != nil {
-		return err
-	}
-	res.Unscripted = append(res.Unscripted, unscripted...)
-	if err := harness.WriteJSON(filepath.Join(job.Out, ResultsName), res); err != nil {
+	}); err != nil {
 		return err
 	}
 	acct, err := Count(out, res.Steps)
@@ -167,6 +147,6 @@ func writeRecording(ctx context.Context, s *Scenario, job scenarioJob, api *gemi
 	if err := harness.WriteJSON(filepath.Join(job.Out, TokensName), acct); err != nil {
 		return err
 	}
-	return harness.WriteCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Home()},
-		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, CCUsageName))
+	return harness.WriteCCUsage(ctx, job.CCUsage, []string{"HOME=" + s.Dir().Home()},
+		[]string{"gemini", "session", "--json", "--offline", "-z", "UTC"}, filepath.Join(job.Out, harness.CCUsageName))
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -53,25 +52,16 @@ func (r StepResult) output() (o output) {
 // runCLI runs the CLI's bundle with node once in dir with args, stdin
 // closed.
 func runCLI(ctx context.Context, bundle, dir string, envv, args []string) StepResult {
-	ctx, cancel := context.WithTimeout(ctx, stepTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", append([]string{bundle}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = envv
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	stdout, stderr, code, note := harness.RunCLI(ctx, stepTimeout, dir, envv, "node", append([]string{bundle}, args...), nil)
 	// Stack traces name the install's folder, which is the machine's.
 	install := filepath.Dir(filepath.Dir(bundle))
-	res := StepResult{Args: args, Stderr: strings.ReplaceAll(stderr.String(), install, "GEMINI_CLI")}
-	code, note := harness.ExitCode(ctx, err, stepTimeout)
-	res.ExitCode, res.Stderr = code, res.Stderr+note
-	out := bytes.TrimSpace(stdout.Bytes())
+	res := StepResult{Args: args, ExitCode: code, Stderr: strings.ReplaceAll(string(stderr), install, "GEMINI_CLI") + note}
+	out := bytes.TrimSpace(stdout)
 	switch {
 	case json.Valid(out) && len(out) > 0 && out[0] == '{':
 		res.Output = out
-	case lastObject(stderr.Bytes()) != nil:
-		res.Output = lastObject(stderr.Bytes())
+	case lastObject(stderr) != nil:
+		res.Output = lastObject(stderr)
 	default:
 		b, _ := json.Marshal(string(out))
 		res.Output = b

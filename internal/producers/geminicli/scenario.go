@@ -3,10 +3,9 @@ package geminicli
 import (
 	"crypto/sha256"
 	"fmt"
-	"path"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/gemini"
-	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // A Scenario is one scripted session: the files of the working directory,
@@ -43,14 +42,9 @@ type Step struct {
 	Fails bool
 }
 
-// Dir is the scenario's folder under the sandbox root: its home, working
-// directory and temporary folder are under it, the same on every run.
-func (s *Scenario) Dir() string { return path.Join(sandbox.Root, "gemini", s.Name) }
-
-// Home, Work and Tmp are the CLI's HOME, working directory and TMPDIR.
-func (s *Scenario) Home() string { return path.Join(s.Dir(), "home") }
-func (s *Scenario) Work() string { return path.Join(s.Dir(), "work") }
-func (s *Scenario) Tmp() string  { return path.Join(s.Dir(), "tmp") }
+// Dir is the scenario's folder in the sandbox: its Home, Work and Tmp are
+// the CLI's HOME, working directory and TMPDIR.
+func (s *Scenario) Dir() harness.Folder { return harness.FolderOf("gemini", s.Name) }
 
 // ProjectName is the folder of a working directory's sessions under
 // ~/.gemini/tmp (the CLI names it after the directory, in
@@ -93,11 +87,4 @@ func (s *Scenario) stepArgs(i int) []string {
 }
 
 // ScenarioNamed is the scenario called name, or nil.
-func ScenarioNamed(name string) *Scenario {
-	for _, s := range Scenarios {
-		if s.Name == name {
-			return s
-		}
-	}
-	return nil
-}
+func ScenarioNamed(name string) *Scenario { return harness.Named(Scenarios, (*Scenario).name, name) }

@@ -11,10 +11,7 @@ import (
 // A RequestSummary is one request the stand-in received, in brief: enough
 // to see which turn it was and what answered it, small enough to commit.
 type RequestSummary struct {
-	Seq      int           `json:"seq"`
-	Method   string        `json:"method"`
-	Path     string        `json:"path"`
-	Status   int           `json:"status"`
+	harness.RequestHead
 	Rule     string        `json:"rule,omitempty"` // "" for a request no rule matched
 	Hit      int           `json:"hit,omitempty"`
 	Model    string        `json:"model,omitempty"`
@@ -62,7 +59,7 @@ func responseText(raw json.RawMessage) string {
 
 // summarize makes the summary of one exchange.
 func summarize(ex standin.Exchange) RequestSummary {
-	s := RequestSummary{Seq: ex.Seq, Method: ex.Method, Path: ex.Path, Status: ex.Status, Rule: ex.Rule, Hit: ex.Hit}
+	s := RequestSummary{RequestHead: harness.HeadOf(ex), Rule: ex.Rule, Hit: ex.Hit}
 	if ans, ok := ex.Answer.(gemini.Answer); ok {
 		s.Answer = summarizeParts(ans.Reply.Parts)
 		s.Response = ans.ResponseID

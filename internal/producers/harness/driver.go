@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,26 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
+
+// MakeDirs makes each folder of dirs, with its parents.
+func MakeDirs(dirs ...string) error {
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Named is the scenario of list that nameOf calls name, nil when none is.
+func Named[S any](list []*S, nameOf func(*S) string, name string) *S {
+	for _, s := range list {
+		if nameOf(s) == name {
+			return s
+		}
+	}
+	return nil
+}
 
 // A Recording is one scenario recorded: its results (R, the driver's) and
 // what the driver's check found wrong with it.
@@ -40,6 +62,28 @@ func RecordAll[S, R any](scenarios []S, name func(S) string, dir string, paralle
 		}
 	})
 	return recs
+}
+
+// A ScenarioJob is the input of a driver's sandbox job that runs a
+// scenario (a driver may add to it).
+type ScenarioJob struct {
+	Scenario string // a name in the driver's Scenarios
+	Binary   string // the CLI's binary (or what node runs)
+	CCUsage  string // the ccusage binary, "" to skip its figures
+	Out      string // the folder to write the recording into (outside the sandbox root)
+	Bodies   bool   // also write each request's whole body into Out/bodies/
+}
+
+// Paths are the job's files, for RecordScenario to make absolute.
+func (j *ScenarioJob) Paths() []*string { return []*string{&j.Binary, &j.CCUsage, &j.Out} }
+
+// Missing is the error of a job without its binary (cli's, which the
+// variable env names), nil when it has it.
+func (j *ScenarioJob) Missing(cli, env string) error {
+	if j.Binary == "" {
+		return fmt.Errorf("no %s binary: set %s", cli, env)
+	}
+	return nil
 }
 
 // RecordScenario runs a driver's scenario job (registered with the
@@ -75,11 +119,11 @@ func RecordScenario[R any](ctx context.Context, jobName, name string, steps int,
 }
 
 // WriteRequests writes what the stand-in received into a recording's
-// folder out: the file name (requests.jsonl), a line for each exchange as
-// summary makes it, and with bodies each request's body as
-// out/bodies/SEQ.json, with headers its headers beside it. It returns the
-// sequence numbers of the requests summary says no rule answered.
-func WriteRequests(out, name string, exchanges []standin.Exchange, bodies, headers bool,
+// folder out: RequestsName, a line for each exchange as summary makes it,
+// and with bodies each request's body as out/bodies/SEQ.json, with
+// headers its headers beside it. It returns the sequence numbers of the
+// requests summary says no rule answered.
+func WriteRequests(out string, exchanges []standin.Exchange, bodies, headers bool,
 	summary func(ex standin.Exchange) (line any, unscripted bool)) ([]int, error) {
 	var reqs bytes.Buffer
 	var unscripted []int
@@ -107,7 +151,34 @@ func WriteRequests(out, name string, exchanges []standin.Exchange, bodies, heade
 			}
 		}
 	}
-	return unscripted, os.WriteFile(filepath.Join(out, name), reqs.Bytes(), 0o644)
+	return unscripted, os.WriteFile(filepath.Join(out, RequestsName), reqs.Bytes(), 0o644)
+}
+
+// A RequestHead is how every driver's summary of a request the stand-in
+// received starts (embedded, so that its lines start with these keys).
+type RequestHead struct {
+	Seq    int    `json:"seq"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	Status int    `json:"status"`
+}
+
+// HeadOf is the head of an exchange's summary.
+func HeadOf(ex standin.Exchange) RequestHead {
+	return RequestHead{Seq: ex.Seq, Method: ex.Method, Path: ex.Path, Status: ex.Status}
+}
+
+// WriteResults writes a recording's results into out: what the stand-in
+// received (WriteRequests, with summary), then res, the requests no rule
+// answered added to its Unscripted, as ResultsName.
+func WriteResults[Step any](out string, res *Results[Step], exchanges []standin.Exchange, bodies, headers bool,
+	summary func(ex standin.Exchange) (line any, unscripted bool)) error {
+	unscripted, err := WriteRequests(out, exchanges, bodies, headers, summary)
+	if err != nil {
+		return err
+	}
+	res.Unscripted = append(res.Unscripted, unscripted...)
+	return WriteJSON(filepath.Join(out, ResultsName), res)
 }
 
 // WriteCCUsage writes to path what ccusage (run with env and args, see
@@ -126,10 +197,10 @@ func WriteCCUsage(ctx context.Context, ccusage string, env, args []string, path 
 // ScriptProblems are what every driver's Check says of the stand-in's
 // script: the requests no rule answered (see the recording's requests
 // file) and the rules that never answered.
-func ScriptProblems(unscripted []int, unused []string, requestsName string) []string {
+func ScriptProblems(unscripted []int, unused []string) []string {
 	var out []string
 	if len(unscripted) > 0 {
-		out = append(out, fmt.Sprintf("requests no rule answered: %v (see %s)", unscripted, requestsName))
+		out = append(out, fmt.Sprintf("requests no rule answered: %v (see %s)", unscripted, RequestsName))
 	}
 	if len(unused) > 0 {
 		out = append(out, "rules that never answered: "+strings.Join(unused, ", "))
@@ -211,7 +282,7 @@ func CheckReadme(t testing.TB, dir string, readme func(dir string) ([]byte, erro
 // run's error or the check's problems fail it, a CLI of another version
 // than want too; then more, if given, when it passed. The subtests run in
 // parallel (more may start sandboxes of its own).
-func EachRecording[S, R any](t *testing.T, recs []Recording[S, R], name func(S) string, version func(*R) string, want string,
+func EachRecording[S, Step any](t *testing.T, recs []Recording[S, Results[Step]], name func(S) string, want string,
 	more func(t *testing.T, s S)) {
 	t.Helper()
 	for _, r := range recs {
@@ -220,7 +291,7 @@ func EachRecording[S, R any](t *testing.T, recs []Recording[S, R], name func(S) 
 			if r.Err != nil {
 				t.Fatal(r.Err)
 			}
-			if v := version(r.Results); v != want {
+			if v := r.Results.Version; v != want {
 				t.Errorf("ran version %s, not the pinned %s", v, want)
 			}
 			for _, p := range r.Problems {
@@ -231,4 +302,159 @@ func EachRecording[S, R any](t *testing.T, recs []Recording[S, R], name func(S) 
 			}
 		})
 	}
+}
+
+// EachFixture runs a subtest for each scenario's committed recording in
+// pinned/NAME: its results must be there (else how to record again:
+// again), written as WriteResults writes them, of that scenario and the
+// pinned version, and check must find nothing wrong; then more checks
+// what is the driver's own.
+func EachFixture[S, Step any](t *testing.T, pinned string, scenarios []S, name func(S) string, version, again string,
+	check func(S, *Results[Step], string) []string, more func(t *testing.T, s S, dir string, res *Results[Step])) {
+	t.Helper()
+	for _, s := range scenarios {
+		t.Run(name(s), func(t *testing.T) {
+			dir := filepath.Join(pinned, name(s))
+			res, err := ReadResults[Step](dir)
+			if err != nil {
+				t.Fatalf("%v (record again: %s)", err, again)
+			}
+			if res.Scenario != name(s) || res.Version != version {
+				t.Errorf("%s is of scenario %q, version %q", ResultsName, res.Scenario, res.Version)
+			}
+			data, _ := os.ReadFile(filepath.Join(dir, ResultsName))
+			if again, err := json.MarshalIndent(res, "", "  "); err != nil || !bytes.Equal(data, append(again, '\n')) {
+				t.Errorf("%s is not what the results it holds write (%v)", ResultsName, err)
+			}
+			for _, p := range check(s, res, dir) {
+				t.Error(p)
+			}
+			more(t, s, dir, res)
+		})
+	}
+}
+
+// CheckVocabulary fails t where a records package's vocabulary and the
+// inventory of the pinned fixtures (inventoryOf pinned) disagree (see
+// Vocabulary.Mismatches).
+func CheckVocabulary(t testing.TB, v Vocabulary, inventoryOf func(dir string) (*Inventory, error), pinned string) {
+	t.Helper()
+	inv, err := inventoryOf(pinned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range v.Mismatches(inv) {
+		t.Error(p)
+	}
+}
+
+// A CCUsageRow is one session of ccusage's AGENT session --json: the
+// fields the drivers' tests hold to what the CLI wrote.
+type CCUsageRow struct {
+	SessionID, SessionFile       string
+	InputTokens, CacheReadTokens int // ccusage's input is without the cached part
+	OutputTokens, TotalTokens    int
+}
+
+// Counts says whether the row counts input tokens (the cached ones
+// among them), output and total tokens.
+func (r CCUsageRow) Counts(input, cached, output, total int) bool {
+	return r.InputTokens == input-cached && r.CacheReadTokens == cached && r.OutputTokens == output && r.TotalTokens == total
+}
+
+// ReadCCUsage reads the sessions of a recording's CCUsageName in dir, or
+// fails t.
+func ReadCCUsage(t testing.TB, dir string) []CCUsageRow {
+	t.Helper()
+	var cc struct{ Sessions []CCUsageRow }
+	if err := ReadJSON(filepath.Join(dir, CCUsageName), &cc); err != nil {
+		t.Fatal(err)
+	}
+	return cc.Sessions
+}
+
+// RequestAnsweredBy finds in a recording made with bodies (dir) the last
+// request rule answered: its summary (a Sum a line of RequestsName;
+// ruleSeq says its rule and sequence number) and where its body is kept,
+// without .json (the headers, when kept, are beside it).
+func RequestAnsweredBy[Sum any](t testing.TB, dir, rule string, ruleSeq func(Sum) (string, int)) (Sum, string) {
+	t.Helper()
+	var found *Sum
+	for _, s := range ReadLines[Sum](t, filepath.Join(dir, RequestsName)) {
+		if r, _ := ruleSeq(s); r == rule {
+			found = &s
+		}
+	}
+	if found == nil {
+		t.Fatalf("no request was answered by rule %s", rule)
+	}
+	_, seq := ruleSeq(*found)
+	return *found, filepath.Join(dir, "bodies", fmt.Sprintf("%03d", seq))
+}
+
+// CheckRecount fails t unless what a recording's file name holds (read)
+// is what count makes again of what the CLI wrote and the runs said
+// (a driver's accounting, kept beside the recording); it returns the
+// count.
+func CheckRecount[T any](t testing.TB, name string, read, count func() (*T, error)) *T {
+	t.Helper()
+	recorded, err := read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted, err := count()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(recorded, counted) {
+		t.Errorf("%s is not what the recording and runs say:\n%+v\n%+v", name, recorded, counted)
+	}
+	return counted
+}
+
+// A Folder is a run's folder in the sandbox, SANDBOX_ROOT/AGENT/NAME (a
+// scenario's, or a resume's): the CLI's home, working directory and
+// temporary folder are under it, the same on every run, so that the paths
+// the CLI records are too.
+type Folder string
+
+// FolderOf is the folder of agent's run name.
+func FolderOf(agent, name string) Folder { return Folder(path.Join(sandbox.Root, agent, name)) }
+
+// Join is the path of name in the folder.
+func (f Folder) Join(name string) string { return path.Join(string(f), name) }
+
+// Home, Work and Tmp are the CLI's HOME, working directory and temporary
+// folder.
+func (f Folder) Home() string { return f.Join("home") }
+func (f Folder) Work() string { return f.Join("work") }
+func (f Folder) Tmp() string  { return f.Join("tmp") }
+
+// WriteScenarios writes the scenarios part of a version's fixtures README
+// (dir: the version's folder) into b: for each scenario a heading, its
+// about text, then what section writes of its recording (its results,
+// and the inventory take makes of the folder written holding what the
+// CLI wrote). It returns the inventory over all scenarios, of categories.
+func WriteScenarios[S, Step any](b *bytes.Buffer, dir string, scenarios []S, heading func(S) (name, about string),
+	written string, take func(dir string) (*Inventory, error), categories []string,
+	section func(s S, sdir string, res *Results[Step], inv *Inventory) error) (*Inventory, error) {
+	total := NewInventory(categories...)
+	for _, s := range scenarios {
+		name, about := heading(s)
+		sdir := filepath.Join(dir, name)
+		res, err := ReadResults[Step](sdir)
+		if err != nil {
+			return nil, err
+		}
+		inv, err := take(filepath.Join(sdir, written))
+		if err != nil {
+			return nil, err
+		}
+		total.Add(inv)
+		fmt.Fprintf(b, "### %s\n\n%s\n\n", name, about)
+		if err := section(s, sdir, res, inv); err != nil {
+			return nil, err
+		}
+	}
+	return total, nil
 }

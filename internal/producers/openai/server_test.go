@@ -8,31 +8,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin/standintest"
 )
 
-func start(t *testing.T, rules []Rule) *StandIn {
-	t.Helper()
-	s, err := Start(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
+func start(t *testing.T, rules []Rule) *StandIn { return standintest.Start(t, Start, rules) }
 
 func post(t *testing.T, url, body string, header map[string]string) *http.Response {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	return resp
+	return standintest.Post(t, url, body, header)
 }
 
 // events reads a stream: each event's name must be its data's type.

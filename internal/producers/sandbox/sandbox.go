@@ -45,6 +45,17 @@ var (
 	jobs   = map[string]Job{}
 )
 
+// JobOf is the Job that decodes its input into an In and runs run with it.
+func JobOf[In any](run func(ctx context.Context, in In) (output any, err error)) Job {
+	return func(ctx context.Context, input json.RawMessage) (any, error) {
+		var in In
+		if err := json.Unmarshal(input, &in); err != nil {
+			return nil, err
+		}
+		return run(ctx, in)
+	}
+}
+
 // Register makes a job runnable by name. It panics on a name used twice.
 func Register(name string, job Job) {
 	jobsMu.Lock()

@@ -16,8 +16,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	Register("probe", probe)
-	Register("leave-running", leaveRunning)
+	Register("probe", JobOf(probe))
+	Register("leave-running", JobOf(leaveRunning))
 	Main()
 	os.Exit(m.Run())
 }
@@ -31,11 +31,7 @@ type probeResult struct {
 
 // probe reports what a job sees: its interfaces, whether it can serve
 // and reach itself on loopback, and it leaves a file in Root.
-func probe(_ context.Context, input json.RawMessage) (any, error) {
-	var in string
-	if err := json.Unmarshal(input, &in); err != nil {
-		return nil, err
-	}
+func probe(_ context.Context, in string) (any, error) {
 	var res probeResult
 	res.Echo = in
 	res.PID = os.Getpid()
@@ -109,11 +105,7 @@ func TestUnknownJobFails(t *testing.T) {
 
 // leaveRunning starts a process that would outlive the job, named by its
 // input so that the test can look for it.
-func leaveRunning(_ context.Context, input json.RawMessage) (any, error) {
-	var token string
-	if err := json.Unmarshal(input, &token); err != nil {
-		return nil, err
-	}
+func leaveRunning(_ context.Context, token string) (any, error) {
 	cmd := exec.Command("/bin/bash", "-c", "exec -a "+token+" sleep 300")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -167,4 +159,21 @@ func processesNamed(t *testing.T, name string) int {
 		}
 	}
 	return n
+}
+
+// TestJobOf: the job's input decoded into the run's type, and input that
+// does not decode an error before run is called.
+func TestJobOf(t *testing.T) {
+	called := false
+	job := JobOf(func(_ context.Context, in struct{ N int }) (any, error) {
+		called = true
+		return in.N * 2, nil
+	})
+	if out, err := job(context.Background(), json.RawMessage(`{"N":21}`)); err != nil || out != 42 {
+		t.Errorf("out %v, err %v", out, err)
+	}
+	called = false
+	if _, err := job(context.Background(), json.RawMessage(`{"N":"x"}`)); err == nil || called {
+		t.Errorf("a bad input: err %v, run called %v", err, called)
+	}
 }

@@ -14,24 +14,27 @@ type API[Req, Reply any] struct {
 	script *Script[Req, Reply]
 }
 
-// StartAPI checks every rule's reply with check, then serves handle on
-// 127.0.0.1; handle answers with the API's script (Pick).
-func StartAPI[Req, Reply any](rules []Rule[Req, Reply], check func(Reply) error,
-	handle func(a *API[Req, Reply], ex *Exchange, w http.ResponseWriter, r *http.Request)) (*API[Req, Reply], error) {
+// StartAPI checks every rule's reply with check, then serves on
+// 127.0.0.1 the vendor's stand-in, S, that wrap makes of the API: handle
+// answers each request with the API's script (Pick).
+func StartAPI[S, Req, Reply any](rules []Rule[Req, Reply], check func(Reply) error, wrap func(*API[Req, Reply]) S,
+	handle func(s S, ex *Exchange, w http.ResponseWriter, r *http.Request)) (S, error) {
+	var none S
 	for _, r := range rules {
 		if err := check(r.Reply); err != nil {
-			return nil, fmt.Errorf("rule %s: %w", r.Name, err)
+			return none, fmt.Errorf("rule %s: %w", r.Name, err)
 		}
 	}
 	script, err := NewScript(rules)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	a := &API[Req, Reply]{script: script}
-	if a.Server, err = Start(func(ex *Exchange, w http.ResponseWriter, r *http.Request) { handle(a, ex, w, r) }); err != nil {
-		return nil, err
+	s := wrap(a)
+	if a.Server, err = Start(func(ex *Exchange, w http.ResponseWriter, r *http.Request) { handle(s, ex, w, r) }); err != nil {
+		return none, err
 	}
-	return a, nil
+	return s, nil
 }
 
 // Pick is the answer to req: the reply of the first rule that matches and

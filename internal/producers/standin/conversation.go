@@ -39,6 +39,26 @@ func AppendTurn(turns []Turn, t Turn) []Turn {
 	return append(append([]Turn(nil), turns...), t)
 }
 
+// WithoutPrompt is a resumed conversation without the prompt the resumed
+// run gave: the last part of the last turn, a user's, and that turn when
+// nothing else is in it. It says false when the conversation does not
+// end with prompt.
+func WithoutPrompt(turns []Turn, prompt string) ([]Turn, bool) {
+	n := len(turns)
+	if n == 0 || turns[n-1].Role != "user" {
+		return turns, false
+	}
+	last := turns[n-1]
+	if k := len(last.Parts); k == 0 || last.Parts[k-1].Text != prompt {
+		return turns, false
+	}
+	out := append([]Turn(nil), turns[:n-1]...)
+	if len(last.Parts) == 1 {
+		return out, true
+	}
+	return append(out, Turn{Role: last.Role, Parts: last.Parts[:len(last.Parts)-1]}), true
+}
+
 // Canonical is JSON with its object keys sorted and no spaces.
 func Canonical(raw json.RawMessage) string {
 	var v any

@@ -111,3 +111,28 @@ func TestMatchersCombine(t *testing.T) {
 		}
 	}
 }
+
+// TestWithoutPrompt: the new prompt taken off the last turn, the turn
+// dropped when it held nothing else, and a conversation that does not end
+// with it said so.
+func TestWithoutPrompt(t *testing.T) {
+	prompt := Part{Type: "text", Text: "Go on."}
+	asked := Turn{Role: "assistant", Parts: []Part{{Type: "text", Text: "Done."}}}
+	result := Part{Type: "tool_result", ID: "t1", Text: "ok"}
+	cases := []struct {
+		in, want []Turn
+		ok       bool
+	}{
+		{[]Turn{asked, {Role: "user", Parts: []Part{prompt}}}, []Turn{asked}, true},
+		{[]Turn{asked, {Role: "user", Parts: []Part{result, prompt}}}, []Turn{asked, {Role: "user", Parts: []Part{result}}}, true},
+		{[]Turn{asked}, []Turn{asked}, false},
+		{[]Turn{asked, {Role: "user", Parts: []Part{result}}}, []Turn{asked, {Role: "user", Parts: []Part{result}}}, false},
+		{[]Turn{{Role: "user"}}, []Turn{{Role: "user"}}, false},
+		{nil, nil, false},
+	}
+	for i, c := range cases {
+		if got, ok := WithoutPrompt(c.in, "Go on."); ok != c.ok || DiffConversations(c.want, got) != "" {
+			t.Errorf("case %d: %v %v, want %v %v", i, got, ok, c.want, c.ok)
+		}
+	}
+}

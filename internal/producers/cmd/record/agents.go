@@ -44,34 +44,16 @@ var claude = &agent{
 	},
 	latest: claudecode.LatestVersion,
 	recordAll: func(ctx context.Context, bins map[string]string, dir string, parallel int) []outcome {
-		var out []outcome
-		for _, r := range claudecode.RecordAll(ctx, bins[claudecode.BinaryEnv], bins[harness.CCUsageEnv], dir, parallel, false) {
-			out = append(out, claudeOutcome(r.Scenario, r.Results, r.Problems, r.Err))
-		}
-		return out
+		return outcomes(claudecode.RecordAll(ctx, bins[claudecode.BinaryEnv], bins[harness.CCUsageEnv], dir, parallel, false),
+			func(s *claudecode.Scenario) string { return s.Name })
 	},
 	recordOne: func(ctx context.Context, name string, bins map[string]string, out string, bodies bool) outcome {
-		s := claudecode.ScenarioNamed(name)
-		if s == nil {
-			return outcome{scenario: name, err: fmt.Errorf("no scenario %q", name)}
-		}
-		res, err := claudecode.Record(ctx, s, bins[claudecode.BinaryEnv], bins[harness.CCUsageEnv], out, bodies)
-		var problems []string
-		if err == nil {
-			problems = claudecode.Check(s, res, out)
-		}
-		return claudeOutcome(s, res, problems, err)
+		return recordOne(name, out, claudecode.ScenarioNamed, func(s *claudecode.Scenario) (*claudecode.Results, error) {
+			return claudecode.Record(ctx, s, bins[claudecode.BinaryEnv], bins[harness.CCUsageEnv], out, bodies)
+		}, claudecode.Check)
 	},
 	readme: claudecode.Readme,
 	drift:  claudecode.DriftReport,
-}
-
-func claudeOutcome(s *claudecode.Scenario, res *claudecode.Results, problems []string, err error) outcome {
-	o := outcome{scenario: s.Name, problems: problems, err: err}
-	if res != nil {
-		o.version = res.Version
-	}
-	return o
 }
 
 var codexAgent = &agent{
@@ -83,34 +65,16 @@ var codexAgent = &agent{
 	},
 	latest: codex.LatestVersion,
 	recordAll: func(ctx context.Context, bins map[string]string, dir string, parallel int) []outcome {
-		var out []outcome
-		for _, r := range codex.RecordAll(ctx, bins[codex.BinaryEnv], bins[harness.CCUsageEnv], dir, parallel, false) {
-			out = append(out, codexOutcome(r.Scenario, r.Results, r.Problems, r.Err))
-		}
-		return out
+		return outcomes(codex.RecordAll(ctx, bins[codex.BinaryEnv], bins[harness.CCUsageEnv], dir, parallel, false),
+			func(s *codex.Scenario) string { return s.Name })
 	},
 	recordOne: func(ctx context.Context, name string, bins map[string]string, out string, bodies bool) outcome {
-		s := codex.ScenarioNamed(name)
-		if s == nil {
-			return outcome{scenario: name, err: fmt.Errorf("no scenario %q", name)}
-		}
-		res, err := codex.Record(ctx, s, bins[codex.BinaryEnv], bins[harness.CCUsageEnv], out, bodies)
-		var problems []string
-		if err == nil {
-			problems = codex.Check(s, res, out)
-		}
-		return codexOutcome(s, res, problems, err)
+		return recordOne(name, out, codex.ScenarioNamed, func(s *codex.Scenario) (*codex.Results, error) {
+			return codex.Record(ctx, s, bins[codex.BinaryEnv], bins[harness.CCUsageEnv], out, bodies)
+		}, codex.Check)
 	},
 	readme: codex.Readme,
 	drift:  codex.DriftReport,
-}
-
-func codexOutcome(s *codex.Scenario, res *codex.Results, problems []string, err error) outcome {
-	o := outcome{scenario: s.Name, problems: problems, err: err}
-	if res != nil {
-		o.version = res.Version
-	}
-	return o
 }
 
 var geminiAgent = &agent{
@@ -132,23 +96,13 @@ var geminiAgent = &agent{
 	},
 	latest: geminicli.LatestVersion,
 	recordAll: func(ctx context.Context, bins map[string]string, dir string, parallel int) []outcome {
-		var out []outcome
-		for _, r := range geminicli.RecordAll(ctx, geminiBundles(bins), bins[harness.CCUsageEnv], dir, parallel, false) {
-			out = append(out, geminiOutcome(r.Scenario, r.Results, r.Problems, r.Err))
-		}
-		return out
+		return outcomes(geminicli.RecordAll(ctx, geminiBundles(bins), bins[harness.CCUsageEnv], dir, parallel, false),
+			func(s *geminicli.Scenario) string { return s.Name })
 	},
 	recordOne: func(ctx context.Context, name string, bins map[string]string, out string, bodies bool) outcome {
-		s := geminicli.ScenarioNamed(name)
-		if s == nil {
-			return outcome{scenario: name, err: fmt.Errorf("no scenario %q", name)}
-		}
-		res, err := geminicli.Record(ctx, s, geminiBundles(bins), bins[harness.CCUsageEnv], out, bodies)
-		var problems []string
-		if err == nil {
-			problems = geminicli.Check(s, res, out)
-		}
-		return geminiOutcome(s, res, problems, err)
+		return recordOne(name, out, geminicli.ScenarioNamed, func(s *geminicli.Scenario) (*geminicli.Results, error) {
+			return geminicli.Record(ctx, s, geminiBundles(bins), bins[harness.CCUsageEnv], out, bodies)
+		}, geminicli.Check)
 	},
 	readme: geminicli.Readme,
 	drift:  geminicli.DriftReport,
@@ -158,8 +112,33 @@ func geminiBundles(bins map[string]string) geminicli.Bundles {
 	return geminicli.Bundles{Current: bins[geminicli.BinaryEnv], Legacy: bins[geminicli.LegacyEnv]}
 }
 
-func geminiOutcome(s *geminicli.Scenario, res *geminicli.Results, problems []string, err error) outcome {
-	o := outcome{scenario: s.Name, problems: problems, err: err}
+// outcomes are a driver's recordings of every scenario (named by name).
+func outcomes[S, Step any](recs []harness.Recording[S, harness.Results[Step]], name func(S) string) []outcome {
+	var out []outcome
+	for _, r := range recs {
+		out = append(out, outcomeOf(name(r.Scenario), r.Results, r.Problems, r.Err))
+	}
+	return out
+}
+
+// recordOne records the scenario a driver names name into out and checks
+// the recording.
+func recordOne[Scenario, Step any](name, out string, named func(string) *Scenario,
+	record func(*Scenario) (*harness.Results[Step], error), check func(*Scenario, *harness.Results[Step], string) []string) outcome {
+	s := named(name)
+	if s == nil {
+		return outcome{scenario: name, err: fmt.Errorf("no scenario %q", name)}
+	}
+	res, err := record(s)
+	var problems []string
+	if err == nil {
+		problems = check(s, res, out)
+	}
+	return outcomeOf(name, res, problems, err)
+}
+
+func outcomeOf[Step any](scenario string, res *harness.Results[Step], problems []string, err error) outcome {
+	o := outcome{scenario: scenario, problems: problems, err: err}
 	if res != nil {
 		o.version = res.Version
 	}

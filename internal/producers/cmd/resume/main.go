@@ -22,6 +22,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/claudecode"
 	"github.com/rlog-ls/rlog-ls/internal/producers/codex"
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/sandbox"
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
@@ -47,38 +48,41 @@ func run() error {
 	}
 	ctx := context.Background()
 	var res any
+	var err error
 	switch *agent {
 	case "claude":
-		bin := orEnv(*binary, claudecode.BinaryEnv)
-		if bin == "" {
-			return fmt.Errorf("no claude binary: set %s or -bin", claudecode.BinaryEnv)
-		}
-		r, err := claudecode.Resume(ctx, bin, claudecode.ResumeRequest{Transcript: flag.Arg(0), SessionID: *session, Cwd: *cwd, Prompt: *prompt})
-		if err != nil {
-			return err
-		}
-		if !*requests {
-			r.Requests = nil
-		}
-		res = r
+		res, err = resume(*binary, "claude", claudecode.BinaryEnv, *requests, func(bin string) (*claudecode.Resumed, error) {
+			return claudecode.Resume(ctx, bin, claudecode.ResumeRequest{Transcript: flag.Arg(0), SessionID: *session, Cwd: *cwd, Prompt: *prompt})
+		})
 	case "codex":
-		bin := orEnv(*binary, codex.BinaryEnv)
-		if bin == "" {
-			return fmt.Errorf("no codex binary: set %s or -bin", codex.BinaryEnv)
-		}
-		r, err := codex.Resume(ctx, bin, codex.ResumeRequest{Rollout: flag.Arg(0), Thread: *session, Cwd: *cwd, Prompt: *prompt})
-		if err != nil {
-			return err
-		}
-		if !*requests {
-			r.Requests = nil
-		}
-		res = r
+		res, err = resume(*binary, "codex", codex.BinaryEnv, *requests, func(bin string) (*codex.Resumed, error) {
+			return codex.Resume(ctx, bin, codex.ResumeRequest{Rollout: flag.Arg(0), Thread: *session, Cwd: *cwd, Prompt: *prompt})
+		})
 	default:
 		return fmt.Errorf("-agent %s: claude or codex", *agent)
 	}
+	if err != nil {
+		return err
+	}
 	os.Stdout.Write(append(standin.MustMarshalIndent(res), '\n'))
 	return nil
+}
+
+// resume resumes with the CLI's binary (bin, else the one the variable env
+// names) and returns what it gave, the requests' bodies only when asked.
+func resume[Step any](bin, cli, env string, requests bool, run func(bin string) (*harness.Resumed[Step], error)) (any, error) {
+	bin = orEnv(bin, env)
+	if bin == "" {
+		return nil, fmt.Errorf("no %s binary: set %s or -bin", cli, env)
+	}
+	r, err := run(bin)
+	if err != nil {
+		return nil, err
+	}
+	if !requests {
+		r.Requests = nil
+	}
+	return r, nil
 }
 
 func orEnv(v, env string) string {
