@@ -66,8 +66,9 @@ type entry struct {
 	// listing reads for its rows, and places them only when asked for them.
 	unplaced bool
 	seen     bool
-	// resumed says the file was read from its cut only: its changes and
-	// prompts are not all known (fillChanges reads it again for them).
+	// resumed says the file was read from its cut only (Listing.Resumed):
+	// its changes and prompts are those before the cut (kept by this
+	// process, or in the changes file: Rest) and those read.
 	resumed bool
 }
 
