@@ -159,6 +159,14 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 	case at <= 0:
 		return nil, nil, 0, nil
 	}
+	// again is the reading when a part cannot be read on its own: from the
+	// start, once (a file without a cut is then read whole).
+	again := func() (*Session, *cut, int64, error) {
+		if from > 0 {
+			return readByParts(path, fi, nil)
+		}
+		return nil, nil, 0, nil
+	}
 	keep := true
 	// The calls that changed files and the prompts of the parts read, in
 	// order, after those of the part before from, capped as a reading of
@@ -200,7 +208,7 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 			return nil, nil, 0, err
 		}
 		if !ok {
-			return readByParts(path, fi, nil)
+			return again()
 		}
 		if from == 0 {
 			ahead = mid
@@ -214,7 +222,7 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 		return nil, nil, 0, err
 	}
 	if !ok {
-		return readByParts(path, fi, nil)
+		return again()
 	}
 	whole = ahead.merge(rest)
 	if keep {

@@ -490,3 +490,34 @@ func TestGrownByACompactionReadWhole(t *testing.T) {
 		t.Errorf("listed %s\nwhole  %s", g, w)
 	}
 }
+
+// A part after the cut that cannot be read on its own (here a line of a
+// sub-agent's that does not say it is a sidechain) makes the transcript
+// read whole, once: the reading does not start over for ever.
+func TestPartNotOnItsOwnReadWhole(t *testing.T) {
+	lines := []string{
+		`{"type":"user","message":{"role":"user","content":"first"},"uuid":"u1","sessionId":"s","timestamp":"2026-11-27T09:00:00Z"}`,
+		`{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"one"}]},"uuid":"a1","sessionId":"s","timestamp":"2026-11-27T09:00:01Z"}`,
+		`{"type":"user","message":{"role":"user","content":"second"},"uuid":"u2","sessionId":"s","agentId":"helper","timestamp":"2026-11-27T09:00:02Z"}`,
+		`{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"two"}]},"uuid":"a2","sessionId":"s","timestamp":"2026-11-27T09:00:03Z"}`,
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	windows := 0 // each reading of this small file is a window
+	afterWindow = func() { windows++ }
+	l := listVersion(t, filepath.Join(dir, "index.json"), p, 0, []byte(strings.Join(lines, "\n")+"\n"))
+	afterWindow = nil
+	if windows > 3 {
+		t.Errorf("the transcript was read %d times for one listing", windows)
+	}
+	whole, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Sessions) != 1 || rowJSON(t, l.Sessions[0].Row) != rowJSON(t, whole.Row) {
+		t.Fatalf("listed %v (%v), want %s", l.Sessions, l.Problems, rowJSON(t, whole.Row))
+	}
+	if Open(filepath.Join(dir, "index.json")).entries[p].Cut != nil {
+		t.Error("a cut was kept before a part that cannot be read on its own")
+	}
+}
