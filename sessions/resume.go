@@ -31,10 +31,13 @@ import (
 // transcript with sub-agents' files beside it is never cut (the reader
 // splices their transcripts in where their calls end, and appends at its
 // end those it found no call for), nor one whose last compaction's run has
-// not ended (its figures read ahead to the run's end). Other formats are
-// read whole: a Codex rollout or an rlog file would need a reader of their
-// own turns here, and Gemini CLI's JSON and the other JSON formats are
-// written whole each time.
+// not ended (its figures read ahead to the run's end); a part after a cut
+// that holds a compaction or a sub-agent's event all the same is read
+// with the whole. Other formats are read whole: a Codex rollout's reader
+// keeps its thread from the rollout's first line and an rlog file's
+// analysis needs its header, which a part would have to be given (not
+// done yet), and Gemini CLI's JSON and the other JSON formats are written
+// whole each time.
 
 // cut is where a session file is read on from when it grew.
 type cut struct {
