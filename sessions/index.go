@@ -540,12 +540,12 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string, ol
 			return e
 		}
 	}
-	if resumable(path) {
+	if format := resumable(path); format != "" {
 		var prev *cut
 		if old != nil {
 			prev = old.Cut
 		}
-		if s, c, from, err := readByParts(path, fi, prev); err == nil && s != nil {
+		if s, c, from, err := readByParts(path, format, fi, prev); err == nil && s != nil {
 			e.Row, e.Cwd, e.Cut = &s.Row, s.Row.Cwd, c
 			if from > 0 {
 				// The changes and prompts before the cut are the first of

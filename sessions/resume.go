@@ -15,29 +15,30 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
-// A Claude Code transcript grows by appended lines while its session
-// runs. The index keeps of it a cut: the offset of a line where nothing
-// the reading carries from one line to the next is open, and the figures
-// of the part before it. When the file grew, and the bytes before the cut
-// are those read, only the part from the cut on is read, and its figures
-// merged with the kept ones (part.merge); the cut moves to the last one
-// in what was read.
+// A Claude Code transcript or a Codex CLI rollout grows by appended lines
+// while its session runs. The index keeps of it a cut: the offset of a
+// line where nothing the reading carries from one line to the next is
+// open, and the figures of the part before it. When the file grew, and the
+// bytes before the cut are those read, only the part from the cut on is
+// read, and its figures merged with the kept ones (part.merge); the cut
+// moves to the last one in what was read.
 //
-// A cut is a line that starts a prompt of the user (a user record whose
-// content is text, not a tool's result, not meta, not a sub-agent's) after
-// which every tool result answers a call made after it, and after which no
-// compaction and no sub-agent's line comes: what a reading of the part
-// after it sees is then what the reading of the whole sees there. A
+// A cut is a line that starts a turn (Claude Code: a prompt of the user, a
+// user record whose content is text, not a tool's result, not meta, not a
+// sub-agent's; Codex CLI: a task_started event) after which every tool
+// result answers a call made after it, and after which no compaction and
+// no sub-agent's line comes: what a reading of the part after it sees is
+// then what the reading of the whole sees there. A part of a rollout is
+// read after the rollout's first line, whose thread its reader keeps. A
 // transcript with sub-agents' files beside it is never cut (the reader
 // splices their transcripts in where their calls end, and appends at its
 // end those it found no call for), nor one whose last compaction's run has
 // not ended (its figures read ahead to the run's end); a part after a cut
-// that holds a compaction or a sub-agent's event all the same is read
-// with the whole. Other formats are read whole: a Codex rollout's reader
-// keeps its thread from the rollout's first line and an rlog file's
-// analysis needs its header, which a part would have to be given (not
-// done yet), and Gemini CLI's JSON and the other JSON formats are written
-// whole each time.
+// that holds a compaction or a sub-agent's event all the same (a
+// sub-agent's own rollout) is read with the whole. Other formats are read
+// whole: an rlog file's analysis needs its header, which a part would have
+// to be given (not done yet), and Gemini CLI's JSON and the other JSON
+// formats are written whole each time.
 
 // cut is where a session file is read on from when it grew.
 type cut struct {
@@ -126,11 +127,18 @@ func windowHash(f io.ReaderAt, off int64) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
 
-// resumable reports whether the session file at path is one the index
-// reads by parts: a Claude Code transcript without sub-agents' files.
-func resumable(path string) bool {
+// resumable is the format of the session file at path when the index
+// reads it by parts, "" when it does not: a Claude Code transcript
+// without sub-agents' files, a Codex CLI rollout.
+func resumable(path string) convert.Format {
 	format, ok := convert.ReadableFile(path)
-	return ok && format == convert.Claude && !claude.PartOf(path) && len(claude.SubagentFiles(path)) == 0
+	switch {
+	case ok && format == convert.Claude && !claude.PartOf(path) && len(claude.SubagentFiles(path)) == 0:
+		return format
+	case ok && format == convert.Codex:
+		return format
+	}
+	return ""
 }
 
 // readByParts reads the Claude Code transcript at path (fi) from the cut
@@ -140,7 +148,7 @@ func resumable(path string) bool {
 // it started: the session's changes and prompts are those of what it read,
 // which follow the first prev.Kept of the file's.
 // A nil session says the file is to be read whole (it has no cut).
-func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut, from int64, err error) {
+func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) (s *Session, next *cut, from int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, 0, err
@@ -153,7 +161,11 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 			from, whole = prev.Offset, prev.Before
 		}
 	}
-	at, err := lastCut(f, from, size)
+	scan, head, err := scannerOf(f, format)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	at, err := lastCut(f, from, size, scan)
 	switch {
 	case err != nil:
 		return nil, nil, 0, err
@@ -166,7 +178,7 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 	// start, once (a file without a cut is then read whole).
 	again := func() (*Session, *cut, int64, error) {
 		if from > 0 {
-			return readByParts(path, fi, nil)
+			return readByParts(path, format, fi, nil)
 		}
 		return nil, nil, 0, nil
 	}
@@ -185,7 +197,11 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 	// is read ahead from its line, numbered from the file's start) or a
 	// sub-agent's line.
 	read := func(off, end int64) (part, bool, error) {
-		p, obs, err := readPart(path, convert.Claude, end-off, &section{off, end - off})
+		sec := &section{Off: off, N: end - off}
+		if off > 0 {
+			sec.Head = head
+		}
+		p, obs, err := readPart(path, format, end-off, sec)
 		if err != nil {
 			return part{}, false, err
 		}
@@ -236,44 +252,73 @@ func readByParts(path string, fi os.FileInfo, prev *cut) (s *Session, next *cut,
 		next = &cut{Offset: at, Window: w, Before: ahead, Kept: keptAhead}
 	}
 	changes := (&observer{calls: calls}).changes(whole.Cwd)
-	s, err = sessionOf(path, convert.Claude, fi, whole, changes, prompts, false)
+	s, err = sessionOf(path, format, fi, whole, changes, prompts, false)
 	return s, next, from, err
+}
+
+// scannerOf is how the cuts of the session file f in format are found,
+// and what a part after one is read after: a Codex CLI rollout's first
+// line (its session_meta: the thread whose lines its reader keeps).
+func scannerOf(f io.ReaderAt, format convert.Format) (lineScanner, []byte, error) {
+	if format == convert.Codex {
+		head, err := headLine(f)
+		return scanCodexLine, head, err
+	}
+	return scanClaudeLine, nil, nil
 }
 
 // lastCut is the offset of the last cut of the transcript in f from
 // offset from to size (see cut), -1 when there is none.
-func lastCut(f io.ReaderAt, from, size int64) (int64, error) {
+func lastCut(f io.ReaderAt, from, size int64, scan lineScanner) (int64, error) {
 	var found int64 = -1
-	err := eachCut(f, from, size, func(off int64) bool {
+	err := eachCut(f, from, size, scan, func(off int64) bool {
 		found = off
 		return false
 	})
 	return found, err
 }
 
-// eachCut calls fn with the offsets of the cuts of the transcript in f
+// eachCut calls fn with the offsets of the cuts of the session file in f
 // from offset from to size, the last first, until fn returns false: its
-// lines are read from the end, each parsed, up to the first compaction or
-// sub-agent's line, after which none is a cut.
-func eachCut(f io.ReaderAt, from, size int64, fn func(off int64) bool) error {
+// lines are read from the end, each given to scan, up to the first that
+// scan says no cut comes before (a compaction, a sub-agent's line).
+func eachCut(f io.ReaderAt, from, size int64, scan lineScanner, fn func(off int64) bool) error {
 	// answers are the calls whose results were read (after the line at
 	// hand) and whose calls were not.
 	answers := map[string]bool{}
 	return linesBackward(f, from, size, func(line []byte, off int64) bool {
-		if bytes.Contains(line, []byte(`"compact_boundary"`)) || bytes.Contains(line, []byte(`"isSidechain":true`)) {
+		switch scan(line, answers) {
+		case lineStops:
 			return false
-		}
-		if prompt := scanLine(line, answers); prompt && len(answers) == 0 {
-			return fn(off)
+		case linePrompt:
+			if len(answers) == 0 {
+				return fn(off)
+			}
 		}
 		return true
 	})
 }
 
-// scanLine reads one transcript line: the tool results it holds are added
-// to answers, the calls it makes taken out; prompt says it is a prompt of
-// the user's.
-func scanLine(line []byte, answers map[string]bool) (prompt bool) {
+// lineScanner reads one line of a session file for eachCut: the tool
+// results it holds are added to answers, the calls it makes taken out.
+type lineScanner func(line []byte, answers map[string]bool) lineKind
+
+// lineKind is what a line is to the search for a cut.
+type lineKind uint8
+
+const (
+	lineOther  lineKind = iota
+	linePrompt          // it starts a turn: a cut when every call is answered
+	lineStops           // no cut comes before it
+)
+
+// scanClaudeLine reads one line of a Claude Code transcript: a prompt is
+// a user record whose content is text (not a tool's result, not meta, not
+// a sub-agent's); a compaction or a sub-agent's line ends the search.
+func scanClaudeLine(line []byte, answers map[string]bool) lineKind {
+	if bytes.Contains(line, []byte(`"compact_boundary"`)) || bytes.Contains(line, []byte(`"isSidechain":true`)) {
+		return lineStops
+	}
 	var typ string
 	var content []byte
 	meta, sidechain := false, false
@@ -295,14 +340,16 @@ func scanLine(line []byte, answers map[string]bool) (prompt bool) {
 		}
 		return nil
 	}) != nil {
-		return false
+		return lineOther
 	}
 	if typ != "user" && typ != "assistant" || len(content) == 0 {
-		return false
+		return lineOther
 	}
 	if content[0] == '"' {
-		s, _ := jsonscan.String(content)
-		return typ == "user" && !meta && !sidechain && strings.TrimSpace(s) != ""
+		if s, _ := jsonscan.String(content); typ == "user" && !meta && !sidechain && strings.TrimSpace(s) != "" {
+			return linePrompt
+		}
+		return lineOther
 	}
 	jsonscan.Array(content, func(_ int, b []byte) error {
 		var kind, id, useID string
@@ -325,7 +372,69 @@ func scanLine(line []byte, answers map[string]bool) (prompt bool) {
 		}
 		return nil
 	})
-	return false
+	return lineOther
+}
+
+// scanCodexLine reads one line of a Codex CLI rollout: a turn starts at
+// its task_started event; a compaction, a sub-agent's activity or another
+// thread's session_meta (a forked sub-agent's rollout) ends the search.
+func scanCodexLine(line []byte, answers map[string]bool) lineKind {
+	if bytes.Contains(line, []byte(`"SubAgentActivity"`)) {
+		return lineStops
+	}
+	var typ string
+	var payload []byte
+	if jsonscan.Object(line, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			typ, _ = jsonscan.String(v)
+		case "payload":
+			payload = v
+		}
+		return nil
+	}) != nil || len(payload) == 0 || payload[0] != '{' {
+		return lineOther
+	}
+	var kind, callID string
+	jsonscan.Members(payload, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			kind, _ = jsonscan.String(v)
+		case "call_id":
+			callID, _ = jsonscan.String(v)
+		}
+		return nil
+	})
+	switch {
+	case typ == "compacted" || typ == "session_meta":
+		return lineStops
+	case typ == "event_msg" && kind == "task_started":
+		return linePrompt
+	case typ == "response_item" && (kind == "function_call_output" || kind == "custom_tool_call_output"):
+		answers[callID] = true
+	case typ == "response_item":
+		delete(answers, callID)
+	}
+	return lineOther
+}
+
+// headLine is the first line of f, its newline included.
+func headLine(f io.ReaderAt) ([]byte, error) {
+	var line []byte
+	buf := make([]byte, 64<<10)
+	for off := int64(0); ; off += int64(len(buf)) {
+		n, err := f.ReadAt(buf, off)
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			return append(line, buf[:i+1]...), nil
+		}
+		line = append(line, buf[:n]...)
+		if len(line) > maxCutLine {
+			return nil, errors.New("the first line is too long")
+		}
+		if err != nil {
+			return line, nil
+		}
+	}
 }
 
 // maxCutLine is the longest line the search for a cut reads: one longer

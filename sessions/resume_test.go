@@ -21,6 +21,24 @@ import (
 	agentstore "github.com/rlog-ls/rlog-ls/internal/benchdata/store"
 )
 
+// resumableFiles are the recorded session files of the repository the
+// index reads by parts: Claude Code transcripts (not the sub-agents' own)
+// and Codex CLI rollouts.
+func resumableFiles(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir("../testdata/agents/codex", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && resumable(p) == convert.Codex {
+			out = append(out, p)
+		}
+		return err
+	})
+	if len(out) < 5 {
+		t.Fatalf("found %d Codex CLI rollouts in testdata", len(out))
+	}
+	return append(claudeTranscripts(t), out...)
+}
+
 // claudeTranscripts are the recorded Claude Code transcripts of the
 // repository (not the sub-agents' own).
 func claudeTranscripts(t *testing.T) []string {
@@ -51,12 +69,13 @@ func TestMergeEqualsWhole(t *testing.T) {
 	cuts, changed := 0, 0
 	// Beside the recorded ones, a generated transcript of many turns.
 	generated := agentstore.Claude(t, filepath.Join(t.TempDir(), "store"), 1, 400<<10)[0]
-	for _, p := range append(claudeTranscripts(t), generated) {
+	for _, p := range append(resumableFiles(t), generated) {
 		whole, err := Read(p)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if !resumable(p) {
+		format := resumable(p)
+		if format == "" {
 			continue
 		}
 		fi, err := os.Stat(p)
@@ -67,8 +86,12 @@ func TestMergeEqualsWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		scan, head, err := scannerOf(f, format)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var offsets []int64
-		err = eachCut(f, 0, fi.Size(), func(off int64) bool { offsets = append(offsets, off); return true })
+		err = eachCut(f, 0, fi.Size(), scan, func(off int64) bool { offsets = append(offsets, off); return true })
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -78,18 +101,24 @@ func TestMergeEqualsWhole(t *testing.T) {
 				continue
 			}
 			cuts++
-			before, obsBefore, err := readPart(p, convert.Claude, off, &section{0, off})
+			before, obsBefore, err := readPart(p, format, off, &section{Off: 0, N: off})
 			if err != nil {
 				t.Fatalf("%s before %d: %v", p, off, err)
 			}
-			after, obs, err := readPart(p, convert.Claude, fi.Size()-off, &section{off, fi.Size() - off})
+			after, obs, err := readPart(p, format, fi.Size()-off, &section{Off: off, N: fi.Size() - off, Head: head})
 			if err != nil {
 				t.Fatalf("%s after %d: %v", p, off, err)
 			}
 			if obs.sidechain || obs.compacted {
-				t.Errorf("%s: the part after the cut at %d holds a sub-agent's line or a compaction", p, off)
+				// A sub-agent's own rollout: every line is the sub-agent's,
+				// which its lines do not say; it is read whole
+				// (TestPartNotOnItsOwnReadWhole). A transcript says it.
+				if format == convert.Claude {
+					t.Errorf("%s: the part after the cut at %d holds a sub-agent's line or a compaction", p, off)
+				}
+				continue
 			}
-			got, err := sessionOf(p, convert.Claude, fi, before.merge(after), nil, nil, false)
+			got, err := sessionOf(p, format, fi, before.merge(after), nil, nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -133,7 +162,7 @@ func TestGrownTranscriptReadFromCut(t *testing.T) {
 	// Beside the recorded ones, a generated transcript of many turns that
 	// change files, at a few of its line ends.
 	generated := agentstore.Claude(t, filepath.Join(t.TempDir(), "store"), 1, 200<<10)[0]
-	for _, src := range append(claudeTranscripts(t), generated) {
+	for _, src := range append(resumableFiles(t), generated) {
 		b, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)
@@ -291,7 +320,7 @@ func TestTranscriptWithSubagentsNotCut(t *testing.T) {
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("the recorded sub-agent session is missing: %v", err)
 	}
-	if resumable(p) {
+	if resumable(p) != "" {
 		t.Error("a transcript with sub-agents' files is read by parts")
 	}
 }
@@ -309,7 +338,7 @@ func TestNoCutWhileACallIsOpen(t *testing.T) {
 	}
 	b := []byte(strings.Join(lines, "\n"))
 	var got []int64
-	err := eachCut(bytes.NewReader(b), 0, int64(len(b)), func(off int64) bool { got = append(got, off); return true })
+	err := eachCut(bytes.NewReader(b), 0, int64(len(b)), scanClaudeLine, func(off int64) bool { got = append(got, off); return true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +361,7 @@ func TestNoCutBeforeAHugeLine(t *testing.T) {
 		{"a prompt after it", prompt + huge + prompt, []int64{int64(len(prompt) + len(huge))}},
 	} {
 		var got []int64
-		err := eachCut(strings.NewReader(c.text), 0, int64(len(c.text)), func(off int64) bool { got = append(got, off); return true })
+		err := eachCut(strings.NewReader(c.text), 0, int64(len(c.text)), scanClaudeLine, func(off int64) bool { got = append(got, off); return true })
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("%s: cuts %v (%v), want %v", c.name, got, err, c.want)
 		}
@@ -519,5 +548,40 @@ func TestPartNotOnItsOwnReadWhole(t *testing.T) {
 	}
 	if Open(filepath.Join(dir, "index.json")).entries[p].Cut != nil {
 		t.Error("a cut was kept before a part that cannot be read on its own")
+	}
+}
+
+// A part of a Codex CLI rollout is read after the rollout's first line,
+// whose thread its reader keeps: a usage record of another thread after
+// the cut (a forked sub-agent's replay of its parent's) is left out, as
+// the reading of the whole leaves it out.
+func TestCodexPartKnowsItsThread(t *testing.T) {
+	src := "../testdata/agents/codex/0.169.0/resume/codex-home/sessions/2026/11/27/rollout-2026-11-27T09-48-10-01a21c67-bc4f-7273-a6e9-0186f9908af1.jsonl"
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	last := slices.IndexFunc(lines, func(l []byte) bool { return bytes.Contains(l, []byte(`"resp_third_01"`)) })
+	if last < 0 {
+		t.Fatal("the fixture has no third response")
+	}
+	other := bytes.ReplaceAll(lines[last], []byte(`"thread_id":"01a21c67-bc4f-7273-a6e9-0186f9908af1"`), []byte(`"thread_id":"01a21c67-0000-7000-8000-000000000000"`))
+	other = bytes.ReplaceAll(other, []byte(`"resp_third_01"`), []byte(`"resp_other_01"`))
+	grown := slices.Concat(bytes.Join(lines[:last+1], nil), other, bytes.Join(lines[last+1:], nil))
+	dir := t.TempDir()
+	p := filepath.Join(dir, filepath.Base(src))
+	index := filepath.Join(dir, "index.json")
+	listVersion(t, index, p, 0, bytes.Join(lines[:last-5], nil))
+	l := listVersion(t, index, p, 1, grown)
+	whole, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Resumed != 1 {
+		t.Fatalf("the grown rollout was not read from its cut (%d read)", l.Read)
+	}
+	if g, w := rowJSON(t, l.Sessions[0].Row), rowJSON(t, whole.Row); g != w {
+		t.Errorf("listed %s\nwhole  %s", g, w)
 	}
 }

@@ -136,8 +136,13 @@ func statRegular(path string) (os.FileInfo, error) {
 	return fi, nil
 }
 
-// section is a part of a session file: N bytes from Off.
-type section struct{ Off, N int64 }
+// section is a part of a session file: N bytes from Off, read after Head
+// (what the part's reader needs of the lines before it: a Codex rollout's
+// first line, its thread).
+type section struct {
+	Off, N int64
+	Head   []byte
+}
 
 // readPart reads the session file at path in format, whole when sec is
 // nil, else only the part sec of it (a transcript read on from a cut,

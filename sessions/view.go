@@ -11,6 +11,7 @@
 package sessions
 
 import (
+	"bytes"
 	"io"
 	"os"
 
@@ -43,7 +44,8 @@ func viewPart(path string, from convert.Format, sec section, opts convert.Option
 	go func() {
 		f, err := os.Open(path)
 		if err == nil {
-			_, err = convert.ConvertPart(io.NewSectionReader(f, sec.Off, sec.N), path, from, convert.Rlog, pw, opts)
+			r := io.MultiReader(bytes.NewReader(sec.Head), io.NewSectionReader(f, sec.Off, sec.N))
+			_, err = convert.ConvertPart(r, path, from, convert.Rlog, pw, opts)
 			f.Close()
 		}
 		pw.CloseWithError(err)
