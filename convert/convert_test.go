@@ -3,6 +3,7 @@ package convert_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,9 +180,59 @@ func checkOutput(t *testing.T, name string, to convert.Format, out []byte) {
 			t.Errorf("%s: output is not JSON", name)
 		}
 	}
+	switch to {
+	case convert.ATIF, convert.Prophet, convert.Trajectory:
+		// Indented while it is encoded, as json.Indent indents it.
+		var compact, want bytes.Buffer
+		if json.Compact(&compact, out) != nil || json.Indent(&want, compact.Bytes(), "", "  ") != nil {
+			t.Errorf("%s: output is not JSON", name)
+		} else if !bytes.Equal(out, want.Bytes()) {
+			t.Errorf("%s: output is not indented as json.Indent indents it:\n%s", name, firstDifference(out, want.Bytes()))
+		}
+	}
 	// Whatever was written reads back without error.
 	if _, _, err := convert.Read(bytes.NewReader(out), to); err != nil {
 		t.Errorf("%s: reading the output back: %v", name, err)
+	}
+}
+
+// firstDifference shows where got and want part, with a little of what
+// comes before.
+func firstDifference(got, want []byte) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	from := max(i-80, 0)
+	return fmt.Sprintf("at byte %d: %q, want %q", i, got[from:min(i+80, len(got))], want[from:min(i+80, len(want))])
+}
+
+// Values that come encoded with white space between their tokens (tool
+// arguments and extras from sources that pretty-print, or write JSON as
+// Python does) are indented where they stand, as json.Indent indents
+// the compact document: an empty object or list with a space inside
+// stays {} or [] (it was written with an empty indented line).
+func TestIndentedValuesAsJSONIndent(t *testing.T) {
+	raw := func(s string) json.RawMessage { return json.RawMessage(s) }
+	s := &convert.Session{
+		Header: model.Header{ID: "s", AgentName: "a", AgentVersion: "1", Extra: model.Fields{{Key: "x", Value: raw(`{ "a" : [ ] }`)}}},
+		Events: []model.Event{
+			{Kind: model.KindUser, Text: "go", Time: "2026-01-02T03:04:05Z"},
+			{Kind: model.KindToolCall, MessageID: "m1", Call: &model.ToolCall{ID: "c1", Name: "Bash", Input: raw(`{ }`)}},
+			{Kind: model.KindToolCall, MessageID: "m1", Call: &model.ToolCall{ID: "c2", Name: "Bash", Input: raw("{\n  \"cmd\": \"ls\",\n  \"env\": [ ],\n  \"n\": 1\n}")}},
+			{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "c1", Content: "ok"}, Extra: model.Fields{{Key: "meta", Value: raw(`{"a": 1, "b": [1, 2], "c": { }}`)}}},
+			{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "c2", Content: "ok"}},
+		},
+	}
+	for _, to := range []convert.Format{convert.ATIF, convert.Prophet, convert.Trajectory} {
+		var out bytes.Buffer
+		if _, err := convert.Write(&out, s, to, convert.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(out.Bytes(), []byte(`{}`)) {
+			t.Errorf("%s: no empty object written", to)
+		}
+		checkOutput(t, string(to), to, out.Bytes())
 	}
 }
 

@@ -137,7 +137,8 @@ func checkJSON(t *testing.T, file string) []map[string]any {
 }
 
 // readResult reads the JSON an editor script wrote to path (RLOG_OUT) into
-// res; who names the editor in a failure.
+// res; who names the editor in a failure. What the script says went wrong
+// ("errors", a list, from Neovim; "error" from Emacs) fails the test.
 func readResult(t *testing.T, path, who string, res any) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
@@ -146,5 +147,13 @@ func readResult(t *testing.T, path, who string, res any) {
 	}
 	if err := json.Unmarshal(raw, res); err != nil {
 		t.Fatalf("%s's result: %v\n%s", who, err, raw)
+	}
+	var failed struct {
+		Errors []string `json:"errors"`
+		Error  string   `json:"error"`
+	}
+	json.Unmarshal(raw, &failed) // a script that reports no failure has neither
+	if len(failed.Errors) > 0 || failed.Error != "" {
+		t.Fatalf("%s: %s", who, strings.TrimSpace(strings.Join(append(failed.Errors, failed.Error), " ")))
 	}
 }

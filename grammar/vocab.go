@@ -372,6 +372,7 @@ const (
 	VerbInit    = "init"
 	VerbPhase   = "phase"
 	VerbCompact = "compact"
+	VerbResume  = "resume"
 )
 
 // Verbs are rlog/1's lifecycle events.
@@ -382,7 +383,7 @@ var Verbs = []Verb{
 	{VerbPhase, "a phase marker; `@phase NAME` starts a named phase"},
 	{"checkpoint", "a checkpoint the session can be resumed from"},
 	{"pause", "the session paused"},
-	{"resume", "the session resumed"},
+	{VerbResume, "the session resumed"},
 	{"assess", "the agent assessed its progress"},
 	{"notify", "a notification was sent"},
 	{"wait-approval", "the agent waits for a human's approval"},

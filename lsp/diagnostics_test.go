@@ -157,14 +157,23 @@ func TestDiagnosticsWireShapes(t *testing.T) {
 	lsptest.AssertJSON(t, p.Raw, `{"uri":"file:///d.rlog","diagnostics":[]}`)
 }
 
+// startWithPendingRun starts a server with a debounce of 100 ms and opens
+// diagURI; its first diagnostics published, a change leaves a run pending
+// in the debounce.
+func startWithPendingRun(t *testing.T) *lsptest.Client {
+	t.Helper()
+	c := startServer(t, testOptions(t))
+	c.Initialize(initParams(withDebounce(100)))
+	openDoc(c, diagURI, 1, "TODO")
+	c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
+	change(c, diagURI, 2, ContentChange{Text: jsonString("TODO TODO")})
+	return c
+}
+
 // Closing a document with a run pending publishes only the clear.
 func TestCloseCancelsPendingDiagnostics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := startServer(t, testOptions(t))
-		c.Initialize(initParams(withDebounce(100)))
-		openDoc(c, diagURI, 1, "TODO")
-		c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
-		change(c, diagURI, 2, ContentChange{Text: jsonString("TODO TODO")}) // pending in the debounce
+		c := startWithPendingRun(t)
 		closeDoc(c, diagURI)
 		time.Sleep(time.Second)
 		synctest.Wait()
@@ -247,11 +256,7 @@ func TestDiagnosePanic(t *testing.T) {
 // After shutdown nothing more is published, even what was pending.
 func TestNoDiagnosticsAfterShutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		c := startServer(t, testOptions(t))
-		c.Initialize(initParams(withDebounce(100)))
-		openDoc(c, diagURI, 1, "TODO")
-		c.WaitDiagnostics(diagURI, lsptest.AtVersion(1))
-		change(c, diagURI, 2, ContentChange{Text: jsonString("TODO TODO")}) // pending in the debounce
+		c := startWithPendingRun(t)
 		if err := c.Call(protocol.MethodShutdown, nil, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -99,6 +99,17 @@ func startServer(t testing.TB, opts Options[*plainText]) *lsptest.Client {
 	})
 }
 
+// startWatched runs a server with opts and initializes it with the client's
+// process id 4242, which opts' probes answer for.
+func startWatched(t testing.TB, opts Options[*plainText]) *lsptest.Client {
+	t.Helper()
+	c := startServer(t, opts)
+	params := initParams(noDebounce)
+	params["processId"] = 4242
+	c.Initialize(params)
+	return c
+}
+
 // noDebounce is initializationOptions that publish diagnostics at once.
 var noDebounce = map[string]any{"diagnostics": map[string]any{"debounceMs": 0}}
 

@@ -23,10 +23,7 @@ func TestServerExitsWhenClientPIDIsReused(t *testing.T) {
 			}
 			return "12345"
 		}
-		c := startServer(t, opts)
-		params := initParams(noDebounce)
-		params["processId"] = 4242
-		c.Initialize(params)
+		c := startWatched(t, opts)
 		time.Sleep(11 * time.Second)
 		synctest.Wait()
 		alive(t, c)
@@ -50,10 +47,7 @@ func TestUnknownStartTimeIsNotAChange(t *testing.T) {
 			}
 			return "later-known"
 		}
-		c := startServer(t, opts)
-		params := initParams(noDebounce)
-		params["processId"] = 4242
-		c.Initialize(params)
+		c := startWatched(t, opts)
 		time.Sleep(time.Minute)
 		synctest.Wait()
 		alive(t, c)

@@ -23,10 +23,7 @@ func TestServerExitsWhenClientProcessDies(t *testing.T) {
 			probed.Add(1)
 			return !dead.Load()
 		}
-		c := startServer(t, opts)
-		params := initParams(noDebounce)
-		params["processId"] = 4242
-		c.Initialize(params)
+		c := startWatched(t, opts)
 
 		time.Sleep(12 * time.Second) // two polls: still alive, still serving
 		synctest.Wait()

@@ -161,7 +161,7 @@ func TestPitfall08ContextKeysCollide(t *testing.T) {
 // with its log mutex still locked, so the next message blocks forever.
 // Avoided: our tracer (TestTraceToLogFile traces past an error reply).
 func TestPitfall09LoggingStreamDeadlocks(t *testing.T) {
-	var buf lockedBuffer
+	var buf syncBuffer
 	ls := protocol.LoggingStream(idleStream{}, &buf)
 	errResp, _ := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(1), nil, jsonrpc2.ErrInternal)
 	_, _ = ls.Write(context.Background(), errResp)
@@ -180,17 +180,6 @@ type idleStream struct{}
 func (idleStream) Read(context.Context) (jsonrpc2.Message, int64, error)  { select {} }
 func (idleStream) Write(context.Context, jsonrpc2.Message) (int64, error) { return 0, nil }
 func (idleStream) Close() error                                           { return nil }
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
 
 // 10. ServerHandler ignores its fallback: unknown methods go to
 // Server.Request.

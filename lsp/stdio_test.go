@@ -89,6 +89,8 @@ func startStdioServer(t *testing.T) (*lsptest.Client, *syncBuffer) {
 	return c, stderr
 }
 
+// syncBuffer is a bytes.Buffer that a server's goroutines may write to
+// while the test reads it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

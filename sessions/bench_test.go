@@ -169,8 +169,9 @@ func TestReadHeapStaysConstant(t *testing.T) {
 	}
 	defer func() { afterWindow = nil }()
 	// kept is what a reading returns and keeps until its end: the calls
-	// that changed files (at most maxCallsKept) and the prompts (at most
-	// maxPromptsKept), which grow with the session up to their caps.
+	// that changed files and the calls (at most maxCallsKept each), the
+	// prompts (at most maxPromptsKept) and the phases, which grow with the
+	// session up to their caps.
 	var kept [2]uint64
 	measure := func(i int, p string) uint64 {
 		runtime.GC()
@@ -185,13 +186,19 @@ func TestReadHeapStaysConstant(t *testing.T) {
 		for _, p := range s.Prompts {
 			kept[i] += uint64(len(p.Text)+len(p.ID)) + 48
 		}
+		for _, c := range s.Calls {
+			kept[i] += uint64(len(c.Tool)+len(c.Target)+len(c.ID)) + 56
+		}
+		for _, p := range s.Phases {
+			kept[i] += uint64(len(p.Name)+len(p.ID)) + 40
+		}
 		return peak
 	}
 	ps, pl := measure(0, small), measure(1, large)
 	fs, _ := os.Stat(small)
 	fl, _ := os.Stat(large)
 	mb := func(n uint64) float64 { return float64(n) / (1 << 20) }
-	t.Logf("peak heap %.1f MB reading %.1f MB, %.1f MB reading %.1f MB (of which the changes and prompts kept: %.1f MB, %.1f MB)",
+	t.Logf("peak heap %.1f MB reading %.1f MB, %.1f MB reading %.1f MB (of which the changes, prompts, calls and phases kept: %.1f MB, %.1f MB)",
 		mb(ps), mb(uint64(fs.Size())), mb(pl), mb(uint64(fl.Size())), mb(kept[0]), mb(kept[1]))
 	// The allowance: a quarter more, 8 MB for the call and message ids
 	// the analysis and the usage rule keep, and twice what the larger
@@ -216,5 +223,177 @@ func TestReadHeapStaysConstant(t *testing.T) {
 	t.Logf("peak heap %.1f MB listing the small one, %.1f MB listing the large one", mb(ls), mb(ll))
 	if ll > ls+ls/4+8<<20+2*(kept[1]-min(kept[1], kept[0])) {
 		t.Errorf("peak heap %.1f MB listing the small transcript, %.1f MB the large: it grows with the input", mb(ls), mb(ll))
+	}
+}
+
+// symbolsIndex is a copy of the bench store's warm index and its changes
+// file (as a listing of rows leaves them: the calls, prompts and phases
+// without their lines) in dir, named name.
+func symbolsIndex(b *testing.B, dir, name string) string {
+	b.Helper()
+	index, _, _ := warmIndex(b)
+	to := filepath.Join(dir, name+".json")
+	for _, p := range [][2]string{{index, to}, {Open(index).changesPath(), Open(to).changesPath()}} {
+		data, err := os.ReadFile(p[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p[1], data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return to
+}
+
+// listChanges lists the bench store's sessions with their changes,
+// prompts, calls and phases, as the server does for workspace symbols.
+func listChanges(b *testing.B, ix *Index, cwd string, homes Homes) *Listing {
+	p := Discover(cwd, homes)
+	l := ix.List(context.Background(), Request{Candidates: p.Files, Maybe: p.Maybe, Cwd: cwd, Changes: true})
+	if err := ix.Save(); err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// reportSymbols reports what a listing with changes holds: its calls,
+// phases and prompts, the changes file's size, and the heap the index and
+// the listing keep (measured after a collection, ix and l still alive).
+func reportSymbols(b *testing.B, ix *Index, l *Listing, heapBefore uint64, cpu time.Duration) {
+	var calls, phases, prompts int
+	for _, s := range l.Sessions {
+		calls += len(s.Calls)
+		phases += len(s.Phases)
+		prompts += len(s.Prompts)
+	}
+	fi, err := os.Stat(ix.changesPath())
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(cpu.Seconds(), "cpu-s/op")
+	b.ReportMetric(float64(calls), "calls")
+	b.ReportMetric(float64(phases), "phases")
+	b.ReportMetric(float64(prompts), "prompts")
+	b.ReportMetric(float64(fi.Size())/(1<<20), "changes-MB")
+	b.ReportMetric(float64(ms.HeapAlloc-min(ms.HeapAlloc, heapBefore))/(1<<20), "held-MB")
+	runtime.KeepAlive(ix)
+	runtime.KeepAlive(l)
+}
+
+// heapNow is the heap in use, after two collections (the second empties
+// the pools the first left in their victim caches).
+func heapNow() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// BenchmarkSymbolsFirst is the first workspace symbols query (or
+// --touched) after a listing of rows: the changes file, whose calls,
+// prompts and phases have no lines yet, read; every session file read
+// again for the lines of their ids; the changes file written with them.
+func BenchmarkSymbolsFirst(b *testing.B) {
+	_, cwd, homes := warmIndex(b)
+	dir := b.TempDir()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		i++
+		index := symbolsIndex(b, dir, strconv.Itoa(i))
+		b.StartTimer()
+		symbolsQuery(b, index, cwd, homes)
+	}
+}
+
+// symbolsQuery opens the index and lists with changes, as the server's
+// first workspace symbols query does, and reports what it cost and holds
+// (reportSymbols).
+func symbolsQuery(b *testing.B, index, cwd string, homes Homes) *Listing {
+	b.StopTimer()
+	before := heapNow()
+	b.StartTimer()
+	cpu := benchdata.ProcessCPU()
+	ix := Open(index)
+	l := listChanges(b, ix, cwd, homes)
+	cpu = benchdata.ProcessCPU() - cpu
+	b.StopTimer()
+	reportSymbols(b, ix, l, before, cpu)
+	b.StartTimer()
+	return l
+}
+
+// BenchmarkSymbolsAgain is a workspace symbols query after the first, in
+// a new process (`rlog-ls sessions --touched`, a server started again):
+// the index and the changes file opened and decoded, nothing read again.
+// The server keeps its index open: its later queries do not decode the
+// changes file again (BenchmarkSymbolsOpen).
+func BenchmarkSymbolsAgain(b *testing.B) {
+	_, cwd, homes := warmIndex(b)
+	index := symbolsIndex(b, b.TempDir(), "placed")
+	listChanges(b, Open(index), cwd, homes) // places them
+	for b.Loop() {
+		if l := symbolsQuery(b, index, cwd, homes); l.Read != 0 {
+			b.Fatalf("read %d files", l.Read)
+		}
+	}
+}
+
+// BenchmarkSymbolsOpen is a workspace symbols query of a server whose
+// index is open and has its changes file read: a listing (every file
+// looked at with stat) and the sessions' symbols handed over.
+func BenchmarkSymbolsOpen(b *testing.B) {
+	_, cwd, homes := warmIndex(b)
+	index := symbolsIndex(b, b.TempDir(), "open")
+	ix := Open(index)
+	listChanges(b, ix, cwd, homes)
+	for b.Loop() {
+		if l := listChanges(b, ix, cwd, homes); l.Read != 0 {
+			b.Fatalf("read %d files", l.Read)
+		}
+	}
+}
+
+// TestListingHoldsNoCalls: once the index is saved, a listing of rows (the
+// server's Sessions view) holds none of the sessions' changes, prompts,
+// calls and phases, which are in the changes file; a listing that asked
+// for them keeps them read for the next. It measures memory, not time.
+func TestListingHoldsNoCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates and reads 20 MB of transcripts")
+	}
+	dir := t.TempDir()
+	cwd := "/work/project"
+	homes := Homes{Claude: filepath.Join(dir, ".claude")}
+	agentstore.Claude(t, filepath.Join(homes.Claude, "projects", ClaudeProject(cwd)), 20, 20<<20)
+	p := Discover(cwd, homes)
+	base := heapNow()
+	ix := Open(filepath.Join(dir, "sessions.json"))
+	ix.List(context.Background(), Request{Candidates: p.Files, Cwd: cwd})
+	if err := ix.Save(); err != nil {
+		t.Fatal(err)
+	}
+	rows := heapNow() - min(heapNow(), base)
+	l := ix.List(context.Background(), Request{Candidates: p.Files, Cwd: cwd, Changes: true})
+	if err := ix.Save(); err != nil {
+		t.Fatal(err)
+	}
+	var calls int
+	for _, s := range l.Sessions {
+		calls += len(s.Calls)
+	}
+	l = nil
+	symbols := heapNow() - min(heapNow(), base)
+	runtime.KeepAlive(ix)
+	t.Logf("held after a listing of rows: %.2f MB; after a listing with the %d calls: %.2f MB", float64(rows)/(1<<20), calls, float64(symbols)/(1<<20))
+	// Each call costs more than 40 bytes held: a listing of rows that
+	// kept them (or the sessions they came with) would hold more than a
+	// tenth of what the listing that asked for them holds.
+	if calls < 10000 || symbols < uint64(calls)*40 || rows > symbols/10 {
+		t.Errorf("%d calls; held %d bytes after a listing of rows, %d after one with calls", calls, rows, symbols)
 	}
 }

@@ -52,18 +52,23 @@ type entry struct {
 	Row      *Row   `json:"row,omitempty"`
 	Err      string `json:"err,omitempty"`
 	// Cut is where the file is read on from when it grows (resume.go);
-	// Rest what such a read gained, when its changes and prompts before
-	// the cut are in the changes file (fillChanges joins them).
+	// Rest what such a read gained, when its changes, prompts, calls and
+	// phases before the cut are in the changes file (fillChanges joins
+	// them).
 	Cut  *cut  `json:"cut,omitempty"`
 	Rest *rest `json:"rest,omitempty"`
-	// changes are the session's file changes when it was read by this
-	// process (kept in the changes file, changesPath, not in the index:
-	// only --touched and workspace symbols need them); changed says so.
+	// changes, prompts, calls and phases are the session's when it was
+	// read by this process, until they are saved (kept in the changes
+	// file, changesPath, not in the index: only --touched and workspace
+	// symbols need them); changed says so.
 	changes []Change
 	prompts []Prompt
+	calls   []Call
+	phases  []Phase
 	changed bool
-	// unplaced says changes and prompts have no lines yet (placeAll): a
-	// listing reads for its rows, and places them only when asked for them.
+	// unplaced says changes, prompts and calls have no lines yet
+	// (placeAll): a listing reads for its rows, and places them only when
+	// asked for them.
 	unplaced bool
 	seen     bool
 	// resumed says the file was read from its cut only (Listing.Resumed):
@@ -80,8 +85,24 @@ type changeEntry struct {
 	ModNS   int64    `json:"mod_ns"`
 	Changes []Change `json:"changes"`
 	Prompts []Prompt `json:"prompts,omitempty"`
-	// Unplaced says Changes and Prompts have no lines yet.
+	Calls   []Call   `json:"calls,omitempty"`
+	Phases  []Phase  `json:"phases,omitempty"`
+	// Unplaced says Changes, Prompts and Calls have no lines yet.
 	Unplaced bool `json:"unplaced,omitempty"`
+}
+
+// changesVersion is the version of the changes file's layout (5: with
+// each session's calls and phases), IndexVersion the index's: a changes
+// file of another version is read as empty, and its sessions are read
+// again when they are asked for.
+const changesVersion = 5
+
+func (c *changeEntry) lists() lists { return lists{c.Changes, c.Prompts, c.Calls, c.Phases} }
+
+func (e *entry) lists() lists { return lists{e.changes, e.prompts, e.calls, e.phases} }
+
+func (e *entry) setLists(l lists) {
+	e.changes, e.prompts, e.calls, e.phases = l.Changes, l.Prompts, l.Calls, l.Phases
 }
 
 func (e *entry) fresh(fi os.FileInfo) bool {
@@ -101,6 +122,9 @@ type Index struct {
 	// changesDirty says sessions were read since.
 	changes      map[string]*changeEntry
 	changesDirty bool
+	// keepChanges says a listing asked for the changes: they stay read
+	// for the next one (a server's next workspace symbols query).
+	keepChanges bool
 	// Rebuilt says why the file was not read (corrupt, another version),
 	// "" when it was or there was none.
 	Rebuilt string
@@ -118,7 +142,7 @@ func Open(path string) *Index {
 		return ix
 	}
 	defer f.Close()
-	err = readEntries(f, func() *entry { return new(entry) }, func(e *entry) {
+	err = readEntries(f, IndexVersion, func() *entry { return new(entry) }, func(e *entry) {
 		if e != nil && e.Path != "" {
 			ix.entries[e.Path] = e
 		}
@@ -166,7 +190,7 @@ func (ix *Index) Save() error {
 		entries = append(entries, e)
 	}
 	slices.SortFunc(entries, func(a, b *entry) int { return cmp.Compare(a.Path, b.Path) })
-	if err := writeEntries(ix.path, entries); err != nil {
+	if err := writeEntries(ix.path, IndexVersion, entries); err != nil {
 		return err
 	}
 	ix.dirty = false
@@ -191,8 +215,9 @@ func (ix *Index) loadChanges() {
 		return
 	}
 	defer f.Close()
-	// A tool's name and a file's path recur in many sessions: one string
-	// each is kept.
+	// A tool's name, a file's path and a phase's name recur in many
+	// sessions (a heavy user's have a million calls of a few dozen
+	// tools): one string each is kept.
 	names := map[string]string{}
 	intern := func(s string) string {
 		if n, ok := names[s]; ok {
@@ -205,25 +230,39 @@ func (ix *Index) loadChanges() {
 	// to the longest, and kept in slices of its size.
 	scratch := new(changeEntry)
 	next := func() *changeEntry {
-		*scratch = changeEntry{Changes: scratch.Changes[:0], Prompts: scratch.Prompts[:0]}
+		*scratch = changeEntry{Changes: scratch.Changes[:0], Prompts: scratch.Prompts[:0], Calls: scratch.Calls[:0], Phases: scratch.Phases[:0]}
 		return scratch
 	}
 	clone := func(c changeEntry) *changeEntry {
-		if len(c.Changes) == 0 {
-			c.Changes = nil
-		}
-		if len(c.Prompts) == 0 {
-			c.Prompts = nil
-		}
-		c.Changes, c.Prompts = slices.Clone(c.Changes), slices.Clone(c.Prompts)
+		c.Changes, c.Prompts = cloneOrNil(c.Changes), cloneOrNil(c.Prompts)
+		c.Calls, c.Phases = cloneOrNil(c.Calls), cloneOrNil(c.Phases)
 		for i := range c.Changes {
 			c.Changes[i].Tool, c.Changes[i].Target = intern(c.Changes[i].Tool), intern(c.Changes[i].Target)
 		}
+		for i := range c.Calls {
+			c.Calls[i].Tool, c.Calls[i].Target = intern(c.Calls[i].Tool), intern(c.Calls[i].Target)
+		}
+		for i := range c.Phases {
+			c.Phases[i].Name = intern(c.Phases[i].Name)
+		}
 		return &c
 	}
-	if readEntries(f, next, func(c *changeEntry) { ix.changes[c.Path] = clone(*c) }) != nil {
+	err = readEntries(f, changesVersion, next, func(c *changeEntry) {
+		if c.Path != "" {
+			ix.changes[c.Path] = clone(*c)
+		}
+	})
+	if err != nil {
 		clear(ix.changes)
 	}
+}
+
+// cloneOrNil is a copy of s of its length, nil when s is empty.
+func cloneOrNil[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return slices.Clone(s)
 }
 
 // saveChanges merges the changes of the sessions read into the changes
@@ -232,7 +271,8 @@ func (ix *Index) saveChanges() error {
 	ix.loadChanges()
 	for p, e := range ix.entries {
 		if e.changed {
-			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts, Unplaced: e.unplaced}
+			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts,
+				Calls: e.calls, Phases: e.phases, Unplaced: e.unplaced}
 		}
 	}
 	entries := make([]*changeEntry, 0, len(ix.changes))
@@ -244,10 +284,21 @@ func (ix *Index) saveChanges() error {
 		entries = append(entries, c)
 	}
 	slices.SortFunc(entries, func(a, b *changeEntry) int { return cmp.Compare(a.Path, b.Path) })
-	if err := writeEntries(ix.changesPath(), entries); err != nil {
+	if err := writeEntries(ix.changesPath(), changesVersion, entries); err != nil {
 		return err
 	}
 	ix.changesDirty = false
+	// What the file holds now is not kept twice: the entries let go of
+	// theirs, and so does the index unless a listing asked for them (a
+	// listing of rows, the server's Sessions view, keeps none of them).
+	for _, e := range ix.entries {
+		if e.changed {
+			e.changes, e.prompts, e.calls, e.phases, e.changed = nil, nil, nil, nil, false
+		}
+	}
+	if !ix.keepChanges {
+		ix.changes = nil
+	}
 	return nil
 }
 
@@ -386,7 +437,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		case e.Session && e.Row != nil:
 			s := &Session{Row: *e.Row}
 			if !e.unplaced {
-				s.Changes, s.Prompts = e.changes, e.prompts
+				s.Changes, s.Prompts, s.Calls, s.Phases = e.changes, e.prompts, e.calls, e.phases
 			}
 			out.Sessions = append(out.Sessions, s)
 		case named[e.Path] && !e.Session:
@@ -408,27 +459,28 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 	ix.mu.Lock()
 	ix.loadChanges()
+	ix.keepChanges = true
 	var again, unplaced []*Session
 	for _, s := range list {
 		e := ix.entries[s.Row.File]
 		if e != nil && e.changed {
-			s.Changes, s.Prompts = e.changes, e.prompts
+			s.Changes, s.Prompts, s.Calls, s.Phases = e.changes, e.prompts, e.calls, e.phases
 			if e.unplaced {
 				unplaced = append(unplaced, s)
 			}
 			continue
 		}
 		if c, ok := ix.changes[s.Row.File]; ok && e != nil && e.Rest.follows(c) {
-			r := e.Rest
-			s.Changes = append(slices.Clone(c.Changes[:r.Kept.Changes]), r.Changes...)
-			s.Prompts = append(slices.Clone(c.Prompts[:r.Kept.Prompts]), r.Prompts...)
-			e.changes, e.prompts, e.changed, e.unplaced, e.Rest = s.Changes, s.Prompts, true, true, nil
+			l := c.lists().firstThen(e.Rest.Kept, e.Rest.lists)
+			s.Changes, s.Prompts, s.Calls, s.Phases = l.Changes, l.Prompts, l.Calls, l.Phases
+			e.setLists(l)
+			e.changed, e.unplaced, e.Rest = true, true, nil
 			ix.changesDirty, ix.dirty = true, true
 			unplaced = append(unplaced, s)
 			continue
 		}
 		if c, ok := ix.changes[s.Row.File]; ok && e != nil && c.Size == e.Size && c.ModNS == e.ModNS {
-			s.Changes, s.Prompts = c.Changes, c.Prompts
+			s.Changes, s.Prompts, s.Calls, s.Phases = c.Changes, c.Prompts, c.Calls, c.Phases
 			if c.Unplaced {
 				unplaced = append(unplaced, s)
 			}
@@ -443,17 +495,18 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 			return
 		}
 		if r, err := Read(s.Row.File); err == nil {
-			s.Changes, s.Prompts = r.Changes, r.Prompts
+			s.Changes, s.Prompts, s.Calls, s.Phases = r.Changes, r.Prompts, r.Calls, r.Phases
 			ix.mu.Lock()
 			if e := ix.entries[s.Row.File]; e != nil && e.Size == r.Row.Size && e.ModNS == r.Row.Modified.UnixNano() {
 				e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = r.Changes, r.Prompts, true, false, true
+				e.calls, e.phases = r.Calls, r.Phases
 			}
 			ix.mu.Unlock()
 		}
 	}
 }
 
-// place gives the sessions' changes and prompts their lines, on every
+// place gives the sessions' changes, prompts, calls and phases their lines, on every
 // core, and keeps them in the index when the file is still the one read.
 // The slices are copied, not written in place: another listing may hold
 // them. A session whose file cannot be read is given line 1.
@@ -461,12 +514,19 @@ func (ix *Index) place(ctx context.Context, list []*Session) {
 	eachParallel(ctx, len(list), func(i int) {
 		s := list[i]
 		s.Changes, s.Prompts = slices.Clone(s.Changes), slices.Clone(s.Prompts)
-		if placeAll(s.Row.File, s.Changes, s.Prompts) != nil {
+		s.Calls, s.Phases = slices.Clone(s.Calls), slices.Clone(s.Phases)
+		if placeAll(s.Row.File, s) != nil {
 			for i := range s.Changes {
 				s.Changes[i].Line = 1
 			}
 			for i := range s.Prompts {
 				s.Prompts[i].Line = 1
+			}
+			for i := range s.Calls {
+				s.Calls[i].Line = 1
+			}
+			for i := range s.Phases {
+				s.Phases[i].Line = max(s.Phases[i].Line, 1)
 			}
 			return
 		}
@@ -479,6 +539,7 @@ func (ix *Index) place(ctx context.Context, list []*Session) {
 		ix.mu.Lock()
 		if e := ix.entries[s.Row.File]; e != nil && e.fresh(fi) && e.Size == s.Row.Size && e.ModNS == s.Row.Modified.UnixNano() {
 			e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = s.Changes, s.Prompts, true, false, true
+			e.calls, e.phases = s.Calls, s.Phases
 		}
 		ix.mu.Unlock()
 	})
@@ -546,27 +607,30 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string, ol
 			prev = old.Cut
 		}
 		if s, c, from, err := readByParts(path, format, fi, prev); err == nil && s != nil {
-			e.Row, e.Cwd, e.Cut = &s.Row, s.Row.Cwd, c
+			// A copy of the row (see below).
+			row := s.Row
+			e.Row, e.Cwd, e.Cut = &row, row.Cwd, c
 			if from > 0 {
-				// The changes and prompts before the cut are the first of
-				// those this process read of the file before (the server
-				// keeps them); else they are read again when asked for.
+				// The changes, prompts, calls and phases before the cut are
+				// the first of those this process read of the file before
+				// (the server keeps them until they are saved); else those
+				// the changes file keeps of it (Rest), or they are read
+				// again when asked for.
 				k := prev.Kept
 				e.resumed = true
 				switch {
-				case old.changed && len(old.changes) >= k.Changes && len(old.prompts) >= k.Prompts:
-					e.changes = append(slices.Clone(old.changes[:k.Changes]), s.Changes...)
-					e.prompts = append(slices.Clone(old.prompts[:k.Prompts]), s.Prompts...)
-					e.changed, e.unplaced = true, len(e.changes)+len(e.prompts) > 0
+				case old.changed && old.lists().holds(k):
+					e.setLists(old.lists().firstThen(k, listsOf(s)))
+					e.changed, e.unplaced = true, !e.lists().empty()
 				case old.Rest != nil:
-					e.Rest = old.Rest.then(k, s.Changes, s.Prompts)
+					e.Rest = old.Rest.then(k, listsOf(s))
 				default:
-					e.Rest = &rest{Size: old.Size, ModNS: old.ModNS, Kept: k, Changes: s.Changes, Prompts: s.Prompts}
+					e.Rest = &rest{Size: old.Size, ModNS: old.ModNS, Kept: k, lists: listsOf(s)}
 				}
 				return e
 			}
-			e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true
-			e.unplaced = len(s.Changes)+len(s.Prompts) > 0
+			e.setLists(listsOf(s))
+			e.changed, e.unplaced = true, !e.lists().empty()
 			return e
 		}
 	}
@@ -575,9 +639,13 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string, ol
 		e.Err = describe(err)
 		return e
 	}
-	e.Row, e.Cwd = &s.Row, s.Row.Cwd
+	// A copy: a pointer into s would keep its changes, prompts, calls
+	// and phases alive as long as the row.
+	row := s.Row
+	e.Row, e.Cwd = &row, row.Cwd
 	e.changes, e.prompts, e.changed = s.Changes, s.Prompts, true
-	e.unplaced = len(s.Changes)+len(s.Prompts) > 0
+	e.calls, e.phases = s.Calls, s.Phases
+	e.unplaced = len(s.Changes)+len(s.Prompts)+len(s.Calls)+len(s.Phases) > 0
 	return e
 }
 

@@ -3,6 +3,7 @@ package sessions
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,10 +15,10 @@ import (
 // store of thousands of sessions is never held as one buffer of text (the
 // changes file of 2,000 sessions is tens of MB), only as its entries.
 
-// writeEntries writes entries as an index file of IndexVersion to a
+// writeEntries writes entries as a file of the version given to a
 // temporary file in path's folder, an entry at a time, and renames it over
 // path, so that no reader ever sees half a file.
-func writeEntries[T any](path string, entries []T) error {
+func writeEntries[T any](path string, version int, entries []T) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -27,7 +28,7 @@ func writeEntries[T any](path string, entries []T) error {
 	}
 	defer os.Remove(tmp.Name()) // after the rename, nothing is there
 	bw := bufio.NewWriterSize(tmp, 1<<16)
-	fmt.Fprintf(bw, `{"version":%d,"entries":[`, IndexVersion)
+	fmt.Fprintf(bw, `{"version":%d,"entries":[`, version)
 	for i, e := range entries {
 		b, err := json.Marshal(e)
 		if err != nil {
@@ -50,22 +51,24 @@ func writeEntries[T any](path string, entries []T) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// versionError says an index file is of another version.
-type versionError struct{ version int }
+// versionError says an index file is of another version than want.
+type versionError struct{ version, want int }
 
 func (e versionError) Error() string {
-	return fmt.Sprintf("the index was of version %d, not %d", e.version, IndexVersion)
+	return fmt.Sprintf("the index was of version %d, not %d", e.version, e.want)
 }
 
 // readEntries reads an index file from r an entry at a time, each into
-// the value next gives, giving each to fn: an error says it is no index
-// file of IndexVersion (fn may have been given some of its entries).
-func readEntries[T any](r io.Reader, next func() T, fn func(T)) error {
+// the value next gives, giving each to fn: an error says it is no file of
+// the version wanted, or one cut, corrupt or with anything after it (fn
+// may have been given some of its entries). The version comes first:
+// entries of another are not read.
+func readEntries[T any](r io.Reader, want int, next func() T, fn func(T)) error {
 	d := json.NewDecoder(bufio.NewReaderSize(r, 1<<16))
-	delim := func(want json.Delim) error {
+	delim := func(delim json.Delim) error {
 		t, err := d.Token()
-		if err == nil && t != want {
-			err = fmt.Errorf("%v where %v was expected", t, want)
+		if err == nil && t != delim {
+			err = fmt.Errorf("%v where %v was expected", t, delim)
 		}
 		return err
 	}
@@ -83,12 +86,12 @@ func readEntries[T any](r io.Reader, next func() T, fn func(T)) error {
 			if err := d.Decode(&version); err != nil {
 				return err
 			}
-			if version != IndexVersion {
-				return versionError{version}
+			if version != want {
+				return versionError{version, want}
 			}
 		case "entries":
-			if version != IndexVersion {
-				return versionError{version}
+			if version != want {
+				return versionError{version, want}
 			}
 			if err := delim('['); err != nil {
 				return err
@@ -113,8 +116,11 @@ func readEntries[T any](r io.Reader, next func() T, fn func(T)) error {
 	if err := delim('}'); err != nil {
 		return err
 	}
-	if version != IndexVersion {
-		return versionError{version}
+	if version != want {
+		return versionError{version, want}
+	}
+	if _, err := d.Token(); !errors.Is(err, io.EOF) {
+		return errors.New("something after the index")
 	}
 	return nil
 }

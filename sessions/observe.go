@@ -13,19 +13,36 @@ import (
 )
 
 // observer is the sink Read gives a session's events to (beside its rlog
-// view's writer): it keeps the first prompt, the agent's own title and the
-// calls that change files, nothing else.
+// view's writer): it keeps the first prompt, the agent's own title, the
+// calls that change files, every call by tool and target, and the
+// phases, nothing else.
 type observer struct {
 	prompt, own string
 	cwd         string
 	calls       []fileCall
 	prompts     []Prompt
+	allCalls    []Call
+	phases      []Phase
+	// agent is the agent whose session the file is: "" for a session's
+	// own file, the sub-agent's id in a sub-agent's file, whose every
+	// event names it (the agent of the first message or call);
+	// agentKnown says it is known.
+	agent      string
+	agentKnown bool
 
 	// ownCustom says own is the user's own title; sidechain that a
-	// sub-agent's event was seen, compacted that a compaction was, and
-	// compactionOpen that no run's end (its cost-state) came since
-	// (resume.go reads by parts only where neither matters).
+	// sub-agent's event was seen (in a sub-agent's own file, every
+	// event is one: mine keeps them, and resume.go reads such a file
+	// whole), compacted that a compaction was, and compactionOpen that
+	// no run's end (its cost-state) came since (resume.go reads by parts
+	// only where neither matters).
 	ownCustom, sidechain, compacted, compactionOpen bool
+}
+
+// mine reports whether e is of the agent whose session the file is, not
+// of a sub-agent whose events the file holds too.
+func (o *observer) mine(e *model.Event) bool {
+	return e.AgentID == o.agent && (o.agent != "" || !e.Sidechain)
 }
 
 // fileCall is a call that changes files, before its targets are resolved
@@ -36,9 +53,9 @@ type fileCall struct {
 	workdir  string
 }
 
-// maxCallsKept bounds what one session keeps of its file-changing calls,
-// maxPromptsKept of its prompts: a session that has more is listed by the
-// first ones.
+// maxCallsKept bounds what one session keeps of its file-changing calls
+// and of its calls, maxPromptsKept of its prompts: a session that has
+// more is listed by the first ones.
 const (
 	maxCallsKept   = 10000
 	maxPromptsKept = 200
@@ -50,9 +67,13 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 	if e.Sidechain || e.AgentID != "" {
 		o.sidechain = true
 	}
+	if !o.agentKnown {
+		switch e.Kind {
+		case model.KindUser, model.KindAgent, model.KindThinking, model.KindToolCall:
+			o.agent, o.agentKnown = e.AgentID, true
+		}
+	}
 	switch e.Kind {
-	case model.KindCompaction:
-		o.compacted, o.compactionOpen = true, true
 	case model.KindUser:
 		if !e.Meta && !e.Sidechain && e.AgentID == "" && strings.TrimSpace(e.Text) != "" {
 			if o.prompt == "" {
@@ -81,10 +102,27 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 			}
 		}
 	case model.KindToolCall:
-		if e.Call != nil && len(o.calls) < maxCallsKept && e.AgentID == "" && !e.Sidechain {
-			if targets, workdir := Targets(e.Call.Name, e.Call.Input); len(targets) > 0 {
+		if e.Call == nil || !o.mine(e) {
+			break
+		}
+		if len(o.allCalls) == maxCallsKept {
+			// Past the calls kept, only those that change files are.
+			if targets, workdir := Targets(e.Call.Name, e.Call.Input); len(targets) > 0 && len(o.calls) < maxCallsKept {
 				o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
 			}
+			break
+		}
+		about, targets, workdir := describeCall(e.Call.Name, e.Call.Input)
+		o.allCalls = append(o.allCalls, Call{Tool: firstLine(e.Call.Name, TitleChars), Target: about, ID: e.Call.ID})
+		if len(targets) > 0 && len(o.calls) < maxCallsKept {
+			o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
+		}
+	case model.KindCompaction, model.KindLifecycle:
+		if e.Kind == model.KindCompaction {
+			o.compacted, o.compactionOpen = true, true
+		}
+		if p, ok := phaseOf(e); ok && len(o.phases) < maxPhasesKept && o.mine(e) {
+			o.phases = append(o.phases, p)
 		}
 	}
 	return nil

@@ -42,45 +42,77 @@ import (
 
 // cut is where a session file is read on from when it grew.
 type cut struct {
-	// Offset is the byte offset of the cut's line.
+	// Offset is the byte offset of the cut's line, Line its line number.
 	Offset int64 `json:"offset"`
+	Line   int   `json:"line"`
 	// Window is windowHash at Offset: bytes there that changed say the
 	// file was written anew, not appended to.
 	Window string `json:"window"`
 	// Before is the part of the file before Offset.
 	Before part `json:"before"`
-	// Kept is how many calls that changed files, changes and prompts that
-	// part holds of those its session keeps (Session.Changes, .Prompts):
-	// the first ones.
+	// Kept is how many calls that changed files, changes, prompts, calls
+	// and phases that part holds of those its session keeps
+	// (Session.Changes, .Prompts, .Calls, .Phases): the first ones.
 	Kept kept `json:"kept"`
 }
 
 // rest is what reads of a transcript from its cut gained since the
-// changes file last kept its changes and prompts (when it had Size and
-// ModNS): theirs follow the first Kept of those.
+// changes file last kept its changes, prompts, calls and phases (when it
+// had Size and ModNS): theirs follow the first Kept of those.
 type rest struct {
-	Size    int64    `json:"size"`
-	ModNS   int64    `json:"mod_ns"`
-	Kept    kept     `json:"kept"`
+	Size  int64 `json:"size"`
+	ModNS int64 `json:"mod_ns"`
+	Kept  kept  `json:"kept"`
+	lists
+}
+
+// lists are what a session keeps beside its row, in the file's order.
+type lists struct {
 	Changes []Change `json:"changes,omitempty"`
 	Prompts []Prompt `json:"prompts,omitempty"`
+	Calls   []Call   `json:"calls,omitempty"`
+	Phases  []Phase  `json:"phases,omitempty"`
 }
 
-// follows reports whether r's changes follow those of c (nil follows
+func listsOf(s *Session) lists { return lists{s.Changes, s.Prompts, s.Calls, s.Phases} }
+
+// empty reports whether l holds nothing.
+func (l lists) empty() bool {
+	return len(l.Changes)+len(l.Prompts)+len(l.Calls)+len(l.Phases) == 0
+}
+
+// holds reports whether l has at least the first k.
+func (l lists) holds(k kept) bool {
+	return len(l.Changes) >= k.Changes && len(l.Prompts) >= k.Prompts && len(l.Calls) >= k.Calls && len(l.Phases) >= k.Phases
+}
+
+// firstThen is the first k of l (which holds them) followed by m, in new
+// slices.
+func (l lists) firstThen(k kept, m lists) lists {
+	return lists{
+		Changes: append(slices.Clone(l.Changes[:k.Changes]), m.Changes...),
+		Prompts: append(slices.Clone(l.Prompts[:k.Prompts]), m.Prompts...),
+		Calls:   append(slices.Clone(l.Calls[:k.Calls]), m.Calls...),
+		Phases:  append(slices.Clone(l.Phases[:k.Phases]), m.Phases...),
+	}
+}
+
+// follows reports whether r's lists follow those of c (nil follows
 // nothing).
 func (r *rest) follows(c *changeEntry) bool {
-	return r != nil && c.Size == r.Size && c.ModNS == r.ModNS && len(c.Changes) >= r.Kept.Changes && len(c.Prompts) >= r.Kept.Prompts
+	return r != nil && c.Size == r.Size && c.ModNS == r.ModNS && c.lists().holds(r.Kept)
 }
 
-// then is r followed by what a read from a later cut gained: changes and
-// prompts that follow the first k of those r ends with (nil when r holds
-// fewer).
-func (r *rest) then(k kept, changes []Change, prompts []Prompt) *rest {
+// then is r followed by what a read from a later cut gained: m, which
+// follows the first k of the lists r ends with (nil when r holds fewer).
+func (r *rest) then(k kept, m lists) *rest {
 	n := &rest{Size: r.Size, ModNS: r.ModNS}
-	var ok1, ok2 bool
-	n.Changes, n.Kept.Changes, ok1 = joinAfter(r.Kept.Changes, k.Changes, r.Changes, changes)
-	n.Prompts, n.Kept.Prompts, ok2 = joinAfter(r.Kept.Prompts, k.Prompts, r.Prompts, prompts)
-	if !ok1 || !ok2 {
+	var ok [4]bool
+	n.Changes, n.Kept.Changes, ok[0] = joinAfter(r.Kept.Changes, k.Changes, r.Changes, m.Changes)
+	n.Prompts, n.Kept.Prompts, ok[1] = joinAfter(r.Kept.Prompts, k.Prompts, r.Prompts, m.Prompts)
+	n.Calls, n.Kept.Calls, ok[2] = joinAfter(r.Kept.Calls, k.Calls, r.Calls, m.Calls)
+	n.Phases, n.Kept.Phases, ok[3] = joinAfter(r.Kept.Phases, k.Phases, r.Phases, m.Phases)
+	if ok != [4]bool{true, true, true, true} {
 		return nil
 	}
 	return n
@@ -99,12 +131,14 @@ func joinAfter[T any](before, k int, had, more []T) ([]T, int, bool) {
 	return append(slices.Clone(had[:k-before]), more...), before, true
 }
 
-// kept counts the calls that changed files, their changes, and the
-// prompts a session keeps.
+// kept counts the calls that changed files, their changes, the prompts,
+// the calls and the phases a session keeps.
 type kept struct {
-	Calls   int `json:"calls,omitempty"`
-	Changes int `json:"changes,omitempty"`
-	Prompts int `json:"prompts,omitempty"`
+	FileCalls int `json:"file_calls,omitempty"`
+	Changes   int `json:"changes,omitempty"`
+	Prompts   int `json:"prompts,omitempty"`
+	Calls     int `json:"calls,omitempty"`
+	Phases    int `json:"phases,omitempty"`
 }
 
 // windowBytes is how much of the file before a cut, and of its start,
@@ -145,8 +179,8 @@ func resumable(path string) convert.Format {
 // prev when the file still holds what was read before it, else from its
 // start: the part up to the last cut in what it reads, then the rest. It
 // returns the session and the cut to keep (nil for none), and from, where
-// it started: the session's changes and prompts are those of what it read,
-// which follow the first prev.Kept of the file's.
+// it started: the session's changes, prompts, calls and phases are those
+// of what it read, which follow the first prev.Kept of the file's.
 // A nil session says the file is to be read whole (it has no cut).
 func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) (s *Session, next *cut, from int64, err error) {
 	f, err := os.Open(path)
@@ -156,9 +190,10 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 	defer f.Close()
 	size := fi.Size()
 	whole := part{}
-	if prev != nil && prev.Offset > 0 && prev.Offset <= size {
+	fromLine := 1 // the line number of from
+	if prev != nil && prev.Offset > 0 && prev.Offset <= size && prev.Line > 1 {
 		if w, err := windowHash(f, prev.Offset); err == nil && w == prev.Window {
-			from, whole = prev.Offset, prev.Before
+			from, whole, fromLine = prev.Offset, prev.Before, prev.Line
 		}
 	}
 	scan, head, err := scannerOf(f, format)
@@ -183,21 +218,22 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 		return nil, nil, 0, nil
 	}
 	keep := true
-	// The calls that changed files and the prompts of the parts read, in
-	// order, after those of the part before from, capped as a reading of
-	// the whole caps them; before counts them with that part's.
-	var calls []fileCall
-	var prompts []Prompt
+	// The calls that changed files, the prompts, the calls and the phases
+	// of the parts read, in order, after those of the part before from,
+	// capped as a reading of the whole caps them; before counts them with
+	// that part's.
+	var fileCalls []fileCall
+	var got lists
 	var before kept
 	if from > 0 {
 		before = prev.Kept
 	}
-	// read reads the part from off to end; false says it must be read with
-	// the whole: it starts after a cut and holds a compaction (whose usage
-	// is read ahead from its line, numbered from the file's start) or a
-	// sub-agent's line.
-	read := func(off, end int64) (part, bool, error) {
-		sec := &section{Off: off, N: end - off}
+	// read reads the part from off (line line) to end; false says it must
+	// be read with the whole: it starts after a cut and holds a compaction
+	// (whose usage is read ahead from its line, numbered from the file's
+	// start) or a sub-agent's line.
+	read := func(off, end int64, line int) (part, bool, error) {
+		sec := &section{Off: off, N: end - off, Line: line}
 		if off > 0 {
 			sec.Head = head
 		}
@@ -211,18 +247,31 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 		// A compaction whose run has not ended: the figures read ahead of
 		// it to the run's end, which may come after the cut.
 		keep = keep && !obs.compactionOpen
-		c := obs.calls[:min(len(obs.calls), max(maxCallsKept-before.Calls, 0))]
-		pr := obs.prompts[:min(len(obs.prompts), max(maxPromptsKept-before.Prompts, 0))]
-		calls, prompts = append(calls, c...), append(prompts, pr...)
-		before.Calls, before.Prompts = before.Calls+len(c), before.Prompts+len(pr)
+		c := firstOf(obs.calls, maxCallsKept-before.FileCalls)
+		pr := firstOf(obs.prompts, maxPromptsKept-before.Prompts)
+		ca := firstOf(obs.allCalls, maxCallsKept-before.Calls)
+		ph := firstOf(obs.phases, maxPhasesKept-before.Phases)
+		fileCalls = append(fileCalls, c...)
+		got.Prompts, got.Calls, got.Phases = append(got.Prompts, pr...), append(got.Calls, ca...), append(got.Phases, ph...)
+		before.FileCalls, before.Prompts = before.FileCalls+len(c), before.Prompts+len(pr)
+		before.Calls, before.Phases = before.Calls+len(ca), before.Phases+len(ph)
 		for _, fc := range c {
 			before.Changes += len(fc.targets)
 		}
 		return p, true, nil
 	}
+	// The line number of at: from's and the lines between.
+	atLine := fromLine
+	if at > from {
+		n, err := countLines(f, from, at)
+		if err != nil {
+			return nil, nil, 0, err
+		}
+		atLine += n
+	}
 	ahead := whole
 	if at > from {
-		mid, ok, err := read(from, at)
+		mid, ok, err := read(from, at, fromLine)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -236,7 +285,7 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 		}
 	}
 	keptAhead := before
-	rest, ok, err := read(at, size)
+	rest, ok, err := read(at, size, atLine)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -249,11 +298,31 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		next = &cut{Offset: at, Window: w, Before: ahead, Kept: keptAhead}
+		next = &cut{Offset: at, Line: atLine, Window: w, Before: ahead, Kept: keptAhead}
 	}
-	changes := (&observer{calls: calls}).changes(whole.Cwd)
-	s, err = sessionOf(path, format, fi, whole, changes, prompts, false)
+	got.Changes = (&observer{calls: fileCalls}).changes(whole.Cwd)
+	s, err = sessionOf(path, format, fi, whole, &Session{Changes: got.Changes, Prompts: got.Prompts, Calls: got.Calls, Phases: got.Phases}, false)
 	return s, next, from, err
+}
+
+// firstOf is the first n of s (all of them when it has fewer).
+func firstOf[T any](s []T, n int) []T {
+	return s[:min(len(s), max(n, 0))]
+}
+
+// countLines is the number of newlines in f from offset from to to.
+func countLines(f io.ReaderAt, from, to int64) (int, error) {
+	buf := make([]byte, 64<<10)
+	n := 0
+	for from < to {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), to-from)], from)
+		n += bytes.Count(buf[:k], []byte{'\n'})
+		from += int64(k)
+		if err != nil && from < to {
+			return 0, err
+		}
+	}
+	return n, nil
 }
 
 // scannerOf is how the cuts of the session file f in format are found,
@@ -281,22 +350,51 @@ func lastCut(f io.ReaderAt, from, size int64, scan lineScanner) (int64, error) {
 // eachCut calls fn with the offsets of the cuts of the session file in f
 // from offset from to size, the last first, until fn returns false: its
 // lines are read from the end, each given to scan, up to the first that
-// scan says no cut comes before (a compaction, a sub-agent's line).
+// scan says no cut comes before (a compaction, a sub-agent's line). A
+// prompt is a cut once the record before it is read, unless a run ended
+// (lineRunEnd) after that record: the prompt's record then starts a
+// resumed run, which the reading of the whole marks there (@resume) and
+// that of the part after it could not.
 func eachCut(f io.ReaderAt, from, size int64, scan lineScanner, fn func(off int64) bool) error {
 	// answers are the calls whose results were read (after the line at
 	// hand) and whose calls were not.
 	answers := map[string]bool{}
-	return linesBackward(f, from, size, func(line []byte, off int64) bool {
-		switch scan(line, answers) {
+	// pending is a prompt's offset, a cut unless a run's end comes before
+	// the record before it.
+	pending := int64(-1)
+	stopped := false
+	err := linesBackward(f, from, size, func(line []byte, off int64) bool {
+		kind := scan(line, answers)
+		switch {
+		case pending < 0:
+		case kind == lineRunEnd:
+			pending = -1
+		case kind != lineOther:
+			at := pending
+			pending = -1
+			if !fn(at) {
+				stopped = true
+				return false
+			}
+		}
+		switch kind {
 		case lineStops:
+			stopped = true
 			return false
 		case linePrompt:
 			if len(answers) == 0 {
-				return fn(off)
+				pending = off
 			}
 		}
 		return true
 	})
+	// Before a prompt left pending comes the file's start, or a line too
+	// long to read, which is a record (a run's end is a small one): no run
+	// ended between them.
+	if err == nil && !stopped && pending >= 0 {
+		fn(pending)
+	}
+	return err
 }
 
 // lineScanner reads one line of a session file for eachCut: the tool
@@ -307,14 +405,18 @@ type lineScanner func(line []byte, answers map[string]bool) lineKind
 type lineKind uint8
 
 const (
-	lineOther  lineKind = iota
-	linePrompt          // it starts a turn: a cut when every call is answered
-	lineStops           // no cut comes before it
+	lineOther  lineKind = iota // no record of the conversation
+	lineRecord                 // a record of the conversation
+	linePrompt                 // it starts a turn: a cut when every call is answered
+	lineStops                  // no cut comes before it
+	lineRunEnd                 // a run of the agent ended (the next record resumes it)
 )
 
 // scanClaudeLine reads one line of a Claude Code transcript: a prompt is
 // a user record whose content is text (not a tool's result, not meta, not
-// a sub-agent's); a compaction or a sub-agent's line ends the search.
+// a sub-agent's); a compaction or a sub-agent's line ends the search; a
+// cost-state ends a run; user, assistant and system records are the
+// conversation's (the reader resumes a run at the first of them).
 func scanClaudeLine(line []byte, answers map[string]bool) lineKind {
 	if bytes.Contains(line, []byte(`"compact_boundary"`)) || bytes.Contains(line, []byte(`"isSidechain":true`)) {
 		return lineStops
@@ -342,14 +444,21 @@ func scanClaudeLine(line []byte, answers map[string]bool) lineKind {
 	}) != nil {
 		return lineOther
 	}
-	if typ != "user" && typ != "assistant" || len(content) == 0 {
+	switch {
+	case typ == "cost-state":
+		return lineRunEnd
+	case typ == "system":
+		return lineRecord
+	case typ != "user" && typ != "assistant":
 		return lineOther
+	case len(content) == 0:
+		return lineRecord
 	}
 	if content[0] == '"' {
 		if s, _ := jsonscan.String(content); typ == "user" && !meta && !sidechain && strings.TrimSpace(s) != "" {
 			return linePrompt
 		}
-		return lineOther
+		return lineRecord
 	}
 	jsonscan.Array(content, func(_ int, b []byte) error {
 		var kind, id, useID string
@@ -372,12 +481,13 @@ func scanClaudeLine(line []byte, answers map[string]bool) lineKind {
 		}
 		return nil
 	})
-	return lineOther
+	return lineRecord
 }
 
 // scanCodexLine reads one line of a Codex CLI rollout: a turn starts at
 // its task_started event; a compaction, a sub-agent's activity or another
-// thread's session_meta (a forked sub-agent's rollout) ends the search.
+// thread's session_meta (a forked sub-agent's rollout) ends the search;
+// every other line is a record (a rollout marks no run's end).
 func scanCodexLine(line []byte, answers map[string]bool) lineKind {
 	if bytes.Contains(line, []byte(`"SubAgentActivity"`)) {
 		return lineStops
@@ -393,7 +503,7 @@ func scanCodexLine(line []byte, answers map[string]bool) lineKind {
 		}
 		return nil
 	}) != nil || len(payload) == 0 || payload[0] != '{' {
-		return lineOther
+		return lineRecord
 	}
 	var kind, callID string
 	jsonscan.Members(payload, func(k, v []byte) error {
@@ -415,7 +525,7 @@ func scanCodexLine(line []byte, answers map[string]bool) lineKind {
 	case typ == "response_item":
 		delete(answers, callID)
 	}
-	return lineOther
+	return lineRecord
 }
 
 // headLine is the first line of f, its newline included.

@@ -66,7 +66,7 @@ func claudeTranscripts(t *testing.T) []string {
 // the row of the whole, field by field (the whole's is `rlog-ls stats`'
 // figures: cmd/rlog-ls's TestSessionsEqualStats).
 func TestMergeEqualsWhole(t *testing.T) {
-	cuts, changed := 0, 0
+	cuts, changed, called, phased := 0, 0, 0, 0
 	// Beside the recorded ones, a generated transcript of many turns.
 	generated := agentstore.Claude(t, filepath.Join(t.TempDir(), "store"), 1, 400<<10)[0]
 	for _, p := range append(resumableFiles(t), generated) {
@@ -96,16 +96,21 @@ func TestMergeEqualsWhole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, off := range offsets {
 			if off == 0 {
 				continue
 			}
 			cuts++
-			before, obsBefore, err := readPart(p, format, off, &section{Off: 0, N: off})
+			before, obsBefore, err := readPart(p, format, off, &section{Off: 0, N: off, Line: 1})
 			if err != nil {
 				t.Fatalf("%s before %d: %v", p, off, err)
 			}
-			after, obs, err := readPart(p, format, fi.Size()-off, &section{Off: off, N: fi.Size() - off, Head: head})
+			line := 1 + bytes.Count(b[:off], []byte("\n"))
+			after, obs, err := readPart(p, format, fi.Size()-off, &section{Off: off, N: fi.Size() - off, Line: line, Head: head})
 			if err != nil {
 				t.Fatalf("%s after %d: %v", p, off, err)
 			}
@@ -118,35 +123,47 @@ func TestMergeEqualsWhole(t *testing.T) {
 				}
 				continue
 			}
-			got, err := sessionOf(p, format, fi, before.merge(after), nil, nil, false)
+			got, err := sessionOf(p, format, fi, before.merge(after), &Session{}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if g, w := rowJSON(t, got.Row), rowJSON(t, whole.Row); g != w {
 				t.Errorf("%s cut at %d:\nmerged %s\nwhole  %s", p, off, g, w)
 			}
-			// The changes and prompts too, one part's after the other's
-			// (without their lines, which are found in the whole file).
+			// The changes, prompts, calls and phases too, one part's after
+			// the other's (those found by their ids without their lines
+			// and ids: Read places them in the whole file; the phases the
+			// reader placed at the file's lines).
 			changes := (&observer{calls: append(slices.Clone(obsBefore.calls), obs.calls...)}).changes(got.Row.Cwd)
 			prompts := append(slices.Clone(obsBefore.prompts), obs.prompts...)
-			unplaced := func(cs []Change, ps []Prompt) string {
-				cs, ps = slices.Clone(cs), slices.Clone(ps)
+			calls := append(slices.Clone(obsBefore.allCalls), obs.allCalls...)
+			phases := append(slices.Clone(obsBefore.phases), obs.phases...)
+			unplaced := func(cs []Change, ps []Prompt, calls []Call, phases []Phase) string {
+				cs, ps, calls = slices.Clone(cs), slices.Clone(ps), slices.Clone(calls)
 				for i := range cs {
-					cs[i].Line = 0
+					cs[i].Line, cs[i].CallID = 0, ""
 				}
 				for i := range ps {
-					ps[i].Line = 0
+					ps[i].Line, ps[i].ID = 0, ""
 				}
-				return toJSON(t, cs, ps)
+				for i := range calls {
+					calls[i].Line, calls[i].ID = 0, ""
+				}
+				return toJSON(t, cs, ps, calls, phases)
 			}
-			if g, w := unplaced(changes, prompts), unplaced(whole.Changes, whole.Prompts); g != w {
-				t.Errorf("%s cut at %d: changes and prompts\nmerged %s\nwhole  %s", p, off, g, w)
+			if g, w := unplaced(changes, prompts, calls, phases), unplaced(whole.Changes, whole.Prompts, whole.Calls, whole.Phases); g != w {
+				t.Errorf("%s cut at %d: changes, prompts, calls and phases\nmerged %s\nwhole  %s", p, off, g, w)
 			}
 			changed += len(obsBefore.calls)
+			called += len(obsBefore.allCalls)
+			phased += len(obs.phases)
 		}
 	}
-	if changed == 0 {
-		t.Error("no file was changed before a cut")
+	if changed == 0 || called == 0 {
+		t.Errorf("%d files changed and %d calls made before a cut: none tested", changed, called)
+	}
+	if phased == 0 {
+		t.Error("no phase after a cut: none placed at the file's lines")
 	}
 	if cuts < 40 {
 		t.Errorf("%d cuts in the recorded transcripts: the rule finds too few", cuts)
@@ -211,8 +228,8 @@ func TestGrownTranscriptReadFromCut(t *testing.T) {
 				if g, w := rowJSON(t, got.Row), rowJSON(t, whole.Row); g != w {
 					t.Errorf("%s grown from %d bytes:\nlisted %s\nwhole  %s", src, n1, g, w)
 				}
-				if g, w := toJSON(t, got.Changes, got.Prompts), toJSON(t, whole.Changes, whole.Prompts); g != w {
-					t.Errorf("%s grown from %d bytes (server %v): changes and prompts\nlisted %s\nwhole  %s", src, n1, server, g, w)
+				if g, w := toJSON(t, got.Changes, got.Prompts, got.Calls, got.Phases), toJSON(t, whole.Changes, whole.Prompts, whole.Calls, whole.Phases); g != w {
+					t.Errorf("%s grown from %d bytes (server %v): changes, prompts, calls and phases\nlisted %s\nwhole  %s", src, n1, server, g, w)
 				}
 			}
 		}
@@ -336,15 +353,42 @@ func TestNoCutWhileACallIsOpen(t *testing.T) {
 		`{"type":"user","message":{"role":"user","content":"second"},"uuid":"u4","timestamp":"2026-11-27T09:00:10Z"}`,
 		`{"type":"user","message":{"role":"user","content":"being writ`,
 	}
+	got, at := claudeCuts(t, lines)
+	if want := []int64{at(4), 0}; !slices.Equal(got, want) {
+		t.Errorf("cuts %v, want %v (the second prompt's and the first's)", got, want)
+	}
+}
+
+// claudeCuts are the cuts of the Claude Code transcript of lines, the
+// last first, and the offset of each line.
+func claudeCuts(t *testing.T, lines []string) ([]int64, func(i int) int64) {
+	t.Helper()
 	b := []byte(strings.Join(lines, "\n"))
 	var got []int64
 	err := eachCut(bytes.NewReader(b), 0, int64(len(b)), scanClaudeLine, func(off int64) bool { got = append(got, off); return true })
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := func(i int) int64 { return int64(len(strings.Join(lines[:i], "\n")) + 1) }
-	if want := []int64{at(4), 0}; !slices.Equal(got, want) {
-		t.Errorf("cuts %v, want %v (the second prompt's and the first's)", got, want)
+	return got, func(i int) int64 { return int64(len(strings.Join(lines[:i], "\n")) + 1) }
+}
+
+// A prompt that starts a run resumed after the last one ended (its
+// cost-state) is no cut: the reading of the whole marks the run's start
+// there (@resume), which the part after it, read on its own, could not.
+func TestNoCutAtAResumedRun(t *testing.T) {
+	lines := []string{
+		`{"type":"user","message":{"role":"user","content":"first"},"uuid":"u1","timestamp":"2026-11-27T09:00:00Z"}`,
+		`{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"one"}]},"uuid":"a1","timestamp":"2026-11-27T09:00:01Z"}`,
+		`{"type":"cost-state","sessionId":"s","totalCostUSD":0.01}`,
+		`{"type":"queue-operation","operation":"dequeue","sessionId":"s"}`,
+		`{"type":"user","message":{"role":"user","content":"resumed"},"uuid":"u2","timestamp":"2026-11-27T10:00:00Z"}`,
+		`{"type":"assistant","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"two"}]},"uuid":"a2","timestamp":"2026-11-27T10:00:01Z"}`,
+		`{"type":"user","message":{"role":"user","content":"third"},"uuid":"u3","timestamp":"2026-11-27T10:00:02Z"}`,
+		``,
+	}
+	got, at := claudeCuts(t, lines)
+	if want := []int64{at(6), 0}; !slices.Equal(got, want) {
+		t.Errorf("cuts %v, want %v (the third prompt's and the first's)", got, want)
 	}
 }
 
@@ -482,7 +526,9 @@ func TestChangesFileNotHeldWhole(t *testing.T) {
 // A transcript that grew by a compaction and its run's end (an automatic
 // compaction in the middle of a turn: no prompt after it, so no cut) is
 // read whole: the compaction's usage is read ahead from its line, which a
-// part read from the cut would number from the cut.
+// part read from the cut would number from the cut. (The recorded run's
+// prompts each start a run resumed after the last one ended, which is no
+// cut: the cut is a prompt of the same run, sent before the compaction.)
 func TestGrownByACompactionReadWhole(t *testing.T) {
 	src := "../testdata/agents/claude-code/2.1.328/compaction/claude/projects/-tmp-rlog-producers-claude-compaction-work/80a1cf9d-b729-44f2-9402-224d0608f27a.jsonl"
 	b, err := os.ReadFile(src)
@@ -505,7 +551,15 @@ func TestGrownByACompactionReadWhole(t *testing.T) {
 	p := filepath.Join(dir, "s.jsonl")
 	index := filepath.Join(dir, "index.json")
 	list := func(i int, content []byte) *Listing { return listVersion(t, index, p, i, content) }
-	before := bytes.Join(lines[:at], nil)
+	asked := slices.IndexFunc(lines, func(l []byte) bool {
+		return bytes.Contains(l, []byte(`"role":"user","content":"Which word did I ask you to remember?`))
+	})
+	if asked < 0 {
+		t.Fatal("the fixture has no prompt after its first compaction")
+	}
+	again := bytes.Replace(lines[asked], []byte("Which word did I ask you to remember? Then count the files here."), []byte("And the folders?"), 1)
+	again = bytes.Replace(again, []byte(`"uuid":"1f7fec21-`), []byte(`"uuid":"2f7fec21-`), 1)
+	before := append(bytes.Join(lines[:at], nil), again...)
 	list(0, before)
 	if Open(index).entries[p].Cut == nil {
 		t.Fatal("no cut before the compaction")

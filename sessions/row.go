@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -72,12 +73,14 @@ type Tokens struct {
 	CacheCreate uint64 `json:"cache_create"`
 }
 
-// Session is what Read learns of a session file: its row and the files
-// its calls changed.
+// Session is what Read learns of a session file: its row, the files its
+// calls changed, its prompts, its calls and its phases.
 type Session struct {
 	Row     Row
 	Changes []Change
 	Prompts []Prompt
+	Calls   []Call
+	Phases  []Phase
 }
 
 // Prompt is a prompt of the session (not the agent's own, nor a
@@ -120,7 +123,7 @@ func read(path string, place bool) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sessionOf(path, format, fi, p, obs.changes(p.Cwd), obs.prompts, place)
+	return sessionOf(path, format, fi, p, &Session{Changes: obs.changes(p.Cwd), Prompts: obs.prompts, Calls: obs.allCalls, Phases: obs.phases}, place)
 }
 
 // statRegular is the file at path's information, an error when it is no
@@ -136,12 +139,23 @@ func statRegular(path string) (os.FileInfo, error) {
 	return fi, nil
 }
 
-// section is a part of a session file: N bytes from Off, read after Head
-// (what the part's reader needs of the lines before it: a Codex rollout's
-// first line, its thread).
+// section is a part of a session file: N bytes from Off, which is the
+// file's line Line (0 is 1), read after Head (what the part's reader needs of the
+// lines before it: a Codex rollout's first line, its thread).
 type section struct {
 	Off, N int64
+	Line   int
 	Head   []byte
+}
+
+// fileLine is the line of the file that the line n of what the part's
+// reader reads (Head, then the part) is.
+func (sec *section) fileLine(n int) int {
+	head := bytes.Count(sec.Head, []byte{'\n'})
+	if n <= head {
+		return n
+	}
+	return max(sec.Line, 1) + n - head - 1
 }
 
 // readPart reads the session file at path in format, whole when sec is
@@ -196,13 +210,22 @@ func readPart(path string, format convert.Format, size int64, sec *section) (par
 			return part{}, nil, err
 		}
 	}
+	if sec != nil {
+		// The reader numbers the lines of what it read: the phases it
+		// placed are put at the file's.
+		for i := range obs.phases {
+			if obs.phases[i].Line > 0 {
+				obs.phases[i].Line = sec.fileLine(obs.phases[i].Line)
+			}
+		}
+	}
 	return partOf(hdr, ss.End(), obs), obs, nil
 }
 
-// sessionOf is the session of the file at path whose figures are p: its
-// row, with the sub-agents' files the file links, and its changes and
-// prompts, placed on their lines when place is set.
-func sessionOf(path string, format convert.Format, fi os.FileInfo, p part, changes []Change, prompts []Prompt, place bool) (*Session, error) {
+// sessionOf is s, the changes, prompts, calls and phases of the file at
+// path whose figures are p, given its row, with the sub-agents' files the
+// file links; they are placed on their lines when place is set.
+func sessionOf(path string, format convert.Format, fi os.FileInfo, p part, s *Session, place bool) (*Session, error) {
 	row := Row{File: path, Format: string(format), Size: fi.Size(), Modified: fi.ModTime()}
 	p.fill(&row)
 	row.Children = []Child{}
@@ -214,22 +237,34 @@ func sessionOf(path string, format convert.Format, fi os.FileInfo, p part, chang
 	if l, ok, err := convert.ParentOf(path); err == nil && ok {
 		row.Parent = l.Path
 	}
+	out := s
+	out.Row = row
 	if place {
-		if err := placeAll(path, changes, prompts); err != nil {
+		if err := placeAll(path, out); err != nil {
 			return nil, err
 		}
 	}
-	return &Session{Row: row, Changes: changes, Prompts: prompts}, nil
+	return out, nil
 }
 
-// placeAll gives changes and prompts their lines in the session file at
-// path: the line of their call's or their message's id.
-func placeAll(path string, changes []Change, prompts []Prompt) error {
+// placeAll gives s's changes, prompts, calls and phases their lines in
+// the session file at path: the line of their call's or their message's
+// id (one that has a line and no id keeps its line: placed). The ids are
+// dropped once they have their lines: a heavy user's hundreds of
+// thousands of ids would only take room in the changes file and in memory.
+func placeAll(path string, s *Session) error {
+	changes, prompts, calls, phases := s.Changes, s.Prompts, s.Calls, s.Phases
 	var ids []string
 	for _, c := range changes {
 		ids = append(ids, c.CallID)
 	}
 	for _, p := range prompts {
+		ids = append(ids, p.ID)
+	}
+	for _, c := range calls {
+		ids = append(ids, c.ID)
+	}
+	for _, p := range phases {
 		ids = append(ids, p.ID)
 	}
 	if len(ids) == 0 {
@@ -240,12 +275,31 @@ func placeAll(path string, changes []Change, prompts []Prompt) error {
 		return err
 	}
 	for i := range changes {
-		changes[i].Line = lines[i]
+		changes[i].Line, changes[i].CallID = placed(changes[i].Line, changes[i].CallID, lines[i]), ""
 	}
+	lines = lines[len(changes):]
 	for i := range prompts {
-		prompts[i].Line = lines[len(changes)+i]
+		prompts[i].Line, prompts[i].ID = placed(prompts[i].Line, prompts[i].ID, lines[i]), ""
+	}
+	lines = lines[len(prompts):]
+	for i := range calls {
+		calls[i].Line, calls[i].ID = placed(calls[i].Line, calls[i].ID, lines[i]), ""
+	}
+	lines = lines[len(calls):]
+	for i := range phases {
+		phases[i].Line, phases[i].ID = placed(phases[i].Line, phases[i].ID, lines[i]), ""
 	}
 	return nil
+}
+
+// placed is the line of an item at line with id whose id was found at
+// found: an item without an id keeps the line it has (one placed before,
+// kept from before a transcript's cut, or a phase the reader placed).
+func placed(line int, id string, found int) int {
+	if id == "" && line > 0 {
+		return line
+	}
+	return found
 }
 
 // sizeHint is the size of what the stream reads: the file's for rlog,

@@ -3,6 +3,7 @@ package sessions
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -274,6 +275,191 @@ func TestConcurrentListings(t *testing.T) {
 	for range 4 {
 		if n := <-done; n != 1 {
 			t.Errorf("%d sessions", n)
+		}
+	}
+}
+
+// A listing asked for changes finds every call of the session by tool and
+// target (those that change no file too) and its phases (compactions,
+// resumed runs), each at the session file's line that holds it.
+func TestCallsAndPhases(t *testing.T) {
+	for _, c := range []struct {
+		scenario, agent string
+		calls, phases   []string
+	}{
+		{"tools", "claude", []string{"Read /tmp/rlog-producers/claude/tools/work/notes.txt", "Bash wc -l notes.txt", "Bash ls archive"}, nil},
+		{"compaction", "claude", []string{"Bash ls | wc -l"}, []string{"@resume", "@compact manual", "@resume", "@compact auto"}},
+		{"compaction", "codex", []string{"exec_command echo big"}, []string{"@compact", "@compact"}},
+		{"shell", "codex", []string{"exec_command printf 'hello\\n' > a.txt; ls; cat a.txt"}, nil},
+		{"compression", "gemini", []string{"run_shell_command echo big", "run_shell_command echo second"}, []string{"@resume", "@compact auto"}},
+	} {
+		s := newStore(t, c.scenario)
+		cwd := map[string]string{"claude": s.claude, "codex": s.codex, "gemini": s.gemini}[c.agent]
+		l := s.list(t, cwd)
+		if len(l.Sessions) != 1 {
+			t.Fatalf("%s/%s: %d sessions", c.scenario, c.agent, len(l.Sessions))
+		}
+		sess := l.Sessions[0]
+		b, _ := os.ReadFile(sess.Row.File)
+		lines := strings.Split(string(b), "\n")
+		holds := func(line int, what string) bool {
+			return line >= 1 && line <= len(lines) && strings.Contains(lines[line-1], what)
+		}
+		var calls, phases []string
+		for _, call := range sess.Calls {
+			calls = append(calls, call.Tool+" "+call.Target)
+			if !holds(call.Line, `"`+call.Tool+`"`) || call.ID != "" {
+				t.Errorf("%s/%s: line %d does not hold the %s call (or its id %q was kept)", c.scenario, c.agent, call.Line, call.Tool, call.ID)
+			}
+		}
+		for _, ch := range sess.Changes {
+			if ch.CallID != "" {
+				t.Errorf("%s/%s: the change %+v kept its call's id", c.scenario, c.agent, ch)
+			}
+		}
+		for _, p := range sess.Prompts {
+			if p.ID != "" || p.Line < 1 {
+				t.Errorf("%s/%s: the prompt %+v", c.scenario, c.agent, p)
+			}
+		}
+		for _, p := range sess.Phases {
+			phases = append(phases, p.Name)
+			if p.Line < 1 || p.Line > len(lines) || p.ID != "" {
+				t.Errorf("%s/%s: the phase %s at line %d (id %q)", c.scenario, c.agent, p.Name, p.Line, p.ID)
+			}
+		}
+		if !slices.Equal(calls, c.calls) || !slices.Equal(phases, c.phases) {
+			t.Errorf("%s/%s: calls %q, phases %q; want %q, %q", c.scenario, c.agent, calls, phases, c.calls, c.phases)
+		}
+		// Where each compaction is: the line of its record.
+		for _, p := range sess.Phases {
+			if strings.HasPrefix(p.Name, "@compact") && !holds(p.Line, map[string]string{"claude": `"compact_boundary"`, "codex": `"compacted"`, "gemini": `<state_snapshot>`}[c.agent]) {
+				t.Errorf("%s/%s: line %d does not hold the compaction: %.100s", c.scenario, c.agent, p.Line, lines[p.Line-1])
+			}
+		}
+		// A listing from the index (the changes file) gives the same.
+		again := s.list(t, cwd)
+		if l := again.Sessions[0]; !slices.Equal(l.Calls, sess.Calls) || !slices.Equal(l.Phases, sess.Phases) {
+			t.Errorf("%s/%s: from the index %+v %+v, read %+v %+v", c.scenario, c.agent, l.Calls, l.Phases, sess.Calls, sess.Phases)
+		}
+	}
+}
+
+// Target names what a call is about for every agent's tools, and for a
+// tool it does not know, the first of the outline's target keys.
+func TestTarget(t *testing.T) {
+	for _, c := range []struct{ tool, input, want string }{
+		{"Read", `{"file_path":"/w/a.go","limit":10}`, "/w/a.go"},
+		{"Grep", `{"path":"src","pattern":"func main"}`, "func main"},
+		{"Glob", `{"pattern":"**/*.ts"}`, "**/*.ts"},
+		{"WebFetch", `{"url":"https://example.com/x","prompt":"summarize"}`, "https://example.com/x"},
+		{"Bash", `{"command":"go test ./...\n  && echo   done","description":"run"}`, "go test ./..."},
+		{"Task", `{"description":"find the bug","subagent_type":"Explore"}`, "find the bug"},
+		{"exec_command", `{"cmd":"ls  -la","workdir":"/w"}`, "ls -la"},
+		{"shell", `{"command":["bash","-lc","make test"]}`, "make test"},
+		{"apply_patch", `"*** Begin Patch\n*** Update File: a.md\n@@\n-x\n+y\n*** End Patch"`, "a.md"},
+		{"read_many_files", `{"paths":["a.md","b.md"]}`, "a.md b.md"},
+		{"read_file", `{"absolute_path":"/w/r.txt"}`, "/w/r.txt"},
+		{"google_web_search", `{"query":"rlog format"}`, "rlog format"},
+		{"mcp__issues__issue_ready", `{"number":4,"query":"open"}`, "open"},
+		{"TodoWrite", `{"todos":[{"content":"x"}]}`, ""},
+		{"Read", `not json`, ""},
+	} {
+		if got := Target(c.tool, json.RawMessage(c.input)); got != c.want {
+			t.Errorf("%s %s: %q, want %q", c.tool, c.input, got, c.want)
+		}
+	}
+	long := `{"command":"` + strings.Repeat("x", 300) + `"}`
+	if got := Target("Bash", json.RawMessage(long)); len([]rune(got)) != TitleChars {
+		t.Errorf("a long command is %d characters", len([]rune(got)))
+	}
+}
+
+// The changes file is read an entry at a time: a file of another version,
+// or cut or corrupt anywhere, gives no entries (its sessions are read
+// again when asked for); one as saveChanges writes it gives them all.
+func TestDecodeChanges(t *testing.T) {
+	good := `{"version":5,"entries":[{"path":"/a","size":1,"mod_ns":2,"changes":[],"calls":[{"line":3,"tool":"Read","target":"x"}]}` + "\n" +
+		`,{"path":"/b","size":1,"mod_ns":2,"changes":null,"phases":[{"line":4,"name":"@compact auto"}]}` + "\n" + `]}` + "\n"
+	var got []string
+	if readEntries(strings.NewReader(good), changesVersion, func() *changeEntry { return new(changeEntry) }, func(c *changeEntry) { got = append(got, fmt.Sprint(c.Path, c.Calls, c.Phases)) }) != nil ||
+		!slices.Equal(got, []string{"/a[{3 Read x }] []", "/b[] [{4 @compact auto }]"}) {
+		t.Errorf("%q", got)
+	}
+	for _, bad := range []string{
+		`{"version":4,"entries":[{"path":"/a"}]}`,
+		`{"entries":[{"path":"/a"}],"version":5}`,
+		good[:len(good)/2],
+		strings.Replace(good, `"line":3`, `"line":"3"`, 1),
+		`{"version":5,"entries":[{"path":"/a"}]}]`,
+		"",
+	} {
+		n := 0
+		if readEntries(strings.NewReader(bad), changesVersion, func() *changeEntry { return new(changeEntry) }, func(*changeEntry) { n++ }) == nil {
+			t.Errorf("%q read (%d entries)", bad, n)
+		}
+	}
+}
+
+// An rlog log's phases are its @phase lines, by name, and its calls are
+// named as its outline names them, each at its line.
+func TestRlogCallsAndPhases(t *testing.T) {
+	s, err := Read("../testdata/sample.rlog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Phase{{Line: 20, Name: "explore"}, {Line: 32, Name: "fix"}}; !slices.Equal(s.Phases, want) {
+		t.Errorf("phases %+v, want %+v", s.Phases, want)
+	}
+	if len(s.Calls) < 2 || s.Calls[0] != (Call{Line: 23, Tool: "Read", Target: "src/discount/validate.ts"}) || s.Calls[1] != (Call{Line: 25, Tool: "Grep", Target: "toUpperCase"}) {
+		t.Errorf("calls %+v", s.Calls)
+	}
+}
+
+// jsonString decodes as json.Unmarshal does, escapes, control characters
+// and invalid UTF-8 included.
+func TestJSONString(t *testing.T) {
+	for _, v := range []string{`"src/a.go"`, `""`, `"a\"b"`, `"tab\there"`, "\"raw\ttab\"", `"\u00e9\ud83d\ude80"`, "\"bad \xff byte\"", `"unterminated`, `"`, `"a"b"`, `"λ 🚀"`} {
+		var want string
+		if json.Unmarshal([]byte(v), &want) != nil {
+			want = ""
+		}
+		if got := jsonString([]byte(v)); got != want {
+			t.Errorf("%q: %q, want %q", v, got, want)
+		}
+	}
+}
+
+// A sub-agent's own file keeps its calls (every event of it names the
+// sub-agent); a parent's file keeps only its own, not those of the
+// sub-agents whose events it holds too.
+func TestSubagentCalls(t *testing.T) {
+	s := newStore(t, "subagent")
+	for cwd, want := range map[string][2]string{
+		s.claude: {"Agent Read the version", "Bash cat VERSION"},
+		s.codex:  {"spawn_agent counter", "exec_command ls | wc -l"},
+		s.gemini: {"invoke_agent generalist", "run_shell_command ls | wc -l"},
+	} {
+		l := s.list(t, cwd)
+		if len(l.Sessions) != 1 || len(l.Sessions[0].Row.Children) != 1 || len(l.Sessions[0].Calls) == 0 {
+			t.Fatalf("%s: %+v", cwd, l.Sessions)
+		}
+		parent := l.Sessions[0]
+		child, err := Read(parent.Row.Children[0].File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := func(c Call) string { return c.Tool + " " + c.Target }
+		if got := name(parent.Calls[0]); got != want[0] {
+			t.Errorf("%s: the parent's first call %q, want %q", cwd, got, want[0])
+		}
+		for _, c := range parent.Calls {
+			if name(c) == want[1] {
+				t.Errorf("%s: the parent keeps its sub-agent's call %q", cwd, want[1])
+			}
+		}
+		if len(child.Calls) == 0 || name(child.Calls[0]) != want[1] {
+			t.Errorf("%s: the sub-agent's calls %+v, want %q first", cwd, child.Calls, want[1])
 		}
 	}
 }

@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
 // Change is one call's change to one file: the session file's line where
@@ -16,87 +20,238 @@ type Change struct {
 	CallID string `json:"call_id,omitempty"`
 }
 
-// fileTools are the tools that write the file their input names, and the
-// input field that names it: Claude Code's, Gemini CLI's.
-var fileTools = map[string][]string{
-	"Write":        {"file_path"},
-	"Edit":         {"file_path"},
-	"MultiEdit":    {"file_path"},
-	"NotebookEdit": {"notebook_path"},
-	"write_file":   {"file_path", "path"},
-	"replace":      {"file_path", "path"},
-	"edit":         {"file_path", "path"},
+// effect is what a call of a tool does to files.
+type effect uint8
+
+const (
+	writesNone    effect = iota // it reads, searches, fetches, asks ...
+	writesFile                  // it writes the file its keys name
+	writesByShell               // it runs the shell command its keys hold (ShellTargets)
+	writesByPatch               // it applies a patch (PatchTargets)
+)
+
+// tool is what the sessions know of a tool: the input fields that name
+// what a call is about (a file, a pattern, a command, a URL), best first,
+// and what it does to files.
+type tool struct {
+	keys   []string
+	effect effect
 }
 
-// shellTools are the tools that run a shell command, and the input field
-// that holds it (a string, or an argv array); workdirKeys name the folder
-// the command ran in, when the call says.
-var (
-	shellTools  = map[string][]string{"Bash": {"command"}, "exec_command": {"cmd", "command"}, "shell": {"command", "cmd"}, "local_shell": {"command"}, "run_shell_command": {"command"}}
-	workdirKeys = []string{"workdir", "cwd", "dir_path", "directory"}
-)
+// tools are the tools of Claude Code, Codex CLI and Gemini CLI that
+// Targets and Target know; a tool not here changes no file, and what a
+// call of it is about is the first of analysis.TargetKeys its input has.
+var tools = map[string]tool{
+	// Claude Code.
+	"Write":        {[]string{"file_path"}, writesFile},
+	"Edit":         {[]string{"file_path"}, writesFile},
+	"MultiEdit":    {[]string{"file_path"}, writesFile},
+	"NotebookEdit": {[]string{"notebook_path"}, writesFile},
+	"Bash":         {[]string{"command"}, writesByShell},
+	"Read":         {[]string{"file_path"}, writesNone},
+	"NotebookRead": {[]string{"notebook_path"}, writesNone},
+	"Glob":         {[]string{"pattern"}, writesNone},
+	"Grep":         {[]string{"pattern"}, writesNone},
+	"LS":           {[]string{"path"}, writesNone},
+	"WebFetch":     {[]string{"url"}, writesNone},
+	"WebSearch":    {[]string{"query"}, writesNone},
+	"Task":         {[]string{"description", "subagent_type"}, writesNone},
+	"Agent":        {[]string{"description", "subagent_type"}, writesNone},
+	"BashOutput":   {[]string{"bash_id"}, writesNone},
+	"KillShell":    {[]string{"shell_id"}, writesNone},
+	"SlashCommand": {[]string{"command"}, writesNone},
+	"Skill":        {[]string{"skill", "command"}, writesNone},
+	// Codex CLI.
+	"apply_patch":  {[]string{"input", "patch"}, writesByPatch},
+	"exec_command": {[]string{"cmd", "command"}, writesByShell},
+	"shell":        {[]string{"command", "cmd"}, writesByShell},
+	"local_shell":  {[]string{"command"}, writesByShell},
+	"view_image":   {[]string{"path"}, writesNone},
+	"web_search":   {[]string{"query"}, writesNone},
+	"write_stdin":  {[]string{"chars", "session_id"}, writesNone},
+	"spawn_agent":  {[]string{"task_name", "message"}, writesNone},
+	// Gemini CLI.
+	"write_file":          {[]string{"file_path", "path"}, writesFile},
+	"replace":             {[]string{"file_path", "path"}, writesFile},
+	"edit":                {[]string{"file_path", "path"}, writesFile},
+	"run_shell_command":   {[]string{"command"}, writesByShell},
+	"read_file":           {[]string{"file_path", "absolute_path", "path"}, writesNone},
+	"read_many_files":     {[]string{"paths", "include"}, writesNone},
+	"list_directory":      {[]string{"dir_path", "path"}, writesNone},
+	"glob":                {[]string{"pattern"}, writesNone},
+	"search_file_content": {[]string{"pattern"}, writesNone},
+	"grep_search":         {[]string{"pattern"}, writesNone},
+	"web_fetch":           {[]string{"url", "prompt"}, writesNone},
+	"google_web_search":   {[]string{"query"}, writesNone},
+	"save_memory":         {[]string{"fact"}, writesNone},
+	"invoke_agent":        {[]string{"agent_name"}, writesNone},
+	"exit_plan_mode":      {[]string{"plan_path"}, writesNone},
+}
+
+// workdirKeys name the folder a command ran in, when the call says.
+var workdirKeys = []string{"workdir", "cwd", "dir_path", "directory"}
+
+// input is a call's input, decoded once: its fields when it is an
+// object (views of its bytes: only the values asked for are decoded),
+// else the string it is (apply_patch's free text).
+type input struct {
+	args model.Fields
+	raw  string
+}
+
+func decodeInput(in json.RawMessage) input {
+	var x input
+	if args, err := model.ParseFieldsView(in); err == nil && args != nil {
+		x.args = args
+	} else if err != nil {
+		_ = json.Unmarshal(in, &x.raw)
+	}
+	return x
+}
+
+// value is the value of key, if the input has it.
+func (x input) value(key string) (json.RawMessage, bool) { return x.args.Get(key) }
+
+// str is the first of keys whose value is a non-empty string.
+func (x input) str(keys ...string) string {
+	for _, k := range keys {
+		if v, ok := x.value(k); ok && len(v) > 0 && v[0] == '"' {
+			if s := jsonString(v); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// jsonString is the JSON string v decoded ("" when it is not one): what
+// json.Unmarshal gives, without it for the usual string that has no
+// escape, control character or invalid UTF-8 (most paths and commands).
+func jsonString(v []byte) string {
+	plain := len(v) >= 2 && v[len(v)-1] == '"'
+	for i := 1; plain && i < len(v)-1; i++ {
+		plain = v[i] >= 0x20 && v[i] != '\\' && v[i] != '"'
+	}
+	if plain && utf8.Valid(v) {
+		return string(v[1 : len(v)-1])
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// command is the shell command the first of keys holds: a string, or an
+// argv array (["bash", "-lc", "script"] runs its last word).
+func (x input) command(keys []string) string {
+	if cmd := x.str(keys...); cmd != "" {
+		return cmd
+	}
+	for _, k := range keys {
+		var argv []string
+		if v, ok := x.value(k); ok && json.Unmarshal(v, &argv) == nil && len(argv) > 0 {
+			if len(argv) >= 3 && (argv[1] == "-c" || argv[1] == "-lc") {
+				return argv[len(argv)-1]
+			}
+			return strings.Join(argv, " ")
+		}
+	}
+	return ""
+}
+
+// patch is apply_patch's patch: the input's text, or its field.
+func (x input) patch(keys []string) string {
+	if x.raw != "" {
+		return x.raw
+	}
+	return x.str(keys...)
+}
 
 // Targets are the files a call of tool with input changes, as the call
 // writes them (relative or absolute), and the folder it ran in when it
 // names one: a file tool's file (Write, Edit, MultiEdit, NotebookEdit,
 // write_file, replace, edit), apply_patch's Add, Update, Delete and Move
 // to files, and what a shell command writes (ShellTargets).
-func Targets(tool string, input json.RawMessage) (targets []string, workdir string) {
+func Targets(name string, in json.RawMessage) (targets []string, workdir string) {
 	// Most calls are of tools that change no file (reads, searches): their
 	// input is not decoded.
-	_, file := fileTools[tool]
-	_, shell := shellTools[tool]
-	if !file && !shell && tool != "apply_patch" {
+	if tools[name].effect == writesNone {
 		return nil, ""
 	}
-	args := map[string]json.RawMessage{}
-	var raw string
-	if json.Unmarshal(input, &args) != nil {
-		args = nil
-		_ = json.Unmarshal(input, &raw)
+	return decodeInput(in).targets(name)
+}
+
+func (x input) targets(name string) (targets []string, workdir string) {
+	t := tools[name]
+	if t.effect == writesNone {
+		return nil, ""
 	}
-	str := func(keys ...string) string {
-		for _, k := range keys {
-			var s string
-			if v, ok := args[k]; ok && json.Unmarshal(v, &s) == nil && s != "" {
-				return s
-			}
-		}
-		return ""
-	}
-	workdir = str(workdirKeys...)
-	if keys, ok := fileTools[tool]; ok {
-		if p := str(keys...); p != "" {
+	workdir = x.str(workdirKeys...)
+	switch t.effect {
+	case writesFile:
+		if p := x.str(t.keys...); p != "" {
 			return []string{p}, workdir
 		}
 		return nil, ""
+	case writesByPatch:
+		return PatchTargets(x.patch(t.keys)), workdir
+	default:
+		return ShellTargets(x.command(t.keys)), workdir
 	}
-	if tool == "apply_patch" {
-		patch := raw
-		if patch == "" {
-			patch = str("input", "patch")
+}
+
+// Target is what a call of tool with input is about, for a reader to
+// find it by (a workspace symbol's name after the tool): the file a file
+// tool reads or writes, a search's pattern, a fetch's URL, a shell
+// command's first line, the files a patch changes; for a tool not in
+// tools the first of analysis.TargetKeys its input has. Runs of spaces
+// are made one; it is cut at TitleChars; "" when the input names nothing.
+func Target(name string, in json.RawMessage) string {
+	return decodeInput(in).about(name)
+}
+
+// describeCall is Target and Targets of one call, its input decoded once.
+func describeCall(name string, in json.RawMessage) (about string, targets []string, workdir string) {
+	x := decodeInput(in)
+	targets, workdir = x.targets(name)
+	return x.about(name), targets, workdir
+}
+
+func (x input) about(name string) string {
+	t, known := tools[name]
+	var s string
+	switch {
+	case t.effect == writesByPatch:
+		patch := x.patch(t.keys)
+		if files := PatchTargets(patch); len(files) > 0 {
+			s = strings.Join(files, " ")
+		} else {
+			s = patch
 		}
-		return PatchTargets(patch), workdir
-	}
-	if keys, ok := shellTools[tool]; ok {
-		cmd := str(keys...)
-		if cmd == "" {
-			// An argv array: ["bash", "-lc", "script"] runs its last word.
-			for _, k := range keys {
-				var argv []string
-				if v, ok := args[k]; ok && json.Unmarshal(v, &argv) == nil && len(argv) > 0 {
-					if len(argv) >= 3 && (argv[1] == "-c" || argv[1] == "-lc") {
-						cmd = argv[len(argv)-1]
-					} else {
-						cmd = strings.Join(argv, " ")
-					}
+	case t.effect == writesByShell:
+		s = x.command(t.keys)
+	case known:
+		s = x.str(t.keys...)
+		if s == "" {
+			for _, k := range t.keys {
+				// A list of paths (read_many_files).
+				var list []string
+				if v, ok := x.value(k); ok && json.Unmarshal(v, &list) == nil && len(list) > 0 {
+					s = strings.Join(list, " ")
 					break
 				}
 			}
 		}
-		return ShellTargets(cmd), workdir
 	}
-	return nil, ""
+	if s == "" {
+		s = x.str(analysis.TargetKeys...)
+	}
+	if s == "" && x.args == nil {
+		s = x.raw
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return firstLine(strings.Join(strings.Fields(line), " "), TitleChars)
 }
 
 // PatchTargets are the files an apply_patch patch adds, updates, deletes

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -135,13 +134,10 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 	}
 	switch format {
 	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
 		if all == nil {
 			all = []jsonFinding{}
 		}
-		if err := enc.Encode(all); err != nil {
-			fmt.Fprintf(stderr, "rlog-ls check: %v\n", err)
+		if !printJSON(stdout, stderr, "check", all) {
 			return 2
 		}
 		return status

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -112,6 +113,28 @@ func (c *command) textOrJSON(format string, stderr io.Writer) bool {
 // returns true (done).
 func (c *command) fail(stderr io.Writer, format string, a ...any) bool {
 	fmt.Fprintf(stderr, "rlog-ls %s: %s (rlog-ls %s --help for more)\n", c.fl.Name(), fmt.Sprintf(format, a...), c.fl.Name())
+	return true
+}
+
+// failure is the printer of a command's failures that are no usage
+// mistakes: "rlog-ls NAME: MESSAGE" on one line; it returns exit status 2.
+func (c *command) failure(stderr io.Writer) func(format string, a ...any) int {
+	return func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rlog-ls %s: %s\n", c.fl.Name(), fmt.Sprintf(format, a...))
+		return 2
+	}
+}
+
+// printJSON writes v to stdout as indented JSON, what --format json prints
+// for every command that has it; a failed write is said on stderr as the
+// command's (rlog-ls NAME: ...) and answers false.
+func printJSON(stdout, stderr io.Writer, command string, v any) bool {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(stderr, "rlog-ls %s: %v\n", command, err)
+		return false
+	}
 	return true
 }
 

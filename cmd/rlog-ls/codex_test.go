@@ -43,15 +43,7 @@ func TestCodexRolloutsAsTheCLICountsThem(t *testing.T) {
 			if _, stderr, code := runCLI(t, "convert", "--to", "rlog", "-o", out, rollout); code != 0 {
 				t.Fatalf("convert %s: exit %d: %s", rollout, code, stderr)
 			}
-			stdout, stderr, code := runCLI(t, "stats", "--format", "json", out)
-			if code != 0 {
-				t.Fatalf("stats %s: exit %d: %s", out, code, stderr)
-			}
-			var doc statsDoc
-			if err := json.Unmarshal([]byte(stdout), &doc); err != nil || len(doc.Sessions) != 1 {
-				t.Fatalf("stats %s: %v\n%s", out, err, stdout)
-			}
-			c := doc.Sessions[0].Counters
+			c := statsOfOne(t, out).Counters
 			if in := c.TokensIn + c.TokensCached + c.TokensCacheCreate; in != th.Usage.Input || c.TokensCached != th.Usage.Cached || c.TokensOut != th.Usage.Output {
 				t.Errorf("%s: stats say %d in (%d cached), %d out; Codex counts %+v", th.File, in, c.TokensCached, c.TokensOut, th.Usage)
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -73,10 +72,7 @@ func compareCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(c); err != nil {
-			fmt.Fprintf(stderr, "rlog-ls compare: %v\n", err)
+		if !printJSON(stdout, stderr, "compare", c) {
 			return 2
 		}
 	} else {

@@ -164,15 +164,7 @@ func TestCompareTableIsStats(t *testing.T) {
 	for _, p := range pairs {
 		c, _ := compareJSON(t, p[0], p[1])
 		for i, side := range []compareSide{c.A, c.B} {
-			out, _, code := runCLI(t, "stats", "--format", "json", p[i])
-			if code != 0 {
-				t.Fatalf("stats %s: exit %d", p[i], code)
-			}
-			var doc statsDoc
-			if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Sessions) != 1 {
-				t.Fatal(err)
-			}
-			want, _ := json.Marshal(doc.Sessions[0])
+			want, _ := json.Marshal(statsOfOne(t, p[i]))
 			got, _ := json.Marshal(side.Stats)
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s: compare's figures are not stats':\n%s\n%s", p[i], got, want)

@@ -61,10 +61,7 @@ func convertCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return exit
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "rlog-ls convert: "+format+"\n", a...)
-		return 2
-	}
+	fail := cmd.failure(stderr)
 	switch {
 	case *to == "":
 		return fail("--to is required: one of %s", formatNames(true))

@@ -39,18 +39,7 @@ func TestConvertDefaultOutputAndNoOverwrite(t *testing.T) {
 		t.Errorf("stderr: %s", stderr)
 	}
 	// Never overwritten without --force: exit 2, one line, file unchanged.
-	os.WriteFile(out, []byte("keep"), 0o644)
-	_, stderr, code = runCLI(t, "convert", "--to", "atif", in)
-	if code != 2 || stderr != "rlog-ls convert: "+out+" exists; name another output with -o\n" {
-		t.Fatalf("overwrite without --force: %d %q", code, stderr)
-	}
-	if b, _ := os.ReadFile(out); string(b) != "keep" {
-		t.Fatal("existing output changed")
-	}
-	_, stderr, code = runCLI(t, "convert", "--to", "atif", "--force", in)
-	if b, _ := os.ReadFile(out); code != 0 || string(b) == "keep" {
-		t.Fatalf("--force did not overwrite: %d %s", code, stderr)
-	}
+	checkForceReplaces(t, in, out, func(b []byte) bool { return string(b) == string(data) }, "convert", "--to", "atif")
 }
 
 func TestConvertStdoutFlagsAfterInputAndJSONReport(t *testing.T) {

@@ -111,11 +111,7 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		_, err = w.Write(append(b, '\n'))
 		return err
 	}}
-	x := &otlp.Exporter{Options: opts, Out: batch}
-	rep, err := exportFiles(x, files, stderr, written.Load)
-	if err == nil {
-		err = batch.Flush()
-	}
+	stats, rep, err := exportFiles(opts, batch, files, stderr, written.Load)
 	if err != nil {
 		o.failed(err)
 		return fail("%v", err)
@@ -124,9 +120,9 @@ func exportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail("%s", outputError(*out, err))
 	}
-	printExportSummary(stderr, x.Stats, written.Load(), target, nil)
+	printExportSummary(stderr, stats, written.Load(), target, nil)
 	fmt.Fprint(stderr, rep.Text())
-	if failed || x.Stats.Refused > 0 {
+	if failed || stats.Refused > 0 {
 		return 1
 	}
 	return 0
@@ -146,28 +142,26 @@ func sendOTLP(url string, asJSON bool, opts otlp.Options, files []string, failed
 		sent.Store(sender.Bytes)
 		return err
 	}}
-	x := &otlp.Exporter{Options: opts, Out: batch}
-	rep, err := exportFiles(x, files, stderr, sent.Load)
-	if err == nil {
-		err = batch.Flush()
-	}
+	stats, rep, err := exportFiles(opts, batch, files, stderr, sent.Load)
 	if err != nil {
 		fmt.Fprintf(stderr, "rlog-ls export: %v\n", err)
-		printExportSummary(stderr, x.Stats, sender.Bytes, url, sender)
+		printExportSummary(stderr, stats, sender.Bytes, url, sender)
 		return 2
 	}
-	printExportSummary(stderr, x.Stats, sender.Bytes, url, sender)
+	printExportSummary(stderr, stats, sender.Bytes, url, sender)
 	fmt.Fprint(stderr, rep.Text())
-	if failed || x.Stats.Refused > 0 || sender.Rejected > 0 {
+	if failed || stats.Refused > 0 || sender.Rejected > 0 {
 		return 1
 	}
 	return 0
 }
 
-// exportFiles exports every file, printing a refused session's reason in
-// one line, and returns the losses of all of them. An error is one that
-// stops the export (the output failed).
-func exportFiles(x *otlp.Exporter, files []string, stderr io.Writer, written func() int64) (*model.Report, error) {
+// exportFiles exports every file to batch, printing a refused session's
+// reason in one line, flushes the batch, and returns the export's figures
+// and the losses of all the files. An error is one that stops the export
+// (the output failed).
+func exportFiles(opts otlp.Options, batch *otlp.Batch, files []string, stderr io.Writer, written func() int64) (otlp.Stats, *model.Report, error) {
+	x := &otlp.Exporter{Options: opts, Out: batch}
 	var total int64
 	for _, f := range files {
 		if fi, err := os.Stat(f); err == nil {
@@ -187,14 +181,15 @@ func exportFiles(x *otlp.Exporter, files []string, stderr io.Writer, written fun
 		if err != nil {
 			if x.Stats.Spans != before {
 				// Spans went out before the failure: the output is broken.
-				return all, fmt.Errorf("%s: %v", f, err)
+				return x.Stats, all, fmt.Errorf("%s: %v", f, err)
 			}
 			fmt.Fprintf(stderr, "rlog-ls export: %s: %s\n", f, describeExportError(err))
 			continue
 		}
 		all.MergeIn(rep, filepath.Base(f))
 	}
-	return all, nil
+	err := batch.Flush()
+	return x.Stats, all, err
 }
 
 func describeExportError(err error) string {

@@ -55,10 +55,7 @@ func fixCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return exit
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "rlog-ls fix: "+format+"\n", a...)
-		return 2
-	}
+	fail := cmd.failure(stderr)
 	switch {
 	case *write && *out != "":
 		cmd.fail(stderr, "--write replaces FILE and -o writes elsewhere: give one")

@@ -5,14 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
@@ -149,41 +145,19 @@ func TestStreamingPeakHeapStaysConstant(t *testing.T) {
 // reading holds: what makes it more than twice a page under 1 GB). The
 // table goes to the test log and, with $RLOG_RSS_OUT, to that file.
 func TestStreamingPeakRSS(t *testing.T) {
-	spec := os.Getenv("RLOG_RSS_SIZES")
-	if spec == "" {
-		t.Skip("set RLOG_RSS_SIZES=10MB,200MB,1GB to run the memory benchmark")
-	}
-	dir := os.Getenv("RLOG_RSS_DIR")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	bin := benchdata.RSSBinary(t, dir)
-	var table strings.Builder
-	table.WriteString("| input | call ids | command | output | peak RSS | time (user) |\n| --- | --- | --- | --- | --- | --- |\n")
-	for _, size := range strings.Split(spec, ",") {
-		n, err := benchdata.ParseSize(size)
-		if err != nil {
-			t.Fatal(err)
-		}
-		in := filepath.Join(dir, "gen-"+size+".rlog")
-		benchdata.WriteSession(t, in, gen.Options{Bytes: n, FindingRate: 0.01, Seed: 1})
-		page := filepath.Join(dir, "gen-"+size+".report.html")
+	bench := benchdata.StartRSS(t, "10MB,200MB,1GB", "| input | call ids | command | output | peak RSS | time (user) |\n| --- | --- | --- | --- | --- | --- |\n")
+	for _, size := range bench.Sizes {
+		in := bench.Log(t, size)
+		page := filepath.Join(bench.Dir, "gen-"+size+".report.html")
 		ids := 0
 		for _, args := range [][]string{{"stats", "--format", "json", in}, {"check", in}, {"report", "--force", "-o", page, in}} {
-			cmd := exec.Command(bin, args...)
-			start := time.Now()
-			out, err := cmd.Output()
-			took := time.Since(start)
-			if cmd.ProcessState == nil || !cmd.ProcessState.Exited() || cmd.ProcessState.ExitCode() == 2 {
-				t.Fatalf("%s (%s): %v\n%.2000s", args[0], size, err, out)
-			}
-			usage := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-			rss := int64(usage.Maxrss) << 10 // KB on Linux
+			m := bench.Run(t, args[0]+" ("+size+")", args...)
+			rss := m.PeakRSS
 			output, limit := "", int64(0)
 			switch args[0] {
 			case "stats":
 				var doc statsDoc
-				if err := json.Unmarshal(out, &doc); err != nil || len(doc.Sessions) != 1 {
+				if err := json.Unmarshal(m.Stdout, &doc); err != nil || len(doc.Sessions) != 1 {
 					t.Fatalf("stats: %v", err)
 				}
 				ids = doc.Sessions[0].Counters.UniqueCallIDs
@@ -198,17 +172,12 @@ func TestStreamingPeakRSS(t *testing.T) {
 				// A 200 MB log has about 420,000 call ids.
 				limit = 150<<20 + 64*int64(max(ids-420_000, 0))
 			}
-			fmt.Fprintf(&table, "| %s | %d | %s | %s | %s | %.1f s (%.1f s) |\n", size, ids, args[0], output, benchdata.Human(rss), took.Seconds(),
-				time.Duration(usage.Utime.Nano()).Seconds())
+			fmt.Fprintf(&bench.Table, "| %s | %d | %s | %s | %s | %.1f s (%.1f s) |\n", size, ids, args[0], output, benchdata.Human(rss), m.Wall.Seconds(),
+				m.User.Seconds())
 			if ids > 0 && rss > limit {
 				t.Errorf("%s on %s: peak RSS %s, over %s", args[0], size, benchdata.Human(rss), benchdata.Human(limit))
 			}
 		}
 	}
-	t.Logf("\n%s", table.String())
-	if p := os.Getenv("RLOG_RSS_OUT"); p != "" {
-		if err := os.WriteFile(p, []byte(table.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bench.Finish(t)
 }

@@ -43,10 +43,7 @@ func redactCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if done {
 		return exit
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "rlog-ls redact: "+format+"\n", a...)
-		return 2
-	}
+	fail := cmd.failure(stderr)
 	name, src, err := readInput(input, stdin, "redact one file at a time")
 	if err != nil {
 		return fail("%v", err)

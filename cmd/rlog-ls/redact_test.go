@@ -76,25 +76,7 @@ func TestRedactBesideInput(t *testing.T) {
 	}
 
 	// Never over an existing file without --force; with it, replaced.
-	os.WriteFile(out, []byte("keep"), 0o644)
-	_, stderr, code = runCLI(t, "redact", in)
-	if code != 2 || stderr != "rlog-ls redact: "+out+" exists; name another output with -o\n" {
-		t.Fatalf("overwrite without --force: %d %q", code, stderr)
-	}
-	if b, _ := os.ReadFile(out); string(b) != "keep" {
-		t.Fatal("existing output changed")
-	}
-	if _, stderr, code = runCLI(t, "redact", "--force", in); code != 0 {
-		t.Fatalf("--force: %d %s", code, stderr)
-	}
-	if b, _ := os.ReadFile(out); string(b) != want {
-		t.Fatal("--force did not replace the output")
-	}
-	// No temporary file is left beside it.
-	ents, _ := os.ReadDir(dir)
-	if len(ents) != 2 {
-		t.Errorf("files in the folder: %v", ents)
-	}
+	checkForceReplaces(t, in, out, func(b []byte) bool { return string(b) == want }, "redact")
 }
 
 func TestRedactToStdoutAndNamedOutput(t *testing.T) {

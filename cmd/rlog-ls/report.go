@@ -54,10 +54,7 @@ func reportCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !ok {
 		return 2
 	}
-	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "rlog-ls report: "+format+"\n", a...)
-		return 2
-	}
+	fail := cmd.failure(stderr)
 	if *link != "" && !strings.Contains(*link, "{line}") {
 		cmd.fail(stderr, "--link needs {line} in its template, e.g. 'vscode://file/{path}:{line}'")
 		return 2

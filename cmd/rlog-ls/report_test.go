@@ -62,26 +62,7 @@ func TestReportBesideInput(t *testing.T) {
 	}
 
 	// Never over an existing file without --force; with it, replaced.
-	if err := os.WriteFile(out, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, stderr, code = runCLI(t, "report", in)
-	if code != 2 || !strings.Contains(stderr, "exists; name another output with -o") {
-		t.Fatalf("existing: %d %q", code, stderr)
-	}
-	if b, _ := os.ReadFile(out); string(b) != "mine" {
-		t.Fatal("the existing file was touched")
-	}
-	if _, stderr, code = runCLI(t, "report", "--force", in); code != 0 {
-		t.Fatalf("--force: %d %q", code, stderr)
-	}
-	if b, _ := os.ReadFile(out); !bytes.HasPrefix(b, []byte("<!doctype html>")) {
-		t.Fatal("--force did not replace the file")
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("files left in the folder: %v", entries)
-	}
+	checkForceReplaces(t, in, out, func(b []byte) bool { return bytes.HasPrefix(b, []byte("<!doctype html>")) }, "report")
 }
 
 func TestReportOutputs(t *testing.T) {
@@ -297,12 +278,7 @@ func TestReportSummaryEqualsStats(t *testing.T) {
 	paths = append(paths, logFile.Name(), writeFile(t, dir, "gen.rlog", b.String()))
 	companions := 0
 	for _, p := range paths {
-		js, errOut, _ := runCLI(t, "stats", "--format", "json", p)
-		var doc statsDoc
-		if err := json.Unmarshal([]byte(js), &doc); err != nil || len(doc.Sessions) != 1 {
-			t.Fatalf("%s: %v %s", p, err, errOut)
-		}
-		s := doc.Sessions[0]
+		s := statsOfOne(t, p)
 		out := filepath.Join(dir, filepath.Base(p)+".html")
 		if _, errOut, code := runCLI(t, "report", "-o", out, p); code != 0 {
 			t.Fatalf("%s: report: %d %s", p, code, errOut)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,6 +46,34 @@ func assertFolder(t *testing.T, dir string, names ...string) {
 	if strings.Join(got, " ") != strings.Join(names, " ") {
 		t.Errorf("%s holds %v, want %v", dir, got, names)
 	}
+}
+
+// checkForceReplaces holds a command that writes beside its input in to
+// the rule on an existing output: while out exists, command on in refuses
+// in one line (exit 2) and leaves out as it was; with --force it replaces
+// out with what replaced accepts, and the folder then holds in and out
+// alone (no temporary file).
+func checkForceReplaces(t *testing.T, in, out string, replaced func([]byte) bool, command ...string) {
+	t.Helper()
+	if err := os.WriteFile(out, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, slices.Concat(command, []string{in})...)
+	if code != 2 || stderr != "rlog-ls "+command[0]+": "+out+" exists; name another output with -o\n" {
+		t.Fatalf("overwrite without --force: %d %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "keep" {
+		t.Fatal("existing output changed")
+	}
+	if _, stderr, code = runCLI(t, slices.Concat(command, []string{"--force", in})...); code != 0 {
+		t.Fatalf("--force: %d %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); !replaced(b) {
+		t.Fatal("--force did not replace the output")
+	}
+	names := []string{filepath.Base(in), filepath.Base(out)}
+	slices.Sort(names)
+	assertFolder(t, filepath.Dir(out), names...)
 }
 
 // TestOutputNeverTheInput: -o naming the input, by its path, a symbolic

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -96,7 +95,7 @@ func sessionsCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		doc := sessions.TouchedDocOf(list, absPath(*touched, cwd))
 		hits := doc.Changes
 		if *format == "json" {
-			writeJSON(stdout, stderr, doc)
+			printJSON(stdout, stderr, "sessions", doc)
 		} else {
 			for _, h := range hits {
 				fmt.Fprintf(stdout, "%s:%d: %s: %s\n", h.File, h.Line, h.Tool, h.Target)
@@ -112,7 +111,7 @@ func sessionsCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	doc := sessions.DocOf(list)
 	if *format == "json" {
-		writeJSON(stdout, stderr, doc)
+		printJSON(stdout, stderr, "sessions", doc)
 	} else {
 		printSessions(stdout, doc.Sessions, cwd)
 	}
@@ -120,14 +119,6 @@ func sessionsCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 0
-}
-
-func writeJSON(stdout, stderr io.Writer, v any) {
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(stderr, "rlog-ls sessions: %v\n", err)
-	}
 }
 
 // sessionsRequest is what to list: the paths named (files, and the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -73,10 +72,7 @@ func statsCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	doc.Totals = tot.json()
 	if *format == "json" {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
-			fmt.Fprintf(stderr, "rlog-ls stats: %v\n", err)
+		if !printJSON(stdout, stderr, "stats", doc) {
 			return 2
 		}
 	} else if len(paths) == 1 && len(doc.Sessions) == 1 && !isDir(paths[0]) {

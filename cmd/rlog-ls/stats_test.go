@@ -15,6 +15,31 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // by hand.
 const fixture = "../../analysis/testdata/stats.rlog"
 
+// statsJSON runs stats --format json on paths and decodes its document; a
+// run that fails or a document that does not decode fails the test.
+func statsJSON(t *testing.T, paths ...string) statsDoc {
+	t.Helper()
+	stdout, stderr, code := runCLI(t, append([]string{"stats", "--format", "json"}, paths...)...)
+	if code != 0 {
+		t.Fatalf("stats %s: exit %d: %s", strings.Join(paths, " "), code, stderr)
+	}
+	var doc statsDoc
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("stats %s: %v\n%s", strings.Join(paths, " "), err, stdout)
+	}
+	return doc
+}
+
+// statsOfOne is the one session statsJSON finds in the file at path.
+func statsOfOne(t *testing.T, path string) sessionJSON {
+	t.Helper()
+	doc := statsJSON(t, path)
+	if len(doc.Sessions) != 1 {
+		t.Fatalf("stats %s: %d sessions, not one", path, len(doc.Sessions))
+	}
+	return doc.Sessions[0]
+}
+
 // TestStatsJSONGolden pins the stable JSON document of one session and its
 // totals (docs/stats.md describes each field); go test -update rewrites
 // testdata/stats.json after a deliberate change.

@@ -31,32 +31,25 @@ func TestCommandsReadTranscripts(t *testing.T) {
 		transcripts, _ := filepath.Glob(filepath.Join(dir, "claude", "projects", "*", "*.jsonl"))
 		for _, p := range transcripts {
 			name := filepath.Base(dir) + "/" + filepath.Base(p)
-			stdout, stderr, code := runCLI(t, "stats", "--format", "json", p)
-			if code != 0 {
-				t.Fatalf("%s: stats exit %d: %s", name, code, stderr)
-			}
-			var st statsDoc
-			if err := json.Unmarshal([]byte(stdout), &st); err != nil || len(st.Sessions) != 1 {
-				t.Fatalf("%s: stats: %v\n%s", name, err, stdout)
-			}
-			c := st.Sessions[0].Counters
+			s := statsOfOne(t, p)
+			c := s.Counters
 			got := [4]uint64{c.TokensIn, c.TokensOut, c.TokensCached, c.TokensCacheCreate}
 			id := strings.TrimSuffix(filepath.Base(p), ".jsonl")
 			if want := cli[id]; got != [4]uint64{want.In, want.Out, want.Cached, want.CacheCreate} {
 				t.Errorf("%s: stats tokens %v, the CLI's %+v", name, got, want)
 			}
-			if got := st.Sessions[0].CostUSD; got == nil || *got != cli[id].CostUSD {
+			if got := s.CostUSD; got == nil || *got != cli[id].CostUSD {
 				t.Errorf("%s: stats cost %v, the CLI's %v", name, got, cli[id].CostUSD)
 			}
-			if st.Sessions[0].ID != id || st.Sessions[0].Messages == 0 {
-				t.Errorf("%s: stats session %q with %d messages", name, st.Sessions[0].ID, st.Sessions[0].Messages)
+			if s.ID != id || s.Messages == 0 {
+				t.Errorf("%s: stats session %q with %d messages", name, s.ID, s.Messages)
 			}
 			if stdout, _, code := runCLI(t, "check", "--format", "json", p); code != 0 {
 				t.Errorf("%s: check exit %d: %s", name, code, stdout)
 			} else if strings.Contains(stdout, `"severity": "error"`) || strings.Contains(stdout, `"severity": "warning"`) {
 				t.Errorf("%s: check: %s", name, stdout)
 			}
-			stdout, stderr, code = runCLI(t, "report", "-o", "-", p)
+			stdout, stderr, code := runCLI(t, "report", "-o", "-", p)
 			if code != 0 {
 				t.Fatalf("%s: report exit %d: %s", name, code, stderr)
 			}
@@ -75,14 +68,7 @@ func TestCommandsReadTranscripts(t *testing.T) {
 // are read with their session, not as sessions of their own.
 func TestStatsOfAProjectsFolder(t *testing.T) {
 	dir := filepath.Join("..", "..", "testdata", "agents", "claude-code", "2.1.328", "subagent", "claude", "projects")
-	stdout, stderr, code := runCLI(t, "stats", "--format", "json", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var st statsDoc
-	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
-		t.Fatal(err)
-	}
+	st := statsJSON(t, dir)
 	if len(st.Sessions) != 1 || st.Sessions[0].ID != "8d6b59c6-27db-4aed-8b2b-f2f27d16e2de" || len(st.Sessions[0].Subagents) != 1 ||
 		st.Totals.Counters.TokensOut != 110 {
 		t.Errorf("sessions %d, totals %+v", len(st.Sessions), st.Totals.Counters)
@@ -98,14 +84,7 @@ func TestStatsOfAGeminiFolder(t *testing.T) {
 	if len(sub) == 0 {
 		t.Fatal("no sub-agent file in the recorded subagent scenario")
 	}
-	stdout, stderr, code := runCLI(t, "stats", "--format", "json", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var st statsDoc
-	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
-		t.Fatal(err)
-	}
+	st := statsJSON(t, dir)
 	if len(st.Sessions) != 1 || len(st.Sessions[0].Subagents) != 1 || st.Totals.Counters != st.Sessions[0].Counters {
 		t.Errorf("%d sessions, totals %+v", len(st.Sessions), st.Totals.Counters)
 	}
@@ -127,19 +106,11 @@ func TestStatsOfOtherAgentsSessions(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, p := range []string{codex[0], gemini[0]} {
-		stats := func(path string) sessionJSON {
-			stdout, stderr, code := runCLI(t, "stats", "--format", "json", path)
-			var st statsDoc
-			if code != 0 || json.Unmarshal([]byte(stdout), &st) != nil || len(st.Sessions) != 1 {
-				t.Fatalf("stats %s: exit %d: %s", path, code, stderr)
-			}
-			return st.Sessions[0]
-		}
 		out := filepath.Join(dir, filepath.Base(p)+".rlog")
 		if _, stderr, code := runCLI(t, "convert", "--to", "rlog", "-o", out, p); code != 0 {
 			t.Fatalf("convert %s: %s", p, stderr)
 		}
-		got, want := stats(p), stats(out)
+		got, want := statsOfOne(t, p), statsOfOne(t, out)
 		if got.Counters != want.Counters || got.Messages != want.Messages || got.APM.Source != analysis.APMFromCompanion || want.APM.Source != analysis.APMFromRlog {
 			t.Errorf("%s: stats %+v (APM from %s), its conversion's %+v", p, got.Counters, got.APM.Source, want.Counters)
 		}

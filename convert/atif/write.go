@@ -57,9 +57,8 @@ type Writer struct {
 	rep     *model.Report
 	opt     model.Options
 
-	doc   *jsonw.Indenter // the document, indented as it is written
-	lines *bufio.Writer   // or the JSONL lines
-	err   error
+	out *bufio.Writer // the document, indented as it is encoded, or the JSONL lines
+	err error
 
 	h       *model.Header
 	same    bool // the source is ATIF: its fields are restored
@@ -106,11 +105,10 @@ func newWriter(w io.Writer, rep *model.Report, opt model.Options, jsonl bool) (*
 	if err != nil {
 		return nil, err
 	}
-	wr := &Writer{jsonl: jsonl, ver: ver, rep: rep, opt: opt, openCalls: map[string][]*step{}, late: recent.New[struct{}](4096)}
-	if jsonl {
-		wr.lines = bufio.NewWriterSize(w, 64<<10)
-	} else {
-		wr.doc = jsonw.NewIndenter(w)
+	wr := &Writer{jsonl: jsonl, ver: ver, rep: rep, opt: opt, out: bufio.NewWriterSize(w, 64<<10), openCalls: map[string][]*step{}, late: recent.New[struct{}](4096)}
+	if !jsonl {
+		// A step is an element of the root's steps list.
+		wr.stepBuf.Indent(2)
 	}
 	return wr, nil
 }
@@ -133,14 +131,9 @@ func WriteJSONL(w io.Writer, s *model.Session, rep *model.Report, opt model.Opti
 	return model.Replay(s, wr)
 }
 
-func (wr *Writer) out(b []byte) {
-	if wr.err != nil {
-		return
-	}
-	if wr.jsonl {
-		_, wr.err = wr.lines.Write(b)
-	} else {
-		_, wr.err = wr.doc.Write(b)
+func (wr *Writer) write(b []byte) {
+	if wr.err == nil {
+		_, wr.err = wr.out.Write(b)
 	}
 }
 
@@ -178,10 +171,7 @@ func (wr *Writer) End(h *model.Header) error {
 	if wr.err != nil {
 		return wr.err
 	}
-	if wr.jsonl {
-		return wr.lines.Flush()
-	}
-	return wr.doc.Flush()
+	return wr.out.Flush()
 }
 
 // release writes the held steps that are ready: those before the last
@@ -250,6 +240,9 @@ func (wr *Writer) begin(h *model.Header) {
 	first, _ := h.First()
 	wr.same = first == Name || first == NameJSONL
 	var b jsonw.Buf
+	if !wr.jsonl {
+		b.Indent(0)
+	}
 	o := b.Begin()
 	if wr.jsonl {
 		o.Bool("__header__", true)
@@ -284,7 +277,8 @@ func (wr *Writer) begin(h *model.Header) {
 	}
 	wr.rootExtra = wr.headerExtra(h, true)
 	if len(wr.rootExtra) > 0 {
-		o.Raw("extra", model.MustJSON(wr.rootExtra))
+		o.Key("extra")
+		wr.rootExtra.WriteJSON(&b)
 	}
 	if wr.jsonl {
 		tot := h.Totals
@@ -306,9 +300,9 @@ func (wr *Writer) begin(h *model.Header) {
 		b.WriteByte('\n')
 	} else {
 		o.Key("steps")
-		b.WriteByte('[')
+		b.List() // its elements are the steps, each a piece of its own (writeStep)
 	}
-	wr.out(b.Bytes())
+	wr.write(b.Bytes())
 }
 
 // agent writes the agent object.
@@ -433,7 +427,8 @@ func (wr *Writer) end() {
 		return
 	}
 	var b jsonw.Buf
-	b.WriteByte(']')
+	b.Indent(2)
+	b.ContinueList(wr.written).End()
 	o := b.Continue(1)
 	o.Key("final_metrics")
 	wr.finalMetrics(&b, tot, haveTot, true, late)
@@ -443,8 +438,7 @@ func (wr *Writer) end() {
 		}
 	}
 	o.End()
-	b.WriteByte('\n')
-	wr.out(b.Bytes())
+	wr.write(b.Bytes())
 }
 
 // finalMetrics writes the final_metrics object.
@@ -505,7 +499,8 @@ func (wr *Writer) finalMetrics(b *jsonw.Buf, tot model.Usage, haveTot, steps boo
 		extra.Set(f.Key, f.Value)
 	}
 	if len(extra) > 0 {
-		fm.Raw("extra", model.MustJSON(extra))
+		fm.Key("extra")
+		extra.WriteJSON(b)
 	}
 	fm.End()
 }
@@ -520,14 +515,14 @@ func (wr *Writer) writeStep(s *step) {
 	}
 	b := &wr.stepBuf // reused: written out before the next is built
 	b.Reset()
-	if !wr.jsonl && id > 1 {
-		b.WriteByte(',')
+	if !wr.jsonl {
+		b.ContinueList(id - 1).Next()
 	}
 	encodeStep(b, s, id, wr.ver, wr.rep, wr.same)
 	if wr.jsonl {
 		b.WriteByte('\n')
 	}
-	wr.out(b.Bytes())
+	wr.write(b.Bytes())
 }
 
 // normalizeTime makes a timestamp acceptable to Harbor (Python
@@ -612,7 +607,8 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 		stepExtra.Set("rests", events)
 	}
 	if len(stepExtra) > 0 {
-		o.Raw("extra", model.MustJSON(stepExtra))
+		o.Key("extra")
+		stepExtra.WriteJSON(b)
 	}
 	o.End()
 }
@@ -676,11 +672,9 @@ func encodeAgent(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 		return
 	}
 	o.Key("tool_calls")
-	b.WriteByte('[')
-	for i, c := range st.calls {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	l := b.List()
+	for _, c := range st.calls {
+		l.Next()
 		co := b.Begin()
 		co.Str("tool_call_id", c.id)
 		co.Str("function_name", c.name)
@@ -690,7 +684,7 @@ func encodeAgent(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 		}
 		co.End()
 	}
-	b.WriteByte(']')
+	l.End()
 }
 
 // encodeObservation writes a step's results; it returns the ids of failed
@@ -701,13 +695,11 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 	o.Key("observation")
 	ob := b.Begin()
 	ob.Key("results")
-	b.WriteByte('[')
+	l := b.List()
 	var errIDs []string
 	var statuses model.Fields
-	for i, r := range st.results {
-		if i > 0 {
-			b.WriteByte(',')
-		}
+	for _, r := range st.results {
+		l.Next()
 		ro := b.Begin()
 		if r.hasCall {
 			ro.Str("source_call_id", r.callID)
@@ -737,7 +729,8 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 		}
 		if len(rx) > 0 {
 			if ver >= 7 {
-				ro.Raw("extra", model.MustJSON(rx))
+				ro.Key("extra")
+				rx.WriteJSON(b)
 			} else {
 				if r.isError {
 					errIDs = append(errIDs, r.callID)
@@ -749,7 +742,7 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 		}
 		ro.End()
 	}
-	b.WriteByte(']')
+	l.End()
 	ob.End()
 	return errIDs, statuses
 }
@@ -781,7 +774,8 @@ func encodeMetrics(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 		}
 	}
 	if len(mxf) > 0 {
-		m.Raw("extra", model.MustJSON(mxf))
+		m.Key("extra")
+		mxf.WriteJSON(b)
 	}
 	m.End()
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
@@ -293,6 +294,26 @@ func (f Fields) AppendJSON(dst []byte) []byte {
 		}
 	}
 	return append(dst, '}')
+}
+
+// WriteJSON writes f into b as AppendJSON encodes it, indented when b
+// indents: each value is indented where it stands (jsonw.AppendIndent),
+// not encoded first and indented after.
+func (f Fields) WriteJSON(b *jsonw.Buf) {
+	if !b.Indenting() {
+		b.Write(f.AppendJSON(b.AvailableBuffer()))
+		return
+	}
+	o := b.Begin()
+	for _, fl := range f {
+		if plainKey(fl.Key) {
+			o.Raw(fl.Key, fl.Value) // quoted as json.Marshal quotes it
+		} else {
+			k, _ := json.Marshal(fl.Key)
+			o.RawKey(k, fl.Value)
+		}
+	}
+	o.End()
 }
 
 // plainKey reports whether json.Marshal writes k unchanged between quotes:

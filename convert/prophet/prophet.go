@@ -14,10 +14,10 @@
 package prophet
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -327,14 +327,16 @@ const roles = "SUATO"
 // holds back the events of one turn, and keeps the order of the message
 // roles (a few bytes per turn) to write the steps after the messages.
 type Writer struct {
-	body jsonw.Buf // a message being built (other, writeTurn)
-	msg  jsonw.Buf // a message's entry (message)
-	out  *jsonw.Indenter
-	rep  *model.Report
-	opt  model.Options
-	h    *model.Header
-	same bool
-	err  error
+	body  jsonw.Buf // a message being built (other, writeTurn), indented for its place in its entry
+	msg   jsonw.Buf // a message's entry (message)
+	args  []string  // the arguments of a turn's calls (writeTurn)
+	times times
+	out   *bufio.Writer
+	rep   *model.Report
+	opt   model.Options
+	h     *model.Header
+	same  bool
+	err   error
 
 	begun    bool
 	counters [len(roles)]int
@@ -363,13 +365,23 @@ type Writer struct {
 
 // NewWriter returns a streaming mini-prophet writer (a model.Sink).
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
-	return &Writer{out: jsonw.NewIndenter(w), rep: rep, opt: opt, lastRole: -1}
+	wr := &Writer{out: bufio.NewWriterSize(w, 64<<10), rep: rep, opt: opt, lastRole: -1}
+	// Every piece is indented where it stands in the document: an entry
+	// is an element of the root's messages list, a message the value of
+	// an entry's member.
+	wr.msg.Indent(2)
+	wr.body.Indent(messageDepth)
+	return wr
 }
 
 // Write writes a whole session.
 func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
 	return model.Replay(s, NewWriter(w, rep, opt))
 }
+
+// messageDepth is how many objects and lists are around a message: the
+// root, its messages list and the message's entry.
+const messageDepth = 3
 
 // maxTurnEvents bounds a held turn; a longer one is written in parts.
 const maxTurnEvents = 4096
@@ -385,16 +397,19 @@ func (wr *Writer) begin(h *model.Header) {
 	wr.h = h
 	origin, _ := h.First()
 	wr.same = origin == Name
+	var b jsonw.Buf
+	b.Indent(0)
+	o := b.Begin()
 	if wr.same {
-		wr.flush([]byte(`{"messages":[`))
+		o.Key("messages")
+		b.List()
+		wr.flush(b.Bytes())
 		return
 	}
 	// From another format, what the header says goes first, so that a
 	// reader knows it before the messages: the session id and model, and
 	// where the session came from with the header fields the root has no
 	// key for (the source object, which the reader gives back).
-	var b jsonw.Buf
-	o := b.Begin()
 	if h.ID != "" {
 		o.Str("session_id", h.ID)
 		wr.idWritten = true
@@ -406,14 +421,14 @@ func (wr *Writer) begin(h *model.Header) {
 	wr.extraKeys = map[string]bool{}
 	o.Raw("source", model.SourceOf(h, wr.extraKeys, nil, "model"))
 	o.Key("messages")
-	b.WriteByte('[')
+	b.List() // its elements are the messages, each a piece of its own (message)
 	wr.flush(b.Bytes())
 }
 
 // rest is the rest of e in a message (model.RestOf): what the message
 // does not hold of it. A message's own time is its first event's.
 func (wr *Writer) rest(e *model.Event, time string, carried ...string) json.RawMessage {
-	if e.Time == time && rfc3339([]byte(unixTime(time))) == time {
+	if e.Time == time && wr.times.readBack(time) {
 		// (The reader's spelling of it: another spelling of the instant
 		// stays in the rest.)
 		carried = append(carried, "time")
@@ -497,7 +512,8 @@ func (wr *Writer) End(h *model.Header) error {
 	}
 	wr.endRun()
 	var b jsonw.Buf
-	b.WriteByte(']')
+	b.Indent(2)
+	b.ContinueList(wr.messages).End()
 	o := b.Continue(1)
 	o.Key("steps")
 	wr.steps(&b)
@@ -521,7 +537,6 @@ func (wr *Writer) End(h *model.Header) error {
 		o.Raw("source_end", model.SourceEndOf(h, wr.extraKeys, nil, "outcome"))
 	}
 	o.End()
-	b.WriteByte('\n')
 	wr.flush(b.Bytes())
 	if wr.err != nil {
 		return wr.err
@@ -529,19 +544,19 @@ func (wr *Writer) End(h *model.Header) error {
 	return wr.out.Flush()
 }
 
-// message writes one {key, message} entry of role r (an index of roles).
+// message writes one {key, message} entry of role r (an index of roles);
+// body is the message, indented at messageDepth.
 func (wr *Writer) message(r int, body []byte) {
 	key := string(roles[r]) + strconv.Itoa(wr.counters[r])
 	wr.counters[r]++
 	b := &wr.msg // reused: written out before the next is built
 	b.Reset()
-	if wr.messages > 0 {
-		b.WriteByte(',')
-	}
+	b.ContinueList(wr.messages).Next()
 	wr.messages++
 	o := b.Begin()
 	o.Str("key", key)
-	o.Raw("message", body)
+	o.Key("message")
+	b.Write(body)
 	o.End()
 	wr.flush(b.Bytes())
 	if r != wr.lastRole {
@@ -563,7 +578,7 @@ func (wr *Writer) endRun() {
 // steps writes the steps list: one step per assistant message, whose
 // input is the messages since the step before.
 func (wr *Writer) steps(b *jsonw.Buf) {
-	b.WriteByte('[')
+	l := b.List()
 	var seen [len(roles)]int
 	var input []string
 	n := 0
@@ -578,10 +593,8 @@ func (wr *Writer) steps(b *jsonw.Buf) {
 				input = append(input, key)
 				continue
 			}
-			if n > 0 {
-				b.WriteByte(',')
-			}
 			n++
+			l.Next()
 			so := b.Begin()
 			so.Strings("input", input) // message keys: ASCII
 
@@ -594,7 +607,7 @@ func (wr *Writer) steps(b *jsonw.Buf) {
 			}
 		}
 	}
-	b.WriteByte(']')
+	l.End()
 	if n > 1 {
 		wr.rep.AddN(model.LossUnfaithful, "steps[].input lists the messages new to each step, not the whole context window (no source records it)", model.Loc{Path: "$.steps"}, n-1)
 	}
@@ -647,11 +660,15 @@ func (wr *Writer) writeTurn() {
 	o := b.Begin()
 	o.Str("role", "assistant")
 	o.Str("content", strings.Join(texts, "\n\n"))
+	args := callArguments(wr.args[:0], calls)
+	wr.args = args
 	o.Key("tool_calls")
-	actions := writeCalls(b, calls)
+	writeCalls(b, calls, args)
 	o.Key("extra")
 	xo := b.Begin()
-	xo.Raw("actions", actions)
+	xo.Key("actions")
+	writeActions(b, calls, args)
+	clear(args) // the inputs are the events', not to be held
 	if hasUsage {
 		xo.Int("prompt_tokens", u.Prompt())
 		xo.Int("completion_tokens", u.Output)
@@ -659,7 +676,7 @@ func (wr *Writer) writeTurn() {
 		xo.Int("cached_tokens", u.CacheRead)
 		xo.Int("cache_creation_tokens", u.CacheCreate)
 	}
-	if ts := unixTime(first.Time); ts != "" {
+	if ts := wr.times.unix(first.Time); ts != "" {
 		xo.Raw("timestamp", []byte(ts))
 	}
 	if m := first.Model; m != "" && !wr.same {
@@ -719,39 +736,50 @@ func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUs
 	return append(append([]json.RawMessage{own}, others...), callRests...)
 }
 
-// writeCalls writes the tool_calls list into b and returns the same calls
-// as extra.actions.
-func writeCalls(b *jsonw.Buf, calls []*model.Event) []byte {
-	var actions jsonw.Buf
-	b.WriteByte('[')
-	actions.WriteByte('[')
-	for k, c := range calls {
-		if k > 0 {
-			b.WriteByte(',')
-			actions.WriteByte(',')
-		}
-		args := string(c.Call.Input)
-		if args == "" {
-			args = "{}"
-		}
+// writeCalls writes the tool_calls list into b; args are the calls'
+// arguments (callArguments).
+func writeCalls(b *jsonw.Buf, calls []*model.Event, args []string) {
+	l := b.List()
+	for i, c := range calls {
+		l.Next()
 		co := b.Begin()
 		co.Str("id", c.Call.ID)
 		co.Str("type", "function")
 		co.Key("function")
 		fo := b.Begin()
 		fo.Str("name", c.Call.Name)
-		fo.Str("arguments", args)
+		fo.Str("arguments", args[i])
 		fo.End()
 		co.End()
-		ao := actions.Begin()
+	}
+	l.End()
+}
+
+// writeActions writes the same calls as extra.actions.
+func writeActions(b *jsonw.Buf, calls []*model.Event, args []string) {
+	l := b.List()
+	for i, c := range calls {
+		l.Next()
+		ao := b.Begin()
 		ao.Str("name", c.Call.Name)
-		ao.Str("arguments", args)
+		ao.Str("arguments", args[i])
 		ao.Str("tool_call_id", c.Call.ID)
 		ao.End()
 	}
-	b.WriteByte(']')
-	actions.WriteByte(']')
-	return actions.Bytes()
+	l.End()
+}
+
+// callArguments appends the arguments strings of calls to args: each
+// call's input, {} when it has none.
+func callArguments(args []string, calls []*model.Event) []string {
+	for _, c := range calls {
+		if len(c.Call.Input) == 0 {
+			args = append(args, "{}")
+		} else {
+			args = append(args, string(c.Call.Input))
+		}
+	}
+	return args
 }
 
 // other writes an event that is not part of a model turn.
@@ -782,7 +810,7 @@ func (wr *Writer) other(e *model.Event) {
 			// A status other than ok or error (rlog's `[2 issues]`).
 			xo.Str("status", e.Result.Status)
 		}
-		if ts := unixTime(e.Time); ts != "" {
+		if ts := wr.times.unix(e.Time); ts != "" {
 			xo.Raw("timestamp", []byte(ts))
 		}
 		if wr.same {
@@ -829,6 +857,7 @@ const miniSWEExitStatus = "info.exit_status"
 // exit writes the outcome of a session from another format.
 func (wr *Writer) exit(out *model.Outcome) {
 	var b jsonw.Buf
+	b.Indent(messageDepth)
 	o := b.Begin()
 	o.Str("role", "exit")
 	o.Str("content", out.ResultText)
@@ -859,7 +888,7 @@ func (wr *Writer) exit(out *model.Outcome) {
 // source, the fields it had.
 func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...string) {
 	var x model.Fields
-	if ts := unixTime(e.Time); ts != "" {
+	if ts := wr.times.unix(e.Time); ts != "" {
 		x.Set("timestamp", json.RawMessage(ts))
 	}
 	if wr.same {
@@ -870,7 +899,8 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...s
 		x.Set("rests", rests([]json.RawMessage{wr.rest(e, e.Time, carried...)}))
 	}
 	if len(x) > 0 {
-		o.Raw("extra", model.MustJSON(x))
+		o.Key("extra")
+		x.WriteJSON(b)
 	}
 }
 
@@ -884,7 +914,40 @@ func unixTime(ts string) string {
 	if err != nil {
 		return ""
 	}
-	return strconv.FormatInt(t.Unix(), 10) + "." + fmt.Sprintf("%06d", t.Nanosecond()/1000)
+	var buf [32]byte
+	b := append(strconv.AppendInt(buf[:0], t.Unix(), 10), ".000000"...)
+	for i, us := len(b)-1, t.Nanosecond()/1000; us > 0; i, us = i-1, us/10 {
+		b[i] = byte('0' + us%10)
+	}
+	return string(b)
+}
+
+// times remembers the last timestamp a message's events and extra asked
+// for (a message's time is its first event's, asked by each of its
+// events' rests): unixTime of it, and whether the reader gives it back
+// from that (rfc3339), worked out when first asked.
+type times struct {
+	ts, text        string
+	known           bool
+	checked, readOK bool
+}
+
+// unix is unixTime(ts).
+func (c *times) unix(ts string) string {
+	if !c.known || ts != c.ts {
+		*c = times{ts: ts, text: unixTime(ts), known: true}
+	}
+	return c.text
+}
+
+// readBack reports whether the reader reads the unix time written for ts
+// back as ts (its spelling of the instant).
+func (c *times) readBack(ts string) bool {
+	u := c.unix(ts)
+	if !c.checked {
+		c.checked, c.readOK = true, rfc3339([]byte(u)) == ts
+	}
+	return c.readOK
 }
 
 // formatTag starts the trajectory_format of every mini-prophet trajectory.

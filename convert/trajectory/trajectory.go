@@ -10,6 +10,7 @@
 package trajectory
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"slices"
@@ -285,8 +286,8 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 // tokens), so that a session's token counts survive the way through this
 // format; the autopilot's readers ignore fields they do not know.
 type Writer struct {
-	buf  jsonw.Buf // the step being built (Event)
-	out  *jsonw.Indenter
+	buf  jsonw.Buf // the step being built (Event), indented as an element of the steps list
+	out  *bufio.Writer
 	rep  *model.Report
 	opt  model.Options
 	same bool
@@ -308,7 +309,9 @@ type Writer struct {
 
 // NewWriter returns a streaming trajectory writer (a model.Sink).
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
-	return &Writer{out: jsonw.NewIndenter(w), rep: rep, opt: opt}
+	wr := &Writer{out: bufio.NewWriterSize(w, 64<<10), rep: rep, opt: opt}
+	wr.buf.Indent(2) // a step is inside the root and its steps list
+	return wr
 }
 
 // Write writes a whole session.
@@ -329,6 +332,7 @@ func (wr *Writer) begin(h *model.Header, first *model.Event) {
 	origin, _ := h.First()
 	wr.same = origin == Name
 	var b jsonw.Buf
+	b.Indent(0)
 	o := b.Begin()
 	o.Str("session_id", h.ID)
 	o.Str("prompt", h.Prompt)
@@ -365,7 +369,7 @@ func (wr *Writer) begin(h *model.Header, first *model.Event) {
 		o.Raw("source", model.SourceOf(h, wr.extraKeys, nil, "model", "repo_sha", "branch", "cwd", "prompt", "started"))
 	}
 	o.Key("steps")
-	b.WriteByte('[')
+	b.List() // its elements are the steps, each a piece of its own (Event)
 	wr.flush(b.Bytes())
 }
 
@@ -377,16 +381,14 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	wr.ledger.Add(e)
 	b := &wr.buf // reused: written out before the next is built
 	b.Reset()
+	b.ContinueList(wr.steps).Next()
 	if !wr.step(b, e, wr.steps+1) {
-		return wr.err
+		return wr.err // (b is not written)
 	}
 	wr.steps++
 	if wr.same && e.Step != 0 && e.Step != int64(wr.steps) {
 		// From another format, the step's number is in its rest.
 		wr.rep.Lose(model.LossRenumbered, "*.step", "step_id renumbered 1..N", e.Loc)
-	}
-	if wr.steps > 1 {
-		wr.flush([]byte{','})
 	}
 	wr.flush(b.Bytes())
 	return wr.err
@@ -398,7 +400,8 @@ func (wr *Writer) End(h *model.Header) error {
 		wr.begin(h, nil)
 	}
 	var b jsonw.Buf
-	b.WriteByte(']')
+	b.Indent(2)
+	b.ContinueList(wr.steps).End()
 	o := b.Continue(1)
 	if h.Ended != "" && !wr.ended {
 		o.Str("ended_at", h.Ended)
@@ -462,7 +465,6 @@ func (wr *Writer) End(h *model.Header) error {
 		o.Raw("source_end", model.SourceEndOf(h, nil, nil, "totals", "cost", "outcome", "extra"))
 	}
 	o.End()
-	b.WriteByte('\n')
 	wr.flush(b.Bytes())
 	if wr.err != nil {
 		return wr.err
@@ -492,7 +494,7 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 		typ = "subagent"
 	case model.KindPassthrough:
 		if wr.same && len(e.Raw) > 0 {
-			jsonw.WriteCompact(&b.Buffer, e.Raw)
+			b.Raw(e.Raw)
 			return true
 		}
 		if wr.same {

@@ -52,14 +52,6 @@ local ok, err = pcall(function()
   -- the quickfix list (vim.lsp.buf.outgoing_calls).
   vim.cmd('buffer ' .. log)
   vim.api.nvim_win_set_cursor(0, { 1, 0 })
-  vim.fn.setqflist({}, ' ', { title = 'none yet' })
-  vim.lsp.buf.outgoing_calls()
-  if not vim.wait(15000, function() return vim.fn.getqflist({ title = 1 }).title ~= 'none yet' end, 20) then
-    error('no outgoing calls')
-  end
-  out.calls = {}
-  for _, it in ipairs(vim.fn.getqflist()) do
-    table.insert(out.calls, { file = vim.api.nvim_buf_get_name(it.bufnr), line = it.lnum, col = it.col, text = it.text })
-  end
+  out.calls = lib.calls('outgoing')
 end)
 lib.finish(out, ok, err)

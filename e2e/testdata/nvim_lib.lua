@@ -34,6 +34,22 @@ function M.definition(line, col)
   return { file = vim.api.nvim_buf_get_name(0), line = pos[1] - 1, col = pos[2] }
 end
 
+-- calls runs the call hierarchy's 'outgoing' or 'incoming' calls at the
+-- cursor and returns the quickfix list they fill: {file, line, col, text}
+-- an entry.
+function M.calls(direction)
+  vim.fn.setqflist({}, ' ', { title = 'none yet' })
+  vim.lsp.buf[direction .. '_calls']()
+  if not vim.wait(15000, function() return vim.fn.getqflist({ title = 1 }).title ~= 'none yet' end, 20) then
+    error('no ' .. direction .. ' calls')
+  end
+  local items = {}
+  for _, it in ipairs(vim.fn.getqflist()) do
+    table.insert(items, { file = vim.api.nvim_buf_get_name(it.bufnr), line = it.lnum, col = it.col, text = it.text })
+  end
+  return items
+end
+
 -- finish stops the servers, writes out (and the error of a failed run) as
 -- JSON to RLOG_OUT, and quits.
 function M.finish(out, ok, err)

@@ -67,15 +67,7 @@ local ok, err = pcall(function()
     filetype = vim.bo[sub].filetype, modifiable = vim.bo[sub].modifiable, readonly = vim.bo[sub].readonly,
   }
   vim.api.nvim_win_set_cursor(0, { 1, 0 })
-  vim.fn.setqflist({}, ' ', { title = 'none yet' })
-  vim.lsp.buf.incoming_calls()
-  if not vim.wait(15000, function() return vim.fn.getqflist({ title = 1 }).title ~= 'none yet' end, 20) then
-    error('no incoming calls')
-  end
-  out.callers = {}
-  for _, it in ipairs(vim.fn.getqflist()) do
-    table.insert(out.callers, { file = vim.api.nvim_buf_get_name(it.bufnr), line = it.lnum, text = it.text })
-  end
+  out.callers = lib.calls('incoming')
   vim.cmd('cfirst')
   out.caller = { file = vim.api.nvim_buf_get_name(0), line = vim.api.nvim_win_get_cursor(0)[1], current_is_view = vim.api.nvim_get_current_buf() == view }
 end)

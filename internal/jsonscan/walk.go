@@ -351,22 +351,12 @@ func (w *Walker) Skip() error {
 // and reads its value with Value, Object or Elems, or leaves it to be
 // skipped. The key is valid until fn reads the value.
 func (w *Walker) Object(fn func(key []byte, at Pos) error) error {
-	if c := w.peek(); c != '{' {
-		if w.atEnd() {
-			return w.syntax(w.off, "unexpected end of input")
-		}
-		if err := w.Skip(); err != nil {
-			return err
-		}
-		return ErrNotObject
-	}
-	if w.depth++; w.depth > maxDepth {
-		return w.syntax(w.off, "nesting too deep")
+	empty, err := w.open('{', '}', ErrNotObject)
+	if err != nil {
+		return err
 	}
 	defer func() { w.depth-- }()
-	w.off++
-	if w.peek() == '}' {
-		w.off++
+	if empty {
 		return nil
 	}
 	for {
@@ -393,17 +383,51 @@ func (w *Walker) Object(fn func(key []byte, at Pos) error) error {
 		if err := w.member(func() error { return fn(key, keyAt) }); err != nil {
 			return err
 		}
-		switch c := w.peek(); {
-		case c == ',':
-			w.off++
-		case c == '}':
-			w.off++
-			return nil
-		case w.atEnd():
-			return w.syntax(w.off, "unexpected end of object")
-		default:
-			return w.syntax(w.off, "expected ',' or '}'")
+		if done, err := w.next('}', "object"); done || err != nil {
+			return err
 		}
+	}
+}
+
+// open steps into the object or array that is the next value, one that
+// begins with start; empty says it ended at once with end. Inside, the
+// depth is one more, for the caller to take back when it leaves. A value of
+// another kind is skipped and answered notKind.
+func (w *Walker) open(start, end byte, notKind error) (empty bool, err error) {
+	if w.peek() != start {
+		if w.atEnd() {
+			return false, w.syntax(w.off, "unexpected end of input")
+		}
+		if err := w.Skip(); err != nil {
+			return false, err
+		}
+		return false, notKind
+	}
+	if w.depth++; w.depth > maxDepth {
+		return false, w.syntax(w.off, "nesting too deep")
+	}
+	w.off++
+	if w.peek() == end {
+		w.off++
+		return true, nil
+	}
+	return false, nil
+}
+
+// next steps over what follows a member of an object or array (what names
+// it): a ',' before the next, or end, which closes it (done).
+func (w *Walker) next(end byte, what string) (done bool, err error) {
+	switch c := w.peek(); {
+	case c == ',':
+		w.off++
+		return false, nil
+	case c == end:
+		w.off++
+		return true, nil
+	case w.atEnd():
+		return false, w.syntax(w.off, "unexpected end of "+what)
+	default:
+		return false, w.syntax(w.off, "expected ',' or '"+string(end)+"'")
 	}
 }
 
@@ -424,22 +448,12 @@ func (w *Walker) member(fn func() error) error {
 // element with its index and where it starts, and reads it with Value,
 // Object or Elems, or leaves it to be skipped.
 func (w *Walker) Elems(fn func(i int, at Pos) error) error {
-	if c := w.peek(); c != '[' {
-		if w.atEnd() {
-			return w.syntax(w.off, "unexpected end of input")
-		}
-		if err := w.Skip(); err != nil {
-			return err
-		}
-		return ErrNotArray
-	}
-	if w.depth++; w.depth > maxDepth {
-		return w.syntax(w.off, "nesting too deep")
+	empty, err := w.open('[', ']', ErrNotArray)
+	if err != nil {
+		return err
 	}
 	defer func() { w.depth-- }()
-	w.off++
-	if w.peek() == ']' {
-		w.off++
+	if empty {
 		return nil
 	}
 	for i := 0; ; i++ {
@@ -450,16 +464,8 @@ func (w *Walker) Elems(fn func(i int, at Pos) error) error {
 		if err := w.member(func() error { return fn(i, at) }); err != nil {
 			return err
 		}
-		switch c := w.peek(); {
-		case c == ',':
-			w.off++
-		case c == ']':
-			w.off++
-			return nil
-		case w.atEnd():
-			return w.syntax(w.off, "unexpected end of array")
-		default:
-			return w.syntax(w.off, "expected ',' or ']'")
+		if done, err := w.next(']', "array"); done || err != nil {
+			return err
 		}
 	}
 }

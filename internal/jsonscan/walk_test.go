@@ -284,3 +284,26 @@ func TestFloatRejectsNull(t *testing.T) {
 		t.Errorf("Float(-1.5e2) = %v %v", f, ok)
 	}
 }
+
+// TestWalkerDepthComesBack: an empty object or array, and a value of
+// another kind asked for as one, leave the depth where it was, however
+// many there are (more than the nesting allowed).
+func TestWalkerDepthComesBack(t *testing.T) {
+	doc := "[" + strings.Repeat(`{}, [], 1, "s", `, maxDepth) + "null]"
+	w := NewWalker(strings.NewReader(doc), false)
+	err := w.Elems(func(i int, _ Pos) error {
+		var err error
+		if i%2 == 0 {
+			err = w.Object(func([]byte, Pos) error { return nil })
+		} else {
+			err = w.Elems(func(int, Pos) error { return nil })
+		}
+		if err == ErrNotObject || err == ErrNotArray {
+			return nil
+		}
+		return err
+	})
+	if err != nil || w.depth != 0 {
+		t.Fatalf("error %v, depth %d after the walk", err, w.depth)
+	}
+}

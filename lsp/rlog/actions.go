@@ -244,13 +244,9 @@ func executeCommand(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandPa
 		}
 		return deliver(ctx, wc, a.URI, conv)
 	case CommandConvertToRlog:
-		var uri protocol.DocumentURI
-		if err := json.Unmarshal(raw, &uri); err != nil {
-			var a convertArgs
-			if json.Unmarshal(raw, &a) != nil || a.URI == "" {
-				return nil, lsp.InvalidParams("%s needs the URI of a session file", CommandConvertToRlog)
-			}
-			uri = a.URI
+		uri, ok := commandURI(raw)
+		if !ok {
+			return nil, lsp.InvalidParams("%s needs the URI of a session file", CommandConvertToRlog)
 		}
 		file, ok := lsp.FilePath(uri)
 		if !ok {
@@ -263,6 +259,23 @@ func executeCommand(ctx context.Context, wc *wsCtx, p *protocol.ExecuteCommandPa
 		return deliver(ctx, wc, uri, conv)
 	}
 	return nil, lsp.InvalidParams("unknown command %q", p.Command)
+}
+
+// commandURI is the argument of a command that takes one document: its URI
+// alone (a string), or {"uri": ...}; false when it is neither, or the
+// object's uri is empty.
+func commandURI(raw json.RawMessage) (protocol.DocumentURI, bool) {
+	var uri protocol.DocumentURI
+	if json.Unmarshal(raw, &uri) == nil {
+		return uri, true
+	}
+	var a struct {
+		URI protocol.DocumentURI `json:"uri"`
+	}
+	if json.Unmarshal(raw, &a) != nil || a.URI == "" {
+		return "", false
+	}
+	return a.URI, true
 }
 
 // documentBytes is an open document's current text, or a file's contents.

@@ -219,3 +219,28 @@ func TestConvertCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandURI: a command's one document is its URI alone or
+// {"uri": ...}; anything else, or an object without a uri, is refused (a
+// bare "" is a URI, which the command itself refuses).
+func TestCommandURI(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		want protocol.DocumentURI
+		ok   bool
+	}{
+		{`"file:///w/s.jsonl"`, "file:///w/s.jsonl", true},
+		{`{"uri":"file:///w/s.jsonl"}`, "file:///w/s.jsonl", true},
+		{`{"uri":"file:///w/s.jsonl","format":"atif"}`, "file:///w/s.jsonl", true},
+		{`""`, "", true},
+		{`{}`, "", false},
+		{`{"uri":""}`, "", false},
+		{`["file:///w/s.jsonl"]`, "", false},
+		{`42`, "", false},
+		{`{"uri":`, "", false},
+	} {
+		if got, ok := commandURI(json.RawMessage(c.raw)); got != c.want || ok != c.ok {
+			t.Errorf("%s: %q %v, want %q %v", c.raw, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -127,11 +127,7 @@ func TestCodexViewSubagentLinks(t *testing.T) {
 		parent, child = child, parent
 	}
 	c := start(t, "", nil)
-	v, err := requestView(t, c, fileURI(parent))
-	if err != nil {
-		t.Fatal(err)
-	}
-	open(t, c, v.URI, v.Text)
+	v := openView(t, c, parent)
 	c.WaitDiagnostics(v.URI, lsptest.AtVersion(1))
 	locs := definitions(t, c, v.URI, posOf(t, v.Text, "x:counter id=call_sub_spawn → [started]", 30, false))
 	var uris []protocol.DocumentURI

@@ -73,6 +73,27 @@ func BenchmarkOpenToFirstDiagnostics(b *testing.B) {
 	}
 }
 
+// benchRequest is a request a benchmark makes, named for its sub-benchmark.
+type benchRequest struct {
+	name, method string
+	params       any
+}
+
+// benchRequests measures each request in a sub-benchmark of its own
+// (NAME/SIZE), through the client's JSON-RPC connection.
+func benchRequests(b *testing.B, c *lsptest.Client, size int64, requests []benchRequest) {
+	for _, r := range requests {
+		b.Run(r.name+"/"+benchdata.Name(size), func(b *testing.B) {
+			for range b.N {
+				var res json.RawMessage
+				if err := c.Call(r.method, r.params, &res); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkRequests measures each request on an open large document, as
 // the editor sees it (through the JSON-RPC connection).
 func BenchmarkRequests(b *testing.B) {
@@ -88,10 +109,7 @@ func BenchmarkRequests(b *testing.B) {
 			}
 		}
 		doc := map[string]any{"uri": testURI}
-		requests := []struct {
-			name, method string
-			params       any
-		}{
+		requests := []benchRequest{
 			{"hover", protocol.MethodTextDocumentHover, map[string]any{"textDocument": doc, "position": obs}},
 			{"definition", protocol.MethodTextDocumentDefinition, map[string]any{"textDocument": doc, "position": obs}},
 			{"references", protocol.MethodTextDocumentReferences, map[string]any{"textDocument": doc, "position": obs, "context": map[string]any{"includeDeclaration": true}}},
@@ -105,16 +123,7 @@ func BenchmarkRequests(b *testing.B) {
 			{"prepareRename", protocol.MethodTextDocumentPrepareRename, map[string]any{"textDocument": doc, "position": obs}},
 			{"rename", protocol.MethodTextDocumentRename, map[string]any{"textDocument": doc, "position": obs, "newName": "renamed_1"}},
 		}
-		for _, r := range requests {
-			b.Run(r.name+"/"+benchdata.Name(size), func(b *testing.B) {
-				for range b.N {
-					var res json.RawMessage
-					if err := c.Call(r.method, r.params, &res); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
+		benchRequests(b, c, size, requests)
 	}
 }
 
@@ -239,25 +248,13 @@ func BenchmarkInsight(b *testing.B) {
 		if err := c.Call(lsp.MethodTextDocumentInlayHint, screen, &hints); err != nil || len(hints) == 0 {
 			b.Fatalf("%d hints: %v", len(hints), err)
 		}
-		requests := []struct {
-			name, method string
-			params       any
-		}{
+		requests := []benchRequest{
 			{"codeLens", protocol.MethodTextDocumentCodeLens, map[string]any{"textDocument": doc}},
 			{"codeLensResolve", protocol.MethodCodeLensResolve, lenses[0]},
 			{"inlayHintsOneScreen", lsp.MethodTextDocumentInlayHint, screen},
 			{"sessionReportData", MethodSessionReport, map[string]any{"textDocument": doc}},
 		}
-		for _, r := range requests {
-			b.Run(r.name+"/"+benchdata.Name(size), func(b *testing.B) {
-				for range b.N {
-					var res json.RawMessage
-					if err := c.Call(r.method, r.params, &res); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
+		benchRequests(b, c, size, requests)
 		// An edit makes a new version: its first hints wait for its session.
 		version := int32(1)
 		b.Run("firstHintsAfterEdit/"+benchdata.Name(size), func(b *testing.B) {

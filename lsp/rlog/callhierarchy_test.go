@@ -34,29 +34,17 @@ func recordedTree(t *testing.T, scenario, parent, child string) (string, string)
 
 func prepareHierarchy(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI, p protocol.Position) []protocol.CallHierarchyItem {
 	t.Helper()
-	var items []protocol.CallHierarchyItem
-	if err := json.Unmarshal(call(t, c, protocol.MethodTextDocumentPrepareCallHierarchy, at(uri, p)), &items); err != nil {
-		t.Fatal(err)
-	}
-	return items
+	return callFor[[]protocol.CallHierarchyItem](t, c, protocol.MethodTextDocumentPrepareCallHierarchy, at(uri, p))
 }
 
 func outgoingCalls(t *testing.T, c *lsptest.Client, it protocol.CallHierarchyItem) []protocol.CallHierarchyOutgoingCall {
 	t.Helper()
-	var out []protocol.CallHierarchyOutgoingCall
-	if err := json.Unmarshal(call(t, c, protocol.MethodCallHierarchyOutgoingCalls, map[string]any{"item": it}), &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return callFor[[]protocol.CallHierarchyOutgoingCall](t, c, protocol.MethodCallHierarchyOutgoingCalls, map[string]any{"item": it})
 }
 
 func incomingCalls(t *testing.T, c *lsptest.Client, it protocol.CallHierarchyItem) []protocol.CallHierarchyIncomingCall {
 	t.Helper()
-	var out []protocol.CallHierarchyIncomingCall
-	if err := json.Unmarshal(call(t, c, protocol.MethodCallHierarchyIncomingCalls, map[string]any{"item": it}), &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return callFor[[]protocol.CallHierarchyIncomingCall](t, c, protocol.MethodCallHierarchyIncomingCalls, map[string]any{"item": it})
 }
 
 // linesWith are the ranges (UTF-16, without trailing blanks) of the lines

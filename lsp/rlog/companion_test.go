@@ -74,11 +74,7 @@ func hoverText(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI, p prot
 
 func definitions(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI, p protocol.Position) []protocol.Location {
 	t.Helper()
-	var locs []protocol.Location
-	if err := json.Unmarshal(call(t, c, protocol.MethodTextDocumentDefinition, at(uri, p)), &locs); err != nil {
-		t.Fatal(err)
-	}
-	return locs
+	return callFor[[]protocol.Location](t, c, protocol.MethodTextDocumentDefinition, at(uri, p))
 }
 
 // TestCompanionHoverShowsTheFullRecord: hovering a cut-short line shows

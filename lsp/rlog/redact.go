@@ -120,15 +120,8 @@ type redactResult struct {
 // shown as messages and answered {"created": false}; only malformed
 // arguments are errors.
 func redactCommand(ctx context.Context, wc *wsCtx, raw json.RawMessage) (any, error) {
-	var uri protocol.DocumentURI
-	if err := json.Unmarshal(raw, &uri); err != nil {
-		var a redactArgs
-		if json.Unmarshal(raw, &a) != nil || a.URI == "" {
-			return nil, lsp.InvalidParams("%s needs {\"uri\": <document>}", CommandRedact)
-		}
-		uri = a.URI
-	}
-	if uri == "" {
+	uri, ok := commandURI(raw)
+	if !ok || uri == "" {
 		return nil, lsp.InvalidParams("%s needs {\"uri\": <document>}", CommandRedact)
 	}
 	show := func(typ protocol.MessageType, format string, args ...any) (any, error) {

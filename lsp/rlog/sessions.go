@@ -160,14 +160,28 @@ func (sl *sessionLists) follow(ctx context.Context, workspace func() *wsCtx) {
 	}
 }
 
-// indexedSymbols are the workspace symbols of the sessions index, for the
-// workspace folder's sessions that are not among skip (the open documents
-// and the workspace's .rlog files, whose outlines give theirs): each
-// session, named by its title (the agent's own, else its first prompt),
-// each of its prompts (its first line), and each call that changed a file,
-// named "tool target", at the session file's line. The index reads only the sessions that changed since the
-// last listing; a cancelled request stops it.
-func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[string]bool) map[protocol.DocumentURI][]workspaceSymbol {
+// indexedSymbol is a workspace symbol of the sessions index and the
+// session file it is in.
+type indexedSymbol struct {
+	uri protocol.DocumentURI
+	workspaceSymbol
+}
+
+// indexedSymbols are the workspace symbols of the sessions index that
+// match (the query), at most limit, for the workspace folder's sessions
+// that are not among skip (the open documents and the workspace's .rlog
+// files, whose outlines give theirs), newest session first, each followed
+// by its sub-agents' sessions: each session, named by its title (the
+// agent's own, else its first prompt), each of its prompts (its first
+// line), each of its phases (an @phase's name, @compact, @resume) and each
+// of its calls, named "tool target" (Target: the file, pattern, command or
+// URL it is about), at the session file's line. The index reads only the
+// sessions that changed since the last listing; a cancelled request stops
+// it.
+func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[string]bool, match func(name string) bool, limit int) []indexedSymbol {
+	if limit <= 0 {
+		return nil
+	}
 	ix, err := sl.index()
 	if err != nil {
 		return nil
@@ -175,39 +189,98 @@ func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[
 	req := sl.request(wc, &sessionsParams{})
 	req.Changes = true
 	l := ix.List(ctx, req)
+	// A sub-agent's session is its parent's child, not a row: they are
+	// listed by name, a generation at a time (a sub-agent may start its
+	// own), at most maxSubagentDepth deep.
+	children := map[string][]*sessions.Session{}
+	parents := l.Sessions
+	for range maxSubagentDepth {
+		var files []string
+		for _, s := range parents {
+			for _, c := range s.Row.Children {
+				files = append(files, c.File)
+			}
+		}
+		if len(files) == 0 || ctx.Err() != nil {
+			break
+		}
+		sub := ix.List(ctx, sessions.Request{Files: files, Changes: true})
+		for _, s := range sub.Sessions {
+			children[s.Row.Parent] = append(children[s.Row.Parent], s)
+		}
+		parents = sub.Sessions
+	}
 	if ctx.Err() != nil {
 		return nil
 	}
 	if err := ix.Save(); err != nil {
 		wc.Log.Warn("the sessions index was not saved", zap.Error(err))
 	}
-	out := map[protocol.DocumentURI][]workspaceSymbol{}
-	for _, s := range l.Sessions {
+	var out []indexedSymbol
+	at := func(line int) protocol.Range {
+		p := protocol.Position{Line: uint32(max(line-1, 0))}
+		return protocol.Range{Start: p, End: p}
+	}
+	// session adds s's symbols, then its sub-agents'; false once limit
+	// is reached.
+	seen := map[string]bool{}
+	var session func(s *sessions.Session, container string) bool
+	session = func(s *sessions.Session, container string) bool {
 		r := &s.Row
-		if skip[r.File] {
-			continue
+		if seen[r.File] {
+			return true // a file that names itself among its ancestors
 		}
+		seen[r.File] = true
 		name := r.Title
 		if name == "" {
 			name = filepath.Base(r.File)
 		}
-		container := r.Agent
-		if r.Start != nil {
-			container = strings.TrimSpace(container + " " + r.Start.Format("2006-01-02 15:04"))
-		}
-		at := func(line int) protocol.Range {
-			p := protocol.Position{Line: uint32(max(line-1, 0))}
-			return protocol.Range{Start: p, End: p}
-		}
 		uri := fileURI(r.File)
-		syms := []workspaceSymbol{{name: name, container: container, kind: symbolKinds[analysis.SessionSymbol], rng: at(1)}}
-		for _, p := range s.Prompts {
-			syms = append(syms, workspaceSymbol{name: p.Text, container: name, kind: symbolKinds[analysis.TurnSymbol], rng: at(p.Line)})
+		add := func(sym workspaceSymbol) bool {
+			if match(sym.name) {
+				out = append(out, indexedSymbol{uri, sym})
+			}
+			return len(out) < limit
 		}
-		for _, c := range s.Changes {
-			syms = append(syms, workspaceSymbol{name: c.Tool + " " + c.Target, container: name, kind: symbolKinds[analysis.ToolCallSymbol], rng: at(c.Line)})
+		if !skip[r.File] {
+			if !add(workspaceSymbol{name: name, container: container, kind: symbolKinds[analysis.SessionSymbol], rng: at(1)}) {
+				return false
+			}
+			for _, p := range s.Prompts {
+				if !add(workspaceSymbol{name: p.Text, container: name, kind: symbolKinds[analysis.TurnSymbol], rng: at(p.Line)}) {
+					return false
+				}
+			}
+			for _, p := range s.Phases {
+				if !add(workspaceSymbol{name: p.Name, container: name, kind: symbolKinds[analysis.PhaseSymbol], rng: at(p.Line)}) {
+					return false
+				}
+			}
+			for _, c := range s.Calls {
+				if !add(workspaceSymbol{name: strings.TrimSpace(c.Tool + " " + c.Target), container: name, kind: symbolKinds[analysis.ToolCallSymbol], rng: at(c.Line)}) {
+					return false
+				}
+			}
 		}
-		out[uri] = syms
+		for _, c := range children[r.File] {
+			if !session(c, name) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, s := range l.Sessions {
+		container := s.Row.Agent
+		if s.Row.Start != nil {
+			container = strings.TrimSpace(container + " " + s.Row.Start.Format("2006-01-02 15:04"))
+		}
+		if !session(s, container) {
+			break
+		}
 	}
 	return out
 }
+
+// maxSubagentDepth is how many generations of sub-agents workspace
+// symbols look for under a session.
+const maxSubagentDepth = 4

@@ -81,6 +81,17 @@ func requestView(t *testing.T, c *lsptest.Client, uri protocol.DocumentURI) (ses
 	return v, err
 }
 
+// openView requests the view of the session file at path and opens it.
+func openView(t *testing.T, c *lsptest.Client, path string) sessionView {
+	t.Helper()
+	v, err := requestView(t, c, fileURI(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open(t, c, v.URI, v.Text)
+	return v
+}
+
 // TestSessionViewOfAClaudeCodeTranscript: the view of a real transcript is
 // its conversion to rlog, under its own URI; opened, it has every feature
 // of a log with the transcript as its companion (the full record in the
@@ -343,12 +354,8 @@ func TestViewFollowsAGrowingTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := start(t, "", nil)
-	v, err := requestView(t, c, fileURI(full))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := openView(t, c, full)
 	e := &viewEditor{c: c, uri: v.URI, text: v.Text, version: 1}
-	open(t, c, v.URI, v.Text)
 	for n := 8; n < len(lines); n += 9 {
 		f, err := os.OpenFile(full, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
@@ -382,11 +389,7 @@ func TestClosedViewIsNotFollowed(t *testing.T) {
 	c := start(t, "", nil)
 	var views []sessionView
 	for _, p := range []string{closed, kept} {
-		v, err := requestView(t, c, fileURI(p))
-		if err != nil {
-			t.Fatal(err)
-		}
-		open(t, c, v.URI, v.Text)
+		v := openView(t, c, p)
 		c.WaitDiagnostics(v.URI, lsptest.AtVersion(1))
 		views = append(views, v)
 	}
@@ -416,11 +419,7 @@ func TestViewEditsAreSentAgain(t *testing.T) {
 	lines := strings.SplitAfter(string(whole), "\n")
 	os.WriteFile(path, []byte(strings.Join(lines[:20], "")), 0o644)
 	c := start(t, "", nil)
-	v, err := requestView(t, c, fileURI(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	open(t, c, v.URI, v.Text)
+	v := openView(t, c, path)
 	c.WaitDiagnostics(v.URI, lsptest.AtVersion(1))
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(strings.Join(lines[20:], ""))
@@ -539,12 +538,8 @@ func TestViewFollowsAGrowingRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := start(t, "", nil)
-	v, err := requestView(t, c, fileURI(full))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := openView(t, c, full)
 	e := &viewEditor{c: c, uri: v.URI, text: v.Text, version: 1}
-	open(t, c, v.URI, v.Text)
 	for _, run := range runs[1:] {
 		f, err := os.OpenFile(full, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {

@@ -62,8 +62,9 @@ func newWorkspaceIndex() *workspaceIndex { return &workspaceIndex{files: map[str
 
 // symbols answers workspace/symbol: sessions, phases, tool calls and
 // subagents across open documents and the workspace's *.rlog files, then
-// the sessions and file-changing calls of the sessions index (the agents'
-// stores for the workspace folder), at most workspaceMaxResults in all.
+// the sessions, prompts, phases and calls of the sessions index (the
+// agents' stores for the workspace folder), at most workspaceMaxResults in
+// all.
 func (w *workspaceIndex) symbols(ctx context.Context, wc *wsCtx, p *protocol.WorkspaceSymbolParams) (any, error) {
 	query := strings.ToLower(p.Query)
 	out := []protocol.SymbolInformation{}
@@ -107,19 +108,16 @@ func (w *workspaceIndex) symbols(ctx context.Context, wc *wsCtx, p *protocol.Wor
 		}
 	}
 	if w.sessions != nil && len(out) < workspaceMaxResults {
-		indexed := w.sessions.indexedSymbols(ctx, wc, open)
+		match := func(name string) bool { return fuzzyMatch(query, name) }
+		indexed := w.sessions.indexedSymbols(ctx, wc, open, match, workspaceMaxResults-len(out))
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		uris := make([]string, 0, len(indexed))
-		for uri := range indexed {
-			uris = append(uris, string(uri))
-		}
-		sort.Strings(uris)
-		for _, uri := range uris {
-			if !add(protocol.DocumentURI(uri), indexed[protocol.DocumentURI(uri)]) {
-				break
-			}
+		for _, s := range indexed {
+			out = append(out, protocol.SymbolInformation{
+				Name: s.name, Kind: s.kind, ContainerName: s.container,
+				Location: protocol.Location{URI: s.uri, Range: s.rng},
+			})
 		}
 	}
 	return out, nil
@@ -242,9 +240,47 @@ func workspaceRoots(sess *lsp.Session) []string {
 	return roots
 }
 
-// fuzzyMatch reports whether the runes of query appear in name in order,
-// ignoring case: what editors expect of workspace symbol search.
+// fuzzyMatch reports whether the runes of query (lower case) appear in
+// name in order, ignoring case: what editors expect of workspace symbol
+// search. ASCII is compared a byte at a time (a query is tried against
+// every call of every indexed session, a million for a heavy user); from
+// the first byte that is not, fuzzyMatchRunes goes on (a rune such as the
+// Kelvin sign is lower-cased to an ASCII letter).
 func fuzzyMatch(query, name string) bool {
+	j := 0
+	for i := 0; i < len(query); i++ {
+		q := query[i]
+		if q >= utf8.RuneSelf {
+			return fuzzyMatchRunes(query[i:], name[j:])
+		}
+		if asciiSpace[q] {
+			continue
+		}
+		for {
+			if j == len(name) {
+				return false
+			}
+			c := name[j]
+			if c >= utf8.RuneSelf {
+				return fuzzyMatchRunes(query[i:], name[j:])
+			}
+			j++
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c == q {
+				break
+			}
+		}
+	}
+	return true
+}
+
+// asciiSpace[c] says unicode.IsSpace(c), for an ASCII c.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// fuzzyMatchRunes is fuzzyMatch a rune at a time.
+func fuzzyMatchRunes(query, name string) bool {
 	for _, q := range query {
 		if unicode.IsSpace(q) {
 			continue

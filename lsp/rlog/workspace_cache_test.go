@@ -3,8 +3,10 @@ package rlog
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,5 +61,55 @@ func TestWorkspaceCacheIsBounded(t *testing.T) {
 	check(4)
 	if w.cached != 20 {
 		t.Errorf("after removals the cache counts %d symbols", w.cached)
+	}
+}
+
+// fuzzyMatch's byte-at-a-time ASCII path answers as the rune-at-a-time
+// match does, on names and queries mixing ASCII, spaces and runes whose
+// lower case is ASCII (the Kelvin sign's is k, İ's is i).
+func TestFuzzyMatchEqualsRunes(t *testing.T) {
+	alphabet := []string{"a", "b", "k", "K", "\u212a", "i", "I", "İ", "é", "É", " ", "\t", "/", ".", "\xff"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	word := func(n int) string {
+		var b strings.Builder
+		for range rng.IntN(n) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		return b.String()
+	}
+	for range 200000 {
+		name, query := word(12), strings.ToLower(word(4))
+		if got, want := fuzzyMatch(query, name), fuzzyMatchRunes(query, name); got != want {
+			t.Fatalf("fuzzyMatch(%q, %q) = %v, fuzzyMatchRunes %v", query, name, got, want)
+		}
+	}
+	if !fuzzyMatch("mkrls", "Bash make release") || !fuzzyMatch("k", "\u212a") || fuzzyMatch("ab", "ba") {
+		t.Error("the examples")
+	}
+}
+
+// BenchmarkFuzzyMatch is a workspace symbols query against the names of a
+// heavy user's indexed calls (a million, as docs/performance.md's store
+// has), stopped at the 1,000 results a query returns: one that matches
+// early, one that nearly matches every name, one that matches none.
+func BenchmarkFuzzyMatch(b *testing.B) {
+	names := make([]string, 1_150_000)
+	tools := []string{"Bash", "Read", "Write", "Edit", "Grep", "Glob", "WebFetch", "mcp__issues__issue_ready"}
+	for i := range names {
+		names[i] = tools[i%len(tools)] + " src/module/file" + strconv.Itoa(i) + ".go -run token value"
+	}
+	for _, q := range []string{"b", "edit parser", "zzz"} {
+		b.Run(q, func(b *testing.B) {
+			for b.Loop() {
+				n := 0
+				for _, s := range names {
+					if fuzzyMatch(q, s) {
+						if n++; n == workspaceMaxResults {
+							break
+						}
+					}
+				}
+			}
+		})
 	}
 }

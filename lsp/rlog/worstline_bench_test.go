@@ -98,7 +98,7 @@ func BenchmarkWorstLines(b *testing.B) {
 			for _, r := range requests {
 				b.Run(fmt.Sprintf("%s/%s/%s", shape.name, r.name, benchdata.Name(int64(size))), func(b *testing.B) {
 					runtime.GC() // the garbage of the request before is not this one's work
-					cpu := processCPU()
+					cpu := benchdata.ProcessCPU()
 					for range b.N {
 						var res json.RawMessage
 						if err := c.Call(r.method, r.params, &res); err != nil {
@@ -113,7 +113,7 @@ func BenchmarkWorstLines(b *testing.B) {
 			version := int32(1) // across the calls of the function below
 			b.Run(fmt.Sprintf("%s/diagnostics/%s", shape.name, benchdata.Name(int64(size))), func(b *testing.B) {
 				runtime.GC()
-				cpu := processCPU()
+				cpu := benchdata.ProcessCPU()
 				for range b.N {
 					version++
 					c.Change(uri, version, lsptest.Change{Range: &protocol.Range{Start: endRange.End, End: endRange.End}, Text: ""})
@@ -132,7 +132,7 @@ func BenchmarkWorstLines(b *testing.B) {
 // server's and the client's work, which a busy machine does not inflate
 // as it does the wall time.
 func reportCPU(b *testing.B, cpu time.Duration) {
-	if now := processCPU(); now > 0 {
+	if now := benchdata.ProcessCPU(); now > 0 {
 		b.ReportMetric(float64(now-cpu)/float64(b.N), "cpu-ns/op")
 	}
 }

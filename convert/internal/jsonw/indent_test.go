@@ -3,75 +3,78 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 )
 
-// The Indenter gives json.Indent's output however the input is cut.
-func TestIndenterMatchesJSONIndent(t *testing.T) {
+// indentRef is the reference AppendIndent is held to: json.Indent of the
+// compacted value, each line after the first prefixed as the value's
+// depth indents it.
+func indentRef(t *testing.T, v []byte, depth int) []byte {
+	t.Helper()
+	var compact, want bytes.Buffer
+	if err := json.Compact(&compact, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Indent(&want, compact.Bytes(), strings.Repeat("  ", depth), "  "); err != nil {
+		t.Fatal(err)
+	}
+	return want.Bytes()
+}
+
+// AppendIndent writes a value as json.Indent writes it at its depth, white
+// space between its tokens or not.
+func TestAppendIndentMatchesJSONIndent(t *testing.T) {
 	docs := []string{
 		`{"a":1,"b":[],"c":{},"d":[1,{"e":"x\"y\\","f":[[]]}],"g":"{[,:]}","h":null}`,
-		`[]`, `{}`, `"s"`, `[{"a":{"b":{"c":[1,2,3]}}}]`,
+		`[]`, `{}`, `"s"`, `12.5e-3`, `true`, `[{"a":{"b":{"c":[1,2,3]}}}]`,
 		`{"t":"naïve → 日本語 \u00e9 \\\""}`,
+		// As Python writes JSON, and white space where it may be.
+		`{"a": 1, "b": [1, 2], "c": {}}`, `{ }`, `[ ]`, "[\n  1,\n  {\n  }\n]\n",
+		" {\t\"a\" :\r\n[ true , false,null ] } ",
 	}
 	for _, doc := range docs {
-		var want bytes.Buffer
-		if err := json.Indent(&want, []byte(doc), "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		for cut := 1; cut <= len(doc); cut++ {
-			var got bytes.Buffer
-			x := NewIndenter(&got)
-			for i := 0; i < len(doc); i += cut {
-				x.Write([]byte(doc[i:min(i+cut, len(doc))]))
-			}
-			x.Flush()
-			if got.String() != want.String() {
-				t.Fatalf("%s cut every %d:\n%s\nwant\n%s", doc, cut, got.String(), want.String())
+		for _, depth := range []int{0, 1, 3} {
+			want := indentRef(t, []byte(doc), depth)
+			if got := AppendIndent(nil, []byte(doc), depth); !bytes.Equal(got, want) {
+				t.Errorf("%q at depth %d:\n%s\nwant\n%s", doc, depth, got, want)
 			}
 		}
 	}
 }
 
-func FuzzIndenter(f *testing.F) {
+func FuzzAppendIndent(f *testing.F) {
 	f.Add(`{"a":[1,{}],"b":"x"}`, 3)
-	f.Fuzz(func(t *testing.T, doc string, cut int) {
-		var compact bytes.Buffer
-		if json.Compact(&compact, []byte(doc)) != nil {
+	f.Add(`{ "a" : [ 1 , { } ] , "b\"" : "x\\" }`, 0)
+	f.Fuzz(func(t *testing.T, doc string, depth int) {
+		if !json.Valid([]byte(doc)) {
 			return
 		}
-		var want bytes.Buffer
-		json.Indent(&want, compact.Bytes(), "", "  ")
-		cut = max(cut%64, 1)
-		var got bytes.Buffer
-		x := NewIndenter(&got)
-		src := compact.Bytes()
-		for i := 0; i < len(src); i += cut {
-			x.Write(src[i:min(i+cut, len(src))])
-		}
-		x.Flush()
-		if got.String() != want.String() {
-			t.Fatalf("%q cut every %d:\n%s\nwant\n%s", src, cut, got.String(), want.String())
+		depth = max(depth%8, 0)
+		want := indentRef(t, []byte(doc), depth)
+		if got := AppendIndent(nil, []byte(doc), depth); !bytes.Equal(got, want) {
+			t.Fatalf("%q at depth %d:\n%s\nwant\n%s", doc, depth, got, want)
 		}
 	})
 }
 
-// Indentation deeper than newline's ready-made prefix (64 levels) is
-// written level by level, as json.Indent writes it.
-func TestIndenterDeep(t *testing.T) {
+// Indentation deeper than appendNewline's ready-made prefix (64 levels)
+// is written level by level, as json.Indent writes it.
+func TestAppendIndentDeep(t *testing.T) {
 	for _, depth := range []int{63, 64, 65, 80} {
 		doc := strings.Repeat(`{"a":[`, depth) + `1` + strings.Repeat(`]}`, depth)
-		var want, got bytes.Buffer
-		if err := json.Indent(&want, []byte(doc), "", "  "); err != nil {
-			t.Fatal(err)
-		}
-		x := NewIndenter(&got)
-		x.Write([]byte(doc))
-		x.Flush()
-		if got.String() != want.String() {
+		if got, want := AppendIndent(nil, []byte(doc), 0), indentRef(t, []byte(doc), 0); !bytes.Equal(got, want) {
 			t.Fatalf("depth %d: output differs from json.Indent", depth)
 		}
+	}
+}
+
+// A value that is not JSON (which a writer never passes) is copied
+// without a panic, however it closes more than it opens or ends inside a
+// string.
+func TestAppendIndentInvalid(t *testing.T) {
+	for _, v := range []string{`]]]}`, `{"a":"b`, `"x\`, `[1,`, `}{`} {
+		AppendIndent(nil, []byte(v), 0)
 	}
 }
 
@@ -95,41 +98,119 @@ func FuzzStringRun(f *testing.F) {
 	})
 }
 
-// An Indenter's output larger than its buffer comes out whole, and a
-// failed write is returned by Flush.
-func TestIndenterLargeAndFailing(t *testing.T) {
-	var doc strings.Builder
-	doc.WriteString(`[`)
-	for i := range 20000 {
-		if i > 0 {
-			doc.WriteString(`,`)
+// replay writes a JSON document through Obj and List, choosing between
+// the ways to write each value with the bits it is given: a nested value
+// member by member or raw, a string decoded or raw, a key quoted
+// already, a list of strings at once, the document cut into pieces
+// written out between a list's elements.
+type replay struct {
+	b    *Buf
+	out  bytes.Buffer
+	bits []byte
+	i    int
+}
+
+func (r *replay) bit() bool {
+	if len(r.bits) == 0 {
+		return false
+	}
+	i := r.i
+	r.i++
+	return r.bits[i%len(r.bits)]>>(i/len(r.bits)%8)&1 == 1
+}
+
+// value writes the valid JSON value v where a value goes.
+func (r *replay) value(v json.RawMessage) {
+	v = bytes.TrimSpace(v)
+	switch v[0] {
+	case '{':
+		o := r.b.Begin()
+		dec := json.NewDecoder(bytes.NewReader(v))
+		dec.Token()
+		for dec.More() {
+			k, _ := dec.Token()
+			var m json.RawMessage
+			dec.Decode(&m)
+			r.member(o, k.(string), m)
 		}
-		doc.WriteString(`{"k":"a value \"quoted\" \\ and long enough","n":[1,2]}`)
-	}
-	// Strings longer than the buffer, with and without escapes, and a
-	// long list of numbers.
-	doc.WriteString(`,"` + strings.Repeat("x", 200<<10) + `","` + strings.Repeat(`a\"b`, 50<<10) + `",[`)
-	for i := range 30000 {
-		if i > 0 {
-			doc.WriteString(`,`)
+		o.End()
+	case '[':
+		var list []json.RawMessage
+		json.Unmarshal(v, &list)
+		l := r.b.List()
+		for _, e := range list {
+			l.Next()
+			r.value(e)
+			if r.bit() {
+				r.out.Write(r.b.Bytes())
+				r.b.Reset()
+			}
 		}
-		doc.WriteString(`12345`)
-	}
-	doc.WriteString(`]]`)
-	var want, got bytes.Buffer
-	json.Indent(&want, []byte(doc.String()), "", "  ")
-	x := NewIndenter(&got)
-	x.Write([]byte(doc.String()))
-	if err := x.Flush(); err != nil || got.String() != want.String() || want.Len() < 500<<10 {
-		t.Fatalf("large document: err %v, output equal %v", err, got.String() == want.String())
-	}
-	x = NewIndenter(failingWriter{})
-	x.Write([]byte(doc.String()))
-	if err := x.Flush(); err == nil {
-		t.Fatal("Flush after a failed write returned nil")
+		l.End()
+	case '"':
+		var s string
+		json.Unmarshal(v, &s)
+		String(&r.b.Buffer, s)
+	default:
+		r.b.Raw(v)
 	}
 }
 
-type failingWriter struct{}
+func (r *replay) member(o *Obj, k string, v json.RawMessage) {
+	v = bytes.TrimSpace(v)
+	var strs []string
+	switch {
+	case r.bit():
+		q, _ := json.Marshal(k)
+		o.RawKey(q, v)
+	case v[0] == '[' && json.Unmarshal(v, &strs) == nil && r.bit():
+		o.Strings(k, strs)
+	case v[0] == '{' || v[0] == '[':
+		if r.bit() {
+			o.Raw(k, v)
+			return
+		}
+		o.Key(k)
+		r.value(v)
+	case v[0] == '"':
+		var s string
+		json.Unmarshal(v, &s)
+		o.Str(k, s)
+	case v[0] == 't' || v[0] == 'f':
+		o.Bool(k, v[0] == 't')
+	case v[0] == 'n':
+		o.Raw(k, nil)
+	default:
+		o.Raw(k, v)
+	}
+}
 
-func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
+// What an indenting Buf writes is json.Indent of what a compact one
+// writes, however the document is written.
+func FuzzIndentedEqualsIndent(f *testing.F) {
+	f.Add(`{"a":[1,{},[]],"b":"x","c":{"d":[{"e":null,"f":true}],"g":["h","i"]},"j":{ "k" : [ 1 , 2 ] }}`, []byte{0x5a, 0x33})
+	f.Add(`[[],{},"s",[{"a":[]}]]`, []byte{0xff})
+	f.Add(`{"<&>":"\u2028","x":"\ud800"}`, []byte{0x01})
+	f.Fuzz(func(t *testing.T, doc string, bits []byte) {
+		if !json.Valid([]byte(doc)) {
+			return
+		}
+		compact := &replay{b: &Buf{}, bits: bits}
+		compact.value(json.RawMessage(doc))
+		compact.out.Write(compact.b.Bytes())
+		indented := &replay{b: &Buf{}, bits: bits}
+		indented.b.Indent(0)
+		indented.value(json.RawMessage(doc))
+		indented.out.Write(indented.b.Bytes())
+		var want bytes.Buffer
+		if err := json.Indent(&want, compact.out.Bytes(), "", "  "); err != nil {
+			t.Fatalf("compact output %q: %v", compact.out.Bytes(), err)
+		}
+		if got := indented.out.Bytes(); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("%q:\n%s\nwant\n%s", doc, got, want.Bytes())
+		}
+		if indented.b.depth != 0 {
+			t.Fatalf("depth %d after the document", indented.b.depth)
+		}
+	})
+}

@@ -2,6 +2,12 @@
 // buffer. Writers use it so that output key order is the format's own (Claude
 // Code's entry order, ATIF's field order) and no map or reflection is needed
 // per record.
+//
+// What it writes is compact, or indented as json.Indent(dst, src, "", "  ")
+// indents the compact document (a Buf told to with Indent): then each member
+// and element starts on a line of its own, written with it, and the bytes
+// are appended once. Only a value that comes already encoded (Raw) is read
+// again, to indent it (AppendIndent).
 package jsonw
 
 import (
@@ -18,6 +24,8 @@ import (
 type Obj struct {
 	B *bytes.Buffer
 	n int
+	// in is the Buf that indents the object, nil when it is compact.
+	in *Buf
 }
 
 // Begin starts an object in b.
@@ -27,6 +35,10 @@ func Begin(b *bytes.Buffer) *Obj {
 }
 
 func (o *Obj) key(k string) {
+	if o.in != nil {
+		o.B.Write(o.indentedMember(k, 0))
+		return
+	}
 	o.B.Write(o.appendKey(free(o.B, len(k)), k))
 }
 
@@ -51,14 +63,63 @@ func (o *Obj) appendKey(dst []byte, k string) []byte {
 	return append(AppendString(dst, k), ':')
 }
 
+// indentedMember is the free space of an indented object's buffer, grown
+// to hold the next member's separator, line break, indentation and key and
+// about n bytes more, with those appended. (Each member's method tests
+// for indentation first and keeps its compact line as it was, so that
+// appendKey is inlined there and the compact writers pay one test.)
+func (o *Obj) indentedMember(k string, n int) []byte {
+	dst := free(o.B, len(k)+n+o.room())
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	return append(AppendString(appendNewline(dst, o.in.depth), k), ':', ' ')
+}
+
+// room is how much an indented member's line break and indentation take.
+func (o *Obj) room() int {
+	if o.in == nil {
+		return 0
+	}
+	return 3 + 2*o.in.depth
+}
+
 // Raw writes a key with a raw JSON value; an empty value is written as null.
 func (o *Obj) Raw(k string, v []byte) {
 	o.key(k)
-	if len(v) == 0 {
-		o.B.WriteString("null")
-		return
+	o.value(v)
+}
+
+// RawKey writes a member whose key is given quoted already, with a raw
+// JSON value as Raw writes it.
+func (o *Obj) RawKey(quoted []byte, v []byte) {
+	if o.n > 0 {
+		o.B.WriteByte(',')
 	}
-	WriteCompact(o.B, v)
+	o.n++
+	if o.in != nil {
+		o.B.Write(appendNewline(free(o.B, o.room()), o.in.depth))
+		o.B.Write(quoted)
+		o.B.WriteString(": ")
+	} else {
+		o.B.Write(quoted)
+		o.B.WriteByte(':')
+	}
+	o.value(v)
+}
+
+// value writes the raw JSON value v of a member: null when it is empty,
+// indented at the object's depth, or compact (WriteCompact).
+func (o *Obj) value(v []byte) {
+	switch {
+	case len(v) == 0:
+		o.B.WriteString("null")
+	case o.in != nil:
+		o.B.Write(AppendIndent(free(o.B, len(v)+len(v)/2), v, o.in.depth))
+	default:
+		WriteCompact(o.B, v)
+	}
 }
 
 // WriteCompact writes the valid JSON value v without insignificant
@@ -76,6 +137,10 @@ func WriteCompact(b *bytes.Buffer, v []byte) {
 
 // Str writes a string member.
 func (o *Obj) Str(k, s string) {
+	if o.in != nil {
+		o.B.Write(AppendString(o.indentedMember(k, len(s)), s))
+		return
+	}
 	o.B.Write(AppendString(o.appendKey(free(o.B, len(k)+len(s)), k), s))
 }
 
@@ -90,11 +155,19 @@ func (o *Obj) StrOrNull(k, s string) {
 
 // Int writes an integer member.
 func (o *Obj) Int(k string, n int64) {
+	if o.in != nil {
+		o.B.Write(strconv.AppendInt(o.indentedMember(k, 20), n, 10))
+		return
+	}
 	o.B.Write(strconv.AppendInt(o.appendKey(free(o.B, len(k)+20), k), n, 10))
 }
 
 // Float writes a number member.
 func (o *Obj) Float(k string, f float64) {
+	if o.in != nil {
+		o.B.Write(strconv.AppendFloat(o.indentedMember(k, 24), f, 'g', -1, 64))
+		return
+	}
 	o.B.Write(strconv.AppendFloat(o.appendKey(free(o.B, len(k)+24), k), f, 'g', -1, 64))
 }
 
@@ -113,25 +186,50 @@ func (o *Obj) Bool(k string, v bool) {
 // valid UTF-8 without U+2028 and U+2029 (the ids and names it is used
 // for).
 func (o *Obj) Strings(k string, list []string) {
-	dst := append(o.appendKey(free(o.B, len(k)+8*len(list)), k), '[')
+	room := o.room()
+	var dst []byte
+	if o.in != nil {
+		dst = o.indentedMember(k, (8+room)*len(list))
+	} else {
+		dst = o.appendKey(free(o.B, len(k)+8*len(list)), k)
+	}
+	dst = append(dst, '[')
 	for i, s := range list {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
+		if o.in != nil {
+			dst = appendNewline(dst, o.in.depth+1)
+		}
 		dst = AppendString(dst, s)
+	}
+	if o.in != nil && len(list) > 0 {
+		dst = appendNewline(dst, o.in.depth)
 	}
 	o.B.Write(append(dst, ']'))
 }
 
 // Any writes the JSON encoding of v (no HTML escaping).
 func (o *Obj) Any(k string, v any) {
+	if o.in != nil {
+		// Encoded, then indented where it stands.
+		var b bytes.Buffer
+		encode(&b, v)
+		o.Raw(k, b.Bytes())
+		return
+	}
 	o.key(k)
-	enc := json.NewEncoder(o.B)
+	encode(o.B, v)
+}
+
+// encode appends the JSON encoding of v to b, without HTML escaping and
+// without the newline json.Encoder adds.
+func encode(b *bytes.Buffer, v any) {
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
-	// Encode adds a newline.
-	if n := o.B.Len(); n > 0 && o.B.Bytes()[n-1] == '\n' {
-		o.B.Truncate(n - 1)
+	if n := b.Len(); n > 0 && b.Bytes()[n-1] == '\n' {
+		b.Truncate(n - 1)
 	}
 }
 
@@ -142,7 +240,21 @@ func (o *Obj) Key(k string) { o.key(k) }
 func (o *Obj) Len() int { return o.n }
 
 // End closes the object.
-func (o *Obj) End() { o.B.WriteByte('}') }
+func (o *Obj) End() {
+	if o.in != nil {
+		o.endIndented()
+		return
+	}
+	o.B.WriteByte('}')
+}
+
+func (o *Obj) endIndented() {
+	o.in.depth--
+	if o.n > 0 {
+		o.B.Write(appendNewline(free(o.B, o.room()), o.in.depth))
+	}
+	o.B.WriteByte('}')
+}
 
 const hex = "0123456789abcdef"
 
@@ -222,12 +334,106 @@ func PlainASCII(s string) int {
 	return i
 }
 
-// Buf is a buffer to build JSON pieces in.
-type Buf struct{ bytes.Buffer }
+// Buf is a buffer to build JSON pieces in: compact, or indented once told
+// so (Indent). A document may be built piece by piece, each piece in a
+// Buf of its own or in one Buf reset between pieces: an indenting Buf
+// keeps the depth it is at across Reset.
+type Buf struct {
+	bytes.Buffer
+	indent bool
+	// depth is how many objects and lists are open around what is
+	// written next, when indenting.
+	depth int
+}
+
+// Indent makes b write indented JSON from here on, what it writes next
+// being inside depth objects and lists (0 at the start of a document).
+func (b *Buf) Indent(depth int) {
+	b.indent = true
+	b.depth = depth
+}
+
+// Raw writes the raw JSON value v where a value goes (an element of a
+// list, after Obj.Key): indented at b's depth when b indents, or as
+// WriteCompact writes it.
+func (b *Buf) Raw(v []byte) {
+	if b.indent {
+		b.Write(AppendIndent(free(&b.Buffer, len(v)+len(v)/2), v, b.depth))
+		return
+	}
+	WriteCompact(&b.Buffer, v)
+}
+
+// Indenting reports whether b writes indented JSON.
+func (b *Buf) Indenting() bool { return b.indent }
 
 // Begin starts an object in b.
-func (b *Buf) Begin() *Obj { return Begin(&b.Buffer) }
+func (b *Buf) Begin() *Obj { return &Obj{B: &b.Buffer, in: b.open('{')} }
+
+// open writes the bracket c that opens an object or a list, and returns
+// b, one level deeper, when it indents (nil when it is compact). (Begin
+// stays small enough to be inlined, and its Obj off the heap.)
+//
+//go:noinline
+func (b *Buf) open(c byte) *Buf {
+	b.WriteByte(c)
+	if !b.indent {
+		return nil
+	}
+	b.depth++
+	return b
+}
 
 // Continue returns an Obj that adds members to an object whose opening
 // and n members were written before, in another piece.
-func (b *Buf) Continue(n int) *Obj { return &Obj{B: &b.Buffer, n: n} }
+func (b *Buf) Continue(n int) *Obj {
+	o := &Obj{B: &b.Buffer, n: n}
+	if b.indent {
+		o.in = b
+	}
+	return o
+}
+
+// List writes one JSON list: start it with Buf.List, call Next before
+// each element and write the element, end it with End.
+type List struct {
+	b *Buf
+	n int
+}
+
+// List starts a list in b.
+func (b *Buf) List() *List {
+	b.open('[')
+	return &List{b: b}
+}
+
+// ContinueList returns a List that adds elements to a list whose opening
+// and n elements were written before, in another piece.
+func (b *Buf) ContinueList(n int) *List { return &List{b: b, n: n} }
+
+// Next starts the next element: the separator, and when indenting its
+// line.
+func (l *List) Next() {
+	b := l.b
+	dst := free(&b.Buffer, 3+2*b.depth)
+	if l.n > 0 {
+		dst = append(dst, ',')
+	}
+	l.n++
+	if b.indent {
+		dst = appendNewline(dst, b.depth)
+	}
+	b.Write(dst)
+}
+
+// End closes the list.
+func (l *List) End() {
+	b := l.b
+	if b.indent {
+		b.depth--
+		if l.n > 0 {
+			b.Write(appendNewline(free(&b.Buffer, 3+2*b.depth), b.depth))
+		}
+	}
+	b.WriteByte(']')
+}

@@ -379,6 +379,21 @@ async function openFile(page, name) {
   await page.locator('.tab.active', { hasText: name }).waitFor();
 }
 
+/**
+ * explorerMenu chooses item in the explorer's context menu of the active
+ * editor's file (its row named name), as a user does.
+ */
+async function explorerMenu(page, name, item) {
+  await commandPalette(page, 'File: Reveal Active File in Explorer View');
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: name });
+  await row.click({ button: 'right' });
+  // The menu ignores a click that comes right after it opened: choose the item pointing at it.
+  const entry = page.locator('.monaco-menu .action-item', { hasText: item });
+  await entry.hover();
+  await until('the menu item under the pointer', async () => (await entry.getAttribute('class') ?? '').includes('focused'));
+  await page.keyboard.press('Enter');
+}
+
 async function goTo(page, line, col) {
   await page.keyboard.press('Control+G');
   const input = page.locator('.quick-input-widget input');
@@ -509,11 +524,7 @@ async function main() {
     });
 
     await check('rlog.disabledCodes reaches the server', async () => {
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill('settings-check.rlog');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'settings-check.rlog' }).first().waitFor();
-      await page.keyboard.press('Enter');
-      await page.locator('.tab.active', { hasText: 'settings-check.rlog' }).waitFor();
+      await openFile(page, 'settings-check.rlog');
       const panel = page.locator('.markers-panel');
       const t = await until('the W002 of settings-check.rlog', async () => {
         const s = await textOf(panel);
@@ -740,14 +751,7 @@ async function main() {
       if (await page.locator('.editor-actions .action-label[aria-label="Open as rlog View"]').count() > 0) {
         throw new Error('Open as rlog View is offered on JSON of no known shape');
       }
-      await commandPalette(page, 'File: Reveal Active File in Explorer View');
-      const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'unknown-session.jsonl' });
-      await row.click({ button: 'right' });
-      // The menu ignores a click that comes right after it opened: choose the item as a user does, pointing at it.
-      const item = page.locator('.monaco-menu .action-item', { hasText: 'Open as rlog View' });
-      await item.hover();
-      await until('the menu item under the pointer', async () => (await item.getAttribute('class') ?? '').includes('focused'));
-      await page.keyboard.press('Enter');
+      await explorerMenu(page, 'unknown-session.jsonl', 'Open as rlog View');
       const toast = page.locator('.notifications-toasts');
       await until('the message that says why', async () => {
         const t = await textOf(toast);
@@ -768,13 +772,7 @@ async function main() {
       const problemCounts = async () => (await textOf(page.locator('.statusbar-item').filter({ has: page.locator('.codicon-error') }))).replace(/\s+/g, ' ');
       const before = await problemCounts();
       // From the explorer's context menu, as a user would.
-      await commandPalette(page, 'File: Reveal Active File in Explorer View');
-      const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'run-a.jsonl' });
-      await row.click({ button: 'right' });
-      const item = page.locator('.monaco-menu .action-item', { hasText: 'Compare With…' });
-      await item.hover();
-      await until('the menu item under the pointer', async () => (await item.getAttribute('class') ?? '').includes('focused'));
-      await page.keyboard.press('Enter');
+      await explorerMenu(page, 'run-a.jsonl', 'Compare With…');
       // The other session, from the workspace's session files.
       const input = page.locator('.quick-input-widget input');
       await input.waitFor({ state: 'visible' });
@@ -869,11 +867,7 @@ async function main() {
 
     await check('a 25 MB log keeps its colours through semantic tokens', async () => {
       await page.keyboard.press('Escape');
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill('large.rlog');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'large.rlog' }).first().waitFor();
-      await page.keyboard.press('Enter');
-      await page.locator('.tab.active', { hasText: 'large.rlog' }).waitFor();
+      await openFile(page, 'large.rlog');
       // In a remote window VS Code asks before opening a file over 10 MB.
       await page.getByRole('button', { name: 'Open Anyway' }).click();
       // The same colours as in the small log, though TextMate is off here:
@@ -918,11 +912,7 @@ async function main() {
 
     await check('convert a Claude Code JSONL file to rlog', async () => {
       await page.keyboard.press('Escape');
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill('claude-session.jsonl');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'claude-session.jsonl' }).first().waitFor();
-      await page.keyboard.press('Enter');
-      await page.locator('.tab.active', { hasText: 'claude-session.jsonl' }).waitFor();
+      await openFile(page, 'claude-session.jsonl');
       await commandPalette(page, 'rlog: Convert This File');
       const out = join(work, 'ws', 'claude-session.converted.rlog');
       const text = await until('claude-session.converted.rlog', () => {
@@ -937,11 +927,7 @@ async function main() {
 
     await check('completion offers the call without a result first', async () => {
       await page.keyboard.press('Escape');
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill('complete.rlog');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'complete.rlog' }).first().waitFor();
-      await page.keyboard.press('Enter');
-      await page.locator('.tab.active', { hasText: 'complete.rlog' }).waitFor();
+      await openFile(page, 'complete.rlog');
       await page.locator('.monaco-editor .view-lines').first().click();
       await page.keyboard.press('Control+End');
       await page.keyboard.type('o: id=', { delay: 30 });
@@ -959,11 +945,7 @@ async function main() {
     });
 
     await check('follow keeps the end of a growing log in view', async () => {
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill('follow.rlog');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'follow.rlog' }).first().waitFor();
-      await page.keyboard.press('Enter');
-      await page.locator('.tab.active', { hasText: 'follow.rlog' }).waitFor();
+      await openFile(page, 'follow.rlog');
       const follow = page.locator('.statusbar-item', { hasText: 'Follow' });
       await until('the Follow item in the status bar', async () => (await textOf(follow)).includes('Follow'));
       await commandPalette(page, 'rlog: Toggle Follow');
@@ -985,11 +967,7 @@ async function main() {
 
     await check('code lenses, inlay hints and the session view', async () => {
       await page.keyboard.press('Escape');
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill('timed.rlog');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'timed.rlog' }).first().waitFor();
-      await page.keyboard.press('Enter');
-      await page.locator('.tab.active', { hasText: 'timed.rlog' }).waitFor();
+      await openFile(page, 'timed.rlog');
       // The whole window for the log (lenses are drawn for the lines in
       // view): no panel, no side bar (shown again at the end).
       await commandPalette(page, 'View: Hide Panel');

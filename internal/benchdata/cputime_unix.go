@@ -1,15 +1,15 @@
 //go:build unix
 
-package rlog
+package benchdata
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time the process has used: a benchmark's measure
+// ProcessCPU is the CPU time the process has used: a benchmark's measure
 // that other processes on a busy machine do not change.
-func processCPU() time.Duration {
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

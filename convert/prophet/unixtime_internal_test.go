@@ -1,0 +1,47 @@
+package prophet
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// unixTimeByFmt is unixTime as it was written first, with fmt: the
+// reference FuzzUnixTime holds unixTime to.
+func unixTimeByFmt(ts string) string {
+	if ts == "" {
+		return ""
+	}
+	t, err := time.Parse(time.RFC3339Nano, ts)
+	if err != nil {
+		return ""
+	}
+	return strconv.FormatInt(t.Unix(), 10) + "." + fmt.Sprintf("%06d", t.Nanosecond()/1000)
+}
+
+func FuzzUnixTime(f *testing.F) {
+	for _, ts := range []string{"", "2025-12-19T20:29:02Z", "2025-12-19T20:29:02.5Z", "2025-12-19T20:29:02.123456789+02:00",
+		"1969-12-31T23:59:59.999999Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59.000001Z", "not a time"} {
+		f.Add(ts)
+	}
+	f.Fuzz(func(t *testing.T, ts string) {
+		if got, want := unixTime(ts), unixTimeByFmt(ts); got != want {
+			t.Fatalf("unixTime(%q) = %q, want %q", ts, got, want)
+		}
+	})
+}
+
+// The remembered timestamp gives what unixTime and rfc3339 give, for
+// each timestamp asked in turn, again or not.
+func TestTimesRemembered(t *testing.T) {
+	var c times
+	for _, ts := range []string{"", "2025-12-19T20:29:02.000Z", "2025-12-19T20:29:02.000Z", "2025-12-19T20:29:02Z", "", "x", "2025-12-19T20:29:02.123456Z"} {
+		if got := c.unix(ts); got != unixTime(ts) {
+			t.Errorf("unix(%q) = %q, want %q", ts, got, unixTime(ts))
+		}
+		if got, want := c.readBack(ts), rfc3339([]byte(unixTime(ts))) == ts; got != want {
+			t.Errorf("readBack(%q) = %v, want %v", ts, got, want)
+		}
+	}
+}
