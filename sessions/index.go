@@ -72,8 +72,8 @@ type entry struct {
 	unplaced bool
 	seen     bool
 	// resumed says the file was read from its cut only (Listing.Resumed):
-	// its changes and prompts are those before the cut (kept by this
-	// process, or in the changes file: Rest) and those read.
+	// its changes, prompts, calls and phases are those before the cut
+	// (kept by this process, or in the changes file: Rest) and those read.
 	resumed bool
 }
 
