@@ -76,10 +76,20 @@ func (s *Session) Tokens() Tokens {
 // Duration is the wall-clock time from the earliest ts= to the latest;
 // ok is false when the body has fewer than two distinct instants.
 func (s *Session) Duration() (time.Duration, bool) {
-	if s.StartLine < 0 || !s.End.After(s.Start) {
+	if s.StartLine < 0 {
 		return 0, false
 	}
-	return s.End.Sub(s.Start), true
+	return WallClock(s.Start, s.End)
+}
+
+// WallClock is the time from start to end, the one rule of a
+// session's duration (the sessions index's rows merge the times of a
+// file's parts with it): ok is false unless end is after start.
+func WallClock(start, end time.Time) (time.Duration, bool) {
+	if !end.After(start) {
+		return 0, false
+	}
+	return end.Sub(start), true
 }
 
 // Outcome is how a call ended, as far as the log says.

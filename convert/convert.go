@@ -469,6 +469,26 @@ func ConvertFile(path string, from, to Format, w io.Writer, opts Options) (*Repo
 	return convertWith(read(counting(f, opts)), from, to, w, opts)
 }
 
+// ConvertPart is ConvertFile over a part of the file at path, which r
+// holds from where the part starts (the sessions index reads a grown
+// transcript from where it stopped): a format with a ReadNamed reads what
+// lies beside the file as it does for the whole. r is read once, so a
+// target that wants the totals first must be given them (opts.Totals).
+func ConvertPart(r io.Reader, path string, from, to Format, w io.Writer, opts Options) (*Report, error) {
+	fi, err := readable(from)
+	if err != nil {
+		return nil, err
+	}
+	if totalsFirst(from, to, opts) {
+		return nil, fmt.Errorf("a part of %s is read once: %s wants the totals first", path, to)
+	}
+	r = counting(r, opts)
+	if fi.ReadNamed == nil {
+		return convertWith(func(sink model.Sink, rep *model.Report) error { return fi.Read(r, sink, rep) }, from, to, w, opts)
+	}
+	return convertWith(func(sink model.Sink, rep *model.Report) error { return fi.ReadNamed(r, path, sink, rep) }, from, to, w, opts)
+}
+
 // totalsFirst reports whether a conversion to format to wants the
 // session's totals before its events (and does not have them yet). From
 // rlog to rlog the header is the source's own.

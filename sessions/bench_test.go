@@ -9,6 +9,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -112,13 +113,17 @@ func BenchmarkListAgain(b *testing.B) {
 }
 
 // BenchmarkListGrown is a listing after one session (the median size)
-// grew by a turn: that session is read again, the others come from the
-// index.
+// grew by a turn: that session is read from its cut (resume.go), the
+// others come from the index. cpu-ms/op is the process's CPU time (user
+// and system) a listing, which a loaded machine changes less than the
+// wall time.
 func BenchmarkListGrown(b *testing.B) {
 	index, cwd, homes := warmIndex(b)
 	l := list(b, index, cwd, homes)
 	grown := l.Sessions[len(l.Sessions)/2].Row.File
 	turn := []byte(`{"type":"user","message":{"role":"user","content":"one more"},"uuid":"u-more","timestamp":"2026-11-27T09:30:00.000Z"}` + "\n")
+	var cpu time.Duration
+	defer func() { b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op") }()
 	for b.Loop() {
 		b.StopTimer()
 		f, err := os.OpenFile(grown, os.O_APPEND|os.O_WRONLY, 0)
@@ -128,10 +133,19 @@ func BenchmarkListGrown(b *testing.B) {
 		f.Write(turn)
 		f.Close()
 		b.StartTimer()
-		if l := list(b, index, cwd, homes); l.Read != 1 {
-			b.Fatalf("read %d files", l.Read)
+		start := cpuTime()
+		if l := list(b, index, cwd, homes); l.Read != 1 || l.Resumed != 1 {
+			b.Fatalf("read %d files, %d from their cut", l.Read, l.Resumed)
 		}
+		cpu += cpuTime() - start
 	}
+}
+
+// cpuTime is the process's CPU time so far, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestReadHeapStaysConstant: a session is read a window at a time, never
@@ -192,6 +206,23 @@ func TestReadHeapStaysConstant(t *testing.T) {
 	// the larger transcript, or its 12 MB view, would exceed it.
 	if pl > ps+ps/4+8<<20+2*(kept[1]-min(kept[1], kept[0])) {
 		t.Errorf("peak heap %.1f MB for the small transcript, %.1f MB for the large: it grows with the input", mb(ps), mb(pl))
+	}
+	// A listing reads a transcript by parts (resume.go: the last turn's
+	// lines from the end, then the part before its cut and the part
+	// after), each a window at a time too.
+	listed := func(p string) uint64 {
+		runtime.GC()
+		peak = 0
+		ix := Open(filepath.Join(t.TempDir(), "index.json"))
+		if l := ix.List(context.Background(), Request{Files: []string{p}}); len(l.Sessions) != 1 || ix.entries[p].Cut == nil {
+			t.Fatalf("%s: listed %d sessions (%v), or without a cut", p, len(l.Sessions), l.Problems)
+		}
+		return peak
+	}
+	ls, ll := listed(small), listed(large)
+	t.Logf("peak heap %.1f MB listing the small one, %.1f MB listing the large one", mb(ls), mb(ll))
+	if ll > ls+ls/4+8<<20+2*(kept[1]-min(kept[1], kept[0])) {
+		t.Errorf("peak heap %.1f MB listing the small transcript, %.1f MB the large: it grows with the input", mb(ls), mb(ll))
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,7 +19,7 @@ import (
 
 // IndexVersion is the version of the index file's layout: an index of
 // another version is read as empty and rebuilt.
-const IndexVersion = 4
+const IndexVersion = 5
 
 // IndexEnv names the environment variable that moves the index file.
 const IndexEnv = "RLOG_LS_SESSIONS_INDEX"
@@ -52,6 +51,12 @@ type entry struct {
 	Cwd      string `json:"cwd,omitempty"`
 	Row      *Row   `json:"row,omitempty"`
 	Err      string `json:"err,omitempty"`
+	// Cut is where the file is read on from when it grows (resume.go);
+	// Rest what such a read gained, when its changes, prompts, calls and
+	// phases before the cut are in the changes file (fillChanges joins
+	// them).
+	Cut  *cut  `json:"cut,omitempty"`
+	Rest *rest `json:"rest,omitempty"`
 	// changes, prompts, calls and phases are the session's when it was
 	// read by this process, until they are saved (kept in the changes
 	// file, changesPath, not in the index: only --touched and workspace
@@ -66,6 +71,10 @@ type entry struct {
 	// asked for them.
 	unplaced bool
 	seen     bool
+	// resumed says the file was read from its cut only (Listing.Resumed):
+	// its changes, prompts, calls and phases are those before the cut
+	// (kept by this process, or in the changes file: Rest) and those read.
+	resumed bool
 }
 
 // changeEntry is what the changes file keeps of one session: its file
@@ -83,13 +92,17 @@ type changeEntry struct {
 }
 
 // changesVersion is the version of the changes file's layout (5: with
-// each session's calls and phases): a file of another version is read as
-// empty, and its sessions are read again when they are asked for.
+// each session's calls and phases), IndexVersion the index's: a changes
+// file of another version is read as empty, and its sessions are read
+// again when they are asked for.
 const changesVersion = 5
 
-type changesFile struct {
-	Version int            `json:"version"`
-	Entries []*changeEntry `json:"entries"`
+func (c *changeEntry) lists() lists { return lists{c.Changes, c.Prompts, c.Calls, c.Phases} }
+
+func (e *entry) lists() lists { return lists{e.changes, e.prompts, e.calls, e.phases} }
+
+func (e *entry) setLists(l lists) {
+	e.changes, e.prompts, e.calls, e.phases = l.Changes, l.Prompts, l.Calls, l.Phases
 }
 
 func (e *entry) fresh(fi os.FileInfo) bool {
@@ -117,35 +130,32 @@ type Index struct {
 	Rebuilt string
 }
 
-type indexFile struct {
-	Version int      `json:"version"`
-	Entries []*entry `json:"entries"`
-}
-
 // Open reads the index at path; a missing file is an empty index, and so
 // is a corrupt one or one of another version (Rebuilt says which).
 func Open(path string) *Index {
 	ix := &Index{path: path, entries: map[string]*entry{}}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			ix.Rebuilt = err.Error()
 		}
 		return ix
 	}
-	var f indexFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		ix.Rebuilt = "the index was corrupt: " + err.Error()
-		return ix
-	}
-	if f.Version != IndexVersion {
-		ix.Rebuilt = fmt.Sprintf("the index was of version %d, not %d", f.Version, IndexVersion)
-		return ix
-	}
-	for _, e := range f.Entries {
+	defer f.Close()
+	err = readEntries(f, IndexVersion, func() *entry { return new(entry) }, func(e *entry) {
 		if e != nil && e.Path != "" {
 			ix.entries[e.Path] = e
 		}
+	})
+	var ve versionError
+	switch {
+	case errors.As(err, &ve):
+		ix.Rebuilt = ve.Error()
+	case err != nil:
+		ix.Rebuilt = "the index was corrupt: " + err.Error()
+	}
+	if err != nil {
+		clear(ix.entries)
 	}
 	return ix
 }
@@ -175,47 +185,16 @@ func (ix *Index) Save() error {
 	if !ix.dirty {
 		return nil
 	}
-	f := indexFile{Version: IndexVersion}
+	entries := make([]*entry, 0, len(ix.entries))
 	for _, e := range ix.entries {
-		f.Entries = append(f.Entries, e)
+		entries = append(entries, e)
 	}
-	slices.SortFunc(f.Entries, func(a, b *entry) int { return cmp.Compare(a.Path, b.Path) })
-	if err := writeAtomic(ix.path, &f); err != nil {
+	slices.SortFunc(entries, func(a, b *entry) int { return cmp.Compare(a.Path, b.Path) })
+	if err := writeEntries(ix.path, IndexVersion, entries); err != nil {
 		return err
 	}
 	ix.dirty = false
 	return nil
-}
-
-// writeAtomic writes v as JSON to a temporary file in path's folder and
-// renames it over path, so that no reader ever sees half a file.
-func writeAtomic(path string, v any) error {
-	return writeAtomicWith(path, func(w io.Writer) error { return json.NewEncoder(w).Encode(v) })
-}
-
-// writeAtomicWith is writeAtomic of what write writes.
-func writeAtomicWith(path string, write func(w io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".sessions-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after the rename, nothing is there
-	bw := bufio.NewWriterSize(tmp, 1<<16)
-	if err := write(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // changesPath is the changes file: beside the index, NAME.changes.json.
@@ -236,76 +215,54 @@ func (ix *Index) loadChanges() {
 		return
 	}
 	defer f.Close()
-	// A tool's name is kept once, not once a call: a heavy user's
-	// sessions have a million calls of a few dozen tools.
-	tools := map[string]string{}
-	read := map[string]*changeEntry{}
-	ok := decodeChanges(bufio.NewReaderSize(f, 1<<16), func(c *changeEntry) {
-		for i, call := range c.Calls {
-			if t, ok := tools[call.Tool]; ok {
-				c.Calls[i].Tool = t
-			} else {
-				tools[call.Tool] = call.Tool
-			}
+	// A tool's name, a file's path and a phase's name recur in many
+	// sessions (a heavy user's have a million calls of a few dozen
+	// tools): one string each is kept.
+	names := map[string]string{}
+	intern := func(s string) string {
+		if n, ok := names[s]; ok {
+			return n
 		}
-		read[c.Path] = c
+		names[s] = s
+		return s
+	}
+	// Each entry is decoded into the one scratch entry, whose slices grow
+	// to the longest, and kept in slices of its size.
+	scratch := new(changeEntry)
+	next := func() *changeEntry {
+		*scratch = changeEntry{Changes: scratch.Changes[:0], Prompts: scratch.Prompts[:0], Calls: scratch.Calls[:0], Phases: scratch.Phases[:0]}
+		return scratch
+	}
+	clone := func(c changeEntry) *changeEntry {
+		c.Changes, c.Prompts = cloneOrNil(c.Changes), cloneOrNil(c.Prompts)
+		c.Calls, c.Phases = cloneOrNil(c.Calls), cloneOrNil(c.Phases)
+		for i := range c.Changes {
+			c.Changes[i].Tool, c.Changes[i].Target = intern(c.Changes[i].Tool), intern(c.Changes[i].Target)
+		}
+		for i := range c.Calls {
+			c.Calls[i].Tool, c.Calls[i].Target = intern(c.Calls[i].Tool), intern(c.Calls[i].Target)
+		}
+		for i := range c.Phases {
+			c.Phases[i].Name = intern(c.Phases[i].Name)
+		}
+		return &c
+	}
+	err = readEntries(f, changesVersion, next, func(c *changeEntry) {
+		if c.Path != "" {
+			ix.changes[c.Path] = clone(*c)
+		}
 	})
-	if ok {
-		ix.changes = read
+	if err != nil {
+		clear(ix.changes)
 	}
 }
 
-// decodeChanges reads a changes file an entry at a time (the file is not
-// held: it is a hundred megabytes for a heavy user), giving each to each;
-// false for a file that is corrupt or of another version.
-func decodeChanges(r io.Reader, each func(*changeEntry)) bool {
-	dec := json.NewDecoder(r)
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return false
+// cloneOrNil is a copy of s of its length, nil when s is empty.
+func cloneOrNil[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
 	}
-	version := 0
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		switch key {
-		case "version":
-			if dec.Decode(&version) != nil {
-				return false
-			}
-		case "entries":
-			// The version is written first: entries of another are not read.
-			if version != changesVersion {
-				return false
-			}
-			if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-				return false
-			}
-			for dec.More() {
-				c := &changeEntry{}
-				if dec.Decode(c) != nil {
-					return false
-				}
-				if c.Path != "" {
-					each(c)
-				}
-			}
-			if _, err := dec.Token(); err != nil {
-				return false
-			}
-		default:
-			var skip json.RawMessage
-			if dec.Decode(&skip) != nil {
-				return false
-			}
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return false
-	}
-	_, err := dec.Token() // nothing after the object
-	return errors.Is(err, io.EOF) && version == changesVersion
+	return slices.Clone(s)
 }
 
 // saveChanges merges the changes of the sessions read into the changes
@@ -318,32 +275,16 @@ func (ix *Index) saveChanges() error {
 				Calls: e.calls, Phases: e.phases, Unplaced: e.unplaced}
 		}
 	}
-	f := changesFile{Version: changesVersion}
+	entries := make([]*changeEntry, 0, len(ix.changes))
 	for p, c := range ix.changes {
-		if e, ok := ix.entries[p]; !ok || e.Size != c.Size || e.ModNS != c.ModNS {
+		if e, ok := ix.entries[p]; !ok || (e.Size != c.Size || e.ModNS != c.ModNS) && !e.Rest.follows(c) {
 			delete(ix.changes, p)
 			continue
 		}
-		f.Entries = append(f.Entries, c)
+		entries = append(entries, c)
 	}
-	slices.SortFunc(f.Entries, func(a, b *changeEntry) int { return cmp.Compare(a.Path, b.Path) })
-	// Written an entry at a time: the whole file is not made in memory
-	// first (json.Encoder would).
-	err := writeAtomicWith(ix.changesPath(), func(w io.Writer) error {
-		fmt.Fprintf(w, `{"version":%d,"entries":[`, f.Version)
-		enc := json.NewEncoder(w)
-		for i, c := range f.Entries {
-			if i > 0 {
-				io.WriteString(w, ",")
-			}
-			if err := enc.Encode(c); err != nil {
-				return err
-			}
-		}
-		_, err := io.WriteString(w, "]}\n")
-		return err
-	})
-	if err != nil {
+	slices.SortFunc(entries, func(a, b *changeEntry) int { return cmp.Compare(a.Path, b.Path) })
+	if err := writeEntries(ix.changesPath(), changesVersion, entries); err != nil {
 		return err
 	}
 	ix.changesDirty = false
@@ -367,8 +308,8 @@ type Listing struct {
 	Sessions []*Session
 	Problems []Problem
 	// Read counts the files read for this listing (the others' rows came
-	// from the index).
-	Read int
+	// from the index), Resumed those of them read from a cut only.
+	Read, Resumed int
 }
 
 // Problem is a file that could not be listed, and why.
@@ -403,6 +344,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		named    bool
 		headOnly bool // a Maybe file: its cwd first
 		fi       os.FileInfo
+		old      *entry // a copy of the index's entry, not fresh
 	}
 	var jobs []job
 	var fresh []*entry
@@ -429,15 +371,20 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 			}
 			ix.mu.Lock()
 			e, ok := ix.entries[p]
+			var was *entry // e as it is now: its changes may be given others
 			if ok {
 				e.seen = true
+				if !e.fresh(fi) {
+					c := *e
+					was = &c
+				}
 			}
 			ix.mu.Unlock()
 			if ok && e.fresh(fi) && (!e.HeadOnly || maybe && e.Cwd != req.Cwd) {
 				fresh = append(fresh, e)
 				continue
 			}
-			jobs = append(jobs, job{p, named, maybe, fi})
+			jobs = append(jobs, job{p, named, maybe, fi, was})
 		}
 	}
 	look(req.Files, true, false)
@@ -447,7 +394,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 	var done atomic.Int64
 	eachParallel(ctx, len(jobs), func(i int) {
 		j := jobs[i]
-		read[i] = readEntry(j.path, j.fi, j.named, j.headOnly, req.Cwd)
+		read[i] = readEntry(j.path, j.fi, j.named, j.headOnly, req.Cwd, j.old)
 		if req.Progress != nil {
 			req.Progress(int(done.Add(1)), len(jobs))
 		}
@@ -460,6 +407,9 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 			ix.dirty = true
 			if e.changed {
 				ix.changesDirty = true
+			}
+			if e.resumed {
+				out.Resumed++
 			}
 			out.Read++
 		}
@@ -518,6 +468,15 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 			if e.unplaced {
 				unplaced = append(unplaced, s)
 			}
+			continue
+		}
+		if c, ok := ix.changes[s.Row.File]; ok && e != nil && e.Rest.follows(c) {
+			l := c.lists().firstThen(e.Rest.Kept, e.Rest.lists)
+			s.Changes, s.Prompts, s.Calls, s.Phases = l.Changes, l.Prompts, l.Calls, l.Phases
+			e.setLists(l)
+			e.changed, e.unplaced, e.Rest = true, true, nil
+			ix.changesDirty, ix.dirty = true, true
+			unplaced = append(unplaced, s)
 			continue
 		}
 		if c, ok := ix.changes[s.Row.File]; ok && e != nil && c.Size == e.Size && c.ModNS == e.ModNS {
@@ -622,8 +581,9 @@ func SortNewestFirst(s []*Session) {
 }
 
 // readEntry reads the file at path for the index. A Maybe file (headOnly)
-// is read whole only when its header's cwd is cwd.
-func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *entry {
+// is read whole only when its header's cwd is cwd. A file old's cut is
+// still the start of is read from there on (readByParts).
+func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string, old *entry) *entry {
 	e := &entry{Path: path, Size: fi.Size(), ModNS: fi.ModTime().UnixNano()}
 	if named && !readable(path) || !named && !isSession(path) {
 		return e
@@ -638,6 +598,39 @@ func readEntry(path string, fi os.FileInfo, named, headOnly bool, cwd string) *e
 		e.Cwd = c
 		if c != cwd {
 			e.HeadOnly = true
+			return e
+		}
+	}
+	if format := resumable(path); format != "" {
+		var prev *cut
+		if old != nil {
+			prev = old.Cut
+		}
+		if s, c, from, err := readByParts(path, format, fi, prev); err == nil && s != nil {
+			// A copy of the row (see below).
+			row := s.Row
+			e.Row, e.Cwd, e.Cut = &row, row.Cwd, c
+			if from > 0 {
+				// The changes, prompts, calls and phases before the cut are
+				// the first of those this process read of the file before
+				// (the server keeps them until they are saved); else those
+				// the changes file keeps of it (Rest), or they are read
+				// again when asked for.
+				k := prev.Kept
+				e.resumed = true
+				switch {
+				case old.changed && old.lists().holds(k):
+					e.setLists(old.lists().firstThen(k, listsOf(s)))
+					e.changed, e.unplaced = true, !e.lists().empty()
+				case old.Rest != nil:
+					e.Rest = old.Rest.then(k, listsOf(s))
+				default:
+					e.Rest = &rest{Size: old.Size, ModNS: old.ModNS, Kept: k, lists: listsOf(s)}
+				}
+				return e
+			}
+			e.setLists(listsOf(s))
+			e.changed, e.unplaced = true, !e.lists().empty()
 			return e
 		}
 	}

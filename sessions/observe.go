@@ -29,6 +29,14 @@ type observer struct {
 	// agentKnown says it is known.
 	agent      string
 	agentKnown bool
+
+	// ownCustom says own is the user's own title; sidechain that a
+	// sub-agent's event was seen (in a sub-agent's own file, every
+	// event is one: mine keeps them, and resume.go reads such a file
+	// whole), compacted that a compaction was, and compactionOpen that
+	// no run's end (its cost-state) came since (resume.go reads by parts
+	// only where neither matters).
+	ownCustom, sidechain, compacted, compactionOpen bool
 }
 
 // mine reports whether e is of the agent whose session the file is, not
@@ -56,6 +64,9 @@ const (
 func newObserver() *observer { return &observer{} }
 
 func (o *observer) Event(h *model.Header, e *model.Event) error {
+	if e.Sidechain || e.AgentID != "" {
+		o.sidechain = true
+	}
 	if !o.agentKnown {
 		switch e.Kind {
 		case model.KindUser, model.KindAgent, model.KindThinking, model.KindToolCall:
@@ -78,12 +89,15 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 			o.own = e.Text
 		}
 	case model.KindPassthrough:
+		if e.RawType == "cost-state" {
+			o.compactionOpen = false
+		}
 		// Claude Code's custom-title and ai-title records.
 		if key, ok := titleRecords[e.RawType]; ok {
 			var rec map[string]any
 			if json.Unmarshal(e.Raw, &rec) == nil {
 				if s, ok := rec[key].(string); ok && strings.TrimSpace(s) != "" && (o.own == "" || key == "customTitle") {
-					o.own = s
+					o.own, o.ownCustom = s, o.ownCustom || key == "customTitle"
 				}
 			}
 		}
@@ -104,6 +118,9 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 			o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
 		}
 	case model.KindCompaction, model.KindLifecycle:
+		if e.Kind == model.KindCompaction {
+			o.compacted, o.compactionOpen = true, true
+		}
 		if p, ok := phaseOf(e); ok && len(o.phases) < maxPhasesKept && o.mine(e) {
 			o.phases = append(o.phases, p)
 		}
@@ -127,16 +144,6 @@ func (o *observer) End(h *model.Header) error {
 // title, and the field that holds it: the user's own title wins over the
 // one the model gave.
 var titleRecords = map[string]string{"custom-title": "customTitle", "ai-title": "aiTitle"}
-
-// title is the session's title: the agent's own, else the first prompt's
-// first line, cut at TitleChars.
-func (o *observer) title() string {
-	t := o.own
-	if t == "" {
-		t = o.prompt
-	}
-	return firstLine(t, TitleChars)
-}
 
 // firstLine is t's first line, trimmed, cut at n characters.
 func firstLine(t string, n int) string {

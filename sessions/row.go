@@ -1,6 +1,7 @@
 package sessions
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -110,42 +111,87 @@ func Read(path string) (*Session, error) {
 // their lines (0), which a listing finds only when they are asked for
 // (place): most listings show rows only.
 func read(path string, place bool) (*Session, error) {
-	f, err := os.Open(path)
+	fi, err := statRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
+	format := convert.Rlog
+	if from, ok := convert.ReadableFile(path); ok {
+		format = from
+	}
+	p, obs, err := readPart(path, format, fi.Size(), nil)
 	if err != nil {
-		f.Close()
+		return nil, err
+	}
+	return sessionOf(path, format, fi, p, &Session{Changes: obs.changes(p.Cwd), Prompts: obs.prompts, Calls: obs.allCalls, Phases: obs.phases}, place)
+}
+
+// statRegular is the file at path's information, an error when it is no
+// regular file.
+func statRegular(path string) (os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		f.Close()
 		return nil, fmt.Errorf("%s is not a regular file", path)
 	}
+	return fi, nil
+}
+
+// section is a part of a session file: N bytes from Off, which is the
+// file's line Line (0 is 1), read after Head (what the part's reader needs of the
+// lines before it: a Codex rollout's first line, its thread).
+type section struct {
+	Off, N int64
+	Line   int
+	Head   []byte
+}
+
+// fileLine is the line of the file that the line n of what the part's
+// reader reads (Head, then the part) is.
+func (sec *section) fileLine(n int) int {
+	head := bytes.Count(sec.Head, []byte{'\n'})
+	if n <= head {
+		return n
+	}
+	return max(sec.Line, 1) + n - head - 1
+}
+
+// readPart reads the session file at path in format, whole when sec is
+// nil, else only the part sec of it (a transcript read on from a cut,
+// resume.go), into the figures of what it read and the observer that saw
+// its events.
+func readPart(path string, format convert.Format, size int64, sec *section) (part, *observer, error) {
 	obs := newObserver()
-	format := convert.Rlog
-	var r io.ReadCloser = f
+	var r io.ReadCloser
 	var reopen func() (io.Reader, error)
-	if from, ok := convert.ReadableFile(path); ok {
-		f.Close()
-		format = from
-		r = view(path, from, figuresOnly(obs))
-		reopen = func() (io.Reader, error) { return view(path, from, figuresOnly(nil)), nil }
-	} else {
+	switch {
+	case sec != nil:
+		r = viewPart(path, format, *sec, figuresOnly(obs))
+		reopen = func() (io.Reader, error) { return viewPart(path, format, *sec, figuresOnly(nil)), nil }
+	case format != convert.Rlog:
+		r = view(path, format, figuresOnly(obs))
+		reopen = func() (io.Reader, error) { return view(path, format, figuresOnly(nil)), nil }
+	default:
+		f, err := os.Open(path)
+		if err != nil {
+			return part{}, nil, err
+		}
+		r = f
 		reopen = func() (io.Reader, error) { return os.Open(path) }
 	}
 	defer r.Close()
 	var ss *analysis.SessionStream
 	var hdr *grammar.Header
-	s := grammar.NewStream(r, grammar.StreamOptions{Reopen: reopen, SizeHint: sizeHint(format, fi.Size())})
+	s := grammar.NewStream(r, grammar.StreamOptions{Reopen: reopen, SizeHint: sizeHint(format, size)})
 	for {
 		w, err := s.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return part{}, nil, err
 		}
 		if ss == nil {
 			hdr = w.Header()
@@ -157,23 +203,31 @@ func read(path string, place bool) (*Session, error) {
 		}
 	}
 	if ss == nil {
-		return nil, fmt.Errorf("%s: empty", path)
+		return part{}, nil, fmt.Errorf("%s: empty", path)
 	}
 	if format == convert.Rlog {
 		if err := readRlogEvents(path, obs); err != nil {
-			return nil, err
+			return part{}, nil, err
 		}
 	}
-	sess := ss.End()
-	row := Row{File: path, Format: string(format), Size: fi.Size(), Modified: fi.ModTime()}
-	row.ID, _ = hdr.Get("id")
-	row.Agent, _ = hdr.Get("agent")
-	row.Cwd, _ = hdr.Get("cwd")
-	fill(&row, sess)
-	row.Title = obs.title()
-	if row.Cwd == "" {
-		row.Cwd = obs.cwd
+	if sec != nil {
+		// The reader numbers the lines of what it read: the phases it
+		// placed are put at the file's.
+		for i := range obs.phases {
+			if obs.phases[i].Line > 0 {
+				obs.phases[i].Line = sec.fileLine(obs.phases[i].Line)
+			}
+		}
 	}
+	return partOf(hdr, ss.End(), obs), obs, nil
+}
+
+// sessionOf is s, the changes, prompts, calls and phases of the file at
+// path whose figures are p, given its row, with the sub-agents' files the
+// file links; they are placed on their lines when place is set.
+func sessionOf(path string, format convert.Format, fi os.FileInfo, p part, s *Session, place bool) (*Session, error) {
+	row := Row{File: path, Format: string(format), Size: fi.Size(), Modified: fi.ModTime()}
+	p.fill(&row)
 	row.Children = []Child{}
 	if links, err := convert.Subagents(path); err == nil {
 		for _, l := range links {
@@ -183,7 +237,8 @@ func read(path string, place bool) (*Session, error) {
 	if l, ok, err := convert.ParentOf(path); err == nil && ok {
 		row.Parent = l.Path
 	}
-	out := &Session{Row: row, Changes: obs.changes(row.Cwd), Prompts: obs.prompts, Calls: obs.allCalls, Phases: obs.phases}
+	out := s
+	out.Row = row
 	if place {
 		if err := placeAll(path, out); err != nil {
 			return nil, err
@@ -194,9 +249,9 @@ func read(path string, place bool) (*Session, error) {
 
 // placeAll gives s's changes, prompts, calls and phases their lines in
 // the session file at path: the line of their call's or their message's
-// id (a phase the reader placed keeps its line). The ids are dropped
-// once they have their lines: a heavy user's hundreds of thousands of ids
-// would only take room in the changes file and in memory.
+// id (one that has a line and no id keeps its line: placed). The ids are
+// dropped once they have their lines: a heavy user's hundreds of
+// thousands of ids would only take room in the changes file and in memory.
 func placeAll(path string, s *Session) error {
 	changes, prompts, calls, phases := s.Changes, s.Prompts, s.Calls, s.Phases
 	var ids []string
@@ -220,23 +275,31 @@ func placeAll(path string, s *Session) error {
 		return err
 	}
 	for i := range changes {
-		changes[i].Line, changes[i].CallID = lines[i], ""
+		changes[i].Line, changes[i].CallID = placed(changes[i].Line, changes[i].CallID, lines[i]), ""
 	}
 	lines = lines[len(changes):]
 	for i := range prompts {
-		prompts[i].Line, prompts[i].ID = lines[i], ""
+		prompts[i].Line, prompts[i].ID = placed(prompts[i].Line, prompts[i].ID, lines[i]), ""
 	}
 	lines = lines[len(prompts):]
 	for i := range calls {
-		calls[i].Line, calls[i].ID = lines[i], ""
+		calls[i].Line, calls[i].ID = placed(calls[i].Line, calls[i].ID, lines[i]), ""
 	}
 	lines = lines[len(calls):]
 	for i := range phases {
-		if phases[i].ID != "" || phases[i].Line == 0 {
-			phases[i].Line, phases[i].ID = lines[i], ""
-		}
+		phases[i].Line, phases[i].ID = placed(phases[i].Line, phases[i].ID, lines[i]), ""
 	}
 	return nil
+}
+
+// placed is the line of an item at line with id whose id was found at
+// found: an item without an id keeps the line it has (one placed before,
+// kept from before a transcript's cut, or a phase the reader placed).
+func placed(line int, id string, found int) int {
+	if id == "" && line > 0 {
+		return line
+	}
+	return found
 }
 
 // sizeHint is the size of what the stream reads: the file's for rlog,
@@ -248,19 +311,102 @@ func sizeHint(format convert.Format, size int64) int64 {
 	return 0
 }
 
-// fill sets a row's figures from the session's, as `rlog-ls stats` does
-// (its sessionRowOf): the same fields of the same analysis.Session.
-func fill(row *Row, s *analysis.Session) {
-	c := &s.Counters
-	row.Tokens = Tokens{In: c.TokensIn, Out: c.TokensOut, Cached: c.TokensCached, CacheCreate: c.TokensCacheCreate}
-	row.CostUSD = s.CostUSD
-	row.ToolCalls = s.CallCount()
-	row.Errors = s.Errors
-	row.Subagents = len(s.Subagents)
-	if s.StartLine >= 0 {
-		row.Start, row.End = report.TimePtr(s.Start), report.TimePtr(s.End)
+// part is what a session file, or a part of one, says of the session:
+// the figures of its row, mergeable (merge), and what its title is made
+// of. The index keeps the part of a grown file before its cut (resume.go).
+type part struct {
+	ID     string `json:"id,omitempty"`
+	Agent  string `json:"agent,omitempty"`
+	Cwd    string `json:"cwd,omitempty"`
+	Tokens Tokens `json:"tokens"`
+	// CostUSD is the cost the part's last statement of it states.
+	CostUSD   *float64   `json:"cost_usd,omitempty"`
+	ToolCalls int        `json:"tool_calls,omitempty"`
+	Errors    int        `json:"errors,omitempty"`
+	Subagents int        `json:"subagents,omitempty"`
+	Start     *time.Time `json:"start,omitempty"`
+	End       *time.Time `json:"end,omitempty"`
+	// Prompt is the first prompt's first line; Own the agent's own title
+	// (OwnSet: one was given, OwnCustom: the user's own, which a later
+	// title the model gave does not replace), its first line.
+	Prompt    string `json:"prompt,omitempty"`
+	Own       string `json:"own,omitempty"`
+	OwnSet    bool   `json:"own_set,omitempty"`
+	OwnCustom bool   `json:"own_custom,omitempty"`
+}
+
+// partOf is the part read: its figures as `rlog-ls stats` computes them
+// (its sessionRowOf: the same fields of the same analysis.Session), its
+// header's and its observer's.
+func partOf(hdr *grammar.Header, s *analysis.Session, obs *observer) part {
+	var p part
+	p.ID, _ = hdr.Get("id")
+	p.Agent, _ = hdr.Get("agent")
+	p.Cwd, _ = hdr.Get("cwd")
+	if p.Cwd == "" {
+		p.Cwd = obs.cwd
 	}
-	if d, ok := s.Duration(); ok {
-		row.DurationMS = report.MillisPtr(d)
+	c := &s.Counters
+	p.Tokens = Tokens{In: c.TokensIn, Out: c.TokensOut, Cached: c.TokensCached, CacheCreate: c.TokensCacheCreate}
+	p.CostUSD = s.CostUSD
+	p.ToolCalls = s.CallCount()
+	p.Errors = s.Errors
+	p.Subagents = len(s.Subagents)
+	if s.StartLine >= 0 {
+		p.Start, p.End = report.TimePtr(s.Start), report.TimePtr(s.End)
+	}
+	p.Prompt = firstLine(obs.prompt, TitleChars)
+	p.Own, p.OwnSet, p.OwnCustom = firstLine(obs.own, TitleChars), obs.own != "", obs.ownCustom
+	return p
+}
+
+// merge is the part of a file that is p followed by q (the one rule of a
+// row's figures over a file's parts; TestMergeEqualsWhole holds it equal to
+// reading the whole at every cut of every recorded transcript): counts add
+// up, the times span both, the cost is the last stated, the header's
+// values and the title are the first given but for the user's own title,
+// whose last one wins.
+func (p part) merge(q part) part {
+	m := p
+	first := func(a, b string) string {
+		if a != "" {
+			return a
+		}
+		return b
+	}
+	m.ID, m.Agent, m.Cwd, m.Prompt = first(p.ID, q.ID), first(p.Agent, q.Agent), first(p.Cwd, q.Cwd), first(p.Prompt, q.Prompt)
+	m.Tokens = Tokens{In: p.Tokens.In + q.Tokens.In, Out: p.Tokens.Out + q.Tokens.Out,
+		Cached: p.Tokens.Cached + q.Tokens.Cached, CacheCreate: p.Tokens.CacheCreate + q.Tokens.CacheCreate}
+	if q.CostUSD != nil {
+		m.CostUSD = q.CostUSD
+	}
+	m.ToolCalls, m.Errors, m.Subagents = p.ToolCalls+q.ToolCalls, p.Errors+q.Errors, p.Subagents+q.Subagents
+	if q.Start != nil && (p.Start == nil || q.Start.Before(*p.Start)) {
+		m.Start = q.Start
+	}
+	if q.End != nil && (p.End == nil || q.End.After(*p.End)) {
+		m.End = q.End
+	}
+	if q.OwnCustom || !p.OwnSet {
+		m.Own, m.OwnSet = q.Own, q.OwnSet
+	}
+	m.OwnCustom = p.OwnCustom || q.OwnCustom
+	return m
+}
+
+// fill sets a row's figures and title from the part's.
+func (p part) fill(row *Row) {
+	row.ID, row.Agent, row.Cwd = p.ID, p.Agent, p.Cwd
+	row.Tokens, row.CostUSD = p.Tokens, p.CostUSD
+	row.ToolCalls, row.Errors, row.Subagents = p.ToolCalls, p.Errors, p.Subagents
+	row.Start, row.End, row.DurationMS = p.Start, p.End, nil
+	if p.Start != nil && p.End != nil {
+		if d, ok := analysis.WallClock(*p.Start, *p.End); ok {
+			row.DurationMS = report.MillisPtr(d)
+		}
+	}
+	row.Title = p.Prompt
+	if p.OwnSet {
+		row.Title = p.Own
 	}
 }

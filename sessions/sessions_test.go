@@ -382,7 +382,7 @@ func TestDecodeChanges(t *testing.T) {
 	good := `{"version":5,"entries":[{"path":"/a","size":1,"mod_ns":2,"changes":[],"calls":[{"line":3,"tool":"Read","target":"x"}]}` + "\n" +
 		`,{"path":"/b","size":1,"mod_ns":2,"changes":null,"phases":[{"line":4,"name":"@compact auto"}]}` + "\n" + `]}` + "\n"
 	var got []string
-	if !decodeChanges(strings.NewReader(good), func(c *changeEntry) { got = append(got, fmt.Sprint(c.Path, c.Calls, c.Phases)) }) ||
+	if readEntries(strings.NewReader(good), changesVersion, func() *changeEntry { return new(changeEntry) }, func(c *changeEntry) { got = append(got, fmt.Sprint(c.Path, c.Calls, c.Phases)) }) != nil ||
 		!slices.Equal(got, []string{"/a[{3 Read x }] []", "/b[] [{4 @compact auto }]"}) {
 		t.Errorf("%q", got)
 	}
@@ -395,7 +395,7 @@ func TestDecodeChanges(t *testing.T) {
 		"",
 	} {
 		n := 0
-		if decodeChanges(strings.NewReader(bad), func(*changeEntry) { n++ }) {
+		if readEntries(strings.NewReader(bad), changesVersion, func() *changeEntry { return new(changeEntry) }, func(*changeEntry) { n++ }) == nil {
 			t.Errorf("%q read (%d entries)", bad, n)
 		}
 	}

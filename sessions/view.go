@@ -11,7 +11,9 @@
 package sessions
 
 import (
+	"bytes"
 	"io"
+	"os"
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -31,6 +33,21 @@ func view(path string, from convert.Format, opts convert.Options) io.ReadCloser 
 	pr, pw := io.Pipe()
 	go func() {
 		_, err := convert.ConvertFile(path, from, convert.Rlog, pw, opts)
+		pw.CloseWithError(err)
+	}()
+	return pr
+}
+
+// viewPart is view of the part sec of the file at path (convert.ConvertPart).
+func viewPart(path string, from convert.Format, sec section, opts convert.Options) io.ReadCloser {
+	pr, pw := io.Pipe()
+	go func() {
+		f, err := os.Open(path)
+		if err == nil {
+			r := io.MultiReader(bytes.NewReader(sec.Head), io.NewSectionReader(f, sec.Off, sec.N))
+			_, err = convert.ConvertPart(r, path, from, convert.Rlog, pw, opts)
+			f.Close()
+		}
 		pw.CloseWithError(err)
 	}()
 	return pr
