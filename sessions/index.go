@@ -19,7 +19,7 @@ import (
 
 // IndexVersion is the version of the index file's layout: an index of
 // another version is read as empty and rebuilt.
-const IndexVersion = 5
+const IndexVersion = 6
 
 // IndexEnv names the environment variable that moves the index file.
 const IndexEnv = "RLOG_LS_SESSIONS_INDEX"
@@ -91,11 +91,11 @@ type changeEntry struct {
 	Unplaced bool `json:"unplaced,omitempty"`
 }
 
-// changesVersion is the version of the changes file's layout (5: with
+// changesVersion is the version of the changes file's layout (6: with
 // each session's calls and phases), IndexVersion the index's: a changes
 // file of another version is read as empty, and its sessions are read
 // again when they are asked for.
-const changesVersion = 5
+const changesVersion = 6
 
 func (c *changeEntry) lists() lists { return lists{c.Changes, c.Prompts, c.Calls, c.Phases} }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -379,7 +380,7 @@ func TestTarget(t *testing.T) {
 // or cut or corrupt anywhere, gives no entries (its sessions are read
 // again when asked for); one as saveChanges writes it gives them all.
 func TestDecodeChanges(t *testing.T) {
-	good := `{"version":5,"entries":[{"path":"/a","size":1,"mod_ns":2,"changes":[],"calls":[{"line":3,"tool":"Read","target":"x"}]}` + "\n" +
+	good := `{"version":` + strconv.Itoa(changesVersion) + `,"entries":[{"path":"/a","size":1,"mod_ns":2,"changes":[],"calls":[{"line":3,"tool":"Read","target":"x"}]}` + "\n" +
 		`,{"path":"/b","size":1,"mod_ns":2,"changes":null,"phases":[{"line":4,"name":"@compact auto"}]}` + "\n" + `]}` + "\n"
 	var got []string
 	if readEntries(strings.NewReader(good), changesVersion, func() *changeEntry { return new(changeEntry) }, func(c *changeEntry) { got = append(got, fmt.Sprint(c.Path, c.Calls, c.Phases)) }) != nil ||
@@ -387,11 +388,11 @@ func TestDecodeChanges(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 	for _, bad := range []string{
-		`{"version":4,"entries":[{"path":"/a"}]}`,
-		`{"entries":[{"path":"/a"}],"version":5}`,
+		`{"version":` + strconv.Itoa(changesVersion-1) + `,"entries":[{"path":"/a"}]}`,
+		`{"entries":[{"path":"/a"}],"version":` + strconv.Itoa(changesVersion) + `}`,
 		good[:len(good)/2],
 		strings.Replace(good, `"line":3`, `"line":"3"`, 1),
-		`{"version":5,"entries":[{"path":"/a"}]}]`,
+		`{"version":` + strconv.Itoa(changesVersion) + `,"entries":[{"path":"/a"}]}]`,
 		"",
 	} {
 		n := 0
