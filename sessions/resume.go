@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/claude"
+	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
@@ -421,66 +422,35 @@ func scanClaudeLine(line []byte, answers map[string]bool) lineKind {
 	if bytes.Contains(line, []byte(`"compact_boundary"`)) || bytes.Contains(line, []byte(`"isSidechain":true`)) {
 		return lineStops
 	}
-	var typ string
-	var content []byte
-	meta, sidechain := false, false
-	if jsonscan.Object(line, func(k, v []byte) error {
-		switch string(k) {
-		case "type":
-			typ, _ = jsonscan.String(v)
-		case "isMeta":
-			meta, _ = jsonscan.Bool(v)
-		case "isSidechain":
-			sidechain, _ = jsonscan.Bool(v)
-		case "message":
-			jsonscan.Members(v, func(k, v []byte) error {
-				if string(k) == "content" {
-					content = v
-				}
-				return nil
-			})
-		}
-		return nil
-	}) != nil {
-		return lineOther
-	}
+	var ix jsonscan.Index
+	e, err := claude.ScanEntry(&ix, line)
 	switch {
-	case typ == "cost-state":
-		return lineRunEnd
-	case typ == "system":
-		return lineRecord
-	case typ != "user" && typ != "assistant":
+	case err != nil:
 		return lineOther
-	case len(content) == 0:
+	case e.Type == "cost-state":
+		return lineRunEnd
+	case e.Type == "system":
 		return lineRecord
+	case e.Type != "user" && e.Type != "assistant":
+		return lineOther
 	}
-	if content[0] == '"' {
-		if s, _ := jsonscan.String(content); typ == "user" && !meta && !sidechain && strings.TrimSpace(s) != "" {
-			return linePrompt
-		}
-		return lineRecord
+	role := model.KindUser
+	if e.Type == "assistant" {
+		role = model.KindAgent
 	}
-	jsonscan.Array(content, func(_ int, b []byte) error {
-		var kind, id, useID string
-		jsonscan.Members(b, func(k, v []byte) error {
-			switch string(k) {
-			case "type":
-				kind, _ = jsonscan.String(v)
-			case "id":
-				id, _ = jsonscan.String(v)
-			case "tool_use_id":
-				useID, _ = jsonscan.String(v)
-			}
-			return nil
-		})
-		switch {
-		case kind == "tool_result":
-			answers[useID] = true
-		case kind == "tool_use" || kind == "server_tool_use":
+	_, content := claude.ScanMessage(&ix, e.Message, role, func(b claude.Block) {
+		switch id, _ := jsonscan.String(b.ID); b.Kind {
+		case model.KindToolResult:
+			answers[id] = true
+		case model.KindToolCall:
 			delete(answers, id)
 		}
-		return nil
 	})
+	if len(content) > 0 && content[0] == '"' {
+		if s, _ := jsonscan.String(content); e.Type == "user" && !e.IsMeta && !e.IsSidechain && strings.TrimSpace(s) != "" {
+			return linePrompt
+		}
+	}
 	return lineRecord
 }
 

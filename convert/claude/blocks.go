@@ -34,6 +34,9 @@ func BlockKind(role model.Kind, typ string) model.Kind {
 // line (JSON, undecoded) except the strings.
 type Entry struct {
 	Type, Timestamp, SessionID string
+	// IsMeta and IsSidechain are the line's isMeta (a record the CLI
+	// wrote, not the user) and isSidechain (a sub-agent's).
+	IsMeta, IsSidechain bool
 	// SessionAt is the session id's JSON value; Message and ToolUseResult
 	// are the line's message and toolUseResult.
 	SessionAt, Message, ToolUseResult []byte
@@ -55,6 +58,10 @@ func ScanEntry(ix *jsonscan.Index, line []byte) (e Entry, err error) {
 			e.SessionAt = v
 		case "toolUseResult":
 			e.ToolUseResult = v
+		case "isMeta":
+			e.IsMeta, _ = jsonscan.Bool(v)
+		case "isSidechain":
+			e.IsSidechain, _ = jsonscan.Bool(v)
 		}
 		return nil
 	})
