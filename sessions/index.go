@@ -415,6 +415,20 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		}
 	}
 	ix.mu.Unlock()
+	ix.rows(out, append(fresh, read...), req)
+	if req.Changes {
+		ix.fillChanges(ctx, out.Sessions)
+	}
+	SortNewestFirst(out.Sessions)
+	slices.SortFunc(out.Problems, func(a, b Problem) int { return cmp.Compare(a.File, b.File) })
+	return out
+}
+
+// rows adds to out the sessions among entries (the index's fresh ones and
+// those this listing read) that req lists, and the problems of the files it
+// named: a Maybe file of another folder is left out, and a sub-agent's file
+// is its parent's child unless named.
+func (ix *Index) rows(out *Listing, entries []*entry, req Request) {
 	named := map[string]bool{}
 	for _, p := range req.Files {
 		named[p] = true
@@ -426,7 +440,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 	// Entries are changed only under ix.mu (fillChanges gives them their
 	// changes): another listing may run at once, in the server.
 	ix.mu.Lock()
-	for _, e := range append(fresh, read...) {
+	for _, e := range entries {
 		switch {
 		case e == nil:
 		case maybe[e.Path] && !named[e.Path] && e.Cwd != req.Cwd:
@@ -445,12 +459,6 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		}
 	}
 	ix.mu.Unlock()
-	if req.Changes {
-		ix.fillChanges(ctx, out.Sessions)
-	}
-	SortNewestFirst(out.Sessions)
-	slices.SortFunc(out.Problems, func(a, b Problem) int { return cmp.Compare(a.File, b.File) })
-	return out
 }
 
 // fillChanges gives the sessions not read by this listing their file

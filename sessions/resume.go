@@ -218,48 +218,9 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 		}
 		return nil, nil, 0, nil
 	}
-	keep := true
-	// The calls that changed files, the prompts, the calls and the phases
-	// of the parts read, in order, after those of the part before from,
-	// capped as a reading of the whole caps them; before counts them with
-	// that part's.
-	var fileCalls []fileCall
-	var got lists
-	var before kept
+	pr := partsRead{path: path, format: format, head: head, keep: true}
 	if from > 0 {
-		before = prev.Kept
-	}
-	// read reads the part from off (line line) to end; false says it must
-	// be read with the whole: it starts after a cut and holds a compaction
-	// (whose usage is read ahead from its line, numbered from the file's
-	// start) or a sub-agent's line.
-	read := func(off, end int64, line int) (part, bool, error) {
-		sec := &section{Off: off, N: end - off, Line: line}
-		if off > 0 {
-			sec.Head = head
-		}
-		p, obs, err := readPart(path, format, end-off, sec)
-		if err != nil {
-			return part{}, false, err
-		}
-		if off > 0 && (obs.sidechain || obs.compacted) {
-			return part{}, false, nil
-		}
-		// A compaction whose run has not ended: the figures read ahead of
-		// it to the run's end, which may come after the cut.
-		keep = keep && !obs.compactionOpen
-		c := firstOf(obs.calls, maxCallsKept-before.FileCalls)
-		pr := firstOf(obs.prompts, maxPromptsKept-before.Prompts)
-		ca := firstOf(obs.allCalls, maxCallsKept-before.Calls)
-		ph := firstOf(obs.phases, maxPhasesKept-before.Phases)
-		fileCalls = append(fileCalls, c...)
-		got.Prompts, got.Calls, got.Phases = append(got.Prompts, pr...), append(got.Calls, ca...), append(got.Phases, ph...)
-		before.FileCalls, before.Prompts = before.FileCalls+len(c), before.Prompts+len(pr)
-		before.Calls, before.Phases = before.Calls+len(ca), before.Phases+len(ph)
-		for _, fc := range c {
-			before.Changes += len(fc.targets)
-		}
-		return p, true, nil
+		pr.before = prev.Kept
 	}
 	// The line number of at: from's and the lines between.
 	atLine := fromLine
@@ -272,7 +233,7 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 	}
 	ahead := whole
 	if at > from {
-		mid, ok, err := read(from, at, fromLine)
+		mid, ok, err := pr.read(from, at, fromLine)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -285,8 +246,8 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 			ahead = whole.merge(mid)
 		}
 	}
-	keptAhead := before
-	rest, ok, err := read(at, size, atLine)
+	keptAhead := pr.before
+	rest, ok, err := pr.read(at, size, atLine)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -294,16 +255,68 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 		return again()
 	}
 	whole = ahead.merge(rest)
-	if keep {
+	if pr.keep {
 		w, err := windowHash(f, at)
 		if err != nil {
 			return nil, nil, 0, err
 		}
 		next = &cut{Offset: at, Line: atLine, Window: w, Before: ahead, Kept: keptAhead}
 	}
-	got.Changes = (&observer{calls: fileCalls}).changes(whole.Cwd)
+	got := pr.got
+	got.Changes = (&observer{calls: pr.fileCalls}).changes(whole.Cwd)
 	s, err = sessionOf(path, format, fi, whole, &Session{Changes: got.Changes, Prompts: got.Prompts, Calls: got.Calls, Phases: got.Phases}, false)
 	return s, next, from, err
+}
+
+// partsRead is a reading of a session file by its parts (readByParts).
+type partsRead struct {
+	path   string
+	format convert.Format
+	head   []byte // what a part after the file's start is read after
+	// keep says the cut may be kept: no compaction's run was left open
+	// (the figures read ahead of it to the run's end, which may come
+	// after the cut).
+	keep bool
+	// fileCalls, got.Prompts, got.Calls and got.Phases are the calls that
+	// changed files, the prompts, the calls and the phases of the parts
+	// read, in order, after those of the part before the first part read,
+	// capped as a reading of the whole caps them; before counts them with
+	// that part's.
+	fileCalls []fileCall
+	got       lists
+	before    kept
+}
+
+// read reads the part from off (line line) to end; false says it must be
+// read with the whole: it starts after a cut and holds a compaction (whose
+// usage is read ahead from its line, numbered from the file's start) or a
+// sub-agent's line.
+func (r *partsRead) read(off, end int64, line int) (part, bool, error) {
+	sec := &section{Off: off, N: end - off, Line: line}
+	if off > 0 {
+		sec.Head = r.head
+	}
+	p, obs, err := readPart(r.path, r.format, end-off, sec)
+	if err != nil {
+		return part{}, false, err
+	}
+	if off > 0 && (obs.sidechain || obs.compacted) {
+		return part{}, false, nil
+	}
+	r.keep = r.keep && !obs.compactionOpen
+	b := &r.before
+	c := firstOf(obs.calls, maxCallsKept-b.FileCalls)
+	pr := firstOf(obs.prompts, maxPromptsKept-b.Prompts)
+	ca := firstOf(obs.allCalls, maxCallsKept-b.Calls)
+	ph := firstOf(obs.phases, maxPhasesKept-b.Phases)
+	r.fileCalls = append(r.fileCalls, c...)
+	r.got.Prompts, r.got.Calls, r.got.Phases = append(r.got.Prompts, pr...), append(r.got.Calls, ca...), append(r.got.Phases, ph...)
+	b.FileCalls, b.Prompts = b.FileCalls+len(c), b.Prompts+len(pr)
+	b.Calls, b.Phases = b.Calls+len(ca), b.Phases+len(ph)
+	for _, fc := range c {
+		b.Changes += len(fc.targets)
+	}
+	return p, true, nil
 }
 
 // firstOf is the first n of s (all of them when it has fewer).
