@@ -186,30 +186,7 @@ func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[
 	if err != nil {
 		return nil
 	}
-	req := sl.request(wc, &sessionsParams{})
-	req.Changes = true
-	l := ix.List(ctx, req)
-	// A sub-agent's session is its parent's child, not a row: they are
-	// listed by name, a generation at a time (a sub-agent may start its
-	// own), at most maxSubagentDepth deep.
-	children := map[string][]*sessions.Session{}
-	parents := l.Sessions
-	for range maxSubagentDepth {
-		var files []string
-		for _, s := range parents {
-			for _, c := range s.Row.Children {
-				files = append(files, c.File)
-			}
-		}
-		if len(files) == 0 || ctx.Err() != nil {
-			break
-		}
-		sub := ix.List(ctx, sessions.Request{Files: files, Changes: true})
-		for _, s := range sub.Sessions {
-			children[s.Row.Parent] = append(children[s.Row.Parent], s)
-		}
-		parents = sub.Sessions
-	}
+	l, children := sl.listWithSubagents(ctx, ix, wc)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -279,6 +256,36 @@ func (sl *sessionLists) indexedSymbols(ctx context.Context, wc *wsCtx, skip map[
 		}
 	}
 	return out
+}
+
+// listWithSubagents lists the workspace's sessions with their changes,
+// calls and phases, and their sub-agents' sessions by parent file. A
+// sub-agent's session is its parent's child, not a row: they are listed by
+// name, a generation at a time (a sub-agent may start its own), at most
+// maxSubagentDepth deep.
+func (sl *sessionLists) listWithSubagents(ctx context.Context, ix *sessions.Index, wc *wsCtx) (*sessions.Listing, map[string][]*sessions.Session) {
+	req := sl.request(wc, &sessionsParams{})
+	req.Changes = true
+	l := ix.List(ctx, req)
+	children := map[string][]*sessions.Session{}
+	parents := l.Sessions
+	for range maxSubagentDepth {
+		var files []string
+		for _, s := range parents {
+			for _, c := range s.Row.Children {
+				files = append(files, c.File)
+			}
+		}
+		if len(files) == 0 || ctx.Err() != nil {
+			break
+		}
+		sub := ix.List(ctx, sessions.Request{Files: files, Changes: true})
+		for _, s := range sub.Sessions {
+			children[s.Row.Parent] = append(children[s.Row.Parent], s)
+		}
+		parents = sub.Sessions
+	}
+	return l, children
 }
 
 // maxSubagentDepth is how many generations of sub-agents workspace
