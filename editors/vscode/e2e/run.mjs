@@ -934,7 +934,8 @@ async function main() {
       const widget = page.locator('.suggest-widget .monaco-list-row');
       const labels = await until('call ids in the suggestions', async () => {
         const rows = await widget.allInnerTexts();
-        return rows.length >= 2 ? rows : null;
+        // The widget's rows are drawn before their labels: wait for both.
+        return rows.length >= 2 && rows.every((r) => r.trim() !== '') ? rows : null;
       });
       if (!labels[0].includes('run42abc') || !labels[1].includes('done42ab')) {
         throw new Error(`suggestions ${JSON.stringify(labels)}: want run42abc (no result yet) before done42ab`);
