@@ -30,8 +30,8 @@ func writeEntries[T any](path string, version int, entries []T) error {
 }
 
 // writeEntriesFrom is writeEntries of the entries each gives to put, one
-// at a time (a value to marshal, or a json.RawMessage written as it is):
-// an error of each or put leaves path as it was.
+// at a time (a value to marshal, or a json.RawMessage of one, written as
+// it is): an error of each or put leaves path as it was.
 func writeEntriesFrom(path string, version int, each func(put func(any) error) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
@@ -45,9 +45,14 @@ func writeEntriesFrom(path string, version int, each func(put func(any) error) e
 	fmt.Fprintf(bw, `{"version":%d,"entries":[`, version)
 	n := 0
 	err = each(func(e any) error {
-		b, err := json.Marshal(e)
-		if err != nil {
-			return err
+		// A json.RawMessage is one this package marshaled: written as it
+		// is, not scanned again.
+		b, ok := e.(json.RawMessage)
+		if !ok {
+			var err error
+			if b, err = json.Marshal(e); err != nil {
+				return err
+			}
 		}
 		if n > 0 {
 			bw.WriteByte(',')
