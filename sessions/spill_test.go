@@ -138,3 +138,44 @@ func TestSpilledChangesFileEqualsHeld(t *testing.T) {
 		})
 	}
 }
+
+// TestSpilledListsOfAGrownFile: in a server (one index, no save between
+// listings), a listing of rows spills a session's lists; the session grows
+// and is listed again from its cut, its lists before the cut read back from
+// the spill file; a listing that asks for the lists then gives those of the
+// whole file, as reading it whole does.
+func TestSpilledListsOfAGrownFile(t *testing.T) {
+	generated := agentstore.Claude(t, filepath.Join(t.TempDir(), "store"), 1, 200<<10)[0]
+	b, err := os.ReadFile(generated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := lineEnds(b)
+	dir := t.TempDir()
+	p := filepath.Join(dir, filepath.Base(generated))
+	ix := Open(filepath.Join(dir, "index.json"))
+	resumed, spilled := 0, false
+	for i, n := range []int{ends[len(ends)/3], ends[2*len(ends)/3], len(b)} {
+		writeGrown(t, p, b[:n], i)
+		l := ix.List(context.Background(), Request{Files: []string{p}})
+		resumed += l.Resumed
+		ix.mu.Lock()
+		spilled = spilled || ix.entries[p].spilled != nil
+		ix.mu.Unlock()
+	}
+	if !spilled || resumed == 0 {
+		t.Fatalf("spilled %v, %d listings read from a cut", spilled, resumed)
+	}
+	l := ix.List(context.Background(), Request{Files: []string{p}, Changes: true})
+	if err := ix.Save(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := l.Sessions[0]
+	if g, w := toJSON(t, got.Changes, got.Prompts, got.Calls, got.Phases), toJSON(t, whole.Changes, whole.Prompts, whole.Calls, whole.Phases); g != w {
+		t.Errorf("changes, prompts, calls and phases\nlisted %s\nwhole  %s", g, w)
+	}
+}
