@@ -75,6 +75,10 @@ type entry struct {
 	// its changes, prompts, calls and phases are those before the cut
 	// (kept by this process, or in the changes file: Rest) and those read.
 	resumed bool
+	// spilled says where changes, prompts, calls and phases are while a
+	// listing that does not need them runs (they are then nil): in the
+	// index's spill file, until they are saved.
+	spilled *spillRef
 }
 
 // changeEntry is what the changes file keeps of one session: its file
@@ -102,7 +106,14 @@ func (c *changeEntry) lists() lists { return lists{c.Changes, c.Prompts, c.Calls
 func (e *entry) lists() lists { return lists{e.changes, e.prompts, e.calls, e.phases} }
 
 func (e *entry) setLists(l lists) {
+	e.spilled = nil
 	e.changes, e.prompts, e.calls, e.phases = l.Changes, l.Prompts, l.Calls, l.Phases
+}
+
+// changeEntry is what the changes file keeps of e.
+func (e *entry) changeEntry() *changeEntry {
+	return &changeEntry{Path: e.Path, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts,
+		Calls: e.calls, Phases: e.phases, Unplaced: e.unplaced}
 }
 
 func (e *entry) fresh(fi os.FileInfo) bool {
@@ -125,6 +136,13 @@ type Index struct {
 	// keepChanges says a listing asked for the changes: they stay read
 	// for the next one (a server's next workspace symbols query).
 	keepChanges bool
+	// spill is where listings that do not need the sessions' changes,
+	// prompts, calls and phases put those of the sessions they read, until
+	// they are saved (nil when none are); spilling counts the listings
+	// writing to it now. spillMu guards both.
+	spillMu  sync.Mutex
+	spill    *spillFile
+	spilling int
 	// Rebuilt says why the file was not read (corrupt, another version),
 	// "" when it was or there was none.
 	Rebuilt string
@@ -226,13 +244,9 @@ func (ix *Index) loadChanges() {
 		names[s] = s
 		return s
 	}
-	// Each entry is decoded into the one scratch entry, whose slices grow
-	// to the longest, and kept in slices of its size.
-	scratch := new(changeEntry)
-	next := func() *changeEntry {
-		*scratch = changeEntry{Changes: scratch.Changes[:0], Prompts: scratch.Prompts[:0], Calls: scratch.Calls[:0], Phases: scratch.Phases[:0]}
-		return scratch
-	}
+	// Each entry is decoded into the one scratch entry and kept in slices
+	// of its size.
+	next := scratchChangeEntry()
 	clone := func(c changeEntry) *changeEntry {
 		c.Changes, c.Prompts = cloneOrNil(c.Changes), cloneOrNil(c.Prompts)
 		c.Calls, c.Phases = cloneOrNil(c.Calls), cloneOrNil(c.Phases)
@@ -257,6 +271,16 @@ func (ix *Index) loadChanges() {
 	}
 }
 
+// scratchChangeEntry gives the one entry each entry of a changes file is
+// decoded into, emptied, its slices growing to the longest.
+func scratchChangeEntry() func() *changeEntry {
+	scratch := new(changeEntry)
+	return func() *changeEntry {
+		*scratch = changeEntry{Changes: scratch.Changes[:0], Prompts: scratch.Prompts[:0], Calls: scratch.Calls[:0], Phases: scratch.Phases[:0]}
+		return scratch
+	}
+}
+
 // cloneOrNil is a copy of s of its length, nil when s is empty.
 func cloneOrNil[T any](s []T) []T {
 	if len(s) == 0 {
@@ -267,12 +291,21 @@ func cloneOrNil[T any](s []T) []T {
 
 // saveChanges merges the changes of the sessions read into the changes
 // file, without those of files the index no longer has (with ix.mu held).
+// When the changes file was not read (no listing asked for the changes),
+// it is written by streamChanges, holding one of its entries at a time.
 func (ix *Index) saveChanges() error {
+	if ix.changes == nil && !ix.keepChanges {
+		if err := ix.streamChanges(); err != nil {
+			return err
+		}
+		ix.saved()
+		return nil
+	}
 	ix.loadChanges()
 	for p, e := range ix.entries {
+		ix.unspill(e)
 		if e.changed {
-			ix.changes[p] = &changeEntry{Path: p, Size: e.Size, ModNS: e.ModNS, Changes: e.changes, Prompts: e.prompts,
-				Calls: e.calls, Phases: e.phases, Unplaced: e.unplaced}
+			ix.changes[p] = e.changeEntry()
 		}
 	}
 	entries := make([]*changeEntry, 0, len(ix.changes))
@@ -287,19 +320,224 @@ func (ix *Index) saveChanges() error {
 	if err := writeEntries(ix.changesPath(), changesVersion, entries); err != nil {
 		return err
 	}
+	ix.saved()
+	return nil
+}
+
+// saved lets go of what the changes file holds now, which is not kept
+// twice: the entries let go of theirs, and so does the index unless a
+// listing asked for them (a listing of rows, the server's Sessions view,
+// keeps none of them); the spill file goes unless a listing writes to it.
+func (ix *Index) saved() {
 	ix.changesDirty = false
-	// What the file holds now is not kept twice: the entries let go of
-	// theirs, and so does the index unless a listing asked for them (a
-	// listing of rows, the server's Sessions view, keeps none of them).
 	for _, e := range ix.entries {
 		if e.changed {
-			e.changes, e.prompts, e.calls, e.phases, e.changed = nil, nil, nil, nil, false
+			e.setLists(lists{})
+			e.changed = false
 		}
 	}
 	if !ix.keepChanges {
 		ix.changes = nil
 	}
-	return nil
+	ix.spillMu.Lock()
+	if ix.spill != nil && ix.spilling == 0 {
+		ix.spill.close()
+		ix.spill = nil
+	}
+	ix.spillMu.Unlock()
+}
+
+// errOldChanges says the changes file is corrupt, of another version or
+// not in path order: it is written again as if there were none.
+var errOldChanges = errors.New("the changes file could not be read")
+
+// streamChanges writes the changes file as saveChanges does from memory,
+// the same bytes, holding one of its entries at a time: those of the old
+// file, read in path order, merged with those of the sessions read (spilled
+// or held), in path order; an old file that cannot be read is none.
+func (ix *Index) streamChanges() error {
+	var read []*entry
+	for _, e := range ix.entries {
+		if e.changed {
+			read = append(read, e)
+		}
+	}
+	slices.SortFunc(read, func(a, b *entry) int { return cmp.Compare(a.Path, b.Path) })
+	err := ix.writeChangesMerged(read, true)
+	if errors.Is(err, errOldChanges) {
+		err = ix.writeChangesMerged(read, false)
+	}
+	return err
+}
+
+// writeChangesMerged writes the changes file: read's entries and, withOld,
+// the old file's of the files the index still has, fresh or followed by
+// their Rest, in path order (an entry of read replaces the old one).
+func (ix *Index) writeChangesMerged(read []*entry, withOld bool) error {
+	return writeEntriesFrom(ix.changesPath(), changesVersion, func(put func(any) error) error {
+		i := 0
+		// putRead puts read's entries up to the path upTo (all: nil).
+		putRead := func(upTo *string) error {
+			for ; i < len(read) && (upTo == nil || read[i].Path <= *upTo); i++ {
+				e := read[i]
+				if e.spilled == nil {
+					if err := put(e.changeEntry()); err != nil {
+						return err
+					}
+					continue
+				}
+				// Lists the spill file cannot give back are not kept: the
+				// session is read again when they are asked for.
+				if b, err := e.spilled.bytes(); err == nil {
+					if err := put(json.RawMessage(b)); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}
+		f, err := os.Open(ix.changesPath())
+		if err == nil {
+			defer f.Close()
+		}
+		if withOld && err == nil {
+			var putErr error
+			last := ""
+			err := readEntries(f, changesVersion, scratchChangeEntry(), func(c *changeEntry) {
+				if putErr != nil || c.Path == "" {
+					return
+				}
+				if c.Path <= last {
+					putErr = errOldChanges
+					return
+				}
+				last = c.Path
+				if putErr = putRead(&c.Path); putErr != nil || i > 0 && read[i-1].Path == c.Path {
+					return
+				}
+				if e, ok := ix.entries[c.Path]; !ok || (e.Size != c.Size || e.ModNS != c.ModNS) && !e.Rest.follows(c) {
+					return
+				}
+				// As loadChanges keeps it: an empty list is none.
+				c.Changes, c.Prompts = nilIfEmpty(c.Changes), nilIfEmpty(c.Prompts)
+				c.Calls, c.Phases = nilIfEmpty(c.Calls), nilIfEmpty(c.Phases)
+				putErr = put(c)
+			})
+			if putErr != nil {
+				return putErr
+			}
+			if err != nil {
+				return errOldChanges
+			}
+		}
+		return putRead(nil)
+	})
+}
+
+// nilIfEmpty is s, nil when it is empty.
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// spillFile is a temporary file beside the index that sessions' changes,
+// prompts, calls and phases are written to, each as the changeEntry the
+// changes file will keep, until they are saved: a listing that does not
+// need them holds those of the sessions it reads at once, not of all.
+type spillFile struct {
+	f    *os.File
+	name string // "" once removed
+	end  int64
+}
+
+// spillRef is where an entry's lists are in a spill file.
+type spillRef struct {
+	f      *spillFile
+	off, n int64
+}
+
+func newSpillFile(dir string) (*spillFile, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, ".sessions-*.spill")
+	if err != nil {
+		return nil, err
+	}
+	sf := &spillFile{f: f, name: f.Name()}
+	// Removed at once where an open file can be: nothing is left of it
+	// however the process ends.
+	if os.Remove(f.Name()) == nil {
+		sf.name = ""
+	}
+	return sf, nil
+}
+
+func (sf *spillFile) close() {
+	sf.f.Close()
+	if sf.name != "" {
+		os.Remove(sf.name)
+	}
+}
+
+// bytes is the changeEntry spilled, as JSON.
+func (r *spillRef) bytes() ([]byte, error) {
+	b := make([]byte, r.n)
+	if _, err := r.f.f.ReadAt(b, r.off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// spillLists writes e's lists to the spill file and lets go of them (any
+// goroutine); they stay held when it cannot be written.
+func (ix *Index) spillLists(e *entry) {
+	if !e.changed || e.lists().empty() {
+		return
+	}
+	b, err := json.Marshal(e.changeEntry())
+	if err != nil {
+		return
+	}
+	ix.spillMu.Lock()
+	defer ix.spillMu.Unlock()
+	if ix.spill == nil {
+		sf, err := newSpillFile(filepath.Dir(ix.path))
+		if err != nil {
+			return
+		}
+		ix.spill = sf
+	}
+	sf := ix.spill
+	if _, err := sf.f.WriteAt(b, sf.end); err != nil {
+		return
+	}
+	ref := &spillRef{sf, sf.end, int64(len(b))}
+	sf.end += ref.n
+	e.setLists(lists{})
+	e.spilled = ref
+}
+
+// unspill gives e back the lists it spilled (with ix.mu held); lists the
+// spill file cannot give back are lost: e has none (changed is false) and
+// the session is read again when they are asked for.
+func (ix *Index) unspill(e *entry) {
+	if e.spilled == nil {
+		return
+	}
+	b, err := e.spilled.bytes()
+	var c changeEntry
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
+		e.setLists(lists{})
+		e.changed = false
+		return
+	}
+	e.setLists(c.lists())
 }
 
 // Listing is the result of a listing: the sessions, newest first, and the
@@ -376,6 +614,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 				e.seen = true
 				if !e.fresh(fi) {
 					c := *e
+					ix.unspill(&c)
 					was = &c
 				}
 			}
@@ -390,11 +629,25 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 	look(req.Files, true, false)
 	look(req.Candidates, false, false)
 	look(req.Maybe, false, true)
+	// A listing that does not need the sessions' changes, prompts, calls
+	// and phases spills those it reads as it reads them: it holds those of
+	// the sessions being read, not those of the store.
+	ix.mu.Lock()
+	spill := !req.Changes && !ix.keepChanges
+	ix.mu.Unlock()
+	if spill {
+		ix.spillMu.Lock()
+		ix.spilling++
+		ix.spillMu.Unlock()
+	}
 	read := make([]*entry, len(jobs))
 	var done atomic.Int64
 	eachParallel(ctx, len(jobs), func(i int) {
 		j := jobs[i]
 		read[i] = readEntry(j.path, j.fi, j.named, j.headOnly, req.Cwd, j.old)
+		if spill && read[i] != nil {
+			ix.spillLists(read[i])
+		}
 		if req.Progress != nil {
 			req.Progress(int(done.Add(1)), len(jobs))
 		}
@@ -413,6 +666,11 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 			}
 			out.Read++
 		}
+	}
+	if spill {
+		ix.spillMu.Lock()
+		ix.spilling--
+		ix.spillMu.Unlock()
 	}
 	ix.mu.Unlock()
 	ix.rows(out, append(fresh, read...), req)
@@ -471,6 +729,9 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 	var again, unplaced []*Session
 	for _, s := range list {
 		e := ix.entries[s.Row.File]
+		if e != nil {
+			ix.unspill(e)
+		}
 		if e != nil && e.changed {
 			s.Changes, s.Prompts, s.Calls, s.Phases = e.changes, e.prompts, e.calls, e.phases
 			if e.unplaced {
@@ -506,8 +767,8 @@ func (ix *Index) fillChanges(ctx context.Context, list []*Session) {
 			s.Changes, s.Prompts, s.Calls, s.Phases = r.Changes, r.Prompts, r.Calls, r.Phases
 			ix.mu.Lock()
 			if e := ix.entries[s.Row.File]; e != nil && e.Size == r.Row.Size && e.ModNS == r.Row.Modified.UnixNano() {
-				e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = r.Changes, r.Prompts, true, false, true
-				e.calls, e.phases = r.Calls, r.Phases
+				e.setLists(listsOf(r))
+				e.changed, e.unplaced, ix.changesDirty = true, false, true
 			}
 			ix.mu.Unlock()
 		}
@@ -546,8 +807,8 @@ func (ix *Index) place(ctx context.Context, list []*Session) {
 		}
 		ix.mu.Lock()
 		if e := ix.entries[s.Row.File]; e != nil && e.fresh(fi) && e.Size == s.Row.Size && e.ModNS == s.Row.Modified.UnixNano() {
-			e.changes, e.prompts, e.changed, e.unplaced, ix.changesDirty = s.Changes, s.Prompts, true, false, true
-			e.calls, e.phases = s.Calls, s.Phases
+			e.setLists(listsOf(s))
+			e.changed, e.unplaced, ix.changesDirty = true, false, true
 		}
 		ix.mu.Unlock()
 	})

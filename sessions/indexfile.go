@@ -19,6 +19,20 @@ import (
 // temporary file in path's folder, an entry at a time, and renames it over
 // path, so that no reader ever sees half a file.
 func writeEntries[T any](path string, version int, entries []T) error {
+	return writeEntriesFrom(path, version, func(put func(any) error) error {
+		for _, e := range entries {
+			if err := put(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeEntriesFrom is writeEntries of the entries each gives to put, one
+// at a time (a value to marshal, or a json.RawMessage of one, written as
+// it is): an error of each or put leaves path as it was.
+func writeEntriesFrom(path string, version int, each func(put func(any) error) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -29,16 +43,27 @@ func writeEntries[T any](path string, version int, entries []T) error {
 	defer os.Remove(tmp.Name()) // after the rename, nothing is there
 	bw := bufio.NewWriterSize(tmp, 1<<16)
 	fmt.Fprintf(bw, `{"version":%d,"entries":[`, version)
-	for i, e := range entries {
-		b, err := json.Marshal(e)
-		if err != nil {
-			tmp.Close()
-			return err
+	n := 0
+	err = each(func(e any) error {
+		// A json.RawMessage is one this package marshaled: written as it
+		// is, not scanned again.
+		b, ok := e.(json.RawMessage)
+		if !ok {
+			var err error
+			if b, err = json.Marshal(e); err != nil {
+				return err
+			}
 		}
-		if i > 0 {
+		if n > 0 {
 			bw.WriteByte(',')
 		}
-		bw.Write(b)
+		n++
+		_, err = bw.Write(b)
+		return err
+	})
+	if err != nil {
+		tmp.Close()
+		return err
 	}
 	bw.WriteString("]}\n")
 	if err := bw.Flush(); err != nil {

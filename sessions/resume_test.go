@@ -468,33 +468,6 @@ func TestChangesFileNotHeldWhole(t *testing.T) {
 		ix.entries[p] = e
 	}
 	ix.dirty, ix.changesDirty = true, true
-	// peakDuring is the most the heap held more than before while fn ran,
-	// sampled every 200µs, and what it holds more after (kept).
-	peakDuring := func(fn func()) (peak, kept uint64) {
-		runtime.GC()
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		metrics.Read(sample)
-		base := sample[0].Value.Uint64()
-		done := make(chan bool)
-		go func() {
-			for {
-				select {
-				case <-done:
-					done <- true
-					return
-				case <-time.After(200 * time.Microsecond):
-					metrics.Read(sample)
-					peak = max(peak, sample[0].Value.Uint64())
-				}
-			}
-		}()
-		fn()
-		done <- true
-		<-done
-		runtime.GC()
-		metrics.Read(sample)
-		return peak - min(peak, base), sample[0].Value.Uint64() - min(sample[0].Value.Uint64(), base)
-	}
 	saved, _ := peakDuring(func() {
 		if err := ix.Save(); err != nil {
 			t.Fatal(err)
@@ -638,4 +611,32 @@ func TestCodexPartKnowsItsThread(t *testing.T) {
 	if g, w := rowJSON(t, l.Sessions[0].Row), rowJSON(t, whole.Row); g != w {
 		t.Errorf("listed %s\nwhole  %s", g, w)
 	}
+}
+
+// peakDuring is the most the heap held more than before while fn ran,
+// sampled every 200µs, and what it holds more after (kept).
+func peakDuring(fn func()) (peak, kept uint64) {
+	runtime.GC()
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(sample)
+	base := sample[0].Value.Uint64()
+	done := make(chan bool)
+	go func() {
+		for {
+			select {
+			case <-done:
+				done <- true
+				return
+			case <-time.After(200 * time.Microsecond):
+				metrics.Read(sample)
+				peak = max(peak, sample[0].Value.Uint64())
+			}
+		}
+	}()
+	fn()
+	done <- true
+	<-done
+	runtime.GC()
+	metrics.Read(sample)
+	return peak - min(peak, base), sample[0].Value.Uint64() - min(sample[0].Value.Uint64(), base)
 }
