@@ -476,7 +476,7 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 	for n := 0; n < 3 && k > 0 && (text[k-1] == ':' || text[k-1] == '?' || text[k-1] == '=' || text[k-1] == '|' || text[k-1] == '>'); n++ {
 		k-- // the separator's other bytes: ?= := ::= || =>
 	}
-	for n := 0; n < 3 && k > 0 && (text[k-1] == ' ' || text[k-1] == '\t' || text[k-1] == '"' || text[k-1] == '\'' || text[k-1] == '\r' ||
+	for n := 0; n < 3 && k > 0 && (text[k-1] == ' ' || text[k-1] == '\t' || text[k-1] == '"' || text[k-1] == '\'' || text[k-1] == '\r' || text[k-1] == '\f' ||
 		multiline && text[k-1] == '\n'); n++ {
 		k--
 	}
