@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bytes"
+	"math/bits"
 )
 
 // Flags are facts about a line that the rules need and that would otherwise
@@ -235,29 +236,46 @@ func redactions(t []byte, li *LineInfo, open byte) {
 
 // metaAt handles the '=' at eq: if the word before it is a key not seen yet
 // and its value is not empty, it records the value and reports true.
+//
+// It runs at every '=' of a document, so it does not walk back over the
+// word to find where it starts: it tries the few keys that end in the
+// byte before eq (keysEndingIn), each with one comparison. A key is the
+// word when its name is there and the character before it is not a word
+// character, which is what the walk back found (the word's start, then
+// keyOf). FuzzScanBytesJumps holds it equal to a loop over every byte.
 func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
-	ks := eq
-	for ks > content && eq-ks <= maxParsedKeyLen {
-		c := t[ks-1]
-		if c >= 0x80 || !asciiWord[c] {
-			break
+	if eq == 0 {
+		return false
+	}
+	for m := keysEndingIn[t[eq-1]]; m != 0; m &= m - 1 {
+		k := Key(bits.TrailingZeros16(m))
+		name := keySpecs[k].name
+		ks := eq - len(name)
+		if ks < content || string(t[ks:eq]) != name || wordBefore(t, ks) {
+			continue // not this key, or a longer word (tid=, not id=)
 		}
-		ks--
+		if li.Meta[k].Valid() {
+			return false
+		}
+		end := valueEnd(t[:te], k, eq+1)
+		if end == eq+1 {
+			return false
+		}
+		li.Meta[k] = Span{eq + 1, end}
+		return true
 	}
-	if ks == eq || eq-ks > maxParsedKeyLen || wordBefore(t, ks) {
-		return false
-	}
-	k := keyOf(t[ks:eq])
-	if k == numKeys || li.Meta[k].Valid() {
-		return false
-	}
-	end := valueEnd(t[:te], k, eq+1)
-	if end == eq+1 {
-		return false
-	}
-	li.Meta[k] = Span{eq + 1, end}
-	return true
+	return false
 }
+
+// keysEndingIn[c] has bit k set when the format's key k (one the scanner
+// reads) ends in the byte c.
+var keysEndingIn = func() (t [256]uint16) {
+	for k := range numParsedKeys {
+		name := keySpecs[k].name
+		t[name[len(name)-1]] |= 1 << k
+	}
+	return t
+}()
 
 // HasInterrupted reports the bare word "interrupted" (\binterrupted\b),
 // which the reference reads as a flag on any line.
