@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/bits"
 )
 
@@ -247,12 +248,27 @@ func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
 	if eq == 0 {
 		return false
 	}
+	var last [2]uint64 // the 16 bytes before eq, the nearest first, when there are 16
+	wide := eq >= 16
+	if wide {
+		last = [2]uint64{binary.LittleEndian.Uint64(t[eq-8:]), binary.LittleEndian.Uint64(t[eq-16:])}
+	}
 	for m := keysEndingIn[t[eq-1]]; m != 0; m &= m - 1 {
 		k := Key(bits.TrailingZeros16(m))
-		name := keySpecs[k].name
-		ks := eq - len(name)
-		if ks < content || string(t[ks:eq]) != name || wordBefore(t, ks) {
-			continue // not this key, or a longer word (tid=, not id=)
+		name := &keyWords[k]
+		ks := eq - name.len
+		if ks < content {
+			continue
+		}
+		if wide && name.len <= 16 {
+			if last[0]&name.mask[0] != name.word[0] || last[1]&name.mask[1] != name.word[1] {
+				continue
+			}
+		} else if string(t[ks:eq]) != keySpecs[k].name {
+			continue
+		}
+		if wordBefore(t, ks) {
+			continue // a longer word (tid=, not id=)
 		}
 		if li.Meta[k].Valid() {
 			return false
@@ -266,6 +282,25 @@ func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
 	}
 	return false
 }
+
+// keyWords[k] is key k's name as the two words before an '=' read in
+// metaAt hold it: word[0] the eight bytes nearest, masked by mask[0].
+var keyWords = func() (w [numParsedKeys]struct {
+	word, mask [2]uint64
+	len        int
+}) {
+	for k := range numParsedKeys {
+		name := keySpecs[k].name
+		w[k].len = len(name)
+		for j := range min(len(name), 16) {
+			c := uint64(name[len(name)-1-j])
+			shift := 56 - 8*(j%8) // the byte at eq-1-j: the highest first
+			w[k].word[j/8] |= c << shift
+			w[k].mask[j/8] |= 0xff << shift
+		}
+	}
+	return w
+}()
 
 // keysEndingIn[c] has bit k set when the format's key k (one the scanner
 // reads) ends in the byte c.
