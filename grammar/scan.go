@@ -222,6 +222,9 @@ func redactions(t []byte, li *LineInfo, open byte) {
 			return
 		}
 		i += j
+		if open == '[' && (i+1 == len(t) || t[i+1] != 'r' && t[i+1] != 'R') {
+			continue // [ok], [running]: most brackets start no marker (redactionMarkerAt's first test)
+		}
 		if m, ok := redactionMarkerAt(t, i); ok {
 			if m.Legacy {
 				li.Flags |= FlagLegacyRedact
