@@ -48,28 +48,13 @@ func validUTF8(p []byte) bool {
 
 // validRuneLen is the length of the well-formed multi-byte character p
 // starts with (Unicode's table of well-formed byte sequences: no overlong
-// form, no surrogate, nothing above U+10FFFF), 0 when there is none.
+// form, no surrogate, nothing above U+10FFFF), 0 when there is none. The
+// first byte's length and its second byte's range come from one lookup
+// (leadBytes): an agent log has a multi-byte character every line or two.
 func validRuneLen(p []byte) int {
-	n, lo, hi := 0, byte(0x80), byte(0xBF) // the length, and the second byte's range
-	switch c := p[0]; {
-	case 0xC2 <= c && c <= 0xDF:
-		n = 2
-	case c == 0xE0:
-		n, lo = 3, 0xA0
-	case c == 0xED:
-		n, hi = 3, 0x9F
-	case 0xE1 <= c && c <= 0xEF:
-		n = 3
-	case c == 0xF0:
-		n, lo = 4, 0x90
-	case c == 0xF4:
-		n, hi = 4, 0x8F
-	case 0xF1 <= c && c <= 0xF3:
-		n = 4
-	default:
-		return 0
-	}
-	if len(p) < n || p[1] < lo || p[1] > hi {
+	lead := leadBytes[p[0]]
+	n := int(lead.n)
+	if n == 0 || len(p) < n || p[1] < lead.lo || p[1] > lead.hi {
 		return 0
 	}
 	for _, b := range p[2:n] {
@@ -79,3 +64,30 @@ func validRuneLen(p []byte) int {
 	}
 	return n
 }
+
+// leadBytes[c] is, for a byte c that starts a well-formed multi-byte
+// character, its length and the range of the byte after it; n is 0 for
+// every other byte.
+var leadBytes = func() (t [256]struct{ n, lo, hi byte }) {
+	for c := range 256 {
+		n, lo, hi := byte(0), byte(0x80), byte(0xBF)
+		switch {
+		case 0xC2 <= c && c <= 0xDF:
+			n = 2
+		case c == 0xE0:
+			n, lo = 3, 0xA0
+		case c == 0xED:
+			n, hi = 3, 0x9F
+		case 0xE1 <= c && c <= 0xEF:
+			n = 3
+		case c == 0xF0:
+			n, lo = 4, 0x90
+		case c == 0xF4:
+			n, hi = 4, 0x8F
+		case 0xF1 <= c && c <= 0xF3:
+			n = 4
+		}
+		t[c].n, t[c].lo, t[c].hi = n, lo, hi
+	}
+	return t
+}()
