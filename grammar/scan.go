@@ -186,7 +186,7 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 				found++
 			}
 		}
-		if j := bytes.Index(t[content:te], arrow); j >= 0 {
+		if j := indexArrow(t[content:te]); j >= 0 {
 			i := content + j
 			li.Arrow = Span{i, i + len(arrow)}
 			if r := skipSpace(t[:te], i+len(arrow)); r < te {
@@ -211,6 +211,23 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 	}
 	if !lacks.lt {
 		redactions(t, li, '<')
+	}
+}
+
+// indexArrow is bytes.Index(b, arrow), searching for the arrow's first
+// byte, which plain text lacks, with bytes.IndexByte: bytes.Index costs
+// a line without an arrow (most lines of some kinds) more than that one
+// search.
+func indexArrow(b []byte) int {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(b[i:], arrow[0])
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if i+len(arrow) <= len(b) && b[i+1] == arrow[1] && b[i+2] == arrow[2] {
+			return i
+		}
 	}
 }
 
