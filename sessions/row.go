@@ -303,12 +303,15 @@ func placed(line int, id string, found int) int {
 }
 
 // sizeHint is the size of what the stream reads: the file's for rlog,
-// unknown for a view.
+// unknown (-1) for a view, whose size is known only at its end. A hint of
+// 0 would say the view is empty: the stream's first buffer would be one
+// byte, and the next a whole window's (1 MB), for every view however
+// small (a rest after a cut is often one turn).
 func sizeHint(format convert.Format, size int64) int64 {
 	if format == convert.Rlog {
 		return size
 	}
-	return 0
+	return -1
 }
 
 // part is what a session file, or a part of one, says of the session:
