@@ -224,15 +224,10 @@ func readByParts(d convert.Detected, format convert.Format, fi os.FileInfo, prev
 	if from > 0 {
 		pr.before = prev.Kept
 	}
-	// The line number of at: from's and the lines between.
+	// The line number of at: from's and the lines between, counted as
+	// the part between is read (else read again for them: a reader that
+	// stopped before the part's end).
 	atLine := fromLine
-	if at > from {
-		n, err := countLines(f, from, at)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		atLine += n
-	}
 	ahead := whole
 	if at > from {
 		mid, ok, err := pr.read(from, at, fromLine)
@@ -242,6 +237,13 @@ func readByParts(d convert.Detected, format convert.Format, fi os.FileInfo, prev
 		if !ok {
 			return again()
 		}
+		n := pr.lines.lines
+		if pr.lines.bytes != at-from {
+			if n, err = countLines(f, from, at); err != nil {
+				return nil, nil, 0, err
+			}
+		}
+		atLine += n
 		if from == 0 {
 			ahead = mid
 		} else {
@@ -287,6 +289,8 @@ type partsRead struct {
 	fileCalls []fileCall
 	got       lists
 	before    kept
+	// lines are the bytes and lines of the last part read.
+	lines partLines
 }
 
 // read reads the part from off (line line) to end; false says it must be
@@ -294,7 +298,8 @@ type partsRead struct {
 // usage is read ahead from its line, numbered from the file's start) or a
 // sub-agent's line.
 func (r *partsRead) read(off, end int64, line int) (part, bool, error) {
-	sec := &section{Off: off, N: end - off, Line: line}
+	r.lines = partLines{}
+	sec := &section{Off: off, N: end - off, Line: line, Lines: &r.lines}
 	if off > 0 {
 		sec.Head = r.head
 	}

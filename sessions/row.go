@@ -142,11 +142,13 @@ func statRegular(path string) (os.FileInfo, error) {
 
 // section is a part of a session file: N bytes from Off, which is the
 // file's line Line (0 is 1), read after Head (what the part's reader needs of the
-// lines before it: a Codex rollout's first line, its thread).
+// lines before it: a Codex rollout's first line, its thread). Lines, when
+// set, counts the part's bytes and lines as its first reading reads them.
 type section struct {
 	Off, N int64
 	Line   int
 	Head   []byte
+	Lines  *partLines
 }
 
 // fileLine is the line of the file that the line n of what the part's
@@ -170,7 +172,9 @@ func readPart(path string, format convert.Format, size int64, sec *section) (par
 	switch {
 	case sec != nil:
 		r = viewPart(path, format, *sec, figuresOnly(obs))
-		reopen = func() (io.Reader, error) { return viewPart(path, format, *sec, figuresOnly(nil)), nil }
+		again := *sec
+		again.Lines = nil // counted by the first reading
+		reopen = func() (io.Reader, error) { return viewPart(path, format, again, figuresOnly(nil)), nil }
 	case format != convert.Rlog:
 		r = view(path, format, figuresOnly(obs))
 		reopen = func() (io.Reader, error) { return view(path, format, figuresOnly(nil)), nil }
