@@ -143,3 +143,68 @@ func FuzzKeyAtASCII(f *testing.F) {
 		}
 	})
 }
+
+// checkReadLine holds LineTokens.Read, the one pass, to the two it
+// replaces: ClassifyLine, then AppendTokensFast, and KeyOf of each key.
+func checkReadLine(t *testing.T, lt *LineTokens, line []byte) {
+	t.Helper()
+	li := ClassifyLine(line)
+	want := AppendTokensFast(nil, line, &li)
+	lt.Read(line)
+	if lt.Info != li {
+		t.Fatalf("line %q:\n got %+v\nwant %+v", line, lt.Info, li)
+	}
+	if len(want) != len(lt.Tokens) || len(want) > 0 && !reflect.DeepEqual(lt.Tokens, want) {
+		t.Fatalf("line %q:\n got %v\nwant %v", line, lt.Tokens, want)
+	}
+	var keys []Key
+	for _, tok := range want {
+		if tok.Kind == TokKey {
+			k, ok := KeyOf(line[tok.Span.Start:tok.Span.End])
+			if !ok {
+				k = numKeys
+			}
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) != len(lt.Keys) || len(keys) > 0 && !reflect.DeepEqual(lt.Keys, keys) {
+		t.Fatalf("line %q: keys %v, want %v", line, lt.Keys, keys)
+	}
+}
+
+// TestReadLine: the one pass gives what the classifier and the tokenizer
+// give, on tricky lines and every line of a generated session, with one
+// LineTokens reused for all of them.
+func TestReadLine(t *testing.T) {
+	var lt LineTokens
+	for _, s := range trickyLines {
+		for _, line := range bytes.Split([]byte(s), []byte("\n")) {
+			checkReadLine(t, &lt, line)
+		}
+	}
+	var b bytes.Buffer
+	if err := gen.Write(&b, gen.Options{Bytes: 1 << 20, FindingRate: 0.05, Seed: 3, Timed: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range bytes.Split(b.Bytes(), []byte("\n")) {
+		checkReadLine(t, &lt, line)
+	}
+}
+
+// FuzzReadLine holds the one pass to the classifier and the tokenizer on
+// any line.
+func FuzzReadLine(f *testing.F) {
+	for _, s := range trickyLines {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{"t!:a=tokens_in=1 id=1 → x", "t:x\u00e9id=1 (tokens_out=2) a.step=3 b-ts=4 → q", "u:tokens_in=1", "@phase  x model=m", "o: x=\"a → b\" → [ok] id=c"} {
+		f.Add([]byte(s))
+	}
+	var lt LineTokens
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return // a line has no line break
+		}
+		checkReadLine(t, &lt, line)
+	})
+}
