@@ -123,9 +123,11 @@ type reader struct {
 	pending *model.Event // held back: continuation lines may extend it
 
 	parts lineParts // the line being read, refilled for each line
+	args  callArgs  // the call being read, refilled for each call
 
 	prevUsage *model.Usage // last usage-bearing line without message_id
 	prevMsg   string
+	msgID     []byte // where prevMsg is made
 	endTotals *model.Usage
 	endCost   *float64
 
@@ -345,6 +347,8 @@ type lineParts struct {
 	// Trailing key before the result arrow (see metaValue).
 	arrowSet  keySet
 	arrowSpan [grammar.NumKeys]grammar.Span
+	// last is the last value written without quotes of each key (str).
+	last [grammar.NumKeys]string
 }
 
 // keySet has a bit for each grammar.Key.
@@ -438,7 +442,23 @@ func (p *lineParts) metaGet(k grammar.Key) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return unquoteBytes(raw), true
+	return p.str(k, raw), true
+}
+
+// str is unquoteBytes(raw) for a value of key k; a value written without
+// quotes that is the last such value of k (an id on a call and on its
+// result, a model, a thread) is the string made of that one, not a new
+// copy.
+func (p *lineParts) str(k grammar.Key, raw []byte) string {
+	if len(raw) == 0 || raw[0] == '"' {
+		return unquoteBytes(raw)
+	}
+	if last := p.last[k]; last == string(raw) {
+		return last
+	}
+	s := string(raw)
+	p.last[k] = s
+	return s
 }
 
 // meta1 is metaGet's value alone ("" when absent).
@@ -469,7 +489,7 @@ func (p *lineParts) arrowValue(k grammar.Key) (string, bool) {
 	if !p.arrowSet.has(k) {
 		return "", false
 	}
-	v := unquoteBytes(p.text[p.arrowSpan[k].Start:p.arrowSpan[k].End])
+	v := p.str(k, p.text[p.arrowSpan[k].Start:p.arrowSpan[k].End])
 	if k == grammar.KeyID {
 		// \bid=(\w+), as the rules read it.
 		return idPrefix(v), true
@@ -741,7 +761,9 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 		ev.MessageID = rd.prevMsg
 	default:
 		rd.prevUsage = kept
-		rd.prevMsg = SyntheticMessagePrefix + "rlog-line-" + strconv.Itoa(ev.Loc.Line)
+		id := append(rd.msgID[:0], SyntheticMessagePrefix+"rlog-line-"...)
+		id = strconv.AppendInt(id, int64(ev.Loc.Line), 10)
+		rd.msgID, rd.prevMsg = id, string(id)
 		ev.MessageID = rd.prevMsg
 	}
 }
@@ -823,8 +845,9 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 			rd.unanswered = append(rd.unanswered, call.ID)
 		}
 	}
-	var summary []string
-	var input model.Fields
+	args := &rd.args
+	args.reset()
+	abbreviated, hasAbbreviated := abbreviatedArgs[call.Name]
 	pairs := 0 // the key tokens before i
 	for i := 0; i < len(p.toks); i++ {
 		t := p.toks[i]
@@ -849,22 +872,22 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 			if k.CallMeta() {
 				continue // metadata, not an argument of the call
 			}
-			summary = append(summary, string(p.text[t.Span.Start:end]))
-			name := string(key)
-			if a, ok := abbreviatedArgs[call.Name]; ok && name == a.rlog {
-				name = a.input
+			args.word(p.text[t.Span.Start:end])
+			alias := ""
+			if hasAbbreviated && string(key) == abbreviated.rlog {
+				alias = abbreviated.input
 			}
-			input.Set(name, argValue(string(p.text[value.Start:value.End])))
+			args.set(key, alias, p.text[value.Start:value.End])
 			continue
 		}
-		summary = append(summary, string(p.text[t.Span.Start:t.Span.End]))
+		args.word(p.text[t.Span.Start:t.Span.End])
 	}
-	call.Summary = strings.Join(summary, " ")
+	call.Summary = string(args.summary)
 	if in, ok := p.metaGet(grammar.KeyInput); ok && json.Valid([]byte(in)) {
 		call.Input = json.RawMessage(in)
 		ev.Form.WholeInput = true
-	} else if len(input) > 0 {
-		call.Input = objectJSON(input)
+	} else if len(args.args) > 0 {
+		call.Input = args.object()
 	}
 	ev.Kind = model.KindToolCall
 	ev.Call = call
@@ -894,21 +917,127 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	return rd.emit(res)
 }
 
-// objectJSON writes fields as a JSON object without reflection (the
-// reader's hot path).
-func objectJSON(f model.Fields) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, x := range f {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(x.Key))
-		b.WriteByte(':')
-		b.Write(x.Value)
+// callArgs are a call's summary and input as its line is read, in
+// buffers the reader keeps for every call: a call's line costs its summary
+// and its input object, one copy each, not a string and a JSON value for
+// each of its words and arguments. TestCallArgsEqualFields holds it to
+// the model's fields (Fields.Set, then the object of them).
+type callArgs struct {
+	summary []byte    // the words and key=values, one space between
+	words   int       // how many words summary has
+	values  []byte    // each argument's value as JSON, one after another
+	args    []callArg // the arguments by name, in the order first set
+	obj     []byte    // the input object, built by object
+}
+
+// callArg is one argument: its name as written, or the tool's own name
+// for it (alias, abbreviatedArgs), and where its value is in values.
+type callArg struct {
+	key        []byte
+	alias      string
+	start, end int
+}
+
+func (c *callArgs) reset() {
+	c.summary, c.words, c.values, c.args = c.summary[:0], 0, c.values[:0], c.args[:0]
+}
+
+// word adds w to the summary.
+func (c *callArgs) word(w []byte) {
+	if c.words > 0 {
+		c.summary = append(c.summary, ' ')
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	c.summary = append(c.summary, w...)
+	c.words++
+}
+
+// set sets the argument key (alias, when not "") to the value written
+// raw: the last value of a name wins, in the place of its first.
+func (c *callArgs) set(key []byte, alias string, raw []byte) {
+	start := len(c.values)
+	c.values = appendArgJSON(c.values, raw)
+	a := callArg{key: key, alias: alias, start: start, end: len(c.values)}
+	for i := range c.args {
+		if c.args[i].sameName(&a) {
+			c.args[i].start, c.args[i].end = a.start, a.end
+			return
+		}
+	}
+	c.args = append(c.args, a)
+}
+
+func (a *callArg) sameName(b *callArg) bool {
+	switch {
+	case a.alias != "" && b.alias != "":
+		return a.alias == b.alias
+	case a.alias != "":
+		return a.alias == string(b.key)
+	case b.alias != "":
+		return b.alias == string(a.key)
+	}
+	return bytes.Equal(a.key, b.key)
+}
+
+// object is the arguments as a JSON object, in a slice of its own.
+func (c *callArgs) object() json.RawMessage {
+	b := append(c.obj[:0], '{')
+	for i := range c.args {
+		a := &c.args[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if a.alias != "" {
+			b = strconv.AppendQuote(b, a.alias)
+		} else {
+			b = appendQuotedKey(b, a.key)
+		}
+		b = append(b, ':')
+		b = append(b, c.values[a.start:a.end]...)
+	}
+	b = append(b, '}')
+	c.obj = b
+	return bytes.Clone(b)
+}
+
+// appendQuotedKey is strconv.AppendQuote of key: key itself between
+// quotes when it is printable ASCII without a quote or a backslash, as
+// keys are.
+func appendQuotedKey(b, key []byte) []byte {
+	for _, c := range key {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, string(key))
+		}
+	}
+	b = append(b, '"')
+	b = append(b, key...)
+	return append(b, '"')
+}
+
+// appendArgJSON appends argValue(raw) to b: a plain word, or a quoted
+// one, with nothing to escape is its JSON string as it stands, without the
+// strings argValue makes of it. FuzzArgJSON holds the two equal.
+func appendArgJSON(b, raw []byte) []byte {
+	switch {
+	case len(raw) > 0 && (raw[0] == '{' || raw[0] == '['):
+	case plainJSON(raw):
+		b = append(b, '"')
+		b = append(b, raw...)
+		return append(b, '"')
+	case len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && plainJSON(raw[1:len(raw)-1]):
+		return append(b, raw...)
+	}
+	return append(b, argValue(string(raw))...)
+}
+
+// plainJSON reports whether s is a JSON string's contents as it stands:
+// no control byte, quote, backslash or byte beyond ASCII.
+func plainJSON(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // argValue turns a written argument value into JSON: a JSON object or array
