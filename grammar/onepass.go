@@ -102,15 +102,16 @@ func (m *lineMeta) nextEq(from int) (int, bool) {
 
 // key reads the key=value the tokenizer found at t[ks:ke] (its '=' at ke)
 // and records its key. The '=' is read as metaAt would read it, without
-// metaAt's walk back over the key where the tokenizer's key is the word
-// metaAt would find: ASCII word characters after the start of the content
-// or an ASCII byte that is no word character.
+// metaAt's walk back over the key when the key is one of the format's
+// (all ASCII word characters) and starts a word metaAt would take whole:
+// after an ASCII byte that is no word character, at or after the start of
+// the content.
 func (m *lineMeta) key(ks, ke int) {
 	b := m.t[ks:ke]
 	k := keyOf(b)
 	parsed := k != numKeys
 	if !parsed {
-		k, _ = KeyOf(b)
+		k = writerKeyOf(b)
 	}
 	m.keys = append(m.keys, k)
 	m.upTo(ke)
@@ -118,11 +119,11 @@ func (m *lineMeta) key(ks, ke int) {
 		return // before the content (never for a body line's tokens)
 	}
 	m.next = m.find(ke + 1)
-	if !m.wholeWord(ks, ke) {
+	if !parsed || !m.startsWord(ks) {
 		metaAt(m.t, m.li, m.content, ke, len(m.t))
 		return
 	}
-	if !parsed || m.li.Meta[k].Valid() {
+	if m.li.Meta[k].Valid() {
 		return
 	}
 	if end := valueEnd(m.t, k, ke+1); end > ke+1 {
@@ -130,19 +131,12 @@ func (m *lineMeta) key(ks, ke int) {
 	}
 }
 
-// wholeWord reports whether metaAt, at the '=' at ke, takes t[ks:ke] as
-// its key: it is all ASCII word characters, no longer than the longest of
-// the format's keys, and starts the content or follows an ASCII byte that
-// is no word character (so that neither metaAt's walk back nor its \b
-// looks further).
-func (m *lineMeta) wholeWord(ks, ke int) bool {
-	if ks < m.content || ke-ks > maxParsedKeyLen {
+// startsWord reports whether metaAt's walk back from a key ending at a
+// '=' stops at ks and its \b holds there: ks is in the content, and at
+// the line's start or after an ASCII byte that is no word character.
+func (m *lineMeta) startsWord(ks int) bool {
+	if ks < m.content {
 		return false
-	}
-	for _, c := range m.t[ks:ke] {
-		if c >= 0x80 || !asciiWord[c] {
-			return false
-		}
 	}
 	if ks == 0 {
 		return true

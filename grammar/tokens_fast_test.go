@@ -208,3 +208,60 @@ func FuzzReadLine(f *testing.F) {
 		checkReadLine(t, &lt, line)
 	})
 }
+
+// BenchmarkReadLine reads every line of a generated session in one pass
+// (LineTokens.Read); BenchmarkClassifyThenTokens with the two passes it
+// replaced. MB/s is of the session.
+func BenchmarkReadLine(b *testing.B) {
+	lines, size := generatedLines(b)
+	b.SetBytes(size)
+	var lt LineTokens
+	for b.Loop() {
+		for _, line := range lines {
+			lt.Read(line)
+		}
+	}
+}
+
+func BenchmarkClassifyThenTokens(b *testing.B) {
+	lines, size := generatedLines(b)
+	b.SetBytes(size)
+	var toks []Token
+	for b.Loop() {
+		for _, line := range lines {
+			li := ClassifyLine(line)
+			toks = AppendTokensFast(toks[:0], line, &li)
+		}
+	}
+}
+
+// generatedLines are the lines of a generated 1 MB session with times.
+func generatedLines(b *testing.B) ([][]byte, int64) {
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, gen.Options{Bytes: 1 << 20, FindingRate: 0.01, Seed: 1, Timed: true}); err != nil {
+		b.Fatal(err)
+	}
+	return bytes.Split(buf.Bytes(), []byte("\n")), int64(buf.Len())
+}
+
+// FuzzIndexAt holds indexAt to bytes.Index, for each of skim's strings
+// with its anchor and for any pattern with any anchor.
+func FuzzIndexAt(f *testing.F) {
+	for _, s := range []string{"", "interrupted", "xinterrupted", "interruptedinterrupted", "interrupte", "p", "interrupped interrupted", "uninterruptedp", "a -> b", "2025-12-19 ->", ">", "-", "→->"} {
+		f.Add([]byte(s), []byte("ab"), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, s, pat []byte, anchor uint8) {
+		for i, p := range skimStrings {
+			if got, want := indexAt(s, p, skimAnchors[i]), bytes.Index(s, p); got != want {
+				t.Fatalf("indexAt(%q, %q, %d) = %d, want %d", s, p, skimAnchors[i], got, want)
+			}
+		}
+		if len(pat) == 0 {
+			return
+		}
+		a := int(anchor) % len(pat)
+		if got, want := indexAt(s, pat, a), bytes.Index(s, pat); got != want {
+			t.Fatalf("indexAt(%q, %q, %d) = %d, want %d", s, pat, a, got, want)
+		}
+	})
+}
