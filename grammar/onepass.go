@@ -100,13 +100,14 @@ func (m *lineMeta) nextEq(from int) (int, bool) {
 	return m.next, true
 }
 
-// key reads the key=value the tokenizer found at t[ks:ke] (its '=' at ke)
-// and records its key. The '=' is read as metaAt would read it, without
+// key reads the key=value the tokenizer found at t[ks:ke] (its '=' at ke),
+// whose tokens are toks, and records its key. The '=' is read as metaAt would read it, without
 // metaAt's walk back over the key when the key is one of the format's
 // (all ASCII word characters) and starts a word metaAt would take whole:
 // after an ASCII byte that is no word character, at or after the start of
-// the content.
-func (m *lineMeta) key(ks, ke int) {
+// the content. A value read up to white space, as the tokenizer reads a
+// value without quotes or brackets, is not read again.
+func (m *lineMeta) key(ks, ke int, toks []Token) {
 	b := m.t[ks:ke]
 	k := keyOf(b)
 	parsed := k != numKeys
@@ -126,9 +127,26 @@ func (m *lineMeta) key(ks, ke int) {
 	if m.li.Meta[k].Valid() {
 		return
 	}
-	if end := valueEnd(m.t, k, ke+1); end > ke+1 {
+	end := 0
+	if len(toks) == 3 && toks[2].Kind == TokValue && endsAtSpace(k) {
+		end = toks[2].Span.End // skipNonSpace from ke+1, as valueEnd's
+	} else {
+		end = valueEnd(m.t, k, ke+1)
+	}
+	if end > ke+1 {
 		m.li.Meta[k] = Span{ke + 1, end}
 	}
+}
+
+// endsAtSpace reports whether valueEnd reads a value of k up to white
+// space (skipNonSpace), as the tokenizer reads a value that is no quoted
+// string, JSON or marker (TokValue).
+func endsAtSpace(k Key) bool {
+	switch keySpecs[k].value {
+	case valueWord, valueDigits, valueAttempt, valueHexDash:
+		return false
+	}
+	return true
 }
 
 // startsWord reports whether metaAt's walk back from a key ending at a

@@ -82,10 +82,11 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 			continue
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
-			if m != nil {
-				m.key(ks, ke)
-			}
+			n := len(out)
 			out, i = appendKeyValue(t, out, ks, ke, to)
+			if m != nil {
+				m.key(ks, ke, out[n:])
+			}
 			continue
 		}
 		e := skipNonSpace(t, i)

@@ -551,10 +551,11 @@ func (p *lineParts) lineID() string {
 	if v, ok := p.metaGet(grammar.KeyIDFull); ok {
 		return v
 	}
-	if v, ok := p.metaValue(grammar.KeyID); ok {
+	if v, ok := p.metaGet(grammar.KeyID); ok {
 		return idPrefix(v)
 	}
-	return ""
+	v, _ := p.arrowValue(grammar.KeyID) // idPrefix'd already
+	return v
 }
 
 // wordID is the value of the line's first id= with one, wherever it is.
