@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"unicode"
 	"unicode/utf8"
 )
@@ -85,6 +86,7 @@ func wordBefore(b []byte, i int) bool {
 // skipWord returns the end of the run of word characters starting at i.
 // Values (a call id, a name) are often tens of bytes: eight ASCII word
 // bytes are passed over at a time (allWordBytes) before the byte loop.
+// FuzzSkipWord holds it to a loop over every character.
 func skipWord(b []byte, i int) int {
 	for i+8 <= len(b) && allWordBytes(binary.LittleEndian.Uint64(b[i:])) {
 		i += 8
@@ -126,10 +128,19 @@ func skipSpace(b []byte, i int) int {
 }
 
 // skipNonSpace returns the end of the run of non-whitespace starting at i.
-// Eight bytes at a time while none is a blank, a control byte or above
-// ASCII (allVisibleASCII), then byte by byte.
+// It passes over printable ASCII eight bytes at a time (values such as
+// ts=, paths and ids are runs of it), and reads from the first other byte
+// (white space, a control byte, a byte beyond ASCII) one character at a
+// time. FuzzSkipNonSpace holds it to a loop over every character.
 func skipNonSpace(b []byte, i int) int {
-	for i+8 <= len(b) && allVisibleASCII(binary.LittleEndian.Uint64(b[i:])) {
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		// The high bit of each byte below 0x21 (after subtracting 0x21,
+		// the lowest such byte is always flagged) or from 0x80 up.
+		if other := ((x - 0x2121212121212121) | x) & 0x8080808080808080; other != 0 {
+			i += bits.TrailingZeros64(other) / 8
+			break
+		}
 		i += 8
 	}
 	for i < len(b) {
@@ -149,23 +160,12 @@ func skipNonSpace(b []byte, i int) int {
 	return i
 }
 
-// eachByte has 1 in each of a word's eight bytes.
-const eachByte = 0x0101010101010101
-
-// allVisibleASCII reports whether each byte of x is in '!'..0x7f: none is
-// whitespace, and none starts or continues a multi-byte character. (A
-// byte below '!' borrows in the subtraction and sets its high bit; no
-// byte does without one.)
-func allVisibleASCII(x uint64) bool {
-	return ((x-eachByte*'!')|x)&(eachByte*0x80) == 0
-}
-
 // allWordBytes reports whether each byte of x is an ASCII word byte
 // ([0-9A-Za-z_]). Each range test adds 0x80-lo to every byte, all of
-// them below 0x80, which cannot carry into the next byte: the high bit of
+// them below 0x80, which cannot carry into the next one: the high bit of
 // the sum says the byte is lo or above.
 func allWordBytes(x uint64) bool {
-	const highs = eachByte * 0x80
+	const eachByte, highs = 0x0101010101010101, 0x8080808080808080
 	if x&highs != 0 {
 		return false
 	}
