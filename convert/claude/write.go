@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -45,13 +44,12 @@ type Writer struct {
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused
-	line      bytes.Buffer      // the entry being built (flush)
+	line      jsonw.Buf         // the entry being built (flush), compact
 	err       error
 	// sourced is set once the session record is written (a session from
 	// another format); sourceExtra are the header extras it holds.
 	sourced     bool
 	sourceExtra map[string]bool
-	rests       []byte // an entry's rests, reused
 	// held is a compaction of another format, written when the next event
 	// shows whether the summary Claude Code resumes from follows it
 	// (boundary, while it is written).
@@ -300,7 +298,7 @@ const (
 func (wr *Writer) sourceRecord() {
 	wr.sourced = true
 	h := wr.h
-	b := &wr.line
+	b := &wr.line.Buffer
 	b.Reset()
 	o := jsonw.Begin(b)
 	o.Str("type", SessionRecord)
@@ -331,7 +329,7 @@ func (wr *Writer) sourceRecord() {
 // now, and which values the entries hold that the session has not.
 func (wr *Writer) endRecord() {
 	h := wr.h
-	b := &wr.line
+	b := &wr.line.Buffer
 	b.Reset()
 	o := jsonw.Begin(b)
 	o.Str("type", SessionRecord)
@@ -350,11 +348,11 @@ func (wr *Writer) endRecord() {
 	wr.writeLine(b.Bytes())
 }
 
-// restOf is the rest of e written in an entry (model.RestOf): every field
-// but those the entry holds (carried), its time when the entry's timestamp
-// is its own, its id and parent when the entry's are others, and which of
-// the entry's the writer made up for it.
-func (wr *Writer) restOf(e *model.Event, l link, written string, carried ...string) json.RawMessage {
+// writeRest writes the rest of e in an entry (model.WriteRest) into b:
+// every field but those the entry holds (carried), its time when the
+// entry's timestamp is its own, its id and parent when the entry's are
+// others, and which of the entry's the writer made up for it.
+func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried ...string) {
 	carried = append(carried, "agent_id", "meta")
 	if e.Sidechain || e.AgentID == "" {
 		carried = append(carried, "sidechain")
@@ -380,7 +378,7 @@ func (wr *Writer) restOf(e *model.Event, l link, written string, carried ...stri
 	case "":
 		carried = append(carried, "-parent")
 	}
-	return model.RestOf(e, carried...)
+	model.WriteRest(b, e, nil, carried...)
 }
 
 // synthID makes a deterministic id, different for each kind and counter
@@ -726,17 +724,20 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.E
 	if !wr.sameSource() && len(evs) > 0 {
 		// As a string: ccusage takes a line with a "usage" object for one
 		// with a message's usage, and a rest may keep one (an SDK
-		// result's).
-		list := append(wr.rests[:0], '[')
-		for i, x := range evs {
-			if i > 0 {
-				list = append(list, ',')
-			}
-			list = append(list, wr.restOf(x, l, ts, carried(x)...)...)
+		// result's). The list is written escaped as it is encoded (a
+		// quoting Buf), each of its strings escaped once for both.
+		o.Key(restsKey)
+		b := &wr.line
+		b.WriteByte('"')
+		b.Quote()
+		list := b.List()
+		for _, x := range evs {
+			list.Next()
+			wr.writeRest(b, x, l, ts, carried(x)...)
 		}
-		list = append(list, ']')
-		wr.rests = list
-		o.Str(restsKey, string(list))
+		list.End()
+		b.Unquote()
+		b.WriteByte('"')
 	}
 	for _, f := range e.Extra {
 		if skipExtra[f.Key] || strings.HasPrefix(f.Key, "_") || strings.HasPrefix(f.Key, "message.") || strings.HasPrefix(f.Key, "block.") {
@@ -760,7 +761,7 @@ func (wr *Writer) flush() {
 	evs := wr.pending
 	wr.pending = wr.pending[:0]
 	clear(wr.renamed)
-	b := &wr.line // reused: an entry is written before the next is built
+	b := &wr.line.Buffer // reused: an entry is written before the next is built
 	b.Reset()
 	o := jsonw.Begin(b)
 	if wr.role == "user" {
@@ -1107,7 +1108,7 @@ func todoJSON(ts []model.Todo) []map[string]string {
 
 // other writes an event that is not part of a user/assistant entry.
 func (wr *Writer) other(e *model.Event) {
-	b := &wr.line
+	b := &wr.line.Buffer
 	b.Reset()
 	same := wr.sameSource()
 	switch e.Kind {
