@@ -15,7 +15,6 @@ package prophet
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"io"
@@ -431,9 +430,19 @@ func (wr *Writer) begin(h *model.Header) {
 	wr.flush(b.Bytes())
 }
 
+// eventRest is the rest of one event (model.RestOf), decided when its
+// message is put together and written where it stands in it
+// (writeRests): the event (nil: null) and what the message carries of it.
+type eventRest struct {
+	e       *model.Event
+	carried []string
+}
+
 // rest is the rest of e in a message (model.RestOf): what the message
 // does not hold of it. A message's own time is its first event's.
-func (wr *Writer) rest(e *model.Event, time string, carried ...string) json.RawMessage {
+// (carried is the rest's own: copied, as the caller's may be reused.)
+func (wr *Writer) rest(e *model.Event, time string, carried ...string) eventRest {
+	carried = append(make([]string, 0, len(carried)+3), carried...)
 	if e.Time == time && wr.times.readBack(time) {
 		// (The reader's spelling of it: another spelling of the instant
 		// stays in the rest.)
@@ -445,24 +454,22 @@ func (wr *Writer) rest(e *model.Event, time string, carried ...string) json.RawM
 	if e.Usage == nil {
 		carried = append(carried, "-usage") // not the message's
 	}
-	return model.RestOf(e, carried...)
+	return eventRest{e, carried}
 }
 
-// rests is a message's extra.rests.
-func rests(list []json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, r := range list {
-		if i > 0 {
-			b.WriteByte(',')
+// writeRests writes a message's extra.rests where it goes in b: each rest
+// written indented where it stands (model.WriteRest), null for none.
+func writeRests(b *jsonw.Buf, list ...eventRest) {
+	l := b.List()
+	for _, r := range list {
+		l.Next()
+		if r.e == nil {
+			b.Raw([]byte("null"))
+			continue
 		}
-		if r == nil {
-			r = json.RawMessage("null")
-		}
-		b.Write(r)
+		model.WriteRest(b, r.e, nil, r.carried...)
 	}
-	b.WriteByte(']')
-	return b.Bytes()
+	l.End()
 }
 
 // Event implements model.Sink.
@@ -656,7 +663,7 @@ func (wr *Writer) writeTurn() {
 		u, hasUsage = wr.turnGrew, wr.turnCounted
 	}
 	wr.turnGrew, wr.turnCounted = model.Usage{}, false
-	var restList []json.RawMessage
+	var restList []eventRest
 	if !wr.same {
 		restList = wr.turnRests(turn, len(texts), u, hasUsage)
 	}
@@ -696,7 +703,8 @@ func (wr *Writer) writeTurn() {
 			xo.Raw(f.Key, f.Value)
 		}
 	} else {
-		xo.Raw("rests", rests(restList))
+		xo.Key("rests")
+		writeRests(b, restList...)
 	}
 	xo.End()
 	o.End()
@@ -710,10 +718,10 @@ func (wr *Writer) writeTurn() {
 // texts) and its calls, each with what the message does not hold of it.
 // u is the message's usage (hasUsage false for none); texts how many
 // texts the message's content joins.
-func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUsage bool) []json.RawMessage {
+func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUsage bool) []eventRest {
 	first := turn[0]
-	var own json.RawMessage
-	var others, callRests []json.RawMessage
+	var own eventRest
+	var others, callRests []eventRest
 	msgID := first.MessageID
 	for i, x := range turn {
 		carried := []string{"model"}
@@ -739,7 +747,7 @@ func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUs
 			others = append(others, wr.rest(x, first.Time, carried...))
 		}
 	}
-	return append(append([]json.RawMessage{own}, others...), callRests...)
+	return append(append([]eventRest{own}, others...), callRests...)
 }
 
 // writeCalls writes the tool_calls list into b; args are the calls'
@@ -824,7 +832,8 @@ func (wr *Writer) other(e *model.Event) {
 				xo.Raw(f.Key, f.Value)
 			}
 		} else {
-			xo.Raw("rests", rests([]json.RawMessage{wr.rest(e, e.Time, "result.call_id", "result.content", "result.is_error", "result.status")}))
+			xo.Key("rests")
+			writeRests(b, wr.rest(e, e.Time, "result.call_id", "result.content", "result.is_error", "result.status"))
 		}
 		xo.End()
 	case model.KindSystem:
@@ -902,7 +911,11 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...s
 			x.Set(f.Key, f.Value)
 		}
 	} else {
-		x.Set("rests", rests([]json.RawMessage{wr.rest(e, e.Time, carried...)}))
+		// The rest written where it stands (the message is indented).
+		r := wr.rest(e, e.Time, carried...)
+		o.Key("extra")
+		x.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, r) })
+		return
 	}
 	if len(x) > 0 {
 		o.Key("extra")
