@@ -55,6 +55,7 @@ type Writer struct {
 	// (boundary, while it is written).
 	held     *model.Event
 	boundary bool
+	carried  []string // a rest's carried fields (entryTail), reused
 	// From another format: the latest tool_use ids written (the API takes
 	// one call an id), and by the source's id the ids written for its
 	// latest calls still waiting for their results; renamed holds, for the
@@ -352,7 +353,7 @@ func (wr *Writer) endRecord() {
 // every field but those the entry holds (carried), its time when the
 // entry's timestamp is its own, its id and parent when the entry's are
 // others, and which of the entry's the writer made up for it.
-func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried ...string) {
+func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried []string) {
 	carried = append(carried, "agent_id", "meta")
 	if e.Sidechain || e.AgentID == "" {
 		carried = append(carried, "sidechain")
@@ -379,6 +380,7 @@ func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string
 		carried = append(carried, "-parent")
 	}
 	model.WriteRest(b, e, nil, carried...)
+	wr.carried = carried
 }
 
 // synthID makes a deterministic id, different for each kind and counter
@@ -714,8 +716,8 @@ func parseTime(s string) (time.Time, bool) {
 
 // entryTail writes uuid, timestamp and the entry-level extras, and for a
 // session from another format the rests of the entry's events (evs),
-// carried naming what the entry holds of each.
-func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, carried func(*model.Event) []string) {
+// carried appending to c what the entry holds of each.
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, carried func(c []string, x *model.Event) []string) {
 	o.Str("uuid", l.uuid)
 	ts := wr.timestamp(e)
 	if ts != "" {
@@ -733,7 +735,10 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.E
 		list := b.List()
 		for _, x := range evs {
 			list.Next()
-			wr.writeRest(b, x, l, ts, carried(x)...)
+			// (One list for every rest: each is written before the next
+			// is made.)
+			wr.carried = carried(wr.carried[:0], x)
+			wr.writeRest(b, x, l, ts, wr.carried)
 		}
 		list.End()
 		b.Unquote()
@@ -811,8 +816,8 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 		}
 	}
 	wr.writeResultStatuses(o, b, content, first.Extra)
-	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
-		c := []string{"kind", "text", "todos", "signature", "result.is_error", "result.status"}
+	wr.entryTail(o, first, l, evs, func(c []string, x *model.Event) []string {
+		c = append(c, "kind", "text", "todos", "signature", "result.is_error", "result.status")
 		if _, ok := wr.renamed[x]; !ok {
 			c = append(c, "result.call_id")
 		}
@@ -867,8 +872,8 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Eve
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()
 	written := pick(first.Model, wr.h.Model)
-	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
-		c := []string{"kind", "text", "signature", "call.name", "call.input"}
+	wr.entryTail(o, first, l, evs, func(c []string, x *model.Event) []string {
+		c = append(c, "kind", "text", "signature", "call.name", "call.input")
 		if _, ok := wr.renamed[x]; !ok {
 			c = append(c, "call.id")
 		}
@@ -1206,7 +1211,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.Str("content", e.Text)
 	}
 	wr.dropMessageKeys(e)
-	wr.entryTail(o, e, l, []*model.Event{e}, func(*model.Event) []string { return nil })
+	wr.entryTail(o, e, l, []*model.Event{e}, func(c []string, _ *model.Event) []string { return c })
 	o.End()
 	wr.writeLine(b.Bytes())
 }
