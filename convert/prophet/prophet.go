@@ -25,6 +25,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
@@ -954,9 +955,69 @@ type times struct {
 // unix is unixTime(ts).
 func (c *times) unix(ts string) string {
 	if !c.known || ts != c.ts {
-		*c = times{ts: ts, text: unixTime(ts), known: true}
+		if text, back, ok := unixTimeUTC(ts); ok {
+			*c = times{ts: ts, text: text, known: true, checked: true, readOK: back}
+		} else {
+			*c = times{ts: ts, text: unixTime(ts), known: true}
+		}
 	}
 	return c.text
+}
+
+// unixTimeUTC is unixTime(ts) and whether rfc3339 reads it back as ts,
+// for the form most timestamps have, YYYY-MM-DDTHH:MM:SS[.fraction]Z from
+// 1970 on, worked out from its digits without parsing and formatting a
+// time (a message's time was parsed, formatted and parsed again: about a
+// tenth of the writer's instructions). ok is false for any other form,
+// which unixTime and rfc3339 then decide; FuzzUnixTimeUTC holds it to
+// them.
+func unixTimeUTC(ts string) (text string, readBack, ok bool) {
+	n := len(ts)
+	if n < len("2006-01-02T15:04:05Z") || ts[n-1] != 'Z' {
+		return "", false, false
+	}
+	dt, shaped := grammar.ReadDateTime([]byte(ts[:19]))
+	if !shaped || dt.Year < 1970 || !dt.Valid() {
+		return "", false, false
+	}
+	// The fraction: none, or a dot and one to nine digits.
+	frac := ts[19 : n-1]
+	if frac != "" {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || strings.Trim(frac[1:], "0123456789") != "" {
+			return "", false, false
+		}
+		frac = frac[1:]
+	}
+	micros := 0
+	for i := range 6 {
+		micros *= 10
+		if i < len(frac) {
+			micros += int(frac[i] - '0')
+		}
+	}
+	unix := (daysFromCivil(dt.Year, dt.Month, dt.Day)*24+int64(dt.Hour))*3600 + int64(dt.Minute)*60 + int64(dt.Second)
+	var buf [32]byte
+	b := append(strconv.AppendInt(buf[:0], unix, 10), '.')
+	b = append(b, byte('0'+micros/100000), byte('0'+micros/10000%10), byte('0'+micros/1000%10),
+		byte('0'+micros/100%10), byte('0'+micros/10%10), byte('0'+micros%10))
+	// rfc3339 writes three fraction digits when the microseconds are
+	// whole milliseconds, else six.
+	readBack = len(frac) == 3 || len(frac) == 6 && micros%1000 != 0
+	return string(b), readBack, true
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to y-mo-d in the
+// proleptic Gregorian calendar (Howard Hinnant's days_from_civil).
+func daysFromCivil(y, mo, d int) int64 {
+	if mo <= 2 {
+		y--
+	}
+	era := y / 400 // y >= 1969 here
+	yoe := y - era*400
+	m := (mo + 9) % 12 // March = 0
+	doy := (153*m+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 // readBack reports whether the reader reads the unix time written for ts

@@ -322,51 +322,20 @@ func AppendString(dst []byte, s string) []byte {
 }
 
 // appendStringBody appends what AppendString puts between the quotes.
-func appendStringBody(dst []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		i += PlainASCII(s[i:])
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, `\n`...)
-			case '\r':
-				dst = append(dst, `\r`...)
-			case '\t':
-				dst = append(dst, `\t`...)
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(dst, s[start:]...)
-}
+func appendStringBody(dst []byte, s string) []byte { return appendEscaped(dst, s, false) }
 
 // appendQuotedString appends AppendString(s) as it stands inside a JSON
 // string: what appendStringBody(AppendString(s)) appends, in one pass.
-// Plain runs are copied as they are; each escape AppendString writes gets
-// its backslash escaped, and its quotes are written \".
 func appendQuotedString(dst []byte, s string) []byte {
-	dst = append(dst, '\\', '"')
+	return append(appendEscaped(append(dst, '\\', '"'), s, true), '\\', '"')
+}
+
+// appendEscaped appends s escaped as a JSON string's bytes, or, quoted,
+// escaped twice (as those bytes stand inside another string). Plain runs
+// are copied as they are; each escape sequence starts with a backslash,
+// which quoted escapes, and is followed by a letter or digits, or by the
+// quote or backslash it escapes, which quoted escapes too.
+func appendEscaped(dst []byte, s string, quoted bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		i += PlainASCII(s[i:])
@@ -374,35 +343,41 @@ func appendQuotedString(dst []byte, s string) []byte {
 			break
 		}
 		c := s[i]
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', '\\', '\\', c)
-			case '\n':
-				dst = append(dst, `\\n`...)
-			case '\r':
-				dst = append(dst, `\\r`...)
-			case '\t':
-				dst = append(dst, `\\t`...)
-			default:
-				dst = append(dst, '\\', '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+				i += size
+				continue
 			}
-			i++
-			start = i
-			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\\ufffd`...)
-			i++
-			start = i
-			continue
+		dst = append(dst, s[start:i]...)
+		if quoted {
+			dst = append(dst, '\\')
 		}
-		i += size
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\')
+			if quoted {
+				dst = append(dst, '\\')
+			}
+			dst = append(dst, c)
+		case '\n':
+			dst = append(dst, `\n`...)
+		case '\r':
+			dst = append(dst, `\r`...)
+		case '\t':
+			dst = append(dst, `\t`...)
+		default:
+			if c >= utf8.RuneSelf {
+				// Invalid UTF-8, one byte.
+				dst = append(dst, `\ufffd`...)
+			} else {
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+		}
+		i++
+		start = i
 	}
-	return append(append(dst, s[start:]...), '\\', '"')
+	return append(dst, s[start:]...)
 }
 
 // highBits has the high bit of each byte of a word set.
