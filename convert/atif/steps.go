@@ -64,7 +64,7 @@ type toolCall struct {
 // step carries of it (decided as the event joins the step), and for an
 // agent step's event its usage, which the step's metrics do not say when
 // they are what the step adds to the session's count (step.usageOf):
-// the rest then says it (model.WithUsage).
+// the rest then says it (model.WriteRest with the usage).
 type eventRest struct {
 	e       *model.Event // nil: none
 	carried []string

@@ -53,8 +53,10 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 // writes: compact, indented where it stands, or quoted inside a string.
 // A writer writes each rest where it goes instead of building it apart
 // and copying it in (and, for a document that is indented or a string,
-// reading it again). With usage not nil, the rest is WithUsage(rest,
-// *usage).
+// reading it again). With usage not nil, the rest ends with it as "+usage"
+// writes it, after "unset": for a writer that learns only when it writes
+// the rest that its record does not say the event's usage (an ATIF step
+// whose metrics are what the step adds to the session's count).
 func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 	has := func(k string) bool { return slices.Contains(carried, k) }
 	o := b.Begin()
@@ -252,25 +254,6 @@ func hasRestExtra(x Fields) bool {
 func usageJSON(u Usage) []byte {
 	return []byte("[" + strconv.FormatInt(u.Input, 10) + "," + strconv.FormatInt(u.Output, 10) + "," +
 		strconv.FormatInt(u.CacheRead, 10) + "," + strconv.FormatInt(u.CacheCreate, 10) + "]")
-}
-
-// WithUsage is rest (made by RestOf without "+usage") with the event's
-// usage u in it, as "+usage" puts it: for a writer that learns only after
-// it made the rest that its record does not say the event's usage (an
-// ATIF step whose metrics are what it adds to the session's count).
-func WithUsage(rest json.RawMessage, u Usage) json.RawMessage {
-	r := bytes.TrimRight(rest, " \t\r\n")
-	if len(r) < 2 || r[len(r)-1] != '}' {
-		return rest
-	}
-	out := make([]byte, 0, len(r)+48)
-	out = append(out, r[:len(r)-1]...)
-	if len(r) > 2 {
-		out = append(out, ',')
-	}
-	out = append(out, `"usage":`...)
-	out = append(out, usageJSON(u)...)
-	return append(out, '}')
 }
 
 // ApplyRest sets the fields rest names on e, over what the reader made of
