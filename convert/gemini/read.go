@@ -521,7 +521,8 @@ func contentText(f model.Fields) (string, bool) {
 	}
 	var parts []string
 	jsonscan.Array(v, func(_ int, b []byte) error {
-		jsonscan.Object(b, func(k, v []byte) error {
+		// Validated with its record: walked, not scanned again.
+		jsonscan.Members(b, func(k, v []byte) error {
 			if string(k) == "text" {
 				s, _ := jsonscan.String(v)
 				parts = append(parts, s)
@@ -674,7 +675,7 @@ func sameResult(result, fr []byte) bool {
 	same := false
 	jsonscan.Array(result, func(_ int, b []byte) error {
 		n++
-		jsonscan.Object(b, func(k, v []byte) error {
+		jsonscan.Members(b, func(k, v []byte) error { // validated with its record
 			same = string(k) == "functionResponse" && bytes.Equal(v, fr)
 			return nil
 		})
@@ -925,7 +926,7 @@ func (rd *reader) closeCalls() error {
 			n := 0
 			jsonscan.Array(v, func(_ int, b []byte) error {
 				n++
-				jsonscan.Object(b, func(k, v []byte) error {
+				jsonscan.Members(b, func(k, v []byte) error { // validated with its record
 					if string(k) == "functionResponse" {
 						fr = v
 					}

@@ -15,6 +15,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 func read(t *testing.T, in string) (*model.Session, *model.Report) {
@@ -533,6 +534,34 @@ func FuzzOwnFields(f *testing.F) {
 					}
 				}
 			}
+		}
+	})
+}
+
+// FuzzMembersOfValidated holds what the reader relies on when it walks a
+// part of a record already validated (contentText, sameResult, a call's
+// result) with jsonscan.Members instead of scanning it again with
+// jsonscan.Object: for valid JSON both give the same members, in order,
+// and neither gives any for a value that is not an object.
+func FuzzMembersOfValidated(f *testing.F) {
+	f.Add([]byte(`{"functionResponse":{"id":"c","name":"run_shell_command","response":{"output":"a\nb"}}}`))
+	f.Add([]byte(` {"text" : "hi", "te\u0078t":"x", "a":[1,{"b":null}]} `))
+	f.Add([]byte(`"text"`))
+	f.Add([]byte(`[{"text":"a"}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !jsonscan.Valid(b) {
+			return
+		}
+		walk := func(each func([]byte, func(k, v []byte) error) error) string {
+			var out strings.Builder
+			each(b, func(k, v []byte) error {
+				fmt.Fprintf(&out, "%q:%q;", k, v)
+				return nil
+			})
+			return out.String()
+		}
+		if got, want := walk(jsonscan.Members), walk(jsonscan.Object); got != want {
+			t.Fatalf("Members: %s\nObject: %s", got, want)
 		}
 	})
 }
