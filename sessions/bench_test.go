@@ -369,7 +369,8 @@ func TestListingHoldsNoCalls(t *testing.T) {
 	dir := t.TempDir()
 	cwd := "/work/project"
 	homes := Homes{Claude: filepath.Join(dir, ".claude")}
-	agentstore.Claude(t, filepath.Join(homes.Claude, "projects", ClaudeProject(cwd)), 20, 20<<20)
+	// The writer's shape: its 20 MB hold the 10,000 calls measured.
+	agentstore.Generate(t, filepath.Join(homes.Claude, "projects", ClaudeProject(cwd)), 20, 20<<20, agentstore.Writer)
 	p := Discover(cwd, homes)
 	base := heapNow()
 	ix := Open(filepath.Join(dir, "sessions.json"))
