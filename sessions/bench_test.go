@@ -158,9 +158,11 @@ func TestReadHeapStaysConstant(t *testing.T) {
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	dir := t.TempDir()
-	// One transcript of each size: a store of 1 session of that size.
-	small := agentstore.Claude(t, filepath.Join(dir, "small"), 1, 3<<20)[0]
-	large := agentstore.Claude(t, filepath.Join(dir, "large"), 1, 30<<20)[0]
+	// One transcript of each size: a store of 1 session of that size, of
+	// the writer's shape (the CLI's has sub-agents' files, and a
+	// transcript with them is listed without a cut).
+	small := agentstore.Generate(t, filepath.Join(dir, "small"), 1, 3<<20, agentstore.Writer)[0]
+	large := agentstore.Generate(t, filepath.Join(dir, "large"), 1, 30<<20, agentstore.Writer)[0]
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	var peak uint64
 	afterWindow = func() {

@@ -20,31 +20,53 @@ const CLIVersion = "2.1.328"
 // benchmarks' work folder).
 const CLICwd = "/work/project"
 
-// CLITranscript returns a Claude Code transcript of about size bytes
-// (never less than one run of one prompt), shaped as the Claude Code CLI
-// 2.x writes them: the record types, keys and nesting of the transcripts
-// recorded from the real CLI in testdata/agents/claude-code (TestCLIShape
-// holds that), in the order the CLI writes them. A session is a few runs
-// (one start of the CLI each: queued prompt, the run's attachments, the
-// request shape); a run is prompts; a prompt is API calls, each an
-// api-request record, the answer's blocks one assistant record each
-// (thinking, text, tool_use) sharing the message's usage, and the tool's
-// result as a user record carrying the CLI's toolUseResult beside the
-// tool_result block. Long sessions are compacted now and then. Everything
-// follows from seed.
+// CLISession is a generated Claude Code session as the CLI keeps it: its
+// transcript (SESSION.jsonl) and its sub-agents' (SESSION/subagents/).
+type CLISession struct {
+	Transcript []byte
+	Agents     []CLIAgent
+}
+
+// CLIAgent is a sub-agent's transcript (agent-ID.jsonl) and the CLI's
+// sidecar of it (agent-ID.meta.json).
+type CLIAgent struct {
+	ID               string
+	Transcript, Meta []byte
+}
+
+// CLITranscript is the transcript of CLISessionOf(size, seed), without
+// its sub-agents' files.
 func CLITranscript(size int64, seed uint64) []byte {
+	return CLISessionOf(size, seed).Transcript
+}
+
+// CLISessionOf returns a Claude Code session of about size bytes, its
+// sub-agents' transcripts included (never less than one run of one
+// prompt), shaped as the Claude Code CLI 2.x writes them: the record
+// types, keys and nesting of the transcripts recorded from the real CLI in
+// testdata/agents/claude-code (TestCLIShape holds that), in the order the
+// CLI writes them. A session is a few runs (one start of the CLI each:
+// queued prompt, the run's attachments, the request shape); a run is
+// prompts; a prompt is API calls, each an api-request record, the answer's
+// blocks one assistant record each (thinking, text, tool_use) sharing the
+// message's usage, and the tool's result as a user record carrying the
+// CLI's toolUseResult beside the tool_result block. Now and then a call
+// starts a sub-agent in the background (the Agent tool), whose transcript
+// is a file of its own and whose end is a task notification in the main
+// one. Long sessions are compacted now and then. Everything follows from
+// seed.
+func CLISessionOf(size int64, seed uint64) CLISession {
 	g := &cliGen{
-		r:       rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		size:    size,
-		ts:      time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC).Add(time.Duration(seed%600) * time.Hour),
-		session: "",
+		r:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		size: size,
+		ts:   time.Date(2026, 11, 1, 8, 0, 0, 0, time.UTC).Add(time.Duration(seed%600) * time.Hour),
 	}
 	g.session = g.uuid()
 	g.buf.Grow(int(min(size+size/8, 1<<30)))
-	for run := 0; run == 0 || int64(g.buf.Len()) < size; run++ {
+	for run := 0; run == 0 || g.written() < size; run++ {
 		g.run(run)
 	}
-	return g.buf.Bytes()
+	return CLISession{Transcript: g.buf.Bytes(), Agents: g.agents}
 }
 
 // cliGen writes one CLI-shaped transcript.
@@ -66,6 +88,26 @@ type cliGen struct {
 	cost                   float64
 	in, out, read, create  int
 	sinceCompact           int64
+	// agentID is the sub-agent whose transcript this is ("" for the
+	// main one); agents are the main one's sub-agents, written, and
+	// notify those started in the current prompt, whose task
+	// notifications come after its answer.
+	agentID string
+	agents  []CLIAgent
+	notify  []startedAgent
+}
+
+// startedAgent is a sub-agent started by an Agent call.
+type startedAgent struct{ id, call, description string }
+
+// written is how many bytes of the session are written: the transcript's
+// and its sub-agents'.
+func (g *cliGen) written() int64 {
+	n := int64(g.buf.Len())
+	for _, a := range g.agents {
+		n += int64(len(a.Transcript))
+	}
+	return n
 }
 
 // kv is one member of an object: objects keep the CLI's key order.
@@ -76,8 +118,13 @@ type kv struct {
 
 type obj []kv
 
-// line writes one record.
+// line writes one record. In a sub-agent's transcript a record that is
+// not part of the conversation (api-request and the like) names the
+// sub-agent after the session.
 func (g *cliGen) line(o obj) {
+	if g.agentID != "" && len(o) > 1 && o[0].k == "type" && o[1].k == "sessionId" {
+		o = append(o[:2:2], append(obj{{"agentId", g.agentID}}, o[2:]...)...)
+	}
 	b := g.buf.AvailableBuffer()
 	b = appendJSON(b, o)
 	b = append(b, '\n')
@@ -242,7 +289,10 @@ func (g *cliGen) logSize(lo, hi int) int {
 // between the chain's keys and the session's keys the CLI repeats on each.
 func (g *cliGen) entry(head, body obj) obj {
 	uuid := g.uuid()
-	o := obj{{"parentUuid", nullable(g.parent)}, {"isSidechain", false}}
+	o := obj{{"parentUuid", nullable(g.parent)}, {"isSidechain", g.agentID != ""}}
+	if g.agentID != "" {
+		o = append(o, kv{"agentId", g.agentID})
+	}
 	o = append(o, head...)
 	o = append(o, kv{"uuid", uuid}, kv{"timestamp", g.stamp(400)})
 	o = append(o, body...)
@@ -274,19 +324,12 @@ func (g *cliGen) run(run int) {
 	g.userPrompt()
 	g.runAttachments()
 	g.line(obj{{"type", "atis-latch"}, {"atis", ""}, {"sessionId", g.session}})
-	g.shapeHash = g.hash()
-	g.lastRequest = ""
-	g.line(obj{{"type", "api-request-shape"}, {"sessionId", g.session}, {"shapeHash", g.shapeHash}, {"timestamp", g.stamp(200)}, {"version", CLIVersion},
-		{"shape", obj{{"system", []any{obj{{"type", "text"}, {"text", "You are a Claude agent, built on Anthropic's Claude Agent SDK."}}, obj{{"type", "text"}, {"text", g.text(1500)}}}}, {"tools", g.toolSchemas(18, false)}}}})
-	g.line(obj{{"type", "api-request-blob"}, {"sessionId", g.session}, {"hash", g.hash()},
-		{"message", obj{{"role", "system"}, {"content", []any{obj{{"type", "text"}, {"text", "# Environment\n" + g.text(150)}}}}, {"output_config", obj{{"effort", "medium"}}}}}})
-	g.line(obj{{"type", "api-request-blob"}, {"sessionId", g.session}, {"hash", g.hash()},
-		{"message", obj{{"role", "user"}, {"content", []any{obj{{"type", "text"}, {"text", "<system-reminder>\n" + g.text(80) + "\n</system-reminder>"}}, obj{{"type", "text"}, {"text", g.prompt}}}}}}})
+	g.requestShape()
 	snapshot := true
 	for prompts := 1 + g.r.IntN(4); ; {
 		g.promptTurns(&snapshot)
 		g.promptIndex++
-		if g.promptIndex >= prompts || int64(g.buf.Len()) >= g.size {
+		if g.promptIndex >= prompts || g.written() >= g.size {
 			break
 		}
 		g.prompt = g.text(6 + g.r.IntN(40))
@@ -295,6 +338,19 @@ func (g *cliGen) run(run int) {
 	}
 	g.line(obj{{"type", "last-prompt"}, {"lastPrompt", g.prompt}, {"leafUuid", g.parent}, {"sessionId", g.session}})
 	g.costState()
+}
+
+// requestShape is the request's shape and first messages the CLI keeps
+// at a run's (or a sub-agent's) start.
+func (g *cliGen) requestShape() {
+	g.shapeHash = g.hash()
+	g.lastRequest = ""
+	g.line(obj{{"type", "api-request-shape"}, {"sessionId", g.session}, {"shapeHash", g.shapeHash}, {"timestamp", g.stamp(200)}, {"version", CLIVersion},
+		{"shape", obj{{"system", []any{obj{{"type", "text"}, {"text", "You are a Claude agent, built on Anthropic's Claude Agent SDK."}}, obj{{"type", "text"}, {"text", g.text(1500)}}}}, {"tools", g.toolSchemas(18, false)}}}})
+	g.line(obj{{"type", "api-request-blob"}, {"sessionId", g.session}, {"hash", g.hash()},
+		{"message", obj{{"role", "system"}, {"content", []any{obj{{"type", "text"}, {"text", "# Environment\n" + g.text(150)}}}}, {"output_config", obj{{"effort", "medium"}}}}}})
+	g.line(obj{{"type", "api-request-blob"}, {"sessionId", g.session}, {"hash", g.hash()},
+		{"message", obj{{"role", "user"}, {"content", []any{obj{{"type", "text"}, {"text", "<system-reminder>\n" + g.text(80) + "\n</system-reminder>"}}, obj{{"type", "text"}, {"text", g.prompt}}}}}}})
 }
 
 // userPrompt is a prompt typed by the user.
@@ -437,20 +493,23 @@ func (g *cliGen) promptTurns(snapshot *bool) {
 			blocks = append(blocks, obj{{"type", "thinking"}, {"thinking", g.text(20 + g.r.IntN(200))}, {"signature", g.signature()}})
 		}
 		blocks = append(blocks, obj{{"text", g.text(5 + g.r.IntN(120))}, {"type", "text"}})
-		if calls <= 0 || made > 0 && int64(g.buf.Len()) >= g.size {
+		if calls <= 0 || made > 0 && g.written() >= g.size {
 			g.answer(request, blocks, "end_turn")
+			g.notifications()
 			return
 		}
 		tool, input, run := g.toolCall()
 		id := g.id("toolu_01")
 		blocks = append(blocks, obj{{"id", id}, {"input", input}, {"name", tool}, {"type", "tool_use"}})
-		if !contains(g.tools, tool) {
+		if !contains(g.tools, tool) && g.agentID == "" {
 			g.tools = append(g.tools, tool)
 			g.line(obj{{"type", "tools-used"}, {"tools", g.tools}, {"sessionId", g.session}})
 		}
 		g.answer(request, blocks, "tool_use")
-		g.line(obj{{"type", "last-prompt"}, {"lastPrompt", g.prompt}, {"leafUuid", g.parent}, {"sessionId", g.session}})
-		g.line(obj{{"type", "atis-latch"}, {"atis", ""}, {"sessionId", g.session}})
+		if g.agentID == "" {
+			g.line(obj{{"type", "last-prompt"}, {"lastPrompt", g.prompt}, {"leafUuid", g.parent}, {"sessionId", g.session}})
+			g.line(obj{{"type", "atis-latch"}, {"atis", ""}, {"sessionId", g.session}})
+		}
 		g.ts = g.ts.Add(time.Duration(g.logSize(20, 60000)) * time.Millisecond)
 		g.toolResult(id, run)
 		g.calls++
@@ -481,13 +540,16 @@ func (g *cliGen) signature() string {
 
 // toolCall picks a tool and its input; run writes its result (content
 // of the tool_result block, the toolUseResult, whether it failed).
-func (g *cliGen) toolCall() (tool string, input obj, run func() (content any, result any, isError bool)) {
+func (g *cliGen) toolCall() (tool string, input obj, run func(call string) (content any, result any, isError bool)) {
 	path := CLICwd + "/" + cliWords[g.r.IntN(len(cliWords))] + "/" + cliWords[g.r.IntN(len(cliWords))] + ".go"
+	if g.agentID == "" && g.r.IntN(40) == 0 {
+		return g.agentCall()
+	}
 	switch n := g.r.IntN(20); {
 	case n < 8:
 		cmd := "go test ./" + cliWords[g.r.IntN(len(cliWords))] + "/..."
 		input = obj{{"command", cmd}, {"description", g.text(5)}}
-		return "Bash", input, func() (any, any, bool) {
+		return "Bash", input, func(string) (any, any, bool) {
 			if g.r.IntN(8) == 0 {
 				msg := "Exit code 1\n" + g.code(g.logSize(40, 4000))
 				return msg, "Error: " + msg, true
@@ -497,7 +559,7 @@ func (g *cliGen) toolCall() (tool string, input obj, run func() (content any, re
 		}
 	case n < 15:
 		input = obj{{"file_path", path}}
-		return "Read", input, func() (any, any, bool) {
+		return "Read", input, func(string) (any, any, bool) {
 			src := g.code(g.logSize(100, 40000))
 			lines := strings.SplitAfter(src, "\n")
 			var numbered strings.Builder
@@ -511,7 +573,7 @@ func (g *cliGen) toolCall() (tool string, input obj, run func() (content any, re
 	case n < 18:
 		oldS, newS := g.code(g.logSize(20, 600)), g.code(g.logSize(20, 600))
 		input = obj{{"file_path", path}, {"old_string", oldS}, {"new_string", newS}, {"replace_all", false}}
-		return "Edit", input, func() (any, any, bool) {
+		return "Edit", input, func(string) (any, any, bool) {
 			orig := g.code(g.logSize(200, 20000)) + oldS
 			patch := []any{obj{{"oldStart", 1}, {"oldLines", strings.Count(oldS, "\n")}, {"newStart", 1}, {"newLines", strings.Count(newS, "\n")}, {"lines", patchLines(oldS, newS)}}}
 			return "The file " + path + " has been updated successfully.",
@@ -520,7 +582,7 @@ func (g *cliGen) toolCall() (tool string, input obj, run func() (content any, re
 	default:
 		content := g.code(g.logSize(100, 12000))
 		input = obj{{"file_path", path}, {"content", content}}
-		return "Write", input, func() (any, any, bool) {
+		return "Write", input, func(string) (any, any, bool) {
 			return "File created successfully at: " + path,
 				obj{{"type", "create"}, {"filePath", path}, {"content", content}, {"structuredPatch", []any{}}, {"originalFile", nil}, {"userModified", false}}, false
 		}
@@ -539,17 +601,75 @@ func patchLines(oldS, newS string) []string {
 }
 
 // toolResult is the user record answering tool call id.
-func (g *cliGen) toolResult(id string, run func() (any, any, bool)) {
+func (g *cliGen) toolResult(id string, run func(call string) (any, any, bool)) {
 	source := g.parent
-	content, result, isError := run()
+	content, result, isError := run(id)
 	block := obj{{"tool_use_id", id}, {"type", "tool_result"}, {"content", content}}
 	if isError {
 		block = append(block, kv{"is_error", true})
 	}
-	g.line(g.entry(obj{{"promptId", g.promptID}, {"type", "user"}, {"message", obj{{"role", "user"}, {"content", []any{block}}}}},
-		obj{{"toolUseResult", result}, {"sourceToolAssistantUUID", source},
-			{"permissionDecision", obj{{"decision", "accept"}, {"source", "config"}, {"reasonType", "rule"}, {"ruleSource", "cliArg"}}}}))
+	var body obj
+	if g.agentID == "" {
+		body = obj{{"toolUseResult", result}} // a sub-agent's transcript has none
+	}
+	body = append(body, kv{"sourceToolAssistantUUID", source},
+		kv{"permissionDecision", obj{{"decision", "accept"}, {"source", "config"}, {"reasonType", "rule"}, {"ruleSource", "cliArg"}}})
+	g.line(g.entry(obj{{"promptId", g.promptID}, {"type", "user"}, {"message", obj{{"role", "user"}, {"content", []any{block}}}}}, body))
 	g.msgs++
+}
+
+// agentCall is an Agent call: a general-purpose sub-agent started in the
+// background, its transcript written when the call's result is (it runs
+// while the main conversation goes on), its end notified after the
+// prompt's answer.
+func (g *cliGen) agentCall() (string, obj, func(string) (any, any, bool)) {
+	id := fmt.Sprintf("a%016x", g.r.Uint64())
+	desc := g.text(3 + g.r.IntN(4))
+	prompt := g.text(20 + g.r.IntN(80))
+	input := obj{{"description", desc}, {"prompt", prompt}, {"subagent_type", "general-purpose"}}
+	return "Agent", input, func(call string) (any, any, bool) {
+		g.subagent(id, call, desc, prompt)
+		content := []any{obj{{"type", "text"}, {"text", "Async agent launched successfully. (This tool result is internal metadata.)\nagentId: " + id + "\nThe agent is working in the background. You will be notified automatically when it completes."}}}
+		return content, obj{{"isAsync", true}, {"status", "async_launched"}, {"agentId", id}, {"description", desc}, {"resolvedModel", "claude-opus-5-5"}, {"prompt", prompt},
+			{"outputFile", "/tmp/claude-0/-work-project/" + g.session + "/tasks/" + id + ".output"}, {"canReadOutputFile", true}, {"canContinueAgent", true}}, false
+	}
+}
+
+// subagent writes sub-agent id's transcript, started by call: its prompt,
+// the attachments and request shape of its start, then API calls with
+// tools until its answer. Its tokens and cost count into the session's.
+func (g *cliGen) subagent(id, call, desc, prompt string) {
+	child := &cliGen{r: g.r, size: int64(g.logSize(20<<10, 600<<10)), ts: g.ts, session: g.session, agentID: id, promptID: g.promptID, prompt: prompt}
+	child.line(child.entry(obj{{"promptId", g.promptID}, {"type", "user"}, {"message", obj{{"role", "user"}, {"content", prompt}}}}, nil))
+	child.runAttachments()
+	child.requestShape()
+	snapshot := true
+	child.promptTurns(&snapshot)
+	g.in, g.out, g.read, g.create = g.in+child.in, g.out+child.out, g.read+child.read, g.create+child.create
+	g.cost += child.cost
+	meta := appendJSON(nil, obj{{"agentType", "general-purpose"}, {"isBuiltIn", true}, {"launchedWithDefaults", true}, {"description", desc}, {"toolUseId", call},
+		{"spawnDepth", 1}, {"requestShape", "background"}, {"requestNonInteractive", true}, {"model", "claude-opus-5-5"}, {"pickedEffortModel", "claude-opus-5-5"}, {"finished", true}})
+	g.agents = append(g.agents, CLIAgent{ID: id, Transcript: child.buf.Bytes(), Meta: meta})
+	g.notify = append(g.notify, startedAgent{id: id, call: call, description: desc})
+}
+
+// notifications are the ends of the sub-agents the prompt started, each
+// queued as a task notification the main conversation answers.
+func (g *cliGen) notifications() {
+	for _, a := range g.notify {
+		text := "<task-notification>\n<task-id>" + a.id + "</task-id>\n<tool-use-id>" + a.call + "</tool-use-id>\n<status>completed</status>\n<summary>Agent \"" + a.description + "\" completed</summary>\n<result>" + g.text(30+g.r.IntN(200)) + "</result>\n</task-notification>"
+		g.ts = g.ts.Add(time.Duration(g.logSize(1000, 300000)) * time.Millisecond)
+		g.line(obj{{"type", "queue-operation"}, {"operation", "enqueue"}, {"timestamp", g.stamp(50)}, {"sessionId", g.session}, {"content", text}})
+		g.line(obj{{"type", "queue-operation"}, {"operation", "dequeue"}, {"timestamp", g.stamp(20)}, {"sessionId", g.session}})
+		g.turnIndex++
+		g.line(g.entry(obj{{"promptId", g.promptID}, {"type", "user"}, {"message", obj{{"role", "user"}, {"content", "<system-reminder>\n<tools-used-before-summary>Bash</tools-used-before-summary>\n</system-reminder>"}}}, {"isMeta", true}, {"turnCompanion", true}},
+			obj{{"queueSkipAttachments", true}}))
+		g.line(g.entry(obj{{"promptId", g.promptID}, {"type", "user"}, {"message", obj{{"role", "user"}, {"content", text}}}},
+			obj{{"permissionMode", "default"}, {"origin", obj{{"kind", "task-notification"}, {"producer", "session-task"}, {"runId", g.id("run-")}}}, {"promptSource", "system"},
+				{"turnOrigin", "task_notification"}, {"turnPosition", obj{{"promptIndex", g.promptIndex}, {"turnIndex", g.turnIndex}}}, {"queueSkipAttachments", true}}))
+		g.answer(g.apiRequest(), []obj{{{"text", g.text(10 + g.r.IntN(120))}, {"type", "text"}}}, "end_turn")
+	}
+	g.notify = g.notify[:0]
 }
 
 // maybeCompact compacts the conversation about every 8 MB, as the CLI

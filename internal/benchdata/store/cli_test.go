@@ -97,13 +97,26 @@ func TestCLIShape(t *testing.T) {
 		}
 		shapes(t, data, real)
 	}
-	for _, size := range []int64{20 << 10, 3 << 20, 9 << 20} {
-		data := CLITranscript(size, 7)
-		if n := int64(len(data)); n < size || n > size+size/2+200<<10 {
+	agents := 0
+	for _, size := range []int64{20 << 10, 3 << 20, 12 << 20} {
+		s := CLISessionOf(size, 7)
+		n := int64(len(s.Transcript))
+		gen := map[string]map[string]bool{}
+		shapes(t, s.Transcript, gen)
+		checkChain(t, s.Transcript)
+		for _, a := range s.Agents {
+			n += int64(len(a.Transcript))
+			shapes(t, a.Transcript, gen)
+			checkChain(t, a.Transcript)
+			var meta map[string]any
+			if err := json.Unmarshal(a.Meta, &meta); err != nil || meta["toolUseId"] == nil || !bytes.Contains(s.Transcript, []byte(`"agentId":"`+a.ID+`"`)) {
+				t.Errorf("sub-agent %s: meta %s (%v), or no call started it", a.ID, a.Meta, err)
+			}
+		}
+		agents += len(s.Agents)
+		if n < size || n > size+size/2+600<<10 {
 			t.Errorf("asked %d bytes, got %d", size, n)
 		}
-		gen := map[string]map[string]bool{}
-		shapes(t, data, gen)
 		for kind, paths := range gen {
 			if real[kind] == nil {
 				t.Errorf("record kind %q: no recorded transcript has it", kind)
@@ -128,7 +141,9 @@ func TestCLIShape(t *testing.T) {
 		if size > 8<<20 && gen["system"] == nil {
 			t.Errorf("%d bytes: never compacted", size)
 		}
-		checkChain(t, data)
+	}
+	if agents == 0 {
+		t.Error("no sub-agent started")
 	}
 }
 
@@ -203,7 +218,11 @@ func TestCLIReadsAsRecorded(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "00000001-0000-4000-8000-000000000001.jsonl")
-	if err := os.WriteFile(path, CLITranscript(9<<20, 11), 0o644); err != nil {
+	s := CLISessionOf(12<<20, 11)
+	if len(s.Agents) == 0 {
+		t.Fatal("no sub-agent to read")
+	}
+	if err := WriteSession(path, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range lossKinds(t, path) {

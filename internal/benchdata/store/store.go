@@ -81,7 +81,7 @@ func Generate(t testing.TB, project string, n int, total int64, shape Shape) []s
 	for i := range paths {
 		paths[i] = filepath.Join(project, fmt.Sprintf("%08x-0000-4000-8000-%012x.jsonl", i, i))
 	}
-	if ents, err := os.ReadDir(project); err == nil && len(ents) == n {
+	if transcripts(project) == n {
 		if got := shapeOf(paths[0]); got != shape {
 			t.Fatalf("%s holds a store of %s-shaped transcripts, %s-shaped asked: keep each shape in a folder of its own (RLOG_STORE_DIR), or set %s=%s", project, got, shape, ShapeEnv, got)
 		}
@@ -101,11 +101,11 @@ func Generate(t testing.TB, project string, n int, total int64, shape Shape) []s
 		weights += weight(k)
 	}
 	copies := float64(n) / float64(m)
-	bodies := make([][]byte, m)
+	bodies := make([]CLISession, m)
 	for k := range m {
 		size := int64(float64(total) * weight(k) / weights / copies)
 		if shape == CLI {
-			bodies[k] = CLITranscript(size, uint64(k+1))
+			bodies[k] = CLISessionOf(size, uint64(k+1))
 			continue
 		}
 		var log bytes.Buffer
@@ -117,23 +117,69 @@ func Generate(t testing.TB, project string, n int, total int64, shape Shape) []s
 		if _, err := convert.Convert(bytes.NewReader(log.Bytes()), convert.Rlog, convert.Claude, &out, convert.Options{}); err != nil {
 			t.Fatal(err)
 		}
-		bodies[k] = out.Bytes()
+		bodies[k] = CLISession{Transcript: out.Bytes()}
 	}
 	for i, p := range paths {
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := bufio.NewWriterSize(f, 1<<20)
-		w.Write(bodies[i%m])
-		if err := w.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Close(); err != nil {
+		if err := WriteSession(p, bodies[i%m]); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return paths
+}
+
+// WriteSession writes s's transcript to path and its sub-agents' files
+// beside it as Claude Code lays them out: SESSION/subagents/agent-ID.jsonl
+// and agent-ID.meta.json, SESSION being path's name without .jsonl.
+func WriteSession(path string, s CLISession) error {
+	if err := writeFile(path, s.Transcript); err != nil {
+		return err
+	}
+	if len(s.Agents) == 0 {
+		return nil
+	}
+	dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, a := range s.Agents {
+		if err := writeFile(filepath.Join(dir, "agent-"+a.ID+".jsonl"), a.Transcript); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(dir, "agent-"+a.ID+".meta.json"), a.Meta); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, data []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.Write(data)
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// transcripts counts the transcripts in project (its .jsonl files; the
+// sessions' folders of sub-agents are not counted).
+func transcripts(project string) int {
+	ents, err := os.ReadDir(project)
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, e := range ents {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".jsonl") {
+			n++
+		}
+	}
+	return n
 }
 
 // shapeOf is the shape of the generated transcript at path: the CLI's
