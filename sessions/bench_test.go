@@ -20,8 +20,12 @@ import (
 // benchStore is the store the listing benchmarks list: RLOG_STORE
 // ("SESSIONS:SIZE", default 200:200MB; the figures in docs/performance.md
 // are of 2000:2GB), generated into RLOG_STORE_DIR (kept between runs) or a
-// temporary folder. It returns the work folder the sessions ran in and the
-// agents' homes.
+// temporary folder, of the shape RLOG_STORE_SHAPE names: by default
+// transcripts shaped as the Claude Code CLI writes them (what users have),
+// "writer" for those our Claude Code writer wrote from generated sessions
+// (the store of the figures before the CLI's shape; keep each shape in a
+// folder of its own). It returns the work folder the sessions ran in and
+// the agents' homes.
 func benchStore(b *testing.B) (cwd string, homes Homes) {
 	cwd, homes, _ = benchStoreIn(b)
 	return cwd, homes
