@@ -97,8 +97,12 @@ type cliGen struct {
 	notify  []startedAgent
 }
 
-// startedAgent is a sub-agent started by an Agent call.
-type startedAgent struct{ id, call, description string }
+// startedAgent is a sub-agent started by an Agent call, and when its
+// transcript ends.
+type startedAgent struct {
+	id, call, description string
+	end                   time.Time
+}
 
 // written is how many bytes of the session are written: the transcript's
 // and its sub-agents'.
@@ -650,7 +654,7 @@ func (g *cliGen) subagent(id, call, desc, prompt string) {
 	meta := appendJSON(nil, obj{{"agentType", "general-purpose"}, {"isBuiltIn", true}, {"launchedWithDefaults", true}, {"description", desc}, {"toolUseId", call},
 		{"spawnDepth", 1}, {"requestShape", "background"}, {"requestNonInteractive", true}, {"model", "claude-opus-5-5"}, {"pickedEffortModel", "claude-opus-5-5"}, {"finished", true}})
 	g.agents = append(g.agents, CLIAgent{ID: id, Transcript: child.buf.Bytes(), Meta: meta})
-	g.notify = append(g.notify, startedAgent{id: id, call: call, description: desc})
+	g.notify = append(g.notify, startedAgent{id: id, call: call, description: desc, end: child.ts})
 }
 
 // notifications are the ends of the sub-agents the prompt started, each
@@ -658,7 +662,12 @@ func (g *cliGen) subagent(id, call, desc, prompt string) {
 func (g *cliGen) notifications() {
 	for _, a := range g.notify {
 		text := "<task-notification>\n<task-id>" + a.id + "</task-id>\n<tool-use-id>" + a.call + "</tool-use-id>\n<status>completed</status>\n<summary>Agent \"" + a.description + "\" completed</summary>\n<result>" + g.text(30+g.r.IntN(200)) + "</result>\n</task-notification>"
-		g.ts = g.ts.Add(time.Duration(g.logSize(1000, 300000)) * time.Millisecond)
+		// Notified once it ended, which may be after the prompt's answer.
+		delay := time.Duration(g.logSize(1000, 300000)) * time.Millisecond
+		if g.ts.Before(a.end) {
+			g.ts = a.end
+		}
+		g.ts = g.ts.Add(delay)
 		g.line(obj{{"type", "queue-operation"}, {"operation", "enqueue"}, {"timestamp", g.stamp(50)}, {"sessionId", g.session}, {"content", text}})
 		g.line(obj{{"type", "queue-operation"}, {"operation", "dequeue"}, {"timestamp", g.stamp(20)}, {"sessionId", g.session}})
 		g.turnIndex++
