@@ -152,28 +152,25 @@ func FuzzBlock(f *testing.F) {
 	})
 }
 
-// readShortcuts reads a transcript as Read does (reference false: its
-// entries' extra made only for the types that keep it, a held line taken
-// as the Raw of the event that keeps it whole), or as the reference reads
-// it (every entry's extra made, every line an event keeps copied).
-func readShortcuts(data []byte, reference bool) (model.Session, *model.Report) {
+// readLazyOrEager reads a transcript as Read does, its entries' extra made
+// only for the types that keep it (the reader's path) or for every entry
+// (eager: the reference).
+func readLazyOrEager(data []byte, eager bool) (model.Session, *model.Report) {
 	var c model.Collector
 	rep := &model.Report{}
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
-	st := &state{h: h, sink: &c, rep: rep, rd: &Reader{}, costs: &costs{}, reference: reference}
+	st := &state{h: h, sink: &c, rep: rep, rd: &Reader{}, costs: &costs{}, eagerExtra: eager}
 	st.readStream(bytes.NewReader(data), "")
 	st.closeInline(model.Event{})
 	c.End(h)
 	return c.Session, rep
 }
 
-// FuzzReadShortcuts holds the reader's shortcuts to the reading without
-// them: its pending fields (an entry's extra copied out of the line only
-// when its type keeps it; an attachment's type found in the line) and the
-// head's lines taken as the Raw of a record passed on whole instead of
-// copied again. The same events, header and report, whatever the
-// transcript.
-func FuzzReadShortcuts(f *testing.F) {
+// FuzzLazyExtra holds the reader's pending fields (an entry's extra copied
+// out of the line only when its type keeps it; an attachment's type found
+// in the line) to the reading that copied every entry's extra: the same
+// events, header and report, whatever the transcript.
+func FuzzLazyExtra(f *testing.F) {
 	f.Add([]byte(`{"parentUuid":null,"isSidechain":false,"attachment":{"type":"date","date":"2026-11-27"},"type":"attachment","uuid":"a","timestamp":"2026-11-27T09:21:58.485Z","sessionId":"s","cwd":"/w","version":"2.1.328"}` + "\n" +
 		`{"type":"api-request","sessionId":"s","id":"r","params":{"model":"m"},"tail":["x"]}` + "\n" +
 		`{"parentUuid":"a","type":"user","message":{"role":"user","content":"hi"},"uuid":"u","cwd":"/other","entrypoint":"cli","promptId":"p","slug":"s-1"}` + "\n" +
@@ -188,20 +185,16 @@ func FuzzReadShortcuts(f *testing.F) {
 	for _, p := range append([]string{"testdata/session.jsonl", "../testdata/fixtures/claude/edge-cases.jsonl", "../testdata/fixtures/claude/continued.jsonl"}, recorded...) {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
-			// Three times over: more lines than the head holds, so that
-			// the lines after it (the line reader's buffer, not the
-			// reader's own) are read too.
-			f.Add(bytes.Repeat(data, 3))
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, gotRep := readShortcuts(data, false)
-		want, wantRep := readShortcuts(data, true)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("events differ:\nreader    %+v\nreference %+v", got, want)
+		lazy, lazyRep := readLazyOrEager(data, false)
+		eager, eagerRep := readLazyOrEager(data, true)
+		if !reflect.DeepEqual(lazy, eager) {
+			t.Fatalf("events differ:\nlazy  %+v\neager %+v", lazy, eager)
 		}
-		if !reflect.DeepEqual(gotRep, wantRep) {
-			t.Fatalf("reports differ:\nreader    %+v\nreference %+v", gotRep, wantRep)
+		if !reflect.DeepEqual(lazyRep, eagerRep) {
+			t.Fatalf("reports differ:\nlazy  %+v\neager %+v", lazyRep, eagerRep)
 		}
 	})
 }

@@ -231,26 +231,10 @@ type state struct {
 	// until its type says whether it keeps them (keepsExtra): reused from
 	// entry to entry.
 	pending []pendingField
-	// owned is the line being read when it is the reader's own copy (a
-	// line of the head, copied when it was held), which the one event
-	// that keeps the whole line may take instead of a copy (rawLine).
-	owned []byte
-	// reference reads as the reader did before pending and owned: every
-	// entry's extra made, an attachment's type found in it, every line
-	// an event keeps copied. It is what FuzzReadShortcuts holds the
-	// reader to; only tests set it.
-	reference bool
-}
-
-// rawLine is line as an event's Raw: the line itself when it is the
-// reader's own copy and needs no repair (valid UTF-8, as Copy would leave
-// it), once; a copy otherwise.
-func (st *state) rawLine(line []byte) json.RawMessage {
-	if !st.reference && len(line) > 0 && len(st.owned) == len(line) && &st.owned[0] == &line[0] && st.ix.ValidUTF8(line) {
-		st.owned = nil
-		return line
-	}
-	return st.ix.Copy(line)
+	// eagerExtra makes every entry's extra and finds an attachment's type
+	// in it, as the reader did before pending: the reference
+	// FuzzLazyExtra holds the lazy path to. Only tests set it.
+	eagerExtra bool
 }
 
 // pendingField is one of an entry's extra fields: a key and value of the
@@ -379,7 +363,7 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		st.rep.MalformedAt(st.loc(n), err)
 		return nil
 	}
-	if st.reference || keepsExtra(e.typ) {
+	if st.eagerExtra || keepsExtra(e.typ) {
 		e.extra = st.extraFields()
 	}
 	loc := st.loc(n)
@@ -544,7 +528,7 @@ func (st *state) bookkeeping(base model.Event, typ string, line []byte, m record
 	ev := base
 	ev.Kind = model.KindPassthrough
 	ev.RawType = typ
-	ev.Raw = st.rawLine(line)
+	ev.Raw = st.ix.Copy(line)
 	ev.Bookkeeping = m.Becomes
 	return st.emit(&ev)
 }
@@ -554,7 +538,7 @@ func (st *state) bookkeeping(base model.Event, typ string, line []byte, m record
 func (st *state) attachment(e *ent, base model.Event, line []byte) error {
 	var typ string
 	v := st.pendingValue("attachment")
-	if st.reference {
+	if st.eagerExtra {
 		v, _ = e.extra.Get("attachment")
 	}
 	if v != nil {
@@ -576,7 +560,7 @@ func (st *state) passthrough(base model.Event, typ string, line []byte) error {
 	ev := base
 	ev.Kind = model.KindPassthrough
 	ev.RawType = typ
-	ev.Raw = st.rawLine(line)
+	ev.Raw = st.ix.Copy(line)
 	if _, known := records.MeaningOf(typ); !known {
 		st.rep.Passthrough(&ev, "claude record type "+quoteType(typ))
 	}
@@ -624,7 +608,7 @@ func (st *state) wrongShape(base model.Event, typ string, line []byte, why strin
 	ev := base
 	ev.Kind = model.KindPassthrough
 	ev.RawType = typ
-	ev.Raw = st.rawLine(line)
+	ev.Raw = st.ix.Copy(line)
 	return st.emit(&ev)
 }
 
@@ -1499,10 +1483,7 @@ func (hd *sessionHead) release() error {
 			continue
 		}
 		st.ix.Restore(l.kept)
-		st.owned = l.line
-		err := hd.entry(l.line, l.n)
-		st.owned = nil
-		if err != nil {
+		if err := hd.entry(l.line, l.n); err != nil {
 			hd.err = err
 			return err
 		}
