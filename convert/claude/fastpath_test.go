@@ -185,6 +185,9 @@ func FuzzLazyExtra(f *testing.F) {
 	for _, p := range append([]string{"testdata/session.jsonl", "../testdata/fixtures/claude/edge-cases.jsonl", "../testdata/fixtures/claude/continued.jsonl"}, recorded...) {
 		if data, err := os.ReadFile(p); err == nil {
 			f.Add(data)
+			// Three times over: more lines than the head holds, so that
+			// the lines after it are read as they come too.
+			f.Add(bytes.Repeat(data, 3))
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
