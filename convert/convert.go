@@ -275,14 +275,10 @@ var formats = []FormatInfo{
 // they are), and its format: a file of a format with a reader that is
 // not part of another session's file (FormatInfo.PartOf).
 func SessionFile(path string) (Format, bool) {
-	f, ok := ReadableFile(path)
-	if !ok {
+	if rlogNamed(path) {
 		return "", false
 	}
-	if fi, _ := Lookup(f); fi.PartOf != nil && fi.PartOf(path) {
-		return "", false
-	}
-	return f, true
+	return DetectedFile(path).Session()
 }
 
 // ReadableFile reports whether the file at path, named on its own, is a
@@ -292,15 +288,52 @@ func SessionFile(path string) (Format, bool) {
 // Unlike SessionFile, a file that is part of another session's (a Gemini
 // CLI sub-agent's) is read too: the user named it.
 func ReadableFile(path string) (Format, bool) {
-	if strings.EqualFold(filepath.Ext(path), ".rlog") {
+	if rlogNamed(path) {
 		return "", false
 	}
+	return DetectedFile(path).Readable()
+}
+
+// Detected is what one look at the head of the file at Path says: its
+// format as DetectFile tells it, or the error it gives. Its methods answer
+// what ReadableFile, SessionFile, Subagents and ParentOf answer of the
+// file, each of which looks at the head again: the sessions index asks all
+// four of every file it reads, and looks once.
+type Detected struct {
+	Path   string
+	Format Format
+	Err    error
+}
+
+// DetectedFile looks at the head of the file at path (DetectFile), a .rlog
+// file's too (its links are those of the format its content has).
+func DetectedFile(path string) Detected {
 	f, err := DetectFile(path)
-	if err != nil || f == Rlog {
+	return Detected{Path: path, Format: f, Err: err}
+}
+
+// rlogNamed says path is named as an rlog log (.rlog, any case).
+func rlogNamed(path string) bool { return strings.EqualFold(filepath.Ext(path), ".rlog") }
+
+// Readable is ReadableFile of the file d looked at.
+func (d Detected) Readable() (Format, bool) {
+	if rlogNamed(d.Path) || d.Err != nil || d.Format == Rlog {
 		return "", false
 	}
-	fi, _ := Lookup(f)
-	return f, fi.CanRead()
+	fi, _ := Lookup(d.Format)
+	return d.Format, fi.CanRead()
+}
+
+// Session is SessionFile of the file d looked at.
+func (d Detected) Session() (Format, bool) {
+	f, ok := d.Readable()
+	if !ok {
+		return "", false
+	}
+	if fi, _ := Lookup(f); fi.PartOf != nil && fi.PartOf(d.Path) {
+		return "", false
+	}
+	return f, true
 }
 
 // Formats lists every known format, readers and writers alike.

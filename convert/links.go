@@ -16,11 +16,19 @@ func Subagents(path string) ([]Link, error) {
 	if _, _, ok := sdkjsonl.SubFile(path); ok {
 		return sdkjsonl.Subagents(path)
 	}
-	fi, err := linksOf(path)
+	return DetectedFile(path).Subagents()
+}
+
+// Subagents is Subagents of the file d looked at.
+func (d Detected) Subagents() ([]Link, error) {
+	if _, _, ok := sdkjsonl.SubFile(d.Path); ok {
+		return sdkjsonl.Subagents(d.Path)
+	}
+	fi, err := d.links()
 	if err != nil || fi.Subagents == nil {
 		return nil, err
 	}
-	return fi.Subagents(path)
+	return fi.Subagents(d.Path)
 }
 
 // ParentOf is the file of the session that started the sub-agent whose
@@ -33,20 +41,27 @@ func ParentOf(path string) (Link, bool, error) {
 	if _, _, ok := sdkjsonl.SubFile(path); ok {
 		return sdkjsonl.ParentOf(path)
 	}
-	fi, err := linksOf(path)
+	return DetectedFile(path).ParentOf()
+}
+
+// ParentOf is ParentOf of the file d looked at.
+func (d Detected) ParentOf() (Link, bool, error) {
+	if _, _, ok := sdkjsonl.SubFile(d.Path); ok {
+		return sdkjsonl.ParentOf(d.Path)
+	}
+	fi, err := d.links()
 	if err != nil || fi.ParentOf == nil {
 		return Link{}, false, err
 	}
-	return fi.ParentOf(path)
+	return fi.ParentOf(d.Path)
 }
 
-// linksOf is the format of the file at path, for its links.
-func linksOf(path string) (FormatInfo, error) {
-	f, err := DetectFile(path)
-	if err != nil {
-		return FormatInfo{}, err
+// links is the format of the file d looked at, for its links.
+func (d Detected) links() (FormatInfo, error) {
+	if d.Err != nil {
+		return FormatInfo{}, d.Err
 	}
-	fi, _ := Lookup(f)
+	fi, _ := Lookup(d.Format)
 	return fi, nil
 }
 
@@ -88,7 +103,7 @@ func rlogSubagents(path string) ([]Link, error) {
 		return nil, err
 	}
 	for _, c := range CompanionNames(path) {
-		fi, err := linksOf(c)
+		fi, err := DetectedFile(c).links()
 		if err != nil {
 			continue
 		}

@@ -14,6 +14,13 @@ import (
 // it are text. A line of prose with its metadata at the end is then read in
 // a few jumps rather than a few steps a byte.
 func AppendTokensFast(dst []Token, text []byte, li *LineInfo) []Token {
+	return appendTokensFast(dst, text, li, nil)
+}
+
+// appendTokensFast is AppendTokensFast; with m, the tokenizer tells m of
+// each key=value it finds and takes its next '=' and first arrow from m's
+// searches (LineTokens.Read).
+func appendTokensFast(dst []Token, text []byte, li *LineInfo, m *lineMeta) []Token {
 	ts, te := li.Trim.Start, li.Trim.End
 	if ts >= te {
 		return dst
@@ -23,9 +30,9 @@ func AppendTokensFast(dst []Token, text []byte, li *LineInfo) []Token {
 		return AppendTokens(dst, text, li)
 	case Comment:
 		out := append(dst, Token{Kind: TokPrefix, Span: Span{ts, ts + 1}})
-		return skimRest(text, out, li.Content, te, TokComment)
+		return skimRest(text, out, li.Content, te, TokComment, m)
 	case Unknown, Continuation, Empty:
-		return skimRest(text, dst, ts, te, TokText)
+		return skimRest(text, dst, ts, te, TokText, m)
 	}
 	prefixEnd := ts + len(li.Kind.Prefix())
 	out := append(dst, Token{Kind: TokPrefix, Span: Span{ts, prefixEnd}})
@@ -34,14 +41,20 @@ func AppendTokensFast(dst []Token, text []byte, li *LineInfo) []Token {
 		out = append(out, Token{Kind: TokName, Span: li.Name})
 		from = li.Name.End
 	}
-	return skimRest(text, out, from, te, TokText)
+	return skimRest(text, out, from, te, TokText, m)
 }
 
 // skimRest is tokenizeRest (and must stay token for token the same), but
-// after a word of text it jumps over the plain words that follow it.
-func skimRest(text []byte, out []Token, from, to int, textKind TokenKind) []Token {
+// after a word of text it jumps over the plain words that follow it. With
+// m, it tells m of each key=value and searches with m (skim.meta).
+func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lineMeta) []Token {
 	t := text[:to]
-	sk := skim{t: t}
+	sk := skim{t: t, meta: m}
+	if m != nil && from >= m.content {
+		// The content's first arrow: the first from here on when it is not
+		// before here (when it is, next searches again).
+		sk.found[arrowSkim] = m.arrow + 1
+	}
 	afterArrow := false
 	for i := skipSpace(t, from); i < to; i = skipSpace(t, i) {
 		switch {
@@ -69,7 +82,11 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind) []Toke
 			continue
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
+			n := len(out)
 			out, i = appendKeyValue(t, out, ks, ke, to)
+			if m != nil {
+				m.key(ks, ke, out[n:])
+			}
 			continue
 		}
 		e := skipNonSpace(t, i)
@@ -136,12 +153,43 @@ func keyAtASCII(t []byte, i int) (int, int, bool) {
 type skim struct {
 	t     []byte
 	found [7]int // where each was found, +1 (0: not searched yet)
+	// meta, when set, finds the next '=' for the skim: the one search
+	// for '=' of the line (lineMeta).
+	meta *lineMeta
 }
 
 var (
 	skimBytes   = [...]byte{'=', '@', '[', '<'}
 	skimStrings = [...][]byte{arrow, []byte("->"), []byte(Interrupted)}
 )
+
+// arrowSkim is the index in skim.found of the arrow "→".
+const arrowSkim = len(skimBytes)
+
+// skimAnchors are, for "->" and "interrupted", the byte of each that
+// skim looks for first (indexAt): the rarest in prose, not the first.
+var skimAnchors = [len(skimStrings)]int{arrowSkim - len(skimBytes): 0, 1, len("interru")}
+
+// indexAt is bytes.Index(s, pat), looking for pat[anchor] first (with
+// bytes.IndexByte) where bytes.Index would look for pat[0]: a pattern is
+// found at i only where pat[anchor] is at i+anchor, so the first such
+// byte that pat is around is the first pat. A rare anchor ('>' of "->",
+// 'p' of "interrupted") makes fewer false starts than a common first byte
+// ('-' in every date, 'i' in prose). FuzzIndexAt holds it to bytes.Index.
+func indexAt(s, pat []byte, anchor int) int {
+	for off := anchor; off < len(s); {
+		j := bytes.IndexByte(s[off:], pat[anchor])
+		if j < 0 {
+			return -1
+		}
+		at := off + j - anchor
+		if bytes.HasPrefix(s[at:], pat) {
+			return at
+		}
+		off += j + 1
+	}
+	return -1
+}
 
 // next returns the first position at or after from that holds one of
 // skim's bytes or strings, or len(t).
@@ -151,10 +199,14 @@ func (s *skim) next(from int) int {
 		at := s.found[k] - 1
 		if at < from {
 			var j int
-			if k < len(skimBytes) {
+			if eq, ok := s.eqFromMeta(k, from); ok {
+				j = eq - from
+			} else if k < len(skimBytes) {
 				j = bytes.IndexByte(s.t[from:], skimBytes[k])
+			} else if k == arrowSkim {
+				j = bytes.Index(s.t[from:], arrow)
 			} else {
-				j = bytes.Index(s.t[from:], skimStrings[k-len(skimBytes)])
+				j = indexAt(s.t[from:], skimStrings[k-len(skimBytes)], skimAnchors[k-len(skimBytes)])
 			}
 			at = len(s.t)
 			if j >= 0 {
@@ -165,6 +217,15 @@ func (s *skim) next(from int) int {
 		best = min(best, at)
 	}
 	return best
+}
+
+// eqFromMeta is the next '=' at or after from as the line's metadata
+// search finds it, when k is the skim's '=' and it has that search.
+func (s *skim) eqFromMeta(k, from int) (int, bool) {
+	if k != 0 || s.meta == nil {
+		return 0, false
+	}
+	return s.meta.nextEq(from)
 }
 
 // wordStart is the start of the word (run of non-white-space) that holds

@@ -143,3 +143,125 @@ func FuzzKeyAtASCII(f *testing.F) {
 		}
 	})
 }
+
+// checkReadLine holds LineTokens.Read, the one pass, to the two it
+// replaces: ClassifyLine, then AppendTokensFast, and KeyOf of each key.
+func checkReadLine(t *testing.T, lt *LineTokens, line []byte) {
+	t.Helper()
+	li := ClassifyLine(line)
+	want := AppendTokensFast(nil, line, &li)
+	lt.Read(line)
+	if lt.Info != li {
+		t.Fatalf("line %q:\n got %+v\nwant %+v", line, lt.Info, li)
+	}
+	if len(want) != len(lt.Tokens) || len(want) > 0 && !reflect.DeepEqual(lt.Tokens, want) {
+		t.Fatalf("line %q:\n got %v\nwant %v", line, lt.Tokens, want)
+	}
+	var keys []Key
+	for _, tok := range want {
+		if tok.Kind == TokKey {
+			k, ok := KeyOf(line[tok.Span.Start:tok.Span.End])
+			if !ok {
+				k = numKeys
+			}
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) != len(lt.Keys) || len(keys) > 0 && !reflect.DeepEqual(lt.Keys, keys) {
+		t.Fatalf("line %q: keys %v, want %v", line, lt.Keys, keys)
+	}
+}
+
+// TestReadLine: the one pass gives what the classifier and the tokenizer
+// give, on tricky lines and every line of a generated session, with one
+// LineTokens reused for all of them.
+func TestReadLine(t *testing.T) {
+	var lt LineTokens
+	for _, s := range trickyLines {
+		for _, line := range bytes.Split([]byte(s), []byte("\n")) {
+			checkReadLine(t, &lt, line)
+		}
+	}
+	var b bytes.Buffer
+	if err := gen.Write(&b, gen.Options{Bytes: 1 << 20, FindingRate: 0.05, Seed: 3, Timed: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range bytes.Split(b.Bytes(), []byte("\n")) {
+		checkReadLine(t, &lt, line)
+	}
+}
+
+// FuzzReadLine holds the one pass to the classifier and the tokenizer on
+// any line.
+func FuzzReadLine(f *testing.F) {
+	for _, s := range trickyLines {
+		f.Add([]byte(s))
+	}
+	for _, s := range []string{"t!:a=tokens_in=1 id=1 → x", "t:x\u00e9id=1 (tokens_out=2) a.step=3 b-ts=4 → q", "u:tokens_in=1", "@phase  x model=m", "o: x=\"a → b\" → [ok] id=c"} {
+		f.Add([]byte(s))
+	}
+	var lt LineTokens
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return // a line has no line break
+		}
+		checkReadLine(t, &lt, line)
+	})
+}
+
+// BenchmarkReadLine reads every line of a generated session in one pass
+// (LineTokens.Read); BenchmarkClassifyThenTokens with the two passes it
+// replaced. MB/s is of the session.
+func BenchmarkReadLine(b *testing.B) {
+	lines, size := generatedLines(b)
+	b.SetBytes(size)
+	var lt LineTokens
+	for b.Loop() {
+		for _, line := range lines {
+			lt.Read(line)
+		}
+	}
+}
+
+func BenchmarkClassifyThenTokens(b *testing.B) {
+	lines, size := generatedLines(b)
+	b.SetBytes(size)
+	var toks []Token
+	for b.Loop() {
+		for _, line := range lines {
+			li := ClassifyLine(line)
+			toks = AppendTokensFast(toks[:0], line, &li)
+		}
+	}
+}
+
+// generatedLines are the lines of a generated 1 MB session with times.
+func generatedLines(b *testing.B) ([][]byte, int64) {
+	var buf bytes.Buffer
+	if err := gen.Write(&buf, gen.Options{Bytes: 1 << 20, FindingRate: 0.01, Seed: 1, Timed: true}); err != nil {
+		b.Fatal(err)
+	}
+	return bytes.Split(buf.Bytes(), []byte("\n")), int64(buf.Len())
+}
+
+// FuzzIndexAt holds indexAt to bytes.Index, for each of skim's strings
+// with its anchor and for any pattern with any anchor.
+func FuzzIndexAt(f *testing.F) {
+	for _, s := range []string{"", "interrupted", "xinterrupted", "interruptedinterrupted", "interrupte", "p", "interrupped interrupted", "uninterruptedp", "a -> b", "2025-12-19 ->", ">", "-", "→->"} {
+		f.Add([]byte(s), []byte("ab"), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, s, pat []byte, anchor uint8) {
+		for i, p := range skimStrings {
+			if got, want := indexAt(s, p, skimAnchors[i]), bytes.Index(s, p); got != want {
+				t.Fatalf("indexAt(%q, %q, %d) = %d, want %d", s, p, skimAnchors[i], got, want)
+			}
+		}
+		if len(pat) == 0 {
+			return
+		}
+		a := int(anchor) % len(pat)
+		if got, want := indexAt(s, pat, a), bytes.Index(s, pat); got != want {
+			t.Fatalf("indexAt(%q, %q, %d) = %d, want %d", s, pat, a, got, want)
+		}
+	})
+}

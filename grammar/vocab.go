@@ -273,13 +273,20 @@ func KeyOf(b []byte) (Key, bool) {
 	if k := keyOf(b); k != numKeys {
 		return k, true
 	}
+	k := writerKeyOf(b)
+	return k, k != numKeys
+}
+
+// writerKeyOf returns the key writers add spelled b, numKeys when b is
+// not one.
+func writerKeyOf(b []byte) Key {
 	if len(b) == 0 || len(b) > maxWriterKeyLen {
-		return numKeys, false
+		return numKeys
 	}
 	if slot := writerKeySlots[writerKeyHash(b)]; slot != 0 && string(b) == keySpecs[slot-1].name {
-		return Key(slot - 1), true
+		return Key(slot - 1)
 	}
-	return numKeys, false
+	return numKeys
 }
 
 // keyOf runs for every "=" of a document, so the format's keys are found

@@ -186,29 +186,28 @@ func candidate(p string) bool {
 	return ext == ".rlog" || (ext == ".jsonl" || ext == ".json") && !strings.HasSuffix(p, ".meta.json")
 }
 
-// isSession reports whether the candidate at p is a session: an .rlog
-// file, or a file rlog-ls reads whole on its own (convert.SessionFile:
-// not a sub-agent's file its session reads).
-func isSession(p string) bool {
-	if strings.EqualFold(filepath.Ext(p), ".rlog") {
+// isSession reports whether the candidate d looked at is a session: an
+// .rlog file, or a file rlog-ls reads whole on its own
+// (convert.SessionFile: not a sub-agent's file its session reads).
+func isSession(d convert.Detected) bool {
+	if strings.EqualFold(filepath.Ext(d.Path), ".rlog") {
 		return true
 	}
-	_, ok := convert.SessionFile(p)
+	_, ok := d.Session()
 	return ok
 }
 
-// readable reports whether the file at p, named by the user, is a session
+// readable reports whether the file d looked at, named by the user, is a session
 // rlog-ls reads: rlog (by its name or its content), or another format it
 // reads (a sub-agent's file too, when named).
-func readable(p string) bool {
-	if strings.EqualFold(filepath.Ext(p), ".rlog") {
+func readable(d convert.Detected) bool {
+	if strings.EqualFold(filepath.Ext(d.Path), ".rlog") {
 		return true
 	}
-	f, err := convert.DetectFile(p)
-	if err != nil {
+	if d.Err != nil {
 		return false
 	}
-	fi, _ := convert.Lookup(f)
+	fi, _ := convert.Lookup(d.Format)
 	return fi.CanRead()
 }
 

@@ -162,11 +162,12 @@ func windowHash(f io.ReaderAt, off int64) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
 
-// resumable is the format of the session file at path when the index
+// resumable is the format of the session file d looked at when the index
 // reads it by parts, "" when it does not: a Claude Code transcript
 // without sub-agents' files, a Codex CLI rollout.
-func resumable(path string) convert.Format {
-	format, ok := convert.ReadableFile(path)
+func resumable(d convert.Detected) convert.Format {
+	path := d.Path
+	format, ok := d.Readable()
 	switch {
 	case ok && format == convert.Claude && !claude.PartOf(path) && len(claude.SubagentFiles(path)) == 0:
 		return format
@@ -183,7 +184,8 @@ func resumable(path string) convert.Format {
 // it started: the session's changes, prompts, calls and phases are those
 // of what it read, which follow the first prev.Kept of the file's.
 // A nil session says the file is to be read whole (it has no cut).
-func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) (s *Session, next *cut, from int64, err error) {
+func readByParts(d convert.Detected, format convert.Format, fi os.FileInfo, prev *cut) (s *Session, next *cut, from int64, err error) {
+	path := d.Path
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, 0, err
@@ -214,7 +216,7 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 	// start, once (a file without a cut is then read whole).
 	again := func() (*Session, *cut, int64, error) {
 		if from > 0 {
-			return readByParts(path, format, fi, nil)
+			return readByParts(d, format, fi, nil)
 		}
 		return nil, nil, 0, nil
 	}
@@ -222,15 +224,10 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 	if from > 0 {
 		pr.before = prev.Kept
 	}
-	// The line number of at: from's and the lines between.
+	// The line number of at: from's and the lines between, counted as
+	// the part between is read (else read again for them: a reader that
+	// stopped before the part's end).
 	atLine := fromLine
-	if at > from {
-		n, err := countLines(f, from, at)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		atLine += n
-	}
 	ahead := whole
 	if at > from {
 		mid, ok, err := pr.read(from, at, fromLine)
@@ -240,6 +237,13 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 		if !ok {
 			return again()
 		}
+		n := pr.lines.lines
+		if pr.lines.bytes != at-from {
+			if n, err = countLines(f, from, at); err != nil {
+				return nil, nil, 0, err
+			}
+		}
+		atLine += n
 		if from == 0 {
 			ahead = mid
 		} else {
@@ -264,7 +268,7 @@ func readByParts(path string, format convert.Format, fi os.FileInfo, prev *cut) 
 	}
 	got := pr.got
 	got.Changes = (&observer{calls: pr.fileCalls}).changes(whole.Cwd)
-	s, err = sessionOf(path, format, fi, whole, &Session{Changes: got.Changes, Prompts: got.Prompts, Calls: got.Calls, Phases: got.Phases}, false)
+	s, err = sessionOf(d, format, fi, whole, &Session{Changes: got.Changes, Prompts: got.Prompts, Calls: got.Calls, Phases: got.Phases}, false)
 	return s, next, from, err
 }
 
@@ -285,6 +289,8 @@ type partsRead struct {
 	fileCalls []fileCall
 	got       lists
 	before    kept
+	// lines are the bytes and lines of the last part read.
+	lines partLines
 }
 
 // read reads the part from off (line line) to end; false says it must be
@@ -292,7 +298,8 @@ type partsRead struct {
 // usage is read ahead from its line, numbered from the file's start) or a
 // sub-agent's line.
 func (r *partsRead) read(off, end int64, line int) (part, bool, error) {
-	sec := &section{Off: off, N: end - off, Line: line}
+	r.lines = partLines{}
+	sec := &section{Off: off, N: end - off, Line: line, Lines: &r.lines}
 	if off > 0 {
 		sec.Head = r.head
 	}

@@ -28,7 +28,7 @@ func resumableFiles(t *testing.T) []string {
 	t.Helper()
 	var out []string
 	filepath.WalkDir("../testdata/agents/codex", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && resumable(p) == convert.Codex {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") && resumable(convert.DetectedFile(p)) == convert.Codex {
 			out = append(out, p)
 		}
 		return err
@@ -77,7 +77,7 @@ func TestMergeEqualsWhole(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		format := resumable(p)
+		format := resumable(convert.DetectedFile(p))
 		if format == "" {
 			continue
 		}
@@ -126,7 +126,7 @@ func TestMergeEqualsWhole(t *testing.T) {
 				}
 				continue
 			}
-			got, err := sessionOf(p, format, fi, before.merge(after), &Session{}, false)
+			got, err := sessionOf(convert.DetectedFile(p), format, fi, before.merge(after), &Session{}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,7 +340,7 @@ func TestTranscriptWithSubagentsNotCut(t *testing.T) {
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("the recorded sub-agent session is missing: %v", err)
 	}
-	if resumable(p) != "" {
+	if resumable(convert.DetectedFile(p)) != "" {
 		t.Error("a transcript with sub-agents' files is read by parts")
 	}
 }

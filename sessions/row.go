@@ -104,26 +104,27 @@ var afterWindow func()
 // read as its rlog view (View), whose figures are what `rlog-ls stats`
 // shows of the file.
 func Read(path string) (*Session, error) {
-	return read(path, true)
+	return read(convert.DetectedFile(path), true)
 }
 
-// read is Read; without place, the changes and prompts are left without
-// their lines (0), which a listing finds only when they are asked for
-// (place): most listings show rows only.
-func read(path string, place bool) (*Session, error) {
+// read is Read of the file d looked at; without place, the changes and
+// prompts are left without their lines (0), which a listing finds only
+// when they are asked for (place): most listings show rows only.
+func read(d convert.Detected, place bool) (*Session, error) {
+	path := d.Path
 	fi, err := statRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	format := convert.Rlog
-	if from, ok := convert.ReadableFile(path); ok {
+	if from, ok := d.Readable(); ok {
 		format = from
 	}
 	p, obs, err := readPart(path, format, fi.Size(), nil)
 	if err != nil {
 		return nil, err
 	}
-	return sessionOf(path, format, fi, p, &Session{Changes: obs.changes(p.Cwd), Prompts: obs.prompts, Calls: obs.allCalls, Phases: obs.phases}, place)
+	return sessionOf(d, format, fi, p, &Session{Changes: obs.changes(p.Cwd), Prompts: obs.prompts, Calls: obs.allCalls, Phases: obs.phases}, place)
 }
 
 // statRegular is the file at path's information, an error when it is no
@@ -141,11 +142,13 @@ func statRegular(path string) (os.FileInfo, error) {
 
 // section is a part of a session file: N bytes from Off, which is the
 // file's line Line (0 is 1), read after Head (what the part's reader needs of the
-// lines before it: a Codex rollout's first line, its thread).
+// lines before it: a Codex rollout's first line, its thread). Lines, when
+// set, counts the part's bytes and lines as its first reading reads them.
 type section struct {
 	Off, N int64
 	Line   int
 	Head   []byte
+	Lines  *partLines
 }
 
 // fileLine is the line of the file that the line n of what the part's
@@ -169,7 +172,9 @@ func readPart(path string, format convert.Format, size int64, sec *section) (par
 	switch {
 	case sec != nil:
 		r = viewPart(path, format, *sec, figuresOnly(obs))
-		reopen = func() (io.Reader, error) { return viewPart(path, format, *sec, figuresOnly(nil)), nil }
+		again := *sec
+		again.Lines = nil // counted by the first reading
+		reopen = func() (io.Reader, error) { return viewPart(path, format, again, figuresOnly(nil)), nil }
 	case format != convert.Rlog:
 		r = view(path, format, figuresOnly(obs))
 		reopen = func() (io.Reader, error) { return view(path, format, figuresOnly(nil)), nil }
@@ -222,19 +227,20 @@ func readPart(path string, format convert.Format, size int64, sec *section) (par
 	return partOf(hdr, ss.End(), obs), obs, nil
 }
 
-// sessionOf is s, the changes, prompts, calls and phases of the file at
-// path whose figures are p, given its row, with the sub-agents' files the
-// file links; they are placed on their lines when place is set.
-func sessionOf(path string, format convert.Format, fi os.FileInfo, p part, s *Session, place bool) (*Session, error) {
+// sessionOf is s, the changes, prompts, calls and phases of the file d
+// looked at whose figures are p, given its row, with the sub-agents' files
+// the file links; they are placed on their lines when place is set.
+func sessionOf(d convert.Detected, format convert.Format, fi os.FileInfo, p part, s *Session, place bool) (*Session, error) {
+	path := d.Path
 	row := Row{File: path, Format: string(format), Size: fi.Size(), Modified: fi.ModTime()}
 	p.fill(&row)
 	row.Children = []Child{}
-	if links, err := convert.Subagents(path); err == nil {
+	if links, err := d.Subagents(); err == nil {
 		for _, l := range links {
 			row.Children = append(row.Children, Child{File: l.Path, CallID: l.CallID, AgentID: l.AgentID, Type: l.Type})
 		}
 	}
-	if l, ok, err := convert.ParentOf(path); err == nil && ok {
+	if l, ok, err := d.ParentOf(); err == nil && ok {
 		row.Parent = l.Path
 	}
 	out := s
@@ -303,12 +309,15 @@ func placed(line int, id string, found int) int {
 }
 
 // sizeHint is the size of what the stream reads: the file's for rlog,
-// unknown for a view.
+// unknown (-1) for a view, whose size is known only at its end. A hint of
+// 0 would say the view is empty: the stream's first buffer would be one
+// byte, and the next a whole window's (1 MB), for every view however
+// small (a rest after a cut is often one turn).
 func sizeHint(format convert.Format, size int64) int64 {
 	if format == convert.Rlog {
 		return size
 	}
-	return 0
+	return -1
 }
 
 // part is what a session file, or a part of one, says of the session:

@@ -39,18 +39,43 @@ func view(path string, from convert.Format, opts convert.Options) io.ReadCloser 
 }
 
 // viewPart is view of the part sec of the file at path (convert.ConvertPart).
+// The lines of the part are counted into sec.Lines, when set, as the
+// reader reads them.
 func viewPart(path string, from convert.Format, sec section, opts convert.Options) io.ReadCloser {
 	pr, pw := io.Pipe()
 	go func() {
 		f, err := os.Open(path)
 		if err == nil {
-			r := io.MultiReader(bytes.NewReader(sec.Head), io.NewSectionReader(f, sec.Off, sec.N))
+			var part io.Reader = io.NewSectionReader(f, sec.Off, sec.N)
+			if sec.Lines != nil {
+				part = &lineCounter{r: part, n: sec.Lines}
+			}
+			r := io.MultiReader(bytes.NewReader(sec.Head), part)
 			_, err = convert.ConvertPart(r, path, from, convert.Rlog, pw, opts)
 			f.Close()
 		}
 		pw.CloseWithError(err)
 	}()
 	return pr
+}
+
+// lineCounter counts the bytes and the newlines r gives.
+type lineCounter struct {
+	r io.Reader
+	n *partLines
+}
+
+// partLines are the bytes and the newlines of a part read so far.
+type partLines struct {
+	bytes int64
+	lines int
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.bytes += int64(n)
+	c.n.lines += bytes.Count(p[:n], []byte{'\n'})
+	return n, err
 }
 
 // figuresOnly are the options of a view read for its figures only: the

@@ -12,15 +12,30 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/gen"
 )
 
-// readBoth reads in with the one pass (grammar.ClassifyLine, then the
-// tokens) and with the two the reader made before (grammar.ScanLine, then
-// the tokens), and fails when the sessions or the reports differ.
+// readTwice is the reference reading of a line: the parser's line scan
+// (grammar.ScanLine), then the plain tokenizer (grammar.AppendTokens), then
+// each key looked up in the table, each a pass of its own.
+func readTwice(lt *grammar.LineTokens, text []byte) {
+	lt.Info = grammar.ScanLine(text)
+	lt.Tokens = grammar.AppendTokens(lt.Tokens[:0], text, &lt.Info)
+	lt.Keys = lt.Keys[:0]
+	for _, tok := range lt.Tokens {
+		if tok.Kind == grammar.TokKey {
+			k, _ := grammar.KeyOf(text[tok.Span.Start:tok.Span.End])
+			lt.Keys = append(lt.Keys, k)
+		}
+	}
+}
+
+// readBoth reads in with the one pass (grammar.LineTokens.Read) and with
+// the reference's passes (readTwice), and fails when the sessions or the
+// reports differ.
 func readBoth(t *testing.T, name string, in []byte) {
 	t.Helper()
 	var one, two model.Collector
 	var oneRep, twoRep model.Report
-	oneErr := read(bytes.NewReader(in), &one, &oneRep, grammar.ClassifyLine)
-	twoErr := read(bytes.NewReader(in), &two, &twoRep, grammar.ScanLine)
+	oneErr := read(bytes.NewReader(in), &one, &oneRep, (*grammar.LineTokens).Read)
+	twoErr := read(bytes.NewReader(in), &two, &twoRep, readTwice)
 	if (oneErr == nil) != (twoErr == nil) {
 		t.Fatalf("%s: error %v, two passes %v", name, oneErr, twoErr)
 	}
@@ -37,10 +52,10 @@ func readBoth(t *testing.T, name string, in []byte) {
 	}
 }
 
-// TestOnePassEqualsTwoPasses: the reader classifies each line with
-// grammar.ClassifyLine and reads its metadata from the tokens alone; it
-// reads every rlog file of the repository's tests and generated sessions
-// exactly as it did with grammar.ScanLine's full scan before the tokens.
+// TestOnePassEqualsTwoPasses: the reader reads each line once
+// (grammar.LineTokens.Read); it reads every rlog file of the repository's
+// tests and generated sessions exactly as the parser's line scan followed by
+// the tokenizer reads them.
 func TestOnePassEqualsTwoPasses(t *testing.T) {
 	var files []string
 	for _, glob := range []string{"../testdata/*/*/*.rlog", "../testdata/*/*.rlog", "../../testdata/*/*.rlog", "../../grammar/testdata/*/*.rlog"} {
@@ -71,7 +86,8 @@ func TestOnePassEqualsTwoPasses(t *testing.T) {
 	}
 }
 
-// FuzzReadOnePass holds the one pass equal to the two on any input.
+// FuzzReadOnePass holds the one pass equal to the reference's passes on
+// any input.
 func FuzzReadOnePass(f *testing.F) {
 	f.Add([]byte("---\nformat: rlog/1\nid: s\n---\nu: hi\nt!:Read id=a path=\"x → y\" → [running]\no: id=a → [ok] tokens_in=3\n"))
 	f.Add([]byte("---\n---\n  cont tokens_out=2\nt:x\n@end tokens_in=1\nx:Explore id=t → [done] summary=\"s\"\n"))

@@ -37,14 +37,14 @@ const maxHeaderBuffer = 4 << 20
 // unknown lines) pass through whole and are reported; an rlog writer
 // writes them back verbatim.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	return read(r, sink, rep, grammar.ClassifyLine)
+	return read(r, sink, rep, (*grammar.LineTokens).Read)
 }
 
-// read is Read classifying each line with scan: grammar.ClassifyLine, or,
-// as the tests' reference, grammar.ScanLine, which also finds what the
-// tokens find again (TestOnePassEqualsTwoPasses).
-func read(r io.Reader, sink model.Sink, rep *model.Report, scan func([]byte) grammar.LineInfo) error {
-	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}, scan: scan}
+// read is Read reading each line with readLine: grammar.LineTokens.Read,
+// which reads a line once, or, as the tests' reference, the parser's line
+// scan and tokenizer one after the other (TestOnePassEqualsTwoPasses).
+func read(r io.Reader, sink model.Sink, rep *model.Report, readLine func(*grammar.LineTokens, []byte)) error {
+	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}, readLine: readLine}
 	var head headLines
 	err := model.Lines(r, rep, func(line []byte, n int) error {
 		if head.done {
@@ -116,16 +116,18 @@ type reader struct {
 	sink model.Sink
 	rep  *model.Report
 	h    *model.Header
-	// scan classifies a line and finds its result arrow; its tokens are
-	// read once, by grammar.AppendTokensFast (lineParts.fill).
-	scan func([]byte) grammar.LineInfo
+	// readLine reads a line into its kind, metadata, result arrow and
+	// tokens, in one pass (grammar.LineTokens.Read).
+	readLine func(*grammar.LineTokens, []byte)
 
 	pending *model.Event // held back: continuation lines may extend it
 
 	parts lineParts // the line being read, refilled for each line
+	args  callArgs  // the call being read, refilled for each call
 
 	prevUsage *model.Usage // last usage-bearing line without message_id
 	prevMsg   string
+	msgID     []byte // where prevMsg is made
 	endTotals *model.Usage
 	endCost   *float64
 
@@ -300,6 +302,7 @@ func (rd *reader) end() error {
 type pair struct {
 	key, value grammar.Span
 	hasValue   bool
+	k          grammar.Key // the key in grammar's table, grammar.NumKeys when none
 }
 
 // unquote returns a written value unquoted: a JSON string literal is
@@ -325,10 +328,11 @@ func unquoteBytes(raw []byte) string {
 // lineParts is a line split the way the model needs it. The reader keeps
 // one and refills it for every line, so that its slices are reused.
 type lineParts struct {
-	li    grammar.LineInfo
+	lt    grammar.LineTokens // the line as it was read
+	li    *grammar.LineInfo  // &lt.Info
 	text  []byte
-	toks  []grammar.Token
-	pairs []pair // every key=value, in order
+	toks  []grammar.Token // lt.Tokens
+	pairs []pair          // every key=value, in order
 	// metaStart is where the trailing metadata starts (the end of the text
 	// when there is none): the run of pairs whose keys are Trailing
 	// (grammar's rule of what is metadata) at the end of the line. metaSet
@@ -343,6 +347,8 @@ type lineParts struct {
 	// Trailing key before the result arrow (see metaValue).
 	arrowSet  keySet
 	arrowSpan [grammar.NumKeys]grammar.Span
+	// last is the last value written without quotes of each key (str).
+	last [grammar.NumKeys]string
 }
 
 // keySet has a bit for each grammar.Key.
@@ -353,29 +359,23 @@ var _ [64 - grammar.NumKeys]struct{}
 
 func (s keySet) has(k grammar.Key) bool { return s&(1<<k) != 0 }
 
-// trailingKey is the key spelled b when a reader takes it as a line's
-// metadata (grammar.Key.Trailing).
-func trailingKey(b []byte) (grammar.Key, bool) {
-	k, ok := grammar.KeyOf(b)
-	return k, ok && k.Trailing()
-}
-
 func split(text []byte) *lineParts {
 	p := &lineParts{}
-	p.fill(text, grammar.ScanLine(text))
+	p.lt.Read(text)
+	p.fill(text)
 	return p
 }
 
-// fill splits text, whose LineInfo is li.
-func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
-	p.li, p.text = li, text
-	p.toks = grammar.AppendTokensFast(p.toks[:0], text, &p.li)
+// fill splits text, which p.lt holds as read.
+func (p *lineParts) fill(text []byte) {
+	p.li, p.text = &p.lt.Info, text
+	p.toks = p.lt.Tokens
 	p.pairs = p.pairs[:0]
 	for i, t := range p.toks {
 		if t.Kind != grammar.TokKey {
 			continue
 		}
-		pr := pair{key: t.Span}
+		pr := pair{key: t.Span, k: p.lt.Keys[len(p.pairs)]}
 		if i+2 < len(p.toks) && p.toks[i+2].Key == t.Span {
 			pr.value, pr.hasValue = p.toks[i+2].Span, true
 		}
@@ -390,7 +390,7 @@ func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
 			if !pr.hasValue {
 				continue
 			}
-			if k, ok := trailingKey(text[pr.key.Start:pr.key.End]); ok && !p.arrowSet.has(k) {
+			if k := pr.k; k.Trailing() && !p.arrowSet.has(k) {
 				p.arrowSet |= 1 << k
 				p.arrowSpan[k] = pr.value
 			}
@@ -401,12 +401,14 @@ func (p *lineParts) fill(text []byte, li grammar.LineInfo) {
 	p.metaStart = p.li.Trim.End
 	p.metaSet = 0
 	p.interrupted = false
+	last := len(p.pairs) - 1 // the pair of the next value token back
 	for i := len(p.toks) - 1; i >= 0; i-- {
 		t := p.toks[i]
 		switch t.Kind {
 		case grammar.TokValue, grammar.TokString, grammar.TokJSON:
-			k, ok := trailingKey(text[t.Key.Start:t.Key.End])
-			if !ok {
+			k := p.pairs[last].k
+			last--
+			if !k.Trailing() {
 				return
 			}
 			if bit := keySet(1) << k; p.metaSet&bit == 0 {
@@ -440,25 +442,29 @@ func (p *lineParts) metaGet(k grammar.Key) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return unquoteBytes(raw), true
+	return p.str(k, raw), true
+}
+
+// str is unquoteBytes(raw) for a value of key k; a value written without
+// quotes that is the last such value of k (an id on a call and on its
+// result, a model, a thread) is the string made of that one, not a new
+// copy.
+func (p *lineParts) str(k grammar.Key, raw []byte) string {
+	if len(raw) == 0 || raw[0] == '"' {
+		return unquoteBytes(raw)
+	}
+	if last := p.last[k]; last == string(raw) {
+		return last
+	}
+	s := string(raw)
+	p.last[k] = s
+	return s
 }
 
 // meta1 is metaGet's value alone ("" when absent).
 func (p *lineParts) meta1(k grammar.Key) string {
 	v, _ := p.metaGet(k)
 	return v
-}
-
-// keyIs reports whether pr's key is k.
-func (p *lineParts) keyIs(pr pair, k grammar.Key) bool {
-	return string(p.text[pr.key.Start:pr.key.End]) == k.String()
-}
-
-// keyOf is pr's key in grammar's table (grammar.NumKeys, no key of it,
-// when it is none).
-func (p *lineParts) keyOf(pr pair) grammar.Key {
-	k, _ := grammar.KeyOf(p.text[pr.key.Start:pr.key.End])
-	return k
 }
 
 // value is pr's value unquoted ("" when it has none).
@@ -483,7 +489,7 @@ func (p *lineParts) arrowValue(k grammar.Key) (string, bool) {
 	if !p.arrowSet.has(k) {
 		return "", false
 	}
-	v := unquoteBytes(p.text[p.arrowSpan[k].Start:p.arrowSpan[k].End])
+	v := p.str(k, p.text[p.arrowSpan[k].Start:p.arrowSpan[k].End])
 	if k == grammar.KeyID {
 		// \bid=(\w+), as the rules read it.
 		return idPrefix(v), true
@@ -545,16 +551,17 @@ func (p *lineParts) lineID() string {
 	if v, ok := p.metaGet(grammar.KeyIDFull); ok {
 		return v
 	}
-	if v, ok := p.metaValue(grammar.KeyID); ok {
+	if v, ok := p.metaGet(grammar.KeyID); ok {
 		return idPrefix(v)
 	}
-	return ""
+	v, _ := p.arrowValue(grammar.KeyID) // idPrefix'd already
+	return v
 }
 
 // wordID is the value of the line's first id= with one, wherever it is.
 func (p *lineParts) wordID() string {
 	for _, pr := range p.pairs {
-		if pr.hasValue && p.keyIs(pr, grammar.KeyID) {
+		if pr.hasValue && pr.k == grammar.KeyID {
 			return idPrefix(unquoteBytes(p.text[pr.value.Start:pr.value.End]))
 		}
 	}
@@ -580,33 +587,36 @@ func (p *lineParts) body() string { return p.textBetween(p.li.Content, p.metaSta
 // the scanner's flag says whether it is valid UTF-8, so the line is not
 // validated a second time (Report.InvalidUTF8Text).
 func (rd *reader) bodyLine(text []byte, num int) error {
-	li := rd.scan(text)
-	if li.Flags&grammar.FlagInvalidUTF8 != 0 && rd.rep != nil {
+	p := &rd.parts
+	rd.readLine(&p.lt, text)
+	if p.lt.Info.Flags&grammar.FlagInvalidUTF8 != 0 && rd.rep != nil {
 		rd.rep.Add(model.LossInvalidUTF8, model.DetailInvalidUTF8, model.Loc{Line: num})
 	}
-	return rd.scanned(text, num, li)
+	return rd.scanned(text, num)
 }
 
 // line reads a line whose UTF-8 was checked as it was read.
 func (rd *reader) line(text []byte, num int) error {
-	return rd.scanned(text, num, rd.scan(text))
+	rd.readLine(&rd.parts.lt, text)
+	return rd.scanned(text, num)
 }
 
-// scanned reads a line the scanner found to be li.
-func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
+// scanned reads a line that rd.parts.lt holds as read.
+func (rd *reader) scanned(text []byte, num int) error {
+	p := &rd.parts
+	p.fill(text)
+	li := p.li
 	if li.Kind == grammar.Empty {
 		return nil
 	}
 	loc := model.Loc{Line: num}
 	if li.Kind == grammar.Continuation {
 		if rd.continueText(string(bytes.TrimSpace(text))) {
-			rd.continuationUsage(text, li, loc)
+			rd.continuationUsage(loc)
 			return nil
 		}
 		return rd.passthrough(text, li, loc, nil)
 	}
-	p := &rd.parts
-	p.fill(text, li)
 	ev := &model.Event{Loc: loc}
 	rd.common(p, ev)
 	switch li.Kind {
@@ -644,7 +654,7 @@ func (rd *reader) scanned(text []byte, num int, li grammar.LineInfo) error {
 			sa.Summary = rest
 		}
 		for _, pr := range p.pairs {
-			if p.keyIs(pr, grammar.KeySummary) && pr.key.Start > li.Arrow.Start {
+			if pr.k == grammar.KeySummary && pr.key.Start > li.Arrow.Start {
 				sa.Summary = p.value(pr)
 			}
 		}
@@ -722,7 +732,7 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	// The usage as the rules read it (grammar.LineUsage: the first
 	// tokens_*= anywhere on the line), so that a conversion counts what
 	// `rlog-ls stats` counts.
-	gu, has := grammar.LineUsage(p.text, &p.li)
+	gu, has := grammar.LineUsage(p.text, p.li)
 	u := model.UsageOf(usage.Counts{In: gu.In, Out: gu.Out, Cached: gu.Cached, CacheCreate: gu.CacheCreate})
 	msg, hasMsg := p.metaValue(grammar.KeyMessageID)
 	if has && gu.MessageID != "" {
@@ -752,7 +762,9 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 		ev.MessageID = rd.prevMsg
 	default:
 		rd.prevUsage = kept
-		rd.prevMsg = SyntheticMessagePrefix + "rlog-line-" + strconv.Itoa(ev.Loc.Line)
+		id := append(rd.msgID[:0], SyntheticMessagePrefix+"rlog-line-"...)
+		id = strconv.AppendInt(id, int64(ev.Loc.Line), 10)
+		rd.msgID, rd.prevMsg = id, string(id)
 		ev.MessageID = rd.prevMsg
 	}
 }
@@ -763,9 +775,8 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 // count. The words stay in the text, where an rlog writer finds them
 // again (Form.UsageInText); a line that has usage of its own keeps it,
 // and the continuation's is reported.
-func (rd *reader) continuationUsage(text []byte, li grammar.LineInfo, loc model.Loc) {
+func (rd *reader) continuationUsage(loc model.Loc) {
 	p := &rd.parts
-	p.fill(text, li)
 	e := rd.pending
 	var probe model.Event
 	probe.Loc = e.Loc
@@ -835,15 +846,21 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 			rd.unanswered = append(rd.unanswered, call.ID)
 		}
 	}
-	var summary []string
-	var input model.Fields
+	args := &rd.args
+	args.reset()
+	abbreviated, hasAbbreviated := abbreviatedArgs[call.Name]
+	pairs := 0 // the key tokens before i
 	for i := 0; i < len(p.toks); i++ {
 		t := p.toks[i]
+		if t.Kind == grammar.TokKey {
+			pairs++
+		}
 		if t.Span.Start < li.Name.End || t.Span.Start >= argsEnd {
 			continue
 		}
 		if t.Kind == grammar.TokKey {
 			key := p.text[t.Span.Start:t.Span.End]
+			k := p.pairs[pairs-1].k
 			end := t.Span.End + 1
 			var value grammar.Span
 			if i+2 < len(p.toks) && p.toks[i+2].Key == t.Span {
@@ -853,25 +870,25 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 			} else {
 				i++
 			}
-			if notArg(key) {
-				continue
+			if k.CallMeta() {
+				continue // metadata, not an argument of the call
 			}
-			summary = append(summary, string(p.text[t.Span.Start:end]))
-			name := string(key)
-			if a, ok := abbreviatedArgs[call.Name]; ok && name == a.rlog {
-				name = a.input
+			args.word(p.text[t.Span.Start:end])
+			alias := ""
+			if hasAbbreviated && string(key) == abbreviated.rlog {
+				alias = abbreviated.input
 			}
-			input.Set(name, argValue(string(p.text[value.Start:value.End])))
+			args.set(key, alias, p.text[value.Start:value.End])
 			continue
 		}
-		summary = append(summary, string(p.text[t.Span.Start:t.Span.End]))
+		args.word(p.text[t.Span.Start:t.Span.End])
 	}
-	call.Summary = strings.Join(summary, " ")
+	call.Summary = string(args.summary)
 	if in, ok := p.metaGet(grammar.KeyInput); ok && json.Valid([]byte(in)) {
 		call.Input = json.RawMessage(in)
 		ev.Form.WholeInput = true
-	} else if len(input) > 0 {
-		call.Input = objectJSON(input)
+	} else if len(args.args) > 0 {
+		call.Input = args.object()
 	}
 	ev.Kind = model.KindToolCall
 	ev.Call = call
@@ -901,28 +918,127 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	return rd.emit(res)
 }
 
-// notArg reports whether a key=value before a call's arrow is metadata
-// (grammar.Key.CallMeta), not an argument of the call.
-func notArg(key []byte) bool {
-	k, ok := grammar.KeyOf(key)
-	return ok && k.CallMeta()
+// callArgs are a call's summary and input as its line is read, in
+// buffers the reader keeps for every call: a call's line costs its summary
+// and its input object, one copy each, not a string and a JSON value for
+// each of its words and arguments. TestCallArgsEqualFields holds it to
+// the model's fields (Fields.Set, then the object of them).
+type callArgs struct {
+	summary []byte    // the words and key=values, one space between
+	words   int       // how many words summary has
+	values  []byte    // each argument's value as JSON, one after another
+	args    []callArg // the arguments by name, in the order first set
+	obj     []byte    // the input object, built by object
 }
 
-// objectJSON writes fields as a JSON object without reflection (the
-// reader's hot path).
-func objectJSON(f model.Fields) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, x := range f {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(x.Key))
-		b.WriteByte(':')
-		b.Write(x.Value)
+// callArg is one argument: its name as written, or the tool's own name
+// for it (alias, abbreviatedArgs), and where its value is in values.
+type callArg struct {
+	key        []byte
+	alias      string
+	start, end int
+}
+
+func (c *callArgs) reset() {
+	c.summary, c.words, c.values, c.args = c.summary[:0], 0, c.values[:0], c.args[:0]
+}
+
+// word adds w to the summary.
+func (c *callArgs) word(w []byte) {
+	if c.words > 0 {
+		c.summary = append(c.summary, ' ')
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	c.summary = append(c.summary, w...)
+	c.words++
+}
+
+// set sets the argument key (alias, when not "") to the value written
+// raw: the last value of a name wins, in the place of its first.
+func (c *callArgs) set(key []byte, alias string, raw []byte) {
+	start := len(c.values)
+	c.values = appendArgJSON(c.values, raw)
+	a := callArg{key: key, alias: alias, start: start, end: len(c.values)}
+	for i := range c.args {
+		if c.args[i].sameName(&a) {
+			c.args[i].start, c.args[i].end = a.start, a.end
+			return
+		}
+	}
+	c.args = append(c.args, a)
+}
+
+func (a *callArg) sameName(b *callArg) bool {
+	switch {
+	case a.alias != "" && b.alias != "":
+		return a.alias == b.alias
+	case a.alias != "":
+		return a.alias == string(b.key)
+	case b.alias != "":
+		return b.alias == string(a.key)
+	}
+	return bytes.Equal(a.key, b.key)
+}
+
+// object is the arguments as a JSON object, in a slice of its own.
+func (c *callArgs) object() json.RawMessage {
+	b := append(c.obj[:0], '{')
+	for i := range c.args {
+		a := &c.args[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if a.alias != "" {
+			b = strconv.AppendQuote(b, a.alias)
+		} else {
+			b = appendQuotedKey(b, a.key)
+		}
+		b = append(b, ':')
+		b = append(b, c.values[a.start:a.end]...)
+	}
+	b = append(b, '}')
+	c.obj = b
+	return bytes.Clone(b)
+}
+
+// appendQuotedKey is strconv.AppendQuote of key: key itself between
+// quotes when it is printable ASCII without a quote or a backslash, as
+// keys are.
+func appendQuotedKey(b, key []byte) []byte {
+	for _, c := range key {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, string(key))
+		}
+	}
+	b = append(b, '"')
+	b = append(b, key...)
+	return append(b, '"')
+}
+
+// appendArgJSON appends argValue(raw) to b: a plain word, or a quoted
+// one, with nothing to escape is its JSON string as it stands, without the
+// strings argValue makes of it. FuzzArgJSON holds the two equal.
+func appendArgJSON(b, raw []byte) []byte {
+	switch {
+	case len(raw) > 0 && (raw[0] == '{' || raw[0] == '['):
+	case plainJSON(raw):
+		b = append(b, '"')
+		b = append(b, raw...)
+		return append(b, '"')
+	case len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && plainJSON(raw[1:len(raw)-1]):
+		return append(b, raw...)
+	}
+	return append(b, argValue(string(raw))...)
+}
+
+// plainJSON reports whether s is a JSON string's contents as it stands:
+// no control byte, quote, backslash or byte beyond ASCII.
+func plainJSON(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // argValue turns a written argument value into JSON: a JSON object or array
@@ -1009,7 +1125,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		ev.Kind = model.KindCompaction
 		c := &model.Compaction{}
 		for _, pr := range p.pairs {
-			switch p.keyOf(pr) {
+			switch pr.k {
 			case grammar.KeyTrigger:
 				c.Trigger = p.value(pr)
 			case grammar.KeyPreTokens:
@@ -1031,7 +1147,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		for _, pr := range p.pairs {
 			v := p.value(pr)
 			n, err := strconv.ParseInt(v, 10, 64)
-			switch key := p.keyOf(pr); {
+			switch key := pr.k; {
 			case key == grammar.KeyCostUSD:
 				if f, err := strconv.ParseFloat(v, 64); err == nil {
 					rd.endCost = &f
@@ -1050,7 +1166,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 			case key == grammar.KeyDurationMS:
 				rd.outcome().DurationMS = n
 			}
-			if p.keyIs(pr, grammar.KeySuccess) && (v == "true" || v == "false") {
+			if pr.k == grammar.KeySuccess && (v == "true" || v == "false") {
 				// The outcome a writer of rlog puts on @end.
 				b := v == "true"
 				rd.outcome().Success = &b
@@ -1122,7 +1238,7 @@ const rawTypePrefix = "rlog "
 
 // passthrough passes a line on whole; read, when set, is what common read
 // of it (its usage is kept).
-func (rd *reader) passthrough(text []byte, li grammar.LineInfo, loc model.Loc, read *model.Event) error {
+func (rd *reader) passthrough(text []byte, li *grammar.LineInfo, loc model.Loc, read *model.Event) error {
 	kind := li.Kind.String()
 	if p := li.Kind.Prefix(); p != "" {
 		kind = p

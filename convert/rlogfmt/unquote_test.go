@@ -2,7 +2,11 @@ package rlogfmt
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
 // unquoteByEncodingJSON is what unquote did before it used jsonscan.
@@ -56,6 +60,81 @@ func FuzzIDPrefix(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := idPrefix(s), idPrefixRunes(s); got != want {
 			t.Fatalf("idPrefix(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// FuzzArgJSON holds appendArgJSON to argValue, the strings it saves.
+func FuzzArgJSON(f *testing.F) {
+	for _, s := range []string{``, `plain`, `"git status"`, `"a\"b"`, `"x\ny"`, `{"a":1}`, `[1,`, `{x`, `"é"`, "é", `"`, `""`, `"a"b"`, "tab\there", `"open`, "\"\xff\"", `a"b`, `\`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got, want := appendArgJSON([]byte("x"), []byte(raw)), "x"+string(argValue(raw))
+		if string(got) != want {
+			t.Fatalf("appendArgJSON(%q) = %s, argValue: %s", raw, got[1:], want[1:])
+		}
+	})
+}
+
+// objectOfFields is the reference for callArgs.object: the arguments set
+// one by one on the model's fields (the last value of a name wins, in the
+// place of its first), then written as an object.
+func objectOfFields(f model.Fields) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, x := range f {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Quote(x.Key))
+		b.WriteByte(':')
+		b.Write(x.Value)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// FuzzCallArgs holds a call's summary and input, as callArgs builds them
+// in the reader's buffers, to the words joined and the model's fields.
+// Each line of data is a word, or key=value; key cmd stands for Bash's
+// command (an alias).
+func FuzzCallArgs(f *testing.F) {
+	for _, s := range []string{"a=1\nb=\"x y\"\nword\na=2", "cmd=ls\ncommand=x\ncmd=\"y\"", "k={\"a\":[1]}\n\xff=1\nk\"=2\nk=", ""} {
+		f.Add(s)
+	}
+	var c callArgs
+	f.Fuzz(func(t *testing.T, data string) {
+		c.reset()
+		var words []string
+		var fields model.Fields
+		for line := range strings.SplitSeq(data, "\n") {
+			key, raw, isArg := strings.Cut(line, "=")
+			if !isArg {
+				c.word([]byte(line))
+				words = append(words, line)
+				continue
+			}
+			c.word([]byte(line))
+			words = append(words, line)
+			name, alias := key, ""
+			if key == "cmd" {
+				name, alias = "command", "command"
+			}
+			c.set([]byte(key), alias, []byte(raw))
+			fields.Set(name, argValue(raw))
+		}
+		if got, want := string(c.summary), strings.Join(words, " "); got != want {
+			t.Fatalf("summary %q, want %q", got, want)
+		}
+		if len(fields) == 0 {
+			if len(c.args) != 0 {
+				t.Fatalf("%d arguments, want none", len(c.args))
+			}
+			return
+		}
+		if got, want := string(c.object()), objectOfFields(fields); got != want {
+			t.Fatalf("input %s, want %s", got, want)
 		}
 	})
 }

@@ -1,8 +1,11 @@
 package rlogfmt
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
@@ -38,11 +41,31 @@ func TestLineMetadataFollowsKeyTable(t *testing.T) {
 		if got, ok := p.metaGet(k); ok != k.Trailing() || ok && got != "w" {
 			t.Errorf("%q: trailing %s = %q, %v; want it read: %v", line, k, got, ok, k.Trailing())
 		}
-		if notArg([]byte(k.String())) != k.CallMeta() {
-			t.Errorf("%s before a call's arrow: metadata %v, want %v", k, notArg([]byte(k.String())), k.CallMeta())
+		if isArg(t, k.String()) == k.CallMeta() {
+			t.Errorf("%s before a call's arrow: an argument %v, want %v", k, !k.CallMeta(), !k.CallMeta())
 		}
 	}
-	if notArg([]byte("file_path")) {
+	if !isArg(t, "file_path") {
 		t.Error("file_path= before a call's arrow is an argument")
 	}
+}
+
+// isArg reports whether the reader takes key=v before a call's arrow as an
+// argument of the call.
+func isArg(t *testing.T, key string) bool {
+	t.Helper()
+	var c model.Collector
+	if err := Read(strings.NewReader("---\nformat: rlog/1\n---\nt!:Run "+key+"=v → [running]\n"), &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range c.Session.Events {
+		if e.Call != nil {
+			var in map[string]any
+			_ = json.Unmarshal(e.Call.Input, &in)
+			_, ok := in[key]
+			return ok
+		}
+	}
+	t.Fatalf("%s=: no call read", key)
+	return false
 }
