@@ -63,15 +63,15 @@ func TestPipelineSources(t *testing.T) {
 			t.Fatal(err)
 		}
 		var want bytes.Buffer
-		if _, err := convert.ConvertFile(path, from, f.to, &want, convert.Options{}); err != nil {
+		if _, err := convert.ConvertFile(path, from, f.to, &want, convert.Options{Now: fixedNow}); err != nil {
 			t.Fatal(err)
 		}
 		var held bytes.Buffer // bytes are read twice for the totals
-		if _, err := convert.Convert(bytes.NewReader(data), from, f.to, &held, convert.Options{}); err != nil {
+		if _, err := convert.Convert(bytes.NewReader(data), from, f.to, &held, convert.Options{Now: fixedNow}); err != nil {
 			t.Fatal(err)
 		}
 		var once bytes.Buffer // a stream is read once: totals at the end
-		if _, err := convert.Convert(struct{ io.Reader }{bytes.NewReader(data)}, from, f.to, &once, convert.Options{}); err != nil {
+		if _, err := convert.Convert(struct{ io.Reader }{bytes.NewReader(data)}, from, f.to, &once, convert.Options{Now: fixedNow}); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {
@@ -82,7 +82,7 @@ func TestPipelineSources(t *testing.T) {
 			{convert.Source{Stream: bytes.NewReader(data), Name: "stdin"}, once.Bytes()},
 			{convert.Source{Bytes: data, Name: filepath.Base(path)}, held.Bytes()},
 		} {
-			conv, err := convert.Prepare(convert.Job{Source: c.src, To: f.to})
+			conv, err := convert.Prepare(convert.Job{Source: c.src, To: f.to, Options: convert.Options{Now: fixedNow}})
 			if err != nil {
 				t.Fatalf("%s: %v", f.path, err)
 			}

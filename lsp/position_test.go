@@ -216,7 +216,16 @@ func TestPositionCacheRandom(t *testing.T) {
 func FuzzPositionCache(f *testing.F) {
 	f.Add([]byte("aé😀b\r\nx\ry\n\tz\xffq\n"), uint64(1))
 	f.Add([]byte("\r\r\n\n\xed\xa0\x80\xf0\x9f"), uint64(2))
-	f.Fuzz(func(t *testing.T, b []byte, seed uint64) { checkPositionCache(t, b, seed) })
+	f.Fuzz(func(t *testing.T, b []byte, seed uint64) {
+		// The reference, Mapper.Position, walks the line from its start:
+		// 4*len(b) of them over a 15 KB line took 3 s, long enough for
+		// the fuzzer to call the worker hung on a loaded machine. Long
+		// lines are TestPositionCacheLongLines' job.
+		if len(b) > 4096 {
+			b = b[:4096]
+		}
+		checkPositionCache(t, b, seed)
+	})
 }
 
 func checkPositionCache(t *testing.T, b []byte, seed uint64) {

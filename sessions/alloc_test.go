@@ -16,7 +16,9 @@ import (
 // thousands of small sessions, or of the rests after their cuts, paid
 // both for every one. It measures memory, not time.
 func TestReadSmallAllocatesLittle(t *testing.T) {
-	small := agentstore.Claude(t, filepath.Join(t.TempDir(), "small"), 1, 40<<10)[0]
+	// The writer's shape: a CLI-shaped session is never under about
+	// 150 KB (its run's own records).
+	small := agentstore.Generate(t, filepath.Join(t.TempDir(), "small"), 1, 40<<10, agentstore.Writer)[0]
 	var before, after runtime.MemStats
 	read := func() {
 		if _, err := read(convert.DetectedFile(small), false); err != nil {

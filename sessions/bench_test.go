@@ -20,8 +20,12 @@ import (
 // benchStore is the store the listing benchmarks list: RLOG_STORE
 // ("SESSIONS:SIZE", default 200:200MB; the figures in docs/performance.md
 // are of 2000:2GB), generated into RLOG_STORE_DIR (kept between runs) or a
-// temporary folder. It returns the work folder the sessions ran in and the
-// agents' homes.
+// temporary folder, of the shape RLOG_STORE_SHAPE names: by default
+// transcripts shaped as the Claude Code CLI writes them (what users have),
+// "writer" for those our Claude Code writer wrote from generated sessions
+// (the store of the figures before the CLI's shape; keep each shape in a
+// folder of its own). It returns the work folder the sessions ran in and
+// the agents' homes.
 func benchStore(b *testing.B) (cwd string, homes Homes) {
 	cwd, homes, _ = benchStoreIn(b)
 	return cwd, homes
@@ -158,9 +162,11 @@ func TestReadHeapStaysConstant(t *testing.T) {
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	dir := t.TempDir()
-	// One transcript of each size: a store of 1 session of that size.
-	small := agentstore.Claude(t, filepath.Join(dir, "small"), 1, 3<<20)[0]
-	large := agentstore.Claude(t, filepath.Join(dir, "large"), 1, 30<<20)[0]
+	// One transcript of each size: a store of 1 session of that size, of
+	// the writer's shape (the CLI's has sub-agents' files, and a
+	// transcript with them is listed without a cut).
+	small := agentstore.Generate(t, filepath.Join(dir, "small"), 1, 3<<20, agentstore.Writer)[0]
+	large := agentstore.Generate(t, filepath.Join(dir, "large"), 1, 30<<20, agentstore.Writer)[0]
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	var peak uint64
 	afterWindow = func() {
@@ -369,7 +375,8 @@ func TestListingHoldsNoCalls(t *testing.T) {
 	dir := t.TempDir()
 	cwd := "/work/project"
 	homes := Homes{Claude: filepath.Join(dir, ".claude")}
-	agentstore.Claude(t, filepath.Join(homes.Claude, "projects", ClaudeProject(cwd)), 20, 20<<20)
+	// The writer's shape: its 20 MB hold the 10,000 calls measured.
+	agentstore.Generate(t, filepath.Join(homes.Claude, "projects", ClaudeProject(cwd)), 20, 20<<20, agentstore.Writer)
 	p := Discover(cwd, homes)
 	base := heapNow()
 	ix := Open(filepath.Join(dir, "sessions.json"))

@@ -67,9 +67,12 @@ func claudeTranscripts(t *testing.T) []string {
 // figures: cmd/rlog-ls's TestSessionsEqualStats).
 func TestMergeEqualsWhole(t *testing.T) {
 	cuts, changed, called, phased := 0, 0, 0, 0
-	// Beside the recorded ones, a generated transcript of many turns.
-	generated := agentstore.Claude(t, filepath.Join(t.TempDir(), "store"), 1, 400<<10)[0]
-	for _, p := range append(resumableFiles(t), generated) {
+	// Beside the recorded ones, generated transcripts of many turns, of
+	// both shapes (the writer's 400 KB hold most of the cuts counted
+	// below).
+	generated := agentstore.Generate(t, filepath.Join(t.TempDir(), "store"), 1, 400<<10, agentstore.Writer)[0]
+	cli := agentstore.Generate(t, filepath.Join(t.TempDir(), "cli"), 1, 1<<20, agentstore.CLI)[0]
+	for _, p := range append(resumableFiles(t), generated, cli) {
 		whole, err := Read(p)
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)

@@ -29,13 +29,15 @@ func TestRowListingHeapIndependentOfStore(t *testing.T) {
 	// lists take when held (read back from the changes file, each name
 	// once: less than a listing holding them would take) and how many
 	// calls they have. A store of 40 sessions and one of 400 are made of
-	// the same 40 transcripts (agentstore.Claude), copied once and ten
-	// times.
+	// the same 40 transcripts (agentstore.Generate), copied once and ten
+	// times, of the writer's shape, which has the calls to measure in
+	// 150 KB (the CLI's shape spends most of a small session on the
+	// records of the run's start).
 	peak := func(n int) (held, lists uint64, calls int) {
 		var rows uint64
 		dir := t.TempDir()
 		homes := Homes{Claude: filepath.Join(dir, ".claude")}
-		agentstore.Claude(t, filepath.Join(homes.Claude, "projects", ClaudeProject(cwd)), n, int64(n)*150<<10)
+		agentstore.Generate(t, filepath.Join(homes.Claude, "projects", ClaudeProject(cwd)), n, int64(n)*150<<10, agentstore.Writer)
 		p := Discover(cwd, homes)
 		ix := Open(filepath.Join(dir, "sessions.json"))
 		held, rows = peakDuring(func() {

@@ -40,20 +40,32 @@ func TestSessionsEqualStats(t *testing.T) {
 	checkSessionsEqualStats(t, sessionFixtures(t))
 }
 
-// The same on sessions of the generated store the sessions index's
-// benchmarks list: Claude Code transcripts written from generated
-// sessions, each entry with the rests of its events, which no recorded
-// transcript has.
+// The same on sessions of the generated stores the sessions index's
+// benchmarks list, of both shapes: transcripts shaped as the Claude Code
+// CLI writes them (its bookkeeping records, toolUseResult, cost-state,
+// compactions), and Claude Code transcripts our writer wrote from
+// generated sessions, each entry with the rests of its events, which no
+// recorded transcript has.
 func TestSessionsEqualStatsGenerated(t *testing.T) {
 	if testing.Short() {
-		t.Skip("generates and reads 6 MB of transcripts")
+		t.Skip("generates and reads 2 x 6 MB of transcripts")
 	}
-	paths := agentstore.Claude(t, t.TempDir(), 4, 6<<20)
-	checkSessionsEqualStats(t, paths)
-	for _, p := range paths {
-		if s, err := sessions.Read(p); err != nil || s.Row.ToolCalls == 0 || s.Row.Tokens.In == 0 || s.Row.Start == nil {
-			t.Fatalf("%s: a generated session with no calls, tokens or time compares nothing: %+v %v", p, s, err)
-		}
+	for _, shape := range []agentstore.Shape{agentstore.CLI, agentstore.Writer} {
+		t.Run(string(shape), func(t *testing.T) {
+			paths := agentstore.Generate(t, t.TempDir(), 4, 6<<20, shape)
+			checkSessionsEqualStats(t, paths)
+			subagents := 0
+			for _, p := range paths {
+				s, err := sessions.Read(p)
+				if err != nil || s.Row.ToolCalls == 0 || s.Row.Tokens.In == 0 || s.Row.Start == nil {
+					t.Fatalf("%s: a generated session with no calls, tokens or time compares nothing: %+v %v", p, s, err)
+				}
+				subagents += s.Row.Subagents
+			}
+			if shape == agentstore.CLI && subagents == 0 {
+				t.Error("no generated session has a sub-agent: their figures are not compared")
+			}
+		})
 	}
 }
 

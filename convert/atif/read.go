@@ -489,7 +489,7 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 }
 
 // applyRests gives the step's events what this package's writer kept of
-// them in extra.rests (model.RestOf; see stepRests): a system or user
+// them in extra.rests (model.RestOf; see writeRests): a system or user
 // step's first element is its own event's (null: the step has none), the
 // others go to the events of their kind in order, and an event the step's
 // fields could not hold (a second text of one response) comes back from
@@ -524,7 +524,7 @@ func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []
 		// An event that comes back from its rest alone (a second text of
 		// the response) is of the step's response as those made of the
 		// step's fields are: the step's metrics are its usage unless its
-		// rest says another, as the writer writes it (stepRests).
+		// rest says another, as the writer writes it (writeRests).
 		base.Usage = events[0].Usage
 	}
 	return model.ApplyRests(events, rests, sp.source != "agent", base, func(err error) {

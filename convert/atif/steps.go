@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
@@ -41,7 +42,7 @@ type step struct {
 	// The rests of the step's events (model.RestOf), for a source that is
 	// not ATIF: the step's own event (a user or system step's), its
 	// thinking and text events; the calls' and results' are theirs.
-	ownRest    json.RawMessage
+	ownRest    eventRest
 	thinkRests []eventRest
 	textRests  []eventRest
 	// orphans marks a system step made for results whose calls are not
@@ -58,31 +59,35 @@ type toolCall struct {
 	rest     eventRest
 }
 
-// eventRest is the rest of an agent step's event and the event's usage,
-// which the step's metrics do not say when they are what the step adds to
-// the session's count (step.usageOf): stepRests then adds it to the rest.
+// eventRest is the rest of one of a step's events, written with the step
+// (model.WriteRest, where it stands in the document): the event, what the
+// step carries of it (decided as the event joins the step), and for an
+// agent step's event its usage, which the step's metrics do not say when
+// they are what the step adds to the session's count (step.usageOf):
+// the rest then says it (model.WriteRest with the usage).
 type eventRest struct {
-	raw   json.RawMessage
-	usage model.Usage
-	has   bool // the event has usage
+	e       *model.Event // nil: none
+	carried []string
+	usage   model.Usage
+	has     bool // an agent step's event with usage
 }
 
 // agentRest is e's rest in an agent step.
-func agentRest(raw json.RawMessage, e *model.Event) eventRest {
-	r := eventRest{raw: raw}
+func agentRest(r eventRest, e *model.Event) eventRest {
 	if e.Usage != nil {
 		r.usage, r.has = *e.Usage, true
 	}
 	return r
 }
 
-// json is the rest as the step writes it: with the event's usage when the
-// step's metrics (u, when counted) do not say it.
-func (r eventRest) json(u model.Usage, counted bool) json.RawMessage {
+// write writes the rest where a value goes in b: with the event's usage
+// when the step's metrics (u, when counted) do not say it.
+func (r eventRest) write(b *jsonw.Buf, u model.Usage, counted bool) {
 	if r.has && (!counted || r.usage != u) {
-		return model.WithUsage(r.raw, r.usage)
+		model.WriteRest(b, r.e, &r.usage, r.carried...)
+		return
 	}
-	return r.raw
+	model.WriteRest(b, r.e, nil, r.carried...)
 }
 
 type result struct {
@@ -94,7 +99,7 @@ type result struct {
 	status  string // a status other than ok/error (rlog's `[2 issues]`)
 	refs    json.RawMessage
 	extra   model.Fields
-	rest    json.RawMessage
+	rest    eventRest
 }
 
 // open is how many of the step's calls wait for their result.
@@ -290,9 +295,10 @@ func (wr *Writer) timed(s *step, e *model.Event) {
 // rest is the rest of e (model.RestOf) in step s: what the step's own
 // fields do not say of e. Every event carries its kind's fields (and
 // those named in carried); its time, model and message id when they are
-// the step's; its signature when signed.
-func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) json.RawMessage {
-	carried = append(carried, "call.name")
+// the step's; its signature when signed. The step writes it (carried is
+// the rest's own: copied, as the caller's may be reused).
+func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) eventRest {
+	carried = append(append(make([]string, 0, len(carried)+6), carried...), "call.name")
 	if s.time != s.timeOf {
 		s.timeOf, s.stepTime = s.time, stepTime(s.time)
 	}
@@ -321,7 +327,7 @@ func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) 
 	if e.Usage == nil {
 		carried = append(carried, "-usage") // not the step's metrics
 	}
-	return model.RestOf(e, carried...)
+	return eventRest{e: e, carried: carried}
 }
 
 // resultRest is the rest of the result e in step s: its call id, error

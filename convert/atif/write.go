@@ -52,6 +52,7 @@ const (
 // steps.
 type Writer struct {
 	stepBuf jsonw.Buf // writeStep's
+	restBuf jsonw.Buf // a JSONL step's rests (encodeStep)
 	jsonl   bool
 	ver     int
 	rep     *model.Report
@@ -500,7 +501,7 @@ func (wr *Writer) writeStep(s *step) {
 	if !wr.jsonl {
 		b.ContinueList(id - 1).Next()
 	}
-	encodeStep(b, s, id, wr.ver, wr.rep, wr.same)
+	encodeStep(b, s, id, wr.ver, wr.rep, wr.same, &wr.restBuf)
 	if wr.jsonl {
 		b.WriteByte('\n')
 	}
@@ -546,8 +547,9 @@ func stepTime(ts string) string {
 }
 
 // encodeStep writes one step: its message, the agent's fields, the
-// observation and the metrics.
-func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same bool) {
+// observation and the metrics. restBuf is where a compact step's rests
+// are made (see below).
+func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same bool, restBuf *jsonw.Buf) {
 	o := b.Begin()
 	o.Int("step_id", int64(id))
 	if ts := normalizeTime(st.time, st.loc, rep, same); ts != "" {
@@ -585,61 +587,87 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 	if st.msgID != "" {
 		stepExtra.SetString("message_id", st.msgID)
 	}
-	if events := stepRests(st); events != nil {
-		stepExtra.Set("rests", events)
-	}
-	if len(stepExtra) > 0 {
+	switch {
+	case hasRests(st) && b.Indenting():
+		o.Key("extra")
+		stepExtra.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, st) })
+	case hasRests(st):
+		// Compact (ATIF-JSONL), the extra's values are compacted whole
+		// (Fields.AppendJSON): a value kept with spaces between its
+		// tokens (a call's input) loses them, as it does indented.
+		restBuf.Reset()
+		writeRests(restBuf, st)
+		stepExtra.Set("rests", restBuf.Bytes())
+		o.Key("extra")
+		stepExtra.WriteJSON(b)
+	case len(stepExtra) > 0:
 		o.Key("extra")
 		stepExtra.WriteJSON(b)
 	}
 	o.End()
 }
 
-// stepRests is the step's extra.rests: the rest of each event the step
-// was made of (model.RestOf), in the order the reader makes events of the
-// step (its own event, or its thinking, text and calls; then its
-// results), with null for a system step that has no event of its own.
-// nil when the source is ATIF.
-func stepRests(st *step) json.RawMessage {
-	var list []json.RawMessage
+// hasRests reports whether the step has an extra.rests (writeRests): its
+// source is not ATIF.
+func hasRests(st *step) bool {
+	if st.source == "agent" {
+		for _, c := range st.calls {
+			if c.rest.e != nil {
+				return true
+			}
+		}
+		if len(st.thinkRests) > 0 || len(st.textRests) > 0 {
+			return true
+		}
+	} else if st.ownRest.e != nil || st.orphans {
+		return true
+	}
+	for _, r := range st.results {
+		if r.rest.e != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeRests writes the step's extra.rests where it goes in b: the rest of
+// each event the step was made of (model.WriteRest), in the order the
+// reader makes events of the step (its own event, or its thinking, text
+// and calls; then its results), with null for a system step that has no
+// event of its own. Each is written indented where it stands, not made
+// apart and indented again.
+func writeRests(b *jsonw.Buf, st *step) {
+	l := b.List()
 	if st.source == "agent" {
 		u, counted := st.usageOf()
 		for _, r := range st.thinkRests {
-			list = append(list, r.json(u, counted))
+			l.Next()
+			r.write(b, u, counted)
 		}
 		for _, r := range st.textRests {
-			list = append(list, r.json(u, counted))
+			l.Next()
+			r.write(b, u, counted)
 		}
 		for _, c := range st.calls {
-			if c.rest.raw != nil {
-				list = append(list, c.rest.json(u, counted))
+			if c.rest.e != nil {
+				l.Next()
+				c.rest.write(b, u, counted)
 			}
 		}
-	} else if st.ownRest != nil || st.orphans {
-		own := st.ownRest
-		if own == nil {
-			own = json.RawMessage("null")
-		}
-		list = append(list, own)
+	} else if st.ownRest.e != nil {
+		l.Next()
+		st.ownRest.write(b, model.Usage{}, false)
+	} else if st.orphans {
+		l.Next()
+		b.Raw([]byte("null"))
 	}
 	for _, r := range st.results {
-		if r.rest != nil {
-			list = append(list, r.rest)
+		if r.rest.e != nil {
+			l.Next()
+			r.rest.write(b, model.Usage{}, false)
 		}
 	}
-	if len(list) == 0 {
-		return nil
-	}
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, r := range list {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(r)
-	}
-	b.WriteByte(']')
-	return b.Bytes()
+	l.End()
 }
 
 // encodeAgent writes an agent step's model, reasoning and tool calls.

@@ -2,6 +2,8 @@ package claude
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"unicode/utf8"
@@ -87,11 +89,10 @@ func FuzzSameAsHeader(f *testing.F) {
 			before := *st.h
 			before.Extra = append(model.Fields(nil), st.h.Extra...)
 			seenBefore := len(st.seen)
-			var e ent
-			st.setHeaderField(key, val, &e)
-			if !reflect.DeepEqual(before, *st.h) || len(e.extra) != 0 || len(st.seen) != seenBefore {
+			st.setHeaderField(key, val)
+			if !reflect.DeepEqual(before, *st.h) || len(st.pending) != 0 || len(st.seen) != seenBefore {
 				t.Fatalf("key %q, header value %q, entry value %s: sameAsHeader says nothing to do, setHeaderField changed %+v to %+v, extra %v",
-					key, cur, v, before, *st.h, e.extra)
+					key, cur, v, before, *st.h, st.pending)
 			}
 		}
 	})
@@ -148,5 +149,55 @@ func FuzzBlock(f *testing.F) {
 			}
 			return nil
 		})
+	})
+}
+
+// readLazyOrEager reads a transcript as Read does, its entries' extra made
+// only for the types that keep it (the reader's path) or for every entry
+// (eager: the reference).
+func readLazyOrEager(data []byte, eager bool) (model.Session, *model.Report) {
+	var c model.Collector
+	rep := &model.Report{}
+	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
+	st := &state{h: h, sink: &c, rep: rep, rd: &Reader{}, costs: &costs{}, eagerExtra: eager}
+	st.readStream(bytes.NewReader(data), "")
+	st.closeInline(model.Event{})
+	c.End(h)
+	return c.Session, rep
+}
+
+// FuzzLazyExtra holds the reader's pending fields (an entry's extra copied
+// out of the line only when its type keeps it; an attachment's type found
+// in the line) to the reading that copied every entry's extra: the same
+// events, header and report, whatever the transcript.
+func FuzzLazyExtra(f *testing.F) {
+	f.Add([]byte(`{"parentUuid":null,"isSidechain":false,"attachment":{"type":"date","date":"2026-11-27"},"type":"attachment","uuid":"a","timestamp":"2026-11-27T09:21:58.485Z","sessionId":"s","cwd":"/w","version":"2.1.328"}` + "\n" +
+		`{"type":"api-request","sessionId":"s","id":"r","params":{"model":"m"},"tail":["x"]}` + "\n" +
+		`{"parentUuid":"a","type":"user","message":{"role":"user","content":"hi"},"uuid":"u","cwd":"/other","entrypoint":"cli","promptId":"p","slug":"s-1"}` + "\n" +
+		`{"type":"cost-state","sessionId":"s","totalCostUSD":0.5,"modelUsage":{}}` + "\n" +
+		`{"type":"summary","summary":"done","leafUuid":"u","extra":{"k":1}}`))
+	f.Add([]byte(`{"type":"attachment","attachment":{"type":"prompt_snapshot","systemPrompt":["a\u0000"]},"cwd":7,"gitBranch":"\u00e9"}` + "\n" +
+		`{"type":"system","subtype":"compact_boundary","compactMetadata":{"trigger":"auto"},"requestId":"q","isMeta":false}` + "\n" +
+		"{\"type\":\"assistant\",\"requestId\":\"r\xff\",\"message\":{\"id\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"t\"}]},\"x\":\"\xfe\"}"))
+	// The recorded transcripts of the real CLI: its attachments and
+	// bookkeeping records.
+	recorded, _ := filepath.Glob("../../testdata/agents/claude-code/*/*/claude/projects/*/*.jsonl")
+	for _, p := range append([]string{"testdata/session.jsonl", "../testdata/fixtures/claude/edge-cases.jsonl", "../testdata/fixtures/claude/continued.jsonl"}, recorded...) {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+			// Three times over: more lines than the head holds, so that
+			// the lines after it are read as they come too.
+			f.Add(bytes.Repeat(data, 3))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lazy, lazyRep := readLazyOrEager(data, false)
+		eager, eagerRep := readLazyOrEager(data, true)
+		if !reflect.DeepEqual(lazy, eager) {
+			t.Fatalf("events differ:\nlazy  %+v\neager %+v", lazy, eager)
+		}
+		if !reflect.DeepEqual(lazyRep, eagerRep) {
+			t.Fatalf("reports differ:\nlazy  %+v\neager %+v", lazyRep, eagerRep)
+		}
 	})
 }

@@ -27,15 +27,23 @@ import (
 // Name is the format name used by the CLI.
 const Name = "claude"
 
-// headerKeys are entry keys that describe the session rather than the
-// entry. They go to the Header from the first entry that has them; an entry
-// whose value differs keeps its own in Event.Extra.
-var headerKeys = map[string]bool{"sessionId": true, "cwd": true, "version": true, "gitBranch": true, "slug": true, "userType": true}
+// isHeaderKey reports whether an entry key describes the session rather
+// than the entry. They go to the Header from the first entry that has
+// them; an entry whose value differs keeps its own in Event.Extra. (A
+// switch: every key of every record is asked, and a map's lookup hashed
+// each.)
+func isHeaderKey(name []byte) bool {
+	switch string(name) {
+	case "sessionId", "cwd", "version", "gitBranch", "slug", "userType":
+		return true
+	}
+	return false
+}
 
-// sharedKeys are entry keys that say how the session was run: the first
-// entry's value is the header's too (Claude Code 2.1 writes entrypoint
-// on every entry), and each entry keeps its own.
-var sharedKeys = map[string]bool{"entrypoint": true}
+// isSharedKey reports whether an entry key says how the session was run:
+// the first entry's value is the header's too (Claude Code 2.1 writes
+// entrypoint on every entry), and each entry keeps its own.
+func isSharedKey(name []byte) bool { return string(name) == "entrypoint" }
 
 // Reader reads one transcript. Subagent, when set, opens the transcript of
 // a sub-agent by its agentId and names it (a path relative to the main
@@ -219,6 +227,63 @@ type state struct {
 	// costs follows Claude Code's cost-state records (see cost.go); shared
 	// with the sub-agents' states, whose calls a run's cost counts too.
 	costs *costs
+	// pending holds the entry being read's extra fields in line order
+	// until its type says whether it keeps them (keepsExtra): reused from
+	// entry to entry.
+	pending []pendingField
+	// eagerExtra makes every entry's extra and finds an attachment's type
+	// in it, as the reader did before pending: the reference
+	// FuzzLazyExtra holds the lazy path to. Only tests set it.
+	eagerExtra bool
+}
+
+// pendingField is one of an entry's extra fields: a key and value of the
+// line, copied only when the entry keeps its extra (a bookkeeping record,
+// an attachment or a record passed through whole keeps its line, not its
+// fields: copying an api-request-shape's 40 KB shape or an attachment's
+// system prompt to drop it was most of their cost), or a field made
+// already (a header key whose value changed).
+type pendingField struct {
+	name, v []byte
+	made    model.Field
+}
+
+// keepsExtra reports whether an entry of type typ keeps its extra fields
+// in its events; the others (attachments, cost-state, bookkeeping and
+// unknown records) are passed on as their whole line.
+func keepsExtra(typ string) bool {
+	switch typ {
+	case "user", "assistant", "system", "summary", SessionRecord:
+		return true
+	}
+	return false
+}
+
+// extraFields makes the pending fields an entry's extra, in line order.
+func (st *state) extraFields() model.Fields {
+	if len(st.pending) == 0 {
+		return nil
+	}
+	out := make(model.Fields, len(st.pending))
+	for i, p := range st.pending {
+		if p.name == nil {
+			out[i] = p.made
+			continue
+		}
+		out[i] = model.Field{Key: string(p.name), Value: st.ix.Copy(p.v)}
+	}
+	return out
+}
+
+// pendingValue is the value of the pending field named name, nil when
+// the entry has none.
+func (st *state) pendingValue(name string) []byte {
+	for _, p := range st.pending {
+		if p.name != nil && string(p.name) == name {
+			return p.v
+		}
+	}
+	return nil
 }
 
 func (st *state) readStream(r io.Reader, agent string) error {
@@ -247,6 +312,7 @@ type ent struct {
 
 func (st *state) entry(line []byte, n int, agent string) error {
 	var e ent
+	st.pending = st.pending[:0]
 	err := st.ix.Object(line, func(k, v []byte) error {
 		name := jsonscan.KeyBytes(k)
 		switch string(name) {
@@ -267,7 +333,7 @@ func (st *state) entry(line []byte, n int, agent string) error {
 			e.meta, _ = jsonscan.Bool(v)
 		case "requestId":
 			e.requestID, _ = st.ix.String(v)
-			e.extra = append(e.extra, model.Field{Key: "requestId", Value: st.ix.Copy(v)})
+			st.pending = append(st.pending, pendingField{name: name, v: v})
 		case "message":
 			e.message = v
 		case "todos":
@@ -277,25 +343,28 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		case restsKey:
 			e.rests = v // read while the line is (applyRests), copied as it is decoded
 		default:
-			if headerKeys[string(name)] {
-				st.headerField(name, v, &e)
+			if isHeaderKey(name) {
+				st.headerField(name, v)
 				return nil
 			}
-			key := string(name)
-			if sharedKeys[key] && st.depth == 0 {
+			if isSharedKey(name) && st.depth == 0 {
+				key := string(name)
 				if _, have := st.h.Extra.Get(key); !have {
 					if s, ok := st.ix.String(v); ok {
 						st.h.Extra.SetString(key, s)
 					}
 				}
 			}
-			e.extra = append(e.extra, model.Field{Key: key, Value: st.ix.Copy(v)})
+			st.pending = append(st.pending, pendingField{name: name, v: v})
 		}
 		return nil
 	})
 	if err != nil {
 		st.rep.MalformedAt(st.loc(n), err)
 		return nil
+	}
+	if st.eagerExtra || keepsExtra(e.typ) {
+		e.extra = st.extraFields()
 	}
 	loc := st.loc(n)
 	if !st.ix.InputValidUTF8() {
@@ -359,18 +428,19 @@ func (st *state) entry(line []byte, n int, agent string) error {
 // loc is line n of the transcript being read.
 func (st *state) loc(n int) model.Loc { return model.Loc{File: st.file, Line: n} }
 
-func (st *state) headerField(name, v []byte, e *ent) {
+func (st *state) headerField(name, v []byte) {
 	if st.sameAsHeader(name, v) {
 		return // every entry repeats them: no string made to compare
 	}
-	st.setHeaderField(string(name), v, e)
+	st.setHeaderField(string(name), v)
 }
 
-// setHeaderField is headerField without its shortcut.
-func (st *state) setHeaderField(key string, v []byte, e *ent) {
+// setHeaderField is headerField without its shortcut. A value the header
+// does not take is one of the entry's extra fields.
+func (st *state) setHeaderField(key string, v []byte) {
 	s, ok := st.ix.String(v)
 	if !ok {
-		e.extra = append(e.extra, model.Field{Key: key, Value: st.ix.Copy(v)})
+		st.pending = append(st.pending, pendingField{made: model.Field{Key: key, Value: st.ix.Copy(v)}})
 		return
 	}
 	var dst *string
@@ -392,7 +462,7 @@ func (st *state) setHeaderField(key string, v []byte, e *ent) {
 			return
 		}
 		if cur, _ := st.h.Extra.String(key); cur != s {
-			e.extra = append(e.extra, model.Field{Key: key, Value: model.MustJSON(s)})
+			st.pending = append(st.pending, pendingField{made: model.Field{Key: key, Value: model.MustJSON(s)}})
 		}
 		return
 	}
@@ -405,7 +475,7 @@ func (st *state) setHeaderField(key string, v []byte, e *ent) {
 		return
 	}
 	if *dst != s {
-		e.extra = append(e.extra, model.Field{Key: key, Value: model.MustJSON(s)})
+		st.pending = append(st.pending, pendingField{made: model.Field{Key: key, Value: model.MustJSON(s)}})
 	}
 }
 
@@ -467,7 +537,11 @@ func (st *state) bookkeeping(base model.Event, typ string, line []byte, m record
 // passed through as an unknown record otherwise.
 func (st *state) attachment(e *ent, base model.Event, line []byte) error {
 	var typ string
-	if v, ok := e.extra.Get("attachment"); ok {
+	v := st.pendingValue("attachment")
+	if st.eagerExtra {
+		v, _ = e.extra.Get("attachment")
+	}
+	if v != nil {
 		st.ix.Members(v, func(k, val []byte) error {
 			if string(jsonscan.KeyBytes(k)) == "type" {
 				typ, _ = st.ix.String(val)

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -45,18 +44,18 @@ type Writer struct {
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused
-	line      bytes.Buffer      // the entry being built (flush)
+	line      jsonw.Buf         // the entry being built (flush), compact
 	err       error
 	// sourced is set once the session record is written (a session from
 	// another format); sourceExtra are the header extras it holds.
 	sourced     bool
 	sourceExtra map[string]bool
-	rests       []byte // an entry's rests, reused
 	// held is a compaction of another format, written when the next event
 	// shows whether the summary Claude Code resumes from follows it
 	// (boundary, while it is written).
 	held     *model.Event
 	boundary bool
+	carried  []string // a rest's carried fields (entryTail), reused
 	// From another format: the latest tool_use ids written (the API takes
 	// one call an id), and by the source's id the ids written for its
 	// latest calls still waiting for their results; renamed holds, for the
@@ -300,7 +299,7 @@ const (
 func (wr *Writer) sourceRecord() {
 	wr.sourced = true
 	h := wr.h
-	b := &wr.line
+	b := &wr.line.Buffer
 	b.Reset()
 	o := jsonw.Begin(b)
 	o.Str("type", SessionRecord)
@@ -331,7 +330,7 @@ func (wr *Writer) sourceRecord() {
 // now, and which values the entries hold that the session has not.
 func (wr *Writer) endRecord() {
 	h := wr.h
-	b := &wr.line
+	b := &wr.line.Buffer
 	b.Reset()
 	o := jsonw.Begin(b)
 	o.Str("type", SessionRecord)
@@ -350,11 +349,11 @@ func (wr *Writer) endRecord() {
 	wr.writeLine(b.Bytes())
 }
 
-// restOf is the rest of e written in an entry (model.RestOf): every field
-// but those the entry holds (carried), its time when the entry's timestamp
-// is its own, its id and parent when the entry's are others, and which of
-// the entry's the writer made up for it.
-func (wr *Writer) restOf(e *model.Event, l link, written string, carried ...string) json.RawMessage {
+// writeRest writes the rest of e in an entry (model.WriteRest) into b:
+// every field but those the entry holds (carried), its time when the
+// entry's timestamp is its own, its id and parent when the entry's are
+// others, and which of the entry's the writer made up for it.
+func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried []string) {
 	carried = append(carried, "agent_id", "meta")
 	if e.Sidechain || e.AgentID == "" {
 		carried = append(carried, "sidechain")
@@ -380,7 +379,8 @@ func (wr *Writer) restOf(e *model.Event, l link, written string, carried ...stri
 	case "":
 		carried = append(carried, "-parent")
 	}
-	return model.RestOf(e, carried...)
+	model.WriteRest(b, e, nil, carried...)
+	wr.carried = carried
 }
 
 // synthID makes a deterministic id, different for each kind and counter
@@ -716,8 +716,8 @@ func parseTime(s string) (time.Time, bool) {
 
 // entryTail writes uuid, timestamp and the entry-level extras, and for a
 // session from another format the rests of the entry's events (evs),
-// carried naming what the entry holds of each.
-func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, carried func(*model.Event) []string) {
+// carried appending to c what the entry holds of each.
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, carried func(c []string, x *model.Event) []string) {
 	o.Str("uuid", l.uuid)
 	ts := wr.timestamp(e)
 	if ts != "" {
@@ -726,17 +726,23 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.E
 	if !wr.sameSource() && len(evs) > 0 {
 		// As a string: ccusage takes a line with a "usage" object for one
 		// with a message's usage, and a rest may keep one (an SDK
-		// result's).
-		list := append(wr.rests[:0], '[')
-		for i, x := range evs {
-			if i > 0 {
-				list = append(list, ',')
-			}
-			list = append(list, wr.restOf(x, l, ts, carried(x)...)...)
+		// result's). The list is written escaped as it is encoded (a
+		// quoting Buf), each of its strings escaped once for both.
+		o.Key(restsKey)
+		b := &wr.line
+		b.WriteByte('"')
+		b.Quote()
+		list := b.List()
+		for _, x := range evs {
+			list.Next()
+			// (One list for every rest: each is written before the next
+			// is made.)
+			wr.carried = carried(wr.carried[:0], x)
+			wr.writeRest(b, x, l, ts, wr.carried)
 		}
-		list = append(list, ']')
-		wr.rests = list
-		o.Str(restsKey, string(list))
+		list.End()
+		b.Unquote()
+		b.WriteByte('"')
 	}
 	for _, f := range e.Extra {
 		if skipExtra[f.Key] || strings.HasPrefix(f.Key, "_") || strings.HasPrefix(f.Key, "message.") || strings.HasPrefix(f.Key, "block.") {
@@ -760,7 +766,7 @@ func (wr *Writer) flush() {
 	evs := wr.pending
 	wr.pending = wr.pending[:0]
 	clear(wr.renamed)
-	b := &wr.line // reused: an entry is written before the next is built
+	b := &wr.line.Buffer // reused: an entry is written before the next is built
 	b.Reset()
 	o := jsonw.Begin(b)
 	if wr.role == "user" {
@@ -810,8 +816,8 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 		}
 	}
 	wr.writeResultStatuses(o, b, content, first.Extra)
-	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
-		c := []string{"kind", "text", "todos", "signature", "result.is_error", "result.status"}
+	wr.entryTail(o, first, l, evs, func(c []string, x *model.Event) []string {
+		c = append(c, "kind", "text", "todos", "signature", "result.is_error", "result.status")
 		if _, ok := wr.renamed[x]; !ok {
 			c = append(c, "result.call_id")
 		}
@@ -866,8 +872,8 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Eve
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()
 	written := pick(first.Model, wr.h.Model)
-	wr.entryTail(o, first, l, evs, func(x *model.Event) []string {
-		c := []string{"kind", "text", "signature", "call.name", "call.input"}
+	wr.entryTail(o, first, l, evs, func(c []string, x *model.Event) []string {
+		c = append(c, "kind", "text", "signature", "call.name", "call.input")
 		if _, ok := wr.renamed[x]; !ok {
 			c = append(c, "call.id")
 		}
@@ -1107,7 +1113,7 @@ func todoJSON(ts []model.Todo) []map[string]string {
 
 // other writes an event that is not part of a user/assistant entry.
 func (wr *Writer) other(e *model.Event) {
-	b := &wr.line
+	b := &wr.line.Buffer
 	b.Reset()
 	same := wr.sameSource()
 	switch e.Kind {
@@ -1205,7 +1211,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.Str("content", e.Text)
 	}
 	wr.dropMessageKeys(e)
-	wr.entryTail(o, e, l, []*model.Event{e}, func(*model.Event) []string { return nil })
+	wr.entryTail(o, e, l, []*model.Event{e}, func(c []string, _ *model.Event) []string { return c })
 	o.End()
 	wr.writeLine(b.Bytes())
 }

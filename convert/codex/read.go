@@ -64,6 +64,12 @@ type state struct {
 	ix  jsonscan.Index
 	// line is the line being read, whole, for a record passed through.
 	line []byte
+	// payload is the line's payload; payloadMembers its members, found
+	// the first time they are asked for (payloadWalked) and kept for the
+	// line: the record's type and then its reader both look at them.
+	payload        []byte
+	payloadMembers []keyValue
+	payloadWalked  bool
 
 	// thread is the rollout's own thread id (its first session_meta's
 	// id); agent is the same for a sub-agent's rollout, "" for a main
@@ -95,6 +101,7 @@ type state struct {
 // bare session header and then bare response items.
 func (st *state) readLine(b []byte, n int) error {
 	st.line = b
+	st.payload, st.payloadWalked = nil, false
 	var ts, typ string
 	var payload, metadata []byte
 	other := false // a key of the line beyond these
@@ -152,6 +159,7 @@ func (st *state) readLine(b []byte, n int) error {
 		st.rep.Add(model.LossMalformed, "codex "+quoteType(typ)+" line whose payload is not an object", loc)
 		return nil
 	}
+	st.payload = payload
 	switch typ {
 	case "session_meta":
 		st.sessionMeta(payload, loc)
@@ -215,22 +223,61 @@ func quoteType(t string) string {
 	return t
 }
 
-// str is the string member key of object b ("" when it has none).
+// str is the string member key of object b ("" when it has none; the
+// last when it has several).
 func (st *state) str(b []byte, key string) string {
 	var s string
-	st.ix.Members(b, func(k, v []byte) error {
-		if string(jsonscan.KeyBytes(k)) == key {
+	st.members(b, func(k string, v []byte) {
+		if k == key {
 			s, _ = st.ix.String(v)
 		}
-		return nil
 	})
 	return s
 }
 
+// keyValue is a member of an object: its key, decoded (the line's own
+// bytes when it needs no decoding), and its value.
+type keyValue struct {
+	key string
+	v   []byte
+}
+
+// maxPayloadMembers bounds the members of a payload kept for its line; a
+// payload with more is walked each time it is asked for.
+const maxPayloadMembers = 1024
+
 // members is b's members by key, for the few a record needs. The key
 // is the line's own bytes, valid during the call only: what keeps it
-// keeps a copy (field).
+// keeps a copy (field). The line's payload is walked once (the first
+// time), its members kept for the line (payloadMembers); any other object
+// is walked at each call. Either way fn sees the members walkMembers
+// finds, in order (TestPayloadMembersKept, FuzzReadCodex).
 func (st *state) members(b []byte, fn func(key string, v []byte)) {
+	if len(b) == 0 || len(b) != len(st.payload) || &b[0] != &st.payload[0] {
+		st.walkMembers(b, fn)
+		return
+	}
+	if !st.payloadWalked {
+		st.payloadWalked = true
+		kept := st.payloadMembers[:0]
+		st.walkMembers(b, func(key string, v []byte) {
+			kept = append(kept, keyValue{key, v})
+		})
+		st.payloadMembers = kept
+		if len(kept) > maxPayloadMembers {
+			st.payloadMembers, st.payloadWalked = nil, false
+			st.walkMembers(b, fn)
+			return
+		}
+	}
+	// A walk of another object that fn starts does not touch this one.
+	for _, m := range st.payloadMembers {
+		fn(m.key, m.v)
+	}
+}
+
+// walkMembers is members without the payload's: b's members, walked.
+func (st *state) walkMembers(b []byte, fn func(key string, v []byte)) {
 	st.ix.Members(b, func(k, v []byte) error {
 		kb := jsonscan.KeyBytes(k)
 		fn(unsafe.String(unsafe.SliceData(kb), len(kb)), v)

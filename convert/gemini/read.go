@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -246,7 +248,10 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 		rd.rep.MalformedAt(loc, err)
 		return nil
 	}
-	if line {
+	// valid says b is known to be valid UTF-8: a line is checked once
+	// here, for the report and for the copy a message keeps (ownFields).
+	valid := line && utf8.Valid(b)
+	if line && !valid {
 		rd.rep.InvalidUTF8(b, loc) // valid JSON: its strings can be found
 	}
 	_, hasID := fields.Get("id")
@@ -263,7 +268,7 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 	}
 	switch {
 	case hasID && hasType:
-		return rd.message(fields, loc)
+		return rd.message(fields, b, valid, loc)
 	case isSet && len(fields) == 1:
 		return rd.set(set, loc)
 	case isRewind && len(fields) == 1:
@@ -392,15 +397,17 @@ func (rd *reader) emit(ev *model.Event) error {
 
 // message holds a message until the next record with another id: a
 // message written again (same id) updates it, member by member.
-func (rd *reader) message(fields model.Fields, loc model.Loc) error {
+// message holds a message record (fields, views of b; valid says b is
+// known to be valid UTF-8) until a record with another id comes.
+func (rd *reader) message(fields model.Fields, b []byte, valid bool, loc model.Loc) error {
 	rd.sawMessage = true
 	id, _ := fields.String("id")
 	if p := rd.pending; p != nil && p.id == id {
-		for _, f := range fields {
+		for _, f := range ownFields(fields, b, valid) {
 			if old, ok := p.fields.Get(f.Key); ok && !bytes.Equal(old, f.Value) && f.Key != "toolCalls" {
 				rd.rep.Add(model.LossDroppedField, "gemini message written again with another "+f.Key+": the last is kept", p.loc)
 			}
-			p.fields.Set(f.Key, jsonscan.Copy(f.Value))
+			p.fields.Set(f.Key, f.Value)
 		}
 		p.loc = loc
 		return nil
@@ -408,8 +415,40 @@ func (rd *reader) message(fields model.Fields, loc model.Loc) error {
 	if err := rd.flush(); err != nil {
 		return err
 	}
-	rd.pending = &message{fields: fields.Copy(), id: id, loc: loc}
+	rd.pending = &message{fields: ownFields(fields, b, valid), id: id, loc: loc}
 	return nil
+}
+
+// ownFields is fields.Copy() for fields that are views of the record b.
+// When b is valid UTF-8 (valid says it was checked; otherwise it is here)
+// every value is its own bytes, so b is copied once and the values are
+// parts of that copy: one allocation and one UTF-8 check for the record
+// instead of one of each per value. Each part is capped at its end, so
+// that appending to one cannot write over the next. Otherwise (invalid
+// UTF-8, which Copy replaces, or a value that is not part of b) the
+// values are copied one by one, as Copy does. FuzzOwnFields holds it to
+// fields.Copy().
+func ownFields(fields model.Fields, b []byte, valid bool) model.Fields {
+	if fields == nil {
+		return nil
+	}
+	if len(b) == 0 || !valid && !utf8.Valid(b) {
+		return fields.Copy()
+	}
+	own := bytes.Clone(b)
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	out := make(model.Fields, len(fields))
+	for i, f := range fields {
+		// Pointers are only compared and subtracted, never made.
+		d := uintptr(unsafe.Pointer(unsafe.SliceData(f.Value))) - base
+		if len(f.Value) == 0 || d >= uintptr(len(b)) || uintptr(len(f.Value)) > uintptr(len(b))-d {
+			out[i] = model.Field{Key: f.Key, Value: jsonscan.Copy(f.Value)}
+			continue
+		}
+		end := int(d) + len(f.Value)
+		out[i] = model.Field{Key: f.Key, Value: own[d:end:end]}
+	}
+	return out
 }
 
 // flush emits the message held.
@@ -482,7 +521,8 @@ func contentText(f model.Fields) (string, bool) {
 	}
 	var parts []string
 	jsonscan.Array(v, func(_ int, b []byte) error {
-		jsonscan.Object(b, func(k, v []byte) error {
+		// Validated with its record: walked, not scanned again.
+		jsonscan.Members(b, func(k, v []byte) error {
 			if string(k) == "text" {
 				s, _ := jsonscan.String(v)
 				parts = append(parts, s)
@@ -635,7 +675,7 @@ func sameResult(result, fr []byte) bool {
 	same := false
 	jsonscan.Array(result, func(_ int, b []byte) error {
 		n++
-		jsonscan.Object(b, func(k, v []byte) error {
+		jsonscan.Members(b, func(k, v []byte) error { // validated with its record
 			same = string(k) == "functionResponse" && bytes.Equal(v, fr)
 			return nil
 		})
@@ -886,7 +926,7 @@ func (rd *reader) closeCalls() error {
 			n := 0
 			jsonscan.Array(v, func(_ int, b []byte) error {
 				n++
-				jsonscan.Object(b, func(k, v []byte) error {
+				jsonscan.Members(b, func(k, v []byte) error { // validated with its record
 					if string(k) == "functionResponse" {
 						fr = v
 					}

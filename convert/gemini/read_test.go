@@ -10,10 +10,12 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 func read(t *testing.T, in string) (*model.Session, *model.Report) {
@@ -491,3 +493,75 @@ func TestCwdFromProjectRoot(t *testing.T) {
 }
 
 func sha256sum(s string) [32]byte { return sha256.Sum256([]byte(s)) }
+
+// FuzzOwnFields holds ownFields (the record copied once, its values parts
+// of the copy) to fields.Copy() (each value copied apart): the same keys
+// and values, none of them sharing the record's bytes, and appending to
+// one value changes no other, for a record with and without invalid
+// UTF-8, checked or not.
+func FuzzOwnFields(f *testing.F) {
+	f.Add([]byte(`{"id":"g1","type":"gemini","content":"hi","tokens":{"input":3}}`))
+	f.Add([]byte(` {"id":"u1","content":[{"text":"caf\xc3\xa9"}]} `))
+	f.Add([]byte("{\"id\":\"u\xff\",\"content\":\"a\\u00e9\"}"))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, valid := range []bool{false, utf8.Valid(in)} {
+			b := bytes.Clone(in)
+			fields, err := model.ParseFieldsView(b)
+			if err != nil {
+				return
+			}
+			want := fields.Copy()
+			got := ownFields(fields, b, valid)
+			for i := range b {
+				b[i] = 'x' // the record's buffer, reused for the next line
+			}
+			if (got == nil) != (want == nil) || len(got) != len(want) {
+				t.Fatalf("valid=%v: %d fields (nil %v), want %d (nil %v)", valid, len(got), got == nil, len(want), want == nil)
+			}
+			for i := range want {
+				if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) {
+					t.Fatalf("valid=%v: field %d is %q: %q, want %q: %q", valid, i, got[i].Key, got[i].Value, want[i].Key, want[i].Value)
+				}
+			}
+			for i := range got {
+				v := got[i].Value
+				_ = append(v, bytes.Repeat([]byte("!"), cap(v)-len(v)+1)[:cap(v)-len(v)]...) // fills its room, if any
+				for j := range got {
+					if !bytes.Equal(got[j].Value, want[j].Value) {
+						t.Fatalf("valid=%v: appending to %q changed %q", valid, got[i].Key, got[j].Key)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzMembersOfValidated holds what the reader relies on when it walks a
+// part of a record already validated (contentText, sameResult, a call's
+// result) with jsonscan.Members instead of scanning it again with
+// jsonscan.Object: for valid JSON both give the same members, in order,
+// and neither gives any for a value that is not an object.
+func FuzzMembersOfValidated(f *testing.F) {
+	f.Add([]byte(`{"functionResponse":{"id":"c","name":"run_shell_command","response":{"output":"a\nb"}}}`))
+	f.Add([]byte(` {"text" : "hi", "te\u0078t":"x", "a":[1,{"b":null}]} `))
+	f.Add([]byte(`"text"`))
+	f.Add([]byte(`[{"text":"a"}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !jsonscan.Valid(b) {
+			return
+		}
+		walk := func(each func([]byte, func(k, v []byte) error) error) string {
+			var out strings.Builder
+			each(b, func(k, v []byte) error {
+				fmt.Fprintf(&out, "%q:%q;", k, v)
+				return nil
+			})
+			return out.String()
+		}
+		if got, want := walk(jsonscan.Members), walk(jsonscan.Object); got != want {
+			t.Fatalf("Members: %s\nObject: %s", got, want)
+		}
+	})
+}

@@ -273,47 +273,124 @@ func (f Fields) AppendJSON(dst []byte) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if plainKey(fl.Key) {
-			dst = append(append(append(dst, '"'), fl.Key...), '"')
-		} else {
-			k, _ := json.Marshal(fl.Key)
-			dst = append(dst, k...)
-		}
-		dst = append(dst, ':')
-		switch {
-		case len(fl.Value) == 0:
-			dst = append(dst, "null"...)
-		case !spaceBetweenTokens(fl.Value):
-			dst = append(dst, fl.Value...)
-		default:
-			b := bytes.NewBuffer(dst)
-			if err := json.Compact(b, fl.Value); err != nil {
-				panic(fmt.Sprintf("model.MustJSON(Fields): %v", err))
-			}
-			dst = b.Bytes()
-		}
+		dst = appendValue(appendKey(dst, fl.Key), fl.Value)
 	}
 	return append(dst, '}')
 }
 
+// appendKey appends AppendJSON's key k and its colon.
+func appendKey(dst []byte, k string) []byte {
+	if plainKey(k) {
+		dst = append(append(append(dst, '"'), k...), '"')
+	} else {
+		q, _ := json.Marshal(k)
+		dst = append(dst, q...)
+	}
+	return append(dst, ':')
+}
+
+// appendValue appends AppendJSON's value v.
+func appendValue(dst, v []byte) []byte {
+	switch {
+	case len(v) == 0:
+		return append(dst, "null"...)
+	case !spaceBetweenTokens(v):
+		return append(dst, v...)
+	default:
+		b := bytes.NewBuffer(dst)
+		if err := json.Compact(b, v); err != nil {
+			panic(fmt.Sprintf("model.MustJSON(Fields): %v", err))
+		}
+		return b.Bytes()
+	}
+}
+
+// WriteJSONWith writes f as WriteJSON does with one more member, key
+// (plain ASCII, no '<', '>' or '&'), in place of f's own key if it has
+// one, else last, its value written by value where it goes in b: what
+// f.Set(key, v) written by WriteJSON writes, without v made apart first
+// (a step's rests, written where they stand), when value writes v as
+// WriteJSON writes a value (in a compact b, compacted whole).
+func (f Fields) WriteJSONWith(b *jsonw.Buf, key string, value func(*jsonw.Buf)) {
+	if b.Quoting() {
+		var v jsonw.Buf
+		f.WriteJSONWith(&v, key, value)
+		b.Raw(v.Bytes())
+		return
+	}
+	written := false
+	if !b.Indenting() {
+		dst := append(b.AvailableBuffer(), '{')
+		for i, fl := range f {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendKey(dst, fl.Key)
+			if fl.Key == key {
+				b.Write(dst)
+				value(b)
+				dst, written = b.AvailableBuffer(), true
+				continue
+			}
+			dst = appendValue(dst, fl.Value)
+		}
+		if !written {
+			if len(f) > 0 {
+				dst = append(dst, ',')
+			}
+			b.Write(appendKey(dst, key))
+			value(b)
+			dst = b.AvailableBuffer()
+		}
+		b.Write(append(dst, '}'))
+		return
+	}
+	o := b.Begin()
+	for _, fl := range f {
+		if fl.Key == key {
+			o.Key(key)
+			value(b)
+			written = true
+			continue
+		}
+		writeMember(o, fl)
+	}
+	if !written {
+		o.Key(key)
+		value(b)
+	}
+	o.End()
+}
+
 // WriteJSON writes f into b as AppendJSON encodes it, indented when b
 // indents: each value is indented where it stands (jsonw.AppendIndent),
-// not encoded first and indented after.
+// not encoded first and indented after. A Buf that quotes escapes the
+// encoding.
 func (f Fields) WriteJSON(b *jsonw.Buf) {
+	if b.Quoting() {
+		b.Raw(f.AppendJSON(nil))
+		return
+	}
 	if !b.Indenting() {
 		b.Write(f.AppendJSON(b.AvailableBuffer()))
 		return
 	}
 	o := b.Begin()
 	for _, fl := range f {
-		if plainKey(fl.Key) {
-			o.Raw(fl.Key, fl.Value) // quoted as json.Marshal quotes it
-		} else {
-			k, _ := json.Marshal(fl.Key)
-			o.RawKey(k, fl.Value)
-		}
+		writeMember(o, fl)
 	}
 	o.End()
+}
+
+// writeMember writes fl as a member of o, its key quoted as json.Marshal
+// quotes it.
+func writeMember(o *jsonw.Obj, fl Field) {
+	if plainKey(fl.Key) {
+		o.Raw(fl.Key, fl.Value)
+	} else {
+		k, _ := json.Marshal(fl.Key)
+		o.RawKey(k, fl.Value)
+	}
 }
 
 // plainKey reports whether json.Marshal writes k unchanged between quotes:

@@ -3,7 +3,10 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 )
 
 // FuzzMustJSONString: the plain-string shortcut writes what the encoder
@@ -60,4 +63,52 @@ func encodeJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// FuzzFieldsWriteJSONWith holds WriteJSONWith, which writes one member's
+// value where it goes, to WriteJSON of the fields with that member set
+// first (Fields.Set), compact, indented at any depth and quoted.
+func FuzzFieldsWriteJSONWith(f *testing.F) {
+	f.Add("rests", `[1]`, "message_id", `"m"`, `[{"kind":"agent"},null]`, uint8(2))
+	f.Add("x", `{ "a" : 1 }`, "rests", `"old"`, `[]`, uint8(0))
+	f.Add("<&>", "\n[1,\n2]", "é", ``, `{"k":[{}]}`, uint8(5))
+	f.Fuzz(func(t *testing.T, k1, v1, k2, v2, v string, depth uint8) {
+		fs := Fields{{Key: k1, Value: json.RawMessage(v1)}, {Key: k2, Value: json.RawMessage(v2)}}
+		for _, fl := range fs {
+			if len(fl.Value) > 0 && !json.Valid(fl.Value) {
+				return
+			}
+		}
+		if !json.Valid([]byte(v)) {
+			return
+		}
+		const key = "rests"
+		// The value as WriteJSON writes it: compacted whole when compact.
+		value := func(b *jsonw.Buf) {
+			if !b.Indenting() {
+				b.Write(appendValue(nil, []byte(v)))
+				return
+			}
+			b.Raw([]byte(v))
+		}
+		set := slices.Clone(fs)
+		set.Set(key, json.RawMessage(v))
+		for _, mode := range []string{"compact", "indented", "quoted"} {
+			var got, want jsonw.Buf
+			switch mode {
+			case "indented":
+				got.Indent(int(depth % 8))
+				want.Indent(int(depth % 8))
+			case "quoted":
+				got.Quote()
+				want.Quote()
+			}
+			got.WriteString("prefix")
+			fs.WriteJSONWith(&got, key, value)
+			set.WriteJSON(&want)
+			if string(got.Bytes()[:6]) != "prefix" || !bytes.Equal(got.Bytes()[6:], want.Bytes()) {
+				t.Fatalf("%s %q with %s = %s:\n%s\nwant\n%s", mode, fs, key, v, got.Bytes(), want.Bytes())
+			}
+		}
+	})
 }

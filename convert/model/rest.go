@@ -44,9 +44,22 @@ import (
 // record gives all its events (a step's model or usage): the rest says
 // the event has none, and the reader takes it out.
 func RestOf(e *Event, carried ...string) json.RawMessage {
+	var b jsonw.Buf
+	WriteRest(&b, e, nil, carried...)
+	return b.Bytes()
+}
+
+// WriteRest writes RestOf(e, carried...) where a value goes in b, as b
+// writes: compact, indented where it stands, or quoted inside a string.
+// A writer writes each rest where it goes instead of building it apart
+// and copying it in (and, for a document that is indented or a string,
+// reading it again). With usage not nil, the rest ends with it as "+usage"
+// writes it, after "unset": for a writer that learns only when it writes
+// the rest that its record does not say the event's usage (an ATIF step
+// whose metrics are what the step adds to the session's count).
+func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 	has := func(k string) bool { return slices.Contains(carried, k) }
-	var b bytes.Buffer
-	o := jsonw.Begin(&b)
+	o := b.Begin()
 	// The kind is always there: a reader lines rests up with its events
 	// by it (ApplyRests).
 	o.Str("kind", e.Kind.String())
@@ -71,28 +84,31 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 	str("signature", e.Signature)
 	str("name", e.Name)
 	if c := e.Call; c != nil && !has("call") {
-		var cb bytes.Buffer
-		co := jsonw.Begin(&cb)
-		if c.ID != "" && !has("call.id") {
-			co.Str("id", c.ID)
-		}
-		if c.Name != "" && !has("call.name") {
-			co.Str("name", c.Name)
-		}
-		if len(c.Input) > 0 && !has("call.input") {
-			co.Raw("input", c.Input)
-		}
-		if c.Summary != "" && !has("call.summary") {
-			co.Str("summary", c.Summary)
-		}
-		if co.Len() > 0 {
+		id := c.ID != "" && !has("call.id")
+		name := c.Name != "" && !has("call.name")
+		input := len(c.Input) > 0 && !has("call.input")
+		summary := c.Summary != "" && !has("call.summary")
+		if id || name || input || summary {
+			o.Key("call")
+			co := b.Begin()
+			if id {
+				co.Str("id", c.ID)
+			}
+			if name {
+				co.Str("name", c.Name)
+			}
+			if input {
+				co.Raw("input", c.Input)
+			}
+			if summary {
+				co.Str("summary", c.Summary)
+			}
 			co.End()
-			o.Raw("call", cb.Bytes())
 		}
 	}
 	if r := e.Result; r != nil && !has("result") {
-		var rb bytes.Buffer
-		ro := jsonw.Begin(&rb)
+		o.Key("result")
+		ro := b.Begin()
 		if r.CallID != "" && !has("result.call_id") {
 			ro.Str("call_id", r.CallID)
 		}
@@ -109,22 +125,20 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 			ro.Str("status", r.Status)
 		}
 		ro.End()
-		o.Raw("result", rb.Bytes())
 	}
 	if sa := e.Subagent; sa != nil && !has("subagent") {
-		var sb bytes.Buffer
-		so := jsonw.Begin(&sb)
+		o.Key("subagent")
+		so := b.Begin()
 		for _, kv := range [...][2]string{{"id", sa.ID}, {"agent_id", sa.AgentID}, {"type", sa.Type}, {"status", sa.Status}, {"summary", sa.Summary}, {"session_id", sa.SessionID}, {"trajectory_path", sa.TrajectoryPath}} {
 			if kv[1] != "" {
 				so.Str(kv[0], kv[1])
 			}
 		}
 		so.End()
-		o.Raw("subagent", sb.Bytes())
 	}
 	if c := e.Compaction; c != nil && !has("compaction") {
-		var cb bytes.Buffer
-		co := jsonw.Begin(&cb)
+		o.Key("compaction")
+		co := b.Begin()
 		if c.Trigger != "" {
 			co.Str("trigger", c.Trigger)
 		}
@@ -135,16 +149,13 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 			co.Int("post_tokens", c.PostTokens)
 		}
 		co.End()
-		o.Raw("compaction", cb.Bytes())
 	}
 	if len(e.Todos) > 0 && !has("todos") {
-		var tb bytes.Buffer
-		tb.WriteByte('[')
-		for i, t := range e.Todos {
-			if i > 0 {
-				tb.WriteByte(',')
-			}
-			to := jsonw.Begin(&tb)
+		o.Key("todos")
+		l := b.List()
+		for _, t := range e.Todos {
+			l.Next()
+			to := b.Begin()
 			for _, kv := range [...][2]string{{"id", t.ID}, {"content", t.Content}, {"status", t.Status}, {"priority", t.Priority}} {
 				if kv[1] != "" {
 					to.Str(kv[0], kv[1])
@@ -152,8 +163,7 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 			}
 			to.End()
 		}
-		tb.WriteByte(']')
-		o.Raw("todos", tb.Bytes())
+		l.End()
 	}
 	str("agent_id", e.AgentID)
 	if e.Sidechain && !has("sidechain") {
@@ -172,18 +182,19 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 	if len(e.Parts) > 0 && !has("parts") {
 		o.Raw("parts", e.Parts)
 	}
-	var x Fields
-	for _, f := range e.Extra {
-		if len(f.Key) > 0 && f.Key[0] != '_' {
-			x = append(x, f)
+	if hasRestExtra(e.Extra) {
+		var x Fields
+		for _, f := range e.Extra {
+			if len(f.Key) > 0 && f.Key[0] != '_' {
+				x = append(x, f)
+			}
 		}
-	}
-	if len(x) > 0 {
-		o.Raw("extra", MustJSON(x))
+		o.Key("extra")
+		x.WriteJSON(b)
 	}
 	if f := e.Form; f != (Form{}) {
-		var fb bytes.Buffer
-		fo := jsonw.Begin(&fb)
+		o.Key("form")
+		fo := b.Begin()
 		if f.Content != "" {
 			fo.Str("content", f.Content)
 		}
@@ -206,7 +217,6 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 			fo.Bool("usage_in_text", true)
 		}
 		fo.End()
-		o.Raw("form", fb.Bytes())
 	}
 	if u := e.Usage; u != nil && has("+usage") {
 		// A usage the record leaves out, its format counting it once
@@ -222,8 +232,21 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 	if len(unset) > 0 {
 		o.Strings("unset", unset)
 	}
+	if usage != nil {
+		o.Raw("usage", usageJSON(*usage))
+	}
 	o.End()
-	return b.Bytes()
+}
+
+// hasRestExtra reports whether a rest keeps any of the fields x: those
+// whose keys do not start with "_" (a reader's own notes).
+func hasRestExtra(x Fields) bool {
+	for _, f := range x {
+		if len(f.Key) > 0 && f.Key[0] != '_' {
+			return true
+		}
+	}
+	return false
 }
 
 // usageJSON is a usage as a rest holds it: [input, output, cache read,
@@ -231,25 +254,6 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 func usageJSON(u Usage) []byte {
 	return []byte("[" + strconv.FormatInt(u.Input, 10) + "," + strconv.FormatInt(u.Output, 10) + "," +
 		strconv.FormatInt(u.CacheRead, 10) + "," + strconv.FormatInt(u.CacheCreate, 10) + "]")
-}
-
-// WithUsage is rest (made by RestOf without "+usage") with the event's
-// usage u in it, as "+usage" puts it: for a writer that learns only after
-// it made the rest that its record does not say the event's usage (an
-// ATIF step whose metrics are what it adds to the session's count).
-func WithUsage(rest json.RawMessage, u Usage) json.RawMessage {
-	r := bytes.TrimRight(rest, " \t\r\n")
-	if len(r) < 2 || r[len(r)-1] != '}' {
-		return rest
-	}
-	out := make([]byte, 0, len(r)+48)
-	out = append(out, r[:len(r)-1]...)
-	if len(r) > 2 {
-		out = append(out, ',')
-	}
-	out = append(out, `"usage":`...)
-	out = append(out, usageJSON(u)...)
-	return append(out, '}')
 }
 
 // ApplyRest sets the fields rest names on e, over what the reader made of

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
@@ -356,4 +357,70 @@ func FuzzRestUnsetField(f *testing.F) {
 			t.Fatalf("%s: %+v %v; decoded first (%s): %+v %v", v, got, gotErr, plain.Bytes(), want, wantErr)
 		}
 	})
+}
+
+// restCarriedKeys are what FuzzWriteRest's mask picks carried from.
+var restCarriedKeys = []string{"time", "text", "id", "message_id", "model", "call", "call.id", "call.input",
+	"result.content", "result.raw", "-id", "-parent", "+usage", "raw", "parts", "signature"}
+
+// FuzzWriteRest holds WriteRest, which writes a rest where it goes, to
+// the compact rest RestOf makes apart: indented, it is that rest indented
+// where it stands (jsonw.AppendIndent); quoted, that rest escaped as a
+// string's bytes (jsonw.AppendString without its quotes); with a usage,
+// withUsage of it. The events are what ApplyRest makes of any rest.
+func FuzzWriteRest(f *testing.F) {
+	for i, s := range restSeeds {
+		f.Add([]byte(s), uint16(i*0x1111), uint8(i))
+	}
+	f.Add([]byte(`{"kind":"agent","text":"a\"b\\c\u0001\n\u2028 é","extra":{"k":{ "a" : [1, 2] },"q\"":"\n"}}`), uint16(0), uint8(3))
+	f.Fuzz(func(t *testing.T, raw []byte, mask uint16, depth uint8) {
+		var e Event
+		if !json.Valid(raw) || ApplyRest(&e, raw) != nil {
+			return
+		}
+		var carried []string
+		for i, k := range restCarriedKeys {
+			if mask>>i&1 == 1 {
+				carried = append(carried, k)
+			}
+		}
+		compact := RestOf(&e, carried...)
+		d := int(depth % 8)
+		var in jsonw.Buf
+		in.Indent(d)
+		WriteRest(&in, &e, nil, carried...)
+		if want := jsonw.AppendIndent(nil, compact, d); !bytes.Equal(in.Bytes(), want) {
+			t.Fatalf("%s indented at %d:\n%s\nwant\n%s", compact, d, in.Bytes(), want)
+		}
+		var q jsonw.Buf
+		q.Quote()
+		WriteRest(&q, &e, nil, carried...)
+		if want := jsonw.AppendString(nil, string(compact)); !bytes.Equal(q.Bytes(), want[1:len(want)-1]) {
+			t.Fatalf("%s quoted:\n%s\nwant\n%s", compact, q.Bytes(), want[1:len(want)-1])
+		}
+		u := Usage{Input: int64(mask), Output: int64(depth), CacheRead: 3, CacheCreate: 4}
+		var w jsonw.Buf
+		WriteRest(&w, &e, &u, carried...)
+		if want := withUsage(compact, u); !bytes.Equal(w.Bytes(), want) {
+			t.Fatalf("%s with usage:\n%s\nwant\n%s", compact, w.Bytes(), want)
+		}
+	})
+}
+
+// withUsage is rest (made by RestOf without "+usage") with the event's
+// usage u appended, as the ATIF writer added it before WriteRest wrote it
+// (FuzzWriteRest's reference).
+func withUsage(rest json.RawMessage, u Usage) json.RawMessage {
+	r := bytes.TrimRight(rest, " \t\r\n")
+	if len(r) < 2 || r[len(r)-1] != '}' {
+		return rest
+	}
+	out := make([]byte, 0, len(r)+48)
+	out = append(out, r[:len(r)-1]...)
+	if len(r) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"usage":`...)
+	out = append(out, usageJSON(u)...)
+	return append(out, '}')
 }

@@ -15,7 +15,6 @@ package prophet
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"io"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
@@ -431,9 +431,19 @@ func (wr *Writer) begin(h *model.Header) {
 	wr.flush(b.Bytes())
 }
 
+// eventRest is the rest of one event (model.RestOf), decided when its
+// message is put together and written where it stands in it
+// (writeRests): the event (nil: null) and what the message carries of it.
+type eventRest struct {
+	e       *model.Event
+	carried []string
+}
+
 // rest is the rest of e in a message (model.RestOf): what the message
 // does not hold of it. A message's own time is its first event's.
-func (wr *Writer) rest(e *model.Event, time string, carried ...string) json.RawMessage {
+// (carried is the rest's own: copied, as the caller's may be reused.)
+func (wr *Writer) rest(e *model.Event, time string, carried ...string) eventRest {
+	carried = append(make([]string, 0, len(carried)+3), carried...)
 	if e.Time == time && wr.times.readBack(time) {
 		// (The reader's spelling of it: another spelling of the instant
 		// stays in the rest.)
@@ -445,24 +455,22 @@ func (wr *Writer) rest(e *model.Event, time string, carried ...string) json.RawM
 	if e.Usage == nil {
 		carried = append(carried, "-usage") // not the message's
 	}
-	return model.RestOf(e, carried...)
+	return eventRest{e, carried}
 }
 
-// rests is a message's extra.rests.
-func rests(list []json.RawMessage) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, r := range list {
-		if i > 0 {
-			b.WriteByte(',')
+// writeRests writes a message's extra.rests where it goes in b: each rest
+// written indented where it stands (model.WriteRest), null for none.
+func writeRests(b *jsonw.Buf, list ...eventRest) {
+	l := b.List()
+	for _, r := range list {
+		l.Next()
+		if r.e == nil {
+			b.Raw([]byte("null"))
+			continue
 		}
-		if r == nil {
-			r = json.RawMessage("null")
-		}
-		b.Write(r)
+		model.WriteRest(b, r.e, nil, r.carried...)
 	}
-	b.WriteByte(']')
-	return b.Bytes()
+	l.End()
 }
 
 // Event implements model.Sink.
@@ -656,7 +664,7 @@ func (wr *Writer) writeTurn() {
 		u, hasUsage = wr.turnGrew, wr.turnCounted
 	}
 	wr.turnGrew, wr.turnCounted = model.Usage{}, false
-	var restList []json.RawMessage
+	var restList []eventRest
 	if !wr.same {
 		restList = wr.turnRests(turn, len(texts), u, hasUsage)
 	}
@@ -696,7 +704,8 @@ func (wr *Writer) writeTurn() {
 			xo.Raw(f.Key, f.Value)
 		}
 	} else {
-		xo.Raw("rests", rests(restList))
+		xo.Key("rests")
+		writeRests(b, restList...)
 	}
 	xo.End()
 	o.End()
@@ -710,10 +719,10 @@ func (wr *Writer) writeTurn() {
 // texts) and its calls, each with what the message does not hold of it.
 // u is the message's usage (hasUsage false for none); texts how many
 // texts the message's content joins.
-func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUsage bool) []json.RawMessage {
+func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUsage bool) []eventRest {
 	first := turn[0]
-	var own json.RawMessage
-	var others, callRests []json.RawMessage
+	var own eventRest
+	var others, callRests []eventRest
 	msgID := first.MessageID
 	for i, x := range turn {
 		carried := []string{"model"}
@@ -739,7 +748,7 @@ func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUs
 			others = append(others, wr.rest(x, first.Time, carried...))
 		}
 	}
-	return append(append([]json.RawMessage{own}, others...), callRests...)
+	return append(append([]eventRest{own}, others...), callRests...)
 }
 
 // writeCalls writes the tool_calls list into b; args are the calls'
@@ -824,7 +833,8 @@ func (wr *Writer) other(e *model.Event) {
 				xo.Raw(f.Key, f.Value)
 			}
 		} else {
-			xo.Raw("rests", rests([]json.RawMessage{wr.rest(e, e.Time, "result.call_id", "result.content", "result.is_error", "result.status")}))
+			xo.Key("rests")
+			writeRests(b, wr.rest(e, e.Time, "result.call_id", "result.content", "result.is_error", "result.status"))
 		}
 		xo.End()
 	case model.KindSystem:
@@ -902,7 +912,11 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...s
 			x.Set(f.Key, f.Value)
 		}
 	} else {
-		x.Set("rests", rests([]json.RawMessage{wr.rest(e, e.Time, carried...)}))
+		// The rest written where it stands (the message is indented).
+		r := wr.rest(e, e.Time, carried...)
+		o.Key("extra")
+		x.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, r) })
+		return
 	}
 	if len(x) > 0 {
 		o.Key("extra")
@@ -941,9 +955,69 @@ type times struct {
 // unix is unixTime(ts).
 func (c *times) unix(ts string) string {
 	if !c.known || ts != c.ts {
-		*c = times{ts: ts, text: unixTime(ts), known: true}
+		if text, back, ok := unixTimeUTC(ts); ok {
+			*c = times{ts: ts, text: text, known: true, checked: true, readOK: back}
+		} else {
+			*c = times{ts: ts, text: unixTime(ts), known: true}
+		}
 	}
 	return c.text
+}
+
+// unixTimeUTC is unixTime(ts) and whether rfc3339 reads it back as ts,
+// for the form most timestamps have, YYYY-MM-DDTHH:MM:SS[.fraction]Z from
+// 1970 on, worked out from its digits without parsing and formatting a
+// time (a message's time was parsed, formatted and parsed again: about a
+// tenth of the writer's instructions). ok is false for any other form,
+// which unixTime and rfc3339 then decide; FuzzUnixTimeUTC holds it to
+// them.
+func unixTimeUTC(ts string) (text string, readBack, ok bool) {
+	n := len(ts)
+	if n < len("2006-01-02T15:04:05Z") || ts[n-1] != 'Z' {
+		return "", false, false
+	}
+	dt, shaped := grammar.ReadDateTime([]byte(ts[:19]))
+	if !shaped || dt.Year < 1970 || !dt.Valid() {
+		return "", false, false
+	}
+	// The fraction: none, or a dot and one to nine digits.
+	frac := ts[19 : n-1]
+	if frac != "" {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || strings.Trim(frac[1:], "0123456789") != "" {
+			return "", false, false
+		}
+		frac = frac[1:]
+	}
+	micros := 0
+	for i := range 6 {
+		micros *= 10
+		if i < len(frac) {
+			micros += int(frac[i] - '0')
+		}
+	}
+	unix := (daysFromCivil(dt.Year, dt.Month, dt.Day)*24+int64(dt.Hour))*3600 + int64(dt.Minute)*60 + int64(dt.Second)
+	var buf [32]byte
+	b := append(strconv.AppendInt(buf[:0], unix, 10), '.')
+	b = append(b, byte('0'+micros/100000), byte('0'+micros/10000%10), byte('0'+micros/1000%10),
+		byte('0'+micros/100%10), byte('0'+micros/10%10), byte('0'+micros%10))
+	// rfc3339 writes three fraction digits when the microseconds are
+	// whole milliseconds, else six.
+	readBack = len(frac) == 3 || len(frac) == 6 && micros%1000 != 0
+	return string(b), readBack, true
+}
+
+// daysFromCivil is the number of days from 1970-01-01 to y-mo-d in the
+// proleptic Gregorian calendar (Howard Hinnant's days_from_civil).
+func daysFromCivil(y, mo, d int) int64 {
+	if mo <= 2 {
+		y--
+	}
+	era := y / 400 // y >= 1969 here
+	yoe := y - era*400
+	m := (mo + 9) % 12 // March = 0
+	doy := (153*m+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 // readBack reports whether the reader reads the unix time written for ts

@@ -45,3 +45,26 @@ func TestTimesRemembered(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUnixTimeUTC holds unixTimeUTC, the digits-only reading of the
+// common form, to unixTime and to rfc3339 reading its result back.
+func FuzzUnixTimeUTC(f *testing.F) {
+	for _, ts := range []string{"2025-12-19T20:29:02Z", "2025-12-19T20:29:02.5Z", "2025-12-19T20:29:02.123Z", "2025-12-19T20:29:02.123000Z",
+		"2025-12-19T20:29:02.123456Z", "2025-12-19T20:29:02.123456789Z", "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z",
+		"1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999999Z", "2025-12-19T24:00:00Z", "2025-12-19T20:29:02.Z",
+		"2025-12-19T20:29:02.1234567890Z", "2025-12-19t20:29:02Z", "2025-12-19T20:29:02+00:00", "+025-12-19T20:29:02Z"} {
+		f.Add(ts)
+	}
+	f.Fuzz(func(t *testing.T, ts string) {
+		text, back, ok := unixTimeUTC(ts)
+		if !ok {
+			return
+		}
+		if want := unixTime(ts); text != want {
+			t.Fatalf("unixTimeUTC(%q) = %q, unixTime %q", ts, text, want)
+		}
+		if want := rfc3339([]byte(text)) == ts; back != want {
+			t.Fatalf("unixTimeUTC(%q) reads back %v, rfc3339 says %v (%q)", ts, back, want, rfc3339([]byte(text)))
+		}
+	})
+}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -356,6 +357,7 @@ type Writer struct {
 	latency int64
 	ended   bool
 	obj     canon.Object // the line being built, reused
+	restBuf jsonw.Buf    // rest's, reused
 	buf     []byte
 	err     error
 	// other is set for a session from another format, whose lines carry
@@ -505,9 +507,12 @@ func (wr *Writer) made(detail string, loc model.Loc) {
 }
 
 // rest is the rest of e on its line (model.RestOf): what the line does
-// not hold of it.
+// not hold of it. It is built in a buffer the writer reuses, valid until
+// the next call (canon.Object copies a value as it is set).
 func (wr *Writer) rest(e *model.Event, carried ...string) []byte {
-	return model.RestOf(e, carried...)
+	wr.restBuf.Reset()
+	model.WriteRest(&wr.restBuf, e, nil, carried...)
+	return wr.restBuf.Bytes()
 }
 
 func pickTime(ts ...string) string {

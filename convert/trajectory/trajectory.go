@@ -588,7 +588,10 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 		if repeated && e.Usage != nil {
 			c = append(c, "+usage") // not on the step: its response's, counted once
 		}
-		o.Raw("rest", model.RestOf(e, c...))
+		// Written indented where it stands (model.WriteRest), not made
+		// compact and indented again.
+		o.Key("rest")
+		model.WriteRest(b, e, nil, c...)
 	}
 	o.End()
 	return true

@@ -150,6 +150,12 @@ func (r *replay) value(v json.RawMessage) {
 	case '"':
 		var s string
 		json.Unmarshal(v, &s)
+		if r.b.Quoting() {
+			// A string where a value goes is written whole (a quoting
+			// Buf has no String of its own).
+			r.b.Raw(AppendString(nil, s))
+			return
+		}
 		String(&r.b.Buffer, s)
 	default:
 		r.b.Raw(v)
@@ -211,6 +217,15 @@ func FuzzIndentedEqualsIndent(f *testing.F) {
 		}
 		if indented.b.depth != 0 {
 			t.Fatalf("depth %d after the document", indented.b.depth)
+		}
+		// A quoting Buf writes the compact document escaped as a string's
+		// bytes, in one pass.
+		quoted := &replay{b: &Buf{}, bits: bits}
+		quoted.b.Quote()
+		quoted.value(json.RawMessage(doc))
+		quoted.out.Write(quoted.b.Bytes())
+		if got, want := quoted.out.Bytes(), appendStringBody(nil, compact.out.String()); !bytes.Equal(got, want) {
+			t.Fatalf("%q quoted:\n%s\nwant\n%s", doc, got, want)
 		}
 	})
 }

@@ -7,7 +7,9 @@
 // indents the compact document (a Buf told to with Indent): then each member
 // and element starts on a line of its own, written with it, and the bytes
 // are appended once. Only a value that comes already encoded (Raw) is read
-// again, to indent it (AppendIndent).
+// again, to indent it (AppendIndent). A Buf told to Quote writes the
+// compact document as it stands inside a JSON string (a document kept as a
+// string value): each string escaped once for both.
 package jsonw
 
 import (
@@ -16,6 +18,7 @@ import (
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -36,7 +39,7 @@ func Begin(b *bytes.Buffer) *Obj {
 
 func (o *Obj) key(k string) {
 	if o.in != nil {
-		o.B.Write(o.indentedMember(k, 0))
+		o.B.Write(o.member(k, 0))
 		return
 	}
 	o.B.Write(o.appendKey(free(o.B, len(k)), k))
@@ -77,9 +80,29 @@ func (o *Obj) indentedMember(k string, n int) []byte {
 	return append(AppendString(appendNewline(dst, o.in.depth), k), ':', ' ')
 }
 
+// member is indentedMember, or quotedMember when o's Buf quotes.
+func (o *Obj) member(k string, n int) []byte {
+	if o.in.quote {
+		return o.quotedMember(k, n)
+	}
+	return o.indentedMember(k, n)
+}
+
+// quotedMember is the free space of a quoting object's buffer, grown to
+// hold the next member's separator and key, escaped as they stand in a
+// string, and about n bytes more, with those appended.
+func (o *Obj) quotedMember(k string, n int) []byte {
+	dst := free(o.B, 2*len(k)+n+6)
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	return append(appendQuotedString(dst, k), ':')
+}
+
 // room is how much an indented member's line break and indentation take.
 func (o *Obj) room() int {
-	if o.in == nil {
+	if o.in == nil || o.in.quote {
 		return 0
 	}
 	return 3 + 2*o.in.depth
@@ -98,11 +121,15 @@ func (o *Obj) RawKey(quoted []byte, v []byte) {
 		o.B.WriteByte(',')
 	}
 	o.n++
-	if o.in != nil {
+	switch {
+	case o.in != nil && o.in.quote:
+		o.B.Write(appendStringBody(free(o.B, 2*len(quoted)), string(quoted)))
+		o.B.WriteByte(':')
+	case o.in != nil:
 		o.B.Write(appendNewline(free(o.B, o.room()), o.in.depth))
 		o.B.Write(quoted)
 		o.B.WriteString(": ")
-	} else {
+	default:
 		o.B.Write(quoted)
 		o.B.WriteByte(':')
 	}
@@ -110,16 +137,29 @@ func (o *Obj) RawKey(quoted []byte, v []byte) {
 }
 
 // value writes the raw JSON value v of a member: null when it is empty,
-// indented at the object's depth, or compact (WriteCompact).
+// indented at the object's depth, quoted, or compact (WriteCompact).
 func (o *Obj) value(v []byte) {
 	switch {
 	case len(v) == 0:
 		o.B.WriteString("null")
+	case o.in != nil && o.in.quote:
+		writeQuotedRaw(o.B, v)
 	case o.in != nil:
 		o.B.Write(AppendIndent(free(o.B, len(v)+len(v)/2), v, o.in.depth))
 	default:
 		WriteCompact(o.B, v)
 	}
+}
+
+// writeQuotedRaw writes the valid JSON value v as WriteCompact writes it,
+// escaped as it stands inside a string.
+func writeQuotedRaw(b *bytes.Buffer, v []byte) {
+	if bytes.IndexByte(v, '\n') >= 0 || bytes.IndexByte(v, '\r') >= 0 {
+		var c bytes.Buffer
+		WriteCompact(&c, v)
+		v = c.Bytes()
+	}
+	b.Write(appendStringBody(free(b, len(v)+len(v)/4), unsafe.String(unsafe.SliceData(v), len(v))))
 }
 
 // WriteCompact writes the valid JSON value v without insignificant
@@ -138,6 +178,10 @@ func WriteCompact(b *bytes.Buffer, v []byte) {
 // Str writes a string member.
 func (o *Obj) Str(k, s string) {
 	if o.in != nil {
+		if o.in.quote {
+			o.B.Write(appendQuotedString(o.quotedMember(k, len(s)+4), s))
+			return
+		}
 		o.B.Write(AppendString(o.indentedMember(k, len(s)), s))
 		return
 	}
@@ -156,7 +200,7 @@ func (o *Obj) StrOrNull(k, s string) {
 // Int writes an integer member.
 func (o *Obj) Int(k string, n int64) {
 	if o.in != nil {
-		o.B.Write(strconv.AppendInt(o.indentedMember(k, 20), n, 10))
+		o.B.Write(strconv.AppendInt(o.member(k, 20), n, 10))
 		return
 	}
 	o.B.Write(strconv.AppendInt(o.appendKey(free(o.B, len(k)+20), k), n, 10))
@@ -165,7 +209,7 @@ func (o *Obj) Int(k string, n int64) {
 // Float writes a number member.
 func (o *Obj) Float(k string, f float64) {
 	if o.in != nil {
-		o.B.Write(strconv.AppendFloat(o.indentedMember(k, 24), f, 'g', -1, 64))
+		o.B.Write(strconv.AppendFloat(o.member(k, 24), f, 'g', -1, 64))
 		return
 	}
 	o.B.Write(strconv.AppendFloat(o.appendKey(free(o.B, len(k)+24), k), f, 'g', -1, 64))
@@ -188,8 +232,10 @@ func (o *Obj) Bool(k string, v bool) {
 func (o *Obj) Strings(k string, list []string) {
 	room := o.room()
 	var dst []byte
+	quote := o.in != nil && o.in.quote
+	indent := o.in != nil && !quote
 	if o.in != nil {
-		dst = o.indentedMember(k, (8+room)*len(list))
+		dst = o.member(k, (12+room)*len(list))
 	} else {
 		dst = o.appendKey(free(o.B, len(k)+8*len(list)), k)
 	}
@@ -198,12 +244,16 @@ func (o *Obj) Strings(k string, list []string) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		if o.in != nil {
-			dst = appendNewline(dst, o.in.depth+1)
+		switch {
+		case indent:
+			dst = AppendString(appendNewline(dst, o.in.depth+1), s)
+		case quote:
+			dst = appendQuotedString(dst, s)
+		default:
+			dst = AppendString(dst, s)
 		}
-		dst = AppendString(dst, s)
 	}
-	if o.in != nil && len(list) > 0 {
+	if indent && len(list) > 0 {
 		dst = appendNewline(dst, o.in.depth)
 	}
 	o.B.Write(append(dst, ']'))
@@ -241,7 +291,7 @@ func (o *Obj) Len() int { return o.n }
 
 // End closes the object.
 func (o *Obj) End() {
-	if o.in != nil {
+	if o.in != nil && !o.in.quote {
 		o.endIndented()
 		return
 	}
@@ -268,7 +318,24 @@ func String(b *bytes.Buffer, s string) {
 // plain ASCII, most of any text, are found eight bytes at a time
 // (PlainASCII) and copied whole.
 func AppendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+	return append(appendStringBody(append(dst, '"'), s), '"')
+}
+
+// appendStringBody appends what AppendString puts between the quotes.
+func appendStringBody(dst []byte, s string) []byte { return appendEscaped(dst, s, false) }
+
+// appendQuotedString appends AppendString(s) as it stands inside a JSON
+// string: what appendStringBody(AppendString(s)) appends, in one pass.
+func appendQuotedString(dst []byte, s string) []byte {
+	return append(appendEscaped(append(dst, '\\', '"'), s, true), '\\', '"')
+}
+
+// appendEscaped appends s escaped as a JSON string's bytes, or, quoted,
+// escaped twice (as those bytes stand inside another string). Plain runs
+// are copied as they are; each escape sequence starts with a backslash,
+// which quoted escapes, and is followed by a letter or digits, or by the
+// quote or backslash it escapes, which quoted escapes too.
+func appendEscaped(dst []byte, s string, quoted bool) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		i += PlainASCII(s[i:])
@@ -276,36 +343,41 @@ func AppendString(dst []byte, s string) []byte {
 			break
 		}
 		c := s[i]
-		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, `\n`...)
-			case '\r':
-				dst = append(dst, `\r`...)
-			case '\t':
-				dst = append(dst, `\t`...)
-			default:
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
+				i += size
+				continue
+			}
+		}
+		dst = append(dst, s[start:i]...)
+		if quoted {
+			dst = append(dst, '\\')
+		}
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\')
+			if quoted {
+				dst = append(dst, '\\')
+			}
+			dst = append(dst, c)
+		case '\n':
+			dst = append(dst, `\n`...)
+		case '\r':
+			dst = append(dst, `\r`...)
+		case '\t':
+			dst = append(dst, `\t`...)
+		default:
+			if c >= utf8.RuneSelf {
+				// Invalid UTF-8, one byte.
+				dst = append(dst, `\ufffd`...)
+			} else {
 				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}
-			i++
-			start = i
-			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
+		i++
+		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // highBits has the high bit of each byte of a word set.
@@ -316,23 +388,53 @@ const highBits = 0x8080808080808080
 // bytes at a time: jsonscan.NotPlain8 marks quotes, backslashes and
 // control bytes, the high bits mark the bytes of UTF-8 sequences, and the
 // lowest mark is the byte that ends the run.
+//
+// The bytes after the last whole word are tested as one word too (most
+// strings written are keys, ids and times shorter than a few words, whose
+// tails a byte loop tested byte by byte): the last eight bytes of s,
+// which overlap bytes found plain already, whose marks are none, or, in a
+// string shorter than eight bytes, its bytes padded with spaces.
 func PlainASCII(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		w := s[i : i+8] // one load, no bounds checks
-		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
-			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-		if m := jsonscan.NotPlain8(x) | x&highBits; m != 0 {
+		if m := notPlainASCII8(word(s[i : i+8])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return i
-		}
+	if i == len(s) {
+		return i
 	}
-	return i
+	if i > 0 {
+		i = len(s) - 8
+		if m := notPlainASCII8(word(s[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+		return len(s)
+	}
+	// Shorter than a word: the bytes from the last down, then spaces.
+	x := uint64(spaces)
+	for k := len(s) - 1; k >= 0; k-- {
+		x = x<<8 | uint64(s[k])
+	}
+	if m := notPlainASCII8(x); m != 0 {
+		return bits.TrailingZeros64(m) / 8
+	}
+	return len(s)
 }
+
+// spaces is a word of eight spaces, bytes a JSON string holds as they are.
+const spaces = 0x2020202020202020
+
+// word is the first eight bytes of w, little endian: one load.
+func word(w string) uint64 {
+	w = w[:8]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+// notPlainASCII8 marks the bytes of x that end a run of PlainASCII; the
+// lowest mark is the first of them.
+func notPlainASCII8(x uint64) uint64 { return jsonscan.NotPlain8(x) | x&highBits }
 
 // Buf is a buffer to build JSON pieces in: compact, or indented once told
 // so (Indent). A document may be built piece by piece, each piece in a
@@ -341,6 +443,8 @@ func PlainASCII(s string) int {
 type Buf struct {
 	bytes.Buffer
 	indent bool
+	// quote is set while b writes inside a JSON string (Quote).
+	quote bool
 	// depth is how many objects and lists are open around what is
 	// written next, when indenting.
 	depth int
@@ -353,10 +457,28 @@ func (b *Buf) Indent(depth int) {
 	b.depth = depth
 }
 
+// Quote makes b write, until Unquote, what it writes compact as it
+// stands inside a JSON string: what appendStringBody(compact) would be,
+// the compact JSON's strings escaped twice in one pass (appendQuotedString)
+// and its other bytes as they are but for its raw values', which are
+// escaped once. The caller writes the string's quotes. A Buf that indents
+// does not quote.
+func (b *Buf) Quote() { b.quote = true }
+
+// Unquote makes b write compact JSON again, after Quote.
+func (b *Buf) Unquote() { b.quote = false }
+
+// Quoting reports whether b writes inside a string (Quote).
+func (b *Buf) Quoting() bool { return b.quote }
+
 // Raw writes the raw JSON value v where a value goes (an element of a
-// list, after Obj.Key): indented at b's depth when b indents, or as
-// WriteCompact writes it.
+// list, after Obj.Key): indented at b's depth when b indents, escaped
+// when b quotes, or as WriteCompact writes it.
 func (b *Buf) Raw(v []byte) {
+	if b.quote {
+		writeQuotedRaw(&b.Buffer, v)
+		return
+	}
 	if b.indent {
 		b.Write(AppendIndent(free(&b.Buffer, len(v)+len(v)/2), v, b.depth))
 		return
@@ -378,6 +500,9 @@ func (b *Buf) Begin() *Obj { return &Obj{B: &b.Buffer, in: b.open('{')} }
 func (b *Buf) open(c byte) *Buf {
 	b.WriteByte(c)
 	if !b.indent {
+		if b.quote {
+			return b
+		}
 		return nil
 	}
 	b.depth++
@@ -388,7 +513,7 @@ func (b *Buf) open(c byte) *Buf {
 // and n members were written before, in another piece.
 func (b *Buf) Continue(n int) *Obj {
 	o := &Obj{B: &b.Buffer, n: n}
-	if b.indent {
+	if b.indent || b.quote {
 		o.in = b
 	}
 	return o

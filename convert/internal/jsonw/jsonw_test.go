@@ -102,6 +102,11 @@ func FuzzString(f *testing.F) {
 		if got.String() != want.String() {
 			t.Fatalf("String(%q) = %s, want %s", s, got.String(), want.String())
 		}
+		// Escaped twice in one pass, as escaping the string's JSON again
+		// writes it.
+		if q, want := appendQuotedString(nil, s), AppendString(nil, got.String()); string(q) != string(want[1:len(want)-1]) {
+			t.Fatalf("appendQuotedString(%q) = %s, want %s", s, q, want[1:len(want)-1])
+		}
 		var back string
 		if err := json.Unmarshal(got.Bytes(), &back); err != nil || back != strings.ToValidUTF8(s, "\ufffd") && utf8.ValidString(s) {
 			t.Fatalf("String(%q) = %s does not decode back: %q %v", s, got.String(), back, err)
