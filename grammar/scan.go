@@ -2,6 +2,8 @@ package grammar
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 )
 
 // Flags are facts about a line that the rules need and that would otherwise
@@ -184,7 +186,7 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 				found++
 			}
 		}
-		if j := bytes.Index(t[content:te], arrow); j >= 0 {
+		if j := indexArrow(t[content:te]); j >= 0 {
 			i := content + j
 			li.Arrow = Span{i, i + len(arrow)}
 			if r := skipSpace(t[:te], i+len(arrow)); r < te {
@@ -212,6 +214,23 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 	}
 }
 
+// indexArrow is bytes.Index(b, arrow), searching for the arrow's first
+// byte, which plain text lacks, with bytes.IndexByte: bytes.Index costs
+// a line without an arrow (most lines of some kinds) more than that one
+// search.
+func indexArrow(b []byte) int {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(b[i:], arrow[0])
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if i+len(arrow) <= len(b) && b[i+1] == arrow[1] && b[i+2] == arrow[2] {
+			return i
+		}
+	}
+}
+
 // redactions flags the redaction markers that start with open.
 func redactions(t []byte, li *LineInfo, open byte) {
 	for i := 0; ; i++ {
@@ -220,6 +239,9 @@ func redactions(t []byte, li *LineInfo, open byte) {
 			return
 		}
 		i += j
+		if open == '[' && (i+1 == len(t) || t[i+1] != 'r' && t[i+1] != 'R') {
+			continue // [ok], [running]: most brackets start no marker (redactionMarkerAt's first test)
+		}
 		if m, ok := redactionMarkerAt(t, i); ok {
 			if m.Legacy {
 				li.Flags |= FlagLegacyRedact
@@ -235,29 +257,80 @@ func redactions(t []byte, li *LineInfo, open byte) {
 
 // metaAt handles the '=' at eq: if the word before it is a key not seen yet
 // and its value is not empty, it records the value and reports true.
+//
+// It runs at every '=' of a document, so it does not walk back over the
+// word to find where it starts: it tries the few keys that end in the
+// byte before eq (keysEndingIn), each with one comparison. A key is the
+// word when its name is there and the character before it is not a word
+// character, which is what the walk back found (the word's start, then
+// keyOf). FuzzScanBytesJumps holds it equal to a loop over every byte.
 func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
-	ks := eq
-	for ks > content && eq-ks <= maxParsedKeyLen {
-		c := t[ks-1]
-		if c >= 0x80 || !asciiWord[c] {
-			break
+	if eq == 0 {
+		return false
+	}
+	var last [2]uint64 // the 16 bytes before eq, the nearest first, when there are 16
+	wide := eq >= 16
+	if wide {
+		last = [2]uint64{binary.LittleEndian.Uint64(t[eq-8:]), binary.LittleEndian.Uint64(t[eq-16:])}
+	}
+	for m := keysEndingIn[t[eq-1]]; m != 0; m &= m - 1 {
+		k := Key(bits.TrailingZeros16(m))
+		name := &keyWords[k]
+		ks := eq - name.len
+		if ks < content {
+			continue
 		}
-		ks--
+		if wide && name.len <= 16 {
+			if last[0]&name.mask[0] != name.word[0] || last[1]&name.mask[1] != name.word[1] {
+				continue
+			}
+		} else if string(t[ks:eq]) != keySpecs[k].name {
+			continue
+		}
+		if wordBefore(t, ks) {
+			continue // a longer word (tid=, not id=)
+		}
+		if li.Meta[k].Valid() {
+			return false
+		}
+		end := valueEnd(t[:te], k, eq+1)
+		if end == eq+1 {
+			return false
+		}
+		li.Meta[k] = Span{eq + 1, end}
+		return true
 	}
-	if ks == eq || eq-ks > maxParsedKeyLen || wordBefore(t, ks) {
-		return false
-	}
-	k := keyOf(t[ks:eq])
-	if k == numKeys || li.Meta[k].Valid() {
-		return false
-	}
-	end := valueEnd(t[:te], k, eq+1)
-	if end == eq+1 {
-		return false
-	}
-	li.Meta[k] = Span{eq + 1, end}
-	return true
+	return false
 }
+
+// keyWords[k] is key k's name as the two words before an '=' read in
+// metaAt hold it: word[0] the eight bytes nearest, masked by mask[0].
+var keyWords = func() (w [numParsedKeys]struct {
+	word, mask [2]uint64
+	len        int
+}) {
+	for k := range numParsedKeys {
+		name := keySpecs[k].name
+		w[k].len = len(name)
+		for j := range min(len(name), 16) {
+			c := uint64(name[len(name)-1-j])
+			shift := 56 - 8*(j%8) // the byte at eq-1-j: the highest first
+			w[k].word[j/8] |= c << shift
+			w[k].mask[j/8] |= 0xff << shift
+		}
+	}
+	return w
+}()
+
+// keysEndingIn[c] has bit k set when the format's key k (one the scanner
+// reads) ends in the byte c.
+var keysEndingIn = func() (t [256]uint16) {
+	for k := range numParsedKeys {
+		name := keySpecs[k].name
+		t[name[len(name)-1]] |= 1 << k
+	}
+	return t
+}()
 
 // HasInterrupted reports the bare word "interrupted" (\binterrupted\b),
 // which the reference reads as a flag on any line.

@@ -311,6 +311,8 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 	c.lines = make([]storedLine, 0, nlines)
 	var li LineInfo
 	lacks := lacksOf(text)
+	scratch := usageScratch.Get().(*[]storedUsage)
+	c.usage = (*scratch)[:0] // grown in the scratch, then copied at its size
 	for off := 0; off < len(text) || (last && off == len(text) && len(c.lines) < nlines); {
 		end := len(text)
 		term := 0
@@ -376,11 +378,23 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			break
 		}
 	}
-	if cap(c.usage) > len(c.usage) {
-		c.usage = slices.Clone(c.usage) // a chunk lives long: no spare room
+	// A chunk lives long: its usage has no spare room, and the scratch
+	// goes back for the next chunk.
+	grown := c.usage
+	c.usage = nil
+	if len(grown) > 0 {
+		c.usage = slices.Clone(grown)
 	}
+	*scratch = grown[:0]
+	usageScratch.Put(scratch)
 	return c
 }
+
+// usageScratch holds the slices scanChunk gathers a chunk's usage in
+// (chunks are scanned on every core): a chunk's usage grows line by line,
+// and growing it in a new slice each time allocated about seven times per
+// chunk.
+var usageScratch = sync.Pool{New: func() any { return new([]storedUsage) }}
 
 var bom = []byte("\uFEFF")
 
