@@ -1,10 +1,12 @@
 package secretrules
 
 import (
+	"bytes"
 	"math"
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Finding is what a gitleaks rule reports in a text.
@@ -46,8 +48,16 @@ func Find(text []byte) []Finding {
 		if windows == nil {
 			windows = assignmentWindows(text)
 		}
+		ruleWindows := windows
+		if !appliesEverywhere(*r.Rule) {
+			// A rule limited to some files' paths (hashicorp-tf-password,
+			// whose quoted value may be eight bytes) is not one the
+			// candidates describe: it runs around the separators that one
+			// of its own keywords comes close enough before.
+			ruleWindows = keywordWindows(text, r.Keywords)
+		}
 		seen := map[[2]int]bool{}
-		for _, w := range windows {
+		for _, w := range ruleWindows {
 			for _, mi := range r.re.FindAllStringIndex(raw[w.start:w.end], -1) {
 				at := [2]int{w.start + mi[0], w.start + mi[1]}
 				if seen[at] {
@@ -72,15 +82,50 @@ type window struct{ start, end int }
 // [\s'"]{0,3}) to past the value, which ends at the first byte that
 // cannot be in one.
 func assignmentWindows(text []byte) []window {
+	return separatorWindows(text, cands.maxKeyword, func(i int) bool { return separatorCandidate(text, i, true) })
+}
+
+// keywordWindows are the windows of an assignment rule with keywords kws
+// around every separator that one of them ends at most 26 bytes before
+// (the key's [ \t\w.-]{0,20} and [\s'"]{0,3}, and a separator's other
+// bytes), in any case, as the rule's (?i) reads them. (?i) also folds
+// ſ to s and K to k, two and three bytes long: a separator with any
+// byte above ASCII within three times a keyword's length before it is
+// taken too.
+func keywordWindows(text []byte, kws []string) []window {
+	longest := 0
+	for _, k := range kws {
+		longest = max(longest, len(k))
+	}
+	return separatorWindows(text, 3*longest, func(i int) bool {
+		for _, c := range text[max(0, i-26-3*longest):i] {
+			if c >= utf8.RuneSelf {
+				return true
+			}
+		}
+		for _, k := range kws {
+			for j := max(0, i-26-len(k)); j+len(k) <= i; j++ {
+				if bytes.EqualFold(text[j:j+len(k)], []byte(k)) {
+					return true
+				}
+			}
+		}
+		return false
+	})
+}
+
+// separatorWindows returns the windows around the separators candidate
+// accepts, for keys whose keyword is at most keyword bytes long.
+func separatorWindows(text []byte, keyword int, candidate func(i int) bool) []window {
 	var out []window
 	for i, c := range text {
 		if c != '=' && c != ':' && c != '>' && c != ',' && c != '|' {
 			continue
 		}
-		if !separatorCandidate(text, i, true) {
+		if !candidate(i) {
 			continue
 		}
-		start := max(0, i-(50+cands.maxKeyword+20+3+3))
+		start := max(0, i-(50+keyword+20+3+3))
 		end := i + 1
 		for n := 0; end < len(text) && n < 16 && isSkip(text[end]); n++ {
 			end++
