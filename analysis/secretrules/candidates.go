@@ -1,6 +1,7 @@
 package secretrules
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
 	"regexp"
@@ -510,6 +511,12 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 // Each place costs one lookup of the two bytes before it (keyPairs).
 func keywordsBefore(text []byte, k int) uint8 {
 	text = text[:k]
+	// The rules read keys with (?i), which folds ſ to s and K to k:
+	// a key with one of them in reach may hold a keyword the table of
+	// ASCII keywords does not know, of either kind.
+	if foldsToKeyword(text[max(0, k-(20+3+3*cands.maxKeyword)):]) {
+		return 3
+	}
 	ends, pairs := uint8(0), cands.keyPairs
 	for e := len(text); e >= 2; e-- {
 		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
@@ -523,6 +530,13 @@ func keywordsBefore(text []byte, k int) uint8 {
 		}
 	}
 	return ends
+}
+
+// foldsToKeyword reports whether b holds one of the two characters
+// above ASCII that the rules' (?i) folds to an ASCII letter: ſ (to s)
+// and the Kelvin sign K (to k). No other rune folds to one.
+func foldsToKeyword(b []byte) bool {
+	return bytes.Contains(b, []byte("\u017f")) || bytes.Contains(b, []byte("\u212a"))
 }
 
 // The bits of keyPairs, for the two bytes a, b before a place in a key.

@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // Finding is what a gitleaks rule reports in a text.
@@ -89,19 +88,16 @@ func assignmentWindows(text []byte) []window {
 // around every separator that one of them ends at most 26 bytes before
 // (the key's [ \t\w.-]{0,20} and [\s'"]{0,3}, and a separator's other
 // bytes), in any case, as the rule's (?i) reads them. (?i) also folds
-// ſ to s and K to k, two and three bytes long: a separator with any
-// byte above ASCII within three times a keyword's length before it is
-// taken too.
+// ſ and K, two and three bytes long, to s and k: a separator with one of
+// them within three times a keyword's length before it is taken too.
 func keywordWindows(text []byte, kws []string) []window {
 	longest := 0
 	for _, k := range kws {
 		longest = max(longest, len(k))
 	}
 	return separatorWindows(text, 3*longest, func(i int) bool {
-		for _, c := range text[max(0, i-26-3*longest):i] {
-			if c >= utf8.RuneSelf {
-				return true
-			}
+		if foldsToKeyword(text[max(0, i-26-3*longest):i]) {
+			return true
 		}
 		for _, k := range kws {
 			for j := max(0, i-26-len(k)); j+len(k) <= i; j++ {
