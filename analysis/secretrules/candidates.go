@@ -482,6 +482,12 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		k--
 	}
 	ends := keywordsBefore(text, k)
+	if ends != 3 && foldsToKeyword(text[max(0, k-(20+3+3*cands.maxKeyword)):k]) {
+		// The rules read keys with (?i), which folds ſ to s and K to
+		// k: a key with one of them in reach may hold a keyword the
+		// table of ASCII keywords does not know, of either kind.
+		ends = 3
+	}
 	if ends == 0 && !cands.valueFirst[text[p]] {
 		return false // most keys: id, ts, file_path
 	}
@@ -511,12 +517,6 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 // Each place costs one lookup of the two bytes before it (keyPairs).
 func keywordsBefore(text []byte, k int) uint8 {
 	text = text[:k]
-	// The rules read keys with (?i), which folds ſ to s and K to k:
-	// a key with one of them in reach may hold a keyword the table of
-	// ASCII keywords does not know, of either kind.
-	if foldsToKeyword(text[max(0, k-(20+3+3*cands.maxKeyword)):]) {
-		return 3
-	}
 	ends, pairs := uint8(0), cands.keyPairs
 	for e := len(text); e >= 2; e-- {
 		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
