@@ -1,10 +1,10 @@
 package codex
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -74,7 +74,7 @@ func rolloutIn(dir, thread string) string {
 	} {
 		m, _ := filepath.Glob(pattern)
 		for _, p := range m {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			if paths.IsFile(p) {
 				return filepath.Clean(p)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -66,7 +67,7 @@ func Subagents(path string) ([]model.Link, error) {
 		return nil, err
 	}
 	base := strings.TrimSuffix(path, filepath.Ext(path))
-	files, _ := filepath.Glob(escapeGlob(base) + subMark + "*.jsonl")
+	files, _ := filepath.Glob(paths.GlobEscape(base) + subMark + "*.jsonl")
 	type sub struct {
 		model.Link
 		started string
@@ -107,15 +108,10 @@ func ParentOf(path string) (model.Link, bool, error) {
 	}
 	base := filepath.Join(filepath.Dir(path), name)
 	for _, ext := range []string{".jsonl", ".json", ".rlog"} {
-		if fi, err := os.Stat(base + ext); err == nil && fi.Mode().IsRegular() {
+		if paths.IsFile(base + ext) {
 			typ, _ := subHeader(path)
 			return model.Link{Path: base + ext, CallID: id, AgentID: id, Type: typ}, true, nil
 		}
 	}
 	return model.Link{}, false, nil
-}
-
-// escapeGlob quotes the glob metacharacters of a literal path.
-func escapeGlob(p string) string {
-	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(p)
 }
