@@ -113,7 +113,7 @@ func ParentOf(path string) (model.Link, bool, error) {
 	dir := filepath.Dir(path)
 	var candidates []string
 	for _, pattern := range []string{"*.json", "*.jsonl"} {
-		m, _ := filepath.Glob(filepath.Join(dir, pattern))
+		m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(dir), pattern))
 		candidates = append(candidates, m...)
 	}
 	sort.Strings(candidates)

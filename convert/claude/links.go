@@ -108,7 +108,7 @@ func mainOf(path string) (string, bool) {
 	if p := filepath.Join(dir, sid+".jsonl"); paths.IsFile(p) {
 		return p, true
 	}
-	m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(dir), "*.jsonl"))
 	for _, p := range m {
 		if fileSessionID(p) == sid {
 			return p, true

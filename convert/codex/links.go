@@ -69,8 +69,8 @@ func rolloutIn(dir, thread string) string {
 		return ""
 	}
 	for _, pattern := range []string{
-		filepath.Join(dir, "rollout-*-"+thread+".jsonl"),
-		filepath.Join(dir, "..", "..", "..", "*", "*", "*", "rollout-*-"+thread+".jsonl"),
+		filepath.Join(paths.GlobEscape(dir), "rollout-*-"+thread+".jsonl"),
+		filepath.Join(paths.GlobEscape(filepath.Join(dir, "..", "..", "..")), "*", "*", "*", "rollout-*-"+thread+".jsonl"),
 	} {
 		m, _ := filepath.Glob(pattern)
 		for _, p := range m {

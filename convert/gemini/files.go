@@ -37,7 +37,7 @@ func OwnSession(path string) bool {
 	// The session whose sub-agents the folder holds: its file is named
 	// session-TIME-ID8.jsonl (.json for the older form) in the folder
 	// above.
-	m, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "session-*-"+paths.GlobEscape(session[:8])+".json*"))
+	m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(filepath.Dir(dir)), "session-*-"+paths.GlobEscape(session[:8])+".json*"))
 	return len(m) == 0
 }
 
@@ -50,7 +50,7 @@ func stub(path string) bool {
 	}
 	id8 := strings.TrimSuffix(base, ".jsonl")
 	id8 = id8[len(id8)-8:]
-	m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "session-*-"+paths.GlobEscape(id8)+".jsonl"))
+	m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(filepath.Dir(path)), "session-*-"+paths.GlobEscape(id8)+".jsonl"))
 	if len(m) < 2 {
 		return false
 	}

@@ -181,7 +181,7 @@ func ParentOf(path string) (model.Link, bool, error) {
 	if len(session) < 8 || !validName(session) {
 		return model.Link{}, false, nil
 	}
-	mains, _ := filepath.Glob(filepath.Join(filepath.Dir(folder), "session-*-"+paths.GlobEscape(session[:8])+".jsonl"))
+	mains, _ := filepath.Glob(filepath.Join(paths.GlobEscape(filepath.Dir(folder)), "session-*-"+paths.GlobEscape(session[:8])+".jsonl"))
 	sort.Strings(mains)
 	main := ""
 	for _, m := range mains {
