@@ -131,21 +131,13 @@ func TestCompactionUsageReadAhead(t *testing.T) {
 	if err := claude.ReadFile(m[0], &fromFile, &model.Report{}); err != nil {
 		t.Fatal(err)
 	}
-	var compactions []model.Usage
-	var l model.Ledger
-	for i := range fromFile.Session.Events {
-		e := &fromFile.Session.Events[i]
-		l.Add(e)
-		if e.Kind == model.KindCompaction && e.Usage != nil {
-			compactions = append(compactions, *e.Usage)
-		}
-	}
+	compactions, total := compactionUsages(&fromFile.Session)
 	want := model.Usage{Input: 7, Output: 37, CacheRead: 4100}
 	if len(compactions) != 2 || compactions[0] != want || compactions[1] != want {
 		t.Errorf("the compactions' usage %+v, want two of %+v", compactions, want)
 	}
-	if h := fromFile.Session.Header; h.Totals == nil || *h.Totals != l.Total() || h.CostUSD == nil || *h.CostUSD != 0.21729600000000004 {
-		t.Errorf("totals %+v (the events count %+v), cost %v", h.Totals, l.Total(), h.CostUSD)
+	if h := fromFile.Session.Header; h.Totals == nil || *h.Totals != total || h.CostUSD == nil || *h.CostUSD != 0.21729600000000004 {
+		t.Errorf("totals %+v (the events count %+v), cost %v", h.Totals, total, h.CostUSD)
 	}
 	f, err := os.Open(m[0])
 	if err != nil {
@@ -238,20 +230,26 @@ func TestCompactionUsageCountsSubagentsAhead(t *testing.T) {
 	if err := claude.ReadFile(path, &c, &model.Report{}); err != nil {
 		t.Fatal(err)
 	}
-	var compactions []model.Usage
-	var l model.Ledger
-	for i := range c.Session.Events {
-		e := &c.Session.Events[i]
-		l.Add(e)
-		if e.Kind == model.KindCompaction && e.Usage != nil {
-			compactions = append(compactions, *e.Usage)
-		}
-	}
+	compactions, total := compactionUsages(&c.Session)
 	want := model.Usage{Input: 7, Output: 37, CacheRead: 4100}
 	if len(compactions) != 1 || compactions[0] != want {
 		t.Errorf("the compactions' usage %+v, want one of %+v", compactions, want)
 	}
-	if h := c.Session.Header; h.Totals == nil || *h.Totals != l.Total() {
-		t.Errorf("totals %+v, the events count %+v", h.Totals, l.Total())
+	if h := c.Session.Header; h.Totals == nil || *h.Totals != total {
+		t.Errorf("totals %+v, the events count %+v", h.Totals, total)
 	}
+}
+
+// compactionUsages are the usage of each compaction of s that has one,
+// and what all of s's events count.
+func compactionUsages(s *model.Session) (usages []model.Usage, total model.Usage) {
+	var l model.Ledger
+	for i := range s.Events {
+		e := &s.Events[i]
+		l.Add(e)
+		if e.Kind == model.KindCompaction && e.Usage != nil {
+			usages = append(usages, *e.Usage)
+		}
+	}
+	return usages, l.Total()
 }
