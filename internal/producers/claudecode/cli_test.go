@@ -31,7 +31,7 @@ func TestScenariosWithTheRealCLI(t *testing.T) {
 	claude, ccusage := needCLI(t)
 	dir := t.TempDir()
 	recs := RecordAll(context.Background(), claude, ccusage, dir, 3, true)
-	harness.EachRecording(t, recs, (*Scenario).name, Version, func(t *testing.T, s *Scenario) {
+	driver.EachRecording(t, recs, func(t *testing.T, s *Scenario) {
 		for _, end := range s.Ends {
 			checkResume(t, claude, s, filepath.Join(dir, s.Name), end)
 		}

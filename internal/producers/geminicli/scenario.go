@@ -87,4 +87,4 @@ func (s *Scenario) stepArgs(i int) []string {
 }
 
 // ScenarioNamed is the scenario called name, or nil.
-func ScenarioNamed(name string) *Scenario { return harness.Named(Scenarios, (*Scenario).name, name) }
+func ScenarioNamed(name string) *Scenario { return driver.Named(name) }
