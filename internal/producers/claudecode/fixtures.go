@@ -34,9 +34,6 @@ func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, b
 	})
 }
 
-// ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
-
 // Readme is the README.md of a version's recordings in dir, made from the
 // scenarios and what was recorded, so that it is always what the folder
 // holds.
@@ -105,7 +102,7 @@ type Accounting struct {
 // accounting of each session it ran: the last run's (the CLI carries a
 // session's totals over from run to run, a compaction's call included).
 func ReadAccounting(dir string) (map[string]Accounting, error) {
-	res, err := ReadResults(dir)
+	res, err := harness.ReadResults[StepResult](dir)
 	if err != nil {
 		return nil, err
 	}

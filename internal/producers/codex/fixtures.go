@@ -34,9 +34,6 @@ func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, b
 	})
 }
 
-// ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
-
 // ReadTokens reads a recorded scenario's tokens.json.
 func ReadTokens(dir string) (*Tokens, error) {
 	var t Tokens

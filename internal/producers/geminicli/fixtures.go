@@ -34,9 +34,6 @@ func RecordAll(ctx context.Context, bundles Bundles, ccusage, dir string, parall
 	})
 }
 
-// ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
-
 // ReadAccounting reads a recorded scenario's tokens.json.
 func ReadAccounting(dir string) (*Accounting, error) {
 	var a Accounting
