@@ -3,6 +3,7 @@ package claudecode
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude/records"
@@ -20,11 +21,21 @@ var pinnedFixtures = filepath.Join("..", "..", "..", FixturesDir, Version)
 
 // TestFixturesAreComplete holds the committed recordings to what the
 // scenarios say, on a fresh clone without npm: every scenario recorded
-// with the pinned version, every run's result, the transcripts named,
+// with the pinned version, every run's arguments what the scenario makes
+// of it (the fixed session ids too), every run's result, the transcripts named,
 // the stand-in's summary and ccusage's figures present, nothing the
 // records package does not know, and the README what the recordings are.
 func TestFixturesAreComplete(t *testing.T) {
 	driver.EachFixture(t, pinnedFixtures, func(t *testing.T, s *Scenario, dir string, res *Results) {
+		prev := ""
+		for i, r := range res.Steps {
+			if want := s.stepArgs(i, prev); !slices.Equal(r.Args, want) {
+				t.Errorf("run %d ran %q; the scenario makes %q", i+1, r.Args, want)
+			}
+			if id := r.sessionID(); id != "" {
+				prev = id
+			}
+		}
 		n := 0
 		for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
 			if r.Rule != "" {
