@@ -59,8 +59,8 @@ func (d *Driver[S, Step]) Named(name string) S {
 	return none
 }
 
-// Again is how to record the fixtures again.
-func (d *Driver[S, Step]) Again() string {
+// again is how to record the fixtures again.
+func (d *Driver[S, Step]) again() string {
 	return "go run ./internal/producers/cmd/record " + d.Command
 }
 
@@ -302,7 +302,7 @@ func (d *Driver[S, Step]) CheckReadme(t testing.TB, dir string, readme func(dir,
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("README.md is not what the recordings make: write it again (%s -readme)", d.Again())
+		t.Errorf("README.md is not what the recordings make: write it again (%s -readme)", d.again())
 	}
 }
 
@@ -344,7 +344,7 @@ func (d *Driver[S, Step]) EachFixture(t *testing.T, pinned string, more func(t *
 			dir := filepath.Join(pinned, name)
 			res, err := ReadResults[Step](dir)
 			if err != nil {
-				t.Fatalf("%v (record again: %s)", err, d.Again())
+				t.Fatalf("%v (record again: %s)", err, d.again())
 			}
 			if res.Scenario != name || res.Version != d.Version {
 				t.Errorf("%s is of scenario %q, version %q", ResultsName, res.Scenario, res.Version)
