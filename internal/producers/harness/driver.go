@@ -35,10 +35,10 @@ type Driver[S, Step any] struct {
 	Command    string // the agent's name for cmd/record: go run ./internal/producers/cmd/record COMMAND
 	Version    string // the pinned version of the CLI
 	Scenarios  []S
-	Heading    func(S) (name, about string) // a scenario's name (its folder) and what it shows
-	Written    string                       // the folder of a recording holding what the CLI wrote
-	Take       func(dir string) (*Inventory, error)
-	Vocabulary Vocabulary // the names the agent's records package knows
+	Heading    func(S) (name, about string)         // a scenario's name (its folder) and what it shows
+	Written    string                               // the folder of a recording holding what the CLI wrote
+	Take       func(dir string) (*Inventory, error) // the inventory of what the CLI wrote, in dir
+	Vocabulary Vocabulary                           // the names the agent's records package knows
 	// Check says what is wrong with a scenario's recording in dir.
 	Check func(s S, res *Results[Step], dir string) []string
 }
