@@ -14,9 +14,11 @@ import (
 // that s stands for itself in a pattern: *, ? and [ each in a class of
 // its own ([*], [?], [[]), which filepath.Match reads alike on every
 // system, and \ escaped where it is no separator (on Windows it is one,
-// and filepath.Match has no escapes there).
+// and filepath.Match has no escapes there). A volume name is left as it
+// is: filepath.Glob never reads it as a pattern (and \\?\ holds a ?).
 func GlobEscape(s string) string {
-	return globEscaper.Replace(s)
+	vol := filepath.VolumeName(s)
+	return vol + globEscaper.Replace(s[len(vol):])
 }
 
 var globEscaper = func() *strings.Replacer {
