@@ -153,12 +153,13 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 // TestSubagentLinksOfLogs: an autopilot log's NAME.sub-ID.jsonl, from the
-// log, its SDK JSONL companion and the sub-agent's file; a converted
+// log, its SDK JSONL companion (named in clean form or not) and the
+// sub-agent's file; a converted
 // Claude Code log's sub-agents through its companion transcript.
 func TestSubagentLinksOfLogs(t *testing.T) {
 	const sdk = "../testdata/companions/sdk/222000-fix-locked-login"
 	sub := sdk + ".sub-DZYW3CfJ.jsonl"
-	for _, parent := range []string{sdk + ".rlog", sdk + ".jsonl"} {
+	for _, parent := range []string{sdk + ".rlog", sdk + ".jsonl", filepath.Dir(sdk) + "/./" + filepath.Base(sdk) + ".jsonl"} {
 		subs, err := convert.Subagents(parent)
 		if err != nil || len(subs) != 1 {
 			t.Fatalf("Subagents(%s) = %+v, %v", parent, subs, err)

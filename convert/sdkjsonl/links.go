@@ -74,7 +74,8 @@ func Subagents(path string) ([]model.Link, error) {
 	}
 	var subs []sub
 	for _, f := range files {
-		id := strings.TrimSuffix(strings.TrimPrefix(f, base+subMark), ".jsonl")
+		// By name: the folder of what Glob found is path's cleaned.
+		id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), filepath.Base(base)+subMark), ".jsonl")
 		if id == "" || strings.Contains(id, subMark) || strings.ContainsAny(id, `/\`) || f == path {
 			continue // a sub-agent's sub-agent
 		}
