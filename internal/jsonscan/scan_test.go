@@ -181,6 +181,25 @@ func FuzzPlainEnd(f *testing.F) {
 	})
 }
 
+// FuzzPlainKey holds PlainKey, eight bytes at a time, to a loop over
+// every byte.
+func FuzzPlainKey(f *testing.F) {
+	for _, s := range []string{"timestamp", "toolCalls\\", "0123456789abcdef\xc3\xa9", "]]]]]]]]\\", "\\\\\\\\]]]]]]]]]", "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x80"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, k []byte) {
+		want := true
+		for _, c := range k {
+			if c == '\\' || c >= 0x80 {
+				want = false
+			}
+		}
+		if got := PlainKey(k); got != want {
+			t.Fatalf("PlainKey(%q) = %v, want %v", k, got, want)
+		}
+	})
+}
+
 // strByByte is the plain byte-by-byte string validator str must agree
 // with, errors and offsets included.
 func strByByte(b []byte, i int) (int, error) {
