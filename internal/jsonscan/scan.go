@@ -131,24 +131,9 @@ func skip(b []byte, i int) int {
 		return skipString(b, i)
 	case '{', '[':
 		depth := 0
-		// The masks of NotPlain8 as variables, loaded once (see plainRun).
-		k02, k21, k5c, k01, kh := masks.x02, masks.x21, masks.x5c, masks.x01, masks.highs
 		for i < len(b) {
 			switch b[i] {
 			case '"':
-				// Most strings in a record end within their first eight
-				// bytes: that word is tested here, without a call. (Valid
-				// JSON has no control byte in a string: the first mark
-				// is a quote or a backslash.)
-				if j := i + 1; j+8 <= len(b) {
-					w := binary.LittleEndian.Uint64(b[j:])
-					if m := ((w ^ k02 - k21) | (w ^ k5c - k01)) &^ w & kh; m != 0 {
-						if j += bits.TrailingZeros64(m) / 8; b[j] == '"' {
-							i = j + 1
-							continue
-						}
-					}
-				}
 				i = skipString(b, i)
 				continue
 			case '{', '[':
