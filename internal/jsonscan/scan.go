@@ -263,15 +263,15 @@ func KeyBytes(k []byte) []byte {
 // zero byte of k^'\\'), so a reader may ask it once of all the keys of a
 // record laid end to end.
 func PlainKey(k []byte) bool {
-	i := 0
-	for ; i+8 <= len(k); i += 8 {
-		w := binary.LittleEndian.Uint64(k[i:])
+	for len(k) >= 8 {
+		w := binary.LittleEndian.Uint64(k)
 		bs := w ^ ones*'\\'
 		if (w|(bs-ones)&^bs)&highs != 0 {
 			return false
 		}
+		k = k[8:]
 	}
-	for _, c := range k[i:] {
+	for _, c := range k {
 		if c == '\\' || c >= utf8.RuneSelf {
 			return false
 		}
