@@ -16,8 +16,6 @@ import (
 
 	segjson "github.com/segmentio/encoding/json"
 	"go.lsp.dev/jsonrpc2"
-
-	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // WaitLimit guards every wait of the harness: a message that never comes
@@ -77,22 +75,29 @@ type envelope struct {
 }
 
 // decodeEnvelope is json.Unmarshal(body, &env) in one pass over body
-// instead of two: the JSON scanner validates all of it and delimits the
-// members of the object, and only the small ones (method, error) are
-// decoded. A result can be megabytes (a document's outline), and the
-// second pass of Unmarshal, which re-scans what it stores in a
-// RawMessage, would be most of the time an editor waits for it. Like
-// Unmarshal it matches keys without regard to case, and fails on a member
-// of the wrong type.
+// instead of two: json.Valid checks all of it, then the members of the
+// object are only delimited, and the small ones (method, error) decoded.
+// A result can be megabytes (a document's outline), and the second pass
+// of Unmarshal, which re-scans what it stores in a RawMessage, would be
+// most of the time an editor waits for it. Like Unmarshal it matches keys
+// without regard to case, and fails on a member of the wrong type.
 func decodeEnvelope(body []byte) (env envelope, ok bool) {
-	members, err := jsonscan.ObjectSpans(body, nil)
-	if err != nil {
-		// Valid JSON that is no object: only null unmarshals.
-		return envelope{}, err == jsonscan.ErrNotObject && string(bytes.TrimSpace(body)) == "null"
+	if !json.Valid(body) {
+		return envelope{}, false
 	}
-	for _, m := range members {
-		key := jsonscan.Key(body[m.KeyStart:m.KeyEnd])
-		value := json.RawMessage(body[m.ValueStart:m.ValueEnd:m.ValueEnd])
+	i := skipSpace(body, 0)
+	if body[i] != '{' {
+		return envelope{}, string(body[i:valueEnd(body, i)]) == "null"
+	}
+	for i = skipSpace(body, i+1); body[i] != '}'; {
+		keyEnd := valueEnd(body, i)
+		var key string
+		if err := json.Unmarshal(body[i:keyEnd], &key); err != nil {
+			return envelope{}, false
+		}
+		i = skipSpace(body, skipSpace(body, keyEnd)+1) // past the colon
+		end := valueEnd(body, i)
+		value := json.RawMessage(body[i:end:end])
 		switch {
 		case strings.EqualFold(key, "id"):
 			env.ID = value
@@ -109,8 +114,59 @@ func decodeEnvelope(body []byte) (env envelope, ok bool) {
 				return envelope{}, false
 			}
 		}
+		if i = skipSpace(body, end); body[i] == ',' {
+			i = skipSpace(body, i+1)
+		}
 	}
 	return env, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns where the JSON value at b[i] ends; b is valid JSON.
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	default: // a number, true, false or null
+		for i < len(b) && !strings.ContainsRune(",}] \t\n\r", rune(b[i])) {
+			i++
+		}
+		return i
+	}
+}
+
+// stringEnd returns where the JSON string at b[i] ends.
+func stringEnd(b []byte, i int) int {
+	for i++; ; i++ {
+		i += bytes.IndexByte(b[i:], '"')
+		backslashes := 0
+		for b[i-1-backslashes] == '\\' {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return i + 1
+		}
+	}
 }
 
 // frameLog keeps every frame the server sent, in order, and wakes waiters.
