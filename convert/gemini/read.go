@@ -255,11 +255,24 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 	if line && !valid {
 		rd.rep.InvalidUTF8(b, loc) // valid JSON: its strings can be found
 	}
-	_, hasID := fields.Get("id")
-	_, hasType := fields.Get("type")
-	set, isSet := fields.Get("$set")
-	to, isRewind := fields.Get("$rewindTo")
-	_, hasSession := fields.Get("sessionId")
+	// The keys that say what the record is, in one pass (a record names
+	// a key once: parsing keeps the last value of a key named twice).
+	var hasID, hasType, isSet, isRewind, hasSession bool
+	var set, to []byte
+	for _, f := range fields {
+		switch f.Key {
+		case "id":
+			hasID = true
+		case "type":
+			hasType = true
+		case "$set":
+			set, isSet = f.Value, true
+		case "$rewindTo":
+			to, isRewind = f.Value, true
+		case "sessionId":
+			hasSession = true
+		}
+	}
 	if !(isSet && len(fields) == 1) {
 		// The message held came before the $set.sessionId (which
 		// flushed it).

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -196,7 +198,9 @@ func parseFields(b []byte, copyValues, validated bool) (Fields, error) {
 		}
 		return nil, ErrNotObject
 	}
-	var found [32]jsonscan.Span
+	// Room for the members of most records (more are appended to a slice
+	// of their own); the array is zeroed at every call, so not larger.
+	var found [16]jsonscan.Span
 	var spans []jsonscan.Span
 	var err error
 	if validated {
@@ -208,31 +212,45 @@ func parseFields(b []byte, copyValues, validated bool) (Fields, error) {
 		return nil, err
 	}
 	// Readers parse one object per record: the keys share one allocation
-	// and the fields are allocated once at their size.
-	var keys strings.Builder
+	// (the strings are made on it: nothing else refers to it), and the
+	// fields are allocated once at their size.
 	n := 0
 	for _, m := range spans {
 		n += m.KeyEnd - m.KeyStart
 	}
-	keys.Grow(n)
+	kb := make([]byte, 0, n)
 	for _, m := range spans {
-		keys.Write(b[m.KeyStart:m.KeyEnd])
+		kb = append(kb, b[m.KeyStart:m.KeyEnd]...)
 	}
-	allKeys := keys.String()
+	allKeys := unsafe.String(unsafe.SliceData(kb), len(kb))
+	// Nearly always no key needs decoding: asked once of them all.
+	plainKeys := jsonscan.PlainKey(kb)
 	out := make(Fields, 0, len(spans))
+	// A key named twice keeps its first place and its last value (Set).
+	// Set looks for the key among those before it; seen, a bit for each
+	// key's length and last byte, says when it cannot be there.
+	var seen uint64
 	off := 0
 	for _, m := range spans {
-		k := b[m.KeyStart:m.KeyEnd]
-		key := allKeys[off : off+len(k)]
-		off += len(k)
-		if !jsonscan.PlainKey(k) {
-			key = jsonscan.Key(k)
+		key := allKeys[off : off+m.KeyEnd-m.KeyStart]
+		off += len(key)
+		if !plainKeys {
+			key = jsonscan.Key(b[m.KeyStart:m.KeyEnd])
 		}
 		v := b[m.ValueStart:m.ValueEnd:m.ValueEnd]
 		if copyValues {
 			v = jsonscan.Copy(v)
 		}
-		out.Set(key, v)
+		bit := uint64(1) << (len(key) & 63)
+		if len(key) > 0 {
+			bit = bits.RotateLeft64(bit, int(key[len(key)-1]))
+		}
+		if seen&bit == 0 {
+			seen |= bit
+			out = append(out, Field{Key: key, Value: v})
+		} else {
+			out.Set(key, v)
+		}
 	}
 	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // FuzzMustJSONString: the plain-string shortcut writes what the encoder
@@ -108,6 +109,56 @@ func FuzzFieldsWriteJSONWith(f *testing.F) {
 			set.WriteJSON(&want)
 			if string(got.Bytes()[:6]) != "prefix" || !bytes.Equal(got.Bytes()[6:], want.Bytes()) {
 				t.Fatalf("%s %q with %s = %s:\n%s\nwant\n%s", mode, fs, key, v, got.Bytes(), want.Bytes())
+			}
+		}
+	})
+}
+
+// FuzzParseFields holds parseFields, which appends a key unless its bit
+// says it may be there already, to setting every member in turn
+// (Fields.Set, which looks for the key first), in each of its four modes:
+// the same keys in the same order, the last value of a key named twice.
+func FuzzParseFields(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1,"b":2,"a":3}`,
+		`{"id":"x","type":"user","di":1,"":0,"":[],"\u0069d":{"k":"v"}}`,
+		`{"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17,"k1":"last"}`,
+		` {"\xff":1,"\ufffd":2} `,
+		`null`, `[1]`, `{"a":}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want Fields
+		err := jsonscan.Object(b, func(k, v []byte) error {
+			want.Set(jsonscan.Key(k), v)
+			return nil
+		})
+		got, gotErr := ParseFieldsView(b)
+		if err != nil {
+			if gotErr == nil && len(got) > 0 {
+				t.Fatalf("%q: %v, members %q", b, err, got)
+			}
+			return
+		}
+		if gotErr != nil {
+			t.Fatalf("%q: %v", b, gotErr)
+		}
+		valid, _ := ParseValidFieldsView(b)
+		copied, _ := ParseFields(b)
+		validCopied, _ := ParseValidFields(b)
+		for mode, fs := range []Fields{got, valid, copied, validCopied} {
+			if len(fs) != len(want) {
+				t.Fatalf("%q: %q, set one by one %q", b, fs, want)
+			}
+			for i := range fs {
+				v := want[i].Value
+				if mode >= 2 {
+					v = jsonscan.Copy(v)
+				}
+				if fs[i].Key != want[i].Key || !bytes.Equal(fs[i].Value, v) {
+					t.Fatalf("%q (mode %d): %q, set one by one %q", b, mode, fs, want)
+				}
 			}
 		}
 	})

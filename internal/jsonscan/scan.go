@@ -258,8 +258,19 @@ func KeyBytes(k []byte) []byte {
 }
 
 // PlainKey reports whether the raw key k is its own decoding (no escape,
-// no byte that UTF-8 decoding could replace).
+// no byte that UTF-8 decoding could replace). It tests eight bytes at a
+// time (the high bit of every byte, and the backslash by the test for a
+// zero byte of k^'\\'), so a reader may ask it once of all the keys of a
+// record laid end to end.
 func PlainKey(k []byte) bool {
+	for len(k) >= 8 {
+		w := binary.LittleEndian.Uint64(k)
+		bs := w ^ ones*'\\'
+		if (w|(bs-ones)&^bs)&highs != 0 {
+			return false
+		}
+		k = k[8:]
+	}
 	for _, c := range k {
 		if c == '\\' || c >= utf8.RuneSelf {
 			return false
@@ -416,7 +427,8 @@ const (
 
 // plainEnd returns the index of the first quote, backslash or control byte
 // at or after i, or len(b). Most of a transcript is string text: it is
-// skipped sixteen bytes at a time.
+// skipped sixteen bytes at a time. (str does the same with the first word
+// written out in its own loop, so that an escape costs no call.)
 func plainEnd(b []byte, i int) int {
 	// Keys and most values are short: the first eight bytes alone first.
 	if i+8 <= len(b) {
@@ -425,23 +437,37 @@ func plainEnd(b []byte, i int) int {
 		}
 		i += 8
 	}
-	for i+16 <= len(b) {
-		w := b[i : i+16]
-		m0 := NotPlain8(binary.LittleEndian.Uint64(w))
-		m1 := NotPlain8(binary.LittleEndian.Uint64(w[8:]))
-		if m0|m1 != 0 {
-			if m0 == 0 {
-				return i + 8 + bits.TrailingZeros64(m1)/8
+	return plainRun(b, i)
+}
+
+// plainRun is plainEnd without the first word's test: sixteen bytes a
+// step, then byte by byte.
+func plainRun(b []byte, i int) int {
+	// The masks as variables, loaded once: the loop keeps them in
+	// registers, where as constants each was made again at every use.
+	k02, k21, k5c, k01, kh := masks.x02, masks.x21, masks.x5c, masks.x01, masks.highs
+	for ; i <= len(b)-16; i += 16 {
+		w0 := binary.LittleEndian.Uint64(b[i:])
+		w1 := binary.LittleEndian.Uint64(b[i+8:])
+		// NotPlain8's marks, written out (a call inlined here leaves a
+		// no-op instruction of its own in the loop).
+		m0 := ((w0 ^ k02 - k21) | (w0 ^ k5c - k01)) &^ w0
+		m1 := ((w1 ^ k02 - k21) | (w1 ^ k5c - k01)) &^ w1
+		if (m0|m1)&kh != 0 { // one test of the two words
+			if m0 &= kh; m0 != 0 {
+				return i + bits.TrailingZeros64(m0)/8
 			}
-			return i + bits.TrailingZeros64(m0)/8
+			return i + 8 + bits.TrailingZeros64(m1&kh)/8
 		}
-		i += 16
 	}
 	for i < len(b) && plain[b[i]] {
 		i++
 	}
 	return i
 }
+
+// masks holds the words of NotPlain8's tests for plainRun's loop.
+var masks = struct{ x02, x21, x5c, x01, highs uint64 }{ones * 0x02, ones * 0x21, ones * '\\', ones, highs}
 
 // structural is the index of the first quote or bracket ('"', '{', '[',
 // '}', ']') in b at or after i, or len(b). It tests eight bytes at a time:
@@ -478,34 +504,42 @@ func structural(b []byte, i int) int {
 // (The writers' jsonw.PlainASCII adds the bytes of UTF-8 sequences.)
 // Marks above the first one may be wrong (a borrow runs on), but the lowest
 // mark is always the first such byte.
+//
+// Two tests of the "has less than" trick, (y - n) &^ y: y = x^0x02 is
+// below 0x21 for exactly the control bytes and '"', and y = x^'\\' below 1
+// for the backslash. Neither xor changes the high bit of a byte, so the
+// two &^ y are one &^ w. (FuzzNotPlain8 holds it to the two tests written
+// out.)
 func NotPlain8(w uint64) uint64 {
-	// x^0x02 < 0x21 holds for exactly the control bytes and '"'.
-	cq := w ^ (ones * 0x02)
-	cq = (cq - ones*0x21) &^ cq
-	bs := w ^ (ones * '\\')
-	bs = (bs - ones) &^ bs
-	return (cq | bs) & highs
+	return ((w ^ ones*0x02 - ones*0x21) | (w ^ ones*'\\' - ones)) &^ w & highs
 }
 
 func str(b []byte, i int) (int, error) {
 	start := i
 	i++
 	for {
-		if i = plainEnd(b, i); i >= len(b) {
+		// plainEnd written out, so that an escape does not cost a call:
+		// the first eight bytes here, a longer run in plainRun.
+		if i+8 <= len(b) {
+			if m := NotPlain8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+			} else if i = plainRun(b, i+8); i >= len(b) {
+				break
+			}
+		} else if i = plainRun(b, i); i >= len(b) {
 			break
 		}
-		c := b[i]
-		switch {
-		case c == '"':
+		switch b[i] {
+		case '"':
 			return i + 1, nil
-		case c == '\\':
+		case '\\':
 			if i+1 >= len(b) {
 				return i, &SyntaxError{i, "unterminated escape"}
 			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch escapeLen[b[i+1]] {
+			case 2:
 				i += 2
-			case 'u':
+			case 6:
 				if i+6 > len(b) {
 					return i, &SyntaxError{i, "short \\u escape"}
 				}
@@ -518,12 +552,22 @@ func str(b []byte, i int) (int, error) {
 			default:
 				return i, &SyntaxError{i, "invalid escape"}
 			}
-		default: // plainEnd stops at nothing else
+		default: // plainRun stops at nothing else
 			return i, &SyntaxError{i, "control character in string"}
 		}
 	}
 	return start, &SyntaxError{start, "unterminated string"}
 }
+
+// escapeLen is the length of an escape by the byte after its backslash:
+// 6 for \u and its four hex digits, 0 for a byte no escape has.
+var escapeLen = func() (t [256]uint8) {
+	for _, c := range `"\/bfnrt` {
+		t[c] = 2
+	}
+	t['u'] = 6
+	return t
+}()
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'

@@ -144,6 +144,62 @@ func TestNotPlain8(t *testing.T) {
 	}
 }
 
+// FuzzNotPlain8 holds NotPlain8, whose two tests share one &^ w, to the
+// two tests written out, each with its own &^ y: every mark the same, not
+// only the lowest.
+func FuzzNotPlain8(f *testing.F) {
+	for _, w := range []string{"\\\\]]\"#\x00\x7f", "\xa2\xdc\xff\x80!#[]", "\x1f \x01\x02\x03\x21\x22\x23"} {
+		f.Add(binary.LittleEndian.Uint64([]byte(w)))
+	}
+	f.Fuzz(func(t *testing.T, w uint64) {
+		cq := w ^ (ones * 0x02)
+		cq = (cq - ones*0x21) &^ cq
+		bs := w ^ (ones * '\\')
+		bs = (bs - ones) &^ bs
+		if got, want := NotPlain8(w), (cq|bs)&highs; got != want {
+			t.Fatalf("NotPlain8(%#x) = %#x, the two tests %#x", w, got, want)
+		}
+	})
+}
+
+// FuzzPlainEnd holds plainEnd, which tests eight bytes and then sixteen
+// at a time, to a loop over every byte, from every start.
+func FuzzPlainEnd(f *testing.F) {
+	for _, s := range []string{`0123456789abcdef0123456789abcdef"`, "0123456789abcdef\\n0123456789abcdef\x01", "\xe2\x86\x92 0123456789abcdef0123456789\"", `\\]#"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i <= len(b); i++ {
+			want := i
+			for want < len(b) && plain[b[want]] {
+				want++
+			}
+			if got := plainEnd(b, i); got != want {
+				t.Fatalf("%q from %d: %d, want %d", b, i, got, want)
+			}
+		}
+	})
+}
+
+// FuzzPlainKey holds PlainKey, eight bytes at a time, to a loop over
+// every byte.
+func FuzzPlainKey(f *testing.F) {
+	for _, s := range []string{"timestamp", "toolCalls\\", "0123456789abcdef\xc3\xa9", "]]]]]]]]\\", "\\\\\\\\]]]]]]]]]", "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x80"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, k []byte) {
+		want := true
+		for _, c := range k {
+			if c == '\\' || c >= 0x80 {
+				want = false
+			}
+		}
+		if got := PlainKey(k); got != want {
+			t.Fatalf("PlainKey(%q) = %v, want %v", k, got, want)
+		}
+	})
+}
+
 // strByByte is the plain byte-by-byte string validator str must agree
 // with, errors and offsets included.
 func strByByte(b []byte, i int) (int, error) {
