@@ -626,7 +626,7 @@ func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event, carried []
 		params = []byte("{}")
 	}
 	f.Raw("params", params)
-	f.Hash("params_hash", params)
+	f.HashOf("params_hash", "params")
 	if src, ok := e.Extra.String("params_hash"); ok {
 		if hash, _ := f.Get("params_hash"); string(hash[1:len(hash)-1]) != src {
 			wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
@@ -674,6 +674,8 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 	f.String("event", EventToolResult)
 	f.String("t", t)
 	f.String("id", ref.id)
+	preview, cut := preview(e.Result.Content)
+	f.String("output_preview", preview)
 	if src, ok := e.Extra.String("output_hash"); ok && !wr.other && validHash(src) {
 		// A REPLAY source keeps only a preview: its hash is the faithful one.
 		f.String("output_hash", src)
@@ -681,7 +683,12 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 		if ok && !wr.other {
 			wr.rep.Add(model.LossUnfaithful, "output_hash of the source is not sha256:<64 hex>; recomputed over the preview", e.Loc)
 		}
-		f.HashString("output_hash", e.Result.Content)
+		if cut {
+			f.HashString("output_hash", e.Result.Content)
+		} else {
+			// The preview is the whole output, made canonical already.
+			f.HashOf("output_hash", "output_preview")
+		}
 	}
 	if x, ok := e.Extra.Get("exit_code"); ok {
 		f.Raw("exit_code", x)
@@ -710,8 +717,6 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 		// A status other than ok or error (rlog's `[2 issues]`).
 		f.String("status", e.Result.Status)
 	}
-	preview, cut := preview(e.Result.Content)
-	f.String("output_preview", preview)
 	if cut && !wr.other {
 		wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
 	}

@@ -125,6 +125,7 @@ func FuzzAppend(f *testing.F) {
 func FuzzObject(f *testing.F) {
 	f.Add("event\x00ToolCall\x00t\x002025\x00id\x00x\"y\x00event\x00again", `{"b":[1,{"d":2,"c":3}]}`, int64(-7))
 	f.Add("é\x00\xff\x00\x00\x00a\x00b", `"x"`, int64(1)<<62)
+	f.Add("a\x00x\"y\x00p\x00{}\x00i\x000\x00h\x00z\x00g\x00p\x00f\x00a", `{"z":[1, {"b":2,"a":1}]}`, int64(3))
 	f.Fuzz(func(t *testing.T, pairs, raw string, n int64) {
 		if !json.Valid([]byte(raw)) {
 			return
@@ -134,34 +135,44 @@ func FuzzObject(f *testing.F) {
 		var doc bytes.Buffer
 		doc.WriteByte('{')
 		parts := strings.Split(pairs, "\x00")
+		// set is each key's value as the document holds it, for HashOf.
+		set := map[string][]byte{}
 		for i := 0; i+1 < len(parts); i += 2 {
 			k, v := parts[i], parts[i+1]
 			if !utf8.ValidString(k) {
 				continue
 			}
+			var vj []byte
+			switch i / 2 % 5 {
+			case 0:
+				o.String(k, v)
+				vj, _ = json.Marshal(v)
+			case 1:
+				o.Raw(k, []byte(raw))
+				vj = []byte(raw)
+			case 2:
+				o.Int(k, n)
+				vj, _ = json.Marshal(n)
+			case 3:
+				o.HashString(k, v)
+				vj, _ = json.Marshal(HashString(v))
+			case 4:
+				// The hash of the value of the key v names, if set.
+				of, ok := set[v]
+				o.HashOf(k, v)
+				if !ok {
+					continue
+				}
+				vj, _ = json.Marshal(Hash(of))
+			}
+			set[k] = vj
 			if doc.Len() > 1 {
 				doc.WriteByte(',')
 			}
 			kj, _ := json.Marshal(k)
 			doc.Write(kj)
 			doc.WriteByte(':')
-			switch i / 2 % 4 {
-			case 0:
-				o.String(k, v)
-				vj, _ := json.Marshal(v)
-				doc.Write(vj)
-			case 1:
-				o.Raw(k, []byte(raw))
-				doc.WriteString(raw)
-			case 2:
-				o.Int(k, n)
-				vj, _ := json.Marshal(n)
-				doc.Write(vj)
-			case 3:
-				o.HashString(k, v)
-				vj, _ := json.Marshal(HashString(v))
-				doc.Write(vj)
-			}
+			doc.Write(vj)
 		}
 		doc.WriteByte('}')
 		if got, want := o.AppendTo(nil), appendReference(nil, doc.Bytes()); !bytes.Equal(got, want) {
@@ -173,7 +184,10 @@ func FuzzObject(f *testing.F) {
 func TestObjectDeleteAndHash(t *testing.T) {
 	var o Object
 	o.String("b", "x")
-	o.Hash("h", []byte(`{"z":1, "a":[2]}`))
+	o.HashOf("h", "none") // nothing to hash: h is not set
+	o.Raw("p", []byte(`{"z":1, "a":[2]}`))
+	o.HashOf("h", "p")
+	o.Delete("p")
 	o.Ints("u", []string{"a", "b"}, []int64{1, -2})
 	o.String("a", "y")
 	o.Delete("b")
