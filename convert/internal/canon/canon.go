@@ -76,6 +76,11 @@ func Append(dst, v []byte) []byte {
 	}
 }
 
+// Writer makes b write canonical JSON where each value goes, what Append
+// makes of what b would write compact (jsonw.Buf.WriteCanonical): a writer
+// whose output is canonical writes it so instead of reading it again.
+func Writer(b *jsonw.Buf) { b.WriteCanonical(String, Append) }
+
 // Marshal returns the canonical form of the valid JSON value v.
 func Marshal(v []byte) []byte { return Append(nil, v) }
 
@@ -190,6 +195,14 @@ func (o *Object) String(k, s string) {
 func (o *Object) Raw(k string, v []byte) {
 	start := len(o.vals)
 	o.vals = Append(o.vals, v)
+	o.set(k, start)
+}
+
+// Canonical sets k to v, canonical JSON already (written by a Buf of
+// Writer's): copied as it is.
+func (o *Object) Canonical(k string, v []byte) {
+	start := len(o.vals)
+	o.vals = append(o.vals, v...)
 	o.set(k, start)
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
@@ -202,4 +203,96 @@ func TestObjectDeleteAndHash(t *testing.T) {
 	if got := string(o.AppendTo(nil)); got != `{}` {
 		t.Fatalf("after Reset: %s", got)
 	}
+}
+
+// writeThrough writes the valid JSON value v through the canonical Buf b
+// the ways a writer does, chosen by the fuzzer's bits: an object member
+// by member (a string with Str, a list of strings with Strings, a nested
+// value after Key, any value raw, a key given quoted with RawKey), a list
+// element by element, or either raw.
+func writeThrough(b *jsonw.Buf, v []byte, bits *[]byte) {
+	bit := func() bool {
+		if len(*bits) == 0 {
+			return false
+		}
+		c := (*bits)[0]
+		*bits = (*bits)[1:]
+		return c&1 == 1
+	}
+	v = bytes.TrimSpace(v)
+	switch {
+	case len(v) > 0 && v[0] == '{' && !bit():
+		o := b.Begin()
+		jsonscan.Members(v, func(k, val []byte) error {
+			key := jsonscan.Key(k)
+			val = bytes.TrimSpace(val)
+			switch {
+			case val[0] == '"' && bit():
+				s, _ := jsonscan.String(val)
+				o.Str(key, s)
+			case val[0] == '[' && bit() && stringsOf(val) != nil:
+				o.Strings(key, stringsOf(val))
+			case (val[0] == '{' || val[0] == '[') && bit():
+				o.Key(key)
+				writeThrough(b, val, bits)
+			case bit():
+				o.RawKey(append(append([]byte{'"'}, k...), '"'), val)
+			default:
+				o.Raw(key, val)
+			}
+			return nil
+		})
+		o.End()
+	case len(v) > 0 && v[0] == '[' && !bit():
+		l := b.List()
+		jsonscan.Array(v, func(_ int, el []byte) error {
+			l.Next()
+			writeThrough(b, el, bits)
+			return nil
+		})
+		l.End()
+	default:
+		b.Raw(v)
+	}
+}
+
+// stringsOf is the list of strings v holds, nil when v is not one (or is
+// empty).
+func stringsOf(v []byte) []string {
+	var list []string
+	ok := true
+	jsonscan.Array(v, func(_ int, el []byte) error {
+		s, isString := jsonscan.String(bytes.TrimSpace(el))
+		ok = ok && isString
+		list = append(list, s)
+		return nil
+	})
+	if !ok {
+		return nil
+	}
+	return list
+}
+
+// FuzzWriterEqualsAppend holds a Buf writing canonical JSON (Writer),
+// which sorts each object's members when it ends, to Append of the same
+// value: any valid JSON written through it any way a writer writes.
+func FuzzWriterEqualsAppend(f *testing.F) {
+	for i, s := range seeds {
+		f.Add([]byte(s), []byte{byte(i), 1, 0, 1, 1, 0, 0, 1})
+	}
+	f.Add([]byte(`{"z":["b","a"],"y":{"k":"\u0000","j":[{"b":1,"a":2}]},"x":"\"","x":1,"\u00e9":true,"e":null}`), []byte{0, 0, 1, 0, 1, 0, 0, 0, 1, 1, 0, 1})
+	f.Fuzz(func(t *testing.T, v, bits []byte) {
+		if !json.Valid(v) || !utf8.Valid(v) {
+			// (Invalid UTF-8 in keys: Append sorts them by their bytes,
+			// a Buf by what the canonical form writes, U+FFFD; the writers'
+			// rests are held to Append through FuzzWriteRest.)
+			return
+		}
+		var b jsonw.Buf
+		Writer(&b)
+		writeThrough(&b, v, &bits)
+		if want := Append(nil, v); !bytes.Equal(b.Bytes(), want) {
+			t.Fatalf("written canonical: %s\nwant %s", b.Bytes(), want)
+		}
+	})
 }

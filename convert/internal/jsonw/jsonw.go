@@ -80,10 +80,14 @@ func (o *Obj) indentedMember(k string, n int) []byte {
 	return append(AppendString(appendNewline(dst, o.in.depth), k), ':', ' ')
 }
 
-// member is indentedMember, or quotedMember when o's Buf quotes.
+// member is indentedMember, or quotedMember when o's Buf quotes, or
+// canonicalMember when it writes canonical JSON.
 func (o *Obj) member(k string, n int) []byte {
 	if o.in.quote {
 		return o.quotedMember(k, n)
+	}
+	if o.in.canon != nil {
+		return o.canonicalMember(k, n)
 	}
 	return o.indentedMember(k, n)
 }
@@ -117,6 +121,12 @@ func (o *Obj) Raw(k string, v []byte) {
 // RawKey writes a member whose key is given quoted already, with a raw
 // JSON value as Raw writes it.
 func (o *Obj) RawKey(quoted []byte, v []byte) {
+	if o.in != nil && o.in.canon != nil {
+		// Written again the canonical way, and sorted by what it says.
+		k, _ := jsonscan.String(quoted)
+		o.Raw(k, v)
+		return
+	}
 	if o.n > 0 {
 		o.B.WriteByte(',')
 	}
@@ -144,6 +154,8 @@ func (o *Obj) value(v []byte) {
 		o.B.WriteString("null")
 	case o.in != nil && o.in.quote:
 		writeQuotedRaw(o.B, v)
+	case o.in != nil && o.in.canon != nil:
+		o.B.Write(o.in.canon.raw(free(o.B, len(v)), v))
 	case o.in != nil:
 		o.B.Write(AppendIndent(free(o.B, len(v)+len(v)/2), v, o.in.depth))
 	default:
@@ -180,6 +192,10 @@ func (o *Obj) Str(k, s string) {
 	if o.in != nil {
 		if o.in.quote {
 			o.B.Write(appendQuotedString(o.quotedMember(k, len(s)+4), s))
+			return
+		}
+		if c := o.in.canon; c != nil {
+			o.B.Write(c.str(o.canonicalMember(k, len(s)+2), s))
 			return
 		}
 		o.B.Write(AppendString(o.indentedMember(k, len(s)), s))
@@ -233,7 +249,11 @@ func (o *Obj) Strings(k string, list []string) {
 	room := o.room()
 	var dst []byte
 	quote := o.in != nil && o.in.quote
-	indent := o.in != nil && !quote
+	var canon *canonical
+	if o.in != nil && !quote {
+		canon = o.in.canon
+	}
+	indent := o.in != nil && !quote && canon == nil
 	if o.in != nil {
 		dst = o.member(k, (12+room)*len(list))
 	} else {
@@ -249,6 +269,8 @@ func (o *Obj) Strings(k string, list []string) {
 			dst = AppendString(appendNewline(dst, o.in.depth+1), s)
 		case quote:
 			dst = appendQuotedString(dst, s)
+		case canon != nil:
+			dst = canon.str(dst, s)
 		default:
 			dst = AppendString(dst, s)
 		}
@@ -292,6 +314,10 @@ func (o *Obj) Len() int { return o.n }
 // End closes the object.
 func (o *Obj) End() {
 	if o.in != nil && !o.in.quote {
+		if o.in.canon != nil {
+			o.in.canon.end(o.in)
+			return
+		}
 		o.endIndented()
 		return
 	}
@@ -448,6 +474,8 @@ type Buf struct {
 	// depth is how many objects and lists are open around what is
 	// written next, when indenting.
 	depth int
+	// canon is set when b writes canonical JSON (WriteCanonical).
+	canon *canonical
 }
 
 // Indent makes b write indented JSON from here on, what it writes next
@@ -479,6 +507,10 @@ func (b *Buf) Raw(v []byte) {
 		writeQuotedRaw(&b.Buffer, v)
 		return
 	}
+	if b.canon != nil {
+		b.Write(b.canon.raw(free(&b.Buffer, len(v)), v))
+		return
+	}
 	if b.indent {
 		b.Write(AppendIndent(free(&b.Buffer, len(v)+len(v)/2), v, b.depth))
 		return
@@ -503,6 +535,12 @@ func (b *Buf) open(c byte) *Buf {
 		if b.quote {
 			return b
 		}
+		if b.canon != nil {
+			if c == '{' {
+				b.canon.open()
+			}
+			return b
+		}
 		return nil
 	}
 	b.depth++
@@ -510,7 +548,8 @@ func (b *Buf) open(c byte) *Buf {
 }
 
 // Continue returns an Obj that adds members to an object whose opening
-// and n members were written before, in another piece.
+// and n members were written before, in another piece (not in a Buf that
+// writes canonical JSON, which sorts an object's members when it ends).
 func (b *Buf) Continue(n int) *Obj {
 	o := &Obj{B: &b.Buffer, n: n}
 	if b.indent || b.quote {
