@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -307,14 +308,7 @@ func TestGenerated(t *testing.T) {
 // input, and against the floor of splitting it into lines.
 func BenchmarkRead(b *testing.B) {
 	in := generated(10 << 20)
-	floor := benchdata.Floor(in)
-	b.SetBytes(int64(len(in)))
-	for b.Loop() {
-		if err := Read(bytes.NewReader(in), nullSink{}, &model.Report{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	benchdata.ReportVsFloor(b, floor)
+	benchdata.MeasureRead(b, in, func(r io.Reader) error { return Read(r, nullSink{}, &model.Report{}) })
 }
 
 // TestEveryNameHasAMeaning: each name of the vocabulary (records) reads
