@@ -296,3 +296,24 @@ func FuzzWriterEqualsAppend(f *testing.F) {
 		}
 	})
 }
+
+// TestWriterSortsKeysAsWritten: a key that is not UTF-8 is sorted as the
+// canonical JSON writes it (each invalid byte U+FFFD), so that two keys
+// written alike are one key, the last kept: what Append makes of the
+// object written compact (jsonw writes such a byte \ufffd).
+func TestWriterSortsKeysAsWritten(t *testing.T) {
+	keys := []string{"\xff", "\uFFFC", "a\xfe", "a\uFFFD", "b", "\xfe\xff"}
+	var c, compact jsonw.Buf
+	Writer(&c)
+	for _, b := range []*jsonw.Buf{&c, &compact} {
+		o := b.Begin()
+		for i, k := range keys {
+			o.Int(k, int64(i))
+		}
+		o.End()
+	}
+	want := Append(nil, compact.Bytes())
+	if !bytes.Equal(c.Bytes(), want) {
+		t.Fatalf("written canonical: %q\nwant %q", c.Bytes(), want)
+	}
+}

@@ -2,6 +2,8 @@ package jsonw
 
 import (
 	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/internal/jsonstr"
 )
 
 // WriteCanonical makes b write, from here on, canonical JSON as package canon
@@ -47,7 +49,9 @@ func (c *canonical) open() { c.opened = append(c.opened, len(c.members)) }
 
 // canonicalMember is the free space of a canonical object's buffer,
 // grown to hold the next member's separator and key and about n bytes
-// more, with those appended; the member is noted for sorting.
+// more, with those appended; the member is noted for sorting, by its key
+// as the canonical JSON says it: k, or, when k is not UTF-8, what was
+// written of it decoded (each invalid byte is U+FFFD there).
 func (o *Obj) canonicalMember(k string, n int) []byte {
 	c := o.in.canon
 	dst := free(o.B, len(k)+n+4)
@@ -55,27 +59,15 @@ func (o *Obj) canonicalMember(k string, n int) []byte {
 		dst = append(dst, ',')
 	}
 	o.n++
-	c.members = append(c.members, canonicalMember{key: canonicalKey(k), start: o.B.Len() + len(dst)})
-	return append(c.str(dst, k), ':')
-}
-
-// canonicalKey is k as canonical JSON holds it, which is what it is
-// sorted by: each byte of invalid UTF-8 is U+FFFD there.
-func canonicalKey(k string) string {
-	if utf8.ValidString(k) {
-		return k
+	at := len(dst)
+	dst = c.str(dst, k)
+	key := k
+	if !utf8.ValidString(k) {
+		u, _ := jsonstr.Unquote(nil, dst[at:], jsonstr.Replace)
+		key = string(u)
 	}
-	out := make([]byte, 0, len(k)+8)
-	for i := 0; i < len(k); {
-		r, size := utf8.DecodeRuneInString(k[i:])
-		if r == utf8.RuneError && size == 1 {
-			out = append(out, "\uFFFD"...)
-		} else {
-			out = append(out, k[i:i+size]...)
-		}
-		i += size
-	}
-	return string(out)
+	c.members = append(c.members, canonicalMember{key: key, start: o.B.Len() + at})
+	return append(dst, ':')
 }
 
 // end closes the innermost object open in b: its members, written in the
