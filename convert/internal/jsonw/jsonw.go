@@ -358,20 +358,23 @@ func appendQuotedString(dst []byte, s string) []byte {
 
 // appendEscaped appends s escaped as a JSON string's bytes, or, quoted,
 // escaped twice (as those bytes stand inside another string). Plain runs
-// are copied as they are; each escape sequence starts with a backslash,
+// are copied as they are (a string that is one run, most of them, with
+// one append and no loop); each escape sequence starts with a backslash,
 // which quoted escapes, and is followed by a letter or digits, or by the
 // quote or backslash it escapes, which quoted escapes too.
 func appendEscaped(dst []byte, s string, quoted bool) []byte {
+	// Most strings (keys, ids, times) are plain throughout: copied at once.
+	i := PlainASCII(s)
+	if i == len(s) {
+		return append(dst, s...)
+	}
 	start := 0
-	for i := 0; i < len(s); {
-		i += PlainASCII(s[i:])
-		if i >= len(s) {
-			break
-		}
+	for i < len(s) {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
 				i += size
+				i += PlainASCII(s[i:])
 				continue
 			}
 		}
@@ -402,6 +405,7 @@ func appendEscaped(dst []byte, s string, quoted bool) []byte {
 		}
 		i++
 		start = i
+		i += PlainASCII(s[i:])
 	}
 	return append(dst, s[start:]...)
 }
@@ -418,8 +422,9 @@ const highBits = 0x8080808080808080
 // The bytes after the last whole word are tested as one word too (most
 // strings written are keys, ids and times shorter than a few words, whose
 // tails a byte loop tested byte by byte): the last eight bytes of s,
-// which overlap bytes found plain already, whose marks are none, or, in a
-// string shorter than eight bytes, its bytes padded with spaces.
+// which overlap bytes found plain already, whose marks are none; in a
+// string of four to seven bytes, its first four and its last four; in a
+// shorter one, its bytes padded with spaces.
 func PlainASCII(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
@@ -437,7 +442,23 @@ func PlainASCII(s string) int {
 		}
 		return len(s)
 	}
-	// Shorter than a word: the bytes from the last down, then spaces.
+	if len(s) >= 4 {
+		// Shorter than a word, four bytes or more: its first four bytes
+		// and its last four, which overlap them. When the first four have
+		// no mark, a mark in the last four is a byte from the fifth on
+		// (and no borrow runs into them: a borrow starts at a marked byte).
+		x := uint64(word4(s)) | uint64(word4(s[len(s)-4:]))<<32
+		m := notPlainASCII8(x)
+		if m == 0 {
+			return len(s)
+		}
+		j := bits.TrailingZeros64(m) / 8
+		if j < 4 {
+			return j
+		}
+		return len(s) - 8 + j
+	}
+	// Shorter than four bytes: the bytes from the last down, then spaces.
 	x := uint64(spaces)
 	for k := len(s) - 1; k >= 0; k-- {
 		x = x<<8 | uint64(s[k])
@@ -450,6 +471,12 @@ func PlainASCII(s string) int {
 
 // spaces is a word of eight spaces, bytes a JSON string holds as they are.
 const spaces = 0x2020202020202020
+
+// word4 is the first four bytes of w, little endian: one load.
+func word4(w string) uint32 {
+	w = w[:4]
+	return uint32(w[0]) | uint32(w[1])<<8 | uint32(w[2])<<16 | uint32(w[3])<<24
+}
 
 // word is the first eight bytes of w, little endian: one load.
 func word(w string) uint64 {
