@@ -1,7 +1,9 @@
 package jsonw
 
 import (
+	"bytes"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/internal/jsonstr"
 )
@@ -25,27 +27,61 @@ func (b *Buf) Canonical() bool { return b.canon != nil }
 
 // canonical is what a Buf writing canonical JSON keeps: the members of
 // the objects open, each object's after those of the object around it.
+//
+// Nothing a caller passes (a key, a string, a raw value) goes to str or
+// raw, or is kept: it is copied first (arg, keys). A function value or a
+// field keeping it would make that argument of every Obj method escape to
+// the heap in every writer, canonical or not (a []byte("null") allocated
+// at each call).
 type canonical struct {
 	str func(dst []byte, s string) []byte
 	raw func(dst, v []byte) []byte
 	// members are the members of the objects open, innermost last;
-	// opened is, for each object open, where its members start in members.
+	// opened is, for each object open, where its members start in members;
+	// keys holds their keys.
 	members []canonicalMember
 	opened  []int
-	// order and tmp are end's, reused.
+	keys    []byte
+	// arg is the copy of what goes to str or raw; order and tmp are
+	// end's; all reused.
+	arg   []byte
 	order []int
 	tmp   []byte
 }
 
 // canonicalMember is a member of an open object: its key as the canonical
-// JSON says it (what the object is sorted by), and where it starts in the
-// buffer, after the comma before it.
+// JSON says it (what the object is sorted by; keys[key:keyEnd]), and
+// where it starts in the buffer, after the comma before it.
 type canonicalMember struct {
-	key   string
-	start int
+	key, keyEnd int
+	start       int
 }
 
 func (c *canonical) open() { c.opened = append(c.opened, len(c.members)) }
+
+// key is m's key.
+func (c *canonical) key(m canonicalMember) []byte { return c.keys[m.key:m.keyEnd] }
+
+// appendString appends s as str escapes it, through a copy (see canonical).
+func (c *canonical) appendString(dst []byte, s string) []byte {
+	c.arg = append(c.arg[:0], s...)
+	return c.str(dst, asString(c.arg))
+}
+
+// asString is b as a string, without a copy: b is not changed while the
+// string is used.
+func asString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendRaw appends v as raw makes it canonical, through a copy.
+func (c *canonical) appendRaw(dst, v []byte) []byte {
+	c.arg = append(c.arg[:0], v...)
+	return c.raw(dst, c.arg)
+}
 
 // canonicalMember is the free space of a canonical object's buffer,
 // grown to hold the next member's separator and key and about n bytes
@@ -60,13 +96,15 @@ func (o *Obj) canonicalMember(k string, n int) []byte {
 	}
 	o.n++
 	at := len(dst)
-	dst = c.str(dst, k)
-	key := k
+	m := canonicalMember{key: len(c.keys), start: o.B.Len() + at}
+	c.keys = append(c.keys, k...)
+	m.keyEnd = len(c.keys)
+	dst = c.str(dst, asString(c.keys[m.key:]))
 	if !utf8.ValidString(k) {
-		u, _ := jsonstr.Unquote(nil, dst[at:], jsonstr.Replace)
-		key = string(u)
+		c.keys, _ = jsonstr.Unquote(c.keys[:m.key], dst[at:], jsonstr.Replace)
+		m.keyEnd = len(c.keys)
 	}
-	c.members = append(c.members, canonicalMember{key: key, start: o.B.Len() + at})
+	c.members = append(c.members, m)
 	return append(dst, ':')
 }
 
@@ -81,13 +119,16 @@ func (c *canonical) end(b *Buf) {
 	c.members = c.members[:base]
 	inOrder := true
 	for i := 1; i < len(ms); i++ {
-		if ms[i-1].key >= ms[i].key {
+		if bytes.Compare(c.key(ms[i-1]), c.key(ms[i])) >= 0 {
 			inOrder = false
 			break
 		}
 	}
 	if !inOrder {
 		c.sort(b, ms)
+	}
+	if len(ms) > 0 {
+		c.keys = c.keys[:ms[0].key]
 	}
 	b.WriteByte('}')
 }
@@ -101,7 +142,7 @@ func (c *canonical) sort(b *Buf, ms []canonicalMember) {
 	for i := range ms {
 		j := len(c.order)
 		c.order = append(c.order, i)
-		for ; j > 0 && ms[c.order[j-1]].key > ms[i].key; j-- {
+		for ; j > 0 && bytes.Compare(c.key(ms[c.order[j-1]]), c.key(ms[i])) > 0; j-- {
 			c.order[j] = c.order[j-1]
 		}
 		c.order[j] = i
@@ -117,7 +158,7 @@ func (c *canonical) sort(b *Buf, ms []canonicalMember) {
 	b.Truncate(first)
 	n := 0
 	for x, i := range c.order {
-		if x+1 < len(c.order) && ms[c.order[x+1]].key == ms[i].key {
+		if x+1 < len(c.order) && bytes.Equal(c.key(ms[c.order[x+1]]), c.key(ms[i])) {
 			continue // a later member of the same key wins
 		}
 		if n > 0 {

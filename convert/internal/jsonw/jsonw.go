@@ -155,7 +155,7 @@ func (o *Obj) value(v []byte) {
 	case o.in != nil && o.in.quote:
 		writeQuotedRaw(o.B, v)
 	case o.in != nil && o.in.canon != nil:
-		o.B.Write(o.in.canon.raw(free(o.B, len(v)), v))
+		o.B.Write(o.in.canon.appendRaw(free(o.B, len(v)), v))
 	case o.in != nil:
 		o.B.Write(AppendIndent(free(o.B, len(v)+len(v)/2), v, o.in.depth))
 	default:
@@ -195,7 +195,7 @@ func (o *Obj) Str(k, s string) {
 			return
 		}
 		if c := o.in.canon; c != nil {
-			o.B.Write(c.str(o.canonicalMember(k, len(s)+2), s))
+			o.B.Write(c.appendString(o.canonicalMember(k, len(s)+2), s))
 			return
 		}
 		o.B.Write(AppendString(o.indentedMember(k, len(s)), s))
@@ -270,7 +270,7 @@ func (o *Obj) Strings(k string, list []string) {
 		case quote:
 			dst = appendQuotedString(dst, s)
 		case canon != nil:
-			dst = canon.str(dst, s)
+			dst = canon.appendString(dst, s)
 		default:
 			dst = AppendString(dst, s)
 		}
@@ -535,7 +535,7 @@ func (b *Buf) Raw(v []byte) {
 		return
 	}
 	if b.canon != nil {
-		b.Write(b.canon.raw(free(&b.Buffer, len(v)), v))
+		b.Write(b.canon.appendRaw(free(&b.Buffer, len(v)), v))
 		return
 	}
 	if b.indent {
