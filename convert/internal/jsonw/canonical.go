@@ -65,7 +65,9 @@ func (c *canonical) key(m canonicalMember) []byte { return c.keys[m.key:m.keyEnd
 // appendString appends s as str escapes it, through a copy (see canonical).
 func (c *canonical) appendString(dst []byte, s string) []byte {
 	c.arg = append(c.arg[:0], s...)
-	return c.str(dst, asString(c.arg))
+	dst = c.str(dst, asString(c.arg))
+	c.release()
+	return dst
 }
 
 // asString is b as a string, without a copy: b is not changed while the
@@ -80,7 +82,17 @@ func asString(b []byte) string {
 // appendRaw appends v as raw makes it canonical, through a copy.
 func (c *canonical) appendRaw(dst, v []byte) []byte {
 	c.arg = append(c.arg[:0], v...)
-	return c.raw(dst, c.arg)
+	dst = c.raw(dst, c.arg)
+	c.release()
+	return dst
+}
+
+// release lets go of a copy of a large value (a tool's whole output), so
+// that the writer does not hold one more buffer of its size to its end.
+func (c *canonical) release() {
+	if cap(c.arg) > 1<<16 {
+		c.arg = nil
+	}
 }
 
 // canonicalMember is the free space of a canonical object's buffer,
