@@ -158,3 +158,21 @@ func TestWritingKeepsArgumentsOnTheStack(t *testing.T) {
 		t.Fatalf("writing allocates %v times", allocs)
 	}
 }
+
+// TestCanonicalLetsGoOfLargeCopies: the copy a canonical Buf makes of a
+// large value to hand it on is not kept (small ones are, to be reused).
+func TestCanonicalLetsGoOfLargeCopies(t *testing.T) {
+	var b Buf
+	b.WriteCanonical(AppendString, func(dst, v []byte) []byte { return append(dst, v...) })
+	o := b.Begin()
+	o.Str("small", "x")
+	if b.canon.arg == nil {
+		t.Fatal("the copy of a small string is not kept for the next")
+	}
+	o.Str("large", strings.Repeat("x", 1<<17))
+	o.Raw("raw", []byte(`"`+strings.Repeat("y", 1<<17)+`"`))
+	o.End()
+	if b.canon.arg != nil {
+		t.Fatalf("a copy of %d bytes is kept", cap(b.canon.arg))
+	}
+}
