@@ -26,3 +26,28 @@ func TestSynthUUIDAsConcatenated(t *testing.T) {
 		}
 	}
 }
+
+// synthHex carries the counter's digits up from the last id's, or formats
+// them when the counter moved otherwise: the ids are those of the counter
+// formatted each time, over 9 -> 10, 99 -> 100, 999 -> 1000 and jumps.
+func TestSynthIDCounterDigits(t *testing.T) {
+	wr := &Writer{seed: "s"}
+	check := func() {
+		t.Helper()
+		sum := sha256.Sum256([]byte("s/msg/" + strconv.Itoa(wr.seq)))
+		if id := wr.synthID("msg"); id != hex.EncodeToString(sum[:12]) {
+			t.Fatalf("seq %d: synthID(msg) = %s", wr.seq, id)
+		}
+	}
+	for range 1200 {
+		wr.seq++
+		check()
+		check() // the same counter again
+	}
+	for _, jump := range []int{99998, 99999, 100000, 7, 8, 0, 1, 1 << 40, 1<<40 + 1} {
+		wr.seq = jump
+		check()
+		wr.seq++
+		check()
+	}
+}

@@ -44,6 +44,8 @@ type Writer struct {
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused
+	seqDigits []byte            // seq in decimal, as synthHex last wrote it
+	digitsOf  int               // the seq seqDigits says
 	line      jsonw.Buf         // the entry being built (flush), compact
 	err       error
 	// sourced is set once the session record is written (a session from
@@ -144,7 +146,11 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			wr.runMsgID = wr.srcMsgID
 		case wr.runMsgID == "" || e.MessageID != wr.runSrcID || e.Usage != nil && wr.runUsage != nil && !usage.SameRequest(wr.runUsage.Counts(), e.Usage.Counts()):
 			wr.seq++
-			wr.runMsgID = "msg_" + wr.synthID("msg")
+			h := wr.synthHex("msg")
+			var id [28]byte
+			copy(id[:], "msg_")
+			copy(id[4:], h[:])
+			wr.runMsgID = string(id[:])
 			wr.rep.Add(model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
 		}
 		wr.runSrcID = e.MessageID
@@ -398,12 +404,37 @@ func (wr *Writer) synthHex(kind string) [24]byte {
 	// seed/kind/seq, without fmt.
 	b := append(wr.idBuf[:0], wr.seed...)
 	b = append(append(append(b, '/'), kind...), '/')
-	b = strconv.AppendInt(b, int64(wr.seq), 10)
+	b = append(b, wr.seqDecimal()...)
 	wr.idBuf = b
 	sum := sha256.Sum256(b)
 	var h [24]byte
 	hex.Encode(h[:], sum[:12])
 	return h
+}
+
+// seqDecimal is wr.seq in decimal. The counter goes up by one from one id
+// to the next, so the digits of the last are carried up in place instead of
+// formatted anew (strconv.AppendInt took a tenth of an id's work beside
+// its hash).
+func (wr *Writer) seqDecimal() []byte {
+	d := wr.seqDigits
+	switch {
+	case len(d) > 0 && wr.seq == wr.digitsOf:
+	case len(d) > 0 && wr.seq == wr.digitsOf+1 && wr.seq > 0:
+		i := len(d) - 1
+		for ; i >= 0 && d[i] == '9'; i-- {
+			d[i] = '0'
+		}
+		if i >= 0 {
+			d[i]++
+		} else {
+			d = append(append(d[:0:0], '1'), d...)
+		}
+	default:
+		d = strconv.AppendInt(d[:0], int64(wr.seq), 10)
+	}
+	wr.seqDigits, wr.digitsOf = d, wr.seq
+	return d
 }
 
 // setSeed fixes what synthID tells sessions apart by, at the first event.

@@ -383,13 +383,13 @@ func (f Fields) WriteJSONWith(b *jsonw.Buf, key string, value func(*jsonw.Buf)) 
 // WriteJSON writes f into b as AppendJSON encodes it, indented when b
 // indents: each value is indented where it stands (jsonw.AppendIndent),
 // not encoded first and indented after. A Buf that quotes escapes the
-// encoding.
+// encoding; a canonical one writes it canonical, member by member.
 func (f Fields) WriteJSON(b *jsonw.Buf) {
 	if b.Quoting() {
 		b.Raw(f.AppendJSON(nil))
 		return
 	}
-	if !b.Indenting() {
+	if !b.Indenting() && !b.Canonical() {
 		b.Write(f.AppendJSON(b.AvailableBuffer()))
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -367,12 +368,15 @@ var restCarriedKeys = []string{"time", "text", "id", "message_id", "model", "cal
 // the compact rest RestOf makes apart: indented, it is that rest indented
 // where it stands (jsonw.AppendIndent); quoted, that rest escaped as a
 // string's bytes (jsonw.AppendString without its quotes); with a usage,
-// withUsage of it. The events are what ApplyRest makes of any rest.
+// withUsage of it; canonical (canon.Writer, as REPLAY writes it), what
+// canon.Append makes of it. The events are what ApplyRest makes of any
+// rest.
 func FuzzWriteRest(f *testing.F) {
 	for i, s := range restSeeds {
 		f.Add([]byte(s), uint16(i*0x1111), uint8(i))
 	}
 	f.Add([]byte(`{"kind":"agent","text":"a\"b\\c\u0001\n\u2028 é","extra":{"k":{ "a" : [1, 2] },"q\"":"\n"}}`), uint16(0), uint8(3))
+	f.Add([]byte(`{"kind":"tool_call","call":{"id":"c","name":"n","input":{"z":{"y":1,"b":[{"d":1,"c":2}]},"a":"\b\f\u007f"}},"extra":{"\u00ff":1,"a\u0008":2,"z":[3],"B":{"k":1,"K":2}},"usage":[1,2,3,4]}`), uint16(1<<12), uint8(0))
 	f.Fuzz(func(t *testing.T, raw []byte, mask uint16, depth uint8) {
 		var e Event
 		if !json.Valid(raw) || ApplyRest(&e, raw) != nil {
@@ -403,6 +407,20 @@ func FuzzWriteRest(f *testing.F) {
 		WriteRest(&w, &e, &u, carried...)
 		if want := withUsage(compact, u); !bytes.Equal(w.Bytes(), want) {
 			t.Fatalf("%s with usage:\n%s\nwant\n%s", compact, w.Bytes(), want)
+		}
+		// Canonical, with a usage or not (written twice with "+usage":
+		// the last one is kept).
+		for _, u := range []*Usage{nil, &u} {
+			var c jsonw.Buf
+			canon.Writer(&c)
+			WriteRest(&c, &e, u, carried...)
+			want := compact
+			if u != nil {
+				want = withUsage(compact, *u)
+			}
+			if want := canon.Append(nil, want); !bytes.Equal(c.Bytes(), want) {
+				t.Fatalf("%s canonical:\n%s\nwant\n%s", compact, c.Bytes(), want)
+			}
 		}
 	})
 }

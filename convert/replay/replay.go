@@ -357,7 +357,7 @@ type Writer struct {
 	latency int64
 	ended   bool
 	obj     canon.Object // the line being built, reused
-	restBuf jsonw.Buf    // rest's, reused
+	restBuf jsonw.Buf    // rest's, reused; writes canonical JSON
 	buf     []byte
 	err     error
 	// other is set for a session from another format, whose lines carry
@@ -376,7 +376,9 @@ type callRef struct{ id, t string }
 
 // NewWriter returns a streaming REPLAY writer (a model.Sink).
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
-	return &Writer{w: w, rep: rep, opt: opt, calls: recent.New[callRef](4096)}
+	wr := &Writer{w: w, rep: rep, opt: opt, calls: recent.New[callRef](4096)}
+	canon.Writer(&wr.restBuf)
+	return wr
 }
 
 // Write writes a whole session.
@@ -490,7 +492,7 @@ func (wr *Writer) start(h *model.Header, first *model.Event) {
 		// line; otherwise the line is the writer's.
 		if first != nil && first.Kind == model.KindLifecycle && first.Name == "start" {
 			wr.firstStart = true
-			ss.Raw("rest", wr.rest(first))
+			ss.Canonical("rest", wr.rest(first))
 		} else {
 			ss.Raw("rest", []byte("null"))
 		}
@@ -507,8 +509,10 @@ func (wr *Writer) made(detail string, loc model.Loc) {
 }
 
 // rest is the rest of e on its line (model.RestOf): what the line does
-// not hold of it. It is built in a buffer the writer reuses, valid until
-// the next call (canon.Object copies a value as it is set).
+// not hold of it, canonical as the line is. It is written canonical where
+// it goes (canon.Writer: keys sorted as each object ends), not compact and
+// then read again, in a buffer the writer reuses, valid until the next
+// call (canon.Object copies a value as it is set).
 func (wr *Writer) rest(e *model.Event, carried ...string) []byte {
 	wr.restBuf.Reset()
 	model.WriteRest(&wr.restBuf, e, nil, carried...)
@@ -587,7 +591,7 @@ func (wr *Writer) finish(f *canon.Object, e *model.Event, carried []string) {
 	wr.usage(f, e)
 	if wr.other {
 		carried = append(carried, "message_id", "model")
-		f.Raw("rest", wr.rest(e, carried...))
+		f.Canonical("rest", wr.rest(e, carried...))
 	} else {
 		for _, x := range e.Extra {
 			if _, set := f.Get(x.Key); !set {
@@ -626,7 +630,7 @@ func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event, carried []
 		params = []byte("{}")
 	}
 	f.Raw("params", params)
-	f.Hash("params_hash", params)
+	f.HashOf("params_hash", "params")
 	if src, ok := e.Extra.String("params_hash"); ok {
 		if hash, _ := f.Get("params_hash"); string(hash[1:len(hash)-1]) != src {
 			wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
@@ -674,6 +678,8 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 	f.String("event", EventToolResult)
 	f.String("t", t)
 	f.String("id", ref.id)
+	preview, cut := preview(e.Result.Content)
+	f.String("output_preview", preview)
 	if src, ok := e.Extra.String("output_hash"); ok && !wr.other && validHash(src) {
 		// A REPLAY source keeps only a preview: its hash is the faithful one.
 		f.String("output_hash", src)
@@ -681,7 +687,12 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 		if ok && !wr.other {
 			wr.rep.Add(model.LossUnfaithful, "output_hash of the source is not sha256:<64 hex>; recomputed over the preview", e.Loc)
 		}
-		f.HashString("output_hash", e.Result.Content)
+		if cut {
+			f.HashString("output_hash", e.Result.Content)
+		} else {
+			// The preview is the whole output, made canonical already.
+			f.HashOf("output_hash", "output_preview")
+		}
 	}
 	if x, ok := e.Extra.Get("exit_code"); ok {
 		f.Raw("exit_code", x)
@@ -710,8 +721,6 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 		// A status other than ok or error (rlog's `[2 issues]`).
 		f.String("status", e.Result.Status)
 	}
-	preview, cut := preview(e.Result.Content)
-	f.String("output_preview", preview)
 	if cut && !wr.other {
 		wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
 	}
@@ -913,7 +922,7 @@ func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 			f.String("kind", "lifecycle")
 			f.String("text", describe(e))
 			wr.usage(f, e)
-			f.Raw("rest", wr.rest(e))
+			f.Canonical("rest", wr.rest(e))
 			wr.line(false)
 		}
 		return wr.err
@@ -942,7 +951,7 @@ func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 	if wr.other {
 		// The source's end event, or none: the writer's line.
 		if e != nil {
-			f.Raw("rest", wr.rest(e))
+			f.Canonical("rest", wr.rest(e))
 		} else {
 			f.Raw("rest", []byte("null"))
 		}

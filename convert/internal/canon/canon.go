@@ -76,6 +76,11 @@ func Append(dst, v []byte) []byte {
 	}
 }
 
+// Writer makes b write canonical JSON where each value goes, what Append
+// makes of what b would write compact (jsonw.Buf.WriteCanonical): a writer
+// whose output is canonical writes it so instead of reading it again.
+func Writer(b *jsonw.Buf) { b.WriteCanonical(String, Append) }
+
 // Marshal returns the canonical form of the valid JSON value v.
 func Marshal(v []byte) []byte { return Append(nil, v) }
 
@@ -193,6 +198,14 @@ func (o *Object) Raw(k string, v []byte) {
 	o.set(k, start)
 }
 
+// Canonical sets k to v, canonical JSON already (written by a Buf of
+// Writer's): copied as it is.
+func (o *Object) Canonical(k string, v []byte) {
+	start := len(o.vals)
+	o.vals = append(o.vals, v...)
+	o.set(k, start)
+}
+
 // Int sets k to the number n.
 func (o *Object) Int(k string, n int64) {
 	start := len(o.vals)
@@ -217,20 +230,27 @@ func (o *Object) Ints(k string, keys []string, vals []int64) {
 	o.set(k, start)
 }
 
-// Hash sets k to Hash(v).
-func (o *Object) Hash(k string, v []byte) {
-	o.tmp = Append(o.tmp[:0], v)
-	o.hash(k)
+// HashOf sets k to Hash of the value of the member of, set before: its
+// canonical form is there already, and is hashed where it is instead of
+// being made again (a ToolCall's params_hash of its params, a
+// ToolResult's output_hash of an output_preview that is the whole
+// output). Nothing is set when of is not.
+func (o *Object) HashOf(k, of string) {
+	if v, ok := o.Get(of); ok {
+		o.hash(k, v)
+	}
 }
 
 // HashString sets k to HashString(s).
 func (o *Object) HashString(k, s string) {
 	o.tmp = String(o.tmp[:0], s)
-	o.hash(k)
+	o.hash(k, o.tmp)
 }
 
-func (o *Object) hash(k string) {
-	sum := sha256.Sum256(o.tmp)
+// hash sets k to the hash of the canonical JSON c, which may be a value
+// of o's: it is hashed before o.vals grows.
+func (o *Object) hash(k string, c []byte) {
+	sum := sha256.Sum256(c)
 	start := len(o.vals)
 	o.vals = append(o.vals, `"sha256:`...)
 	o.vals = hex.AppendEncode(o.vals, sum[:])

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
@@ -125,6 +126,7 @@ func FuzzAppend(f *testing.F) {
 func FuzzObject(f *testing.F) {
 	f.Add("event\x00ToolCall\x00t\x002025\x00id\x00x\"y\x00event\x00again", `{"b":[1,{"d":2,"c":3}]}`, int64(-7))
 	f.Add("é\x00\xff\x00\x00\x00a\x00b", `"x"`, int64(1)<<62)
+	f.Add("a\x00x\"y\x00p\x00{}\x00i\x000\x00h\x00z\x00g\x00p\x00f\x00a", `{"z":[1, {"b":2,"a":1}]}`, int64(3))
 	f.Fuzz(func(t *testing.T, pairs, raw string, n int64) {
 		if !json.Valid([]byte(raw)) {
 			return
@@ -134,34 +136,44 @@ func FuzzObject(f *testing.F) {
 		var doc bytes.Buffer
 		doc.WriteByte('{')
 		parts := strings.Split(pairs, "\x00")
+		// set is each key's value as the document holds it, for HashOf.
+		set := map[string][]byte{}
 		for i := 0; i+1 < len(parts); i += 2 {
 			k, v := parts[i], parts[i+1]
 			if !utf8.ValidString(k) {
 				continue
 			}
+			var vj []byte
+			switch i / 2 % 5 {
+			case 0:
+				o.String(k, v)
+				vj, _ = json.Marshal(v)
+			case 1:
+				o.Raw(k, []byte(raw))
+				vj = []byte(raw)
+			case 2:
+				o.Int(k, n)
+				vj, _ = json.Marshal(n)
+			case 3:
+				o.HashString(k, v)
+				vj, _ = json.Marshal(HashString(v))
+			case 4:
+				// The hash of the value of the key v names, if set.
+				of, ok := set[v]
+				o.HashOf(k, v)
+				if !ok {
+					continue
+				}
+				vj, _ = json.Marshal(Hash(of))
+			}
+			set[k] = vj
 			if doc.Len() > 1 {
 				doc.WriteByte(',')
 			}
 			kj, _ := json.Marshal(k)
 			doc.Write(kj)
 			doc.WriteByte(':')
-			switch i / 2 % 4 {
-			case 0:
-				o.String(k, v)
-				vj, _ := json.Marshal(v)
-				doc.Write(vj)
-			case 1:
-				o.Raw(k, []byte(raw))
-				doc.WriteString(raw)
-			case 2:
-				o.Int(k, n)
-				vj, _ := json.Marshal(n)
-				doc.Write(vj)
-			case 3:
-				o.HashString(k, v)
-				vj, _ := json.Marshal(HashString(v))
-				doc.Write(vj)
-			}
+			doc.Write(vj)
 		}
 		doc.WriteByte('}')
 		if got, want := o.AppendTo(nil), appendReference(nil, doc.Bytes()); !bytes.Equal(got, want) {
@@ -173,7 +185,10 @@ func FuzzObject(f *testing.F) {
 func TestObjectDeleteAndHash(t *testing.T) {
 	var o Object
 	o.String("b", "x")
-	o.Hash("h", []byte(`{"z":1, "a":[2]}`))
+	o.HashOf("h", "none") // nothing to hash: h is not set
+	o.Raw("p", []byte(`{"z":1, "a":[2]}`))
+	o.HashOf("h", "p")
+	o.Delete("p")
 	o.Ints("u", []string{"a", "b"}, []int64{1, -2})
 	o.String("a", "y")
 	o.Delete("b")
@@ -187,5 +202,118 @@ func TestObjectDeleteAndHash(t *testing.T) {
 	o.Reset()
 	if got := string(o.AppendTo(nil)); got != `{}` {
 		t.Fatalf("after Reset: %s", got)
+	}
+}
+
+// writeThrough writes the valid JSON value v through the canonical Buf b
+// the ways a writer does, chosen by the fuzzer's bits: an object member
+// by member (a string with Str, a list of strings with Strings, a nested
+// value after Key, any value raw, a key given quoted with RawKey), a list
+// element by element, or either raw.
+func writeThrough(b *jsonw.Buf, v []byte, bits *[]byte) {
+	bit := func() bool {
+		if len(*bits) == 0 {
+			return false
+		}
+		c := (*bits)[0]
+		*bits = (*bits)[1:]
+		return c&1 == 1
+	}
+	v = bytes.TrimSpace(v)
+	switch {
+	case len(v) > 0 && v[0] == '{' && !bit():
+		o := b.Begin()
+		jsonscan.Members(v, func(k, val []byte) error {
+			key := jsonscan.Key(k)
+			val = bytes.TrimSpace(val)
+			switch {
+			case val[0] == '"' && bit():
+				s, _ := jsonscan.String(val)
+				o.Str(key, s)
+			case val[0] == '[' && bit() && stringsOf(val) != nil:
+				o.Strings(key, stringsOf(val))
+			case (val[0] == '{' || val[0] == '[') && bit():
+				o.Key(key)
+				writeThrough(b, val, bits)
+			case bit():
+				o.RawKey(append(append([]byte{'"'}, k...), '"'), val)
+			default:
+				o.Raw(key, val)
+			}
+			return nil
+		})
+		o.End()
+	case len(v) > 0 && v[0] == '[' && !bit():
+		l := b.List()
+		jsonscan.Array(v, func(_ int, el []byte) error {
+			l.Next()
+			writeThrough(b, el, bits)
+			return nil
+		})
+		l.End()
+	default:
+		b.Raw(v)
+	}
+}
+
+// stringsOf is the list of strings v holds, nil when v is not one (or is
+// empty).
+func stringsOf(v []byte) []string {
+	var list []string
+	ok := true
+	jsonscan.Array(v, func(_ int, el []byte) error {
+		s, isString := jsonscan.String(bytes.TrimSpace(el))
+		ok = ok && isString
+		list = append(list, s)
+		return nil
+	})
+	if !ok {
+		return nil
+	}
+	return list
+}
+
+// FuzzWriterEqualsAppend holds a Buf writing canonical JSON (Writer),
+// which sorts each object's members when it ends, to Append of the same
+// value: any valid JSON written through it any way a writer writes.
+func FuzzWriterEqualsAppend(f *testing.F) {
+	for i, s := range seeds {
+		f.Add([]byte(s), []byte{byte(i), 1, 0, 1, 1, 0, 0, 1})
+	}
+	f.Add([]byte(`{"z":["b","a"],"y":{"k":"\u0000","j":[{"b":1,"a":2}]},"x":"\"","x":1,"\u00e9":true,"e":null}`), []byte{0, 0, 1, 0, 1, 0, 0, 0, 1, 1, 0, 1})
+	f.Fuzz(func(t *testing.T, v, bits []byte) {
+		if !json.Valid(v) || !utf8.Valid(v) {
+			// (Invalid UTF-8 in keys: Append sorts them by their bytes,
+			// a Buf by what the canonical form writes, U+FFFD; the writers'
+			// rests are held to Append through FuzzWriteRest.)
+			return
+		}
+		var b jsonw.Buf
+		Writer(&b)
+		writeThrough(&b, v, &bits)
+		if want := Append(nil, v); !bytes.Equal(b.Bytes(), want) {
+			t.Fatalf("written canonical: %s\nwant %s", b.Bytes(), want)
+		}
+	})
+}
+
+// TestWriterSortsKeysAsWritten: a key that is not UTF-8 is sorted as the
+// canonical JSON writes it (each invalid byte U+FFFD), so that two keys
+// written alike are one key, the last kept: what Append makes of the
+// object written compact (jsonw writes such a byte \ufffd).
+func TestWriterSortsKeysAsWritten(t *testing.T) {
+	keys := []string{"\xff", "\uFFFC", "a\xfe", "a\uFFFD", "b", "\xfe\xff"}
+	var c, compact jsonw.Buf
+	Writer(&c)
+	for _, b := range []*jsonw.Buf{&c, &compact} {
+		o := b.Begin()
+		for i, k := range keys {
+			o.Int(k, int64(i))
+		}
+		o.End()
+	}
+	want := Append(nil, compact.Bytes())
+	if !bytes.Equal(c.Bytes(), want) {
+		t.Fatalf("written canonical: %q\nwant %q", c.Bytes(), want)
 	}
 }

@@ -80,10 +80,14 @@ func (o *Obj) indentedMember(k string, n int) []byte {
 	return append(AppendString(appendNewline(dst, o.in.depth), k), ':', ' ')
 }
 
-// member is indentedMember, or quotedMember when o's Buf quotes.
+// member is indentedMember, or quotedMember when o's Buf quotes, or
+// canonicalMember when it writes canonical JSON.
 func (o *Obj) member(k string, n int) []byte {
 	if o.in.quote {
 		return o.quotedMember(k, n)
+	}
+	if o.in.canon != nil {
+		return o.canonicalMember(k, n)
 	}
 	return o.indentedMember(k, n)
 }
@@ -117,6 +121,12 @@ func (o *Obj) Raw(k string, v []byte) {
 // RawKey writes a member whose key is given quoted already, with a raw
 // JSON value as Raw writes it.
 func (o *Obj) RawKey(quoted []byte, v []byte) {
+	if o.in != nil && o.in.canon != nil {
+		// Written again the canonical way, and sorted by what it says.
+		k, _ := jsonscan.String(quoted)
+		o.Raw(k, v)
+		return
+	}
 	if o.n > 0 {
 		o.B.WriteByte(',')
 	}
@@ -144,6 +154,8 @@ func (o *Obj) value(v []byte) {
 		o.B.WriteString("null")
 	case o.in != nil && o.in.quote:
 		writeQuotedRaw(o.B, v)
+	case o.in != nil && o.in.canon != nil:
+		o.B.Write(o.in.canon.appendRaw(free(o.B, len(v)), v))
 	case o.in != nil:
 		o.B.Write(AppendIndent(free(o.B, len(v)+len(v)/2), v, o.in.depth))
 	default:
@@ -180,6 +192,10 @@ func (o *Obj) Str(k, s string) {
 	if o.in != nil {
 		if o.in.quote {
 			o.B.Write(appendQuotedString(o.quotedMember(k, len(s)+4), s))
+			return
+		}
+		if c := o.in.canon; c != nil {
+			o.B.Write(c.appendString(o.canonicalMember(k, len(s)+2), s))
 			return
 		}
 		o.B.Write(AppendString(o.indentedMember(k, len(s)), s))
@@ -233,7 +249,11 @@ func (o *Obj) Strings(k string, list []string) {
 	room := o.room()
 	var dst []byte
 	quote := o.in != nil && o.in.quote
-	indent := o.in != nil && !quote
+	var canon *canonical
+	if o.in != nil && !quote {
+		canon = o.in.canon
+	}
+	indent := o.in != nil && !quote && canon == nil
 	if o.in != nil {
 		dst = o.member(k, (12+room)*len(list))
 	} else {
@@ -249,6 +269,8 @@ func (o *Obj) Strings(k string, list []string) {
 			dst = AppendString(appendNewline(dst, o.in.depth+1), s)
 		case quote:
 			dst = appendQuotedString(dst, s)
+		case canon != nil:
+			dst = canon.appendString(dst, s)
 		default:
 			dst = AppendString(dst, s)
 		}
@@ -292,6 +314,10 @@ func (o *Obj) Len() int { return o.n }
 // End closes the object.
 func (o *Obj) End() {
 	if o.in != nil && !o.in.quote {
+		if o.in.canon != nil {
+			o.in.canon.end(o.in)
+			return
+		}
 		o.endIndented()
 		return
 	}
@@ -332,20 +358,23 @@ func appendQuotedString(dst []byte, s string) []byte {
 
 // appendEscaped appends s escaped as a JSON string's bytes, or, quoted,
 // escaped twice (as those bytes stand inside another string). Plain runs
-// are copied as they are; each escape sequence starts with a backslash,
+// are copied as they are (a string that is one run, most of them, with
+// one append and no loop); each escape sequence starts with a backslash,
 // which quoted escapes, and is followed by a letter or digits, or by the
 // quote or backslash it escapes, which quoted escapes too.
 func appendEscaped(dst []byte, s string, quoted bool) []byte {
+	// Most strings (keys, ids, times) are plain throughout: copied at once.
+	i := PlainASCII(s)
+	if i == len(s) {
+		return append(dst, s...)
+	}
 	start := 0
-	for i := 0; i < len(s); {
-		i += PlainASCII(s[i:])
-		if i >= len(s) {
-			break
-		}
+	for i < len(s) {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size != 1 {
 				i += size
+				i += PlainASCII(s[i:])
 				continue
 			}
 		}
@@ -376,6 +405,7 @@ func appendEscaped(dst []byte, s string, quoted bool) []byte {
 		}
 		i++
 		start = i
+		i += PlainASCII(s[i:])
 	}
 	return append(dst, s[start:]...)
 }
@@ -392,8 +422,9 @@ const highBits = 0x8080808080808080
 // The bytes after the last whole word are tested as one word too (most
 // strings written are keys, ids and times shorter than a few words, whose
 // tails a byte loop tested byte by byte): the last eight bytes of s,
-// which overlap bytes found plain already, whose marks are none, or, in a
-// string shorter than eight bytes, its bytes padded with spaces.
+// which overlap bytes found plain already, whose marks are none; in a
+// string of four to seven bytes, its first four and its last four; in a
+// shorter one, its bytes padded with spaces.
 func PlainASCII(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
@@ -411,7 +442,23 @@ func PlainASCII(s string) int {
 		}
 		return len(s)
 	}
-	// Shorter than a word: the bytes from the last down, then spaces.
+	if len(s) >= 4 {
+		// Shorter than a word, four bytes or more: its first four bytes
+		// and its last four, which overlap them. When the first four have
+		// no mark, a mark in the last four is a byte from the fifth on
+		// (and no borrow runs into them: a borrow starts at a marked byte).
+		x := uint64(word4(s)) | uint64(word4(s[len(s)-4:]))<<32
+		m := notPlainASCII8(x)
+		if m == 0 {
+			return len(s)
+		}
+		j := bits.TrailingZeros64(m) / 8
+		if j < 4 {
+			return j
+		}
+		return len(s) - 8 + j
+	}
+	// Shorter than four bytes: the bytes from the last down, then spaces.
 	x := uint64(spaces)
 	for k := len(s) - 1; k >= 0; k-- {
 		x = x<<8 | uint64(s[k])
@@ -424,6 +471,12 @@ func PlainASCII(s string) int {
 
 // spaces is a word of eight spaces, bytes a JSON string holds as they are.
 const spaces = 0x2020202020202020
+
+// word4 is the first four bytes of w, little endian: one load.
+func word4(w string) uint32 {
+	w = w[:4]
+	return uint32(w[0]) | uint32(w[1])<<8 | uint32(w[2])<<16 | uint32(w[3])<<24
+}
 
 // word is the first eight bytes of w, little endian: one load.
 func word(w string) uint64 {
@@ -448,6 +501,8 @@ type Buf struct {
 	// depth is how many objects and lists are open around what is
 	// written next, when indenting.
 	depth int
+	// canon is set when b writes canonical JSON (WriteCanonical).
+	canon *canonical
 }
 
 // Indent makes b write indented JSON from here on, what it writes next
@@ -479,6 +534,10 @@ func (b *Buf) Raw(v []byte) {
 		writeQuotedRaw(&b.Buffer, v)
 		return
 	}
+	if b.canon != nil {
+		b.Write(b.canon.appendRaw(free(&b.Buffer, len(v)), v))
+		return
+	}
 	if b.indent {
 		b.Write(AppendIndent(free(&b.Buffer, len(v)+len(v)/2), v, b.depth))
 		return
@@ -503,6 +562,12 @@ func (b *Buf) open(c byte) *Buf {
 		if b.quote {
 			return b
 		}
+		if b.canon != nil {
+			if c == '{' {
+				b.canon.open()
+			}
+			return b
+		}
 		return nil
 	}
 	b.depth++
@@ -510,7 +575,8 @@ func (b *Buf) open(c byte) *Buf {
 }
 
 // Continue returns an Obj that adds members to an object whose opening
-// and n members were written before, in another piece.
+// and n members were written before, in another piece (not in a Buf that
+// writes canonical JSON, which sorts an object's members when it ends).
 func (b *Buf) Continue(n int) *Obj {
 	o := &Obj{B: &b.Buffer, n: n}
 	if b.indent || b.quote {

@@ -135,3 +135,44 @@ func TestStringsMatchesEncoder(t *testing.T) {
 		}
 	}
 }
+
+// TestWritingKeepsArgumentsOnTheStack: an Obj's methods pass on or keep
+// nothing they are given, so that a writer's keys, strings and values
+// made on the stack stay there (a canonical Buf copies what goes to
+// canon's functions): writing them allocates nothing.
+func TestWritingKeepsArgumentsOnTheStack(t *testing.T) {
+	var b Buf
+	b.Grow(1 << 12)
+	allocs := testing.AllocsPerRun(100, func() {
+		b.Reset()
+		var kb, sb [16]byte
+		key := string(append(kb[:0], "key"...))
+		s := string(append(sb[:0], "value"...))
+		o := b.Begin()
+		o.Str(key, s)
+		o.Raw(s, []byte("null"))
+		o.Strings(key, []string{s, key})
+		o.End()
+	})
+	if allocs != 0 {
+		t.Fatalf("writing allocates %v times", allocs)
+	}
+}
+
+// TestCanonicalLetsGoOfLargeCopies: the copy a canonical Buf makes of a
+// large value to hand it on is not kept (small ones are, to be reused).
+func TestCanonicalLetsGoOfLargeCopies(t *testing.T) {
+	var b Buf
+	b.WriteCanonical(AppendString, func(dst, v []byte) []byte { return append(dst, v...) })
+	o := b.Begin()
+	o.Str("small", "x")
+	if b.canon.arg == nil {
+		t.Fatal("the copy of a small string is not kept for the next")
+	}
+	o.Str("large", strings.Repeat("x", 1<<17))
+	o.Raw("raw", []byte(`"`+strings.Repeat("y", 1<<17)+`"`))
+	o.End()
+	if b.canon.arg != nil {
+		t.Fatalf("a copy of %d bytes is kept", cap(b.canon.arg))
+	}
+}

@@ -1,0 +1,182 @@
+package jsonw
+
+import (
+	"bytes"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/rlog-ls/rlog-ls/internal/jsonstr"
+)
+
+// WriteCanonical makes b write, from here on, canonical JSON as package canon
+// defines it (REPLAY.jsonl's lines and hashes): what canon.Append makes
+// of what b would write compact, written where it goes instead of being
+// written compact and read again. Each string is escaped by str and each
+// raw value made canonical by raw (canon.String and canon.Append, which
+// this package cannot import); an object's members are written in the
+// order they come, and sorted by their keys' bytes when the object ends
+// (a key written twice keeps its last value). A Buf that indents or
+// quotes does not write canonical JSON, and an object of a canonical Buf
+// is not continued (Continue).
+func (b *Buf) WriteCanonical(str func(dst []byte, s string) []byte, raw func(dst, v []byte) []byte) {
+	b.canon = &canonical{str: str, raw: raw}
+}
+
+// Canonical reports whether b writes canonical JSON (WriteCanonical).
+func (b *Buf) Canonical() bool { return b.canon != nil }
+
+// canonical is what a Buf writing canonical JSON keeps: the members of
+// the objects open, each object's after those of the object around it.
+//
+// Nothing a caller passes (a key, a string, a raw value) goes to str or
+// raw, or is kept: it is copied first (arg, keys). A function value or a
+// field keeping it would make that argument of every Obj method escape to
+// the heap in every writer, canonical or not (a []byte("null") allocated
+// at each call).
+type canonical struct {
+	str func(dst []byte, s string) []byte
+	raw func(dst, v []byte) []byte
+	// members are the members of the objects open, innermost last;
+	// opened is, for each object open, where its members start in members;
+	// keys holds their keys.
+	members []canonicalMember
+	opened  []int
+	keys    []byte
+	// arg is the copy of what goes to str or raw; order and tmp are
+	// end's; all reused.
+	arg   []byte
+	order []int
+	tmp   []byte
+}
+
+// canonicalMember is a member of an open object: its key as the canonical
+// JSON says it (what the object is sorted by; keys[key:keyEnd]), and
+// where it starts in the buffer, after the comma before it.
+type canonicalMember struct {
+	key, keyEnd int
+	start       int
+}
+
+func (c *canonical) open() { c.opened = append(c.opened, len(c.members)) }
+
+// key is m's key.
+func (c *canonical) key(m canonicalMember) []byte { return c.keys[m.key:m.keyEnd] }
+
+// appendString appends s as str escapes it, through a copy (see canonical).
+func (c *canonical) appendString(dst []byte, s string) []byte {
+	c.arg = append(c.arg[:0], s...)
+	dst = c.str(dst, asString(c.arg))
+	c.release()
+	return dst
+}
+
+// asString is b as a string, without a copy: b is not changed while the
+// string is used.
+func asString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// appendRaw appends v as raw makes it canonical, through a copy.
+func (c *canonical) appendRaw(dst, v []byte) []byte {
+	c.arg = append(c.arg[:0], v...)
+	dst = c.raw(dst, c.arg)
+	c.release()
+	return dst
+}
+
+// release lets go of a copy of a large value (a tool's whole output), so
+// that the writer does not hold one more buffer of its size to its end.
+func (c *canonical) release() {
+	if cap(c.arg) > 1<<16 {
+		c.arg = nil
+	}
+}
+
+// canonicalMember is the free space of a canonical object's buffer,
+// grown to hold the next member's separator and key and about n bytes
+// more, with those appended; the member is noted for sorting, by its key
+// as the canonical JSON says it: k, or, when k is not UTF-8, what was
+// written of it decoded (each invalid byte is U+FFFD there).
+func (o *Obj) canonicalMember(k string, n int) []byte {
+	c := o.in.canon
+	dst := free(o.B, len(k)+n+4)
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	at := len(dst)
+	m := canonicalMember{key: len(c.keys), start: o.B.Len() + at}
+	c.keys = append(c.keys, k...)
+	m.keyEnd = len(c.keys)
+	dst = c.str(dst, asString(c.keys[m.key:]))
+	if !utf8.ValidString(k) {
+		c.keys, _ = jsonstr.Unquote(c.keys[:m.key], dst[at:], jsonstr.Replace)
+		m.keyEnd = len(c.keys)
+	}
+	c.members = append(c.members, m)
+	return append(dst, ':')
+}
+
+// end closes the innermost object open in b: its members, written in the
+// order they came, are put in the order of their keys, and of members of
+// one key only the last is kept. An object written in order, as most
+// are, is left as it is.
+func (c *canonical) end(b *Buf) {
+	base := c.opened[len(c.opened)-1]
+	c.opened = c.opened[:len(c.opened)-1]
+	ms := c.members[base:]
+	c.members = c.members[:base]
+	inOrder := true
+	for i := 1; i < len(ms); i++ {
+		if bytes.Compare(c.key(ms[i-1]), c.key(ms[i])) >= 0 {
+			inOrder = false
+			break
+		}
+	}
+	if !inOrder {
+		c.sort(b, ms)
+	}
+	if len(ms) > 0 {
+		c.keys = c.keys[:ms[0].key]
+	}
+	b.WriteByte('}')
+}
+
+// sort rewrites the members ms, the last ones in b, in the order of their
+// keys, keeping the last of each key. Each member's bytes run from its
+// start to the comma before the next one's (or the end of b).
+func (c *canonical) sort(b *Buf, ms []canonicalMember) {
+	// Insertion sort, stable: an object has a few dozen members at most.
+	c.order = c.order[:0]
+	for i := range ms {
+		j := len(c.order)
+		c.order = append(c.order, i)
+		for ; j > 0 && bytes.Compare(c.key(ms[c.order[j-1]]), c.key(ms[i])) > 0; j-- {
+			c.order[j] = c.order[j-1]
+		}
+		c.order[j] = i
+	}
+	first := ms[0].start
+	c.tmp = append(c.tmp[:0], b.Bytes()[first:]...)
+	end := func(i int) int {
+		if i+1 < len(ms) {
+			return ms[i+1].start - 1 - first
+		}
+		return len(c.tmp)
+	}
+	b.Truncate(first)
+	n := 0
+	for x, i := range c.order {
+		if x+1 < len(c.order) && bytes.Equal(c.key(ms[c.order[x+1]]), c.key(ms[i])) {
+			continue // a later member of the same key wins
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		b.Write(c.tmp[ms[i].start-first : end(i)])
+	}
+}
