@@ -482,10 +482,10 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		k--
 	}
 	ends := keywordsBefore(text, k)
-	if ends != 3 && foldsToKeyword(text[max(0, k-(20+3+3*cands.maxKeyword)):k]) {
+	if ends != 3 && foldInKey(text, k) {
 		// The rules read keys with (?i), which folds ſ to s and K to
-		// k: a key with one of them in reach may hold a keyword the
-		// table of ASCII keywords does not know, of either kind.
+		// k: a key with one of them may hold a keyword the table of
+		// ASCII keywords does not know, of either kind.
 		ends = 3
 	}
 	if ends == 0 && !cands.valueFirst[text[p]] {
@@ -531,6 +531,56 @@ func keywordsBefore(text []byte, k int) uint8 {
 	}
 	return ends
 }
+
+// foldInKey reports whether the key that ends at k can hold ſ or K (see
+// foldsToKeyword). From a keyword to the key's end, a key is made of the
+// keyword's characters and [ \t\w.-]{0,20}: ASCII key bytes, or ſ and K,
+// which (?i)\w holds too. So a key that holds one of them is a run of key
+// bytes back from k to the last byte of a ſ or a K, and that is what is
+// looked for: back from k, over words of eight bytes that hold no byte
+// above ASCII, no line break and no '=' (which end most keys: a line's
+// start, tokens_in=12), then byte by byte to the first byte above ASCII,
+// or to a byte no key holds (false). Most keys before a separator are
+// ASCII back to where they start (o: at a line's start) or to a character
+// above ASCII that is neither (naïve ts=); a search of the whole reach
+// for the two characters cost a tenth of the line scan. The reach is
+// foldReach bytes: after the last ſ or K of a key come at most the rest
+// of its keyword and the 20 characters of its tail, all ASCII then, one
+// byte each (and 3 more, as the separator's blanks and quotes are read
+// back from it). FuzzFoldInKey holds it true wherever a walk over the
+// key's characters finds one.
+func foldInKey(text []byte, k int) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	lo, j := max(0, k-foldReach()), k
+	for ; j-8 >= lo; j -= 8 {
+		x := binary.LittleEndian.Uint64(text[j-8 : j])
+		nl, eq := x^ones*'\n', x^ones*'='
+		if (x|(nl-ones)&^nl|(eq-ones)&^eq)&highs != 0 {
+			break // a byte above ASCII, or maybe a line break or a '='
+		}
+	}
+	for ; j > lo; j-- {
+		switch c := text[j-1]; {
+		case c >= 0x80:
+			if !(c == 0xBF && j >= 2 && text[j-2] == 0xC5 || c == 0xAA && j >= 3 && text[j-3] == 0xE2 && text[j-2] == 0x84) {
+				return false
+			}
+			for _, c := range text[j:k] { // the words skipped hold no byte above ASCII, maybe other bytes no key holds
+				if !keyBytes[c] {
+					return false
+				}
+			}
+			return true
+		case !keyBytes[c]:
+			return false
+		}
+	}
+	return false
+}
+
+// foldReach is how many characters a key holds from its keyword's first
+// one to its end: the longest keyword, a tail of 20 and 3 more.
+func foldReach() int { return cands.maxKeyword + 20 + 3 }
 
 // foldsToKeyword reports whether b holds one of the two characters
 // above ASCII that the rules' (?i) folds to an ASCII letter: ſ (to s)

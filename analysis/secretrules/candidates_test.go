@@ -225,3 +225,66 @@ func checkKeywordsBefore(t *testing.T, text []byte, k int) {
 		t.Fatalf("%q before %d: %02b, the automaton %02b", text, k, got, want)
 	}
 }
+
+// foldSeeds are keys that spell a keyword with ſ or K, or have either
+// near them without holding it.
+var foldSeeds = []string{
+	"paſſword", "to\u212aen ", "ſecret\t", "\u212aey_x", "pass\u212a\u212a\u212a\u212a\u212a\u212a\u212a", "naïve ts",
+	"ſecret: x", "ſecret\nid", "x ſ y", "\u212a!key", "ſ" + strings.Repeat("a", 56), "ſ" + strings.Repeat("a", 57), "\xe2\xc5\xbfkey", "\xc5\xe2\x84\xaa",
+}
+
+// foldInKeyByWalk is foldInKey's reference: it walks back from k over
+// the characters a key can hold from its keyword on (ASCII key bytes, ſ,
+// K), as many as a key holds, and reports whether it met ſ or K.
+func foldInKeyByWalk(text []byte, k int) bool {
+	for e, n := k, 0; e > 0 && n < foldReach(); n++ {
+		switch s := string(text[:e]); {
+		case strings.HasSuffix(s, "\u017f"), strings.HasSuffix(s, "\u212a"):
+			return true
+		case keyBytes[text[e-1]]:
+			e--
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func checkFoldInKey(t *testing.T, text []byte, k int) {
+	t.Helper()
+	if got := foldInKey(text, k); foldInKeyByWalk(text, k) && !got {
+		t.Fatalf("%q before %d: the walk over the key meets ſ or K, foldInKey does not", text, k)
+	}
+}
+
+// foldInKey is true wherever a walk over the key finds ſ or K, and
+// false where the key is ASCII or ends at a character that is neither.
+func TestFoldInKey(t *testing.T) {
+	for _, s := range foldSeeds {
+		for k := range len(s) + 1 {
+			checkFoldInKey(t, []byte(s), k)
+		}
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"paſſword", true}, {"to\u212aen  ", true}, {"naïve ts", false}, {"ſecret\nid", false}, {"\u212a!key", false},
+		{"ſ" + strings.Repeat("a", 56), true}, {"ſ" + strings.Repeat("a", 130), false}, {"password", false},
+	} {
+		if got := foldInKey([]byte(c.text), len(c.text)); got != c.want {
+			t.Errorf("foldInKey(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+func FuzzFoldInKey(f *testing.F) {
+	for _, s := range append(foldSeeds, keywordSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		for k := range len(text) + 1 {
+			checkFoldInKey(t, text, k)
+		}
+	})
+}
