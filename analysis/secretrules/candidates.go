@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -50,6 +51,11 @@ var cands struct {
 	keyKeywords *suffixTrie
 	keyWords    []string // keyKeywords' words, and which are generic-api-key's
 	keyGeneric  []bool
+	// punctKeys are the forms of a vendor's key that end with a byte no
+	// key holds (new-york-times,), lower case, and punctLast their last
+	// bytes: such a form ends where the key's tail starts.
+	punctKeys []string
+	punctLast [256]bool
 	// keyPairs: what two bytes of a key say of the place after them
 	// (keywordsBefore).
 	keyPairs *[1 << 16]uint8
@@ -130,17 +136,45 @@ func addAssignmentRule(r Rule, re *syntax.Regexp, kws []string, generic []bool) 
 		}
 		return key.MatchString(k) || key.MatchString(strings.ToUpper(k))
 	}
+	keyed := false
 	for _, k := range r.Keywords {
 		if inKey(k) {
-			kws, generic = append(kws, k), append(generic, r.ID == "generic-api-key")
+			kws, generic, keyed = append(kws, k), append(generic, r.ID == "generic-api-key"), true
 		} else if r.ID != "atlassian-api-token" {
 			cands.valueKeywords = append(cands.valueKeywords, k)
 		}
 	}
+	if keyed {
+		// The key's tail of 20 follows the whole of what the rule's
+		// key names, which may run on past its keyword
+		// (sonar[_.-]?(login|token), MailchimpSDK.initialize,
+		// new-york-times,): each form of it is a keyword too, or
+		// what follows its last byte no key holds (initialize, after
+		// the any byte of its '.'), or, ended by such a byte, a form
+		// looked for where the tail starts (punctKeys). A rule whose
+		// keywords are none in its key (lob: test_, live_) is found
+		// by its value's.
+		for _, f := range keyForms(r.ID, keyExpr) {
+			cut := strings.LastIndexFunc(f, func(c rune) bool { return c >= 0x80 || !keyBytes[c] })
+			switch {
+			case cut < 0 && !slices.Contains(kws, f):
+				kws, generic = append(kws, f), append(generic, r.ID == "generic-api-key")
+			case cut >= 0 && cut+1 < len(f) && !slices.Contains(kws, f[cut+1:]):
+				kws, generic = append(kws, f[cut+1:]), append(generic, r.ID == "generic-api-key")
+			case cut == len(f)-1 && !slices.Contains(cands.punctKeys, f):
+				if r.ID == "generic-api-key" || strings.IndexByte(f, 0) >= 0 {
+					panic(r.ID + ": a key form " + f + " ended by a byte no key holds: give it a check of its own")
+				}
+				cands.punctKeys = append(cands.punctKeys, f)
+				cands.punctLast[f[cut]] = true
+			}
+		}
+	}
 	if r.ID == "atlassian-api-token" {
-		// Its expression is also a prefix rule: ...|\b(ATATT3...).
+		// Its expression is also a prefix rule: ...|\b(ATATT3...),
+		// in any case, as the whole expression is (?i).
 		n, _ := minRun(re.Sub[len(re.Sub)-1])
-		addPrefixMin("ATATT3", false, n)
+		addPrefixMin("ATATT3", true, n)
 	}
 	g := r.SecretGroup
 	if g == 0 {
@@ -278,6 +312,81 @@ func indexCandidates(kws []string, generic []bool) {
 	for _, k := range append(kws, cands.valueKeywords...) {
 		cands.maxKeyword = max(cands.maxKeyword, len(k))
 	}
+}
+
+// keyForms returns every text, lower case, that the part of an
+// assignment rule's key between its [\w.-]{0,50}? and its tail
+// ([ \t\w.-]{0,20}[\s'"]{0,3}) can be: the key's expression, those
+// repeats left out, spelled out.
+func keyForms(id, keyExpr string) []string {
+	re, err := syntax.Parse(keyExpr, syntax.Perl)
+	if err != nil {
+		panic(id + ": " + err.Error())
+	}
+	var elems []*syntax.Regexp
+	var flatten func(*syntax.Regexp)
+	flatten = func(re *syntax.Regexp) {
+		switch {
+		case re.Op == syntax.OpConcat:
+			for _, s := range re.Sub {
+				flatten(s)
+			}
+		case re.Op == syntax.OpRepeat && re.Min == 0 && re.Max >= 3 && re.Sub[0].Op == syntax.OpCharClass:
+			// [\w.-]{0,50}?, the tail and the blanks before the separator
+		default:
+			elems = append(elems, re)
+		}
+	}
+	flatten(re)
+	var spell func(*syntax.Regexp) []string
+	spell = func(re *syntax.Regexp) []string {
+		var out []string
+		switch re.Op {
+		case syntax.OpLiteral:
+			return []string{strings.ToLower(string(re.Rune))}
+		case syntax.OpEmptyMatch:
+			return []string{""}
+		case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+			return []string{"\x00"} // any byte, one no key holds among them (the . of MailchimpSDK.initialize)
+		case syntax.OpCapture:
+			return spell(re.Sub[0])
+		case syntax.OpCharClass:
+			if classSize(re) > 16 {
+				panic(id + ": a class of many bytes in the key's name: give it a check of its own")
+			}
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				for c := re.Rune[i]; c <= re.Rune[i+1]; c++ {
+					out = append(out, strings.ToLower(string(c)))
+				}
+			}
+		case syntax.OpQuest:
+			out = append([]string{""}, spell(re.Sub[0])...)
+		case syntax.OpAlternate:
+			for _, s := range re.Sub {
+				out = append(out, spell(s)...)
+			}
+		case syntax.OpConcat:
+			out = []string{""}
+			for _, s := range re.Sub {
+				var next []string
+				for _, a := range out {
+					for _, b := range spell(s) {
+						next = append(next, a+b)
+					}
+				}
+				out = next
+			}
+		default:
+			panic(id + ": the key's name is not a finite set of texts: give it a check of its own")
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	forms := spell(&syntax.Regexp{Op: syntax.OpConcat, Sub: elems})
+	if len(forms) > 256 {
+		panic(id + ": too many forms of the key's name")
+	}
+	return forms
 }
 
 // appliesEverywhere: the rules a line scan runs (not those of a file name).
@@ -481,7 +590,14 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		multiline && text[k-1] == '\n'); n++ {
 		k--
 	}
-	ends := keywordsBefore(text, k)
+	ends, tail := keywordsBefore(text, k)
+	if tail > 0 && cands.punctLast[text[tail-1]] && k-tail <= 20 {
+		for _, f := range cands.punctKeys {
+			if hasFoldSuffix(text[:tail], f) {
+				ends |= 1
+			}
+		}
+	}
 	if ends != 3 && foldInKey(text, k) {
 		// The rules read keys with (?i), which folds ſ to s and K to
 		// k: a key with one of them may hold a keyword the table of
@@ -514,11 +630,15 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 // keywordsBefore tells which keywords of the assignment rules end at most
 // 20 bytes of [ \t\w.-] before a key's end k: bit 1, a vendor's; bit 2, a
 // generic one. A keyword is made of such bytes too (buildCandidates checks).
-// Each place costs one lookup of the two bytes before it (keyPairs).
-func keywordsBefore(text []byte, k int) uint8 {
+// Each place costs one lookup of the two bytes before it (keyPairs). It
+// also returns where it stopped reading back: after a byte no key holds
+// (where a form of punctKeys may end), or 20 bytes back, or where both
+// kinds were found.
+func keywordsBefore(text []byte, k int) (uint8, int) {
 	text = text[:k]
 	ends, pairs := uint8(0), cands.keyPairs
-	for e := len(text); e >= 2; e-- {
+	e := len(text)
+	for ; e >= 2; e-- {
 		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
 		if v&pairEndsKeyword != 0 {
 			if ends |= cands.keyKeywords.endingAt(text, e); ends == 3 {
@@ -529,7 +649,7 @@ func keywordsBefore(text []byte, k int) uint8 {
 			break
 		}
 	}
-	return ends
+	return ends, e
 }
 
 // foldInKey reports whether the key that ends at k can hold ſ or K (see
@@ -765,6 +885,12 @@ func hasFoldPrefix(b []byte, w string) bool {
 		}
 	}
 	return true
+}
+
+// hasFoldSuffix reports whether b ends with the lower-case word w, in
+// any case.
+func hasFoldSuffix(b []byte, w string) bool {
+	return len(b) >= len(w) && hasFoldPrefix(b[len(b)-len(w):], w)
 }
 
 // IsSeparator reports the bytes SeparatorCandidate looks at.

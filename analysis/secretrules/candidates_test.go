@@ -1,6 +1,7 @@
 package secretrules
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"regexp/syntax"
 	"strings"
@@ -221,8 +222,8 @@ func FuzzKeywordsBefore(f *testing.F) {
 
 func checkKeywordsBefore(t *testing.T, text []byte, k int) {
 	t.Helper()
-	if got, want := keywordsBefore(text, k), keywordsBeforeByAutomaton(text, k); got != want {
-		t.Fatalf("%q before %d: %02b, the automaton %02b", text, k, got, want)
+	if got, _ := keywordsBefore(text, k); got != keywordsBeforeByAutomaton(text, k) {
+		t.Fatalf("%q before %d: %02b, the automaton %02b", text, k, got, keywordsBeforeByAutomaton(text, k))
 	}
 }
 
@@ -287,4 +288,93 @@ func FuzzFoldInKey(f *testing.F) {
 			checkFoldInKey(t, text, k)
 		}
 	})
+}
+
+// The separator conditions are necessary for every assignment rule, with
+// a key's tail as long as the rule allows: where a rule finds something
+// in a line made from its expression, a separator of the line is a
+// candidate and Find finds it. The key's name may run on past its
+// keyword (sonar[_.-]?(login|token), MailchimpSDK.initialize,
+// new-york-times,), which the tail of 20 then follows.
+func TestAssignmentCandidatesNecessary(t *testing.T) {
+	c := load()
+	n := 0
+	for i := range c.rules {
+		r := &c.rules[i]
+		if !appliesEverywhere(*r.Rule) || !r.assignment {
+			continue
+		}
+		re, err := syntax.Parse(r.Regex, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found, seeds := 0, uint64(200)
+		if testing.Short() {
+			seeds = 40
+		}
+		for seed := range seeds {
+			rnd := rand.New(rand.NewPCG(uint64(i), seed))
+			var sb strings.Builder
+			generateLongTail(&sb, re, rnd)
+			line := []byte(sb.String())
+			if bytes.ContainsAny(line, "\n\r") {
+				continue
+			}
+			var fs []Finding
+			for _, f := range FindLine(nil, line) {
+				if f.RuleID == r.ID {
+					fs = append(fs, f)
+				}
+			}
+			if len(fs) == 0 {
+				continue // its entropy or its allowlist
+			}
+			found++
+			cand := candidateIn(line, 0, len(line)) // ATATT3... of atlassian-api-token
+			for q := range line {
+				cand = cand || IsSeparator(line[q]) && SeparatorCandidate(line, q)
+			}
+			if !cand {
+				t.Errorf("%s: no separator of %q is a candidate", r.ID, line)
+				break
+			}
+			if len(Find(line)) == 0 {
+				t.Errorf("%s: Find finds nothing in %q", r.ID, line)
+				break
+			}
+		}
+		if found == 0 {
+			t.Errorf("%s: no finding in a line made from its expression", r.ID)
+		}
+		n++
+	}
+	if n < 90 {
+		t.Errorf("only %d assignment rules checked", n)
+	}
+}
+
+// generateLongTail is generateShort but for a repeat of at most 20 (the
+// key's tail, the blanks around the separator), which it writes as long
+// as it may, and an optional part, which it writes half the time.
+func generateLongTail(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
+	switch re.Op {
+	case syntax.OpCapture:
+		generateLongTail(sb, re.Sub[0], rnd)
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			generateLongTail(sb, s, rnd)
+		}
+	case syntax.OpAlternate:
+		generateLongTail(sb, re.Sub[rnd.IntN(len(re.Sub))], rnd)
+	case syntax.OpRepeat:
+		if re.Max < 0 || re.Max > 20 || re.Min == re.Max {
+			generateShort(sb, re, rnd)
+			return
+		}
+		for range re.Max {
+			generateShort(sb, re.Sub[0], rnd)
+		}
+	default:
+		generateShort(sb, re, rnd)
+	}
 }
