@@ -123,8 +123,8 @@ scan:
 			}
 			if c := line[p]; secretClass[c]&clsSep != 0 {
 				if (c != '=' && c != ':' || !mayBeKeyEnd(line, p)) && (c != ':' || !urlAt(line, p)) &&
-					(secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p)) {
-					continue // no value follows, no credential key ends before, no URL
+					(secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p) || secretrules.NoKeyAt(line, p)) {
+					continue // no value or no rule's key, no credential key ends before, no URL
 				}
 			} else if p != fresh && wordByte[line[p-1]] {
 				// Not a word start (the light path stops at bytes):

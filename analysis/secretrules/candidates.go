@@ -65,6 +65,7 @@ var cands struct {
 	valueFirst    [256]bool // the first bytes of valueKeywords, both cases
 	anyValueByte  [256]bool // a byte of any assignment rule's value
 	skipByte      [256]bool // what may stand between a separator and its value
+	readBack      [256]bool // what separatorCandidate reads back over from a separator to its key
 	maxKeyword    int
 	minValue      int
 	valueByte     [256]bool
@@ -278,6 +279,9 @@ func addPrefixRule(r Rule, re *syntax.Regexp) {
 // keywords, the byte classes and the prefixes' pair index.
 func indexCandidates(kws []string, generic []bool) {
 	for _, k := range kws {
+		if len(k) < 3 {
+			panic("keyword " + k + " is shorter than the three bytes NoKeyAt reads back")
+		}
 		for i := range len(k) {
 			if !keyBytes[k[i]] {
 				panic("keyword " + k + " has a byte a key cannot: separatorCandidate would not read back over it")
@@ -295,6 +299,7 @@ func indexCandidates(kws []string, generic []bool) {
 	for c := range 256 {
 		cands.anyValueByte[c] = cands.valueByte[c] || genericA[c] || genericB[c] || c == ':'
 		cands.skipByte[c] = strings.IndexByte("`'\" \t\r\n\f\v=:>|?", byte(c)) >= 0
+		cands.readBack[c] = strings.IndexByte(":?=|> \t\"'\r\f\n", byte(c)) >= 0
 	}
 	if cands.minValue < 10 {
 		panic("a vendor's value is shorter than the ten bytes the separator check reads")
@@ -488,10 +493,55 @@ func prefixAt(text []byte, i int, ps []prefix) bool {
 // SeparatorCandidate reports whether a rule could match with its separator
 // at text[i], one of = : > , | ~ % (the bytes of IsSeparator).
 func SeparatorCandidate(text []byte, i int) bool {
-	if ShortValueAt(text, i) {
+	if ShortValueAt(text, i) || NoKeyAt(text, i) {
 		return false
 	}
 	return separatorCandidate(text, i, false)
+}
+
+// NoKeyAt reports, cheaply, that no rule can match with its separator at
+// text[i], a '=' or a ':', because no key before it can hold a keyword
+// and its value starts with none: the most common separator in a log is
+// the ':' of a line's kind at its start (o:, t!:, th:), after a key of
+// two bytes or less. What holds it (separatorCandidate's steps):
+//
+//   - the byte before i is none that separatorCandidate reads back over
+//     (a separator's other bytes, blanks, quotes), so the key ends at i;
+//   - at most two key bytes, ASCII, end there, after a byte no key
+//     holds, ASCII too, or the text's start: every keyword is three
+//     bytes or more (buildCandidates checks), so none ends in so short
+//     a run (keywordsBefore), and the run holds no ſ or K (foldInKey);
+//   - that byte ends no form of punctKeys (new-york-times,), which ends
+//     where the key's run starts;
+//   - the value, after at most one blank, quote or separator byte,
+//     starts with no byte a value keyword starts with (NRJS-).
+//
+// FuzzNoKeyAt holds it false wherever separatorCandidate is true.
+func NoKeyAt(text []byte, i int) bool {
+	if i+3 > len(text) || text[i] != '=' && text[i] != ':' || i > 0 && cands.readBack[text[i-1]] {
+		return false
+	}
+	for r := 0; r < 3; r++ {
+		if i-r == 0 {
+			break // the text's start
+		}
+		if c := text[i-r-1]; !keyBytes[c] {
+			if c >= 0x80 || cands.punctLast[c] {
+				return false
+			}
+			break
+		}
+		if r == 2 {
+			return false // three key bytes or more
+		}
+	}
+	p := i + 1
+	if cands.skipByte[text[p]] {
+		if p++; cands.skipByte[text[p]] {
+			return false
+		}
+	}
+	return !cands.valueFirst[text[p]]
 }
 
 // ShortValueAt reports, cheaply, that no rule's value follows the

@@ -378,3 +378,46 @@ func generateLongTail(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
 		generateShort(sb, re, rnd)
 	}
 }
+
+// noKeySeeds are separators after short keys, with values that start a
+// value keyword or not, and keys that only look short.
+var noKeySeeds = []string{
+	"o: id=qnJKpCfyZx9vQ2mL7pR4tY8u", "t!:Bash id=toolu_01ABCdef234GHIjkl567", "\nth: Zx9vQ2mL7pR4tY8uK3wq",
+	"x: NRJS-0123456789abcdef0123", "ab=\"live_Zx9vQ2mL7pR4tY8uK3wq\"", "new-york-times,x=Zx9vQ2mL7pR4tY8uK3wqZx9vQ2mL",
+	"key:Zx9vQ2mL7pR4tY8uK3wq", "ſK=Zx9vQ2mL7pR4tY8uK3wq", "a\u212a: Zx9vQ2mL7pR4tY8uK3wq", "api :Zx9vQ2mL7pR4tY8uK3wq",
+}
+
+func checkNoKeyAt(t *testing.T, text []byte) {
+	t.Helper()
+	for i, c := range text {
+		if (c == '=' || c == ':') && NoKeyAt(text, i) && (separatorCandidate(text, i, false) || separatorCandidate(text, i, true)) {
+			t.Fatalf("%q at %d: NoKeyAt, but a candidate", text, i)
+		}
+	}
+}
+
+// NoKeyAt is false wherever a separator is a candidate.
+func TestNoKeyAt(t *testing.T) {
+	for _, s := range append(noKeySeeds, keywordSeeds...) {
+		checkNoKeyAt(t, []byte(s))
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"o: id=qnJKpCfyZx9vQ2mL7pR4tY8u", true}, {"\nth: Zx9vQ2mL7pR4tY8uK3wq", true}, {"x: NRJS-0123456789abcdef0123", false},
+		{"key:Zx9vQ2mL7pR4tY8uK3wq", false}, {"new-york-times,x=Zx9vQ2mL7pR4tY8uK3wqZx9vQ2mL", false},
+	} {
+		i := strings.IndexAny(c.text, "=:")
+		if got := NoKeyAt([]byte(c.text), i); got != c.want {
+			t.Errorf("NoKeyAt(%q, %d) = %v, want %v", c.text, i, got, c.want)
+		}
+	}
+}
+
+func FuzzNoKeyAt(f *testing.F) {
+	for _, s := range append(noKeySeeds, keywordSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) { checkNoKeyAt(t, text) })
+}
