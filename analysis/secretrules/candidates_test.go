@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -420,4 +421,27 @@ func FuzzNoKeyAt(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, text []byte) { checkNoKeyAt(t, text) })
+}
+
+// A key's expression read as a list of words has the forms its parse
+// spells out, for every assignment rule read so.
+func TestLiteralKeyForms(t *testing.T) {
+	n := 0
+	for _, r := range gitleaksRules {
+		if !appliesEverywhere(r) || !strings.Contains(r.Regex, assignmentSkeleton) {
+			continue
+		}
+		keyExpr := r.Regex[:strings.Index(r.Regex, assignmentSkeleton)]
+		forms, ok := literalKeyForms(keyExpr)
+		if !ok {
+			continue
+		}
+		n++
+		if want := parsedKeyForms(r.ID, keyExpr); !slices.Equal(forms, want) {
+			t.Errorf("%s: %q read as %q, parsed %q", r.ID, keyExpr, forms, want)
+		}
+	}
+	if n < 60 {
+		t.Errorf("only %d keys read as lists of words", n)
+	}
 }
