@@ -1447,8 +1447,11 @@ func redactionSpans(src []byte) (values, pieces []SecretMatch) {
 		}
 		lineMatches = AppendSecrets(lineMatches[:0], line)
 		for _, m := range lineMatches {
+			// A match may hold a quote: a rule's finding that widened one
+			// of ours (-----BEGIN … PRIVATE KEY----- with a '"' inside);
+			// its pieces stop at it, as a whole-text finding's do.
 			m = SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End}
-			pieces, values = append(pieces, m), append(values, m)
+			pieces, values = appendLinePieces(pieces, src, m.Kind, m.Start, m.End), append(values, m)
 		}
 		if n := len(lineMatches); n > 0 {
 			last := lineMatches[n-1]
