@@ -34,11 +34,8 @@ func TestPrefixCandidatesNecessary(t *testing.T) {
 			t.Fatal(err)
 		}
 		matched := 0
-		for seed := range uint64(300) {
-			rnd := rand.New(rand.NewPCG(uint64(i), seed))
-			var sb strings.Builder
-			generateShort(&sb, re, rnd)
-			line := "x " + sb.String() + " x"
+		for _, s := range generatedLines(i, re, 300, false) {
+			line := "x " + s + " x"
 			for _, m := range r.re.FindAllStringIndex(line, -1) {
 				match := line[m[0]:m[1]]
 				if strings.ContainsAny(match, "\n\r") || m[0] > 0 && isWordByte(line[m[0]-1]) {
@@ -77,10 +74,46 @@ func candidateIn(text []byte, from, to int) bool {
 
 func isWordByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
 
+// generatedLines are n strings that re matches (generateShort), the
+// random choices seeded with the rule's index and each string's.
+func generatedLines(rule int, re *syntax.Regexp, n uint64, longTail bool) []string {
+	var out []string
+	for seed := range n {
+		rnd := rand.New(rand.NewPCG(uint64(rule), seed))
+		var sb strings.Builder
+		generateShort(&sb, re, rnd, longTail)
+		out = append(out, sb.String())
+	}
+	return out
+}
+
+// checkAssignmentLine requires a candidate, and a finding of Find, in a
+// line where the rule id finds something, and returns 1 for such a line
+// (0 for one where the rule's entropy or allowlist leaves it).
+func checkAssignmentLine(t *testing.T, id string, line []byte) int {
+	t.Helper()
+	if bytes.ContainsAny(line, "\n\r") || !slices.ContainsFunc(FindLine(nil, line), func(f Finding) bool { return f.RuleID == id }) {
+		return 0
+	}
+	cand := candidateIn(line, 0, len(line)) // ATATT3... of atlassian-api-token
+	for q := range line {
+		cand = cand || IsSeparator(line[q]) && SeparatorCandidate(line, q)
+	}
+	if !cand {
+		t.Fatalf("%s: no separator of %q is a candidate", id, line)
+	}
+	if len(Find(line)) == 0 {
+		t.Fatalf("%s: Find finds nothing in %q", id, line)
+	}
+	return 1
+}
+
 // generateShort writes a short random string that re matches: the fewest
 // repetitions, optional parts left out half the time, and a blank or a
-// quote wherever re allows one, half the time.
-func generateShort(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
+// quote wherever re allows one, half the time. With longTail, a repeat
+// of at most 20 (a key's tail, the blanks around a separator) is written
+// as long as it may be.
+func generateShort(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand, longTail bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		upper := rnd.IntN(2) == 0
@@ -98,28 +131,30 @@ func generateShort(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
 		sb.WriteByte(" \".x"[rnd.IntN(4)])
 	case syntax.OpCapture:
-		generateShort(sb, re.Sub[0], rnd)
+		generateShort(sb, re.Sub[0], rnd, longTail)
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
-			generateShort(sb, s, rnd)
+			generateShort(sb, s, rnd, longTail)
 		}
 	case syntax.OpAlternate:
-		generateShort(sb, re.Sub[rnd.IntN(len(re.Sub))], rnd)
+		generateShort(sb, re.Sub[rnd.IntN(len(re.Sub))], rnd, longTail)
 	case syntax.OpStar, syntax.OpQuest:
 		if rnd.IntN(2) == 0 {
-			generateShort(sb, re.Sub[0], rnd)
+			generateShort(sb, re.Sub[0], rnd, longTail)
 		}
 	case syntax.OpPlus:
 		for range 1 + rnd.IntN(2) {
-			generateShort(sb, re.Sub[0], rnd)
+			generateShort(sb, re.Sub[0], rnd, longTail)
 		}
 	case syntax.OpRepeat:
 		n := re.Min
-		if rnd.IntN(4) == 0 && (re.Max < 0 || re.Max > re.Min) {
+		if longTail && re.Max > re.Min && re.Max <= 20 {
+			n = re.Max
+		} else if rnd.IntN(4) == 0 && (re.Max < 0 || re.Max > re.Min) {
 			n++
 		}
 		for range n {
-			generateShort(sb, re.Sub[0], rnd)
+			generateShort(sb, re.Sub[0], rnd, longTail)
 		}
 	}
 }
@@ -309,40 +344,13 @@ func TestAssignmentCandidatesNecessary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		found, seeds := 0, uint64(200)
+		seeds := uint64(200)
 		if testing.Short() {
 			seeds = 40
 		}
-		for seed := range seeds {
-			rnd := rand.New(rand.NewPCG(uint64(i), seed))
-			var sb strings.Builder
-			generateLongTail(&sb, re, rnd)
-			line := []byte(sb.String())
-			if bytes.ContainsAny(line, "\n\r") {
-				continue
-			}
-			var fs []Finding
-			for _, f := range FindLine(nil, line) {
-				if f.RuleID == r.ID {
-					fs = append(fs, f)
-				}
-			}
-			if len(fs) == 0 {
-				continue // its entropy or its allowlist
-			}
-			found++
-			cand := candidateIn(line, 0, len(line)) // ATATT3... of atlassian-api-token
-			for q := range line {
-				cand = cand || IsSeparator(line[q]) && SeparatorCandidate(line, q)
-			}
-			if !cand {
-				t.Errorf("%s: no separator of %q is a candidate", r.ID, line)
-				break
-			}
-			if len(Find(line)) == 0 {
-				t.Errorf("%s: Find finds nothing in %q", r.ID, line)
-				break
-			}
+		found := 0
+		for _, s := range generatedLines(i, re, seeds, true) {
+			found += checkAssignmentLine(t, r.ID, []byte(s))
 		}
 		if found == 0 {
 			t.Errorf("%s: no finding in a line made from its expression", r.ID)
@@ -351,32 +359,6 @@ func TestAssignmentCandidatesNecessary(t *testing.T) {
 	}
 	if n < 90 {
 		t.Errorf("only %d assignment rules checked", n)
-	}
-}
-
-// generateLongTail is generateShort but for a repeat of at most 20 (the
-// key's tail, the blanks around the separator), which it writes as long
-// as it may, and an optional part, which it writes half the time.
-func generateLongTail(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
-	switch re.Op {
-	case syntax.OpCapture:
-		generateLongTail(sb, re.Sub[0], rnd)
-	case syntax.OpConcat:
-		for _, s := range re.Sub {
-			generateLongTail(sb, s, rnd)
-		}
-	case syntax.OpAlternate:
-		generateLongTail(sb, re.Sub[rnd.IntN(len(re.Sub))], rnd)
-	case syntax.OpRepeat:
-		if re.Max < 0 || re.Max > 20 || re.Min == re.Max {
-			generateShort(sb, re, rnd)
-			return
-		}
-		for range re.Max {
-			generateShort(sb, re.Sub[0], rnd)
-		}
-	default:
-		generateShort(sb, re, rnd)
 	}
 }
 
