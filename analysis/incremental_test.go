@@ -61,15 +61,23 @@ func TestAnalyzerEqualsFullAnalysisAfterEdits(t *testing.T) {
 				tree := grammar.Parse(bytes.Clone(src))
 				a := NewAnalyzer(tree)
 				assertSameFindings(t, a, src, "initial")
-				for i := range 300 {
-					s, e, ins := edittest.Random(r, len(src), editPieces)
-					tree = tree.Edit(s, e, bytes.Clone(ins))
-					src = edittest.Splice(src, s, e, ins)
+				editsOneByOne(r, tree, src, editPieces, func(edit string, tree *grammar.Tree, src []byte) {
 					a.Update(tree)
-					assertSameFindings(t, a, src, fmt.Sprintf("edit %d [%d,%d) %q", i, s, e, ins))
-				}
+					assertSameFindings(t, a, src, edit)
+				})
 			}
 		})
+	}
+}
+
+// editsOneByOne makes 300 random edits of tree (whose text is src) from
+// pieces, one at a time, and gives update each edit's version and the edit.
+func editsOneByOne(r *rand.Rand, tree *grammar.Tree, src []byte, pieces []string, update func(edit string, tree *grammar.Tree, src []byte)) {
+	for i := range 300 {
+		s, e, ins := edittest.Random(r, len(src), pieces)
+		tree = tree.Edit(s, e, bytes.Clone(ins))
+		src = edittest.Splice(src, s, e, ins)
+		update(fmt.Sprintf("edit %d [%d,%d) %q", i, s, e, ins), tree, src)
 	}
 }
 

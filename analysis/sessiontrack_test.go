@@ -103,13 +103,10 @@ func TestSessionTrackerEqualsFullBuildAfterEdits(t *testing.T) {
 				tree := grammar.Parse(bytes.Clone(src))
 				st := NewSessionTracker(tree)
 				assertSessionTracked(t, st, src, r, "initial")
-				for i := range 300 {
-					s, e, ins := edittest.Random(r, len(src), edittest.SessionPieces)
-					tree = tree.Edit(s, e, bytes.Clone(ins))
-					src = edittest.Splice(src, s, e, ins)
+				editsOneByOne(r, tree, src, edittest.SessionPieces, func(edit string, tree *grammar.Tree, src []byte) {
 					st.Update(tree)
-					assertSessionTracked(t, st, src, r, fmt.Sprintf("edit %d [%d,%d) %q", i, s, e, ins))
-				}
+					assertSessionTracked(t, st, src, r, edit)
+				})
 			}
 		})
 	}

@@ -92,6 +92,21 @@ const (
 	Task
 )
 
+// subagentFlags are the flags of a subagent step of status status (the
+// autopilot companion's and the readers' events' words alike): started,
+// done, or error, which is done and failed.
+func subagentFlags(status string) Flags {
+	switch status {
+	case "started":
+		return Started
+	case "done":
+		return Done
+	case "error":
+		return Done | Failed
+	}
+	return 0
+}
+
 // Record is one event of a companion: where its JSON is and what joins it
 // to a line. A content block of a JSONL line, or a step of a trajectory,
 // is one record. It holds no text: Snapshot.Event reads it.

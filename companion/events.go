@@ -275,14 +275,7 @@ func recordOf(e *model.Event) (Record, bool) {
 			return r, false
 		}
 		r.Kind = Subagent
-		switch e.Subagent.Status {
-		case "started":
-			r.Flags |= Started
-		case "done":
-			r.Flags |= Done
-		case "error":
-			r.Flags |= Done | Failed
-		}
+		r.Flags |= subagentFlags(e.Subagent.Status)
 		r.setID([]byte(e.Subagent.ID))
 		return r, true
 	default:

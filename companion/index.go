@@ -890,14 +890,7 @@ func (ix *Index) step(scan *jsonscan.Index, v []byte, place Place) string {
 		r.keyLen = uint8(copy(r.key[:], status))
 	case "subagent":
 		r.Kind = Subagent
-		switch status {
-		case "started":
-			r.Flags |= Started
-		case "done":
-			r.Flags |= Done
-		case "error":
-			r.Flags |= Done | Failed
-		}
+		r.Flags |= subagentFlags(status)
 	default:
 		return ts
 	}

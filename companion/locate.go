@@ -74,11 +74,12 @@ func subagentFiles(main string) map[string]string {
 		}
 	}
 	base := strings.TrimSuffix(main, filepath.Ext(main))
-	m, _ := filepath.Glob(escapeGlob(base) + ".sub-*.jsonl")
-	for _, p := range m {
-		id := strings.TrimSuffix(strings.TrimPrefix(p, base+".sub-"), ".jsonl")
-		if id != "" && !strings.ContainsAny(id, `/\`) {
-			out[id] = p
+	prefix := filepath.Base(base) + ".sub-"
+	for _, name := range namesIn(filepath.Dir(base)) {
+		if id, ok := strings.CutPrefix(name, prefix); ok && strings.HasSuffix(id, ".jsonl") {
+			if id = strings.TrimSuffix(id, ".jsonl"); id != "" {
+				out[id] = filepath.Join(filepath.Dir(base), name)
+			}
 		}
 	}
 	if len(out) == 0 {
@@ -87,16 +88,17 @@ func subagentFiles(main string) map[string]string {
 	return out
 }
 
-// escapeGlob quotes the glob metacharacters of a literal path.
-func escapeGlob(p string) string {
-	var b strings.Builder
-	for _, r := range p {
-		if strings.ContainsRune(`*?[\`, r) && (r != '\\' || filepath.Separator != '\\') {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
+// namesIn are the names in the folder dir, sorted ("" for none when it
+// cannot be read). A folder is listed, not globbed, so that a path holding
+// a glob's metacharacters (app[2]/) needs no quoting, which differs by
+// platform.
+func namesIn(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
 	}
-	return b.String()
+	return names
 }
 
 // RlogFor returns the log whose companion (or subagent file) the file at
@@ -119,9 +121,11 @@ func RlogFor(path string) (string, bool) {
 			}
 		}
 		// DIR/subagents/agent-ID.jsonl: the log in DIR whose companion has it.
-		logs, _ := filepath.Glob(filepath.Join(escapeGlob(parent), "*.rlog"))
-		sort.Strings(logs)
-		for _, l := range logs {
+		for _, name := range namesIn(parent) {
+			if !strings.HasSuffix(name, ".rlog") {
+				continue
+			}
+			l := filepath.Join(parent, name)
 			if f, ok := Locate(l); ok && f.Subagents[strings.TrimPrefix(stem, "agent-")] == path {
 				return l, true
 			}

@@ -193,14 +193,7 @@ func BenchmarkReader(b *testing.B) {
 					in = out.Bytes()
 				}
 				fi, _ := convert.Lookup(f)
-				floor := benchdata.Floor(in)
-				b.SetBytes(int64(len(in)))
-				for b.Loop() {
-					if err := fi.Read(bytes.NewReader(in), nullSink{}, &model.Report{}); err != nil {
-						b.Fatal(err)
-					}
-				}
-				benchdata.ReportVsFloor(b, floor)
+				benchdata.MeasureRead(b, in, func(r io.Reader) error { return fi.Read(r, nullSink{}, &model.Report{}) })
 			})
 		}
 	}

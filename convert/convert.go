@@ -151,6 +151,22 @@ func (f FormatInfo) NamedBy(name string) bool {
 	return false
 }
 
+// sinkOf is a writer's constructor, which cannot fail, as the table's
+// WriterFunc.
+func sinkOf[W model.Sink](newWriter func(io.Writer, *model.Report, model.Options) W) WriterFunc {
+	return func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+		return newWriter(w, rep, opt), nil
+	}
+}
+
+// sinkOrError is sinkOf for a constructor that refuses options it cannot
+// honour (ATIF's version).
+func sinkOrError[W model.Sink](newWriter func(io.Writer, *model.Report, model.Options) (W, error)) WriterFunc {
+	return func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
+		return newWriter(w, rep, opt)
+	}
+}
+
 var formats = []FormatInfo{
 	{
 		Name: Rlog, Description: "rlog/1 session log",
@@ -158,9 +174,7 @@ var formats = []FormatInfo{
 		Detect: rlogfmt.Detect,
 		Read:   rlogfmt.Read,
 		// Subagents: rlogSubagents, set by init (it reads the table).
-		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
-			return rlogfmt.NewWriter(w, rep, opt), nil
-		},
+		NewWriter:   sinkOf(rlogfmt.NewWriter),
 		TotalsFirst: true,
 		Validate:    validateRlog, Rules: rlogRules(),
 	},
@@ -170,10 +184,8 @@ var formats = []FormatInfo{
 		Detect:    atif.Detect,
 		Read:      atif.Read,
 		Subagents: atif.Subagents, ParentOf: atif.ParentOf,
-		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
-			return atif.NewWriter(w, rep, opt)
-		},
-		Validate: atif.Validate, Rules: atif.Rules,
+		NewWriter: sinkOrError(atif.NewWriter),
+		Validate:  atif.Validate, Rules: atif.Rules,
 		Export: "Convert to ATIF",
 	},
 	{
@@ -182,9 +194,7 @@ var formats = []FormatInfo{
 		Detect:    atif.DetectJSONL,
 		Read:      atif.ReadJSONL,
 		Subagents: atif.SubagentsJSONL, ParentOf: atif.ParentOf,
-		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
-			return atif.NewJSONLWriter(w, rep, opt)
-		},
+		NewWriter:   sinkOrError(atif.NewJSONLWriter),
 		TotalsFirst: true,
 		Validate:    atif.ValidateJSONL, Rules: atif.Rules,
 		Export: "Export ATIF-JSONL",
@@ -192,12 +202,10 @@ var formats = []FormatInfo{
 	{
 		Name: Replay, Description: "REPLAY.jsonl v1 (canonical, event-tagged)", JSON: true,
 		Names: []string{"replay.jsonl", "*.replay.jsonl"}, Extension: ".replay.jsonl",
-		Detect: replay.Detect,
-		Read:   replay.Read,
-		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
-			return replay.NewWriter(w, rep, opt), nil
-		},
-		Validate: replay.Validate, Rules: replay.Rules,
+		Detect:    replay.Detect,
+		Read:      replay.Read,
+		NewWriter: sinkOf(replay.NewWriter),
+		Validate:  replay.Validate, Rules: replay.Rules,
 		Export: "Export REPLAY.jsonl",
 	},
 	{
@@ -208,10 +216,8 @@ var formats = []FormatInfo{
 		ReadNamed: claude.ReadNamed,
 		PartOf:    claude.PartOf,
 		Subagents: claude.Subagents, ParentOf: claude.ParentOf,
-		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
-			return claude.NewWriter(w, rep, opt), nil
-		},
-		Export: "Export Claude Code JSONL",
+		NewWriter: sinkOf(claude.NewWriter),
+		Export:    "Export Claude Code JSONL",
 	},
 	{
 		Name: SDKJSONL, Description: "autopilot JSONL companion (Agent SDK messages), read only", JSON: true,
@@ -225,20 +231,16 @@ var formats = []FormatInfo{
 		Detect:    trajectory.Detect,
 		Read:      trajectory.Read,
 		Subagents: sdkjsonl.Subagents,
-		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
-			return trajectory.NewWriter(w, rep, opt), nil
-		},
-		Export: "Export trajectory JSON",
+		NewWriter: sinkOf(trajectory.NewWriter),
+		Export:    "Export trajectory JSON",
 	},
 	{
 		Name: Prophet, Description: "mini-prophet trajectory.json", JSON: true,
 		Names: []string{"*.prophet.json"}, Extension: ".prophet.json",
-		Detect: prophet.Detect,
-		Read:   prophet.Read,
-		NewWriter: func(w io.Writer, rep *model.Report, opt model.Options) (model.Sink, error) {
-			return prophet.NewWriter(w, rep, opt), nil
-		},
-		Export: "Export mini-prophet trajectory",
+		Detect:    prophet.Detect,
+		Read:      prophet.Read,
+		NewWriter: sinkOf(prophet.NewWriter),
+		Export:    "Export mini-prophet trajectory",
 	},
 	{
 		Name: MiniSWE, Description: "mini-swe-agent trajectory (read only)", JSON: true,

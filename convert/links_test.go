@@ -1,11 +1,15 @@
 package convert_test
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert"
+	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
 const agents = "../testdata/agents/"
@@ -110,10 +114,16 @@ func sameFile(a, b string) bool {
 }
 
 // TestSubagentLinksAcrossDays finds a Codex sub-agent's rollout written
-// in the next day's folder of the sessions tree, and its parent from it.
+// in the next day's folder of the sessions tree, and its parent from it,
+// also in a tree whose path has the characters of a glob pattern.
 func TestSubagentLinksAcrossDays(t *testing.T) {
+	for _, root := range []string{t.TempDir(), filepath.Join(t.TempDir(), globFolder)} {
+		subagentLinksAcrossDays(t, root)
+	}
+}
+
+func subagentLinksAcrossDays(t *testing.T, root string) {
 	c := linkCases[1]
-	root := t.TempDir()
 	parent := filepath.Join(root, "sessions", "2026", "11", "27", filepath.Base(c.parent))
 	child := filepath.Join(root, "sessions", "2026", "11", "28", filepath.Base(c.child))
 	copyFile(t, c.parent, parent)
@@ -143,12 +153,13 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 // TestSubagentLinksOfLogs: an autopilot log's NAME.sub-ID.jsonl, from the
-// log, its SDK JSONL companion and the sub-agent's file; a converted
+// log, its SDK JSONL companion (named in clean form or not) and the
+// sub-agent's file; a converted
 // Claude Code log's sub-agents through its companion transcript.
 func TestSubagentLinksOfLogs(t *testing.T) {
 	const sdk = "../testdata/companions/sdk/222000-fix-locked-login"
 	sub := sdk + ".sub-DZYW3CfJ.jsonl"
-	for _, parent := range []string{sdk + ".rlog", sdk + ".jsonl"} {
+	for _, parent := range []string{sdk + ".rlog", sdk + ".jsonl", filepath.Dir(sdk) + "/./" + filepath.Base(sdk) + ".jsonl"} {
 		subs, err := convert.Subagents(parent)
 		if err != nil || len(subs) != 1 {
 			t.Fatalf("Subagents(%s) = %+v, %v", parent, subs, err)
@@ -178,9 +189,15 @@ func TestSubagentLinksOfLogs(t *testing.T) {
 }
 
 // TestSubagentLinksATIF follows subagent_trajectory_ref's trajectory_path
-// from a trajectory to its sub-agent's file and back.
+// from a trajectory to its sub-agent's file and back, in a folder whose
+// name has the characters of a glob pattern too.
 func TestSubagentLinksATIF(t *testing.T) {
-	dir := t.TempDir()
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), globFolder)} {
+		subagentLinksATIF(t, dir)
+	}
+}
+
+func subagentLinksATIF(t *testing.T, dir string) {
 	main := filepath.Join(dir, "main.trajectory.json")
 	child := filepath.Join(dir, "explore-s2.trajectory.json")
 	write(t, main, `{"schema_version":"ATIF-v1.5","session_id":"s1","agent":{"name":"a","version":"1"},"steps":[
@@ -201,6 +218,94 @@ func TestSubagentLinksATIF(t *testing.T) {
 	}
 	if l, ok, err := convert.ParentOf(main); ok || err != nil {
 		t.Errorf("ParentOf(main) = %+v, %v, %v", l, ok, err)
+	}
+}
+
+// globFolder is a folder name with the characters of a glob pattern (a
+// project folder named app[2], say).
+const globFolder = `app[2]`
+
+// TestSubagentsInGlobFolders: each agent's recorded sub-agent is linked
+// to its session both ways, and read with it, in a folder whose path has
+// the characters of a glob pattern, as in its own.
+func TestSubagentsInGlobFolders(t *testing.T) {
+	for _, c := range linkCases {
+		t.Run(c.name, func(t *testing.T) {
+			// The scenario's folder: agents/AGENT/VERSION/SCENARIO.
+			rel, _ := filepath.Rel(agents, c.parent)
+			scenario := filepath.Join(append([]string{agents}, strings.SplitN(filepath.ToSlash(rel), "/", 4)[:3]...)...)
+			root := filepath.Join(t.TempDir(), globFolder)
+			copyTree(t, scenario, root)
+			moved := func(p string) string {
+				rel, _ := filepath.Rel(scenario, p)
+				return filepath.Join(root, rel)
+			}
+			parent, child := moved(c.parent), moved(c.child)
+			subs, err := convert.Subagents(parent)
+			if err != nil || len(subs) != 1 {
+				t.Fatalf("Subagents(parent) = %+v, %v; want the one sub-agent", subs, err)
+			}
+			checkLink(t, "Subagents(parent)[0]", subs[0], c, child)
+			l, ok, err := convert.ParentOf(child)
+			if err != nil || !ok {
+				t.Fatalf("ParentOf(child) = %+v, %v, %v", l, ok, err)
+			}
+			checkLink(t, "ParentOf(child)", l, c, parent)
+			if got, want := agentsRead(t, parent), agentsRead(t, c.parent); !reflect.DeepEqual(got, want) {
+				t.Errorf("the session read from %s has the events of agents %v, from its own folder %v", globFolder, got, want)
+			}
+		})
+	}
+}
+
+// TestSubagentLinksSharedFolder: a Claude Code sub-agent's transcript in
+// the project's shared subagents/ folder belongs to the transcript of
+// the same session beside it, whatever that one's name, in a project
+// folder whose name has the characters of a glob pattern too.
+func TestSubagentLinksSharedFolder(t *testing.T) {
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), globFolder)} {
+		main := filepath.Join(dir, "renamed.jsonl")
+		sub := filepath.Join(dir, "subagents", "agent-a.jsonl")
+		write(t, main, `{"type":"user","uuid":"u0","parentUuid":null,"userType":"external","version":"2.1.328","cwd":"/w","sessionId":"s1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"go"}}`+"\n")
+		write(t, sub, `{"type":"user","uuid":"u1","parentUuid":null,"userType":"external","version":"2.1.328","cwd":"/w","sessionId":"s1","agentId":"a","isSidechain":true,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"sub"}}`+"\n")
+		if l, ok, err := convert.ParentOf(sub); err != nil || !ok || l.Path != main || l.AgentID != "a" {
+			t.Errorf("ParentOf(%s) = %+v, %v, %v; want %s", sub, l, ok, err, main)
+		}
+	}
+}
+
+// agentsRead reads the session file at path in its format and counts its
+// events by agent.
+func agentsRead(t *testing.T, path string) map[string]int {
+	t.Helper()
+	f, err := convert.DetectFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c model.Collector
+	if err := convert.ReadFile(path, f, &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, e := range c.Session.Events {
+		n[e.AgentID]++
+	}
+	return n
+}
+
+// copyTree copies the files below from to the same places below to.
+func copyTree(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		copyFile(t, p, filepath.Join(to, rel))
+		return nil
+	})
+	if err != nil {
+		t.Skipf("recorded scenario missing: %v", err)
 	}
 }
 

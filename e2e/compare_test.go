@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -89,9 +88,7 @@ func TestNeovimCompare(t *testing.T) {
 func neovimCompare(t *testing.T, nvim string, p recordedPair) {
 	a, b := p.files(t)
 	out := filepath.Join(t.TempDir(), "compare.json")
-	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
-		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
-		"-c", "filetype plugin on", "-c", "luafile "+filepath.Join(repoRoot(), "e2e", "testdata", "nvim_compare.lua"))
+	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "e2e", "testdata", "nvim_compare.lua"))
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_A="+a, "RLOG_B="+b)
 	runGuarded(t, cmd, 2*time.Minute)
@@ -150,8 +147,7 @@ func TestEmacsCompare(t *testing.T) {
 func emacsCompare(t *testing.T, emacs string, p recordedPair) {
 	a, b := p.files(t)
 	out := filepath.Join(t.TempDir(), "compare.json")
-	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
-		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "compare.el"))
+	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "compare.el"))
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_A="+a, "RLOG_B="+b)
 	runGuarded(t, cmd, 2*time.Minute)

@@ -83,6 +83,26 @@ func editor(t *testing.T, bin, pkg string) string {
 	return p
 }
 
+// neovimCmd is Neovim running the Lua script with the plugin of
+// editors/neovim, as a user has it: headless, without the user's
+// configuration and shada, filetype plugins on, and before the script each
+// Ex command of commands ("syntax on").
+func neovimCmd(nvim, script string, commands ...string) *exec.Cmd {
+	args := []string{"--headless", "--clean", "-n", "-i", "NONE",
+		"--cmd", "set rtp^=" + filepath.Join(repoRoot(), "editors", "neovim"), "-c", "filetype plugin on"}
+	for _, c := range commands {
+		args = append(args, "-c", c)
+	}
+	return exec.Command(nvim, append(args, "-c", "luafile "+script)...)
+}
+
+// emacsCmd is Emacs in batch mode loading the Lisp script, with
+// editors/emacs on its load path. Not -Q: Debian's site start files put
+// elpa-eglot on the load path.
+func emacsCmd(emacs, script string) *exec.Cmd {
+	return exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"), "-l", script)
+}
+
 // unavailable skips a test whose editor cannot run here, or fails it
 // under RLOG_REQUIRE_EDITORS=1.
 func unavailable(t *testing.T, msg string) {

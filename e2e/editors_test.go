@@ -204,12 +204,9 @@ func TestNeovimSyntax(t *testing.T) {
 	nvim := editor(t, "nvim", "neovim")
 	files := logFiles(t)
 	out := filepath.Join(t.TempDir(), "kinds.json")
-	args := []string{"--headless", "--clean", "-n", "-i", "NONE",
-		"--cmd", "set rtp^=" + filepath.Join(repoRoot(), "editors", "neovim"),
-		"-c", "filetype plugin on", "-c", "syntax on",
-		"-c", "luafile " + filepath.Join(repoRoot(), "editors", "neovim", "test", "kinds.lua"), "--"}
 	probeFile, probes := writeProbes(t, files)
-	cmd := exec.Command(nvim, append(args, files...)...)
+	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "editors", "neovim", "test", "kinds.lua"), "syntax on")
+	cmd.Args = append(append(cmd.Args, "--"), files...)
 	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_PROBES="+probeFile)
 	runGuarded(t, cmd, 2*time.Minute)
 	var res nvimSyntaxResult
@@ -276,10 +273,7 @@ func TestNeovimSyntax(t *testing.T) {
 func TestNeovimLSPSetup(t *testing.T) {
 	nvim := editor(t, "nvim", "neovim")
 	out := filepath.Join(t.TempDir(), "lsp.json")
-	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
-		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
-		"-c", "filetype plugin on", "-c", "syntax on",
-		"-c", "luafile "+filepath.Join(repoRoot(), "editors", "neovim", "test", "lsp.lua"))
+	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "editors", "neovim", "test", "lsp.lua"), "syntax on")
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out,
 		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
 	runGuarded(t, cmd, time.Minute)
@@ -561,9 +555,7 @@ func TestEmacsEglot(t *testing.T) {
 	emacs := editor(t, "emacs", "emacs-nox")
 	needEglot(t, emacs)
 	out := filepath.Join(t.TempDir(), "eglot.json")
-	// Not -Q: Debian's site start files put elpa-eglot on the load path.
-	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
-		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "eglot.el"))
+	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "eglot.el"))
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out,
 		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
 	runGuarded(t, cmd, time.Minute)
@@ -601,8 +593,7 @@ func TestEmacsFullRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "record.json")
-	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
-		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "full-record.el"))
+	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "full-record.el"))
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_SNIPPET="+snippet, "RLOG_LINE=19",
 		"RLOG_FILE="+filepath.Join(dir, "222000-fix-locked-login.rlog"))
 	runGuarded(t, cmd, time.Minute)
@@ -639,8 +630,7 @@ func TestEmacsView(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "view.json")
-	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
-		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "view.el"))
+	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "view.el"))
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+transcript, "RLOG_REST="+rest, "RLOG_OUT="+out, "RLOG_LAST="+last, "RLOG_UNREAD="+unread,
 		fmt.Sprintf("RLOG_LINE=%d", line+1), fmt.Sprintf("RLOG_COL=%d", col+40))
 	runGuarded(t, cmd, 2*time.Minute)

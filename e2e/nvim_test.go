@@ -187,9 +187,7 @@ func TestNeovimCompanion(t *testing.T) {
 	text, _ := os.ReadFile(log)
 	line, col := lineOf(t, string(text), "o: id=v678oiff → [ok]")
 	out := filepath.Join(t.TempDir(), "companion.json")
-	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
-		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
-		"-c", "filetype plugin on", "-c", "luafile "+filepath.Join(repoRoot(), "e2e", "testdata", "nvim_companion.lua"))
+	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "e2e", "testdata", "nvim_companion.lua"))
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+log, "RLOG_OUT="+out,
 		fmt.Sprintf("RLOG_LINE=%d", line), fmt.Sprintf("RLOG_COL=%d", col+30))
 	runGuarded(t, cmd, 3*time.Minute)
@@ -310,9 +308,7 @@ func TestNeovimView(t *testing.T) {
 	line, col := lineOf(t, want, "o: id=toolu_sub_agent → [ok] Async agent launched")
 	last := "a: This folder is at version 1.4.2."
 	out := filepath.Join(t.TempDir(), "view.json")
-	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
-		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
-		"-c", "filetype plugin on", "-c", "luafile "+filepath.Join(repoRoot(), "e2e", "testdata", "nvim_view.lua"))
+	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "e2e", "testdata", "nvim_view.lua"))
 	sub := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents", "agent-ad1d58fb8290d2b47.jsonl")
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+transcript, "RLOG_REST="+rest, "RLOG_OUT="+out, "RLOG_LAST="+last, "RLOG_SUB="+sub,
 		fmt.Sprintf("RLOG_LINE=%d", line), fmt.Sprintf("RLOG_COL=%d", col+40))

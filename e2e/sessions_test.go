@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,9 +43,7 @@ func TestNeovimSessions(t *testing.T) {
 	nvim := editor(t, "nvim", "neovim")
 	work, env := sessionsHome(t)
 	out := filepath.Join(t.TempDir(), "sessions.json")
-	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-i", "NONE",
-		"--cmd", "set rtp^="+filepath.Join(repoRoot(), "editors", "neovim"),
-		"-c", "filetype plugin on", "-c", "luafile "+filepath.Join(repoRoot(), "e2e", "testdata", "nvim_sessions.lua"))
+	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "e2e", "testdata", "nvim_sessions.lua"))
 	cmd.Dir = work
 	cmd.Env = append(env, "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_TOUCHED="+touchedTarget)
 	runGuarded(t, cmd, 2*time.Minute)
@@ -81,8 +78,7 @@ func TestEmacsSessions(t *testing.T) {
 	needEglot(t, emacs)
 	work, env := sessionsHome(t)
 	out := filepath.Join(t.TempDir(), "sessions.json")
-	cmd := exec.Command(emacs, "--batch", "-L", filepath.Join(repoRoot(), "editors", "emacs"),
-		"-l", filepath.Join(repoRoot(), "editors", "emacs", "test", "sessions.el"))
+	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "sessions.el"))
 	cmd.Dir = work
 	cmd.Env = append(env, "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_TOUCHED="+touchedTarget)
 	runGuarded(t, cmd, 2*time.Minute)

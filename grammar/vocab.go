@@ -283,10 +283,7 @@ func writerKeyOf(b []byte) Key {
 	if len(b) == 0 || len(b) > maxWriterKeyLen {
 		return numKeys
 	}
-	if slot := writerKeySlots[writerKeyHash(b)]; slot != 0 && string(b) == keySpecs[slot-1].name {
-		return Key(slot - 1)
-	}
-	return numKeys
+	return slotKey(&writerKeySlots, writerKeyHash(b), b)
 }
 
 // keyOf runs for every "=" of a document, so the format's keys are found
@@ -330,7 +327,13 @@ func keyOf(b []byte) Key {
 	if len(b) == 0 || len(b) > maxParsedKeyLen {
 		return numKeys
 	}
-	if slot := keySlots[keyHash(b)]; slot != 0 && string(b) == keySpecs[slot-1].name {
+	return slotKey(&keySlots, keyHash(b), b)
+}
+
+// slotKey returns the key in slots at hash h when it is spelled b (two
+// spellings can share a hash), numKeys otherwise.
+func slotKey(slots *[keySlotCount]uint8, h uint8, b []byte) Key {
+	if slot := slots[h]; slot != 0 && string(b) == keySpecs[slot-1].name {
 		return Key(slot - 1)
 	}
 	return numKeys

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/rlog-ls/rlog-ls/lsp/lsptest"
 )
 
 // The server exits by itself once the client's process is gone.
@@ -30,14 +32,20 @@ func TestServerExitsWhenClientProcessDies(t *testing.T) {
 		if probed.Load() != 2 {
 			t.Fatalf("probed %d times in 12s, want 2", probed.Load())
 		}
-		alive(t, c)
-
-		dead.Store(true)
-		time.Sleep(5 * time.Second)
-		if code := c.ExitCode(); code != 1 {
-			t.Fatalf("exit code %d", code)
-		}
+		exitsByNextPoll(t, c, func() { dead.Store(true) })
 	})
+}
+
+// exitsByNextPoll checks that c still serves, makes its client go (gone),
+// and checks that the server has exited with 1 a poll (5 s) later.
+func exitsByNextPoll(t *testing.T, c *lsptest.Client, gone func()) {
+	t.Helper()
+	alive(t, c)
+	gone()
+	time.Sleep(5 * time.Second)
+	if code := c.ExitCode(); code != 1 {
+		t.Fatalf("exit code %d", code)
+	}
 }
 
 // Without a processId (null, or 0) nothing is watched.

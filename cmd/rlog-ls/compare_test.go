@@ -3,12 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -255,21 +252,13 @@ func TestLineDiff(t *testing.T) {
 // constant: compare holds one turn of each side at a time, and reads the
 // figures as stats does.
 func TestComparePeakHeapStaysConstant(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compares 30 MB of sessions")
-	}
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	dir := t.TempDir()
-	sizes := []int64{3 << 20, 12 << 20}
-	var h heapPeak
+	logs := benchdata.StartHeapTest(t, "compares 30 MB of sessions", gen.Options{Seed: 7, Timed: true, Streamed: true})
+	var h benchdata.HeapPeak
 	defer func() { afterTurn, afterWindow = nil, nil }()
-	afterTurn, afterWindow = h.sample, h.sample
+	afterTurn, afterWindow = h.Sample, h.Sample
 	var peaks [2]uint64
-	for i, size := range sizes {
-		p := filepath.Join(dir, fmt.Sprintf("%d.rlog", size))
-		benchdata.WriteSession(t, p, gen.Options{Bytes: size, Seed: 7, Timed: true, Streamed: true})
-		runtime.GC()
-		h.peak = 0
+	for i, p := range logs {
+		h.Reset()
 		c, err := compareSessions(p, p)
 		if err != nil {
 			t.Fatal(err)
@@ -277,15 +266,10 @@ func TestComparePeakHeapStaysConstant(t *testing.T) {
 		if c.A.Turns < 100 {
 			t.Fatalf("%d turns: the test needs many", c.A.Turns)
 		}
-		h.sample()
-		peaks[i] = h.peak
+		h.Sample()
+		peaks[i] = h.Peak
 	}
-	mb := func(n uint64) float64 { return float64(n) / (1 << 20) }
-	if peaks[1] > peaks[0]+peaks[0]/4+3<<20 {
-		t.Errorf("peak heap %.1f MB for %d MB, %.1f MB for %d MB: it grows with the input", mb(peaks[0]), sizes[0]>>20, mb(peaks[1]), sizes[1]>>20)
-	} else {
-		t.Logf("peak heap %.1f MB, %.1f MB", mb(peaks[0]), mb(peaks[1]))
-	}
+	benchdata.CheckHeapStaysConstant(t, "compare", peaks)
 }
 
 // TestMaskedStreamIsWhole: compare --masked's views, read a window at a

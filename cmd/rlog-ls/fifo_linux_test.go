@@ -18,10 +18,7 @@ func TestLogsFromANamedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	file := filepath.Join(dir, "timed.rlog")
-	if err := os.WriteFile(file, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeFile(t, dir, "timed.rlog", string(src))
 	for _, args := range [][]string{{"check"}, {"stats", "--format", "json"}, {"report", "-o", "-"}} {
 		want, _, wantCode := runCLI(t, append(args, file)...)
 		pipe := filepath.Join(dir, "pipe.rlog")

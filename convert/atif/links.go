@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -86,7 +87,7 @@ func (s *refSink) Event(_ *model.Header, e *model.Event) error {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(s.dir, filepath.FromSlash(p))
 		}
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || s.seen[p] || p == s.self {
+		if !paths.IsFile(p) || s.seen[p] || p == s.self {
 			return nil
 		}
 		s.seen[p] = true
@@ -112,7 +113,7 @@ func ParentOf(path string) (model.Link, bool, error) {
 	dir := filepath.Dir(path)
 	var candidates []string
 	for _, pattern := range []string{"*.json", "*.jsonl"} {
-		m, _ := filepath.Glob(filepath.Join(dir, pattern))
+		m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(dir), pattern))
 		candidates = append(candidates, m...)
 	}
 	sort.Strings(candidates)

@@ -1,7 +1,7 @@
 package claude_test
 
 import (
-	"bytes"
+	"io"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude"
@@ -20,14 +20,7 @@ func BenchmarkReadCLI(b *testing.B) {
 	for _, size := range []int64{1 << 20, 10 << 20} {
 		b.Run(benchdata.Name(size), func(b *testing.B) {
 			in := store.CLITranscript(size, 1)
-			floor := benchdata.Floor(in)
-			b.SetBytes(int64(len(in)))
-			for b.Loop() {
-				if err := claude.Read(bytes.NewReader(in), discard{}, &model.Report{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			benchdata.ReportVsFloor(b, floor)
+			benchdata.MeasureRead(b, in, func(r io.Reader) error { return claude.Read(r, discard{}, &model.Report{}) })
 		})
 	}
 }

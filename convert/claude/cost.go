@@ -161,12 +161,7 @@ func aheadFields(b []byte) (typ string, msg []byte, agent string) {
 		case "message":
 			msg = v
 		case "toolUseResult":
-			jsonscan.Members(v, func(k2, v2 []byte) error {
-				if string(k2) == "agentId" {
-					agent, _ = jsonscan.String(v2)
-				}
-				return nil
-			})
+			agent, _ = ResultAgent(v)
 		}
 		return nil
 	})

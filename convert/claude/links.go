@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -97,28 +98,23 @@ func holdsCall(path, id string) bool {
 // same session beside a shared subagents/ folder.
 func mainOf(path string) (string, bool) {
 	dir := filepath.Dir(filepath.Dir(path))
-	if p := dir + ".jsonl"; isFile(p) {
+	if p := dir + ".jsonl"; paths.IsFile(p) {
 		return p, true
 	}
 	sid := fileSessionID(path)
 	if sid == "" {
 		return "", false
 	}
-	if p := filepath.Join(dir, sid+".jsonl"); isFile(p) {
+	if p := filepath.Join(dir, sid+".jsonl"); paths.IsFile(p) {
 		return p, true
 	}
-	m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(dir), "*.jsonl"))
 	for _, p := range m {
 		if fileSessionID(p) == sid {
 			return p, true
 		}
 	}
 	return "", false
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // agentID is the sub-agent id an agent-ID.jsonl file name holds.

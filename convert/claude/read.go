@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/claude/records"
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
@@ -185,7 +186,7 @@ func SubagentFiles(path string) map[string]string {
 	base := strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	out := map[string]string{}
 	for _, d := range []string{filepath.Join(dir, base, "subagents"), filepath.Join(dir, "subagents")} {
-		m, _ := filepath.Glob(filepath.Join(d, "agent-*.jsonl"))
+		m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(d), "agent-*.jsonl"))
 		for _, p := range m {
 			id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "agent-"), ".jsonl")
 			if _, dup := out[id]; !dup {

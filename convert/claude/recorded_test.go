@@ -131,21 +131,13 @@ func TestCompactionUsageReadAhead(t *testing.T) {
 	if err := claude.ReadFile(m[0], &fromFile, &model.Report{}); err != nil {
 		t.Fatal(err)
 	}
-	var compactions []model.Usage
-	var l model.Ledger
-	for i := range fromFile.Session.Events {
-		e := &fromFile.Session.Events[i]
-		l.Add(e)
-		if e.Kind == model.KindCompaction && e.Usage != nil {
-			compactions = append(compactions, *e.Usage)
-		}
-	}
+	compactions, total := compactionUsages(&fromFile.Session)
 	want := model.Usage{Input: 7, Output: 37, CacheRead: 4100}
 	if len(compactions) != 2 || compactions[0] != want || compactions[1] != want {
 		t.Errorf("the compactions' usage %+v, want two of %+v", compactions, want)
 	}
-	if h := fromFile.Session.Header; h.Totals == nil || *h.Totals != l.Total() || h.CostUSD == nil || *h.CostUSD != 0.21729600000000004 {
-		t.Errorf("totals %+v (the events count %+v), cost %v", h.Totals, l.Total(), h.CostUSD)
+	if h := fromFile.Session.Header; h.Totals == nil || *h.Totals != total || h.CostUSD == nil || *h.CostUSD != 0.21729600000000004 {
+		t.Errorf("totals %+v (the events count %+v), cost %v", h.Totals, total, h.CostUSD)
 	}
 	f, err := os.Open(m[0])
 	if err != nil {
@@ -214,4 +206,50 @@ func TestTwoCompactionsInOneRun(t *testing.T) {
 	if text := rep.Text(); !strings.Contains(text, "several compactions in one run") || strings.Count(text, "compaction.usage") != 1 {
 		t.Errorf("the loss report does not say once where the run's compactions' usage went:\n%s", text)
 	}
+}
+
+// TestCompactionUsageCountsSubagentsAhead: the sub-agent a Task result
+// after a compaction names (its toolUseResult's agentId) is counted ahead
+// with the run's records, so the compaction's own call is what the
+// cost-state counts beyond both. The recorded sub-agent scenario is given
+// a compaction before the Agent call's result and a cost-state that
+// counts a compaction call of 7 input, 37 output and 4,100 cache-read
+// tokens more.
+func TestCompactionUsageCountsSubagentsAhead(t *testing.T) {
+	const boundary = `{"parentUuid":null,"isSidechain":false,"type":"system","subtype":"compact_boundary","content":"Conversation compacted","isMeta":false,` +
+		`"timestamp":"2026-11-27T09:22:00.000Z","uuid":"00000000-0000-4000-8000-000000000001","level":"info",` +
+		`"compactMetadata":{"trigger":"manual","preTokens":9158,"durationMs":497,"postTokens":2579},"sessionId":"8d6b59c6-27db-4aed-8b2b-f2f27d16e2de"}` + "\n"
+	path := recordedSubagent(t, func(b []byte) []byte {
+		i := bytes.Index(b, []byte(`"toolUseResult":{"isAsync"`))
+		i = bytes.LastIndexByte(b[:i], '\n') + 1
+		b = append(b[:i:i], append([]byte(boundary), b[i:]...)...)
+		return bytes.Replace(b, []byte(`"inputTokens":15,"outputTokens":110,"thinkingTokens":0,"cacheReadInputTokens":45000,`),
+			[]byte(`"inputTokens":22,"outputTokens":147,"thinkingTokens":0,"cacheReadInputTokens":49100,`), 1)
+	})
+	var c model.Collector
+	if err := claude.ReadFile(path, &c, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	compactions, total := compactionUsages(&c.Session)
+	want := model.Usage{Input: 7, Output: 37, CacheRead: 4100}
+	if len(compactions) != 1 || compactions[0] != want {
+		t.Errorf("the compactions' usage %+v, want one of %+v", compactions, want)
+	}
+	if h := c.Session.Header; h.Totals == nil || *h.Totals != total {
+		t.Errorf("totals %+v, the events count %+v", h.Totals, total)
+	}
+}
+
+// compactionUsages are the usage of each compaction of s that has one,
+// and what all of s's events count.
+func compactionUsages(s *model.Session) (usages []model.Usage, total model.Usage) {
+	var l model.Ledger
+	for i := range s.Events {
+		e := &s.Events[i]
+		l.Add(e)
+		if e.Kind == model.KindCompaction && e.Usage != nil {
+			usages = append(usages, *e.Usage)
+		}
+	}
+	return usages, l.Total()
 }

@@ -2,6 +2,7 @@ package codex_test
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,12 +36,5 @@ func BenchmarkRead(b *testing.B) {
 		one = append(one, data...)
 	}
 	in := bytes.Repeat(one, int(10<<20/len(one))+1)
-	floor := benchdata.Floor(in)
-	b.SetBytes(int64(len(in)))
-	for b.Loop() {
-		if err := codex.Read(bytes.NewReader(in), nullSink{}, &model.Report{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	benchdata.ReportVsFloor(b, floor)
+	benchdata.MeasureRead(b, in, func(r io.Reader) error { return codex.Read(r, nullSink{}, &model.Report{}) })
 }

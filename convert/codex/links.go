@@ -1,10 +1,10 @@
 package codex
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -69,12 +69,12 @@ func rolloutIn(dir, thread string) string {
 		return ""
 	}
 	for _, pattern := range []string{
-		filepath.Join(dir, "rollout-*-"+thread+".jsonl"),
-		filepath.Join(dir, "..", "..", "..", "*", "*", "*", "rollout-*-"+thread+".jsonl"),
+		filepath.Join(paths.GlobEscape(dir), "rollout-*-"+thread+".jsonl"),
+		filepath.Join(paths.GlobEscape(filepath.Join(dir, "..", "..", "..")), "*", "*", "*", "rollout-*-"+thread+".jsonl"),
 	} {
 		m, _ := filepath.Glob(pattern)
 		for _, p := range m {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			if paths.IsFile(p) {
 				return filepath.Clean(p)
 			}
 		}

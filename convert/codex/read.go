@@ -1029,7 +1029,7 @@ func (st *state) subagent(item []byte, base model.Event) error {
 	ev.AgentID, ev.Sidechain = sa.AgentID, sa.AgentID != ""
 	if path != "" {
 		ev.Extra.SetString("agent_path", path)
-		sa.Type = path[strings.LastIndexByte(path, '/')+1:]
+		sa.Type = agentType(path)
 	}
 	switch kind {
 	case "started":

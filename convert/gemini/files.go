@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -36,7 +37,7 @@ func OwnSession(path string) bool {
 	// The session whose sub-agents the folder holds: its file is named
 	// session-TIME-ID8.jsonl (.json for the older form) in the folder
 	// above.
-	m, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), "session-*-"+globEscape(session[:8])+".json*"))
+	m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(filepath.Dir(dir)), "session-*-"+paths.GlobEscape(session[:8])+".json*"))
 	return len(m) == 0
 }
 
@@ -49,7 +50,7 @@ func stub(path string) bool {
 	}
 	id8 := strings.TrimSuffix(base, ".jsonl")
 	id8 = id8[len(id8)-8:]
-	m, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "session-*-"+globEscape(id8)+".jsonl"))
+	m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(filepath.Dir(path)), "session-*-"+paths.GlobEscape(id8)+".jsonl"))
 	if len(m) < 2 {
 		return false
 	}
@@ -76,8 +77,3 @@ func stub(path string) bool {
 
 // errFound ends a read that found what it looked for.
 var errFound = errors.New("found")
-
-// globEscape quotes the characters filepath.Match gives a meaning.
-func globEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(s)
-}

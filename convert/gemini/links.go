@@ -1,11 +1,11 @@
 package gemini
 
 import (
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -131,7 +131,7 @@ func Subagents(path string) ([]model.Link, error) {
 			return
 		}
 		named[in.agentID] = true
-		if p := filepath.Join(folder, in.agentID+".jsonl"); isFile(p) && p != path {
+		if p := filepath.Join(folder, in.agentID+".jsonl"); paths.IsFile(p) && p != path {
 			out = append(out, model.Link{Path: p, CallID: in.callID, AgentID: in.agentID, Type: in.agentName})
 		}
 	}
@@ -144,7 +144,7 @@ func Subagents(path string) ([]model.Link, error) {
 	if isSubagentFile(path, h) || stub(path) {
 		return out, nil
 	}
-	files, _ := filepath.Glob(filepath.Join(globEscape(folder), "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(paths.GlobEscape(folder), "*.jsonl"))
 	sort.Strings(files)
 	// A file another sub-agent's call names is that sub-agent's.
 	for _, f := range files {
@@ -181,7 +181,7 @@ func ParentOf(path string) (model.Link, bool, error) {
 	if len(session) < 8 || !validName(session) {
 		return model.Link{}, false, nil
 	}
-	mains, _ := filepath.Glob(filepath.Join(filepath.Dir(folder), "session-*-"+globEscape(session[:8])+".jsonl"))
+	mains, _ := filepath.Glob(filepath.Join(paths.GlobEscape(filepath.Dir(folder)), "session-*-"+paths.GlobEscape(session[:8])+".jsonl"))
 	sort.Strings(mains)
 	main := ""
 	for _, m := range mains {
@@ -194,7 +194,7 @@ func ParentOf(path string) (model.Link, bool, error) {
 		return model.Link{}, false, nil
 	}
 	l := model.Link{Path: main, AgentID: id}
-	siblings, _ := filepath.Glob(filepath.Join(globEscape(folder), "*.jsonl"))
+	siblings, _ := filepath.Glob(filepath.Join(paths.GlobEscape(folder), "*.jsonl"))
 	sort.Strings(siblings)
 	for _, f := range append([]string{main}, siblings...) {
 		if f == path {
@@ -216,9 +216,4 @@ func ParentOf(path string) (model.Link, bool, error) {
 		}
 	}
 	return l, true, nil
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -63,7 +64,7 @@ func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) err
 	// A file without messages (the stub a resume leaves beside the
 	// session's file) does not take the session's sub-agents.
 	if h.ID != "" && validName(h.ID) && rd.sawMessage {
-		m, _ := filepath.Glob(filepath.Join(rd.chats, h.ID, "*.jsonl"))
+		m, _ := filepath.Glob(filepath.Join(paths.GlobEscape(filepath.Join(rd.chats, h.ID)), "*.jsonl"))
 		sort.Strings(m)
 		for _, p := range m {
 			id := strings.TrimSuffix(filepath.Base(p), ".jsonl")

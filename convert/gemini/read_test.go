@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -195,17 +196,24 @@ func TestTokens(t *testing.T) {
 
 // TestSubagentFiles: a sub-agent's file is spliced before its call's
 // result; an agentId that names no file, or names one outside the
-// session's folder, splices nothing and is kept on the result.
+// session's folder, splices nothing and is kept on the result; a file no
+// call names comes at the end. Also in a folder whose name has the
+// characters of a glob pattern.
 func TestSubagentFiles(t *testing.T) {
-	dir := t.TempDir()
+	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "app[2]")} {
+		subagentFiles(t, dir)
+	}
+}
+
+func subagentFiles(t *testing.T, dir string) {
 	main := filepath.Join(dir, "session-2026-01-01T00-00-s1.jsonl")
 	call := func(id, agent string) string {
 		fr := fmt.Sprintf(`{"functionResponse":{"id":%q,"name":"invoke_agent","response":{"output":"done"}}}`, id)
 		return fmt.Sprintf(`{"id":"g-%s","timestamp":"t","type":"gemini","content":"","toolCalls":[{"id":%q,"name":"invoke_agent","args":{"agent_name":"generalist"},"status":"success","agentId":%q,"result":[%s]}]}`+"\n"+
 			`{"id":"u-%s","timestamp":"t","type":"user","content":[%s]}`+"\n", id, id, agent, fr, id, fr)
 	}
-	os.WriteFile(main, []byte(header+call("c1", "a1")+call("c2", "nofile")+call("c3", "../s1/a1")), 0o644)
 	os.MkdirAll(filepath.Join(dir, "s1"), 0o755)
+	os.WriteFile(main, []byte(header+call("c1", "a1")+call("c2", "nofile")+call("c3", "../s1/a1")), 0o644)
 	os.WriteFile(filepath.Join(dir, "s1", "a1.jsonl"), []byte(`{"sessionId":"a1","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"subagent"}`+"\n"+
 		`{"id":"m","timestamp":"t","type":"user","content":[{"text":"sub"}]}`+"\n"+`{"$set":{"summary":"R"}}`+"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "s1", "a2.jsonl"), []byte(`{"sessionId":"a2","projectHash":"p","kind":"subagent"}`+"\n"+
@@ -307,14 +315,7 @@ func TestGenerated(t *testing.T) {
 // input, and against the floor of splitting it into lines.
 func BenchmarkRead(b *testing.B) {
 	in := generated(10 << 20)
-	floor := benchdata.Floor(in)
-	b.SetBytes(int64(len(in)))
-	for b.Loop() {
-		if err := Read(bytes.NewReader(in), nullSink{}, &model.Report{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	benchdata.ReportVsFloor(b, floor)
+	benchdata.MeasureRead(b, in, func(r io.Reader) error { return Read(r, nullSink{}, &model.Report{}) })
 }
 
 // TestEveryNameHasAMeaning: each name of the vocabulary (records) reads
@@ -463,6 +464,19 @@ func TestOwnSession(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "abcdef12-0000", "x"), 0o755)
 	if !OwnSession(filepath.Join(dir, "abcdef12-0000", "a.jsonl")) || !OwnSession(filepath.Join(dir, "[x]*?abcdefgh", "a.jsonl")) {
 		t.Errorf("a sub-agent's file without its session is not its own")
+	}
+	// In a folder whose name has the characters of a glob pattern, a
+	// sub-agent's file and a resume's stub are the session's still.
+	chats := filepath.Join(t.TempDir(), "app[2]", "chats")
+	os.MkdirAll(filepath.Join(chats, "abcdef12-0000"), 0o755)
+	main := filepath.Join(chats, "session-2026-01-01T00-00-abcdef12.jsonl")
+	stub := filepath.Join(chats, "session-2026-01-01T00-09-abcdef12.jsonl")
+	sub := filepath.Join(chats, "abcdef12-0000", "a.jsonl")
+	os.WriteFile(main, []byte(header+`{"id":"m","timestamp":"t","type":"user","content":[{"text":"go"}]}`+"\n"), 0o644)
+	os.WriteFile(stub, []byte(header+`{"$set":{"messages":[]}}`+"\n"), 0o644)
+	os.WriteFile(sub, []byte(`{"id":"m","timestamp":"t","type":"user","content":[{"text":"sub"}]}`+"\n"), 0o644)
+	if !OwnSession(main) || OwnSession(stub) || OwnSession(sub) {
+		t.Errorf("in %s: own session %v for the session's file, %v for its stub, %v for its sub-agent's", chats, OwnSession(main), OwnSession(stub), OwnSession(sub))
 	}
 }
 

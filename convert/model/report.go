@@ -386,13 +386,22 @@ func (r *Report) DropExtras(e *Event) {
 func allCounters(raw []byte) bool {
 	n := 0
 	jsonscan.Members(raw, func(k, v []byte) error {
-		switch string(k) {
-		case "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
+		if usageCounter(string(k)) {
 			n++
 		}
 		return nil
 	})
 	return n == 4
+}
+
+// usageCounter reports whether key is one of the four counters of an
+// Anthropic usage object, the ones Usage holds.
+func usageCounter(key string) bool {
+	switch key {
+	case "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
+		return true
+	}
+	return false
 }
 
 // usageBeyondCounters lists the members of an Anthropic usage object that u
@@ -402,9 +411,9 @@ func allCounters(raw []byte) bool {
 func usageBeyondCounters(raw []byte, u Usage) []string {
 	var out []string
 	jsonscan.Members(raw, func(k, v []byte) error {
-		switch key := string(k); key {
-		case "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens":
-		case "cache_creation":
+		switch key := string(k); {
+		case usageCounter(key):
+		case key == "cache_creation":
 			var fiveMin, oneHour int64
 			jsonscan.Members(v, func(k, v []byte) error {
 				switch string(k) {

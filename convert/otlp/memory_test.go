@@ -1,11 +1,8 @@
 package otlp_test
 
 import (
-	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/otlp"
@@ -22,15 +19,10 @@ func peakExport(t testing.TB, path string) (uint64, int) {
 }
 
 func peakExportWith(t testing.TB, path string, opts otlp.Options) (uint64, int) {
-	runtime.GC()
-	var peak uint64
-	sample := func() {
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		peak = max(peak, m.HeapAlloc)
-	}
+	var h benchdata.HeapPeak
+	h.Reset()
 	b := &otlp.Batch{Send: func(td *tracepb.TracesData, _ int) error {
-		sample()
+		h.Sample()
 		j, err := otlp.MarshalJSON(td)
 		io.Discard.Write(j)
 		return err
@@ -42,8 +34,8 @@ func peakExportWith(t testing.TB, path string, opts otlp.Options) (uint64, int) 
 	if err := b.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	sample()
-	return peak, x.Stats.Spans
+	h.Sample()
+	return h.Peak, x.Stats.Spans
 }
 
 // TestExportHeapStaysConstant: exporting a session of 3 MB and one of
@@ -52,29 +44,17 @@ func peakExportWith(t testing.TB, path string, opts otlp.Options) (uint64, int) 
 // responses waiting for their calls, never the session. It measures
 // memory, not time.
 func TestExportHeapStaysConstant(t *testing.T) {
-	if testing.Short() {
-		t.Skip("exports 15 MB of generated sessions")
-	}
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	dir := t.TempDir()
+	logs := benchdata.StartHeapTest(t, "exports 15 MB of generated sessions", gen.Options{Timed: true, Streamed: true, Seed: 7})
 	var peaks [2]uint64
-	sizes := []int64{3 << 20, 12 << 20}
-	for i, size := range sizes {
-		p := filepath.Join(dir, fmt.Sprintf("%d.rlog", size))
-		benchdata.WriteSession(t, p, gen.Options{Bytes: size, Timed: true, Streamed: true, Seed: 7})
+	for i, p := range logs {
 		var spans int
 		peaks[i], spans = peakExport(t, p)
-		t.Logf("%d MB: %d spans, peak heap %.1f MB", size>>20, spans, float64(peaks[i])/(1<<20))
 		if spans < 1000 {
-			t.Fatalf("only %d spans from %d MB", spans, size>>20)
+			t.Fatalf("only %d spans from %d MB", spans, benchdata.HeapSizes[i]>>20)
 		}
+		t.Logf("%d MB: %d spans", benchdata.HeapSizes[i]>>20, spans)
 	}
-	// A quarter more plus 3 MB: holding the 9 MB more input in any form
-	// exceeds it.
-	if peaks[1] > peaks[0]+peaks[0]/4+3<<20 {
-		t.Errorf("peak heap %.1f MB for 3 MB, %.1f MB for 12 MB: it grows with the session",
-			float64(peaks[0])/(1<<20), float64(peaks[1])/(1<<20))
-	}
+	benchdata.CheckHeapStaysConstant(t, "export", peaks)
 }
 
 func BenchmarkExport(b *testing.B) {

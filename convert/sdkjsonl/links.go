@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -66,14 +67,15 @@ func Subagents(path string) ([]model.Link, error) {
 		return nil, err
 	}
 	base := strings.TrimSuffix(path, filepath.Ext(path))
-	files, _ := filepath.Glob(escapeGlob(base) + subMark + "*.jsonl")
+	files, _ := filepath.Glob(paths.GlobEscape(base) + subMark + "*.jsonl")
 	type sub struct {
 		model.Link
 		started string
 	}
 	var subs []sub
 	for _, f := range files {
-		id := strings.TrimSuffix(strings.TrimPrefix(f, base+subMark), ".jsonl")
+		// By name: the folder of what Glob found is path's cleaned.
+		id := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), filepath.Base(base)+subMark), ".jsonl")
 		if id == "" || strings.Contains(id, subMark) || strings.ContainsAny(id, `/\`) || f == path {
 			continue // a sub-agent's sub-agent
 		}
@@ -107,15 +109,10 @@ func ParentOf(path string) (model.Link, bool, error) {
 	}
 	base := filepath.Join(filepath.Dir(path), name)
 	for _, ext := range []string{".jsonl", ".json", ".rlog"} {
-		if fi, err := os.Stat(base + ext); err == nil && fi.Mode().IsRegular() {
+		if paths.IsFile(base + ext) {
 			typ, _ := subHeader(path)
 			return model.Link{Path: base + ext, CallID: id, AgentID: id, Type: typ}, true, nil
 		}
 	}
 	return model.Link{}, false, nil
-}
-
-// escapeGlob quotes the glob metacharacters of a literal path.
-func escapeGlob(p string) string {
-	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(p)
 }

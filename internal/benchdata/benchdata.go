@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,6 +112,19 @@ func Floor(src []byte) time.Duration {
 func ReportVsFloor(b *testing.B, floor time.Duration) {
 	per := b.Elapsed() / time.Duration(b.N)
 	b.ReportMetric(float64(per)/float64(floor), "x-floor")
+}
+
+// MeasureRead is a reader's benchmark: read reads in whole, again and
+// again, measured in MB/s of in and in x-floor against Floor(in).
+func MeasureRead(b *testing.B, in []byte, read func(io.Reader) error) {
+	floor := Floor(in)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if err := read(bytes.NewReader(in)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ReportVsFloor(b, floor)
 }
 
 // ParseSize reads a size as the benchmarks' flags and variables write it:

@@ -39,6 +39,13 @@ func Unquote(dst, lit []byte, invalid Invalid) (out []byte, ok bool) {
 		return unquoteKeep(dst, s)
 	}
 	// Invalid UTF-8 to replace: run by run.
+	return unquoteRuns(dst, s, invalid)
+}
+
+// unquoteRuns is Unquote of the string body s a run between escapes and
+// an escape at a time: the plain way, which unquoteKeep must agree with
+// (FuzzUnquoteMatchesRuns), and the way invalid UTF-8 is replaced.
+func unquoteRuns(dst, s []byte, invalid Invalid) (out []byte, ok bool) {
 	out = dst
 	for {
 		esc := bytes.IndexByte(s, '\\')

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
 func FuzzUnquoteMatchesEncodingJSON(f *testing.F) {
@@ -44,65 +42,14 @@ func TestKeepCopiesInvalidBytes(t *testing.T) {
 	}
 }
 
-// unquoteByRuns is Unquote as it was before runs were copied a word at a
-// time; the fast path must agree with it byte for byte.
+// unquoteByRuns is Unquote decoded the plain way, a run and an escape at
+// a time, with no fast path: the fast paths must agree with it byte for
+// byte.
 func unquoteByRuns(dst, lit []byte, invalid Invalid) ([]byte, bool) {
 	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
 		return dst, false
 	}
-	s := lit[1 : len(lit)-1]
-	out := dst
-	for {
-		esc := bytes.IndexByte(s, '\\')
-		run := s
-		if esc >= 0 {
-			run = s[:esc]
-		}
-		out = appendRun(out, run, invalid)
-		if esc < 0 {
-			return out, true
-		}
-		s = s[esc:]
-		if len(s) < 2 {
-			return dst, false
-		}
-		n := 2
-		switch c := s[1]; c {
-		case '"', '\\', '/':
-			out = append(out, c)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := hex4(s[2:])
-			if !ok {
-				return dst, false
-			}
-			n = 6
-			if utf16.IsSurrogate(r) {
-				r2, ok2 := rune(-1), false
-				if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
-					r2, ok2 = hex4(s[8:])
-				}
-				if pair := utf16.DecodeRune(r, r2); ok2 && pair != utf8.RuneError {
-					r, n = pair, 12
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			return dst, false
-		}
-		s = s[n:]
-	}
+	return unquoteRuns(dst, lit[1:len(lit)-1], invalid)
 }
 
 func FuzzUnquoteMatchesRuns(f *testing.F) {

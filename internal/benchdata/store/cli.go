@@ -152,36 +152,32 @@ func appendJSON(b []byte, v any) []byte {
 	case string:
 		return appendString(b, v)
 	case []string:
-		b = append(b, '[')
-		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, s)
-		}
-		return append(b, ']')
+		return appendList(b, '[', v, appendString, ']')
 	case []any:
-		b = append(b, '[')
-		for i, x := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, x)
-		}
-		return append(b, ']')
+		return appendList(b, '[', v, appendJSON, ']')
 	case obj:
-		b = append(b, '{')
-		for i, m := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, m.k)
-			b = append(b, ':')
-			b = appendJSON(b, m.v)
-		}
-		return append(b, '}')
+		return appendList(b, '{', v, appendMember, '}')
 	}
 	panic(fmt.Sprintf("appendJSON: %T", v))
+}
+
+// appendList appends the elements of list (an array's values, an
+// object's members) between open and end, separated by commas.
+func appendList[T any](b []byte, open byte, list []T, appendElem func([]byte, T) []byte, end byte) []byte {
+	b = append(b, open)
+	for i, x := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendElem(b, x)
+	}
+	return append(b, end)
+}
+
+func appendMember(b []byte, m kv) []byte {
+	b = appendString(b, m.k)
+	b = append(b, ':')
+	return appendJSON(b, m.v)
 }
 
 func appendString(b []byte, s string) []byte {

@@ -9,31 +9,18 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
 
-// Turn, Part and the functions on them are shared by every API's
-// stand-in (package standin).
-type (
-	Turn = standin.Turn
-	Part = standin.Part
-)
-
-// AppendTurn and DiffConversations: see package standin.
-var (
-	AppendTurn        = standin.AppendTurn
-	DiffConversations = standin.DiffConversations
-)
-
 // Conversation is the conversation a request carries: its messages without
 // the client's own context (messages in the system role, text blocks that
 // are system reminders, but for the task notification one may carry) and
 // without cache hints, each message's blocks reduced to Parts, consecutive
 // messages of one role joined.
-func Conversation(r *Request) []Turn {
-	var turns []Turn
+func Conversation(r *Request) []standin.Turn {
+	var turns []standin.Turn
 	for _, m := range r.Messages {
 		if m.Role == "system" {
 			continue
 		}
-		var parts []Part
+		var parts []standin.Part
 		for _, b := range m.Content {
 			if p, ok := part(b); ok {
 				parts = append(parts, p)
@@ -46,15 +33,15 @@ func Conversation(r *Request) []Turn {
 			turns[n-1].Parts = append(turns[n-1].Parts, parts...)
 			continue
 		}
-		turns = append(turns, Turn{Role: m.Role, Parts: parts})
+		turns = append(turns, standin.Turn{Role: m.Role, Parts: parts})
 	}
 	return turns
 }
 
 // AnswerTurn is a stand-in's answer as the assistant turn a client sends
 // back afterwards.
-func AnswerTurn(r Reply) Turn {
-	t := Turn{Role: "assistant"}
+func AnswerTurn(r Reply) standin.Turn {
+	t := standin.Turn{Role: "assistant"}
 	for _, b := range r.Content {
 		if p, ok := part(b); ok {
 			t.Parts = append(t.Parts, p)
@@ -71,8 +58,8 @@ const (
 	taskNotificationEnd = "</task-notification>"
 )
 
-func part(b Block) (Part, bool) {
-	p := Part{Type: b.Type}
+func part(b Block) (standin.Part, bool) {
+	p := standin.Part{Type: b.Type}
 	switch b.Type {
 	case "text":
 		p.Text = b.Text

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin/standintest"
 )
 
@@ -265,23 +266,23 @@ func TestConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Conversation(req)
-	want := []Turn{
-		{Role: "user", Parts: []Part{{Type: "text", Text: "look"}, {Type: "image", Media: "image/png 63c1dd951ffedf6f7fd968ad4efa39b8ed584f162f46e715114ee184f8de9201"}}},
-		{Role: "assistant", Parts: []Part{{Type: "thinking", Text: "hm", Signature: "s"}, {Type: "redacted_thinking", Data: "r"},
+	want := []standin.Turn{
+		{Role: "user", Parts: []standin.Part{{Type: "text", Text: "look"}, {Type: "image", Media: "image/png 63c1dd951ffedf6f7fd968ad4efa39b8ed584f162f46e715114ee184f8de9201"}}},
+		{Role: "assistant", Parts: []standin.Part{{Type: "thinking", Text: "hm", Signature: "s"}, {Type: "redacted_thinking", Data: "r"},
 			{Type: "tool_use", ID: "t1", Name: "Read", Input: `{"a":"é<","b":1}`}}},
-		{Role: "user", Parts: []Part{{Type: "tool_result", ID: "t1", IsError: true, Text: "no", Media: "image image/gif fc686c314491e1f68bf1899fc54b2327353c44dd1ab4ed56538ef623edd1e866"}, {Type: "text", Text: "<task-notification>\n<result>ok</result>\n</task-notification>"}, {Type: "text", Text: "go on"}}},
+		{Role: "user", Parts: []standin.Part{{Type: "tool_result", ID: "t1", IsError: true, Text: "no", Media: "image image/gif fc686c314491e1f68bf1899fc54b2327353c44dd1ab4ed56538ef623edd1e866"}, {Type: "text", Text: "<task-notification>\n<result>ok</result>\n</task-notification>"}, {Type: "text", Text: "go on"}}},
 	}
-	if d := DiffConversations(want, got); d != "" {
+	if d := standin.DiffConversations(want, got); d != "" {
 		t.Error(d)
 	}
-	if d := DiffConversations(want, AppendTurn(got[:1], got[1])); !strings.Contains(d, "missing") {
+	if d := standin.DiffConversations(want, standin.AppendTurn(got[:1], got[1])); !strings.Contains(d, "missing") {
 		t.Errorf("a shorter conversation: %q", d)
 	}
-	changed := AppendTurn(got[:2], Turn{Role: "user", Parts: []Part{{Type: "text", Text: "other"}}})
-	if d := DiffConversations(got, changed); !strings.Contains(d, "turn 3 (user), part 1") {
+	changed := standin.AppendTurn(got[:2], standin.Turn{Role: "user", Parts: []standin.Part{{Type: "text", Text: "other"}}})
+	if d := standin.DiffConversations(got, changed); !strings.Contains(d, "turn 3 (user), part 1") {
 		t.Errorf("a changed part: %q", d)
 	}
-	if merged := AppendTurn(got, Turn{Role: "user", Parts: []Part{{Type: "text", Text: "more"}}}); len(merged) != 3 || len(merged[2].Parts) != 4 || len(got[2].Parts) != 3 {
-		t.Errorf("AppendTurn did not join the user turn, or changed its input: %v", merged)
+	if merged := standin.AppendTurn(got, standin.Turn{Role: "user", Parts: []standin.Part{{Type: "text", Text: "more"}}}); len(merged) != 3 || len(merged[2].Parts) != 4 || len(got[2].Parts) != 3 {
+		t.Errorf("standin.AppendTurn did not join the user turn, or changed its input: %v", merged)
 	}
 }

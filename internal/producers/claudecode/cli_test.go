@@ -31,7 +31,7 @@ func TestScenariosWithTheRealCLI(t *testing.T) {
 	claude, ccusage := needCLI(t)
 	dir := t.TempDir()
 	recs := RecordAll(context.Background(), claude, ccusage, dir, 3, true)
-	harness.EachRecording(t, recs, (*Scenario).name, Version, func(t *testing.T, s *Scenario) {
+	driver.EachRecording(t, recs, func(t *testing.T, s *Scenario) {
 		for _, end := range s.Ends {
 			checkResume(t, claude, s, filepath.Join(dir, s.Name), end)
 		}
@@ -54,7 +54,7 @@ func checkResume(t *testing.T, claude string, s *Scenario, dir, end string) {
 			reply = r.Reply
 		}
 	}
-	want := anthropic.AppendTurn(anthropic.Conversation(req), anthropic.AnswerTurn(reply))
+	want := standin.AppendTurn(anthropic.Conversation(req), anthropic.AnswerTurn(reply))
 	transcript := filepath.Join(dir, ConfigDirName, "projects", ProjectDirName(s.Dir().Work()), sum.Session+".jsonl")
 	res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: transcript})
 	if err != nil {
@@ -72,7 +72,7 @@ func checkResume(t *testing.T, claude string, s *Scenario, dir, end string) {
 		// refused call's result and the interruption.
 		got = got[:len(want)]
 	}
-	if d := anthropic.DiffConversations(want, got); d != "" {
+	if d := standin.DiffConversations(want, got); d != "" {
 		t.Errorf("resuming session %s (ended by rule %s) gives another conversation: %s", sum.Session, end, d)
 	}
 }
@@ -111,7 +111,7 @@ func TestResumeAnyTranscript(t *testing.T) {
 	if err := os.WriteFile(moved, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var convs [][]anthropic.Turn
+	var convs [][]standin.Turn
 	for _, p := range []string{original, moved} {
 		res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: p, Prompt: "Anything else?"})
 		if err != nil {
@@ -122,7 +122,7 @@ func TestResumeAnyTranscript(t *testing.T) {
 		}
 		convs = append(convs, res.Conversation)
 	}
-	if d := anthropic.DiffConversations(convs[0], convs[1]); d != "" {
+	if d := standin.DiffConversations(convs[0], convs[1]); d != "" {
 		t.Errorf("the moved transcript resumes otherwise: %s", d)
 	}
 	if n := len(convs[0]); n != 9 {

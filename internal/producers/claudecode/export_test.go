@@ -15,7 +15,6 @@ import (
 	"github.com/rlog-ls/rlog-ls/companion"
 	"github.com/rlog-ls/rlog-ls/convert"
 	"github.com/rlog-ls/rlog-ls/convert/model"
-	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 	"github.com/rlog-ls/rlog-ls/internal/producers/standin"
 )
@@ -122,7 +121,7 @@ func TestExportsResume(t *testing.T) {
 // failed or a conversation that does not end with the prompt fails t
 // (reports says what the conversions reported), a warning about the
 // records' links is an error.
-func resumeExport(t *testing.T, claude, export, reports string) (got, resumed []anthropic.Turn) {
+func resumeExport(t *testing.T, claude, export, reports string) (got, resumed []standin.Turn) {
 	t.Helper()
 	res, err := Resume(context.Background(), claude, ResumeRequest{Transcript: export})
 	if err != nil {
@@ -229,10 +228,10 @@ func TestExportsResumeThroughEveryFormat(t *testing.T) {
 
 // allMissingParts are want's parts missing from the conversation: each
 // looked for in order after the last one found (as matches compares).
-func allMissingParts(want []wantPart, got []anthropic.Turn) []wantPart {
+func allMissingParts(want []wantPart, got []standin.Turn) []wantPart {
 	type part struct {
 		role string
-		anthropic.Part
+		standin.Part
 	}
 	var parts []part
 	for _, turn := range got {
@@ -316,7 +315,7 @@ func convertFile(t *testing.T, path string, from, to convert.Format, out string)
 // not its text when the source's is blocks).
 type wantPart struct {
 	Role string
-	anthropic.Part
+	standin.Part
 }
 
 func (w wantPart) String() string {
@@ -356,27 +355,27 @@ func resumable(t *testing.T, path string, from convert.Format) (want []wantPart,
 			// Of the harness's messages, a task notification is one the
 			// model is sent again.
 			if (!e.Meta || strings.HasPrefix(e.Text, "<task-notification>")) && strings.TrimSpace(e.Text) != "" {
-				want = append(want, wantPart{"user", anthropic.Part{Type: "text", Text: strings.TrimSpace(e.Text)}})
+				want = append(want, wantPart{"user", standin.Part{Type: "text", Text: strings.TrimSpace(e.Text)}})
 			}
 		case model.KindAgent:
 			if strings.TrimSpace(e.Text) != "" {
-				want = append(want, wantPart{"assistant", anthropic.Part{Type: "text", Text: strings.TrimSpace(e.Text)}})
+				want = append(want, wantPart{"assistant", standin.Part{Type: "text", Text: strings.TrimSpace(e.Text)}})
 			}
 		case model.KindThinking:
-			want = append(want, wantPart{"assistant", anthropic.Part{Type: "thinking", Text: e.Text}})
+			want = append(want, wantPart{"assistant", standin.Part{Type: "thinking", Text: e.Text}})
 		case model.KindToolCall:
 			in := "{}"
 			if len(e.Call.Input) > 0 {
 				in = canonicalJSON(t, e.Call.Input)
 			}
-			want = append(want, wantPart{"assistant", anthropic.Part{Type: "tool_use", ID: e.Call.ID, Name: e.Call.Name, Input: in}})
+			want = append(want, wantPart{"assistant", standin.Part{Type: "tool_use", ID: e.Call.ID, Name: e.Call.Name, Input: in}})
 			calls[e.Call.ID] = true
 		case model.KindToolResult:
 			if !calls[e.Result.CallID] {
 				orphans++
 				continue
 			}
-			p := anthropic.Part{Type: "tool_result", ID: e.Result.CallID, IsError: e.Result.IsError}
+			p := standin.Part{Type: "tool_result", ID: e.Result.CallID, IsError: e.Result.IsError}
 			if len(e.Result.ContentRaw) == 0 {
 				p.Text = e.Result.Content
 			}
@@ -401,14 +400,14 @@ func canonicalJSON(t *testing.T, raw []byte) string {
 // tool call's id may have a suffix (an id used twice in the source is
 // written as id-2); its name may be Claude Code's newer one (Task is
 // Agent).
-func missingParts(want []wantPart, got []anthropic.Turn) string {
+func missingParts(want []wantPart, got []standin.Turn) string {
 	if missing := allMissingParts(want, got); len(missing) > 0 {
 		return missing[0].String()
 	}
 	return ""
 }
 
-func matches(w wantPart, role string, p anthropic.Part) bool {
+func matches(w wantPart, role string, p standin.Part) bool {
 	if role != w.Role || p.Type != w.Type {
 		return false
 	}
@@ -438,7 +437,7 @@ func sameJSON(a, b string) bool {
 }
 
 // describe is a conversation one part a line, for a failure's message.
-func describe(turns []anthropic.Turn) string {
+func describe(turns []standin.Turn) string {
 	var b strings.Builder
 	for _, turn := range turns {
 		for _, p := range turn.Parts {

@@ -17,20 +17,22 @@ const FixturesDir = "testdata/agents/claude-code"
 // wrong with it.
 type Recording = harness.Recording[*Scenario, Results]
 
+// driver is this driver as the harness sees it.
+var driver = &harness.Driver[*Scenario, StepResult]{
+	Command: "claude", Version: Version, Scenarios: Scenarios, Heading: (*Scenario).heading,
+	Written: ConfigDirName, Take: TakeInventory, Vocabulary: vocabulary, Check: Check,
+}
+
+func (s *Scenario) heading() (name, about string) { return s.Name, s.About }
+
 // RecordAll records every scenario into dir/NAME (dir must not hold them
 // yet), running at most parallel at once, and checks each recording. With
 // bodies, each request's whole body is kept in NAME/bodies/SEQ.json.
 func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, bodies bool) []Recording {
-	return harness.RecordAll(Scenarios, (*Scenario).name, dir, parallel, func(s *Scenario, out string) (*Results, error) {
+	return driver.RecordAll(dir, parallel, func(s *Scenario, out string) (*Results, error) {
 		return Record(ctx, s, binary, ccusage, out, bodies)
-	}, Check)
+	})
 }
-
-func (s *Scenario) name() string                  { return s.Name }
-func (s *Scenario) heading() (name, about string) { return s.Name, s.About }
-
-// ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
 
 // Readme is the README.md of a version's recordings in dir, made from the
 // scenarios and what was recorded, so that it is always what the folder
@@ -56,7 +58,7 @@ func Readme(dir, version string) ([]byte, error) {
 	p("- `%s`: every request the stand-in received, in brief (which rule answered, the last message, the answer);\n", harness.RequestsName)
 	p("- `%s`: ccusage %s's `claude session --json --offline -z UTC` on `%s/`.\n\n", harness.CCUsageName, harness.CCUsageVersion, ConfigDirName)
 	p("## Scenarios\n\n")
-	total, err := harness.WriteScenarios(&b, dir, Scenarios, (*Scenario).heading, ConfigDirName, TakeInventory,
+	total, err := driver.WriteScenarios(&b, dir,
 		[]string{RecordType, AttachmentType, SystemSubtype}, func(s *Scenario, _ string, res *Results, inv *harness.Inventory) error {
 			for i, r := range res.Steps {
 				stdin := ""
@@ -80,18 +82,12 @@ func Readme(dir, version string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// inventoryOf is the inventory of every scenario's transcripts in a
-// version's folder.
-func inventoryOf(dir string) (*harness.Inventory, error) {
-	return harness.InventoryOf(dir, Scenarios, (*Scenario).name, ConfigDirName, TakeInventory)
-}
-
 // DriftReport compares the recordings of another version (in fresh) with
 // the pinned fixtures (in pinned): the record types, attachment types,
 // system subtypes and fields it wrote that the fixtures never show, and
 // those it no longer wrote.
 func DriftReport(pinned, fresh string) (string, error) {
-	return harness.DriftBetween(pinned, fresh, inventoryOf, vocabulary.Known)
+	return driver.DriftReport(pinned, fresh)
 }
 
 // Accounting is what Claude Code itself says a session used: the token
@@ -106,7 +102,7 @@ type Accounting struct {
 // accounting of each session it ran: the last run's (the CLI carries a
 // session's totals over from run to run, a compaction's call included).
 func ReadAccounting(dir string) (map[string]Accounting, error) {
-	res, err := ReadResults(dir)
+	res, err := harness.ReadResults[StepResult](dir)
 	if err != nil {
 		return nil, err
 	}

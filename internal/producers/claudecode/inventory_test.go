@@ -1,24 +1,24 @@
 package claudecode
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
+// writeTree writes files (a path relative to the folder, and its text)
+// into a new temporary folder.
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
+	data := make(map[string][]byte, len(files))
 	for name, text := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		data[name] = []byte(text)
+	}
+	if err := harness.WriteFiles(dir, data); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }

@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"crypto/sha256"
 	"fmt"
 
 	"github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
@@ -54,8 +53,5 @@ func (s *Scenario) Dir() harness.Folder { return harness.FolderOf("claude", s.Na
 // so that re-recording gives the same file names: a UUID made from the
 // scenario's name and the step.
 func (s *Scenario) sessionID(i int) string {
-	h := sha256.Sum256([]byte(fmt.Sprintf("rlog-ls/producers/claude/%s/%d", s.Name, i)))
-	h[6] = h[6]&0x0f | 0x40 // version 4 layout
-	h[8] = h[8]&0x3f | 0x80 // variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+	return harness.FixedUUID(fmt.Sprintf("rlog-ls/producers/claude/%s/%d", s.Name, i))
 }

@@ -10,7 +10,6 @@ import (
 	"image/png"
 
 	a "github.com/rlog-ls/rlog-ls/internal/producers/anthropic"
-	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
 
 // Scenarios are the scripted sessions the fixtures are recorded from, the
@@ -304,4 +303,4 @@ func pngImage(c color.RGBA) []byte {
 }
 
 // ScenarioNamed is the scenario called name, or nil.
-func ScenarioNamed(name string) *Scenario { return harness.Named(Scenarios, (*Scenario).name, name) }
+func ScenarioNamed(name string) *Scenario { return driver.Named(name) }

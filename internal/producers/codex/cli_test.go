@@ -29,7 +29,7 @@ func TestScenariosWithTheRealCLI(t *testing.T) {
 	codex, ccusage := needCLI(t)
 	dir := t.TempDir()
 	recs := RecordAll(context.Background(), codex, ccusage, dir, 4, true)
-	harness.EachRecording(t, recs, (*Scenario).name, Version, func(t *testing.T, s *Scenario) {
+	driver.EachRecording(t, recs, func(t *testing.T, s *Scenario) {
 		if s.Ends != "" {
 			checkResume(t, codex, s, filepath.Join(dir, s.Name))
 		}

@@ -17,20 +17,22 @@ const FixturesDir = "testdata/agents/codex"
 // wrong with it.
 type Recording = harness.Recording[*Scenario, Results]
 
+// driver is this driver as the harness sees it.
+var driver = &harness.Driver[*Scenario, StepResult]{
+	Command: "codex", Version: Version, Scenarios: Scenarios, Heading: (*Scenario).heading,
+	Written: CodexHomeName, Take: TakeInventory, Vocabulary: vocabulary, Check: Check,
+}
+
+func (s *Scenario) heading() (name, about string) { return s.Name, s.About }
+
 // RecordAll records every scenario into dir/NAME (dir must not hold them
 // yet), running at most parallel at once, and checks each recording. With
 // bodies, each request's whole body and headers are kept in NAME/bodies/.
 func RecordAll(ctx context.Context, binary, ccusage, dir string, parallel int, bodies bool) []Recording {
-	return harness.RecordAll(Scenarios, (*Scenario).name, dir, parallel, func(s *Scenario, out string) (*Results, error) {
+	return driver.RecordAll(dir, parallel, func(s *Scenario, out string) (*Results, error) {
 		return Record(ctx, s, binary, ccusage, out, bodies)
-	}, Check)
+	})
 }
-
-func (s *Scenario) name() string                  { return s.Name }
-func (s *Scenario) heading() (name, about string) { return s.Name, s.About }
-
-// ReadResults reads a recorded scenario's results.json.
-func ReadResults(dir string) (*Results, error) { return harness.ReadResults[StepResult](dir) }
 
 // ReadTokens reads a recorded scenario's tokens.json.
 func ReadTokens(dir string) (*Tokens, error) {
@@ -65,7 +67,7 @@ func Readme(dir, version string) ([]byte, error) {
 	p("  (the main thread's running total);\n")
 	p("- `%s`: ccusage %s's `codex session --json --offline -z UTC` on `%s/` (it skips sub-agents' rollouts).\n\n", harness.CCUsageName, harness.CCUsageVersion, CodexHomeName)
 	p("## Scenarios\n\n")
-	total, err := harness.WriteScenarios(&b, dir, Scenarios, (*Scenario).heading, CodexHomeName, TakeInventory,
+	total, err := driver.WriteScenarios(&b, dir,
 		[]string{LineType, ResponseItemType, EventType, ItemType}, func(s *Scenario, sdir string, res *Results, inv *harness.Inventory) error {
 			tokens, err := ReadTokens(sdir)
 			if err != nil {
@@ -99,16 +101,10 @@ func Readme(dir, version string) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// inventoryOf is the inventory of every scenario's rollouts in a
-// version's folder.
-func inventoryOf(dir string) (*harness.Inventory, error) {
-	return harness.InventoryOf(dir, Scenarios, (*Scenario).name, CodexHomeName, TakeInventory)
-}
-
 // DriftReport compares the recordings of another version (in fresh) with
 // the pinned fixtures (in pinned): the names and fields it wrote that the
 // fixtures never show, those it no longer wrote, and the names the records
 // package does not know.
 func DriftReport(pinned, fresh string) (string, error) {
-	return harness.DriftBetween(pinned, fresh, inventoryOf, vocabulary.Known)
+	return driver.DriftReport(pinned, fresh)
 }

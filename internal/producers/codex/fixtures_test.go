@@ -28,17 +28,16 @@ var pinnedFixtures = filepath.Join("..", "..", "..", FixturesDir, Version)
 // tokens.json what the rollouts and runs say, and ccusage's figures: one
 // row per main rollout (it skips sub-agents') with the rollout's total.
 func TestFixturesAreComplete(t *testing.T) {
-	harness.EachFixture(t, pinnedFixtures, Scenarios, (*Scenario).name, Version, "go run ./internal/producers/cmd/record codex", Check,
-		func(t *testing.T, s *Scenario, dir string, res *Results) {
-			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
-				if r.Rule == "" || r.Agent == "" {
-					t.Errorf("%s: request %d has no rule or agent", harness.RequestsName, r.Seq)
-				}
+	driver.EachFixture(t, pinnedFixtures, func(t *testing.T, s *Scenario, dir string, res *Results) {
+		for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
+			if r.Rule == "" || r.Agent == "" {
+				t.Errorf("%s: request %d has no rule or agent", harness.RequestsName, r.Seq)
 			}
-			counted := harness.CheckRecount(t, TokensName, func() (*Tokens, error) { return ReadTokens(dir) },
-				func() (*Tokens, error) { return CountTokens(filepath.Join(dir, CodexHomeName), res.Steps) })
-			checkCCUsage(t, dir, counted)
-		})
+		}
+		counted := harness.CheckRecount(t, TokensName, func() (*Tokens, error) { return ReadTokens(dir) },
+			func() (*Tokens, error) { return CountTokens(filepath.Join(dir, CodexHomeName), res.Steps) })
+		checkCCUsage(t, dir, counted)
+	})
 }
 
 // checkCCUsage: ccusage counts each main thread's rollout with its total
@@ -70,15 +69,14 @@ func checkCCUsage(t *testing.T, dir string, tokens *Tokens) {
 // convert/codex/records appears in the fixtures (and Check holds every
 // name in the fixtures to be listed there).
 func TestRecordsPackageIsExact(t *testing.T) {
-	harness.CheckVocabulary(t, vocabulary, inventoryOf, pinnedFixtures)
+	driver.CheckVocabulary(t, pinnedFixtures)
 	if records.Version != Version {
 		t.Errorf("records.Version %s, the pinned version %s", records.Version, Version)
 	}
 }
 
 func TestReadmeIsTheRecording(t *testing.T) {
-	harness.CheckReadme(t, pinnedFixtures, func(dir string) ([]byte, error) { return Readme(dir, Version) },
-		"go run ./internal/producers/cmd/record codex -readme")
+	driver.CheckReadme(t, pinnedFixtures, Readme)
 }
 
 // TestInventoryReportsAnUnknownName: a line, payload or item type the

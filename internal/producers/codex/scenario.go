@@ -57,4 +57,4 @@ func (s *Scenario) stepArgs(i int, thread string) []string {
 }
 
 // ScenarioNamed is the scenario called name, or nil.
-func ScenarioNamed(name string) *Scenario { return harness.Named(Scenarios, (*Scenario).name, name) }
+func ScenarioNamed(name string) *Scenario { return driver.Named(name) }

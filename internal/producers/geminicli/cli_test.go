@@ -24,5 +24,5 @@ func needCLI(t *testing.T) (Bundles, string) {
 func TestScenariosWithTheRealCLI(t *testing.T) {
 	bundles, ccusage := needCLI(t)
 	recs := RecordAll(context.Background(), bundles, ccusage, t.TempDir(), 4, false)
-	harness.EachRecording(t, recs, (*Scenario).name, Version, nil)
+	driver.EachRecording(t, recs, nil)
 }

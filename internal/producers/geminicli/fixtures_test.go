@@ -29,17 +29,16 @@ var pinnedFixtures = filepath.Join("..", "..", "..", FixturesDir, Version)
 // CLI's stats by role), tokens.json what the files and runs say, and
 // ccusage's figures.
 func TestFixturesAreComplete(t *testing.T) {
-	harness.EachFixture(t, pinnedFixtures, Scenarios, (*Scenario).name, Version, "go run ./internal/producers/cmd/record gemini", Check,
-		func(t *testing.T, s *Scenario, dir string, res *Results) {
-			for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
-				if r.Rule == "" || r.Model == "" {
-					t.Errorf("%s: request %d has no rule or model", harness.RequestsName, r.Seq)
-				}
+	driver.EachFixture(t, pinnedFixtures, func(t *testing.T, s *Scenario, dir string, res *Results) {
+		for _, r := range harness.ReadLines[RequestSummary](t, filepath.Join(dir, harness.RequestsName)) {
+			if r.Rule == "" || r.Model == "" {
+				t.Errorf("%s: request %d has no rule or model", harness.RequestsName, r.Seq)
 			}
-			counted := harness.CheckRecount(t, TokensName, func() (*Accounting, error) { return ReadAccounting(dir) },
-				func() (*Accounting, error) { return Count(filepath.Join(dir, GeminiDirName), res.Steps) })
-			checkCCUsage(t, dir, counted)
-		})
+		}
+		counted := harness.CheckRecount(t, TokensName, func() (*Accounting, error) { return ReadAccounting(dir) },
+			func() (*Accounting, error) { return Count(filepath.Join(dir, GeminiDirName), res.Steps) })
+		checkCCUsage(t, dir, counted)
+	})
 }
 
 // checkCCUsage: ccusage has one row per session, each file of it counted
@@ -98,15 +97,14 @@ func fileTokens(t *testing.T, path string) MessageTokens {
 // convert/gemini/records appears in the fixtures (and Check holds every
 // name in the fixtures to be listed there).
 func TestRecordsPackageIsExact(t *testing.T) {
-	harness.CheckVocabulary(t, vocabulary, inventoryOf, pinnedFixtures)
+	driver.CheckVocabulary(t, pinnedFixtures)
 	if records.Version != Version || records.LegacyVersion != LegacyVersion {
 		t.Errorf("records.Version %s and LegacyVersion %s, the pinned %s and %s", records.Version, records.LegacyVersion, Version, LegacyVersion)
 	}
 }
 
 func TestReadmeIsTheRecording(t *testing.T) {
-	harness.CheckReadme(t, pinnedFixtures, func(dir string) ([]byte, error) { return Readme(dir, Version) },
-		"go run ./internal/producers/cmd/record gemini -readme")
+	driver.CheckReadme(t, pinnedFixtures, Readme)
 }
 
 // TestSessionFilesBothForms reads a JSONL session and a single-JSON one:

@@ -1,9 +1,6 @@
 package geminicli
 
 import (
-	"crypto/sha256"
-	"fmt"
-
 	"github.com/rlog-ls/rlog-ls/internal/producers/gemini"
 	"github.com/rlog-ls/rlog-ls/internal/producers/harness"
 )
@@ -56,10 +53,7 @@ const ProjectName = "work"
 // re-recording gives the same file names but for their minute: a UUID
 // made from the scenario's name.
 func (s *Scenario) SessionID() string {
-	h := sha256.Sum256([]byte("rlog-ls/producers/gemini/" + s.Name))
-	h[6] = h[6]&0x0f | 0x40 // version 4 layout
-	h[8] = h[8]&0x3f | 0x80 // variant
-	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+	return harness.FixedUUID("rlog-ls/producers/gemini/" + s.Name)
 }
 
 // stepArgs are the CLI's arguments for step i (after the bundle's path).
@@ -87,4 +81,4 @@ func (s *Scenario) stepArgs(i int) []string {
 }
 
 // ScenarioNamed is the scenario called name, or nil.
-func ScenarioNamed(name string) *Scenario { return harness.Named(Scenarios, (*Scenario).name, name) }
+func ScenarioNamed(name string) *Scenario { return driver.Named(name) }

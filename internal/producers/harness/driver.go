@@ -27,14 +27,41 @@ func MakeDirs(dirs ...string) error {
 	return nil
 }
 
-// Named is the scenario of list that nameOf calls name, nil when none is.
-func Named[S any](list []*S, nameOf func(*S) string, name string) *S {
-	for _, s := range list {
-		if nameOf(s) == name {
+// A Driver is an agent's driver as the harness sees it: what every
+// driver has, in its own types (S its scenarios, Step a run's result), so
+// that recording, checking, the fixtures' README and drift are written
+// once, here.
+type Driver[S, Step any] struct {
+	Command    string // the agent's name for cmd/record: go run ./internal/producers/cmd/record COMMAND
+	Version    string // the pinned version of the CLI
+	Scenarios  []S
+	Heading    func(S) (name, about string)         // a scenario's name (its folder) and what it shows
+	Written    string                               // the folder of a recording holding what the CLI wrote
+	Take       func(dir string) (*Inventory, error) // the inventory of what the CLI wrote, in dir
+	Vocabulary Vocabulary                           // the names the agent's records package knows
+	// Check says what is wrong with a scenario's recording in dir.
+	Check func(s S, res *Results[Step], dir string) []string
+}
+
+func (d *Driver[S, Step]) name(s S) string {
+	name, _ := d.Heading(s)
+	return name
+}
+
+// Named is the scenario called name, the zero S (nil) when none is.
+func (d *Driver[S, Step]) Named(name string) S {
+	for _, s := range d.Scenarios {
+		if d.name(s) == name {
 			return s
 		}
 	}
-	return nil
+	var none S
+	return none
+}
+
+// again is how to record the fixtures again.
+func (d *Driver[S, Step]) again() string {
+	return "go run ./internal/producers/cmd/record " + d.Command
 }
 
 // A Recording is one scenario recorded: its results (R, the driver's) and
@@ -48,17 +75,17 @@ type Recording[S, R any] struct {
 
 // RecordAll records every scenario into dir/NAME with record (dir must
 // not hold them yet), running at most parallel at once, and checks each
-// recording with check.
-func RecordAll[S, R any](scenarios []S, name func(S) string, dir string, parallel int,
-	record func(s S, out string) (*R, error), check func(s S, res *R, out string) []string) []Recording[S, R] {
-	recs := make([]Recording[S, R], len(scenarios))
-	RunParallel(parallel, len(scenarios), func(i int) {
-		s := scenarios[i]
-		out := filepath.Join(dir, name(s))
+// recording.
+func (d *Driver[S, Step]) RecordAll(dir string, parallel int,
+	record func(s S, out string) (*Results[Step], error)) []Recording[S, Results[Step]] {
+	recs := make([]Recording[S, Results[Step]], len(d.Scenarios))
+	RunParallel(parallel, len(d.Scenarios), func(i int) {
+		s := d.Scenarios[i]
+		out := filepath.Join(dir, d.name(s))
 		res, err := record(s, out)
-		recs[i] = Recording[S, R]{Scenario: s, Results: res, Err: err}
+		recs[i] = Recording[S, Results[Step]]{Scenario: s, Results: res, Err: err}
 		if err == nil {
-			recs[i].Problems = check(s, res, out)
+			recs[i].Problems = d.Check(s, res, out)
 		}
 	})
 	return recs
@@ -261,11 +288,12 @@ func ReadLines[T any](t testing.TB, path string) []T {
 	return out
 }
 
-// CheckReadme fails t when dir's README.md is not what readme makes of
-// dir, saying how to write it again.
-func CheckReadme(t testing.TB, dir string, readme func(dir string) ([]byte, error), again string) {
+// CheckReadme fails t when the README.md of the pinned version's
+// recordings (in dir) is not what readme makes of them, saying how to
+// write it again.
+func (d *Driver[S, Step]) CheckReadme(t testing.TB, dir string, readme func(dir, version string) ([]byte, error)) {
 	t.Helper()
-	want, err := readme(dir)
+	want, err := readme(dir, d.Version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,25 +302,24 @@ func CheckReadme(t testing.TB, dir string, readme func(dir string) ([]byte, erro
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("README.md is not what the recordings make: write it again (%s)", again)
+		t.Errorf("README.md is not what the recordings make: write it again (%s -readme)", d.again())
 	}
 }
 
 // EachRecording runs a subtest for each recording a gated test made: the
 // run's error or the check's problems fail it, a CLI of another version
-// than want too; then more, if given, when it passed. The subtests run in
-// parallel (more may start sandboxes of its own).
-func EachRecording[S, Step any](t *testing.T, recs []Recording[S, Results[Step]], name func(S) string, want string,
-	more func(t *testing.T, s S)) {
+// than the pinned one too; then more, if given, when it passed. The
+// subtests run in parallel (more may start sandboxes of its own).
+func (d *Driver[S, Step]) EachRecording(t *testing.T, recs []Recording[S, Results[Step]], more func(t *testing.T, s S)) {
 	t.Helper()
 	for _, r := range recs {
-		t.Run(name(r.Scenario), func(t *testing.T) {
+		t.Run(d.name(r.Scenario), func(t *testing.T) {
 			t.Parallel()
 			if r.Err != nil {
 				t.Fatal(r.Err)
 			}
-			if v := r.Results.Version; v != want {
-				t.Errorf("ran version %s, not the pinned %s", v, want)
+			if v := r.Results.Version; v != d.Version {
+				t.Errorf("ran version %s, not the pinned %s", v, d.Version)
 			}
 			for _, p := range r.Problems {
 				t.Error(p)
@@ -305,28 +332,28 @@ func EachRecording[S, Step any](t *testing.T, recs []Recording[S, Results[Step]]
 }
 
 // EachFixture runs a subtest for each scenario's committed recording in
-// pinned/NAME: its results must be there (else how to record again:
+// pinned/NAME: its results must be there (else it says how to record
 // again), written as WriteResults writes them, of that scenario and the
-// pinned version, and check must find nothing wrong; then more checks
+// pinned version, and Check must find nothing wrong; then more checks
 // what is the driver's own.
-func EachFixture[S, Step any](t *testing.T, pinned string, scenarios []S, name func(S) string, version, again string,
-	check func(S, *Results[Step], string) []string, more func(t *testing.T, s S, dir string, res *Results[Step])) {
+func (d *Driver[S, Step]) EachFixture(t *testing.T, pinned string, more func(t *testing.T, s S, dir string, res *Results[Step])) {
 	t.Helper()
-	for _, s := range scenarios {
-		t.Run(name(s), func(t *testing.T) {
-			dir := filepath.Join(pinned, name(s))
+	for _, s := range d.Scenarios {
+		name := d.name(s)
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(pinned, name)
 			res, err := ReadResults[Step](dir)
 			if err != nil {
-				t.Fatalf("%v (record again: %s)", err, again)
+				t.Fatalf("%v (record again: %s)", err, d.again())
 			}
-			if res.Scenario != name(s) || res.Version != version {
+			if res.Scenario != name || res.Version != d.Version {
 				t.Errorf("%s is of scenario %q, version %q", ResultsName, res.Scenario, res.Version)
 			}
 			data, _ := os.ReadFile(filepath.Join(dir, ResultsName))
 			if again, err := json.MarshalIndent(res, "", "  "); err != nil || !bytes.Equal(data, append(again, '\n')) {
 				t.Errorf("%s is not what the results it holds write (%v)", ResultsName, err)
 			}
-			for _, p := range check(s, res, dir) {
+			for _, p := range d.Check(s, res, dir) {
 				t.Error(p)
 			}
 			more(t, s, dir, res)
@@ -334,16 +361,16 @@ func EachFixture[S, Step any](t *testing.T, pinned string, scenarios []S, name f
 	}
 }
 
-// CheckVocabulary fails t where a records package's vocabulary and the
-// inventory of the pinned fixtures (inventoryOf pinned) disagree (see
+// CheckVocabulary fails t where the records package's vocabulary and the
+// inventory of the pinned fixtures (in pinned) disagree (see
 // Vocabulary.Mismatches).
-func CheckVocabulary(t testing.TB, v Vocabulary, inventoryOf func(dir string) (*Inventory, error), pinned string) {
+func (d *Driver[S, Step]) CheckVocabulary(t testing.TB, pinned string) {
 	t.Helper()
-	inv, err := inventoryOf(pinned)
+	inv, err := d.InventoryOf(pinned)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range v.Mismatches(inv) {
+	for _, p := range d.Vocabulary.Mismatches(inv) {
 		t.Error(p)
 	}
 }
@@ -433,20 +460,19 @@ func (f Folder) Tmp() string  { return f.Join("tmp") }
 // WriteScenarios writes the scenarios part of a version's fixtures README
 // (dir: the version's folder) into b: for each scenario a heading, its
 // about text, then what section writes of its recording (its results,
-// and the inventory take makes of the folder written holding what the
-// CLI wrote). It returns the inventory over all scenarios, of categories.
-func WriteScenarios[S, Step any](b *bytes.Buffer, dir string, scenarios []S, heading func(S) (name, about string),
-	written string, take func(dir string) (*Inventory, error), categories []string,
+// and the inventory of what the CLI wrote). It returns the inventory over
+// all scenarios, of categories.
+func (d *Driver[S, Step]) WriteScenarios(b *bytes.Buffer, dir string, categories []string,
 	section func(s S, sdir string, res *Results[Step], inv *Inventory) error) (*Inventory, error) {
 	total := NewInventory(categories...)
-	for _, s := range scenarios {
-		name, about := heading(s)
+	for _, s := range d.Scenarios {
+		name, about := d.Heading(s)
 		sdir := filepath.Join(dir, name)
 		res, err := ReadResults[Step](sdir)
 		if err != nil {
 			return nil, err
 		}
-		inv, err := take(filepath.Join(sdir, written))
+		inv, err := d.Take(filepath.Join(sdir, d.Written))
 		if err != nil {
 			return nil, err
 		}

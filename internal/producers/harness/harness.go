@@ -9,6 +9,7 @@ package harness
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,16 @@ import (
 // RequireEnv=1 (set by .ci/run) makes a missing CLI a failure of the gated
 // tests instead of a skip.
 const RequireEnv = "RLOG_REQUIRE_PRODUCERS"
+
+// FixedUUID is a UUID (of version 4's layout) made from seed, the same on
+// every run: the id a driver gives a CLI's session, so that recording
+// again gives the same file names.
+func FixedUUID(seed string) string {
+	h := sha256.Sum256([]byte(seed))
+	h[6] = h[6]&0x0f | 0x40 // version 4 layout
+	h[8] = h[8]&0x3f | 0x80 // variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
 
 // WriteFiles lays out files (relative paths) under dir.
 func WriteFiles(dir string, files map[string][]byte) error {

@@ -154,13 +154,11 @@ func DriftReport(pinned, fresh *Inventory, known func(category, name string) boo
 }
 
 // InventoryOf is the inventory of every scenario's recording in a
-// version's folder: take reads the one in dir/NAME/sub (what the CLI
-// wrote, copied beside the recording's other files).
-func InventoryOf[S any](dir string, scenarios []S, name func(S) string, sub string,
-	take func(dir string) (*Inventory, error)) (*Inventory, error) {
+// version's folder: of what the CLI wrote, in dir/NAME/Written.
+func (d *Driver[S, Step]) InventoryOf(dir string) (*Inventory, error) {
 	total := NewInventory()
-	for _, s := range scenarios {
-		inv, err := take(filepath.Join(dir, name(s), sub))
+	for _, s := range d.Scenarios {
+		inv, err := d.Take(filepath.Join(dir, d.name(s), d.Written))
 		if err != nil {
 			return nil, err
 		}
@@ -169,19 +167,20 @@ func InventoryOf[S any](dir string, scenarios []S, name func(S) string, sub stri
 	return total, nil
 }
 
-// DriftBetween compares the recordings of another version (in fresh) with
-// the pinned fixtures (in pinned), each read by inventoryOf: see
-// DriftReport.
-func DriftBetween(pinned, fresh string, inventoryOf func(dir string) (*Inventory, error), known func(category, name string) bool) (string, error) {
-	base, err := inventoryOf(pinned)
+// DriftReport compares the recordings of another version (in fresh) with
+// the pinned fixtures (in pinned): what it wrote that the fixtures never
+// show, what it no longer wrote, and the names the records package does
+// not know (see the function DriftReport).
+func (d *Driver[S, Step]) DriftReport(pinned, fresh string) (string, error) {
+	base, err := d.InventoryOf(pinned)
 	if err != nil {
 		return "", fmt.Errorf("the pinned fixtures: %w", err)
 	}
-	now, err := inventoryOf(fresh)
+	now, err := d.InventoryOf(fresh)
 	if err != nil {
 		return "", err
 	}
-	return DriftReport(base, now, known), nil
+	return DriftReport(base, now, d.Vocabulary.Known), nil
 }
 
 // A Table is one category of an inventory as a README shows it.
