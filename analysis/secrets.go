@@ -123,8 +123,8 @@ scan:
 			}
 			if c := line[p]; secretClass[c]&clsSep != 0 {
 				if (c != '=' && c != ':' || !mayBeKeyEnd(line, p)) && (c != ':' || !urlAt(line, p)) &&
-					(secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p)) {
-					continue // no value follows, no credential key ends before, no URL
+					(secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p) || secretrules.NoKeyAt(line, p)) {
+					continue // no value or no rule's key, no credential key ends before, no URL
 				}
 			} else if p != fresh && wordByte[line[p-1]] {
 				// Not a word start (the light path stops at bytes):
@@ -1447,8 +1447,11 @@ func redactionSpans(src []byte) (values, pieces []SecretMatch) {
 		}
 		lineMatches = AppendSecrets(lineMatches[:0], line)
 		for _, m := range lineMatches {
+			// A match may hold a quote: a rule's finding that widened one
+			// of ours (-----BEGIN … PRIVATE KEY----- with a '"' inside);
+			// its pieces stop at it, as a whole-text finding's do.
 			m = SecretMatch{Kind: m.Kind, Start: start + m.Start, End: start + m.End}
-			pieces, values = append(pieces, m), append(values, m)
+			pieces, values = appendLinePieces(pieces, src, m.Kind, m.Start, m.End), append(values, m)
 		}
 		if n := len(lineMatches); n > 0 {
 			last := lineMatches[n-1]

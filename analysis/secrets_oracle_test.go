@@ -35,6 +35,9 @@ func TestGitleaksOracle(t *testing.T) {
 	sets := map[string][]string{
 		"planted":  {"../testdata/secrets/planted.rlog"},
 		"fixtures": fixtureFiles(t, "../testdata", "secrets"),
+		// Keys named past the rule's keyword (sonar_login, then a tail
+		// of 20), and a prefix in lower case.
+		"key names": {"../testdata/secrets/key-names.rlog"},
 	}
 	if testing.Short() {
 		t.Log("-short: no sweep over the corpus (two minutes of gitleaks)")

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -50,6 +51,11 @@ var cands struct {
 	keyKeywords *suffixTrie
 	keyWords    []string // keyKeywords' words, and which are generic-api-key's
 	keyGeneric  []bool
+	// punctKeys are the forms of a vendor's key that end with a byte no
+	// key holds (new-york-times,), lower case, and punctLast their last
+	// bytes: such a form ends where the key's tail starts.
+	punctKeys []string
+	punctLast [256]bool
 	// keyPairs: what two bytes of a key say of the place after them
 	// (keywordsBefore).
 	keyPairs *[1 << 16]uint8
@@ -59,6 +65,7 @@ var cands struct {
 	valueFirst    [256]bool // the first bytes of valueKeywords, both cases
 	anyValueByte  [256]bool // a byte of any assignment rule's value
 	skipByte      [256]bool // what may stand between a separator and its value
+	readBack      [256]bool // what separatorCandidate reads back over from a separator to its key
 	maxKeyword    int
 	minValue      int
 	valueByte     [256]bool
@@ -130,17 +137,45 @@ func addAssignmentRule(r Rule, re *syntax.Regexp, kws []string, generic []bool) 
 		}
 		return key.MatchString(k) || key.MatchString(strings.ToUpper(k))
 	}
+	keyed := false
 	for _, k := range r.Keywords {
 		if inKey(k) {
-			kws, generic = append(kws, k), append(generic, r.ID == "generic-api-key")
+			kws, generic, keyed = append(kws, k), append(generic, r.ID == "generic-api-key"), true
 		} else if r.ID != "atlassian-api-token" {
 			cands.valueKeywords = append(cands.valueKeywords, k)
 		}
 	}
+	if keyed {
+		// The key's tail of 20 follows the whole of what the rule's
+		// key names, which may run on past its keyword
+		// (sonar[_.-]?(login|token), MailchimpSDK.initialize,
+		// new-york-times,): each form of it is a keyword too, or
+		// what follows its last byte no key holds (initialize, after
+		// the any byte of its '.'), or, ended by such a byte, a form
+		// looked for where the tail starts (punctKeys). A rule whose
+		// keywords are none in its key (lob: test_, live_) is found
+		// by its value's.
+		for _, f := range keyForms(r.ID, keyExpr) {
+			cut := strings.LastIndexFunc(f, func(c rune) bool { return c >= 0x80 || !keyBytes[c] })
+			switch {
+			case cut < 0 && !slices.Contains(kws, f):
+				kws, generic = append(kws, f), append(generic, r.ID == "generic-api-key")
+			case cut >= 0 && cut+1 < len(f) && !slices.Contains(kws, f[cut+1:]):
+				kws, generic = append(kws, f[cut+1:]), append(generic, r.ID == "generic-api-key")
+			case cut == len(f)-1 && !slices.Contains(cands.punctKeys, f):
+				if r.ID == "generic-api-key" || strings.IndexByte(f, 0) >= 0 {
+					panic(r.ID + ": a key form " + f + " ended by a byte no key holds: give it a check of its own")
+				}
+				cands.punctKeys = append(cands.punctKeys, f)
+				cands.punctLast[f[cut]] = true
+			}
+		}
+	}
 	if r.ID == "atlassian-api-token" {
-		// Its expression is also a prefix rule: ...|\b(ATATT3...).
+		// Its expression is also a prefix rule: ...|\b(ATATT3...),
+		// in any case, as the whole expression is (?i).
 		n, _ := minRun(re.Sub[len(re.Sub)-1])
-		addPrefixMin("ATATT3", false, n)
+		addPrefixMin("ATATT3", true, n)
 	}
 	g := r.SecretGroup
 	if g == 0 {
@@ -244,6 +279,9 @@ func addPrefixRule(r Rule, re *syntax.Regexp) {
 // keywords, the byte classes and the prefixes' pair index.
 func indexCandidates(kws []string, generic []bool) {
 	for _, k := range kws {
+		if len(k) < 3 {
+			panic("keyword " + k + " is shorter than the three bytes NoKeyAt reads back")
+		}
 		for i := range len(k) {
 			if !keyBytes[k[i]] {
 				panic("keyword " + k + " has a byte a key cannot: separatorCandidate would not read back over it")
@@ -261,6 +299,7 @@ func indexCandidates(kws []string, generic []bool) {
 	for c := range 256 {
 		cands.anyValueByte[c] = cands.valueByte[c] || genericA[c] || genericB[c] || c == ':'
 		cands.skipByte[c] = strings.IndexByte("`'\" \t\r\n\f\v=:>|?", byte(c)) >= 0
+		cands.readBack[c] = strings.IndexByte(":?=|> \t\"'\r\f\n", byte(c)) >= 0
 	}
 	if cands.minValue < 10 {
 		panic("a vendor's value is shorter than the ten bytes the separator check reads")
@@ -278,6 +317,112 @@ func indexCandidates(kws []string, generic []bool) {
 	for _, k := range append(kws, cands.valueKeywords...) {
 		cands.maxKeyword = max(cands.maxKeyword, len(k))
 	}
+}
+
+// keyForms returns every text, lower case, that the part of an
+// assignment rule's key between its [\w.-]{0,50}? and its tail
+// ([ \t\w.-]{0,20}[\s'"]{0,3}) can be: the key's expression, those
+// repeats left out, spelled out. Most keys are a list of words
+// ((?:jfrog|artifactory|bintray|xray)), read as they are written
+// (literalKeyForms): parsing every key's expression cost every process a
+// third more to load the tables.
+func keyForms(id, keyExpr string) []string {
+	if forms, ok := literalKeyForms(keyExpr); ok {
+		return forms
+	}
+	return parsedKeyForms(id, keyExpr)
+}
+
+// literalKeyForms reads a key's expression written by gitleaks'
+// generator around a list of words, (?i)[\w.-]{0,50}?(?:a|b)(?:[ \t\w.-]{0,20})[\s'"]{0,3},
+// whose words hold letters, digits, '_' and '-' only.
+func literalKeyForms(keyExpr string) ([]string, bool) {
+	const before, after = `(?i)[\w.-]{0,50}?(?:`, `)(?:[ \t\w.-]{0,20})[\s'"]{0,3}`
+	words, okBefore := strings.CutPrefix(keyExpr, before)
+	words, okAfter := strings.CutSuffix(words, after)
+	if !okBefore || !okAfter || words == "" {
+		return nil, false
+	}
+	for _, c := range []byte(words) {
+		if !(isAlnum(c) || c == '_' || c == '-' || c == '|') {
+			return nil, false
+		}
+	}
+	forms := strings.Split(strings.ToLower(words), "|")
+	slices.Sort(forms)
+	return slices.Compact(forms), true
+}
+
+// parsedKeyForms is keyForms of any key's expression, parsed.
+func parsedKeyForms(id, keyExpr string) []string {
+	re, err := syntax.Parse(keyExpr, syntax.Perl)
+	if err != nil {
+		panic(id + ": " + err.Error())
+	}
+	var elems []*syntax.Regexp
+	var flatten func(*syntax.Regexp)
+	flatten = func(re *syntax.Regexp) {
+		switch {
+		case re.Op == syntax.OpConcat:
+			for _, s := range re.Sub {
+				flatten(s)
+			}
+		case re.Op == syntax.OpRepeat && re.Min == 0 && re.Max >= 3 && re.Sub[0].Op == syntax.OpCharClass:
+			// [\w.-]{0,50}?, the tail and the blanks before the separator
+		default:
+			elems = append(elems, re)
+		}
+	}
+	flatten(re)
+	var spell func(*syntax.Regexp) []string
+	spell = func(re *syntax.Regexp) []string {
+		var out []string
+		switch re.Op {
+		case syntax.OpLiteral:
+			return []string{strings.ToLower(string(re.Rune))}
+		case syntax.OpEmptyMatch:
+			return []string{""}
+		case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+			return []string{"\x00"} // any byte, one no key holds among them (the . of MailchimpSDK.initialize)
+		case syntax.OpCapture:
+			return spell(re.Sub[0])
+		case syntax.OpCharClass:
+			if classSize(re) > 16 {
+				panic(id + ": a class of many bytes in the key's name: give it a check of its own")
+			}
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				for c := re.Rune[i]; c <= re.Rune[i+1]; c++ {
+					out = append(out, strings.ToLower(string(c)))
+				}
+			}
+		case syntax.OpQuest:
+			out = append([]string{""}, spell(re.Sub[0])...)
+		case syntax.OpAlternate:
+			for _, s := range re.Sub {
+				out = append(out, spell(s)...)
+			}
+		case syntax.OpConcat:
+			out = []string{""}
+			for _, s := range re.Sub {
+				var next []string
+				for _, a := range out {
+					for _, b := range spell(s) {
+						next = append(next, a+b)
+					}
+				}
+				out = next
+			}
+		default:
+			panic(id + ": the key's name is not a finite set of texts: give it a check of its own")
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	forms := spell(&syntax.Regexp{Op: syntax.OpConcat, Sub: elems})
+	if len(forms) > 256 {
+		panic(id + ": too many forms of the key's name")
+	}
+	return forms
 }
 
 // appliesEverywhere: the rules a line scan runs (not those of a file name).
@@ -379,10 +524,55 @@ func prefixAt(text []byte, i int, ps []prefix) bool {
 // SeparatorCandidate reports whether a rule could match with its separator
 // at text[i], one of = : > , | ~ % (the bytes of IsSeparator).
 func SeparatorCandidate(text []byte, i int) bool {
-	if ShortValueAt(text, i) {
+	if ShortValueAt(text, i) || NoKeyAt(text, i) {
 		return false
 	}
 	return separatorCandidate(text, i, false)
+}
+
+// NoKeyAt reports, cheaply, that no rule can match with its separator at
+// text[i], a '=' or a ':', because no key before it can hold a keyword
+// and its value starts with none: the most common separator in a log is
+// the ':' of a line's kind at its start (o:, t!:, th:), after a key of
+// two bytes or less. What holds it (separatorCandidate's steps):
+//
+//   - the byte before i is none that separatorCandidate reads back over
+//     (a separator's other bytes, blanks, quotes), so the key ends at i;
+//   - at most two key bytes, ASCII, end there, after a byte no key
+//     holds, ASCII too, or the text's start: every keyword is three
+//     bytes or more (buildCandidates checks), so none ends in so short
+//     a run (keywordsBefore), and the run holds no ſ or K (foldInKey);
+//   - that byte ends no form of punctKeys (new-york-times,), which ends
+//     where the key's run starts;
+//   - the value, after at most one blank, quote or separator byte,
+//     starts with no byte a value keyword starts with (NRJS-).
+//
+// FuzzNoKeyAt holds it false wherever separatorCandidate is true.
+func NoKeyAt(text []byte, i int) bool {
+	if i+3 > len(text) || text[i] != '=' && text[i] != ':' || i > 0 && cands.readBack[text[i-1]] {
+		return false
+	}
+	for r := 0; r < 3; r++ {
+		if i-r == 0 {
+			break // the text's start
+		}
+		if c := text[i-r-1]; !keyBytes[c] {
+			if c >= 0x80 || cands.punctLast[c] {
+				return false
+			}
+			break
+		}
+		if r == 2 {
+			return false // three key bytes or more
+		}
+	}
+	p := i + 1
+	if cands.skipByte[text[p]] {
+		if p++; cands.skipByte[text[p]] {
+			return false
+		}
+	}
+	return !cands.valueFirst[text[p]]
 }
 
 // ShortValueAt reports, cheaply, that no rule's value follows the
@@ -481,11 +671,18 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		multiline && text[k-1] == '\n'); n++ {
 		k--
 	}
-	ends := keywordsBefore(text, k)
-	if ends != 3 && foldsToKeyword(text[max(0, k-(20+3+3*cands.maxKeyword)):k]) {
+	ends, tail := keywordsBefore(text, k)
+	if tail > 0 && cands.punctLast[text[tail-1]] && k-tail <= 20 {
+		for _, f := range cands.punctKeys {
+			if hasFoldSuffix(text[:tail], f) {
+				ends |= 1
+			}
+		}
+	}
+	if ends != 3 && foldInKey(text, k) {
 		// The rules read keys with (?i), which folds ſ to s and K to
-		// k: a key with one of them in reach may hold a keyword the
-		// table of ASCII keywords does not know, of either kind.
+		// k: a key with one of them may hold a keyword the table of
+		// ASCII keywords does not know, of either kind.
 		ends = 3
 	}
 	if ends == 0 && !cands.valueFirst[text[p]] {
@@ -514,11 +711,15 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 // keywordsBefore tells which keywords of the assignment rules end at most
 // 20 bytes of [ \t\w.-] before a key's end k: bit 1, a vendor's; bit 2, a
 // generic one. A keyword is made of such bytes too (buildCandidates checks).
-// Each place costs one lookup of the two bytes before it (keyPairs).
-func keywordsBefore(text []byte, k int) uint8 {
+// Each place costs one lookup of the two bytes before it (keyPairs). It
+// also returns where it stopped reading back: after a byte no key holds
+// (where a form of punctKeys may end), or 20 bytes back, or where both
+// kinds were found.
+func keywordsBefore(text []byte, k int) (uint8, int) {
 	text = text[:k]
 	ends, pairs := uint8(0), cands.keyPairs
-	for e := len(text); e >= 2; e-- {
+	e := len(text)
+	for ; e >= 2; e-- {
 		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
 		if v&pairEndsKeyword != 0 {
 			if ends |= cands.keyKeywords.endingAt(text, e); ends == 3 {
@@ -529,8 +730,58 @@ func keywordsBefore(text []byte, k int) uint8 {
 			break
 		}
 	}
-	return ends
+	return ends, e
 }
+
+// foldInKey reports whether the key that ends at k can hold ſ or K (see
+// foldsToKeyword). From a keyword to the key's end, a key is made of the
+// keyword's characters and [ \t\w.-]{0,20}: ASCII key bytes, or ſ and K,
+// which (?i)\w holds too. So a key that holds one of them is a run of key
+// bytes back from k to the last byte of a ſ or a K, and that is what is
+// looked for: back from k, over words of eight bytes that hold no byte
+// above ASCII, no line break and no '=' (which end most keys: a line's
+// start, tokens_in=12), then byte by byte to the first byte above ASCII,
+// or to a byte no key holds (false). Most keys before a separator are
+// ASCII back to where they start (o: at a line's start) or to a character
+// above ASCII that is neither (naïve ts=); a search of the whole reach
+// for the two characters cost a tenth of the line scan. The reach is
+// foldReach bytes: after the last ſ or K of a key come at most the rest
+// of its keyword and the 20 characters of its tail, all ASCII then, one
+// byte each (and 3 more, as the separator's blanks and quotes are read
+// back from it). FuzzFoldInKey holds it true wherever a walk over the
+// key's characters finds one.
+func foldInKey(text []byte, k int) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	lo, j := max(0, k-foldReach()), k
+	for ; j-8 >= lo; j -= 8 {
+		x := binary.LittleEndian.Uint64(text[j-8 : j])
+		nl, eq := x^ones*'\n', x^ones*'='
+		if (x|(nl-ones)&^nl|(eq-ones)&^eq)&highs != 0 {
+			break // a byte above ASCII, or maybe a line break or a '='
+		}
+	}
+	for ; j > lo; j-- {
+		switch c := text[j-1]; {
+		case c >= 0x80:
+			if !(c == 0xBF && j >= 2 && text[j-2] == 0xC5 || c == 0xAA && j >= 3 && text[j-3] == 0xE2 && text[j-2] == 0x84) {
+				return false
+			}
+			for _, c := range text[j:k] { // the words skipped hold no byte above ASCII, maybe other bytes no key holds
+				if !keyBytes[c] {
+					return false
+				}
+			}
+			return true
+		case !keyBytes[c]:
+			return false
+		}
+	}
+	return false
+}
+
+// foldReach is how many characters a key holds from its keyword's first
+// one to its end: the longest keyword, a tail of 20 and 3 more.
+func foldReach() int { return cands.maxKeyword + 20 + 3 }
 
 // foldsToKeyword reports whether b holds one of the two characters
 // above ASCII that the rules' (?i) folds to an ASCII letter: ſ (to s)
@@ -715,6 +966,12 @@ func hasFoldPrefix(b []byte, w string) bool {
 		}
 	}
 	return true
+}
+
+// hasFoldSuffix reports whether b ends with the lower-case word w, in
+// any case.
+func hasFoldSuffix(b []byte, w string) bool {
+	return len(b) >= len(w) && hasFoldPrefix(b[len(b)-len(w):], w)
 }
 
 // IsSeparator reports the bytes SeparatorCandidate looks at.

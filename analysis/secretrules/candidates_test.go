@@ -1,8 +1,10 @@
 package secretrules
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,11 +34,8 @@ func TestPrefixCandidatesNecessary(t *testing.T) {
 			t.Fatal(err)
 		}
 		matched := 0
-		for seed := range uint64(300) {
-			rnd := rand.New(rand.NewPCG(uint64(i), seed))
-			var sb strings.Builder
-			generateShort(&sb, re, rnd)
-			line := "x " + sb.String() + " x"
+		for _, s := range generatedLines(i, re, 300, false) {
+			line := "x " + s + " x"
 			for _, m := range r.re.FindAllStringIndex(line, -1) {
 				match := line[m[0]:m[1]]
 				if strings.ContainsAny(match, "\n\r") || m[0] > 0 && isWordByte(line[m[0]-1]) {
@@ -75,10 +74,46 @@ func candidateIn(text []byte, from, to int) bool {
 
 func isWordByte(c byte) bool { return isAlnum(c) || c == '_' || c == '-' }
 
+// generatedLines are n strings that re matches (generateShort), the
+// random choices seeded with the rule's index and each string's.
+func generatedLines(rule int, re *syntax.Regexp, n uint64, longTail bool) []string {
+	var out []string
+	for seed := range n {
+		rnd := rand.New(rand.NewPCG(uint64(rule), seed))
+		var sb strings.Builder
+		generateShort(&sb, re, rnd, longTail)
+		out = append(out, sb.String())
+	}
+	return out
+}
+
+// checkAssignmentLine requires a candidate, and a finding of Find, in a
+// line where the rule id finds something, and returns 1 for such a line
+// (0 for one where the rule's entropy or allowlist leaves it).
+func checkAssignmentLine(t *testing.T, id string, line []byte) int {
+	t.Helper()
+	if bytes.ContainsAny(line, "\n\r") || !slices.ContainsFunc(FindLine(nil, line), func(f Finding) bool { return f.RuleID == id }) {
+		return 0
+	}
+	cand := candidateIn(line, 0, len(line)) // ATATT3... of atlassian-api-token
+	for q := range line {
+		cand = cand || IsSeparator(line[q]) && SeparatorCandidate(line, q)
+	}
+	if !cand {
+		t.Fatalf("%s: no separator of %q is a candidate", id, line)
+	}
+	if len(Find(line)) == 0 {
+		t.Fatalf("%s: Find finds nothing in %q", id, line)
+	}
+	return 1
+}
+
 // generateShort writes a short random string that re matches: the fewest
 // repetitions, optional parts left out half the time, and a blank or a
-// quote wherever re allows one, half the time.
-func generateShort(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
+// quote wherever re allows one, half the time. With longTail, a repeat
+// of at most 20 (a key's tail, the blanks around a separator) is written
+// as long as it may be.
+func generateShort(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand, longTail bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		upper := rnd.IntN(2) == 0
@@ -96,28 +131,30 @@ func generateShort(sb *strings.Builder, re *syntax.Regexp, rnd *rand.Rand) {
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
 		sb.WriteByte(" \".x"[rnd.IntN(4)])
 	case syntax.OpCapture:
-		generateShort(sb, re.Sub[0], rnd)
+		generateShort(sb, re.Sub[0], rnd, longTail)
 	case syntax.OpConcat:
 		for _, s := range re.Sub {
-			generateShort(sb, s, rnd)
+			generateShort(sb, s, rnd, longTail)
 		}
 	case syntax.OpAlternate:
-		generateShort(sb, re.Sub[rnd.IntN(len(re.Sub))], rnd)
+		generateShort(sb, re.Sub[rnd.IntN(len(re.Sub))], rnd, longTail)
 	case syntax.OpStar, syntax.OpQuest:
 		if rnd.IntN(2) == 0 {
-			generateShort(sb, re.Sub[0], rnd)
+			generateShort(sb, re.Sub[0], rnd, longTail)
 		}
 	case syntax.OpPlus:
 		for range 1 + rnd.IntN(2) {
-			generateShort(sb, re.Sub[0], rnd)
+			generateShort(sb, re.Sub[0], rnd, longTail)
 		}
 	case syntax.OpRepeat:
 		n := re.Min
-		if rnd.IntN(4) == 0 && (re.Max < 0 || re.Max > re.Min) {
+		if longTail && re.Max > re.Min && re.Max <= 20 {
+			n = re.Max
+		} else if rnd.IntN(4) == 0 && (re.Max < 0 || re.Max > re.Min) {
 			n++
 		}
 		for range n {
-			generateShort(sb, re.Sub[0], rnd)
+			generateShort(sb, re.Sub[0], rnd, longTail)
 		}
 	}
 }
@@ -221,7 +258,172 @@ func FuzzKeywordsBefore(f *testing.F) {
 
 func checkKeywordsBefore(t *testing.T, text []byte, k int) {
 	t.Helper()
-	if got, want := keywordsBefore(text, k), keywordsBeforeByAutomaton(text, k); got != want {
-		t.Fatalf("%q before %d: %02b, the automaton %02b", text, k, got, want)
+	if got, _ := keywordsBefore(text, k); got != keywordsBeforeByAutomaton(text, k) {
+		t.Fatalf("%q before %d: %02b, the automaton %02b", text, k, got, keywordsBeforeByAutomaton(text, k))
+	}
+}
+
+// foldSeeds are keys that spell a keyword with ſ or K, or have either
+// near them without holding it.
+var foldSeeds = []string{
+	"paſſword", "to\u212aen ", "ſecret\t", "\u212aey_x", "pass\u212a\u212a\u212a\u212a\u212a\u212a\u212a", "naïve ts",
+	"ſecret: x", "ſecret\nid", "x ſ y", "\u212a!key", "ſ" + strings.Repeat("a", 56), "ſ" + strings.Repeat("a", 57), "\xe2\xc5\xbfkey", "\xc5\xe2\x84\xaa",
+}
+
+// foldInKeyByWalk is foldInKey's reference: it walks back from k over
+// the characters a key can hold from its keyword on (ASCII key bytes, ſ,
+// K), as many as a key holds, and reports whether it met ſ or K.
+func foldInKeyByWalk(text []byte, k int) bool {
+	for e, n := k, 0; e > 0 && n < foldReach(); n++ {
+		switch s := string(text[:e]); {
+		case strings.HasSuffix(s, "\u017f"), strings.HasSuffix(s, "\u212a"):
+			return true
+		case keyBytes[text[e-1]]:
+			e--
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func checkFoldInKey(t *testing.T, text []byte, k int) {
+	t.Helper()
+	if got := foldInKey(text, k); foldInKeyByWalk(text, k) && !got {
+		t.Fatalf("%q before %d: the walk over the key meets ſ or K, foldInKey does not", text, k)
+	}
+}
+
+// foldInKey is true wherever a walk over the key finds ſ or K, and
+// false where the key is ASCII or ends at a character that is neither.
+func TestFoldInKey(t *testing.T) {
+	for _, s := range foldSeeds {
+		for k := range len(s) + 1 {
+			checkFoldInKey(t, []byte(s), k)
+		}
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"paſſword", true}, {"to\u212aen  ", true}, {"naïve ts", false}, {"ſecret\nid", false}, {"\u212a!key", false},
+		{"ſ" + strings.Repeat("a", 56), true}, {"ſ" + strings.Repeat("a", 130), false}, {"password", false},
+	} {
+		if got := foldInKey([]byte(c.text), len(c.text)); got != c.want {
+			t.Errorf("foldInKey(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+func FuzzFoldInKey(f *testing.F) {
+	for _, s := range append(foldSeeds, keywordSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		for k := range len(text) + 1 {
+			checkFoldInKey(t, text, k)
+		}
+	})
+}
+
+// The separator conditions are necessary for every assignment rule, with
+// a key's tail as long as the rule allows: where a rule finds something
+// in a line made from its expression, a separator of the line is a
+// candidate and Find finds it. The key's name may run on past its
+// keyword (sonar[_.-]?(login|token), MailchimpSDK.initialize,
+// new-york-times,), which the tail of 20 then follows.
+func TestAssignmentCandidatesNecessary(t *testing.T) {
+	c := load()
+	n := 0
+	for i := range c.rules {
+		r := &c.rules[i]
+		if !appliesEverywhere(*r.Rule) || !r.assignment {
+			continue
+		}
+		re, err := syntax.Parse(r.Regex, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seeds := uint64(200)
+		if testing.Short() {
+			seeds = 40
+		}
+		found := 0
+		for _, s := range generatedLines(i, re, seeds, true) {
+			found += checkAssignmentLine(t, r.ID, []byte(s))
+		}
+		if found == 0 {
+			t.Errorf("%s: no finding in a line made from its expression", r.ID)
+		}
+		n++
+	}
+	if n < 90 {
+		t.Errorf("only %d assignment rules checked", n)
+	}
+}
+
+// noKeySeeds are separators after short keys, with values that start a
+// value keyword or not, and keys that only look short.
+var noKeySeeds = []string{
+	"o: id=qnJKpCfyZx9vQ2mL7pR4tY8u", "t!:Bash id=toolu_01ABCdef234GHIjkl567", "\nth: Zx9vQ2mL7pR4tY8uK3wq",
+	"x: NRJS-0123456789abcdef0123", "ab=\"live_Zx9vQ2mL7pR4tY8uK3wq\"", "new-york-times,x=Zx9vQ2mL7pR4tY8uK3wqZx9vQ2mL",
+	"key:Zx9vQ2mL7pR4tY8uK3wq", "ſK=Zx9vQ2mL7pR4tY8uK3wq", "a\u212a: Zx9vQ2mL7pR4tY8uK3wq", "api :Zx9vQ2mL7pR4tY8uK3wq",
+}
+
+func checkNoKeyAt(t *testing.T, text []byte) {
+	t.Helper()
+	for i, c := range text {
+		if (c == '=' || c == ':') && NoKeyAt(text, i) && (separatorCandidate(text, i, false) || separatorCandidate(text, i, true)) {
+			t.Fatalf("%q at %d: NoKeyAt, but a candidate", text, i)
+		}
+	}
+}
+
+// NoKeyAt is false wherever a separator is a candidate.
+func TestNoKeyAt(t *testing.T) {
+	for _, s := range append(noKeySeeds, keywordSeeds...) {
+		checkNoKeyAt(t, []byte(s))
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"o: id=qnJKpCfyZx9vQ2mL7pR4tY8u", true}, {"\nth: Zx9vQ2mL7pR4tY8uK3wq", true}, {"x: NRJS-0123456789abcdef0123", false},
+		{"key:Zx9vQ2mL7pR4tY8uK3wq", false}, {"new-york-times,x=Zx9vQ2mL7pR4tY8uK3wqZx9vQ2mL", false},
+	} {
+		i := strings.IndexAny(c.text, "=:")
+		if got := NoKeyAt([]byte(c.text), i); got != c.want {
+			t.Errorf("NoKeyAt(%q, %d) = %v, want %v", c.text, i, got, c.want)
+		}
+	}
+}
+
+func FuzzNoKeyAt(f *testing.F) {
+	for _, s := range append(noKeySeeds, keywordSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) { checkNoKeyAt(t, text) })
+}
+
+// A key's expression read as a list of words has the forms its parse
+// spells out, for every assignment rule read so.
+func TestLiteralKeyForms(t *testing.T) {
+	n := 0
+	for _, r := range gitleaksRules {
+		if !appliesEverywhere(r) || !strings.Contains(r.Regex, assignmentSkeleton) {
+			continue
+		}
+		keyExpr := r.Regex[:strings.Index(r.Regex, assignmentSkeleton)]
+		forms, ok := literalKeyForms(keyExpr)
+		if !ok {
+			continue
+		}
+		n++
+		if want := parsedKeyForms(r.ID, keyExpr); !slices.Equal(forms, want) {
+			t.Errorf("%s: %q read as %q, parsed %q", r.ID, keyExpr, forms, want)
+		}
+	}
+	if n < 60 {
+		t.Errorf("only %d keys read as lists of words", n)
 	}
 }

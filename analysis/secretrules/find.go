@@ -55,6 +55,11 @@ func Find(text []byte) []Finding {
 			// of its own keywords comes close enough before.
 			ruleWindows = keywordWindows(text, r.Keywords)
 		}
+		if r.ID == "atlassian-api-token" {
+			// Its expression is also a prefix rule, \b(ATATT3...) in any
+			// case: it runs where that prefix is too.
+			ruleWindows = append(prefixWindows(text, "atatt3", 6+186+2), ruleWindows...)
+		}
 		seen := map[[2]int]bool{}
 		for _, w := range ruleWindows {
 			for _, mi := range r.re.FindAllStringIndex(raw[w.start:w.end], -1) {
@@ -135,6 +140,18 @@ func separatorWindows(text []byte, keyword int, candidate func(i int) bool) []wi
 			continue
 		}
 		out = append(out, window{start, end})
+	}
+	return out
+}
+
+// prefixWindows are the stretches from the byte before each place where
+// the lower-case word w starts, in any case, to n bytes after it.
+func prefixWindows(text []byte, w string, n int) []window {
+	var out []window
+	for i := 0; i+len(w) <= len(text); i++ {
+		if hasFoldPrefix(text[i:], w) {
+			out = append(out, window{max(0, i-1), min(len(text), i+n)})
+		}
 	}
 	return out
 }
