@@ -579,16 +579,31 @@ type Request struct {
 // List lists the sessions of req, reading only the files the index has no
 // fresh entry for (on every core), and keeps what it read.
 func (ix *Index) List(ctx context.Context, req Request) *Listing {
-	type job struct {
-		path     string
-		named    bool
-		headOnly bool // a Maybe file: its cwd first
-		fi       os.FileInfo
-		old      *entry // a copy of the index's entry, not fresh
-	}
-	var jobs []job
-	var fresh []*entry
 	out := &Listing{}
+	jobs, fresh := ix.plan(req, out)
+	read := ix.read(ctx, jobs, req, out)
+	ix.rows(out, append(fresh, read...), req)
+	if req.Changes {
+		ix.fillChanges(ctx, out.Sessions)
+	}
+	SortNewestFirst(out.Sessions)
+	slices.SortFunc(out.Problems, func(a, b Problem) int { return cmp.Compare(a.File, b.File) })
+	return out
+}
+
+// readJob is a file a listing reads: the index has no fresh entry for it.
+type readJob struct {
+	path     string
+	named    bool
+	headOnly bool // a Maybe file: its cwd first
+	fi       os.FileInfo
+	old      *entry // a copy of the index's entry, not fresh
+}
+
+// plan sorts the files of req into those to read and the index's fresh
+// entries for the others, each file once; a file named by the user that
+// is missing or a folder is a problem of out.
+func (ix *Index) plan(req Request, out *Listing) (jobs []readJob, fresh []*entry) {
 	seen := map[string]bool{}
 	look := func(paths []string, named, maybe bool) {
 		for _, p := range paths {
@@ -625,12 +640,18 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 				fresh = append(fresh, e)
 				continue
 			}
-			jobs = append(jobs, job{p, named, maybe, fi, was})
+			jobs = append(jobs, readJob{p, named, maybe, fi, was})
 		}
 	}
 	look(req.Files, true, false)
 	look(req.Candidates, false, false)
 	look(req.Maybe, false, true)
+	return jobs, fresh
+}
+
+// read reads the files of jobs on every core and keeps their entries in
+// the index, counting in out what it read.
+func (ix *Index) read(ctx context.Context, jobs []readJob, req Request, out *Listing) []*entry {
 	// A listing that does not need the sessions' changes, prompts, calls
 	// and phases spills those it reads as it reads them: it holds those of
 	// the sessions being read, not those of the store.
@@ -675,13 +696,7 @@ func (ix *Index) List(ctx context.Context, req Request) *Listing {
 		ix.spillMu.Unlock()
 	}
 	ix.mu.Unlock()
-	ix.rows(out, append(fresh, read...), req)
-	if req.Changes {
-		ix.fillChanges(ctx, out.Sessions)
-	}
-	SortNewestFirst(out.Sessions)
-	slices.SortFunc(out.Problems, func(a, b Problem) int { return cmp.Compare(a.File, b.File) })
-	return out
+	return read
 }
 
 // rows adds to out the sessions among entries (the index's fresh ones and
