@@ -549,7 +549,10 @@ func TestViewFollowsAGrowingRollout(t *testing.T) {
 		f.Close()
 		e.until(t, conversion(t, full))
 	}
-	if e.text != conversion(t, full) || len(e.edits) != 2 || !strings.Contains(e.text, "u: Third prompt: say what you did.") {
-		t.Fatalf("%d updates, want one per run:\n%s", len(e.edits), e.text)
+	// One update per run; a run the server reads while it is still being
+	// written (a loaded machine: CI saw three updates once) takes one
+	// more, its last line held until it is whole.
+	if e.text != conversion(t, full) || len(e.edits) < 2 || len(e.edits) > 4 || !strings.Contains(e.text, "u: Third prompt: say what you did.") {
+		t.Fatalf("%d updates, want one per run (two at most while a run is written):\n%s", len(e.edits), e.text)
 	}
 }
