@@ -649,9 +649,11 @@ var skipExtra = map[string]bool{"userType": true, "cwd": true, "sessionId": true
 // timestamp returns the entry's timestamp in Claude Code's form (UTC, three
 // fraction digits, as ccusage requires). A Claude source's own is written
 // as it was. An event without one gets the last timestamp written (or the
-// session's start, or the conversion's time), reported.
-func (wr *Writer) timestamp(e *model.Event) string {
-	if wr.sameSource() {
+// session's start, or the conversion's time), reported; so does a message
+// of a Claude source that lost its own on the way (an edited ATIF file):
+// Claude Code writes none without one, and ccusage would not count it.
+func (wr *Writer) timestamp(e *model.Event, message bool) string {
+	if wr.sameSource() && (e.Time != "" || !message) {
 		if e.Time != "" {
 			wr.lastTime = e.Time
 		}
@@ -747,10 +749,11 @@ func parseTime(s string) (time.Time, bool) {
 
 // entryTail writes uuid, timestamp and the entry-level extras, and for a
 // session from another format the rests of the entry's events (evs),
-// carried appending to c what the entry holds of each.
-func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, carried func(c []string, x *model.Event) []string) {
+// carried appending to c what the entry holds of each. message is true for
+// a user's or the assistant's entry.
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, message bool, carried func(c []string, x *model.Event) []string) {
 	o.Str("uuid", l.uuid)
-	ts := wr.timestamp(e)
+	ts := wr.timestamp(e, message)
 	if ts != "" {
 		o.Str("timestamp", ts)
 	}
@@ -847,7 +850,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 		}
 	}
 	wr.writeResultStatuses(o, b, content, first.Extra)
-	wr.entryTail(o, first, l, evs, func(c []string, x *model.Event) []string {
+	wr.entryTail(o, first, l, evs, true, func(c []string, x *model.Event) []string {
 		c = append(c, "kind", "text", "todos", "signature", "result.is_error", "result.status")
 		if _, ok := wr.renamed[x]; !ok {
 			c = append(c, "result.call_id")
@@ -903,7 +906,7 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Eve
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()
 	written := pick(first.Model, wr.h.Model)
-	wr.entryTail(o, first, l, evs, func(c []string, x *model.Event) []string {
+	wr.entryTail(o, first, l, evs, true, func(c []string, x *model.Event) []string {
 		c = append(c, "kind", "text", "signature", "call.name", "call.input")
 		if _, ok := wr.renamed[x]; !ok {
 			c = append(c, "call.id")
@@ -1242,7 +1245,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.Str("content", e.Text)
 	}
 	wr.dropMessageKeys(e)
-	wr.entryTail(o, e, l, []*model.Event{e}, func(c []string, _ *model.Event) []string { return c })
+	wr.entryTail(o, e, l, []*model.Event{e}, false, func(c []string, _ *model.Event) []string { return c })
 	o.End()
 	wr.writeLine(b.Bytes())
 }
