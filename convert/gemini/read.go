@@ -240,6 +240,15 @@ func (rd *reader) line(b []byte, n int) error {
 // $rewindTo) or a header. line says b is a whole line, whose invalid UTF-8
 // is reported here (the single document reports its own).
 func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
+	if ts, ok := lastUpdatedOnly(b); ok && fastPaths {
+		// What the general path below does with this record: no member
+		// list for it, none for its value, no string until the time is
+		// later than the last.
+		if string(ts) > rd.h.Ended {
+			rd.h.Ended = string(ts)
+		}
+		return nil
+	}
 	// The values are b's own: what is kept is copied.
 	fields, err := model.ParseFieldsView(b)
 	if err != nil {
@@ -306,6 +315,38 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 	ev.Raw = jsonscan.Copy(b)
 	rd.rep.Passthrough(&ev, "gemini record with keys "+strings.Join(keys(fields), ", "))
 	return rd.emit(&ev)
+}
+
+// fastPaths is false only in the tests, which hold the reader's fast
+// paths to the general reading of every record (FuzzFastPaths).
+var fastPaths = true
+
+// lastUpdatedPrefix and lastUpdatedSuffix are what Gemini CLI writes
+// around the time after each message: {"$set":{"lastUpdated":"TIME"}}.
+const (
+	lastUpdatedPrefix = `{"$set":{"lastUpdated":"`
+	lastUpdatedSuffix = `"}}`
+)
+
+// lastUpdatedOnly returns the time of a record that is exactly a $set of
+// lastUpdated alone, as Gemini CLI writes it (four of the nine records of
+// a turn), when the time is a plain string: no quote, backslash or
+// control byte, valid UTF-8. Such a record is valid JSON and valid UTF-8,
+// and the time is its own decoding, so the record means what the general
+// path makes of it (record, then set): the session's last update.
+func lastUpdatedOnly(b []byte) ([]byte, bool) {
+	if len(b) < len(lastUpdatedPrefix)+len(lastUpdatedSuffix) ||
+		string(b[:len(lastUpdatedPrefix)]) != lastUpdatedPrefix ||
+		string(b[len(b)-len(lastUpdatedSuffix):]) != lastUpdatedSuffix {
+		return nil, false
+	}
+	ts := b[len(lastUpdatedPrefix) : len(b)-len(lastUpdatedSuffix)]
+	for _, c := range ts {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return nil, false
+		}
+	}
+	return ts, utf8.Valid(ts)
 }
 
 func keys(f model.Fields) []string {

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
+	"github.com/rlog-ls/rlog-ls/convert/internal/readtest"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -577,5 +578,44 @@ func FuzzMembersOfValidated(f *testing.F) {
 		if got, want := walk(jsonscan.Members), walk(jsonscan.Object); got != want {
 			t.Fatalf("Members: %s\nObject: %s", got, want)
 		}
+	})
+}
+
+// FuzzFastPaths holds the reader's fast paths (a $set of lastUpdated alone
+// told by its bytes) to the general reading of every record: the same
+// events, header, report and error, whatever the session. Seeds: the
+// benchmark's session, the recorded sessions of Gemini CLI, and the
+// records a fast path must leave to the general one.
+func FuzzFastPaths(f *testing.F) {
+	f.Add(generated(8 << 10))
+	recorded, _ := filepath.Glob("../../testdata/agents/gemini-cli/*/*/gemini/tmp/*/chats/*.json*")
+	for _, p := range recorded {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(header + `{"$set":{"lastUpdated":"2026-01-01T00:00:09.000Z"}}` + "\n" +
+		`{"$set":{"lastUpdated":"2025-01-01T00:00:00.000Z"}}` + "\n" + // earlier: not the last update
+		`{"$set":{"lastUpdated":"2027\u002d01"}}` + "\n" + // an escape
+		`{"$set":{"lastUpdated":"2028` + "\xff" + `"}}` + "\n" + // invalid UTF-8
+		`{"$set":{"lastUpdated":"2029` + "\t" + `"}}` + "\n" + // a control byte: not JSON
+		`{"$set":{"lastUpdated":"a"b"}}` + "\n" +
+		`{"$set":{"lastUpdated":7}}` + "\n" +
+		`{"$set":{"lastUpdated":""}}` + "\n" +
+		`{"$set":{"lastUpdated":"2030"},"x":1}` + "\n" +
+		`{"$set":{"lastUpdated":"2031","lastUpdated":"2032"}}` + "\n" +
+		`{"$set":{"lastUpdated":"2033"}}  ` + "\n" +
+		`{"$set":{"lastUpdated":"2034"}}}` + "\n"))
+	f.Add([]byte(header + `{"$set":{"lastUpdated":"2026-01-01T00:00:09.000Z"}}` + "\n" +
+		`{"$set":{"lastUpdated":"2026-01-01T00:00:08.000Z"}}` + "\n")) // earlier: not the last update
+	f.Fuzz(func(t *testing.T, in []byte) {
+		readtest.Same(t, func(fast bool) (model.Session, string, error) {
+			fastPaths = fast
+			defer func() { fastPaths = true }()
+			var c model.Collector
+			var rep model.Report
+			err := Read(bytes.NewReader(in), &c, &rep)
+			return c.Session, rep.Text(), err
+		}, func(s model.Session) []model.Event { return s.Events })
 	})
 }
