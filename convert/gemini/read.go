@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
@@ -330,10 +331,10 @@ const (
 
 // lastUpdatedOnly returns the time of a record that is exactly a $set of
 // lastUpdated alone, as Gemini CLI writes it (four of the nine records of
-// a turn), when the time is a plain string: no quote, backslash or
-// control byte, valid UTF-8. Such a record is valid JSON and valid UTF-8,
-// and the time is its own decoding, so the record means what the general
-// path makes of it (record, then set): the session's last update.
+// a turn), when the time is plain ASCII: no quote, backslash, control
+// byte or byte of a UTF-8 sequence. Such a record is valid JSON and valid
+// UTF-8, and the time is its own decoding, so the record means what the
+// general path makes of it (record, then set): the session's last update.
 func lastUpdatedOnly(b []byte) ([]byte, bool) {
 	if len(b) < len(lastUpdatedPrefix)+len(lastUpdatedSuffix) ||
 		string(b[:len(lastUpdatedPrefix)]) != lastUpdatedPrefix ||
@@ -341,12 +342,8 @@ func lastUpdatedOnly(b []byte) ([]byte, bool) {
 		return nil, false
 	}
 	ts := b[len(lastUpdatedPrefix) : len(b)-len(lastUpdatedSuffix)]
-	for _, c := range ts {
-		if c < 0x20 || c == '"' || c == '\\' {
-			return nil, false
-		}
-	}
-	return ts, utf8.Valid(ts)
+	// A view of ts for the test, eight bytes at a time; it keeps none.
+	return ts, jsonw.PlainASCII(unsafe.String(unsafe.SliceData(ts), len(ts))) == len(ts)
 }
 
 func keys(f model.Fields) []string {
