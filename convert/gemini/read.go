@@ -453,8 +453,8 @@ func (rd *reader) emit(ev *model.Event) error {
 // known to be valid UTF-8) until a record with another id comes.
 func (rd *reader) message(fields model.Fields, b []byte, valid bool, loc model.Loc) error {
 	rd.sawMessage = true
-	id, _ := fields.String("id")
-	if p := rd.pending; p != nil && p.id == id {
+	idv, _ := fields.Get("id")
+	if p := rd.pending; p != nil && p.id == peek(idv) {
 		for _, f := range ownFields(fields, b, valid) {
 			if old, ok := p.fields.Get(f.Key); ok && !bytes.Equal(old, f.Value) && f.Key != "toolCalls" {
 				rd.rep.Add(model.LossDroppedField, "gemini message written again with another "+f.Key+": the last is kept", p.loc)
@@ -467,40 +467,70 @@ func (rd *reader) message(fields model.Fields, b []byte, valid bool, loc model.L
 	if err := rd.flush(); err != nil {
 		return err
 	}
+	id, _ := jsonscan.String(bytes.TrimSpace(idv)) // kept: Fields.String
 	rd.pending = &message{fields: ownFields(fields, b, valid), id: id, loc: loc}
 	return nil
 }
 
-// ownFields is fields.Copy() for fields that are views of the record b.
-// When b is valid UTF-8 (valid says it was checked; otherwise it is here)
-// every value is its own bytes, so b is copied once and the values are
-// parts of that copy: one allocation and one UTF-8 check for the record
-// instead of one of each per value. Each part is capped at its end, so
-// that appending to one cannot write over the next. Otherwise (invalid
-// UTF-8, which Copy replaces, or a value that is not part of b) the
-// values are copied one by one, as Copy does. FuzzOwnFields holds it to
-// fields.Copy().
+// peek is the string of the JSON value v as Fields.String decodes it ("" if
+// v is not a string), for a string only compared, never kept: when v holds
+// its text as it is (no escape, valid UTF-8) it is a view of v's bytes, not
+// a copy. Nearly every id, type, name and time a reader compares is.
+func peek(v []byte) string {
+	v = bytes.TrimSpace(v)
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+			return unsafe.String(unsafe.SliceData(in), len(in))
+		}
+	}
+	s, _ := jsonscan.String(v)
+	return s
+}
+
+// isString reports whether f.String(key) is s, without making a string
+// of the member when it holds s as it is.
+func isString(f model.Fields, key, s string) bool {
+	v, ok := f.Get(key)
+	if !ok {
+		return false
+	}
+	v = bytes.TrimSpace(v)
+	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && peek(v) == s
+}
+
+// ownFields is fields.Copy() for fields that are views of the record b,
+// made in place: the list is the caller's (parsed for this record), so
+// only its values are copied. When b is valid UTF-8 (valid says it was
+// checked; otherwise it is here) every value is its own bytes, so b is
+// copied once and the values are parts of that copy: one allocation and
+// one UTF-8 check for the record instead of one of each per value. Each
+// part is capped at its end, so that appending to one cannot write over
+// the next. Otherwise (invalid UTF-8, which Copy replaces, or a value that
+// is not part of b) the values are copied one by one, as Copy does.
+// FuzzOwnFields holds it to fields.Copy().
 func ownFields(fields model.Fields, b []byte, valid bool) model.Fields {
 	if fields == nil {
 		return nil
 	}
 	if len(b) == 0 || !valid && !utf8.Valid(b) {
-		return fields.Copy()
+		for i, f := range fields {
+			fields[i].Value = jsonscan.Copy(f.Value)
+		}
+		return fields
 	}
 	own := bytes.Clone(b)
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	out := make(model.Fields, len(fields))
 	for i, f := range fields {
 		// Pointers are only compared and subtracted, never made.
 		d := uintptr(unsafe.Pointer(unsafe.SliceData(f.Value))) - base
 		if len(f.Value) == 0 || d >= uintptr(len(b)) || uintptr(len(f.Value)) > uintptr(len(b))-d {
-			out[i] = model.Field{Key: f.Key, Value: jsonscan.Copy(f.Value)}
+			fields[i].Value = jsonscan.Copy(f.Value)
 			continue
 		}
 		end := int(d) + len(f.Value)
-		out[i] = model.Field{Key: f.Key, Value: own[d:end:end]}
+		fields[i].Value = own[d:end:end]
 	}
-	return out
+	return fields
 }
 
 // flush emits the message held.
@@ -510,7 +540,8 @@ func (rd *reader) flush() error {
 		return nil
 	}
 	rd.pending = nil
-	typ, _ := p.fields.String("type")
+	tv, _ := p.fields.Get("type")
+	typ := peek(tv) // compared; kept only below, decoded again
 	if typ != "user" {
 		// A result the CLI sent back comes in the user message after its
 		// call; the others (the older form has none) come from the calls.
@@ -524,6 +555,7 @@ func (rd *reader) flush() error {
 	case "gemini":
 		return rd.gemini(p)
 	}
+	typ, _ = p.fields.String("type")
 	if _, known := records.Message(typ); known {
 		// info, error, warning: what the CLI showed.
 		ev := rd.base(p, model.KindSystem)
@@ -602,7 +634,7 @@ func (rd *reader) user(p *message) error {
 	} else {
 		err := jsonscan.Array(content, func(i int, b []byte) error {
 			ev := base
-			ev.Loc.Path = partPath(p.loc.Path, i)
+			ev.Loc.Path = listPath(p.loc.Path, "content", i)
 			part, err := model.ParseValidFieldsView(b)
 			if err != nil || len(part) == 0 {
 				rd.rep.Add(model.LossMalformed, "gemini user content part is not an object", ev.Loc)
@@ -651,13 +683,6 @@ func (rd *reader) user(p *message) error {
 // sends first (the date, the system, the folders), not the user's words.
 func isContext(s string) bool { return strings.HasPrefix(s, "<session_context>") }
 
-func partPath(base string, i int) string {
-	if base == "" {
-		base = "$"
-	}
-	return base + ".content[" + model.Itoa(int64(i)) + "]"
-}
-
 // result is the tool result a functionResponse part of a user message
 // sends back, with what its call's entry says of it (status, display).
 func (rd *reader) result(ev model.Event, fr []byte) model.Event {
@@ -670,7 +695,7 @@ func (rd *reader) result(ev model.Event, fr []byte) model.Event {
 			continue
 		}
 		rd.open = append(rd.open[:i], rd.open[i+1:]...)
-		if name, ok := ev.Extra.String("functionResponse.name"); ok && name == c.name {
+		if isString(ev.Extra, "functionResponse.name", c.name) {
 			ev.Extra.Delete("functionResponse.name")
 		}
 		rd.callOutcome(&ev, c, fr)
@@ -683,12 +708,14 @@ func (rd *reader) result(ev model.Event, fr []byte) model.Event {
 // status, the display, the sub-agent; the entry's result when it is not
 // the part the user message sent (fr).
 func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
-	status, _ := c.entry.String("status")
+	sv, _ := c.entry.Get("status")
+	status := peek(sv) // compared; kept below as Fields.String decodes it
 	switch status {
 	case "", "success":
 	case "error":
 		ev.Result.IsError = true
 	default:
+		status, _ = c.entry.String("status")
 		ev.Result.Status = status
 		if _, known := records.ToolStatus(status); !known {
 			rd.rep.Add(model.LossPassthrough, "gemini tool call status "+status, c.loc)
@@ -704,7 +731,7 @@ func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
 		case "timestamp":
 			if ev.Time == "" {
 				ev.Time, _ = jsonscan.String(f.Value)
-			} else if s, _ := jsonscan.String(f.Value); s != ev.Time {
+			} else if peek(f.Value) != ev.Time {
 				ev.Extra.Set("toolCall.timestamp", f.Value)
 			}
 		case "resultDisplay", "agentId":
@@ -887,17 +914,39 @@ func (rd *reader) eachObject(p *message, key string, fn func(f model.Fields, loc
 
 func listPath(base, key string, i int) string {
 	if base == "" {
+		if i < len(topPaths[0]) {
+			switch key {
+			case "thoughts":
+				return topPaths[0][i]
+			case "toolCalls":
+				return topPaths[1][i]
+			case "content":
+				return topPaths[2][i]
+			}
+		}
 		base = "$"
 	}
 	return base + "." + key + "[" + model.Itoa(int64(i)) + "]"
 }
 
+// topPaths are listPath("", key, i) of a line's lists (thoughts,
+// toolCalls, content) for their first entries, made once, not for every
+// entry's events: nearly every list has fewer than four.
+var topPaths = func() (p [3][4]string) {
+	for k, key := range [...]string{"thoughts", "toolCalls", "content"} {
+		for i := range p[k] {
+			p[k][i] = "$." + key + "[" + model.Itoa(int64(i)) + "]"
+		}
+	}
+	return p
+}()
+
 // tokens reads a gemini message's tokens by the usage rule for Gemini
 // (usage.Gemini); a total other than the sum of its parts is reported.
 func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 	var t struct {
-		Input, Output, Cached, Thoughts, Tool int64
-		Total                                 *int64
+		Input, Output, Cached, Thoughts, Tool, Total int64
+		hasTotal                                     bool
 	}
 	bad := false
 	count := func(val []byte) int64 {
@@ -921,8 +970,7 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 		case "tool":
 			t.Tool = count(val)
 		case "total":
-			n := count(val)
-			t.Total = &n
+			t.Total, t.hasTotal = count(val), true
 		}
 		return nil
 	})
@@ -932,7 +980,7 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 	}
 	rd.lastInput = t.Input
 	c := usage.Gemini(usage.Clamp(t.Input), usage.Clamp(t.Output), usage.Clamp(t.Cached), usage.Clamp(t.Thoughts), usage.Clamp(t.Tool))
-	if t.Total != nil && usage.Clamp(*t.Total) != c.In+c.Out+c.Cached {
+	if t.hasTotal && usage.Clamp(t.Total) != c.In+c.Out+c.Cached {
 		rd.rep.Lose(model.LossUnfaithful, "usage", "gemini tokens.total other than input + output + thoughts + tool: the parts are counted", loc)
 	}
 	u := model.UsageOf(c)
@@ -990,7 +1038,7 @@ func (rd *reader) closeCalls() error {
 				res, extra := functionResponse(fr)
 				res.CallID = c.id
 				ev.Result, ev.Extra = res, extra
-				if name, ok := ev.Extra.String("functionResponse.name"); ok && name == c.name {
+				if isString(ev.Extra, "functionResponse.name", c.name) {
 					ev.Extra.Delete("functionResponse.name")
 				}
 				fr = bytes.Clone(fr)

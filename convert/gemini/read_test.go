@@ -619,3 +619,29 @@ func FuzzFastPaths(f *testing.F) {
 		}, func(s model.Session) []model.Event { return s.Events })
 	})
 }
+
+// FuzzPeek holds peek (a string only compared, a view of the value when
+// it holds its text as it is) to Fields.String's decoding, and isString
+// to comparing what Fields.String gives, for any member's value.
+func FuzzPeek(f *testing.F) {
+	for _, v := range []string{`"gemini"`, `"caf\u00e9"`, `"a\"b"`, `""`, `null`, `7`, `{"a":"b"}`, ` "x" `, "\"\xff\"", `"\\"`} {
+		f.Add([]byte(`{"k":` + v + `}`))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fields, err := model.ParseFieldsView(b)
+		if err != nil {
+			return
+		}
+		for _, x := range fields {
+			want, ok := fields.String(x.Key)
+			if got := peek(x.Value); got != want {
+				t.Fatalf("peek(%q) = %q, Fields.String %q", x.Value, got, want)
+			}
+			for _, s := range []string{want, want + "x", ""} {
+				if got := isString(fields, x.Key, s); got != (ok && want == s) {
+					t.Fatalf("isString(%q, %q) = %v, Fields.String %q %v", x.Value, s, got, want, ok)
+				}
+			}
+		}
+	})
+}
