@@ -487,6 +487,46 @@ func peek(v []byte) string {
 	return s
 }
 
+// viewFields is model.ParseValidFieldsView(b) for a member list that is
+// read and let go while b's bytes stay as they are (a part of a message
+// the reader holds, never of a line it reuses), appended to dst: when
+// every key is its own decoding and named once, which is nearly always,
+// the keys are views of b, and with room enough in dst nothing is
+// allocated. Otherwise it is ParseValidFieldsView's list. Nothing made of
+// it may keep a key (keys are only compared, or copied into another
+// string). FuzzFastPaths holds the reader to the general path, and
+// FuzzViewFields the lists to ParseValidFieldsView's.
+func viewFields(b []byte, dst model.Fields) (model.Fields, error) {
+	if !fastPaths {
+		return model.ParseValidFieldsView(b)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return model.ParseValidFieldsView(b)
+	}
+	var found [8]jsonscan.Span
+	spans, err := jsonscan.MemberSpans(b, found[:0])
+	if err != nil || len(spans) > len(found) {
+		return model.ParseValidFieldsView(b)
+	}
+	for i, m := range spans {
+		k := b[m.KeyStart:m.KeyEnd]
+		if !jsonscan.PlainKey(k) {
+			return model.ParseValidFieldsView(b)
+		}
+		for _, n := range spans[:i] {
+			if string(b[n.KeyStart:n.KeyEnd]) == string(k) {
+				return model.ParseValidFieldsView(b) // named twice
+			}
+		}
+		dst = append(dst, model.Field{
+			Key:   unsafe.String(unsafe.SliceData(k), len(k)),
+			Value: b[m.ValueStart:m.ValueEnd:m.ValueEnd],
+		})
+	}
+	return dst, nil
+}
+
 // isString reports whether f.String(key) is s, without making a string
 // of the member when it holds s as it is.
 func isString(f model.Fields, key, s string) bool {
@@ -635,7 +675,8 @@ func (rd *reader) user(p *message) error {
 		err := jsonscan.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = listPath(p.loc.Path, "content", i)
-			part, err := model.ParseValidFieldsView(b)
+			var room [2]model.Field
+			part, err := viewFields(b, room[:0])
 			if err != nil || len(part) == 0 {
 				rd.rep.Add(model.LossMalformed, "gemini user content part is not an object", ev.Loc)
 				return nil
@@ -769,7 +810,8 @@ func sameResult(result, fr []byte) bool {
 func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 	res := &model.ToolResult{}
 	var extra model.Fields
-	f, err := model.ParseValidFieldsView(fr)
+	var room [4]model.Field
+	f, err := viewFields(fr, room[:0])
 	if err != nil {
 		res.Content, res.ContentRaw = string(fr), jsonscan.Copy(fr)
 		return res, nil
@@ -779,7 +821,8 @@ func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 		case "id":
 			res.CallID, _ = jsonscan.String(x.Value)
 		case "response":
-			resp, err := model.ParseValidFieldsView(x.Value)
+			var room [2]model.Field
+			resp, err := viewFields(x.Value, room[:0])
 			if err == nil && len(resp) == 1 {
 				if s, ok := resp.String("output"); ok {
 					res.Content = s
@@ -818,7 +861,7 @@ func (rd *reader) gemini(p *message) error {
 		base.Usage = rd.tokens(v, p.loc)
 	}
 	var events []model.Event
-	rd.eachObject(p, "thoughts", func(t model.Fields, loc model.Loc) {
+	rd.eachObject(p, "thoughts", false, func(t model.Fields, loc model.Loc) {
 		ev := base
 		ev.Kind = model.KindThinking
 		ev.Loc = loc
@@ -854,7 +897,7 @@ func (rd *reader) gemini(p *message) error {
 		}
 	}
 	var calls []openCall
-	rd.eachObject(p, "toolCalls", func(entry model.Fields, loc model.Loc) {
+	rd.eachObject(p, "toolCalls", true, func(entry model.Fields, loc model.Loc) {
 		ev := base
 		ev.Kind = model.KindToolCall
 		ev.Loc = loc
@@ -890,8 +933,10 @@ func (rd *reader) gemini(p *message) error {
 
 // eachObject calls fn with each object of the list a message's member key
 // holds (thoughts, toolCalls) and its place; what is not a list of
-// objects is reported.
-func (rd *reader) eachObject(p *message, key string, fn func(f model.Fields, loc model.Loc)) {
+// objects is reported. keep says fn keeps the object's list (a call's
+// entry, until its result comes); otherwise it is a list of views
+// (viewFields), let go when fn returns.
+func (rd *reader) eachObject(p *message, key string, keep bool, fn func(f model.Fields, loc model.Loc)) {
 	v, ok := p.fields.Get(key)
 	if !ok || jsonscan.IsNull(v) {
 		return
@@ -899,7 +944,14 @@ func (rd *reader) eachObject(p *message, key string, fn func(f model.Fields, loc
 	err := jsonscan.Array(v, func(i int, b []byte) error {
 		loc := p.loc
 		loc.Path = listPath(p.loc.Path, key, i)
-		f, err := model.ParseValidFieldsView(b)
+		var f model.Fields
+		var err error
+		if keep {
+			f, err = model.ParseValidFieldsView(b)
+		} else {
+			var room [4]model.Field
+			f, err = viewFields(b, room[:0])
+		}
 		if err != nil || (len(f) == 0 && !bytes.HasPrefix(b, []byte("{"))) {
 			rd.rep.Add(model.LossMalformed, "gemini "+key+" entry is not an object", loc)
 			return nil

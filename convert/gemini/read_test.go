@@ -645,3 +645,33 @@ func FuzzPeek(f *testing.F) {
 		}
 	})
 }
+
+// FuzzViewFields holds viewFields (the keys views of the value, no list
+// allocated) to model.ParseValidFieldsView on valid JSON: the same error
+// or none, the same keys and values in order, whatever room it is given.
+func FuzzViewFields(f *testing.F) {
+	f.Add([]byte(`{"functionResponse":{"id":"c","name":"run_shell_command","response":{"output":"a\nb"}}}`))
+	f.Add([]byte(` {"text" : "hi", "te\u0078t":"x", "a":[1,{"b":null}]} `))
+	f.Add([]byte(`{"a":1,"b":2,"a":3}`))
+	f.Add([]byte(`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}`))
+	f.Add([]byte(`{"caf` + "\xc3\xa9" + `":1,"":2}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`[{"text":"a"}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !jsonscan.Valid(b) {
+			return
+		}
+		want, wantErr := model.ParseValidFieldsView(b)
+		for _, room := range []int{0, 2, 8} {
+			got, err := viewFields(b, make(model.Fields, 0, room))
+			if (err == nil) != (wantErr == nil) || len(got) != len(want) {
+				t.Fatalf("room %d: %q, %v; ParseValidFieldsView %q, %v", room, got, err, want, wantErr)
+			}
+			for i := range want {
+				if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) || cap(got[i].Value) != len(got[i].Value) {
+					t.Fatalf("room %d: member %d %q: %q (cap %d), ParseValidFieldsView %q: %q", room, i, got[i].Key, got[i].Value, cap(got[i].Value), want[i].Key, want[i].Value)
+				}
+			}
+		}
+	})
+}
