@@ -662,7 +662,10 @@ func contentText(f model.Fields) (string, bool) {
 // back (functionResponse parts).
 func (rd *reader) user(p *message) error {
 	base := rd.base(p, model.KindUser)
-	var events []model.Event
+	// Each event is allocated alone (newEvent): a list of them growing
+	// would copy and allocate them again.
+	var room [4]*model.Event
+	events := room[:0]
 	content, _ := p.fields.Get("content")
 	prompt := false
 	if s, ok := jsonscan.String(content); ok {
@@ -670,7 +673,7 @@ func (rd *reader) user(p *message) error {
 		ev.Text = s
 		ev.Meta = isContext(s)
 		prompt = !ev.Meta
-		events = append(events, ev)
+		events = append(events, newEvent(ev))
 	} else {
 		err := jsonscan.Array(content, func(i int, b []byte) error {
 			ev := base
@@ -685,18 +688,18 @@ func (rd *reader) user(p *message) error {
 				ev.Text = s
 				ev.Meta = isContext(s)
 				prompt = prompt || !ev.Meta
-				events = append(events, ev)
+				events = append(events, newEvent(ev))
 				return nil
 			}
 			if fr, ok := part.Get("functionResponse"); ok && len(part) == 1 {
-				events = append(events, rd.result(ev, fr))
+				events = append(events, newEvent(rd.result(ev, fr)))
 				return nil
 			}
 			ev.Kind = model.KindPassthrough
 			ev.RawType = "part:" + part[0].Key
 			ev.Raw = jsonscan.Copy(b)
 			rd.rep.Passthrough(&ev, "gemini content part "+part[0].Key)
-			events = append(events, ev)
+			events = append(events, newEvent(ev))
 			return nil
 		})
 		if err != nil && content != nil {
@@ -707,11 +710,11 @@ func (rd *reader) user(p *message) error {
 		rd.lastPrompt = p.id
 	}
 	if len(events) == 0 {
-		events = append(events, base)
+		events = append(events, newEvent(base))
 	}
 	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content"), events[0].Extra...)
 	for i := range events {
-		if err := rd.emitResult(&events[i]); err != nil {
+		if err := rd.emitResult(events[i]); err != nil {
 			return err
 		}
 	}
@@ -719,6 +722,9 @@ func (rd *reader) user(p *message) error {
 	// ended) has its result from the call, if it has one.
 	return rd.closeCalls()
 }
+
+// newEvent is a copy of ev of its own, for the sink, which may keep it.
+func newEvent(ev model.Event) *model.Event { return &ev }
 
 // isContext reports whether a user text is the session context Gemini CLI
 // sends first (the date, the system, the folders), not the user's words.
@@ -860,7 +866,10 @@ func (rd *reader) gemini(p *message) error {
 	if v, ok := p.fields.Get("tokens"); ok {
 		base.Usage = rd.tokens(v, p.loc)
 	}
-	var events []model.Event
+	// Each event is allocated alone (newEvent): a list of them growing
+	// would copy and allocate them again.
+	var room [4]*model.Event
+	events := room[:0]
 	rd.eachObject(p, "thoughts", false, func(t model.Fields, loc model.Loc) {
 		ev := base
 		ev.Kind = model.KindThinking
@@ -880,20 +889,20 @@ func (rd *reader) gemini(p *message) error {
 				ev.Extra.Set("thought."+f.Key, f.Value)
 			}
 		}
-		events = append(events, ev)
+		events = append(events, newEvent(ev))
 	})
 	if v, ok := p.fields.Get("content"); ok {
 		if s, isString := jsonscan.String(v); isString {
 			if s != "" {
 				ev := base
 				ev.Text = s
-				events = append(events, ev)
+				events = append(events, newEvent(ev))
 			}
 		} else {
 			ev := base
 			ev.Text, _ = contentText(p.fields)
 			ev.Extra.Set("content", v)
-			events = append(events, ev)
+			events = append(events, newEvent(ev))
 		}
 	}
 	var calls []openCall
@@ -915,15 +924,15 @@ func (rd *reader) gemini(p *message) error {
 				ev.Extra.Set("toolCall."+f.Key, f.Value)
 			}
 		}
-		events = append(events, ev)
+		events = append(events, newEvent(ev))
 		calls = append(calls, openCall{id: c.ID, name: c.Name, entry: entry, loc: ev.Loc})
 	})
 	if len(events) == 0 {
-		events = append(events, base)
+		events = append(events, newEvent(base))
 	}
 	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content", "thoughts", "toolCalls", "model"), events[0].Extra...)
 	for i := range events {
-		if err := rd.emit(&events[i]); err != nil {
+		if err := rd.emit(events[i]); err != nil {
 			return err
 		}
 	}
