@@ -121,6 +121,8 @@ type reader struct {
 	// a compression saw).
 	lastPrompt string
 	lastInput  int64
+	// model is the model the last model message named.
+	model string
 	// context and snapshot are the last session context and compression
 	// snapshot emitted: $set.messages repeats them in every later list.
 	context, snapshot string
@@ -723,6 +725,24 @@ func (rd *reader) user(p *message) error {
 	return rd.closeCalls()
 }
 
+// toolCallKey is the key a toolCalls entry's member k is kept under in
+// its events' extra; those Gemini CLI writes are made once.
+func toolCallKey(k string) string {
+	switch k {
+	case "description":
+		return "toolCall.description"
+	case "displayName":
+		return "toolCall.displayName"
+	case "renderOutputAsMarkdown":
+		return "toolCall.renderOutputAsMarkdown"
+	case "resultDisplay":
+		return "toolCall.resultDisplay"
+	case "agentId":
+		return "toolCall.agentId"
+	}
+	return "toolCall." + k
+}
+
 // newEvent is a copy of ev of its own, for the sink, which may keep it.
 func newEvent(ev model.Event) *model.Event { return &ev }
 
@@ -782,7 +802,7 @@ func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
 				ev.Extra.Set("toolCall.timestamp", f.Value)
 			}
 		case "resultDisplay", "agentId":
-			ev.Extra.Set("toolCall."+f.Key, f.Value)
+			ev.Extra.Set(toolCallKey(f.Key), f.Value)
 			if f.Key == "agentId" && rd.agentTypes != nil {
 				if args, ok := c.entry.Get("args"); ok {
 					if a, err := model.ParseValidFieldsView(args); err == nil {
@@ -859,7 +879,12 @@ func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 func (rd *reader) gemini(p *message) error {
 	base := rd.base(p, model.KindAgent)
 	base.MessageID = p.id
-	base.Model, _ = p.fields.String("model")
+	// A session's messages nearly always name one model: its name is
+	// decoded once, not for every message.
+	if mv, _ := p.fields.Get("model"); peek(mv) != rd.model {
+		rd.model, _ = p.fields.String("model")
+	}
+	base.Model = rd.model
 	if rd.h.Model == "" {
 		rd.h.Model = base.Model
 	}
@@ -917,11 +942,15 @@ func (rd *reader) gemini(p *message) error {
 			c.Input = args
 		}
 		ev.Call = c
-		for _, f := range entry {
+		for i, f := range entry {
 			switch f.Key {
 			case "id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId":
 			default:
-				ev.Extra.Set("toolCall."+f.Key, f.Value)
+				if ev.Extra == nil {
+					// Room for the members left: the list never grows.
+					ev.Extra = make(model.Fields, 0, len(entry)-i)
+				}
+				ev.Extra.Set(toolCallKey(f.Key), f.Value)
 			}
 		}
 		events = append(events, newEvent(ev))
