@@ -582,8 +582,9 @@ func FuzzMembersOfValidated(f *testing.F) {
 }
 
 // FuzzFastPaths holds the reader's fast paths (a $set of lastUpdated alone
-// told by its bytes) to the general reading of every record: the same
-// events, header, report and error, whatever the session. Seeds: the
+// told by its bytes, the member lists of views that viewFields makes) to
+// the general reading of every record: the same events, header, report
+// and error, whatever the session. Seeds: the
 // benchmark's session, the recorded sessions of Gemini CLI, and the
 // records a fast path must leave to the general one.
 func FuzzFastPaths(f *testing.F) {
