@@ -476,12 +476,13 @@ func (rd *reader) message(fields model.Fields, b []byte, valid bool, loc model.L
 
 // peek is the string of the JSON value v as Fields.String decodes it ("" if
 // v is not a string), for a string only compared, never kept: when v holds
-// its text as it is (no escape, valid UTF-8) it is a view of v's bytes, not
-// a copy. Nearly every id, type, name and time a reader compares is.
+// its text as it is (ASCII without an escape, told eight bytes at a time by
+// jsonscan.PlainKey) it is a view of v's bytes, not a copy. Nearly every
+// id, type, name and time a reader compares is.
 func peek(v []byte) string {
 	v = bytes.TrimSpace(v)
 	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
-		if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		if in := v[1 : len(v)-1]; jsonscan.PlainKey(in) {
 			return unsafe.String(unsafe.SliceData(in), len(in))
 		}
 	}
