@@ -115,3 +115,107 @@ func (ix *idIndex) grow() {
 		ix.slots[i] = uint32(k) + 1
 	}
 }
+
+// chunkIDTable finds one chunk summary's call ids by name: open addressing
+// over the summary's list of ids, each slot 1 + an id's index (0 for an
+// empty slot), a power of two at least twice the ids long. A chunk has a
+// few dozen ids: the table is a few hundred bytes without a pointer, made
+// once at its size from the hashes the summary took as it read them,
+// where a Go map of strings per chunk took about a kilobyte and hashed
+// every id again.
+type chunkIDTable struct{ slots []int32 }
+
+// find returns the index of name among names, the ids the table was
+// made for.
+func (t chunkIDTable) find(names []string, name string) (int32, bool) {
+	if len(t.slots) == 0 {
+		return 0, false
+	}
+	mask := uint32(len(t.slots) - 1)
+	for i := hashID(name) & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if names[s-1] == name {
+			return s - 1, true
+		}
+	}
+}
+
+// idTableScratch numbers a chunk's ids while it is summarised, and keeps
+// their hashes for the chunk's table; it is reused from chunk to chunk.
+type idTableScratch struct {
+	slots  []int32 // as chunkIDTable's
+	hashes []uint32
+}
+
+// reset empties the table for a chunk of n lines (at most one id a line).
+func (t idTableScratch) reset(n int) idTableScratch {
+	size := idTableSize(n)
+	if cap(t.slots) < size {
+		t.slots = make([]int32, size)
+	} else {
+		t.slots = t.slots[:size]
+		clear(t.slots)
+	}
+	t.hashes = t.hashes[:0]
+	return t
+}
+
+// idTableSize is the number of slots for n ids.
+func idTableSize(n int) int {
+	size := 8
+	for size < 2*n {
+		size *= 2
+	}
+	return size
+}
+
+// number returns the index of id among names, the ids numbered so far,
+// numbering it when it is new (added): the caller appends it to names.
+func (t *idTableScratch) number(names []string, id []byte) (k int32, added bool) {
+	if 2*(len(t.hashes)+1) > len(t.slots) {
+		t.rehash(idTableSize(len(t.hashes) + 1))
+	}
+	h := hashID(id)
+	mask := uint32(len(t.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := t.slots[i]
+		if s == 0 {
+			k = int32(len(t.hashes))
+			t.slots[i] = k + 1
+			t.hashes = append(t.hashes, h)
+			return k, true
+		}
+		if t.hashes[s-1] == h && names[s-1] == string(id) {
+			return s - 1, false
+		}
+	}
+}
+
+// rehash puts the ids into size slots.
+func (t *idTableScratch) rehash(size int) {
+	t.slots = placeIDs(make([]int32, size), t.hashes)
+}
+
+// sized is the table of the ids numbered, at their size.
+func (t *idTableScratch) sized() chunkIDTable {
+	if len(t.hashes) == 0 {
+		return chunkIDTable{}
+	}
+	return chunkIDTable{placeIDs(make([]int32, idTableSize(len(t.hashes))), t.hashes)}
+}
+
+// placeIDs puts the ids whose hashes are hashes into the empty slots.
+func placeIDs(slots []int32, hashes []uint32) []int32 {
+	mask := uint32(len(slots) - 1)
+	for k, h := range hashes {
+		i := h & mask
+		for slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		slots[i] = int32(k) + 1
+	}
+	return slots
+}

@@ -51,3 +51,46 @@ func TestIDIndexNumbersLikeAMap(t *testing.T) {
 		t.Fatal("found an id in an empty index")
 	}
 }
+
+// A chunk's id table numbers ids as a map would, reused from chunk to
+// chunk, sized for fewer ids than it gets (it grows), and the summary's
+// table made from it finds each id and no other.
+func TestChunkIDTableNumbersLikeAMap(t *testing.T) {
+	var scratch idTableScratch
+	for chunk := range 200 {
+		lines := chunk % 40
+		scratch = scratch.reset(lines)
+		want := map[string]int32{}
+		var names []string
+		n := chunk % 70 // more ids than lines in some chunks
+		for i := range 3 * n {
+			id := fmt.Sprintf("id%d_%d", chunk, (i*7)%max(n, 1))
+			if i%5 == 0 {
+				id = ""
+			}
+			k, added := scratch.number(names, []byte(id))
+			w, seen := want[id]
+			if !seen {
+				w = int32(len(want))
+				want[id] = w
+			}
+			if k != w || added == seen {
+				t.Fatalf("chunk %d, %q: number %d (added %v), want %d (added %v)", chunk, id, k, added, w, !seen)
+			}
+			if added {
+				names = append(names, id)
+			}
+		}
+		table := scratch.sized()
+		for id, w := range want {
+			if k, ok := table.find(names, id); !ok || k != w {
+				t.Fatalf("chunk %d: find %q: %d %v, want %d", chunk, id, k, ok, w)
+			}
+		}
+		for _, absent := range []string{"absent", fmt.Sprintf("id%d_", chunk), fmt.Sprintf("id%d_%d", chunk+1, 0)} {
+			if _, ok := table.find(names, absent); ok {
+				t.Fatalf("chunk %d: found %q, never added", chunk, absent)
+			}
+		}
+	}
+}

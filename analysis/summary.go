@@ -15,10 +15,10 @@ import (
 // summary stays valid when edits elsewhere move the chunk. It is immutable
 // and memoized on the chunk.
 type chunkSummary struct {
-	local   []Finding        // findings a line earns on its own (W003, W005, W006, W011-W013, H001, H002)
-	ids     map[string]int32 // index into idList and idOrder
-	idList  []chunkID        // in order of first appearance
-	idOrder []string         // the ids, in the same order, for deterministic output
+	local   []Finding    // findings a line earns on its own (W003, W005, W006, W011-W013, H001, H002)
+	ids     chunkIDTable // finds an id's index into idList and idOrder
+	idList  []chunkID    // in order of first appearance
+	idOrder []string     // the ids, in the same order, for deterministic output
 	// Steps: the first step= in the chunk, the last, and the decreases
 	// within the chunk (W004); the first is compared across chunks.
 	firstStep, lastStep stepMark
@@ -70,7 +70,7 @@ func (m idMark) span() grammar.Span { return grammar.Span{Start: int(m.start), E
 
 // id returns what the chunk says about call id name, or nil.
 func (s *chunkSummary) id(name string) *chunkID {
-	if k, ok := s.ids[name]; ok {
+	if k, ok := s.ids.find(s.idOrder, name); ok {
 		return &s.idList[k]
 	}
 	return nil
@@ -142,10 +142,11 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	c, firstLine, base := t.ChunkAt(i)
 	sc := summaryScratches.Get().(*summaryScratch)
 	sz := &summarizer{
-		s: &chunkSummary{ids: sc.ids, idList: sc.idList[:0], idOrder: sc.idOrder[:0],
+		s: &chunkSummary{idList: sc.idList[:0], idOrder: sc.idOrder[:0],
 			startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, firstUser: -1, lastTS: -1, startTS: -1},
 		firstLine: firstLine,
 		base:      base,
+		ids:       sc.ids.reset(c.LineCount()),
 		marks:     sc.marks[:0],
 		secrets:   sc.secrets[:0],
 	}
@@ -161,16 +162,11 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	}
 	s := sz.s
 	s.groupMarks(sz.marks)
-	// The ids were gathered in the scratch's map and lists; the summary,
+	// The ids were gathered in the scratch's table and lists; the summary,
 	// which lives as long as its chunk, gets them at their size.
-	sc.ids, sc.idList, sc.idOrder, sc.marks, sc.secrets = s.ids, s.idList, s.idOrder, sz.marks, sz.secrets
-	s.idList, s.idOrder, s.ids = slices.Clone(s.idList), slices.Clone(s.idOrder), nil
-	if len(s.idOrder) > 0 {
-		s.ids = make(map[string]int32, len(s.idOrder))
-		for k, id := range s.idOrder {
-			s.ids[id] = int32(k)
-		}
-	}
+	sc.ids, sc.idList, sc.idOrder, sc.marks, sc.secrets = sz.ids, s.idList, s.idOrder, sz.marks, sz.secrets
+	s.idList, s.idOrder = slices.Clone(s.idList), slices.Clone(s.idOrder)
+	s.ids = sz.ids.sized()
 	sc.reset()
 	summaryScratches.Put(sc)
 	return s
@@ -180,18 +176,17 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 // kept from one chunk to the next: the ids seen and their marks. Growing
 // them for every chunk cost more than anything else summarizing allocates.
 type summaryScratch struct {
-	ids     map[string]int32
+	ids     idTableScratch
 	idList  []chunkID
 	idOrder []string
 	marks   []pendingMark
 	secrets []SecretMatch
 }
 
-var summaryScratches = sync.Pool{New: func() any { return &summaryScratch{ids: map[string]int32{}} }}
+var summaryScratches = sync.Pool{New: func() any { return new(summaryScratch) }}
 
 // reset empties the scratch and drops what it refers to.
 func (sc *summaryScratch) reset() {
-	clear(sc.ids)
 	clear(sc.idList)
 	clear(sc.idOrder)
 	clear(sc.secrets)
@@ -203,6 +198,7 @@ func (sc *summaryScratch) reset() {
 type summarizer struct {
 	s               *chunkSummary
 	firstLine, base int
+	ids             idTableScratch // the ids seen, by their hashes
 	marks           []pendingMark
 	secrets         []SecretMatch // scratch for AppendSecrets
 	// chunkSecrets: secrets holds the matches of the whole chunk (offsets
@@ -229,7 +225,7 @@ func (sz *summarizer) line(l grammar.Line, text []byte) {
 		sz.lifecycle(l, text, line)
 	}
 	if l.ID.Valid() {
-		sz.marks = sz.s.addID(sz.marks, valueOf(l, text, l.ID), line, l.ID.Shift(-sz.base), l)
+		sz.marks = sz.s.addID(&sz.ids, sz.marks, valueOf(l, text, l.ID), line, l.ID.Shift(-sz.base), l)
 	}
 	if l.Step.Valid() {
 		sz.step(l, text, line)
@@ -418,14 +414,11 @@ func (s *chunkSummary) groupMarks(pending []pendingMark) {
 	}
 }
 
-func (s *chunkSummary) addID(marks []pendingMark, id []byte, line int, span grammar.Span, l grammar.Line) []pendingMark {
-	k, ok := s.ids[string(id)]
-	if !ok {
-		name := string(id)
-		k = int32(len(s.idList))
-		s.ids[name] = k
+func (s *chunkSummary) addID(ids *idTableScratch, marks []pendingMark, id []byte, line int, span grammar.Span, l grammar.Line) []pendingMark {
+	k, added := ids.number(s.idOrder, id)
+	if added {
 		s.idList = append(s.idList, chunkID{reg: -1})
-		s.idOrder = append(s.idOrder, name)
+		s.idOrder = append(s.idOrder, string(id))
 	}
 	ci := &s.idList[k]
 	mark := idMark{line: int32(line), start: int32(span.Start), end: int32(span.End), kind: l.Kind}
