@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -93,4 +94,37 @@ func TestChunkIDTableNumbersLikeAMap(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzChunkIDTable holds a chunk's id table to a map on any ids (the
+// words of the input), on a table sized for lines lines.
+func FuzzChunkIDTable(f *testing.F) {
+	f.Add([]byte("qnJKpCfy LWFdVBdk qnJKpCfy toolu_01ABC  x x"), 3)
+	f.Add([]byte(""), 0)
+	f.Fuzz(func(t *testing.T, in []byte, lines int) {
+		scratch := idTableScratch{}.reset(min(max(lines, 0), 1000))
+		want := map[string]int32{}
+		var names []string
+		for _, id := range bytes.Split(in, []byte(" ")) {
+			k, added := scratch.number(names, id)
+			w, seen := want[string(id)]
+			if !seen {
+				w = int32(len(want))
+				want[string(id)] = w
+				names = append(names, string(id))
+			}
+			if k != w || added == seen {
+				t.Fatalf("%q: number %d (added %v), want %d (added %v)", id, k, added, w, !seen)
+			}
+		}
+		table := scratch.sized()
+		for id, w := range want {
+			if k, ok := table.find(names, id); !ok || k != w {
+				t.Fatalf("find %q: %d %v, want %d", id, k, ok, w)
+			}
+		}
+		if _, ok := table.find(names, string(in)+" "); ok {
+			t.Fatal("found an id never added")
+		}
+	})
 }

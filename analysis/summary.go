@@ -150,10 +150,10 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 		marks:     sc.marks[:0],
 		secrets:   sc.secrets[:0],
 	}
-	if text := c.Text(); bytes.IndexByte(text, '\r') < 0 {
+	if !c.HasCR() {
 		// One scan for the credentials of every line (see AppendSecrets);
 		// a chunk with a CR is scanned line by line, as Redact does.
-		sz.secrets, sz.chunkSecrets = AppendSecrets(sz.secrets, text), true
+		sz.secrets, sz.chunkSecrets = AppendSecrets(sz.secrets, c.Text()), true
 	}
 	for l, text := range t.ChunkLines(i) {
 		if l.Kind.IsBody() {

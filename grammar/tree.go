@@ -80,6 +80,7 @@ type Chunk struct {
 	wideUsage map[int32]Usage // usage that does not fit storedUsage, by line index
 	delims    [2]int32        // the first two delimiter lines ("---"), -1 if none
 	loneCR    int             // lone CRs in the chunk (extra editor lines)
+	cr        bool            // a CR somewhere in the chunk, lone or before a line break
 
 	memo memoTable
 }
@@ -94,6 +95,10 @@ func (c *Chunk) Text() []byte { return c.text }
 
 // LineCount is the number of lines in the chunk.
 func (c *Chunk) LineCount() int { return len(c.lines) }
+
+// HasCR reports a CR anywhere in the chunk's text: the scan searched the
+// chunk for one, so its readers need not.
+func (c *Chunk) HasCR() bool { return c.cr }
 
 // ChunkCount is the number of chunks.
 func (t *Tree) ChunkCount() int { return t.pageFirst[len(t.pages)] }
@@ -311,6 +316,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 	c.lines = make([]storedLine, 0, nlines)
 	var li LineInfo
 	lacks := lacksOf(text)
+	c.cr = !lacks.cr
 	scratch := usageScratch.Get().(*[]storedUsage)
 	c.usage = (*scratch)[:0] // grown in the scratch, then copied at its size
 	for off := 0; off < len(text) || (last && off == len(text) && len(c.lines) < nlines); {

@@ -261,6 +261,11 @@ func assertSameAsFullParse(t testing.TB, inc *Tree, src []byte, context string) 
 		if len(pg.chunks) == 0 || len(pg.chunks) > pageMaxChunks {
 			t.Fatalf("%s: page %d has %d chunks", context, p, len(pg.chunks))
 		}
+		for _, c := range pg.chunks {
+			if c.HasCR() != bytes.Contains(c.Text(), []byte{'\r'}) {
+				t.Fatalf("%s: page %d: a chunk's HasCR is %v for %q", context, p, c.HasCR(), c.Text())
+			}
+		}
 	}
 }
 
