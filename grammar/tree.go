@@ -317,6 +317,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 	var li LineInfo
 	lacks := lacksOf(text)
 	c.cr = !lacks.cr
+	next := searchesOf(text)
 	scratch := usageScratch.Get().(*[]storedUsage)
 	c.usage = (*scratch)[:0] // grown in the scratch, then copied at its size
 	for off := 0; off < len(text) || (last && off == len(text) && len(c.lines) < nlines); {
@@ -332,7 +333,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		}
 		lineText := text[off:end]
 		li = LineInfo{}
-		scanDocLine(lineText, first && off == 0, &li, lacks)
+		scanDocLine(lineText, first && off == 0, &li, lacks, next, off)
 		sl := storedLine{
 			off:     uint32(off),
 			len:     uint32(end - off),
@@ -406,12 +407,12 @@ var bom = []byte("\uFEFF")
 
 // scanDocLine scans a line into li; the document's first line may start
 // with a byte order mark, which is not text, so what follows it is classified.
-func scanDocLine(text []byte, docStart bool, li *LineInfo, lacks textLacks) {
+func scanDocLine(text []byte, docStart bool, li *LineInfo, lacks textLacks, next *searches, off int) {
 	if !docStart || !bytes.HasPrefix(text, bom) {
-		scanLine(text, li, lacks)
+		scanLine(text, li, lacks, next, off)
 		return
 	}
-	scanLine(text[len(bom):], li, lacks)
+	scanLine(text[len(bom):], li, lacks, next, off+len(bom))
 	li.shift(len(bom))
 }
 

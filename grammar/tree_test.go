@@ -412,7 +412,7 @@ func TestInfoEqualsScan(t *testing.T) {
 		for l := range tr.Lines() {
 			got, text := tr.Info(l.Num)
 			var want LineInfo
-			scanDocLine(text, l.Num == 0, &want, textLacks{})
+			scanDocLine(text, l.Num == 0, &want, textLacks{}, searchesOf(text), 0)
 			if !l.Kind.IsBody() {
 				want = LineInfo{Kind: l.Kind, Trim: want.Trim, Content: want.Trim.Start, Flags: want.Flags}
 			} else {
