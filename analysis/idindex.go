@@ -144,10 +144,13 @@ func (t chunkIDTable) find(names []string, name string) (int32, bool) {
 }
 
 // idTableScratch numbers a chunk's ids while it is summarised, and keeps
-// their hashes for the chunk's table; it is reused from chunk to chunk.
+// their hashes for the chunk's table and their bytes for its list of ids;
+// it is reused from chunk to chunk.
 type idTableScratch struct {
 	slots  []int32 // as chunkIDTable's
 	hashes []uint32
+	bytes  []byte  // the ids, one after the other
+	ends   []int32 // where each id ends in bytes
 }
 
 // reset empties the table for a chunk of n lines (at most one id a line).
@@ -159,7 +162,7 @@ func (t idTableScratch) reset(n int) idTableScratch {
 		t.slots = t.slots[:size]
 		clear(t.slots)
 	}
-	t.hashes = t.hashes[:0]
+	t.hashes, t.bytes, t.ends = t.hashes[:0], t.bytes[:0], t.ends[:0]
 	return t
 }
 
@@ -172,9 +175,9 @@ func idTableSize(n int) int {
 	return size
 }
 
-// number returns the index of id among names, the ids numbered so far,
-// numbering it when it is new (added): the caller appends it to names.
-func (t *idTableScratch) number(names []string, id []byte) (k int32, added bool) {
+// number returns the index of id among the ids numbered so far, numbering
+// it when it is new (added).
+func (t *idTableScratch) number(id []byte) (k int32, added bool) {
 	if 2*(len(t.hashes)+1) > len(t.slots) {
 		t.rehash(idTableSize(len(t.hashes) + 1))
 	}
@@ -186,12 +189,40 @@ func (t *idTableScratch) number(names []string, id []byte) (k int32, added bool)
 			k = int32(len(t.hashes))
 			t.slots[i] = k + 1
 			t.hashes = append(t.hashes, h)
+			t.bytes = append(t.bytes, id...)
+			t.ends = append(t.ends, int32(len(t.bytes)))
 			return k, true
 		}
-		if t.hashes[s-1] == h && names[s-1] == string(id) {
+		if t.hashes[s-1] == h && string(t.id(s-1)) == string(id) {
 			return s - 1, false
 		}
 	}
+}
+
+// id is the bytes of id k.
+func (t *idTableScratch) id(k int32) []byte {
+	start := int32(0)
+	if k > 0 {
+		start = t.ends[k-1]
+	}
+	return t.bytes[start:t.ends[k]]
+}
+
+// names are the ids numbered, in order: parts of one string, made with
+// one allocation for the chunk where a string for each id took one each
+// (most of those made to open a document).
+func (t *idTableScratch) names() []string {
+	if len(t.ends) == 0 {
+		return nil
+	}
+	all := string(t.bytes)
+	names := make([]string, len(t.ends))
+	start := int32(0)
+	for k, end := range t.ends {
+		names[k] = all[start:end]
+		start = end
+	}
+	return names
 }
 
 // rehash puts the ids into size slots.

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,7 +70,7 @@ func TestChunkIDTableNumbersLikeAMap(t *testing.T) {
 			if i%5 == 0 {
 				id = ""
 			}
-			k, added := scratch.number(names, []byte(id))
+			k, added := scratch.number([]byte(id))
 			w, seen := want[id]
 			if !seen {
 				w = int32(len(want))
@@ -83,6 +84,9 @@ func TestChunkIDTableNumbersLikeAMap(t *testing.T) {
 			}
 		}
 		table := scratch.sized()
+		if got := scratch.names(); !slices.Equal(got, names) {
+			t.Fatalf("chunk %d: names %q, want %q", chunk, got, names)
+		}
 		for id, w := range want {
 			if k, ok := table.find(names, id); !ok || k != w {
 				t.Fatalf("chunk %d: find %q: %d %v, want %d", chunk, id, k, ok, w)
@@ -106,7 +110,7 @@ func FuzzChunkIDTable(f *testing.F) {
 		want := map[string]int32{}
 		var names []string
 		for _, id := range bytes.Split(in, []byte(" ")) {
-			k, added := scratch.number(names, id)
+			k, added := scratch.number(id)
 			w, seen := want[string(id)]
 			if !seen {
 				w = int32(len(want))
@@ -118,6 +122,9 @@ func FuzzChunkIDTable(f *testing.F) {
 			}
 		}
 		table := scratch.sized()
+		if got := scratch.names(); !slices.Equal(got, names) {
+			t.Fatalf("names %q, want %q", got, names)
+		}
 		for id, w := range want {
 			if k, ok := table.find(names, id); !ok || k != w {
 				t.Fatalf("find %q: %d %v, want %d", id, k, ok, w)

@@ -142,7 +142,7 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	c, firstLine, base := t.ChunkAt(i)
 	sc := summaryScratches.Get().(*summaryScratch)
 	sz := &summarizer{
-		s: &chunkSummary{idList: sc.idList[:0], idOrder: sc.idOrder[:0],
+		s: &chunkSummary{idList: sc.idList[:0],
 			startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, firstUser: -1, lastTS: -1, startTS: -1},
 		firstLine: firstLine,
 		base:      base,
@@ -164,9 +164,9 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	s.groupMarks(sz.marks)
 	// The ids were gathered in the scratch's table and lists; the summary,
 	// which lives as long as its chunk, gets them at their size.
-	sc.ids, sc.idList, sc.idOrder, sc.marks, sc.secrets = sz.ids, s.idList, s.idOrder, sz.marks, sz.secrets
-	s.idList, s.idOrder = slices.Clone(s.idList), slices.Clone(s.idOrder)
-	s.ids = sz.ids.sized()
+	sc.ids, sc.idList, sc.marks, sc.secrets = sz.ids, s.idList, sz.marks, sz.secrets
+	s.idList = slices.Clone(s.idList)
+	s.idOrder, s.ids = sz.ids.names(), sz.ids.sized()
 	sc.reset()
 	summaryScratches.Put(sc)
 	return s
@@ -178,7 +178,6 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 type summaryScratch struct {
 	ids     idTableScratch
 	idList  []chunkID
-	idOrder []string
 	marks   []pendingMark
 	secrets []SecretMatch
 }
@@ -188,9 +187,8 @@ var summaryScratches = sync.Pool{New: func() any { return new(summaryScratch) }}
 // reset empties the scratch and drops what it refers to.
 func (sc *summaryScratch) reset() {
 	clear(sc.idList)
-	clear(sc.idOrder)
 	clear(sc.secrets)
-	sc.idList, sc.idOrder, sc.marks, sc.secrets = sc.idList[:0], sc.idOrder[:0], sc.marks[:0], sc.secrets[:0]
+	sc.idList, sc.marks, sc.secrets = sc.idList[:0], sc.marks[:0], sc.secrets[:0]
 }
 
 // summarizer is a chunk's summary while its lines are read. Lines are
@@ -415,10 +413,9 @@ func (s *chunkSummary) groupMarks(pending []pendingMark) {
 }
 
 func (s *chunkSummary) addID(ids *idTableScratch, marks []pendingMark, id []byte, line int, span grammar.Span, l grammar.Line) []pendingMark {
-	k, added := ids.number(s.idOrder, id)
+	k, added := ids.number(id)
 	if added {
 		s.idList = append(s.idList, chunkID{reg: -1})
-		s.idOrder = append(s.idOrder, string(id))
 	}
 	ci := &s.idList[k]
 	mark := idMark{line: int32(line), start: int32(span.Start), end: int32(span.End), kind: l.Kind}
