@@ -157,7 +157,7 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	}
 	for l, text := range t.ChunkLines(i) {
 		if l.Kind.IsBody() {
-			sz.line(l, text)
+			sz.line(&l, text)
 		}
 	}
 	s := sz.s
@@ -210,7 +210,7 @@ func (sz *summarizer) add(code Code, line int, span grammar.Span, msg string) {
 }
 
 // line reads one body line.
-func (sz *summarizer) line(l grammar.Line, text []byte) {
+func (sz *summarizer) line(l *grammar.Line, text []byte) {
 	line := l.Num - sz.firstLine
 	if l.Kind != grammar.Empty {
 		sz.s.lastNonEmpty = line
@@ -235,13 +235,13 @@ func (sz *summarizer) line(l grammar.Line, text []byte) {
 }
 
 // valueOf is the text of span sp (absolute) of line l.
-func valueOf(l grammar.Line, text []byte, sp grammar.Span) []byte {
+func valueOf(l *grammar.Line, text []byte, sp grammar.Span) []byte {
 	return text[sp.Start-l.Start : sp.End-l.Start]
 }
 
 // outline counts the lines that are outline entries, and notes the phase
 // lines and the lines that end a subagent.
-func (sz *summarizer) outline(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) outline(l *grammar.Line, text []byte, line int) {
 	s := sz.s
 	switch l.Kind {
 	case grammar.Phase:
@@ -265,7 +265,7 @@ func (sz *summarizer) outline(l grammar.Line, text []byte, line int) {
 
 // lifecycle notes @start and @end lines (by prefix, as the reference
 // does), and hints at an event rlog/1 does not have (H001).
-func (sz *summarizer) lifecycle(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) lifecycle(l *grammar.Line, text []byte, line int) {
 	s := sz.s
 	content := text[l.Content-l.Start:]
 	if bytes.HasPrefix(content, []byte("start")) && s.startLine < 0 {
@@ -275,7 +275,7 @@ func (sz *summarizer) lifecycle(l grammar.Line, text []byte, line int) {
 		s.hasEnd = true
 		s.endLines = append(s.endLines, line)
 	}
-	verb := verbSpan(text, l)
+	verb := verbSpan(text, *l)
 	if v := string(valueOf(l, text, verb)); !isKnownVerb(v) {
 		msg := fmt.Sprintf("Unknown lifecycle event `@%s`", v)
 		if sug := closestVerb(v); sug != "" {
@@ -287,7 +287,7 @@ func (sz *summarizer) lifecycle(l grammar.Line, text []byte, line int) {
 
 // step notes the chunk's first and last step= and the decreases within it
 // (W004); the first is compared across chunks.
-func (sz *summarizer) step(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) step(l *grammar.Line, text []byte, line int) {
 	s := sz.s
 	step, err := strconv.ParseUint(string(valueOf(l, text, l.Step)), 10, 32)
 	if err != nil {
@@ -305,7 +305,7 @@ func (sz *summarizer) step(l grammar.Line, text []byte, line int) {
 
 // timestamp reports a ts= that is not a timestamp (W005), and notes the
 // last valid one and the first on an @start line, for hover.
-func (sz *summarizer) timestamp(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) timestamp(l *grammar.Line, text []byte, line int) {
 	s := sz.s
 	ts := valueOf(l, text, l.TS)
 	if !ValidTimestamp(ts) {
@@ -321,7 +321,7 @@ func (sz *summarizer) timestamp(l grammar.Line, text []byte, line int) {
 // textFindings are the findings about a line's bytes and markers: short
 // blob digests (W006), an ASCII arrow (W011), invalid UTF-8 (W012), NUL
 // (W013), credentials (S001) and legacy redaction markers (H002).
-func (sz *summarizer) textFindings(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) textFindings(l *grammar.Line, text []byte, line int) {
 	shift := l.Start - sz.base // from the line's start to the chunk's
 	if l.Flags&grammar.FlagBlob != 0 {
 		for _, m := range grammar.BlobMarkers(text) {
@@ -363,7 +363,7 @@ func (sz *summarizer) textFindings(l grammar.Line, text []byte, line int) {
 // chunkSecretFindings reports the credentials of line l among the chunk's
 // matches. The lines come in order, so the matches before l's start are
 // those of lines not summarised (the header's, its delimiters).
-func (sz *summarizer) chunkSecretFindings(l grammar.Line, line int) {
+func (sz *summarizer) chunkSecretFindings(l *grammar.Line, line int) {
 	start, end := l.Start-sz.base, l.End-sz.base
 	k := sz.nextSecret
 	for k < len(sz.secrets) && sz.secrets[k].Start < start {
@@ -412,7 +412,7 @@ func (s *chunkSummary) groupMarks(pending []pendingMark) {
 	}
 }
 
-func (s *chunkSummary) addID(ids *idTableScratch, marks []pendingMark, id []byte, line int, span grammar.Span, l grammar.Line) []pendingMark {
+func (s *chunkSummary) addID(ids *idTableScratch, marks []pendingMark, id []byte, line int, span grammar.Span, l *grammar.Line) []pendingMark {
 	k, added := ids.number(id)
 	if added {
 		s.idList = append(s.idList, chunkID{reg: -1})
