@@ -650,56 +650,60 @@ func (t *Tree) Line(n int) Line {
 	return t.line(c, at, n-at.lines)
 }
 
-// line returns line li of chunk c, which at precedes.
+// line returns line li of chunk c, which at precedes. It runs for every
+// line a request or a summary reads: a line of 64 KB or less (all but a
+// few) is read from its stored offsets as they are, without making them
+// wide first; a longer one from its chunk's wide table.
 func (t *Tree) line(c *Chunk, at pos, li int) Line {
 	s := &c.lines[li]
 	base := at.bytes + int(s.off)
-	num := at.lines + li
-	var w wideSpans
-	if s.len > maxNarrowLine {
-		w = *c.wide[int32(li)]
-	} else {
-		w = wideSpans{content: uint32(s.content), trimEnd: uint32(s.trimEnd), arrow: uint32(s.arrow), result: uint32(s.result),
-			name: widen(s.name), id: widen(s.id), step: widen(s.step), ts: widen(s.ts)}
-	}
 	l := Line{
-		Num:     num,
+		Num:     at.lines + li,
 		Start:   base,
 		End:     base + int(s.len),
 		Next:    base + int(s.len) + int(s.termLen),
 		Kind:    s.kind,
 		Flags:   s.flags,
-		Content: base + int(w.content),
-		TrimEnd: base + int(w.trimEnd),
+		Content: base + int(s.content),
+		TrimEnd: base + int(s.trimEnd),
 	}
-	if num < t.region.BodyStart {
+	var w *wideSpans
+	if s.len > maxNarrowLine {
+		w = c.wide[int32(li)]
+		l.Content, l.TrimEnd = base+int(w.content), base+int(w.trimEnd)
+	}
+	if l.Num < t.region.BodyStart {
 		switch {
-		case num < t.region.HeaderStart:
+		case l.Num < t.region.HeaderStart:
 			l.Kind = Preamble
-		case num == t.region.HeaderStart || num == t.region.HeaderEnd:
+		case l.Num == t.region.HeaderStart || l.Num == t.region.HeaderEnd:
 			l.Kind = HeaderDelimiter
 		default:
 			l.Kind = HeaderLine
 		}
 		return l
 	}
-	l.Name = unpack(w.name, base)
-	l.ID = unpack(w.id, base)
-	l.Step = unpack(w.step, base)
-	l.TS = unpack(w.ts, base)
-	if w.arrow > 0 {
-		a := base + int(w.arrow) - 1
+	arrowAt, resultAt := int(s.arrow), int(s.result)
+	if w == nil {
+		l.Name, l.ID = unpack(s.name, base), unpack(s.id, base)
+		l.Step, l.TS = unpack(s.step, base), unpack(s.ts, base)
+	} else {
+		l.Name, l.ID = unpack(w.name, base), unpack(w.id, base)
+		l.Step, l.TS = unpack(w.step, base), unpack(w.ts, base)
+		arrowAt, resultAt = int(w.arrow), int(w.result)
+	}
+	if arrowAt > 0 {
+		a := base + arrowAt - 1
 		l.Arrow = Span{a, a + len(arrow)}
 	}
-	if w.result > 0 {
-		l.Result = Span{base + int(w.result) - 1, l.TrimEnd}
+	if resultAt > 0 {
+		l.Result = Span{base + resultAt - 1, l.TrimEnd}
 	}
 	return l
 }
 
-func widen(p [2]uint16) [2]uint32 { return [2]uint32{uint32(p[0]), uint32(p[1])} }
-
-func unpack(p [2]uint32, base int) Span {
+// unpack is a stored span of a line that starts at base; absent if empty.
+func unpack[T uint16 | uint32](p [2]T, base int) Span {
 	if p[1] <= p[0] {
 		return Span{}
 	}

@@ -477,3 +477,26 @@ func TestLineColumn(t *testing.T) {
 		}
 	}
 }
+
+// A line longer than 64 KB keeps its spans in its chunk's wide table: the
+// tree reads them from there as a short line's from its stored offsets.
+func TestLongLineSpans(t *testing.T) {
+	long := strings.Repeat("m ", 40000)
+	for _, text := range []string{
+		"t!:Read id=abc step=3 ts=2025-01-01T00:00:00Z " + long + " → [ok] done",
+		"o: " + long + " id=x → " + long,
+		"t!:Read id=abc → [running]",
+	} {
+		src := "u: hi\n" + text + "\nu: bye\n"
+		tr := Parse([]byte(src))
+		l := tr.Line(1)
+		li := ScanLine([]byte(text))
+		at := func(s Span) Span { return s.Shift(l.Start) }
+		want := Line{Num: 1, Start: 6, End: 6 + len(text), Next: 7 + len(text), Kind: li.Kind, Flags: li.Flags,
+			Content: l.Start + li.Content, TrimEnd: l.Start + li.Trim.End, Name: at(li.Name), Arrow: at(li.Arrow),
+			Result: at(li.Result), ID: at(li.Meta[KeyID]), Step: at(li.Meta[KeyStep]), TS: at(li.Meta[KeyTS])}
+		if l != want {
+			t.Fatalf("line of %d bytes\n got %+v\nwant %+v", len(text), l, want)
+		}
+	}
+}
