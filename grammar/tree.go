@@ -25,20 +25,38 @@ var (
 // start, in 16 bits. The few lines longer than 64 KB keep 32-bit offsets in
 // their chunk's wide table instead.
 type storedLine struct {
-	off, len           uint32
-	flags              Flags
-	content, trimEnd   uint16
-	arrow, result      uint16 // start+1; 0 means absent
-	name, id, step, ts [2]uint16
-	kind               Kind
-	termLen, loneC     uint8 // terminator length (0, 1 or 2); lone CRs in the line (saturating)
+	off, len uint32
+	flags    Flags
+	lineSpans[uint16]
+	kind           Kind
+	termLen, loneC uint8 // terminator length (0, 1 or 2); lone CRs in the line (saturating)
+}
+
+// lineSpans are the offsets of a line's parts from its start: 16 bits in
+// storedLine, 32 in a chunk's wide table for a line longer than 64 KB.
+type lineSpans[T uint16 | uint32] struct {
+	content, trimEnd   T
+	arrow, result      T // start+1; 0 means absent
+	name, id, step, ts [2]T
 }
 
 // wideSpans are a long line's offsets.
-type wideSpans struct {
-	content, trimEnd   uint32
-	arrow, result      uint32
-	name, id, step, ts [2]uint32
+type wideSpans = lineSpans[uint32]
+
+// spansOf are the offsets of li's parts, written straight into the width
+// they are kept in.
+func spansOf[T uint16 | uint32](li *LineInfo) lineSpans[T] {
+	id, step, ts := &li.Meta[KeyID], &li.Meta[KeyStep], &li.Meta[KeyTS]
+	sp := lineSpans[T]{content: T(li.Content), trimEnd: T(li.Trim.End),
+		name: [2]T{T(li.Name.Start), T(li.Name.End)}, id: [2]T{T(id.Start), T(id.End)},
+		step: [2]T{T(step.Start), T(step.End)}, ts: [2]T{T(ts.Start), T(ts.End)}}
+	if li.Arrow.Valid() {
+		sp.arrow = T(li.Arrow.Start + 1)
+	}
+	if li.Result.Valid() {
+		sp.result = T(li.Result.Start + 1)
+	}
+	return sp
 }
 
 const maxNarrowLine = 1<<16 - 1
@@ -344,25 +362,14 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		if term == 2 {
 			sl.flags |= FlagCR
 		}
-		w := wideSpans{
-			content: uint32(li.Content), trimEnd: uint32(li.Trim.End),
-			name: pack(li.Name), id: pack(li.Meta[KeyID]), step: pack(li.Meta[KeyStep]), ts: pack(li.Meta[KeyTS]),
-		}
-		if li.Arrow.Valid() {
-			w.arrow = uint32(li.Arrow.Start + 1)
-		}
-		if li.Result.Valid() {
-			w.result = uint32(li.Result.Start + 1)
-		}
 		if end-off > maxNarrowLine {
 			if c.wide == nil {
 				c.wide = map[int32]*wideSpans{}
 			}
-			wide := w
+			wide := spansOf[uint32](&li)
 			c.wide[int32(len(c.lines))] = &wide
 		} else {
-			sl.content, sl.trimEnd, sl.arrow, sl.result = uint16(w.content), uint16(w.trimEnd), uint16(w.arrow), uint16(w.result)
-			sl.name, sl.id, sl.step, sl.ts = narrow(w.name), narrow(w.id), narrow(w.step), narrow(w.ts)
+			sl.lineSpans = spansOf[uint16](&li)
 		}
 		if li.Flags&FlagLoneCR != 0 {
 			n := bytes.Count(lineText, []byte{'\r'})
@@ -429,10 +436,6 @@ func (li *LineInfo) shift(d int) {
 		li.Meta[k] = li.Meta[k].Shift(d)
 	}
 }
-
-func pack(s Span) [2]uint32 { return [2]uint32{uint32(s.Start), uint32(s.End)} }
-
-func narrow(p [2]uint32) [2]uint16 { return [2]uint16{uint16(p[0]), uint16(p[1])} }
 
 func (c *Chunk) storeUsage(line, lineOff int, lineText []byte, u Usage, li *LineInfo) {
 	su := storedUsage{line: uint32(line)}
