@@ -161,7 +161,7 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 		}
 	}
 	s := sz.s
-	s.groupMarks(sz.marks)
+	sc.ends = s.groupMarks(sz.marks, sc.ends)
 	// The ids were gathered in the scratch's table and lists; the summary,
 	// which lives as long as its chunk, gets them at their size.
 	sc.ids, sc.idList, sc.marks, sc.secrets = sz.ids, s.idList, sz.marks, sz.secrets
@@ -177,6 +177,7 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 // them for every chunk cost more than anything else summarizing allocates.
 type summaryScratch struct {
 	ids     idTableScratch
+	ends    []int32 // groupMarks' counts
 	idList  []chunkID
 	marks   []pendingMark
 	secrets []SecretMatch
@@ -392,24 +393,29 @@ type pendingMark struct {
 	mark idMark
 }
 
-// groupMarks gives each id its marks, in line order, as parts of one array.
-func (s *chunkSummary) groupMarks(pending []pendingMark) {
-	ends := make([]int32, len(s.idList)+1)
+// groupMarks gives each id its marks, in line order, as parts of one
+// array; it counts them in scratch, which it returns grown.
+func (s *chunkSummary) groupMarks(pending []pendingMark, scratch []int32) []int32 {
+	n := len(s.idList)
+	scratch = slices.Grow(scratch[:0], 2*n+1)[:2*n+1]
+	ends, next := scratch[:n+1], scratch[n+1:]
+	clear(ends)
 	for _, p := range pending {
 		ends[p.id+1]++
 	}
-	for k := range s.idList {
+	for k := range n {
 		ends[k+1] += ends[k]
 	}
 	all := make([]idMark, len(pending))
-	next := slices.Clone(ends[:len(s.idList)])
+	copy(next, ends[:n])
 	for _, p := range pending {
 		all[next[p.id]] = p.mark
 		next[p.id]++
 	}
-	for k := range s.idList {
+	for k := range n {
 		s.idList[k].marks = all[ends[k]:ends[k+1]:ends[k+1]]
 	}
+	return scratch
 }
 
 func (s *chunkSummary) addID(ids *idTableScratch, marks []pendingMark, id []byte, line int, span grammar.Span, l *grammar.Line) []pendingMark {
