@@ -660,6 +660,17 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 			return false
 		}
 	}
+	// A value: as long as a vendor's shortest, or generic-api-key's.
+	// Looked for before the key, which costs more to read back: most
+	// values that pass the test above are no rule's (ts=2025-12-19T20:29).
+	v, end, valueByte := p, min(len(text), p+cands.minValue), &cands.valueByte
+	for v < end && valueByte[text[v]] {
+		v++
+	}
+	vendorValue := v-p >= cands.minValue || colonValue(text, p)
+	if !vendorValue && !genericValue(text, i+1, multiline, false) {
+		return false
+	}
 	// A keyword in the key: the rules' keys are [\w.-]{0,50}? KEYWORD
 	// [ \t\w.-]{0,20} [\s'"]{0,3}, right before the separator; or one
 	// that starts the value (NRJS-).
@@ -686,17 +697,7 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		ends = 3
 	}
 	if ends == 0 && !cands.valueFirst[text[p]] {
-		return false // most keys: id, ts, file_path
-	}
-	// A value: generic-api-key's, or as long as a vendor's shortest.
-	v, end, valueByte := p, min(len(text), p+cands.minValue), &cands.valueByte
-	for v < end && valueByte[text[v]] {
-		v++
-	}
-	vendorValue := v-p >= cands.minValue || colonValue(text, p)
-	genericShape := genericValue(text, i+1, multiline, false)
-	if !vendorValue && !genericShape {
-		return false
+		return false // most keys: sig, file_path
 	}
 	if cands.valueFirst[text[p]] {
 		for _, kw := range cands.valueKeywords {
@@ -705,7 +706,9 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 			}
 		}
 	}
-	return ends&1 != 0 && vendorValue || ends&2 != 0 && genericShape && genericValue(text, i+1, multiline, true)
+	// generic-api-key's value with its entropy: a value that has it has
+	// the shape too (genericValue with entropy tests one thing more).
+	return ends&1 != 0 && vendorValue || ends&2 != 0 && genericValue(text, i+1, multiline, true)
 }
 
 // keywordsBefore tells which keywords of the assignment rules end at most

@@ -427,3 +427,25 @@ func TestLiteralKeyForms(t *testing.T) {
 		t.Errorf("only %d keys read as lists of words", n)
 	}
 }
+
+// checkGenericEntropy: wherever generic-api-key's value has its entropy
+// after a separator, it has its shape (genericValue with entropy tests one
+// thing more), which separatorCandidate counts on when it tests the shape
+// only where a vendor's value is not there.
+func checkGenericEntropy(t *testing.T, text []byte) {
+	t.Helper()
+	for p := range len(text) {
+		for _, multiline := range []bool{false, true} {
+			if genericValue(text, p, multiline, true) && !genericValue(text, p, multiline, false) {
+				t.Fatalf("%q at %d (multiline %v): the value has the entropy, not the shape", text, p, multiline)
+			}
+		}
+	}
+}
+
+func FuzzGenericValueEntropyHasShape(f *testing.F) {
+	for _, s := range append(keywordSeeds, "x=Zx9vQ2mL7pR4tY8uK3wq ", "k: '\t\"Zx9v+Q2mL/7pR4tY8uK3==\"", "a=\n\nZx9vQ2mL.7pR4tY8uK3wq\\n") {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkGenericEntropy)
+}
