@@ -121,11 +121,13 @@ scan:
 			if p < done {
 				continue // in a word already read
 			}
+			valueTested := false // ShortValueAt and NoKeyAt tested at the separator p, both false
 			if c := line[p]; secretClass[c]&clsSep != 0 {
-				if (c != '=' && c != ':' || !mayBeKeyEnd(line, p)) && (c != ':' || !urlAt(line, p)) &&
-					(secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p) || secretrules.NoKeyAt(line, p)) {
+				ours := (c == '=' || c == ':') && mayBeKeyEnd(line, p) || c == ':' && urlAt(line, p)
+				if !ours && (secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p) || secretrules.NoKeyAt(line, p)) {
 					continue // no value or no rule's key, no credential key ends before, no URL
 				}
+				valueTested = !ours
 			} else if p != fresh && wordByte[line[p-1]] {
 				// Not a word start (the light path stops at bytes):
 				// maybe right after a JSON escape (\n-----BEGIN), which
@@ -138,7 +140,7 @@ scan:
 				continue
 			}
 			var matched bool
-			dst, cand, done, matched = scanStop(dst, cand, line, p)
+			dst, cand, done, matched = scanStop(dst, cand, line, p, valueTested)
 			if matched {
 				i, fresh = done, done
 				continue scan
@@ -319,11 +321,13 @@ func hasBlank(x uint64) bool { return (x-eachByte*0x21)&^x&(eachByte*0x80) != 0 
 
 // scanStop looks at the stop at line[p] (a separator, a word start, or a
 // JSON escape's letter) and returns where the scan goes on, and whether
-// it found a match there (which ends where it goes on).
-func scanStop(dst []SecretMatch, cand []candLine, line []byte, p int) ([]SecretMatch, []candLine, int, bool) {
+// it found a match there (which ends where it goes on). valueTested: p is
+// a separator where secretrules.ShortValueAt and NoKeyAt are false, which
+// SeparatorCandidate need not test again.
+func scanStop(dst []SecretMatch, cand []candLine, line []byte, p int, valueTested bool) ([]SecretMatch, []candLine, int, bool) {
 	c := line[p]
 	if secretClass[c]&clsSep != 0 {
-		if secretrules.SeparatorCandidate(line, p) {
+		if valueTested && secretrules.SeparatorCandidateRest(line, p) || !valueTested && secretrules.SeparatorCandidate(line, p) {
 			cand = markLine(cand, line, p)
 		}
 		// Ours: a credential key or Authorization before '=' or ':'

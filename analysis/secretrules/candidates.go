@@ -530,6 +530,10 @@ func SeparatorCandidate(text []byte, i int) bool {
 	return separatorCandidate(text, i, false)
 }
 
+// SeparatorCandidateRest is SeparatorCandidate at a separator where the
+// caller has found ShortValueAt and NoKeyAt false: the rest of its tests.
+func SeparatorCandidateRest(text []byte, i int) bool { return separatorCandidate(text, i, false) }
+
 // NoKeyAt reports, cheaply, that no rule can match with its separator at
 // text[i], a '=' or a ':', because no key before it can hold a keyword
 // and its value starts with none: the most common separator in a log is
