@@ -190,14 +190,19 @@ func (s *stopIndex) index(line []byte, i, fresh int) (int, int) {
 			}
 			return len(line), n
 		}
-		if hasBlank(binary.LittleEndian.Uint64(line[i+7 : i+lightRun])) {
+		// The bytes i to i+lightRun as an array: one bounds check for
+		// all that the light path reads.
+		if w := (*[lightRun]byte)(line[i : i+lightRun]); hasBlank(binary.LittleEndian.Uint64(w[7:])) {
 			// The light path, for as long as it goes without a stop.
-			stops = lightStops((*[8]byte)(line[i : i+8]))
+			stops = lightStops((*[8]byte)(w[:8]))
 			for stops == 0 {
-				if i += 8; i+lightRun > len(line) || !hasBlank(binary.LittleEndian.Uint64(line[i+7:i+lightRun])) {
+				if i += 8; i+lightRun > len(line) {
 					break
 				}
-				stops = lightStops((*[8]byte)(line[i : i+8]))
+				if w = (*[lightRun]byte)(line[i : i+lightRun]); !hasBlank(binary.LittleEndian.Uint64(w[7:])) {
+					break
+				}
+				stops = lightStops((*[8]byte)(w[:8]))
 			}
 			if stops == 0 {
 				continue
