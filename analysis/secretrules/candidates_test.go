@@ -2,6 +2,7 @@ package secretrules
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"regexp/syntax"
 	"slices"
@@ -448,4 +449,27 @@ func FuzzGenericValueEntropyHasShape(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(checkGenericEntropy)
+}
+
+// asciiEntropy is shannonEntropy, up to the order the terms are summed in.
+func checkASCIIEntropy(t *testing.T, v []byte) {
+	t.Helper()
+	if len(v) == 0 {
+		return
+	}
+	for _, c := range v {
+		if c >= 0x80 {
+			return // generic-api-key's values are ASCII
+		}
+	}
+	if got, want := asciiEntropy(v), shannonEntropy(string(v)); math.Abs(got-want) > 1e-9 {
+		t.Fatalf("%q: %v, shannonEntropy %v", v, got, want)
+	}
+}
+
+func FuzzASCIIEntropy(f *testing.F) {
+	for _, s := range []string{"a", "Zx9vQ2mL7pR4tY8uK3wq", "aaaaaaaaab", strings.Repeat("ab", 200), "Ep4EpTA2bgzp..."} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkASCIIEntropy)
 }
