@@ -370,20 +370,25 @@ func split(text []byte) *lineParts {
 func (p *lineParts) fill(text []byte) {
 	p.li, p.text = &p.lt.Info, text
 	p.toks = p.lt.Tokens
+	// The tokens are read in place (a token is five words): this runs
+	// over every token of every line.
+	toks := p.toks
 	p.pairs = p.pairs[:0]
-	for i, t := range p.toks {
+	for i := range toks {
+		t := &toks[i]
 		if t.Kind != grammar.TokKey {
 			continue
 		}
-		pr := pair{key: t.Span, k: p.lt.Keys[len(p.pairs)]}
-		if i+2 < len(p.toks) && p.toks[i+2].Key == t.Span {
-			pr.value, pr.hasValue = p.toks[i+2].Span, true
+		p.pairs = append(p.pairs, pair{key: t.Span, k: p.lt.Keys[len(p.pairs)]})
+		if i+2 < len(toks) && toks[i+2].Key == t.Span {
+			pr := &p.pairs[len(p.pairs)-1]
+			pr.value, pr.hasValue = toks[i+2].Span, true
 		}
-		p.pairs = append(p.pairs, pr)
 	}
 	p.arrowSet = 0
 	if p.li.Arrow.Valid() {
-		for _, pr := range p.pairs {
+		for i := range p.pairs {
+			pr := &p.pairs[i]
 			if pr.key.Start >= p.li.Arrow.Start {
 				break
 			}
@@ -402,8 +407,8 @@ func (p *lineParts) fill(text []byte) {
 	p.metaSet = 0
 	p.interrupted = false
 	last := len(p.pairs) - 1 // the pair of the next value token back
-	for i := len(p.toks) - 1; i >= 0; i-- {
-		t := p.toks[i]
+	for i := len(toks) - 1; i >= 0; i-- {
+		t := &toks[i]
 		switch t.Kind {
 		case grammar.TokValue, grammar.TokString, grammar.TokJSON:
 			k := p.pairs[last].k
@@ -436,13 +441,22 @@ func (p *lineParts) metaRaw(k grammar.Key) ([]byte, bool) {
 	return p.text[p.metaSpan[k].Start:p.metaSpan[k].End], true
 }
 
-// metaGet is the trailing metadata value of key k, unquoted.
+// metaGet is the trailing metadata value of key k, unquoted. It is small
+// enough to be inlined: most keys a line is asked for it does not have,
+// and the answer is then one test of a bit, without a call.
 func (p *lineParts) metaGet(k grammar.Key) (string, bool) {
-	raw, ok := p.metaRaw(k)
-	if !ok {
+	if !p.metaSet.has(k) {
 		return "", false
 	}
-	return p.str(k, raw), true
+	return p.metaStr(k), true
+}
+
+// metaStr is the trailing metadata value of key k, which the line has,
+// unquoted. Not inlined, so that metaGet is.
+//
+//go:noinline
+func (p *lineParts) metaStr(k grammar.Key) string {
+	return p.str(k, p.text[p.metaSpan[k].Start:p.metaSpan[k].End])
 }
 
 // str is unquoteBytes(raw) for a value of key k; a value written without
@@ -478,10 +492,21 @@ func (p *lineParts) value(pr pair) string {
 // parser's first-match rule would read `step=5` in prose as the line's
 // step, but no writer puts metadata there.
 func (p *lineParts) metaValue(k grammar.Key) (string, bool) {
-	if v, ok := p.metaGet(k); ok {
-		return v, true
+	if (p.metaSet|p.arrowSet)&(1<<k) == 0 {
+		return "", false
 	}
-	return p.arrowValue(k)
+	return p.valueOf(k), true
+}
+
+// valueOf is metaValue's value, which the line has. Not inlined, so that
+// metaValue is.
+//
+//go:noinline
+func (p *lineParts) valueOf(k grammar.Key) string {
+	if p.metaSet.has(k) {
+		return p.metaStr(k)
+	}
+	return p.arrowStr(k)
 }
 
 // arrowValue is metaValue's value from before the result arrow.
@@ -489,12 +514,17 @@ func (p *lineParts) arrowValue(k grammar.Key) (string, bool) {
 	if !p.arrowSet.has(k) {
 		return "", false
 	}
+	return p.arrowStr(k), true
+}
+
+// arrowStr is arrowValue's value, which the line has.
+func (p *lineParts) arrowStr(k grammar.Key) string {
 	v := p.str(k, p.text[p.arrowSpan[k].Start:p.arrowSpan[k].End])
 	if k == grammar.KeyID {
 		// \bid=(\w+), as the rules read it.
-		return idPrefix(v), true
+		return idPrefix(v)
 	}
-	return v, true
+	return v
 }
 
 // metaInt is metaValue's value as a number: ok false when it is absent or
@@ -711,9 +741,11 @@ func (rd *reader) common(p *lineParts, ev *model.Event) {
 		ev.Sidechain = true
 	}
 	rd.usage(p, ev)
-	for _, k := range extraKeys {
-		if v, ok := p.metaGet(k); ok {
-			ev.Extra.SetString(k.String(), v)
+	if p.metaSet&extraKeySet != 0 {
+		for _, k := range extraKeys {
+			if v, ok := p.metaGet(k); ok {
+				ev.Extra.SetString(k.String(), v)
+			}
 		}
 	}
 	if p.interrupted {
@@ -724,6 +756,15 @@ func (rd *reader) common(p *lineParts, ev *model.Event) {
 // extraKeys are the trailing metadata the model has no field for, kept as
 // event extras under their rlog names (an rlog writer writes them back).
 var extraKeys = []grammar.Key{grammar.KeySpan, grammar.KeyLatency, grammar.KeyAttempt, grammar.KeyLevel, grammar.KeySession, grammar.KeyRole, grammar.KeyStop}
+
+// extraKeySet has the bits of extraKeys: a line without any of them (most)
+// is not asked for each.
+var extraKeySet = func() (s keySet) {
+	for _, k := range extraKeys {
+		s |= 1 << k
+	}
+	return s
+}()
 
 // usage reads tokens_*; lines of one message (same message_id, or without
 // one, the input and cache counts of the usage line before, as the usage
