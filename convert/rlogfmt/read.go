@@ -37,14 +37,17 @@ const maxHeaderBuffer = 4 << 20
 // unknown lines) pass through whole and are reported; an rlog writer
 // writes them back verbatim.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	return read(r, sink, rep, (*grammar.LineTokens).Read)
+	return read(r, sink, rep, (*grammar.LineTokens).Read, false)
 }
 
 // read is Read reading each line with readLine: grammar.LineTokens.Read,
 // which reads a line once, or, as the tests' reference, the parser's line
 // scan and tokenizer one after the other (TestOnePassEqualsTwoPasses).
-func read(r io.Reader, sink model.Sink, rep *model.Report, readLine func(*grammar.LineTokens, []byte)) error {
+// With copies, each string of an event is a copy of its own, as the
+// tests' reference makes it (lineParts.copies).
+func read(r io.Reader, sink model.Sink, rep *model.Report, readLine func(*grammar.LineTokens, []byte), copies bool) error {
 	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}, readLine: readLine}
+	rd.parts.copies = copies
 	var head headLines
 	err := model.Lines(r, rep, func(line []byte, n int) error {
 		if head.done {
@@ -347,8 +350,15 @@ type lineParts struct {
 	// Trailing key before the result arrow (see metaValue).
 	arrowSet  keySet
 	arrowSpan [grammar.NumKeys]grammar.Span
-	// last is the last value written without quotes of each key (str).
-	last [grammar.NumKeys]string
+	// line is the line as a string, made the first time the event needs a
+	// string of it (sub); hasLine says it is made. The event's strings
+	// (its text, time, ids, a call's name) are parts of it: one
+	// allocation and one copy a line, not one a string.
+	line    string
+	hasLine bool
+	// copies makes each string a copy of its own, found as it was before
+	// the parts of one string (the tests' reference: FuzzReadOnePass).
+	copies bool
 }
 
 // keySet has a bit for each grammar.Key.
@@ -369,6 +379,7 @@ func split(text []byte) *lineParts {
 // fill splits text, which p.lt holds as read.
 func (p *lineParts) fill(text []byte) {
 	p.li, p.text = &p.lt.Info, text
+	p.line, p.hasLine = "", false
 	p.toks = p.lt.Tokens
 	// The tokens are read in place (a token is five words): this runs
 	// over every token of every line.
@@ -456,23 +467,33 @@ func (p *lineParts) metaGet(k grammar.Key) (string, bool) {
 //
 //go:noinline
 func (p *lineParts) metaStr(k grammar.Key) string {
-	return p.str(k, p.text[p.metaSpan[k].Start:p.metaSpan[k].End])
+	return p.unquote(p.metaSpan[k])
 }
 
-// str is unquoteBytes(raw) for a value of key k; a value written without
-// quotes that is the last such value of k (an id on a call and on its
-// result, a model, a thread) is the string made of that one, not a new
-// copy.
-func (p *lineParts) str(k grammar.Key, raw []byte) string {
-	if len(raw) == 0 || raw[0] == '"' {
-		return unquoteBytes(raw)
+// unquote is unquoteBytes of the value written at sp: a value written
+// without quotes is a part of the line's string (sub).
+func (p *lineParts) unquote(sp grammar.Span) string {
+	if sp.Start < sp.End && p.text[sp.Start] == '"' {
+		return unquoteBytes(p.text[sp.Start:sp.End])
 	}
-	if last := p.last[k]; last == string(raw) {
-		return last
+	return p.sub(sp.Start, sp.End)
+}
+
+// sub is string(p.text[from:to]), a part of the line's string, which it
+// makes the first time it is asked. A part keeps the whole line alive as
+// long as the event that holds it: a line is small, and most of it is
+// the event's text anyway.
+func (p *lineParts) sub(from, to int) string {
+	if from >= to {
+		return ""
 	}
-	s := string(raw)
-	p.last[k] = s
-	return s
+	if p.copies {
+		return string(p.text[from:to])
+	}
+	if !p.hasLine {
+		p.line, p.hasLine = string(p.text), true
+	}
+	return p.line[from:to]
 }
 
 // meta1 is metaGet's value alone ("" when absent).
@@ -483,7 +504,7 @@ func (p *lineParts) meta1(k grammar.Key) string {
 
 // value is pr's value unquoted ("" when it has none).
 func (p *lineParts) value(pr pair) string {
-	return unquoteBytes(p.text[pr.value.Start:pr.value.End])
+	return p.unquote(pr.value)
 }
 
 // metaValue is the value of metadata key k: from the trailing metadata,
@@ -519,7 +540,7 @@ func (p *lineParts) arrowValue(k grammar.Key) (string, bool) {
 
 // arrowStr is arrowValue's value, which the line has.
 func (p *lineParts) arrowStr(k grammar.Key) string {
-	v := p.str(k, p.text[p.arrowSpan[k].Start:p.arrowSpan[k].End])
+	v := p.unquote(p.arrowSpan[k])
 	if k == grammar.KeyID {
 		// \bid=(\w+), as the rules read it.
 		return idPrefix(v)
@@ -592,7 +613,7 @@ func (p *lineParts) lineID() string {
 func (p *lineParts) wordID() string {
 	for _, pr := range p.pairs {
 		if pr.hasValue && pr.k == grammar.KeyID {
-			return idPrefix(unquoteBytes(p.text[pr.value.Start:pr.value.End]))
+			return idPrefix(p.unquote(pr.value))
 		}
 	}
 	return ""
@@ -606,7 +627,22 @@ func (p *lineParts) textBetween(from, to int) string {
 	if from >= to {
 		return ""
 	}
-	return string(bytes.TrimSpace(p.text[from:to]))
+	return p.trimmed(from, to)
+}
+
+// trimmed is string(bytes.TrimSpace(p.text[from:to])), a part of the
+// line's string (sub).
+func (p *lineParts) trimmed(from, to int) string {
+	b := p.text[from:to]
+	t := bytes.TrimSpace(b)
+	if p.copies {
+		return string(t)
+	}
+	if len(t) == 0 {
+		return ""
+	}
+	from += cap(b) - cap(t) // t is a part of b
+	return p.sub(from, from+len(t))
 }
 
 // body is the free text of a line: from its content start to its trailing
@@ -641,11 +677,11 @@ func (rd *reader) scanned(text []byte, num int) error {
 	}
 	loc := model.Loc{Line: num}
 	if li.Kind == grammar.Continuation {
-		if rd.continueText(string(bytes.TrimSpace(text))) {
+		if rd.continueText(bytes.TrimSpace(text)) {
 			rd.continuationUsage(loc)
 			return nil
 		}
-		return rd.passthrough(text, li, loc, nil)
+		return rd.passthrough(p, loc, nil)
 	}
 	ev := &model.Event{Loc: loc}
 	rd.common(p, ev)
@@ -677,7 +713,7 @@ func (rd *reader) scanned(text []byte, num int) error {
 	case grammar.Subagent:
 		ev.Kind = model.KindSubagent
 		// The line's tid= is the sub-agent's own id.
-		sa := &model.Subagent{ID: p.lineID(), Type: string(text[li.Name.Start:li.Name.End]), AgentID: ev.AgentID}
+		sa := &model.Subagent{ID: p.lineID(), Type: p.sub(li.Name.Start, li.Name.End), AgentID: ev.AgentID}
 		if li.Result.Valid() {
 			status, rest := statusWord(p.textBetween(li.Result.Start, p.metaStart))
 			sa.Status = status
@@ -690,7 +726,7 @@ func (rd *reader) scanned(text []byte, num int) error {
 		}
 		ev.Subagent = sa
 	case grammar.Comment:
-		body := string(bytes.TrimSpace(text[li.Content:li.Trim.End]))
+		body := p.trimmed(li.Content, li.Trim.End)
 		switch {
 		case strings.HasPrefix(body, "status:"):
 			// Without the line's metadata (ts=), which writers put there.
@@ -714,7 +750,7 @@ func (rd *reader) scanned(text []byte, num int) error {
 		// t~:, s:, p:, m:, r:, q: and unknown lines have no model kind;
 		// the usage such a line has is still a message's, as the rules
 		// count it.
-		return rd.passthrough(text, li, loc, ev)
+		return rd.passthrough(p, loc, ev)
 	}
 	return rd.emit(ev)
 }
@@ -863,7 +899,7 @@ const SyntheticMessagePrefix = model.SyntheticMessagePrefix
 
 func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	li := p.li
-	name := string(p.text[li.Name.Start:li.Name.End])
+	name := p.sub(li.Name.Start, li.Name.End)
 	if li.Kind == grammar.Mcp {
 		ev.Form.Prefix = "c"
 	}
@@ -890,7 +926,8 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	args := &rd.args
 	args.reset()
 	abbreviated, hasAbbreviated := abbreviatedArgs[call.Name]
-	pairs := 0 // the key tokens before i
+	pairs := 0      // the key tokens before i
+	summaryAt := -1 // where the summary's first word is in the line
 	for i := 0; i < len(p.toks); i++ {
 		t := p.toks[i]
 		if t.Kind == grammar.TokKey {
@@ -898,6 +935,9 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		}
 		if t.Span.Start < li.Name.End || t.Span.Start >= argsEnd {
 			continue
+		}
+		if args.words == 0 {
+			summaryAt = t.Span.Start // the first word, if it is one
 		}
 		if t.Kind == grammar.TokKey {
 			key := p.text[t.Span.Start:t.Span.End]
@@ -924,7 +964,13 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		}
 		args.word(p.text[t.Span.Start:t.Span.End])
 	}
-	call.Summary = string(args.summary)
+	if s := args.summary; summaryAt >= 0 && !p.copies && bytes.HasPrefix(p.text[summaryAt:], s) {
+		// Written with one space between its words, as most are: the
+		// summary is that part of the line.
+		call.Summary = p.sub(summaryAt, summaryAt+len(s))
+	} else {
+		call.Summary = string(s)
+	}
 	if in, ok := p.metaGet(grammar.KeyInput); ok && json.Valid([]byte(in)) {
 		call.Input = json.RawMessage(in)
 		ev.Form.WholeInput = true
@@ -1138,7 +1184,7 @@ func statusWord(s string) (string, string) {
 
 func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 	li := p.li
-	verb := string(p.text[li.Name.Start:li.Name.End])
+	verb := p.sub(li.Name.Start, li.Name.End)
 	// @wait-approval: hyphenated verbs.
 	for e := li.Name.End; e+1 < len(p.text) && p.text[e] == '-'; {
 		n := e + 1
@@ -1148,7 +1194,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		if n == e+1 {
 			break
 		}
-		verb = string(p.text[li.Name.Start:n])
+		verb = p.sub(li.Name.Start, n)
 		e = n
 	}
 	rest := p.textBetween(li.Name.Start+len(verb), len(p.text))
@@ -1255,18 +1301,19 @@ func parseTodos(s string) []model.Todo {
 	return out
 }
 
-// continueText appends a continuation line to the held event's text.
-func (rd *reader) continueText(s string) bool {
+// continueText appends a continuation line to the held event's text (one
+// string made: s is no string of its own before it is added).
+func (rd *reader) continueText(s []byte) bool {
 	e := rd.pending
 	if e == nil {
 		return false
 	}
 	switch {
 	case e.Kind == model.KindToolResult && e.Result != nil:
-		e.Result.Content += "\n" + s
+		e.Result.Content += "\n" + string(s)
 	case e.Kind == model.KindUser, e.Kind == model.KindAgent, e.Kind == model.KindThinking,
 		e.Kind == model.KindComment, e.Kind == model.KindSystem, e.Kind == model.KindStatus:
-		e.Text += "\n" + s
+		e.Text += "\n" + string(s)
 	default:
 		return false
 	}
@@ -1279,7 +1326,8 @@ const rawTypePrefix = "rlog "
 
 // passthrough passes a line on whole; read, when set, is what common read
 // of it (its usage is kept).
-func (rd *reader) passthrough(text []byte, li *grammar.LineInfo, loc model.Loc, read *model.Event) error {
+func (rd *reader) passthrough(p *lineParts, loc model.Loc, read *model.Event) error {
+	text, li := p.text, p.li
 	kind := li.Kind.String()
 	if p := li.Kind.Prefix(); p != "" {
 		kind = p
@@ -1288,7 +1336,7 @@ func (rd *reader) passthrough(text []byte, li *grammar.LineInfo, loc model.Loc, 
 		Kind:    model.KindPassthrough,
 		RawType: rawTypePrefix + kind,
 		Raw:     model.MustJSON(strings.ToValidUTF8(string(text), "\uFFFD")),
-		Text:    string(bytes.TrimSpace(text)),
+		Text:    p.trimmed(0, len(text)),
 		Loc:     loc,
 	}
 	if read != nil && read.Usage != nil {
