@@ -134,10 +134,33 @@ type reader struct {
 	endTotals *model.Usage
 	endCost   *float64
 
+	// events are the events not handed out yet of the last block
+	// allocated (event).
+	events []model.Event
+
 	// unanswered are the ids made up for t!: lines without an id that no
 	// o: line has answered yet, oldest first (at most maxUnanswered): an
 	// o: line without an id answers the oldest.
 	unanswered []string
+}
+
+// eventBlock is how many events the reader allocates at once: nine
+// events (448 bytes each today) fill 4,032 of the allocator's 4,096-byte
+// size class. A block
+// stays alive while any of its events does: a sink that keeps an event
+// keeps eight more with it, never more than that per event it keeps.
+const eventBlock = 9
+
+// event is a new zero event, taken from a block of eventBlock allocated
+// together: one allocation for nine events, not one each (an event is a
+// line, and its allocation was the largest of the line's).
+func (rd *reader) event() *model.Event {
+	if len(rd.events) == 0 {
+		rd.events = make([]model.Event, eventBlock)
+	}
+	e := &rd.events[0]
+	rd.events = rd.events[1:]
+	return e
 }
 
 // maxUnanswered bounds the made-up ids waiting for an o: line without an
@@ -683,7 +706,8 @@ func (rd *reader) scanned(text []byte, num int) error {
 		}
 		return rd.passthrough(p, loc, nil)
 	}
-	ev := &model.Event{Loc: loc}
+	ev := rd.event()
+	ev.Loc = loc
 	rd.common(p, ev)
 	switch li.Kind {
 	case grammar.User:
@@ -999,7 +1023,8 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	if err := rd.emit(ev); err != nil {
 		return err
 	}
-	res := &model.Event{Kind: model.KindToolResult, Loc: ev.Loc, Time: ev.Time, AgentID: ev.AgentID, Sidechain: ev.Sidechain}
+	res := rd.event()
+	*res = model.Event{Kind: model.KindToolResult, Loc: ev.Loc, Time: ev.Time, AgentID: ev.AgentID, Sidechain: ev.Sidechain}
 	res.Result = rd.result(p, call.ID)
 	res.Form.Inline = true
 	return rd.emit(res)
@@ -1332,7 +1357,8 @@ func (rd *reader) passthrough(p *lineParts, loc model.Loc, read *model.Event) er
 	if p := li.Kind.Prefix(); p != "" {
 		kind = p
 	}
-	ev := &model.Event{
+	ev := rd.event()
+	*ev = model.Event{
 		Kind:    model.KindPassthrough,
 		RawType: rawTypePrefix + kind,
 		Raw:     model.MustJSON(strings.ToValidUTF8(string(text), "\uFFFD")),
