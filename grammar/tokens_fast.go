@@ -58,7 +58,7 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 	afterArrow := false
 	for i := skipSpace(t, from); i < to; i = skipSpace(t, i) {
 		switch {
-		case bytes.HasPrefix(t[i:], arrow):
+		case arrowAt(t, i):
 			out = append(out, Token{Kind: TokArrow, Span: Span{i, i + len(arrow)}})
 			i += len(arrow)
 			afterArrow = true
@@ -122,6 +122,15 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 		i = w
 	}
 	return out
+}
+
+// arrowAt reports whether t[i:] starts with "→" (bytes.HasPrefix(t[i:],
+// arrow)), testing its bytes in place: the skim asks it at every token,
+// and a call to compare three bytes cost more than the rest of the test.
+// TestArrowAt holds it to bytes.HasPrefix.
+func arrowAt(t []byte, i int) bool {
+	const a = "→" // arrow's bytes, as constants
+	return i+len(a) <= len(t) && t[i] == a[0] && t[i+1] == a[1] && t[i+2] == a[2]
 }
 
 // keyAtASCII is keyAt reading ASCII bytes straight from the word table,

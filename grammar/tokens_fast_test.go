@@ -265,3 +265,16 @@ func FuzzIndexAt(f *testing.F) {
 		}
 	})
 }
+
+// TestArrowAt: arrowAt is bytes.HasPrefix of the arrow at every offset of
+// lines with whole, cut and look-alike arrows.
+func TestArrowAt(t *testing.T) {
+	for _, s := range []string{"", "→", "a → b", "x\xe2\x86", "\xe2\x86\x93 ↓ ← →→", "\xe2", "é→"} {
+		b := []byte(s)
+		for i := 0; i <= len(b); i++ {
+			if got, want := arrowAt(b, i), bytes.HasPrefix(b[i:], arrow); got != want {
+				t.Fatalf("arrowAt(%q, %d) = %v, want %v", s, i, got, want)
+			}
+		}
+	}
+}
