@@ -404,21 +404,22 @@ func (p *lineParts) fill(text []byte) {
 	p.li, p.text = &p.lt.Info, text
 	p.line, p.hasLine = "", false
 	p.toks = p.lt.Tokens
-	// The tokens are read in place (a token is five words): this runs
-	// over every token of every line.
-	toks := p.toks
-	p.pairs = p.pairs[:0]
+	// The tokens are read in place (a token is five words) and the list
+	// is built in a local slice: this runs over every token of every line.
+	toks, keys := p.toks, p.lt.Keys
+	pairs := p.pairs[:0]
 	for i := range toks {
 		t := &toks[i]
 		if t.Kind != grammar.TokKey {
 			continue
 		}
-		p.pairs = append(p.pairs, pair{key: t.Span, k: p.lt.Keys[len(p.pairs)]})
+		pr := pair{key: t.Span, k: keys[len(pairs)]}
 		if i+2 < len(toks) && toks[i+2].Key == t.Span {
-			pr := &p.pairs[len(p.pairs)-1]
 			pr.value, pr.hasValue = toks[i+2].Span, true
 		}
+		pairs = append(pairs, pr)
 	}
+	p.pairs = pairs
 	p.arrowSet = 0
 	if p.li.Arrow.Valid() {
 		for i := range p.pairs {
@@ -953,7 +954,7 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	pairs := 0      // the key tokens before i
 	summaryAt := -1 // where the summary's first word is in the line
 	for i := 0; i < len(p.toks); i++ {
-		t := p.toks[i]
+		t := &p.toks[i]
 		if t.Kind == grammar.TokKey {
 			pairs++
 		}
