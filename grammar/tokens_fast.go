@@ -76,10 +76,12 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 			continue
 		}
 		afterArrow = false
-		if e, ok := markerAt(t, i); ok {
-			out = append(out, Token{Kind: TokMarker, Span: Span{i, e}})
-			i = e
-			continue
+		if markerByte[t[i]] {
+			if e, ok := markerAt(t, i); ok {
+				out = append(out, Token{Kind: TokMarker, Span: Span{i, e}})
+				i = e
+				continue
+			}
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
 			n := len(out)

@@ -278,3 +278,16 @@ func TestArrowAt(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkerByte: a byte markerByte does not have starts no marker, so the
+// tokenizers that test it before markerAt make the same tokens.
+func TestMarkerByte(t *testing.T) {
+	for c := range 256 {
+		for _, rest := range []string{"blob sha256=0123abcd", "redacted:key]", "REDACTED]", "REDACTED>", "REDACTED:x>", ""} {
+			b := append([]byte{byte(c)}, rest...)
+			if _, ok := markerAt(b, 0); ok && !markerByte[byte(c)] {
+				t.Fatalf("markerAt(%q) finds a marker, markerByte[%#x] is false", b, c)
+			}
+		}
+	}
+}
