@@ -1375,24 +1375,40 @@ const rawTypePrefix = "rlog "
 // of it (its usage is kept).
 func (rd *reader) passthrough(p *lineParts, loc model.Loc, read *model.Event) error {
 	text, li := p.text, p.li
-	kind := li.Kind.String()
-	if p := li.Kind.Prefix(); p != "" {
-		kind = p
+	line := p.sub(0, len(text))
+	if li.Flags&grammar.FlagInvalidUTF8 != 0 {
+		line = strings.ToValidUTF8(line, "\uFFFD")
 	}
+	names := &passthroughNames[li.Kind]
 	ev := rd.event()
 	*ev = model.Event{
 		Kind:    model.KindPassthrough,
-		RawType: rawTypePrefix + kind,
-		Raw:     model.MustJSON(strings.ToValidUTF8(string(text), "\uFFFD")),
+		RawType: names.rawType,
+		Raw:     model.MustJSON(line),
 		Text:    p.trimmed(0, len(text)),
 		Loc:     loc,
 	}
 	if read != nil && read.Usage != nil {
 		ev.Usage, ev.MessageID = read.Usage, read.MessageID
 	}
-	rd.rep.Passthrough(ev, "rlog line "+kind+" (no event kind in the model; kept whole)")
+	rd.rep.Passthrough(ev, names.detail)
 	return rd.emit(ev)
 }
+
+// passthroughNames are, for each line kind, the RawType of its passthrough
+// events and the loss report's detail for them, made once rather than for
+// every line.
+var passthroughNames = func() (names [256]struct{ rawType, detail string }) {
+	for k := range names {
+		kind := grammar.Kind(k).String()
+		if p := grammar.Kind(k).Prefix(); p != "" {
+			kind = p
+		}
+		names[k].rawType = rawTypePrefix + kind
+		names[k].detail = "rlog line " + kind + " (no event kind in the model; kept whole)"
+	}
+	return names
+}()
 
 // zTime rewrites an RFC 3339 timestamp with an offset in UTC with a Z: the
 // rlog/1 reference parser drops offsets. Other strings are returned
