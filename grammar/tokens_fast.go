@@ -210,13 +210,16 @@ func (s *skim) next(from int) int {
 		at := s.found[k] - 1
 		if at < from {
 			var j int
-			if eq, ok := s.eqFromMeta(k, from); ok {
+			switch {
+			case k == 0 && s.meta != nil && from >= s.meta.content:
+				// The next '=' as the line's metadata search finds it.
+				eq, _ := s.meta.nextEq(from)
 				j = eq - from
-			} else if k < len(skimBytes) {
+			case k < len(skimBytes):
 				j = bytes.IndexByte(s.t[from:], skimBytes[k])
-			} else if k == arrowSkim {
+			case k == arrowSkim:
 				j = bytes.Index(s.t[from:], arrow)
-			} else {
+			default:
 				j = indexAt(s.t[from:], skimStrings[k-len(skimBytes)], skimAnchors[k-len(skimBytes)])
 			}
 			at = len(s.t)
@@ -228,15 +231,6 @@ func (s *skim) next(from int) int {
 		best = min(best, at)
 	}
 	return best
-}
-
-// eqFromMeta is the next '=' at or after from as the line's metadata
-// search finds it, when k is the skim's '=' and it has that search.
-func (s *skim) eqFromMeta(k, from int) (int, bool) {
-	if k != 0 || s.meta == nil {
-		return 0, false
-	}
-	return s.meta.nextEq(from)
 }
 
 // wordStart is the start of the word (run of non-white-space) that holds
