@@ -392,6 +392,8 @@ type lineParts struct {
 	// Trailing key before the result arrow (see metaValue).
 	arrowSet  keySet
 	arrowSpan [grammar.NumKeys]grammar.Span
+	// last is the last value written without quotes of each key (str).
+	last [grammar.NumKeys]string
 	// line is the line as a string, made the first time the event needs a
 	// string of it (sub); hasLine says it is made. The event's strings
 	// (its text, time, ids, a call's name) are parts of it: one
@@ -510,22 +512,33 @@ func (p *lineParts) metaGet(k grammar.Key) (string, bool) {
 //
 //go:noinline
 func (p *lineParts) metaStr(k grammar.Key) string {
-	return p.unquote(p.metaSpan[k])
+	return p.str(k, p.metaSpan[k])
 }
 
-// unquote is unquoteBytes of the value written at sp: a value written
-// without quotes is a part of the line's string (sub).
-func (p *lineParts) unquote(sp grammar.Span) string {
-	if sp.Start < sp.End && p.text[sp.Start] == '"' {
-		return unquoteBytes(p.text[sp.Start:sp.End])
+// str is unquoteBytes of the value of key k written at sp, a string of
+// its own, never a part of the line's string (sub): writers keep ids,
+// times and names in their caches and sets, where a part would keep its
+// whole line, which can be long, alive. A value written without quotes
+// that is the last such value of k (an id on a call and on its result, a
+// model, a thread) is the string made of that one, not a new copy.
+func (p *lineParts) str(k grammar.Key, sp grammar.Span) string {
+	raw := p.text[sp.Start:sp.End]
+	if len(raw) == 0 || raw[0] == '"' {
+		return unquoteBytes(raw)
 	}
-	return p.sub(sp.Start, sp.End)
+	if last := p.last[k]; last == string(raw) {
+		return last
+	}
+	s := string(raw)
+	p.last[k] = s
+	return s
 }
 
 // sub is string(p.text[from:to]), a part of the line's string, which it
-// makes the first time it is asked. A part keeps the whole line alive as
-// long as the event that holds it: a line is small, and most of it is
-// the event's text anyway.
+// makes the first time it is asked: for the text an event holds (its
+// text, a result's content, a call's summary), not for its ids (str). A
+// part keeps the whole line alive as long as the event that holds it, and
+// the text is most of the line.
 func (p *lineParts) sub(from, to int) string {
 	if from >= to {
 		return ""
@@ -547,7 +560,7 @@ func (p *lineParts) meta1(k grammar.Key) string {
 
 // value is pr's value unquoted ("" when it has none).
 func (p *lineParts) value(pr pair) string {
-	return p.unquote(pr.value)
+	return unquoteBytes(p.text[pr.value.Start:pr.value.End])
 }
 
 // metaValue is the value of metadata key k: from the trailing metadata,
@@ -583,7 +596,7 @@ func (p *lineParts) arrowValue(k grammar.Key) (string, bool) {
 
 // arrowStr is arrowValue's value, which the line has.
 func (p *lineParts) arrowStr(k grammar.Key) string {
-	v := p.unquote(p.arrowSpan[k])
+	v := p.str(k, p.arrowSpan[k])
 	if k == grammar.KeyID {
 		// \bid=(\w+), as the rules read it.
 		return idPrefix(v)
@@ -656,7 +669,7 @@ func (p *lineParts) lineID() string {
 func (p *lineParts) wordID() string {
 	for _, pr := range p.pairs {
 		if pr.hasValue && pr.k == grammar.KeyID {
-			return idPrefix(p.unquote(pr.value))
+			return idPrefix(unquoteBytes(p.text[pr.value.Start:pr.value.End]))
 		}
 	}
 	return ""
@@ -757,7 +770,7 @@ func (rd *reader) scanned(text []byte, num int) error {
 	case grammar.Subagent:
 		ev.Kind = model.KindSubagent
 		// The line's tid= is the sub-agent's own id.
-		sa := &model.Subagent{ID: p.lineID(), Type: p.sub(li.Name.Start, li.Name.End), AgentID: ev.AgentID}
+		sa := &model.Subagent{ID: p.lineID(), Type: string(text[li.Name.Start:li.Name.End]), AgentID: ev.AgentID}
 		if li.Result.Valid() {
 			status, rest := statusWord(p.textBetween(li.Result.Start, p.metaStart))
 			sa.Status = status
@@ -943,7 +956,7 @@ const SyntheticMessagePrefix = model.SyntheticMessagePrefix
 
 func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	li := p.li
-	name := p.sub(li.Name.Start, li.Name.End)
+	name := string(p.text[li.Name.Start:li.Name.End])
 	if li.Kind == grammar.Mcp {
 		ev.Form.Prefix = "c"
 	}
@@ -1231,7 +1244,7 @@ func statusWord(s string) (string, string) {
 
 func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 	li := p.li
-	verb := p.sub(li.Name.Start, li.Name.End)
+	verb := string(p.text[li.Name.Start:li.Name.End])
 	// @wait-approval: hyphenated verbs.
 	for e := li.Name.End; e+1 < len(p.text) && p.text[e] == '-'; {
 		n := e + 1
@@ -1241,7 +1254,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		if n == e+1 {
 			break
 		}
-		verb = p.sub(li.Name.Start, n)
+		verb = string(p.text[li.Name.Start:n])
 		e = n
 	}
 	rest := p.textBetween(li.Name.Start+len(verb), len(p.text))
