@@ -20,16 +20,19 @@ type LineTokens struct {
 // lt, reusing lt's lists. The line is read once: the tokenizer passes over
 // it, and the metadata the rules read (Info.Meta) and the first result
 // arrow (Info.Arrow) are found in the same pass, from the same searches
-// for '=' and "→" that the tokenizer makes (lineMeta).
+// for '=' and "→" that the tokenizer makes (lineMeta); the first arrow is
+// found by the UTF-8 check, which reads every multi-byte character anyway
+// (validUTF8Arrow).
 func (lt *LineTokens) Read(text []byte) {
 	lt.Info = LineInfo{}
 	li := &lt.Info
 	te := classifyLine(text, li)
-	if !validUTF8(text) {
+	valid, arrowAt := validUTF8Arrow(text, li.Content)
+	if !valid {
 		li.Flags |= FlagInvalidUTF8
 	}
 	m := lineMeta{t: text[:te], li: li, content: li.Content, keys: lt.Keys[:0]}
-	m.start()
+	m.start(valid, arrowAt)
 	lt.Tokens = appendTokensFast(lt.Tokens[:0], text, li, &m)
 	m.upTo(te)
 	lt.Keys = m.keys
@@ -59,15 +62,24 @@ type lineMeta struct {
 	keys    []Key // the key of each key token so far
 }
 
-// start finds the content's first '=' and first arrow.
-func (m *lineMeta) start() {
+// start finds the content's first '=' and takes its first arrow from the
+// UTF-8 check (validUTF8Arrow: arrowAt, the first at or after the content
+// in the whole line, when the line is valid), or searches for it.
+func (m *lineMeta) start(valid bool, arrowAt int) {
 	m.next, m.arrow = len(m.t), len(m.t)
 	if m.content >= len(m.t) {
 		return
 	}
 	m.next = m.find(m.content)
-	if j := bytes.Index(m.t[m.content:], arrow); j >= 0 {
-		m.arrow = m.content + j
+	switch {
+	case !valid:
+		if j := bytes.Index(m.t[m.content:], arrow); j >= 0 {
+			m.arrow = m.content + j
+		}
+	case arrowAt >= 0 && arrowAt < len(m.t):
+		// An arrow that starts before the trimmed end ends before it:
+		// it is no white space.
+		m.arrow = arrowAt
 	}
 }
 

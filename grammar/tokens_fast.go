@@ -58,7 +58,7 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 	afterArrow := false
 	for i := skipSpace(t, from); i < to; i = skipSpace(t, i) {
 		switch {
-		case bytes.HasPrefix(t[i:], arrow):
+		case arrowAt(t, i):
 			out = append(out, Token{Kind: TokArrow, Span: Span{i, i + len(arrow)}})
 			i += len(arrow)
 			afterArrow = true
@@ -76,10 +76,12 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 			continue
 		}
 		afterArrow = false
-		if e, ok := markerAt(t, i); ok {
-			out = append(out, Token{Kind: TokMarker, Span: Span{i, e}})
-			i = e
-			continue
+		if markerByte[t[i]] {
+			if e, ok := markerAt(t, i); ok {
+				out = append(out, Token{Kind: TokMarker, Span: Span{i, e}})
+				i = e
+				continue
+			}
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
 			n := len(out)
@@ -122,6 +124,15 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 		i = w
 	}
 	return out
+}
+
+// arrowAt reports whether t[i:] starts with "→" (bytes.HasPrefix(t[i:],
+// arrow)), testing its bytes in place: the skim asks it at every token,
+// and a call to compare three bytes cost more than the rest of the test.
+// TestArrowAt holds it to bytes.HasPrefix.
+func arrowAt(t []byte, i int) bool {
+	const a = "→" // arrow's bytes, as constants
+	return i+len(a) <= len(t) && t[i] == a[0] && t[i+1] == a[1] && t[i+2] == a[2]
 }
 
 // keyAtASCII is keyAt reading ASCII bytes straight from the word table,
@@ -199,13 +210,16 @@ func (s *skim) next(from int) int {
 		at := s.found[k] - 1
 		if at < from {
 			var j int
-			if eq, ok := s.eqFromMeta(k, from); ok {
+			switch {
+			case k == 0 && s.meta != nil && from >= s.meta.content:
+				// The next '=' as the line's metadata search finds it.
+				eq, _ := s.meta.nextEq(from)
 				j = eq - from
-			} else if k < len(skimBytes) {
+			case k < len(skimBytes):
 				j = bytes.IndexByte(s.t[from:], skimBytes[k])
-			} else if k == arrowSkim {
+			case k == arrowSkim:
 				j = bytes.Index(s.t[from:], arrow)
-			} else {
+			default:
 				j = indexAt(s.t[from:], skimStrings[k-len(skimBytes)], skimAnchors[k-len(skimBytes)])
 			}
 			at = len(s.t)
@@ -217,15 +231,6 @@ func (s *skim) next(from int) int {
 		best = min(best, at)
 	}
 	return best
-}
-
-// eqFromMeta is the next '=' at or after from as the line's metadata
-// search finds it, when k is the skim's '=' and it has that search.
-func (s *skim) eqFromMeta(k, from int) (int, bool) {
-	if k != 0 || s.meta == nil {
-		return 0, false
-	}
-	return s.meta.nextEq(from)
 }
 
 // wordStart is the start of the word (run of non-white-space) that holds

@@ -265,3 +265,29 @@ func FuzzIndexAt(f *testing.F) {
 		}
 	})
 }
+
+// TestArrowAt: arrowAt is bytes.HasPrefix of the arrow at every offset of
+// lines with whole, cut and look-alike arrows.
+func TestArrowAt(t *testing.T) {
+	for _, s := range []string{"", "→", "a → b", "x\xe2\x86", "\xe2\x86\x93 ↓ ← →→", "\xe2", "é→"} {
+		b := []byte(s)
+		for i := 0; i <= len(b); i++ {
+			if got, want := arrowAt(b, i), bytes.HasPrefix(b[i:], arrow); got != want {
+				t.Fatalf("arrowAt(%q, %d) = %v, want %v", s, i, got, want)
+			}
+		}
+	}
+}
+
+// TestMarkerByte: a byte markerByte does not have starts no marker, so the
+// tokenizers that test it before markerAt make the same tokens.
+func TestMarkerByte(t *testing.T) {
+	for c := range 256 {
+		for _, rest := range []string{"blob sha256=0123abcd", "redacted:key]", "REDACTED]", "REDACTED>", "REDACTED:x>", ""} {
+			b := append([]byte{byte(c)}, rest...)
+			if _, ok := markerAt(b, 0); ok && !markerByte[byte(c)] {
+				t.Fatalf("markerAt(%q) finds a marker, markerByte[%#x] is false", b, c)
+			}
+		}
+	}
+}

@@ -46,6 +46,51 @@ func validUTF8(p []byte) bool {
 	}
 }
 
+// validUTF8Arrow is validUTF8(p) and, when p is valid, where the first
+// "→" at or after from is (-1: none): the arrow is a multi-byte character,
+// which the check reads anyway, so a reader that wants both does not
+// search the line again (LineTokens.Read). In valid UTF-8 the arrow's
+// first byte, 0xE2, starts a character wherever it is, so looking at each
+// character is looking at every place an arrow can be. When p is not
+// valid, arrow is not known (-1). It is validUTF8's loop with the test for
+// the arrow, kept apart so that validUTF8, which the parser runs over every
+// chunk, does not pay for that test; FuzzValidUTF8Arrow holds it to
+// utf8.Valid and bytes.Index.
+func validUTF8Arrow(p []byte, from int) (valid bool, arrow int) {
+	const high = 0x8080808080808080
+	arrow = -1
+	i := 0
+	for {
+		for ; i+32 <= len(p); i += 32 {
+			q := (*[32]byte)(p[i : i+32])
+			if (binary.LittleEndian.Uint64(q[0:])|binary.LittleEndian.Uint64(q[8:])|
+				binary.LittleEndian.Uint64(q[16:])|binary.LittleEndian.Uint64(q[24:]))&high != 0 {
+				break
+			}
+		}
+		for ; i+8 <= len(p); i += 8 {
+			if h := binary.LittleEndian.Uint64(p[i:]) & high; h != 0 {
+				i += bits.TrailingZeros64(h) / 8
+				break
+			}
+		}
+		for i < len(p) && p[i] < utf8.RuneSelf {
+			i++
+		}
+		if i == len(p) {
+			return true, arrow
+		}
+		size := validRuneLen(p[i:])
+		if size == 0 {
+			return false, -1
+		}
+		if i >= from && arrow < 0 && size == 3 && p[i] == 0xE2 && p[i+1] == 0x86 && p[i+2] == 0x92 {
+			arrow = i
+		}
+		i += size
+	}
+}
+
 // validRuneLen is the length of the well-formed multi-byte character p
 // starts with (Unicode's table of well-formed byte sequences: no overlong
 // form, no surrogate, nothing above U+10FFFF), 0 when there is none. The

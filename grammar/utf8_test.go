@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
@@ -49,6 +50,34 @@ func BenchmarkValidUTF8(b *testing.B) {
 		b.SetBytes(int64(len(src)))
 		for range b.N {
 			utf8.Valid(src)
+		}
+	})
+}
+
+// FuzzValidUTF8Arrow holds validUTF8Arrow to utf8.Valid and, on valid
+// input, to bytes.Index for the first arrow at or after from.
+func FuzzValidUTF8Arrow(f *testing.F) {
+	for _, s := range []string{"", "a → b → c", "→", "x\xe2\x86", "→ naïve 😀 → \xff →", "t!:Read id=1 → [ok]"} {
+		f.Add([]byte(s), 0)
+		f.Add([]byte(s), 3)
+	}
+	f.Fuzz(func(t *testing.T, b []byte, from int) {
+		from = min(max(from, 0), len(b)+1)
+		valid, at := validUTF8Arrow(b, from)
+		if want := utf8.Valid(b); valid != want {
+			t.Fatalf("validUTF8Arrow(%q): valid %v, utf8.Valid %v", b, valid, want)
+		}
+		want := -1
+		if from <= len(b) {
+			if j := bytes.Index(b[from:], arrow); j >= 0 {
+				want = from + j
+			}
+		}
+		if valid && at != want {
+			t.Fatalf("validUTF8Arrow(%q, %d): arrow at %d, bytes.Index %d", b, from, at, want)
+		}
+		if !valid && at != -1 {
+			t.Fatalf("validUTF8Arrow(%q, %d): arrow at %d on invalid input", b, from, at)
 		}
 	})
 }

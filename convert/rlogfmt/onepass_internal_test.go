@@ -27,15 +27,16 @@ func readTwice(lt *grammar.LineTokens, text []byte) {
 	}
 }
 
-// readBoth reads in with the one pass (grammar.LineTokens.Read) and with
-// the reference's passes (readTwice), and fails when the sessions or the
-// reports differ.
+// readBoth reads in with the one pass (grammar.LineTokens.Read), each
+// event's strings parts of its line's string, and with the reference's
+// passes (readTwice), each string a copy of its own, and fails when the
+// sessions or the reports differ.
 func readBoth(t *testing.T, name string, in []byte) {
 	t.Helper()
 	var one, two model.Collector
 	var oneRep, twoRep model.Report
-	oneErr := read(bytes.NewReader(in), &one, &oneRep, (*grammar.LineTokens).Read)
-	twoErr := read(bytes.NewReader(in), &two, &twoRep, readTwice)
+	oneErr := read(bytes.NewReader(in), &one, &oneRep, (*grammar.LineTokens).Read, false)
+	twoErr := read(bytes.NewReader(in), &two, &twoRep, readTwice, true)
 	if (oneErr == nil) != (twoErr == nil) {
 		t.Fatalf("%s: error %v, two passes %v", name, oneErr, twoErr)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -37,14 +38,17 @@ const maxHeaderBuffer = 4 << 20
 // unknown lines) pass through whole and are reported; an rlog writer
 // writes them back verbatim.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	return read(r, sink, rep, (*grammar.LineTokens).Read)
+	return read(r, sink, rep, (*grammar.LineTokens).Read, false)
 }
 
 // read is Read reading each line with readLine: grammar.LineTokens.Read,
 // which reads a line once, or, as the tests' reference, the parser's line
 // scan and tokenizer one after the other (TestOnePassEqualsTwoPasses).
-func read(r io.Reader, sink model.Sink, rep *model.Report, readLine func(*grammar.LineTokens, []byte)) error {
+// With copies, each string of an event is a copy of its own, as the
+// tests' reference makes it (lineParts.copies).
+func read(r io.Reader, sink model.Sink, rep *model.Report, readLine func(*grammar.LineTokens, []byte), copies bool) error {
 	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}, readLine: readLine}
+	rd.parts.copies = copies
 	var head headLines
 	err := model.Lines(r, rep, func(line []byte, n int) error {
 		if head.done {
@@ -131,11 +135,52 @@ type reader struct {
 	endTotals *model.Usage
 	endCost   *float64
 
+	// The events, usages, calls and results the reader makes, allocated
+	// a block at a time (blocks).
+	events  blocks[model.Event]
+	usages  blocks[model.Usage]
+	calls   blocks[model.ToolCall]
+	results blocks[model.ToolResult]
+
 	// unanswered are the ids made up for t!: lines without an id that no
 	// o: line has answered yet, oldest first (at most maxUnanswered): an
 	// o: line without an id answers the oldest.
 	unanswered []string
 }
+
+// blocks hands out new zero values of T allocated a block at a time: one
+// allocation for several events (or usages, calls, results), not one
+// each; a line makes an event, and its allocation was the largest of the
+// line's. A block is about 4 KB for events (nine of 448 bytes today fill
+// 4,032 of the allocator's 4,096-byte size class) and 1 KB for the
+// smaller values. A block stays alive while any of its values does: a sink
+// that keeps an event keeps the rest of its block with it, never more
+// than that per value it keeps.
+type blocks[T any] struct{ free []T }
+
+// blockBytes is the size a block aims at: the largest multiple of T's
+// size that fits (at least one T).
+func blockBytes(size uintptr) uintptr {
+	if size > 256 {
+		return 4096
+	}
+	return 1024
+}
+
+// new is a new zero T.
+func (b *blocks[T]) new() *T {
+	if len(b.free) == 0 {
+		var zero T
+		n := max(1, int(blockBytes(unsafe.Sizeof(zero))/unsafe.Sizeof(zero)))
+		b.free = make([]T, n)
+	}
+	v := &b.free[0]
+	b.free = b.free[1:]
+	return v
+}
+
+// event is a new zero event.
+func (rd *reader) event() *model.Event { return rd.events.new() }
 
 // maxUnanswered bounds the made-up ids waiting for an o: line without an
 // id; a log with more unanswered id-less calls than that is not one a
@@ -349,6 +394,15 @@ type lineParts struct {
 	arrowSpan [grammar.NumKeys]grammar.Span
 	// last is the last value written without quotes of each key (str).
 	last [grammar.NumKeys]string
+	// line is the line as a string, made the first time the event needs a
+	// string of it (sub); hasLine says it is made. The event's strings
+	// (its text, time, ids, a call's name) are parts of it: one
+	// allocation and one copy a line, not one a string.
+	line    string
+	hasLine bool
+	// copies makes each string a copy of its own, found as it was before
+	// the parts of one string (the tests' reference: FuzzReadOnePass).
+	copies bool
 }
 
 // keySet has a bit for each grammar.Key.
@@ -369,21 +423,28 @@ func split(text []byte) *lineParts {
 // fill splits text, which p.lt holds as read.
 func (p *lineParts) fill(text []byte) {
 	p.li, p.text = &p.lt.Info, text
+	p.line, p.hasLine = "", false
 	p.toks = p.lt.Tokens
-	p.pairs = p.pairs[:0]
-	for i, t := range p.toks {
+	// The tokens are read in place (a token is five words) and the list
+	// is built in a local slice: this runs over every token of every line.
+	toks, keys := p.toks, p.lt.Keys
+	pairs := p.pairs[:0]
+	for i := range toks {
+		t := &toks[i]
 		if t.Kind != grammar.TokKey {
 			continue
 		}
-		pr := pair{key: t.Span, k: p.lt.Keys[len(p.pairs)]}
-		if i+2 < len(p.toks) && p.toks[i+2].Key == t.Span {
-			pr.value, pr.hasValue = p.toks[i+2].Span, true
+		pr := pair{key: t.Span, k: keys[len(pairs)]}
+		if i+2 < len(toks) && toks[i+2].Key == t.Span {
+			pr.value, pr.hasValue = toks[i+2].Span, true
 		}
-		p.pairs = append(p.pairs, pr)
+		pairs = append(pairs, pr)
 	}
+	p.pairs = pairs
 	p.arrowSet = 0
 	if p.li.Arrow.Valid() {
-		for _, pr := range p.pairs {
+		for i := range p.pairs {
+			pr := &p.pairs[i]
 			if pr.key.Start >= p.li.Arrow.Start {
 				break
 			}
@@ -402,8 +463,8 @@ func (p *lineParts) fill(text []byte) {
 	p.metaSet = 0
 	p.interrupted = false
 	last := len(p.pairs) - 1 // the pair of the next value token back
-	for i := len(p.toks) - 1; i >= 0; i-- {
-		t := p.toks[i]
+	for i := len(toks) - 1; i >= 0; i-- {
+		t := &toks[i]
 		switch t.Kind {
 		case grammar.TokValue, grammar.TokString, grammar.TokJSON:
 			k := p.pairs[last].k
@@ -436,20 +497,32 @@ func (p *lineParts) metaRaw(k grammar.Key) ([]byte, bool) {
 	return p.text[p.metaSpan[k].Start:p.metaSpan[k].End], true
 }
 
-// metaGet is the trailing metadata value of key k, unquoted.
+// metaGet is the trailing metadata value of key k, unquoted. It is small
+// enough to be inlined: most keys a line is asked for it does not have,
+// and the answer is then one test of a bit, without a call.
 func (p *lineParts) metaGet(k grammar.Key) (string, bool) {
-	raw, ok := p.metaRaw(k)
-	if !ok {
+	if !p.metaSet.has(k) {
 		return "", false
 	}
-	return p.str(k, raw), true
+	return p.metaStr(k), true
 }
 
-// str is unquoteBytes(raw) for a value of key k; a value written without
-// quotes that is the last such value of k (an id on a call and on its
-// result, a model, a thread) is the string made of that one, not a new
-// copy.
-func (p *lineParts) str(k grammar.Key, raw []byte) string {
+// metaStr is the trailing metadata value of key k, which the line has,
+// unquoted. Not inlined, so that metaGet is.
+//
+//go:noinline
+func (p *lineParts) metaStr(k grammar.Key) string {
+	return p.str(k, p.metaSpan[k])
+}
+
+// str is unquoteBytes of the value of key k written at sp, a string of
+// its own, never a part of the line's string (sub): writers keep ids,
+// times and names in their caches and sets, where a part would keep its
+// whole line, which can be long, alive. A value written without quotes
+// that is the last such value of k (an id on a call and on its result, a
+// model, a thread) is the string made of that one, not a new copy.
+func (p *lineParts) str(k grammar.Key, sp grammar.Span) string {
+	raw := p.text[sp.Start:sp.End]
 	if len(raw) == 0 || raw[0] == '"' {
 		return unquoteBytes(raw)
 	}
@@ -459,6 +532,24 @@ func (p *lineParts) str(k grammar.Key, raw []byte) string {
 	s := string(raw)
 	p.last[k] = s
 	return s
+}
+
+// sub is string(p.text[from:to]), a part of the line's string, which it
+// makes the first time it is asked: for the text an event holds (its
+// text, a result's content, a call's summary), not for its ids (str). A
+// part keeps the whole line alive as long as the event that holds it, and
+// the text is most of the line.
+func (p *lineParts) sub(from, to int) string {
+	if from >= to {
+		return ""
+	}
+	if p.copies {
+		return string(p.text[from:to])
+	}
+	if !p.hasLine {
+		p.line, p.hasLine = string(p.text), true
+	}
+	return p.line[from:to]
 }
 
 // meta1 is metaGet's value alone ("" when absent).
@@ -478,10 +569,21 @@ func (p *lineParts) value(pr pair) string {
 // parser's first-match rule would read `step=5` in prose as the line's
 // step, but no writer puts metadata there.
 func (p *lineParts) metaValue(k grammar.Key) (string, bool) {
-	if v, ok := p.metaGet(k); ok {
-		return v, true
+	if (p.metaSet|p.arrowSet)&(1<<k) == 0 {
+		return "", false
 	}
-	return p.arrowValue(k)
+	return p.valueOf(k), true
+}
+
+// valueOf is metaValue's value, which the line has. Not inlined, so that
+// metaValue is.
+//
+//go:noinline
+func (p *lineParts) valueOf(k grammar.Key) string {
+	if p.metaSet.has(k) {
+		return p.metaStr(k)
+	}
+	return p.arrowStr(k)
 }
 
 // arrowValue is metaValue's value from before the result arrow.
@@ -489,12 +591,17 @@ func (p *lineParts) arrowValue(k grammar.Key) (string, bool) {
 	if !p.arrowSet.has(k) {
 		return "", false
 	}
-	v := p.str(k, p.text[p.arrowSpan[k].Start:p.arrowSpan[k].End])
+	return p.arrowStr(k), true
+}
+
+// arrowStr is arrowValue's value, which the line has.
+func (p *lineParts) arrowStr(k grammar.Key) string {
+	v := p.str(k, p.arrowSpan[k])
 	if k == grammar.KeyID {
 		// \bid=(\w+), as the rules read it.
-		return idPrefix(v), true
+		return idPrefix(v)
 	}
-	return v, true
+	return v
 }
 
 // metaInt is metaValue's value as a number: ok false when it is absent or
@@ -576,7 +683,22 @@ func (p *lineParts) textBetween(from, to int) string {
 	if from >= to {
 		return ""
 	}
-	return string(bytes.TrimSpace(p.text[from:to]))
+	return p.trimmed(from, to)
+}
+
+// trimmed is string(bytes.TrimSpace(p.text[from:to])), a part of the
+// line's string (sub).
+func (p *lineParts) trimmed(from, to int) string {
+	b := p.text[from:to]
+	t := bytes.TrimSpace(b)
+	if p.copies {
+		return string(t)
+	}
+	if len(t) == 0 {
+		return ""
+	}
+	from += cap(b) - cap(t) // t is a part of b
+	return p.sub(from, from+len(t))
 }
 
 // body is the free text of a line: from its content start to its trailing
@@ -611,13 +733,14 @@ func (rd *reader) scanned(text []byte, num int) error {
 	}
 	loc := model.Loc{Line: num}
 	if li.Kind == grammar.Continuation {
-		if rd.continueText(string(bytes.TrimSpace(text))) {
+		if rd.continueText(bytes.TrimSpace(text)) {
 			rd.continuationUsage(loc)
 			return nil
 		}
-		return rd.passthrough(text, li, loc, nil)
+		return rd.passthrough(p, loc, nil)
 	}
-	ev := &model.Event{Loc: loc}
+	ev := rd.event()
+	ev.Loc = loc
 	rd.common(p, ev)
 	switch li.Kind {
 	case grammar.User:
@@ -660,7 +783,7 @@ func (rd *reader) scanned(text []byte, num int) error {
 		}
 		ev.Subagent = sa
 	case grammar.Comment:
-		body := string(bytes.TrimSpace(text[li.Content:li.Trim.End]))
+		body := p.trimmed(li.Content, li.Trim.End)
 		switch {
 		case strings.HasPrefix(body, "status:"):
 			// Without the line's metadata (ts=), which writers put there.
@@ -684,7 +807,7 @@ func (rd *reader) scanned(text []byte, num int) error {
 		// t~:, s:, p:, m:, r:, q: and unknown lines have no model kind;
 		// the usage such a line has is still a message's, as the rules
 		// count it.
-		return rd.passthrough(text, li, loc, ev)
+		return rd.passthrough(p, loc, ev)
 	}
 	return rd.emit(ev)
 }
@@ -711,9 +834,11 @@ func (rd *reader) common(p *lineParts, ev *model.Event) {
 		ev.Sidechain = true
 	}
 	rd.usage(p, ev)
-	for _, k := range extraKeys {
-		if v, ok := p.metaGet(k); ok {
-			ev.Extra.SetString(k.String(), v)
+	if p.metaSet&extraKeySet != 0 {
+		for _, k := range extraKeys {
+			if v, ok := p.metaGet(k); ok {
+				ev.Extra.SetString(k.String(), v)
+			}
 		}
 	}
 	if p.interrupted {
@@ -724,6 +849,15 @@ func (rd *reader) common(p *lineParts, ev *model.Event) {
 // extraKeys are the trailing metadata the model has no field for, kept as
 // event extras under their rlog names (an rlog writer writes them back).
 var extraKeys = []grammar.Key{grammar.KeySpan, grammar.KeyLatency, grammar.KeyAttempt, grammar.KeyLevel, grammar.KeySession, grammar.KeyRole, grammar.KeyStop}
+
+// extraKeySet has the bits of extraKeys: a line without any of them (most)
+// is not asked for each.
+var extraKeySet = func() (s keySet) {
+	for _, k := range extraKeys {
+		s |= 1 << k
+	}
+	return s
+}()
 
 // usage reads tokens_*; lines of one message (same message_id, or without
 // one, the input and cache counts of the usage line before, as the usage
@@ -748,7 +882,7 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 		return // @end's numbers are totals, read by lifecycle
 	}
 	// Allocated here, not as u: most lines have no usage.
-	kept := new(model.Usage)
+	kept := rd.usages.new()
 	*kept = u
 	ev.Usage = kept
 	const usageKeys keySet = 1<<grammar.KeyTokensIn | 1<<grammar.KeyTokensOut | 1<<grammar.KeyTokensCached | 1<<grammar.KeyTokensCacheCreate
@@ -830,7 +964,8 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	if li.Arrow.Valid() {
 		argsEnd = li.Arrow.Start
 	}
-	call := &model.ToolCall{ID: p.lineID(), Name: name}
+	call := rd.calls.new()
+	call.ID, call.Name = p.lineID(), name
 	if call.ID == "" && !li.Arrow.Valid() {
 		// A line without its result arrow names its call by an id= among
 		// its words, as the rules read it (`t:read id=c1 x -> [64 lines]`).
@@ -849,14 +984,18 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	args := &rd.args
 	args.reset()
 	abbreviated, hasAbbreviated := abbreviatedArgs[call.Name]
-	pairs := 0 // the key tokens before i
+	pairs := 0      // the key tokens before i
+	summaryAt := -1 // where the summary's first word is in the line
 	for i := 0; i < len(p.toks); i++ {
-		t := p.toks[i]
+		t := &p.toks[i]
 		if t.Kind == grammar.TokKey {
 			pairs++
 		}
 		if t.Span.Start < li.Name.End || t.Span.Start >= argsEnd {
 			continue
+		}
+		if args.words == 0 {
+			summaryAt = t.Span.Start // the first word, if it is one
 		}
 		if t.Kind == grammar.TokKey {
 			key := p.text[t.Span.Start:t.Span.End]
@@ -883,7 +1022,13 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		}
 		args.word(p.text[t.Span.Start:t.Span.End])
 	}
-	call.Summary = string(args.summary)
+	if s := args.summary; summaryAt >= 0 && !p.copies && bytes.HasPrefix(p.text[summaryAt:], s) {
+		// Written with one space between its words, as most are: the
+		// summary is that part of the line.
+		call.Summary = p.sub(summaryAt, summaryAt+len(s))
+	} else {
+		call.Summary = string(s)
+	}
 	if in, ok := p.metaGet(grammar.KeyInput); ok && json.Valid([]byte(in)) {
 		call.Input = json.RawMessage(in)
 		ev.Form.WholeInput = true
@@ -912,7 +1057,8 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	if err := rd.emit(ev); err != nil {
 		return err
 	}
-	res := &model.Event{Kind: model.KindToolResult, Loc: ev.Loc, Time: ev.Time, AgentID: ev.AgentID, Sidechain: ev.Sidechain}
+	res := rd.event()
+	*res = model.Event{Kind: model.KindToolResult, Loc: ev.Loc, Time: ev.Time, AgentID: ev.AgentID, Sidechain: ev.Sidechain}
 	res.Result = rd.result(p, call.ID)
 	res.Form.Inline = true
 	return rd.emit(res)
@@ -1061,7 +1207,8 @@ func jsonString(s string) json.RawMessage {
 }
 
 func (rd *reader) result(p *lineParts, callID string) *model.ToolResult {
-	r := &model.ToolResult{CallID: callID}
+	r := rd.results.new()
+	r.CallID = callID
 	if !p.li.Result.Valid() {
 		return r
 	}
@@ -1214,18 +1361,19 @@ func parseTodos(s string) []model.Todo {
 	return out
 }
 
-// continueText appends a continuation line to the held event's text.
-func (rd *reader) continueText(s string) bool {
+// continueText appends a continuation line to the held event's text (one
+// string made: s is no string of its own before it is added).
+func (rd *reader) continueText(s []byte) bool {
 	e := rd.pending
 	if e == nil {
 		return false
 	}
 	switch {
 	case e.Kind == model.KindToolResult && e.Result != nil:
-		e.Result.Content += "\n" + s
+		e.Result.Content += "\n" + string(s)
 	case e.Kind == model.KindUser, e.Kind == model.KindAgent, e.Kind == model.KindThinking,
 		e.Kind == model.KindComment, e.Kind == model.KindSystem, e.Kind == model.KindStatus:
-		e.Text += "\n" + s
+		e.Text += "\n" + string(s)
 	default:
 		return false
 	}
@@ -1238,24 +1386,42 @@ const rawTypePrefix = "rlog "
 
 // passthrough passes a line on whole; read, when set, is what common read
 // of it (its usage is kept).
-func (rd *reader) passthrough(text []byte, li *grammar.LineInfo, loc model.Loc, read *model.Event) error {
-	kind := li.Kind.String()
-	if p := li.Kind.Prefix(); p != "" {
-		kind = p
+func (rd *reader) passthrough(p *lineParts, loc model.Loc, read *model.Event) error {
+	text, li := p.text, p.li
+	line := p.sub(0, len(text))
+	if li.Flags&grammar.FlagInvalidUTF8 != 0 {
+		line = strings.ToValidUTF8(line, "\uFFFD")
 	}
-	ev := &model.Event{
+	names := &passthroughNames[li.Kind]
+	ev := rd.event()
+	*ev = model.Event{
 		Kind:    model.KindPassthrough,
-		RawType: rawTypePrefix + kind,
-		Raw:     model.MustJSON(strings.ToValidUTF8(string(text), "\uFFFD")),
-		Text:    string(bytes.TrimSpace(text)),
+		RawType: names.rawType,
+		Raw:     model.MustJSON(line),
+		Text:    p.trimmed(0, len(text)),
 		Loc:     loc,
 	}
 	if read != nil && read.Usage != nil {
 		ev.Usage, ev.MessageID = read.Usage, read.MessageID
 	}
-	rd.rep.Passthrough(ev, "rlog line "+kind+" (no event kind in the model; kept whole)")
+	rd.rep.Passthrough(ev, names.detail)
 	return rd.emit(ev)
 }
+
+// passthroughNames are, for each line kind, the RawType of its passthrough
+// events and the loss report's detail for them, made once rather than for
+// every line.
+var passthroughNames = func() (names [256]struct{ rawType, detail string }) {
+	for k := range names {
+		kind := grammar.Kind(k).String()
+		if p := grammar.Kind(k).Prefix(); p != "" {
+			kind = p
+		}
+		names[k].rawType = rawTypePrefix + kind
+		names[k].detail = "rlog line " + kind + " (no event kind in the model; kept whole)"
+	}
+	return names
+}()
 
 // zTime rewrites an RFC 3339 timestamp with an offset in UTC with a Z: the
 // rlog/1 reference parser drops offsets. Other strings are returned
