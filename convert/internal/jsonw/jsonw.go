@@ -306,6 +306,29 @@ func encode(b *bytes.Buffer, v any) {
 	}
 }
 
+// Members writes n members encoded already: obj is an object that a
+// compact Obj wrote, whose members these are (a writer's members that
+// repeat from record to record, encoded once and kept). A compact Obj
+// copies them whole; one that indents, quotes or writes canonical JSON
+// writes each again as RawKey does.
+func (o *Obj) Members(obj []byte, n int) {
+	if n == 0 {
+		return
+	}
+	if o.in != nil {
+		spans, _ := jsonscan.ObjectSpans(obj, nil)
+		for _, m := range spans {
+			o.RawKey(obj[m.KeyStart-1:m.KeyEnd+1], obj[m.ValueStart:m.ValueEnd])
+		}
+		return
+	}
+	if o.n > 0 {
+		o.B.WriteByte(',')
+	}
+	o.n += n
+	o.B.Write(obj[1 : len(obj)-1])
+}
+
 // Key starts a member whose value the caller writes itself.
 func (o *Obj) Key(k string) { o.key(k) }
 

@@ -222,3 +222,55 @@ func TestCanonicalLetsGoOfLargeCopies(t *testing.T) {
 		t.Fatalf("a copy of %d bytes is kept", cap(b.canon.arg))
 	}
 }
+
+// Obj.Members writes what writing the same members one by one writes,
+// compact, indented, quoted and canonical, first in an object or after
+// other members.
+func TestMembersAsWrittenOneByOne(t *testing.T) {
+	var src Buf
+	so := src.Begin()
+	so.Str("userType", "external")
+	so.Str("cwd", `C:\dir "q"`)
+	so.Int("n", 7)
+	so.Key("nested")
+	no := src.Begin()
+	no.Str("a", "b")
+	no.End()
+	so.End()
+	members := func(b *Buf, o *Obj) {
+		o.Str("userType", "external")
+		o.Str("cwd", `C:\dir "q"`)
+		o.Int("n", 7)
+		o.Key("nested")
+		no := b.Begin()
+		no.Str("a", "b")
+		no.End()
+	}
+	modes := map[string]func(b *Buf){
+		"compact":   func(*Buf) {},
+		"indented":  func(b *Buf) { b.Indent(0) },
+		"quoted":    func(b *Buf) { b.Quote() },
+		"canonical": func(b *Buf) { b.WriteCanonical(AppendString, func(dst, v []byte) []byte { return append(dst, v...) }) },
+	}
+	for name, mode := range modes {
+		for _, before := range []bool{false, true} {
+			var got, want Buf
+			mode(&got)
+			mode(&want)
+			g, w := got.Begin(), want.Begin()
+			if before {
+				g.Str("type", "user")
+				w.Str("type", "user")
+			}
+			g.Members(src.Bytes(), so.Len())
+			members(&want, w)
+			g.Str("z", "last")
+			w.Str("z", "last")
+			g.End()
+			w.End()
+			if got.String() != want.String() {
+				t.Errorf("%s, members after another %v: Members wrote\n%s\nwant\n%s", name, before, got.String(), want.String())
+			}
+		}
+	}
+}
