@@ -155,6 +155,7 @@ func (wr *Writer) recycle(s *step) {
 		reasoning: s.reasoning[:0], texts: s.texts[:0], calls: s.calls[:0], results: s.results[:0],
 		renamed: s.renamed, answeredOf: s.answeredOf,
 		thinkRests: s.thinkRests[:0], textRests: s.textRests[:0],
+		timeOf: s.timeOf, stepTime: s.stepTime,
 	}
 	wr.spare = append(wr.spare, s)
 }
@@ -285,6 +286,16 @@ func (wr *Writer) parts(s *step, e *model.Event) bool {
 	return false
 }
 
+// timestamp is stepTime(s.time), worked out once for the step's rests
+// and its timestamp (the step before's, when the time is the same: a
+// step recycled keeps it).
+func (s *step) timestamp() string {
+	if s.time != s.timeOf {
+		s.timeOf, s.stepTime = s.time, stepTime(s.time)
+	}
+	return s.stepTime
+}
+
 // timed gives s the time of e, its first event with one.
 func (wr *Writer) timed(s *step, e *model.Event) {
 	if s.time == "" {
@@ -299,10 +310,7 @@ func (wr *Writer) timed(s *step, e *model.Event) {
 // the rest's own: copied, as the caller's may be reused).
 func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) eventRest {
 	carried = append(append(make([]string, 0, len(carried)+6), carried...), "call.name")
-	if s.time != s.timeOf {
-		s.timeOf, s.stepTime = s.time, stepTime(s.time)
-	}
-	if e.Time == s.stepTime {
+	if e.Time == s.timestamp() {
 		carried = append(carried, "time")
 	}
 	switch {
