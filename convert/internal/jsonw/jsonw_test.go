@@ -227,16 +227,6 @@ func TestCanonicalLetsGoOfLargeCopies(t *testing.T) {
 // compact, indented, quoted and canonical, first in an object or after
 // other members.
 func TestMembersAsWrittenOneByOne(t *testing.T) {
-	var src Buf
-	so := src.Begin()
-	so.Str("userType", "external")
-	so.Str("cwd", `C:\dir "q"`)
-	so.Int("n", 7)
-	so.Key("nested")
-	no := src.Begin()
-	no.Str("a", "b")
-	no.End()
-	so.End()
 	members := func(b *Buf, o *Obj) {
 		o.Str("userType", "external")
 		o.Str("cwd", `C:\dir "q"`)
@@ -246,6 +236,10 @@ func TestMembersAsWrittenOneByOne(t *testing.T) {
 		no.Str("a", "b")
 		no.End()
 	}
+	var src Buf // the members encoded, compact
+	so := src.Begin()
+	members(&src, so)
+	so.End()
 	modes := map[string]func(b *Buf){
 		"compact":   func(*Buf) {},
 		"indented":  func(b *Buf) { b.Indent(0) },
