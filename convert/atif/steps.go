@@ -50,6 +50,10 @@ type step struct {
 	orphans bool
 	// stepTime is the timestamp written for time, timeOf (stepTime).
 	timeOf, stepTime string
+	// restFields holds the carried lists of the rests of the step's
+	// events, end to end (rest): one list a step, kept when it is
+	// recycled, not one an event.
+	restFields []string
 }
 
 type toolCall struct {
@@ -148,6 +152,7 @@ func (wr *Writer) recycle(s *step) {
 	clear(s.extra)
 	clear(s.thinkRests)
 	clear(s.textRests)
+	clear(s.restFields)
 	s.ledger.Reset()
 	*s = step{
 		ledger: s.ledger,
@@ -155,7 +160,7 @@ func (wr *Writer) recycle(s *step) {
 		reasoning: s.reasoning[:0], texts: s.texts[:0], calls: s.calls[:0], results: s.results[:0],
 		renamed: s.renamed, answeredOf: s.answeredOf,
 		thinkRests: s.thinkRests[:0], textRests: s.textRests[:0],
-		timeOf: s.timeOf, stepTime: s.stepTime,
+		timeOf: s.timeOf, stepTime: s.stepTime, restFields: s.restFields[:0],
 	}
 	wr.spare = append(wr.spare, s)
 }
@@ -307,9 +312,12 @@ func (wr *Writer) timed(s *step, e *model.Event) {
 // fields do not say of e. Every event carries its kind's fields (and
 // those named in carried); its time, model and message id when they are
 // the step's; its signature when signed. The step writes it (carried is
-// the rest's own: copied, as the caller's may be reused).
+// the rest's own: copied, as the caller's may be reused, into the step's
+// restFields; the rest is kept in s, which writes it before it is
+// recycled).
 func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) eventRest {
-	carried = append(append(make([]string, 0, len(carried)+6), carried...), "call.name")
+	start := len(s.restFields)
+	carried = append(append(s.restFields, carried...), "call.name")
 	if e.Time == s.timestamp() {
 		carried = append(carried, "time")
 	}
@@ -335,7 +343,8 @@ func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) 
 	if e.Usage == nil {
 		carried = append(carried, "-usage") // not the step's metrics
 	}
-	return eventRest{e: e, carried: carried}
+	s.restFields = carried
+	return eventRest{e: e, carried: carried[start:len(carried):len(carried)]}
 }
 
 // resultRest is the rest of the result e in step s: its call id, error
