@@ -317,34 +317,36 @@ func (wr *Writer) timed(s *step, e *model.Event) {
 // recycled).
 func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) eventRest {
 	start := len(s.restFields)
-	carried = append(append(s.restFields, carried...), "call.name")
+	// (A variable of its own: carried, only read, stays where the caller
+	// made it, on the stack.)
+	fields := append(append(s.restFields, carried...), "call.name")
 	if e.Time == s.timestamp() {
-		carried = append(carried, "time")
+		fields = append(fields, "time")
 	}
 	switch {
 	case e.Model == s.model && (s.source == "agent" || e.Model == ""):
 		// (Only an agent step has a model_name.)
-		carried = append(carried, "model")
+		fields = append(fields, "model")
 	case e.Model == "":
-		carried = append(carried, "-model") // not the step's
+		fields = append(fields, "-model") // not the step's
 	}
 	// A message id a reader made up stays in the rest: the reader of the
 	// step would make up another, per step, and a response whose events
 	// are in several steps (cut by a sub-agent's start) is one message.
 	switch {
 	case e.MessageID == s.msgID:
-		carried = append(carried, "message_id")
+		fields = append(fields, "message_id")
 	case e.MessageID == "":
-		carried = append(carried, "-message_id") // not the step's
+		fields = append(fields, "-message_id") // not the step's
 	}
 	if signed {
-		carried = append(carried, "signature")
+		fields = append(fields, "signature")
 	}
 	if e.Usage == nil {
-		carried = append(carried, "-usage") // not the step's metrics
+		fields = append(fields, "-usage") // not the step's metrics
 	}
-	s.restFields = carried
-	return eventRest{e: e, carried: carried[start:len(carried):len(carried)]}
+	s.restFields = fields
+	return eventRest{e: e, carried: fields[start:len(fields):len(fields)]}
 }
 
 // resultRest is the rest of the result e in step s: its call id, error

@@ -453,20 +453,22 @@ func (wr *Writer) rest(e *model.Event, time string, fresh bool, carried ...strin
 		wr.restFields = wr.restFields[:0]
 	}
 	start := len(wr.restFields)
-	carried = append(wr.restFields, carried...)
+	// (A variable of its own: carried, only read, stays where the caller
+	// made it, on the stack.)
+	fields := append(wr.restFields, carried...)
 	if e.Time == time && wr.times.readBack(time) {
 		// (The reader's spelling of it: another spelling of the instant
 		// stays in the rest.)
-		carried = append(carried, "time")
+		fields = append(fields, "time")
 	}
 	if e.ID == "" {
-		carried = append(carried, "-id") // not the message key
+		fields = append(fields, "-id") // not the message key
 	}
 	if e.Usage == nil {
-		carried = append(carried, "-usage") // not the message's
+		fields = append(fields, "-usage") // not the message's
 	}
-	wr.restFields = carried
-	return eventRest{e, carried[start:len(carried):len(carried)]}
+	wr.restFields = fields
+	return eventRest{e, fields[start:len(fields):len(fields)]}
 }
 
 // writeRests writes a message's extra.rests where it goes in b: each rest
