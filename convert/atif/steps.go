@@ -50,6 +50,10 @@ type step struct {
 	orphans bool
 	// stepTime is the timestamp written for time, timeOf (stepTime).
 	timeOf, stepTime string
+	// restFields holds the carried lists of the rests of the step's
+	// events, end to end (rest): one list a step, kept when it is
+	// recycled, not one an event.
+	restFields []string
 }
 
 type toolCall struct {
@@ -148,6 +152,7 @@ func (wr *Writer) recycle(s *step) {
 	clear(s.extra)
 	clear(s.thinkRests)
 	clear(s.textRests)
+	clear(s.restFields)
 	s.ledger.Reset()
 	*s = step{
 		ledger: s.ledger,
@@ -155,6 +160,7 @@ func (wr *Writer) recycle(s *step) {
 		reasoning: s.reasoning[:0], texts: s.texts[:0], calls: s.calls[:0], results: s.results[:0],
 		renamed: s.renamed, answeredOf: s.answeredOf,
 		thinkRests: s.thinkRests[:0], textRests: s.textRests[:0],
+		timeOf: s.timeOf, stepTime: s.stepTime, restFields: s.restFields[:0],
 	}
 	wr.spare = append(wr.spare, s)
 }
@@ -285,6 +291,16 @@ func (wr *Writer) parts(s *step, e *model.Event) bool {
 	return false
 }
 
+// timestamp is stepTime(s.time), worked out once for the step's rests
+// and its timestamp (the step before's, when the time is the same: a
+// step recycled keeps it).
+func (s *step) timestamp() string {
+	if s.time != s.timeOf {
+		s.timeOf, s.stepTime = s.time, stepTime(s.time)
+	}
+	return s.stepTime
+}
+
 // timed gives s the time of e, its first event with one.
 func (wr *Writer) timed(s *step, e *model.Event) {
 	if s.time == "" {
@@ -296,38 +312,41 @@ func (wr *Writer) timed(s *step, e *model.Event) {
 // fields do not say of e. Every event carries its kind's fields (and
 // those named in carried); its time, model and message id when they are
 // the step's; its signature when signed. The step writes it (carried is
-// the rest's own: copied, as the caller's may be reused).
+// the rest's own: copied, as the caller's may be reused, into the step's
+// restFields; the rest is kept in s, which writes it before it is
+// recycled).
 func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) eventRest {
-	carried = append(append(make([]string, 0, len(carried)+6), carried...), "call.name")
-	if s.time != s.timeOf {
-		s.timeOf, s.stepTime = s.time, stepTime(s.time)
-	}
-	if e.Time == s.stepTime {
-		carried = append(carried, "time")
+	start := len(s.restFields)
+	// (A variable of its own: carried, only read, stays where the caller
+	// made it, on the stack.)
+	fields := append(append(s.restFields, carried...), "call.name")
+	if e.Time == s.timestamp() {
+		fields = append(fields, "time")
 	}
 	switch {
 	case e.Model == s.model && (s.source == "agent" || e.Model == ""):
 		// (Only an agent step has a model_name.)
-		carried = append(carried, "model")
+		fields = append(fields, "model")
 	case e.Model == "":
-		carried = append(carried, "-model") // not the step's
+		fields = append(fields, "-model") // not the step's
 	}
 	// A message id a reader made up stays in the rest: the reader of the
 	// step would make up another, per step, and a response whose events
 	// are in several steps (cut by a sub-agent's start) is one message.
 	switch {
 	case e.MessageID == s.msgID:
-		carried = append(carried, "message_id")
+		fields = append(fields, "message_id")
 	case e.MessageID == "":
-		carried = append(carried, "-message_id") // not the step's
+		fields = append(fields, "-message_id") // not the step's
 	}
 	if signed {
-		carried = append(carried, "signature")
+		fields = append(fields, "signature")
 	}
 	if e.Usage == nil {
-		carried = append(carried, "-usage") // not the step's metrics
+		fields = append(fields, "-usage") // not the step's metrics
 	}
-	return eventRest{e: e, carried: carried}
+	s.restFields = fields
+	return eventRest{e: e, carried: fields[start:len(fields):len(fields)]}
 }
 
 // resultRest is the rest of the result e in step s: its call id, error

@@ -513,8 +513,8 @@ func (wr *Writer) writeStep(s *step) {
 // dropped and reported. The events of a step written from another format
 // keep their own times in their rests: only an ATIF source loses what is
 // cut.
-func normalizeTime(ts string, loc model.Loc, rep *model.Report, same bool) string {
-	out := stepTime(ts)
+// out is stepTime(ts).
+func normalizeTime(ts, out string, loc model.Loc, rep *model.Report, same bool) string {
 	switch {
 	case out == ts || !same:
 	case out == "":
@@ -552,7 +552,7 @@ func stepTime(ts string) string {
 func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same bool, restBuf *jsonw.Buf) {
 	o := b.Begin()
 	o.Int("step_id", int64(id))
-	if ts := normalizeTime(st.time, st.loc, rep, same); ts != "" {
+	if ts := normalizeTime(st.time, st.timestamp(), st.loc, rep, same); ts != "" {
 		o.Str("timestamp", ts)
 	}
 	o.Str("source", st.source)

@@ -58,6 +58,7 @@ type Writer struct {
 	held     *model.Event
 	boundary bool
 	carried  []string // a rest's carried fields (entryTail), reused
+	head     head     // the session's members of an entry, encoded (sessionMembers)
 	// From another format: the latest tool_use ids written (the API takes
 	// one call an id), and by the source's id the ids written for its
 	// latest calls still waiting for their results; renamed holds, for the
@@ -520,32 +521,7 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) link {
 	o.StrOrNull("parentUuid", l.parent)
 	o.Bool("isSidechain", e.Sidechain || e.AgentID != "")
 	h := wr.h
-	// An entry's own value wins; otherwise the session's. A value the
-	// session does not have is left out: consumers skip entries with an
-	// empty sessionId or model, and an empty string says nothing true.
-	str := func(key, def string) {
-		if v, ok := e.Extra.String(key); ok {
-			o.Str(key, v)
-			return
-		}
-		if def != "" {
-			o.Str(key, def)
-		}
-	}
-	userType, ok := h.Extra.String("userType")
-	if !ok {
-		userType = "external"
-	}
-	str("userType", userType)
-	str("cwd", h.Cwd)
-	str("sessionId", wr.session(e))
-	str("version", wr.version())
-	if v, ok := e.Extra.String("gitBranch"); ok {
-		o.Str("gitBranch", v)
-	} else if h.Branch != "" || wr.sameSource() {
-		// Claude Code writes "" outside a git repository.
-		o.Str("gitBranch", h.Branch)
-	}
+	wr.sessionMembers(o, e)
 	if e.AgentID != "" {
 		o.Str("agentId", e.AgentID)
 	}
@@ -563,6 +539,79 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) link {
 	}
 	o.Str("type", typ)
 	return l
+}
+
+// sessionMembers writes an entry's userType, cwd, sessionId, version and
+// gitBranch. An entry's own value wins; otherwise the session's. A value
+// the session does not have is left out: consumers skip entries with an
+// empty sessionId or model, and an empty string says nothing true.
+//
+// An entry of a session from another format has none of its own, and the
+// session's are the same from entry to entry: the five members are
+// encoded once and written again as they are (head) while they stay the
+// same, instead of escaping their keys and values at every entry.
+func (wr *Writer) sessionMembers(o *jsonw.Obj, e *model.Event) {
+	h := wr.h
+	userType, ok := h.Extra.String("userType")
+	if !ok {
+		userType = "external"
+	}
+	v := headValues{userType: userType, cwd: h.Cwd, sessionID: wr.session(e), version: wr.version(), branch: h.Branch,
+		hasBranch: h.Branch != "" || wr.sameSource()}
+	for _, f := range e.Extra {
+		switch f.Key {
+		case "userType", "cwd", "sessionId", "version", "gitBranch":
+			wr.ownSessionMembers(o, e, v)
+			return
+		}
+	}
+	if v != wr.head.values || wr.head.obj == nil {
+		var b bytes.Buffer
+		c := jsonw.Begin(&b)
+		wr.ownSessionMembers(c, e, v)
+		c.End()
+		wr.head = head{values: v, obj: b.Bytes(), n: c.Len()}
+	}
+	o.Members(wr.head.obj, wr.head.n)
+}
+
+// ownSessionMembers writes sessionMembers' members one by one: e's own
+// values, else the session's (v).
+func (wr *Writer) ownSessionMembers(o *jsonw.Obj, e *model.Event, v headValues) {
+	str := func(key, def string) {
+		if v, ok := e.Extra.String(key); ok {
+			o.Str(key, v)
+			return
+		}
+		if def != "" {
+			o.Str(key, def)
+		}
+	}
+	str("userType", v.userType)
+	str("cwd", v.cwd)
+	str("sessionId", v.sessionID)
+	str("version", v.version)
+	if b, ok := e.Extra.String("gitBranch"); ok {
+		o.Str("gitBranch", b)
+	} else if v.hasBranch {
+		// Claude Code writes "" outside a git repository.
+		o.Str("gitBranch", v.branch)
+	}
+}
+
+// headValues are the session's values of sessionMembers' members, and
+// whether gitBranch is written without one of the entry's own.
+type headValues struct {
+	userType, cwd, sessionID, version, branch string
+	hasBranch                                 bool
+}
+
+// head is sessionMembers' members encoded for values: an object of n
+// members.
+type head struct {
+	values headValues
+	obj    []byte
+	n      int
 }
 
 // isTaskNotification reports a user message by which Claude Code reported

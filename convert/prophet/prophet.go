@@ -363,6 +363,11 @@ type Writer struct {
 	// carried are the header fields written elsewhere than the header
 	// (mini-swe-agent's exit status on the exit message): not dropped.
 	carried []string
+	// restFields holds the carried lists of the rests of the message
+	// being built, end to end (rest), and rests and callRests turnRests'
+	// lists: reused, as a message is written before the next is built.
+	restFields       []string
+	rests, callRests []eventRest
 	// idWritten and modelWritten are set when the root's head has them;
 	// extraKeys are the header's extras the source object holds.
 	idWritten, modelWritten bool
@@ -441,21 +446,29 @@ type eventRest struct {
 
 // rest is the rest of e in a message (model.RestOf): what the message
 // does not hold of it. A message's own time is its first event's.
-// (carried is the rest's own: copied, as the caller's may be reused.)
-func (wr *Writer) rest(e *model.Event, time string, carried ...string) eventRest {
-	carried = append(make([]string, 0, len(carried)+3), carried...)
+// (carried is the rest's own: copied, as the caller's may be reused,
+// into restFields, which a message's first rest empties with fresh.)
+func (wr *Writer) rest(e *model.Event, time string, fresh bool, carried ...string) eventRest {
+	if fresh {
+		wr.restFields = wr.restFields[:0]
+	}
+	start := len(wr.restFields)
+	// (A variable of its own: carried, only read, stays where the caller
+	// made it, on the stack.)
+	fields := append(wr.restFields, carried...)
 	if e.Time == time && wr.times.readBack(time) {
 		// (The reader's spelling of it: another spelling of the instant
 		// stays in the rest.)
-		carried = append(carried, "time")
+		fields = append(fields, "time")
 	}
 	if e.ID == "" {
-		carried = append(carried, "-id") // not the message key
+		fields = append(fields, "-id") // not the message key
 	}
 	if e.Usage == nil {
-		carried = append(carried, "-usage") // not the message's
+		fields = append(fields, "-usage") // not the message's
 	}
-	return eventRest{e, carried}
+	wr.restFields = fields
+	return eventRest{e, fields[start:len(fields):len(fields)]}
 }
 
 // writeRests writes a message's extra.rests where it goes in b: each rest
@@ -706,6 +719,8 @@ func (wr *Writer) writeTurn() {
 	} else {
 		xo.Key("rests")
 		writeRests(b, restList...)
+		clear(restList) // the events are not to be held
+		clear(wr.callRests)
 	}
 	xo.End()
 	o.End()
@@ -722,10 +737,12 @@ func (wr *Writer) writeTurn() {
 func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUsage bool) []eventRest {
 	first := turn[0]
 	var own eventRest
-	var others, callRests []eventRest
+	others, callRests := wr.rests[:0], wr.callRests[:0]
 	msgID := first.MessageID
+	var fields [8]string // (on the stack: rest copies them)
 	for i, x := range turn {
-		carried := []string{"model"}
+		carried := append(fields[:0], "model")
+		fresh := i == 0
 		if x.MessageID == msgID && !model.SyntheticMessageID(msgID) {
 			carried = append(carried, "message_id")
 		} else if x.MessageID == "" || model.SyntheticMessageID(x.MessageID) {
@@ -741,14 +758,19 @@ func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUs
 			if x.Kind == model.KindAgent && texts == 1 {
 				carried = append(carried, "text")
 			}
-			own = wr.rest(x, first.Time, carried...)
+			own = wr.rest(x, first.Time, fresh, carried...)
 		case x.Kind == model.KindToolCall:
-			callRests = append(callRests, wr.rest(x, first.Time, append(carried, "call.id", "call.name", "call.input")...))
+			callRests = append(callRests, wr.rest(x, first.Time, fresh, append(carried, "call.id", "call.name", "call.input")...))
 		default:
-			others = append(others, wr.rest(x, first.Time, carried...))
+			others = append(others, wr.rest(x, first.Time, fresh, carried...))
 		}
 	}
-	return append(append([]eventRest{own}, others...), callRests...)
+	// own, then others, then callRests, in others' slice.
+	list := append(append(others, eventRest{}), callRests...)
+	copy(list[1:], list[:len(others)])
+	list[0] = own
+	wr.rests, wr.callRests = list, callRests
+	return list
 }
 
 // writeCalls writes the tool_calls list into b; args are the calls'
@@ -834,7 +856,7 @@ func (wr *Writer) other(e *model.Event) {
 			}
 		} else {
 			xo.Key("rests")
-			writeRests(b, wr.rest(e, e.Time, "result.call_id", "result.content", "result.is_error", "result.status"))
+			writeRests(b, wr.rest(e, e.Time, true, "result.call_id", "result.content", "result.is_error", "result.status"))
 		}
 		xo.End()
 	case model.KindSystem:
@@ -913,7 +935,7 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...s
 		}
 	} else {
 		// The rest written where it stands (the message is indented).
-		r := wr.rest(e, e.Time, carried...)
+		r := wr.rest(e, e.Time, true, carried...)
 		o.Key("extra")
 		x.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, r) })
 		return

@@ -14,6 +14,7 @@ package jsonw
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math/bits"
 	"strconv"
@@ -305,6 +306,29 @@ func encode(b *bytes.Buffer, v any) {
 	}
 }
 
+// Members writes n members encoded already: obj is an object that a
+// compact Obj wrote, whose members these are (a writer's members that
+// repeat from record to record, encoded once and kept). A compact Obj
+// copies them whole; one that indents, quotes or writes canonical JSON
+// writes each again as RawKey does.
+func (o *Obj) Members(obj []byte, n int) {
+	if n == 0 {
+		return
+	}
+	if o.in != nil {
+		spans, _ := jsonscan.ObjectSpans(obj, nil)
+		for _, m := range spans {
+			o.RawKey(obj[m.KeyStart-1:m.KeyEnd+1], obj[m.ValueStart:m.ValueEnd])
+		}
+		return
+	}
+	if o.n > 0 {
+		o.B.WriteByte(',')
+	}
+	o.n += n
+	o.B.Write(obj[1 : len(obj)-1])
+}
+
 // Key starts a member whose value the caller writes itself.
 func (o *Obj) Key(k string) { o.key(k) }
 
@@ -363,7 +387,49 @@ func appendQuotedString(dst []byte, s string) []byte {
 // which quoted escapes, and is followed by a letter or digits, or by the
 // quote or backslash it escapes, which quoted escapes too.
 func appendEscaped(dst []byte, s string, quoted bool) []byte {
-	// Most strings (keys, ids, times) are plain throughout: copied at once.
+	// Most strings (keys, ids, names) are short and plain throughout:
+	// their words are loaded once, tested and stored (the first and last
+	// four bytes of a string shorter than eight, the first and last eight
+	// of one up to sixteen, the first and last sixteen of one up to 32,
+	// which overlap; a word has no mark exactly when its bytes are all
+	// plain), without a call to PlainASCII and memmove. dst's room is
+	// free()'s, which every member's method asks for.
+	if n, l := len(s), len(dst); n >= 4 && n <= 32 && cap(dst)-l >= n {
+		switch {
+		case n > 16:
+			w0, w1, w2, w3 := word(s), word(s[8:]), word(s[n-16:]), word(s[n-8:])
+			if notPlainASCII8(w0)|notPlainASCII8(w1)|notPlainASCII8(w2)|notPlainASCII8(w3) == 0 {
+				dst = dst[:l+n]
+				binary.LittleEndian.PutUint64(dst[l:], w0)
+				binary.LittleEndian.PutUint64(dst[l+8:], w1)
+				binary.LittleEndian.PutUint64(dst[l+n-16:], w2)
+				binary.LittleEndian.PutUint64(dst[l+n-8:], w3)
+				return dst
+			}
+		case n < 8:
+			w0, w1 := word4(s), word4(s[n-4:])
+			if notPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
+				dst = dst[:l+n]
+				binary.LittleEndian.PutUint32(dst[l:], w0)
+				binary.LittleEndian.PutUint32(dst[l+n-4:], w1)
+				return dst
+			}
+		default:
+			w0, w1 := word(s), word(s[n-8:])
+			if notPlainASCII8(w0)|notPlainASCII8(w1) == 0 {
+				dst = dst[:l+n]
+				binary.LittleEndian.PutUint64(dst[l:], w0)
+				binary.LittleEndian.PutUint64(dst[l+n-8:], w1)
+				return dst
+			}
+		}
+	}
+	return appendEscapedRuns(dst, s, quoted)
+}
+
+// appendEscapedRuns is appendEscaped past its short strings' test.
+func appendEscapedRuns(dst []byte, s string, quoted bool) []byte {
+	// A string plain throughout is copied at once.
 	i := PlainASCII(s)
 	if i == len(s) {
 		return append(dst, s...)
@@ -414,10 +480,11 @@ func appendEscaped(dst []byte, s string, quoted bool) []byte {
 const highBits = 0x8080808080808080
 
 // PlainASCII is the length of the longest prefix of s that a JSON string
-// holds as it is: ASCII from 0x20 up, without '"' and '\\'. It tests eight
-// bytes at a time: jsonscan.NotPlain8 marks quotes, backslashes and
-// control bytes, the high bits mark the bytes of UTF-8 sequences, and the
-// lowest mark is the byte that ends the run.
+// holds as it is: ASCII from 0x20 up, without '"' and '\\'. It tests
+// sixteen bytes at a time, then eight (notPlainASCII8): jsonscan.NotPlain8's
+// tests mark quotes, backslashes and control bytes, the high bits mark the
+// bytes of UTF-8 sequences, and the lowest mark is the byte that ends the
+// run.
 //
 // The bytes after the last whole word are tested as one word too (most
 // strings written are keys, ids and times shorter than a few words, whose
@@ -426,16 +493,37 @@ const highBits = 0x8080808080808080
 // string of four to seven bytes, its first four and its last four; in a
 // shorter one, its bytes padded with spaces.
 func PlainASCII(s string) int {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		if m := notPlainASCII8(word(s[i : i+8])); m != 0 {
-			return i + bits.TrailingZeros64(m)/8
+	if len(s) >= 8 {
+		i := 0
+		if len(s) >= 16 {
+			// Two words a step (the texts and tool outputs the writers
+			// copy), with notPlainASCII8 written as one expression and its
+			// masks held in registers (as constants, each was made again
+			// at every use in the loop).
+			k02, k21, k5c, k01, kh := masks.x02, masks.x21, masks.x5c, masks.x01, masks.highs
+			b := unsafe.Slice(unsafe.StringData(s), len(s))
+			for ; i <= len(b)-16; i += 16 {
+				w0 := binary.LittleEndian.Uint64(b[i:])
+				w1 := binary.LittleEndian.Uint64(b[i+8:])
+				m0 := (w0 ^ k02 - k21) | (w0 ^ k5c - k01) | w0
+				m1 := (w1 ^ k02 - k21) | (w1 ^ k5c - k01) | w1
+				if (m0|m1)&kh != 0 {
+					if m0 &= kh; m0 != 0 {
+						return i + bits.TrailingZeros64(m0)/8
+					}
+					return i + 8 + bits.TrailingZeros64(m1&kh)/8
+				}
+			}
 		}
-	}
-	if i == len(s) {
-		return i
-	}
-	if i > 0 {
+		if i+8 <= len(s) {
+			if m := notPlainASCII8(word(s[i : i+8])); m != 0 {
+				return i + bits.TrailingZeros64(m)/8
+			}
+			i += 8
+		}
+		if i == len(s) {
+			return i
+		}
 		i = len(s) - 8
 		if m := notPlainASCII8(word(s[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
@@ -469,6 +557,10 @@ func PlainASCII(s string) int {
 	return len(s)
 }
 
+// masks holds the words of notPlainASCII8's tests for PlainASCII's loop
+// (x &^ w | w is x | w: NotPlain8's marks and the high bits in one).
+var masks = struct{ x02, x21, x5c, x01, highs uint64 }{0x0202020202020202, 0x2121212121212121, 0x5c5c5c5c5c5c5c5c, 0x0101010101010101, highBits}
+
 // spaces is a word of eight spaces, bytes a JSON string holds as they are.
 const spaces = 0x2020202020202020
 
@@ -486,8 +578,13 @@ func word(w string) uint64 {
 }
 
 // notPlainASCII8 marks the bytes of x that end a run of PlainASCII; the
-// lowest mark is the first of them.
-func notPlainASCII8(x uint64) uint64 { return jsonscan.NotPlain8(x) | x&highBits }
+// lowest mark is the first of them. It is jsonscan.NotPlain8(x) |
+// x&highBits, NotPlain8's tests with the high bits in one expression
+// (y &^ x | x is y | x), which saves two of its operations and a mask
+// (FuzzNotPlainASCII8 holds the two equal).
+func notPlainASCII8(x uint64) uint64 {
+	return ((x ^ 0x0202020202020202 - 0x2121212121212121) | (x ^ 0x5c5c5c5c5c5c5c5c - 0x0101010101010101) | x) & highBits
+}
 
 // Buf is a buffer to build JSON pieces in: compact, or indented once told
 // so (Indent). A document may be built piece by piece, each piece in a

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // stringByBytes is String as it was written first, one byte at a time: the
@@ -87,6 +89,42 @@ func TestPlainASCIIEveryStop(t *testing.T) {
 	}
 }
 
+// Every byte that ends a run, at every place of strings of 0 to 40
+// bytes, escaped by appendEscaped with room in dst (the short strings'
+// words) and without.
+func TestAppendStringEveryStop(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		base := strings.Repeat("a", n)
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{0, 0x1f, '"', '\\', 0x80, 0xff, '\n', 0x7f, ' '} {
+				s := base
+				if at >= 0 {
+					s = base[:at] + string(c) + base[at+1:]
+				}
+				var want bytes.Buffer
+				stringByBytes(&want, s)
+				for _, room := range []int{0, n + 2} {
+					if got := AppendString(make([]byte, 0, room), s); string(got) != want.String() {
+						t.Fatalf("AppendString(%q), room %d = %s, want %s", s, room, got, want.String())
+					}
+				}
+			}
+		}
+	}
+}
+
+// notPlainASCII8 is NotPlain8's marks and the high bits, each word.
+func FuzzNotPlainASCII8(f *testing.F) {
+	for _, w := range []uint64{0, highBits, 0x2020202020202020, 0x5c22015c7f80ff00, 0x0102030405060708} {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, w uint64) {
+		if got, want := notPlainASCII8(w), jsonscan.NotPlain8(w)|w&highBits; got != want {
+			t.Fatalf("notPlainASCII8(%#x) = %#x, want %#x", w, got, want)
+		}
+	})
+}
+
 func FuzzString(f *testing.F) {
 	for _, s := range []string{"", "plain text of some length", "a\"b\\c\nd\re\tf\x00g\x1f", "naïve → 日本語 😀 \u2028",
 		"\xff\xfe bad \xc3 utf-8", strings.Repeat("0123456\"", 4), "<html>&amp;</html>", "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f"} {
@@ -101,6 +139,14 @@ func FuzzString(f *testing.F) {
 		stringByBytes(&want, s)
 		if got.String() != want.String() {
 			t.Fatalf("String(%q) = %s, want %s", s, got.String(), want.String())
+		}
+		// Appended where dst has room (the short strings' path) or has
+		// none, after what dst holds.
+		for _, room := range []int{0, len(s), len(s) + 8} {
+			dst := append(make([]byte, 0, 3+room+2), "ab:"...)
+			if a := AppendString(dst, s); string(a) != "ab:"+want.String() {
+				t.Fatalf("AppendString(%q) with room for %d = %s, want %s", s, room, a[3:], want.String())
+			}
 		}
 		// Escaped twice in one pass, as escaping the string's JSON again
 		// writes it.
@@ -174,5 +220,51 @@ func TestCanonicalLetsGoOfLargeCopies(t *testing.T) {
 	o.End()
 	if b.canon.arg != nil {
 		t.Fatalf("a copy of %d bytes is kept", cap(b.canon.arg))
+	}
+}
+
+// Obj.Members writes what writing the same members one by one writes,
+// compact, indented, quoted and canonical, first in an object or after
+// other members.
+func TestMembersAsWrittenOneByOne(t *testing.T) {
+	members := func(b *Buf, o *Obj) {
+		o.Str("userType", "external")
+		o.Str("cwd", `C:\dir "q"`)
+		o.Int("n", 7)
+		o.Key("nested")
+		no := b.Begin()
+		no.Str("a", "b")
+		no.End()
+	}
+	var src Buf // the members encoded, compact
+	so := src.Begin()
+	members(&src, so)
+	so.End()
+	modes := map[string]func(b *Buf){
+		"compact":   func(*Buf) {},
+		"indented":  func(b *Buf) { b.Indent(0) },
+		"quoted":    func(b *Buf) { b.Quote() },
+		"canonical": func(b *Buf) { b.WriteCanonical(AppendString, func(dst, v []byte) []byte { return append(dst, v...) }) },
+	}
+	for name, mode := range modes {
+		for _, before := range []bool{false, true} {
+			var got, want Buf
+			mode(&got)
+			mode(&want)
+			g, w := got.Begin(), want.Begin()
+			if before {
+				g.Str("type", "user")
+				w.Str("type", "user")
+			}
+			g.Members(src.Bytes(), so.Len())
+			members(&want, w)
+			g.Str("z", "last")
+			w.Str("z", "last")
+			g.End()
+			w.End()
+			if got.String() != want.String() {
+				t.Errorf("%s, members after another %v: Members wrote\n%s\nwant\n%s", name, before, got.String(), want.String())
+			}
+		}
 	}
 }
