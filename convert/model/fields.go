@@ -225,13 +225,13 @@ func (f Fields) CopyValues() {
 // (ParseRecord), else ix (nil: none) may hold b (ParseIn).
 func parseFields(ix *jsonscan.Index, record bool, b []byte, copyValues, validated bool) (Fields, error) {
 	b = bytes.TrimSpace(b)
-	if record && (len(b) == 0 || b[0] != '{') {
-		ix.Reset()
-	}
-	if len(b) == 0 || string(b) == "null" {
-		return nil, nil
-	}
-	if b[0] != '{' {
+	if len(b) == 0 || b[0] != '{' {
+		if record {
+			ix.Reset()
+		}
+		if len(b) == 0 || string(b) == "null" {
+			return nil, nil
+		}
 		if !validated && !jsonscan.Valid(b) {
 			return nil, &json.SyntaxError{}
 		}
@@ -243,15 +243,17 @@ func parseFields(ix *jsonscan.Index, record bool, b []byte, copyValues, validate
 	var spans []jsonscan.Span
 	var err error
 	switch {
+	case ix == nil && validated:
+		spans, err = jsonscan.MemberSpans(b, found[:0])
+	case ix == nil:
+		spans, err = jsonscan.ObjectSpans(b, found[:0])
 	case record && validated:
 		spans, err = ix.ValidSpans(b, found[:0])
 	case record:
 		spans, err = ix.ObjectSpans(b, found[:0])
-	case validated:
-		// A nil ix, or b not part of its input: MemberSpans.
-		spans, err = ix.MemberSpans(b, found[:0])
 	default:
-		spans, err = jsonscan.ObjectSpans(b, found[:0])
+		// ParseIn: b not part of ix's input is scanned (MemberSpans).
+		spans, err = ix.MemberSpans(b, found[:0])
 	}
 	if err != nil {
 		return nil, err

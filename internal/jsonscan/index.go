@@ -144,12 +144,16 @@ func (ix *Index) skipIndexing(b []byte, i int) int {
 // MemberSpans is the package's MemberSpans, jumping over each nested
 // object and array in one step when b is part of the indexed input.
 func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
-	return ix.memberSpans(b, dst, ix.offset(b), false)
+	off := ix.offset(b)
+	if off < 0 {
+		return MemberSpans(b, dst)
+	}
+	return ix.memberSpans(b, dst, off, false)
 }
 
 // memberSpans is MemberSpans of b, which starts at off in the indexed
-// input (-1: not part of it, or no index: each value is scanned), or with
-// indexing, ValidSpans's pass (b is the input, not yet indexed).
+// input, or with indexing, ValidSpans's pass (b is the input, not yet
+// indexed; off is not used).
 func (ix *Index) memberSpans(b []byte, dst []Span, off int, indexing bool) ([]Span, error) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
@@ -223,14 +227,21 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 		return errors.New("not a JSON array")
 	}
 	off := ix.offset(b)
-	c := ix.after(off, i)
+	var c int
+	if off >= 0 {
+		c = ix.after(off, i)
+	}
 	i = skipWS(b, i+1)
 	if b[i] == ']' {
 		return nil
 	}
 	for n := 0; ; n++ {
 		var vEnd int
-		vEnd, c = ix.jump(b, off, i, c)
+		if off < 0 {
+			vEnd = skip(b, i)
+		} else {
+			vEnd, c = ix.jump(b, off, i, c)
+		}
 		if err := fn(n, b[i:vEnd]); err != nil {
 			return err
 		}
@@ -361,7 +372,10 @@ func (ix *Index) jump(b []byte, off, i, c int) (end, next int) {
 // members walks the object at b[i]; off is where b starts in the indexed
 // input, or -1.
 func (ix *Index) members(b []byte, off, i int, fn func(key, value []byte) error) error {
-	c := ix.after(off, i)
+	var c int
+	if off >= 0 {
+		c = ix.after(off, i)
+	}
 	i = skipWS(b, i+1)
 	if b[i] == '}' {
 		return nil
@@ -372,7 +386,11 @@ func (ix *Index) members(b []byte, off, i int, fn func(key, value []byte) error)
 		i = skipWS(b, kEnd)
 		i = skipWS(b, i+1) // ':'
 		var vEnd int
-		vEnd, c = ix.jump(b, off, i, c)
+		if off < 0 {
+			vEnd = skip(b, i)
+		} else {
+			vEnd, c = ix.jump(b, off, i, c)
+		}
 		if err := fn(key, b[i:vEnd]); err != nil {
 			return err
 		}

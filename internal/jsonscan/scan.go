@@ -93,7 +93,27 @@ func objectSpans(b []byte, dst []Span, ix *Index) ([]Span, error) {
 // value handed out by Object or ObjectSpans, or a copy of one): it finds
 // the members without validating them again.
 func MemberSpans(b []byte, dst []Span) ([]Span, error) {
-	return (*Index)(nil).memberSpans(b, dst, -1, false)
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return dst, ErrNotObject
+	}
+	i = skipWS(b, i+1)
+	if b[i] == '}' {
+		return dst, nil
+	}
+	for {
+		keyEnd := skipString(b, i)
+		keyStart := i + 1
+		i = skipWS(b, keyEnd)
+		i = skipWS(b, i+1) // ':'
+		valueEnd := skip(b, i)
+		dst = append(dst, Span{keyStart, keyEnd - 1, i, valueEnd})
+		i = skipWS(b, valueEnd)
+		if b[i] == '}' {
+			return dst, nil
+		}
+		i = skipWS(b, i+1) // ','
+	}
 }
 
 // Members is Object for a value already known to be valid (a value handed
