@@ -278,7 +278,14 @@ func ApplyRest(e *Event, raw []byte) error {
 func ApplyRestIn(ix *jsonscan.Index, e *Event, raw []byte) error {
 	var found [32]jsonscan.Span
 	b := bytes.TrimSpace(raw)
-	spans, err := ix.MemberSpans(b, found[:0])
+	// Without an index, nothing in between (ApplyRest pays nothing).
+	var spans []jsonscan.Span
+	var err error
+	if ix == nil {
+		spans, err = jsonscan.MemberSpans(b, found[:0])
+	} else {
+		spans, err = ix.MemberSpans(b, found[:0])
+	}
 	return applyRestSpans(ix, e, raw, b, spans, err, false)
 }
 
@@ -287,7 +294,7 @@ func ApplyRestIn(ix *jsonscan.Index, e *Event, raw []byte) error {
 // it (ApplyRests finds them once for the rest's kind and its fields);
 // validUTF8 says raw is known to be valid UTF-8.
 func applyRestSpans(ix *jsonscan.Index, e *Event, raw, b []byte, spans []jsonscan.Span, err error, validUTF8 bool) error {
-	if !validUTF8 && !ix.ValidUTF8(raw) && !utf8.Valid(raw) {
+	if !validUTF8 && !(ix != nil && ix.ValidUTF8(raw)) && !utf8.Valid(raw) {
 		return applyRestFields(e, raw)
 	}
 	if len(b) == 0 || string(b) == "null" {
@@ -732,7 +739,13 @@ func ApplyRestsIn(ix *jsonscan.Index, events []Event, rests []json.RawMessage, o
 		// The rest's members are found once, for its kind and its fields.
 		var found [32]jsonscan.Span
 		b := bytes.TrimSpace(r)
-		spans, err := ix.MemberSpans(b, found[:0])
+		var spans []jsonscan.Span
+		var err error
+		if ix == nil {
+			spans, err = jsonscan.MemberSpans(b, found[:0])
+		} else {
+			spans, err = ix.MemberSpans(b, found[:0])
+		}
 		a.apply(r, b, spans, err, bad)
 	}
 	return a.events

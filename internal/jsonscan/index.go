@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -27,6 +28,8 @@ type Index struct {
 	// open are the slots of the containers ValidSpans is inside, reused
 	// (no more than maxContainers).
 	open []int
+	// tooLarge says the input is too large to be indexed (begin).
+	tooLarge bool
 }
 
 // Kept is what an Index knew of the input it indexed last (Keep), to be
@@ -61,8 +64,16 @@ func (ix *Index) Restore(k Kept) {
 // container is one object or array of the input: where it starts and
 // ends, and next, the slot after its last descendant (the first container
 // that starts after it ends), so that a walk over its parent's members
-// jumps over it to the next container in one step.
-type container struct{ start, end, next int }
+// jumps over it to the next container in one step. Offsets are 32 bits (12
+// bytes a container): an input of 2 GB or more is not indexed (begin).
+type container struct{ start, end, next int32 }
+
+// begin forgets the last input (Reset) before b is indexed; when b is too
+// large for a container's offsets, nothing of it is recorded.
+func (ix *Index) begin(b []byte) {
+	ix.Reset()
+	ix.tooLarge = len(b) > math.MaxInt32
+}
 
 // Reset forgets the indexed input: nothing is part of it until the next
 // Object, ObjectSpans or ValidSpans. A reader that reuses its line buffer
@@ -75,7 +86,7 @@ func (ix *Index) Reset() {
 // ObjectSpans is the package's ObjectSpans, indexing b as Object does: b
 // is the indexed input until the next call.
 func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
-	ix.Reset()
+	ix.begin(b)
 	spans, err := objectSpans(b, dst, ix)
 	if err != nil {
 		ix.containers = ix.containers[:0]
@@ -90,7 +101,7 @@ func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 // does without validating it again: one pass over b, as MemberSpans makes,
 // that also records where each nested object and array starts and ends.
 func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
-	ix.Reset()
+	ix.begin(b)
 	if i := skipWS(b, 0); i < len(b) && b[i] == '{' {
 		ix.input = b
 	}
@@ -159,7 +170,7 @@ func (ix *Index) memberSpans(b []byte, dst []Span, off int, indexing bool) ([]Sp
 	if i >= len(b) || b[i] != '{' {
 		return dst, ErrNotObject
 	}
-	c := ix.after(off, i)
+	c := -1
 	i = skipWS(b, i+1)
 	if b[i] == '}' {
 		return dst, nil
@@ -193,7 +204,7 @@ func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
 			return ix.members(b, 0, skipWS(b, 0), fn)
 		}
 	}
-	ix.Reset()
+	ix.begin(b)
 	var found [32]Span
 	spans, err := objectSpans(b, found[:0], ix)
 	if err != nil {
@@ -227,10 +238,7 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 		return errors.New("not a JSON array")
 	}
 	off := ix.offset(b)
-	var c int
-	if off >= 0 {
-		c = ix.after(off, i)
-	}
+	c := -1
 	i = skipWS(b, i+1)
 	if b[i] == ']' {
 		return nil
@@ -299,10 +307,10 @@ func (ix *Index) validUTF8(v []byte) bool {
 // openAt records a container starting at i and returns its slot, or -1
 // when it is not recorded.
 func (ix *Index) openAt(i int) int {
-	if ix == nil || len(ix.containers) >= maxContainers {
+	if ix == nil || ix.tooLarge || len(ix.containers) >= maxContainers {
 		return -1
 	}
-	ix.containers = append(ix.containers, container{start: i})
+	ix.containers = append(ix.containers, container{start: int32(i)})
 	return len(ix.containers) - 1
 }
 
@@ -310,8 +318,8 @@ func (ix *Index) openAt(i int) int {
 // recorded since it opened are its descendants.
 func (ix *Index) close(slot, end int) {
 	if slot >= 0 {
-		ix.containers[slot].end = end
-		ix.containers[slot].next = len(ix.containers)
+		ix.containers[slot].end = int32(end)
+		ix.containers[slot].next = int32(len(ix.containers))
 	}
 }
 
@@ -340,7 +348,7 @@ func (ix *Index) after(off, i int) int {
 	lo, hi := 0, len(ix.containers)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if ix.containers[mid].start <= p {
+		if int(ix.containers[mid].start) <= p {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -350,32 +358,35 @@ func (ix *Index) after(off, i int) int {
 }
 
 // jump returns the end of the value at b[i], b starting at off in the
-// indexed input (-1: not part of it), and the slot of the first container
-// after that value; c is the first container at or after b[i]. A
-// container the index holds is jumped over in one step (its end, and its
-// next); one it does not (past maxContainers) is skipped by scanning.
+// indexed input, and the slot of the first container after that value; c
+// is the first container at or after b[i], or -1 before the walk's first
+// container is looked up (a walk over strings and numbers looks nothing
+// up). A container the index holds is jumped over in one step (its end,
+// and its next); one it does not (past maxContainers) is skipped by
+// scanning.
 func (ix *Index) jump(b []byte, off, i, c int) (end, next int) {
-	if b[i] == '"' {
+	switch b[i] {
+	case '"':
 		return skipString(b, i), c
+	case '{', '[':
+	default:
+		return skip(b, i), c
 	}
-	if off >= 0 && c < len(ix.containers) && ix.containers[c].start == off+i {
+	if c < 0 {
+		c = ix.after(off, i-1)
+	}
+	if c < len(ix.containers) && int(ix.containers[c].start) == off+i {
 		ct := &ix.containers[c]
-		return ct.end - off, ct.next
+		return int(ct.end) - off, int(ct.next)
 	}
 	end = skip(b, i)
-	if off < 0 || b[i] != '{' && b[i] != '[' {
-		return end, c
-	}
 	return end, ix.after(off, end-1)
 }
 
 // members walks the object at b[i]; off is where b starts in the indexed
 // input, or -1.
 func (ix *Index) members(b []byte, off, i int, fn func(key, value []byte) error) error {
-	var c int
-	if off >= 0 {
-		c = ix.after(off, i)
-	}
+	c := -1
 	i = skipWS(b, i+1)
 	if b[i] == '}' {
 		return nil
