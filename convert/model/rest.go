@@ -278,7 +278,8 @@ func ApplyRest(e *Event, raw []byte) error {
 func ApplyRestIn(ix *jsonscan.Index, e *Event, raw []byte) error {
 	var found [32]jsonscan.Span
 	b := bytes.TrimSpace(raw)
-	// Without an index, nothing in between (ApplyRest pays nothing).
+	// Without an index, straight to MemberSpans: the trajectory and REPLAY
+	// readers' ApplyRest pays nothing for the index.
 	var spans []jsonscan.Span
 	var err error
 	if ix == nil {
@@ -739,13 +740,7 @@ func ApplyRestsIn(ix *jsonscan.Index, events []Event, rests []json.RawMessage, o
 		// The rest's members are found once, for its kind and its fields.
 		var found [32]jsonscan.Span
 		b := bytes.TrimSpace(r)
-		var spans []jsonscan.Span
-		var err error
-		if ix == nil {
-			spans, err = jsonscan.MemberSpans(b, found[:0])
-		} else {
-			spans, err = ix.MemberSpans(b, found[:0])
-		}
+		spans, err := ix.MemberSpans(b, found[:0])
 		a.apply(r, b, spans, err, bad)
 	}
 	return a.events
