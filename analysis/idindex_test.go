@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,4 +52,86 @@ func TestIDIndexNumbersLikeAMap(t *testing.T) {
 	if _, ok := idLookup(&empty, "a"); ok {
 		t.Fatal("found an id in an empty index")
 	}
+}
+
+// A chunk's id table numbers ids as a map would, reused from chunk to
+// chunk, sized for fewer ids than it gets (it grows), and the summary's
+// table made from it finds each id and no other.
+func TestChunkIDTableNumbersLikeAMap(t *testing.T) {
+	var scratch idTableScratch
+	for chunk := range 200 {
+		lines := chunk % 40
+		scratch = scratch.reset(lines)
+		want := map[string]int32{}
+		var names []string
+		n := chunk % 70 // more ids than lines in some chunks
+		for i := range 3 * n {
+			id := fmt.Sprintf("id%d_%d", chunk, (i*7)%max(n, 1))
+			if i%5 == 0 {
+				id = ""
+			}
+			k, added := scratch.number([]byte(id))
+			w, seen := want[id]
+			if !seen {
+				w = int32(len(want))
+				want[id] = w
+			}
+			if k != w || added == seen {
+				t.Fatalf("chunk %d, %q: number %d (added %v), want %d (added %v)", chunk, id, k, added, w, !seen)
+			}
+			if added {
+				names = append(names, id)
+			}
+		}
+		table := scratch.sized()
+		if got := scratch.names(); !slices.Equal(got, names) {
+			t.Fatalf("chunk %d: names %q, want %q", chunk, got, names)
+		}
+		for id, w := range want {
+			if k, ok := table.find(names, id); !ok || k != w {
+				t.Fatalf("chunk %d: find %q: %d %v, want %d", chunk, id, k, ok, w)
+			}
+		}
+		for _, absent := range []string{"absent", fmt.Sprintf("id%d_", chunk), fmt.Sprintf("id%d_%d", chunk+1, 0)} {
+			if _, ok := table.find(names, absent); ok {
+				t.Fatalf("chunk %d: found %q, never added", chunk, absent)
+			}
+		}
+	}
+}
+
+// FuzzChunkIDTable holds a chunk's id table to a map on any ids (the
+// words of the input), on a table sized for lines lines.
+func FuzzChunkIDTable(f *testing.F) {
+	f.Add([]byte("qnJKpCfy LWFdVBdk qnJKpCfy toolu_01ABC  x x"), 3)
+	f.Add([]byte(""), 0)
+	f.Fuzz(func(t *testing.T, in []byte, lines int) {
+		scratch := idTableScratch{}.reset(min(max(lines, 0), 1000))
+		want := map[string]int32{}
+		var names []string
+		for _, id := range bytes.Split(in, []byte(" ")) {
+			k, added := scratch.number(id)
+			w, seen := want[string(id)]
+			if !seen {
+				w = int32(len(want))
+				want[string(id)] = w
+				names = append(names, string(id))
+			}
+			if k != w || added == seen {
+				t.Fatalf("%q: number %d (added %v), want %d (added %v)", id, k, added, w, !seen)
+			}
+		}
+		table := scratch.sized()
+		if got := scratch.names(); !slices.Equal(got, names) {
+			t.Fatalf("names %q, want %q", got, names)
+		}
+		for id, w := range want {
+			if k, ok := table.find(names, id); !ok || k != w {
+				t.Fatalf("find %q: %d %v, want %d", id, k, ok, w)
+			}
+		}
+		if _, ok := table.find(names, string(in)+" "); ok {
+			t.Fatal("found an id never added")
+		}
+	})
 }

@@ -116,16 +116,18 @@ scan:
 	for i := 0; i < len(line); {
 		next, n := stops.index(line, i, fresh)
 		// The stops, in order: most are turned down by a check inlined
-		// here, without a call.
+		// here, without a call (index turns down the commonest already).
 		for _, p := range stops.at[:n] {
 			if p < done {
 				continue // in a word already read
 			}
+			valueTested := false // ShortValueAt and NoKeyAt tested at the separator p, both false
 			if c := line[p]; secretClass[c]&clsSep != 0 {
-				if (c != '=' && c != ':' || !mayBeKeyEnd(line, p)) && (c != ':' || !urlAt(line, p)) &&
-					(secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p) || secretrules.NoKeyAt(line, p)) {
+				ours := (c == '=' || c == ':') && mayBeKeyEnd(line, p) || c == ':' && urlAt(line, p)
+				if !ours && (secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p) || secretrules.NoKeyAt(line, p)) {
 					continue // no value or no rule's key, no credential key ends before, no URL
 				}
+				valueTested = !ours
 			} else if p != fresh && wordByte[line[p-1]] {
 				// Not a word start (the light path stops at bytes):
 				// maybe right after a JSON escape (\n-----BEGIN), which
@@ -138,7 +140,7 @@ scan:
 				continue
 			}
 			var matched bool
-			dst, cand, done, matched = scanStop(dst, cand, line, p)
+			dst, cand, done, matched = scanStop(dst, cand, line, p, valueTested)
 			if matched {
 				i, fresh = done, done
 				continue scan
@@ -188,17 +190,36 @@ func (s *stopIndex) index(line []byte, i, fresh int) (int, int) {
 			}
 			return len(line), n
 		}
-		if hasBlank(binary.LittleEndian.Uint64(line[i+7 : i+lightRun])) {
+		// The bytes i to i+lightRun as an array: one bounds check for
+		// all that the light path reads.
+		if w := (*[lightRun]byte)(line[i : i+lightRun]); hasBlank(binary.LittleEndian.Uint64(w[7:])) {
 			// The light path, for as long as it goes without a stop.
-			stops = lightStops((*[8]byte)(line[i : i+8]))
+			stops = lightStops((*[8]byte)(w[:8]))
 			for stops == 0 {
-				if i += 8; i+lightRun > len(line) || !hasBlank(binary.LittleEndian.Uint64(line[i+7:i+lightRun])) {
+				if i += 8; i+lightRun > len(line) {
 					break
 				}
-				stops = lightStops((*[8]byte)(line[i : i+8]))
+				if w = (*[lightRun]byte)(line[i : i+lightRun]); !hasBlank(binary.LittleEndian.Uint64(w[7:])) {
+					break
+				}
+				stops = lightStops((*[8]byte)(w[:8]))
 			}
 			if stops == 0 {
 				continue
+			}
+		} else if blanks := blankBytes(binary.LittleEndian.Uint64(w[:8])); blanks != 0 {
+			// A blank in the eight bytes: what starts before the last
+			// one cannot run on for lightRun bytes, so the light path's
+			// stops do there, and the bytes after it, on a run without a
+			// blank to i+lightRun, are looked at one by one: a word start
+			// that begins something, a JSON escape's letter. Most blocks
+			// the light path leaves are such (a word, a blank, the first
+			// bytes of tokens_cached=18416).
+			stops = lightStops((*[8]byte)(w[:8]))
+			for k := bits.Len64(blanks) / 8; k < 8; k++ {
+				if before := w[k-1]; !wordByte[before] && (startRun[int(w[k])<<8|int(w[k+1])] != 0 || before == '\\' && isEscapeLetter(w[k])) {
+					stops |= 1 << k
+				}
 			}
 		} else {
 			// One lookup per byte gives both of its classes: the even
@@ -222,9 +243,21 @@ func (s *stopIndex) index(line []byte, i, fresh int) (int, int) {
 			const lows = eachByte * 0x7f
 			stops = ((((lanes & lows) + lows) | lanes) & (eachByte * 0x80) >> 7) * 0x0102040810204080 >> 56
 		}
-		for ; stops != 0; n++ {
-			s.at[n] = i + bits.TrailingZeros64(stops)
-			stops &= stops - 1
+		// Each stop, unless the commonest of AppendSecrets' tests turn it
+		// down here already (where fewer values are live than in its
+		// loop): a separator with a short value and neither a credential
+		// key nor a URL before it, a word start that begins nothing.
+		for ; stops != 0; stops &= stops - 1 {
+			p := i + bits.TrailingZeros64(stops)
+			if c := line[p]; secretClass[c]&clsSep != 0 {
+				if secretrules.ShortValueSoon(line, p) && (c != '=' && c != ':' || !mayBeKeyEnd(line, p)) && (c != ':' || !urlAt(line, p)) {
+					continue
+				}
+			} else if p+1 < len(line) && (p == fresh || !wordByte[line[p-1]]) && line[p-min(p, 1)] != '\\' && startRun[int(c)<<8|int(line[p+1])] == 0 {
+				continue
+			}
+			s.at[n] = p
+			n++
 		}
 		i += 8
 	}
@@ -305,13 +338,22 @@ const lightRun = 15
 // to ' '; bytes of 128 and more are not).
 func hasBlank(x uint64) bool { return (x-eachByte*0x21)&^x&(eachByte*0x80) != 0 }
 
+// blankBytes returns the high bit of each byte of x that is a blank or a
+// control byte, exactly (hasBlank's test may also flag a byte after one):
+// a byte's low seven bits plus 0x5f reach its high bit from 0x21 on.
+func blankBytes(x uint64) uint64 {
+	return ^((x & (eachByte * 0x7f)) + eachByte*0x5f | x) & (eachByte * 0x80)
+}
+
 // scanStop looks at the stop at line[p] (a separator, a word start, or a
 // JSON escape's letter) and returns where the scan goes on, and whether
-// it found a match there (which ends where it goes on).
-func scanStop(dst []SecretMatch, cand []candLine, line []byte, p int) ([]SecretMatch, []candLine, int, bool) {
+// it found a match there (which ends where it goes on). valueTested: p is
+// a separator where secretrules.ShortValueAt and NoKeyAt are false, which
+// SeparatorCandidate need not test again.
+func scanStop(dst []SecretMatch, cand []candLine, line []byte, p int, valueTested bool) ([]SecretMatch, []candLine, int, bool) {
 	c := line[p]
 	if secretClass[c]&clsSep != 0 {
-		if secretrules.SeparatorCandidate(line, p) {
+		if valueTested && secretrules.SeparatorCandidateRest(line, p) || !valueTested && secretrules.SeparatorCandidate(line, p) {
 			cand = markLine(cand, line, p)
 		}
 		// Ours: a credential key or Authorization before '=' or ':'

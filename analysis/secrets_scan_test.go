@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"encoding/binary"
 	"slices"
 	"strings"
 	"testing"
@@ -230,5 +231,31 @@ func TestS001ChunkScanMatchesEachLine(t *testing.T) {
 		l := tree.Line(tree.LineCount() / 3)
 		tree = tree.Edit(l.Start, l.End, []byte("a: now with secret="+anthropicKey))
 		check(Check(tree, Config{}))
+	}
+}
+
+// blankBytes flags exactly the bytes up to ' ', whatever their
+// neighbours: every byte value in every lane, between bytes of every
+// value.
+func TestBlankBytes(t *testing.T) {
+	for c := range 256 {
+		for _, fill := range []byte{0, ' ', '!', 'a', 0x7f, 0x80, 0xff} {
+			for lane := range 8 {
+				var b [8]byte
+				for k := range b {
+					b[k] = fill
+				}
+				b[lane] = byte(c)
+				var want uint64
+				for k, x := range b {
+					if x <= ' ' {
+						want |= 0x80 << (8 * k)
+					}
+				}
+				if got := blankBytes(binary.LittleEndian.Uint64(b[:])); got != want {
+					t.Fatalf("%q: %016x, want %016x", b, got, want)
+				}
+			}
+		}
 	}
 }

@@ -201,14 +201,14 @@ func summarizeSession(t *grammar.Tree, i int) *sessionChunk {
 				}
 				s.results = append(s.results, resultMark{line: int32(rel), event: -1})
 			case l.ID.Valid():
-				events = append(events, pending{id: string(valueOf(l, text, l.ID)), result: -1,
+				events = append(events, pending{id: string(valueOf(&l, text, l.ID)), result: -1,
 					ev: callEvent{line: int32(rel), seg: int16(si), start: true}})
 			default:
 				g.unfinished++ // nothing can complete it
 			}
 		case grammar.Observation:
 			if l.ID.Valid() {
-				events = append(events, pending{id: string(valueOf(l, text, l.ID)), result: len(s.results),
+				events = append(events, pending{id: string(valueOf(&l, text, l.ID)), result: len(s.results),
 					ev: callEvent{line: int32(rel), seg: int16(si), failed: outcomeOf(resultStatus(l, text)) == Failed}})
 				s.results = append(s.results, resultMark{line: int32(rel)})
 			}

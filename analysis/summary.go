@@ -15,10 +15,10 @@ import (
 // summary stays valid when edits elsewhere move the chunk. It is immutable
 // and memoized on the chunk.
 type chunkSummary struct {
-	local   []Finding        // findings a line earns on its own (W003, W005, W006, W011-W013, H001, H002)
-	ids     map[string]int32 // index into idList and idOrder
-	idList  []chunkID        // in order of first appearance
-	idOrder []string         // the ids, in the same order, for deterministic output
+	local   []Finding    // findings a line earns on its own (W003, W005, W006, W011-W013, H001, H002)
+	ids     chunkIDTable // finds an id's index into idList and idOrder
+	idList  []chunkID    // in order of first appearance
+	idOrder []string     // the ids, in the same order, for deterministic output
 	// Steps: the first step= in the chunk, the last, and the decreases
 	// within the chunk (W004); the first is compared across chunks.
 	firstStep, lastStep stepMark
@@ -70,7 +70,7 @@ func (m idMark) span() grammar.Span { return grammar.Span{Start: int(m.start), E
 
 // id returns what the chunk says about call id name, or nil.
 func (s *chunkSummary) id(name string) *chunkID {
-	if k, ok := s.ids[name]; ok {
+	if k, ok := s.ids.find(s.idOrder, name); ok {
 		return &s.idList[k]
 	}
 	return nil
@@ -142,35 +142,31 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 	c, firstLine, base := t.ChunkAt(i)
 	sc := summaryScratches.Get().(*summaryScratch)
 	sz := &summarizer{
-		s: &chunkSummary{ids: sc.ids, idList: sc.idList[:0], idOrder: sc.idOrder[:0],
+		s: &chunkSummary{idList: sc.idList[:0],
 			startLine: -1, lines: c.LineCount(), lastNonEmpty: -1, firstUser: -1, lastTS: -1, startTS: -1},
 		firstLine: firstLine,
 		base:      base,
+		ids:       sc.ids.reset(c.LineCount()),
 		marks:     sc.marks[:0],
 		secrets:   sc.secrets[:0],
 	}
-	if text := c.Text(); bytes.IndexByte(text, '\r') < 0 {
+	if !c.HasCR() {
 		// One scan for the credentials of every line (see AppendSecrets);
 		// a chunk with a CR is scanned line by line, as Redact does.
-		sz.secrets, sz.chunkSecrets = AppendSecrets(sz.secrets, text), true
+		sz.secrets, sz.chunkSecrets = AppendSecrets(sz.secrets, c.Text()), true
 	}
 	for l, text := range t.ChunkLines(i) {
 		if l.Kind.IsBody() {
-			sz.line(l, text)
+			sz.line(&l, text)
 		}
 	}
 	s := sz.s
-	s.groupMarks(sz.marks)
-	// The ids were gathered in the scratch's map and lists; the summary,
+	sc.ends = s.groupMarks(sz.marks, sc.ends)
+	// The ids were gathered in the scratch's table and lists; the summary,
 	// which lives as long as its chunk, gets them at their size.
-	sc.ids, sc.idList, sc.idOrder, sc.marks, sc.secrets = s.ids, s.idList, s.idOrder, sz.marks, sz.secrets
-	s.idList, s.idOrder, s.ids = slices.Clone(s.idList), slices.Clone(s.idOrder), nil
-	if len(s.idOrder) > 0 {
-		s.ids = make(map[string]int32, len(s.idOrder))
-		for k, id := range s.idOrder {
-			s.ids[id] = int32(k)
-		}
-	}
+	sc.ids, sc.idList, sc.marks, sc.secrets = sz.ids, s.idList, sz.marks, sz.secrets
+	s.idList = slices.Clone(s.idList)
+	s.idOrder, s.ids = sz.ids.names(), sz.ids.sized()
 	sc.reset()
 	summaryScratches.Put(sc)
 	return s
@@ -180,22 +176,20 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 // kept from one chunk to the next: the ids seen and their marks. Growing
 // them for every chunk cost more than anything else summarizing allocates.
 type summaryScratch struct {
-	ids     map[string]int32
+	ids     idTableScratch
+	ends    []int32 // groupMarks' counts
 	idList  []chunkID
-	idOrder []string
 	marks   []pendingMark
 	secrets []SecretMatch
 }
 
-var summaryScratches = sync.Pool{New: func() any { return &summaryScratch{ids: map[string]int32{}} }}
+var summaryScratches = sync.Pool{New: func() any { return new(summaryScratch) }}
 
 // reset empties the scratch and drops what it refers to.
 func (sc *summaryScratch) reset() {
-	clear(sc.ids)
 	clear(sc.idList)
-	clear(sc.idOrder)
 	clear(sc.secrets)
-	sc.idList, sc.idOrder, sc.marks, sc.secrets = sc.idList[:0], sc.idOrder[:0], sc.marks[:0], sc.secrets[:0]
+	sc.idList, sc.marks, sc.secrets = sc.idList[:0], sc.marks[:0], sc.secrets[:0]
 }
 
 // summarizer is a chunk's summary while its lines are read. Lines are
@@ -203,6 +197,7 @@ func (sc *summaryScratch) reset() {
 type summarizer struct {
 	s               *chunkSummary
 	firstLine, base int
+	ids             idTableScratch // the ids seen, by their hashes
 	marks           []pendingMark
 	secrets         []SecretMatch // scratch for AppendSecrets
 	// chunkSecrets: secrets holds the matches of the whole chunk (offsets
@@ -216,7 +211,7 @@ func (sz *summarizer) add(code Code, line int, span grammar.Span, msg string) {
 }
 
 // line reads one body line.
-func (sz *summarizer) line(l grammar.Line, text []byte) {
+func (sz *summarizer) line(l *grammar.Line, text []byte) {
 	line := l.Num - sz.firstLine
 	if l.Kind != grammar.Empty {
 		sz.s.lastNonEmpty = line
@@ -229,7 +224,7 @@ func (sz *summarizer) line(l grammar.Line, text []byte) {
 		sz.lifecycle(l, text, line)
 	}
 	if l.ID.Valid() {
-		sz.marks = sz.s.addID(sz.marks, valueOf(l, text, l.ID), line, l.ID.Shift(-sz.base), l)
+		sz.marks = sz.s.addID(&sz.ids, sz.marks, valueOf(l, text, l.ID), line, l.ID.Shift(-sz.base), l)
 	}
 	if l.Step.Valid() {
 		sz.step(l, text, line)
@@ -241,13 +236,13 @@ func (sz *summarizer) line(l grammar.Line, text []byte) {
 }
 
 // valueOf is the text of span sp (absolute) of line l.
-func valueOf(l grammar.Line, text []byte, sp grammar.Span) []byte {
+func valueOf(l *grammar.Line, text []byte, sp grammar.Span) []byte {
 	return text[sp.Start-l.Start : sp.End-l.Start]
 }
 
 // outline counts the lines that are outline entries, and notes the phase
 // lines and the lines that end a subagent.
-func (sz *summarizer) outline(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) outline(l *grammar.Line, text []byte, line int) {
 	s := sz.s
 	switch l.Kind {
 	case grammar.Phase:
@@ -271,7 +266,7 @@ func (sz *summarizer) outline(l grammar.Line, text []byte, line int) {
 
 // lifecycle notes @start and @end lines (by prefix, as the reference
 // does), and hints at an event rlog/1 does not have (H001).
-func (sz *summarizer) lifecycle(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) lifecycle(l *grammar.Line, text []byte, line int) {
 	s := sz.s
 	content := text[l.Content-l.Start:]
 	if bytes.HasPrefix(content, []byte("start")) && s.startLine < 0 {
@@ -281,7 +276,7 @@ func (sz *summarizer) lifecycle(l grammar.Line, text []byte, line int) {
 		s.hasEnd = true
 		s.endLines = append(s.endLines, line)
 	}
-	verb := verbSpan(text, l)
+	verb := verbSpan(text, *l)
 	if v := string(valueOf(l, text, verb)); !isKnownVerb(v) {
 		msg := fmt.Sprintf("Unknown lifecycle event `@%s`", v)
 		if sug := closestVerb(v); sug != "" {
@@ -293,7 +288,7 @@ func (sz *summarizer) lifecycle(l grammar.Line, text []byte, line int) {
 
 // step notes the chunk's first and last step= and the decreases within it
 // (W004); the first is compared across chunks.
-func (sz *summarizer) step(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) step(l *grammar.Line, text []byte, line int) {
 	s := sz.s
 	step, err := strconv.ParseUint(string(valueOf(l, text, l.Step)), 10, 32)
 	if err != nil {
@@ -311,7 +306,7 @@ func (sz *summarizer) step(l grammar.Line, text []byte, line int) {
 
 // timestamp reports a ts= that is not a timestamp (W005), and notes the
 // last valid one and the first on an @start line, for hover.
-func (sz *summarizer) timestamp(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) timestamp(l *grammar.Line, text []byte, line int) {
 	s := sz.s
 	ts := valueOf(l, text, l.TS)
 	if !ValidTimestamp(ts) {
@@ -327,7 +322,7 @@ func (sz *summarizer) timestamp(l grammar.Line, text []byte, line int) {
 // textFindings are the findings about a line's bytes and markers: short
 // blob digests (W006), an ASCII arrow (W011), invalid UTF-8 (W012), NUL
 // (W013), credentials (S001) and legacy redaction markers (H002).
-func (sz *summarizer) textFindings(l grammar.Line, text []byte, line int) {
+func (sz *summarizer) textFindings(l *grammar.Line, text []byte, line int) {
 	shift := l.Start - sz.base // from the line's start to the chunk's
 	if l.Flags&grammar.FlagBlob != 0 {
 		for _, m := range grammar.BlobMarkers(text) {
@@ -369,7 +364,7 @@ func (sz *summarizer) textFindings(l grammar.Line, text []byte, line int) {
 // chunkSecretFindings reports the credentials of line l among the chunk's
 // matches. The lines come in order, so the matches before l's start are
 // those of lines not summarised (the header's, its delimiters).
-func (sz *summarizer) chunkSecretFindings(l grammar.Line, line int) {
+func (sz *summarizer) chunkSecretFindings(l *grammar.Line, line int) {
 	start, end := l.Start-sz.base, l.End-sz.base
 	k := sz.nextSecret
 	for k < len(sz.secrets) && sz.secrets[k].Start < start {
@@ -398,34 +393,35 @@ type pendingMark struct {
 	mark idMark
 }
 
-// groupMarks gives each id its marks, in line order, as parts of one array.
-func (s *chunkSummary) groupMarks(pending []pendingMark) {
-	ends := make([]int32, len(s.idList)+1)
+// groupMarks gives each id its marks, in line order, as parts of one
+// array; it counts them in scratch, which it returns grown.
+func (s *chunkSummary) groupMarks(pending []pendingMark, scratch []int32) []int32 {
+	n := len(s.idList)
+	scratch = slices.Grow(scratch[:0], 2*n+1)[:2*n+1]
+	ends, next := scratch[:n+1], scratch[n+1:]
+	clear(ends)
 	for _, p := range pending {
 		ends[p.id+1]++
 	}
-	for k := range s.idList {
+	for k := range n {
 		ends[k+1] += ends[k]
 	}
 	all := make([]idMark, len(pending))
-	next := slices.Clone(ends[:len(s.idList)])
+	copy(next, ends[:n])
 	for _, p := range pending {
 		all[next[p.id]] = p.mark
 		next[p.id]++
 	}
-	for k := range s.idList {
+	for k := range n {
 		s.idList[k].marks = all[ends[k]:ends[k+1]:ends[k+1]]
 	}
+	return scratch
 }
 
-func (s *chunkSummary) addID(marks []pendingMark, id []byte, line int, span grammar.Span, l grammar.Line) []pendingMark {
-	k, ok := s.ids[string(id)]
-	if !ok {
-		name := string(id)
-		k = int32(len(s.idList))
-		s.ids[name] = k
+func (s *chunkSummary) addID(ids *idTableScratch, marks []pendingMark, id []byte, line int, span grammar.Span, l *grammar.Line) []pendingMark {
+	k, added := ids.number(id)
+	if added {
 		s.idList = append(s.idList, chunkID{reg: -1})
-		s.idOrder = append(s.idOrder, name)
 	}
 	ci := &s.idList[k]
 	mark := idMark{line: int32(line), start: int32(span.Start), end: int32(span.End), kind: l.Kind}

@@ -81,7 +81,7 @@ var (
 // metadata. It never allocates.
 func ScanLine(text []byte) LineInfo {
 	var li LineInfo
-	scanLine(text, &li, textLacks{})
+	scanLine(text, &li, textLacks{}, searchesOf(text), 0)
 	return li
 }
 
@@ -96,15 +96,16 @@ func ScanLine(text []byte) LineInfo {
 func ClassifyLine(text []byte) LineInfo {
 	var li LineInfo
 	te := classifyLine(text, &li)
-	scanBytes(text, &li, te, textLacks{nul: true, cr: true, lt: true, blob: true, bracket: true})
+	scanBytes(text, &li, te, textLacks{nul: true, cr: true, lt: true, blob: true, bracket: true}, searchesOf(text), 0)
 	return li
 }
 
 // scanLine fills li, which must be zero, for text, a line of a chunk that
-// lacks what lacks says.
-func scanLine(text []byte, li *LineInfo, lacks textLacks) {
+// lacks what lacks says; text starts at off in the text of next, whose
+// searches the chunk's lines share, in order.
+func scanLine(text []byte, li *LineInfo, lacks textLacks, next *searches, off int) {
 	te := classifyLine(text, li)
-	scanBytes(text, li, te, lacks)
+	scanBytes(text, li, te, lacks, next, off)
 	flagASCIIArrow(text, li, te)
 }
 
@@ -155,6 +156,30 @@ func lacksOf(text []byte) textLacks {
 	}
 }
 
+// searches are the searches for '=', the arrow's first byte and '[' that
+// the lines of a chunk share: each is where the next of its byte is in the
+// chunk's text, found by one bytes.IndexByte from where the one before it
+// was, so the search that finds a line's last '=' (or its only '[') runs
+// on to the next line's and no line ends with a search that finds
+// nothing. A line is scanned from its content's start, so what a search
+// found before it is found again from there.
+type searches struct {
+	text               []byte // the chunk's text (or a line's, scanned alone)
+	eq, arrow, bracket int    // the next '=', 0xE2 and '[' at or after where the search was; len(text) if none
+}
+
+// searchesOf are the searches of a text whose lines are scanned in order.
+func searchesOf(text []byte) *searches { return &searches{text: text, eq: -1, arrow: -1, bracket: -1} }
+
+// find returns where the next c at or after from is, len(s.text) if none.
+func (s *searches) find(c byte, from int) int {
+	j := bytes.IndexByte(s.text[from:], c)
+	if j < 0 {
+		return len(s.text)
+	}
+	return from + j
+}
+
 // scanBytes finds the first result arrow in the content, for each key the
 // first key=value whose key is a whole word (\bkey=) and whose value is not
 // empty, and the markers and bytes the rules care about. It does not visit
@@ -163,8 +188,10 @@ func lacksOf(text []byte) textLacks {
 // for the byte that must start what it finds ('=' for a value, the first
 // byte of "→", '@' for a blob, '[' and '<' for a redaction), so every
 // occurrence is seen; the bytes in between cannot start any of them.
-// FuzzScanBytesJumps holds it equal to a loop over every byte.
-func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
+// The searches for '=', '→' and '[' run over the chunk (next; t is at off
+// in its text). FuzzScanBytesJumps holds it equal to a loop over every
+// byte, for a line alone and for the lines of a chunk.
+func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, off int) {
 	if !lacks.invalidUTF8 && !validUTF8(t) {
 		li.Flags |= FlagInvalidUTF8
 	}
@@ -175,24 +202,30 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 		li.Flags |= FlagLoneCR // the terminator's CR is not part of text
 	}
 	if content := li.Content; content < te {
-		found := 0
-		for i := content; found < int(numParsedKeys); i++ {
-			j := bytes.IndexByte(t[i:te], '=')
-			if j < 0 {
-				break
-			}
-			i += j
-			if metaAt(t, li, content, i, te) {
+		eq := next.eq
+		if eq < off+content {
+			eq = next.find('=', off+content)
+		}
+		for found := 0; eq < off+te && found < int(numParsedKeys); eq = next.find('=', eq+1) {
+			if metaAt(t, li, content, eq-off, te) {
 				found++
 			}
 		}
-		if j := indexArrow(t[content:te]); j >= 0 {
-			i := content + j
-			li.Arrow = Span{i, i + len(arrow)}
-			if r := skipSpace(t[:te], i+len(arrow)); r < te {
-				li.Result = Span{r, te}
+		next.eq = eq
+		a := next.arrow
+		if a < off+content {
+			a = next.find(arrow[0], off+content)
+		}
+		for ; a < off+te; a = next.find(arrow[0], a+1) {
+			if i := a - off; i+len(arrow) <= te && t[i+1] == arrow[1] && t[i+2] == arrow[2] {
+				li.Arrow = Span{i, i + len(arrow)}
+				if r := skipSpace(t[:te], i+len(arrow)); r < te {
+					li.Result = Span{r, te}
+				}
+				break
 			}
 		}
+		next.arrow = a
 	}
 	for i := 0; !lacks.blob; {
 		j := bytes.Index(t[i:], blobMarker)
@@ -207,50 +240,55 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks) {
 		i++
 	}
 	if !lacks.bracket {
-		redactions(t, li, '[')
+		bracketRedactions(t, li, next, off)
 	}
 	if !lacks.lt {
-		redactions(t, li, '<')
+		ltRedactions(t, li)
 	}
 }
 
-// indexArrow is bytes.Index(b, arrow), searching for the arrow's first
-// byte, which plain text lacks, with bytes.IndexByte: bytes.Index costs
-// a line without an arrow (most lines of some kinds) more than that one
-// search.
-func indexArrow(b []byte) int {
-	for i := 0; ; i++ {
-		j := bytes.IndexByte(b[i:], arrow[0])
-		if j < 0 {
-			return -1
+// bracketRedactions flags the redaction markers that start with '[' in
+// t, at off in next's text, with next's search for '['.
+func bracketRedactions(t []byte, li *LineInfo, next *searches, off int) {
+	b := next.bracket
+	if b < off {
+		b = next.find('[', off)
+	}
+	for ; b < off+len(t); b = next.find('[', b+1) {
+		i := b - off
+		if i+1 == len(t) || t[i+1] != 'r' && t[i+1] != 'R' {
+			continue // [ok], [running]: most brackets start no marker (redactionMarkerAt's first test)
 		}
-		i += j
-		if i+len(arrow) <= len(b) && b[i+1] == arrow[1] && b[i+2] == arrow[2] {
-			return i
+		if flagRedaction(t, li, i) {
+			break
 		}
 	}
+	next.bracket = b
 }
 
-// redactions flags the redaction markers that start with open.
-func redactions(t []byte, li *LineInfo, open byte) {
+// flagRedaction flags the redaction marker at i, if there is one, and
+// reports whether both kinds are flagged.
+func flagRedaction(t []byte, li *LineInfo, i int) bool {
+	if m, ok := redactionMarkerAt(t, i); ok {
+		if m.Legacy {
+			li.Flags |= FlagLegacyRedact
+		} else {
+			li.Flags |= FlagRedacted
+		}
+	}
+	return li.Flags&(FlagLegacyRedact|FlagRedacted) == FlagLegacyRedact|FlagRedacted
+}
+
+// ltRedactions flags the redaction markers that start with '<'.
+func ltRedactions(t []byte, li *LineInfo) {
 	for i := 0; ; i++ {
-		j := bytes.IndexByte(t[i:], open)
+		j := bytes.IndexByte(t[i:], '<')
 		if j < 0 {
 			return
 		}
 		i += j
-		if open == '[' && (i+1 == len(t) || t[i+1] != 'r' && t[i+1] != 'R') {
-			continue // [ok], [running]: most brackets start no marker (redactionMarkerAt's first test)
-		}
-		if m, ok := redactionMarkerAt(t, i); ok {
-			if m.Legacy {
-				li.Flags |= FlagLegacyRedact
-			} else {
-				li.Flags |= FlagRedacted
-			}
-			if li.Flags&(FlagLegacyRedact|FlagRedacted) == FlagLegacyRedact|FlagRedacted {
-				return
-			}
+		if flagRedaction(t, li, i) {
+			return
 		}
 	}
 }

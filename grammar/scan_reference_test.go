@@ -119,16 +119,19 @@ func FuzzScanBytesJumps(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
 		lacks := lacksOf(text)
+		next := searchesOf(text) // the searches the lines of a chunk share
+		off := 0
 		for line := range bytes.SplitSeq(text, []byte{'\n'}) {
 			want := scanLineByteLoop(line)
 			if got := ScanLine(line); got != want {
 				t.Fatalf("ScanLine(%q)\n got %+v\nwant %+v", line, got, want)
 			}
 			var got LineInfo
-			scanLine(line, &got, lacks)
+			scanLine(line, &got, lacks, next, off)
 			if got != want {
 				t.Fatalf("scanLine(%q) in a chunk\n got %+v\nwant %+v", line, got, want)
 			}
+			off += len(line) + 1
 		}
 	})
 }

@@ -25,20 +25,38 @@ var (
 // start, in 16 bits. The few lines longer than 64 KB keep 32-bit offsets in
 // their chunk's wide table instead.
 type storedLine struct {
-	off, len           uint32
-	flags              Flags
-	content, trimEnd   uint16
-	arrow, result      uint16 // start+1; 0 means absent
-	name, id, step, ts [2]uint16
-	kind               Kind
-	termLen, loneC     uint8 // terminator length (0, 1 or 2); lone CRs in the line (saturating)
+	off, len uint32
+	flags    Flags
+	lineSpans[uint16]
+	kind           Kind
+	termLen, loneC uint8 // terminator length (0, 1 or 2); lone CRs in the line (saturating)
+}
+
+// lineSpans are the offsets of a line's parts from its start: 16 bits in
+// storedLine, 32 in a chunk's wide table for a line longer than 64 KB.
+type lineSpans[T uint16 | uint32] struct {
+	content, trimEnd   T
+	arrow, result      T // start+1; 0 means absent
+	name, id, step, ts [2]T
 }
 
 // wideSpans are a long line's offsets.
-type wideSpans struct {
-	content, trimEnd   uint32
-	arrow, result      uint32
-	name, id, step, ts [2]uint32
+type wideSpans = lineSpans[uint32]
+
+// spansOf are the offsets of li's parts, written straight into the width
+// they are kept in.
+func spansOf[T uint16 | uint32](li *LineInfo) lineSpans[T] {
+	id, step, ts := &li.Meta[KeyID], &li.Meta[KeyStep], &li.Meta[KeyTS]
+	sp := lineSpans[T]{content: T(li.Content), trimEnd: T(li.Trim.End),
+		name: [2]T{T(li.Name.Start), T(li.Name.End)}, id: [2]T{T(id.Start), T(id.End)},
+		step: [2]T{T(step.Start), T(step.End)}, ts: [2]T{T(ts.Start), T(ts.End)}}
+	if li.Arrow.Valid() {
+		sp.arrow = T(li.Arrow.Start + 1)
+	}
+	if li.Result.Valid() {
+		sp.result = T(li.Result.Start + 1)
+	}
+	return sp
 }
 
 const maxNarrowLine = 1<<16 - 1
@@ -80,6 +98,7 @@ type Chunk struct {
 	wideUsage map[int32]Usage // usage that does not fit storedUsage, by line index
 	delims    [2]int32        // the first two delimiter lines ("---"), -1 if none
 	loneCR    int             // lone CRs in the chunk (extra editor lines)
+	cr        bool            // a CR somewhere in the chunk, lone or before a line break
 
 	memo memoTable
 }
@@ -94,6 +113,10 @@ func (c *Chunk) Text() []byte { return c.text }
 
 // LineCount is the number of lines in the chunk.
 func (c *Chunk) LineCount() int { return len(c.lines) }
+
+// HasCR reports a CR anywhere in the chunk's text: the scan searched the
+// chunk for one, so its readers need not.
+func (c *Chunk) HasCR() bool { return c.cr }
 
 // ChunkCount is the number of chunks.
 func (t *Tree) ChunkCount() int { return t.pageFirst[len(t.pages)] }
@@ -311,6 +334,8 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 	c.lines = make([]storedLine, 0, nlines)
 	var li LineInfo
 	lacks := lacksOf(text)
+	c.cr = !lacks.cr
+	next := searchesOf(text)
 	scratch := usageScratch.Get().(*[]storedUsage)
 	c.usage = (*scratch)[:0] // grown in the scratch, then copied at its size
 	for off := 0; off < len(text) || (last && off == len(text) && len(c.lines) < nlines); {
@@ -326,7 +351,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		}
 		lineText := text[off:end]
 		li = LineInfo{}
-		scanDocLine(lineText, first && off == 0, &li, lacks)
+		scanDocLine(lineText, first && off == 0, &li, lacks, next, off)
 		sl := storedLine{
 			off:     uint32(off),
 			len:     uint32(end - off),
@@ -337,25 +362,14 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		if term == 2 {
 			sl.flags |= FlagCR
 		}
-		w := wideSpans{
-			content: uint32(li.Content), trimEnd: uint32(li.Trim.End),
-			name: pack(li.Name), id: pack(li.Meta[KeyID]), step: pack(li.Meta[KeyStep]), ts: pack(li.Meta[KeyTS]),
-		}
-		if li.Arrow.Valid() {
-			w.arrow = uint32(li.Arrow.Start + 1)
-		}
-		if li.Result.Valid() {
-			w.result = uint32(li.Result.Start + 1)
-		}
 		if end-off > maxNarrowLine {
 			if c.wide == nil {
 				c.wide = map[int32]*wideSpans{}
 			}
-			wide := w
+			wide := spansOf[uint32](&li)
 			c.wide[int32(len(c.lines))] = &wide
 		} else {
-			sl.content, sl.trimEnd, sl.arrow, sl.result = uint16(w.content), uint16(w.trimEnd), uint16(w.arrow), uint16(w.result)
-			sl.name, sl.id, sl.step, sl.ts = narrow(w.name), narrow(w.id), narrow(w.step), narrow(w.ts)
+			sl.lineSpans = spansOf[uint16](&li)
 		}
 		if li.Flags&FlagLoneCR != 0 {
 			n := bytes.Count(lineText, []byte{'\r'})
@@ -400,12 +414,12 @@ var bom = []byte("\uFEFF")
 
 // scanDocLine scans a line into li; the document's first line may start
 // with a byte order mark, which is not text, so what follows it is classified.
-func scanDocLine(text []byte, docStart bool, li *LineInfo, lacks textLacks) {
+func scanDocLine(text []byte, docStart bool, li *LineInfo, lacks textLacks, next *searches, off int) {
 	if !docStart || !bytes.HasPrefix(text, bom) {
-		scanLine(text, li, lacks)
+		scanLine(text, li, lacks, next, off)
 		return
 	}
-	scanLine(text[len(bom):], li, lacks)
+	scanLine(text[len(bom):], li, lacks, next, off+len(bom))
 	li.shift(len(bom))
 }
 
@@ -422,10 +436,6 @@ func (li *LineInfo) shift(d int) {
 		li.Meta[k] = li.Meta[k].Shift(d)
 	}
 }
-
-func pack(s Span) [2]uint32 { return [2]uint32{uint32(s.Start), uint32(s.End)} }
-
-func narrow(p [2]uint32) [2]uint16 { return [2]uint16{uint16(p[0]), uint16(p[1])} }
 
 func (c *Chunk) storeUsage(line, lineOff int, lineText []byte, u Usage, li *LineInfo) {
 	su := storedUsage{line: uint32(line)}
@@ -643,56 +653,60 @@ func (t *Tree) Line(n int) Line {
 	return t.line(c, at, n-at.lines)
 }
 
-// line returns line li of chunk c, which at precedes.
+// line returns line li of chunk c, which at precedes. It runs for every
+// line a request or a summary reads: a line of 64 KB or less (all but a
+// few) is read from its stored offsets as they are, without making them
+// wide first; a longer one from its chunk's wide table.
 func (t *Tree) line(c *Chunk, at pos, li int) Line {
 	s := &c.lines[li]
 	base := at.bytes + int(s.off)
-	num := at.lines + li
-	var w wideSpans
-	if s.len > maxNarrowLine {
-		w = *c.wide[int32(li)]
-	} else {
-		w = wideSpans{content: uint32(s.content), trimEnd: uint32(s.trimEnd), arrow: uint32(s.arrow), result: uint32(s.result),
-			name: widen(s.name), id: widen(s.id), step: widen(s.step), ts: widen(s.ts)}
-	}
 	l := Line{
-		Num:     num,
+		Num:     at.lines + li,
 		Start:   base,
 		End:     base + int(s.len),
 		Next:    base + int(s.len) + int(s.termLen),
 		Kind:    s.kind,
 		Flags:   s.flags,
-		Content: base + int(w.content),
-		TrimEnd: base + int(w.trimEnd),
+		Content: base + int(s.content),
+		TrimEnd: base + int(s.trimEnd),
 	}
-	if num < t.region.BodyStart {
+	var w *wideSpans
+	if s.len > maxNarrowLine {
+		w = c.wide[int32(li)]
+		l.Content, l.TrimEnd = base+int(w.content), base+int(w.trimEnd)
+	}
+	if l.Num < t.region.BodyStart {
 		switch {
-		case num < t.region.HeaderStart:
+		case l.Num < t.region.HeaderStart:
 			l.Kind = Preamble
-		case num == t.region.HeaderStart || num == t.region.HeaderEnd:
+		case l.Num == t.region.HeaderStart || l.Num == t.region.HeaderEnd:
 			l.Kind = HeaderDelimiter
 		default:
 			l.Kind = HeaderLine
 		}
 		return l
 	}
-	l.Name = unpack(w.name, base)
-	l.ID = unpack(w.id, base)
-	l.Step = unpack(w.step, base)
-	l.TS = unpack(w.ts, base)
-	if w.arrow > 0 {
-		a := base + int(w.arrow) - 1
+	arrowAt, resultAt := int(s.arrow), int(s.result)
+	if w == nil {
+		l.Name, l.ID = unpack(s.name, base), unpack(s.id, base)
+		l.Step, l.TS = unpack(s.step, base), unpack(s.ts, base)
+	} else {
+		l.Name, l.ID = unpack(w.name, base), unpack(w.id, base)
+		l.Step, l.TS = unpack(w.step, base), unpack(w.ts, base)
+		arrowAt, resultAt = int(w.arrow), int(w.result)
+	}
+	if arrowAt > 0 {
+		a := base + arrowAt - 1
 		l.Arrow = Span{a, a + len(arrow)}
 	}
-	if w.result > 0 {
-		l.Result = Span{base + int(w.result) - 1, l.TrimEnd}
+	if resultAt > 0 {
+		l.Result = Span{base + resultAt - 1, l.TrimEnd}
 	}
 	return l
 }
 
-func widen(p [2]uint16) [2]uint32 { return [2]uint32{uint32(p[0]), uint32(p[1])} }
-
-func unpack(p [2]uint32, base int) Span {
+// unpack is a stored span of a line that starts at base; absent if empty.
+func unpack[T uint16 | uint32](p [2]T, base int) Span {
 	if p[1] <= p[0] {
 		return Span{}
 	}

@@ -261,6 +261,11 @@ func assertSameAsFullParse(t testing.TB, inc *Tree, src []byte, context string) 
 		if len(pg.chunks) == 0 || len(pg.chunks) > pageMaxChunks {
 			t.Fatalf("%s: page %d has %d chunks", context, p, len(pg.chunks))
 		}
+		for _, c := range pg.chunks {
+			if c.HasCR() != bytes.Contains(c.Text(), []byte{'\r'}) {
+				t.Fatalf("%s: page %d: a chunk's HasCR is %v for %q", context, p, c.HasCR(), c.Text())
+			}
+		}
 	}
 }
 
@@ -407,7 +412,7 @@ func TestInfoEqualsScan(t *testing.T) {
 		for l := range tr.Lines() {
 			got, text := tr.Info(l.Num)
 			var want LineInfo
-			scanDocLine(text, l.Num == 0, &want, textLacks{})
+			scanDocLine(text, l.Num == 0, &want, textLacks{}, searchesOf(text), 0)
 			if !l.Kind.IsBody() {
 				want = LineInfo{Kind: l.Kind, Trim: want.Trim, Content: want.Trim.Start, Flags: want.Flags}
 			} else {
@@ -469,6 +474,29 @@ func TestLineColumn(t *testing.T) {
 	} {
 		if l, c := tr.LineColumn(tc.off); l != tc.line || c != tc.col {
 			t.Errorf("offset %d: %d:%d, want %d:%d", tc.off, l, c, tc.line, tc.col)
+		}
+	}
+}
+
+// A line longer than 64 KB keeps its spans in its chunk's wide table: the
+// tree reads them from there as a short line's from its stored offsets.
+func TestLongLineSpans(t *testing.T) {
+	long := strings.Repeat("m ", 40000)
+	for _, text := range []string{
+		"t!:Read id=abc step=3 ts=2025-01-01T00:00:00Z " + long + " → [ok] done",
+		"o: " + long + " id=x → " + long,
+		"t!:Read id=abc → [running]",
+	} {
+		src := "u: hi\n" + text + "\nu: bye\n"
+		tr := Parse([]byte(src))
+		l := tr.Line(1)
+		li := ScanLine([]byte(text))
+		at := func(s Span) Span { return s.Shift(l.Start) }
+		want := Line{Num: 1, Start: 6, End: 6 + len(text), Next: 7 + len(text), Kind: li.Kind, Flags: li.Flags,
+			Content: l.Start + li.Content, TrimEnd: l.Start + li.Trim.End, Name: at(li.Name), Arrow: at(li.Arrow),
+			Result: at(li.Result), ID: at(li.Meta[KeyID]), Step: at(li.Meta[KeyStep]), TS: at(li.Meta[KeyTS])}
+		if l != want {
+			t.Fatalf("line of %d bytes\n got %+v\nwant %+v", len(text), l, want)
 		}
 	}
 }

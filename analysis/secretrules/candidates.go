@@ -530,6 +530,10 @@ func SeparatorCandidate(text []byte, i int) bool {
 	return separatorCandidate(text, i, false)
 }
 
+// SeparatorCandidateRest is SeparatorCandidate at a separator where the
+// caller has found ShortValueAt and NoKeyAt false: the rest of its tests.
+func SeparatorCandidateRest(text []byte, i int) bool { return separatorCandidate(text, i, false) }
+
 // NoKeyAt reports, cheaply, that no rule can match with its separator at
 // text[i], a '=' or a ':', because no key before it can hold a keyword
 // and its value starts with none: the most common separator in a log is
@@ -660,6 +664,17 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 			return false
 		}
 	}
+	// A value: as long as a vendor's shortest, or generic-api-key's.
+	// Looked for before the key, which costs more to read back: most
+	// values that pass the test above are no rule's (ts=2025-12-19T20:29).
+	v, end, valueByte := p, min(len(text), p+cands.minValue), &cands.valueByte
+	for v < end && valueByte[text[v]] {
+		v++
+	}
+	vendorValue := v-p >= cands.minValue || colonValue(text, p)
+	if !vendorValue && !genericValue(text, i+1, multiline, false) {
+		return false
+	}
 	// A keyword in the key: the rules' keys are [\w.-]{0,50}? KEYWORD
 	// [ \t\w.-]{0,20} [\s'"]{0,3}, right before the separator; or one
 	// that starts the value (NRJS-).
@@ -686,17 +701,7 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		ends = 3
 	}
 	if ends == 0 && !cands.valueFirst[text[p]] {
-		return false // most keys: id, ts, file_path
-	}
-	// A value: generic-api-key's, or as long as a vendor's shortest.
-	v, end, valueByte := p, min(len(text), p+cands.minValue), &cands.valueByte
-	for v < end && valueByte[text[v]] {
-		v++
-	}
-	vendorValue := v-p >= cands.minValue || colonValue(text, p)
-	genericShape := genericValue(text, i+1, multiline, false)
-	if !vendorValue && !genericShape {
-		return false
+		return false // most keys: sig, file_path
 	}
 	if cands.valueFirst[text[p]] {
 		for _, kw := range cands.valueKeywords {
@@ -705,7 +710,9 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 			}
 		}
 	}
-	return ends&1 != 0 && vendorValue || ends&2 != 0 && genericShape && genericValue(text, i+1, multiline, true)
+	// generic-api-key's value with its entropy: a value that has it has
+	// the shape too (genericValue with entropy tests one thing more).
+	return ends&1 != 0 && vendorValue || ends&2 != 0 && genericValue(text, i+1, multiline, true)
 }
 
 // keywordsBefore tells which keywords of the assignment rules end at most
@@ -927,15 +934,19 @@ var allowedGeneric = func() (t [256]bool) {
 	return t
 }()
 
-// asciiEntropy is shannonEntropy of an ASCII text, without a map.
+// asciiEntropy is shannonEntropy of an ASCII text, without a map: each
+// byte's count is summed at its first place in v, and cleared there, so
+// that the sum goes over v (generic-api-key's values are 10 to 150 bytes)
+// and not over all 256 counts. FuzzASCIIEntropy holds it equal.
 func asciiEntropy(v []byte) float64 {
-	var counts [256]int
+	var counts [256]int32
 	for _, c := range v {
 		counts[c]++
 	}
 	h, inv := 0.0, 1.0/float64(len(v))
-	for _, n := range counts {
-		if n > 0 {
+	for _, c := range v {
+		if n := counts[c]; n > 0 {
+			counts[c] = 0
 			p := float64(n) * inv
 			h -= p * math.Log2(p)
 		}

@@ -2,6 +2,7 @@ package secretrules
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"regexp/syntax"
 	"slices"
@@ -426,4 +427,49 @@ func TestLiteralKeyForms(t *testing.T) {
 	if n < 60 {
 		t.Errorf("only %d keys read as lists of words", n)
 	}
+}
+
+// checkGenericEntropy: wherever generic-api-key's value has its entropy
+// after a separator, it has its shape (genericValue with entropy tests one
+// thing more), which separatorCandidate counts on when it tests the shape
+// only where a vendor's value is not there.
+func checkGenericEntropy(t *testing.T, text []byte) {
+	t.Helper()
+	for p := range len(text) {
+		for _, multiline := range []bool{false, true} {
+			if genericValue(text, p, multiline, true) && !genericValue(text, p, multiline, false) {
+				t.Fatalf("%q at %d (multiline %v): the value has the entropy, not the shape", text, p, multiline)
+			}
+		}
+	}
+}
+
+func FuzzGenericValueEntropyHasShape(f *testing.F) {
+	for _, s := range append(keywordSeeds, "x=Zx9vQ2mL7pR4tY8uK3wq ", "k: '\t\"Zx9v+Q2mL/7pR4tY8uK3==\"", "a=\n\nZx9vQ2mL.7pR4tY8uK3wq\\n") {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkGenericEntropy)
+}
+
+// asciiEntropy is shannonEntropy, up to the order the terms are summed in.
+func checkASCIIEntropy(t *testing.T, v []byte) {
+	t.Helper()
+	if len(v) == 0 {
+		return
+	}
+	for _, c := range v {
+		if c >= 0x80 {
+			return // generic-api-key's values are ASCII
+		}
+	}
+	if got, want := asciiEntropy(v), shannonEntropy(string(v)); math.Abs(got-want) > 1e-9 {
+		t.Fatalf("%q: %v, shannonEntropy %v", v, got, want)
+	}
+}
+
+func FuzzASCIIEntropy(f *testing.F) {
+	for _, s := range []string{"a", "Zx9vQ2mL7pR4tY8uK3wq", "aaaaaaaaab", strings.Repeat("ab", 200), "Ep4EpTA2bgzp..."} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkASCIIEntropy)
 }

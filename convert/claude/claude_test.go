@@ -828,3 +828,37 @@ func readBack(t *testing.T, written []byte) *model.Session {
 	}
 	return &c.Session
 }
+
+// TestWriteClaudeMessageThatLostItsTimestamp: a message of a Claude Code
+// source that lost its timestamp on the way (a step of an edited ATIF file)
+// is written with a made-up one, reported, as for any other source: Claude
+// Code writes no message without one, and ccusage would skip it while stats
+// counted its tokens.
+func TestWriteClaudeMessageThatLostItsTimestamp(t *testing.T) {
+	s := &model.Session{Header: model.Header{SourceFormat: claude.Name, Started: "2025-01-01T10:00:00Z"}}
+	s.Events = []model.Event{
+		{Kind: model.KindUser, Text: "hi", Time: "2025-01-01T10:00:05.000Z"},
+		{Kind: model.KindAgent, Text: "hello", Usage: &model.Usage{Input: 5, Output: 7}}, // its timestamp lost
+	}
+	var out bytes.Buffer
+	rep := &model.Report{}
+	if err := claude.Write(&out, s, rep, model.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, l := range strings.Split(strings.TrimSpace(text), "\n") {
+		if strings.Contains(l, `"type":"assistant"`) && !strings.Contains(l, `"timestamp":"2025-01-01T10:00:05.000Z"`) {
+			t.Errorf("the assistant's line has not the last timestamp written:\n%s", l)
+		}
+	}
+	got, skips, err := ccusage.Count(strings.NewReader(text))
+	if err != nil || len(skips) > 0 {
+		t.Fatalf("ccusage skips %v (%v):\n%s", skips, err, text)
+	}
+	if want := (ccusage.Totals{Input: 5, Output: 7, Entries: 1}); got != want {
+		t.Errorf("ccusage counts %v, want %v", got, want)
+	}
+	if want := "synthesized_value: timestamp (the source has none for this event) ×1"; !strings.Contains(rep.Text(), want) {
+		t.Errorf("report lacks %q:\n%s", want, rep.Text())
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
@@ -120,6 +121,8 @@ type reader struct {
 	// a compression saw).
 	lastPrompt string
 	lastInput  int64
+	// model is the model the last model message named.
+	model string
 	// context and snapshot are the last session context and compression
 	// snapshot emitted: $set.messages repeats them in every later list.
 	context, snapshot string
@@ -240,6 +243,15 @@ func (rd *reader) line(b []byte, n int) error {
 // $rewindTo) or a header. line says b is a whole line, whose invalid UTF-8
 // is reported here (the single document reports its own).
 func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
+	if ts, ok := lastUpdatedOnly(b); ok && fastPaths {
+		// What the general path below does with this record: no member
+		// list for it, none for its value, no string until the time is
+		// later than the last.
+		if string(ts) > rd.h.Ended {
+			rd.h.Ended = string(ts)
+		}
+		return nil
+	}
 	// The values are b's own: what is kept is copied.
 	fields, err := model.ParseFieldsView(b)
 	if err != nil {
@@ -306,6 +318,34 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 	ev.Raw = jsonscan.Copy(b)
 	rd.rep.Passthrough(&ev, "gemini record with keys "+strings.Join(keys(fields), ", "))
 	return rd.emit(&ev)
+}
+
+// fastPaths is false only in the tests, which hold the reader's fast
+// paths to the general reading of every record (FuzzFastPaths).
+var fastPaths = true
+
+// lastUpdatedPrefix and lastUpdatedSuffix are what Gemini CLI writes
+// around the time after each message: {"$set":{"lastUpdated":"TIME"}}.
+const (
+	lastUpdatedPrefix = `{"$set":{"lastUpdated":"`
+	lastUpdatedSuffix = `"}}`
+)
+
+// lastUpdatedOnly returns the time of a record that is exactly a $set of
+// lastUpdated alone, as Gemini CLI writes it (four of the nine records of
+// a turn), when the time is plain ASCII: no quote, backslash, control
+// byte or byte of a UTF-8 sequence. Such a record is valid JSON and valid
+// UTF-8, and the time is its own decoding, so the record means what the
+// general path makes of it (record, then set): the session's last update.
+func lastUpdatedOnly(b []byte) ([]byte, bool) {
+	if len(b) < len(lastUpdatedPrefix)+len(lastUpdatedSuffix) ||
+		string(b[:len(lastUpdatedPrefix)]) != lastUpdatedPrefix ||
+		string(b[len(b)-len(lastUpdatedSuffix):]) != lastUpdatedSuffix {
+		return nil, false
+	}
+	ts := b[len(lastUpdatedPrefix) : len(b)-len(lastUpdatedSuffix)]
+	// A view of ts for the test, eight bytes at a time; it keeps none.
+	return ts, jsonw.PlainASCII(unsafe.String(unsafe.SliceData(ts), len(ts))) == len(ts)
 }
 
 func keys(f model.Fields) []string {
@@ -415,8 +455,8 @@ func (rd *reader) emit(ev *model.Event) error {
 // known to be valid UTF-8) until a record with another id comes.
 func (rd *reader) message(fields model.Fields, b []byte, valid bool, loc model.Loc) error {
 	rd.sawMessage = true
-	id, _ := fields.String("id")
-	if p := rd.pending; p != nil && p.id == id {
+	idv, _ := fields.Get("id")
+	if p := rd.pending; p != nil && p.id == peek(idv) {
 		for _, f := range ownFields(fields, b, valid) {
 			if old, ok := p.fields.Get(f.Key); ok && !bytes.Equal(old, f.Value) && f.Key != "toolCalls" {
 				rd.rep.Add(model.LossDroppedField, "gemini message written again with another "+f.Key+": the last is kept", p.loc)
@@ -429,40 +469,111 @@ func (rd *reader) message(fields model.Fields, b []byte, valid bool, loc model.L
 	if err := rd.flush(); err != nil {
 		return err
 	}
+	id, _ := jsonscan.String(bytes.TrimSpace(idv)) // kept: Fields.String
 	rd.pending = &message{fields: ownFields(fields, b, valid), id: id, loc: loc}
 	return nil
 }
 
-// ownFields is fields.Copy() for fields that are views of the record b.
-// When b is valid UTF-8 (valid says it was checked; otherwise it is here)
-// every value is its own bytes, so b is copied once and the values are
-// parts of that copy: one allocation and one UTF-8 check for the record
-// instead of one of each per value. Each part is capped at its end, so
-// that appending to one cannot write over the next. Otherwise (invalid
-// UTF-8, which Copy replaces, or a value that is not part of b) the
-// values are copied one by one, as Copy does. FuzzOwnFields holds it to
-// fields.Copy().
+// peek is the string of the JSON value v as Fields.String decodes it ("" if
+// v is not a string), for a string only compared, never kept: when v holds
+// its text as it is (ASCII without an escape, told eight bytes at a time by
+// jsonscan.PlainKey) it is a view of v's bytes, not a copy. Nearly every
+// id, type, name and time a reader compares is.
+func peek(v []byte) string {
+	v = bytes.TrimSpace(v)
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		if in := v[1 : len(v)-1]; jsonscan.PlainKey(in) {
+			return unsafe.String(unsafe.SliceData(in), len(in))
+		}
+	}
+	s, _ := jsonscan.String(v)
+	return s
+}
+
+// viewFields is model.ParseValidFieldsView(b) for a member list that is
+// read and let go while b's bytes stay as they are (a part of a message
+// the reader holds, never of a line it reuses), appended to dst: when
+// every key is its own decoding and named once, which is nearly always,
+// the keys are views of b, and with room enough in dst nothing is
+// allocated. Otherwise it is ParseValidFieldsView's list. Nothing made of
+// it may keep a key (keys are only compared, or copied into another
+// string). FuzzFastPaths holds the reader to the general path, and
+// FuzzViewFields the lists to ParseValidFieldsView's.
+func viewFields(b []byte, dst model.Fields) (model.Fields, error) {
+	if !fastPaths {
+		return model.ParseValidFieldsView(b)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		return model.ParseValidFieldsView(b)
+	}
+	var found [8]jsonscan.Span
+	spans, err := jsonscan.MemberSpans(b, found[:0])
+	if err != nil || len(spans) > len(found) {
+		return model.ParseValidFieldsView(b)
+	}
+	for i, m := range spans {
+		k := b[m.KeyStart:m.KeyEnd]
+		if !jsonscan.PlainKey(k) {
+			return model.ParseValidFieldsView(b)
+		}
+		for _, n := range spans[:i] {
+			if string(b[n.KeyStart:n.KeyEnd]) == string(k) {
+				return model.ParseValidFieldsView(b) // named twice
+			}
+		}
+		dst = append(dst, model.Field{
+			Key:   unsafe.String(unsafe.SliceData(k), len(k)),
+			Value: b[m.ValueStart:m.ValueEnd:m.ValueEnd],
+		})
+	}
+	return dst, nil
+}
+
+// isString reports whether f.String(key) is s, without making a string
+// of the member when it holds s as it is.
+func isString(f model.Fields, key, s string) bool {
+	v, ok := f.Get(key)
+	if !ok {
+		return false
+	}
+	v = bytes.TrimSpace(v)
+	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && peek(v) == s
+}
+
+// ownFields is fields.Copy() for fields that are views of the record b,
+// made in place: the list is the caller's (parsed for this record), so
+// only its values are copied. When b is valid UTF-8 (valid says it was
+// checked; otherwise it is here) every value is its own bytes, so b is
+// copied once and the values are parts of that copy: one allocation and
+// one UTF-8 check for the record instead of one of each per value. Each
+// part is capped at its end, so that appending to one cannot write over
+// the next. Otherwise (invalid UTF-8, which Copy replaces, or a value that
+// is not part of b) the values are copied one by one, as Copy does.
+// FuzzOwnFields holds it to fields.Copy().
 func ownFields(fields model.Fields, b []byte, valid bool) model.Fields {
 	if fields == nil {
 		return nil
 	}
 	if len(b) == 0 || !valid && !utf8.Valid(b) {
-		return fields.Copy()
+		for i, f := range fields {
+			fields[i].Value = jsonscan.Copy(f.Value)
+		}
+		return fields
 	}
 	own := bytes.Clone(b)
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	out := make(model.Fields, len(fields))
 	for i, f := range fields {
 		// Pointers are only compared and subtracted, never made.
 		d := uintptr(unsafe.Pointer(unsafe.SliceData(f.Value))) - base
 		if len(f.Value) == 0 || d >= uintptr(len(b)) || uintptr(len(f.Value)) > uintptr(len(b))-d {
-			out[i] = model.Field{Key: f.Key, Value: jsonscan.Copy(f.Value)}
+			fields[i].Value = jsonscan.Copy(f.Value)
 			continue
 		}
 		end := int(d) + len(f.Value)
-		out[i] = model.Field{Key: f.Key, Value: own[d:end:end]}
+		fields[i].Value = own[d:end:end]
 	}
-	return out
+	return fields
 }
 
 // flush emits the message held.
@@ -472,7 +583,8 @@ func (rd *reader) flush() error {
 		return nil
 	}
 	rd.pending = nil
-	typ, _ := p.fields.String("type")
+	tv, _ := p.fields.Get("type")
+	typ := peek(tv) // compared; kept only below, decoded again
 	if typ != "user" {
 		// A result the CLI sent back comes in the user message after its
 		// call; the others (the older form has none) come from the calls.
@@ -486,6 +598,7 @@ func (rd *reader) flush() error {
 	case "gemini":
 		return rd.gemini(p)
 	}
+	typ, _ = p.fields.String("type")
 	if _, known := records.Message(typ); known {
 		// info, error, warning: what the CLI showed.
 		ev := rd.base(p, model.KindSystem)
@@ -552,7 +665,10 @@ func contentText(f model.Fields) (string, bool) {
 // back (functionResponse parts).
 func (rd *reader) user(p *message) error {
 	base := rd.base(p, model.KindUser)
-	var events []model.Event
+	// Each event is allocated alone (newEvent): a list of them growing
+	// would copy and allocate them again.
+	var room [4]*model.Event
+	events := room[:0]
 	content, _ := p.fields.Get("content")
 	prompt := false
 	if s, ok := jsonscan.String(content); ok {
@@ -560,12 +676,13 @@ func (rd *reader) user(p *message) error {
 		ev.Text = s
 		ev.Meta = isContext(s)
 		prompt = !ev.Meta
-		events = append(events, ev)
+		events = append(events, newEvent(ev))
 	} else {
 		err := jsonscan.Array(content, func(i int, b []byte) error {
 			ev := base
-			ev.Loc.Path = partPath(p.loc.Path, i)
-			part, err := model.ParseValidFieldsView(b)
+			ev.Loc.Path = listPath(p.loc.Path, "content", i)
+			var room [2]model.Field
+			part, err := viewFields(b, room[:0])
 			if err != nil || len(part) == 0 {
 				rd.rep.Add(model.LossMalformed, "gemini user content part is not an object", ev.Loc)
 				return nil
@@ -574,18 +691,18 @@ func (rd *reader) user(p *message) error {
 				ev.Text = s
 				ev.Meta = isContext(s)
 				prompt = prompt || !ev.Meta
-				events = append(events, ev)
+				events = append(events, newEvent(ev))
 				return nil
 			}
 			if fr, ok := part.Get("functionResponse"); ok && len(part) == 1 {
-				events = append(events, rd.result(ev, fr))
+				events = append(events, newEvent(rd.result(ev, fr)))
 				return nil
 			}
 			ev.Kind = model.KindPassthrough
 			ev.RawType = "part:" + part[0].Key
 			ev.Raw = jsonscan.Copy(b)
 			rd.rep.Passthrough(&ev, "gemini content part "+part[0].Key)
-			events = append(events, ev)
+			events = append(events, newEvent(ev))
 			return nil
 		})
 		if err != nil && content != nil {
@@ -596,11 +713,11 @@ func (rd *reader) user(p *message) error {
 		rd.lastPrompt = p.id
 	}
 	if len(events) == 0 {
-		events = append(events, base)
+		events = append(events, newEvent(base))
 	}
 	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content"), events[0].Extra...)
 	for i := range events {
-		if err := rd.emitResult(&events[i]); err != nil {
+		if err := rd.emitResult(events[i]); err != nil {
 			return err
 		}
 	}
@@ -609,16 +726,30 @@ func (rd *reader) user(p *message) error {
 	return rd.closeCalls()
 }
 
+// toolCallKey is the key a toolCalls entry's member k is kept under in
+// its events' extra; those Gemini CLI writes are made once.
+func toolCallKey(k string) string {
+	switch k {
+	case "description":
+		return "toolCall.description"
+	case "displayName":
+		return "toolCall.displayName"
+	case "renderOutputAsMarkdown":
+		return "toolCall.renderOutputAsMarkdown"
+	case "resultDisplay":
+		return "toolCall.resultDisplay"
+	case "agentId":
+		return "toolCall.agentId"
+	}
+	return "toolCall." + k
+}
+
+// newEvent is a copy of ev of its own, for the sink, which may keep it.
+func newEvent(ev model.Event) *model.Event { return &ev }
+
 // isContext reports whether a user text is the session context Gemini CLI
 // sends first (the date, the system, the folders), not the user's words.
 func isContext(s string) bool { return strings.HasPrefix(s, "<session_context>") }
-
-func partPath(base string, i int) string {
-	if base == "" {
-		base = "$"
-	}
-	return base + ".content[" + model.Itoa(int64(i)) + "]"
-}
 
 // result is the tool result a functionResponse part of a user message
 // sends back, with what its call's entry says of it (status, display).
@@ -632,7 +763,7 @@ func (rd *reader) result(ev model.Event, fr []byte) model.Event {
 			continue
 		}
 		rd.open = append(rd.open[:i], rd.open[i+1:]...)
-		if name, ok := ev.Extra.String("functionResponse.name"); ok && name == c.name {
+		if isString(ev.Extra, "functionResponse.name", c.name) {
 			ev.Extra.Delete("functionResponse.name")
 		}
 		rd.callOutcome(&ev, c, fr)
@@ -645,12 +776,14 @@ func (rd *reader) result(ev model.Event, fr []byte) model.Event {
 // status, the display, the sub-agent; the entry's result when it is not
 // the part the user message sent (fr).
 func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
-	status, _ := c.entry.String("status")
+	sv, _ := c.entry.Get("status")
+	status := peek(sv) // compared; kept below as Fields.String decodes it
 	switch status {
 	case "", "success":
 	case "error":
 		ev.Result.IsError = true
 	default:
+		status, _ = c.entry.String("status")
 		ev.Result.Status = status
 		if _, known := records.ToolStatus(status); !known {
 			rd.rep.Add(model.LossPassthrough, "gemini tool call status "+status, c.loc)
@@ -666,11 +799,11 @@ func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
 		case "timestamp":
 			if ev.Time == "" {
 				ev.Time, _ = jsonscan.String(f.Value)
-			} else if s, _ := jsonscan.String(f.Value); s != ev.Time {
+			} else if peek(f.Value) != ev.Time {
 				ev.Extra.Set("toolCall.timestamp", f.Value)
 			}
 		case "resultDisplay", "agentId":
-			ev.Extra.Set("toolCall."+f.Key, f.Value)
+			ev.Extra.Set(toolCallKey(f.Key), f.Value)
 			if f.Key == "agentId" && rd.agentTypes != nil {
 				if args, ok := c.entry.Get("args"); ok {
 					if a, err := model.ParseValidFieldsView(args); err == nil {
@@ -704,7 +837,8 @@ func sameResult(result, fr []byte) bool {
 func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 	res := &model.ToolResult{}
 	var extra model.Fields
-	f, err := model.ParseValidFieldsView(fr)
+	var room [4]model.Field
+	f, err := viewFields(fr, room[:0])
 	if err != nil {
 		res.Content, res.ContentRaw = string(fr), jsonscan.Copy(fr)
 		return res, nil
@@ -714,7 +848,8 @@ func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 		case "id":
 			res.CallID, _ = jsonscan.String(x.Value)
 		case "response":
-			resp, err := model.ParseValidFieldsView(x.Value)
+			var room [2]model.Field
+			resp, err := viewFields(x.Value, room[:0])
 			if err == nil && len(resp) == 1 {
 				if s, ok := resp.String("output"); ok {
 					res.Content = s
@@ -745,15 +880,23 @@ func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 func (rd *reader) gemini(p *message) error {
 	base := rd.base(p, model.KindAgent)
 	base.MessageID = p.id
-	base.Model, _ = p.fields.String("model")
+	// A session's messages nearly always name one model: its name is
+	// decoded once, not for every message.
+	if mv, _ := p.fields.Get("model"); peek(mv) != rd.model {
+		rd.model, _ = p.fields.String("model")
+	}
+	base.Model = rd.model
 	if rd.h.Model == "" {
 		rd.h.Model = base.Model
 	}
 	if v, ok := p.fields.Get("tokens"); ok {
 		base.Usage = rd.tokens(v, p.loc)
 	}
-	var events []model.Event
-	rd.eachObject(p, "thoughts", func(t model.Fields, loc model.Loc) {
+	// Each event is allocated alone (newEvent): a list of them growing
+	// would copy and allocate them again.
+	var room [4]*model.Event
+	events := room[:0]
+	rd.eachObject(p, "thoughts", false, func(t model.Fields, loc model.Loc) {
 		ev := base
 		ev.Kind = model.KindThinking
 		ev.Loc = loc
@@ -772,24 +915,24 @@ func (rd *reader) gemini(p *message) error {
 				ev.Extra.Set("thought."+f.Key, f.Value)
 			}
 		}
-		events = append(events, ev)
+		events = append(events, newEvent(ev))
 	})
 	if v, ok := p.fields.Get("content"); ok {
 		if s, isString := jsonscan.String(v); isString {
 			if s != "" {
 				ev := base
 				ev.Text = s
-				events = append(events, ev)
+				events = append(events, newEvent(ev))
 			}
 		} else {
 			ev := base
 			ev.Text, _ = contentText(p.fields)
 			ev.Extra.Set("content", v)
-			events = append(events, ev)
+			events = append(events, newEvent(ev))
 		}
 	}
 	var calls []openCall
-	rd.eachObject(p, "toolCalls", func(entry model.Fields, loc model.Loc) {
+	rd.eachObject(p, "toolCalls", true, func(entry model.Fields, loc model.Loc) {
 		ev := base
 		ev.Kind = model.KindToolCall
 		ev.Loc = loc
@@ -800,22 +943,26 @@ func (rd *reader) gemini(p *message) error {
 			c.Input = args
 		}
 		ev.Call = c
-		for _, f := range entry {
+		for i, f := range entry {
 			switch f.Key {
 			case "id", "name", "args", "result", "status", "timestamp", "resultDisplay", "agentId":
 			default:
-				ev.Extra.Set("toolCall."+f.Key, f.Value)
+				if ev.Extra == nil {
+					// Room for the members left: the list never grows.
+					ev.Extra = make(model.Fields, 0, len(entry)-i)
+				}
+				ev.Extra.Set(toolCallKey(f.Key), f.Value)
 			}
 		}
-		events = append(events, ev)
+		events = append(events, newEvent(ev))
 		calls = append(calls, openCall{id: c.ID, name: c.Name, entry: entry, loc: ev.Loc})
 	})
 	if len(events) == 0 {
-		events = append(events, base)
+		events = append(events, newEvent(base))
 	}
 	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content", "thoughts", "toolCalls", "model"), events[0].Extra...)
 	for i := range events {
-		if err := rd.emit(&events[i]); err != nil {
+		if err := rd.emit(events[i]); err != nil {
 			return err
 		}
 	}
@@ -825,8 +972,10 @@ func (rd *reader) gemini(p *message) error {
 
 // eachObject calls fn with each object of the list a message's member key
 // holds (thoughts, toolCalls) and its place; what is not a list of
-// objects is reported.
-func (rd *reader) eachObject(p *message, key string, fn func(f model.Fields, loc model.Loc)) {
+// objects is reported. keep says fn keeps the object's list (a call's
+// entry, until its result comes); otherwise it is a list of views
+// (viewFields), let go when fn returns.
+func (rd *reader) eachObject(p *message, key string, keep bool, fn func(f model.Fields, loc model.Loc)) {
 	v, ok := p.fields.Get(key)
 	if !ok || jsonscan.IsNull(v) {
 		return
@@ -834,7 +983,14 @@ func (rd *reader) eachObject(p *message, key string, fn func(f model.Fields, loc
 	err := jsonscan.Array(v, func(i int, b []byte) error {
 		loc := p.loc
 		loc.Path = listPath(p.loc.Path, key, i)
-		f, err := model.ParseValidFieldsView(b)
+		var f model.Fields
+		var err error
+		if keep {
+			f, err = model.ParseValidFieldsView(b)
+		} else {
+			var room [4]model.Field
+			f, err = viewFields(b, room[:0])
+		}
 		if err != nil || (len(f) == 0 && !bytes.HasPrefix(b, []byte("{"))) {
 			rd.rep.Add(model.LossMalformed, "gemini "+key+" entry is not an object", loc)
 			return nil
@@ -849,17 +1005,39 @@ func (rd *reader) eachObject(p *message, key string, fn func(f model.Fields, loc
 
 func listPath(base, key string, i int) string {
 	if base == "" {
+		if i < len(topPaths[0]) {
+			switch key {
+			case "thoughts":
+				return topPaths[0][i]
+			case "toolCalls":
+				return topPaths[1][i]
+			case "content":
+				return topPaths[2][i]
+			}
+		}
 		base = "$"
 	}
 	return base + "." + key + "[" + model.Itoa(int64(i)) + "]"
 }
 
+// topPaths are listPath("", key, i) of a line's lists (thoughts,
+// toolCalls, content) for their first entries, made once, not for every
+// entry's events: nearly every list has fewer than four.
+var topPaths = func() (p [3][4]string) {
+	for k, key := range [...]string{"thoughts", "toolCalls", "content"} {
+		for i := range p[k] {
+			p[k][i] = "$." + key + "[" + model.Itoa(int64(i)) + "]"
+		}
+	}
+	return p
+}()
+
 // tokens reads a gemini message's tokens by the usage rule for Gemini
 // (usage.Gemini); a total other than the sum of its parts is reported.
 func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 	var t struct {
-		Input, Output, Cached, Thoughts, Tool int64
-		Total                                 *int64
+		Input, Output, Cached, Thoughts, Tool, Total int64
+		hasTotal                                     bool
 	}
 	bad := false
 	count := func(val []byte) int64 {
@@ -883,8 +1061,7 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 		case "tool":
 			t.Tool = count(val)
 		case "total":
-			n := count(val)
-			t.Total = &n
+			t.Total, t.hasTotal = count(val), true
 		}
 		return nil
 	})
@@ -894,7 +1071,7 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 	}
 	rd.lastInput = t.Input
 	c := usage.Gemini(usage.Clamp(t.Input), usage.Clamp(t.Output), usage.Clamp(t.Cached), usage.Clamp(t.Thoughts), usage.Clamp(t.Tool))
-	if t.Total != nil && usage.Clamp(*t.Total) != c.In+c.Out+c.Cached {
+	if t.hasTotal && usage.Clamp(t.Total) != c.In+c.Out+c.Cached {
 		rd.rep.Lose(model.LossUnfaithful, "usage", "gemini tokens.total other than input + output + thoughts + tool: the parts are counted", loc)
 	}
 	u := model.UsageOf(c)
@@ -952,7 +1129,7 @@ func (rd *reader) closeCalls() error {
 				res, extra := functionResponse(fr)
 				res.CallID = c.id
 				ev.Result, ev.Extra = res, extra
-				if name, ok := ev.Extra.String("functionResponse.name"); ok && name == c.name {
+				if isString(ev.Extra, "functionResponse.name", c.name) {
 					ev.Extra.Delete("functionResponse.name")
 				}
 				fr = bytes.Clone(fr)

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/gemini/records"
+	"github.com/rlog-ls/rlog-ls/convert/internal/readtest"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/benchdata"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -576,6 +577,102 @@ func FuzzMembersOfValidated(f *testing.F) {
 		}
 		if got, want := walk(jsonscan.Members), walk(jsonscan.Object); got != want {
 			t.Fatalf("Members: %s\nObject: %s", got, want)
+		}
+	})
+}
+
+// FuzzFastPaths holds the reader's fast paths (a $set of lastUpdated alone
+// told by its bytes, the member lists of views that viewFields makes) to
+// the general reading of every record: the same events, header, report
+// and error, whatever the session. Seeds: the
+// benchmark's session, the recorded sessions of Gemini CLI, and the
+// records a fast path must leave to the general one.
+func FuzzFastPaths(f *testing.F) {
+	f.Add(generated(8 << 10))
+	recorded, _ := filepath.Glob("../../testdata/agents/gemini-cli/*/*/gemini/tmp/*/chats/*.json*")
+	for _, p := range recorded {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(header + `{"$set":{"lastUpdated":"2026-01-01T00:00:09.000Z"}}` + "\n" +
+		`{"$set":{"lastUpdated":"2025-01-01T00:00:00.000Z"}}` + "\n" + // earlier: not the last update
+		`{"$set":{"lastUpdated":"2027\u002d01"}}` + "\n" + // an escape
+		`{"$set":{"lastUpdated":"2028` + "\xff" + `"}}` + "\n" + // invalid UTF-8
+		`{"$set":{"lastUpdated":"2029` + "\t" + `"}}` + "\n" + // a control byte: not JSON
+		`{"$set":{"lastUpdated":"a"b"}}` + "\n" +
+		`{"$set":{"lastUpdated":7}}` + "\n" +
+		`{"$set":{"lastUpdated":""}}` + "\n" +
+		`{"$set":{"lastUpdated":"2030"},"x":1}` + "\n" +
+		`{"$set":{"lastUpdated":"2031","lastUpdated":"2032"}}` + "\n" +
+		`{"$set":{"lastUpdated":"2033"}}  ` + "\n" +
+		`{"$set":{"lastUpdated":"2034"}}}` + "\n"))
+	f.Add([]byte(header + `{"$set":{"lastUpdated":"2026-01-01T00:00:09.000Z"}}` + "\n" +
+		`{"$set":{"lastUpdated":"2026-01-01T00:00:08.000Z"}}` + "\n")) // earlier: not the last update
+	f.Fuzz(func(t *testing.T, in []byte) {
+		readtest.Same(t, func(fast bool) (model.Session, string, error) {
+			fastPaths = fast
+			defer func() { fastPaths = true }()
+			var c model.Collector
+			var rep model.Report
+			err := Read(bytes.NewReader(in), &c, &rep)
+			return c.Session, rep.Text(), err
+		}, func(s model.Session) []model.Event { return s.Events })
+	})
+}
+
+// FuzzPeek holds peek (a string only compared, a view of the value when
+// it holds its text as it is) to Fields.String's decoding, and isString
+// to comparing what Fields.String gives, for any member's value.
+func FuzzPeek(f *testing.F) {
+	for _, v := range []string{`"gemini"`, `"caf\u00e9"`, `"a\"b"`, `""`, `null`, `7`, `{"a":"b"}`, ` "x" `, "\"\xff\"", `"\\"`} {
+		f.Add([]byte(`{"k":` + v + `}`))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fields, err := model.ParseFieldsView(b)
+		if err != nil {
+			return
+		}
+		for _, x := range fields {
+			want, ok := fields.String(x.Key)
+			if got := peek(x.Value); got != want {
+				t.Fatalf("peek(%q) = %q, Fields.String %q", x.Value, got, want)
+			}
+			for _, s := range []string{want, want + "x", ""} {
+				if got := isString(fields, x.Key, s); got != (ok && want == s) {
+					t.Fatalf("isString(%q, %q) = %v, Fields.String %q %v", x.Value, s, got, want, ok)
+				}
+			}
+		}
+	})
+}
+
+// FuzzViewFields holds viewFields (the keys views of the value, no list
+// allocated) to model.ParseValidFieldsView on valid JSON: the same error
+// or none, the same keys and values in order, whatever room it is given.
+func FuzzViewFields(f *testing.F) {
+	f.Add([]byte(`{"functionResponse":{"id":"c","name":"run_shell_command","response":{"output":"a\nb"}}}`))
+	f.Add([]byte(` {"text" : "hi", "te\u0078t":"x", "a":[1,{"b":null}]} `))
+	f.Add([]byte(`{"a":1,"b":2,"a":3}`))
+	f.Add([]byte(`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}`))
+	f.Add([]byte(`{"caf` + "\xc3\xa9" + `":1,"":2}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`[{"text":"a"}]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !jsonscan.Valid(b) {
+			return
+		}
+		want, wantErr := model.ParseValidFieldsView(b)
+		for _, room := range []int{0, 2, 8} {
+			got, err := viewFields(b, make(model.Fields, 0, room))
+			if (err == nil) != (wantErr == nil) || len(got) != len(want) {
+				t.Fatalf("room %d: %q, %v; ParseValidFieldsView %q, %v", room, got, err, want, wantErr)
+			}
+			for i := range want {
+				if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) || cap(got[i].Value) != len(got[i].Value) {
+					t.Fatalf("room %d: member %d %q: %q (cap %d), ParseValidFieldsView %q: %q", room, i, got[i].Key, got[i].Value, cap(got[i].Value), want[i].Key, want[i].Value)
+				}
+			}
 		}
 	})
 }
