@@ -222,6 +222,10 @@ type reader struct {
 	h    *model.Header
 	sink model.Sink
 	rep  *model.Report
+	// ix indexes the step being read (model.ParseRecord), so that its
+	// message, metrics, tool calls and observation are each listed
+	// without passing over what is nested in them again (model.ParseIn).
+	ix jsonscan.Index
 }
 
 func (st *reader) emit(e *model.Event) error {
@@ -273,36 +277,29 @@ func text(v []byte) (string, []byte) {
 	return string(v), v
 }
 
-// record parses a step, or an object inside one, for reading in place.
-// When b is valid UTF-8, every value is byte for byte what copying it
-// would give, so the values stay in b and the reader copies those it keeps
-// (with jsonscan.Copy); a step's text is mostly decoded, not kept.
-// Otherwise they are copied, and re-encoded where invalid, as ParseFields
-// does. validated says b was validated already (it is part of a document
-// or step parsed before): it is not validated again.
-func record(b []byte, validUTF8, validated bool) (model.Fields, error) {
-	switch {
-	case validUTF8 && validated:
-		return model.ParseValidFieldsView(b)
-	case validUTF8:
-		return model.ParseFieldsView(b)
-	case validated:
-		return model.ParseValidFields(b)
-	}
-	return model.ParseFields(b)
-}
-
 // step reads one step; validated says b is part of a document validated
 // already.
 func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
-	valid := utf8.Valid(b)
-	if !validated && jsonscan.Valid(b) {
-		// A JSONL line (Document reports a document's steps), now
-		// validated: record does not validate it again.
-		st.rep.InvalidUTF8(b, loc)
-		validated = true
+	// When b is valid UTF-8, every value is byte for byte what copying it
+	// would give, so the values stay in b and the reader copies those it
+	// keeps (with jsonscan.Copy); a step's text is mostly decoded, not
+	// kept. Otherwise they are copied, and re-encoded where invalid, as
+	// ParseFields does. The index checks b once, for the rests too.
+	f, err := model.ParseRecord(&st.ix, b, false, validated)
+	var valid bool
+	if f != nil {
+		valid = st.ix.InputValidUTF8()
+		if !valid {
+			f.CopyValues()
+		}
+	} else {
+		valid = utf8.Valid(b)
 	}
-	f, err := record(b, valid, validated)
+	if !validated && !valid && (err == nil || errors.Is(err, model.ErrNotObject)) {
+		// A JSONL line of valid JSON (Document reports a document's
+		// steps).
+		st.rep.InvalidUTF8(b, loc)
+	}
 	if err != nil || f == nil {
 		if err == nil {
 			err = errors.New("null step")
@@ -310,7 +307,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		st.rep.Add(model.LossMalformed, "step is not a JSON object: "+err.Error(), loc)
 		return nil
 	}
-	sp := parseStep(f, loc)
+	sp := st.parseStep(f, loc)
 	var events []model.Event
 	switch sp.source {
 	case "agent":
@@ -330,9 +327,8 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	markToolStatuses(events, &sp.extra)
 	markToolErrors(events, &sp.extra)
 	restoreCallIDs(events, &sp.extra)
-	if rests, ok := sp.extra.Get("rests"); ok {
-		sp.extra.Delete("rests")
-		events = st.applyRests(events, rests, &sp)
+	if sp.hasRests {
+		events = st.applyRests(events, sp.rests, &sp)
 	}
 	if len(events) == 0 {
 		return nil
@@ -356,9 +352,13 @@ type stepParts struct {
 	text      string
 	parts     json.RawMessage
 	extra     model.Fields
+	// rests is extra.rests (hasRests: it has one), the step's own bytes
+	// (read, not kept).
+	rests    []byte
+	hasRests bool
 }
 
-func parseStep(f model.Fields, loc model.Loc) stepParts {
+func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 	stepN, _ := intOf(f, "step_id")
 	ts, _ := f.String("timestamp")
 	modelName, _ := f.String("model_name")
@@ -366,7 +366,12 @@ func parseStep(f model.Fields, loc model.Loc) stepParts {
 	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: model.SyntheticMessagePrefix + id}
 	sp.source, _ = f.String("source")
 	if x, ok := f.Get("extra"); ok {
-		sp.extra, _ = model.ParseValidFields(x)
+		// The rests are read where they are, not kept; the rest of the
+		// extra is the events', copied.
+		sp.extra, _ = model.ParseIn(&st.ix, x, false)
+		sp.rests, sp.hasRests = sp.extra.Get("rests")
+		sp.extra.Delete("rests")
+		sp.extra.CopyValues()
 		if s, ok := sp.extra.String("signature"); ok {
 			sp.signature = s
 			sp.extra.Delete("signature")
@@ -393,7 +398,7 @@ func parseStep(f model.Fields, loc model.Loc) stepParts {
 func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 	base := sp.base
 	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
-		mf, _ := model.ParseValidFields(m)
+		mf, _ := model.ParseIn(&st.ix, m, true)
 		prompt, _ := intOf(mf, "prompt_tokens")
 		out, _ := intOf(mf, "completion_tokens")
 		cached, _ := intOf(mf, "cached_tokens")
@@ -437,8 +442,8 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 		events = append(events, ev)
 	}
 	if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
-		jsonscan.Array(tc, func(i int, v []byte) error {
-			cf, err := model.ParseValidFields(v)
+		st.ix.Array(tc, func(i int, v []byte) error {
+			cf, err := model.ParseIn(&st.ix, v, true)
 			if err != nil || cf == nil {
 				st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: base.Loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", base.Loc.Path, i)})
 				return nil
@@ -495,7 +500,7 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 // fields could not hold (a second text of one response) comes back from
 // its rest alone. The step's id and number are not the events' then.
 func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []model.Event {
-	rests, err := model.RestList(raw, true)
+	rests, err := model.RestListIn(&st.ix, raw)
 	if err != nil {
 		st.rep.Add(model.LossMalformed, "step extra.rests is not a list", sp.base.Loc)
 		return events
@@ -527,7 +532,7 @@ func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []
 		// rest says another, as the writer writes it (writeRests).
 		base.Usage = events[0].Usage
 	}
-	return model.ApplyRests(events, rests, sp.source != "agent", base, func(err error) {
+	return model.ApplyRestsIn(&st.ix, events, rests, sp.source != "agent", base, func(err error) {
 		st.rep.Add(model.LossMalformed, "step extra.rests: "+err.Error(), sp.base.Loc)
 	})
 }
@@ -613,12 +618,13 @@ func restoreCallIDs(events []model.Event, extra *model.Fields) {
 	extra.Delete("original_call_ids")
 }
 
-// observation reads a step's observation; validUTF8 is as for record.
+// observation reads a step's observation; validUTF8 says the step is
+// valid UTF-8 (read in place, as step says).
 func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
 	base.Usage = nil
 	base.MessageID = ""
 	base.Form = model.Form{}
-	of, err := record(obs, validUTF8, true)
+	of, err := model.ParseIn(&st.ix, obs, !validUTF8)
 	if err != nil || of == nil {
 		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
 		return nil
@@ -633,7 +639,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			r.Content, r.ContentRaw = text(c)
 		}
 		if x, ok := of.Get("result"); ok {
-			rf, _ := model.ParseValidFields(x)
+			rf, _ := model.ParseIn(&st.ix, x, true)
 			if s, ok := rf.Get("success"); ok {
 				b, _ := jsonscan.Bool(s)
 				r.IsError = !b
@@ -645,8 +651,8 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 		return []model.Event{ev}
 	}
 	var out []model.Event
-	jsonscan.Array(res, func(i int, v []byte) error {
-		rf, err := record(v, validUTF8, true)
+	st.ix.Array(res, func(i int, v []byte) error {
+		rf, err := model.ParseIn(&st.ix, v, !validUTF8)
 		if err != nil || rf == nil {
 			st.rep.Add(model.LossMalformed, "observation result is not an object", loc)
 			return nil
@@ -659,7 +665,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			r.Content, r.ContentRaw = text(c)
 		}
 		if x, ok := rf.Get("extra"); ok {
-			xf, _ := model.ParseValidFields(x)
+			xf, _ := model.ParseIn(&st.ix, x, true)
 			if s, ok := xf.String("status"); ok && s != "" {
 				// This package's writer's status (v1.7), neither ok nor
 				// error.

@@ -149,7 +149,7 @@ func ReadDocument(r io.Reader, format string) (Fields, error) {
 // It validates the whole input with the member scanner and copies each
 // value once, which is several times faster than json.Decoder tokens.
 func ParseFields(b []byte) (Fields, error) {
-	return parseFields(b, true, false)
+	return parseFields(nil, false, b, true, false)
 }
 
 // ParseValidFields is ParseFields for a value already validated: a value
@@ -157,7 +157,7 @@ func ParseFields(b []byte) (Fields, error) {
 // validated once, not again for every object a reader parses inside it.
 // Anything else must go through ParseFields.
 func ParseValidFields(b []byte) (Fields, error) {
-	return parseFields(b, true, true)
+	return parseFields(nil, false, b, true, true)
 }
 
 // ParseFieldsView is ParseFields without the copies: the values are b's
@@ -165,13 +165,37 @@ func ParseValidFields(b []byte) (Fields, error) {
 // reader that decodes most values of a record and keeps few copies those
 // (jsonscan.Copy, or Fields.Copy) and saves an allocation per value.
 func ParseFieldsView(b []byte) (Fields, error) {
-	return parseFields(b, false, false)
+	return parseFields(nil, false, b, false, false)
 }
 
 // ParseValidFieldsView is ParseFieldsView for a value already validated
 // (see ParseValidFields).
 func ParseValidFieldsView(b []byte) (Fields, error) {
-	return parseFields(b, false, true)
+	return parseFields(nil, false, b, false, true)
+}
+
+// ParseRecord parses b, a record (a line, a step of a document), as
+// ParseFields or ParseValidFields (copyValues) or their views do, and
+// makes it the input ix indexes: ix remembers where each object and array
+// inside b ends, so that ParseIn of an object of b jumps over each value
+// nested in it instead of passing over it again (a step's message, its
+// tool calls, their arguments: each level's list would otherwise pass
+// over everything below it). b is validated unless validated says it was
+// (then indexing it is one pass, as finding its members is). ix forgets
+// the record before even when b is not an object: a reader's next record
+// may be in the same bytes.
+func ParseRecord(ix *jsonscan.Index, b []byte, copyValues, validated bool) (Fields, error) {
+	return parseFields(ix, true, b, copyValues, validated)
+}
+
+// ParseIn parses b, an object validated already, as ParseValidFields
+// (copyValues) or ParseValidFieldsView do; when b is part of the record
+// ix indexed last (ParseRecord: b is one of its values, or inside one, in
+// the record's own bytes, not a copy), each nested value is jumped over
+// in one step. Any other b is scanned as ParseValidFields scans it. The
+// record's bytes must not have changed since ParseRecord.
+func ParseIn(ix *jsonscan.Index, b []byte, copyValues bool) (Fields, error) {
+	return parseFields(ix, false, b, copyValues, true)
 }
 
 // Copy returns the fields with every value copied as ParseFields would
@@ -187,12 +211,27 @@ func (f Fields) Copy() Fields {
 	return out
 }
 
-func parseFields(b []byte, copyValues, validated bool) (Fields, error) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || string(b) == "null" {
-		return nil, nil
+// CopyValues copies every value of f in place, as ParseValidFields would
+// have copied it: a reader that parsed an object as a view (ParseIn
+// without copies) and took out what it reads but does not keep (a list
+// of rests) keeps the rest this way.
+func (f Fields) CopyValues() {
+	for i := range f {
+		f[i].Value = jsonscan.Copy(f[i].Value)
 	}
-	if b[0] != '{' {
+}
+
+// parseFields is every Parse function: record says b starts ix anew
+// (ParseRecord), else ix (nil: none) may hold b (ParseIn).
+func parseFields(ix *jsonscan.Index, record bool, b []byte, copyValues, validated bool) (Fields, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' {
+		if record {
+			ix.Reset()
+		}
+		if len(b) == 0 || string(b) == "null" {
+			return nil, nil
+		}
 		if !validated && !jsonscan.Valid(b) {
 			return nil, &json.SyntaxError{}
 		}
@@ -203,10 +242,18 @@ func parseFields(b []byte, copyValues, validated bool) (Fields, error) {
 	var found [16]jsonscan.Span
 	var spans []jsonscan.Span
 	var err error
-	if validated {
+	switch {
+	case ix == nil && validated:
 		spans, err = jsonscan.MemberSpans(b, found[:0])
-	} else {
+	case ix == nil:
 		spans, err = jsonscan.ObjectSpans(b, found[:0])
+	case record && validated:
+		spans, err = ix.ValidSpans(b, found[:0])
+	case record:
+		spans, err = ix.ObjectSpans(b, found[:0])
+	default:
+		// ParseIn: b not part of ix's input is scanned (MemberSpans).
+		spans, err = ix.MemberSpans(b, found[:0])
 	}
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -162,4 +163,104 @@ func FuzzParseFields(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzParseIn holds the indexed member lists to the scanned ones: a record
+// parsed with ParseRecord, in each of its four modes, is what ParseFields
+// and its modes make of it (or the same error), and every object inside
+// it, at every depth, parsed with ParseIn (jumping over nested values with
+// the index), is what ParseValidFields or ParseValidFieldsView make of it;
+// in the copying modes those objects are copies, which ParseIn scans.
+func FuzzParseIn(f *testing.F) {
+	for _, s := range []string{
+		`{"a":{"b":[1,{"c":"}"}],"d":{"e":{}}},"f":[[{"g":1}]]}`,
+		` { "step" : { "message" : { "content" : [ { "type" : "text" } ] } , "a" : { "a" : 1 , "a" : [ ] } } } `,
+		"{\"x\":{\"\xff\":{\"y\":\"\xc3\"}},\"z\":[{\"\\u0069\":{}}]}",
+		`null`, `[{"a":1}]`, `{"a":{"b":}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var ix jsonscan.Index
+		for mode := range 4 {
+			copyValues, validated := mode&1 != 0, mode&2 != 0
+			if validated && !jsonscan.Valid(b) {
+				continue
+			}
+			want, wantErr := [...]func([]byte) (Fields, error){ParseFieldsView, ParseFields, ParseValidFieldsView, ParseValidFields}[mode](b)
+			got, err := ParseRecord(&ix, b, copyValues, validated)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !sameFields(got, want) {
+				t.Fatalf("%q (mode %d): ParseRecord %q %v, unindexed %q %v", b, mode, got, err, want, wantErr)
+			}
+			if err == nil {
+				parseInEveryObject(t, &ix, b, got, copyValues)
+			}
+		}
+	})
+}
+
+// parseInEveryObject parses each object among the values of fs (in arrays
+// too) with ParseIn and with ParseValidFields or its view, then the
+// objects inside those.
+func parseInEveryObject(t *testing.T, ix *jsonscan.Index, record []byte, fs Fields, copyValues bool) {
+	var values func(v []byte)
+	values = func(v []byte) {
+		v = bytes.TrimSpace(v)
+		switch {
+		case len(v) > 0 && v[0] == '{':
+			got, err := ParseIn(ix, v, copyValues)
+			want, wantErr := ParseValidFieldsView(v)
+			if copyValues {
+				want, wantErr = ParseValidFields(v)
+			}
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !sameFields(got, want) {
+				t.Fatalf("%q: ParseIn(%q) = %q %v, unindexed %q %v", record, v, got, err, want, wantErr)
+			}
+			for _, fl := range got {
+				values(fl.Value)
+			}
+		case len(v) > 0 && v[0] == '[':
+			jsonscan.Array(v, func(_ int, e []byte) error { values(e); return nil })
+		}
+	}
+	for _, fl := range fs {
+		values(fl.Value)
+	}
+}
+
+// sameFields reports whether a and b have the same keys and values in the
+// same order.
+func sameFields(a, b Fields) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || !bytes.Equal(a[i].Value, b[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// A record that is not an object leaves nothing of the record before in
+// the index: a reader's next line may be in the same bytes, and ParseIn
+// of its values must not jump by the last line's containers.
+func TestParseRecordForgetsTheRecordBefore(t *testing.T) {
+	var ix jsonscan.Index
+	buf := []byte(`{"a":{"b":[1,2],"c":3}}`)
+	if _, err := ParseRecord(&ix, buf, false, false); err != nil {
+		t.Fatal(err)
+	}
+	if !ix.ValidUTF8(buf[5:]) {
+		t.Fatal("the record is not indexed")
+	}
+	for _, next := range []string{`null`, `[1]`, ``, `{"a":`} {
+		ParseRecord(&ix, buf, false, false)
+		n := copy(buf, next)
+		ParseRecord(&ix, buf[:n], false, false)
+		if ix.ValidUTF8(buf[:1]) {
+			t.Errorf("after %q, the record before is still indexed", next)
+		}
+		copy(buf, `{"a":{"b":[1,2],"c":3}}`)
+	}
 }

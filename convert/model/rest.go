@@ -268,18 +268,34 @@ func usageJSON(u Usage) []byte {
 // applyRestFields, the simple reading that decodes the whole object first,
 // which FuzzApplyRest holds this one equal to.
 func ApplyRest(e *Event, raw []byte) error {
+	return ApplyRestIn(nil, e, raw)
+}
+
+// ApplyRestIn is ApplyRest for a rest that is part of the record ix
+// indexed last (ParseRecord): its members, and the members of its values
+// (the call, the result, the extra), are found by jumping over what is
+// nested in them.
+func ApplyRestIn(ix *jsonscan.Index, e *Event, raw []byte) error {
 	var found [32]jsonscan.Span
 	b := bytes.TrimSpace(raw)
-	spans, err := jsonscan.MemberSpans(b, found[:0])
-	return applyRestSpans(e, raw, b, spans, err, false)
+	// Without an index, straight to MemberSpans: the trajectory and REPLAY
+	// readers' ApplyRest pays nothing for the index.
+	var spans []jsonscan.Span
+	var err error
+	if ix == nil {
+		spans, err = jsonscan.MemberSpans(b, found[:0])
+	} else {
+		spans, err = ix.MemberSpans(b, found[:0])
+	}
+	return applyRestSpans(ix, e, raw, b, spans, err, false)
 }
 
 // applyRestSpans is ApplyRest given where raw's members are: b is raw
 // without its surrounding space, spans and err what MemberSpans said of
 // it (ApplyRests finds them once for the rest's kind and its fields);
 // validUTF8 says raw is known to be valid UTF-8.
-func applyRestSpans(e *Event, raw, b []byte, spans []jsonscan.Span, err error, validUTF8 bool) error {
-	if !validUTF8 && !utf8.Valid(raw) {
+func applyRestSpans(ix *jsonscan.Index, e *Event, raw, b []byte, spans []jsonscan.Span, err error, validUTF8 bool) error {
+	if !validUTF8 && !(ix != nil && ix.ValidUTF8(raw)) && !utf8.Valid(raw) {
 		return applyRestFields(e, raw)
 	}
 	if len(b) == 0 || string(b) == "null" {
@@ -303,7 +319,7 @@ func applyRestSpans(e *Event, raw, b []byte, spans []jsonscan.Span, err error, v
 	}
 	for _, m := range spans {
 		k := b[m.KeyStart:m.KeyEnd]
-		if err := restField(e, restKeyOf(k), b[m.ValueStart:m.ValueEnd]); err != nil {
+		if err := restField(ix, e, restKeyOf(k), b[m.ValueStart:m.ValueEnd]); err != nil {
 			return fmt.Errorf("rest %s: %w", k, err)
 		}
 	}
@@ -325,7 +341,7 @@ func applyRestFields(e *Event, raw []byte) error {
 		return errRestNull
 	}
 	for _, f := range r {
-		if err := restField(e, restKeyOf([]byte(f.Key)), f.Value); err != nil {
+		if err := restField(nil, e, restKeyOf([]byte(f.Key)), f.Value); err != nil {
 			return fmt.Errorf("rest %s: %w", f.Key, err)
 		}
 	}
@@ -460,7 +476,7 @@ func restKeyOf(k []byte) restKey {
 
 // restField sets one field of a rest on e. v is valid JSON: the objects
 // inside it are read without validating them again.
-func restField(e *Event, key restKey, v []byte) error {
+func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 	str := func() (string, error) {
 		s, ok := jsonscan.String(v)
 		if !ok {
@@ -493,7 +509,7 @@ func restField(e *Event, key restKey, v []byte) error {
 	case restUsage:
 		var n [4]int64
 		count := 0
-		err := jsonscan.Array(v, func(_ int, b []byte) error {
+		err := ix.Array(v, func(_ int, b []byte) error {
 			if count < len(n) {
 				n[count], _ = jsonscan.Int(b)
 			}
@@ -539,7 +555,7 @@ func restField(e *Event, key restKey, v []byte) error {
 	case restParts:
 		e.Parts = jsonscan.Copy(v)
 	case restExtra:
-		x, err := ParseValidFields(v)
+		x, err := ParseIn(ix, v, true)
 		if err != nil {
 			return err
 		}
@@ -548,7 +564,7 @@ func restField(e *Event, key restKey, v []byte) error {
 		if e.Call == nil {
 			e.Call = &ToolCall{}
 		}
-		return jsonscan.Members(v, func(k, val []byte) error {
+		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "id":
 				e.Call.ID, _ = jsonscan.String(val)
@@ -565,7 +581,7 @@ func restField(e *Event, key restKey, v []byte) error {
 		if e.Result == nil {
 			e.Result = &ToolResult{}
 		}
-		return jsonscan.Members(v, func(k, val []byte) error {
+		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "call_id":
 				e.Result.CallID, _ = jsonscan.String(val)
@@ -583,7 +599,7 @@ func restField(e *Event, key restKey, v []byte) error {
 	case restSubagent:
 		sa := &Subagent{}
 		e.Subagent = sa
-		return jsonscan.Members(v, func(k, val []byte) error {
+		return ix.Members(v, func(k, val []byte) error {
 			s, _ := jsonscan.String(val)
 			switch string(k) {
 			case "id":
@@ -606,7 +622,7 @@ func restField(e *Event, key restKey, v []byte) error {
 	case restCompaction:
 		c := &Compaction{}
 		e.Compaction = c
-		return jsonscan.Members(v, func(k, val []byte) error {
+		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "trigger":
 				c.Trigger, _ = jsonscan.String(val)
@@ -619,9 +635,9 @@ func restField(e *Event, key restKey, v []byte) error {
 		})
 	case restTodos:
 		e.Todos = e.Todos[:0]
-		return jsonscan.Array(v, func(_ int, t []byte) error {
+		return ix.Array(v, func(_ int, t []byte) error {
 			var td Todo
-			err := jsonscan.Members(t, func(k, val []byte) error {
+			err := ix.Members(t, func(k, val []byte) error {
 				s, _ := jsonscan.String(val)
 				switch string(k) {
 				case "id":
@@ -640,7 +656,7 @@ func restField(e *Event, key restKey, v []byte) error {
 		})
 	case restForm:
 		var f Form
-		err := jsonscan.Members(v, func(k, val []byte) error {
+		err := ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "content":
 				f.Content, _ = jsonscan.String(val)
@@ -662,7 +678,7 @@ func restField(e *Event, key restKey, v []byte) error {
 		e.Form = f
 		return err
 	case restUnset:
-		return jsonscan.Array(v, func(_ int, n []byte) error {
+		return ix.Array(v, func(_ int, n []byte) error {
 			// A name is only compared: one without an escape is looked at
 			// in place, no string made of it (a byte that decoding would
 			// replace is in no name either way). FuzzRestUnsetField holds
@@ -713,12 +729,18 @@ func restField(e *Event, key restKey, v []byte) error {
 // second text of one response) gives an event of its own, base with the
 // rest applied. bad reports a rest that cannot be read.
 func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, bad func(error)) []Event {
-	a := restApplier{events: events, own: own, base: base}
+	return ApplyRestsIn(nil, events, rests, own, base, bad)
+}
+
+// ApplyRestsIn is ApplyRests for rests that are part of the record ix
+// indexed last (ParseRecord; RestListIn), read as ApplyRestIn reads one.
+func ApplyRestsIn(ix *jsonscan.Index, events []Event, rests []json.RawMessage, own bool, base Event, bad func(error)) []Event {
+	a := restApplier{events: events, own: own, base: base, ix: ix}
 	for _, r := range rests {
 		// The rest's members are found once, for its kind and its fields.
 		var found [32]jsonscan.Span
 		b := bytes.TrimSpace(r)
-		spans, err := jsonscan.MemberSpans(b, found[:0])
+		spans, err := ix.MemberSpans(b, found[:0])
 		a.apply(r, b, spans, err, bad)
 	}
 	return a.events
@@ -733,6 +755,8 @@ type restApplier struct {
 	base   Event
 	// validUTF8 says every rest is known to be valid UTF-8.
 	validUTF8 bool
+	// ix indexes the record the rests are part of, or is nil.
+	ix *jsonscan.Index
 	// j is the event after the last one a rest went to; started says a
 	// rest came.
 	j       int
@@ -748,7 +772,7 @@ func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error, bad
 	if first && a.own && len(a.events) > 0 {
 		if string(b) == "null" {
 			a.events = a.events[1:]
-		} else if err := applyRestSpans(&a.events[0], raw, b, spans, err, a.validUTF8); err != nil {
+		} else if err := applyRestSpans(a.ix, &a.events[0], raw, b, spans, err, a.validUTF8); err != nil {
 			bad(err)
 		} else {
 			a.j = 1
@@ -768,7 +792,7 @@ func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error, bad
 		a.events = slices.Insert(a.events, a.j, a.base)
 		at = a.j
 	}
-	if err := applyRestSpans(&a.events[at], raw, b, spans, err, a.validUTF8); err != nil {
+	if err := applyRestSpans(a.ix, &a.events[at], raw, b, spans, err, a.validUTF8); err != nil {
 		bad(err)
 	}
 	a.j = at + 1
@@ -877,6 +901,12 @@ func RestList(b []byte, validated bool) ([]json.RawMessage, error) {
 	if !validated && !jsonscan.Valid(b) {
 		return nil, errors.New("invalid JSON")
 	}
+	return RestListIn(nil, b)
+}
+
+// RestListIn is RestList for a list validated already, part of the record
+// ix indexed last (ParseRecord): each rest is jumped over, not scanned.
+func RestListIn(ix *jsonscan.Index, b []byte) ([]json.RawMessage, error) {
 	t := bytes.TrimSpace(b)
 	if string(t) == "null" {
 		return nil, nil
@@ -885,7 +915,7 @@ func RestList(b []byte, validated bool) ([]json.RawMessage, error) {
 		return nil, errors.New("not a list")
 	}
 	var out []json.RawMessage
-	err := jsonscan.Array(t, func(_ int, v []byte) error {
+	err := ix.Array(t, func(_ int, v []byte) error {
 		out = append(out, v)
 		return nil
 	})

@@ -140,6 +140,19 @@ func FuzzApplyRest(f *testing.F) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%s:\n got %+v\nwant %+v", raw, got, want)
 		}
+		// The rest inside an indexed record (ApplyRestIn), its nested
+		// values jumped over: the same.
+		var ix jsonscan.Index
+		record := []byte(`{"a":[{}],"rest":` + string(raw) + `}`)
+		f, err := ParseRecord(&ix, record, false, false)
+		if err != nil {
+			return
+		}
+		indexed := start()
+		v, _ := f.Get("rest")
+		if err := ApplyRestIn(&ix, &indexed, v); fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(indexed, want) {
+			t.Fatalf("%s indexed: %v\n got %+v\nwant %+v", raw, err, indexed, want)
+		}
 	})
 }
 
@@ -247,6 +260,23 @@ func FuzzApplyRests(f *testing.F) {
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
 			t.Fatalf("%s:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
 		}
+		// The list inside an indexed record (RestListIn, ApplyRestsIn),
+		// each rest and its values jumped over: the same.
+		var ix jsonscan.Index
+		f, err := ParseRecord(&ix, []byte(`{"rests":`+string(list)+`,"b":{"c":[]}}`), false, false)
+		if err != nil {
+			return
+		}
+		v, _ := f.Get("rests")
+		indexedRests, err := RestListIn(&ix, v)
+		if err != nil || !reflect.DeepEqual(indexedRests, rests) {
+			t.Fatalf("%s: RestListIn %q %v, RestList %q", list, indexedRests, err, rests)
+		}
+		var indexedBad []string
+		indexed := ApplyRestsIn(&ix, fuzzRecordEvents(), indexedRests, own, fuzzBase, func(err error) { indexedBad = append(indexedBad, err.Error()) })
+		if !reflect.DeepEqual(indexed, want) || !reflect.DeepEqual(indexedBad, wantBad) {
+			t.Fatalf("%s indexed:\n got %+v %q\nwant %+v %q", list, indexed, indexedBad, want, wantBad)
+		}
 	})
 }
 
@@ -261,7 +291,7 @@ func FuzzRestKindField(f *testing.F) {
 			return
 		}
 		got := Event{Kind: KindSystem}
-		gotErr := restField(&got, restKind, v)
+		gotErr := restField(nil, &got, restKind, v)
 		want := Event{Kind: KindSystem}
 		var wantErr error
 		if s, ok := jsonscan.String(v); !ok {
@@ -352,8 +382,8 @@ func FuzzRestUnsetField(f *testing.F) {
 		})
 		plain.WriteByte(']')
 		got, want := full(), full()
-		gotErr := restField(&got, restUnset, v)
-		wantErr := restField(&want, restUnset, plain.Bytes())
+		gotErr := restField(nil, &got, restUnset, v)
+		wantErr := restField(nil, &want, restUnset, plain.Bytes())
 		if !reflect.DeepEqual(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("%s: %+v %v; decoded first (%s): %+v %v", v, got, gotErr, plain.Bytes(), want, wantErr)
 		}

@@ -21,7 +21,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -64,6 +63,10 @@ type reader struct {
 	sink model.Sink
 	rep  *model.Report
 	h    *model.Header
+	// ix indexes the message entry being read (model.ParseRecord), so
+	// that its message, extra and tool calls are each listed without
+	// passing over what is nested in them again (model.ParseIn).
+	ix jsonscan.Index
 }
 
 func (rd *reader) root(key string, v json.RawMessage) {
@@ -105,7 +108,7 @@ func (rd *reader) emit(e *model.Event) error {
 // written from another format; model.ApplyRests).
 func (rd *reader) emitAll(events []model.Event, rests json.RawMessage, loc model.Loc) error {
 	if rests != nil {
-		if list, err := model.RestList(rests, true); err != nil {
+		if list, err := model.RestListIn(&rd.ix, rests); err != nil {
 			rd.rep.Add(model.LossMalformed, "message extra.rests is not a list", loc)
 		} else {
 			base := model.Event{Loc: loc}
@@ -125,7 +128,7 @@ func (rd *reader) emitAll(events []model.Event, rests json.RawMessage, loc model
 				base = events[0]
 				base.Call, base.Result, base.Text, base.ID = nil, nil, "", ""
 			}
-			events = model.ApplyRests(events, list, true, base, func(err error) {
+			events = model.ApplyRestsIn(&rd.ix, events, list, true, base, func(err error) {
 				rd.rep.Add(model.LossMalformed, "message extra.rests: "+err.Error(), loc)
 			})
 		}
@@ -146,42 +149,42 @@ var readInPlace = true
 func (rd *reader) message(b []byte, loc model.Loc) error {
 	// When the entry is valid UTF-8, its objects are read in place (every
 	// value is byte for byte what copying it would give) and only what
-	// the events keep is copied: the extra, the strings.
-	parse := model.ParseValidFields
-	if readInPlace && utf8.Valid(b) {
-		parse = model.ParseValidFieldsView
-	}
-	object := func(raw []byte, what string) model.Fields {
-		f, err := parse(raw)
-		if err != nil || f == nil {
-			rd.rep.Add(model.LossMalformed, what+" is not an object", loc)
-			return nil
-		}
-		return f
-	}
-	wrap := object(b, "message entry")
-	if wrap == nil {
+	// the events keep is copied: the extra, the strings. The index checks
+	// the entry once, for the rests too.
+	wrap, err := model.ParseRecord(&rd.ix, b, false, true)
+	if err != nil || wrap == nil {
+		rd.rep.Add(model.LossMalformed, "message entry is not an object", loc)
 		return nil
 	}
+	inPlace := readInPlace && rd.ix.InputValidUTF8()
+	if !inPlace {
+		wrap.CopyValues()
+	}
+	parse := func(raw []byte) (model.Fields, error) { return model.ParseIn(&rd.ix, raw, !inPlace) }
 	key, _ := wrap.String("key")
 	mraw, _ := wrap.Get("message")
-	m := object(mraw, "message")
-	if m == nil {
+	m, err := parse(mraw)
+	if err != nil || m == nil {
+		rd.rep.Add(model.LossMalformed, "message is not an object", loc)
 		return nil
 	}
 	role, _ := m.String("role")
 	content, _ := m.String("content")
 	var extra model.Fields
+	var restList json.RawMessage
 	if x, ok := m.Get("extra"); ok {
-		extra, _ = model.ParseValidFields(x)
+		// The rests are read where they are, not kept; the rest of the
+		// extra is the events', copied.
+		extra, _ = model.ParseIn(&rd.ix, x, false)
+		restList, _ = extra.Get("rests")
+		extra.Delete("rests")
+		extra.CopyValues()
 	}
 	ev := &model.Event{Loc: loc, ID: key, Text: content}
 	if ts, ok := extra.Get("timestamp"); ok {
 		ev.Time = rfc3339(ts)
 		extra.Delete("timestamp")
 	}
-	restList, _ := extra.Get("rests")
-	extra.Delete("rests")
 	switch role {
 	case "system":
 		ev.Kind = model.KindSystem
@@ -269,7 +272,7 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 	if !ok || jsonscan.IsNull(tc) {
 		return rd.emitAll(events, restList, loc)
 	}
-	err := jsonscan.Array(tc, func(j int, cb []byte) error {
+	err := rd.ix.Array(tc, func(j int, cb []byte) error {
 		cf, _ := parse(cb)
 		call := &model.ToolCall{}
 		call.ID, _ = cf.String("id")

@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -24,6 +25,11 @@ type Index struct {
 	// restored says input was validated before and given back (Restore):
 	// the next Object of it walks its members without validating it again.
 	restored bool
+	// open are the slots of the containers ValidSpans is inside, reused
+	// (no more than maxContainers).
+	open []int
+	// tooLarge says the input is too large to be indexed (begin).
+	tooLarge bool
 }
 
 // Kept is what an Index knew of the input it indexed last (Keep), to be
@@ -55,7 +61,139 @@ func (ix *Index) Restore(k Kept) {
 	ix.input, ix.containers, ix.inputUTF8, ix.restored = k.input, append(ix.containers[:0], k.containers...), k.inputUTF8, true
 }
 
-type container struct{ start, end int }
+// container is one object or array of the input: where it starts and
+// ends, and next, the slot after its last descendant (the first container
+// that starts after it ends), so that a walk over its parent's members
+// jumps over it to the next container in one step. Offsets are 32 bits (12
+// bytes a container): an input of 2 GB or more is not indexed (begin).
+type container struct{ start, end, next int32 }
+
+// begin forgets the last input (Reset) before b is indexed; when b is too
+// large for a container's offsets, nothing of it is recorded.
+func (ix *Index) begin(b []byte) {
+	ix.Reset()
+	ix.tooLarge = len(b) > math.MaxInt32
+}
+
+// Reset forgets the indexed input: nothing is part of it until the next
+// Object, ObjectSpans or ValidSpans. A reader that reuses its line buffer
+// resets an Index whose line could not be indexed, so that the next line's
+// values (in the same bytes) are not looked up in the last line's index.
+func (ix *Index) Reset() {
+	ix.input, ix.containers, ix.inputUTF8, ix.restored = nil, ix.containers[:0], 0, false
+}
+
+// ObjectSpans is the package's ObjectSpans, indexing b as Object does: b
+// is the indexed input until the next call.
+func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
+	ix.begin(b)
+	spans, err := objectSpans(b, dst, ix)
+	if err != nil {
+		ix.containers = ix.containers[:0]
+		return spans, err
+	}
+	ix.input = b
+	return spans, nil
+}
+
+// ValidSpans is MemberSpans for an object already validated (an element a
+// Walker handed out, a line Valid said yes to), indexing it as ObjectSpans
+// does without validating it again: one pass over b, as MemberSpans makes,
+// that also records where each nested object and array starts and ends.
+func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
+	ix.begin(b)
+	if i := skipWS(b, 0); i < len(b) && b[i] == '{' {
+		ix.input = b
+	}
+	return ix.memberSpans(b, dst, -1, true)
+}
+
+// skipIndexing is skip, recording the containers it passes over.
+func (ix *Index) skipIndexing(b []byte, i int) int {
+	if b[i] != '{' && b[i] != '[' {
+		return skip(b, i)
+	}
+	// open holds the recorded containers still open; past maxContainers
+	// none is recorded, so those opened since are counted (they all close
+	// before the recorded ones still open), which bounds open by the
+	// index's own bound.
+	open, unrecorded := ix.open[:0], 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			i = skipString(b, i)
+			continue
+		case '{', '[':
+			if slot := ix.openAt(i); slot >= 0 {
+				open = append(open, slot)
+			} else {
+				unrecorded++
+			}
+		case '}', ']':
+			if unrecorded > 0 {
+				unrecorded--
+			} else {
+				ix.close(open[len(open)-1], i+1)
+				open = open[:len(open)-1]
+			}
+			if len(open) == 0 && unrecorded == 0 {
+				ix.open = open
+				return i + 1
+			}
+		case ' ', '\n':
+			// As in skip: an indented document's white space, jumped
+			// over to the next quote or bracket.
+			i = structural(b, i)
+			continue
+		}
+		i++
+	}
+	ix.open = open
+	return i
+}
+
+// MemberSpans is the package's MemberSpans, jumping over each nested
+// object and array in one step when b is part of the indexed input.
+func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
+	off := ix.offset(b)
+	if off < 0 {
+		return MemberSpans(b, dst)
+	}
+	return ix.memberSpans(b, dst, off, false)
+}
+
+// memberSpans is MemberSpans of b, which starts at off in the indexed
+// input, or with indexing, ValidSpans's pass (b is the input, not yet
+// indexed; off is not used).
+func (ix *Index) memberSpans(b []byte, dst []Span, off int, indexing bool) ([]Span, error) {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return dst, ErrNotObject
+	}
+	c := -1
+	i = skipWS(b, i+1)
+	if b[i] == '}' {
+		return dst, nil
+	}
+	for {
+		keyEnd := skipString(b, i)
+		keyStart := i + 1
+		i = skipWS(b, keyEnd)
+		i = skipWS(b, i+1) // ':'
+		var valueEnd int
+		if indexing {
+			valueEnd = ix.skipIndexing(b, i)
+		} else {
+			valueEnd, c = ix.jump(b, off, i, c)
+		}
+		dst = append(dst, Span{keyStart, keyEnd - 1, i, valueEnd})
+		i = skipWS(b, valueEnd)
+		if b[i] == '}' {
+			return dst, nil
+		}
+		i = skipWS(b, i+1) // ','
+	}
+}
 
 // Object is the package's Object, indexing b for Members and Array calls
 // on its values until the next call.
@@ -66,7 +204,7 @@ func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
 			return ix.members(b, 0, skipWS(b, 0), fn)
 		}
 	}
-	ix.input, ix.containers, ix.inputUTF8 = nil, ix.containers[:0], 0
+	ix.begin(b)
 	var found [32]Span
 	spans, err := objectSpans(b, found[:0], ix)
 	if err != nil {
@@ -100,12 +238,18 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 		return errors.New("not a JSON array")
 	}
 	off := ix.offset(b)
+	c := -1
 	i = skipWS(b, i+1)
 	if b[i] == ']' {
 		return nil
 	}
 	for n := 0; ; n++ {
-		vEnd := ix.skip(b, off, i)
+		var vEnd int
+		if off < 0 {
+			vEnd = skip(b, i)
+		} else {
+			vEnd, c = ix.jump(b, off, i, c)
+		}
 		if err := fn(n, b[i:vEnd]); err != nil {
 			return err
 		}
@@ -160,20 +304,22 @@ func (ix *Index) validUTF8(v []byte) bool {
 	return ix.InputValidUTF8()
 }
 
-// open records a container starting at i and returns its slot, or -1 when
-// it is not recorded.
-func (ix *Index) open(i int) int {
-	if ix == nil || len(ix.containers) >= maxContainers {
+// openAt records a container starting at i and returns its slot, or -1
+// when it is not recorded.
+func (ix *Index) openAt(i int) int {
+	if ix == nil || ix.tooLarge || len(ix.containers) >= maxContainers {
 		return -1
 	}
-	ix.containers = append(ix.containers, container{start: i})
+	ix.containers = append(ix.containers, container{start: int32(i)})
 	return len(ix.containers) - 1
 }
 
-// close records the end of the container in slot.
+// close records the end of the container in slot; the containers
+// recorded since it opened are its descendants.
 func (ix *Index) close(slot, end int) {
 	if slot >= 0 {
-		ix.containers[slot].end = end
+		ix.containers[slot].end = int32(end)
+		ix.containers[slot].next = int32(len(ix.containers))
 	}
 }
 
@@ -191,31 +337,56 @@ func (ix *Index) offset(b []byte) int {
 	return int(d)
 }
 
-// skip is the package's skip, looking containers up in the index when b
-// starts at off in the indexed input.
-func (ix *Index) skip(b []byte, off, i int) int {
-	if off >= 0 && (b[i] == '{' || b[i] == '[') {
-		// Binary search for the container that starts at off+i.
-		start := off + i
-		lo, hi := 0, len(ix.containers)
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if ix.containers[mid].start < start {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		if lo < len(ix.containers) && ix.containers[lo].start == start {
-			return ix.containers[lo].end - off
+// after returns the slot of the first container that starts after b[i],
+// b starting at off in the indexed input, by binary search; 0 when b is
+// not part of it (off < 0: the slot is not looked at then).
+func (ix *Index) after(off, i int) int {
+	if off < 0 {
+		return 0
+	}
+	p := off + i
+	lo, hi := 0, len(ix.containers)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if int(ix.containers[mid].start) <= p {
+			lo = mid + 1
+		} else {
+			hi = mid
 		}
 	}
-	return skip(b, i)
+	return lo
+}
+
+// jump returns the end of the value at b[i], b starting at off in the
+// indexed input, and the slot of the first container after that value; c
+// is the first container at or after b[i], or -1 before the walk's first
+// container is looked up (a walk over strings and numbers looks nothing
+// up). A container the index holds is jumped over in one step (its end,
+// and its next); one it does not (past maxContainers) is skipped by
+// scanning.
+func (ix *Index) jump(b []byte, off, i, c int) (end, next int) {
+	switch b[i] {
+	case '"':
+		return skipString(b, i), c
+	case '{', '[':
+	default:
+		return skip(b, i), c
+	}
+	if c < 0 {
+		c = ix.after(off, i-1)
+	}
+	if c < len(ix.containers) && int(ix.containers[c].start) == off+i {
+		ct := &ix.containers[c]
+		return int(ct.end) - off, int(ct.next)
+	}
+	end = skip(b, i)
+	return end, ix.after(off, end-1)
 }
 
 // members walks the object at b[i]; off is where b starts in the indexed
 // input, or -1.
 func (ix *Index) members(b []byte, off, i int, fn func(key, value []byte) error) error {
+	c := -1
 	i = skipWS(b, i+1)
 	if b[i] == '}' {
 		return nil
@@ -225,7 +396,12 @@ func (ix *Index) members(b []byte, off, i int, fn func(key, value []byte) error)
 		key := b[i+1 : kEnd-1]
 		i = skipWS(b, kEnd)
 		i = skipWS(b, i+1) // ':'
-		vEnd := ix.skip(b, off, i)
+		var vEnd int
+		if off < 0 {
+			vEnd = skip(b, i)
+		} else {
+			vEnd, c = ix.jump(b, off, i, c)
+		}
 		if err := fn(key, b[i:vEnd]); err != nil {
 			return err
 		}

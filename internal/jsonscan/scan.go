@@ -306,14 +306,14 @@ func value(b []byte, i, depth int, ix *Index) (int, error) {
 	case c == '"':
 		return str(b, i)
 	case c == '{':
-		slot := ix.open(i)
+		slot := ix.openAt(i)
 		end, _, err := object(b, i, depth, nil, false, ix)
 		if err == nil {
 			ix.close(slot, end)
 		}
 		return end, err
 	case c == '[':
-		slot := ix.open(i)
+		slot := ix.openAt(i)
 		end, err := array(b, i, depth, ix)
 		if err == nil {
 			ix.close(slot, end)

@@ -332,7 +332,7 @@ func TestIndexFindsContainers(t *testing.T) {
 	if off != 5 {
 		t.Fatalf("offset of a = %d, want 5", off)
 	}
-	if end := ix.skip(a, off, 0); end != len(a) {
+	if end, _ := ix.jump(a, off, 0, -1); end != len(a) {
 		t.Errorf("skip over a ends at %d, want %d", end, len(a))
 	}
 	if got := ix.offset(append([]byte(nil), a...)); got != -1 {
@@ -358,6 +358,18 @@ func TestIndexBound(t *testing.T) {
 	}
 	if strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
 		t.Error("walks differ")
+	}
+	var plainSpans, validSpans []string
+	walkSpans(nil, in, "$", &plainSpans)
+	if _, err := ix.ValidSpans(in, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.containers) != maxContainers {
+		t.Errorf("ValidSpans indexed %d containers, want %d", len(ix.containers), maxContainers)
+	}
+	walkSpans(&ix, in, "$", &validSpans)
+	if strings.Join(plainSpans, "\n") != strings.Join(validSpans, "\n") {
+		t.Error("member lists differ")
 	}
 }
 
@@ -455,4 +467,112 @@ func FuzzIndexRestore(f *testing.F) {
 			t.Fatalf("%q after restoring %q:\nplain:   %v %q\nindexed: %v %q", b, a, errB, plain, errIndexed, indexed)
 		}
 	})
+}
+
+// walkSpans lists every member and element under v as walk does, finding
+// an object's members with MemberSpans of ix (nil: the package's).
+func walkSpans(ix *Index, v []byte, path string, out *[]string) {
+	*out = append(*out, path+"="+string(v))
+	switch {
+	case len(v) > 0 && v[0] == '{':
+		var spans []Span
+		var err error
+		if ix != nil {
+			spans, err = ix.MemberSpans(v, nil)
+		} else {
+			spans, err = MemberSpans(v, nil)
+		}
+		*out = append(*out, fmt.Sprint(spans, err))
+		for _, m := range spans {
+			walkSpans(ix, v[m.ValueStart:m.ValueEnd], path+"."+string(v[m.KeyStart:m.KeyEnd]), out)
+		}
+	case len(v) > 0 && v[0] == '[':
+		ix.Array(v, func(i int, val []byte) error {
+			walkSpans(ix, val, fmt.Sprintf("%s[%d]", path, i), out)
+			return nil
+		})
+	}
+}
+
+// FuzzIndexSpans holds the member lists of an indexed input, which jump
+// over nested values with the index, to those found by scanning, at every
+// depth: the input indexed while validated (ObjectSpans) and indexed as
+// already valid (ValidSpans, which must record the same containers), an
+// Index reused for the next input and reset between. A copy of a value
+// is not part of the input and is scanned.
+func FuzzIndexSpans(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\n"}],"d":{"e":[[],{}],"f":"}]"}}`), []byte(`{"x":[{"y":1}]}`))
+	f.Add([]byte(` { "m" : { "content" : [ { "type" : "text" , "text" : "hi" } ] } } `), []byte(`{}`))
+	f.Add([]byte("{\"a\":\"\xff\\n\",\"b\":[\"\xc3\"],\"c\":{\"\\\"\":{\"d\":[{}]}}}"), []byte(`[1]`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var ix Index
+		for _, in := range [][]byte{a, b, a} {
+			spans, err := ObjectSpans(in, nil)
+			got, gotErr := ix.ObjectSpans(in, nil)
+			if fmt.Sprint(spans, err) != fmt.Sprint(got, gotErr) {
+				t.Fatalf("%q: ObjectSpans %v %v, indexed %v %v", in, spans, err, got, gotErr)
+			}
+			if err != nil {
+				if ix.offset(in) >= 0 {
+					t.Fatalf("%q: indexed though invalid", in)
+				}
+				continue
+			}
+			checkContainers(t, &ix, in)
+			var plain, indexed []string
+			walkSpans(nil, in, "$", &plain)
+			walkSpans(&ix, in, "$", &indexed)
+			if strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+				t.Fatalf("%q:\nplain:   %q\nindexed: %q", in, plain, indexed)
+			}
+			validated := append([]container(nil), ix.containers...)
+			got, gotErr = ix.ValidSpans(in, nil)
+			if fmt.Sprint(spans, err) != fmt.Sprint(got, gotErr) {
+				t.Fatalf("%q: ObjectSpans %v %v, ValidSpans %v %v", in, spans, err, got, gotErr)
+			}
+			if fmt.Sprint(validated) != fmt.Sprint(ix.containers) {
+				t.Fatalf("%q: validating indexed %v, ValidSpans %v", in, validated, ix.containers)
+			}
+			checkContainers(t, &ix, in)
+			indexed = indexed[:0]
+			walkSpans(&ix, in, "$", &indexed)
+			if strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+				t.Fatalf("%q (ValidSpans):\nplain:   %q\nindexed: %q", in, plain, indexed)
+			}
+			copied := append([]byte(nil), in...)
+			indexed = indexed[:0]
+			walkSpans(&ix, copied, "$", &indexed)
+			if strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+				t.Fatalf("%q (a copy):\nplain:   %q\nindexed: %q", in, plain, indexed)
+			}
+			ix.Reset()
+			if ix.offset(in) >= 0 {
+				t.Fatalf("%q: part of the input after Reset", in)
+			}
+		}
+	})
+}
+
+// checkContainers holds the index of in to what the jumps need (a walk
+// that scans where they fail finds the same members, only slower): each
+// container starts with a bracket, after the one before it, and ends with
+// its closing bracket; its next is the first container after its end.
+func checkContainers(t *testing.T, ix *Index, in []byte) {
+	t.Helper()
+	for s, ct := range ix.containers {
+		c := struct{ start, end, next int }{int(ct.start), int(ct.end), int(ct.next)}
+		if s > 0 && c.start <= int(ix.containers[s-1].start) {
+			t.Fatalf("%q: container %d starts at %d, after %d", in, s, c.start, ix.containers[s-1].start)
+		}
+		if c.end <= c.start || c.end > len(in) || (in[c.start] == '{') != (in[c.end-1] == '}') || (in[c.start] == '[') != (in[c.end-1] == ']') {
+			t.Fatalf("%q: container %d is %d to %d", in, s, c.start, c.end)
+		}
+		next := s + 1
+		for next < len(ix.containers) && int(ix.containers[next].start) < c.end {
+			next++
+		}
+		if c.next != next {
+			t.Fatalf("%q: container %d's next is %d, want %d", in, s, c.next, next)
+		}
+	}
 }
