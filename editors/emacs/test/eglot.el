@@ -9,6 +9,12 @@
 (require 'rlog-mode)
 (setq rlog-ls-program (getenv "RLOG_LS"))
 (setq eglot-sync-connect t)
+;; Bounds for a loaded machine (CI runs this beside fuzzing and real agent
+;; CLIs): jsonrpc's 10 s a request and eglot's 30 s to connect and 1.5 s to
+;; shut down are not always enough there. Every wait below ends as soon as
+;; what it waits for is there; the Go test bounds the whole run against a
+;; hang.
+(setq jsonrpc-default-request-timeout 120 eglot-connect-timeout 120)
 (let ((result '()) (diags nil))
   (condition-case err
       (with-current-buffer (find-file-noselect (getenv "RLOG_FILE"))
@@ -17,7 +23,7 @@
           (push (cons 'contact (format "%S" (nth 3 contact))) result)
           (apply #'eglot contact))
         (push (cons 'managed (if (eglot-managed-p) t :json-false)) result)
-        (let ((deadline (+ (float-time) 15)))
+        (let ((deadline (+ (float-time) 120)))
           (while (and (null diags) (< (float-time) deadline))
             (accept-process-output nil 0.1)
             ;; Idle timers do not run in batch mode: ask flymake ourselves.
@@ -29,7 +35,7 @@
                                          (text . ,(flymake-diagnostic-text d))))
                                      diags)))
               result)
-        (eglot-shutdown (eglot-current-server)))
+        (eglot-shutdown (eglot-current-server) nil 120))
     (error (push (cons 'error (format "%S" err)) result)))
   (with-temp-file (getenv "RLOG_OUT")
     (insert (json-encode result))))
