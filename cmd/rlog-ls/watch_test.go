@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlog-ls/rlog-ls/analysis"
 	"github.com/rlog-ls/rlog-ls/internal/tail"
 )
 
@@ -461,6 +462,38 @@ func TestWatchAgeAtStart(t *testing.T) {
 		w.handle(tail.Event{Path: p, Kind: tail.Opened, AtStart: c.atStart, ModTime: now.Add(-c.age)}, now)
 		if s := w.sessions[p]; s == nil || s.live != c.live {
 			t.Errorf("a file written %v before watch looked at it (there at the start: %v): %+v, want live %v", c.age, c.atStart, s, c.live)
+		}
+	}
+}
+
+// TestWatchNewLeavesTheBacklogOut: with --new, an old session nobody
+// writes to gets nothing reported, also when watch drops its parse a second
+// later: it used to report the session's I002 (no @end) then, a finding of
+// lines written before watch started (TestWatchOldLogsAndNew saw it under
+// load, before the finding of the line it writes). Once the session grows,
+// the new line's findings come, and the summary says what stands of it.
+func TestWatchNewLeavesTheBacklogOut(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "old.rlog", liveHead)
+	var out strings.Builder
+	w := &watcher{out: &out, errOut: io.Discard, format: "text", min: analysis.Hint, quiet: 300 * time.Millisecond, newOnly: true, sessions: map[string]*session{}}
+	now := time.Now()
+	w.handle(tail.Event{Path: p, Kind: tail.Opened, AtStart: true, ModTime: now.Add(-time.Hour), Size: int64(len(liveHead))}, now)
+	w.handle(tail.Event{Path: p, Kind: tail.Appended, Data: []byte(liveHead), Backlog: true, CaughtUp: true}, now)
+	w.idle(now.Add(2 * time.Second))
+	if out.Len() > 0 {
+		t.Fatalf("an old session read with --new, not written to:\n%s", out.String())
+	}
+	now = now.Add(3 * time.Second)
+	w.handle(tail.Event{Path: p, Kind: tail.Appended, Data: []byte("bad\n")}, now)
+	w.idle(now.Add(time.Second))
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{p + ":10:1: warning W003", p + ":1:1: info I002", p + ": session s quiet for 300ms"}
+	if len(got) != len(want) {
+		t.Fatalf("once the session grew:\n%s\nwant lines starting %q", out.String(), want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("line %d: %q, want %q...", i+1, got[i], want[i])
 		}
 	}
 }
