@@ -11,10 +11,7 @@
 (require 'rlog-mode)
 (setq rlog-ls-program (getenv "RLOG_LS"))
 (setq eglot-sync-connect t)
-;; Bounds for a loaded machine (CI runs this beside fuzzing and real agent
-;; CLIs): jsonrpc's 10 s a request and eglot's 30 s to connect are not
-;; always enough there. The Go test bounds the whole run against a hang.
-(setq jsonrpc-default-request-timeout 120 eglot-connect-timeout 120)
+(load (expand-file-name "bounds.el" (file-name-directory load-file-name)) nil t)
 (setq ediff-window-setup-function #'ediff-setup-windows-plain)
 
 (let ((result '()))

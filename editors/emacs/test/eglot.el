@@ -9,12 +9,7 @@
 (require 'rlog-mode)
 (setq rlog-ls-program (getenv "RLOG_LS"))
 (setq eglot-sync-connect t)
-;; Bounds for a loaded machine (CI runs this beside fuzzing and real agent
-;; CLIs): jsonrpc's 10 s a request and eglot's 30 s to connect and 1.5 s to
-;; shut down are not always enough there. Every wait below ends as soon as
-;; what it waits for is there; the Go test bounds the whole run against a
-;; hang.
-(setq jsonrpc-default-request-timeout 120 eglot-connect-timeout 120)
+(load (expand-file-name "bounds.el" (file-name-directory load-file-name)) nil t)
 (let ((result '()) (diags nil))
   (condition-case err
       (with-current-buffer (find-file-noselect (getenv "RLOG_FILE"))
@@ -23,7 +18,7 @@
           (push (cons 'contact (format "%S" (nth 3 contact))) result)
           (apply #'eglot contact))
         (push (cons 'managed (if (eglot-managed-p) t :json-false)) result)
-        (let ((deadline (+ (float-time) 120)))
+        (let ((deadline (+ (float-time) rlog-test-wait)))
           (while (and (null diags) (< (float-time) deadline))
             (accept-process-output nil 0.1)
             ;; Idle timers do not run in batch mode: ask flymake ourselves.
@@ -35,7 +30,7 @@
                                          (text . ,(flymake-diagnostic-text d))))
                                      diags)))
               result)
-        (eglot-shutdown (eglot-current-server) nil 120))
+        (eglot-shutdown (eglot-current-server) nil rlog-test-wait))
     (error (push (cons 'error (format "%S" err)) result)))
   (with-temp-file (getenv "RLOG_OUT")
     (insert (json-encode result))))

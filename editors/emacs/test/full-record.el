@@ -8,11 +8,7 @@
 (require 'rlog-mode)
 (setq rlog-ls-program (getenv "RLOG_LS"))
 (setq eglot-sync-connect t)
-;; Bounds for a loaded machine (CI runs this beside fuzzing and real agent
-;; CLIs): jsonrpc's 10 s a request and eglot's 30 s to connect and 1.5 s to
-;; shut down are not always enough there. The Go test bounds the whole run
-;; against a hang.
-(setq jsonrpc-default-request-timeout 120 eglot-connect-timeout 120)
+(load (expand-file-name "bounds.el" (file-name-directory load-file-name)) nil t)
 (load (getenv "RLOG_SNIPPET") nil t)
 (let ((result '()))
   (condition-case err
@@ -30,7 +26,7 @@
               (push (cons 'name (buffer-name)) result)
               (push (cons 'text (buffer-string)) result)
               (push (cons 'readonly (if buffer-read-only t :json-false)) result))))
-        (eglot-shutdown (eglot-current-server) nil 120))
+        (eglot-shutdown (eglot-current-server) nil rlog-test-wait))
     (error (push (cons 'error (format "%S" err)) result)))
   (with-temp-file (getenv "RLOG_OUT")
     (insert (json-encode result))))

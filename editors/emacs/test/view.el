@@ -10,12 +10,7 @@
 (require 'rlog-mode)
 (setq rlog-ls-program (getenv "RLOG_LS"))
 (setq eglot-sync-connect t)
-;; Bounds for a loaded machine (CI runs this beside fuzzing and real agent
-;; CLIs): jsonrpc's 10 s a request and eglot's 30 s to connect and 1.5 s to
-;; shut down are not always enough there. Every wait below ends as soon as
-;; what it waits for is there; the Go test bounds the whole run against a
-;; hang.
-(setq jsonrpc-default-request-timeout 120 eglot-connect-timeout 120)
+(load (expand-file-name "bounds.el" (file-name-directory load-file-name)) nil t)
 
 (defun view-test--wait (pred seconds)
   "Wait up to SECONDS for PRED, reading what the server sends."
@@ -49,13 +44,13 @@
           ;; The server's diagnostics, in flymake (idle timers do not run in
           ;; batch mode: ask flymake ourselves).
           (let (diags)
-            (view-test--wait (lambda () (flymake-start) (setq diags (flymake-diagnostics))) 120)
+            (view-test--wait (lambda () (flymake-start) (setq diags (flymake-diagnostics))) rlog-test-wait)
             (push (cons 'diagnostics (vconcat (mapcar #'flymake-diagnostic-text diags))) result))
           ;; Claude Code writes the rest of the session: the view follows.
           (write-region (with-temp-buffer (insert-file-contents (getenv "RLOG_REST")) (buffer-string))
                         nil file t 'silent)
           (let ((last (getenv "RLOG_LAST")))
-            (unless (view-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward last nil t))) 120)
+            (unless (view-test--wait (lambda () (save-excursion (goto-char (point-min)) (search-forward last nil t))) rlog-test-wait)
               (error "the view did not follow the transcript")))
           (push (cons 'grown (buffer-substring-no-properties (point-min) (point-max))) result)
           (push (cons 'modified (if (buffer-modified-p) t :json-false)) result)
@@ -63,7 +58,7 @@
           (condition-case refused (rlog-view (getenv "RLOG_UNREAD"))
             (user-error (push (cons 'refused (error-message-string refused)) result)))
           (push (cons 'buffers (vconcat (mapcar #'buffer-name (buffer-list)))) result)
-          (eglot-shutdown (eglot-current-server) nil 120)))
+          (eglot-shutdown (eglot-current-server) nil rlog-test-wait)))
     (error (push (cons 'error (format "%S" err)) result)))
   (with-temp-file (getenv "RLOG_OUT")
     (insert (json-encode result))))
