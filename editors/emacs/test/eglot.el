@@ -18,12 +18,7 @@
           (push (cons 'contact (format "%S" (nth 3 contact))) result)
           (apply #'eglot contact))
         (push (cons 'managed (if (eglot-managed-p) t :json-false)) result)
-        (let ((deadline (+ (float-time) rlog-test-wait)))
-          (while (and (null diags) (< (float-time) deadline))
-            (accept-process-output nil 0.1)
-            ;; Idle timers do not run in batch mode: ask flymake ourselves.
-            (flymake-start)
-            (setq diags (flymake-diagnostics))))
+        (setq diags (rlog-test-diagnostics))
         (push (cons 'diagnostics
                     (vconcat (mapcar (lambda (d)
                                        `((line . ,(line-number-at-pos (flymake-diagnostic-beg d)))
