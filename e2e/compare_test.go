@@ -91,7 +91,7 @@ func neovimCompare(t *testing.T, nvim string, p recordedPair) {
 	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "e2e", "testdata", "nvim_compare.lua"))
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_A="+a, "RLOG_B="+b)
-	runGuarded(t, cmd, 2*time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res struct {
 		Refused struct {
 			Message string `json:"message"`
@@ -150,7 +150,7 @@ func emacsCompare(t *testing.T, emacs string, p recordedPair) {
 	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "compare.el"))
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_A="+a, "RLOG_B="+b)
-	runGuarded(t, cmd, 2*time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res struct {
 		Refused            string `json:"refused"`
 		EdiffsAfterRefusal int    `json:"ediffs_after_refusal"`

@@ -115,7 +115,10 @@ func unavailable(t *testing.T, msg string) {
 
 // runGuarded runs cmd with an upper bound, so that an editor waiting for
 // input or wedged fails the test instead of hanging it; the bound is not a
-// performance assertion.
+// performance assertion. An editor's run that talks to the server gets 5
+// minutes, and its script's waits (Emacs's and Neovim's) 2 each, requests
+// included: beside CPU hogs TestEmacsView took up to 100 s, and its wait of
+// 15 s for the diagnostics ran out.
 func runGuarded(t *testing.T, cmd *exec.Cmd, timeout time.Duration) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)

@@ -276,7 +276,7 @@ func TestNeovimLSPSetup(t *testing.T) {
 	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "editors", "neovim", "test", "lsp.lua"), "syntax on")
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out,
 		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
-	runGuarded(t, cmd, time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res struct {
 		Filetype       string `json:"filetype"`
 		MissingMessage string `json:"missing_message"`
@@ -391,7 +391,7 @@ func TestNeovimPluginManagers(t *testing.T) {
 			"XDG_DATA_HOME="+filepath.Join(home, "data"), "XDG_STATE_HOME="+filepath.Join(home, "state"),
 			"XDG_CACHE_HOME="+filepath.Join(home, "cache"), "RLOG_PLUGIN_DIR="+plugin, "RLOG_SPEC="+spec,
 			"RLOG_OUT="+out, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		runGuarded(t, cmd, time.Minute)
+		runGuarded(t, cmd, 5*time.Minute)
 		raw, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatalf("Neovim wrote no result: %v", err)
@@ -558,7 +558,7 @@ func TestEmacsEglot(t *testing.T) {
 	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "eglot.el"))
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out,
 		"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"))
-	runGuarded(t, cmd, time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res struct {
 		Mode        string `json:"mode"`
 		Contact     string `json:"contact"`
@@ -596,7 +596,7 @@ func TestEmacsFullRecord(t *testing.T) {
 	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "full-record.el"))
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_SNIPPET="+snippet, "RLOG_LINE=19",
 		"RLOG_FILE="+filepath.Join(dir, "222000-fix-locked-login.rlog"))
-	runGuarded(t, cmd, time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res struct {
 		Key      string `json:"key"`
 		Name     string `json:"name"`
@@ -633,7 +633,7 @@ func TestEmacsView(t *testing.T) {
 	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "view.el"))
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+transcript, "RLOG_REST="+rest, "RLOG_OUT="+out, "RLOG_LAST="+last, "RLOG_UNREAD="+unread,
 		fmt.Sprintf("RLOG_LINE=%d", line+1), fmt.Sprintf("RLOG_COL=%d", col+40))
-	runGuarded(t, cmd, 2*time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res struct {
 		Name, URI, Mode, Text, Hover, Grown string
 		Readonly, Managed, Modified         bool
@@ -693,7 +693,7 @@ func TestEmacsPackage(t *testing.T) {
 			"RLOG_EL="+filepath.Join(repoRoot(), "editors", "emacs", "rlog-mode.el"),
 			"RLOG_FILE="+filepath.Join(repoRoot(), "testdata", "sample.rlog"),
 			"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		runGuarded(t, cmd, time.Minute)
+		runGuarded(t, cmd, 5*time.Minute)
 		raw, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatalf("Emacs wrote no result: %v", err)
@@ -931,7 +931,7 @@ func TestNeovimLSPConfig(t *testing.T) {
 		"-c", "luafile " + filepath.Join(nvimDir, "test", "lsp_config.lua")}, args...)...)
 	view := "rlog-view://" + filepath.Join(dir, "3f1c9a2e.jsonl") + ".rlog"
 	cmd.Env = append(os.Environ(), "RLOG_OUT="+out, "RLOG_VIEW="+view)
-	runGuarded(t, cmd, time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	raw, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatalf("Neovim wrote no result: %v", err)

@@ -42,7 +42,7 @@ func runNvim(t *testing.T, file string, probes map[string]position) nvimResult {
 	script, _ := filepath.Abs("testdata/nvim_client.lua")
 	cmd := exec.Command(nvim, "--headless", "--clean", "-n", "-c", "luafile "+script)
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+file, "RLOG_PROBES="+string(probeJSON), "RLOG_OUT="+out)
-	runGuarded(t, cmd, 3*time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res nvimResult
 	readResult(t, out, "the Neovim script", &res)
 	if res.ServerExit == nil || *res.ServerExit != 0 {
@@ -190,7 +190,7 @@ func TestNeovimCompanion(t *testing.T) {
 	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "e2e", "testdata", "nvim_companion.lua"))
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+log, "RLOG_OUT="+out,
 		fmt.Sprintf("RLOG_LINE=%d", line), fmt.Sprintf("RLOG_COL=%d", col+30))
-	runGuarded(t, cmd, 3*time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	type place struct {
 		File      string `json:"file"`
 		Line, Col int
@@ -312,7 +312,7 @@ func TestNeovimView(t *testing.T) {
 	sub := filepath.Join(strings.TrimSuffix(transcript, ".jsonl"), "subagents", "agent-ad1d58fb8290d2b47.jsonl")
 	cmd.Env = append(os.Environ(), "RLOG_LS="+server(t), "RLOG_FILE="+transcript, "RLOG_REST="+rest, "RLOG_OUT="+out, "RLOG_LAST="+last, "RLOG_SUB="+sub,
 		fmt.Sprintf("RLOG_LINE=%d", line), fmt.Sprintf("RLOG_COL=%d", col+40))
-	runGuarded(t, cmd, 3*time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res struct {
 		View struct {
 			Name                 string   `json:"name"`

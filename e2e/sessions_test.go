@@ -46,7 +46,7 @@ func TestNeovimSessions(t *testing.T) {
 	cmd := neovimCmd(nvim, filepath.Join(repoRoot(), "e2e", "testdata", "nvim_sessions.lua"))
 	cmd.Dir = work
 	cmd.Env = append(env, "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_TOUCHED="+touchedTarget)
-	runGuarded(t, cmd, 2*time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res struct {
 		Items    []string `json:"items"`
 		View     string   `json:"view"`
@@ -81,7 +81,7 @@ func TestEmacsSessions(t *testing.T) {
 	cmd := emacsCmd(emacs, filepath.Join(repoRoot(), "editors", "emacs", "test", "sessions.el"))
 	cmd.Dir = work
 	cmd.Env = append(env, "RLOG_LS="+server(t), "RLOG_OUT="+out, "RLOG_TOUCHED="+touchedTarget)
-	runGuarded(t, cmd, 2*time.Minute)
+	runGuarded(t, cmd, 5*time.Minute)
 	var res struct {
 		Candidates []string `json:"candidates"`
 		View       string   `json:"view"`

@@ -97,7 +97,6 @@ func watch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rlog-ls watch: %s\n", describeIOError(err))
 		return 2
 	}
-	fmt.Fprintf(stderr, "rlog-ls watch: following %s (%s); stop with Ctrl-C\n", strings.Join(paths, " "), follower.Mode)
 
 	w := &watcher{
 		out: stdout, errOut: stderr, format: format, cfg: cfg, min: minSeverity,
@@ -106,8 +105,15 @@ func watch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	w.cwd, _ = os.Getwd()
 	tick := time.NewTicker(min(*quiet/4, time.Second))
 	defer tick.Stop()
+	started := follower.Started
 	for {
 		select {
+		case <-started:
+			// Said once where each file stands is known: a line written
+			// after it is new (--new reports it), not one of the lines
+			// already there.
+			fmt.Fprintf(stderr, "rlog-ls watch: following %s (%s); stop with Ctrl-C\n", strings.Join(paths, " "), follower.Mode)
+			started = nil
 		case ev, ok := <-follower.Events:
 			if !ok { // ctx is done
 				return w.status
@@ -147,6 +153,10 @@ type session struct {
 	// findings on lines before it were reported then.
 	deferredFrom               int
 	reportedI001, reportedI002 bool // session-level findings already reported
+	// silent is set while every line read was read without being
+	// reported (the backlog with --new): its findings are not reported
+	// when its parse is dropped either.
+	silent bool
 	// live is set while the file grows: it gets a summary when it ends or
 	// goes quiet.
 	live       bool
@@ -298,6 +308,7 @@ func (w *watcher) readView(s *session, data []byte, silent, caughtUp bool) {
 // summarises it at its @end.
 func (w *watcher) readLines(s *session, first int, silent, caughtUp bool) {
 	lines := s.tree.LineCount() - 1
+	s.silent = silent
 	if silent {
 		s.reported, s.deferredFrom = lines, lines
 		return
@@ -490,7 +501,9 @@ func (w *watcher) idle(now time.Time) {
 			w.summarise(s, "quiet")
 		}
 		if !s.live && s.tree != nil && now.Sub(s.lastEvent) >= time.Second {
-			w.settle(s) // nothing left to report, unless its last line had no line feed
+			if !s.silent {
+				w.settle(s) // nothing left to report, unless its last line had no line feed
+			}
 			s.tree, s.analyzer = nil, nil
 		}
 	}

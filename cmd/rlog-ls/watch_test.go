@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlog-ls/rlog-ls/analysis"
+	"github.com/rlog-ls/rlog-ls/internal/tail"
 )
 
 // watchDeadline bounds every wait for watch's output. A line is normally
@@ -177,14 +180,28 @@ func TestWatchSummarisesAtEnd(t *testing.T) {
 // A session that stops growing is summarised after the quiet period, once;
 // if it grows again it is read on (from disk, its parse having been
 // dropped) and summarised again later.
+//
+// The log's header was written an hour before watch starts, and its session
+// after watch reported the header's line that is not rlog: the session is
+// live because it grows while watch follows it. A log written just before
+// watch starts counts as live only if watch looks at it within the quiet
+// period (TestWatchAgeAtStart), which a loaded machine can take longer than
+// 300 ms to do.
 func TestWatchSummarisesWhenQuiet(t *testing.T) {
-	p := writeFile(t, t.TempDir(), "s.rlog", liveHead)
+	p := writeFile(t, t.TempDir(), "s.rlog", cleanHeader+"not rlog\n")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
 	r := startWatch(t, "--quiet", "300ms", p)
+	r.expect(p + ":7:1: warning W003: Unknown line format: not rlog")
+	appendFile(t, p, strings.TrimPrefix(liveHead, cleanHeader))
 	r.expect(
-		p+":9:12: warning W007: Tool start 'c1' has no completion",
+		p+":10:12: warning W007: Tool start 'c1' has no completion",
 		p+":1:1: info I002: Session has @start but no @end",
-		p+": session s quiet for 300ms: 3 lines, 1 user message, 1 tool call (0 failed, 1 unfinished), 0 subagents; 0 errors, 1 warning, 1 info, 0 hints",
+		p+": session s quiet for 300ms: 4 lines, 1 user message, 1 tool call (0 failed, 1 unfinished), 0 subagents; 0 errors, 2 warnings, 1 info, 0 hints",
 	)
+	r.nothingMore()
 }
 
 // A truncated log is read again from its start; a log replaced by a new
@@ -362,6 +379,14 @@ func TestWatchBinaryAndEmptyAsCheck(t *testing.T) {
 // made again as the file grows, and the summary when it goes quiet counts
 // what the file holds then. A sub-agent's transcript, which its session
 // reads, and JSON of no session are passed over.
+//
+// The transcript's first records were written an hour before watch
+// starts, so that it is reported as check reports it, and the session is
+// live from the first record written after watch read them. A transcript
+// written just before watch starts counts as live only if watch looks at
+// it within the quiet period: under load that took longer than 300 ms, the
+// first summary never came, and the test failed (TestWatchAgeAtStart holds
+// that rule with its times given).
 func TestWatchFollowsATranscript(t *testing.T) {
 	src, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "agents", "claude-code", "2.1.328", "tools", "claude", "projects", "*", "*.jsonl"))
 	if len(src) != 1 {
@@ -372,12 +397,25 @@ func TestWatchFollowsATranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	records := strings.SplitAfter(string(whole), "\n")
-	half := strings.Join(records[:len(records)/3], "")
 	dir := t.TempDir()
-	p := writeFile(t, dir, filepath.Base(src[0]), half)
+	p := writeFile(t, dir, filepath.Base(src[0]), strings.Join(records[:2], ""))
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	checkOut, _, _ := runCLI(t, "check", p)
+	atStart := strings.SplitAfter(checkOut, "\n")
+	atStart = atStart[:len(atStart)-2] // the findings, without the summary
+	if len(atStart) == 0 {
+		t.Fatalf("check finds nothing in the transcript's first records, which the test waits for: %s", checkOut)
+	}
 	writeFile(t, filepath.Join(dir, strings.TrimSuffix(filepath.Base(src[0]), ".jsonl"), "subagents"), "agent-a1.jsonl", records[2])
 	writeFile(t, dir, "settings.json", `{"theme":"dark"}`+"\n")
 	r := startWatch(t, "--quiet", "300ms", dir)
+	for _, w := range atStart {
+		r.expect(strings.TrimSuffix(w, "\n"))
+	}
+	appendFile(t, p, strings.Join(records[2:len(records)/3], ""))
 	summary := p + ": session da6a7691-8018-4b44-a8bc-de3b2268c45d quiet for 300ms: "
 	first := r.expectUntil(summary)
 	if strings.Contains(first, "3 tool calls") {
@@ -396,6 +434,68 @@ func TestWatchFollowsATranscript(t *testing.T) {
 		t.Errorf("the summary of the whole transcript: %s", got)
 	}
 	r.nothingMore()
+}
+
+// TestWatchAgeAtStart: a file that is there when watch starts is a live
+// session (summarised when it goes quiet) when it was written within the
+// quiet period before watch looked at it, and an old one is only checked;
+// a file that appears later is live however old its time. The times are
+// given here: end to end, how long watch takes to look at a file is the
+// machine's load, and the tests that run watch write to a file after it
+// started for it to be live.
+func TestWatchAgeAtStart(t *testing.T) {
+	const quiet = 300 * time.Millisecond
+	now := time.Now()
+	for _, c := range []struct {
+		age     time.Duration
+		atStart bool
+		live    bool
+	}{
+		{0, true, true},
+		{quiet - time.Millisecond, true, true},
+		{quiet, true, false},
+		{time.Hour, true, false},
+		{time.Hour, false, true},
+	} {
+		w := &watcher{out: io.Discard, errOut: io.Discard, quiet: quiet, sessions: map[string]*session{}}
+		p := filepath.Join(t.TempDir(), "s.jsonl")
+		w.handle(tail.Event{Path: p, Kind: tail.Opened, AtStart: c.atStart, ModTime: now.Add(-c.age)}, now)
+		if s := w.sessions[p]; s == nil || s.live != c.live {
+			t.Errorf("a file written %v before watch looked at it (there at the start: %v): %+v, want live %v", c.age, c.atStart, s, c.live)
+		}
+	}
+}
+
+// TestWatchNewLeavesTheBacklogOut: with --new, an old session nobody
+// writes to gets nothing reported, also when watch drops its parse a second
+// later: it used to report the session's I002 (no @end) then, a finding of
+// lines written before watch started (TestWatchOldLogsAndNew saw it under
+// load, before the finding of the line it writes). Once the session grows,
+// the new line's findings come, and the summary says what stands of it.
+func TestWatchNewLeavesTheBacklogOut(t *testing.T) {
+	p := writeFile(t, t.TempDir(), "old.rlog", liveHead)
+	var out strings.Builder
+	w := &watcher{out: &out, errOut: io.Discard, format: "text", min: analysis.Hint, quiet: 300 * time.Millisecond, newOnly: true, sessions: map[string]*session{}}
+	now := time.Now()
+	w.handle(tail.Event{Path: p, Kind: tail.Opened, AtStart: true, ModTime: now.Add(-time.Hour), Size: int64(len(liveHead))}, now)
+	w.handle(tail.Event{Path: p, Kind: tail.Appended, Data: []byte(liveHead), Backlog: true, CaughtUp: true}, now)
+	w.idle(now.Add(2 * time.Second))
+	if out.Len() > 0 {
+		t.Fatalf("an old session read with --new, not written to:\n%s", out.String())
+	}
+	now = now.Add(3 * time.Second)
+	w.handle(tail.Event{Path: p, Kind: tail.Appended, Data: []byte("bad\n")}, now)
+	w.idle(now.Add(time.Second))
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := []string{p + ":10:1: warning W003", p + ":1:1: info I002", p + ": session s quiet for 300ms"}
+	if len(got) != len(want) {
+		t.Fatalf("once the session grew:\n%s\nwant lines starting %q", out.String(), want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("line %d: %q, want %q...", i+1, got[i], want[i])
+		}
+	}
 }
 
 // expectUntil reads stdout up to the line that starts with want, which it

@@ -29,8 +29,8 @@ else
 end
 
 -- Diagnostics are published after a debounce: wait until the editor has them.
-if not vim.wait(30000, function() return #vim.diagnostic.get(buf) > 0 end, 20) then
-  fail("no diagnostics within 30s")
+if not vim.wait(120000, function() return #vim.diagnostic.get(buf) > 0 end, 20) then
+  fail("no diagnostics within 120s")
 end
 result.diagnostics = {}
 for _, d in ipairs(vim.diagnostic.get(buf)) do
@@ -43,7 +43,7 @@ end
 
 local uri = vim.uri_from_bufnr(buf)
 local function request(method, params)
-  local responses, err = vim.lsp.buf_request_sync(buf, method, params, 15000)
+  local responses, err = vim.lsp.buf_request_sync(buf, method, params, 120000)
   if not responses then
     fail(method .. ": " .. tostring(err))
     return nil
@@ -67,7 +67,7 @@ result.symbols = request("textDocument/documentSymbol", { textDocument = { uri =
 result.folding = request("textDocument/foldingRange", { textDocument = { uri = uri } })
 
 vim.lsp.stop_client(client_id)
-vim.wait(5000, function() return result.server_exit ~= nil end, 20)
+vim.wait(120000, function() return result.server_exit ~= nil end, 20)
 
 local f = assert(io.open(out, "w"))
 f:write(vim.fn.json_encode(result))

@@ -31,7 +31,7 @@ local ok, err = pcall(function()
   local companion = vim.api.nvim_get_current_buf()
   out.companion_attached = attached(companion)
   vim.lsp.buf.definition()
-  if not vim.wait(15000, function() return vim.api.nvim_get_current_buf() == log end, 20) then
+  if not vim.wait(120000, function() return vim.api.nvim_get_current_buf() == log end, 20) then
     error('Go to Definition did not lead back to the log')
   end
   out.back = here()
@@ -39,7 +39,7 @@ local ok, err = pcall(function()
   -- The full record in a buffer of its own.
   vim.api.nvim_win_set_cursor(0, { line + 1, col })
   require('rlog').show_full_record()
-  if not vim.wait(15000, function() return vim.api.nvim_buf_get_name(0):find('rlog record:', 1, true) ~= nil end, 20) then
+  if not vim.wait(120000, function() return vim.api.nvim_buf_get_name(0):find('rlog record:', 1, true) ~= nil end, 20) then
     error('no record buffer')
   end
   out.record = {

@@ -20,11 +20,11 @@ local ok, err = pcall(function()
   local notify = vim.notify
   vim.notify = function(msg, level) out.refused = { message = msg, level = level } end
   vim.cmd('RlogCompare ' .. vim.fn.fnameescape(notes))
-  if not vim.wait(30000, function() return out.refused ~= nil end, 20) then error('no message on a file that is no session') end
+  if not vim.wait(120000, function() return out.refused ~= nil end, 20) then error('no message on a file that is no session') end
   vim.notify = notify
   out.tabs_after_refusal = #vim.api.nvim_list_tabpages()
   vim.cmd('RlogCompare ' .. vim.fn.fnameescape(os.getenv('RLOG_B')))
-  if not vim.wait(30000, function() return #vim.api.nvim_list_tabpages() == 2 and #vim.api.nvim_tabpage_list_wins(0) == 2 end, 20) then
+  if not vim.wait(120000, function() return #vim.api.nvim_list_tabpages() == 2 and #vim.api.nvim_tabpage_list_wins(0) == 2 end, 20) then
     error('no comparison opened')
   end
   out.new_tab = vim.api.nvim_get_current_tabpage() ~= first

@@ -4,7 +4,7 @@ local M = {}
 
 -- attached waits for rlog-ls to be attached to buf and initialized.
 function M.attached(buf)
-  return vim.wait(15000, function()
+  return vim.wait(120000, function()
     for _, c in pairs(vim.lsp.buf_get_clients(buf)) do
       if c.name == 'rlog-ls' and c.initialized then return true end
     end
@@ -15,7 +15,7 @@ end
 -- hover is the server's hover at 0-based line and col of buf, as Markdown.
 function M.hover(buf, line, col)
   local params = { textDocument = { uri = vim.uri_from_bufnr(buf) }, position = { line = line, character = col } }
-  for _, r in pairs(vim.lsp.buf_request_sync(buf, 'textDocument/hover', params, 15000) or {}) do
+  for _, r in pairs(vim.lsp.buf_request_sync(buf, 'textDocument/hover', params, 120000) or {}) do
     if r.result then return r.result.contents.value end
   end
 end
@@ -27,7 +27,7 @@ function M.definition(line, col)
   local from = vim.api.nvim_get_current_buf()
   vim.api.nvim_win_set_cursor(0, { line + 1, col })
   vim.lsp.buf.definition()
-  if not vim.wait(15000, function() return vim.api.nvim_get_current_buf() ~= from end, 20) then
+  if not vim.wait(120000, function() return vim.api.nvim_get_current_buf() ~= from end, 20) then
     error('Go to Definition did not leave ' .. vim.api.nvim_buf_get_name(from))
   end
   local pos = vim.api.nvim_win_get_cursor(0)
@@ -40,7 +40,7 @@ end
 function M.calls(direction)
   vim.fn.setqflist({}, ' ', { title = 'none yet' })
   vim.lsp.buf[direction .. '_calls']()
-  if not vim.wait(15000, function() return vim.fn.getqflist({ title = 1 }).title ~= 'none yet' end, 20) then
+  if not vim.wait(120000, function() return vim.fn.getqflist({ title = 1 }).title ~= 'none yet' end, 20) then
     error('no ' .. direction .. ' calls')
   end
   local items = {}

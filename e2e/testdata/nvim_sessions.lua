@@ -19,11 +19,11 @@ local ok, err = pcall(function()
     on_choice(items[1], 1)
   end
   vim.cmd('RlogSessions')
-  if not vim.wait(30000, function() return view_buf() ~= nil end, 20) then error('no view opened; offered: ' .. vim.inspect(offered)) end
+  if not vim.wait(120000, function() return view_buf() ~= nil end, 20) then error('no view opened; offered: ' .. vim.inspect(offered)) end
   out.items = offered
   out.view = vim.api.nvim_buf_get_name(view_buf())
   vim.cmd('RlogTouched ' .. vim.fn.fnameescape(os.getenv('RLOG_TOUCHED')))
-  if not vim.wait(30000, function() return #vim.fn.getqflist() > 0 end, 20) then error('the quickfix list stayed empty') end
+  if not vim.wait(120000, function() return #vim.fn.getqflist() > 0 end, 20) then error('the quickfix list stayed empty') end
   out.quickfix = {}
   for _, q in ipairs(vim.fn.getqflist()) do
     table.insert(out.quickfix, { file = vim.api.nvim_buf_get_name(q.bufnr), line = q.lnum, text = q.text })

@@ -22,7 +22,7 @@ local ok, err = pcall(function()
   local file = os.getenv('RLOG_FILE')
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
   vim.cmd('RlogView')
-  if not vim.wait(15000, function() return view_buf() ~= nil end, 20) then error('no view buffer') end
+  if not vim.wait(120000, function() return view_buf() ~= nil end, 20) then error('no view buffer') end
   local view = view_buf()
   if not lib.attached(view) then error('rlog-ls did not attach to the view') end
   out.view = {
@@ -44,7 +44,7 @@ local ok, err = pcall(function()
   f:write(rest)
   f:close()
   local last = os.getenv('RLOG_LAST')
-  local grown = vim.wait(30000, function()
+  local grown = vim.wait(120000, function()
     for _, l in ipairs(vim.api.nvim_buf_get_lines(view, 0, -1, false)) do
       if l:sub(1, #last) == last then return true end
     end

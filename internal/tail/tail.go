@@ -99,6 +99,11 @@ type Follower struct {
 	// Events delivers what happened, in order for each file. It is closed
 	// when the context given to Follow is done.
 	Events <-chan Event
+	// Started is closed once following has begun: every file there at
+	// the start has been opened and its Opened and backlog events sent.
+	// A line written after that is never in the backlog; one written
+	// between Follow's return and then may be.
+	Started <-chan struct{}
 	// Mode says how changes are noticed: "notifications", or "polling"
 	// and why.
 	Mode string
@@ -120,6 +125,7 @@ func Follow(ctx context.Context, paths []string, opts Options) (*Follower, error
 	fl := &follower{
 		opts:     opts,
 		out:      make(chan Event, 64),
+		begun:    make(chan struct{}),
 		files:    map[string]*file{},
 		explicit: map[string]bool{},
 		folders:  map[string]bool{},
@@ -153,7 +159,7 @@ func Follow(ctx context.Context, paths []string, opts Options) (*Follower, error
 	}
 	fl.mode = fl.startNotifications(roots)
 	go fl.run(ctx)
-	return &Follower{Events: fl.out, Mode: fl.mode}, nil
+	return &Follower{Events: fl.out, Started: fl.begun, Mode: fl.mode}, nil
 }
 
 type follower struct {
@@ -165,7 +171,8 @@ type follower struct {
 	watched  map[string]bool  // folders with a notification watch
 	fsw      *fsnotify.Watcher
 	mode     string
-	started  bool // the first scan is over
+	started  bool          // the first scan is over
+	begun    chan struct{} // closed when it is
 }
 
 // file is one followed file.
@@ -268,6 +275,7 @@ func (fl *follower) run(ctx context.Context) {
 	}()
 	fl.scan(ctx)
 	fl.started = true
+	close(fl.begun)
 	interval := fl.opts.Interval
 	var events <-chan fsnotify.Event
 	var errs <-chan error

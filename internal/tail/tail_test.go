@@ -256,3 +256,62 @@ func TestLongFileInPieces(t *testing.T) {
 		t.Fatal("the pieces do not make the file")
 	}
 }
+
+// TestStartedAfterEveryBacklog: Started is closed once every file there at
+// the start has been opened, so that a line written after it is new even
+// in the last file the first scan comes to. watch says it is following
+// when Started is closed; it used to say so as Follow returned, and with
+// --new a line written right after that was taken for one already there
+// when the scan had not reached its file yet. More files than the events'
+// buffer holds keep the scan waiting on the reader.
+func TestStartedAfterEveryBacklog(t *testing.T) {
+	modes(t, func(t *testing.T, poll bool) {
+		dir := t.TempDir()
+		const n = 200
+		for i := range n {
+			write(t, filepath.Join(dir, fmt.Sprintf("s%03d.rlog", i)), "u: there\n")
+		}
+		last := filepath.Join(dir, fmt.Sprintf("s%03d.rlog", n-1))
+		ctx, cancel := context.WithCancel(context.Background())
+		fl, err := Follow(ctx, []string{dir}, Options{Poll: poll, Interval: 20 * time.Millisecond, Match: func(n string) bool { return strings.HasSuffix(n, ".rlog") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		events := make(chan Event, 4*n)
+		go func() {
+			defer close(events)
+			for ev := range fl.Events {
+				events <- ev
+			}
+		}()
+		t.Cleanup(func() {
+			cancel()
+			for range events {
+			}
+		})
+		select {
+		case <-fl.Started:
+		case <-time.After(deadline):
+			t.Fatalf("not started within %v", deadline)
+		}
+		appendTo(t, last, "u: new\n")
+		var seen []string
+		for {
+			select {
+			case ev := <-events:
+				if ev.Path != last {
+					continue
+				}
+				seen = append(seen, describe(ev))
+				if ev.Kind == Appended && strings.Contains(string(ev.Data), "u: new\n") {
+					if ev.Backlog || string(ev.Data) != "u: new\n" {
+						t.Fatalf("the line written after Started came as %q (events of %s: %q)", describe(ev), filepath.Base(last), seen)
+					}
+					return
+				}
+			case <-time.After(deadline):
+				t.Fatalf("no event within %v for the line written after Started (events of %s: %q)", deadline, filepath.Base(last), seen)
+			}
+		}
+	})
+}

@@ -147,7 +147,7 @@ func (c *leanClient) call(id, method string, params any) json.RawMessage {
 	select {
 	case res := <-ch:
 		return res
-	case <-time.After(time.Minute): // a guard against a hang, not a timing
+	case <-time.After(5 * time.Minute): // a guard against a hang, not a timing (a 100 MB view's request took over a minute beside CPU hogs)
 		c.t.Fatalf("no answer to %s %s", method, id)
 		return nil
 	}

@@ -11,6 +11,7 @@
 (require 'rlog-mode)
 (setq rlog-ls-program (getenv "RLOG_LS"))
 (setq eglot-sync-connect t)
+(load (expand-file-name "bounds.el" (file-name-directory load-file-name)) nil t)
 (setq ediff-window-setup-function #'ediff-setup-windows-plain)
 
 (let ((result '()))

@@ -8,6 +8,7 @@
 (require 'rlog-mode)
 (setq rlog-ls-program (getenv "RLOG_LS"))
 (setq eglot-sync-connect t)
+(load (expand-file-name "bounds.el" (file-name-directory load-file-name)) nil t)
 (load (getenv "RLOG_SNIPPET") nil t)
 (let ((result '()))
   (condition-case err
@@ -25,7 +26,7 @@
               (push (cons 'name (buffer-name)) result)
               (push (cons 'text (buffer-string)) result)
               (push (cons 'readonly (if buffer-read-only t :json-false)) result))))
-        (eglot-shutdown (eglot-current-server)))
+        (eglot-shutdown (eglot-current-server) nil rlog-test-wait))
     (error (push (cons 'error (format "%S" err)) result)))
   (with-temp-file (getenv "RLOG_OUT")
     (insert (json-encode result))))

@@ -29,22 +29,18 @@
            (push (cons 'from (or (symbol-file 'rlog-mode) "")) result)
            ;; eglot-ensure connects from post-command-hook, after the command
            ;; that opened the file; batch Emacs has no command loop.
-           (setq eglot-sync-connect t)
+           (setq eglot-sync-connect t eglot-connect-timeout 120) ; bounds.el's, before eglot connects
            (run-hooks 'post-command-hook)
+           (load (expand-file-name "bounds.el" (file-name-directory load-file-name)) nil t)
            (push (cons 'managed (if (and (fboundp 'eglot-managed-p) (eglot-managed-p)) t :json-false)) result)
-           (let ((deadline (+ (float-time) 15)) (diags nil))
-             (while (and (null diags) (< (float-time) deadline))
-               (accept-process-output nil 0.1)
-               ;; Idle timers do not run in batch mode: ask flymake ourselves.
-               (when (bound-and-true-p flymake-mode) (flymake-start))
-               (setq diags (and (bound-and-true-p flymake-mode) (flymake-diagnostics))))
+           (let ((diags (and (bound-and-true-p flymake-mode) (rlog-test-diagnostics))))
              (push (cons 'diagnostics
                          (vconcat (mapcar (lambda (d)
                                             `((line . ,(line-number-at-pos (flymake-diagnostic-beg d)))
                                               (text . ,(flymake-diagnostic-text d))))
                                           diags)))
                    result))
-           (when (eglot-current-server) (eglot-shutdown (eglot-current-server)))))
+           (when (eglot-current-server) (eglot-shutdown (eglot-current-server) nil rlog-test-wait))))
         (phase (error "Unknown RLOG_PHASE %S" phase)))
     (error (push (cons 'error (format "%S" err)) result)))
   (with-temp-file (getenv "RLOG_OUT")

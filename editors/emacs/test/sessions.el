@@ -9,6 +9,7 @@
 (require 'rlog-mode)
 (setq rlog-ls-program (getenv "RLOG_LS"))
 (setq eglot-sync-connect t)
+(load (expand-file-name "bounds.el" (file-name-directory load-file-name)) nil t)
 
 (let ((result '()))
   (condition-case err

@@ -22,14 +22,14 @@ local ok, err = pcall(function()
   require('rlog').setup({ cmd = { os.getenv('RLOG_LS') }, settings = { rlog = { disabledCodes = { 'I004' } } } })
   vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('RLOG_FILE')))
   local bufnr = vim.api.nvim_get_current_buf()
-  local attached = vim.wait(10000, function()
+  local attached = vim.wait(120000, function()
     for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
       if c.name == 'rlog-ls' and c.initialized then return true end
     end
     return false
   end, 50)
   out.attached = attached
-  local got = vim.wait(10000, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)
+  local got = vim.wait(120000, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)
   out.diagnostics = {}
   if got then
     for _, d in ipairs(vim.diagnostic.get(bufnr)) do

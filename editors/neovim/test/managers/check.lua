@@ -12,13 +12,13 @@ local ok, err = pcall(function()
   out.module = package.loaded['rlog'] and vim.api.nvim_get_runtime_file('lua/rlog/init.lua', false)[1] or nil
   out.lsp_config = vim.api.nvim_get_runtime_file('lsp/rlog_ls.lua', false)[1]
   if out.filetype ~= 'rlog' then return end
-  out.attached = vim.wait(10000, function()
+  out.attached = vim.wait(120000, function()
     for _, c in pairs(vim.lsp.buf_get_clients(bufnr)) do
       if c.name == 'rlog-ls' and c.initialized then return true end
     end
     return false
   end, 50)
-  vim.wait(10000, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)
+  vim.wait(120000, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)
   out.diagnostics = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
     table.insert(out.diagnostics, { lnum = d.lnum, code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code) })
