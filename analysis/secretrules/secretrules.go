@@ -77,10 +77,14 @@ type compiled struct {
 
 type rule struct {
 	*Rule
-	re *regexp.Regexp
+	// re is the rule's expression (nil for a rule with none), compiled on
+	// first use like loose: a run meets a candidate of a few rules, and
+	// compiling all of them made most of the table's cost (about 60M
+	// instructions and 5 MB that every collection then marked).
+	re *lazyRegexp
 	// loose finds every match of re and a few more, much faster: the line
 	// scan runs it (see loosen).
-	loose    *regexp.Regexp
+	loose    *lazyRegexp
 	path     *regexp.Regexp
 	allow    []allowlist
 	keywords []int
@@ -102,7 +106,8 @@ var (
 )
 
 // load compiles the table once, on first use: a program that never meets
-// a candidate never pays for the rules' 200 expressions.
+// a candidate never pays for it. The rules' 200 expressions are compiled
+// later still, each when a rule's keyword is first found (lazyRegexp).
 func load() *compiled {
 	compileOnce.Do(func() {
 		c := &compiled{byID: map[string]int{}}
@@ -111,8 +116,8 @@ func load() *compiled {
 		for i := range gitleaksRules {
 			r := rule{Rule: &gitleaksRules[i]}
 			if r.Rule.Regex != "" {
-				r.re = regexp.MustCompile(r.Rule.Regex)
-				r.loose = regexp.MustCompile(loosen(r.Rule.Regex))
+				r.re = &lazyRegexp{expr: r.Rule.Regex}
+				r.loose = &lazyRegexp{expr: r.Rule.Regex, loosened: true}
 				r.assignment = strings.Contains(r.Rule.Regex, assignmentSkeleton)
 			}
 			if r.Path != "" {
@@ -140,6 +145,27 @@ func load() *compiled {
 		table = c
 	})
 	return table
+}
+
+// lazyRegexp is an expression compiled the first time it is used, by
+// whichever goroutine uses it first.
+type lazyRegexp struct {
+	expr     string
+	loosened bool // compile loosen(expr)
+	once     sync.Once
+	re       *regexp.Regexp
+}
+
+// get is the compiled expression.
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() {
+		expr := l.expr
+		if l.loosened {
+			expr = loosen(expr)
+		}
+		l.re = regexp.MustCompile(expr)
+	})
+	return l.re
 }
 
 func compileAllowlist(a Allowlist) allowlist {
