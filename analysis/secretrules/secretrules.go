@@ -78,13 +78,13 @@ type compiled struct {
 type rule struct {
 	*Rule
 	// re is the rule's expression (nil for a rule with none), compiled on
-	// first use like loose: a run meets a candidate of a few rules, and
-	// compiling all of them made most of the table's cost (about 60M
-	// instructions and 5 MB that every collection then marked).
-	re *lazyRegexp
+	// its first call like loose: a run meets the keywords of a few rules,
+	// and compiling all of them made most of the table's cost (about 60M
+	// instructions, and 5 MB that every collection then marked).
+	re func() *regexp.Regexp
 	// loose finds every match of re and a few more, much faster: the line
 	// scan runs it (see loosen).
-	loose    *lazyRegexp
+	loose    func() *regexp.Regexp
 	path     *regexp.Regexp
 	allow    []allowlist
 	keywords []int
@@ -107,7 +107,7 @@ var (
 
 // load compiles the table once, on first use: a program that never meets
 // a candidate never pays for it. The rules' 200 expressions are compiled
-// later still, each when a rule's keyword is first found (lazyRegexp).
+// later still, each when a rule's keyword is first found (compileOnUse).
 func load() *compiled {
 	compileOnce.Do(func() {
 		c := &compiled{byID: map[string]int{}}
@@ -116,8 +116,7 @@ func load() *compiled {
 		for i := range gitleaksRules {
 			r := rule{Rule: &gitleaksRules[i]}
 			if r.Rule.Regex != "" {
-				r.re = &lazyRegexp{expr: r.Rule.Regex}
-				r.loose = &lazyRegexp{expr: r.Rule.Regex, loosened: true}
+				r.re, r.loose = compileOnUse(r.Rule.Regex)
 				r.assignment = strings.Contains(r.Rule.Regex, assignmentSkeleton)
 			}
 			if r.Path != "" {
@@ -147,25 +146,11 @@ func load() *compiled {
 	return table
 }
 
-// lazyRegexp is an expression compiled the first time it is used, by
-// whichever goroutine uses it first.
-type lazyRegexp struct {
-	expr     string
-	loosened bool // compile loosen(expr)
-	once     sync.Once
-	re       *regexp.Regexp
-}
-
-// get is the compiled expression.
-func (l *lazyRegexp) get() *regexp.Regexp {
-	l.once.Do(func() {
-		expr := l.expr
-		if l.loosened {
-			expr = loosen(expr)
-		}
-		l.re = regexp.MustCompile(expr)
-	})
-	return l.re
+// compileOnUse returns a rule's expression and its loosened form, each
+// compiled on its first call (by whichever goroutine calls first).
+func compileOnUse(expr string) (re, loose func() *regexp.Regexp) {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }),
+		sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(loosen(expr)) })
 }
 
 func compileAllowlist(a Allowlist) allowlist {

@@ -1,15 +1,16 @@
 package secretrules
 
 import (
+	"regexp"
 	"sync"
 	"testing"
 )
 
 // TestRuleExpressionsCompileOnceOnUse: each rule's expression and its
 // loosened form, compiled on first use, are the expressions the table
-// compiled eagerly before: every rule's compile (a bad one would panic in
-// a scan, not here otherwise), once however many goroutines ask at once,
-// and the same text (regexp.MustCompile of the rule's, or of loosen's).
+// compiled eagerly before: every rule's compiles (a bad one would panic in
+// a scan, not here, otherwise), once however many goroutines ask at once,
+// and to the same text (the rule's, or loosen's of it).
 func TestRuleExpressionsCompileOnceOnUse(t *testing.T) {
 	c := load()
 	n := 0
@@ -17,36 +18,33 @@ func TestRuleExpressionsCompileOnceOnUse(t *testing.T) {
 		r := &c.rules[i]
 		if r.Rule.Regex == "" {
 			if r.re != nil || r.loose != nil {
-				t.Errorf("%s: no expression, but a lazy one", r.ID)
+				t.Errorf("%s: no expression, but a compiled one", r.ID)
 			}
 			continue
 		}
-		for _, want := range []struct {
-			expr     string
-			loosened bool
-		}{{r.Rule.Regex, false}, {loosen(r.Rule.Regex), true}} {
-			fresh := &lazyRegexp{expr: r.Rule.Regex, loosened: want.loosened}
-			if fresh.re != nil {
-				t.Fatalf("%s: compiled before use", r.ID)
-			}
-			var got [8]any
+		re, loose := compileOnUse(r.Rule.Regex)
+		for _, e := range []struct {
+			get, table func() *regexp.Regexp
+			want       string
+		}{{re, r.re, r.Rule.Regex}, {loose, r.loose, loosen(r.Rule.Regex)}} {
+			var got [8]*regexp.Regexp
 			var wg sync.WaitGroup
 			for g := range got {
-				wg.Go(func() { got[g] = fresh.get() })
+				wg.Go(func() { got[g] = e.get() })
 			}
 			wg.Wait()
 			for g := range got {
 				if got[g] != got[0] {
-					t.Fatalf("%s: compiled more than once", r.ID)
+					t.Fatalf("%s: %q compiled more than once", r.ID, e.want)
 				}
 			}
-			if s := fresh.get().String(); s != want.expr {
-				t.Errorf("%s (loosened %v): compiled %q, want %q", r.ID, want.loosened, s, want.expr)
+			if s := got[0].String(); s != e.want {
+				t.Errorf("%s: compiled %q, want %q", r.ID, s, e.want)
+			}
+			if s := e.table().String(); s != e.want {
+				t.Errorf("%s: the table's is %q, want %q", r.ID, s, e.want)
 			}
 			n++
-		}
-		if r.re.get().String() != r.Rule.Regex || r.loose.get().String() != loosen(r.Rule.Regex) {
-			t.Errorf("%s: the table's expressions are not the rule's", r.ID)
 		}
 	}
 	if n < 300 {
