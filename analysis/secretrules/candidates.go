@@ -1017,7 +1017,7 @@ func FindLine(dst []Finding, line []byte) []Finding {
 		if r.re == nil || r.path != nil || !c.keywordPresent(r, found) {
 			continue
 		}
-		dst = c.appendMatchesOf(dst, r, r.loose, raw, 0, len(raw), nil)
+		dst = c.appendMatchesOf(dst, r, r.loose(), raw, 0, len(raw), nil)
 	}
 	return dst
 }

@@ -37,7 +37,7 @@ func TestPrefixCandidatesNecessary(t *testing.T) {
 		matched := 0
 		for _, s := range generatedLines(i, re, 300, false) {
 			line := "x " + s + " x"
-			for _, m := range r.re.FindAllStringIndex(line, -1) {
+			for _, m := range r.re().FindAllStringIndex(line, -1) {
 				match := line[m[0]:m[1]]
 				if strings.ContainsAny(match, "\n\r") || m[0] > 0 && isWordByte(line[m[0]-1]) {
 					continue // over several lines, or glued to a word: not the line scan's

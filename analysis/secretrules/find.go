@@ -62,7 +62,7 @@ func Find(text []byte) []Finding {
 		}
 		seen := map[[2]int]bool{}
 		for _, w := range ruleWindows {
-			for _, mi := range r.re.FindAllStringIndex(raw[w.start:w.end], -1) {
+			for _, mi := range r.re().FindAllStringIndex(raw[w.start:w.end], -1) {
 				at := [2]int{w.start + mi[0], w.start + mi[1]}
 				if seen[at] {
 					continue
@@ -179,7 +179,7 @@ func (c *compiled) keywordPresent(r *rule, found []bool) bool {
 // appendMatches appends the findings of rule r in raw[from:to] (a whole
 // text, or a window of it; lines has raw's line breaks).
 func (c *compiled) appendMatches(out []Finding, r *rule, raw string, from, to int, lines []int) []Finding {
-	return c.appendMatchesOf(out, r, r.re, raw, from, to, lines)
+	return c.appendMatchesOf(out, r, r.re(), raw, from, to, lines)
 }
 
 func (c *compiled) appendMatchesOf(out []Finding, r *rule, re *regexp.Regexp, raw string, from, to int, lines []int) []Finding {
@@ -200,7 +200,7 @@ func (c *compiled) check(r *rule, raw string, start, end int, lines []int) (Find
 	f := Finding{RuleID: r.ID, MatchStart: start + lead, MatchEnd: start + lead + len(match)}
 	f.Start, f.End = f.MatchStart, f.MatchEnd
 	secret := match
-	if idx := r.re.FindStringSubmatchIndex(match); len(idx) >= 4 {
+	if idx := r.re().FindStringSubmatchIndex(match); len(idx) >= 4 {
 		groups := len(idx)/2 - 1
 		if r.SecretGroup > 0 {
 			if groups < r.SecretGroup {

@@ -77,10 +77,14 @@ type compiled struct {
 
 type rule struct {
 	*Rule
-	re *regexp.Regexp
+	// re is the rule's expression (nil for a rule with none), compiled on
+	// its first call like loose: a run meets the keywords of a few rules,
+	// and compiling all of them made most of the table's cost (about 60M
+	// instructions, and 5 MB that every collection then marked).
+	re func() *regexp.Regexp
 	// loose finds every match of re and a few more, much faster: the line
 	// scan runs it (see loosen).
-	loose    *regexp.Regexp
+	loose    func() *regexp.Regexp
 	path     *regexp.Regexp
 	allow    []allowlist
 	keywords []int
@@ -102,7 +106,8 @@ var (
 )
 
 // load compiles the table once, on first use: a program that never meets
-// a candidate never pays for the rules' 200 expressions.
+// a candidate never pays for it. The rules' 200 expressions are compiled
+// later still, each when a rule's keyword is first found (compileOnUse).
 func load() *compiled {
 	compileOnce.Do(func() {
 		c := &compiled{byID: map[string]int{}}
@@ -111,8 +116,7 @@ func load() *compiled {
 		for i := range gitleaksRules {
 			r := rule{Rule: &gitleaksRules[i]}
 			if r.Rule.Regex != "" {
-				r.re = regexp.MustCompile(r.Rule.Regex)
-				r.loose = regexp.MustCompile(loosen(r.Rule.Regex))
+				r.re, r.loose = compileOnUse(r.Rule.Regex)
 				r.assignment = strings.Contains(r.Rule.Regex, assignmentSkeleton)
 			}
 			if r.Path != "" {
@@ -140,6 +144,13 @@ func load() *compiled {
 		table = c
 	})
 	return table
+}
+
+// compileOnUse returns a rule's expression and its loosened form, each
+// compiled on its first call (by whichever goroutine calls first).
+func compileOnUse(expr string) (re, loose func() *regexp.Regexp) {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }),
+		sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(loosen(expr)) })
 }
 
 func compileAllowlist(a Allowlist) allowlist {
