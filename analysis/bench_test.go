@@ -175,10 +175,10 @@ func BenchmarkQueries(b *testing.B) {
 // BenchmarkMemoryHeld reports what an open document holds (text, tree,
 // summaries and analyzer) as a multiple of its size: at most 2 is the goal.
 // The document is opened once before it is measured: what the process
-// makes once and keeps for every document (gitleaks' rules, compiled the
-// first time a line comes near a secret: about 5 MB) is not the
-// document's, and counted it made the first size measured look 0.5 times
-// larger at 10 MB.
+// makes once and keeps for every document (gitleaks' expressions, each
+// compiled the first time its keyword turns up: about 5 MB when all are)
+// is not the document's, and counted it made the first size measured
+// look 0.5 times larger at 10 MB.
 func BenchmarkMemoryHeld(b *testing.B) {
 	for _, size := range benchdata.Sizes() {
 		b.Run(benchdata.Name(size), func(b *testing.B) {
