@@ -76,8 +76,8 @@ func (o *Obj) appendKey(k string, n int) []byte {
 // indentedMember is the free space of an indented object's buffer, grown
 // to hold the next member's separator, line break, indentation and key and
 // about n bytes more, with those appended. (Each member's method tests
-// for indentation first and keeps its compact line as it was, so that
-// appendKey is inlined there and the compact writers pay one test.)
+// for indentation first and keeps its compact case apart, so that the
+// compact writers pay one test.)
 func (o *Obj) indentedMember(k string, n int) []byte {
 	dst := free(o.B, len(k)+n+o.room())
 	if o.n > 0 {
