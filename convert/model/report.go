@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -111,6 +112,15 @@ type Report struct {
 	Events int `json:"events"`
 
 	index map[lossKey]int
+	// recent holds the entries the last adds found or made, and next is
+	// where the next one found in index goes (round robin). A writer
+	// reports the same few losses event after event, each with the same
+	// string constants, so add looks here first and compares the strings'
+	// data and lengths (sameString), a few instructions a key, before it
+	// hashes the key for index; a key built anew each time misses here
+	// and is found in index as before.
+	recent [8]*Loss
+	next   uint8
 }
 
 type lossKey struct {
@@ -196,19 +206,37 @@ func (r *Report) add(kind LossKind, detail, subject string, loc Loc, n int) *Los
 			r.index[lossKey{l.Kind, l.Detail, l.Subject}] = i
 		}
 	}
-	k := lossKey{kind, detail, subject}
-	i, ok := r.index[k]
-	if !ok {
-		i = len(r.Losses)
-		r.index[k] = i
-		r.Losses = append(r.Losses, &Loss{Kind: kind, Detail: detail, Subject: subject})
+	var l *Loss
+	for _, x := range &r.recent {
+		if x != nil && sameString(string(x.Kind), string(kind)) && sameString(x.Detail, detail) && sameString(x.Subject, subject) {
+			l = x
+			break
+		}
 	}
-	l := r.Losses[i]
+	if l == nil {
+		k := lossKey{kind, detail, subject}
+		i, ok := r.index[k]
+		if !ok {
+			i = len(r.Losses)
+			r.index[k] = i
+			r.Losses = append(r.Losses, &Loss{Kind: kind, Detail: detail, Subject: subject})
+		}
+		l = r.Losses[i]
+		r.recent[r.next%uint8(len(r.recent))] = l
+		r.next++
+	}
 	l.Count += n
 	if len(l.Locations) < MaxLocations && !loc.IsZero() {
 		l.Locations = append(l.Locations, loc)
 	}
 	return l
+}
+
+// sameString reports whether a and b are the same string in memory: the
+// same length and, unless empty, the same data. Equal strings elsewhere in
+// memory are not the same (add then looks them up in its index).
+func sameString(a, b string) bool {
+	return len(a) == len(b) && (len(a) == 0 || unsafe.StringData(a) == unsafe.StringData(b))
 }
 
 // Malformed records an input line that could not be parsed.
@@ -491,6 +519,7 @@ func (r *Report) retract(kind LossKind, detail string, loc Loc) {
 		if x == l {
 			r.Losses = append(r.Losses[:i], r.Losses[i+1:]...)
 			r.index = nil // rebuilt by the next add
+			r.recent = [len(r.recent)]*Loss{}
 			return
 		}
 	}

@@ -159,3 +159,93 @@ func TestSubjectCovers(t *testing.T) {
 		t.Errorf("JSON: %s", j)
 	}
 }
+
+// referenceReport is Report's add and retract as a list searched by the
+// keys' contents: what a report holds, in its order, whatever add finds
+// in its index or among its recent entries.
+type referenceReport struct{ losses []*Loss }
+
+func (r *referenceReport) add(kind LossKind, detail, subject string, loc Loc, n int) {
+	var l *Loss
+	for _, x := range r.losses {
+		if x.Kind == kind && x.Detail == detail && x.Subject == subject {
+			l = x
+			break
+		}
+	}
+	if l == nil {
+		l = &Loss{Kind: kind, Detail: detail, Subject: subject}
+		r.losses = append(r.losses, l)
+	}
+	l.Count += n
+	if len(l.Locations) < MaxLocations && !loc.IsZero() {
+		l.Locations = append(l.Locations, loc)
+	}
+}
+
+func (r *referenceReport) retract(kind LossKind, detail string, loc Loc) {
+	for i, l := range r.losses {
+		if l.Kind != kind || l.Detail != detail {
+			continue
+		}
+		l.Count--
+		for j, at := range l.Locations {
+			if at == loc {
+				l.Locations = append(l.Locations[:j], l.Locations[j+1:]...)
+				break
+			}
+		}
+		if l.Count <= 0 {
+			r.losses = append(r.losses[:i], r.losses[i+1:]...)
+		}
+		return
+	}
+}
+
+// FuzzReportAddEqualsReference holds add, which looks among its recent
+// entries by the strings' data before its index, to a list searched by
+// the keys' contents: each byte of the input is one add (or, now and
+// then, a retract) of keys drawn from constants, copies of them elsewhere
+// in memory, strings that share their data but not their length, and
+// empty ones, more of them than the recent entries hold.
+func FuzzReportAddEqualsReference(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 255, 0, 1})
+	f.Add([]byte("the same few losses again and again, and others"))
+	details := []string{"uuid and parentUuid", "timestamp (the source has none)", "message.id", "", "x", "uuid", "field a", "field b", "field c", "field d", "field e"}
+	details = append(details, strings.Clone(details[0]), strings.Clone(details[1]), details[0][:4], details[1][:9])
+	subjects := []string{"", "header.branch", "thinking", "header.branch"[:6], strings.Clone("thinking")}
+	kinds := []LossKind{LossSynthesized, LossDroppedField, LossTruncated, LossKind(strings.Clone(string(LossSynthesized)))}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var got Report
+		var want referenceReport
+		for i, op := range ops {
+			kind := kinds[int(op>>6)%len(kinds)]
+			detail := details[int(op)%len(details)]
+			subject := subjects[int(op>>3)%len(subjects)]
+			loc := Loc{Line: i % 3}
+			if op%17 == 16 {
+				got.retract(kind, detail, loc)
+				want.retract(kind, detail, loc)
+				continue
+			}
+			n := 1 + int(op>>5)%2
+			got.add(kind, detail, subject, loc, n)
+			want.add(kind, detail, subject, loc, n)
+		}
+		if want.losses == nil {
+			want.losses = []*Loss{}
+		}
+		wantJSON, err := json.Marshal(want.losses)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.JSON() // makes Losses non-nil, as the reference's
+		gotJSON, err := json.Marshal(got.Losses)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(gotJSON) != string(wantJSON) {
+			t.Fatalf("ops %v:\ngot  %s\nwant %s", ops, gotJSON, wantJSON)
+		}
+	})
+}

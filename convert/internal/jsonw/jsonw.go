@@ -43,7 +43,7 @@ func (o *Obj) key(k string) {
 		o.B.Write(o.member(k, 0))
 		return
 	}
-	o.B.Write(o.appendKey(free(o.B, len(k)), k))
+	o.B.Write(o.appendKey(k, 0))
 }
 
 // free is b's free space, grown first to hold about n more bytes, so that
@@ -56,10 +56,16 @@ func free(b *bytes.Buffer, n int) []byte {
 	return b.AvailableBuffer()
 }
 
-// appendKey appends the separator before the next member and its key,
-// so that a member is built in the buffer's free space and written with
-// one call.
-func (o *Obj) appendKey(dst []byte, k string) []byte {
+// appendKey is the free space of a compact object's buffer, grown to
+// hold the next member's separator and key and about n bytes more, with
+// those appended, so that a member is built in the buffer's free space and
+// written with one call. free's test of the room is made here, where
+// free, too big to be inlined, is called only to grow the buffer.
+func (o *Obj) appendKey(k string, n int) []byte {
+	dst := o.B.AvailableBuffer()
+	if cap(dst) < len(k)+n+8 {
+		dst = free(o.B, len(k)+n)
+	}
 	if o.n > 0 {
 		dst = append(dst, ',')
 	}
@@ -70,8 +76,8 @@ func (o *Obj) appendKey(dst []byte, k string) []byte {
 // indentedMember is the free space of an indented object's buffer, grown
 // to hold the next member's separator, line break, indentation and key and
 // about n bytes more, with those appended. (Each member's method tests
-// for indentation first and keeps its compact line as it was, so that
-// appendKey is inlined there and the compact writers pay one test.)
+// for indentation first and keeps its compact case apart, so that the
+// compact writers pay one test.)
 func (o *Obj) indentedMember(k string, n int) []byte {
 	dst := free(o.B, len(k)+n+o.room())
 	if o.n > 0 {
@@ -202,7 +208,19 @@ func (o *Obj) Str(k, s string) {
 		o.B.Write(AppendString(o.indentedMember(k, len(s)), s))
 		return
 	}
-	o.B.Write(AppendString(o.appendKey(free(o.B, len(k)+len(s)), k), s))
+	// A compact member, the most common, written without appendKey's
+	// and AppendString's calls: what they append, in one body.
+	dst := o.B.AvailableBuffer()
+	if cap(dst) < len(k)+len(s)+8 {
+		dst = free(o.B, len(k)+len(s))
+	}
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	dst = appendEscaped(append(dst, '"'), k, false)
+	dst = appendEscaped(append(dst, '"', ':', '"'), s, false)
+	o.B.Write(append(dst, '"'))
 }
 
 // StrOrNull writes s, or null when s is "".
@@ -220,7 +238,7 @@ func (o *Obj) Int(k string, n int64) {
 		o.B.Write(strconv.AppendInt(o.member(k, 20), n, 10))
 		return
 	}
-	o.B.Write(strconv.AppendInt(o.appendKey(free(o.B, len(k)+20), k), n, 10))
+	o.B.Write(strconv.AppendInt(o.appendKey(k, 20), n, 10))
 }
 
 // Float writes a number member.
@@ -229,7 +247,7 @@ func (o *Obj) Float(k string, f float64) {
 		o.B.Write(strconv.AppendFloat(o.member(k, 24), f, 'g', -1, 64))
 		return
 	}
-	o.B.Write(strconv.AppendFloat(o.appendKey(free(o.B, len(k)+24), k), f, 'g', -1, 64))
+	o.B.Write(strconv.AppendFloat(o.appendKey(k, 24), f, 'g', -1, 64))
 }
 
 // Bool writes a boolean member.
@@ -258,7 +276,7 @@ func (o *Obj) Strings(k string, list []string) {
 	if o.in != nil {
 		dst = o.member(k, (12+room)*len(list))
 	} else {
-		dst = o.appendKey(free(o.B, len(k)+8*len(list)), k)
+		dst = o.appendKey(k, 8*len(list))
 	}
 	dst = append(dst, '[')
 	for i, s := range list {

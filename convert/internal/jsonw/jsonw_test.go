@@ -268,3 +268,32 @@ func TestMembersAsWrittenOneByOne(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStrMember holds a compact object's Str, which appends its member
+// in one body, to the member written byte by byte: the separator, the key
+// and the value escaped (stringByBytes), into buffers with no free room,
+// with just the member's room, and with more.
+func FuzzStrMember(f *testing.F) {
+	f.Add("type", "user")
+	f.Add("sessionId", "0123456789abcdef0123456789abcdef")
+	f.Add("k\"ey", "v\\al\x00ue ü \xff")
+	f.Add("", "")
+	f.Fuzz(func(t *testing.T, k, s string) {
+		var member bytes.Buffer
+		member.WriteByte(',')
+		stringByBytes(&member, k)
+		member.WriteByte(':')
+		stringByBytes(&member, s)
+		want := "{" + member.String()[1:] + member.String() + "}"
+		for _, room := range []int{0, 1, len(k) + len(s) + 8, 2*(len(k)+len(s)) + 40} {
+			b := bytes.NewBuffer(make([]byte, 0, room))
+			o := Begin(b)
+			o.Str(k, s)
+			o.Str(k, s)
+			o.End()
+			if b.String() != want {
+				t.Fatalf("Str(%q, %q) with room for %d: %s, want %s", k, s, room, b.String(), want)
+			}
+		}
+	})
+}
