@@ -378,7 +378,9 @@ async function quickInput(page, key, text, row) {
  */
 async function openFile(page, name) {
   await quickInput(page, 'Control+P', name, page.locator('.quick-input-list .monaco-list-row.focused', { hasText: name }).first());
-  await page.locator('.tab.active', { hasText: name }).waitFor();
+  // The active group's: with two groups, each has an active tab, and a
+  // file can be open in both.
+  await page.locator('.editor-group-container.active .tab.active', { hasText: name }).waitFor();
 }
 
 /**
@@ -403,6 +405,30 @@ async function goTo(page, line, col) {
   await input.fill(`:${line}:${col}`);
   await page.keyboard.press('Enter');
   await input.waitFor({ state: 'hidden' });
+}
+
+/**
+ * hoverUntil shows the hover at the cursor, as a user would with Show or
+ * Focus Hover, and returns its text once want holds of it. A hover that
+ * closes before the server's answer fills it in (the focus moving, a busy
+ * machine) is asked for again, as a user would, until the deadline.
+ */
+async function hoverUntil(page, what, want, timeout = 60_000) {
+  const hover = page.locator('.monaco-hover:not(.hidden)');
+  const deadline = Date.now() + timeout;
+  for (let attempt = 1; ; attempt++) {
+    await commandPalette(page, 'Show or Focus Hover');
+    try {
+      return await until(what, async () => {
+        const s = await textOf(hover);
+        return want(s) ? s : null;
+      }, Math.min(20_000, Math.max(1, deadline - Date.now())));
+    } catch (e) {
+      if (Date.now() >= deadline) throw e;
+      log(`hover "${what}": not shown, attempt ${attempt + 1}`);
+      await page.keyboard.press('Escape');
+    }
+  }
 }
 
 /** outputLog is the text of the extension's "rlog" output channel. */
@@ -439,7 +465,7 @@ async function textOf(locator) {
   return (await locator.allInnerTexts()).join('\n');
 }
 
-async function until(what, fn, timeout = 20_000) {
+async function until(what, fn, timeout = 30_000) {
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {
@@ -550,12 +576,7 @@ async function main() {
     await check('hover on an id says which call it names', async () => {
       await page.locator('.monaco-editor .view-lines').first().click();
       await goTo(page, 24, 10); // o: id=v678oiff → [ok] ...
-      await commandPalette(page, 'Show or Focus Hover');
-      const hover = page.locator('.monaco-hover:not(.hidden)');
-      const t = await until('hover text', async () => {
-        const s = await textOf(hover);
-        return s.includes('v678oiff') && /Read/.test(s) ? s : null;
-      });
+      const t = await hoverUntil(page, 'hover text', (s) => s.includes('v678oiff') && /Read/.test(s));
       log(`hover: ${t.replace(/\s+/g, ' ').slice(0, 160)}`);
       mkdirSync(dirname(screenshotPath), { recursive: true });
       await page.screenshot({ path: screenshotPath });
@@ -567,12 +588,8 @@ async function main() {
       await openFile(page, '222000-fix-locked-login.rlog');
       await page.locator('.monaco-editor .view-lines').first().click();
       await goTo(page, 19, 30); // o: id=v678oiff → [ok]      1→use crate::session::{Session, SessionStore};...
-      await commandPalette(page, 'Show or Focus Hover');
-      const hover = page.locator('.monaco-hover:not(.hidden)');
-      await until('the full output in the hover', async () => {
-        const s = await textOf(hover);
-        return s.includes('Output of Read') && s.includes('BUG: the session is created before the lockout check.') && s.includes('Store(String),');
-      });
+      await hoverUntil(page, 'the full output in the hover', (s) => s.includes('Output of Read') &&
+        s.includes('BUG: the session is created before the lockout check.') && s.includes('Store(String),'));
       await page.keyboard.press('Escape');
     });
 
@@ -639,12 +656,7 @@ async function main() {
       // The whole window for the transcript and its view, side by side.
       await commandPalette(page, 'View: Toggle Primary Side Bar Visibility');
       await goTo(page, line, col);
-      await commandPalette(page, 'Show or Focus Hover');
-      const hover = page.locator('.monaco-hover:not(.hidden)');
-      await until('the full record in the hover', async () => {
-        const s = await textOf(hover);
-        return s.includes('in full, from') && s.includes(transcriptName) && s.includes('agentId: ad1d58fb8290d2b47');
-      });
+      await hoverUntil(page, 'the full record in the hover', (s) => s.includes('in full, from') && s.includes(transcriptName) && s.includes('agentId: ad1d58fb8290d2b47'));
       // The hover fades in: the picture once it has.
       await until('the hover drawn', () => page.evaluate(() => [...document.querySelectorAll('.monaco-hover:not(.hidden)')]
         .every((h) => getComputedStyle(h).opacity === '1')));
@@ -660,16 +672,15 @@ async function main() {
       await page.keyboard.press('Escape');
       // What the view does not carry, on its first line.
       await goTo(page, 1, 2);
-      await commandPalette(page, 'Show or Focus Hover');
-      await until('the loss report in the header hover', async () => {
-        const s = await textOf(hover);
-        return s.includes('rlog view of') && s.includes('What the view does not carry') && s.includes('dropped_event');
-      });
+      await hoverUntil(page, 'the loss report in the header hover', (s) => s.includes('rlog view of') && s.includes('What the view does not carry') && s.includes('dropped_event'));
       await page.keyboard.press('Escape');
       // Go to Definition lands in the transcript, on the record.
       await goTo(page, line, col);
       await commandPalette(page, 'Go to Definition');
-      await page.locator(`.tab.active[data-resource-name="${transcriptName}"]`).waitFor();
+      // In the active group: VS Code opens the target beside the view or
+      // goes to the transcript's own group, as its timing has it; either
+      // way that group's active tab is the transcript.
+      await page.locator(`.editor-group-container.active .tab.active[data-resource-name="${transcriptName}"]`).waitFor();
       const record = readFileSync(transcriptPath(), 'utf8').split('\n').findIndex((l) => l.includes('"tool_use_id":"toolu_sub_agent"')) + 1;
       await until(`the cursor on line ${record} of the transcript`, async () => (await textOf(page.locator('.statusbar-item'))).includes(`Ln ${record},`));
       // And back: the transcript leads to the view's line.
