@@ -131,6 +131,19 @@ type reader struct {
 	// compression's snapshot (the CLI sets the session again when it
 	// compresses).
 	resumed *model.Event
+
+	// lineIx indexes the record being read (model.ParseRecord of the
+	// record's own copy, see record): where each object and array in it
+	// ends, so that the passes over its values after the validation jump
+	// over each container in one step instead of reading it again. The
+	// message held keeps the index of its last write (pendingIx, nil when
+	// that write was not indexed), and the calls left open that of the
+	// model message they came in (openIx); spare is one nothing holds.
+	// Only copies that nothing writes to are indexed, never the line
+	// buffer, which the next line reuses; a value of another input is not
+	// found in an index (its pointer is not inside the indexed input) and
+	// is scanned as before.
+	lineIx, pendingIx, openIx, spare *jsonscan.Index
 }
 
 // message is one message record, its members copied.
@@ -252,8 +265,25 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 		}
 		return nil
 	}
-	// The values are b's own: what is kept is copied.
-	fields, err := model.ParseFieldsView(b)
+	// valid says b is known to be valid UTF-8: a line is checked once
+	// here, for the report and for the copy a message keeps (ownFields).
+	valid := line && utf8.Valid(b)
+	// own is b's copy when the record is read from it, indexed: a line
+	// of valid UTF-8, whose values are then their own bytes, as
+	// ownFields would make them (the copy it would make, made before the
+	// parse rather than after it, so that the index is of the bytes the
+	// message keeps). Nearly every record past the $set of lastUpdated
+	// is a message, kept. Otherwise the values are b's own, and what is
+	// kept is copied.
+	var own []byte
+	var fields model.Fields
+	var err error
+	if valid && fastPaths {
+		own = bytes.Clone(b)
+		fields, err = model.ParseRecord(rd.index(), own, false, false)
+	} else {
+		fields, err = model.ParseFieldsView(b)
+	}
 	if err != nil {
 		if err.Error() == "" {
 			err = errNotJSON
@@ -261,9 +291,6 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 		rd.rep.MalformedAt(loc, err)
 		return nil
 	}
-	// valid says b is known to be valid UTF-8: a line is checked once
-	// here, for the report and for the copy a message keeps (ownFields).
-	valid := line && utf8.Valid(b)
 	if line && !valid {
 		rd.rep.InvalidUTF8(b, loc) // valid JSON: its strings can be found
 	}
@@ -294,7 +321,7 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 	}
 	switch {
 	case hasID && hasType:
-		return rd.message(fields, b, valid, loc)
+		return rd.message(fields, b, own, valid, loc)
 	case isSet && len(fields) == 1:
 		return rd.set(set, loc)
 	case isRewind && len(fields) == 1:
@@ -449,29 +476,65 @@ func (rd *reader) emit(ev *model.Event) error {
 	return rd.sink.Event(rd.top, ev)
 }
 
-// message holds a message until the next record with another id: a
-// message written again (same id) updates it, member by member.
-// message holds a message record (fields, views of b; valid says b is
-// known to be valid UTF-8) until a record with another id comes.
-func (rd *reader) message(fields model.Fields, b []byte, valid bool, loc model.Loc) error {
+// message holds a message record until a record with another id comes: a
+// message written again (same id) updates it, member by member. fields
+// are views of b (valid says b is known to be valid UTF-8), or of own,
+// b's copy that rd.lineIx indexes, when record made one.
+func (rd *reader) message(fields model.Fields, b, own []byte, valid bool, loc model.Loc) error {
 	rd.sawMessage = true
-	idv, _ := fields.Get("id")
+	idv, _ := fields.Get("id") // decoded as the record has it, not its copy
+	if own == nil {
+		fields = ownFields(fields, b, valid)
+	}
 	if p := rd.pending; p != nil && p.id == peek(idv) {
-		for _, f := range ownFields(fields, b, valid) {
+		for _, f := range fields {
 			if old, ok := p.fields.Get(f.Key); ok && !bytes.Equal(old, f.Value) && f.Key != "toolCalls" {
 				rd.rep.Add(model.LossDroppedField, "gemini message written again with another "+f.Key+": the last is kept", p.loc)
 			}
 			p.fields.Set(f.Key, f.Value)
 		}
 		p.loc = loc
+		if own != nil {
+			// The last write holds most of the message (Gemini CLI
+			// writes it whole again, with its tool calls): its index
+			// is the message's; the last one's is free.
+			rd.pendingIx, rd.lineIx = rd.lineIx, rd.pendingIx
+		}
 		return nil
 	}
 	if err := rd.flush(); err != nil {
 		return err
 	}
 	id, _ := jsonscan.String(bytes.TrimSpace(idv)) // kept: Fields.String
-	rd.pending = &message{fields: ownFields(fields, b, valid), id: id, loc: loc}
+	rd.pending = &message{fields: fields, id: id, loc: loc}
+	if own != nil {
+		rd.pendingIx, rd.lineIx = rd.lineIx, nil
+	}
 	return nil
+}
+
+// index is rd.lineIx, made when no index is free.
+func (rd *reader) index() *jsonscan.Index {
+	if rd.lineIx == nil {
+		rd.lineIx, rd.spare = rd.spare, nil
+		if rd.lineIx == nil {
+			rd.lineIx = new(jsonscan.Index)
+		}
+	}
+	return rd.lineIx
+}
+
+// free gives back ix, which nothing the reader holds is indexed by any
+// more, for the next record.
+func (rd *reader) free(ix *jsonscan.Index) {
+	if ix == nil {
+		return
+	}
+	if rd.lineIx == nil {
+		rd.lineIx = ix
+	} else if rd.spare == nil {
+		rd.spare = ix
+	}
 }
 
 // peek is the string of the JSON value v as Fields.String decodes it ("" if
@@ -495,31 +558,33 @@ func peek(v []byte) string {
 // the reader holds, never of a line it reuses), appended to dst: when
 // every key is its own decoding and named once, which is nearly always,
 // the keys are views of b, and with room enough in dst nothing is
-// allocated. Otherwise it is ParseValidFieldsView's list. Nothing made of
-// it may keep a key (keys are only compared, or copied into another
-// string). FuzzFastPaths holds the reader to the general path, and
-// FuzzViewFields the lists to ParseValidFieldsView's.
-func viewFields(b []byte, dst model.Fields) (model.Fields, error) {
+// allocated. Otherwise it is ParseValidFieldsView's list. When b is part
+// of the input ix indexes, each object and array in b is jumped over
+// (ix.MemberSpans; ParseIn); a nil ix, or another input, scans b. Nothing
+// made of it may keep a key (keys are only compared, or copied into
+// another string). FuzzFastPaths holds the reader to the general path,
+// and FuzzViewFields the lists to ParseValidFieldsView's.
+func viewFields(ix *jsonscan.Index, b []byte, dst model.Fields) (model.Fields, error) {
 	if !fastPaths {
 		return model.ParseValidFieldsView(b)
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
-		return model.ParseValidFieldsView(b)
+		return model.ParseIn(ix, b, false)
 	}
 	var found [8]jsonscan.Span
-	spans, err := jsonscan.MemberSpans(b, found[:0])
+	spans, err := ix.MemberSpans(b, found[:0])
 	if err != nil || len(spans) > len(found) {
-		return model.ParseValidFieldsView(b)
+		return model.ParseIn(ix, b, false)
 	}
 	for i, m := range spans {
 		k := b[m.KeyStart:m.KeyEnd]
 		if !jsonscan.PlainKey(k) {
-			return model.ParseValidFieldsView(b)
+			return model.ParseIn(ix, b, false)
 		}
 		for _, n := range spans[:i] {
 			if string(b[n.KeyStart:n.KeyEnd]) == string(k) {
-				return model.ParseValidFieldsView(b) // named twice
+				return model.ParseIn(ix, b, false) // named twice
 			}
 		}
 		dst = append(dst, model.Field{
@@ -583,6 +648,15 @@ func (rd *reader) flush() error {
 		return nil
 	}
 	rd.pending = nil
+	err := rd.flushMessage(p)
+	// Free, unless its calls hold it (gemini).
+	rd.free(rd.pendingIx)
+	rd.pendingIx = nil
+	return err
+}
+
+// flushMessage emits the message p.
+func (rd *reader) flushMessage(p *message) error {
 	tv, _ := p.fields.Get("type")
 	typ := peek(tv) // compared; kept only below, decoded again
 	if typ != "user" {
@@ -678,11 +752,11 @@ func (rd *reader) user(p *message) error {
 		prompt = !ev.Meta
 		events = append(events, newEvent(ev))
 	} else {
-		err := jsonscan.Array(content, func(i int, b []byte) error {
+		err := rd.pendingIx.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = listPath(p.loc.Path, "content", i)
 			var room [2]model.Field
-			part, err := viewFields(b, room[:0])
+			part, err := viewFields(rd.pendingIx, b, room[:0])
 			if err != nil || len(part) == 0 {
 				rd.rep.Add(model.LossMalformed, "gemini user content part is not an object", ev.Loc)
 				return nil
@@ -695,7 +769,7 @@ func (rd *reader) user(p *message) error {
 				return nil
 			}
 			if fr, ok := part.Get("functionResponse"); ok && len(part) == 1 {
-				events = append(events, newEvent(rd.result(ev, fr)))
+				events = append(events, newEvent(rd.result(ev, rd.pendingIx, fr)))
 				return nil
 			}
 			ev.Kind = model.KindPassthrough
@@ -752,10 +826,11 @@ func newEvent(ev model.Event) *model.Event { return &ev }
 func isContext(s string) bool { return strings.HasPrefix(s, "<session_context>") }
 
 // result is the tool result a functionResponse part of a user message
-// sends back, with what its call's entry says of it (status, display).
-func (rd *reader) result(ev model.Event, fr []byte) model.Event {
+// sends back (fr, of the input ix indexes), with what its call's entry
+// says of it (status, display).
+func (rd *reader) result(ev model.Event, ix *jsonscan.Index, fr []byte) model.Event {
 	ev.Kind = model.KindToolResult
-	res, extra := functionResponse(fr)
+	res, extra := functionResponse(ix, fr)
 	ev.Result = res
 	ev.Extra = extra
 	for i, c := range rd.open {
@@ -793,7 +868,7 @@ func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
 		switch f.Key {
 		case "id", "name", "args", "status":
 		case "result":
-			if fr == nil || !sameResult(f.Value, fr) {
+			if fr == nil || !sameResult(rd.openIx, f.Value, fr) {
 				ev.Extra.Set("toolCall.result", f.Value)
 			}
 		case "timestamp":
@@ -815,14 +890,14 @@ func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
 	}
 }
 
-// sameResult reports whether a toolCalls entry's result (a list of parts)
-// is the one functionResponse part fr.
-func sameResult(result, fr []byte) bool {
+// sameResult reports whether a toolCalls entry's result (a list of parts,
+// of the input ix indexes) is the one functionResponse part fr.
+func sameResult(ix *jsonscan.Index, result, fr []byte) bool {
 	n := 0
 	same := false
-	jsonscan.Array(result, func(_ int, b []byte) error {
+	ix.Array(result, func(_ int, b []byte) error {
 		n++
-		jsonscan.Members(b, func(k, v []byte) error { // validated with its record
+		ix.Members(b, func(k, v []byte) error { // validated with its record
 			same = string(k) == "functionResponse" && bytes.Equal(v, fr)
 			return nil
 		})
@@ -831,14 +906,14 @@ func sameResult(result, fr []byte) bool {
 	return n == 1 && same
 }
 
-// functionResponse reads a functionResponse {id, name, response}: the
-// response's output (or error) is the result's text; a response with other
-// members is kept whole.
-func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
+// functionResponse reads a functionResponse {id, name, response}, of the
+// input ix indexes: the response's output (or error) is the result's
+// text; a response with other members is kept whole.
+func functionResponse(ix *jsonscan.Index, fr []byte) (*model.ToolResult, model.Fields) {
 	res := &model.ToolResult{}
 	var extra model.Fields
 	var room [4]model.Field
-	f, err := viewFields(fr, room[:0])
+	f, err := viewFields(ix, fr, room[:0])
 	if err != nil {
 		res.Content, res.ContentRaw = string(fr), jsonscan.Copy(fr)
 		return res, nil
@@ -849,7 +924,7 @@ func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 			res.CallID, _ = jsonscan.String(x.Value)
 		case "response":
 			var room [2]model.Field
-			resp, err := viewFields(x.Value, room[:0])
+			resp, err := viewFields(ix, x.Value, room[:0])
 			if err == nil && len(resp) == 1 {
 				if s, ok := resp.String("output"); ok {
 					res.Content = s
@@ -966,6 +1041,13 @@ func (rd *reader) gemini(p *message) error {
 			return err
 		}
 	}
+	if len(calls) > 0 && len(rd.open) == 0 {
+		// The calls' entries are of this message's copy: its index
+		// goes with them, until their results come (closeCalls emptied
+		// the list, and freed nothing: the last calls' index is free).
+		rd.free(rd.openIx)
+		rd.openIx, rd.pendingIx = rd.pendingIx, nil
+	}
 	rd.open = append(rd.open, calls...)
 	return nil
 }
@@ -980,16 +1062,16 @@ func (rd *reader) eachObject(p *message, key string, keep bool, fn func(f model.
 	if !ok || jsonscan.IsNull(v) {
 		return
 	}
-	err := jsonscan.Array(v, func(i int, b []byte) error {
+	err := rd.pendingIx.Array(v, func(i int, b []byte) error {
 		loc := p.loc
 		loc.Path = listPath(p.loc.Path, key, i)
 		var f model.Fields
 		var err error
 		if keep {
-			f, err = model.ParseValidFieldsView(b)
+			f, err = model.ParseIn(rd.pendingIx, b, false)
 		} else {
 			var room [4]model.Field
-			f, err = viewFields(b, room[:0])
+			f, err = viewFields(rd.pendingIx, b, room[:0])
 		}
 		if err != nil || (len(f) == 0 && !bytes.HasPrefix(b, []byte("{"))) {
 			rd.rep.Add(model.LossMalformed, "gemini "+key+" entry is not an object", loc)
@@ -1115,9 +1197,9 @@ func (rd *reader) closeCalls() error {
 		if v, ok := c.entry.Get("result"); ok {
 			var fr []byte
 			n := 0
-			jsonscan.Array(v, func(_ int, b []byte) error {
+			rd.openIx.Array(v, func(_ int, b []byte) error {
 				n++
-				jsonscan.Members(b, func(k, v []byte) error { // validated with its record
+				rd.openIx.Members(b, func(k, v []byte) error { // validated with its record
 					if string(k) == "functionResponse" {
 						fr = v
 					}
@@ -1126,7 +1208,7 @@ func (rd *reader) closeCalls() error {
 				return nil
 			})
 			if n == 1 && fr != nil {
-				res, extra := functionResponse(fr)
+				res, extra := functionResponse(rd.openIx, fr)
 				res.CallID = c.id
 				ev.Result, ev.Extra = res, extra
 				if isString(ev.Extra, "functionResponse.name", c.name) {

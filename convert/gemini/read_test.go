@@ -649,7 +649,9 @@ func FuzzPeek(f *testing.F) {
 
 // FuzzViewFields holds viewFields (the keys views of the value, no list
 // allocated) to model.ParseValidFieldsView on valid JSON: the same error
-// or none, the same keys and values in order, whatever room it is given.
+// or none, the same keys and values in order, whatever room it is given,
+// and whether the value is scanned or is part of a record an index
+// indexes (its objects and arrays jumped over).
 func FuzzViewFields(f *testing.F) {
 	f.Add([]byte(`{"functionResponse":{"id":"c","name":"run_shell_command","response":{"output":"a\nb"}}}`))
 	f.Add([]byte(` {"text" : "hi", "te\u0078t":"x", "a":[1,{"b":null}]} `))
@@ -662,15 +664,28 @@ func FuzzViewFields(f *testing.F) {
 		if !jsonscan.Valid(b) {
 			return
 		}
-		want, wantErr := model.ParseValidFieldsView(b)
-		for _, room := range []int{0, 2, 8} {
-			got, err := viewFields(b, make(model.Fields, 0, room))
-			if (err == nil) != (wantErr == nil) || len(got) != len(want) {
-				t.Fatalf("room %d: %q, %v; ParseValidFieldsView %q, %v", room, got, err, want, wantErr)
-			}
-			for i := range want {
-				if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) || cap(got[i].Value) != len(got[i].Value) {
-					t.Fatalf("room %d: member %d %q: %q (cap %d), ParseValidFieldsView %q: %q", room, i, got[i].Key, got[i].Value, cap(got[i].Value), want[i].Key, want[i].Value)
+		// The value as a member of a record an index indexes (unless
+		// it is nested as deep as the scan goes: the record is deeper).
+		type input struct {
+			ix *jsonscan.Index
+			b  []byte
+		}
+		inputs := []input{{nil, b}}
+		var ix jsonscan.Index
+		if rec, err := model.ParseRecord(&ix, []byte(`{"v":`+string(b)+`}`), false, false); err == nil && len(rec) == 1 {
+			inputs = append(inputs, input{&ix, rec[0].Value})
+		}
+		for _, in := range inputs {
+			want, wantErr := model.ParseValidFieldsView(in.b)
+			for _, room := range []int{0, 2, 8} {
+				got, err := viewFields(in.ix, in.b, make(model.Fields, 0, room))
+				if (err == nil) != (wantErr == nil) || len(got) != len(want) {
+					t.Fatalf("room %d, index %v: %q, %v; ParseValidFieldsView %q, %v", room, in.ix != nil, got, err, want, wantErr)
+				}
+				for i := range want {
+					if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) || cap(got[i].Value) != len(got[i].Value) {
+						t.Fatalf("room %d, index %v: member %d %q: %q (cap %d), ParseValidFieldsView %q: %q", room, in.ix != nil, i, got[i].Key, got[i].Value, cap(got[i].Value), want[i].Key, want[i].Value)
+					}
 				}
 			}
 		}
