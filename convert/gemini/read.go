@@ -1130,23 +1130,28 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 		bad = bad || !ok
 		return n
 	}
-	err := jsonscan.Members(v, func(k, val []byte) error {
-		switch string(k) {
-		case "input":
-			t.Input = count(val)
-		case "output":
-			t.Output = count(val)
-		case "cached":
-			t.Cached = count(val)
-		case "thoughts":
-			t.Thoughts = count(val)
-		case "tool":
-			t.Tool = count(val)
-		case "total":
-			t.Total, t.hasTotal = count(val), true
-		}
-		return nil
-	})
+	var err error
+	if n, ok := plainTokens(v); ok && fastPaths {
+		t.Input, t.Output, t.Cached, t.Thoughts, t.Tool, t.Total, t.hasTotal = n[0], n[1], n[2], n[3], n[4], n[5], true
+	} else {
+		err = jsonscan.Members(v, func(k, val []byte) error {
+			switch string(k) {
+			case "input":
+				t.Input = count(val)
+			case "output":
+				t.Output = count(val)
+			case "cached":
+				t.Cached = count(val)
+			case "thoughts":
+				t.Thoughts = count(val)
+			case "tool":
+				t.Tool = count(val)
+			case "total":
+				t.Total, t.hasTotal = count(val), true
+			}
+			return nil
+		})
+	}
 	if err != nil || bad {
 		rd.rep.Add(model.LossMalformed, "gemini tokens is not an object of counts", loc)
 		return nil
@@ -1158,6 +1163,36 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 	}
 	u := model.UsageOf(c)
 	return &u
+}
+
+// tokenMembers are what Gemini CLI writes before each count of a message's
+// tokens, in its order.
+var tokenMembers = [...]string{`{"input":`, `,"output":`, `,"cached":`, `,"thoughts":`, `,"tool":`, `,"total":`}
+
+// plainTokens reads the counts of a message's tokens (input, output,
+// cached, thoughts, tool, total) when v, a value validated with its
+// record, is exactly the object Gemini CLI writes: those members in that
+// order, without white space, each count 1 to 18 ASCII digits. Then
+// tokens' walk over its members would read the same counts, and nothing
+// is wrong with them; anything else (another order or member, a sign, a
+// fraction, null) takes that walk.
+func plainTokens(v []byte) (n [len(tokenMembers)]int64, ok bool) {
+	i := 0
+	for k, m := range tokenMembers {
+		if len(v)-i < len(m) || string(v[i:i+len(m)]) != m {
+			return n, false
+		}
+		i += len(m)
+		j := i
+		for j < len(v) && v[j]-'0' <= 9 {
+			j++
+		}
+		if n[k], ok = jsonscan.Digits(v[i:j]); !ok {
+			return n, false
+		}
+		i = j
+	}
+	return n, i == len(v)-1 && v[i] == '}'
 }
 
 // emitResult emits ev, first splicing in a sub-agent's file when ev is the

@@ -691,3 +691,42 @@ func FuzzViewFields(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTokens holds tokens with plainTokens (the counts read where Gemini
+// CLI writes them) to its walk over the members: the same usage, the
+// same input counted for a compression, the same report, for any value
+// validated with its record.
+func FuzzTokens(f *testing.F) {
+	for _, v := range []string{
+		`{"input":3000,"output":40,"cached":2000,"thoughts":12,"tool":0,"total":3052}`,
+		`{"input":3000,"output":40,"cached":2000,"thoughts":12,"tool":0,"total":9}`,
+		`{"input":3000,"output":40,"cached":2000,"thoughts":12,"tool":0}`,
+		`{"output":40,"input":3000,"cached":2000,"thoughts":12,"tool":0,"total":3052}`,
+		`{"input":3000,"output":40,"cached":2000,"thoughts":12,"tool":0,"total":3052,"x":1}`,
+		`{"input":-1,"output":40,"cached":2000,"thoughts":12,"tool":0,"total":3052}`,
+		`{"input":1.5,"output":4e1,"cached":null,"thoughts":12,"tool":0,"total":3052}`,
+		`{"input":1234567890123456789,"output":0,"cached":0,"thoughts":0,"tool":0,"total":0}`,
+		`{ "input":1,"output":0,"cached":0,"thoughts":0,"tool":0,"total":1 }`,
+		`{"input":"1","output":0,"cached":0,"thoughts":0,"tool":0,"total":1}`,
+		`[1]`, `7`,
+	} {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if !jsonscan.Valid(v) {
+			return
+		}
+		read := func(fast bool) (string, int64, string) {
+			fastPaths = fast
+			defer func() { fastPaths = true }()
+			rd := &reader{rep: &model.Report{}}
+			u := rd.tokens(bytes.TrimSpace(v), model.Loc{Line: 2})
+			return fmt.Sprintf("%+v", u), rd.lastInput, rd.rep.Text()
+		}
+		u, in, rep := read(true)
+		wantU, wantIn, wantRep := read(false)
+		if u != wantU || in != wantIn || rep != wantRep {
+			t.Fatalf("%s: %s, %d, %q; the walk: %s, %d, %q", v, u, in, rep, wantU, wantIn, wantRep)
+		}
+	})
+}
