@@ -110,8 +110,11 @@ type reader struct {
 	sawHeader, sawMessage bool
 	// pending is the last message read, held until a record with another
 	// id comes: Gemini CLI writes a message again, same id, when its tool
-	// calls finish.
+	// calls finish. It is held, or nil: one message is held at a time, and
+	// flushed before the next is read, so its room is the reader's, not
+	// allocated for each message.
 	pending *message
+	held    message
 	// open are the tool calls of the last model message whose results have
 	// not been emitted yet, in order.
 	open []openCall
@@ -506,7 +509,8 @@ func (rd *reader) message(fields model.Fields, b, own []byte, valid bool, loc mo
 		return err
 	}
 	id, _ := jsonscan.String(bytes.TrimSpace(idv)) // kept: Fields.String
-	rd.pending = &message{fields: fields, id: id, loc: loc}
+	rd.held = message{fields: fields, id: id, loc: loc}
+	rd.pending = &rd.held
 	if own != nil {
 		rd.pendingIx, rd.lineIx = rd.lineIx, nil
 	}
@@ -830,13 +834,16 @@ func isContext(s string) bool { return strings.HasPrefix(s, "<session_context>")
 // says of it (status, display).
 func (rd *reader) result(ev model.Event, ix *jsonscan.Index, fr []byte) model.Event {
 	ev.Kind = model.KindToolResult
-	res, extra := functionResponse(ix, fr)
+	res, extra, idv := functionResponse(ix, fr)
 	ev.Result = res
 	ev.Extra = extra
+	id := peek(idv) // compared; kept as the call's, or decoded below
 	for i, c := range rd.open {
-		if c.id != res.CallID {
+		if c.id != id {
 			continue
 		}
+		// The call's id is the same string, decoded once already.
+		res.CallID = c.id
 		rd.open = append(rd.open[:i], rd.open[i+1:]...)
 		if isString(ev.Extra, "functionResponse.name", c.name) {
 			ev.Extra.Delete("functionResponse.name")
@@ -844,6 +851,7 @@ func (rd *reader) result(ev model.Event, ix *jsonscan.Index, fr []byte) model.Ev
 		rd.callOutcome(&ev, c, fr)
 		return ev
 	}
+	res.CallID, _ = jsonscan.String(idv)
 	return ev
 }
 
@@ -908,20 +916,21 @@ func sameResult(ix *jsonscan.Index, result, fr []byte) bool {
 
 // functionResponse reads a functionResponse {id, name, response}, of the
 // input ix indexes: the response's output (or error) is the result's
-// text; a response with other members is kept whole.
-func functionResponse(ix *jsonscan.Index, fr []byte) (*model.ToolResult, model.Fields) {
-	res := &model.ToolResult{}
-	var extra model.Fields
+// text; a response with other members is kept whole. The call's id is
+// left to the caller, which has it as a string when it has the call: id is
+// its value (nil without one).
+func functionResponse(ix *jsonscan.Index, fr []byte) (res *model.ToolResult, extra model.Fields, id []byte) {
+	res = &model.ToolResult{}
 	var room [4]model.Field
 	f, err := viewFields(ix, fr, room[:0])
 	if err != nil {
 		res.Content, res.ContentRaw = string(fr), jsonscan.Copy(fr)
-		return res, nil
+		return res, nil, nil
 	}
 	for _, x := range f {
 		switch x.Key {
 		case "id":
-			res.CallID, _ = jsonscan.String(x.Value)
+			id = x.Value
 		case "response":
 			var room [2]model.Field
 			resp, err := viewFields(ix, x.Value, room[:0])
@@ -943,11 +952,14 @@ func functionResponse(ix *jsonscan.Index, fr []byte) (*model.ToolResult, model.F
 				res.Content = string(x.Value)
 			}
 			res.ContentRaw = x.Value
+		case "name":
+			// Made once, not for every result.
+			extra.Set("functionResponse.name", x.Value)
 		default:
 			extra.Set("functionResponse."+x.Key, x.Value)
 		}
 	}
-	return res, extra
+	return res, extra, id
 }
 
 // gemini emits a model message: its thoughts, its text and its tool calls,
@@ -1243,7 +1255,7 @@ func (rd *reader) closeCalls() error {
 				return nil
 			})
 			if n == 1 && fr != nil {
-				res, extra := functionResponse(rd.openIx, fr)
+				res, extra, _ := functionResponse(rd.openIx, fr)
 				res.CallID = c.id
 				ev.Result, ev.Extra = res, extra
 				if isString(ev.Extra, "functionResponse.name", c.name) {
