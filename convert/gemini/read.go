@@ -154,6 +154,11 @@ type message struct {
 	fields model.Fields
 	id     string
 	loc    model.Loc
+	// own is the copy of the message's last write that lineIx indexed
+	// (see record), nil when there is none; idView says id is a view of a
+	// copy (keptString), not a string of its own.
+	own    []byte
+	idView bool
 }
 
 // openCall is a tool call waiting for its result: its id and name, the
@@ -500,19 +505,64 @@ func (rd *reader) message(fields model.Fields, b, own []byte, valid bool, loc mo
 		if own != nil {
 			// The last write holds most of the message (Gemini CLI
 			// writes it whole again, with its tool calls): its index
-			// is the message's; the last one's is free.
+			// is the message's; the last one's is free. The id, the
+			// same, is taken from it.
 			rd.pendingIx, rd.lineIx = rd.lineIx, rd.pendingIx
+			p.own = own
+			p.setID(idv)
 		}
 		return nil
 	}
 	if err := rd.flush(); err != nil {
 		return err
 	}
-	id, _ := jsonscan.String(bytes.TrimSpace(idv)) // kept: Fields.String
-	rd.held = message{fields: fields, id: id, loc: loc}
+	rd.held = message{fields: fields, loc: loc, own: own}
+	rd.held.setID(idv)
 	rd.pending = &rd.held
 	if own != nil {
 		rd.pendingIx, rd.lineIx = rd.lineIx, nil
+	}
+	return nil
+}
+
+// inside reports whether v lies in b, by their addresses (only compared
+// and subtracted, never made into a pointer).
+func inside(b, v []byte) bool {
+	if len(b) == 0 || len(v) == 0 {
+		return false
+	}
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return d < uintptr(len(b)) && uintptr(len(v)) <= uintptr(len(b))-d
+}
+
+// keptString is jsonscan.String(v) for a string an event keeps: when v
+// lies in kept and holds its text as it is (ASCII without an escape, told
+// eight bytes at a time), the string is a view of v's bytes instead of a
+// copy. kept is a message's copy (message.own), which nothing writes to
+// and which the message's events keep anyway (keptCopy), so a view keeps
+// no more memory than the events did; nil when there is none, and then
+// the string is decoded as jsonscan.String does. FuzzKeptString holds it
+// to jsonscan.String.
+func keptString(kept, v []byte) (string, bool) {
+	if inside(kept, v) && len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		if in := v[1 : len(v)-1]; jsonscan.PlainKey(in) {
+			return unsafe.String(unsafe.SliceData(in), len(in)), true
+		}
+	}
+	return jsonscan.String(v)
+}
+
+// keptCopy is p's copy when the events of p keep it anyway: extra (the
+// members the first event carries) holds a value of it. Otherwise nil: a
+// view would keep the whole copy for a few bytes of it.
+func keptCopy(p *message, extra model.Fields) []byte {
+	if !fastPaths {
+		return nil
+	}
+	for _, f := range extra {
+		if inside(p.own, f.Value) {
+			return p.own
+		}
 	}
 	return nil
 }
@@ -663,6 +713,9 @@ func (rd *reader) flush() error {
 func (rd *reader) flushMessage(p *message) error {
 	tv, _ := p.fields.Get("type")
 	typ := peek(tv) // compared; kept only below, decoded again
+	if typ != "gemini" {
+		p.ownID(nil)
+	}
 	if typ != "user" {
 		// A result the CLI sent back comes in the user message after its
 		// call; the others (the older form has none) come from the calls.
@@ -679,7 +732,7 @@ func (rd *reader) flushMessage(p *message) error {
 	typ, _ = p.fields.String("type")
 	if _, known := records.Message(typ); known {
 		// info, error, warning: what the CLI showed.
-		ev := rd.base(p, model.KindSystem)
+		ev := rd.base(p, model.KindSystem, nil)
 		ev.Name = typ
 		ev.Text, _ = contentText(p.fields)
 		ev.Extra = rest(p.fields, "id", "timestamp", "type", "content")
@@ -688,16 +741,39 @@ func (rd *reader) flushMessage(p *message) error {
 		}
 		return rd.emit(&ev)
 	}
-	ev := rd.base(p, model.KindPassthrough)
+	ev := rd.base(p, model.KindPassthrough, nil)
 	ev.RawType = "message:" + typ
 	ev.Raw = model.MustJSON(p.fields)
 	rd.rep.Passthrough(&ev, "gemini message type "+typ)
 	return rd.emit(&ev)
 }
 
-// base is the event of a message's first member: its id, time and place.
-func (rd *reader) base(p *message, kind model.Kind) model.Event {
-	ts, _ := p.fields.String("timestamp")
+// setID sets p's id from its value idv, as Fields.String decodes it: a
+// view of p.own when it holds its text as it is (keptString), made a
+// string of its own at flush (ownID) unless the message's events keep
+// p.own anyway.
+func (p *message) setID(idv []byte) {
+	p.id, _ = keptString(p.own, bytes.TrimSpace(idv))
+	p.idView = inside(p.own, stringBytes(p.id))
+}
+
+// ownID makes p's id a string of its own when it is a view of a copy the
+// message's events do not keep (kept, see keptCopy).
+func (p *message) ownID(kept []byte) {
+	if p.idView && !inside(kept, stringBytes(p.id)) {
+		p.id = strings.Clone(p.id)
+	}
+	p.idView = false
+}
+
+// stringBytes is s's bytes, only to be compared by address (inside).
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// base is the event of a message's first member: its id, time and place;
+// kept is the message's copy its events keep, if they do (keptString).
+func (rd *reader) base(p *message, kind model.Kind, kept []byte) model.Event {
+	tv, _ := p.fields.Get("timestamp")
+	ts, _ := keptString(kept, bytes.TrimSpace(tv)) // Fields.String
 	ev := rd.event(kind, ts, p.loc)
 	ev.ID = p.id
 	return ev
@@ -742,7 +818,7 @@ func contentText(f model.Fields) (string, bool) {
 // user emits a user message: its text parts, and the tool results it sends
 // back (functionResponse parts).
 func (rd *reader) user(p *message) error {
-	base := rd.base(p, model.KindUser)
+	base := rd.base(p, model.KindUser, nil)
 	// Each event is allocated alone (newEvent): a list of them growing
 	// would copy and allocate them again.
 	var room [4]*model.Event
@@ -965,7 +1041,13 @@ func functionResponse(ix *jsonscan.Index, fr []byte) (res *model.ToolResult, ext
 // gemini emits a model message: its thoughts, its text and its tool calls,
 // each with the message's id, model and usage.
 func (rd *reader) gemini(p *message) error {
-	base := rd.base(p, model.KindAgent)
+	// What the first event carries (its tokens, nearly always): when it
+	// holds a value of the message's copy, the events keep the copy, and
+	// the strings they keep are views of it (keptString).
+	extra := rest(p.fields, "id", "timestamp", "type", "content", "thoughts", "toolCalls", "model")
+	kept := keptCopy(p, extra)
+	p.ownID(kept)
+	base := rd.base(p, model.KindAgent, kept)
 	base.MessageID = p.id
 	// A session's messages nearly always name one model: its name is
 	// decoded once, not for every message.
@@ -990,14 +1072,15 @@ func (rd *reader) gemini(p *message) error {
 		for _, f := range t {
 			switch f.Key {
 			case "description":
-				ev.Text, _ = jsonscan.String(f.Value)
+				ev.Text, _ = keptString(kept, f.Value)
 			case "timestamp":
-				ev.Time, _ = jsonscan.String(f.Value)
+				ev.Time, _ = keptString(kept, f.Value)
 			case "subject":
-				if s, _ := jsonscan.String(f.Value); s == "" {
+				if peek(f.Value) == "" {
 					continue
 				}
-				fallthrough
+				// Made once, not for every thought.
+				ev.Extra.Set("thought.subject", f.Value)
 			default:
 				ev.Extra.Set("thought."+f.Key, f.Value)
 			}
@@ -1005,7 +1088,7 @@ func (rd *reader) gemini(p *message) error {
 		events = append(events, newEvent(ev))
 	})
 	if v, ok := p.fields.Get("content"); ok {
-		if s, isString := jsonscan.String(v); isString {
+		if s, isString := keptString(kept, v); isString {
 			if s != "" {
 				ev := base
 				ev.Text = s
@@ -1024,8 +1107,12 @@ func (rd *reader) gemini(p *message) error {
 		ev.Kind = model.KindToolCall
 		ev.Loc = loc
 		c := &model.ToolCall{}
-		c.ID, _ = entry.String("id")
-		c.Name, _ = entry.String("name")
+		// The event keeps the entry's members (its input, its extra),
+		// and so the copy.
+		idv, _ := entry.Get("id")
+		c.ID, _ = keptString(kept, bytes.TrimSpace(idv)) // Fields.String
+		nv, _ := entry.Get("name")
+		c.Name, _ = keptString(kept, bytes.TrimSpace(nv))
 		if args, ok := entry.Get("args"); ok {
 			c.Input = args
 		}
@@ -1047,7 +1134,7 @@ func (rd *reader) gemini(p *message) error {
 	if len(events) == 0 {
 		events = append(events, newEvent(base))
 	}
-	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content", "thoughts", "toolCalls", "model"), events[0].Extra...)
+	events[0].Extra = append(extra, events[0].Extra...)
 	for i := range events {
 		if err := rd.emit(events[i]); err != nil {
 			return err

@@ -730,3 +730,32 @@ func FuzzTokens(f *testing.F) {
 		}
 	})
 }
+
+// FuzzKeptString holds keptString (a view of the copy when the string
+// holds its text as it is) to jsonscan.String, for any member's value of
+// any record, lying in the copy it is given or not, and a view only of
+// that copy.
+func FuzzKeptString(f *testing.F) {
+	for _, v := range []string{`"2026-11-27T10:00:00.000Z"`, `"caf\u00e9"`, `"a\"b"`, `""`, `null`, `7`, `{"a":"b"}`, ` "x" `, "\"\xff\"", "\"caf\xc3\xa9\"", `"\\"`, `"a\nb"`} {
+		f.Add([]byte(`{"k":` + v + `}`))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fields, err := model.ParseFieldsView(b)
+		if err != nil {
+			return
+		}
+		other := bytes.Clone(b)
+		for _, x := range fields {
+			want, wantOK := jsonscan.String(x.Value)
+			for _, kept := range [][]byte{b, nil, other} {
+				got, ok := keptString(kept, x.Value)
+				if got != want || ok != wantOK {
+					t.Fatalf("keptString(%q) = %q, %v; jsonscan.String %q, %v", x.Value, got, ok, want, wantOK)
+				}
+				if inside(b, stringBytes(got)) && !inside(kept, x.Value) {
+					t.Fatalf("keptString(%q) is a view of a copy it was not given", x.Value)
+				}
+			}
+		}
+	})
+}
