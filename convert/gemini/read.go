@@ -495,12 +495,9 @@ func (rd *reader) message(fields model.Fields, b, own []byte, valid bool, loc mo
 		fields = ownFields(fields, b, valid)
 	}
 	if p := rd.pending; p != nil && p.id == peek(idv) {
-		for _, f := range fields {
-			if old, ok := p.fields.Get(f.Key); ok && !bytes.Equal(old, f.Value) && f.Key != "toolCalls" {
-				rd.rep.Add(model.LossDroppedField, "gemini message written again with another "+f.Key+": the last is kept", p.loc)
-			}
-			p.fields.Set(f.Key, f.Value)
-		}
+		mergeWrite(&p.fields, fields, func(key string) {
+			rd.rep.Add(model.LossDroppedField, "gemini message written again with another "+key+": the last is kept", p.loc)
+		})
 		p.loc = loc
 		if own != nil {
 			// The last write holds most of the message (Gemini CLI
@@ -565,6 +562,31 @@ func keptCopy(p *message, extra model.Fields) []byte {
 		}
 	}
 	return nil
+}
+
+// mergeWrite sets each member of fields, a message written again, in
+// dst, its members so far, as dst.Set would, and calls changed with the
+// key of each member that had another value (but the tool calls, which a
+// message gains as they finish). Each member is looked up first where
+// the first write had it: Gemini CLI writes a message again with its
+// members in the same order (and the tool calls after them), and a
+// message's keys are unique (parseFields), so the member there is the one
+// dst.Get would find. FuzzMergeWrite holds it to Get and Set.
+func mergeWrite(dst *model.Fields, fields model.Fields, changed func(key string)) {
+	for i, f := range fields {
+		j := i
+		if j >= len(*dst) || (*dst)[j].Key != f.Key {
+			j = slices.IndexFunc(*dst, func(x model.Field) bool { return x.Key == f.Key })
+		}
+		if j < 0 {
+			*dst = append(*dst, f)
+			continue
+		}
+		if !bytes.Equal((*dst)[j].Value, f.Value) && f.Key != "toolCalls" {
+			changed(f.Key)
+		}
+		(*dst)[j].Value = f.Value
+	}
 }
 
 // index is rd.lineIx, made when no index is free.
@@ -735,7 +757,7 @@ func (rd *reader) flushMessage(p *message) error {
 		ev := rd.base(p, model.KindSystem, nil)
 		ev.Name = typ
 		ev.Text, _ = contentText(p.fields)
-		ev.Extra = rest(p.fields, "id", "timestamp", "type", "content")
+		ev.Extra = rest(p.fields, false)
 		if v, ok := p.fields.Get("content"); ok && (len(v) == 0 || v[0] != '"') {
 			ev.Extra.Set("content", v) // parts: the text is their text's
 		}
@@ -779,13 +801,22 @@ func (rd *reader) base(p *message, kind model.Kind, kept []byte) model.Event {
 	return ev
 }
 
-// rest is the members of f but those named.
-func rest(f model.Fields, skip ...string) model.Fields {
+// rest is the members of f that a message's events have no field for:
+// all but its id, time, type and content, and for a model message (agent)
+// its thoughts, tool calls and model too. The names are told by a switch,
+// not looked for in a list, for each member of each message.
+func rest(f model.Fields, agent bool) model.Fields {
 	var out model.Fields
 	for _, x := range f {
-		if !slices.Contains(skip, x.Key) {
-			out = append(out, x)
+		switch x.Key {
+		case "id", "timestamp", "type", "content":
+			continue
+		case "thoughts", "toolCalls", "model":
+			if agent {
+				continue
+			}
 		}
+		out = append(out, x)
 	}
 	return out
 }
@@ -869,7 +900,7 @@ func (rd *reader) user(p *message) error {
 	if len(events) == 0 {
 		events = append(events, newEvent(base))
 	}
-	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content"), events[0].Extra...)
+	events[0].Extra = append(rest(p.fields, false), events[0].Extra...)
 	for i := range events {
 		if err := rd.emitResult(events[i]); err != nil {
 			return err
@@ -1044,7 +1075,7 @@ func (rd *reader) gemini(p *message) error {
 	// What the first event carries (its tokens, nearly always): when it
 	// holds a value of the message's copy, the events keep the copy, and
 	// the strings they keep are views of it (keptString).
-	extra := rest(p.fields, "id", "timestamp", "type", "content", "thoughts", "toolCalls", "model")
+	extra := rest(p.fields, true)
 	kept := keptCopy(p, extra)
 	p.ownID(kept)
 	base := rd.base(p, model.KindAgent, kept)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -755,6 +756,47 @@ func FuzzKeptString(f *testing.F) {
 				if inside(b, stringBytes(got)) && !inside(kept, x.Value) {
 					t.Fatalf("keptString(%q) is a view of a copy it was not given", x.Value)
 				}
+			}
+		}
+	})
+}
+
+// FuzzMergeWrite holds mergeWrite (a member of a message written again
+// looked up where the first write had it) to Fields.Get and Set: the same
+// members in the same order, the same keys reported as changed, for any
+// two records.
+func FuzzMergeWrite(f *testing.F) {
+	g := `{"id":"g1","timestamp":"t","type":"gemini","content":"a","thoughts":[],"tokens":{"input":1},"model":"m"}`
+	f.Add([]byte(g), []byte(strings.TrimSuffix(g, "}")+`,"toolCalls":[{"id":"c"}]}`))
+	f.Add([]byte(g), []byte(`{"model":"n","id":"g1","content":"b","x":1}`))
+	f.Add([]byte(`{"a":1,"b":2,"a":3}`), []byte(`{"b":2,"a":4,"c":5,"b":6}`))
+	f.Add([]byte(`{}`), []byte(`{"a":1}`))
+	f.Fuzz(func(t *testing.T, first, again []byte) {
+		held, err := model.ParseFieldsView(first)
+		if err != nil {
+			return
+		}
+		fields, err := model.ParseFieldsView(again)
+		if err != nil {
+			return
+		}
+		want := slices.Clone(held)
+		var wantChanged []string
+		for _, x := range fields {
+			if old, ok := want.Get(x.Key); ok && !bytes.Equal(old, x.Value) && x.Key != "toolCalls" {
+				wantChanged = append(wantChanged, x.Key)
+			}
+			want.Set(x.Key, x.Value)
+		}
+		got := slices.Clone(held)
+		var changed []string
+		mergeWrite(&got, fields, func(key string) { changed = append(changed, key) })
+		if !slices.Equal(changed, wantChanged) || len(got) != len(want) {
+			t.Fatalf("changed %q, %d members; Get and Set: %q, %d", changed, len(got), wantChanged, len(want))
+		}
+		for i := range want {
+			if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) {
+				t.Fatalf("member %d: %q=%s; Get and Set: %q=%s", i, got[i].Key, got[i].Value, want[i].Key, want[i].Value)
 			}
 		}
 	})
