@@ -110,9 +110,9 @@ type reader struct {
 	sawHeader, sawMessage bool
 	// pending is the last message read, held until a record with another
 	// id comes: Gemini CLI writes a message again, same id, when its tool
-	// calls finish. It is held, or nil: one message is held at a time, and
-	// flushed before the next is read, so its room is the reader's, not
-	// allocated for each message.
+	// calls finish. It is &held, or nil: one message is held at a time,
+	// and flushed before the next is read, so its room is the reader's,
+	// not allocated for each message.
 	pending *message
 	held    message
 	// open are the tool calls of the last model message whose results have
