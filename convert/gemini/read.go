@@ -110,8 +110,11 @@ type reader struct {
 	sawHeader, sawMessage bool
 	// pending is the last message read, held until a record with another
 	// id comes: Gemini CLI writes a message again, same id, when its tool
-	// calls finish.
+	// calls finish. It is &held, or nil: one message is held at a time,
+	// and flushed before the next is read, so its room is the reader's,
+	// not allocated for each message.
 	pending *message
+	held    message
 	// open are the tool calls of the last model message whose results have
 	// not been emitted yet, in order.
 	open []openCall
@@ -131,6 +134,19 @@ type reader struct {
 	// compression's snapshot (the CLI sets the session again when it
 	// compresses).
 	resumed *model.Event
+
+	// lineIx indexes the record being read (model.ParseRecord of the
+	// record's own copy, see record): where each object and array in it
+	// ends, so that the passes over its values after the validation jump
+	// over each container in one step instead of reading it again. The
+	// message held keeps the index of its last write (pendingIx, nil when
+	// that write was not indexed), and the calls left open that of the
+	// model message they came in (openIx); spare is one nothing holds.
+	// Only copies that nothing writes to are indexed, never the line
+	// buffer, which the next line reuses; a value of another input is not
+	// found in an index (its pointer is not inside the indexed input) and
+	// is scanned as before.
+	lineIx, pendingIx, openIx, spare *jsonscan.Index
 }
 
 // message is one message record, its members copied.
@@ -138,6 +154,11 @@ type message struct {
 	fields model.Fields
 	id     string
 	loc    model.Loc
+	// own is the copy of the message's last write that lineIx indexed
+	// (see record), nil when there is none; idView says id is a view of a
+	// copy (keptString), not a string of its own.
+	own    []byte
+	idView bool
 }
 
 // openCall is a tool call waiting for its result: its id and name, the
@@ -252,8 +273,25 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 		}
 		return nil
 	}
-	// The values are b's own: what is kept is copied.
-	fields, err := model.ParseFieldsView(b)
+	// valid says b is known to be valid UTF-8: a line is checked once
+	// here, for the report and for the copy a message keeps (ownFields).
+	valid := line && utf8.Valid(b)
+	// own is b's copy when the record is read from it, indexed: a line
+	// of valid UTF-8, whose values are then their own bytes, as
+	// ownFields would make them (the copy it would make, made before the
+	// parse rather than after it, so that the index is of the bytes the
+	// message keeps). Nearly every record past the $set of lastUpdated
+	// is a message, kept. Otherwise the values are b's own, and what is
+	// kept is copied.
+	var own []byte
+	var fields model.Fields
+	var err error
+	if valid && fastPaths {
+		own = bytes.Clone(b)
+		fields, err = model.ParseRecord(rd.index(), own, false, false)
+	} else {
+		fields, err = model.ParseFieldsView(b)
+	}
 	if err != nil {
 		if err.Error() == "" {
 			err = errNotJSON
@@ -261,9 +299,6 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 		rd.rep.MalformedAt(loc, err)
 		return nil
 	}
-	// valid says b is known to be valid UTF-8: a line is checked once
-	// here, for the report and for the copy a message keeps (ownFields).
-	valid := line && utf8.Valid(b)
 	if line && !valid {
 		rd.rep.InvalidUTF8(b, loc) // valid JSON: its strings can be found
 	}
@@ -294,7 +329,7 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 	}
 	switch {
 	case hasID && hasType:
-		return rd.message(fields, b, valid, loc)
+		return rd.message(fields, b, own, valid, loc)
 	case isSet && len(fields) == 1:
 		return rd.set(set, loc)
 	case isRewind && len(fields) == 1:
@@ -449,29 +484,133 @@ func (rd *reader) emit(ev *model.Event) error {
 	return rd.sink.Event(rd.top, ev)
 }
 
-// message holds a message until the next record with another id: a
-// message written again (same id) updates it, member by member.
-// message holds a message record (fields, views of b; valid says b is
-// known to be valid UTF-8) until a record with another id comes.
-func (rd *reader) message(fields model.Fields, b []byte, valid bool, loc model.Loc) error {
+// message holds a message record until a record with another id comes: a
+// message written again (same id) updates it, member by member. fields
+// are views of b (valid says b is known to be valid UTF-8), or of own,
+// b's copy that rd.lineIx indexes, when record made one.
+func (rd *reader) message(fields model.Fields, b, own []byte, valid bool, loc model.Loc) error {
 	rd.sawMessage = true
-	idv, _ := fields.Get("id")
+	idv, _ := fields.Get("id") // decoded as the record has it, not its copy
+	if own == nil {
+		fields = ownFields(fields, b, valid)
+	}
 	if p := rd.pending; p != nil && p.id == peek(idv) {
-		for _, f := range ownFields(fields, b, valid) {
-			if old, ok := p.fields.Get(f.Key); ok && !bytes.Equal(old, f.Value) && f.Key != "toolCalls" {
-				rd.rep.Add(model.LossDroppedField, "gemini message written again with another "+f.Key+": the last is kept", p.loc)
-			}
-			p.fields.Set(f.Key, f.Value)
-		}
+		mergeWrite(&p.fields, fields, func(key string) {
+			rd.rep.Add(model.LossDroppedField, "gemini message written again with another "+key+": the last is kept", p.loc)
+		})
 		p.loc = loc
+		if own != nil {
+			// The last write holds most of the message (Gemini CLI
+			// writes it whole again, with its tool calls): its index
+			// is the message's; the last one's is free. The id, the
+			// same, is taken from it.
+			rd.pendingIx, rd.lineIx = rd.lineIx, rd.pendingIx
+			p.own = own
+			p.setID(idv)
+		}
 		return nil
 	}
 	if err := rd.flush(); err != nil {
 		return err
 	}
-	id, _ := jsonscan.String(bytes.TrimSpace(idv)) // kept: Fields.String
-	rd.pending = &message{fields: ownFields(fields, b, valid), id: id, loc: loc}
+	rd.held = message{fields: fields, loc: loc, own: own}
+	rd.held.setID(idv)
+	rd.pending = &rd.held
+	if own != nil {
+		rd.pendingIx, rd.lineIx = rd.lineIx, nil
+	}
 	return nil
+}
+
+// inside reports whether v lies in b, by their addresses (only compared
+// and subtracted, never made into a pointer).
+func inside(b, v []byte) bool {
+	if len(b) == 0 || len(v) == 0 {
+		return false
+	}
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return d < uintptr(len(b)) && uintptr(len(v)) <= uintptr(len(b))-d
+}
+
+// keptString is jsonscan.String(v) for a string an event keeps: when v
+// lies in kept and holds its text as it is (ASCII without an escape, told
+// eight bytes at a time), the string is a view of v's bytes instead of a
+// copy. kept is a message's copy (message.own), which nothing writes to
+// and which the message's events keep anyway (keptCopy), so a view keeps
+// no more memory than the events did; nil when there is none, and then
+// the string is decoded as jsonscan.String does. FuzzKeptString holds it
+// to jsonscan.String.
+func keptString(kept, v []byte) (string, bool) {
+	if inside(kept, v) && len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		if in := v[1 : len(v)-1]; jsonscan.PlainKey(in) {
+			return unsafe.String(unsafe.SliceData(in), len(in)), true
+		}
+	}
+	return jsonscan.String(v)
+}
+
+// keptCopy is p's copy when the events of p keep it anyway: extra (the
+// members the first event carries) holds a value of it. Otherwise nil: a
+// view would keep the whole copy for a few bytes of it.
+func keptCopy(p *message, extra model.Fields) []byte {
+	if !fastPaths {
+		return nil
+	}
+	for _, f := range extra {
+		if inside(p.own, f.Value) {
+			return p.own
+		}
+	}
+	return nil
+}
+
+// mergeWrite sets each member of fields, a message written again, in
+// dst, its members so far, as dst.Set would, and calls changed with the
+// key of each member that had another value (but the tool calls, which a
+// message gains as they finish). Each member is looked up first where
+// the first write had it: Gemini CLI writes a message again with its
+// members in the same order (and the tool calls after them), and a
+// message's keys are unique (parseFields), so the member there is the one
+// dst.Get would find. FuzzMergeWrite holds it to Get and Set.
+func mergeWrite(dst *model.Fields, fields model.Fields, changed func(key string)) {
+	for i, f := range fields {
+		j := i
+		if j >= len(*dst) || (*dst)[j].Key != f.Key {
+			j = slices.IndexFunc(*dst, func(x model.Field) bool { return x.Key == f.Key })
+		}
+		if j < 0 {
+			*dst = append(*dst, f)
+			continue
+		}
+		if !bytes.Equal((*dst)[j].Value, f.Value) && f.Key != "toolCalls" {
+			changed(f.Key)
+		}
+		(*dst)[j].Value = f.Value
+	}
+}
+
+// index is rd.lineIx, made when no index is free.
+func (rd *reader) index() *jsonscan.Index {
+	if rd.lineIx == nil {
+		rd.lineIx, rd.spare = rd.spare, nil
+		if rd.lineIx == nil {
+			rd.lineIx = new(jsonscan.Index)
+		}
+	}
+	return rd.lineIx
+}
+
+// free gives back ix, which nothing the reader holds is indexed by any
+// more, for the next record.
+func (rd *reader) free(ix *jsonscan.Index) {
+	if ix == nil {
+		return
+	}
+	if rd.lineIx == nil {
+		rd.lineIx = ix
+	} else if rd.spare == nil {
+		rd.spare = ix
+	}
 }
 
 // peek is the string of the JSON value v as Fields.String decodes it ("" if
@@ -495,31 +634,33 @@ func peek(v []byte) string {
 // the reader holds, never of a line it reuses), appended to dst: when
 // every key is its own decoding and named once, which is nearly always,
 // the keys are views of b, and with room enough in dst nothing is
-// allocated. Otherwise it is ParseValidFieldsView's list. Nothing made of
-// it may keep a key (keys are only compared, or copied into another
-// string). FuzzFastPaths holds the reader to the general path, and
-// FuzzViewFields the lists to ParseValidFieldsView's.
-func viewFields(b []byte, dst model.Fields) (model.Fields, error) {
+// allocated. Otherwise it is ParseValidFieldsView's list. When b is part
+// of the input ix indexes, each object and array in b is jumped over
+// (ix.MemberSpans; ParseIn); a nil ix, or another input, scans b. Nothing
+// made of it may keep a key (keys are only compared, or copied into
+// another string). FuzzFastPaths holds the reader to the general path,
+// and FuzzViewFields the lists to ParseValidFieldsView's.
+func viewFields(ix *jsonscan.Index, b []byte, dst model.Fields) (model.Fields, error) {
 	if !fastPaths {
 		return model.ParseValidFieldsView(b)
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
-		return model.ParseValidFieldsView(b)
+		return model.ParseIn(ix, b, false)
 	}
 	var found [8]jsonscan.Span
-	spans, err := jsonscan.MemberSpans(b, found[:0])
+	spans, err := ix.MemberSpans(b, found[:0])
 	if err != nil || len(spans) > len(found) {
-		return model.ParseValidFieldsView(b)
+		return model.ParseIn(ix, b, false)
 	}
 	for i, m := range spans {
 		k := b[m.KeyStart:m.KeyEnd]
 		if !jsonscan.PlainKey(k) {
-			return model.ParseValidFieldsView(b)
+			return model.ParseIn(ix, b, false)
 		}
 		for _, n := range spans[:i] {
 			if string(b[n.KeyStart:n.KeyEnd]) == string(k) {
-				return model.ParseValidFieldsView(b) // named twice
+				return model.ParseIn(ix, b, false) // named twice
 			}
 		}
 		dst = append(dst, model.Field{
@@ -583,8 +724,20 @@ func (rd *reader) flush() error {
 		return nil
 	}
 	rd.pending = nil
+	err := rd.flushMessage(p)
+	// Free, unless its calls hold it (gemini).
+	rd.free(rd.pendingIx)
+	rd.pendingIx = nil
+	return err
+}
+
+// flushMessage emits the message p.
+func (rd *reader) flushMessage(p *message) error {
 	tv, _ := p.fields.Get("type")
 	typ := peek(tv) // compared; kept only below, decoded again
+	if typ != "gemini" {
+		p.ownID(nil)
+	}
 	if typ != "user" {
 		// A result the CLI sent back comes in the user message after its
 		// call; the others (the older form has none) come from the calls.
@@ -601,37 +754,69 @@ func (rd *reader) flush() error {
 	typ, _ = p.fields.String("type")
 	if _, known := records.Message(typ); known {
 		// info, error, warning: what the CLI showed.
-		ev := rd.base(p, model.KindSystem)
+		ev := rd.base(p, model.KindSystem, nil)
 		ev.Name = typ
 		ev.Text, _ = contentText(p.fields)
-		ev.Extra = rest(p.fields, "id", "timestamp", "type", "content")
+		ev.Extra = rest(p.fields, false)
 		if v, ok := p.fields.Get("content"); ok && (len(v) == 0 || v[0] != '"') {
 			ev.Extra.Set("content", v) // parts: the text is their text's
 		}
 		return rd.emit(&ev)
 	}
-	ev := rd.base(p, model.KindPassthrough)
+	ev := rd.base(p, model.KindPassthrough, nil)
 	ev.RawType = "message:" + typ
 	ev.Raw = model.MustJSON(p.fields)
 	rd.rep.Passthrough(&ev, "gemini message type "+typ)
 	return rd.emit(&ev)
 }
 
-// base is the event of a message's first member: its id, time and place.
-func (rd *reader) base(p *message, kind model.Kind) model.Event {
-	ts, _ := p.fields.String("timestamp")
+// setID sets p's id from its value idv, as Fields.String decodes it: a
+// view of p.own when it holds its text as it is (keptString), made a
+// string of its own at flush (ownID) unless the message's events keep
+// p.own anyway.
+func (p *message) setID(idv []byte) {
+	p.id, _ = keptString(p.own, bytes.TrimSpace(idv))
+	p.idView = inside(p.own, stringBytes(p.id))
+}
+
+// ownID makes p's id a string of its own when it is a view of a copy the
+// message's events do not keep (kept, see keptCopy).
+func (p *message) ownID(kept []byte) {
+	if p.idView && !inside(kept, stringBytes(p.id)) {
+		p.id = strings.Clone(p.id)
+	}
+	p.idView = false
+}
+
+// stringBytes is s's bytes, only to be compared by address (inside).
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// base is the event of a message's first member: its id, time and place;
+// kept is the message's copy its events keep, if they do (keptString).
+func (rd *reader) base(p *message, kind model.Kind, kept []byte) model.Event {
+	tv, _ := p.fields.Get("timestamp")
+	ts, _ := keptString(kept, bytes.TrimSpace(tv)) // Fields.String
 	ev := rd.event(kind, ts, p.loc)
 	ev.ID = p.id
 	return ev
 }
 
-// rest is the members of f but those named.
-func rest(f model.Fields, skip ...string) model.Fields {
+// rest is the members of f that a message's events have no field for:
+// all but its id, time, type and content, and for a model message (agent)
+// its thoughts, tool calls and model too. The names are told by a switch,
+// not looked for in a list, for each member of each message.
+func rest(f model.Fields, agent bool) model.Fields {
 	var out model.Fields
 	for _, x := range f {
-		if !slices.Contains(skip, x.Key) {
-			out = append(out, x)
+		switch x.Key {
+		case "id", "timestamp", "type", "content":
+			continue
+		case "thoughts", "toolCalls", "model":
+			if agent {
+				continue
+			}
 		}
+		out = append(out, x)
 	}
 	return out
 }
@@ -664,7 +849,7 @@ func contentText(f model.Fields) (string, bool) {
 // user emits a user message: its text parts, and the tool results it sends
 // back (functionResponse parts).
 func (rd *reader) user(p *message) error {
-	base := rd.base(p, model.KindUser)
+	base := rd.base(p, model.KindUser, nil)
 	// Each event is allocated alone (newEvent): a list of them growing
 	// would copy and allocate them again.
 	var room [4]*model.Event
@@ -678,11 +863,11 @@ func (rd *reader) user(p *message) error {
 		prompt = !ev.Meta
 		events = append(events, newEvent(ev))
 	} else {
-		err := jsonscan.Array(content, func(i int, b []byte) error {
+		err := rd.pendingIx.Array(content, func(i int, b []byte) error {
 			ev := base
 			ev.Loc.Path = listPath(p.loc.Path, "content", i)
 			var room [2]model.Field
-			part, err := viewFields(b, room[:0])
+			part, err := viewFields(rd.pendingIx, b, room[:0])
 			if err != nil || len(part) == 0 {
 				rd.rep.Add(model.LossMalformed, "gemini user content part is not an object", ev.Loc)
 				return nil
@@ -695,7 +880,7 @@ func (rd *reader) user(p *message) error {
 				return nil
 			}
 			if fr, ok := part.Get("functionResponse"); ok && len(part) == 1 {
-				events = append(events, newEvent(rd.result(ev, fr)))
+				events = append(events, newEvent(rd.result(ev, rd.pendingIx, fr)))
 				return nil
 			}
 			ev.Kind = model.KindPassthrough
@@ -715,7 +900,7 @@ func (rd *reader) user(p *message) error {
 	if len(events) == 0 {
 		events = append(events, newEvent(base))
 	}
-	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content"), events[0].Extra...)
+	events[0].Extra = append(rest(p.fields, false), events[0].Extra...)
 	for i := range events {
 		if err := rd.emitResult(events[i]); err != nil {
 			return err
@@ -752,16 +937,20 @@ func newEvent(ev model.Event) *model.Event { return &ev }
 func isContext(s string) bool { return strings.HasPrefix(s, "<session_context>") }
 
 // result is the tool result a functionResponse part of a user message
-// sends back, with what its call's entry says of it (status, display).
-func (rd *reader) result(ev model.Event, fr []byte) model.Event {
+// sends back (fr, of the input ix indexes), with what its call's entry
+// says of it (status, display).
+func (rd *reader) result(ev model.Event, ix *jsonscan.Index, fr []byte) model.Event {
 	ev.Kind = model.KindToolResult
-	res, extra := functionResponse(fr)
+	res, extra, idv := functionResponse(ix, fr)
 	ev.Result = res
 	ev.Extra = extra
+	id := peek(idv) // compared; kept as the call's, or decoded below
 	for i, c := range rd.open {
-		if c.id != res.CallID {
+		if c.id != id {
 			continue
 		}
+		// The call's id is the same string, decoded once already.
+		res.CallID = c.id
 		rd.open = append(rd.open[:i], rd.open[i+1:]...)
 		if isString(ev.Extra, "functionResponse.name", c.name) {
 			ev.Extra.Delete("functionResponse.name")
@@ -769,6 +958,7 @@ func (rd *reader) result(ev model.Event, fr []byte) model.Event {
 		rd.callOutcome(&ev, c, fr)
 		return ev
 	}
+	res.CallID, _ = jsonscan.String(idv)
 	return ev
 }
 
@@ -793,7 +983,7 @@ func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
 		switch f.Key {
 		case "id", "name", "args", "status":
 		case "result":
-			if fr == nil || !sameResult(f.Value, fr) {
+			if fr == nil || !sameResult(rd.openIx, f.Value, fr) {
 				ev.Extra.Set("toolCall.result", f.Value)
 			}
 		case "timestamp":
@@ -815,14 +1005,14 @@ func (rd *reader) callOutcome(ev *model.Event, c openCall, fr []byte) {
 	}
 }
 
-// sameResult reports whether a toolCalls entry's result (a list of parts)
-// is the one functionResponse part fr.
-func sameResult(result, fr []byte) bool {
+// sameResult reports whether a toolCalls entry's result (a list of parts,
+// of the input ix indexes) is the one functionResponse part fr.
+func sameResult(ix *jsonscan.Index, result, fr []byte) bool {
 	n := 0
 	same := false
-	jsonscan.Array(result, func(_ int, b []byte) error {
+	ix.Array(result, func(_ int, b []byte) error {
 		n++
-		jsonscan.Members(b, func(k, v []byte) error { // validated with its record
+		ix.Members(b, func(k, v []byte) error { // validated with its record
 			same = string(k) == "functionResponse" && bytes.Equal(v, fr)
 			return nil
 		})
@@ -831,25 +1021,26 @@ func sameResult(result, fr []byte) bool {
 	return n == 1 && same
 }
 
-// functionResponse reads a functionResponse {id, name, response}: the
-// response's output (or error) is the result's text; a response with other
-// members is kept whole.
-func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
-	res := &model.ToolResult{}
-	var extra model.Fields
+// functionResponse reads a functionResponse {id, name, response}, of the
+// input ix indexes: the response's output (or error) is the result's
+// text; a response with other members is kept whole. The call's id is
+// left to the caller, which has it as a string when it has the call: id is
+// its value (nil without one).
+func functionResponse(ix *jsonscan.Index, fr []byte) (res *model.ToolResult, extra model.Fields, id []byte) {
+	res = &model.ToolResult{}
 	var room [4]model.Field
-	f, err := viewFields(fr, room[:0])
+	f, err := viewFields(ix, fr, room[:0])
 	if err != nil {
 		res.Content, res.ContentRaw = string(fr), jsonscan.Copy(fr)
-		return res, nil
+		return res, nil, nil
 	}
 	for _, x := range f {
 		switch x.Key {
 		case "id":
-			res.CallID, _ = jsonscan.String(x.Value)
+			id = x.Value
 		case "response":
 			var room [2]model.Field
-			resp, err := viewFields(x.Value, room[:0])
+			resp, err := viewFields(ix, x.Value, room[:0])
 			if err == nil && len(resp) == 1 {
 				if s, ok := resp.String("output"); ok {
 					res.Content = s
@@ -868,17 +1059,26 @@ func functionResponse(fr []byte) (*model.ToolResult, model.Fields) {
 				res.Content = string(x.Value)
 			}
 			res.ContentRaw = x.Value
+		case "name":
+			// Made once, not for every result.
+			extra.Set("functionResponse.name", x.Value)
 		default:
 			extra.Set("functionResponse."+x.Key, x.Value)
 		}
 	}
-	return res, extra
+	return res, extra, id
 }
 
 // gemini emits a model message: its thoughts, its text and its tool calls,
 // each with the message's id, model and usage.
 func (rd *reader) gemini(p *message) error {
-	base := rd.base(p, model.KindAgent)
+	// What the first event carries (its tokens, nearly always): when it
+	// holds a value of the message's copy, the events keep the copy, and
+	// the strings they keep are views of it (keptString).
+	extra := rest(p.fields, true)
+	kept := keptCopy(p, extra)
+	p.ownID(kept)
+	base := rd.base(p, model.KindAgent, kept)
 	base.MessageID = p.id
 	// A session's messages nearly always name one model: its name is
 	// decoded once, not for every message.
@@ -903,14 +1103,15 @@ func (rd *reader) gemini(p *message) error {
 		for _, f := range t {
 			switch f.Key {
 			case "description":
-				ev.Text, _ = jsonscan.String(f.Value)
+				ev.Text, _ = keptString(kept, f.Value)
 			case "timestamp":
-				ev.Time, _ = jsonscan.String(f.Value)
+				ev.Time, _ = keptString(kept, f.Value)
 			case "subject":
-				if s, _ := jsonscan.String(f.Value); s == "" {
+				if peek(f.Value) == "" {
 					continue
 				}
-				fallthrough
+				// Made once, not for every thought.
+				ev.Extra.Set("thought.subject", f.Value)
 			default:
 				ev.Extra.Set("thought."+f.Key, f.Value)
 			}
@@ -918,7 +1119,7 @@ func (rd *reader) gemini(p *message) error {
 		events = append(events, newEvent(ev))
 	})
 	if v, ok := p.fields.Get("content"); ok {
-		if s, isString := jsonscan.String(v); isString {
+		if s, isString := keptString(kept, v); isString {
 			if s != "" {
 				ev := base
 				ev.Text = s
@@ -937,8 +1138,12 @@ func (rd *reader) gemini(p *message) error {
 		ev.Kind = model.KindToolCall
 		ev.Loc = loc
 		c := &model.ToolCall{}
-		c.ID, _ = entry.String("id")
-		c.Name, _ = entry.String("name")
+		// The event keeps the entry's members (its input, its extra),
+		// and so the copy.
+		idv, _ := entry.Get("id")
+		c.ID, _ = keptString(kept, bytes.TrimSpace(idv)) // Fields.String
+		nv, _ := entry.Get("name")
+		c.Name, _ = keptString(kept, bytes.TrimSpace(nv))
 		if args, ok := entry.Get("args"); ok {
 			c.Input = args
 		}
@@ -960,11 +1165,18 @@ func (rd *reader) gemini(p *message) error {
 	if len(events) == 0 {
 		events = append(events, newEvent(base))
 	}
-	events[0].Extra = append(rest(p.fields, "id", "timestamp", "type", "content", "thoughts", "toolCalls", "model"), events[0].Extra...)
+	events[0].Extra = append(extra, events[0].Extra...)
 	for i := range events {
 		if err := rd.emit(events[i]); err != nil {
 			return err
 		}
+	}
+	if len(calls) > 0 && len(rd.open) == 0 {
+		// The calls' entries are of this message's copy: its index
+		// goes with them, until their results come (closeCalls emptied
+		// the list, and freed nothing: the last calls' index is free).
+		rd.free(rd.openIx)
+		rd.openIx, rd.pendingIx = rd.pendingIx, nil
 	}
 	rd.open = append(rd.open, calls...)
 	return nil
@@ -980,16 +1192,16 @@ func (rd *reader) eachObject(p *message, key string, keep bool, fn func(f model.
 	if !ok || jsonscan.IsNull(v) {
 		return
 	}
-	err := jsonscan.Array(v, func(i int, b []byte) error {
+	err := rd.pendingIx.Array(v, func(i int, b []byte) error {
 		loc := p.loc
 		loc.Path = listPath(p.loc.Path, key, i)
 		var f model.Fields
 		var err error
 		if keep {
-			f, err = model.ParseValidFieldsView(b)
+			f, err = model.ParseIn(rd.pendingIx, b, false)
 		} else {
 			var room [4]model.Field
-			f, err = viewFields(b, room[:0])
+			f, err = viewFields(rd.pendingIx, b, room[:0])
 		}
 		if err != nil || (len(f) == 0 && !bytes.HasPrefix(b, []byte("{"))) {
 			rd.rep.Add(model.LossMalformed, "gemini "+key+" entry is not an object", loc)
@@ -1048,23 +1260,28 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 		bad = bad || !ok
 		return n
 	}
-	err := jsonscan.Members(v, func(k, val []byte) error {
-		switch string(k) {
-		case "input":
-			t.Input = count(val)
-		case "output":
-			t.Output = count(val)
-		case "cached":
-			t.Cached = count(val)
-		case "thoughts":
-			t.Thoughts = count(val)
-		case "tool":
-			t.Tool = count(val)
-		case "total":
-			t.Total, t.hasTotal = count(val), true
-		}
-		return nil
-	})
+	var err error
+	if n, ok := plainTokens(v); ok && fastPaths {
+		t.Input, t.Output, t.Cached, t.Thoughts, t.Tool, t.Total, t.hasTotal = n[0], n[1], n[2], n[3], n[4], n[5], true
+	} else {
+		err = jsonscan.Members(v, func(k, val []byte) error {
+			switch string(k) {
+			case "input":
+				t.Input = count(val)
+			case "output":
+				t.Output = count(val)
+			case "cached":
+				t.Cached = count(val)
+			case "thoughts":
+				t.Thoughts = count(val)
+			case "tool":
+				t.Tool = count(val)
+			case "total":
+				t.Total, t.hasTotal = count(val), true
+			}
+			return nil
+		})
+	}
 	if err != nil || bad {
 		rd.rep.Add(model.LossMalformed, "gemini tokens is not an object of counts", loc)
 		return nil
@@ -1076,6 +1293,36 @@ func (rd *reader) tokens(v []byte, loc model.Loc) *model.Usage {
 	}
 	u := model.UsageOf(c)
 	return &u
+}
+
+// tokenMembers are what Gemini CLI writes before each count of a message's
+// tokens, in its order.
+var tokenMembers = [...]string{`{"input":`, `,"output":`, `,"cached":`, `,"thoughts":`, `,"tool":`, `,"total":`}
+
+// plainTokens reads the counts of a message's tokens (input, output,
+// cached, thoughts, tool, total) when v, a value validated with its
+// record, is exactly the object Gemini CLI writes: those members in that
+// order, without white space, each count 1 to 18 ASCII digits. Then
+// tokens' walk over its members would read the same counts, and nothing
+// is wrong with them; anything else (another order or member, a sign, a
+// fraction, null) takes that walk.
+func plainTokens(v []byte) (n [len(tokenMembers)]int64, ok bool) {
+	i := 0
+	for k, m := range tokenMembers {
+		if len(v)-i < len(m) || string(v[i:i+len(m)]) != m {
+			return n, false
+		}
+		i += len(m)
+		j := i
+		for j < len(v) && v[j]-'0' <= 9 {
+			j++
+		}
+		if n[k], ok = jsonscan.Digits(v[i:j]); !ok {
+			return n, false
+		}
+		i = j
+	}
+	return n, i == len(v)-1 && v[i] == '}'
 }
 
 // emitResult emits ev, first splicing in a sub-agent's file when ev is the
@@ -1115,9 +1362,9 @@ func (rd *reader) closeCalls() error {
 		if v, ok := c.entry.Get("result"); ok {
 			var fr []byte
 			n := 0
-			jsonscan.Array(v, func(_ int, b []byte) error {
+			rd.openIx.Array(v, func(_ int, b []byte) error {
 				n++
-				jsonscan.Members(b, func(k, v []byte) error { // validated with its record
+				rd.openIx.Members(b, func(k, v []byte) error { // validated with its record
 					if string(k) == "functionResponse" {
 						fr = v
 					}
@@ -1126,7 +1373,7 @@ func (rd *reader) closeCalls() error {
 				return nil
 			})
 			if n == 1 && fr != nil {
-				res, extra := functionResponse(fr)
+				res, extra, _ := functionResponse(rd.openIx, fr)
 				res.CallID = c.id
 				ev.Result, ev.Extra = res, extra
 				if isString(ev.Extra, "functionResponse.name", c.name) {

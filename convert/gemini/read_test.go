@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -649,7 +650,9 @@ func FuzzPeek(f *testing.F) {
 
 // FuzzViewFields holds viewFields (the keys views of the value, no list
 // allocated) to model.ParseValidFieldsView on valid JSON: the same error
-// or none, the same keys and values in order, whatever room it is given.
+// or none, the same keys and values in order, whatever room it is given,
+// and whether the value is scanned or is part of a record an index
+// indexes (its objects and arrays jumped over).
 func FuzzViewFields(f *testing.F) {
 	f.Add([]byte(`{"functionResponse":{"id":"c","name":"run_shell_command","response":{"output":"a\nb"}}}`))
 	f.Add([]byte(` {"text" : "hi", "te\u0078t":"x", "a":[1,{"b":null}]} `))
@@ -662,16 +665,138 @@ func FuzzViewFields(f *testing.F) {
 		if !jsonscan.Valid(b) {
 			return
 		}
-		want, wantErr := model.ParseValidFieldsView(b)
-		for _, room := range []int{0, 2, 8} {
-			got, err := viewFields(b, make(model.Fields, 0, room))
-			if (err == nil) != (wantErr == nil) || len(got) != len(want) {
-				t.Fatalf("room %d: %q, %v; ParseValidFieldsView %q, %v", room, got, err, want, wantErr)
-			}
-			for i := range want {
-				if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) || cap(got[i].Value) != len(got[i].Value) {
-					t.Fatalf("room %d: member %d %q: %q (cap %d), ParseValidFieldsView %q: %q", room, i, got[i].Key, got[i].Value, cap(got[i].Value), want[i].Key, want[i].Value)
+		// The value as a member of a record an index indexes (unless
+		// it is nested as deep as the scan goes: the record is deeper).
+		type input struct {
+			ix *jsonscan.Index
+			b  []byte
+		}
+		inputs := []input{{nil, b}}
+		var ix jsonscan.Index
+		if rec, err := model.ParseRecord(&ix, []byte(`{"v":`+string(b)+`}`), false, false); err == nil && len(rec) == 1 {
+			inputs = append(inputs, input{&ix, rec[0].Value})
+		}
+		for _, in := range inputs {
+			want, wantErr := model.ParseValidFieldsView(in.b)
+			for _, room := range []int{0, 2, 8} {
+				got, err := viewFields(in.ix, in.b, make(model.Fields, 0, room))
+				if (err == nil) != (wantErr == nil) || len(got) != len(want) {
+					t.Fatalf("room %d, index %v: %q, %v; ParseValidFieldsView %q, %v", room, in.ix != nil, got, err, want, wantErr)
 				}
+				for i := range want {
+					if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) || cap(got[i].Value) != len(got[i].Value) {
+						t.Fatalf("room %d, index %v: member %d %q: %q (cap %d), ParseValidFieldsView %q: %q", room, in.ix != nil, i, got[i].Key, got[i].Value, cap(got[i].Value), want[i].Key, want[i].Value)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzTokens holds tokens with plainTokens (the counts read where Gemini
+// CLI writes them) to its walk over the members: the same usage, the
+// same input counted for a compression, the same report, for any value
+// validated with its record.
+func FuzzTokens(f *testing.F) {
+	for _, v := range []string{
+		`{"input":3000,"output":40,"cached":2000,"thoughts":12,"tool":0,"total":3052}`,
+		`{"input":3000,"output":40,"cached":2000,"thoughts":12,"tool":0,"total":9}`,
+		`{"input":3000,"output":40,"cached":2000,"thoughts":12,"tool":0}`,
+		`{"output":40,"input":3000,"cached":2000,"thoughts":12,"tool":0,"total":3052}`,
+		`{"input":3000,"output":40,"cached":2000,"thoughts":12,"tool":0,"total":3052,"x":1}`,
+		`{"input":-1,"output":40,"cached":2000,"thoughts":12,"tool":0,"total":3052}`,
+		`{"input":1.5,"output":4e1,"cached":null,"thoughts":12,"tool":0,"total":3052}`,
+		`{"input":1234567890123456789,"output":0,"cached":0,"thoughts":0,"tool":0,"total":0}`,
+		`{ "input":1,"output":0,"cached":0,"thoughts":0,"tool":0,"total":1 }`,
+		`{"input":"1","output":0,"cached":0,"thoughts":0,"tool":0,"total":1}`,
+		`[1]`, `7`,
+	} {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if !jsonscan.Valid(v) {
+			return
+		}
+		read := func(fast bool) (string, int64, string) {
+			fastPaths = fast
+			defer func() { fastPaths = true }()
+			rd := &reader{rep: &model.Report{}}
+			u := rd.tokens(bytes.TrimSpace(v), model.Loc{Line: 2})
+			return fmt.Sprintf("%+v", u), rd.lastInput, rd.rep.Text()
+		}
+		u, in, rep := read(true)
+		wantU, wantIn, wantRep := read(false)
+		if u != wantU || in != wantIn || rep != wantRep {
+			t.Fatalf("%s: %s, %d, %q; the walk: %s, %d, %q", v, u, in, rep, wantU, wantIn, wantRep)
+		}
+	})
+}
+
+// FuzzKeptString holds keptString (a view of the copy when the string
+// holds its text as it is) to jsonscan.String, for any member's value of
+// any record, lying in the copy it is given or not, and a view only of
+// that copy.
+func FuzzKeptString(f *testing.F) {
+	for _, v := range []string{`"2026-11-27T10:00:00.000Z"`, `"caf\u00e9"`, `"a\"b"`, `""`, `null`, `7`, `{"a":"b"}`, ` "x" `, "\"\xff\"", "\"caf\xc3\xa9\"", `"\\"`, `"a\nb"`} {
+		f.Add([]byte(`{"k":` + v + `}`))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fields, err := model.ParseFieldsView(b)
+		if err != nil {
+			return
+		}
+		other := bytes.Clone(b)
+		for _, x := range fields {
+			want, wantOK := jsonscan.String(x.Value)
+			for _, kept := range [][]byte{b, nil, other} {
+				got, ok := keptString(kept, x.Value)
+				if got != want || ok != wantOK {
+					t.Fatalf("keptString(%q) = %q, %v; jsonscan.String %q, %v", x.Value, got, ok, want, wantOK)
+				}
+				if inside(b, stringBytes(got)) && !inside(kept, x.Value) {
+					t.Fatalf("keptString(%q) is a view of a copy it was not given", x.Value)
+				}
+			}
+		}
+	})
+}
+
+// FuzzMergeWrite holds mergeWrite (a member of a message written again
+// looked up where the first write had it) to Fields.Get and Set: the same
+// members in the same order, the same keys reported as changed, for any
+// two records.
+func FuzzMergeWrite(f *testing.F) {
+	g := `{"id":"g1","timestamp":"t","type":"gemini","content":"a","thoughts":[],"tokens":{"input":1},"model":"m"}`
+	f.Add([]byte(g), []byte(strings.TrimSuffix(g, "}")+`,"toolCalls":[{"id":"c"}]}`))
+	f.Add([]byte(g), []byte(`{"model":"n","id":"g1","content":"b","x":1}`))
+	f.Add([]byte(`{"a":1,"b":2,"a":3}`), []byte(`{"b":2,"a":4,"c":5,"b":6}`))
+	f.Add([]byte(`{}`), []byte(`{"a":1}`))
+	f.Fuzz(func(t *testing.T, first, again []byte) {
+		held, err := model.ParseFieldsView(first)
+		if err != nil {
+			return
+		}
+		fields, err := model.ParseFieldsView(again)
+		if err != nil {
+			return
+		}
+		want := slices.Clone(held)
+		var wantChanged []string
+		for _, x := range fields {
+			if old, ok := want.Get(x.Key); ok && !bytes.Equal(old, x.Value) && x.Key != "toolCalls" {
+				wantChanged = append(wantChanged, x.Key)
+			}
+			want.Set(x.Key, x.Value)
+		}
+		got := slices.Clone(held)
+		var changed []string
+		mergeWrite(&got, fields, func(key string) { changed = append(changed, key) })
+		if !slices.Equal(changed, wantChanged) || len(got) != len(want) {
+			t.Fatalf("changed %q, %d members; Get and Set: %q, %d", changed, len(got), wantChanged, len(want))
+		}
+		for i := range want {
+			if got[i].Key != want[i].Key || !bytes.Equal(got[i].Value, want[i].Value) {
+				t.Fatalf("member %d: %q=%s; Get and Set: %q=%s", i, got[i].Key, got[i].Value, want[i].Key, want[i].Value)
 			}
 		}
 	})
