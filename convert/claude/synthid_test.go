@@ -51,3 +51,55 @@ func TestSynthIDCounterDigits(t *testing.T) {
 		check()
 	}
 }
+
+// FuzzSynthHexEqualsSum256 holds synthHex (blockSum, hex24) to the hex of
+// sha256.Sum256 of seed/kind/seq, for seeds and kinds of any length: those
+// whose input fits in one block with its padding (at most 55 bytes), those
+// at the edge and those longer, which go to sha256.Sum256.
+func FuzzSynthHexEqualsSum256(f *testing.F) {
+	f.Add("", "uuid", uint32(0))
+	f.Add("0f3a-session", "msg", uint32(9))
+	f.Add("123456789012345678901234567890123456789012345678", "uuid", uint32(1))  // 55 bytes
+	f.Add("1234567890123456789012345678901234567890123456789", "uuid", uint32(1)) // 56
+	f.Add("日本", "session", uint32(1<<31))
+	f.Fuzz(func(t *testing.T, seed, kind string, seq uint32) {
+		wr := &Writer{seed: seed, seq: int(seq)}
+		// Again with the digest and its blocks reused: a shorter input
+		// after a longer one, kinds taking turns, a third kind taking a
+		// block, another seed.
+		for i, kind := range []string{kind, "", kind, "uuid", "msg", "uuid", kind, kind + "/", kind} {
+			if i == len(kind)%9 {
+				wr.seed = seed[:len(seed)/2]
+			}
+			got := wr.synthHex(kind)
+			sum := sha256.Sum256([]byte(wr.seed + "/" + kind + "/" + strconv.Itoa(wr.seq)))
+			if want := hex.EncodeToString(sum[:12]); string(got[:]) != want {
+				t.Fatalf("seed %q kind %q seq %d: %s, want %s", wr.seed, kind, wr.seq, got, want)
+			}
+			wr.seq += i % 3
+		}
+	})
+}
+
+// FuzzHex24 holds hex24 to hex.Encode.
+func FuzzHex24(f *testing.F) {
+	f.Add([]byte("\x00\x09\x0a\x0f\x10\x90\xa0\xff\x99\xaa\x5f\xf5"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var sum [12]byte
+		copy(sum[:], b)
+		if got, want := hex24(sum), hex.EncodeToString(sum[:]); string(got[:]) != want {
+			t.Fatalf("hex24(%x) = %s", sum, got)
+		}
+	})
+}
+
+// stateIsSum holds with this Go's crypto/sha256: blockSum makes the ids.
+func TestBlockSumUsed(t *testing.T) {
+	if !stateIsSum() {
+		t.Fatal("a digest's state after a padded block is not its input's sum: every id goes to sha256.Sum256")
+	}
+	var s blockSum
+	if _, ok := s.sum12("0123456789abcdef0123456789abcdef", "uuid", []byte("12")); !ok {
+		t.Fatal("a 42-byte input is not hashed in one block")
+	}
+}

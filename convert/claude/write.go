@@ -43,7 +43,8 @@ type Writer struct {
 	lastTime  string            // the last timestamp written, for events without one
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
-	idBuf     []byte            // synthID's input, reused
+	idBuf     []byte            // synthID's input, reused (a long seed's)
+	ids       blockSum          // synthID's hash
 	seqDigits []byte            // seq in decimal, as synthHex last wrote it
 	digitsOf  int               // the seq seqDigits says
 	line      jsonw.Buf         // the entry being built (flush), compact
@@ -400,17 +401,21 @@ func (wr *Writer) synthID(kind string) string {
 }
 
 // synthHex is synthID's id in an array: the hex of the first 12 bytes of
-// the SHA-256 of seed/kind/seq.
+// the SHA-256 of seed/kind/seq (blockSum's, or sha256.Sum256's for a seed
+// too long for one block).
 func (wr *Writer) synthHex(kind string) [24]byte {
-	// seed/kind/seq, without fmt.
-	b := append(wr.idBuf[:0], wr.seed...)
-	b = append(append(append(b, '/'), kind...), '/')
-	b = append(b, wr.seqDecimal()...)
-	wr.idBuf = b
-	sum := sha256.Sum256(b)
-	var h [24]byte
-	hex.Encode(h[:], sum[:12])
-	return h
+	d := wr.seqDecimal()
+	sum, ok := wr.ids.sum12(wr.seed, kind, d)
+	if !ok {
+		// seed/kind/seq, without fmt.
+		b := append(wr.idBuf[:0], wr.seed...)
+		b = append(append(append(b, '/'), kind...), '/')
+		b = append(b, d...)
+		wr.idBuf = b
+		full := sha256.Sum256(b)
+		sum = [12]byte(full[:12])
+	}
+	return hex24(sum)
 }
 
 // seqDecimal is wr.seq in decimal. The counter goes up by one from one id

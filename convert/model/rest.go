@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -58,36 +57,38 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 // the rest that its record does not say the event's usage (an ATIF step
 // whose metrics are what the step adds to the session's count).
 func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
-	has := func(k string) bool { return slices.Contains(carried, k) }
+	var unsetNames [4]string // (on the stack: the few a writer makes up)
+	set, unset := carriedFields(carried, unsetNames[:0])
+	has := func(f carriedSet) bool { return set&f != 0 }
 	o := b.Begin()
 	// The kind is always there: a reader lines rests up with its events
 	// by it (ApplyRests).
 	o.Str("kind", e.Kind.String())
-	str := func(key, v string) {
-		if v != "" && !has(key) {
+	str := func(key string, f carriedSet, v string) {
+		if v != "" && !has(f) {
 			o.Str(key, v)
 		}
 	}
-	if !has("time") {
+	if !has(carryTime) {
 		o.Str("time", e.Time)
 	}
-	str("id", e.ID)
-	str("parent", e.ParentID)
+	str("id", carryID, e.ID)
+	str("parent", carryParent, e.ParentID)
 	// A message id a reader made up is kept too: it says which events
 	// are one response, which a format that groups them (ATIF's steps)
 	// needs back.
-	str("message_id", e.MessageID)
-	str("model", e.Model)
-	if !has("text") {
+	str("message_id", carryMessageID, e.MessageID)
+	str("model", carryModel, e.Model)
+	if !has(carryText) {
 		o.Str("text", e.Text)
 	}
-	str("signature", e.Signature)
-	str("name", e.Name)
-	if c := e.Call; c != nil && !has("call") {
-		id := c.ID != "" && !has("call.id")
-		name := c.Name != "" && !has("call.name")
-		input := len(c.Input) > 0 && !has("call.input")
-		summary := c.Summary != "" && !has("call.summary")
+	str("signature", carrySignature, e.Signature)
+	str("name", carryName, e.Name)
+	if c := e.Call; c != nil && !has(carryCall) {
+		id := c.ID != "" && !has(carryCallID)
+		name := c.Name != "" && !has(carryCallName)
+		input := len(c.Input) > 0 && !has(carryCallInput)
+		summary := c.Summary != "" && !has(carryCallSummary)
 		if id || name || input || summary {
 			o.Key("call")
 			co := b.Begin()
@@ -106,27 +107,27 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 			co.End()
 		}
 	}
-	if r := e.Result; r != nil && !has("result") {
+	if r := e.Result; r != nil && !has(carryResult) {
 		o.Key("result")
 		ro := b.Begin()
-		if r.CallID != "" && !has("result.call_id") {
+		if r.CallID != "" && !has(carryResultCallID) {
 			ro.Str("call_id", r.CallID)
 		}
-		if r.IsError && !has("result.is_error") {
+		if r.IsError && !has(carryResultIsError) {
 			ro.Bool("is_error", true)
 		}
-		if !has("result.content") {
+		if !has(carryResultContent) {
 			ro.Str("content", r.Content)
 		}
-		if len(r.ContentRaw) > 0 && !has("result.raw") {
+		if len(r.ContentRaw) > 0 && !has(carryResultRaw) {
 			ro.Raw("raw", r.ContentRaw)
 		}
-		if r.Status != "" && !has("result.status") {
+		if r.Status != "" && !has(carryResultStatus) {
 			ro.Str("status", r.Status)
 		}
 		ro.End()
 	}
-	if sa := e.Subagent; sa != nil && !has("subagent") {
+	if sa := e.Subagent; sa != nil && !has(carrySubagent) {
 		o.Key("subagent")
 		so := b.Begin()
 		for _, kv := range [...][2]string{{"id", sa.ID}, {"agent_id", sa.AgentID}, {"type", sa.Type}, {"status", sa.Status}, {"summary", sa.Summary}, {"session_id", sa.SessionID}, {"trajectory_path", sa.TrajectoryPath}} {
@@ -136,7 +137,7 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 		}
 		so.End()
 	}
-	if c := e.Compaction; c != nil && !has("compaction") {
+	if c := e.Compaction; c != nil && !has(carryCompaction) {
 		o.Key("compaction")
 		co := b.Begin()
 		if c.Trigger != "" {
@@ -150,7 +151,7 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 		}
 		co.End()
 	}
-	if len(e.Todos) > 0 && !has("todos") {
+	if len(e.Todos) > 0 && !has(carryTodos) {
 		o.Key("todos")
 		l := b.List()
 		for _, t := range e.Todos {
@@ -165,21 +166,21 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 		}
 		l.End()
 	}
-	str("agent_id", e.AgentID)
-	if e.Sidechain && !has("sidechain") {
+	str("agent_id", carryAgentID, e.AgentID)
+	if e.Sidechain && !has(carrySidechain) {
 		o.Bool("sidechain", true)
 	}
-	if e.Meta && !has("meta") {
+	if e.Meta && !has(carryMeta) {
 		o.Bool("meta", true)
 	}
-	if e.Step != 0 && !has("step") {
+	if e.Step != 0 && !has(carryStep) {
 		o.Int("step", e.Step)
 	}
-	str("raw_type", e.RawType)
-	if len(e.Raw) > 0 && !has("raw") {
+	str("raw_type", carryRawType, e.RawType)
+	if len(e.Raw) > 0 && !has(carryRaw) {
 		o.Raw("raw", e.Raw)
 	}
-	if len(e.Parts) > 0 && !has("parts") {
+	if len(e.Parts) > 0 && !has(carryParts) {
 		o.Raw("parts", e.Parts)
 	}
 	if hasRestExtra(e.Extra) {
@@ -218,16 +219,10 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 		}
 		fo.End()
 	}
-	if u := e.Usage; u != nil && has("+usage") {
+	if u := e.Usage; u != nil && has(carryUsage) {
 		// A usage the record leaves out, its format counting it once
 		// (a trajectory step that repeats its response's usage).
 		o.Raw("usage", usageJSON(*u))
-	}
-	var unset []string
-	for _, k := range carried {
-		if name, ok := strings.CutPrefix(k, "-"); ok {
-			unset = append(unset, name)
-		}
 	}
 	if len(unset) > 0 {
 		o.Strings("unset", unset)
@@ -236,6 +231,122 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 		o.Raw("usage", usageJSON(*usage))
 	}
 	o.End()
+}
+
+// carriedSet is a set of the fields a writer carries (WriteRest's carried),
+// one bit each: WriteRest tests a field's bit where it looked for its name
+// in carried, about 25 times a rest.
+type carriedSet uint32
+
+const (
+	carryTime carriedSet = 1 << iota
+	carryID
+	carryParent
+	carryMessageID
+	carryModel
+	carryText
+	carrySignature
+	carryName
+	carryCall
+	carryCallID
+	carryCallName
+	carryCallInput
+	carryCallSummary
+	carryResult
+	carryResultCallID
+	carryResultIsError
+	carryResultContent
+	carryResultRaw
+	carryResultStatus
+	carrySubagent
+	carryCompaction
+	carryTodos
+	carryAgentID
+	carrySidechain
+	carryMeta
+	carryStep
+	carryRawType
+	carryRaw
+	carryParts
+	carryUsage // "+usage"
+)
+
+// carriedFields is the set of the fields carried names, and unset with
+// the names carried gives with a leading "-" appended, in carried's
+// order. A name WriteRest does not look for is in neither. (The switch is
+// in the loop: a call there made the loop keep its variables in memory
+// across it, more instructions than the switch's.)
+func carriedFields(carried, unset []string) (carriedSet, []string) {
+	var set carriedSet
+	for _, k := range carried {
+		switch k {
+		case "time":
+			set |= carryTime
+		case "id":
+			set |= carryID
+		case "parent":
+			set |= carryParent
+		case "message_id":
+			set |= carryMessageID
+		case "model":
+			set |= carryModel
+		case "text":
+			set |= carryText
+		case "signature":
+			set |= carrySignature
+		case "name":
+			set |= carryName
+		case "call":
+			set |= carryCall
+		case "call.id":
+			set |= carryCallID
+		case "call.name":
+			set |= carryCallName
+		case "call.input":
+			set |= carryCallInput
+		case "call.summary":
+			set |= carryCallSummary
+		case "result":
+			set |= carryResult
+		case "result.call_id":
+			set |= carryResultCallID
+		case "result.is_error":
+			set |= carryResultIsError
+		case "result.content":
+			set |= carryResultContent
+		case "result.raw":
+			set |= carryResultRaw
+		case "result.status":
+			set |= carryResultStatus
+		case "subagent":
+			set |= carrySubagent
+		case "compaction":
+			set |= carryCompaction
+		case "todos":
+			set |= carryTodos
+		case "agent_id":
+			set |= carryAgentID
+		case "sidechain":
+			set |= carrySidechain
+		case "meta":
+			set |= carryMeta
+		case "step":
+			set |= carryStep
+		case "raw_type":
+			set |= carryRawType
+		case "raw":
+			set |= carryRaw
+		case "parts":
+			set |= carryParts
+		case "+usage":
+			set |= carryUsage
+		default:
+			if len(k) > 0 && k[0] == '-' {
+				unset = append(unset, k[1:])
+			}
+		}
+	}
+	return set, unset
 }
 
 // hasRestExtra reports whether a rest keeps any of the fields x: those

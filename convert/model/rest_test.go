@@ -472,3 +472,78 @@ func withUsage(rest json.RawMessage, u Usage) json.RawMessage {
 	out = append(out, usageJSON(u)...)
 	return append(out, '}')
 }
+
+// carriedNames is each field name WriteRest looks for in carried, with
+// the bit carriedFields gives it (FuzzCarriedFields' reference).
+var carriedNames = []struct {
+	name string
+	bit  carriedSet
+}{
+	{"time", carryTime}, {"id", carryID}, {"parent", carryParent}, {"message_id", carryMessageID},
+	{"model", carryModel}, {"text", carryText}, {"signature", carrySignature}, {"name", carryName},
+	{"call", carryCall}, {"call.id", carryCallID}, {"call.name", carryCallName}, {"call.input", carryCallInput},
+	{"call.summary", carryCallSummary}, {"result", carryResult}, {"result.call_id", carryResultCallID},
+	{"result.is_error", carryResultIsError}, {"result.content", carryResultContent}, {"result.raw", carryResultRaw},
+	{"result.status", carryResultStatus}, {"subagent", carrySubagent}, {"compaction", carryCompaction},
+	{"todos", carryTodos}, {"agent_id", carryAgentID}, {"sidechain", carrySidechain}, {"meta", carryMeta},
+	{"step", carryStep}, {"raw_type", carryRawType}, {"raw", carryRaw}, {"parts", carryParts}, {"+usage", carryUsage},
+}
+
+// TestCarriedNamesEveryBit: each of carriedSet's bits is one name's, so
+// that FuzzCarriedFields' reference covers every field WriteRest tests.
+func TestCarriedNamesEveryBit(t *testing.T) {
+	var all carriedSet
+	for _, c := range carriedNames {
+		if c.bit == 0 || c.bit&(c.bit-1) != 0 || all&c.bit != 0 {
+			t.Errorf("%q: bit %#x is not a bit of its own", c.name, c.bit)
+		}
+		all |= c.bit
+	}
+	if all != carryUsage<<1-1 {
+		t.Errorf("the names' bits are %#x, want every bit up to carryUsage's (%#x)", all, carryUsage<<1-1)
+	}
+}
+
+// FuzzCarriedFields holds carriedFields, which WriteRest asks once a
+// rest, to what WriteRest asked of carried before, field by field: a
+// field is carried when carried holds its name (slices.Contains), and
+// the names unset are carried's with a leading "-", in its order. The
+// names are picked from the fields', the same with "-", names close to
+// them, and any string.
+func FuzzCarriedFields(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 30, 31, 60, 61, 62}, "x")
+	f.Add([]byte{29, 59, 255, 70, 71, 72, 73}, "-")
+	f.Add([]byte{255, 255, 5}, "call.id")
+	near := []string{"", "-", "--id", "tim", "times", "Time", "call.", "result.call", "usage", "-usage", "+", "+usage ", "raw_", "rawtype", "-+usage"}
+	f.Fuzz(func(t *testing.T, picks []byte, any string) {
+		var carried []string
+		for _, p := range picks {
+			switch i := int(p); {
+			case i < len(carriedNames):
+				carried = append(carried, carriedNames[i].name)
+			case i < 2*len(carriedNames):
+				carried = append(carried, "-"+carriedNames[i-len(carriedNames)].name)
+			case i < 2*len(carriedNames)+len(near):
+				carried = append(carried, near[i-2*len(carriedNames)])
+			default:
+				carried = append(carried, any)
+			}
+		}
+		set, unset := carriedFields(carried, nil)
+		var want carriedSet
+		for _, c := range carriedNames {
+			if slices.Contains(carried, c.name) {
+				want |= c.bit
+			}
+		}
+		var wantUnset []string
+		for _, k := range carried {
+			if name, ok := strings.CutPrefix(k, "-"); ok {
+				wantUnset = append(wantUnset, name)
+			}
+		}
+		if set != want || !slices.Equal(unset, wantUnset) {
+			t.Fatalf("carriedFields(%q) = %#x, %q; want %#x, %q", carried, set, unset, want, wantUnset)
+		}
+	})
+}
