@@ -694,10 +694,13 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 			}
 		}
 	}
-	if ends != 3 && foldInKey(text, k) {
+	if ends != 3 && (tail == 0 || keyBytes[text[tail-1]] || text[tail-1] >= 0x80) && foldInKey(text, k) {
 		// The rules read keys with (?i), which folds ſ to s and K to
 		// k: a key with one of them may hold a keyword the table of
-		// ASCII keywords does not know, of either kind.
+		// ASCII keywords does not know, of either kind. Where the
+		// read-back of keywords stopped at the first byte back from k
+		// that no key holds (file_path= after id=…), an ASCII one, the
+		// key has neither: foldInKey would stop there too.
 		ends = 3
 	}
 	if ends == 0 && !cands.valueFirst[text[p]] {

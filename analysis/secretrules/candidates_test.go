@@ -267,7 +267,8 @@ func checkKeywordsBefore(t *testing.T, text []byte, k int) {
 // FuzzKeywordsBeforeTail holds where keywordsBefore stops reading back,
 // short of both kinds of keyword (where a form of punctKeys is looked
 // for): 20 bytes back, or after the first byte back from k that no key
-// holds.
+// holds; and separatorCandidate's use of it: where that byte is ASCII, no
+// ſ or K is in the key (foldInKeyByWalk).
 func FuzzKeywordsBeforeTail(f *testing.F) {
 	for _, s := range append(foldSeeds, keywordSeeds...) {
 		f.Add([]byte(s))
@@ -286,6 +287,9 @@ func FuzzKeywordsBeforeTail(f *testing.F) {
 			}
 			if tail != want {
 				t.Fatalf("%q before %d: stopped at %d, want %d", text, k, tail, want)
+			}
+			if tail > 0 && !keyBytes[text[tail-1]] && text[tail-1] < 0x80 && foldInKeyByWalk(text, k) {
+				t.Fatalf("%q before %d: a ſ or K in the key past the ASCII byte at %d", text, k, tail-1)
 			}
 		}
 	})
