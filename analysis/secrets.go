@@ -124,7 +124,10 @@ scan:
 			valueTested := false // ShortValueAt and NoKeyAt tested at the separator p, both false
 			if c := line[p]; secretClass[c]&clsSep != 0 {
 				ours := (c == '=' || c == ':') && mayBeKeyEnd(line, p) || c == ':' && urlAt(line, p)
-				if !ours && (secretrules.ShortValueSoon(line, p) || secretrules.ShortValueAt(line, p) || secretrules.NoKeyAt(line, p)) {
+				// Not ShortValueSoon first: index let p through, so short of
+				// ours it is false (but in a text's last bytes, where
+				// ShortValueAt, which it implies, is asked anyway).
+				if !ours && (secretrules.ShortValueAt(line, p) || secretrules.NoKeyAt(line, p)) {
 					continue // no value or no rule's key, no credential key ends before, no URL
 				}
 				valueTested = !ours

@@ -694,10 +694,13 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 			}
 		}
 	}
-	if ends != 3 && foldInKey(text, k) {
+	if ends != 3 && (tail == 0 || keyBytes[text[tail-1]] || text[tail-1] >= 0x80) && foldInKey(text, k) {
 		// The rules read keys with (?i), which folds ſ to s and K to
 		// k: a key with one of them may hold a keyword the table of
-		// ASCII keywords does not know, of either kind.
+		// ASCII keywords does not know, of either kind. Where the
+		// read-back of keywords stopped at the first byte back from k
+		// that no key holds (file_path= after id=…), an ASCII one, the
+		// key has neither: foldInKey would stop there too.
 		ends = 3
 	}
 	if ends == 0 && !cands.valueFirst[text[p]] {
@@ -718,17 +721,21 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 // keywordsBefore tells which keywords of the assignment rules end at most
 // 20 bytes of [ \t\w.-] before a key's end k: bit 1, a vendor's; bit 2, a
 // generic one. A keyword is made of such bytes too (buildCandidates checks).
-// Each place costs one lookup of the two bytes before it (keyPairs). It
-// also returns where it stopped reading back: after a byte no key holds
+// Each place costs one lookup of the two bytes before it (keyPairs), most
+// places no more; where a keyword may end with those two, the byte before
+// them is asked too (endsWithThree) before the trie is walked from there.
+// It also returns where it stopped reading back: after a byte no key holds
 // (where a form of punctKeys may end), or 20 bytes back, or where both
-// kinds were found.
+// kinds were found. Short of both, the key's bytes from there to k are all
+// key bytes, and the byte before, if any, is the first one back from k
+// that no key holds (FuzzKeywordsBeforeTail).
 func keywordsBefore(text []byte, k int) (uint8, int) {
 	text = text[:k]
 	ends, pairs := uint8(0), cands.keyPairs
 	e := len(text)
 	for ; e >= 2; e-- {
 		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
-		if v&pairEndsKeyword != 0 {
+		if v&pairEndsKeyword != 0 && e >= 3 && cands.keyKeywords.endsWithThree(text[e-3], text[e-2], text[e-1]) {
 			if ends |= cands.keyKeywords.endingAt(text, e); ends == 3 {
 				break
 			}

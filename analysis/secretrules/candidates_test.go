@@ -264,6 +264,37 @@ func checkKeywordsBefore(t *testing.T, text []byte, k int) {
 	}
 }
 
+// FuzzKeywordsBeforeTail holds where keywordsBefore stops reading back,
+// short of both kinds of keyword (where a form of punctKeys is looked
+// for): 20 bytes back, or after the first byte back from k that no key
+// holds; and separatorCandidate's use of it: where that byte is ASCII, no
+// ſ or K is in the key (foldInKeyByWalk).
+func FuzzKeywordsBeforeTail(f *testing.F) {
+	for _, s := range append(foldSeeds, keywordSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte("o: id=pF2VNvgH file_path"))
+	f.Add([]byte("th: value token agent ſig"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		for k := range len(text) + 1 {
+			ends, tail := keywordsBefore(text, k)
+			if ends == 3 {
+				continue
+			}
+			want := k
+			for want > max(k-20, 1) && keyBytes[text[want-1]] {
+				want--
+			}
+			if tail != want {
+				t.Fatalf("%q before %d: stopped at %d, want %d", text, k, tail, want)
+			}
+			if tail > 0 && !keyBytes[text[tail-1]] && text[tail-1] < 0x80 && foldInKeyByWalk(text, k) {
+				t.Fatalf("%q before %d: a ſ or K in the key past the ASCII byte at %d", text, k, tail-1)
+			}
+		}
+	})
+}
+
 // foldSeeds are keys that spell a keyword with ſ or K, or have either
 // near them without holding it.
 var foldSeeds = []string{

@@ -127,6 +127,11 @@ type suffixTrie struct {
 	// lastTwo[class(a)*classes+class(b)]: a word ends with the bytes a, b.
 	// Most places in a text end no word, and this tells at once.
 	lastTwo []bool
+	// lastThree[class(b)*classes+class(c)]: bit class(a) for each word
+	// that ends with the bytes a, b, c (every word has three or more).
+	// Where a word ends with b, c (airtable, auth) most texts do not
+	// (module, the), and this tells before the trie is walked.
+	lastThree []uint64
 }
 
 func newSuffixTrie(words []string, flagged []bool) *suffixTrie {
@@ -135,11 +140,16 @@ func newSuffixTrie(words []string, flagged []bool) *suffixTrie {
 	t.next = make([]int32, t.classes)
 	t.ends = make([]uint8, 1)
 	t.lastTwo = make([]bool, t.classes*t.classes)
+	t.lastThree = make([]uint64, t.classes*t.classes)
+	if t.classes > 64 {
+		panic("suffixTrie: more byte classes than lastThree's bits")
+	}
 	for wi, w := range words {
-		if len(w) < 2 {
-			panic("suffixTrie: a word of one byte: " + w)
+		if len(w) < 3 {
+			panic("suffixTrie: a word of fewer than three bytes: " + w)
 		}
 		t.lastTwo[int(t.class[w[len(w)-2]])*t.classes+int(t.class[w[len(w)-1]])] = true
+		t.lastThree[int(t.class[w[len(w)-2]])*t.classes+int(t.class[w[len(w)-1]])] |= 1 << t.class[w[len(w)-3]]
 		node := int32(0)
 		for i := len(w) - 1; i >= 0; i-- {
 			k := int(node)*t.classes + int(t.class[w[i]])
@@ -163,6 +173,12 @@ func newSuffixTrie(words []string, flagged []bool) *suffixTrie {
 func (t *suffixTrie) endsWith(a, b byte) bool {
 	ca, cb := t.class[a], t.class[b]
 	return ca != 0 && cb != 0 && t.lastTwo[int(ca)*t.classes+int(cb)]
+}
+
+// endsWithThree reports whether a word ends with the bytes a, b, c.
+func (t *suffixTrie) endsWithThree(a, b, c byte) bool {
+	ca, cb, cc := t.class[a], t.class[b], t.class[c]
+	return ca != 0 && cb != 0 && cc != 0 && t.lastThree[int(cb)*t.classes+int(cc)]>>ca&1 != 0
 }
 
 // endingAt returns the bits (see ends) of the words that end at text[e]
