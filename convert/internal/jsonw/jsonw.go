@@ -78,13 +78,48 @@ func (o *Obj) appendKey(k string, n int) []byte {
 // about n bytes more, with those appended. (Each member's method tests
 // for indentation first and keeps its compact case apart, so that the
 // compact writers pay one test.)
+//
+// Its bytes are stored a word at a time where the free space has room for
+// whole words: the line break and the indentation (putNewline), and a key
+// of 4 to 16 bytes plain throughout (most keys: "step_id", "role",
+// "tool_call_id"), loaded as two words that overlap, tested at once and
+// stored, as appendEscaped stores a short string; free is called only to
+// grow the buffer, and no append copies through memmove. Any other key
+// is appended by AppendString.
 func (o *Obj) indentedMember(k string, n int) []byte {
-	dst := free(o.B, len(k)+n+o.room())
+	depth := o.in.depth
+	dst := o.B.AvailableBuffer()
+	// The comma, the line break and indentation rounded up to whole words,
+	// the key's quotes, ": " and n, with a word to spare.
+	if room := len(k) + n + 2*depth + 32; cap(dst) < room {
+		dst = free(o.B, room)
+	}
 	if o.n > 0 {
 		dst = append(dst, ',')
 	}
 	o.n++
-	return append(AppendString(appendNewline(dst, o.in.depth), k), ':', ' ')
+	dst = putNewline(dst, depth)
+	if m, l := len(k), len(dst); m >= 4 && m <= 16 {
+		w := dst[l : l+m+4]
+		if m < 8 {
+			w0, w1 := word4(k), word4(k[m-4:])
+			if notPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
+				binary.LittleEndian.PutUint32(w[1:], w0)
+				binary.LittleEndian.PutUint32(w[m-3:], w1)
+				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', ' '
+				return dst[:l+m+4]
+			}
+		} else {
+			w0, w1 := word(k), word(k[m-8:])
+			if notPlainASCII8(w0)|notPlainASCII8(w1) == 0 {
+				binary.LittleEndian.PutUint64(w[1:], w0)
+				binary.LittleEndian.PutUint64(w[m-7:], w1)
+				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', ' '
+				return dst[:l+m+4]
+			}
+		}
+	}
+	return append(AppendString(dst, k), ':', ' ')
 }
 
 // member is indentedMember, or quotedMember when o's Buf quotes, or
