@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -96,53 +95,14 @@ func HashString(s string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-const hexDigits = "0123456789abcdef"
-
-// String appends s as a JSON string escaped like serde_json. Runs of
-// plain ASCII are copied whole (jsonw.PlainASCII).
-func String(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		if n := jsonw.PlainASCII(s[i:]); n > 0 {
-			dst = append(dst, s[i:i+n]...)
-			i += n
-			continue
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"':
-				dst = append(dst, '\\', '"')
-			case c == '\\':
-				dst = append(dst, '\\', '\\')
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c == '\b':
-				dst = append(dst, '\\', 'b')
-			case c == '\f':
-				dst = append(dst, '\\', 'f')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\uFFFD"...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
-}
+// String appends s as a JSON string escaped like serde_json: quotes,
+// backslashes and control characters escaped (\b, \f, \n, \r, \t by
+// their letters, the others as \u00XX), other characters as they are, and
+// each byte of invalid UTF-8 replaced by U+FFFD. It is
+// jsonw.AppendSerdeString, whose escaping loop is jsonw's strings' own:
+// runs of plain ASCII copied whole, a short string plain throughout
+// tested and stored a word at a time.
+func String(dst []byte, s string) []byte { return jsonw.AppendSerdeString(dst, s) }
 
 // Object builds one canonical JSON object member by member, each value
 // made canonical as it is added, and writes it with its keys sorted: what

@@ -61,6 +61,11 @@ func appendReference(dst, v []byte) []byte {
 	}
 }
 
+const hexDigits = "0123456789abcdef"
+
+// stringReference is String as it was written first, a byte at a time
+// (then runs found by jsonw.PlainASCII, then jsonw's escaping loop): the
+// reference FuzzString holds String to.
 func stringReference(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
@@ -315,5 +320,45 @@ func TestWriterSortsKeysAsWritten(t *testing.T) {
 	want := Append(nil, compact.Bytes())
 	if !bytes.Equal(c.Bytes(), want) {
 		t.Fatalf("written canonical: %q\nwant %q", c.Bytes(), want)
+	}
+}
+
+// FuzzString holds String to stringReference for any string (invalid
+// UTF-8 included) appended after other bytes into a buffer with no room,
+// with just the string's room (the short strings' words) and with more.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"", "abc", "type", "ToolCall", "sha256:0123456789abcdef", "a\bb\fc\x00\x1f\x7f", "é\xff\xc3", "\"q\\", strings.Repeat("plain ", 9)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := stringReference([]byte("x"), s)
+		for _, room := range []int{0, len(s) + 3, 2*len(s) + 40} {
+			dst := append(make([]byte, 0, 1+room), 'x')
+			if got := String(dst, s); !bytes.Equal(got, want) {
+				t.Fatalf("String(%q) with room for %d = %s, want %s", s, room, got, want)
+			}
+		}
+	})
+}
+
+// Every byte that String escapes or replaces (and a plain one), at every
+// place of strings of 0 to 40 bytes, with room for the string and without.
+func TestStringEveryStop(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		base := strings.Repeat("a", n)
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{0, '\b', '\f', '\t', '\n', '\r', 0x1f, '"', '\\', 0x7f, 0x80, 0xc3, 0xff, ' '} {
+				s := base
+				if at >= 0 {
+					s = base[:at] + string(c) + base[at+1:]
+				}
+				want := stringReference(nil, s)
+				for _, room := range []int{0, n + 2} {
+					if got := String(make([]byte, 0, room), s); !bytes.Equal(got, want) {
+						t.Fatalf("String(%q), room %d = %s, want %s", s, room, got, want)
+					}
+				}
+			}
+		}
 	}
 }
