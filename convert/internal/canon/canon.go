@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -115,6 +116,18 @@ type Object struct {
 	vals  []byte
 	order []int
 	tmp   []byte
+	// orders are the last key lists AppendTo sorted, with their orders
+	// (next is the one to replace): a writer's lines of one kind set
+	// the same keys in the same order, line after line.
+	orders [8]keyOrder
+	next   int
+}
+
+// keyOrder is a list of keys as they were set and the order that sorts
+// them.
+type keyOrder struct {
+	keys  []string
+	order []int
 }
 
 type span struct{ start, end int }
@@ -236,6 +249,32 @@ func (o *Object) Delete(k string) {
 
 // AppendTo appends the object to dst, its keys sorted by their bytes.
 func (o *Object) AppendTo(dst []byte) []byte {
+	order := o.sorted()
+	dst = append(dst, '{')
+	for n, i := range order {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = String(dst, o.keys[i])
+		dst = append(dst, ':')
+		dst = append(dst, o.vals[o.spans[i].start:o.spans[i].end]...)
+	}
+	return append(dst, '}')
+}
+
+// sorted is the order of o's keys sorted by their bytes. A list of keys
+// AppendTo sorted before (the same strings: where their bytes are and
+// their length) takes the order found then, once the keys are checked
+// to be in order by it, one comparison a key (a string's bytes may be
+// another's now, if it was made over a buffer since reused: the check,
+// not the strings' places, makes the order right); any other is sorted,
+// and remembered in place of the oldest.
+func (o *Object) sorted() []int {
+	for i := range o.orders {
+		if r := &o.orders[i]; sameStrings(r.keys, o.keys) && inOrder(o.keys, r.order) {
+			return r.order
+		}
+	}
 	o.order = o.order[:0]
 	for i := range o.keys {
 		// Insertion sort: an object has a dozen members.
@@ -246,14 +285,34 @@ func (o *Object) AppendTo(dst []byte) []byte {
 		}
 		o.order[j] = i
 	}
-	dst = append(dst, '{')
-	for n, i := range o.order {
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		dst = String(dst, o.keys[i])
-		dst = append(dst, ':')
-		dst = append(dst, o.vals[o.spans[i].start:o.spans[i].end]...)
+	r := &o.orders[o.next]
+	o.next = (o.next + 1) % len(o.orders)
+	r.keys = append(r.keys[:0], o.keys...)
+	r.order = append(r.order[:0], o.order...)
+	return o.order
+}
+
+// sameStrings reports whether a and b hold the same strings, each where
+// the other's bytes are and as long.
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	return append(dst, '}')
+	for i := range a {
+		if len(a[i]) != len(b[i]) || unsafe.StringData(a[i]) != unsafe.StringData(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// inOrder reports whether keys taken in order come in increasing order of
+// their bytes.
+func inOrder(keys []string, order []int) bool {
+	for n := 1; n < len(order); n++ {
+		if keys[order[n-1]] >= keys[order[n]] {
+			return false
+		}
+	}
+	return true
 }

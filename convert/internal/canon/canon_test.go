@@ -3,10 +3,13 @@ package canon
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -361,4 +364,55 @@ func TestStringEveryStop(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzObjectLines: one Object written line after line, each line's keys
+// picked from one list of strings (the same strings again and again, as
+// a writer's constants are, so that AppendTo finds the orders it sorted
+// before), writes for each line what Append makes of its object written
+// in the order the keys were set. Keys picked with the high bit are
+// strings over a buffer whose bytes are reversed after every line: the
+// same places, other bytes, sorted as their bytes say now.
+func FuzzObjectLines(f *testing.F) {
+	f.Add("event\x00t\x00id\x00tool\x00params", []byte{0, 1, 2, 255, 0, 1, 2, 255, 3, 1, 0, 255, 0, 1, 2})
+	f.Add("ab\x00ba\x00a\x00b", []byte{128, 129, 255, 128, 129, 255, 130, 131, 255, 128, 129})
+	f.Add("z\x00y\x00x\x00\x00é", []byte{0, 1, 2, 3, 4, 255, 4, 3, 2, 1, 0, 255, 0, 1, 2, 3, 4, 255, 0, 1, 2, 3, 4})
+	f.Fuzz(func(t *testing.T, pool string, picks []byte) {
+		keys := strings.Split(pool, "\x00")
+		buf := []byte(pool)
+		over := make([]string, 0, len(keys))
+		at := 0
+		for _, k := range keys {
+			over = append(over, unsafe.String(unsafe.SliceData(buf[at:]), len(k)))
+			at += len(k) + 1
+		}
+		var o Object
+		for _, line := range bytes.Split(picks, []byte{255}) {
+			o.Reset()
+			var doc bytes.Buffer
+			doc.WriteByte('{')
+			for n, p := range line {
+				k := keys[int(p&0x7f)%len(keys)]
+				if p&0x80 != 0 {
+					k = over[int(p&0x7f)%len(keys)]
+				}
+				if !utf8.ValidString(k) {
+					continue
+				}
+				o.Int(k, int64(n))
+				if doc.Len() > 1 {
+					doc.WriteByte(',')
+				}
+				kj, _ := json.Marshal(k)
+				doc.Write(kj)
+				doc.WriteByte(':')
+				doc.WriteString(strconv.Itoa(n))
+			}
+			doc.WriteByte('}')
+			if got, want := o.AppendTo(nil), appendReference(nil, doc.Bytes()); !bytes.Equal(got, want) {
+				t.Fatalf("line %v: Object = %s, want %s (from %s)", line, got, want, doc.Bytes())
+			}
+			slices.Reverse(buf)
+		}
+	})
 }
