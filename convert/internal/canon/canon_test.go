@@ -416,3 +416,70 @@ func FuzzObjectLines(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWriterLines: one canonical Buf (Writer) writing object after
+// object, reset between them as a writer's lines are, each object's keys
+// picked from one list (so that the key orders it sorted before are
+// found again), some with an object of the keys before it nested, writes
+// each as Append makes the same object written compact. A line's first 64
+// keys are written.
+func FuzzWriterLines(f *testing.F) {
+	f.Add("kind\x00text\x00call.id\x00b\x00a", []byte{0, 1, 2, 255, 0, 1, 2, 255, 3, 0x84, 1, 0, 255, 0, 1, 2, 1})
+	f.Add("z\x00y\x00x\x00\x00é\x00zz", []byte{0, 1, 2, 3, 4, 5, 255, 4, 3, 2, 1, 0, 255, 0, 0x81, 2, 3, 4, 255, 5, 1, 2, 3, 4})
+	f.Fuzz(func(t *testing.T, pool string, picks []byte) {
+		keys := strings.Split(pool, "\x00")
+		var b jsonw.Buf
+		Writer(&b)
+		for _, line := range bytes.Split(picks, []byte{255}) {
+			line = line[:min(len(line), 64)] // (each nested object holds the keys before it)
+			b.Reset()
+			var doc bytes.Buffer
+			o := b.Begin()
+			doc.WriteByte('{')
+			n := 0
+			for i, p := range line {
+				k := keys[int(p&0x7f)%len(keys)]
+				if !utf8.ValidString(k) {
+					continue
+				}
+				if n > 0 {
+					doc.WriteByte(',')
+				}
+				n++
+				kj, _ := json.Marshal(k)
+				doc.Write(kj)
+				doc.WriteByte(':')
+				if p&0x80 == 0 {
+					o.Int(k, int64(i))
+					doc.WriteString(strconv.Itoa(i))
+					continue
+				}
+				// An object of the line's keys so far, nested.
+				o.Key(k)
+				in := b.Begin()
+				doc.WriteByte('{')
+				for j, q := range line[:i] {
+					kk := keys[int(q&0x7f)%len(keys)]
+					if !utf8.ValidString(kk) {
+						continue
+					}
+					if doc.Bytes()[doc.Len()-1] != '{' {
+						doc.WriteByte(',')
+					}
+					in.Int(kk, int64(j))
+					kkj, _ := json.Marshal(kk)
+					doc.Write(kkj)
+					doc.WriteByte(':')
+					doc.WriteString(strconv.Itoa(j))
+				}
+				in.End()
+				doc.WriteByte('}')
+			}
+			o.End()
+			doc.WriteByte('}')
+			if want := Append(nil, doc.Bytes()); !bytes.Equal(b.Bytes(), want) {
+				t.Fatalf("line %v: written %s, want %s (from %s)", line, b.Bytes(), want, doc.Bytes())
+			}
+		}
+	})
+}
