@@ -9,7 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
-	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -96,53 +96,14 @@ func HashString(s string) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-const hexDigits = "0123456789abcdef"
-
-// String appends s as a JSON string escaped like serde_json. Runs of
-// plain ASCII are copied whole (jsonw.PlainASCII).
-func String(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		if n := jsonw.PlainASCII(s[i:]); n > 0 {
-			dst = append(dst, s[i:i+n]...)
-			i += n
-			continue
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"':
-				dst = append(dst, '\\', '"')
-			case c == '\\':
-				dst = append(dst, '\\', '\\')
-			case c == '\n':
-				dst = append(dst, '\\', 'n')
-			case c == '\r':
-				dst = append(dst, '\\', 'r')
-			case c == '\t':
-				dst = append(dst, '\\', 't')
-			case c == '\b':
-				dst = append(dst, '\\', 'b')
-			case c == '\f':
-				dst = append(dst, '\\', 'f')
-			case c < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				dst = append(dst, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\uFFFD"...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(dst, '"')
-}
+// String appends s as a JSON string escaped like serde_json: quotes,
+// backslashes and control characters escaped (\b, \f, \n, \r, \t by
+// their letters, the others as \u00XX), other characters as they are, and
+// each byte of invalid UTF-8 replaced by U+FFFD. It is
+// jsonw.AppendSerdeString, whose escaping loop is jsonw's strings' own:
+// runs of plain ASCII copied whole, a short string plain throughout
+// tested and stored a word at a time.
+func String(dst []byte, s string) []byte { return jsonw.AppendSerdeString(dst, s) }
 
 // Object builds one canonical JSON object member by member, each value
 // made canonical as it is added, and writes it with its keys sorted: what
@@ -155,6 +116,18 @@ type Object struct {
 	vals  []byte
 	order []int
 	tmp   []byte
+	// orders are the last key lists AppendTo sorted, with their orders
+	// (next is the one to replace): a writer's lines of one kind set
+	// the same keys in the same order, line after line.
+	orders [8]keyOrder
+	next   int
+}
+
+// keyOrder is a list of keys as they were set and the order that sorts
+// them.
+type keyOrder struct {
+	keys  []string
+	order []int
 }
 
 type span struct{ start, end int }
@@ -276,6 +249,32 @@ func (o *Object) Delete(k string) {
 
 // AppendTo appends the object to dst, its keys sorted by their bytes.
 func (o *Object) AppendTo(dst []byte) []byte {
+	order := o.sorted()
+	dst = append(dst, '{')
+	for n, i := range order {
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		dst = String(dst, o.keys[i])
+		dst = append(dst, ':')
+		dst = append(dst, o.vals[o.spans[i].start:o.spans[i].end]...)
+	}
+	return append(dst, '}')
+}
+
+// sorted is the order of o's keys sorted by their bytes. A list of keys
+// AppendTo sorted before (the same strings: where their bytes are and
+// their length) takes the order found then, once the keys are checked
+// to be in order by it, one comparison a key (a string's bytes may be
+// another's now, if it was made over a buffer since reused: the check,
+// not the strings' places, makes the order right); any other is sorted,
+// and remembered in place of the oldest.
+func (o *Object) sorted() []int {
+	for i := range o.orders {
+		if r := &o.orders[i]; sameStrings(r.keys, o.keys) && inOrder(o.keys, r.order) {
+			return r.order
+		}
+	}
 	o.order = o.order[:0]
 	for i := range o.keys {
 		// Insertion sort: an object has a dozen members.
@@ -286,14 +285,34 @@ func (o *Object) AppendTo(dst []byte) []byte {
 		}
 		o.order[j] = i
 	}
-	dst = append(dst, '{')
-	for n, i := range o.order {
-		if n > 0 {
-			dst = append(dst, ',')
-		}
-		dst = String(dst, o.keys[i])
-		dst = append(dst, ':')
-		dst = append(dst, o.vals[o.spans[i].start:o.spans[i].end]...)
+	r := &o.orders[o.next]
+	o.next = (o.next + 1) % len(o.orders)
+	r.keys = append(r.keys[:0], o.keys...)
+	r.order = append(r.order[:0], o.order...)
+	return o.order
+}
+
+// sameStrings reports whether a and b hold the same strings, each where
+// the other's bytes are and as long.
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	return append(dst, '}')
+	for i := range a {
+		if len(a[i]) != len(b[i]) || unsafe.StringData(a[i]) != unsafe.StringData(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// inOrder reports whether keys taken in order come in increasing order of
+// their bytes.
+func inOrder(keys []string, order []int) bool {
+	for n := 1; n < len(order); n++ {
+		if keys[order[n-1]] >= keys[order[n]] {
+			return false
+		}
+	}
+	return true
 }

@@ -3,10 +3,13 @@ package canon
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -61,6 +64,11 @@ func appendReference(dst, v []byte) []byte {
 	}
 }
 
+const hexDigits = "0123456789abcdef"
+
+// stringReference is String as it was written first, a byte at a time
+// (then runs found by jsonw.PlainASCII, then jsonw's escaping loop): the
+// reference FuzzString holds String to.
 func stringReference(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
@@ -316,4 +324,162 @@ func TestWriterSortsKeysAsWritten(t *testing.T) {
 	if !bytes.Equal(c.Bytes(), want) {
 		t.Fatalf("written canonical: %q\nwant %q", c.Bytes(), want)
 	}
+}
+
+// FuzzString holds String to stringReference for any string (invalid
+// UTF-8 included) appended after other bytes into a buffer with no room,
+// with just the string's room (the short strings' words) and with more.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"", "abc", "type", "ToolCall", "sha256:0123456789abcdef", "a\bb\fc\x00\x1f\x7f", "é\xff\xc3", "\"q\\", strings.Repeat("plain ", 9)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := stringReference([]byte("x"), s)
+		for _, room := range []int{0, len(s) + 3, 2*len(s) + 40} {
+			dst := append(make([]byte, 0, 1+room), 'x')
+			if got := String(dst, s); !bytes.Equal(got, want) {
+				t.Fatalf("String(%q) with room for %d = %s, want %s", s, room, got, want)
+			}
+		}
+	})
+}
+
+// Every byte that String escapes or replaces (and a plain one), at every
+// place of strings of 0 to 40 bytes, with room for the string and without.
+func TestStringEveryStop(t *testing.T) {
+	for n := 0; n <= 40; n++ {
+		base := strings.Repeat("a", n)
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{0, '\b', '\f', '\t', '\n', '\r', 0x1f, '"', '\\', 0x7f, 0x80, 0xc3, 0xff, ' '} {
+				s := base
+				if at >= 0 {
+					s = base[:at] + string(c) + base[at+1:]
+				}
+				want := stringReference(nil, s)
+				for _, room := range []int{0, n + 2} {
+					if got := String(make([]byte, 0, room), s); !bytes.Equal(got, want) {
+						t.Fatalf("String(%q), room %d = %s, want %s", s, room, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzObjectLines: one Object written line after line, each line's keys
+// picked from one list of strings (the same strings again and again, as
+// a writer's constants are, so that AppendTo finds the orders it sorted
+// before), writes for each line what Append makes of its object written
+// in the order the keys were set. Keys picked with the high bit are
+// strings over a buffer whose bytes are reversed after every line: the
+// same places, other bytes, sorted as their bytes say now.
+func FuzzObjectLines(f *testing.F) {
+	f.Add("event\x00t\x00id\x00tool\x00params", []byte{0, 1, 2, 255, 0, 1, 2, 255, 3, 1, 0, 255, 0, 1, 2})
+	f.Add("ab\x00ba\x00a\x00b", []byte{128, 129, 255, 128, 129, 255, 130, 131, 255, 128, 129})
+	f.Add("z\x00y\x00x\x00\x00é", []byte{0, 1, 2, 3, 4, 255, 4, 3, 2, 1, 0, 255, 0, 1, 2, 3, 4, 255, 0, 1, 2, 3, 4})
+	f.Fuzz(func(t *testing.T, pool string, picks []byte) {
+		keys := strings.Split(pool, "\x00")
+		buf := []byte(pool)
+		over := make([]string, 0, len(keys))
+		at := 0
+		for _, k := range keys {
+			over = append(over, unsafe.String(unsafe.SliceData(buf[at:]), len(k)))
+			at += len(k) + 1
+		}
+		var o Object
+		for _, line := range bytes.Split(picks, []byte{255}) {
+			o.Reset()
+			var doc bytes.Buffer
+			doc.WriteByte('{')
+			for n, p := range line {
+				k := keys[int(p&0x7f)%len(keys)]
+				if p&0x80 != 0 {
+					k = over[int(p&0x7f)%len(keys)]
+				}
+				if !utf8.ValidString(k) {
+					continue
+				}
+				o.Int(k, int64(n))
+				if doc.Len() > 1 {
+					doc.WriteByte(',')
+				}
+				kj, _ := json.Marshal(k)
+				doc.Write(kj)
+				doc.WriteByte(':')
+				doc.WriteString(strconv.Itoa(n))
+			}
+			doc.WriteByte('}')
+			if got, want := o.AppendTo(nil), appendReference(nil, doc.Bytes()); !bytes.Equal(got, want) {
+				t.Fatalf("line %v: Object = %s, want %s (from %s)", line, got, want, doc.Bytes())
+			}
+			slices.Reverse(buf)
+		}
+	})
+}
+
+// FuzzWriterLines: one canonical Buf (Writer) writing object after
+// object, reset between them as a writer's lines are, each object's keys
+// picked from one list (so that the key orders it sorted before are
+// found again), some with an object of the keys before it nested, writes
+// each as Append makes the same object written compact. A line's first 64
+// keys are written.
+func FuzzWriterLines(f *testing.F) {
+	f.Add("kind\x00text\x00call.id\x00b\x00a", []byte{0, 1, 2, 255, 0, 1, 2, 255, 3, 0x84, 1, 0, 255, 0, 1, 2, 1})
+	f.Add("z\x00y\x00x\x00\x00é\x00zz", []byte{0, 1, 2, 3, 4, 5, 255, 4, 3, 2, 1, 0, 255, 0, 0x81, 2, 3, 4, 255, 5, 1, 2, 3, 4})
+	f.Fuzz(func(t *testing.T, pool string, picks []byte) {
+		keys := strings.Split(pool, "\x00")
+		var b jsonw.Buf
+		Writer(&b)
+		for _, line := range bytes.Split(picks, []byte{255}) {
+			line = line[:min(len(line), 64)] // (each nested object holds the keys before it)
+			b.Reset()
+			var doc bytes.Buffer
+			o := b.Begin()
+			doc.WriteByte('{')
+			n := 0
+			for i, p := range line {
+				k := keys[int(p&0x7f)%len(keys)]
+				if !utf8.ValidString(k) {
+					continue
+				}
+				if n > 0 {
+					doc.WriteByte(',')
+				}
+				n++
+				kj, _ := json.Marshal(k)
+				doc.Write(kj)
+				doc.WriteByte(':')
+				if p&0x80 == 0 {
+					o.Int(k, int64(i))
+					doc.WriteString(strconv.Itoa(i))
+					continue
+				}
+				// An object of the line's keys so far, nested.
+				o.Key(k)
+				in := b.Begin()
+				doc.WriteByte('{')
+				for j, q := range line[:i] {
+					kk := keys[int(q&0x7f)%len(keys)]
+					if !utf8.ValidString(kk) {
+						continue
+					}
+					if doc.Bytes()[doc.Len()-1] != '{' {
+						doc.WriteByte(',')
+					}
+					in.Int(kk, int64(j))
+					kkj, _ := json.Marshal(kk)
+					doc.Write(kkj)
+					doc.WriteByte(':')
+					doc.WriteString(strconv.Itoa(j))
+				}
+				in.End()
+				doc.WriteByte('}')
+			}
+			o.End()
+			doc.WriteByte('}')
+			if want := Append(nil, doc.Bytes()); !bytes.Equal(b.Bytes(), want) {
+				t.Fatalf("line %v: written %s, want %s (from %s)", line, b.Bytes(), want, doc.Bytes())
+			}
+		}
+	})
 }

@@ -47,6 +47,20 @@ type canonical struct {
 	arg   []byte
 	order []int
 	tmp   []byte
+	// orders are the last lists of keys sort put in order, with their
+	// orders (next is the one to replace): a writer writes objects of
+	// the same keys in the same order again and again (every event's
+	// rest starts with kind and goes on in WriteRest's order).
+	orders [8]keyOrder
+	next   int
+}
+
+// keyOrder is a list of an object's keys, as they came, and the order
+// that sorts them.
+type keyOrder struct {
+	keys  []byte // the keys end to end
+	ends  []int  // where each key ends in keys
+	order []int
 }
 
 // canonicalMember is a member of an open object: its key as the canonical
@@ -149,16 +163,7 @@ func (c *canonical) end(b *Buf) {
 // keys, keeping the last of each key. Each member's bytes run from its
 // start to the comma before the next one's (or the end of b).
 func (c *canonical) sort(b *Buf, ms []canonicalMember) {
-	// Insertion sort, stable: an object has a few dozen members at most.
-	c.order = c.order[:0]
-	for i := range ms {
-		j := len(c.order)
-		c.order = append(c.order, i)
-		for ; j > 0 && bytes.Compare(c.key(ms[c.order[j-1]]), c.key(ms[i])) > 0; j-- {
-			c.order[j] = c.order[j-1]
-		}
-		c.order[j] = i
-	}
+	order := c.sorted(ms)
 	first := ms[0].start
 	c.tmp = append(c.tmp[:0], b.Bytes()[first:]...)
 	end := func(i int) int {
@@ -169,8 +174,8 @@ func (c *canonical) sort(b *Buf, ms []canonicalMember) {
 	}
 	b.Truncate(first)
 	n := 0
-	for x, i := range c.order {
-		if x+1 < len(c.order) && bytes.Equal(c.key(ms[c.order[x+1]]), c.key(ms[i])) {
+	for x, i := range order {
+		if x+1 < len(order) && bytes.Equal(c.key(ms[order[x+1]]), c.key(ms[i])) {
 			continue // a later member of the same key wins
 		}
 		if n > 0 {
@@ -179,4 +184,49 @@ func (c *canonical) sort(b *Buf, ms []canonicalMember) {
 		n++
 		b.Write(c.tmp[ms[i].start-first : end(i)])
 	}
+}
+
+// sorted is the order of the members ms by their keys, stable. The keys
+// of an object's members are end to end in c.keys (a nested object's
+// are let go when it ends): when they are, byte for byte and key for
+// key, a list sorted before, its order is theirs; any other list is
+// sorted, and remembered in place of the oldest.
+func (c *canonical) sorted(ms []canonicalMember) []int {
+	base := ms[0].key
+	keys := c.keys[base:ms[len(ms)-1].keyEnd]
+	for i := range c.orders {
+		if r := &c.orders[i]; len(r.ends) == len(ms) && bytes.Equal(r.keys, keys) && sameEnds(r.ends, ms, base) {
+			return r.order
+		}
+	}
+	// Insertion sort, stable: an object has a few dozen members at most.
+	c.order = c.order[:0]
+	for i := range ms {
+		j := len(c.order)
+		c.order = append(c.order, i)
+		for ; j > 0 && bytes.Compare(c.key(ms[c.order[j-1]]), c.key(ms[i])) > 0; j-- {
+			c.order[j] = c.order[j-1]
+		}
+		c.order[j] = i
+	}
+	r := &c.orders[c.next]
+	c.next = (c.next + 1) % len(c.orders)
+	r.keys = append(r.keys[:0], keys...)
+	r.ends = r.ends[:0]
+	for _, m := range ms {
+		r.ends = append(r.ends, m.keyEnd-base)
+	}
+	r.order = append(r.order[:0], c.order...)
+	return c.order
+}
+
+// sameEnds reports whether the keys of ms end where ends says, counted
+// from base.
+func sameEnds(ends []int, ms []canonicalMember, base int) bool {
+	for i, m := range ms {
+		if ends[i] != m.keyEnd-base {
+			return false
+		}
+	}
+	return true
 }

@@ -21,6 +21,25 @@ func appendNewline(buf []byte, depth int) []byte {
 	return appendDeepNewline(buf, depth)
 }
 
+// newlineWord is a line break and seven spaces, the first word putNewline
+// stores.
+const newlineWord = 0x2020202020202000 | '\n'
+
+// putNewline appends a line break and the indentation of depth (0 or
+// more) as appendNewline does, stored a word at a time (the first a line
+// break and seven spaces, the others spaces) into buf's free space, which
+// must hold 2*depth+8 bytes: the last word may store spaces past what is
+// appended, where nothing was yet.
+func putNewline(buf []byte, depth int) []byte {
+	l, n := len(buf), 1+2*depth
+	w := buf[l : l+n : cap(buf)]
+	binary.LittleEndian.PutUint64(w[:8], newlineWord)
+	for i := 8; i < n; i += 8 {
+		binary.LittleEndian.PutUint64(w[i:i+8], spaces)
+	}
+	return buf[:l+n]
+}
+
 func appendDeepNewline(buf []byte, depth int) []byte {
 	buf = append(buf, '\n')
 	for range depth {

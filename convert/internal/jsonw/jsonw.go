@@ -78,13 +78,48 @@ func (o *Obj) appendKey(k string, n int) []byte {
 // about n bytes more, with those appended. (Each member's method tests
 // for indentation first and keeps its compact case apart, so that the
 // compact writers pay one test.)
+//
+// Its bytes are stored a word at a time where the free space has room for
+// whole words: the line break and the indentation (putNewline), and a key
+// of 4 to 16 bytes plain throughout (most keys: "step_id", "role",
+// "tool_call_id"), loaded as two words that overlap, tested at once and
+// stored, as appendEscaped stores a short string; free is called only to
+// grow the buffer, and no append copies through memmove. Any other key
+// is appended by AppendString.
 func (o *Obj) indentedMember(k string, n int) []byte {
-	dst := free(o.B, len(k)+n+o.room())
+	depth := o.in.depth
+	dst := o.B.AvailableBuffer()
+	// The comma, the line break and indentation rounded up to whole words,
+	// the key's quotes, ": " and n, with a word to spare.
+	if room := len(k) + n + 2*depth + 32; cap(dst) < room {
+		dst = free(o.B, room)
+	}
 	if o.n > 0 {
 		dst = append(dst, ',')
 	}
 	o.n++
-	return append(AppendString(appendNewline(dst, o.in.depth), k), ':', ' ')
+	dst = putNewline(dst, depth)
+	if m, l := len(k), len(dst); m >= 4 && m <= 16 {
+		w := dst[l : l+m+4]
+		if m < 8 {
+			w0, w1 := word4(k), word4(k[m-4:])
+			if notPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
+				binary.LittleEndian.PutUint32(w[1:], w0)
+				binary.LittleEndian.PutUint32(w[m-3:], w1)
+				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', ' '
+				return dst[:l+m+4]
+			}
+		} else {
+			w0, w1 := word(k), word(k[m-8:])
+			if notPlainASCII8(w0)|notPlainASCII8(w1) == 0 {
+				binary.LittleEndian.PutUint64(w[1:], w0)
+				binary.LittleEndian.PutUint64(w[m-7:], w1)
+				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', ' '
+				return dst[:l+m+4]
+			}
+		}
+	}
+	return append(AppendString(dst, k), ':', ' ')
 }
 
 // member is indentedMember, or quotedMember when o's Buf quotes, or
@@ -218,8 +253,8 @@ func (o *Obj) Str(k, s string) {
 		dst = append(dst, ',')
 	}
 	o.n++
-	dst = appendEscaped(append(dst, '"'), k, false)
-	dst = appendEscaped(append(dst, '"', ':', '"'), s, false)
+	dst = appendEscaped(append(dst, '"'), k, jsonEscapes)
+	dst = appendEscaped(append(dst, '"', ':', '"'), s, jsonEscapes)
 	o.B.Write(append(dst, '"'))
 }
 
@@ -390,21 +425,41 @@ func AppendString(dst []byte, s string) []byte {
 }
 
 // appendStringBody appends what AppendString puts between the quotes.
-func appendStringBody(dst []byte, s string) []byte { return appendEscaped(dst, s, false) }
+func appendStringBody(dst []byte, s string) []byte { return appendEscaped(dst, s, jsonEscapes) }
 
 // appendQuotedString appends AppendString(s) as it stands inside a JSON
 // string: what appendStringBody(AppendString(s)) appends, in one pass.
 func appendQuotedString(dst []byte, s string) []byte {
-	return append(appendEscaped(append(dst, '\\', '"'), s, true), '\\', '"')
+	return append(appendEscaped(append(dst, '\\', '"'), s, quotedEscapes), '\\', '"')
 }
 
-// appendEscaped appends s escaped as a JSON string's bytes, or, quoted,
-// escaped twice (as those bytes stand inside another string). Plain runs
-// are copied as they are (a string that is one run, most of them, with
-// one append and no loop); each escape sequence starts with a backslash,
-// which quoted escapes, and is followed by a letter or digits, or by the
-// quote or backslash it escapes, which quoted escapes too.
-func appendEscaped(dst []byte, s string, quoted bool) []byte {
+// AppendSerdeString appends s as a JSON string escaped as serde_json
+// escapes it, which canonical JSON's strings are (package canon's
+// String): as AppendString, but for a backspace and a form feed, written
+// \b and \f, and invalid UTF-8, each byte replaced by U+FFFD itself, not
+// its escape. Its short plain strings take appendEscaped's words.
+func AppendSerdeString(dst []byte, s string) []byte {
+	return append(appendEscaped(append(dst, '"'), s, serdeEscapes), '"')
+}
+
+// escaping is how appendEscaped escapes: as AppendString does, twice
+// (quoted: as those bytes stand inside another string), or as
+// serde_json does (AppendSerdeString).
+type escaping uint8
+
+const (
+	jsonEscapes escaping = iota
+	quotedEscapes
+	serdeEscapes
+)
+
+// appendEscaped appends s escaped as a JSON string's bytes, as esc says.
+// Plain runs are copied as they are (a string that is one run, most of
+// them, with one append and no loop); each escape sequence starts with a
+// backslash, which quotedEscapes escapes, and is followed by a letter or
+// digits, or by the quote or backslash it escapes, which quotedEscapes
+// escapes too.
+func appendEscaped(dst []byte, s string, esc escaping) []byte {
 	// Most strings (keys, ids, names) are short and plain throughout:
 	// their words are loaded once, tested and stored (the first and last
 	// four bytes of a string shorter than eight, the first and last eight
@@ -442,11 +497,11 @@ func appendEscaped(dst []byte, s string, quoted bool) []byte {
 			}
 		}
 	}
-	return appendEscapedRuns(dst, s, quoted)
+	return appendEscapedRuns(dst, s, esc)
 }
 
 // appendEscapedRuns is appendEscaped past its short strings' test.
-func appendEscapedRuns(dst []byte, s string, quoted bool) []byte {
+func appendEscapedRuns(dst []byte, s string, esc escaping) []byte {
 	// A string plain throughout is copied at once.
 	i := PlainASCII(s)
 	if i == len(s) {
@@ -463,6 +518,7 @@ func appendEscapedRuns(dst []byte, s string, quoted bool) []byte {
 			}
 		}
 		dst = append(dst, s[start:i]...)
+		quoted := esc == quotedEscapes
 		if quoted {
 			dst = append(dst, '\\')
 		}
@@ -480,10 +536,16 @@ func appendEscapedRuns(dst []byte, s string, quoted bool) []byte {
 		case '\t':
 			dst = append(dst, `\t`...)
 		default:
-			if c >= utf8.RuneSelf {
-				// Invalid UTF-8, one byte.
-				dst = append(dst, `\ufffd`...)
-			} else {
+			switch {
+			case c >= utf8.RuneSelf && esc == serdeEscapes:
+				dst = append(dst, "\uFFFD"...) // invalid UTF-8, one byte
+			case c >= utf8.RuneSelf:
+				dst = append(dst, `\ufffd`...) // invalid UTF-8, one byte
+			case c == '\b' && esc == serdeEscapes:
+				dst = append(dst, `\b`...)
+			case c == '\f' && esc == serdeEscapes:
+				dst = append(dst, `\f`...)
+			default:
 				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}
 		}

@@ -297,3 +297,72 @@ func FuzzStrMember(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIndentedMember holds an indented object's members, whose line break,
+// indentation and plain short keys are stored a word at a time, to the
+// members written byte by byte (checkIndentedMembers), at depths from 0 to
+// past what one word of indentation holds.
+func FuzzIndentedMember(f *testing.F) {
+	f.Add("step_id", "user", uint8(2))
+	f.Add("tool_call_id", "call_0123456789abcdef", uint8(3))
+	f.Add("name", "x", uint8(0))
+	f.Add("reasoning_content", "ü", uint8(7))
+	f.Add("k\"ey", "v\\al\x00ue \xff", uint8(40))
+	f.Add("", "", uint8(1))
+	f.Fuzz(func(t *testing.T, k, s string, depth uint8) {
+		checkIndentedMembers(t, k, s, int(depth%48))
+	})
+}
+
+// Every byte that ends a run, at every place of keys of 0 to 20 bytes
+// (the words' keys are 4 to 16), at depths 0 to 20, each written as
+// checkIndentedMembers requires.
+func TestIndentedMemberEveryStop(t *testing.T) {
+	for n := 0; n <= 20; n++ {
+		base := strings.Repeat("k", n)
+		for at := -1; at < n; at++ {
+			for _, c := range []byte{0, 0x1f, '"', '\\', 0x80, 0xff, '\n', 0x7f, ' '} {
+				k := base
+				if at >= 0 {
+					k = base[:at] + string(c) + base[at+1:]
+				}
+				for d := 0; d <= 20; d++ {
+					checkIndentedMembers(t, k, "v", d)
+				}
+			}
+		}
+	}
+}
+
+// checkIndentedMembers writes members of key k (strings s, an integer and
+// a boolean) in an object at depth d of a Buf that indents, into buffers
+// with no free room, with a little and with more, and requires the
+// members written byte by byte: the separator, a line break and two
+// spaces a level, the key escaped (stringByBytes), ": " and the value.
+func checkIndentedMembers(t *testing.T, k, s string, d int) {
+	t.Helper()
+	line := "\n" + strings.Repeat("  ", d+1)
+	var member bytes.Buffer
+	member.WriteString(line)
+	stringByBytes(&member, k)
+	member.WriteString(": ")
+	m := member.String()
+	var str bytes.Buffer
+	stringByBytes(&str, s)
+	want := "{" + m + str.String() + "," + m + str.String() + "," + m + "-12," + m + "true" +
+		"\n" + strings.Repeat("  ", d) + "}"
+	for _, room := range []int{0, 1, 9, len(k) + len(s) + 2*d + 16, 2*(len(k)+len(s)) + 4*d + 80} {
+		var b Buf
+		b.Grow(room)
+		b.Indent(d)
+		o := b.Begin()
+		o.Str(k, s)
+		o.Str(k, s)
+		o.Int(k, -12)
+		o.Bool(k, true)
+		o.End()
+		if b.String() != want {
+			t.Fatalf("members (%q, %q) at depth %d with room for %d: %q, want %q", k, s, d, room, b.String(), want)
+		}
+	}
+}
