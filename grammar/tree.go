@@ -383,9 +383,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 				c.delims[1] = int32(len(c.lines))
 			}
 		}
-		if u, ok := usageOf(lineText, &li); ok {
-			c.storeUsage(len(c.lines), off, lineText, u, &li)
-		}
+		c.storeLineUsage(len(c.lines), off, lineText, &li)
 		c.lines = append(c.lines, sl)
 		off = end + term
 		if term == 0 {
@@ -435,6 +433,64 @@ func (li *LineInfo) shift(d int) {
 	for k := range li.Meta {
 		li.Meta[k] = li.Meta[k].Shift(d)
 	}
+}
+
+// storeLineUsage stores the token counts of a chunk's line (at lineOff in
+// the chunk, scanned into li), if it has any: what usageOf and storeUsage
+// store, without the Usage between them. Every line comes through here, so
+// a line without a tokens_*= returns at once; a count of up to nine digits
+// (all but a few) fits the stored 32 bits and is read into it in place; a
+// longer one, or a message id longer than storedUsage keeps, goes the
+// general way, which keeps it wide. FuzzStoreLineUsage holds it equal to
+// usageOf and storeUsage.
+func (c *Chunk) storeLineUsage(line, lineOff int, lineText []byte, li *LineInfo) {
+	m := &li.Meta
+	// A value is never empty and starts after its '=', so a key's span
+	// ends at 0 exactly when the line does not have it.
+	in, out, cached, create := m[KeyTokensIn], m[KeyTokensOut], m[KeyTokensCached], m[KeyTokensCacheCreate]
+	if in.End|out.End|cached.End|create.End == 0 {
+		return
+	}
+	mid := m[KeyMessageID]
+	if max(in.Len(), out.Len(), cached.Len(), create.Len()) > maxNarrowDigits || mid.Len() > 1<<16-1 {
+		if u, ok := usageOf(lineText, li); ok {
+			c.storeUsage(line, lineOff, lineText, u, li)
+		}
+		return
+	}
+	su := storedUsage{line: uint32(line),
+		in: narrowCount(lineText, in), out: narrowCount(lineText, out),
+		cached: narrowCount(lineText, cached), create: narrowCount(lineText, create)}
+	if in.End != 0 {
+		su.has |= hasIn
+	}
+	if out.End != 0 {
+		su.has |= hasOut
+	}
+	if cached.End != 0 {
+		su.has |= hasCached
+	}
+	if create.End != 0 {
+		su.has |= hasCache
+	}
+	if mid.End != 0 {
+		su.msgOff, su.msgLen = uint32(lineOff+mid.Start+1), uint16(mid.Len())
+	}
+	c.usage = append(c.usage, su)
+}
+
+// maxNarrowDigits is the longest count storeLineUsage reads in place: nine
+// digits are below 1e9, which fits 32 bits.
+const maxNarrowDigits = 9
+
+// narrowCount is the count of digits at sp (0 when absent), at most
+// maxNarrowDigits long.
+func narrowCount(text []byte, sp Span) uint32 {
+	var n uint32
+	for _, c := range text[sp.Start:sp.End] {
+		n = n*10 + uint32(c-'0')
+	}
+	return n
 }
 
 func (c *Chunk) storeUsage(line, lineOff int, lineText []byte, u Usage, li *LineInfo) {

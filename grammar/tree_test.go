@@ -500,3 +500,35 @@ func TestLongLineSpans(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStoreLineUsage holds what scanChunk stores of a line's token counts
+// (storeLineUsage, which reads them in place) equal to the general way:
+// usageOf's Usage, stored by storeUsage.
+func FuzzStoreLineUsage(f *testing.F) {
+	for _, s := range []string{
+		"a: x tokens_in=607 tokens_out=164 tokens_cached=33610",
+		"a: tokens_cache_create=12 message_id=msg_01",
+		"a: tokens_in=999999999 tokens_out=1000000000 message_id=m",
+		"a: tokens_in=4294967296 tokens_out=1",
+		"a: tokens_in=4294967296 tokens_cached=18446744073709551615",
+		"a: tokens_out=123456789012345678901 tokens_in=5",
+		"a: message_id=only",
+		"\uFEFFa: tokens_in=7",
+		"a: tokens_in= tokens_out=0 tokens_in=3",
+		"a: message_id=" + strings.Repeat("m", 70000) + " tokens_in=1",
+	} {
+		f.Add([]byte(s), uint16(3), uint16(40))
+	}
+	f.Fuzz(func(t *testing.T, line []byte, lineNum, lineOff uint16) {
+		var li LineInfo
+		scanDocLine(line, true, &li, textLacks{}, searchesOf(line), 0)
+		fast, general := &Chunk{}, &Chunk{}
+		fast.storeLineUsage(int(lineNum), int(lineOff), line, &li)
+		if u, ok := usageOf(line, &li); ok {
+			general.storeUsage(int(lineNum), int(lineOff), line, u, &li)
+		}
+		if !reflect.DeepEqual(fast.usage, general.usage) || !reflect.DeepEqual(fast.wideUsage, general.wideUsage) {
+			t.Fatalf("%q: stored %+v %+v, the general way %+v %+v", line, fast.usage, fast.wideUsage, general.usage, general.wideUsage)
+		}
+	})
+}
