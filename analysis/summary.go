@@ -155,10 +155,11 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 		// a chunk with a CR is scanned line by line, as Redact does.
 		sz.secrets, sz.chunkSecrets = AppendSecrets(sz.secrets, c.Text()), true
 	}
-	for l, text := range t.ChunkLines(i) {
-		if l.Kind.IsBody() {
-			sz.line(&l, text)
-		}
+	// The lines before the body (a preamble, the header) are not read.
+	var l grammar.Line
+	for li := notBody(t, i); li < c.LineCount(); li++ {
+		text := t.ChunkLineInto(c, firstLine, base, li, &l)
+		sz.line(&l, text)
 	}
 	s := sz.s
 	sc.ends = s.groupMarks(sz.marks, sc.ends)

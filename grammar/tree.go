@@ -132,8 +132,9 @@ func (t *Tree) ChunkLines(i int) iter.Seq2[Line, []byte] {
 	return func(yield func(Line, []byte) bool) {
 		c, at := t.chunk(i)
 		base := at.bytes
+		var l Line
 		for li := range c.lines {
-			l := t.line(c, at, li)
+			t.lineInto(&l, c, at, li)
 			if !yield(l, c.text[l.Start-base:l.End-base]) {
 				return
 			}
@@ -706,17 +707,29 @@ func (t *Tree) chunkOfByte(off int) int {
 func (t *Tree) Line(n int) Line {
 	n = max(0, min(n, t.LineCount()-1))
 	c, at := t.chunk(t.chunkOfLine(n))
-	return t.line(c, at, n-at.lines)
+	var l Line
+	t.lineInto(&l, c, at, n-at.lines)
+	return l
 }
 
-// line returns line li of chunk c, which at precedes. It runs for every
-// line a request or a summary reads: a line of 64 KB or less (all but a
-// few) is read from its stored offsets as they are, without making them
-// wide first; a longer one from its chunk's wide table.
-func (t *Tree) line(c *Chunk, at pos, li int) Line {
+// ChunkLineInto fills *l with line li of chunk c, which ChunkAt returned
+// with firstLine and start, and returns the line's text: what ChunkLines
+// yields, into a Line of the caller's. The chunk summaries read every line
+// of a document, and the Line (136 bytes) copied from the tree to the
+// iterator and on to the loop cost them more than making it.
+func (t *Tree) ChunkLineInto(c *Chunk, firstLine, start, li int, l *Line) []byte {
+	t.lineInto(l, c, pos{bytes: start, lines: firstLine}, li)
+	return c.text[l.Start-start : l.End-start]
+}
+
+// lineInto fills *l with line li of chunk c, which at precedes. It runs for
+// every line a request or a summary reads: a line of 64 KB or less (all
+// but a few) is read from its stored offsets as they are, without making
+// them wide first; a longer one from its chunk's wide table.
+func (t *Tree) lineInto(l *Line, c *Chunk, at pos, li int) {
 	s := &c.lines[li]
 	base := at.bytes + int(s.off)
-	l := Line{
+	*l = Line{
 		Num:     at.lines + li,
 		Start:   base,
 		End:     base + int(s.len),
@@ -740,7 +753,7 @@ func (t *Tree) line(c *Chunk, at pos, li int) Line {
 		default:
 			l.Kind = HeaderLine
 		}
-		return l
+		return
 	}
 	arrowAt, resultAt := int(s.arrow), int(s.result)
 	if w == nil {
@@ -758,7 +771,6 @@ func (t *Tree) line(c *Chunk, at pos, li int) Line {
 	if resultAt > 0 {
 		l.Result = Span{base + resultAt - 1, l.TrimEnd}
 	}
-	return l
 }
 
 // unpack is a stored span of a line that starts at base; absent if empty.
@@ -800,8 +812,10 @@ func (t *Tree) LinesFrom(n int) iter.Seq[Line] {
 			return
 		}
 		for _, c := range t.chunksFrom(t.chunkOfLine(n)) {
+			var l Line
 			for li := max(n-c.at.lines, 0); li < len(c.lines); li++ {
-				if !yield(t.line(c.Chunk, c.at, li)) {
+				t.lineInto(&l, c.Chunk, c.at, li)
+				if !yield(l) {
 					return
 				}
 			}

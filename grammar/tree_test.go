@@ -542,3 +542,37 @@ func assertStoredUsageLikeUsageOf(t *testing.T, line []byte, lineNum, lineOff ui
 		t.Fatalf("%.80q: stored %+v %+v, the general way %+v %+v", line, fast.usage, fast.wideUsage, general.usage, general.wideUsage)
 	}
 }
+
+// TestChunkLineIntoLikeLines holds ChunkLineInto, which fills one Line the
+// caller reuses from line to line, and ChunkLines and Lines, which reuse
+// one too, to Line, which makes each line anew: in a preamble, a header
+// and a body, in chunks of a few lines.
+func TestChunkLineIntoLikeLines(t *testing.T) {
+	withTinyChunks(t)
+	doc := "preamble\n" + string(generated(60)) + "t!:Read id=a → x\nu: long " + strings.Repeat("é", 40000) + " id=z step=3 → r\nlast"
+	tr := Parse([]byte(doc))
+	var want []Line
+	for l := range tr.Lines() {
+		if l != tr.Line(l.Num) {
+			t.Fatalf("Lines yields %+v, Line %+v", l, tr.Line(l.Num))
+		}
+		want = append(want, l)
+	}
+	l := Line{Num: -1, Arrow: Span{1, 2}, Result: Span{3, 4}, ID: Span{5, 6}, Name: Span{7, 8}} // left by a line before
+	n := 0
+	for i := range tr.ChunkCount() {
+		c, firstLine, start := tr.ChunkAt(i)
+		k := 0
+		for cl, text := range tr.ChunkLines(i) {
+			got := tr.ChunkLineInto(c, firstLine, start, k, &l)
+			if l != want[n] || l != cl || !bytes.Equal(got, text) || !bytes.Equal(got, tr.Text(want[n])) {
+				t.Fatalf("chunk %d line %d: filled %+v %q, Lines %+v, ChunkLines %+v %q", i, k, l, got, want[n], cl, text)
+			}
+			k++
+			n++
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("%d lines filled, Lines yields %d", n, len(want))
+	}
+}
