@@ -155,10 +155,11 @@ func summarizeChunk(t *grammar.Tree, i int) *chunkSummary {
 		// a chunk with a CR is scanned line by line, as Redact does.
 		sz.secrets, sz.chunkSecrets = AppendSecrets(sz.secrets, c.Text()), true
 	}
-	for l, text := range t.ChunkLines(i) {
-		if l.Kind.IsBody() {
-			sz.line(&l, text)
-		}
+	// The lines before the body (a preamble, the header) are not read.
+	var l grammar.Line
+	for li := notBody(t, i); li < c.LineCount(); li++ {
+		text := t.ChunkLineInto(c, firstLine, base, li, &l)
+		sz.line(&l, text)
 	}
 	s := sz.s
 	sc.ends = s.groupMarks(sz.marks, sc.ends)
@@ -232,8 +233,17 @@ func (sz *summarizer) line(l *grammar.Line, text []byte) {
 	if l.TS.Valid() {
 		sz.timestamp(l, text, line)
 	}
-	sz.textFindings(l, text, line)
+	if l.Flags&textFindingFlags != 0 || !sz.chunkSecrets ||
+		sz.nextSecret < len(sz.secrets) && sz.secrets[sz.nextSecret].Start < l.End-sz.base {
+		sz.textFindings(l, text, line)
+	}
 }
+
+// textFindingFlags are the flags of a line that textFindings reads further.
+// A line with none of them, in a chunk whose credentials were found at once
+// and none of them before the line's end, has no text finding: most lines
+// are not looked at again.
+const textFindingFlags = grammar.FlagBlob | grammar.FlagASCIIArrow | grammar.FlagInvalidUTF8 | grammar.FlagNUL | grammar.FlagLegacyRedact
 
 // valueOf is the text of span sp (absolute) of line l.
 func valueOf(l *grammar.Line, text []byte, sp grammar.Span) []byte {

@@ -303,15 +303,17 @@ func ltRedactions(t []byte, li *LineInfo) {
 // character, which is what the walk back found (the word's start, then
 // keyOf). FuzzScanBytesJumps holds it equal to a loop over every byte.
 func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
-	if eq == 0 {
-		return false
+	if eq < 2 {
+		return false // every key is two bytes or more
 	}
 	var last [2]uint64 // the 16 bytes before eq, the nearest first, when there are 16
 	wide := eq >= 16
 	if wide {
 		last = [2]uint64{binary.LittleEndian.Uint64(t[eq-8:]), binary.LittleEndian.Uint64(t[eq-16:])}
 	}
-	for m := keysEndingIn[t[eq-1]]; m != 0; m &= m - 1 {
+	// The keys that end in the two bytes before eq: tokens_cached= is
+	// tried alone, not after id and tid, which end in its last byte.
+	for m := keysEndingIn[t[eq-1]] & keysWithNextToLast[t[eq-2]]; m != 0; m &= m - 1 {
 		k := Key(bits.TrailingZeros16(m))
 		name := &keyWords[k]
 		ks := eq - name.len
@@ -366,6 +368,16 @@ var keysEndingIn = func() (t [256]uint16) {
 	for k := range numParsedKeys {
 		name := keySpecs[k].name
 		t[name[len(name)-1]] |= 1 << k
+	}
+	return t
+}()
+
+// keysWithNextToLast[c] has bit k set when the format's key k (one the
+// scanner reads) has c as its next-to-last byte.
+var keysWithNextToLast = func() (t [256]uint16) {
+	for k := range numParsedKeys {
+		name := keySpecs[k].name
+		t[name[len(name)-2]] |= 1 << k
 	}
 	return t
 }()

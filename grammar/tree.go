@@ -132,8 +132,9 @@ func (t *Tree) ChunkLines(i int) iter.Seq2[Line, []byte] {
 	return func(yield func(Line, []byte) bool) {
 		c, at := t.chunk(i)
 		base := at.bytes
+		var l Line
 		for li := range c.lines {
-			l := t.line(c, at, li)
+			t.lineInto(&l, c, at, li)
 			if !yield(l, c.text[l.Start-base:l.End-base]) {
 				return
 			}
@@ -383,9 +384,7 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 				c.delims[1] = int32(len(c.lines))
 			}
 		}
-		if u, ok := usageOf(lineText, &li); ok {
-			c.storeUsage(len(c.lines), off, lineText, u, &li)
-		}
+		c.storeLineUsage(len(c.lines), off, lineText, &li)
 		c.lines = append(c.lines, sl)
 		off = end + term
 		if term == 0 {
@@ -435,6 +434,64 @@ func (li *LineInfo) shift(d int) {
 	for k := range li.Meta {
 		li.Meta[k] = li.Meta[k].Shift(d)
 	}
+}
+
+// storeLineUsage stores the token counts of a chunk's line (at lineOff in
+// the chunk, scanned into li), if it has any: what usageOf and storeUsage
+// store, without the Usage between them. Every line comes through here, so
+// a line without a tokens_*= returns at once; a count of up to nine digits
+// (all but a few) fits the stored 32 bits and is read into it in place; a
+// longer one, or a message id longer than storedUsage keeps, goes the
+// general way, which keeps it wide. FuzzStoreLineUsage holds it equal to
+// usageOf and storeUsage.
+func (c *Chunk) storeLineUsage(line, lineOff int, lineText []byte, li *LineInfo) {
+	m := &li.Meta
+	// A value is never empty and starts after its '=', so a key's span
+	// ends at 0 exactly when the line does not have it.
+	in, out, cached, create := m[KeyTokensIn], m[KeyTokensOut], m[KeyTokensCached], m[KeyTokensCacheCreate]
+	if in.End|out.End|cached.End|create.End == 0 {
+		return
+	}
+	mid := m[KeyMessageID]
+	if max(in.Len(), out.Len(), cached.Len(), create.Len()) > maxNarrowDigits || mid.Len() > 1<<16-1 {
+		if u, ok := usageOf(lineText, li); ok {
+			c.storeUsage(line, lineOff, lineText, u, li)
+		}
+		return
+	}
+	su := storedUsage{line: uint32(line),
+		in: narrowCount(lineText, in), out: narrowCount(lineText, out),
+		cached: narrowCount(lineText, cached), create: narrowCount(lineText, create)}
+	if in.End != 0 {
+		su.has |= hasIn
+	}
+	if out.End != 0 {
+		su.has |= hasOut
+	}
+	if cached.End != 0 {
+		su.has |= hasCached
+	}
+	if create.End != 0 {
+		su.has |= hasCache
+	}
+	if mid.End != 0 {
+		su.msgOff, su.msgLen = uint32(lineOff+mid.Start+1), uint16(mid.Len())
+	}
+	c.usage = append(c.usage, su)
+}
+
+// maxNarrowDigits is the longest count storeLineUsage reads in place: nine
+// digits are below 1e9, which fits 32 bits.
+const maxNarrowDigits = 9
+
+// narrowCount is the count of digits at sp (0 when absent), at most
+// maxNarrowDigits long.
+func narrowCount(text []byte, sp Span) uint32 {
+	var n uint32
+	for _, c := range text[sp.Start:sp.End] {
+		n = n*10 + uint32(c-'0')
+	}
+	return n
 }
 
 func (c *Chunk) storeUsage(line, lineOff int, lineText []byte, u Usage, li *LineInfo) {
@@ -650,17 +707,29 @@ func (t *Tree) chunkOfByte(off int) int {
 func (t *Tree) Line(n int) Line {
 	n = max(0, min(n, t.LineCount()-1))
 	c, at := t.chunk(t.chunkOfLine(n))
-	return t.line(c, at, n-at.lines)
+	var l Line
+	t.lineInto(&l, c, at, n-at.lines)
+	return l
 }
 
-// line returns line li of chunk c, which at precedes. It runs for every
-// line a request or a summary reads: a line of 64 KB or less (all but a
-// few) is read from its stored offsets as they are, without making them
-// wide first; a longer one from its chunk's wide table.
-func (t *Tree) line(c *Chunk, at pos, li int) Line {
+// ChunkLineInto fills *l with line li of chunk c, which ChunkAt returned
+// with firstLine and start, and returns the line's text: what ChunkLines
+// yields, into a Line of the caller's. The chunk summaries read every line
+// of a document, and the Line (136 bytes) copied from the tree to the
+// iterator and on to the loop cost them more than making it.
+func (t *Tree) ChunkLineInto(c *Chunk, firstLine, start, li int, l *Line) []byte {
+	t.lineInto(l, c, pos{bytes: start, lines: firstLine}, li)
+	return c.text[l.Start-start : l.End-start]
+}
+
+// lineInto fills *l with line li of chunk c, which at precedes. It runs for
+// every line a request or a summary reads: a line of 64 KB or less (all
+// but a few) is read from its stored offsets as they are, without making
+// them wide first; a longer one from its chunk's wide table.
+func (t *Tree) lineInto(l *Line, c *Chunk, at pos, li int) {
 	s := &c.lines[li]
 	base := at.bytes + int(s.off)
-	l := Line{
+	*l = Line{
 		Num:     at.lines + li,
 		Start:   base,
 		End:     base + int(s.len),
@@ -684,7 +753,7 @@ func (t *Tree) line(c *Chunk, at pos, li int) Line {
 		default:
 			l.Kind = HeaderLine
 		}
-		return l
+		return
 	}
 	arrowAt, resultAt := int(s.arrow), int(s.result)
 	if w == nil {
@@ -702,7 +771,6 @@ func (t *Tree) line(c *Chunk, at pos, li int) Line {
 	if resultAt > 0 {
 		l.Result = Span{base + resultAt - 1, l.TrimEnd}
 	}
-	return l
 }
 
 // unpack is a stored span of a line that starts at base; absent if empty.
@@ -744,8 +812,10 @@ func (t *Tree) LinesFrom(n int) iter.Seq[Line] {
 			return
 		}
 		for _, c := range t.chunksFrom(t.chunkOfLine(n)) {
+			var l Line
 			for li := max(n-c.at.lines, 0); li < len(c.lines); li++ {
-				if !yield(t.line(c.Chunk, c.at, li)) {
+				t.lineInto(&l, c.Chunk, c.at, li)
+				if !yield(l) {
 					return
 				}
 			}

@@ -500,3 +500,79 @@ func TestLongLineSpans(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStoreLineUsage holds what scanChunk stores of a line's token counts
+// (storeLineUsage, which reads them in place) equal to the general way:
+// usageOf's Usage, stored by storeUsage.
+func FuzzStoreLineUsage(f *testing.F) {
+	for _, s := range []string{
+		"a: x tokens_in=607 tokens_out=164 tokens_cached=33610",
+		"a: tokens_cache_create=12 message_id=msg_01",
+		"a: tokens_in=999999999 tokens_out=1000000000 message_id=m",
+		"a: tokens_in=4294967296 tokens_out=1",
+		"a: tokens_in=4294967296 tokens_cached=18446744073709551615",
+		"a: tokens_out=123456789012345678901 tokens_in=5",
+		"a: message_id=only",
+		"\uFEFFa: tokens_in=7",
+		"a: tokens_in= tokens_out=0 tokens_in=3",
+	} {
+		f.Add([]byte(s), uint16(3), uint16(40))
+	}
+	f.Fuzz(func(t *testing.T, line []byte, lineNum, lineOff uint16) {
+		assertStoredUsageLikeUsageOf(t, line, lineNum, lineOff)
+	})
+}
+
+// TestStoreLineUsageLongMessageID: a message id too long for storedUsage
+// (a seed of FuzzStoreLineUsage this long makes the fuzzer crawl).
+func TestStoreLineUsageLongMessageID(t *testing.T) {
+	assertStoredUsageLikeUsageOf(t, []byte("a: message_id="+strings.Repeat("m", 70000)+" tokens_in=1"), 3, 40)
+}
+
+func assertStoredUsageLikeUsageOf(t *testing.T, line []byte, lineNum, lineOff uint16) {
+	t.Helper()
+	var li LineInfo
+	scanDocLine(line, true, &li, textLacks{}, searchesOf(line), 0)
+	fast, general := &Chunk{}, &Chunk{}
+	fast.storeLineUsage(int(lineNum), int(lineOff), line, &li)
+	if u, ok := usageOf(line, &li); ok {
+		general.storeUsage(int(lineNum), int(lineOff), line, u, &li)
+	}
+	if !reflect.DeepEqual(fast.usage, general.usage) || !reflect.DeepEqual(fast.wideUsage, general.wideUsage) {
+		t.Fatalf("%.80q: stored %+v %+v, the general way %+v %+v", line, fast.usage, fast.wideUsage, general.usage, general.wideUsage)
+	}
+}
+
+// TestChunkLineIntoLikeLines holds ChunkLineInto, which fills one Line the
+// caller reuses from line to line, and ChunkLines and Lines, which reuse
+// one too, to Line, which makes each line anew: in a preamble, a header
+// and a body, in chunks of a few lines.
+func TestChunkLineIntoLikeLines(t *testing.T) {
+	withTinyChunks(t)
+	doc := "preamble\n" + string(generated(60)) + "t!:Read id=a → x\nu: long " + strings.Repeat("é", 40000) + " id=z step=3 → r\nlast"
+	tr := Parse([]byte(doc))
+	var want []Line
+	for l := range tr.Lines() {
+		if l != tr.Line(l.Num) {
+			t.Fatalf("Lines yields %+v, Line %+v", l, tr.Line(l.Num))
+		}
+		want = append(want, l)
+	}
+	l := Line{Num: -1, Arrow: Span{1, 2}, Result: Span{3, 4}, ID: Span{5, 6}, Name: Span{7, 8}} // left by a line before
+	n := 0
+	for i := range tr.ChunkCount() {
+		c, firstLine, start := tr.ChunkAt(i)
+		k := 0
+		for cl, text := range tr.ChunkLines(i) {
+			got := tr.ChunkLineInto(c, firstLine, start, k, &l)
+			if l != want[n] || l != cl || !bytes.Equal(got, text) || !bytes.Equal(got, tr.Text(want[n])) {
+				t.Fatalf("chunk %d line %d: filled %+v %q, Lines %+v, ChunkLines %+v %q", i, k, l, got, want[n], cl, text)
+			}
+			k++
+			n++
+		}
+	}
+	if n != len(want) {
+		t.Fatalf("%d lines filled, Lines yields %d", n, len(want))
+	}
+}
