@@ -17,9 +17,9 @@ func AppendTokensFast(dst []Token, text []byte, li *LineInfo) []Token {
 	return appendTokensFast(dst, text, li, nil)
 }
 
-// appendTokensFast is AppendTokensFast; with m, the tokenizer tells m of
-// each key=value it finds and takes its next '=' and first arrow from m's
-// searches (LineTokens.Read).
+// appendTokensFast is AppendTokensFast; with m, the tokenizer gives m each
+// key=value it finds, leaving only the key's token in the tokens, and
+// takes its next '=' and first arrow from m's searches (LineTokens.Read).
 func appendTokensFast(dst []Token, text []byte, li *LineInfo, m *lineMeta) []Token {
 	ts, te := li.Trim.Start, li.Trim.End
 	if ts >= te {
@@ -46,7 +46,8 @@ func appendTokensFast(dst []Token, text []byte, li *LineInfo, m *lineMeta) []Tok
 
 // skimRest is tokenizeRest (and must stay token for token the same), but
 // after a word of text it jumps over the plain words that follow it. With
-// m, it tells m of each key=value and searches with m (skim.meta).
+// m, it gives each key=value to m (lineMeta.pair: a key token, the pair
+// in m.pairs) and searches with m (skim.meta).
 func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lineMeta) []Token {
 	t := text[:to]
 	sk := skim{t: t, meta: m}
@@ -84,10 +85,10 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 			}
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
-			n := len(out)
-			out, i = appendKeyValue(t, out, ks, ke, to)
 			if m != nil {
-				m.key(ks, ke, out[n:])
+				out, i = m.pair(t, out, ks, ke, to)
+			} else {
+				out, i = appendKeyValue(t, out, ks, ke, to)
 			}
 			continue
 		}
