@@ -40,12 +40,12 @@ func (lt *LineTokens) Read(text []byte) {
 	lt.Info = LineInfo{}
 	li := &lt.Info
 	te := classifyLine(text, li)
-	valid, arrowAt := validUTF8Arrow(text, li.Content)
+	valid, arrowAt, lastArrow := validUTF8Arrow(text, li.Content)
 	if !valid {
 		li.Flags |= FlagInvalidUTF8
 	}
 	m := lineMeta{t: text[:te], li: li, content: li.Content, pairs: lt.Pairs[:0]}
-	m.start(valid, arrowAt)
+	m.start(valid, arrowAt, lastArrow)
 	lt.Tokens = appendTokensFast(lt.Tokens[:0], text, li, &m)
 	m.upTo(te)
 	lt.Pairs = m.pairs
@@ -70,16 +70,24 @@ type lineMeta struct {
 	t       []byte // the line up to its trimmed end
 	li      *LineInfo
 	content int
-	next    int        // the first '=' not read yet, len(t) when there is none
-	arrow   int        // the first "→" in the content, len(t) when there is none
-	pairs   []KeyValue // the line's key=value pairs so far
+	next    int // the first '=' not read yet, len(t) when there is none
+	arrow   int // the first "→" in the content, len(t) when there is none
+	// lastArrow is the last "→" in the content (-1: none), len(t) when
+	// it is not known (an invalid line, which the UTF-8 check stops in):
+	// the skim searches for an arrow only up to it.
+	lastArrow int
+	pairs     []KeyValue // the line's key=value pairs so far
 }
 
-// start finds the content's first '=' and takes its first arrow from the
-// UTF-8 check (validUTF8Arrow: arrowAt, the first at or after the content
-// in the whole line, when the line is valid), or searches for it.
-func (m *lineMeta) start(valid bool, arrowAt int) {
-	m.next, m.arrow = len(m.t), len(m.t)
+// start finds the content's first '=' and takes its first and last arrows
+// from the UTF-8 check (validUTF8Arrow: arrowAt and lastArrow, the first
+// and last at or after the content in the whole line, when the line is
+// valid), or searches for the first.
+func (m *lineMeta) start(valid bool, arrowAt, lastArrow int) {
+	m.next, m.arrow, m.lastArrow = len(m.t), len(m.t), len(m.t)
+	if valid {
+		m.lastArrow = lastArrow
+	}
 	if m.content >= len(m.t) {
 		return
 	}

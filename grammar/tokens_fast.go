@@ -195,7 +195,9 @@ func indexAt(s, pat []byte, anchor int) int {
 			return -1
 		}
 		at := off + j - anchor
-		if bytes.HasPrefix(s[at:], pat) {
+		// The first byte before the call: most anchors found are in
+		// words that are not pat.
+		if s[at] == pat[0] && bytes.HasPrefix(s[at:], pat) {
 			return at
 		}
 		off += j + 1
@@ -218,6 +220,8 @@ func (s *skim) next(from int) int {
 				j = eq - from
 			case k < len(skimBytes):
 				j = bytes.IndexByte(s.t[from:], skimBytes[k])
+			case k == arrowSkim && s.meta != nil && from >= s.meta.content && from > s.meta.lastArrow:
+				j = -1 // past the line's last arrow, which the UTF-8 check found
 			case k == arrowSkim:
 				j = bytes.Index(s.t[from:], arrow)
 			default:
