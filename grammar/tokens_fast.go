@@ -57,7 +57,20 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 		sk.found[arrowSkim] = m.arrow + 1
 	}
 	afterArrow := false
-	for i := skipSpace(t, from); i < to; i = skipSpace(t, i) {
+	for i := from; ; {
+		// The next token starts after the white space at i. At a
+		// printable ASCII byte, or after one space before one (nearly
+		// every token), that is tested here without skipSpace's call.
+		if i < to && t[i]-'!' >= 0x80-'!' {
+			if t[i] == ' ' && i+1 < to && t[i+1]-'!' < 0x80-'!' {
+				i++
+			} else {
+				i = skipSpace(t, i)
+			}
+		}
+		if i >= to {
+			break
+		}
 		switch {
 		case arrowAt(t, i):
 			out = append(out, Token{Kind: TokArrow, Span: Span{i, i + len(arrow)}})

@@ -317,3 +317,22 @@ func TestMarkerByte(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipSpaceInline: skimRest passes the white space before a token
+// without calling skipSpace where t[i] is a printable ASCII byte (none to
+// pass) or a space before one (one to pass); skipSpace agrees for every
+// such byte.
+func TestSkipSpaceInline(t *testing.T) {
+	for c := range 256 {
+		b := byte(c)
+		if b-'!' >= 0x80-'!' {
+			continue // skimRest calls skipSpace
+		}
+		if got := skipSpace([]byte{b, ' '}, 0); got != 0 {
+			t.Fatalf("skipSpace(%q) = %d, skimRest takes 0", []byte{b, ' '}, got)
+		}
+		if got := skipSpace([]byte{' ', b}, 0); got != 1 {
+			t.Fatalf("skipSpace(%q) = %d, skimRest takes 1", []byte{' ', b}, got)
+		}
+	}
+}
