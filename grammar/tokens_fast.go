@@ -151,25 +151,31 @@ func arrowAt(t []byte, i int) bool {
 
 // keyAtASCII is keyAt reading ASCII bytes straight from the word table,
 // without decoding each as a rune; at the first byte that is not ASCII it
-// leaves the word to keyAt. Keys are ASCII in nearly every log.
+// leaves the word to keyAt. Keys are ASCII in nearly every log. Its loop
+// is asked about every key and the first word of every run of text: a
+// byte is one lookup in a table of 256 (keyByte), with no test for the
+// end of ASCII or the first byte's rule inside it.
 func keyAtASCII(t []byte, i int) (int, int, bool) {
 	e := i
-	for e < len(t) {
-		c := t[e]
-		if c >= 0x80 {
-			return keyAt(t, i)
-		}
-		if asciiWord[c] || (c == '.' || c == '-') && e > i {
+	if e < len(t) && wordByte[t[e]] { // a key starts with a word byte
+		e++
+		for e < len(t) && keyByte[t[e]] {
 			e++
-			continue
 		}
-		break
+	}
+	if e < len(t) && t[e] >= 0x80 {
+		return keyAt(t, i)
 	}
 	if e == i || e >= len(t) || t[e] != '=' {
 		return 0, 0, false
 	}
 	return i, e, true
 }
+
+// wordByte has the ASCII word bytes (asciiWord's), and keyByte those and
+// '.' and '-', which a key holds after its first byte (keyAt); both are
+// filled with asciiWord.
+var wordByte, keyByte [256]bool
 
 // skim finds, in a line, the next byte a word that is not plain text can
 // hold: '=' (a key), '@', '[' or '<' (markers), and the starts of "→",
