@@ -16,7 +16,9 @@ var asciiWord, asciiSpace [128]bool
 func init() {
 	for c := 0; c < 128; c++ {
 		asciiWord[c] = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		wordByte[c], keyByte[c] = asciiWord[c], asciiWord[c]
 	}
+	keyByte['.'], keyByte['-'] = true, true
 	for _, c := range []byte{' ', '\t', '\n', '\v', '\f', '\r'} {
 		asciiSpace[c] = true
 	}

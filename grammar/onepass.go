@@ -3,17 +3,30 @@ package grammar
 import "bytes"
 
 // LineTokens is one body line read in one pass, for a reader of events (the
-// rlog reader of the conversions): what ClassifyLine gives of it (Info), the
-// tokens AppendTokensFast gives (Tokens), and the key of each key=value in
-// the table (Keys), found while the line was read. FuzzReadLine holds Info
-// and Tokens equal to ClassifyLine's and AppendTokensFast's, and Keys to
-// KeyOf of each key token.
+// rlog reader of the conversions): what ClassifyLine gives of it (Info),
+// the tokens AppendTokensFast gives (Tokens), each key=value given whole
+// (Pairs), found while the line was read. A key=value is one token in
+// Tokens, its key (TokKey); its '=' and value, which AppendTokensFast
+// gives as two more tokens, are in its pair: a reader takes the pairs as
+// they are, without reading three tokens of 40 bytes for each. FuzzReadLine
+// holds Info equal to ClassifyLine's, Tokens with each pair's '=' and
+// value put back equal to AppendTokensFast's, and each pair's key to KeyOf.
 type LineTokens struct {
 	Info   LineInfo
 	Tokens []Token
-	// Keys has, for each TokKey token in order, the key it spells
-	// (KeyOf), or NumKeys when it spells none.
-	Keys []Key
+	// Pairs has each key=value in order: the i-th is the i-th TokKey
+	// token's.
+	Pairs []KeyValue
+}
+
+// KeyValue is one key=value of a line read in one pass (LineTokens).
+type KeyValue struct {
+	Key Span // its '=' is at Key.End
+	// Value is the span of AppendTokensFast's value token, empty (the
+	// zero Span) when the key has none (`k= x`, `k=` at the end).
+	Value Span
+	Kind  TokenKind // the value token's kind when it has one: TokValue, TokString, TokJSON or TokMarker
+	K     Key       // the key in the table (KeyOf), NumKeys when it spells none
 }
 
 // Read reads text, a line after the header without its terminator, into
@@ -27,15 +40,15 @@ func (lt *LineTokens) Read(text []byte) {
 	lt.Info = LineInfo{}
 	li := &lt.Info
 	te := classifyLine(text, li)
-	valid, arrowAt := validUTF8Arrow(text, li.Content)
+	valid, arrowAt, lastArrow := validUTF8Arrow(text, li.Content)
 	if !valid {
 		li.Flags |= FlagInvalidUTF8
 	}
-	m := lineMeta{t: text[:te], li: li, content: li.Content, keys: lt.Keys[:0]}
-	m.start(valid, arrowAt)
+	m := lineMeta{t: text[:te], li: li, content: li.Content, pairs: lt.Pairs[:0]}
+	m.start(valid, arrowAt, lastArrow)
 	lt.Tokens = appendTokensFast(lt.Tokens[:0], text, li, &m)
 	m.upTo(te)
-	lt.Keys = m.keys
+	lt.Pairs = m.pairs
 	if a := m.arrow; a < te {
 		li.Arrow = Span{a, a + len(arrow)}
 		if r := skipSpace(text[:te], a+len(arrow)); r < te {
@@ -57,16 +70,24 @@ type lineMeta struct {
 	t       []byte // the line up to its trimmed end
 	li      *LineInfo
 	content int
-	next    int   // the first '=' not read yet, len(t) when there is none
-	arrow   int   // the first "→" in the content, len(t) when there is none
-	keys    []Key // the key of each key token so far
+	next    int // the first '=' not read yet, len(t) when there is none
+	arrow   int // the first "→" in the content, len(t) when there is none
+	// lastArrow is the last "→" in the content (-1: none), len(t) when
+	// it is not known (an invalid line, which the UTF-8 check stops in):
+	// the skim searches for an arrow only up to it.
+	lastArrow int
+	pairs     []KeyValue // the line's key=value pairs so far
 }
 
-// start finds the content's first '=' and takes its first arrow from the
-// UTF-8 check (validUTF8Arrow: arrowAt, the first at or after the content
-// in the whole line, when the line is valid), or searches for it.
-func (m *lineMeta) start(valid bool, arrowAt int) {
-	m.next, m.arrow = len(m.t), len(m.t)
+// start finds the content's first '=' and takes its first and last arrows
+// from the UTF-8 check (validUTF8Arrow: arrowAt and lastArrow, the first
+// and last at or after the content in the whole line, when the line is
+// valid), or searches for the first.
+func (m *lineMeta) start(valid bool, arrowAt, lastArrow int) {
+	m.next, m.arrow, m.lastArrow = len(m.t), len(m.t), len(m.t)
+	if valid {
+		m.lastArrow = lastArrow
+	}
 	if m.content >= len(m.t) {
 		return
 	}
@@ -112,21 +133,37 @@ func (m *lineMeta) nextEq(from int) (int, bool) {
 	return m.next, true
 }
 
+// pair reads the key=value whose key is t[ks:ke] (the '=' at ke), its
+// value read up to to, for the one pass: it appends the key's token to
+// out and the pair to m.pairs (key), and returns where the pair ends, as
+// appendKeyValue does with the pair's three tokens.
+func (m *lineMeta) pair(t []byte, out []Token, ks, ke, to int) ([]Token, int) {
+	out = append(out, Token{Kind: TokKey, Span: Span{ks, ke}})
+	kind, ve := valueAt(t, ke+1, to, true)
+	m.key(ks, ke, kind, ve)
+	return out, ve
+}
+
 // key reads the key=value the tokenizer found at t[ks:ke] (its '=' at ke),
-// whose tokens are toks, and records its key. The '=' is read as metaAt would read it, without
+// whose value, of kind kind, ends at ve (none when ve is ke+1), and
+// records the pair. The '=' is read as metaAt would read it, without
 // metaAt's walk back over the key when the key is one of the format's
 // (all ASCII word characters) and starts a word metaAt would take whole:
 // after an ASCII byte that is no word character, at or after the start of
 // the content. A value read up to white space, as the tokenizer reads a
 // value without quotes or brackets, is not read again.
-func (m *lineMeta) key(ks, ke int, toks []Token) {
+func (m *lineMeta) key(ks, ke int, kind TokenKind, ve int) {
 	b := m.t[ks:ke]
 	k := keyOf(b)
 	parsed := k != numKeys
 	if !parsed {
 		k = writerKeyOf(b)
 	}
-	m.keys = append(m.keys, k)
+	kv := KeyValue{Key: Span{ks, ke}, K: k}
+	if ve > ke+1 {
+		kv.Value, kv.Kind = Span{ke + 1, ve}, kind
+	}
+	m.pairs = append(m.pairs, kv)
 	m.upTo(ke)
 	if m.next != ke {
 		return // before the content (never for a body line's tokens)
@@ -140,8 +177,8 @@ func (m *lineMeta) key(ks, ke int, toks []Token) {
 		return
 	}
 	end := 0
-	if len(toks) == 3 && toks[2].Kind == TokValue && endsAtSpace(k) {
-		end = toks[2].Span.End // skipNonSpace from ke+1, as valueEnd's
+	if ve > ke+1 && kind == TokValue && endsAtSpace(k) {
+		end = ve // skipNonSpace from ke+1, as valueEnd's
 	} else {
 		end = valueEnd(m.t, k, ke+1)
 	}

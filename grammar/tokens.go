@@ -191,10 +191,17 @@ func keyAt(t []byte, i int) (int, int, bool) {
 	return i, e, true
 }
 
-// valueAt returns the kind and end of the value starting at i.
-func valueAt(t []byte, i, to int) (TokenKind, int) {
+// valueAt returns the kind and end of the value starting at i. With
+// markers, a value that is a blob or redaction marker is one (TokMarker),
+// as a key=value's value is (appendKeyValue, lineMeta.pair).
+func valueAt(t []byte, i, to int, markers bool) (TokenKind, int) {
 	if i >= to {
 		return TokValue, i
+	}
+	if markers && markerByte[t[i]] {
+		if me, ok := markerAt(t, i); ok {
+			return TokMarker, me
+		}
 	}
 	switch t[i] {
 	case '"':
@@ -386,7 +393,7 @@ func ValueOf(text []byte, key string, from int) (Span, bool) {
 				continue
 			}
 		}
-		_, end := valueAt(text, i, len(text))
+		_, end := valueAt(text, i, len(text), false)
 		if end > i {
 			return Span{i, end}, true
 		}
@@ -402,12 +409,7 @@ func appendKeyValue(t []byte, out []Token, ks, ke, to int) ([]Token, int) {
 		Token{Kind: TokKey, Span: Span{ks, ke}},
 		Token{Kind: TokEquals, Span: Span{ke, ke + 1}})
 	vs := ke + 1
-	kind, ve := valueAt(t, vs, to)
-	if vs < to && markerByte[t[vs]] {
-		if me, ok := markerAt(t, vs); ok {
-			kind, ve = TokMarker, me
-		}
-	}
+	kind, ve := valueAt(t, vs, to, true)
 	if ve > vs {
 		out = append(out, Token{Kind: kind, Span: Span{vs, ve}, Key: Span{ks, ke}})
 	}

@@ -17,9 +17,9 @@ func AppendTokensFast(dst []Token, text []byte, li *LineInfo) []Token {
 	return appendTokensFast(dst, text, li, nil)
 }
 
-// appendTokensFast is AppendTokensFast; with m, the tokenizer tells m of
-// each key=value it finds and takes its next '=' and first arrow from m's
-// searches (LineTokens.Read).
+// appendTokensFast is AppendTokensFast; with m, the tokenizer gives m each
+// key=value it finds, leaving only the key's token in the tokens, and
+// takes its next '=' and first arrow from m's searches (LineTokens.Read).
 func appendTokensFast(dst []Token, text []byte, li *LineInfo, m *lineMeta) []Token {
 	ts, te := li.Trim.Start, li.Trim.End
 	if ts >= te {
@@ -46,7 +46,8 @@ func appendTokensFast(dst []Token, text []byte, li *LineInfo, m *lineMeta) []Tok
 
 // skimRest is tokenizeRest (and must stay token for token the same), but
 // after a word of text it jumps over the plain words that follow it. With
-// m, it tells m of each key=value and searches with m (skim.meta).
+// m, it gives each key=value to m (lineMeta.pair: a key token, the pair
+// in m.pairs) and searches with m (skim.meta).
 func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lineMeta) []Token {
 	t := text[:to]
 	sk := skim{t: t, meta: m}
@@ -56,7 +57,20 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 		sk.found[arrowSkim] = m.arrow + 1
 	}
 	afterArrow := false
-	for i := skipSpace(t, from); i < to; i = skipSpace(t, i) {
+	for i := from; ; {
+		// The next token starts after the white space at i. At a
+		// printable ASCII byte, or after one space before one (nearly
+		// every token), that is tested here without skipSpace's call.
+		if i < to && t[i]-'!' >= 0x80-'!' {
+			if t[i] == ' ' && i+1 < to && t[i+1]-'!' < 0x80-'!' {
+				i++
+			} else {
+				i = skipSpace(t, i)
+			}
+		}
+		if i >= to {
+			break
+		}
 		switch {
 		case arrowAt(t, i):
 			out = append(out, Token{Kind: TokArrow, Span: Span{i, i + len(arrow)}})
@@ -84,10 +98,10 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 			}
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
-			n := len(out)
-			out, i = appendKeyValue(t, out, ks, ke, to)
 			if m != nil {
-				m.key(ks, ke, out[n:])
+				out, i = m.pair(t, out, ks, ke, to)
+			} else {
+				out, i = appendKeyValue(t, out, ks, ke, to)
 			}
 			continue
 		}
@@ -137,25 +151,31 @@ func arrowAt(t []byte, i int) bool {
 
 // keyAtASCII is keyAt reading ASCII bytes straight from the word table,
 // without decoding each as a rune; at the first byte that is not ASCII it
-// leaves the word to keyAt. Keys are ASCII in nearly every log.
+// leaves the word to keyAt. Keys are ASCII in nearly every log. Its loop
+// is asked about every key and the first word of every run of text: a
+// byte is one lookup in a table of 256 (keyByte), with no test for the
+// end of ASCII or the first byte's rule inside it.
 func keyAtASCII(t []byte, i int) (int, int, bool) {
 	e := i
-	for e < len(t) {
-		c := t[e]
-		if c >= 0x80 {
-			return keyAt(t, i)
-		}
-		if asciiWord[c] || (c == '.' || c == '-') && e > i {
+	if e < len(t) && wordByte[t[e]] { // a key starts with a word byte
+		e++
+		for e < len(t) && keyByte[t[e]] {
 			e++
-			continue
 		}
-		break
+	}
+	if e < len(t) && t[e] >= 0x80 {
+		return keyAt(t, i)
 	}
 	if e == i || e >= len(t) || t[e] != '=' {
 		return 0, 0, false
 	}
 	return i, e, true
 }
+
+// wordByte has the ASCII word bytes (asciiWord's), and keyByte those and
+// '.' and '-', which a key holds after its first byte (keyAt); both are
+// filled with asciiWord.
+var wordByte, keyByte [256]bool
 
 // skim finds, in a line, the next byte a word that is not plain text can
 // hold: '=' (a key), '@', '[' or '<' (markers), and the starts of "→",
@@ -194,7 +214,9 @@ func indexAt(s, pat []byte, anchor int) int {
 			return -1
 		}
 		at := off + j - anchor
-		if bytes.HasPrefix(s[at:], pat) {
+		// The first byte before the call: most anchors found are in
+		// words that are not pat.
+		if s[at] == pat[0] && bytes.HasPrefix(s[at:], pat) {
 			return at
 		}
 		off += j + 1
@@ -217,6 +239,8 @@ func (s *skim) next(from int) int {
 				j = eq - from
 			case k < len(skimBytes):
 				j = bytes.IndexByte(s.t[from:], skimBytes[k])
+			case k == arrowSkim && s.meta != nil && from >= s.meta.content && from > s.meta.lastArrow:
+				j = -1 // past the line's last arrow, which the UTF-8 check found
 			case k == arrowSkim:
 				j = bytes.Index(s.t[from:], arrow)
 			default:

@@ -154,8 +154,9 @@ func checkReadLine(t *testing.T, lt *LineTokens, line []byte) {
 	if lt.Info != li {
 		t.Fatalf("line %q:\n got %+v\nwant %+v", line, lt.Info, li)
 	}
-	if len(want) != len(lt.Tokens) || len(want) > 0 && !reflect.DeepEqual(lt.Tokens, want) {
-		t.Fatalf("line %q:\n got %v\nwant %v", line, lt.Tokens, want)
+	got, ok := pairTokens(lt)
+	if !ok || len(want) != len(got) || len(want) > 0 && !reflect.DeepEqual(got, want) {
+		t.Fatalf("line %q:\n got %v (pairs %v)\nwant %v", line, lt.Tokens, lt.Pairs, want)
 	}
 	var keys []Key
 	for _, tok := range want {
@@ -167,9 +168,34 @@ func checkReadLine(t *testing.T, lt *LineTokens, line []byte) {
 			keys = append(keys, k)
 		}
 	}
-	if len(keys) != len(lt.Keys) || len(keys) > 0 && !reflect.DeepEqual(lt.Keys, keys) {
-		t.Fatalf("line %q: keys %v, want %v", line, lt.Keys, keys)
+	for i, k := range keys {
+		if lt.Pairs[i].K != k {
+			t.Fatalf("line %q: pair %d's key %v, want %v", line, i, lt.Pairs[i].K, k)
+		}
 	}
+}
+
+// pairTokens is lt's tokens with each pair's '=' and value tokens after
+// its key, as AppendTokensFast gives them; ok false when the key tokens
+// and the pairs do not match one to one.
+func pairTokens(lt *LineTokens) (out []Token, ok bool) {
+	n := 0
+	for _, tok := range lt.Tokens {
+		out = append(out, tok)
+		if tok.Kind != TokKey {
+			continue
+		}
+		if n >= len(lt.Pairs) || lt.Pairs[n].Key != tok.Span {
+			return nil, false
+		}
+		kv := lt.Pairs[n]
+		n++
+		out = append(out, Token{Kind: TokEquals, Span: Span{kv.Key.End, kv.Key.End + 1}})
+		if kv.Value.Valid() {
+			out = append(out, Token{Kind: kv.Kind, Span: kv.Value, Key: kv.Key})
+		}
+	}
+	return out, n == len(lt.Pairs)
 }
 
 // TestReadLine: the one pass gives what the classifier and the tokenizer
@@ -288,6 +314,25 @@ func TestMarkerByte(t *testing.T) {
 			if _, ok := markerAt(b, 0); ok && !markerByte[byte(c)] {
 				t.Fatalf("markerAt(%q) finds a marker, markerByte[%#x] is false", b, c)
 			}
+		}
+	}
+}
+
+// TestSkipSpaceInline: skimRest passes the white space before a token
+// without calling skipSpace where t[i] is a printable ASCII byte (none to
+// pass) or a space before one (one to pass); skipSpace agrees for every
+// such byte.
+func TestSkipSpaceInline(t *testing.T) {
+	for c := range 256 {
+		b := byte(c)
+		if b-'!' >= 0x80-'!' {
+			continue // skimRest calls skipSpace
+		}
+		if got := skipSpace([]byte{b, ' '}, 0); got != 0 {
+			t.Fatalf("skipSpace(%q) = %d, skimRest takes 0", []byte{b, ' '}, got)
+		}
+		if got := skipSpace([]byte{' ', b}, 0); got != 1 {
+			t.Fatalf("skipSpace(%q) = %d, skimRest takes 1", []byte{' ', b}, got)
 		}
 	}
 }

@@ -47,7 +47,7 @@ func validUTF8(p []byte) bool {
 }
 
 // validUTF8Arrow is validUTF8(p) and, when p is valid, where the first
-// "→" at or after from is (-1: none): the arrow is a multi-byte character,
+// and the last "→" at or after from are (-1: none): the arrow is a multi-byte character,
 // which the check reads anyway, so a reader that wants both does not
 // search the line again (LineTokens.Read). In valid UTF-8 the arrow's
 // first byte, 0xE2, starts a character wherever it is, so looking at each
@@ -55,10 +55,10 @@ func validUTF8(p []byte) bool {
 // valid, arrow is not known (-1). It is validUTF8's loop with the test for
 // the arrow, kept apart so that validUTF8, which the parser runs over every
 // chunk, does not pay for that test; FuzzValidUTF8Arrow holds it to
-// utf8.Valid and bytes.Index.
-func validUTF8Arrow(p []byte, from int) (valid bool, arrow int) {
+// utf8.Valid, bytes.Index and bytes.LastIndex.
+func validUTF8Arrow(p []byte, from int) (valid bool, arrow, last int) {
 	const high = 0x8080808080808080
-	arrow = -1
+	arrow, last = -1, -1
 	i := 0
 	for {
 		for ; i+32 <= len(p); i += 32 {
@@ -78,14 +78,17 @@ func validUTF8Arrow(p []byte, from int) (valid bool, arrow int) {
 			i++
 		}
 		if i == len(p) {
-			return true, arrow
+			return true, arrow, last
 		}
 		size := validRuneLen(p[i:])
 		if size == 0 {
-			return false, -1
+			return false, -1, -1
 		}
-		if i >= from && arrow < 0 && size == 3 && p[i] == 0xE2 && p[i+1] == 0x86 && p[i+2] == 0x92 {
-			arrow = i
+		if size == 3 && p[i] == 0xE2 && p[i+1] == 0x86 && p[i+2] == 0x92 && i >= from {
+			if arrow < 0 {
+				arrow = i
+			}
+			last = i
 		}
 		i += size
 	}

@@ -55,7 +55,8 @@ func BenchmarkValidUTF8(b *testing.B) {
 }
 
 // FuzzValidUTF8Arrow holds validUTF8Arrow to utf8.Valid and, on valid
-// input, to bytes.Index for the first arrow at or after from.
+// input, to bytes.Index and bytes.LastIndex for the first and the last
+// arrow at or after from.
 func FuzzValidUTF8Arrow(f *testing.F) {
 	for _, s := range []string{"", "a → b → c", "→", "x\xe2\x86", "→ naïve 😀 → \xff →", "t!:Read id=1 → [ok]"} {
 		f.Add([]byte(s), 0)
@@ -63,21 +64,24 @@ func FuzzValidUTF8Arrow(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte, from int) {
 		from = min(max(from, 0), len(b)+1)
-		valid, at := validUTF8Arrow(b, from)
+		valid, at, last := validUTF8Arrow(b, from)
 		if want := utf8.Valid(b); valid != want {
 			t.Fatalf("validUTF8Arrow(%q): valid %v, utf8.Valid %v", b, valid, want)
 		}
-		want := -1
+		want, wantLast := -1, -1
 		if from <= len(b) {
 			if j := bytes.Index(b[from:], arrow); j >= 0 {
 				want = from + j
 			}
+			if j := bytes.LastIndex(b[from:], arrow); j >= 0 {
+				wantLast = from + j
+			}
 		}
-		if valid && at != want {
-			t.Fatalf("validUTF8Arrow(%q, %d): arrow at %d, bytes.Index %d", b, from, at, want)
+		if valid && (at != want || last != wantLast) {
+			t.Fatalf("validUTF8Arrow(%q, %d): arrows at %d and %d, bytes.Index %d, bytes.LastIndex %d", b, from, at, last, want, wantLast)
 		}
-		if !valid && at != -1 {
-			t.Fatalf("validUTF8Arrow(%q, %d): arrow at %d on invalid input", b, from, at)
+		if !valid && (at != -1 || last != -1) {
+			t.Fatalf("validUTF8Arrow(%q, %d): arrows at %d and %d on invalid input", b, from, at, last)
 		}
 	})
 }

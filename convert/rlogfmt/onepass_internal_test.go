@@ -14,16 +14,26 @@ import (
 
 // readTwice is the reference reading of a line: the parser's line scan
 // (grammar.ScanLine), then the plain tokenizer (grammar.AppendTokens), then
-// each key looked up in the table, each a pass of its own.
+// each key looked up in the table, each a pass of its own. Each key=value's
+// three tokens are then made the one pass's key token and pair.
 func readTwice(lt *grammar.LineTokens, text []byte) {
 	lt.Info = grammar.ScanLine(text)
-	lt.Tokens = grammar.AppendTokens(lt.Tokens[:0], text, &lt.Info)
-	lt.Keys = lt.Keys[:0]
-	for _, tok := range lt.Tokens {
-		if tok.Kind == grammar.TokKey {
-			k, _ := grammar.KeyOf(text[tok.Span.Start:tok.Span.End])
-			lt.Keys = append(lt.Keys, k)
+	toks := grammar.AppendTokens(nil, text, &lt.Info)
+	lt.Tokens, lt.Pairs = lt.Tokens[:0], lt.Pairs[:0]
+	for i := 0; i < len(toks); i++ {
+		tok := toks[i]
+		lt.Tokens = append(lt.Tokens, tok)
+		if tok.Kind != grammar.TokKey {
+			continue
 		}
+		k, _ := grammar.KeyOf(text[tok.Span.Start:tok.Span.End])
+		kv := grammar.KeyValue{Key: tok.Span, K: k}
+		i++ // the equals sign
+		if i+1 < len(toks) && toks[i+1].Key == tok.Span {
+			i++
+			kv.Value, kv.Kind = toks[i].Span, toks[i].Kind
+		}
+		lt.Pairs = append(lt.Pairs, kv)
 	}
 }
 

@@ -342,14 +342,6 @@ func (rd *reader) end() error {
 	return rd.sink.End(rd.h)
 }
 
-// pair is one key=value of a line: where its key is, and where its value
-// is as written (hasValue false for a key with no value).
-type pair struct {
-	key, value grammar.Span
-	hasValue   bool
-	k          grammar.Key // the key in grammar's table, grammar.NumKeys when none
-}
-
 // unquote returns a written value unquoted: a JSON string literal is
 // decoded, other quotes are stripped, anything else is as written.
 func unquote(raw string) string { return unquoteBytes([]byte(raw)) }
@@ -376,8 +368,8 @@ type lineParts struct {
 	lt    grammar.LineTokens // the line as it was read
 	li    *grammar.LineInfo  // &lt.Info
 	text  []byte
-	toks  []grammar.Token // lt.Tokens
-	pairs []pair          // every key=value, in order
+	toks  []grammar.Token    // lt.Tokens: a key=value is one token, its key
+	pairs []grammar.KeyValue // lt.Pairs: every key=value, in order
 	// metaStart is where the trailing metadata starts (the end of the text
 	// when there is none): the run of pairs whose keys are Trailing
 	// (grammar's rule of what is metadata) at the end of the line. metaSet
@@ -424,36 +416,20 @@ func split(text []byte) *lineParts {
 func (p *lineParts) fill(text []byte) {
 	p.li, p.text = &p.lt.Info, text
 	p.line, p.hasLine = "", false
-	p.toks = p.lt.Tokens
-	// The tokens are read in place (a token is five words) and the list
-	// is built in a local slice: this runs over every token of every line.
-	toks, keys := p.toks, p.lt.Keys
-	pairs := p.pairs[:0]
-	for i := range toks {
-		t := &toks[i]
-		if t.Kind != grammar.TokKey {
-			continue
-		}
-		pr := pair{key: t.Span, k: keys[len(pairs)]}
-		if i+2 < len(toks) && toks[i+2].Key == t.Span {
-			pr.value, pr.hasValue = toks[i+2].Span, true
-		}
-		pairs = append(pairs, pr)
-	}
-	p.pairs = pairs
+	p.toks, p.pairs = p.lt.Tokens, p.lt.Pairs
 	p.arrowSet = 0
 	if p.li.Arrow.Valid() {
 		for i := range p.pairs {
 			pr := &p.pairs[i]
-			if pr.key.Start >= p.li.Arrow.Start {
+			if pr.Key.Start >= p.li.Arrow.Start {
 				break
 			}
-			if !pr.hasValue {
+			if !pr.Value.Valid() {
 				continue
 			}
-			if k := pr.k; k.Trailing() && !p.arrowSet.has(k) {
+			if k := pr.K; k.Trailing() && !p.arrowSet.has(k) {
 				p.arrowSet |= 1 << k
-				p.arrowSpan[k] = pr.value
+				p.arrowSpan[k] = pr.Value
 			}
 		}
 	}
@@ -462,22 +438,28 @@ func (p *lineParts) fill(text []byte) {
 	p.metaStart = p.li.Trim.End
 	p.metaSet = 0
 	p.interrupted = false
-	last := len(p.pairs) - 1 // the pair of the next value token back
+	toks := p.toks
+	last := len(p.pairs) - 1 // the pair of the next key token back
 	for i := len(toks) - 1; i >= 0; i-- {
 		t := &toks[i]
 		switch t.Kind {
-		case grammar.TokValue, grammar.TokString, grammar.TokJSON:
-			k := p.pairs[last].k
+		case grammar.TokKey:
+			pr := &p.pairs[last]
 			last--
+			switch pr.Kind {
+			case grammar.TokValue, grammar.TokString, grammar.TokJSON:
+			default:
+				return // no value (no kind), or a marker
+			}
+			k := pr.K
 			if !k.Trailing() {
 				return
 			}
 			if bit := keySet(1) << k; p.metaSet&bit == 0 {
 				p.metaSet |= bit
-				p.metaSpan[k] = t.Span
+				p.metaSpan[k] = pr.Value
 			}
-			p.metaStart = t.Key.Start
-			i -= 2 // the key and the equals sign
+			p.metaStart = pr.Key.Start
 		case grammar.TokFlag:
 			if string(text[t.Span.Start:t.Span.End]) == grammar.Interrupted {
 				p.interrupted = true
@@ -559,8 +541,8 @@ func (p *lineParts) meta1(k grammar.Key) string {
 }
 
 // value is pr's value unquoted ("" when it has none).
-func (p *lineParts) value(pr pair) string {
-	return unquoteBytes(p.text[pr.value.Start:pr.value.End])
+func (p *lineParts) value(pr grammar.KeyValue) string {
+	return unquoteBytes(p.text[pr.Value.Start:pr.Value.End])
 }
 
 // metaValue is the value of metadata key k: from the trailing metadata,
@@ -668,8 +650,8 @@ func (p *lineParts) lineID() string {
 // wordID is the value of the line's first id= with one, wherever it is.
 func (p *lineParts) wordID() string {
 	for _, pr := range p.pairs {
-		if pr.hasValue && pr.k == grammar.KeyID {
-			return idPrefix(unquoteBytes(p.text[pr.value.Start:pr.value.End]))
+		if pr.Value.Valid() && pr.K == grammar.KeyID {
+			return idPrefix(unquoteBytes(p.text[pr.Value.Start:pr.Value.End]))
 		}
 	}
 	return ""
@@ -777,7 +759,7 @@ func (rd *reader) scanned(text []byte, num int) error {
 			sa.Summary = rest
 		}
 		for _, pr := range p.pairs {
-			if pr.k == grammar.KeySummary && pr.key.Start > li.Arrow.Start {
+			if pr.K == grammar.KeySummary && pr.Key.Start > li.Arrow.Start {
 				sa.Summary = p.value(pr)
 			}
 		}
@@ -998,16 +980,13 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 			summaryAt = t.Span.Start // the first word, if it is one
 		}
 		if t.Kind == grammar.TokKey {
-			key := p.text[t.Span.Start:t.Span.End]
-			k := p.pairs[pairs-1].k
-			end := t.Span.End + 1
-			var value grammar.Span
-			if i+2 < len(p.toks) && p.toks[i+2].Key == t.Span {
-				value = p.toks[i+2].Span
+			pr := &p.pairs[pairs-1]
+			key := p.text[pr.Key.Start:pr.Key.End]
+			k := pr.K
+			end := pr.Key.End + 1
+			value := pr.Value
+			if value.Valid() {
 				end = value.End
-				i += 2
-			} else {
-				i++
 			}
 			if k.CallMeta() {
 				continue // metadata, not an argument of the call
@@ -1272,7 +1251,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		ev.Kind = model.KindCompaction
 		c := &model.Compaction{}
 		for _, pr := range p.pairs {
-			switch pr.k {
+			switch pr.K {
 			case grammar.KeyTrigger:
 				c.Trigger = p.value(pr)
 			case grammar.KeyPreTokens:
@@ -1294,7 +1273,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		for _, pr := range p.pairs {
 			v := p.value(pr)
 			n, err := strconv.ParseInt(v, 10, 64)
-			switch key := pr.k; {
+			switch key := pr.K; {
 			case key == grammar.KeyCostUSD:
 				if f, err := strconv.ParseFloat(v, 64); err == nil {
 					rd.endCost = &f
@@ -1313,7 +1292,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 			case key == grammar.KeyDurationMS:
 				rd.outcome().DurationMS = n
 			}
-			if pr.k == grammar.KeySuccess && (v == "true" || v == "false") {
+			if pr.K == grammar.KeySuccess && (v == "true" || v == "false") {
 				// The outcome a writer of rlog puts on @end.
 				b := v == "true"
 				rd.outcome().Success = &b

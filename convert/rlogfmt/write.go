@@ -687,9 +687,9 @@ func openValue(line []byte) int {
 	if p.metaSet.has(grammar.KeyTS) {
 		return -1
 	}
-	for i := len(p.toks) - 1; i >= 0; i-- {
-		if t := p.toks[i]; (t.Kind == grammar.TokString || t.Kind == grammar.TokJSON) && t.Span.End == len(probe) {
-			return t.Key.End
+	for i := len(p.pairs) - 1; i >= 0; i-- {
+		if pr := p.pairs[i]; (pr.Kind == grammar.TokString || pr.Kind == grammar.TokJSON) && pr.Value.Valid() && pr.Value.End == len(probe) {
+			return pr.Key.End
 		}
 	}
 	return -1
