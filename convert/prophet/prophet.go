@@ -687,6 +687,10 @@ func (wr *Writer) writeTurn() {
 	clear(turn)
 	b := &wr.body // reused: written out before the next is built
 	b.Reset()
+	// Its depth set again too: an event dropped after its message began
+	// (other's default) leaves the object open, and the next message would
+	// be indented a level deeper than it stands.
+	b.Indent(messageDepth)
 	o := b.Begin()
 	o.Str("role", "assistant")
 	o.Str("content", strings.Join(texts, "\n\n"))
@@ -826,6 +830,10 @@ func callArguments(args []string, calls []*model.Event) []string {
 func (wr *Writer) other(e *model.Event) {
 	b := &wr.body // reused: written out before the next is built
 	b.Reset()
+	// Its depth set again too: an event dropped after its message began
+	// (other's default) leaves the object open, and the next message would
+	// be indented a level deeper than it stands.
+	b.Indent(messageDepth)
 	o := b.Begin()
 	role := ""
 	switch e.Kind {
