@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -19,15 +20,15 @@ type Index struct {
 	// containers are the objects and arrays of input, in order of their
 	// starts (each is recorded when it opens).
 	containers []container
+	// recorded are the members of the objects in containers, each
+	// object's linked in order from its first (container.members).
+	recorded []member
 	// inputUTF8 is 1 when input is valid UTF-8, -1 when not, 0 until
 	// String or Copy first needs to know.
 	inputUTF8 int8
 	// restored says input was validated before and given back (Restore):
 	// the next Object of it walks its members without validating it again.
 	restored bool
-	// open are the slots of the containers ValidSpans is inside, reused
-	// (no more than maxContainers).
-	open []int
 	// tooLarge says the input is too large to be indexed (begin).
 	tooLarge bool
 }
@@ -39,6 +40,7 @@ type Index struct {
 type Kept struct {
 	input      []byte
 	containers []container
+	members    []member
 	inputUTF8  int8
 }
 
@@ -48,7 +50,7 @@ func (ix *Index) Keep() Kept {
 	if ix.input == nil {
 		return Kept{}
 	}
-	return Kept{input: ix.input, containers: append([]container(nil), ix.containers...), inputUTF8: ix.inputUTF8}
+	return Kept{input: ix.input, containers: append([]container(nil), ix.containers...), members: append([]member(nil), ix.recorded...), inputUTF8: ix.inputUTF8}
 }
 
 // Restore gives ix back what Keep kept: the next Object of the same input
@@ -58,15 +60,25 @@ func (ix *Index) Restore(k Kept) {
 	if k.input == nil {
 		return
 	}
-	ix.input, ix.containers, ix.inputUTF8, ix.restored = k.input, append(ix.containers[:0], k.containers...), k.inputUTF8, true
+	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored = k.input, append(ix.containers[:0], k.containers...), append(ix.recorded[:0], k.members...), k.inputUTF8, true
 }
 
 // container is one object or array of the input: where it starts and
 // ends, and next, the slot after its last descendant (the first container
 // that starts after it ends), so that a walk over its parent's members
-// jumps over it to the next container in one step. Offsets are 32 bits (12
-// bytes a container): an input of 2 GB or more is not indexed (begin).
-type container struct{ start, end, next int32 }
+// jumps over it to the next container in one step; for an object, members
+// is one more than the slot of its first member, 0 when its members are
+// not recorded (it has none, or the index was full). Offsets are 32 bits
+// (16 bytes a container): an input of 2 GB or more is not indexed (begin).
+type container struct{ start, end, next, members int32 }
+
+// member is one member of an object the index holds, as offsets into the
+// input: its key without the quotes (still escaped) and its value, and
+// next, the slot of the object's next member, 0 after its last (a member
+// is recorded after the one before it in its object, so none links back
+// to slot 0). A member is recorded once its value is, after the members
+// of the objects in that value: an object's members are not side by side.
+type member struct{ keyStart, keyEnd, valueStart, valueEnd, next int32 }
 
 // begin forgets the last input (Reset) before b is indexed; when b is too
 // large for a container's offsets, nothing of it is recorded.
@@ -80,7 +92,15 @@ func (ix *Index) begin(b []byte) {
 // resets an Index whose line could not be indexed, so that the next line's
 // values (in the same bytes) are not looked up in the last line's index.
 func (ix *Index) Reset() {
-	ix.input, ix.containers, ix.inputUTF8, ix.restored = nil, ix.containers[:0], 0, false
+	if cap(ix.recorded) > keptMembers {
+		// A record with many members does not leave its room behind for
+		// every record after it.
+		ix.recorded = nil
+	}
+	if cap(ix.containers) > keptContainers {
+		ix.containers = nil
+	}
+	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored = nil, ix.containers[:0], ix.recorded[:0], 0, false
 }
 
 // ObjectSpans is the package's ObjectSpans, indexing b as Object does: b
@@ -89,7 +109,7 @@ func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 	ix.begin(b)
 	spans, err := objectSpans(b, dst, ix)
 	if err != nil {
-		ix.containers = ix.containers[:0]
+		ix.containers, ix.recorded = ix.containers[:0], ix.recorded[:0]
 		return spans, err
 	}
 	ix.input = b
@@ -99,73 +119,129 @@ func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 // ValidSpans is MemberSpans for an object already validated (an element a
 // Walker handed out, a line Valid said yes to), indexing it as ObjectSpans
 // does without validating it again: one pass over b, as MemberSpans makes,
-// that also records where each nested object and array starts and ends.
+// that also records where each nested object and array starts and ends,
+// and the members of each nested object.
 func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
 	ix.begin(b)
-	if i := skipWS(b, 0); i < len(b) && b[i] == '{' {
-		ix.input = b
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return dst, ErrNotObject
 	}
-	return ix.memberSpans(b, dst, -1, true)
+	ix.input = b
+	i = skipSpace(b, i+1)
+	if b[i] == '}' {
+		return dst, nil
+	}
+	for {
+		keyEnd := skipString(b, i)
+		keyStart := i + 1
+		i = skipSpace(b, keyEnd)
+		i = skipSpace(b, i+1) // ':'
+		valueEnd := ix.index(b, i)
+		dst = append(dst, Span{keyStart, keyEnd - 1, i, valueEnd})
+		i = skipSpace(b, valueEnd)
+		if b[i] == '}' {
+			return dst, nil
+		}
+		i = skipSpace(b, i+1) // ','
+	}
 }
 
-// skipIndexing is skip, recording the containers it passes over.
-func (ix *Index) skipIndexing(b []byte, i int) int {
-	if b[i] != '{' && b[i] != '[' {
+// index is skip over the valid value at b[i], recording its containers
+// and their members as validating it would have (value): ValidSpans's
+// pass.
+func (ix *Index) index(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{':
+		slot, prev := ix.openAt(i), -1
+		i = skipSpace(b, i+1)
+		if b[i] != '}' {
+			for {
+				keyEnd := skipString(b, i)
+				keyStart := i + 1
+				i = skipSpace(b, keyEnd)
+				valueStart := skipSpace(b, i+1) // after ':'
+				i = ix.index(b, valueStart)
+				if slot >= 0 {
+					prev = ix.addMember(slot, prev, keyStart, keyEnd-1, valueStart, i)
+				}
+				i = skipSpace(b, i)
+				if b[i] == '}' {
+					break
+				}
+				i = skipSpace(b, i+1) // ','
+			}
+		}
+		ix.close(slot, i+1)
+		return i + 1
+	case '[':
+		slot := ix.openAt(i)
+		i = skipSpace(b, i+1)
+		if b[i] != ']' {
+			for {
+				i = skipSpace(b, ix.index(b, i))
+				if b[i] == ']' {
+					break
+				}
+				i = skipSpace(b, i+1) // ','
+			}
+		}
+		ix.close(slot, i+1)
+		return i + 1
+	default:
 		return skip(b, i)
 	}
-	// open holds the recorded containers still open; past maxContainers
-	// none is recorded, so those opened since are counted (they all close
-	// before the recorded ones still open), which bounds open by the
-	// index's own bound.
-	open, unrecorded := ix.open[:0], 0
+}
+
+// skipSpace is skipWS for an indented document: the indentation after a
+// line break is jumped over eight spaces at a time.
+func skipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
-		case '"':
-			i = skipString(b, i)
-			continue
-		case '{', '[':
-			if slot := ix.openAt(i); slot >= 0 {
-				open = append(open, slot)
-			} else {
-				unrecorded++
+		case ' ', '\t', '\r':
+			i++
+		case '\n':
+			i++
+			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == ones*' ' {
+				i += 8
 			}
-		case '}', ']':
-			if unrecorded > 0 {
-				unrecorded--
-			} else {
-				ix.close(open[len(open)-1], i+1)
-				open = open[:len(open)-1]
-			}
-			if len(open) == 0 && unrecorded == 0 {
-				ix.open = open
-				return i + 1
-			}
-		case ' ', '\n':
-			// As in skip: an indented document's white space, jumped
-			// over to the next quote or bracket.
-			i = structural(b, i)
-			continue
+		default:
+			return i
 		}
-		i++
 	}
-	ix.open = open
 	return i
 }
 
 // MemberSpans is the package's MemberSpans, jumping over each nested
-// object and array in one step when b is part of the indexed input.
+// object and array in one step when b is part of the indexed input, and
+// when b is an object whose members the index holds, listing them without
+// reading b at all.
 func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
 	off := ix.offset(b)
 	if off < 0 {
 		return MemberSpans(b, dst)
 	}
-	return ix.memberSpans(b, dst, off, false)
+	if len(b) > 0 && b[0] == '{' {
+		if c := ix.after(off, -1); c < len(ix.containers) {
+			if ct := &ix.containers[c]; ct.members != 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
+				for m := int(ct.members) - 1; ; {
+					r := &ix.recorded[m]
+					dst = append(dst, Span{int(r.keyStart) - off, int(r.keyEnd) - off, int(r.valueStart) - off, int(r.valueEnd) - off})
+					if m = int(r.next); m == 0 {
+						return dst, nil
+					}
+				}
+			}
+		}
+	}
+	return ix.memberSpans(b, dst, off)
 }
 
 // memberSpans is MemberSpans of b, which starts at off in the indexed
-// input, or with indexing, ValidSpans's pass (b is the input, not yet
-// indexed; off is not used).
-func (ix *Index) memberSpans(b []byte, dst []Span, off int, indexing bool) ([]Span, error) {
+// input.
+func (ix *Index) memberSpans(b []byte, dst []Span, off int) ([]Span, error) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return dst, ErrNotObject
@@ -181,11 +257,7 @@ func (ix *Index) memberSpans(b []byte, dst []Span, off int, indexing bool) ([]Sp
 		i = skipWS(b, keyEnd)
 		i = skipWS(b, i+1) // ':'
 		var valueEnd int
-		if indexing {
-			valueEnd = ix.skipIndexing(b, i)
-		} else {
-			valueEnd, c = ix.jump(b, off, i, c)
-		}
+		valueEnd, c = ix.jump(b, off, i, c)
 		dst = append(dst, Span{keyStart, keyEnd - 1, i, valueEnd})
 		i = skipWS(b, valueEnd)
 		if b[i] == '}' {
@@ -208,7 +280,7 @@ func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
 	var found [32]Span
 	spans, err := objectSpans(b, found[:0], ix)
 	if err != nil {
-		ix.containers = ix.containers[:0]
+		ix.containers, ix.recorded = ix.containers[:0], ix.recorded[:0]
 		return err
 	}
 	ix.input = b
@@ -266,6 +338,20 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 // not recorded and are skipped by scanning.
 const maxContainers = 1 << 16
 
+// maxMembers bounds the members recorded as maxContainers bounds the
+// containers (20 bytes each); an object whose members do not fit is
+// listed by scanning.
+const maxMembers = 1 << 16
+
+// keptContainers and keptMembers are the room an Index keeps from one
+// input to the next (Reset): an input that needed more leaves it to the
+// collector, so that one large record does not hold its index's room for
+// the rest of a read.
+const (
+	keptContainers = 1 << 12
+	keptMembers    = 1 << 13
+)
+
 // String is the package's String. A value of the indexed input is not
 // checked for invalid UTF-8 again when the whole input is valid: the
 // values of a record overlap (a tool result's text is in its content and
@@ -312,6 +398,27 @@ func (ix *Index) openAt(i int) int {
 	}
 	ix.containers = append(ix.containers, container{start: int32(i)})
 	return len(ix.containers) - 1
+}
+
+// addMember records a member of the object in slot after prev (-1: its
+// first), once its value is validated (its own members are recorded
+// before it), and returns the member's slot, or -1 when the index is
+// full: then the object's members are not recorded (the index stays full
+// for the rest of the input, so none of its later members is either) and
+// it is listed by scanning.
+func (ix *Index) addMember(slot, prev, keyStart, keyEnd, valueStart, valueEnd int) int {
+	m := len(ix.recorded)
+	if m >= maxMembers {
+		ix.containers[slot].members = 0
+		return -1
+	}
+	ix.recorded = append(ix.recorded, member{int32(keyStart), int32(keyEnd), int32(valueStart), int32(valueEnd), 0})
+	if prev < 0 {
+		ix.containers[slot].members = int32(m + 1)
+	} else {
+		ix.recorded[prev].next = int32(m)
+	}
+	return m
 }
 
 // close records the end of the container in slot; the containers

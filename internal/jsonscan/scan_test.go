@@ -526,12 +526,13 @@ func FuzzIndexSpans(f *testing.F) {
 				t.Fatalf("%q:\nplain:   %q\nindexed: %q", in, plain, indexed)
 			}
 			validated := append([]container(nil), ix.containers...)
+			validatedMembers := append([]member(nil), ix.recorded...)
 			got, gotErr = ix.ValidSpans(in, nil)
 			if fmt.Sprint(spans, err) != fmt.Sprint(got, gotErr) {
 				t.Fatalf("%q: ObjectSpans %v %v, ValidSpans %v %v", in, spans, err, got, gotErr)
 			}
-			if fmt.Sprint(validated) != fmt.Sprint(ix.containers) {
-				t.Fatalf("%q: validating indexed %v, ValidSpans %v", in, validated, ix.containers)
+			if fmt.Sprint(validated) != fmt.Sprint(ix.containers) || fmt.Sprint(validatedMembers) != fmt.Sprint(ix.recorded) {
+				t.Fatalf("%q: validating indexed %v %v, ValidSpans %v %v", in, validated, validatedMembers, ix.containers, ix.recorded)
 			}
 			checkContainers(t, &ix, in)
 			indexed = indexed[:0]
@@ -574,5 +575,104 @@ func checkContainers(t *testing.T, ix *Index, in []byte) {
 		if c.next != next {
 			t.Fatalf("%q: container %d's next is %d, want %d", in, s, c.next, next)
 		}
+	}
+}
+
+// FuzzMemberIndex holds the member index to the scan it replaces: each
+// object the index records (validated with ObjectSpans, or found by
+// ValidSpans in a valid input) lists, from the index alone, the members
+// MemberSpans finds by reading the object, and an object not recorded
+// (empty, or past the bound) is listed by scanning, the same.
+func FuzzMemberIndex(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\n","\"":{}}],"d":{"e":[[],{"f":2}],"g":"}]"}}`))
+	f.Add([]byte(" {\n  \"m\" : {\n    \"content\" : [ { \"type\" : \"text\" , \"text\" : \"hi\" } ]\n  }\n} "))
+	f.Add([]byte(`{"a":{"a":1,"a":{"a":[]}},"b":[{"x":null,"y":true}]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var ix Index
+		for _, valid := range []bool{false, true} {
+			var err error
+			if valid {
+				if !Valid(in) {
+					return
+				}
+				_, err = ix.ValidSpans(in, nil)
+			} else {
+				_, err = ix.ObjectSpans(in, nil)
+			}
+			if err != nil {
+				return
+			}
+			checkMembers(t, &ix, in)
+		}
+	})
+}
+
+// checkMembers holds each object the index of in records to MemberSpans
+// of its bytes (its members listed from the index alone), and every other
+// container to being listed by scanning: only objects with members, and
+// all of those, are recorded (below the bound).
+func checkMembers(t *testing.T, ix *Index, in []byte) {
+	t.Helper()
+	recorded := 0
+	for _, ct := range ix.containers {
+		v := in[ct.start:ct.end]
+		want, wantErr := MemberSpans(v, nil)
+		got, gotErr := ix.MemberSpans(v, nil)
+		if fmt.Sprint(want, wantErr) != fmt.Sprint(got, gotErr) {
+			t.Fatalf("%q at %d: scanned %v %v, indexed %v %v", in, ct.start, want, wantErr, got, gotErr)
+		}
+		if ct.members != 0 {
+			recorded++
+			if v[0] != '{' || len(want) == 0 {
+				t.Fatalf("%q at %d: members recorded for %q", in, ct.start, v)
+			}
+		} else if v[0] == '{' && len(want) > 0 {
+			t.Fatalf("%q at %d: members of %q not recorded", in, ct.start, v)
+		}
+	}
+	if recorded == 0 && len(ix.recorded) > 0 {
+		t.Fatalf("%q: %d members recorded for no object", in, len(ix.recorded))
+	}
+}
+
+// Past maxMembers an object's members are not recorded, and it is listed
+// by scanning; what was recorded before stays; an index reset after a
+// large input does not keep its room.
+func TestMemberIndexBound(t *testing.T) {
+	in := []byte(`{"a":[{"k":{"x":1,"y":2}},{"b":{` + strings.Repeat(`"m":1,`, maxMembers) + `"z":[{"last":0}]}}]}`)
+	var ix Index
+	for _, valid := range []bool{false, true} {
+		var err error
+		if valid {
+			_, err = ix.ValidSpans(in, nil)
+		} else {
+			_, err = ix.ObjectSpans(in, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ix.recorded) != maxMembers {
+			t.Errorf("valid %v: recorded %d members, want %d", valid, len(ix.recorded), maxMembers)
+		}
+		var plain, indexed []string
+		walkSpans(nil, in, "$", &plain)
+		walkSpans(&ix, in, "$", &indexed)
+		if strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+			t.Errorf("valid %v: member lists differ", valid)
+		}
+		first := in[bytes.Index(in, []byte(`{"x"`)):]
+		first = first[:bytes.IndexByte(first, '}')+1]
+		if c := ix.after(ix.offset(first), -1); ix.containers[c].members == 0 {
+			t.Errorf("valid %v: the members before the bound are not recorded", valid)
+		}
+		big := in[bytes.Index(in, []byte(`{"m"`)):]
+		big = big[:len(big)-len(`]}}]}`)+2]
+		if c := ix.after(ix.offset(big), -1); ix.containers[c].members != 0 {
+			t.Errorf("valid %v: an object past the bound is recorded", valid)
+		}
+	}
+	ix.Reset()
+	if cap(ix.recorded) > keptMembers || cap(ix.containers) > keptContainers {
+		t.Errorf("after Reset the index keeps room for %d members and %d containers", cap(ix.recorded), cap(ix.containers))
 	}
 }
