@@ -31,6 +31,11 @@ type Index struct {
 	restored bool
 	// tooLarge says the input is too large to be indexed (begin).
 	tooLarge bool
+	// keyBuf is where Keys lays a list's keys end to end, reused; keys are
+	// the strings it made of them, by a hash of their bytes, kept from one
+	// input to the next (a reader's records name the same keys again).
+	keyBuf []byte
+	keys   [256]string
 }
 
 // Kept is what an Index knew of the input it indexed last (Keep), to be
@@ -332,6 +337,37 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 		i = skipWS(b, i+1)
 	}
 }
+
+// Keys returns the keys of the members spans (of b, still escaped) laid
+// end to end, as a string: the string an earlier call made for the same
+// bytes while the index still keeps it (it keeps 256, of at most
+// maxKeptKeys bytes each, the last made for each hash), else a new one.
+// The strings are never changed, so what a caller keeps of them (a
+// member's key) may be kept for good.
+func (ix *Index) Keys(b []byte, spans []Span) string {
+	kb := ix.keyBuf[:0]
+	for _, m := range spans {
+		kb = append(kb, b[m.KeyStart:m.KeyEnd]...)
+	}
+	n := len(kb)
+	if n == 0 || n > maxKeptKeys {
+		if cap(kb) <= maxKeptKeys {
+			ix.keyBuf = kb
+		}
+		return string(kb)
+	}
+	ix.keyBuf = kb
+	h := uint64(n) | uint64(kb[0])<<8 | uint64(kb[n-1])<<16 | uint64(kb[n/2])<<24 | uint64(kb[n/3])<<32 | uint64(kb[n-n/4-1])<<40
+	kept := &ix.keys[(h*0x9e3779b97f4a7c15)>>56]
+	if *kept != string(kb) {
+		*kept = string(kb)
+	}
+	return *kept
+}
+
+// maxKeptKeys is the longest run of keys Keys keeps (256 of them at most
+// hold 64 KB).
+const maxKeptKeys = 256
 
 // maxContainers bounds the index, so that a line of a million empty
 // arrays costs no more memory than the line itself. Containers past it are

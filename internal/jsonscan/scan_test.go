@@ -676,3 +676,42 @@ func TestMemberIndexBound(t *testing.T) {
 		t.Errorf("after Reset the index keeps room for %d members and %d containers", cap(ix.recorded), cap(ix.containers))
 	}
 }
+
+// FuzzKeys holds Keys to the keys laid end to end, whatever came before:
+// lists of two inputs asked in turn, from bytes overwritten after each
+// call (a reader's line buffer), give every time the keys of the input
+// asked, and a string Keys returned never changes after.
+func FuzzKeys(f *testing.F) {
+	f.Add([]byte(`{"step_id":1,"source":"agent","message":"hi"}`), []byte(`{"step_id":2,"source":"user","message":"yo"}`))
+	f.Add([]byte(`{"a":1,"b":{"c":2}}`), []byte(`{"b":1,"a":{"c":2}}`))
+	f.Add([]byte(`{"\u0061":1,"`+strings.Repeat("k", 300)+`":2}`), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var ix Index
+		type kept struct{ s, want string }
+		var all []kept
+		for _, in := range [][]byte{a, b, a, b, a} {
+			spans, err := ObjectSpans(in, nil)
+			if err != nil {
+				continue
+			}
+			var want []byte
+			for _, m := range spans {
+				want = append(want, in[m.KeyStart:m.KeyEnd]...)
+			}
+			buf := append([]byte(nil), in...)
+			got := ix.Keys(buf, spans)
+			for i := range buf {
+				buf[i] = 'x'
+			}
+			if got != string(want) {
+				t.Fatalf("%q: Keys %q, want %q", in, got, want)
+			}
+			all = append(all, kept{got, string(want)})
+		}
+		for _, k := range all {
+			if k.s != k.want {
+				t.Fatalf("a string Keys returned changed: %q, was %q", k.s, k.want)
+			}
+		}
+	})
+}
