@@ -31,6 +31,9 @@ type Index struct {
 	restored bool
 	// tooLarge says the input is too large to be indexed (begin).
 	tooLarge bool
+	// handed says input was indexed whole by a Walker (IndexedValue): the
+	// next ValidSpans of it lists its members from the index.
+	handed bool
 	// keyBuf is where Keys lays a list's keys end to end, reused; keys are
 	// the strings it made of them, by a hash of their bytes, kept from one
 	// input to the next (a reader's records name the same keys again).
@@ -65,7 +68,7 @@ func (ix *Index) Restore(k Kept) {
 	if k.input == nil {
 		return
 	}
-	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored = k.input, append(ix.containers[:0], k.containers...), append(ix.recorded[:0], k.members...), k.inputUTF8, true
+	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored, ix.handed = k.input, append(ix.containers[:0], k.containers...), append(ix.recorded[:0], k.members...), k.inputUTF8, true, false
 }
 
 // container is one object or array of the input: where it starts and
@@ -105,7 +108,7 @@ func (ix *Index) Reset() {
 	if cap(ix.containers) > keptContainers {
 		ix.containers = nil
 	}
-	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored = nil, ix.containers[:0], ix.recorded[:0], 0, false
+	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored, ix.handed = nil, ix.containers[:0], ix.recorded[:0], 0, false, false
 }
 
 // ObjectSpans is the package's ObjectSpans, indexing b as Object does: b
@@ -127,6 +130,15 @@ func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 // that also records where each nested object and array starts and ends,
 // and the members of each nested object.
 func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
+	if ix.handed {
+		// A Walker's value, indexed as it was validated: b is its
+		// container 0 when it is an object whose members were recorded.
+		ix.handed = false
+		if len(b) > 0 && len(b) == len(ix.input) && &b[0] == &ix.input[0] && b[0] == '{' &&
+			len(ix.containers) > 0 && ix.containers[0].start == 0 && ix.containers[0].members != 0 {
+			return ix.MemberSpans(b, dst)
+		}
+	}
 	ix.begin(b)
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
