@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -21,7 +22,7 @@ type Index struct {
 	// starts (each is recorded when it opens).
 	containers []container
 	// recorded are the members of the objects in containers, each
-	// object's linked in order from its first (container.members).
+	// object's linked from its last back to its first (container.members).
 	recorded []member
 	// inputUTF8 is 1 when input is valid UTF-8, -1 when not, 0 until
 	// String or Copy first needs to know.
@@ -75,18 +76,21 @@ func (ix *Index) Restore(k Kept) {
 // ends, and next, the slot after its last descendant (the first container
 // that starts after it ends), so that a walk over its parent's members
 // jumps over it to the next container in one step; for an object, members
-// is one more than the slot of its first member, 0 when its members are
-// not recorded (it has none, or the index was full). Offsets are 32 bits
+// is one more than the slot of its last member recorded, 0 while none is
+// (it has none), -1 when its members are not recorded (the index was
+// full). Offsets are 32 bits
 // (16 bytes a container): an input of 2 GB or more is not indexed (begin).
 type container struct{ start, end, next, members int32 }
 
 // member is one member of an object the index holds, as offsets into the
 // input: its key without the quotes (still escaped) and its value, and
-// next, the slot of the object's next member, 0 after its last (a member
-// is recorded after the one before it in its object, so none links back
-// to slot 0). A member is recorded once its value is, after the members
-// of the objects in that value: an object's members are not side by side.
-type member struct{ keyStart, keyEnd, valueStart, valueEnd, next int32 }
+// before, one more than the slot of the object's member before it, 0 for
+// its first. A member is recorded once its value is, after the members of
+// the objects in that value, so an object's members are not side by side;
+// linking each to the one before keeps the validator's loop free of a
+// variable of its own for them (addMember finds the last in the object's
+// container).
+type member struct{ keyStart, keyEnd, valueStart, valueEnd, before int32 }
 
 // begin forgets the last input (Reset) before b is indexed; when b is too
 // large for a container's offsets, nothing of it is recorded.
@@ -135,7 +139,7 @@ func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
 		// container 0 when it is an object whose members were recorded.
 		ix.handed = false
 		if len(b) > 0 && len(b) == len(ix.input) && &b[0] == &ix.input[0] && b[0] == '{' &&
-			len(ix.containers) > 0 && ix.containers[0].start == 0 && ix.containers[0].members != 0 {
+			len(ix.containers) > 0 && ix.containers[0].start == 0 && ix.containers[0].members > 0 {
 			return ix.MemberSpans(b, dst)
 		}
 	}
@@ -172,7 +176,7 @@ func (ix *Index) index(b []byte, i int) int {
 	case '"':
 		return skipString(b, i)
 	case '{':
-		slot, prev := ix.openAt(i), -1
+		slot := ix.openAt(i)
 		i = skipSpace(b, i+1)
 		if b[i] != '}' {
 			for {
@@ -182,7 +186,7 @@ func (ix *Index) index(b []byte, i int) int {
 				valueStart := skipSpace(b, i+1) // after ':'
 				i = ix.index(b, valueStart)
 				if slot >= 0 {
-					prev = ix.addMember(slot, prev, keyStart, keyEnd-1, valueStart, i)
+					ix.addMember(slot, keyStart, keyEnd-1, valueStart, i)
 				}
 				i = skipSpace(b, i)
 				if b[i] == '}' {
@@ -242,14 +246,16 @@ func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
 	}
 	if len(b) > 0 && b[0] == '{' {
 		if c := ix.after(off, -1); c < len(ix.containers) {
-			if ct := &ix.containers[c]; ct.members != 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
-				for m := int(ct.members) - 1; ; {
-					r := &ix.recorded[m]
+			if ct := &ix.containers[c]; ct.members > 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
+				// From the last member back to the first, then turned.
+				n := len(dst)
+				for m := ct.members; m != 0; {
+					r := &ix.recorded[m-1]
 					dst = append(dst, Span{int(r.keyStart) - off, int(r.keyEnd) - off, int(r.valueStart) - off, int(r.valueEnd) - off})
-					if m = int(r.next); m == 0 {
-						return dst, nil
-					}
+					m = r.before
 				}
+				slices.Reverse(dst[n:])
+				return dst, nil
 			}
 		}
 	}
@@ -448,25 +454,20 @@ func (ix *Index) openAt(i int) int {
 	return len(ix.containers) - 1
 }
 
-// addMember records a member of the object in slot after prev (-1: its
-// first), once its value is validated (its own members are recorded
-// before it), and returns the member's slot, or -1 when the index is
-// full: then the object's members are not recorded (the index stays full
-// for the rest of the input, so none of its later members is either) and
-// it is listed by scanning.
-func (ix *Index) addMember(slot, prev, keyStart, keyEnd, valueStart, valueEnd int) int {
-	m := len(ix.recorded)
-	if m >= maxMembers {
-		ix.containers[slot].members = 0
-		return -1
+// addMember records a member of the object in slot, once its value is
+// validated (its own members are recorded before it), after the member
+// recorded last for that object. When the index is full, the object's
+// members are not recorded (members -1, those already recorded left
+// unlinked): it is listed by scanning, and the index stays full for the
+// rest of the input, so none of its later members is recorded either.
+func (ix *Index) addMember(slot, keyStart, keyEnd, valueStart, valueEnd int) {
+	ct := &ix.containers[slot]
+	if len(ix.recorded) >= maxMembers {
+		ct.members = -1
+		return
 	}
-	ix.recorded = append(ix.recorded, member{int32(keyStart), int32(keyEnd), int32(valueStart), int32(valueEnd), 0})
-	if prev < 0 {
-		ix.containers[slot].members = int32(m + 1)
-	} else {
-		ix.recorded[prev].next = int32(m)
-	}
-	return m
+	ix.recorded = append(ix.recorded, member{int32(keyStart), int32(keyEnd), int32(valueStart), int32(valueEnd), ct.members})
+	ct.members = int32(len(ix.recorded))
 }
 
 // close records the end of the container in slot; the containers

@@ -343,7 +343,6 @@ const spansSlot = -2
 // for ix.MemberSpans. (One test of slot a member, whatever is kept:
 // validation without keeping anything is the most common.)
 func object(b []byte, i, depth int, ms []Span, ix *Index, slot int) (int, []Span, error) {
-	prev := -1
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, ms, nil
@@ -373,7 +372,7 @@ func object(b []byte, i, depth int, ms []Span, ix *Index, slot int) (int, []Span
 			if slot == spansSlot {
 				ms = append(ms, Span{keyStart + 1, keyEnd - 1, valueStart, i})
 			} else {
-				prev = ix.addMember(slot, prev, keyStart+1, keyEnd-1, valueStart, i)
+				ix.addMember(slot, keyStart+1, keyEnd-1, valueStart, i)
 			}
 		}
 		i = skipWS(b, i)
