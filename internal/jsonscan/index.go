@@ -35,6 +35,11 @@ type Index struct {
 	// handed says input was indexed whole by a Walker (IndexedValue): the
 	// next ValidSpans of it lists its members from the index.
 	handed bool
+	// listing says the validator records the members of input's objects:
+	// inputs whose member lists are made (ObjectSpans, IndexedValue; and
+	// ValidSpans records them), not those Object walks, whose callers
+	// read nested members with Members and Array.
+	listing bool
 	// keyBuf is where Keys lays a list's keys end to end, reused; keys are
 	// the strings it made of them, by a hash of their bytes, kept from one
 	// input to the next (a reader's records name the same keys again).
@@ -112,13 +117,14 @@ func (ix *Index) Reset() {
 	if cap(ix.containers) > keptContainers {
 		ix.containers = nil
 	}
-	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored, ix.handed = nil, ix.containers[:0], ix.recorded[:0], 0, false, false
+	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored, ix.handed, ix.listing = nil, ix.containers[:0], ix.recorded[:0], 0, false, false, false
 }
 
 // ObjectSpans is the package's ObjectSpans, indexing b as Object does: b
 // is the indexed input until the next call.
 func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 	ix.begin(b)
+	ix.listing = true
 	spans, err := objectSpans(b, dst, ix)
 	if err != nil {
 		ix.containers, ix.recorded = ix.containers[:0], ix.recorded[:0]

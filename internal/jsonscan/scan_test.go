@@ -285,7 +285,8 @@ func walk(ix *Index, v []byte, path string, out *[]string) {
 }
 
 // FuzzIndex: walking an indexed input finds what walking it without the
-// index finds, and an Index reused for another input forgets the first.
+// index finds, and an Index reused for another input forgets the first;
+// an input Object walks records no members.
 func FuzzIndex(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":"c\n"}],"d":{"e":[[],{}],"f":"}]"}}`), []byte(`{"x":[{"y":1}]}`))
 	f.Add([]byte(` { "m" : { "content" : [ { "type" : "text" , "text" : "hi" } ] } } `), []byte(`{}`))
@@ -302,6 +303,11 @@ func FuzzIndex(f *testing.F) {
 				walk(&ix, v, string(k), &indexed)
 				return nil
 			})
+			if len(ix.recorded) > 0 {
+				// Object's callers walk with Members and Array: members
+				// recorded would be work for nothing.
+				t.Fatalf("%q: Object recorded %d members", in, len(ix.recorded))
+			}
 			if fmt.Sprint(errPlain) != fmt.Sprint(errIndexed) {
 				t.Fatalf("%q: errors %v and %v", in, errPlain, errIndexed)
 			}

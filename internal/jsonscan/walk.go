@@ -238,6 +238,7 @@ func (w *Walker) value(ix *Index) ([]byte, Pos, error) {
 	v := w.buf[start:end]
 	if ix != nil {
 		ix.begin(v)
+		ix.listing = true
 	}
 	if vend, err := value(v, 0, w.depth, ix); err != nil || vend != len(v) {
 		if ix != nil {
