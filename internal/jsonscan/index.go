@@ -22,8 +22,14 @@ type Index struct {
 	// starts (each is recorded when it opens).
 	containers []container
 	// recorded are the members of the objects in containers, each
-	// object's linked from its last back to its first (container.members).
+	// object's linked from its last back to its first; last has, for each
+	// container while listing, one more than the slot of its last member
+	// recorded, 0 while none is (an array, an empty object), -1 when its
+	// members are not recorded (the index was full). Apart from
+	// containers, so that an index that lists nothing (Object) keeps its
+	// containers at 12 bytes.
 	recorded []member
+	last     []int32
 	// inputUTF8 is 1 when input is valid UTF-8, -1 when not, 0 until
 	// String or Copy first needs to know.
 	inputUTF8 int8
@@ -44,7 +50,7 @@ type Index struct {
 	// the strings it made of them, by a hash of their bytes, kept from one
 	// input to the next (a reader's records name the same keys again).
 	keyBuf []byte
-	keys   [256]string
+	keys   *[256]string
 }
 
 // Kept is what an Index knew of the input it indexed last (Keep), to be
@@ -54,7 +60,6 @@ type Index struct {
 type Kept struct {
 	input      []byte
 	containers []container
-	members    []member
 	inputUTF8  int8
 }
 
@@ -64,7 +69,7 @@ func (ix *Index) Keep() Kept {
 	if ix.input == nil {
 		return Kept{}
 	}
-	return Kept{input: ix.input, containers: append([]container(nil), ix.containers...), members: append([]member(nil), ix.recorded...), inputUTF8: ix.inputUTF8}
+	return Kept{input: ix.input, containers: append([]container(nil), ix.containers...), inputUTF8: ix.inputUTF8}
 }
 
 // Restore gives ix back what Keep kept: the next Object of the same input
@@ -74,18 +79,17 @@ func (ix *Index) Restore(k Kept) {
 	if k.input == nil {
 		return
 	}
-	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored, ix.handed = k.input, append(ix.containers[:0], k.containers...), append(ix.recorded[:0], k.members...), k.inputUTF8, true, false
+	// Object records no members: there are none to keep.
+	ix.input, ix.containers, ix.recorded, ix.last = k.input, append(ix.containers[:0], k.containers...), ix.recorded[:0], ix.last[:0]
+	ix.inputUTF8, ix.restored, ix.handed, ix.listing = k.inputUTF8, true, false, false
 }
 
 // container is one object or array of the input: where it starts and
 // ends, and next, the slot after its last descendant (the first container
 // that starts after it ends), so that a walk over its parent's members
-// jumps over it to the next container in one step; for an object, members
-// is one more than the slot of its last member recorded, 0 while none is
-// (it has none), -1 when its members are not recorded (the index was
-// full). Offsets are 32 bits
-// (16 bytes a container): an input of 2 GB or more is not indexed (begin).
-type container struct{ start, end, next, members int32 }
+// jumps over it to the next container in one step. Offsets are 32 bits
+// (12 bytes a container): an input of 2 GB or more is not indexed (begin).
+type container struct{ start, end, next int32 }
 
 // member is one member of an object the index holds, as offsets into the
 // input: its key without the quotes (still escaped) and its value, and
@@ -115,9 +119,10 @@ func (ix *Index) Reset() {
 		ix.recorded = nil
 	}
 	if cap(ix.containers) > keptContainers {
-		ix.containers = nil
+		ix.containers, ix.last = nil, nil
 	}
-	ix.input, ix.containers, ix.recorded, ix.inputUTF8, ix.restored, ix.handed, ix.listing = nil, ix.containers[:0], ix.recorded[:0], 0, false, false, false
+	ix.input, ix.containers, ix.recorded, ix.last = nil, ix.containers[:0], ix.recorded[:0], ix.last[:0]
+	ix.inputUTF8, ix.restored, ix.handed, ix.listing = 0, false, false, false
 }
 
 // ObjectSpans is the package's ObjectSpans, indexing b as Object does: b
@@ -127,7 +132,7 @@ func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 	ix.listing = true
 	spans, err := objectSpans(b, dst, ix)
 	if err != nil {
-		ix.containers, ix.recorded = ix.containers[:0], ix.recorded[:0]
+		ix.containers, ix.recorded, ix.last = ix.containers[:0], ix.recorded[:0], ix.last[:0]
 		return spans, err
 	}
 	ix.input = b
@@ -145,11 +150,12 @@ func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
 		// container 0 when it is an object whose members were recorded.
 		ix.handed = false
 		if len(b) > 0 && len(b) == len(ix.input) && &b[0] == &ix.input[0] && b[0] == '{' &&
-			len(ix.containers) > 0 && ix.containers[0].start == 0 && ix.containers[0].members > 0 {
+			len(ix.last) > 0 && ix.containers[0].start == 0 && ix.last[0] > 0 {
 			return ix.MemberSpans(b, dst)
 		}
 	}
 	ix.begin(b)
+	ix.listing = true
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return dst, ErrNotObject
@@ -251,11 +257,11 @@ func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
 		return MemberSpans(b, dst)
 	}
 	if len(b) > 0 && b[0] == '{' {
-		if c := ix.after(off, -1); c < len(ix.containers) {
-			if ct := &ix.containers[c]; ct.members > 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
+		if c := ix.after(off, -1); c < len(ix.last) {
+			if ct := &ix.containers[c]; ix.last[c] > 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
 				// From the last member back to the first, then turned.
 				n := len(dst)
-				for m := ct.members; m != 0; {
+				for m := ix.last[c]; m != 0; {
 					r := &ix.recorded[m-1]
 					dst = append(dst, Span{int(r.keyStart) - off, int(r.keyEnd) - off, int(r.valueStart) - off, int(r.valueEnd) - off})
 					m = r.before
@@ -309,7 +315,7 @@ func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
 	var found [32]Span
 	spans, err := objectSpans(b, found[:0], ix)
 	if err != nil {
-		ix.containers, ix.recorded = ix.containers[:0], ix.recorded[:0]
+		ix.containers, ix.recorded, ix.last = ix.containers[:0], ix.recorded[:0], ix.last[:0]
 		return err
 	}
 	ix.input = b
@@ -381,6 +387,11 @@ func (ix *Index) Keys(b []byte, spans []Span) string {
 		return string(kb)
 	}
 	ix.keyBuf = kb
+	if ix.keys == nil {
+		// Made on first use: an index that makes no lists (Object) does
+		// not carry it.
+		ix.keys = new([256]string)
+	}
 	h := uint64(n) | uint64(kb[0])<<8 | uint64(kb[n-1])<<16 | uint64(kb[n/2])<<24 | uint64(kb[n/3])<<32 | uint64(kb[n-n/4-1])<<40
 	kept := &ix.keys[(h*0x9e3779b97f4a7c15)>>56]
 	if *kept != string(kb) {
@@ -457,6 +468,9 @@ func (ix *Index) openAt(i int) int {
 		return -1
 	}
 	ix.containers = append(ix.containers, container{start: int32(i)})
+	if ix.listing {
+		ix.last = append(ix.last, 0)
+	}
 	return len(ix.containers) - 1
 }
 
@@ -467,13 +481,13 @@ func (ix *Index) openAt(i int) int {
 // unlinked): it is listed by scanning, and the index stays full for the
 // rest of the input, so none of its later members is recorded either.
 func (ix *Index) addMember(slot, keyStart, keyEnd, valueStart, valueEnd int) {
-	ct := &ix.containers[slot]
+	last := &ix.last[slot]
 	if len(ix.recorded) >= maxMembers {
-		ct.members = -1
+		*last = -1
 		return
 	}
-	ix.recorded = append(ix.recorded, member{int32(keyStart), int32(keyEnd), int32(valueStart), int32(valueEnd), ct.members})
-	ct.members = int32(len(ix.recorded))
+	ix.recorded = append(ix.recorded, member{int32(keyStart), int32(keyEnd), int32(valueStart), int32(valueEnd), *last})
+	*last = int32(len(ix.recorded))
 }
 
 // close records the end of the container in slot; the containers
