@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"slices"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -22,14 +21,12 @@ type Index struct {
 	// starts (each is recorded when it opens).
 	containers []container
 	// recorded are the members of the objects in containers, each
-	// object's linked from its last back to its first; last has, for each
-	// container while listing, one more than the slot of its last member
-	// recorded, 0 while none is (an array, an empty object), -1 when its
-	// members are not recorded (the index was full). Apart from
+	// object's linked in order; lists has, for each container while
+	// listing, where its list starts and ends (memberList). Apart from
 	// containers, so that an index that lists nothing (Object) keeps its
 	// containers at 12 bytes.
 	recorded []member
-	last     []int32
+	lists    []memberList
 	// inputUTF8 is 1 when input is valid UTF-8, -1 when not, 0 until
 	// String or Copy first needs to know.
 	inputUTF8 int8
@@ -80,7 +77,7 @@ func (ix *Index) Restore(k Kept) {
 		return
 	}
 	// Object records no members: there are none to keep.
-	ix.input, ix.containers, ix.recorded, ix.last = k.input, append(ix.containers[:0], k.containers...), ix.recorded[:0], ix.last[:0]
+	ix.input, ix.containers, ix.recorded, ix.lists = k.input, append(ix.containers[:0], k.containers...), ix.recorded[:0], ix.lists[:0]
 	ix.inputUTF8, ix.restored, ix.handed, ix.listing = k.inputUTF8, true, false, false
 }
 
@@ -93,13 +90,18 @@ type container struct{ start, end, next int32 }
 
 // member is one member of an object the index holds, as offsets into the
 // input: its key without the quotes (still escaped) and its value, and
-// before, one more than the slot of the object's member before it, 0 for
-// its first. A member is recorded once its value is, after the members of
-// the objects in that value, so an object's members are not side by side;
-// linking each to the one before keeps the validator's loop free of a
-// variable of its own for them (addMember finds the last in the object's
-// container).
-type member struct{ keyStart, keyEnd, valueStart, valueEnd, before int32 }
+// next, one more than the slot of the object's next member, 0 after its
+// last. A member is recorded once its value is, after the members of the
+// objects in that value, so an object's members are not side by side;
+// the object's memberList keeps its last, so that the validator's loop
+// keeps no variable of its own for them.
+type member struct{ keyStart, keyEnd, valueStart, valueEnd, next int32 }
+
+// memberList is where the members of one container are in recorded:
+// first and last are one more than the slots of its first and last
+// member, 0 while none is recorded (an array, an empty object); first is
+// -1 when its members are not recorded (the index was full).
+type memberList struct{ first, last int32 }
 
 // begin forgets the last input (Reset) before b is indexed; when b is too
 // large for a container's offsets, nothing of it is recorded.
@@ -119,9 +121,9 @@ func (ix *Index) Reset() {
 		ix.recorded = nil
 	}
 	if cap(ix.containers) > keptContainers {
-		ix.containers, ix.last = nil, nil
+		ix.containers, ix.lists = nil, nil
 	}
-	ix.input, ix.containers, ix.recorded, ix.last = nil, ix.containers[:0], ix.recorded[:0], ix.last[:0]
+	ix.input, ix.containers, ix.recorded, ix.lists = nil, ix.containers[:0], ix.recorded[:0], ix.lists[:0]
 	ix.inputUTF8, ix.restored, ix.handed, ix.listing = 0, false, false, false
 }
 
@@ -132,7 +134,7 @@ func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 	ix.listing = true
 	spans, err := objectSpans(b, dst, ix)
 	if err != nil {
-		ix.containers, ix.recorded, ix.last = ix.containers[:0], ix.recorded[:0], ix.last[:0]
+		ix.containers, ix.recorded, ix.lists = ix.containers[:0], ix.recorded[:0], ix.lists[:0]
 		return spans, err
 	}
 	ix.input = b
@@ -150,7 +152,7 @@ func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
 		// container 0 when it is an object whose members were recorded.
 		ix.handed = false
 		if len(b) > 0 && len(b) == len(ix.input) && &b[0] == &ix.input[0] && b[0] == '{' &&
-			len(ix.last) > 0 && ix.containers[0].start == 0 && ix.last[0] > 0 {
+			len(ix.lists) > 0 && ix.containers[0].start == 0 && ix.lists[0].first > 0 {
 			return ix.MemberSpans(b, dst)
 		}
 	}
@@ -257,16 +259,13 @@ func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
 		return MemberSpans(b, dst)
 	}
 	if len(b) > 0 && b[0] == '{' {
-		if c := ix.after(off, -1); c < len(ix.last) {
-			if ct := &ix.containers[c]; ix.last[c] > 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
-				// From the last member back to the first, then turned.
-				n := len(dst)
-				for m := ix.last[c]; m != 0; {
+		if c := ix.after(off, -1); c < len(ix.lists) {
+			if ct := &ix.containers[c]; ix.lists[c].first > 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
+				for m := ix.lists[c].first; m != 0; {
 					r := &ix.recorded[m-1]
 					dst = append(dst, Span{int(r.keyStart) - off, int(r.keyEnd) - off, int(r.valueStart) - off, int(r.valueEnd) - off})
-					m = r.before
+					m = r.next
 				}
-				slices.Reverse(dst[n:])
 				return dst, nil
 			}
 		}
@@ -315,7 +314,7 @@ func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
 	var found [32]Span
 	spans, err := objectSpans(b, found[:0], ix)
 	if err != nil {
-		ix.containers, ix.recorded, ix.last = ix.containers[:0], ix.recorded[:0], ix.last[:0]
+		ix.containers, ix.recorded, ix.lists = ix.containers[:0], ix.recorded[:0], ix.lists[:0]
 		return err
 	}
 	ix.input = b
@@ -469,7 +468,7 @@ func (ix *Index) openAt(i int) int {
 	}
 	ix.containers = append(ix.containers, container{start: int32(i)})
 	if ix.listing {
-		ix.last = append(ix.last, 0)
+		ix.lists = append(ix.lists, memberList{})
 	}
 	return len(ix.containers) - 1
 }
@@ -477,17 +476,23 @@ func (ix *Index) openAt(i int) int {
 // addMember records a member of the object in slot, once its value is
 // validated (its own members are recorded before it), after the member
 // recorded last for that object. When the index is full, the object's
-// members are not recorded (members -1, those already recorded left
+// members are not recorded (first -1, those already recorded left
 // unlinked): it is listed by scanning, and the index stays full for the
 // rest of the input, so none of its later members is recorded either.
 func (ix *Index) addMember(slot, keyStart, keyEnd, valueStart, valueEnd int) {
-	last := &ix.last[slot]
+	l := &ix.lists[slot]
 	if len(ix.recorded) >= maxMembers {
-		*last = -1
+		l.first = -1
 		return
 	}
-	ix.recorded = append(ix.recorded, member{int32(keyStart), int32(keyEnd), int32(valueStart), int32(valueEnd), *last})
-	*last = int32(len(ix.recorded))
+	ix.recorded = append(ix.recorded, member{int32(keyStart), int32(keyEnd), int32(valueStart), int32(valueEnd), 0})
+	m := int32(len(ix.recorded))
+	if l.last == 0 {
+		l.first = m
+	} else {
+		ix.recorded[l.last-1].next = m
+	}
+	l.last = m
 }
 
 // close records the end of the container in slot; the containers

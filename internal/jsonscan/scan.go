@@ -307,7 +307,11 @@ func value(b []byte, i, depth int, ix *Index) (int, error) {
 		return str(b, i)
 	case c == '{':
 		slot := ix.openAt(i)
-		end, _, err := object(b, i, depth, nil, ix, slot)
+		members := slot
+		if slot >= 0 && !ix.listing {
+			members = -1 // Object's input: its members are not recorded
+		}
+		end, _, err := object(b, i, depth, nil, ix, members)
 		if err == nil {
 			ix.close(slot, end)
 		}
@@ -339,8 +343,8 @@ const spansSlot = -2
 // object validates the object at b[i] and returns its end. With slot
 // spansSlot it also appends its members to ms, so that ObjectSpans's
 // callers need not walk the object again to find them; with a slot of ix
-// (not -1: the object is a container ix recorded), it records them there
-// when ix is listing, for ix.MemberSpans. (One test of slot a member, whatever is kept:
+// (not -1: the object is a container ix recorded, and ix is listing), it
+// records them there, for ix.MemberSpans. (One test of slot a member, whatever is kept:
 // validation without keeping anything is the most common.)
 func object(b []byte, i, depth int, ms []Span, ix *Index, slot int) (int, []Span, error) {
 	i = skipWS(b, i+1)
@@ -371,7 +375,7 @@ func object(b []byte, i, depth int, ms []Span, ix *Index, slot int) (int, []Span
 		if slot != -1 {
 			if slot == spansSlot {
 				ms = append(ms, Span{keyStart + 1, keyEnd - 1, valueStart, i})
-			} else if ix.listing {
+			} else {
 				ix.addMember(slot, keyStart+1, keyEnd-1, valueStart, i)
 			}
 		}

@@ -303,7 +303,7 @@ func FuzzIndex(f *testing.F) {
 				walk(&ix, v, string(k), &indexed)
 				return nil
 			})
-			if len(ix.recorded) > 0 || len(ix.last) > 0 {
+			if len(ix.recorded) > 0 || len(ix.lists) > 0 {
 				// Object's callers walk with Members and Array: members
 				// recorded would be work for nothing.
 				t.Fatalf("%q: Object recorded %d members", in, len(ix.recorded))
@@ -532,13 +532,13 @@ func FuzzIndexSpans(f *testing.F) {
 				t.Fatalf("%q:\nplain:   %q\nindexed: %q", in, plain, indexed)
 			}
 			validated := append([]container(nil), ix.containers...)
-			validatedMembers := fmt.Sprint(ix.recorded, ix.last)
+			validatedMembers := fmt.Sprint(ix.recorded, ix.lists)
 			got, gotErr = ix.ValidSpans(in, nil)
 			if fmt.Sprint(spans, err) != fmt.Sprint(got, gotErr) {
 				t.Fatalf("%q: ObjectSpans %v %v, ValidSpans %v %v", in, spans, err, got, gotErr)
 			}
-			if fmt.Sprint(validated) != fmt.Sprint(ix.containers) || validatedMembers != fmt.Sprint(ix.recorded, ix.last) {
-				t.Fatalf("%q: validating indexed %v %v, ValidSpans %v %v %v", in, validated, validatedMembers, ix.containers, ix.recorded, ix.last)
+			if fmt.Sprint(validated) != fmt.Sprint(ix.containers) || validatedMembers != fmt.Sprint(ix.recorded, ix.lists) {
+				t.Fatalf("%q: validating indexed %v %v, ValidSpans %v %v %v", in, validated, validatedMembers, ix.containers, ix.recorded, ix.lists)
 			}
 			checkContainers(t, &ix, in)
 			indexed = indexed[:0]
@@ -620,8 +620,8 @@ func FuzzMemberIndex(f *testing.F) {
 func checkMembers(t *testing.T, ix *Index, in []byte) {
 	t.Helper()
 	recorded := 0
-	if len(ix.last) != len(ix.containers) {
-		t.Fatalf("%q: %d containers, the last members of %d", in, len(ix.containers), len(ix.last))
+	if len(ix.lists) != len(ix.containers) {
+		t.Fatalf("%q: %d containers, the member lists of %d", in, len(ix.containers), len(ix.lists))
 	}
 	for s, ct := range ix.containers {
 		v := in[ct.start:ct.end]
@@ -630,7 +630,7 @@ func checkMembers(t *testing.T, ix *Index, in []byte) {
 		if fmt.Sprint(want, wantErr) != fmt.Sprint(got, gotErr) {
 			t.Fatalf("%q at %d: scanned %v %v, indexed %v %v", in, ct.start, want, wantErr, got, gotErr)
 		}
-		if ix.last[s] > 0 {
+		if ix.lists[s].first > 0 {
 			recorded++
 			if v[0] != '{' || len(want) == 0 {
 				t.Fatalf("%q at %d: members recorded for %q", in, ct.start, v)
@@ -671,17 +671,17 @@ func TestMemberIndexBound(t *testing.T) {
 		}
 		first := in[bytes.Index(in, []byte(`{"x"`)):]
 		first = first[:bytes.IndexByte(first, '}')+1]
-		if c := ix.after(ix.offset(first), -1); ix.last[c] <= 0 {
+		if c := ix.after(ix.offset(first), -1); ix.lists[c].first <= 0 {
 			t.Errorf("valid %v: the members before the bound are not recorded", valid)
 		}
 		big := in[bytes.Index(in, []byte(`{"m"`)):]
 		big = big[:len(big)-len(`]}}]}`)+2]
-		if c := ix.after(ix.offset(big), -1); ix.last[c] > 0 {
+		if c := ix.after(ix.offset(big), -1); ix.lists[c].first > 0 {
 			t.Errorf("valid %v: an object past the bound is recorded", valid)
 		}
 	}
 	ix.Reset()
-	if cap(ix.recorded) > keptMembers || cap(ix.containers) > keptContainers || cap(ix.last) > keptContainers {
+	if cap(ix.recorded) > keptMembers || cap(ix.containers) > keptContainers || cap(ix.lists) > keptContainers {
 		t.Errorf("after Reset the index keeps room for %d members and %d containers", cap(ix.recorded), cap(ix.containers))
 	}
 }
