@@ -158,28 +158,10 @@ func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
 	}
 	ix.begin(b)
 	ix.listing = true
-	i := skipWS(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return dst, ErrNotObject
+	if i := skipWS(b, 0); i < len(b) && b[i] == '{' {
+		ix.input = b
 	}
-	ix.input = b
-	i = skipSpace(b, i+1)
-	if b[i] == '}' {
-		return dst, nil
-	}
-	for {
-		keyEnd := skipString(b, i)
-		keyStart := i + 1
-		i = skipSpace(b, keyEnd)
-		i = skipSpace(b, i+1) // ':'
-		valueEnd := ix.index(b, i)
-		dst = append(dst, Span{keyStart, keyEnd - 1, i, valueEnd})
-		i = skipSpace(b, valueEnd)
-		if b[i] == '}' {
-			return dst, nil
-		}
-		i = skipSpace(b, i+1) // ','
-	}
+	return ix.memberSpans(b, dst, -1, true)
 }
 
 // index is skip over the valid value at b[i], recording its containers
@@ -270,12 +252,13 @@ func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
 			}
 		}
 	}
-	return ix.memberSpans(b, dst, off)
+	return ix.memberSpans(b, dst, off, false)
 }
 
 // memberSpans is MemberSpans of b, which starts at off in the indexed
-// input.
-func (ix *Index) memberSpans(b []byte, dst []Span, off int) ([]Span, error) {
+// input, or with indexing, ValidSpans's pass (b is the input, not yet
+// indexed; off is not used).
+func (ix *Index) memberSpans(b []byte, dst []Span, off int, indexing bool) ([]Span, error) {
 	i := skipWS(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return dst, ErrNotObject
@@ -291,7 +274,11 @@ func (ix *Index) memberSpans(b []byte, dst []Span, off int) ([]Span, error) {
 		i = skipWS(b, keyEnd)
 		i = skipWS(b, i+1) // ':'
 		var valueEnd int
-		valueEnd, c = ix.jump(b, off, i, c)
+		if indexing {
+			valueEnd = ix.index(b, i)
+		} else {
+			valueEnd, c = ix.jump(b, off, i, c)
+		}
 		dst = append(dst, Span{keyStart, keyEnd - 1, i, valueEnd})
 		i = skipWS(b, valueEnd)
 		if b[i] == '}' {
