@@ -145,7 +145,9 @@ func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 // Walker handed out, a line Valid said yes to), indexing it as ObjectSpans
 // does without validating it again: one pass over b, as MemberSpans makes,
 // that also records where each nested object and array starts and ends,
-// and the members of each nested object.
+// and the members of each nested object. The value a Walker handed out
+// last with IndexedValue (b is its bytes) is not passed over again: its
+// members come from the index the Walker made.
 func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
 	if ix.handed {
 		// A Walker's value, indexed as it was validated: b is its
