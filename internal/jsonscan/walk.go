@@ -230,6 +230,9 @@ func (w *Walker) value(ix *Index) ([]byte, Pos, error) {
 	w.ws()
 	start := w.off
 	if start >= w.n {
+		if ix != nil {
+			ix.Reset()
+		}
 		return nil, w.posAt(start), w.syntax(start, "unexpected end of input")
 	}
 	at := w.posAt(start)
