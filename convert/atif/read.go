@@ -36,6 +36,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		List:   "steps",
 		Elem:   func(i int, b []byte, loc model.Loc) error { return st.step(b, true, loc) },
 		Root:   func(key string, v json.RawMessage) { rootField(h, key, v) },
+		Index:  &st.ix,
 	}.ReadTo(r, rep, sink, h)
 }
 

@@ -28,6 +28,12 @@ type Document struct {
 	// not held); Skipped gets how many elements each had.
 	Skip    []string
 	Skipped func(key string, n int)
+	// Index, when set, indexes each element of List as it is validated
+	// (jsonscan.Walker.IndexedValue), for Elem to read it with: its
+	// ParseRecord (validated) lists its members from the index without
+	// passing over it again, and its UTF-8 is checked once, for the
+	// report and the reader (Index.InputValidUTF8).
+	Index *jsonscan.Index
 }
 
 // ReadTo reads the document, then ends sink with h: the root members
@@ -56,9 +62,15 @@ func (d Document) Read(r io.Reader, rep *Report) error {
 		switch {
 		case key == d.List && w.Kind() == '[':
 			sawList = true
-			return w.Array(func(i int, b []byte, _ jsonscan.Pos) error {
+			return w.Elems(func(i int, _ jsonscan.Pos) error {
+				b, _, err := w.IndexedValue(d.Index)
+				if err != nil {
+					return err
+				}
 				loc := Loc{Path: "$." + key + "[" + strconv.Itoa(i) + "]"}
-				rep.InvalidUTF8(b, loc)
+				if d.Index == nil || !d.Index.InputValidUTF8() {
+					rep.InvalidUTF8(b, loc)
+				}
 				return d.Elem(i, b, loc)
 			})
 		case slices.Contains(d.Skip, key) && w.Kind() == '[':

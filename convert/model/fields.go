@@ -258,20 +258,27 @@ func parseFields(ix *jsonscan.Index, record bool, b []byte, copyValues, validate
 	if err != nil {
 		return nil, err
 	}
-	// Readers parse one object per record: the keys share one allocation
-	// (the strings are made on it: nothing else refers to it), and the
-	// fields are allocated once at their size.
-	n := 0
-	for _, m := range spans {
-		n += m.KeyEnd - m.KeyStart
+	// The keys share one string, and the fields are allocated once at
+	// their size. With an index, the string is the one the same keys had
+	// in an earlier list when the index still keeps it (records name the
+	// same keys again); without, it is made on an allocation of its own
+	// (nothing else refers to it).
+	var allKeys string
+	if ix != nil {
+		allKeys = ix.Keys(b, spans)
+	} else {
+		n := 0
+		for _, m := range spans {
+			n += m.KeyEnd - m.KeyStart
+		}
+		kb := make([]byte, 0, n)
+		for _, m := range spans {
+			kb = append(kb, b[m.KeyStart:m.KeyEnd]...)
+		}
+		allKeys = unsafe.String(unsafe.SliceData(kb), len(kb))
 	}
-	kb := make([]byte, 0, n)
-	for _, m := range spans {
-		kb = append(kb, b[m.KeyStart:m.KeyEnd]...)
-	}
-	allKeys := unsafe.String(unsafe.SliceData(kb), len(kb))
 	// Nearly always no key needs decoding: asked once of them all.
-	plainKeys := jsonscan.PlainKey(kb)
+	plainKeys := jsonscan.PlainKey(unsafe.Slice(unsafe.StringData(allKeys), len(allKeys)))
 	out := make(Fields, 0, len(spans))
 	// A key named twice keeps its first place and its last value (Set).
 	// Set looks for the key among those before it; seen, a bit for each

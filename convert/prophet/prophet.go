@@ -46,6 +46,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		List:   "messages",
 		Elem:   func(i int, b []byte, loc model.Loc) error { return rd.message(b, loc) },
 		Root:   rd.root,
+		Index:  &rd.ix,
 		Skip:   []string{"steps"},
 		Skipped: func(key string, n int) {
 			if n > 0 {

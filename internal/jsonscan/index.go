@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -19,17 +20,34 @@ type Index struct {
 	// containers are the objects and arrays of input, in order of their
 	// starts (each is recorded when it opens).
 	containers []container
+	// recorded are the members of the objects in containers, each
+	// object's linked in order; lists has, for each container while
+	// listing, where its list starts and ends (memberList). Apart from
+	// containers, so that an index that lists nothing (Object) keeps its
+	// containers at 12 bytes.
+	recorded []member
+	lists    []memberList
 	// inputUTF8 is 1 when input is valid UTF-8, -1 when not, 0 until
 	// String or Copy first needs to know.
 	inputUTF8 int8
 	// restored says input was validated before and given back (Restore):
 	// the next Object of it walks its members without validating it again.
 	restored bool
-	// open are the slots of the containers ValidSpans is inside, reused
-	// (no more than maxContainers).
-	open []int
 	// tooLarge says the input is too large to be indexed (begin).
 	tooLarge bool
+	// handed says input was indexed whole by a Walker (IndexedValue): the
+	// next ValidSpans of it lists its members from the index.
+	handed bool
+	// listing says the validator records the members of input's objects:
+	// inputs whose member lists are made (ObjectSpans, IndexedValue; and
+	// ValidSpans records them), not those Object walks, whose callers
+	// read nested members with Members and Array.
+	listing bool
+	// keyBuf is where Keys lays a list's keys end to end, reused; keys are
+	// the strings it made of them, by a hash of their bytes, kept from one
+	// input to the next (a reader's records name the same keys again).
+	keyBuf []byte
+	keys   *[256]string
 }
 
 // Kept is what an Index knew of the input it indexed last (Keep), to be
@@ -58,15 +76,32 @@ func (ix *Index) Restore(k Kept) {
 	if k.input == nil {
 		return
 	}
-	ix.input, ix.containers, ix.inputUTF8, ix.restored = k.input, append(ix.containers[:0], k.containers...), k.inputUTF8, true
+	// Object records no members: there are none to keep.
+	ix.input, ix.containers, ix.recorded, ix.lists = k.input, append(ix.containers[:0], k.containers...), ix.recorded[:0], ix.lists[:0]
+	ix.inputUTF8, ix.restored, ix.handed, ix.listing = k.inputUTF8, true, false, false
 }
 
 // container is one object or array of the input: where it starts and
 // ends, and next, the slot after its last descendant (the first container
 // that starts after it ends), so that a walk over its parent's members
-// jumps over it to the next container in one step. Offsets are 32 bits (12
-// bytes a container): an input of 2 GB or more is not indexed (begin).
+// jumps over it to the next container in one step. Offsets are 32 bits
+// (12 bytes a container): an input of 2 GB or more is not indexed (begin).
 type container struct{ start, end, next int32 }
+
+// member is one member of an object the index holds, as offsets into the
+// input: its key without the quotes (still escaped) and its value, and
+// next, one more than the slot of the object's next member, 0 after its
+// last. A member is recorded once its value is, after the members of the
+// objects in that value, so an object's members are not side by side;
+// the object's memberList keeps its last, so that the validator's loop
+// keeps no variable of its own for them.
+type member struct{ keyStart, keyEnd, valueStart, valueEnd, next int32 }
+
+// memberList is where the members of one container are in recorded:
+// first and last are one more than the slots of its first and last
+// member, 0 while none is recorded (an array, an empty object); first is
+// -1 when its members are not recorded (the index was full).
+type memberList struct{ first, last int32 }
 
 // begin forgets the last input (Reset) before b is indexed; when b is too
 // large for a container's offsets, nothing of it is recorded.
@@ -80,16 +115,26 @@ func (ix *Index) begin(b []byte) {
 // resets an Index whose line could not be indexed, so that the next line's
 // values (in the same bytes) are not looked up in the last line's index.
 func (ix *Index) Reset() {
-	ix.input, ix.containers, ix.inputUTF8, ix.restored = nil, ix.containers[:0], 0, false
+	if cap(ix.recorded) > keptMembers {
+		// A record with many members does not leave its room behind for
+		// every record after it.
+		ix.recorded = nil
+	}
+	if cap(ix.containers) > keptContainers {
+		ix.containers, ix.lists = nil, nil
+	}
+	ix.input, ix.containers, ix.recorded, ix.lists = nil, ix.containers[:0], ix.recorded[:0], ix.lists[:0]
+	ix.inputUTF8, ix.restored, ix.handed, ix.listing = 0, false, false, false
 }
 
 // ObjectSpans is the package's ObjectSpans, indexing b as Object does: b
 // is the indexed input until the next call.
 func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 	ix.begin(b)
+	ix.listing = true
 	spans, err := objectSpans(b, dst, ix)
 	if err != nil {
-		ix.containers = ix.containers[:0]
+		ix.containers, ix.recorded, ix.lists = ix.containers[:0], ix.recorded[:0], ix.lists[:0]
 		return spans, err
 	}
 	ix.input = b
@@ -99,65 +144,115 @@ func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 // ValidSpans is MemberSpans for an object already validated (an element a
 // Walker handed out, a line Valid said yes to), indexing it as ObjectSpans
 // does without validating it again: one pass over b, as MemberSpans makes,
-// that also records where each nested object and array starts and ends.
+// that also records where each nested object and array starts and ends,
+// and the members of each nested object. The value a Walker handed out
+// last with IndexedValue (b is its bytes) is not passed over again: its
+// members come from the index the Walker made.
 func (ix *Index) ValidSpans(b []byte, dst []Span) ([]Span, error) {
+	if ix.handed {
+		// A Walker's value, indexed as it was validated: b is its
+		// container 0 when it is an object whose members were recorded.
+		ix.handed = false
+		if len(b) > 0 && len(b) == len(ix.input) && &b[0] == &ix.input[0] && b[0] == '{' &&
+			len(ix.lists) > 0 && ix.containers[0].start == 0 && ix.lists[0].first > 0 {
+			return ix.MemberSpans(b, dst)
+		}
+	}
 	ix.begin(b)
+	ix.listing = true
 	if i := skipWS(b, 0); i < len(b) && b[i] == '{' {
 		ix.input = b
 	}
 	return ix.memberSpans(b, dst, -1, true)
 }
 
-// skipIndexing is skip, recording the containers it passes over.
-func (ix *Index) skipIndexing(b []byte, i int) int {
-	if b[i] != '{' && b[i] != '[' {
+// index is skip over the valid value at b[i], recording its containers
+// and their members as validating it would have (value): ValidSpans's
+// pass.
+func (ix *Index) index(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{':
+		slot := ix.openAt(i)
+		i = skipSpace(b, i+1)
+		if b[i] != '}' {
+			for {
+				keyEnd := skipString(b, i)
+				keyStart := i + 1
+				i = skipSpace(b, keyEnd)
+				valueStart := skipSpace(b, i+1) // after ':'
+				i = ix.index(b, valueStart)
+				if slot >= 0 {
+					ix.addMember(slot, keyStart, keyEnd-1, valueStart, i)
+				}
+				i = skipSpace(b, i)
+				if b[i] == '}' {
+					break
+				}
+				i = skipSpace(b, i+1) // ','
+			}
+		}
+		ix.close(slot, i+1)
+		return i + 1
+	case '[':
+		slot := ix.openAt(i)
+		i = skipSpace(b, i+1)
+		if b[i] != ']' {
+			for {
+				i = skipSpace(b, ix.index(b, i))
+				if b[i] == ']' {
+					break
+				}
+				i = skipSpace(b, i+1) // ','
+			}
+		}
+		ix.close(slot, i+1)
+		return i + 1
+	default:
 		return skip(b, i)
 	}
-	// open holds the recorded containers still open; past maxContainers
-	// none is recorded, so those opened since are counted (they all close
-	// before the recorded ones still open), which bounds open by the
-	// index's own bound.
-	open, unrecorded := ix.open[:0], 0
+}
+
+// skipSpace is skipWS for an indented document: the indentation after a
+// line break is jumped over eight spaces at a time.
+func skipSpace(b []byte, i int) int {
 	for i < len(b) {
 		switch b[i] {
-		case '"':
-			i = skipString(b, i)
-			continue
-		case '{', '[':
-			if slot := ix.openAt(i); slot >= 0 {
-				open = append(open, slot)
-			} else {
-				unrecorded++
+		case ' ', '\t', '\r':
+			i++
+		case '\n':
+			i++
+			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == ones*' ' {
+				i += 8
 			}
-		case '}', ']':
-			if unrecorded > 0 {
-				unrecorded--
-			} else {
-				ix.close(open[len(open)-1], i+1)
-				open = open[:len(open)-1]
-			}
-			if len(open) == 0 && unrecorded == 0 {
-				ix.open = open
-				return i + 1
-			}
-		case ' ', '\n':
-			// As in skip: an indented document's white space, jumped
-			// over to the next quote or bracket.
-			i = structural(b, i)
-			continue
+		default:
+			return i
 		}
-		i++
 	}
-	ix.open = open
 	return i
 }
 
 // MemberSpans is the package's MemberSpans, jumping over each nested
-// object and array in one step when b is part of the indexed input.
+// object and array in one step when b is part of the indexed input, and
+// when b is an object whose members the index holds, listing them without
+// reading b at all.
 func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
 	off := ix.offset(b)
 	if off < 0 {
 		return MemberSpans(b, dst)
+	}
+	if len(b) > 0 && b[0] == '{' {
+		if c := ix.after(off, -1); c < len(ix.lists) {
+			if ct := &ix.containers[c]; ix.lists[c].first > 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
+				for m := ix.lists[c].first; m != 0; {
+					r := &ix.recorded[m-1]
+					dst = append(dst, Span{int(r.keyStart) - off, int(r.keyEnd) - off, int(r.valueStart) - off, int(r.valueEnd) - off})
+					m = r.next
+				}
+				return dst, nil
+			}
+		}
 	}
 	return ix.memberSpans(b, dst, off, false)
 }
@@ -182,7 +277,7 @@ func (ix *Index) memberSpans(b []byte, dst []Span, off int, indexing bool) ([]Sp
 		i = skipWS(b, i+1) // ':'
 		var valueEnd int
 		if indexing {
-			valueEnd = ix.skipIndexing(b, i)
+			valueEnd = ix.index(b, i)
 		} else {
 			valueEnd, c = ix.jump(b, off, i, c)
 		}
@@ -208,7 +303,7 @@ func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
 	var found [32]Span
 	spans, err := objectSpans(b, found[:0], ix)
 	if err != nil {
-		ix.containers = ix.containers[:0]
+		ix.containers, ix.recorded, ix.lists = ix.containers[:0], ix.recorded[:0], ix.lists[:0]
 		return err
 	}
 	ix.input = b
@@ -261,10 +356,60 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 	}
 }
 
+// Keys returns the keys of the members spans (of b, still escaped) laid
+// end to end, as a string: the string an earlier call made for the same
+// bytes while the index still keeps it (it keeps 256, of at most
+// maxKeptKeys bytes each, the last made for each hash), else a new one.
+// The strings are never changed, so what a caller keeps of them (a
+// member's key) may be kept for good.
+func (ix *Index) Keys(b []byte, spans []Span) string {
+	kb := ix.keyBuf[:0]
+	for _, m := range spans {
+		kb = append(kb, b[m.KeyStart:m.KeyEnd]...)
+	}
+	n := len(kb)
+	if n == 0 || n > maxKeptKeys {
+		if cap(kb) <= maxKeptKeys {
+			ix.keyBuf = kb
+		}
+		return string(kb)
+	}
+	ix.keyBuf = kb
+	if ix.keys == nil {
+		// Made on first use: an index that makes no lists (Object) does
+		// not carry it.
+		ix.keys = new([256]string)
+	}
+	h := uint64(n) | uint64(kb[0])<<8 | uint64(kb[n-1])<<16 | uint64(kb[n/2])<<24 | uint64(kb[n/3])<<32 | uint64(kb[n-n/4-1])<<40
+	kept := &ix.keys[(h*0x9e3779b97f4a7c15)>>56]
+	if *kept != string(kb) {
+		*kept = string(kb)
+	}
+	return *kept
+}
+
+// maxKeptKeys is the longest run of keys Keys keeps (256 of them at most
+// hold 64 KB).
+const maxKeptKeys = 256
+
 // maxContainers bounds the index, so that a line of a million empty
 // arrays costs no more memory than the line itself. Containers past it are
 // not recorded and are skipped by scanning.
 const maxContainers = 1 << 16
+
+// maxMembers bounds the members recorded as maxContainers bounds the
+// containers (20 bytes each); an object whose members do not fit is
+// listed by scanning.
+const maxMembers = 1 << 16
+
+// keptContainers and keptMembers are the room an Index keeps from one
+// input to the next (Reset): an input that needed more leaves it to the
+// collector, so that one large record does not hold its index's room for
+// the rest of a read.
+const (
+	keptContainers = 1 << 12
+	keptMembers    = 1 << 13
+)
 
 // String is the package's String. A value of the indexed input is not
 // checked for invalid UTF-8 again when the whole input is valid: the
@@ -311,7 +456,32 @@ func (ix *Index) openAt(i int) int {
 		return -1
 	}
 	ix.containers = append(ix.containers, container{start: int32(i)})
+	if ix.listing {
+		ix.lists = append(ix.lists, memberList{})
+	}
 	return len(ix.containers) - 1
+}
+
+// addMember records a member of the object in slot, once its value is
+// validated (its own members are recorded before it), after the member
+// recorded last for that object. When the index is full, the object's
+// members are not recorded (first -1, those already recorded left
+// unlinked): it is listed by scanning, and the index stays full for the
+// rest of the input, so none of its later members is recorded either.
+func (ix *Index) addMember(slot, keyStart, keyEnd, valueStart, valueEnd int) {
+	l := &ix.lists[slot]
+	if len(ix.recorded) >= maxMembers {
+		l.first = -1
+		return
+	}
+	ix.recorded = append(ix.recorded, member{int32(keyStart), int32(keyEnd), int32(valueStart), int32(valueEnd), 0})
+	m := int32(len(ix.recorded))
+	if l.last == 0 {
+		l.first = m
+	} else {
+		ix.recorded[l.last-1].next = m
+	}
+	l.last = m
 }
 
 // close records the end of the container in slot; the containers

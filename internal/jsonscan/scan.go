@@ -79,7 +79,7 @@ func objectSpans(b []byte, dst []Span, ix *Index) ([]Span, error) {
 		return dst, ErrNotObject
 	}
 	n := len(dst)
-	end, spans, err := object(b, i, 0, dst, true, ix)
+	end, spans, err := object(b, i, 0, dst, ix, spansSlot)
 	if err != nil {
 		return spans[:n], err
 	}
@@ -307,7 +307,11 @@ func value(b []byte, i, depth int, ix *Index) (int, error) {
 		return str(b, i)
 	case c == '{':
 		slot := ix.openAt(i)
-		end, _, err := object(b, i, depth, nil, false, ix)
+		members := slot
+		if slot >= 0 && !ix.listing {
+			members = -1 // Object's input: its members are not recorded
+		}
+		end, _, err := object(b, i, depth, nil, ix, members)
 		if err == nil {
 			ix.close(slot, end)
 		}
@@ -332,10 +336,17 @@ func value(b []byte, i, depth int, ix *Index) (int, error) {
 	}
 }
 
-// object validates the object at b[i] and returns its end. With record
-// set it also appends its members to ms, so that ObjectSpans's callers
-// need not walk the object again to find them.
-func object(b []byte, i, depth int, ms []Span, record bool, ix *Index) (int, []Span, error) {
+// spansSlot is object's slot for an object whose members are appended to
+// ms; -1 is for one whose members are not kept.
+const spansSlot = -2
+
+// object validates the object at b[i] and returns its end. With slot
+// spansSlot it also appends its members to ms, so that ObjectSpans's
+// callers need not walk the object again to find them; with a slot of ix
+// (not -1: the object is a container ix recorded, and ix is listing), it
+// records them there, for ix.MemberSpans. (One test of slot a member, whatever is kept:
+// validation without keeping anything is the most common.)
+func object(b []byte, i, depth int, ms []Span, ix *Index, slot int) (int, []Span, error) {
 	i = skipWS(b, i+1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1, ms, nil
@@ -361,8 +372,12 @@ func object(b []byte, i, depth int, ms []Span, record bool, ix *Index) (int, []S
 		if i, err = value(b, valueStart, depth+1, ix); err != nil {
 			return i, ms, err
 		}
-		if record {
-			ms = append(ms, Span{keyStart + 1, keyEnd - 1, valueStart, i})
+		if slot != -1 {
+			if slot == spansSlot {
+				ms = append(ms, Span{keyStart + 1, keyEnd - 1, valueStart, i})
+			} else {
+				ix.addMember(slot, keyStart+1, keyEnd-1, valueStart, i)
+			}
 		}
 		i = skipWS(b, i)
 		if i >= len(b) {
@@ -645,7 +660,7 @@ func ElementSpans(b []byte, spans []Span, elems []Element) ([]Span, []Element, e
 			start, end, first, n := i, 0, len(spans), -1
 			var err error
 			if i < len(b) && b[i] == '{' {
-				end, spans, err = object(b, i, 1, spans, true, nil)
+				end, spans, err = object(b, i, 1, spans, nil, spansSlot)
 				if err == nil {
 					for k := first; k < len(spans); k++ {
 						s := &spans[k]

@@ -285,7 +285,8 @@ func walk(ix *Index, v []byte, path string, out *[]string) {
 }
 
 // FuzzIndex: walking an indexed input finds what walking it without the
-// index finds, and an Index reused for another input forgets the first.
+// index finds, and an Index reused for another input forgets the first;
+// an input Object walks records no members.
 func FuzzIndex(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":"c\n"}],"d":{"e":[[],{}],"f":"}]"}}`), []byte(`{"x":[{"y":1}]}`))
 	f.Add([]byte(` { "m" : { "content" : [ { "type" : "text" , "text" : "hi" } ] } } `), []byte(`{}`))
@@ -302,6 +303,11 @@ func FuzzIndex(f *testing.F) {
 				walk(&ix, v, string(k), &indexed)
 				return nil
 			})
+			if len(ix.recorded) > 0 || len(ix.lists) > 0 {
+				// Object's callers walk with Members and Array: members
+				// recorded would be work for nothing.
+				t.Fatalf("%q: Object recorded %d members", in, len(ix.recorded))
+			}
 			if fmt.Sprint(errPlain) != fmt.Sprint(errIndexed) {
 				t.Fatalf("%q: errors %v and %v", in, errPlain, errIndexed)
 			}
@@ -526,12 +532,13 @@ func FuzzIndexSpans(f *testing.F) {
 				t.Fatalf("%q:\nplain:   %q\nindexed: %q", in, plain, indexed)
 			}
 			validated := append([]container(nil), ix.containers...)
+			validatedMembers := fmt.Sprint(ix.recorded, ix.lists)
 			got, gotErr = ix.ValidSpans(in, nil)
 			if fmt.Sprint(spans, err) != fmt.Sprint(got, gotErr) {
 				t.Fatalf("%q: ObjectSpans %v %v, ValidSpans %v %v", in, spans, err, got, gotErr)
 			}
-			if fmt.Sprint(validated) != fmt.Sprint(ix.containers) {
-				t.Fatalf("%q: validating indexed %v, ValidSpans %v", in, validated, ix.containers)
+			if fmt.Sprint(validated) != fmt.Sprint(ix.containers) || validatedMembers != fmt.Sprint(ix.recorded, ix.lists) {
+				t.Fatalf("%q: validating indexed %v %v, ValidSpans %v %v %v", in, validated, validatedMembers, ix.containers, ix.recorded, ix.lists)
 			}
 			checkContainers(t, &ix, in)
 			indexed = indexed[:0]
@@ -575,4 +582,145 @@ func checkContainers(t *testing.T, ix *Index, in []byte) {
 			t.Fatalf("%q: container %d's next is %d, want %d", in, s, c.next, next)
 		}
 	}
+}
+
+// FuzzMemberIndex holds the member index to the scan it replaces: each
+// object the index records (validated with ObjectSpans, or found by
+// ValidSpans in a valid input) lists, from the index alone, the members
+// MemberSpans finds by reading the object, and an object not recorded
+// (empty, or past the bound) is listed by scanning, the same.
+func FuzzMemberIndex(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\n","\"":{}}],"d":{"e":[[],{"f":2}],"g":"}]"}}`))
+	f.Add([]byte(" {\n  \"m\" : {\n    \"content\" : [ { \"type\" : \"text\" , \"text\" : \"hi\" } ]\n  }\n} "))
+	f.Add([]byte(`{"a":{"a":1,"a":{"a":[]}},"b":[{"x":null,"y":true}]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var ix Index
+		for _, valid := range []bool{false, true} {
+			var err error
+			if valid {
+				if !Valid(in) {
+					return
+				}
+				_, err = ix.ValidSpans(in, nil)
+			} else {
+				_, err = ix.ObjectSpans(in, nil)
+			}
+			if err != nil {
+				return
+			}
+			checkMembers(t, &ix, in)
+		}
+	})
+}
+
+// checkMembers holds each object the index of in records to MemberSpans
+// of its bytes (its members listed from the index alone), and every other
+// container to being listed by scanning: only objects with members, and
+// all of those, are recorded (below the bound).
+func checkMembers(t *testing.T, ix *Index, in []byte) {
+	t.Helper()
+	recorded := 0
+	if len(ix.lists) != len(ix.containers) {
+		t.Fatalf("%q: %d containers, the member lists of %d", in, len(ix.containers), len(ix.lists))
+	}
+	for s, ct := range ix.containers {
+		v := in[ct.start:ct.end]
+		want, wantErr := MemberSpans(v, nil)
+		got, gotErr := ix.MemberSpans(v, nil)
+		if fmt.Sprint(want, wantErr) != fmt.Sprint(got, gotErr) {
+			t.Fatalf("%q at %d: scanned %v %v, indexed %v %v", in, ct.start, want, wantErr, got, gotErr)
+		}
+		if ix.lists[s].first > 0 {
+			recorded++
+			if v[0] != '{' || len(want) == 0 {
+				t.Fatalf("%q at %d: members recorded for %q", in, ct.start, v)
+			}
+		} else if v[0] == '{' && len(want) > 0 {
+			t.Fatalf("%q at %d: members of %q not recorded", in, ct.start, v)
+		}
+	}
+	if recorded == 0 && len(ix.recorded) > 0 {
+		t.Fatalf("%q: %d members recorded for no object", in, len(ix.recorded))
+	}
+}
+
+// Past maxMembers an object's members are not recorded, and it is listed
+// by scanning; what was recorded before stays; an index reset after a
+// large input does not keep its room.
+func TestMemberIndexBound(t *testing.T) {
+	in := []byte(`{"a":[{"k":{"x":1,"y":2}},{"b":{` + strings.Repeat(`"m":1,`, maxMembers) + `"z":[{"last":0}]}}]}`)
+	var ix Index
+	for _, valid := range []bool{false, true} {
+		var err error
+		if valid {
+			_, err = ix.ValidSpans(in, nil)
+		} else {
+			_, err = ix.ObjectSpans(in, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ix.recorded) != maxMembers {
+			t.Errorf("valid %v: recorded %d members, want %d", valid, len(ix.recorded), maxMembers)
+		}
+		var plain, indexed []string
+		walkSpans(nil, in, "$", &plain)
+		walkSpans(&ix, in, "$", &indexed)
+		if strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+			t.Errorf("valid %v: member lists differ", valid)
+		}
+		first := in[bytes.Index(in, []byte(`{"x"`)):]
+		first = first[:bytes.IndexByte(first, '}')+1]
+		if c := ix.after(ix.offset(first), -1); ix.lists[c].first <= 0 {
+			t.Errorf("valid %v: the members before the bound are not recorded", valid)
+		}
+		big := in[bytes.Index(in, []byte(`{"m"`)):]
+		big = big[:len(big)-len(`]}}]}`)+2]
+		if c := ix.after(ix.offset(big), -1); ix.lists[c].first > 0 {
+			t.Errorf("valid %v: an object past the bound is recorded", valid)
+		}
+	}
+	ix.Reset()
+	if cap(ix.recorded) > keptMembers || cap(ix.containers) > keptContainers || cap(ix.lists) > keptContainers {
+		t.Errorf("after Reset the index keeps room for %d members and %d containers", cap(ix.recorded), cap(ix.containers))
+	}
+}
+
+// FuzzKeys holds Keys to the keys laid end to end, whatever came before:
+// lists of two inputs asked in turn, from bytes overwritten after each
+// call (a reader's line buffer), give every time the keys of the input
+// asked, and a string Keys returned never changes after.
+func FuzzKeys(f *testing.F) {
+	f.Add([]byte(`{"step_id":1,"source":"agent","message":"hi"}`), []byte(`{"step_id":2,"source":"user","message":"yo"}`))
+	f.Add([]byte(`{"a":1,"b":{"c":2}}`), []byte(`{"b":1,"a":{"c":2}}`))
+	f.Add([]byte(`{"\u0061":1,"`+strings.Repeat("k", 300)+`":2}`), []byte(`{}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var ix Index
+		type kept struct{ s, want string }
+		var all []kept
+		for _, in := range [][]byte{a, b, a, b, a} {
+			spans, err := ObjectSpans(in, nil)
+			if err != nil {
+				continue
+			}
+			var want []byte
+			for _, m := range spans {
+				want = append(want, in[m.KeyStart:m.KeyEnd]...)
+			}
+			buf := append([]byte(nil), in...)
+			got := ix.Keys(buf, spans)
+			for i := range buf {
+				buf[i] = 'x'
+			}
+			if got != string(want) {
+				t.Fatalf("%q: Keys %q, want %q", in, got, want)
+			}
+			all = append(all, kept{got, string(want)})
+		}
+		for _, k := range all {
+			if k.s != k.want {
+				t.Fatalf("a string Keys returned changed: %q, was %q", k.s, k.want)
+			}
+		}
+	})
 }

@@ -216,24 +216,48 @@ func (w *Walker) Kind() byte { return w.peek() }
 
 // Value reads the next value whole and returns its bytes, validated, and
 // where it starts. The bytes are valid until the next call.
-func (w *Walker) Value() ([]byte, Pos, error) {
+func (w *Walker) Value() ([]byte, Pos, error) { return w.value(nil) }
+
+// IndexedValue is Value, indexing the value as it validates it, as
+// ix.ObjectSpans indexes a line: the value is ix's input until its next,
+// and ix.ValidSpans of it (the bytes handed out, while they are valid)
+// lists its members from the index rather than passing over it again. An
+// invalid value leaves ix indexing nothing. A nil ix indexes nothing.
+func (w *Walker) IndexedValue(ix *Index) ([]byte, Pos, error) { return w.value(ix) }
+
+// value is Value, indexing into ix (nil: none).
+func (w *Walker) value(ix *Index) ([]byte, Pos, error) {
 	w.ws()
 	start := w.off
 	if start >= w.n {
+		if ix != nil {
+			ix.Reset()
+		}
 		return nil, w.posAt(start), w.syntax(start, "unexpected end of input")
 	}
 	at := w.posAt(start)
 	end := w.valueEnd()
 	start = w.off // fill may have moved the buffer
 	v := w.buf[start:end]
-	if vend, err := value(v, 0, w.depth, nil); err != nil {
+	if ix != nil {
+		ix.begin(v)
+		ix.listing = true
+	}
+	if vend, err := value(v, 0, w.depth, ix); err != nil || vend != len(v) {
+		if ix != nil {
+			ix.Reset()
+		}
+		if err == nil {
+			return nil, at, w.syntax(start+vend, "unexpected character after a value")
+		}
 		var se *SyntaxError
 		if errors.As(err, &se) {
 			return nil, at, w.syntax(start+se.Offset, se.Msg)
 		}
 		return nil, at, err
-	} else if vend != len(v) {
-		return nil, at, w.syntax(start+vend, "unexpected character after a value")
+	}
+	if ix != nil {
+		ix.input, ix.handed = v, true
 	}
 	w.off = end
 	return v, at, nil

@@ -307,3 +307,41 @@ func TestWalkerDepthComesBack(t *testing.T) {
 		t.Fatalf("error %v, depth %d after the walk", err, w.depth)
 	}
 }
+
+// FuzzIndexedValue: a value a Walker indexed as it validated it is
+// indexed as ObjectSpans indexes a line (each container where it is, each
+// object's members), its ValidSpans are listed from the index and are
+// MemberSpans's, and the member lists at every depth are those found by
+// scanning; an invalid value leaves the index empty, and the index
+// reused for the next value forgets the one before.
+func FuzzIndexedValue(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":"c\n"}],"d":{"e":[[],{}],"f":"}]"}}`), []byte(`[{"x":[{"y":1}]}]`))
+	f.Add([]byte(" {\n  \"m\" : {\n    \"content\" : [ { \"type\" : \"text\" } ]\n  }\n} "), []byte(`{"a":`))
+	f.Add([]byte(`{}`), []byte(`"s"`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var ix Index
+		for _, in := range [][]byte{a, b, a} {
+			w := NewWalker(bytes.NewReader(in), false)
+			v, _, err := w.IndexedValue(&ix)
+			if err != nil {
+				if ix.input != nil || len(ix.containers) > 0 || len(ix.recorded) > 0 {
+					t.Fatalf("%q: indexed though invalid (%v)", in, err)
+				}
+				continue
+			}
+			checkContainers(t, &ix, v)
+			checkMembers(t, &ix, v)
+			var plain, indexed []string
+			walkSpans(nil, v, "$", &plain)
+			want, wantErr := MemberSpans(v, nil)
+			got, gotErr := ix.ValidSpans(v, nil)
+			if fmt.Sprint(want, wantErr) != fmt.Sprint(got, gotErr) {
+				t.Fatalf("%q: MemberSpans %v %v, ValidSpans %v %v", in, want, wantErr, got, gotErr)
+			}
+			walkSpans(&ix, v, "$", &indexed)
+			if strings.Join(plain, "\n") != strings.Join(indexed, "\n") {
+				t.Fatalf("%q:\nplain:   %q\nindexed: %q", in, plain, indexed)
+			}
+		}
+	})
+}
