@@ -637,19 +637,24 @@ func (p *lineParts) metaInt(k grammar.Key) (int64, bool) {
 // idPrefix is the part of v the rlog/1 id pattern (\w+, Unicode-aware)
 // reads.
 func idPrefix(v string) string {
-	// ASCII ids (nearly all) without decoding runes.
+	// ASCII ids (nearly all) without decoding runes, one lookup a byte.
 	i := 0
-	for ; i < len(v); i++ {
-		c := v[i]
-		if c >= utf8.RuneSelf {
-			break
-		}
-		if !(c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return v[:i]
-		}
+	for i < len(v) && idASCII[v[i]] {
+		i++
+	}
+	if i == len(v) || v[i] < utf8.RuneSelf {
+		return v[:i]
 	}
 	return v[:i+len(idPrefixRunes(v[i:]))]
 }
+
+// idASCII has the ASCII bytes of \w: letters, digits and '_'.
+var idASCII = func() (t [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	return t
+}()
 
 // idPrefixRunes is idPrefix decoding every rune: the whole of it for the
 // part of an id from its first byte that is not ASCII (FuzzIDPrefix holds
