@@ -128,6 +128,7 @@ type reader struct {
 
 	parts lineParts // the line being read, refilled for each line
 	args  callArgs  // the call being read, refilled for each call
+	names names     // the tool names, sub-agent types and verbs read lately
 
 	prevUsage *model.Usage // last usage-bearing line without message_id
 	prevMsg   string
@@ -181,6 +182,34 @@ func (b *blocks[T]) new() *T {
 
 // event is a new zero event.
 func (rd *reader) event() *model.Event { return rd.events.new() }
+
+// names are the strings of the names lines start with (a call's tool, a
+// sub-agent's type, a lifecycle verb) lately read: a log names a handful
+// of tools thousands of times, and a name read again is the string made
+// the last time, not a new one. A table of numNames places, each name in
+// the one its length and first two bytes choose (a name there before
+// makes way), so what it holds is bounded: numNames strings of at most
+// maxNameLen bytes. FuzzNamesOf holds of to string(b).
+type names [numNames]string
+
+const (
+	numNames   = 16
+	maxNameLen = 64
+)
+
+// of is string(b), the one made before when it is in its place.
+func (n *names) of(b []byte) string {
+	if len(b) < 2 || len(b) > maxNameLen {
+		return string(b)
+	}
+	at := &n[(uint(b[0])+3*uint(b[1])+5*uint(len(b)))%numNames]
+	if *at == string(b) {
+		return *at
+	}
+	s := string(b)
+	*at = s
+	return s
+}
 
 // maxUnanswered bounds the made-up ids waiting for an o: line without an
 // id; a log with more unanswered id-less calls than that is not one a
@@ -608,19 +637,24 @@ func (p *lineParts) metaInt(k grammar.Key) (int64, bool) {
 // idPrefix is the part of v the rlog/1 id pattern (\w+, Unicode-aware)
 // reads.
 func idPrefix(v string) string {
-	// ASCII ids (nearly all) without decoding runes.
+	// ASCII ids (nearly all) without decoding runes, one lookup a byte.
 	i := 0
-	for ; i < len(v); i++ {
-		c := v[i]
-		if c >= utf8.RuneSelf {
-			break
-		}
-		if !(c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
-			return v[:i]
-		}
+	for i < len(v) && idASCII[v[i]] {
+		i++
+	}
+	if i == len(v) || v[i] < utf8.RuneSelf {
+		return v[:i]
 	}
 	return v[:i+len(idPrefixRunes(v[i:]))]
 }
+
+// idASCII has the ASCII bytes of \w: letters, digits and '_'.
+var idASCII = func() (t [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		t[c] = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	return t
+}()
 
 // idPrefixRunes is idPrefix decoding every rune: the whole of it for the
 // part of an id from its first byte that is not ASCII (FuzzIDPrefix holds
@@ -752,7 +786,7 @@ func (rd *reader) scanned(text []byte, num int) error {
 	case grammar.Subagent:
 		ev.Kind = model.KindSubagent
 		// The line's tid= is the sub-agent's own id.
-		sa := &model.Subagent{ID: p.lineID(), Type: string(text[li.Name.Start:li.Name.End]), AgentID: ev.AgentID}
+		sa := &model.Subagent{ID: p.lineID(), Type: rd.names.of(text[li.Name.Start:li.Name.End]), AgentID: ev.AgentID}
 		if li.Result.Valid() {
 			status, rest := statusWord(p.textBetween(li.Result.Start, p.metaStart))
 			sa.Status = status
@@ -938,7 +972,7 @@ const SyntheticMessagePrefix = model.SyntheticMessagePrefix
 
 func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	li := p.li
-	name := string(p.text[li.Name.Start:li.Name.End])
+	name := rd.names.of(p.text[li.Name.Start:li.Name.End])
 	if li.Kind == grammar.Mcp {
 		ev.Form.Prefix = "c"
 	}
@@ -1223,7 +1257,7 @@ func statusWord(s string) (string, string) {
 
 func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 	li := p.li
-	verb := string(p.text[li.Name.Start:li.Name.End])
+	verb := rd.names.of(p.text[li.Name.Start:li.Name.End])
 	// @wait-approval: hyphenated verbs.
 	for e := li.Name.End; e+1 < len(p.text) && p.text[e] == '-'; {
 		n := e + 1

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
@@ -137,4 +138,35 @@ func FuzzCallArgs(f *testing.F) {
 			t.Fatalf("input %s, want %s", got, want)
 		}
 	})
+}
+
+// FuzzNamesOf holds names.of to string(b) over a run of names read one
+// after another, its places overwritten as they go.
+func FuzzNamesOf(f *testing.F) {
+	for _, s := range []string{"Bash Edit Bash Read Write Bash", "", "a b ab ba", "WebFetch Task WebFetch", "日本 日本 é é"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var n names
+		for _, w := range strings.Split(s, " ") {
+			if got := n.of([]byte(w)); got != w {
+				t.Fatalf("names.of(%q) = %q", w, got)
+			}
+		}
+	})
+}
+
+// TestNamesOfReadAgain: a name read again is the string made the first
+// time, not a new one; one longer than maxNameLen is always a new one.
+func TestNamesOfReadAgain(t *testing.T) {
+	var n names
+	first := n.of([]byte("Bash"))
+	n.of([]byte("Edit"))
+	if again := n.of([]byte("Bash")); unsafe.StringData(again) != unsafe.StringData(first) {
+		t.Errorf("Bash read again made a new string")
+	}
+	long := []byte(strings.Repeat("x", maxNameLen+1))
+	if a, b := n.of(long), n.of(long); unsafe.StringData(a) == unsafe.StringData(b) || a != string(long) {
+		t.Errorf("a name longer than maxNameLen was kept")
+	}
 }
