@@ -15,7 +15,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
@@ -32,20 +31,21 @@ const Name = "trajectory"
 // by the time the sink's End is called.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name, AgentName: "autopilot"}
+	// ix indexes each step as the walker validates it, so that the step's
+	// members are listed from the index, and its UTF-8 is checked once,
+	// for the report and for reading it in place.
+	var ix jsonscan.Index
 	return model.Document{
 		Format: "trajectory",
 		List:   "steps",
+		Index:  &ix,
 		Elem: func(i int, b []byte, loc model.Loc) error {
 			// A step that is valid UTF-8 is read in place (its values are
 			// byte for byte what copying them would give), and what the
 			// event keeps of it is copied once the rest is applied: the
 			// rest itself is read, not kept.
-			inPlace := readInPlace && utf8.Valid(b)
-			parse := model.ParseValidFields
-			if inPlace {
-				parse = model.ParseValidFieldsView
-			}
-			f, err := parse(b)
+			inPlace := readInPlace && ix.InputValidUTF8()
+			f, err := model.ParseRecord(&ix, b, !inPlace, true)
 			if err != nil || f == nil {
 				rep.Add(model.LossMalformed, "step is not an object", loc)
 				return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -36,6 +37,10 @@ type Walker struct {
 	pos       Pos
 	depth     int
 	key       []byte // the current member's key, copied out of buf
+	// twoPass has every value read as before bufferedValue: its end
+	// found, then validated. It is the reference FuzzOnePassWalk holds
+	// the one pass to.
+	twoPass bool
 }
 
 // Pos is a place in a document: a byte offset and, when the Walker counts
@@ -236,6 +241,9 @@ func (w *Walker) value(ix *Index) ([]byte, Pos, error) {
 		return nil, w.posAt(start), w.syntax(start, "unexpected end of input")
 	}
 	at := w.posAt(start)
+	if v, ok := w.bufferedValue(ix); ok {
+		return v, at, nil
+	}
 	end := w.valueEnd()
 	start = w.off // fill may have moved the buffer
 	v := w.buf[start:end]
@@ -261,6 +269,44 @@ func (w *Walker) value(ix *Index) ([]byte, Pos, error) {
 	}
 	w.off = end
 	return v, at, nil
+}
+
+// bufferedValue validates the object or array at buf[off] where it lies in
+// buf, indexing into ix (nil: none), so that the value is read once: the
+// search for its end (valueEnd) and its validation are one pass. It
+// succeeds only when the value ends inside what is buffered; otherwise
+// (a value that goes on past what is buffered, an invalid one, a scalar,
+// whose end depends on the byte after it) it leaves the value unread
+// (ix is indexed anew) and value reads it as before: its end found, then
+// validated, so that an error and its offset are the same either way.
+func (w *Walker) bufferedValue(ix *Index) ([]byte, bool) {
+	if w.n-w.off < len(w.buf)/4 && !w.twoPass {
+		// Little is left: read more first, so that a value seldom goes
+		// on past the end (an attempt that fails is a pass lost, and an
+		// error made).
+		w.fill(w.off)
+	}
+	b := w.buf[w.off:w.n]
+	if c := b[0]; (c != '{' && c != '[') || len(b) > math.MaxInt32 || w.twoPass {
+		return nil, false
+	}
+	if ix != nil {
+		ix.begin(b)
+		ix.listing = true
+	}
+	// A valid object or array ends at its closing bracket: where the
+	// validator stops is where valueEnd would have found its end, and
+	// the bytes after it are never looked at.
+	end, err := value(b, 0, w.depth, ix)
+	if err != nil {
+		return nil, false
+	}
+	v := b[:end]
+	if ix != nil {
+		ix.input, ix.handed = v, true
+	}
+	w.off += end
+	return v, true
 }
 
 // valueEnd finds the end of the value at buf[off], reading more input

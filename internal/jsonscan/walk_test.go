@@ -345,3 +345,106 @@ func FuzzIndexedValue(f *testing.F) {
 		}
 	})
 }
+
+// chunkReader hands out at most n bytes a Read, so that a value starts in
+// one fill of a Walker's buffer and ends in another.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	m := copy(p[:min(len(p), r.n)], r.b)
+	r.b = r.b[m:]
+	return m, nil
+}
+
+// walkTrace walks doc as plan says, value by value (read it, read it
+// indexed, descend into it, or leave it to be skipped), and returns what
+// the walk saw: each value's bytes, place and error, the index after each
+// indexed value, each key's place, and how the walk ended.
+func walkTrace(doc []byte, chunk int, buf int, plan []byte, twoPass bool) string {
+	w := NewWalker(&chunkReader{doc, chunk}, true)
+	w.twoPass = twoPass
+	if buf > 0 {
+		w.buf = make([]byte, buf)
+	}
+	var ix Index
+	var out strings.Builder
+	step := 0
+	var walk func() error
+	walk = func() error {
+		var op byte
+		if len(plan) > 0 {
+			op = plan[step%len(plan)] % 4
+		}
+		step++
+		switch op {
+		case 0, 1:
+			var v []byte
+			var at Pos
+			var err error
+			if op == 0 {
+				v, at, err = w.IndexedValue(&ix)
+				fmt.Fprintf(&out, "indexed %q %v %v handed=%v input=%q %v %v %v\n", v, at, err, ix.handed, ix.input, ix.containers, ix.recorded, ix.lists)
+			} else {
+				v, at, err = w.Value()
+				fmt.Fprintf(&out, "value %q %v %v\n", v, at, err)
+			}
+			return err
+		case 2:
+			switch w.Kind() {
+			case '{':
+				return w.Object(func(key []byte, at Pos) error {
+					fmt.Fprintf(&out, "key %q %v\n", key, at)
+					return walk()
+				})
+			case '[':
+				return w.Elems(func(i int, at Pos) error {
+					fmt.Fprintf(&out, "elem %d %v\n", i, at)
+					return walk()
+				})
+			}
+			v, at, err := w.Value()
+			fmt.Fprintf(&out, "scalar %q %v %v\n", v, at, err)
+			return err
+		}
+		fmt.Fprintf(&out, "skip %v\n", w.Skip())
+		return nil
+	}
+	err := walk()
+	if err == nil {
+		err = w.End()
+	}
+	fmt.Fprintf(&out, "end %v %v", err, w.Pos())
+	return out.String()
+}
+
+// FuzzOnePassWalk: a Walker that validates an object or array where it
+// lies in its buffer, finding its end as it validates it, walks every
+// document as the two passes it replaces did (the end found, then the
+// value validated): the same values, places, indexes, and the same error
+// at the same offset for an invalid one, whatever the reads hand it at a
+// time and however small its buffer starts.
+func FuzzOnePassWalk(f *testing.F) {
+	f.Add([]byte(sampleDoc), uint8(0), uint8(0), []byte{2, 0, 1})
+	f.Add([]byte(`{"steps": [{"a": [1, {"b": "c\"}"}]}, {"d": {}}, [], {"e": 1e5}], "x": tru}`), uint8(3), uint8(4), []byte{2, 2, 0})
+	f.Add([]byte(`[{"a": [1, 2,, 3]}, {"b": "\u00e9"}]`), uint8(1), uint8(7), []byte{2, 0})
+	f.Add([]byte(`{"a": {"b": [}]}, "c": {"d": 1]}`), uint8(0), uint8(0), []byte{2, 0})
+	f.Add([]byte("\xef\xbb\xbf [{\"a\":\"\x01\"}, {\"b\"}, 1 2]"), uint8(2), uint8(0), []byte{2, 0, 1, 3})
+	f.Fuzz(func(t *testing.T, doc []byte, chunk, buf uint8, plan []byte) {
+		n := int(chunk%16) + 1
+		if chunk >= 128 {
+			n = len(doc) + 1
+		}
+		b := int(buf % 32)
+		one := walkTrace(doc, n, b, plan, false)
+		two := walkTrace(doc, n, b, plan, true)
+		if one != two {
+			t.Fatalf("%q (reads of %d, buffer %d, plan %v):\none pass:\n%s\ntwo passes:\n%s", doc, n, b, plan, one, two)
+		}
+	})
+}
