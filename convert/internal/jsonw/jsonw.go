@@ -300,35 +300,19 @@ func (o *Obj) Bool(k string, v bool) {
 // valid UTF-8 without U+2028 and U+2029 (the ids and names it is used
 // for).
 func (o *Obj) Strings(k string, list []string) {
-	if o.in != nil {
-		o.writeStrings(o.member(k, (12+o.room())*len(list)), list)
-		return
-	}
-	o.writeStrings(o.appendKey(k, 8*len(list)), list)
-}
-
-// StringsName writes a list of strings whose key is k: Strings(k.String(),
-// list).
-func (o *Obj) StringsName(k *Name, list []string) {
-	switch {
-	case o.in == nil:
-		o.writeStrings(o.nameMember(k.compact, 8*len(list)), list)
-	case o.in.quote:
-		o.writeStrings(o.nameMember(k.quoted, 12*len(list)), list)
-	default:
-		o.writeStrings(o.member(k.s, (12+o.room())*len(list)), list)
-	}
-}
-
-// writeStrings writes list as Strings does after its key, dst being the
-// buffer's free space with the member's separator and key appended.
-func (o *Obj) writeStrings(dst []byte, list []string) {
+	room := o.room()
+	var dst []byte
 	quote := o.in != nil && o.in.quote
 	var canon *canonical
 	if o.in != nil && !quote {
 		canon = o.in.canon
 	}
 	indent := o.in != nil && !quote && canon == nil
+	if o.in != nil {
+		dst = o.member(k, (12+room)*len(list))
+	} else {
+		dst = o.appendKey(k, 8*len(list))
+	}
 	dst = append(dst, '[')
 	for i, s := range list {
 		if i > 0 {
@@ -924,6 +908,32 @@ func (o *Obj) NameName(k, v *Name) {
 	// asked for it), and written without.
 	dst := putEscaped(o.nameMember(e, len(ve)), ve)
 	o.B.Write(dst[:len(dst)-1])
+}
+
+// StringsName writes a list of strings whose key is k: Strings(k.String(),
+// list). An object that indents or writes canonical JSON writes it with
+// Strings.
+func (o *Obj) StringsName(k *Name, list []string) {
+	e := k.compact
+	if o.in != nil {
+		if !o.in.quote {
+			o.Strings(k.s, list)
+			return
+		}
+		e = k.quoted
+	}
+	dst := append(o.nameMember(e, 12*len(list)), '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if o.in != nil {
+			dst = appendQuotedString(dst, s)
+		} else {
+			dst = AppendString(dst, s)
+		}
+	}
+	o.B.Write(append(dst, ']'))
 }
 
 // KeyName starts a member whose key is k and whose value the caller
