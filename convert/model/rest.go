@@ -63,40 +63,40 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 	o := b.Begin()
 	// The kind is always there: a reader lines rests up with its events
 	// by it (ApplyRests).
-	o.Str("kind", e.Kind.String())
-	str := func(key string, f carriedSet, v string) {
+	o.NameName(&restNames.kind, kindName(e.Kind))
+	str := func(key *jsonw.Name, f carriedSet, v string) {
 		if v != "" && !has(f) {
-			o.Str(key, v)
+			o.StrName(key, v)
 		}
 	}
 	if !has(carryTime) {
-		o.Str("time", e.Time)
+		o.StrName(&restNames.time, e.Time)
 	}
-	str("id", carryID, e.ID)
-	str("parent", carryParent, e.ParentID)
+	str(&restNames.id, carryID, e.ID)
+	str(&restNames.parent, carryParent, e.ParentID)
 	// A message id a reader made up is kept too: it says which events
 	// are one response, which a format that groups them (ATIF's steps)
 	// needs back.
-	str("message_id", carryMessageID, e.MessageID)
-	str("model", carryModel, e.Model)
+	str(&restNames.messageID, carryMessageID, e.MessageID)
+	str(&restNames.model, carryModel, e.Model)
 	if !has(carryText) {
-		o.Str("text", e.Text)
+		o.StrName(&restNames.text, e.Text)
 	}
-	str("signature", carrySignature, e.Signature)
-	str("name", carryName, e.Name)
+	str(&restNames.signature, carrySignature, e.Signature)
+	str(&restNames.name, carryName, e.Name)
 	if c := e.Call; c != nil && !has(carryCall) {
 		id := c.ID != "" && !has(carryCallID)
 		name := c.Name != "" && !has(carryCallName)
 		input := len(c.Input) > 0 && !has(carryCallInput)
 		summary := c.Summary != "" && !has(carryCallSummary)
 		if id || name || input || summary {
-			o.Key("call")
+			o.KeyName(&restNames.call)
 			co := b.Begin()
 			if id {
-				co.Str("id", c.ID)
+				co.StrName(&restNames.id, c.ID)
 			}
 			if name {
-				co.Str("name", c.Name)
+				co.StrName(&restNames.name, c.Name)
 			}
 			if input {
 				co.Raw("input", c.Input)
@@ -108,16 +108,16 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 		}
 	}
 	if r := e.Result; r != nil && !has(carryResult) {
-		o.Key("result")
+		o.KeyName(&restNames.result)
 		ro := b.Begin()
 		if r.CallID != "" && !has(carryResultCallID) {
-			ro.Str("call_id", r.CallID)
+			ro.StrName(&restNames.callID, r.CallID)
 		}
 		if r.IsError && !has(carryResultIsError) {
 			ro.Bool("is_error", true)
 		}
 		if !has(carryResultContent) {
-			ro.Str("content", r.Content)
+			ro.StrName(&restNames.content, r.Content)
 		}
 		if len(r.ContentRaw) > 0 && !has(carryResultRaw) {
 			ro.Raw("raw", r.ContentRaw)
@@ -166,7 +166,7 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 		}
 		l.End()
 	}
-	str("agent_id", carryAgentID, e.AgentID)
+	str(&restNames.agentID, carryAgentID, e.AgentID)
 	if e.Sidechain && !has(carrySidechain) {
 		o.Bool("sidechain", true)
 	}
@@ -176,7 +176,7 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 	if e.Step != 0 && !has(carryStep) {
 		o.Int("step", e.Step)
 	}
-	str("raw_type", carryRawType, e.RawType)
+	str(&restNames.rawType, carryRawType, e.RawType)
 	if len(e.Raw) > 0 && !has(carryRaw) {
 		o.Raw("raw", e.Raw)
 	}
@@ -225,12 +225,40 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 		o.Raw("usage", usageJSON(*u))
 	}
 	if len(unset) > 0 {
-		o.Strings("unset", unset)
+		o.StringsName(&restNames.unset, unset)
 	}
 	if usage != nil {
 		o.Raw("usage", usageJSON(*usage))
 	}
 	o.End()
+}
+
+// restNames are the keys WriteRest writes most, and kindNamesEscaped the
+// kinds' names, each escaped once for every rest (jsonw.Name).
+var restNames = struct {
+	kind, time, id, parent, messageID, model, text, signature, name, call,
+	result, callID, content, agentID, rawType, unset jsonw.Name
+}{
+	jsonw.NewName("kind"), jsonw.NewName("time"), jsonw.NewName("id"), jsonw.NewName("parent"),
+	jsonw.NewName("message_id"), jsonw.NewName("model"), jsonw.NewName("text"),
+	jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("call"),
+	jsonw.NewName("result"), jsonw.NewName("call_id"), jsonw.NewName("content"),
+	jsonw.NewName("agent_id"), jsonw.NewName("raw_type"), jsonw.NewName("unset"),
+}
+
+var kindNamesEscaped, unknownKindEscaped = func() (n [len(kindNames)]jsonw.Name, unknown jsonw.Name) {
+	for k := range kindNames {
+		n[k] = jsonw.NewName(Kind(k).String())
+	}
+	return n, jsonw.NewName(Kind(0).String())
+}()
+
+// kindName is k.String() escaped once (jsonw.Name).
+func kindName(k Kind) *jsonw.Name {
+	if int(k) < len(kindNamesEscaped) {
+		return &kindNamesEscaped[k]
+	}
+	return &unknownKindEscaped
 }
 
 // carriedSet is a set of the fields a writer carries (WriteRest's carried),

@@ -805,3 +805,146 @@ func (l *List) End() {
 	}
 	b.WriteByte(']')
 }
+
+// Name is a string escaped once and kept, for each way an Obj writes it:
+// a writer's constant keys and values (a rest's "kind", "time" and kind
+// names), which Str would escape again at every member. Make one with
+// NewName and keep it; its members (StrName, KeyName, NameName) write what
+// Str, Key and Str of its string write, byte for byte.
+type Name struct {
+	s string
+	// compact is s as a compact object's key: AppendString(s) and ':'
+	// (without the colon, as a value).
+	compact string
+	// quoted is compact as it stands inside a string (Quote):
+	// appendQuotedString(s) and ':'.
+	quoted string
+}
+
+// NewName is s escaped for each way an Obj writes it.
+func NewName(s string) Name {
+	return Name{
+		s:       s,
+		compact: string(append(AppendString(nil, s), ':')),
+		quoted:  string(append(appendQuotedString(nil, s), ':')),
+	}
+}
+
+// String is the name's string.
+func (n *Name) String() string { return n.s }
+
+// putEscaped appends e, a string escaped already, to dst, which has room
+// for it and a word more: one of 4 to 16 bytes (a Name's, nearly all)
+// as two words that overlap, without append's call to memmove.
+func putEscaped(dst []byte, e string) []byte {
+	m, l := len(e), len(dst)
+	switch {
+	case m >= 8 && m <= 16:
+		w := dst[l : l+m]
+		binary.LittleEndian.PutUint64(w, word(e))
+		binary.LittleEndian.PutUint64(w[m-8:], word(e[m-8:]))
+		return dst[:l+m]
+	case m >= 4 && m < 8:
+		w := dst[l : l+m]
+		binary.LittleEndian.PutUint32(w, word4(e))
+		binary.LittleEndian.PutUint32(w[m-4:], word4(e[m-4:]))
+		return dst[:l+m]
+	}
+	return append(dst, e...)
+}
+
+// nameMember is the free space of a compact or quoting object's buffer,
+// grown to hold the separator, e (a Name's key as the object writes it)
+// and about n bytes more, with those appended.
+func (o *Obj) nameMember(e string, n int) []byte {
+	dst := o.B.AvailableBuffer()
+	if cap(dst) < len(e)+n+16 {
+		dst = free(o.B, len(e)+n+8)
+	}
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	return putEscaped(dst, e)
+}
+
+// StrName writes a string member whose key is k: Str(k.String(), s). An
+// object that indents or writes canonical JSON writes it as Str does (its
+// key stored a word at a time, or noted for sorting).
+func (o *Obj) StrName(k *Name, s string) {
+	if o.in == nil {
+		dst := o.nameMember(k.compact, len(s)+2)
+		dst = appendEscaped(append(dst, '"'), s, jsonEscapes)
+		o.B.Write(append(dst, '"'))
+		return
+	}
+	if o.in.quote {
+		o.B.Write(appendQuotedString(o.nameMember(k.quoted, 2*len(s)+4), s))
+		return
+	}
+	if c := o.in.canon; c != nil {
+		o.B.Write(c.appendString(o.canonicalMember(k.s, len(s)+2), s))
+		return
+	}
+	o.B.Write(AppendString(o.indentedMember(k.s, len(s)), s))
+}
+
+// NameName writes a string member whose key is k and value v:
+// Str(k.String(), v.String()).
+func (o *Obj) NameName(k, v *Name) {
+	e, ve := k.compact, v.compact
+	if o.in != nil {
+		if !o.in.quote {
+			if c := o.in.canon; c != nil {
+				o.B.Write(c.appendString(o.canonicalMember(k.s, len(v.s)+2), v.s))
+				return
+			}
+			o.B.Write(AppendString(o.indentedMember(k.s, len(v.s)), v.s))
+			return
+		}
+		e, ve = k.quoted, v.quoted
+	}
+	// The value is stored with the colon its string ends with (room was
+	// asked for it), and written without.
+	dst := putEscaped(o.nameMember(e, len(ve)), ve)
+	o.B.Write(dst[:len(dst)-1])
+}
+
+// StringsName writes a list of strings whose key is k: Strings(k.String(),
+// list). An object that indents or writes canonical JSON writes it with
+// Strings.
+func (o *Obj) StringsName(k *Name, list []string) {
+	e := k.compact
+	if o.in != nil {
+		if !o.in.quote {
+			o.Strings(k.s, list)
+			return
+		}
+		e = k.quoted
+	}
+	dst := append(o.nameMember(e, 12*len(list)), '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if o.in != nil {
+			dst = appendQuotedString(dst, s)
+		} else {
+			dst = AppendString(dst, s)
+		}
+	}
+	o.B.Write(append(dst, ']'))
+}
+
+// KeyName starts a member whose key is k and whose value the caller
+// writes itself: Key(k.String()).
+func (o *Obj) KeyName(k *Name) {
+	switch {
+	case o.in == nil:
+		o.B.Write(o.nameMember(k.compact, 0))
+	case o.in.quote:
+		o.B.Write(o.nameMember(k.quoted, 0))
+	default:
+		o.B.Write(o.member(k.s, 0))
+	}
+}

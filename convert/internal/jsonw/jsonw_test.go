@@ -366,3 +366,56 @@ func checkIndentedMembers(t *testing.T, k, s string, d int) {
 		}
 	}
 }
+
+// FuzzNameMembers holds the members of a Name (StrName, NameName, KeyName,
+// StringsName), whose keys and values are escaped once and stored a word at
+// a time, to what Str, Key and Strings write of the Name's string, the
+// reference: in every way a Buf writes (compact, quoted, indented at a depth,
+// canonical), into buffers with no free room, with a little and with more,
+// each member written twice (the second after a separator).
+func FuzzNameMembers(f *testing.F) {
+	f.Add("kind", "tool_call", "v", uint8(0))
+	f.Add("message_id", "user", "msg_0123", uint8(1))
+	f.Add("id", "parent", "", uint8(2))
+	f.Add("unset", "ab", "cdefghijklmnopqrstu", uint8(3))
+	f.Add("k\"ey", "v\\al\x00ue ü \xff", "\u2028", uint8(5))
+	f.Add("", "", "", uint8(40))
+	f.Fuzz(func(t *testing.T, k, v, s string, depth uint8) {
+		kn, vn := NewName(k), NewName(v)
+		if kn.String() != k {
+			t.Fatalf("NewName(%q).String() = %q", k, kn.String())
+		}
+		modes := []func(b *Buf){
+			func(*Buf) {},
+			func(b *Buf) { b.Quote() },
+			func(b *Buf) { b.Indent(int(depth % 48)) },
+			func(b *Buf) { b.WriteCanonical(AppendString, func(dst, v []byte) []byte { return append(dst, v...) }) },
+		}
+		for mi, mode := range modes {
+			for _, room := range []int{0, 1, len(k) + len(v) + len(s) + 8, 4*(len(k)+len(v)+len(s)) + 80} {
+				got, want := Buf{}, Buf{}
+				got.Grow(room)
+				mode(&got)
+				mode(&want)
+				g, w := got.Begin(), want.Begin()
+				for range 2 {
+					g.StrName(&kn, s)
+					w.Str(k, s)
+					g.NameName(&kn, &vn)
+					w.Str(k, v)
+					g.KeyName(&kn)
+					w.Key(k)
+					got.Raw([]byte("1"))
+					want.Raw([]byte("1"))
+					g.StringsName(&kn, []string{v, s})
+					w.Strings(k, []string{v, s})
+				}
+				g.End()
+				w.End()
+				if got.String() != want.String() {
+					t.Fatalf("mode %d, key %q, value %q, string %q, room %d:\n%s\nwant\n%s", mi, k, v, s, room, got.String(), want.String())
+				}
+			}
+		}
+	})
+}
