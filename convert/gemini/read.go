@@ -522,14 +522,23 @@ func (rd *reader) message(fields model.Fields, b, own []byte, valid bool, loc mo
 	return nil
 }
 
-// inside reports whether v lies in b, by their addresses (only compared
-// and subtracted, never made into a pointer).
+// inside reports whether v lies in b, by their addresses (offsetIn).
 func inside(b, v []byte) bool {
+	_, ok := offsetIn(b, v)
+	return ok
+}
+
+// offsetIn is where v starts in b, when v lies in b, by their addresses
+// (only compared and subtracted, never made into a pointer).
+func offsetIn(b, v []byte) (int, bool) {
 	if len(b) == 0 || len(v) == 0 {
-		return false
+		return 0, false
 	}
 	d := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	return d < uintptr(len(b)) && uintptr(len(v)) <= uintptr(len(b))-d
+	if d < uintptr(len(b)) && uintptr(len(v)) <= uintptr(len(b))-d {
+		return int(d), true
+	}
+	return 0, false
 }
 
 // keptString is jsonscan.String(v) for a string an event keeps: when v
@@ -703,15 +712,13 @@ func ownFields(fields model.Fields, b []byte, valid bool) model.Fields {
 		return fields
 	}
 	own := bytes.Clone(b)
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	for i, f := range fields {
-		// Pointers are only compared and subtracted, never made.
-		d := uintptr(unsafe.Pointer(unsafe.SliceData(f.Value))) - base
-		if len(f.Value) == 0 || d >= uintptr(len(b)) || uintptr(len(f.Value)) > uintptr(len(b))-d {
+		d, ok := offsetIn(b, f.Value)
+		if !ok {
 			fields[i].Value = jsonscan.Copy(f.Value)
 			continue
 		}
-		end := int(d) + len(f.Value)
+		end := d + len(f.Value)
 		fields[i].Value = own[d:end:end]
 	}
 	return fields
