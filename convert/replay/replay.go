@@ -107,6 +107,7 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 	typ, _ := str(ix, f, "event")
 	t, _ := str(ix, f, "t")
 	ev := &model.Event{Time: t, Loc: loc}
+	extension := false
 	if typ != EventHeader && typ != EventSessionStart && typ != EventSessionEnd {
 		// The writer's extension fields: usage, model and message id.
 		ev.MessageID, _ = str(ix, f, "message_id")
@@ -114,31 +115,36 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 		if v, ok := f.Get("usage"); ok {
 			ev.Usage = claude.ParseUsageIn(ix, v)
 		}
-		if ev.MessageID != "" || ev.Model != "" || ev.Usage != nil {
-			f = without(f, "message_id", "model", "usage")
-		}
+		extension = ev.MessageID != "" || ev.Model != "" || ev.Usage != nil
 	}
+	// rest is the event's extras: the fields its own fields do not take
+	// (the tag, the time, the writer's rest and, when read, its extension
+	// fields; then skip), copied, in one slice of their number.
 	rest := func(skip ...string) model.Fields {
-		var out model.Fields
+		var kept [16]model.Field
+		out := kept[:0]
 	next:
-		for i, fl := range f {
-			if fl.Key == "event" || fl.Key == "t" {
+		for i := range f {
+			fl := &f[i]
+			switch fl.Key {
+			case "event", "t", "rest":
 				continue
+			case "message_id", "model", "usage":
+				if extension {
+					continue
+				}
 			}
 			for _, s := range skip {
 				if fl.Key == s {
 					continue next
 				}
 			}
-			if out == nil {
-				out = make(model.Fields, 0, len(f)-i)
-			}
 			out = append(out, model.Field{Key: fl.Key, Value: ix.Copy(fl.Value)})
 		}
-		return out
-	}
-	if _, ok := f.Get("rest"); ok {
-		f = without(f, "rest")
+		if len(out) == 0 {
+			return nil
+		}
+		return append(model.Fields(nil), out...)
 	}
 	switch typ {
 	case EventHeader:
@@ -160,7 +166,7 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 		}
 		return nil, false
 	case eventSourceEnd:
-		b, _ := f.Copy().MarshalJSON()
+		b, _ := withoutRead(f, extension).Copy().MarshalJSON()
 		sourceHeader(h, made, b, rep, loc)
 		return nil, false
 	case EventSessionStart:
@@ -251,7 +257,7 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 		}
 		ev.Kind = model.KindPassthrough
 		ev.RawType = typ
-		ev.Raw, _ = f.Copy().MarshalJSON()
+		ev.Raw, _ = withoutRead(f, extension).Copy().MarshalJSON()
 		rep.Passthrough(ev, "replay event "+typ)
 		return ev, true
 	}
@@ -343,14 +349,19 @@ func messageEvent(ev *model.Event, kind string, f model.Fields) bool {
 	return true
 }
 
-// without returns f without the keys, in a new slice.
-func without(f model.Fields, keys ...string) model.Fields {
+// withoutRead returns f, in a new slice, without the fields an event's
+// own fields take: rest, and the writer's extension fields (message_id,
+// model, usage) when extension says they were read. One pass, each key
+// asked once.
+func withoutRead(f model.Fields, extension bool) model.Fields {
 	out := make(model.Fields, 0, len(f))
-next:
 	for _, fl := range f {
-		for _, k := range keys {
-			if fl.Key == k {
-				continue next
+		switch fl.Key {
+		case "rest":
+			continue
+		case "message_id", "model", "usage":
+			if extension {
+				continue
 			}
 		}
 		out = append(out, fl)
