@@ -13,7 +13,7 @@ import (
 
 // FuzzIndexedLine holds Read's indexed path to the plain one it replaced:
 // for a line parsed with model.ParseRecord, each value read through the
-// index (str, Index.Copy, claude.ParseUsageIn, model.ApplyRestIn) is what
+// index (str, Index.Copy, readUsage, model.ApplyRestIn) is what
 // the same value read without it gives (Fields.String, jsonscan.Copy,
 // claude.ParseUsage, model.ApplyRest), invalid UTF-8 included.
 func FuzzIndexedLine(f *testing.F) {
@@ -23,6 +23,11 @@ func FuzzIndexedLine(f *testing.F) {
 		`{"event":"ToolResult","exit_code":null,"id":"q","output_preview":"a\"b\\c","rest":{"kind":"tool_result","result":{},"text":""}}`,
 		"{\"event\":\"Message\",\"text\":\"bad \xff\xfe utf-8\",\"rest\":{\"kind\":\"user\",\"text\":\"\xc3\"},\"usage\":{\"input_tokens\":\"\xff\"}}",
 		`{"usage":[1,2],"rest":5,"t":null}`,
+		`{"usage":{"cache_creation_input_tokens":0,"cache_read_input_tokens":123456789012345678,"input_tokens":1234567890123456789,"output_tokens":7}}`,
+		`{"usage":{"cache_creation_input_tokens":1.5,"cache_read_input_tokens":-2,"input_tokens":3e2,"output_tokens":0}}`,
+		`{"usage":{"cache_creation_input_tokens":1,"cache_read_input_tokens":2,"input_tokens":3,"output_tokens":4,"service_tier":"x"}}`,
+		`{"usage":{"cache_creation_input_tokens":1,"cache_read_input_tokens":2,"input_tokens":3,"output_tokens":4} }`,
+		`{"usage":{"cache_creation_input_tokens":1,"cache_read_input_tokens":2,"input_tokens":3}}`,
 		`{"usage":{"input_tokens":1e3,"output_tokens":-4},"model":"m","message_id":"msg"}`,
 	} {
 		f.Add([]byte(s))
@@ -52,8 +57,8 @@ func FuzzIndexedLine(f *testing.F) {
 			if g, w := ix.Copy(fl.Value), jsonscan.Copy(fl.Value); !bytes.Equal(g, w) {
 				t.Errorf("Copy(%s) = %s, want %s", fl.Value, g, w)
 			}
-			if g, w := claude.ParseUsageIn(&ix, fl.Value), claude.ParseUsage(fl.Value); !reflect.DeepEqual(g, w) {
-				t.Errorf("ParseUsageIn(%s) = %+v, want %+v", fl.Value, g, w)
+			if g, w := readUsage(&ix, fl.Value), claude.ParseUsage(fl.Value); !reflect.DeepEqual(g, w) {
+				t.Errorf("readUsage(%s) = %+v, want %+v", fl.Value, g, w)
 			}
 			var ge, we model.Event
 			gerr, werr := model.ApplyRestIn(&ix, &ge, fl.Value), model.ApplyRest(&we, fl.Value)
