@@ -336,3 +336,33 @@ func TestSkipSpaceInline(t *testing.T) {
 		}
 	}
 }
+
+// TestNonSpaceAt: where nonSpaceAt says a byte beyond ASCII starts no
+// white space, skipSpace passes nothing there, for every first byte and
+// second byte (and a third that completes or breaks the character); and
+// it says so for the arrow and for characters the generated logs hold.
+func TestNonSpaceAt(t *testing.T) {
+	for c := range 256 {
+		for d := range 257 { // 256: the line ends after c
+			for _, e := range []byte{0x80, 0x85, 0xBF, 'x'} {
+				b := []byte{byte(c)}
+				if d < 256 {
+					b = append(b, byte(d), e, ' ')
+				}
+				if nonSpaceAt(b, 0) && skipSpace(b, 0) != 0 {
+					t.Fatalf("nonSpaceAt(%q) but skipSpace passes %d bytes", b, skipSpace(b, 0))
+				}
+			}
+		}
+	}
+	for _, s := range []string{"→", "é", "日", "😀", "\xff"} {
+		if !nonSpaceAt([]byte(s+" "), 0) {
+			t.Errorf("nonSpaceAt(%q) false", s)
+		}
+	}
+	for _, s := range []string{"\u00a0", "\u0085", "\u1680", "\u2000", "\u200a", "\u2028", "\u202f", "\u205f", "\u3000", "a"} {
+		if nonSpaceAt([]byte(s+"x"), 0) {
+			t.Errorf("nonSpaceAt(%q) true", s)
+		}
+	}
+}
