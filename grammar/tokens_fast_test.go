@@ -366,3 +366,77 @@ func TestNonSpaceAt(t *testing.T) {
 		}
 	}
 }
+
+// quotedEndReference is quotedEnd as it was before it passed over an
+// arrow without asking keyAt, and asked keyAt rather than keyAtASCII.
+func quotedEndReference(t []byte, q, to int) int {
+	closesAt := func(i int) bool {
+		return i+1 == to || i+1 < to && (t[i+1] == ' ' || t[i+1] == '\t' || bytes.HasPrefix(t[i+1:], arrow))
+	}
+	end := -1
+	for i := q + 1; i < to; i++ {
+		if t[i] == '\\' {
+			i++
+			continue
+		}
+		if t[i] == '"' && closesAt(i) {
+			end = i + 1
+			break
+		}
+	}
+	if end < 0 {
+		return to
+	}
+	limit := to
+	for i := end; i < to; i++ {
+		if bytes.HasPrefix(t[i:], arrow) {
+			limit = i
+			break
+		}
+		if (t[i] == ' ' || t[i] == '\t') && i+1 < to {
+			if _, _, ok := keyAt(t, i+1); ok {
+				limit = i
+				break
+			}
+		}
+	}
+	for i := limit - 1; i >= end; i-- {
+		if t[i] == '"' && closesAt(i) {
+			return i + 1
+		}
+	}
+	return end
+}
+
+// FuzzQuotedEnd holds quotedEnd to quotedEndReference for every quote of
+// the input and every end of the line to read up to.
+func FuzzQuotedEnd(f *testing.F) {
+	for _, s := range []string{
+		`t!:Bash id=a cmd="go test ./x -run y" → [running] tokens_in=3`,
+		`cmd="git stash push -m "x" && gi..." path="a b" → [ok] n=1`,
+		`q="a" →b="c" → x= "d" \t e="f"` + "\t" + `g=h "i" ünï="x" 日="y" →`,
+		`v="a\" b" c=d`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for q := range len(line) {
+			if line[q] != '"' {
+				continue
+			}
+			for _, to := range []int{len(line), (q + len(line)) / 2, q + 1} {
+				if got, want := quotedEnd(line, q, to), quotedEndReference(line, q, to); got != want {
+					t.Fatalf("%q from %d to %d: %d, reference %d", line, q, to, got, want)
+				}
+			}
+		}
+	})
+}
+
+// TestArrowNoWord: quotedEnd passes over an arrow without asking keyAt,
+// which finds no key there: the arrow is no word character.
+func TestArrowNoWord(t *testing.T) {
+	if ok, _ := wordAt(arrow, 0); ok {
+		t.Fatal("the arrow is a word character")
+	}
+}
