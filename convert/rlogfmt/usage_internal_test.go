@@ -2,8 +2,6 @@ package rlogfmt
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
@@ -82,32 +80,10 @@ func usageBoth(t *testing.T, name string, in []byte) {
 // repository's rlog files and of generated sessions, streamed ones (a
 // message_id= on each response) among them.
 func TestUsageEqualsReference(t *testing.T) {
-	var files []string
-	for _, glob := range []string{"../testdata/*/*/*.rlog", "../testdata/*/*.rlog", "../../testdata/*/*.rlog", "../../grammar/testdata/*/*.rlog"} {
-		m, _ := filepath.Glob(glob)
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no rlog files found under testdata")
-	}
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		usageBoth(t, p, data)
-	}
-	for seed, opts := range []gen.Options{
+	forEachLog(t, []gen.Options{
 		{Bytes: 256 << 10, FindingRate: 0.05, Timed: true},
 		{Bytes: 256 << 10, FindingRate: 0.02, Streamed: true},
-	} {
-		opts.Seed = uint64(seed + 1)
-		var b bytes.Buffer
-		if err := gen.Write(&b, opts); err != nil {
-			t.Fatal(err)
-		}
-		usageBoth(t, "generated", b.Bytes())
-	}
+	}, usageBoth)
 }
 
 // FuzzUsage holds the reader's usage to the reference on any lines.
