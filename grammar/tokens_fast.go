@@ -286,6 +286,15 @@ func (s *skim) next(from int) int {
 // t[p], looking back no further than lo.
 func wordStart(t []byte, p, lo int) int {
 	for p > lo {
+		// An ASCII byte (nearly all) tested in place, not by
+		// spaceBefore's call.
+		if c := t[p-1]; c < 0x80 {
+			if asciiSpace[c] {
+				return p
+			}
+			p--
+			continue
+		}
 		ok, n := spaceBefore(t, p)
 		if ok {
 			return p
@@ -299,6 +308,13 @@ func wordStart(t []byte, p, lo int) int {
 // looking back no further than lo.
 func spaceStart(t []byte, w, lo int) int {
 	for w > lo {
+		if c := t[w-1]; c < 0x80 { // as in wordStart
+			if !asciiSpace[c] {
+				return w
+			}
+			w--
+			continue
+		}
 		ok, n := spaceBefore(t, w)
 		if !ok {
 			return w
