@@ -341,20 +341,41 @@ func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
 	return false
 }
 
-// metaAtStart is metaAt for an '=' in the first 16 bytes of t, each
-// key's name compared as a string.
+// metaAtStart is metaAt for an '=' in the first 16 bytes of t, where the
+// two words cannot be read: each key's name is compared byte by byte.
 func metaAtStart(t []byte, li *LineInfo, content, eq, te int) bool {
 	if eq < 2 {
 		return false // every key is two bytes or more
 	}
 	for m := keysEndingIn[t[eq-1]] & keysWithNextToLast[t[eq-2]]; m != 0; m &= m - 1 {
 		k := Key(bits.TrailingZeros16(m))
-		ks := eq - keyWords[k].len
-		if ks >= content && string(t[ks:eq]) == keySpecs[k].name && !wordBefore(t, ks) {
-			return recordMeta(t, li, k, eq, te)
+		name := keySpecs[k].name
+		ks := eq - len(name)
+		if ks < content || !sameBytes(t[ks:eq], name) {
+			continue
 		}
+		if ks > 0 {
+			if c := t[ks-1]; c < 0x80 && asciiWord[c] || c >= 0x80 && wordBefore(t, ks) {
+				continue // a longer word (tid=, not id=)
+			}
+		}
+		return recordMeta(t, li, k, eq, te)
 	}
 	return false
+}
+
+// sameBytes is string(b) == s for a key's name, which is short: a loop
+// over its bytes costs less than a call to compare them.
+func sameBytes(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(s) {
+		if b[i] != s[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // recordMeta records the value of key k, whose '=' is at eq, if k has
