@@ -53,11 +53,14 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			ev := stepEvent(f, loc, rep)
 			if h.Origin != "" {
 				// Written from another format: the step's number is the
-				// writer's, and its rest gives the event back.
+				// writer's, and its rest gives the event back. The rest
+				// is part of the step ix indexed: its members, and
+				// those of its call, result and extra, come from the
+				// index, and its UTF-8 is the step's, checked already.
 				ev.Step = 0
 				if r, ok := f.Get("rest"); ok {
 					ev.Extra.Delete("rest")
-					if err := model.ApplyRest(ev, r); err != nil {
+					if err := model.ApplyRestIn(&ix, ev, r); err != nil {
 						rep.Add(model.LossMalformed, "step rest: "+err.Error(), loc)
 					}
 				}
