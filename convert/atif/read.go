@@ -227,6 +227,12 @@ type reader struct {
 	// message, metrics, tool calls and observation are each listed
 	// without passing over what is nested in them again (model.ParseIn).
 	ix jsonscan.Index
+	// Room for the lists a step is read with and does not keep (what the
+	// events keep of them is copied): the step itself, its metrics, a
+	// tool call, its observation, a result of it and the result's extra,
+	// and the list of its rests. Each is the room of one list at a time.
+	record, metrics, call, obs, result, resultExtra model.Scratch
+	rests                                           []json.RawMessage
 }
 
 func (st *reader) emit(e *model.Event) error {
@@ -286,7 +292,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	// keeps (with jsonscan.Copy); a step's text is mostly decoded, not
 	// kept. Otherwise they are copied, and re-encoded where invalid, as
 	// ParseFields does. The index checks b once, for the rests too.
-	f, err := model.ParseRecord(&st.ix, b, false, validated)
+	f, err := st.record.ParseRecord(&st.ix, b, false, validated)
 	var valid bool
 	if f != nil {
 		valid = st.ix.InputValidUTF8()
@@ -399,7 +405,7 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 	base := sp.base
 	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
-		mf, _ := model.ParseIn(&st.ix, m, true)
+		mf, _ := st.metrics.ParseIn(&st.ix, m, true)
 		prompt, _ := intOf(mf, "prompt_tokens")
 		out, _ := intOf(mf, "completion_tokens")
 		cached, _ := intOf(mf, "cached_tokens")
@@ -444,7 +450,7 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 	}
 	if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
 		st.ix.Array(tc, func(i int, v []byte) error {
-			cf, err := model.ParseIn(&st.ix, v, true)
+			cf, err := st.call.ParseIn(&st.ix, v, true)
 			if err != nil || cf == nil {
 				st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: base.Loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", base.Loc.Path, i)})
 				return nil
@@ -501,7 +507,7 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 // fields could not hold (a second text of one response) comes back from
 // its rest alone. The step's id and number are not the events' then.
 func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []model.Event {
-	rests, err := model.RestListIn(&st.ix, raw)
+	rests, err := model.RestListIn(&st.ix, raw, &st.rests)
 	if err != nil {
 		st.rep.Add(model.LossMalformed, "step extra.rests is not a list", sp.base.Loc)
 		return events
@@ -625,7 +631,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 	base.Usage = nil
 	base.MessageID = ""
 	base.Form = model.Form{}
-	of, err := model.ParseIn(&st.ix, obs, !validUTF8)
+	of, err := st.obs.ParseIn(&st.ix, obs, !validUTF8)
 	if err != nil || of == nil {
 		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
 		return nil
@@ -653,7 +659,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 	}
 	var out []model.Event
 	st.ix.Array(res, func(i int, v []byte) error {
-		rf, err := model.ParseIn(&st.ix, v, !validUTF8)
+		rf, err := st.result.ParseIn(&st.ix, v, !validUTF8)
 		if err != nil || rf == nil {
 			st.rep.Add(model.LossMalformed, "observation result is not an object", loc)
 			return nil
@@ -666,7 +672,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			r.Content, r.ContentRaw = text(c)
 		}
 		if x, ok := rf.Get("extra"); ok {
-			xf, _ := model.ParseIn(&st.ix, x, true)
+			xf, _ := st.resultExtra.ParseIn(&st.ix, x, true)
 			if s, ok := xf.String("status"); ok && s != "" {
 				// This package's writer's status (v1.7), neither ok nor
 				// error.

@@ -1040,12 +1040,17 @@ func RestList(b []byte, validated bool) ([]json.RawMessage, error) {
 	if !validated && !jsonscan.Valid(b) {
 		return nil, errors.New("invalid JSON")
 	}
-	return RestListIn(nil, b)
+	return RestListIn(nil, b, nil)
 }
 
 // RestListIn is RestList for a list validated already, part of the record
 // ix indexed last (ParseRecord): each rest is jumped over, not scanned.
-func RestListIn(ix *jsonscan.Index, b []byte) ([]json.RawMessage, error) {
+// The list is made in room's room when room is not nil, and room keeps
+// it for the next list when it is small (at most maxScratch rests): a
+// reader that reads a record's rests and does not keep the list (it
+// applies them) reuses one; the list is valid until the next call with
+// the same room.
+func RestListIn(ix *jsonscan.Index, b []byte, room *[]json.RawMessage) ([]json.RawMessage, error) {
 	t := bytes.TrimSpace(b)
 	if string(t) == "null" {
 		return nil, nil
@@ -1054,10 +1059,16 @@ func RestListIn(ix *jsonscan.Index, b []byte) ([]json.RawMessage, error) {
 		return nil, errors.New("not a list")
 	}
 	var out []json.RawMessage
+	if room != nil {
+		out = (*room)[:0]
+	}
 	err := ix.Array(t, func(_ int, v []byte) error {
 		out = append(out, v)
 		return nil
 	})
+	if room != nil && cap(out) <= maxScratch {
+		*room = out
+	}
 	if out == nil && err == nil {
 		out = []json.RawMessage{}
 	}

@@ -68,6 +68,12 @@ type reader struct {
 	// that its message, extra and tool calls are each listed without
 	// passing over what is nested in them again (model.ParseIn).
 	ix jsonscan.Index
+	// Room for the lists an entry is read with and does not keep (what
+	// the events keep of them is copied): the entry, its message, a tool
+	// call and its function, the response, and the list of its rests.
+	// Each is the room of one list at a time.
+	entry, msg, call, function, response model.Scratch
+	rests                                []json.RawMessage
 }
 
 func (rd *reader) root(key string, v json.RawMessage) {
@@ -109,7 +115,7 @@ func (rd *reader) emit(e *model.Event) error {
 // written from another format; model.ApplyRests).
 func (rd *reader) emitAll(events []model.Event, rests json.RawMessage, loc model.Loc) error {
 	if rests != nil {
-		if list, err := model.RestListIn(&rd.ix, rests); err != nil {
+		if list, err := model.RestListIn(&rd.ix, rests, &rd.rests); err != nil {
 			rd.rep.Add(model.LossMalformed, "message extra.rests is not a list", loc)
 		} else {
 			base := model.Event{Loc: loc}
@@ -152,7 +158,7 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 	// value is byte for byte what copying it would give) and only what
 	// the events keep is copied: the extra, the strings. The index checks
 	// the entry once, for the rests too.
-	wrap, err := model.ParseRecord(&rd.ix, b, false, true)
+	wrap, err := rd.entry.ParseRecord(&rd.ix, b, false, true)
 	if err != nil || wrap == nil {
 		rd.rep.Add(model.LossMalformed, "message entry is not an object", loc)
 		return nil
@@ -161,10 +167,13 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 	if !inPlace {
 		wrap.CopyValues()
 	}
-	parse := func(raw []byte) (model.Fields, error) { return model.ParseIn(&rd.ix, raw, !inPlace) }
+	// parse lists an object of the entry into room.
+	parse := func(room *model.Scratch, raw []byte) (model.Fields, error) {
+		return room.ParseIn(&rd.ix, raw, !inPlace)
+	}
 	key, _ := wrap.String("key")
 	mraw, _ := wrap.Get("message")
-	m, err := parse(mraw)
+	m, err := parse(&rd.msg, mraw)
 	if err != nil || m == nil {
 		rd.rep.Add(model.LossMalformed, "message is not an object", loc)
 		return nil
@@ -238,7 +247,7 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 
 // assistant reads an assistant message: an agent event with the turn's
 // usage, then one event per tool call.
-func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, loc model.Loc, restList json.RawMessage, parse func([]byte) (model.Fields, error)) error {
+func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, loc model.Loc, restList json.RawMessage, parse func(*model.Scratch, []byte) (model.Fields, error)) error {
 	ev.Kind = model.KindAgent
 	// Without one, the message's key ties its events together, made up.
 	ev.MessageID = model.SyntheticMessagePrefix + key
@@ -248,7 +257,7 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 	ev.Model, _ = extra.String("model")
 	if ev.Model == "" {
 		if resp, ok := extra.Get("response"); ok {
-			rf, _ := parse(resp)
+			rf, _ := parse(&rd.response, resp)
 			ev.Model, _ = rf.String("model")
 		}
 	}
@@ -274,11 +283,11 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 		return rd.emitAll(events, restList, loc)
 	}
 	err := rd.ix.Array(tc, func(j int, cb []byte) error {
-		cf, _ := parse(cb)
+		cf, _ := parse(&rd.call, cb)
 		call := &model.ToolCall{}
 		call.ID, _ = cf.String("id")
 		if fn, ok := cf.Get("function"); ok {
-			ff, _ := parse(fn)
+			ff, _ := parse(&rd.function, fn)
 			call.Name, _ = ff.String("name")
 			args, _ := ff.String("arguments")
 			if jsonscan.Valid([]byte(args)) {
