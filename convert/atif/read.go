@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -369,9 +370,13 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 	stepN, _ := intOf(f, "step_id")
 	ts, _ := f.String("timestamp")
 	modelName, _ := f.String("model_name")
-	id := fmt.Sprintf("step-%d", stepN)
-	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: model.SyntheticMessagePrefix + id}
-	sp.source, _ = f.String("source")
+	// The step's id, step-N, and the message id made up of it, one
+	// string: the id is its end.
+	var idBuf [32]byte
+	msgID := string(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
+	id := msgID[len(model.SyntheticMessagePrefix):]
+	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: msgID}
+	sp.source = sourceOf(f)
 	if x, ok := f.Get("extra"); ok {
 		// The rests are read where they are, not kept; the rest of the
 		// extra is the events', copied.
@@ -390,7 +395,7 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 		}
 	}
 	for _, fl := range f {
-		if !stepMapped[fl.Key] {
+		if !mappedStepKey(fl.Key) {
 			sp.extra.Set("atif."+fl.Key, jsonscan.Copy(fl.Value))
 		}
 	}
@@ -398,6 +403,22 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 		sp.text, sp.parts = text(m)
 	}
 	return sp
+}
+
+// sourceOf is the step's source, as f.String("source") gives it: one of
+// ATIF's three without a string made of its bytes each step.
+func sourceOf(f model.Fields) string {
+	v, _ := f.Get("source")
+	switch string(bytes.TrimSpace(v)) {
+	case `"agent"`:
+		return "agent"
+	case `"user"`:
+		return "user"
+	case `"system"`:
+		return "system"
+	}
+	s, _ := f.String("source")
+	return s
 }
 
 // agentEvents are an agent step's events: reasoning, message and tool
