@@ -134,7 +134,8 @@ func FuzzString(f *testing.F) {
 		if got, want := PlainASCII(s), plainByBytes(s); got != want {
 			t.Fatalf("PlainASCII(%q) = %d, want %d", s, got, want)
 		}
-		var got, want bytes.Buffer
+		var got Buffer
+		var want bytes.Buffer
 		String(&got, s)
 		stringByBytes(&want, s)
 		if got.String() != want.String() {
@@ -286,7 +287,7 @@ func FuzzStrMember(f *testing.F) {
 		stringByBytes(&member, s)
 		want := "{" + member.String()[1:] + member.String() + "}"
 		for _, room := range []int{0, 1, len(k) + len(s) + 8, 2*(len(k)+len(s)) + 40} {
-			b := bytes.NewBuffer(make([]byte, 0, room))
+			b := &Buffer{buf: make([]byte, 0, room)}
 			o := Begin(b)
 			o.Str(k, s)
 			o.Str(k, s)
