@@ -51,8 +51,11 @@ func (b *Buffer) Truncate(n int) {
 	b.buf = b.buf[:n]
 }
 
-// Grow makes room for n more bytes, as bytes.Buffer.Grow does: twice the
-// capacity and n when it grows.
+// Grow makes room for n more bytes, as bytes.Buffer.Grow does: a first
+// buffer of 64 bytes, then the length and n or twice the capacity,
+// whichever is more, rounded up to the allocator's size (as append
+// rounds it), so that a writer's buffers take the memory they took as
+// bytes.Buffers.
 func (b *Buffer) Grow(n int) {
 	if n < 0 {
 		panic("jsonw.Buffer.Grow: negative count")
@@ -60,13 +63,16 @@ func (b *Buffer) Grow(n int) {
 	if cap(b.buf)-len(b.buf) >= n {
 		return
 	}
-	c := 2*cap(b.buf) + n
-	if c < 64 {
-		c = 64
+	if b.buf == nil && n <= 64 {
+		b.buf = make([]byte, 0, 64)
+		return
 	}
-	nb := make([]byte, len(b.buf), c)
-	copy(nb, b.buf)
-	b.buf = nb
+	c := len(b.buf) + n
+	if c < 2*cap(b.buf) {
+		c = 2 * cap(b.buf)
+	}
+	nb := append([]byte(nil), make([]byte, c)...)
+	b.buf = nb[:copy(nb, b.buf)]
 }
 
 // Write appends p.
