@@ -952,3 +952,44 @@ func (o *Obj) KeyName(k *Name) {
 		o.B.buf = o.member(k.s, 0)
 	}
 }
+
+// NamesName writes a list of names whose key is k: Strings(k.String(),
+// the names' strings). A compact or quoting object stores each name as it
+// was escaped once (its key form, whose colon becomes the separator or the
+// closing bracket), with no test of its bytes; one that indents or writes
+// canonical JSON writes it with Strings. (A rest's "unset" list: the names
+// of the fields a writer made up, the same few constants rest after rest.)
+func (o *Obj) NamesName(k *Name, list []*Name) {
+	if o.in != nil && !o.in.quote {
+		var a [8]string
+		s := a[:0]
+		for _, n := range list {
+			s = append(s, n.s)
+		}
+		o.Strings(k.s, s)
+		return
+	}
+	quote := o.in != nil
+	e, room := k.compact, 1
+	if quote {
+		e = k.quoted
+	}
+	for _, n := range list {
+		room += len(n.quoted) // (the longer of its two forms)
+	}
+	dst := append(o.nameMember(e, room), '[')
+	for _, n := range list {
+		if quote {
+			dst = putEscaped(dst, n.quoted)
+		} else {
+			dst = putEscaped(dst, n.compact)
+		}
+		dst[len(dst)-1] = ','
+	}
+	if len(list) == 0 {
+		dst = append(dst, ']')
+	} else {
+		dst[len(dst)-1] = ']'
+	}
+	o.B.buf = dst
+}

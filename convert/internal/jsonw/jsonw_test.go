@@ -369,7 +369,7 @@ func checkIndentedMembers(t *testing.T, k, s string, d int) {
 }
 
 // FuzzNameMembers holds the members of a Name (StrName, NameName, KeyName,
-// StringsName), whose keys and values are escaped once and stored a word at
+// StringsName, NamesName), whose keys and values are escaped once and stored a word at
 // a time, to what Str, Key and Strings write of the Name's string, the
 // reference: in every way a Buf writes (compact, quoted, indented at a depth,
 // canonical), into buffers with no free room, with a little and with more,
@@ -382,7 +382,9 @@ func FuzzNameMembers(f *testing.F) {
 	f.Add("k\"ey", "v\\al\x00ue ü \xff", "\u2028", uint8(5))
 	f.Add("", "", "", uint8(40))
 	f.Fuzz(func(t *testing.T, k, v, s string, depth uint8) {
-		kn, vn := NewName(k), NewName(v)
+		kn, vn, sn := NewName(k), NewName(v), NewName(s)
+		// Lists of 0 to 3 names, as long as depth picks.
+		names, strs := []*Name{&sn, &kn, &vn}, []string{s, k, v}
 		if kn.String() != k {
 			t.Fatalf("NewName(%q).String() = %q", k, kn.String())
 		}
@@ -410,6 +412,10 @@ func FuzzNameMembers(f *testing.F) {
 					want.Raw([]byte("1"))
 					g.StringsName(&kn, []string{v, s})
 					w.Strings(k, []string{v, s})
+					g.NamesName(&kn, []*Name{&vn, &sn, &vn})
+					w.Strings(k, []string{v, s, v})
+					g.NamesName(&kn, names[:int(depth)%4])
+					w.Strings(k, strs[:int(depth)%4])
 				}
 				g.End()
 				w.End()
