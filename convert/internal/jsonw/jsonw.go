@@ -248,7 +248,12 @@ func (o *Obj) Str(k, s string) {
 		return
 	}
 	// A compact member, the most common, written without appendKey's
-	// and AppendString's calls: what they append, in one body.
+	// and AppendString's calls: what they append, in one body. A key of
+	// 4 to 16 bytes plain throughout (nearly every key: "type", "uuid",
+	// "timestamp") is stored with its quotes, colon and the value's quote
+	// as two words that overlap, tested at once, as indentedMember stores
+	// an indented one, without appendEscaped's call; any other key is
+	// escaped by it.
 	dst := o.B.buf
 	if cap(dst)-len(dst) < len(k)+len(s)+8 {
 		dst = free(o.B, len(k)+len(s))
@@ -257,6 +262,30 @@ func (o *Obj) Str(k, s string) {
 		dst = append(dst, ',')
 	}
 	o.n++
+	if m, l := len(k), len(dst); m >= 4 && m <= 16 {
+		w := dst[l : l+m+4]
+		if m < 8 {
+			w0, w1 := word4(k), word4(k[m-4:])
+			if notPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
+				binary.LittleEndian.PutUint32(w[1:], w0)
+				binary.LittleEndian.PutUint32(w[m-3:], w1)
+				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', '"'
+				dst = appendEscaped(dst[:l+m+4], s, jsonEscapes)
+				o.B.buf = append(dst, '"')
+				return
+			}
+		} else {
+			w0, w1 := word(k), word(k[m-8:])
+			if notPlainASCII8(w0)|notPlainASCII8(w1) == 0 {
+				binary.LittleEndian.PutUint64(w[1:], w0)
+				binary.LittleEndian.PutUint64(w[m-7:], w1)
+				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', '"'
+				dst = appendEscaped(dst[:l+m+4], s, jsonEscapes)
+				o.B.buf = append(dst, '"')
+				return
+			}
+		}
+	}
 	dst = appendEscaped(append(dst, '"'), k, jsonEscapes)
 	dst = appendEscaped(append(dst, '"', ':', '"'), s, jsonEscapes)
 	o.B.buf = append(dst, '"')
