@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -571,7 +570,7 @@ func (wr *Writer) sessionMembers(o *jsonw.Obj, e *model.Event) {
 		}
 	}
 	if v != wr.head.values || wr.head.obj == nil {
-		var b bytes.Buffer
+		var b jsonw.Buffer
 		c := jsonw.Begin(&b)
 		wr.ownSessionMembers(c, e, v)
 		c.End()
@@ -869,7 +868,7 @@ func (wr *Writer) flush() {
 // userEntry writes the members of a user entry: the prompt (a string, as
 // Claude Code writes a typed prompt, or blocks), tool results with their
 // statuses, a todo list.
-func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
+func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 	first := evs[0]
 	l := wr.entryHead(o, first, "user")
 	o.Key("message")
@@ -920,7 +919,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
 
 // assistantEntry writes the members of an assistant entry: one message's
 // content blocks with its model, id and usage.
-func (wr *Writer) assistantEntry(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event) {
+func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 	first := evs[0]
 	l := wr.entryHead(o, first, "assistant")
 	o.Key("message")
@@ -1024,7 +1023,7 @@ func pick(a, b string) string {
 }
 
 // blocks writes evs as a message's content: a list of their blocks.
-func (wr *Writer) blocks(b *bytes.Buffer, evs []*model.Event) {
+func (wr *Writer) blocks(b *jsonw.Buffer, evs []*model.Event) {
 	b.WriteByte('[')
 	for i, e := range evs {
 		if i > 0 {
@@ -1036,7 +1035,7 @@ func (wr *Writer) blocks(b *bytes.Buffer, evs []*model.Event) {
 }
 
 // block writes one content block.
-func (wr *Writer) block(b *bytes.Buffer, e *model.Event) {
+func (wr *Writer) block(b *jsonw.Buffer, e *model.Event) {
 	o := jsonw.Begin(b)
 	switch e.Kind {
 	case model.KindUser, model.KindAgent:
@@ -1162,7 +1161,7 @@ const resultStatusKey = "toolResultStatus"
 // that have such a status, but for the one the entry's own fields (extra)
 // say (a denied or interrupted call's toolDenialKind), which the reader
 // reads from them.
-func (wr *Writer) writeResultStatuses(o *jsonw.Obj, b *bytes.Buffer, evs []*model.Event, extra model.Fields) {
+func (wr *Writer) writeResultStatuses(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event, extra model.Fields) {
 	var so *jsonw.Obj
 	said := denialStatus(extra)
 	for _, e := range evs {
@@ -1207,7 +1206,7 @@ func (wr *Writer) other(e *model.Event) {
 	switch e.Kind {
 	case model.KindPassthrough:
 		if same && len(e.Raw) > 0 {
-			var c bytes.Buffer
+			var c jsonw.Buffer
 			jsonw.WriteCompact(&c, e.Raw)
 			wr.writeLine(c.Bytes())
 			return

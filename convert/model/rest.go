@@ -57,7 +57,7 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 // the rest that its record does not say the event's usage (an ATIF step
 // whose metrics are what the step adds to the session's count).
 func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
-	var unsetNames [4]string // (on the stack: the few a writer makes up)
+	var unsetNames [4]*jsonw.Name // (on the stack: the few a writer makes up)
 	set, unset := carriedFields(carried, unsetNames[:0])
 	has := func(f carriedSet) bool { return set&f != 0 }
 	o := b.Begin()
@@ -225,7 +225,7 @@ func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
 		o.Raw("usage", usageJSON(*u))
 	}
 	if len(unset) > 0 {
-		o.StringsName(&restNames.unset, unset)
+		o.NamesName(&restNames.unset, unset)
 	}
 	if usage != nil {
 		o.Raw("usage", usageJSON(*usage))
@@ -244,6 +244,37 @@ var restNames = struct {
 	jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("call"),
 	jsonw.NewName("result"), jsonw.NewName("call_id"), jsonw.NewName("content"),
 	jsonw.NewName("agent_id"), jsonw.NewName("raw_type"), jsonw.NewName("unset"),
+}
+
+// unsetNamesEscaped are the names writers make up ("-id" in carried):
+// the names of a rest's "unset" list, each escaped once (unsetName).
+var unsetNamesEscaped = struct{ usage, step, callID, resultCallID jsonw.Name }{
+	jsonw.NewName("usage"), jsonw.NewName("step"), jsonw.NewName("call.id"), jsonw.NewName("result.call_id"),
+}
+
+// unsetName is s escaped once (jsonw.Name) for a rest's "unset" list: one
+// kept for a name a writer makes up, or made now for any other.
+func unsetName(s string) *jsonw.Name {
+	switch s {
+	case "id":
+		return &restNames.id
+	case "parent":
+		return &restNames.parent
+	case "message_id":
+		return &restNames.messageID
+	case "model":
+		return &restNames.model
+	case "usage":
+		return &unsetNamesEscaped.usage
+	case "step":
+		return &unsetNamesEscaped.step
+	case "call.id":
+		return &unsetNamesEscaped.callID
+	case "result.call_id":
+		return &unsetNamesEscaped.resultCallID
+	}
+	n := jsonw.NewName(s)
+	return &n
 }
 
 var kindNamesEscaped, unknownKindEscaped = func() (n [len(kindNames)]jsonw.Name, unknown jsonw.Name) {
@@ -300,11 +331,11 @@ const (
 )
 
 // carriedFields is the set of the fields carried names, and unset with
-// the names carried gives with a leading "-" appended, in carried's
-// order. A name WriteRest does not look for is in neither. (The switch is
+// the names carried gives with a leading "-" appended (unsetName), in
+// carried's order. A name WriteRest does not look for is in neither. (The switch is
 // in the loop: a call there made the loop keep its variables in memory
 // across it, more instructions than the switch's.)
-func carriedFields(carried, unset []string) (carriedSet, []string) {
+func carriedFields(carried []string, unset []*jsonw.Name) (carriedSet, []*jsonw.Name) {
 	var set carriedSet
 	for _, k := range carried {
 		switch k {
@@ -370,7 +401,7 @@ func carriedFields(carried, unset []string) (carriedSet, []string) {
 			set |= carryUsage
 		default:
 			if len(k) > 0 && k[0] == '-' {
-				unset = append(unset, k[1:])
+				unset = append(unset, unsetName(k[1:]))
 			}
 		}
 	}

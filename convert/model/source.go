@@ -31,7 +31,7 @@ import (
 // empty: the reader's own values (its format's agent) give way to them.
 // The extra fields written are added to extraKeys.
 func SourceOf(h *Header, extraKeys map[string]bool, madeUp []string, omit ...string) json.RawMessage {
-	var b bytes.Buffer
+	var b jsonw.Buffer
 	o := jsonw.Begin(&b)
 	format, version := h.First()
 	o.Str("format", format)
@@ -71,7 +71,7 @@ func SourceOf(h *Header, extraKeys map[string]bool, madeUp []string, omit ...str
 // "totals", "cost", "outcome", "outcome.success", "extra.<key>"), without
 // the keys in omit.
 func SourceEndOf(h *Header, extraKeys map[string]bool, madeUp []string, omit ...string) json.RawMessage {
-	var b bytes.Buffer
+	var b jsonw.Buffer
 	o := jsonw.Begin(&b)
 	want := func(k string) bool { return !slices.Contains(omit, k) }
 	if want("ended") {
@@ -106,7 +106,7 @@ func SourceEndOf(h *Header, extraKeys map[string]bool, madeUp []string, omit ...
 // a writer that adds a field of its own to a source object (the session's
 // id, when the target could not keep it as the session's).
 func WithMember(obj json.RawMessage, key string, value []byte) json.RawMessage {
-	var b bytes.Buffer
+	var b jsonw.Buffer
 	b.WriteByte('{')
 	jsonw.String(&b, key)
 	b.WriteByte(':')

@@ -109,7 +109,7 @@ func (c *canonical) release() {
 	}
 }
 
-// canonicalMember is the free space of a canonical object's buffer,
+// canonicalMember is the bytes of a canonical object's buffer,
 // grown to hold the next member's separator and key and about n bytes
 // more, with those appended; the member is noted for sorting, by its key
 // as the canonical JSON says it: k, or, when k is not UTF-8, what was
@@ -122,7 +122,7 @@ func (o *Obj) canonicalMember(k string, n int) []byte {
 	}
 	o.n++
 	at := len(dst)
-	m := canonicalMember{key: len(c.keys), start: o.B.Len() + at}
+	m := canonicalMember{key: len(c.keys), start: at}
 	c.keys = append(c.keys, k...)
 	m.keyEnd = len(c.keys)
 	dst = c.str(dst, asString(c.keys[m.key:]))

@@ -26,44 +26,45 @@ import (
 
 // Obj writes one JSON object. Start it with Begin, end with End.
 type Obj struct {
-	B *bytes.Buffer
+	B *Buffer
 	n int
 	// in is the Buf that indents the object, nil when it is compact.
 	in *Buf
 }
 
 // Begin starts an object in b.
-func Begin(b *bytes.Buffer) *Obj {
+func Begin(b *Buffer) *Obj {
 	b.WriteByte('{')
 	return &Obj{B: b}
 }
 
 func (o *Obj) key(k string) {
 	if o.in != nil {
-		o.B.Write(o.member(k, 0))
+		o.B.buf = o.member(k, 0)
 		return
 	}
-	o.B.Write(o.appendKey(k, 0))
+	o.B.buf = o.appendKey(k, 0)
 }
 
-// free is b's free space, grown first to hold about n more bytes, so that
-// what is appended there is written without a copy made elsewhere first.
-func free(b *bytes.Buffer, n int) []byte {
-	if dst := b.AvailableBuffer(); cap(dst) >= n+8 {
+// free is b's bytes, grown first to have room for about n more, so that
+// what is appended to them is written in place and kept by setting b's
+// bytes to the result (b.buf = dst): no copy of it is made.
+func free(b *Buffer, n int) []byte {
+	if dst := b.buf; cap(dst)-len(dst) >= n+8 {
 		return dst
 	}
 	b.Grow(n + 8)
-	return b.AvailableBuffer()
+	return b.buf
 }
 
-// appendKey is the free space of a compact object's buffer, grown to
-// hold the next member's separator and key and about n bytes more, with
-// those appended, so that a member is built in the buffer's free space and
-// written with one call. free's test of the room is made here, where
+// appendKey is the bytes of a compact object's buffer, grown to hold the
+// next member's separator and key and about n bytes more, with those
+// appended, so that a member is appended where the buffer's bytes end and
+// kept by setting them. free's test of the room is made here, where
 // free, too big to be inlined, is called only to grow the buffer.
 func (o *Obj) appendKey(k string, n int) []byte {
-	dst := o.B.AvailableBuffer()
-	if cap(dst) < len(k)+n+8 {
+	dst := o.B.buf
+	if cap(dst)-len(dst) < len(k)+n+8 {
 		dst = free(o.B, len(k)+n)
 	}
 	if o.n > 0 {
@@ -73,7 +74,7 @@ func (o *Obj) appendKey(k string, n int) []byte {
 	return append(AppendString(dst, k), ':')
 }
 
-// indentedMember is the free space of an indented object's buffer, grown
+// indentedMember is the bytes of an indented object's buffer, grown
 // to hold the next member's separator, line break, indentation and key and
 // about n bytes more, with those appended. (Each member's method tests
 // for indentation first and keeps its compact case apart, so that the
@@ -88,10 +89,10 @@ func (o *Obj) appendKey(k string, n int) []byte {
 // is appended by AppendString.
 func (o *Obj) indentedMember(k string, n int) []byte {
 	depth := o.in.depth
-	dst := o.B.AvailableBuffer()
+	dst := o.B.buf
 	// The comma, the line break and indentation rounded up to whole words,
 	// the key's quotes, ": " and n, with a word to spare.
-	if room := len(k) + n + 2*depth + 32; cap(dst) < room {
+	if room := len(k) + n + 2*depth + 32; cap(dst)-len(dst) < room {
 		dst = free(o.B, room)
 	}
 	if o.n > 0 {
@@ -134,7 +135,7 @@ func (o *Obj) member(k string, n int) []byte {
 	return o.indentedMember(k, n)
 }
 
-// quotedMember is the free space of a quoting object's buffer, grown to
+// quotedMember is the bytes of a quoting object's buffer, grown to
 // hold the next member's separator and key, escaped as they stand in a
 // string, and about n bytes more, with those appended.
 func (o *Obj) quotedMember(k string, n int) []byte {
@@ -175,10 +176,10 @@ func (o *Obj) RawKey(quoted []byte, v []byte) {
 	o.n++
 	switch {
 	case o.in != nil && o.in.quote:
-		o.B.Write(appendStringBody(free(o.B, 2*len(quoted)), string(quoted)))
+		o.B.buf = appendStringBody(free(o.B, 2*len(quoted)), string(quoted))
 		o.B.WriteByte(':')
 	case o.in != nil:
-		o.B.Write(appendNewline(free(o.B, o.room()), o.in.depth))
+		o.B.buf = appendNewline(free(o.B, o.room()), o.in.depth)
 		o.B.Write(quoted)
 		o.B.WriteString(": ")
 	default:
@@ -197,9 +198,9 @@ func (o *Obj) value(v []byte) {
 	case o.in != nil && o.in.quote:
 		writeQuotedRaw(o.B, v)
 	case o.in != nil && o.in.canon != nil:
-		o.B.Write(o.in.canon.appendRaw(free(o.B, len(v)), v))
+		o.B.buf = o.in.canon.appendRaw(free(o.B, len(v)), v)
 	case o.in != nil:
-		o.B.Write(AppendIndent(free(o.B, len(v)+len(v)/2), v, o.in.depth))
+		o.B.buf = AppendIndent(free(o.B, len(v)+len(v)/2), v, o.in.depth)
 	default:
 		WriteCompact(o.B, v)
 	}
@@ -207,55 +208,87 @@ func (o *Obj) value(v []byte) {
 
 // writeQuotedRaw writes the valid JSON value v as WriteCompact writes it,
 // escaped as it stands inside a string.
-func writeQuotedRaw(b *bytes.Buffer, v []byte) {
+func writeQuotedRaw(b *Buffer, v []byte) {
 	if bytes.IndexByte(v, '\n') >= 0 || bytes.IndexByte(v, '\r') >= 0 {
-		var c bytes.Buffer
+		var c Buffer
 		WriteCompact(&c, v)
 		v = c.Bytes()
 	}
-	b.Write(appendStringBody(free(b, len(v)+len(v)/4), unsafe.String(unsafe.SliceData(v), len(v))))
+	b.buf = appendStringBody(free(b, len(v)+len(v)/4), unsafe.String(unsafe.SliceData(v), len(v)))
 }
 
 // WriteCompact writes the valid JSON value v without insignificant
 // whitespace when it has line breaks (values kept from pretty-printed
 // sources), so JSONL output stays one record per line.
-func WriteCompact(b *bytes.Buffer, v []byte) {
+func WriteCompact(b *Buffer, v []byte) {
 	if bytes.IndexByte(v, '\n') < 0 && bytes.IndexByte(v, '\r') < 0 {
 		b.Write(v)
 		return
 	}
-	if err := json.Compact(b, v); err != nil {
+	var c bytes.Buffer // (json.Compact's; a value with line breaks is rare)
+	if err := json.Compact(&c, v); err != nil {
 		b.Write(v)
+		return
 	}
+	b.Write(c.Bytes())
 }
 
 // Str writes a string member.
 func (o *Obj) Str(k, s string) {
 	if o.in != nil {
 		if o.in.quote {
-			o.B.Write(appendQuotedString(o.quotedMember(k, len(s)+4), s))
+			o.B.buf = appendQuotedString(o.quotedMember(k, len(s)+4), s)
 			return
 		}
 		if c := o.in.canon; c != nil {
-			o.B.Write(c.appendString(o.canonicalMember(k, len(s)+2), s))
+			o.B.buf = c.appendString(o.canonicalMember(k, len(s)+2), s)
 			return
 		}
-		o.B.Write(AppendString(o.indentedMember(k, len(s)), s))
+		o.B.buf = AppendString(o.indentedMember(k, len(s)), s)
 		return
 	}
 	// A compact member, the most common, written without appendKey's
-	// and AppendString's calls: what they append, in one body.
-	dst := o.B.AvailableBuffer()
-	if cap(dst) < len(k)+len(s)+8 {
+	// and AppendString's calls: what they append, in one body. A key of
+	// 4 to 16 bytes plain throughout (nearly every key: "type", "uuid",
+	// "timestamp") is stored with its quotes, colon and the value's quote
+	// as two words that overlap, tested at once, as indentedMember stores
+	// an indented one, without appendEscaped's call; any other key is
+	// escaped by it.
+	dst := o.B.buf
+	if cap(dst)-len(dst) < len(k)+len(s)+8 {
 		dst = free(o.B, len(k)+len(s))
 	}
 	if o.n > 0 {
 		dst = append(dst, ',')
 	}
 	o.n++
+	if m, l := len(k), len(dst); m >= 4 && m <= 16 {
+		w := dst[l : l+m+4]
+		if m < 8 {
+			w0, w1 := word4(k), word4(k[m-4:])
+			if notPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
+				binary.LittleEndian.PutUint32(w[1:], w0)
+				binary.LittleEndian.PutUint32(w[m-3:], w1)
+				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', '"'
+				dst = appendEscaped(dst[:l+m+4], s, jsonEscapes)
+				o.B.buf = append(dst, '"')
+				return
+			}
+		} else {
+			w0, w1 := word(k), word(k[m-8:])
+			if notPlainASCII8(w0)|notPlainASCII8(w1) == 0 {
+				binary.LittleEndian.PutUint64(w[1:], w0)
+				binary.LittleEndian.PutUint64(w[m-7:], w1)
+				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', '"'
+				dst = appendEscaped(dst[:l+m+4], s, jsonEscapes)
+				o.B.buf = append(dst, '"')
+				return
+			}
+		}
+	}
 	dst = appendEscaped(append(dst, '"'), k, jsonEscapes)
 	dst = appendEscaped(append(dst, '"', ':', '"'), s, jsonEscapes)
-	o.B.Write(append(dst, '"'))
+	o.B.buf = append(dst, '"')
 }
 
 // StrOrNull writes s, or null when s is "".
@@ -270,19 +303,19 @@ func (o *Obj) StrOrNull(k, s string) {
 // Int writes an integer member.
 func (o *Obj) Int(k string, n int64) {
 	if o.in != nil {
-		o.B.Write(strconv.AppendInt(o.member(k, 20), n, 10))
+		o.B.buf = strconv.AppendInt(o.member(k, 20), n, 10)
 		return
 	}
-	o.B.Write(strconv.AppendInt(o.appendKey(k, 20), n, 10))
+	o.B.buf = strconv.AppendInt(o.appendKey(k, 20), n, 10)
 }
 
 // Float writes a number member.
 func (o *Obj) Float(k string, f float64) {
 	if o.in != nil {
-		o.B.Write(strconv.AppendFloat(o.member(k, 24), f, 'g', -1, 64))
+		o.B.buf = strconv.AppendFloat(o.member(k, 24), f, 'g', -1, 64)
 		return
 	}
-	o.B.Write(strconv.AppendFloat(o.appendKey(k, 24), f, 'g', -1, 64))
+	o.B.buf = strconv.AppendFloat(o.appendKey(k, 24), f, 'g', -1, 64)
 }
 
 // Bool writes a boolean member.
@@ -332,14 +365,14 @@ func (o *Obj) Strings(k string, list []string) {
 	if indent && len(list) > 0 {
 		dst = appendNewline(dst, o.in.depth)
 	}
-	o.B.Write(append(dst, ']'))
+	o.B.buf = append(dst, ']')
 }
 
 // Any writes the JSON encoding of v (no HTML escaping).
 func (o *Obj) Any(k string, v any) {
 	if o.in != nil {
 		// Encoded, then indented where it stands.
-		var b bytes.Buffer
+		var b Buffer
 		encode(&b, v)
 		o.Raw(k, b.Bytes())
 		return
@@ -350,7 +383,7 @@ func (o *Obj) Any(k string, v any) {
 
 // encode appends the JSON encoding of v to b, without HTML escaping and
 // without the newline json.Encoder adds.
-func encode(b *bytes.Buffer, v any) {
+func encode(b *Buffer, v any) {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
@@ -404,7 +437,7 @@ func (o *Obj) End() {
 func (o *Obj) endIndented() {
 	o.in.depth--
 	if o.n > 0 {
-		o.B.Write(appendNewline(free(o.B, o.room()), o.in.depth))
+		o.B.buf = appendNewline(free(o.B, o.room()), o.in.depth)
 	}
 	o.B.WriteByte('}')
 }
@@ -413,8 +446,8 @@ const hex = "0123456789abcdef"
 
 // String writes s as a JSON string: no HTML escaping, control characters
 // escaped, invalid UTF-8 replaced by U+FFFD (AppendString).
-func String(b *bytes.Buffer, s string) {
-	b.Write(AppendString(free(b, len(s)), s))
+func String(b *Buffer, s string) {
+	b.buf = AppendString(free(b, len(s)), s)
 }
 
 // AppendString appends s as a JSON string, as String writes it. Runs of
@@ -671,7 +704,7 @@ func notPlainASCII8(x uint64) uint64 {
 // Buf of its own or in one Buf reset between pieces: an indenting Buf
 // keeps the depth it is at across Reset.
 type Buf struct {
-	bytes.Buffer
+	Buffer
 	indent bool
 	// quote is set while b writes inside a JSON string (Quote).
 	quote bool
@@ -712,11 +745,11 @@ func (b *Buf) Raw(v []byte) {
 		return
 	}
 	if b.canon != nil {
-		b.Write(b.canon.appendRaw(free(&b.Buffer, len(v)), v))
+		b.buf = b.canon.appendRaw(free(&b.Buffer, len(v)), v)
 		return
 	}
 	if b.indent {
-		b.Write(AppendIndent(free(&b.Buffer, len(v)+len(v)/2), v, b.depth))
+		b.buf = AppendIndent(free(&b.Buffer, len(v)+len(v)/2), v, b.depth)
 		return
 	}
 	WriteCompact(&b.Buffer, v)
@@ -791,7 +824,7 @@ func (l *List) Next() {
 	if b.indent {
 		dst = appendNewline(dst, b.depth)
 	}
-	b.Write(dst)
+	b.buf = dst
 }
 
 // End closes the list.
@@ -800,7 +833,7 @@ func (l *List) End() {
 	if b.indent {
 		b.depth--
 		if l.n > 0 {
-			b.Write(appendNewline(free(&b.Buffer, 3+2*b.depth), b.depth))
+			b.buf = appendNewline(free(&b.Buffer, 3+2*b.depth), b.depth)
 		}
 	}
 	b.WriteByte(']')
@@ -853,12 +886,12 @@ func putEscaped(dst []byte, e string) []byte {
 	return append(dst, e...)
 }
 
-// nameMember is the free space of a compact or quoting object's buffer,
+// nameMember is the bytes of a compact or quoting object's buffer,
 // grown to hold the separator, e (a Name's key as the object writes it)
 // and about n bytes more, with those appended.
 func (o *Obj) nameMember(e string, n int) []byte {
-	dst := o.B.AvailableBuffer()
-	if cap(dst) < len(e)+n+16 {
+	dst := o.B.buf
+	if cap(dst)-len(dst) < len(e)+n+16 {
 		dst = free(o.B, len(e)+n+8)
 	}
 	if o.n > 0 {
@@ -875,18 +908,18 @@ func (o *Obj) StrName(k *Name, s string) {
 	if o.in == nil {
 		dst := o.nameMember(k.compact, len(s)+2)
 		dst = appendEscaped(append(dst, '"'), s, jsonEscapes)
-		o.B.Write(append(dst, '"'))
+		o.B.buf = append(dst, '"')
 		return
 	}
 	if o.in.quote {
-		o.B.Write(appendQuotedString(o.nameMember(k.quoted, 2*len(s)+4), s))
+		o.B.buf = appendQuotedString(o.nameMember(k.quoted, 2*len(s)+4), s)
 		return
 	}
 	if c := o.in.canon; c != nil {
-		o.B.Write(c.appendString(o.canonicalMember(k.s, len(s)+2), s))
+		o.B.buf = c.appendString(o.canonicalMember(k.s, len(s)+2), s)
 		return
 	}
-	o.B.Write(AppendString(o.indentedMember(k.s, len(s)), s))
+	o.B.buf = AppendString(o.indentedMember(k.s, len(s)), s)
 }
 
 // NameName writes a string member whose key is k and value v:
@@ -896,10 +929,10 @@ func (o *Obj) NameName(k, v *Name) {
 	if o.in != nil {
 		if !o.in.quote {
 			if c := o.in.canon; c != nil {
-				o.B.Write(c.appendString(o.canonicalMember(k.s, len(v.s)+2), v.s))
+				o.B.buf = c.appendString(o.canonicalMember(k.s, len(v.s)+2), v.s)
 				return
 			}
-			o.B.Write(AppendString(o.indentedMember(k.s, len(v.s)), v.s))
+			o.B.buf = AppendString(o.indentedMember(k.s, len(v.s)), v.s)
 			return
 		}
 		e, ve = k.quoted, v.quoted
@@ -907,7 +940,7 @@ func (o *Obj) NameName(k, v *Name) {
 	// The value is stored with the colon its string ends with (room was
 	// asked for it), and written without.
 	dst := putEscaped(o.nameMember(e, len(ve)), ve)
-	o.B.Write(dst[:len(dst)-1])
+	o.B.buf = dst[:len(dst)-1]
 }
 
 // StringsName writes a list of strings whose key is k: Strings(k.String(),
@@ -933,7 +966,7 @@ func (o *Obj) StringsName(k *Name, list []string) {
 			dst = AppendString(dst, s)
 		}
 	}
-	o.B.Write(append(dst, ']'))
+	o.B.buf = append(dst, ']')
 }
 
 // KeyName starts a member whose key is k and whose value the caller
@@ -941,10 +974,51 @@ func (o *Obj) StringsName(k *Name, list []string) {
 func (o *Obj) KeyName(k *Name) {
 	switch {
 	case o.in == nil:
-		o.B.Write(o.nameMember(k.compact, 0))
+		o.B.buf = o.nameMember(k.compact, 0)
 	case o.in.quote:
-		o.B.Write(o.nameMember(k.quoted, 0))
+		o.B.buf = o.nameMember(k.quoted, 0)
 	default:
-		o.B.Write(o.member(k.s, 0))
+		o.B.buf = o.member(k.s, 0)
 	}
+}
+
+// NamesName writes a list of names whose key is k: Strings(k.String(),
+// the names' strings). A compact or quoting object stores each name as it
+// was escaped once (its key form, whose colon becomes the separator or the
+// closing bracket), with no test of its bytes; one that indents or writes
+// canonical JSON writes it with Strings. (A rest's "unset" list: the names
+// of the fields a writer made up, the same few constants rest after rest.)
+func (o *Obj) NamesName(k *Name, list []*Name) {
+	if o.in != nil && !o.in.quote {
+		var a [8]string
+		s := a[:0]
+		for _, n := range list {
+			s = append(s, n.s)
+		}
+		o.Strings(k.s, s)
+		return
+	}
+	quote := o.in != nil
+	e, room := k.compact, 1
+	if quote {
+		e = k.quoted
+	}
+	for _, n := range list {
+		room += len(n.quoted) // (the longer of its two forms)
+	}
+	dst := append(o.nameMember(e, room), '[')
+	for _, n := range list {
+		if quote {
+			dst = putEscaped(dst, n.quoted)
+		} else {
+			dst = putEscaped(dst, n.compact)
+		}
+		dst[len(dst)-1] = ','
+	}
+	if len(list) == 0 {
+		dst = append(dst, ']')
+	} else {
+		dst[len(dst)-1] = ']'
+	}
+	o.B.buf = dst
 }

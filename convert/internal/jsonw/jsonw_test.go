@@ -3,6 +3,7 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -134,7 +135,8 @@ func FuzzString(f *testing.F) {
 		if got, want := PlainASCII(s), plainByBytes(s); got != want {
 			t.Fatalf("PlainASCII(%q) = %d, want %d", s, got, want)
 		}
-		var got, want bytes.Buffer
+		var got Buffer
+		var want bytes.Buffer
 		String(&got, s)
 		stringByBytes(&want, s)
 		if got.String() != want.String() {
@@ -278,24 +280,62 @@ func FuzzStrMember(f *testing.F) {
 	f.Add("sessionId", "0123456789abcdef0123456789abcdef")
 	f.Add("k\"ey", "v\\al\x00ue ü \xff")
 	f.Add("", "")
-	f.Fuzz(func(t *testing.T, k, s string) {
-		var member bytes.Buffer
-		member.WriteByte(',')
-		stringByBytes(&member, k)
-		member.WriteByte(':')
-		stringByBytes(&member, s)
-		want := "{" + member.String()[1:] + member.String() + "}"
-		for _, room := range []int{0, 1, len(k) + len(s) + 8, 2*(len(k)+len(s)) + 40} {
-			b := bytes.NewBuffer(make([]byte, 0, room))
-			o := Begin(b)
-			o.Str(k, s)
-			o.Str(k, s)
-			o.End()
-			if b.String() != want {
-				t.Fatalf("Str(%q, %q) with room for %d: %s, want %s", k, s, room, b.String(), want)
+	f.Fuzz(checkStrMembers)
+}
+
+// Every byte that ends a run, at every place of keys of 0 to 20 bytes (a
+// compact Str stores keys of 4 to 16 as words), each written as
+// checkStrMembers requires, with a short and a long value.
+func TestStrMemberEveryStop(t *testing.T) {
+	for k := range everyStop(20) {
+		checkStrMembers(t, k, "v")
+		checkStrMembers(t, k, "a value of more than thirty-two bytes")
+	}
+}
+
+// everyStop is the keys of 0 to n bytes: each plain throughout, and with
+// each byte that ends a run of PlainASCII (and a plain one) at each place.
+func everyStop(n int) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for m := 0; m <= n; m++ {
+			base := strings.Repeat("k", m)
+			for at := -1; at < m; at++ {
+				for _, c := range []byte{0, 0x1f, '"', '\\', 0x80, 0xff, '\n', 0x7f, ' '} {
+					k := base
+					if at >= 0 {
+						k = base[:at] + string(c) + base[at+1:]
+					}
+					if !yield(k) {
+						return
+					}
+				}
 			}
 		}
-	})
+	}
+}
+
+// checkStrMembers writes two string members of key k and value s in a
+// compact object, into buffers with no free room, with a little, with the
+// member's room and with more, and requires them written byte by byte:
+// the separator, the key and the value escaped (stringByBytes).
+func checkStrMembers(t *testing.T, k, s string) {
+	t.Helper()
+	var member bytes.Buffer
+	member.WriteByte(',')
+	stringByBytes(&member, k)
+	member.WriteByte(':')
+	stringByBytes(&member, s)
+	want := "{" + member.String()[1:] + member.String() + "}"
+	for _, room := range []int{0, 1, 9, len(k) + len(s) + 8, 2*(len(k)+len(s)) + 40} {
+		b := &Buffer{buf: make([]byte, 0, room)}
+		o := Begin(b)
+		o.Str(k, s)
+		o.Str(k, s)
+		o.End()
+		if b.String() != want {
+			t.Fatalf("Str(%q, %q) with room for %d: %s, want %s", k, s, room, b.String(), want)
+		}
+	}
 }
 
 // FuzzIndentedMember holds an indented object's members, whose line break,
@@ -318,18 +358,9 @@ func FuzzIndentedMember(f *testing.F) {
 // (the words' keys are 4 to 16), at depths 0 to 20, each written as
 // checkIndentedMembers requires.
 func TestIndentedMemberEveryStop(t *testing.T) {
-	for n := 0; n <= 20; n++ {
-		base := strings.Repeat("k", n)
-		for at := -1; at < n; at++ {
-			for _, c := range []byte{0, 0x1f, '"', '\\', 0x80, 0xff, '\n', 0x7f, ' '} {
-				k := base
-				if at >= 0 {
-					k = base[:at] + string(c) + base[at+1:]
-				}
-				for d := 0; d <= 20; d++ {
-					checkIndentedMembers(t, k, "v", d)
-				}
-			}
+	for k := range everyStop(20) {
+		for d := 0; d <= 20; d++ {
+			checkIndentedMembers(t, k, "v", d)
 		}
 	}
 }
@@ -368,7 +399,7 @@ func checkIndentedMembers(t *testing.T, k, s string, d int) {
 }
 
 // FuzzNameMembers holds the members of a Name (StrName, NameName, KeyName,
-// StringsName), whose keys and values are escaped once and stored a word at
+// StringsName, NamesName), whose keys and values are escaped once and stored a word at
 // a time, to what Str, Key and Strings write of the Name's string, the
 // reference: in every way a Buf writes (compact, quoted, indented at a depth,
 // canonical), into buffers with no free room, with a little and with more,
@@ -381,7 +412,9 @@ func FuzzNameMembers(f *testing.F) {
 	f.Add("k\"ey", "v\\al\x00ue ü \xff", "\u2028", uint8(5))
 	f.Add("", "", "", uint8(40))
 	f.Fuzz(func(t *testing.T, k, v, s string, depth uint8) {
-		kn, vn := NewName(k), NewName(v)
+		kn, vn, sn := NewName(k), NewName(v), NewName(s)
+		// Lists of 0 to 3 names, as long as depth picks.
+		names, strs := []*Name{&sn, &kn, &vn}, []string{s, k, v}
 		if kn.String() != k {
 			t.Fatalf("NewName(%q).String() = %q", k, kn.String())
 		}
@@ -409,6 +442,10 @@ func FuzzNameMembers(f *testing.F) {
 					want.Raw([]byte("1"))
 					g.StringsName(&kn, []string{v, s})
 					w.Strings(k, []string{v, s})
+					g.NamesName(&kn, []*Name{&vn, &sn, &vn})
+					w.Strings(k, []string{v, s, v})
+					g.NamesName(&kn, names[:int(depth)%4])
+					w.Strings(k, strs[:int(depth)%4])
 				}
 				g.End()
 				w.End()
