@@ -17,11 +17,13 @@ func BenchmarkColdParseAndCheck(b *testing.B) {
 
 // BenchmarkStreamCheck is `rlog-ls check FILE`: the same work as
 // BenchmarkColdParseAndCheck, read a window at a time (grammar.Stream)
-// and checked as it is read (StreamChecker), holding a few windows.
+// and checked as it is read (StreamChecker), holding a few windows, each
+// read into the buffer of one checked before it.
 func BenchmarkStreamCheck(b *testing.B) {
 	benchColdPath(b, func(src []byte) {
 		sc := NewStreamChecker(Config{}, -1, func(_ *grammar.Tree, f Finding) Finding { return f })
-		if err := grammar.NewStream(bytes.NewReader(src), grammar.StreamOptions{}).Each(sc.Window); err != nil {
+		s := grammar.NewStream(bytes.NewReader(src), grammar.StreamOptions{})
+		if err := s.Each(func(w *grammar.Tree) { sc.Window(w); s.Recycle(w) }); err != nil {
 			b.Fatal(err)
 		}
 		sc.End()
