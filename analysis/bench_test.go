@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -264,6 +265,29 @@ func BenchmarkInsight(b *testing.B) {
 					q.run()
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkIDIndex is the StreamChecker's table of call ids at the size a
+// generated 100 MB session gives it (209,295 ids): each id numbered once
+// when it is first seen (a chunk mostly holds a call's start and its
+// result), and one in sixteen again a few calls later.
+func BenchmarkIDIndex(b *testing.B) {
+	const n = 209_295
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("toolu_01%016x", uint64(i)*0x9E3779B97F4A7C15)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		var ix idIndex
+		for i, id := range ids {
+			idNumber(&ix, id)
+			if i%16 == 15 {
+				idNumber(&ix, ids[i-3])
+			}
 		}
 	}
 }
