@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -227,6 +228,12 @@ type reader struct {
 	// message, metrics, tool calls and observation are each listed
 	// without passing over what is nested in them again (model.ParseIn).
 	ix jsonscan.Index
+	// Room for the lists a step is read with and does not keep (what the
+	// events keep of them is copied): the step itself, its metrics, a
+	// tool call, its observation, a result of it and the result's extra,
+	// and the list of its rests. Each is the room of one list at a time.
+	record, metrics, call, obs, result, resultExtra model.Scratch
+	rests                                           []json.RawMessage
 }
 
 func (st *reader) emit(e *model.Event) error {
@@ -286,7 +293,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	// keeps (with jsonscan.Copy); a step's text is mostly decoded, not
 	// kept. Otherwise they are copied, and re-encoded where invalid, as
 	// ParseFields does. The index checks b once, for the rests too.
-	f, err := model.ParseRecord(&st.ix, b, false, validated)
+	f, err := st.record.ParseRecord(&st.ix, b, false, validated)
 	var valid bool
 	if f != nil {
 		valid = st.ix.InputValidUTF8()
@@ -363,9 +370,13 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 	stepN, _ := intOf(f, "step_id")
 	ts, _ := f.String("timestamp")
 	modelName, _ := f.String("model_name")
-	id := fmt.Sprintf("step-%d", stepN)
-	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: model.SyntheticMessagePrefix + id}
-	sp.source, _ = f.String("source")
+	// The step's id, step-N, and the message id made up of it, one
+	// string: the id is its end.
+	var idBuf [32]byte
+	msgID := string(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
+	id := msgID[len(model.SyntheticMessagePrefix):]
+	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: msgID}
+	sp.source = sourceOf(f)
 	if x, ok := f.Get("extra"); ok {
 		// The rests are read where they are, not kept; the rest of the
 		// extra is the events', copied.
@@ -384,7 +395,7 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 		}
 	}
 	for _, fl := range f {
-		if !stepMapped[fl.Key] {
+		if !mappedStepKey(fl.Key) {
 			sp.extra.Set("atif."+fl.Key, jsonscan.Copy(fl.Value))
 		}
 	}
@@ -394,12 +405,28 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 	return sp
 }
 
+// sourceOf is the step's source, as f.String("source") gives it: one of
+// ATIF's three without a string made of its bytes each step.
+func sourceOf(f model.Fields) string {
+	v, _ := f.Get("source")
+	switch string(bytes.TrimSpace(v)) {
+	case `"agent"`:
+		return "agent"
+	case `"user"`:
+		return "user"
+	case `"system"`:
+		return "system"
+	}
+	s, _ := f.String("source")
+	return s
+}
+
 // agentEvents are an agent step's events: reasoning, message and tool
 // calls, all of one response, with the step's metrics as its usage.
 func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 	base := sp.base
 	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
-		mf, _ := model.ParseIn(&st.ix, m, true)
+		mf, _ := st.metrics.ParseIn(&st.ix, m, true)
 		prompt, _ := intOf(mf, "prompt_tokens")
 		out, _ := intOf(mf, "completion_tokens")
 		cached, _ := intOf(mf, "cached_tokens")
@@ -444,7 +471,7 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 	}
 	if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
 		st.ix.Array(tc, func(i int, v []byte) error {
-			cf, err := model.ParseIn(&st.ix, v, true)
+			cf, err := st.call.ParseIn(&st.ix, v, true)
 			if err != nil || cf == nil {
 				st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: base.Loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", base.Loc.Path, i)})
 				return nil
@@ -501,7 +528,7 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 // fields could not hold (a second text of one response) comes back from
 // its rest alone. The step's id and number are not the events' then.
 func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []model.Event {
-	rests, err := model.RestListIn(&st.ix, raw)
+	rests, err := model.RestListIn(&st.ix, raw, &st.rests)
 	if err != nil {
 		st.rep.Add(model.LossMalformed, "step extra.rests is not a list", sp.base.Loc)
 		return events
@@ -625,7 +652,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 	base.Usage = nil
 	base.MessageID = ""
 	base.Form = model.Form{}
-	of, err := model.ParseIn(&st.ix, obs, !validUTF8)
+	of, err := st.obs.ParseIn(&st.ix, obs, !validUTF8)
 	if err != nil || of == nil {
 		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
 		return nil
@@ -653,7 +680,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 	}
 	var out []model.Event
 	st.ix.Array(res, func(i int, v []byte) error {
-		rf, err := model.ParseIn(&st.ix, v, !validUTF8)
+		rf, err := st.result.ParseIn(&st.ix, v, !validUTF8)
 		if err != nil || rf == nil {
 			st.rep.Add(model.LossMalformed, "observation result is not an object", loc)
 			return nil
@@ -666,7 +693,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			r.Content, r.ContentRaw = text(c)
 		}
 		if x, ok := rf.Get("extra"); ok {
-			xf, _ := model.ParseIn(&st.ix, x, true)
+			xf, _ := st.resultExtra.ParseIn(&st.ix, x, true)
 			if s, ok := xf.String("status"); ok && s != "" {
 				// This package's writer's status (v1.7), neither ok nor
 				// error.

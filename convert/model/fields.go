@@ -149,7 +149,7 @@ func ReadDocument(r io.Reader, format string) (Fields, error) {
 // It validates the whole input with the member scanner and copies each
 // value once, which is several times faster than json.Decoder tokens.
 func ParseFields(b []byte) (Fields, error) {
-	return parseFields(nil, false, b, true, false)
+	return parseFields(nil, nil, false, b, true, false)
 }
 
 // ParseValidFields is ParseFields for a value already validated: a value
@@ -157,7 +157,7 @@ func ParseFields(b []byte) (Fields, error) {
 // validated once, not again for every object a reader parses inside it.
 // Anything else must go through ParseFields.
 func ParseValidFields(b []byte) (Fields, error) {
-	return parseFields(nil, false, b, true, true)
+	return parseFields(nil, nil, false, b, true, true)
 }
 
 // ParseFieldsView is ParseFields without the copies: the values are b's
@@ -165,13 +165,13 @@ func ParseValidFields(b []byte) (Fields, error) {
 // reader that decodes most values of a record and keeps few copies those
 // (jsonscan.Copy, or Fields.Copy) and saves an allocation per value.
 func ParseFieldsView(b []byte) (Fields, error) {
-	return parseFields(nil, false, b, false, false)
+	return parseFields(nil, nil, false, b, false, false)
 }
 
 // ParseValidFieldsView is ParseFieldsView for a value already validated
 // (see ParseValidFields).
 func ParseValidFieldsView(b []byte) (Fields, error) {
-	return parseFields(nil, false, b, false, true)
+	return parseFields(nil, nil, false, b, false, true)
 }
 
 // ParseRecord parses b, a record (a line, a step of a document), as
@@ -185,7 +185,7 @@ func ParseValidFieldsView(b []byte) (Fields, error) {
 // the record before even when b is not an object: a reader's next record
 // may be in the same bytes.
 func ParseRecord(ix *jsonscan.Index, b []byte, copyValues, validated bool) (Fields, error) {
-	return parseFields(ix, true, b, copyValues, validated)
+	return parseFields(nil, ix, true, b, copyValues, validated)
 }
 
 // ParseIn parses b, an object validated already, as ParseValidFields
@@ -195,7 +195,7 @@ func ParseRecord(ix *jsonscan.Index, b []byte, copyValues, validated bool) (Fiel
 // in one step. Any other b is scanned as ParseValidFields scans it. The
 // record's bytes must not have changed since ParseRecord.
 func ParseIn(ix *jsonscan.Index, b []byte, copyValues bool) (Fields, error) {
-	return parseFields(ix, false, b, copyValues, true)
+	return parseFields(nil, ix, false, b, copyValues, true)
 }
 
 // Copy returns the fields with every value copied as ParseFields would
@@ -221,9 +221,56 @@ func (f Fields) CopyValues() {
 	}
 }
 
+// Scratch is room for a member list that a reader reads and does not
+// keep (a step's record, its metrics, a tool call of it): its ParseRecord
+// and ParseIn list into the room the list before had, instead of
+// allocating a list each time. The list each returns is valid until the
+// next call on the same Scratch; a reader keeps one Scratch for each list
+// it holds at once (a step, and a tool call inside it). What the reader
+// keeps of a list's values it copies, as with any list. The zero value is
+// ready to use. A list of more than maxScratch members is not kept for
+// the next (a record with many members does not leave its room behind).
+type Scratch struct{ list Fields }
+
+// maxScratch is the most members a Scratch keeps room for.
+const maxScratch = 64
+
+// ParseRecord is the package's ParseRecord, listing into s.
+func (s *Scratch) ParseRecord(ix *jsonscan.Index, b []byte, copyValues, validated bool) (Fields, error) {
+	return parseFields(s, ix, true, b, copyValues, validated)
+}
+
+// ParseIn is the package's ParseIn, listing into s.
+func (s *Scratch) ParseIn(ix *jsonscan.Index, b []byte, copyValues bool) (Fields, error) {
+	return parseFields(s, ix, false, b, copyValues, true)
+}
+
+// room is a list of n members made in s's room when it has room for
+// them, else a new one.
+func (s *Scratch) room(n int) Fields {
+	if s == nil || cap(s.list) < n {
+		return make(Fields, 0, n)
+	}
+	return s.list[:0]
+}
+
+// keep remembers out, the list room gave, for the next room; the members
+// the list before held past out's end are forgotten, so that the values
+// they point to are not held.
+func (s *Scratch) keep(out Fields) {
+	if s == nil || cap(out) > maxScratch {
+		return
+	}
+	if len(s.list) > len(out) && unsafe.SliceData(s.list) == unsafe.SliceData(out) {
+		clear(s.list[len(out):])
+	}
+	s.list = out
+}
+
 // parseFields is every Parse function: record says b starts ix anew
-// (ParseRecord), else ix (nil: none) may hold b (ParseIn).
-func parseFields(ix *jsonscan.Index, record bool, b []byte, copyValues, validated bool) (Fields, error) {
+// (ParseRecord), else ix (nil: none) may hold b (ParseIn); the list is
+// made in room's room (nil: a list of its own).
+func parseFields(room *Scratch, ix *jsonscan.Index, record bool, b []byte, copyValues, validated bool) (Fields, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		if record {
@@ -279,7 +326,7 @@ func parseFields(ix *jsonscan.Index, record bool, b []byte, copyValues, validate
 	}
 	// Nearly always no key needs decoding: asked once of them all.
 	plainKeys := jsonscan.PlainKey(unsafe.Slice(unsafe.StringData(allKeys), len(allKeys)))
-	out := make(Fields, 0, len(spans))
+	out := room.room(len(spans))
 	// A key named twice keeps its first place and its last value (Set).
 	// Set looks for the key among those before it; seen, a bit for each
 	// key's length and last byte, says when it cannot be there.
@@ -306,6 +353,7 @@ func parseFields(ix *jsonscan.Index, record bool, b []byte, copyValues, validate
 			out.Set(key, v)
 		}
 	}
+	room.keep(out)
 	return out, nil
 }
 

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -171,6 +173,8 @@ func FuzzParseFields(f *testing.F) {
 // it, at every depth, parsed with ParseIn (jumping over nested values with
 // the index), is what ParseValidFields or ParseValidFieldsView make of it;
 // in the copying modes those objects are copies, which ParseIn scans.
+// Each list is made again in a Scratch, whose room held other lists
+// before (a longer one first), and must be the same.
 func FuzzParseIn(f *testing.F) {
 	for _, s := range []string{
 		`{"a":{"b":[1,{"c":"}"}],"d":{"e":{}}},"f":[[{"g":1}]]}`,
@@ -181,7 +185,10 @@ func FuzzParseIn(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var ix jsonscan.Index
+		var ix, roomIx jsonscan.Index
+		var record, inner Scratch
+		record.ParseRecord(&roomIx, []byte(`{"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10}`), true, false)
+		inner.ParseIn(nil, []byte(`{"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6}`), false)
 		for mode := range 4 {
 			copyValues, validated := mode&1 != 0, mode&2 != 0
 			if validated && !jsonscan.Valid(b) {
@@ -192,17 +199,21 @@ func FuzzParseIn(f *testing.F) {
 			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !sameFields(got, want) {
 				t.Fatalf("%q (mode %d): ParseRecord %q %v, unindexed %q %v", b, mode, got, err, want, wantErr)
 			}
+			reused, err := record.ParseRecord(&roomIx, b, copyValues, validated)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !sameFields(reused, want) || !record.tailClear() {
+				t.Fatalf("%q (mode %d): Scratch.ParseRecord %q %v, unindexed %q %v", b, mode, reused, err, want, wantErr)
+			}
 			if err == nil {
-				parseInEveryObject(t, &ix, b, got, copyValues)
+				parseInEveryObject(t, &ix, &inner, b, got, copyValues)
 			}
 		}
 	})
 }
 
 // parseInEveryObject parses each object among the values of fs (in arrays
-// too) with ParseIn and with ParseValidFields or its view, then the
-// objects inside those.
-func parseInEveryObject(t *testing.T, ix *jsonscan.Index, record []byte, fs Fields, copyValues bool) {
+// too) with ParseIn, with room's ParseIn and with ParseValidFields or its
+// view, then the objects inside those.
+func parseInEveryObject(t *testing.T, ix *jsonscan.Index, room *Scratch, record []byte, fs Fields, copyValues bool) {
 	var values func(v []byte)
 	values = func(v []byte) {
 		v = bytes.TrimSpace(v)
@@ -215,6 +226,10 @@ func parseInEveryObject(t *testing.T, ix *jsonscan.Index, record []byte, fs Fiel
 			}
 			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !sameFields(got, want) {
 				t.Fatalf("%q: ParseIn(%q) = %q %v, unindexed %q %v", record, v, got, err, want, wantErr)
+			}
+			reused, err := room.ParseIn(ix, v, copyValues)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !sameFields(reused, want) || !room.tailClear() {
+				t.Fatalf("%q: Scratch.ParseIn(%q) = %q %v, unindexed %q %v", record, v, reused, err, want, wantErr)
 			}
 			for _, fl := range got {
 				values(fl.Value)
@@ -240,6 +255,45 @@ func sameFields(a, b Fields) bool {
 		}
 	}
 	return true
+}
+
+// tailClear reports whether the room past s's last list holds no member:
+// nothing that list's predecessors held is kept from the collector.
+func (s *Scratch) tailClear() bool {
+	for _, fl := range s.list[len(s.list):cap(s.list)] {
+		if fl.Key != "" || fl.Value != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// TestScratchIsBounded: a list of more than maxScratch members is made
+// apart and not kept, so that the room stays at most maxScratch members;
+// the next list is made in the room the lists before had, and what they
+// held past its end is forgotten.
+func TestScratchIsBounded(t *testing.T) {
+	var s Scratch
+	first, _ := s.ParseIn(nil, []byte(`{"a":1,"b":2,"c":3}`), false)
+	var big strings.Builder
+	big.WriteString("{")
+	for i := range maxScratch + 1 {
+		if i > 0 {
+			big.WriteString(",")
+		}
+		fmt.Fprintf(&big, `"k%d":%d`, i, i)
+	}
+	big.WriteString("}")
+	if l, _ := s.ParseIn(nil, []byte(big.String()), false); len(l) != maxScratch+1 || cap(s.list) > maxScratch {
+		t.Fatalf("a list of %d members: room for %d kept", len(l), cap(s.list))
+	}
+	again, _ := s.ParseIn(nil, []byte(`{"d":4}`), false)
+	if unsafe.SliceData(again) != unsafe.SliceData(first) {
+		t.Fatal("the next list is not made in the room the lists before had")
+	}
+	if len(again) != 1 || again[0].Key != "d" || !s.tailClear() {
+		t.Fatalf("the next list %q, its room after it %q", again, s.list[len(s.list):cap(s.list)])
+	}
 }
 
 // A record that is not an object leaves nothing of the record before in

@@ -874,24 +874,27 @@ func ApplyRests(events []Event, rests []json.RawMessage, own bool, base Event, b
 // ApplyRestsIn is ApplyRests for rests that are part of the record ix
 // indexed last (ParseRecord; RestListIn), read as ApplyRestIn reads one.
 func ApplyRestsIn(ix *jsonscan.Index, events []Event, rests []json.RawMessage, own bool, base Event, bad func(error)) []Event {
-	a := restApplier{events: events, own: own, base: base, ix: ix}
+	a := restApplier{events: events, own: own, ix: ix}
+	// Room for a rest's members, zeroed once, not once a rest: each
+	// rest's are read before the next's are found.
+	var found [32]jsonscan.Span
 	for _, r := range rests {
 		// The rest's members are found once, for its kind and its fields.
-		var found [32]jsonscan.Span
 		b := bytes.TrimSpace(r)
 		spans, err := ix.MemberSpans(b, found[:0])
-		a.apply(r, b, spans, err, bad)
+		a.apply(r, b, spans, err, &base, bad)
 	}
 	return a.events
 }
 
-// restApplier is ApplyRests one rest at a time. (bad is given to each
-// call, not kept: kept, it would leave for the heap with what it holds,
-// a reader's event among them, once a record.)
+// restApplier is ApplyRests one rest at a time. (bad and base are given
+// to each call, not kept: kept, bad would leave for the heap with what it
+// holds, a reader's event among them, once a record, and base, an event,
+// would be copied into it for the few records that need it, or leave
+// for the heap too.)
 type restApplier struct {
 	events []Event
 	own    bool
-	base   Event
 	// validUTF8 says every rest is known to be valid UTF-8.
 	validUTF8 bool
 	// ix indexes the record the rests are part of, or is nil.
@@ -903,9 +906,10 @@ type restApplier struct {
 }
 
 // apply gives the next rest, raw, to its event: b is raw without its
-// surrounding space, spans and err what MemberSpans said of b; bad
+// surrounding space, spans and err what MemberSpans said of b; base is
+// the event a rest with no event of its kind left gives back; bad
 // reports a rest that cannot be read.
-func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error, bad func(error)) {
+func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error, base *Event, bad func(error)) {
 	first := !a.started
 	a.started = true
 	if first && a.own && len(a.events) > 0 {
@@ -928,7 +932,7 @@ func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error, bad
 		at++
 	}
 	if at == len(a.events) {
-		a.events = slices.Insert(a.events, a.j, a.base)
+		a.events = slices.Insert(a.events, a.j, *base)
 		at = a.j
 	}
 	if err := applyRestSpans(a.ix, &a.events[at], raw, b, spans, err, a.validUTF8); err != nil {
@@ -974,14 +978,14 @@ func (r *Rests) Read(b []byte, validUTF8 bool) error {
 
 // Apply is ApplyRests of the rests r holds.
 func (r *Rests) Apply(events []Event, own bool, base Event, bad func(error)) []Event {
-	a := restApplier{events: events, own: own, base: base, validUTF8: r.validUTF8}
+	a := restApplier{events: events, own: own, validUTF8: r.validUTF8}
 	for _, el := range r.elems {
 		raw := r.list[el.Start:el.End]
 		if el.N < 0 {
-			a.apply(raw, raw, nil, jsonscan.ErrNotObject, bad)
+			a.apply(raw, raw, nil, jsonscan.ErrNotObject, &base, bad)
 			continue
 		}
-		a.apply(raw, raw, r.spans[el.First:el.First+el.N], nil, bad)
+		a.apply(raw, raw, r.spans[el.First:el.First+el.N], nil, &base, bad)
 	}
 	return a.events
 }
@@ -1040,12 +1044,17 @@ func RestList(b []byte, validated bool) ([]json.RawMessage, error) {
 	if !validated && !jsonscan.Valid(b) {
 		return nil, errors.New("invalid JSON")
 	}
-	return RestListIn(nil, b)
+	return RestListIn(nil, b, nil)
 }
 
 // RestListIn is RestList for a list validated already, part of the record
 // ix indexed last (ParseRecord): each rest is jumped over, not scanned.
-func RestListIn(ix *jsonscan.Index, b []byte) ([]json.RawMessage, error) {
+// The list is made in room's room when room is not nil, and room keeps
+// it for the next list when it is small (at most maxScratch rests): a
+// reader that reads a record's rests and does not keep the list (it
+// applies them) reuses one; the list is valid until the next call with
+// the same room.
+func RestListIn(ix *jsonscan.Index, b []byte, room *[]json.RawMessage) ([]json.RawMessage, error) {
 	t := bytes.TrimSpace(b)
 	if string(t) == "null" {
 		return nil, nil
@@ -1054,10 +1063,16 @@ func RestListIn(ix *jsonscan.Index, b []byte) ([]json.RawMessage, error) {
 		return nil, errors.New("not a list")
 	}
 	var out []json.RawMessage
+	if room != nil {
+		out = (*room)[:0]
+	}
 	err := ix.Array(t, func(_ int, v []byte) error {
 		out = append(out, v)
 		return nil
 	})
+	if room != nil && cap(out) <= maxScratch {
+		*room = out
+	}
 	if out == nil && err == nil {
 		out = []json.RawMessage{}
 	}

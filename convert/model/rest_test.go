@@ -268,9 +268,14 @@ func FuzzApplyRests(f *testing.F) {
 			return
 		}
 		v, _ := f.Get("rests")
-		indexedRests, err := RestListIn(&ix, v)
+		indexedRests, err := RestListIn(&ix, v, nil)
 		if err != nil || !reflect.DeepEqual(indexedRests, rests) {
 			t.Fatalf("%s: RestListIn %q %v, RestList %q", list, indexedRests, err, rests)
+		}
+		// In a room that held a longer list before: the same.
+		room := []json.RawMessage{json.RawMessage(`{}`), json.RawMessage(`{"a":1}`), nil, json.RawMessage(`[]`)}
+		if inRoom, err := RestListIn(&ix, v, &room); err != nil || len(inRoom) != len(rests) || (len(rests) > 0 && !reflect.DeepEqual(inRoom, rests)) {
+			t.Fatalf("%s: RestListIn in a room %q %v, RestList %q", list, inRoom, err, rests)
 		}
 		var indexedBad []string
 		indexed := ApplyRestsIn(&ix, fuzzRecordEvents(), indexedRests, own, fuzzBase, func(err error) { indexedBad = append(indexedBad, err.Error()) })

@@ -68,3 +68,20 @@ func FuzzUnixTimeUTC(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRFC3339 holds rfc3339, which writes the common form from its
+// digits, to rfc3339ByTime, which goes through strconv and time.Format,
+// on any input.
+func FuzzRFC3339(f *testing.F) {
+	for _, v := range []string{"1734640142.123", "1734640142.123456", "1734640142.123456789", "1734640142.5", "1734640142",
+		"1734640142.", "0", "0.000001", "0.0000001", "951782400", "951696000.1", "1709164800", "4107542400.25", "253402300799.999999999",
+		"253402300800", "999999999999", "0001734640142", ".5", "1734640142.1234567891", "-1", "+5", "1e9", "1734640142.12a",
+		"1734640142.-1", `"1734640142.123"`, ""} {
+		f.Add([]byte(v))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if got, want := rfc3339(v), rfc3339ByTime(v); got != want {
+			t.Fatalf("rfc3339(%q) = %q, through time %q", v, got, want)
+		}
+	})
+}

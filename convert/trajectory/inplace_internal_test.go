@@ -14,7 +14,9 @@ import (
 // FuzzReadInPlace: reading a step in place (its values are the input's
 // bytes; what the event keeps is copied) gives what reading copies of
 // every value gives, on an autopilot trajectory and on one written from
-// an rlog session (its steps' rests are applied).
+// an rlog session (its steps' rests are applied: in place, from the
+// step's index, as ApplyRestIn reads them; from copies, which the index
+// does not hold, by scanning them, as ApplyRest does).
 func FuzzReadInPlace(f *testing.F) {
 	own, err := os.ReadFile("../testdata/fixtures/trajectory.json")
 	if err != nil {

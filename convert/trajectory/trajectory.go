@@ -35,6 +35,9 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	// members are listed from the index, and its UTF-8 is checked once,
 	// for the report and for reading it in place.
 	var ix jsonscan.Index
+	// step is the room of a step's list, which the event does not keep
+	// (it copies the fields it keeps): one list for every step.
+	var step model.Scratch
 	return model.Document{
 		Format: "trajectory",
 		List:   "steps",
@@ -45,7 +48,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			// event keeps of it is copied once the rest is applied: the
 			// rest itself is read, not kept.
 			inPlace := readInPlace && ix.InputValidUTF8()
-			f, err := model.ParseRecord(&ix, b, !inPlace, true)
+			f, err := step.ParseRecord(&ix, b, !inPlace, true)
 			if err != nil || f == nil {
 				rep.Add(model.LossMalformed, "step is not an object", loc)
 				return nil
@@ -53,11 +56,14 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			ev := stepEvent(f, loc, rep)
 			if h.Origin != "" {
 				// Written from another format: the step's number is the
-				// writer's, and its rest gives the event back.
+				// writer's, and its rest gives the event back. The rest
+				// is part of the step ix indexed: its members, and
+				// those of its call, result and extra, come from the
+				// index, and its UTF-8 is the step's, checked already.
 				ev.Step = 0
 				if r, ok := f.Get("rest"); ok {
 					ev.Extra.Delete("rest")
-					if err := model.ApplyRest(ev, r); err != nil {
+					if err := model.ApplyRestIn(&ix, ev, r); err != nil {
 						rep.Add(model.LossMalformed, "step rest: "+err.Error(), loc)
 					}
 				}

@@ -1,0 +1,51 @@
+package atif
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
+)
+
+// FuzzStepIdentity holds what parseStep makes of a step's number and
+// source without fmt and without decoding (the step's id and the message
+// id made up of it, one string; the source, one of three constants) to
+// fmt.Sprintf and Fields.String, and mappedStepKey to stepFields, on any
+// number and any JSON value of source.
+func FuzzStepIdentity(f *testing.F) {
+	for _, s := range []string{`"agent"`, `"user"`, `"system"`, ` "agent" `, `"ag\u0065nt"`, `"other"`, `5`, `null`, `"\xff"`} {
+		f.Add(int64(4), []byte(s), "reasoning_effort")
+	}
+	f.Add(int64(-1), []byte(`"user"`), "step_id")
+	f.Add(int64(1<<62), []byte(`"system"`), "")
+	f.Fuzz(func(t *testing.T, n int64, source []byte, key string) {
+		if !jsonscan.Valid(source) {
+			return
+		}
+		step := []byte(`{"step_id":` + strconv.FormatInt(n, 10) + `,"source":` + string(source) + `}`)
+		fs, err := model.ParseFields(step)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		var st reader
+		sp := st.parseStep(fs, model.Loc{})
+		wantID := fmt.Sprintf("step-%d", n)
+		if sp.base.ID != wantID || sp.msgID != model.SyntheticMessagePrefix+wantID {
+			t.Fatalf("%s: id %q, message id %q, want %q", step, sp.base.ID, sp.msgID, wantID)
+		}
+		if want, _ := fs.String("source"); sp.source != want {
+			t.Fatalf("%s: source %q, Fields.String %q", step, sp.source, want)
+		}
+		want := false
+		for _, sf := range stepFields {
+			if sf.key == key {
+				want = sf.mapped
+			}
+		}
+		if got := mappedStepKey(key); got != want {
+			t.Fatalf("mappedStepKey(%q) = %v, stepFields says %v", key, got, want)
+		}
+	})
+}
