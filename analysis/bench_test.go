@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
@@ -17,11 +18,13 @@ func BenchmarkColdParseAndCheck(b *testing.B) {
 
 // BenchmarkStreamCheck is `rlog-ls check FILE`: the same work as
 // BenchmarkColdParseAndCheck, read a window at a time (grammar.Stream)
-// and checked as it is read (StreamChecker), holding a few windows.
+// and checked as it is read (StreamChecker), holding a few windows, each
+// read into the buffer of one checked before it.
 func BenchmarkStreamCheck(b *testing.B) {
 	benchColdPath(b, func(src []byte) {
 		sc := NewStreamChecker(Config{}, -1, func(_ *grammar.Tree, f Finding) Finding { return f })
-		if err := grammar.NewStream(bytes.NewReader(src), grammar.StreamOptions{}).Each(sc.Window); err != nil {
+		s := grammar.NewStream(bytes.NewReader(src), grammar.StreamOptions{})
+		if err := s.Each(func(w *grammar.Tree) { sc.Window(w); s.Recycle(w) }); err != nil {
 			b.Fatal(err)
 		}
 		sc.End()
@@ -262,6 +265,29 @@ func BenchmarkInsight(b *testing.B) {
 					q.run()
 				}
 			})
+		}
+	}
+}
+
+// BenchmarkIDIndex is the StreamChecker's table of call ids at the size a
+// generated 100 MB session gives it (209,295 ids): each id numbered once
+// when it is first seen (a chunk mostly holds a call's start and its
+// result), and one in sixteen again a few calls later.
+func BenchmarkIDIndex(b *testing.B) {
+	const n = 209_295
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("toolu_01%016x", uint64(i)*0x9E3779B97F4A7C15)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		var ix idIndex
+		for i, id := range ids {
+			idNumber(&ix, id)
+			if i%16 == 15 {
+				idNumber(&ix, ids[i-3])
+			}
 		}
 	}
 }

@@ -25,6 +25,11 @@ import (
 //
 // T is what the caller keeps of a finding: place turns a finding into it
 // while its window holds the finding's line (to count its columns, say).
+//
+// Of a window, the checker keeps only the first (the header's findings are
+// placed in it at the end) once Window returns: what it learnt of the
+// others is numbers and strings of its own, so a grammar.Stream may read
+// later windows into their buffers (Stream.Recycle).
 type StreamChecker[T any] struct {
 	c     checker // c.t is the first window, where the header findings are
 	limit int
@@ -40,7 +45,7 @@ type StreamChecker[T any] struct {
 	settled int // kept findings that are not provisional
 	more    int // findings past the limit, not kept
 
-	last              *grammar.Tree
+	bodyLines         int // the body lines of the windows read so far
 	seq               sequenceRules
 	startLine         grammar.Line // the first @start line
 	scratch, resolved []Finding
@@ -107,7 +112,7 @@ func (sc *StreamChecker[T]) Window(t *grammar.Tree) {
 		sc.c.header()
 		sc.keep(t, nil)
 	}
-	sc.last = t
+	sc.bodyLines = t.BodyLineCount()
 	sc.sums = summarizeWindow(t, sc.sums)
 	for i, s := range sc.sums {
 		_, firstLine, start := t.ChunkAt(i)
@@ -245,7 +250,7 @@ func (sc *StreamChecker[T]) firstStartAt(id string) (firstLine, start int) {
 func (sc *StreamChecker[T]) End() ([]T, int) {
 	if sc.c.t != nil {
 		sc.c.out = sc.scratch[:0]
-		sc.seq.session(&sc.c, sc.last.BodyLineCount(), sc.startLine)
+		sc.seq.session(&sc.c, sc.bodyLines, sc.startLine)
 		sc.keep(sc.c.t, nil)
 	}
 	out := make([]T, 0, len(sc.kept))

@@ -18,14 +18,34 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/golden"
 )
 
-// streamFindings checks src window by window.
-func streamFindings(t testing.TB, r io.Reader, opts grammar.StreamOptions, cfg Config, limit int) ([]Finding, int) {
+// streamFindings checks src, read from r, window by window, as `rlog-ls
+// check` does: each window handed back to the stream (Recycle) once the
+// checker has read it, so that the next is read into its buffer. Each
+// finding's text, read from its window when it is placed (as check counts
+// its columns there), must be src's: a window read into while the checker
+// still held it would show.
+func streamFindings(t testing.TB, src []byte, r io.Reader, opts grammar.StreamOptions, cfg Config, limit int) ([]Finding, int) {
 	t.Helper()
-	sc := NewStreamChecker(cfg, limit, func(_ *grammar.Tree, f Finding) Finding { return f })
-	if err := grammar.NewStream(r, opts).Each(sc.Window); err != nil {
+	type placed struct {
+		f    Finding
+		text string
+	}
+	sc := NewStreamChecker(cfg, limit, func(w *grammar.Tree, f Finding) placed {
+		return placed{f, string(w.Slice(f.Span.Start, f.Span.End))}
+	})
+	s := grammar.NewStream(r, opts)
+	if err := s.Each(func(w *grammar.Tree) { sc.Window(w); s.Recycle(w) }); err != nil {
 		t.Fatal(err)
 	}
-	return sc.End()
+	kept, more := sc.End()
+	var out []Finding
+	for _, p := range kept {
+		if want := string(src[p.f.Span.Start:p.f.Span.End]); p.text != want {
+			t.Fatalf("%s at %v: the window said %q, the document is %q", p.f.Code, p.f.Span, p.text, want)
+		}
+		out = append(out, p.f)
+	}
+	return out, more
 }
 
 // streamCorpus is every log the tests have: the fixture logs, the logs of
@@ -129,7 +149,7 @@ func TestStreamCheckEqualsCheck(t *testing.T) {
 				want := Check(tree, cfg)
 				for _, window := range []int{1, 700, 0} {
 					context := fmt.Sprintf("%s, config %d, window %d, tiny chunks %v", name, c, window, tiny)
-					got, more := streamFindings(t, iotest.HalfReader(bytes.NewReader(src)), grammar.StreamOptions{WindowBytes: window}, cfg, -1)
+					got, more := streamFindings(t, src, iotest.HalfReader(bytes.NewReader(src)), grammar.StreamOptions{WindowBytes: window}, cfg, -1)
 					if !sameFindings(got, want) || more != 0 {
 						t.Fatalf("%s: streamed findings differ from Check's (%d more)\n got  %v\n want %v", context, more, summarizeFindings(got), summarizeFindings(want))
 					}
@@ -137,7 +157,7 @@ func TestStreamCheckEqualsCheck(t *testing.T) {
 				a := NewAnalyzer(tree)
 				for _, limit := range []int{0, 1, 3, len(want) / 2, len(want)} {
 					wantUpTo, wantMore := a.FindingsUpTo(cfg, limit)
-					got, more := streamFindings(t, bytes.NewReader(src), grammar.StreamOptions{WindowBytes: 500}, cfg, limit)
+					got, more := streamFindings(t, src, bytes.NewReader(src), grammar.StreamOptions{WindowBytes: 500}, cfg, limit)
 					if !sameFindings(got, wantUpTo) || more != wantMore {
 						t.Fatalf("%s, config %d, limit %d: %d findings and %d more, FindingsUpTo %d and %d\n got  %v\n want %v",
 							name, c, limit, len(got), more, len(wantUpTo), wantMore, summarizeFindings(got), summarizeFindings(wantUpTo))
@@ -155,7 +175,7 @@ func TestStreamCheckTakesBackW007(t *testing.T) {
 	head := okHeader + "t!:Read id=late → [running]\nt!:Read id=never → [running]\n"
 	src := []byte(head + strings.Repeat("u: filler line\n", 500) + "o: id=late → [ok]\n")
 	for _, limit := range []int{-1, 0, 1, 2} {
-		got, more := streamFindings(t, bytes.NewReader(src), grammar.StreamOptions{WindowBytes: 100}, Config{}, limit)
+		got, more := streamFindings(t, src, bytes.NewReader(src), grammar.StreamOptions{WindowBytes: 100}, Config{}, limit)
 		all := Check(grammar.Parse(bytes.Clone(src)), Config{})
 		var codes []string
 		for _, f := range all {
@@ -188,7 +208,7 @@ func FuzzStreamCheck(f *testing.F) {
 		cfg := Config{}
 		a := NewAnalyzer(grammar.Parse(bytes.Clone(src)))
 		want, wantMore := a.FindingsUpTo(cfg, int(limit))
-		got, more := streamFindings(t, iotest.HalfReader(bytes.NewReader(src)), grammar.StreamOptions{WindowBytes: int(window)}, cfg, int(limit))
+		got, more := streamFindings(t, src, iotest.HalfReader(bytes.NewReader(src)), grammar.StreamOptions{WindowBytes: int(window)}, cfg, int(limit))
 		if !sameFindings(got, want) || more != wantMore {
 			t.Fatalf("limit %d: %d findings and %d more, want %d and %d\n got  %v\n want %v", limit, len(got), more, len(want), wantMore,
 				summarizeFindings(got), summarizeFindings(want))

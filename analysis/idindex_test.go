@@ -12,7 +12,7 @@ import (
 // from strings and byte slices alike.
 func TestIDIndexNumbersLikeAMap(t *testing.T) {
 	var ix idIndex
-	want := map[string]int32{}
+	want := mapNumbers{}
 	ids := []string{"", "a", "toolu_01", strings.Repeat("x", idBlockSize+10), "b"}
 	for i := range 50000 {
 		ids = append(ids, fmt.Sprintf("call_%d", i%30000))
@@ -25,14 +25,7 @@ func TestIDIndexNumbersLikeAMap(t *testing.T) {
 		} else {
 			k, added = idNumber(&ix, []byte(id))
 		}
-		w, seen := want[id]
-		if !seen {
-			w = int32(len(want))
-			want[id] = w
-		}
-		if k != w || added == seen {
-			t.Fatalf("%q: number %d (added %v), want %d (added %v)", id, k, added, w, !seen)
-		}
+		want.check(t, id, k, added)
 		if string(ix.bytes(k)) != id {
 			t.Fatalf("%q: bytes %q", id, ix.bytes(k))
 		}
@@ -51,6 +44,90 @@ func TestIDIndexNumbersLikeAMap(t *testing.T) {
 	var empty idIndex
 	if _, ok := idLookup(&empty, "a"); ok {
 		t.Fatal("found an id in an empty index")
+	}
+}
+
+// mapNumbers numbers ids as idIndex must: in the order they first come.
+type mapNumbers map[string]int32
+
+// check fails t unless id's number k, and whether it was added, are the
+// map's.
+func (want mapNumbers) check(t *testing.T, id string, k int32, added bool) {
+	t.Helper()
+	w, seen := want[id]
+	if !seen {
+		w = int32(len(want))
+		want[id] = w
+	}
+	if k != w || added == seen {
+		t.Fatalf("%q: number %d (added %v), want %d (added %v)", id, k, added, w, !seen)
+	}
+}
+
+// FuzzIDIndex holds idIndex to a map: the ids are the input's lines, many
+// alike, numbered in the order they first come.
+func FuzzIDIndex(f *testing.F) {
+	f.Add([]byte("a\nb\na\n\ntoolu_01\nb"), uint8(3))
+	f.Fuzz(func(t *testing.T, src []byte, repeat uint8) {
+		var ix idIndex
+		want := mapNumbers{}
+		for r := range int(repeat%8) + 1 {
+			for i, line := range bytes.Split(src, []byte("\n")) {
+				id := string(line)
+				if i%3 == 0 {
+					id = fmt.Sprintf("%s%d", line, (i*r)%97)
+				}
+				var k int32
+				var added bool
+				if i%3 == 0 {
+					k, added = idNumber(&ix, id)
+				} else {
+					k, added = idNumber(&ix, line)
+				}
+				want.check(t, id, k, added)
+			}
+		}
+		for id, w := range want {
+			if k, ok := idLookup(&ix, id); !ok || k != w || string(ix.bytes(k)) != id {
+				t.Fatalf("lookup %q: %d %v, want %d", id, k, ok, w)
+			}
+		}
+	})
+}
+
+// Ids whose hashes are the same (so are their slots' bits of it) are told
+// apart by their bytes, before and after the table grows.
+func TestIDIndexTellsApartIDsOfOneHash(t *testing.T) {
+	seen := map[uint32]string{}
+	var a, b string
+	for i := 0; b == ""; i++ { // about 2^16 ids hashed to find two
+		id := fmt.Sprintf("toolu_%d", i)
+		h := hashID(id)
+		if other, ok := seen[h]; ok {
+			a, b = other, id
+		}
+		seen[h] = id
+	}
+	var ix idIndex
+	if k, added := idNumber(&ix, a); k != 0 || !added {
+		t.Fatalf("%q: %d %v", a, k, added)
+	}
+	if _, ok := idLookup(&ix, b); ok {
+		t.Fatalf("%q found as %q, of the same hash", b, a)
+	}
+	if k, added := idNumber(&ix, b); k != 1 || !added {
+		t.Fatalf("%q: %d %v, want a number of its own", b, k, added)
+	}
+	for i := range 5000 { // grow the table
+		idNumber(&ix, fmt.Sprintf("call_%d", i))
+	}
+	for want, id := range []string{a, b} {
+		if k, ok := idLookup(&ix, id); !ok || k != int32(want) {
+			t.Fatalf("after growing, %q: %d %v, want %d", id, k, ok, want)
+		}
+		if k, added := idNumber(&ix, id); k != int32(want) || added {
+			t.Fatalf("after growing, %q numbered %d (added %v), want %d", id, k, added, want)
+		}
 	}
 }
 

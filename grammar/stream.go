@@ -34,6 +34,13 @@ type Stream struct {
 	held   []*Chunk
 	heldAt pos // where the held chunks start
 	rs     regionScan
+	// cutFrom is the buffer the last chunks were cut from (take), which
+	// their window owns.
+	cutFrom []byte
+	// free are buffers of windows handed back (Recycle), read into again
+	// instead of new ones. A channel: Recycle may be called while Next
+	// runs on another goroutine.
+	free chan []byte
 }
 
 // StreamOptions tune a Stream.
@@ -71,7 +78,48 @@ func NewStream(r io.Reader, opts StreamOptions) *Stream {
 	if opts.HoldBytes <= 0 {
 		opts.HoldBytes = DefaultHoldBytes
 	}
-	return &Stream{r: r, opts: opts, rs: newRegionScan()}
+	return &Stream{r: r, opts: opts, rs: newRegionScan(), free: make(chan []byte, recycledBuffers)}
+}
+
+// recycledBuffers is how many handed-back buffers a stream keeps: a
+// reader that reads a window ahead, one window waiting and one being
+// checked need no more.
+const recycledBuffers = 2
+
+// Recycle hands back window t, which Next returned, for the stream to
+// read later windows into its buffer instead of a new one. The caller
+// promises that nothing refers to t's text any more: not t, its chunks or
+// lines, nor any slice of them (strings made from the text are copies and
+// may be kept). Without it, each window is a new buffer of about
+// WindowBytes for the collector. The first window, which the header was
+// parsed from, is never read into again; recycling a window twice is
+// recycling it once. Recycle may be called on another goroutine than
+// Next's.
+func (s *Stream) Recycle(t *Tree) {
+	b := t.buf
+	if b == nil {
+		return
+	}
+	t.buf = nil
+	select {
+	case s.free <- b[:0]:
+	default: // enough are kept: the collector takes this one
+	}
+}
+
+// buffer returns a buffer of length n with room to read more: one handed
+// back if it has some (a window's buffer has a window's room, far more
+// than the bytes a window leaves to the next), else a new one of capacity
+// size.
+func (s *Stream) buffer(n, size int) []byte {
+	select {
+	case b := <-s.free:
+		if cap(b) > n {
+			return b[:n]
+		}
+	default:
+	}
+	return make([]byte, n, size)
 }
 
 // Next returns the next window, or io.EOF after the last (a document has
@@ -86,7 +134,9 @@ func (s *Stream) Next() (*Tree, error) {
 		}
 		if s.header != nil {
 			if len(chunks) > 0 {
-				return s.window(chunks, start), nil
+				t := s.window(chunks, start)
+				t.buf = s.cutFrom
+				return t, nil
 			}
 			continue
 		}
@@ -193,12 +243,13 @@ func (s *Stream) take(end int) []*Chunk {
 	for _, c := range chunks {
 		s.at = s.at.plus(c)
 	}
+	s.cutFrom = s.buf
 	if s.done {
 		s.buf = nil
 		return chunks
 	}
 	rest := s.buf[end:]
-	s.buf = make([]byte, len(rest), max(firstBuffer, 2*len(rest)))
+	s.buf = s.buffer(len(rest), max(firstBuffer, 2*len(rest)))
 	copy(s.buf, rest)
 	return chunks
 }

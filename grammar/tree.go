@@ -152,6 +152,10 @@ type Tree struct {
 	header    *Header
 	serial    uint64 // unique to this tree
 	edit      edited // what Edit replaced to make this tree; base 0 if Parse made it
+	// buf is the buffer a Stream read this window into, which
+	// Stream.Recycle hands back; nil for the first window and for trees
+	// Parse and Edit make.
+	buf []byte
 
 	memo memoTable
 }

@@ -218,7 +218,15 @@ var afterWindow func()
 
 // windows calls each with the log's windows in order. The next window is
 // read and scanned on another goroutine while each works on this one.
-func (in *logInput) windows(each func(*grammar.Tree)) error {
+func (in *logInput) windows(each func(*grammar.Tree)) error { return in.readWindows(each, false) }
+
+// windowsOnce is windows for a caller that keeps nothing of a window's
+// text once each returns but the first window (analysis.StreamChecker):
+// each window after the first is read into the buffer of one before it
+// (grammar.Stream.Recycle), not into a new one for the collector.
+func (in *logInput) windowsOnce(each func(*grammar.Tree)) error { return in.readWindows(each, true) }
+
+func (in *logInput) readWindows(each func(*grammar.Tree), recycle bool) error {
 	s := grammar.NewStream(in.br, grammar.StreamOptions{Reopen: in.reopen, WindowBytes: windowBytes, SizeHint: in.size})
 	type next struct {
 		w   *grammar.Tree
@@ -249,6 +257,9 @@ func (in *logInput) windows(each func(*grammar.Tree)) error {
 			return n.err
 		}
 		each(n.w)
+		if recycle {
+			s.Recycle(n.w)
+		}
 		paceGC()
 		if afterWindow != nil {
 			afterWindow()
