@@ -196,16 +196,44 @@ func (s *stopIndex) index(line []byte, i, fresh int) (int, int) {
 		// The bytes i to i+lightRun as an array: one bounds check for
 		// all that the light path reads.
 		if w := (*[lightRun]byte)(line[i : i+lightRun]); hasBlank(binary.LittleEndian.Uint64(w[7:])) {
-			// The light path, for as long as it goes without a stop.
+			// The light path, for as long as it goes without a stop:
+			// four blocks a step (one bounds check, one test of the
+			// loop's end), one a step in the text's last 39 bytes.
 			stops = lightStops((*[8]byte)(w[:8]))
 			for stops == 0 {
-				if i += 8; i+lightRun > len(line) {
+				if i += 8; i+lightRun+24 > len(line) {
+					if i+lightRun > len(line) {
+						break
+					}
+					if w = (*[lightRun]byte)(line[i : i+lightRun]); !hasBlank(binary.LittleEndian.Uint64(w[7:])) {
+						break
+					}
+					stops = lightStops((*[8]byte)(w[:8]))
+					continue
+				}
+				w4 := (*[lightRun + 24]byte)(line[i : i+lightRun+24])
+				if !hasBlank(binary.LittleEndian.Uint64(w4[7:])) {
 					break
 				}
-				if w = (*[lightRun]byte)(line[i : i+lightRun]); !hasBlank(binary.LittleEndian.Uint64(w[7:])) {
+				if stops = lightStops((*[8]byte)(w4[:8])); stops != 0 {
 					break
 				}
-				stops = lightStops((*[8]byte)(w[:8]))
+				if i += 8; !hasBlank(binary.LittleEndian.Uint64(w4[15:])) {
+					break
+				}
+				if stops = lightStops((*[8]byte)(w4[8:16])); stops != 0 {
+					break
+				}
+				if i += 8; !hasBlank(binary.LittleEndian.Uint64(w4[23:])) {
+					break
+				}
+				if stops = lightStops((*[8]byte)(w4[16:24])); stops != 0 {
+					break
+				}
+				if i += 8; !hasBlank(binary.LittleEndian.Uint64(w4[31:])) {
+					break
+				}
+				stops = lightStops((*[8]byte)(w4[24:32]))
 			}
 			if stops == 0 {
 				continue

@@ -259,3 +259,62 @@ func TestBlankBytes(t *testing.T) {
 		}
 	}
 }
+
+// checkStopsBlockByBlock requires the stops index finds in text, called
+// as AppendSecrets calls it (from where the last call got to), to be the
+// stops it finds when it starts afresh at every block of eight: each block
+// is then the first of its call, which the light path tests alone, one
+// block a step, while the light path's loop after it goes several blocks
+// a step. fresh is where a word starts whatever precedes it.
+func checkStopsBlockByBlock(t *testing.T, text []byte, fresh int) {
+	t.Helper()
+	var s stopIndex
+	var got, want []int
+	for i := 0; i < len(text); {
+		next, n := s.index(text, i, fresh)
+		got = append(got, s.at[:n]...)
+		i = next
+	}
+	for i := 0; i < len(text); i += 8 {
+		_, n := s.index(text, i, fresh)
+		for _, p := range s.at[:n] {
+			if p < i+8 || i+lightRun > len(text) {
+				want = append(want, p)
+			}
+		}
+		if i+lightRun > len(text) {
+			break // the last bytes, all in one step
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q (fresh %d):\nin calls %v\nby block %v", text, fresh, got, want)
+	}
+}
+
+// stopTextBytes maps a fuzzer's bytes onto text like a log's: mostly
+// lowercase words and blanks, the separators and the bytes the light path
+// stops at, a backslash and its escape letters.
+const stopTextBytes = "    \tabcdefghiklmnoprstuvxyzeeetttaaoooBEXZ0123456789_-=:>,|~%/.\\\"'\n"
+
+func TestStopsBlockByBlock(t *testing.T) {
+	for _, s := range append(linesAtOnceSeeds, secretScanSeeds...) {
+		checkStopsBlockByBlock(t, []byte(s), 0)
+	}
+	text := generatedSession(t, 256<<10, 5)
+	checkStopsBlockByBlock(t, text, 0)
+	checkStopsBlockByBlock(t, text[3:], 8)
+}
+
+func FuzzStopsBlockByBlock(f *testing.F) {
+	for _, s := range append(linesAtOnceSeeds, secretScanSeeds...) {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, text []byte, fresh uint8) {
+		checkStopsBlockByBlock(t, text, int(fresh))
+		mapped := make([]byte, len(text))
+		for k, c := range text {
+			mapped[k] = stopTextBytes[int(c)%len(stopTextBytes)]
+		}
+		checkStopsBlockByBlock(t, mapped, int(fresh))
+	})
+}
