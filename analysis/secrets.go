@@ -247,8 +247,13 @@ func (s *stopIndex) index(line []byte, i, fresh int) (int, int) {
 			// the light path leaves are such (a word, a blank, the first
 			// bytes of tokens_cached=18416).
 			stops = lightStops((*[8]byte)(w[:8]))
-			for k := bits.Len64(blanks) / 8; k < 8; k++ {
-				if before := w[k-1]; !wordByte[before] && (startRun[int(w[k])<<8|int(w[k+1])] != 0 || before == '\\' && isEscapeLetter(w[k])) {
+			// The places after the last blank that follow a byte no word
+			// holds (the blank itself first): each a word start, which
+			// stops when its two bytes begin something.
+			after := nonWordBytes((*[8]byte)(w[:8])) << 1 &^ (1<<(bits.Len64(blanks)/8) - 1) & 0xff
+			for ; after != 0; after &= after - 1 {
+				k := bits.TrailingZeros64(after)
+				if startRun[int(w[k])<<8|int(w[k+1])] != 0 || w[k-1] == '\\' && isEscapeLetter(w[k]) {
 					stops |= 1 << k
 				}
 			}
@@ -301,6 +306,28 @@ func lightStops(b *[8]byte) uint64 {
 	return uint64(lightPair[binary.LittleEndian.Uint16(b[0:2])]) | uint64(lightPair[binary.LittleEndian.Uint16(b[2:4])])<<2 |
 		uint64(lightPair[binary.LittleEndian.Uint16(b[4:6])])<<4 | uint64(lightPair[binary.LittleEndian.Uint16(b[6:8])])<<6
 }
+
+// nonWordBytes returns a bit for each of the eight bytes b that no word
+// holds (bit k for b[k]: not [A-Za-z0-9_-]): two bytes a lookup
+// (nonWordPair).
+func nonWordBytes(b *[8]byte) uint64 {
+	return uint64(nonWordPair[binary.LittleEndian.Uint16(b[0:2])]) | uint64(nonWordPair[binary.LittleEndian.Uint16(b[2:4])])<<2 |
+		uint64(nonWordPair[binary.LittleEndian.Uint16(b[4:6])])<<4 | uint64(nonWordPair[binary.LittleEndian.Uint16(b[6:8])])<<6
+}
+
+// nonWordPair[a|b<<8] has bit 0 when a is no word byte, bit 1 when b is
+// none (see nonWordBytes).
+var nonWordPair = func() (t [1 << 16]uint8) {
+	for k := range t {
+		if !wordByte[byte(k)] {
+			t[k] |= 1
+		}
+		if !wordByte[byte(k>>8)] {
+			t[k] |= 2
+		}
+	}
+	return t
+}()
 
 // mayBeKeyEnd reports whether a credential word, or Authorization, can
 // end just before the separator at sep (credentialKey's and
