@@ -250,9 +250,9 @@ func (s *stopIndex) index(line []byte, i, fresh int) (int, int) {
 			// The places after the last blank that follow a byte no word
 			// holds (the blank itself first): each a word start, which
 			// stops when its two bytes begin something.
-			after := nonWordBytes((*[8]byte)(w[:8])) << 1 &^ (1<<(bits.Len64(blanks)/8) - 1) & 0xff
+			after := uint8(nonWordBytes((*[8]byte)(w[:8])) << 1 &^ (1<<(bits.Len64(blanks)/8) - 1))
 			for ; after != 0; after &= after - 1 {
-				k := bits.TrailingZeros64(after)
+				k := bits.TrailingZeros8(after)
 				if startRun[int(w[k])<<8|int(w[k+1])] != 0 || w[k-1] == '\\' && isEscapeLetter(w[k]) {
 					stops |= 1 << k
 				}
