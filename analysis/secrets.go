@@ -196,16 +196,44 @@ func (s *stopIndex) index(line []byte, i, fresh int) (int, int) {
 		// The bytes i to i+lightRun as an array: one bounds check for
 		// all that the light path reads.
 		if w := (*[lightRun]byte)(line[i : i+lightRun]); hasBlank(binary.LittleEndian.Uint64(w[7:])) {
-			// The light path, for as long as it goes without a stop.
+			// The light path, for as long as it goes without a stop:
+			// four blocks a step (one bounds check, one test of the
+			// loop's end), one a step in the text's last 39 bytes.
 			stops = lightStops((*[8]byte)(w[:8]))
 			for stops == 0 {
-				if i += 8; i+lightRun > len(line) {
+				if i += 8; i+lightRun+24 > len(line) {
+					if i+lightRun > len(line) {
+						break
+					}
+					if w = (*[lightRun]byte)(line[i : i+lightRun]); !hasBlank(binary.LittleEndian.Uint64(w[7:])) {
+						break
+					}
+					stops = lightStops((*[8]byte)(w[:8]))
+					continue
+				}
+				w4 := (*[lightRun + 24]byte)(line[i : i+lightRun+24])
+				if !hasBlank(binary.LittleEndian.Uint64(w4[7:])) {
 					break
 				}
-				if w = (*[lightRun]byte)(line[i : i+lightRun]); !hasBlank(binary.LittleEndian.Uint64(w[7:])) {
+				if stops = lightStops((*[8]byte)(w4[:8])); stops != 0 {
 					break
 				}
-				stops = lightStops((*[8]byte)(w[:8]))
+				if i += 8; !hasBlank(binary.LittleEndian.Uint64(w4[15:])) {
+					break
+				}
+				if stops = lightStops((*[8]byte)(w4[8:16])); stops != 0 {
+					break
+				}
+				if i += 8; !hasBlank(binary.LittleEndian.Uint64(w4[23:])) {
+					break
+				}
+				if stops = lightStops((*[8]byte)(w4[16:24])); stops != 0 {
+					break
+				}
+				if i += 8; !hasBlank(binary.LittleEndian.Uint64(w4[31:])) {
+					break
+				}
+				stops = lightStops((*[8]byte)(w4[24:32]))
 			}
 			if stops == 0 {
 				continue
@@ -219,8 +247,13 @@ func (s *stopIndex) index(line []byte, i, fresh int) (int, int) {
 			// the light path leaves are such (a word, a blank, the first
 			// bytes of tokens_cached=18416).
 			stops = lightStops((*[8]byte)(w[:8]))
-			for k := bits.Len64(blanks) / 8; k < 8; k++ {
-				if before := w[k-1]; !wordByte[before] && (startRun[int(w[k])<<8|int(w[k+1])] != 0 || before == '\\' && isEscapeLetter(w[k])) {
+			// The places after the last blank that follow a byte no word
+			// holds (the blank itself first): each a word start, which
+			// stops when its two bytes begin something.
+			after := uint8(nonWordBytes((*[8]byte)(w[:8])) << 1 &^ (1<<(bits.Len64(blanks)/8) - 1))
+			for ; after != 0; after &= after - 1 {
+				k := bits.TrailingZeros8(after)
+				if startRun[int(w[k])<<8|int(w[k+1])] != 0 || w[k-1] == '\\' && isEscapeLetter(w[k]) {
 					stops |= 1 << k
 				}
 			}
@@ -273,6 +306,28 @@ func lightStops(b *[8]byte) uint64 {
 	return uint64(lightPair[binary.LittleEndian.Uint16(b[0:2])]) | uint64(lightPair[binary.LittleEndian.Uint16(b[2:4])])<<2 |
 		uint64(lightPair[binary.LittleEndian.Uint16(b[4:6])])<<4 | uint64(lightPair[binary.LittleEndian.Uint16(b[6:8])])<<6
 }
+
+// nonWordBytes returns a bit for each of the eight bytes b that no word
+// holds (bit k for b[k]: not [A-Za-z0-9_-]): two bytes a lookup
+// (nonWordPair).
+func nonWordBytes(b *[8]byte) uint64 {
+	return uint64(nonWordPair[binary.LittleEndian.Uint16(b[0:2])]) | uint64(nonWordPair[binary.LittleEndian.Uint16(b[2:4])])<<2 |
+		uint64(nonWordPair[binary.LittleEndian.Uint16(b[4:6])])<<4 | uint64(nonWordPair[binary.LittleEndian.Uint16(b[6:8])])<<6
+}
+
+// nonWordPair[a|b<<8] has bit 0 when a is no word byte, bit 1 when b is
+// none (see nonWordBytes).
+var nonWordPair = func() (t [1 << 16]uint8) {
+	for k := range t {
+		if !wordByte[byte(k)] {
+			t[k] |= 1
+		}
+		if !wordByte[byte(k>>8)] {
+			t[k] |= 2
+		}
+	}
+	return t
+}()
 
 // mayBeKeyEnd reports whether a credential word, or Authorization, can
 // end just before the separator at sep (credentialKey's and

@@ -259,3 +259,168 @@ func TestBlankBytes(t *testing.T) {
 		}
 	}
 }
+
+// checkStopsBlockByBlock requires the stops index finds in text, called
+// as AppendSecrets calls it (from where the last call got to), to be the
+// stops it finds when it starts afresh at every block of eight (each block
+// is then the first of its call, which the light path tests alone, one
+// block a step, while the light path's loop after it goes several blocks
+// a step), and the stops of each block found byte by byte
+// (appendBlockStopsByByte). Both start at fresh, where a word starts whatever precedes it,
+// as AppendSecrets goes on after a match.
+func checkStopsBlockByBlock(t *testing.T, text []byte, fresh int) {
+	t.Helper()
+	fresh = min(fresh, len(text))
+	var s stopIndex
+	var got, want []int
+	for i := fresh; i < len(text); {
+		next, n := s.index(text, i, fresh)
+		got = append(got, s.at[:n]...)
+		i = next
+	}
+	for i := fresh; i < len(text); i += 8 {
+		_, n := s.index(text, i, fresh)
+		for _, p := range s.at[:n] {
+			if p < i+8 || i+lightRun > len(text) {
+				want = append(want, p)
+			}
+		}
+		if i+lightRun > len(text) {
+			break // the last bytes, all in one step
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q (fresh %d):\nin calls %v\nby block %v", text, fresh, got, want)
+	}
+	var byByte []int
+	for i := fresh; i < len(text); i += 8 {
+		byByte = appendBlockStopsByByte(byByte, text, i, fresh)
+		if i+lightRun > len(text) {
+			break
+		}
+	}
+	if !slices.Equal(got, byByte) {
+		k := 0
+		for k < min(len(got), len(byByte)) && got[k] == byByte[k] {
+			k++
+		}
+		q := slices.Min(append(slices.Clone(got[k:k+min(1, len(got)-k)]), byByte[k:k+min(1, len(byByte)-k)]...))
+		t.Fatalf("%q (fresh %d): index and the bytes differ at %d (%q, the block at %d: %q):\n   index %v\nby bytes %v", text, fresh, q, text[q:min(len(text), q+8)], q-(q-fresh)%8, text[q-(q-fresh)%8:min(len(text), q-(q-fresh)%8+lightRun)], got, byByte)
+	}
+}
+
+// appendBlockStopsByByte appends the stops index finds in the block of
+// eight bytes at i (all the bytes left when fewer than lightRun are), each
+// byte's test made on its own: the light path's pair rule, a byte's
+// classes on the full path, and on a block with a blank and a run after
+// it, the light path's rule and the word starts after the last blank
+// (index finds those from a mask of the bytes no word holds).
+func appendBlockStopsByByte(dst []int, text []byte, i, fresh int) []int {
+	at := func(q int) byte { // the text, then zeros, as index's last bytes
+		if q < len(text) {
+			return text[q]
+		}
+		return 0
+	}
+	blank := func(q int) bool { return q < len(text) && text[q] <= ' ' }
+	// light is the light path's rule at i+k: a byte first in its pair
+	// (k even) stops by what it is and the byte after it, a second one
+	// by what it is and the byte before.
+	light := func(k int) bool {
+		if k%2 == 0 {
+			a, b := at(i+k), at(i+k+1)
+			run := startRun[int(a)<<8|int(b)]
+			return secretClass[a]&clsSep != 0 || run != 0 && run < lightRun
+		}
+		a, b := at(i+k-1), at(i+k)
+		return secretClass[b]&clsSep != 0 || lightStop[b] != 0 && (!wordByte[a] || isEscapeLetter(a))
+	}
+	var cand []int
+	switch {
+	case i+lightRun > len(text):
+		for k := 0; k < 16; k++ {
+			if light(k) {
+				dst = append(dst, i+k)
+			}
+		}
+		return dst // the last bytes' stops, all of them
+	case slices.ContainsFunc(text[i+7:i+lightRun], func(c byte) bool { return c <= ' ' }):
+		for k := range 8 {
+			if light(k) {
+				cand = append(cand, i+k)
+			}
+		}
+	case slices.ContainsFunc(text[i:i+8], func(c byte) bool { return c <= ' ' }):
+		last := i + 7
+		for !blank(last) {
+			last--
+		}
+		for q := i; q < i+8; q++ {
+			before := text[q-min(q, 1)]
+			if light(q-i) || q > last && !wordByte[before] && (startRun[int(text[q])<<8|int(text[q+1])] != 0 || before == '\\' && isEscapeLetter(text[q])) {
+				cand = append(cand, q)
+			}
+		}
+	default:
+		for q := i; q < i+8; q++ {
+			c, prev := secretClass[text[q]], uint8(0)
+			if q != fresh {
+				prev = secretClass[text[q-1]]
+			}
+			if c&clsSep != 0 || c&secondClass[text[q+1]]&clsGroups != 0 && prev&clsWord == 0 || c&clsEscape != 0 && prev&clsBackslash != 0 {
+				cand = append(cand, q)
+			}
+		}
+	}
+	// What index turns down itself: a separator with a short value and
+	// no credential key or URL before it, a word start that begins nothing.
+	for _, p := range cand {
+		c := text[p]
+		if secretClass[c]&clsSep != 0 {
+			short := secretrules.ShortValueSoon(text, p)
+			key := (c == '=' || c == ':') && mayBeKeyEnd(text, p)
+			url := c == ':' && urlAt(text, p)
+			if short && !key && !url {
+				continue
+			}
+		} else if p+1 < len(text) {
+			wordStart := p == fresh || !wordByte[text[p-1]]
+			if wordStart && (p == 0 || text[p-1] != '\\') && startRun[int(c)<<8|int(text[p+1])] == 0 {
+				continue
+			}
+		}
+		dst = append(dst, p)
+	}
+	return dst
+}
+
+// stopTextBytes maps a fuzzer's bytes onto text like a log's: mostly
+// lowercase words and blanks, the separators and the bytes the light path
+// stops at, a backslash and its escape letters.
+const stopTextBytes = "    \tabcdefghiklmnoprstuvxyzeeetttaaoooBEXZ0123456789_-=:>,|~%/.\\\"'\n"
+
+func TestStopsBlockByBlock(t *testing.T) {
+	for _, s := range append(linesAtOnceSeeds, secretScanSeeds...) {
+		checkStopsBlockByBlock(t, []byte(s), 0)
+	}
+	text := generatedSession(t, 256<<10, 5)
+	checkStopsBlockByBlock(t, text, 0)
+	checkStopsBlockByBlock(t, text[3:], 8)
+}
+
+func FuzzStopsBlockByBlock(f *testing.F) {
+	for _, s := range append(linesAtOnceSeeds, secretScanSeeds...) {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, text []byte, fresh uint8) {
+		// The blocks are restarted one by one, each call reading on to
+		// the text's end when it holds few stops: a few KB are enough.
+		text = text[:min(len(text), 4<<10)]
+		checkStopsBlockByBlock(t, text, int(fresh))
+		mapped := make([]byte, len(text))
+		for k, c := range text {
+			mapped[k] = stopTextBytes[int(c)%len(stopTextBytes)]
+		}
+		checkStopsBlockByBlock(t, mapped, int(fresh))
+	})
+}

@@ -611,8 +611,12 @@ func ShortValueAt(text []byte, i int) bool {
 // where the scan stops: true only where ShortValueAt is (the byte after the
 // separator's next is no blank or quote, and a blank follows within eight).
 func ShortValueSoon(text []byte, i int) bool {
-	return i+11 <= len(text) && !cands.skipByte[text[i+2]] &&
-		(binary.LittleEndian.Uint64(text[i+3:i+11])-0x2121212121212121)&^binary.LittleEndian.Uint64(text[i+3:i+11])&0x8080808080808080 != 0
+	if i+11 > len(text) {
+		return false
+	}
+	v := (*[11]byte)(text[i : i+11])
+	x := binary.LittleEndian.Uint64(v[3:])
+	return !cands.skipByte[v[2]] && (x-0x2121212121212121)&^x&0x8080808080808080 != 0
 }
 
 // blankOrQuote reports whether a byte of x or y is a blank (up to ' ') or

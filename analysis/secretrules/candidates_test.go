@@ -504,3 +504,28 @@ func FuzzASCIIEntropy(f *testing.F) {
 	}
 	f.Fuzz(checkASCIIEntropy)
 }
+
+// checkShortValueSoon requires ShortValueSoon, at every place of text, to
+// be its definition read byte by byte (eleven bytes from the place, the
+// second after it no blank, quote or separator, a blank or control byte
+// among the eight after that), and true only where ShortValueAt is.
+func checkShortValueSoon(t *testing.T, text []byte) {
+	t.Helper()
+	for i := range text {
+		want := i+11 <= len(text) && !cands.skipByte[text[i+2]] &&
+			slices.ContainsFunc(text[i+3:i+11], func(c byte) bool { return c <= ' ' })
+		if got := ShortValueSoon(text, i); got != want {
+			t.Fatalf("ShortValueSoon(%q, %d) = %v, want %v", text, i, got, want)
+		}
+		if want && !ShortValueAt(text, i) {
+			t.Fatalf("ShortValueSoon(%q, %d) without ShortValueAt", text, i)
+		}
+	}
+}
+
+func FuzzShortValueSoon(f *testing.F) {
+	for _, s := range append(noKeySeeds, "tokens_in=415 tokens_out=161 ts=2025-12-19T20:29:03Z", "a: b\tc=\"x y\" d=|e ~f", "x=\x00\x01\x1f\x20\x21\x7f\x80\xff end") {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) { checkShortValueSoon(t, text) })
+}
