@@ -42,10 +42,15 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	// from another format (its source object says which): not the
 	// session's.
 	var made []string
+	// ix validates each line and knows from that pass whether the line
+	// is valid UTF-8, so that the line is not read again to tell; it
+	// records nothing else (what a line holds is read once).
+	var ix jsonscan.Index
+	ix.OnlyUTF8()
 	err := model.Lines(r, rep, func(line []byte, n int) error {
 		// The record's values are decoded where they are; event copies
 		// those it keeps.
-		f, perr := model.ParseFieldsView(line)
+		f, perr := model.ParseRecord(&ix, line, false, false)
 		if perr != nil || f == nil {
 			if perr == nil {
 				perr = errors.New("null")
@@ -53,7 +58,9 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 			rep.Malformed(n, perr)
 			return nil
 		}
-		rep.InvalidUTF8(line, model.Loc{Line: n})
+		if !ix.InputValidUTF8() {
+			rep.InvalidUTF8(line, model.Loc{Line: n})
+		}
 		ev, ok := event(h, &made, f, model.Loc{Line: n}, rep)
 		if !ok {
 			return nil
