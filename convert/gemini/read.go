@@ -283,9 +283,10 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 	// message keeps). Nearly every record past the $set of lastUpdated
 	// is a message, kept. Otherwise the values are b's own, and what is
 	// kept is copied. The copy's validation tells whether it is valid
-	// UTF-8 (Index.InputValidUTF8, checking only the strings that hold
-	// a byte of 0x80 or more), so a line is copied first and read again
-	// from b, as before, only when it is not.
+	// UTF-8 (Index.InputValidUTF8: the validator checks the runs of
+	// bytes of 0x80 or more in its strings as it passes them), so a line
+	// is copied first, and read again from b, as before, only when it is
+	// not.
 	var own []byte
 	var fields model.Fields
 	var err error

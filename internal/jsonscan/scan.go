@@ -427,7 +427,7 @@ func literal(b []byte, i int, lit string) (int, error) {
 
 // plain marks bytes that need no attention inside a string: ASCII but for
 // a quote, a backslash and the control bytes. A byte of 0x80 or more
-// starts a UTF-8 sequence, which str checks (utf8Run).
+// starts a UTF-8 sequence, whose run str checks (highRun).
 var plain = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\'
@@ -563,11 +563,33 @@ func str(b []byte, i int, ix *Index) (int, error) {
 		} else if i = plainRun(b, i); i >= len(b) {
 			break
 		}
-		c := b[i]
-		if c == '"' {
+		switch b[i] {
+		case '"':
 			return i + 1, nil
-		}
-		if c >= utf8.RuneSelf {
+		case '\\':
+			if i+1 >= len(b) {
+				return i, &SyntaxError{i, "unterminated escape"}
+			}
+			switch escapeLen[b[i+1]] {
+			case 2:
+				i += 2
+			case 6:
+				if i+6 > len(b) {
+					return i, &SyntaxError{i, "short \\u escape"}
+				}
+				for _, h := range b[i+2 : i+6] {
+					if !isHex(h) {
+						return i, &SyntaxError{i, "invalid \\u escape"}
+					}
+				}
+				i += 6
+			default:
+				return i, &SyntaxError{i, "invalid escape"}
+			}
+		default: // plainRun stops at nothing else
+			if b[i] < utf8.RuneSelf {
+				return i, &SyntaxError{i, "control character in string"}
+			}
 			// Text that is not ASCII: its run is checked here (passed
 			// over without ix).
 			end := highRun(b, i)
@@ -575,29 +597,6 @@ func str(b []byte, i int, ix *Index) (int, error) {
 				ix.badUTF8 = true
 			}
 			i = end
-			continue
-		}
-		if c != '\\' { // plainRun stops at nothing else
-			return i, &SyntaxError{i, "control character in string"}
-		}
-		if i+1 >= len(b) {
-			return i, &SyntaxError{i, "unterminated escape"}
-		}
-		switch escapeLen[b[i+1]] {
-		case 2:
-			i += 2
-		case 6:
-			if i+6 > len(b) {
-				return i, &SyntaxError{i, "short \\u escape"}
-			}
-			for _, h := range b[i+2 : i+6] {
-				if !isHex(h) {
-					return i, &SyntaxError{i, "invalid \\u escape"}
-				}
-			}
-			i += 6
-		default:
-			return i, &SyntaxError{i, "invalid escape"}
 		}
 	}
 	return start, &SyntaxError{start, "unterminated string"}
