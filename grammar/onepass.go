@@ -176,10 +176,18 @@ func (m *lineMeta) key(ks, ke int, kind TokenKind, ve int) {
 	if m.li.Meta[k].Valid() {
 		return
 	}
-	end := 0
-	if ve > ke+1 && kind == TokValue && endsAtSpace(k) {
+	end := ke + 1
+	switch plain := ve > ke+1 && kind == TokValue; {
+	case plain && keySpecs[k].value == valueDigits:
+		// The counts (tokens_*=, step=, ...): valueEnd's skipDigits,
+		// which stops at white space, up to the value's end at the
+		// latest, read here without valueEnd's call and switch.
+		for end < ve && isDigit(m.t[end]) {
+			end++
+		}
+	case plain && endsAtSpace(k):
 		end = ve // skipNonSpace from ke+1, as valueEnd's
-	} else {
+	default:
 		end = valueEnd(m.t, k, ke+1)
 	}
 	if end > ke+1 {

@@ -256,8 +256,8 @@ func bracketRedactions(t []byte, li *LineInfo, next *searches, off int) {
 	}
 	for ; b < off+len(t); b = next.find('[', b+1) {
 		i := b - off
-		if i+1 == len(t) || t[i+1] != 'r' && t[i+1] != 'R' {
-			continue // [ok], [running]: most brackets start no marker (redactionMarkerAt's first test)
+		if i+2 >= len(t) || t[i+1]|0x20 != 'r' || t[i+2]|0x20 != 'e' {
+			continue // [ok], [running]: most brackets start no marker ([re or [RE, redactionMarkerAt's first test)
 		}
 		if flagRedaction(t, li, i) {
 			break
@@ -298,49 +298,103 @@ func ltRedactions(t []byte, li *LineInfo) {
 //
 // It runs at every '=' of a document, so it does not walk back over the
 // word to find where it starts: it tries the few keys that end in the
-// byte before eq (keysEndingIn), each with one comparison. A key is the
-// word when its name is there and the character before it is not a word
-// character, which is what the walk back found (the word's start, then
-// keyOf). FuzzScanBytesJumps holds it equal to a loop over every byte.
+// two bytes before eq (keysEndingIn, keysWithNextToLast), each with one
+// comparison of the 16 bytes before eq, read as two words, with the
+// key's masked name (keyWords). A key is the word when its name is there
+// and the character before it is not a word character, which is what the
+// walk back found (the word's start, then keyOf); that byte is among the
+// 16 for every key but tokens_cache_create. It makes no call until a key
+// is found: a call spills what the loop holds in registers, and most
+// '=' are a key's. FuzzScanBytesJumps holds it equal to a loop over
+// every byte.
 func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
-	if eq < 2 {
-		return false // every key is two bytes or more
+	if eq < 16 {
+		return metaAtStart(t, li, content, eq, te)
 	}
-	var last [2]uint64 // the 16 bytes before eq, the nearest first, when there are 16
-	wide := eq >= 16
-	if wide {
-		last = [2]uint64{binary.LittleEndian.Uint64(t[eq-8:]), binary.LittleEndian.Uint64(t[eq-16:])}
-	}
+	w := (*[16]byte)(t[eq-16 : eq])
+	near, far := binary.LittleEndian.Uint64(w[8:]), binary.LittleEndian.Uint64(w[:8])
 	// The keys that end in the two bytes before eq: tokens_cached= is
 	// tried alone, not after id and tid, which end in its last byte.
-	for m := keysEndingIn[t[eq-1]] & keysWithNextToLast[t[eq-2]]; m != 0; m &= m - 1 {
+	for m := keysEndingIn[w[15]] & keysWithNextToLast[w[14]]; m != 0; m &= m - 1 {
 		k := Key(bits.TrailingZeros16(m))
 		name := &keyWords[k]
+		if near&name.mask[0] != name.word[0] || far&name.mask[1] != name.word[1] {
+			continue
+		}
 		ks := eq - name.len
 		if ks < content {
 			continue
 		}
-		if wide && name.len <= 16 {
-			if last[0]&name.mask[0] != name.word[0] || last[1]&name.mask[1] != name.word[1] {
+		if name.len >= 16 {
+			if string(t[ks:eq]) != keySpecs[k].name || wordBefore(t, ks) {
 				continue
 			}
-		} else if string(t[ks:eq]) != keySpecs[k].name {
+		} else if c := w[15-name.len]; c < 0x80 {
+			if asciiWord[c] {
+				continue // a longer word (tid=, not id=)
+			}
+		} else if wordBefore(t, ks) {
 			continue
 		}
-		if wordBefore(t, ks) {
-			continue // a longer word (tid=, not id=)
-		}
-		if li.Meta[k].Valid() {
-			return false
-		}
-		end := valueEnd(t[:te], k, eq+1)
-		if end == eq+1 {
-			return false
-		}
-		li.Meta[k] = Span{eq + 1, end}
-		return true
+		return recordMeta(t, li, k, eq, te)
 	}
 	return false
+}
+
+// metaAtStart is metaAt for an '=' in the first 16 bytes of t, where the
+// two words cannot be read: each key's name is compared byte by byte.
+func metaAtStart(t []byte, li *LineInfo, content, eq, te int) bool {
+	if eq < 2 {
+		return false // every key is two bytes or more
+	}
+	for m := keysEndingIn[t[eq-1]] & keysWithNextToLast[t[eq-2]]; m != 0; m &= m - 1 {
+		k := Key(bits.TrailingZeros16(m))
+		name := keySpecs[k].name
+		ks := eq - len(name)
+		if ks < content || !sameBytes(t[ks:eq], name) {
+			continue
+		}
+		if ks > 0 {
+			if c := t[ks-1]; c < 0x80 && asciiWord[c] || c >= 0x80 && wordBefore(t, ks) {
+				continue // a longer word (tid=, not id=)
+			}
+		}
+		return recordMeta(t, li, k, eq, te)
+	}
+	return false
+}
+
+// sameBytes is string(b) == s for a key's name, which is short: a loop
+// over its bytes costs less than a call to compare them.
+func sameBytes(b []byte, s string) bool {
+	if len(b) != len(s) {
+		return false
+	}
+	for i := range len(s) {
+		if b[i] != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// recordMeta records the value of key k, whose '=' is at eq, if k has
+// none yet and the value is not empty, and reports whether it did.
+func recordMeta(t []byte, li *LineInfo, k Key, eq, te int) bool {
+	if li.Meta[k].Valid() {
+		return false
+	}
+	var end int
+	if keyWords[k].digits {
+		end = skipDigits(t[:te], eq+1) // valueEnd's, without the call: the counts, step=
+	} else {
+		end = valueEnd(t[:te], k, eq+1)
+	}
+	if end == eq+1 {
+		return false
+	}
+	li.Meta[k] = Span{eq + 1, end}
+	return true
 }
 
 // keyWords[k] is key k's name as the two words before an '=' read in
@@ -348,10 +402,12 @@ func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
 var keyWords = func() (w [numParsedKeys]struct {
 	word, mask [2]uint64
 	len        int
+	digits     bool // valueEnd reads digits (valueDigits)
 }) {
 	for k := range numParsedKeys {
 		name := keySpecs[k].name
 		w[k].len = len(name)
+		w[k].digits = keySpecs[k].value == valueDigits
 		for j := range min(len(name), 16) {
 			c := uint64(name[len(name)-1-j])
 			shift := 56 - 8*(j%8) // the byte at eq-1-j: the highest first

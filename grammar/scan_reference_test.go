@@ -170,3 +170,61 @@ func FuzzClassifyLine(f *testing.F) {
 		}
 	})
 }
+
+// metaAtWalkBack is metaAt as it was before it compared the keys' names
+// in place: it walks back over the ASCII word characters before the '='
+// (not before content), takes the word when the character before it is
+// no word character, and looks it up (keyOf).
+func metaAtWalkBack(t []byte, li *LineInfo, content, eq, te int) bool {
+	ks := eq
+	for ks > content && t[ks-1] < 0x80 && asciiWord[t[ks-1]] {
+		ks--
+	}
+	if ks == eq || wordBefore(t, ks) {
+		return false
+	}
+	k := keyOf(t[ks:eq])
+	if k == numKeys || li.Meta[k].Valid() {
+		return false
+	}
+	end := valueEnd(t[:te], k, eq+1)
+	if end == eq+1 {
+		return false
+	}
+	li.Meta[k] = Span{eq + 1, end}
+	return true
+}
+
+// FuzzMetaAt holds metaAt, which compares the 16 bytes before an '=' with
+// each key's name as two words, equal to the walk back over the word, at
+// every '=' of a line in order, from the line's content and from its
+// start: keys near the start of the line (read as strings), keys after
+// a longer word or a character beyond ASCII, tokens_cache_create (longer
+// than the 16 bytes), a key seen twice.
+func FuzzMetaAt(f *testing.F) {
+	for _, s := range []string{
+		"t!:a id=1 → x", "o: id=x → [ok] tid=2 xid=3 \u00e9id=4 _id=5 id=6",
+		"a: hello world tokens_in=12 tokens_out=3 tokens_cached=45 tokens_cache_create=6",
+		"a: xxxxxxxxxxxxxxxxxxxxxxxxx xtokens_cache_create=1 \u00e9tokens_cache_create=2 tokens_cache_create=3",
+		"tokens_cache_create=7", "id=", "=id=1", "a: step=4 step=5 ts=2025-01-01T00:00:00Z sig=a,id=9 attempt=2/3 parent=ab-1",
+		"u: message_id=m model=x level=info span=s latency_ms=5 \u0394step=1 \xffid=2",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		li := ClassifyLine(line)
+		te := li.Trim.End
+		for _, content := range []int{li.Content, 0} {
+			var got, want LineInfo
+			for eq := content; eq < te; eq++ {
+				if line[eq] != '=' {
+					continue
+				}
+				g, w := metaAt(line, &got, content, eq, te), metaAtWalkBack(line, &want, content, eq, te)
+				if g != w || got.Meta != want.Meta {
+					t.Fatalf("%q, content %d, '=' at %d: got %v %+v, want %v %+v", line, content, eq, g, got.Meta, w, want.Meta)
+				}
+			}
+		}
+	})
+}

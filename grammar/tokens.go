@@ -243,8 +243,13 @@ func quotedEnd(t []byte, q, to int) int {
 			limit = i
 			break
 		}
-		if (t[i] == ' ' || t[i] == '\t') && i+1 < to {
-			if _, _, ok := keyAt(t, i+1); ok {
+		// No key starts at an arrow (no word character): the arrow after
+		// a quoted value (` → [ok]`), found on the next byte, is not
+		// decoded and looked up in Unicode's tables for a key's first
+		// character. keyAtASCII is keyAt reading an ASCII word a lookup
+		// a byte.
+		if (t[i] == ' ' || t[i] == '\t') && i+1 < to && !arrowAt(t, i+1) {
+			if _, _, ok := keyAtASCII(t, i+1); ok {
 				limit = i
 				break
 			}

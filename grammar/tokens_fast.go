@@ -60,11 +60,16 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 	for i := from; ; {
 		// The next token starts after the white space at i. At a
 		// printable ASCII byte, or after one space before one (nearly
-		// every token), that is tested here without skipSpace's call.
+		// every token), that is tested here without skipSpace's call;
+		// so is a character beyond ASCII that is no white space (the
+		// arrow of every result, nonSpaceAt), which skipSpace would
+		// decode and look up.
 		if i < to && t[i]-'!' >= 0x80-'!' {
-			if t[i] == ' ' && i+1 < to && t[i+1]-'!' < 0x80-'!' {
+			switch {
+			case t[i] == ' ' && i+1 < to && (t[i+1]-'!' < 0x80-'!' || nonSpaceAt(t, i+1)):
 				i++
-			} else {
+			case nonSpaceAt(t, i):
+			default:
 				i = skipSpace(t, i)
 			}
 		}
@@ -138,6 +143,26 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 		i = w
 	}
 	return out
+}
+
+// nonSpaceAt reports whether t[i], a byte beyond ASCII, starts a
+// character that is no white space, so that skipSpace(t, i) is i, without
+// decoding it: white space beyond ASCII is U+0085 and U+00A0 (first byte
+// 0xC2), U+1680 (0xE1), U+2000–U+200A, U+2028, U+2029, U+202F and U+205F
+// (0xE2, then 0x80 or 0x81) and U+3000 (0xE3); any other first byte,
+// or 0xE2 before 0x82 to 0xBF ("→" is E2 86 92), starts another
+// character, and a byte that starts none is read as U+FFFD, no white
+// space either. It answers false for an ASCII byte and where it cannot
+// tell (the caller then asks skipSpace). TestNonSpaceAt holds it to
+// skipSpace for every first two bytes.
+func nonSpaceAt(t []byte, i int) bool {
+	switch c := t[i]; {
+	case c < 0x80 || c == 0xC2 || c == 0xE1 || c == 0xE3:
+		return false
+	case c == 0xE2:
+		return i+1 < len(t) && t[i+1] >= 0x82
+	}
+	return true
 }
 
 // arrowAt reports whether t[i:] starts with "→" (bytes.HasPrefix(t[i:],
@@ -261,6 +286,15 @@ func (s *skim) next(from int) int {
 // t[p], looking back no further than lo.
 func wordStart(t []byte, p, lo int) int {
 	for p > lo {
+		// An ASCII byte (nearly all) tested in place, not by
+		// spaceBefore's call.
+		if c := t[p-1]; c < 0x80 {
+			if asciiSpace[c] {
+				return p
+			}
+			p--
+			continue
+		}
 		ok, n := spaceBefore(t, p)
 		if ok {
 			return p
@@ -274,6 +308,13 @@ func wordStart(t []byte, p, lo int) int {
 // looking back no further than lo.
 func spaceStart(t []byte, w, lo int) int {
 	for w > lo {
+		if c := t[w-1]; c < 0x80 { // as in wordStart
+			if !asciiSpace[c] {
+				return w
+			}
+			w--
+			continue
+		}
 		ok, n := spaceBefore(t, w)
 		if !ok {
 			return w

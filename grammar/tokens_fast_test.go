@@ -336,3 +336,107 @@ func TestSkipSpaceInline(t *testing.T) {
 		}
 	}
 }
+
+// TestNonSpaceAt: where nonSpaceAt says a byte beyond ASCII starts no
+// white space, skipSpace passes nothing there, for every first byte and
+// second byte (and a third that completes or breaks the character); and
+// it says so for the arrow and for characters the generated logs hold.
+func TestNonSpaceAt(t *testing.T) {
+	for c := range 256 {
+		for d := range 257 { // 256: the line ends after c
+			for _, e := range []byte{0x80, 0x85, 0xBF, 'x'} {
+				b := []byte{byte(c)}
+				if d < 256 {
+					b = append(b, byte(d), e, ' ')
+				}
+				if nonSpaceAt(b, 0) && skipSpace(b, 0) != 0 {
+					t.Fatalf("nonSpaceAt(%q) but skipSpace passes %d bytes", b, skipSpace(b, 0))
+				}
+			}
+		}
+	}
+	for _, s := range []string{"→", "é", "日", "😀", "\xff"} {
+		if !nonSpaceAt([]byte(s+" "), 0) {
+			t.Errorf("nonSpaceAt(%q) false", s)
+		}
+	}
+	for _, s := range []string{"\u00a0", "\u0085", "\u1680", "\u2000", "\u200a", "\u2028", "\u202f", "\u205f", "\u3000", "a"} {
+		if nonSpaceAt([]byte(s+"x"), 0) {
+			t.Errorf("nonSpaceAt(%q) true", s)
+		}
+	}
+}
+
+// quotedEndReference is quotedEnd as it was before it passed over an
+// arrow without asking keyAt, and asked keyAt rather than keyAtASCII.
+func quotedEndReference(t []byte, q, to int) int {
+	closesAt := func(i int) bool {
+		return i+1 == to || i+1 < to && (t[i+1] == ' ' || t[i+1] == '\t' || bytes.HasPrefix(t[i+1:], arrow))
+	}
+	end := -1
+	for i := q + 1; i < to; i++ {
+		if t[i] == '\\' {
+			i++
+			continue
+		}
+		if t[i] == '"' && closesAt(i) {
+			end = i + 1
+			break
+		}
+	}
+	if end < 0 {
+		return to
+	}
+	limit := to
+	for i := end; i < to; i++ {
+		if bytes.HasPrefix(t[i:], arrow) {
+			limit = i
+			break
+		}
+		if (t[i] == ' ' || t[i] == '\t') && i+1 < to {
+			if _, _, ok := keyAt(t, i+1); ok {
+				limit = i
+				break
+			}
+		}
+	}
+	for i := limit - 1; i >= end; i-- {
+		if t[i] == '"' && closesAt(i) {
+			return i + 1
+		}
+	}
+	return end
+}
+
+// FuzzQuotedEnd holds quotedEnd to quotedEndReference for every quote of
+// the input and every end of the line to read up to.
+func FuzzQuotedEnd(f *testing.F) {
+	for _, s := range []string{
+		`t!:Bash id=a cmd="go test ./x -run y" → [running] tokens_in=3`,
+		`cmd="git stash push -m "x" && gi..." path="a b" → [ok] n=1`,
+		`q="a" →b="c" → x= "d" \t e="f"` + "\t" + `g=h "i" ünï="x" 日="y" →`,
+		`v="a\" b" c=d`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		for q := range len(line) {
+			if line[q] != '"' {
+				continue
+			}
+			for _, to := range []int{len(line), (q + len(line)) / 2, q + 1} {
+				if got, want := quotedEnd(line, q, to), quotedEndReference(line, q, to); got != want {
+					t.Fatalf("%q from %d to %d: %d, reference %d", line, q, to, got, want)
+				}
+			}
+		}
+	})
+}
+
+// TestArrowNoWord: quotedEnd passes over an arrow without asking keyAt,
+// which finds no key there: the arrow is no word character.
+func TestArrowNoWord(t *testing.T) {
+	if ok, _ := wordAt(arrow, 0); ok {
+		t.Fatal("the arrow is a word character")
+	}
+}

@@ -542,6 +542,18 @@ func (c *Chunk) usageAt(i int) Usage {
 	return u
 }
 
+// HasCounts reports whether the line, whose scan is li, has a value for
+// any of the four token counts the rules read: without one, LineUsage's
+// ok is false, and a reader that goes through every line (the rlog
+// reader) asks it first, a few tests in place of LineUsage's call and its
+// result. A value is never empty and starts after its '=', so a key's
+// span ends at 0 exactly when the line does not have it (storeLineUsage's
+// test). FuzzHasCounts holds it to LineUsage.
+func (li *LineInfo) HasCounts() bool {
+	m := &li.Meta
+	return m[KeyTokensIn].End|m[KeyTokensOut].End|m[KeyTokensCached].End|m[KeyTokensCacheCreate].End != 0
+}
+
 // LineUsage is the token usage written on a line, whose scan is li, as
 // the tree's Usage reports it (with its message_id=): the one reading of a
 // line's usage, which the rlog reader of the conversions uses too.

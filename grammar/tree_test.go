@@ -576,3 +576,33 @@ func TestChunkLineIntoLikeLines(t *testing.T) {
 		t.Fatalf("%d lines filled, Lines yields %d", n, len(want))
 	}
 }
+
+// FuzzHasCounts holds HasCounts to LineUsage: a line it says has none of
+// the four counts has no usage, and a line with usage has one, whether the
+// line was read by the parser's scan (ScanLine) or in one pass
+// (LineTokens.Read).
+func FuzzHasCounts(f *testing.F) {
+	for _, s := range []string{
+		"a: x tokens_in=607 tokens_out=164 tokens_cached=33610",
+		"a: tokens_cache_create=12 message_id=msg_01",
+		"a: message_id=only",
+		"a: tokens_out=123456789012345678901",
+		"a: tokens_in= tokens_out=0 tokens_in=3",
+		"u: see tokens_in=5 in the text",
+		"t!:Bash cmd=\"x tokens_out=1\" → [running]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		var lt LineTokens
+		lt.Read(line)
+		for _, li := range []LineInfo{ScanLine(line), lt.Info} {
+			_, ok := LineUsage(line, &li)
+			m := &li.Meta
+			some := m[KeyTokensIn].Valid() || m[KeyTokensOut].Valid() || m[KeyTokensCached].Valid() || m[KeyTokensCacheCreate].Valid()
+			if has := li.HasCounts(); ok && !has || has != some {
+				t.Fatalf("%.80q: HasCounts %v, LineUsage's ok %v, a count's span %v", line, has, ok, some)
+			}
+		}
+	})
+}

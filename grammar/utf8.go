@@ -11,32 +11,46 @@ import (
 // emoji, a name, a path). utf8.Valid steps over ASCII eight bytes at a time
 // only until the first byte that is not ASCII, and from there reads the
 // rest one byte at a time; this returns to wide steps after every
-// multi-byte character. It runs over every chunk of a document, so its
-// ASCII steps are 32 bytes: four words, their high bits tested at once,
-// then eight bytes at a time to find the character. FuzzValidUTF8 holds
-// it equal to utf8.Valid.
+// multi-byte character. It runs over every chunk of a document (a
+// character beyond ASCII every hundred bytes of a generated session), so
+// its ASCII steps are 32 bytes, four words whose high bits are tested at
+// once, and the step that finds one tells which of its words holds it:
+// the character is found without reading the words again. A two-byte
+// character (é, ß) is checked in place. FuzzValidUTF8 holds it equal to
+// utf8.Valid.
 func validUTF8(p []byte) bool {
 	const high = 0x8080808080808080
 	i := 0
 	for {
 		for ; i+32 <= len(p); i += 32 {
 			q := (*[32]byte)(p[i : i+32])
-			if (binary.LittleEndian.Uint64(q[0:])|binary.LittleEndian.Uint64(q[8:])|
-				binary.LittleEndian.Uint64(q[16:])|binary.LittleEndian.Uint64(q[24:]))&high != 0 {
-				break
+			w0, w1 := binary.LittleEndian.Uint64(q[0:]), binary.LittleEndian.Uint64(q[8:])
+			w2, w3 := binary.LittleEndian.Uint64(q[16:]), binary.LittleEndian.Uint64(q[24:])
+			if (w0|w1|w2|w3)&high == 0 {
+				continue
 			}
-		}
-		for ; i+8 <= len(p); i += 8 {
-			if h := binary.LittleEndian.Uint64(p[i:]) & high; h != 0 {
-				i += bits.TrailingZeros64(h) / 8
-				break
+			switch {
+			case w0&high != 0:
+				i += bits.TrailingZeros64(w0&high) / 8
+			case w1&high != 0:
+				i += 8 + bits.TrailingZeros64(w1&high)/8
+			case w2&high != 0:
+				i += 16 + bits.TrailingZeros64(w2&high)/8
+			default:
+				i += 24 + bits.TrailingZeros64(w3&high)/8
 			}
+			goto multi // the character at i (a break, then the byte loop's test of it, measured slower)
 		}
 		for i < len(p) && p[i] < utf8.RuneSelf {
 			i++
 		}
 		if i == len(p) {
 			return true
+		}
+	multi:
+		if c := p[i]; 0xC2 <= c && c <= 0xDF && i+1 < len(p) && p[i+1]&0xC0 == 0x80 {
+			i += 2 // a two-byte character: any second byte from 0x80 to 0xBF
+			continue
 		}
 		size := validRuneLen(p[i:])
 		if size == 0 {
@@ -105,10 +119,8 @@ func validRuneLen(p []byte) int {
 	if n == 0 || len(p) < n || p[1] < lead.lo || p[1] > lead.hi {
 		return 0
 	}
-	for _, b := range p[2:n] {
-		if b < 0x80 || b > 0xBF {
-			return 0
-		}
+	if n >= 3 && p[2]&0xC0 != 0x80 || n == 4 && p[3]&0xC0 != 0x80 {
+		return 0 // a byte after the second outside 0x80..0xBF
 	}
 	return n
 }

@@ -1320,9 +1320,14 @@ func resultContent(ix *jsonscan.Index, v []byte) (string, []byte) {
 
 // ParseUsage reads an Anthropic usage object (input, output, cache read and
 // cache creation tokens); nil when it is not a well-formed object.
-func ParseUsage(v []byte) *model.Usage {
+func ParseUsage(v []byte) *model.Usage { return ParseUsageIn(nil, v) }
+
+// ParseUsageIn is ParseUsage for v validated already, a value of the
+// record ix indexed last (or of none: ix nil), whose nested values are
+// jumped over rather than scanned again.
+func ParseUsageIn(ix *jsonscan.Index, v []byte) *model.Usage {
 	u := &model.Usage{}
-	err := jsonscan.Members(v, func(k, val []byte) error {
+	err := ix.Members(v, func(k, val []byte) error {
 		// Only the counters are numbers: Int on the other members (nested
 		// objects, service_tier) would fall back to encoding/json for nothing.
 		switch string(k) {

@@ -42,11 +42,10 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	// from another format (its source object says which): not the
 	// session's.
 	var made []string
-	// ix validates each line and knows from that pass whether the line
-	// is valid UTF-8, so that the line is not read again to tell; it
-	// records nothing else (what a line holds is read once).
+	// ix indexes the line being read (model.ParseRecord), so that its
+	// rest's members are copied out of the index rather than scanned
+	// again, and the line is checked for UTF-8 once.
 	var ix jsonscan.Index
-	ix.OnlyUTF8()
 	err := model.Lines(r, rep, func(line []byte, n int) error {
 		// The record's values are decoded where they are; event copies
 		// those it keeps.
@@ -61,7 +60,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if !ix.InputValidUTF8() {
 			rep.InvalidUTF8(line, model.Loc{Line: n})
 		}
-		ev, ok := event(h, &made, f, model.Loc{Line: n}, rep)
+		ev, ok := event(&ix, h, &made, f, model.Loc{Line: n}, rep)
 		if !ok {
 			return nil
 		}
@@ -74,8 +73,8 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	return sink.End(h)
 }
 
-func event(h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
-	ev, ok := recordEvent(h, made, f, loc, rep)
+func event(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
+	ev, ok := recordEvent(ix, h, made, f, loc, rep)
 	if r, has := f.Get("rest"); has && ok && h.Origin != "" {
 		// This package's writer's, from another format: what the line
 		// does not hold of the event; null: the line is the writer's own
@@ -84,56 +83,109 @@ func event(h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *
 			return nil, false
 		}
 		ev.Name, ev.Step = "", 0
-		if err := model.ApplyRest(ev, r); err != nil {
+		if err := model.ApplyRestIn(ix, ev, r); err != nil {
 			rep.Add(model.LossMalformed, "rest: "+err.Error(), loc)
 		}
 	}
 	return ev, ok
 }
 
-// recordEvent is the event of one REPLAY line (ok false for none).
-func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
-	typ, _ := f.String("event")
-	t, _ := f.String("t")
-	ev := &model.Event{Time: t, Loc: loc}
-	if typ != EventHeader && typ != EventSessionStart && typ != EventSessionEnd {
-		// The writer's extension fields: usage, model and message id.
-		ev.MessageID, _ = f.String("message_id")
-		ev.Model, _ = f.String("model")
-		if v, ok := f.Get("usage"); ok {
-			ev.Usage = claude.ParseUsage(v)
+// str is f.String(key) for the fields of the record ix indexed last: the
+// index knows whether the record is valid UTF-8, so a string is not
+// checked again.
+func str(ix *jsonscan.Index, f model.Fields, key string) (string, bool) {
+	v, ok := f.Get(key)
+	if !ok {
+		return "", false
+	}
+	return ix.String(v)
+}
+
+// usagePrefixes are what comes before each of the four counters of a
+// usage object as the writer writes it, canonical JSON (keys sorted, no
+// white space): cache creation, cache read, input, output.
+var usagePrefixes = [4]string{`{"cache_creation_input_tokens":`, `,"cache_read_input_tokens":`, `,"input_tokens":`, `,"output_tokens":`}
+
+// readUsage is claude.ParseUsage of v, a value of the record ix indexed
+// last. A usage object as the writer writes it (nearly every one a REPLAY
+// file holds) is read by its shape, its four counters' digits in place,
+// in a tenth of the instructions of walking its members; anything else
+// (another order, more members, a number that is not a plain integer of
+// at most 18 digits) is walked as before. FuzzIndexedLine holds the two
+// equal.
+func readUsage(ix *jsonscan.Index, v []byte) *model.Usage {
+	var n [4]int64
+	i := 0
+	for k, prefix := range usagePrefixes {
+		if len(v)-i < len(prefix) || string(v[i:i+len(prefix)]) != prefix {
+			return claude.ParseUsageIn(ix, v)
 		}
-		if ev.MessageID != "" || ev.Model != "" || ev.Usage != nil {
-			f = without(f, "message_id", "model", "usage")
+		i += len(prefix)
+		start := i
+		for i < len(v) && v[i]-'0' <= 9 && i-start < 18 {
+			n[k] = n[k]*10 + int64(v[i]-'0')
+			i++
+		}
+		if i == start {
+			return claude.ParseUsageIn(ix, v)
 		}
 	}
+	if i != len(v)-1 || v[i] != '}' {
+		return claude.ParseUsageIn(ix, v)
+	}
+	return &model.Usage{CacheCreate: n[0], CacheRead: n[1], Input: n[2], Output: n[3]}
+}
+
+// recordEvent is the event of one REPLAY line (ok false for none), f the
+// fields of the line ix indexed last.
+func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
+	typ, _ := str(ix, f, "event")
+	t, _ := str(ix, f, "t")
+	ev := &model.Event{Time: t, Loc: loc}
+	extension := false
+	if typ != EventHeader && typ != EventSessionStart && typ != EventSessionEnd {
+		// The writer's extension fields: usage, model and message id.
+		ev.MessageID, _ = str(ix, f, "message_id")
+		ev.Model, _ = str(ix, f, "model")
+		if v, ok := f.Get("usage"); ok {
+			ev.Usage = readUsage(ix, v)
+		}
+		extension = ev.MessageID != "" || ev.Model != "" || ev.Usage != nil
+	}
+	// rest is the event's extras: the fields its own fields do not take
+	// (the tag, the time, the writer's rest and, when read, its extension
+	// fields; then skip), copied, in one slice of their number.
 	rest := func(skip ...string) model.Fields {
-		var out model.Fields
+		var kept [16]model.Field
+		out := kept[:0]
 	next:
-		for i, fl := range f {
-			if fl.Key == "event" || fl.Key == "t" {
+		for i := range f {
+			fl := &f[i]
+			switch fl.Key {
+			case "event", "t", "rest":
 				continue
+			case "message_id", "model", "usage":
+				if extension {
+					continue
+				}
 			}
 			for _, s := range skip {
 				if fl.Key == s {
 					continue next
 				}
 			}
-			if out == nil {
-				out = make(model.Fields, 0, len(f)-i)
-			}
-			out = append(out, model.Field{Key: fl.Key, Value: jsonscan.Copy(fl.Value)})
+			out = append(out, model.Field{Key: fl.Key, Value: ix.Copy(fl.Value)})
 		}
-		return out
-	}
-	if _, ok := f.Get("rest"); ok {
-		f = without(f, "rest")
+		if len(out) == 0 {
+			return nil
+		}
+		return append(model.Fields(nil), out...)
 	}
 	switch typ {
 	case EventHeader:
-		h.SourceVersion, _ = f.String("replay_version")
+		h.SourceVersion, _ = str(ix, f, "replay_version")
 		if v, ok := f.Get("replay_version"); ok {
-			h.SourceVersion = string(jsonscan.Copy(v))
+			h.SourceVersion = string(ix.Copy(v))
 		}
 		if src, ok := f.Get("source"); ok {
 			// This package's writer's, from another format: the producer
@@ -141,20 +193,20 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 			sourceHeader(h, made, src, rep, loc)
 			return nil, false
 		}
-		if p, ok := f.String("producer"); ok {
+		if p, ok := str(ix, f, "producer"); ok {
 			h.Extra.SetString("producer", p)
 		}
-		if c, ok := f.String("created_at"); ok {
+		if c, ok := str(ix, f, "created_at"); ok {
 			h.Extra.SetString("created_at", c)
 		}
 		return nil, false
 	case eventSourceEnd:
-		b, _ := f.Copy().MarshalJSON()
+		b, _ := withoutRead(f, extension).Copy().MarshalJSON()
 		sourceHeader(h, made, b, rep, loc)
 		return nil, false
 	case EventSessionStart:
-		h.ID, _ = f.String("session_id")
-		if m, ok := f.String("model"); ok && h.Model == "" {
+		h.ID, _ = str(ix, f, "session_id")
+		if m, ok := str(ix, f, "model"); ok && h.Model == "" {
 			h.Model = m
 		}
 		if h.Started == "" {
@@ -170,13 +222,13 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 	case EventToolCall:
 		ev.Kind = model.KindToolCall
 		c := &model.ToolCall{}
-		c.ID, _ = f.String("id")
-		c.Name, _ = f.String("tool")
+		c.ID, _ = str(ix, f, "id")
+		c.Name, _ = str(ix, f, "tool")
 		if p, ok := f.Get("params"); ok {
-			c.Input = jsonscan.Copy(p)
+			c.Input = ix.Copy(p)
 		}
 		ev.Call = c
-		if sid, ok := f.String("step_id"); ok {
+		if sid, ok := str(ix, f, "step_id"); ok {
 			if n, err := strconv.ParseInt(strings.TrimPrefix(sid, "step-"), 10, 64); err == nil {
 				ev.Step = n
 			}
@@ -186,28 +238,28 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 	case EventToolResult:
 		ev.Kind = model.KindToolResult
 		r := &model.ToolResult{}
-		r.CallID, _ = f.String("id")
-		r.Content, _ = f.String("output_preview")
+		r.CallID, _ = str(ix, f, "id")
+		r.Content, _ = str(ix, f, "output_preview")
 		if x, ok := f.Get("exit_code"); ok && !jsonscan.IsNull(x) {
 			code, _ := jsonscan.Int(x)
 			r.IsError = code != 0
 		}
-		r.Status, _ = f.String("status")
+		r.Status, _ = str(ix, f, "status")
 		ev.Result = r
 		ev.Extra = rest("id", "output_preview", "status")
 		return ev, true
 	case EventSessionEnd:
 		ev.Kind = model.KindLifecycle
 		ev.Name = "end"
-		status, _ := f.String("status")
+		status, _ := str(ix, f, "status")
 		ok := status == "Success"
 		h.Outcome = &model.Outcome{Success: &ok}
 		h.Ended = t
 		ev.Extra = rest()
 		return ev, true
 	case EventMessage:
-		kind, _ := f.String("kind")
-		ev.Text, _ = f.String("text")
+		kind, _ := str(ix, f, "kind")
+		ev.Text, _ = str(ix, f, "text")
 		switch kind {
 		case "user":
 			ev.Kind = model.KindUser
@@ -215,14 +267,14 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 			ev.Kind = model.KindAgent
 		case "thinking":
 			ev.Kind = model.KindThinking
-			ev.Signature, _ = f.String("signature")
+			ev.Signature, _ = str(ix, f, "signature")
 		default:
 			if messageEvent(ev, kind, f) {
 				break
 			}
 			ev.Kind = model.KindSystem
 			ev.Name = kind
-			if n, ok := f.String("name"); ok {
+			if n, ok := str(ix, f, "name"); ok {
 				ev.Name = n // the writer's name of a system message
 			}
 		}
@@ -240,7 +292,7 @@ func recordEvent(h *model.Header, made *[]string, f model.Fields, loc model.Loc,
 		}
 		ev.Kind = model.KindPassthrough
 		ev.RawType = typ
-		ev.Raw, _ = f.Copy().MarshalJSON()
+		ev.Raw, _ = withoutRead(f, extension).Copy().MarshalJSON()
 		rep.Passthrough(ev, "replay event "+typ)
 		return ev, true
 	}
@@ -332,14 +384,19 @@ func messageEvent(ev *model.Event, kind string, f model.Fields) bool {
 	return true
 }
 
-// without returns f without the keys, in a new slice.
-func without(f model.Fields, keys ...string) model.Fields {
+// withoutRead returns f, in a new slice, without the fields an event's
+// own fields take: rest, and the writer's extension fields (message_id,
+// model, usage) when extension says they were read. One pass, each key
+// asked once.
+func withoutRead(f model.Fields, extension bool) model.Fields {
 	out := make(model.Fields, 0, len(f))
-next:
 	for _, fl := range f {
-		for _, k := range keys {
-			if fl.Key == k {
-				continue next
+		switch fl.Key {
+		case "rest":
+			continue
+		case "message_id", "model", "usage":
+			if extension {
+				continue
 			}
 		}
 		out = append(out, fl)

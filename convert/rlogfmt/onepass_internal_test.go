@@ -68,6 +68,17 @@ func readBoth(t *testing.T, name string, in []byte) {
 // tests and generated sessions exactly as the parser's line scan followed by
 // the tokenizer reads them.
 func TestOnePassEqualsTwoPasses(t *testing.T) {
+	forEachLog(t, []gen.Options{
+		{Bytes: 256 << 10, FindingRate: 0.05},
+		{Bytes: 256 << 10, FindingRate: 0.2, Timed: true},
+		{Bytes: 256 << 10, FindingRate: 0.02, Streamed: true},
+	}, readBoth)
+}
+
+// forEachLog calls read with every rlog file of the repository's tests
+// and with a session generated with each of generated (seeded 1, 2, ...).
+func forEachLog(t *testing.T, generated []gen.Options, read func(t *testing.T, name string, in []byte)) {
+	t.Helper()
 	var files []string
 	for _, glob := range []string{"../testdata/*/*/*.rlog", "../testdata/*/*.rlog", "../../testdata/*/*.rlog", "../../grammar/testdata/*/*.rlog"} {
 		m, _ := filepath.Glob(glob)
@@ -81,19 +92,15 @@ func TestOnePassEqualsTwoPasses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		readBoth(t, p, data)
+		read(t, p, data)
 	}
-	for seed, opts := range []gen.Options{
-		{Bytes: 256 << 10, FindingRate: 0.05},
-		{Bytes: 256 << 10, FindingRate: 0.2, Timed: true},
-		{Bytes: 256 << 10, FindingRate: 0.02, Streamed: true},
-	} {
+	for seed, opts := range generated {
 		opts.Seed = uint64(seed + 1)
 		var b bytes.Buffer
 		if err := gen.Write(&b, opts); err != nil {
 			t.Fatal(err)
 		}
-		readBoth(t, "generated", b.Bytes())
+		read(t, "generated", b.Bytes())
 	}
 }
 

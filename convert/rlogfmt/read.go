@@ -882,11 +882,18 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	// The usage as the rules read it (grammar.LineUsage: the first
 	// tokens_*= anywhere on the line), so that a conversion counts what
 	// `rlog-ls stats` counts.
-	gu, has := grammar.LineUsage(p.text, p.li)
-	u := model.UsageOf(usage.Counts{In: gu.In, Out: gu.Out, Cached: gu.Cached, CacheCreate: gu.CacheCreate})
-	msg, hasMsg := p.metaValue(grammar.KeyMessageID)
-	if has && gu.MessageID != "" {
-		msg, hasMsg = gu.MessageID, true
+	// Most lines have none of the counts: they are told without the call
+	// (HasCounts).
+	var gu grammar.Usage
+	has := p.li.HasCounts()
+	if has {
+		gu, has = grammar.LineUsage(p.text, p.li)
+	}
+	// The rules' message id when the line has usage and one, else the
+	// metadata's: the string is made once.
+	msg, hasMsg := gu.MessageID, has && gu.MessageID != ""
+	if !hasMsg {
+		msg, hasMsg = p.metaValue(grammar.KeyMessageID)
 	}
 	if hasMsg {
 		ev.MessageID = msg
@@ -894,6 +901,7 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	if !has {
 		return
 	}
+	u := model.UsageOf(usage.Counts{In: gu.In, Out: gu.Out, Cached: gu.Cached, CacheCreate: gu.CacheCreate})
 	if p.li.Kind == grammar.Lifecycle && bytes.HasPrefix(p.text[p.li.Content:], []byte(grammar.VerbEnd)) {
 		return // @end's numbers are totals, read by lifecycle
 	}

@@ -37,12 +37,8 @@ type Index struct {
 	// restored says input was validated before and given back (Restore):
 	// the next Object of it walks its members without validating it again.
 	restored bool
-	// tooLarge says the input is too large to be indexed (begin), or
-	// that ix records nothing of it (utf8Only).
+	// tooLarge says the input is too large to be indexed (begin).
 	tooLarge bool
-	// utf8Only says ix records nothing of the inputs it validates but
-	// whether each is valid UTF-8 (OnlyUTF8).
-	utf8Only bool
 	// handed says input was indexed whole by a Walker (IndexedValue): the
 	// next ValidSpans of it lists its members from the index.
 	handed bool
@@ -115,17 +111,8 @@ type memberList struct{ first, last int32 }
 // large for a container's offsets, nothing of it is recorded.
 func (ix *Index) begin(b []byte) {
 	ix.Reset()
-	ix.tooLarge = len(b) > math.MaxInt32 || ix.utf8Only
+	ix.tooLarge = len(b) > math.MaxInt32
 }
-
-// OnlyUTF8 has ix record nothing of the inputs it validates from now on
-// but whether each is valid UTF-8 (InputValidUTF8, String, Copy): no
-// container and no member, so that Members, Array and MemberSpans of
-// their values scan them, as without an index. It is for a reader that
-// lists each record's members once and nothing nested, to whom what an
-// index records would cost more than it saves, and who would otherwise
-// check each record's UTF-8 in a pass of its own.
-func (ix *Index) OnlyUTF8() { ix.utf8Only = true }
 
 // Reset forgets the indexed input: nothing is part of it until the next
 // Object, ObjectSpans or ValidSpans. A reader that reuses its line buffer

@@ -14,10 +14,8 @@ import (
 // it stops at) to utf8.Valid of the whole input, for every way an input is
 // validated into an index: ObjectSpans, Object, a Walker's IndexedValue
 // (in its buffer, and its end found first when handed over a byte at a
-// time), and ObjectSpans of an index that records only that (OnlyUTF8),
-// whose spans, and the members of the objects in them, are those found
-// without an index. The answer must be known after the validation, not
-// left to InputValidUTF8's own check. And str, with an index or without, ends and
+// time). The answer must be known after the validation, not left to
+// InputValidUTF8's own check. And str, with an index or without, ends and
 // fails where it did, and tells the index a valid string is bad exactly
 // when its text is not valid UTF-8.
 func FuzzInputValidUTF8(f *testing.F) {
@@ -43,26 +41,6 @@ func FuzzInputValidUTF8(f *testing.F) {
 		if _, err := ix.ObjectSpans(b, nil); err == nil {
 			if ix.inputUTF8 == 0 || ix.InputValidUTF8() != want {
 				t.Fatalf("ObjectSpans(%q): UTF-8 %d, utf8.Valid %v", b, ix.inputUTF8, want)
-			}
-		}
-		var only Index
-		only.OnlyUTF8()
-		spans, err := only.ObjectSpans(b, nil)
-		wantSpans, wantErr := ObjectSpans(b, nil)
-		if fmt.Sprint(spans, err) != fmt.Sprint(wantSpans, wantErr) {
-			t.Fatalf("ObjectSpans(%q) recording only UTF-8: %v, %v; without an index %v, %v", b, spans, err, wantSpans, wantErr)
-		}
-		if err == nil {
-			if only.inputUTF8 == 0 || only.InputValidUTF8() != want || len(only.containers) != 0 {
-				t.Fatalf("ObjectSpans(%q) recording only UTF-8: UTF-8 %d, utf8.Valid %v, %d containers", b, only.inputUTF8, want, len(only.containers))
-			}
-			for _, m := range spans {
-				v := b[m.ValueStart:m.ValueEnd]
-				got, gotErr := only.MemberSpans(v, nil)
-				want, wantErr := MemberSpans(v, nil)
-				if fmt.Sprint(got, gotErr) != fmt.Sprint(want, wantErr) {
-					t.Fatalf("MemberSpans(%q) of %q recording only UTF-8: %v, %v; without %v, %v", v, b, got, gotErr, want, wantErr)
-				}
 			}
 		}
 		if err := ix.Object(b, func(_, _ []byte) error { return nil }); err == nil {
