@@ -273,23 +273,37 @@ func (rd *reader) record(b []byte, loc model.Loc, line bool) error {
 		}
 		return nil
 	}
-	// valid says b is known to be valid UTF-8: a line is checked once
-	// here, for the report and for the copy a message keeps (ownFields).
-	valid := line && utf8.Valid(b)
+	// valid says b is known to be valid UTF-8: a line is checked once,
+	// for the report and for the copy a message keeps (ownFields).
+	//
 	// own is b's copy when the record is read from it, indexed: a line
 	// of valid UTF-8, whose values are then their own bytes, as
 	// ownFields would make them (the copy it would make, made before the
 	// parse rather than after it, so that the index is of the bytes the
 	// message keeps). Nearly every record past the $set of lastUpdated
 	// is a message, kept. Otherwise the values are b's own, and what is
-	// kept is copied.
+	// kept is copied. The copy's validation tells whether it is valid
+	// UTF-8 (Index.InputValidUTF8: the validator checks the runs of
+	// bytes of 0x80 or more in its strings as it passes them), so a line
+	// is copied first, and read again from b, as before, only when it is
+	// not.
 	var own []byte
 	var fields model.Fields
 	var err error
-	if valid && fastPaths {
+	valid := false
+	if line && fastPaths {
 		own = bytes.Clone(b)
-		fields, err = model.ParseRecord(rd.index(), own, false, false)
+		ix := rd.index()
+		fields, err = model.ParseRecord(ix, own, false, false)
+		// (A record that is null indexes nothing: its few bytes are
+		// checked here.)
+		if valid = err == nil && (fields != nil && ix.InputValidUTF8() || fields == nil && utf8.Valid(b)); err == nil && !valid {
+			ix.Reset()
+			own = nil
+			fields, err = model.ParseFieldsView(b)
+		}
 	} else {
+		valid = line && utf8.Valid(b)
 		fields, err = model.ParseFieldsView(b)
 	}
 	if err != nil {

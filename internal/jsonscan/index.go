@@ -28,8 +28,12 @@ type Index struct {
 	recorded []member
 	lists    []memberList
 	// inputUTF8 is 1 when input is valid UTF-8, -1 when not, 0 until
-	// String or Copy first needs to know.
+	// String or Copy first needs to know; an input ix validated knows it
+	// from its validation (validated).
 	inputUTF8 int8
+	// badUTF8 says a string of the input being validated is not valid
+	// UTF-8 (str).
+	badUTF8 bool
 	// restored says input was validated before and given back (Restore):
 	// the next Object of it walks its members without validating it again.
 	restored bool
@@ -124,7 +128,18 @@ func (ix *Index) Reset() {
 		ix.containers, ix.lists = nil, nil
 	}
 	ix.input, ix.containers, ix.recorded, ix.lists = nil, ix.containers[:0], ix.recorded[:0], ix.lists[:0]
-	ix.inputUTF8, ix.restored, ix.handed, ix.listing = 0, false, false, false
+	ix.inputUTF8, ix.restored, ix.handed, ix.listing, ix.badUTF8 = 0, false, false, false, false
+}
+
+// validated makes b, which ix has just validated whole (begin, then the
+// validator's pass), the indexed input, valid UTF-8 or not as the
+// validator found its strings: a valid JSON text is ASCII outside its
+// strings, so it is valid UTF-8 when each string is.
+func (ix *Index) validated(b []byte) {
+	ix.input, ix.inputUTF8 = b, 1
+	if ix.badUTF8 {
+		ix.inputUTF8 = -1
+	}
 }
 
 // ObjectSpans is the package's ObjectSpans, indexing b as Object does: b
@@ -137,7 +152,7 @@ func (ix *Index) ObjectSpans(b []byte, dst []Span) ([]Span, error) {
 		ix.containers, ix.recorded, ix.lists = ix.containers[:0], ix.recorded[:0], ix.lists[:0]
 		return spans, err
 	}
-	ix.input = b
+	ix.validated(b)
 	return spans, nil
 }
 
@@ -306,7 +321,7 @@ func (ix *Index) Object(b []byte, fn func(key, value []byte) error) error {
 		ix.containers, ix.recorded, ix.lists = ix.containers[:0], ix.recorded[:0], ix.lists[:0]
 		return err
 	}
-	ix.input = b
+	ix.validated(b)
 	for _, m := range spans {
 		if err := fn(b[m.KeyStart:m.KeyEnd], b[m.ValueStart:m.ValueEnd]); err != nil {
 			return err
@@ -424,8 +439,9 @@ func (ix *Index) Copy(v []byte) json.RawMessage {
 	return copyValue(v, ix.validUTF8(v))
 }
 
-// InputValidUTF8 reports whether the indexed input is valid UTF-8 (checked
-// once per input, and shared with String and Copy).
+// InputValidUTF8 reports whether the indexed input is valid UTF-8 (known
+// from its validation, or checked once per input, and shared with String
+// and Copy).
 func (ix *Index) InputValidUTF8() bool {
 	if ix.inputUTF8 == 0 && len(ix.input) > 0 {
 		ix.inputUTF8 = -1

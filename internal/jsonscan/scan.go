@@ -304,7 +304,7 @@ func value(b []byte, i, depth int, ix *Index) (int, error) {
 	}
 	switch c := b[i]; {
 	case c == '"':
-		return str(b, i)
+		return str(b, i, ix)
 	case c == '{':
 		slot := ix.openAt(i)
 		members := slot
@@ -359,7 +359,7 @@ func object(b []byte, i, depth int, ms []Span, ix *Index, slot int) (int, []Span
 			return i, ms, &SyntaxError{i, "expected object key"}
 		}
 		keyStart := i
-		end, err := str(b, i)
+		end, err := str(b, i, ix)
 		if err != nil {
 			return end, ms, err
 		}
@@ -425,9 +425,11 @@ func literal(b []byte, i int, lit string) (int, error) {
 	return i, &SyntaxError{i, "invalid literal"}
 }
 
-// plain marks bytes that need no attention inside a string.
+// plain marks bytes that need no attention inside a string: ASCII but for
+// a quote, a backslash and the control bytes. A byte of 0x80 or more
+// starts a UTF-8 sequence, whose run str checks (highRun).
 var plain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\'
 	}
 	return t
@@ -440,14 +442,15 @@ const (
 	highs = 0x8080808080808080
 )
 
-// plainEnd returns the index of the first quote, backslash or control byte
-// at or after i, or len(b). Most of a transcript is string text: it is
-// skipped sixteen bytes at a time. (str does the same with the first word
-// written out in its own loop, so that an escape costs no call.)
+// plainEnd returns the index of the first quote, backslash, control byte
+// or byte of 0x80 or more at or after i, or len(b). Most of a transcript is
+// string text: it is skipped sixteen bytes at a time. (str does the same
+// with the first word written out in its own loop, so that an escape costs
+// no call.)
 func plainEnd(b []byte, i int) int {
 	// Keys and most values are short: the first eight bytes alone first.
 	if i+8 <= len(b) {
-		if m := NotPlain8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+		if m := NotPlainASCII8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 		i += 8
@@ -455,8 +458,9 @@ func plainEnd(b []byte, i int) int {
 	return plainRun(b, i)
 }
 
-// plainRun is plainEnd without the first word's test: sixteen bytes a
-// step, then byte by byte.
+// plainRun is plainEnd without the first word's test, and stopping at a
+// byte of 0x80 or more too (for str, which checks the UTF-8 from there):
+// sixteen bytes a step, then byte by byte.
 func plainRun(b []byte, i int) int {
 	// The masks as variables, loaded once: the loop keeps them in
 	// registers, where as constants each was made again at every use.
@@ -464,10 +468,10 @@ func plainRun(b []byte, i int) int {
 	for ; i <= len(b)-16; i += 16 {
 		w0 := binary.LittleEndian.Uint64(b[i:])
 		w1 := binary.LittleEndian.Uint64(b[i+8:])
-		// NotPlain8's marks, written out (a call inlined here leaves a
-		// no-op instruction of its own in the loop).
-		m0 := ((w0 ^ k02 - k21) | (w0 ^ k5c - k01)) &^ w0
-		m1 := ((w1 ^ k02 - k21) | (w1 ^ k5c - k01)) &^ w1
+		// NotPlainASCII8's marks, written out (a call inlined here
+		// leaves a no-op instruction of its own in the loop).
+		m0 := (w0 ^ k02 - k21) | (w0 ^ k5c - k01) | w0
+		m1 := (w1 ^ k02 - k21) | (w1 ^ k5c - k01) | w1
 		if (m0|m1)&kh != 0 { // one test of the two words
 			if m0 &= kh; m0 != 0 {
 				return i + bits.TrailingZeros64(m0)/8
@@ -481,7 +485,7 @@ func plainRun(b []byte, i int) int {
 	return i
 }
 
-// masks holds the words of NotPlain8's tests for plainRun's loop.
+// masks holds the words of NotPlainASCII8's tests for plainRun's loop.
 var masks = struct{ x02, x21, x5c, x01, highs uint64 }{ones * 0x02, ones * 0x21, ones * '\\', ones, highs}
 
 // structural is the index of the first quote or bracket ('"', '{', '[',
@@ -529,14 +533,29 @@ func NotPlain8(w uint64) uint64 {
 	return ((w ^ ones*0x02 - ones*0x21) | (w ^ ones*'\\' - ones)) &^ w & highs
 }
 
-func str(b []byte, i int) (int, error) {
+// NotPlainASCII8 is NotPlain8 that also marks the bytes of 0x80 or more:
+// NotPlain8(w) | w&highs, in one expression (y &^ w | w is y | w), fewer
+// operations than NotPlain8's own. The lowest mark is the first such byte.
+// (FuzzNotPlain8 holds it to NotPlain8 and the high bits.)
+func NotPlainASCII8(w uint64) uint64 {
+	return ((w ^ ones*0x02 - ones*0x21) | (w ^ ones*'\\' - ones) | w) & highs
+}
+
+// str validates the string at b[i] and returns its end. With ix, it also
+// tells ix whether the string is valid UTF-8 (badUTF8), so that ix knows
+// whether its input is without reading it again, at no cost for ASCII
+// text: the search for the string's end also stops at a byte of 0x80 or
+// more (NotPlainASCII8, an operation fewer than NotPlain8), and only the
+// run of such bytes from there is checked. (A UTF-8 sequence holds no
+// ASCII byte, so a string is valid UTF-8 when each such run in it is.)
+func str(b []byte, i int, ix *Index) (int, error) {
 	start := i
 	i++
 	for {
 		// plainEnd written out, so that an escape does not cost a call:
 		// the first eight bytes here, a longer run in plainRun.
 		if i+8 <= len(b) {
-			if m := NotPlain8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			if m := NotPlainASCII8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 			} else if i = plainRun(b, i+8); i >= len(b) {
 				break
@@ -568,10 +587,31 @@ func str(b []byte, i int) (int, error) {
 				return i, &SyntaxError{i, "invalid escape"}
 			}
 		default: // plainRun stops at nothing else
-			return i, &SyntaxError{i, "control character in string"}
+			if b[i] < utf8.RuneSelf {
+				return i, &SyntaxError{i, "control character in string"}
+			}
+			// Text that is not ASCII: its run is checked here (passed
+			// over without ix).
+			end := highRun(b, i)
+			if ix != nil && !ix.badUTF8 && !utf8.Valid(b[i:end]) {
+				ix.badUTF8 = true
+			}
+			i = end
 		}
 	}
 	return start, &SyntaxError{start, "unterminated string"}
+}
+
+// highRun returns the end of the run of bytes of 0x80 or more at b[i]:
+// text that is not ASCII, whole words of it at a time.
+func highRun(b []byte, i int) int {
+	for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&highs == highs {
+		i += 8
+	}
+	for i < len(b) && b[i] >= utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 // escapeLen is the length of an escape by the byte after its backslash:

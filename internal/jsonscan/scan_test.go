@@ -110,8 +110,9 @@ func FuzzString(f *testing.F) {
 	})
 }
 
-// NotPlain8 finds the first byte the byte table stops at, in words mixing
-// plain and special bytes wherever they sit.
+// NotPlainASCII8 finds the first byte the byte table stops at, in words
+// mixing plain and special bytes wherever they sit, and NotPlain8 the first
+// of them below 0x80.
 func TestNotPlain8(t *testing.T) {
 	samples := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, '"', '#', '[', '\\', ']', 'a', 0x7f, 0x80, 0xa2, 0xdc, 0xff}
 	var word [8]byte
@@ -124,19 +125,24 @@ func TestNotPlain8(t *testing.T) {
 					}
 					word[pos] = c
 					word[7-pos] = c2
-					want := 8
+					want, wantASCII := 8, 8
 					for k, x := range word {
-						if !plain[x] {
+						if !plain[x] && x < 0x80 && want == 8 {
 							want = k
-							break
+						}
+						if !plain[x] && wantASCII == 8 {
+							wantASCII = k
 						}
 					}
-					got := 8
+					got, gotASCII := 8, 8
 					if m := NotPlain8(binary.LittleEndian.Uint64(word[:])); m != 0 {
 						got = bits.TrailingZeros64(m) / 8
 					}
-					if got != want {
-						t.Errorf("%q: first special byte at %d, want %d", word, got, want)
+					if m := NotPlainASCII8(binary.LittleEndian.Uint64(word[:])); m != 0 {
+						gotASCII = bits.TrailingZeros64(m) / 8
+					}
+					if got != want || gotASCII != wantASCII {
+						t.Errorf("%q: first special byte at %d, want %d; with the bytes of 0x80 or more at %d, want %d", word, got, want, gotASCII, wantASCII)
 					}
 				}
 			}
@@ -146,7 +152,7 @@ func TestNotPlain8(t *testing.T) {
 
 // FuzzNotPlain8 holds NotPlain8, whose two tests share one &^ w, to the
 // two tests written out, each with its own &^ y: every mark the same, not
-// only the lowest.
+// only the lowest; and NotPlainASCII8 to NotPlain8 with the high bits.
 func FuzzNotPlain8(f *testing.F) {
 	for _, w := range []string{"\\\\]]\"#\x00\x7f", "\xa2\xdc\xff\x80!#[]", "\x1f \x01\x02\x03\x21\x22\x23"} {
 		f.Add(binary.LittleEndian.Uint64([]byte(w)))
@@ -158,6 +164,9 @@ func FuzzNotPlain8(f *testing.F) {
 		bs = (bs - ones) &^ bs
 		if got, want := NotPlain8(w), (cq|bs)&highs; got != want {
 			t.Fatalf("NotPlain8(%#x) = %#x, the two tests %#x", w, got, want)
+		}
+		if got, want := NotPlainASCII8(w), (cq|bs|w)&highs; got != want {
+			t.Fatalf("NotPlainASCII8(%#x) = %#x, the two tests and the high bits %#x", w, got, want)
 		}
 	})
 }
@@ -246,7 +255,7 @@ func FuzzValidateString(f *testing.F) {
 		if len(b) == 0 || b[0] != '"' {
 			return
 		}
-		end, err := str(b, 0)
+		end, err := str(b, 0, nil)
 		wantEnd, wantErr := strByByte(b, 0)
 		if end != wantEnd || fmt.Sprint(err) != fmt.Sprint(wantErr) {
 			t.Fatalf("str(%q) = %d, %v; byte by byte: %d, %v", b, end, err, wantEnd, wantErr)

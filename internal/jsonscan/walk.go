@@ -265,7 +265,8 @@ func (w *Walker) value(ix *Index) ([]byte, Pos, error) {
 		return nil, at, err
 	}
 	if ix != nil {
-		ix.input, ix.handed = v, true
+		ix.validated(v)
+		ix.handed = true
 	}
 	w.off = end
 	return v, at, nil
@@ -303,7 +304,8 @@ func (w *Walker) bufferedValue(ix *Index) ([]byte, bool) {
 	}
 	v := b[:end]
 	if ix != nil {
-		ix.input, ix.handed = v, true
+		ix.validated(v)
+		ix.handed = true
 	}
 	w.off += end
 	return v, true
@@ -352,8 +354,9 @@ func (s *endState) scan(b []byte, i int) (int, bool) {
 				i++
 				continue
 			}
-			// plainEnd stops at a quote, a backslash or a control byte
-			// (invalid, left for validation to report).
+			// plainEnd stops at a quote, a backslash, a control byte
+			// (invalid, left for validation to report) or a byte of
+			// 0x80 or more, whose run is passed over here.
 			if i = plainEnd(b, i); i >= len(b) {
 				return len(b), false
 			}
@@ -364,7 +367,7 @@ func (s *endState) scan(b []byte, i int) (int, bool) {
 				continue
 			case '"':
 			default:
-				i++
+				i = highRun(b, i+1)
 				continue
 			}
 			s.inStr = false
