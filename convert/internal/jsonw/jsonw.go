@@ -104,7 +104,7 @@ func (o *Obj) indentedMember(k string, n int) []byte {
 		w := dst[l : l+m+4]
 		if m < 8 {
 			w0, w1 := word4(k), word4(k[m-4:])
-			if notPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
+			if jsonscan.NotPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
 				binary.LittleEndian.PutUint32(w[1:], w0)
 				binary.LittleEndian.PutUint32(w[m-3:], w1)
 				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', ' '
@@ -112,7 +112,7 @@ func (o *Obj) indentedMember(k string, n int) []byte {
 			}
 		} else {
 			w0, w1 := word(k), word(k[m-8:])
-			if notPlainASCII8(w0)|notPlainASCII8(w1) == 0 {
+			if jsonscan.NotPlainASCII8(w0)|jsonscan.NotPlainASCII8(w1) == 0 {
 				binary.LittleEndian.PutUint64(w[1:], w0)
 				binary.LittleEndian.PutUint64(w[m-7:], w1)
 				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', ' '
@@ -266,7 +266,7 @@ func (o *Obj) Str(k, s string) {
 		w := dst[l : l+m+4]
 		if m < 8 {
 			w0, w1 := word4(k), word4(k[m-4:])
-			if notPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
+			if jsonscan.NotPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
 				binary.LittleEndian.PutUint32(w[1:], w0)
 				binary.LittleEndian.PutUint32(w[m-3:], w1)
 				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', '"'
@@ -276,7 +276,7 @@ func (o *Obj) Str(k, s string) {
 			}
 		} else {
 			w0, w1 := word(k), word(k[m-8:])
-			if notPlainASCII8(w0)|notPlainASCII8(w1) == 0 {
+			if jsonscan.NotPlainASCII8(w0)|jsonscan.NotPlainASCII8(w1) == 0 {
 				binary.LittleEndian.PutUint64(w[1:], w0)
 				binary.LittleEndian.PutUint64(w[m-7:], w1)
 				w[0], w[m+1], w[m+2], w[m+3] = '"', '"', ':', '"'
@@ -504,7 +504,7 @@ func appendEscaped(dst []byte, s string, esc escaping) []byte {
 		switch {
 		case n > 16:
 			w0, w1, w2, w3 := word(s), word(s[8:]), word(s[n-16:]), word(s[n-8:])
-			if notPlainASCII8(w0)|notPlainASCII8(w1)|notPlainASCII8(w2)|notPlainASCII8(w3) == 0 {
+			if jsonscan.NotPlainASCII8(w0)|jsonscan.NotPlainASCII8(w1)|jsonscan.NotPlainASCII8(w2)|jsonscan.NotPlainASCII8(w3) == 0 {
 				dst = dst[:l+n]
 				binary.LittleEndian.PutUint64(dst[l:], w0)
 				binary.LittleEndian.PutUint64(dst[l+8:], w1)
@@ -514,7 +514,7 @@ func appendEscaped(dst []byte, s string, esc escaping) []byte {
 			}
 		case n < 8:
 			w0, w1 := word4(s), word4(s[n-4:])
-			if notPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
+			if jsonscan.NotPlainASCII8(uint64(w0)|uint64(w1)<<32) == 0 {
 				dst = dst[:l+n]
 				binary.LittleEndian.PutUint32(dst[l:], w0)
 				binary.LittleEndian.PutUint32(dst[l+n-4:], w1)
@@ -522,7 +522,7 @@ func appendEscaped(dst []byte, s string, esc escaping) []byte {
 			}
 		default:
 			w0, w1 := word(s), word(s[n-8:])
-			if notPlainASCII8(w0)|notPlainASCII8(w1) == 0 {
+			if jsonscan.NotPlainASCII8(w0)|jsonscan.NotPlainASCII8(w1) == 0 {
 				dst = dst[:l+n]
 				binary.LittleEndian.PutUint64(dst[l:], w0)
 				binary.LittleEndian.PutUint64(dst[l+n-8:], w1)
@@ -594,7 +594,7 @@ const highBits = 0x8080808080808080
 
 // PlainASCII is the length of the longest prefix of s that a JSON string
 // holds as it is: ASCII from 0x20 up, without '"' and '\\'. It tests
-// sixteen bytes at a time, then eight (notPlainASCII8): jsonscan.NotPlain8's
+// sixteen bytes at a time, then eight (jsonscan.NotPlainASCII8): NotPlain8's
 // tests mark quotes, backslashes and control bytes, the high bits mark the
 // bytes of UTF-8 sequences, and the lowest mark is the byte that ends the
 // run.
@@ -610,7 +610,7 @@ func PlainASCII(s string) int {
 		i := 0
 		if len(s) >= 16 {
 			// Two words a step (the texts and tool outputs the writers
-			// copy), with notPlainASCII8 written as one expression and its
+			// copy), with jsonscan.NotPlainASCII8 written as one expression and its
 			// masks held in registers (as constants, each was made again
 			// at every use in the loop).
 			k02, k21, k5c, k01, kh := masks.x02, masks.x21, masks.x5c, masks.x01, masks.highs
@@ -629,7 +629,7 @@ func PlainASCII(s string) int {
 			}
 		}
 		if i+8 <= len(s) {
-			if m := notPlainASCII8(word(s[i : i+8])); m != 0 {
+			if m := jsonscan.NotPlainASCII8(word(s[i : i+8])); m != 0 {
 				return i + bits.TrailingZeros64(m)/8
 			}
 			i += 8
@@ -638,7 +638,7 @@ func PlainASCII(s string) int {
 			return i
 		}
 		i = len(s) - 8
-		if m := notPlainASCII8(word(s[i:])); m != 0 {
+		if m := jsonscan.NotPlainASCII8(word(s[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 		return len(s)
@@ -649,7 +649,7 @@ func PlainASCII(s string) int {
 		// no mark, a mark in the last four is a byte from the fifth on
 		// (and no borrow runs into them: a borrow starts at a marked byte).
 		x := uint64(word4(s)) | uint64(word4(s[len(s)-4:]))<<32
-		m := notPlainASCII8(x)
+		m := jsonscan.NotPlainASCII8(x)
 		if m == 0 {
 			return len(s)
 		}
@@ -664,13 +664,13 @@ func PlainASCII(s string) int {
 	for k := len(s) - 1; k >= 0; k-- {
 		x = x<<8 | uint64(s[k])
 	}
-	if m := notPlainASCII8(x); m != 0 {
+	if m := jsonscan.NotPlainASCII8(x); m != 0 {
 		return bits.TrailingZeros64(m) / 8
 	}
 	return len(s)
 }
 
-// masks holds the words of notPlainASCII8's tests for PlainASCII's loop
+// masks holds the words of jsonscan.NotPlainASCII8's tests for PlainASCII's loop
 // (x &^ w | w is x | w: NotPlain8's marks and the high bits in one).
 var masks = struct{ x02, x21, x5c, x01, highs uint64 }{0x0202020202020202, 0x2121212121212121, 0x5c5c5c5c5c5c5c5c, 0x0101010101010101, highBits}
 
@@ -688,15 +688,6 @@ func word(w string) uint64 {
 	w = w[:8]
 	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-}
-
-// notPlainASCII8 marks the bytes of x that end a run of PlainASCII; the
-// lowest mark is the first of them. It is jsonscan.NotPlain8(x) |
-// x&highBits, NotPlain8's tests with the high bits in one expression
-// (y &^ x | x is y | x), which saves two of its operations and a mask
-// (FuzzNotPlainASCII8 holds the two equal).
-func notPlainASCII8(x uint64) uint64 {
-	return ((x ^ 0x0202020202020202 - 0x2121212121212121) | (x ^ 0x5c5c5c5c5c5c5c5c - 0x0101010101010101) | x) & highBits
 }
 
 // Buf is a buffer to build JSON pieces in: compact, or indented once told

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
 // stringByBytes is String as it was written first, one byte at a time: the
@@ -112,18 +110,6 @@ func TestAppendStringEveryStop(t *testing.T) {
 			}
 		}
 	}
-}
-
-// notPlainASCII8 is NotPlain8's marks and the high bits, each word.
-func FuzzNotPlainASCII8(f *testing.F) {
-	for _, w := range []uint64{0, highBits, 0x2020202020202020, 0x5c22015c7f80ff00, 0x0102030405060708} {
-		f.Add(w)
-	}
-	f.Fuzz(func(t *testing.T, w uint64) {
-		if got, want := notPlainASCII8(w), jsonscan.NotPlain8(w)|w&highBits; got != want {
-			t.Fatalf("notPlainASCII8(%#x) = %#x, want %#x", w, got, want)
-		}
-	})
 }
 
 func FuzzString(f *testing.F) {
