@@ -57,8 +57,8 @@ type Writer struct {
 	// (boundary, while it is written).
 	held     *model.Event
 	boundary bool
-	carried  []string // a rest's carried fields (entryTail), reused
-	head     head     // the session's members of an entry, encoded (sessionMembers)
+	carried  model.Carried // a rest's carried fields (entryTail), reused
+	head     head          // the session's members of an entry, encoded (sessionMembers)
 	// From another format: the latest tool_use ids written (the API takes
 	// one call an id), and by the source's id the ids written for its
 	// latest calls still waiting for their results; renamed holds, for the
@@ -360,34 +360,64 @@ func (wr *Writer) endRecord() {
 // every field but those the entry holds (carried), its time when the
 // entry's timestamp is its own, its id and parent when the entry's are
 // others, and which of the entry's the writer made up for it.
-func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried []string) {
-	carried = append(carried, "agent_id", "meta")
+func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried *model.Carried) {
+	carried.Add(&carries.agentIDMeta)
 	if e.Sidechain || e.AgentID == "" {
-		carried = append(carried, "sidechain")
+		carried.Add(&carries.sidechain)
 	}
 	if e.Time == written {
 		// (Another spelling of the same instant, `…:03Z` written
 		// `…:03.000Z`, stays in the rest: an rlog source's ts= comes back
 		// as it was.)
-		carried = append(carried, "time")
+		carried.Add(&carries.time)
 	}
 	// The id and parent the entry holds are the event's, or made up for
 	// one without (the reader takes them out); otherwise the rest keeps
 	// the event's.
 	switch e.ID {
 	case l.uuid:
-		carried = append(carried, "id")
+		carried.Add(&carries.id)
 	case "":
-		carried = append(carried, "-id")
+		carried.Add(&carries.unsetID)
 	}
 	switch e.ParentID {
 	case l.parent:
-		carried = append(carried, "parent")
+		carried.Add(&carries.parent)
 	case "":
-		carried = append(carried, "-parent")
+		carried.Add(&carries.unsetParent)
 	}
-	model.WriteRest(b, e, nil, carried...)
-	wr.carried = carried
+	model.WriteRestCarried(b, e, nil, carried)
+}
+
+// carries are the lists of fields an entry holds of its events (the
+// carried of model.WriteRest), each made into a model.Carried once: a
+// rest's is the sum of those that apply to its event (writeRest and the
+// entries' calls of entryTail), added instead of matched name by name at
+// every rest.
+var carries = struct {
+	agentIDMeta, sidechain, time, id, unsetID, parent, unsetParent,
+	user, resultCallID, resultRaw, resultContent,
+	assistant, callID, messageID, unsetMessageID, model, unsetUsage model.Carried
+}{
+	agentIDMeta: model.CarriedOf("agent_id", "meta"),
+	sidechain:   model.CarriedOf("sidechain"),
+	time:        model.CarriedOf("time"),
+	id:          model.CarriedOf("id"),
+	unsetID:     model.CarriedOf("-id"),
+	parent:      model.CarriedOf("parent"),
+	unsetParent: model.CarriedOf("-parent"),
+
+	user:          model.CarriedOf("kind", "text", "todos", "signature", "result.is_error", "result.status"),
+	resultCallID:  model.CarriedOf("result.call_id"),
+	resultRaw:     model.CarriedOf("result.raw"),
+	resultContent: model.CarriedOf("result.content"),
+
+	assistant:      model.CarriedOf("kind", "text", "signature", "call.name", "call.input"),
+	callID:         model.CarriedOf("call.id"),
+	messageID:      model.CarriedOf("message_id"),
+	unsetMessageID: model.CarriedOf("-message_id"),
+	model:          model.CarriedOf("model"),
+	unsetUsage:     model.CarriedOf("-usage"),
 }
 
 // synthID makes a deterministic id, different for each kind and counter
@@ -802,9 +832,9 @@ func parseTime(s string) (time.Time, bool) {
 
 // entryTail writes uuid, timestamp and the entry-level extras, and for a
 // session from another format the rests of the entry's events (evs),
-// carried appending to c what the entry holds of each. message is true for
+// carried adding to c what the entry holds of each. message is true for
 // a user's or the assistant's entry.
-func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, message bool, carried func(c []string, x *model.Event) []string) {
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, message bool, carried func(c *model.Carried, x *model.Event)) {
 	o.Str("uuid", l.uuid)
 	ts := wr.timestamp(e, message)
 	if ts != "" {
@@ -824,8 +854,9 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.E
 			list.Next()
 			// (One list for every rest: each is written before the next
 			// is made.)
-			wr.carried = carried(wr.carried[:0], x)
-			wr.writeRest(b, x, l, ts, wr.carried)
+			wr.carried.Reset()
+			carried(&wr.carried, x)
+			wr.writeRest(b, x, l, ts, &wr.carried)
 		}
 		list.End()
 		b.Unquote()
@@ -903,17 +934,16 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		}
 	}
 	wr.writeResultStatuses(o, b, content, first.Extra)
-	wr.entryTail(o, first, l, evs, true, func(c []string, x *model.Event) []string {
-		c = append(c, "kind", "text", "todos", "signature", "result.is_error", "result.status")
+	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) {
+		c.Add(&carries.user)
 		if _, ok := wr.renamed[x]; !ok {
-			c = append(c, "result.call_id")
+			c.Add(&carries.resultCallID)
 		}
 		if r := x.Result; r != nil && len(r.ContentRaw) > 0 {
-			c = append(c, "result.raw")
+			c.Add(&carries.resultRaw)
 		} else {
-			c = append(c, "result.content")
+			c.Add(&carries.resultContent)
 		}
-		return c
 	})
 }
 
@@ -959,23 +989,22 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Eve
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()
 	written := pick(first.Model, wr.h.Model)
-	wr.entryTail(o, first, l, evs, true, func(c []string, x *model.Event) []string {
-		c = append(c, "kind", "text", "signature", "call.name", "call.input")
+	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) {
+		c.Add(&carries.assistant)
 		if _, ok := wr.renamed[x]; !ok {
-			c = append(c, "call.id")
+			c.Add(&carries.callID)
 		}
 		if ownMessageID(first) != "" {
-			c = append(c, "message_id")
+			c.Add(&carries.messageID)
 		} else if msgID != "" {
-			c = append(c, "-message_id")
+			c.Add(&carries.unsetMessageID)
 		}
 		if x.Model == "" || x.Model == written {
-			c = append(c, "model")
+			c.Add(&carries.model)
 		}
 		if x.Usage == nil {
-			c = append(c, "-usage") // not the entry's
+			c.Add(&carries.unsetUsage) // not the entry's
 		}
-		return c
 	})
 }
 
@@ -1298,7 +1327,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.Str("content", e.Text)
 	}
 	wr.dropMessageKeys(e)
-	wr.entryTail(o, e, l, []*model.Event{e}, false, func(c []string, _ *model.Event) []string { return c })
+	wr.entryTail(o, e, l, []*model.Event{e}, false, func(*model.Carried, *model.Event) {})
 	o.End()
 	wr.writeLine(b.Bytes())
 }

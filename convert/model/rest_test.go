@@ -520,21 +520,8 @@ func FuzzCarriedFields(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 30, 31, 60, 61, 62}, "x")
 	f.Add([]byte{29, 59, 255, 70, 71, 72, 73}, "-")
 	f.Add([]byte{255, 255, 5}, "call.id")
-	near := []string{"", "-", "--id", "tim", "times", "Time", "call.", "result.call", "usage", "-usage", "+", "+usage ", "raw_", "rawtype", "-+usage"}
 	f.Fuzz(func(t *testing.T, picks []byte, any string) {
-		var carried []string
-		for _, p := range picks {
-			switch i := int(p); {
-			case i < len(carriedNames):
-				carried = append(carried, carriedNames[i].name)
-			case i < 2*len(carriedNames):
-				carried = append(carried, "-"+carriedNames[i-len(carriedNames)].name)
-			case i < 2*len(carriedNames)+len(near):
-				carried = append(carried, near[i-2*len(carriedNames)])
-			default:
-				carried = append(carried, any)
-			}
-		}
+		carried := pickCarried(picks, any)
 		set, unset := carriedFields(carried, nil)
 		var want carriedSet
 		for _, c := range carriedNames {
@@ -554,6 +541,95 @@ func FuzzCarriedFields(f *testing.F) {
 		}
 		if set != want || !slices.Equal(unsetStrings, wantUnset) {
 			t.Fatalf("carriedFields(%q) = %#x, %q; want %#x, %q", carried, set, unsetStrings, want, wantUnset)
+		}
+	})
+}
+
+// pickCarried is a carried list of a fuzz target: each pick one of the
+// fields' names, the same with "-", a name close to them, or any.
+func pickCarried(picks []byte, any string) []string {
+	near := []string{"", "-", "--id", "tim", "times", "Time", "call.", "result.call", "usage", "-usage", "+", "+usage ", "raw_", "rawtype", "-+usage"}
+	var carried []string
+	for _, p := range picks {
+		switch i := int(p); {
+		case i < len(carriedNames):
+			carried = append(carried, carriedNames[i].name)
+		case i < 2*len(carriedNames):
+			carried = append(carried, "-"+carriedNames[i-len(carriedNames)].name)
+		case i < 2*len(carriedNames)+len(near):
+			carried = append(carried, near[i-2*len(carriedNames)])
+		default:
+			carried = append(carried, any)
+		}
+	}
+	return carried
+}
+
+// unsetStrings are the strings of a Carried's unset names.
+func unsetStrings(c *Carried) []string {
+	var s []string
+	for _, n := range c.unset {
+		s = append(s, n.String())
+	}
+	return s
+}
+
+// FuzzCarriedAdd holds a Carried made of lists (CarriedOf each, added to
+// one reset after other use, as the Claude Code writer makes a rest's) to
+// CarriedOf of the lists one after the other, and WriteRestCarried with
+// it to WriteRest with those names, compact and quoted, for an event
+// ApplyRest makes of any rest; the lists added are left as they were.
+// cuts says after which of the names a list ends.
+func FuzzCarriedAdd(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 30, 31, 60, 61, 62}, uint64(0b1010), "x", []byte(restSeeds[0]))
+	f.Add([]byte{31, 32, 33, 34, 1, 2, 3, 30, 31}, uint64(0b11011), "-", []byte(restSeeds[1]))
+	f.Add([]byte{59, 31, 58, 33, 40}, uint64(0b111), "-model", []byte(`{"kind":"agent","id":"i","parent":"p","model":"m","text":"t\"","usage":[1,2,3,4]}`))
+	f.Fuzz(func(t *testing.T, picks []byte, cuts uint64, any string, raw []byte) {
+		var e Event
+		if !json.Valid(raw) || ApplyRest(&e, raw) != nil {
+			return
+		}
+		// (At most 64 names, as many as cuts has bits: a list of any
+		// length is the same lists added, and a long one of a long name
+		// escaped at each made the target spend its time on one input.)
+		carried := pickCarried(picks[:min(len(picks), 64)], any)
+		var lists []Carried
+		var strs [][]string
+		start := 0
+		for i := range carried {
+			if cuts>>i&1 == 1 || i == len(carried)-1 {
+				lists = append(lists, CarriedOf(carried[start:i+1]...))
+				strs = append(strs, unsetStrings(&lists[len(lists)-1]))
+				start = i + 1
+			}
+		}
+		var c Carried
+		other := CarriedOf("-id", "-parent", "-message_id", "-usage", "-model", "text")
+		c.Add(&other)
+		c.Reset()
+		for i := range lists {
+			c.Add(&lists[i])
+		}
+		for i := range lists {
+			if got := unsetStrings(&lists[i]); !slices.Equal(got, strs[i]) {
+				t.Fatalf("list %d's unset names are %q after it was added, were %q", i, got, strs[i])
+			}
+		}
+		want := CarriedOf(carried...)
+		if c.set != want.set || !slices.Equal(unsetStrings(&c), unsetStrings(&want)) {
+			t.Fatalf("%q added in %d lists: %#x, %q; want %#x, %q", carried, len(lists), c.set, unsetStrings(&c), want.set, unsetStrings(&want))
+		}
+		for _, quote := range []bool{false, true} {
+			var got, ref jsonw.Buf
+			if quote {
+				got.Quote()
+				ref.Quote()
+			}
+			WriteRestCarried(&got, &e, nil, &c)
+			WriteRest(&ref, &e, nil, carried...)
+			if !bytes.Equal(got.Bytes(), ref.Bytes()) {
+				t.Fatalf("%q (quoted %v): WriteRestCarried wrote\n%s\nWriteRest\n%s", carried, quote, got.Bytes(), ref.Bytes())
+			}
 		}
 	})
 }
