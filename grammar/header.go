@@ -106,7 +106,7 @@ func parseHeader(t *Tree) *Header {
 		// document marker) would fall on the line after the header, whose
 		// text an edit may change without touching the header: the error
 		// stays on the header's last line.
-		at := nodeSpan(t, first, root).Start
+		at := nodeSpan(t, first, last, root).Start
 		l := t.Line(min(t.LineAt(at), last))
 		h.Errors = append(h.Errors, HeaderError{
 			Span:    Span{l.Start, l.TrimEnd},
@@ -119,9 +119,9 @@ func parseHeader(t *Tree) *Header {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		f := HeaderField{Key: k.Value}
-		f.KeySpan = nodeSpan(t, first, k)
+		f.KeySpan = nodeSpan(t, first, last, k)
 		f.Line = t.LineAt(f.KeySpan.Start)
-		f.ValueSpan = nodeSpan(t, first, v)
+		f.ValueSpan = nodeSpan(t, first, last, v)
 		switch v.Kind {
 		case yaml.ScalarNode:
 			f.Tag = v.ShortTag()
@@ -162,8 +162,18 @@ func parseHeader(t *Tree) *Header {
 // nodeSpan turns a node's 1-based line and rune column into a byte span.
 // YAML ends lines at CR, LF and CRLF, as editors do, so its lines are
 // counted as editor lines from the header's first line.
-func nodeSpan(t *Tree, first int, n *yaml.Node) Span {
+//
+// A node YAML places past the header's last line (the empty value of a
+// `? key` on that line, which YAML puts where the next line starts) is
+// placed at the end of the last line's text instead: the line after the
+// header is the body's, which an edit, or a stream's window, may change
+// without touching the header, and the header must not depend on it.
+func nodeSpan(t *Tree, first, last int, n *yaml.Node) Span {
 	el := t.EditorLineAt(t.Line(first).Start) + n.Line - 1
+	if lastEl := t.EditorLineAt(t.Line(last).End); el > lastEl {
+		end := t.EditorLineEnd(lastEl)
+		return Span{end, end}
+	}
 	lineStart := t.EditorLineStart(el)
 	text := t.Slice(lineStart, t.EditorLineEnd(el))
 	start := runeOffset(text, n.Column-1)

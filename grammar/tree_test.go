@@ -155,6 +155,36 @@ func TestHeaderErrorStaysInTheHeader(t *testing.T) {
 	}
 }
 
+// TestHeaderNullValueStaysInTheHeader: the empty value of a `? key` on the
+// header's last line, which YAML places where the next line starts, is
+// placed at the end of that line, so that the header does not change with
+// the line after it (an edit there, or where a stream's window ends).
+// FuzzStream found the header differing between a stream and Parse.
+func TestHeaderNullValueStaysInTheHeader(t *testing.T) {
+	for _, src := range []string{
+		"--- \n000000: 0000000\n? 000\na:000000000000000000000000000000000000",
+		"---\n? key\n---\nu: hi\n",
+		"---\r\n? key\r\nu: hi\r\n",
+	} {
+		tr := Parse([]byte(src))
+		h := tr.Header()
+		last := h.Fields[len(h.Fields)-1]
+		l := tr.Line(last.Line)
+		if last.Kind != Null || last.ValueSpan != (Span{l.End, l.End}) {
+			t.Errorf("%q: last field %+v, its line %+v", src, last, l)
+		}
+		next := tr.Line(last.Line + 1)
+		if next.Kind == HeaderDelimiter {
+			continue // the header's own closing line
+		}
+		at := next.Start + 1
+		edited := tr.Edit(at, at, []byte(": x"))
+		if got := edited.Header().Fields; got[len(got)-1].ValueSpan != last.ValueSpan {
+			t.Errorf("%q: after an edit of the next line %+v, before %+v", src, got[len(got)-1], last)
+		}
+	}
+}
+
 func TestHostileInput(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 10<<20)
 	src := []byte("---\r\nformat: rlog/1\r\nid: a\r\nrepo_sha: abcdef\r\n---\r\nu: crlf\r\no: id=\xff\xfe → [ok]\r\na: nul \x00 here\r\na: ")
