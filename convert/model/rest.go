@@ -648,7 +648,7 @@ func restKeyOf(k []byte) restKey {
 // inside it are read without validating them again.
 func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 	str := func() (string, error) {
-		s, ok := jsonscan.String(v)
+		s, ok := ix.String(v)
 		if !ok {
 			return "", errors.New("not a string")
 		}
@@ -721,9 +721,9 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		}
 		e.Step = n
 	case restRaw:
-		e.Raw = jsonscan.Copy(v)
+		e.Raw = ix.Copy(v)
 	case restParts:
-		e.Parts = jsonscan.Copy(v)
+		e.Parts = ix.Copy(v)
 	case restExtra:
 		x, err := ParseIn(ix, v, true)
 		if err != nil {
@@ -737,13 +737,13 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "id":
-				e.Call.ID, _ = jsonscan.String(val)
+				e.Call.ID, _ = ix.String(val)
 			case "name":
-				e.Call.Name, _ = jsonscan.String(val)
+				e.Call.Name, _ = ix.String(val)
 			case "input":
-				e.Call.Input = jsonscan.Copy(val)
+				e.Call.Input = ix.Copy(val)
 			case "summary":
-				e.Call.Summary, _ = jsonscan.String(val)
+				e.Call.Summary, _ = ix.String(val)
 			}
 			return nil
 		})
@@ -754,15 +754,15 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "call_id":
-				e.Result.CallID, _ = jsonscan.String(val)
+				e.Result.CallID, _ = ix.String(val)
 			case "is_error":
 				e.Result.IsError = true
 			case "content":
-				e.Result.Content, _ = jsonscan.String(val)
+				e.Result.Content, _ = ix.String(val)
 			case "raw":
-				e.Result.ContentRaw = jsonscan.Copy(val)
+				e.Result.ContentRaw = ix.Copy(val)
 			case "status":
-				e.Result.Status, _ = jsonscan.String(val)
+				e.Result.Status, _ = ix.String(val)
 			}
 			return nil
 		})
@@ -770,7 +770,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		sa := &Subagent{}
 		e.Subagent = sa
 		return ix.Members(v, func(k, val []byte) error {
-			s, _ := jsonscan.String(val)
+			s, _ := ix.String(val)
 			switch string(k) {
 			case "id":
 				sa.ID = s
@@ -795,7 +795,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "trigger":
-				c.Trigger, _ = jsonscan.String(val)
+				c.Trigger, _ = ix.String(val)
 			case "pre_tokens":
 				c.PreTokens, _ = jsonscan.Int(val)
 			case "post_tokens":
@@ -808,7 +808,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Array(v, func(_ int, t []byte) error {
 			var td Todo
 			err := ix.Members(t, func(k, val []byte) error {
-				s, _ := jsonscan.String(val)
+				s, _ := ix.String(val)
 				switch string(k) {
 				case "id":
 					td.ID = s
@@ -829,17 +829,17 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		err := ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "content":
-				f.Content, _ = jsonscan.String(val)
+				f.Content, _ = ix.String(val)
 			case "no_output":
 				f.NoOutput = true
 			case "inline":
 				f.Inline = true
 			case "prefix":
-				f.Prefix, _ = jsonscan.String(val)
+				f.Prefix, _ = ix.String(val)
 			case "whole_input":
 				f.WholeInput = true
 			case "keys":
-				f.Keys, _ = jsonscan.String(val)
+				f.Keys, _ = ix.String(val)
 			case "usage_in_text":
 				f.UsageInText = true
 			}
@@ -857,7 +857,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 			if k := len(n); k >= 2 && n[0] == '"' && bytes.IndexByte(n, '\\') < 0 {
 				name = unsafe.String(unsafe.SliceData(n[1:]), k-2)
 			} else {
-				name, _ = jsonscan.String(n)
+				name, _ = ix.String(n)
 			}
 			switch name {
 			case "id":
