@@ -269,15 +269,16 @@ func partsText(b []byte) string {
 }
 
 // text returns a message or content value as text and, when it was not a
-// plain string, the value itself, copied.
-func text(v []byte) (string, []byte) {
-	if s, ok := jsonscan.String(v); ok {
+// plain string, the value itself, copied; a value of the step st.ix
+// indexed is decoded and copied without checking its UTF-8 again.
+func (st *reader) text(v []byte) (string, []byte) {
+	if s, ok := st.ix.String(v); ok {
 		return s, nil
 	}
 	if len(v) == 0 || jsonscan.IsNull(v) {
 		return "", nil
 	}
-	v = jsonscan.Copy(v)
+	v = st.ix.Copy(v)
 	if v[0] == '[' {
 		return partsText(v), v
 	}
@@ -368,8 +369,8 @@ type stepParts struct {
 
 func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 	stepN, _ := intOf(f, "step_id")
-	ts, _ := f.String("timestamp")
-	modelName, _ := f.String("model_name")
+	ts, _ := f.StringIn(&st.ix, "timestamp")
+	modelName, _ := f.StringIn(&st.ix, "model_name")
 	// The step's id, step-N, and the message id made up of it, one
 	// string: the id is its end.
 	var idBuf [32]byte
@@ -383,24 +384,24 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 		sp.extra, _ = model.ParseIn(&st.ix, x, false)
 		sp.rests, sp.hasRests = sp.extra.Get("rests")
 		sp.extra.Delete("rests")
-		sp.extra.CopyValues()
-		if s, ok := sp.extra.String("signature"); ok {
+		if s, ok := sp.extra.StringIn(&st.ix, "signature"); ok {
 			sp.signature = s
 			sp.extra.Delete("signature")
 		}
 		// The source's message id, which this package's writer keeps.
-		if s, ok := sp.extra.String("message_id"); ok && s != "" {
+		if s, ok := sp.extra.StringIn(&st.ix, "message_id"); ok && s != "" {
 			sp.msgID = s
 			sp.extra.Delete("message_id")
 		}
+		sp.extra.CopyValuesIn(&st.ix)
 	}
 	for _, fl := range f {
 		if !mappedStepKey(fl.Key) {
-			sp.extra.Set("atif."+fl.Key, jsonscan.Copy(fl.Value))
+			sp.extra.Set("atif."+fl.Key, st.ix.Copy(fl.Value))
 		}
 	}
 	if m, ok := f.Get("message"); ok {
-		sp.text, sp.parts = text(m)
+		sp.text, sp.parts = st.text(m)
 	}
 	return sp
 }
@@ -456,7 +457,7 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 	}
 	base.MessageID = sp.msgID
 	var events []model.Event
-	if rc, ok := f.String("reasoning_content"); ok && rc != "" {
+	if rc, ok := f.StringIn(&st.ix, "reasoning_content"); ok && rc != "" {
 		ev := base
 		ev.Kind = model.KindThinking
 		ev.Text = rc
@@ -471,7 +472,8 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 	}
 	if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
 		st.ix.Array(tc, func(i int, v []byte) error {
-			cf, err := st.call.ParseIn(&st.ix, v, true)
+			// A view: what the event keeps of it is copied.
+			cf, err := st.call.ParseIn(&st.ix, v, false)
 			if err != nil || cf == nil {
 				st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: base.Loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", base.Loc.Path, i)})
 				return nil
@@ -479,13 +481,13 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 			ev := base
 			ev.Kind = model.KindToolCall
 			c := &model.ToolCall{}
-			c.ID, _ = cf.String("tool_call_id")
-			c.Name, _ = cf.String("function_name")
+			c.ID, _ = cf.StringIn(&st.ix, "tool_call_id")
+			c.Name, _ = cf.StringIn(&st.ix, "function_name")
 			if a, ok := cf.Get("arguments"); ok {
-				c.Input = a
+				c.Input = st.ix.Copy(a)
 			}
 			if x, ok := cf.Get("extra"); ok {
-				ev.Extra.Set("tool_call.extra", x)
+				ev.Extra.Set("tool_call.extra", st.ix.Copy(x))
 			}
 			ev.Call = c
 			events = append(events, ev)
@@ -664,7 +666,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 		ev.Kind = model.KindToolResult
 		r := &model.ToolResult{}
 		if c, ok := of.Get("content"); ok {
-			r.Content, r.ContentRaw = text(c)
+			r.Content, r.ContentRaw = st.text(c)
 		}
 		if x, ok := of.Get("result"); ok {
 			rf, _ := model.ParseIn(&st.ix, x, true)
@@ -674,7 +676,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			}
 		}
 		ev.Result = r
-		ev.Extra.Set("atif.observation", jsonscan.Copy(obs))
+		ev.Extra.Set("atif.observation", st.ix.Copy(obs))
 		st.rep.Add(model.LossMalformed, "observation without results[] (non-conformant ATIF)", loc)
 		return []model.Event{ev}
 	}
@@ -688,9 +690,9 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 		ev := base
 		ev.Kind = model.KindToolResult
 		r := &model.ToolResult{}
-		r.CallID, _ = rf.String("source_call_id")
+		r.CallID, _ = rf.StringIn(&st.ix, "source_call_id")
 		if c, ok := rf.Get("content"); ok {
-			r.Content, r.ContentRaw = text(c)
+			r.Content, r.ContentRaw = st.text(c)
 		}
 		if x, ok := rf.Get("extra"); ok {
 			xf, _ := st.resultExtra.ParseIn(&st.ix, x, true)
@@ -713,7 +715,7 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			}
 		}
 		if refs, ok := rf.Get("subagent_trajectory_ref"); ok && !jsonscan.IsNull(refs) {
-			ev.Extra.Set("subagent_trajectory_ref", jsonscan.Copy(refs))
+			ev.Extra.Set("subagent_trajectory_ref", st.ix.Copy(refs))
 		}
 		ev.Result = r
 		out = append(out, ev)

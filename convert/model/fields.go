@@ -49,6 +49,19 @@ func (f Fields) String(key string) (string, bool) {
 	return jsonscan.String(bytes.TrimSpace(v))
 }
 
+// StringIn is String for a list made from the record ix indexed last
+// (ParseRecord, ParseIn, views or copies): a value that lies in the
+// record, which the index knows to be valid UTF-8, is decoded without
+// checking its UTF-8 again (Index.String); any other value (a copy, a
+// record that is not valid UTF-8) is checked as String checks it.
+func (f Fields) StringIn(ix *jsonscan.Index, key string) (string, bool) {
+	v, ok := f.Get(key)
+	if !ok {
+		return "", false
+	}
+	return ix.String(bytes.TrimSpace(v))
+}
+
 // Set replaces the value of key, or appends it when absent.
 func (f *Fields) Set(key string, value json.RawMessage) {
 	for i := range *f {
@@ -221,6 +234,15 @@ func (f Fields) CopyValues() {
 	}
 }
 
+// CopyValuesIn is CopyValues for a list made from the record ix indexed
+// last: a value that lies in the record, which the index knows to be
+// valid UTF-8, is copied without checking it again (Index.Copy).
+func (f Fields) CopyValuesIn(ix *jsonscan.Index) {
+	for i := range f {
+		f[i].Value = ix.Copy(f[i].Value)
+	}
+}
+
 // Scratch is room for a member list that a reader reads and does not
 // keep (a step's record, its metrics, a tool call of it): its ParseRecord
 // and ParseIn list into the room the list before had, instead of
@@ -340,7 +362,9 @@ func parseFields(room *Scratch, ix *jsonscan.Index, record bool, b []byte, copyV
 		}
 		v := b[m.ValueStart:m.ValueEnd:m.ValueEnd]
 		if copyValues {
-			v = jsonscan.Copy(v)
+			// Through the index: a value of a record it knows to be
+			// valid UTF-8 is copied without checking it again.
+			v = ix.Copy(v)
 		}
 		bit := uint64(1) << (len(key) & 63)
 		if len(key) > 0 {

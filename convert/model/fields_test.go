@@ -318,3 +318,77 @@ func TestParseRecordForgetsTheRecordBefore(t *testing.T) {
 		copy(buf, `{"a":{"b":[1,2],"c":3}}`)
 	}
 }
+
+// FuzzFieldsIn holds the lists of a record read through its index
+// (StringIn, CopyValuesIn, ParseRecord and ParseIn with copies), which
+// skip the UTF-8 check of a value in a record the index knows to be valid
+// UTF-8, to the plain decoding and copying of the same values
+// (jsonscan.String, jsonscan.Copy), which check each value, on any bytes:
+// invalid UTF-8 in strings and keys must be replaced as before.
+func FuzzFieldsIn(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"text","text":"plain","n":1,"o":{"a":"b","c":[1,"d"]}}`,
+		"{\"text\":\"caf\xc3\xa9 \xe2\x82\xac\",\"x\":{\"y\":\"\xf0\x9f\x98\x80\"}}",
+		"{\"text\":\"bad \xff here\",\"x\":{\"y\":\"ok\"}}",
+		"{\"a\":\"ok\",\"b\":{\"c\":\"cut \xe2\x82\"},\"d\":[\"\xed\xa0\x80\",\"\xc0\xaf\"]}",
+		"{\"\xff\":\"key\",\"k\":\"\\u00e9\\ud800\",\"e\":\"\xef\xbf\xbd\"}",
+		` { "a" : "spaced" , "a" : "twice" } `,
+		`null`, `[]`, `{"a":}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var ix jsonscan.Index
+		var room, inner Scratch
+		for _, validated := range []bool{false, true} {
+			if validated && !jsonscan.Valid(b) {
+				continue
+			}
+			fs, err := room.ParseRecord(&ix, b, false, validated)
+			if err != nil || fs == nil {
+				continue
+			}
+			var check func(list Fields)
+			check = func(list Fields) {
+				for _, fl := range list {
+					got, gotOK := list.StringIn(&ix, fl.Key)
+					want, wantOK := list.String(fl.Key)
+					if got != want || gotOK != wantOK {
+						t.Fatalf("%q: StringIn(%q) = %q %v, String %q %v", b, fl.Key, got, gotOK, want, wantOK)
+					}
+					if got, want := ix.Copy(fl.Value), jsonscan.Copy(fl.Value); !bytes.Equal(got, want) {
+						t.Fatalf("%q: Index.Copy(%q) = %q, jsonscan.Copy %q", b, fl.Value, got, want)
+					}
+				}
+				copied := slices.Clone(list)
+				copied.CopyValuesIn(&ix)
+				plain := slices.Clone(list)
+				plain.CopyValues()
+				if !sameFields(copied, plain) {
+					t.Fatalf("%q: CopyValuesIn %q, CopyValues %q", b, copied, plain)
+				}
+				for _, fl := range list {
+					v := bytes.TrimSpace(fl.Value)
+					if len(v) == 0 || v[0] != '{' {
+						continue
+					}
+					withCopies, err := ParseIn(&ix, v, true)
+					if err != nil {
+						t.Fatalf("%q: ParseIn(%q): %v", b, v, err)
+					}
+					want, _ := ParseValidFieldsView(v)
+					want.CopyValues()
+					if !sameFields(withCopies, want) {
+						t.Fatalf("%q: ParseIn(%q) with copies %q, copied plainly %q", b, v, withCopies, want)
+					}
+					view, err := inner.ParseIn(&ix, v, false)
+					if err != nil {
+						t.Fatalf("%q: ParseIn(%q): %v", b, v, err)
+					}
+					check(slices.Clone(view))
+				}
+			}
+			check(slices.Clone(fs))
+		}
+	})
+}

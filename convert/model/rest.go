@@ -695,11 +695,30 @@ func restKeyOf(k []byte) restKey {
 	return restUnknown
 }
 
+// restString decodes v, a value of a rest, through ix when there is one
+// (a value of the record it indexed, valid UTF-8, is not checked again);
+// without, straight to jsonscan: the Claude Code reader's rests, which
+// have no index, pay nothing for it.
+func restString(ix *jsonscan.Index, v []byte) (string, bool) {
+	if ix == nil {
+		return jsonscan.String(v)
+	}
+	return ix.String(v)
+}
+
+// restCopy copies v as restString decodes it.
+func restCopy(ix *jsonscan.Index, v []byte) json.RawMessage {
+	if ix == nil {
+		return jsonscan.Copy(v)
+	}
+	return ix.Copy(v)
+}
+
 // restField sets one field of a rest on e. v is valid JSON: the objects
 // inside it are read without validating them again.
 func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 	str := func() (string, error) {
-		s, ok := jsonscan.String(v)
+		s, ok := restString(ix, v)
 		if !ok {
 			return "", errors.New("not a string")
 		}
@@ -772,9 +791,9 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		}
 		e.Step = n
 	case restRaw:
-		e.Raw = jsonscan.Copy(v)
+		e.Raw = restCopy(ix, v)
 	case restParts:
-		e.Parts = jsonscan.Copy(v)
+		e.Parts = restCopy(ix, v)
 	case restExtra:
 		x, err := ParseIn(ix, v, true)
 		if err != nil {
@@ -788,13 +807,13 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "id":
-				e.Call.ID, _ = jsonscan.String(val)
+				e.Call.ID, _ = restString(ix, val)
 			case "name":
-				e.Call.Name, _ = jsonscan.String(val)
+				e.Call.Name, _ = restString(ix, val)
 			case "input":
-				e.Call.Input = jsonscan.Copy(val)
+				e.Call.Input = restCopy(ix, val)
 			case "summary":
-				e.Call.Summary, _ = jsonscan.String(val)
+				e.Call.Summary, _ = restString(ix, val)
 			}
 			return nil
 		})
@@ -805,15 +824,15 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "call_id":
-				e.Result.CallID, _ = jsonscan.String(val)
+				e.Result.CallID, _ = restString(ix, val)
 			case "is_error":
 				e.Result.IsError = true
 			case "content":
-				e.Result.Content, _ = jsonscan.String(val)
+				e.Result.Content, _ = restString(ix, val)
 			case "raw":
-				e.Result.ContentRaw = jsonscan.Copy(val)
+				e.Result.ContentRaw = restCopy(ix, val)
 			case "status":
-				e.Result.Status, _ = jsonscan.String(val)
+				e.Result.Status, _ = restString(ix, val)
 			}
 			return nil
 		})
@@ -821,7 +840,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		sa := &Subagent{}
 		e.Subagent = sa
 		return ix.Members(v, func(k, val []byte) error {
-			s, _ := jsonscan.String(val)
+			s, _ := restString(ix, val)
 			switch string(k) {
 			case "id":
 				sa.ID = s
@@ -846,7 +865,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "trigger":
-				c.Trigger, _ = jsonscan.String(val)
+				c.Trigger, _ = restString(ix, val)
 			case "pre_tokens":
 				c.PreTokens, _ = jsonscan.Int(val)
 			case "post_tokens":
@@ -859,7 +878,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Array(v, func(_ int, t []byte) error {
 			var td Todo
 			err := ix.Members(t, func(k, val []byte) error {
-				s, _ := jsonscan.String(val)
+				s, _ := restString(ix, val)
 				switch string(k) {
 				case "id":
 					td.ID = s
@@ -880,17 +899,17 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		err := ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "content":
-				f.Content, _ = jsonscan.String(val)
+				f.Content, _ = restString(ix, val)
 			case "no_output":
 				f.NoOutput = true
 			case "inline":
 				f.Inline = true
 			case "prefix":
-				f.Prefix, _ = jsonscan.String(val)
+				f.Prefix, _ = restString(ix, val)
 			case "whole_input":
 				f.WholeInput = true
 			case "keys":
-				f.Keys, _ = jsonscan.String(val)
+				f.Keys, _ = restString(ix, val)
 			case "usage_in_text":
 				f.UsageInText = true
 			}
@@ -908,7 +927,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 			if k := len(n); k >= 2 && n[0] == '"' && bytes.IndexByte(n, '\\') < 0 {
 				name = unsafe.String(unsafe.SliceData(n[1:]), k-2)
 			} else {
-				name, _ = jsonscan.String(n)
+				name, _ = restString(ix, n)
 			}
 			switch name {
 			case "id":

@@ -171,15 +171,15 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 	parse := func(room *model.Scratch, raw []byte) (model.Fields, error) {
 		return room.ParseIn(&rd.ix, raw, !inPlace)
 	}
-	key, _ := wrap.String("key")
+	key, _ := wrap.StringIn(&rd.ix, "key")
 	mraw, _ := wrap.Get("message")
 	m, err := parse(&rd.msg, mraw)
 	if err != nil || m == nil {
 		rd.rep.Add(model.LossMalformed, "message is not an object", loc)
 		return nil
 	}
-	role, _ := m.String("role")
-	content, _ := m.String("content")
+	role, _ := m.StringIn(&rd.ix, "role")
+	content, _ := m.StringIn(&rd.ix, "content")
 	var extra model.Fields
 	var restList json.RawMessage
 	if x, ok := m.Get("extra"); ok {
@@ -188,7 +188,7 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 		extra, _ = model.ParseIn(&rd.ix, x, false)
 		restList, _ = extra.Get("rests")
 		extra.Delete("rests")
-		extra.CopyValues()
+		extra.CopyValuesIn(&rd.ix)
 	}
 	ev := &model.Event{Loc: loc, ID: key, Text: content}
 	if ts, ok := extra.Get("timestamp"); ok {
@@ -208,7 +208,7 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 		return rd.assistant(ev, m, extra, key, loc, restList, parse)
 	case "tool":
 		ev.Kind = model.KindToolResult
-		id, _ := m.String("tool_call_id")
+		id, _ := m.StringIn(&rd.ix, "tool_call_id")
 		isErr := false
 		if e, ok := extra.Get("error"); ok && !jsonscan.IsNull(e) && string(e) != "false" {
 			isErr = true
@@ -258,7 +258,7 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 	if ev.Model == "" {
 		if resp, ok := extra.Get("response"); ok {
 			rf, _ := parse(&rd.response, resp)
-			ev.Model, _ = rf.String("model")
+			ev.Model, _ = rf.StringIn(&rd.ix, "model")
 		}
 	}
 	if rd.h.Model == "" {
@@ -285,11 +285,11 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 	err := rd.ix.Array(tc, func(j int, cb []byte) error {
 		cf, _ := parse(&rd.call, cb)
 		call := &model.ToolCall{}
-		call.ID, _ = cf.String("id")
+		call.ID, _ = cf.StringIn(&rd.ix, "id")
 		if fn, ok := cf.Get("function"); ok {
 			ff, _ := parse(&rd.function, fn)
-			call.Name, _ = ff.String("name")
-			args, _ := ff.String("arguments")
+			call.Name, _ = ff.StringIn(&rd.ix, "name")
+			args, _ := ff.StringIn(&rd.ix, "arguments")
 			if jsonscan.Valid([]byte(args)) {
 				call.Input = json.RawMessage(args)
 			} else if args != "" {

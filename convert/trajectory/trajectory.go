@@ -53,7 +53,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 				rep.Add(model.LossMalformed, "step is not an object", loc)
 				return nil
 			}
-			ev := stepEvent(f, loc, rep)
+			ev := stepEvent(&ix, f, loc, rep)
 			if h.Origin != "" {
 				// Written from another format: the step's number is the
 				// writer's, and its rest gives the event back. The rest
@@ -69,7 +69,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 				}
 			}
 			if inPlace {
-				ownValues(ev, b)
+				ownValues(&ix, ev, b)
 			}
 			rep.Events++
 			return sink.Event(h, ev)
@@ -83,8 +83,9 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 var readInPlace = true
 
 // ownValues copies the raw values of ev that are still b's bytes (a step
-// read in place: its call's input, its result's raw output, its extra).
-func ownValues(ev *model.Event, b []byte) {
+// read in place: its call's input, its result's raw output, its extra),
+// through ix, which indexes b and knows it valid UTF-8.
+func ownValues(ix *jsonscan.Index, ev *model.Event, b []byte) {
 	in := func(v []byte) bool {
 		if len(v) == 0 || len(b) == 0 {
 			return false
@@ -94,14 +95,14 @@ func ownValues(ev *model.Event, b []byte) {
 		return p >= start && p < start+uintptr(len(b))
 	}
 	if ev.Call != nil && in(ev.Call.Input) {
-		ev.Call.Input = jsonscan.Copy(ev.Call.Input)
+		ev.Call.Input = ix.Copy(ev.Call.Input)
 	}
 	if ev.Result != nil && in(ev.Result.ContentRaw) {
-		ev.Result.ContentRaw = jsonscan.Copy(ev.Result.ContentRaw)
+		ev.Result.ContentRaw = ix.Copy(ev.Result.ContentRaw)
 	}
 	for i, f := range ev.Extra {
 		if in(f.Value) {
-			ev.Extra[i].Value = jsonscan.Copy(f.Value)
+			ev.Extra[i].Value = ix.Copy(f.Value)
 		}
 	}
 }
@@ -194,12 +195,14 @@ func stepCommon(k string) bool {
 	return false
 }
 
-func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
+// stepEvent is the event of step f, a list made from the step ix
+// indexed (its strings decoded through ix).
+func stepEvent(ix *jsonscan.Index, f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 	ev := &model.Event{Loc: loc}
 	ev.Step = intField(f, "step_id")
-	ev.Time, _ = f.String("timestamp")
-	ev.MessageID, _ = f.String("message_id")
-	typ, _ := f.String("type")
+	ev.Time, _ = f.StringIn(ix, "timestamp")
+	ev.MessageID, _ = f.StringIn(ix, "message_id")
+	typ, _ := f.StringIn(ix, "type")
 	_, hasIn := f.Get("tokens_in")
 	_, hasOut := f.Get("tokens_out")
 	if hasIn || hasOut {
@@ -212,7 +215,7 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 	used := usedKeys[:0]
 	str := func(k string) string {
 		used = append(used, k)
-		s, _ := f.String(k)
+		s, _ := f.StringIn(ix, k)
 		return s
 	}
 	switch typ {
@@ -242,7 +245,7 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 		}
 		used = append(used, "success")
 		if v, ok := f.Get("output"); ok {
-			if s, isStr := jsonscan.String(v); isStr {
+			if s, isStr := ix.String(v); isStr {
 				res.Content = s
 			} else if !jsonscan.IsNull(v) {
 				res.Content, res.ContentRaw = string(v), v
@@ -251,7 +254,7 @@ func stepEvent(f model.Fields, loc model.Loc, rep *model.Report) *model.Event {
 			ev.Form.NoOutput = true
 		}
 		used = append(used, "output")
-		if st, ok := f.String("status"); ok && st != "" {
+		if st, ok := f.StringIn(ix, "status"); ok && st != "" {
 			// This writer's: a status other than ok or error.
 			res.Status = st
 			used = append(used, "status")
