@@ -59,7 +59,12 @@ func (f Fields) StringIn(ix *jsonscan.Index, key string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return ix.String(bytes.TrimSpace(v))
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		// A list's values are exact, quotes first and last; a value
+		// set by hand may have white space around it.
+		v = bytes.TrimSpace(v)
+	}
+	return ix.String(v)
 }
 
 // Set replaces the value of key, or appends it when absent.

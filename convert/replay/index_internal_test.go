@@ -13,7 +13,7 @@ import (
 
 // FuzzIndexedLine holds Read's indexed path to the plain one it replaced:
 // for a line parsed with model.ParseRecord, each value read through the
-// index (str, Index.Copy, readUsage, model.ApplyRestIn) is what
+// index (Fields.StringIn, Index.Copy, readUsage, model.ApplyRestIn) is what
 // the same value read without it gives (Fields.String, jsonscan.Copy,
 // claude.ParseUsage, model.ApplyRest), invalid UTF-8 included.
 func FuzzIndexedLine(f *testing.F) {
@@ -49,10 +49,10 @@ func FuzzIndexedLine(f *testing.F) {
 			if fl.Key != plain[i].Key || !bytes.Equal(fl.Value, plain[i].Value) {
 				t.Fatalf("field %d: %q=%s, want %q=%s", i, fl.Key, fl.Value, plain[i].Key, plain[i].Value)
 			}
-			gs, gok := str(&ix, indexed, fl.Key)
+			gs, gok := indexed.StringIn(&ix, fl.Key)
 			ws, wok := plain.String(fl.Key)
 			if gs != ws || gok != wok {
-				t.Errorf("str(%q) = %q %v, want %q %v", fl.Key, gs, gok, ws, wok)
+				t.Errorf("StringIn(%q) = %q %v, want %q %v", fl.Key, gs, gok, ws, wok)
 			}
 			if g, w := ix.Copy(fl.Value), jsonscan.Copy(fl.Value); !bytes.Equal(g, w) {
 				t.Errorf("Copy(%s) = %s, want %s", fl.Value, g, w)

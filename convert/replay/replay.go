@@ -90,17 +90,6 @@ func event(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fields, 
 	return ev, ok
 }
 
-// str is f.String(key) for the fields of the record ix indexed last: the
-// index knows whether the record is valid UTF-8, so a string is not
-// checked again.
-func str(ix *jsonscan.Index, f model.Fields, key string) (string, bool) {
-	v, ok := f.Get(key)
-	if !ok {
-		return "", false
-	}
-	return ix.String(v)
-}
-
 // usagePrefixes are what comes before each of the four counters of a
 // usage object as the writer writes it, canonical JSON (keys sorted, no
 // white space): cache creation, cache read, input, output.
@@ -139,14 +128,14 @@ func readUsage(ix *jsonscan.Index, v []byte) *model.Usage {
 // recordEvent is the event of one REPLAY line (ok false for none), f the
 // fields of the line ix indexed last.
 func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
-	typ, _ := str(ix, f, "event")
-	t, _ := str(ix, f, "t")
+	typ, _ := f.StringIn(ix, "event")
+	t, _ := f.StringIn(ix, "t")
 	ev := &model.Event{Time: t, Loc: loc}
 	extension := false
 	if typ != EventHeader && typ != EventSessionStart && typ != EventSessionEnd {
 		// The writer's extension fields: usage, model and message id.
-		ev.MessageID, _ = str(ix, f, "message_id")
-		ev.Model, _ = str(ix, f, "model")
+		ev.MessageID, _ = f.StringIn(ix, "message_id")
+		ev.Model, _ = f.StringIn(ix, "model")
 		if v, ok := f.Get("usage"); ok {
 			ev.Usage = readUsage(ix, v)
 		}
@@ -183,7 +172,7 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 	}
 	switch typ {
 	case EventHeader:
-		h.SourceVersion, _ = str(ix, f, "replay_version")
+		h.SourceVersion, _ = f.StringIn(ix, "replay_version")
 		if v, ok := f.Get("replay_version"); ok {
 			h.SourceVersion = string(ix.Copy(v))
 		}
@@ -193,10 +182,10 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 			sourceHeader(h, made, src, rep, loc)
 			return nil, false
 		}
-		if p, ok := str(ix, f, "producer"); ok {
+		if p, ok := f.StringIn(ix, "producer"); ok {
 			h.Extra.SetString("producer", p)
 		}
-		if c, ok := str(ix, f, "created_at"); ok {
+		if c, ok := f.StringIn(ix, "created_at"); ok {
 			h.Extra.SetString("created_at", c)
 		}
 		return nil, false
@@ -205,8 +194,8 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 		sourceHeader(h, made, b, rep, loc)
 		return nil, false
 	case EventSessionStart:
-		h.ID, _ = str(ix, f, "session_id")
-		if m, ok := str(ix, f, "model"); ok && h.Model == "" {
+		h.ID, _ = f.StringIn(ix, "session_id")
+		if m, ok := f.StringIn(ix, "model"); ok && h.Model == "" {
 			h.Model = m
 		}
 		if h.Started == "" {
@@ -222,13 +211,13 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 	case EventToolCall:
 		ev.Kind = model.KindToolCall
 		c := &model.ToolCall{}
-		c.ID, _ = str(ix, f, "id")
-		c.Name, _ = str(ix, f, "tool")
+		c.ID, _ = f.StringIn(ix, "id")
+		c.Name, _ = f.StringIn(ix, "tool")
 		if p, ok := f.Get("params"); ok {
 			c.Input = ix.Copy(p)
 		}
 		ev.Call = c
-		if sid, ok := str(ix, f, "step_id"); ok {
+		if sid, ok := f.StringIn(ix, "step_id"); ok {
 			if n, err := strconv.ParseInt(strings.TrimPrefix(sid, "step-"), 10, 64); err == nil {
 				ev.Step = n
 			}
@@ -238,28 +227,28 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 	case EventToolResult:
 		ev.Kind = model.KindToolResult
 		r := &model.ToolResult{}
-		r.CallID, _ = str(ix, f, "id")
-		r.Content, _ = str(ix, f, "output_preview")
+		r.CallID, _ = f.StringIn(ix, "id")
+		r.Content, _ = f.StringIn(ix, "output_preview")
 		if x, ok := f.Get("exit_code"); ok && !jsonscan.IsNull(x) {
 			code, _ := jsonscan.Int(x)
 			r.IsError = code != 0
 		}
-		r.Status, _ = str(ix, f, "status")
+		r.Status, _ = f.StringIn(ix, "status")
 		ev.Result = r
 		ev.Extra = rest("id", "output_preview", "status")
 		return ev, true
 	case EventSessionEnd:
 		ev.Kind = model.KindLifecycle
 		ev.Name = "end"
-		status, _ := str(ix, f, "status")
+		status, _ := f.StringIn(ix, "status")
 		ok := status == "Success"
 		h.Outcome = &model.Outcome{Success: &ok}
 		h.Ended = t
 		ev.Extra = rest()
 		return ev, true
 	case EventMessage:
-		kind, _ := str(ix, f, "kind")
-		ev.Text, _ = str(ix, f, "text")
+		kind, _ := f.StringIn(ix, "kind")
+		ev.Text, _ = f.StringIn(ix, "text")
 		switch kind {
 		case "user":
 			ev.Kind = model.KindUser
@@ -267,14 +256,14 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 			ev.Kind = model.KindAgent
 		case "thinking":
 			ev.Kind = model.KindThinking
-			ev.Signature, _ = str(ix, f, "signature")
+			ev.Signature, _ = f.StringIn(ix, "signature")
 		default:
 			if messageEvent(ev, kind, f) {
 				break
 			}
 			ev.Kind = model.KindSystem
 			ev.Name = kind
-			if n, ok := str(ix, f, "name"); ok {
+			if n, ok := f.StringIn(ix, "name"); ok {
 				ev.Name = n // the writer's name of a system message
 			}
 		}
