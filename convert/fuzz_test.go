@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -148,8 +149,57 @@ func inputHoldsUsage(in, line []byte) bool {
 	}
 	// Invalid UTF-8 in the input's object is written as U+FFFD (the
 	// object is then normalized): a key the input broke stays broken.
-	return bytes.Contains(in, rec.Message.Usage) ||
-		!utf8.Valid(in) && bytes.Contains(rec.Message.Usage, []byte("\uFFFD"))
+	if bytes.Contains(in, rec.Message.Usage) ||
+		!utf8.Valid(in) && bytes.Contains(rec.Message.Usage, []byte("\uFFFD")) {
+		return true
+	}
+	// The object may stand in the input inside a JSON string, escaped
+	// and laid out anew: a Claude Code record's rest, which another
+	// format's writer keeps as a string (mini-prophet's "rests", indented).
+	var want any
+	if json.Unmarshal(rec.Message.Usage, &want) != nil {
+		return false
+	}
+	return holdsValue(in, want, 2)
+}
+
+// holdsValue reports whether the JSON values in data (one document, or
+// JSON Lines) hold want, equal as decoded, at any depth, or inside a
+// string that is itself JSON, down to depth strings deep.
+func holdsValue(data []byte, want any, depth int) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	for {
+		var v any
+		if dec.Decode(&v) != nil {
+			return false
+		}
+		if valueHolds(v, want, depth) {
+			return true
+		}
+	}
+}
+
+func valueHolds(v, want any, depth int) bool {
+	if reflect.DeepEqual(v, want) {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if valueHolds(e, want, depth) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if valueHolds(e, want, depth) {
+				return true
+			}
+		}
+	case string:
+		return depth > 0 && holdsValue([]byte(x), want, depth-1)
+	}
+	return false
 }
 
 // checkFuzzOutput checks an output by its own format's rules: rlog here,
