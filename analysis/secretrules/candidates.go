@@ -366,8 +366,8 @@ func indexCandidates(r *candidateRules) {
 // ([ \t\w.-]{0,20}[\s'"]{0,3}) can be: the key's expression, those
 // repeats left out, spelled out. Most keys are a list of words
 // ((?:jfrog|artifactory|bintray|xray)), read as they are written
-// (literalKeyForms): parsing every key's expression cost every process a
-// third more to load the tables.
+// (literalKeyForms): parsing every key's expression cost a third more to
+// read the tables (when every process read them at load).
 func keyForms(id, keyExpr string) []string {
 	if forms, ok := literalKeyForms(keyExpr); ok {
 		return forms
@@ -588,7 +588,7 @@ func SeparatorCandidateRest(text []byte, i int) bool { return separatorCandidate
 //     (a separator's other bytes, blanks, quotes), so the key ends at i;
 //   - at most two key bytes, ASCII, end there, after a byte no key
 //     holds, ASCII too, or the text's start: every keyword is three
-//     bytes or more (buildCandidates checks), so none ends in so short
+//     bytes or more (indexCandidates checks), so none ends in so short
 //     a run (keywordsBefore), and the run holds no ſ or K (foldInKey);
 //   - that byte ends no form of punctKeys (new-york-times,), which ends
 //     where the key's run starts;
@@ -768,7 +768,7 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 
 // keywordsBefore tells which keywords of the assignment rules end at most
 // 20 bytes of [ \t\w.-] before a key's end k: bit 1, a vendor's; bit 2, a
-// generic one. A keyword is made of such bytes too (buildCandidates checks).
+// generic one. A keyword is made of such bytes too (indexCandidates checks).
 // Each place costs one lookup of the two bytes before it (keyPairs), most
 // places no more; where a keyword may end with those two, the byte before
 // them is asked too (endsWithThree) before the trie is walked from there.

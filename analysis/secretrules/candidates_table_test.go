@@ -78,31 +78,16 @@ func candidateTableSource(r *candidateRules) ([]byte, error) {
 	b.WriteString("// expressions, read when this file was generated instead of when a\n// process starts.\n")
 	b.WriteString("var generatedCandidates = candidateRules{\n")
 	b.WriteString("\t// keyWords[i], keyGeneric[i]\n")
-	b.WriteString("\tkeyWords: []string{\n")
+	words := make([]string, len(r.keyWords))
 	for i, k := range r.keyWords {
-		if i%6 == 0 {
-			b.WriteString("\t\t")
-		}
-		b.WriteString(strconv.Quote(k) + ",")
-		if i%6 == 5 || i == len(r.keyWords)-1 {
-			b.WriteString("\n")
-		} else {
-			b.WriteString(" ")
-		}
+		words[i] = strconv.Quote(k)
 	}
-	b.WriteString("\t},\n\tkeyGeneric: []bool{\n")
+	generic := make([]string, len(r.keyGeneric))
 	for i, g := range r.keyGeneric {
-		if i%12 == 0 {
-			b.WriteString("\t\t")
-		}
-		b.WriteString(strconv.FormatBool(g) + ",")
-		if i%12 == 11 || i == len(r.keyGeneric)-1 {
-			b.WriteString("\n")
-		} else {
-			b.WriteString(" ")
-		}
+		generic[i] = strconv.FormatBool(g)
 	}
-	b.WriteString("\t},\n")
+	fmt.Fprintf(&b, "\tkeyWords: []string{\n%s\t},\n", wrapped(words, 6))
+	fmt.Fprintf(&b, "\tkeyGeneric: []bool{\n%s\t},\n", wrapped(generic, 12))
 	fmt.Fprintf(&b, "\tpunctKeys: %s,\n", quoteList(r.punctKeys))
 	fmt.Fprintf(&b, "\tvalueKeywords: %s,\n", quoteList(r.valueKeywords))
 	fmt.Fprintf(&b, "\tminValue: %d,\n", r.minValue)
@@ -127,6 +112,15 @@ func candidateTableSource(r *candidateRules) ([]byte, error) {
 	}
 	b.WriteString("\t},\n}\n")
 	return format.Source(b.Bytes())
+}
+
+// wrapped writes items n to a line, each followed by a comma.
+func wrapped(items []string, n int) string {
+	var b strings.Builder
+	for i := 0; i < len(items); i += n {
+		b.WriteString("\t\t" + strings.Join(items[i:min(i+n, len(items))], ", ") + ",\n")
+	}
+	return b.String()
 }
 
 func quoteList(ss []string) string {
