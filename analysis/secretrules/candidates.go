@@ -3,12 +3,12 @@ package secretrules
 import (
 	"bytes"
 	"encoding/binary"
+	"maps"
 	"math"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
 
@@ -34,15 +34,20 @@ import (
 //     their separator; maxmind-license-key is only found when an
 //     assignment on its line makes it a candidate.
 
-// The candidates' tables are built when the package is loaded (a few
-// milliseconds: the rules' expressions parsed, not compiled), so that the
+// The candidates' tables are made when the package is loaded, so that the
 // line scan's checks, which run at every word start and separator it
-// stops at, are plain lookups.
-func init() { buildCandidates() }
+// stops at, are plain lookups. What they are made from is what the rules'
+// expressions say (their keywords, prefixes and values' lengths), and
+// reading it out of them (readCandidateRules: about 200 expressions
+// parsed) cost every process 34M instructions before it read a byte. It
+// depends only on the rules, so it is generated with them:
+// candidates_table.go holds it as literals, written by TestCandidateTables
+// (go generate runs it after gen), which fails when the file is not what
+// the expressions give. What is made at load from it (indexCandidates) is
+// lookups only.
+func init() { indexCandidates(&generatedCandidates) }
 
-var candidatesOnce sync.Once
-
-// cands is what the triggers need, built from the table on first use.
+// cands is what the triggers need, made from generatedCandidates.
 var cands struct {
 	// assignment keywords, and the shortest value and the bytes a value
 	// of an assignment rule may hold.
@@ -74,9 +79,25 @@ var cands struct {
 	// prefixes that start with a, b (in any case), 0 for none: the line scan
 	// asks at every word start it stops at, and a map lookup cost a quarter
 	// of its time.
-	prefixes  map[[2]byte][]prefix
 	pairIndex [1 << 16]uint16
 	byPair    [][]prefix
+}
+
+// candidateRules is what the candidates take from the rules'
+// expressions: readCandidateRules reads it, candidates_table.go holds it.
+type candidateRules struct {
+	// keyWords: the keywords that stand in an assignment rule's key, and
+	// the forms of its key; keyGeneric flags generic-api-key's.
+	keyWords   []string
+	keyGeneric []bool
+	// punctKeys, valueKeywords, minValue, valueByte: as in cands.
+	punctKeys     []string
+	valueKeywords []string
+	minValue      int
+	valueByte     [256]bool
+	// prefixes of the other rules, ordered by their first two bytes
+	// (lower case), then as the rules added them.
+	prefixes []prefix
 }
 
 type prefix struct {
@@ -94,35 +115,44 @@ type prefix struct {
 // and a value; a rule whose expression holds it is an assignment rule.
 const assignmentSkeleton = `(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
 
-func buildCandidates() {
-	candidatesOnce.Do(func() {
-		cands.minValue = 1 << 30
-		cands.prefixes = map[[2]byte][]prefix{}
-		var kws []string
-		var generic []bool
-		for _, r := range gitleaksRules {
-			if !appliesEverywhere(r) {
-				continue
-			}
-			re, err := syntax.Parse(r.Regex, syntax.Perl)
-			if err != nil {
-				panic(r.ID + ": " + err.Error())
-			}
-			if strings.Contains(r.Regex, assignmentSkeleton) {
-				kws, generic = addAssignmentRule(r, re, kws, generic)
-				continue
-			}
-			addPrefixRule(r, re)
+// ruleReader is readCandidateRules at work: the prefixes gathered by
+// their first two bytes.
+type ruleReader struct {
+	candidateRules
+	prefixes map[[2]byte][]prefix
+}
+
+// readCandidateRules reads the candidates out of the rules' expressions.
+// Only TestCandidateTables runs it (to write and to check
+// candidates_table.go): a process loads the table.
+func readCandidateRules() candidateRules {
+	b := ruleReader{prefixes: map[[2]byte][]prefix{}}
+	b.minValue = 1 << 30
+	for _, r := range gitleaksRules {
+		if !appliesEverywhere(r) {
+			continue
 		}
-		indexCandidates(kws, generic)
-	})
+		re, err := syntax.Parse(r.Regex, syntax.Perl)
+		if err != nil {
+			panic(r.ID + ": " + err.Error())
+		}
+		if strings.Contains(r.Regex, assignmentSkeleton) {
+			b.addAssignmentRule(r, re)
+			continue
+		}
+		b.addPrefixRule(r, re)
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(b.prefixes), func(x, y [2]byte) int { return bytes.Compare(x[:], y[:]) }) {
+		b.candidateRules.prefixes = append(b.candidateRules.prefixes, b.prefixes[k]...)
+	}
+	return b.candidateRules
 }
 
 // addAssignmentRule takes what an assignment rule (a key, a separator,
-// a value) adds to the candidates: its keywords, to kws when they stand
+// a value) adds to the candidates: its keywords, to keyWords when they stand
 // in the key and to the value keywords when they start the value, and
 // the bytes and the shortest length of a vendor's value.
-func addAssignmentRule(r Rule, re *syntax.Regexp, kws []string, generic []bool) ([]string, []bool) {
+func (b *ruleReader) addAssignmentRule(r Rule, re *syntax.Regexp) {
 	// A keyword the key's expression holds or matches stands in
 	// the key (sonar of sonar[_.-]?(login|token); linkedin of
 	// linked[_-]?in); the others start the value.
@@ -140,9 +170,9 @@ func addAssignmentRule(r Rule, re *syntax.Regexp, kws []string, generic []bool) 
 	keyed := false
 	for _, k := range r.Keywords {
 		if inKey(k) {
-			kws, generic, keyed = append(kws, k), append(generic, r.ID == "generic-api-key"), true
+			b.keyWords, b.keyGeneric, keyed = append(b.keyWords, k), append(b.keyGeneric, r.ID == "generic-api-key"), true
 		} else if r.ID != "atlassian-api-token" {
-			cands.valueKeywords = append(cands.valueKeywords, k)
+			b.valueKeywords = append(b.valueKeywords, k)
 		}
 	}
 	if keyed {
@@ -158,16 +188,15 @@ func addAssignmentRule(r Rule, re *syntax.Regexp, kws []string, generic []bool) 
 		for _, f := range keyForms(r.ID, keyExpr) {
 			cut := strings.LastIndexFunc(f, func(c rune) bool { return c >= 0x80 || !keyBytes[c] })
 			switch {
-			case cut < 0 && !slices.Contains(kws, f):
-				kws, generic = append(kws, f), append(generic, r.ID == "generic-api-key")
-			case cut >= 0 && cut+1 < len(f) && !slices.Contains(kws, f[cut+1:]):
-				kws, generic = append(kws, f[cut+1:]), append(generic, r.ID == "generic-api-key")
-			case cut == len(f)-1 && !slices.Contains(cands.punctKeys, f):
+			case cut < 0 && !slices.Contains(b.keyWords, f):
+				b.keyWords, b.keyGeneric = append(b.keyWords, f), append(b.keyGeneric, r.ID == "generic-api-key")
+			case cut >= 0 && cut+1 < len(f) && !slices.Contains(b.keyWords, f[cut+1:]):
+				b.keyWords, b.keyGeneric = append(b.keyWords, f[cut+1:]), append(b.keyGeneric, r.ID == "generic-api-key")
+			case cut == len(f)-1 && !slices.Contains(b.punctKeys, f):
 				if r.ID == "generic-api-key" || strings.IndexByte(f, 0) >= 0 {
 					panic(r.ID + ": a key form " + f + " ended by a byte no key holds: give it a check of its own")
 				}
-				cands.punctKeys = append(cands.punctKeys, f)
-				cands.punctLast[f[cut]] = true
+				b.punctKeys = append(b.punctKeys, f)
 			}
 		}
 	}
@@ -175,7 +204,7 @@ func addAssignmentRule(r Rule, re *syntax.Regexp, kws []string, generic []bool) 
 		// Its expression is also a prefix rule: ...|\b(ATATT3...),
 		// in any case, as the whole expression is (?i).
 		n, _ := minRun(re.Sub[len(re.Sub)-1])
-		addPrefixMin("ATATT3", true, n)
+		b.addPrefixMin("ATATT3", true, n)
 	}
 	g := r.SecretGroup
 	if g == 0 {
@@ -186,7 +215,7 @@ func addAssignmentRule(r Rule, re *syntax.Regexp, kws []string, generic []bool) 
 		// genericValue): how short one can be, and what bytes it
 		// holds but ':', which only the two below have, after a
 		// run of digits or hex.
-		cands.minValue = min(cands.minValue, minLen(v))
+		b.minValue = min(b.minValue, minLen(v))
 		var bs [256]bool
 		addBytes(&bs, v)
 		if bs[':'] && r.ID != "telegram-bot-api-token" && r.ID != "sidekiq-secret" {
@@ -194,15 +223,14 @@ func addAssignmentRule(r Rule, re *syntax.Regexp, kws []string, generic []bool) 
 		}
 		bs[':'] = false
 		for c, ok := range bs {
-			cands.valueByte[c] = cands.valueByte[c] || ok
+			b.valueByte[c] = b.valueByte[c] || ok
 		}
 	}
-	return kws, generic
 }
 
 // addPrefixRule adds the prefixes that start every match of a rule
 // that is no assignment, each with the shortest run that follows it.
-func addPrefixRule(r Rule, re *syntax.Regexp) {
+func (b *ruleReader) addPrefixRule(r Rule, re *syntax.Regexp) {
 	switch r.ID {
 	case "azure-ad-client-secret", "facebook-access-token", "maxmind-license-key":
 		return // see above
@@ -210,15 +238,15 @@ func addPrefixRule(r Rule, re *syntax.Regexp) {
 		// sgp_...; its other form, 40 hex digits (a commit's id)
 		// where the file names Sourcegraph, is left to redact.
 		n, _ := minRun(re)
-		addPrefixMin("sgp_", true, n)
+		b.addPrefixMin("sgp_", true, n)
 		return
 	case "hashicorp-tf-api-token":
 		// 14 letters or digits, then .atlasv1. (a word start).
-		addPrefixMin("atlasv1", false, runFromLiteral(re, "atlasv1"))
+		b.addPrefixMin("atlasv1", false, runFromLiteral(re, "atlasv1"))
 		return
 	case "microsoft-teams-webhook":
 		// https://...: the part after the host's first dot is rarer.
-		addPrefixMin("webhook", true, runFromLiteral(re, "webhook"))
+		b.addPrefixMin("webhook", true, runFromLiteral(re, "webhook"))
 		return
 	case "slack-webhook-url":
 		// (https://)?hooks.slack.com/(services|workflows|triggers)/...,
@@ -230,7 +258,7 @@ func addPrefixRule(r Rule, re *syntax.Regexp) {
 				continue
 			}
 			for _, w := range e.Sub {
-				addContextPrefix(string(w.Rune)+"/", false, len(w.Rune)+runAfter(elems, k), slackHooksBefore)
+				b.addContextPrefix(string(w.Rune)+"/", false, len(w.Rune)+runAfter(elems, k), slackHooksBefore)
 			}
 		}
 		return
@@ -241,10 +269,10 @@ func addPrefixRule(r Rule, re *syntax.Regexp) {
 		elems := concatElems(re)
 		for k, e := range elems {
 			if e.Op == syntax.OpAnyCharNotNL {
-				addPrefixMin("xoxe", true, 4+1+runAfter(elems, k))
+				b.addPrefixMin("xoxe", true, 4+1+runAfter(elems, k))
 				ps, _ := literals(&syntax.Regexp{Op: syntax.OpConcat, Sub: elems[k+1:], Flags: syntax.FoldCase})
 				for _, p := range ps {
-					addPrefixMin(p.text, true, runAfter(elems, k))
+					b.addPrefixMin(p.text, true, runAfter(elems, k))
 				}
 			}
 		}
@@ -254,7 +282,7 @@ func addPrefixRule(r Rule, re *syntax.Regexp) {
 		// the option after curl is a word start; curl, a common word
 		// in logs, is not the candidate.
 		for _, o := range map[string][]string{"curl-auth-header": {"-H", "--header"}, "curl-auth-user": {"-u", "--user"}}[r.ID] {
-			addContextPrefix(o, false, len(o), curlBefore)
+			b.addContextPrefix(o, false, len(o), curlBefore)
 		}
 		return
 	case "sidekiq-sensitive-url":
@@ -270,15 +298,15 @@ func addPrefixRule(r Rule, re *syntax.Regexp) {
 	// without a blank or a quote for at least m bytes.
 	m, _ := minRun(re)
 	for _, p := range ps {
-		addPrefixMin(p.text, p.fold, max(m, len(p.text)))
+		b.addPrefixMin(p.text, p.fold, max(m, len(p.text)))
 	}
 }
 
-// indexCandidates builds the lookups the scan reads from what the rules
-// added: the key keywords' trie and pairs, the first bytes of value
+// indexCandidates makes the lookups the scan reads from what the rules
+// say (r): the key keywords' trie and pairs, the first bytes of value
 // keywords, the byte classes and the prefixes' pair index.
-func indexCandidates(kws []string, generic []bool) {
-	for _, k := range kws {
+func indexCandidates(r *candidateRules) {
+	for _, k := range r.keyWords {
 		if len(k) < 3 {
 			panic("keyword " + k + " is shorter than the three bytes NoKeyAt reads back")
 		}
@@ -288,9 +316,14 @@ func indexCandidates(kws []string, generic []bool) {
 			}
 		}
 	}
-	cands.keyKeywords = newSuffixTrie(kws, generic)
+	cands.keyKeywords = newSuffixTrie(r.keyWords, r.keyGeneric)
 	cands.keyPairs = newKeyPairs(cands.keyKeywords)
-	cands.keyWords, cands.keyGeneric = kws, generic
+	cands.keyWords, cands.keyGeneric = r.keyWords, r.keyGeneric
+	cands.punctKeys = r.punctKeys
+	for _, f := range r.punctKeys {
+		cands.punctLast[f[len(f)-1]] = true
+	}
+	cands.valueKeywords, cands.minValue, cands.valueByte = r.valueKeywords, r.minValue, r.valueByte
 	for _, k := range cands.valueKeywords {
 		for _, c := range cases(k[0], true) {
 			cands.valueFirst[c] = true
@@ -306,15 +339,24 @@ func indexCandidates(kws []string, generic []bool) {
 	}
 	// pairIndex is read with the text's own bytes: every case of a
 	// pair leads to the prefixes of its lower case.
-	for k, ps := range cands.prefixes {
-		cands.byPair = append(cands.byPair, ps)
-		for _, a := range cases(k[0], true) {
-			for _, b := range cases(k[1], true) {
-				cands.pairIndex[int(a)<<8|int(b)] = uint16(len(cands.byPair))
+	for i := 0; i < len(r.prefixes); {
+		a, b := lower(r.prefixes[i].text[0]), lower(r.prefixes[i].text[1])
+		j := i + 1
+		for j < len(r.prefixes) && lower(r.prefixes[j].text[0]) == a && lower(r.prefixes[j].text[1]) == b {
+			j++
+		}
+		cands.byPair = append(cands.byPair, r.prefixes[i:j:j])
+		for _, ca := range cases(a, true) {
+			for _, cb := range cases(b, true) {
+				cands.pairIndex[int(ca)<<8|int(cb)] = uint16(len(cands.byPair))
 			}
 		}
+		i = j
 	}
-	for _, k := range append(kws, cands.valueKeywords...) {
+	for _, k := range r.keyWords {
+		cands.maxKeyword = max(cands.maxKeyword, len(k))
+	}
+	for _, k := range r.valueKeywords {
 		cands.maxKeyword = max(cands.maxKeyword, len(k))
 	}
 }
@@ -324,8 +366,8 @@ func indexCandidates(kws []string, generic []bool) {
 // ([ \t\w.-]{0,20}[\s'"]{0,3}) can be: the key's expression, those
 // repeats left out, spelled out. Most keys are a list of words
 // ((?:jfrog|artifactory|bintray|xray)), read as they are written
-// (literalKeyForms): parsing every key's expression cost every process a
-// third more to load the tables.
+// (literalKeyForms): parsing every key's expression cost a third more to
+// read the tables (when every process read them at load).
 func keyForms(id, keyExpr string) []string {
 	if forms, ok := literalKeyForms(keyExpr); ok {
 		return forms
@@ -428,9 +470,11 @@ func parsedKeyForms(id, keyExpr string) []string {
 // appliesEverywhere: the rules a line scan runs (not those of a file name).
 func appliesEverywhere(r Rule) bool { return r.Regex != "" && r.Path == "" }
 
-func addPrefixMin(text string, fold bool, minMatch int) { addContextPrefix(text, fold, minMatch, nil) }
+func (b *ruleReader) addPrefixMin(text string, fold bool, minMatch int) {
+	b.addContextPrefix(text, fold, minMatch, nil)
+}
 
-func addContextPrefix(text string, fold bool, minMatch int, context func([]byte, int) bool) {
+func (b *ruleReader) addContextPrefix(text string, fold bool, minMatch int, context func([]byte, int) bool) {
 	if c := text[0]; !(c == '_' || c == '-' || 'a' <= lower(c) && lower(c) <= 'z' || '0' <= c && c <= '9') {
 		panic("prefix " + text + " does not start a word: the line scan would not stop at it")
 	}
@@ -438,13 +482,13 @@ func addContextPrefix(text string, fold bool, minMatch int, context func([]byte,
 		text = strings.ToLower(text)
 	}
 	k := [2]byte{lower(text[0]), lower(text[1])}
-	for i, p := range cands.prefixes[k] {
+	for i, p := range b.prefixes[k] {
 		if p.text == text && p.fold == fold && context == nil && p.context == nil {
-			cands.prefixes[k][i].min = min(p.min, minMatch)
+			b.prefixes[k][i].min = min(p.min, minMatch)
 			return
 		}
 	}
-	cands.prefixes[k] = append(cands.prefixes[k], prefix{text, fold, max(minMatch, len(text)), context})
+	b.prefixes[k] = append(b.prefixes[k], prefix{text, fold, max(minMatch, len(text)), context})
 }
 
 func lower(c byte) byte {
@@ -467,7 +511,7 @@ type PrefixStart struct {
 // line scan builds its byte filter from them).
 func PrefixStarts() []PrefixStart {
 	var out []PrefixStart
-	for _, ps := range cands.prefixes {
+	for _, ps := range cands.byPair {
 		for _, p := range ps {
 			for _, a := range cases(p.text[0], p.fold) {
 				for _, b := range cases(p.text[1], p.fold) {
@@ -544,7 +588,7 @@ func SeparatorCandidateRest(text []byte, i int) bool { return separatorCandidate
 //     (a separator's other bytes, blanks, quotes), so the key ends at i;
 //   - at most two key bytes, ASCII, end there, after a byte no key
 //     holds, ASCII too, or the text's start: every keyword is three
-//     bytes or more (buildCandidates checks), so none ends in so short
+//     bytes or more (indexCandidates checks), so none ends in so short
 //     a run (keywordsBefore), and the run holds no ſ or K (foldInKey);
 //   - that byte ends no form of punctKeys (new-york-times,), which ends
 //     where the key's run starts;
@@ -724,7 +768,7 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 
 // keywordsBefore tells which keywords of the assignment rules end at most
 // 20 bytes of [ \t\w.-] before a key's end k: bit 1, a vendor's; bit 2, a
-// generic one. A keyword is made of such bytes too (buildCandidates checks).
+// generic one. A keyword is made of such bytes too (indexCandidates checks).
 // Each place costs one lookup of the two bytes before it (keyPairs), most
 // places no more; where a keyword may end with those two, the byte before
 // them is asked too (endsWithThree) before the trie is walked from there.
@@ -815,19 +859,32 @@ const (
 )
 
 // newKeyPairs builds keyPairs: for each two bytes a, b (a the low byte of
-// the index), its bits.
+// the index), its bits. Most pairs end no keyword: only the bytes some
+// keyword holds are paired for endsWith (about 60 of them; asking all
+// 65,536 pairs was most of the start's cost after the table was
+// generated). TestKeyPairs holds it to asking every pair.
 func newKeyPairs(t *suffixTrie) *[1 << 16]uint8 {
-	var pairs [1 << 16]uint8
-	for v := range pairs {
-		a, b := byte(v), byte(v>>8)
-		if t.endsWith(a, b) {
-			pairs[v] |= pairEndsKeyword
+	pairs := new([1 << 16]uint8)
+	var inWord []byte
+	for c := range 256 {
+		if !keyBytes[c] {
+			row := pairs[c<<8 : c<<8+256] // every a before a b no key holds
+			for a := range row {
+				row[a] = pairEndsKey
+			}
 		}
-		if !keyBytes[b] {
-			pairs[v] |= pairEndsKey
+		if t.class[c] != 0 {
+			inWord = append(inWord, byte(c))
 		}
 	}
-	return &pairs
+	for _, b := range inWord {
+		for _, a := range inWord {
+			if t.endsWith(a, b) {
+				pairs[int(b)<<8|int(a)] |= pairEndsKeyword
+			}
+		}
+	}
+	return pairs
 }
 
 // colonValue: the values of telegram-bot-api-token (5 to 16 digits, :A)

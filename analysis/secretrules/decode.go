@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -34,13 +35,16 @@ var encodingPatterns = []struct {
 	{`[\w\/+-]{16,}={0,2}`, decodeBase64},
 }
 
-var encodingsRe = func() *regexp.Regexp {
+// encodingsRe and unicodeEscapes are compiled on first use: only
+// FindDecoded (redact) runs them, and compiling them when the package
+// loaded cost every process 2M instructions.
+var encodingsRe = sync.OnceValue(func() *regexp.Regexp {
 	var parts []string
 	for _, e := range encodingPatterns {
 		parts = append(parts, "("+e.pattern+")")
 	}
 	return regexp.MustCompile(strings.Join(parts, "|"))
-}()
+})
 
 // segment is encoded text replaced by what it decodes to: enc in the text
 // before, dec in the text after.
@@ -88,7 +92,7 @@ func decodeOnce(text string) (string, []segment) {
 	var b strings.Builder
 	var segs []segment
 	last, shift := 0, 0
-	for _, m := range encodingsRe.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range encodingsRe().FindAllStringSubmatchIndex(text, -1) {
 		k := 0
 		for m[2+2*k] < 0 {
 			k++
@@ -225,16 +229,19 @@ func decodeBase64(s string) string {
 	return ""
 }
 
-var (
-	codePoint = regexp.MustCompile(`U\+([a-fA-F0-9]{4})\s?`)
-	escape    = regexp.MustCompile(`(?i)\\{1,2}u([a-fA-F0-9]{4})`)
-)
+// unicodeEscapes: U+XXXX, then \uXXXX.
+var unicodeEscapes = sync.OnceValue(func() [2]*regexp.Regexp {
+	return [2]*regexp.Regexp{
+		regexp.MustCompile(`U\+([a-fA-F0-9]{4})\s?`),
+		regexp.MustCompile(`(?i)\\{1,2}u([a-fA-F0-9]{4})`),
+	}
+})
 
 // decodeUnicode decodes U+XXXX and \uXXXX sequences (what gitleaks' does
 // with them, more simply: every one of them, in place).
 func decodeUnicode(s string) string {
 	out := s
-	for _, re := range []*regexp.Regexp{codePoint, escape} {
+	for _, re := range unicodeEscapes() {
 		out = re.ReplaceAllStringFunc(out, func(m string) string {
 			sub := re.FindStringSubmatch(m)
 			n, err := strconv.ParseUint(sub[1], 16, 32)

@@ -196,3 +196,7 @@ func joinRegexOr(res []string) *regexp.Regexp {
 }
 
 //go:generate sh -c "cd gen && go run . -o ../gitleaks_rules.go"
+
+// The line scan's candidates, read out of the rules' expressions
+// (candidates_table.go; see readCandidateRules), after the rules.
+//go:generate go test -run ^TestCandidateTables$ -update .

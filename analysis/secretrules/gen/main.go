@@ -10,8 +10,10 @@
 // -check fails when the committed table differs from what the pinned
 // module gives (CI runs it). To follow a new gitleaks release, change the
 // version in go.mod (go get github.com/zricethezav/gitleaks/v8@vX), run
-// gen, then the oracle test with that gitleaks (analysis/secretrules's
-// TestGitleaksOracle).
+// go generate ./analysis/secretrules (gen, then TestCandidateTables
+// -update, which writes the line scan's candidates read out of the new
+// rules' expressions into candidates_table.go), then the oracle test with
+// that gitleaks (analysis/secretrules's TestGitleaksOracle).
 package main
 
 import (
