@@ -193,7 +193,12 @@ func (m *lineMeta) key(ks, ke int, kind TokenKind, ve int) {
 	if m.next != ke {
 		return // before the content (never for a body line's tokens)
 	}
-	m.next = m.find(ke + 1)
+	// find(ke+1), written out ('=' at ke is before the end): one call
+	// fewer a pair.
+	m.next = len(m.t)
+	if j := bytes.IndexByte(m.t[ke+1:], '='); j >= 0 {
+		m.next = ke + 1 + j
+	}
 	if !parsed || !m.startsWord(ks) {
 		metaAt(m.t, m.li, m.content, ke, len(m.t))
 		return
