@@ -136,17 +136,6 @@ func (m *lineMeta) nextEq(from int) (int, bool) {
 	return m.next, true
 }
 
-// pair reads the key=value whose key is t[ks:ke] (the '=' at ke), its
-// value read up to to, for the one pass: it appends the key's token to
-// out and the pair to m.pairs (key), and returns where the pair ends, as
-// appendKeyValue does with the pair's three tokens.
-func (m *lineMeta) pair(t []byte, out []Token, ks, ke, to int) ([]Token, int) {
-	out = append(out, Token{Kind: TokKey, Span: Span{ks, ke}})
-	kind, ve := valueAt(t, ke+1, to, true)
-	m.key(ks, ke, kind, ve)
-	return out, ve
-}
-
 // key reads the key=value the tokenizer found at t[ks:ke] (its '=' at ke),
 // whose value, of kind kind, ends at ve (none when ve is ke+1), and
 // records the pair. The '=' is read as metaAt would read it, without

@@ -46,8 +46,8 @@ func appendTokensFast(dst []Token, text []byte, li *LineInfo, m *lineMeta) []Tok
 
 // skimRest is tokenizeRest (and must stay token for token the same), but
 // after a word of text it jumps over the plain words that follow it. With
-// m, it gives each key=value to m (lineMeta.pair: a key token, the pair
-// in m.pairs) and searches with m (skim.meta).
+// m, it gives each key=value to m (a key token in out, the pair in
+// m.pairs: lineMeta.key) and searches with m (skim.meta).
 func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lineMeta) []Token {
 	t := text[:to]
 	sk := skim{t: t, meta: m}
@@ -104,7 +104,13 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
 			if m != nil {
-				out, i = m.pair(t, out, ks, ke, to)
+				// As appendKeyValue, with the '=' and the value in the
+				// pair (lineMeta.key), not in two more tokens; written
+				// out here, one call fewer a pair.
+				out = append(out, Token{Kind: TokKey, Span: Span{ks, ke}})
+				kind, ve := valueAt(t, ke+1, to, true)
+				m.key(ks, ke, kind, ve)
+				i = ve
 			} else {
 				out, i = appendKeyValue(t, out, ks, ke, to)
 			}
