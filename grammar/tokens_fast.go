@@ -104,9 +104,7 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
 			if m != nil {
-				// As appendKeyValue, with the '=' and the value in the
-				// pair (lineMeta.key), not in two more tokens; written
-				// out here, one call fewer a pair.
+				// appendKeyValue, the '=' and value kept in m's pair.
 				out = append(out, Token{Kind: TokKey, Span: Span{ks, ke}})
 				kind, ve := valueAt(t, ke+1, to, true)
 				m.key(ks, ke, kind, ve)
