@@ -1,6 +1,9 @@
 package grammar
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // LineTokens is one body line read in one pass, for a reader of events (the
 // rlog reader of the conversions): what ClassifyLine gives of it (Info),
@@ -133,17 +136,6 @@ func (m *lineMeta) nextEq(from int) (int, bool) {
 	return m.next, true
 }
 
-// pair reads the key=value whose key is t[ks:ke] (the '=' at ke), its
-// value read up to to, for the one pass: it appends the key's token to
-// out and the pair to m.pairs (key), and returns where the pair ends, as
-// appendKeyValue does with the pair's three tokens.
-func (m *lineMeta) pair(t []byte, out []Token, ks, ke, to int) ([]Token, int) {
-	out = append(out, Token{Kind: TokKey, Span: Span{ks, ke}})
-	kind, ve := valueAt(t, ke+1, to, true)
-	m.key(ks, ke, kind, ve)
-	return out, ve
-}
-
 // key reads the key=value the tokenizer found at t[ks:ke] (its '=' at ke),
 // whose value, of kind kind, ends at ve (none when ve is ke+1), and
 // records the pair. The '=' is read as metaAt would read it, without
@@ -153,22 +145,49 @@ func (m *lineMeta) pair(t []byte, out []Token, ks, ke, to int) ([]Token, int) {
 // the content. A value read up to white space, as the tokenizer reads a
 // value without quotes or brackets, is not read again.
 func (m *lineMeta) key(ks, ke int, kind TokenKind, ve int) {
-	b := m.t[ks:ke]
-	k := keyOf(b)
+	// keyOf(t[ks:ke]): the slot the key's hash chooses, and the name
+	// there compared as metaAt compares it, in the two words of the 16
+	// bytes before the '=' (keyWords), without memequal's call and the
+	// registers saved around it; a name longer than 16 bytes, or a key
+	// within 16 bytes of the line's start, compared as keyOf compares it.
+	// Written out here: a call of its own cost more than the compare.
+	// FuzzReadLine and TestKeyOfInPlace hold it to keyOf.
+	k := numKeys
+	if n := ke - ks; n > 0 && n <= maxParsedKeyLen {
+		if slot := keySlots[keyHash(m.t[ks:ke])]; slot != 0 && keyWords[slot-1].len == n {
+			k = Key(slot - 1)
+			if name := &keyWords[k]; ke >= 16 && n <= 16 {
+				w := (*[16]byte)(m.t[ke-16 : ke])
+				if binary.LittleEndian.Uint64(w[8:])&name.mask[0] != name.word[0] ||
+					binary.LittleEndian.Uint64(w[:8])&name.mask[1] != name.word[1] {
+					k = numKeys
+				}
+			} else if string(m.t[ks:ke]) != keySpecs[k].name {
+				k = numKeys
+			}
+		}
+	}
 	parsed := k != numKeys
 	if !parsed {
-		k = writerKeyOf(b)
+		k = writerKeyOf(m.t[ks:ke])
 	}
 	kv := KeyValue{Key: Span{ks, ke}, K: k}
 	if ve > ke+1 {
 		kv.Value, kv.Kind = Span{ke + 1, ve}, kind
 	}
 	m.pairs = append(m.pairs, kv)
-	m.upTo(ke)
+	if m.next < ke {
+		m.upTo(ke) // a call only when a '=' is left before the key's
+	}
 	if m.next != ke {
 		return // before the content (never for a body line's tokens)
 	}
-	m.next = m.find(ke + 1)
+	// find(ke+1), written out ('=' at ke is before the end): one call
+	// fewer a pair.
+	m.next = len(m.t)
+	if j := bytes.IndexByte(m.t[ke+1:], '='); j >= 0 {
+		m.next = ke + 1 + j
+	}
 	if !parsed || !m.startsWord(ks) {
 		metaAt(m.t, m.li, m.content, ke, len(m.t))
 		return

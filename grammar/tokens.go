@@ -193,7 +193,7 @@ func keyAt(t []byte, i int) (int, int, bool) {
 
 // valueAt returns the kind and end of the value starting at i. With
 // markers, a value that is a blob or redaction marker is one (TokMarker),
-// as a key=value's value is (appendKeyValue, lineMeta.pair).
+// as a key=value's value is (appendKeyValue, skimRest with lineMeta).
 func valueAt(t []byte, i, to int, markers bool) (TokenKind, int) {
 	if i >= to {
 		return TokValue, i

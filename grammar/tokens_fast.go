@@ -46,8 +46,8 @@ func appendTokensFast(dst []Token, text []byte, li *LineInfo, m *lineMeta) []Tok
 
 // skimRest is tokenizeRest (and must stay token for token the same), but
 // after a word of text it jumps over the plain words that follow it. With
-// m, it gives each key=value to m (lineMeta.pair: a key token, the pair
-// in m.pairs) and searches with m (skim.meta).
+// m, it gives each key=value to m (a key token in out, the pair in
+// m.pairs: lineMeta.key) and searches with m (skim.meta).
 func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lineMeta) []Token {
 	t := text[:to]
 	sk := skim{t: t, meta: m}
@@ -104,7 +104,11 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
 			if m != nil {
-				out, i = m.pair(t, out, ks, ke, to)
+				// appendKeyValue, the '=' and value kept in m's pair.
+				out = append(out, Token{Kind: TokKey, Span: Span{ks, ke}})
+				kind, ve := valueAt(t, ke+1, to, true)
+				m.key(ks, ke, kind, ve)
+				i = ve
 			} else {
 				out, i = appendKeyValue(t, out, ks, ke, to)
 			}
@@ -250,36 +254,64 @@ func indexAt(s, pat []byte, anchor int) int {
 }
 
 // next returns the first position at or after from that holds one of
-// skim's bytes or strings, or len(t).
+// skim's bytes or strings, or len(t). Each is searched for again only
+// when the tokenizer has gone past where it was found; the seven are
+// written out, not looped over with a switch on which one it is (the
+// loop and its switch cost more than the tests of the ones still ahead).
 func (s *skim) next(from int) int {
-	best := len(s.t)
-	for k := range s.found {
-		at := s.found[k] - 1
-		if at < from {
-			var j int
-			switch {
-			case k == 0 && s.meta != nil && from >= s.meta.content:
-				// The next '=' as the line's metadata search finds it.
-				eq, _ := s.meta.nextEq(from)
-				j = eq - from
-			case k < len(skimBytes):
-				j = bytes.IndexByte(s.t[from:], skimBytes[k])
-			case k == arrowSkim && s.meta != nil && from >= s.meta.content && from > s.meta.lastArrow:
-				j = -1 // past the line's last arrow, which the UTF-8 check found
-			case k == arrowSkim:
-				j = bytes.Index(s.t[from:], arrow)
-			default:
-				j = indexAt(s.t[from:], skimStrings[k-len(skimBytes)], skimAnchors[k-len(skimBytes)])
-			}
-			at = len(s.t)
-			if j >= 0 {
-				at = from + j
-			}
-			s.found[k] = at + 1
+	n := len(s.t)
+	rest := s.t[from:]
+	f := &s.found
+	if f[0] <= from { // found[k]-1 < from: searched again
+		if m := s.meta; m != nil && from >= m.content {
+			// The next '=' as the line's metadata search finds it.
+			eq, _ := m.nextEq(from)
+			f[0] = eq + 1
+		} else {
+			f[0] = foundAt(from, bytes.IndexByte(rest, '='), n)
 		}
-		best = min(best, at)
 	}
-	return best
+	if f[1] <= from {
+		f[1] = foundAt(from, bytes.IndexByte(rest, skimBytes[1]), n)
+	}
+	if f[2] <= from {
+		f[2] = foundAt(from, bytes.IndexByte(rest, skimBytes[2]), n)
+	}
+	if f[3] <= from {
+		f[3] = foundAt(from, bytes.IndexByte(rest, skimBytes[3]), n)
+	}
+	if f[arrowSkim] <= from {
+		if m := s.meta; m != nil && from >= m.content && from > m.lastArrow {
+			f[arrowSkim] = n + 1 // past the line's last arrow, which the UTF-8 check found
+		} else {
+			f[arrowSkim] = foundAt(from, bytes.Index(rest, arrow), n)
+		}
+	}
+	if f[arrowSkim+1] <= from {
+		f[arrowSkim+1] = foundAt(from, indexAt(rest, skimStrings[1], skimAnchors[1]), n)
+	}
+	if f[arrowSkim+2] <= from {
+		f[arrowSkim+2] = foundAt(from, indexAt(rest, skimStrings[2], skimAnchors[2]), n)
+	}
+	return min(f[0], f[1], f[2], f[3], f[4], f[5], f[6]) - 1
+}
+
+// next writes out the seven searches of skim.found: a skim byte or string
+// added is a compile error here until next searches for it.
+var (
+	_ [len(skim{}.found) - len(skimBytes) - len(skimStrings)]struct{}
+	_ [len(skimBytes) + len(skimStrings) - len(skim{}.found)]struct{}
+	_ [len(skim{}.found) - 7]struct{}
+	_ [7 - len(skim{}.found)]struct{}
+)
+
+// foundAt is skim.found's entry for a search from from that gave j (-1:
+// none) in a line of n bytes: where it was found, or n, plus one.
+func foundAt(from, j, n int) int {
+	if j < 0 {
+		return n + 1
+	}
+	return from + j + 1
 }
 
 // wordStart is the start of the word (run of non-white-space) that holds

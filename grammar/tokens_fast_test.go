@@ -3,6 +3,7 @@ package grammar
 import (
 	"bytes"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/internal/gen"
@@ -51,6 +52,14 @@ var trickyLines = []string{
 	"a: →",
 	"a: interrupted",
 	"a: [redacted:x] [REDACTED]",
+	// Each of skim's stops alone after a word of text (skim.next writes
+	// its searches out; a stop left out of its least is missed here).
+	"a: 0 <REDACTED:>",
+	"a: 0 @blob sha256=ab",
+	"a: 0 [REDACTED]",
+	"a: 0 a->",
+	"a: 0 interrupted",
+	"a: 0 x→ [ok]",
 }
 
 func checkFastTokens(t *testing.T, line []byte) {
@@ -438,5 +447,49 @@ func FuzzQuotedEnd(f *testing.F) {
 func TestArrowNoWord(t *testing.T) {
 	if ok, _ := wordAt(arrow, 0); ok {
 		t.Fatal("the arrow is a word character")
+	}
+}
+
+// TestKeyOfInPlace: the one pass finds a pair's key in the table
+// (lineMeta.key compares its name in the words before the '=') as KeyOf
+// does, for every key's name and names one byte off (a byte changed, one
+// more or one fewer at either end), after 0 to 20 bytes of text (a key
+// within 16 bytes of the line's start is compared as keyOf compares it).
+func TestKeyOfInPlace(t *testing.T) {
+	var names []string
+	for k := range numKeys {
+		name := keySpecs[k].name
+		names = append(names, name, name[1:], name[:len(name)-1], "x"+name, name+"x", "_"+name)
+		for i := range len(name) {
+			b := []byte(name)
+			b[i] ^= 0x20 // the other case, or '_' made '\x7f'
+			names = append(names, string(b))
+			b[i] = 'q'
+			names = append(names, string(b))
+		}
+	}
+	var lt LineTokens
+	for _, name := range names {
+		for pre := range 21 {
+			for _, v := range []string{"1", "x y", `"a b"`, ""} {
+				line := []byte("a: " + strings.Repeat("w", pre) + " " + name + "=" + v + " z")
+				if pre == 0 && v == "1" {
+					checkReadLine(t, &lt, []byte(name+"="+v)) // at the line's start
+				}
+				checkReadLine(t, &lt, line)
+				lt.Read(line)
+				ke := bytes.IndexByte(line, '=')
+				if len(lt.Pairs) == 0 {
+					continue // no key (a name of a byte that is no word's)
+				}
+				want, ok := KeyOf(line[lt.Pairs[0].Key.Start:ke])
+				if !ok {
+					want = numKeys
+				}
+				if lt.Pairs[0].K != want {
+					t.Fatalf("line %q: key %v, want %v", line, lt.Pairs[0].K, want)
+				}
+			}
+		}
 	}
 }
