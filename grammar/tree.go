@@ -337,7 +337,8 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		nlines++
 	}
 	c.lines = make([]storedLine, 0, nlines)
-	var li LineInfo
+	var li LineInfo // each line's scan, cleared only where it may leave a value (clearMeta)
+	var found uint16
 	lacks := lacksOf(text)
 	c.cr = !lacks.cr
 	next := searchesOf(text)
@@ -355,8 +356,12 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			}
 		}
 		lineText := text[off:end]
-		li = LineInfo{}
-		scanDocLine(lineText, first && off == 0, &li, lacks, next, off)
+		clearMeta(&li, found)
+		if first && off == 0 {
+			found = scanDocLine(lineText, &li, lacks, next, off)
+		} else {
+			found = scanLine(lineText, &li, lacks, next, off)
+		}
 		sl := storedLine{
 			off:     uint32(off),
 			len:     uint32(end - off),
@@ -415,15 +420,16 @@ var usageScratch = sync.Pool{New: func() any { return new([]storedUsage) }}
 
 var bom = []byte("\uFEFF")
 
-// scanDocLine scans a line into li; the document's first line may start
-// with a byte order mark, which is not text, so what follows it is classified.
-func scanDocLine(text []byte, docStart bool, li *LineInfo, lacks textLacks, next *searches, off int) {
-	if !docStart || !bytes.HasPrefix(text, bom) {
-		scanLine(text, li, lacks, next, off)
-		return
+// scanDocLine is scanLine for the document's first line, which may start
+// with a byte order mark: that is not text, so what follows it is
+// classified.
+func scanDocLine(text []byte, li *LineInfo, lacks textLacks, next *searches, off int) uint16 {
+	if !bytes.HasPrefix(text, bom) {
+		return scanLine(text, li, lacks, next, off)
 	}
-	scanLine(text[len(bom):], li, lacks, next, off+len(bom))
+	found := scanLine(text[len(bom):], li, lacks, next, off+len(bom))
 	li.shift(len(bom))
+	return found
 }
 
 func (li *LineInfo) shift(d int) {
