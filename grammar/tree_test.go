@@ -592,7 +592,7 @@ func TestChunkLineIntoLikeLines(t *testing.T) {
 		}
 		want = append(want, l)
 	}
-	l := Line{Num: -1, Arrow: Span{1, 2}, Result: Span{3, 4}, ID: Span{5, 6}, Name: Span{7, 8}} // left by a line before
+	l := Line{Num: -1, Arrow: Span{1, 2}, Result: Span{3, 4}, ID: Span{5, 6}, Name: Span{7, 8}, Step: Span{9, 10}, TS: Span{11, 12}} // left by a line before
 	n := 0
 	for i := range tr.ChunkCount() {
 		c, firstLine, start := tr.ChunkAt(i)
