@@ -246,7 +246,11 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 		for ; a < off+te; a = next.find(arrow[0], a+1) {
 			if i := a - off; i+len(arrow) <= te && t[i+1] == arrow[1] && t[i+2] == arrow[2] {
 				li.Arrow = Span{i, i + len(arrow)}
-				if r := skipSpace(t[:te], i+len(arrow)); r < te {
+				r := i + len(arrow)
+				if r < te && t[r] == ' ' {
+					r++ // most often one space before the result: skipSpace returns without its call
+				}
+				if r = skipSpace(t[:te], r); r < te {
 					li.Result = Span{r, te}
 				}
 				break
@@ -502,11 +506,18 @@ func classify(text []byte, ts, te int) (Kind, int, Span) {
 	if ts+2 < te {
 		c2 = text[ts+2]
 	}
+	// The content of "u: text" starts after the white space after "u:",
+	// most often one space: passed over here, the rest is found by
+	// skipSpace without its call.
+	afterSpace := ts + 2
+	if c2 == ' ' {
+		afterSpace++
+	}
 	switch {
 	case c0 == 'u' && c1 == ':':
-		return User, skipSpace(t, ts+2), Span{}
+		return User, skipSpace(t, afterSpace), Span{}
 	case c0 == 'a' && c1 == ':':
-		return Agent, skipSpace(t, ts+2), Span{}
+		return Agent, skipSpace(t, afterSpace), Span{}
 	case c0 == 't' && (c1 == '!' || c1 == '~') && c2 == ':':
 		if ok, _ := wordAt(t, ts+3); ok {
 			k := ToolStart
@@ -520,7 +531,7 @@ func classify(text []byte, ts, te int) (Kind, int, Span) {
 			return Tool, ts + 2, Span{ts + 2, skipNonSpace(t, ts+2)}
 		}
 	case c0 == 'o' && c1 == ':':
-		return Observation, skipSpace(t, ts+2), Span{}
+		return Observation, skipSpace(t, afterSpace), Span{}
 	case c0 == 's' && c1 == ':':
 		// ^s:(\S+)\s+(.*)$: a name, then whitespace.
 		end := skipNonSpace(t, ts+2)
@@ -551,7 +562,7 @@ func classify(text []byte, ts, te int) (Kind, int, Span) {
 			}
 		}
 	case c0 == 'q' && c1 == ':':
-		return Question, skipSpace(t, ts+2), Span{}
+		return Question, skipSpace(t, afterSpace), Span{}
 	case c0 == '#':
 		return Comment, skipSpace(t, ts+1), Span{}
 	case c0 == '@':
