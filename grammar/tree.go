@@ -43,20 +43,22 @@ type lineSpans[T uint16 | uint32] struct {
 // wideSpans are a long line's offsets.
 type wideSpans = lineSpans[uint32]
 
-// spansOf are the offsets of li's parts, written straight into the width
-// they are kept in.
-func spansOf[T uint16 | uint32](li *LineInfo) lineSpans[T] {
+// setSpans writes the offsets of li's parts into sp, which is zero,
+// straight in the width they are kept in (in place: a line's are
+// written once).
+func setSpans[T uint16 | uint32](sp *lineSpans[T], li *LineInfo) {
 	id, step, ts := &li.Meta[KeyID], &li.Meta[KeyStep], &li.Meta[KeyTS]
-	sp := lineSpans[T]{content: T(li.Content), trimEnd: T(li.Trim.End),
-		name: [2]T{T(li.Name.Start), T(li.Name.End)}, id: [2]T{T(id.Start), T(id.End)},
-		step: [2]T{T(step.Start), T(step.End)}, ts: [2]T{T(ts.Start), T(ts.End)}}
+	sp.content, sp.trimEnd = T(li.Content), T(li.Trim.End)
+	sp.name = [2]T{T(li.Name.Start), T(li.Name.End)}
+	sp.id = [2]T{T(id.Start), T(id.End)}
+	sp.step = [2]T{T(step.Start), T(step.End)}
+	sp.ts = [2]T{T(ts.Start), T(ts.End)}
 	if li.Arrow.Valid() {
 		sp.arrow = T(li.Arrow.Start + 1)
 	}
 	if li.Result.Valid() {
 		sp.result = T(li.Result.Start + 1)
 	}
-	return sp
 }
 
 const maxNarrowLine = 1<<16 - 1
@@ -362,13 +364,10 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		} else {
 			found = scanLine(lineText, &li, lacks, next, off)
 		}
-		sl := storedLine{
-			off:     uint32(off),
-			len:     uint32(end - off),
-			kind:    li.Kind,
-			flags:   li.Flags,
-			termLen: uint8(term),
-		}
+		// The line is stored in place, in the room made for every line.
+		c.lines = slices.Grow(c.lines, 1)[:len(c.lines)+1]
+		sl := &c.lines[len(c.lines)-1]
+		sl.off, sl.len, sl.kind, sl.flags, sl.termLen = uint32(off), uint32(end-off), li.Kind, li.Flags, uint8(term)
 		if term == 2 {
 			sl.flags |= FlagCR
 		}
@@ -376,10 +375,11 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			if c.wide == nil {
 				c.wide = map[int32]*wideSpans{}
 			}
-			wide := spansOf[uint32](&li)
-			c.wide[int32(len(c.lines))] = &wide
+			wide := new(wideSpans)
+			setSpans(wide, &li)
+			c.wide[int32(len(c.lines)-1)] = wide
 		} else {
-			sl.lineSpans = spansOf[uint16](&li)
+			setSpans(&sl.lineSpans, &li)
 		}
 		if li.Flags&FlagLoneCR != 0 {
 			n := bytes.Count(lineText, []byte{'\r'})
@@ -388,13 +388,14 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		}
 		if li.Flags&FlagDelimiter != 0 {
 			if c.delims[0] < 0 {
-				c.delims[0] = int32(len(c.lines))
+				c.delims[0] = int32(len(c.lines) - 1)
 			} else if c.delims[1] < 0 {
-				c.delims[1] = int32(len(c.lines))
+				c.delims[1] = int32(len(c.lines) - 1)
 			}
 		}
-		c.storeLineUsage(len(c.lines), off, lineText, &li)
-		c.lines = append(c.lines, sl)
+		if li.HasCounts() {
+			c.storeLineUsage(len(c.lines)-1, off, lineText, &li)
+		}
 		off = end + term
 		if term == 0 {
 			break
