@@ -110,8 +110,18 @@ func skipWord(b []byte, i int) int {
 	return i
 }
 
-// skipSpace returns the end of the run of whitespace starting at i.
+// skipSpace returns the end of the run of whitespace starting at i. It is
+// small enough to be inlined: where there is none, before a printable
+// ASCII byte, it returns without the call to skipSpaces.
 func skipSpace(b []byte, i int) int {
+	if i < len(b) && b[i]-0x21 < 0x5f { // '!' to DEL: no whitespace
+		return i
+	}
+	return skipSpaces(b, i)
+}
+
+// skipSpaces is skipSpace's loop over the characters.
+func skipSpaces(b []byte, i int) int {
 	for i < len(b) {
 		if c := b[i]; c < 0x80 {
 			if !asciiSpace[c] {

@@ -100,38 +100,58 @@ func ClassifyLine(text []byte) LineInfo {
 	return li
 }
 
-// scanLine fills li, which must be zero, for text, a line of a chunk that
-// lacks what lacks says; text starts at off in the text of next, whose
-// searches the chunk's lines share, in order.
-func scanLine(text []byte, li *LineInfo, lacks textLacks, next *searches, off int) {
+// scanLine fills li for text, a line of a chunk that lacks what lacks
+// says; text starts at off in the text of next, whose searches the
+// chunk's lines share, in order. It returns the keys whose values it
+// found (bit k for Meta[k]). li's Meta must be zero; its other fields
+// are all written, so that a chunk's lines are scanned into one
+// LineInfo that is not cleared whole for each (clearMeta clears the
+// values a line found). A line is classified, its bytes scanned, and an
+// ASCII arrow looked for in one call: the calls cost more than a short
+// line's work.
+func scanLine(text []byte, li *LineInfo, lacks textLacks, next *searches, off int) uint16 {
 	te := classifyLine(text, li)
-	scanBytes(text, li, te, lacks, next, off)
-	flagASCIIArrow(text, li, te)
+	found := scanBytes(text, li, te, lacks, next, off)
+	// A "->" on a line that takes a result and has no arrow (it needs
+	// what scanBytes found).
+	if li.Kind.TakesResult() && !li.Arrow.Valid() && hasASCIIArrow(text[li.Content:te]) {
+		li.Flags |= FlagASCIIArrow
+	}
+	return found
 }
 
-// classifyLine sets li's bounds, kind, content and name, and returns the
-// end of the trimmed line.
+// allParsedKeys has the bit of each of the format's keys the scanner
+// reads: a line that found them all has no more values to look for.
+const allParsedKeys = 1<<numParsedKeys - 1
+
+// clearMeta clears the values of the keys found (as scanLine returned
+// them): what is left of a line's scan in li that the next line's does
+// not write.
+func clearMeta(li *LineInfo, found uint16) {
+	for ; found != 0; found &= found - 1 {
+		li.Meta[bits.TrailingZeros16(found)] = Span{}
+	}
+}
+
+// classifyLine sets li's bounds, kind, content and name, clears its flags
+// (but FlagDelimiter), arrow and result, and returns the end of the
+// trimmed line.
 func classifyLine(text []byte, li *LineInfo) int {
-	ts, te := trimBounds(text)
+	ts, te := 0, len(text)
+	if te == 0 || text[0]-0x21 >= 0x5f || text[te-1]-0x21 >= 0x5f {
+		ts, te = trimBounds(text) // a line that starts and ends with '!' to DEL (most) is its own bounds
+	}
 	li.Trim = Span{ts, te}
+	li.Flags, li.Arrow, li.Result = 0, Span{}, Span{}
 	if ts == te {
-		li.Kind = Empty
-		li.Content = ts
+		li.Kind, li.Content, li.Name = Empty, ts, Span{}
 	} else {
 		li.Kind, li.Content, li.Name = classify(text, ts, te)
 	}
 	if te-ts == 3 && text[ts] == '-' && text[ts+1] == '-' && text[ts+2] == '-' {
-		li.Flags |= FlagDelimiter
+		li.Flags = FlagDelimiter
 	}
 	return te
-}
-
-// flagASCIIArrow flags a "->" on a line that takes a result and has no
-// arrow; it needs what scanBytes found.
-func flagASCIIArrow(text []byte, li *LineInfo, te int) {
-	if li.Kind.TakesResult() && !li.Arrow.Valid() && hasASCIIArrow(text[li.Content:te]) {
-		li.Flags |= FlagASCIIArrow
-	}
 }
 
 // textLacks records what a whole chunk of text was found not to contain,
@@ -173,11 +193,10 @@ func searchesOf(text []byte) *searches { return &searches{text: text, eq: -1, ar
 
 // find returns where the next c at or after from is, len(s.text) if none.
 func (s *searches) find(c byte, from int) int {
-	j := bytes.IndexByte(s.text[from:], c)
-	if j < 0 {
-		return len(s.text)
+	if j := bytes.IndexByte(s.text[from:], c); j >= 0 {
+		return from + j
 	}
-	return from + j
+	return len(s.text)
 }
 
 // scanBytes finds the first result arrow in the content, for each key the
@@ -189,9 +208,10 @@ func (s *searches) find(c byte, from int) int {
 // byte of "→", '@' for a blob, '[' and '<' for a redaction), so every
 // occurrence is seen; the bytes in between cannot start any of them.
 // The searches for '=', '→' and '[' run over the chunk (next; t is at off
-// in its text). FuzzScanBytesJumps holds it equal to a loop over every
-// byte, for a line alone and for the lines of a chunk.
-func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, off int) {
+// in its text). It returns the keys whose values it found (bit k for
+// Meta[k]). FuzzScanBytesJumps holds it equal to a loop over every byte,
+// for a line alone and for the lines of a chunk.
+func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, off int) (found uint16) {
 	if !lacks.invalidUTF8 && !validUTF8(t) {
 		li.Flags |= FlagInvalidUTF8
 	}
@@ -206,10 +226,17 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 		if eq < off+content {
 			eq = next.find('=', off+content)
 		}
-		for found := 0; eq < off+te && found < int(numParsedKeys); eq = next.find('=', eq+1) {
-			if metaAt(t, li, content, eq-off, te) {
-				found++
+		for eq < off+te && found != allParsedKeys {
+			found |= metaAt(t, li, content, eq-off, te)
+			// next.find('=', eq+1), without the call: this is the search
+			// a line makes most (2.4 '=' a line), and the call cost more
+			// than the code around the vectorised search.
+			j := bytes.IndexByte(next.text[eq+1:], '=')
+			if j < 0 {
+				eq = len(next.text)
+				break
 			}
+			eq += 1 + j
 		}
 		next.eq = eq
 		a := next.arrow
@@ -219,7 +246,11 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 		for ; a < off+te; a = next.find(arrow[0], a+1) {
 			if i := a - off; i+len(arrow) <= te && t[i+1] == arrow[1] && t[i+2] == arrow[2] {
 				li.Arrow = Span{i, i + len(arrow)}
-				if r := skipSpace(t[:te], i+len(arrow)); r < te {
+				r := i + len(arrow)
+				if r < te && t[r] == ' ' {
+					r++ // most often one space before the result: skipSpace returns without its call
+				}
+				if r = skipSpace(t[:te], r); r < te {
 					li.Result = Span{r, te}
 				}
 				break
@@ -245,6 +276,7 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 	if !lacks.lt {
 		ltRedactions(t, li)
 	}
+	return found
 }
 
 // bracketRedactions flags the redaction markers that start with '[' in
@@ -293,8 +325,9 @@ func ltRedactions(t []byte, li *LineInfo) {
 	}
 }
 
-// metaAt handles the '=' at eq: if the word before it is a key not seen yet
-// and its value is not empty, it records the value and reports true.
+// metaAt handles the '=' at eq: if the word before it is a key k not seen
+// yet and its value is not empty, it records the value and returns 1<<k
+// (0 if not).
 //
 // It runs at every '=' of a document, so it does not walk back over the
 // word to find where it starts: it tries the few keys that end in the
@@ -307,7 +340,7 @@ func ltRedactions(t []byte, li *LineInfo) {
 // is found: a call spills what the loop holds in registers, and most
 // '=' are a key's. FuzzScanBytesJumps holds it equal to a loop over
 // every byte.
-func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
+func metaAt(t []byte, li *LineInfo, content, eq, te int) uint16 {
 	if eq < 16 {
 		return metaAtStart(t, li, content, eq, te)
 	}
@@ -338,14 +371,14 @@ func metaAt(t []byte, li *LineInfo, content, eq, te int) bool {
 		}
 		return recordMeta(t, li, k, eq, te)
 	}
-	return false
+	return 0
 }
 
 // metaAtStart is metaAt for an '=' in the first 16 bytes of t, where the
 // two words cannot be read: each key's name is compared byte by byte.
-func metaAtStart(t []byte, li *LineInfo, content, eq, te int) bool {
+func metaAtStart(t []byte, li *LineInfo, content, eq, te int) uint16 {
 	if eq < 2 {
-		return false // every key is two bytes or more
+		return 0 // every key is two bytes or more
 	}
 	for m := keysEndingIn[t[eq-1]] & keysWithNextToLast[t[eq-2]]; m != 0; m &= m - 1 {
 		k := Key(bits.TrailingZeros16(m))
@@ -361,7 +394,7 @@ func metaAtStart(t []byte, li *LineInfo, content, eq, te int) bool {
 		}
 		return recordMeta(t, li, k, eq, te)
 	}
-	return false
+	return 0
 }
 
 // sameBytes is string(b) == s for a key's name, which is short: a loop
@@ -379,10 +412,11 @@ func sameBytes(b []byte, s string) bool {
 }
 
 // recordMeta records the value of key k, whose '=' is at eq, if k has
-// none yet and the value is not empty, and reports whether it did.
-func recordMeta(t []byte, li *LineInfo, k Key, eq, te int) bool {
+// none yet and the value is not empty, and returns 1<<k if it did (0 if
+// not).
+func recordMeta(t []byte, li *LineInfo, k Key, eq, te int) uint16 {
 	if li.Meta[k].Valid() {
-		return false
+		return 0
 	}
 	var end int
 	if keyWords[k].digits {
@@ -391,10 +425,10 @@ func recordMeta(t []byte, li *LineInfo, k Key, eq, te int) bool {
 		end = valueEnd(t[:te], k, eq+1)
 	}
 	if end == eq+1 {
-		return false
+		return 0
 	}
 	li.Meta[k] = Span{eq + 1, end}
-	return true
+	return 1 << k
 }
 
 // keyWords[k] is key k's name as the two words before an '=' read in
@@ -472,11 +506,18 @@ func classify(text []byte, ts, te int) (Kind, int, Span) {
 	if ts+2 < te {
 		c2 = text[ts+2]
 	}
+	// The content of "u: text" starts after the white space after "u:",
+	// most often one space: passed over here, the rest is found by
+	// skipSpace without its call.
+	afterSpace := ts + 2
+	if c2 == ' ' {
+		afterSpace++
+	}
 	switch {
 	case c0 == 'u' && c1 == ':':
-		return User, skipSpace(t, ts+2), Span{}
+		return User, skipSpace(t, afterSpace), Span{}
 	case c0 == 'a' && c1 == ':':
-		return Agent, skipSpace(t, ts+2), Span{}
+		return Agent, skipSpace(t, afterSpace), Span{}
 	case c0 == 't' && (c1 == '!' || c1 == '~') && c2 == ':':
 		if ok, _ := wordAt(t, ts+3); ok {
 			k := ToolStart
@@ -490,7 +531,7 @@ func classify(text []byte, ts, te int) (Kind, int, Span) {
 			return Tool, ts + 2, Span{ts + 2, skipNonSpace(t, ts+2)}
 		}
 	case c0 == 'o' && c1 == ':':
-		return Observation, skipSpace(t, ts+2), Span{}
+		return Observation, skipSpace(t, afterSpace), Span{}
 	case c0 == 's' && c1 == ':':
 		// ^s:(\S+)\s+(.*)$: a name, then whitespace.
 		end := skipNonSpace(t, ts+2)
@@ -521,7 +562,7 @@ func classify(text []byte, ts, te int) (Kind, int, Span) {
 			}
 		}
 	case c0 == 'q' && c1 == ':':
-		return Question, skipSpace(t, ts+2), Span{}
+		return Question, skipSpace(t, afterSpace), Span{}
 	case c0 == '#':
 		return Comment, skipSpace(t, ts+1), Span{}
 	case c0 == '@':

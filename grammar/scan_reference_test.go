@@ -57,7 +57,7 @@ func scanBytesByteLoop(t []byte, li *LineInfo, te int) {
 func scanSpecial(t []byte, li *LineInfo, te, i int, found *int) int {
 	switch special[t[i]] {
 	case spEquals:
-		if i >= li.Content && i < te && *found < int(numParsedKeys) && metaAt(t, li, li.Content, i, te) {
+		if i >= li.Content && i < te && *found < int(numParsedKeys) && metaAt(t, li, li.Content, i, te) != 0 {
 			*found++
 		}
 	case spHigh:
@@ -100,13 +100,17 @@ func scanLineByteLoop(text []byte) LineInfo {
 	var li LineInfo
 	te := classifyLine(text, &li)
 	scanBytesByteLoop(text, &li, te)
-	flagASCIIArrow(text, &li, te)
+	if li.Kind.TakesResult() && !li.Arrow.Valid() && hasASCIIArrow(text[li.Content:te]) {
+		li.Flags |= FlagASCIIArrow
+	}
 	return li
 }
 
 // FuzzScanBytesJumps holds the jumping scanner equal to the byte loop, for
 // every line of the input, both alone (ScanLine) and as a line of a chunk
-// whose facts were gathered once (what Parse does).
+// whose facts were gathered once, scanned into the LineInfo of the line
+// before it with only its values cleared (what Parse does): a field a
+// line leaves as the line before it had it fails it.
 func FuzzScanBytesJumps(f *testing.F) {
 	for _, s := range []string{
 		sample, "t!:a id=1 → x", "c:a.b", "@phase x", "\xff\x00→=", `a: x="y z" q={"a":[1`,
@@ -121,13 +125,15 @@ func FuzzScanBytesJumps(f *testing.F) {
 		lacks := lacksOf(text)
 		next := searchesOf(text) // the searches the lines of a chunk share
 		off := 0
+		var got LineInfo // the chunk's lines', as scanChunk reuses it
+		var found uint16
 		for line := range bytes.SplitSeq(text, []byte{'\n'}) {
 			want := scanLineByteLoop(line)
-			if got := ScanLine(line); got != want {
-				t.Fatalf("ScanLine(%q)\n got %+v\nwant %+v", line, got, want)
+			if alone := ScanLine(line); alone != want {
+				t.Fatalf("ScanLine(%q)\n got %+v\nwant %+v", line, alone, want)
 			}
-			var got LineInfo
-			scanLine(line, &got, lacks, next, off)
+			clearMeta(&got, found)
+			found = scanLine(line, &got, lacks, next, off)
 			if got != want {
 				t.Fatalf("scanLine(%q) in a chunk\n got %+v\nwant %+v", line, got, want)
 			}
@@ -175,24 +181,24 @@ func FuzzClassifyLine(f *testing.F) {
 // in place: it walks back over the ASCII word characters before the '='
 // (not before content), takes the word when the character before it is
 // no word character, and looks it up (keyOf).
-func metaAtWalkBack(t []byte, li *LineInfo, content, eq, te int) bool {
+func metaAtWalkBack(t []byte, li *LineInfo, content, eq, te int) uint16 {
 	ks := eq
 	for ks > content && t[ks-1] < 0x80 && asciiWord[t[ks-1]] {
 		ks--
 	}
 	if ks == eq || wordBefore(t, ks) {
-		return false
+		return 0
 	}
 	k := keyOf(t[ks:eq])
 	if k == numKeys || li.Meta[k].Valid() {
-		return false
+		return 0
 	}
 	end := valueEnd(t[:te], k, eq+1)
 	if end == eq+1 {
-		return false
+		return 0
 	}
 	li.Meta[k] = Span{eq + 1, end}
-	return true
+	return 1 << k
 }
 
 // FuzzMetaAt holds metaAt, which compares the 16 bytes before an '=' with

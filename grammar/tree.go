@@ -43,20 +43,22 @@ type lineSpans[T uint16 | uint32] struct {
 // wideSpans are a long line's offsets.
 type wideSpans = lineSpans[uint32]
 
-// spansOf are the offsets of li's parts, written straight into the width
-// they are kept in.
-func spansOf[T uint16 | uint32](li *LineInfo) lineSpans[T] {
+// setSpans writes the offsets of li's parts into sp, which is zero,
+// straight in the width they are kept in (in place: a line's are
+// written once).
+func setSpans[T uint16 | uint32](sp *lineSpans[T], li *LineInfo) {
 	id, step, ts := &li.Meta[KeyID], &li.Meta[KeyStep], &li.Meta[KeyTS]
-	sp := lineSpans[T]{content: T(li.Content), trimEnd: T(li.Trim.End),
-		name: [2]T{T(li.Name.Start), T(li.Name.End)}, id: [2]T{T(id.Start), T(id.End)},
-		step: [2]T{T(step.Start), T(step.End)}, ts: [2]T{T(ts.Start), T(ts.End)}}
+	sp.content, sp.trimEnd = T(li.Content), T(li.Trim.End)
+	sp.name = [2]T{T(li.Name.Start), T(li.Name.End)}
+	sp.id = [2]T{T(id.Start), T(id.End)}
+	sp.step = [2]T{T(step.Start), T(step.End)}
+	sp.ts = [2]T{T(ts.Start), T(ts.End)}
 	if li.Arrow.Valid() {
 		sp.arrow = T(li.Arrow.Start + 1)
 	}
 	if li.Result.Valid() {
 		sp.result = T(li.Result.Start + 1)
 	}
-	return sp
 }
 
 const maxNarrowLine = 1<<16 - 1
@@ -337,7 +339,8 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		nlines++
 	}
 	c.lines = make([]storedLine, 0, nlines)
-	var li LineInfo
+	var li LineInfo // each line's scan, cleared only where it may leave a value (clearMeta)
+	var found uint16
 	lacks := lacksOf(text)
 	c.cr = !lacks.cr
 	next := searchesOf(text)
@@ -355,15 +358,16 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			}
 		}
 		lineText := text[off:end]
-		li = LineInfo{}
-		scanDocLine(lineText, first && off == 0, &li, lacks, next, off)
-		sl := storedLine{
-			off:     uint32(off),
-			len:     uint32(end - off),
-			kind:    li.Kind,
-			flags:   li.Flags,
-			termLen: uint8(term),
+		clearMeta(&li, found)
+		if first && off == 0 {
+			found = scanDocLine(lineText, &li, lacks, next, off)
+		} else {
+			found = scanLine(lineText, &li, lacks, next, off)
 		}
+		// The line is stored in place, in the room made for every line.
+		c.lines = slices.Grow(c.lines, 1)[:len(c.lines)+1]
+		sl := &c.lines[len(c.lines)-1]
+		sl.off, sl.len, sl.kind, sl.flags, sl.termLen = uint32(off), uint32(end-off), li.Kind, li.Flags, uint8(term)
 		if term == 2 {
 			sl.flags |= FlagCR
 		}
@@ -371,10 +375,11 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			if c.wide == nil {
 				c.wide = map[int32]*wideSpans{}
 			}
-			wide := spansOf[uint32](&li)
-			c.wide[int32(len(c.lines))] = &wide
+			wide := new(wideSpans)
+			setSpans(wide, &li)
+			c.wide[int32(len(c.lines)-1)] = wide
 		} else {
-			sl.lineSpans = spansOf[uint16](&li)
+			setSpans(&sl.lineSpans, &li)
 		}
 		if li.Flags&FlagLoneCR != 0 {
 			n := bytes.Count(lineText, []byte{'\r'})
@@ -383,13 +388,14 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 		}
 		if li.Flags&FlagDelimiter != 0 {
 			if c.delims[0] < 0 {
-				c.delims[0] = int32(len(c.lines))
+				c.delims[0] = int32(len(c.lines) - 1)
 			} else if c.delims[1] < 0 {
-				c.delims[1] = int32(len(c.lines))
+				c.delims[1] = int32(len(c.lines) - 1)
 			}
 		}
-		c.storeLineUsage(len(c.lines), off, lineText, &li)
-		c.lines = append(c.lines, sl)
+		if li.HasCounts() {
+			c.storeLineUsage(len(c.lines)-1, off, lineText, &li)
+		}
 		off = end + term
 		if term == 0 {
 			break
@@ -415,15 +421,16 @@ var usageScratch = sync.Pool{New: func() any { return new([]storedUsage) }}
 
 var bom = []byte("\uFEFF")
 
-// scanDocLine scans a line into li; the document's first line may start
-// with a byte order mark, which is not text, so what follows it is classified.
-func scanDocLine(text []byte, docStart bool, li *LineInfo, lacks textLacks, next *searches, off int) {
-	if !docStart || !bytes.HasPrefix(text, bom) {
-		scanLine(text, li, lacks, next, off)
-		return
+// scanDocLine is scanLine for the document's first line, which may start
+// with a byte order mark: that is not text, so what follows it is
+// classified.
+func scanDocLine(text []byte, li *LineInfo, lacks textLacks, next *searches, off int) uint16 {
+	if !bytes.HasPrefix(text, bom) {
+		return scanLine(text, li, lacks, next, off)
 	}
-	scanLine(text[len(bom):], li, lacks, next, off+len(bom))
+	found := scanLine(text[len(bom):], li, lacks, next, off+len(bom))
 	li.shift(len(bom))
+	return found
 }
 
 func (li *LineInfo) shift(d int) {
@@ -741,24 +748,23 @@ func (t *Tree) ChunkLineInto(c *Chunk, firstLine, start, li int, l *Line) []byte
 // lineInto fills *l with line li of chunk c, which at precedes. It runs for
 // every line a request or a summary reads: a line of 64 KB or less (all
 // but a few) is read from its stored offsets as they are, without making
-// them wide first; a longer one from its chunk's wide table.
+// them wide first; a longer one from its chunk's wide table. Each field
+// of *l is written once, none cleared first: a Line is 136 bytes, and
+// clearing it cost as much as filling it (TestChunkLineIntoLikeLines
+// fills one Line with line after line).
 func (t *Tree) lineInto(l *Line, c *Chunk, at pos, li int) {
 	s := &c.lines[li]
 	base := at.bytes + int(s.off)
-	*l = Line{
-		Num:     at.lines + li,
-		Start:   base,
-		End:     base + int(s.len),
-		Next:    base + int(s.len) + int(s.termLen),
-		Kind:    s.kind,
-		Flags:   s.flags,
-		Content: base + int(s.content),
-		TrimEnd: base + int(s.trimEnd),
-	}
+	l.Num = at.lines + li
+	l.Start, l.End = base, base+int(s.len)
+	l.Next = l.End + int(s.termLen)
+	l.Kind, l.Flags = s.kind, s.flags
 	var w *wideSpans
 	if s.len > maxNarrowLine {
 		w = c.wide[int32(li)]
 		l.Content, l.TrimEnd = base+int(w.content), base+int(w.trimEnd)
+	} else {
+		l.Content, l.TrimEnd = base+int(s.content), base+int(s.trimEnd)
 	}
 	if l.Num < t.region.BodyStart {
 		switch {
@@ -769,6 +775,7 @@ func (t *Tree) lineInto(l *Line, c *Chunk, at pos, li int) {
 		default:
 			l.Kind = HeaderLine
 		}
+		l.Name, l.Arrow, l.Result, l.ID, l.Step, l.TS = Span{}, Span{}, Span{}, Span{}, Span{}, Span{}
 		return
 	}
 	arrowAt, resultAt := int(s.arrow), int(s.result)
@@ -780,6 +787,7 @@ func (t *Tree) lineInto(l *Line, c *Chunk, at pos, li int) {
 		l.Step, l.TS = unpack(w.step, base), unpack(w.ts, base)
 		arrowAt, resultAt = int(w.arrow), int(w.result)
 	}
+	l.Arrow, l.Result = Span{}, Span{}
 	if arrowAt > 0 {
 		a := base + arrowAt - 1
 		l.Arrow = Span{a, a + len(arrow)}

@@ -442,7 +442,11 @@ func TestInfoEqualsScan(t *testing.T) {
 		for l := range tr.Lines() {
 			got, text := tr.Info(l.Num)
 			var want LineInfo
-			scanDocLine(text, l.Num == 0, &want, textLacks{}, searchesOf(text), 0)
+			if l.Num == 0 {
+				scanDocLine(text, &want, textLacks{}, searchesOf(text), 0)
+			} else {
+				scanLine(text, &want, textLacks{}, searchesOf(text), 0)
+			}
 			if !l.Kind.IsBody() {
 				want = LineInfo{Kind: l.Kind, Trim: want.Trim, Content: want.Trim.Start, Flags: want.Flags}
 			} else {
@@ -562,7 +566,7 @@ func TestStoreLineUsageLongMessageID(t *testing.T) {
 func assertStoredUsageLikeUsageOf(t *testing.T, line []byte, lineNum, lineOff uint16) {
 	t.Helper()
 	var li LineInfo
-	scanDocLine(line, true, &li, textLacks{}, searchesOf(line), 0)
+	scanDocLine(line, &li, textLacks{}, searchesOf(line), 0)
 	fast, general := &Chunk{}, &Chunk{}
 	fast.storeLineUsage(int(lineNum), int(lineOff), line, &li)
 	if u, ok := usageOf(line, &li); ok {
@@ -588,7 +592,7 @@ func TestChunkLineIntoLikeLines(t *testing.T) {
 		}
 		want = append(want, l)
 	}
-	l := Line{Num: -1, Arrow: Span{1, 2}, Result: Span{3, 4}, ID: Span{5, 6}, Name: Span{7, 8}} // left by a line before
+	l := Line{Num: -1, Arrow: Span{1, 2}, Result: Span{3, 4}, ID: Span{5, 6}, Name: Span{7, 8}, Step: Span{9, 10}, TS: Span{11, 12}} // left by a line before
 	n := 0
 	for i := range tr.ChunkCount() {
 		c, firstLine, start := tr.ChunkAt(i)
