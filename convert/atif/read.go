@@ -316,7 +316,10 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		st.rep.Add(model.LossMalformed, "step is not a JSON object: "+err.Error(), loc)
 		return nil
 	}
-	sp := st.parseStep(f, loc)
+	// Filled where it stands: a stepParts (an event and more) is large
+	// to copy out of a call.
+	var sp stepParts
+	st.parseStep(&sp, f, loc)
 	var events []model.Event
 	switch sp.source {
 	case "agent":
@@ -367,7 +370,8 @@ type stepParts struct {
 	hasRests bool
 }
 
-func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
+// parseStep fills sp, a zero stepParts, with what step f has.
+func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 	stepN, _ := intOf(f, "step_id")
 	ts, _ := f.StringIn(&st.ix, "timestamp")
 	modelName, _ := f.StringIn(&st.ix, "model_name")
@@ -376,7 +380,8 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 	var idBuf [32]byte
 	msgID := string(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
 	id := msgID[len(model.SyntheticMessagePrefix):]
-	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: msgID}
+	sp.base.Time, sp.base.Step, sp.base.ID, sp.base.Model, sp.base.Loc = ts, stepN, id, modelName, loc
+	sp.msgID = msgID
 	sp.source = sourceOf(f)
 	if x, ok := f.Get("extra"); ok {
 		// The rests are read where they are, not kept; the rest of the
@@ -403,7 +408,6 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 	if m, ok := f.Get("message"); ok {
 		sp.text, sp.parts = st.text(m)
 	}
-	return sp
 }
 
 // sourceOf is the step's source, as f.String("source") gives it: one of
@@ -649,8 +653,10 @@ func toolErrorIDs(te []byte) ([]string, bool) {
 	if err == nil {
 		return ids, true
 	}
-	ids = nil
-	return ids, json.Unmarshal(te, &ids) == nil
+	// A list of its own: ids, given to json.Unmarshal, would be on the
+	// heap in the fast path too.
+	var all []string
+	return all, json.Unmarshal(te, &all) == nil
 }
 
 // restoreCallIDs turns the ids this package's writer made unique in a

@@ -32,7 +32,8 @@ func FuzzStepIdentity(f *testing.F) {
 			t.Fatalf("%s: %v", step, err)
 		}
 		var st reader
-		sp := st.parseStep(fs, model.Loc{})
+		var sp stepParts
+		st.parseStep(&sp, fs, model.Loc{})
 		wantID := fmt.Sprintf("step-%d", n)
 		if sp.base.ID != wantID || sp.msgID != model.SyntheticMessagePrefix+wantID {
 			t.Fatalf("%s: id %q, message id %q, want %q", step, sp.base.ID, sp.msgID, wantID)
