@@ -316,11 +316,14 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		st.rep.Add(model.LossMalformed, "step is not a JSON object: "+err.Error(), loc)
 		return nil
 	}
-	sp := st.parseStep(f, loc)
+	// Filled where it stands: a stepParts (an event and more) is large
+	// to copy out of a call.
+	var sp stepParts
+	st.parseStep(&sp, f, loc)
 	var events []model.Event
 	switch sp.source {
 	case "agent":
-		events = st.agentEvents(f, &sp)
+		events = st.agentEvents(events, f, &sp)
 	case "user":
 		ev := sp.base
 		ev.Kind = model.KindUser
@@ -330,7 +333,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		events = append(events, st.systemEvent(&sp))
 	}
 	if obs, ok := f.Get("observation"); ok && !jsonscan.IsNull(obs) {
-		events = append(events, st.observation(obs, valid, sp.base, loc)...)
+		events = st.observation(events, obs, valid, sp.base, loc)
 	}
 	restoreOrphanID(events, &sp.extra)
 	markToolStatuses(events, &sp.extra)
@@ -367,7 +370,8 @@ type stepParts struct {
 	hasRests bool
 }
 
-func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
+// parseStep fills sp, a zero stepParts, with what step f has.
+func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 	stepN, _ := intOf(f, "step_id")
 	ts, _ := f.StringIn(&st.ix, "timestamp")
 	modelName, _ := f.StringIn(&st.ix, "model_name")
@@ -376,7 +380,8 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 	var idBuf [32]byte
 	msgID := string(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
 	id := msgID[len(model.SyntheticMessagePrefix):]
-	sp := stepParts{base: model.Event{Time: ts, Step: stepN, ID: id, Model: modelName, Loc: loc}, msgID: msgID}
+	sp.base.Time, sp.base.Step, sp.base.ID, sp.base.Model, sp.base.Loc = ts, stepN, id, modelName, loc
+	sp.msgID = msgID
 	sp.source = sourceOf(f)
 	if x, ok := f.Get("extra"); ok {
 		// The rests are read where they are, not kept; the rest of the
@@ -403,7 +408,6 @@ func (st *reader) parseStep(f model.Fields, loc model.Loc) stepParts {
 	if m, ok := f.Get("message"); ok {
 		sp.text, sp.parts = st.text(m)
 	}
-	return sp
 }
 
 // sourceOf is the step's source, as f.String("source") gives it: one of
@@ -422,9 +426,10 @@ func sourceOf(f model.Fields) string {
 	return s
 }
 
-// agentEvents are an agent step's events: reasoning, message and tool
-// calls, all of one response, with the step's metrics as its usage.
-func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
+// agentEvents appends an agent step's events to events: reasoning,
+// message and tool calls, all of one response, with the step's metrics as
+// its usage.
+func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepParts) []model.Event {
 	base := sp.base
 	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
 		mf, _ := st.metrics.ParseIn(&st.ix, m, true)
@@ -456,7 +461,7 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 		}
 	}
 	base.MessageID = sp.msgID
-	var events []model.Event
+	n := len(events)
 	if rc, ok := f.StringIn(&st.ix, "reasoning_content"); ok && rc != "" {
 		ev := base
 		ev.Kind = model.KindThinking
@@ -494,7 +499,7 @@ func (st *reader) agentEvents(f model.Fields, sp *stepParts) []model.Event {
 			return nil
 		})
 	}
-	if len(events) == 0 {
+	if len(events) == n {
 		// An agent step with an empty message and nothing else.
 		ev := base
 		ev.Kind = model.KindAgent
@@ -613,8 +618,8 @@ func markToolErrors(events []model.Event, extra *model.Fields) {
 	if !ok {
 		return
 	}
-	var ids []string
-	if json.Unmarshal(te, &ids) != nil {
+	ids, ok := toolErrorIDs(te)
+	if !ok {
 		return
 	}
 	for i := range events {
@@ -623,6 +628,35 @@ func markToolErrors(events []model.Event, extra *model.Fields) {
 		}
 	}
 	extra.Delete("tool_errors")
+}
+
+// errNotString stops toolErrorIDs' walk at an element that is not a
+// string.
+var errNotString = errors.New("not a string")
+
+// toolErrorIDs is json.Unmarshal of te, a valid JSON value, into a list
+// of strings: the list, and whether te is one. A list of strings (what
+// this package's writer writes) is decoded by the member scanner, which
+// decodes a string as encoding/json does, without the reflection;
+// anything else (null, a list of something else, not a list) goes
+// through json.Unmarshal. FuzzToolErrorIDs holds the two equal.
+func toolErrorIDs(te []byte) ([]string, bool) {
+	var ids []string
+	err := jsonscan.Array(te, func(_ int, v []byte) error {
+		s, ok := jsonscan.String(v)
+		if !ok {
+			return errNotString
+		}
+		ids = append(ids, s)
+		return nil
+	})
+	if err == nil {
+		return ids, true
+	}
+	// A list of its own: ids, given to json.Unmarshal, would be on the
+	// heap in the fast path too.
+	var all []string
+	return all, json.Unmarshal(te, &all) == nil
 }
 
 // restoreCallIDs turns the ids this package's writer made unique in a
@@ -648,16 +682,18 @@ func restoreCallIDs(events []model.Event, extra *model.Fields) {
 	extra.Delete("original_call_ids")
 }
 
-// observation reads a step's observation; validUTF8 says the step is
-// valid UTF-8 (read in place, as step says).
-func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
+// observation appends the events of a step's observation to events (the
+// step's events before it: one slice, not a slice of its own appended
+// after); validUTF8 says the step is valid UTF-8 (read in place, as step
+// says).
+func (st *reader) observation(events []model.Event, obs []byte, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
 	base.Usage = nil
 	base.MessageID = ""
 	base.Form = model.Form{}
 	of, err := st.obs.ParseIn(&st.ix, obs, !validUTF8)
 	if err != nil || of == nil {
 		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
-		return nil
+		return events
 	}
 	res, ok := of.Get("results")
 	if !ok {
@@ -678,9 +714,8 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 		ev.Result = r
 		ev.Extra.Set("atif.observation", st.ix.Copy(obs))
 		st.rep.Add(model.LossMalformed, "observation without results[] (non-conformant ATIF)", loc)
-		return []model.Event{ev}
+		return append(events, ev)
 	}
-	var out []model.Event
 	st.ix.Array(res, func(i int, v []byte) error {
 		rf, err := st.result.ParseIn(&st.ix, v, !validUTF8)
 		if err != nil || rf == nil {
@@ -718,10 +753,10 @@ func (st *reader) observation(obs []byte, validUTF8 bool, base model.Event, loc 
 			ev.Extra.Set("subagent_trajectory_ref", st.ix.Copy(refs))
 		}
 		ev.Result = r
-		out = append(out, ev)
+		events = append(events, ev)
 		return nil
 	})
-	return out
+	return events
 }
 
 // presentKeys lists which of keys f has, so that writing the same format

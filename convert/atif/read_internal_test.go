@@ -1,7 +1,9 @@
 package atif
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -30,7 +32,8 @@ func FuzzStepIdentity(f *testing.F) {
 			t.Fatalf("%s: %v", step, err)
 		}
 		var st reader
-		sp := st.parseStep(fs, model.Loc{})
+		var sp stepParts
+		st.parseStep(&sp, fs, model.Loc{})
 		wantID := fmt.Sprintf("step-%d", n)
 		if sp.base.ID != wantID || sp.msgID != model.SyntheticMessagePrefix+wantID {
 			t.Fatalf("%s: id %q, message id %q, want %q", step, sp.base.ID, sp.msgID, wantID)
@@ -46,6 +49,27 @@ func FuzzStepIdentity(f *testing.F) {
 		}
 		if got := mappedStepKey(key); got != want {
 			t.Fatalf("mappedStepKey(%q) = %v, stepFields says %v", key, got, want)
+		}
+	})
+}
+
+// FuzzToolErrorIDs holds toolErrorIDs to json.Unmarshal into a list of
+// strings on any valid JSON value: the same ids (escapes, surrogates and
+// invalid UTF-8 decoded alike) and the same answer to whether it is one.
+func FuzzToolErrorIDs(f *testing.F) {
+	for _, s := range []string{`["call_1","call_2"]`, `[]`, ` [ "a" , "b" ] `, `null`, `["a",1]`, `[null]`, `{"a":"b"}`,
+		`"a"`, `["\u00e9\ud800x","\ud83d\ude00"]`, "[\"\xff\xfe\"]", `["a\"b\\c\/"]`, `[["a"]]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, te []byte) {
+		if !jsonscan.Valid(te) {
+			return
+		}
+		got, gotOK := toolErrorIDs(te)
+		var want []string
+		wantOK := json.Unmarshal(te, &want) == nil
+		if gotOK != wantOK || wantOK && !slices.Equal(got, want) {
+			t.Fatalf("%q: toolErrorIDs %q %v, json.Unmarshal %q %v", te, got, gotOK, want, wantOK)
 		}
 	})
 }

@@ -257,7 +257,12 @@ func (f Fields) CopyValuesIn(ix *jsonscan.Index) {
 // keeps of a list's values it copies, as with any list. The zero value is
 // ready to use. A list of more than maxScratch members is not kept for
 // the next (a record with many members does not leave its room behind).
-type Scratch struct{ list Fields }
+type Scratch struct {
+	list Fields
+	// spans is room for the member spans a list is made from, reused as
+	// list is (a list's spans are read once, while it is made).
+	spans []jsonscan.Span
+}
 
 // maxScratch is the most members a Scratch keeps room for.
 const maxScratch = 64
@@ -281,6 +286,15 @@ func (s *Scratch) room(n int) Fields {
 	return s.list[:0]
 }
 
+// keepSpans remembers spans, listed into s.spans's room (and perhaps
+// grown out of it), for the next list made in s, unless it is larger than
+// a list's room.
+func (s *Scratch) keepSpans(spans []jsonscan.Span) {
+	if cap(spans) <= maxScratch {
+		s.spans = spans
+	}
+}
+
 // keep remembers out, the list room gave, for the next room; the members
 // the list before held past out's end are forgotten, so that the values
 // they point to are not held.
@@ -298,7 +312,10 @@ func (s *Scratch) keep(out Fields) {
 // (ParseRecord), else ix (nil: none) may hold b (ParseIn); the list is
 // made in room's room (nil: a list of its own).
 func parseFields(room *Scratch, ix *jsonscan.Index, record bool, b []byte, copyValues, validated bool) (Fields, error) {
-	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] != '{' || b[len(b)-1] != '}' {
+		// Nearly every object is given without white space around it.
+		b = bytes.TrimSpace(b)
+	}
 	if len(b) == 0 || b[0] != '{' {
 		if record {
 			ix.Reset()
@@ -311,23 +328,19 @@ func parseFields(room *Scratch, ix *jsonscan.Index, record bool, b []byte, copyV
 		}
 		return nil, ErrNotObject
 	}
-	// Room for the members of most records (more are appended to a slice
-	// of their own); the array is zeroed at every call, so not larger.
-	var found [16]jsonscan.Span
+	// The spans are listed into room's room, reused, else into room on
+	// the stack for the members of most records (more are appended to a
+	// slice of their own), zeroed at every call, so not larger. Two
+	// variables, so that the stack's room is never room's.
 	var spans []jsonscan.Span
 	var err error
-	switch {
-	case ix == nil && validated:
-		spans, err = jsonscan.MemberSpans(b, found[:0])
-	case ix == nil:
-		spans, err = jsonscan.ObjectSpans(b, found[:0])
-	case record && validated:
-		spans, err = ix.ValidSpans(b, found[:0])
-	case record:
-		spans, err = ix.ObjectSpans(b, found[:0])
-	default:
-		// ParseIn: b not part of ix's input is scanned (MemberSpans).
-		spans, err = ix.MemberSpans(b, found[:0])
+	if room != nil {
+		kept, e := listSpans(ix, record, validated, b, room.spans[:0])
+		room.keepSpans(kept)
+		spans, err = kept, e
+	} else {
+		var stack [16]jsonscan.Span
+		spans, err = listSpans(ix, record, validated, b, stack[:0])
 	}
 	if err != nil {
 		return nil, err
@@ -338,8 +351,9 @@ func parseFields(room *Scratch, ix *jsonscan.Index, record bool, b []byte, copyV
 	// same keys again); without, it is made on an allocation of its own
 	// (nothing else refers to it).
 	var allKeys string
+	var plainKeys bool
 	if ix != nil {
-		allKeys = ix.Keys(b, spans)
+		allKeys, plainKeys = ix.Keys(b, spans)
 	} else {
 		n := 0
 		for _, m := range spans {
@@ -350,9 +364,10 @@ func parseFields(room *Scratch, ix *jsonscan.Index, record bool, b []byte, copyV
 			kb = append(kb, b[m.KeyStart:m.KeyEnd]...)
 		}
 		allKeys = unsafe.String(unsafe.SliceData(kb), len(kb))
+		// Nearly always no key needs decoding: asked once of them all
+		// (Keys asks it once of the lists it keeps).
+		plainKeys = jsonscan.PlainKey(kb)
 	}
-	// Nearly always no key needs decoding: asked once of them all.
-	plainKeys := jsonscan.PlainKey(unsafe.Slice(unsafe.StringData(allKeys), len(allKeys)))
 	out := room.room(len(spans))
 	// A key named twice keeps its first place and its last value (Set).
 	// Set looks for the key among those before it; seen, a bit for each
@@ -384,6 +399,24 @@ func parseFields(room *Scratch, ix *jsonscan.Index, record bool, b []byte, copyV
 	}
 	room.keep(out)
 	return out, nil
+}
+
+// listSpans lists the members of b, an object, into dst as parseFields
+// asks (see there).
+func listSpans(ix *jsonscan.Index, record, validated bool, b []byte, dst []jsonscan.Span) ([]jsonscan.Span, error) {
+	switch {
+	case ix == nil && validated:
+		return jsonscan.MemberSpans(b, dst)
+	case ix == nil:
+		return jsonscan.ObjectSpans(b, dst)
+	case record && validated:
+		return ix.ValidSpans(b, dst)
+	case record:
+		return ix.ObjectSpans(b, dst)
+	default:
+		// ParseIn: b not part of ix's input is scanned (MemberSpans).
+		return ix.MemberSpans(b, dst)
+	}
 }
 
 // MustJSON encodes v, which must be encodable (strings, numbers, maps of

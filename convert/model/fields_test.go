@@ -284,8 +284,12 @@ func TestScratchIsBounded(t *testing.T) {
 		fmt.Fprintf(&big, `"k%d":%d`, i, i)
 	}
 	big.WriteString("}")
-	if l, _ := s.ParseIn(nil, []byte(big.String()), false); len(l) != maxScratch+1 || cap(s.list) > maxScratch {
-		t.Fatalf("a list of %d members: room for %d kept", len(l), cap(s.list))
+	spans := unsafe.SliceData(s.spans)
+	if l, _ := s.ParseIn(nil, []byte(big.String()), false); len(l) != maxScratch+1 || cap(s.list) > maxScratch || cap(s.spans) > maxScratch {
+		t.Fatalf("a list of %d members: room for %d members and %d spans kept", len(l), cap(s.list), cap(s.spans))
+	}
+	if unsafe.SliceData(s.spans) != spans {
+		t.Fatal("the room for spans a list of many members grew is kept, not the room before")
 	}
 	again, _ := s.ParseIn(nil, []byte(`{"d":4}`), false)
 	if unsafe.SliceData(again) != unsafe.SliceData(first) {

@@ -51,7 +51,14 @@ type Index struct {
 	// the strings it made of them, by a hash of their bytes, kept from one
 	// input to the next (a reader's records name the same keys again).
 	keyBuf []byte
-	keys   *[256]string
+	keys   *[256]keptKeys
+}
+
+// keptKeys is a string Keys made, and whether its keys need no decoding
+// (PlainKey), asked once when it was made.
+type keptKeys struct {
+	s     string
+	plain bool
 }
 
 // Kept is what an Index knew of the input it indexed last (Keep), to be
@@ -372,35 +379,68 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 }
 
 // Keys returns the keys of the members spans (of b, still escaped) laid
-// end to end, as a string: the string an earlier call made for the same
+// end to end, as a string, and whether none of them needs decoding
+// (PlainKey of the string): the string an earlier call made for the same
 // bytes while the index still keeps it (it keeps 256, of at most
 // maxKeptKeys bytes each, the last made for each hash), else a new one.
-// The strings are never changed, so what a caller keeps of them (a
-// member's key) may be kept for good.
-func (ix *Index) Keys(b []byte, spans []Span) string {
-	kb := ix.keyBuf[:0]
-	for _, m := range spans {
-		kb = append(kb, b[m.KeyStart:m.KeyEnd]...)
+// A kept string is compared with the keys where they are, key by key, not
+// laid end to end first: nearly every list's keys are those of one made
+// before. The strings are never changed, so what a caller keeps of them
+// (a member's key) may be kept for good.
+func (ix *Index) Keys(b []byte, spans []Span) (string, bool) {
+	n := 0
+	for i := range spans {
+		n += spans[i].KeyEnd - spans[i].KeyStart
 	}
-	n := len(kb)
 	if n == 0 || n > maxKeptKeys {
-		if cap(kb) <= maxKeptKeys {
-			ix.keyBuf = kb
-		}
-		return string(kb)
+		s := ix.layKeys(b, spans)
+		return s, PlainKey(unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
-	ix.keyBuf = kb
 	if ix.keys == nil {
 		// Made on first use: an index that makes no lists (Object) does
 		// not carry it.
-		ix.keys = new([256]string)
+		ix.keys = new([256]keptKeys)
 	}
-	h := uint64(n) | uint64(kb[0])<<8 | uint64(kb[n-1])<<16 | uint64(kb[n/2])<<24 | uint64(kb[n/3])<<32 | uint64(kb[n-n/4-1])<<40
+	// The hash asks a few bytes where they are: the first key's first
+	// and the last key's last (an empty key's is its quote), the middle
+	// key's first, the first key's length, how many keys, how long.
+	first, mid, last := &spans[0], &spans[len(spans)/2], &spans[len(spans)-1]
+	h := uint64(n) | uint64(len(spans))<<8 | uint64(b[first.KeyStart])<<16 | uint64(b[last.KeyEnd-1])<<24 |
+		uint64(b[mid.KeyStart])<<32 | uint64(first.KeyEnd-first.KeyStart)<<40
 	kept := &ix.keys[(h*0x9e3779b97f4a7c15)>>56]
-	if *kept != string(kb) {
-		*kept = string(kb)
+	if len(kept.s) == n && sameKeys(kept.s, b, spans) {
+		return kept.s, kept.plain
 	}
-	return *kept
+	s := ix.layKeys(b, spans)
+	*kept = keptKeys{s, PlainKey(unsafe.Slice(unsafe.StringData(s), len(s)))}
+	return s, kept.plain
+}
+
+// layKeys returns the keys of the members spans laid end to end, as a
+// new string, laid in keyBuf first (its room kept when not too large).
+func (ix *Index) layKeys(b []byte, spans []Span) string {
+	kb := ix.keyBuf[:0]
+	for i := range spans {
+		kb = append(kb, b[spans[i].KeyStart:spans[i].KeyEnd]...)
+	}
+	if cap(kb) <= maxKeptKeys {
+		ix.keyBuf = kb
+	}
+	return string(kb)
+}
+
+// sameKeys reports whether s is the keys of the members spans laid end to
+// end; s is as long as they are together.
+func sameKeys(s string, b []byte, spans []Span) bool {
+	off := 0
+	for i := range spans {
+		k := b[spans[i].KeyStart:spans[i].KeyEnd]
+		if s[off:off+len(k)] != string(k) {
+			return false
+		}
+		off += len(k)
+	}
+	return true
 }
 
 // maxKeptKeys is the longest run of keys Keys keeps (256 of them at most

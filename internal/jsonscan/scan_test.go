@@ -702,6 +702,10 @@ func TestMemberIndexBound(t *testing.T) {
 func FuzzKeys(f *testing.F) {
 	f.Add([]byte(`{"step_id":1,"source":"agent","message":"hi"}`), []byte(`{"step_id":2,"source":"user","message":"yo"}`))
 	f.Add([]byte(`{"a":1,"b":{"c":2}}`), []byte(`{"b":1,"a":{"c":2}}`))
+	// Keys that differ only where Keys' hash does not look: the same
+	// slot, told apart by comparing them.
+	f.Add([]byte(`{"ab":1,"cd":2,"ef":3}`), []byte(`{"ab":1,"cd":2,"gf":3}`))
+	f.Add([]byte(`{"abc":1,"def":2}`), []byte(`{"abc":1,"dxf":2}`))
 	f.Add([]byte(`{"\u0061":1,"`+strings.Repeat("k", 300)+`":2}`), []byte(`{}`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		var ix Index
@@ -717,7 +721,10 @@ func FuzzKeys(f *testing.F) {
 				want = append(want, in[m.KeyStart:m.KeyEnd]...)
 			}
 			buf := append([]byte(nil), in...)
-			got := ix.Keys(buf, spans)
+			got, plain := ix.Keys(buf, spans)
+			if plain != PlainKey(want) {
+				t.Fatalf("%q: Keys says plain %v, PlainKey %v", in, plain, !plain)
+			}
 			for i := range buf {
 				buf[i] = 'x'
 			}
