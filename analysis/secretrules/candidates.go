@@ -735,16 +735,41 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 // that no key holds (FuzzKeywordsBeforeTail).
 func keywordsBefore(text []byte, k int) (uint8, int) {
 	text = text[:k]
-	ends, pairs := uint8(0), cands.keyPairs
-	e := len(text)
+	ends, pairs, kw := uint8(0), cands.keyPairs, cands.keyKeywords
+	// Two places a step, e and e-1: the lookup of the two bytes before e
+	// also tells whether the first of them is a key's byte (where e-1
+	// ends the key), so the step tests the loop's end, the 20 bytes and
+	// the key's bytes once for both; e-1 has a lookup of its own only for
+	// a keyword ending there. The place 20 bytes back is an e (k-e is
+	// even). The text's first places go one a step.
+	e, last := len(text), k-20
+	for ; e >= 4; e -= 2 {
+		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
+		if v&pairEndsKeyword != 0 && kw.endsWithThree(text[e-3], text[e-2], text[e-1]) {
+			if ends |= kw.endingAt(text, e); ends == 3 {
+				return ends, e
+			}
+		}
+		if e == last || v&pairEndsKey != 0 {
+			return ends, e
+		}
+		if pairs[binary.LittleEndian.Uint16(text[e-3:e-1])]&pairEndsKeyword != 0 && kw.endsWithThree(text[e-4], text[e-3], text[e-2]) {
+			if ends |= kw.endingAt(text, e-1); ends == 3 {
+				return ends, e - 1
+			}
+		}
+		if v&pairFirstNotKey != 0 {
+			return ends, e - 1
+		}
+	}
 	for ; e >= 2; e-- {
 		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
-		if v&pairEndsKeyword != 0 && e >= 3 && cands.keyKeywords.endsWithThree(text[e-3], text[e-2], text[e-1]) {
-			if ends |= cands.keyKeywords.endingAt(text, e); ends == 3 {
+		if v&pairEndsKeyword != 0 && e >= 3 && kw.endsWithThree(text[e-3], text[e-2], text[e-1]) {
+			if ends |= kw.endingAt(text, e); ends == 3 {
 				break
 			}
 		}
-		if k-e == 20 || v&pairEndsKey != 0 {
+		if e == last || v&pairEndsKey != 0 {
 			break
 		}
 	}
@@ -812,6 +837,7 @@ func foldsToKeyword(b []byte) bool {
 const (
 	pairEndsKeyword = 1 << iota // a keyword ends with a, b (most places: none)
 	pairEndsKey                 // b is not a key's byte: no keyword ends further back
+	pairFirstNotKey             // a is not a key's byte: keywordsBefore's second place ends the key
 )
 
 // newKeyPairs builds keyPairs: for each two bytes a, b (a the low byte of
@@ -825,6 +851,9 @@ func newKeyPairs(t *suffixTrie) *[1 << 16]uint8 {
 		}
 		if !keyBytes[b] {
 			pairs[v] |= pairEndsKey
+		}
+		if !keyBytes[a] {
+			pairs[v] |= pairFirstNotKey
 		}
 	}
 	return &pairs
