@@ -703,14 +703,14 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 	}
 	// Every value is ten bytes or more (generic-api-key's shortest; the
 	// vendors' are longer), of a few classes: most separators (tokens_in=12)
-	// end here.
+	// end here. One expression over the ten as an array, not a loop: a
+	// lookup and a test a byte.
 	if p+10 > len(text) {
 		return false
 	}
-	for _, c := range (*[10]byte)(text[p : p+10]) {
-		if !cands.anyValueByte[c] {
-			return false
-		}
+	if b, t := (*[10]byte)(text[p:p+10]), &cands.anyValueByte; !(t[b[0]] && t[b[1]] && t[b[2]] && t[b[3]] && t[b[4]] &&
+		t[b[5]] && t[b[6]] && t[b[7]] && t[b[8]] && t[b[9]]) {
+		return false
 	}
 	// A value: as long as a vendor's shortest, or generic-api-key's.
 	// Looked for before the key, which costs more to read back: most
@@ -779,16 +779,41 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 // that no key holds (FuzzKeywordsBeforeTail).
 func keywordsBefore(text []byte, k int) (uint8, int) {
 	text = text[:k]
-	ends, pairs := uint8(0), cands.keyPairs
-	e := len(text)
+	ends, pairs, kw := uint8(0), cands.keyPairs, cands.keyKeywords
+	// Two places a step, e and e-1: the lookup of the two bytes before e
+	// also tells whether the first of them is a key's byte (where e-1
+	// ends the key), so the step tests the loop's end, the 20 bytes and
+	// the key's bytes once for both; e-1 has a lookup of its own only for
+	// a keyword ending there. The place 20 bytes back is an e (k-e is
+	// even). The text's first places go one a step.
+	e, last := len(text), k-20
+	for ; e >= 4; e -= 2 {
+		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
+		if v&pairEndsKeyword != 0 && kw.endsWithThree(text[e-3], text[e-2], text[e-1]) {
+			if ends |= kw.endingAt(text, e); ends == 3 {
+				return ends, e
+			}
+		}
+		if e == last || v&pairEndsKey != 0 {
+			return ends, e
+		}
+		if pairs[binary.LittleEndian.Uint16(text[e-3:e-1])]&pairEndsKeyword != 0 && kw.endsWithThree(text[e-4], text[e-3], text[e-2]) {
+			if ends |= kw.endingAt(text, e-1); ends == 3 {
+				return ends, e - 1
+			}
+		}
+		if v&pairFirstNotKey != 0 {
+			return ends, e - 1
+		}
+	}
 	for ; e >= 2; e-- {
 		v := pairs[binary.LittleEndian.Uint16(text[e-2:e])]
-		if v&pairEndsKeyword != 0 && e >= 3 && cands.keyKeywords.endsWithThree(text[e-3], text[e-2], text[e-1]) {
-			if ends |= cands.keyKeywords.endingAt(text, e); ends == 3 {
+		if v&pairEndsKeyword != 0 && e >= 3 && kw.endsWithThree(text[e-3], text[e-2], text[e-1]) {
+			if ends |= kw.endingAt(text, e); ends == 3 {
 				break
 			}
 		}
-		if k-e == 20 || v&pairEndsKey != 0 {
+		if e == last || v&pairEndsKey != 0 {
 			break
 		}
 	}
@@ -856,6 +881,7 @@ func foldsToKeyword(b []byte) bool {
 const (
 	pairEndsKeyword = 1 << iota // a keyword ends with a, b (most places: none)
 	pairEndsKey                 // b is not a key's byte: no keyword ends further back
+	pairFirstNotKey             // a is not a key's byte: keywordsBefore's second place ends the key
 )
 
 // newKeyPairs builds keyPairs: for each two bytes a, b (a the low byte of
@@ -870,7 +896,10 @@ func newKeyPairs(t *suffixTrie) *[1 << 16]uint8 {
 		if !keyBytes[c] {
 			row := pairs[c<<8 : c<<8+256] // every a before a b no key holds
 			for a := range row {
-				row[a] = pairEndsKey
+				row[a] |= pairEndsKey
+			}
+			for b := range 256 { // every b after an a no key holds
+				pairs[b<<8|c] |= pairFirstNotKey
 			}
 		}
 		if t.class[c] != 0 {

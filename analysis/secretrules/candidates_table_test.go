@@ -145,6 +145,9 @@ func TestKeyPairs(t *testing.T) {
 			if !keyBytes[b] {
 				want |= pairEndsKey
 			}
+			if !keyBytes[a] {
+				want |= pairFirstNotKey
+			}
 			if got[v] != want {
 				t.Fatalf("%q: pair %q %q: %b, want %b", words, a, b, got[v], want)
 			}
