@@ -575,12 +575,13 @@ func (k *restKeys) of(b []byte, spans []jsonscan.Span) {
 	}
 	for i, m := range spans {
 		key := b[m.KeyStart:m.KeyEnd]
-		if !jsonscan.PlainKey(key) {
-			return
-		}
 		n := restKeyOf(key)
 		k.n[i] = n
 		if n == restUnknown {
+			// (One of ours is plain: only another key is tested.)
+			if !jsonscan.PlainKey(key) {
+				return
+			}
 			// A plain key (ASCII) is kind in another case only at its
 			// length (KIND, Kind).
 			if len(key) == 4 && bytes.EqualFold(key, []byte("kind")) {
