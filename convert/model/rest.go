@@ -513,9 +513,18 @@ func ApplyRestIn(ix *jsonscan.Index, e *Event, raw []byte) error {
 
 // applyRestSpans is ApplyRest given where raw's members are: b is raw
 // without its surrounding space, spans and err what MemberSpans said of
-// it (ApplyRests finds them once for the rest's kind and its fields);
-// validUTF8 says raw is known to be valid UTF-8.
+// it; validUTF8 says raw is known to be valid UTF-8.
 func applyRestSpans(ix *jsonscan.Index, e *Event, raw, b []byte, spans []jsonscan.Span, err error, validUTF8 bool) error {
+	var keys restKeys
+	if err == nil {
+		keys.of(b, spans)
+	}
+	return applyRestKeys(ix, e, raw, b, spans, &keys, err, validUTF8)
+}
+
+// applyRestKeys is applyRestSpans given its members' keys (restKeys.of;
+// ApplyRests walks them once for the rest's kind and its fields).
+func applyRestKeys(ix *jsonscan.Index, e *Event, raw, b []byte, spans []jsonscan.Span, keys *restKeys, err error, validUTF8 bool) error {
 	if !validUTF8 && !(ix != nil && ix.ValidUTF8(raw)) && !utf8.Valid(raw) {
 		return applyRestFields(e, raw)
 	}
@@ -525,27 +534,85 @@ func applyRestSpans(ix *jsonscan.Index, e *Event, raw, b []byte, spans []jsonsca
 	if err != nil {
 		return err
 	}
-	var seen uint32
-	for _, m := range spans {
-		k := b[m.KeyStart:m.KeyEnd]
-		if !jsonscan.PlainKey(k) {
-			return applyRestFields(e, raw)
-		}
-		if i := restKeyOf(k); i != restUnknown {
-			if seen&(1<<i) != 0 {
-				return applyRestFields(e, raw)
-			}
-			seen |= 1 << i
+	if !keys.read {
+		return applyRestFields(e, raw)
+	}
+	for i, m := range spans {
+		if err := restField(ix, e, keys.n[i], b[m.ValueStart:m.ValueEnd]); err != nil {
+			return fmt.Errorf("rest %s: %w", b[m.KeyStart:m.KeyEnd], err)
 		}
 	}
-	for _, m := range spans {
-		k := b[m.KeyStart:m.KeyEnd]
-		if err := restField(ix, e, restKeyOf(k), b[m.ValueStart:m.ValueEnd]); err != nil {
-			return fmt.Errorf("rest %s: %w", k, err)
-		}
-	}
-	finishRest(e, seen&(1<<restExtra) != 0, seen&(1<<restForm) != 0)
+	finishRest(e, keys.seen&(1<<restExtra) != 0, keys.seen&(1<<restForm) != 0)
 	return nil
+}
+
+// restKeys is one walk over a rest's members (of): the number of each
+// member's key, which of ours it has, and the kind it names, so that
+// ApplyRests finds the rest's kind and sets its fields without looking
+// at its keys again. (They were walked twice for its fields, each key
+// looked up both times, and once more for its kind: restKindOf.)
+type restKeys struct {
+	// n numbers the keys (restKeyOf), in order, and seen has the bit of
+	// each of ours.
+	n    [32]restKey
+	seen uint32
+	// kindAt is 1 + the place of the last member whose key is kind in
+	// any case, or 0: its value, when a string, is the rest's kind
+	// (restKindOf; kindName).
+	kindAt int
+	// read says the walk read every key: each is plain (jsonscan.PlainKey),
+	// none of ours comes twice, and they fit in n. A rest whose keys are
+	// not read goes through applyRestFields and restKindOf, which read
+	// what the walk passes over (none of which a writer of ours makes).
+	read bool
+}
+
+// of walks the members of b that spans gives (MemberSpans of b, without
+// error).
+func (k *restKeys) of(b []byte, spans []jsonscan.Span) {
+	if len(spans) > len(k.n) {
+		return
+	}
+	for i, m := range spans {
+		key := b[m.KeyStart:m.KeyEnd]
+		n := restKeyOf(key)
+		k.n[i] = n
+		if n == restUnknown {
+			// (One of ours is plain: only another key is tested.)
+			if !jsonscan.PlainKey(key) {
+				return
+			}
+			// A plain key (ASCII) is kind in another case only at its
+			// length (KIND, Kind).
+			if len(key) == 4 && bytes.EqualFold(key, []byte("kind")) {
+				k.kindAt = i + 1
+			}
+			continue
+		}
+		if k.seen&(1<<n) != 0 {
+			return
+		}
+		k.seen |= 1 << n
+		if n == restKind {
+			k.kindAt = i + 1
+		}
+	}
+	k.read = true
+}
+
+// kindName is the kind the rest names, as restKindOf(b, spans) reads
+// it, spans what k walked.
+func (k *restKeys) kindName(b []byte, spans []jsonscan.Span) string {
+	if k.read {
+		if k.kindAt == 0 {
+			return ""
+		}
+		if m := spans[k.kindAt-1]; b[m.ValueStart] == '"' {
+			return restKindString(b[m.ValueStart:m.ValueEnd])
+		}
+	}
+	// (The last kind not a string, restKindOf looks for one before it.)
+	return restKindOf(b, spans)
 }
 
 var errRestNull = errors.New("rest is null")
@@ -918,6 +985,9 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		e.Form = f
 		return err
 	case restUnset:
+		if unsetPlainList(e, v) {
+			return nil
+		}
 		return ix.Array(v, func(_ int, n []byte) error {
 			// A name is only compared: one without an escape is looked at
 			// in place, no string made of it (a byte that decoding would
@@ -929,34 +999,65 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 			} else {
 				name, _ = restString(ix, n)
 			}
-			switch name {
-			case "id":
-				e.ID = ""
-			case "parent":
-				e.ParentID = ""
-			case "message_id":
-				e.MessageID = ""
-			case "time":
-				e.Time = ""
-			case "model":
-				e.Model = ""
-			case "usage":
-				e.Usage = nil
-			case "step":
-				e.Step = 0
-			case "call.id":
-				if e.Call != nil {
-					e.Call.ID = ""
-				}
-			case "result.call_id":
-				if e.Result != nil {
-					e.Result.CallID = ""
-				}
-			}
+			unsetField(e, name)
 			return nil
 		})
 	}
 	return nil
+}
+
+// unsetPlainList reads a rest's unset list v, a valid JSON value, when
+// nothing in it needs a walk: an array with no escape and nothing nested
+// (no '[' or '{' after its first byte, not even inside a string), whose
+// strings are then found by their quotes alone (bytes.IndexByte, which
+// passes over an indented list's white space many bytes at a time,
+// where the walk looked at each), and whose other elements (numbers,
+// true, false, null) name nothing. It reports whether it did: a list it
+// does not read is left as it was, for the walk (restField).
+// FuzzRestUnsetField holds it to the walk.
+func unsetPlainList(e *Event, v []byte) bool {
+	if len(v) < 2 || v[0] != '[' || bytes.IndexByte(v, '\\') >= 0 ||
+		bytes.IndexByte(v[1:], '[') >= 0 || bytes.IndexByte(v[1:], '{') >= 0 {
+		return false
+	}
+	for i := 1; ; {
+		q := bytes.IndexByte(v[i:], '"')
+		if q < 0 {
+			return true
+		}
+		start := i + q + 1
+		end := start + bytes.IndexByte(v[start:], '"')
+		unsetField(e, unsafe.String(unsafe.SliceData(v[start:]), end-start))
+		i = end + 1
+	}
+}
+
+// unsetField takes out of e the field a rest's unset list names.
+func unsetField(e *Event, name string) {
+	switch name {
+	case "id":
+		e.ID = ""
+	case "parent":
+		e.ParentID = ""
+	case "message_id":
+		e.MessageID = ""
+	case "time":
+		e.Time = ""
+	case "model":
+		e.Model = ""
+	case "usage":
+		e.Usage = nil
+	case "step":
+		e.Step = 0
+	case "call.id":
+		if e.Call != nil {
+			e.Call.ID = ""
+		}
+	case "result.call_id":
+		if e.Result != nil {
+			e.Result.CallID = ""
+		}
+	}
 }
 
 // ApplyRests gives the events a reader made of one record of a format
@@ -1023,9 +1124,11 @@ func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error, bas
 		}
 		return
 	}
+	var keys restKeys
 	name := ""
 	if err == nil {
-		name = restKindOf(b, spans)
+		keys.of(b, spans)
+		name = keys.kindName(b, spans)
 	}
 	kind, _ := KindOf(name)
 	at := a.j
@@ -1036,7 +1139,7 @@ func (a *restApplier) apply(raw, b []byte, spans []jsonscan.Span, err error, bas
 		a.events = slices.Insert(a.events, a.j, *base)
 		at = a.j
 	}
-	if err := applyRestSpans(a.ix, &a.events[at], raw, b, spans, err, a.validUTF8); err != nil {
+	if err := applyRestKeys(a.ix, &a.events[at], raw, b, spans, &keys, err, a.validUTF8); err != nil {
 		bad(err)
 	}
 	a.j = at + 1
@@ -1108,7 +1211,6 @@ func restKindName(r []byte) string {
 // restKindOf is restKindName given where r's members are.
 func restKindOf(r []byte, spans []jsonscan.Span) string {
 	var kind []byte
-	escaped := false
 	for _, m := range spans {
 		k, v := r[m.KeyStart:m.KeyEnd], r[m.ValueStart:m.ValueEnd]
 		if len(k) != 4 || !jsonscan.PlainKey(k) {
@@ -1121,13 +1223,19 @@ func restKindOf(r []byte, spans []jsonscan.Span) string {
 			continue
 		}
 		if len(v) > 0 && v[0] == '"' {
-			kind, escaped = v, bytes.IndexByte(v, '\\') >= 0
+			kind = v
 		}
 	}
+	return restKindString(kind)
+}
+
+// restKindString is the kind named by kind, the value of a rest's member
+// that restKindOf found (a string), or "" for nil.
+func restKindString(kind []byte) string {
 	if len(kind) < 2 {
 		return ""
 	}
-	if escaped {
+	if bytes.IndexByte(kind, '\\') >= 0 {
 		s, _ := jsonscan.String(kind)
 		return s
 	}
@@ -1182,10 +1290,29 @@ func RestListIn(ix *jsonscan.Index, b []byte, room *[]json.RawMessage) ([]json.R
 
 // KindOf is the kind named s (Kind.String's name).
 func KindOf(s string) (Kind, bool) {
-	for k, name := range kindNames {
-		if k > 0 && name == s {
-			return Kind(k), true
-		}
+	if s == "" {
+		return 0, false
+	}
+	if k := kindsByShape[kindShape(s)]; k != 0 && kindNames[k] == s {
+		return k, true
 	}
 	return 0, false
+}
+
+// kindsByShape finds a kind by its name's shape (kindShape): every kind's
+// name has a shape of its own, so KindOf compares s with one name, not
+// with each in turn (each rest's kind is looked up twice: its event's,
+// and the field). TestKindShapesDiffer holds the shapes apart, and
+// FuzzKindOf KindOf to comparing each name.
+var kindsByShape = func() (t [32]Kind) {
+	for k := 1; k < len(kindNames); k++ {
+		t[kindShape(kindNames[k])] = Kind(k)
+	}
+	return t
+}()
+
+// kindShape is a place in kindsByShape for the name s (not empty): its
+// length, first and last bytes mixed.
+func kindShape(s string) int {
+	return (len(s)*12 ^ int(s[0]) ^ int(s[len(s)-1])) & 31
 }

@@ -116,6 +116,13 @@ var restSeeds = []string{
 	`{"kind":"agent","text":"\xff"}`,
 	`{"extra":{"a":1},"extra":{"_b":2}}`,
 	`{"usage":[1,2,3]}`, `{"step":"x"}`, `{"call":5}`, `{"time":1}`, `null`, `[1]`, `{}`, ` {"kind" : "init" } `,
+	// The kind in another case, and the last kind not a string.
+	`{"Kind":"agent","kind":"user","KIND":1,"text":"k"}`, `{"kind":"agent","KinD":"thinking"}`, `{"kind":"user","kind":2}`,
+	// More members than restKeys holds.
+	`{"kind":"agent","a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8,"a9":9,"b1":1,"b2":2,"b3":3,"b4":4,"b5":5,"b6":6,"b7":7,"b8":8,"b9":9,"c1":1,"c2":2,"c3":3,"c4":4,"c5":5,"c6":6,"c7":7,"c8":8,"c9":9,"d1":1,"d2":2,"d3":3,"d4":4,"text":"many"}`,
+	// Unset lists the quotes alone read, and ones they do not.
+	"{\"kind\":\"agent\",\"id\":\"i\",\"model\":\"m\",\"unset\": [\n  \"id\" ,\n\t\"model\", 1, null, \"\"\n]}",
+	`{"kind":"agent","id":"i","model":"m","unset":["x[","id"]}`, `{"kind":"agent","id":"i","unset":[{"id":1},"model"]}`, `{"kind":"agent","id":"i","unset":["a\"id","i\u0064"]}`,
 }
 
 // FuzzApplyRest holds ApplyRest, which reads a rest's members where they
@@ -207,11 +214,18 @@ func FuzzRestList(f *testing.F) {
 // applyRestsTwoScans is ApplyRests as it was: each rest's members found
 // once for its kind (restKindName) and again for its fields (ApplyRest).
 func applyRestsTwoScans(events []Event, rests []json.RawMessage, own bool, base Event, bad func(error)) []Event {
+	return applyRestsEach(events, rests, own, base, bad, ApplyRest)
+}
+
+// applyRestsEach is ApplyRests with each rest's kind read by restKindName
+// and its fields set by apply: ApplyRest, or applyRestFields (the plain
+// reading, which decodes each rest whole).
+func applyRestsEach(events []Event, rests []json.RawMessage, own bool, base Event, bad func(error), apply func(*Event, []byte) error) []Event {
 	j := 0
 	if own && len(rests) > 0 && len(events) > 0 {
 		if string(bytes.TrimSpace(rests[0])) == "null" {
 			events = events[1:]
-		} else if err := ApplyRest(&events[0], rests[0]); err != nil {
+		} else if err := apply(&events[0], rests[0]); err != nil {
 			bad(err)
 		} else {
 			j = 1
@@ -228,7 +242,7 @@ func applyRestsTwoScans(events []Event, rests []json.RawMessage, own bool, base 
 			events = slices.Insert(events, j, base)
 			at = j
 		}
-		if err := ApplyRest(&events[at], r); err != nil {
+		if err := apply(&events[at], r); err != nil {
 			bad(err)
 		}
 		j = at + 1
@@ -259,6 +273,14 @@ func FuzzApplyRests(f *testing.F) {
 		want := applyRestsTwoScans(fuzzRecordEvents(), rests, own, fuzzBase, func(err error) { wantBad = append(wantBad, err.Error()) })
 		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
 			t.Fatalf("%s:\n got %+v %q\nwant %+v %q", list, got, gotBad, want, wantBad)
+		}
+		// The plain reading: each rest's kind by restKindName, its fields
+		// decoded whole (applyRestFields), not from the one walk over its
+		// keys (restKeys) nor its unset list by its quotes.
+		var plainBad []string
+		plain := applyRestsEach(fuzzRecordEvents(), rests, own, fuzzBase, func(err error) { plainBad = append(plainBad, err.Error()) }, applyRestFields)
+		if !reflect.DeepEqual(got, plain) || !reflect.DeepEqual(gotBad, plainBad) {
+			t.Fatalf("%s:\n got %+v %q\nplain %+v %q", list, got, gotBad, plain, plainBad)
 		}
 		// The list inside an indexed record (RestListIn, ApplyRestsIn),
 		// each rest and its values jumped over: the same.
@@ -358,7 +380,8 @@ func FuzzReadRests(f *testing.F) {
 // which looks each name up in place, to reading the names decoded first
 // (written again without an escape), on any valid JSON array.
 func FuzzRestUnsetField(f *testing.F) {
-	for _, s := range []string{`["id","parent","message_id"]`, `["\u0069d","time"]`, "[\"i\xffd\",\"model\"]", `["usage","step",1,null]`, `[]`, `["call.id","result.call_id",""]`} {
+	for _, s := range []string{`["id","parent","message_id"]`, `["\u0069d","time"]`, "[\"i\xffd\",\"model\"]", `["usage","step",1,null]`, `[]`, `["call.id","result.call_id",""]`,
+		"[\n  \"id\",\n  \"time\"\n]", `[["id"],"time"]`, `[{"id":"model"}]`, `["[","id"]`, `["\"id","time"]`, `[1,true,"step"]`, `["id" , "parent"]`} {
 		f.Add([]byte(s))
 	}
 	full := func() Event {
@@ -391,6 +414,19 @@ func FuzzRestUnsetField(f *testing.F) {
 		wantErr := restField(nil, &want, restUnset, plain.Bytes())
 		if !reflect.DeepEqual(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 			t.Fatalf("%s: %+v %v; decoded first (%s): %+v %v", v, got, gotErr, plain.Bytes(), want, wantErr)
+		}
+		// unsetPlainList, when it reads the list, is the walk over its
+		// elements, each name decoded.
+		byQuotes, byWalk := full(), full()
+		if unsetPlainList(&byQuotes, v) {
+			jsonscan.Array(v, func(_ int, n []byte) error {
+				name, _ := jsonscan.String(n)
+				unsetField(&byWalk, name)
+				return nil
+			})
+			if !reflect.DeepEqual(byQuotes, byWalk) {
+				t.Fatalf("%s: by its quotes %+v, walked %+v", v, byQuotes, byWalk)
+			}
 		}
 	})
 }
@@ -630,6 +666,42 @@ func FuzzCarriedAdd(f *testing.F) {
 			if !bytes.Equal(got.Bytes(), ref.Bytes()) {
 				t.Fatalf("%q (quoted %v): WriteRestCarried wrote\n%s\nWriteRest\n%s", carried, quote, got.Bytes(), ref.Bytes())
 			}
+		}
+	})
+}
+
+// TestKindShapesDiffer holds every kind's name to a place of its own in
+// kindsByShape: a kind added whose shape is another's fails here (change
+// kindShape's mix).
+func TestKindShapesDiffer(t *testing.T) {
+	seen := map[int]string{}
+	for k := 1; k < len(kindNames); k++ {
+		name := kindNames[k]
+		if other, ok := seen[kindShape(name)]; ok {
+			t.Fatalf("%q and %q have the same shape %d", name, other, kindShape(name))
+		}
+		seen[kindShape(name)] = name
+		if got, ok := KindOf(name); !ok || got != Kind(k) {
+			t.Fatalf("KindOf(%q) = %v, %v", name, got, ok)
+		}
+	}
+}
+
+// FuzzKindOf holds KindOf, which compares s with the one name of its
+// shape, to comparing it with every kind's name.
+func FuzzKindOf(f *testing.F) {
+	for _, s := range append(kindNames[:], "unknown", "User", "users", "tool_cal", "x", "\xff", "status\x00") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want Kind
+		for k := 1; k < len(kindNames); k++ {
+			if kindNames[k] == s {
+				want = Kind(k)
+			}
+		}
+		if got, ok := KindOf(s); got != want || ok != (want != 0) {
+			t.Fatalf("KindOf(%q) = %v, %v; each name compared: %v", s, got, ok, want)
 		}
 	})
 }
