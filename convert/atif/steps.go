@@ -363,7 +363,7 @@ const (
 var carries = func() (c struct {
 	text, textParts, raw, rawParts, callID, callIDInput, result, resultRaw model.Carried
 	time, model, messageID, signature                                      model.Carried
-	unset                                                                  [8]model.Carried
+	unset                                                                  []model.Carried
 }) {
 	c.text = model.CarriedOf("text", "call.name")
 	c.textParts = model.CarriedOf("text", "parts", "call.name")
@@ -377,19 +377,7 @@ var carries = func() (c struct {
 	c.model = model.CarriedOf("model")
 	c.messageID = model.CarriedOf("message_id")
 	c.signature = model.CarriedOf("signature")
-	for i := range c.unset {
-		var names []string
-		if i&unsetModel != 0 {
-			names = append(names, "-model")
-		}
-		if i&unsetMessageID != 0 {
-			names = append(names, "-message_id")
-		}
-		if i&unsetUsage != 0 {
-			names = append(names, "-usage")
-		}
-		c.unset[i] = model.CarriedOf(names...)
-	}
+	c.unset = model.CarriedUnsets("-model", "-message_id", "-usage") // (unsetModel, ...)
 	return c
 }()
 

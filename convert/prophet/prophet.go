@@ -564,7 +564,7 @@ const (
 // names a rest says its event has none of (unsetMessageID, ...).
 var carries = func() (c struct {
 	none, model, messageID, plusUsage, text, call, result, time model.Carried
-	unset                                                       [8]model.Carried
+	unset                                                       []model.Carried
 }) {
 	c.model = model.CarriedOf("model")
 	c.messageID = model.CarriedOf("message_id")
@@ -573,19 +573,7 @@ var carries = func() (c struct {
 	c.call = model.CarriedOf("call.id", "call.name", "call.input")
 	c.result = model.CarriedOf("result.call_id", "result.content", "result.is_error", "result.status")
 	c.time = model.CarriedOf("time")
-	for i := range c.unset {
-		var names []string
-		if i&unsetMessageID != 0 {
-			names = append(names, "-message_id")
-		}
-		if i&unsetID != 0 {
-			names = append(names, "-id")
-		}
-		if i&unsetUsage != 0 {
-			names = append(names, "-usage")
-		}
-		c.unset[i] = model.CarriedOf(names...)
-	}
+	c.unset = model.CarriedUnsets("-message_id", "-id", "-usage") // (unsetMessageID, ...)
 	return c
 }()
 
