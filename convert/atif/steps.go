@@ -50,10 +50,6 @@ type step struct {
 	orphans bool
 	// stepTime is the timestamp written for time, timeOf (stepTime).
 	timeOf, stepTime string
-	// restFields holds the carried lists of the rests of the step's
-	// events, end to end (rest): one list a step, kept when it is
-	// recycled, not one an event.
-	restFields []string
 }
 
 type toolCall struct {
@@ -64,14 +60,15 @@ type toolCall struct {
 }
 
 // eventRest is the rest of one of a step's events, written with the step
-// (model.WriteRest, where it stands in the document): the event, what the
-// step carries of it (decided as the event joins the step), and for an
-// agent step's event its usage, which the step's metrics do not say when
-// they are what the step adds to the session's count (step.usageOf):
-// the rest then says it (model.WriteRest with the usage).
+// (model.WriteRestCarried, where it stands in the document): the event,
+// what the step carries of it (decided as the event joins the step, rest),
+// and for an agent step's event its usage, which the step's metrics do not
+// say when they are what the step adds to the session's count
+// (step.usageOf): the rest then says it (model.WriteRestCarried with the
+// usage).
 type eventRest struct {
 	e       *model.Event // nil: none
-	carried []string
+	carried model.Carried
 	usage   model.Usage
 	has     bool // an agent step's event with usage
 }
@@ -88,10 +85,10 @@ func agentRest(r eventRest, e *model.Event) eventRest {
 // when the step's metrics (u, when counted) do not say it.
 func (r eventRest) write(b *jsonw.Buf, u model.Usage, counted bool) {
 	if r.has && (!counted || r.usage != u) {
-		model.WriteRest(b, r.e, &r.usage, r.carried...)
+		model.WriteRestCarried(b, r.e, &r.usage, &r.carried)
 		return
 	}
-	model.WriteRest(b, r.e, nil, r.carried...)
+	model.WriteRestCarried(b, r.e, nil, &r.carried)
 }
 
 type result struct {
@@ -152,7 +149,6 @@ func (wr *Writer) recycle(s *step) {
 	clear(s.extra)
 	clear(s.thinkRests)
 	clear(s.textRests)
-	clear(s.restFields)
 	s.ledger.Reset()
 	*s = step{
 		ledger: s.ledger,
@@ -160,7 +156,7 @@ func (wr *Writer) recycle(s *step) {
 		reasoning: s.reasoning[:0], texts: s.texts[:0], calls: s.calls[:0], results: s.results[:0],
 		renamed: s.renamed, answeredOf: s.answeredOf,
 		thinkRests: s.thinkRests[:0], textRests: s.textRests[:0],
-		timeOf: s.timeOf, stepTime: s.stepTime, restFields: s.restFields[:0],
+		timeOf: s.timeOf, stepTime: s.stepTime,
 	}
 	wr.spare = append(wr.spare, s)
 }
@@ -210,7 +206,7 @@ func (wr *Writer) add(e *model.Event, ch usage.Change) {
 			if len(s.reasoning) > 1 {
 				wr.rep.Lose(model.LossUnfaithful, "thinking", "thinking blocks of one response joined into one reasoning_content", e.Loc)
 			}
-			s.thinkRests = append(s.thinkRests, agentRest(wr.rest(s, e, signed, "text"), e))
+			s.thinkRests = append(s.thinkRests, agentRest(wr.rest(s, e, signed, &carries.text), e))
 		}
 	case model.KindAgent:
 		s = wr.agentStep(e)
@@ -225,11 +221,11 @@ func (wr *Writer) add(e *model.Event, ch usage.Change) {
 			if len(s.texts) > 1 {
 				wr.rep.Lose(model.LossUnfaithful, "agent", "texts of one response joined into one message", e.Loc)
 			}
-			carried := []string{"text"}
+			carried := &carries.text
 			if kept {
-				carried = append(carried, "parts")
+				carried = &carries.textParts
 			}
-			s.textRests = append(s.textRests, agentRest(wr.rest(s, e, false, carried...), e))
+			s.textRests = append(s.textRests, agentRest(wr.rest(s, e, false, carried), e))
 		}
 	case model.KindToolCall:
 		s = wr.agentStep(e)
@@ -247,11 +243,11 @@ func (wr *Writer) add(e *model.Event, ch usage.Change) {
 		}
 		s.closed = true
 		if !wr.same {
-			carried := []string{"text"}
+			carried := &carries.text
 			if kept {
-				carried = append(carried, "parts")
+				carried = &carries.textParts
 			}
-			s.ownRest = wr.rest(s, e, false, carried...)
+			s.ownRest = wr.rest(s, e, false, carried)
 		}
 	case model.KindTodos:
 		if wr.same {
@@ -309,45 +305,81 @@ func (wr *Writer) timed(s *step, e *model.Event) {
 }
 
 // rest is the rest of e (model.RestOf) in step s: what the step's own
-// fields do not say of e. Every event carries its kind's fields (and
-// those named in carried); its time, model and message id when they are
-// the step's; its signature when signed. The step writes it (carried is
-// the rest's own: copied, as the caller's may be reused, into the step's
-// restFields; the rest is kept in s, which writes it before it is
-// recycled).
-func (wr *Writer) rest(s *step, e *model.Event, signed bool, carried ...string) eventRest {
-	start := len(s.restFields)
-	// (A variable of its own: carried, only read, stays where the caller
-	// made it, on the stack.)
-	fields := append(append(s.restFields, carried...), "call.name")
+// fields do not say of e. Every event carries its kind's fields (kind,
+// one of carries' lists) and the call's name; its time, model and message
+// id when they are the step's; its signature when signed. Those are added
+// to kind's as sets made once (carries), and the names the rest says e
+// has none of (-model, -message_id, -usage, in that order) are one of
+// carries.unset's eight lists: no list of names is made or matched per
+// event (model.Carried).
+func (wr *Writer) rest(s *step, e *model.Event, signed bool, kind *model.Carried) eventRest {
+	var unset int // the bits of carries.unset's index
+	c := *kind
 	if e.Time == s.timestamp() {
-		fields = append(fields, "time")
+		c.Add(&carries.time)
 	}
 	switch {
 	case e.Model == s.model && (s.source == "agent" || e.Model == ""):
 		// (Only an agent step has a model_name.)
-		fields = append(fields, "model")
+		c.Add(&carries.model)
 	case e.Model == "":
-		fields = append(fields, "-model") // not the step's
+		unset |= unsetModel // not the step's
 	}
 	// A message id a reader made up stays in the rest: the reader of the
 	// step would make up another, per step, and a response whose events
 	// are in several steps (cut by a sub-agent's start) is one message.
 	switch {
 	case e.MessageID == s.msgID:
-		fields = append(fields, "message_id")
+		c.Add(&carries.messageID)
 	case e.MessageID == "":
-		fields = append(fields, "-message_id") // not the step's
+		unset |= unsetMessageID // not the step's
 	}
 	if signed {
-		fields = append(fields, "signature")
+		c.Add(&carries.signature)
 	}
 	if e.Usage == nil {
-		fields = append(fields, "-usage") // not the step's metrics
+		unset |= unsetUsage // not the step's metrics
 	}
-	s.restFields = fields
-	return eventRest{e: e, carried: fields[start:len(fields):len(fields)]}
+	// (The unset list's names are carries.unset's, shared and never
+	// appended to: c has no names of its own to add.)
+	r := carries.unset[unset]
+	r.Add(&c)
+	return eventRest{e: e, carried: r}
 }
+
+// The bits of carries.unset's index: the names a rest says its event has
+// none of.
+const (
+	unsetModel = 1 << iota
+	unsetMessageID
+	unsetUsage
+)
+
+// carries are the lists of fields the rests carry (model.WriteRest's
+// carried), each made into a model.Carried once: each kind of event's
+// (with the call's name, which every step holds of its calls), what
+// rest adds when the step holds it, and the eight lists of names a rest
+// says its event has none of (unsetModel, ...).
+var carries = func() (c struct {
+	text, textParts, raw, rawParts, callID, callIDInput, result, resultRaw model.Carried
+	time, model, messageID, signature                                      model.Carried
+	unset                                                                  []model.Carried
+}) {
+	c.text = model.CarriedOf("text", "call.name")
+	c.textParts = model.CarriedOf("text", "parts", "call.name")
+	c.raw = model.CarriedOf("raw", "call.name")
+	c.rawParts = model.CarriedOf("raw", "parts", "call.name")
+	c.callID = model.CarriedOf("call.id", "call.name")
+	c.callIDInput = model.CarriedOf("call.id", "call.input", "call.name")
+	c.result = model.CarriedOf("result.call_id", "result.is_error", "result.status", "result.content", "call.name")
+	c.resultRaw = model.CarriedOf("result.call_id", "result.is_error", "result.status", "result.content", "result.raw", "call.name")
+	c.time = model.CarriedOf("time")
+	c.model = model.CarriedOf("model")
+	c.messageID = model.CarriedOf("message_id")
+	c.signature = model.CarriedOf("signature")
+	c.unset = model.CarriedUnsets("-model", "-message_id", "-usage") // (unsetModel, ...)
+	return c
+}()
 
 // resultRest is the rest of the result e in step s: its call id, error
 // and status come back from the step (source_call_id, orphan_call_id,
@@ -357,11 +389,11 @@ func (wr *Writer) resultRest(s *step, e *model.Event, r *result) {
 	if wr.same {
 		return
 	}
-	carried := []string{"result.call_id", "result.is_error", "result.status", "result.content"}
+	carried := &carries.result
 	if len(r.parts) > 0 {
-		carried = append(carried, "result.raw")
+		carried = &carries.resultRaw
 	}
-	r.rest = wr.rest(s, e, false, carried...)
+	r.rest = wr.rest(s, e, false, carried)
 }
 
 // todos go in the last agent step still held, or a system step.
@@ -392,11 +424,11 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 	if !wr.same {
 		// The step's message is written for people; the rest gives the
 		// event back. A passthrough record is in extra.record already.
-		carried := []string{"raw"}
+		carried := &carries.raw
 		if kept {
-			carried = append(carried, "parts")
+			carried = &carries.rawParts
 		}
-		s.ownRest = wr.rest(s, e, false, carried...)
+		s.ownRest = wr.rest(s, e, false, carried)
 	}
 	s.extra.SetString("event", e.Kind.String())
 	switch e.Kind {
@@ -534,11 +566,11 @@ func (wr *Writer) call(s *step, e *model.Event) {
 	}
 	tc := toolCall{id: id, name: e.Call.Name, args: args}
 	if !wr.same {
-		carried := []string{"call.id"}
+		carried := &carries.callID
 		if len(e.Call.Input) > 0 && bytes.Equal(args, e.Call.Input) {
-			carried = append(carried, "call.input")
+			carried = &carries.callIDInput
 		}
-		tc.rest = agentRest(wr.rest(s, e, false, carried...), e)
+		tc.rest = agentRest(wr.rest(s, e, false, carried), e)
 	}
 	if x, ok := e.Extra.Get("tool_call.extra"); ok {
 		if wr.ver >= 7 {

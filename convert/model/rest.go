@@ -82,6 +82,26 @@ func CarriedOf(carried ...string) Carried {
 	return Carried{set, slices.Clip(unset)}
 }
 
+// CarriedUnsets is a Carried of each list of names a writer's rests may
+// say their event has none of ("-id", ...): the one at i holds the names
+// whose bit is set in i (names[0] bit 0, ...), in names' order. A writer
+// picks a rest's list by its bits (and adds its sets to it, Add), instead
+// of appending names rest after rest; the lists are shared, never
+// appended to (CarriedOf clips them).
+func CarriedUnsets(names ...string) []Carried {
+	lists := make([]Carried, 1<<len(names))
+	for i := range lists {
+		var l []string
+		for j, n := range names {
+			if i&(1<<j) != 0 {
+				l = append(l, n)
+			}
+		}
+		lists[i] = CarriedOf(l...)
+	}
+	return lists
+}
+
 // Add puts d's fields in c, its unset names after c's: c is then what
 // CarriedOf gives of c's names followed by d's.
 func (c *Carried) Add(d *Carried) {

@@ -705,3 +705,25 @@ func FuzzKindOf(f *testing.F) {
 		}
 	})
 }
+
+// CarriedUnsets' list at i is CarriedOf of the names whose bit is set in
+// i, in their order (the ATIF and mini-prophet writers pick a rest's
+// unset names by these bits).
+func TestCarriedUnsetsAreCarriedOfEachSubset(t *testing.T) {
+	names := []string{"-message_id", "-id", "-usage", "text"}
+	lists := CarriedUnsets(names...)
+	if len(lists) != 16 {
+		t.Fatalf("%d lists, want 16", len(lists))
+	}
+	for i, got := range lists {
+		var sub []string
+		for j, n := range names {
+			if i&(1<<j) != 0 {
+				sub = append(sub, n)
+			}
+		}
+		if want := CarriedOf(sub...); !reflect.DeepEqual(got, want) {
+			t.Errorf("list %d = %+v, want CarriedOf(%q) = %+v", i, got, sub, want)
+		}
+	}
+}

@@ -447,10 +447,8 @@ type Writer struct {
 	// carried are the header fields written elsewhere than the header
 	// (mini-swe-agent's exit status on the exit message): not dropped.
 	carried []string
-	// restFields holds the carried lists of the rests of the message
-	// being built, end to end (rest), and rests and callRests turnRests'
-	// lists: reused, as a message is written before the next is built.
-	restFields       []string
+	// rests and callRests are turnRests' lists: reused, as a message is
+	// written before the next is built.
 	rests, callRests []eventRest
 	// idWritten and modelWritten are set when the root's head has them;
 	// extraKeys are the header's extras the source object holds.
@@ -525,38 +523,62 @@ func (wr *Writer) begin(h *model.Header) {
 // (writeRests): the event (nil: null) and what the message carries of it.
 type eventRest struct {
 	e       *model.Event
-	carried []string
+	carried model.Carried
 }
 
 // rest is the rest of e in a message (model.RestOf): what the message
-// does not hold of it. A message's own time is its first event's.
-// (carried is the rest's own: copied, as the caller's may be reused,
-// into restFields, which a message's first rest empties with fresh.)
-func (wr *Writer) rest(e *model.Event, time string, fresh bool, carried ...string) eventRest {
-	if fresh {
-		wr.restFields = wr.restFields[:0]
-	}
-	start := len(wr.restFields)
-	// (A variable of its own: carried, only read, stays where the caller
-	// made it, on the stack.)
-	fields := append(wr.restFields, carried...)
+// does not hold of it, c (sets made once, carries) and the names unset
+// says e has none of (carries.unset's bits); to those it adds the time
+// when it is the message's (a message's own time is its first event's),
+// and -id and -usage when e has none. No list of names is made or matched
+// per event (model.Carried).
+func (wr *Writer) rest(e *model.Event, time string, c model.Carried, unset int) eventRest {
 	if e.Time == time && wr.times.readBack(time) {
 		// (The reader's spelling of it: another spelling of the instant
 		// stays in the rest.)
-		fields = append(fields, "time")
+		c.Add(&carries.time)
 	}
 	if e.ID == "" {
-		fields = append(fields, "-id") // not the message key
+		unset |= unsetID // not the message key
 	}
 	if e.Usage == nil {
-		fields = append(fields, "-usage") // not the message's
+		unset |= unsetUsage // not the message's
 	}
-	wr.restFields = fields
-	return eventRest{e, fields[start:len(fields):len(fields)]}
+	// (The unset names are carries.unset's, shared and never appended
+	// to: c has no names of its own to add.)
+	r := carries.unset[unset]
+	r.Add(&c)
+	return eventRest{e, r}
 }
 
+// The bits of carries.unset's index: the names a rest says its event has
+// none of, in the order the rests name them.
+const (
+	unsetMessageID = 1 << iota
+	unsetID
+	unsetUsage
+)
+
+// carries are the lists of fields the rests carry (model.WriteRest's
+// carried), each made into a model.Carried once, and the eight lists of
+// names a rest says its event has none of (unsetMessageID, ...).
+var carries = func() (c struct {
+	none, model, messageID, plusUsage, text, call, result, time model.Carried
+	unset                                                       []model.Carried
+}) {
+	c.model = model.CarriedOf("model")
+	c.messageID = model.CarriedOf("message_id")
+	c.plusUsage = model.CarriedOf("+usage")
+	c.text = model.CarriedOf("text")
+	c.call = model.CarriedOf("call.id", "call.name", "call.input")
+	c.result = model.CarriedOf("result.call_id", "result.content", "result.is_error", "result.status")
+	c.time = model.CarriedOf("time")
+	c.unset = model.CarriedUnsets("-message_id", "-id", "-usage") // (unsetMessageID, ...)
+	return c
+}()
+
 // writeRests writes a message's extra.rests where it goes in b: each rest
-// written indented where it stands (model.WriteRest), null for none.
+// written indented where it stands (model.WriteRestCarried), null for none.
 func writeRests(b *jsonw.Buf, list ...eventRest) {
 	l := b.List()
 	for _, r := range list {
@@ -565,7 +587,7 @@ func writeRests(b *jsonw.Buf, list ...eventRest) {
 			b.Raw([]byte("null"))
 			continue
 		}
-		model.WriteRest(b, r.e, nil, r.carried...)
+		model.WriteRestCarried(b, r.e, nil, &r.carried)
 	}
 	l.End()
 }
@@ -827,30 +849,29 @@ func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUs
 	var own eventRest
 	others, callRests := wr.rests[:0], wr.callRests[:0]
 	msgID := first.MessageID
-	var fields [8]string // (on the stack: rest copies them)
 	for i, x := range turn {
-		carried := append(fields[:0], "model")
-		fresh := i == 0
+		carried, unset := carries.model, 0
 		if x.MessageID == msgID && !model.SyntheticMessageID(msgID) {
-			carried = append(carried, "message_id")
+			carried.Add(&carries.messageID)
 		} else if x.MessageID == "" || model.SyntheticMessageID(x.MessageID) {
-			carried = append(carried, "-message_id") // not the message key
+			unset |= unsetMessageID // not the message key
 		}
 		if x.Usage != nil && (!hasUsage || *x.Usage != u) {
 			// Not the message's usage (a message counted before this
 			// turn has what the turn adds): the event's own.
-			carried = append(carried, "+usage")
+			carried.Add(&carries.plusUsage)
 		}
 		switch {
 		case i == 0 && x.Kind != model.KindToolCall:
 			if x.Kind == model.KindAgent && texts == 1 {
-				carried = append(carried, "text")
+				carried.Add(&carries.text)
 			}
-			own = wr.rest(x, first.Time, fresh, carried...)
+			own = wr.rest(x, first.Time, carried, unset)
 		case x.Kind == model.KindToolCall:
-			callRests = append(callRests, wr.rest(x, first.Time, fresh, append(carried, "call.id", "call.name", "call.input")...))
+			carried.Add(&carries.call)
+			callRests = append(callRests, wr.rest(x, first.Time, carried, unset))
 		default:
-			others = append(others, wr.rest(x, first.Time, fresh, carried...))
+			others = append(others, wr.rest(x, first.Time, carried, unset))
 		}
 	}
 	// own, then others, then callRests, in others' slice.
@@ -922,7 +943,7 @@ func (wr *Writer) other(e *model.Event) {
 		role = "U"
 		o.Str("role", "user")
 		o.Str("content", e.Text)
-		wr.extra(b, o, e, "text")
+		wr.extra(b, o, e, &carries.text)
 	case model.KindToolResult:
 		role = "T"
 		o.Str("role", "tool")
@@ -948,20 +969,20 @@ func (wr *Writer) other(e *model.Event) {
 			}
 		} else {
 			xo.Key("rests")
-			writeRests(b, wr.rest(e, e.Time, true, "result.call_id", "result.content", "result.is_error", "result.status"))
+			writeRests(b, wr.rest(e, e.Time, carries.result, 0))
 		}
 		xo.End()
 	case model.KindSystem:
 		role = "S"
 		o.Str("role", "system")
 		o.Str("content", e.Text)
-		wr.extra(b, o, e, "text")
+		wr.extra(b, o, e, &carries.text)
 	case model.KindLifecycle:
 		if e.Name == "end" && wr.same {
 			role = "O"
 			o.Str("role", "exit")
 			o.Str("content", e.Text)
-			wr.extra(b, o, e)
+			wr.extra(b, o, e, &carries.none)
 			break
 		}
 		fallthrough
@@ -974,7 +995,7 @@ func (wr *Writer) other(e *model.Event) {
 		role = "S"
 		o.Str("role", "system")
 		o.Str("content", model.Describe(e))
-		wr.extra(b, o, e)
+		wr.extra(b, o, e, &carries.none)
 	}
 	o.End()
 	wr.message(strings.IndexByte(roles, role[0]), b.Bytes())
@@ -1016,7 +1037,7 @@ func (wr *Writer) exit(out *model.Outcome) {
 
 // extra writes a message's extra: its time and, from a mini-prophet
 // source, the fields it had.
-func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...string) {
+func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried *model.Carried) {
 	var x model.Fields
 	if ts := wr.times.unix(e.Time); ts != "" {
 		x.Set("timestamp", json.RawMessage(ts))
@@ -1027,7 +1048,7 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried ...s
 		}
 	} else {
 		// The rest written where it stands (the message is indented).
-		r := wr.rest(e, e.Time, true, carried...)
+		r := wr.rest(e, e.Time, *carried, 0)
 		o.Key("extra")
 		x.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, r) })
 		return

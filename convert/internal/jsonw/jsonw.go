@@ -999,10 +999,26 @@ func (o *Obj) NamesName(k *Name, list []*Name) {
 	}
 	dst := append(o.nameMember(e, room), '[')
 	for _, n := range list {
+		e := n.compact
 		if quote {
-			dst = putEscaped(dst, n.quoted)
-		} else {
-			dst = putEscaped(dst, n.compact)
+			e = n.quoted
+		}
+		// putEscaped's stores, here in the loop: its call for each name
+		// (a list's two or three, rest after rest) cost more than them.
+		// (room has the names' bytes.)
+		switch m, l := len(e), len(dst); {
+		case m >= 8 && m <= 16:
+			w := dst[l : l+m]
+			binary.LittleEndian.PutUint64(w, word(e))
+			binary.LittleEndian.PutUint64(w[m-8:], word(e[m-8:]))
+			dst = dst[:l+m]
+		case m >= 4 && m < 8:
+			w := dst[l : l+m]
+			binary.LittleEndian.PutUint32(w, word4(e))
+			binary.LittleEndian.PutUint32(w[m-4:], word4(e[m-4:]))
+			dst = dst[:l+m]
+		default:
+			dst = append(dst, e...)
 		}
 		dst[len(dst)-1] = ','
 	}

@@ -258,9 +258,11 @@ func TestMembersAsWrittenOneByOne(t *testing.T) {
 }
 
 // FuzzStrMember holds a compact object's Str, which appends its member
-// in one body, to the member written byte by byte: the separator, the key
-// and the value escaped (stringByBytes), into buffers with no free room,
-// with just the member's room, and with more.
+// in one body, and its members of other values (Int, Float, Bool, Raw,
+// Key: appendKey), whose short plain keys are stored as words (putKey),
+// to the members written byte by byte: the separator, the key and the
+// value escaped (stringByBytes), into buffers with no free room, with
+// just the member's room, and with more.
 func FuzzStrMember(f *testing.F) {
 	f.Add("type", "user")
 	f.Add("sessionId", "0123456789abcdef0123456789abcdef")
@@ -270,8 +272,8 @@ func FuzzStrMember(f *testing.F) {
 }
 
 // Every byte that ends a run, at every place of keys of 0 to 20 bytes (a
-// compact Str stores keys of 4 to 16 as words), each written as
-// checkStrMembers requires, with a short and a long value.
+// compact Str, Int, Raw or Key stores keys of 4 to 16 as words, putKey),
+// each written as checkStrMembers requires, with a short and a long value.
 func TestStrMemberEveryStop(t *testing.T) {
 	for k := range everyStop(20) {
 		checkStrMembers(t, k, "v")
@@ -301,22 +303,33 @@ func everyStop(n int) iter.Seq[string] {
 }
 
 // checkStrMembers writes two string members of key k and value s in a
-// compact object, into buffers with no free room, with a little, with the
-// member's room and with more, and requires them written byte by byte:
-// the separator, the key and the value escaped (stringByBytes).
+// compact object, then members of k with an integer, a number, a boolean,
+// a raw value and one Key starts, into buffers with no free room, with a
+// little, with the member's room and with more, and requires them written
+// byte by byte: the separator, the key and the value escaped
+// (stringByBytes).
 func checkStrMembers(t *testing.T, k, s string) {
 	t.Helper()
-	var member bytes.Buffer
-	member.WriteByte(',')
-	stringByBytes(&member, k)
-	member.WriteByte(':')
+	var key, member bytes.Buffer
+	key.WriteByte(',')
+	stringByBytes(&key, k)
+	key.WriteByte(':')
+	member.Write(key.Bytes())
 	stringByBytes(&member, s)
-	want := "{" + member.String()[1:] + member.String() + "}"
+	ks := key.String()
+	want := "{" + member.String()[1:] + member.String() +
+		ks + "-12" + ks + "1.5" + ks + "true" + ks + "[1]" + ks + "{}" + "}"
 	for _, room := range []int{0, 1, 9, len(k) + len(s) + 8, 2*(len(k)+len(s)) + 40} {
 		b := &Buffer{buf: make([]byte, 0, room)}
 		o := Begin(b)
 		o.Str(k, s)
 		o.Str(k, s)
+		o.Int(k, -12)
+		o.Float(k, 1.5)
+		o.Bool(k, true)
+		o.Raw(k, []byte("[1]"))
+		o.Key(k)
+		Begin(b).End()
 		o.End()
 		if b.String() != want {
 			t.Fatalf("Str(%q, %q) with room for %d: %s, want %s", k, s, room, b.String(), want)
