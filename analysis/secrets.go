@@ -319,7 +319,7 @@ func nonWordBytes(b *[8]byte) uint64 {
 // none (see nonWordBytes). It is built a row of 256 pairs at a time (one b,
 // every a), each row a copy of one of two made first: the table is made
 // when the package loads, and a pair at a time cost every process about
-// 1.2M instructions (TestPairTables holds the rows to the definition).
+// 1.4M instructions (TestPairTables holds the rows to the definition).
 var nonWordPair = func() (t [1 << 16]uint8) {
 	var rows [2][256]uint8 // after a word byte, after one that is none
 	for a := range 256 {
@@ -709,7 +709,7 @@ func init() {
 // a separator, or what may start one (lightStop) at a word start or after
 // a JSON escape's letter (see AppendSecrets).
 //
-// It is built by rows (one b, every a), not a pair at a time (2.4M
+// It is built by rows (one b, every a), not a pair at a time (2.0M
 // instructions at every process's start): bit 1 and the separators' bit
 // 0 depend on a's classes and on which of three kinds b is (a separator,
 // another light stop, neither), so each row is a copy of one of three
