@@ -114,7 +114,8 @@ var (
 
 // load compiles the table once, on first use: a program that never meets
 // a candidate never pays for it. The rules' 200 expressions are compiled
-// later still, each when a rule's keyword is first found (compileOnUse).
+// later still, each when a rule's keyword is first found (compileOnUse),
+// and the allowlists when a rule first matches (compileAllowlistsOnUse).
 func load() *compiled {
 	compileOnce.Do(func() {
 		c := &compiled{byID: map[string]int{}}
