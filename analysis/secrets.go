@@ -316,14 +316,24 @@ func nonWordBytes(b *[8]byte) uint64 {
 }
 
 // nonWordPair[a|b<<8] has bit 0 when a is no word byte, bit 1 when b is
-// none (see nonWordBytes).
+// none (see nonWordBytes). It is built a row of 256 pairs at a time (one b,
+// every a), each row a copy of one of two made first: the table is made
+// when the package loads, and a pair at a time cost every process about
+// 1.4M instructions (TestPairTables holds the rows to the definition).
 var nonWordPair = func() (t [1 << 16]uint8) {
-	for k := range t {
-		if !wordByte[byte(k)] {
-			t[k] |= 1
+	var rows [2][256]uint8 // after a word byte, after one that is none
+	for a := range 256 {
+		if !wordByte[a] {
+			rows[0][a], rows[1][a] = 1, 1
 		}
-		if !wordByte[byte(k>>8)] {
-			t[k] |= 2
+		rows[1][a] |= 2
+	}
+	for b := range 256 {
+		row := (*[256]uint8)(t[b<<8:])
+		if wordByte[b] {
+			*row = rows[0]
+		} else {
+			*row = rows[1]
 		}
 	}
 	return t
@@ -340,14 +350,39 @@ func mayBeKeyEnd(line []byte, sep int) bool {
 }
 
 // keyEndPair[a|b<<8]: the bytes a, b may end a credential key or
-// Authorization (see mayBeKeyEnd).
+// Authorization (mayEndKey; see mayBeKeyEnd).
+//
+// Only keyEnding and "on" look at a, and only when a and b are both in
+// 'A'..'z' (they test a|0x20 and b|0x20 against lower-case letters): any
+// other a gives what a of 0 gives. So each row (one b, every a) is set
+// from b alone, and mayEndKey is asked only of the 58 × 58 pairs in
+// 'A'..'z'; a pair at a time cost every process about 2.1M instructions
+// at load (TestPairTables asks every pair).
 var keyEndPair = func() (t [1 << 16]bool) {
-	for v := range t {
-		a, b := byte(v), byte(v>>8)
-		t[v] = b == ' ' || b == '"' || b == '\'' || b == '\\' || keyEnding(a, b) || a|0x20 == 'o' && b|0x20 == 'n'
+	for b := range 256 {
+		if mayEndKey(0, byte(b)) {
+			row := (*[256]bool)(t[b<<8:])
+			for a := range row {
+				row[a] = true
+			}
+		}
+	}
+	for b := 'A'; b <= 'z'; b++ {
+		for a := 'A'; a <= 'z'; a++ {
+			t[b<<8|a] = mayEndKey(byte(a), byte(b))
+		}
 	}
 	return t
 }()
+
+// mayEndKey reports whether a credential key or Authorization may end
+// with the bytes a, b before a separator (keyEndPair's definition): b is
+// a blank, a quote or a backslash, which credentialKey and
+// afterAuthorization step back over, or a, b end a credential word
+// (keyEnding) or Authorizati-on.
+func mayEndKey(a, b byte) bool {
+	return b == ' ' || b == '"' || b == '\'' || b == '\\' || keyEnding(a, b) || a|0x20 == 'o' && b|0x20 == 'n'
+}
 
 // urlAt: "://" at i, after a letter or a digit (urlPassword's first test).
 func urlAt(line []byte, i int) bool {
@@ -632,6 +667,9 @@ func init() {
 		if old := int(startRun[k]); old == 0 || run < old {
 			startRun[k] = uint8(min(run, 64))
 		}
+		if v := startRun[k]; v != 0 && v < lightRun {
+			lightStop[a] = 0x80 // a may start a short candidate
+		}
 	}
 	for i := range vendorShapes {
 		sh := &vendorShapes[i]
@@ -662,21 +700,51 @@ func init() {
 			lightStop[c] = 0x80
 		}
 	}
-	for k, run := range startRun {
-		if run != 0 && run < lightRun {
-			lightStop[k>>8] = 0x80
+	buildLightPair()
+}
+
+// buildLightPair fills lightPair from the classes and startRun. For a
+// pair a, b: bit 0 when a is a separator, or what may start a short
+// candidate with b after it (a startRun under lightRun); bit 1 when b is
+// a separator, or what may start one (lightStop) at a word start or after
+// a JSON escape's letter (see AppendSecrets).
+//
+// It is built by rows (one b, every a), not a pair at a time (2.0M
+// instructions at every process's start): bit 1 and the separators' bit
+// 0 depend on a's classes and on which of three kinds b is (a separator,
+// another light stop, neither), so each row is a copy of one of three
+// made first; the short candidates' bit 0 is then set from the rows of
+// startRun of the few bytes a that start one. TestPairTables holds the
+// table to the rule above, every pair.
+func buildLightPair() {
+	var rows [3][256]uint8 // b neither, a separator, another light stop
+	for a := range 256 {
+		var first uint8
+		if secretClass[a]&clsSep != 0 {
+			first = 1
+		}
+		rows[0][a], rows[1][a], rows[2][a] = first, first|2, first
+		if !wordByte[a] || isEscapeLetter(byte(a)) {
+			rows[2][a] |= 2
 		}
 	}
-	for k := range lightPair {
-		a, b := byte(k), byte(k>>8)
-		// a: a separator, or what may start a short candidate with b
-		// after it; b: a separator, or what may start one at a word
-		// start or after a JSON escape's letter (see AppendSecrets).
-		if run := startRun[int(a)<<8|int(b)]; secretClass[a]&clsSep != 0 || run != 0 && run < lightRun {
-			lightPair[k] |= 1
+	for b := range 256 {
+		kind := 0
+		if secretClass[b]&clsSep != 0 {
+			kind = 1
+		} else if lightStop[b] != 0 {
+			kind = 2
 		}
-		if secretClass[b]&clsSep != 0 || lightStop[b] != 0 && (!wordByte[a] || isEscapeLetter(a)) {
-			lightPair[k] |= 2
+		*(*[256]uint8)(lightPair[b<<8:]) = rows[kind]
+	}
+	for a := range 256 {
+		if lightStop[a] == 0 {
+			continue // no short candidate starts with a
+		}
+		for b, run := range startRun[a<<8 : a<<8+256] {
+			if run != 0 && run < lightRun {
+				lightPair[a|b<<8] |= 1
+			}
 		}
 	}
 }

@@ -233,7 +233,7 @@ func (c *compiled) check(r *rule, raw string, start, end int, lines []int) (Find
 	if strings.Contains(line, "gitleaks:allow") {
 		return Finding{}, false
 	}
-	if allowed(c.global, secret, match, line) || allowed(r.allow, secret, match, line) {
+	if allowed(c.global(), secret, match, line) || allowed(r.allow(), secret, match, line) {
 		return Finding{}, false
 	}
 	if f.Start == f.End { // an empty secret: the match is what is there

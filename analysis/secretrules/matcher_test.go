@@ -51,13 +51,13 @@ func TestMatcherFindsTheRulesWords(t *testing.T) {
 	var lists [][]string
 	lists = append(lists, c.keywords.words)
 	for _, r := range c.rules {
-		for _, a := range r.allow {
+		for _, a := range r.allow() {
 			if a.stopwords != nil {
 				lists = append(lists, a.stopwords.words)
 			}
 		}
 	}
-	for _, g := range c.global {
+	for _, g := range c.global() {
 		if g.stopwords != nil {
 			lists = append(lists, g.stopwords.words)
 		}

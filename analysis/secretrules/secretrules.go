@@ -68,9 +68,11 @@ func Kind(id string) string { return strings.ReplaceAll(id, "-", "_") }
 
 // compiled is the table ready to run.
 type compiled struct {
-	rules  []rule
-	byID   map[string]int
-	global []allowlist
+	rules []rule
+	byID  map[string]int
+	// global is gitleaks' global allowlist, compiled on its first call
+	// (see rule.allow).
+	global func() []allowlist
 	// keywords of all rules, and for each rule its keywords' indexes.
 	keywords *matcher
 }
@@ -84,9 +86,14 @@ type rule struct {
 	re func() *regexp.Regexp
 	// loose finds every match of re and a few more, much faster: the line
 	// scan runs it (see loosen).
-	loose    func() *regexp.Regexp
-	path     *regexp.Regexp
-	allow    []allowlist
+	loose func() *regexp.Regexp
+	path  *regexp.Regexp
+	// allow is the rule's allowlists, compiled on its first call: only a
+	// match of the rule's expression asks for them (check), and a log's
+	// first lines near a secret seldom hold one. generic-api-key's
+	// stopwords' automaton alone was 5.5M of the 8.9M instructions load
+	// took at a process's first line near a secret.
+	allow    func() []allowlist
 	keywords []int
 	// assignment: a key, a separator and a value (see assignmentSkeleton).
 	assignment bool
@@ -107,7 +114,8 @@ var (
 
 // load compiles the table once, on first use: a program that never meets
 // a candidate never pays for it. The rules' 200 expressions are compiled
-// later still, each when a rule's keyword is first found (compileOnUse).
+// later still, each when a rule's keyword is first found (compileOnUse),
+// and the allowlists when a rule first matches (compileAllowlistsOnUse).
 func load() *compiled {
 	compileOnce.Do(func() {
 		c := &compiled{byID: map[string]int{}}
@@ -122,9 +130,7 @@ func load() *compiled {
 			if r.Path != "" {
 				r.path = regexp.MustCompile(r.Path)
 			}
-			for _, a := range r.Allowlists {
-				r.allow = append(r.allow, compileAllowlist(a))
-			}
+			r.allow = compileAllowlistsOnUse(r.Allowlists)
 			for _, k := range r.Keywords {
 				n, ok := kwIndex[k]
 				if !ok {
@@ -137,9 +143,7 @@ func load() *compiled {
 			c.byID[r.ID] = len(c.rules)
 			c.rules = append(c.rules, r)
 		}
-		for _, a := range gitleaksGlobalAllowlists {
-			c.global = append(c.global, compileAllowlist(a))
-		}
+		c.global = compileAllowlistsOnUse(gitleaksGlobalAllowlists)
 		c.keywords = newMatcher(kws)
 		table = c
 	})
@@ -152,6 +156,23 @@ func compileOnUse(expr string) (re, loose func() *regexp.Regexp) {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }),
 		sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(loosen(expr)) })
 }
+
+// compileAllowlistsOnUse returns lists compiled on the first call (by
+// whichever goroutine calls first).
+func compileAllowlistsOnUse(lists []Allowlist) func() []allowlist {
+	if len(lists) == 0 {
+		return noAllowlists
+	}
+	return sync.OnceValue(func() []allowlist {
+		out := make([]allowlist, len(lists))
+		for i, a := range lists {
+			out[i] = compileAllowlist(a)
+		}
+		return out
+	})
+}
+
+func noAllowlists() []allowlist { return nil }
 
 func compileAllowlist(a Allowlist) allowlist {
 	out := allowlist{all: a.All, target: a.RegexTarget}
@@ -167,8 +188,10 @@ func compileAllowlist(a Allowlist) allowlist {
 	return out
 }
 
-// longRepeat is a counted repetition with a large upper bound.
-var longRepeat = regexp.MustCompile(`\{(\d+),(\d{2,})\}`)
+// longRepeat is a counted repetition with a large upper bound, compiled
+// on the first call (by loosen, when a first rule is): not at every
+// process's start.
+var longRepeat = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{(\d+),(\d{2,})\}`) })
 
 // loosen returns an expression that matches wherever expr does, with the
 // same groups, whose program is a fraction of the size: the leading
@@ -179,8 +202,8 @@ var longRepeat = regexp.MustCompile(`\{(\d+),(\d{2,})\}`)
 // of 200 bytes, against a tenth of that loosened.
 func loosen(expr string) string {
 	expr = strings.Replace(expr, `[\w.-]{0,50}?`, "", 1)
-	return longRepeat.ReplaceAllStringFunc(expr, func(m string) string {
-		sub := longRepeat.FindStringSubmatch(m)
+	return longRepeat().ReplaceAllStringFunc(expr, func(m string) string {
+		sub := longRepeat().FindStringSubmatch(m)
 		if len(sub[2]) > 2 || sub[2] > "40" {
 			return "{" + sub[1] + ",}"
 		}
