@@ -350,9 +350,15 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 			eq += 1 + j
 		}
 		next.eq = eq
+		// The search that starts a line's arrow search, next.find
+		// written out as the '=' search is (the compiler does not
+		// inline find): one a line, where the loop's rarely runs.
 		a := next.arrow
 		if a < off+content {
-			a = next.find(arrow[0], off+content)
+			a = len(next.text)
+			if j := bytes.IndexByte(next.text[off+content:], arrow[0]); j >= 0 {
+				a = off + content + j
+			}
 		}
 		for ; a < off+te; a = next.find(arrow[0], a+1) {
 			if i := a - off; i+len(arrow) <= te && t[i+1] == arrow[1] && t[i+2] == arrow[2] {
@@ -395,7 +401,10 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 func bracketRedactions(t []byte, li *LineInfo, next *searches, off int) {
 	b := next.bracket
 	if b < off {
-		b = next.find('[', off)
+		b = len(next.text)
+		if j := bytes.IndexByte(next.text[off:], '['); j >= 0 {
+			b = off + j
+		}
 	}
 	for ; b < off+len(t); b = next.find('[', b+1) {
 		i := b - off
