@@ -387,7 +387,10 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 		}
 		i++
 	}
-	if !lacks.bracket {
+	// The next '[' found past this line (the search for it read every
+	// byte before it) leaves nothing for bracketRedactions: its call is
+	// left out, on about half the lines here.
+	if !lacks.bracket && next.bracket < off+len(t) {
 		bracketRedactions(t, li, next, off)
 	}
 	if !lacks.lt {
