@@ -135,7 +135,9 @@ func clearMeta(li *LineInfo, found uint16) {
 
 // classifyLine sets li's bounds, kind, content and name, clears its flags
 // (but FlagDelimiter), arrow and result, and returns the end of the
-// trimmed line.
+// trimmed line. It applies the reference's 21 rules in order to the
+// trimmed line itself: a call to a function of its own (classify, as it
+// was) cost about 30 instructions a line, more than most lines' rule.
 func classifyLine(text []byte, li *LineInfo) int {
 	ts, te := 0, len(text)
 	if te == 0 || text[0]-0x21 >= 0x5f || text[te-1]-0x21 >= 0x5f {
@@ -145,12 +147,121 @@ func classifyLine(text []byte, li *LineInfo) int {
 	li.Flags, li.Arrow, li.Result = 0, Span{}, Span{}
 	if ts == te {
 		li.Kind, li.Content, li.Name = Empty, ts, Span{}
-	} else {
-		li.Kind, li.Content, li.Name = classify(text, ts, te)
+		return te
 	}
 	if te-ts == 3 && text[ts] == '-' && text[ts+1] == '-' && text[ts+2] == '-' {
 		li.Flags = FlagDelimiter
 	}
+	if len(text) >= 1 && text[0] == '\t' || len(text) >= 2 && text[0] == ' ' && text[1] == ' ' {
+		li.Kind, li.Content, li.Name = Continuation, ts, Span{}
+		return te
+	}
+	t := text[:te]
+	c0 := text[ts]
+	c1 := byte(0)
+	if ts+1 < te {
+		c1 = text[ts+1]
+	}
+	c2 := byte(0)
+	if ts+2 < te {
+		c2 = text[ts+2]
+	}
+	// The content of "u: text" starts after the white space after "u:",
+	// most often one space: passed over here, the rest is found by
+	// skipSpace without its call.
+	afterSpace := ts + 2
+	if c2 == ' ' {
+		afterSpace++
+	}
+	switch {
+	case c0 == 'u' && c1 == ':':
+		li.Kind, li.Content, li.Name = User, skipSpace(t, afterSpace), Span{}
+		return te
+	case c0 == 'a' && c1 == ':':
+		li.Kind, li.Content, li.Name = Agent, skipSpace(t, afterSpace), Span{}
+		return te
+	case c0 == 't' && (c1 == '!' || c1 == '~') && c2 == ':':
+		if ok, _ := wordAt(t, ts+3); ok {
+			k := ToolStart
+			if c1 == '~' {
+				k = ToolProgress
+			}
+			li.Kind, li.Content, li.Name = k, ts+3, Span{ts + 3, skipNonSpace(t, ts+3)}
+			return te
+		}
+	case c0 == 't' && c1 == ':':
+		if ok, _ := wordAt(t, ts+2); ok {
+			li.Kind, li.Content, li.Name = Tool, ts+2, Span{ts + 2, skipNonSpace(t, ts+2)}
+			return te
+		}
+	case c0 == 'o' && c1 == ':':
+		li.Kind, li.Content, li.Name = Observation, skipSpace(t, afterSpace), Span{}
+		return te
+	case c0 == 's' && c1 == ':':
+		// ^s:(\S+)\s+(.*)$: a name, then whitespace.
+		end := skipNonSpace(t, ts+2)
+		if end > ts+2 && end < te {
+			li.Kind, li.Content, li.Name = Skill, ts+2, Span{ts + 2, end}
+			return te
+		}
+	case c0 == 'p' && c1 == ':':
+		if ok, _ := wordAt(t, ts+2); ok {
+			li.Kind, li.Content, li.Name = Plan, ts+2, Span{ts + 2, skipWord(t, ts+2)}
+			return te
+		}
+	case c0 == 'm' && c1 == ':':
+		w := skipSpace(t, ts+2)
+		if ok, _ := wordAt(t, w); ok {
+			li.Kind, li.Content, li.Name = Mode, ts+2, Span{w, skipWord(t, w)}
+			return te
+		}
+	case c0 == 'r' && c1 == ':':
+		li.Kind, li.Content, li.Name = Recall, ts+2, Span{}
+		return te
+	case c0 == 'x' && c1 == ':':
+		if ok, _ := wordAt(t, ts+2); ok {
+			li.Kind, li.Content, li.Name = Subagent, ts+2, Span{ts + 2, skipWord(t, ts+2)}
+			return te
+		}
+	case c0 == 'c' && c1 == ':':
+		// ^c:(\w+)\.(\w+)
+		server := skipWord(t, ts+2)
+		if server > ts+2 && server < te && t[server] == '.' {
+			if method := skipWord(t, server+1); method > server+1 {
+				li.Kind, li.Content, li.Name = Mcp, ts+2, Span{ts + 2, method}
+				return te
+			}
+		}
+	case c0 == 'q' && c1 == ':':
+		li.Kind, li.Content, li.Name = Question, skipSpace(t, afterSpace), Span{}
+		return te
+	case c0 == '#':
+		li.Kind, li.Content, li.Name = Comment, skipSpace(t, ts+1), Span{}
+		return te
+	case c0 == '@':
+		if bytes.HasPrefix(t[ts:], []byte("@phase")) {
+			ws := skipSpace(t, ts+6)
+			if ws > ts+6 {
+				if ok, _ := wordAt(t, ws); ok {
+					// The reference takes content from byte 7, one past "@phase".
+					_, n := spaceAt(t, ts+6)
+					li.Kind, li.Content, li.Name = Phase, ts+6+n, Span{ws, skipWord(t, ws)}
+					return te
+				}
+			}
+		}
+		if ok, _ := wordAt(t, ts+1); ok {
+			li.Kind, li.Content, li.Name = Lifecycle, ts+1, Span{ts + 1, skipWord(t, ts+1)}
+			return te
+		}
+	case c0 == 't' && c1 == 'h' && c2 == ':':
+		li.Kind, li.Content, li.Name = Thinking, skipSpace(t, ts+3), Span{}
+		return te
+	case c0 == 't' && c1 == 'd' && c2 == ':':
+		li.Kind, li.Content, li.Name = Todos, skipSpace(t, ts+3), Span{}
+		return te
+	}
+	li.Kind, li.Content, li.Name = Unknown, ts, Span{}
 	return te
 }
 
@@ -239,9 +350,15 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 			eq += 1 + j
 		}
 		next.eq = eq
+		// The search that starts a line's arrow search, next.find
+		// written out as the '=' search is (the compiler does not
+		// inline find): one a line, where the loop's rarely runs.
 		a := next.arrow
 		if a < off+content {
-			a = next.find(arrow[0], off+content)
+			a = len(next.text)
+			if j := bytes.IndexByte(next.text[off+content:], arrow[0]); j >= 0 {
+				a = off + content + j
+			}
 		}
 		for ; a < off+te; a = next.find(arrow[0], a+1) {
 			if i := a - off; i+len(arrow) <= te && t[i+1] == arrow[1] && t[i+2] == arrow[2] {
@@ -270,7 +387,10 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 		}
 		i++
 	}
-	if !lacks.bracket {
+	// The next '[' found past this line (the search for it read every
+	// byte before it) leaves nothing for bracketRedactions: its call is
+	// left out, on about half the lines here.
+	if !lacks.bracket && next.bracket < off+len(t) {
 		bracketRedactions(t, li, next, off)
 	}
 	if !lacks.lt {
@@ -284,7 +404,10 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 func bracketRedactions(t []byte, li *LineInfo, next *searches, off int) {
 	b := next.bracket
 	if b < off {
-		b = next.find('[', off)
+		b = len(next.text)
+		if j := bytes.IndexByte(next.text[off:], '['); j >= 0 {
+			b = off + j
+		}
 	}
 	for ; b < off+len(t); b = next.find('[', b+1) {
 		i := b - off
@@ -369,7 +492,22 @@ func metaAt(t []byte, li *LineInfo, content, eq, te int) uint16 {
 		} else if wordBefore(t, ks) {
 			continue
 		}
-		return recordMeta(t, li, k, eq, te)
+		// recordMeta, written out: the call cost more than its body
+		// (about 20 instructions of 16,000 keys' calls at 1 MB).
+		if li.Meta[k].Valid() {
+			return 0
+		}
+		var end int
+		if name.digits {
+			end = skipDigits(t[:te], eq+1)
+		} else {
+			end = valueEnd(t[:te], k, eq+1)
+		}
+		if end == eq+1 {
+			return 0
+		}
+		li.Meta[k] = Span{eq + 1, end}
+		return 1 << k
 	}
 	return 0
 }
@@ -489,102 +627,6 @@ func HasInterrupted(text []byte) bool {
 		}
 		off = end
 	}
-}
-
-// classify applies the reference's 21 rules in order to the trimmed line.
-func classify(text []byte, ts, te int) (Kind, int, Span) {
-	if len(text) >= 1 && text[0] == '\t' || len(text) >= 2 && text[0] == ' ' && text[1] == ' ' {
-		return Continuation, ts, Span{}
-	}
-	t := text[:te]
-	c0 := text[ts]
-	c1 := byte(0)
-	if ts+1 < te {
-		c1 = text[ts+1]
-	}
-	c2 := byte(0)
-	if ts+2 < te {
-		c2 = text[ts+2]
-	}
-	// The content of "u: text" starts after the white space after "u:",
-	// most often one space: passed over here, the rest is found by
-	// skipSpace without its call.
-	afterSpace := ts + 2
-	if c2 == ' ' {
-		afterSpace++
-	}
-	switch {
-	case c0 == 'u' && c1 == ':':
-		return User, skipSpace(t, afterSpace), Span{}
-	case c0 == 'a' && c1 == ':':
-		return Agent, skipSpace(t, afterSpace), Span{}
-	case c0 == 't' && (c1 == '!' || c1 == '~') && c2 == ':':
-		if ok, _ := wordAt(t, ts+3); ok {
-			k := ToolStart
-			if c1 == '~' {
-				k = ToolProgress
-			}
-			return k, ts + 3, Span{ts + 3, skipNonSpace(t, ts+3)}
-		}
-	case c0 == 't' && c1 == ':':
-		if ok, _ := wordAt(t, ts+2); ok {
-			return Tool, ts + 2, Span{ts + 2, skipNonSpace(t, ts+2)}
-		}
-	case c0 == 'o' && c1 == ':':
-		return Observation, skipSpace(t, afterSpace), Span{}
-	case c0 == 's' && c1 == ':':
-		// ^s:(\S+)\s+(.*)$: a name, then whitespace.
-		end := skipNonSpace(t, ts+2)
-		if end > ts+2 && end < te {
-			return Skill, ts + 2, Span{ts + 2, end}
-		}
-	case c0 == 'p' && c1 == ':':
-		if ok, _ := wordAt(t, ts+2); ok {
-			return Plan, ts + 2, Span{ts + 2, skipWord(t, ts+2)}
-		}
-	case c0 == 'm' && c1 == ':':
-		w := skipSpace(t, ts+2)
-		if ok, _ := wordAt(t, w); ok {
-			return Mode, ts + 2, Span{w, skipWord(t, w)}
-		}
-	case c0 == 'r' && c1 == ':':
-		return Recall, ts + 2, Span{}
-	case c0 == 'x' && c1 == ':':
-		if ok, _ := wordAt(t, ts+2); ok {
-			return Subagent, ts + 2, Span{ts + 2, skipWord(t, ts+2)}
-		}
-	case c0 == 'c' && c1 == ':':
-		// ^c:(\w+)\.(\w+)
-		server := skipWord(t, ts+2)
-		if server > ts+2 && server < te && t[server] == '.' {
-			if method := skipWord(t, server+1); method > server+1 {
-				return Mcp, ts + 2, Span{ts + 2, method}
-			}
-		}
-	case c0 == 'q' && c1 == ':':
-		return Question, skipSpace(t, afterSpace), Span{}
-	case c0 == '#':
-		return Comment, skipSpace(t, ts+1), Span{}
-	case c0 == '@':
-		if bytes.HasPrefix(t[ts:], []byte("@phase")) {
-			ws := skipSpace(t, ts+6)
-			if ws > ts+6 {
-				if ok, _ := wordAt(t, ws); ok {
-					// The reference takes content from byte 7, one past "@phase".
-					_, n := spaceAt(t, ts+6)
-					return Phase, ts + 6 + n, Span{ws, skipWord(t, ws)}
-				}
-			}
-		}
-		if ok, _ := wordAt(t, ts+1); ok {
-			return Lifecycle, ts + 1, Span{ts + 1, skipWord(t, ts+1)}
-		}
-	case c0 == 't' && c1 == 'h' && c2 == ':':
-		return Thinking, skipSpace(t, ts+3), Span{}
-	case c0 == 't' && c1 == 'd' && c2 == ':':
-		return Todos, skipSpace(t, ts+3), Span{}
-	}
-	return Unknown, ts, Span{}
 }
 
 // hasASCIIArrow reports an ASCII "->" standing alone between whitespace (or

@@ -117,6 +117,7 @@ func FuzzScanBytesJumps(f *testing.F) {
 		"o: x → [ok] [redacted:api_key] <REDACTED> [REDACTED] <REDACTED:x>",
 		"a: @blob sha256=abc @blob  sha256=0f", "a: a=1 b= =c id==2 id=3 step=4 ts=5\r\nu: \r x",
 		"o: \xe2\x86 → \xe2\x86\x92→", "t: x\xe2\x86\x92 id=\xe2",
+		"u: x\no: [redacted:key] y\na: [REDACTED]\n\nq: [ok] z [redacted:b]", // a '[' found by the line before's search
 		string(generated(200)),
 	} {
 		f.Add([]byte(s))

@@ -269,3 +269,27 @@ func TestTokensUntilStop(t *testing.T) {
 		}
 	}
 }
+
+// TestContentStart: where each kind's content starts (the white space
+// after "u:", "th:" and the like passed over, the names' lines at their
+// name), as classifyLine finds it.
+func TestContentStart(t *testing.T) {
+	for _, c := range []struct {
+		line    string
+		content int
+	}{
+		{"", 0}, {"   ", 3}, {"---", 0}, {"  cont", 2}, {"\tcont", 1},
+		{"u: x", 3}, {"u:  x", 4}, {"u:x", 2}, {"u:\u00a0x", 4}, {"a: x", 3}, {"a:", 2},
+		{"o: id=1", 3}, {"q: why", 3}, {"# x", 2}, {"#x", 1},
+		{"th: x", 4}, {"th:  x", 5}, {"td:\tx", 4}, {"th:", 3},
+		{"t:read x", 2}, {"t!:Bash id=1", 3}, {"t~:Bash [1/2]", 3}, {"s:deploy x", 2},
+		{"p:create x", 2}, {"m: auto", 2}, {"r: x", 2}, {"x:explore id=1", 2}, {"c:a.b x", 2},
+		{"@phase explore", 7}, {"@phase  explore", 7}, {"@start id=1", 1}, {"@ start", 0},
+		{" u: x", 4}, {"z: x", 0},
+	} {
+		li := ScanLine([]byte(c.line))
+		if li.Content != c.content {
+			t.Errorf("%q (%v): content at %d, want %d", c.line, li.Kind, li.Content, c.content)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"bytes"
+	"encoding/binary"
 	"iter"
 	"runtime"
 	"slices"
@@ -450,10 +451,11 @@ func (li *LineInfo) shift(d int) {
 // storeLineUsage stores the token counts of a chunk's line (at lineOff in
 // the chunk, scanned into li), if it has any: what usageOf and storeUsage
 // store, without the Usage between them. Every line comes through here, so
-// a line without a tokens_*= returns at once; a count of up to nine digits
-// (all but a few) fits the stored 32 bits and is read into it in place; a
-// longer one, or a message id longer than storedUsage keeps, goes the
-// general way, which keeps it wide. FuzzStoreLineUsage holds it equal to
+// a line without a tokens_*= returns at once; a count of up to eight
+// digits (all but a few) is read into the stored 32 bits in place, a
+// word at a time (narrowCount); a longer one, or a message id longer
+// than storedUsage keeps, goes the general way, which keeps it wide
+// when it does not fit. FuzzStoreLineUsage holds it equal to
 // usageOf and storeUsage.
 func (c *Chunk) storeLineUsage(line, lineOff int, lineText []byte, li *LineInfo) {
 	m := &li.Meta
@@ -470,20 +472,18 @@ func (c *Chunk) storeLineUsage(line, lineOff int, lineText []byte, li *LineInfo)
 		}
 		return
 	}
-	su := storedUsage{line: uint32(line),
-		in: narrowCount(lineText, in), out: narrowCount(lineText, out),
-		cached: narrowCount(lineText, cached), create: narrowCount(lineText, create)}
+	su := storedUsage{line: uint32(line)}
 	if in.End != 0 {
-		su.has |= hasIn
+		su.in, su.has = narrowCount(lineText, in), su.has|hasIn
 	}
 	if out.End != 0 {
-		su.has |= hasOut
+		su.out, su.has = narrowCount(lineText, out), su.has|hasOut
 	}
 	if cached.End != 0 {
-		su.has |= hasCached
+		su.cached, su.has = narrowCount(lineText, cached), su.has|hasCached
 	}
 	if create.End != 0 {
-		su.has |= hasCache
+		su.create, su.has = narrowCount(lineText, create), su.has|hasCache
 	}
 	if mid.End != 0 {
 		su.msgOff, su.msgLen = uint32(lineOff+mid.Start+1), uint16(mid.Len())
@@ -491,18 +491,30 @@ func (c *Chunk) storeLineUsage(line, lineOff int, lineText []byte, li *LineInfo)
 	c.usage = append(c.usage, su)
 }
 
-// maxNarrowDigits is the longest count storeLineUsage reads in place: nine
-// digits are below 1e9, which fits 32 bits.
-const maxNarrowDigits = 9
+// maxNarrowDigits is the longest count storeLineUsage reads in place:
+// eight digits, one word's worth (narrowCount), are below 1e8, which fits
+// 32 bits. A longer count goes the general way (storeUsage), which stores
+// it the same when it fits.
+const maxNarrowDigits = 8
 
-// narrowCount is the count of digits at sp (0 when absent), at most
-// maxNarrowDigits long.
+// narrowCount is the count of 1 to maxNarrowDigits digits at sp,
+// converted at once in the word that ends where they do: a count's
+// value starts after its key and '=', so the eight bytes are in text.
+// The bytes before the digits are masked out (they count as leading
+// zeros), and each step joins neighbouring numbers of the step before:
+// two digits into 0..99, two of those into 0..9999, two of those into
+// the result. The loop that read a digit at a time took about five
+// instructions a digit; this is small enough to be inlined.
+// FuzzStoreLineUsage holds it to usageOf's loop (number), and
+// TestNarrowCountEachLength at each length.
 func narrowCount(text []byte, sp Span) uint32 {
-	var n uint32
-	for _, c := range text[sp.Start:sp.End] {
-		n = n*10 + uint32(c-'0')
-	}
-	return n
+	// The digits are the word's highest bytes (the last in text), the
+	// first digit in the lowest of them.
+	digits := ^uint64(0) << (64 - 8*uint(sp.End-sp.Start))
+	x := binary.LittleEndian.Uint64(text[sp.End-8:])&digits - 0x3030303030303030&digits
+	x = (x*10 + x>>8) & 0x00FF00FF00FF00FF
+	x = (x*100 + x>>16) & 0x0000FFFF0000FFFF
+	return uint32(x*10000 + x>>32)
 }
 
 func (c *Chunk) storeUsage(line, lineOff int, lineText []byte, u Usage, li *LineInfo) {

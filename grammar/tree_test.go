@@ -557,6 +557,38 @@ func FuzzStoreLineUsage(f *testing.F) {
 	})
 }
 
+// TestNarrowCountEachLength: a count of every length the word's
+// conversion reads (1 to 8 digits, each digit 0 to 9 in each place, the
+// bytes of the shortest and the longest key before it, and none: 0), as
+// usageOf's loop reads it.
+func TestNarrowCountEachLength(t *testing.T) {
+	for n := 0; n <= maxNarrowDigits; n++ {
+		for d := range 10 {
+			for _, key := range []string{"tokens_in=", "tokens_cache_create="} {
+				digits := make([]byte, n)
+				for i := range digits {
+					digits[i] = byte('0' + (d+i*7)%10)
+				}
+				if n > 0 && d%2 == 0 {
+					digits[n-1] = '9'
+				}
+				line := []byte(key + string(digits) + " rest")
+				sp := Span{len(key), len(key) + n}
+				want := uint32(0)
+				for _, c := range digits {
+					want = want*10 + uint32(c-'0')
+				}
+				if got := narrowCount(line, sp); got != want {
+					t.Errorf("narrowCount(%q, %v) = %d, want %d", line, sp, got, want)
+				}
+				if got := narrowCount(line[:sp.End], sp); got != want {
+					t.Errorf("narrowCount(%q) at the end = %d, want %d", line[:sp.End], got, want)
+				}
+			}
+		}
+	}
+}
+
 // TestStoreLineUsageLongMessageID: a message id too long for storedUsage
 // (a seed of FuzzStoreLineUsage this long makes the fuzzer crawl).
 func TestStoreLineUsageLongMessageID(t *testing.T) {

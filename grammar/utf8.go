@@ -22,8 +22,8 @@ func validUTF8(p []byte) bool {
 	const high = 0x8080808080808080
 	i := 0
 	for {
-		for ; i+32 <= len(p); i += 32 {
-			q := (*[32]byte)(p[i : i+32])
+		for ; i <= len(p)-32; i += 32 {
+			q := (*[32]byte)(p[i:])
 			w0, w1 := binary.LittleEndian.Uint64(q[0:]), binary.LittleEndian.Uint64(q[8:])
 			w2, w3 := binary.LittleEndian.Uint64(q[16:]), binary.LittleEndian.Uint64(q[24:])
 			if (w0|w1|w2|w3)&high == 0 {
@@ -50,6 +50,10 @@ func validUTF8(p []byte) bool {
 	multi:
 		if c := p[i]; 0xC2 <= c && c <= 0xDF && i+1 < len(p) && p[i+1]&0xC0 == 0x80 {
 			i += 2 // a two-byte character: any second byte from 0x80 to 0xBF
+			continue
+		}
+		if c := p[i]; 0xE1 <= c && c <= 0xEC && i+2 < len(p) && p[i+1]&0xC0 == 0x80 && p[i+2]&0xC0 == 0x80 {
+			i += 3 // a three-byte character whose second byte may be any from 0x80 to 0xBF (→, most CJK)
 			continue
 		}
 		size := validRuneLen(p[i:])
