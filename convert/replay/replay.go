@@ -545,7 +545,7 @@ func (wr *Writer) start(h *model.Header, first *model.Event) {
 		// line; otherwise the line is the writer's.
 		if first != nil && first.Kind == model.KindLifecycle && first.Name == "start" {
 			wr.firstStart = true
-			ss.Canonical("rest", wr.rest(first))
+			ss.Canonical("rest", wr.rest(first, &carries.none))
 		} else {
 			ss.Raw("rest", []byte("null"))
 		}
@@ -566,11 +566,52 @@ func (wr *Writer) made(detail string, loc model.Loc) {
 // it goes (canon.Writer: keys sorted as each object ends), not compact and
 // then read again, in a buffer the writer reuses, valid until the next
 // call (canon.Object copies a value as it is set).
-func (wr *Writer) rest(e *model.Event, carried ...string) []byte {
+func (wr *Writer) rest(e *model.Event, c *model.Carried) []byte {
 	wr.restBuf.Reset()
-	model.WriteRest(&wr.restBuf, e, nil, carried...)
+	model.WriteRestCarried(&wr.restBuf, e, nil, c)
 	return wr.restBuf.Bytes()
 }
+
+// The bits of carries.call's index: the names a ToolCall's rest says its
+// event has none of, the writer's own id and step_id.
+const (
+	unsetCallID = 1 << iota
+	unsetStep
+)
+
+// carries are what each kind of line holds of its event (the fields its
+// rest carries, model.WriteRestCarried), each made into a model.Carried
+// once instead of a list of names a line matched again at every rest:
+// a ToolCall's with the four lists of names its rest may say the event
+// has none of (unsetCallID, unsetStep), a ToolResult's with and without
+// its content and its call id, a Message of text's, and what a line adds
+// (its time, finish's message id and model). Only the lists a line
+// starts from have unset names: what it adds (Add) has none, so nothing
+// is appended to a shared list.
+var carries = func() (c struct {
+	call                                           [4]model.Carried
+	result, resultContent                          [2]model.Carried
+	orphanResult, text, time, messageIDModel, none model.Carried
+}) {
+	call := model.CarriedOf("call.id", "call.name", "call.input")
+	for i, u := range model.CarriedUnsets("-call.id", "-step") {
+		c.call[i] = u
+		c.call[i].Add(&call)
+	}
+	result := model.CarriedOf("result.call_id", "result.is_error", "result.status")
+	content := model.CarriedOf("result.content")
+	for i, u := range model.CarriedUnsets("-result.call_id") {
+		c.result[i] = u
+		c.result[i].Add(&result)
+		c.resultContent[i] = c.result[i]
+		c.resultContent[i].Add(&content)
+	}
+	c.orphanResult = model.CarriedOf("result.call_id", "result.is_error", "result.status", "result.content")
+	c.text = model.CarriedOf("text", "signature")
+	c.time = model.CarriedOf("time")
+	c.messageIDModel = model.CarriedOf("message_id", "model")
+	return c
+}()
 
 func pickTime(ts ...string) string {
 	for _, t := range ts {
@@ -589,18 +630,15 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	if !wr.started {
 		wr.start(h, e)
 	}
-	var carried []string // what the line holds of e, for its rest
-	if e.Time != "" {
-		carried = append(carried, "time")
-	}
+	carried := &carries.none // what the line holds of e, for its rest
 	t := wr.lineTime(e)
 	f := &wr.obj
 	f.Reset()
 	switch e.Kind {
 	case model.KindToolCall:
-		carried = wr.toolCall(f, t, e, carried)
+		carried = wr.toolCall(f, t, e)
 	case model.KindToolResult:
-		carried = wr.toolResult(f, t, e, carried)
+		carried = wr.toolResult(f, t, e)
 	case model.KindUser, model.KindAgent, model.KindThinking:
 		f.String("event", EventMessage)
 		f.String("t", t)
@@ -609,7 +647,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		if e.Signature != "" {
 			f.String("signature", e.Signature)
 		}
-		carried = append(carried, "text", "signature")
+		carried = &carries.text
 	case model.KindLifecycle:
 		if wr.lifecycleLine(f, t, e) {
 			return wr.err
@@ -639,12 +677,17 @@ func (wr *Writer) lineTime(e *model.Event) string {
 
 // finish carries over what e's line f does not hold, and writes it: the
 // usage as extension fields, and for a session from another format the
-// event's rest, for a REPLAY source its fields as they were.
-func (wr *Writer) finish(f *canon.Object, e *model.Event, carried []string) {
+// event's rest (carried is what the line's kind holds of e), for a REPLAY
+// source its fields as they were.
+func (wr *Writer) finish(f *canon.Object, e *model.Event, carried *model.Carried) {
 	wr.usage(f, e)
 	if wr.other {
-		carried = append(carried, "message_id", "model")
-		f.Canonical("rest", wr.rest(e, carried...))
+		c := *carried // (its unset names shared: what is added has none)
+		if e.Time != "" {
+			c.Add(&carries.time)
+		}
+		c.Add(&carries.messageIDModel)
+		f.Canonical("rest", wr.rest(e, &c))
 	} else {
 		for _, x := range e.Extra {
 			if _, set := f.Get(x.Key); !set {
@@ -656,8 +699,10 @@ func (wr *Writer) finish(f *canon.Object, e *model.Event, carried []string) {
 }
 
 // toolCall makes the ToolCall of a call: the source's id (or a made-up
-// one), params and their hash, and a step id.
-func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event, carried []string) []string {
+// one), params and their hash, and a step id. It returns what the line
+// holds of e.
+func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event) *model.Carried {
+	unset := 0
 	f.String("event", EventToolCall)
 	f.String("t", t)
 	id := e.Call.ID
@@ -667,16 +712,15 @@ func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event, carried []
 	if id == "" {
 		id = fmt.Sprintf("tc_%d", wr.ncalls+1)
 		wr.rep.Add(model.LossSynthesized, "ToolCall id for a call without one", e.Loc)
-		carried = append(carried, "-call.id") // the writer's
+		unset |= unsetCallID // the writer's
 	}
 	wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
 	wr.seen.Add(e.Call.ID)
 	wr.ncalls++
 	f.String("id", id)
 	f.String("tool", e.Call.Name)
-	carried = append(carried, "call.id", "call.name", "call.input")
 	if e.Step == 0 {
-		carried = append(carried, "-step") // the writer's step_id
+		unset |= unsetStep // the writer's step_id
 	}
 	params := e.Call.Input
 	if len(params) == 0 {
@@ -696,13 +740,14 @@ func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event, carried []
 	} else {
 		f.String("step_id", "step-"+strconv.FormatInt(wr.ncalls, 10))
 	}
-	return carried
+	return &carries.call[unset]
 }
 
 // toolResult makes the ToolResult of a result whose call was written
 // before it (its hash, exit code, latency and preview), or a Message of
-// this writer's for one whose call was not.
-func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried []string) []string {
+// this writer's for one whose call was not. It returns what the line
+// holds of e.
+func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event) *model.Carried {
 	ref, known := wr.calls.Get(e.Result.CallID)
 	if !known && wr.seen.Has(e.Result.CallID) {
 		// A call older than the ids remembered: its id as the source
@@ -722,11 +767,11 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 		f.String("kind", "tool_result")
 		f.String("text", e.Result.Content)
 		f.Raw("tool_result", wr.structured(e))
-		return append(carried, "result.call_id", "result.is_error", "result.status", "result.content")
+		return &carries.orphanResult
 	}
-	carried = append(carried, "result.call_id", "result.is_error", "result.status")
+	unset := 0
 	if e.Result.CallID == "" {
-		carried = append(carried, "-result.call_id") // the writer's id of its call
+		unset = 1 // "-result.call_id": the writer's id of its call
 	}
 	f.String("event", EventToolResult)
 	f.String("t", t)
@@ -778,9 +823,9 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 		wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
 	}
 	if !cut {
-		carried = append(carried, "result.content")
+		return &carries.resultContent[unset]
 	}
-	return carried
+	return &carries.result[unset]
 }
 
 // lifecycleLine makes the line of a lifecycle event: REPLAY's own event
@@ -975,7 +1020,7 @@ func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 			f.String("kind", "lifecycle")
 			f.String("text", describe(e))
 			wr.usage(f, e)
-			f.Canonical("rest", wr.rest(e))
+			f.Canonical("rest", wr.rest(e, &carries.none))
 			wr.line(false)
 		}
 		return wr.err
@@ -1004,7 +1049,7 @@ func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 	if wr.other {
 		// The source's end event, or none: the writer's line.
 		if e != nil {
-			f.Canonical("rest", wr.rest(e))
+			f.Canonical("rest", wr.rest(e, &carries.none))
 		} else {
 			f.Raw("rest", []byte("null"))
 		}
