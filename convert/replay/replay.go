@@ -409,9 +409,11 @@ type Writer struct {
 	ncalls  int64
 	latency int64
 	ended   bool
-	obj     canon.Object // the line being built, reused
-	restBuf jsonw.Buf    // rest's, reused; writes canonical JSON
+	obj     canon.Object  // the line being built, reused
+	restBuf jsonw.Buf     // rest's, reused; writes canonical JSON
+	members canon.Members // a line written direct, its keys in order
 	buf     []byte
+	tmp     []byte // a cut output's canonical string, for its hash
 	err     error
 	// other is set for a session from another format, whose lines carry
 	// the rests of their events; madeUp names the values the writer made
@@ -632,6 +634,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	}
 	carried := &carries.none // what the line holds of e, for its rest
 	t := wr.lineTime(e)
+	if wr.direct(t, e) {
+		return wr.err
+	}
 	f := &wr.obj
 	f.Reset()
 	switch e.Kind {
@@ -702,10 +707,30 @@ func (wr *Writer) finish(f *canon.Object, e *model.Event, carried *model.Carried
 // one), params and their hash, and a step id. It returns what the line
 // holds of e.
 func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event) *model.Carried {
-	unset := 0
 	f.String("event", EventToolCall)
 	f.String("t", t)
-	id := e.Call.ID
+	id, unset := wr.callID(t, e)
+	f.String("id", id)
+	f.String("tool", e.Call.Name)
+	f.Raw("params", callParams(e))
+	f.HashOf("params_hash", "params")
+	hash, _ := f.Get("params_hash")
+	wr.checkParamsHash(e, hash)
+	if sid, ok := e.Extra.String("step_id"); ok {
+		f.String("step_id", sid)
+	} else if e.Step > 0 {
+		f.String("step_id", "step-"+strconv.FormatInt(e.Step, 10))
+	} else {
+		f.String("step_id", "step-"+strconv.FormatInt(wr.ncalls, 10))
+	}
+	return &carries.call[unset]
+}
+
+// callID is the id of the ToolCall of e, the source's or one made up,
+// noted for its result, and what of the line is the writer's own
+// (unsetCallID, unsetStep).
+func (wr *Writer) callID(t string, e *model.Event) (id string, unset int) {
+	id = e.Call.ID
 	if wr.seen.Has(e.Call.ID) && e.Call.ID != "" {
 		wr.rep.Add(model.LossIDUnique, "tool call id reused (ToolResult matches the latest)", e.Loc)
 	}
@@ -717,30 +742,26 @@ func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event) *model.Car
 	wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
 	wr.seen.Add(e.Call.ID)
 	wr.ncalls++
-	f.String("id", id)
-	f.String("tool", e.Call.Name)
 	if e.Step == 0 {
 		unset |= unsetStep // the writer's step_id
 	}
-	params := e.Call.Input
-	if len(params) == 0 {
-		params = []byte("{}")
+	return id, unset
+}
+
+// callParams are the params of e's ToolCall: its input, or {}.
+func callParams(e *model.Event) []byte {
+	if len(e.Call.Input) == 0 {
+		return []byte("{}")
 	}
-	f.Raw("params", params)
-	f.HashOf("params_hash", "params")
-	if src, ok := e.Extra.String("params_hash"); ok {
-		if hash, _ := f.Get("params_hash"); string(hash[1:len(hash)-1]) != src {
-			wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
-		}
+	return e.Call.Input
+}
+
+// checkParamsHash reports a params_hash of the source's that is not
+// hash, the one written (a JSON string).
+func (wr *Writer) checkParamsHash(e *model.Event, hash []byte) {
+	if src, ok := e.Extra.String("params_hash"); ok && string(hash[1:len(hash)-1]) != src {
+		wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
 	}
-	if sid, ok := e.Extra.String("step_id"); ok {
-		f.String("step_id", sid)
-	} else if e.Step > 0 {
-		f.String("step_id", "step-"+strconv.FormatInt(e.Step, 10))
-	} else {
-		f.String("step_id", "step-"+strconv.FormatInt(wr.ncalls, 10))
-	}
-	return &carries.call[unset]
 }
 
 // toolResult makes the ToolResult of a result whose call was written
@@ -748,12 +769,7 @@ func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event) *model.Car
 // this writer's for one whose call was not. It returns what the line
 // holds of e.
 func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event) *model.Carried {
-	ref, known := wr.calls.Get(e.Result.CallID)
-	if !known && wr.seen.Has(e.Result.CallID) {
-		// A call older than the ids remembered: its id as the source
-		// had it, and no latency from the times.
-		ref, known = callRef{id: e.Result.CallID}, e.Result.CallID != ""
-	}
+	ref, known := wr.resultCall(e)
 	if !known {
 		// REPLAY wants a ToolResult after its ToolCall: the result
 		// goes on a Message of this writer's, as other events REPLAY
@@ -768,10 +784,6 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event) *model.C
 		f.String("text", e.Result.Content)
 		f.Raw("tool_result", wr.structured(e))
 		return &carries.orphanResult
-	}
-	unset := 0
-	if e.Result.CallID == "" {
-		unset = 1 // "-result.call_id": the writer's id of its call
 	}
 	f.String("event", EventToolResult)
 	f.String("t", t)
@@ -792,19 +804,68 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event) *model.C
 			f.HashOf("output_hash", "output_preview")
 		}
 	}
+	f.Raw("exit_code", wr.exitCode(e))
+	f.Raw("step_utility", stepUtility(e))
+	f.Int("latency_ms", wr.latencyOf(e, ref, t))
+	if e.Result.Status != "" {
+		// A status other than ok or error (rlog's `[2 issues]`).
+		f.String("status", e.Result.Status)
+	}
+	if cut && !wr.other {
+		wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
+	}
+	return resultCarried(e, cut)
+}
+
+// resultCall is the call of the result e, written before it, and whether
+// there is one.
+func (wr *Writer) resultCall(e *model.Event) (callRef, bool) {
+	ref, known := wr.calls.Get(e.Result.CallID)
+	if !known && wr.seen.Has(e.Result.CallID) {
+		// A call older than the ids remembered: its id as the source
+		// had it, and no latency from the times.
+		ref, known = callRef{id: e.Result.CallID}, e.Result.CallID != ""
+	}
+	return ref, known
+}
+
+// resultCarried is what a ToolResult line holds of e (cut: its preview
+// is not the whole output).
+func resultCarried(e *model.Event, cut bool) *model.Carried {
+	unset := 0
+	if e.Result.CallID == "" {
+		unset = 1 // "-result.call_id": the writer's id of its call
+	}
+	if !cut {
+		return &carries.resultContent[unset]
+	}
+	return &carries.result[unset]
+}
+
+// exitCode is the exit_code of the result e: the source's, 1 for a
+// failed tool (made up), or null.
+func (wr *Writer) exitCode(e *model.Event) []byte {
 	if x, ok := e.Extra.Get("exit_code"); ok {
-		f.Raw("exit_code", x)
-	} else if e.Result.IsError {
-		f.Int("exit_code", 1)
+		return x
+	}
+	if e.Result.IsError {
 		wr.made("exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
-	} else {
-		f.Raw("exit_code", []byte("null"))
+		return []byte("1")
 	}
+	return []byte("null")
+}
+
+// stepUtility is the step_utility of the result e: the source's, or 0.0.
+func stepUtility(e *model.Event) []byte {
 	if x, ok := e.Extra.Get("step_utility"); ok {
-		f.Raw("step_utility", x)
-	} else {
-		f.Raw("step_utility", []byte("0.0"))
+		return x
 	}
+	return []byte("0.0")
+}
+
+// latencyOf is the latency_ms of the result e at t, of its call ref: the
+// source's, or the time from the call to it; it counts in the session's.
+func (wr *Writer) latencyOf(e *model.Event, ref callRef, t string) int64 {
 	lat := int64(0)
 	if x, ok := e.Extra.Get("latency_ms"); ok {
 		lat, _ = jsonscan.Int(x)
@@ -814,18 +875,167 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event) *model.C
 		}
 	}
 	wr.latency += lat
-	f.Int("latency_ms", lat)
+	return lat
+}
+
+// directLines is false only in the tests, which hold the lines written
+// direct to the lines built in a canon.Object (TestDirectLines).
+var directLines = true
+
+// direct writes the line of e at t when it is one whose keys are known
+// ahead (a session from another format's ToolCall, ToolResult after its
+// call, and user, agent and thinking Message), in their sorted order
+// (canon.Members), instead of building it in a canon.Object that sorts
+// them; it reports whether it did. Each line's members are the ones its
+// Object path sets (toolCall, toolResult, Event, finish), the same
+// bytes.
+func (wr *Writer) direct(t string, e *model.Event) bool {
+	if !wr.other || !directLines {
+		return false
+	}
+	switch e.Kind {
+	case model.KindToolCall:
+		wr.callLine(t, e)
+	case model.KindToolResult:
+		ref, known := wr.resultCall(e)
+		if !known {
+			return false
+		}
+		wr.resultLine(t, e, ref)
+	case model.KindUser, model.KindAgent, model.KindThinking:
+		wr.textLine(t, e)
+	default:
+		return false
+	}
+	return true
+}
+
+// lineKeys are the keys of the lines written direct, each escaped once.
+var lineKeys = struct {
+	event, exitCode, id, kind, latencyMS, messageID, model, outputHash, outputPreview,
+	params, paramsHash, rest, signature, status, stepID, stepUtility, t, text, tool, usage canon.Key
+}{
+	canon.NewKey("event"), canon.NewKey("exit_code"), canon.NewKey("id"), canon.NewKey("kind"),
+	canon.NewKey("latency_ms"), canon.NewKey("message_id"), canon.NewKey("model"),
+	canon.NewKey("output_hash"), canon.NewKey("output_preview"), canon.NewKey("params"),
+	canon.NewKey("params_hash"), canon.NewKey("rest"), canon.NewKey("signature"),
+	canon.NewKey("status"), canon.NewKey("step_id"), canon.NewKey("step_utility"),
+	canon.NewKey("t"), canon.NewKey("text"), canon.NewKey("tool"), canon.NewKey("usage"),
+}
+
+// callLine writes the ToolCall of e at t (toolCall), its keys in order.
+func (wr *Writer) callLine(t string, e *model.Event) {
+	id, unset := wr.callID(t, e)
+	m := &wr.members
+	m.Begin(wr.buf[:0])
+	m.String(&lineKeys.event, EventToolCall)
+	m.String(&lineKeys.id, id)
+	wr.messageModel(m, e)
+	wr.checkParamsHash(e, m.RawHashed(&lineKeys.params, &lineKeys.paramsHash, callParams(e)))
+	wr.restMember(m, e, &carries.call[unset])
+	if sid, ok := e.Extra.String("step_id"); ok {
+		m.String(&lineKeys.stepID, sid)
+	} else {
+		n := e.Step
+		if n <= 0 {
+			n = wr.ncalls
+		}
+		m.String(&lineKeys.stepID, "step-"+strconv.FormatInt(n, 10))
+	}
+	m.String(&lineKeys.t, t)
+	m.String(&lineKeys.tool, e.Call.Name)
+	wr.usageMember(m, e)
+	wr.endLine(m)
+}
+
+// resultLine writes the ToolResult of e at t, whose call ref was written
+// before it (toolResult), its keys in order.
+func (wr *Writer) resultLine(t string, e *model.Event, ref callRef) {
+	m := &wr.members
+	m.Begin(wr.buf[:0])
+	m.String(&lineKeys.event, EventToolResult)
+	m.Raw(&lineKeys.exitCode, wr.exitCode(e))
+	m.String(&lineKeys.id, ref.id)
+	m.Int(&lineKeys.latencyMS, wr.latencyOf(e, ref, t))
+	wr.messageModel(m, e)
+	preview, cut := preview(e.Result.Content)
+	if cut {
+		wr.tmp = canon.String(wr.tmp[:0], e.Result.Content)
+		m.Hash(&lineKeys.outputHash, wr.tmp)
+		m.String(&lineKeys.outputPreview, preview)
+	} else {
+		// The preview is the whole output, hashed as it is written.
+		m.HashedString(&lineKeys.outputHash, &lineKeys.outputPreview, preview)
+	}
+	wr.restMember(m, e, resultCarried(e, cut))
 	if e.Result.Status != "" {
-		// A status other than ok or error (rlog's `[2 issues]`).
-		f.String("status", e.Result.Status)
+		m.String(&lineKeys.status, e.Result.Status)
 	}
-	if cut && !wr.other {
-		wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
+	m.Raw(&lineKeys.stepUtility, stepUtility(e))
+	m.String(&lineKeys.t, t)
+	wr.usageMember(m, e)
+	wr.endLine(m)
+}
+
+// textLine writes the Message of a user, agent or thinking event e at t
+// (Event), its keys in order.
+func (wr *Writer) textLine(t string, e *model.Event) {
+	m := &wr.members
+	m.Begin(wr.buf[:0])
+	m.String(&lineKeys.event, EventMessage)
+	m.String(&lineKeys.kind, e.Kind.String())
+	wr.messageModel(m, e)
+	wr.restMember(m, e, &carries.text)
+	if e.Signature != "" {
+		m.String(&lineKeys.signature, e.Signature)
 	}
-	if !cut {
-		return &carries.resultContent[unset]
+	m.String(&lineKeys.t, t)
+	m.String(&lineKeys.text, e.Text)
+	wr.usageMember(m, e)
+	wr.endLine(m)
+}
+
+// messageModel writes the message id and model of e a line carries
+// (usage).
+func (wr *Writer) messageModel(m *canon.Members, e *model.Event) {
+	if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
+		m.String(&lineKeys.messageID, e.MessageID)
 	}
-	return &carries.result[unset]
+	if e.Model != "" && e.Model != wr.h.Model {
+		m.String(&lineKeys.model, e.Model)
+	}
+}
+
+// usageLineKeys are usageKeys escaped once.
+var usageLineKeys = [len(usageKeys)]canon.Key{
+	canon.NewKey(usageKeys[0]), canon.NewKey(usageKeys[1]), canon.NewKey(usageKeys[2]), canon.NewKey(usageKeys[3]),
+}
+
+// usageMember writes the usage of e a line carries (usage), as an object
+// of usageKeys.
+func (wr *Writer) usageMember(m *canon.Members, e *model.Event) {
+	if u := e.Usage; u != nil {
+		m.Ints(&lineKeys.usage, usageLineKeys[:], []int64{u.CacheCreate, u.CacheRead, u.Input, u.Output})
+	}
+}
+
+// restMember writes the rest of e on its line (finish): what its kind of
+// line holds of it is carried.
+func (wr *Writer) restMember(m *canon.Members, e *model.Event, carried *model.Carried) {
+	c := *carried // (its unset names shared: what is added has none)
+	if e.Time != "" {
+		c.Add(&carries.time)
+	}
+	c.Add(&carries.messageIDModel)
+	m.Canonical(&lineKeys.rest, wr.rest(e, &c))
+}
+
+// endLine ends the line m and writes it (line).
+func (wr *Writer) endLine(m *canon.Members) {
+	wr.buf = append(m.End(), '\n')
+	if wr.err == nil {
+		_, wr.err = wr.w.Write(wr.buf)
+	}
 }
 
 // lifecycleLine makes the line of a lifecycle event: REPLAY's own event
