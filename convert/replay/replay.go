@@ -751,9 +751,16 @@ func (wr *Writer) callID(t string, e *model.Event) (id string, unset int) {
 // callParams are the params of e's ToolCall: its input, or {}.
 func callParams(e *model.Event) []byte {
 	if len(e.Call.Input) == 0 {
-		return []byte("{}")
+		return values.emptyObject
 	}
 	return e.Call.Input
+}
+
+// values are the constant values callParams, exitCode and stepUtility
+// give, made once (a []byte("null") a function returns is allocated at
+// each call), never written to.
+var values = struct{ emptyObject, null, one, zeroUtility []byte }{
+	[]byte("{}"), []byte("null"), []byte("1"), []byte("0.0"),
 }
 
 // checkParamsHash reports a params_hash of the source's that is not
@@ -850,9 +857,9 @@ func (wr *Writer) exitCode(e *model.Event) []byte {
 	}
 	if e.Result.IsError {
 		wr.made("exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
-		return []byte("1")
+		return values.one
 	}
-	return []byte("null")
+	return values.null
 }
 
 // stepUtility is the step_utility of the result e: the source's, or 0.0.
@@ -860,7 +867,7 @@ func stepUtility(e *model.Event) []byte {
 	if x, ok := e.Extra.Get("step_utility"); ok {
 		return x
 	}
-	return []byte("0.0")
+	return values.zeroUtility
 }
 
 // latencyOf is the latency_ms of the result e at t, of its call ref: the
