@@ -355,7 +355,7 @@ const (
 	unsetUsage
 )
 
-// carries are the lists of fields the rests carry (model.WriteRest's
+// carries are the lists of fields the rests carry (model.RestOf's
 // carried), each made into a model.Carried once: each kind of event's
 // (with the call's name, which every step holds of its calls), what
 // rest adds when the step holds it, and the eight lists of names a rest

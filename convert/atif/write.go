@@ -631,7 +631,7 @@ func hasRests(st *step) bool {
 }
 
 // writeRests writes the step's extra.rests where it goes in b: the rest of
-// each event the step was made of (model.WriteRest), in the order the
+// each event the step was made of (model.WriteRestCarried), in the order the
 // reader makes events of the step (its own event, or its thinking, text
 // and calls; then its results), with null for a system step that has no
 // event of its own. Each is written indented where it stands, not made

@@ -44,37 +44,22 @@ import (
 // the event has none, and the reader takes it out.
 func RestOf(e *Event, carried ...string) json.RawMessage {
 	var b jsonw.Buf
-	WriteRest(&b, e, nil, carried...)
+	c := CarriedOf(carried...)
+	WriteRestCarried(&b, e, nil, &c)
 	return b.Bytes()
 }
 
-// WriteRest writes RestOf(e, carried...) where a value goes in b, as b
-// writes: compact, indented where it stands, or quoted inside a string.
-// A writer writes each rest where it goes instead of building it apart
-// and copying it in (and, for a document that is indented or a string,
-// reading it again). With usage not nil, the rest ends with it as "+usage"
-// writes it, after "unset": for a writer that learns only when it writes
-// the rest that its record does not say the event's usage (an ATIF step
-// whose metrics are what the step adds to the session's count).
-func WriteRest(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
-	var unsetNames [4]*jsonw.Name // (on the stack: the few a writer makes up)
-	set, unset := carriedFields(carried, unsetNames[:0])
-	writeRest(b, e, usage, set, unset)
-}
-
-// Carried is what a writer carries, as WriteRest's carried names it, made
-// into the set WriteRest tests once (CarriedOf). A writer that decides
-// each rest's carried from a few lists of its own, as the Claude Code
-// writer does by what each entry holds, makes each list a Carried once
-// and adds them (Add) at each rest, instead of having the names matched
-// again at every rest (about ten a rest); WriteRestCarried writes the
-// rest. The zero Carried carries nothing.
+// Carried is what a writer carries, as RestOf's carried names it, made
+// into the set WriteRestCarried tests (CarriedOf). A writer makes each of
+// its lists (a kind of record's, what a record may add) a Carried once
+// and adds them (Add) at each rest, instead of having names matched again
+// at every rest (about ten a rest). The zero Carried carries nothing.
 type Carried struct {
 	set   carriedSet
 	unset []*jsonw.Name
 }
 
-// CarriedOf is the Carried carried names (WriteRest's).
+// CarriedOf is the Carried carried names (RestOf's).
 func CarriedOf(carried ...string) Carried {
 	set, unset := carriedFields(carried, nil)
 	// (Clipped: a Carried that adds to one made here appends to its own
@@ -121,14 +106,20 @@ func (c *Carried) Reset() {
 	c.unset = c.unset[:0]
 }
 
-// WriteRestCarried is WriteRest with what the writer carries made into a
-// Carried: the same bytes as WriteRest with c's names.
+// WriteRestCarried writes RestOf(e, c's names) where a value goes in b,
+// as b writes: compact, indented where it stands, or quoted inside a
+// string. A writer writes each rest where it goes instead of building it
+// apart and copying it in (and, for a document that is indented or a
+// string, reading it again). With usage not nil, the rest ends with it as
+// "+usage" writes it, after "unset": for a writer that learns only when
+// it writes the rest that its record does not say the event's usage (an
+// ATIF step whose metrics are what the step adds to the session's count).
+// Every writer's rests are written here, each with a Carried made once.
 func WriteRestCarried(b *jsonw.Buf, e *Event, usage *Usage, c *Carried) {
 	writeRest(b, e, usage, c.set, c.unset)
 }
 
-// writeRest is WriteRest with its carried made into their set and the
-// names unset (carriedFields).
+// writeRest is WriteRestCarried with its Carried's set and unset names.
 func writeRest(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*jsonw.Name) {
 	has := func(f carriedSet) bool { return set&f != 0 }
 	o := b.Begin()
@@ -304,7 +295,7 @@ func writeRest(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*js
 	o.End()
 }
 
-// restNames are the keys WriteRest writes most, and kindNamesEscaped the
+// restNames are the keys writeRest writes most, and kindNamesEscaped the
 // kinds' names, each escaped once for every rest (jsonw.Name).
 var restNames = struct {
 	kind, time, id, parent, messageID, model, text, signature, name, call,
@@ -363,8 +354,8 @@ func kindName(k Kind) *jsonw.Name {
 	return &unknownKindEscaped
 }
 
-// carriedSet is a set of the fields a writer carries (WriteRest's carried),
-// one bit each: WriteRest tests a field's bit where it looked for its name
+// carriedSet is a set of the fields a writer carries (RestOf's carried),
+// one bit each: writeRest tests a field's bit where it looked for its name
 // in carried, about 25 times a rest.
 type carriedSet uint32
 
@@ -403,7 +394,7 @@ const (
 
 // carriedFields is the set of the fields carried names, and unset with
 // the names carried gives with a leading "-" appended (unsetName), in
-// carried's order. A name WriteRest does not look for is in neither. (The switch is
+// carried's order. A name writeRest does not look for is in neither. (The switch is
 // in the loop: a call there made the loop keep its variables in memory
 // across it, more instructions than the switch's.)
 func carriedFields(carried []string, unset []*jsonw.Name) (carriedSet, []*jsonw.Name) {

@@ -435,7 +435,7 @@ func FuzzRestUnsetField(f *testing.F) {
 var restCarriedKeys = []string{"time", "text", "id", "message_id", "model", "call", "call.id", "call.input",
 	"result.content", "result.raw", "-id", "-parent", "+usage", "raw", "parts", "signature"}
 
-// FuzzWriteRest holds WriteRest, which writes a rest where it goes, to
+// FuzzWriteRest holds WriteRestCarried, which writes a rest where it goes, to
 // the compact rest RestOf makes apart: indented, it is that rest indented
 // where it stands (jsonw.AppendIndent); quoted, that rest escaped as a
 // string's bytes (jsonw.AppendString without its quotes); with a usage,
@@ -463,19 +463,19 @@ func FuzzWriteRest(f *testing.F) {
 		d := int(depth % 8)
 		var in jsonw.Buf
 		in.Indent(d)
-		WriteRest(&in, &e, nil, carried...)
+		writeRestNames(&in, &e, nil, carried...)
 		if want := jsonw.AppendIndent(nil, compact, d); !bytes.Equal(in.Bytes(), want) {
 			t.Fatalf("%s indented at %d:\n%s\nwant\n%s", compact, d, in.Bytes(), want)
 		}
 		var q jsonw.Buf
 		q.Quote()
-		WriteRest(&q, &e, nil, carried...)
+		writeRestNames(&q, &e, nil, carried...)
 		if want := jsonw.AppendString(nil, string(compact)); !bytes.Equal(q.Bytes(), want[1:len(want)-1]) {
 			t.Fatalf("%s quoted:\n%s\nwant\n%s", compact, q.Bytes(), want[1:len(want)-1])
 		}
 		u := Usage{Input: int64(mask), Output: int64(depth), CacheRead: 3, CacheCreate: 4}
 		var w jsonw.Buf
-		WriteRest(&w, &e, &u, carried...)
+		writeRestNames(&w, &e, &u, carried...)
 		if want := withUsage(compact, u); !bytes.Equal(w.Bytes(), want) {
 			t.Fatalf("%s with usage:\n%s\nwant\n%s", compact, w.Bytes(), want)
 		}
@@ -484,7 +484,7 @@ func FuzzWriteRest(f *testing.F) {
 		for _, u := range []*Usage{nil, &u} {
 			var c jsonw.Buf
 			canon.Writer(&c)
-			WriteRest(&c, &e, u, carried...)
+			writeRestNames(&c, &e, u, carried...)
 			want := compact
 			if u != nil {
 				want = withUsage(compact, *u)
@@ -496,8 +496,15 @@ func FuzzWriteRest(f *testing.F) {
 	})
 }
 
+// writeRestNames is WriteRestCarried with carried's names (CarriedOf),
+// as RestOf writes them.
+func writeRestNames(b *jsonw.Buf, e *Event, usage *Usage, carried ...string) {
+	c := CarriedOf(carried...)
+	WriteRestCarried(b, e, usage, &c)
+}
+
 // withUsage is rest (made by RestOf without "+usage") with the event's
-// usage u appended, as the ATIF writer added it before WriteRest wrote it
+// usage u appended, as the ATIF writer added it before writeRest wrote it
 // (FuzzWriteRest's reference).
 func withUsage(rest json.RawMessage, u Usage) json.RawMessage {
 	r := bytes.TrimRight(rest, " \t\r\n")
@@ -514,7 +521,7 @@ func withUsage(rest json.RawMessage, u Usage) json.RawMessage {
 	return append(out, '}')
 }
 
-// carriedNames is each field name WriteRest looks for in carried, with
+// carriedNames is each field name writeRest looks for in carried, with
 // the bit carriedFields gives it (FuzzCarriedFields' reference).
 var carriedNames = []struct {
 	name string
@@ -531,7 +538,7 @@ var carriedNames = []struct {
 }
 
 // TestCarriedNamesEveryBit: each of carriedSet's bits is one name's, so
-// that FuzzCarriedFields' reference covers every field WriteRest tests.
+// that FuzzCarriedFields' reference covers every field writeRest tests.
 func TestCarriedNamesEveryBit(t *testing.T) {
 	var all carriedSet
 	for _, c := range carriedNames {
@@ -545,8 +552,8 @@ func TestCarriedNamesEveryBit(t *testing.T) {
 	}
 }
 
-// FuzzCarriedFields holds carriedFields, which WriteRest asks once a
-// rest, to what WriteRest asked of carried before, field by field: a
+// FuzzCarriedFields holds carriedFields, which CarriedOf asks once a
+// list, to what writeRest asked of carried before, field by field: a
 // field is carried when carried holds its name (slices.Contains), and
 // the names unset are carried's with a leading "-", in its order (the
 // strings of the names it gives). The
@@ -613,8 +620,9 @@ func unsetStrings(c *Carried) []string {
 // FuzzCarriedAdd holds a Carried made of lists (CarriedOf each, added to
 // one reset after other use, as the Claude Code writer makes a rest's) to
 // CarriedOf of the lists one after the other, and WriteRestCarried with
-// it to WriteRest with those names, compact and quoted, for an event
-// ApplyRest makes of any rest; the lists added are left as they were.
+// it to WriteRestCarried with CarriedOf of those names (writeRestNames),
+// compact and quoted, for an event ApplyRest makes of any rest; the lists
+// added are left as they were.
 // cuts says after which of the names a list ends.
 func FuzzCarriedAdd(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 30, 31, 60, 61, 62}, uint64(0b1010), "x", []byte(restSeeds[0]))
@@ -662,7 +670,7 @@ func FuzzCarriedAdd(f *testing.F) {
 				ref.Quote()
 			}
 			WriteRestCarried(&got, &e, nil, &c)
-			WriteRest(&ref, &e, nil, carried...)
+			writeRestNames(&ref, &e, nil, carried...)
 			if !bytes.Equal(got.Bytes(), ref.Bytes()) {
 				t.Fatalf("%q (quoted %v): WriteRestCarried wrote\n%s\nWriteRest\n%s", carried, quote, got.Bytes(), ref.Bytes())
 			}

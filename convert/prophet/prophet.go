@@ -559,7 +559,7 @@ const (
 	unsetUsage
 )
 
-// carries are the lists of fields the rests carry (model.WriteRest's
+// carries are the lists of fields the rests carry (model.RestOf's
 // carried), each made into a model.Carried once, and the eight lists of
 // names a rest says its event has none of (unsetMessageID, ...).
 var carries = func() (c struct {

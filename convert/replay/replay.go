@@ -409,9 +409,11 @@ type Writer struct {
 	ncalls  int64
 	latency int64
 	ended   bool
-	obj     canon.Object // the line being built, reused
-	restBuf jsonw.Buf    // rest's, reused; writes canonical JSON
+	obj     canon.Object  // the line being built, reused
+	restBuf jsonw.Buf     // rest's, reused; writes canonical JSON
+	members canon.Members // a line written direct, its keys in order
 	buf     []byte
+	tmp     []byte // a cut output's canonical string, for its hash
 	err     error
 	// other is set for a session from another format, whose lines carry
 	// the rests of their events; madeUp names the values the writer made
@@ -545,7 +547,7 @@ func (wr *Writer) start(h *model.Header, first *model.Event) {
 		// line; otherwise the line is the writer's.
 		if first != nil && first.Kind == model.KindLifecycle && first.Name == "start" {
 			wr.firstStart = true
-			ss.Canonical("rest", wr.rest(first))
+			ss.Canonical("rest", wr.rest(first, &carries.none))
 		} else {
 			ss.Raw("rest", []byte("null"))
 		}
@@ -566,11 +568,52 @@ func (wr *Writer) made(detail string, loc model.Loc) {
 // it goes (canon.Writer: keys sorted as each object ends), not compact and
 // then read again, in a buffer the writer reuses, valid until the next
 // call (canon.Object copies a value as it is set).
-func (wr *Writer) rest(e *model.Event, carried ...string) []byte {
+func (wr *Writer) rest(e *model.Event, c *model.Carried) []byte {
 	wr.restBuf.Reset()
-	model.WriteRest(&wr.restBuf, e, nil, carried...)
+	model.WriteRestCarried(&wr.restBuf, e, nil, c)
 	return wr.restBuf.Bytes()
 }
+
+// The bits of carries.call's index: the names a ToolCall's rest says its
+// event has none of, the writer's own id and step_id.
+const (
+	unsetCallID = 1 << iota
+	unsetStep
+)
+
+// carries are what each kind of line holds of its event (the fields its
+// rest carries, model.WriteRestCarried), each made into a model.Carried
+// once instead of a list of names a line matched again at every rest:
+// a ToolCall's with the four lists of names its rest may say the event
+// has none of (unsetCallID, unsetStep), a ToolResult's with and without
+// its content and its call id, a Message of text's, and what a line adds
+// (its time, finish's message id and model). Only the lists a line
+// starts from have unset names: what it adds (Add) has none, so nothing
+// is appended to a shared list.
+var carries = func() (c struct {
+	call                                           [4]model.Carried
+	result, resultContent                          [2]model.Carried
+	orphanResult, text, time, messageIDModel, none model.Carried
+}) {
+	call := model.CarriedOf("call.id", "call.name", "call.input")
+	for i, u := range model.CarriedUnsets("-call.id", "-step") {
+		c.call[i] = u
+		c.call[i].Add(&call)
+	}
+	result := model.CarriedOf("result.call_id", "result.is_error", "result.status")
+	content := model.CarriedOf("result.content")
+	for i, u := range model.CarriedUnsets("-result.call_id") {
+		c.result[i] = u
+		c.result[i].Add(&result)
+		c.resultContent[i] = c.result[i]
+		c.resultContent[i].Add(&content)
+	}
+	c.orphanResult = model.CarriedOf("result.call_id", "result.is_error", "result.status", "result.content")
+	c.text = model.CarriedOf("text", "signature")
+	c.time = model.CarriedOf("time")
+	c.messageIDModel = model.CarriedOf("message_id", "model")
+	return c
+}()
 
 func pickTime(ts ...string) string {
 	for _, t := range ts {
@@ -589,18 +632,18 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	if !wr.started {
 		wr.start(h, e)
 	}
-	var carried []string // what the line holds of e, for its rest
-	if e.Time != "" {
-		carried = append(carried, "time")
-	}
+	carried := &carries.none // what the line holds of e, for its rest
 	t := wr.lineTime(e)
+	if wr.direct(t, e) {
+		return wr.err
+	}
 	f := &wr.obj
 	f.Reset()
 	switch e.Kind {
 	case model.KindToolCall:
-		carried = wr.toolCall(f, t, e, carried)
+		carried = wr.toolCall(f, t, e)
 	case model.KindToolResult:
-		carried = wr.toolResult(f, t, e, carried)
+		carried = wr.toolResult(f, t, e)
 	case model.KindUser, model.KindAgent, model.KindThinking:
 		f.String("event", EventMessage)
 		f.String("t", t)
@@ -609,7 +652,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 		if e.Signature != "" {
 			f.String("signature", e.Signature)
 		}
-		carried = append(carried, "text", "signature")
+		carried = &carries.text
 	case model.KindLifecycle:
 		if wr.lifecycleLine(f, t, e) {
 			return wr.err
@@ -639,12 +682,17 @@ func (wr *Writer) lineTime(e *model.Event) string {
 
 // finish carries over what e's line f does not hold, and writes it: the
 // usage as extension fields, and for a session from another format the
-// event's rest, for a REPLAY source its fields as they were.
-func (wr *Writer) finish(f *canon.Object, e *model.Event, carried []string) {
+// event's rest (carried is what the line's kind holds of e), for a REPLAY
+// source its fields as they were.
+func (wr *Writer) finish(f *canon.Object, e *model.Event, carried *model.Carried) {
 	wr.usage(f, e)
 	if wr.other {
-		carried = append(carried, "message_id", "model")
-		f.Canonical("rest", wr.rest(e, carried...))
+		c := *carried // (its unset names shared: what is added has none)
+		if e.Time != "" {
+			c.Add(&carries.time)
+		}
+		c.Add(&carries.messageIDModel)
+		f.Canonical("rest", wr.rest(e, &c))
 	} else {
 		for _, x := range e.Extra {
 			if _, set := f.Get(x.Key); !set {
@@ -656,39 +704,18 @@ func (wr *Writer) finish(f *canon.Object, e *model.Event, carried []string) {
 }
 
 // toolCall makes the ToolCall of a call: the source's id (or a made-up
-// one), params and their hash, and a step id.
-func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event, carried []string) []string {
+// one), params and their hash, and a step id. It returns what the line
+// holds of e.
+func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event) *model.Carried {
 	f.String("event", EventToolCall)
 	f.String("t", t)
-	id := e.Call.ID
-	if wr.seen.Has(e.Call.ID) && e.Call.ID != "" {
-		wr.rep.Add(model.LossIDUnique, "tool call id reused (ToolResult matches the latest)", e.Loc)
-	}
-	if id == "" {
-		id = fmt.Sprintf("tc_%d", wr.ncalls+1)
-		wr.rep.Add(model.LossSynthesized, "ToolCall id for a call without one", e.Loc)
-		carried = append(carried, "-call.id") // the writer's
-	}
-	wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
-	wr.seen.Add(e.Call.ID)
-	wr.ncalls++
+	id, unset := wr.callID(t, e)
 	f.String("id", id)
 	f.String("tool", e.Call.Name)
-	carried = append(carried, "call.id", "call.name", "call.input")
-	if e.Step == 0 {
-		carried = append(carried, "-step") // the writer's step_id
-	}
-	params := e.Call.Input
-	if len(params) == 0 {
-		params = []byte("{}")
-	}
-	f.Raw("params", params)
+	f.Raw("params", callParams(e))
 	f.HashOf("params_hash", "params")
-	if src, ok := e.Extra.String("params_hash"); ok {
-		if hash, _ := f.Get("params_hash"); string(hash[1:len(hash)-1]) != src {
-			wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
-		}
-	}
+	hash, _ := f.Get("params_hash")
+	wr.checkParamsHash(e, hash)
 	if sid, ok := e.Extra.String("step_id"); ok {
 		f.String("step_id", sid)
 	} else if e.Step > 0 {
@@ -696,19 +723,60 @@ func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event, carried []
 	} else {
 		f.String("step_id", "step-"+strconv.FormatInt(wr.ncalls, 10))
 	}
-	return carried
+	return &carries.call[unset]
+}
+
+// callID is the id of the ToolCall of e, the source's or one made up,
+// noted for its result, and what of the line is the writer's own
+// (unsetCallID, unsetStep).
+func (wr *Writer) callID(t string, e *model.Event) (id string, unset int) {
+	id = e.Call.ID
+	if wr.seen.Has(e.Call.ID) && e.Call.ID != "" {
+		wr.rep.Add(model.LossIDUnique, "tool call id reused (ToolResult matches the latest)", e.Loc)
+	}
+	if id == "" {
+		id = fmt.Sprintf("tc_%d", wr.ncalls+1)
+		wr.rep.Add(model.LossSynthesized, "ToolCall id for a call without one", e.Loc)
+		unset |= unsetCallID // the writer's
+	}
+	wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
+	wr.seen.Add(e.Call.ID)
+	wr.ncalls++
+	if e.Step == 0 {
+		unset |= unsetStep // the writer's step_id
+	}
+	return id, unset
+}
+
+// callParams are the params of e's ToolCall: its input, or {}.
+func callParams(e *model.Event) []byte {
+	if len(e.Call.Input) == 0 {
+		return values.emptyObject
+	}
+	return e.Call.Input
+}
+
+// values are the constant values callParams, exitCode and stepUtility
+// give, made once (a []byte("null") a function returns is allocated at
+// each call), never written to.
+var values = struct{ emptyObject, null, one, zeroUtility []byte }{
+	[]byte("{}"), []byte("null"), []byte("1"), []byte("0.0"),
+}
+
+// checkParamsHash reports a params_hash of the source's that is not
+// hash, the one written (a JSON string).
+func (wr *Writer) checkParamsHash(e *model.Event, hash []byte) {
+	if src, ok := e.Extra.String("params_hash"); ok && string(hash[1:len(hash)-1]) != src {
+		wr.rep.Add(model.LossUnfaithful, "params_hash recomputed over params differs from the source's", e.Loc)
+	}
 }
 
 // toolResult makes the ToolResult of a result whose call was written
 // before it (its hash, exit code, latency and preview), or a Message of
-// this writer's for one whose call was not.
-func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried []string) []string {
-	ref, known := wr.calls.Get(e.Result.CallID)
-	if !known && wr.seen.Has(e.Result.CallID) {
-		// A call older than the ids remembered: its id as the source
-		// had it, and no latency from the times.
-		ref, known = callRef{id: e.Result.CallID}, e.Result.CallID != ""
-	}
+// this writer's for one whose call was not. It returns what the line
+// holds of e.
+func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event) *model.Carried {
+	ref, known := wr.resultCall(e)
 	if !known {
 		// REPLAY wants a ToolResult after its ToolCall: the result
 		// goes on a Message of this writer's, as other events REPLAY
@@ -722,11 +790,7 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 		f.String("kind", "tool_result")
 		f.String("text", e.Result.Content)
 		f.Raw("tool_result", wr.structured(e))
-		return append(carried, "result.call_id", "result.is_error", "result.status", "result.content")
-	}
-	carried = append(carried, "result.call_id", "result.is_error", "result.status")
-	if e.Result.CallID == "" {
-		carried = append(carried, "-result.call_id") // the writer's id of its call
+		return &carries.orphanResult
 	}
 	f.String("event", EventToolResult)
 	f.String("t", t)
@@ -747,19 +811,68 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 			f.HashOf("output_hash", "output_preview")
 		}
 	}
+	f.Raw("exit_code", wr.exitCode(e))
+	f.Raw("step_utility", stepUtility(e))
+	f.Int("latency_ms", wr.latencyOf(e, ref, t))
+	if e.Result.Status != "" {
+		// A status other than ok or error (rlog's `[2 issues]`).
+		f.String("status", e.Result.Status)
+	}
+	if cut && !wr.other {
+		wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
+	}
+	return resultCarried(e, cut)
+}
+
+// resultCall is the call of the result e, written before it, and whether
+// there is one.
+func (wr *Writer) resultCall(e *model.Event) (callRef, bool) {
+	ref, known := wr.calls.Get(e.Result.CallID)
+	if !known && wr.seen.Has(e.Result.CallID) {
+		// A call older than the ids remembered: its id as the source
+		// had it, and no latency from the times.
+		ref, known = callRef{id: e.Result.CallID}, e.Result.CallID != ""
+	}
+	return ref, known
+}
+
+// resultCarried is what a ToolResult line holds of e (cut: its preview
+// is not the whole output).
+func resultCarried(e *model.Event, cut bool) *model.Carried {
+	unset := 0
+	if e.Result.CallID == "" {
+		unset = 1 // "-result.call_id": the writer's id of its call
+	}
+	if !cut {
+		return &carries.resultContent[unset]
+	}
+	return &carries.result[unset]
+}
+
+// exitCode is the exit_code of the result e: the source's, 1 for a
+// failed tool (made up), or null.
+func (wr *Writer) exitCode(e *model.Event) []byte {
 	if x, ok := e.Extra.Get("exit_code"); ok {
-		f.Raw("exit_code", x)
-	} else if e.Result.IsError {
-		f.Int("exit_code", 1)
+		return x
+	}
+	if e.Result.IsError {
 		wr.made("exit_code 1 for a failed tool (the source has no exit code)", e.Loc)
-	} else {
-		f.Raw("exit_code", []byte("null"))
+		return values.one
 	}
+	return values.null
+}
+
+// stepUtility is the step_utility of the result e: the source's, or 0.0.
+func stepUtility(e *model.Event) []byte {
 	if x, ok := e.Extra.Get("step_utility"); ok {
-		f.Raw("step_utility", x)
-	} else {
-		f.Raw("step_utility", []byte("0.0"))
+		return x
 	}
+	return values.zeroUtility
+}
+
+// latencyOf is the latency_ms of the result e at t, of its call ref: the
+// source's, or the time from the call to it; it counts in the session's.
+func (wr *Writer) latencyOf(e *model.Event, ref callRef, t string) int64 {
 	lat := int64(0)
 	if x, ok := e.Extra.Get("latency_ms"); ok {
 		lat, _ = jsonscan.Int(x)
@@ -769,18 +882,167 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event, carried 
 		}
 	}
 	wr.latency += lat
-	f.Int("latency_ms", lat)
+	return lat
+}
+
+// directLines is false only in the tests, which hold the lines written
+// direct to the lines built in a canon.Object (TestDirectLines).
+var directLines = true
+
+// direct writes the line of e at t when it is one whose keys are known
+// ahead (a session from another format's ToolCall, ToolResult after its
+// call, and user, agent and thinking Message), in their sorted order
+// (canon.Members), instead of building it in a canon.Object that sorts
+// them; it reports whether it did. Each line's members are the ones its
+// Object path sets (toolCall, toolResult, Event, finish), the same
+// bytes.
+func (wr *Writer) direct(t string, e *model.Event) bool {
+	if !wr.other || !directLines {
+		return false
+	}
+	switch e.Kind {
+	case model.KindToolCall:
+		wr.callLine(t, e)
+	case model.KindToolResult:
+		ref, known := wr.resultCall(e)
+		if !known {
+			return false
+		}
+		wr.resultLine(t, e, ref)
+	case model.KindUser, model.KindAgent, model.KindThinking:
+		wr.textLine(t, e)
+	default:
+		return false
+	}
+	return true
+}
+
+// lineKeys are the keys of the lines written direct, each escaped once.
+var lineKeys = struct {
+	event, exitCode, id, kind, latencyMS, messageID, model, outputHash, outputPreview,
+	params, paramsHash, rest, signature, status, stepID, stepUtility, t, text, tool, usage canon.Key
+}{
+	canon.NewKey("event"), canon.NewKey("exit_code"), canon.NewKey("id"), canon.NewKey("kind"),
+	canon.NewKey("latency_ms"), canon.NewKey("message_id"), canon.NewKey("model"),
+	canon.NewKey("output_hash"), canon.NewKey("output_preview"), canon.NewKey("params"),
+	canon.NewKey("params_hash"), canon.NewKey("rest"), canon.NewKey("signature"),
+	canon.NewKey("status"), canon.NewKey("step_id"), canon.NewKey("step_utility"),
+	canon.NewKey("t"), canon.NewKey("text"), canon.NewKey("tool"), canon.NewKey("usage"),
+}
+
+// callLine writes the ToolCall of e at t (toolCall), its keys in order.
+func (wr *Writer) callLine(t string, e *model.Event) {
+	id, unset := wr.callID(t, e)
+	m := &wr.members
+	m.Begin(wr.buf[:0])
+	m.String(&lineKeys.event, EventToolCall)
+	m.String(&lineKeys.id, id)
+	wr.messageModel(m, e)
+	wr.checkParamsHash(e, m.RawHashed(&lineKeys.params, &lineKeys.paramsHash, callParams(e)))
+	wr.restMember(m, e, &carries.call[unset])
+	if sid, ok := e.Extra.String("step_id"); ok {
+		m.String(&lineKeys.stepID, sid)
+	} else {
+		n := e.Step
+		if n <= 0 {
+			n = wr.ncalls
+		}
+		m.String(&lineKeys.stepID, "step-"+strconv.FormatInt(n, 10))
+	}
+	m.String(&lineKeys.t, t)
+	m.String(&lineKeys.tool, e.Call.Name)
+	wr.usageMember(m, e)
+	wr.endLine(m)
+}
+
+// resultLine writes the ToolResult of e at t, whose call ref was written
+// before it (toolResult), its keys in order.
+func (wr *Writer) resultLine(t string, e *model.Event, ref callRef) {
+	m := &wr.members
+	m.Begin(wr.buf[:0])
+	m.String(&lineKeys.event, EventToolResult)
+	m.Raw(&lineKeys.exitCode, wr.exitCode(e))
+	m.String(&lineKeys.id, ref.id)
+	m.Int(&lineKeys.latencyMS, wr.latencyOf(e, ref, t))
+	wr.messageModel(m, e)
+	preview, cut := preview(e.Result.Content)
+	if cut {
+		wr.tmp = canon.String(wr.tmp[:0], e.Result.Content)
+		m.Hash(&lineKeys.outputHash, wr.tmp)
+		m.String(&lineKeys.outputPreview, preview)
+	} else {
+		// The preview is the whole output, hashed as it is written.
+		m.HashedString(&lineKeys.outputHash, &lineKeys.outputPreview, preview)
+	}
+	wr.restMember(m, e, resultCarried(e, cut))
 	if e.Result.Status != "" {
-		// A status other than ok or error (rlog's `[2 issues]`).
-		f.String("status", e.Result.Status)
+		m.String(&lineKeys.status, e.Result.Status)
 	}
-	if cut && !wr.other {
-		wr.rep.Lose(model.LossTruncated, "tool_result.result.content", "tool output (REPLAY keeps a hash and a 2000-character preview)", e.Loc)
+	m.Raw(&lineKeys.stepUtility, stepUtility(e))
+	m.String(&lineKeys.t, t)
+	wr.usageMember(m, e)
+	wr.endLine(m)
+}
+
+// textLine writes the Message of a user, agent or thinking event e at t
+// (Event), its keys in order.
+func (wr *Writer) textLine(t string, e *model.Event) {
+	m := &wr.members
+	m.Begin(wr.buf[:0])
+	m.String(&lineKeys.event, EventMessage)
+	m.String(&lineKeys.kind, e.Kind.String())
+	wr.messageModel(m, e)
+	wr.restMember(m, e, &carries.text)
+	if e.Signature != "" {
+		m.String(&lineKeys.signature, e.Signature)
 	}
-	if !cut {
-		carried = append(carried, "result.content")
+	m.String(&lineKeys.t, t)
+	m.String(&lineKeys.text, e.Text)
+	wr.usageMember(m, e)
+	wr.endLine(m)
+}
+
+// messageModel writes the message id and model of e a line carries
+// (usage).
+func (wr *Writer) messageModel(m *canon.Members, e *model.Event) {
+	if e.MessageID != "" && !model.SyntheticMessageID(e.MessageID) {
+		m.String(&lineKeys.messageID, e.MessageID)
 	}
-	return carried
+	if e.Model != "" && e.Model != wr.h.Model {
+		m.String(&lineKeys.model, e.Model)
+	}
+}
+
+// usageLineKeys are usageKeys escaped once.
+var usageLineKeys = [len(usageKeys)]canon.Key{
+	canon.NewKey(usageKeys[0]), canon.NewKey(usageKeys[1]), canon.NewKey(usageKeys[2]), canon.NewKey(usageKeys[3]),
+}
+
+// usageMember writes the usage of e a line carries (usage), as an object
+// of usageKeys.
+func (wr *Writer) usageMember(m *canon.Members, e *model.Event) {
+	if u := e.Usage; u != nil {
+		m.Ints(&lineKeys.usage, usageLineKeys[:], []int64{u.CacheCreate, u.CacheRead, u.Input, u.Output})
+	}
+}
+
+// restMember writes the rest of e on its line (finish): what its kind of
+// line holds of it is carried.
+func (wr *Writer) restMember(m *canon.Members, e *model.Event, carried *model.Carried) {
+	c := *carried // (its unset names shared: what is added has none)
+	if e.Time != "" {
+		c.Add(&carries.time)
+	}
+	c.Add(&carries.messageIDModel)
+	m.Canonical(&lineKeys.rest, wr.rest(e, &c))
+}
+
+// endLine ends the line m and writes it (line).
+func (wr *Writer) endLine(m *canon.Members) {
+	wr.buf = append(m.End(), '\n')
+	if wr.err == nil {
+		_, wr.err = wr.w.Write(wr.buf)
+	}
 }
 
 // lifecycleLine makes the line of a lifecycle event: REPLAY's own event
@@ -975,7 +1237,7 @@ func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 			f.String("kind", "lifecycle")
 			f.String("text", describe(e))
 			wr.usage(f, e)
-			f.Canonical("rest", wr.rest(e))
+			f.Canonical("rest", wr.rest(e, &carries.none))
 			wr.line(false)
 		}
 		return wr.err
@@ -1004,7 +1266,7 @@ func (wr *Writer) end(h *model.Header, t string, e *model.Event) error {
 	if wr.other {
 		// The source's end event, or none: the writer's line.
 		if e != nil {
-			f.Canonical("rest", wr.rest(e))
+			f.Canonical("rest", wr.rest(e, &carries.none))
 		} else {
 			f.Raw("rest", []byte("null"))
 		}

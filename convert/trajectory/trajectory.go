@@ -593,48 +593,64 @@ func (wr *Writer) step(b *jsonw.Buf, e *model.Event, id int) bool {
 			o.Raw(f.Key, f.Value)
 		}
 	} else {
-		c := carried(e, typ)
+		c := *carried(e)
 		if repeated && e.Usage != nil {
-			c = append(c, "+usage") // not on the step: its response's, counted once
+			c.Add(&carries.plusUsage) // not on the step: its response's, counted once
 		}
-		// Written indented where it stands (model.WriteRest), not made
-		// compact and indented again.
+		// Written indented where it stands (model.WriteRestCarried), not
+		// made compact and indented again.
 		o.Key("rest")
-		model.WriteRest(b, e, nil, c...)
+		model.WriteRestCarried(b, e, nil, &c)
 	}
 	o.End()
 	return true
 }
 
-// carried are the fields of e a step of type typ holds (see
-// model.RestOf): the rest of the event goes in the step's rest.
-func carried(e *model.Event, typ string) []string {
-	c := []string{"time", "message_id"}
-	switch {
-	case e.Kind == model.KindUser || e.Kind == model.KindAgent:
-		c = append(c, "kind", "text")
-	case e.Kind == model.KindThinking:
-		c = append(c, "kind", "text", "signature")
-	case e.Kind == model.KindToolCall:
-		c = append(c, "kind", "call.id", "call.name")
+// carried is what a step of e holds of it (the fields its rest carries,
+// model.WriteRestCarried): the rest of the event goes in the step's rest.
+func carried(e *model.Event) *model.Carried {
+	switch e.Kind {
+	case model.KindUser, model.KindAgent, model.KindStatus:
+		return &carries.text
+	case model.KindThinking:
+		return &carries.thinking
+	case model.KindToolCall:
 		if len(e.Call.Input) > 0 {
-			c = append(c, "call.input")
+			return &carries.callInput
 		}
-	case e.Kind == model.KindToolResult:
-		c = append(c, "kind", "result.call_id", "result.is_error", "result.status", "result.content")
-	case e.Kind == model.KindInit:
-		c = append(c, "kind", "model")
-	case e.Kind == model.KindStatus:
-		c = append(c, "kind", "text")
-	case e.Kind == model.KindSubagent:
+		return &carries.call
+	case model.KindToolResult:
+		return &carries.result
+	case model.KindInit:
+		return &carries.init
+	case model.KindSubagent:
 		if sa := e.Subagent; sa.AgentID == "" && sa.SessionID == "" && sa.TrajectoryPath == "" {
-			c = append(c, "kind", "subagent")
-		} else {
-			c = append(c, "kind")
+			return &carries.subagent
 		}
 	}
-	return c
+	return &carries.step
 }
+
+// carries are what each kind of step holds of its event, each made into
+// a model.Carried once instead of a list of names a step matched again
+// at every rest (every step holds the event's time and message id), and
+// "+usage", which a step adds when it leaves its usage to its response's
+// first step. None says its event has none of a field (no unset names),
+// so adding one to another appends nothing.
+var carries = func() (c struct {
+	step, text, thinking, call, callInput, result, init, subagent, plusUsage model.Carried
+}) {
+	c.step = model.CarriedOf("time", "message_id")
+	c.text = model.CarriedOf("time", "message_id", "text")
+	c.thinking = model.CarriedOf("time", "message_id", "text", "signature")
+	c.call = model.CarriedOf("time", "message_id", "call.id", "call.name")
+	c.callInput = model.CarriedOf("time", "message_id", "call.id", "call.name", "call.input")
+	c.result = model.CarriedOf("time", "message_id", "result.call_id", "result.is_error", "result.status", "result.content")
+	c.init = model.CarriedOf("time", "message_id", "model")
+	c.subagent = model.CarriedOf("time", "message_id", "subagent")
+	c.plusUsage = model.CarriedOf("+usage")
+	return c
+}()
 
 // Detect judges whether an input is an autopilot trajectory from its
 // root: the session id with the prompt or the commit (repo_sha) is its

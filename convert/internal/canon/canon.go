@@ -225,9 +225,7 @@ func (o *Object) HashString(k, s string) {
 func (o *Object) hash(k string, c []byte) {
 	sum := sha256.Sum256(c)
 	start := len(o.vals)
-	o.vals = append(o.vals, `"sha256:`...)
-	o.vals = hex.AppendEncode(o.vals, sum[:])
-	o.vals = append(o.vals, '"')
+	o.vals = appendHash(o.vals, &sum)
 	o.set(k, start)
 }
 
@@ -315,4 +313,130 @@ func inOrder(keys []string, order []int) bool {
 		}
 	}
 	return true
+}
+
+// Key is a key of an object whose members a writer gives in their keys'
+// order itself (Members): the key as canonical JSON, with its colon,
+// made once.
+type Key struct{ json string }
+
+// NewKey is k as a Key.
+func NewKey(k string) Key { return Key{string(append(String(nil, k), ':'))} }
+
+// Members writes one canonical object member by member in the order the
+// writer gives them, which must be the order of their keys' bytes, each
+// key once: the bytes an Object of the same members writes (AppendTo),
+// without collecting the members and sorting their keys. It is for a
+// writer whose objects have keys known ahead (a REPLAY line of one
+// kind), which it writes in their sorted order; its tests hold what it
+// writes to Object's, and to Append's (the object is canonical). The
+// zero Members is ready for Begin.
+type Members struct {
+	B []byte
+	n int
+}
+
+// Begin starts the object at the end of dst.
+func (m *Members) Begin(dst []byte) {
+	m.B = append(dst, '{')
+	m.n = 0
+}
+
+// End ends the object and returns the buffer.
+func (m *Members) End() []byte {
+	m.B = append(m.B, '}')
+	return m.B
+}
+
+// key writes the separator before the next member and its key.
+func (m *Members) key(k *Key) {
+	if m.n > 0 {
+		m.B = append(m.B, ',')
+	}
+	m.n++
+	m.B = append(m.B, k.json...)
+}
+
+// String writes k with the string s.
+func (m *Members) String(k *Key, s string) {
+	m.key(k)
+	m.B = String(m.B, s)
+}
+
+// Raw writes k with the valid JSON value v (empty: null), made canonical.
+func (m *Members) Raw(k *Key, v []byte) {
+	m.key(k)
+	m.B = Append(m.B, v)
+}
+
+// Canonical writes k with v, canonical JSON already, as it is.
+func (m *Members) Canonical(k *Key, v []byte) {
+	m.key(k)
+	m.B = append(m.B, v...)
+}
+
+// Int writes k with the number n.
+func (m *Members) Int(k *Key, n int64) {
+	m.key(k)
+	m.B = strconv.AppendInt(m.B, n, 10)
+}
+
+// Ints writes k with an object of numbers: keys[i] with vals[i], the
+// keys given in order (Object.Ints).
+func (m *Members) Ints(k *Key, keys []Key, vals []int64) {
+	m.key(k)
+	m.B = append(m.B, '{')
+	for i := range keys {
+		if i > 0 {
+			m.B = append(m.B, ',')
+		}
+		m.B = append(m.B, keys[i].json...)
+		m.B = strconv.AppendInt(m.B, vals[i], 10)
+	}
+	m.B = append(m.B, '}')
+}
+
+// RawHashed writes k with the valid JSON value v made canonical, and then
+// hk with its Hash, hashed where it was written (Object.HashOf): hk must
+// be the key after k. It returns the hash as written (a JSON string).
+func (m *Members) RawHashed(k, hk *Key, v []byte) []byte {
+	m.key(k)
+	start := len(m.B)
+	m.B = Append(m.B, v)
+	sum := sha256.Sum256(m.B[start:])
+	m.key(hk)
+	start = len(m.B)
+	m.B = appendHash(m.B, &sum)
+	return m.B[start:]
+}
+
+// HashedString writes hk with the Hash of the string s (HashString), and
+// then k with s: hk must be the key before k. The hash is of s as it is
+// written after it, its room kept until then (a hash is of one length).
+func (m *Members) HashedString(hk, k *Key, s string) {
+	m.key(hk)
+	at := len(m.B)
+	m.B = append(m.B, `"sha256:`+zeroHex+`"`...)
+	m.key(k)
+	start := len(m.B)
+	m.B = String(m.B, s)
+	sum := sha256.Sum256(m.B[start:])
+	appendHash(m.B[at:at], &sum)
+}
+
+// Hash writes k with the hash of c, canonical JSON (Object.hash).
+func (m *Members) Hash(k *Key, c []byte) {
+	sum := sha256.Sum256(c)
+	m.key(k)
+	m.B = appendHash(m.B, &sum)
+}
+
+// zeroHex is a SHA-256 sum's room in hex.
+const zeroHex = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// appendHash appends "sha256:<hex of sum>", as a JSON string.
+func appendHash(dst []byte, sum *[sha256.Size]byte) []byte {
+	dst = append(dst, `"sha256:`...)
+	dst = hex.AppendEncode(dst, sum[:])
+	return append(dst, '"')
 }
