@@ -1,7 +1,6 @@
 package jsonscan
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -197,36 +196,36 @@ func (ix *Index) index(b []byte, i int) int {
 		return skipString(b, i)
 	case '{':
 		slot := ix.openAt(i)
-		i = skipSpace(b, i+1)
+		i = skipWS(b, i+1)
 		if b[i] != '}' {
 			for {
 				keyEnd := skipString(b, i)
 				keyStart := i + 1
-				i = skipSpace(b, keyEnd)
-				valueStart := skipSpace(b, i+1) // after ':'
+				i = skipWS(b, keyEnd)
+				valueStart := skipWS(b, i+1) // after ':'
 				i = ix.index(b, valueStart)
 				if slot >= 0 {
 					ix.addMember(slot, keyStart, keyEnd-1, valueStart, i)
 				}
-				i = skipSpace(b, i)
+				i = skipWS(b, i)
 				if b[i] == '}' {
 					break
 				}
-				i = skipSpace(b, i+1) // ','
+				i = skipWS(b, i+1) // ','
 			}
 		}
 		ix.close(slot, i+1)
 		return i + 1
 	case '[':
 		slot := ix.openAt(i)
-		i = skipSpace(b, i+1)
+		i = skipWS(b, i+1)
 		if b[i] != ']' {
 			for {
-				i = skipSpace(b, ix.index(b, i))
+				i = skipWS(b, ix.index(b, i))
 				if b[i] == ']' {
 					break
 				}
-				i = skipSpace(b, i+1) // ','
+				i = skipWS(b, i+1) // ','
 			}
 		}
 		ix.close(slot, i+1)
@@ -234,25 +233,6 @@ func (ix *Index) index(b []byte, i int) int {
 	default:
 		return skip(b, i)
 	}
-}
-
-// skipSpace is skipWS for an indented document: the indentation after a
-// line break is jumped over eight spaces at a time.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\r':
-			i++
-		case '\n':
-			i++
-			for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:]) == ones*' ' {
-				i += 8
-			}
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // MemberSpans is the package's MemberSpans, jumping over each nested

@@ -172,16 +172,10 @@ func (w *Walker) syntax(i int, msg string) error {
 // ws skips white space (and a byte order mark at the very start).
 func (w *Walker) ws() {
 	for {
-		for w.off < w.n {
-			switch w.buf[w.off] {
-			case ' ', '\t', '\n', '\r':
-				w.off++
+		if w.off = skipWS(w.buf[:w.n], w.off); w.off < w.n {
+			if w.buf[w.off] == 0xef && w.base+int64(w.off) == 0 && w.bom() {
+				w.off += 3
 				continue
-			case 0xef:
-				if w.base+int64(w.off) == 0 && w.bom() {
-					w.off += 3
-					continue
-				}
 			}
 			return
 		}
