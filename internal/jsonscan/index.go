@@ -315,9 +315,9 @@ type Recorded struct {
 	keys  string
 	keyAt int
 	plain bool
-	// slot is where the list's hash keeps its keys, other the slot
-	// beside it, whose keys are tried at the first miss (tried); a new
-	// string goes in slot, the one it had moves to other.
+	// slot is where the list's hash keeps its keys, other the second
+	// slot, whose keys are tried at the first miss (tried); a new string
+	// goes in slot, the one it had moves to other.
 	slot, other *keptKeys
 	tried       bool
 }
@@ -345,11 +345,15 @@ func (ix *Index) Recorded(b []byte) (Recorded, bool) {
 	// a quote), the first two keys' lengths and the last's.
 	h := uint64(in[f.keyStart]) | uint64(in[last.keyEnd-1])<<8 | uint64(in[second.keyStart])<<16 |
 		uint64(f.keyEnd-f.keyStart)<<24 | uint64(second.keyEnd-second.keyStart)<<32 | uint64(last.keyEnd-last.keyStart)<<40
-	// Two slots side by side, either of which may keep its keys: lists
-	// with the same first, second and last keys and others between them
-	// (a message with a field of its own) are kept both.
+	// Two slots, the second by another multiplier, either of which may
+	// keep its keys: lists with the same first, second and last keys and
+	// others between them (a message with a field of its own) are both
+	// kept, and a list whose first slot another list's keys took (the
+	// same slot, other keys) is not laid again every time either. (The
+	// slot beside the first instead: 158 allocations more a read of the
+	// generated mini-prophet session than before, against 7.)
 	slot := ix.keptFor(h)
-	other := &ix.keys[(h*0x9e3779b97f4a7c15)>>56^1]
+	other := &ix.keys[(h*0xc2b2ae3d27d4eb4f)>>56]
 	return Recorded{ix: ix, first: l.first, at: l.first, keys: slot.s, plain: slot.plain, slot: slot, other: other}, true
 }
 
