@@ -414,7 +414,11 @@ func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 // ATIF's three without a string made of its bytes each step.
 func sourceOf(f model.Fields) string {
 	v, _ := f.Get("source")
-	switch string(bytes.TrimSpace(v)) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		// A list's values are exact, quotes first and last (StringIn).
+		v = bytes.TrimSpace(v)
+	}
+	switch string(v) {
 	case `"agent"`:
 		return "agent"
 	case `"user"`:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -51,6 +52,24 @@ func FuzzStepIdentity(f *testing.F) {
 			t.Fatalf("mappedStepKey(%q) = %v, stepFields says %v", key, got, want)
 		}
 	})
+}
+
+// TestMappedStepKey holds mappedStepKey's switch to stepFields on every
+// key of the table, and on keys near them.
+func TestMappedStepKey(t *testing.T) {
+	for _, sf := range stepFields {
+		if got := mappedStepKey(sf.key); got != sf.mapped {
+			t.Errorf("mappedStepKey(%q) = %v, stepFields says %v", sf.key, got, sf.mapped)
+		}
+		for _, near := range []string{sf.key[1:], sf.key[:len(sf.key)-1], sf.key + "s", "x" + sf.key[1:], strings.ToUpper(sf.key)} {
+			if mappedStepKey(near) {
+				t.Errorf("mappedStepKey(%q) = true, not a key of stepFields", near)
+			}
+		}
+	}
+	if mappedStepKey("") {
+		t.Error(`mappedStepKey("") = true`)
+	}
 }
 
 // FuzzToolErrorIDs holds toolErrorIDs to json.Unmarshal into a list of

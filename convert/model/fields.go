@@ -328,6 +328,13 @@ func parseFields(room *Scratch, ix *jsonscan.Index, record bool, b []byte, copyV
 		}
 		return nil, ErrNotObject
 	}
+	if ix != nil && !record {
+		// ParseIn of an object whose members the index recorded: the
+		// list is made from them where they are.
+		if r, ok := ix.Recorded(b); ok {
+			return parseRecorded(room, ix, &r, b, copyValues), nil
+		}
+	}
 	// The spans are listed into room's room, reused, else into room on
 	// the stack for the members of most records (more are appended to a
 	// slice of their own), zeroed at every call, so not larger. Two
@@ -399,6 +406,35 @@ func parseFields(room *Scratch, ix *jsonscan.Index, record bool, b []byte, copyV
 	}
 	room.keep(out)
 	return out, nil
+}
+
+// parseRecorded is parseFields of b, an object whose members ix recorded
+// (r), made from them in one walk, without listing their spans first:
+// the same list.
+func parseRecorded(room *Scratch, ix *jsonscan.Index, r *jsonscan.Recorded, b []byte, copyValues bool) Fields {
+	out := room.room(r.Len())
+	var seen uint64
+	for {
+		key, v, ok := r.Next()
+		if !ok {
+			break
+		}
+		if copyValues {
+			v = ix.Copy(v)
+		}
+		bit := uint64(1) << (len(key) & 63)
+		if len(key) > 0 {
+			bit = bits.RotateLeft64(bit, int(key[len(key)-1]))
+		}
+		if seen&bit == 0 {
+			seen |= bit
+			out = append(out, Field{Key: key, Value: v})
+		} else {
+			out.Set(key, v)
+		}
+	}
+	room.keep(out)
+	return out
 }
 
 // listSpans lists the members of b, an object, into dst as parseFields

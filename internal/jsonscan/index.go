@@ -53,11 +53,12 @@ type Index struct {
 	keys   *[256]keptKeys
 }
 
-// keptKeys is a string Keys made, and whether its keys need no decoding
-// (PlainKey), asked once when it was made.
+// keptKeys is a string Keys made, whether its keys need no decoding
+// (PlainKey), asked once when it was made, and how many keys it has.
 type keptKeys struct {
 	s     string
 	plain bool
+	n     int32
 }
 
 // Kept is what an Index knew of the input it indexed last (Keep), to be
@@ -244,6 +245,8 @@ func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
 	if off < 0 {
 		return MemberSpans(b, dst)
 	}
+	// recordedList's test, written out: called, it costs a read of the
+	// trajectory reader, which lists its rests here, 0.2M instructions.
 	if len(b) > 0 && b[0] == '{' {
 		if c := ix.after(off, -1); c < len(ix.lists) {
 			if ct := &ix.containers[c]; ix.lists[c].first > 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
@@ -257,6 +260,159 @@ func (ix *Index) MemberSpans(b []byte, dst []Span) ([]Span, error) {
 		}
 	}
 	return ix.memberSpans(b, dst, off, false)
+}
+
+// recordedList is the list of b's members in recorded, when b, which
+// starts at off in the indexed input, is an object whose members the
+// index holds; else nil (b is not an object of the index, its members
+// were not recorded, or it has none).
+func (ix *Index) recordedList(b []byte, off int) *memberList {
+	if off < 0 || len(b) == 0 || b[0] != '{' {
+		return nil
+	}
+	if c := ix.after(off, -1); c < len(ix.lists) {
+		if ct := &ix.containers[c]; ix.lists[c].first > 0 && int(ct.start) == off && int(ct.end) == off+len(b) {
+			return &ix.lists[c]
+		}
+	}
+	return nil
+}
+
+// Recorded is the members of an object of the indexed input as the index
+// recorded them when it validated the input (Index.Recorded), given one
+// at a time with their keys as Keys gives them: a list made from it
+// (model.ParseIn) reads each member where the index holds it, in one
+// walk, not copied into a span and walked again for its keys. Valid
+// until the index's next input.
+type Recorded struct {
+	ix *Index
+	// first and at are one more than the slots of its first member and
+	// of the one Next gives next (0 after the last).
+	first, at int32
+	// keys is the kept string the keys are looked for in, keyAt where
+	// the next key should start in it; plain says no key of keys needs
+	// decoding. slot is where keys is kept, to be replaced on a miss.
+	keys  string
+	keyAt int
+	plain bool
+	// slot is where the list's hash keeps its keys, other the second
+	// slot, whose keys are tried at the first miss (tried); a new string
+	// goes in slot, the one it had moves to other.
+	slot, other *keptKeys
+	tried       bool
+}
+
+// Recorded returns b's members as the index recorded them, and whether it
+// holds them: b is an object of the indexed input (its own bytes, not a
+// copy) with at least one member, recorded (not past maxMembers); else
+// the caller lists b with MemberSpans. The kept string its keys are
+// looked for in is found by a hash of its first, second and last keys,
+// which the index reaches without a walk: each key is compared with it as
+// Next gives it, and the keys are laid end to end only when one differs.
+func (ix *Index) Recorded(b []byte) (Recorded, bool) {
+	off := ix.offset(b)
+	l := ix.recordedList(b, off)
+	if l == nil {
+		return Recorded{}, false
+	}
+	in := ix.input
+	f, last := &ix.recorded[l.first-1], &ix.recorded[l.last-1]
+	second := f
+	if f.next != 0 {
+		second = &ix.recorded[f.next-1]
+	}
+	// The first and last keys' first and last bytes (an empty key's is
+	// a quote), the first two keys' lengths and the last's.
+	h := uint64(in[f.keyStart]) | uint64(in[last.keyEnd-1])<<8 | uint64(in[second.keyStart])<<16 |
+		uint64(f.keyEnd-f.keyStart)<<24 | uint64(second.keyEnd-second.keyStart)<<32 | uint64(last.keyEnd-last.keyStart)<<40
+	// Two slots, the second by another multiplier, either of which may
+	// keep its keys: lists with the same first, second and last keys and
+	// others between them (a message with a field of its own) are both
+	// kept, and a list whose first slot another list's keys took (the
+	// same slot, other keys) is not laid again every time either. (The
+	// slot beside the first instead: 158 allocations more a read of the
+	// generated mini-prophet session than before, against 7.)
+	slot := ix.keptFor(h)
+	other := &ix.keys[(h*0xc2b2ae3d27d4eb4f)>>56]
+	return Recorded{ix: ix, first: l.first, at: l.first, keys: slot.s, plain: slot.plain, slot: slot, other: other}, true
+}
+
+// Len is how many members the list kept with r's keys had: how many r
+// has when its keys are those.
+func (r *Recorded) Len() int { return int(r.slot.n) }
+
+// Next returns the next member's key, decoded, and its value (the
+// input's bytes, capped at its end), and false after the last. The key is
+// a part of a string the index keeps (never changed), laid anew when the
+// kept one does not have it where it should be.
+func (r *Recorded) Next() (string, []byte, bool) {
+	if r.at == 0 {
+		return "", nil, false
+	}
+	m := &r.ix.recorded[r.at-1]
+	r.at = m.next
+	k := r.ix.input[m.keyStart:m.keyEnd]
+	var key string
+	if end := r.keyAt + len(k); end <= len(r.keys) && r.keys[r.keyAt:end] == string(k) && r.plain {
+		key, r.keyAt = r.keys[r.keyAt:end], end
+	} else {
+		key = r.key(k)
+	}
+	return key, r.ix.input[m.valueStart:m.valueEnd:m.valueEnd], true
+}
+
+// key is Next's key k when the kept string does not have it where it
+// should be (its keys are laid anew, a miss) or its keys need decoding.
+func (r *Recorded) key(k []byte) string {
+	if end := r.keyAt + len(k); end > len(r.keys) || r.keys[r.keyAt:end] != string(k) {
+		if o := r.other; !r.tried && len(o.s) >= end && o.s[:r.keyAt] == r.keys[:r.keyAt] && o.s[r.keyAt:end] == string(k) {
+			// The keys before this one are the same in the other
+			// slot's, and this one follows them there.
+			r.keys, r.plain = o.s, o.plain
+		} else {
+			r.miss()
+		}
+		r.tried = true
+	}
+	key := r.keys[r.keyAt : r.keyAt+len(k)]
+	r.keyAt += len(k)
+	if !r.plain {
+		key = Key(k)
+	}
+	return key
+}
+
+// miss lays r's keys end to end as a new string, which r's slot keeps
+// from now on (when not too long; the one it kept moves to the slot
+// beside it): the keys Next gave before are the same in it, where they
+// were.
+func (r *Recorded) miss() {
+	ix := r.ix
+	kb := ix.keyBuf[:0]
+	n := 0
+	for m := r.first; m != 0; {
+		rec := &ix.recorded[m-1]
+		kb = append(kb, ix.input[rec.keyStart:rec.keyEnd]...)
+		m = rec.next
+		n++
+	}
+	if cap(kb) <= maxKeptKeys {
+		ix.keyBuf = kb
+	}
+	s := string(kb)
+	r.keys, r.plain = s, PlainKey(kb)
+	if len(s) > 0 && len(s) <= maxKeptKeys {
+		*r.other, *r.slot = *r.slot, keptKeys{s, r.plain, int32(n)}
+	}
+}
+
+// keptFor is the slot of the kept strings for hash h, the table made on
+// first use (an index that makes no lists, Object's, does not carry it).
+func (ix *Index) keptFor(h uint64) *keptKeys {
+	if ix.keys == nil {
+		ix.keys = new([256]keptKeys)
+	}
+	return &ix.keys[(h*0x9e3779b97f4a7c15)>>56]
 }
 
 // memberSpans is MemberSpans of b, which starts at off in the indexed
@@ -376,23 +532,18 @@ func (ix *Index) Keys(b []byte, spans []Span) (string, bool) {
 		s := ix.layKeys(b, spans)
 		return s, PlainKey(unsafe.Slice(unsafe.StringData(s), len(s)))
 	}
-	if ix.keys == nil {
-		// Made on first use: an index that makes no lists (Object) does
-		// not carry it.
-		ix.keys = new([256]keptKeys)
-	}
 	// The hash asks a few bytes where they are: the first key's first
 	// and the last key's last (an empty key's is its quote), the middle
 	// key's first, the first key's length, how many keys, how long.
 	first, mid, last := &spans[0], &spans[len(spans)/2], &spans[len(spans)-1]
 	h := uint64(n) | uint64(len(spans))<<8 | uint64(b[first.KeyStart])<<16 | uint64(b[last.KeyEnd-1])<<24 |
 		uint64(b[mid.KeyStart])<<32 | uint64(first.KeyEnd-first.KeyStart)<<40
-	kept := &ix.keys[(h*0x9e3779b97f4a7c15)>>56]
+	kept := ix.keptFor(h)
 	if len(kept.s) == n && sameKeys(kept.s, b, spans) {
 		return kept.s, kept.plain
 	}
 	s := ix.layKeys(b, spans)
-	*kept = keptKeys{s, PlainKey(unsafe.Slice(unsafe.StringData(s), len(s)))}
+	*kept = keptKeys{s, PlainKey(unsafe.Slice(unsafe.StringData(s), len(s))), int32(len(spans))}
 	return s, kept.plain
 }
 
