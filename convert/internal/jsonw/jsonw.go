@@ -880,6 +880,10 @@ func putEscaped(dst []byte, e string) []byte {
 // nameMember is the bytes of a compact or quoting object's buffer,
 // grown to hold the separator, e (a Name's key as the object writes it)
 // and about n bytes more, with those appended.
+//
+// It stores e's words itself, as putEscaped does (two words that overlap
+// for 4 to 16 bytes, any other length appended): putEscaped's call, which
+// the inliner does not take, cost more than its stores at every key.
 func (o *Obj) nameMember(e string, n int) []byte {
 	dst := o.B.buf
 	if cap(dst)-len(dst) < len(e)+n+16 {
@@ -889,7 +893,55 @@ func (o *Obj) nameMember(e string, n int) []byte {
 		dst = append(dst, ',')
 	}
 	o.n++
-	return putEscaped(dst, e)
+	switch m, l := len(e), len(dst); {
+	case m >= 8 && m <= 16:
+		w := dst[l : l+m]
+		binary.LittleEndian.PutUint64(w, word(e))
+		binary.LittleEndian.PutUint64(w[m-8:], word(e[m-8:]))
+		return dst[:l+m]
+	case m >= 4 && m < 8:
+		w := dst[l : l+m]
+		binary.LittleEndian.PutUint32(w, word4(e))
+		binary.LittleEndian.PutUint32(w[m-4:], word4(e[m-4:]))
+		return dst[:l+m]
+	}
+	return append(dst, e...)
+}
+
+// nameKey is the bytes of o's buffer, grown to hold the next member's
+// separator and key k, as o writes it, and about n bytes more, with
+// those appended: k's escaped form stored when o is compact or quotes,
+// else member's key.
+func (o *Obj) nameKey(k *Name, n int) []byte {
+	switch {
+	case o.in == nil:
+		return o.nameMember(k.compact, n)
+	case o.in.quote:
+		return o.nameMember(k.quoted, n)
+	}
+	return o.member(k.s, n)
+}
+
+// IntName writes an integer member whose key is k: Int(k.String(), n).
+func (o *Obj) IntName(k *Name, n int64) {
+	o.B.buf = strconv.AppendInt(o.nameKey(k, 20), n, 10)
+}
+
+// BoolName writes a boolean member whose key is k: Bool(k.String(), v).
+func (o *Obj) BoolName(k *Name, v bool) {
+	dst := o.nameKey(k, 5)
+	if v {
+		o.B.buf = append(dst, "true"...)
+	} else {
+		o.B.buf = append(dst, "false"...)
+	}
+}
+
+// RawName writes a member whose key is k with a raw JSON value:
+// Raw(k.String(), v).
+func (o *Obj) RawName(k *Name, v []byte) {
+	o.B.buf = o.nameKey(k, 0)
+	o.value(v)
 }
 
 // StrName writes a string member whose key is k: Str(k.String(), s). An
@@ -962,16 +1014,7 @@ func (o *Obj) StringsName(k *Name, list []string) {
 
 // KeyName starts a member whose key is k and whose value the caller
 // writes itself: Key(k.String()).
-func (o *Obj) KeyName(k *Name) {
-	switch {
-	case o.in == nil:
-		o.B.buf = o.nameMember(k.compact, 0)
-	case o.in.quote:
-		o.B.buf = o.nameMember(k.quoted, 0)
-	default:
-		o.B.buf = o.member(k.s, 0)
-	}
-}
+func (o *Obj) KeyName(k *Name) { o.B.buf = o.nameKey(k, 0) }
 
 // NamesName writes a list of names whose key is k: Strings(k.String(),
 // the names' strings). A compact or quoting object stores each name as it

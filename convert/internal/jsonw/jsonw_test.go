@@ -398,7 +398,7 @@ func checkIndentedMembers(t *testing.T, k, s string, d int) {
 }
 
 // FuzzNameMembers holds the members of a Name (StrName, NameName, KeyName,
-// StringsName, NamesName), whose keys and values are escaped once and stored a word at
+// StringsName, NamesName, IntName, BoolName, RawName), whose keys and values are escaped once and stored a word at
 // a time, to what Str, Key and Strings write of the Name's string, the
 // reference: in every way a Buf writes (compact, quoted, indented at a depth,
 // canonical), into buffers with no free room, with a little and with more,
@@ -410,7 +410,24 @@ func FuzzNameMembers(f *testing.F) {
 	f.Add("unset", "ab", "cdefghijklmnopqrstu", uint8(3))
 	f.Add("k\"ey", "v\\al\x00ue ü \xff", "\u2028", uint8(5))
 	f.Add("", "", "", uint8(40))
-	f.Fuzz(func(t *testing.T, k, v, s string, depth uint8) {
+	f.Fuzz(checkNameMembers)
+}
+
+// Every byte that ends a run, at every place of keys and values of 0 to
+// 20 bytes (a Name's key of 4 to 16 is stored as two words, nameMember),
+// each written as checkNameMembers requires.
+func TestNameMembersEveryStop(t *testing.T) {
+	for k := range everyStop(20) {
+		checkNameMembers(t, k, "v", "a value of more than thirty-two bytes", 2)
+		checkNameMembers(t, "type", k, k, 3)
+	}
+}
+
+// checkNameMembers is FuzzNameMembers' test: each member of a Name
+// written as the member of its string.
+func checkNameMembers(t *testing.T, k, v, s string, depth uint8) {
+	t.Helper()
+	{
 		kn, vn, sn := NewName(k), NewName(v), NewName(s)
 		// Lists of 0 to 3 names, as long as depth picks.
 		names, strs := []*Name{&sn, &kn, &vn}, []string{s, k, v}
@@ -445,6 +462,16 @@ func FuzzNameMembers(f *testing.F) {
 					w.Strings(k, []string{v, s, v})
 					g.NamesName(&kn, names[:int(depth)%4])
 					w.Strings(k, strs[:int(depth)%4])
+					g.IntName(&kn, -12)
+					w.Int(k, -12)
+					g.BoolName(&kn, true)
+					w.Bool(k, true)
+					g.BoolName(&kn, false)
+					w.Bool(k, false)
+					g.RawName(&kn, []byte("[1]"))
+					w.Raw(k, []byte("[1]"))
+					g.RawName(&kn, nil)
+					w.Raw(k, nil)
 				}
 				g.End()
 				w.End()
@@ -453,5 +480,5 @@ func FuzzNameMembers(f *testing.F) {
 				}
 			}
 		}
-	})
+	}
 }
