@@ -855,8 +855,8 @@ type Name struct {
 	opened [2]string
 }
 
-// padSize is a Name's padded forms' size: the keys and values of nearly
-// every name fit, "cache_creation_input_tokens" quoted too.
+// padSize is a Name's padded forms' size: nearly every name's fit (a
+// compact "cache_creation_input_tokens": and its value's quote, 31 bytes).
 const padSize = 32
 
 // The forms of a Name, as nameMember takes them.
