@@ -420,6 +420,31 @@ var carries = struct {
 	unsetUsage:     model.CarriedOf("-usage"),
 }
 
+// names are the keys of an entry's members, and the values that are
+// constants ("type":"assistant"), each escaped once (jsonw.Name) and
+// stored as it is at every entry instead of escaped again.
+var names = struct {
+	parentUUID, isSidechain, agentID, isMeta, typ, uuid, timestamp, rests, message,
+	role, content, model, id, stopReason, stopSequence, usage,
+	inputTokens, cacheCreationInputTokens, cacheReadInputTokens, outputTokens,
+	text, thinking, signature, name, input, toolUseID, isError,
+	subtype, compactMetadata, preTokens,
+	user, assistant, system, toolUse, toolResult,
+	informational, compactBoundary, init, status, lifecycle, subagent, record jsonw.Name
+}{
+	jsonw.NewName("parentUuid"), jsonw.NewName("isSidechain"), jsonw.NewName("agentId"), jsonw.NewName("isMeta"),
+	jsonw.NewName("type"), jsonw.NewName("uuid"), jsonw.NewName("timestamp"), jsonw.NewName(restsKey), jsonw.NewName("message"),
+	jsonw.NewName("role"), jsonw.NewName("content"), jsonw.NewName("model"), jsonw.NewName("id"),
+	jsonw.NewName("stop_reason"), jsonw.NewName("stop_sequence"), jsonw.NewName("usage"),
+	jsonw.NewName("input_tokens"), jsonw.NewName("cache_creation_input_tokens"), jsonw.NewName("cache_read_input_tokens"), jsonw.NewName("output_tokens"),
+	jsonw.NewName("text"), jsonw.NewName("thinking"), jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("input"),
+	jsonw.NewName("tool_use_id"), jsonw.NewName("is_error"),
+	jsonw.NewName("subtype"), jsonw.NewName("compactMetadata"), jsonw.NewName("preTokens"),
+	jsonw.NewName("user"), jsonw.NewName("assistant"), jsonw.NewName("system"), jsonw.NewName("tool_use"), jsonw.NewName("tool_result"),
+	jsonw.NewName("informational"), jsonw.NewName("compact_boundary"), jsonw.NewName("init"), jsonw.NewName("status"),
+	jsonw.NewName("lifecycle"), jsonw.NewName("subagent"), jsonw.NewName("record"),
+}
+
 // synthID makes a deterministic id, different for each kind and counter
 // value, and for each session: a session without an id is told apart by
 // its first event, so that two converted sessions never share made-up
@@ -531,7 +556,7 @@ type link struct{ uuid, parent string }
 // ids: the entry's rest keeps them). An entry id that is not a UUID (a
 // step's number) is replaced by one made up, as is a missing one. A
 // Claude Code source's own uuids and links are written as they were.
-func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) link {
+func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Name) link {
 	l := link{e.ID, e.ParentID}
 	switch {
 	case l.uuid == "":
@@ -552,12 +577,16 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) link {
 		}
 	}
 	wr.last[e.AgentID] = l.uuid
-	o.StrOrNull("parentUuid", l.parent)
-	o.Bool("isSidechain", e.Sidechain || e.AgentID != "")
+	if l.parent == "" {
+		o.RawName(&names.parentUUID, nil)
+	} else {
+		o.StrName(&names.parentUUID, l.parent)
+	}
+	o.BoolName(&names.isSidechain, e.Sidechain || e.AgentID != "")
 	h := wr.h
 	wr.sessionMembers(o, e)
 	if e.AgentID != "" {
-		o.Str("agentId", e.AgentID)
+		o.StrName(&names.agentID, e.AgentID)
 	}
 	if slug, ok := e.Extra.String("slug"); ok {
 		o.Str("slug", slug)
@@ -568,10 +597,10 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ string) link {
 		// A compaction's summary and a task notification say what they
 		// are their own way; Claude Code marks neither isMeta.
 		if _, explicit := e.Extra.Get("isCompactSummary"); !explicit && !isTaskNotification(e) {
-			o.Bool("isMeta", true)
+			o.BoolName(&names.isMeta, true)
 		}
 	}
-	o.Str("type", typ)
+	o.NameName(&names.typ, typ)
 	return l
 }
 
@@ -835,17 +864,17 @@ func parseTime(s string) (time.Time, bool) {
 // carried adding to c what the entry holds of each. message is true for
 // a user's or the assistant's entry.
 func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, message bool, carried func(c *model.Carried, x *model.Event)) {
-	o.Str("uuid", l.uuid)
+	o.StrName(&names.uuid, l.uuid)
 	ts := wr.timestamp(e, message)
 	if ts != "" {
-		o.Str("timestamp", ts)
+		o.StrName(&names.timestamp, ts)
 	}
 	if !wr.sameSource() && len(evs) > 0 {
 		// As a string: ccusage takes a line with a "usage" object for one
 		// with a message's usage, and a rest may keep one (an SDK
 		// result's). The list is written escaped as it is encoded (a
 		// quoting Buf), each of its strings escaped once for both.
-		o.Key(restsKey)
+		o.KeyName(&names.rests)
 		b := &wr.line
 		b.WriteByte('"')
 		b.Quote()
@@ -901,10 +930,10 @@ func (wr *Writer) flush() {
 // statuses, a todo list.
 func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 	first := evs[0]
-	l := wr.entryHead(o, first, "user")
-	o.Key("message")
+	l := wr.entryHead(o, first, &names.user)
+	o.KeyName(&names.message)
 	m := jsonw.Begin(b)
-	m.Str("role", "user")
+	m.NameName(&names.role, &names.user)
 	form := first.Form.Content
 	blocks := form != ""
 	var todos *model.Event
@@ -917,11 +946,11 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		content = append(content, e)
 	}
 	if form == "empty" {
-		m.Raw("content", []byte("[]"))
+		m.RawName(&names.content, []byte("[]"))
 	} else if len(content) == 1 && content[0].Kind == model.KindUser && !blocks {
-		m.Str("content", content[0].Text)
+		m.StrName(&names.content, content[0].Text)
 	} else {
-		m.Key("content")
+		m.KeyName(&names.content)
 		wr.blocks(b, content)
 	}
 	writeMessageExtra(m, first, false)
@@ -951,39 +980,39 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 // content blocks with its model, id and usage.
 func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 	first := evs[0]
-	l := wr.entryHead(o, first, "assistant")
-	o.Key("message")
+	l := wr.entryHead(o, first, &names.assistant)
+	o.KeyName(&names.message)
 	m := jsonw.Begin(b)
 	if name := pick(first.Model, wr.h.Model); name != "" {
-		m.Str("model", name)
+		m.StrName(&names.model, name)
 	}
 	msgID := ownMessageID(first)
 	if msgID == "" {
 		msgID = wr.runMsgID
 	}
 	if msgID != "" {
-		m.Str("id", msgID)
+		m.StrName(&names.id, msgID)
 	}
-	m.Str("type", "message")
-	m.Str("role", "assistant")
-	m.Key("content")
+	m.NameName(&names.typ, &names.message)
+	m.NameName(&names.role, &names.assistant)
+	m.KeyName(&names.content)
 	if first.Form.Content == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
 		jsonw.String(b, first.Text)
 	} else {
 		wr.blocks(b, evs)
 	}
 	if _, ok := first.Extra.Get("message.stop_reason"); !ok {
-		m.Raw("stop_reason", nil)
-		m.Raw("stop_sequence", nil)
+		m.RawName(&names.stopReason, nil)
+		m.RawName(&names.stopSequence, nil)
 	}
 	if raw, ok := first.Extra.Get("message.usage"); (!ok || !wr.sameSource() && !countedUsage(raw)) && first.Usage != nil {
 		u := first.Usage
-		m.Key("usage")
+		m.KeyName(&names.usage)
 		um := jsonw.Begin(b)
-		um.Int("input_tokens", u.Input)
-		um.Int("cache_creation_input_tokens", u.CacheCreate)
-		um.Int("cache_read_input_tokens", u.CacheRead)
-		um.Int("output_tokens", u.Output)
+		um.IntName(&names.inputTokens, u.Input)
+		um.IntName(&names.cacheCreationInputTokens, u.CacheCreate)
+		um.IntName(&names.cacheReadInputTokens, u.CacheRead)
+		um.IntName(&names.outputTokens, u.Output)
 		um.End()
 	}
 	writeMessageExtra(m, first, !wr.sameSource())
@@ -1068,11 +1097,11 @@ func (wr *Writer) block(b *jsonw.Buffer, e *model.Event) {
 	o := jsonw.Begin(b)
 	switch e.Kind {
 	case model.KindUser, model.KindAgent:
-		o.Str("type", "text")
-		o.Str("text", e.Text)
+		o.NameName(&names.typ, &names.text)
+		o.StrName(&names.text, e.Text)
 	case model.KindThinking:
-		o.Str("type", "thinking")
-		o.Str("thinking", e.Text)
+		o.NameName(&names.typ, &names.thinking)
+		o.StrName(&names.thinking, e.Text)
 		sig := e.Signature
 		if sig != "" && !wr.sameSource() && !wr.claudeModel(e) {
 			// Another provider's signature (Codex's encrypted reasoning):
@@ -1081,32 +1110,32 @@ func (wr *Writer) block(b *jsonw.Buffer, e *model.Event) {
 			sig = ""
 			wr.rep.Lose(model.LossDroppedField, "thinking.signature", "thinking signature from another format (Claude Code drops the thinking with a signature it did not make)", e.Loc)
 		}
-		o.Str("signature", sig)
+		o.StrName(&names.signature, sig)
 	case model.KindToolCall:
-		o.Str("type", "tool_use")
-		o.Str("id", wr.callID(e))
-		o.Str("name", e.Call.Name)
+		o.NameName(&names.typ, &names.toolUse)
+		o.StrName(&names.id, wr.callID(e))
+		o.StrName(&names.name, e.Call.Name)
 		if len(e.Call.Input) > 0 {
-			o.Raw("input", e.Call.Input)
+			o.RawName(&names.input, e.Call.Input)
 		} else {
-			o.Raw("input", []byte("{}"))
+			o.RawName(&names.input, []byte("{}"))
 			if e.Call.Summary != "" {
 				wr.rep.Add(model.LossDroppedField, "tool call argument summary (no structured input)", e.Loc)
 			}
 		}
 	case model.KindToolResult:
 		r := e.Result
-		o.Str("tool_use_id", wr.resultCallID(e))
-		o.Str("type", "tool_result")
+		o.StrName(&names.toolUseID, wr.resultCallID(e))
+		o.NameName(&names.typ, &names.toolResult)
 		if len(r.ContentRaw) > 0 {
-			o.Raw("content", r.ContentRaw)
+			o.RawName(&names.content, r.ContentRaw)
 		} else {
-			o.Str("content", r.Content)
+			o.StrName(&names.content, r.Content)
 		}
 		if r.IsError {
-			o.Bool("is_error", true)
+			o.BoolName(&names.isError, true)
 		} else if v, ok := e.Extra.Get("block.is_error"); ok {
-			o.Raw("is_error", v)
+			o.RawName(&names.isError, v)
 		}
 		for _, f := range e.Extra {
 			if k, ok := strings.CutPrefix(f.Key, "block."); ok && k != "is_error" {
@@ -1287,44 +1316,44 @@ func (wr *Writer) other(e *model.Event) {
 		}
 	}
 	o := jsonw.Begin(b)
-	l := wr.entryHead(o, e, "system")
+	l := wr.entryHead(o, e, &names.system)
 	switch e.Kind {
 	case model.KindCompaction:
 		if !same && !wr.boundary {
-			o.Str("subtype", "informational")
-			o.Str("content", pick(e.Text, "Conversation compacted"))
+			o.NameName(&names.subtype, &names.informational)
+			o.StrName(&names.content, pick(e.Text, "Conversation compacted"))
 			break
 		}
-		o.Str("subtype", "compact_boundary")
-		o.Str("content", pick(e.Text, "Conversation compacted"))
+		o.NameName(&names.subtype, &names.compactBoundary)
+		o.StrName(&names.content, pick(e.Text, "Conversation compacted"))
 		if e.Compaction != nil {
-			o.Key("compactMetadata")
+			o.KeyName(&names.compactMetadata)
 			c := jsonw.Begin(b)
 			c.Str("trigger", pick(e.Compaction.Trigger, "auto"))
-			c.Int("preTokens", e.Compaction.PreTokens)
+			c.IntName(&names.preTokens, e.Compaction.PreTokens)
 			c.End()
 		}
 	case model.KindInit:
-		o.Str("subtype", "init")
-		o.Str("content", "init model="+pick(e.Model, wr.h.Model))
+		o.NameName(&names.subtype, &names.init)
+		o.StrName(&names.content, "init model="+pick(e.Model, wr.h.Model))
 	case model.KindStatus:
-		o.Str("subtype", "status")
-		o.Str("content", e.Text)
+		o.NameName(&names.subtype, &names.status)
+		o.StrName(&names.content, e.Text)
 	case model.KindComment:
-		o.Str("subtype", "informational")
-		o.Str("content", e.Text)
+		o.NameName(&names.subtype, &names.informational)
+		o.StrName(&names.content, e.Text)
 	case model.KindLifecycle:
-		o.Str("subtype", "lifecycle")
-		o.Str("content", strings.TrimSpace("@"+e.Name+" "+e.Text))
+		o.NameName(&names.subtype, &names.lifecycle)
+		o.StrName(&names.content, strings.TrimSpace("@"+e.Name+" "+e.Text))
 	case model.KindSubagent:
-		o.Str("subtype", "subagent")
-		o.Str("content", strings.TrimSpace("subagent "+e.Subagent.Type+" "+e.Subagent.Status+": "+e.Subagent.Summary))
+		o.NameName(&names.subtype, &names.subagent)
+		o.StrName(&names.content, strings.TrimSpace("subagent "+e.Subagent.Type+" "+e.Subagent.Status+": "+e.Subagent.Summary))
 	case model.KindPassthrough:
-		o.Str("subtype", "record")
-		o.Str("content", "record "+e.RawType)
+		o.NameName(&names.subtype, &names.record)
+		o.StrName(&names.content, "record "+e.RawType)
 	default:
-		o.Str("subtype", pick(e.Name, "informational"))
-		o.Str("content", e.Text)
+		o.StrName(&names.subtype, pick(e.Name, "informational"))
+		o.StrName(&names.content, e.Text)
 	}
 	wr.dropMessageKeys(e)
 	wr.entryTail(o, e, l, []*model.Event{e}, false, func(*model.Carried, *model.Event) {})

@@ -843,53 +843,117 @@ type Name struct {
 	// quoted is compact as it stands inside a string (Quote):
 	// appendQuotedString(s) and ':'.
 	quoted string
+	// padded is compact and quoted (in that order, as form numbers them),
+	// each followed by a string value's opening quote as it stands there
+	// ("k":" and \"k\":\"), in a block of padSize bytes, when that fits
+	// (fits): nameMember stores the block whole (two moves of sixteen
+	// bytes, whatever the name's length) and keeps the bytes it wants.
+	padded [2][padSize]byte
+	fits   [2]bool
+	// opened is the padded blocks' bytes, for a name whose block does not
+	// fit.
+	opened [2]string
 }
+
+// padSize is a Name's padded forms' size: nearly every name's fit (a
+// compact "cache_creation_input_tokens": and its value's quote, 31 bytes).
+const padSize = 32
+
+// The forms of a Name, as nameMember takes them.
+const (
+	compactForm = 0
+	quotedForm  = 1
+)
 
 // NewName is s escaped for each way an Obj writes it.
 func NewName(s string) Name {
-	return Name{
+	n := Name{
 		s:       s,
 		compact: string(append(AppendString(nil, s), ':')),
 		quoted:  string(append(appendQuotedString(nil, s), ':')),
 	}
+	n.opened = [2]string{n.compact + `"`, n.quoted + `\"`}
+	for f, e := range n.opened {
+		n.fits[f] = copy(n.padded[f][:], e) == len(e)
+	}
+	return n
 }
 
 // String is the name's string.
 func (n *Name) String() string { return n.s }
 
-// putEscaped appends e, a string escaped already, to dst, which has room
-// for it and a word more: one of 4 to 16 bytes (a Name's, nearly all)
-// as two words that overlap, without append's call to memmove.
-func putEscaped(dst []byte, e string) []byte {
-	m, l := len(e), len(dst)
-	switch {
-	case m >= 8 && m <= 16:
-		w := dst[l : l+m]
-		binary.LittleEndian.PutUint64(w, word(e))
-		binary.LittleEndian.PutUint64(w[m-8:], word(e[m-8:]))
-		return dst[:l+m]
-	case m >= 4 && m < 8:
-		w := dst[l : l+m]
-		binary.LittleEndian.PutUint32(w, word4(e))
-		binary.LittleEndian.PutUint32(w[m-4:], word4(e[m-4:]))
+// form is n's key in form f (compactForm, quotedForm).
+func (n *Name) form(f int) string {
+	if f == quotedForm {
+		return n.quoted
+	}
+	return n.compact
+}
+
+// putName appends the first m bytes of n's form f (its key, and the
+// value's opening quote after it) to dst, which has room for padSize
+// bytes more: its padded block stored whole when it fits, else the
+// bytes appended.
+func putName(dst []byte, n *Name, f, m int) []byte {
+	if n.fits[f] {
+		l := len(dst)
+		*(*[padSize]byte)(dst[l : l+padSize]) = n.padded[f]
 		return dst[:l+m]
 	}
-	return append(dst, e...)
+	return append(dst, n.opened[f][:m]...)
 }
 
 // nameMember is the bytes of a compact or quoting object's buffer,
-// grown to hold the separator, e (a Name's key as the object writes it)
-// and about n bytes more, with those appended.
-func (o *Obj) nameMember(e string, n int) []byte {
+// grown to hold the separator, the first m bytes of k's form f (its key,
+// and after it the value's opening quote: m is more than the key's
+// length by what of it is wanted) and about n bytes more, with those
+// appended.
+func (o *Obj) nameMember(k *Name, f, m, n int) []byte {
 	dst := o.B.buf
-	if cap(dst)-len(dst) < len(e)+n+16 {
-		dst = free(o.B, len(e)+n+8)
+	if cap(dst)-len(dst) < m+n+padSize+8 {
+		dst = free(o.B, m+n+padSize)
 	}
 	if o.n > 0 {
 		dst = append(dst, ',')
 	}
 	o.n++
-	return putEscaped(dst, e)
+	return putName(dst, k, f, m)
+}
+
+// nameKey is the bytes of o's buffer, grown to hold the next member's
+// separator and key k, as o writes it, and about n bytes more, with
+// those appended: k's escaped form stored when o is compact or quotes,
+// else member's key.
+func (o *Obj) nameKey(k *Name, n int) []byte {
+	switch {
+	case o.in == nil:
+		return o.nameMember(k, compactForm, len(k.compact), n)
+	case o.in.quote:
+		return o.nameMember(k, quotedForm, len(k.quoted), n)
+	}
+	return o.member(k.s, n)
+}
+
+// IntName writes an integer member whose key is k: Int(k.String(), n).
+func (o *Obj) IntName(k *Name, n int64) {
+	o.B.buf = strconv.AppendInt(o.nameKey(k, 20), n, 10)
+}
+
+// BoolName writes a boolean member whose key is k: Bool(k.String(), v).
+func (o *Obj) BoolName(k *Name, v bool) {
+	dst := o.nameKey(k, 5)
+	if v {
+		o.B.buf = append(dst, "true"...)
+	} else {
+		o.B.buf = append(dst, "false"...)
+	}
+}
+
+// RawName writes a member whose key is k with a raw JSON value:
+// Raw(k.String(), v).
+func (o *Obj) RawName(k *Name, v []byte) {
+	o.B.buf = o.nameKey(k, 0)
+	o.value(v)
 }
 
 // StrName writes a string member whose key is k: Str(k.String(), s). An
@@ -897,13 +961,15 @@ func (o *Obj) nameMember(e string, n int) []byte {
 // key stored a word at a time, or noted for sorting).
 func (o *Obj) StrName(k *Name, s string) {
 	if o.in == nil {
-		dst := o.nameMember(k.compact, len(s)+2)
-		dst = appendEscaped(append(dst, '"'), s, jsonEscapes)
+		// The key and the value's opening quote, stored at once.
+		dst := o.nameMember(k, compactForm, len(k.compact)+1, len(s)+1)
+		dst = appendEscaped(dst, s, jsonEscapes)
 		o.B.buf = append(dst, '"')
 		return
 	}
 	if o.in.quote {
-		o.B.buf = appendQuotedString(o.nameMember(k.quoted, 2*len(s)+4), s)
+		dst := o.nameMember(k, quotedForm, len(k.quoted)+2, 2*len(s)+2)
+		o.B.buf = append(appendEscaped(dst, s, quotedEscapes), '\\', '"')
 		return
 	}
 	if c := o.in.canon; c != nil {
@@ -916,7 +982,7 @@ func (o *Obj) StrName(k *Name, s string) {
 // NameName writes a string member whose key is k and value v:
 // Str(k.String(), v.String()).
 func (o *Obj) NameName(k, v *Name) {
-	e, ve := k.compact, v.compact
+	f := compactForm
 	if o.in != nil {
 		if !o.in.quote {
 			if c := o.in.canon; c != nil {
@@ -926,27 +992,26 @@ func (o *Obj) NameName(k, v *Name) {
 			o.B.buf = AppendString(o.indentedMember(k.s, len(v.s)), v.s)
 			return
 		}
-		e, ve = k.quoted, v.quoted
+		f = quotedForm
 	}
-	// The value is stored with the colon its string ends with (room was
-	// asked for it), and written without.
-	dst := putEscaped(o.nameMember(e, len(ve)), ve)
-	o.B.buf = dst[:len(dst)-1]
+	// The value is its form without the colon its key ends with (room
+	// for its padded block was asked for).
+	o.B.buf = putName(o.nameMember(k, f, len(k.form(f)), padSize), v, f, len(v.form(f))-1)
 }
 
 // StringsName writes a list of strings whose key is k: Strings(k.String(),
 // list). An object that indents or writes canonical JSON writes it with
 // Strings.
 func (o *Obj) StringsName(k *Name, list []string) {
-	e := k.compact
+	f := compactForm
 	if o.in != nil {
 		if !o.in.quote {
 			o.Strings(k.s, list)
 			return
 		}
-		e = k.quoted
+		f = quotedForm
 	}
-	dst := append(o.nameMember(e, 12*len(list)), '[')
+	dst := append(o.nameMember(k, f, len(k.form(f)), 12*len(list)), '[')
 	for i, s := range list {
 		if i > 0 {
 			dst = append(dst, ',')
@@ -962,16 +1027,7 @@ func (o *Obj) StringsName(k *Name, list []string) {
 
 // KeyName starts a member whose key is k and whose value the caller
 // writes itself: Key(k.String()).
-func (o *Obj) KeyName(k *Name) {
-	switch {
-	case o.in == nil:
-		o.B.buf = o.nameMember(k.compact, 0)
-	case o.in.quote:
-		o.B.buf = o.nameMember(k.quoted, 0)
-	default:
-		o.B.buf = o.member(k.s, 0)
-	}
-}
+func (o *Obj) KeyName(k *Name) { o.B.buf = o.nameKey(k, 0) }
 
 // NamesName writes a list of names whose key is k: Strings(k.String(),
 // the names' strings). A compact or quoting object stores each name as it
@@ -989,37 +1045,18 @@ func (o *Obj) NamesName(k *Name, list []*Name) {
 		o.Strings(k.s, s)
 		return
 	}
-	quote := o.in != nil
-	e, room := k.compact, 1
-	if quote {
-		e = k.quoted
+	f, room := compactForm, 1+padSize
+	if o.in != nil {
+		f = quotedForm
 	}
 	for _, n := range list {
 		room += len(n.quoted) // (the longer of its two forms)
 	}
-	dst := append(o.nameMember(e, room), '[')
+	dst := append(o.nameMember(k, f, len(k.form(f)), room), '[')
 	for _, n := range list {
-		e := n.compact
-		if quote {
-			e = n.quoted
-		}
-		// putEscaped's stores, here in the loop: its call for each name
-		// (a list's two or three, rest after rest) cost more than them.
-		// (room has the names' bytes.)
-		switch m, l := len(e), len(dst); {
-		case m >= 8 && m <= 16:
-			w := dst[l : l+m]
-			binary.LittleEndian.PutUint64(w, word(e))
-			binary.LittleEndian.PutUint64(w[m-8:], word(e[m-8:]))
-			dst = dst[:l+m]
-		case m >= 4 && m < 8:
-			w := dst[l : l+m]
-			binary.LittleEndian.PutUint32(w, word4(e))
-			binary.LittleEndian.PutUint32(w[m-4:], word4(e[m-4:]))
-			dst = dst[:l+m]
-		default:
-			dst = append(dst, e...)
-		}
+		// Each name's padded block (room has the names' bytes and a
+		// block more), its key's colon made the separator.
+		dst = putName(dst, n, f, len(n.form(f)))
 		dst[len(dst)-1] = ','
 	}
 	if len(list) == 0 {

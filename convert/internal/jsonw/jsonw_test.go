@@ -88,11 +88,12 @@ func TestPlainASCIIEveryStop(t *testing.T) {
 	}
 }
 
-// Every byte that ends a run, at every place of strings of 0 to 40
-// bytes, escaped by appendEscaped with room in dst (the short strings'
-// words) and without.
+// Every byte that ends a run, at every place of strings of 0 to 72
+// bytes (copyPlain's steps of sixteen and its last, overlapping one),
+// escaped by appendEscaped with room in dst (the short strings' words)
+// and without.
 func TestAppendStringEveryStop(t *testing.T) {
-	for n := 0; n <= 40; n++ {
+	for n := 0; n <= 72; n++ {
 		base := strings.Repeat("a", n)
 		for at := -1; at < n; at++ {
 			for _, c := range []byte{0, 0x1f, '"', '\\', 0x80, 0xff, '\n', 0x7f, ' '} {
@@ -114,7 +115,7 @@ func TestAppendStringEveryStop(t *testing.T) {
 
 func FuzzString(f *testing.F) {
 	for _, s := range []string{"", "plain text of some length", "a\"b\\c\nd\re\tf\x00g\x1f", "naïve → 日本語 😀 \u2028",
-		"\xff\xfe bad \xc3 utf-8", strings.Repeat("0123456\"", 4), "<html>&amp;</html>", "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f"} {
+		"\xff\xfe bad \xc3 utf-8", strings.Repeat("0123456\"", 4), strings.Repeat("plain text, then ü and \n 😀 ", 5), "<html>&amp;</html>", "\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f\x7f"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -140,6 +141,17 @@ func FuzzString(f *testing.F) {
 		// writes it.
 		if q, want := appendQuotedString(nil, s), AppendString(nil, got.String()); string(q) != string(want[1:len(want)-1]) {
 			t.Fatalf("appendQuotedString(%q) = %s, want %s", s, q, want[1:len(want)-1])
+		}
+		// What encoding/json writes (without HTML escaping), for a
+		// string without the bytes it escapes otherwise: \b and \f
+		// (\u0008 and \u000c here), U+2028 and U+2029.
+		if !strings.ContainsAny(s, "\b\f\u2028\u2029") {
+			var enc bytes.Buffer
+			e := json.NewEncoder(&enc)
+			e.SetEscapeHTML(false)
+			if err := e.Encode(s); err != nil || got.String()+"\n" != enc.String() {
+				t.Fatalf("String(%q) = %s, encoding/json writes %s (%v)", s, got.String(), enc.String(), err)
+			}
 		}
 		var back string
 		if err := json.Unmarshal(got.Bytes(), &back); err != nil || back != strings.ToValidUTF8(s, "\ufffd") && utf8.ValidString(s) {
@@ -398,7 +410,7 @@ func checkIndentedMembers(t *testing.T, k, s string, d int) {
 }
 
 // FuzzNameMembers holds the members of a Name (StrName, NameName, KeyName,
-// StringsName, NamesName), whose keys and values are escaped once and stored a word at
+// StringsName, NamesName, IntName, BoolName, RawName), whose keys and values are escaped once and stored a word at
 // a time, to what Str, Key and Strings write of the Name's string, the
 // reference: in every way a Buf writes (compact, quoted, indented at a depth,
 // canonical), into buffers with no free room, with a little and with more,
@@ -410,7 +422,25 @@ func FuzzNameMembers(f *testing.F) {
 	f.Add("unset", "ab", "cdefghijklmnopqrstu", uint8(3))
 	f.Add("k\"ey", "v\\al\x00ue ü \xff", "\u2028", uint8(5))
 	f.Add("", "", "", uint8(40))
-	f.Fuzz(func(t *testing.T, k, v, s string, depth uint8) {
+	f.Fuzz(checkNameMembers)
+}
+
+// Every byte that ends a run, at every place of keys and values of 0 to
+// 34 bytes (a Name's forms are stored as a padded block of 32 bytes when
+// they fit in it, nameMember, and appended when not), each written as
+// checkNameMembers requires.
+func TestNameMembersEveryStop(t *testing.T) {
+	for k := range everyStop(34) {
+		checkNameMembers(t, k, "v", "a value of more than thirty-two bytes", 2)
+		checkNameMembers(t, "type", k, k, 3)
+	}
+}
+
+// checkNameMembers is FuzzNameMembers' test: each member of a Name
+// written as the member of its string.
+func checkNameMembers(t *testing.T, k, v, s string, depth uint8) {
+	t.Helper()
+	{
 		kn, vn, sn := NewName(k), NewName(v), NewName(s)
 		// Lists of 0 to 3 names, as long as depth picks.
 		names, strs := []*Name{&sn, &kn, &vn}, []string{s, k, v}
@@ -445,6 +475,16 @@ func FuzzNameMembers(f *testing.F) {
 					w.Strings(k, []string{v, s, v})
 					g.NamesName(&kn, names[:int(depth)%4])
 					w.Strings(k, strs[:int(depth)%4])
+					g.IntName(&kn, -12)
+					w.Int(k, -12)
+					g.BoolName(&kn, true)
+					w.Bool(k, true)
+					g.BoolName(&kn, false)
+					w.Bool(k, false)
+					g.RawName(&kn, []byte("[1]"))
+					w.Raw(k, []byte("[1]"))
+					g.RawName(&kn, nil)
+					w.Raw(k, nil)
 				}
 				g.End()
 				w.End()
@@ -453,5 +493,5 @@ func FuzzNameMembers(f *testing.F) {
 				}
 			}
 		}
-	})
+	}
 }
