@@ -356,7 +356,7 @@ func (wr *Writer) endRecord() {
 	wr.writeLine(b.Bytes())
 }
 
-// writeRest writes the rest of e in an entry (model.WriteRest) into b:
+// writeRest writes the rest of e in an entry (model.WriteRestCarried) into b:
 // every field but those the entry holds (carried), its time when the
 // entry's timestamp is its own, its id and parent when the entry's are
 // others, and which of the entry's the writer made up for it.
@@ -390,7 +390,7 @@ func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string
 }
 
 // carries are the lists of fields an entry holds of its events (the
-// carried of model.WriteRest), each made into a model.Carried once: a
+// carried names of model.RestOf), each made into a model.Carried once: a
 // rest's is the sum of those that apply to its event (writeRest and the
 // entries' calls of entryTail), added instead of matched name by name at
 // every rest.

@@ -50,7 +50,7 @@ type canonical struct {
 	// orders are the last lists of keys sort put in order, with their
 	// orders (next is the one to replace): a writer writes objects of
 	// the same keys in the same order again and again (every event's
-	// rest starts with kind and goes on in WriteRest's order).
+	// rest starts with kind and goes on in WriteRestCarried's order).
 	orders [8]keyOrder
 	next   int
 }
