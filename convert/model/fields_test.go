@@ -181,6 +181,8 @@ func FuzzParseIn(f *testing.F) {
 		` { "step" : { "message" : { "content" : [ { "type" : "text" } ] } , "a" : { "a" : 1 , "a" : [ ] } } } `,
 		"{\"x\":{\"\xff\":{\"y\":\"\xc3\"}},\"z\":[{\"\\u0069\":{}}]}",
 		`null`, `[{"a":1}]`, `{"a":{"b":}}`,
+		// Two objects whose keys lay the same bytes (empty keys lay none).
+		`{"x":{"ab":1,"cd":2,"":0,"":0,"":0,"":0,"ef":3},"y":{"ab":1,"cd":2,"ef":3}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -226,6 +228,11 @@ func parseInEveryObject(t *testing.T, ix *jsonscan.Index, room *Scratch, record 
 			}
 			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !sameFields(got, want) {
 				t.Fatalf("%q: ParseIn(%q) = %q %v, unindexed %q %v", record, v, got, err, want, wantErr)
+			}
+			// The list is made at the object's size, not at another's
+			// the index saw before it (events keep their lists).
+			if spans, err := jsonscan.MemberSpans(v, nil); err == nil && cap(got) > len(spans) {
+				t.Fatalf("%q: ParseIn(%q) made room for %d members, it has %d", record, v, cap(got), len(spans))
 			}
 			reused, err := room.ParseIn(ix, v, copyValues)
 			if fmt.Sprint(err) != fmt.Sprint(wantErr) || !sameFields(reused, want) || !room.tailClear() {

@@ -53,12 +53,11 @@ type Index struct {
 	keys   *[256]keptKeys
 }
 
-// keptKeys is a string Keys made, whether its keys need no decoding
-// (PlainKey), asked once when it was made, and how many keys it has.
+// keptKeys is a string Keys made, and whether its keys need no decoding
+// (PlainKey), asked once when it was made.
 type keptKeys struct {
 	s     string
 	plain bool
-	n     int32
 }
 
 // Kept is what an Index knew of the input it indexed last (Keep), to be
@@ -111,8 +110,9 @@ type member struct{ keyStart, keyEnd, valueStart, valueEnd, next int32 }
 // memberList is where the members of one container are in recorded:
 // first and last are one more than the slots of its first and last
 // member, 0 while none is recorded (an array, an empty object); first is
-// -1 when its members are not recorded (the index was full).
-type memberList struct{ first, last int32 }
+// -1 when its members are not recorded (the index was full). n is how
+// many are recorded (Recorded.Len: the room a list made of them needs).
+type memberList struct{ first, last, n int32 }
 
 // begin forgets the last input (Reset) before b is indexed; when b is too
 // large for a container's offsets, nothing of it is recorded.
@@ -289,6 +289,8 @@ type Recorded struct {
 	// first and at are one more than the slots of its first member and
 	// of the one Next gives next (0 after the last).
 	first, at int32
+	// n is how many members it has.
+	n int32
 	// keys is the kept string the keys are looked for in, keyAt where
 	// the next key should start in it; plain says no key of keys needs
 	// decoding. slot is where keys is kept, to be replaced on a miss.
@@ -334,12 +336,14 @@ func (ix *Index) Recorded(b []byte) (Recorded, bool) {
 	// generated mini-prophet session than before, against 7.)
 	slot := ix.keptFor(h)
 	other := &ix.keys[(h*0xc2b2ae3d27d4eb4f)>>56]
-	return Recorded{ix: ix, first: l.first, at: l.first, keys: slot.s, plain: slot.plain, slot: slot, other: other}, true
+	return Recorded{ix: ix, first: l.first, at: l.first, n: l.n, keys: slot.s, plain: slot.plain, slot: slot, other: other}, true
 }
 
-// Len is how many members the list kept with r's keys had: how many r
-// has when its keys are those.
-func (r *Recorded) Len() int { return int(r.slot.n) }
+// Len is how many members r has, as the index counted them. (Not the
+// count of the list whose keys a slot keeps: another object's keys may
+// share the slot's, or begin them, and its count would size every list
+// made after it.)
+func (r *Recorded) Len() int { return int(r.n) }
 
 // Next returns the next member's key, decoded, and its value (the
 // input's bytes, capped at its end), and false after the last. The key is
@@ -389,12 +393,10 @@ func (r *Recorded) key(k []byte) string {
 func (r *Recorded) miss() {
 	ix := r.ix
 	kb := ix.keyBuf[:0]
-	n := 0
 	for m := r.first; m != 0; {
 		rec := &ix.recorded[m-1]
 		kb = append(kb, ix.input[rec.keyStart:rec.keyEnd]...)
 		m = rec.next
-		n++
 	}
 	if cap(kb) <= maxKeptKeys {
 		ix.keyBuf = kb
@@ -402,7 +404,7 @@ func (r *Recorded) miss() {
 	s := string(kb)
 	r.keys, r.plain = s, PlainKey(kb)
 	if len(s) > 0 && len(s) <= maxKeptKeys {
-		*r.other, *r.slot = *r.slot, keptKeys{s, r.plain, int32(n)}
+		*r.other, *r.slot = *r.slot, keptKeys{s, r.plain}
 	}
 }
 
@@ -543,7 +545,7 @@ func (ix *Index) Keys(b []byte, spans []Span) (string, bool) {
 		return kept.s, kept.plain
 	}
 	s := ix.layKeys(b, spans)
-	*kept = keptKeys{s, PlainKey(unsafe.Slice(unsafe.StringData(s), len(s))), int32(len(spans))}
+	*kept = keptKeys{s, PlainKey(unsafe.Slice(unsafe.StringData(s), len(s)))}
 	return s, kept.plain
 }
 
@@ -669,6 +671,7 @@ func (ix *Index) addMember(slot, keyStart, keyEnd, valueStart, valueEnd int) {
 		ix.recorded[l.last-1].next = m
 	}
 	l.last = m
+	l.n++
 }
 
 // close records the end of the container in slot; the containers

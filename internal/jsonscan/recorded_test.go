@@ -11,13 +11,17 @@ import (
 // decoded as Key decodes it and each value the same bytes. Two inputs
 // are indexed by turns, so that a list's keys are looked for in strings
 // kept for other lists (the same hash, other keys: a miss at the first,
-// a middle or the last key, or the kept keys longer than the list's).
+// a middle or the last key, or the kept keys longer than the list's), and
+// Len is the object's own count of members.
 func FuzzRecorded(f *testing.F) {
 	f.Add([]byte(`{"step_id":1,"extra":{"a":1,"b":[{"c":2},{"c":3,"d":{}}]}}`), []byte(`{"x":{"a":1,"b":2}}`))
 	// The same first, second and last keys: one slot.
 	f.Add([]byte(`{"o":{"ab":1,"cd":2,"ef":3}}`), []byte(`{"o":{"ab":1,"cd":2,"zz":0,"ef":3}}`))
 	f.Add([]byte(`{"o":{"ab":1,"cd":2,"ef":3,"ef":4}}`), []byte(`{"o":{"ab":1,"cd":2,"ef":3}}`))
 	f.Add([]byte(`{"o":{"ab":1,"cd":2}}`), []byte(`{"o":{"xb":1,"cd":2}}`))
+	// Empty keys lay no bytes: the kept keys of the first are those of the
+	// second, which has fewer members (Len is the object's own count).
+	f.Add([]byte(`{"o":{"ab":1,"cd":2,"":0,"":0,"":0,"ef":3}}`), []byte(`{"o":{"ab":1,"cd":2,"ef":3}}`))
 	f.Add([]byte(`{"o":{"\u0061":1,"b\n":{}},"p":{"":1},"q":{"é":2}}`), []byte("{\"o\":{\"\xff\":1}}"))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		var ix Index
@@ -46,6 +50,9 @@ func FuzzRecorded(f *testing.F) {
 				r, ok := ix.Recorded(v)
 				if ok && root || !root && ok != (len(spans) > 0) {
 					t.Fatalf("%q in %q: Recorded says %v, %d members", v, in, ok, len(spans))
+				}
+				if ok && r.Len() != len(spans) {
+					t.Fatalf("%q: Recorded.Len %d, want %d", v, r.Len(), len(spans))
 				}
 				root = false
 				for i, m := range spans {
