@@ -366,7 +366,10 @@ func scanChunk(text []byte, first, last bool) *Chunk {
 			found = scanLine(lineText, &li, lacks, next, off)
 		}
 		// The line is stored in place, in the room made for every line.
-		c.lines = slices.Grow(c.lines, 1)[:len(c.lines)+1]
+		if len(c.lines) == cap(c.lines) {
+			c.lines = slices.Grow(c.lines, 1) // a last line without its '\n' (nlines counts them)
+		}
+		c.lines = c.lines[:len(c.lines)+1]
 		sl := &c.lines[len(c.lines)-1]
 		sl.off, sl.len, sl.kind, sl.flags, sl.termLen = uint32(off), uint32(end-off), li.Kind, li.Flags, uint8(term)
 		if term == 2 {
