@@ -262,14 +262,18 @@ func FuzzMetaIn(f *testing.F) {
 				text = append(append(append([]byte{}, prefix...), '\n'), line...)
 			}
 			off := len(text) - len(line)
-			var got, want LineInfo
-			for eq := li.Content; eq < te; eq++ {
-				if line[eq] != '=' {
-					continue
-				}
-				g, w := metaIn(text, &got, off, li.Content, off+eq, te), metaAt(line, &want, li.Content, eq, te)
-				if g != w || got.Meta != want.Meta {
-					t.Fatalf("%q after %q, '=' at %d: got %v %+v, want %v %+v", line, prefix, eq, g, got.Meta, w, want.Meta)
+			// The content's start as the line has it, the line's start,
+			// and its middle (a key before it is not taken).
+			for _, content := range []int{li.Content, 0, te / 2} {
+				var got, want LineInfo
+				for eq := content; eq < te; eq++ {
+					if line[eq] != '=' {
+						continue
+					}
+					g, w := metaIn(text, &got, off, content, off+eq, te), metaAt(line, &want, content, eq, te)
+					if g != w || got.Meta != want.Meta {
+						t.Fatalf("%q after %q, content %d, '=' at %d: got %v %+v, want %v %+v", line, prefix, content, eq, g, got.Meta, w, want.Meta)
+					}
 				}
 			}
 		}
