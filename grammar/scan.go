@@ -338,7 +338,7 @@ func scanBytes(t []byte, li *LineInfo, te int, lacks textLacks, next *searches, 
 			eq = next.find('=', off+content)
 		}
 		for eq < off+te && found != allParsedKeys {
-			found |= metaAt(t, li, content, eq-off, te)
+			found |= metaIn(next.text, li, off, content, eq, te)
 			// next.find('=', eq+1), without the call: this is the search
 			// a line makes most (2.4 '=' a line), and the call cost more
 			// than the code around the vectorised search.
@@ -464,10 +464,28 @@ func ltRedactions(t []byte, li *LineInfo) {
 // '=' are a key's. FuzzScanBytesJumps holds it equal to a loop over
 // every byte.
 func metaAt(t []byte, li *LineInfo, content, eq, te int) uint16 {
+	return metaIn(t, li, 0, content, eq, te)
+}
+
+// metaIn is metaAt for a line that starts at off in text (a chunk's
+// text) and the '=' at eq in text; content and te are the line's, as
+// the spans it records. The 16 bytes before the '=' are read from text,
+// so that a key in a line's first 16 bytes (a quarter of them: the id=
+// of "o: id=...") is compared as two words too, and only a chunk's first
+// line goes through metaAtStart. What the words hold before the line's
+// start matches no key that starts at or after content (a key that
+// starts before it is not taken), and the byte before a key at the
+// line's start is the '\n' that ends the line before (or the last byte
+// of a byte order mark, which wordBefore reads in the line): not a word
+// character, as for a key that starts the text. Its arguments fit the
+// registers of a call (the line's text is not one of them: a second
+// slice spilled them, and cost more than metaAtStart's calls).
+// FuzzMetaIn holds it to metaAt of the line alone.
+func metaIn(text []byte, li *LineInfo, off, content, eq, te int) uint16 {
 	if eq < 16 {
-		return metaAtStart(t, li, content, eq, te)
+		return metaAtStart(text[off:], li, content, eq-off, te)
 	}
-	w := (*[16]byte)(t[eq-16 : eq])
+	w := (*[16]byte)(text[eq-16 : eq])
 	near, far := binary.LittleEndian.Uint64(w[8:]), binary.LittleEndian.Uint64(w[:8])
 	// The keys that end in the two bytes before eq: tokens_cached= is
 	// tried alone, not after id and tid, which end in its last byte.
@@ -478,18 +496,18 @@ func metaAt(t []byte, li *LineInfo, content, eq, te int) uint16 {
 			continue
 		}
 		ks := eq - name.len
-		if ks < content {
+		if ks < off+content {
 			continue
 		}
 		if name.len >= 16 {
-			if string(t[ks:eq]) != keySpecs[k].name || wordBefore(t, ks) {
+			if string(text[ks:eq]) != keySpecs[k].name || wordBefore(text[off:], ks-off) {
 				continue
 			}
 		} else if c := w[15-name.len]; c < 0x80 {
 			if asciiWord[c] {
 				continue // a longer word (tid=, not id=)
 			}
-		} else if wordBefore(t, ks) {
+		} else if wordBefore(text[off:], ks-off) {
 			continue
 		}
 		// recordMeta, written out: the call cost more than its body
@@ -497,16 +515,23 @@ func metaAt(t []byte, li *LineInfo, content, eq, te int) uint16 {
 		if li.Meta[k].Valid() {
 			return 0
 		}
+		// valueEnd's cases, without its call: the counts and step=
+		// (digits), id= (a word) and ts= (up to white space) are most.
 		var end int
-		if name.digits {
-			end = skipDigits(t[:te], eq+1)
-		} else {
-			end = valueEnd(t[:te], k, eq+1)
+		switch name.value {
+		case valueDigits:
+			end = skipDigits(text[:off+te], eq+1)
+		case valueWord:
+			end = skipWord(text[:off+te], eq+1)
+		case valueTimestamp, valueToken:
+			end = skipNonSpace(text[:off+te], eq+1)
+		default:
+			end = valueEnd(text[:off+te], k, eq+1)
 		}
 		if end == eq+1 {
 			return 0
 		}
-		li.Meta[k] = Span{eq + 1, end}
+		li.Meta[k] = Span{eq + 1 - off, end - off}
 		return 1 << k
 	}
 	return 0
@@ -557,7 +582,7 @@ func recordMeta(t []byte, li *LineInfo, k Key, eq, te int) uint16 {
 		return 0
 	}
 	var end int
-	if keyWords[k].digits {
+	if keyWords[k].value == valueDigits {
 		end = skipDigits(t[:te], eq+1) // valueEnd's, without the call: the counts, step=
 	} else {
 		end = valueEnd(t[:te], k, eq+1)
@@ -574,12 +599,12 @@ func recordMeta(t []byte, li *LineInfo, k Key, eq, te int) uint16 {
 var keyWords = func() (w [numParsedKeys]struct {
 	word, mask [2]uint64
 	len        int
-	digits     bool // valueEnd reads digits (valueDigits)
+	value      valueClass // what valueEnd reads
 }) {
 	for k := range numParsedKeys {
 		name := keySpecs[k].name
 		w[k].len = len(name)
-		w[k].digits = keySpecs[k].value == valueDigits
+		w[k].value = keySpecs[k].value
 		for j := range min(len(name), 16) {
 			c := uint64(name[len(name)-1-j])
 			shift := 56 - 8*(j%8) // the byte at eq-1-j: the highest first

@@ -235,3 +235,47 @@ func FuzzMetaAt(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMetaIn holds metaIn, which reads the 16 bytes before an '=' from
+// the chunk's text, equal to metaAt of the line alone, at every '=' of a
+// line in order, for the line after each of a chunk's lines before it:
+// none, a short one, one that ends in a key's name or a word character
+// (which the line's own start must cut off), one that ends in a byte
+// beyond ASCII, and a byte order mark (the document's first line).
+func FuzzMetaIn(f *testing.F) {
+	for _, s := range []string{
+		"o: id=x → [ok] tid=2", "id=1", "d=1 id=2", "=id=1", "tokens_in=5 tokens_out=6",
+		"step=1 ts=2025-01-01T00:00:00Z", "\u00e9id=4 _id=5", "tokens_cache_create=3 id=1",
+	} {
+		f.Add([]byte(s), []byte("a: x tokens_in"))
+	}
+	f.Fuzz(func(t *testing.T, line, before []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return
+		}
+		li := ClassifyLine(line)
+		te := li.Trim.End
+		for _, prefix := range [][]byte{nil, before, []byte("tid"), []byte("\u00e9"), bom} {
+			text := append(append([]byte{}, prefix...), line...)
+			if len(prefix) > 0 && !bytes.Equal(prefix, bom) {
+				// A line of a chunk follows a line break.
+				text = append(append(append([]byte{}, prefix...), '\n'), line...)
+			}
+			off := len(text) - len(line)
+			// The content's start as the line has it, the line's start,
+			// and its middle (a key before it is not taken).
+			for _, content := range []int{li.Content, 0, te / 2} {
+				var got, want LineInfo
+				for eq := content; eq < te; eq++ {
+					if line[eq] != '=' {
+						continue
+					}
+					g, w := metaIn(text, &got, off, content, off+eq, te), metaAt(line, &want, content, eq, te)
+					if g != w || got.Meta != want.Meta {
+						t.Fatalf("%q after %q, content %d, '=' at %d: got %v %+v, want %v %+v", line, prefix, content, eq, g, got.Meta, w, want.Meta)
+					}
+				}
+			}
+		}
+	})
+}

@@ -24,8 +24,17 @@ func validUTF8(p []byte) bool {
 	for {
 		for ; i <= len(p)-32; i += 32 {
 			q := (*[32]byte)(p[i:])
-			w0, w1 := binary.LittleEndian.Uint64(q[0:]), binary.LittleEndian.Uint64(q[8:])
-			w2, w3 := binary.LittleEndian.Uint64(q[16:]), binary.LittleEndian.Uint64(q[24:])
+			// binary.LittleEndian.Uint64 written out: the compiler makes
+			// each one load all the same, and an inlined call left a
+			// no-op instruction (the mark of its inlining) in the loop.
+			w0 := uint64(q[0]) | uint64(q[1])<<8 | uint64(q[2])<<16 | uint64(q[3])<<24 |
+				uint64(q[4])<<32 | uint64(q[5])<<40 | uint64(q[6])<<48 | uint64(q[7])<<56
+			w1 := uint64(q[8]) | uint64(q[9])<<8 | uint64(q[10])<<16 | uint64(q[11])<<24 |
+				uint64(q[12])<<32 | uint64(q[13])<<40 | uint64(q[14])<<48 | uint64(q[15])<<56
+			w2 := uint64(q[16]) | uint64(q[17])<<8 | uint64(q[18])<<16 | uint64(q[19])<<24 |
+				uint64(q[20])<<32 | uint64(q[21])<<40 | uint64(q[22])<<48 | uint64(q[23])<<56
+			w3 := uint64(q[24]) | uint64(q[25])<<8 | uint64(q[26])<<16 | uint64(q[27])<<24 |
+				uint64(q[28])<<32 | uint64(q[29])<<40 | uint64(q[30])<<48 | uint64(q[31])<<56
 			if (w0|w1|w2|w3)&high == 0 {
 				continue
 			}
