@@ -491,7 +491,7 @@ func checkFile(path string, cfg analysis.Config, open func(string) (io.ReadClose
 	}
 	if !whole {
 		sc := analysis.NewStreamChecker(cfg, -1, func(t *grammar.Tree, f analysis.Finding) jsonFinding { return toJSONFinding(path, t, f) })
-		if err := in.windowsOnce(sc.Window); err != nil {
+		if err := in.checkWindows(sc); err != nil {
 			return checkedFile{path: path, err: err}
 		}
 		found, _ := sc.End()
