@@ -106,6 +106,41 @@ func NewStreamChecker[T any](cfg Config, limit int, place func(t *grammar.Tree, 
 
 // Window reads the document's next window.
 func (sc *StreamChecker[T]) Window(t *grammar.Tree) {
+	sc.sums = summarizeWindow(t, sc.sums)
+	sc.window(t, sc.sums)
+	clear(sc.sums)
+}
+
+// SummarizedWindow is a window with its chunks summarised
+// (SummarizeWindow): the part of checking a window that needs nothing of
+// the windows before it, which a goroutine that reads ahead may do while
+// the checker reads the window before (StreamChecker.Summarized), so that
+// what the checker does in file order overlaps the next window's work.
+type SummarizedWindow struct {
+	t    *grammar.Tree
+	sums []*chunkSummary
+}
+
+// SummarizeWindow summarises the chunks of window t, on every core when
+// they are many, for StreamChecker.Summarized. It may run on any
+// goroutine, while a StreamChecker reads earlier windows.
+func SummarizeWindow(t *grammar.Tree) *SummarizedWindow {
+	return &SummarizedWindow{t: t, sums: summarizeWindow(t, nil)}
+}
+
+// Tree is the window.
+func (w *SummarizedWindow) Tree() *grammar.Tree { return w.t }
+
+// Summarized reads the document's next window, summarised: the same as
+// Window(w.Tree()).
+func (sc *StreamChecker[T]) Summarized(w *SummarizedWindow) {
+	sc.window(w.t, w.sums)
+	clear(w.sums)
+}
+
+// window reads window t, whose chunks are summarised as sums, in file
+// order after the windows before it.
+func (sc *StreamChecker[T]) window(t *grammar.Tree, sums []*chunkSummary) {
 	if sc.c.t == nil {
 		sc.c.t = t
 		sc.c.out = sc.scratch[:0]
@@ -113,23 +148,22 @@ func (sc *StreamChecker[T]) Window(t *grammar.Tree) {
 		sc.keep(t, nil)
 	}
 	sc.bodyLines = t.BodyLineCount()
-	sc.sums = summarizeWindow(t, sc.sums)
-	for i, s := range sc.sums {
+	for i, s := range sums {
 		_, firstLine, start := t.ChunkAt(i)
 		sc.chunk(t, s, firstLine, start)
 	}
-	clear(sc.sums)
 }
 
 // summarizeWindow summarises the chunks of window t, on every core when
-// they are many.
+// they are many. The summaries are not memoized on the chunks (summaryOf):
+// a window is read once, and a memo is a map a chunk.
 func summarizeWindow(t *grammar.Tree, sums []*chunkSummary) []*chunkSummary {
 	n := t.ChunkCount()
 	sums = append(sums[:0], make([]*chunkSummary, n)...)
 	workers := min(runtime.GOMAXPROCS(0), n/4)
 	if workers <= 1 {
 		for i := range n {
-			sums[i] = summaryOf(t, i)
+			sums[i] = summarizeChunk(t, i)
 		}
 		return sums
 	}
@@ -138,7 +172,7 @@ func summarizeWindow(t *grammar.Tree, sums []*chunkSummary) []*chunkSummary {
 	for range workers {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				sums[i] = summaryOf(t, i)
+				sums[i] = summarizeChunk(t, i)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -162,6 +163,76 @@ func TestStreamCheckEqualsCheck(t *testing.T) {
 						t.Fatalf("%s, config %d, limit %d: %d findings and %d more, FindingsUpTo %d and %d\n got  %v\n want %v",
 							name, c, limit, len(got), more, len(wantUpTo), wantMore, summarizeFindings(got), summarizeFindings(wantUpTo))
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestStreamCheckSummarizedOutOfOrder: a window's summaries depend on
+// nothing the checker learnt from the windows before it, so `check`
+// summarises each window on the goroutine that reads ahead
+// (SummarizeWindow) while the checker reads the one before
+// (StreamChecker.Summarized). Here every window is summarised on a
+// goroutine of its own, the last finishing first, and the checker reads
+// them in order: the findings, their order and their places are Check's.
+func TestStreamCheckSummarizedOutOfOrder(t *testing.T) {
+	docs := streamCorpus(t)
+	for _, tiny := range []bool{false, true} {
+		if tiny {
+			t.Cleanup(grammar.SetChunkLimitsForTest(3, 80))
+		}
+		for name, src := range docs {
+			want := Check(grammar.Parse(bytes.Clone(src)), Config{})
+			for _, window := range []int{1, 700, 0} {
+				var trees []*grammar.Tree
+				s := grammar.NewStream(bytes.NewReader(src), grammar.StreamOptions{WindowBytes: window})
+				if err := s.Each(func(w *grammar.Tree) { trees = append(trees, w) }); err != nil {
+					t.Fatal(err)
+				}
+				summarized := make([]*SummarizedWindow, len(trees))
+				done := make([]chan struct{}, len(trees)+1)
+				for i := range done {
+					done[i] = make(chan struct{})
+				}
+				close(done[len(trees)])
+				var order []int
+				var mu sync.Mutex
+				for i, w := range trees {
+					go func() {
+						<-done[i+1] // the windows after this one first
+						summarized[i] = SummarizeWindow(w)
+						mu.Lock()
+						order = append(order, i)
+						mu.Unlock()
+						close(done[i])
+					}()
+				}
+				type placed struct {
+					f    Finding
+					text string
+				}
+				sc := NewStreamChecker(Config{}, -1, func(w *grammar.Tree, f Finding) placed {
+					return placed{f, string(w.Slice(f.Span.Start, f.Span.End))}
+				})
+				<-done[0]
+				if len(trees) > 1 && order[0] != len(trees)-1 {
+					t.Fatalf("%s: summarised in the order %v", name, order)
+				}
+				for _, w := range summarized {
+					sc.Summarized(w)
+					s.Recycle(w.Tree())
+				}
+				kept, _ := sc.End()
+				var got []Finding
+				for _, p := range kept {
+					if want := string(src[p.f.Span.Start:p.f.Span.End]); p.text != want {
+						t.Fatalf("%s: %s at %v: the window said %q, the document is %q", name, p.f.Code, p.f.Span, p.text, want)
+					}
+					got = append(got, p.f)
+				}
+				if !sameFindings(got, want) {
+					t.Fatalf("%s, window %d, tiny chunks %v: findings differ from Check's\n got  %v\n want %v", name, window, tiny, summarizeFindings(got), summarizeFindings(want))
 				}
 			}
 		}

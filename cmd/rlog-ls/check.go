@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"errors"
@@ -132,8 +133,7 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 			all = append(all, f)
 		}
 	}
-	switch format {
-	case "json":
+	if format == "json" {
 		if all == nil {
 			all = []jsonFinding{}
 		}
@@ -141,10 +141,12 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 			return 2
 		}
 		return status
-	default:
-		for _, f := range all {
-			printFinding(stdout, format, f)
-		}
+	}
+	// The findings and the last line through a buffer: a write each 64 KB,
+	// not a write a finding (nothing goes to stderr in between).
+	out := bufio.NewWriterSize(stdout, 64<<10)
+	for _, f := range all {
+		printFinding(out, format, f)
 	}
 	// Honest about the files that were not checked (their reasons are on
 	// stderr): a transcript with no validator is not "1 file checked".
@@ -152,7 +154,8 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 	if notChecked += failedResults; notChecked > 0 {
 		checked += fmt.Sprintf(", %d not checked (see above)", notChecked)
 	}
-	fmt.Fprintf(stdout, "%s: %s\n", checked, summary(counts))
+	fmt.Fprintf(out, "%s: %s\n", checked, summary(counts))
+	out.Flush()
 	return status
 }
 
@@ -286,15 +289,18 @@ func githubAnnotation(f jsonFinding) string {
 
 // githubData escapes a workflow command's message: % and line breaks
 // would otherwise end or change the command.
-func githubData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
+func githubData(s string) string { return githubDataEscapes.Replace(s) }
+
+// The escapes of githubData and githubProperty, made once: making a
+// Replacer costs more than using it.
+var (
+	githubDataEscapes     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	githubPropertyEscapes = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
 
 // githubProperty escapes a workflow command's property value, where : and
 // , also separate.
-func githubProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
+func githubProperty(s string) string { return githubPropertyEscapes.Replace(s) }
 
 // collect expands folders into the *.rlog files under them; files named
 // explicitly are checked whatever their extension (ATIF and REPLAY files
@@ -491,7 +497,7 @@ func checkFile(path string, cfg analysis.Config, open func(string) (io.ReadClose
 	}
 	if !whole {
 		sc := analysis.NewStreamChecker(cfg, -1, func(t *grammar.Tree, f analysis.Finding) jsonFinding { return toJSONFinding(path, t, f) })
-		if err := in.windowsOnce(sc.Window); err != nil {
+		if err := in.checkWindows(sc); err != nil {
 			return checkedFile{path: path, err: err}
 		}
 		found, _ := sc.End()

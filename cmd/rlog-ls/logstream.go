@@ -218,18 +218,31 @@ var afterWindow func()
 
 // windows calls each with the log's windows in order. The next window is
 // read and scanned on another goroutine while each works on this one.
-func (in *logInput) windows(each func(*grammar.Tree)) error { return in.readWindows(each, false) }
+func (in *logInput) windows(each func(*grammar.Tree)) error {
+	return readWindows(in, func(t *grammar.Tree) *grammar.Tree { return t }, each, false)
+}
 
-// windowsOnce is windows for a caller that keeps nothing of a window's
-// text once each returns but the first window (analysis.StreamChecker):
-// each window after the first is read into the buffer of one before it
-// (grammar.Stream.Recycle), not into a new one for the collector.
-func (in *logInput) windowsOnce(each func(*grammar.Tree)) error { return in.readWindows(each, true) }
+// checkWindows is windows for check's StreamChecker: the goroutine that
+// reads ahead also summarises each window (analysis.SummarizeWindow, on
+// every core), so that all check does in file order (sc.Summarized)
+// overlaps the next window's scan and summaries, rather than waiting for
+// them. The checker keeps nothing of a window's text once it has read it
+// but the first window's, so each window after the first is read into the
+// buffer of one before it (grammar.Stream.Recycle), not into a new one for
+// the collector.
+func (in *logInput) checkWindows(sc *analysis.StreamChecker[jsonFinding]) error {
+	return readWindows(in, analysis.SummarizeWindow, sc.Summarized, true)
+}
 
-func (in *logInput) readWindows(each func(*grammar.Tree), recycle bool) error {
+// readWindows reads the log's windows on a goroutine of its own, which
+// makes each window into what prepare returns; each is called with them
+// in order on the caller's, while the next is read and prepared. With
+// recycle, each window is handed back to the stream once each returns.
+func readWindows[P any](in *logInput, prepare func(*grammar.Tree) P, each func(P), recycle bool) error {
 	s := grammar.NewStream(in.br, grammar.StreamOptions{Reopen: in.reopen, WindowBytes: windowBytes, SizeHint: in.size})
 	type next struct {
 		w   *grammar.Tree
+		p   P
 		err error
 	}
 	ahead := make(chan next, 1)
@@ -238,13 +251,17 @@ func (in *logInput) readWindows(each func(*grammar.Tree), recycle bool) error {
 	go func() {
 		defer close(ahead)
 		for {
-			w, err := s.Next()
+			n := next{}
+			n.w, n.err = s.Next()
+			if n.err == nil {
+				n.p = prepare(n.w)
+			}
 			select {
-			case ahead <- next{w, err}:
+			case ahead <- n:
 			case <-stop:
 				return
 			}
-			if err != nil {
+			if n.err != nil {
 				return
 			}
 		}
@@ -256,7 +273,7 @@ func (in *logInput) readWindows(each func(*grammar.Tree), recycle bool) error {
 		if n.err != nil {
 			return n.err
 		}
-		each(n.w)
+		each(n.p)
 		if recycle {
 			s.Recycle(n.w)
 		}
