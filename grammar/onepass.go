@@ -145,16 +145,15 @@ func (m *lineMeta) nextEq(from int) (int, bool) {
 // the content. A value read up to white space, as the tokenizer reads a
 // value without quotes or brackets, is not read again.
 //
-// k is the key when the caller knows it is one of the format's (knownKey),
-// lookUp when it is to be looked up here.
+// k is the key when the caller knows it (knownKey), lookUp when it is to
+// be looked up here.
 func (m *lineMeta) key(ks, ke int, k Key, kind TokenKind, ve int) {
-	parsed := true // k is one of the format's keys
 	if k == lookUp {
-		k = lookUpKey(m.t, ks, ke)
-		if parsed = k != numKeys; !parsed {
+		if k = lookUpKey(m.t, ks, ke); k == numKeys {
 			k = writerKeyOf(m.t[ks:ke])
 		}
 	}
+	parsed := k < numParsedKeys
 	kv := KeyValue{Key: Span{ks, ke}, K: k}
 	if ve > ke+1 {
 		kv.Value, kv.Kind = Span{ke + 1, ve}, kind
@@ -225,32 +224,38 @@ func lookUpKey(t []byte, ks, ke int) Key {
 	return numKeys
 }
 
-// knownKey reports whether a key of the format's ends at the next '='
-// (m.next) and starts at i, and which: its name read in place, as
-// lookUpKey reads it, from the '=' the line's search found already. Such a
-// key is what keyAtASCII would find at i (its name is a word byte and key
-// bytes up to the '='), found without keyAtASCII's loop over its bytes and
-// without the hash read again in key. false where it cannot tell (before
-// the content, a '=' left before i, a name of more than 16 bytes or
-// within 16 bytes of the line's start, a key of the writers' or none):
-// keyAtASCII is asked then.
+// knownKey reports whether a key of the table's ends at the next '='
+// (m.next) and starts at i, and which: the format's keys read in place, as
+// lookUpKey reads them, the writers' as writerKeyOf does, from the '=' the
+// line's search found already. Such a key is what keyAtASCII would find
+// at i (every name is a word byte, then key bytes, up to the '='), found
+// without keyAtASCII's loop over its bytes and without the hash read
+// again in key. false where it cannot tell (before the content, a '='
+// left before i, a name of more than 16 bytes, a key of no table's):
+// keyAtASCII is asked then. The caller has tested 0 < m.next-i <= 16.
 func (m *lineMeta) knownKey(i int) (Key, bool) {
 	e, t := m.next, m.t
 	n := e - i
-	if i < m.content || n <= 0 || n > 16 || e < 16 || e >= len(t) {
+	if i < m.content || e >= len(t) {
 		return 0, false
 	}
-	slot := keySlots[uint8(n+2*int(t[i])+5*int(t[e-1]))]
-	if slot == 0 || keyWords[slot-1].len != n {
-		return 0, false
+	if slot := keySlots[uint8(n+2*int(t[i])+5*int(t[e-1]))]; slot != 0 && keyWords[slot-1].len == n {
+		name := &keyWords[slot-1]
+		if e < 16 {
+			if string(t[i:e]) == keySpecs[slot-1].name {
+				return Key(slot - 1), true
+			}
+		} else if w := (*[16]byte)(t[e-16 : e]); binary.LittleEndian.Uint64(w[8:])&name.mask[0] == name.word[0] &&
+			binary.LittleEndian.Uint64(w[:8])&name.mask[1] == name.word[1] {
+			return Key(slot - 1), true
+		}
 	}
-	name := &keyWords[slot-1]
-	w := (*[16]byte)(t[e-16 : e])
-	if binary.LittleEndian.Uint64(w[8:])&name.mask[0] != name.word[0] ||
-		binary.LittleEndian.Uint64(w[:8])&name.mask[1] != name.word[1] {
-		return 0, false
+	if n <= maxWriterKeyLen {
+		if k := slotKey(&writerKeySlots, writerKeyHash(t[i:e]), t[i:e]); k != numKeys {
+			return k, true
+		}
 	}
-	return Key(slot - 1), true
+	return 0, false
 }
 
 // endsAtSpace reports whether valueEnd reads a value of k up to white

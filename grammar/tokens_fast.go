@@ -102,10 +102,10 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 				continue
 			}
 		}
-		if m != nil {
+		if m != nil && m.next > i && m.next-i <= 16 {
 			if k, ok := m.knownKey(i); ok {
-				// A key of the format's at the next '=': the pair read
-				// as below, with the key found.
+				// A key of the table's up to the next '=': the pair
+				// read as below, with the key found.
 				ke := m.next
 				out = append(out, Token{Kind: TokKey, Span: Span{i, ke}})
 				kind, ve := valueAt(t, ke+1, to, true)
