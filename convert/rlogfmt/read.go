@@ -188,8 +188,9 @@ func (b *blocks[T]) new() *T {
 // block is left to the strings made of it and a new one made. A string
 // kept keeps its block alive: the reader has one room for the short
 // strings a writer may cache (ids, times, models: idRoom) and one for
-// the lines whose parts events hold as their text (lineRoom), so that an
-// id cached keeps a block of ids alive, not lines. The zero room makes
+// the lines whose parts events hold as their text and the calls' input
+// objects (lineRoom), so that an id cached keeps a block of ids alive,
+// not lines. The zero room makes
 // each string an allocation of its own. FuzzRoom holds of to string(b).
 type room struct {
 	buf   []byte
@@ -216,6 +217,22 @@ func (r *room) of(b []byte) string {
 	at := len(r.buf)
 	r.buf = append(r.buf, b...)
 	return unsafe.String(&r.buf[at], n)
+}
+
+// bytes is bytes.Clone(b) made as of makes a string: a slice of the
+// block as long as its room (cap is len), so that an append to it is made
+// elsewhere and never over the block.
+func (r *room) bytes(b []byte) []byte {
+	n := len(b)
+	if n == 0 || n > r.most {
+		return bytes.Clone(b)
+	}
+	if cap(r.buf)-len(r.buf) < n {
+		r.buf = make([]byte, 0, r.block)
+	}
+	at := len(r.buf)
+	r.buf = append(r.buf, b...)
+	return r.buf[at : at+n : at+n]
 }
 
 // event is a new zero event.
@@ -1102,7 +1119,12 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		call.Input = json.RawMessage(in)
 		ev.Form.WholeInput = true
 	} else if len(args.args) > 0 {
-		call.Input = args.object()
+		in := &p.lines
+		var own room // the tests' reference: a slice of its own
+		if p.copies {
+			in = &own
+		}
+		call.Input = args.object(in)
 	}
 	ev.Kind = model.KindToolCall
 	ev.Call = call
@@ -1194,8 +1216,8 @@ func (a *callArg) sameName(b *callArg) bool {
 	return bytes.Equal(a.key, b.key)
 }
 
-// object is the arguments as a JSON object, in a slice of its own.
-func (c *callArgs) object() json.RawMessage {
+// object is the arguments as a JSON object, made in in (room.bytes).
+func (c *callArgs) object(in *room) json.RawMessage {
 	b := append(c.obj[:0], '{')
 	for i := range c.args {
 		a := &c.args[i]
@@ -1212,7 +1234,7 @@ func (c *callArgs) object() json.RawMessage {
 	}
 	b = append(b, '}')
 	c.obj = b
-	return bytes.Clone(b)
+	return in.bytes(b)
 }
 
 // appendQuotedKey is strconv.AppendQuote of key: key itself between

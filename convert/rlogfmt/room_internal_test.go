@@ -3,20 +3,39 @@ package rlogfmt
 import (
 	"bytes"
 	"testing"
+	"unsafe"
 )
 
-// checkRoom makes a string of each of parts in r, in order, and holds
-// each to string(part), then every string made before it to what it was:
-// a block is never written over, whatever is made after.
+// checkRoom makes a string of each of parts in r, in order, and a slice
+// of every other (bytes, appended to once the next is made), and holds each to
+// string(part), then every string and slice made before it to what it
+// was: a block is never written over, whatever is made or appended after.
 func checkRoom(t *testing.T, r *room, parts [][]byte) {
 	t.Helper()
 	var made, want []string
-	for _, b := range parts {
-		s := r.of(b)
+	var last []byte // the last slice made: appended to after each part
+	for i, b := range parts {
+		var s string
+		var c []byte
+		if i%2 == 1 {
+			c = r.bytes(b)
+			if string(c) != string(b) {
+				t.Fatalf("bytes(%q) = %q", b, c)
+			}
+			s = unsafe.String(unsafe.SliceData(c), len(c))
+		} else {
+			s = r.of(b)
+		}
 		if s != string(b) {
 			t.Fatalf("of(%q) = %q", b, s)
 		}
 		made, want = append(made, s), append(want, string(b))
+		if last != nil {
+			_ = append(last, "appended"...) // made elsewhere, never over the block
+		}
+		if c != nil {
+			last = c
+		}
 		for i := range b {
 			b[i] ^= 0xFF // the caller's bytes change: the string does not
 		}
