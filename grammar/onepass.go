@@ -144,33 +144,16 @@ func (m *lineMeta) nextEq(from int) (int, bool) {
 // after an ASCII byte that is no word character, at or after the start of
 // the content. A value read up to white space, as the tokenizer reads a
 // value without quotes or brackets, is not read again.
-func (m *lineMeta) key(ks, ke int, kind TokenKind, ve int) {
-	// keyOf(t[ks:ke]): the slot the key's hash chooses, and the name
-	// there compared as metaAt compares it, in the two words of the 16
-	// bytes before the '=' (keyWords), without memequal's call and the
-	// registers saved around it; a name longer than 16 bytes, or a key
-	// within 16 bytes of the line's start, compared as keyOf compares it.
-	// Written out here: a call of its own cost more than the compare.
-	// FuzzReadLine and TestKeyOfInPlace hold it to keyOf.
-	k := numKeys
-	if n := ke - ks; n > 0 && n <= maxParsedKeyLen {
-		if slot := keySlots[keyHash(m.t[ks:ke])]; slot != 0 && keyWords[slot-1].len == n {
-			k = Key(slot - 1)
-			if name := &keyWords[k]; ke >= 16 && n <= 16 {
-				w := (*[16]byte)(m.t[ke-16 : ke])
-				if binary.LittleEndian.Uint64(w[8:])&name.mask[0] != name.word[0] ||
-					binary.LittleEndian.Uint64(w[:8])&name.mask[1] != name.word[1] {
-					k = numKeys
-				}
-			} else if string(m.t[ks:ke]) != keySpecs[k].name {
-				k = numKeys
-			}
+//
+// k is the key when the caller knows it (knownKey), lookUp when it is to
+// be looked up here.
+func (m *lineMeta) key(ks, ke int, k Key, kind TokenKind, ve int) {
+	if k == lookUp {
+		if k = lookUpKey(m.t, ks, ke); k == numKeys {
+			k = writerKeyOf(m.t[ks:ke])
 		}
 	}
-	parsed := k != numKeys
-	if !parsed {
-		k = writerKeyOf(m.t[ks:ke])
-	}
+	parsed := k < numParsedKeys
 	kv := KeyValue{Key: Span{ks, ke}, K: k}
 	if ve > ke+1 {
 		kv.Value, kv.Kind = Span{ke + 1, ve}, kind
@@ -212,6 +195,67 @@ func (m *lineMeta) key(ks, ke int, kind TokenKind, ve int) {
 	if end > ke+1 {
 		m.li.Meta[k] = Span{ke + 1, end}
 	}
+}
+
+// lookUp asks lineMeta.key to look the key up itself.
+const lookUp = ^Key(0)
+
+// lookUpKey is keyOf(t[ks:ke]): the slot the key's hash chooses, and the
+// name there compared as metaAt compares it, in the two words of the 16
+// bytes before the '=' (keyWords), without memequal's call and the
+// registers saved around it; a name longer than 16 bytes, or a key
+// within 16 bytes of the line's start, compared as keyOf compares it.
+// FuzzReadLine and TestKeyOfInPlace hold it to keyOf.
+func lookUpKey(t []byte, ks, ke int) Key {
+	if n := ke - ks; n > 0 && n <= maxParsedKeyLen {
+		if slot := keySlots[keyHash(t[ks:ke])]; slot != 0 && keyWords[slot-1].len == n {
+			k := Key(slot - 1)
+			if name := &keyWords[k]; ke >= 16 && n <= 16 {
+				w := (*[16]byte)(t[ke-16 : ke])
+				if binary.LittleEndian.Uint64(w[8:])&name.mask[0] == name.word[0] &&
+					binary.LittleEndian.Uint64(w[:8])&name.mask[1] == name.word[1] {
+					return k
+				}
+			} else if string(t[ks:ke]) == keySpecs[k].name {
+				return k
+			}
+		}
+	}
+	return numKeys
+}
+
+// knownKey reports whether a key of the table's ends at the next '='
+// (m.next) and starts at i, and which: the format's keys read in place, as
+// lookUpKey reads them, the writers' as writerKeyOf does, from the '=' the
+// line's search found already. Such a key is what keyAtASCII would find
+// at i (every name is a word byte, then key bytes, up to the '='), found
+// without keyAtASCII's loop over its bytes and without the hash read
+// again in key. false where it cannot tell (before the content, a '='
+// left before i, a name of more than 16 bytes, a key of no table's):
+// keyAtASCII is asked then. The caller has tested 0 < m.next-i <= 16.
+func (m *lineMeta) knownKey(i int) (Key, bool) {
+	e, t := m.next, m.t
+	n := e - i
+	if i < m.content || e >= len(t) {
+		return 0, false
+	}
+	if slot := keySlots[uint8(n+2*int(t[i])+5*int(t[e-1]))]; slot != 0 && keyWords[slot-1].len == n {
+		name := &keyWords[slot-1]
+		if e < 16 {
+			if string(t[i:e]) == keySpecs[slot-1].name {
+				return Key(slot - 1), true
+			}
+		} else if w := (*[16]byte)(t[e-16 : e]); binary.LittleEndian.Uint64(w[8:])&name.mask[0] == name.word[0] &&
+			binary.LittleEndian.Uint64(w[:8])&name.mask[1] == name.word[1] {
+			return Key(slot - 1), true
+		}
+	}
+	if n <= maxWriterKeyLen {
+		if k := slotKey(&writerKeySlots, writerKeyHash(t[i:e]), t[i:e]); k != numKeys {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 // endsAtSpace reports whether valueEnd reads a value of k up to white

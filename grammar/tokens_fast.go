@@ -102,12 +102,24 @@ func skimRest(text []byte, out []Token, from, to int, textKind TokenKind, m *lin
 				continue
 			}
 		}
+		if m != nil && m.next > i && m.next-i <= 16 {
+			if k, ok := m.knownKey(i); ok {
+				// A key of the table's up to the next '=': the pair
+				// read as below, with the key found.
+				ke := m.next
+				out = append(out, Token{Kind: TokKey, Span: Span{i, ke}})
+				kind, ve := valueAt(t, ke+1, to, true)
+				m.key(i, ke, k, kind, ve)
+				i = ve
+				continue
+			}
+		}
 		if ks, ke, ok := keyAtASCII(t, i); ok {
 			if m != nil {
 				// appendKeyValue, the '=' and value kept in m's pair.
 				out = append(out, Token{Kind: TokKey, Span: Span{ks, ke}})
 				kind, ve := valueAt(t, ke+1, to, true)
-				m.key(ks, ke, kind, ve)
+				m.key(ks, ke, lookUp, kind, ve)
 				i = ve
 			} else {
 				out, i = appendKeyValue(t, out, ks, ke, to)
