@@ -213,7 +213,7 @@ func writeRest(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*js
 // canon.Append of writeRest's compact rest.
 func writeRestInOrder(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*jsonw.Name) {
 	has := func(f carriedSet) bool { return set&f != 0 }
-	o := b.BeginInOrder()
+	o := b.BeginInOrder(true)
 	str := func(key *jsonw.Name, f carriedSet, v string) {
 		if v != "" && !has(f) {
 			o.StrName(key, v)
@@ -297,12 +297,7 @@ func writeRestCall(b *jsonw.Buf, o *jsonw.Obj, c *ToolCall, set carriedSet, inOr
 		return
 	}
 	o.KeyName(&restNames.call)
-	var co *jsonw.Obj
-	if inOrder {
-		co = b.BeginInOrder()
-	} else {
-		co = b.Begin()
-	}
+	co := b.BeginInOrder(inOrder)
 	if id {
 		co.StrName(&restNames.id, c.ID)
 	}
@@ -325,12 +320,7 @@ func writeRestCall(b *jsonw.Buf, o *jsonw.Obj, c *ToolCall, set carriedSet, inOr
 func writeRestResult(b *jsonw.Buf, o *jsonw.Obj, r *ToolResult, set carriedSet, inOrder bool) {
 	has := func(f carriedSet) bool { return set&f != 0 }
 	o.KeyName(&restNames.result)
-	var ro *jsonw.Obj
-	if inOrder {
-		ro = b.BeginInOrder()
-	} else {
-		ro = b.Begin()
-	}
+	ro := b.BeginInOrder(inOrder)
 	if r.CallID != "" && !has(carryResultCallID) {
 		ro.StrName(&restNames.callID, r.CallID)
 	}
@@ -356,12 +346,7 @@ func writeRestResult(b *jsonw.Buf, o *jsonw.Obj, r *ToolResult, set carriedSet, 
 // writeRestSubagent writes the sub-agent sa.
 func writeRestSubagent(b *jsonw.Buf, o *jsonw.Obj, sa *Subagent, inOrder bool) {
 	o.Key("subagent")
-	var so *jsonw.Obj
-	if inOrder {
-		so = b.BeginInOrder()
-	} else {
-		so = b.Begin()
-	}
+	so := b.BeginInOrder(inOrder)
 	members := [...][2]string{{"id", sa.ID}, {"agent_id", sa.AgentID}, {"type", sa.Type}, {"status", sa.Status}, {"summary", sa.Summary}, {"session_id", sa.SessionID}, {"trajectory_path", sa.TrajectoryPath}}
 	if inOrder {
 		members = [...][2]string{{"agent_id", sa.AgentID}, {"id", sa.ID}, {"session_id", sa.SessionID}, {"status", sa.Status}, {"summary", sa.Summary}, {"trajectory_path", sa.TrajectoryPath}, {"type", sa.Type}}
@@ -377,12 +362,7 @@ func writeRestSubagent(b *jsonw.Buf, o *jsonw.Obj, sa *Subagent, inOrder bool) {
 // writeRestCompaction writes the compaction c.
 func writeRestCompaction(b *jsonw.Buf, o *jsonw.Obj, c *Compaction, inOrder bool) {
 	o.Key("compaction")
-	var co *jsonw.Obj
-	if inOrder {
-		co = b.BeginInOrder()
-	} else {
-		co = b.Begin()
-	}
+	co := b.BeginInOrder(inOrder)
 	if c.Trigger != "" && !inOrder {
 		co.Str("trigger", c.Trigger)
 	}
@@ -407,12 +387,7 @@ func writeRestTodos(b *jsonw.Buf, o *jsonw.Obj, todos []Todo, inOrder bool) {
 	l := b.List()
 	for _, t := range todos {
 		l.Next()
-		var to *jsonw.Obj
-		if inOrder {
-			to = b.BeginInOrder()
-		} else {
-			to = b.Begin()
-		}
+		to := b.BeginInOrder(inOrder)
 		members := [...][2]string{{"id", t.ID}, {"content", t.Content}, {"status", t.Status}, {"priority", t.Priority}}
 		if inOrder {
 			members = [...][2]string{{"content", t.Content}, {"id", t.ID}, {"priority", t.Priority}, {"status", t.Status}}
@@ -443,12 +418,7 @@ func writeRestExtra(b *jsonw.Buf, o *jsonw.Obj, x Fields) {
 // writeRestForm writes the form f, not the zero Form.
 func writeRestForm(b *jsonw.Buf, o *jsonw.Obj, f *Form, inOrder bool) {
 	o.Key("form")
-	var fo *jsonw.Obj
-	if inOrder {
-		fo = b.BeginInOrder()
-	} else {
-		fo = b.Begin()
-	}
+	fo := b.BeginInOrder(inOrder)
 	if f.Content != "" {
 		fo.Str("content", f.Content)
 	}

@@ -82,19 +82,22 @@ func (c *canonical) open() {
 
 // BeginInOrder starts an object in b whose members the caller writes in
 // the order of their keys' bytes, each key once, as canonical JSON has
-// them: a Buf that writes canonical JSON writes them as they come, with
-// no note of their keys and nothing to sort at the end (what it writes is
-// what Begin's object of the same members writes, when they are in that
-// order). Any other Buf writes it as Begin's. (A writer whose objects
-// have keys known ahead writes them so when b.Canonical(): a rest.)
-func (b *Buf) BeginInOrder() *Obj { return &Obj{B: &b.Buffer, in: b.openInOrder()} }
+// them, when inOrder is set: a Buf that writes canonical JSON writes them
+// as they come, with no note of their keys and nothing to sort at the end
+// (what it writes is what Begin's object of the same members writes, when
+// they are in that order). Any other Buf, or inOrder false, writes it as
+// Begin's. (A writer whose objects have keys known ahead writes them so
+// when b.Canonical(): a rest. It takes inOrder, not a second function, so
+// that a writer choosing at run time keeps its Obj off the heap, as
+// Begin's.)
+func (b *Buf) BeginInOrder(inOrder bool) *Obj { return &Obj{B: &b.Buffer, in: b.openInOrder(inOrder)} }
 
 // openInOrder is open('{') for BeginInOrder.
 //
 //go:noinline
-func (b *Buf) openInOrder() *Buf {
+func (b *Buf) openInOrder(inOrder bool) *Buf {
 	c := b.canon
-	if c == nil || b.indent || b.quote {
+	if !inOrder || c == nil || b.indent || b.quote {
 		return b.open('{')
 	}
 	b.WriteByte('{')
