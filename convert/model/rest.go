@@ -120,7 +120,12 @@ func WriteRestCarried(b *jsonw.Buf, e *Event, usage *Usage, c *Carried) {
 }
 
 // writeRest is WriteRestCarried with its Carried's set and unset names.
+// A Buf that writes canonical JSON (REPLAY's) takes writeRestInOrder.
 func writeRest(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*jsonw.Name) {
+	if b.Canonical() {
+		writeRestInOrder(b, e, usage, set, unset)
+		return
+	}
 	has := func(f carriedSet) bool { return set&f != 0 }
 	o := b.Begin()
 	// The kind is always there: a reader lines rests up with its events
@@ -146,87 +151,20 @@ func writeRest(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*js
 	}
 	str(&restNames.signature, carrySignature, e.Signature)
 	str(&restNames.name, carryName, e.Name)
-	if c := e.Call; c != nil && !has(carryCall) {
-		id := c.ID != "" && !has(carryCallID)
-		name := c.Name != "" && !has(carryCallName)
-		input := len(c.Input) > 0 && !has(carryCallInput)
-		summary := c.Summary != "" && !has(carryCallSummary)
-		if id || name || input || summary {
-			o.KeyName(&restNames.call)
-			co := b.Begin()
-			if id {
-				co.StrName(&restNames.id, c.ID)
-			}
-			if name {
-				co.StrName(&restNames.name, c.Name)
-			}
-			if input {
-				co.Raw("input", c.Input)
-			}
-			if summary {
-				co.Str("summary", c.Summary)
-			}
-			co.End()
-		}
+	if e.Call != nil && !has(carryCall) {
+		writeRestCall(b, o, e.Call, set, false)
 	}
-	if r := e.Result; r != nil && !has(carryResult) {
-		o.KeyName(&restNames.result)
-		ro := b.Begin()
-		if r.CallID != "" && !has(carryResultCallID) {
-			ro.StrName(&restNames.callID, r.CallID)
-		}
-		if r.IsError && !has(carryResultIsError) {
-			ro.Bool("is_error", true)
-		}
-		if !has(carryResultContent) {
-			ro.StrName(&restNames.content, r.Content)
-		}
-		if len(r.ContentRaw) > 0 && !has(carryResultRaw) {
-			ro.Raw("raw", r.ContentRaw)
-		}
-		if r.Status != "" && !has(carryResultStatus) {
-			ro.Str("status", r.Status)
-		}
-		ro.End()
+	if e.Result != nil && !has(carryResult) {
+		writeRestResult(b, o, e.Result, set, false)
 	}
-	if sa := e.Subagent; sa != nil && !has(carrySubagent) {
-		o.Key("subagent")
-		so := b.Begin()
-		for _, kv := range [...][2]string{{"id", sa.ID}, {"agent_id", sa.AgentID}, {"type", sa.Type}, {"status", sa.Status}, {"summary", sa.Summary}, {"session_id", sa.SessionID}, {"trajectory_path", sa.TrajectoryPath}} {
-			if kv[1] != "" {
-				so.Str(kv[0], kv[1])
-			}
-		}
-		so.End()
+	if e.Subagent != nil && !has(carrySubagent) {
+		writeRestSubagent(b, o, e.Subagent, false)
 	}
-	if c := e.Compaction; c != nil && !has(carryCompaction) {
-		o.Key("compaction")
-		co := b.Begin()
-		if c.Trigger != "" {
-			co.Str("trigger", c.Trigger)
-		}
-		if c.PreTokens != 0 {
-			co.Int("pre_tokens", c.PreTokens)
-		}
-		if c.PostTokens != 0 {
-			co.Int("post_tokens", c.PostTokens)
-		}
-		co.End()
+	if e.Compaction != nil && !has(carryCompaction) {
+		writeRestCompaction(b, o, e.Compaction, false)
 	}
 	if len(e.Todos) > 0 && !has(carryTodos) {
-		o.Key("todos")
-		l := b.List()
-		for _, t := range e.Todos {
-			l.Next()
-			to := b.Begin()
-			for _, kv := range [...][2]string{{"id", t.ID}, {"content", t.Content}, {"status", t.Status}, {"priority", t.Priority}} {
-				if kv[1] != "" {
-					to.Str(kv[0], kv[1])
-				}
-			}
-			to.End()
-		}
-		l.End()
+		writeRestTodos(b, o, e.Todos, false)
 	}
 	str(&restNames.agentID, carryAgentID, e.AgentID)
 	if e.Sidechain && !has(carrySidechain) {
@@ -246,40 +184,10 @@ func writeRest(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*js
 		o.Raw("parts", e.Parts)
 	}
 	if hasRestExtra(e.Extra) {
-		var x Fields
-		for _, f := range e.Extra {
-			if len(f.Key) > 0 && f.Key[0] != '_' {
-				x = append(x, f)
-			}
-		}
-		o.Key("extra")
-		x.WriteJSON(b)
+		writeRestExtra(b, o, e.Extra)
 	}
-	if f := e.Form; f != (Form{}) {
-		o.Key("form")
-		fo := b.Begin()
-		if f.Content != "" {
-			fo.Str("content", f.Content)
-		}
-		if f.NoOutput {
-			fo.Bool("no_output", true)
-		}
-		if f.Inline {
-			fo.Bool("inline", true)
-		}
-		if f.Prefix != "" {
-			fo.Str("prefix", f.Prefix)
-		}
-		if f.WholeInput {
-			fo.Bool("whole_input", true)
-		}
-		if f.Keys != "" {
-			fo.Str("keys", f.Keys)
-		}
-		if f.UsageInText {
-			fo.Bool("usage_in_text", true)
-		}
-		fo.End()
+	if e.Form != (Form{}) {
+		writeRestForm(b, o, &e.Form, false)
 	}
 	if u := e.Usage; u != nil && has(carryUsage) {
 		// A usage the record leaves out, its format counting it once
@@ -293,6 +201,264 @@ func writeRest(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*js
 		o.Raw("usage", usageJSON(*usage))
 	}
 	o.End()
+}
+
+// writeRestInOrder is writeRest for a Buf that writes canonical JSON: the
+// same members, each written as writeRest writes it, in the order of
+// their keys' bytes (agent_id, call, ..., usage), the nested objects'
+// too, so that the Buf has nothing to sort (jsonw.Buf.BeginInOrder);
+// only extra's keys, any keys, are sorted by the Buf. A usage both
+// carried and given is written once, the one given (of a key written
+// twice, canonical JSON keeps the last). FuzzWriteRest holds it to
+// canon.Append of writeRest's compact rest.
+func writeRestInOrder(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*jsonw.Name) {
+	has := func(f carriedSet) bool { return set&f != 0 }
+	o := b.BeginInOrder(true)
+	str := func(key *jsonw.Name, f carriedSet, v string) {
+		if v != "" && !has(f) {
+			o.StrName(key, v)
+		}
+	}
+	str(&restNames.agentID, carryAgentID, e.AgentID)
+	if e.Call != nil && !has(carryCall) {
+		writeRestCall(b, o, e.Call, set, true)
+	}
+	if e.Compaction != nil && !has(carryCompaction) {
+		writeRestCompaction(b, o, e.Compaction, true)
+	}
+	if hasRestExtra(e.Extra) {
+		writeRestExtra(b, o, e.Extra)
+	}
+	if e.Form != (Form{}) {
+		writeRestForm(b, o, &e.Form, true)
+	}
+	str(&restNames.id, carryID, e.ID)
+	o.NameName(&restNames.kind, kindName(e.Kind))
+	str(&restNames.messageID, carryMessageID, e.MessageID)
+	if e.Meta && !has(carryMeta) {
+		o.Bool("meta", true)
+	}
+	str(&restNames.model, carryModel, e.Model)
+	str(&restNames.name, carryName, e.Name)
+	str(&restNames.parent, carryParent, e.ParentID)
+	if len(e.Parts) > 0 && !has(carryParts) {
+		o.Raw("parts", e.Parts)
+	}
+	if len(e.Raw) > 0 && !has(carryRaw) {
+		o.Raw("raw", e.Raw)
+	}
+	str(&restNames.rawType, carryRawType, e.RawType)
+	if e.Result != nil && !has(carryResult) {
+		writeRestResult(b, o, e.Result, set, true)
+	}
+	if e.Sidechain && !has(carrySidechain) {
+		o.Bool("sidechain", true)
+	}
+	str(&restNames.signature, carrySignature, e.Signature)
+	if e.Step != 0 && !has(carryStep) {
+		o.Int("step", e.Step)
+	}
+	if e.Subagent != nil && !has(carrySubagent) {
+		writeRestSubagent(b, o, e.Subagent, true)
+	}
+	if !has(carryText) {
+		o.StrName(&restNames.text, e.Text)
+	}
+	if !has(carryTime) {
+		o.StrName(&restNames.time, e.Time)
+	}
+	if len(e.Todos) > 0 && !has(carryTodos) {
+		writeRestTodos(b, o, e.Todos, true)
+	}
+	if len(unset) > 0 {
+		o.NamesName(&restNames.unset, unset)
+	}
+	if usage != nil {
+		o.Raw("usage", usageJSON(*usage))
+	} else if u := e.Usage; u != nil && has(carryUsage) {
+		o.Raw("usage", usageJSON(*u))
+	}
+	o.End()
+}
+
+// The members of a rest that are objects, each written by one function
+// for both of writeRest's orders: inOrder writes the object's members
+// in the order of their keys (writeRestInOrder's), else in writeRest's.
+// o is the rest's object, in b.
+
+// writeRestCall writes the call c's members the rest keeps, if any.
+func writeRestCall(b *jsonw.Buf, o *jsonw.Obj, c *ToolCall, set carriedSet, inOrder bool) {
+	has := func(f carriedSet) bool { return set&f != 0 }
+	id := c.ID != "" && !has(carryCallID)
+	name := c.Name != "" && !has(carryCallName)
+	input := len(c.Input) > 0 && !has(carryCallInput)
+	summary := c.Summary != "" && !has(carryCallSummary)
+	if !id && !name && !input && !summary {
+		return
+	}
+	o.KeyName(&restNames.call)
+	co := b.BeginInOrder(inOrder)
+	if id {
+		co.StrName(&restNames.id, c.ID)
+	}
+	if input && inOrder {
+		co.Raw("input", c.Input)
+	}
+	if name {
+		co.StrName(&restNames.name, c.Name)
+	}
+	if input && !inOrder {
+		co.Raw("input", c.Input)
+	}
+	if summary {
+		co.Str("summary", c.Summary)
+	}
+	co.End()
+}
+
+// writeRestResult writes the result r's members the rest keeps.
+func writeRestResult(b *jsonw.Buf, o *jsonw.Obj, r *ToolResult, set carriedSet, inOrder bool) {
+	has := func(f carriedSet) bool { return set&f != 0 }
+	o.KeyName(&restNames.result)
+	ro := b.BeginInOrder(inOrder)
+	if r.CallID != "" && !has(carryResultCallID) {
+		ro.StrName(&restNames.callID, r.CallID)
+	}
+	content := !has(carryResultContent)
+	if content && inOrder {
+		ro.StrName(&restNames.content, r.Content)
+	}
+	if r.IsError && !has(carryResultIsError) {
+		ro.Bool("is_error", true)
+	}
+	if content && !inOrder {
+		ro.StrName(&restNames.content, r.Content)
+	}
+	if len(r.ContentRaw) > 0 && !has(carryResultRaw) {
+		ro.Raw("raw", r.ContentRaw)
+	}
+	if r.Status != "" && !has(carryResultStatus) {
+		ro.Str("status", r.Status)
+	}
+	ro.End()
+}
+
+// writeRestSubagent writes the sub-agent sa.
+func writeRestSubagent(b *jsonw.Buf, o *jsonw.Obj, sa *Subagent, inOrder bool) {
+	o.Key("subagent")
+	so := b.BeginInOrder(inOrder)
+	members := [...][2]string{{"id", sa.ID}, {"agent_id", sa.AgentID}, {"type", sa.Type}, {"status", sa.Status}, {"summary", sa.Summary}, {"session_id", sa.SessionID}, {"trajectory_path", sa.TrajectoryPath}}
+	if inOrder {
+		members = [...][2]string{{"agent_id", sa.AgentID}, {"id", sa.ID}, {"session_id", sa.SessionID}, {"status", sa.Status}, {"summary", sa.Summary}, {"trajectory_path", sa.TrajectoryPath}, {"type", sa.Type}}
+	}
+	for _, kv := range members {
+		if kv[1] != "" {
+			so.Str(kv[0], kv[1])
+		}
+	}
+	so.End()
+}
+
+// writeRestCompaction writes the compaction c.
+func writeRestCompaction(b *jsonw.Buf, o *jsonw.Obj, c *Compaction, inOrder bool) {
+	o.Key("compaction")
+	co := b.BeginInOrder(inOrder)
+	if c.Trigger != "" && !inOrder {
+		co.Str("trigger", c.Trigger)
+	}
+	if c.PostTokens != 0 && inOrder {
+		co.Int("post_tokens", c.PostTokens)
+	}
+	if c.PreTokens != 0 {
+		co.Int("pre_tokens", c.PreTokens)
+	}
+	if c.PostTokens != 0 && !inOrder {
+		co.Int("post_tokens", c.PostTokens)
+	}
+	if c.Trigger != "" && inOrder {
+		co.Str("trigger", c.Trigger)
+	}
+	co.End()
+}
+
+// writeRestTodos writes the todo list todos.
+func writeRestTodos(b *jsonw.Buf, o *jsonw.Obj, todos []Todo, inOrder bool) {
+	o.Key("todos")
+	l := b.List()
+	for _, t := range todos {
+		l.Next()
+		to := b.BeginInOrder(inOrder)
+		members := [...][2]string{{"id", t.ID}, {"content", t.Content}, {"status", t.Status}, {"priority", t.Priority}}
+		if inOrder {
+			members = [...][2]string{{"content", t.Content}, {"id", t.ID}, {"priority", t.Priority}, {"status", t.Status}}
+		}
+		for _, kv := range members {
+			if kv[1] != "" {
+				to.Str(kv[0], kv[1])
+			}
+		}
+		to.End()
+	}
+	l.End()
+}
+
+// writeRestExtra writes the fields of x a rest keeps (hasRestExtra), in
+// their order: a Buf that writes canonical JSON sorts them.
+func writeRestExtra(b *jsonw.Buf, o *jsonw.Obj, x Fields) {
+	var kept Fields
+	for _, f := range x {
+		if len(f.Key) > 0 && f.Key[0] != '_' {
+			kept = append(kept, f)
+		}
+	}
+	o.Key("extra")
+	kept.WriteJSON(b)
+}
+
+// writeRestForm writes the form f, not the zero Form.
+func writeRestForm(b *jsonw.Buf, o *jsonw.Obj, f *Form, inOrder bool) {
+	o.Key("form")
+	fo := b.BeginInOrder(inOrder)
+	if f.Content != "" {
+		fo.Str("content", f.Content)
+	}
+	if inOrder {
+		if f.Inline {
+			fo.Bool("inline", true)
+		}
+		if f.Keys != "" {
+			fo.Str("keys", f.Keys)
+		}
+	}
+	if f.NoOutput {
+		fo.Bool("no_output", true)
+	}
+	if f.Inline && !inOrder {
+		fo.Bool("inline", true)
+	}
+	if f.Prefix != "" {
+		fo.Str("prefix", f.Prefix)
+	}
+	if inOrder {
+		if f.UsageInText {
+			fo.Bool("usage_in_text", true)
+		}
+		if f.WholeInput {
+			fo.Bool("whole_input", true)
+		}
+		fo.End()
+		return
+	}
+	if f.WholeInput {
+		fo.Bool("whole_input", true)
+	}
+	if f.Keys != "" {
+		fo.Str("keys", f.Keys)
+	}
+	if f.UsageInText {
+		fo.Bool("usage_in_text", true)
+	}
+	fo.End()
 }
 
 // restNames are the keys writeRest writes most, and kindNamesEscaped the

@@ -735,3 +735,39 @@ func TestCarriedUnsetsAreCarriedOfEachSubset(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteRestInOrderEveryMember: a rest of every member, nested
+// objects with every member, written canonical (writeRestInOrder, keys
+// in their order) is canon.Append of it written compact; with each
+// field carried in turn (and none), with a usage given and carried.
+func TestWriteRestInOrderEveryMember(t *testing.T) {
+	e := Event{
+		Kind: KindToolCall, Time: "t", ID: "i", ParentID: "p", MessageID: "m", Model: "mo", Text: "x\x01\xff",
+		Signature: "s", Name: "n", AgentID: "a", Sidechain: true, Meta: true, Step: 3, RawType: "rt",
+		Raw: json.RawMessage(`{"b":1,"a":[{"d":1,"c":2}]}`), Parts: json.RawMessage(`[{"z":1,"y":2}]`),
+		Call:       &ToolCall{ID: "ci", Name: "cn", Input: json.RawMessage(`{"q":1,"p":2}`), Summary: "cs"},
+		Result:     &ToolResult{CallID: "rc", IsError: true, Content: "rco", ContentRaw: json.RawMessage(`{"y":1,"x":2}`), Status: "rs"},
+		Subagent:   &Subagent{ID: "si", AgentID: "sa", Type: "st", Status: "ss", Summary: "su", SessionID: "se", TrajectoryPath: "tp"},
+		Compaction: &Compaction{Trigger: "tr", PreTokens: 1, PostTokens: 2},
+		Todos:      []Todo{{ID: "ti", Content: "tc", Status: "ts", Priority: "tp"}, {Content: "only"}},
+		Extra:      Fields{{Key: "z", Value: json.RawMessage(`1`)}, {Key: "_note", Value: json.RawMessage(`2`)}, {Key: "a", Value: json.RawMessage(`{"k":1,"b":2}`)}},
+		Form:       Form{Content: "fc", NoOutput: true, Inline: true, Prefix: "fp", WholeInput: true, Keys: "fk", UsageInText: true},
+		Usage:      &Usage{Input: 1, Output: 2, CacheRead: 3, CacheCreate: 4},
+	}
+	given := &Usage{Input: 5, Output: 6, CacheRead: 7, CacheCreate: 8}
+	lists := [][]string{nil, {"+usage", "-id", "-step"}}
+	for _, k := range restCarriedKeys {
+		lists = append(lists, []string{k})
+	}
+	for _, carried := range lists {
+		for _, u := range []*Usage{nil, given} {
+			var compact, c jsonw.Buf
+			writeRestNames(&compact, &e, u, carried...)
+			canon.Writer(&c)
+			writeRestNames(&c, &e, u, carried...)
+			if want := canon.Append(nil, compact.Bytes()); !bytes.Equal(c.Bytes(), want) {
+				t.Fatalf("carried %q, usage %v:\n%s\nwant\n%s", carried, u, c.Bytes(), want)
+			}
+		}
+	}
+}

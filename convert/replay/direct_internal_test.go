@@ -88,7 +88,27 @@ func directEdges() *model.Session {
 		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "t3", Content: strings.Repeat("a", 2001)}},
 		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "nope", Content: "orphan"}},
 		{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: "a1"}},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{Content: "no call \xff", IsError: true, Status: "s\n"}, Usage: u, MessageID: "msg_9", Model: "m4"},
+		{Kind: model.KindToolResult, Result: &model.ToolResult{CallID: "gone", IsError: true}, Time: "2025-01-01T00:00:05Z"},
+		// Messages of events REPLAY has no event for, each kind's
+		// extension field placed among the keys by its name.
+		{Kind: model.KindSubagent, Subagent: &model.Subagent{}, Usage: u},
+		{Kind: model.KindSubagent, Subagent: &model.Subagent{ID: "a\"", AgentID: "g", Type: "t", Status: "done", Summary: "s\x01", SessionID: "x", TrajectoryPath: "p/🙂"}, MessageID: "msg_2", Model: "m5"},
+		{Kind: model.KindCompaction, Text: "compacted"},
+		{Kind: model.KindCompaction, Compaction: &model.Compaction{PreTokens: 5}, Usage: u},
+		{Kind: model.KindCompaction, Compaction: &model.Compaction{Trigger: "auto\xff", PreTokens: -1, PostTokens: 3}, MessageID: "msg_3"},
+		{Kind: model.KindTodos},
+		{Kind: model.KindTodos, Todos: []model.Todo{{Content: "a"}, {ID: "1", Content: "b\"", Status: "done", Priority: "high"}, {Priority: "low"}}, Model: "m6", Usage: u},
+		{Kind: model.KindSystem, Text: "sys", Name: "hook"},
+		{Kind: model.KindSystem, Text: "sys \x00"},
+		{Kind: model.KindStatus, Text: "busy", MessageID: "msg_4", Usage: u},
+		{Kind: model.KindComment, Text: "note"},
+		{Kind: model.KindInit, Model: "m7"},
+		{Kind: model.KindLifecycle, Name: "start"},
+		{Kind: model.KindLifecycle, Name: "pause", Text: "p", Usage: u},
+		{Kind: model.KindPassthrough, RawType: "odd", Raw: json.RawMessage(`{"b":1,"a":2}`), MessageID: "msg_5"},
 		{Kind: model.KindLifecycle, Name: "end"},
+		{Kind: model.KindLifecycle, Name: "end", Text: "again"},
 	}}
 }
 
@@ -136,7 +156,8 @@ func TestDirectLines(t *testing.T) {
 // FuzzDirectLines holds the lines written direct to the lines built in a
 // canon.Object (TestDirectLines) for events of any text, ids, input,
 // output, status, message id, model and time, each kind the direct path
-// writes, with and without a call before a result.
+// writes, with and without a call before a result, and a Message of an
+// event REPLAY has no event for (messageLine) of each kind.
 func FuzzDirectLines(f *testing.F) {
 	f.Add(uint8(0), "hi", "t1", []byte(`{"a":1}`), "out", "", "msg_1", "m", "2025-01-01T00:00:00Z")
 	f.Add(uint8(0xff), "\xff\"\\🙂", "", []byte(`[1, {"b":2,"a":1}]`), strings.Repeat("é", 1100), "2 issues", "", "m1", "")
@@ -158,9 +179,18 @@ func FuzzDirectLines(f *testing.F) {
 		call.Call = &model.ToolCall{ID: id, Name: text, Input: input}
 		res := e(model.KindToolResult)
 		res.Result = &model.ToolResult{CallID: id, Content: out, Status: status, IsError: flags&8 != 0}
-		events := []model.Event{txt, call, res}
+		// An event REPLAY has no event for, of a kind flags picks, its
+		// fields the strings given.
+		others := [...]model.Kind{model.KindSubagent, model.KindCompaction, model.KindTodos, model.KindSystem,
+			model.KindStatus, model.KindComment, model.KindInit, model.KindLifecycle}
+		other := e(others[int(flags>>2)%len(others)])
+		other.Text, other.Name = text, status
+		other.Subagent = &model.Subagent{ID: id, AgentID: status, Type: text, Status: out, Summary: text, SessionID: msgID, TrajectoryPath: ts}
+		other.Compaction = &model.Compaction{Trigger: status, PreTokens: int64(len(out))}
+		other.Todos = []model.Todo{{ID: id, Content: text, Status: status, Priority: out}, {Content: out}}
+		events := []model.Event{txt, call, res, other}
 		if flags&16 != 0 {
-			events = []model.Event{res, txt, call, res, call}
+			events = []model.Event{res, txt, call, res, call, other}
 		}
 		writeBoth(t, "fuzz", &model.Session{Header: model.Header{ID: id, Model: "m1", SourceFormat: "claude"}, Events: events})
 	})

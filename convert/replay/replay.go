@@ -643,7 +643,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	case model.KindToolCall:
 		carried = wr.toolCall(f, t, e)
 	case model.KindToolResult:
-		carried = wr.toolResult(f, t, e)
+		if carried = wr.toolResult(f, t, e); carried == nil {
+			return wr.err // a Message written direct (messageLine)
+		}
 	case model.KindUser, model.KindAgent, model.KindThinking:
 		f.String("event", EventMessage)
 		f.String("t", t)
@@ -662,6 +664,9 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			return wr.err
 		}
 	default:
+		if wr.directMessage(t, e) {
+			return wr.err
+		}
 		wr.message(f, t, e)
 	}
 	wr.finish(f, e, carried)
@@ -759,8 +764,8 @@ func callParams(e *model.Event) []byte {
 // values are the constant values callParams, exitCode and stepUtility
 // give, made once (a []byte("null") a function returns is allocated at
 // each call), never written to.
-var values = struct{ emptyObject, null, one, zeroUtility []byte }{
-	[]byte("{}"), []byte("null"), []byte("1"), []byte("0.0"),
+var values = struct{ emptyObject, null, one, zeroUtility, true []byte }{
+	[]byte("{}"), []byte("null"), []byte("1"), []byte("0.0"), []byte("true"),
 }
 
 // checkParamsHash reports a params_hash of the source's that is not
@@ -774,7 +779,7 @@ func (wr *Writer) checkParamsHash(e *model.Event, hash []byte) {
 // toolResult makes the ToolResult of a result whose call was written
 // before it (its hash, exit code, latency and preview), or a Message of
 // this writer's for one whose call was not. It returns what the line
-// holds of e.
+// holds of e, or nil when it wrote the Message itself (messageLine).
 func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event) *model.Carried {
 	ref, known := wr.resultCall(e)
 	if !known {
@@ -784,6 +789,10 @@ func (wr *Writer) toolResult(f *canon.Object, t string, e *model.Event) *model.C
 		if wr.h.SourceFormat != Name {
 			// (From REPLAY it was such a Message already.)
 			wr.rep.Add(model.LossMoved, "tool result without a prior ToolCall, written as a Message extension event (a ToolResult needs its ToolCall before it)", e.Loc)
+		}
+		if wr.other && directLines {
+			wr.messageLine(t, e, "tool_result", e.Result.Content, false, &carries.orphanResult)
+			return nil // written
 		}
 		f.String("event", EventMessage)
 		f.String("t", t)
@@ -917,13 +926,160 @@ func (wr *Writer) direct(t string, e *model.Event) bool {
 	return true
 }
 
+// directMessage writes, when lines are written direct, the Message of an
+// event from another format that REPLAY has no event for (message and
+// finish), its keys in order (messageLine), and reports whether it did.
+func (wr *Writer) directMessage(t string, e *model.Event) bool {
+	if !wr.other || !directLines {
+		return false
+	}
+	wr.messageLine(t, e, e.Kind.String(), describe(e), e.Kind == model.KindSystem && e.Name != "", &carries.none)
+	return true
+}
+
+// messageLine writes a Message (message, or toolResult's of a result
+// without its call) of e at t, and its rest (finish; carried is what the
+// line holds of e), its keys in order: kind and text as given, the name
+// of e when name says so, and the extension field of the event's kind
+// (extension), placed by its name among the others.
+func (wr *Writer) messageLine(t string, e *model.Event, kind, text string, name bool, carried *model.Carried) {
+	m := &wr.members
+	m.Begin(wr.buf[:0])
+	x := extensionOf(e)
+	at := func(next string) {
+		// The extension field goes before the first key after its name.
+		if x != nil && x.name < next {
+			wr.extension(m, x, e)
+			x = nil
+		}
+	}
+	at("event")
+	m.String(&lineKeys.event, EventMessage)
+	at("kind")
+	m.String(&lineKeys.kind, kind)
+	at("message_id")
+	wr.messageModel(m, e) // message_id, model
+	at("name")
+	if name {
+		m.String(&lineKeys.name, e.Name)
+	}
+	at("rest")
+	wr.restMember(m, e, carried)
+	at("t")
+	m.String(&lineKeys.t, t)
+	at("text")
+	m.String(&lineKeys.text, text)
+	at("usage")
+	wr.usageMember(m, e)
+	if x != nil {
+		wr.extension(m, x, e)
+	}
+	wr.endLine(m)
+}
+
+// extensionKey is the extension field of a Message of an event REPLAY has
+// no event for (structured): its name, the event's kind's, and its key.
+type extensionKey struct {
+	name string
+	key  canon.Key
+}
+
+// extensionKeys are the extension fields structured writes, by the kind
+// they are of.
+var extensionKeys = struct{ subagent, compaction, todos, toolResult extensionKey }{
+	extensionKey{model.KindSubagent.String(), canon.NewKey(model.KindSubagent.String())},
+	extensionKey{model.KindCompaction.String(), canon.NewKey(model.KindCompaction.String())},
+	extensionKey{model.KindTodos.String(), canon.NewKey(model.KindTodos.String())},
+	extensionKey{model.KindToolResult.String(), canon.NewKey(model.KindToolResult.String())},
+}
+
+// extensionOf is the extension field of e's Message, or nil when it has
+// none (structured's nil).
+func extensionOf(e *model.Event) *extensionKey {
+	switch e.Kind {
+	case model.KindSubagent:
+		return &extensionKeys.subagent
+	case model.KindCompaction:
+		if e.Compaction != nil {
+			return &extensionKeys.compaction
+		}
+	case model.KindTodos:
+		return &extensionKeys.todos
+	case model.KindToolResult:
+		return &extensionKeys.toolResult
+	}
+	return nil
+}
+
+// structuredKeys are the keys of structured's objects, each escaped once.
+var structuredKeys = struct {
+	agentID, callID, content, id, isError, preTokens, priority, sessionID, status, summary, trajectoryPath, trigger, typ canon.Key
+}{
+	canon.NewKey("agent_id"), canon.NewKey("call_id"), canon.NewKey("content"), canon.NewKey("id"),
+	canon.NewKey("is_error"), canon.NewKey("pre_tokens"), canon.NewKey("priority"), canon.NewKey("session_id"),
+	canon.NewKey("status"), canon.NewKey("summary"), canon.NewKey("trajectory_path"), canon.NewKey("trigger"),
+	canon.NewKey("type"),
+}
+
+// extension writes the extension field x of e's Message: what structured
+// makes of e, canonical, its keys in order, written where it goes
+// instead of encoded, then read again and made canonical.
+func (wr *Writer) extension(m *canon.Members, x *extensionKey, e *model.Event) {
+	m.Key(&x.key)
+	var o canon.Members
+	str := func(k *canon.Key, v string) {
+		if v != "" {
+			o.String(k, v)
+		}
+	}
+	switch e.Kind {
+	case model.KindSubagent:
+		sa := e.Subagent
+		o.Begin(m.B)
+		str(&structuredKeys.agentID, sa.AgentID)
+		str(&structuredKeys.id, sa.ID)
+		str(&structuredKeys.sessionID, sa.SessionID)
+		str(&structuredKeys.status, sa.Status)
+		str(&structuredKeys.summary, sa.Summary)
+		str(&structuredKeys.trajectoryPath, sa.TrajectoryPath)
+		str(&structuredKeys.typ, sa.Type)
+	case model.KindCompaction:
+		o.Begin(m.B)
+		o.Int(&structuredKeys.preTokens, e.Compaction.PreTokens)
+		str(&structuredKeys.trigger, e.Compaction.Trigger)
+	case model.KindTodos:
+		m.B = append(m.B, '[')
+		for i, t := range e.Todos {
+			if i > 0 {
+				m.B = append(m.B, ',')
+			}
+			o.Begin(m.B)
+			o.String(&structuredKeys.content, t.Content)
+			str(&structuredKeys.id, t.ID)
+			str(&structuredKeys.priority, t.Priority)
+			o.String(&structuredKeys.status, t.Status)
+			m.B = o.End()
+		}
+		m.B = append(m.B, ']')
+		return
+	case model.KindToolResult:
+		o.Begin(m.B)
+		str(&structuredKeys.callID, e.Result.CallID)
+		if e.Result.IsError {
+			o.Canonical(&structuredKeys.isError, values.true)
+		}
+		str(&structuredKeys.status, e.Result.Status)
+	}
+	m.B = o.End()
+}
+
 // lineKeys are the keys of the lines written direct, each escaped once.
 var lineKeys = struct {
-	event, exitCode, id, kind, latencyMS, messageID, model, outputHash, outputPreview,
+	event, exitCode, id, kind, latencyMS, messageID, model, name, outputHash, outputPreview,
 	params, paramsHash, rest, signature, status, stepID, stepUtility, t, text, tool, usage canon.Key
 }{
 	canon.NewKey("event"), canon.NewKey("exit_code"), canon.NewKey("id"), canon.NewKey("kind"),
-	canon.NewKey("latency_ms"), canon.NewKey("message_id"), canon.NewKey("model"),
+	canon.NewKey("latency_ms"), canon.NewKey("message_id"), canon.NewKey("model"), canon.NewKey("name"),
 	canon.NewKey("output_hash"), canon.NewKey("output_preview"), canon.NewKey("params"),
 	canon.NewKey("params_hash"), canon.NewKey("rest"), canon.NewKey("signature"),
 	canon.NewKey("status"), canon.NewKey("step_id"), canon.NewKey("step_utility"),
@@ -1094,6 +1250,9 @@ func (wr *Writer) passthroughLine(f *canon.Object, t string, e *model.Event) (do
 func (wr *Writer) messageOrDrop(f *canon.Object, t string, e *model.Event, what string) (done bool) {
 	if !wr.other {
 		wr.rep.DropEvent(e, what+" (no REPLAY event)")
+		return true
+	}
+	if wr.directMessage(t, e) {
 		return true
 	}
 	wr.message(f, t, e)

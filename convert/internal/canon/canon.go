@@ -357,6 +357,10 @@ func (m *Members) key(k *Key) {
 	m.B = append(m.B, k.json...)
 }
 
+// Key writes k, whose value the caller appends to B next (a nested
+// object of its own Members, begun at B and ended into B).
+func (m *Members) Key(k *Key) { m.key(k) }
+
 // String writes k with the string s.
 func (m *Members) String(k *Key, s string) {
 	m.key(k)

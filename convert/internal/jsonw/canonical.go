@@ -42,6 +42,10 @@ type canonical struct {
 	members []canonicalMember
 	opened  []int
 	keys    []byte
+	// inOrder says the innermost object open is one whose members come
+	// in the order of their keys (BeginInOrder): they are not noted, and
+	// its opened is ^ where its members would start.
+	inOrder bool
 	// arg is the copy of what goes to str or raw; order and tmp are
 	// end's; all reused.
 	arg   []byte
@@ -71,13 +75,50 @@ type canonicalMember struct {
 	start       int
 }
 
-func (c *canonical) open() { c.opened = append(c.opened, len(c.members)) }
+func (c *canonical) open() {
+	c.opened = append(c.opened, len(c.members))
+	c.inOrder = false
+}
+
+// BeginInOrder starts an object in b whose members the caller writes in
+// the order of their keys' bytes, each key once, as canonical JSON has
+// them, when inOrder is set: a Buf that writes canonical JSON writes them
+// as they come, with no note of their keys and nothing to sort at the end
+// (what it writes is what Begin's object of the same members writes, when
+// they are in that order). Any other Buf, or inOrder false, writes it as
+// Begin's. (A writer whose objects have keys known ahead writes them so
+// when b.Canonical(): a rest. It takes inOrder, not a second function, so
+// that a writer choosing at run time keeps its Obj off the heap, as
+// Begin's.)
+func (b *Buf) BeginInOrder(inOrder bool) *Obj { return &Obj{B: &b.Buffer, in: b.openInOrder(inOrder)} }
+
+// openInOrder is open('{') for BeginInOrder.
+//
+//go:noinline
+func (b *Buf) openInOrder(inOrder bool) *Buf {
+	c := b.canon
+	if !inOrder || c == nil || b.indent || b.quote {
+		return b.open('{')
+	}
+	b.WriteByte('{')
+	c.opened = append(c.opened, ^len(c.members))
+	c.inOrder = true
+	return b
+}
 
 // key is m's key.
 func (c *canonical) key(m canonicalMember) []byte { return c.keys[m.key:m.keyEnd] }
 
-// appendString appends s as str escapes it, through a copy (see canonical).
+// appendString appends s as str escapes it, through a copy (see
+// canonical), or as it is between quotes when it is plain throughout.
 func (c *canonical) appendString(dst []byte, s string) []byte {
+	if PlainASCII(s) == len(s) {
+		// Plain throughout (most ids, times and names): between its
+		// quotes as it is, as every JSON string escapes it.
+		dst = append(dst, '"')
+		dst = append(dst, s...)
+		return append(dst, '"')
+	}
 	c.arg = append(c.arg[:0], s...)
 	dst = c.str(dst, asString(c.arg))
 	c.release()
@@ -113,7 +154,8 @@ func (c *canonical) release() {
 // grown to hold the next member's separator and key and about n bytes
 // more, with those appended; the member is noted for sorting, by its key
 // as the canonical JSON says it: k, or, when k is not UTF-8, what was
-// written of it decoded (each invalid byte is U+FFFD there).
+// written of it decoded (each invalid byte is U+FFFD there). An object
+// whose members come in order (BeginInOrder) notes none.
 func (o *Obj) canonicalMember(k string, n int) []byte {
 	c := o.in.canon
 	dst := free(o.B, len(k)+n+4)
@@ -121,6 +163,9 @@ func (o *Obj) canonicalMember(k string, n int) []byte {
 		dst = append(dst, ',')
 	}
 	o.n++
+	if c.inOrder {
+		return append(c.appendString(dst, k), ':')
+	}
 	at := len(dst)
 	m := canonicalMember{key: len(c.keys), start: at}
 	c.keys = append(c.keys, k...)
@@ -141,6 +186,11 @@ func (o *Obj) canonicalMember(k string, n int) []byte {
 func (c *canonical) end(b *Buf) {
 	base := c.opened[len(c.opened)-1]
 	c.opened = c.opened[:len(c.opened)-1]
+	c.inOrder = len(c.opened) > 0 && c.opened[len(c.opened)-1] < 0
+	if base < 0 {
+		b.WriteByte('}') // in order (BeginInOrder)
+		return
+	}
 	ms := c.members[base:]
 	c.members = c.members[:base]
 	inOrder := true
