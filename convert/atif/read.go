@@ -234,6 +234,21 @@ type reader struct {
 	// and the list of its rests. Each is the room of one list at a time.
 	record, metrics, call, obs, result, resultExtra model.Scratch
 	rests                                           []json.RawMessage
+	// calls and results are the step's tool calls and its observation's
+	// results (step), room kept for the next step's when not larger than
+	// maxListed.
+	calls, results [][]byte
+}
+
+// maxListed bounds the room of a step's list of calls or results that a
+// reader keeps for the next step.
+const maxListed = 64
+
+// callResult is a tool call and a tool result: a step's calls and results
+// are made in one slice of them (step), not one allocation each.
+type callResult struct {
+	call   model.ToolCall
+	result model.ToolResult
 }
 
 func (st *reader) emit(e *model.Event) error {
@@ -320,10 +335,50 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	// to copy out of a call.
 	var sp stepParts
 	st.parseStep(&sp, f, loc)
-	var events []model.Event
+	// The step's tool calls and its observation's results are listed
+	// first, so that its events are made in one slice of their number
+	// (not grown as they come), and its calls and results in one more.
+	st.calls, st.results = st.calls[:0], st.results[:0]
+	n := 1 // a user or system step's own event
+	if sp.source == "agent" {
+		// Its reasoning, message and calls (agentEvents), or one event.
+		if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
+			st.ix.Array(tc, func(_ int, v []byte) error {
+				st.calls = append(st.calls, v)
+				return nil
+			})
+		}
+		n = len(st.calls)
+		if rc, ok := f.Get("reasoning_content"); ok && string(rc) != `""` {
+			n++
+		}
+		if sp.text != "" || sp.parts != nil {
+			n++
+		}
+		n = max(n, 1)
+	}
+	obs, hasObs := f.Get("observation")
+	hasObs = hasObs && !jsonscan.IsNull(obs)
+	var of model.Fields
+	var obsErr error
+	if hasObs {
+		of, obsErr = st.obs.ParseIn(&st.ix, obs, !valid)
+		if res, ok := of.Get("results"); ok {
+			st.ix.Array(res, func(_ int, v []byte) error {
+				st.results = append(st.results, v)
+				return nil
+			})
+		}
+		n += max(len(st.results), 1)
+	}
+	var pairs []callResult
+	if k := max(len(st.calls), len(st.results)); k > 0 {
+		pairs = make([]callResult, k)
+	}
+	events := make([]model.Event, 0, n)
 	switch sp.source {
 	case "agent":
-		events = st.agentEvents(events, f, &sp)
+		events = st.agentEvents(events, f, &sp, pairs)
 	case "user":
 		ev := sp.base
 		ev.Kind = model.KindUser
@@ -332,8 +387,14 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	default:
 		events = append(events, st.systemEvent(&sp))
 	}
-	if obs, ok := f.Get("observation"); ok && !jsonscan.IsNull(obs) {
-		events = st.observation(events, obs, valid, sp.base, loc)
+	if hasObs {
+		events = st.observation(events, obs, of, obsErr, pairs, valid, sp.base, loc)
+	}
+	if len(st.calls) > maxListed {
+		st.calls = nil
+	}
+	if len(st.results) > maxListed {
+		st.results = nil
 	}
 	restoreOrphanID(events, &sp.extra)
 	markToolStatuses(events, &sp.extra)
@@ -433,7 +494,7 @@ func sourceOf(f model.Fields) string {
 // agentEvents appends an agent step's events to events: reasoning,
 // message and tool calls, all of one response, with the step's metrics as
 // its usage.
-func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepParts) []model.Event {
+func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepParts, pairs []callResult) []model.Event {
 	base := sp.base
 	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
 		mf, _ := st.metrics.ParseIn(&st.ix, m, true)
@@ -479,29 +540,27 @@ func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepPart
 		ev.Text, ev.Parts = sp.text, sp.parts
 		events = append(events, ev)
 	}
-	if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
-		st.ix.Array(tc, func(i int, v []byte) error {
-			// A view: what the event keeps of it is copied.
-			cf, err := st.call.ParseIn(&st.ix, v, false)
-			if err != nil || cf == nil {
-				st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: base.Loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", base.Loc.Path, i)})
-				return nil
-			}
-			ev := base
-			ev.Kind = model.KindToolCall
-			c := &model.ToolCall{}
-			c.ID, _ = cf.StringIn(&st.ix, "tool_call_id")
-			c.Name, _ = cf.StringIn(&st.ix, "function_name")
-			if a, ok := cf.Get("arguments"); ok {
-				c.Input = st.ix.Copy(a)
-			}
-			if x, ok := cf.Get("extra"); ok {
-				ev.Extra.Set("tool_call.extra", st.ix.Copy(x))
-			}
-			ev.Call = c
-			events = append(events, ev)
-			return nil
-		})
+	// The step's calls, listed by step.
+	for i, v := range st.calls {
+		// A view: what the event keeps of it is copied.
+		cf, err := st.call.ParseIn(&st.ix, v, false)
+		if err != nil || cf == nil {
+			st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: base.Loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", base.Loc.Path, i)})
+			continue
+		}
+		ev := base
+		ev.Kind = model.KindToolCall
+		c := &pairs[i].call
+		c.ID, _ = cf.StringIn(&st.ix, "tool_call_id")
+		c.Name, _ = cf.StringIn(&st.ix, "function_name")
+		if a, ok := cf.Get("arguments"); ok {
+			c.Input = st.ix.Copy(a)
+		}
+		if x, ok := cf.Get("extra"); ok {
+			ev.Extra.Set("tool_call.extra", st.ix.Copy(x))
+		}
+		ev.Call = c
+		events = append(events, ev)
 	}
 	if len(events) == n {
 		// An agent step with an empty message and nothing else.
@@ -686,21 +745,20 @@ func restoreCallIDs(events []model.Event, extra *model.Fields) {
 	extra.Delete("original_call_ids")
 }
 
-// observation appends the events of a step's observation to events (the
-// step's events before it: one slice, not a slice of its own appended
-// after); validUTF8 says the step is valid UTF-8 (read in place, as step
-// says).
-func (st *reader) observation(events []model.Event, obs []byte, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
+// observation appends the events of a step's observation obs to events
+// (the step's events before it: one slice, not a slice of its own
+// appended after): of and err are its list (ParseIn, as step made it),
+// its results are st.results, each made in pairs; validUTF8 says the
+// step is valid UTF-8 (read in place, as step says).
+func (st *reader) observation(events []model.Event, obs []byte, of model.Fields, err error, pairs []callResult, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
 	base.Usage = nil
 	base.MessageID = ""
 	base.Form = model.Form{}
-	of, err := st.obs.ParseIn(&st.ix, obs, !validUTF8)
 	if err != nil || of == nil {
 		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
 		return events
 	}
-	res, ok := of.Get("results")
-	if !ok {
+	if _, ok := of.Get("results"); !ok {
 		// Non-conformant: {type, content, result} instead of results[].
 		ev := base
 		ev.Kind = model.KindToolResult
@@ -720,15 +778,16 @@ func (st *reader) observation(events []model.Event, obs []byte, validUTF8 bool, 
 		st.rep.Add(model.LossMalformed, "observation without results[] (non-conformant ATIF)", loc)
 		return append(events, ev)
 	}
-	st.ix.Array(res, func(i int, v []byte) error {
+	// Its results, listed by step.
+	for i, v := range st.results {
 		rf, err := st.result.ParseIn(&st.ix, v, !validUTF8)
 		if err != nil || rf == nil {
 			st.rep.Add(model.LossMalformed, "observation result is not an object", loc)
-			return nil
+			continue
 		}
 		ev := base
 		ev.Kind = model.KindToolResult
-		r := &model.ToolResult{}
+		r := &pairs[i].result
 		r.CallID, _ = rf.StringIn(&st.ix, "source_call_id")
 		if c, ok := rf.Get("content"); ok {
 			r.Content, r.ContentRaw = st.text(c)
@@ -758,8 +817,7 @@ func (st *reader) observation(events []model.Event, obs []byte, validUTF8 bool, 
 		}
 		ev.Result = r
 		events = append(events, ev)
-		return nil
-	})
+	}
 	return events
 }
 
