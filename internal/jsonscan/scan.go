@@ -569,7 +569,8 @@ func NotPlainASCII8(w uint64) uint64 {
 }
 
 // str validates the string at b[i] and returns its end. With ix, it also
-// tells ix whether the string is valid UTF-8 (badUTF8), so that ix knows
+// records where its escapes are (Index.escape), and tells ix whether the
+// string is valid UTF-8 (badUTF8), so that ix knows
 // whether its input is without reading it again, at no cost for ASCII
 // text: the search for the string's end also stops at a byte of 0x80 or
 // more (NotPlainASCII8, an operation fewer than NotPlain8), and only the
@@ -596,6 +597,9 @@ func str(b []byte, i int, ix *Index) (int, error) {
 		case '\\':
 			if i+1 >= len(b) {
 				return i, &SyntaxError{i, "unterminated escape"}
+			}
+			if ix != nil {
+				ix.escape(i)
 			}
 			switch escapeLen[b[i+1]] {
 			case 2:
