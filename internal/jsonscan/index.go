@@ -33,11 +33,11 @@ type Index struct {
 	// badUTF8 says a string of the input being validated is not valid
 	// UTF-8 (str).
 	badUTF8 bool
-	// escapes are where the escapes of input's strings are (each one's
-	// backslash, in order), recorded by the validator (str); escapesKnown
-	// says they are input's, all of them: String then looks here, not
-	// through each string, for a backslash.
-	escapes      []int32
+	// escapes are where input's strings that have an escape are, in
+	// order, recorded by the validator (str); escapesKnown says they are
+	// input's, all of them: String then looks here, not through each
+	// string, for a backslash.
+	escapes      []span32
 	escapesKnown bool
 	// restored says input was validated before and given back (Restore):
 	// the next Object of it walks its members without validating it again.
@@ -629,9 +629,9 @@ func (ix *Index) String(v []byte) (string, bool) {
 }
 
 // noEscape reports whether the n bytes at off in the input hold no
-// backslash, as the validator recorded the escapes (escapesKnown): none
-// starts in them or the byte before (where a "\\" that they start
-// inside starts); false when they are not known.
+// backslash, as the validator recorded the strings that have an escape
+// (escapesKnown): none of them overlaps the bytes (outside strings, valid
+// JSON has no backslash); false when they are not known.
 func (ix *Index) noEscape(off, n int) bool {
 	if !ix.escapesKnown {
 		return false
@@ -640,24 +640,36 @@ func (ix *Index) noEscape(off, n int) bool {
 	if len(e) == 0 {
 		return true
 	}
-	// The first escape at or after off-1, by binary search.
+	// The first that ends after off (they are in order, apart), by
+	// binary search.
 	lo, hi := 0, len(e)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if int(e[mid]) < off-1 {
+		if int(e[mid].end) <= off {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	return lo == len(e) || int(e[lo]) >= off+n
+	return lo == len(e) || int(e[lo].start) >= off+n
 }
 
-// escape records an escape at b[i] of the input being validated (str),
-// when its offsets fit in 32 bits (begin).
-func (ix *Index) escape(i int) {
+// span32 is where a string of the input is: its opening quote, and the
+// byte after its closing one.
+type span32 struct{ start, end int32 }
+
+// escaped records that the string at b[start] of the input being
+// validated has an escape (str), when its offsets fit in 32 bits
+// (begin); escapedEnd then records its end.
+func (ix *Index) escaped(start int) {
 	if !ix.tooLarge {
-		ix.escapes = append(ix.escapes, int32(i))
+		ix.escapes = append(ix.escapes, span32{int32(start), 0})
+	}
+}
+
+func (ix *Index) escapedEnd(end int) {
+	if n := len(ix.escapes); n > 0 && !ix.tooLarge {
+		ix.escapes[n-1].end = int32(end)
 	}
 }
 
