@@ -220,6 +220,15 @@ func intOf(f model.Fields, key string) (int64, bool) {
 	return jsonscan.Int(v)
 }
 
+// intValue is intOf's number of a member's value v, 0 when it has none.
+func intValue(v []byte) int64 {
+	if jsonscan.IsNull(v) {
+		return 0
+	}
+	n, _ := jsonscan.Int(v)
+	return n
+}
+
 type reader struct {
 	h    *model.Header
 	sink model.Sink
@@ -498,12 +507,38 @@ func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepPart
 	base := sp.base
 	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
 		mf, _ := st.metrics.ParseIn(&st.ix, m, true)
-		prompt, _ := intOf(mf, "prompt_tokens")
-		out, _ := intOf(mf, "completion_tokens")
-		cached, _ := intOf(mf, "cached_tokens")
+		// The counts, as intOf reads each (the first member of its key),
+		// in one walk.
+		var prompt, out, cached int64
+		var x []byte
+		var seen uint8
+		for i := range mf {
+			switch fl := &mf[i]; fl.Key {
+			case "prompt_tokens":
+				if seen&1 == 0 {
+					seen |= 1
+					prompt = intValue(fl.Value)
+				}
+			case "completion_tokens":
+				if seen&2 == 0 {
+					seen |= 2
+					out = intValue(fl.Value)
+				}
+			case "cached_tokens":
+				if seen&4 == 0 {
+					seen |= 4
+					cached = intValue(fl.Value)
+				}
+			case "extra":
+				if seen&8 == 0 {
+					seen |= 8
+					x = fl.Value
+				}
+			}
+		}
 		var create int64
 		var xf model.Fields
-		if x, ok := mf.Get("extra"); ok {
+		if seen&8 != 0 {
 			xf, _ = model.ParseValidFields(x)
 			create, _ = intOf(xf, "cache_creation_input_tokens")
 			// The usage holds it; the writer writes it back from there.
