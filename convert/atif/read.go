@@ -506,7 +506,9 @@ func sourceOf(f model.Fields) string {
 func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepParts, pairs []callResult) []model.Event {
 	base := sp.base
 	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
-		mf, _ := st.metrics.ParseIn(&st.ix, m, true)
+		// A view: the counts are read, what the events keep of it is
+		// copied (as the list would have copied it).
+		mf, _ := st.metrics.ParseIn(&st.ix, m, false)
 		// The counts, as intOf reads each (the first member of its key),
 		// in one walk.
 		var prompt, out, cached int64
@@ -532,7 +534,7 @@ func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepPart
 			case "extra":
 				if seen&8 == 0 {
 					seen |= 8
-					x = fl.Value
+					x = st.ix.Copy(fl.Value)
 				}
 			}
 		}
@@ -556,7 +558,7 @@ func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepPart
 					sp.extra.Set("metrics.extra", model.MustJSON(xf))
 				}
 			default:
-				sp.extra.Set("metrics."+fl.Key, fl.Value)
+				sp.extra.Set("metrics."+fl.Key, st.ix.Copy(fl.Value))
 			}
 		}
 	}
