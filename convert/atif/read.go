@@ -347,39 +347,9 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	// The step's tool calls and its observation's results are listed
 	// first, so that its events are made in one slice of their number
 	// (not grown as they come), and its calls and results in one more.
-	st.calls, st.results = st.calls[:0], st.results[:0]
-	n := 1 // a user or system step's own event
-	if sp.source == "agent" {
-		// Its reasoning, message and calls (agentEvents), or one event.
-		if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
-			st.ix.Array(tc, func(_ int, v []byte) error {
-				st.calls = append(st.calls, v)
-				return nil
-			})
-		}
-		n = len(st.calls)
-		if rc, ok := f.Get("reasoning_content"); ok && string(rc) != `""` {
-			n++
-		}
-		if sp.text != "" || sp.parts != nil {
-			n++
-		}
-		n = max(n, 1)
-	}
 	obs, hasObs := f.Get("observation")
 	hasObs = hasObs && !jsonscan.IsNull(obs)
-	var of model.Fields
-	var obsErr error
-	if hasObs {
-		of, obsErr = st.obs.ParseIn(&st.ix, obs, !valid)
-		if res, ok := of.Get("results"); ok {
-			st.ix.Array(res, func(_ int, v []byte) error {
-				st.results = append(st.results, v)
-				return nil
-			})
-		}
-		n += max(len(st.results), 1)
-	}
+	n, of, obsErr := st.list(f, &sp, obs, hasObs, valid)
 	var pairs []callResult
 	if k := max(len(st.calls), len(st.results)); k > 0 {
 		pairs = make([]callResult, k)
@@ -422,6 +392,45 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		}
 	}
 	return nil
+}
+
+// list lists step f's tool calls (an agent step's) in st.calls and the
+// results of its observation obs (hasObs: it has one) in st.results,
+// and returns how many events the step makes of its own fields (a user
+// or system step's own, an agent step's reasoning, message and calls or
+// the one event it has, each result), with the observation's list and
+// its error (ParseIn reports nothing: step reports its losses where it
+// reads it).
+func (st *reader) list(f model.Fields, sp *stepParts, obs []byte, hasObs, valid bool) (int, model.Fields, error) {
+	st.calls, st.results = st.calls[:0], st.results[:0]
+	n := 1
+	if sp.source == "agent" {
+		if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
+			st.ix.Array(tc, func(_ int, v []byte) error {
+				st.calls = append(st.calls, v)
+				return nil
+			})
+		}
+		n = len(st.calls)
+		if rc, ok := f.Get("reasoning_content"); ok && string(rc) != `""` {
+			n++
+		}
+		if sp.text != "" || sp.parts != nil {
+			n++
+		}
+		n = max(n, 1)
+	}
+	if !hasObs {
+		return n, nil, nil
+	}
+	of, err := st.obs.ParseIn(&st.ix, obs, !valid)
+	if res, ok := of.Get("results"); ok {
+		st.ix.Array(res, func(_ int, v []byte) error {
+			st.results = append(st.results, v)
+			return nil
+		})
+	}
+	return n + max(len(st.results), 1), of, err
 }
 
 // stepParts is what every step has: the base of its events, its source,
@@ -506,61 +515,7 @@ func sourceOf(f model.Fields) string {
 func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepParts, pairs []callResult) []model.Event {
 	base := sp.base
 	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
-		// A view: the counts are read, what the events keep of it is
-		// copied (as the list would have copied it).
-		mf, _ := st.metrics.ParseIn(&st.ix, m, false)
-		// The counts, as intOf reads each (the first member of its key),
-		// in one walk.
-		var prompt, out, cached int64
-		var x []byte
-		var seen uint8
-		for i := range mf {
-			switch fl := &mf[i]; fl.Key {
-			case "prompt_tokens":
-				if seen&1 == 0 {
-					seen |= 1
-					prompt = intValue(fl.Value)
-				}
-			case "completion_tokens":
-				if seen&2 == 0 {
-					seen |= 2
-					out = intValue(fl.Value)
-				}
-			case "cached_tokens":
-				if seen&4 == 0 {
-					seen |= 4
-					cached = intValue(fl.Value)
-				}
-			case "extra":
-				if seen&8 == 0 {
-					seen |= 8
-					x = st.ix.Copy(fl.Value)
-				}
-			}
-		}
-		var create int64
-		var xf model.Fields
-		if seen&8 != 0 {
-			xf, _ = model.ParseValidFields(x)
-			create, _ = intOf(xf, "cache_creation_input_tokens")
-			// The usage holds it; the writer writes it back from there.
-			xf.Delete("cache_creation_input_tokens")
-		}
-		base.Usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
-		if st.h.Origin == "" {
-			base.Form.Keys = presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens")
-		}
-		for _, fl := range mf {
-			switch fl.Key {
-			case "prompt_tokens", "completion_tokens", "cached_tokens":
-			case "extra":
-				if len(xf) > 0 {
-					sp.extra.Set("metrics.extra", model.MustJSON(xf))
-				}
-			default:
-				sp.extra.Set("metrics."+fl.Key, st.ix.Copy(fl.Value))
-			}
-		}
+		st.metricsOf(&base, m, sp)
 	}
 	base.MessageID = sp.msgID
 	n := len(events)
@@ -606,6 +561,67 @@ func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepPart
 		events = append(events, ev)
 	}
 	return events
+}
+
+// metricsOf gives base, the base of an agent step's events, the step's
+// metrics m as its usage, and puts what the usage does not hold in the
+// step's extra.
+func (st *reader) metricsOf(base *model.Event, m []byte, sp *stepParts) {
+	// A view: the counts are read, what the events keep of it is
+	// copied (as the list would have copied it).
+	mf, _ := st.metrics.ParseIn(&st.ix, m, false)
+	// The counts, as intOf reads each (the first member of its key),
+	// in one walk.
+	var prompt, out, cached int64
+	var x []byte
+	var seen uint8
+	for i := range mf {
+		switch fl := &mf[i]; fl.Key {
+		case "prompt_tokens":
+			if seen&1 == 0 {
+				seen |= 1
+				prompt = intValue(fl.Value)
+			}
+		case "completion_tokens":
+			if seen&2 == 0 {
+				seen |= 2
+				out = intValue(fl.Value)
+			}
+		case "cached_tokens":
+			if seen&4 == 0 {
+				seen |= 4
+				cached = intValue(fl.Value)
+			}
+		case "extra":
+			if seen&8 == 0 {
+				seen |= 8
+				x = st.ix.Copy(fl.Value)
+			}
+		}
+	}
+	var create int64
+	var xf model.Fields
+	if seen&8 != 0 {
+		xf, _ = model.ParseValidFields(x)
+		create, _ = intOf(xf, "cache_creation_input_tokens")
+		// The usage holds it; the writer writes it back from there.
+		xf.Delete("cache_creation_input_tokens")
+	}
+	base.Usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
+	if st.h.Origin == "" {
+		base.Form.Keys = presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens")
+	}
+	for _, fl := range mf {
+		switch fl.Key {
+		case "prompt_tokens", "completion_tokens", "cached_tokens":
+		case "extra":
+			if len(xf) > 0 {
+				sp.extra.Set("metrics.extra", model.MustJSON(xf))
+			}
+		default:
+			sp.extra.Set("metrics."+fl.Key, st.ix.Copy(fl.Value))
+		}
+	}
 }
 
 // systemEvent is a system step's event: a compaction when its extra says
