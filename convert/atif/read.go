@@ -220,6 +220,15 @@ func intOf(f model.Fields, key string) (int64, bool) {
 	return jsonscan.Int(v)
 }
 
+// intValue is intOf's number of a member's value v, 0 when it has none.
+func intValue(v []byte) int64 {
+	if jsonscan.IsNull(v) {
+		return 0
+	}
+	n, _ := jsonscan.Int(v)
+	return n
+}
+
 type reader struct {
 	h    *model.Header
 	sink model.Sink
@@ -234,6 +243,21 @@ type reader struct {
 	// and the list of its rests. Each is the room of one list at a time.
 	record, metrics, call, obs, result, resultExtra model.Scratch
 	rests                                           []json.RawMessage
+	// calls and results are the step's tool calls and its observation's
+	// results (step), room kept for the next step's when not larger than
+	// maxListed.
+	calls, results [][]byte
+}
+
+// maxListed bounds the room of a step's list of calls or results that a
+// reader keeps for the next step.
+const maxListed = 64
+
+// callResult is a tool call and a tool result: a step's calls and results
+// are made in one slice of them (step), not one allocation each.
+type callResult struct {
+	call   model.ToolCall
+	result model.ToolResult
 }
 
 func (st *reader) emit(e *model.Event) error {
@@ -320,10 +344,20 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	// to copy out of a call.
 	var sp stepParts
 	st.parseStep(&sp, f, loc)
-	var events []model.Event
+	// The step's tool calls and its observation's results are listed
+	// first, so that its events are made in one slice of their number
+	// (not grown as they come), and its calls and results in one more.
+	obs, hasObs := f.Get("observation")
+	hasObs = hasObs && !jsonscan.IsNull(obs)
+	n, of, obsErr := st.list(f, &sp, obs, hasObs, valid)
+	var pairs []callResult
+	if k := max(len(st.calls), len(st.results)); k > 0 {
+		pairs = make([]callResult, k)
+	}
+	events := make([]model.Event, 0, n)
 	switch sp.source {
 	case "agent":
-		events = st.agentEvents(events, f, &sp)
+		events = st.agentEvents(events, f, &sp, pairs)
 	case "user":
 		ev := sp.base
 		ev.Kind = model.KindUser
@@ -332,8 +366,14 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	default:
 		events = append(events, st.systemEvent(&sp))
 	}
-	if obs, ok := f.Get("observation"); ok && !jsonscan.IsNull(obs) {
-		events = st.observation(events, obs, valid, sp.base, loc)
+	if hasObs {
+		events = st.observation(events, obs, of, obsErr, pairs, valid, sp.base, loc)
+	}
+	if len(st.calls) > maxListed {
+		st.calls = nil
+	}
+	if len(st.results) > maxListed {
+		st.results = nil
 	}
 	restoreOrphanID(events, &sp.extra)
 	markToolStatuses(events, &sp.extra)
@@ -352,6 +392,45 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		}
 	}
 	return nil
+}
+
+// list lists step f's tool calls (an agent step's) in st.calls and the
+// results of its observation obs (hasObs: it has one) in st.results,
+// and returns how many events the step makes of its own fields (a user
+// or system step's own, an agent step's reasoning, message and calls or
+// the one event it has, each result), with the observation's list and
+// its error (ParseIn reports nothing: step reports its losses where it
+// reads it).
+func (st *reader) list(f model.Fields, sp *stepParts, obs []byte, hasObs, valid bool) (int, model.Fields, error) {
+	st.calls, st.results = st.calls[:0], st.results[:0]
+	n := 1
+	if sp.source == "agent" {
+		if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
+			st.ix.Array(tc, func(_ int, v []byte) error {
+				st.calls = append(st.calls, v)
+				return nil
+			})
+		}
+		n = len(st.calls)
+		if rc, ok := f.Get("reasoning_content"); ok && string(rc) != `""` {
+			n++
+		}
+		if sp.text != "" || sp.parts != nil {
+			n++
+		}
+		n = max(n, 1)
+	}
+	if !hasObs {
+		return n, nil, nil
+	}
+	of, err := st.obs.ParseIn(&st.ix, obs, !valid)
+	if res, ok := of.Get("results"); ok {
+		st.ix.Array(res, func(_ int, v []byte) error {
+			st.results = append(st.results, v)
+			return nil
+		})
+	}
+	return n + max(len(st.results), 1), of, err
 }
 
 // stepParts is what every step has: the base of its events, its source,
@@ -433,36 +512,10 @@ func sourceOf(f model.Fields) string {
 // agentEvents appends an agent step's events to events: reasoning,
 // message and tool calls, all of one response, with the step's metrics as
 // its usage.
-func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepParts) []model.Event {
+func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepParts, pairs []callResult) []model.Event {
 	base := sp.base
 	if m, ok := f.Get("metrics"); ok && !jsonscan.IsNull(m) {
-		mf, _ := st.metrics.ParseIn(&st.ix, m, true)
-		prompt, _ := intOf(mf, "prompt_tokens")
-		out, _ := intOf(mf, "completion_tokens")
-		cached, _ := intOf(mf, "cached_tokens")
-		var create int64
-		var xf model.Fields
-		if x, ok := mf.Get("extra"); ok {
-			xf, _ = model.ParseValidFields(x)
-			create, _ = intOf(xf, "cache_creation_input_tokens")
-			// The usage holds it; the writer writes it back from there.
-			xf.Delete("cache_creation_input_tokens")
-		}
-		base.Usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
-		if st.h.Origin == "" {
-			base.Form.Keys = presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens")
-		}
-		for _, fl := range mf {
-			switch fl.Key {
-			case "prompt_tokens", "completion_tokens", "cached_tokens":
-			case "extra":
-				if len(xf) > 0 {
-					sp.extra.Set("metrics.extra", model.MustJSON(xf))
-				}
-			default:
-				sp.extra.Set("metrics."+fl.Key, fl.Value)
-			}
-		}
+		st.metricsOf(&base, m, sp)
 	}
 	base.MessageID = sp.msgID
 	n := len(events)
@@ -479,29 +532,27 @@ func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepPart
 		ev.Text, ev.Parts = sp.text, sp.parts
 		events = append(events, ev)
 	}
-	if tc, ok := f.Get("tool_calls"); ok && len(tc) > 0 && tc[0] == '[' {
-		st.ix.Array(tc, func(i int, v []byte) error {
-			// A view: what the event keeps of it is copied.
-			cf, err := st.call.ParseIn(&st.ix, v, false)
-			if err != nil || cf == nil {
-				st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: base.Loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", base.Loc.Path, i)})
-				return nil
-			}
-			ev := base
-			ev.Kind = model.KindToolCall
-			c := &model.ToolCall{}
-			c.ID, _ = cf.StringIn(&st.ix, "tool_call_id")
-			c.Name, _ = cf.StringIn(&st.ix, "function_name")
-			if a, ok := cf.Get("arguments"); ok {
-				c.Input = st.ix.Copy(a)
-			}
-			if x, ok := cf.Get("extra"); ok {
-				ev.Extra.Set("tool_call.extra", st.ix.Copy(x))
-			}
-			ev.Call = c
-			events = append(events, ev)
-			return nil
-		})
+	// The step's calls, listed by step.
+	for i, v := range st.calls {
+		// A view: what the event keeps of it is copied.
+		cf, err := st.call.ParseIn(&st.ix, v, false)
+		if err != nil || cf == nil {
+			st.rep.Add(model.LossMalformed, "tool call is not an object", model.Loc{Line: base.Loc.Line, Path: fmt.Sprintf("%s.tool_calls[%d]", base.Loc.Path, i)})
+			continue
+		}
+		ev := base
+		ev.Kind = model.KindToolCall
+		c := &pairs[i].call
+		c.ID, _ = cf.StringIn(&st.ix, "tool_call_id")
+		c.Name, _ = cf.StringIn(&st.ix, "function_name")
+		if a, ok := cf.Get("arguments"); ok {
+			c.Input = st.ix.Copy(a)
+		}
+		if x, ok := cf.Get("extra"); ok {
+			ev.Extra.Set("tool_call.extra", st.ix.Copy(x))
+		}
+		ev.Call = c
+		events = append(events, ev)
 	}
 	if len(events) == n {
 		// An agent step with an empty message and nothing else.
@@ -510,6 +561,67 @@ func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepPart
 		events = append(events, ev)
 	}
 	return events
+}
+
+// metricsOf gives base, the base of an agent step's events, the step's
+// metrics m as its usage, and puts what the usage does not hold in the
+// step's extra.
+func (st *reader) metricsOf(base *model.Event, m []byte, sp *stepParts) {
+	// A view: the counts are read, what the events keep of it is
+	// copied (as the list would have copied it).
+	mf, _ := st.metrics.ParseIn(&st.ix, m, false)
+	// The counts, as intOf reads each (the first member of its key),
+	// in one walk.
+	var prompt, out, cached int64
+	var x []byte
+	var seen uint8
+	for i := range mf {
+		switch fl := &mf[i]; fl.Key {
+		case "prompt_tokens":
+			if seen&1 == 0 {
+				seen |= 1
+				prompt = intValue(fl.Value)
+			}
+		case "completion_tokens":
+			if seen&2 == 0 {
+				seen |= 2
+				out = intValue(fl.Value)
+			}
+		case "cached_tokens":
+			if seen&4 == 0 {
+				seen |= 4
+				cached = intValue(fl.Value)
+			}
+		case "extra":
+			if seen&8 == 0 {
+				seen |= 8
+				x = st.ix.Copy(fl.Value)
+			}
+		}
+	}
+	var create int64
+	var xf model.Fields
+	if seen&8 != 0 {
+		xf, _ = model.ParseValidFields(x)
+		create, _ = intOf(xf, "cache_creation_input_tokens")
+		// The usage holds it; the writer writes it back from there.
+		xf.Delete("cache_creation_input_tokens")
+	}
+	base.Usage = &model.Usage{Input: max(prompt-cached-create, 0), Output: out, CacheRead: cached, CacheCreate: create}
+	if st.h.Origin == "" {
+		base.Form.Keys = presentKeys(mf, "prompt_tokens", "completion_tokens", "cached_tokens")
+	}
+	for _, fl := range mf {
+		switch fl.Key {
+		case "prompt_tokens", "completion_tokens", "cached_tokens":
+		case "extra":
+			if len(xf) > 0 {
+				sp.extra.Set("metrics.extra", model.MustJSON(xf))
+			}
+		default:
+			sp.extra.Set("metrics."+fl.Key, st.ix.Copy(fl.Value))
+		}
+	}
 }
 
 // systemEvent is a system step's event: a compaction when its extra says
@@ -686,21 +798,20 @@ func restoreCallIDs(events []model.Event, extra *model.Fields) {
 	extra.Delete("original_call_ids")
 }
 
-// observation appends the events of a step's observation to events (the
-// step's events before it: one slice, not a slice of its own appended
-// after); validUTF8 says the step is valid UTF-8 (read in place, as step
-// says).
-func (st *reader) observation(events []model.Event, obs []byte, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
+// observation appends the events of a step's observation obs to events
+// (the step's events before it: one slice, not a slice of its own
+// appended after): of and err are its list (ParseIn, as step made it),
+// its results are st.results, each made in pairs; validUTF8 says the
+// step is valid UTF-8 (read in place, as step says).
+func (st *reader) observation(events []model.Event, obs []byte, of model.Fields, err error, pairs []callResult, validUTF8 bool, base model.Event, loc model.Loc) []model.Event {
 	base.Usage = nil
 	base.MessageID = ""
 	base.Form = model.Form{}
-	of, err := st.obs.ParseIn(&st.ix, obs, !validUTF8)
 	if err != nil || of == nil {
 		st.rep.Add(model.LossMalformed, "observation is not an object", loc)
 		return events
 	}
-	res, ok := of.Get("results")
-	if !ok {
+	if _, ok := of.Get("results"); !ok {
 		// Non-conformant: {type, content, result} instead of results[].
 		ev := base
 		ev.Kind = model.KindToolResult
@@ -720,15 +831,16 @@ func (st *reader) observation(events []model.Event, obs []byte, validUTF8 bool, 
 		st.rep.Add(model.LossMalformed, "observation without results[] (non-conformant ATIF)", loc)
 		return append(events, ev)
 	}
-	st.ix.Array(res, func(i int, v []byte) error {
+	// Its results, listed by step.
+	for i, v := range st.results {
 		rf, err := st.result.ParseIn(&st.ix, v, !validUTF8)
 		if err != nil || rf == nil {
 			st.rep.Add(model.LossMalformed, "observation result is not an object", loc)
-			return nil
+			continue
 		}
 		ev := base
 		ev.Kind = model.KindToolResult
-		r := &model.ToolResult{}
+		r := &pairs[i].result
 		r.CallID, _ = rf.StringIn(&st.ix, "source_call_id")
 		if c, ok := rf.Get("content"); ok {
 			r.Content, r.ContentRaw = st.text(c)
@@ -758,8 +870,7 @@ func (st *reader) observation(events []model.Event, obs []byte, validUTF8 bool, 
 		}
 		ev.Result = r
 		events = append(events, ev)
-		return nil
-	})
+	}
 	return events
 }
 

@@ -92,3 +92,41 @@ func FuzzToolErrorIDs(f *testing.F) {
 		}
 	})
 }
+
+// TestStepListsAreBounded: the room of a step's lists of calls and
+// results that a reader keeps for the next step is not that of a step
+// with more than maxListed of them, and a step's events are made at
+// their count, each call and result where its pair is.
+func TestStepListsAreBounded(t *testing.T) {
+	step := func(n int) []byte {
+		var calls, results []string
+		for i := range n {
+			calls = append(calls, fmt.Sprintf(`{"tool_call_id":"c%d","function_name":"f","arguments":{}}`, i))
+			results = append(results, fmt.Sprintf(`{"source_call_id":"c%d","content":"r"}`, i))
+		}
+		return []byte(`{"step_id":1,"source":"agent","message":"m","reasoning_content":"r","tool_calls":[` +
+			strings.Join(calls, ",") + `],"observation":{"results":[` + strings.Join(results, ",") + `]}}`)
+	}
+	var c model.Collector
+	st := reader{h: &model.Header{}, sink: &c, rep: &model.Report{}}
+	for _, n := range []int{3, maxListed + 1, 2} {
+		c.Session.Events = nil
+		if err := st.step(step(n), false, model.Loc{}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(c.Session.Events), 2+2*n; got != want {
+			t.Fatalf("%d calls: %d events, want %d", n, got, want)
+		}
+		if n > maxListed && (st.calls != nil || st.results != nil) {
+			t.Fatalf("%d calls: room of %d calls and %d results kept", n, cap(st.calls), cap(st.results))
+		}
+		for i, e := range c.Session.Events[2 : 2+n] {
+			if e.Call == nil || e.Call.ID != fmt.Sprintf("c%d", i) {
+				t.Fatalf("%d calls: call %d is %+v", n, i, e.Call)
+			}
+			if r := c.Session.Events[2+n+i].Result; r == nil || r.CallID != e.Call.ID {
+				t.Fatalf("%d calls: result %d is %+v", n, i, r)
+			}
+		}
+	}
+}

@@ -33,6 +33,12 @@ type Index struct {
 	// badUTF8 says a string of the input being validated is not valid
 	// UTF-8 (str).
 	badUTF8 bool
+	// escapes are where input's strings that have an escape are, in
+	// order, recorded by the validator (str); escapesKnown says they are
+	// input's, all of them: String then looks here, not through each
+	// string, for a backslash.
+	escapes      []span32
+	escapesKnown bool
 	// restored says input was validated before and given back (Restore):
 	// the next Object of it walks its members without validating it again.
 	restored bool
@@ -89,6 +95,7 @@ func (ix *Index) Restore(k Kept) {
 	// Object records no members: there are none to keep.
 	ix.input, ix.containers, ix.recorded, ix.lists = k.input, append(ix.containers[:0], k.containers...), ix.recorded[:0], ix.lists[:0]
 	ix.inputUTF8, ix.restored, ix.handed, ix.listing = k.inputUTF8, true, false, false
+	ix.escapes, ix.escapesKnown = ix.escapes[:0], false
 }
 
 // container is one object or array of the input: where it starts and
@@ -134,8 +141,11 @@ func (ix *Index) Reset() {
 	if cap(ix.containers) > keptContainers {
 		ix.containers, ix.lists = nil, nil
 	}
-	ix.input, ix.containers, ix.recorded, ix.lists = nil, ix.containers[:0], ix.recorded[:0], ix.lists[:0]
-	ix.inputUTF8, ix.restored, ix.handed, ix.listing, ix.badUTF8 = 0, false, false, false, false
+	if cap(ix.escapes) > keptMembers {
+		ix.escapes = nil
+	}
+	ix.input, ix.containers, ix.recorded, ix.lists, ix.escapes = nil, ix.containers[:0], ix.recorded[:0], ix.lists[:0], ix.escapes[:0]
+	ix.inputUTF8, ix.restored, ix.handed, ix.listing, ix.badUTF8, ix.escapesKnown = 0, false, false, false, false, false
 }
 
 // validated makes b, which ix has just validated whole (begin, then the
@@ -143,7 +153,7 @@ func (ix *Index) Reset() {
 // validator found its strings: a valid JSON text is ASCII outside its
 // strings, so it is valid UTF-8 when each string is.
 func (ix *Index) validated(b []byte) {
-	ix.input, ix.inputUTF8 = b, 1
+	ix.input, ix.inputUTF8, ix.escapesKnown = b, 1, !ix.tooLarge
 	if ix.badUTF8 {
 		ix.inputUTF8 = -1
 	}
@@ -603,8 +613,64 @@ const (
 // checked for invalid UTF-8 again when the whole input is valid: the
 // values of a record overlap (a tool result's text is in its content and
 // again in toolUseResult), so checking the line once is less work.
+//
+// A string of it that holds no escape, as the validator recorded them
+// (noEscape), is made of its bytes without looking through it for a
+// backslash.
 func (ix *Index) String(v []byte) (string, bool) {
-	return decodeString(v, ix.validUTF8(v))
+	off := ix.offset(v)
+	if off < 0 || !ix.InputValidUTF8() {
+		return decodeString(v, false)
+	}
+	if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' && ix.noEscape(off, n) {
+		return string(v[1 : n-1]), true
+	}
+	return decodeString(v, true)
+}
+
+// noEscape reports whether the n bytes at off in the input hold no
+// backslash, as the validator recorded the strings that have an escape
+// (escapesKnown): none of them overlaps the bytes (outside strings, valid
+// JSON has no backslash); false when they are not known.
+func (ix *Index) noEscape(off, n int) bool {
+	if !ix.escapesKnown {
+		return false
+	}
+	e := ix.escapes
+	if len(e) == 0 {
+		return true
+	}
+	// The first that ends after off (they are in order, apart), by
+	// binary search.
+	lo, hi := 0, len(e)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if int(e[mid].end) <= off {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo == len(e) || int(e[lo].start) >= off+n
+}
+
+// span32 is where a string of the input is: its opening quote, and the
+// byte after its closing one.
+type span32 struct{ start, end int32 }
+
+// escaped records that the string at b[start] of the input being
+// validated has an escape (str), when its offsets fit in 32 bits
+// (begin); escapedEnd then records its end.
+func (ix *Index) escaped(start int) {
+	if !ix.tooLarge {
+		ix.escapes = append(ix.escapes, span32{int32(start), 0})
+	}
+}
+
+func (ix *Index) escapedEnd(end int) {
+	if n := len(ix.escapes); n > 0 && !ix.tooLarge {
+		ix.escapes[n-1].end = int32(end)
+	}
 }
 
 // Copy is the package's Copy, checking UTF-8 as String does.

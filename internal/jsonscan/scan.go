@@ -569,7 +569,8 @@ func NotPlainASCII8(w uint64) uint64 {
 }
 
 // str validates the string at b[i] and returns its end. With ix, it also
-// tells ix whether the string is valid UTF-8 (badUTF8), so that ix knows
+// records it when it has an escape (Index.escaped), and tells ix whether the
+// string is valid UTF-8 (badUTF8), so that ix knows
 // whether its input is without reading it again, at no cost for ASCII
 // text: the search for the string's end also stops at a byte of 0x80 or
 // more (NotPlainASCII8, an operation fewer than NotPlain8), and only the
@@ -578,6 +579,8 @@ func NotPlainASCII8(w uint64) uint64 {
 func str(b []byte, i int, ix *Index) (int, error) {
 	start := i
 	i++
+	// esc says the string has an escape, recorded in ix.
+	esc := false
 	for {
 		// plainEnd written out, so that an escape does not cost a call:
 		// the first eight bytes here, a longer run in plainRun.
@@ -592,10 +595,17 @@ func str(b []byte, i int, ix *Index) (int, error) {
 		}
 		switch b[i] {
 		case '"':
+			if esc {
+				ix.escapedEnd(i + 1)
+			}
 			return i + 1, nil
 		case '\\':
 			if i+1 >= len(b) {
 				return i, &SyntaxError{i, "unterminated escape"}
+			}
+			if !esc && ix != nil {
+				esc = true
+				ix.escaped(start)
 			}
 			switch escapeLen[b[i+1]] {
 			case 2:

@@ -1,0 +1,108 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"testing"
+)
+
+// escapesByByte is where the strings of b that have an escape are, by a
+// walk over every byte: the reference the validator's record
+// (Index.escapes) is held to.
+func escapesByByte(b []byte) []span32 {
+	var out []span32
+	start, esc := -1, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case start < 0:
+			if c == '"' {
+				start, esc = i, false
+			}
+		case c == '"':
+			if esc {
+				out = append(out, span32{int32(start), int32(i + 1)})
+			}
+			start = -1
+		case c == '\\':
+			esc = true
+			i++
+		}
+	}
+	return out
+}
+
+// FuzzEscapes holds what an index records of its input's escapes to the
+// input: for every way an input is validated into an index (ObjectSpans,
+// Object, a Walker's IndexedValue), the strings recorded are those that
+// have an escape (escapesByByte), noEscape says yes of a run of the input
+// only when it holds no backslash, and String of any run that starts and
+// ends with a quote is String of a copy (which looks through it), and of
+// every string the input holds what encoding/json decodes.
+func FuzzEscapes(f *testing.F) {
+	for _, s := range []string{
+		`{"a":"plain","b":"one\"two","c":["\\","\\\\\"","x"],"d":{"e\n":"\u00e9\n"}}`,
+		`{"a":"\\"}`,
+		`{"k\"ey":"v\\\"","l":"\/\b\f\n\r\t"}`,
+		"{\"a\":\"\\ud83d\\ude00 \xf0\x9f\x98\x80\",\"b\":\"\xff\\n\"}",
+		`[{"a":"x\"y"},"\\\\",{"b":[]}]`,
+		`{"t":"0123456789abcdef0123\"456789"}`,
+		`{"a":1,"b":"no escape here"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 160 {
+			return
+		}
+		check := func(how string, ix *Index, in []byte) {
+			t.Helper()
+			if !ix.escapesKnown {
+				t.Fatalf("%s %q: escapes not known after a validation", how, in)
+			}
+			if want := escapesByByte(in); !slices.Equal(ix.escapes, want) && !(len(ix.escapes) == 0 && len(want) == 0) {
+				t.Fatalf("%s %q: escapes %v, by byte %v", how, in, ix.escapes, want)
+			}
+			for i := 0; i <= len(in); i++ {
+				for j := i; j <= len(in); j++ {
+					if ix.noEscape(i, j-i) && bytes.IndexByte(in[i:j], '\\') >= 0 {
+						t.Fatalf("%s %q: noEscape of %q", how, in, in[i:j])
+					}
+					v := in[i:j]
+					if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+						continue
+					}
+					got, gotOK := ix.String(v)
+					want, wantOK := String(bytes.Clone(v))
+					if got != want || gotOK != wantOK {
+						t.Fatalf("%s %q: String(%q) = %q, %v; of a copy %q, %v", how, in, v, got, gotOK, want, wantOK)
+					}
+					var dec string
+					if json.Valid(v) && json.Unmarshal(v, &dec) == nil && (dec != got || !gotOK) {
+						t.Fatalf("%s %q: String(%q) = %q, %v; encoding/json %q", how, in, v, got, gotOK, dec)
+					}
+				}
+			}
+		}
+		var ix Index
+		if _, err := ix.ObjectSpans(b, nil); err == nil {
+			check("ObjectSpans", &ix, b)
+		} else if ix.escapesKnown {
+			t.Fatalf("%q: escapes known after an invalid input", b)
+		}
+		if err := ix.Object(b, func(_, _ []byte) error { return nil }); err == nil {
+			check("Object", &ix, b)
+		}
+		w := NewWalker(bytes.NewReader(b), false)
+		if v, _, err := w.IndexedValue(&ix); err == nil {
+			check("IndexedValue", &ix, v)
+		}
+		// An input indexed without validation (ValidSpans) knows none.
+		if Valid(b) {
+			ix.ValidSpans(b, nil)
+			if ix.escapesKnown {
+				t.Fatalf("%q: escapes known after ValidSpans", b)
+			}
+		}
+	})
+}
