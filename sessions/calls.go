@@ -57,7 +57,7 @@ func phaseOf(e *model.Event) (Phase, bool) {
 	if e.Loc.File == "" && e.Loc.Line > 0 {
 		p.Line = e.Loc.Line
 	} else {
-		p.ID = e.ID
+		p.ID = ownCopy(e.ID)
 	}
 	return p, true
 }

@@ -80,7 +80,7 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 				o.prompt = e.Text
 			}
 			if len(o.prompts) < maxPromptsKept {
-				o.prompts = append(o.prompts, Prompt{Text: firstLine(e.Text, TitleChars), ID: e.ID})
+				o.prompts = append(o.prompts, Prompt{Text: firstLine(e.Text, TitleChars), ID: ownCopy(e.ID)})
 			}
 		}
 	case model.KindSystem:
@@ -108,14 +108,14 @@ func (o *observer) Event(h *model.Header, e *model.Event) error {
 		if len(o.allCalls) == maxCallsKept {
 			// Past the calls kept, only those that change files are.
 			if targets, workdir := Targets(e.Call.Name, e.Call.Input); len(targets) > 0 && len(o.calls) < maxCallsKept {
-				o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
+				o.calls = append(o.calls, fileCall{id: ownCopy(e.Call.ID), tool: ownCopy(e.Call.Name), targets: targets, workdir: workdir})
 			}
 			break
 		}
 		about, targets, workdir := describeCall(e.Call.Name, e.Call.Input)
-		o.allCalls = append(o.allCalls, Call{Tool: firstLine(e.Call.Name, TitleChars), Target: about, ID: e.Call.ID})
+		o.allCalls = append(o.allCalls, Call{Tool: firstLine(e.Call.Name, TitleChars), Target: ownCopy(about), ID: ownCopy(e.Call.ID)})
 		if len(targets) > 0 && len(o.calls) < maxCallsKept {
-			o.calls = append(o.calls, fileCall{id: e.Call.ID, tool: e.Call.Name, targets: targets, workdir: workdir})
+			o.calls = append(o.calls, fileCall{id: ownCopy(e.Call.ID), tool: ownCopy(e.Call.Name), targets: targets, workdir: workdir})
 		}
 	case model.KindCompaction, model.KindLifecycle:
 		if e.Kind == model.KindCompaction {
@@ -155,8 +155,14 @@ func firstLine(t string, n int) string {
 		r := []rune(t)
 		t = string(r[:n-1]) + "…"
 	}
-	return strings.ToValidUTF8(t, "\uFFFD")
+	return ownCopy(strings.ToValidUTF8(t, "\uFFFD"))
 }
+
+// ownCopy is a copy of s for the session's lists, which the index holds
+// long after the file's read: a reader's string may share its memory
+// with many others (the rlog reader makes its ids and lines in blocks of
+// kilobytes), and a title or an id must not keep that alive.
+func ownCopy(s string) string { return strings.Clone(s) }
 
 // changes are the file changes of the session's calls, their targets
 // resolved against cwd (a call's own working folder first).
