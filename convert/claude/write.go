@@ -32,7 +32,8 @@ type Writer struct {
 	pending []*model.Event
 	role    string // role of the pending entry: user | assistant
 
-	last      map[string]string // agent id -> uuid of the last entry written
+	last      map[string]string // agent id -> uuid of the last entry written, but the main agent's:
+	lastMain  string            // the uuid of the main agent's last entry (of most entries: no map's hash)
 	seq       int               // synthesized uuid counter
 	runMsgID  string            // synthesized message id of the current assistant run
 	runUsage  *model.Usage      // usage of the current run, to tell when a new response starts
@@ -40,6 +41,8 @@ type Writer struct {
 	srcID     string            // the last made-up message id of the source,
 	srcMsgID  string            // and the one written for it
 	lastTime  string            // the last timestamp written, for events without one
+	timeIn    string            // the last timestamp claudeTime was given,
+	timeOut   string            // and what it made of it (most events share their second's)
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused (a long seed's)
@@ -561,14 +564,14 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Name) link 
 	switch {
 	case l.uuid == "":
 		l.uuid = wr.synthUUID()
-		l.parent = wr.last[e.AgentID]
+		l.parent = wr.lastOf(e.AgentID)
 		wr.rep.Add(model.LossSynthesized, "uuid and parentUuid", e.Loc)
 	case !wr.sameSource():
 		if !isUUID(l.uuid) {
 			l.uuid = wr.synthUUID()
 			wr.rep.Add(model.LossSynthesized, "uuid for an entry id that is not a UUID (the entry's rest keeps the source's)", e.Loc)
 		}
-		switch l.parent = wr.last[e.AgentID]; {
+		switch l.parent = wr.lastOf(e.AgentID); {
 		case l.parent == e.ParentID:
 		case e.ParentID == "":
 			wr.rep.Add(model.LossSynthesized, "parentUuid (the source links no entries; Claude Code resumes one chain)", e.Loc)
@@ -576,7 +579,11 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Name) link 
 			wr.rep.Add(model.LossSynthesized, "parentUuid: the entry written before (Claude Code resumes one chain; the entry's rest keeps the source's parent)", e.Loc)
 		}
 	}
-	wr.last[e.AgentID] = l.uuid
+	if e.AgentID == "" {
+		wr.lastMain = l.uuid
+	} else {
+		wr.last[e.AgentID] = l.uuid
+	}
 	if l.parent == "" {
 		o.RawName(&names.parentUUID, nil)
 	} else {
@@ -602,6 +609,14 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Name) link 
 	}
 	o.NameName(&names.typ, typ)
 	return l
+}
+
+// lastOf is the uuid of the last entry written on agent's chain.
+func (wr *Writer) lastOf(agent string) string {
+	if agent == "" {
+		return wr.lastMain
+	}
+	return wr.last[agent]
 }
 
 // sessionMembers writes an entry's userType, cwd, sessionId, version and
@@ -772,8 +787,15 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 		return e.Time
 	}
 	if e.Time != "" {
+		if e.Time == wr.timeIn {
+			wr.lastTime = wr.timeOut
+			return wr.timeOut
+		}
 		if out, ok := claudeTime(e.Time); ok {
-			// Already in Claude Code's form, or whole seconds in UTC.
+			// Already in Claude Code's form, or whole seconds in UTC
+			// (".000Z" added: a string made, kept for the events of the
+			// same second).
+			wr.timeIn, wr.timeOut = e.Time, out
 			wr.lastTime = out
 			return out
 		}
