@@ -67,14 +67,14 @@ type Writer struct {
 	// latest calls still waiting for their results; renamed holds, for the
 	// entry being written, the ids that are not the source's.
 	callIDs *recent.Map[struct{}]
-	open    *recent.Map[[]string]
+	open    *recent.Map[waiting]
 	renamed map[*model.Event]string
 }
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
-		callIDs: recent.New[struct{}](openCalls), open: recent.New[[]string](openCalls), renamed: map[*model.Event]string{}}
+		callIDs: recent.New[struct{}](openCalls), open: recent.New[waiting](openCalls), renamed: map[*model.Event]string{}}
 }
 
 // Write writes a whole session.
@@ -427,25 +427,44 @@ var carries = struct {
 // constants ("type":"assistant"), each escaped once (jsonw.Name) and
 // stored as it is at every entry instead of escaped again.
 var names = struct {
-	parentUUID, isSidechain, agentID, isMeta, typ, uuid, timestamp, rests, message,
-	role, content, model, id, stopReason, stopSequence, usage,
+	parentUUID, isSidechain, agentID, isMeta, uuid, timestamp, rests,
+	content, model, id, usage,
 	inputTokens, cacheCreationInputTokens, cacheReadInputTokens, outputTokens,
-	text, thinking, signature, name, input, toolUseID, isError,
+	signature, name, input, toolUseID, isError,
 	subtype, compactMetadata, preTokens,
-	user, assistant, system, toolUse, toolResult,
-	informational, compactBoundary, init, status, lifecycle, subagent, record jsonw.Name
+	informational, compactBoundary, init, status, lifecycle, subagent, record,
+	todos, priority jsonw.Name
 }{
 	jsonw.NewName("parentUuid"), jsonw.NewName("isSidechain"), jsonw.NewName("agentId"), jsonw.NewName("isMeta"),
-	jsonw.NewName("type"), jsonw.NewName("uuid"), jsonw.NewName("timestamp"), jsonw.NewName(restsKey), jsonw.NewName("message"),
-	jsonw.NewName("role"), jsonw.NewName("content"), jsonw.NewName("model"), jsonw.NewName("id"),
-	jsonw.NewName("stop_reason"), jsonw.NewName("stop_sequence"), jsonw.NewName("usage"),
+	jsonw.NewName("uuid"), jsonw.NewName("timestamp"), jsonw.NewName(restsKey),
+	jsonw.NewName("content"), jsonw.NewName("model"), jsonw.NewName("id"), jsonw.NewName("usage"),
 	jsonw.NewName("input_tokens"), jsonw.NewName("cache_creation_input_tokens"), jsonw.NewName("cache_read_input_tokens"), jsonw.NewName("output_tokens"),
-	jsonw.NewName("text"), jsonw.NewName("thinking"), jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("input"),
+	jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("input"),
 	jsonw.NewName("tool_use_id"), jsonw.NewName("is_error"),
 	jsonw.NewName("subtype"), jsonw.NewName("compactMetadata"), jsonw.NewName("preTokens"),
-	jsonw.NewName("user"), jsonw.NewName("assistant"), jsonw.NewName("system"), jsonw.NewName("tool_use"), jsonw.NewName("tool_result"),
 	jsonw.NewName("informational"), jsonw.NewName("compact_boundary"), jsonw.NewName("init"), jsonw.NewName("status"),
 	jsonw.NewName("lifecycle"), jsonw.NewName("subagent"), jsonw.NewName("record"),
+	jsonw.NewName("todos"), jsonw.NewName("priority"),
+}
+
+// runs are the runs of an entry's members that are constants, each
+// with the key after it whose value the entry has (jsonw.Run): stored at
+// once where the members and key one by one took a call each.
+var runs = struct {
+	userType, assistantType, systemType, userMessage, assistantMessage,
+	stop, stopUsage, text, thinking, toolUse, toolResult jsonw.Run
+}{
+	userType:         jsonw.NewRun(`{"type":"user"}`, "message"),
+	assistantType:    jsonw.NewRun(`{"type":"assistant"}`, "message"),
+	systemType:       jsonw.NewRun(`{"type":"system"}`),
+	userMessage:      jsonw.NewRun(`{"role":"user"}`, "content"),
+	assistantMessage: jsonw.NewRun(`{"type":"message","role":"assistant"}`, "content"),
+	stop:             jsonw.NewRun(`{"stop_reason":null,"stop_sequence":null}`),
+	stopUsage:        jsonw.NewRun(`{"stop_reason":null,"stop_sequence":null}`, "usage"),
+	text:             jsonw.NewRun(`{"type":"text"}`, "text"),
+	thinking:         jsonw.NewRun(`{"type":"thinking"}`, "thinking"),
+	toolUse:          jsonw.NewRun(`{"type":"tool_use"}`, "id"),
+	toolResult:       jsonw.NewRun(`{"type":"tool_result"}`, "content"),
 }
 
 // synthID makes a deterministic id, different for each kind and counter
@@ -549,8 +568,9 @@ func (wr *Writer) writeLine(b []byte) {
 // An entry's place in the conversation: its uuid and parentUuid.
 type link struct{ uuid, parent string }
 
-// entryHead writes the common leading fields of an entry and returns its
-// uuid and parentUuid.
+// entryHead writes the common leading fields of an entry, the last its
+// type (typ, with the message's key after it in a user's or the
+// assistant's entry), and returns its uuid and parentUuid.
 //
 // Claude Code rebuilds a conversation by walking parentUuid from the last
 // entry, so a session from another format is one chain per agent: each
@@ -559,7 +579,7 @@ type link struct{ uuid, parent string }
 // ids: the entry's rest keeps them). An entry id that is not a UUID (a
 // step's number) is replaced by one made up, as is a missing one. A
 // Claude Code source's own uuids and links are written as they were.
-func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Name) link {
+func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Run) link {
 	l := link{e.ID, e.ParentID}
 	switch {
 	case l.uuid == "":
@@ -607,7 +627,7 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Name) link 
 			o.BoolName(&names.isMeta, true)
 		}
 	}
-	o.NameName(&names.typ, typ)
+	o.Run(typ)
 	return l
 }
 
@@ -952,10 +972,8 @@ func (wr *Writer) flush() {
 // statuses, a todo list.
 func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 	first := evs[0]
-	l := wr.entryHead(o, first, &names.user)
-	o.KeyName(&names.message)
+	l := wr.entryHead(o, first, &runs.userType)
 	m := jsonw.Begin(b)
-	m.NameName(&names.role, &names.user)
 	form := first.Form.Content
 	blocks := form != ""
 	var todos *model.Event
@@ -968,11 +986,12 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		content = append(content, e)
 	}
 	if form == "empty" {
-		m.RawName(&names.content, []byte("[]"))
+		m.Run(&runs.userMessage)
+		b.WriteString("[]")
 	} else if len(content) == 1 && content[0].Kind == model.KindUser && !blocks {
-		m.StrName(&names.content, content[0].Text)
+		m.RunStr(&runs.userMessage, content[0].Text)
 	} else {
-		m.KeyName(&names.content)
+		m.Run(&runs.userMessage)
 		wr.blocks(b, content)
 	}
 	writeMessageExtra(m, first, false)
@@ -981,7 +1000,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		if len(todos.Raw) > 0 {
 			o.Raw("todos", todos.Raw)
 		} else {
-			o.Any("todos", todoJSON(todos.Todos))
+			writeTodos(o, b, todos.Todos)
 		}
 	}
 	wr.writeResultStatuses(o, b, content, first.Extra)
@@ -1002,8 +1021,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 // content blocks with its model, id and usage.
 func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 	first := evs[0]
-	l := wr.entryHead(o, first, &names.assistant)
-	o.KeyName(&names.message)
+	l := wr.entryHead(o, first, &runs.assistantType)
 	m := jsonw.Begin(b)
 	if name := pick(first.Model, wr.h.Model); name != "" {
 		m.StrName(&names.model, name)
@@ -1015,21 +1033,25 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Eve
 	if msgID != "" {
 		m.StrName(&names.id, msgID)
 	}
-	m.NameName(&names.typ, &names.message)
-	m.NameName(&names.role, &names.assistant)
-	m.KeyName(&names.content)
+	m.Run(&runs.assistantMessage)
 	if first.Form.Content == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
 		jsonw.String(b, first.Text)
 	} else {
 		wr.blocks(b, evs)
 	}
-	if _, ok := first.Extra.Get("message.stop_reason"); !ok {
-		m.RawName(&names.stopReason, nil)
-		m.RawName(&names.stopSequence, nil)
-	}
-	if raw, ok := first.Extra.Get("message.usage"); (!ok || !wr.sameSource() && !countedUsage(raw)) && first.Usage != nil {
-		u := first.Usage
+	_, stop := first.Extra.Get("message.stop_reason")
+	raw, ok := first.Extra.Get("message.usage")
+	usage := (!ok || !wr.sameSource() && !countedUsage(raw)) && first.Usage != nil
+	switch {
+	case !stop && usage:
+		m.Run(&runs.stopUsage)
+	case !stop:
+		m.Run(&runs.stop)
+	case usage:
 		m.KeyName(&names.usage)
+	}
+	if usage {
+		u := first.Usage
 		um := jsonw.Begin(b)
 		um.IntName(&names.inputTokens, u.Input)
 		um.IntName(&names.cacheCreationInputTokens, u.CacheCreate)
@@ -1119,11 +1141,9 @@ func (wr *Writer) block(b *jsonw.Buffer, e *model.Event) {
 	o := jsonw.Begin(b)
 	switch e.Kind {
 	case model.KindUser, model.KindAgent:
-		o.NameName(&names.typ, &names.text)
-		o.StrName(&names.text, e.Text)
+		o.RunStr(&runs.text, e.Text)
 	case model.KindThinking:
-		o.NameName(&names.typ, &names.thinking)
-		o.StrName(&names.thinking, e.Text)
+		o.RunStr(&runs.thinking, e.Text)
 		sig := e.Signature
 		if sig != "" && !wr.sameSource() && !wr.claudeModel(e) {
 			// Another provider's signature (Codex's encrypted reasoning):
@@ -1134,8 +1154,7 @@ func (wr *Writer) block(b *jsonw.Buffer, e *model.Event) {
 		}
 		o.StrName(&names.signature, sig)
 	case model.KindToolCall:
-		o.NameName(&names.typ, &names.toolUse)
-		o.StrName(&names.id, wr.callID(e))
+		o.RunStr(&runs.toolUse, wr.callID(e))
 		o.StrName(&names.name, e.Call.Name)
 		if len(e.Call.Input) > 0 {
 			o.RawName(&names.input, e.Call.Input)
@@ -1148,11 +1167,11 @@ func (wr *Writer) block(b *jsonw.Buffer, e *model.Event) {
 	case model.KindToolResult:
 		r := e.Result
 		o.StrName(&names.toolUseID, wr.resultCallID(e))
-		o.NameName(&names.typ, &names.toolResult)
 		if len(r.ContentRaw) > 0 {
-			o.RawName(&names.content, r.ContentRaw)
+			o.Run(&runs.toolResult)
+			jsonw.WriteCompact(b, r.ContentRaw)
 		} else {
-			o.StrName(&names.content, r.Content)
+			o.RunStr(&runs.toolResult, r.Content)
 		}
 		if r.IsError {
 			o.BoolName(&names.isError, true)
@@ -1204,8 +1223,21 @@ func (wr *Writer) callID(e *model.Event) string {
 		wr.rep.Add(model.LossIDUnique, "tool call id used again in the session (Claude Code takes one call an id): the later call's written as <id>-2 …, its rest keeping the source's", e.Loc)
 	}
 	q, _ := wr.open.Get(id)
-	wr.open.Set(id, append(q, out))
+	if q.first == "" {
+		q.first = out
+	} else {
+		q.more = append(q.more, out)
+	}
+	wr.open.Set(id, q)
 	return out
+}
+
+// waiting is the ids written for the calls of one source id that wait
+// for their results, the earliest first: one, nearly always, held
+// without a list made for it.
+type waiting struct {
+	first string
+	more  []string
 }
 
 // resultCallID is the tool_use_id to write for e's result: the id written
@@ -1216,19 +1248,20 @@ func (wr *Writer) resultCallID(e *model.Event) string {
 		return id
 	}
 	q, ok := wr.open.Get(id)
-	if !ok || len(q) == 0 {
+	if !ok || q.first == "" {
 		wr.rep.Add(model.LossUnfaithful, "tool result without a tool call of its id before it: Claude Code drops it when resuming (the API takes a result only for a call of the message before)", e.Loc)
 		return id
 	}
-	if len(q) == 1 {
+	w := q.first
+	if len(q.more) == 0 {
 		wr.open.Delete(id)
 	} else {
-		wr.open.Set(id, q[1:])
+		wr.open.Set(id, waiting{q.more[0], q.more[1:]})
 	}
-	if q[0] != id {
-		wr.renamed[e] = q[0]
+	if w != id {
+		wr.renamed[e] = w
 	}
-	return q[0]
+	return w
 }
 
 // resultStatusKey is the entry key that keeps the statuses of an entry's
@@ -1262,6 +1295,41 @@ func (wr *Writer) writeResultStatuses(o *jsonw.Obj, b *jsonw.Buffer, evs []*mode
 		so.End()
 	}
 }
+
+// writeTodos writes a todo list as o.Any("todos", todoJSON(ts)) writes it
+// (encoding/json's maps, their keys in order), without reflection and a
+// map a todo, when every string of the list is plain ASCII, which
+// encoding/json and jsonw both write as it is; any other list through
+// encoding/json.
+func writeTodos(o *jsonw.Obj, b *jsonw.Buffer, ts []model.Todo) {
+	for _, t := range ts {
+		if !plainASCII(t.Content) || !plainASCII(t.Status) || !plainASCII(t.ID) || !plainASCII(t.Priority) {
+			o.Any("todos", todoJSON(ts))
+			return
+		}
+	}
+	o.KeyName(&names.todos)
+	b.WriteByte('[')
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		to := jsonw.Begin(b)
+		to.StrName(&names.content, t.Content)
+		if t.ID != "" {
+			to.StrName(&names.id, t.ID)
+		}
+		if t.Priority != "" {
+			to.StrName(&names.priority, t.Priority)
+		}
+		to.StrName(&names.status, t.Status)
+		to.End()
+	}
+	b.WriteByte(']')
+}
+
+// plainASCII reports whether a JSON string holds s as it is.
+func plainASCII(s string) bool { return jsonw.PlainASCII(s) == len(s) }
 
 func todoJSON(ts []model.Todo) []map[string]string {
 	out := make([]map[string]string, 0, len(ts))
@@ -1338,7 +1406,7 @@ func (wr *Writer) other(e *model.Event) {
 		}
 	}
 	o := jsonw.Begin(b)
-	l := wr.entryHead(o, e, &names.system)
+	l := wr.entryHead(o, e, &runs.systemType)
 	switch e.Kind {
 	case model.KindCompaction:
 		if !same && !wr.boundary {
