@@ -43,6 +43,7 @@ type Writer struct {
 	lastTime  string            // the last timestamp written, for events without one
 	timeIn    string            // the last timestamp claudeTime was given,
 	timeOut   string            // and what it made of it (most events share their second's)
+	strs      strs              // the made-up ids' and timestamps' bytes
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused (a long seed's)
@@ -154,7 +155,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			var id [28]byte
 			copy(id[:], "msg_")
 			copy(id[4:], h[:])
-			wr.runMsgID = string(id[:])
+			wr.runMsgID = wr.strs.bytes(id[:])
 			wr.rep.Add(model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
 		}
 		wr.runSrcID = e.MessageID
@@ -551,7 +552,42 @@ func (wr *Writer) synthUUID() string {
 	u[23] = '-'
 	copy(u[24:], s[20:24])
 	copy(u[28:], "00000000")
-	return string(u[:])
+	return wr.strs.bytes(u[:])
+}
+
+// strs makes the strings the writer keeps (made-up uuids and message
+// ids, timestamps)
+// out of blocks of strsBlock bytes, many strings to an allocation: a
+// strings.Builder hands its bytes out as strings without a copy, and
+// never writes over what it has handed out (a full block is left to the
+// strings made of it, and a new one started).
+type strs struct{ b strings.Builder }
+
+// strsBlock is the size of strs' blocks.
+const strsBlock = 2048
+
+// room makes the block have n bytes free, and returns where they start.
+func (a *strs) room(n int) int {
+	if a.b.Cap()-a.b.Len() < n {
+		a.b = strings.Builder{}
+		a.b.Grow(max(strsBlock, n))
+	}
+	return a.b.Len()
+}
+
+// bytes is p as a string.
+func (a *strs) bytes(p []byte) string {
+	at := a.room(len(p))
+	a.b.Write(p)
+	return a.b.String()[at:]
+}
+
+// join is x + y.
+func (a *strs) join(x, y string) string {
+	at := a.room(len(x) + len(y))
+	a.b.WriteString(x)
+	a.b.WriteString(y)
+	return a.b.String()[at:]
 }
 
 func (wr *Writer) writeLine(b []byte) {
@@ -811,10 +847,14 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 			wr.lastTime = wr.timeOut
 			return wr.timeOut
 		}
-		if out, ok := claudeTime(e.Time); ok {
+		if frac, ok := claudeTimeForm(e.Time); ok {
 			// Already in Claude Code's form, or whole seconds in UTC
 			// (".000Z" added: a string made, kept for the events of the
-			// same second).
+			// same second), what claudeTime makes.
+			out := e.Time
+			if !frac {
+				out = wr.strs.join(e.Time[:19], ".000Z")
+			}
 			wr.timeIn, wr.timeOut = e.Time, out
 			wr.lastTime = out
 			return out
@@ -847,21 +887,33 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 // time. ok is false for anything else, and for a date or time out of
 // range (which time.Parse rejects), which parseTime then decides.
 func claudeTime(ts string) (string, bool) {
-	var frac bool
+	frac, ok := claudeTimeForm(ts)
+	switch {
+	case !ok:
+		return "", false
+	case frac:
+		return ts, true
+	}
+	return ts[:19] + ".000Z", true
+}
+
+// claudeTimeForm is claudeTime's test: ok when ts has one of the two
+// forms, and frac when it has the milliseconds already.
+func claudeTimeForm(ts string) (frac, ok bool) {
 	switch {
 	case len(ts) == len("2006-01-02T15:04:05Z"):
 	case len(ts) == len(claudeTimeLayout) && ts[19] == '.':
 		frac = true
 		for _, c := range []byte(ts[20:23]) {
 			if c < '0' || c > '9' {
-				return "", false
+				return false, false
 			}
 		}
 	default:
-		return "", false
+		return false, false
 	}
 	if ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' || ts[len(ts)-1] != 'Z' {
-		return "", false
+		return false, false
 	}
 	num := func(from, to int) int {
 		n := 0
@@ -875,16 +927,13 @@ func claudeTime(ts string) (string, bool) {
 	}
 	y, mo, d, h, mi, sec := num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16), num(17, 19)
 	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
-		return "", false
+		return false, false
 	}
 	// The day must exist in that month (time.Date would roll it over).
 	if t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC); t.Day() != d {
-		return "", false
+		return false, false
 	}
-	if frac {
-		return ts, true
-	}
-	return ts[:19] + ".000Z", true
+	return frac, true
 }
 
 // claudeTimeLayout is how Claude Code writes timestamps.
