@@ -32,7 +32,8 @@ type Writer struct {
 	pending []*model.Event
 	role    string // role of the pending entry: user | assistant
 
-	last      map[string]string // agent id -> uuid of the last entry written
+	last      map[string]string // agent id -> uuid of the last entry written, but the main agent's:
+	lastMain  string            // the uuid of the main agent's last entry (of most entries: no map's hash)
 	seq       int               // synthesized uuid counter
 	runMsgID  string            // synthesized message id of the current assistant run
 	runUsage  *model.Usage      // usage of the current run, to tell when a new response starts
@@ -40,6 +41,9 @@ type Writer struct {
 	srcID     string            // the last made-up message id of the source,
 	srcMsgID  string            // and the one written for it
 	lastTime  string            // the last timestamp written, for events without one
+	timeIn    string            // the last timestamp claudeTime was given,
+	timeOut   string            // and what it made of it (most events share their second's)
+	strs      strs              // the made-up ids' and timestamps' bytes
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused (a long seed's)
@@ -64,14 +68,14 @@ type Writer struct {
 	// latest calls still waiting for their results; renamed holds, for the
 	// entry being written, the ids that are not the source's.
 	callIDs *recent.Map[struct{}]
-	open    *recent.Map[[]string]
+	open    *recent.Map[waiting]
 	renamed map[*model.Event]string
 }
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
-		callIDs: recent.New[struct{}](openCalls), open: recent.New[[]string](openCalls), renamed: map[*model.Event]string{}}
+		callIDs: recent.New[struct{}](openCalls), open: recent.New[waiting](openCalls), renamed: map[*model.Event]string{}}
 }
 
 // Write writes a whole session.
@@ -151,7 +155,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			var id [28]byte
 			copy(id[:], "msg_")
 			copy(id[4:], h[:])
-			wr.runMsgID = string(id[:])
+			wr.runMsgID = wr.strs.bytes(id[:])
 			wr.rep.Add(model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
 		}
 		wr.runSrcID = e.MessageID
@@ -424,25 +428,44 @@ var carries = struct {
 // constants ("type":"assistant"), each escaped once (jsonw.Name) and
 // stored as it is at every entry instead of escaped again.
 var names = struct {
-	parentUUID, isSidechain, agentID, isMeta, typ, uuid, timestamp, rests, message,
-	role, content, model, id, stopReason, stopSequence, usage,
+	parentUUID, isSidechain, agentID, isMeta, uuid, timestamp, rests,
+	content, model, id, usage,
 	inputTokens, cacheCreationInputTokens, cacheReadInputTokens, outputTokens,
-	text, thinking, signature, name, input, toolUseID, isError,
+	signature, name, input, toolUseID, isError,
 	subtype, compactMetadata, preTokens,
-	user, assistant, system, toolUse, toolResult,
-	informational, compactBoundary, init, status, lifecycle, subagent, record jsonw.Name
+	informational, compactBoundary, init, status, lifecycle, subagent, record,
+	todos, priority jsonw.Name
 }{
 	jsonw.NewName("parentUuid"), jsonw.NewName("isSidechain"), jsonw.NewName("agentId"), jsonw.NewName("isMeta"),
-	jsonw.NewName("type"), jsonw.NewName("uuid"), jsonw.NewName("timestamp"), jsonw.NewName(restsKey), jsonw.NewName("message"),
-	jsonw.NewName("role"), jsonw.NewName("content"), jsonw.NewName("model"), jsonw.NewName("id"),
-	jsonw.NewName("stop_reason"), jsonw.NewName("stop_sequence"), jsonw.NewName("usage"),
+	jsonw.NewName("uuid"), jsonw.NewName("timestamp"), jsonw.NewName(restsKey),
+	jsonw.NewName("content"), jsonw.NewName("model"), jsonw.NewName("id"), jsonw.NewName("usage"),
 	jsonw.NewName("input_tokens"), jsonw.NewName("cache_creation_input_tokens"), jsonw.NewName("cache_read_input_tokens"), jsonw.NewName("output_tokens"),
-	jsonw.NewName("text"), jsonw.NewName("thinking"), jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("input"),
+	jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("input"),
 	jsonw.NewName("tool_use_id"), jsonw.NewName("is_error"),
 	jsonw.NewName("subtype"), jsonw.NewName("compactMetadata"), jsonw.NewName("preTokens"),
-	jsonw.NewName("user"), jsonw.NewName("assistant"), jsonw.NewName("system"), jsonw.NewName("tool_use"), jsonw.NewName("tool_result"),
 	jsonw.NewName("informational"), jsonw.NewName("compact_boundary"), jsonw.NewName("init"), jsonw.NewName("status"),
 	jsonw.NewName("lifecycle"), jsonw.NewName("subagent"), jsonw.NewName("record"),
+	jsonw.NewName("todos"), jsonw.NewName("priority"),
+}
+
+// runs are the runs of an entry's members that are constants, each
+// with the key after it whose value the entry has (jsonw.Run): stored at
+// once where the members and key one by one took a call each.
+var runs = struct {
+	userType, assistantType, systemType, userMessage, assistantMessage,
+	stop, stopUsage, text, thinking, toolUse, toolResult jsonw.Run
+}{
+	userType:         jsonw.NewRun(`{"type":"user"}`, "message"),
+	assistantType:    jsonw.NewRun(`{"type":"assistant"}`, "message"),
+	systemType:       jsonw.NewRun(`{"type":"system"}`),
+	userMessage:      jsonw.NewRun(`{"role":"user"}`, "content"),
+	assistantMessage: jsonw.NewRun(`{"type":"message","role":"assistant"}`, "content"),
+	stop:             jsonw.NewRun(`{"stop_reason":null,"stop_sequence":null}`),
+	stopUsage:        jsonw.NewRun(`{"stop_reason":null,"stop_sequence":null}`, "usage"),
+	text:             jsonw.NewRun(`{"type":"text"}`, "text"),
+	thinking:         jsonw.NewRun(`{"type":"thinking"}`, "thinking"),
+	toolUse:          jsonw.NewRun(`{"type":"tool_use"}`, "id"),
+	toolResult:       jsonw.NewRun(`{"type":"tool_result"}`, "content"),
 }
 
 // synthID makes a deterministic id, different for each kind and counter
@@ -529,7 +552,42 @@ func (wr *Writer) synthUUID() string {
 	u[23] = '-'
 	copy(u[24:], s[20:24])
 	copy(u[28:], "00000000")
-	return string(u[:])
+	return wr.strs.bytes(u[:])
+}
+
+// strs makes the strings the writer keeps (made-up uuids and message
+// ids, timestamps)
+// out of blocks of strsBlock bytes, many strings to an allocation: a
+// strings.Builder hands its bytes out as strings without a copy, and
+// never writes over what it has handed out (a full block is left to the
+// strings made of it, and a new one started).
+type strs struct{ b strings.Builder }
+
+// strsBlock is the size of strs' blocks.
+const strsBlock = 2048
+
+// room makes the block have n bytes free, and returns where they start.
+func (a *strs) room(n int) int {
+	if a.b.Cap()-a.b.Len() < n {
+		a.b = strings.Builder{}
+		a.b.Grow(max(strsBlock, n))
+	}
+	return a.b.Len()
+}
+
+// bytes is p as a string.
+func (a *strs) bytes(p []byte) string {
+	at := a.room(len(p))
+	a.b.Write(p)
+	return a.b.String()[at:]
+}
+
+// join is x + y.
+func (a *strs) join(x, y string) string {
+	at := a.room(len(x) + len(y))
+	a.b.WriteString(x)
+	a.b.WriteString(y)
+	return a.b.String()[at:]
 }
 
 func (wr *Writer) writeLine(b []byte) {
@@ -546,8 +604,9 @@ func (wr *Writer) writeLine(b []byte) {
 // An entry's place in the conversation: its uuid and parentUuid.
 type link struct{ uuid, parent string }
 
-// entryHead writes the common leading fields of an entry and returns its
-// uuid and parentUuid.
+// entryHead writes the common leading fields of an entry, the last its
+// type (typ, with the message's key after it in a user's or the
+// assistant's entry), and returns its uuid and parentUuid.
 //
 // Claude Code rebuilds a conversation by walking parentUuid from the last
 // entry, so a session from another format is one chain per agent: each
@@ -556,19 +615,19 @@ type link struct{ uuid, parent string }
 // ids: the entry's rest keeps them). An entry id that is not a UUID (a
 // step's number) is replaced by one made up, as is a missing one. A
 // Claude Code source's own uuids and links are written as they were.
-func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Name) link {
+func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Run) link {
 	l := link{e.ID, e.ParentID}
 	switch {
 	case l.uuid == "":
 		l.uuid = wr.synthUUID()
-		l.parent = wr.last[e.AgentID]
+		l.parent = wr.lastOf(e.AgentID)
 		wr.rep.Add(model.LossSynthesized, "uuid and parentUuid", e.Loc)
 	case !wr.sameSource():
 		if !isUUID(l.uuid) {
 			l.uuid = wr.synthUUID()
 			wr.rep.Add(model.LossSynthesized, "uuid for an entry id that is not a UUID (the entry's rest keeps the source's)", e.Loc)
 		}
-		switch l.parent = wr.last[e.AgentID]; {
+		switch l.parent = wr.lastOf(e.AgentID); {
 		case l.parent == e.ParentID:
 		case e.ParentID == "":
 			wr.rep.Add(model.LossSynthesized, "parentUuid (the source links no entries; Claude Code resumes one chain)", e.Loc)
@@ -576,7 +635,11 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Name) link 
 			wr.rep.Add(model.LossSynthesized, "parentUuid: the entry written before (Claude Code resumes one chain; the entry's rest keeps the source's parent)", e.Loc)
 		}
 	}
-	wr.last[e.AgentID] = l.uuid
+	if e.AgentID == "" {
+		wr.lastMain = l.uuid
+	} else {
+		wr.last[e.AgentID] = l.uuid
+	}
 	if l.parent == "" {
 		o.RawName(&names.parentUUID, nil)
 	} else {
@@ -600,8 +663,16 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Name) link 
 			o.BoolName(&names.isMeta, true)
 		}
 	}
-	o.NameName(&names.typ, typ)
+	o.Run(typ)
 	return l
+}
+
+// lastOf is the uuid of the last entry written on agent's chain.
+func (wr *Writer) lastOf(agent string) string {
+	if agent == "" {
+		return wr.lastMain
+	}
+	return wr.last[agent]
 }
 
 // sessionMembers writes an entry's userType, cwd, sessionId, version and
@@ -772,8 +843,19 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 		return e.Time
 	}
 	if e.Time != "" {
-		if out, ok := claudeTime(e.Time); ok {
-			// Already in Claude Code's form, or whole seconds in UTC.
+		if e.Time == wr.timeIn {
+			wr.lastTime = wr.timeOut
+			return wr.timeOut
+		}
+		if frac, ok := claudeTimeForm(e.Time); ok {
+			// Already in Claude Code's form, or whole seconds in UTC
+			// (".000Z" added: a string made, kept for the events of the
+			// same second), what claudeTime makes.
+			out := e.Time
+			if !frac {
+				out = wr.strs.join(e.Time[:19], ".000Z")
+			}
+			wr.timeIn, wr.timeOut = e.Time, out
 			wr.lastTime = out
 			return out
 		}
@@ -805,21 +887,33 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 // time. ok is false for anything else, and for a date or time out of
 // range (which time.Parse rejects), which parseTime then decides.
 func claudeTime(ts string) (string, bool) {
-	var frac bool
+	frac, ok := claudeTimeForm(ts)
+	switch {
+	case !ok:
+		return "", false
+	case frac:
+		return ts, true
+	}
+	return ts[:19] + ".000Z", true
+}
+
+// claudeTimeForm is claudeTime's test: ok when ts has one of the two
+// forms, and frac when it has the milliseconds already.
+func claudeTimeForm(ts string) (frac, ok bool) {
 	switch {
 	case len(ts) == len("2006-01-02T15:04:05Z"):
 	case len(ts) == len(claudeTimeLayout) && ts[19] == '.':
 		frac = true
 		for _, c := range []byte(ts[20:23]) {
 			if c < '0' || c > '9' {
-				return "", false
+				return false, false
 			}
 		}
 	default:
-		return "", false
+		return false, false
 	}
 	if ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' || ts[len(ts)-1] != 'Z' {
-		return "", false
+		return false, false
 	}
 	num := func(from, to int) int {
 		n := 0
@@ -833,16 +927,13 @@ func claudeTime(ts string) (string, bool) {
 	}
 	y, mo, d, h, mi, sec := num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16), num(17, 19)
 	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
-		return "", false
+		return false, false
 	}
 	// The day must exist in that month (time.Date would roll it over).
 	if t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC); t.Day() != d {
-		return "", false
+		return false, false
 	}
-	if frac {
-		return ts, true
-	}
-	return ts[:19] + ".000Z", true
+	return frac, true
 }
 
 // claudeTimeLayout is how Claude Code writes timestamps.
@@ -930,10 +1021,8 @@ func (wr *Writer) flush() {
 // statuses, a todo list.
 func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 	first := evs[0]
-	l := wr.entryHead(o, first, &names.user)
-	o.KeyName(&names.message)
+	l := wr.entryHead(o, first, &runs.userType)
 	m := jsonw.Begin(b)
-	m.NameName(&names.role, &names.user)
 	form := first.Form.Content
 	blocks := form != ""
 	var todos *model.Event
@@ -946,11 +1035,12 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		content = append(content, e)
 	}
 	if form == "empty" {
-		m.RawName(&names.content, []byte("[]"))
+		m.Run(&runs.userMessage)
+		b.WriteString("[]")
 	} else if len(content) == 1 && content[0].Kind == model.KindUser && !blocks {
-		m.StrName(&names.content, content[0].Text)
+		m.RunStr(&runs.userMessage, content[0].Text)
 	} else {
-		m.KeyName(&names.content)
+		m.Run(&runs.userMessage)
 		wr.blocks(b, content)
 	}
 	writeMessageExtra(m, first, false)
@@ -959,7 +1049,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		if len(todos.Raw) > 0 {
 			o.Raw("todos", todos.Raw)
 		} else {
-			o.Any("todos", todoJSON(todos.Todos))
+			writeTodos(o, b, todos.Todos)
 		}
 	}
 	wr.writeResultStatuses(o, b, content, first.Extra)
@@ -980,8 +1070,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 // content blocks with its model, id and usage.
 func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 	first := evs[0]
-	l := wr.entryHead(o, first, &names.assistant)
-	o.KeyName(&names.message)
+	l := wr.entryHead(o, first, &runs.assistantType)
 	m := jsonw.Begin(b)
 	if name := pick(first.Model, wr.h.Model); name != "" {
 		m.StrName(&names.model, name)
@@ -993,21 +1082,25 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Eve
 	if msgID != "" {
 		m.StrName(&names.id, msgID)
 	}
-	m.NameName(&names.typ, &names.message)
-	m.NameName(&names.role, &names.assistant)
-	m.KeyName(&names.content)
+	m.Run(&runs.assistantMessage)
 	if first.Form.Content == "string" && len(evs) == 1 && first.Kind == model.KindAgent {
 		jsonw.String(b, first.Text)
 	} else {
 		wr.blocks(b, evs)
 	}
-	if _, ok := first.Extra.Get("message.stop_reason"); !ok {
-		m.RawName(&names.stopReason, nil)
-		m.RawName(&names.stopSequence, nil)
-	}
-	if raw, ok := first.Extra.Get("message.usage"); (!ok || !wr.sameSource() && !countedUsage(raw)) && first.Usage != nil {
-		u := first.Usage
+	_, stop := first.Extra.Get("message.stop_reason")
+	raw, ok := first.Extra.Get("message.usage")
+	usage := (!ok || !wr.sameSource() && !countedUsage(raw)) && first.Usage != nil
+	switch {
+	case !stop && usage:
+		m.Run(&runs.stopUsage)
+	case !stop:
+		m.Run(&runs.stop)
+	case usage:
 		m.KeyName(&names.usage)
+	}
+	if usage {
+		u := first.Usage
 		um := jsonw.Begin(b)
 		um.IntName(&names.inputTokens, u.Input)
 		um.IntName(&names.cacheCreationInputTokens, u.CacheCreate)
@@ -1097,11 +1190,9 @@ func (wr *Writer) block(b *jsonw.Buffer, e *model.Event) {
 	o := jsonw.Begin(b)
 	switch e.Kind {
 	case model.KindUser, model.KindAgent:
-		o.NameName(&names.typ, &names.text)
-		o.StrName(&names.text, e.Text)
+		o.RunStr(&runs.text, e.Text)
 	case model.KindThinking:
-		o.NameName(&names.typ, &names.thinking)
-		o.StrName(&names.thinking, e.Text)
+		o.RunStr(&runs.thinking, e.Text)
 		sig := e.Signature
 		if sig != "" && !wr.sameSource() && !wr.claudeModel(e) {
 			// Another provider's signature (Codex's encrypted reasoning):
@@ -1112,8 +1203,7 @@ func (wr *Writer) block(b *jsonw.Buffer, e *model.Event) {
 		}
 		o.StrName(&names.signature, sig)
 	case model.KindToolCall:
-		o.NameName(&names.typ, &names.toolUse)
-		o.StrName(&names.id, wr.callID(e))
+		o.RunStr(&runs.toolUse, wr.callID(e))
 		o.StrName(&names.name, e.Call.Name)
 		if len(e.Call.Input) > 0 {
 			o.RawName(&names.input, e.Call.Input)
@@ -1126,11 +1216,11 @@ func (wr *Writer) block(b *jsonw.Buffer, e *model.Event) {
 	case model.KindToolResult:
 		r := e.Result
 		o.StrName(&names.toolUseID, wr.resultCallID(e))
-		o.NameName(&names.typ, &names.toolResult)
 		if len(r.ContentRaw) > 0 {
-			o.RawName(&names.content, r.ContentRaw)
+			o.Run(&runs.toolResult)
+			jsonw.WriteCompact(b, r.ContentRaw)
 		} else {
-			o.StrName(&names.content, r.Content)
+			o.RunStr(&runs.toolResult, r.Content)
 		}
 		if r.IsError {
 			o.BoolName(&names.isError, true)
@@ -1182,8 +1272,21 @@ func (wr *Writer) callID(e *model.Event) string {
 		wr.rep.Add(model.LossIDUnique, "tool call id used again in the session (Claude Code takes one call an id): the later call's written as <id>-2 …, its rest keeping the source's", e.Loc)
 	}
 	q, _ := wr.open.Get(id)
-	wr.open.Set(id, append(q, out))
+	if q.first == "" {
+		q.first = out
+	} else {
+		q.more = append(q.more, out)
+	}
+	wr.open.Set(id, q)
 	return out
+}
+
+// waiting is the ids written for the calls of one source id that wait
+// for their results, the earliest first: one, nearly always, held
+// without a list made for it.
+type waiting struct {
+	first string
+	more  []string
 }
 
 // resultCallID is the tool_use_id to write for e's result: the id written
@@ -1194,19 +1297,20 @@ func (wr *Writer) resultCallID(e *model.Event) string {
 		return id
 	}
 	q, ok := wr.open.Get(id)
-	if !ok || len(q) == 0 {
+	if !ok || q.first == "" {
 		wr.rep.Add(model.LossUnfaithful, "tool result without a tool call of its id before it: Claude Code drops it when resuming (the API takes a result only for a call of the message before)", e.Loc)
 		return id
 	}
-	if len(q) == 1 {
+	w := q.first
+	if len(q.more) == 0 {
 		wr.open.Delete(id)
 	} else {
-		wr.open.Set(id, q[1:])
+		wr.open.Set(id, waiting{q.more[0], q.more[1:]})
 	}
-	if q[0] != id {
-		wr.renamed[e] = q[0]
+	if w != id {
+		wr.renamed[e] = w
 	}
-	return q[0]
+	return w
 }
 
 // resultStatusKey is the entry key that keeps the statuses of an entry's
@@ -1240,6 +1344,41 @@ func (wr *Writer) writeResultStatuses(o *jsonw.Obj, b *jsonw.Buffer, evs []*mode
 		so.End()
 	}
 }
+
+// writeTodos writes a todo list as o.Any("todos", todoJSON(ts)) writes it
+// (encoding/json's maps, their keys in order), without reflection and a
+// map a todo, when every string of the list is plain ASCII, which
+// encoding/json and jsonw both write as it is; any other list through
+// encoding/json.
+func writeTodos(o *jsonw.Obj, b *jsonw.Buffer, ts []model.Todo) {
+	for _, t := range ts {
+		if !plainASCII(t.Content) || !plainASCII(t.Status) || !plainASCII(t.ID) || !plainASCII(t.Priority) {
+			o.Any("todos", todoJSON(ts))
+			return
+		}
+	}
+	o.KeyName(&names.todos)
+	b.WriteByte('[')
+	for i, t := range ts {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		to := jsonw.Begin(b)
+		to.StrName(&names.content, t.Content)
+		if t.ID != "" {
+			to.StrName(&names.id, t.ID)
+		}
+		if t.Priority != "" {
+			to.StrName(&names.priority, t.Priority)
+		}
+		to.StrName(&names.status, t.Status)
+		to.End()
+	}
+	b.WriteByte(']')
+}
+
+// plainASCII reports whether a JSON string holds s as it is.
+func plainASCII(s string) bool { return jsonw.PlainASCII(s) == len(s) }
 
 func todoJSON(ts []model.Todo) []map[string]string {
 	out := make([]map[string]string, 0, len(ts))
@@ -1316,7 +1455,7 @@ func (wr *Writer) other(e *model.Event) {
 		}
 	}
 	o := jsonw.Begin(b)
-	l := wr.entryHead(o, e, &names.system)
+	l := wr.entryHead(o, e, &runs.systemType)
 	switch e.Kind {
 	case model.KindCompaction:
 		if !same && !wr.boundary {

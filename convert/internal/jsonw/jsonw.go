@@ -497,11 +497,26 @@ func appendEscaped(dst []byte, s string, esc escaping) []byte {
 	// their words are loaded once, tested and stored (the first and last
 	// four bytes of a string shorter than eight, the first and last eight
 	// of one up to sixteen, the first and last sixteen of one up to 32,
-	// which overlap; a word has no mark exactly when its bytes are all
+	// the first 32 and last sixteen of one up to 48, a UUID, which overlap; a word has no mark exactly when its bytes are all
 	// plain), without a call to PlainASCII and memmove. dst's room is
 	// free()'s, which every member's method asks for.
-	if n, l := len(s), len(dst); n >= 4 && n <= 32 && cap(dst)-l >= n {
+	if n, l := len(s), len(dst); n >= 4 && n <= 48 && cap(dst)-l >= n {
 		switch {
+		case n > 32:
+			// (A UUID's 36 bytes: its first 32 and last 16.)
+			w0, w1, w2, w3 := word(s), word(s[8:]), word(s[16:]), word(s[24:])
+			w4, w5 := word(s[n-16:]), word(s[n-8:])
+			if jsonscan.NotPlainASCII8(w0)|jsonscan.NotPlainASCII8(w1)|jsonscan.NotPlainASCII8(w2)|jsonscan.NotPlainASCII8(w3)|
+				jsonscan.NotPlainASCII8(w4)|jsonscan.NotPlainASCII8(w5) == 0 {
+				dst = dst[:l+n]
+				binary.LittleEndian.PutUint64(dst[l:], w0)
+				binary.LittleEndian.PutUint64(dst[l+8:], w1)
+				binary.LittleEndian.PutUint64(dst[l+16:], w2)
+				binary.LittleEndian.PutUint64(dst[l+24:], w3)
+				binary.LittleEndian.PutUint64(dst[l+n-16:], w4)
+				binary.LittleEndian.PutUint64(dst[l+n-8:], w5)
+				return dst
+			}
 		case n > 16:
 			w0, w1, w2, w3 := word(s), word(s[8:]), word(s[n-16:]), word(s[n-8:])
 			if jsonscan.NotPlainASCII8(w0)|jsonscan.NotPlainASCII8(w1)|jsonscan.NotPlainASCII8(w2)|jsonscan.NotPlainASCII8(w3) == 0 {
@@ -907,8 +922,43 @@ func putName(dst []byte, n *Name, f, m int) []byte {
 // grown to hold the separator, the first m bytes of k's form f (its key,
 // and after it the value's opening quote: m is more than the key's
 // length by what of it is wanted) and about n bytes more, with those
-// appended.
+// appended: putMember's when the buffer has the room (hasRoom) and k's
+// block fits, else nameMemberSlow's. The members called most (StrName,
+// NameName, nameKey) make the same test and putMember's stores in their
+// own bodies, without this call.
 func (o *Obj) nameMember(k *Name, f, m, n int) []byte {
+	if dst := o.B.buf; hasRoom(dst, m+n) && k.fits[f] {
+		return o.putMember(dst, k, f, m)
+	}
+	return o.nameMemberSlow(k, f, m, n)
+}
+
+// hasRoom reports whether dst's free room holds n bytes, a block of
+// padSize more and a word to spare: what putMember stores.
+func hasRoom(dst []byte, n int) bool { return cap(dst)-len(dst) >= n+padSize+8 }
+
+// putMember appends o's separator and the first m bytes of k's form f
+// to dst, whose room hasRoom tested and whose k's block fits: the comma
+// stored where the bytes end whether o has a member or not, and the block
+// stored whole after it (one byte on) or over it, with no branch and no
+// call, small enough to be inlined.
+func (o *Obj) putMember(dst []byte, k *Name, f, m int) []byte {
+	l := len(dst)
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	*(*byte)(unsafe.Add(p, l)) = ','
+	if o.n > 0 {
+		l++
+	}
+	o.n++
+	*(*[padSize]byte)(unsafe.Add(p, l)) = k.padded[f&1]
+	return dst[:l+m]
+}
+
+// nameMemberSlow is nameMember when the buffer must grow or k's block
+// does not fit.
+//
+//go:noinline
+func (o *Obj) nameMemberSlow(k *Name, f, m, n int) []byte {
 	dst := o.B.buf
 	if cap(dst)-len(dst) < m+n+padSize+8 {
 		dst = free(o.B, m+n+padSize)
@@ -927,7 +977,10 @@ func (o *Obj) nameMember(k *Name, f, m, n int) []byte {
 func (o *Obj) nameKey(k *Name, n int) []byte {
 	switch {
 	case o.in == nil:
-		return o.nameMember(k, compactForm, len(k.compact), n)
+		if dst := o.B.buf; hasRoom(dst, len(k.compact)+n) && k.fits[compactForm] {
+			return o.putMember(dst, k, compactForm, len(k.compact))
+		}
+		return o.nameMemberSlow(k, compactForm, len(k.compact), n)
 	case o.in.quote:
 		return o.nameMember(k, quotedForm, len(k.quoted), n)
 	}
@@ -962,7 +1015,13 @@ func (o *Obj) RawName(k *Name, v []byte) {
 func (o *Obj) StrName(k *Name, s string) {
 	if o.in == nil {
 		// The key and the value's opening quote, stored at once.
-		dst := o.nameMember(k, compactForm, len(k.compact)+1, len(s)+1)
+		m := len(k.compact) + 1
+		dst := o.B.buf
+		if hasRoom(dst, m+len(s)+1) && k.fits[compactForm] {
+			dst = o.putMember(dst, k, compactForm, m)
+		} else {
+			dst = o.nameMemberSlow(k, compactForm, m, len(s)+1)
+		}
 		dst = appendEscaped(dst, s, jsonEscapes)
 		o.B.buf = append(dst, '"')
 		return
@@ -996,7 +1055,15 @@ func (o *Obj) NameName(k, v *Name) {
 	}
 	// The value is its form without the colon its key ends with (room
 	// for its padded block was asked for).
-	o.B.buf = putName(o.nameMember(k, f, len(k.form(f)), padSize), v, f, len(v.form(f))-1)
+	m := len(k.form(f))
+	if dst := o.B.buf; hasRoom(dst, m+padSize) && k.fits[f] && v.fits[f] {
+		dst = o.putMember(dst, k, f, m)
+		l := len(dst)
+		*(*[padSize]byte)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(dst)), l)) = v.padded[f&1]
+		o.B.buf = dst[:l+len(v.form(f))-1]
+		return
+	}
+	o.B.buf = putName(o.nameMemberSlow(k, f, m, padSize), v, f, len(v.form(f))-1)
 }
 
 // StringsName writes a list of strings whose key is k: Strings(k.String(),
@@ -1065,4 +1132,123 @@ func (o *Obj) NamesName(k *Name, list []*Name) {
 		dst[len(dst)-1] = ']'
 	}
 	o.B.buf = dst
+}
+
+// Run is a run of a compact object's members that are the same at every
+// record ("type":"message","role":"assistant"), with their separators,
+// encoded once, and after them, when it has one, the key of a member
+// whose value the writer writes (RunKey, RunStr): what the members' calls
+// one by one write, stored at once. Make one with NewRun and keep it.
+type Run struct {
+	// obj is the run's members as the object a compact Obj writes
+	// (Members' obj), for an object that indents, quotes or writes
+	// canonical JSON; n counts them, and members counts the key too.
+	obj        []byte
+	n, members int
+	// key is the last member's key, when the run has one (hasKey).
+	key    string
+	hasKey bool
+	// text is the run as a compact object stores it after a separator:
+	// its members and the key's "k": (without a leading comma); padded
+	// is text and a string value's opening quote in a block of runSize
+	// bytes, when that fits, stored whole as a Name's padded block is.
+	text   string
+	padded [runSize]byte
+	fits   bool
+}
+
+// runSize is a Run's padded block's size.
+const runSize = 64
+
+// NewRun is the run of obj's members, a compact object's text
+// (`{"type":"message","role":"assistant"}`, as Obj writes it), and after
+// them key's, when key is given, whose value the writer writes: what
+// Raw(k, v) of each member, then Key(key), write. It panics when obj is
+// not a JSON object.
+func NewRun(obj string, key ...string) Run {
+	spans, err := jsonscan.ObjectSpans([]byte(obj), nil)
+	if err != nil || len(key) > 1 {
+		panic("jsonw.NewRun: not one object and at most one key")
+	}
+	r := Run{obj: []byte(obj), n: len(spans), text: obj[1 : len(obj)-1]}
+	if len(key) == 1 {
+		r.key, r.hasKey = key[0], true
+		if r.n > 0 {
+			r.text += ","
+		}
+		r.text += string(append(AppendString(nil, r.key), ':'))
+	}
+	r.members = r.n
+	if r.hasKey {
+		r.members++
+	}
+	// (An empty run is appended: its block would store a separator.)
+	r.fits = copy(r.padded[:], r.text+`"`) == len(r.text)+1 && r.text != ""
+	return r
+}
+
+// Run writes r's members and, when r has a key, that key, whose value
+// the caller writes next.
+func (o *Obj) Run(r *Run) {
+	if dst := o.B.buf; o.in == nil && r.fits && cap(dst)-len(dst) >= runSize+8 {
+		o.B.buf = o.putRun(dst, r, len(r.text))
+		return
+	}
+	o.runSlow(r, 0)
+}
+
+// RunStr writes r's members and its key with the string value s: Run(r)
+// and the string as Str writes it. r must have a key.
+func (o *Obj) RunStr(r *Run, s string) {
+	if dst := o.B.buf; o.in == nil && r.fits && cap(dst)-len(dst) >= len(s)+runSize+8 {
+		dst = appendEscaped(o.putRun(dst, r, len(r.text)+1), s, jsonEscapes)
+		o.B.buf = append(dst, '"')
+		return
+	}
+	if o.in != nil {
+		o.Members(r.obj, r.n)
+		o.Str(r.key, s)
+		return
+	}
+	dst := append(o.runSlow(r, len(s)+2), '"')
+	dst = appendEscaped(dst, s, jsonEscapes)
+	o.B.buf = append(dst, '"')
+}
+
+// putRun appends o's separator and the first m bytes of r's block (its
+// text, and the value's opening quote after it) to dst, whose room for
+// the block was tested: the separator and the block stored as putMember
+// stores a Name's.
+func (o *Obj) putRun(dst []byte, r *Run, m int) []byte {
+	l := len(dst)
+	p := unsafe.Pointer(unsafe.SliceData(dst))
+	*(*byte)(unsafe.Add(p, l)) = ','
+	if o.n > 0 {
+		l++
+	}
+	o.n += r.members
+	*(*[runSize]byte)(unsafe.Add(p, l)) = r.padded
+	return dst[:l+m]
+}
+
+// runSlow writes r as Run does, growing the buffer to have about n bytes
+// more, and returns the buffer's bytes: a compact object's appended, an
+// indenting, quoting or canonical one's member by member.
+//
+//go:noinline
+func (o *Obj) runSlow(r *Run, n int) []byte {
+	if o.in != nil {
+		o.Members(r.obj, r.n)
+		if r.hasKey {
+			o.key(r.key)
+		}
+		return o.B.buf
+	}
+	dst := free(o.B, len(r.text)+n)
+	if o.n > 0 && len(r.text) > 0 {
+		dst = append(dst, ',')
+	}
+	o.n += r.members
+	o.B.buf = append(dst, r.text...)
+	return o.B.buf
 }

@@ -495,3 +495,106 @@ func checkNameMembers(t *testing.T, k, v, s string, depth uint8) {
 		}
 	}
 }
+
+func FuzzRun(f *testing.F) {
+	f.Add("type", "message", "role", "content", "text", uint8(0))
+	f.Add("stop_reason", "", "stop_sequence", "usage", "", uint8(1))
+	f.Add("k\"ey", "v\\al\x00ue ü \xff", "\u2028", "", "x", uint8(6))
+	f.Add("", "", "", "", "", uint8(7))
+	f.Add("a key of more than thirty-two bytes", "and a value of more than that", "k", "content", "s", uint8(2))
+	f.Fuzz(checkRun)
+}
+
+// Every byte that ends a run, at every place of keys and values of 0 to
+// 66 bytes (a Run is stored as a padded block of 64 bytes when it fits
+// in it, and appended when not), each written as checkRun requires.
+func TestRunEveryStop(t *testing.T) {
+	for k := range everyStop(66) {
+		checkRun(t, "type", k, "role", "content", k, 1)
+		checkRun(t, "", "", k, k, "", 6)
+	}
+}
+
+// checkRun is FuzzRun's test: a Run of members (the first member a
+// string, the second null, as many as sel picks, with or without a key)
+// written by Run and RunStr as the members one by one, compact, quoted,
+// indented and canonical, into buffers with no room, a little and more,
+// after no member and after others.
+func checkRun(t *testing.T, k1, v1, k2, key, s string, sel uint8) {
+	t.Helper()
+	var ob Buffer
+	c := Begin(&ob)
+	if sel&3 > 0 {
+		c.Str(k1, v1)
+	}
+	if sel&3 > 1 {
+		c.Raw(k2, nil)
+	}
+	c.End()
+	obj := string(ob.Bytes())
+	withKey := sel&4 == 0
+	var r Run
+	if withKey {
+		r = NewRun(obj, key)
+	} else {
+		r = NewRun(obj)
+	}
+	modes := []func(b *Buf){
+		func(*Buf) {},
+		func(b *Buf) { b.Quote() },
+		func(b *Buf) { b.Indent(int(sel % 48)) },
+		func(b *Buf) { b.WriteCanonical(AppendString, func(dst, v []byte) []byte { return append(dst, v...) }) },
+	}
+	for mi, mode := range modes {
+		for _, room := range []int{0, 1, len(obj) + len(key) + len(s) + 8, 4*(len(obj)+len(key)+len(s)) + 140} {
+			for before := range 2 {
+				got, want := Buf{}, Buf{}
+				got.Grow(room)
+				mode(&got)
+				mode(&want)
+				g, w := got.Begin(), want.Begin()
+				if before > 0 {
+					g.Str("b", "x")
+					w.Str("b", "x")
+				}
+				// The members one by one; a canonical object's as
+				// Members writes them (a key of invalid UTF-8 is the
+				// object's "\ufffd", which it writes U+FFFD).
+				members := func() {
+					if mi == 3 {
+						w.Members(ob.Bytes(), r.n)
+						return
+					}
+					if sel&3 > 0 {
+						w.Str(k1, v1)
+					}
+					if sel&3 > 1 {
+						w.Raw(k2, nil)
+					}
+				}
+				for range 2 {
+					g.Run(&r)
+					members()
+					if withKey {
+						w.Key(key)
+						got.Raw([]byte("1"))
+						want.Raw([]byte("1"))
+						g.RunStr(&r, s)
+						members()
+						w.Str(key, s)
+					}
+					g.Str("a", "y")
+					w.Str("a", "y")
+				}
+				if g.Len() != w.Len() {
+					t.Fatalf("mode %d, room %d: %d members, want %d", mi, room, g.Len(), w.Len())
+				}
+				g.End()
+				w.End()
+				if !bytes.Equal(got.Bytes(), want.Bytes()) {
+					t.Fatalf("mode %d, room %d, before %d: run %q key %q s %q\n got %s\nwant %s", mi, room, before, obj, key, s, got.Bytes(), want.Bytes())
+				}
+			}
+		}
+	}
+}

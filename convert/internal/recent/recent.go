@@ -28,8 +28,11 @@ func (m *Map[V]) Get(k string) (V, bool) {
 
 // Set sets k to v.
 func (m *Map[V]) Set(k string, v V) {
-	if _, ok := m.cur[k]; !ok && len(m.cur) >= m.cap {
-		m.prev, m.cur = m.cur, make(map[string]V, m.cap)
+	if len(m.cur) >= m.cap {
+		// (Tested first: a key's lookup only when the map is full.)
+		if _, ok := m.cur[k]; !ok {
+			m.prev, m.cur = m.cur, make(map[string]V, m.cap)
+		}
 	}
 	delete(m.prev, k)
 	m.cur[k] = v
