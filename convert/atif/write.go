@@ -551,19 +551,19 @@ func stepTime(ts string) string {
 // are made (see below).
 func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same bool, restBuf *jsonw.Buf) {
 	o := b.Begin()
-	o.Int("step_id", int64(id))
+	o.IntAt(&keys.stepID, int64(id))
 	if ts := normalizeTime(st.time, st.timestamp(), st.loc, rep, same); ts != "" {
-		o.Str("timestamp", ts)
+		o.StrAt(&keys.timestamp, ts)
 	}
-	o.Str("source", st.source)
+	o.StrAt(&keys.source, st.source)
 	msg := st.message
 	if st.source == "agent" {
 		msg = strings.Join(st.texts, "\n\n")
 	}
 	if len(st.parts) > 0 {
-		o.Raw("message", st.parts)
+		o.RawAt(&keys.message, st.parts)
 	} else {
-		o.Str("message", msg)
+		o.StrAt(&keys.message, msg)
 	}
 	if st.source == "agent" {
 		encodeAgent(b, o, st)
@@ -589,7 +589,7 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 	}
 	switch {
 	case hasRests(st) && b.Indenting():
-		o.Key("extra")
+		o.KeyAt(&keys.extra)
 		stepExtra.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, st) })
 	case hasRests(st):
 		// Compact (ATIF-JSONL), the extra's values are compacted whole
@@ -605,6 +605,30 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 		stepExtra.WriteJSON(b)
 	}
 	o.End()
+}
+
+// keys are the keys of a step and what it holds, each in its indented
+// form at the depth of the object it stands in (jsonw.Key): a step's (3,
+// in the root's steps list), its observation's and metrics' (4), a tool
+// call's (5), a result's (6). ATIF-JSONL's compact steps write them as
+// Str and Key do.
+var keys = struct {
+	stepID, timestamp, source, message, modelName, reasoningContent jsonw.Key
+	toolCalls, observation, metrics, extra                          jsonw.Key
+	results                                                         jsonw.Key
+	toolCallID, functionName, arguments, callExtra                  jsonw.Key
+	sourceCallID, content, subagentRef, resultExtra                 jsonw.Key
+}{
+	stepID: jsonw.NewKey("step_id", 3), timestamp: jsonw.NewKey("timestamp", 3),
+	source: jsonw.NewKey("source", 3), message: jsonw.NewKey("message", 3),
+	modelName: jsonw.NewKey("model_name", 3), reasoningContent: jsonw.NewKey("reasoning_content", 3),
+	toolCalls: jsonw.NewKey("tool_calls", 3), observation: jsonw.NewKey("observation", 3),
+	metrics: jsonw.NewKey("metrics", 3), extra: jsonw.NewKey("extra", 3),
+	results:    jsonw.NewKey("results", 4),
+	toolCallID: jsonw.NewKey("tool_call_id", 5), functionName: jsonw.NewKey("function_name", 5),
+	arguments: jsonw.NewKey("arguments", 5), callExtra: jsonw.NewKey("extra", 5),
+	sourceCallID: jsonw.NewKey("source_call_id", 6), content: jsonw.NewKey("content", 6),
+	subagentRef: jsonw.NewKey("subagent_trajectory_ref", 6), resultExtra: jsonw.NewKey("extra", 6),
 }
 
 // hasRests reports whether the step has an extra.rests (writeRests): its
@@ -673,24 +697,24 @@ func writeRests(b *jsonw.Buf, st *step) {
 // encodeAgent writes an agent step's model, reasoning and tool calls.
 func encodeAgent(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 	if st.model != "" {
-		o.Str("model_name", st.model)
+		o.StrAt(&keys.modelName, st.model)
 	}
 	if len(st.reasoning) > 0 {
-		o.Str("reasoning_content", strings.Join(st.reasoning, "\n\n"))
+		o.StrAt(&keys.reasoningContent, strings.Join(st.reasoning, "\n\n"))
 	}
 	if len(st.calls) == 0 {
 		return
 	}
-	o.Key("tool_calls")
+	o.KeyAt(&keys.toolCalls)
 	l := b.List()
 	for _, c := range st.calls {
 		l.Next()
 		co := b.Begin()
-		co.Str("tool_call_id", c.id)
-		co.Str("function_name", c.name)
-		co.Raw("arguments", c.args)
+		co.StrAt(&keys.toolCallID, c.id)
+		co.StrAt(&keys.functionName, c.name)
+		co.RawAt(&keys.arguments, c.args)
 		if len(c.extra) > 0 {
-			co.Raw("extra", c.extra)
+			co.RawAt(&keys.callExtra, c.extra)
 		}
 		co.End()
 	}
@@ -702,9 +726,9 @@ func encodeAgent(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 // a result without a call), which versions before 1.7 keep in the step's
 // extra (a result has no extra there).
 func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model.Report) ([]string, model.Fields) {
-	o.Key("observation")
+	o.KeyAt(&keys.observation)
 	ob := b.Begin()
-	ob.Key("results")
+	ob.KeyAt(&keys.results)
 	l := b.List()
 	var errIDs []string
 	var statuses model.Fields
@@ -712,15 +736,15 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 		l.Next()
 		ro := b.Begin()
 		if r.hasCall {
-			ro.Str("source_call_id", r.callID)
+			ro.StrAt(&keys.sourceCallID, r.callID)
 		}
 		if len(r.parts) > 0 {
-			ro.Raw("content", r.parts)
+			ro.RawAt(&keys.content, r.parts)
 		} else {
-			ro.Str("content", r.content)
+			ro.StrAt(&keys.content, r.content)
 		}
 		if len(r.refs) > 0 {
-			ro.Raw("subagent_trajectory_ref", r.refs)
+			ro.RawAt(&keys.subagentRef, r.refs)
 		}
 		rx := r.extra.Clone()
 		if r.isError {
@@ -739,7 +763,7 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 		}
 		if len(rx) > 0 {
 			if ver >= 7 {
-				ro.Key("extra")
+				ro.KeyAt(&keys.resultExtra)
 				rx.WriteJSON(b)
 			} else {
 				if r.isError {
@@ -782,7 +806,7 @@ func keyListed(keys, key string) bool {
 
 // encodeMetrics writes an agent step's metrics.
 func encodeMetrics(b *jsonw.Buf, o *jsonw.Obj, st *step) {
-	o.Key("metrics")
+	o.KeyAt(&keys.metrics)
 	m := b.Begin()
 	mx, _ := st.metricExtra.Get("extra")
 	mxf, _ := model.ParseFields(mx)

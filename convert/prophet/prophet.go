@@ -417,16 +417,19 @@ const roles = "SUATO"
 // holds back the events of one turn, and keeps the order of the message
 // roles (a few bytes per turn) to write the steps after the messages.
 type Writer struct {
-	body  jsonw.Buf // a message being built (other, writeTurn), indented for its place in its entry
-	msg   jsonw.Buf // a message's entry (message)
-	args  []string  // the arguments of a turn's calls (writeTurn)
-	times times
-	out   *bufio.Writer
-	rep   *model.Report
-	opt   model.Options
-	h     *model.Header
-	same  bool
-	err   error
+	body jsonw.Buf // a message being built (other, writeTurn), indented for its place in its entry
+	msg  jsonw.Buf // a message's entry (message)
+	// texts, calls and ledger are a held turn's (writeTurn): reused.
+	texts  []string
+	calls  []*model.Event
+	ledger model.Ledger
+	times  times
+	out    *bufio.Writer
+	rep    *model.Report
+	opt    model.Options
+	h      *model.Header
+	same   bool
+	err    error
 
 	begun    bool
 	counters [len(roles)]int
@@ -475,6 +478,37 @@ func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) 
 // messageDepth is how many objects and lists are around a message: the
 // root, its messages list and the message's entry.
 const messageDepth = 3
+
+// keys are the keys the writer writes, each in its indented form at the
+// depth of the object it stands in (jsonw.Key): an entry's and a step's
+// (3, in the root's lists), a message's (4), its extra's (5), a tool
+// call's (6), its function's and an action's (7).
+var keys = struct {
+	key, message, input, output                                jsonw.Key
+	role, content, toolCallID, toolCalls, extra                jsonw.Key
+	actions, timestamp, model, messageID, rests, error, status jsonw.Key
+	promptTokens, completionTokens, totalTokens, cachedTokens  jsonw.Key
+	cacheCreationTokens, exitStatus, submission                jsonw.Key
+	id, typ, function                                          jsonw.Key
+	name, arguments, actionCallID                              jsonw.Key
+}{
+	key: jsonw.NewKey("key", 3), message: jsonw.NewKey("message", 3),
+	input: jsonw.NewKey("input", 3), output: jsonw.NewKey("output", 3),
+	role: jsonw.NewKey("role", 4), content: jsonw.NewKey("content", 4),
+	toolCallID: jsonw.NewKey("tool_call_id", 4), toolCalls: jsonw.NewKey("tool_calls", 4),
+	extra:   jsonw.NewKey("extra", 4),
+	actions: jsonw.NewKey("actions", 5), timestamp: jsonw.NewKey("timestamp", 5),
+	model: jsonw.NewKey("model", 5), messageID: jsonw.NewKey("message_id", 5),
+	rests: jsonw.NewKey("rests", 5), error: jsonw.NewKey("error", 5),
+	status:       jsonw.NewKey("status", 5),
+	promptTokens: jsonw.NewKey("prompt_tokens", 5), completionTokens: jsonw.NewKey("completion_tokens", 5),
+	totalTokens: jsonw.NewKey("total_tokens", 5), cachedTokens: jsonw.NewKey("cached_tokens", 5),
+	cacheCreationTokens: jsonw.NewKey("cache_creation_tokens", 5),
+	exitStatus:          jsonw.NewKey("exit_status", 5), submission: jsonw.NewKey("submission", 5),
+	id: jsonw.NewKey("id", 6), typ: jsonw.NewKey("type", 6), function: jsonw.NewKey("function", 6),
+	name: jsonw.NewKey("name", 7), arguments: jsonw.NewKey("arguments", 7),
+	actionCallID: jsonw.NewKey("tool_call_id", 7),
+}
 
 // maxTurnEvents bounds a held turn; a longer one is written in parts.
 const maxTurnEvents = 4096
@@ -680,15 +714,15 @@ func (wr *Writer) End(h *model.Header) error {
 // message writes one {key, message} entry of role r (an index of roles);
 // body is the message, indented at messageDepth.
 func (wr *Writer) message(r int, body []byte) {
-	key := string(roles[r]) + strconv.Itoa(wr.counters[r])
-	wr.counters[r]++
 	b := &wr.msg // reused: written out before the next is built
 	b.Reset()
 	b.ContinueList(wr.messages).Next()
 	wr.messages++
 	o := b.Begin()
-	o.Str("key", key)
-	o.Key("message")
+	o.KeyAt(&keys.key)
+	writeMessageKey(b, r, wr.counters[r])
+	wr.counters[r]++
+	o.KeyAt(&keys.message)
 	b.Write(body)
 	o.End()
 	wr.flush(b.Bytes())
@@ -697,6 +731,14 @@ func (wr *Writer) message(r int, body []byte) {
 		wr.lastRole = r
 	}
 	wr.runLen++
+}
+
+// writeMessageKey writes the key of the message of role r (an index of
+// roles) and number n, as a string: what Str writes of
+// string(roles[r]) + strconv.Itoa(n), made without the string.
+func writeMessageKey(b *jsonw.Buf, r, n int) {
+	var k [24]byte
+	b.Write(append(strconv.AppendInt(append(k[:0], '"', roles[r]), int64(n), 10), '"'))
 }
 
 // endRun records the run of the last role.
@@ -713,25 +755,36 @@ func (wr *Writer) endRun() {
 func (wr *Writer) steps(b *jsonw.Buf) {
 	l := b.List()
 	var seen [len(roles)]int
-	var input []string
+	// input is the messages since the step before: a run of each role,
+	// from its first message's number on (runs as order has them).
+	type run struct{ r, first, count int }
+	var input []run
 	n := 0
 	for order := wr.order; len(order) > 0; {
 		r := int(order[0])
 		count, size := binary.Uvarint(order[1:])
 		order = order[1+size:]
+		if roles[r] != 'A' {
+			input = append(input, run{r, seen[r], int(count)})
+			seen[r] += int(count)
+			continue
+		}
 		for range count {
-			key := string(roles[r]) + strconv.Itoa(seen[r])
-			seen[r]++
-			if roles[r] != 'A' {
-				input = append(input, key)
-				continue
-			}
 			n++
 			l.Next()
 			so := b.Begin()
-			so.Strings("input", input) // message keys: ASCII
-
-			so.Str("output", key)
+			so.KeyAt(&keys.input) // the message keys, as Strings writes them
+			il := b.List()
+			for _, in := range input {
+				for i := range in.count {
+					il.Next()
+					writeMessageKey(b, in.r, in.first+i)
+				}
+			}
+			il.End()
+			so.KeyAt(&keys.output)
+			writeMessageKey(b, r, seen[r])
+			seen[r]++
 			so.End()
 			input = input[:0]
 			if b.Len() > 64<<10 {
@@ -755,9 +808,8 @@ func (wr *Writer) writeTurn() {
 	}
 	wr.turn = wr.turn[:0]
 	first := turn[0]
-	var texts []string
-	var calls []*model.Event
-	var ledger model.Ledger
+	texts, calls, ledger := wr.texts[:0], wr.calls[:0], &wr.ledger
+	ledger.Reset()
 	for _, x := range turn {
 		switch x.Kind {
 		case model.KindAgent:
@@ -795,39 +847,40 @@ func (wr *Writer) writeTurn() {
 	// be indented a level deeper than it stands.
 	b.Indent(messageDepth)
 	o := b.Begin()
-	o.Str("role", "assistant")
-	o.Str("content", strings.Join(texts, "\n\n"))
-	args := callArguments(wr.args[:0], calls)
-	wr.args = args
-	o.Key("tool_calls")
-	writeCalls(b, calls, args)
-	o.Key("extra")
+	o.StrAt(&keys.role, "assistant")
+	o.StrAt(&keys.content, strings.Join(texts, "\n\n"))
+	o.KeyAt(&keys.toolCalls)
+	writeCalls(b, calls)
+	o.KeyAt(&keys.extra)
 	xo := b.Begin()
-	xo.Key("actions")
-	writeActions(b, calls, args)
-	clear(args) // the inputs are the events', not to be held
+	xo.KeyAt(&keys.actions)
+	writeActions(b, calls)
+	// (The texts and events are the session's, not to be held.)
+	clear(texts)
+	clear(calls)
+	wr.texts, wr.calls = texts, calls
 	if hasUsage {
-		xo.Int("prompt_tokens", u.Prompt())
-		xo.Int("completion_tokens", u.Output)
-		xo.Int("total_tokens", u.Prompt()+u.Output)
-		xo.Int("cached_tokens", u.CacheRead)
-		xo.Int("cache_creation_tokens", u.CacheCreate)
+		xo.IntAt(&keys.promptTokens, u.Prompt())
+		xo.IntAt(&keys.completionTokens, u.Output)
+		xo.IntAt(&keys.totalTokens, u.Prompt()+u.Output)
+		xo.IntAt(&keys.cachedTokens, u.CacheRead)
+		xo.IntAt(&keys.cacheCreationTokens, u.CacheCreate)
 	}
-	if ts := wr.times.unix(first.Time); ts != "" {
-		xo.Raw("timestamp", []byte(ts))
+	if ts := wr.times.unix(first.Time); len(ts) > 0 {
+		xo.RawAt(&keys.timestamp, ts)
 	}
 	if m := first.Model; m != "" && !wr.same {
-		xo.Str("model", m)
+		xo.StrAt(&keys.model, m)
 	}
 	if id := first.MessageID; id != "" && !model.SyntheticMessageID(id) {
-		xo.Str("message_id", id)
+		xo.StrAt(&keys.messageID, id)
 	}
 	if wr.same {
 		for _, f := range first.Extra {
 			xo.Raw(f.Key, f.Value)
 		}
 	} else {
-		xo.Key("rests")
+		xo.KeyAt(&keys.rests)
 		writeRests(b, restList...)
 		clear(restList) // the events are not to be held
 		clear(wr.callRests)
@@ -882,19 +935,18 @@ func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUs
 	return list
 }
 
-// writeCalls writes the tool_calls list into b; args are the calls'
-// arguments (callArguments).
-func writeCalls(b *jsonw.Buf, calls []*model.Event, args []string) {
+// writeCalls writes the tool_calls list into b.
+func writeCalls(b *jsonw.Buf, calls []*model.Event) {
 	l := b.List()
-	for i, c := range calls {
+	for _, c := range calls {
 		l.Next()
 		co := b.Begin()
-		co.Str("id", c.Call.ID)
-		co.Str("type", "function")
-		co.Key("function")
+		co.StrAt(&keys.id, c.Call.ID)
+		co.StrAt(&keys.typ, "function")
+		co.KeyAt(&keys.function)
 		fo := b.Begin()
-		fo.Str("name", c.Call.Name)
-		fo.Str("arguments", args[i])
+		fo.StrAt(&keys.name, c.Call.Name)
+		fo.BytesAt(&keys.arguments, arguments(c))
 		fo.End()
 		co.End()
 	}
@@ -902,31 +954,29 @@ func writeCalls(b *jsonw.Buf, calls []*model.Event, args []string) {
 }
 
 // writeActions writes the same calls as extra.actions.
-func writeActions(b *jsonw.Buf, calls []*model.Event, args []string) {
+func writeActions(b *jsonw.Buf, calls []*model.Event) {
 	l := b.List()
-	for i, c := range calls {
+	for _, c := range calls {
 		l.Next()
 		ao := b.Begin()
-		ao.Str("name", c.Call.Name)
-		ao.Str("arguments", args[i])
-		ao.Str("tool_call_id", c.Call.ID)
+		ao.StrAt(&keys.name, c.Call.Name)
+		ao.BytesAt(&keys.arguments, arguments(c))
+		ao.StrAt(&keys.actionCallID, c.Call.ID)
 		ao.End()
 	}
 	l.End()
 }
 
-// callArguments appends the arguments strings of calls to args: each
-// call's input, {} when it has none.
-func callArguments(args []string, calls []*model.Event) []string {
-	for _, c := range calls {
-		if len(c.Call.Input) == 0 {
-			args = append(args, "{}")
-		} else {
-			args = append(args, string(c.Call.Input))
-		}
+// arguments is a call's arguments string: its input, {} when it has
+// none (written as a string, not copied into one).
+func arguments(c *model.Event) []byte {
+	if len(c.Call.Input) == 0 {
+		return emptyObject
 	}
-	return args
+	return c.Call.Input
 }
+
+var emptyObject = []byte("{}")
 
 // other writes an event that is not part of a model turn.
 func (wr *Writer) other(e *model.Event) {
@@ -941,47 +991,47 @@ func (wr *Writer) other(e *model.Event) {
 	switch e.Kind {
 	case model.KindUser:
 		role = "U"
-		o.Str("role", "user")
-		o.Str("content", e.Text)
+		o.StrAt(&keys.role, "user")
+		o.StrAt(&keys.content, e.Text)
 		wr.extra(b, o, e, &carries.text)
 	case model.KindToolResult:
 		role = "T"
-		o.Str("role", "tool")
-		o.Str("tool_call_id", e.Result.CallID)
-		o.Str("content", e.Result.Content)
-		o.Key("extra")
+		o.StrAt(&keys.role, "tool")
+		o.StrAt(&keys.toolCallID, e.Result.CallID)
+		o.StrAt(&keys.content, e.Result.Content)
+		o.KeyAt(&keys.extra)
 		xo := b.Begin()
 		if e.Result.IsError {
-			xo.Bool("error", true)
+			xo.BoolAt(&keys.error, true)
 		} else {
-			xo.Raw("error", nil)
+			xo.RawAt(&keys.error, nil)
 		}
 		if e.Result.Status != "" {
 			// A status other than ok or error (rlog's `[2 issues]`).
-			xo.Str("status", e.Result.Status)
+			xo.StrAt(&keys.status, e.Result.Status)
 		}
-		if ts := wr.times.unix(e.Time); ts != "" {
-			xo.Raw("timestamp", []byte(ts))
+		if ts := wr.times.unix(e.Time); len(ts) > 0 {
+			xo.RawAt(&keys.timestamp, ts)
 		}
 		if wr.same {
 			for _, f := range e.Extra {
 				xo.Raw(f.Key, f.Value)
 			}
 		} else {
-			xo.Key("rests")
+			xo.KeyAt(&keys.rests)
 			writeRests(b, wr.rest(e, e.Time, carries.result, 0))
 		}
 		xo.End()
 	case model.KindSystem:
 		role = "S"
-		o.Str("role", "system")
-		o.Str("content", e.Text)
+		o.StrAt(&keys.role, "system")
+		o.StrAt(&keys.content, e.Text)
 		wr.extra(b, o, e, &carries.text)
 	case model.KindLifecycle:
 		if e.Name == "end" && wr.same {
 			role = "O"
-			o.Str("role", "exit")
-			o.Str("content", e.Text)
+			o.StrAt(&keys.role, "exit")
+			o.StrAt(&keys.content, e.Text)
 			wr.extra(b, o, e, &carries.none)
 			break
 		}
@@ -993,8 +1043,8 @@ func (wr *Writer) other(e *model.Event) {
 		}
 		// A system message for people; its rest gives the event back.
 		role = "S"
-		o.Str("role", "system")
-		o.Str("content", model.Describe(e))
+		o.StrAt(&keys.role, "system")
+		o.StrAt(&keys.content, model.Describe(e))
 		wr.extra(b, o, e, &carries.none)
 	}
 	o.End()
@@ -1010,9 +1060,9 @@ func (wr *Writer) exit(out *model.Outcome) {
 	var b jsonw.Buf
 	b.Indent(messageDepth)
 	o := b.Begin()
-	o.Str("role", "exit")
-	o.Str("content", out.ResultText)
-	o.Key("extra")
+	o.StrAt(&keys.role, "exit")
+	o.StrAt(&keys.content, out.ResultText)
+	o.KeyAt(&keys.extra)
 	xo := b.Begin()
 	status := "Submitted"
 	if out.Success != nil && !*out.Success {
@@ -1024,8 +1074,8 @@ func (wr *Writer) exit(out *model.Outcome) {
 		status = s
 		wr.carried = append(wr.carried, miniSWEExitStatus)
 	}
-	xo.Str("exit_status", status)
-	xo.Str("submission", out.ResultText)
+	xo.StrAt(&keys.exitStatus, status)
+	xo.StrAt(&keys.submission, out.ResultText)
 	// The outcome as it was (its success may be unknown), and no event of
 	// its own: the reader makes the outcome of it, nothing else.
 	xo.Any("outcome", out)
@@ -1038,20 +1088,26 @@ func (wr *Writer) exit(out *model.Outcome) {
 // extra writes a message's extra: its time and, from a mini-prophet
 // source, the fields it had.
 func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried *model.Carried) {
-	var x model.Fields
-	if ts := wr.times.unix(e.Time); ts != "" {
-		x.Set("timestamp", json.RawMessage(ts))
-	}
-	if wr.same {
-		for _, f := range e.Extra {
-			x.Set(f.Key, f.Value)
+	ts := wr.times.unix(e.Time)
+	if !wr.same {
+		// The time and the rest, written where they stand (the message
+		// is indented).
+		o.KeyAt(&keys.extra)
+		xo := b.Begin()
+		if len(ts) > 0 {
+			xo.RawAt(&keys.timestamp, ts)
 		}
-	} else {
-		// The rest written where it stands (the message is indented).
-		r := wr.rest(e, e.Time, *carried, 0)
-		o.Key("extra")
-		x.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, r) })
+		xo.KeyAt(&keys.rests)
+		writeRests(b, wr.rest(e, e.Time, *carried, 0))
+		xo.End()
 		return
+	}
+	var x model.Fields
+	if len(ts) > 0 {
+		x.Set("timestamp", append(json.RawMessage(nil), ts...))
+	}
+	for _, f := range e.Extra {
+		x.Set(f.Key, f.Value)
 	}
 	if len(x) > 0 {
 		o.Key("extra")
@@ -1082,21 +1138,26 @@ func unixTime(ts string) string {
 // events' rests): unixTime of it, and whether the reader gives it back
 // from that (rfc3339), worked out when first asked.
 type times struct {
-	ts, text        string
+	ts              string
 	known           bool
 	checked, readOK bool
+	// text is unixTime(ts), its first n bytes (kept here: no string is
+	// made of it).
+	text [32]byte
+	n    int
 }
 
-// unix is unixTime(ts).
-func (c *times) unix(ts string) string {
+// unix is unixTime(ts), in c until the next time asked for.
+func (c *times) unix(ts string) []byte {
 	if !c.known || ts != c.ts {
-		if text, back, ok := unixTimeUTC(ts); ok {
-			*c = times{ts: ts, text: text, known: true, checked: true, readOK: back}
+		c.ts, c.known = ts, true
+		if text, back, ok := unixTimeUTC(c.text[:0], ts); ok {
+			c.n, c.checked, c.readOK = len(text), true, back
 		} else {
-			*c = times{ts: ts, text: unixTime(ts), known: true}
+			c.n, c.checked, c.readOK = copy(c.text[:], unixTime(ts)), false, false
 		}
 	}
-	return c.text
+	return c.text[:c.n]
 }
 
 // unixTimeUTC is unixTime(ts) and whether rfc3339 reads it back as ts,
@@ -1106,20 +1167,20 @@ func (c *times) unix(ts string) string {
 // tenth of the writer's instructions). ok is false for any other form,
 // which unixTime and rfc3339 then decide; FuzzUnixTimeUTC holds it to
 // them.
-func unixTimeUTC(ts string) (text string, readBack, ok bool) {
+func unixTimeUTC(dst []byte, ts string) (text []byte, readBack, ok bool) {
 	n := len(ts)
 	if n < len("2006-01-02T15:04:05Z") || ts[n-1] != 'Z' {
-		return "", false, false
+		return nil, false, false
 	}
 	dt, shaped := grammar.ReadDateTime([]byte(ts[:19]))
 	if !shaped || dt.Year < 1970 || !dt.Valid() {
-		return "", false, false
+		return nil, false, false
 	}
 	// The fraction: none, or a dot and one to nine digits.
 	frac := ts[19 : n-1]
 	if frac != "" {
 		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || strings.Trim(frac[1:], "0123456789") != "" {
-			return "", false, false
+			return nil, false, false
 		}
 		frac = frac[1:]
 	}
@@ -1131,14 +1192,13 @@ func unixTimeUTC(ts string) (text string, readBack, ok bool) {
 		}
 	}
 	unix := (daysFromCivil(dt.Year, dt.Month, dt.Day)*24+int64(dt.Hour))*3600 + int64(dt.Minute)*60 + int64(dt.Second)
-	var buf [32]byte
-	b := append(strconv.AppendInt(buf[:0], unix, 10), '.')
+	b := append(strconv.AppendInt(dst, unix, 10), '.')
 	b = append(b, byte('0'+micros/100000), byte('0'+micros/10000%10), byte('0'+micros/1000%10),
 		byte('0'+micros/100%10), byte('0'+micros/10%10), byte('0'+micros%10))
 	// rfc3339 writes three fraction digits when the microseconds are
 	// whole milliseconds, else six.
 	readBack = len(frac) == 3 || len(frac) == 6 && micros%1000 != 0
-	return string(b), readBack, true
+	return b, readBack, true
 }
 
 // daysFromCivil is the number of days from 1970-01-01 to y-mo-d in the
@@ -1182,7 +1242,7 @@ func civilFromDays(days int64) (y, mo, d int) {
 func (c *times) readBack(ts string) bool {
 	u := c.unix(ts)
 	if !c.checked {
-		c.checked, c.readOK = true, rfc3339([]byte(u)) == ts
+		c.checked, c.readOK = true, rfc3339(u) == ts
 	}
 	return c.readOK
 }

@@ -37,7 +37,7 @@ func FuzzUnixTime(f *testing.F) {
 func TestTimesRemembered(t *testing.T) {
 	var c times
 	for _, ts := range []string{"", "2025-12-19T20:29:02.000Z", "2025-12-19T20:29:02.000Z", "2025-12-19T20:29:02Z", "", "x", "2025-12-19T20:29:02.123456Z"} {
-		if got := c.unix(ts); got != unixTime(ts) {
+		if got := c.unix(ts); string(got) != unixTime(ts) {
 			t.Errorf("unix(%q) = %q, want %q", ts, got, unixTime(ts))
 		}
 		if got, want := c.readBack(ts), rfc3339([]byte(unixTime(ts))) == ts; got != want {
@@ -56,15 +56,19 @@ func FuzzUnixTimeUTC(f *testing.F) {
 		f.Add(ts)
 	}
 	f.Fuzz(func(t *testing.T, ts string) {
-		text, back, ok := unixTimeUTC(ts)
+		text, back, ok := unixTimeUTC([]byte("kept:"), ts)
 		if !ok {
 			return
 		}
-		if want := unixTime(ts); text != want {
+		if string(text[:5]) != "kept:" {
+			t.Fatalf("unixTimeUTC(%q) wrote over what it appends to: %q", ts, text)
+		}
+		text = text[5:]
+		if want := unixTime(ts); string(text) != want {
 			t.Fatalf("unixTimeUTC(%q) = %q, unixTime %q", ts, text, want)
 		}
-		if want := rfc3339([]byte(text)) == ts; back != want {
-			t.Fatalf("unixTimeUTC(%q) reads back %v, rfc3339 says %v (%q)", ts, back, want, rfc3339([]byte(text)))
+		if want := rfc3339(text) == ts; back != want {
+			t.Fatalf("unixTimeUTC(%q) reads back %v, rfc3339 says %v (%q)", ts, back, want, rfc3339(text))
 		}
 	})
 }

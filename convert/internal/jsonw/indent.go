@@ -3,6 +3,8 @@ package jsonw
 import (
 	"encoding/binary"
 	"math/bits"
+	"strconv"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -155,4 +157,160 @@ func stringRun(p []byte) int {
 		}
 	}
 	return i
+}
+
+// Key is a constant key as an object that indents at one depth writes it:
+// its member's line up to the value (the line break, the indentation of
+// depth, the key escaped, a colon and a space), made once. Its members
+// (StrAt, KeyAt, RawAt, IntAt, BoolAt, BytesAt) store that line whole,
+// as a block (keyBlock bytes, when it fits) with no test of the key's
+// bytes, where Str, Key, Raw, Int and Bool make it again at every member
+// (indentedMember). A compact object stores the key's compact form ("k":)
+// the same way (a writer that writes both, ATIF and ATIF-JSONL, uses one
+// Key for both). An object at another depth, or one that quotes or writes
+// canonical JSON, writes what Str, Key, ... write with the key's string:
+// the same bytes, the slow way.
+//
+// depth is the object's own (a Buf indented at d writes the members of the
+// object it begins at d+1). Make a Key once, at package level, and keep it.
+type Key struct {
+	s     string
+	depth int
+	// line is the member's line up to its value; padded is line in a
+	// block of keyBlock bytes, when it fits (fits). compact is the key
+	// as a compact object writes it, and its block.
+	line          string
+	padded        [keyBlock]byte
+	fits          bool
+	compact       string
+	compactPadded [keyBlock]byte
+	compactFits   bool
+}
+
+// keyBlock is a Key's padded line's size: the line of a key of up to 16
+// bytes at depth 12.
+const keyBlock = 48
+
+// NewKey is the key s as an object at depth writes it.
+func NewKey(s string, depth int) Key {
+	line := append(AppendString(appendNewline(nil, depth), s), ':', ' ')
+	compact := append(AppendString(nil, s), ':')
+	k := Key{s: s, depth: depth, line: string(line), compact: string(compact)}
+	k.fits = copy(k.padded[:], line) == len(line)
+	k.compactFits = copy(k.compactPadded[:], compact) == len(compact)
+	return k
+}
+
+// String is the key's string.
+func (k *Key) String() string { return k.s }
+
+// at is the bytes of o's buffer, grown to hold the next member's separator
+// and k's line (its compact form, when o is compact) and about n bytes
+// more, with those appended, when o indents at k's depth or is compact;
+// false (and nothing written) when it does not.
+func (o *Obj) at(k *Key, n int) ([]byte, bool) {
+	in := o.in
+	if in == nil {
+		return o.compactAt(k, n), true
+	}
+	if in.depth != k.depth || in.quote || in.canon != nil {
+		return nil, false
+	}
+	dst := o.B.buf
+	if cap(dst)-len(dst) < keyBlock+n+8 {
+		dst = free(o.B, keyBlock+n)
+	}
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	if k.fits {
+		l := len(dst)
+		*(*[keyBlock]byte)(dst[l : l+keyBlock]) = k.padded
+		return dst[:l+len(k.line)], true
+	}
+	return append(dst, k.line...), true
+}
+
+// compactAt is at for a compact object: k's compact form stored.
+func (o *Obj) compactAt(k *Key, n int) []byte {
+	dst := o.B.buf
+	if cap(dst)-len(dst) < keyBlock+n+8 {
+		dst = free(o.B, keyBlock+n)
+	}
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	if k.compactFits {
+		l := len(dst)
+		*(*[keyBlock]byte)(dst[l : l+keyBlock]) = k.compactPadded
+		return dst[:l+len(k.compact)]
+	}
+	return append(dst, k.compact...)
+}
+
+// StrAt writes a string member whose key is k: Str(k.String(), s).
+func (o *Obj) StrAt(k *Key, s string) {
+	if dst, ok := o.at(k, len(s)+2); ok {
+		o.B.buf = AppendString(dst, s)
+		return
+	}
+	o.Str(k.s, s)
+}
+
+// KeyAt starts a member whose key is k and whose value the caller writes
+// itself: Key(k.String()).
+func (o *Obj) KeyAt(k *Key) {
+	if dst, ok := o.at(k, 0); ok {
+		o.B.buf = dst
+		return
+	}
+	o.key(k.s)
+}
+
+// RawAt writes a member whose key is k with a raw JSON value:
+// Raw(k.String(), v).
+func (o *Obj) RawAt(k *Key, v []byte) {
+	if dst, ok := o.at(k, 0); ok {
+		o.B.buf = dst
+		o.value(v)
+		return
+	}
+	o.Raw(k.s, v)
+}
+
+// IntAt writes an integer member whose key is k: Int(k.String(), n).
+func (o *Obj) IntAt(k *Key, n int64) {
+	if dst, ok := o.at(k, 20); ok {
+		o.B.buf = strconv.AppendInt(dst, n, 10)
+		return
+	}
+	o.Int(k.s, n)
+}
+
+// BoolAt writes a boolean member whose key is k: Bool(k.String(), v).
+func (o *Obj) BoolAt(k *Key, v bool) {
+	dst, ok := o.at(k, 5)
+	if !ok {
+		o.Bool(k.s, v)
+		return
+	}
+	if v {
+		o.B.buf = append(dst, "true"...)
+	} else {
+		o.B.buf = append(dst, "false"...)
+	}
+}
+
+// BytesAt writes a string member whose key is k and whose value is s's
+// bytes: Str(k.String(), string(s)), without the string's copy (a call's
+// input, JSON already, written again as a string).
+func (o *Obj) BytesAt(k *Key, s []byte) {
+	v := unsafe.String(unsafe.SliceData(s), len(s)) // read only, here
+	if dst, ok := o.at(k, len(s)+2); ok {
+		o.B.buf = AppendString(dst, v)
+		return
+	}
+	o.Str(k.s, v)
 }
