@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"io"
 	"strconv"
 	"strings"
@@ -43,7 +44,7 @@ type Writer struct {
 	lastTime  string            // the last timestamp written, for events without one
 	timeIn    string            // the last timestamp claudeTime was given,
 	timeOut   string            // and what it made of it (most events share their second's)
-	strs      strs              // the made-up ids' and timestamps' bytes
+	strs      strblock.Room     // the made-up ids' and timestamps' bytes, many to an allocation (NewWriter)
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused (a long seed's)
@@ -75,7 +76,8 @@ type Writer struct {
 // NewWriter returns a streaming writer (a model.Sink) over w.
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
-		callIDs: recent.New[struct{}](openCalls), open: recent.New[waiting](openCalls), renamed: map[*model.Event]string{}}
+		callIDs: recent.New[struct{}](openCalls), open: recent.New[waiting](openCalls), renamed: map[*model.Event]string{},
+		strs: strblock.New(2048, 2048)}
 }
 
 // Write writes a whole session.
@@ -155,7 +157,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			var id [28]byte
 			copy(id[:], "msg_")
 			copy(id[4:], h[:])
-			wr.runMsgID = wr.strs.bytes(id[:])
+			wr.runMsgID = wr.strs.Of(id[:])
 			wr.rep.Add(model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
 		}
 		wr.runSrcID = e.MessageID
@@ -552,42 +554,7 @@ func (wr *Writer) synthUUID() string {
 	u[23] = '-'
 	copy(u[24:], s[20:24])
 	copy(u[28:], "00000000")
-	return wr.strs.bytes(u[:])
-}
-
-// strs makes the strings the writer keeps (made-up uuids and message
-// ids, timestamps)
-// out of blocks of strsBlock bytes, many strings to an allocation: a
-// strings.Builder hands its bytes out as strings without a copy, and
-// never writes over what it has handed out (a full block is left to the
-// strings made of it, and a new one started).
-type strs struct{ b strings.Builder }
-
-// strsBlock is the size of strs' blocks.
-const strsBlock = 2048
-
-// room makes the block have n bytes free, and returns where they start.
-func (a *strs) room(n int) int {
-	if a.b.Cap()-a.b.Len() < n {
-		a.b = strings.Builder{}
-		a.b.Grow(max(strsBlock, n))
-	}
-	return a.b.Len()
-}
-
-// bytes is p as a string.
-func (a *strs) bytes(p []byte) string {
-	at := a.room(len(p))
-	a.b.Write(p)
-	return a.b.String()[at:]
-}
-
-// join is x + y.
-func (a *strs) join(x, y string) string {
-	at := a.room(len(x) + len(y))
-	a.b.WriteString(x)
-	a.b.WriteString(y)
-	return a.b.String()[at:]
+	return wr.strs.Of(u[:])
 }
 
 func (wr *Writer) writeLine(b []byte) {
@@ -853,7 +820,7 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 			// same second), what claudeTime makes.
 			out := e.Time
 			if !frac {
-				out = wr.strs.join(e.Time[:19], ".000Z")
+				out = wr.strs.Join(e.Time[:19], ".000Z")
 			}
 			wr.timeIn, wr.timeOut = e.Time, out
 			wr.lastTime = out

@@ -9,6 +9,7 @@ package rlogfmt
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"io"
 	"strconv"
 	"strings"
@@ -181,59 +182,15 @@ func (b *blocks[T]) new() *T {
 	return v
 }
 
-// room makes strings out of one block of bytes at a time, not one
-// allocation each: the bytes of a string are appended to the block and
-// the string is a view of them (unsafe.String). A block is only appended
-// to, never written over, so a string made of it never changes; a full
-// block is left to the strings made of it and a new one made. A string
-// kept keeps its block alive: the reader has one room for the short
-// strings a writer may cache (ids, times, models: idRoom) and one for
-// the lines whose parts events hold as their text and the calls' input
-// objects (lineRoom), so that an id cached keeps a block of ids alive,
-// not lines. The zero room makes
-// each string an allocation of its own. FuzzRoom holds of to string(b).
-type room struct {
-	buf   []byte
-	block int // a block's size
-	most  int // the longest string made in a block; a longer one is a string of its own
-}
+// idRoom is the room for ids and times: a block of about a hundred. The
+// reader keeps them apart from the lines (lineRoom), so that an id a
+// writer caches keeps a block of ids alive, not lines.
+func idRoom() strblock.Room { return strblock.New(2048, 64) }
 
-// idRoom is a room for ids and times: a block of about a hundred.
-func idRoom() room { return room{block: 2048, most: 64} }
-
-// lineRoom is a room for lines: a block of about a hundred of the
+// lineRoom is the room for the lines whose parts events hold as their
+// text, and the calls' input objects: a block of about a hundred of the
 // generated sessions' lines.
-func lineRoom() room { return room{block: 16 << 10, most: 2 << 10} }
-
-// of is string(b).
-func (r *room) of(b []byte) string {
-	n := len(b)
-	if n == 0 || n > r.most {
-		return string(b)
-	}
-	if cap(r.buf)-len(r.buf) < n {
-		r.buf = make([]byte, 0, r.block)
-	}
-	at := len(r.buf)
-	r.buf = append(r.buf, b...)
-	return unsafe.String(&r.buf[at], n)
-}
-
-// bytes is bytes.Clone(b) made as of makes a string: a slice of the
-// block as long as its room (cap is len), so that an append to it is made
-// elsewhere and never over the block.
-func (r *room) bytes(b []byte) []byte {
-	n := len(b)
-	if n == 0 || n > r.most {
-		return bytes.Clone(b)
-	}
-	if cap(r.buf)-len(r.buf) < n {
-		r.buf = make([]byte, 0, r.block)
-	}
-	at := len(r.buf)
-	r.buf = append(r.buf, b...)
-	return r.buf[at : at+n : at+n]
-}
+func lineRoom() strblock.Room { return strblock.New(16<<10, 2<<10) }
 
 // event is a new zero event.
 func (rd *reader) event() *model.Event { return rd.events.new() }
@@ -472,7 +429,7 @@ type lineParts struct {
 	last [grammar.NumKeys]string
 	// ids makes the strings str makes; lines makes line (Read sets
 	// both: the zero rooms make strings of their own).
-	ids, lines room
+	ids, lines strblock.Room
 	// line is the line as a string, made the first time the event needs a
 	// string of it (sub); hasLine says it is made. The event's strings
 	// (its text, time, ids, a call's name) are parts of it: one
@@ -588,7 +545,7 @@ func (p *lineParts) metaStr(k grammar.Key) string {
 // of the line's string (sub): writers keep ids, times and names in their
 // caches and sets, where a part would keep its whole line, which can be
 // long, alive. A value written without quotes is made in the reader's
-// room (room.of), with other short strings, not in an allocation of its
+// room (strblock.Room.Of), with other short strings, not in an allocation of its
 // own. A value written without quotes
 // that is the last such value of k (an id on a call and on its result, a
 // model, a thread) is the string made of that one, not a new copy.
@@ -604,7 +561,7 @@ func (p *lineParts) str(k grammar.Key, sp grammar.Span) string {
 	if p.copies {
 		s = string(raw)
 	} else {
-		s = p.ids.of(raw)
+		s = p.ids.Of(raw)
 	}
 	p.last[k] = s
 	return s
@@ -623,7 +580,7 @@ func (p *lineParts) sub(from, to int) string {
 		return string(p.text[from:to])
 	}
 	if !p.hasLine {
-		p.line, p.hasLine = p.lines.of(p.text), true
+		p.line, p.hasLine = p.lines.Of(p.text), true
 	}
 	return p.line[from:to]
 }
@@ -987,7 +944,7 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 		rd.prevUsage = kept
 		id := append(rd.msgID[:0], SyntheticMessagePrefix+"rlog-line-"...)
 		id = strconv.AppendInt(id, int64(ev.Loc.Line), 10)
-		rd.msgID, rd.prevMsg = id, p.ids.of(id)
+		rd.msgID, rd.prevMsg = id, p.ids.Of(id)
 		ev.MessageID = rd.prevMsg
 	}
 }
@@ -1120,7 +1077,7 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 		ev.Form.WholeInput = true
 	} else if len(args.args) > 0 {
 		in := &p.lines
-		var own room // the tests' reference: a slice of its own
+		var own strblock.Room // the tests' reference: a slice of its own
 		if p.copies {
 			in = &own
 		}
@@ -1216,8 +1173,8 @@ func (a *callArg) sameName(b *callArg) bool {
 	return bytes.Equal(a.key, b.key)
 }
 
-// object is the arguments as a JSON object, made in in (room.bytes).
-func (c *callArgs) object(in *room) json.RawMessage {
+// object is the arguments as a JSON object, made in in (strblock.Room.Bytes).
+func (c *callArgs) object(in *strblock.Room) json.RawMessage {
 	b := append(c.obj[:0], '{')
 	for i := range c.args {
 		a := &c.args[i]
@@ -1234,7 +1191,7 @@ func (c *callArgs) object(in *room) json.RawMessage {
 	}
 	b = append(b, '}')
 	c.obj = b
-	return in.bytes(b)
+	return in.Bytes(b)
 }
 
 // appendQuotedKey is strconv.AppendQuote of key: key itself between

@@ -2,6 +2,7 @@ package rlogfmt
 
 import (
 	"encoding/json"
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"strconv"
 	"strings"
 	"testing"
@@ -134,7 +135,7 @@ func FuzzCallArgs(f *testing.F) {
 			}
 			return
 		}
-		if got, want := string(c.object(&room{block: 16, most: 8})), objectOfFields(fields); got != want {
+		if got, want := string(c.object(func() *strblock.Room { r := strblock.New(16, 8); return &r }())), objectOfFields(fields); got != want {
 			t.Fatalf("input %s, want %s", got, want)
 		}
 	})

@@ -1,4 +1,4 @@
-package rlogfmt
+package strblock
 
 import (
 	"bytes"
@@ -6,11 +6,11 @@ import (
 	"unsafe"
 )
 
-// checkRoom makes a string of each of parts in r, in order, and a slice
-// of every other (bytes, appended to once the next is made), and holds each to
+// checkRoom makes a string of each of parts in r, in order (Of, or Join
+// of its two halves), and a slice of every other (bytes, appended to once the next is made), and holds each to
 // string(part), then every string and slice made before it to what it
 // was: a block is never written over, whatever is made or appended after.
-func checkRoom(t *testing.T, r *room, parts [][]byte) {
+func checkRoom(t *testing.T, r *Room, parts [][]byte) {
 	t.Helper()
 	var made, want []string
 	var last []byte // the last slice made: appended to after each part
@@ -18,13 +18,15 @@ func checkRoom(t *testing.T, r *room, parts [][]byte) {
 		var s string
 		var c []byte
 		if i%2 == 1 {
-			c = r.bytes(b)
+			c = r.Bytes(b)
 			if string(c) != string(b) {
 				t.Fatalf("bytes(%q) = %q", b, c)
 			}
 			s = unsafe.String(unsafe.SliceData(c), len(c))
+		} else if i%4 == 2 && len(b) > 0 {
+			s = r.Join(string(b[:len(b)/2]), string(b[len(b)/2:]))
 		} else {
-			s = r.of(b)
+			s = r.Of(b)
 		}
 		if s != string(b) {
 			t.Fatalf("of(%q) = %q", b, s)
@@ -48,13 +50,15 @@ func checkRoom(t *testing.T, r *room, parts [][]byte) {
 }
 
 // TestRoom makes strings of every length from 0 to past a block's
-// longest, in the zero room, a small one and the reader's two.
+// longest, in the zero room, a small one and the ones the rlog reader and the
+// Claude Code writer use.
 func TestRoom(t *testing.T) {
-	rooms := map[string]func() room{
-		"zero":  func() room { return room{} },
-		"small": func() room { return room{block: 16, most: 8} },
-		"ids":   idRoom,
-		"lines": lineRoom,
+	rooms := map[string]func() Room{
+		"zero":   func() Room { return Room{} },
+		"small":  func() Room { return New(16, 8) },
+		"ids":    func() Room { return New(2048, 64) },      // the rlog reader's ids
+		"lines":  func() Room { return New(16<<10, 2<<10) }, // its lines
+		"claude": func() Room { return New(2048, 2048) },    // the Claude Code writer's
 	}
 	for name, mk := range rooms {
 		r := mk()
@@ -67,14 +71,14 @@ func TestRoom(t *testing.T) {
 	}
 }
 
-// FuzzRoom holds room.of to string(b) for the strings of one input, cut
+// FuzzRoom holds Room.Of, Join and Bytes to string(b) for the strings of one input, cut
 // where it holds a newline, made one after another in a small room (a
 // block of 16 bytes, strings of 8 at most) and in the reader's rooms.
 func FuzzRoom(f *testing.F) {
 	f.Add([]byte("id=abc\nts=2025-12-19T20:29:02Z\n\nclaude-sonnet-4-5\n0123456789abcdefg\n"))
 	f.Add([]byte("a\nbb\nccc\ndddd\neeeee\nffffff\nggggggg\nhhhhhhhh\niiiiiiiii\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		for _, r := range []room{{block: 16, most: 8}, idRoom(), lineRoom(), {}} {
+		for _, r := range []Room{New(16, 8), New(2048, 64), New(16<<10, 2<<10), {}} {
 			checkRoom(t, &r, bytes.Split(bytes.Clone(in), []byte("\n")))
 		}
 	})
