@@ -134,10 +134,8 @@ func check(args []string, stdin io.Reader, stdout, stderr io.Writer) (exit int) 
 		}
 	}
 	if format == "json" {
-		if all == nil {
-			all = []jsonFinding{}
-		}
-		if !printJSON(stdout, stderr, "check", all) {
+		if err := writeCheckJSON(stdout, all); err != nil {
+			fmt.Fprintf(stderr, "rlog-ls check: %v\n", err)
 			return 2
 		}
 		return status
