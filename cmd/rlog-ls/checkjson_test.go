@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -126,5 +127,55 @@ func FuzzCheckJSONMatchesEncodingJSON(f *testing.F) {
 		if got, want := writtenFindings(t, fs), encodedFindings(t, fs); !bytes.Equal(got, want) {
 			t.Fatalf("%+v:\n%s\nencoding/json:\n%s", fs, got, want)
 		}
+	})
+}
+
+// githubAnnotation is a finding as a GitHub Actions workflow command,
+// which the runner turns into an annotation on the line: the reference
+// appendFinding's github lines are held to (check wrote it so before).
+func githubAnnotation(f jsonFinding) string {
+	return fmt.Sprintf("::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s",
+		githubLevel(f.Severity), githubProperty(f.File), f.Line, f.Column, f.EndLine, f.EndColumn, githubProperty(f.Code), githubData(f.Message))
+}
+
+// textLine is a finding as check's text line: the reference appendFinding's
+// text lines are held to (check wrote it so before).
+func textLine(f jsonFinding) string {
+	return fmt.Sprintf("%s:%d:%d: %s %s: %s\n", f.File, f.Line, f.Column, f.Severity, f.Code, f.Message)
+}
+
+func assertFindingLines(t *testing.T, f jsonFinding) {
+	t.Helper()
+	if got, want := string(appendFinding(nil, "text", &f)), textLine(f); got != want {
+		t.Fatalf("text %q, fmt %q", got, want)
+	}
+	if got, want := string(appendFinding([]byte("before"), "github", &f)), "before"+githubAnnotation(f)+"\n"; got != want {
+		t.Fatalf("github %q, githubAnnotation %q", got, want)
+	}
+	var buf bytes.Buffer
+	printFinding(&buf, "text", f)
+	if buf.String() != textLine(f) {
+		t.Fatalf("printFinding %q", buf.String())
+	}
+}
+
+func TestFindingLinesEdgeStrings(t *testing.T) {
+	for _, s := range append(jsonEdgeStrings, "%", ":", ",", "%%::,,\r\n", "a%b:c,d\re\nf", "100%25") {
+		for _, sev := range []string{"error", "warning", "info", "hint", s} {
+			assertFindingLines(t, jsonFinding{File: s, Line: 1, Column: -2, EndLine: 1 << 40, EndColumn: 0, Severity: sev, Code: s, Message: s + "," + s})
+		}
+	}
+}
+
+// FuzzFindingLines holds appendFinding's text and github lines to fmt's
+// and githubAnnotation's for arbitrary findings.
+func FuzzFindingLines(f *testing.F) {
+	for i, s := range jsonEdgeStrings {
+		f.Add(s, "warning", "W00"+s, "m%:,\r\n"+s, int64(i), int64(-i))
+	}
+	f.Add("a:b,c%.rlog", "info", "I004", "50%\r\nnext, a: b", int64(1)<<40, int64(-7))
+	f.Fuzz(func(t *testing.T, file, severity, code, message string, line, column int64) {
+		assertFindingLines(t, jsonFinding{File: file, Line: int(line), Column: int(column), EndLine: int(line) + 1, EndColumn: int(column) - 1,
+			Severity: severity, Code: code, Message: message})
 	})
 }
