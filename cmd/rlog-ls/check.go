@@ -321,13 +321,21 @@ func githubLevel(severity string) string {
 	return severity
 }
 
+// githubEscaped are the bytes githubProperty escapes (githubData, all but
+// : and ,).
+var githubEscaped = [256]bool{'%': true, '\r': true, '\n': true, ':': true, ',': true}
+
 // appendGithubEscaped appends s escaped as githubProperty (property) or
 // githubData does it.
 func appendGithubEscaped(b []byte, s string, property bool) []byte {
 	start := 0
 	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !githubEscaped[c] {
+			continue
+		}
 		var esc string
-		switch c := s[i]; {
+		switch {
 		case c == '%':
 			esc = "%25"
 		case c == '\r':
