@@ -66,9 +66,10 @@ type streamIDs struct {
 // chunkPlace is where a chunk is: its first line and first byte.
 type chunkPlace struct{ firstLine, start int }
 
-// of returns the number of id, made when it is new.
-func (ids *streamIDs) of(id string) int32 {
-	k, added := idNumber(&ids.ix, id)
+// of returns the number of id, whose hash (hashID) is h, made when it is
+// new.
+func (ids *streamIDs) of(id string, h uint32) int32 {
+	k, added := idNumberHashed(&ids.ix, id, h)
 	if added {
 		ids.facts = append(ids.facts, streamID{})
 	}
@@ -106,8 +107,8 @@ func NewStreamChecker[T any](cfg Config, limit int, place func(t *grammar.Tree, 
 
 // Window reads the document's next window.
 func (sc *StreamChecker[T]) Window(t *grammar.Tree) {
-	sc.sums = summarizeWindow(t, sc.sums)
-	sc.window(t, sc.sums)
+	sc.sums, _ = summarizeWindow(t, sc.sums, false)
+	sc.window(t, sc.sums, nil)
 	clear(sc.sums)
 }
 
@@ -119,13 +120,18 @@ func (sc *StreamChecker[T]) Window(t *grammar.Tree) {
 type SummarizedWindow struct {
 	t    *grammar.Tree
 	sums []*chunkSummary
+	// hashes are, by chunk, the hashes of its ids (hashID, in idOrder's
+	// order) for the document's idIndex, taken with the summaries so that
+	// the checker only looks them up; nil for a chunk whose are not.
+	hashes [][]uint32
 }
 
 // SummarizeWindow summarises the chunks of window t, on every core when
 // they are many, for StreamChecker.Summarized. It may run on any
 // goroutine, while a StreamChecker reads earlier windows.
 func SummarizeWindow(t *grammar.Tree) *SummarizedWindow {
-	return &SummarizedWindow{t: t, sums: summarizeWindow(t, nil)}
+	sums, hashes := summarizeWindow(t, nil, true)
+	return &SummarizedWindow{t: t, sums: sums, hashes: hashes}
 }
 
 // Tree is the window.
@@ -134,13 +140,14 @@ func (w *SummarizedWindow) Tree() *grammar.Tree { return w.t }
 // Summarized reads the document's next window, summarised: the same as
 // Window(w.Tree()).
 func (sc *StreamChecker[T]) Summarized(w *SummarizedWindow) {
-	sc.window(w.t, w.sums)
+	sc.window(w.t, w.sums, w.hashes)
 	clear(w.sums)
 }
 
-// window reads window t, whose chunks are summarised as sums, in file
-// order after the windows before it.
-func (sc *StreamChecker[T]) window(t *grammar.Tree, sums []*chunkSummary) {
+// window reads window t, whose chunks are summarised as sums (their ids
+// hashed as hashes, when not nil), in file order after the windows before
+// it.
+func (sc *StreamChecker[T]) window(t *grammar.Tree, sums []*chunkSummary, hashes [][]uint32) {
 	if sc.c.t == nil {
 		sc.c.t = t
 		sc.c.out = sc.scratch[:0]
@@ -150,34 +157,69 @@ func (sc *StreamChecker[T]) window(t *grammar.Tree, sums []*chunkSummary) {
 	sc.bodyLines = t.BodyLineCount()
 	for i, s := range sums {
 		_, firstLine, start := t.ChunkAt(i)
+		sc.view.hashes = nil
+		if hashes != nil {
+			sc.view.hashes = hashes[i]
+		}
 		sc.chunk(t, s, firstLine, start)
 	}
 }
 
+// idHashRoom is how many ids' hashes summarizeWindow makes room for at a
+// time (4 KB; a window of the generated logs has about 2,000 ids).
+const idHashRoom = 1024
+
 // summarizeWindow summarises the chunks of window t, on every core when
-// they are many. The summaries are not memoized on the chunks (summaryOf):
-// a window is read once, and a memo is a map a chunk.
-func summarizeWindow(t *grammar.Tree, sums []*chunkSummary) []*chunkSummary {
+// they are many, and, when withHashes, hashes each chunk's ids for the
+// document's idIndex (nil otherwise). The summaries are not memoized on
+// the chunks (summaryOf): a window is read once, and a memo is a map a
+// chunk.
+func summarizeWindow(t *grammar.Tree, sums []*chunkSummary, withHashes bool) ([]*chunkSummary, [][]uint32) {
 	n := t.ChunkCount()
 	sums = append(sums[:0], make([]*chunkSummary, n)...)
+	var hashes [][]uint32
+	if withHashes {
+		hashes = make([][]uint32, n)
+	}
+	// room is where a worker puts the hashes of the chunks it summarises:
+	// a few blocks a window, not one a chunk.
+	summarize := func(i int, room *[]uint32) {
+		s := summarizeChunk(t, i)
+		sums[i] = s
+		k := len(s.idOrder)
+		if hashes == nil || k == 0 {
+			return
+		}
+		if len(*room) < k {
+			*room = make([]uint32, max(k, idHashRoom))
+		}
+		h := (*room)[:k:k]
+		*room = (*room)[k:]
+		for j, id := range s.idOrder {
+			h[j] = hashID(id)
+		}
+		hashes[i] = h
+	}
 	workers := min(runtime.GOMAXPROCS(0), n/4)
 	if workers <= 1 {
+		var room []uint32
 		for i := range n {
-			sums[i] = summarizeChunk(t, i)
+			summarize(i, &room)
 		}
-		return sums
+		return sums, hashes
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			var room []uint32
 			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				sums[i] = summarizeChunk(t, i)
+				summarize(i, &room)
 			}
 		})
 	}
 	wg.Wait()
-	return sums
+	return sums, hashes
 }
 
 // chunk finds the findings of one chunk, summarised as s, and learns what
@@ -309,12 +351,22 @@ type streamView struct {
 	provisional []provisionalW007
 	// nums are the numbers of the chunk's ids, in order.
 	nums []int32
+	// hashes are the hashes of the chunk's ids (hashID), in order, when
+	// its window was summarised with them; facts is called for each id in
+	// order, so the id's is hashes[len(nums)].
+	hashes []uint32
 }
 
 type provisionalW007 struct{ start, id int32 }
 
 func (v *streamView) facts(id string, ci *chunkID) (regBefore, firstStartHere, completed bool) {
-	k := v.ids.of(id)
+	var h uint32
+	if n := len(v.nums); n < len(v.hashes) {
+		h = v.hashes[n]
+	} else {
+		h = hashID(id)
+	}
+	k := v.ids.of(id, h)
 	v.nums = append(v.nums, k)
 	f := &v.ids.facts[k]
 	regBefore, firstStartHere, completed = f.registered, !f.started, f.completed || ci.completed

@@ -33,10 +33,16 @@ func (ix *idIndex) Len() int { return len(ix.places) }
 
 // idNumber returns id's number, numbering it when it is new (added).
 func idNumber[S ~string | ~[]byte](ix *idIndex, id S) (k int32, added bool) {
+	return idNumberHashed(ix, id, hashID(id))
+}
+
+// idNumberHashed is idNumber of an id whose hash, hashID(id), is h: the
+// StreamChecker's ids are hashed with their window's summaries, on every
+// core, before it numbers them in file order.
+func idNumberHashed[S ~string | ~[]byte](ix *idIndex, id S, h uint32) (k int32, added bool) {
 	if 4*(len(ix.places)+1) > 3*len(ix.slots) {
 		ix.grow()
 	}
-	h := hashID(id)
 	mask := uint32(len(ix.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := ix.slots[i]

@@ -34,6 +34,10 @@ type Stream struct {
 	held   []*Chunk
 	heldAt pos // where the held chunks start
 	rs     regionScan
+	// bounds are where the buffer's first chunks end, as cuttable finds
+	// them (those of chunkBounds): kept from one call to the next while
+	// the buffer fills, and handed to buildChunksAt when they are cut.
+	bounds []int
 	// cutFrom is the buffer the last chunks were cut from (take), which
 	// their window owns.
 	cutFrom []byte
@@ -221,13 +225,20 @@ func (s *Stream) cuttable() (int, bool) {
 	if s.eof {
 		return len(s.buf), true
 	}
+	// A chunk's end found in the buffer is where the chunk ends whatever
+	// is read after it (the line that ends it was read), so the search
+	// goes on from the last end found before the buffer filled more.
 	end := 0
+	if n := len(s.bounds); n > 0 {
+		end = s.bounds[n-1]
+	}
 	for end < s.opts.WindowBytes && end+chunkMaxBytes <= len(s.buf) {
 		e := chunkEnd(s.buf, end)
 		if e >= len(s.buf) {
 			break
 		}
 		end = e
+		s.bounds = append(s.bounds, e)
 	}
 	return end, end >= s.opts.WindowBytes
 }
@@ -237,9 +248,16 @@ func (s *Stream) cuttable() (int, bool) {
 func (s *Stream) take(end int) []*Chunk {
 	var chunks []*Chunk
 	if end > 0 || s.done && !s.cut {
-		chunks = buildChunks(s.buf[:end:end], !s.cut, s.done)
+		text := s.buf[:end:end]
+		if s.done {
+			// The end of the input: the rest of its chunks, after those
+			// cuttable found before it was read.
+			s.bounds = appendChunkBounds(s.bounds, text, true)
+		}
+		chunks = buildChunksAt(text, s.bounds, !s.cut, s.done)
 		s.cut = true
 	}
+	s.bounds = s.bounds[:0]
 	for _, c := range chunks {
 		s.at = s.at.plus(c)
 	}

@@ -233,7 +233,12 @@ func Parse(src []byte) *Tree {
 // first is set, text starts the document (and may start with a BOM); if last
 // is set, text ends the document and gets a final line even when empty.
 func buildChunks(text []byte, first, last bool) []*Chunk {
-	bounds := chunkBounds(text, last)
+	return buildChunksAt(text, chunkBounds(text, last), first, last)
+}
+
+// buildChunksAt is buildChunks of text whose chunks end at bounds (as
+// chunkBounds(text, last) gives them): a Stream finds them as it reads.
+func buildChunksAt(text []byte, bounds []int, first, last bool) []*Chunk {
 	out := make([]*Chunk, len(bounds))
 	scan := func(i int) {
 		start := 0
@@ -279,8 +284,17 @@ const parallelChunks = 16
 // chunkMaxLines lines or once it reaches chunkMaxBytes. A document's last
 // chunk exists even when the text is empty (it holds the final line).
 func chunkBounds(text []byte, last bool) []int {
-	var bounds []int
-	for start := 0; start < len(text) || (last && len(bounds) == 0); {
+	return appendChunkBounds(nil, text, last)
+}
+
+// appendChunkBounds is chunkBounds continued after the ends in bounds,
+// those of text's first chunks, appended to them.
+func appendChunkBounds(bounds []int, text []byte, last bool) []int {
+	start := 0
+	if n := len(bounds); n > 0 {
+		start = bounds[n-1]
+	}
+	for start < len(text) || (last && len(bounds) == 0) {
 		end := chunkEnd(text, start)
 		bounds = append(bounds, end)
 		if end == len(text) {
