@@ -1317,8 +1317,8 @@ func credentialKey(line []byte, sep int) string {
 		}
 	}
 	end := p
-	if end < 2 || !keyEnding(line[end-2], line[end-1]) {
-		return "" // no credential word ends so: the common case
+	if end < 3 || !keyWordEnd(line[end-3], line[end-2], line[end-1]) {
+		return "" // no credential word ends so: the common case (th:, file_path=)
 	}
 	for p > 0 && end-p < 64 && (isAlnum(line[p-1]) || line[p-1] == '_' || line[p-1] == '-' || line[p-1] == '.') {
 		p--
@@ -1338,6 +1338,23 @@ func credentialKey(line []byte, sep int) string {
 func keyEnding(a, b byte) bool {
 	switch uint16(a|0x20)<<8 | uint16(b|0x20) {
 	case 'r'<<8 | 'd', 'w'<<8 | 'd', 's'<<8 | 'e', 'e'<<8 | 't', 'e'<<8 | 'n', 'e'<<8 | 'y', 'a'<<8 | 'l', 'l'<<8 | 's', 't'<<8 | 'h':
+		return true
+	}
+	return false
+}
+
+// keyWordEnd reports whether a credential word that keyKind names can end
+// with the bytes a, b, c (any case): passwo-rd, pass-wd, pwd, passphr-ase,
+// sec-ret, to-ken, (api)key, credent-ial, credenti-als, a-uth. Each is
+// three bytes or more and is the key's last word, so its last three bytes
+// are the key's: credentialKey asks this before it reads the key back
+// (keyEnding, two bytes, is the separator's table's coarser test, which
+// the line kind th: and file_path= pass for auth).
+// TestKeyWordEnd holds it true for every word keyKind names.
+func keyWordEnd(a, b, c byte) bool {
+	switch uint32(a|0x20)<<16 | uint32(b|0x20)<<8 | uint32(c|0x20) {
+	case 'o'<<16 | 'r'<<8 | 'd', 's'<<16 | 'w'<<8 | 'd', 'p'<<16 | 'w'<<8 | 'd', 'a'<<16 | 's'<<8 | 'e', 'r'<<16 | 'e'<<8 | 't',
+		'k'<<16 | 'e'<<8 | 'n', 'k'<<16 | 'e'<<8 | 'y', 'i'<<16 | 'a'<<8 | 'l', 'a'<<16 | 'l'<<8 | 's', 'u'<<16 | 't'<<8 | 'h':
 		return true
 	}
 	return false

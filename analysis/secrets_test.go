@@ -543,3 +543,95 @@ func TestRedactToEqualsWhole(t *testing.T) {
 		}
 	}
 }
+
+// credentialKeyByWord is credentialKey without keyWordEnd's test of the
+// key's last three bytes (keyEnding's two only): the key read back and
+// its last word classified at every separator that passes. The reference
+// FuzzCredentialKeyByWord holds credentialKey to.
+func credentialKeyByWord(line []byte, sep int) string {
+	p := sep
+	for p > 0 && line[p-1] == ' ' && line[sep] == ':' {
+		p--
+	}
+	if p > 0 && (line[p-1] == '"' || line[p-1] == '\'') {
+		p--
+		if p > 0 && line[p-1] == '\\' {
+			p--
+		}
+	}
+	end := p
+	if end < 2 || !keyEnding(line[end-2], line[end-1]) {
+		return ""
+	}
+	for p > 0 && end-p < 64 && (isAlnum(line[p-1]) || line[p-1] == '_' || line[p-1] == '-' || line[p-1] == '.') {
+		p--
+	}
+	if p == end || (p > 0 && line[p-1] != '\n' && end-p == 64) {
+		return ""
+	}
+	if p > 0 && line[p-1] == '\\' && isEscapeLetter(line[p]) && end-p > 1 {
+		p++
+	}
+	return keyKind(line[p:end])
+}
+
+// checkCredentialKeyByWord: credentialKey is credentialKeyByWord at every
+// '=' and ':' of text, and of text less its first bytes, up to eight (a
+// key cut short at the text's start).
+func checkCredentialKeyByWord(t *testing.T, text []byte) {
+	t.Helper()
+	for from := range min(len(text), 8) + 1 {
+		s := text[from:]
+		for i, c := range s {
+			if c != '=' && c != ':' {
+				continue
+			}
+			if got, want := credentialKey(s, i), credentialKeyByWord(s, i); got != want {
+				t.Fatalf("credentialKey(%q, %d) = %q, read back %q", s, i, got, want)
+			}
+		}
+	}
+}
+
+// credentialKeySeeds: every word keyKind names, in three cases, as a
+// key's last word after each kind of word break, and keys that end as
+// one does without being one (th:, file_path=, Auth, x_key).
+var credentialKeySeeds = func() []string {
+	var s []string
+	for _, w := range []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "key", "credential", "credentials", "auth",
+		"PGPASSWORD", "DBPASSWD", "th", "file_path", "oauth", "ken", "wd", "ey", "uth"} {
+		for _, k := range []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:]} {
+			for _, before := range []string{"", "api_", "secret-", "x.", "access", "\\n", "a b", "é"} {
+				for _, sep := range []string{"=", ":", " :", "\":", "\\\"=", "'="} {
+					s = append(s, before+k+sep+"Tr0ub4dor&3horse")
+				}
+			}
+		}
+	}
+	return s
+}()
+
+// keyWordEnd is true at the end of every word keyKind names, and
+// credentialKey equals its reading back of the key (keyEnding only) on
+// the seeds, at every length.
+func TestKeyWordEnd(t *testing.T) {
+	for _, w := range []string{"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "key", "credential", "credentials", "auth"} {
+		for _, k := range []string{w, strings.ToUpper(w)} {
+			if n := len(k); !keyWordEnd(k[n-3], k[n-2], k[n-1]) {
+				t.Errorf("keyWordEnd: %q's last three bytes", k)
+			}
+		}
+	}
+	for _, s := range credentialKeySeeds {
+		checkCredentialKeyByWord(t, []byte(s))
+	}
+}
+
+func FuzzCredentialKeyByWord(f *testing.F) {
+	for i, s := range credentialKeySeeds {
+		if i%7 == 0 { // a spread of the words, cases, breaks and separators
+			f.Add([]byte(s))
+		}
+	}
+	f.Fuzz(func(t *testing.T, text []byte) { checkCredentialKeyByWord(t, text) })
+}

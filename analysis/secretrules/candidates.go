@@ -67,10 +67,11 @@ var cands struct {
 	// valueKeywords: the keywords that start an assignment rule's value
 	// (NRJS- of new-relic-browser-api-token), not in its key.
 	valueKeywords []string
-	valueFirst    [256]bool // the first bytes of valueKeywords, both cases
-	anyValueByte  [256]bool // a byte of any assignment rule's value
-	skipByte      [256]bool // what may stand between a separator and its value
-	readBack      [256]bool // what separatorCandidate reads back over from a separator to its key
+	valueFirst    [256]bool  // the first bytes of valueKeywords, both cases
+	anyValueByte  [256]bool  // a byte of any assignment rule's value
+	skipByte      [256]bool  // what may stand between a separator and its value
+	readBack      [256]bool  // what separatorCandidate reads back over from a separator to its key
+	noKeyClass    [256]uint8 // NoKeyAt's facts of each byte (noKeyKeyByte...), from the tables above
 	maxKeyword    int
 	minValue      int
 	valueByte     [256]bool
@@ -333,6 +334,24 @@ func indexCandidates(r *candidateRules) {
 		cands.anyValueByte[c] = cands.valueByte[c] || genericA[c] || genericB[c] || c == ':'
 		cands.skipByte[c] = strings.IndexByte("`'\" \t\r\n\f\v=:>|?", byte(c)) >= 0
 		cands.readBack[c] = strings.IndexByte(":?=|> \t\"'\r\f\n", byte(c)) >= 0
+	}
+	for c := range 256 {
+		var k uint8
+		if keyBytes[c] {
+			k |= noKeyKeyByte
+		} else if c < 0x80 && !cands.punctLast[c] {
+			k |= noKeyRunStart
+		}
+		if cands.readBack[c] {
+			k |= noKeyReadBack
+		}
+		if cands.skipByte[c] {
+			k |= noKeySkip
+		}
+		if cands.valueFirst[c] {
+			k |= noKeyValueFirst
+		}
+		cands.noKeyClass[c] = k
 	}
 	if cands.minValue < 10 {
 		panic("a vendor's value is shorter than the ten bytes the separator check reads")
@@ -597,6 +616,43 @@ func SeparatorCandidateRest(text []byte, i int) bool { return separatorCandidate
 //
 // FuzzNoKeyAt holds it false wherever separatorCandidate is true.
 func NoKeyAt(text []byte, i int) bool {
+	if i < 3 || i+3 > len(text) {
+		return noKeyAtByByte(text, i) // the text's first and last bytes
+	}
+	// The three bytes before i to the two after it as one array (one
+	// bounds check), each byte's facts from one lookup (noKeyClass).
+	w, t := (*[6]byte)(text[i-3:i+3]), &cands.noKeyClass
+	if w[3] != '=' && w[3] != ':' {
+		return false
+	}
+	k := t[w[2]]
+	if k&noKeyReadBack != 0 {
+		return false
+	}
+	// The first byte back from i that no key holds, within three.
+	if k&noKeyKeyByte != 0 {
+		if k = t[w[1]]; k&noKeyKeyByte != 0 {
+			if k = t[w[0]]; k&noKeyKeyByte != 0 {
+				return false // three key bytes or more
+			}
+		}
+	}
+	if k&noKeyRunStart == 0 {
+		return false // above ASCII, or the last byte of a form of punctKeys
+	}
+	v := t[w[4]]
+	if v&noKeySkip != 0 {
+		if v = t[w[5]]; v&noKeySkip != 0 {
+			return false
+		}
+	}
+	return v&noKeyValueFirst == 0
+}
+
+// noKeyAtByByte is NoKeyAt read byte by byte, the way its comment says:
+// what NoKeyAt does within three bytes of the text's start or two of its
+// end, and its reference (FuzzNoKeyAtByByte holds the two equal).
+func noKeyAtByByte(text []byte, i int) bool {
 	if i+3 > len(text) || text[i] != '=' && text[i] != ':' || i > 0 && cands.readBack[text[i-1]] {
 		return false
 	}
@@ -622,6 +678,15 @@ func NoKeyAt(text []byte, i int) bool {
 	}
 	return !cands.valueFirst[text[p]]
 }
+
+// The bits of noKeyClass: what NoKeyAt asks of a byte, one lookup each.
+const (
+	noKeyKeyByte    = 1 << iota // keyBytes
+	noKeyRunStart               // no key's byte, ASCII, and ends no form of punctKeys: a short key may start after it
+	noKeyReadBack               // cands.readBack
+	noKeySkip                   // cands.skipByte
+	noKeyValueFirst             // cands.valueFirst
+)
 
 // ShortValueAt reports, cheaply, that no rule's value follows the
 // separator at text[i]: most separators are followed at once (tokens_in=12)
@@ -715,11 +780,7 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 	// A value: as long as a vendor's shortest, or generic-api-key's.
 	// Looked for before the key, which costs more to read back: most
 	// values that pass the test above are no rule's (ts=2025-12-19T20:29).
-	v, end, valueByte := p, min(len(text), p+cands.minValue), &cands.valueByte
-	for v < end && valueByte[text[v]] {
-		v++
-	}
-	vendorValue := v-p >= cands.minValue || colonValue(text, p)
+	vendorValue := vendorValueAt(text, p) || colonValue(text, p)
 	if !vendorValue && !genericValue(text, i+1, multiline, false) {
 		return false
 	}
@@ -755,8 +816,9 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 		return false // most keys: sig, file_path
 	}
 	if cands.valueFirst[text[p]] {
+		value := text[p : p+valueRun(text, p)]
 		for _, kw := range cands.valueKeywords {
-			if hasFoldPrefix(text[p:v], kw) {
+			if hasFoldPrefix(value, kw) {
 				return true
 			}
 		}
@@ -764,6 +826,36 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 	// generic-api-key's value with its entropy: a value that has it has
 	// the shape too (genericValue with entropy tests one thing more).
 	return ends&1 != 0 && vendorValue || ends&2 != 0 && genericValue(text, i+1, multiline, true)
+}
+
+// vendorValueAt reports whether a vendor's value, as long as the shortest
+// (cands.minValue bytes of cands.valueByte), starts at p: valueRun's
+// count, made as one expression over the bytes as an array (a lookup and
+// a test a byte, one bounds check) where the rules' shortest value is
+// vendorValueBytes long and the text holds that many bytes from p.
+// FuzzVendorValueAt holds it equal to valueRun's count.
+func vendorValueAt(text []byte, p int) bool {
+	if cands.minValue != vendorValueBytes || p+vendorValueBytes > len(text) {
+		return valueRun(text, p) >= cands.minValue
+	}
+	b, t := (*[vendorValueBytes]byte)(text[p:p+vendorValueBytes]), &cands.valueByte
+	return t[b[0]] && t[b[1]] && t[b[2]] && t[b[3]] && t[b[4]] && t[b[5]] && t[b[6]] &&
+		t[b[7]] && t[b[8]] && t[b[9]] && t[b[10]] && t[b[11]] && t[b[12]] && t[b[13]]
+}
+
+// vendorValueBytes is the length of the shortest vendor's value
+// (cands.minValue) under gitleaks' rules as generated; should a rules
+// update change it, vendorValueAt counts with valueRun.
+const vendorValueBytes = 14
+
+// valueRun is how many bytes of a vendor's value (cands.valueByte) start
+// at p, counted up to cands.minValue.
+func valueRun(text []byte, p int) int {
+	v, end := p, min(len(text), p+cands.minValue)
+	for v < end && cands.valueByte[text[v]] {
+		v++
+	}
+	return v - p
 }
 
 // keywordsBefore tells which keywords of the assignment rules end at most

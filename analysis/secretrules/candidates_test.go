@@ -437,6 +437,91 @@ func FuzzNoKeyAt(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte) { checkNoKeyAt(t, text) })
 }
 
+// checkNoKeyAtByByte: NoKeyAt, which reads the bytes around the separator
+// as one array and their facts from one table, is noKeyAtByByte at every
+// place of text, and at every place of text cut short at each end (the
+// text's first three and last two bytes, where NoKeyAt hands over).
+func checkNoKeyAtByByte(t *testing.T, text []byte) {
+	t.Helper()
+	for from := range min(len(text), 4) + 1 {
+		for to := max(from, len(text)-3); to <= len(text); to++ {
+			s := text[from:to]
+			for i := range len(s) + 1 {
+				if got, want := NoKeyAt(s, i), noKeyAtByByte(s, i); got != want {
+					t.Fatalf("NoKeyAt(%q, %d) = %v, byte by byte %v", s, i, got, want)
+				}
+			}
+		}
+	}
+}
+
+// NoKeyAt equals its byte-by-byte reading at its edges: every stop of its
+// read-back (a key of zero to three bytes, after the text's start, a byte
+// no key holds, one above ASCII, the last byte of a punctKeys form, a
+// byte read back over), every skip after the separator, a value keyword's
+// first byte or not, CRLF, invalid UTF-8, an emoji.
+func TestNoKeyAtByByte(t *testing.T) {
+	var texts []string
+	for _, key := range []string{"", "o", "th", "key", "\n", "é", "\xff", "🔑", "times,", "a,", "x\"", "x'", "a:", "a?", "a|", "a>", "a ", "a\t", "\r\n"} {
+		for _, sep := range []string{"=", ":"} {
+			for _, value := range []string{"", "x", "Zx9", " Zx9", "\"Zx9", "  Zx9", "\t\"Zx9", "NRJS-0123", " live_0123", "=Zx9", "\r\n", "\xff\xfe", "🔑x"} {
+				for _, before := range []string{"", "\n", " ", "-", "ab"} {
+					texts = append(texts, before+key+sep+value)
+				}
+			}
+		}
+	}
+	for _, s := range append(append(texts, noKeySeeds...), keywordSeeds...) {
+		checkNoKeyAtByByte(t, []byte(s))
+	}
+}
+
+func FuzzNoKeyAtByByte(f *testing.F) {
+	for _, s := range append(noKeySeeds, keywordSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) { checkNoKeyAtByByte(t, text) })
+}
+
+// checkVendorValueAt: vendorValueAt is valueRun's count at every place of
+// text, and of text cut short at its end (the places within
+// vendorValueBytes of it, where it counts with valueRun).
+func checkVendorValueAt(t *testing.T, text []byte) {
+	t.Helper()
+	for to := max(0, len(text)-vendorValueBytes-1); to <= len(text); to++ {
+		s := text[:to]
+		for p := range len(s) + 1 {
+			if got, want := vendorValueAt(s, p), valueRun(s, p) >= cands.minValue; got != want {
+				t.Fatalf("vendorValueAt(%q, %d) = %v, valueRun %d", s, p, got, valueRun(s, p))
+			}
+		}
+	}
+}
+
+// vendorValueAt equals valueRun's count: values of every length around a
+// vendor's shortest, ended by each kind of byte, and the rules' own
+// shortest value is the length it reads as an array.
+func TestVendorValueAt(t *testing.T) {
+	if cands.minValue != vendorValueBytes {
+		t.Logf("the rules' shortest vendor's value is %d bytes, vendorValueAt reads %d: it counts with valueRun", cands.minValue, vendorValueBytes)
+	}
+	for n := range 2*vendorValueBytes + 1 {
+		for _, end := range []string{"", " ", "\"", ":", "\n", "\r\n", "\xff", "é", "🔑", ",", "="} {
+			checkVendorValueAt(t, []byte("k="+strings.Repeat("Zx9vQ2mL7pR4tY8uK3wq"[:10], 3)[:n]+end+"tail"))
+		}
+	}
+	for _, s := range append(noKeySeeds, keywordSeeds...) {
+		checkVendorValueAt(t, []byte(s))
+	}
+}
+
+func FuzzVendorValueAt(f *testing.F) {
+	for _, s := range append(noKeySeeds, keywordSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) { checkVendorValueAt(t, text) })
+}
+
 // A key's expression read as a list of words has the forms its parse
 // spells out, for every assignment rule read so.
 func TestLiteralKeyForms(t *testing.T) {
