@@ -79,7 +79,9 @@ func Append(dst, v []byte) []byte {
 // Writer makes b write canonical JSON where each value goes, what Append
 // makes of what b would write compact (jsonw.Buf.WriteCanonical): a writer
 // whose output is canonical writes it so instead of reading it again.
-func Writer(b *jsonw.Buf) { b.WriteCanonical(String, Append) }
+// Its strings are escaped by String, which is jsonw.AppendSerdeString
+// (nil: called directly, without the copy a function value needs).
+func Writer(b *jsonw.Buf) { b.WriteCanonical(nil, Append) }
 
 // Marshal returns the canonical form of the valid JSON value v.
 func Marshal(v []byte) []byte { return Append(nil, v) }
