@@ -478,39 +478,44 @@ func (m *Members) Ints(k *Key, keys []Key, vals []int64) {
 // maxInt is the most bytes appendInt appends.
 const maxInt = 20
 
-// digitPairs are the numbers 00 to 99, two digits each.
-const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
-
 // appendInt appends n in decimal, strconv.AppendInt's bytes: a number
-// from 0 to 99,999,999 (a token count, a latency) written in place, two
-// digits at a time from its last, when b has the room, without
-// strconv's calls and the copy of its digits; any other through strconv.
+// from 0 to 99,999,999 (a token count, a latency) made in a word, two
+// digits at a time from its last (digitPairs), the first digit in its
+// lowest byte, and stored at once where b ends when b has the room,
+// without strconv's calls and the copy of its digits; any other through
+// strconv.
 func appendInt(b []byte, n int64) []byte {
 	l := len(b)
 	if n < 0 || n >= 1e8 || cap(b)-l < 8 {
 		return strconv.AppendInt(b, n, 10)
 	}
-	d := 1
-	for x := n; x >= 10; x /= 10 {
-		d++
-	}
-	b = b[:l+d]
-	i := l + d
+	var w uint64
+	d := 0
 	for n >= 100 {
 		q := n / 100
-		r := 2 * (n - 100*q)
-		i -= 2
-		b[i], b[i+1] = digitPairs[r], digitPairs[r+1]
+		w = w<<16 | uint64(digitPairs[n-100*q])
+		d += 2
 		n = q
 	}
 	if n >= 10 {
-		b[i-2], b[i-1] = digitPairs[2*n], digitPairs[2*n+1]
+		w = w<<16 | uint64(digitPairs[n])
+		d += 2
 	} else {
-		b[i-1] = byte('0' + n)
+		w = w<<8 | uint64('0'+n)
+		d++
 	}
-	return b
+	binary.LittleEndian.PutUint64(b[l:l+8], w)
+	return b[:l+d]
 }
+
+// digitPairs are the numbers 00 to 99's two digits, the first in the
+// low byte (as they are stored).
+var digitPairs = func() (t [100]uint16) {
+	for i := range t {
+		t[i] = uint16('0'+i/10) | uint16('0'+i%10)<<8
+	}
+	return t
+}()
 
 // RawHashed writes k with the valid JSON value v made canonical, and then
 // hk with its Hash, hashed where it was written (Object.HashOf): hk must
