@@ -1190,7 +1190,11 @@ func (wr *Writer) restMember(m *canon.Members, e *model.Event, carried *model.Ca
 		c.Add(&carries.time)
 	}
 	c.Add(&carries.messageIDModel)
-	m.Canonical(&lineKeys.rest, wr.rest(e, &c))
+	// Written where it goes in the line (rest, without the copy).
+	m.Key(&lineKeys.rest)
+	own := wr.restBuf.Swap(m.B)
+	model.WriteRestCarried(&wr.restBuf, e, nil, &c)
+	m.B = wr.restBuf.Swap(own)
 }
 
 // endLine ends the line m and writes it (line).

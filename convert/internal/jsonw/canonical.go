@@ -26,6 +26,18 @@ func (b *Buf) WriteCanonical(str func(dst []byte, s string) []byte, raw func(dst
 // Canonical reports whether b writes canonical JSON (WriteCanonical).
 func (b *Buf) Canonical() bool { return b.canon != nil }
 
+// Swap makes buf b's bytes, what b writes next following them where they
+// are, and returns the bytes b had: a writer that builds a line in a
+// slice of its own writes a piece of it through b where it goes (a
+// REPLAY line's rest, after the line's members before it) instead of
+// writing it apart and copying it in, and swaps b's own bytes back.
+// (Only the bytes: an object open in b stays open.)
+func (b *Buf) Swap(buf []byte) []byte {
+	old := b.buf
+	b.buf = buf
+	return old
+}
+
 // canonical is what a Buf writing canonical JSON keeps: the members of
 // the objects open, each object's after those of the object around it.
 //
