@@ -12,7 +12,6 @@ package replay
 
 import (
 	"errors"
-	"fmt"
 	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
 	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"io"
@@ -736,16 +735,17 @@ func (wr *Writer) toolCall(f *canon.Object, t string, e *model.Event) *model.Car
 // (unsetCallID, unsetStep).
 func (wr *Writer) callID(t string, e *model.Event) (id string, unset int) {
 	id = e.Call.ID
-	if wr.seen.Has(e.Call.ID) && e.Call.ID != "" {
+	seen := idset.Hash(id) // (hashed once for the test and the note)
+	if id != "" && wr.seen.HasHash(seen) {
 		wr.rep.Add(model.LossIDUnique, "tool call id reused (ToolResult matches the latest)", e.Loc)
 	}
 	if id == "" {
-		id = fmt.Sprintf("tc_%d", wr.ncalls+1)
+		id = "tc_" + strconv.FormatInt(wr.ncalls+1, 10)
 		wr.rep.Add(model.LossSynthesized, "ToolCall id for a call without one", e.Loc)
 		unset |= unsetCallID // the writer's
 	}
 	wr.calls.Set(e.Call.ID, callRef{id: id, t: t})
-	wr.seen.Add(e.Call.ID)
+	wr.seen.AddHash(seen)
 	wr.ncalls++
 	if e.Step == 0 {
 		unset |= unsetStep // the writer's step_id
@@ -1103,7 +1103,7 @@ func (wr *Writer) callLine(t string, e *model.Event) {
 		if n <= 0 {
 			n = wr.ncalls
 		}
-		m.String(&lineKeys.stepID, "step-"+strconv.FormatInt(n, 10))
+		m.StringInt(&lineKeys.stepID, "step-", n)
 	}
 	m.String(&lineKeys.t, t)
 	m.String(&lineKeys.tool, e.Call.Name)
@@ -1190,7 +1190,11 @@ func (wr *Writer) restMember(m *canon.Members, e *model.Event, carried *model.Ca
 		c.Add(&carries.time)
 	}
 	c.Add(&carries.messageIDModel)
-	m.Canonical(&lineKeys.rest, wr.rest(e, &c))
+	// Written where it goes in the line (rest, without the copy).
+	m.Key(&lineKeys.rest)
+	own := wr.restBuf.Swap(m.B)
+	model.WriteRestCarried(&wr.restBuf, e, nil, &c)
+	m.B = wr.restBuf.Swap(own)
 }
 
 // endLine ends the line m and writes it (line).

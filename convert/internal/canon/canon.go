@@ -7,8 +7,11 @@ package canon
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"slices"
 	"strconv"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
@@ -33,7 +36,7 @@ func Append(dst, v []byte) []byte {
 		kvs := arr[:0]
 		jsonscan.Members(v, func(k, val []byte) error {
 			// Insertion sort, stable: objects have few members.
-			m := member{jsonscan.Key(k), val}
+			m := member{key(k), val}
 			i := len(kvs)
 			kvs = append(kvs, m)
 			for ; i > 0 && kvs[i-1].k > m.k; i-- {
@@ -69,6 +72,20 @@ func Append(dst, v []byte) []byte {
 		})
 		return append(dst, ']')
 	case '"':
+		if len(v) < 2 || v[len(v)-1] != '"' {
+			s, _ := jsonscan.String(v) // (not valid JSON)
+			return String(dst, s)
+		}
+		inner := v[1 : len(v)-1]
+		if jsonw.PlainASCII(asString(inner)) == len(inner) {
+			// Printable ASCII without escapes (most paths, names and
+			// words): canonical as it is.
+			return append(dst, v...)
+		}
+		if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+			// Nothing to decode: escaped where it is, not copied first.
+			return String(dst, asString(inner))
+		}
 		s, _ := jsonscan.String(v)
 		return String(dst, s)
 	default:
@@ -76,10 +93,26 @@ func Append(dst, v []byte) []byte {
 	}
 }
 
+// key is the raw key k of a member decoded (jsonscan.Key): k itself,
+// not a copy, when it is its own decoding (nearly always), valid while
+// the value it is in is.
+func key(k []byte) string {
+	if jsonscan.PlainKey(k) {
+		return asString(k)
+	}
+	return jsonscan.Key(k)
+}
+
+// asString is b as a string, without a copy: b is not changed while the
+// string is used.
+func asString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 // Writer makes b write canonical JSON where each value goes, what Append
 // makes of what b would write compact (jsonw.Buf.WriteCanonical): a writer
 // whose output is canonical writes it so instead of reading it again.
-func Writer(b *jsonw.Buf) { b.WriteCanonical(String, Append) }
+// Its strings are escaped by String, which is jsonw.AppendSerdeString
+// (nil: called directly, without the copy a function value needs).
+func Writer(b *jsonw.Buf) { b.WriteCanonical(nil, Append) }
 
 // Marshal returns the canonical form of the valid JSON value v.
 func Marshal(v []byte) []byte { return Append(nil, v) }
@@ -317,11 +350,24 @@ func inOrder(keys []string, order []int) bool {
 
 // Key is a key of an object whose members a writer gives in their keys'
 // order itself (Members): the key as canonical JSON, with its colon,
-// made once.
-type Key struct{ json string }
+// made once, and in a block of keySize bytes when it fits (nearly every
+// key: "cache_creation_input_tokens": is 30 bytes), which Members stores
+// whole, two moves of sixteen bytes, instead of appending it.
+type Key struct {
+	json   string
+	padded [keySize]byte
+	fits   bool
+}
+
+// keySize is a Key's padded block's size.
+const keySize = 32
 
 // NewKey is k as a Key.
-func NewKey(k string) Key { return Key{string(append(String(nil, k), ':'))} }
+func NewKey(k string) Key {
+	key := Key{json: string(append(String(nil, k), ':'))}
+	key.fits = copy(key.padded[:], key.json) == len(key.json)
+	return key
+}
 
 // Members writes one canonical object member by member in the order the
 // writer gives them, which must be the order of their keys' bytes, each
@@ -350,11 +396,28 @@ func (m *Members) End() []byte {
 
 // key writes the separator before the next member and its key.
 func (m *Members) key(k *Key) {
-	if m.n > 0 {
-		m.B = append(m.B, ',')
-	}
+	m.B = putKey(m.B, k, m.n > 0)
 	m.n++
-	m.B = append(m.B, k.json...)
+}
+
+// putKey appends a comma when comma says so and the key k to b: when b
+// has the room, the comma stored where b ends whether it is wanted or
+// not and k's block stored whole after it or over it, with no call;
+// else appended.
+func putKey(b []byte, k *Key, comma bool) []byte {
+	if l := len(b); k.fits && cap(b)-l > keySize {
+		b = b[:l+1+keySize]
+		b[l] = ','
+		if comma {
+			l++
+		}
+		*(*[keySize]byte)(b[l:]) = k.padded
+		return b[:l+len(k.json)]
+	}
+	if comma {
+		b = append(b, ',')
+	}
+	return append(b, k.json...)
 }
 
 // Key writes k, whose value the caller appends to B next (a nested
@@ -382,23 +445,77 @@ func (m *Members) Canonical(k *Key, v []byte) {
 // Int writes k with the number n.
 func (m *Members) Int(k *Key, n int64) {
 	m.key(k)
-	m.B = strconv.AppendInt(m.B, n, 10)
+	m.B = appendInt(m.B, n)
+}
+
+// StringInt writes k with the string of prefix and the decimal digits
+// of n after it (String of prefix+strconv.FormatInt(n, 10)), without
+// making that string: the digits go where prefix's closing quote was.
+// (A made-up id, "step-12".)
+func (m *Members) StringInt(k *Key, prefix string, n int64) {
+	m.key(k)
+	m.B = String(m.B, prefix)
+	m.B = append(appendInt(m.B[:len(m.B)-1], n), '"')
 }
 
 // Ints writes k with an object of numbers: keys[i] with vals[i], the
-// keys given in order (Object.Ints).
+// keys given in order (Object.Ints). The room of the whole object is
+// made once (a usage's four keys and numbers), each key's block stored
+// whole into it and each number's digits two at a time.
 func (m *Members) Ints(k *Key, keys []Key, vals []int64) {
 	m.key(k)
-	m.B = append(m.B, '{')
-	for i := range keys {
-		if i > 0 {
-			m.B = append(m.B, ',')
-		}
-		m.B = append(m.B, keys[i].json...)
-		m.B = strconv.AppendInt(m.B, vals[i], 10)
+	b := m.B
+	if room := 2 + len(keys)*(keySize+1+maxInt); cap(b)-len(b) < room {
+		b = slices.Grow(b, room)
 	}
-	m.B = append(m.B, '}')
+	b = append(b, '{')
+	for i := range keys {
+		b = appendInt(putKey(b, &keys[i], i > 0), vals[i])
+	}
+	m.B = append(b, '}')
 }
+
+// maxInt is the most bytes appendInt appends.
+const maxInt = 20
+
+// appendInt appends n in decimal, strconv.AppendInt's bytes: a number
+// from 0 to 99,999,999 (a token count, a latency) made in a word, two
+// digits at a time from its last (digitPairs), the first digit in its
+// lowest byte, and stored at once where b ends when b has the room,
+// without strconv's calls and the copy of its digits; any other through
+// strconv.
+func appendInt(b []byte, n int64) []byte {
+	l := len(b)
+	if n < 0 || n >= 1e8 || cap(b)-l < 8 {
+		return strconv.AppendInt(b, n, 10)
+	}
+	var w uint64
+	d := 0
+	for n >= 100 {
+		q := n / 100
+		w = w<<16 | uint64(digitPairs[n-100*q])
+		d += 2
+		n = q
+	}
+	if n >= 10 {
+		w = w<<16 | uint64(digitPairs[n])
+		d += 2
+	} else {
+		w = w<<8 | uint64('0'+n)
+		d++
+	}
+	binary.LittleEndian.PutUint64(b[l:l+8], w)
+	return b[:l+d]
+}
+
+// digitPairs are the numbers 00 to 99's two digits, the first in the
+// low byte (as they are stored).
+var digitPairs = func() (t [100]uint16) {
+	for i := range t {
+		t[i] = uint16('0'+i/10) | uint16('0'+i%10)<<8
+	}
+	return t
+}()
 
 // RawHashed writes k with the valid JSON value v made canonical, and then
 // hk with its Hash, hashed where it was written (Object.HashOf): hk must
@@ -438,9 +555,31 @@ func (m *Members) Hash(k *Key, c []byte) {
 // zeroHex is a SHA-256 sum's room in hex.
 const zeroHex = "0000000000000000000000000000000000000000000000000000000000000000"
 
-// appendHash appends "sha256:<hex of sum>", as a JSON string.
+// hashSize is what appendHash appends: "sha256:<64 hex digits>" and its
+// quotes.
+const hashSize = len(`"sha256:`) + 2*sha256.Size + 1
+
+// appendHash appends "sha256:<hex of sum>", as a JSON string
+// (hex.AppendEncode's digits): into room made once, each byte's two
+// digits stored at once from hexPairs.
 func appendHash(dst []byte, sum *[sha256.Size]byte) []byte {
-	dst = append(dst, `"sha256:`...)
-	dst = hex.AppendEncode(dst, sum[:])
-	return append(dst, '"')
+	l := len(dst)
+	dst = slices.Grow(dst, hashSize)[:l+hashSize]
+	h := (*[hashSize]byte)(dst[l:])
+	copy(h[:8], `"sha256:`)
+	for i, c := range sum {
+		binary.LittleEndian.PutUint16(h[8+2*i:], hexPairs[c])
+	}
+	h[hashSize-1] = '"'
+	return dst
 }
+
+// hexPairs are the bytes' two lowercase hex digits, the first in the low
+// byte (as they are stored).
+var hexPairs = func() (t [256]uint16) {
+	const digits = "0123456789abcdef"
+	for i := range t {
+		t[i] = uint16(digits[i>>4]) | uint16(digits[i&15])<<8
+	}
+	return t
+}()

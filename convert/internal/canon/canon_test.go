@@ -2,7 +2,10 @@ package canon
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -112,6 +115,7 @@ var seeds = []string{
 	`{"b":1,"a":[true,null,{"d":"x\"y","c":2.50}],"a":"dup"}`,
 	`{"z":{"y":{"x":{}}},"é":"\u00e9\ud83d\ude00","A":"\u0001\b\f\t","":[]}`,
 	` [ 1 , "two\u2028" , { } ] `, `"s\\u"`, `12e3`, `null`, `{}`,
+	`{"file_path":"src/a.go","pattern":"λ x","bad":"\xff\xfe","ctl":"a\tb","q":"a\"b"}`,
 	`{"p01":1,"p02":2,"p03":3,"p04":4,"p05":5,"p06":6,"p07":7,"p08":8,"p09":9,"p10":10,"p11":11,"p12":12,"p13":13,"p14":14,"p15":15,"p16":16,"p17":17,"p00":0}`,
 }
 
@@ -482,4 +486,100 @@ func FuzzWriterLines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzMembers holds Members (its keys stored as padded blocks, putKey;
+// Int's and Ints' numbers written in place, appendInt; StringInt's
+// string made where it goes) to an Object of the same members: keys k
+// with a digit after it, in order, into buffers with no free room, a
+// little and more.
+func FuzzMembers(f *testing.F) {
+	f.Add("event", "step-", int64(0))
+	f.Add("cache_creation_input_tokens", "", int64(99999999))
+	f.Add("a_key_longer_than_thirty_two_bytes", "pré\"fix\x01", int64(-1))
+	f.Add("", "\xff", int64(100000000))
+	f.Fuzz(checkMembers)
+}
+
+// Numbers at every change of appendInt's (a digit more, the room of
+// eight, the sign) and keys of every length around a block's 32 bytes.
+func TestMembersEveryEdge(t *testing.T) {
+	var ns []int64
+	for p := int64(1); p <= 1e18; p *= 10 {
+		ns = append(ns, p-1, p, p+1, -p)
+	}
+	ns = append(ns, math.MaxInt64, math.MinInt64)
+	for _, n := range ns {
+		for l := 0; l <= 34; l++ {
+			checkMembers(t, strings.Repeat("k", l), "step-", n)
+		}
+	}
+}
+
+// checkMembers is FuzzMembers' test.
+func checkMembers(t *testing.T, k, prefix string, n int64) {
+	t.Helper()
+	if !utf8.ValidString(k) {
+		return // (an Object's keys are valid: the writers' constants)
+	}
+	var keys [6]Key
+	names := make([]string, len(keys))
+	for i := range keys {
+		names[i] = k + string(rune('0'+i))
+		keys[i] = NewKey(names[i])
+	}
+	vals := []int64{n, n / 7, -n, 3}
+	for _, room := range []int{0, 1, 40, 4 * (len(k) + len(prefix) + 80)} {
+		var m Members
+		m.Begin(make([]byte, 0, room))
+		m.Int(&keys[0], n)
+		m.Key(&keys[1])
+		m.B = append(m.B, "null"...)
+		m.Ints(&keys[2], keys[3:], vals[:3])
+		m.StringInt(&keys[3], prefix, n)
+		m.String(&keys[4], prefix)
+		m.Ints(&keys[5], nil, nil)
+		got := m.End()
+		var o Object
+		o.Int(names[0], n)
+		o.Raw(names[1], []byte("null"))
+		o.Ints(names[2], names[3:], vals[:3])
+		o.String(names[3], prefix+strconv.FormatInt(n, 10))
+		o.String(names[4], prefix)
+		o.Ints(names[5], nil, nil)
+		if want := o.AppendTo(nil); !bytes.Equal(got, want) {
+			t.Fatalf("key %q, prefix %q, n %d, room %d: Members wrote\n%s\nwant\n%s", k, prefix, n, room, got, want)
+		}
+	}
+}
+
+// TestAppendNotValidJSON: a string value that is not valid JSON (a
+// call's input as a source gave it) is written as before Append's fast
+// paths, without a panic.
+func TestAppendNotValidJSON(t *testing.T) {
+	for _, v := range []string{`"`, `"ab`, `"a\`, `"a"b"`, `"\xff"`, `"é`} {
+		if got, want := Append(nil, []byte(v)), appendReference(nil, []byte(v)); !bytes.Equal(got, want) {
+			t.Errorf("Append(%q) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// TestAppendHashEveryByte: appendHash writes each byte's digits as
+// hex.EncodeToString does, every byte value at every place, after other
+// bytes in a buffer with no room and with room.
+func TestAppendHashEveryByte(t *testing.T) {
+	for start := 0; start < 256; start += 32 {
+		var sum [sha256.Size]byte
+		for i := range sum {
+			sum[i] = byte(start + i)
+		}
+		for _, sum := range [][sha256.Size]byte{sum, sha256.Sum256(sum[:])} {
+			want := `x"sha256:` + hex.EncodeToString(sum[:]) + `"`
+			for _, room := range []int{1, 200} {
+				if got := appendHash(append(make([]byte, 0, room), 'x'), &sum); string(got) != want {
+					t.Fatalf("appendHash = %s, want %s", got, want)
+				}
+			}
+		}
+	}
 }

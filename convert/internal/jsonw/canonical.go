@@ -11,8 +11,9 @@ import (
 // WriteCanonical makes b write, from here on, canonical JSON as package canon
 // defines it (REPLAY.jsonl's lines and hashes): what canon.Append makes
 // of what b would write compact, written where it goes instead of being
-// written compact and read again. Each string is escaped by str and each
-// raw value made canonical by raw (canon.String and canon.Append, which
+// written compact and read again. Each string is escaped by str (nil:
+// AppendSerdeString's escaping, serde_json's, canon.String's, called
+// directly) and each raw value made canonical by raw (canon.Append, which
 // this package cannot import); an object's members are written in the
 // order they come, and sorted by their keys' bytes when the object ends
 // (a key written twice keeps its last value). A Buf that indents or
@@ -25,6 +26,18 @@ func (b *Buf) WriteCanonical(str func(dst []byte, s string) []byte, raw func(dst
 // Canonical reports whether b writes canonical JSON (WriteCanonical).
 func (b *Buf) Canonical() bool { return b.canon != nil }
 
+// Swap makes buf b's bytes, what b writes next following them where they
+// are, and returns the bytes b had: a writer that builds a line in a
+// slice of its own writes a piece of it through b where it goes (a
+// REPLAY line's rest, after the line's members before it) instead of
+// writing it apart and copying it in, and swaps b's own bytes back.
+// (Only the bytes: an object open in b stays open.)
+func (b *Buf) Swap(buf []byte) []byte {
+	old := b.buf
+	b.buf = buf
+	return old
+}
+
 // canonical is what a Buf writing canonical JSON keeps: the members of
 // the objects open, each object's after those of the object around it.
 //
@@ -32,7 +45,8 @@ func (b *Buf) Canonical() bool { return b.canon != nil }
 // raw, or is kept: it is copied first (arg, keys). A function value or a
 // field keeping it would make that argument of every Obj method escape to
 // the heap in every writer, canonical or not (a []byte("null") allocated
-// at each call).
+// at each call). A string of a Buf whose str is nil goes to
+// AppendSerdeString, a function, not a value, without a copy.
 type canonical struct {
 	str func(dst []byte, s string) []byte
 	raw func(dst, v []byte) []byte
@@ -110,8 +124,13 @@ func (b *Buf) openInOrder(inOrder bool) *Buf {
 func (c *canonical) key(m canonicalMember) []byte { return c.keys[m.key:m.keyEnd] }
 
 // appendString appends s as str escapes it, through a copy (see
-// canonical), or as it is between quotes when it is plain throughout.
+// canonical), or as it is between quotes when it is plain throughout; as
+// AppendSerdeString escapes it when str is nil, without a copy (its own
+// test of a short plain string is the words of appendEscaped).
 func (c *canonical) appendString(dst []byte, s string) []byte {
+	if c.str == nil {
+		return AppendSerdeString(dst, s)
+	}
 	if PlainASCII(s) == len(s) {
 		// Plain throughout (most ids, times and names): between its
 		// quotes as it is, as every JSON string escapes it.
@@ -170,13 +189,62 @@ func (o *Obj) canonicalMember(k string, n int) []byte {
 	m := canonicalMember{key: len(c.keys), start: at}
 	c.keys = append(c.keys, k...)
 	m.keyEnd = len(c.keys)
-	dst = c.str(dst, asString(c.keys[m.key:]))
+	if c.str == nil {
+		dst = AppendSerdeString(dst, k)
+	} else {
+		dst = c.str(dst, asString(c.keys[m.key:]))
+	}
 	if !utf8.ValidString(k) {
 		c.keys, _ = jsonstr.Unquote(c.keys[:m.key], dst[at:], jsonstr.Replace)
 		m.keyEnd = len(c.keys)
 	}
 	c.members = append(c.members, m)
 	return append(dst, ':')
+}
+
+// wholeNames reports whether b writes a member whose key is k and value
+// v (a string value, or k itself when the value is not a Name) as a
+// compact object does, storing their escaped forms whole (Name's padded
+// blocks): b writes canonical JSON with serde_json's escaping (str nil),
+// the innermost object's members in order, so that nothing is noted, and
+// k's and v's compact forms are canonical JSON's. (A rest's constant keys
+// and kinds, REPLAY's.)
+func (b *Buf) wholeNames(k, v *Name) bool {
+	c := b.canon
+	return c != nil && c.inOrder && c.str == nil && !b.quote && k.canonical && v.canonical
+}
+
+// wholeList is wholeNames of the key k and every name of list.
+func (b *Buf) wholeList(k *Name, list []*Name) bool {
+	if !b.wholeNames(k, k) {
+		return false
+	}
+	for _, n := range list {
+		if !n.canonical {
+			return false
+		}
+	}
+	return true
+}
+
+// canonicalStrName is StrName's bytes of o's buffer in a Buf that writes
+// canonical JSON: the key and the value's opening quote stored whole, as
+// a compact object stores them, and the value escaped as serde_json
+// escapes it, when wholeNames says so; else the member noted or written
+// in order as Str's.
+func (o *Obj) canonicalStrName(k *Name, s string) []byte {
+	if !o.in.wholeNames(k, k) {
+		c := o.in.canon
+		return c.appendString(o.canonicalMember(k.s, len(s)+2), s)
+	}
+	m := len(k.compact) + 1
+	dst := o.B.buf
+	if hasRoom(dst, m+len(s)+1) && k.fits[compactForm] {
+		dst = o.putMember(dst, k, compactForm, m)
+	} else {
+		dst = o.nameMemberSlow(k, compactForm, m, len(s)+1)
+	}
+	return append(appendEscaped(dst, s, serdeEscapes), '"')
 }
 
 // end closes the innermost object open in b: its members, written in the

@@ -868,6 +868,10 @@ type Name struct {
 	// opened is the padded blocks' bytes, for a name whose block does not
 	// fit.
 	opened [2]string
+	// canonical says compact is canonical JSON's form of s too (s has no
+	// backspace, form feed or invalid UTF-8, which serde_json escapes
+	// otherwise): a canonical object written in order stores it whole.
+	canonical bool
 }
 
 // padSize is a Name's padded forms' size: nearly every name's fit (a
@@ -887,6 +891,7 @@ func NewName(s string) Name {
 		compact: string(append(AppendString(nil, s), ':')),
 		quoted:  string(append(appendQuotedString(nil, s), ':')),
 	}
+	n.canonical = n.compact == string(append(AppendSerdeString(nil, s), ':'))
 	n.opened = [2]string{n.compact + `"`, n.quoted + `\"`}
 	for f, e := range n.opened {
 		n.fits[f] = copy(n.padded[f][:], e) == len(e)
@@ -973,10 +978,10 @@ func (o *Obj) nameMemberSlow(k *Name, f, m, n int) []byte {
 // nameKey is the bytes of o's buffer, grown to hold the next member's
 // separator and key k, as o writes it, and about n bytes more, with
 // those appended: k's escaped form stored when o is compact or quotes,
-// else member's key.
+// or a canonical object written in order (wholeNames), else member's key.
 func (o *Obj) nameKey(k *Name, n int) []byte {
 	switch {
-	case o.in == nil:
+	case o.in == nil || o.in.wholeNames(k, k):
 		if dst := o.B.buf; hasRoom(dst, len(k.compact)+n) && k.fits[compactForm] {
 			return o.putMember(dst, k, compactForm, len(k.compact))
 		}
@@ -1011,7 +1016,8 @@ func (o *Obj) RawName(k *Name, v []byte) {
 
 // StrName writes a string member whose key is k: Str(k.String(), s). An
 // object that indents or writes canonical JSON writes it as Str does (its
-// key stored a word at a time, or noted for sorting).
+// key stored a word at a time, or noted for sorting; stored whole in a
+// canonical object written in order, canonicalStrName).
 func (o *Obj) StrName(k *Name, s string) {
 	if o.in == nil {
 		// The key and the value's opening quote, stored at once.
@@ -1031,18 +1037,19 @@ func (o *Obj) StrName(k *Name, s string) {
 		o.B.buf = append(appendEscaped(dst, s, quotedEscapes), '\\', '"')
 		return
 	}
-	if c := o.in.canon; c != nil {
-		o.B.buf = c.appendString(o.canonicalMember(k.s, len(s)+2), s)
+	if o.in.canon != nil {
+		o.B.buf = o.canonicalStrName(k, s)
 		return
 	}
 	o.B.buf = AppendString(o.indentedMember(k.s, len(s)), s)
 }
 
 // NameName writes a string member whose key is k and value v:
-// Str(k.String(), v.String()).
+// Str(k.String(), v.String()). A canonical object written in order stores
+// both as a compact one does (wholeNames).
 func (o *Obj) NameName(k, v *Name) {
 	f := compactForm
-	if o.in != nil {
+	if o.in != nil && !o.in.wholeNames(k, v) {
 		if !o.in.quote {
 			if c := o.in.canon; c != nil {
 				o.B.buf = c.appendString(o.canonicalMember(k.s, len(v.s)+2), v.s)
@@ -1099,11 +1106,12 @@ func (o *Obj) KeyName(k *Name) { o.B.buf = o.nameKey(k, 0) }
 // NamesName writes a list of names whose key is k: Strings(k.String(),
 // the names' strings). A compact or quoting object stores each name as it
 // was escaped once (its key form, whose colon becomes the separator or the
-// closing bracket), with no test of its bytes; one that indents or writes
+// closing bracket), with no test of its bytes, as does a canonical one
+// written in order (wholeList); one that indents or writes other
 // canonical JSON writes it with Strings. (A rest's "unset" list: the names
 // of the fields a writer made up, the same few constants rest after rest.)
 func (o *Obj) NamesName(k *Name, list []*Name) {
-	if o.in != nil && !o.in.quote {
+	if o.in != nil && !o.in.quote && !o.in.wholeList(k, list) {
 		var a [8]string
 		s := a[:0]
 		for _, n := range list {
@@ -1113,7 +1121,7 @@ func (o *Obj) NamesName(k *Name, list []*Name) {
 		return
 	}
 	f, room := compactForm, 1+padSize
-	if o.in != nil {
+	if o.in != nil && o.in.quote {
 		f = quotedForm
 	}
 	for _, n := range list {
