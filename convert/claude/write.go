@@ -71,6 +71,32 @@ type Writer struct {
 	callIDs *recent.Map[struct{}]
 	open    *recent.Map[waiting]
 	renamed map[*model.Event]string
+	// The losses reported at most entries (repeatedLoss).
+	lostUUID, lostParent, lostParentLink, lostMessageID, lostTime repeated
+}
+
+// repeated is a loss the writer reports again and again (a made-up uuid
+// at every entry of a session without ids), once it holds its first
+// MaxLocations locations: the report's entry, whose count alone changes
+// from then on.
+type repeated struct{ l *model.Loss }
+
+// repeatedLoss reports a loss of kind and detail at loc, as Report.Add
+// does; once the report's entry holds all the locations it keeps, p
+// adds to its count without Add's search for the entry (Report.add was
+// called at every entry). The report's text and counts are Add's: a
+// location past MaxLocations is not kept, and nothing else changes.
+func (wr *Writer) repeatedLoss(p *repeated, kind model.LossKind, detail string, loc model.Loc) {
+	if l := p.l; l != nil && len(l.Locations) >= model.MaxLocations {
+		l.Count++
+		return
+	}
+	wr.rep.Add(kind, detail, loc)
+	if p.l == nil && wr.rep != nil {
+		if l := wr.rep.Find(kind, detail); l != nil && l.Subject == "" {
+			p.l = l
+		}
+	}
 }
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
@@ -158,7 +184,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			copy(id[:], "msg_")
 			copy(id[4:], h[:])
 			wr.runMsgID = wr.strs.Of(id[:])
-			wr.rep.Add(model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
+			wr.repeatedLoss(&wr.lostMessageID, model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
 		}
 		wr.runSrcID = e.MessageID
 		if e.MessageID != "" {
@@ -588,7 +614,7 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Run) link {
 	case l.uuid == "":
 		l.uuid = wr.synthUUID()
 		l.parent = wr.lastOf(e.AgentID)
-		wr.rep.Add(model.LossSynthesized, "uuid and parentUuid", e.Loc)
+		wr.repeatedLoss(&wr.lostUUID, model.LossSynthesized, "uuid and parentUuid", e.Loc)
 	case !wr.sameSource():
 		if !isUUID(l.uuid) {
 			l.uuid = wr.synthUUID()
@@ -597,9 +623,9 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Run) link {
 		switch l.parent = wr.lastOf(e.AgentID); {
 		case l.parent == e.ParentID:
 		case e.ParentID == "":
-			wr.rep.Add(model.LossSynthesized, "parentUuid (the source links no entries; Claude Code resumes one chain)", e.Loc)
+			wr.repeatedLoss(&wr.lostParent, model.LossSynthesized, "parentUuid (the source links no entries; Claude Code resumes one chain)", e.Loc)
 		default:
-			wr.rep.Add(model.LossSynthesized, "parentUuid: the entry written before (Claude Code resumes one chain; the entry's rest keeps the source's parent)", e.Loc)
+			wr.repeatedLoss(&wr.lostParentLink, model.LossSynthesized, "parentUuid: the entry written before (Claude Code resumes one chain; the entry's rest keeps the source's parent)", e.Loc)
 		}
 	}
 	if e.AgentID == "" {
@@ -836,7 +862,7 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 		}
 		wr.rep.Add(model.LossSynthesized, "timestamp for one that is not a date and time", e.Loc)
 	} else {
-		wr.rep.Add(model.LossSynthesized, "timestamp (the source has none for this event)", e.Loc)
+		wr.repeatedLoss(&wr.lostTime, model.LossSynthesized, "timestamp (the source has none for this event)", e.Loc)
 	}
 	if wr.lastTime == "" {
 		if t, ok := parseTime(wr.h.Started); ok {
@@ -1227,13 +1253,9 @@ func (wr *Writer) callID(e *model.Event) string {
 		return id
 	}
 	out := id
-	for n := 2; ; n++ {
-		if _, used := wr.callIDs.Get(out); !used {
-			break
-		}
+	for n := 2; !recent.Add(wr.callIDs, out); n++ {
 		out = id + "-" + strconv.Itoa(n)
 	}
-	wr.callIDs.Set(out, struct{}{})
 	if out != id {
 		wr.renamed[e] = out
 		wr.rep.Add(model.LossIDUnique, "tool call id used again in the session (Claude Code takes one call an id): the later call's written as <id>-2 …, its rest keeping the source's", e.Loc)
