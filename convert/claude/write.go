@@ -908,22 +908,22 @@ func claudeTimeForm(ts string) (frac, ok bool) {
 	if ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' || ts[len(ts)-1] != 'Z' {
 		return false, false
 	}
-	num := func(from, to int) int {
-		n := 0
-		for _, c := range []byte(ts[from:to]) {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			n = n*10 + int(c-'0')
+	// Two digits at i, or -1 when either is not a digit (a byte below
+	// '0' wraps round to more than 9).
+	two := func(i int) int {
+		a, b := ts[i]-'0', ts[i+1]-'0'
+		if a > 9 || b > 9 {
+			return -1
 		}
-		return n
+		return int(a)*10 + int(b)
 	}
-	y, mo, d, h, mi, sec := num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16), num(17, 19)
-	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+	c, yy, mo, d, h, mi, sec := two(0), two(2), two(5), two(8), two(11), two(14), two(17)
+	y := c*100 + yy
+	if c < 0 || yy < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
 		return false, false
 	}
 	// The day must exist in that month (time.Date would roll it over).
-	if t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC); t.Day() != d {
+	if d > daysIn(mo, y) {
 		return false, false
 	}
 	return frac, true
@@ -931,6 +931,23 @@ func claudeTimeForm(ts string) (frac, ok bool) {
 
 // claudeTimeLayout is how Claude Code writes timestamps.
 const claudeTimeLayout = "2006-01-02T15:04:05.000Z"
+
+// daysIn is the number of days of month mo (1 to 12) of year y (0 to
+// 9999) in the Gregorian calendar, as time.Date counts them: a day past
+// it rolls over (time.Date and Day, which took more than the rest of the
+// timestamp's check).
+func daysIn(mo, y int) int {
+	switch mo {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
 
 // parseTime reads an RFC 3339 / ISO 8601 timestamp, with or without a
 // zone (UTC then) and with a space for the T.
