@@ -71,6 +71,32 @@ type Writer struct {
 	callIDs *recent.Map[struct{}]
 	open    *recent.Map[waiting]
 	renamed map[*model.Event]string
+	// The losses reported at most entries (repeatedLoss).
+	lostUUID, lostParent, lostParentLink, lostMessageID, lostTime repeated
+}
+
+// repeated is a loss the writer reports again and again (a made-up uuid
+// at every entry of a session without ids), once it holds its first
+// MaxLocations locations: the report's entry, whose count alone changes
+// from then on.
+type repeated struct{ l *model.Loss }
+
+// repeatedLoss reports a loss of kind and detail at loc, as Report.Add
+// does; once the report's entry holds all the locations it keeps, p
+// adds to its count without Add's search for the entry (Report.add was
+// called at every entry). The report's text and counts are Add's: a
+// location past MaxLocations is not kept, and nothing else changes.
+func (wr *Writer) repeatedLoss(p *repeated, kind model.LossKind, detail string, loc model.Loc) {
+	if l := p.l; l != nil && len(l.Locations) >= model.MaxLocations {
+		l.Count++
+		return
+	}
+	wr.rep.Add(kind, detail, loc)
+	if p.l == nil && wr.rep != nil {
+		if l := wr.rep.Find(kind, detail); l != nil && l.Subject == "" {
+			p.l = l
+		}
+	}
 }
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
@@ -158,7 +184,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			copy(id[:], "msg_")
 			copy(id[4:], h[:])
 			wr.runMsgID = wr.strs.Of(id[:])
-			wr.rep.Add(model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
+			wr.repeatedLoss(&wr.lostMessageID, model.LossSynthesized, "message.id (the source has no message ids)", e.Loc)
 		}
 		wr.runSrcID = e.MessageID
 		if e.MessageID != "" {
@@ -588,7 +614,7 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Run) link {
 	case l.uuid == "":
 		l.uuid = wr.synthUUID()
 		l.parent = wr.lastOf(e.AgentID)
-		wr.rep.Add(model.LossSynthesized, "uuid and parentUuid", e.Loc)
+		wr.repeatedLoss(&wr.lostUUID, model.LossSynthesized, "uuid and parentUuid", e.Loc)
 	case !wr.sameSource():
 		if !isUUID(l.uuid) {
 			l.uuid = wr.synthUUID()
@@ -597,9 +623,9 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Run) link {
 		switch l.parent = wr.lastOf(e.AgentID); {
 		case l.parent == e.ParentID:
 		case e.ParentID == "":
-			wr.rep.Add(model.LossSynthesized, "parentUuid (the source links no entries; Claude Code resumes one chain)", e.Loc)
+			wr.repeatedLoss(&wr.lostParent, model.LossSynthesized, "parentUuid (the source links no entries; Claude Code resumes one chain)", e.Loc)
 		default:
-			wr.rep.Add(model.LossSynthesized, "parentUuid: the entry written before (Claude Code resumes one chain; the entry's rest keeps the source's parent)", e.Loc)
+			wr.repeatedLoss(&wr.lostParentLink, model.LossSynthesized, "parentUuid: the entry written before (Claude Code resumes one chain; the entry's rest keeps the source's parent)", e.Loc)
 		}
 	}
 	if e.AgentID == "" {
@@ -836,7 +862,7 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 		}
 		wr.rep.Add(model.LossSynthesized, "timestamp for one that is not a date and time", e.Loc)
 	} else {
-		wr.rep.Add(model.LossSynthesized, "timestamp (the source has none for this event)", e.Loc)
+		wr.repeatedLoss(&wr.lostTime, model.LossSynthesized, "timestamp (the source has none for this event)", e.Loc)
 	}
 	if wr.lastTime == "" {
 		if t, ok := parseTime(wr.h.Started); ok {
@@ -882,22 +908,22 @@ func claudeTimeForm(ts string) (frac, ok bool) {
 	if ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' || ts[len(ts)-1] != 'Z' {
 		return false, false
 	}
-	num := func(from, to int) int {
-		n := 0
-		for _, c := range []byte(ts[from:to]) {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			n = n*10 + int(c-'0')
+	// Two digits at i, or -1 when either is not a digit (a byte below
+	// '0' wraps round to more than 9).
+	two := func(i int) int {
+		a, b := ts[i]-'0', ts[i+1]-'0'
+		if a > 9 || b > 9 {
+			return -1
 		}
-		return n
+		return int(a)*10 + int(b)
 	}
-	y, mo, d, h, mi, sec := num(0, 4), num(5, 7), num(8, 10), num(11, 13), num(14, 16), num(17, 19)
-	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+	c, yy, mo, d, h, mi, sec := two(0), two(2), two(5), two(8), two(11), two(14), two(17)
+	y := c*100 + yy
+	if c < 0 || yy < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
 		return false, false
 	}
 	// The day must exist in that month (time.Date would roll it over).
-	if t := time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC); t.Day() != d {
+	if d > daysIn(mo, y) {
 		return false, false
 	}
 	return frac, true
@@ -905,6 +931,23 @@ func claudeTimeForm(ts string) (frac, ok bool) {
 
 // claudeTimeLayout is how Claude Code writes timestamps.
 const claudeTimeLayout = "2006-01-02T15:04:05.000Z"
+
+// daysIn is the number of days of month mo (1 to 12) of year y (0 to
+// 9999) in the Gregorian calendar, as time.Date counts them: a day past
+// it rolls over (time.Date and Day, which took more than the rest of the
+// timestamp's check).
+func daysIn(mo, y int) int {
+	switch mo {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
+}
 
 // parseTime reads an RFC 3339 / ISO 8601 timestamp, with or without a
 // zone (UTC then) and with a space for the T.
@@ -1227,13 +1270,9 @@ func (wr *Writer) callID(e *model.Event) string {
 		return id
 	}
 	out := id
-	for n := 2; ; n++ {
-		if _, used := wr.callIDs.Get(out); !used {
-			break
-		}
+	for n := 2; !recent.Add(wr.callIDs, out); n++ {
 		out = id + "-" + strconv.Itoa(n)
 	}
-	wr.callIDs.Set(out, struct{}{})
 	if out != id {
 		wr.renamed[e] = out
 		wr.rep.Add(model.LossIDUnique, "tool call id used again in the session (Claude Code takes one call an id): the later call's written as <id>-2 …, its rest keeping the source's", e.Loc)

@@ -31,11 +31,42 @@ func (m *Map[V]) Set(k string, v V) {
 	if len(m.cur) >= m.cap {
 		// (Tested first: a key's lookup only when the map is full.)
 		if _, ok := m.cur[k]; !ok {
-			m.prev, m.cur = m.cur, make(map[string]V, m.cap)
+			m.rotate()
 		}
 	}
 	delete(m.prev, k)
 	m.cur[k] = v
+}
+
+// rotate drops the older generation and starts a new one in its map,
+// emptied: the two maps' room is made once, not again at every rotation.
+func (m *Map[V]) rotate() {
+	old := m.prev
+	if old == nil {
+		old = make(map[string]V, m.cap)
+	} else {
+		clear(old)
+	}
+	m.prev, m.cur = m.cur, old
+}
+
+// Add sets k in a set (a Map of nothing) and reports whether it was not
+// remembered: a key remembered stays where it is, as it is. One hash of k
+// where a Get and a Set took two (the length of the map tells whether
+// the assignment added k).
+func Add(m *Map[struct{}], k string) bool {
+	if _, ok := m.prev[k]; ok {
+		return false
+	}
+	if len(m.cur) >= m.cap {
+		if _, ok := m.cur[k]; ok {
+			return false
+		}
+		m.rotate()
+	}
+	n := len(m.cur)
+	m.cur[k] = struct{}{}
+	return len(m.cur) > n
 }
 
 // Delete forgets k.
