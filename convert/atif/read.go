@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -31,7 +32,7 @@ const (
 // End is called.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name}
-	st := &reader{h: h, sink: sink, rep: rep}
+	st := newReader(h, sink, rep)
 	return model.Document{
 		Format: "atif",
 		List:   "steps",
@@ -44,7 +45,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 // ReadJSONL streams an ATIF-JSONL file.
 func ReadJSONL(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: NameJSONL}
-	st := &reader{h: h, sink: sink, rep: rep}
+	st := newReader(h, sink, rep)
 	first := true
 	err := model.Lines(r, rep, func(line []byte, n int) error {
 		if first {
@@ -247,11 +248,50 @@ type reader struct {
 	// results (step), room kept for the next step's when not larger than
 	// maxListed.
 	calls, results [][]byte
+	// strs is where the strings of the steps' values that the events
+	// keep are made (the index's String, MakeStrings; the made-up message
+	// ids), many to an allocation.
+	strs strblock.Room
 }
+
+// newReader is a reader of one file's steps, for sink.
+func newReader(h *model.Header, sink model.Sink, rep *model.Report) *reader {
+	st := &reader{h: h, sink: sink, rep: rep, strs: strblock.New(stringBlock, maxBlockString)}
+	st.ix.MakeStrings(&st.strs)
+	return st
+}
+
+// stringBlock is the size of the blocks a reader makes its strings in,
+// and maxBlockString the longest string made in one: a longer one (a
+// long tool output) is an allocation of its own, so that a block is
+// mostly filled before the next is made.
+const (
+	stringBlock    = 16 << 10
+	maxBlockString = 1 << 10
+)
 
 // maxListed bounds the room of a step's list of calls or results that a
 // reader keeps for the next step.
 const maxListed = 64
+
+// emptied is a step's list of calls or results made empty for the next
+// step's: its room kept when it is not larger than maxListed, with no
+// view left in it (a view kept there would keep its step's bytes, a
+// line's buffer or the document, until the read ends).
+func emptied(list [][]byte) [][]byte {
+	if len(list) > maxListed {
+		return nil
+	}
+	if len(list) == 1 {
+		// Most steps' one call, or one result: clear's call costs more
+		// than the store (0.3M instructions a read of the generated
+		// 1 MB session).
+		list[0] = nil
+	} else {
+		clear(list)
+	}
+	return list[:0]
+}
 
 // callResult is a tool call and a tool result: a step's calls and results
 // are made in one slice of them (step), not one allocation each.
@@ -369,12 +409,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	if hasObs {
 		events = st.observation(events, obs, of, obsErr, pairs, valid, sp.base, loc)
 	}
-	if len(st.calls) > maxListed {
-		st.calls = nil
-	}
-	if len(st.results) > maxListed {
-		st.results = nil
-	}
+	st.calls, st.results = emptied(st.calls), emptied(st.results)
 	restoreOrphanID(events, &sp.extra)
 	markToolStatuses(events, &sp.extra)
 	markToolErrors(events, &sp.extra)
@@ -457,7 +492,7 @@ func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 	// The step's id, step-N, and the message id made up of it, one
 	// string: the id is its end.
 	var idBuf [32]byte
-	msgID := string(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
+	msgID := st.strs.Of(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
 	id := msgID[len(model.SyntheticMessagePrefix):]
 	sp.base.Time, sp.base.Step, sp.base.ID, sp.base.Model, sp.base.Loc = ts, stepN, id, modelName, loc
 	sp.msgID = msgID

@@ -57,7 +57,23 @@ type Index struct {
 	// input to the next (a reader's records name the same keys again).
 	keyBuf []byte
 	keys   *[256]keptKeys
+	// maker makes the strings String takes as they are (MakeStrings);
+	// nil: each an allocation of its own. Kept from one input to the
+	// next (Reset does not forget it).
+	maker Maker
 }
+
+// Maker makes a string of b's bytes, as string(b) does, and never
+// changes it afterwards: a reader that keeps many short strings gives its
+// Index one that makes them many to an allocation
+// (convert/internal/strblock.Room).
+type Maker interface{ Of(b []byte) string }
+
+// MakeStrings has String make the strings it takes as they are, without
+// decoding (most of them), with m; nil makes each an allocation of its
+// own, as the zero Index does. The strings are then m's: a consumer that
+// keeps a few of them long after the read copies them.
+func (ix *Index) MakeStrings(m Maker) { ix.maker = m }
 
 // keptKeys is a string Keys made, and whether its keys need no decoding
 // (PlainKey), asked once when it was made.
@@ -616,14 +632,19 @@ const (
 //
 // A string of it that holds no escape, as the validator recorded them
 // (noEscape), is made of its bytes without looking through it for a
-// backslash.
+// backslash, by the index's Maker when it has one (MakeStrings).
 func (ix *Index) String(v []byte) (string, bool) {
 	off := ix.offset(v)
-	if off < 0 || !ix.InputValidUTF8() {
+	// (An input known valid is not asked again: InputValidUTF8 is a
+	// call.)
+	if off < 0 || ix.inputUTF8 <= 0 && !ix.InputValidUTF8() {
 		return decodeString(v, false)
 	}
 	if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' && ix.noEscape(off, n) {
-		return string(v[1 : n-1]), true
+		if n == 2 || ix.maker == nil {
+			return string(v[1 : n-1]), true
+		}
+		return ix.maker.Of(v[1 : n-1]), true
 	}
 	return decodeString(v, true)
 }
