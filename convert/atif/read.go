@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
@@ -241,9 +242,9 @@ type reader struct {
 	// Room for the lists a step is read with and does not keep (what the
 	// events keep of them is copied): the step itself, its metrics, a
 	// tool call, its observation, a result of it and the result's extra,
-	// and the list of its rests. Each is the room of one list at a time.
+	// and the members of a rest. Each is the room of one list at a time.
 	record, metrics, call, obs, result, resultExtra model.Scratch
-	rests                                           []json.RawMessage
+	restMembers                                     []jsonscan.Span
 	// calls and results are the step's tool calls and its observation's
 	// results (step), room kept for the next step's when not larger than
 	// maxListed.
@@ -686,7 +687,7 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 // fields could not hold (a second text of one response) comes back from
 // its rest alone. The step's id and number are not the events' then.
 func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []model.Event {
-	rests, err := model.RestListIn(&st.ix, raw, &st.rests)
+	list, err := model.RestListAt(raw)
 	if err != nil {
 		st.rep.Add(model.LossMalformed, "step extra.rests is not a list", sp.base.Loc)
 		return events
@@ -718,9 +719,9 @@ func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []
 		// rest says another, as the writer writes it (writeRests).
 		base.Usage = events[0].Usage
 	}
-	return model.ApplyRestsIn(&st.ix, events, rests, sp.source != "agent", base, func(err error) {
+	return model.ApplyRestListIn(&st.ix, events, list, sp.source != "agent", base, func(err error) {
 		st.rep.Add(model.LossMalformed, "step extra.rests: "+err.Error(), sp.base.Loc)
-	})
+	}, &st.restMembers)
 }
 
 // restoreOrphanID gives a result without source_call_id on a system step
@@ -769,7 +770,8 @@ func markToolErrors(events []model.Event, extra *model.Fields) {
 	if !ok {
 		return
 	}
-	ids, ok := toolErrorIDs(te)
+	var room [8]string
+	ids, ok := toolErrorIDs(te, room[:0])
 	if !ok {
 		return
 	}
@@ -788,12 +790,19 @@ var errNotString = errors.New("not a string")
 // toolErrorIDs is json.Unmarshal of te, a valid JSON value, into a list
 // of strings: the list, and whether te is one. A list of strings (what
 // this package's writer writes) is decoded by the member scanner, which
-// decodes a string as encoding/json does, without the reflection;
-// anything else (null, a list of something else, not a list) goes
+// decodes a string as encoding/json does, without the reflection, into
+// room; anything else (null, a list of something else, not a list) goes
 // through json.Unmarshal. FuzzToolErrorIDs holds the two equal.
-func toolErrorIDs(te []byte) ([]string, bool) {
-	var ids []string
+//
+// The ids are only compared: an id that needs no decoding (no escape,
+// valid UTF-8) is te's own bytes, not a copy, and so valid while te is.
+func toolErrorIDs(te []byte, room []string) ([]string, bool) {
+	ids := room
 	err := jsonscan.Array(te, func(_ int, v []byte) error {
+		if n := len(v); n >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+			ids = append(ids, unsafe.String(&v[1], n-2))
+			return nil
+		}
 		s, ok := jsonscan.String(v)
 		if !ok {
 			return errNotString

@@ -542,6 +542,71 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 	}
 }
 
+// Objects calls fn with each element of the array b, as Array does, and
+// where the element's members are, as MemberSpans of it gives them
+// (appended to dst[:0]; ErrNotObject for an element that is not an
+// object): an object of the indexed input whose members the index
+// recorded is listed from them where the walk over b finds it, without a
+// search for its place (MemberSpans's, once an element). The spans are
+// valid until fn returns. An element fn is given is b's own bytes, with
+// no space around it.
+func (ix *Index) Objects(b []byte, dst []Span, fn func(v []byte, spans []Span, err error)) error {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return errors.New("not a JSON array")
+	}
+	off := ix.offset(b)
+	c := -1
+	i = skipWS(b, i+1)
+	if b[i] == ']' {
+		return nil
+	}
+	for {
+		var vEnd int
+		var spans []Span
+		var err error
+		if off >= 0 && b[i] == '{' {
+			if c < 0 {
+				c = ix.after(off, i-1)
+			}
+			if c < len(ix.containers) && int(ix.containers[c].start) == off+i {
+				// The element is the container at c: its end and the next
+				// container are known, and its members when recorded.
+				ct := &ix.containers[c]
+				vEnd = int(ct.end) - off
+				if c < len(ix.lists) && ix.lists[c].first > 0 {
+					at := off + i
+					spans = dst[:0]
+					for m := ix.lists[c].first; m != 0; {
+						r := &ix.recorded[m-1]
+						spans = append(spans, Span{int(r.keyStart) - at, int(r.keyEnd) - at, int(r.valueStart) - at, int(r.valueEnd) - at})
+						m = r.next
+					}
+				} else {
+					spans, err = ix.MemberSpans(b[i:vEnd], dst[:0])
+				}
+				c = int(ct.next)
+			} else {
+				vEnd, c = ix.jump(b, off, i, c)
+				spans, err = ix.MemberSpans(b[i:vEnd], dst[:0])
+			}
+		} else {
+			if off < 0 {
+				vEnd = skip(b, i)
+			} else {
+				vEnd, c = ix.jump(b, off, i, c)
+			}
+			spans, err = ix.MemberSpans(b[i:vEnd], dst[:0])
+		}
+		fn(b[i:vEnd], spans, err)
+		i = skipWS(b, vEnd)
+		if b[i] == ']' {
+			return nil
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
 // Keys returns the keys of the members spans (of b, still escaped) laid
 // end to end, as a string, and whether none of them needs decoding
 // (PlainKey of the string): the string an earlier call made for the same
