@@ -15,7 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -31,7 +33,7 @@ const (
 // End is called.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name}
-	st := &reader{h: h, sink: sink, rep: rep}
+	st := newReader(h, sink, rep)
 	return model.Document{
 		Format: "atif",
 		List:   "steps",
@@ -44,7 +46,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 // ReadJSONL streams an ATIF-JSONL file.
 func ReadJSONL(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: NameJSONL}
-	st := &reader{h: h, sink: sink, rep: rep}
+	st := newReader(h, sink, rep)
 	first := true
 	err := model.Lines(r, rep, func(line []byte, n int) error {
 		if first {
@@ -240,18 +242,57 @@ type reader struct {
 	// Room for the lists a step is read with and does not keep (what the
 	// events keep of them is copied): the step itself, its metrics, a
 	// tool call, its observation, a result of it and the result's extra,
-	// and the list of its rests. Each is the room of one list at a time.
+	// and the members of a rest. Each is the room of one list at a time.
 	record, metrics, call, obs, result, resultExtra model.Scratch
-	rests                                           []json.RawMessage
+	restMembers                                     []jsonscan.Span
 	// calls and results are the step's tool calls and its observation's
 	// results (step), room kept for the next step's when not larger than
 	// maxListed.
 	calls, results [][]byte
+	// strs is where the strings of the steps' values that the events
+	// keep are made (the index's String, MakeStrings; the made-up message
+	// ids), many to an allocation.
+	strs strblock.Room
 }
+
+// newReader is a reader of one file's steps, for sink.
+func newReader(h *model.Header, sink model.Sink, rep *model.Report) *reader {
+	st := &reader{h: h, sink: sink, rep: rep, strs: strblock.New(stringBlock, maxBlockString)}
+	st.ix.MakeStrings(&st.strs)
+	return st
+}
+
+// stringBlock is the size of the blocks a reader makes its strings in,
+// and maxBlockString the longest string made in one: a longer one (a
+// long tool output) is an allocation of its own, so that a block is
+// mostly filled before the next is made.
+const (
+	stringBlock    = 16 << 10
+	maxBlockString = 1 << 10
+)
 
 // maxListed bounds the room of a step's list of calls or results that a
 // reader keeps for the next step.
 const maxListed = 64
+
+// emptied is a step's list of calls or results made empty for the next
+// step's: its room kept when it is not larger than maxListed, with no
+// view left in it (a view kept there would keep its step's bytes, a
+// line's buffer or the document, until the read ends).
+func emptied(list [][]byte) [][]byte {
+	if len(list) > maxListed {
+		return nil
+	}
+	if len(list) == 1 {
+		// Most steps' one call, or one result: clear's call costs more
+		// than the store (0.3M instructions a read of the generated
+		// 1 MB session).
+		list[0] = nil
+	} else {
+		clear(list)
+	}
+	return list[:0]
+}
 
 // callResult is a tool call and a tool result: a step's calls and results
 // are made in one slice of them (step), not one allocation each.
@@ -369,12 +410,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	if hasObs {
 		events = st.observation(events, obs, of, obsErr, pairs, valid, sp.base, loc)
 	}
-	if len(st.calls) > maxListed {
-		st.calls = nil
-	}
-	if len(st.results) > maxListed {
-		st.results = nil
-	}
+	st.calls, st.results = emptied(st.calls), emptied(st.results)
 	restoreOrphanID(events, &sp.extra)
 	markToolStatuses(events, &sp.extra)
 	markToolErrors(events, &sp.extra)
@@ -457,7 +493,7 @@ func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 	// The step's id, step-N, and the message id made up of it, one
 	// string: the id is its end.
 	var idBuf [32]byte
-	msgID := string(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
+	msgID := st.strs.Of(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
 	id := msgID[len(model.SyntheticMessagePrefix):]
 	sp.base.Time, sp.base.Step, sp.base.ID, sp.base.Model, sp.base.Loc = ts, stepN, id, modelName, loc
 	sp.msgID = msgID
@@ -651,7 +687,7 @@ func (st *reader) systemEvent(sp *stepParts) model.Event {
 // fields could not hold (a second text of one response) comes back from
 // its rest alone. The step's id and number are not the events' then.
 func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []model.Event {
-	rests, err := model.RestListIn(&st.ix, raw, &st.rests)
+	list, err := model.RestListAt(raw)
 	if err != nil {
 		st.rep.Add(model.LossMalformed, "step extra.rests is not a list", sp.base.Loc)
 		return events
@@ -683,9 +719,9 @@ func (st *reader) applyRests(events []model.Event, raw []byte, sp *stepParts) []
 		// rest says another, as the writer writes it (writeRests).
 		base.Usage = events[0].Usage
 	}
-	return model.ApplyRestsIn(&st.ix, events, rests, sp.source != "agent", base, func(err error) {
+	return model.ApplyRestListIn(&st.ix, events, list, sp.source != "agent", base, func(err error) {
 		st.rep.Add(model.LossMalformed, "step extra.rests: "+err.Error(), sp.base.Loc)
-	})
+	}, &st.restMembers)
 }
 
 // restoreOrphanID gives a result without source_call_id on a system step
@@ -734,7 +770,8 @@ func markToolErrors(events []model.Event, extra *model.Fields) {
 	if !ok {
 		return
 	}
-	ids, ok := toolErrorIDs(te)
+	var room [8]string
+	ids, ok := toolErrorIDs(te, room[:0])
 	if !ok {
 		return
 	}
@@ -753,12 +790,19 @@ var errNotString = errors.New("not a string")
 // toolErrorIDs is json.Unmarshal of te, a valid JSON value, into a list
 // of strings: the list, and whether te is one. A list of strings (what
 // this package's writer writes) is decoded by the member scanner, which
-// decodes a string as encoding/json does, without the reflection;
-// anything else (null, a list of something else, not a list) goes
+// decodes a string as encoding/json does, without the reflection, into
+// room; anything else (null, a list of something else, not a list) goes
 // through json.Unmarshal. FuzzToolErrorIDs holds the two equal.
-func toolErrorIDs(te []byte) ([]string, bool) {
-	var ids []string
+//
+// The ids are only compared: an id that needs no decoding (no escape,
+// valid UTF-8) is te's own bytes, not a copy, and so valid while te is.
+func toolErrorIDs(te []byte, room []string) ([]string, bool) {
+	ids := room
 	err := jsonscan.Array(te, func(_ int, v []byte) error {
+		if n := len(v); n >= 2 && v[0] == '"' && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+			ids = append(ids, unsafe.String(&v[1], n-2))
+			return nil
+		}
 		s, ok := jsonscan.String(v)
 		if !ok {
 			return errNotString

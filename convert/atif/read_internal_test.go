@@ -84,7 +84,7 @@ func FuzzToolErrorIDs(f *testing.F) {
 		if !jsonscan.Valid(te) {
 			return
 		}
-		got, gotOK := toolErrorIDs(te)
+		got, gotOK := toolErrorIDs(te, []string{"x"}[:0])
 		var want []string
 		wantOK := json.Unmarshal(te, &want) == nil
 		if gotOK != wantOK || wantOK && !slices.Equal(got, want) {
@@ -95,8 +95,9 @@ func FuzzToolErrorIDs(f *testing.F) {
 
 // TestStepListsAreBounded: the room of a step's lists of calls and
 // results that a reader keeps for the next step is not that of a step
-// with more than maxListed of them, and a step's events are made at
-// their count, each call and result where its pair is.
+// with more than maxListed of them, and holds no view of the step's
+// bytes, and a step's events are made at their count, each call and
+// result where its pair is.
 func TestStepListsAreBounded(t *testing.T) {
 	step := func(n int) []byte {
 		var calls, results []string
@@ -119,6 +120,14 @@ func TestStepListsAreBounded(t *testing.T) {
 		}
 		if n > maxListed && (st.calls != nil || st.results != nil) {
 			t.Fatalf("%d calls: room of %d calls and %d results kept", n, cap(st.calls), cap(st.results))
+		}
+		// The room kept holds no view of the step read.
+		for _, room := range [][][]byte{st.calls[:cap(st.calls)], st.results[:cap(st.results)]} {
+			for i, v := range room {
+				if v != nil {
+					t.Fatalf("%d calls: the room kept for the next step holds %q at %d", n, v, i)
+				}
+			}
 		}
 		for i, e := range c.Session.Events[2 : 2+n] {
 			if e.Call == nil || e.Call.ID != fmt.Sprintf("c%d", i) {

@@ -1266,6 +1266,44 @@ func ApplyRestsIn(ix *jsonscan.Index, events []Event, rests []json.RawMessage, o
 	return a.events
 }
 
+// RestListAt is the list of rests b, a value of a validated record, for
+// ApplyRestListIn: b without the space around it, nil for null (no rest),
+// and RestListIn's error for anything but a list.
+func RestListAt(b []byte) ([]byte, error) {
+	t := bytes.TrimSpace(b)
+	if string(t) == "null" {
+		return nil, nil
+	}
+	if len(t) == 0 || t[0] != '[' {
+		return nil, errors.New("not a list")
+	}
+	return t, nil
+}
+
+// ApplyRestListIn is ApplyRestsIn of RestListIn of list (RestListAt's),
+// part of the record ix indexed last, in one walk: each rest's members
+// are found where the walk over the list finds the rest
+// (jsonscan.Index.Objects), not looked for again once the list is made.
+// room is where a rest's members are listed, reused from one list to the
+// next (nil: a list of each rest's own).
+func ApplyRestListIn(ix *jsonscan.Index, events []Event, list []byte, own bool, base Event, bad func(error), room *[]jsonscan.Span) []Event {
+	if list == nil {
+		return events
+	}
+	a := restApplier{events: events, own: own, ix: ix}
+	var dst []jsonscan.Span
+	if room != nil {
+		if cap(*room) == 0 {
+			*room = make([]jsonscan.Span, 0, 32)
+		}
+		dst = *room
+	}
+	ix.Objects(list, dst, func(r []byte, spans []jsonscan.Span, err error) {
+		a.apply(r, r, spans, err, &base, bad)
+	})
+	return a.events
+}
+
 // restApplier is ApplyRests one rest at a time. (bad and base are given
 // to each call, not kept: kept, bad would leave for the heap with what it
 // holds, a reader's event among them, once a record, and base, an event,

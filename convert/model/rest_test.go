@@ -259,7 +259,9 @@ func fuzzRecordEvents() []Event {
 var fuzzBase = Event{Time: "t", Loc: Loc{Line: 3}}
 
 // FuzzApplyRests holds ApplyRests, which finds a rest's members once, to
-// applyRestsTwoScans, on any valid list of rests and events of a few kinds.
+// applyRestsTwoScans, on any valid list of rests and events of a few kinds;
+// and the rests of an indexed record, listed first (RestListIn,
+// ApplyRestsIn) or walked once (ApplyRestListIn), to them.
 func FuzzApplyRests(f *testing.F) {
 	f.Add([]byte(`[`+strings.Join(restSeeds, ",")+`]`), false)
 	f.Add([]byte(`[{"kind":"tool_call","call":{"id":"c","input":{"a":[1,{"b":"}"}]}}},{"KIND":"agent","text":"x"},null,{"kind":"user","kind":"thinking"}]`), true)
@@ -303,6 +305,20 @@ func FuzzApplyRests(f *testing.F) {
 		indexed := ApplyRestsIn(&ix, fuzzRecordEvents(), indexedRests, own, fuzzBase, func(err error) { indexedBad = append(indexedBad, err.Error()) })
 		if !reflect.DeepEqual(indexed, want) || !reflect.DeepEqual(indexedBad, wantBad) {
 			t.Fatalf("%s indexed:\n got %+v %q\nwant %+v %q", list, indexed, indexedBad, want, wantBad)
+		}
+		// The list walked once, each rest's members found where the walk
+		// finds it (RestListAt, ApplyRestListIn), in room that held other
+		// members and in none: the same.
+		at, err := RestListAt(v)
+		if err != nil || (at == nil) != (indexedRests == nil) {
+			t.Fatalf("%s: RestListAt %q %v, RestListIn %q", list, at, err, indexedRests)
+		}
+		for _, spans := range []*[]jsonscan.Span{{{KeyStart: 1, KeyEnd: 2, ValueStart: 3, ValueEnd: 4}}, nil} {
+			var walkedBad []string
+			walked := ApplyRestListIn(&ix, fuzzRecordEvents(), at, own, fuzzBase, func(err error) { walkedBad = append(walkedBad, err.Error()) }, spans)
+			if !reflect.DeepEqual(walked, want) || !reflect.DeepEqual(walkedBad, wantBad) {
+				t.Fatalf("%s walked once:\n got %+v %q\nwant %+v %q", list, walked, walkedBad, want, wantBad)
+			}
 		}
 	})
 }

@@ -37,8 +37,10 @@ func escapesByByte(b []byte) []span32 {
 // Object, a Walker's IndexedValue), the strings recorded are those that
 // have an escape (escapesByByte), noEscape says yes of a run of the input
 // only when it holds no backslash, and String of any run that starts and
-// ends with a quote is String of a copy (which looks through it), and of
-// every string the input holds what encoding/json decodes.
+// ends with a quote is String of a copy (which looks through it), the
+// same with a Maker as without (MakeStrings; the Maker given the string's
+// bytes, no more), and of every string the input holds what
+// encoding/json decodes.
 func FuzzEscapes(f *testing.F) {
 	for _, s := range []string{
 		`{"a":"plain","b":"one\"two","c":["\\","\\\\\"","x"],"d":{"e\n":"\u00e9\n"}}`,
@@ -55,6 +57,7 @@ func FuzzEscapes(f *testing.F) {
 		if len(b) > 160 {
 			return
 		}
+		var maker copyMaker
 		check := func(how string, ix *Index, in []byte) {
 			t.Helper()
 			if !ix.escapesKnown {
@@ -76,6 +79,12 @@ func FuzzEscapes(f *testing.F) {
 					want, wantOK := String(bytes.Clone(v))
 					if got != want || gotOK != wantOK {
 						t.Fatalf("%s %q: String(%q) = %q, %v; of a copy %q, %v", how, in, v, got, gotOK, want, wantOK)
+					}
+					ix.MakeStrings(&maker)
+					made, madeOK := ix.String(v)
+					ix.MakeStrings(nil)
+					if made != got || madeOK != gotOK {
+						t.Fatalf("%s %q: String(%q) = %q, %v with a Maker; without %q, %v", how, in, v, made, madeOK, got, gotOK)
 					}
 					var dec string
 					if json.Valid(v) && json.Unmarshal(v, &dec) == nil && (dec != got || !gotOK) {
@@ -105,4 +114,52 @@ func FuzzEscapes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// copyMaker is a Maker that makes each string of its own (as the zero
+// Index does) and counts them: what String gives it is what it gives
+// back.
+type copyMaker struct{ n int }
+
+func (m *copyMaker) Of(b []byte) string {
+	m.n++
+	return string(b)
+}
+
+// TestMakeStrings: String makes a plain string of the indexed input with
+// the index's Maker, and every other (an escape, invalid UTF-8, not of
+// the input, empty) as before; a new input keeps the Maker (Reset).
+func TestMakeStrings(t *testing.T) {
+	var ix Index
+	var m copyMaker
+	ix.MakeStrings(&m)
+	for _, c := range []struct {
+		in    string
+		made  int // strings the Maker makes of the input's values
+		texts []string
+	}{
+		{`{"a":"plain","b":"one\"two","c":"","d":"日本語"}`, 2, []string{"plain", `one"two`, "", "日本語"}},
+		{"{\"a\":\"x\xffy\",\"b\":\"ok\"}", 0, []string{"x\uFFFDy", "ok"}},
+	} {
+		b := []byte(c.in)
+		spans, err := ix.ObjectSpans(b, nil)
+		if err != nil {
+			t.Fatalf("%q: %v", b, err)
+		}
+		m.n = 0
+		for i, sp := range spans {
+			got, ok := ix.String(b[sp.ValueStart:sp.ValueEnd])
+			if !ok || got != c.texts[i] {
+				t.Fatalf("%q: String of value %d = %q, %v; want %q", b, i, got, ok, c.texts[i])
+			}
+		}
+		if m.n != c.made {
+			t.Fatalf("%q: the Maker made %d strings, want %d", b, m.n, c.made)
+		}
+	}
+	// A copy is not of the input: its string is made as before.
+	m.n = 0
+	if got, _ := ix.String([]byte(`"ok"`)); got != "ok" || m.n != 0 {
+		t.Fatalf("String of a copy = %q, the Maker made %d", got, m.n)
+	}
 }

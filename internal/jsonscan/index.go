@@ -57,7 +57,23 @@ type Index struct {
 	// input to the next (a reader's records name the same keys again).
 	keyBuf []byte
 	keys   *[256]keptKeys
+	// maker makes the strings String takes as they are (MakeStrings);
+	// nil: each an allocation of its own. Kept from one input to the
+	// next (Reset does not forget it).
+	maker Maker
 }
+
+// Maker makes a string of b's bytes, as string(b) does, and never
+// changes it afterwards: a reader that keeps many short strings gives its
+// Index one that makes them many to an allocation
+// (convert/internal/strblock.Room).
+type Maker interface{ Of(b []byte) string }
+
+// MakeStrings has String make the strings it takes as they are, without
+// decoding (most of them), with m; nil makes each an allocation of its
+// own, as the zero Index does. The strings are then m's: a consumer that
+// keeps a few of them long after the read copies them.
+func (ix *Index) MakeStrings(m Maker) { ix.maker = m }
 
 // keptKeys is a string Keys made, and whether its keys need no decoding
 // (PlainKey), asked once when it was made.
@@ -526,6 +542,71 @@ func (ix *Index) Array(b []byte, fn func(i int, value []byte) error) error {
 	}
 }
 
+// Objects calls fn with each element of the array b, as Array does, and
+// where the element's members are, as MemberSpans of it gives them
+// (appended to dst[:0]; ErrNotObject for an element that is not an
+// object): an object of the indexed input whose members the index
+// recorded is listed from them where the walk over b finds it, without a
+// search for its place (MemberSpans's, once an element). The spans are
+// valid until fn returns. An element fn is given is b's own bytes, with
+// no space around it.
+func (ix *Index) Objects(b []byte, dst []Span, fn func(v []byte, spans []Span, err error)) error {
+	i := skipWS(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return errors.New("not a JSON array")
+	}
+	off := ix.offset(b)
+	c := -1
+	i = skipWS(b, i+1)
+	if b[i] == ']' {
+		return nil
+	}
+	for {
+		var vEnd int
+		var spans []Span
+		var err error
+		if off >= 0 && b[i] == '{' {
+			if c < 0 {
+				c = ix.after(off, i-1)
+			}
+			if c < len(ix.containers) && int(ix.containers[c].start) == off+i {
+				// The element is the container at c: its end and the next
+				// container are known, and its members when recorded.
+				ct := &ix.containers[c]
+				vEnd = int(ct.end) - off
+				if c < len(ix.lists) && ix.lists[c].first > 0 {
+					at := off + i
+					spans = dst[:0]
+					for m := ix.lists[c].first; m != 0; {
+						r := &ix.recorded[m-1]
+						spans = append(spans, Span{int(r.keyStart) - at, int(r.keyEnd) - at, int(r.valueStart) - at, int(r.valueEnd) - at})
+						m = r.next
+					}
+				} else {
+					spans, err = ix.MemberSpans(b[i:vEnd], dst[:0])
+				}
+				c = int(ct.next)
+			} else {
+				vEnd, c = ix.jump(b, off, i, c)
+				spans, err = ix.MemberSpans(b[i:vEnd], dst[:0])
+			}
+		} else {
+			if off < 0 {
+				vEnd = skip(b, i)
+			} else {
+				vEnd, c = ix.jump(b, off, i, c)
+			}
+			spans, err = ix.MemberSpans(b[i:vEnd], dst[:0])
+		}
+		fn(b[i:vEnd], spans, err)
+		i = skipWS(b, vEnd)
+		if b[i] == ']' {
+			return nil
+		}
+		i = skipWS(b, i+1)
+	}
+}
+
 // Keys returns the keys of the members spans (of b, still escaped) laid
 // end to end, as a string, and whether none of them needs decoding
 // (PlainKey of the string): the string an earlier call made for the same
@@ -616,14 +697,19 @@ const (
 //
 // A string of it that holds no escape, as the validator recorded them
 // (noEscape), is made of its bytes without looking through it for a
-// backslash.
+// backslash, by the index's Maker when it has one (MakeStrings).
 func (ix *Index) String(v []byte) (string, bool) {
 	off := ix.offset(v)
-	if off < 0 || !ix.InputValidUTF8() {
+	// (An input known valid is not asked again: InputValidUTF8 is a
+	// call.)
+	if off < 0 || ix.inputUTF8 <= 0 && !ix.InputValidUTF8() {
 		return decodeString(v, false)
 	}
 	if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' && ix.noEscape(off, n) {
-		return string(v[1 : n-1]), true
+		if n == 2 || ix.maker == nil {
+			return string(v[1 : n-1]), true
+		}
+		return ix.maker.Of(v[1 : n-1]), true
 	}
 	return decodeString(v, true)
 }

@@ -502,6 +502,24 @@ func walkSpans(ix *Index, v []byte, path string, out *[]string) {
 			walkSpans(ix, v[m.ValueStart:m.ValueEnd], path+"."+string(v[m.KeyStart:m.KeyEnd]), out)
 		}
 	case len(v) > 0 && v[0] == '[':
+		// Each element's members: as Objects finds them in its walk over
+		// the list (indexed; in room that held other spans), or as
+		// MemberSpans of each element of Array finds them.
+		element := func(el []byte, spans []Span, err error) {
+			*out = append(*out, fmt.Sprintf("%s element %s: %v %v", path, el, spans, err))
+		}
+		if ix != nil {
+			room := []Span{{1, 2, 3, 4}, {5, 6, 7, 8}}
+			if err := ix.Objects(v, room, element); err != nil {
+				*out = append(*out, "Objects: "+err.Error())
+			}
+		} else {
+			Array(v, func(_ int, el []byte) error {
+				spans, err := MemberSpans(el, nil)
+				element(el, spans, err)
+				return nil
+			})
+		}
 		ix.Array(v, func(i int, val []byte) error {
 			walkSpans(ix, val, fmt.Sprintf("%s[%d]", path, i), out)
 			return nil
@@ -511,7 +529,7 @@ func walkSpans(ix *Index, v []byte, path string, out *[]string) {
 
 // FuzzIndexSpans holds the member lists of an indexed input, which jump
 // over nested values with the index, to those found by scanning, at every
-// depth: the input indexed while validated (ObjectSpans) and indexed as
+// depth (a list's elements' through Objects too): the input indexed while validated (ObjectSpans) and indexed as
 // already valid (ValidSpans, which must record the same containers), an
 // Index reused for the next input and reset between. A copy of a value
 // is not part of the input and is scanned.
