@@ -314,3 +314,87 @@ func (o *Obj) BytesAt(k *Key, s []byte) {
 	}
 	o.Str(k.s, v)
 }
+
+// indentedName is indentedMember for a Name's key: the bytes of an
+// indented object's buffer, grown to hold the separator, the line break
+// and indentation, k's key and ": ", and about n bytes more, with those
+// appended. The key is the one k escaped once: its compact form ("k":)
+// stored as its padded block, a space put after the colon (whatever the
+// depth: a Name keeps no form for each depth), where indentedMember tests
+// the key's bytes again at every member.
+func (o *Obj) indentedName(k *Name, n int) []byte {
+	depth := o.in.depth
+	dst := o.B.buf
+	// The comma, the line break and indentation rounded up to whole
+	// words, the padded block and n, with a word to spare.
+	if room := 2*depth + padSize + n + 24; cap(dst)-len(dst) < room {
+		dst = free(o.B, room)
+	}
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	return putIndentedName(putNewline(dst, depth), k)
+}
+
+// putIndentedName appends k's key as an indented member writes it
+// ("k": ) to dst, whose free room holds padSize bytes: k's padded compact
+// block stored whole and a space put after its colon, or, for a name
+// whose block does not fit, its compact form appended.
+func putIndentedName(dst []byte, k *Name) []byte {
+	m := len(k.compact)
+	if !k.fits[compactForm] {
+		return append(append(dst, k.compact...), ' ')
+	}
+	l := len(dst)
+	w := dst[l : l+padSize]
+	*(*[padSize]byte)(w) = k.padded[compactForm]
+	w[m] = ' ' // (over the value's opening quote, which the block has there)
+	return dst[:l+m+1]
+}
+
+// indentedNameValue is NameName's member in an indented object: k's key
+// as indentedName writes it and v's string as a value, stored from v's
+// padded compact block ("v":, whose colon is left out).
+func (o *Obj) indentedNameValue(k, v *Name) {
+	dst := o.indentedName(k, padSize)
+	m := len(v.compact) - 1
+	if !v.fits[compactForm] {
+		o.B.buf = append(dst, v.compact[:m]...)
+		return
+	}
+	l := len(dst)
+	*(*[padSize]byte)(dst[l : l+padSize]) = v.padded[compactForm]
+	o.B.buf = dst[:l+m]
+}
+
+// indentedNames is NamesName's member in an indented object: what
+// Strings writes of the names' strings, each name stored from its padded
+// compact block on a line of its own (its colon made the separator),
+// none escaped again.
+func (o *Obj) indentedNames(k *Name, list []*Name) {
+	depth := o.in.depth
+	// Each name's line and bytes, rounded up to words, the closing line,
+	// a padded block and a word to spare.
+	room := 2*depth + 24
+	for _, n := range list {
+		room += 2*depth + 16 + len(n.compact)
+	}
+	dst := append(o.indentedName(k, room), '[')
+	if len(list) == 0 {
+		o.B.buf = append(dst, ']')
+		return
+	}
+	for _, n := range list {
+		dst = putNewline(dst, depth+1)
+		if n.fits[compactForm] {
+			l := len(dst)
+			*(*[padSize]byte)(dst[l : l+padSize]) = n.padded[compactForm]
+			dst = dst[:l+len(n.compact)]
+		} else {
+			dst = append(dst, n.compact...)
+		}
+		dst[len(dst)-1] = ','
+	}
+	o.B.buf = append(putNewline(dst[:len(dst)-1], depth), ']')
+}
