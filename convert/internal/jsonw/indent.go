@@ -326,8 +326,9 @@ func (o *Obj) indentedName(k *Name, n int) []byte {
 	depth := o.in.depth
 	dst := o.B.buf
 	// The comma, the line break and indentation rounded up to whole
-	// words, the padded block and n, with a word to spare.
-	if room := 2*depth + padSize + n + 24; cap(dst)-len(dst) < room {
+	// words, the key (its padded block, or its bytes when they do not
+	// fit in one) and n, with a word to spare.
+	if room := 2*depth + len(k.compact) + padSize + n + 24; cap(dst)-len(dst) < room {
 		dst = free(o.B, room)
 	}
 	if o.n > 0 {
