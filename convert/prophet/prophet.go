@@ -746,7 +746,7 @@ func (wr *Writer) endMessage() {
 // string(roles[r]) + strconv.Itoa(n), made without the string.
 func writeMessageKey(b *jsonw.Buf, r, n int) {
 	var k [24]byte
-	b.Write(append(strconv.AppendInt(append(k[:0], '"', roles[r]), int64(n), 10), '"'))
+	b.Write(append(jsonw.AppendInt(append(k[:0], '"', roles[r]), int64(n)), '"'))
 }
 
 // endRun records the run of the last role.
@@ -1203,7 +1203,7 @@ func unixTimeUTC(dst []byte, ts string) (text []byte, readBack, ok bool) {
 		}
 	}
 	unix := (daysFromCivil(dt.Year, dt.Month, dt.Day)*24+int64(dt.Hour))*3600 + int64(dt.Minute)*60 + int64(dt.Second)
-	b := append(strconv.AppendInt(dst, unix, 10), '.')
+	b := append(jsonw.AppendInt(dst, unix), '.')
 	b = append(b, byte('0'+micros/100000), byte('0'+micros/10000%10), byte('0'+micros/1000%10),
 		byte('0'+micros/100%10), byte('0'+micros/10%10), byte('0'+micros%10))
 	// rfc3339 writes three fraction digits when the microseconds are
