@@ -38,8 +38,8 @@
 package usage
 
 import (
-	"hash/maphash"
 	"math"
+	"math/bits"
 )
 
 // Counts are the token counts of one usage record, or totals.
@@ -102,8 +102,14 @@ type Tally struct {
 	prevKeyed bool
 	havePrev  bool
 
-	byID   map[string]Counts // every message (Window 0)
-	recent []entry           // the last Window messages, oldest first
+	byID map[string]Counts // every message (Window 0)
+	// recent is the last Window messages, a ring once full: next is the
+	// oldest, which the next new message takes the place of. tags holds
+	// a byte of each one's hash (tagOf), eight a word, the byte of
+	// recent[i] at byte i%8 of word i/8 (recentIndex tests eight at once).
+	recent []entry
+	tags   []uint64
+	next   int
 }
 
 type entry struct {
@@ -152,34 +158,97 @@ func (t *Tally) merge(id string, c Counts) (Counts, bool) {
 		t.byID[id] = old.Max(c)
 		return old, ok
 	}
-	if i := t.recentIndex(id); i >= 0 {
+	h := hashID(id)
+	if i := t.recentIndex(id, h); i >= 0 {
 		e := &t.recent[i]
 		old := e.c
 		e.c = old.Max(c)
 		return old, true
 	}
-	if len(t.recent) == t.Window {
-		copy(t.recent, t.recent[1:])
-		t.recent = t.recent[:len(t.recent)-1]
-	}
-	t.recent = append(t.recent, entry{id, maphash.String(seed, id), c})
+	t.remember(entry{id, h, c})
 	return Counts{}, false
 }
 
-// recentIndex is the index of message id in recent, or -1. The hashes are
-// compared first: a new message is compared with every recent one.
-func (t *Tally) recentIndex(id string) int {
-	h := maphash.String(seed, id)
-	for i := len(t.recent) - 1; i >= 0; i-- {
-		if e := &t.recent[i]; e.hash == h && e.id == id {
-			return i
+// remember adds a message to recent: after the others while there are
+// fewer than Window, else in the place of the oldest, which is forgotten
+// (no entry is moved).
+func (t *Tally) remember(e entry) {
+	i := len(t.recent)
+	if i < t.Window {
+		t.recent = append(t.recent, e)
+		if i%8 == 0 {
+			t.tags = append(t.tags, 0)
+		}
+	} else {
+		i = t.next
+		t.recent[i] = e
+		if t.next++; t.next == len(t.recent) {
+			t.next = 0
+		}
+	}
+	shift := uint(i%8) * 8
+	w := &t.tags[i/8]
+	*w = *w&^(0xff<<shift) | uint64(tagOf(e.hash))<<shift
+}
+
+// tagOf is the byte of a hash that tags keeps.
+func tagOf(h uint64) byte { return byte(h >> 56) }
+
+// recentIndex is the index in recent of message id, whose hash is h, or
+// -1. Eight tags are tested at once (the tag in each byte of a word is
+// xored out and the bytes that become 0 found, as in a Swiss table's
+// group); only a message whose tag is id's is compared, by hash and then
+// id. The ids in recent differ, so the order they are tried in does not
+// matter.
+func (t *Tally) recentIndex(id string, h uint64) int {
+	want := uint64(tagOf(h)) * lowBits
+	for w, tags := range t.tags {
+		x := tags ^ want
+		// (A byte after a zero byte may be marked too: each candidate
+		// is compared.)
+		for m := (x - lowBits) &^ x & highBits; m != 0; m &= m - 1 {
+			i := 8*w + bits.TrailingZeros64(m)/8
+			if i < len(t.recent) {
+				if e := &t.recent[i]; e.hash == h && e.id == id {
+					return i
+				}
+			}
 		}
 	}
 	return -1
 }
 
-// seed seeds the hashes of message ids (only equality is used).
-var seed = maphash.MakeSeed()
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// hashID is a hash of message id, for recent's tags and a first test
+// of equality: its first, middle and last eight bytes (or its bytes, when
+// fewer) and its length, mixed. (Ids that agree there are compared
+// whole: no input costs more than comparing each remembered id, as the
+// window did before it had tags.)
+func hashID(id string) uint64 {
+	n := len(id)
+	var a, b, c uint64
+	if n >= 8 {
+		a, b, c = word(id), word(id[n/2-4:]), word(id[n-8:])
+	} else {
+		for i := range n {
+			a = a<<8 | uint64(id[i])
+		}
+	}
+	h := (a^bits.RotateLeft64(b, 21)^bits.RotateLeft64(c, 42)^uint64(n))*0x9e3779b97f4a7c15 + uint64(n)
+	h ^= h >> 29
+	return h * 0xbf58476d1ce4e5b9
+}
+
+// word is the first eight bytes of s, little endian: one load.
+func word(s string) uint64 {
+	s = s[:8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
 
 // Total is the sum of the messages' usage so far.
 func (t *Tally) Total() Counts { return t.total }
@@ -196,15 +265,19 @@ func (t *Tally) Message(id string) (Counts, bool) {
 		c, ok := t.byID[id]
 		return c, ok
 	}
-	if i := t.recentIndex(id); i >= 0 {
+	if i := t.recentIndex(id, hashID(id)); i >= 0 {
 		return t.recent[i].c, true
 	}
 	return Counts{}, false
 }
 
-// Reset empties the tally for reuse, keeping its Window.
+// Reset empties the tally for reuse, keeping its Window and the room of
+// its recent messages (not their ids: a tally reset keeps no string of
+// its past alive).
 func (t *Tally) Reset() {
-	*t = Tally{Window: t.Window, recent: t.recent[:0]}
+	clear(t.recent)
+	clear(t.tags)
+	*t = Tally{Window: t.Window, recent: t.recent[:0], tags: t.tags[:0]}
 }
 
 // State is what a Tally's answers for the records to come depend on,

@@ -14,7 +14,6 @@
 package prophet
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/json"
 	"io"
@@ -417,14 +416,17 @@ const roles = "SUATO"
 // holds back the events of one turn, and keeps the order of the message
 // roles (a few bytes per turn) to write the steps after the messages.
 type Writer struct {
-	body jsonw.Buf // a message being built (other, writeTurn), indented for its place in its entry
-	msg  jsonw.Buf // a message's entry (message)
+	// buf is the document written since it was last handed to out, 64
+	// KB or more at a time (flush); the messages' entries are built in
+	// it where they stand (beginMessage, endMessage): no message is
+	// copied before it is written.
+	buf jsonw.Buf
 	// texts, calls and ledger are a held turn's (writeTurn): reused.
 	texts  []string
 	calls  []*model.Event
 	ledger model.Ledger
 	times  times
-	out    *bufio.Writer
+	out    io.Writer
 	rep    *model.Report
 	opt    model.Options
 	h      *model.Header
@@ -461,12 +463,8 @@ type Writer struct {
 
 // NewWriter returns a streaming mini-prophet writer (a model.Sink).
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
-	wr := &Writer{out: bufio.NewWriterSize(w, 64<<10), rep: rep, opt: opt, lastRole: -1}
-	// Every piece is indented where it stands in the document: an entry
-	// is an element of the root's messages list, a message the value of
-	// an entry's member.
-	wr.msg.Indent(2)
-	wr.body.Indent(messageDepth)
+	wr := &Writer{out: w, rep: rep, opt: opt, lastRole: -1}
+	wr.buf.Indent(0)
 	return wr
 }
 
@@ -474,10 +472,6 @@ func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
 func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) error {
 	return model.Replay(s, NewWriter(w, rep, opt))
 }
-
-// messageDepth is how many objects and lists are around a message: the
-// root, its messages list and the message's entry.
-const messageDepth = 3
 
 // keys are the keys the writer writes, each in its indented form at the
 // depth of the object it stands in (jsonw.Key): an entry's and a step's
@@ -513,10 +507,20 @@ var keys = struct {
 // maxTurnEvents bounds a held turn; a longer one is written in parts.
 const maxTurnEvents = 4096
 
-func (wr *Writer) flush(b []byte) {
+// flushSize is how much of the document buf holds before it is
+// written out.
+const flushSize = 64 << 10
+
+// flush hands what buf holds to out.
+func (wr *Writer) flush() {
 	if wr.err == nil {
-		_, wr.err = wr.out.Write(b)
+		var n int
+		n, wr.err = wr.out.Write(wr.buf.Bytes())
+		if wr.err == nil && n < wr.buf.Len() {
+			wr.err = io.ErrShortWrite
+		}
 	}
+	wr.buf.Reset()
 }
 
 func (wr *Writer) begin(h *model.Header) {
@@ -524,13 +528,11 @@ func (wr *Writer) begin(h *model.Header) {
 	wr.h = h
 	origin, _ := h.First()
 	wr.same = origin == Name
-	var b jsonw.Buf
-	b.Indent(0)
+	b := &wr.buf
 	o := b.Begin()
 	if wr.same {
 		o.Key("messages")
-		b.List()
-		wr.flush(b.Bytes())
+		b.List() // its elements are the messages' entries (beginMessage)
 		return
 	}
 	// From another format, what the header says goes first, so that a
@@ -548,8 +550,7 @@ func (wr *Writer) begin(h *model.Header) {
 	wr.extraKeys = map[string]bool{}
 	o.Raw("source", model.SourceOf(h, wr.extraKeys, nil, "model"))
 	o.Key("messages")
-	b.List() // its elements are the messages, each a piece of its own (message)
-	wr.flush(b.Bytes())
+	b.List() // its elements are the messages' entries (beginMessage)
 }
 
 // eventRest is the rest of one event (model.RestOf), decided when its
@@ -678,12 +679,11 @@ func (wr *Writer) End(h *model.Header) error {
 		wr.exit(out)
 	}
 	wr.endRun()
-	var b jsonw.Buf
-	b.Indent(2)
+	b := &wr.buf
 	b.ContinueList(wr.messages).End()
 	o := b.Continue(1)
 	o.Key("steps")
-	wr.steps(&b)
+	wr.steps()
 	format := DefaultFormat
 	if _, version := h.First(); wr.same && version != "" {
 		format = version
@@ -704,18 +704,18 @@ func (wr *Writer) End(h *model.Header) error {
 		o.Raw("source_end", model.SourceEndOf(h, wr.extraKeys, nil, "outcome"))
 	}
 	o.End()
-	wr.flush(b.Bytes())
-	if wr.err != nil {
-		return wr.err
-	}
-	return wr.out.Flush()
+	wr.flush()
+	return wr.err
 }
 
-// message writes one {key, message} entry of role r (an index of roles);
-// body is the message, indented at messageDepth.
-func (wr *Writer) message(r int, body []byte) {
-	b := &wr.msg // reused: written out before the next is built
-	b.Reset()
+// beginMessage begins the {key, message} entry of the next message, of
+// role (a byte of roles), in buf, up to the message: the caller writes
+// the message into what it returns, indented where it stands (inside
+// the root, its messages list and the entry), and ends it with
+// endMessage.
+func (wr *Writer) beginMessage(role byte) *jsonw.Buf {
+	b := &wr.buf
+	r := strings.IndexByte(roles, role)
 	b.ContinueList(wr.messages).Next()
 	wr.messages++
 	o := b.Begin()
@@ -723,14 +723,22 @@ func (wr *Writer) message(r int, body []byte) {
 	writeMessageKey(b, r, wr.counters[r])
 	wr.counters[r]++
 	o.KeyAt(&keys.message)
-	b.Write(body)
-	o.End()
-	wr.flush(b.Bytes())
 	if r != wr.lastRole {
 		wr.endRun()
 		wr.lastRole = r
 	}
 	wr.runLen++
+	return b
+}
+
+// endMessage ends the entry beginMessage began (its two members
+// written), and writes buf out when it holds flushSize.
+func (wr *Writer) endMessage() {
+	b := &wr.buf
+	b.Continue(2).End()
+	if b.Len() >= flushSize {
+		wr.flush()
+	}
 }
 
 // writeMessageKey writes the key of the message of role r (an index of
@@ -738,7 +746,7 @@ func (wr *Writer) message(r int, body []byte) {
 // string(roles[r]) + strconv.Itoa(n), made without the string.
 func writeMessageKey(b *jsonw.Buf, r, n int) {
 	var k [24]byte
-	b.Write(append(strconv.AppendInt(append(k[:0], '"', roles[r]), int64(n), 10), '"'))
+	b.Write(append(jsonw.AppendInt(append(k[:0], '"', roles[r]), int64(n)), '"'))
 }
 
 // endRun records the run of the last role.
@@ -752,7 +760,8 @@ func (wr *Writer) endRun() {
 
 // steps writes the steps list: one step per assistant message, whose
 // input is the messages since the step before.
-func (wr *Writer) steps(b *jsonw.Buf) {
+func (wr *Writer) steps() {
+	b := &wr.buf
 	l := b.List()
 	var seen [len(roles)]int
 	// input is the messages since the step before: a run of each role,
@@ -787,9 +796,8 @@ func (wr *Writer) steps(b *jsonw.Buf) {
 			seen[r]++
 			so.End()
 			input = input[:0]
-			if b.Len() > 64<<10 {
-				wr.flush(b.Bytes())
-				b.Reset()
+			if b.Len() >= flushSize {
+				wr.flush()
 			}
 		}
 	}
@@ -840,12 +848,7 @@ func (wr *Writer) writeTurn() {
 		restList = wr.turnRests(turn, len(texts), u, hasUsage)
 	}
 	clear(turn)
-	b := &wr.body // reused: written out before the next is built
-	b.Reset()
-	// Its depth set again too: an event dropped after its message began
-	// (other's default) leaves the object open, and the next message would
-	// be indented a level deeper than it stands.
-	b.Indent(messageDepth)
+	b := wr.beginMessage('A')
 	o := b.Begin()
 	o.StrAt(&keys.role, "assistant")
 	o.StrAt(&keys.content, strings.Join(texts, "\n\n"))
@@ -887,7 +890,7 @@ func (wr *Writer) writeTurn() {
 	}
 	xo.End()
 	o.End()
-	wr.message(strings.IndexByte(roles, 'A'), b.Bytes())
+	wr.endMessage()
 }
 
 // turnRests are the rests of a held turn's events, for a target that is
@@ -978,24 +981,44 @@ func arguments(c *model.Event) []byte {
 
 var emptyObject = []byte("{}")
 
-// other writes an event that is not part of a model turn.
-func (wr *Writer) other(e *model.Event) {
-	b := &wr.body // reused: written out before the next is built
-	b.Reset()
-	// Its depth set again too: an event dropped after its message began
-	// (other's default) leaves the object open, and the next message would
-	// be indented a level deeper than it stands.
-	b.Indent(messageDepth)
-	o := b.Begin()
-	role := ""
+// otherRole is the role (a byte of roles) of the message other writes of
+// e, 0 for none (an event mini-prophet has no message for, from a
+// mini-prophet source).
+func (wr *Writer) otherRole(e *model.Event) byte {
 	switch e.Kind {
 	case model.KindUser:
-		role = "U"
+		return 'U'
+	case model.KindToolResult:
+		return 'T'
+	case model.KindSystem:
+		return 'S'
+	case model.KindLifecycle:
+		if e.Name == "end" && wr.same {
+			return 'O'
+		}
+	}
+	if wr.same {
+		return 0
+	}
+	// A system message for people; its rest gives the event back.
+	return 'S'
+}
+
+// other writes an event that is not part of a model turn.
+func (wr *Writer) other(e *model.Event) {
+	role := wr.otherRole(e)
+	if role == 0 {
+		wr.rep.DropEvent(e, e.Kind.String()+" (no mini-prophet message)")
+		return
+	}
+	b := wr.beginMessage(role)
+	o := b.Begin()
+	switch {
+	case role == 'U':
 		o.StrAt(&keys.role, "user")
 		o.StrAt(&keys.content, e.Text)
 		wr.extra(b, o, e, &carries.text)
-	case model.KindToolResult:
-		role = "T"
+	case role == 'T':
 		o.StrAt(&keys.role, "tool")
 		o.StrAt(&keys.toolCallID, e.Result.CallID)
 		o.StrAt(&keys.content, e.Result.Content)
@@ -1022,33 +1045,22 @@ func (wr *Writer) other(e *model.Event) {
 			writeRests(b, wr.rest(e, e.Time, carries.result, 0))
 		}
 		xo.End()
-	case model.KindSystem:
-		role = "S"
+	case role == 'O':
+		o.StrAt(&keys.role, "exit")
+		o.StrAt(&keys.content, e.Text)
+		wr.extra(b, o, e, &carries.none)
+	case e.Kind == model.KindSystem:
 		o.StrAt(&keys.role, "system")
 		o.StrAt(&keys.content, e.Text)
 		wr.extra(b, o, e, &carries.text)
-	case model.KindLifecycle:
-		if e.Name == "end" && wr.same {
-			role = "O"
-			o.StrAt(&keys.role, "exit")
-			o.StrAt(&keys.content, e.Text)
-			wr.extra(b, o, e, &carries.none)
-			break
-		}
-		fallthrough
 	default:
-		if wr.same {
-			wr.rep.DropEvent(e, e.Kind.String()+" (no mini-prophet message)")
-			return
-		}
 		// A system message for people; its rest gives the event back.
-		role = "S"
 		o.StrAt(&keys.role, "system")
 		o.StrAt(&keys.content, model.Describe(e))
 		wr.extra(b, o, e, &carries.none)
 	}
 	o.End()
-	wr.message(strings.IndexByte(roles, role[0]), b.Bytes())
+	wr.endMessage()
 }
 
 // miniSWEExitStatus is the header field where the mini-swe-agent reader
@@ -1057,8 +1069,7 @@ const miniSWEExitStatus = "info.exit_status"
 
 // exit writes the outcome of a session from another format.
 func (wr *Writer) exit(out *model.Outcome) {
-	var b jsonw.Buf
-	b.Indent(messageDepth)
+	b := wr.beginMessage('O')
 	o := b.Begin()
 	o.StrAt(&keys.role, "exit")
 	o.StrAt(&keys.content, out.ResultText)
@@ -1082,7 +1093,7 @@ func (wr *Writer) exit(out *model.Outcome) {
 	xo.Raw("rests", []byte("[null]"))
 	xo.End()
 	o.End()
-	wr.message(strings.IndexByte(roles, 'O'), b.Bytes())
+	wr.endMessage()
 }
 
 // extra writes a message's extra: its time and, from a mini-prophet
@@ -1192,7 +1203,7 @@ func unixTimeUTC(dst []byte, ts string) (text []byte, readBack, ok bool) {
 		}
 	}
 	unix := (daysFromCivil(dt.Year, dt.Month, dt.Day)*24+int64(dt.Hour))*3600 + int64(dt.Minute)*60 + int64(dt.Second)
-	b := append(strconv.AppendInt(dst, unix, 10), '.')
+	b := append(jsonw.AppendInt(dst, unix), '.')
 	b = append(b, byte('0'+micros/100000), byte('0'+micros/10000%10), byte('0'+micros/1000%10),
 		byte('0'+micros/100%10), byte('0'+micros/10%10), byte('0'+micros%10))
 	// rfc3339 writes three fraction digits when the microseconds are

@@ -283,7 +283,7 @@ func (o *Obj) RawAt(k *Key, v []byte) {
 // IntAt writes an integer member whose key is k: Int(k.String(), n).
 func (o *Obj) IntAt(k *Key, n int64) {
 	if dst, ok := o.at(k, 20); ok {
-		o.B.buf = strconv.AppendInt(dst, n, 10)
+		o.B.buf = AppendInt(dst, n)
 		return
 	}
 	o.Int(k.s, n)
@@ -314,3 +314,142 @@ func (o *Obj) BytesAt(k *Key, s []byte) {
 	}
 	o.Str(k.s, v)
 }
+
+// indentedName is indentedMember for a Name's key: the bytes of an
+// indented object's buffer, grown to hold the separator, the line break
+// and indentation, k's key and ": ", and about n bytes more, with those
+// appended. The key is the one k escaped once: its compact form ("k":)
+// stored as its padded block, a space put after the colon (whatever the
+// depth: a Name keeps no form for each depth), where indentedMember tests
+// the key's bytes again at every member.
+func (o *Obj) indentedName(k *Name, n int) []byte {
+	depth := o.in.depth
+	dst := o.B.buf
+	// The comma, the line break and indentation rounded up to whole
+	// words, the key (its padded block, or its bytes when they do not
+	// fit in one) and n, with a word to spare.
+	if room := 2*depth + len(k.compact) + padSize + n + 24; cap(dst)-len(dst) < room {
+		dst = free(o.B, room)
+	}
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	return putIndentedName(putNewline(dst, depth), k)
+}
+
+// putIndentedName appends k's key as an indented member writes it
+// ("k": ) to dst, whose free room holds padSize bytes: k's padded compact
+// block stored whole and a space put after its colon, or, for a name
+// whose block does not fit, its compact form appended.
+func putIndentedName(dst []byte, k *Name) []byte {
+	m := len(k.compact)
+	if !k.fits[compactForm] {
+		return append(append(dst, k.compact...), ' ')
+	}
+	l := len(dst)
+	w := dst[l : l+padSize]
+	*(*[padSize]byte)(w) = k.padded[compactForm]
+	w[m] = ' ' // (over the value's opening quote, which the block has there)
+	return dst[:l+m+1]
+}
+
+// indentedNameValue is NameName's member in an indented object: k's key
+// as indentedName writes it and v's string as a value, stored from v's
+// padded compact block ("v":, whose colon is left out).
+func (o *Obj) indentedNameValue(k, v *Name) {
+	dst := o.indentedName(k, padSize)
+	m := len(v.compact) - 1
+	if !v.fits[compactForm] {
+		o.B.buf = append(dst, v.compact[:m]...)
+		return
+	}
+	l := len(dst)
+	*(*[padSize]byte)(dst[l : l+padSize]) = v.padded[compactForm]
+	o.B.buf = dst[:l+m]
+}
+
+// indentedNames is NamesName's member in an indented object: what
+// Strings writes of the names' strings, each name stored from its padded
+// compact block on a line of its own (its colon made the separator),
+// none escaped again.
+func (o *Obj) indentedNames(k *Name, list []*Name) {
+	depth := o.in.depth
+	// Each name's line and bytes, rounded up to words, the closing line,
+	// a padded block and a word to spare.
+	room := 2*depth + 24
+	for _, n := range list {
+		room += 2*depth + 16 + len(n.compact)
+	}
+	dst := append(o.indentedName(k, room), '[')
+	if len(list) == 0 {
+		o.B.buf = append(dst, ']')
+		return
+	}
+	for _, n := range list {
+		dst = putNewline(dst, depth+1)
+		if n.fits[compactForm] {
+			l := len(dst)
+			*(*[padSize]byte)(dst[l : l+padSize]) = n.padded[compactForm]
+			dst = dst[:l+len(n.compact)]
+		} else {
+			dst = append(dst, n.compact...)
+		}
+		dst[len(dst)-1] = ','
+	}
+	o.B.buf = append(putNewline(dst[:len(dst)-1], depth), ']')
+}
+
+// AppendInt appends n in decimal: strconv.AppendInt(dst, n, 10). A
+// number of 0 or more whose digits fit in dst's free room (an IntAt's
+// count, a message key's number, a unix time) is written there two
+// digits at a time from its end, its length worked out first, without
+// the call into strconv, its stack array and the copy from it (about
+// half the instructions of a count of four digits); any other goes
+// through strconv. FuzzAppendInt holds it to strconv.
+func AppendInt(dst []byte, n int64) []byte {
+	if n < 0 {
+		return strconv.AppendInt(dst, n, 10)
+	}
+	u := uint64(n)
+	k := decimalLen(u)
+	l := len(dst)
+	if cap(dst)-l < k {
+		return strconv.AppendUint(dst, u, 10)
+	}
+	dst = dst[:l+k]
+	i := l + k
+	for u >= 100 {
+		q := u / 100
+		r := 2 * (u - 100*q)
+		i -= 2
+		dst[i], dst[i+1] = digitPairs[r], digitPairs[r+1]
+		u = q
+	}
+	if u >= 10 {
+		dst[i-2], dst[i-1] = digitPairs[2*u], digitPairs[2*u+1]
+	} else {
+		dst[i-1] = byte('0' + u)
+	}
+	return dst
+}
+
+// digitPairs is the two digits of each number below 100.
+const digitPairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
+
+// decimalLen is how many decimal digits u has (1 for 0): its bit length
+// times log10(2), from below (1233/4096), one more when u reaches the
+// next power of ten.
+func decimalLen(u uint64) int {
+	k := bits.Len64(u) * 1233 >> 12
+	if k < len(powersOf10) && u >= powersOf10[k] {
+		k++
+	}
+	return max(k, 1)
+}
+
+// powersOf10 are 10^0 to 10^19.
+var powersOf10 = [20]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}

@@ -3,6 +3,8 @@ package jsonw
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -227,5 +229,49 @@ func FuzzIndentedEqualsIndent(f *testing.F) {
 		if got, want := quoted.out.Bytes(), appendStringBody(nil, compact.out.String()); !bytes.Equal(got, want) {
 			t.Fatalf("%q quoted:\n%s\nwant\n%s", doc, got, want)
 		}
+	})
+}
+
+// checkAppendInt requires AppendInt(dst, n) to be strconv.AppendInt's,
+// for dst with no free room, with one byte too few for n's digits, with
+// just enough and with more.
+func checkAppendInt(t *testing.T, prefix string, n int64) {
+	t.Helper()
+	want := strconv.AppendInt([]byte(prefix), n, 10)
+	digits := len(want) - len(prefix)
+	for _, room := range []int{0, digits - 1, digits, digits + 9} {
+		dst := append(make([]byte, 0, len(prefix)+max(room, 0)), prefix...)
+		if got := AppendInt(dst, n); string(got) != string(want) {
+			t.Fatalf("AppendInt(%q with room %d, %d) = %q, want %q", prefix, room, n, got, want)
+		}
+	}
+}
+
+// Every power of ten, one less and one more (where decimalLen's length
+// steps), 0 to 1000, the largest and the negative.
+func TestAppendIntEveryLength(t *testing.T) {
+	for n := range int64(1001) {
+		checkAppendInt(t, "", n)
+	}
+	p := int64(1)
+	for range 19 {
+		for _, n := range []int64{p - 1, p, p + 1, -p, -p - 1} {
+			checkAppendInt(t, "x", n)
+		}
+		p *= 10
+	}
+	for _, n := range []int64{math.MaxInt64, math.MaxInt64 - 1, math.MinInt64, math.MinInt64 + 1, 1 << 62, 1<<53 + 1} {
+		checkAppendInt(t, "\"k\": ", n)
+	}
+}
+
+func FuzzAppendInt(f *testing.F) {
+	f.Add("", int64(0))
+	f.Add("ab", int64(1732000000))
+	f.Add("\"A", int64(99))
+	f.Add("", int64(math.MaxInt64))
+	f.Add("-", int64(math.MinInt64))
+	f.Fuzz(func(t *testing.T, prefix string, n int64) {
+		checkAppendInt(t, prefix, n)
 	})
 }

@@ -988,8 +988,10 @@ func (o *Obj) nameKey(k *Name, n int) []byte {
 		return o.nameMemberSlow(k, compactForm, len(k.compact), n)
 	case o.in.quote:
 		return o.nameMember(k, quotedForm, len(k.quoted), n)
+	case o.in.canon != nil:
+		return o.canonicalMember(k.s, n)
 	}
-	return o.member(k.s, n)
+	return o.indentedName(k, n)
 }
 
 // IntName writes an integer member whose key is k: Int(k.String(), n).
@@ -1015,9 +1017,10 @@ func (o *Obj) RawName(k *Name, v []byte) {
 }
 
 // StrName writes a string member whose key is k: Str(k.String(), s). An
-// object that indents or writes canonical JSON writes it as Str does (its
-// key stored a word at a time, or noted for sorting; stored whole in a
-// canonical object written in order, canonicalStrName).
+// object that indents stores k's key escaped once, at any depth
+// (indentedName); one that writes canonical JSON writes it as Str does
+// (its key noted for sorting; stored whole in a canonical object written
+// in order, canonicalStrName).
 func (o *Obj) StrName(k *Name, s string) {
 	if o.in == nil {
 		// The key and the value's opening quote, stored at once.
@@ -1041,7 +1044,7 @@ func (o *Obj) StrName(k *Name, s string) {
 		o.B.buf = o.canonicalStrName(k, s)
 		return
 	}
-	o.B.buf = AppendString(o.indentedMember(k.s, len(s)), s)
+	o.B.buf = AppendString(o.indentedName(k, len(s)+2), s)
 }
 
 // NameName writes a string member whose key is k and value v:
@@ -1055,7 +1058,7 @@ func (o *Obj) NameName(k, v *Name) {
 				o.B.buf = c.appendString(o.canonicalMember(k.s, len(v.s)+2), v.s)
 				return
 			}
-			o.B.buf = AppendString(o.indentedMember(k.s, len(v.s)), v.s)
+			o.indentedNameValue(k, v)
 			return
 		}
 		f = quotedForm
@@ -1107,11 +1110,16 @@ func (o *Obj) KeyName(k *Name) { o.B.buf = o.nameKey(k, 0) }
 // the names' strings). A compact or quoting object stores each name as it
 // was escaped once (its key form, whose colon becomes the separator or the
 // closing bracket), with no test of its bytes, as does a canonical one
-// written in order (wholeList); one that indents or writes other
-// canonical JSON writes it with Strings. (A rest's "unset" list: the names
-// of the fields a writer made up, the same few constants rest after rest.)
+// written in order (wholeList), and so does one that indents, each on its
+// line (indentedNames); one that writes other canonical JSON writes it
+// with Strings. (A rest's "unset" list: the names of the fields a writer
+// made up, the same few constants rest after rest.)
 func (o *Obj) NamesName(k *Name, list []*Name) {
 	if o.in != nil && !o.in.quote && !o.in.wholeList(k, list) {
+		if o.in.canon == nil {
+			o.indentedNames(k, list)
+			return
+		}
 		var a [8]string
 		s := a[:0]
 		for _, n := range list {
