@@ -3,7 +3,7 @@ package atif
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
@@ -34,11 +34,9 @@ type step struct {
 	keys        string // metric keys the source step had ("" = write all)
 	loc         model.Loc
 	origStep    int64
-	renamed     map[string][]string // original call id -> unique ids in order
-	answeredOf  map[string]int      // original call id -> how many of its calls have their result
-	answered    int                 // calls that have their result
-	closed      bool                // no more events join (a user or system step came after)
-	size        int                 // about the memory its events hold
+	answered    int  // calls that have their result
+	closed      bool // no more events join (a user or system step came after)
+	size        int  // about the memory its events hold
 	// The rests of the step's events (model.RestOf), for a source that is
 	// not ATIF: the step's own event (a user or system step's), its
 	// thinking and text events; the calls' and results' are theirs.
@@ -54,6 +52,8 @@ type step struct {
 
 type toolCall struct {
 	id, name string
+	orig     string // the source's id, which id makes unique in the step
+	answered bool   // its result is in the step
 	args     json.RawMessage
 	extra    json.RawMessage
 	rest     eventRest
@@ -103,8 +103,66 @@ type result struct {
 	rest    eventRest
 }
 
+// waiting are the held steps with a call of one source id that waits for
+// its result, oldest first, a step once for each such call: the first in
+// place (a source id is seldom reused while its call waits), the others
+// after it.
+type waiting struct {
+	first *step // nil: none
+	more  []*step
+}
+
+// push puts s last.
+func (w *waiting) push(s *step) {
+	if w.first == nil {
+		w.first = s
+		return
+	}
+	w.more = append(w.more, s)
+}
+
+// pop takes the first out.
+func (w *waiting) pop() {
+	if len(w.more) == 0 {
+		w.first = nil
+		return
+	}
+	w.first, w.more = w.more[0], w.more[1:]
+}
+
 // open is how many of the step's calls wait for their result.
 func (s *step) open() int { return len(s.calls) - s.answered }
+
+// hasCall reports whether s has a call of source id orig.
+func (s *step) hasCall(orig string) bool {
+	for i := range s.calls {
+		if s.calls[i].orig == orig {
+			return true
+		}
+	}
+	return false
+}
+
+// firstOpen is s's first call of source id orig without its result (the
+// calls of one id are answered in order), nil when there is none.
+func (s *step) firstOpen(orig string) *toolCall {
+	for i := range s.calls {
+		if c := &s.calls[i]; c.orig == orig && !c.answered {
+			return c
+		}
+	}
+	return nil
+}
+
+// lastCall is s's last call of source id orig, nil when there is none.
+func (s *step) lastCall(orig string) *toolCall {
+	for i := len(s.calls) - 1; i >= 0; i-- {
+		if c := &s.calls[i]; c.orig == orig {
+			return c
+		}
+	}
+	return nil
+}
 
 // cur is the step being put together.
 func (wr *Writer) cur() *step {
@@ -127,8 +185,11 @@ func (wr *Writer) newStep(source string, e *model.Event) *step {
 	return s
 }
 
-// maxSpareSteps bounds the written steps kept for reuse.
-const maxSpareSteps = 16
+// maxSpareSteps bounds the written steps kept for reuse: as many as can
+// be held, so that the steps written at once after a long wait (a call
+// whose result never comes holds the steps after it, up to maxHeldSteps)
+// are the ones the next steps reuse.
+const maxSpareSteps = maxHeldSteps
 
 // recycle keeps a written step for newStep: its slices and maps are
 // emptied, not dropped, so that a session's steps reuse the same few
@@ -138,8 +199,6 @@ func (wr *Writer) recycle(s *step) {
 	if len(wr.spare) >= maxSpareSteps {
 		return
 	}
-	clear(s.renamed)
-	clear(s.answeredOf)
 	clear(s.reasoning)
 	clear(s.texts)
 	clear(s.calls)
@@ -154,7 +213,6 @@ func (wr *Writer) recycle(s *step) {
 		ledger: s.ledger,
 		fields: s.fields[:0], metricExtra: s.metricExtra[:0], extra: s.extra[:0],
 		reasoning: s.reasoning[:0], texts: s.texts[:0], calls: s.calls[:0], results: s.results[:0],
-		renamed: s.renamed, answeredOf: s.answeredOf,
 		thinkRests: s.thinkRests[:0], textRests: s.textRests[:0],
 		timeOf: s.timeOf, stepTime: s.stepTime,
 	}
@@ -515,27 +573,51 @@ func (wr *Writer) usage(s *step, e *model.Event, ch usage.Change) {
 	s.ledger.AddUsage(id, *e.Usage)
 }
 
+// idTaken reports whether a call of s has id.
+func idTaken[T string | []byte](s *step, id T) bool {
+	for i := range s.calls {
+		if s.calls[i].id == string(id) {
+			return true
+		}
+	}
+	return false
+}
+
+// madeID is the id of the call of s a call without one becomes:
+// call_<step>_<call>, the step's number and the call's in the step, made
+// in the writer's room for ids.
+func (wr *Writer) madeID(s *step) string {
+	b := append(wr.idBytes[:0], "call_"...)
+	b = strconv.AppendInt(b, int64(wr.written+len(wr.held)), 10)
+	b = append(b, '_')
+	b = strconv.AppendInt(b, int64(len(s.calls)+1), 10)
+	wr.idBytes = b
+	return wr.ids.Of(b)
+}
+
+// uniqueID is the id a call of source id orig gets where s has a call of
+// that id already: orig#n, n from 2 the first not taken.
+func (wr *Writer) uniqueID(s *step, orig string) string {
+	b := append(append(wr.idBytes[:0], orig...), '#')
+	at := len(b)
+	for n := int64(2); ; n++ {
+		if b = strconv.AppendInt(b[:at], n, 10); !idTaken(s, b) {
+			break
+		}
+	}
+	wr.idBytes = b
+	return wr.ids.Of(b)
+}
+
 func (wr *Writer) call(s *step, e *model.Event) {
 	id := e.Call.ID
 	orig := id
-	taken := func(x string) bool {
-		for _, c := range s.calls {
-			if c.id == x {
-				return true
-			}
-		}
-		return false
-	}
 	if id == "" {
-		id = fmt.Sprintf("call_%d_%d", wr.written+len(wr.held), len(s.calls)+1)
+		id = wr.madeID(s)
 		wr.rep.Lose(model.LossSynthesized, "tool_call.call.id", "tool_call_id for a call without an id", e.Loc)
 	}
-	if taken(id) {
-		n := 2
-		for taken(fmt.Sprintf("%s#%d", orig, n)) {
-			n++
-		}
-		id = fmt.Sprintf("%s#%d", orig, n)
+	if idTaken(s, id) {
+		id = wr.uniqueID(s, orig)
 		wr.rep.Add(model.LossIDUnique, "duplicate tool call id in one step made unique as <id>#n (extra.original_call_ids keeps the source id)", e.Loc)
 		// The reader turns it back into the source's id.
 		ids := model.Fields{}
@@ -545,10 +627,6 @@ func (wr *Writer) call(s *step, e *model.Event) {
 		ids.SetString(id, orig)
 		s.extra.Set("original_call_ids", model.MustJSON(ids))
 	}
-	if s.renamed == nil {
-		s.renamed = map[string][]string{}
-	}
-	s.renamed[orig] = append(s.renamed[orig], id)
 	args := e.Call.Input
 	if len(bytes.TrimSpace(args)) == 0 || args[0] != '{' {
 		if len(args) > 0 && string(args) != "null" {
@@ -564,7 +642,7 @@ func (wr *Writer) call(s *step, e *model.Event) {
 	if e.Call.Summary != "" && len(e.Call.Input) == 0 && wr.same {
 		s.extra.SetString("rlog_args", e.Call.Summary)
 	}
-	tc := toolCall{id: id, name: e.Call.Name, args: args}
+	tc := toolCall{id: id, orig: orig, name: e.Call.Name, args: args}
 	if !wr.same {
 		carried := &carries.callID
 		if len(e.Call.Input) > 0 && bytes.Equal(args, e.Call.Input) {
@@ -580,7 +658,9 @@ func (wr *Writer) call(s *step, e *model.Event) {
 		}
 	}
 	s.calls = append(s.calls, tc)
-	wr.openCalls[orig] = append(wr.openCalls[orig], s)
+	w := wr.openCalls[orig]
+	w.push(s)
+	wr.openCalls[orig] = w
 }
 
 // result puts a tool result in the step of its call, which is held until
@@ -617,26 +697,22 @@ func (wr *Writer) result(e *model.Event) {
 		return
 	}
 	var s *step
-	if waiting := wr.openCalls[orig]; orig != "" && len(waiting) > 0 {
+	if w := wr.openCalls[orig]; orig != "" && w.first != nil {
 		// The oldest call with this id still without a result: where a
 		// source reused one id for calls in flight together, results
 		// answer them in order.
-		s = waiting[0]
-		if len(waiting) == 1 {
+		s = w.first
+		if w.pop(); w.first == nil {
 			delete(wr.openCalls, orig)
 		} else {
-			wr.openCalls[orig] = waiting[1:]
+			wr.openCalls[orig] = w
 		}
-		if s.answeredOf == nil {
-			s.answeredOf = map[string]int{}
-		}
-		n := s.answeredOf[orig]
-		s.answeredOf[orig] = n + 1
+		c := s.firstOpen(orig) // one of s's calls of orig waits: s is in waiting once for each
+		c.answered = true
 		s.answered++
-		r.callID = s.renamed[orig][n]
+		r.callID = c.id
 	} else if s = wr.heldWith(orig); s != nil {
-		q := s.renamed[orig]
-		r.callID = q[len(q)-1]
+		r.callID = s.lastCall(orig).id
 		wr.rep.Add(model.LossIDUnique, "second result for one call id", e.Loc)
 	} else {
 		wr.orphan(e, r)
@@ -661,7 +737,7 @@ func (wr *Writer) heldWith(orig string) *step {
 		return nil
 	}
 	for i := len(wr.held) - 1; i >= 0; i-- {
-		if _, ok := wr.held[i].renamed[orig]; ok {
+		if wr.held[i].hasCall(orig) {
 			return wr.held[i]
 		}
 	}

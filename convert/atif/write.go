@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
@@ -52,7 +53,7 @@ const (
 // steps.
 type Writer struct {
 	stepBuf jsonw.Buf // writeStep's
-	restBuf jsonw.Buf // a JSONL step's rests (encodeStep)
+	room    stepRoom  // encodeStep's
 	jsonl   bool
 	ver     int
 	rep     *model.Report
@@ -84,9 +85,13 @@ type Writer struct {
 	held      []*step            // steps not written yet, oldest first
 	spare     []*step            // written steps kept for reuse (recycle)
 	heldBytes int                // about what they hold
-	openCalls map[string][]*step // source call id -> held steps with a call of it waiting for its result, oldest first
+	openCalls map[string]waiting // source call id -> held steps with a call of it waiting for its result
 	// late are the calls of steps written before their results came.
 	late *recent.Map[struct{}]
+	// ids is where the ids the writer makes are (madeID, uniqueID),
+	// each made in idBytes first.
+	ids     strblock.Room
+	idBytes []byte
 }
 
 // NewWriter returns a writer of one ATIF document of the version
@@ -106,7 +111,7 @@ func newWriter(w io.Writer, rep *model.Report, opt model.Options, jsonl bool) (*
 	if err != nil {
 		return nil, err
 	}
-	wr := &Writer{jsonl: jsonl, ver: ver, rep: rep, opt: opt, out: bufio.NewWriterSize(w, 64<<10), openCalls: map[string][]*step{}, late: recent.New[struct{}](4096)}
+	wr := &Writer{jsonl: jsonl, ver: ver, rep: rep, opt: opt, out: bufio.NewWriterSize(w, 64<<10), openCalls: map[string]waiting{}, late: recent.New[struct{}](4096), ids: strblock.New(1024, 128)}
 	if !jsonl {
 		// A step is an element of the root's steps list.
 		wr.stepBuf.Indent(2)
@@ -179,38 +184,57 @@ func (wr *Writer) End(h *model.Header) error {
 // one whose calls have their results, all of them at the end, and the
 // oldest ones whatever they wait for when too many are held.
 func (wr *Writer) release(all bool) {
-	for len(wr.held) > 0 {
-		s := wr.held[0]
-		ready := all || len(wr.held) > 1 && s.open() == 0
-		if !ready && (len(wr.held) > maxHeldSteps || wr.heldBytes > maxHeldBytes) {
+	done := 0 // steps written, the first of held
+	for done < len(wr.held) {
+		s := wr.held[done]
+		left := len(wr.held) - done
+		ready := all || left > 1 && s.open() == 0
+		if !ready && (left > maxHeldSteps || wr.heldBytes > maxHeldBytes) {
 			ready = true
 			if n := s.open(); n > 0 {
 				wr.rep.Add(model.LossMoved, fmt.Sprintf("step written before the results of its tool calls (more than %d steps or %d MB came first); later results go on a system step", maxHeldSteps, maxHeldBytes>>20), s.loc)
 			}
 		}
 		if !ready {
-			return
+			break
 		}
-		wr.held = wr.held[1:]
+		done++
 		wr.heldBytes -= s.size
-		for id := range s.renamed {
-			waiting := wr.openCalls[id]
-			for len(waiting) > 0 && waiting[0] == s {
-				waiting = waiting[1:]
+		for i := range s.calls {
+			// (A second call of one id finds s gone from its list.)
+			id := s.calls[i].orig
+			w := wr.openCalls[id]
+			if w.first != s {
+				continue
+			}
+			for w.first == s {
+				w.pop()
 				if !all {
 					wr.late.Set(id, struct{}{})
 				}
 			}
-			if len(waiting) == 0 {
+			if w.first == nil {
 				delete(wr.openCalls, id)
 			} else {
-				wr.openCalls[id] = waiting
+				wr.openCalls[id] = w
 			}
 		}
 		wr.writeStep(s)
 		wr.recycle(s)
 	}
-	if len(wr.held) == 0 {
+	if done > 0 {
+		wr.dropWritten(done)
+	}
+}
+
+// dropWritten takes the first n steps, written, out of held: the ones
+// left move to its start, so that held's array is reused (not walked
+// forward by reslicing, which makes a new array every few appends).
+func (wr *Writer) dropWritten(n int) {
+	left := copy(wr.held, wr.held[n:])
+	clear(wr.held[left:])
+	wr.held = wr.held[:left]
+	if left == 0 {
 		wr.heldBytes = 0
 	}
 }
@@ -442,7 +466,7 @@ func (wr *Writer) finalMetrics(b *jsonw.Buf, tot model.Usage, haveTot, steps boo
 	fm := b.Begin()
 	wroteTotals := false
 	if haveTot {
-		wroteTotals = writeTokens(fm, "total_", tot, func(k string) bool {
+		wroteTotals = writeTokens(fm, &tokenKeys.total, tot, func(k string) bool {
 			return !wr.same || keyListed(h.TotalsKeys, k)
 		})
 	}
@@ -501,7 +525,7 @@ func (wr *Writer) writeStep(s *step) {
 	if !wr.jsonl {
 		b.ContinueList(id - 1).Next()
 	}
-	encodeStep(b, s, id, wr.ver, wr.rep, wr.same, &wr.restBuf)
+	encodeStep(b, s, id, wr.ver, wr.rep, wr.same, &wr.room)
 	if wr.jsonl {
 		b.WriteByte('\n')
 	}
@@ -546,10 +570,58 @@ func stepTime(ts string) string {
 	return ts
 }
 
+// stepRoom is where encodeStep makes what a step's extra adds to the
+// extra the step holds, reused from step to step: the extra itself (a
+// copy of the step's with the members added), the values of the members
+// added (tool_errors, tool_statuses, message_id), a compact step's
+// rests, and a result's extra (from v1.7).
+type stepRoom struct {
+	extra, statuses, resultExtra         model.Fields
+	errIDs                               []string
+	errJSON, statusJSON, msgID, resultSt []byte
+	rests                                jsonw.Buf
+}
+
+// done lets go of what the step's extra referred to (the step's values,
+// the events').
+func (x *stepRoom) done() {
+	clear(x.extra)
+	clear(x.statuses)
+	clear(x.resultExtra)
+	clear(x.errIDs)
+	x.extra, x.statuses, x.resultExtra, x.errIDs = x.extra[:0], x.statuses[:0], x.resultExtra[:0], x.errIDs[:0]
+}
+
+// appendJSONString appends s as model.MustJSON(s) writes it (encoding/json
+// without HTML escaping): as jsonw.AppendString does, but for the
+// characters the two write differently (\b, \f, U+2028 and U+2029, whose
+// encoding starts with 0xe2), which go to MustJSON.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '\b' || c == '\f' || c == 0xe2 {
+			return append(dst, model.MustJSON(s)...)
+		}
+	}
+	return jsonw.AppendString(dst, s)
+}
+
+// appendJSONStrings appends list (not empty) as model.MustJSON(list)
+// writes it.
+func appendJSONStrings(dst []byte, list []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, s)
+	}
+	return append(dst, ']')
+}
+
 // encodeStep writes one step: its message, the agent's fields, the
-// observation and the metrics. restBuf is where a compact step's rests
-// are made (see below).
-func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same bool, restBuf *jsonw.Buf) {
+// observation and the metrics. x is where the step's extra is made (see
+// below).
+func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same bool, x *stepRoom) {
 	o := b.Begin()
 	o.IntAt(&keys.stepID, int64(id))
 	if ts := normalizeTime(st.time, st.timestamp(), st.loc, rep, same); ts != "" {
@@ -568,14 +640,17 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 	if st.source == "agent" {
 		encodeAgent(b, o, st)
 	}
-	stepExtra := st.extra.Clone()
+	// The step's extra with the members added (Set, as on a copy of it).
+	stepExtra := append(x.extra[:0], st.extra...)
 	if len(st.results) > 0 {
-		errIDs, statuses := encodeObservation(b, o, st, ver, rep)
-		if len(errIDs) > 0 {
-			stepExtra.SetAny("tool_errors", errIDs)
+		encodeObservation(b, o, st, ver, rep, x)
+		if len(x.errIDs) > 0 {
+			x.errJSON = appendJSONStrings(x.errJSON[:0], x.errIDs)
+			stepExtra.Set("tool_errors", x.errJSON)
 		}
-		if len(statuses) > 0 {
-			stepExtra.Set("tool_statuses", model.MustJSON(statuses))
+		if len(x.statuses) > 0 {
+			x.statusJSON = x.statuses.AppendJSON(x.statusJSON[:0])
+			stepExtra.Set("tool_statuses", x.statusJSON)
 		}
 	}
 	if _, ok := st.usageOf(); st.source == "agent" && (ok || len(st.metricExtra) > 0) {
@@ -585,7 +660,8 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 		o.Raw(f.Key, f.Value)
 	}
 	if st.msgID != "" {
-		stepExtra.SetString("message_id", st.msgID)
+		x.msgID = appendJSONString(x.msgID[:0], st.msgID)
+		stepExtra.Set("message_id", x.msgID)
 	}
 	switch {
 	case hasRests(st) && b.Indenting():
@@ -595,9 +671,9 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 		// Compact (ATIF-JSONL), the extra's values are compacted whole
 		// (Fields.AppendJSON): a value kept with spaces between its
 		// tokens (a call's input) loses them, as it does indented.
-		restBuf.Reset()
-		writeRests(restBuf, st)
-		stepExtra.Set("rests", restBuf.Bytes())
+		x.rests.Reset()
+		writeRests(&x.rests, st)
+		stepExtra.Set("rests", x.rests.Bytes())
 		o.Key("extra")
 		stepExtra.WriteJSON(b)
 	case len(stepExtra) > 0:
@@ -605,6 +681,8 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 		stepExtra.WriteJSON(b)
 	}
 	o.End()
+	x.extra = stepExtra
+	x.done()
 }
 
 // keys are the keys of a step and what it holds, each in its indented
@@ -721,18 +799,17 @@ func encodeAgent(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 	l.End()
 }
 
-// encodeObservation writes a step's results; it returns the ids of failed
-// calls and the statuses of results (by call id, or by orphan_call_id for
-// a result without a call), which versions before 1.7 keep in the step's
-// extra (a result has no extra there).
-func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model.Report) ([]string, model.Fields) {
+// encodeObservation writes a step's results; it puts in x the ids of
+// failed calls (errIDs) and the statuses of results (statuses, by call
+// id, or by orphan_call_id for a result without a call), which versions
+// before 1.7 keep in the step's extra (a result has no extra there).
+func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model.Report, x *stepRoom) {
 	o.KeyAt(&keys.observation)
 	ob := b.Begin()
 	ob.KeyAt(&keys.results)
 	l := b.List()
-	var errIDs []string
-	var statuses model.Fields
-	for _, r := range st.results {
+	for i := range st.results {
+		r := &st.results[i]
 		l.Next()
 		ro := b.Begin()
 		if r.hasCall {
@@ -746,55 +823,65 @@ func encodeObservation(b *jsonw.Buf, o *jsonw.Obj, st *step, ver int, rep *model
 		if len(r.refs) > 0 {
 			ro.RawAt(&keys.subagentRef, r.refs)
 		}
-		rx := r.extra.Clone()
-		if r.isError {
-			rx.Set("is_error", json.RawMessage("true"))
-		}
-		if r.status != "" {
-			if ver >= 7 {
-				rx.SetString("status", r.status)
-			} else {
-				key := r.callID
-				if !r.hasCall {
-					key, _ = st.extra.String("orphan_call_id")
-				}
-				statuses.SetString(key, r.status)
+		if r.status != "" && ver < 7 {
+			key := r.callID
+			if !r.hasCall {
+				key, _ = st.extra.String("orphan_call_id")
 			}
+			x.statuses.SetString(key, r.status)
 		}
-		if len(rx) > 0 {
-			if ver >= 7 {
-				ro.KeyAt(&keys.resultExtra)
-				rx.WriteJSON(b)
-			} else {
-				if r.isError {
-					errIDs = append(errIDs, r.callID)
-				}
-				if len(r.extra) > 0 {
-					rep.LoseRemedy(model.LossDroppedField, "tool_result.extra.result.extra", "observation result extra (needs ATIF-v1.7)", st.loc, "write --atif-version 1.7 to keep it")
-				}
+		switch {
+		case len(r.extra) == 0 && !r.isError && r.status == "":
+			// No extra.
+		case ver >= 7:
+			// The result's extra with is_error and status (Set, as on
+			// a copy of it).
+			rx := append(x.resultExtra[:0], r.extra...)
+			if r.isError {
+				rx.Set("is_error", json.RawMessage("true"))
+			}
+			if r.status != "" {
+				x.resultSt = appendJSONString(x.resultSt[:0], r.status)
+				rx.Set("status", x.resultSt)
+			}
+			ro.KeyAt(&keys.resultExtra)
+			rx.WriteJSON(b)
+			clear(rx)
+			x.resultExtra = rx[:0]
+		default:
+			if r.isError {
+				x.errIDs = append(x.errIDs, r.callID)
+			}
+			if len(r.extra) > 0 {
+				rep.LoseRemedy(model.LossDroppedField, "tool_result.extra.result.extra", "observation result extra (needs ATIF-v1.7)", st.loc, "write --atif-version 1.7 to keep it")
 			}
 		}
 		ro.End()
 	}
 	l.End()
 	ob.End()
-	return errIDs, statuses
 }
 
 // writeTokens writes the token counts of u an ATIF metrics object has
-// (prompt, completion and cached, each named with prefix: "total_" in
-// final_metrics), those that has allows; it reports whether it wrote any.
-func writeTokens(o *jsonw.Obj, prefix string, u model.Usage, has func(key string) bool) (wrote bool) {
-	for _, c := range [...]struct {
-		key string
-		n   int64
-	}{{"prompt_tokens", u.Prompt()}, {"completion_tokens", u.Output}, {"cached_tokens", u.CacheRead}} {
-		if k := prefix + c.key; has(k) {
-			o.Int(k, c.n)
+// (prompt, completion and cached, named as names says: a step's metrics'
+// or final_metrics' total_ ones), those that has allows; it reports
+// whether it wrote any.
+func writeTokens(o *jsonw.Obj, names *[3]jsonw.Key, u model.Usage, has func(key string) bool) (wrote bool) {
+	for i, n := range [3]int64{u.Prompt(), u.Output, u.CacheRead} {
+		if k := &names[i]; has(k.String()) {
+			o.IntAt(k, n)
 			wrote = true
 		}
 	}
 	return wrote
+}
+
+// tokenKeys are the keys of the token counts writeTokens writes, in its
+// order: a step's metrics' (at the depth of keys.results) and
+// final_metrics' (an object of the root).
+var tokenKeys = struct{ step, total [3]jsonw.Key }{
+	step:  [3]jsonw.Key{jsonw.NewKey("prompt_tokens", 4), jsonw.NewKey("completion_tokens", 4), jsonw.NewKey("cached_tokens", 4)},
+	total: [3]jsonw.Key{jsonw.NewKey("total_prompt_tokens", 2), jsonw.NewKey("total_completion_tokens", 2), jsonw.NewKey("total_cached_tokens", 2)},
 }
 
 // keyListed reports whether key is in keys, the comma-separated keys an
@@ -808,10 +895,12 @@ func keyListed(keys, key string) bool {
 func encodeMetrics(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 	o.KeyAt(&keys.metrics)
 	m := b.Begin()
-	mx, _ := st.metricExtra.Get("extra")
-	mxf, _ := model.ParseFields(mx)
+	var mxf model.Fields
+	if mx, ok := st.metricExtra.Get("extra"); ok {
+		mxf, _ = model.ParseFields(mx)
+	}
 	if u, ok := st.usageOf(); ok {
-		writeTokens(m, "", u, func(k string) bool { return keyListed(st.keys, k) })
+		writeTokens(m, &tokenKeys.step, u, func(k string) bool { return keyListed(st.keys, k) })
 		if u.CacheCreate != 0 {
 			mxf.SetAny("cache_creation_input_tokens", u.CacheCreate)
 		}
