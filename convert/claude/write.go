@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"io"
 	"strconv"
 	"strings"
@@ -14,7 +13,9 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
+	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 	"github.com/rlog-ls/rlog-ls/usage"
 )
@@ -923,7 +924,7 @@ func claudeTimeForm(ts string) (frac, ok bool) {
 		return false, false
 	}
 	// The day must exist in that month (time.Date would roll it over).
-	if d > daysIn(mo, y) {
+	if d > grammar.DaysIn(y, mo) {
 		return false, false
 	}
 	return frac, true
@@ -931,23 +932,6 @@ func claudeTimeForm(ts string) (frac, ok bool) {
 
 // claudeTimeLayout is how Claude Code writes timestamps.
 const claudeTimeLayout = "2006-01-02T15:04:05.000Z"
-
-// daysIn is the number of days of month mo (1 to 12) of year y (0 to
-// 9999) in the Gregorian calendar, as time.Date counts them: a day past
-// it rolls over (time.Date and Day, which took more than the rest of the
-// timestamp's check).
-func daysIn(mo, y int) int {
-	switch mo {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
 
 // parseTime reads an RFC 3339 / ISO 8601 timestamp, with or without a
 // zone (UTC then) and with a space for the T.
