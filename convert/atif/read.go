@@ -250,15 +250,19 @@ type reader struct {
 	// maxListed.
 	calls, results [][]byte
 	// strs is where the strings of the steps' values that the events
-	// keep are made (the index's String, MakeStrings; the made-up message
-	// ids), many to an allocation.
-	strs strblock.Room
+	// keep are made (the index's String, MakeStrings), many to an
+	// allocation; ids is where those a consumer may keep after their
+	// event are (the times, models, message and call ids: the index's
+	// ID, MakeIDs; the made-up message ids), so that an id a writer keeps
+	// (its recent call ids) keeps a block of ids alive, not one of texts.
+	strs, ids strblock.Room
 }
 
 // newReader is a reader of one file's steps, for sink.
 func newReader(h *model.Header, sink model.Sink, rep *model.Report) *reader {
-	st := &reader{h: h, sink: sink, rep: rep, strs: strblock.New(stringBlock, maxBlockString)}
+	st := &reader{h: h, sink: sink, rep: rep, strs: strblock.New(stringBlock, maxBlockString), ids: strblock.New(idBlock, maxBlockID)}
 	st.ix.MakeStrings(&st.strs)
+	st.ix.MakeIDs(&st.ids)
 	return st
 }
 
@@ -269,6 +273,13 @@ func newReader(h *model.Header, sink model.Sink, rep *model.Report) *reader {
 const (
 	stringBlock    = 16 << 10
 	maxBlockString = 1 << 10
+)
+
+// idBlock and maxBlockID are stringBlock and maxBlockString for the ids
+// and times: a block of about a hundred, as the rlog reader's.
+const (
+	idBlock    = 2 << 10
+	maxBlockID = 64
 )
 
 // maxListed bounds the room of a step's list of calls or results that a
@@ -488,12 +499,12 @@ type stepParts struct {
 // parseStep fills sp, a zero stepParts, with what step f has.
 func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 	stepN, _ := intOf(f, "step_id")
-	ts, _ := f.StringIn(&st.ix, "timestamp")
-	modelName, _ := f.StringIn(&st.ix, "model_name")
+	ts, _ := f.IDIn(&st.ix, "timestamp")
+	modelName, _ := f.IDIn(&st.ix, "model_name")
 	// The step's id, step-N, and the message id made up of it, one
 	// string: the id is its end.
 	var idBuf [32]byte
-	msgID := st.strs.Of(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
+	msgID := st.ids.Of(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
 	id := msgID[len(model.SyntheticMessagePrefix):]
 	sp.base.Time, sp.base.Step, sp.base.ID, sp.base.Model, sp.base.Loc = ts, stepN, id, modelName, loc
 	sp.msgID = msgID
@@ -509,7 +520,7 @@ func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 			sp.extra.Delete("signature")
 		}
 		// The source's message id, which this package's writer keeps.
-		if s, ok := sp.extra.StringIn(&st.ix, "message_id"); ok && s != "" {
+		if s, ok := sp.extra.IDIn(&st.ix, "message_id"); ok && s != "" {
 			sp.msgID = s
 			sp.extra.Delete("message_id")
 		}
@@ -579,7 +590,7 @@ func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepPart
 		ev := base
 		ev.Kind = model.KindToolCall
 		c := &pairs[i].call
-		c.ID, _ = cf.StringIn(&st.ix, "tool_call_id")
+		c.ID, _ = cf.IDIn(&st.ix, "tool_call_id")
 		c.Name, _ = cf.StringIn(&st.ix, "function_name")
 		if a, ok := cf.Get("arguments"); ok {
 			c.Input = st.ix.Copy(a)
@@ -885,7 +896,7 @@ func (st *reader) observation(events []model.Event, obs []byte, of model.Fields,
 		ev := base
 		ev.Kind = model.KindToolResult
 		r := &pairs[i].result
-		r.CallID, _ = rf.StringIn(&st.ix, "source_call_id")
+		r.CallID, _ = rf.IDIn(&st.ix, "source_call_id")
 		if c, ok := rf.Get("content"); ok {
 			r.Content, r.ContentRaw = st.text(c)
 		}

@@ -1,8 +1,10 @@
 package atif
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,5 +139,79 @@ func TestStepListsAreBounded(t *testing.T) {
 				t.Fatalf("%d calls: result %d is %+v", n, i, r)
 			}
 		}
+	}
+}
+
+// keptSink keeps what of each event keep says, as a writer keeps its
+// recent call ids, and drops the rest.
+type keptSink struct {
+	keep func(e *model.Event) []string
+	kept []string
+}
+
+func (s *keptSink) Event(_ *model.Header, e *model.Event) error {
+	s.kept = append(s.kept, s.keep(e)...)
+	return nil
+}
+
+func (s *keptSink) End(*model.Header) error { return nil }
+
+// TestKeptIDsKeepNoText: the ids and times of a read's events are made
+// apart from its texts (the reader's ids room, Index.MakeIDs), so that a
+// consumer that keeps them, as the writers keep their recent call ids,
+// keeps blocks of ids alive, not the texts made with them. It reads 2,048
+// steps of a 900-byte message, a call and its result, keeps every id and
+// time, and counts the live heap they hold: about 60 bytes a step where a
+// block of texts would hold a kilobyte. Keeping the texts instead shows
+// that the count sees them.
+func TestKeptIDsKeepNoText(t *testing.T) {
+	const steps = 2048
+	var b strings.Builder
+	b.WriteString(`{"__header__":true,"schema_version":"ATIF-v1.5","session_id":"s"}` + "\n")
+	text := strings.Repeat("word ", 180)
+	for i := range steps {
+		fmt.Fprintf(&b, `{"step_id":%d,"timestamp":"2025-12-19T20:29:%02dZ","source":"agent","model_name":"m","message":"%s%d","tool_calls":[{"tool_call_id":"call_%06d","function_name":"Bash","arguments":{}}],"observation":{"results":[{"source_call_id":"call_%06d","content":"ok %d"}]}}`+"\n",
+			i+1, i%60, text, i, i, i, i)
+	}
+	in := []byte(b.String())
+	live := func(keep func(e *model.Event) []string) uint64 {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		s := &keptSink{keep: keep, kept: make([]string, 0, 4*steps)}
+		if err := ReadJSONL(bytes.NewReader(in), s, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		if len(s.kept) < steps {
+			t.Fatalf("kept %d strings of %d steps", len(s.kept), steps)
+		}
+		runtime.KeepAlive(s)
+		runtime.KeepAlive(in) // live in both counts
+		return m1.HeapAlloc - min(m0.HeapAlloc, m1.HeapAlloc)
+	}
+	ids := live(func(e *model.Event) []string {
+		switch {
+		case e.Call != nil:
+			return []string{e.Call.ID, e.Time, e.MessageID}
+		case e.Result != nil:
+			return []string{e.Result.CallID}
+		}
+		return nil
+	})
+	texts := live(func(e *model.Event) []string {
+		if e.Kind == model.KindAgent {
+			return []string{e.Text}
+		}
+		return nil
+	})
+	// The kept list itself is 4*steps strings of 16 bytes.
+	t.Logf("kept ids: %d bytes; kept texts: %d bytes", ids, texts)
+	if texts < steps*900 {
+		t.Fatalf("keeping the texts holds %d bytes, less than the texts: the count does not see them", texts)
+	}
+	if ids > 4*steps*16+steps*200 {
+		t.Fatalf("keeping the ids and times holds %d bytes (the texts: %d): they keep texts alive", ids, texts)
 	}
 }
