@@ -245,6 +245,10 @@ type reader struct {
 	// and the members of a rest. Each is the room of one list at a time.
 	record, metrics, call, obs, result, resultExtra model.Scratch
 	restMembers                                     []jsonscan.Span
+	// extra is room for the step's extra (parseStep), which its first
+	// event keeps: nearly always empty once its rests are taken out, it
+	// is made a list of its own only when it is not (ownExtra).
+	extra model.Scratch
 	// calls and results are the step's tool calls and its observation's
 	// results (step), room kept for the next step's when not larger than
 	// maxListed.
@@ -432,13 +436,34 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	if len(events) == 0 {
 		return nil
 	}
-	events[0].Extra = append(sp.extra, events[0].Extra...)
+	events[0].Extra = st.ownExtra(sp.extra, events[0].Extra)
 	for i := range events {
 		if err := st.emit(&events[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ownExtra is append(x, more...) for x, a step's extra listed in the
+// reader's room with its values views of the step (parseStep), on a list
+// of its own with x's values copied (st.ix.Copy, as the list's values
+// were copied when it was made; those that the step's reading deletes,
+// as a system step's event and name, are not): nil stays nil, and an
+// empty list stays an empty list, on no allocation when more is empty
+// too.
+func (st *reader) ownExtra(x, more model.Fields) model.Fields {
+	if len(x) == 0 && len(more) == 0 {
+		if x == nil {
+			return nil
+		}
+		return model.Fields{} // not x[:0:0], which would keep the room
+	}
+	out := make(model.Fields, len(x), len(x)+len(more))
+	for i, fl := range x {
+		out[i] = model.Field{Key: fl.Key, Value: st.ix.Copy(fl.Value)}
+	}
+	return append(out, more...)
 }
 
 // list lists step f's tool calls (an agent step's) in st.calls and the
@@ -511,8 +536,10 @@ func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 	sp.source = sourceOf(f)
 	if x, ok := f.Get("extra"); ok {
 		// The rests are read where they are, not kept; the rest of the
-		// extra is the events', copied.
-		sp.extra, _ = model.ParseIn(&st.ix, x, false)
+		// extra is the events', listed in the reader's room and copied
+		// when the step's reading has taken out what it reads
+		// (ownExtra).
+		sp.extra, _ = st.extra.ParseIn(&st.ix, x, false)
 		sp.rests, sp.hasRests = sp.extra.Get("rests")
 		sp.extra.Delete("rests")
 		if s, ok := sp.extra.StringIn(&st.ix, "signature"); ok {
@@ -524,11 +551,10 @@ func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 			sp.msgID = s
 			sp.extra.Delete("message_id")
 		}
-		sp.extra.CopyValuesIn(&st.ix)
 	}
 	for _, fl := range f {
 		if !mappedStepKey(fl.Key) {
-			sp.extra.Set("atif."+fl.Key, st.ix.Copy(fl.Value))
+			sp.extra.Set("atif."+fl.Key, fl.Value) // copied with the extra (ownExtra)
 		}
 	}
 	if m, ok := f.Get("message"); ok {
@@ -666,7 +692,7 @@ func (st *reader) metricsOf(base *model.Event, m []byte, sp *stepParts) {
 				sp.extra.Set("metrics.extra", model.MustJSON(xf))
 			}
 		default:
-			sp.extra.Set("metrics."+fl.Key, st.ix.Copy(fl.Value))
+			sp.extra.Set("metrics."+fl.Key, fl.Value) // copied with the extra (ownExtra)
 		}
 	}
 }

@@ -215,3 +215,66 @@ func TestKeptIDsKeepNoText(t *testing.T) {
 		t.Fatalf("keeping the ids and times holds %d bytes (the texts: %d): they keep texts alive", ids, texts)
 	}
 }
+
+// TestStepExtraOwn: a step's extra, listed in the reader's room, is its
+// first event's on a list of its own with its values copied, whatever
+// the steps after it list there: nil when the step has none, empty (not
+// nil) when the step's reading took out all it had, and the members the
+// reading does not take out, the step's unknown fields and its metrics'
+// after them.
+func TestStepExtraOwn(t *testing.T) {
+	in := `{"__header__":true,"schema_version":"ATIF-v1.5","session_id":"s"}
+{"step_id":1,"source":"user","message":"no extra"}
+{"step_id":2,"source":"user","message":"empty","extra":{}}
+{"step_id":3,"source":"user","message":"all taken","extra":{"signature":"s","message_id":"m"}}
+{"step_id":4,"source":"user","message":"one","extra":{"a":1,"signature":"s"}}
+{"step_id":5,"source":"agent","message":"more","extra":{"b":[2],"c":{"d":"e"}},"other":true,"metrics":{"prompt_tokens":1,"logprobs":[0.5]}}
+{"step_id":6,"source":"user","message":"unknown only","zz":"y"}
+{"step_id":7,"source":"user","message":"last","extra":{"x":"overwrites the room","y":"and more","z":"of it"}}
+`
+	s := &keptEvents{}
+	if err := ReadJSONL(strings.NewReader(in), s, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"nil",
+		"[]",
+		"[]",
+		`[a=1]`,
+		`[b=[2] c={"d":"e"} atif.other=true metrics.logprobs=[0.5]]`,
+		`[atif.zz="y"]`,
+		`[x="overwrites the room" y="and more" z="of it"]`,
+	}
+	if len(s.extras) != len(want) {
+		t.Fatalf("%d steps' extras, want %d", len(s.extras), len(want))
+	}
+	for i, x := range s.extras {
+		got := "nil"
+		if x != nil {
+			var parts []string
+			for _, fl := range x {
+				parts = append(parts, fl.Key+"="+string(fl.Value))
+			}
+			got = "[" + strings.Join(parts, " ") + "]"
+		}
+		if got != want[i] {
+			t.Errorf("step %d: extra %s, want %s", i+1, got, want[i])
+		}
+	}
+}
+
+// keptEvents keeps the extra of each step's first event.
+type keptEvents struct {
+	step   int64
+	extras []model.Fields
+}
+
+func (s *keptEvents) Event(_ *model.Header, e *model.Event) error {
+	if e.Step != s.step {
+		s.step = e.Step
+		s.extras = append(s.extras, e.Extra)
+	}
+	return nil
+}
+
+func (s *keptEvents) End(*model.Header) error { return nil }

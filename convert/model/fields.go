@@ -291,9 +291,9 @@ func (s *Scratch) ParseIn(ix *jsonscan.Index, b []byte, copyValues bool) (Fields
 }
 
 // room is a list of n members made in s's room when it has room for
-// them, else a new one.
+// them, else a new one: never nil, as an object's list is not.
 func (s *Scratch) room(n int) Fields {
-	if s == nil || cap(s.list) < n {
+	if s == nil || cap(s.list) < n || s.list == nil {
 		return make(Fields, 0, n)
 	}
 	return s.list[:0]
