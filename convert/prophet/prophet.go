@@ -79,9 +79,9 @@ type reader struct {
 	restMembers                          []jsonscan.Span
 	// strs is where the strings of the entries' values that the events
 	// keep are made (the index's String), many to an allocation; ids is
-	// where the entries' keys and the call ids are (the index's ID), so
-	// that an id a writer keeps keeps a block of ids alive, not one of
-	// texts.
+	// where the call ids are (the index's ID), so that a call id a writer
+	// keeps (its recent call ids) keeps a block of call ids alive, not
+	// one of texts.
 	strs, ids strblock.Room
 }
 
@@ -192,7 +192,7 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 	parse := func(room *model.Scratch, raw []byte) (model.Fields, error) {
 		return room.ParseIn(&rd.ix, raw, !inPlace)
 	}
-	key, _ := wrap.IDIn(&rd.ix, "key")
+	key, _ := wrap.StringIn(&rd.ix, "key")
 	mraw, _ := wrap.Get("message")
 	m, err := parse(&rd.msg, mraw)
 	if err != nil || m == nil {
