@@ -717,14 +717,15 @@ const (
 // A string of it that holds no escape, as the validator recorded them
 // (noEscape), is made of its bytes without looking through it for a
 // backslash, by the index's Maker when it has one (MakeStrings).
-func (ix *Index) String(v []byte) (string, bool) { return ix.stringBy(v, ix.maker) }
+func (ix *Index) String(v []byte) (string, bool) { return ix.stringBy(v, false) }
 
 // ID is String for a string a consumer may keep after its event (an id, a
 // time): made by the index's Maker of ids when it has one (MakeIDs).
-func (ix *Index) ID(v []byte) (string, bool) { return ix.stringBy(v, ix.ids) }
+func (ix *Index) ID(v []byte) (string, bool) { return ix.stringBy(v, true) }
 
-// stringBy is String with the Maker m (nil: an allocation a string).
-func (ix *Index) stringBy(v []byte, m Maker) (string, bool) {
+// stringBy is String, or ID when id. (A flag, not the Maker: a Maker is
+// two words to pass at every call, and most strings have no maker.)
+func (ix *Index) stringBy(v []byte, id bool) (string, bool) {
 	off := ix.offset(v)
 	// (An input known valid is not asked again: InputValidUTF8 is a
 	// call.)
@@ -732,6 +733,10 @@ func (ix *Index) stringBy(v []byte, m Maker) (string, bool) {
 		return decodeString(v, false)
 	}
 	if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' && ix.noEscape(off, n) {
+		m := ix.maker
+		if id {
+			m = ix.ids
+		}
 		if n == 2 || m == nil {
 			return string(v[1 : n-1]), true
 		}
