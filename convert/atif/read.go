@@ -245,20 +245,28 @@ type reader struct {
 	// and the members of a rest. Each is the room of one list at a time.
 	record, metrics, call, obs, result, resultExtra model.Scratch
 	restMembers                                     []jsonscan.Span
+	// extra is room for the step's extra (parseStep), which its first
+	// event keeps: nearly always empty once its rests are taken out, it
+	// is made a list of its own only when it is not (ownExtra).
+	extra model.Scratch
 	// calls and results are the step's tool calls and its observation's
 	// results (step), room kept for the next step's when not larger than
 	// maxListed.
 	calls, results [][]byte
 	// strs is where the strings of the steps' values that the events
-	// keep are made (the index's String, MakeStrings; the made-up message
-	// ids), many to an allocation.
-	strs strblock.Room
+	// keep are made (the index's String, MakeStrings), many to an
+	// allocation; ids is where those a consumer may keep after their
+	// event are (the times, models, message and call ids: the index's
+	// ID, MakeIDs; the made-up message ids), so that an id a writer keeps
+	// (its recent call ids) keeps a block of ids alive, not one of texts.
+	strs, ids strblock.Room
 }
 
 // newReader is a reader of one file's steps, for sink.
 func newReader(h *model.Header, sink model.Sink, rep *model.Report) *reader {
-	st := &reader{h: h, sink: sink, rep: rep, strs: strblock.New(stringBlock, maxBlockString)}
+	st := &reader{h: h, sink: sink, rep: rep, strs: strblock.New(stringBlock, maxBlockString), ids: strblock.New(idBlock, maxBlockID)}
 	st.ix.MakeStrings(&st.strs)
+	st.ix.MakeIDs(&st.ids)
 	return st
 }
 
@@ -269,6 +277,13 @@ func newReader(h *model.Header, sink model.Sink, rep *model.Report) *reader {
 const (
 	stringBlock    = 16 << 10
 	maxBlockString = 1 << 10
+)
+
+// idBlock and maxBlockID are stringBlock and maxBlockString for the ids
+// and times: a block of about a hundred, as the rlog reader's.
+const (
+	idBlock    = 2 << 10
+	maxBlockID = 64
 )
 
 // maxListed bounds the room of a step's list of calls or results that a
@@ -421,13 +436,34 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	if len(events) == 0 {
 		return nil
 	}
-	events[0].Extra = append(sp.extra, events[0].Extra...)
+	events[0].Extra = st.ownExtra(sp.extra, events[0].Extra)
 	for i := range events {
 		if err := st.emit(&events[i]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// ownExtra is append(x, more...) for x, a step's extra listed in the
+// reader's room with its values views of the step (parseStep), on a list
+// of its own with x's values copied (st.ix.Copy, as the list's values
+// were copied when it was made; those that the step's reading deletes,
+// as a system step's event and name, are not): nil stays nil, and an
+// empty list stays an empty list, on no allocation when more is empty
+// too.
+func (st *reader) ownExtra(x, more model.Fields) model.Fields {
+	if len(x) == 0 && len(more) == 0 {
+		if x == nil {
+			return nil
+		}
+		return model.Fields{} // not x[:0:0], which would keep the room
+	}
+	out := make(model.Fields, len(x), len(x)+len(more))
+	for i, fl := range x {
+		out[i] = model.Field{Key: fl.Key, Value: st.ix.Copy(fl.Value)}
+	}
+	return append(out, more...)
 }
 
 // list lists step f's tool calls (an agent step's) in st.calls and the
@@ -488,20 +524,22 @@ type stepParts struct {
 // parseStep fills sp, a zero stepParts, with what step f has.
 func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 	stepN, _ := intOf(f, "step_id")
-	ts, _ := f.StringIn(&st.ix, "timestamp")
-	modelName, _ := f.StringIn(&st.ix, "model_name")
+	ts, _ := f.IDIn(&st.ix, "timestamp")
+	modelName, _ := f.IDIn(&st.ix, "model_name")
 	// The step's id, step-N, and the message id made up of it, one
 	// string: the id is its end.
 	var idBuf [32]byte
-	msgID := st.strs.Of(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
+	msgID := st.ids.Of(strconv.AppendInt(append(idBuf[:0], model.SyntheticMessagePrefix+"step-"...), stepN, 10))
 	id := msgID[len(model.SyntheticMessagePrefix):]
 	sp.base.Time, sp.base.Step, sp.base.ID, sp.base.Model, sp.base.Loc = ts, stepN, id, modelName, loc
 	sp.msgID = msgID
 	sp.source = sourceOf(f)
 	if x, ok := f.Get("extra"); ok {
 		// The rests are read where they are, not kept; the rest of the
-		// extra is the events', copied.
-		sp.extra, _ = model.ParseIn(&st.ix, x, false)
+		// extra is the events', listed in the reader's room and copied
+		// when the step's reading has taken out what it reads
+		// (ownExtra).
+		sp.extra, _ = st.extra.ParseIn(&st.ix, x, false)
 		sp.rests, sp.hasRests = sp.extra.Get("rests")
 		sp.extra.Delete("rests")
 		if s, ok := sp.extra.StringIn(&st.ix, "signature"); ok {
@@ -509,15 +547,14 @@ func (st *reader) parseStep(sp *stepParts, f model.Fields, loc model.Loc) {
 			sp.extra.Delete("signature")
 		}
 		// The source's message id, which this package's writer keeps.
-		if s, ok := sp.extra.StringIn(&st.ix, "message_id"); ok && s != "" {
+		if s, ok := sp.extra.IDIn(&st.ix, "message_id"); ok && s != "" {
 			sp.msgID = s
 			sp.extra.Delete("message_id")
 		}
-		sp.extra.CopyValuesIn(&st.ix)
 	}
 	for _, fl := range f {
 		if !mappedStepKey(fl.Key) {
-			sp.extra.Set("atif."+fl.Key, st.ix.Copy(fl.Value))
+			sp.extra.Set("atif."+fl.Key, fl.Value) // copied with the extra (ownExtra)
 		}
 	}
 	if m, ok := f.Get("message"); ok {
@@ -579,7 +616,7 @@ func (st *reader) agentEvents(events []model.Event, f model.Fields, sp *stepPart
 		ev := base
 		ev.Kind = model.KindToolCall
 		c := &pairs[i].call
-		c.ID, _ = cf.StringIn(&st.ix, "tool_call_id")
+		c.ID, _ = cf.IDIn(&st.ix, "tool_call_id")
 		c.Name, _ = cf.StringIn(&st.ix, "function_name")
 		if a, ok := cf.Get("arguments"); ok {
 			c.Input = st.ix.Copy(a)
@@ -655,7 +692,7 @@ func (st *reader) metricsOf(base *model.Event, m []byte, sp *stepParts) {
 				sp.extra.Set("metrics.extra", model.MustJSON(xf))
 			}
 		default:
-			sp.extra.Set("metrics."+fl.Key, st.ix.Copy(fl.Value))
+			sp.extra.Set("metrics."+fl.Key, fl.Value) // copied with the extra (ownExtra)
 		}
 	}
 }
@@ -885,7 +922,7 @@ func (st *reader) observation(events []model.Event, obs []byte, of model.Fields,
 		ev := base
 		ev.Kind = model.KindToolResult
 		r := &pairs[i].result
-		r.CallID, _ = rf.StringIn(&st.ix, "source_call_id")
+		r.CallID, _ = rf.IDIn(&st.ix, "source_call_id")
 		if c, ok := rf.Get("content"); ok {
 			r.Content, r.ContentRaw = st.text(c)
 		}

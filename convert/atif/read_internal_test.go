@@ -1,8 +1,10 @@
 package atif
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -139,3 +141,140 @@ func TestStepListsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// keptSink keeps what of each event keep says, as a writer keeps its
+// recent call ids, and drops the rest.
+type keptSink struct {
+	keep func(e *model.Event) []string
+	kept []string
+}
+
+func (s *keptSink) Event(_ *model.Header, e *model.Event) error {
+	s.kept = append(s.kept, s.keep(e)...)
+	return nil
+}
+
+func (s *keptSink) End(*model.Header) error { return nil }
+
+// TestKeptIDsKeepNoText: the ids and times of a read's events are made
+// apart from its texts (the reader's ids room, Index.MakeIDs), so that a
+// consumer that keeps them, as the writers keep their recent call ids,
+// keeps blocks of ids alive, not the texts made with them. It reads 2,048
+// steps of a 900-byte message, a call and its result, keeps every id and
+// time, and counts the live heap they hold: about 60 bytes a step where a
+// block of texts would hold a kilobyte. Keeping the texts instead shows
+// that the count sees them.
+func TestKeptIDsKeepNoText(t *testing.T) {
+	const steps = 2048
+	var b strings.Builder
+	b.WriteString(`{"__header__":true,"schema_version":"ATIF-v1.5","session_id":"s"}` + "\n")
+	text := strings.Repeat("word ", 180)
+	for i := range steps {
+		fmt.Fprintf(&b, `{"step_id":%d,"timestamp":"2025-12-19T20:29:%02dZ","source":"agent","model_name":"m","message":"%s%d","tool_calls":[{"tool_call_id":"call_%06d","function_name":"Bash","arguments":{}}],"observation":{"results":[{"source_call_id":"call_%06d","content":"ok %d"}]}}`+"\n",
+			i+1, i%60, text, i, i, i, i)
+	}
+	in := []byte(b.String())
+	live := func(keep func(e *model.Event) []string) uint64 {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		s := &keptSink{keep: keep, kept: make([]string, 0, 4*steps)}
+		if err := ReadJSONL(bytes.NewReader(in), s, &model.Report{}); err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		if len(s.kept) < steps {
+			t.Fatalf("kept %d strings of %d steps", len(s.kept), steps)
+		}
+		runtime.KeepAlive(s)
+		runtime.KeepAlive(in) // live in both counts
+		return m1.HeapAlloc - min(m0.HeapAlloc, m1.HeapAlloc)
+	}
+	ids := live(func(e *model.Event) []string {
+		switch {
+		case e.Call != nil:
+			return []string{e.Call.ID, e.Time, e.MessageID}
+		case e.Result != nil:
+			return []string{e.Result.CallID}
+		}
+		return nil
+	})
+	texts := live(func(e *model.Event) []string {
+		if e.Kind == model.KindAgent {
+			return []string{e.Text}
+		}
+		return nil
+	})
+	// The kept list itself is 4*steps strings of 16 bytes.
+	t.Logf("kept ids: %d bytes; kept texts: %d bytes", ids, texts)
+	if texts < steps*900 {
+		t.Fatalf("keeping the texts holds %d bytes, less than the texts: the count does not see them", texts)
+	}
+	if ids > 4*steps*16+steps*200 {
+		t.Fatalf("keeping the ids and times holds %d bytes (the texts: %d): they keep texts alive", ids, texts)
+	}
+}
+
+// TestStepExtraOwn: a step's extra, listed in the reader's room, is its
+// first event's on a list of its own with its values copied, whatever
+// the steps after it list there: nil when the step has none, empty (not
+// nil) when the step's reading took out all it had, and the members the
+// reading does not take out, the step's unknown fields and its metrics'
+// after them.
+func TestStepExtraOwn(t *testing.T) {
+	in := `{"__header__":true,"schema_version":"ATIF-v1.5","session_id":"s"}
+{"step_id":1,"source":"user","message":"no extra"}
+{"step_id":2,"source":"user","message":"empty","extra":{}}
+{"step_id":3,"source":"user","message":"all taken","extra":{"signature":"s","message_id":"m"}}
+{"step_id":4,"source":"user","message":"one","extra":{"a":1,"signature":"s"}}
+{"step_id":5,"source":"agent","message":"more","extra":{"b":[2],"c":{"d":"e"}},"other":true,"metrics":{"prompt_tokens":1,"logprobs":[0.5]}}
+{"step_id":6,"source":"user","message":"unknown only","zz":"y"}
+{"step_id":7,"source":"user","message":"last","extra":{"x":"overwrites the room","y":"and more","z":"of it"}}
+`
+	s := &keptEvents{}
+	if err := ReadJSONL(strings.NewReader(in), s, &model.Report{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"nil",
+		"[]",
+		"[]",
+		`[a=1]`,
+		`[b=[2] c={"d":"e"} atif.other=true metrics.logprobs=[0.5]]`,
+		`[atif.zz="y"]`,
+		`[x="overwrites the room" y="and more" z="of it"]`,
+	}
+	if len(s.extras) != len(want) {
+		t.Fatalf("%d steps' extras, want %d", len(s.extras), len(want))
+	}
+	for i, x := range s.extras {
+		got := "nil"
+		if x != nil {
+			var parts []string
+			for _, fl := range x {
+				parts = append(parts, fl.Key+"="+string(fl.Value))
+			}
+			got = "[" + strings.Join(parts, " ") + "]"
+		}
+		if got != want[i] {
+			t.Errorf("step %d: extra %s, want %s", i+1, got, want[i])
+		}
+	}
+}
+
+// keptEvents keeps the extra of each step's first event.
+type keptEvents struct {
+	step   int64
+	extras []model.Fields
+}
+
+func (s *keptEvents) Event(_ *model.Header, e *model.Event) error {
+	if e.Step != s.step {
+		s.step = e.Step
+		s.extras = append(s.extras, e.Extra)
+	}
+	return nil
+}
+
+func (s *keptEvents) End(*model.Header) error { return nil }

@@ -67,6 +67,19 @@ func (f Fields) StringIn(ix *jsonscan.Index, key string) (string, bool) {
 	return ix.String(v)
 }
 
+// IDIn is StringIn for a string a consumer may keep after its event (an
+// id, a time), made where the index makes those (Index.ID).
+func (f Fields) IDIn(ix *jsonscan.Index, key string) (string, bool) {
+	v, ok := f.Get(key)
+	if !ok {
+		return "", false
+	}
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		v = bytes.TrimSpace(v) // as StringIn
+	}
+	return ix.ID(v)
+}
+
 // Set replaces the value of key, or appends it when absent.
 func (f *Fields) Set(key string, value json.RawMessage) {
 	for i := range *f {
@@ -278,9 +291,9 @@ func (s *Scratch) ParseIn(ix *jsonscan.Index, b []byte, copyValues bool) (Fields
 }
 
 // room is a list of n members made in s's room when it has room for
-// them, else a new one.
+// them, else a new one: never nil, as an object's list is not.
 func (s *Scratch) room(n int) Fields {
-	if s == nil || cap(s.list) < n {
+	if s == nil || cap(s.list) < n || s.list == nil {
 		return make(Fields, 0, n)
 	}
 	return s.list[:0]

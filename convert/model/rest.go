@@ -950,6 +950,16 @@ func restString(ix *jsonscan.Index, v []byte) (string, bool) {
 	return ix.String(v)
 }
 
+// restIDString is restString for a string a consumer may keep after its
+// event (an id, a time, a model), which an index makes apart from the
+// texts (Index.ID).
+func restIDString(ix *jsonscan.Index, v []byte) (string, bool) {
+	if ix == nil {
+		return jsonscan.String(v)
+	}
+	return ix.ID(v)
+}
+
 // restCopy copies v as restString decodes it.
 func restCopy(ix *jsonscan.Index, v []byte) json.RawMessage {
 	if ix == nil {
@@ -972,6 +982,14 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		s, err := str()
 		*dst = s
 		return err
+	}
+	setID := func(dst *string) error {
+		s, ok := restIDString(ix, v)
+		*dst = s
+		if !ok {
+			return errors.New("not a string")
+		}
+		return nil
 	}
 	switch key {
 	case restKind:
@@ -1005,15 +1023,15 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		}
 		return err
 	case restTime:
-		return set(&e.Time)
+		return setID(&e.Time)
 	case restID:
-		return set(&e.ID)
+		return setID(&e.ID)
 	case restParent:
-		return set(&e.ParentID)
+		return setID(&e.ParentID)
 	case restMessageID:
-		return set(&e.MessageID)
+		return setID(&e.MessageID)
 	case restModel:
-		return set(&e.Model)
+		return setID(&e.Model)
 	case restText:
 		return set(&e.Text)
 	case restSignature:
@@ -1051,7 +1069,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "id":
-				e.Call.ID, _ = restString(ix, val)
+				e.Call.ID, _ = restIDString(ix, val)
 			case "name":
 				e.Call.Name, _ = restString(ix, val)
 			case "input":
@@ -1068,7 +1086,7 @@ func restField(ix *jsonscan.Index, e *Event, key restKey, v []byte) error {
 		return ix.Members(v, func(k, val []byte) error {
 			switch string(k) {
 			case "call_id":
-				e.Result.CallID, _ = restString(ix, val)
+				e.Result.CallID, _ = restIDString(ix, val)
 			case "is_error":
 				e.Result.IsError = true
 			case "content":

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -39,7 +40,10 @@ const DefaultFormat = "mini-prophet-v0.1.10"
 // are reported as dropped. Root fields after the messages
 // (trajectory_format) complete the header by the sink's End.
 func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
-	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name, AgentName: "mini-prophet"}}
+	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name, AgentName: "mini-prophet"},
+		strs: strblock.New(stringBlock, maxBlockString), ids: strblock.New(idBlock, maxBlockID)}
+	rd.ix.MakeStrings(&rd.strs)
+	rd.ix.MakeIDs(&rd.ids)
 	err := model.Document{
 		Format: "prophet",
 		List:   "messages",
@@ -69,11 +73,29 @@ type reader struct {
 	ix jsonscan.Index
 	// Room for the lists an entry is read with and does not keep (what
 	// the events keep of them is copied): the entry, its message, a tool
-	// call and its function, the response, and the list of its rests.
+	// call and its function, the response, and the members of a rest.
 	// Each is the room of one list at a time.
 	entry, msg, call, function, response model.Scratch
-	rests                                []json.RawMessage
+	restMembers                          []jsonscan.Span
+	// strs is where the strings of the entries' values that the events
+	// keep are made (the index's String), many to an allocation; ids is
+	// where the call ids are (the index's ID), so that a call id a writer
+	// keeps (its recent call ids) keeps a block of call ids alive, not
+	// one of texts.
+	strs, ids strblock.Room
 }
+
+// stringBlock and maxBlockString are the size of the blocks a reader
+// makes its strings in and the longest string made in one (a longer one
+// is an allocation of its own, so that a block is mostly filled before
+// the next is made); idBlock and maxBlockID are the same for the ids: a
+// block of about a hundred. As the ATIF readers'.
+const (
+	stringBlock    = 16 << 10
+	maxBlockString = 1 << 10
+	idBlock        = 2 << 10
+	maxBlockID     = 64
+)
 
 func (rd *reader) root(key string, v json.RawMessage) {
 	h := rd.h
@@ -114,7 +136,7 @@ func (rd *reader) emit(e *model.Event) error {
 // written from another format; model.ApplyRests).
 func (rd *reader) emitAll(events []model.Event, rests json.RawMessage, loc model.Loc) error {
 	if rests != nil {
-		if list, err := model.RestListIn(&rd.ix, rests, &rd.rests); err != nil {
+		if list, err := model.RestListAt(rests); err != nil {
 			rd.rep.Add(model.LossMalformed, "message extra.rests is not a list", loc)
 		} else {
 			base := model.Event{Loc: loc}
@@ -134,9 +156,9 @@ func (rd *reader) emitAll(events []model.Event, rests json.RawMessage, loc model
 				base = events[0]
 				base.Call, base.Result, base.Text, base.ID = nil, nil, "", ""
 			}
-			events = model.ApplyRestsIn(&rd.ix, events, list, true, base, func(err error) {
+			events = model.ApplyRestListIn(&rd.ix, events, list, true, base, func(err error) {
 				rd.rep.Add(model.LossMalformed, "message extra.rests: "+err.Error(), loc)
-			})
+			}, &rd.restMembers)
 		}
 	}
 	for i := range events {
@@ -207,7 +229,7 @@ func (rd *reader) message(b []byte, loc model.Loc) error {
 		return rd.assistant(ev, m, extra, key, loc, restList, parse)
 	case "tool":
 		ev.Kind = model.KindToolResult
-		id, _ := m.StringIn(&rd.ix, "tool_call_id")
+		id, _ := m.IDIn(&rd.ix, "tool_call_id")
 		isErr := false
 		if e, ok := extra.Get("error"); ok && !jsonscan.IsNull(e) && string(e) != "false" {
 			isErr = true
@@ -284,7 +306,7 @@ func (rd *reader) assistant(ev *model.Event, m, extra model.Fields, key string, 
 	err := rd.ix.Array(tc, func(j int, cb []byte) error {
 		cf, _ := parse(&rd.call, cb)
 		call := &model.ToolCall{}
-		call.ID, _ = cf.StringIn(&rd.ix, "id")
+		call.ID, _ = cf.IDIn(&rd.ix, "id")
 		if fn, ok := cf.Get("function"); ok {
 			ff, _ := parse(&rd.function, fn)
 			call.Name, _ = ff.StringIn(&rd.ix, "name")

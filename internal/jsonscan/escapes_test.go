@@ -82,9 +82,10 @@ func FuzzEscapes(f *testing.F) {
 					}
 					ix.MakeStrings(&maker)
 					made, madeOK := ix.String(v)
+					id, idOK := ix.ID(v)
 					ix.MakeStrings(nil)
-					if made != got || madeOK != gotOK {
-						t.Fatalf("%s %q: String(%q) = %q, %v with a Maker; without %q, %v", how, in, v, made, madeOK, got, gotOK)
+					if made != got || madeOK != gotOK || id != got || idOK != gotOK {
+						t.Fatalf("%s %q: String(%q) = %q, %v with a Maker, ID %q, %v; without %q, %v", how, in, v, made, madeOK, id, idOK, got, gotOK)
 					}
 					var dec string
 					if json.Valid(v) && json.Unmarshal(v, &dec) == nil && (dec != got || !gotOK) {
@@ -161,5 +162,36 @@ func TestMakeStrings(t *testing.T) {
 	m.n = 0
 	if got, _ := ix.String([]byte(`"ok"`)); got != "ok" || m.n != 0 {
 		t.Fatalf("String of a copy = %q, the Maker made %d", got, m.n)
+	}
+	// ID makes its strings with the Maker of ids (MakeIDs), String
+	// still with its own; without one, ID's are String's Maker's, before
+	// MakeStrings is called again or after.
+	b := []byte(`{"id":"call_1","text":"hello"}`)
+	spans, err := ix.ObjectSpans(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, text := b[spans[0].ValueStart:spans[0].ValueEnd], b[spans[1].ValueStart:spans[1].ValueEnd]
+	var ids, other copyMaker
+	for _, c := range []struct {
+		set                func()
+		idsMade, textsMade int
+	}{
+		{func() { ix.MakeIDs(&ids) }, 1, 1},
+		{func() { ix.MakeStrings(&other) }, 1, 1}, // the ids' Maker stays
+		{func() { ix.MakeIDs(nil) }, 0, 2},        // String's Maker makes both
+		{func() { ix.MakeStrings(&m) }, 0, 2},
+	} {
+		c.set()
+		ids.n, m.n, other.n = 0, 0, 0
+		if s, ok := ix.ID(id); s != "call_1" || !ok {
+			t.Fatalf("ID = %q, %v", s, ok)
+		}
+		if s, ok := ix.String(text); s != "hello" || !ok {
+			t.Fatalf("String = %q, %v", s, ok)
+		}
+		if ids.n != c.idsMade || m.n+other.n != c.textsMade {
+			t.Fatalf("the Maker of ids made %d strings, the Maker %d; want %d and %d", ids.n, m.n+other.n, c.idsMade, c.textsMade)
+		}
 	}
 }

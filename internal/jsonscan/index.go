@@ -58,9 +58,11 @@ type Index struct {
 	keyBuf []byte
 	keys   *[256]keptKeys
 	// maker makes the strings String takes as they are (MakeStrings);
-	// nil: each an allocation of its own. Kept from one input to the
-	// next (Reset does not forget it).
-	maker Maker
+	// nil: each an allocation of its own. ids makes those ID takes: the
+	// Maker MakeIDs gave (ownIDs), else maker. Kept from one input to
+	// the next (Reset does not forget them).
+	maker, ids Maker
+	ownIDs     bool
 }
 
 // Maker makes a string of b's bytes, as string(b) does, and never
@@ -73,7 +75,24 @@ type Maker interface{ Of(b []byte) string }
 // decoding (most of them), with m; nil makes each an allocation of its
 // own, as the zero Index does. The strings are then m's: a consumer that
 // keeps a few of them long after the read copies them.
-func (ix *Index) MakeStrings(m Maker) { ix.maker = m }
+func (ix *Index) MakeStrings(m Maker) {
+	ix.maker = m
+	if !ix.ownIDs {
+		ix.ids = m
+	}
+}
+
+// MakeIDs has ID make the strings it takes as they are with m, apart
+// from String's: a reader gives it the room of the strings a consumer
+// may keep long after their event (the call ids a writer matches its
+// results to, the times), so that one kept pins a block of ids, not one
+// of texts. nil makes them as String does.
+func (ix *Index) MakeIDs(m Maker) {
+	ix.ids, ix.ownIDs = m, m != nil
+	if m == nil {
+		ix.ids = ix.maker
+	}
+}
 
 // keptKeys is a string Keys made, and whether its keys need no decoding
 // (PlainKey), asked once when it was made.
@@ -698,7 +717,15 @@ const (
 // A string of it that holds no escape, as the validator recorded them
 // (noEscape), is made of its bytes without looking through it for a
 // backslash, by the index's Maker when it has one (MakeStrings).
-func (ix *Index) String(v []byte) (string, bool) {
+func (ix *Index) String(v []byte) (string, bool) { return ix.stringBy(v, false) }
+
+// ID is String for a string a consumer may keep after its event (an id, a
+// time): made by the index's Maker of ids when it has one (MakeIDs).
+func (ix *Index) ID(v []byte) (string, bool) { return ix.stringBy(v, true) }
+
+// stringBy is String, or ID when id. (A flag, not the Maker: a Maker is
+// two words to pass at every call, and most strings have no maker.)
+func (ix *Index) stringBy(v []byte, id bool) (string, bool) {
 	off := ix.offset(v)
 	// (An input known valid is not asked again: InputValidUTF8 is a
 	// call.)
@@ -706,10 +733,14 @@ func (ix *Index) String(v []byte) (string, bool) {
 		return decodeString(v, false)
 	}
 	if n := len(v); n >= 2 && v[0] == '"' && v[n-1] == '"' && ix.noEscape(off, n) {
-		if n == 2 || ix.maker == nil {
+		m := ix.maker
+		if id {
+			m = ix.ids
+		}
+		if n == 2 || m == nil {
 			return string(v[1 : n-1]), true
 		}
-		return ix.maker.Of(v[1 : n-1]), true
+		return m.Of(v[1 : n-1]), true
 	}
 	return decodeString(v, true)
 }
