@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -115,7 +116,8 @@ type writer struct {
 	// cur maps recent source call ids to the rlog id of their latest call;
 	// open holds the rlog ids of calls without a result yet, oldest first,
 	// per source id (emptied entries are removed; openCalls). used has a
-	// 64-bit hash of every rlog id given: uniqueness needs the whole
+	// 64-bit hash of every rlog id given (from a source other than rlog,
+	// whose ids are written as they are): uniqueness needs the whole
 	// session's set, and a hash is the smallest thing that tells them
 	// apart.
 	cur   *recent.Map[string]
@@ -419,7 +421,7 @@ func (l *line) tokens(u *model.Usage, inText bool) {
 
 // kvInt appends k=n to the line's metadata.
 func (l *line) kvInt(k grammar.Key, n int64) {
-	l.meta = strconv.AppendInt(append(append(append(l.meta, ' '), k.String()...), '='), n, 10)
+	l.meta = jsonw.AppendInt(append(append(append(l.meta, ' '), k.String()...), '='), n)
 }
 
 // addPairInt adds k=n to the line's text.
@@ -427,7 +429,7 @@ func (l *line) addPairInt(k grammar.Key, n int64) {
 	if len(l.b) > 0 {
 		l.b = append(l.b, ' ')
 	}
-	l.b = strconv.AppendInt(append(append(l.b, k.String()...), '='), n, 10)
+	l.b = jsonw.AppendInt(append(append(l.b, k.String()...), '='), n)
 }
 
 // begin starts the line with prefix and, right after it, name (a tool, a
@@ -874,6 +876,17 @@ func wordless(s string) string {
 // UTF-8 without white space, NUL, CR or LF, which sanitize and wordless
 // leave as it is.
 func printableASCII(s string) bool {
+	for ; len(s) >= 8; s = s[8:] {
+		// Eight bytes at once: a byte from 0x80 has its high bit, and
+		// the lowest byte under '!' borrows into its own (a byte
+		// above it may too, but the answer is already false).
+		w := s[:8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if (x|(x-eachByte*0x21))&(eachByte*0x80) != 0 {
+			return false
+		}
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i]-0x21 >= 0x5f {
 			return false
@@ -881,6 +894,9 @@ func printableASCII(s string) bool {
 	}
 	return true
 }
+
+// eachByte has a 1 in each byte of a word.
+const eachByte = 0x0101010101010101
 
 // ---- tool calls and results
 
@@ -899,15 +915,18 @@ func (wr *writer) callID(src string, e *model.Event) string {
 	id := base
 	// From rlog, an id used twice is the source's own (the early
 	// autopilot writer's toolu_01): written as it was, as check reads it.
-	if wr.taken(id) && !wr.same {
-		n := 2
-		for wr.taken(base + "_" + strconv.Itoa(n)) {
-			n++
+	// The set of ids given is not needed then, and not kept.
+	if !wr.same {
+		if wr.taken(id) {
+			n := 2
+			for wr.taken(base + "_" + strconv.Itoa(n)) {
+				n++
+			}
+			id = base + "_" + strconv.Itoa(n)
+			wr.rep.Add(model.LossIDUnique, "call id used twice, written as <id>_n (id_full keeps the source id)", e.Loc)
 		}
-		id = base + "_" + strconv.Itoa(n)
-		wr.rep.Add(model.LossIDUnique, "call id used twice, written as <id>_n (id_full keeps the source id)", e.Loc)
+		wr.used.Add(id)
 	}
-	wr.used.Add(id)
 	wr.cur.Set(src, id)
 	wr.addOpen(src, id)
 	return id

@@ -63,6 +63,9 @@ var writerEdges = []string{
 	"é", "日本", "😀", "a😀b\nc😀", "~x", "-x", ".x", "\x7f", "a\x7fb",
 	"\x1b[31mred", "a\u00a0b", "\u2028", "é\n", "a=b\nc=d", "-", "_x",
 	"1", strings.Repeat("x", 100), strings.Repeat("é\n", 20),
+	// printableASCII's eight bytes at once: every stop at each place.
+	"0123456 89abcdef", "01234567\xc3\xa9", "0123456\x7f", "01234567!~",
+	"0123456\x00", "01234567\t", "012345678901234\x80", "ab cdefgh",
 }
 
 // FuzzWordless: printable ASCII is its own wordless value.
