@@ -1061,7 +1061,7 @@ func toolName(s string) string {
 	}
 	if isWordByte(s[0]) {
 		// A word character after "t!:" is a tool start whatever
-		// follows (FuzzToolName).
+		// follows (FuzzWordless).
 		return s
 	}
 	li := grammar.ScanLine([]byte(grammar.ToolStart.Prefix() + s))

@@ -68,7 +68,9 @@ var writerEdges = []string{
 	"0123456\x00", "01234567\t", "012345678901234\x80", "ab cdefgh",
 }
 
-// FuzzWordless: printable ASCII is its own wordless value.
+// FuzzWordless: printable ASCII is its own wordless value, and a name
+// that starts with an ASCII word byte is a tool start for the parser's
+// line scan (toolName).
 func FuzzWordless(f *testing.F) {
 	for _, s := range writerEdges {
 		f.Add(s)
@@ -77,16 +79,6 @@ func FuzzWordless(f *testing.F) {
 		if got, want := wordless(s), wordlessReference(s); got != want {
 			t.Fatalf("wordless(%q) = %q, reference %q", s, got, want)
 		}
-	})
-}
-
-// FuzzToolName: a name that starts with an ASCII word byte is a tool
-// start for the parser's line scan.
-func FuzzToolName(f *testing.F) {
-	for _, s := range writerEdges {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
 		if got, want := toolName(s), toolNameReference(s); got != want {
 			t.Fatalf("toolName(%q) = %q, reference %q", s, got, want)
 		}
