@@ -104,6 +104,7 @@ func (wr *writer) header() {
 			wr.wrote.fields[f.name] = v
 		}
 	}
+	wr.wrote.model = wr.wrote.fields["model"]
 	wr.headerExtras(&fields)
 	tot := h.Totals
 	if tot == nil && !wr.same {

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/idset"
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
 	"github.com/rlog-ls/rlog-ls/convert/internal/recent"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
@@ -56,7 +57,7 @@ func NewWriter(w io.Writer, rep *model.Report, opt model.Options) model.Sink {
 		rep:       rep,
 		opt:       opt,
 		cur:       recent.New[string](recentIDs),
-		open:      map[string][]string{},
+		open:      map[string]openCalls{},
 		agentType: recent.New[string](recentIDs),
 	}
 }
@@ -102,17 +103,25 @@ type writer struct {
 	// (t:), waiting for that result; heldEnd a lifecycle end, which gets
 	// the totals when it is the last.
 	heldCall *model.Event
-	heldUse  *model.Usage
+	heldUse  *model.Usage // nil or &heldUsage
 	heldEnd  *model.Event
 	fullEnd  bool // the last @end written has the totals
+	// runUsage is the held response's merged usage, and heldUsage the
+	// held call's: kept here, not in a variable of their own per
+	// response (which the pointers passed on would move to the heap).
+	runUsage, heldUsage model.Usage
+	// cont is text's list of continuation lines, reused.
+	cont []string
 
 	// cur maps recent source call ids to the rlog id of their latest call;
 	// open holds the rlog ids of calls without a result yet, oldest first,
-	// per source id (emptied entries are removed). used has a 64-bit hash
-	// of every rlog id given: uniqueness needs the whole session's set, and
-	// a hash is the smallest thing that tells them apart.
+	// per source id (emptied entries are removed; openCalls). used has a
+	// 64-bit hash of every rlog id given (from a source other than rlog,
+	// whose ids are written as they are): uniqueness needs the whole
+	// session's set, and a hash is the smallest thing that tells them
+	// apart.
 	cur   *recent.Map[string]
-	open  map[string][]string
+	open  map[string]openCalls
 	used  idset.Set
 	ncall int
 	// agentType is the subagent_type of recent Task calls, by source id:
@@ -120,9 +129,61 @@ type writer struct {
 	agentType *recent.Map[string]
 }
 
+// openCalls are the rlog ids of one source id's calls without a result,
+// oldest first. A source id has one open call at a time, but where a
+// source reused it for calls in flight together (the early autopilot
+// logs' toolu_01): that one is first, in the map's value itself, and only
+// the others take a slice (a slice for every call was a tenth of the
+// writer's allocations).
+type openCalls struct {
+	first string
+	more  []string
+}
+
+// addOpen adds id, the rlog id of a call of source id src, as the newest
+// of src's open calls.
+func (wr *writer) addOpen(src, id string) {
+	q, ok := wr.open[src]
+	if !ok {
+		wr.open[src] = openCalls{first: id}
+		return
+	}
+	q.more = append(q.more, id)
+	wr.open[src] = q
+}
+
+// answerOldest takes the oldest open call of source id src off its list
+// and returns its rlog id.
+func (wr *writer) answerOldest(src string) (string, bool) {
+	q, ok := wr.open[src]
+	if !ok {
+		return "", false
+	}
+	if len(q.more) == 0 {
+		delete(wr.open, src)
+	} else {
+		wr.open[src] = openCalls{first: q.more[0], more: q.more[1:]}
+	}
+	return q.first, true
+}
+
+// answerNewest takes the newest open call of source id src off its list.
+func (wr *writer) answerNewest(src string) {
+	q, ok := wr.open[src]
+	switch {
+	case !ok:
+	case len(q.more) == 0:
+		delete(wr.open, src)
+	default:
+		q.more = q.more[:len(q.more)-1]
+		wr.open[src] = q
+	}
+}
+
 // writtenHeader is what the header said when it was written.
 type writtenHeader struct {
 	fields map[string]string
+	model  string // fields["model"], which meta compares every line with
 	extra  map[string]bool
 }
 
@@ -143,7 +204,10 @@ func (wr *writer) Event(h *model.Header, e *model.Event) error {
 	if !wr.begun {
 		wr.begin(h, e)
 	}
-	wr.ledger.Add(e)
+	if !wr.same {
+		// The totals @end writes (an rlog source's own @end has its own).
+		wr.ledger.Add(e)
+	}
 	if e.ID != "" || e.ParentID != "" {
 		wr.ids++
 	}
@@ -200,17 +264,21 @@ func (wr *writer) flushRun() {
 		return
 	}
 	wr.run = wr.run[:0]
-	l := &wr.runLedger
-	l.Reset()
-	for _, e := range run {
-		if e.Usage != nil {
-			l.AddUsage(e.MessageID, *e.Usage)
-		}
-	}
 	var usage *model.Usage
-	if !l.Empty() {
-		u := l.Total()
-		usage = &u
+	if !wr.same {
+		// The response's usage on its first line (an rlog source's
+		// lines keep their own: below).
+		l := &wr.runLedger
+		l.Reset()
+		for _, e := range run {
+			if e.Usage != nil {
+				l.AddUsage(e.MessageID, *e.Usage)
+			}
+		}
+		if !l.Empty() {
+			wr.runUsage = l.Total()
+			usage = &wr.runUsage
+		}
 	}
 	empty := func(e *model.Event) bool {
 		return e.Kind == model.KindAgent && strings.TrimSpace(e.Text) == "" && len(run) > 1
@@ -282,7 +350,12 @@ func (wr *writer) write(e *model.Event, usage *model.Usage) {
 	}
 	switch {
 	case wr.same && e.Kind == model.KindToolCall && e.Form.Inline:
-		wr.heldCall, wr.heldUse = e, usage
+		// A copy of the usage: the next response's reuses runUsage.
+		wr.heldCall, wr.heldUse = e, nil
+		if usage != nil {
+			wr.heldUsage = *usage
+			wr.heldUse = &wr.heldUsage
+		}
 	case !wr.same && e.Kind == model.KindLifecycle && e.Name == grammar.VerbEnd:
 		wr.heldEnd = e
 	default:
@@ -338,12 +411,25 @@ func (l *line) tokens(u *model.Usage, inText bool) {
 		if !c.always && c.n <= 0 {
 			continue
 		}
-		if v := strconv.FormatInt(c.n, 10); inText {
-			l.addPair(c.k, v)
+		if inText {
+			l.addPairInt(c.k, c.n)
 		} else {
-			l.kv(c.k, v)
+			l.kvInt(c.k, c.n)
 		}
 	}
+}
+
+// kvInt appends k=n to the line's metadata.
+func (l *line) kvInt(k grammar.Key, n int64) {
+	l.meta = jsonw.AppendInt(append(append(append(l.meta, ' '), k.String()...), '='), n)
+}
+
+// addPairInt adds k=n to the line's text.
+func (l *line) addPairInt(k grammar.Key, n int64) {
+	if len(l.b) > 0 {
+		l.b = append(l.b, ' ')
+	}
+	l.b = jsonw.AppendInt(append(append(l.b, k.String()...), '='), n)
 }
 
 // begin starts the line with prefix and, right after it, name (a tool, a
@@ -447,7 +533,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		}
 		wr.timeMeta(l, e)
 		if e.Step != 0 {
-			l.kv(grammar.KeyStep, strconv.FormatInt(e.Step, 10))
+			l.kvInt(grammar.KeyStep, e.Step)
 		}
 		wr.emit(l, nil)
 		wr.dropExtras(e)
@@ -461,10 +547,10 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 				l.addPair(grammar.KeyTrigger, argText(c.Trigger))
 			}
 			if c.PreTokens > 0 {
-				l.addPair(grammar.KeyPreTokens, strconv.FormatInt(c.PreTokens, 10))
+				l.addPairInt(grammar.KeyPreTokens, c.PreTokens)
 			}
 			if c.PostTokens > 0 {
-				l.addPair(grammar.KeyPostTokens, strconv.FormatInt(c.PostTokens, 10))
+				l.addPairInt(grammar.KeyPostTokens, c.PostTokens)
 			}
 		}
 		if e.Text != "" {
@@ -474,7 +560,7 @@ func (wr *writer) event(e *model.Event, usage *model.Usage) {
 		if usage == nil {
 			wr.timeMeta(l, e)
 			if e.Step != 0 {
-				l.kv(grammar.KeyStep, strconv.FormatInt(e.Step, 10))
+				l.kvInt(grammar.KeyStep, e.Step)
 			}
 			wr.dropExtras(e)
 		} else {
@@ -537,14 +623,28 @@ func (wr *writer) reportForm(e *model.Event) {
 func (wr *writer) text(s string, limit int, what string, e *model.Event) (string, []string) {
 	s = validUTF8(s)
 	if wr.same {
-		if strings.IndexByte(s, '\n') < 0 {
-			return sanitize(s), nil
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			return sanitizeValid(s), nil
 		}
-		lines := strings.Split(s, "\n")
-		for i := range lines {
-			lines[i] = sanitize(lines[i])
+		// Each line sanitized, the empty ones after the first left
+		// out, in a list the writer reuses (valid until the next call).
+		first, cont := sanitizeValid(s[:i]), wr.cont[:0]
+		for s = s[i+1:]; ; s = s[i+1:] {
+			i = strings.IndexByte(s, '\n')
+			next := s
+			if i >= 0 {
+				next = s[:i]
+			}
+			if c := strings.TrimSpace(sanitizeValid(next)); c != "" {
+				cont = append(cont, c)
+			}
+			if i < 0 {
+				break
+			}
 		}
-		return lines[0], dropEmpty(lines[1:])
+		wr.cont = cont
+		return first, cont
 	}
 	subject := e.Kind.String() + ".text"
 	if e.Kind == model.KindToolResult {
@@ -555,16 +655,6 @@ func (wr *writer) text(s string, limit int, what string, e *model.Event) (string
 		wr.rep.Lose(model.LossTruncated, subject, what+" (first line, "+strconv.Itoa(limit)+" characters)", e.Loc)
 	}
 	return wr.neutral(first, subject), nil
-}
-
-func dropEmpty(ss []string) []string {
-	var out []string
-	for _, s := range ss {
-		if strings.TrimSpace(s) != "" {
-			out = append(out, strings.TrimSpace(s))
-		}
-	}
-	return out
 }
 
 // cutLine keeps the first non-empty line of s and cuts it to limit
@@ -596,8 +686,11 @@ func cutLine(s string, limit int) (string, bool) {
 // sanitize makes s safe inside one line: valid UTF-8 (else W012), no NUL
 // (W013), no CR or LF (editors would break the line there). Other control
 // characters, such as the ESC of terminal colours, are harmless and kept.
-func sanitize(s string) string {
-	s = validUTF8(s)
+func sanitize(s string) string { return sanitizeValid(validUTF8(s)) }
+
+// sanitizeValid is sanitize of s that is valid UTF-8 (text has checked
+// it: checking it again was a tenth of the writer's instructions).
+func sanitizeValid(s string) string {
 	if strings.IndexByte(s, 0) >= 0 || lineBreak(s) >= 0 {
 		s = lineBreaks.Replace(s)
 	}
@@ -715,9 +808,9 @@ func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 		wr.rep.Lose(model.LossDroppedField, "*.sidechain", "sidechain flag of a turn outside any sub-agent (rlog says it with tid=)", e.Loc)
 	}
 	if e.Step != 0 {
-		l.kv(grammar.KeyStep, strconv.FormatInt(e.Step, 10))
+		l.kvInt(grammar.KeyStep, e.Step)
 	}
-	if e.Model != "" && e.Model != wr.wrote.fields["model"] {
+	if e.Model != "" && e.Model != wr.wrote.model {
 		l.kv(grammar.KeyModel, wordless(e.Model))
 	}
 	if wr.same && e.Form.UsageInText {
@@ -729,6 +822,9 @@ func (wr *writer) meta(l *line, e *model.Event, u *model.Usage) {
 		l.tokens(u, false)
 	}
 	if wr.same {
+		if len(e.Extra) == 0 {
+			return // most lines: no key to look for
+		}
 		for _, k := range extraKeys {
 			if v, ok := e.Extra.String(k.String()); ok {
 				l.kv(k, argText(v))
@@ -765,12 +861,42 @@ func (wr *writer) dropExtras(e *model.Event) {
 
 // wordless makes a metadata value one token: spaces would end it.
 func wordless(s string) string {
+	if printableASCII(s) {
+		// Most values: a name, a time, an id (FuzzWordless).
+		return s
+	}
 	s = sanitize(s)
 	if strings.ContainsAny(s, " \t") {
 		return strings.Join(strings.Fields(s), "_")
 	}
 	return s
 }
+
+// printableASCII reports whether every byte of s is '!' to DEL: valid
+// UTF-8 without white space, NUL, CR or LF, which sanitize and wordless
+// leave as it is.
+func printableASCII(s string) bool {
+	for ; len(s) >= 8; s = s[8:] {
+		// Eight bytes at once: a byte from 0x80 has its high bit, and
+		// the lowest byte under '!' borrows into its own (a byte
+		// above it may too, but the answer is already false).
+		w := s[:8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if (x|(x-eachByte*0x21))&(eachByte*0x80) != 0 {
+			return false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i]-0x21 >= 0x5f {
+			return false
+		}
+	}
+	return true
+}
+
+// eachByte has a 1 in each byte of a word.
+const eachByte = 0x0101010101010101
 
 // ---- tool calls and results
 
@@ -789,17 +915,20 @@ func (wr *writer) callID(src string, e *model.Event) string {
 	id := base
 	// From rlog, an id used twice is the source's own (the early
 	// autopilot writer's toolu_01): written as it was, as check reads it.
-	if wr.taken(id) && !wr.same {
-		n := 2
-		for wr.taken(base + "_" + strconv.Itoa(n)) {
-			n++
+	// The set of ids given is not needed then, and not kept.
+	if !wr.same {
+		if wr.taken(id) {
+			n := 2
+			for wr.taken(base + "_" + strconv.Itoa(n)) {
+				n++
+			}
+			id = base + "_" + strconv.Itoa(n)
+			wr.rep.Add(model.LossIDUnique, "call id used twice, written as <id>_n (id_full keeps the source id)", e.Loc)
 		}
-		id = base + "_" + strconv.Itoa(n)
-		wr.rep.Add(model.LossIDUnique, "call id used twice, written as <id>_n (id_full keeps the source id)", e.Loc)
+		wr.used.Add(id)
 	}
-	wr.used.Add(id)
 	wr.cur.Set(src, id)
-	wr.open[src] = append(wr.open[src], id)
+	wr.addOpen(src, id)
 	return id
 }
 
@@ -841,20 +970,10 @@ func (wr *writer) refID(src string) (string, bool) {
 // source reused one id for calls in flight together (the early autopilot
 // logs' toolu_01), results are matched to calls in order.
 func (wr *writer) resultID(src string) (string, bool) {
-	if q := wr.open[src]; len(q) > 0 {
-		wr.answered(src)
-		return q[0], true
+	if id, ok := wr.answerOldest(src); ok {
+		return id, true
 	}
 	return wr.refID(src)
-}
-
-// answered takes the oldest open call of source id src off its list.
-func (wr *writer) answered(src string) {
-	if q := wr.open[src]; len(q) > 1 {
-		wr.open[src] = q[1:]
-	} else {
-		delete(wr.open, src)
-	}
 }
 
 func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Event) {
@@ -889,11 +1008,7 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 	}
 	if inline != nil {
 		// Answered on this line: the newest open call of its id.
-		if q := wr.open[c.ID]; len(q) > 1 {
-			wr.open[c.ID] = q[:len(q)-1]
-		} else {
-			delete(wr.open, c.ID)
-		}
+		wr.answerNewest(c.ID)
 	}
 	l.addPair(grammar.KeyID, id)
 	args := ""
@@ -909,8 +1024,13 @@ func (wr *writer) toolCall(e *model.Event, usage *model.Usage, inline *model.Eve
 	l.add(args)
 	switch {
 	case inline != nil:
-		l.add("→")
-		l.add(wr.resultText(inline, true))
+		// A t: line's result, whose continuation lines would be read as
+		// the call's: kept on one line.
+		status, text, cont := wr.resultParts(inline)
+		l.addResult(status, text)
+		for _, c := range cont {
+			l.b = append(append(l.b, ' '), c...)
+		}
 	case bare:
 	default:
 		status := grammar.StatusRunning
@@ -939,6 +1059,11 @@ func toolName(s string) string {
 	if s == "" {
 		return "tool"
 	}
+	if isWordByte(s[0]) {
+		// A word character after "t!:" is a tool start whatever
+		// follows (FuzzWordless).
+		return s
+	}
 	li := grammar.ScanLine([]byte(grammar.ToolStart.Prefix() + s))
 	if li.Kind != grammar.ToolStart {
 		return "tool_" + s
@@ -946,21 +1071,24 @@ func toolName(s string) string {
 	return s
 }
 
-func (wr *writer) resultText(e *model.Event, withStatus bool) string {
-	text, cont := wr.resultLines(e, withStatus)
-	if len(cont) > 0 {
-		// A t: line's result, whose continuation lines would be read as
-		// the call's: kept on one line.
-		text = strings.Join(append([]string{text}, cont...), " ")
+// addResult adds a result to the line: its arrow, [status], and text
+// (none when empty).
+func (l *line) addResult(status, text string) {
+	if len(l.b) > 0 {
+		l.b = append(l.b, ' ')
 	}
-	return text
+	l.b = append(append(append(l.b, "→ ["...), status...), ']')
+	if text != "" {
+		l.b = append(append(l.b, ' '), text...)
+	}
 }
 
-// resultLines is the result text of a tool result event and, from an
-// rlog source, its continuation lines.
-func (wr *writer) resultLines(e *model.Event, withStatus bool) (string, []string) {
+// resultParts is the status and the result text of a tool result event
+// and, from an rlog source, its continuation lines (wr.text's, valid
+// until its next call).
+func (wr *writer) resultParts(e *model.Event) (status, text string, cont []string) {
 	r := e.Result
-	status := grammar.StatusOK
+	status = grammar.StatusOK
 	switch {
 	case r.Status != "":
 		status = r.Status
@@ -970,14 +1098,8 @@ func (wr *writer) resultLines(e *model.Event, withStatus bool) (string, []string
 	if r.IsError && !grammar.StatusFails([]byte(status)) {
 		status = grammar.StatusError
 	}
-	text, cont := wr.text(r.Content, LimitOutput, "tool output", e)
-	if !withStatus {
-		return text, cont
-	}
-	if text == "" {
-		return "[" + status + "]", cont
-	}
-	return "[" + status + "] " + text, cont
+	text, cont = wr.text(r.Content, LimitOutput, "tool output", e)
+	return status, text, cont
 }
 
 func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
@@ -987,8 +1109,8 @@ func (wr *writer) toolResult(e *model.Event, usage *model.Usage) {
 	if known {
 		l.addPair(grammar.KeyID, id)
 	}
-	text, cont := wr.resultLines(e, true)
-	l.add("→ " + text)
+	status, text, cont := wr.resultParts(e)
+	l.addResult(status, text)
 	if known && id != e.Result.CallID {
 		l.kv(grammar.KeyIDFull, model.Quote(e.Result.CallID))
 	}
@@ -1255,10 +1377,10 @@ func (wr *writer) end(e *model.Event) {
 			l.addPair(grammar.KeySuccess, strconv.FormatBool(*out.Success))
 		}
 		if out.NumTurns > 0 {
-			l.addPair(grammar.KeyNumTurns, strconv.FormatInt(out.NumTurns, 10))
+			l.addPairInt(grammar.KeyNumTurns, out.NumTurns)
 		}
 		if out.DurationMS > 0 {
-			l.addPair(grammar.KeyDurationMS, strconv.FormatInt(out.DurationMS, 10))
+			l.addPairInt(grammar.KeyDurationMS, out.DurationMS)
 		}
 		if len(out.Errors) > 0 {
 			wr.rep.LoseN(model.LossDroppedField, "header.outcome.errors", "outcome errors", model.Loc{}, len(out.Errors))
