@@ -459,7 +459,6 @@ var carries = struct {
 var names = struct {
 	parentUUID, isSidechain, agentID, isMeta, uuid, timestamp, rests,
 	content, model, id, usage,
-	inputTokens, cacheCreationInputTokens, cacheReadInputTokens, outputTokens,
 	signature, name, input, toolUseID, isError,
 	subtype, compactMetadata, preTokens,
 	informational, compactBoundary, init, status, lifecycle, subagent, record,
@@ -468,7 +467,6 @@ var names = struct {
 	jsonw.NewName("parentUuid"), jsonw.NewName("isSidechain"), jsonw.NewName("agentId"), jsonw.NewName("isMeta"),
 	jsonw.NewName("uuid"), jsonw.NewName("timestamp"), jsonw.NewName(restsKey),
 	jsonw.NewName("content"), jsonw.NewName("model"), jsonw.NewName("id"), jsonw.NewName("usage"),
-	jsonw.NewName("input_tokens"), jsonw.NewName("cache_creation_input_tokens"), jsonw.NewName("cache_read_input_tokens"), jsonw.NewName("output_tokens"),
 	jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("input"),
 	jsonw.NewName("tool_use_id"), jsonw.NewName("is_error"),
 	jsonw.NewName("subtype"), jsonw.NewName("compactMetadata"), jsonw.NewName("preTokens"),
@@ -476,6 +474,10 @@ var names = struct {
 	jsonw.NewName("lifecycle"), jsonw.NewName("subagent"), jsonw.NewName("record"),
 	jsonw.NewName("todos"), jsonw.NewName("priority"),
 }
+
+// usageCounts is a message's usage, its four counts in Claude Code's
+// order, written as one piece.
+var usageCounts = jsonw.NewInts("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
 
 // runs are the runs of an entry's members that are constants, each
 // with the key after it whose value the entry has (jsonw.Run): stored at
@@ -1095,12 +1097,7 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Eve
 	}
 	if usage {
 		u := first.Usage
-		um := jsonw.Begin(b)
-		um.IntName(&names.inputTokens, u.Input)
-		um.IntName(&names.cacheCreationInputTokens, u.CacheCreate)
-		um.IntName(&names.cacheReadInputTokens, u.CacheRead)
-		um.IntName(&names.outputTokens, u.Output)
-		um.End()
+		usageCounts.Write(b, u.Input, u.CacheCreate, u.CacheRead, u.Output)
 	}
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()
