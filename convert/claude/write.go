@@ -50,8 +50,6 @@ type Writer struct {
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused (a long seed's)
 	ids       blockSum          // synthID's hash
-	seqDigits []byte            // seq in decimal, as synthHex last wrote it
-	digitsOf  int               // the seq seqDigits says
 	line      jsonw.Buf         // the entry being built (flush), compact
 	err       error
 	// sourced is set once the session record is written (a session from
@@ -180,7 +178,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			wr.runMsgID = wr.srcMsgID
 		case wr.runMsgID == "" || e.MessageID != wr.runSrcID || e.Usage != nil && wr.runUsage != nil && !usage.SameRequest(wr.runUsage.Counts(), e.Usage.Counts()):
 			wr.seq++
-			h := wr.synthHex("msg")
+			h := wr.synthHex(msgID)
 			var id [28]byte
 			copy(id[:], "msg_")
 			copy(id[4:], h[:])
@@ -503,7 +501,7 @@ var runs = struct {
 // value, and for each session: a session without an id is told apart by
 // its first event, so that two converted sessions never share made-up
 // message ids (consumers count a message id once).
-func (wr *Writer) synthID(kind string) string {
+func (wr *Writer) synthID(kind idKind) string {
 	h := wr.synthHex(kind)
 	return string(h[:])
 }
@@ -511,44 +509,22 @@ func (wr *Writer) synthID(kind string) string {
 // synthHex is synthID's id in an array: the hex of the first 12 bytes of
 // the SHA-256 of seed/kind/seq (blockSum's, or sha256.Sum256's for a seed
 // too long for one block).
-func (wr *Writer) synthHex(kind string) [24]byte {
-	d := wr.seqDecimal()
-	sum, ok := wr.ids.sum12(wr.seed, kind, d)
+func (wr *Writer) synthHex(kind idKind) [24]byte {
+	var sum [12]byte
+	ok := false
+	if wr.seq >= 0 {
+		sum, ok = wr.ids.sum12(wr.seed, kind, uint64(wr.seq))
+	}
 	if !ok {
 		// seed/kind/seq, without fmt.
 		b := append(wr.idBuf[:0], wr.seed...)
-		b = append(append(append(b, '/'), kind...), '/')
-		b = append(b, d...)
+		b = append(append(append(b, '/'), idKindNames[kind]...), '/')
+		b = strconv.AppendInt(b, int64(wr.seq), 10)
 		wr.idBuf = b
 		full := sha256.Sum256(b)
 		sum = [12]byte(full[:12])
 	}
 	return hex24(sum)
-}
-
-// seqDecimal is wr.seq in decimal. The counter goes up by one from one id
-// to the next, so the digits of the last are carried up in place instead of
-// formatted anew (strconv.AppendInt took a tenth of an id's work beside
-// its hash).
-func (wr *Writer) seqDecimal() []byte {
-	d := wr.seqDigits
-	switch {
-	case len(d) > 0 && wr.seq == wr.digitsOf:
-	case len(d) > 0 && wr.seq == wr.digitsOf+1 && wr.seq > 0:
-		i := len(d) - 1
-		for ; i >= 0 && d[i] == '9'; i-- {
-			d[i] = '0'
-		}
-		if i >= 0 {
-			d[i]++
-		} else {
-			d = append(append(d[:0:0], '1'), d...)
-		}
-	default:
-		d = strconv.AppendInt(d[:0], int64(wr.seq), 10)
-	}
-	wr.seqDigits, wr.digitsOf = d, wr.seq
-	return d
 }
 
 // setSeed fixes what synthID tells sessions apart by, at the first event.
@@ -571,7 +547,7 @@ func (wr *Writer) setSeed(h *model.Header, e *model.Event) {
 func (wr *Writer) synthUUID() string {
 	wr.seq++
 	// s[0:8]-s[8:12]-4s[13:16]-8s[17:20]-s[20:24]00000000, built in place.
-	s := wr.synthHex("uuid")
+	s := wr.synthHex(uuidID)
 	var u [36]byte
 	copy(u[0:], s[0:8])
 	u[8] = '-'
@@ -764,7 +740,7 @@ func (wr *Writer) session(e *model.Event) string {
 		return ""
 	}
 	if wr.sessionID == "" {
-		s := wr.synthID("session")
+		s := wr.synthID(sessionID)
 		wr.sessionID = s[0:8] + "-" + s[8:12] + "-4" + s[13:16] + "-8" + s[17:20] + "-" + s[20:24] + "00000000"
 		if wr.h.ID == "" {
 			wr.rep.Add(model.LossSynthesized, "sessionId (the source has no session id)", e.Loc)
