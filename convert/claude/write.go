@@ -65,10 +65,11 @@ type Writer struct {
 	head     head          // the session's members of an entry, encoded (sessionMembers)
 	// From another format: the latest tool_use ids written (the API takes
 	// one call an id), and by the source's id the ids written for its
-	// latest calls still waiting for their results; renamed holds, for the
+	// latest calls still waiting for their results (a ring in front of the
+	// map: a result nearly always follows its call); renamed holds, for the
 	// entry being written, the ids that are not the source's.
 	callIDs *recent.Map[struct{}]
-	open    *recent.Map[waiting]
+	open    *recent.RingMap[waiting]
 	renamed map[*model.Event]string
 	// The losses reported at most entries (repeatedLoss).
 	lostUUID, lostParent, lostParentLink, lostMessageID, lostTime repeated
@@ -101,7 +102,7 @@ func (wr *Writer) repeatedLoss(p *repeated, kind model.LossKind, detail string, 
 // NewWriter returns a streaming writer (a model.Sink) over w.
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
-		callIDs: recent.New[struct{}](openCalls), open: recent.New[waiting](openCalls), renamed: map[*model.Event]string{},
+		callIDs: recent.New[struct{}](openCalls), open: recent.NewRingMap[waiting](openCalls), renamed: map[*model.Event]string{},
 		strs: strblock.New(2048, 2048)}
 }
 
