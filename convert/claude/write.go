@@ -281,7 +281,25 @@ func (wr *Writer) claudeModel(e *model.Event) bool {
 	if m == "" && wr.h != nil {
 		m = wr.h.Model
 	}
-	return strings.HasPrefix(strings.ToLower(m), "claude")
+	return hasClaudePrefix(m)
+}
+
+// hasClaudePrefix is strings.HasPrefix(strings.ToLower(m), "claude")
+// without lowering m (an allocation and a pass over it, at every thinking
+// block): only the ASCII letters of "claude", of either case, lower to
+// them, and a byte with 0x20 set is its letter's lower case exactly when
+// it is one of those two (FuzzClaudePrefix holds it to the lowering).
+func hasClaudePrefix(m string) bool {
+	const p = "claude"
+	if len(m) < len(p) {
+		return false
+	}
+	for i := range len(p) {
+		if m[i]|0x20 != p[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // joins reports whether e belongs to the pending entry.
