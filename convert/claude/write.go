@@ -45,6 +45,7 @@ type Writer struct {
 	lastTime  string            // the last timestamp written, for events without one
 	timeIn    string            // the last timestamp claudeTime was given,
 	timeOut   string            // and what it made of it (most events share their second's)
+	minuteIn  string            // the date, hour and minute of the last timestamp timeForm took
 	strs      strblock.Room     // the made-up ids' and timestamps' bytes, many to an allocation (NewWriter)
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
@@ -838,7 +839,7 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 			wr.lastTime = wr.timeOut
 			return wr.timeOut
 		}
-		if frac, ok := claudeTimeForm(e.Time); ok {
+		if frac, ok := wr.timeForm(e.Time); ok {
 			// Already in Claude Code's form, or whole seconds in UTC
 			// (".000Z" added: a string made, kept for the events of the
 			// same second), what claudeTime makes.
@@ -891,6 +892,25 @@ func claudeTime(ts string) (string, bool) {
 // claudeTimeForm is claudeTime's test: ok when ts has one of the two
 // forms, and frac when it has the milliseconds already.
 func claudeTimeForm(ts string) (frac, ok bool) {
+	if frac, ok = claudeTimeTail(ts); !ok || ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' {
+		return false, false
+	}
+	c, yy, mo, d, h, mi := twoDigits(ts, 0), twoDigits(ts, 2), twoDigits(ts, 5), twoDigits(ts, 8), twoDigits(ts, 11), twoDigits(ts, 14)
+	y := c*100 + yy
+	if c < 0 || yy < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 {
+		return false, false
+	}
+	// The day must exist in that month (time.Date would roll it over).
+	if d > grammar.DaysIn(y, mo) {
+		return false, false
+	}
+	return frac, true
+}
+
+// claudeTimeTail is claudeTimeForm's test of what follows a timestamp's
+// minute (ts[16:]: ":SS", the milliseconds, "Z") and of its length,
+// which makes ts[:16] the date, hour and minute.
+func claudeTimeTail(ts string) (frac, ok bool) {
 	switch {
 	case len(ts) == len("2006-01-02T15:04:05Z"):
 	case len(ts) == len(claudeTimeLayout) && ts[19] == '.':
@@ -903,28 +923,37 @@ func claudeTimeForm(ts string) (frac, ok bool) {
 	default:
 		return false, false
 	}
-	if ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' || ts[len(ts)-1] != 'Z' {
+	if ts[16] != ':' || ts[len(ts)-1] != 'Z' {
 		return false, false
 	}
-	// Two digits at i, or -1 when either is not a digit (a byte below
-	// '0' wraps round to more than 9).
-	two := func(i int) int {
-		a, b := ts[i]-'0', ts[i+1]-'0'
-		if a > 9 || b > 9 {
-			return -1
-		}
-		return int(a)*10 + int(b)
-	}
-	c, yy, mo, d, h, mi, sec := two(0), two(2), two(5), two(8), two(11), two(14), two(17)
-	y := c*100 + yy
-	if c < 0 || yy < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
-		return false, false
-	}
-	// The day must exist in that month (time.Date would roll it over).
-	if d > grammar.DaysIn(y, mo) {
+	if sec := twoDigits(ts, 17); sec < 0 || sec > 59 {
 		return false, false
 	}
 	return frac, true
+}
+
+// twoDigits is the two digits of ts at i, or -1 when either is not a
+// digit (a byte below '0' wraps round to more than 9).
+func twoDigits(ts string, i int) int {
+	a, b := ts[i]-'0', ts[i+1]-'0'
+	if a > 9 || b > 9 {
+		return -1
+	}
+	return int(a)*10 + int(b)
+}
+
+// timeForm is claudeTimeForm(ts), its date, hour and minute (ts[:16])
+// taken as checked when they are those of the last timestamp it took
+// (most timestamps of a session share them with the one before): then
+// only claudeTimeTail's test is made again.
+func (wr *Writer) timeForm(ts string) (frac, ok bool) {
+	if len(ts) > 16 && ts[:16] == wr.minuteIn {
+		return claudeTimeTail(ts)
+	}
+	if frac, ok = claudeTimeForm(ts); ok {
+		wr.minuteIn = ts[:16]
+	}
+	return frac, ok
 }
 
 // claudeTimeLayout is how Claude Code writes timestamps.
