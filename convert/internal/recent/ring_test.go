@@ -35,7 +35,7 @@ func TestRingMapAsMap(t *testing.T) {
 			for i := 0; i < n; i += 2 {
 				ops = append(ops, byte(0x80|i%32), byte(i%32))
 			}
-			checkRingMap(t, uint8(c), ops)
+			checkRingMap(t, uint8(c-1), ops) // (a cap of c)
 		}
 	}
 }
