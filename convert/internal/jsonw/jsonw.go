@@ -1194,7 +1194,14 @@ func (o *Obj) NamesName(k *Name, list []*Name) {
 	for _, n := range list {
 		room += len(n.quoted) // (the longer of its two forms)
 	}
-	dst := append(o.nameMember(k, f, len(k.form(f)), room), '[')
+	// (nameMember's test and stores, in this body.)
+	dst, m := o.B.buf, len(k.form(f))
+	if hasRoom(dst, m+room) && k.fits[f] {
+		dst = o.putMember(dst, k, f, m)
+	} else {
+		dst = o.nameMemberSlow(k, f, m, room)
+	}
+	dst = append(dst, '[')
 	for _, n := range list {
 		// Each name's padded block (room has the names' bytes and a
 		// block more), its key's colon made the separator.
