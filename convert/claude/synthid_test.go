@@ -20,63 +20,77 @@ func TestSynthUUIDAsConcatenated(t *testing.T) {
 			if got != want {
 				t.Fatalf("seed %q seq %d: %s, want %s", seed, wr.seq, got, want)
 			}
-			if id := wr.synthID("msg"); id != hex.EncodeToString(func() []byte { s := sha256.Sum256([]byte(seed + "/msg/" + strconv.Itoa(wr.seq))); return s[:12] }()) {
+			if id := wr.synthID(msgID); id != hex.EncodeToString(func() []byte { s := sha256.Sum256([]byte(seed + "/msg/" + strconv.Itoa(wr.seq))); return s[:12] }()) {
 				t.Fatalf("synthID(msg) = %s", id)
 			}
 		}
 	}
 }
 
-// synthHex carries the counter's digits up from the last id's, or formats
-// them when the counter moved otherwise: the ids are those of the counter
-// formatted each time, over 9 -> 10, 99 -> 100, 999 -> 1000 and jumps.
+// synthHex carries the counter's digits up where they stand in its
+// kind's block from the last id's, or formats them when the counter moved
+// otherwise: the ids are those of the counter formatted each time, over
+// 9 -> 10, 99 -> 100, 999 -> 1000, steps of 1 to 11 with the kinds taking
+// turns, and jumps back and forth.
 func TestSynthIDCounterDigits(t *testing.T) {
 	wr := &Writer{seed: "s"}
-	check := func() {
+	check := func(kind idKind) {
 		t.Helper()
-		sum := sha256.Sum256([]byte("s/msg/" + strconv.Itoa(wr.seq)))
-		if id := wr.synthID("msg"); id != hex.EncodeToString(sum[:12]) {
-			t.Fatalf("seq %d: synthID(msg) = %s", wr.seq, id)
+		sum := sha256.Sum256([]byte("s/" + idKindNames[kind] + "/" + strconv.Itoa(wr.seq)))
+		if id := wr.synthID(kind); id != hex.EncodeToString(sum[:12]) {
+			t.Fatalf("seq %d: synthID(%s) = %s", wr.seq, idKindNames[kind], id)
 		}
 	}
 	for range 1200 {
 		wr.seq++
-		check()
-		check() // the same counter again
+		check(msgID)
+		check(msgID) // the same counter again
 	}
-	for _, jump := range []int{99998, 99999, 100000, 7, 8, 0, 1, 1 << 40, 1<<40 + 1} {
+	for step := 1; step <= 11; step++ {
+		for i := range 250 {
+			wr.seq += step
+			check(idKind(step % 2))
+			if i%50 == 0 {
+				check(sessionID) // (a kind between)
+			}
+		}
+	}
+	for _, jump := range []int{99998, 99999, 100000, 7, 8, 0, 1, 1 << 40, 1<<40 + 1, 1<<40 + 10, 1<<40 + 19} {
 		wr.seq = jump
-		check()
+		check(uuidID)
 		wr.seq++
-		check()
+		check(uuidID)
+		check(msgID)
 	}
 }
 
 // FuzzSynthHexEqualsSum256 holds synthHex (blockSum, hex24) to the hex of
-// sha256.Sum256 of seed/kind/seq, for seeds and kinds of any length: those
-// whose input fits in one block with its padding (at most 55 bytes), those
-// at the edge and those longer, which go to sha256.Sum256.
+// sha256.Sum256 of seed/kind/seq, for seeds of any length: those whose
+// input fits in one block with its padding (at most 55 bytes), those at
+// the edge and those longer, which go to sha256.Sum256.
 func FuzzSynthHexEqualsSum256(f *testing.F) {
-	f.Add("", "uuid", uint32(0))
-	f.Add("0f3a-session", "msg", uint32(9))
-	f.Add("123456789012345678901234567890123456789012345678", "uuid", uint32(1))  // 55 bytes
-	f.Add("1234567890123456789012345678901234567890123456789", "uuid", uint32(1)) // 56
-	f.Add("日本", "session", uint32(1<<31))
-	f.Fuzz(func(t *testing.T, seed, kind string, seq uint32) {
+	f.Add("", uint8(0), uint32(0), uint8(1))
+	f.Add("0f3a-session", uint8(1), uint32(9), uint8(3))
+	f.Add("123456789012345678901234567890123456789012345678", uint8(0), uint32(1), uint8(9))  // 55 bytes
+	f.Add("1234567890123456789012345678901234567890123456789", uint8(0), uint32(1), uint8(9)) // 56
+	f.Add("123456789012345678901234567890123456789012345", uint8(2), uint32(99), uint8(1))
+	f.Add("日本", uint8(2), uint32(1<<31), uint8(0))
+	f.Fuzz(func(t *testing.T, seed string, kind uint8, seq uint32, step uint8) {
 		wr := &Writer{seed: seed, seq: int(seq)}
-		// Again with the digest and its blocks reused: a shorter input
-		// after a longer one, kinds taking turns, a third kind taking a
-		// block, another seed.
-		for i, kind := range []string{kind, "", kind, "uuid", "msg", "uuid", kind, kind + "/", kind} {
-			if i == len(kind)%9 {
+		// Again with the digest and its blocks reused: the kinds taking
+		// turns, the counter going up by 0 to 12 (carried up in place,
+		// or formatted), over a longer number of digits, and another seed.
+		for i := range 24 {
+			if i == int(step)%24 {
 				wr.seed = seed[:len(seed)/2]
 			}
-			got := wr.synthHex(kind)
-			sum := sha256.Sum256([]byte(wr.seed + "/" + kind + "/" + strconv.Itoa(wr.seq)))
+			k := idKind((int(kind) + i*int(step)) % int(idKinds))
+			got := wr.synthHex(k)
+			sum := sha256.Sum256([]byte(wr.seed + "/" + idKindNames[k] + "/" + strconv.Itoa(wr.seq)))
 			if want := hex.EncodeToString(sum[:12]); string(got[:]) != want {
-				t.Fatalf("seed %q kind %q seq %d: %s, want %s", wr.seed, kind, wr.seq, got, want)
+				t.Fatalf("seed %q kind %d seq %d: %s, want %s", wr.seed, k, wr.seq, got, want)
 			}
-			wr.seq += i % 3
+			wr.seq += (i * int(step+1)) % 13
 		}
 	})
 }
@@ -99,7 +113,7 @@ func TestBlockSumUsed(t *testing.T) {
 		t.Fatal("a digest's state after a padded block is not its input's sum: every id goes to sha256.Sum256")
 	}
 	var s blockSum
-	if _, ok := s.sum12("0123456789abcdef0123456789abcdef", "uuid", []byte("12")); !ok {
+	if _, ok := s.sum12("0123456789abcdef0123456789abcdef", uuidID, 12); !ok {
 		t.Fatal("a 42-byte input is not hashed in one block")
 	}
 }

@@ -67,3 +67,51 @@ func TestClaudeTimeFormDigits(t *testing.T) {
 		}
 	}
 }
+
+// timeForm, after a timestamp it took, answers as claudeTimeForm for
+// every byte (each of 0 to 255) at every place of a timestamp of the same
+// minute, of both forms, and for those shortened and lengthened: what
+// follows the minute is checked again, and a timestamp of another
+// minute, or one not taken, is checked whole.
+func TestTimeFormAsClaudeTimeForm(t *testing.T) {
+	for _, base := range []string{"2024-02-29T23:59:59Z", "2024-02-29T23:59:59.999Z", "2023-02-28T00:00:00.000Z"} {
+		var variants []string
+		for i := range len(base) {
+			for c := range 256 {
+				variants = append(variants, base[:i]+string(byte(c))+base[i+1:])
+			}
+		}
+		for n := range len(base) + 4 {
+			variants = append(variants, (base + "Z.00")[:n])
+		}
+		for _, v := range variants {
+			wr := &Writer{}
+			checkTimeForm(t, wr, base)
+			checkTimeForm(t, wr, v)
+			checkTimeForm(t, wr, base[:17]+"00Z")
+		}
+	}
+}
+
+// FuzzTimeFormAsClaudeTimeForm holds timeForm to claudeTimeForm over
+// three timestamps in turn, twice.
+func FuzzTimeFormAsClaudeTimeForm(f *testing.F) {
+	f.Add("2025-12-19T20:29:02Z", "2025-12-19T20:29:59.123Z", "2025-12-19T20:29:60Z")
+	f.Add("2023-02-28T10:00:00Z", "2023-02-29T10:00:00Z", "2023-02-28T10:00:0xZ")
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		wr := &Writer{}
+		for range 2 {
+			for _, s := range []string{a, b, c} {
+				checkTimeForm(t, wr, s)
+			}
+		}
+	})
+}
+
+func checkTimeForm(t *testing.T, wr *Writer, s string) {
+	t.Helper()
+	frac, ok := wr.timeForm(s)
+	if wantFrac, wantOK := claudeTimeForm(s); frac != wantFrac || ok != wantOK {
+		t.Fatalf("timeForm(%q) = %v, %v after %q; claudeTimeForm: %v, %v", s, frac, ok, wr.minuteIn, wantFrac, wantOK)
+	}
+}

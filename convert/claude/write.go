@@ -45,13 +45,12 @@ type Writer struct {
 	lastTime  string            // the last timestamp written, for events without one
 	timeIn    string            // the last timestamp claudeTime was given,
 	timeOut   string            // and what it made of it (most events share their second's)
+	minuteIn  string            // the date, hour and minute of the last timestamp timeForm took
 	strs      strblock.Room     // the made-up ids' and timestamps' bytes, many to an allocation (NewWriter)
 	sessionID string            // synthesized session id, when the source has none
 	seed      string            // what synthesized ids are made from (see synthID)
 	idBuf     []byte            // synthID's input, reused (a long seed's)
 	ids       blockSum          // synthID's hash
-	seqDigits []byte            // seq in decimal, as synthHex last wrote it
-	digitsOf  int               // the seq seqDigits says
 	line      jsonw.Buf         // the entry being built (flush), compact
 	err       error
 	// sourced is set once the session record is written (a session from
@@ -67,10 +66,11 @@ type Writer struct {
 	head     head          // the session's members of an entry, encoded (sessionMembers)
 	// From another format: the latest tool_use ids written (the API takes
 	// one call an id), and by the source's id the ids written for its
-	// latest calls still waiting for their results; renamed holds, for the
+	// latest calls still waiting for their results (a ring in front of the
+	// map: a result nearly always follows its call); renamed holds, for the
 	// entry being written, the ids that are not the source's.
 	callIDs *recent.Map[struct{}]
-	open    *recent.Map[waiting]
+	open    *recent.RingMap[waiting]
 	renamed map[*model.Event]string
 	// The losses reported at most entries (repeatedLoss).
 	lostUUID, lostParent, lostParentLink, lostMessageID, lostTime repeated
@@ -103,7 +103,7 @@ func (wr *Writer) repeatedLoss(p *repeated, kind model.LossKind, detail string, 
 // NewWriter returns a streaming writer (a model.Sink) over w.
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
-		callIDs: recent.New[struct{}](openCalls), open: recent.New[waiting](openCalls), renamed: map[*model.Event]string{},
+		callIDs: recent.New[struct{}](openCalls), open: recent.NewRingMap[waiting](openCalls), renamed: map[*model.Event]string{},
 		strs: strblock.New(2048, 2048)}
 }
 
@@ -180,7 +180,7 @@ func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 			wr.runMsgID = wr.srcMsgID
 		case wr.runMsgID == "" || e.MessageID != wr.runSrcID || e.Usage != nil && wr.runUsage != nil && !usage.SameRequest(wr.runUsage.Counts(), e.Usage.Counts()):
 			wr.seq++
-			h := wr.synthHex("msg")
+			h := wr.synthHex(msgID)
 			var id [28]byte
 			copy(id[:], "msg_")
 			copy(id[4:], h[:])
@@ -282,7 +282,25 @@ func (wr *Writer) claudeModel(e *model.Event) bool {
 	if m == "" && wr.h != nil {
 		m = wr.h.Model
 	}
-	return strings.HasPrefix(strings.ToLower(m), "claude")
+	return hasClaudePrefix(m)
+}
+
+// hasClaudePrefix is strings.HasPrefix(strings.ToLower(m), "claude")
+// without lowering m (an allocation and a pass over it, at every thinking
+// block): only the ASCII letters of "claude", of either case, lower to
+// them, and a byte with 0x20 set is its letter's lower case exactly when
+// it is one of those two (FuzzClaudePrefix holds it to the lowering).
+func hasClaudePrefix(m string) bool {
+	const p = "claude"
+	if len(m) < len(p) {
+		return false
+	}
+	for i := range len(p) {
+		if m[i]|0x20 != p[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // joins reports whether e belongs to the pending entry.
@@ -459,7 +477,6 @@ var carries = struct {
 var names = struct {
 	parentUUID, isSidechain, agentID, isMeta, uuid, timestamp, rests,
 	content, model, id, usage,
-	inputTokens, cacheCreationInputTokens, cacheReadInputTokens, outputTokens,
 	signature, name, input, toolUseID, isError,
 	subtype, compactMetadata, preTokens,
 	informational, compactBoundary, init, status, lifecycle, subagent, record,
@@ -468,7 +485,6 @@ var names = struct {
 	jsonw.NewName("parentUuid"), jsonw.NewName("isSidechain"), jsonw.NewName("agentId"), jsonw.NewName("isMeta"),
 	jsonw.NewName("uuid"), jsonw.NewName("timestamp"), jsonw.NewName(restsKey),
 	jsonw.NewName("content"), jsonw.NewName("model"), jsonw.NewName("id"), jsonw.NewName("usage"),
-	jsonw.NewName("input_tokens"), jsonw.NewName("cache_creation_input_tokens"), jsonw.NewName("cache_read_input_tokens"), jsonw.NewName("output_tokens"),
 	jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("input"),
 	jsonw.NewName("tool_use_id"), jsonw.NewName("is_error"),
 	jsonw.NewName("subtype"), jsonw.NewName("compactMetadata"), jsonw.NewName("preTokens"),
@@ -476,6 +492,10 @@ var names = struct {
 	jsonw.NewName("lifecycle"), jsonw.NewName("subagent"), jsonw.NewName("record"),
 	jsonw.NewName("todos"), jsonw.NewName("priority"),
 }
+
+// usageCounts is a message's usage, its four counts in Claude Code's
+// order, written as one piece.
+var usageCounts = jsonw.NewInts("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
 
 // runs are the runs of an entry's members that are constants, each
 // with the key after it whose value the entry has (jsonw.Run): stored at
@@ -501,7 +521,7 @@ var runs = struct {
 // value, and for each session: a session without an id is told apart by
 // its first event, so that two converted sessions never share made-up
 // message ids (consumers count a message id once).
-func (wr *Writer) synthID(kind string) string {
+func (wr *Writer) synthID(kind idKind) string {
 	h := wr.synthHex(kind)
 	return string(h[:])
 }
@@ -509,44 +529,22 @@ func (wr *Writer) synthID(kind string) string {
 // synthHex is synthID's id in an array: the hex of the first 12 bytes of
 // the SHA-256 of seed/kind/seq (blockSum's, or sha256.Sum256's for a seed
 // too long for one block).
-func (wr *Writer) synthHex(kind string) [24]byte {
-	d := wr.seqDecimal()
-	sum, ok := wr.ids.sum12(wr.seed, kind, d)
+func (wr *Writer) synthHex(kind idKind) [24]byte {
+	var sum [12]byte
+	ok := false
+	if wr.seq >= 0 {
+		sum, ok = wr.ids.sum12(wr.seed, kind, uint64(wr.seq))
+	}
 	if !ok {
 		// seed/kind/seq, without fmt.
 		b := append(wr.idBuf[:0], wr.seed...)
-		b = append(append(append(b, '/'), kind...), '/')
-		b = append(b, d...)
+		b = append(append(append(b, '/'), idKindNames[kind]...), '/')
+		b = strconv.AppendInt(b, int64(wr.seq), 10)
 		wr.idBuf = b
 		full := sha256.Sum256(b)
 		sum = [12]byte(full[:12])
 	}
 	return hex24(sum)
-}
-
-// seqDecimal is wr.seq in decimal. The counter goes up by one from one id
-// to the next, so the digits of the last are carried up in place instead of
-// formatted anew (strconv.AppendInt took a tenth of an id's work beside
-// its hash).
-func (wr *Writer) seqDecimal() []byte {
-	d := wr.seqDigits
-	switch {
-	case len(d) > 0 && wr.seq == wr.digitsOf:
-	case len(d) > 0 && wr.seq == wr.digitsOf+1 && wr.seq > 0:
-		i := len(d) - 1
-		for ; i >= 0 && d[i] == '9'; i-- {
-			d[i] = '0'
-		}
-		if i >= 0 {
-			d[i]++
-		} else {
-			d = append(append(d[:0:0], '1'), d...)
-		}
-	default:
-		d = strconv.AppendInt(d[:0], int64(wr.seq), 10)
-	}
-	wr.seqDigits, wr.digitsOf = d, wr.seq
-	return d
 }
 
 // setSeed fixes what synthID tells sessions apart by, at the first event.
@@ -569,7 +567,7 @@ func (wr *Writer) setSeed(h *model.Header, e *model.Event) {
 func (wr *Writer) synthUUID() string {
 	wr.seq++
 	// s[0:8]-s[8:12]-4s[13:16]-8s[17:20]-s[20:24]00000000, built in place.
-	s := wr.synthHex("uuid")
+	s := wr.synthHex(uuidID)
 	var u [36]byte
 	copy(u[0:], s[0:8])
 	u[8] = '-'
@@ -762,7 +760,7 @@ func (wr *Writer) session(e *model.Event) string {
 		return ""
 	}
 	if wr.sessionID == "" {
-		s := wr.synthID("session")
+		s := wr.synthID(sessionID)
 		wr.sessionID = s[0:8] + "-" + s[8:12] + "-4" + s[13:16] + "-8" + s[17:20] + "-" + s[20:24] + "00000000"
 		if wr.h.ID == "" {
 			wr.rep.Add(model.LossSynthesized, "sessionId (the source has no session id)", e.Loc)
@@ -841,7 +839,7 @@ func (wr *Writer) timestamp(e *model.Event, message bool) string {
 			wr.lastTime = wr.timeOut
 			return wr.timeOut
 		}
-		if frac, ok := claudeTimeForm(e.Time); ok {
+		if frac, ok := wr.timeForm(e.Time); ok {
 			// Already in Claude Code's form, or whole seconds in UTC
 			// (".000Z" added: a string made, kept for the events of the
 			// same second), what claudeTime makes.
@@ -894,6 +892,25 @@ func claudeTime(ts string) (string, bool) {
 // claudeTimeForm is claudeTime's test: ok when ts has one of the two
 // forms, and frac when it has the milliseconds already.
 func claudeTimeForm(ts string) (frac, ok bool) {
+	if frac, ok = claudeTimeTail(ts); !ok || ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' {
+		return false, false
+	}
+	c, yy, mo, d, h, mi := twoDigits(ts, 0), twoDigits(ts, 2), twoDigits(ts, 5), twoDigits(ts, 8), twoDigits(ts, 11), twoDigits(ts, 14)
+	y := c*100 + yy
+	if c < 0 || yy < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 {
+		return false, false
+	}
+	// The day must exist in that month (time.Date would roll it over).
+	if d > grammar.DaysIn(y, mo) {
+		return false, false
+	}
+	return frac, true
+}
+
+// claudeTimeTail is claudeTimeForm's test of what follows a timestamp's
+// minute (ts[16:]: ":SS", the milliseconds, "Z") and of its length,
+// which makes ts[:16] the date, hour and minute.
+func claudeTimeTail(ts string) (frac, ok bool) {
 	switch {
 	case len(ts) == len("2006-01-02T15:04:05Z"):
 	case len(ts) == len(claudeTimeLayout) && ts[19] == '.':
@@ -906,28 +923,37 @@ func claudeTimeForm(ts string) (frac, ok bool) {
 	default:
 		return false, false
 	}
-	if ts[4] != '-' || ts[7] != '-' || ts[10] != 'T' || ts[13] != ':' || ts[16] != ':' || ts[len(ts)-1] != 'Z' {
+	if ts[16] != ':' || ts[len(ts)-1] != 'Z' {
 		return false, false
 	}
-	// Two digits at i, or -1 when either is not a digit (a byte below
-	// '0' wraps round to more than 9).
-	two := func(i int) int {
-		a, b := ts[i]-'0', ts[i+1]-'0'
-		if a > 9 || b > 9 {
-			return -1
-		}
-		return int(a)*10 + int(b)
-	}
-	c, yy, mo, d, h, mi, sec := two(0), two(2), two(5), two(8), two(11), two(14), two(17)
-	y := c*100 + yy
-	if c < 0 || yy < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
-		return false, false
-	}
-	// The day must exist in that month (time.Date would roll it over).
-	if d > grammar.DaysIn(y, mo) {
+	if sec := twoDigits(ts, 17); sec < 0 || sec > 59 {
 		return false, false
 	}
 	return frac, true
+}
+
+// twoDigits is the two digits of ts at i, or -1 when either is not a
+// digit (a byte below '0' wraps round to more than 9).
+func twoDigits(ts string, i int) int {
+	a, b := ts[i]-'0', ts[i+1]-'0'
+	if a > 9 || b > 9 {
+		return -1
+	}
+	return int(a)*10 + int(b)
+}
+
+// timeForm is claudeTimeForm(ts), its date, hour and minute (ts[:16])
+// taken as checked when they are those of the last timestamp it took
+// (most timestamps of a session share them with the one before): then
+// only claudeTimeTail's test is made again.
+func (wr *Writer) timeForm(ts string) (frac, ok bool) {
+	if len(ts) > 16 && ts[:16] == wr.minuteIn {
+		return claudeTimeTail(ts)
+	}
+	if frac, ok = claudeTimeForm(ts); ok {
+		wr.minuteIn = ts[:16]
+	}
+	return frac, ok
 }
 
 // claudeTimeLayout is how Claude Code writes timestamps.
@@ -1095,12 +1121,7 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Eve
 	}
 	if usage {
 		u := first.Usage
-		um := jsonw.Begin(b)
-		um.IntName(&names.inputTokens, u.Input)
-		um.IntName(&names.cacheCreationInputTokens, u.CacheCreate)
-		um.IntName(&names.cacheReadInputTokens, u.CacheRead)
-		um.IntName(&names.outputTokens, u.Output)
-		um.End()
+		usageCounts.Write(b, u.Input, u.CacheCreate, u.CacheRead, u.Output)
 	}
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()

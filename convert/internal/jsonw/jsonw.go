@@ -994,9 +994,68 @@ func (o *Obj) nameKey(k *Name, n int) []byte {
 	return o.indentedName(k, n)
 }
 
-// IntName writes an integer member whose key is k: Int(k.String(), n).
+// IntName writes an integer member whose key is k: Int(k.String(), n),
+// its number written in place (AppendInt; nameKey made the room).
 func (o *Obj) IntName(k *Name, n int64) {
-	o.B.buf = strconv.AppendInt(o.nameKey(k, 20), n, 10)
+	o.B.buf = AppendInt(o.nameKey(k, 20), n)
+}
+
+// Ints is a compact object of integer members whose keys are constants
+// (a usage's four counts), the text before each number escaped once
+// (`{"input_tokens":`, `,"output_tokens":`): Write writes the object in
+// one piece, its room made once, each key's text stored whole (a block of
+// padSize bytes, as a Name's) and its number written after it
+// (AppendInt), where Begin, an IntName a member and End made the room,
+// the separator and the key each time. Make one with NewInts and keep it.
+type Ints struct {
+	keys []intKey
+	room int
+}
+
+// intKey is the text before one of Ints' numbers, in a block of padSize
+// bytes, and its length.
+type intKey struct {
+	padded [padSize]byte
+	n      int
+}
+
+// NewInts is the object of keys, whose values Write takes in that order.
+// It panics when a key's text does not fit its block.
+func NewInts(keys ...string) Ints {
+	x := Ints{keys: make([]intKey, len(keys)), room: 1 + padSize}
+	for i, k := range keys {
+		sep := byte(',')
+		if i == 0 {
+			sep = '{'
+		}
+		t := append(AppendString([]byte{sep}, k), ':')
+		if copy(x.keys[i].padded[:], t) != len(t) {
+			panic("jsonw.NewInts: a key too long")
+		}
+		x.keys[i].n = len(t)
+		x.room += len(t) + 20 // (the longest int64, -9223372036854775808)
+	}
+	return x
+}
+
+// Write writes the object with the values ns, one a key: what Begin,
+// Int(k, n) of each and End write. It panics when ns are not as many as
+// the keys.
+func (x *Ints) Write(b *Buffer, ns ...int64) {
+	if len(ns) != len(x.keys) {
+		panic("jsonw.Ints.Write: not one value a key")
+	}
+	dst := free(b, x.room)
+	if len(x.keys) == 0 {
+		dst = append(dst, '{')
+	}
+	for i := range x.keys {
+		k := &x.keys[i]
+		l := len(dst)
+		*(*[padSize]byte)(dst[l : l+padSize]) = k.padded
+		dst = AppendInt(dst[:l+k.n], ns[i])
+	}
+	b.buf = append(dst, '}')
 }
 
 // BoolName writes a boolean member whose key is k: Bool(k.String(), v).
@@ -1135,7 +1194,14 @@ func (o *Obj) NamesName(k *Name, list []*Name) {
 	for _, n := range list {
 		room += len(n.quoted) // (the longer of its two forms)
 	}
-	dst := append(o.nameMember(k, f, len(k.form(f)), room), '[')
+	// (nameMember's test and stores, in this body.)
+	dst, m := o.B.buf, len(k.form(f))
+	if hasRoom(dst, m+room) && k.fits[f] {
+		dst = o.putMember(dst, k, f, m)
+	} else {
+		dst = o.nameMemberSlow(k, f, m, room)
+	}
+	dst = append(dst, '[')
 	for _, n := range list {
 		// Each name's padded block (room has the names' bytes and a
 		// block more), its key's colon made the separator.

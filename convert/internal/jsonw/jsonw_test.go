@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"iter"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -595,6 +596,67 @@ func checkRun(t *testing.T, k1, v1, k2, key, s string, sel uint8) {
 					t.Fatalf("mode %d, room %d, before %d: run %q key %q s %q\n got %s\nwant %s", mi, room, before, obj, key, s, got.Bytes(), want.Bytes())
 				}
 			}
+		}
+	}
+}
+
+func FuzzInts(f *testing.F) {
+	f.Add("input_tokens", "cache_creation_input_tokens", int64(0), int64(1234567), uint8(0))
+	f.Add("k\"ey", "\u2028", int64(-1), int64(math.MinInt64), uint8(3))
+	f.Add("", "a", int64(math.MaxInt64), int64(99), uint8(6))
+	f.Fuzz(checkInts)
+}
+
+// Every byte that ends a run, at every place of keys of 0 to 29 bytes
+// (the longest whose text, `,"k":`, fits Ints' block of 32), and numbers
+// of every length, each written as checkInts requires.
+func TestIntsEveryStop(t *testing.T) {
+	for k := range everyStop(29) {
+		checkInts(t, k, "output_tokens", 7, -7, 2)
+		checkInts(t, "input_tokens", k, 0, math.MaxInt64, 1)
+	}
+	p := int64(1)
+	for range 19 {
+		checkInts(t, "a", "cache_read_input_tokens", p-1, -p, 2)
+		checkInts(t, "a", "b", p, p+1, 1)
+		p *= 10
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("NewInts of a key of 30 bytes did not panic")
+		}
+	}()
+	NewInts(strings.Repeat("k", 30))
+}
+
+// checkInts is FuzzInts' test: an Ints of none to three members (as many
+// as sel picks, of the keys k1, k2 and k1 again) written by Write as
+// Begin, Int of each and End write them, into buffers with no room, a
+// little and more. (A key whose text does not fit Ints' block is left
+// out: NewInts panics.)
+func checkInts(t *testing.T, k1, k2 string, n1, n2 int64, sel uint8) {
+	t.Helper()
+	keys, ns := []string{k1, k2, k1}, []int64{n1, n2, n1 ^ n2}
+	keys, ns = keys[:int(sel)%4], ns[:int(sel)%4]
+	for _, k := range keys {
+		if len(AppendString(nil, k))+2 > padSize {
+			return
+		}
+	}
+	x := NewInts(keys...)
+	for _, room := range []int{0, 1, 20, 200} {
+		var got, want Buffer
+		got.Grow(room)
+		got.WriteString("x")
+		want.WriteString("x")
+		x.Write(&got, ns...)
+		w := Begin(&want)
+		for i, k := range keys {
+			w.Int(k, ns[i])
+		}
+		w.End()
+		if got.String() != want.String() {
+			t.Fatalf("keys %q, values %v, room %d:\n%s\nwant\n%s", keys, ns, room, got.String(), want.String())
 		}
 	}
 }
