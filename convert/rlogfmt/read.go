@@ -9,7 +9,6 @@ package rlogfmt
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"io"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -127,6 +127,11 @@ type reader struct {
 	readLine func(*grammar.LineTokens, []byte)
 
 	pending *model.Event // held back: continuation lines may extend it
+	// cont is the text of pending that continuation lines extend, and
+	// contOf the string it becomes when pending is sent (continueText):
+	// one string made however many lines continue it.
+	cont   []byte
+	contOf *string
 
 	parts lineParts // the line being read, refilled for each line
 	args  callArgs  // the call being read, refilled for each call
@@ -198,29 +203,43 @@ func (rd *reader) event() *model.Event { return rd.events.new() }
 // names are the strings of the names lines start with (a call's tool, a
 // sub-agent's type, a lifecycle verb) lately read: a log names a handful
 // of tools thousands of times, and a name read again is the string made
-// the last time, not a new one. A table of numNames places, each name in
-// the one its length and first two bytes choose (a name there before
-// makes way), so what it holds is bounded: numNames strings of at most
-// maxNameLen bytes. FuzzNamesOf holds of to string(b).
-type names [numNames]string
+// the last time, not a new one. A table of numNames sets of two places:
+// a hash of the name's first two bytes, last byte and length chooses the
+// set, the name is looked for in both places, and a name not there takes
+// the first place, the name that was there moving to the second (the
+// name in the second makes way). So two names that the hash puts in one
+// set, as a tool log's Read and Edit, are both kept; what it holds is
+// bounded: 2 × numNames strings of at most maxNameLen bytes. FuzzNamesOf
+// holds of to string(b).
+type names [numNames][2]string
 
 const (
-	numNames   = 16
+	numNames   = 64
 	maxNameLen = 64
 )
 
-// of is string(b), the one made before when it is in its place.
+// of is string(b), the one made before when it is in its set.
 func (n *names) of(b []byte) string {
 	if len(b) < 2 || len(b) > maxNameLen {
 		return string(b)
 	}
-	at := &n[(uint(b[0])+3*uint(b[1])+5*uint(len(b)))%numNames]
-	if *at == string(b) {
-		return *at
+	set := &n[nameSet(b)]
+	if set[0] == string(b) {
+		return set[0]
+	}
+	if set[1] == string(b) {
+		set[0], set[1] = set[1], set[0]
+		return set[0]
 	}
 	s := string(b)
-	*at = s
+	set[0], set[1] = s, set[0]
 	return s
+}
+
+// nameSet is the set of names where b is kept: a multiplicative hash of
+// its first two bytes, its last and its length, to the top six bits.
+func nameSet(b []byte) uint32 {
+	return (uint32(b[0]) | uint32(b[1])<<8 | uint32(b[len(b)-1])<<16 | uint32(len(b))<<24) * 0x9E3779B1 >> 26
 }
 
 // maxUnanswered bounds the made-up ids waiting for an o: line without an
@@ -358,6 +377,14 @@ func (rd *reader) flush() error {
 	}
 	e := rd.pending
 	rd.pending = nil
+	if rd.contOf != nil {
+		if rd.parts.copies {
+			*rd.contOf = string(rd.cont)
+		} else {
+			*rd.contOf = rd.parts.lines.Of(rd.cont)
+		}
+		rd.contOf = nil
+	}
 	rd.rep.Events++
 	return rd.sink.Event(rd.h, e)
 }
@@ -430,11 +457,13 @@ type lineParts struct {
 	// ids makes the strings str makes; lines makes line (Read sets
 	// both: the zero rooms make strings of their own).
 	ids, lines strblock.Room
-	// line is the line as a string, made the first time the event needs a
-	// string of it (sub); hasLine says it is made. The event's strings
-	// (its text, time, ids, a call's name) are parts of it: one
-	// allocation and one copy a line, not one a string.
+	// line is the part of the line from lineAt on that events hold, as a
+	// string, made the first time the event needs a string of it (sub);
+	// hasLine says it is made. The event's texts (its text, a result's
+	// content, a call's summary) are parts of it: one copy a line, not
+	// one a string.
 	line    string
+	lineAt  int
 	hasLine bool
 	// copies makes each string a copy of its own, found as it was before
 	// the parts of one string (the tests' reference: FuzzReadOnePass).
@@ -570,8 +599,15 @@ func (p *lineParts) str(k grammar.Key, sp grammar.Span) string {
 // sub is string(p.text[from:to]), a part of the line's string, which it
 // makes the first time it is asked: for the text an event holds (its
 // text, a result's content, a call's summary), not for its ids (str). A
-// part keeps the whole line alive as long as the event that holds it, and
-// the text is most of the line.
+// part keeps the whole line's string alive as long as the event that
+// holds it, and the text is most of the line. The line's string is the
+// line from the first part asked for to its end or the trailing
+// metadata's start, whichever is later: the parts asked for later on a
+// line are after the first (a call's summary, then its result), and the
+// trailing metadata (times, ids, counts, a thinking's signature) is read
+// into strings of their own (str), so it is not copied with the text. A
+// part outside it (none of the reader's lines ask for one) makes the
+// string again, from that part on.
 func (p *lineParts) sub(from, to int) string {
 	if from >= to {
 		return ""
@@ -579,10 +615,11 @@ func (p *lineParts) sub(from, to int) string {
 	if p.copies {
 		return string(p.text[from:to])
 	}
-	if !p.hasLine {
-		p.line, p.hasLine = p.lines.Of(p.text), true
+	if !p.hasLine || from < p.lineAt || to > p.lineAt+len(p.line) {
+		end := max(to, p.metaStart)
+		p.line, p.lineAt, p.hasLine = p.lines.Of(p.text[from:end]), from, true
 	}
-	return p.line[from:to]
+	return p.line[from-p.lineAt : to-p.lineAt]
 }
 
 // meta1 is metaGet's value alone ("" when absent).
@@ -1305,11 +1342,12 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		verb = string(p.text[li.Name.Start:n])
 		e = n
 	}
-	rest := p.textBetween(li.Name.Start+len(verb), len(p.text))
+	restAt := li.Name.Start + len(verb)
 	if li.Kind == grammar.Phase {
 		verb = grammar.VerbPhase
-		rest = p.textBetween(li.Name.Start, len(p.text))
+		restAt = li.Name.Start
 	}
+	rest := p.textBetween(restAt, len(p.text))
 	ev.Extra = nil
 	switch verb {
 	case grammar.VerbInit:
@@ -1409,22 +1447,29 @@ func parseTodos(s string) []model.Todo {
 	return out
 }
 
-// continueText appends a continuation line to the held event's text (one
-// string made: s is no string of its own before it is added).
+// continueText appends a continuation line to the held event's text. The
+// text is built in rd.cont and made a string once, when the event is sent
+// (flush): a text of n lines is one string, not n strings each a copy of
+// the one before.
 func (rd *reader) continueText(s []byte) bool {
 	e := rd.pending
 	if e == nil {
 		return false
 	}
+	var text *string
 	switch {
 	case e.Kind == model.KindToolResult && e.Result != nil:
-		e.Result.Content += "\n" + string(s)
+		text = &e.Result.Content
 	case e.Kind == model.KindUser, e.Kind == model.KindAgent, e.Kind == model.KindThinking,
 		e.Kind == model.KindComment, e.Kind == model.KindSystem, e.Kind == model.KindStatus:
-		e.Text += "\n" + string(s)
+		text = &e.Text
 	default:
 		return false
 	}
+	if rd.contOf != text {
+		rd.cont, rd.contOf = append(rd.cont[:0], *text...), text
+	}
+	rd.cont = append(append(rd.cont, '\n'), s...)
 	return true
 }
 

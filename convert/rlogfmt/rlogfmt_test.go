@@ -468,3 +468,48 @@ func TestReaderGivesAbbreviatedArgsTheirKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderContinuedTexts holds each event's text to what its lines say:
+// texts continued by 0 to 3 lines (made one string when the event is
+// sent), a result's content continued, a continuation after a line that
+// takes none (passed through), and texts that are parts of a line before
+// its trailing metadata (a call's summary and its result, a phase's name,
+// a comment's status).
+func TestReaderContinuedTexts(t *testing.T) {
+	src := "---\nformat: rlog/1\nid: s\nrepo_sha: abcdef\n---\n" +
+		"u: one ts=2025-12-24T00:11:56Z step=1\n" +
+		"a: two\n  2b\n" +
+		"th: three sig=abc tokens_in=5 tokens_out=6\n  3b\n\t3c\n  3d tokens_out=6\n" +
+		"t:Read id=r1 file=/x → [ok] 12 lines latency_ms=5\n  more lines\n  and more\n" +
+		"@phase build ts=2025-12-24T00:11:57Z\n  not a phase's\n" +
+		"# status: Compacting ts=2025-12-24T00:11:58Z\n  still\n" +
+		"a: é→ü 😀 ts=2025-12-24T00:11:59Z\n  😀\n"
+	s, _ := read(t, src)
+	var got []string
+	for _, e := range s.Events {
+		switch {
+		case e.Call != nil:
+			got = append(got, "call "+e.Call.Summary)
+		case e.Result != nil:
+			got = append(got, "result "+e.Result.Content)
+		case e.Kind == model.KindPassthrough:
+			got = append(got, "raw "+string(e.Raw))
+		default:
+			got = append(got, e.Kind.String()+" "+e.Text)
+		}
+	}
+	want := []string{
+		"user one",
+		"agent two\n2b",
+		"thinking three\n3b\n3c\n3d tokens_out=6",
+		"call file=/x",
+		"result 12 lines\nmore lines\nand more",
+		"lifecycle build ts=2025-12-24T00:11:57Z", // a lifecycle line's text is its whole rest
+		`raw "  not a phase's"`,
+		"status Compacting\nstill",
+		"agent é→ü 😀\n😀",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("texts:\n%q\nwant:\n%q", got, want)
+	}
+}

@@ -2,12 +2,12 @@ package rlogfmt
 
 import (
 	"encoding/json"
-	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
 
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 )
 
@@ -165,6 +165,41 @@ func TestNamesOfReadAgain(t *testing.T) {
 	n.of([]byte("Edit"))
 	if again := n.of([]byte("Bash")); unsafe.StringData(again) != unsafe.StringData(first) {
 		t.Errorf("Bash read again made a new string")
+	}
+	// The tools of a Claude Code log, read in turn: each read again is
+	// the string made the first time (two names a set chooses alike,
+	// as Read and Edit were in one place of sixteen, are both kept).
+	tools := strings.Fields("Glob WebFetch TodoWrite Grep mcp__issues__issue_ready Bash Read Edit Write Task github")
+	var made []string
+	for _, w := range tools {
+		made = append(made, n.of([]byte(w)))
+	}
+	for i, w := range tools {
+		if again := n.of([]byte(w)); unsafe.StringData(again) != unsafe.StringData(made[i]) {
+			t.Errorf("%s read again made a new string", w)
+		}
+	}
+	// Three names of one set: the two read last are kept, read in any
+	// order; the third read makes the oldest way.
+	var same []string
+	for i := 0; len(same) < 3; i++ {
+		if w := "t" + strconv.Itoa(i); nameSet([]byte(w)) == nameSet([]byte("Bash")) {
+			same = append(same, w)
+		}
+	}
+	var m names
+	a, b := m.of([]byte(same[0])), m.of([]byte(same[1]))
+	for range 3 {
+		if b2, a2 := m.of([]byte(same[1])), m.of([]byte(same[0])); unsafe.StringData(a2) != unsafe.StringData(a) || unsafe.StringData(b2) != unsafe.StringData(b) {
+			t.Fatalf("two names of one set not both kept")
+		}
+	}
+	m.of([]byte(same[2])) // same[1], read before same[0], makes way
+	if again := m.of([]byte(same[0])); unsafe.StringData(again) != unsafe.StringData(a) {
+		t.Errorf("the name read last made way")
+	}
+	if again := m.of([]byte(same[1])); unsafe.StringData(again) == unsafe.StringData(b) {
+		t.Errorf("a third name of the set kept all three")
 	}
 	long := []byte(strings.Repeat("x", maxNameLen+1))
 	if a, b := n.of(long), n.of(long); unsafe.StringData(a) == unsafe.StringData(b) || a != string(long) {
