@@ -668,7 +668,9 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 	switch {
 	case hasRests(st) && b.Indenting():
 		o.KeyAt(&keys.extra)
-		stepExtra.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, st) })
+		if !writeStepExtra(b, stepExtra, st) {
+			stepExtra.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, st) })
+		}
 	case hasRests(st):
 		// Compact (ATIF-JSONL), the extra's values are compacted whole
 		// (Fields.AppendJSON): a value kept with spaces between its
@@ -701,6 +703,7 @@ type stepKeySet struct {
 	toolCallID, functionName, arguments, callExtra                  jsonw.Key
 	sourceCallID, content, subagentRef, resultExtra                 jsonw.Key
 	tokens, totals                                                  [3]jsonw.Key
+	extraKeys                                                       [len(extraKeyNames)]jsonw.Key
 }
 
 // keys are the step keys, made by makeKeys when the first writer is
@@ -728,6 +731,80 @@ func makeKeys() {
 		tokens: [3]jsonw.Key{jsonw.NewKey("prompt_tokens", 4), jsonw.NewKey("completion_tokens", 4), jsonw.NewKey("cached_tokens", 4)},
 		totals: [3]jsonw.Key{jsonw.NewKey("total_prompt_tokens", 2), jsonw.NewKey("total_completion_tokens", 2), jsonw.NewKey("total_cached_tokens", 2)},
 	}
+	for i, k := range extraKeyNames {
+		keys.extraKeys[i] = jsonw.NewKey(k, 4)
+	}
+}
+
+// writeStepExtra writes an indented step's extra with its rests, as
+// extra.WriteJSONWith(b, "rests", writeRests) writes it, each key stored
+// at the extra's depth (keys.extraKeys, by extraKey), when every key of
+// the extra is one of those; it reports whether it wrote it (false, and
+// nothing written, when a key is another).
+func writeStepExtra(b *jsonw.Buf, extra model.Fields, st *step) bool {
+	for _, f := range extra {
+		if extraKey(f.Key) < 0 {
+			return false
+		}
+	}
+	x := b.Begin()
+	rests := &keys.extraKeys[0]
+	written := false
+	for _, f := range extra {
+		k := &keys.extraKeys[extraKey(f.Key)]
+		if k == rests {
+			x.KeyAt(rests)
+			writeRests(b, st)
+			written = true
+			continue
+		}
+		x.RawAt(k, f.Value)
+	}
+	if !written {
+		x.KeyAt(rests)
+		writeRests(b, st)
+	}
+	x.End()
+	return true
+}
+
+// extraKeyNames are the keys of a step's extra the writer stores
+// (keys.extraKeys, at the extra's depth, 4), rests first: those it adds
+// (rests, tool_errors, tool_statuses, message_id) and those the steps
+// it makes of other formats' events have (extraKey says where each is).
+var extraKeyNames = [...]string{"rests", "tool_errors", "tool_statuses", "message_id", "signature", "event", "record_type", "record", "subagent", "name", "todos", "model", "orphan_call_id"}
+
+// extraKey is where key is in extraKeyNames, or -1.
+func extraKey(key string) int {
+	switch key {
+	case "rests":
+		return 0
+	case "tool_errors":
+		return 1
+	case "tool_statuses":
+		return 2
+	case "message_id":
+		return 3
+	case "signature":
+		return 4
+	case "event":
+		return 5
+	case "record_type":
+		return 6
+	case "record":
+		return 7
+	case "subagent":
+		return 8
+	case "name":
+		return 9
+	case "todos":
+		return 10
+	case "model":
+		return 11
+	case "orphan_call_id":
+		return 12
+	}
+	return -1
 }
 
 // hasRests reports whether the step has an extra.rests (writeRests): its
