@@ -1,7 +1,6 @@
 package atif
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -621,49 +620,38 @@ func (v *validator) observation(b []byte, path string, callIDs map[string]bool, 
 // ValidTimestamp reports whether s is an ISO 8601 date-time the way
 // Harbor checks it (Python datetime.fromisoformat after Z -> +00:00):
 // YYYY-MM-DD, then T or a space, HH:MM[:SS[.fraction]], and an optional
-// Z or ±HH:MM[:SS] offset.
+// Z or ±HH:MM[:SS] offset. (An offset of eight bytes is taken when its
+// first five are ±HH:MM, as before.) Each place is read where it is, two
+// digits' value from their bytes: a step's time is checked at every step
+// the writer writes (validTimestampPlain in the tests is the way it was
+// written first, with closures and strconv.Atoi, and FuzzValidTimestamp
+// holds the two equal).
 func ValidTimestamp(s string) bool {
-	b := []byte(s)
-	digits := func(i, n int) bool {
-		if i+n > len(b) {
-			return false
-		}
-		for _, c := range b[i : i+n] {
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
+	if len(s) < 10 || s[4] != '-' || s[7] != '-' || !allDigits(s[:4]) || !isDigit(s[5]) || !isDigit(s[6]) || !isDigit(s[8]) || !isDigit(s[9]) {
+		return false
+	}
+	if m, d := twoDigits(s[5], s[6]), twoDigits(s[8], s[9]); m < 1 || m > 12 || d < 1 || d > 31 {
+		return false
+	}
+	if len(s) == 10 {
 		return true
 	}
-	num := func(i, n int) int { v, _ := strconv.Atoi(string(b[i : i+n])); return v }
-	if !digits(0, 4) || len(b) < 10 || b[4] != '-' || !digits(5, 2) || b[7] != '-' || !digits(8, 2) {
+	if s[10] != 'T' && s[10] != ' ' {
 		return false
 	}
-	if m, d := num(5, 2), num(8, 2); m < 1 || m > 12 || d < 1 || d > 31 {
+	if len(s) < 16 || !isDigit(s[11]) || !isDigit(s[12]) || s[13] != ':' || !isDigit(s[14]) || !isDigit(s[15]) ||
+		twoDigits(s[11], s[12]) > 23 || twoDigits(s[14], s[15]) > 59 {
 		return false
 	}
-	if len(b) == 10 {
-		return true
-	}
-	if b[10] != 'T' && b[10] != ' ' {
-		return false
-	}
-	i := 11
-	if !digits(i, 2) || i+2 >= len(b) || b[i+2] != ':' || !digits(i+3, 2) {
-		return false
-	}
-	if num(i, 2) > 23 || num(i+3, 2) > 59 {
-		return false
-	}
-	i += 5
-	if i < len(b) && b[i] == ':' {
-		if !digits(i+1, 2) || num(i+1, 2) > 59 {
+	i := 16
+	if i < len(s) && s[i] == ':' {
+		if i+3 > len(s) || !isDigit(s[i+1]) || !isDigit(s[i+2]) || twoDigits(s[i+1], s[i+2]) > 59 {
 			return false
 		}
 		i += 3
-		if i < len(b) && (b[i] == '.' || b[i] == ',') {
+		if i < len(s) && (s[i] == '.' || s[i] == ',') {
 			j := i + 1
-			for j < len(b) && b[j] >= '0' && b[j] <= '9' {
+			for j < len(s) && isDigit(s[j]) {
 				j++
 			}
 			if j == i+1 {
@@ -672,19 +660,33 @@ func ValidTimestamp(s string) bool {
 			i = j
 		}
 	}
-	rest := b[i:]
+	rest := s[i:]
 	switch {
-	case len(rest) == 0, bytes.Equal(rest, []byte("Z")):
+	case len(rest) == 0, rest == "Z":
 		return true
 	case rest[0] == '+' || rest[0] == '-':
-		r := rest[1:]
-		if len(r) != 5 && len(r) != 8 && len(r) != 4 {
-			return false
+		switch r := rest[1:]; len(r) {
+		case 4:
+			return allDigits(r)
+		case 5, 8:
+			return isDigit(r[0]) && isDigit(r[1]) && r[2] == ':' && isDigit(r[3]) && isDigit(r[4])
 		}
-		if len(r) == 4 {
-			return digits(i+1, 4)
-		}
-		return digits(i+1, 2) && r[2] == ':' && digits(i+4, 2)
 	}
 	return false
 }
+
+// isDigit reports whether c is an ASCII digit.
+func isDigit(c byte) bool { return c-'0' < 10 }
+
+// allDigits reports whether every byte of s is an ASCII digit.
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// twoDigits is the value of the two digits hi and lo.
+func twoDigits(hi, lo byte) int { return int(hi-'0')*10 + int(lo-'0') }

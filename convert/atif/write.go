@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
@@ -112,6 +113,7 @@ func newWriter(w io.Writer, rep *model.Report, opt model.Options, jsonl bool) (*
 		return nil, err
 	}
 	wr := &Writer{jsonl: jsonl, ver: ver, rep: rep, opt: opt, out: bufio.NewWriterSize(w, 64<<10), openCalls: map[string]waiting{}, late: recent.New[struct{}](4096), ids: strblock.New(1024, 128)}
+	keysMade.Do(makeKeys)
 	if !jsonl {
 		// A step is an element of the root's steps list.
 		wr.stepBuf.Indent(2)
@@ -466,7 +468,7 @@ func (wr *Writer) finalMetrics(b *jsonw.Buf, tot model.Usage, haveTot, steps boo
 	fm := b.Begin()
 	wroteTotals := false
 	if haveTot {
-		wroteTotals = writeTokens(fm, &tokenKeys.total, tot, func(k string) bool {
+		wroteTotals = writeTokens(fm, &keys.totals, tot, func(k string) bool {
 			return !wr.same || keyListed(h.TotalsKeys, k)
 		})
 	}
@@ -666,7 +668,9 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 	switch {
 	case hasRests(st) && b.Indenting():
 		o.KeyAt(&keys.extra)
-		stepExtra.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, st) })
+		if !writeStepExtra(b, stepExtra, st) {
+			stepExtra.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, st) })
+		}
 	case hasRests(st):
 		// Compact (ATIF-JSONL), the extra's values are compacted whole
 		// (Fields.AppendJSON): a value kept with spaces between its
@@ -685,28 +689,122 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 	x.done()
 }
 
-// keys are the keys of a step and what it holds, each in its indented
+// stepKeySet is the keys of a step and what it holds, each in its indented
 // form at the depth of the object it stands in (jsonw.Key): a step's (3,
 // in the root's steps list), its observation's and metrics' (4), a tool
-// call's (5), a result's (6). ATIF-JSONL's compact steps write them as
+// call's (5), a result's (6); and the token counts' writeTokens writes,
+// in its order: a step's metrics' (4, tokens) and final_metrics' (an
+// object of the root, totals). ATIF-JSONL's compact steps write them as
 // Str and Key do.
-var keys = struct {
+type stepKeySet struct {
 	stepID, timestamp, source, message, modelName, reasoningContent jsonw.Key
 	toolCalls, observation, metrics, extra                          jsonw.Key
 	results                                                         jsonw.Key
 	toolCallID, functionName, arguments, callExtra                  jsonw.Key
 	sourceCallID, content, subagentRef, resultExtra                 jsonw.Key
-}{
-	stepID: jsonw.NewKey("step_id", 3), timestamp: jsonw.NewKey("timestamp", 3),
-	source: jsonw.NewKey("source", 3), message: jsonw.NewKey("message", 3),
-	modelName: jsonw.NewKey("model_name", 3), reasoningContent: jsonw.NewKey("reasoning_content", 3),
-	toolCalls: jsonw.NewKey("tool_calls", 3), observation: jsonw.NewKey("observation", 3),
-	metrics: jsonw.NewKey("metrics", 3), extra: jsonw.NewKey("extra", 3),
-	results:    jsonw.NewKey("results", 4),
-	toolCallID: jsonw.NewKey("tool_call_id", 5), functionName: jsonw.NewKey("function_name", 5),
-	arguments: jsonw.NewKey("arguments", 5), callExtra: jsonw.NewKey("extra", 5),
-	sourceCallID: jsonw.NewKey("source_call_id", 6), content: jsonw.NewKey("content", 6),
-	subagentRef: jsonw.NewKey("subagent_trajectory_ref", 6), resultExtra: jsonw.NewKey("extra", 6),
+	tokens, totals                                                  [3]jsonw.Key
+	extraKeys                                                       [len(extraKeyNames)]jsonw.Key
+}
+
+// keys are the step keys, made by makeKeys when the first writer is
+// (keysMade): a process that writes no ATIF makes none at its start.
+// Every writer reads them after its keysMade.Do, which happens after
+// makeKeys wrote them, and at the fixed place it did (no pointer to
+// load at each key).
+var (
+	keys     stepKeySet
+	keysMade sync.Once
+)
+
+func makeKeys() {
+	keys = stepKeySet{
+		stepID: jsonw.NewKey("step_id", 3), timestamp: jsonw.NewKey("timestamp", 3),
+		source: jsonw.NewKey("source", 3), message: jsonw.NewKey("message", 3),
+		modelName: jsonw.NewKey("model_name", 3), reasoningContent: jsonw.NewKey("reasoning_content", 3),
+		toolCalls: jsonw.NewKey("tool_calls", 3), observation: jsonw.NewKey("observation", 3),
+		metrics: jsonw.NewKey("metrics", 3), extra: jsonw.NewKey("extra", 3),
+		results:    jsonw.NewKey("results", 4),
+		toolCallID: jsonw.NewKey("tool_call_id", 5), functionName: jsonw.NewKey("function_name", 5),
+		arguments: jsonw.NewKey("arguments", 5), callExtra: jsonw.NewKey("extra", 5),
+		sourceCallID: jsonw.NewKey("source_call_id", 6), content: jsonw.NewKey("content", 6),
+		subagentRef: jsonw.NewKey("subagent_trajectory_ref", 6), resultExtra: jsonw.NewKey("extra", 6),
+		tokens: [3]jsonw.Key{jsonw.NewKey("prompt_tokens", 4), jsonw.NewKey("completion_tokens", 4), jsonw.NewKey("cached_tokens", 4)},
+		totals: [3]jsonw.Key{jsonw.NewKey("total_prompt_tokens", 2), jsonw.NewKey("total_completion_tokens", 2), jsonw.NewKey("total_cached_tokens", 2)},
+	}
+	for i, k := range extraKeyNames {
+		keys.extraKeys[i] = jsonw.NewKey(k, 4)
+	}
+}
+
+// writeStepExtra writes an indented step's extra with its rests, as
+// extra.WriteJSONWith(b, "rests", writeRests) writes it, each key stored
+// at the extra's depth (keys.extraKeys, by extraKey), when every key of
+// the extra is one of those; it reports whether it wrote it (false, and
+// nothing written, when a key is another).
+func writeStepExtra(b *jsonw.Buf, extra model.Fields, st *step) bool {
+	for _, f := range extra {
+		if extraKey(f.Key) < 0 {
+			return false
+		}
+	}
+	x := b.Begin()
+	rests := &keys.extraKeys[0]
+	written := false
+	for _, f := range extra {
+		k := &keys.extraKeys[extraKey(f.Key)]
+		if k == rests {
+			x.KeyAt(rests)
+			writeRests(b, st)
+			written = true
+			continue
+		}
+		x.RawAt(k, f.Value)
+	}
+	if !written {
+		x.KeyAt(rests)
+		writeRests(b, st)
+	}
+	x.End()
+	return true
+}
+
+// extraKeyNames are the keys of a step's extra the writer stores
+// (keys.extraKeys, at the extra's depth, 4), rests first: those it adds
+// (rests, tool_errors, tool_statuses, message_id) and those the steps
+// it makes of other formats' events have (extraKey says where each is).
+var extraKeyNames = [...]string{"rests", "tool_errors", "tool_statuses", "message_id", "signature", "event", "record_type", "record", "subagent", "name", "todos", "model", "orphan_call_id"}
+
+// extraKey is where key is in extraKeyNames, or -1.
+func extraKey(key string) int {
+	switch key {
+	case "rests":
+		return 0
+	case "tool_errors":
+		return 1
+	case "tool_statuses":
+		return 2
+	case "message_id":
+		return 3
+	case "signature":
+		return 4
+	case "event":
+		return 5
+	case "record_type":
+		return 6
+	case "record":
+		return 7
+	case "subagent":
+		return 8
+	case "name":
+		return 9
+	case "todos":
+		return 10
+	case "model":
+		return 11
+	case "orphan_call_id":
+		return 12
+	}
+	return -1
 }
 
 // hasRests reports whether the step has an extra.rests (writeRests): its
@@ -876,14 +974,6 @@ func writeTokens(o *jsonw.Obj, names *[3]jsonw.Key, u model.Usage, has func(key 
 	return wrote
 }
 
-// tokenKeys are the keys of the token counts writeTokens writes, in its
-// order: a step's metrics' (at the depth of keys.results) and
-// final_metrics' (an object of the root).
-var tokenKeys = struct{ step, total [3]jsonw.Key }{
-	step:  [3]jsonw.Key{jsonw.NewKey("prompt_tokens", 4), jsonw.NewKey("completion_tokens", 4), jsonw.NewKey("cached_tokens", 4)},
-	total: [3]jsonw.Key{jsonw.NewKey("total_prompt_tokens", 2), jsonw.NewKey("total_completion_tokens", 2), jsonw.NewKey("total_cached_tokens", 2)},
-}
-
 // keyListed reports whether key is in keys, the comma-separated keys an
 // ATIF source's object had (kept so that ATIF -> ATIF writes those only);
 // an empty list, a source that was not ATIF, allows every key.
@@ -900,7 +990,7 @@ func encodeMetrics(b *jsonw.Buf, o *jsonw.Obj, st *step) {
 		mxf, _ = model.ParseFields(mx)
 	}
 	if u, ok := st.usageOf(); ok {
-		writeTokens(m, &tokenKeys.step, u, func(k string) bool { return keyListed(st.keys, k) })
+		writeTokens(m, &keys.tokens, u, func(k string) bool { return keyListed(st.keys, k) })
 		if u.CacheCreate != 0 {
 			mxf.SetAny("cache_creation_input_tokens", u.CacheCreate)
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/ccusage"
@@ -102,6 +103,7 @@ func (wr *Writer) repeatedLoss(p *repeated, kind model.LossKind, detail string, 
 
 // NewWriter returns a streaming writer (a model.Sink) over w.
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
+	constantsMade.Do(makeConstants)
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
 		callIDs: recent.New[struct{}](openCalls), open: recent.NewRingMap[waiting](openCalls), renamed: map[*model.Event]string{},
 		strs: strblock.New(2048, 2048)}
@@ -474,47 +476,63 @@ var carries = struct {
 // names are the keys of an entry's members, and the values that are
 // constants ("type":"assistant"), each escaped once (jsonw.Name) and
 // stored as it is at every entry instead of escaped again.
-var names = struct {
+type entryNames struct {
 	parentUUID, isSidechain, agentID, isMeta, uuid, timestamp, rests,
 	content, model, id, usage,
 	signature, name, input, toolUseID, isError,
 	subtype, compactMetadata, preTokens,
 	informational, compactBoundary, init, status, lifecycle, subagent, record,
 	todos, priority jsonw.Name
-}{
-	jsonw.NewName("parentUuid"), jsonw.NewName("isSidechain"), jsonw.NewName("agentId"), jsonw.NewName("isMeta"),
-	jsonw.NewName("uuid"), jsonw.NewName("timestamp"), jsonw.NewName(restsKey),
-	jsonw.NewName("content"), jsonw.NewName("model"), jsonw.NewName("id"), jsonw.NewName("usage"),
-	jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("input"),
-	jsonw.NewName("tool_use_id"), jsonw.NewName("is_error"),
-	jsonw.NewName("subtype"), jsonw.NewName("compactMetadata"), jsonw.NewName("preTokens"),
-	jsonw.NewName("informational"), jsonw.NewName("compact_boundary"), jsonw.NewName("init"), jsonw.NewName("status"),
-	jsonw.NewName("lifecycle"), jsonw.NewName("subagent"), jsonw.NewName("record"),
-	jsonw.NewName("todos"), jsonw.NewName("priority"),
 }
 
+var names entryNames
+
 // usageCounts is a message's usage, its four counts in Claude Code's
-// order, written as one piece.
-var usageCounts = jsonw.NewInts("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+// order, written as one piece (made with the names, makeConstants).
+var usageCounts jsonw.Ints
 
 // runs are the runs of an entry's members that are constants, each
 // with the key after it whose value the entry has (jsonw.Run): stored at
 // once where the members and key one by one took a call each.
-var runs = struct {
+type entryRuns struct {
 	userType, assistantType, systemType, userMessage, assistantMessage,
 	stop, stopUsage, text, thinking, toolUse, toolResult jsonw.Run
-}{
-	userType:         jsonw.NewRun(`{"type":"user"}`, "message"),
-	assistantType:    jsonw.NewRun(`{"type":"assistant"}`, "message"),
-	systemType:       jsonw.NewRun(`{"type":"system"}`),
-	userMessage:      jsonw.NewRun(`{"role":"user"}`, "content"),
-	assistantMessage: jsonw.NewRun(`{"type":"message","role":"assistant"}`, "content"),
-	stop:             jsonw.NewRun(`{"stop_reason":null,"stop_sequence":null}`),
-	stopUsage:        jsonw.NewRun(`{"stop_reason":null,"stop_sequence":null}`, "usage"),
-	text:             jsonw.NewRun(`{"type":"text"}`, "text"),
-	thinking:         jsonw.NewRun(`{"type":"thinking"}`, "thinking"),
-	toolUse:          jsonw.NewRun(`{"type":"tool_use"}`, "id"),
-	toolResult:       jsonw.NewRun(`{"type":"tool_result"}`, "content"),
+}
+
+var runs entryRuns
+
+// constantsMade makes names and runs when the first writer is
+// (makeConstants), not at load: a process that writes no Claude Code
+// transcript makes none. Every writer reads them after its
+// constantsMade.Do, at the fixed place makeConstants wrote them.
+var constantsMade sync.Once
+
+func makeConstants() {
+	names = entryNames{
+		jsonw.NewName("parentUuid"), jsonw.NewName("isSidechain"), jsonw.NewName("agentId"), jsonw.NewName("isMeta"),
+		jsonw.NewName("uuid"), jsonw.NewName("timestamp"), jsonw.NewName(restsKey),
+		jsonw.NewName("content"), jsonw.NewName("model"), jsonw.NewName("id"), jsonw.NewName("usage"),
+		jsonw.NewName("signature"), jsonw.NewName("name"), jsonw.NewName("input"),
+		jsonw.NewName("tool_use_id"), jsonw.NewName("is_error"),
+		jsonw.NewName("subtype"), jsonw.NewName("compactMetadata"), jsonw.NewName("preTokens"),
+		jsonw.NewName("informational"), jsonw.NewName("compact_boundary"), jsonw.NewName("init"), jsonw.NewName("status"),
+		jsonw.NewName("lifecycle"), jsonw.NewName("subagent"), jsonw.NewName("record"),
+		jsonw.NewName("todos"), jsonw.NewName("priority"),
+	}
+	usageCounts = jsonw.NewInts("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
+	runs = entryRuns{
+		userType:         jsonw.NewRun(`{"type":"user"}`, "message"),
+		assistantType:    jsonw.NewRun(`{"type":"assistant"}`, "message"),
+		systemType:       jsonw.NewRun(`{"type":"system"}`),
+		userMessage:      jsonw.NewRun(`{"role":"user"}`, "content"),
+		assistantMessage: jsonw.NewRun(`{"type":"message","role":"assistant"}`, "content"),
+		stop:             jsonw.NewRun(`{"stop_reason":null,"stop_sequence":null}`),
+		stopUsage:        jsonw.NewRun(`{"stop_reason":null,"stop_sequence":null}`, "usage"),
+		text:             jsonw.NewRun(`{"type":"text"}`, "text"),
+		thinking:         jsonw.NewRun(`{"type":"thinking"}`, "thinking"),
+		toolUse:          jsonw.NewRun(`{"type":"tool_use"}`, "id"),
+		toolResult:       jsonw.NewRun(`{"type":"tool_result"}`, "content"),
+	}
 }
 
 // synthID makes a deterministic id, different for each kind and counter

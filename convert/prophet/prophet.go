@@ -19,6 +19,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
@@ -486,6 +487,7 @@ type Writer struct {
 // NewWriter returns a streaming mini-prophet writer (a model.Sink).
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
 	wr := &Writer{out: w, rep: rep, opt: opt, lastRole: -1}
+	keysMade.Do(makeKeys)
 	wr.buf.Indent(0)
 	return wr
 }
@@ -495,11 +497,14 @@ func Write(w io.Writer, s *model.Session, rep *model.Report, opt model.Options) 
 	return model.Replay(s, NewWriter(w, rep, opt))
 }
 
-// keys are the keys the writer writes, each in its indented form at the
-// depth of the object it stands in (jsonw.Key): an entry's and a step's
-// (3, in the root's lists), a message's (4), its extra's (5), a tool
-// call's (6), its function's and an action's (7).
-var keys = struct {
+// writerKeys are the keys the writer writes (keys), each in its indented
+// form at the depth of the object it stands in (jsonw.Key): an entry's
+// and a step's (3, in the root's lists), a message's (4), its extra's
+// (5), a tool call's (6), its function's and an action's (7). They are
+// made by makeKeys when the first writer is (keysMade), not at load: a
+// process that writes no mini-prophet makes none; every writer reads
+// them after its keysMade.Do, at the fixed place makeKeys wrote them.
+type writerKeys struct {
 	key, message, input, output                                jsonw.Key
 	role, content, toolCallID, toolCalls, extra                jsonw.Key
 	actions, timestamp, model, messageID, rests, error, status jsonw.Key
@@ -507,23 +512,32 @@ var keys = struct {
 	cacheCreationTokens, exitStatus, submission                jsonw.Key
 	id, typ, function                                          jsonw.Key
 	name, arguments, actionCallID                              jsonw.Key
-}{
-	key: jsonw.NewKey("key", 3), message: jsonw.NewKey("message", 3),
-	input: jsonw.NewKey("input", 3), output: jsonw.NewKey("output", 3),
-	role: jsonw.NewKey("role", 4), content: jsonw.NewKey("content", 4),
-	toolCallID: jsonw.NewKey("tool_call_id", 4), toolCalls: jsonw.NewKey("tool_calls", 4),
-	extra:   jsonw.NewKey("extra", 4),
-	actions: jsonw.NewKey("actions", 5), timestamp: jsonw.NewKey("timestamp", 5),
-	model: jsonw.NewKey("model", 5), messageID: jsonw.NewKey("message_id", 5),
-	rests: jsonw.NewKey("rests", 5), error: jsonw.NewKey("error", 5),
-	status:       jsonw.NewKey("status", 5),
-	promptTokens: jsonw.NewKey("prompt_tokens", 5), completionTokens: jsonw.NewKey("completion_tokens", 5),
-	totalTokens: jsonw.NewKey("total_tokens", 5), cachedTokens: jsonw.NewKey("cached_tokens", 5),
-	cacheCreationTokens: jsonw.NewKey("cache_creation_tokens", 5),
-	exitStatus:          jsonw.NewKey("exit_status", 5), submission: jsonw.NewKey("submission", 5),
-	id: jsonw.NewKey("id", 6), typ: jsonw.NewKey("type", 6), function: jsonw.NewKey("function", 6),
-	name: jsonw.NewKey("name", 7), arguments: jsonw.NewKey("arguments", 7),
-	actionCallID: jsonw.NewKey("tool_call_id", 7),
+}
+
+var (
+	keys     writerKeys
+	keysMade sync.Once
+)
+
+func makeKeys() {
+	keys = writerKeys{
+		key: jsonw.NewKey("key", 3), message: jsonw.NewKey("message", 3),
+		input: jsonw.NewKey("input", 3), output: jsonw.NewKey("output", 3),
+		role: jsonw.NewKey("role", 4), content: jsonw.NewKey("content", 4),
+		toolCallID: jsonw.NewKey("tool_call_id", 4), toolCalls: jsonw.NewKey("tool_calls", 4),
+		extra:   jsonw.NewKey("extra", 4),
+		actions: jsonw.NewKey("actions", 5), timestamp: jsonw.NewKey("timestamp", 5),
+		model: jsonw.NewKey("model", 5), messageID: jsonw.NewKey("message_id", 5),
+		rests: jsonw.NewKey("rests", 5), error: jsonw.NewKey("error", 5),
+		status:       jsonw.NewKey("status", 5),
+		promptTokens: jsonw.NewKey("prompt_tokens", 5), completionTokens: jsonw.NewKey("completion_tokens", 5),
+		totalTokens: jsonw.NewKey("total_tokens", 5), cachedTokens: jsonw.NewKey("cached_tokens", 5),
+		cacheCreationTokens: jsonw.NewKey("cache_creation_tokens", 5),
+		exitStatus:          jsonw.NewKey("exit_status", 5), submission: jsonw.NewKey("submission", 5),
+		id: jsonw.NewKey("id", 6), typ: jsonw.NewKey("type", 6), function: jsonw.NewKey("function", 6),
+		name: jsonw.NewKey("name", 7), arguments: jsonw.NewKey("arguments", 7),
+		actionCallID: jsonw.NewKey("tool_call_id", 7),
+	}
 }
 
 // maxTurnEvents bounds a held turn; a longer one is written in parts.
