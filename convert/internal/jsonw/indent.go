@@ -42,6 +42,39 @@ func putNewline(buf []byte, depth int) []byte {
 	return buf[:l+n]
 }
 
+// endIndented ends an indented object: its closing brace on the line of
+// its depth when it has members (closeIndented), after its opening one
+// when it has none.
+func (o *Obj) endIndented() {
+	in := o.in
+	in.depth--
+	if o.n > 0 {
+		closeIndented(o.B, in.depth, '}')
+		return
+	}
+	o.B.WriteByte('}')
+}
+
+// closeIndented appends the end of an indented object or list that has
+// members to b: a line break, the indentation of depth and the closing
+// bracket c. The line is stored a word at a time (putNewline) into room
+// tested here, free called only to grow the buffer, where appendNewline
+// copied a prefix of newlineIndent through memmove (about a third of a
+// message's objects' ends). A depth below 0, which only an unbalanced
+// raw value reaches, is appendNewline's.
+func closeIndented(b *Buffer, depth int, c byte) {
+	dst := b.buf
+	if depth < 0 {
+		b.buf = append(appendNewline(dst, depth), c)
+		return
+	}
+	// The line rounded up to whole words, and the bracket.
+	if room := 2*depth + 16; cap(dst)-len(dst) < room {
+		dst = free(b, room)
+	}
+	b.buf = append(putNewline(dst, depth), c)
+}
+
 func appendDeepNewline(buf []byte, depth int) []byte {
 	buf = append(buf, '\n')
 	for range depth {

@@ -434,14 +434,6 @@ func (o *Obj) End() {
 	o.B.WriteByte('}')
 }
 
-func (o *Obj) endIndented() {
-	o.in.depth--
-	if o.n > 0 {
-		o.B.buf = appendNewline(free(o.B, o.room()), o.in.depth)
-	}
-	o.B.WriteByte('}')
-}
-
 const hex = "0123456789abcdef"
 
 // String writes s as a JSON string: no HTML escaping, control characters
@@ -839,7 +831,8 @@ func (l *List) End() {
 	if b.indent {
 		b.depth--
 		if l.n > 0 {
-			b.buf = appendNewline(free(&b.Buffer, 3+2*b.depth), b.depth)
+			closeIndented(&b.Buffer, b.depth, ']')
+			return
 		}
 	}
 	b.WriteByte(']')
