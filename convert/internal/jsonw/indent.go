@@ -29,15 +29,25 @@ const newlineWord = 0x2020202020202000 | '\n'
 
 // putNewline appends a line break and the indentation of depth (0 or
 // more) as appendNewline does, stored a word at a time (the first a line
-// break and seven spaces, the others spaces) into buf's free space, which
-// must hold 2*depth+8 bytes: the last word may store spaces past what is
-// appended, where nothing was yet.
+// break and seven spaces, the others spaces) into buf's free space: four
+// words at once, whatever the depth (two lines of eight and more levels
+// than nearly any document has), then any more one by one, where the
+// words were stored through a slice of the room checked at every store.
+// The stores may go past what is appended, where nothing was yet. The
+// caller leaves room for 2*depth+33 bytes (n+32): putNewline panics
+// before it stores anything when there is less.
 func putNewline(buf []byte, depth int) []byte {
 	l, n := len(buf), 1+2*depth
-	w := buf[l : l+n : cap(buf)]
-	binary.LittleEndian.PutUint64(w[:8], newlineWord)
-	for i := 8; i < n; i += 8 {
-		binary.LittleEndian.PutUint64(w[i:i+8], spaces)
+	if cap(buf)-l < n+32 {
+		panic("jsonw: no room for a line")
+	}
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), l)
+	*(*uint64)(p) = newlineWord
+	*(*uint64)(unsafe.Add(p, 8)) = spaces
+	*(*uint64)(unsafe.Add(p, 16)) = spaces
+	*(*uint64)(unsafe.Add(p, 24)) = spaces
+	for i := 32; i < n; i += 8 {
+		*(*uint64)(unsafe.Add(p, i)) = spaces
 	}
 	return buf[:l+n]
 }
@@ -68,8 +78,8 @@ func closeIndented(b *Buffer, depth int, c byte) {
 		b.buf = append(appendNewline(dst, depth), c)
 		return
 	}
-	// The line rounded up to whole words, and the bracket.
-	if room := 2*depth + 16; cap(dst)-len(dst) < room {
+	// The line and putNewline's words after it, and the bracket.
+	if room := 2*depth + 40; cap(dst)-len(dst) < room {
 		dst = free(b, room)
 	}
 	b.buf = append(putNewline(dst, depth), c)

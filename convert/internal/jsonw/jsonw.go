@@ -90,9 +90,9 @@ func (o *Obj) appendKey(k string, n int) []byte {
 func (o *Obj) indentedMember(k string, n int) []byte {
 	depth := o.in.depth
 	dst := o.B.buf
-	// The comma, the line break and indentation rounded up to whole words,
-	// the key's quotes, ": " and n, with a word to spare.
-	if room := len(k) + n + 2*depth + 32; cap(dst)-len(dst) < room {
+	// The comma, the line break and indentation and putNewline's words
+	// past them, the key's quotes, ": " and n.
+	if room := len(k) + n + 2*depth + 40; cap(dst)-len(dst) < room {
 		dst = free(o.B, room)
 	}
 	if o.n > 0 {
