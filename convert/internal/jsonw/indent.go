@@ -85,6 +85,22 @@ func closeIndented(b *Buffer, depth int, c byte) {
 	b.buf = append(putNewline(dst, depth), c)
 }
 
+// nextLine is List.Next in a list that indents at depth (0 or more): dst,
+// the list's buffer, with the separator and the element's line appended,
+// stored (putNewline) into room tested here, free called only to grow
+// the buffer, where Next called free for every element.
+func (l *List) nextLine(dst []byte, depth int) []byte {
+	// The comma, the line and putNewline's words after it.
+	if room := 2*depth + 40; cap(dst)-len(dst) < room {
+		dst = free(&l.b.Buffer, room)
+	}
+	if l.n > 0 {
+		dst = append(dst, ',')
+	}
+	l.n++
+	return putNewline(dst, depth)
+}
+
 func appendDeepNewline(buf []byte, depth int) []byte {
 	buf = append(buf, '\n')
 	for range depth {

@@ -298,9 +298,9 @@ func TestPutNewlineEveryDepth(t *testing.T) {
 	}
 }
 
-// Every member and end of an indented object or list at depths 0 to 40,
-// an empty key and value among them, the buffer cut to no free room
-// before each end, is what json.Indent writes.
+// Every member, element and end of an indented object or list at depths
+// 0 to 40, an empty key and value among them, the buffer cut to no free
+// room before each element and end, is what json.Indent writes.
 func TestIndentedEndsEveryDepth(t *testing.T) {
 	for depth := range 41 {
 		var b Buf
@@ -310,11 +310,13 @@ func TestIndentedEndsEveryDepth(t *testing.T) {
 		o.Raw("", []byte("{}"))
 		o.Key("")
 		l := b.List()
+		tight()
 		l.Next()
 		no := b.Begin()
 		no.Str("", "")
 		tight()
 		no.End()
+		tight()
 		l.Next()
 		b.List().End()
 		tight()

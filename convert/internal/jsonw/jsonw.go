@@ -814,6 +814,10 @@ func (b *Buf) ContinueList(n int) *List { return &List{b: b, n: n} }
 // line.
 func (l *List) Next() {
 	b := l.b
+	if b.indent && b.depth >= 0 {
+		b.buf = l.nextLine(b.buf, b.depth)
+		return
+	}
 	dst := free(&b.Buffer, 3+2*b.depth)
 	if l.n > 0 {
 		dst = append(dst, ',')
