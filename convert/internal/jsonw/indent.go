@@ -30,12 +30,13 @@ const newlineWord = 0x2020202020202000 | '\n'
 // putNewline appends a line break and the indentation of depth (0 or
 // more) as appendNewline does, stored a word at a time (the first a line
 // break and seven spaces, the others spaces) into buf's free space: four
-// words at once, whatever the depth (two lines of eight and more levels
-// than nearly any document has), then any more one by one, where the
-// words were stored through a slice of the room checked at every store.
-// The stores may go past what is appended, where nothing was yet. The
-// caller leaves room for 2*depth+33 bytes (n+32): putNewline panics
-// before it stores anything when there is less.
+// words at once whatever the depth (the whole line up to depth 15), then
+// any more one by one, through a pointer after one test of the room
+// (through a slice, each store was checked, and a fallback call made the
+// function too large to be inlined). The stores may go past what is
+// appended, where nothing was yet. The caller leaves room for 2*depth+33
+// bytes (n+32); with less, putNewline panics before it stores anything
+// (no input decides the room: the callers' counts do).
 func putNewline(buf []byte, depth int) []byte {
 	l, n := len(buf), 1+2*depth
 	if cap(buf)-l < n+32 {
@@ -69,9 +70,9 @@ func (o *Obj) endIndented() {
 // members to b: a line break, the indentation of depth and the closing
 // bracket c. The line is stored a word at a time (putNewline) into room
 // tested here, free called only to grow the buffer, where appendNewline
-// copied a prefix of newlineIndent through memmove (about a third of a
-// message's objects' ends). A depth below 0, which only an unbalanced
-// raw value reaches, is appendNewline's.
+// copied a prefix of newlineIndent through memmove after free's call. A
+// depth below 0, which only an unbalanced raw value reaches, is
+// appendNewline's.
 func closeIndented(b *Buffer, depth int, c byte) {
 	dst := b.buf
 	if depth < 0 {
