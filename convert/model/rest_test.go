@@ -787,3 +787,27 @@ func TestWriteRestInOrderEveryMember(t *testing.T) {
 		}
 	}
 }
+
+// formIsZero is f == Form{}: for the zero Form, and for a Form with any
+// one field set (each field, found by reflection, so that a field added
+// to Form and not to formIsZero fails here).
+func TestFormIsZero(t *testing.T) {
+	if !formIsZero(&Form{}) {
+		t.Fatal("formIsZero(Form{}) = false")
+	}
+	for i := range reflect.TypeFor[Form]().NumField() {
+		var f Form
+		v := reflect.ValueOf(&f).Elem().Field(i)
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString("x")
+		case reflect.Bool:
+			v.SetBool(true)
+		default:
+			t.Fatalf("Form.%s is a %s: formIsZero does not test it", reflect.TypeFor[Form]().Field(i).Name, v.Kind())
+		}
+		if formIsZero(&f) != (f == Form{}) {
+			t.Errorf("formIsZero with Form.%s set = %v", reflect.TypeFor[Form]().Field(i).Name, formIsZero(&f))
+		}
+	}
+}

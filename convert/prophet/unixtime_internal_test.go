@@ -3,8 +3,11 @@ package prophet
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rlog-ls/rlog-ls/grammar"
 )
 
 // unixTimeByFmt is unixTime as it was written first, with fmt: the
@@ -46,31 +49,116 @@ func TestTimesRemembered(t *testing.T) {
 	}
 }
 
-// FuzzUnixTimeUTC holds unixTimeUTC, the digits-only reading of the
-// common form, to unixTime and to rfc3339 reading its result back.
-func FuzzUnixTimeUTC(f *testing.F) {
-	for _, ts := range []string{"2025-12-19T20:29:02Z", "2025-12-19T20:29:02.5Z", "2025-12-19T20:29:02.123Z", "2025-12-19T20:29:02.123000Z",
-		"2025-12-19T20:29:02.123456Z", "2025-12-19T20:29:02.123456789Z", "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z",
-		"1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999999Z", "2025-12-19T24:00:00Z", "2025-12-19T20:29:02.Z",
-		"2025-12-19T20:29:02.1234567890Z", "2025-12-19t20:29:02Z", "2025-12-19T20:29:02+00:00", "+025-12-19T20:29:02Z"} {
-		f.Add(ts)
+// unixTimeByDateTime is unixTimeUTC as it was before it remembered a
+// minute: every time read whole (grammar.ReadDateTime, Valid), its
+// fraction checked by strings.Trim and made a number. FuzzUnixTimeUTC
+// holds unixTimeUTC to it.
+func unixTimeByDateTime(dst []byte, ts string) (text []byte, readBack, ok bool) {
+	n := len(ts)
+	if n < len("2006-01-02T15:04:05Z") || ts[n-1] != 'Z' {
+		return nil, false, false
 	}
-	f.Fuzz(func(t *testing.T, ts string) {
-		text, back, ok := unixTimeUTC([]byte("kept:"), ts)
-		if !ok {
-			return
+	dt, shaped := grammar.ReadDateTime([]byte(ts[:19]))
+	if !shaped || dt.Year < 1970 || !dt.Valid() {
+		return nil, false, false
+	}
+	frac := ts[19 : n-1]
+	if frac != "" {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 || strings.Trim(frac[1:], "0123456789") != "" {
+			return nil, false, false
 		}
-		if string(text[:5]) != "kept:" {
-			t.Fatalf("unixTimeUTC(%q) wrote over what it appends to: %q", ts, text)
+		frac = frac[1:]
+	}
+	micros := 0
+	for i := range 6 {
+		micros *= 10
+		if i < len(frac) {
+			micros += int(frac[i] - '0')
 		}
-		text = text[5:]
-		if want := unixTime(ts); string(text) != want {
-			t.Fatalf("unixTimeUTC(%q) = %q, unixTime %q", ts, text, want)
-		}
-		if want := rfc3339(text) == ts; back != want {
-			t.Fatalf("unixTimeUTC(%q) reads back %v, rfc3339 says %v (%q)", ts, back, want, rfc3339(text))
-		}
+	}
+	unix := (daysFromCivil(dt.Year, dt.Month, dt.Day)*24+int64(dt.Hour))*3600 + int64(dt.Minute)*60 + int64(dt.Second)
+	b := append(strconv.AppendInt(dst, unix, 10), '.')
+	b = append(b, byte('0'+micros/100000), byte('0'+micros/10000%10), byte('0'+micros/1000%10),
+		byte('0'+micros/100%10), byte('0'+micros/10%10), byte('0'+micros%10))
+	readBack = len(frac) == 3 || len(frac) == 6 && micros%1000 != 0
+	return b, readBack, true
+}
+
+// unixTimeSeeds are times at unixTimeUTC's edges: every length of
+// fraction, leap days and days that are not, the ends of the range, each
+// field out of range, other shapes, offsets other than Z.
+var unixTimeSeeds = []string{"2025-12-19T20:29:02Z", "2025-12-19T20:29:02.5Z", "2025-12-19T20:29:02.123Z", "2025-12-19T20:29:02.123000Z",
+	"2025-12-19T20:29:02.123456Z", "2025-12-19T20:29:02.123456789Z", "2024-02-29T00:00:00.000Z", "2023-02-29T00:00:00.000Z",
+	"2000-02-29T12:00:00Z", "1900-02-29T12:00:00Z", "2100-02-29T12:00:00Z", "2025-04-31T00:00:00Z", "2025-13-01T00:00:00Z",
+	"2025-00-01T00:00:00Z", "2025-01-00T00:00:00Z", "2025-12-19T23:59:59.999999999Z", "2025-12-19T20:60:00Z", "2025-12-19T20:29:60Z",
+	"2025-12-19T20:29:5aZ", "2025-12-19T20:29:/0Z", "2025-12-19T20:29:02.12a4Z", "2025-12-19T20:29:02.Z", "2025-12-19T20:29:02..1Z",
+	"1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999999Z", "2025-12-19T24:00:00Z",
+	"2025-12-19T20:29:02.1234567890Z", "2025-12-19t20:29:02Z", "2025-12-19T20:29:02+00:00", "+025-12-19T20:29:02Z",
+	"2025-12-19T20:29:02.12345Z", "2025-12-19T20:29:02.1234567Z", "2025-12-19T20:29:02.000001Z", "2025-12-19T20:29:02.000Z",
+	"2025-12-19T20:29:02.100000Z", "2025-12-19T20:29:02.100000000Z", "2025-12-19T20:29:02λZ", "2025-12-19T20:29:02\xffZ", ""}
+
+// FuzzUnixTimeUTC holds unixTimeUTC, the digits-only reading of the
+// common form, to unixTimeByDateTime (what it was, as it says ok too),
+// to unixTime and to rfc3339 reading its result back: for a time read
+// after another (the same minute or not, remembered or not) and read
+// first.
+func FuzzUnixTimeUTC(f *testing.F) {
+	for i, ts := range unixTimeSeeds {
+		f.Add(unixTimeSeeds[(i+1)%len(unixTimeSeeds)], ts)
+		f.Add(ts, ts)
+	}
+	f.Add("2025-12-19T20:29:02Z", "2025-12-19T20:29:59.5Z")
+	f.Add("2025-12-19T20:29:02Z", "2025-12-19T20:29:60Z")
+	f.Add("2025-12-19T20:29:02Z", "2025-12-19T20:29:0xZ")
+	f.Fuzz(func(t *testing.T, before, ts string) {
+		var c times
+		c.unixTimeUTC(nil, before)
+		checkUnixTimeUTC(t, &c, ts)
+		checkUnixTimeUTC(t, &times{}, ts)
 	})
+}
+
+// checkUnixTimeUTC fails t unless c.unixTimeUTC(ts) is what
+// unixTimeByDateTime, unixTime and rfc3339 say.
+func checkUnixTimeUTC(t *testing.T, c *times, ts string) {
+	t.Helper()
+	text, back, ok := c.unixTimeUTC([]byte("kept:"), ts)
+	wantText, wantBack, wantOK := unixTimeByDateTime([]byte("kept:"), ts)
+	if ok != wantOK || string(text) != string(wantText) || back != wantBack {
+		t.Fatalf("unixTimeUTC(%q) = %q, %v, %v; read whole %q, %v, %v", ts, text, back, ok, wantText, wantBack, wantOK)
+	}
+	if !ok {
+		return
+	}
+	text = text[5:]
+	if want := unixTime(ts); string(text) != want {
+		t.Fatalf("unixTimeUTC(%q) = %q, unixTime %q", ts, text, want)
+	}
+	if want := rfc3339(text) == ts; back != want {
+		t.Fatalf("unixTimeUTC(%q) reads back %v, rfc3339 says %v (%q)", ts, back, want, rfc3339(text))
+	}
+}
+
+// TestUnixTimeUTCEdges reads every seed after every seed, and each
+// second and fraction length of one minute after each other.
+func TestUnixTimeUTCEdges(t *testing.T) {
+	for _, before := range unixTimeSeeds {
+		for _, ts := range unixTimeSeeds {
+			var c times
+			c.unixTimeUTC(nil, before)
+			checkUnixTimeUTC(t, &c, ts)
+		}
+	}
+	var c times
+	for sec := range 61 {
+		for digits := range 11 {
+			ts := fmt.Sprintf("2024-02-29T23:59:%02d", sec)
+			if digits > 0 {
+				ts += "." + "9876543210"[:digits]
+			}
+			checkUnixTimeUTC(t, &c, ts+"Z")
+		}
+	}
 }
 
 // FuzzRFC3339 holds rfc3339, which writes the common form from its

@@ -29,17 +29,77 @@ const newlineWord = 0x2020202020202000 | '\n'
 
 // putNewline appends a line break and the indentation of depth (0 or
 // more) as appendNewline does, stored a word at a time (the first a line
-// break and seven spaces, the others spaces) into buf's free space, which
-// must hold 2*depth+8 bytes: the last word may store spaces past what is
-// appended, where nothing was yet.
+// break and seven spaces, the others spaces) into buf's free space: four
+// words at once whatever the depth (the whole line up to depth 15), then
+// any more one by one, through a pointer after one test of the room
+// (through a slice, each store was checked, and a fallback call made the
+// function too large to be inlined). The stores may go past what is
+// appended, where nothing was yet. The caller leaves room for 2*depth+33
+// bytes (n+32); with less, putNewline panics before it stores anything
+// (no input decides the room: the callers' counts do).
 func putNewline(buf []byte, depth int) []byte {
 	l, n := len(buf), 1+2*depth
-	w := buf[l : l+n : cap(buf)]
-	binary.LittleEndian.PutUint64(w[:8], newlineWord)
-	for i := 8; i < n; i += 8 {
-		binary.LittleEndian.PutUint64(w[i:i+8], spaces)
+	if cap(buf)-l < n+32 {
+		panic("jsonw: no room for a line")
+	}
+	p := unsafe.Add(unsafe.Pointer(unsafe.SliceData(buf)), l)
+	*(*uint64)(p) = newlineWord
+	*(*uint64)(unsafe.Add(p, 8)) = spaces
+	*(*uint64)(unsafe.Add(p, 16)) = spaces
+	*(*uint64)(unsafe.Add(p, 24)) = spaces
+	for i := 32; i < n; i += 8 {
+		*(*uint64)(unsafe.Add(p, i)) = spaces
 	}
 	return buf[:l+n]
+}
+
+// endIndented ends an indented object: its closing brace on the line of
+// its depth when it has members (closeIndented), after its opening one
+// when it has none.
+func (o *Obj) endIndented() {
+	in := o.in
+	in.depth--
+	if o.n > 0 {
+		closeIndented(o.B, in.depth, '}')
+		return
+	}
+	o.B.WriteByte('}')
+}
+
+// closeIndented appends the end of an indented object or list that has
+// members to b: a line break, the indentation of depth and the closing
+// bracket c. The line is stored a word at a time (putNewline) into room
+// tested here, free called only to grow the buffer, where appendNewline
+// copied a prefix of newlineIndent through memmove after free's call. A
+// depth below 0, which only an unbalanced raw value reaches, is
+// appendNewline's.
+func closeIndented(b *Buffer, depth int, c byte) {
+	dst := b.buf
+	if depth < 0 {
+		b.buf = append(appendNewline(dst, depth), c)
+		return
+	}
+	// The line and putNewline's words after it, and the bracket.
+	if room := 2*depth + 40; cap(dst)-len(dst) < room {
+		dst = free(b, room)
+	}
+	b.buf = append(putNewline(dst, depth), c)
+}
+
+// nextLine is List.Next in a list that indents at depth (0 or more): dst,
+// the list's buffer, with the separator and the element's line appended,
+// stored (putNewline) into room tested here, free called only to grow
+// the buffer, where Next called free for every element.
+func (l *List) nextLine(dst []byte, depth int) []byte {
+	// The comma, the line and putNewline's words after it.
+	if room := 2*depth + 40; cap(dst)-len(dst) < room {
+		dst = free(&l.b.Buffer, room)
+	}
+	if l.n > 0 {
+		dst = append(dst, ',')
+	}
+	l.n++
+	return putNewline(dst, depth)
 }
 
 func appendDeepNewline(buf []byte, depth int) []byte {

@@ -275,3 +275,59 @@ func FuzzAppendInt(f *testing.F) {
 		checkAppendInt(t, prefix, n)
 	})
 }
+
+// putNewline appends what appendNewline appends at every depth, given
+// the room it asks for (2*depth+33 bytes) and no more, and leaves the
+// bytes before alone; with a byte less it panics, storing nothing.
+func TestPutNewlineEveryDepth(t *testing.T) {
+	for depth := range 80 {
+		want := appendNewline([]byte("ab"), depth)
+		buf := append(make([]byte, 0, 2+2*depth+33), "ab"...)
+		if got := putNewline(buf, depth); string(got) != string(want) {
+			t.Fatalf("putNewline at depth %d = %q, want %q", depth, got, want)
+		}
+		short := append(make([]byte, 0, 2+2*depth+32), "ab"...)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatalf("putNewline at depth %d with %d bytes of room did not panic", depth, cap(short)-2)
+				}
+			}()
+			putNewline(short, depth)
+		}()
+	}
+}
+
+// Every member, element and end of an indented object or list at depths
+// 0 to 40, an empty key and value among them, the buffer cut to no free
+// room before each element and end, is what json.Indent writes.
+func TestIndentedEndsEveryDepth(t *testing.T) {
+	for depth := range 41 {
+		var b Buf
+		b.Indent(depth)
+		tight := func() { b.buf = b.buf[:len(b.buf):len(b.buf)] }
+		o := b.Begin()
+		o.Raw("", []byte("{}"))
+		o.Key("")
+		l := b.List()
+		tight()
+		l.Next()
+		no := b.Begin()
+		no.Str("", "")
+		tight()
+		no.End()
+		tight()
+		l.Next()
+		b.List().End()
+		tight()
+		l.End()
+		o.Int("n", 1)
+		tight()
+		o.End()
+		var want bytes.Buffer
+		json.Indent(&want, []byte(`{"":{},"":[{"":""},[]],"n":1}`), strings.Repeat("  ", depth), "  ")
+		if got := b.String(); got != want.String() {
+			t.Fatalf("depth %d:\n%s\nwant\n%s", depth, got, want.String())
+		}
+	}
+}

@@ -90,9 +90,9 @@ func (o *Obj) appendKey(k string, n int) []byte {
 func (o *Obj) indentedMember(k string, n int) []byte {
 	depth := o.in.depth
 	dst := o.B.buf
-	// The comma, the line break and indentation rounded up to whole words,
-	// the key's quotes, ": " and n, with a word to spare.
-	if room := len(k) + n + 2*depth + 32; cap(dst)-len(dst) < room {
+	// The comma, the line break and indentation and putNewline's words
+	// past them, the key's quotes, ": " and n.
+	if room := len(k) + n + 2*depth + 40; cap(dst)-len(dst) < room {
 		dst = free(o.B, room)
 	}
 	if o.n > 0 {
@@ -430,14 +430,6 @@ func (o *Obj) End() {
 		}
 		o.endIndented()
 		return
-	}
-	o.B.WriteByte('}')
-}
-
-func (o *Obj) endIndented() {
-	o.in.depth--
-	if o.n > 0 {
-		o.B.buf = appendNewline(free(o.B, o.room()), o.in.depth)
 	}
 	o.B.WriteByte('}')
 }
@@ -822,6 +814,10 @@ func (b *Buf) ContinueList(n int) *List { return &List{b: b, n: n} }
 // line.
 func (l *List) Next() {
 	b := l.b
+	if b.indent && b.depth >= 0 {
+		b.buf = l.nextLine(b.buf, b.depth)
+		return
+	}
 	dst := free(&b.Buffer, 3+2*b.depth)
 	if l.n > 0 {
 		dst = append(dst, ',')
@@ -839,7 +835,8 @@ func (l *List) End() {
 	if b.indent {
 		b.depth--
 		if l.n > 0 {
-			b.buf = appendNewline(free(&b.Buffer, 3+2*b.depth), b.depth)
+			closeIndented(&b.Buffer, b.depth, ']')
+			return
 		}
 	}
 	b.WriteByte(']')
