@@ -10,6 +10,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 )
@@ -317,10 +318,74 @@ type Session struct {
 // Sink receives a session as it is read. Header points at the reader's live
 // header: it may gain fields while events arrive and is complete when End is
 // called. Event may keep e after it returns: readers allocate a new Event for
-// every call.
+// every call, unless the sink borrows events (Borrower).
 type Sink interface {
 	Event(h *Header, e *Event) error
 	End(h *Header) error
+}
+
+// Borrower is a Sink that may say it borrows events: when BorrowsEvents
+// returns true, the sink keeps nothing it reaches through e after Event
+// returns: not e, not the values its pointers point at (Call, Result,
+// Subagent, Compaction, Usage), not the arrays of its slices (Todos, Raw,
+// Parts, Extra and its values, a result's ContentRaw, a call's Input). It
+// may keep strings, which never change, and copies (Clone). A reader may
+// then give the same Event, and the same values behind it, to every call,
+// rewritten: a new Event a line is most of what a streaming reader
+// allocates. A sink that wraps another borrows only if the other does
+// and it copies what it holds back itself.
+type Borrower interface {
+	Sink
+	BorrowsEvents() bool
+}
+
+// BorrowsEvents reports whether a reader may reuse the events it gives s
+// (Borrower). A reader asks once, before its first event.
+func BorrowsEvents(s Sink) bool {
+	b, ok := s.(Borrower)
+	return ok && b.BorrowsEvents()
+}
+
+// Clone returns a copy of e that shares nothing with it but strings: what
+// a sink that borrows events (Borrower) keeps when it must keep an event.
+// Raw values are copied byte for byte (bytes.Clone: nil and empty kept
+// apart), not as jsonscan.Copy or Fields.Copy copy them.
+func (e *Event) Clone() *Event {
+	c := *e
+	if e.Call != nil {
+		call := *e.Call
+		call.Input = json.RawMessage(bytes.Clone(call.Input))
+		c.Call = &call
+	}
+	if e.Result != nil {
+		res := *e.Result
+		res.ContentRaw = json.RawMessage(bytes.Clone(res.ContentRaw))
+		c.Result = &res
+	}
+	if e.Subagent != nil {
+		sub := *e.Subagent
+		c.Subagent = &sub
+	}
+	if e.Compaction != nil {
+		comp := *e.Compaction
+		c.Compaction = &comp
+	}
+	if e.Usage != nil {
+		u := *e.Usage
+		c.Usage = &u
+	}
+	if e.Todos != nil {
+		c.Todos = append(make([]Todo, 0, len(e.Todos)), e.Todos...)
+	}
+	c.Raw = json.RawMessage(bytes.Clone(e.Raw))
+	c.Parts = json.RawMessage(bytes.Clone(e.Parts))
+	if e.Extra != nil {
+		c.Extra = make(Fields, len(e.Extra))
+		for i, f := range e.Extra {
+			c.Extra[i] = Field{Key: f.Key, Value: json.RawMessage(bytes.Clone(f.Value))}
+		}
+	}
+	return &c
 }
 
 // Collector is a Sink that keeps everything in a Session.
