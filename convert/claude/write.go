@@ -655,15 +655,21 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Run) link {
 	} else {
 		o.StrName(&names.parentUUID, l.parent)
 	}
-	o.BoolName(&names.isSidechain, e.Sidechain || e.AgentID != "")
 	h := wr.h
-	wr.sessionMembers(o, e)
+	wr.sessionMembers(o, e, e.Sidechain || e.AgentID != "")
 	if e.AgentID != "" {
 		o.StrName(&names.agentID, e.AgentID)
 	}
-	if slug, ok := e.Extra.String("slug"); ok {
-		o.Str("slug", slug)
-	} else if slug, ok := h.Extra.String("slug"); ok {
+	// (Lists looked in only when they hold fields: most hold none.)
+	var slug string
+	ok := false
+	if len(e.Extra) > 0 {
+		slug, ok = e.Extra.String("slug")
+	}
+	if !ok && len(h.Extra) > 0 {
+		slug, ok = h.Extra.String("slug")
+	}
+	if ok {
 		o.Str("slug", slug)
 	}
 	if e.Meta {
@@ -685,38 +691,87 @@ func (wr *Writer) lastOf(agent string) string {
 	return wr.last[agent]
 }
 
-// sessionMembers writes an entry's userType, cwd, sessionId, version and
-// gitBranch. An entry's own value wins; otherwise the session's. A value
+// sessionMembers writes an entry's isSidechain (side), and its userType,
+// cwd, sessionId, version and gitBranch. An entry's own value wins; otherwise the session's. A value
 // the session does not have is left out: consumers skip entries with an
 // empty sessionId or model, and an empty string says nothing true.
 //
 // An entry of a session from another format has none of its own, and the
 // session's are the same from entry to entry: the five members are
 // encoded once and written again as they are (head) while they stay the
-// same, instead of escaping their keys and values at every entry.
-func (wr *Writer) sessionMembers(o *jsonw.Obj, e *model.Event) {
+// same, instead of escaping their keys and values at every entry (with
+// isSidechain before them, whose two values each have a copy). Nor
+// are the values made again while the header's fields they are made of
+// are the same (headKey): the header may gain fields while events come,
+// and is read again, but not decoded, at every entry.
+func (wr *Writer) sessionMembers(o *jsonw.Obj, e *model.Event, side bool) {
+	for _, f := range e.Extra {
+		switch f.Key {
+		case "userType", "cwd", "sessionId", "version", "gitBranch":
+			o.BoolName(&names.isSidechain, side)
+			wr.ownSessionMembers(o, e, wr.headValues(e))
+			return
+		}
+	}
+	if wr.head.obj[0] == nil || !wr.head.key.same(wr.h, wr.sessionID) {
+		if v := wr.headValues(e); v != wr.head.values || wr.head.obj[0] == nil {
+			wr.head = head{values: v}
+			for i, side := range [2]bool{false, true} {
+				var b jsonw.Buffer
+				c := jsonw.Begin(&b)
+				c.BoolName(&names.isSidechain, side)
+				wr.ownSessionMembers(c, e, v)
+				c.End()
+				wr.head.obj[i], wr.head.n = b.Bytes(), c.Len()
+			}
+		}
+		// (After headValues, which may make the session id up.)
+		wr.head.key = headKeyOf(wr.h, wr.sessionID)
+	}
+	i := 0
+	if side {
+		i = 1
+	}
+	o.Members(wr.head.obj[i], wr.head.n)
+}
+
+// headValues are the session's values of sessionMembers' members for e.
+func (wr *Writer) headValues(e *model.Event) headValues {
 	h := wr.h
 	userType, ok := h.Extra.String("userType")
 	if !ok {
 		userType = "external"
 	}
-	v := headValues{userType: userType, cwd: h.Cwd, sessionID: wr.session(e), version: wr.version(), branch: h.Branch,
+	return headValues{userType: userType, cwd: h.Cwd, sessionID: wr.session(e), version: wr.version(), branch: h.Branch,
 		hasBranch: h.Branch != "" || wr.sameSource()}
-	for _, f := range e.Extra {
-		switch f.Key {
-		case "userType", "cwd", "sessionId", "version", "gitBranch":
-			wr.ownSessionMembers(o, e, v)
-			return
-		}
+}
+
+// headKey is what headValues are made of for an event without members of
+// its own: the header's fields they read (the raw values of its extras),
+// and the session id made up, if one was. Equal keys make equal values,
+// and make them without a side effect (session reports the id it makes
+// up once, at the first entry, when the key has none yet).
+type headKey struct {
+	id, cwd, branch, agent, agentVersion, origin, source, made string
+	userType, ccVersion                                        string
+}
+
+func headKeyOf(h *model.Header, made string) headKey {
+	userType, _ := h.Extra.Get("userType")
+	ccVersion, _ := h.Extra.Get("claude_code_version")
+	return headKey{id: h.ID, cwd: h.Cwd, branch: h.Branch, agent: h.AgentName, agentVersion: h.AgentVersion,
+		origin: h.Origin, source: h.SourceFormat, made: made, userType: string(userType), ccVersion: string(ccVersion)}
+}
+
+// same reports whether headKeyOf(h, made) is k, without making it.
+func (k *headKey) same(h *model.Header, made string) bool {
+	if h.ID != k.id || h.Cwd != k.cwd || h.Branch != k.branch || h.AgentName != k.agent || h.AgentVersion != k.agentVersion ||
+		h.Origin != k.origin || h.SourceFormat != k.source || made != k.made {
+		return false
 	}
-	if v != wr.head.values || wr.head.obj == nil {
-		var b jsonw.Buffer
-		c := jsonw.Begin(&b)
-		wr.ownSessionMembers(c, e, v)
-		c.End()
-		wr.head = head{values: v, obj: b.Bytes(), n: c.Len()}
-	}
-	o.Members(wr.head.obj, wr.head.n)
+	userType, _ := h.Extra.Get("userType")
+	ccVersion, _ := h.Extra.Get("claude_code_version")
+	return string(userType) == k.userType && string(ccVersion) == k.ccVersion
 }
 
 // ownSessionMembers writes sessionMembers' members one by one: e's own
@@ -750,11 +805,12 @@ type headValues struct {
 	hasBranch                                 bool
 }
 
-// head is sessionMembers' members encoded for values: an object of n
-// members.
+// head is sessionMembers' members encoded for values, isSidechain false
+// and true before them: objects of n members.
 type head struct {
+	key    headKey
 	values headValues
-	obj    []byte
+	obj    [2][]byte
 	n      int
 }
 
