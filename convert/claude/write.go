@@ -70,7 +70,7 @@ type Writer struct {
 	// latest calls still waiting for their results (a ring in front of the
 	// map: a result nearly always follows its call); renamed holds, for the
 	// entry being written, the ids that are not the source's.
-	callIDs *recent.Map[struct{}]
+	callIDs *recent.Set
 	open    *recent.RingMap[waiting]
 	renamed map[*model.Event]string
 	// The losses reported at most entries (repeatedLoss).
@@ -105,7 +105,7 @@ func (wr *Writer) repeatedLoss(p *repeated, kind model.LossKind, detail string, 
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
 	constantsMade.Do(makeConstants)
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
-		callIDs: recent.New[struct{}](openCalls), open: recent.NewRingMap[waiting](openCalls), renamed: map[*model.Event]string{},
+		callIDs: recent.NewSet(openCalls), open: recent.NewRingMap[waiting](openCalls), renamed: map[*model.Event]string{},
 		strs: strblock.New(2048, 2048)}
 }
 
@@ -1349,7 +1349,7 @@ func (wr *Writer) callID(e *model.Event) string {
 		return id
 	}
 	out := id
-	for n := 2; !recent.Add(wr.callIDs, out); n++ {
+	for n := 2; !wr.callIDs.Add(out); n++ {
 		out = id + "-" + strconv.Itoa(n)
 	}
 	if out != id {
