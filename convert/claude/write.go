@@ -64,6 +64,7 @@ type Writer struct {
 	held     *model.Event
 	boundary bool
 	carried  model.Carried // a rest's carried fields (entryTail), reused
+	rest     model.Carried // and with its unset names (writeRest)
 	head     head          // the session's members of an entry, encoded (sessionMembers)
 	// From another format: the latest tool_use ids written (the API takes
 	// one call an id), and by the source's id the ids written for its
@@ -412,8 +413,11 @@ func (wr *Writer) endRecord() {
 // writeRest writes the rest of e in an entry (model.WriteRestCarried) into b:
 // every field but those the entry holds (carried), its time when the
 // entry's timestamp is its own, its id and parent when the entry's are
-// others, and which of the entry's the writer made up for it.
-func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried *model.Carried) {
+// others, and which of the entry's the writer made up for it (unset's
+// bits, restUnsets', with the id's and parent's added here). carried
+// holds fields only: the list of names made up is restUnsets' list of
+// the bits, shared, where it was appended name by name rest after rest.
+func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried *model.Carried, unset int) {
 	carried.Add(&carries.agentIDMeta)
 	if e.Sidechain || e.AgentID == "" {
 		carried.Add(&carries.sidechain)
@@ -431,15 +435,40 @@ func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string
 	case l.uuid:
 		carried.Add(&carries.id)
 	case "":
-		carried.Add(&carries.unsetID)
+		unset |= unsetID
 	}
 	switch e.ParentID {
 	case l.parent:
 		carried.Add(&carries.parent)
 	case "":
-		carried.Add(&carries.unsetParent)
+		unset |= unsetParent
 	}
-	model.WriteRestCarried(b, e, nil, carried)
+	wr.rest = restUnsets[unset]
+	wr.rest.Add(carried)
+	model.WriteRestCarried(b, e, nil, &wr.rest)
+}
+
+// restUnsets are the lists of names of an entry's fields the writer made
+// up for a rest's event (model.CarriedUnsets), by their bits: in the
+// order the rests have always listed them (made with the names,
+// makeConstants).
+var restUnsets []model.Carried
+
+// The bits of restUnsets' names.
+const (
+	unsetMessageID = 1 << iota
+	unsetUsage
+	unsetID
+	unsetParent
+)
+
+// isRenamed reports whether the entry being written renamed e's call id.
+func (wr *Writer) isRenamed(e *model.Event) bool {
+	if len(wr.renamed) == 0 { // (most entries rename none)
+		return false
+	}
+	_, ok := wr.renamed[e]
+	return ok
 }
 
 // carries are the lists of fields an entry holds of its events (the
@@ -448,29 +477,25 @@ func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string
 // entries' calls of entryTail), added instead of matched name by name at
 // every rest.
 var carries = struct {
-	agentIDMeta, sidechain, time, id, unsetID, parent, unsetParent,
+	agentIDMeta, sidechain, time, id, parent,
 	user, resultCallID, resultRaw, resultContent,
-	assistant, callID, messageID, unsetMessageID, model, unsetUsage model.Carried
+	assistant, callID, messageID, model model.Carried
 }{
 	agentIDMeta: model.CarriedOf("agent_id", "meta"),
 	sidechain:   model.CarriedOf("sidechain"),
 	time:        model.CarriedOf("time"),
 	id:          model.CarriedOf("id"),
-	unsetID:     model.CarriedOf("-id"),
 	parent:      model.CarriedOf("parent"),
-	unsetParent: model.CarriedOf("-parent"),
 
 	user:          model.CarriedOf("kind", "text", "todos", "signature", "result.is_error", "result.status"),
 	resultCallID:  model.CarriedOf("result.call_id"),
 	resultRaw:     model.CarriedOf("result.raw"),
 	resultContent: model.CarriedOf("result.content"),
 
-	assistant:      model.CarriedOf("kind", "text", "signature", "call.name", "call.input"),
-	callID:         model.CarriedOf("call.id"),
-	messageID:      model.CarriedOf("message_id"),
-	unsetMessageID: model.CarriedOf("-message_id"),
-	model:          model.CarriedOf("model"),
-	unsetUsage:     model.CarriedOf("-usage"),
+	assistant: model.CarriedOf("kind", "text", "signature", "call.name", "call.input"),
+	callID:    model.CarriedOf("call.id"),
+	messageID: model.CarriedOf("message_id"),
+	model:     model.CarriedOf("model"),
 }
 
 // names are the keys of an entry's members, and the values that are
@@ -519,6 +544,7 @@ func makeConstants() {
 		jsonw.NewName("lifecycle"), jsonw.NewName("subagent"), jsonw.NewName("record"),
 		jsonw.NewName("todos"), jsonw.NewName("priority"),
 	}
+	restUnsets = model.CarriedUnsets("-message_id", "-usage", "-id", "-parent")
 	usageCounts = jsonw.NewInts("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
 	runs = entryRuns{
 		userType:         jsonw.NewRun(`{"type":"user"}`, "message"),
@@ -1048,7 +1074,7 @@ func parseTime(s string) (time.Time, bool) {
 // session from another format the rests of the entry's events (evs),
 // carried adding to c what the entry holds of each. message is true for
 // a user's or the assistant's entry.
-func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, message bool, carried func(c *model.Carried, x *model.Event)) {
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, message bool, carried func(c *model.Carried, x *model.Event) (unset int)) {
 	o.StrName(&names.uuid, l.uuid)
 	ts := wr.timestamp(e, message)
 	if ts != "" {
@@ -1069,8 +1095,8 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.E
 			// (One list for every rest: each is written before the next
 			// is made.)
 			wr.carried.Reset()
-			carried(&wr.carried, x)
-			wr.writeRest(b, x, l, ts, &wr.carried)
+			unset := carried(&wr.carried, x)
+			wr.writeRest(b, x, l, ts, &wr.carried, unset)
 		}
 		list.End()
 		b.Unquote()
@@ -1097,7 +1123,9 @@ func (wr *Writer) flush() {
 	}
 	evs := wr.pending
 	wr.pending = wr.pending[:0]
-	clear(wr.renamed)
+	if len(wr.renamed) > 0 { // (most entries rename no id)
+		clear(wr.renamed)
+	}
 	b := &wr.line.Buffer // reused: an entry is written before the next is built
 	b.Reset()
 	o := jsonw.Begin(b)
@@ -1147,9 +1175,9 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		}
 	}
 	wr.writeResultStatuses(o, b, content, first.Extra)
-	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) {
+	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) int {
 		c.Add(&carries.user)
-		if _, ok := wr.renamed[x]; !ok {
+		if !wr.isRenamed(x) {
 			c.Add(&carries.resultCallID)
 		}
 		if r := x.Result; r != nil && len(r.ContentRaw) > 0 {
@@ -1157,6 +1185,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		} else {
 			c.Add(&carries.resultContent)
 		}
+		return 0
 	})
 }
 
@@ -1200,22 +1229,23 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Eve
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()
 	written := pick(first.Model, wr.h.Model)
-	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) {
+	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) (unset int) {
 		c.Add(&carries.assistant)
-		if _, ok := wr.renamed[x]; !ok {
+		if !wr.isRenamed(x) {
 			c.Add(&carries.callID)
 		}
 		if ownMessageID(first) != "" {
 			c.Add(&carries.messageID)
 		} else if msgID != "" {
-			c.Add(&carries.unsetMessageID)
+			unset |= unsetMessageID
 		}
 		if x.Model == "" || x.Model == written {
 			c.Add(&carries.model)
 		}
 		if x.Usage == nil {
-			c.Add(&carries.unsetUsage) // not the entry's
+			unset |= unsetUsage // not the entry's
 		}
+		return unset
 	})
 }
 
@@ -1580,7 +1610,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.StrName(&names.content, e.Text)
 	}
 	wr.dropMessageKeys(e)
-	wr.entryTail(o, e, l, []*model.Event{e}, false, func(*model.Carried, *model.Event) {})
+	wr.entryTail(o, e, l, []*model.Event{e}, false, func(*model.Carried, *model.Event) int { return 0 })
 	o.End()
 	wr.writeLine(b.Bytes())
 }
