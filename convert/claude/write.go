@@ -1411,15 +1411,15 @@ func (wr *Writer) resultCallID(e *model.Event) string {
 	if wr.sameSource() {
 		return id
 	}
-	q, ok := wr.open.Get(id)
+	// (Taken, one search of the ring, and set again when more calls of
+	// the id wait; a waiting entry always has its first id.)
+	q, ok := wr.open.Take(id)
 	if !ok || q.first == "" {
 		wr.rep.Add(model.LossUnfaithful, "tool result without a tool call of its id before it: Claude Code drops it when resuming (the API takes a result only for a call of the message before)", e.Loc)
 		return id
 	}
 	w := q.first
-	if len(q.more) == 0 {
-		wr.open.Delete(id)
-	} else {
+	if len(q.more) > 0 {
 		wr.open.Set(id, waiting{q.more[0], q.more[1:]})
 	}
 	if w != id {
