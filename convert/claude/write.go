@@ -64,13 +64,14 @@ type Writer struct {
 	held     *model.Event
 	boundary bool
 	carried  model.Carried // a rest's carried fields (entryTail), reused
+	rest     model.Carried // and with its unset names (writeRest)
 	head     head          // the session's members of an entry, encoded (sessionMembers)
 	// From another format: the latest tool_use ids written (the API takes
 	// one call an id), and by the source's id the ids written for its
 	// latest calls still waiting for their results (a ring in front of the
 	// map: a result nearly always follows its call); renamed holds, for the
 	// entry being written, the ids that are not the source's.
-	callIDs *recent.Map[struct{}]
+	callIDs *recent.Set
 	open    *recent.RingMap[waiting]
 	renamed map[*model.Event]string
 	// The losses reported at most entries (repeatedLoss).
@@ -105,7 +106,7 @@ func (wr *Writer) repeatedLoss(p *repeated, kind model.LossKind, detail string, 
 func NewWriter(w io.Writer, rep *model.Report, opt model.Options) *Writer {
 	constantsMade.Do(makeConstants)
 	return &Writer{w: bufio.NewWriterSize(w, 1<<16), rep: rep, opt: opt, last: map[string]string{},
-		callIDs: recent.New[struct{}](openCalls), open: recent.NewRingMap[waiting](openCalls), renamed: map[*model.Event]string{},
+		callIDs: recent.NewSet(openCalls), open: recent.NewRingMap[waiting](openCalls), renamed: map[*model.Event]string{},
 		strs: strblock.New(2048, 2048)}
 }
 
@@ -412,8 +413,11 @@ func (wr *Writer) endRecord() {
 // writeRest writes the rest of e in an entry (model.WriteRestCarried) into b:
 // every field but those the entry holds (carried), its time when the
 // entry's timestamp is its own, its id and parent when the entry's are
-// others, and which of the entry's the writer made up for it.
-func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried *model.Carried) {
+// others, and which of the entry's the writer made up for it (unset's
+// bits, restUnsets', with the id's and parent's added here). carried
+// holds fields only: the list of names made up is restUnsets' list of
+// the bits, shared, where it was appended name by name rest after rest.
+func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string, carried *model.Carried, unset int) {
 	carried.Add(&carries.agentIDMeta)
 	if e.Sidechain || e.AgentID == "" {
 		carried.Add(&carries.sidechain)
@@ -431,15 +435,40 @@ func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string
 	case l.uuid:
 		carried.Add(&carries.id)
 	case "":
-		carried.Add(&carries.unsetID)
+		unset |= unsetID
 	}
 	switch e.ParentID {
 	case l.parent:
 		carried.Add(&carries.parent)
 	case "":
-		carried.Add(&carries.unsetParent)
+		unset |= unsetParent
 	}
-	model.WriteRestCarried(b, e, nil, carried)
+	wr.rest = restUnsets[unset]
+	wr.rest.Add(carried)
+	model.WriteRestCarried(b, e, nil, &wr.rest)
+}
+
+// restUnsets are the lists of names of an entry's fields the writer made
+// up for a rest's event (model.CarriedUnsets), by their bits: in the
+// order the rests have always listed them (made with the names,
+// makeConstants).
+var restUnsets []model.Carried
+
+// The bits of restUnsets' names.
+const (
+	unsetMessageID = 1 << iota
+	unsetUsage
+	unsetID
+	unsetParent
+)
+
+// isRenamed reports whether the entry being written renamed e's call id.
+func (wr *Writer) isRenamed(e *model.Event) bool {
+	if len(wr.renamed) == 0 { // (most entries rename none)
+		return false
+	}
+	_, ok := wr.renamed[e]
+	return ok
 }
 
 // carries are the lists of fields an entry holds of its events (the
@@ -448,29 +477,25 @@ func (wr *Writer) writeRest(b *jsonw.Buf, e *model.Event, l link, written string
 // entries' calls of entryTail), added instead of matched name by name at
 // every rest.
 var carries = struct {
-	agentIDMeta, sidechain, time, id, unsetID, parent, unsetParent,
+	agentIDMeta, sidechain, time, id, parent,
 	user, resultCallID, resultRaw, resultContent,
-	assistant, callID, messageID, unsetMessageID, model, unsetUsage model.Carried
+	assistant, callID, messageID, model model.Carried
 }{
 	agentIDMeta: model.CarriedOf("agent_id", "meta"),
 	sidechain:   model.CarriedOf("sidechain"),
 	time:        model.CarriedOf("time"),
 	id:          model.CarriedOf("id"),
-	unsetID:     model.CarriedOf("-id"),
 	parent:      model.CarriedOf("parent"),
-	unsetParent: model.CarriedOf("-parent"),
 
 	user:          model.CarriedOf("kind", "text", "todos", "signature", "result.is_error", "result.status"),
 	resultCallID:  model.CarriedOf("result.call_id"),
 	resultRaw:     model.CarriedOf("result.raw"),
 	resultContent: model.CarriedOf("result.content"),
 
-	assistant:      model.CarriedOf("kind", "text", "signature", "call.name", "call.input"),
-	callID:         model.CarriedOf("call.id"),
-	messageID:      model.CarriedOf("message_id"),
-	unsetMessageID: model.CarriedOf("-message_id"),
-	model:          model.CarriedOf("model"),
-	unsetUsage:     model.CarriedOf("-usage"),
+	assistant: model.CarriedOf("kind", "text", "signature", "call.name", "call.input"),
+	callID:    model.CarriedOf("call.id"),
+	messageID: model.CarriedOf("message_id"),
+	model:     model.CarriedOf("model"),
 }
 
 // names are the keys of an entry's members, and the values that are
@@ -519,6 +544,7 @@ func makeConstants() {
 		jsonw.NewName("lifecycle"), jsonw.NewName("subagent"), jsonw.NewName("record"),
 		jsonw.NewName("todos"), jsonw.NewName("priority"),
 	}
+	restUnsets = model.CarriedUnsets("-message_id", "-usage", "-id", "-parent")
 	usageCounts = jsonw.NewInts("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens")
 	runs = entryRuns{
 		userType:         jsonw.NewRun(`{"type":"user"}`, "message"),
@@ -655,15 +681,21 @@ func (wr *Writer) entryHead(o *jsonw.Obj, e *model.Event, typ *jsonw.Run) link {
 	} else {
 		o.StrName(&names.parentUUID, l.parent)
 	}
-	o.BoolName(&names.isSidechain, e.Sidechain || e.AgentID != "")
 	h := wr.h
-	wr.sessionMembers(o, e)
+	wr.sessionMembers(o, e, e.Sidechain || e.AgentID != "")
 	if e.AgentID != "" {
 		o.StrName(&names.agentID, e.AgentID)
 	}
-	if slug, ok := e.Extra.String("slug"); ok {
-		o.Str("slug", slug)
-	} else if slug, ok := h.Extra.String("slug"); ok {
+	// (Lists looked in only when they hold fields: most hold none.)
+	var slug string
+	ok := false
+	if len(e.Extra) > 0 {
+		slug, ok = e.Extra.String("slug")
+	}
+	if !ok && len(h.Extra) > 0 {
+		slug, ok = h.Extra.String("slug")
+	}
+	if ok {
 		o.Str("slug", slug)
 	}
 	if e.Meta {
@@ -685,38 +717,87 @@ func (wr *Writer) lastOf(agent string) string {
 	return wr.last[agent]
 }
 
-// sessionMembers writes an entry's userType, cwd, sessionId, version and
-// gitBranch. An entry's own value wins; otherwise the session's. A value
+// sessionMembers writes an entry's isSidechain (side), and its userType,
+// cwd, sessionId, version and gitBranch. An entry's own value wins; otherwise the session's. A value
 // the session does not have is left out: consumers skip entries with an
 // empty sessionId or model, and an empty string says nothing true.
 //
 // An entry of a session from another format has none of its own, and the
 // session's are the same from entry to entry: the five members are
 // encoded once and written again as they are (head) while they stay the
-// same, instead of escaping their keys and values at every entry.
-func (wr *Writer) sessionMembers(o *jsonw.Obj, e *model.Event) {
+// same, instead of escaping their keys and values at every entry (with
+// isSidechain before them, whose two values each have a copy). Nor
+// are the values made again while the header's fields they are made of
+// are the same (headKey): the header may gain fields while events come,
+// and is read again, but not decoded, at every entry.
+func (wr *Writer) sessionMembers(o *jsonw.Obj, e *model.Event, side bool) {
+	for _, f := range e.Extra {
+		switch f.Key {
+		case "userType", "cwd", "sessionId", "version", "gitBranch":
+			o.BoolName(&names.isSidechain, side)
+			wr.ownSessionMembers(o, e, wr.headValues(e))
+			return
+		}
+	}
+	if wr.head.obj[0] == nil || !wr.head.key.same(wr.h, wr.sessionID) {
+		if v := wr.headValues(e); v != wr.head.values || wr.head.obj[0] == nil {
+			wr.head = head{values: v}
+			for i, side := range [2]bool{false, true} {
+				var b jsonw.Buffer
+				c := jsonw.Begin(&b)
+				c.BoolName(&names.isSidechain, side)
+				wr.ownSessionMembers(c, e, v)
+				c.End()
+				wr.head.obj[i], wr.head.n = b.Bytes(), c.Len()
+			}
+		}
+		// (After headValues, which may make the session id up.)
+		wr.head.key = headKeyOf(wr.h, wr.sessionID)
+	}
+	i := 0
+	if side {
+		i = 1
+	}
+	o.Members(wr.head.obj[i], wr.head.n)
+}
+
+// headValues are the session's values of sessionMembers' members for e.
+func (wr *Writer) headValues(e *model.Event) headValues {
 	h := wr.h
 	userType, ok := h.Extra.String("userType")
 	if !ok {
 		userType = "external"
 	}
-	v := headValues{userType: userType, cwd: h.Cwd, sessionID: wr.session(e), version: wr.version(), branch: h.Branch,
+	return headValues{userType: userType, cwd: h.Cwd, sessionID: wr.session(e), version: wr.version(), branch: h.Branch,
 		hasBranch: h.Branch != "" || wr.sameSource()}
-	for _, f := range e.Extra {
-		switch f.Key {
-		case "userType", "cwd", "sessionId", "version", "gitBranch":
-			wr.ownSessionMembers(o, e, v)
-			return
-		}
+}
+
+// headKey is what headValues are made of for an event without members of
+// its own: the header's fields they read (the raw values of its extras),
+// and the session id made up, if one was. Equal keys make equal values,
+// and make them without a side effect (session reports the id it makes
+// up once, at the first entry, when the key has none yet).
+type headKey struct {
+	id, cwd, branch, agent, agentVersion, origin, source, made string
+	userType, ccVersion                                        string
+}
+
+func headKeyOf(h *model.Header, made string) headKey {
+	userType, _ := h.Extra.Get("userType")
+	ccVersion, _ := h.Extra.Get("claude_code_version")
+	return headKey{id: h.ID, cwd: h.Cwd, branch: h.Branch, agent: h.AgentName, agentVersion: h.AgentVersion,
+		origin: h.Origin, source: h.SourceFormat, made: made, userType: string(userType), ccVersion: string(ccVersion)}
+}
+
+// same reports whether headKeyOf(h, made) is k, without making it.
+func (k *headKey) same(h *model.Header, made string) bool {
+	if h.ID != k.id || h.Cwd != k.cwd || h.Branch != k.branch || h.AgentName != k.agent || h.AgentVersion != k.agentVersion ||
+		h.Origin != k.origin || h.SourceFormat != k.source || made != k.made {
+		return false
 	}
-	if v != wr.head.values || wr.head.obj == nil {
-		var b jsonw.Buffer
-		c := jsonw.Begin(&b)
-		wr.ownSessionMembers(c, e, v)
-		c.End()
-		wr.head = head{values: v, obj: b.Bytes(), n: c.Len()}
-	}
-	o.Members(wr.head.obj, wr.head.n)
+	userType, _ := h.Extra.Get("userType")
+	ccVersion, _ := h.Extra.Get("claude_code_version")
+	return string(userType) == k.userType && string(ccVersion) == k.ccVersion
 }
 
 // ownSessionMembers writes sessionMembers' members one by one: e's own
@@ -750,11 +831,12 @@ type headValues struct {
 	hasBranch                                 bool
 }
 
-// head is sessionMembers' members encoded for values: an object of n
-// members.
+// head is sessionMembers' members encoded for values, isSidechain false
+// and true before them: objects of n members.
 type head struct {
+	key    headKey
 	values headValues
-	obj    []byte
+	obj    [2][]byte
 	n      int
 }
 
@@ -992,7 +1074,7 @@ func parseTime(s string) (time.Time, bool) {
 // session from another format the rests of the entry's events (evs),
 // carried adding to c what the entry holds of each. message is true for
 // a user's or the assistant's entry.
-func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, message bool, carried func(c *model.Carried, x *model.Event)) {
+func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.Event, message bool, carried func(c *model.Carried, x *model.Event) (unset int)) {
 	o.StrName(&names.uuid, l.uuid)
 	ts := wr.timestamp(e, message)
 	if ts != "" {
@@ -1013,8 +1095,8 @@ func (wr *Writer) entryTail(o *jsonw.Obj, e *model.Event, l link, evs []*model.E
 			// (One list for every rest: each is written before the next
 			// is made.)
 			wr.carried.Reset()
-			carried(&wr.carried, x)
-			wr.writeRest(b, x, l, ts, &wr.carried)
+			unset := carried(&wr.carried, x)
+			wr.writeRest(b, x, l, ts, &wr.carried, unset)
 		}
 		list.End()
 		b.Unquote()
@@ -1041,7 +1123,9 @@ func (wr *Writer) flush() {
 	}
 	evs := wr.pending
 	wr.pending = wr.pending[:0]
-	clear(wr.renamed)
+	if len(wr.renamed) > 0 { // (most entries rename no id)
+		clear(wr.renamed)
+	}
 	b := &wr.line.Buffer // reused: an entry is written before the next is built
 	b.Reset()
 	o := jsonw.Begin(b)
@@ -1091,9 +1175,9 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		}
 	}
 	wr.writeResultStatuses(o, b, content, first.Extra)
-	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) {
+	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) int {
 		c.Add(&carries.user)
-		if _, ok := wr.renamed[x]; !ok {
+		if !wr.isRenamed(x) {
 			c.Add(&carries.resultCallID)
 		}
 		if r := x.Result; r != nil && len(r.ContentRaw) > 0 {
@@ -1101,6 +1185,7 @@ func (wr *Writer) userEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Event) {
 		} else {
 			c.Add(&carries.resultContent)
 		}
+		return 0
 	})
 }
 
@@ -1144,22 +1229,23 @@ func (wr *Writer) assistantEntry(o *jsonw.Obj, b *jsonw.Buffer, evs []*model.Eve
 	writeMessageExtra(m, first, !wr.sameSource())
 	m.End()
 	written := pick(first.Model, wr.h.Model)
-	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) {
+	wr.entryTail(o, first, l, evs, true, func(c *model.Carried, x *model.Event) (unset int) {
 		c.Add(&carries.assistant)
-		if _, ok := wr.renamed[x]; !ok {
+		if !wr.isRenamed(x) {
 			c.Add(&carries.callID)
 		}
 		if ownMessageID(first) != "" {
 			c.Add(&carries.messageID)
 		} else if msgID != "" {
-			c.Add(&carries.unsetMessageID)
+			unset |= unsetMessageID
 		}
 		if x.Model == "" || x.Model == written {
 			c.Add(&carries.model)
 		}
 		if x.Usage == nil {
-			c.Add(&carries.unsetUsage) // not the entry's
+			unset |= unsetUsage // not the entry's
 		}
+		return unset
 	})
 }
 
@@ -1293,7 +1379,7 @@ func (wr *Writer) callID(e *model.Event) string {
 		return id
 	}
 	out := id
-	for n := 2; !recent.Add(wr.callIDs, out); n++ {
+	for n := 2; !wr.callIDs.Add(out); n++ {
 		out = id + "-" + strconv.Itoa(n)
 	}
 	if out != id {
@@ -1325,15 +1411,15 @@ func (wr *Writer) resultCallID(e *model.Event) string {
 	if wr.sameSource() {
 		return id
 	}
-	q, ok := wr.open.Get(id)
+	// (Taken, one search of the ring, and set again when more calls of
+	// the id wait; a waiting entry always has its first id.)
+	q, ok := wr.open.Take(id)
 	if !ok || q.first == "" {
 		wr.rep.Add(model.LossUnfaithful, "tool result without a tool call of its id before it: Claude Code drops it when resuming (the API takes a result only for a call of the message before)", e.Loc)
 		return id
 	}
 	w := q.first
-	if len(q.more) == 0 {
-		wr.open.Delete(id)
-	} else {
+	if len(q.more) > 0 {
 		wr.open.Set(id, waiting{q.more[0], q.more[1:]})
 	}
 	if w != id {
@@ -1524,7 +1610,7 @@ func (wr *Writer) other(e *model.Event) {
 		o.StrName(&names.content, e.Text)
 	}
 	wr.dropMessageKeys(e)
-	wr.entryTail(o, e, l, []*model.Event{e}, false, func(*model.Carried, *model.Event) {})
+	wr.entryTail(o, e, l, []*model.Event{e}, false, func(*model.Carried, *model.Event) int { return 0 })
 	o.End()
 	wr.writeLine(b.Bytes())
 }

@@ -111,5 +111,22 @@ func (r *RingMap[V]) Delete(k string) {
 	}
 }
 
+// Take returns the value of k, if k is still remembered, and forgets k:
+// Get, then Delete, with one search of the ring.
+func (r *RingMap[V]) Take(k string) (V, bool) {
+	if i := r.find(k); i >= 0 {
+		v := r.ring[i].v
+		r.remove(i)
+		return v, true
+	}
+	var v V
+	if r.mapEmpty() {
+		return v, false
+	}
+	v, ok := r.m.Get(k)
+	r.m.Delete(k)
+	return v, ok
+}
+
 // Len is how many keys are remembered.
 func (r *RingMap[V]) Len() int { return r.m.Len() + r.n }
