@@ -863,6 +863,19 @@ func vendorValueAt(text []byte, p int) bool {
 		t[b[7]] && t[b[8]] && t[b[9]] && t[b[10]] && t[b[11]] && t[b[12]] && t[b[13]]
 }
 
+// NoValueAfter reports, cheaply, that no rule can match with its
+// separator at text[i], a '=' or a ':' followed at once by the value,
+// because no rule's value starts there (noValueAt): a log's times,
+// ts=2025-12-19T20:29:03Z, which a blank before the key keeps NoKeyAt
+// from turning down. FuzzNoValueAt holds it false wherever
+// separatorCandidate is true.
+func NoValueAfter(text []byte, i int) bool {
+	if text[i] != '=' && text[i] != ':' || i+1 >= len(text) || cands.skipByte[text[i+1]] {
+		return false
+	}
+	return noValueAt(text, i+1)
+}
+
 // noValueAt reports that no vendor's value (vendorValueAt), no
 // colonValue and no generic-api-key's value (genericValue from p, when
 // text[p] is no byte genericValue skips) starts at p, from one lookup of

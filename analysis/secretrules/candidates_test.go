@@ -569,13 +569,17 @@ func FuzzGenericValueEntropyHasShape(f *testing.F) {
 
 // checkNoValueAt: wherever noValueAt is true, no vendor's value, no
 // colonValue and, where text[p] is no byte genericValue skips, no
-// generic-api-key's value (with line breaks skipped or not) starts at p:
-// at every place of text and of text cut at each length.
+// generic-api-key's value (with line breaks skipped or not) starts at p;
+// wherever NoValueAfter is, the separator is no candidate: at every place
+// of text and of text cut at each length.
 func checkNoValueAt(t *testing.T, text []byte) {
 	t.Helper()
 	for n := range len(text) + 1 {
 		cut := text[:n]
 		for p := range n {
+			if NoValueAfter(cut, p) && (separatorCandidate(cut, p, false) || separatorCandidate(cut, p, true)) {
+				t.Fatalf("NoValueAfter(%q, %d), but a candidate", cut, p)
+			}
 			if !noValueAt(cut, p) {
 				continue
 			}
