@@ -135,8 +135,8 @@ scan:
 						if secretrules.ShortValueAt(line, p) || secretrules.NoKeyAt(line, p) {
 							continue // no value or no rule's key, no credential key ends before, no URL
 						}
-					} else if secretrules.NoKeyAt(line, p) || secretrules.ShortValueAt(line, p) {
-						continue
+					} else if secretrules.NoKeyAt(line, p) || secretrules.ShortValueAt(line, p) || secretrules.NoValueAfter(line, p) {
+						continue // and a log's time (ts=2025-12-19T20:29:03Z after a blank)
 					}
 				}
 				valueTested = !ours

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"maps"
 	"math"
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -67,11 +68,12 @@ var cands struct {
 	// valueKeywords: the keywords that start an assignment rule's value
 	// (NRJS- of new-relic-browser-api-token), not in its key.
 	valueKeywords []string
-	valueFirst    [256]bool  // the first bytes of valueKeywords, both cases
-	anyValueByte  [256]bool  // a byte of any assignment rule's value
-	skipByte      [256]bool  // what may stand between a separator and its value
-	readBack      [256]bool  // what separatorCandidate reads back over from a separator to its key
-	noKeyClass    [256]uint8 // NoKeyAt's facts of each byte (noKeyKeyByte...), from the tables above
+	valueFirst    [256]bool   // the first bytes of valueKeywords, both cases
+	anyValueByte  [256]bool   // a byte of any assignment rule's value
+	valueEnds     [256]uint64 // what each byte ends, for noValueAt (valueEndsVendor...)
+	skipByte      [256]bool   // what may stand between a separator and its value
+	readBack      [256]bool   // what separatorCandidate reads back over from a separator to its key
+	noKeyClass    [256]uint8  // NoKeyAt's facts of each byte (noKeyKeyByte...), from the tables above
 	maxKeyword    int
 	minValue      int
 	valueByte     [256]bool
@@ -332,6 +334,17 @@ func indexCandidates(r *candidateRules) {
 	}
 	for c := range 256 {
 		cands.anyValueByte[c] = cands.valueByte[c] || genericA[c] || genericB[c] || c == ':'
+		var ends uint64
+		if !cands.valueByte[c] {
+			ends |= valueEndsVendor
+		}
+		if x := byte(c); !('0' <= x && x <= '9' || 'a' <= lower(x) && lower(x) <= 'f') {
+			ends |= valueEndsColon
+		}
+		if !genericA[c] && !genericB[c] {
+			ends |= valueEndsGeneric
+		}
+		cands.valueEnds[c] = ends
 		cands.skipByte[c] = strings.IndexByte("`'\" \t\r\n\f\v=:>|?", byte(c)) >= 0
 		cands.readBack[c] = strings.IndexByte(":?=|> \t\"'\r\f\n", byte(c)) >= 0
 	}
@@ -780,6 +793,13 @@ func separatorCandidate(text []byte, i int, multiline bool) bool {
 	// A value: as long as a vendor's shortest, or generic-api-key's.
 	// Looked for before the key, which costs more to read back: most
 	// values that pass the test above are no rule's (ts=2025-12-19T20:29).
+	// Most that get here right after the separator are a log's times
+	// (ts=2025-12-19T20:29:03Z, after a blank, which a rule's key may
+	// hold): none of the three, each decided from one reading of the
+	// sixteen bytes (noValueAt) instead of one reading each.
+	if p == i+1 && noValueAt(text, p) {
+		return false
+	}
 	vendorValue := vendorValueAt(text, p) || colonValue(text, p)
 	if !vendorValue && !genericValue(text, i+1, multiline, false) {
 		return false
@@ -842,6 +862,62 @@ func vendorValueAt(text []byte, p int) bool {
 	return t[b[0]] && t[b[1]] && t[b[2]] && t[b[3]] && t[b[4]] && t[b[5]] && t[b[6]] &&
 		t[b[7]] && t[b[8]] && t[b[9]] && t[b[10]] && t[b[11]] && t[b[12]] && t[b[13]]
 }
+
+// NoValueAfter reports, cheaply, that no rule can match with its
+// separator at text[i], a '=' or a ':' followed at once by the value,
+// because no rule's value starts there (noValueAt): a log's times,
+// ts=2025-12-19T20:29:03Z, which a blank before the key keeps NoKeyAt
+// from turning down. FuzzNoValueAt holds it false wherever
+// separatorCandidate is true.
+func NoValueAfter(text []byte, i int) bool {
+	if text[i] != '=' && text[i] != ':' || i+1 >= len(text) || cands.skipByte[text[i+1]] {
+		return false
+	}
+	return noValueAt(text, i+1)
+}
+
+// noValueAt reports that no vendor's value (vendorValueAt), no
+// colonValue and no generic-api-key's value (genericValue from p, when
+// text[p] is no byte genericValue skips) starts at p, from one lookup of
+// each of the sixteen bytes from p (cands.valueEnds, a bit for each
+// test in a plane of its own): one of the first vendorValueBytes is no
+// vendor's value byte; the first byte that ends colonValue's run of hex
+// digits is no ':'; and the first that is of neither of
+// generic-api-key's forms comes within ten bytes or does not terminate
+// (both forms' runs end within the run of bytes either holds, and what
+// ends one before that run's end is a byte of the run, none that
+// terminates). False where the sixteen bytes cannot tell; FuzzNoValueAt
+// holds it true only where the three are false.
+func noValueAt(text []byte, p int) bool {
+	if cands.minValue != vendorValueBytes || p+16 > len(text) {
+		return false
+	}
+	b, t := (*[16]byte)(text[p:p+16]), &cands.valueEnds
+	x := t[b[0]] | t[b[1]]<<1 | t[b[2]]<<2 | t[b[3]]<<3 | t[b[4]]<<4 | t[b[5]]<<5 | t[b[6]]<<6 | t[b[7]]<<7 |
+		t[b[8]]<<8 | t[b[9]]<<9 | t[b[10]]<<10 | t[b[11]]<<11 | t[b[12]]<<12 | t[b[13]]<<13 | t[b[14]]<<14 | t[b[15]]<<15
+	if x&(valueEndsVendor<<vendorValueBytes-1) == 0 {
+		return false // a vendor's value's bytes, as many as the shortest
+	}
+	colon := x >> 16 & 0xffff
+	if colon == 0 || b[bits.TrailingZeros64(colon)] == ':' {
+		return false
+	}
+	generic := x >> 32 & 0xffff
+	if generic == 0 {
+		return false
+	}
+	r := bits.TrailingZeros64(generic)
+	return r < 10 || !terminates(text, p+r)
+}
+
+// The planes of cands.valueEnds: a byte that is no vendor's value byte,
+// one that ends colonValue's run of hex digits, one of neither of
+// generic-api-key's forms.
+const (
+	valueEndsVendor  = 1
+	valueEndsColon   = 1 << 16
+	valueEndsGeneric = 1 << 32
+)
 
 // vendorValueBytes is the length of the shortest vendor's value
 // (cands.minValue) under gitleaks' rules as generated; should a rules

@@ -567,6 +567,69 @@ func FuzzGenericValueEntropyHasShape(f *testing.F) {
 	f.Fuzz(checkGenericEntropy)
 }
 
+// checkNoValueAt: wherever noValueAt is true, no vendor's value, no
+// colonValue and, where text[p] is no byte genericValue skips, no
+// generic-api-key's value (with line breaks skipped or not) starts at p;
+// wherever NoValueAfter is, the separator is no candidate: at every place
+// of text and of text cut at each length.
+func checkNoValueAt(t *testing.T, text []byte) {
+	t.Helper()
+	for n := range len(text) + 1 {
+		cut := text[:n]
+		for p := range n {
+			if NoValueAfter(cut, p) && (separatorCandidate(cut, p, false) || separatorCandidate(cut, p, true)) {
+				t.Fatalf("NoValueAfter(%q, %d), but a candidate", cut, p)
+			}
+			if !noValueAt(cut, p) {
+				continue
+			}
+			if vendorValueAt(cut, p) || colonValue(cut, p) {
+				t.Fatalf("noValueAt(%q, %d): a vendor's value (%v) or colonValue's (%v) starts there", cut, p, vendorValueAt(cut, p), colonValue(cut, p))
+			}
+			if cands.skipByte[cut[p]] {
+				continue
+			}
+			for _, multiline := range []bool{false, true} {
+				if genericValue(cut, p, multiline, false) {
+					t.Fatalf("noValueAt(%q, %d): generic-api-key's value starts there (multiline %v)", cut, p, multiline)
+				}
+			}
+		}
+	}
+}
+
+// noValueSeeds are values at the edges of noValueAt's tests: a log's
+// times; a vendor's value of 13, 14 and 15 bytes; colonValue's values
+// (telegram's digits, :A; sidekiq's hex:hex) and near misses; generic
+// values of 9, 10, 11 bytes before each byte that terminates and each that
+// does not ('+', '/', ':', '.', '='); an escaped line break, CRLF,
+// invalid UTF-8, an emoji.
+var noValueSeeds = []string{
+	"ts=2025-12-19T20:29:03Z ", "ts=2025-12-19T20:29:03Z", "x=2025-12-19 20:29:03 ", "k=Zx9vQ2mL7pR4t:y ",
+	"k=Zx9vQ2mL7pR4tY:y ", "k=Zx9vQ2mL7pR4tYu:y ", "k=123456789:AAbcdefghijk ", "k=123456789:Abcdefghijk ",
+	"k=abcdef12:abcdef12xxxxx ", "k=abcdef1:abcdef12xxxxxx ", "k=Zx9vQ2mL7:xxxxxxxxxx ", "k=Zx9vQ2mL7p:xxxxxxxxxx ",
+	"k=Zx9vQ2mL7 xxxxxxxxxxxx", "k=Zx9vQ2mL7p xxxxxxxxxxx", "k=Zx9vQ2mL7p\\nxxxxxxxxxx", "k=Zx9vQ2mL7p\\xxxxxxxxxxx",
+	"k=Zx9vQ2mL7p\r\nxxxxxxxxx", "k=Zx9vQ2mL7p+Q2mL/7pR4tY ", "k=Zx9vQ2mL7p.Q2mL_7pR4tY ", "k=Zx9vQ2mL7p=:Q2mL_7pR4 ",
+	"k=Zx9vQ2mL7p\xffQ2mL7pR4 ", "k=Zx9vQ2mL7p😀Q2mL7pR4 ", "k=Zx9vQ2mL7p;Q2mL7pR4tY ", "k=Zx9vQ2mL7p'Q2mL7pR4tY ",
+	"sig=Ep4EpTA2bgzp... tokens_in=415", "file_path=src/tools/handler_test.go ",
+}
+
+func TestNoValueAt(t *testing.T) {
+	for _, s := range noValueSeeds {
+		checkNoValueAt(t, []byte(s))
+	}
+	if text := []byte("a ts=2025-12-19T20:29:03Z b"); !noValueAt(text, 5) {
+		t.Errorf("noValueAt(%q, 5) = false: a log's time is no value", text)
+	}
+}
+
+func FuzzNoValueAt(f *testing.F) {
+	for _, s := range append(keywordSeeds, noValueSeeds...) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(checkNoValueAt)
+}
+
 // asciiEntropy is shannonEntropy, up to the order the terms are summed in.
 func checkASCIIEntropy(t *testing.T, v []byte) {
 	t.Helper()
