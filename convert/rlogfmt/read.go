@@ -132,6 +132,9 @@ type reader struct {
 	// one string made however many lines continue it.
 	cont   []byte
 	contOf *string
+	// raw is where a passed-through line's JSON string is made before it
+	// is copied to the room of lines (passthrough).
+	raw []byte
 
 	parts lineParts // the line being read, refilled for each line
 	args  callArgs  // the call being read, refilled for each call
@@ -1473,6 +1476,20 @@ func (rd *reader) continueText(s []byte) bool {
 	return true
 }
 
+// maxKeptBuffer is the most a buffer the reader reuses from line to line
+// (the continued text, a passed-through line's JSON) keeps once it is
+// done with it: a larger one, made for one huge text, is let go rather
+// than held until the read ends.
+const maxKeptBuffer = 64 << 10
+
+// smallBuffer is b emptied, or nil when its room is over maxKeptBuffer.
+func smallBuffer(b []byte) []byte {
+	if cap(b) > maxKeptBuffer {
+		return nil
+	}
+	return b[:0]
+}
+
 // RawType of the passthrough events the reader makes: "rlog " and the line
 // kind; Raw is the line as a JSON string.
 const rawTypePrefix = "rlog "
@@ -1485,12 +1502,22 @@ func (rd *reader) passthrough(p *lineParts, loc model.Loc, read *model.Event) er
 	if li.Flags&grammar.FlagInvalidUTF8 != 0 {
 		line = strings.ToValidUTF8(line, "\uFFFD")
 	}
+	var raw json.RawMessage
+	if p.copies {
+		raw = model.StringJSON(line)
+	} else {
+		// Made in the room of lines, as a call's input object: one
+		// allocation a block of lines, not one a line.
+		rd.raw = model.AppendStringJSON(rd.raw[:0], line)
+		raw = p.lines.Bytes(rd.raw)
+		rd.raw = smallBuffer(rd.raw)
+	}
 	names := &passthroughNames[li.Kind]
 	ev := rd.event()
 	*ev = model.Event{
 		Kind:    model.KindPassthrough,
 		RawType: names.rawType,
-		Raw:     model.MustJSON(line),
+		Raw:     raw,
 		Text:    p.trimmed(0, len(text)),
 		Loc:     loc,
 	}
