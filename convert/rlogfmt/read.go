@@ -387,6 +387,7 @@ func (rd *reader) flush() error {
 			*rd.contOf = rd.parts.lines.Of(rd.cont)
 		}
 		rd.contOf = nil
+		rd.cont = smallBuffer(rd.cont)
 	}
 	rd.rep.Events++
 	return rd.sink.Event(rd.h, e)
@@ -1468,6 +1469,12 @@ func (rd *reader) continueText(s []byte) bool {
 		text = &e.Text
 	default:
 		return false
+	}
+	if rd.parts.copies {
+		// The tests' reference (FuzzReadContinued): the text made again
+		// at each line, as before the buffer.
+		*text += "\n" + string(s)
+		return true
 	}
 	if rd.contOf != text {
 		rd.cont, rd.contOf = append(rd.cont[:0], *text...), text
