@@ -92,7 +92,7 @@ func (f *Fields) Set(key string, value json.RawMessage) {
 }
 
 // SetString sets key to a JSON string.
-func (f *Fields) SetString(key, s string) { f.Set(key, MustJSON(s)) }
+func (f *Fields) SetString(key, s string) { f.Set(key, StringJSON(s)) }
 
 // SetAny sets key to the JSON encoding of v.
 func (f *Fields) SetAny(key string, v any) { f.Set(key, MustJSON(v)) }
@@ -475,11 +475,10 @@ func MustJSON(v any) json.RawMessage {
 	if f, ok := v.(Fields); ok {
 		return f.AppendJSON(nil)
 	}
-	if s, ok := v.(string); ok && plainString(s) {
+	if s, ok := v.(string); ok {
 		// Readers quote header values and texts per record: skip the
-		// encoder (and its buffers) when it would copy s unchanged.
-		out := make(json.RawMessage, 0, len(s)+2)
-		return append(append(append(out, '"'), s...), '"')
+		// encoder (and its buffers).
+		return StringJSON(s)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -489,6 +488,68 @@ func MustJSON(v any) json.RawMessage {
 	}
 	return bytes.TrimRight(b.Bytes(), "\n")
 }
+
+// StringJSON is MustJSON(s) without s put in an interface (an allocation
+// of its own when the interface escapes, as MustJSON's does): one
+// allocation, of the length of s and its quotes when nothing in it is
+// escaped.
+func StringJSON(s string) json.RawMessage {
+	return AppendStringJSON(make(json.RawMessage, 0, len(s)+2), s)
+}
+
+// AppendStringJSON appends s as MustJSON writes it, as encoding/json
+// writes a string with its HTML escaping off: `"` and `\` escaped, \b,
+// \f, \n, \r and \t by name and the other control bytes as \u00XX, each
+// byte that is not UTF-8 as \ufffd, U+2028 and U+2029 as \u2028 and
+// \u2029, everything else as it is. The runs that need none of it are
+// found eight bytes at a time (jsonw.PlainASCII) and copied whole.
+// (jsonw.AppendString writes \b, \f, U+2028 and U+2029 otherwise.)
+// FuzzMustJSONString holds it to the encoder.
+func AppendStringJSON(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start, i := 0, jsonw.PlainASCII(s)
+	for i < len(s) {
+		c, size := s[i], 1
+		if c >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				dst = append(append(dst, s[start:i]...), `\ufffd`...)
+			case r == '\u2028' || r == '\u2029':
+				dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigit[r&0xF])
+			default:
+				i += size
+				i += jsonw.PlainASCII(s[i:])
+				continue
+			}
+		} else {
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xF])
+			}
+		}
+		i += size
+		start = i
+		i += jsonw.PlainASCII(s[i:])
+	}
+	return append(append(dst, s[start:]...), '"')
+}
+
+const hexDigit = "0123456789abcdef"
 
 // AppendJSON appends to dst what MustJSON(f) was before it had this fast
 // path, encoding/json's encoding of f.MarshalJSON: the object with the
@@ -705,7 +766,7 @@ func ScalarText(v json.RawMessage) (text string, ok bool) {
 }
 
 // Quote returns s as a JSON string literal without HTML escaping.
-func Quote(s string) string { return string(MustJSON(s)) }
+func Quote(s string) string { return string(AppendStringJSON(make([]byte, 0, 64), s)) }
 
 // Itoa is strconv.FormatInt for int64 counters.
 func Itoa(n int64) string { return strconv.FormatInt(n, 10) }

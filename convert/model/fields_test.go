@@ -13,10 +13,11 @@ import (
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
 
-// FuzzMustJSONString: the plain-string shortcut writes what the encoder
-// writes.
+// FuzzMustJSONString: the string's shortcut (AppendStringJSON, StringJSON,
+// Quote) writes what the encoder writes, after any bytes already there.
 func FuzzMustJSONString(f *testing.F) {
-	for _, s := range []string{"", "plain", "/Users/x/code/", "tab\there", `q"uote`, `back\slash`, "é→", "\u2028", "a\u2029b", "\x7f", "\xff", "<&>"} {
+	for _, s := range []string{"", "plain", "/Users/x/code/", "tab\there", `q"uote`, `back\slash`, "é→", "\u2028", "a\u2029b", "\x7f", "\xff", "<&>",
+		"a\bb\fc\x00\x1f", "\xe2\x80", "\xe2\x80\xa8x", "naïve 日本語 😀 \xf0\x9f", "t~:Edit id=x k=\"v\" [2/3 passed]\r"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -24,7 +25,36 @@ func FuzzMustJSONString(f *testing.F) {
 		if got := MustJSON(s); !bytes.Equal(got, want) {
 			t.Fatalf("MustJSON(%q) = %s, want %s", s, got, want)
 		}
+		if got := StringJSON(s); !bytes.Equal(got, want) {
+			t.Fatalf("StringJSON(%q) = %s, want %s", s, got, want)
+		}
+		if got := Quote(s); got != string(want) {
+			t.Fatalf("Quote(%q) = %s, want %s", s, got, want)
+		}
+		for _, before := range []string{"", "x", "[1,"} {
+			if got := AppendStringJSON([]byte(before), s); string(got) != before+string(want) {
+				t.Fatalf("AppendStringJSON(%q, %q) = %s, want %s%s", before, s, got, before, want)
+			}
+		}
 	})
+}
+
+// TestMustJSONStringEdges holds the string's shortcut to the encoder for
+// every prefix of strings with each byte it escapes, at each place
+// around a run of eight plain bytes (PlainASCII's word).
+func TestMustJSONStringEdges(t *testing.T) {
+	special := []string{"\"", "\\", "\b", "\f", "\n", "\r", "\t", "\x00", "\x1f", "\x7f", "\xff", "\xe2\x80\xa8", "\xe2\x80\xa9",
+		"\xe2\x80", "é", "→", "😀", "\xf0\x9f\x98", "<", "&"}
+	for _, sp := range special {
+		for _, s := range []string{sp, "abcdefgh" + sp, sp + "abcdefgh", "abc" + sp + "defghijklmnop" + sp + sp + "q", strings.Repeat(sp+"0123456", 3)} {
+			for n := 0; n <= len(s); n++ {
+				want := encodeJSON(t, s[:n])
+				if got := MustJSON(s[:n]); !bytes.Equal(got, want) {
+					t.Fatalf("MustJSON(%q) = %s, want %s", s[:n], got, want)
+				}
+			}
+		}
+	}
 }
 
 // FuzzFieldsAppendJSON: Fields.AppendJSON writes what encoding/json

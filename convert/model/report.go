@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -100,6 +101,11 @@ type Loss struct {
 	Count     int    `json:"count"`
 	Locations []Loc  `json:"locations,omitempty"`
 	Remedy    string `json:"remedy,omitempty"`
+
+	// quoted is Detail as a JSON string, made the first time Passthrough
+	// reports the entry and given to every event it reports: the value
+	// of their passthroughKey.
+	quoted json.RawMessage
 }
 
 // Report is what a conversion could not carry over. The zero value is ready
@@ -121,6 +127,12 @@ type Report struct {
 	// and is found in index as before.
 	recent [8]*Loss
 	next   uint8
+
+	// extras is the room Passthrough makes an event's Extra of when it
+	// has none (passthroughExtra), and extrasBlock the length of the
+	// last block made for it.
+	extras      []Field
+	extrasBlock int
 }
 
 type lossKey struct {
@@ -484,19 +496,81 @@ const passthroughKey = "_passthrough"
 // through whole (LossPassthrough with detail, at e's location). A writer
 // that cannot carry e reports it with DropEvent, so that the record is
 // reported dropped rather than both carried and dropped.
+//
+// A reader passes every record of a kind through with the same detail, so
+// its JSON is made once, kept with the entry (Loss.quoted) and shared by
+// the events, and an event without an Extra gets one made in a block the
+// report keeps (passthroughExtra): no allocation a record for either.
 func (r *Report) Passthrough(e *Event, detail string) {
-	r.Add(LossPassthrough, detail, e.Loc)
-	e.Extra.SetString(passthroughKey, detail)
+	l := r.add(LossPassthrough, detail, "", e.Loc, 1)
+	if l == nil {
+		e.Extra.SetString(passthroughKey, detail)
+		return
+	}
+	if l.quoted == nil {
+		if !utf8.ValidString(detail) {
+			// Decoded, its JSON would not give detail back, which
+			// DropEvent's retraction looks for (passedThrough).
+			e.Extra.SetString(passthroughKey, detail)
+			return
+		}
+		q := StringJSON(detail)
+		l.quoted = q[:len(q):len(q)] // an append to it is made elsewhere
+	}
+	if cap(e.Extra) == 0 {
+		e.Extra = r.passthroughExtra(l.quoted)
+		return
+	}
+	e.Extra.Set(passthroughKey, l.quoted)
 }
+
+// passthroughExtra is an Extra of the one member passthroughKey: value,
+// made in a block of Fields the report keeps (its first blocks of 2, 4,
+// 8... members, then of maxExtrasBlock). Each is as long as its room (its
+// cap is 1), so that an append to it is made elsewhere and never over the
+// next one; a sink that keeps the event keeps the block with it.
+func (r *Report) passthroughExtra(value json.RawMessage) Fields {
+	if len(r.extras) == 0 {
+		r.extrasBlock = min(max(2*r.extrasBlock, 2), maxExtrasBlock)
+		r.extras = make([]Field, r.extrasBlock)
+	}
+	f := r.extras[:1:1]
+	r.extras = r.extras[1:]
+	f[0] = Field{Key: passthroughKey, Value: value}
+	return f
+}
+
+// maxExtrasBlock is the most Fields passthroughExtra makes at once (40
+// bytes each).
+const maxExtrasBlock = 64
 
 // DropEvent reports that a writer drops e: a LossDroppedEvent entry with
 // detail. When the reader reported e passed through whole (Passthrough),
 // that entry no longer counts it.
 func (r *Report) DropEvent(e *Event, detail string) {
-	if was, ok := e.Extra.String(passthroughKey); ok {
+	if was, ok := r.passedThrough(e); ok {
 		r.retract(LossPassthrough, was, e.Loc)
 	}
 	r.Lose(LossDroppedEvent, e.Kind.String(), detail, e.Loc)
+}
+
+// passedThrough is the detail Passthrough reported e with, when it did:
+// its passthroughKey's value decoded, or, when the value is the JSON
+// Passthrough made for an entry of this report (the same bytes, not
+// decoded again), that entry's detail.
+func (r *Report) passedThrough(e *Event) (string, bool) {
+	v, ok := e.Extra.Get(passthroughKey)
+	if !ok {
+		return "", false
+	}
+	if r != nil && len(v) > 0 {
+		for _, l := range r.Losses {
+			if l.Kind == LossPassthrough && len(l.quoted) == len(v) && &l.quoted[0] == &v[0] {
+				return l.Detail, true
+			}
+		}
+	}
+	return e.Extra.String(passthroughKey)
 }
 
 // retract takes one occurrence at loc back from the entry (kind, detail).

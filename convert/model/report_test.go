@@ -249,3 +249,97 @@ func FuzzReportAddEqualsReference(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPassthroughEqualsReference holds Passthrough (its detail's JSON made
+// once an entry and shared, an event's Extra made in the report's blocks)
+// and DropEvent (the detail found by that JSON's bytes) to the plain
+// ones: Add and SetString of the detail, and DropEvent retracting the
+// detail decoded from the event's Extra. Each byte of the input is one
+// call on one of a few events, which start with no Extra, an empty one,
+// one of another member or of the key already, or room for more: a
+// Passthrough of a detail drawn from constants, copies of them, one with
+// quotes and one not UTF-8; a DropEvent; or a sink's change to the
+// event's Extra (a member appended, the key set again, the key deleted),
+// which must not reach another event's. The reports' JSON and the
+// events' Extra must be the same.
+func FuzzPassthroughEqualsReference(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 64, 65, 128, 129, 192, 193, 8, 9, 10})
+	f.Add([]byte("passed through, dropped, and passed through again"))
+	f.Add([]byte{24, 128, 25, 25, 129}) // a detail not UTF-8, not retracted
+	details := []string{"rlog line t~: (no event kind in the model; kept whole)", "claude record type \"x-probe\"", "", "replay event Custom\xff", "trajectory step type note"}
+	details = append(details, strings.Clone(details[0]), strings.Clone(details[1]))
+	starts := func() []Fields {
+		return []Fields{nil, {}, {{Key: "a", Value: json.RawMessage(`1`)}}, {{Key: passthroughKey, Value: json.RawMessage(`"old"`)}},
+			make(Fields, 0, 4), nil, nil, nil}
+	}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		var got Report
+		var want referenceReport
+		gotEvs, wantEvs := make([]Event, 8), make([]Event, 8)
+		for i, x := range starts() {
+			gotEvs[i] = Event{Kind: KindPassthrough, Loc: Loc{Line: i + 1}, Extra: x}
+		}
+		for i, x := range starts() {
+			wantEvs[i] = Event{Kind: KindPassthrough, Loc: Loc{Line: i + 1}, Extra: x}
+		}
+		for _, op := range ops {
+			g, w := &gotEvs[op&7], &wantEvs[op&7]
+			detail := details[int(op>>3)%len(details)]
+			switch op >> 6 {
+			case 0, 1:
+				got.Passthrough(g, detail)
+				want.add(LossPassthrough, detail, "", w.Loc, 1)
+				w.Extra.SetString(passthroughKey, detail)
+			case 2:
+				got.DropEvent(g, "dropped")
+				if was, ok := w.Extra.String(passthroughKey); ok {
+					want.retract(LossPassthrough, was, w.Loc)
+				}
+				want.add(LossDroppedEvent, "dropped", w.Kind.String(), w.Loc, 1)
+			default:
+				switch op >> 3 & 3 {
+				case 0:
+					g.Extra = append(g.Extra, Field{Key: "b", Value: json.RawMessage(`2`)})
+					w.Extra = append(w.Extra, Field{Key: "b", Value: json.RawMessage(`2`)})
+				case 1:
+					g.Extra.SetString(passthroughKey, "set by a sink")
+					w.Extra.SetString(passthroughKey, "set by a sink")
+				default:
+					g.Extra.Delete(passthroughKey)
+					w.Extra.Delete(passthroughKey)
+				}
+			}
+		}
+		if want.losses == nil {
+			want.losses = []*Loss{}
+		}
+		wantJSON, err := json.Marshal(want.losses)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.JSON()
+		gotJSON, err := json.Marshal(got.Losses)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(gotJSON) != string(wantJSON) {
+			t.Fatalf("ops %v:\ngot  %s\nwant %s", ops, gotJSON, wantJSON)
+		}
+		for i := range gotEvs {
+			if g, w := gotEvs[i].Extra.AppendJSON(nil), wantEvs[i].Extra.AppendJSON(nil); string(g) != string(w) || (gotEvs[i].Extra == nil) != (wantEvs[i].Extra == nil) {
+				t.Fatalf("ops %v: event %d's extra %s, want %s", ops, i, g, w)
+			}
+		}
+	})
+}
+
+// TestPassthroughWithoutReport: a nil report records nothing and the
+// event still says what it was passed through as.
+func TestPassthroughWithoutReport(t *testing.T) {
+	var r *Report
+	e := &Event{Kind: KindPassthrough}
+	r.Passthrough(e, "rlog line t~:")
+	if v, ok := e.Extra.String(passthroughKey); !ok || v != "rlog line t~:" || len(e.Extra) != 1 {
+		t.Fatalf("extra %v", e.Extra)
+	}
+}

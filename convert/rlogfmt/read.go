@@ -132,6 +132,9 @@ type reader struct {
 	// one string made however many lines continue it.
 	cont   []byte
 	contOf *string
+	// raw is where a passed-through line's JSON string is made before it
+	// is copied to the room of lines (passthrough).
+	raw []byte
 
 	parts lineParts // the line being read, refilled for each line
 	args  callArgs  // the call being read, refilled for each call
@@ -384,6 +387,7 @@ func (rd *reader) flush() error {
 			*rd.contOf = rd.parts.lines.Of(rd.cont)
 		}
 		rd.contOf = nil
+		rd.cont = smallBuffer(rd.cont)
 	}
 	rd.rep.Events++
 	return rd.sink.Event(rd.h, e)
@@ -1466,11 +1470,31 @@ func (rd *reader) continueText(s []byte) bool {
 	default:
 		return false
 	}
+	if rd.parts.copies {
+		// The tests' reference (FuzzReadContinued): the text made again
+		// at each line, as before the buffer.
+		*text += "\n" + string(s)
+		return true
+	}
 	if rd.contOf != text {
 		rd.cont, rd.contOf = append(rd.cont[:0], *text...), text
 	}
 	rd.cont = append(append(rd.cont, '\n'), s...)
 	return true
+}
+
+// maxKeptBuffer is the most a buffer the reader reuses from line to line
+// (the continued text, a passed-through line's JSON) keeps once it is
+// done with it: a larger one, made for one huge text, is let go rather
+// than held until the read ends.
+const maxKeptBuffer = 64 << 10
+
+// smallBuffer is b emptied, or nil when its room is over maxKeptBuffer.
+func smallBuffer(b []byte) []byte {
+	if cap(b) > maxKeptBuffer {
+		return nil
+	}
+	return b[:0]
 }
 
 // RawType of the passthrough events the reader makes: "rlog " and the line
@@ -1485,12 +1509,22 @@ func (rd *reader) passthrough(p *lineParts, loc model.Loc, read *model.Event) er
 	if li.Flags&grammar.FlagInvalidUTF8 != 0 {
 		line = strings.ToValidUTF8(line, "\uFFFD")
 	}
+	var raw json.RawMessage
+	if p.copies {
+		raw = model.StringJSON(line)
+	} else {
+		// Made in the room of lines, as a call's input object: one
+		// allocation a block of lines, not one a line.
+		rd.raw = model.AppendStringJSON(rd.raw[:0], line)
+		raw = p.lines.Bytes(rd.raw)
+		rd.raw = smallBuffer(rd.raw)
+	}
 	names := &passthroughNames[li.Kind]
 	ev := rd.event()
 	*ev = model.Event{
 		Kind:    model.KindPassthrough,
 		RawType: names.rawType,
-		Raw:     model.MustJSON(line),
+		Raw:     raw,
 		Text:    p.trimmed(0, len(text)),
 		Loc:     loc,
 	}
