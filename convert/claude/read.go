@@ -242,6 +242,10 @@ type state struct {
 	// before, emptied (eventRoom), not in a new slice each entry.
 	borrows bool
 	events  []model.Event
+	// msgExtra is room for an entry's message's extra list, which the
+	// entry's first event does not keep (concatFields copies it with the
+	// entry's extra): for every sink.
+	msgExtra model.Fields
 }
 
 // eventRoom is room for an entry's events: nil (a new slice, as append
@@ -663,7 +667,7 @@ func (st *state) wrongShape(base model.Event, typ string, line []byte, why strin
 }
 
 func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
-	events, why := userEvents(&st.ix, e.message, base, st.rep, st.eventRoom())
+	events, why := userEvents(&st.ix, e.message, base, st.rep, st.eventRoom(), &st.msgExtra)
 	if why != "" {
 		return st.wrongShape(base, "user", line, why)
 	}
@@ -717,13 +721,23 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 // assistant's message (an API response) also gives base its id, model and
 // usage (kept in the fields too). why is non-empty when the message is not
 // an object or has no content.
-func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assistant bool) (content []byte, msgExtra model.Fields, why string) {
+//
+// room, when not nil, is where the extra list is made (and kept for the
+// next message's, up to maxRoomEvents members): the reader's, whose
+// list is copied before an event keeps it.
+func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assistant bool, room *model.Fields) (content []byte, msgExtra model.Fields, why string) {
 	if len(message) == 0 || message[0] != '{' {
 		return nil, nil, "message is not an object"
 	}
-	// An API response has usage, stop_reason and stop_sequence: room for
-	// them at once rather than grown one by one.
-	msgExtra = make(model.Fields, 0, 4)
+	if room != nil && *room != nil {
+		msgExtra = (*room)[:cap(*room)]
+		clear(msgExtra) // nothing of the message before kept alive
+		msgExtra = msgExtra[:0]
+	} else {
+		// An API response has usage, stop_reason and stop_sequence: room
+		// for them at once rather than grown one by one.
+		msgExtra = make(model.Fields, 0, 4)
+	}
 	ix.Members(message, func(k, v []byte) error {
 		name := jsonscan.KeyBytes(k)
 		switch string(name) {
@@ -752,6 +766,9 @@ func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assis
 		msgExtra = append(msgExtra, model.Field{Key: messageKey(name), Value: ix.Copy(v)})
 		return nil
 	})
+	if room != nil && cap(msgExtra) <= maxRoomEvents {
+		*room = msgExtra
+	}
 	if content == nil {
 		return nil, nil, "message has no content"
 	}
@@ -763,13 +780,13 @@ func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assis
 // the message has the wrong shape. ix is the index of the record that holds
 // message, or nil.
 func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
-	return userEvents(ix, message, base, rep, nil)
+	return userEvents(ix, message, base, rep, nil, nil)
 }
 
 // userEvents is UserEvents appending to events, empty (the reader's room,
-// or nil).
-func userEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report, events []model.Event) ([]model.Event, string) {
-	content, msgExtra, why := messageMembers(ix, message, &base, false)
+// or nil), with the message's extra made in extraRoom (messageMembers).
+func userEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report, events []model.Event, extraRoom *model.Fields) ([]model.Event, string) {
+	content, msgExtra, why := messageMembers(ix, message, &base, false, extraRoom)
 	if why != "" {
 		return nil, why
 	}
@@ -955,7 +972,7 @@ type headerGuard struct {
 func (g headerGuard) Event(_ *model.Header, e *model.Event) error { return g.Sink.Event(g.h, e) }
 
 func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
-	events, why := assistantEvents(&st.ix, e.message, base, st.rep, st.eventRoom())
+	events, why := assistantEvents(&st.ix, e.message, base, st.rep, st.eventRoom(), &st.msgExtra)
 	if why != "" {
 		return st.wrongShape(base, "assistant", line, why)
 	}
@@ -1108,13 +1125,14 @@ func (st *state) sessionRecord(e *ent) {
 // non-empty when the message has the wrong shape. ix is the index of the
 // record that holds message, or nil.
 func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
-	return assistantEvents(ix, message, base, rep, nil)
+	return assistantEvents(ix, message, base, rep, nil, nil)
 }
 
 // assistantEvents is AssistantEvents appending to events, empty (the
-// reader's room, or nil).
-func assistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report, events []model.Event) ([]model.Event, string) {
-	content, msgExtra, why := messageMembers(ix, message, &base, true)
+// reader's room, or nil), with the message's extra made in extraRoom
+// (messageMembers).
+func assistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report, events []model.Event, extraRoom *model.Fields) ([]model.Event, string) {
+	content, msgExtra, why := messageMembers(ix, message, &base, true, extraRoom)
 	if why != "" {
 		return nil, why
 	}
