@@ -260,11 +260,18 @@ type reader struct {
 	// ID, MakeIDs; the made-up message ids), so that an id a writer keeps
 	// (its recent call ids) keeps a block of ids alive, not one of texts.
 	strs, ids strblock.Room
+	// borrows says the sink borrows events (model.BorrowsEvents): a step's
+	// events and its calls and results are then made in events and pairs,
+	// the room of the step before, emptied (eventsFor, pairsFor), not in
+	// new slices each step.
+	borrows bool
+	events  []model.Event
+	pairs   []callResult
 }
 
 // newReader is a reader of one file's steps, for sink.
 func newReader(h *model.Header, sink model.Sink, rep *model.Report) *reader {
-	st := &reader{h: h, sink: sink, rep: rep, strs: strblock.New(stringBlock, maxBlockString), ids: strblock.New(idBlock, maxBlockID)}
+	st := &reader{h: h, sink: sink, rep: rep, strs: strblock.New(stringBlock, maxBlockString), ids: strblock.New(idBlock, maxBlockID), borrows: model.BorrowsEvents(sink)}
 	st.ix.MakeStrings(&st.strs)
 	st.ix.MakeIDs(&st.ids)
 	return st
@@ -307,6 +314,42 @@ func emptied(list [][]byte) [][]byte {
 		clear(list)
 	}
 	return list[:0]
+}
+
+// eventsFor is room for a step's n events (and more, appended): a new
+// slice, or, for a sink that borrows events, the room the step before
+// had, every event in it zeroed, so that nothing of the events before is
+// left in it or kept alive by it.
+func (st *reader) eventsFor(n int) []model.Event {
+	if !st.borrows || cap(st.events) < n {
+		return make([]model.Event, 0, n)
+	}
+	clear(st.events)
+	return st.events[:0]
+}
+
+// pairsFor is room for a step's k calls and results, zeroed: a new slice,
+// or, for a sink that borrows events, the room the step before had.
+func (st *reader) pairsFor(k int) []callResult {
+	if !st.borrows || cap(st.pairs) < k {
+		p := make([]callResult, k)
+		if st.borrows && k <= maxListed {
+			st.pairs = p[:cap(p)]
+		}
+		return p
+	}
+	clear(st.pairs)
+	return st.pairs[:k]
+}
+
+// keepRoom keeps the room of events, a step's, for the next step's
+// (eventsFor) when the sink borrows events and it is not larger than
+// maxListed. All of it, not only its length: events a step's rests
+// dropped may lie past the length.
+func (st *reader) keepRoom(events []model.Event) {
+	if st.borrows && cap(events) <= maxListed {
+		st.events = events[:cap(events)]
+	}
 }
 
 // callResult is a tool call and a tool result: a step's calls and results
@@ -408,9 +451,9 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 	n, of, obsErr := st.list(f, &sp, obs, hasObs, valid)
 	var pairs []callResult
 	if k := max(len(st.calls), len(st.results)); k > 0 {
-		pairs = make([]callResult, k)
+		pairs = st.pairsFor(k)
 	}
-	events := make([]model.Event, 0, n)
+	events := st.eventsFor(n)
 	switch sp.source {
 	case "agent":
 		events = st.agentEvents(events, f, &sp, pairs)
@@ -437,6 +480,7 @@ func (st *reader) step(b []byte, validated bool, loc model.Loc) error {
 		return nil
 	}
 	events[0].Extra = st.ownExtra(sp.extra, events[0].Extra)
+	st.keepRoom(events)
 	for i := range events {
 		if err := st.emit(&events[i]); err != nil {
 			return err

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rlog-ls/rlog-ls/convert/claude/records"
 	"github.com/rlog-ls/rlog-ls/convert/internal/paths"
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/grammar"
 	"github.com/rlog-ls/rlog-ls/internal/jsonl"
@@ -90,7 +91,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 // Read is the package-level Read with sub-agent splicing.
 func (rd *Reader) Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
-	st := &state{h: h, sink: sink, rep: rep, rd: rd, costs: &costs{}}
+	st := &state{h: h, sink: sink, rep: rep, rd: rd, costs: &costs{}, borrows: model.BorrowsEvents(sink)}
 	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
@@ -139,7 +140,7 @@ func ReadNamed(r io.Reader, path string, sink model.Sink, rep *model.Report) err
 	}}
 	h := &model.Header{SourceFormat: Name, AgentName: "claude-code"}
 	reopen := func() (io.ReadCloser, error) { return os.Open(path) }
-	st := &state{h: h, sink: sink, rep: rep, rd: rd, fileName: filepath.Base(path), costs: &costs{reopen: reopen}}
+	st := &state{h: h, sink: sink, rep: rep, rd: rd, fileName: filepath.Base(path), costs: &costs{reopen: reopen}, borrows: model.BorrowsEvents(sink)}
 	if err := st.readStream(r, ""); err != nil {
 		return err
 	}
@@ -236,7 +237,42 @@ type state struct {
 	// in it, as the reader did before pending: the reference
 	// FuzzLazyExtra holds the lazy path to. Only tests set it.
 	eagerExtra bool
+	// borrows says the sink borrows events (model.BorrowsEvents): an
+	// entry's events are then made in events, the room of the entry
+	// before, emptied (eventRoom), not in a new slice each entry.
+	borrows bool
+	events  []model.Event
+	// msgExtra is room for an entry's message's extra list, which the
+	// entry's first event does not keep (concatFields copies it with the
+	// entry's extra): for every sink.
+	msgExtra model.Fields
 }
+
+// eventRoom is room for an entry's events: nil (a new slice, as append
+// makes it), or, for a sink that borrows events, the room of the entry
+// before with every event in it zeroed, so that nothing of the events
+// before is left in it or kept alive by it.
+func (st *state) eventRoom() []model.Event {
+	if !st.borrows {
+		return nil
+	}
+	clear(st.events)
+	return st.events[:0]
+}
+
+// keepRoom keeps the room of events, an entry's, for the next entry's
+// (eventRoom) when the sink borrows events and it is not larger than
+// maxRoomEvents: all of it, not only its length (an entry's rests may
+// have dropped events past it).
+func (st *state) keepRoom(events []model.Event) {
+	if st.borrows && cap(events) <= maxRoomEvents {
+		st.events = events[:cap(events)]
+	}
+}
+
+// maxRoomEvents bounds the room for an entry's events kept for the next
+// entry.
+const maxRoomEvents = 64
 
 // pendingField is one of an entry's extra fields: a key and value of the
 // line, copied only when the entry keeps its extra (a bookkeeping record,
@@ -288,6 +324,17 @@ func (st *state) pendingValue(name string) []byte {
 }
 
 func (st *state) readStream(r io.Reader, agent string) error {
+	// The texts the events keep are made many to an allocation; the ids
+	// and times (which a consumer may keep after their event: a writer's
+	// recent call ids and times) each on an allocation of its own (the
+	// zero Room). An entry holds six ids or so (uuid, parent, time,
+	// request, message, call): in blocks of ids, the last 8,192 call ids a
+	// writer keeps held about 3 MB of the others (a 55 MB transcript to
+	// REPLAY peaked at 11.0-11.4 MB of live heap, 7.8-8.1 on main).
+	var ids strblock.Room
+	strs := strblock.New(readStringBlock, maxReadString)
+	st.ix.MakeStrings(&strs)
+	st.ix.MakeIDs(&ids)
 	entry := func(line []byte, n int) error { return st.entry(line, n, agent) }
 	tooLong := func(n int, err error) { st.rep.MalformedAt(st.loc(n), err) }
 	if st.depth > 0 {
@@ -300,6 +347,14 @@ func (st *state) readStream(r io.Reader, agent string) error {
 	}
 	return err
 }
+
+// readStringBlock and maxReadString are the size of the blocks the
+// reader makes the events' texts in and the longest made in one (a longer
+// one is an allocation of its own): as the ATIF reader's.
+const (
+	readStringBlock = 16 << 10
+	maxReadString   = 1 << 10
+)
 
 // ent is the decoded part of one entry.
 type ent struct {
@@ -320,20 +375,20 @@ func (st *state) entry(line []byte, n int, agent string) error {
 		case "type":
 			e.typ, _ = st.ix.String(v)
 		case "uuid":
-			e.uuid, _ = st.ix.String(v)
+			e.uuid, _ = st.ix.ID(v)
 		case "parentUuid":
-			e.parent, _ = st.ix.String(v)
+			e.parent, _ = st.ix.ID(v)
 			e.hasParent = true
 		case "timestamp":
-			e.ts, _ = st.ix.String(v)
+			e.ts, _ = st.ix.ID(v)
 		case "isSidechain":
 			e.sidechain, _ = jsonscan.Bool(v)
 		case "agentId":
-			e.agentID, _ = st.ix.String(v)
+			e.agentID, _ = st.ix.ID(v)
 		case "isMeta":
 			e.meta, _ = jsonscan.Bool(v)
 		case "requestId":
-			e.requestID, _ = st.ix.String(v)
+			e.requestID, _ = st.ix.ID(v)
 			st.pending = append(st.pending, pendingField{name: name, v: v})
 		case "message":
 			e.message = v
@@ -614,7 +669,7 @@ func (st *state) wrongShape(base model.Event, typ string, line []byte, why strin
 }
 
 func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
-	events, why := UserEvents(&st.ix, e.message, base, st.rep)
+	events, why := userEvents(&st.ix, e.message, base, st.rep, st.eventRoom(), &st.msgExtra)
 	if why != "" {
 		return st.wrongShape(base, "user", line, why)
 	}
@@ -654,6 +709,7 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 	// the entry; writers regroup events by entry ID.
 	events[0].Extra = concatFields(e.extra, events[0].Extra)
 	events = st.applyRests(e, events, false, base)
+	st.keepRoom(events)
 	for i := range events {
 		if err := st.emitSplicing(&events[i]); err != nil {
 			return err
@@ -667,13 +723,23 @@ func (st *state) user(e *ent, base model.Event, line []byte, n int) error {
 // assistant's message (an API response) also gives base its id, model and
 // usage (kept in the fields too). why is non-empty when the message is not
 // an object or has no content.
-func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assistant bool) (content []byte, msgExtra model.Fields, why string) {
+//
+// room, when not nil, is where the extra list is made (and kept for the
+// next message's, up to maxRoomEvents members): the reader's, whose
+// list is copied before an event keeps it.
+func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assistant bool, room *model.Fields) (content []byte, msgExtra model.Fields, why string) {
 	if len(message) == 0 || message[0] != '{' {
 		return nil, nil, "message is not an object"
 	}
-	// An API response has usage, stop_reason and stop_sequence: room for
-	// them at once rather than grown one by one.
-	msgExtra = make(model.Fields, 0, 4)
+	if room != nil && *room != nil {
+		msgExtra = (*room)[:cap(*room)]
+		clear(msgExtra) // nothing of the message before kept alive
+		msgExtra = msgExtra[:0]
+	} else {
+		// An API response has usage, stop_reason and stop_sequence: room
+		// for them at once rather than grown one by one.
+		msgExtra = make(model.Fields, 0, 4)
+	}
 	ix.Members(message, func(k, v []byte) error {
 		name := jsonscan.KeyBytes(k)
 		switch string(name) {
@@ -686,10 +752,10 @@ func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assis
 		if assistant {
 			switch string(name) {
 			case "id":
-				base.MessageID, _ = ix.String(v)
+				base.MessageID, _ = ix.ID(v)
 				return nil
 			case "model":
-				base.Model, _ = ix.String(v)
+				base.Model, _ = ix.ID(v)
 				return nil
 			case "type":
 				return nil
@@ -702,6 +768,9 @@ func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assis
 		msgExtra = append(msgExtra, model.Field{Key: messageKey(name), Value: ix.Copy(v)})
 		return nil
 	})
+	if room != nil && cap(msgExtra) <= maxRoomEvents {
+		*room = msgExtra
+	}
 	if content == nil {
 		return nil, nil, "message has no content"
 	}
@@ -713,7 +782,13 @@ func messageMembers(ix *jsonscan.Index, message []byte, base *model.Event, assis
 // the message has the wrong shape. ix is the index of the record that holds
 // message, or nil.
 func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
-	content, msgExtra, why := messageMembers(ix, message, &base, false)
+	return userEvents(ix, message, base, rep, nil, nil)
+}
+
+// userEvents is UserEvents appending to events, empty (the reader's room,
+// or nil), with the message's extra made in extraRoom (messageMembers).
+func userEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report, events []model.Event, extraRoom *model.Fields) ([]model.Event, string) {
+	content, msgExtra, why := messageMembers(ix, message, &base, false, extraRoom)
 	if why != "" {
 		return nil, why
 	}
@@ -749,7 +824,7 @@ func UserEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model
 			case model.KindToolResult:
 				ev.Kind = model.KindToolResult
 				res := &model.ToolResult{}
-				res.CallID, _ = fieldString(ix, fields, "tool_use_id")
+				res.CallID, _ = fieldID(ix, fields, "tool_use_id")
 				if v, ok := fields.Get("is_error"); ok {
 					res.IsError, _ = jsonscan.Bool(v)
 				}
@@ -873,7 +948,9 @@ func (st *state) splice(agentID, callID string, background bool) error {
 	// Sub-agent entries carry the parent's sessionId; reading them must not
 	// change the header, so they read against a scratch header copy. Their
 	// locations name their file.
-	sub := &state{h: &model.Header{}, sink: headerGuard{st.sink, st.h}, rep: st.rep, rd: st.rd, depth: st.depth + 1, file: name, costs: st.costs}
+	// The sub-agent's events go to st's sink (headerGuard only forwards
+	// them): it borrows them as st's does, in a room of its own.
+	sub := &state{h: &model.Header{}, sink: headerGuard{st.sink, st.h}, rep: st.rep, rd: st.rd, depth: st.depth + 1, file: name, costs: st.costs, borrows: st.borrows}
 	if err := sub.readStream(f, agentID); err != nil {
 		return err
 	}
@@ -897,7 +974,7 @@ type headerGuard struct {
 func (g headerGuard) Event(_ *model.Header, e *model.Event) error { return g.Sink.Event(g.h, e) }
 
 func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
-	events, why := AssistantEvents(&st.ix, e.message, base, st.rep)
+	events, why := assistantEvents(&st.ix, e.message, base, st.rep, st.eventRoom(), &st.msgExtra)
 	if why != "" {
 		return st.wrongShape(base, "assistant", line, why)
 	}
@@ -906,6 +983,7 @@ func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 	}
 	events[0].Extra = concatFields(e.extra, events[0].Extra)
 	events = st.applyRests(e, events, false, base)
+	st.keepRoom(events)
 	for i := range events {
 		st.counted(&events[i])
 		if c := events[i].Call; c != nil && (c.Name == "Task" || c.Name == "Agent") && !e.sidechain {
@@ -1049,7 +1127,14 @@ func (st *state) sessionRecord(e *ent) {
 // non-empty when the message has the wrong shape. ix is the index of the
 // record that holds message, or nil.
 func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report) (events []model.Event, why string) {
-	content, msgExtra, why := messageMembers(ix, message, &base, true)
+	return assistantEvents(ix, message, base, rep, nil, nil)
+}
+
+// assistantEvents is AssistantEvents appending to events, empty (the
+// reader's room, or nil), with the message's extra made in extraRoom
+// (messageMembers).
+func assistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *model.Report, events []model.Event, extraRoom *model.Fields) ([]model.Event, string) {
+	content, msgExtra, why := messageMembers(ix, message, &base, true, extraRoom)
 	if why != "" {
 		return nil, why
 	}
@@ -1085,7 +1170,7 @@ func AssistantEvents(ix *jsonscan.Index, message []byte, base model.Event, rep *
 			case model.KindToolCall:
 				ev.Kind = model.KindToolCall
 				c := &model.ToolCall{}
-				c.ID, _ = fieldString(ix, fields, "id")
+				c.ID, _ = fieldID(ix, fields, "id")
 				c.Name, _ = fieldString(ix, fields, "name")
 				if v, ok := fields.Get("input"); ok {
 					c.Input = ix.Copy(v)
@@ -1154,7 +1239,8 @@ func (st *state) system(e *ent, base model.Event) error {
 		}
 	}
 	ev.Extra = e.extra
-	events := st.applyRests(e, []model.Event{ev}, true, base)
+	events := st.applyRests(e, append(st.eventRoom(), ev), true, base)
+	st.keepRoom(events)
 	for i := range events {
 		if err := st.emit(&events[i]); err != nil {
 			return err
@@ -1248,6 +1334,15 @@ func fieldString(ix *jsonscan.Index, fields model.Fields, key string) (string, b
 		return "", false
 	}
 	return ix.String(bytes.TrimSpace(v))
+}
+
+// fieldID is fieldString for an id (Index.ID).
+func fieldID(ix *jsonscan.Index, fields model.Fields, key string) (string, bool) {
+	v, ok := fields.Get(key)
+	if !ok {
+		return "", false
+	}
+	return ix.ID(bytes.TrimSpace(v))
 }
 
 // contentPaths are the report paths of the first content blocks, made once:

@@ -23,6 +23,7 @@ import (
 	"github.com/rlog-ls/rlog-ls/convert/claude"
 	"github.com/rlog-ls/rlog-ls/convert/internal/canon"
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/convert/internal/strblock"
 	"github.com/rlog-ls/rlog-ls/convert/model"
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
 )
@@ -45,10 +46,26 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	// rest's members are copied out of the index rather than scanned
 	// again, and the line is checked for UTF-8 once.
 	var ix jsonscan.Index
+	// The strings the events keep are made many to an allocation: the
+	// ids and times (which a consumer may keep after their event: a
+	// writer's recent call ids) in a room apart from the texts'.
+	strs, ids := strblock.New(stringBlock, maxBlockString), strblock.New(idBlock, maxBlockID)
+	ix.MakeStrings(&strs)
+	ix.MakeIDs(&ids)
+	// record is room for the line's list of members, which nothing keeps
+	// past the line (what an event keeps of it is copied).
+	var record model.Scratch
+	// room is where a line's event is made when the sink borrows events
+	// (model.Borrower): the same event each line, zeroed. nil: a new
+	// event each line.
+	var room *eventRoom
+	if model.BorrowsEvents(sink) {
+		room = &eventRoom{}
+	}
 	err := model.Lines(r, rep, func(line []byte, n int) error {
 		// The record's values are decoded where they are; event copies
 		// those it keeps.
-		f, perr := model.ParseRecord(&ix, line, false, false)
+		f, perr := record.ParseRecord(&ix, line, false, false)
 		if perr != nil || f == nil {
 			if perr == nil {
 				perr = errors.New("null")
@@ -59,7 +76,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 		if !ix.InputValidUTF8() {
 			rep.InvalidUTF8(line, model.Loc{Line: n})
 		}
-		ev, ok := event(&ix, h, &made, f, model.Loc{Line: n}, rep)
+		ev, ok := event(&ix, h, &made, f, model.Loc{Line: n}, rep, room)
 		if !ok {
 			return nil
 		}
@@ -72,8 +89,65 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 	return sink.End(h)
 }
 
-func event(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
-	ev, ok := recordEvent(ix, h, made, f, loc, rep)
+// stringBlock and maxBlockString are the size of the blocks Read makes
+// the events' texts in and the longest made in one (a longer one is an
+// allocation of its own); idBlock and maxBlockID the same for the ids
+// and times: as the ATIF reader's.
+const (
+	stringBlock    = 16 << 10
+	maxBlockString = 1 << 10
+	idBlock        = 2 << 10
+	maxBlockID     = 64
+)
+
+// eventRoom is where Read makes each line's event, and the call, result
+// and usage behind it, for a sink that borrows events: zeroed for each
+// line (event), so that nothing of the line before is left in it.
+type eventRoom struct {
+	ev     model.Event
+	call   model.ToolCall
+	result model.ToolResult
+	usage  model.Usage
+	// extra is room for the event's extras (recordEvent's rest).
+	extra model.Fields
+}
+
+// event is a new event, or room's, zeroed with all it holds.
+func (r *eventRoom) event() *model.Event {
+	if r == nil {
+		return &model.Event{}
+	}
+	extra := r.extra
+	clear(extra[:cap(extra)]) // an event's own appends may lie past its length
+	*r = eventRoom{extra: extra[:0]}
+	return &r.ev
+}
+
+// toolCall, toolResult and usage are a new value, or room's (zeroed by
+// event).
+func (r *eventRoom) toolCall() *model.ToolCall {
+	if r == nil {
+		return &model.ToolCall{}
+	}
+	return &r.call
+}
+
+func (r *eventRoom) toolResult() *model.ToolResult {
+	if r == nil {
+		return &model.ToolResult{}
+	}
+	return &r.result
+}
+
+func (r *eventRoom) usageRoom() *model.Usage {
+	if r == nil {
+		return nil
+	}
+	return &r.usage
+}
+
+func event(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report, room *eventRoom) (*model.Event, bool) {
+	ev, ok := recordEvent(ix, h, made, f, loc, rep, room)
 	if r, has := f.Get("rest"); has && ok && h.Origin != "" {
 		// This package's writer's, from another format: what the line
 		// does not hold of the event; null: the line is the writer's own
@@ -102,6 +176,12 @@ var usagePrefixes = [4]string{`{"cache_creation_input_tokens":`, `,"cache_read_i
 // at most 18 digits) is walked as before. FuzzIndexedLine holds the two
 // equal.
 func readUsage(ix *jsonscan.Index, v []byte) *model.Usage {
+	return readUsageIn(ix, v, nil)
+}
+
+// readUsageIn is readUsage, a usage of the writer's shape made in room
+// when it is not nil.
+func readUsageIn(ix *jsonscan.Index, v []byte, room *model.Usage) *model.Usage {
 	var n [4]int64
 	i := 0
 	for k, prefix := range usagePrefixes {
@@ -121,22 +201,27 @@ func readUsage(ix *jsonscan.Index, v []byte) *model.Usage {
 	if i != len(v)-1 || v[i] != '}' {
 		return claude.ParseUsageIn(ix, v)
 	}
-	return &model.Usage{CacheCreate: n[0], CacheRead: n[1], Input: n[2], Output: n[3]}
+	if room == nil {
+		room = new(model.Usage)
+	}
+	*room = model.Usage{CacheCreate: n[0], CacheRead: n[1], Input: n[2], Output: n[3]}
+	return room
 }
 
 // recordEvent is the event of one REPLAY line (ok false for none), f the
 // fields of the line ix indexed last.
-func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report) (*model.Event, bool) {
+func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fields, loc model.Loc, rep *model.Report, room *eventRoom) (*model.Event, bool) {
 	typ, _ := f.StringIn(ix, "event")
-	t, _ := f.StringIn(ix, "t")
-	ev := &model.Event{Time: t, Loc: loc}
+	t, _ := f.IDIn(ix, "t")
+	ev := room.event()
+	ev.Time, ev.Loc = t, loc
 	extension := false
 	if typ != EventHeader && typ != EventSessionStart && typ != EventSessionEnd {
 		// The writer's extension fields: usage, model and message id.
-		ev.MessageID, _ = f.StringIn(ix, "message_id")
-		ev.Model, _ = f.StringIn(ix, "model")
+		ev.MessageID, _ = f.IDIn(ix, "message_id")
+		ev.Model, _ = f.IDIn(ix, "model")
 		if v, ok := f.Get("usage"); ok {
-			ev.Usage = readUsage(ix, v)
+			ev.Usage = readUsageIn(ix, v, room.usageRoom())
 		}
 		extension = ev.MessageID != "" || ev.Model != "" || ev.Usage != nil
 	}
@@ -167,6 +252,10 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 		if len(out) == 0 {
 			return nil
 		}
+		if room != nil && len(out) <= len(kept) {
+			room.extra = append(room.extra[:0], out...)
+			return room.extra
+		}
 		return append(model.Fields(nil), out...)
 	}
 	switch typ {
@@ -193,7 +282,7 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 		sourceHeader(h, made, b, rep, loc)
 		return nil, false
 	case EventSessionStart:
-		h.ID, _ = f.StringIn(ix, "session_id")
+		h.ID, _ = f.IDIn(ix, "session_id")
 		if m, ok := f.StringIn(ix, "model"); ok && h.Model == "" {
 			h.Model = m
 		}
@@ -209,8 +298,8 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 		return ev, true
 	case EventToolCall:
 		ev.Kind = model.KindToolCall
-		c := &model.ToolCall{}
-		c.ID, _ = f.StringIn(ix, "id")
+		c := room.toolCall()
+		c.ID, _ = f.IDIn(ix, "id")
 		c.Name, _ = f.StringIn(ix, "tool")
 		if p, ok := f.Get("params"); ok {
 			c.Input = ix.Copy(p)
@@ -225,8 +314,8 @@ func recordEvent(ix *jsonscan.Index, h *model.Header, made *[]string, f model.Fi
 		return ev, true
 	case EventToolResult:
 		ev.Kind = model.KindToolResult
-		r := &model.ToolResult{}
-		r.CallID, _ = f.StringIn(ix, "id")
+		r := room.toolResult()
+		r.CallID, _ = f.IDIn(ix, "id")
 		r.Content, _ = f.StringIn(ix, "output_preview")
 		if x, ok := f.Get("exit_code"); ok && !jsonscan.IsNull(x) {
 			code, _ := jsonscan.Int(x)
