@@ -430,13 +430,13 @@ type Lookahead struct {
 	h      *Header
 	bytes  int
 	done   bool
-	asked  bool // borrows is known
-	borrow bool // the sink borrows: what is held back is a copy
+	borrow bool // it said it borrows: what it holds back is a copy
 }
 
-// BorrowsEvents implements Borrower: the sink's answer.
+// BorrowsEvents implements Borrower: the sink's answer. A reader that
+// does not ask gives events of their own, which are held as they are.
 func (l *Lookahead) BorrowsEvents() bool {
-	l.asked, l.borrow = true, BorrowsEvents(l.Sink)
+	l.borrow = BorrowsEvents(l.Sink)
 	return l.borrow
 }
 
@@ -446,9 +446,6 @@ func (l *Lookahead) Event(h *Header, e *Event) error {
 		return l.Sink.Event(h, e)
 	}
 	l.h = h
-	if !l.asked {
-		l.BorrowsEvents() // a reader that did not ask: copies kept all the same
-	}
 	if l.borrow {
 		e = e.Clone()
 	}
