@@ -51,6 +51,10 @@ type completer struct {
 	p *Pairing
 }
 
+// BorrowsEvents implements model.Borrower: it rewrites e and keeps
+// nothing of it; its sink's answer.
+func (c *completer) BorrowsEvents() bool { return model.BorrowsEvents(c.Sink) }
+
 func (c *completer) Event(h *model.Header, e *model.Event) error {
 	// The rlog reader's lines count from 1, the tree's from 0.
 	if ref, ok := c.p.Record(e.Loc.Line - 1); ok && e.Loc.Line > 0 && e.Loc.File == "" {

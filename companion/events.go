@@ -204,6 +204,10 @@ type nthKey struct {
 	kind Kind
 }
 
+// BorrowsEvents implements model.Borrower: a record keeps strings and
+// numbers.
+func (*recordSink) BorrowsEvents() bool { return true }
+
 func (s *recordSink) Event(_ *model.Header, e *model.Event) error {
 	if e.Loc.File != "" {
 		return nil // another file's (a sub-agent's, spliced in)

@@ -552,6 +552,10 @@ type totalsSink struct {
 	stated bool
 }
 
+// BorrowsEvents implements model.Borrower: the ledger keeps message ids
+// (strings) and counts.
+func (*totalsSink) BorrowsEvents() bool { return true }
+
 func (s *totalsSink) Event(_ *model.Header, e *model.Event) error {
 	s.ledger.Add(e)
 	return nil

@@ -63,6 +63,10 @@ const (
 
 func newObserver() *observer { return &observer{} }
 
+// BorrowsEvents implements model.Borrower: the observer keeps strings
+// (ownCopy where they must outlive the read) and numbers.
+func (*observer) BorrowsEvents() bool { return true }
+
 func (o *observer) Event(h *model.Header, e *model.Event) error {
 	if e.Sidechain || e.AgentID != "" {
 		o.sidechain = true

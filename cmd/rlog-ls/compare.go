@@ -181,6 +181,9 @@ type turnReader struct {
 	calls int
 }
 
+// BorrowsEvents implements model.Borrower: a turn keeps strings.
+func (*turnReader) BorrowsEvents() bool { return true }
+
 func (r *turnReader) Event(h *model.Header, e *model.Event) error {
 	if e.AgentID != "" || e.Sidechain {
 		return nil // a sub-agent's: its start is the main agent's call

@@ -175,6 +175,10 @@ func (s *searcher) file(path string) error {
 
 func (s *searcher) End(*model.Header) error { return nil }
 
+// BorrowsEvents implements model.Borrower: a hit is printed at once; the
+// call tools it remembers are strings.
+func (*searcher) BorrowsEvents() bool { return true }
+
 // Event searches the texts of one event.
 func (s *searcher) Event(_ *model.Header, e *model.Event) error {
 	eventTexts(e, s.tools, func(kind, tool, field, text string) {

@@ -52,6 +52,9 @@ type refSink struct {
 
 func (s *refSink) End(*model.Header) error { return nil }
 
+// BorrowsEvents implements model.Borrower: a link keeps strings.
+func (*refSink) BorrowsEvents() bool { return true }
+
 func (s *refSink) Event(_ *model.Header, e *model.Event) error {
 	if e.Kind != model.KindToolResult || e.Result == nil {
 		return nil

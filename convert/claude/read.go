@@ -973,6 +973,9 @@ type headerGuard struct {
 
 func (g headerGuard) Event(_ *model.Header, e *model.Event) error { return g.Sink.Event(g.h, e) }
 
+// BorrowsEvents implements model.Borrower: it keeps nothing; its sink's answer.
+func (g headerGuard) BorrowsEvents() bool { return model.BorrowsEvents(g.Sink) }
+
 func (st *state) assistant(e *ent, base model.Event, line []byte, n int) error {
 	events, why := assistantEvents(&st.ix, e.message, base, st.rep, st.eventRoom(), &st.msgExtra)
 	if why != "" {

@@ -388,7 +388,9 @@ func (e *Event) Clone() *Event {
 	return &c
 }
 
-// Collector is a Sink that keeps everything in a Session.
+// Collector is a Sink that keeps everything in a Session. It does not
+// borrow events: it keeps each, and a Clone an event would cost more than
+// the reader's own allocation of it.
 type Collector struct{ Session Session }
 
 // Event appends e.
@@ -418,15 +420,24 @@ func Replay(s *Session, sink Sink) error {
 // on, so that a writer that writes its header at the first event sees the
 // header fields a source gives in its first records: Claude Code's cwd,
 // version and model come with its first message, after records that have
-// none. Memory is bounded by the limits.
+// none. Memory is bounded by the limits. It borrows events when its sink
+// does, and then holds back copies (Clone).
 type Lookahead struct {
 	Sink
 	MaxEvents, MaxBytes int
 
-	held  []*Event
-	h     *Header
-	bytes int
-	done  bool
+	held   []*Event
+	h      *Header
+	bytes  int
+	done   bool
+	borrow bool // it said it borrows: what it holds back is a copy
+}
+
+// BorrowsEvents implements Borrower: the sink's answer. A reader that
+// does not ask gives events of their own, which are held as they are.
+func (l *Lookahead) BorrowsEvents() bool {
+	l.borrow = BorrowsEvents(l.Sink)
+	return l.borrow
 }
 
 // Event implements Sink.
@@ -435,6 +446,9 @@ func (l *Lookahead) Event(h *Header, e *Event) error {
 		return l.Sink.Event(h, e)
 	}
 	l.h = h
+	if l.borrow {
+		e = e.Clone()
+	}
 	l.held = append(l.held, e)
 	l.bytes += len(e.Text) + len(e.Raw) + 200
 	if len(l.held) >= l.MaxEvents || l.bytes >= l.MaxBytes {
@@ -470,6 +484,9 @@ func (l *Lookahead) End(h *Header) error {
 func Tee(first, then Sink) Sink { return tee{first, then} }
 
 type tee struct{ first, then Sink }
+
+// BorrowsEvents implements Borrower: both sinks borrow.
+func (t tee) BorrowsEvents() bool { return BorrowsEvents(t.first) && BorrowsEvents(t.then) }
 
 func (t tee) Event(h *Header, e *Event) error {
 	if err := t.first.Event(h, e); err != nil {

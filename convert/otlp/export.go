@@ -93,12 +93,15 @@ type preflight struct {
 	timeless *model.Event // the first event needing a time before any time
 }
 
+// BorrowsEvents implements model.Borrower: the one event it keeps is a
+// copy (Clone).
+func (*preflight) BorrowsEvents() bool { return true }
+
 func (p *preflight) Event(_ *model.Header, e *model.Event) error {
 	if _, ok := parseTime(e.Time); ok {
 		p.timed = true
 	} else if !p.timed && p.timeless == nil && needsTime(e) {
-		c := *e
-		p.timeless = &c
+		p.timeless = e.Clone()
 	}
 	return nil
 }

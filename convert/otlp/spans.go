@@ -332,6 +332,10 @@ func spanning(e *model.Event) bool {
 func needsTime(e *model.Event) bool { return spanning(e) || e.Kind == model.KindSubagent }
 
 // Event implements model.Sink.
+// BorrowsEvents implements model.Borrower: spans, calls and turns keep
+// strings, times and numbers.
+func (*session) BorrowsEvents() bool { return true }
+
 func (s *session) Event(_ *model.Header, e *model.Event) error {
 	if s.failures != nil {
 		return s.failures

@@ -712,6 +712,10 @@ func pickTime(ts ...string) string {
 	return ""
 }
 
+// BorrowsEvents implements model.Borrower: a line is written as its event
+// comes; the writer keeps calls' ids and times (strings).
+func (*Writer) BorrowsEvents() bool { return true }
+
 // Event implements model.Sink. It makes the event's line (REPLAY's own
 // event for it, or a Message of this writer's for one REPLAY has none for)
 // and then carries over what the line does not hold (finish).

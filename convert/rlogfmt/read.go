@@ -49,6 +49,7 @@ func Read(r io.Reader, sink model.Sink, rep *model.Report) error {
 // tests' reference makes it (lineParts.copies).
 func read(r io.Reader, sink model.Sink, rep *model.Report, readLine func(*grammar.LineTokens, []byte), copies bool) error {
 	rd := &reader{sink: sink, rep: rep, h: &model.Header{SourceFormat: Name}, readLine: readLine}
+	rd.borrow = model.BorrowsEvents(sink)
 	rd.parts.copies = copies
 	rd.parts.ids, rd.parts.lines = idRoom(), lineRoom()
 	var head headLines
@@ -153,6 +154,17 @@ type reader struct {
 	calls   blocks[model.ToolCall]
 	results blocks[model.ToolResult]
 
+	// borrow says the sink borrows events (model.BorrowsEvents): the
+	// events and the values behind them are the slots', rewritten for each
+	// line, not new ones. cur is the slot event last handed out; prevKept
+	// holds prevUsage's value, two so that continuationUsage's probe
+	// leaves the one it restores as it was.
+	borrow   bool
+	slots    [3]eventSlot
+	cur      *eventSlot
+	probe    eventSlot
+	prevKept [2]model.Usage
+
 	// unanswered are the ids made up for t!: lines without an id that no
 	// o: line has answered yet, oldest first (at most maxUnanswered): an
 	// o: line without an id answers the oldest.
@@ -200,8 +212,115 @@ func idRoom() strblock.Room { return strblock.New(2048, 64) }
 // generated sessions' lines.
 func lineRoom() strblock.Room { return strblock.New(16<<10, 2<<10) }
 
-// event is a new zero event.
-func (rd *reader) event() *model.Event { return rd.events.new() }
+// event is a new zero event: allocated, or when the sink borrows events a
+// slot's, reset. Three slots are enough: besides the one handed out, the
+// event held back (pending) and the one handed out last (passthrough's
+// read, tool's call) may be alive.
+func (rd *reader) event() *model.Event {
+	if !rd.borrow {
+		return rd.events.new()
+	}
+	return rd.slotEvent()
+}
+
+// slotEvent is event when the sink borrows events: a free slot's, reset.
+func (rd *reader) slotEvent() *model.Event {
+	for i := range rd.slots {
+		s := &rd.slots[i]
+		if s != rd.cur && &s.ev != rd.pending {
+			s.reset()
+			rd.cur = s
+			return &s.ev
+		}
+	}
+	panic("rlogfmt: no free event slot")
+}
+
+// eventSlot is an event and the values behind it that a reader reuses
+// when its sink borrows events: the event's call, result, usage,
+// sub-agent and compaction point at these, its Extra at extra's array.
+type eventSlot struct {
+	ev         model.Event
+	call       model.ToolCall
+	result     model.ToolResult
+	usage      model.Usage
+	subagent   model.Subagent
+	compaction model.Compaction
+	extra      model.Fields
+}
+
+// reset leaves nothing of the slot's last event: a zero event whose Extra
+// is the slot's array, emptied (flush makes an Extra left empty nil, as
+// an allocated event's is, and takes the array back when the event's
+// appends grew it). The values behind it are zeroed as they are handed
+// out (reader.newUsage...).
+func (s *eventSlot) reset() {
+	clear(s.extra[:cap(s.extra)])
+	s.ev = model.Event{Extra: s.extra[:0]}
+}
+
+// slotOf is the slot whose event e is; nil for another event.
+func (rd *reader) slotOf(e *model.Event) *eventSlot {
+	for i := range rd.slots {
+		if &rd.slots[i].ev == e {
+			return &rd.slots[i]
+		}
+	}
+	return nil
+}
+
+// newUsage, newCall, newResult, newSubagent and newCompaction are new zero
+// values for the event event last handed out: allocated, or its slot's.
+func (rd *reader) newUsage() *model.Usage {
+	if rd.borrow {
+		rd.cur.usage = model.Usage{}
+		return &rd.cur.usage
+	}
+	return rd.usages.new()
+}
+
+func (rd *reader) newCall() *model.ToolCall {
+	if rd.borrow {
+		rd.cur.call = model.ToolCall{}
+		return &rd.cur.call
+	}
+	return rd.calls.new()
+}
+
+func (rd *reader) newResult() *model.ToolResult {
+	if rd.borrow {
+		rd.cur.result = model.ToolResult{}
+		return &rd.cur.result
+	}
+	return rd.results.new()
+}
+
+func (rd *reader) newSubagent() *model.Subagent {
+	if rd.borrow {
+		rd.cur.subagent = model.Subagent{}
+		return &rd.cur.subagent
+	}
+	return new(model.Subagent)
+}
+
+func (rd *reader) newCompaction() *model.Compaction {
+	if rd.borrow {
+		rd.cur.compaction = model.Compaction{}
+		return &rd.cur.compaction
+	}
+	return new(model.Compaction)
+}
+
+// ownUsage is u as the usage of the event event last handed out: u, or
+// when the sink borrows events a copy in that event's slot, so that no
+// event points into another's slot.
+func (rd *reader) ownUsage(u *model.Usage) *model.Usage {
+	if !rd.borrow || u == nil {
+		return u
+	}
+	rd.cur.usage = *u
+	return &rd.cur.usage
+}
 
 // names are the strings of the names lines start with (a call's tool, a
 // sub-agent's type, a lifecycle verb) lately read: a log names a handful
@@ -390,6 +509,14 @@ func (rd *reader) flush() error {
 		rd.cont = smallBuffer(rd.cont)
 	}
 	rd.rep.Events++
+	if rd.borrow {
+		if s := rd.slotOf(e); s != nil && cap(e.Extra) > cap(s.extra) {
+			s.extra = e.Extra[:0] // the reader's appends grew it: the slot's now
+		}
+		if len(e.Extra) == 0 {
+			e.Extra = nil
+		}
+	}
 	return rd.sink.Event(rd.h, e)
 }
 
@@ -849,7 +976,8 @@ func (rd *reader) scanned(text []byte, num int) error {
 	case grammar.Subagent:
 		ev.Kind = model.KindSubagent
 		// The line's tid= is the sub-agent's own id.
-		sa := &model.Subagent{ID: p.lineID(), Type: rd.names.of(text[li.Name.Start:li.Name.End]), AgentID: ev.AgentID}
+		sa := rd.newSubagent()
+		sa.ID, sa.Type, sa.AgentID = p.lineID(), rd.names.of(text[li.Name.Start:li.Name.End]), ev.AgentID
 		if li.Result.Valid() {
 			status, rest := statusWord(p.textBetween(li.Result.Start, p.metaStart))
 			sa.Status = status
@@ -969,7 +1097,7 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 		return // @end's numbers are totals, read by lifecycle
 	}
 	// Allocated here, not as u: most lines have no usage.
-	kept := rd.usages.new()
+	kept := rd.newUsage()
 	*kept = u
 	ev.Usage = kept
 	const usageKeys keySet = 1<<grammar.KeyTokensIn | 1<<grammar.KeyTokensOut | 1<<grammar.KeyTokensCached | 1<<grammar.KeyTokensCacheCreate
@@ -982,6 +1110,17 @@ func (rd *reader) usage(p *lineParts, ev *model.Event) {
 	case rd.prevUsage != nil && usage.SameRequest(rd.prevUsage.Counts(), u.Counts()):
 		ev.MessageID = rd.prevMsg
 	default:
+		if rd.borrow {
+			// kept is a slot's, rewritten by a later line: its value is
+			// kept apart, where prevUsage does not point (the value
+			// continuationUsage may restore).
+			prev := &rd.prevKept[0]
+			if rd.prevUsage == prev {
+				prev = &rd.prevKept[1]
+			}
+			*prev = *kept
+			kept = prev
+		}
 		rd.prevUsage = kept
 		id := append(rd.msgID[:0], SyntheticMessagePrefix+"rlog-line-"...)
 		id = strconv.AppendInt(id, int64(ev.Loc.Line), 10)
@@ -1002,12 +1141,21 @@ func (rd *reader) continuationUsage(loc model.Loc) {
 	var probe model.Event
 	probe.Loc = e.Loc
 	prevUsage, prevMsg := rd.prevUsage, rd.prevMsg
+	cur := rd.cur
+	if rd.borrow {
+		rd.cur = &rd.probe // the probe's usage is not pending's until taken
+	}
 	rd.usage(p, &probe)
+	rd.cur = cur
 	switch {
 	case probe.Usage == nil:
 		rd.prevUsage, rd.prevMsg = prevUsage, prevMsg
 	case e.Usage == nil && (e.MessageID == "" || e.MessageID == probe.MessageID || model.SyntheticMessageID(probe.MessageID)):
 		e.Usage, e.Form.UsageInText = probe.Usage, true
+		if s := rd.slotOf(e); s != nil {
+			s.usage = *probe.Usage
+			e.Usage = &s.usage
+		}
 		if e.MessageID == "" {
 			e.MessageID = probe.MessageID
 		}
@@ -1051,7 +1199,7 @@ func (rd *reader) tool(p *lineParts, ev *model.Event) error {
 	if li.Arrow.Valid() {
 		argsEnd = li.Arrow.Start
 	}
-	call := rd.calls.new()
+	call := rd.newCall()
 	call.ID, call.Name = p.lineID(), name
 	if call.ID == "" && !li.Arrow.Valid() {
 		// A line without its result arrow names its call by an id= among
@@ -1296,7 +1444,7 @@ func jsonString(s string) json.RawMessage {
 }
 
 func (rd *reader) result(p *lineParts, callID string) *model.ToolResult {
-	r := rd.results.new()
+	r := rd.newResult()
 	r.CallID = callID
 	if !p.li.Result.Valid() {
 		return r
@@ -1360,7 +1508,7 @@ func (rd *reader) lifecycle(p *lineParts, ev *model.Event) error {
 		ev.Text = p.textBetween(li.Name.End, p.metaStart)
 	case grammar.VerbCompact:
 		ev.Kind = model.KindCompaction
-		c := &model.Compaction{}
+		c := rd.newCompaction()
 		for _, pr := range p.pairs {
 			switch pr.K {
 			case grammar.KeyTrigger:
@@ -1529,7 +1677,7 @@ func (rd *reader) passthrough(p *lineParts, loc model.Loc, read *model.Event) er
 		Loc:     loc,
 	}
 	if read != nil && read.Usage != nil {
-		ev.Usage, ev.MessageID = read.Usage, read.MessageID
+		ev.Usage, ev.MessageID = rd.ownUsage(read.Usage), read.MessageID
 	}
 	rd.rep.Passthrough(ev, names.detail)
 	return rd.emit(ev)

@@ -382,6 +382,10 @@ func (wr *Writer) begin(h *model.Header, first *model.Event) {
 	wr.flush(b.Bytes())
 }
 
+// BorrowsEvents implements model.Borrower: a step is written as its
+// event comes; the writer keeps a message id and its ledger's counts.
+func (*Writer) BorrowsEvents() bool { return true }
+
 // Event implements model.Sink.
 func (wr *Writer) Event(h *model.Header, e *model.Event) error {
 	if !wr.begun {
