@@ -1,0 +1,126 @@
+package atif
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
+	"github.com/rlog-ls/rlog-ls/convert/model"
+)
+
+// compactRestsStep is a step whose rests hold each raw value an event can
+// carry into its rest: an agent step (thinking, text, a call and its
+// result) of raws[0..3] as an event's raw record, parts, call input and
+// result's raw content, or a system step of its own event with them all;
+// the events' texts are text. Each rest carries only its kind's fields,
+// so that every raw value is written in it.
+func compactRestsStep(agent bool, raws [4]string, text string) *step {
+	raw := func(i int) json.RawMessage {
+		if raws[i] == "" {
+			return nil
+		}
+		return json.RawMessage(raws[i])
+	}
+	ev := func(k model.Kind) *model.Event {
+		return &model.Event{Kind: k, Text: text, Raw: raw(0), Parts: raw(1),
+			Extra: model.Fields{{Key: "x", Value: json.RawMessage(`{"a": [1, 2]}`)}}}
+	}
+	call := ev(model.KindToolCall)
+	call.Call = &model.ToolCall{ID: "c1", Name: "Bash", Input: raw(2)}
+	res := ev(model.KindToolResult)
+	res.Result = &model.ToolResult{CallID: "c1", Content: text, ContentRaw: raw(3)}
+	st := &step{source: "system", extra: model.Fields{{Key: "event", Value: json.RawMessage(`"lifecycle"`)}}}
+	if agent {
+		st.source = "agent"
+		st.thinkRests = []eventRest{{e: ev(model.KindThinking), carried: carries.raw}}
+		st.textRests = []eventRest{{e: ev(model.KindAgent), carried: carries.text}}
+		st.calls = []toolCall{{id: "c1", orig: "c1", name: "Bash", rest: eventRest{e: call, carried: carries.callID}}}
+	} else {
+		own := ev(model.KindLifecycle)
+		own.Call, own.Result = call.Call, res.Result
+		st.ownRest = eventRest{e: own, carried: carries.text}
+	}
+	st.results = []result{{callID: "c1", hasCall: true, content: text, rest: eventRest{e: res, carried: carries.result}}}
+	return st
+}
+
+// writeCompactBoth writes st's compact extra (after a member before it,
+// as in a step) by writeCompactExtra and by writeCompactExtraCopied.
+func writeCompactBoth(st *step, extra model.Fields) (got, want string) {
+	write := func(copied bool) string {
+		var b jsonw.Buf
+		var x stepRoom
+		o := b.Begin()
+		o.Int("step_id", 1)
+		o.Key("extra")
+		f := append(model.Fields(nil), extra...)
+		if copied {
+			writeCompactExtraCopied(&b, &f, st, &x)
+		} else {
+			writeCompactExtra(&b, &f, st, &x)
+		}
+		o.End()
+		return string(b.Bytes())
+	}
+	return write(false), write(true)
+}
+
+// TestCompactExtraMatchesCopied holds writeCompactExtra to
+// writeCompactExtraCopied for steps whose raw values have no white space
+// between their tokens (rests written where they stand) and have it in
+// each place in turn (rests made apart, compacted whole): spaces, tabs,
+// line breaks and CRLF, outside strings and inside them only, escaped
+// quotes and backslashes before a quote, in an agent step and a system
+// step, with the step's extra before and after rests or holding one.
+func TestCompactExtraMatchesCopied(t *testing.T) {
+	values := []string{``, `{}`, `{"a":1}`, `[1,"x y",{"b":null}]`, `"a \" b"`, `"\\"`, `"\\\\" `,
+		`{"a": 1}`, "{\"a\":\t1}", "[1,\n2]", "[1,\r\n2]", ` 1`, `1 `, `{"k":"a\" ,"}`, `"é 😀 \u2028"`, `[ ]`}
+	extras := []model.Fields{nil,
+		{{Key: "event", Value: json.RawMessage(`"x"`)}},
+		{{Key: "rests", Value: json.RawMessage(`"old"`)}, {Key: "a<b", Value: json.RawMessage(`[1, 2]`)}},
+		{{Key: "message_id", Value: json.RawMessage(`"m"`)}, {Key: "rests", Value: json.RawMessage(`1`)}, {Key: "z", Value: nil}}}
+	texts := []string{"", "a b", "tab\there\nline \"q\" \\"}
+	for _, agent := range []bool{true, false} {
+		for place := range 4 {
+			for _, v := range values {
+				for _, extra := range extras {
+					for _, text := range texts {
+						var raws [4]string
+						raws[place] = v
+						st := compactRestsStep(agent, raws, text)
+						got, want := writeCompactBoth(st, extra)
+						if got != want {
+							t.Errorf("agent %v, raw %d %q, extra %v, text %q: writeCompactExtra wrote\n%s\nwant\n%s", agent, place, v, extra, text, got, want)
+						}
+						spaced := model.SpaceBetweenTokens([]byte(v))
+						if restsSpaced(st) != spaced {
+							t.Errorf("agent %v, raw %d %q: restsSpaced %v, want %v", agent, place, v, !spaced, spaced)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzCompactExtra holds writeCompactExtra to writeCompactExtraCopied for
+// any valid JSON values as an agent or system step's events' raw
+// record, parts, call input and result's raw content, and any text.
+func FuzzCompactExtra(f *testing.F) {
+	f.Add(true, `{"a":1}`, `[1, 2]`, `"x"`, "\t{}", "a b")
+	f.Add(false, ``, `[{"type":"text","text":"x y"}]`, `{"cmd":"ls -l"}`, `"a\"b"`, "\n")
+	f.Add(true, `[1,"\\"]`, ``, "{\r\n}", ``, "é")
+	f.Fuzz(func(t *testing.T, agent bool, raw, parts, input, content, text string) {
+		raws := [4]string{raw, parts, input, content}
+		for _, r := range raws {
+			if r != "" && !json.Valid([]byte(r)) {
+				return // (a reader gives only valid JSON)
+			}
+		}
+		st := compactRestsStep(agent, raws, text)
+		got, want := writeCompactBoth(st, model.Fields{{Key: "event", Value: json.RawMessage(`"x"`)}})
+		if got != want {
+			t.Fatalf("raws %q, text %q: writeCompactExtra wrote\n%s\nwant\n%s", raws, text, got, want)
+		}
+	})
+}
