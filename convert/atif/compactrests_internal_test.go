@@ -2,6 +2,7 @@ package atif
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/rlog-ls/rlog-ls/convert/internal/jsonw"
@@ -12,9 +13,10 @@ import (
 // carry into its rest: an agent step (thinking, text, a call and its
 // result) of raws[0..3] as an event's raw record, parts, call input and
 // result's raw content, or a system step of its own event with them all;
-// the events' texts are text. Each rest carries only its kind's fields,
-// so that every raw value is written in it.
-func compactRestsStep(agent bool, raws [4]string, text string) *step {
+// the events' texts are text. With keep, each rest carries only its kind's
+// fields, so that every raw value is written in it; else the lists that
+// carry raw values (carriedRaws) are taken.
+func compactRestsStep(agent, keep bool, raws [4]string, text string) *step {
 	raw := func(i int) json.RawMessage {
 		if raws[i] == "" {
 			return nil
@@ -25,6 +27,12 @@ func compactRestsStep(agent bool, raws [4]string, text string) *step {
 		return &model.Event{Kind: k, Text: text, Raw: raw(0), Parts: raw(1),
 			Extra: model.Fields{{Key: "x", Value: json.RawMessage(`{"a": [1, 2]}`)}}}
 	}
+	rest := func(e *model.Event, kept, carried *model.Carried) eventRest {
+		if !keep {
+			kept = carried
+		}
+		return eventRest{e: e, carried: *kept, spaced: rawSpaced(e, kept)}
+	}
 	call := ev(model.KindToolCall)
 	call.Call = &model.ToolCall{ID: "c1", Name: "Bash", Input: raw(2)}
 	res := ev(model.KindToolResult)
@@ -32,16 +40,38 @@ func compactRestsStep(agent bool, raws [4]string, text string) *step {
 	st := &step{source: "system", extra: model.Fields{{Key: "event", Value: json.RawMessage(`"lifecycle"`)}}}
 	if agent {
 		st.source = "agent"
-		st.thinkRests = []eventRest{{e: ev(model.KindThinking), carried: carries.raw}}
-		st.textRests = []eventRest{{e: ev(model.KindAgent), carried: carries.text}}
-		st.calls = []toolCall{{id: "c1", orig: "c1", name: "Bash", rest: eventRest{e: call, carried: carries.callID}}}
+		st.thinkRests = []eventRest{rest(ev(model.KindThinking), &carries.text, &carries.raw)}
+		st.textRests = []eventRest{rest(ev(model.KindAgent), &carries.text, &carries.textParts)}
+		st.calls = []toolCall{{id: "c1", orig: "c1", name: "Bash", rest: rest(call, &carries.callID, &carries.callIDInput)}}
 	} else {
 		own := ev(model.KindLifecycle)
 		own.Call, own.Result = call.Call, res.Result
-		st.ownRest = eventRest{e: own, carried: carries.text}
+		st.ownRest = rest(own, &carries.text, &carries.rawParts)
 	}
-	st.results = []result{{callID: "c1", hasCall: true, content: text, rest: eventRest{e: res, carried: carries.result}}}
+	st.results = []result{{callID: "c1", hasCall: true, content: text, rest: rest(res, &carries.result, &carries.resultRaw)}}
 	return st
+}
+
+// TestCarriedRaws holds carriedRaws to model.WriteRestCarried: for each of
+// the writer's lists of carries, a raw value is written in the rest of an
+// event that has all four when the list does not carry it.
+func TestCarriedRaws(t *testing.T) {
+	lists := map[string]*model.Carried{"text": &carries.text, "textParts": &carries.textParts, "raw": &carries.raw,
+		"rawParts": &carries.rawParts, "callID": &carries.callID, "callIDInput": &carries.callIDInput,
+		"result": &carries.result, "resultRaw": &carries.resultRaw}
+	e := &model.Event{Kind: model.KindToolResult, Raw: json.RawMessage(`["rawmark"]`), Parts: json.RawMessage(`["partsmark"]`),
+		Call:   &model.ToolCall{ID: "c", Name: "n", Input: json.RawMessage(`["inputmark"]`)},
+		Result: &model.ToolResult{CallID: "c", ContentRaw: json.RawMessage(`["resultmark"]`)}}
+	for name, kind := range lists {
+		var b jsonw.Buf
+		model.WriteRestCarried(&b, e, nil, kind)
+		raw, parts, input, resultRaw := carriedRaws(kind)
+		for mark, carried := range map[string]bool{"rawmark": raw, "partsmark": parts, "inputmark": input, "resultmark": resultRaw} {
+			if written := strings.Contains(string(b.Bytes()), mark); written == carried {
+				t.Errorf("carries.%s: %s written %v, carriedRaws says carried %v (%s)", name, mark, written, carried, b.Bytes())
+			}
+		}
+	}
 }
 
 // writeCompactBoth writes st's compact extra (after a member before it,
@@ -87,14 +117,15 @@ func TestCompactExtraMatchesCopied(t *testing.T) {
 					for _, text := range texts {
 						var raws [4]string
 						raws[place] = v
-						st := compactRestsStep(agent, raws, text)
-						got, want := writeCompactBoth(st, extra)
-						if got != want {
-							t.Errorf("agent %v, raw %d %q, extra %v, text %q: writeCompactExtra wrote\n%s\nwant\n%s", agent, place, v, extra, text, got, want)
-						}
-						spaced := model.SpaceBetweenTokens([]byte(v))
-						if restsSpaced(st) != spaced {
-							t.Errorf("agent %v, raw %d %q: restsSpaced %v, want %v", agent, place, v, !spaced, spaced)
+						for _, keep := range []bool{true, false} {
+							st := compactRestsStep(agent, keep, raws, text)
+							got, want := writeCompactBoth(st, extra)
+							if got != want {
+								t.Errorf("agent %v, keep %v, raw %d %q, extra %v, text %q: writeCompactExtra wrote\n%s\nwant\n%s", agent, keep, place, v, extra, text, got, want)
+							}
+							if spaced := model.SpaceBetweenTokens([]byte(v)); keep && restsSpaced(st) != spaced {
+								t.Errorf("agent %v, raw %d %q: restsSpaced %v, want %v", agent, place, v, !spaced, spaced)
+							}
 						}
 					}
 				}
@@ -105,19 +136,20 @@ func TestCompactExtraMatchesCopied(t *testing.T) {
 
 // FuzzCompactExtra holds writeCompactExtra to writeCompactExtraCopied for
 // any valid JSON values as an agent or system step's events' raw
-// record, parts, call input and result's raw content, and any text.
+// record, parts, call input and result's raw content, and any text, each
+// written in the rests or carried.
 func FuzzCompactExtra(f *testing.F) {
-	f.Add(true, `{"a":1}`, `[1, 2]`, `"x"`, "\t{}", "a b")
-	f.Add(false, ``, `[{"type":"text","text":"x y"}]`, `{"cmd":"ls -l"}`, `"a\"b"`, "\n")
-	f.Add(true, `[1,"\\"]`, ``, "{\r\n}", ``, "é")
-	f.Fuzz(func(t *testing.T, agent bool, raw, parts, input, content, text string) {
+	f.Add(true, true, `{"a":1}`, `[1, 2]`, `"x"`, "\t{}", "a b")
+	f.Add(false, false, ``, `[{"type":"text","text":"x y"}]`, `{"cmd":"ls -l"}`, `"a\"b"`, "\n")
+	f.Add(true, false, `[1,"\\"]`, ``, "{\r\n}", ``, "é")
+	f.Fuzz(func(t *testing.T, agent, keep bool, raw, parts, input, content, text string) {
 		raws := [4]string{raw, parts, input, content}
 		for _, r := range raws {
 			if r != "" && !json.Valid([]byte(r)) {
 				return // (a reader gives only valid JSON)
 			}
 		}
-		st := compactRestsStep(agent, raws, text)
+		st := compactRestsStep(agent, keep, raws, text)
 		got, want := writeCompactBoth(st, model.Fields{{Key: "event", Value: json.RawMessage(`"x"`)}})
 		if got != want {
 			t.Fatalf("raws %q, text %q: writeCompactExtra wrote\n%s\nwant\n%s", raws, text, got, want)

@@ -71,6 +71,9 @@ type eventRest struct {
 	carried model.Carried
 	usage   model.Usage
 	has     bool // an agent step's event with usage
+	// spaced: a raw value the rest writes has white space between its
+	// tokens (rawSpaced), which a compact extra takes out.
+	spaced bool
 }
 
 // agentRest is e's rest in an agent step.
@@ -402,7 +405,41 @@ func (wr *Writer) rest(s *step, e *model.Event, signed bool, kind *model.Carried
 	// appended to: c has no names of its own to add.)
 	r := carries.unset[unset]
 	r.Add(&c)
-	return eventRest{e: e, carried: r}
+	return eventRest{e: e, carried: r, spaced: rawSpaced(e, kind)}
+}
+
+// rawSpaced reports whether a raw value of e that a rest carrying kind
+// writes (its raw record, parts, call input or result's raw content, when
+// kind does not carry it: carriedRaws) has white space between its
+// tokens.
+func rawSpaced(e *model.Event, kind *model.Carried) bool {
+	raw, parts, input, resultRaw := carriedRaws(kind)
+	switch {
+	case !raw && model.SpaceBetweenTokens(e.Raw), !parts && model.SpaceBetweenTokens(e.Parts):
+		return true
+	case e.Call != nil && !input && model.SpaceBetweenTokens(e.Call.Input):
+		return true
+	}
+	return e.Result != nil && !resultRaw && model.SpaceBetweenTokens(e.Result.ContentRaw)
+}
+
+// carriedRaws says which of an event's raw values the kind's list of
+// carries carries (its rest does not write them): TestCarriedRaws holds
+// it to what model.WriteRestCarried writes.
+func carriedRaws(kind *model.Carried) (raw, parts, input, resultRaw bool) {
+	switch kind {
+	case &carries.raw:
+		return true, false, false, false
+	case &carries.rawParts:
+		return true, true, false, false
+	case &carries.textParts:
+		return false, true, false, false
+	case &carries.callIDInput:
+		return false, false, true, false
+	case &carries.resultRaw:
+		return false, false, false, true
+	}
+	return false, false, false, false
 }
 
 // The bits of carries.unset's index: the names a rest says its event has

@@ -851,48 +851,35 @@ func writeCompactExtraCopied(b *jsonw.Buf, extra *model.Fields, st *step, x *ste
 }
 
 // restsSpaced reports whether a raw value of an event whose rest the step
-// writes (its raw record, parts, call input or result's raw content) has
-// white space between its tokens, which the compact extra's
-// Fields.AppendJSON takes out of a value and a compact rest written where
-// it stands keeps.
+// writes has white space between its tokens (eventRest.spaced), which the
+// compact extra's Fields.AppendJSON takes out of a value and a compact
+// rest written where it stands keeps.
 func restsSpaced(st *step) bool {
 	if st.source == "agent" {
-		for _, r := range st.thinkRests {
-			if rawSpaced(r.e) {
+		for i := range st.thinkRests {
+			if st.thinkRests[i].spaced {
 				return true
 			}
 		}
-		for _, r := range st.textRests {
-			if rawSpaced(r.e) {
+		for i := range st.textRests {
+			if st.textRests[i].spaced {
 				return true
 			}
 		}
 		for i := range st.calls {
-			if e := st.calls[i].rest.e; e != nil && rawSpaced(e) {
+			if st.calls[i].rest.spaced {
 				return true
 			}
 		}
-	} else if e := st.ownRest.e; e != nil && rawSpaced(e) {
+	} else if st.ownRest.spaced {
 		return true
 	}
 	for i := range st.results {
-		if e := st.results[i].rest.e; e != nil && rawSpaced(e) {
+		if st.results[i].rest.spaced {
 			return true
 		}
 	}
 	return false
-}
-
-// rawSpaced reports whether a raw value of e has white space between its
-// tokens.
-func rawSpaced(e *model.Event) bool {
-	if model.SpaceBetweenTokens(e.Raw) || model.SpaceBetweenTokens(e.Parts) {
-		return true
-	}
-	if e.Call != nil && model.SpaceBetweenTokens(e.Call.Input) {
-		return true
-	}
-	return e.Result != nil && model.SpaceBetweenTokens(e.Result.ContentRaw)
 }
 
 // writeRests writes the step's extra.rests where it goes in b: the rest of
