@@ -405,7 +405,9 @@ func (wr *Writer) rest(s *step, e *model.Event, signed bool, kind *model.Carried
 	// appended to: c has no names of its own to add.)
 	r := carries.unset[unset]
 	r.Add(&c)
-	return eventRest{e: e, carried: r, spaced: rawSpaced(e, kind)}
+	// (Only a compact extra asks whether its rests' raw values are
+	// spaced: an indented one indents them where they stand.)
+	return eventRest{e: e, carried: r, spaced: wr.jsonl && rawSpaced(e, kind)}
 }
 
 // rawSpaced reports whether a raw value of e that a rest carrying kind
@@ -525,7 +527,7 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 		}
 		s.ownRest = wr.rest(s, e, false, carried)
 	}
-	s.extra.SetString("event", e.Kind.String())
+	s.extra.Set("event", kindJSON(e.Kind))
 	switch e.Kind {
 	case model.KindInit:
 		s.extra.SetString("model", e.Model)
@@ -558,6 +560,18 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 	}
 	return s
 }
+
+// kindJSON is model.MustJSON(k.String()), made once for the first kinds
+// (kindsJSON, by makeKeys): a system step's extra.event.
+func kindJSON(k model.Kind) json.RawMessage {
+	if int(k) < len(kindsJSON) {
+		return kindsJSON[k]
+	}
+	return model.MustJSON(k.String())
+}
+
+// kindsJSON are the kinds' names as JSON strings, kindJSON's.
+var kindsJSON [32]json.RawMessage
 
 func systemMessage(e *model.Event) string {
 	switch e.Kind {

@@ -672,7 +672,7 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 			stepExtra.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, st) })
 		}
 	case hasRests(st):
-		o.Key("extra")
+		o.KeyAt(&keys.extra)
 		writeCompactExtra(b, &stepExtra, st, x)
 	case len(stepExtra) > 0:
 		o.Key("extra")
@@ -727,6 +727,9 @@ func makeKeys() {
 	}
 	for i, k := range extraKeyNames {
 		keys.extraKeys[i] = jsonw.NewKey(k, 4)
+	}
+	for k := range kindsJSON {
+		kindsJSON[k] = model.MustJSON(model.Kind(k).String())
 	}
 }
 
