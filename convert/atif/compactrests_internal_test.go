@@ -167,3 +167,53 @@ func TestKindJSON(t *testing.T) {
 		}
 	}
 }
+
+// subagentTodosStrings are strings at the edges of appendJSONString: the
+// bytes encoding/json escapes or writes differently, invalid UTF-8 and
+// emoji.
+var subagentTodosStrings = []string{"", "x", "a\"b\\c", "\b\f\n\r\t\x00\x1f", "<&>", "\u2028\u2029", "\xe2", "\xe2\x80", "\xff\xfe", "é😀", "a b c"}
+
+// checkSubagentTodos holds appendSubagentJSON and appendTodosJSON to
+// model.MustJSON for a sub-agent and a list of todos made of the strings.
+func checkSubagentTodos(t *testing.T, strs []string) {
+	at := func(i int) string { return strs[i%len(strs)] }
+	sa := &model.Subagent{ID: at(0), AgentID: at(1), Type: at(2), Status: at(3), Summary: at(4), SessionID: at(5), TrajectoryPath: at(6)}
+	if got, want := string(appendSubagentJSON([]byte("<"), sa)), "<"+string(model.MustJSON(sa)); got != want {
+		t.Errorf("appendSubagentJSON(%q) = %s, want %s", strs, got, want)
+	}
+	for n := range 3 {
+		todos := make([]model.Todo, n)
+		for i := range todos {
+			todos[i] = model.Todo{ID: at(4 * i), Content: at(4*i + 1), Status: at(4*i + 2), Priority: at(4*i + 3)}
+		}
+		if got, want := string(appendTodosJSON([]byte("<"), todos)), "<"+string(model.MustJSON(todos)); got != want {
+			t.Errorf("appendTodosJSON(%q) = %s, want %s", todos, got, want)
+		}
+	}
+}
+
+// TestSubagentTodosJSON holds appendSubagentJSON and appendTodosJSON to
+// model.MustJSON: none (null), an empty list of todos, and each edge string
+// in each field.
+func TestSubagentTodosJSON(t *testing.T) {
+	if got := string(appendSubagentJSON(nil, nil)); got != string(model.MustJSON((*model.Subagent)(nil))) {
+		t.Errorf("appendSubagentJSON(nil) = %s", got)
+	}
+	if got := string(appendTodosJSON(nil, nil)); got != string(model.MustJSON([]model.Todo(nil))) {
+		t.Errorf("appendTodosJSON(nil) = %s", got)
+	}
+	for i := range subagentTodosStrings {
+		checkSubagentTodos(t, append(subagentTodosStrings[i:], subagentTodosStrings[:i]...))
+	}
+}
+
+// FuzzSubagentTodosJSON holds appendSubagentJSON and appendTodosJSON to
+// model.MustJSON for any strings in their fields.
+func FuzzSubagentTodosJSON(f *testing.F) {
+	for _, s := range subagentTodosStrings {
+		f.Add(s, "b")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		checkSubagentTodos(t, []string{a, b, a + b, b + a})
+	})
+}

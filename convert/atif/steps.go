@@ -497,13 +497,13 @@ func (wr *Writer) resultRest(s *step, e *model.Event, r *result) {
 func (wr *Writer) todos(e *model.Event) {
 	for i := len(wr.held) - 1; i >= 0; i-- {
 		if s := wr.held[i]; s.source == "agent" {
-			s.extra.SetAny("todos", e.Todos)
+			s.extra.Set("todos", wr.value(appendTodosJSON(wr.idBytes[:0], e.Todos)))
 			return
 		}
 	}
 	s := wr.newStep("system", e)
 	s.message = "todos"
-	s.extra.SetAny("todos", e.Todos)
+	s.extra.Set("todos", wr.value(appendTodosJSON(wr.idBytes[:0], e.Todos)))
 	s.closed = true
 }
 
@@ -545,7 +545,7 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 		}
 		s.extra.Set("context_management", model.MustJSON(cm))
 	case model.KindSubagent:
-		s.extra.Set("subagent", model.MustJSON(e.Subagent))
+		s.extra.Set("subagent", wr.value(appendSubagentJSON(wr.idBytes[:0], e.Subagent)))
 	case model.KindLifecycle, model.KindSystem:
 		if e.Name != "" {
 			s.extra.SetString("name", e.Name)
@@ -556,9 +556,53 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 			s.extra.Set("record", e.Raw)
 		}
 	case model.KindTodos:
-		s.extra.SetAny("todos", e.Todos)
+		s.extra.Set("todos", wr.value(appendTodosJSON(wr.idBytes[:0], e.Todos)))
 	}
 	return s
+}
+
+// value is a copy of b, a value made in the writer's bytes for ids
+// (idBytes, kept for the next), for a held step to keep.
+func (wr *Writer) value(b []byte) json.RawMessage {
+	wr.idBytes = b
+	return bytes.Clone(b)
+}
+
+// appendSubagentJSON appends sa as model.MustJSON(sa) writes it
+// (encoding/json of the struct: every field by its name, in order).
+func appendSubagentJSON(dst []byte, sa *model.Subagent) []byte {
+	if sa == nil {
+		return append(dst, "null"...)
+	}
+	dst = appendJSONString(append(dst, `{"ID":`...), sa.ID)
+	dst = appendJSONString(append(dst, `,"AgentID":`...), sa.AgentID)
+	dst = appendJSONString(append(dst, `,"Type":`...), sa.Type)
+	dst = appendJSONString(append(dst, `,"Status":`...), sa.Status)
+	dst = appendJSONString(append(dst, `,"Summary":`...), sa.Summary)
+	dst = appendJSONString(append(dst, `,"SessionID":`...), sa.SessionID)
+	dst = appendJSONString(append(dst, `,"TrajectoryPath":`...), sa.TrajectoryPath)
+	return append(dst, '}')
+}
+
+// appendTodosJSON appends todos as model.MustJSON(todos) writes them
+// (null for none, [] for an empty list).
+func appendTodosJSON(dst []byte, todos []model.Todo) []byte {
+	if todos == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i := range todos {
+		t := &todos[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(append(dst, `{"ID":`...), t.ID)
+		dst = appendJSONString(append(dst, `,"Content":`...), t.Content)
+		dst = appendJSONString(append(dst, `,"Status":`...), t.Status)
+		dst = appendJSONString(append(dst, `,"Priority":`...), t.Priority)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
 }
 
 // kindJSON is model.MustJSON(k.String()), made once for the first kinds
