@@ -2,6 +2,7 @@ package atif
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -216,4 +217,50 @@ func FuzzSubagentTodosJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b string) {
 		checkSubagentTodos(t, []string{a, b, a + b, b + a})
 	})
+}
+
+// TestRecycleEmptiesStep holds recycle to what newStep needs: every field
+// of a step set (reflection says whether the test set each, so that a
+// field added to step fails it until set here) is zero after it, but the
+// slices it keeps (emptied, their arrays kept), the ledger (emptied) and
+// the time it worked out (timeOf, stepTime).
+func TestRecycleEmptiesStep(t *testing.T) {
+	x := "x"
+	e := &model.Event{}
+	s := &step{parts: json.RawMessage("[]"), fields: make(model.Fields, 1, 4), metricExtra: make(model.Fields, 1, 4),
+		source: x, time: x, message: x, model: x, reasoning: make([]string, 1, 4), texts: make([]string, 1, 4),
+		calls: make([]toolCall, 1, 4), results: make([]result, 1, 4), grew: model.Usage{Input: 2}, counted: true,
+		extra: make(model.Fields, 1, 4), key: x, msgID: x, srcID: x, keys: x, loc: model.Loc{Line: 3}, origStep: 1,
+		answered: 1, closed: true, size: 1, ownRest: eventRest{e: e, spaced: true},
+		thinkRests: make([]eventRest, 1, 4), textRests: make([]eventRest, 1, 4), orphans: true, timeOf: x, stepTime: x}
+	s.ledger.AddUsage("m", model.Usage{Input: 1})
+	v := reflect.ValueOf(s).Elem()
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("step.%s: a field the test does not set", v.Type().Field(i).Name)
+		}
+	}
+	var wr Writer
+	wr.recycle(s)
+	kept := map[string]bool{"fields": true, "metricExtra": true, "extra": true, "reasoning": true, "texts": true, "calls": true,
+		"results": true, "thinkRests": true, "textRests": true}
+	for i := range v.NumField() {
+		f, name := v.Field(i), v.Type().Field(i).Name
+		switch {
+		case kept[name]:
+			if f.Len() != 0 || f.Cap() != 4 {
+				t.Errorf("step.%s: len %d, cap %d after recycle, want 0 and 4", name, f.Len(), f.Cap())
+			}
+		case name == "timeOf" || name == "stepTime":
+			if f.String() != "x" {
+				t.Errorf("step.%s not kept", name)
+			}
+		case name == "ledger":
+			if !s.ledger.Empty() {
+				t.Errorf("step.ledger not emptied")
+			}
+		case !f.IsZero():
+			t.Errorf("step.%s = %v after recycle, want zero", name, f)
+		}
+	}
 }
