@@ -614,9 +614,10 @@ func appendTodosJSON(dst []byte, todos []model.Todo) []byte {
 }
 
 // kindJSON is model.MustJSON(k.String()), made once for the first kinds
-// (kindsJSON, by makeKeys): a system step's extra.event.
+// (kindsJSON, by makeKeys, which a writer's constructor calls; made anew
+// where it has not been): a system step's extra.event.
 func kindJSON(k model.Kind) json.RawMessage {
-	if int(k) < len(kindsJSON) {
+	if int(k) < len(kindsJSON) && kindsJSON[k] != nil {
 		return kindsJSON[k]
 	}
 	return model.MustJSON(k.String())
