@@ -71,6 +71,9 @@ type eventRest struct {
 	carried model.Carried
 	usage   model.Usage
 	has     bool // an agent step's event with usage
+	// spaced: a raw value the rest writes has white space between its
+	// tokens (rawSpaced), which a compact extra takes out.
+	spaced bool
 }
 
 // agentRest is e's rest in an agent step.
@@ -209,13 +212,21 @@ func (wr *Writer) recycle(s *step) {
 	clear(s.thinkRests)
 	clear(s.textRests)
 	s.ledger.Reset()
-	*s = step{
-		ledger: s.ledger,
-		fields: s.fields[:0], metricExtra: s.metricExtra[:0], extra: s.extra[:0],
-		reasoning: s.reasoning[:0], texts: s.texts[:0], calls: s.calls[:0], results: s.results[:0],
-		thinkRests: s.thinkRests[:0], textRests: s.textRests[:0],
-		timeOf: s.timeOf, stepTime: s.stepTime,
-	}
+	// The step zeroed at once (one clear of its memory), then what it
+	// keeps put back: a composite literal of the kept fields assigned to
+	// *s is built apart and copied in, about 280 instructions a step.
+	// TestRecycleEmptiesStep holds every field to it.
+	ledger := s.ledger
+	fields, metricExtra, extra := s.fields[:0], s.metricExtra[:0], s.extra[:0]
+	reasoning, texts, calls, results := s.reasoning[:0], s.texts[:0], s.calls[:0], s.results[:0]
+	thinkRests, textRests := s.thinkRests[:0], s.textRests[:0]
+	timeOf, stepTime := s.timeOf, s.stepTime
+	*s = step{}
+	s.ledger = ledger
+	s.fields, s.metricExtra, s.extra = fields, metricExtra, extra
+	s.reasoning, s.texts, s.calls, s.results = reasoning, texts, calls, results
+	s.thinkRests, s.textRests = thinkRests, textRests
+	s.timeOf, s.stepTime = timeOf, stepTime
 	wr.spare = append(wr.spare, s)
 }
 
@@ -402,7 +413,43 @@ func (wr *Writer) rest(s *step, e *model.Event, signed bool, kind *model.Carried
 	// appended to: c has no names of its own to add.)
 	r := carries.unset[unset]
 	r.Add(&c)
-	return eventRest{e: e, carried: r}
+	// (Only a compact extra asks whether its rests' raw values are
+	// spaced: an indented one indents them where they stand.)
+	return eventRest{e: e, carried: r, spaced: wr.jsonl && rawSpaced(e, kind)}
+}
+
+// rawSpaced reports whether a raw value of e that a rest carrying kind
+// writes (its raw record, parts, call input or result's raw content, when
+// kind does not carry it: carriedRaws) has white space between its
+// tokens.
+func rawSpaced(e *model.Event, kind *model.Carried) bool {
+	raw, parts, input, resultRaw := carriedRaws(kind)
+	switch {
+	case !raw && model.SpaceBetweenTokens(e.Raw), !parts && model.SpaceBetweenTokens(e.Parts):
+		return true
+	case e.Call != nil && !input && model.SpaceBetweenTokens(e.Call.Input):
+		return true
+	}
+	return e.Result != nil && !resultRaw && model.SpaceBetweenTokens(e.Result.ContentRaw)
+}
+
+// carriedRaws says which of an event's raw values the kind's list of
+// carries carries (its rest does not write them): TestCarriedRaws holds
+// it to what model.WriteRestCarried writes.
+func carriedRaws(kind *model.Carried) (raw, parts, input, resultRaw bool) {
+	switch kind {
+	case &carries.raw:
+		return true, false, false, false
+	case &carries.rawParts:
+		return true, true, false, false
+	case &carries.textParts:
+		return false, true, false, false
+	case &carries.callIDInput:
+		return false, false, true, false
+	case &carries.resultRaw:
+		return false, false, false, true
+	}
+	return false, false, false, false
 }
 
 // The bits of carries.unset's index: the names a rest says its event has
@@ -458,13 +505,13 @@ func (wr *Writer) resultRest(s *step, e *model.Event, r *result) {
 func (wr *Writer) todos(e *model.Event) {
 	for i := len(wr.held) - 1; i >= 0; i-- {
 		if s := wr.held[i]; s.source == "agent" {
-			s.extra.SetAny("todos", e.Todos)
+			s.extra.Set("todos", wr.value(appendTodosJSON(wr.idBytes[:0], e.Todos)))
 			return
 		}
 	}
 	s := wr.newStep("system", e)
 	s.message = "todos"
-	s.extra.SetAny("todos", e.Todos)
+	s.extra.Set("todos", wr.value(appendTodosJSON(wr.idBytes[:0], e.Todos)))
 	s.closed = true
 }
 
@@ -488,7 +535,7 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 		}
 		s.ownRest = wr.rest(s, e, false, carried)
 	}
-	s.extra.SetString("event", e.Kind.String())
+	s.extra.Set("event", kindJSON(e.Kind))
 	switch e.Kind {
 	case model.KindInit:
 		s.extra.SetString("model", e.Model)
@@ -506,7 +553,7 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 		}
 		s.extra.Set("context_management", model.MustJSON(cm))
 	case model.KindSubagent:
-		s.extra.Set("subagent", model.MustJSON(e.Subagent))
+		s.extra.Set("subagent", wr.value(appendSubagentJSON(wr.idBytes[:0], e.Subagent)))
 	case model.KindLifecycle, model.KindSystem:
 		if e.Name != "" {
 			s.extra.SetString("name", e.Name)
@@ -517,10 +564,67 @@ func (wr *Writer) systemStep(e *model.Event) *step {
 			s.extra.Set("record", e.Raw)
 		}
 	case model.KindTodos:
-		s.extra.SetAny("todos", e.Todos)
+		s.extra.Set("todos", wr.value(appendTodosJSON(wr.idBytes[:0], e.Todos)))
 	}
 	return s
 }
+
+// value is a copy of b, a value made in the writer's bytes for ids
+// (idBytes, kept for the next), for a held step to keep.
+func (wr *Writer) value(b []byte) json.RawMessage {
+	wr.idBytes = b
+	return bytes.Clone(b)
+}
+
+// appendSubagentJSON appends sa as model.MustJSON(sa) writes it
+// (encoding/json of the struct: every field by its name, in order).
+func appendSubagentJSON(dst []byte, sa *model.Subagent) []byte {
+	if sa == nil {
+		return append(dst, "null"...)
+	}
+	dst = appendJSONString(append(dst, `{"ID":`...), sa.ID)
+	dst = appendJSONString(append(dst, `,"AgentID":`...), sa.AgentID)
+	dst = appendJSONString(append(dst, `,"Type":`...), sa.Type)
+	dst = appendJSONString(append(dst, `,"Status":`...), sa.Status)
+	dst = appendJSONString(append(dst, `,"Summary":`...), sa.Summary)
+	dst = appendJSONString(append(dst, `,"SessionID":`...), sa.SessionID)
+	dst = appendJSONString(append(dst, `,"TrajectoryPath":`...), sa.TrajectoryPath)
+	return append(dst, '}')
+}
+
+// appendTodosJSON appends todos as model.MustJSON(todos) writes them
+// (null for none, [] for an empty list).
+func appendTodosJSON(dst []byte, todos []model.Todo) []byte {
+	if todos == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i := range todos {
+		t := &todos[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(append(dst, `{"ID":`...), t.ID)
+		dst = appendJSONString(append(dst, `,"Content":`...), t.Content)
+		dst = appendJSONString(append(dst, `,"Status":`...), t.Status)
+		dst = appendJSONString(append(dst, `,"Priority":`...), t.Priority)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// kindJSON is model.MustJSON(k.String()), made once for the first kinds
+// (kindsJSON, by makeKeys, which a writer's constructor calls; made anew
+// where it has not been): a system step's extra.event.
+func kindJSON(k model.Kind) json.RawMessage {
+	if int(k) < len(kindsJSON) && kindsJSON[k] != nil {
+		return kindsJSON[k]
+	}
+	return model.MustJSON(k.String())
+}
+
+// kindsJSON are the kinds' names as JSON strings, kindJSON's.
+var kindsJSON [32]json.RawMessage
 
 func systemMessage(e *model.Event) string {
 	switch e.Kind {

@@ -672,14 +672,8 @@ func encodeStep(b *jsonw.Buf, st *step, id, ver int, rep *model.Report, same boo
 			stepExtra.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, st) })
 		}
 	case hasRests(st):
-		// Compact (ATIF-JSONL), the extra's values are compacted whole
-		// (Fields.AppendJSON): a value kept with spaces between its
-		// tokens (a call's input) loses them, as it does indented.
-		x.rests.Reset()
-		writeRests(&x.rests, st)
-		stepExtra.Set("rests", x.rests.Bytes())
-		o.Key("extra")
-		stepExtra.WriteJSON(b)
+		o.KeyAt(&keys.extra)
+		writeCompactExtra(b, &stepExtra, st, x)
 	case len(stepExtra) > 0:
 		o.Key("extra")
 		stepExtra.WriteJSON(b)
@@ -733,6 +727,9 @@ func makeKeys() {
 	}
 	for i, k := range extraKeyNames {
 		keys.extraKeys[i] = jsonw.NewKey(k, 4)
+	}
+	for k := range kindsJSON {
+		kindsJSON[k] = model.MustJSON(model.Kind(k).String())
 	}
 }
 
@@ -824,6 +821,64 @@ func hasRests(st *step) bool {
 	}
 	for _, r := range st.results {
 		if r.rest.e != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeCompactExtra writes a compact (ATIF-JSONL) step's extra with its
+// rests, as writeCompactExtraCopied writes it: where no raw value in the
+// rests has white space between its tokens (restsSpaced), the rests are
+// written where they stand (Fields.WriteJSONWith), compact as
+// Fields.AppendJSON would make them; else they are made apart and the
+// extra compacted whole. (A rest's own extra is compacted whole where it
+// is written, as AppendJSON does.)
+func writeCompactExtra(b *jsonw.Buf, extra *model.Fields, st *step, x *stepRoom) {
+	if restsSpaced(st) {
+		writeCompactExtraCopied(b, extra, st, x)
+		return
+	}
+	extra.WriteJSONWith(b, "rests", func(b *jsonw.Buf) { writeRests(b, st) })
+}
+
+// writeCompactExtraCopied writes a compact step's extra with its rests
+// made apart (in x) and set in (Set, as on a copy of the extra), every
+// value compacted whole (Fields.AppendJSON): a value kept with spaces
+// between its tokens (a call's input) loses them, as it does indented.
+func writeCompactExtraCopied(b *jsonw.Buf, extra *model.Fields, st *step, x *stepRoom) {
+	x.rests.Reset()
+	writeRests(&x.rests, st)
+	extra.Set("rests", x.rests.Bytes())
+	extra.WriteJSON(b)
+}
+
+// restsSpaced reports whether a raw value of an event whose rest the step
+// writes has white space between its tokens (eventRest.spaced), which the
+// compact extra's Fields.AppendJSON takes out of a value and a compact
+// rest written where it stands keeps.
+func restsSpaced(st *step) bool {
+	if st.source == "agent" {
+		for i := range st.thinkRests {
+			if st.thinkRests[i].spaced {
+				return true
+			}
+		}
+		for i := range st.textRests {
+			if st.textRests[i].spaced {
+				return true
+			}
+		}
+		for i := range st.calls {
+			if st.calls[i].rest.spaced {
+				return true
+			}
+		}
+	} else if st.ownRest.spaced {
+		return true
+	}
+	for i := range st.results {
+		if st.results[i].rest.spaced {
 			return true
 		}
 	}

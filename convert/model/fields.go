@@ -696,6 +696,10 @@ func plainKey(k string) bool {
 	return plainString(k)
 }
 
+// SpaceBetweenTokens reports whether the JSON value v has white space
+// outside its strings, which Fields.AppendJSON takes out of a value.
+func SpaceBetweenTokens(v []byte) bool { return spaceBetweenTokens(v) }
+
 // spaceBetweenTokens reports whether the JSON value v has white space
 // outside its strings, which json.Compact removes. Strings are jumped
 // over to their closing quote.
