@@ -68,7 +68,7 @@ func checkBlocks(t *testing.T, doc []byte, own bool) {
 // them (storeBlocks false), for a session read from any rlog document
 // or mini-prophet trajectory (own): the same document and report.
 func FuzzWriteBlocks(f *testing.F) {
-	f.Add(benchdata.TimedSession(f, 32<<10), false)
+	f.Add(benchdata.TimedSession(f, 8<<10), false)
 	for _, name := range []string{"../testdata/fixtures/trajectory.prophet.json"} {
 		doc, err := os.ReadFile(name)
 		if err != nil {

@@ -1322,6 +1322,14 @@ type times struct {
 	// minuteUnix that minute's unix seconds; "" before the first.
 	minute     string
 	minuteUnix int64
+	// hundreds is the unix seconds of the last time unixTimeUTC wrote,
+	// divided by 100 (100 or more), and hundredsText its digits, the
+	// first n: the next time, most often in the same hundred seconds,
+	// copies them and writes two digits (AppendInt of ten digits was
+	// about 100 instructions). 0 before the first.
+	hundreds     int64
+	hundredsText [16]byte
+	hundredsN    int
 }
 
 // unix is unixTime(ts), in c until the next time asked for.
@@ -1387,12 +1395,32 @@ func (c *times) unixTimeUTC(dst []byte, ts string) (text []byte, readBack, ok bo
 			}
 		}
 	}
-	b := append(jsonw.AppendInt(dst, c.minuteUnix+int64(s1)*10+int64(s0)), '.', '0', '0', '0', '0', '0', '0')
+	b := append(c.appendSeconds(dst, c.minuteUnix+int64(s1)*10+int64(s0)), '.', '0', '0', '0', '0', '0', '0')
 	copy(b[len(b)-6:], frac[:min(len(frac), 6)])
 	// rfc3339 writes three fraction digits when the microseconds are
 	// whole milliseconds, else six.
 	readBack = len(frac) == 3 || len(frac) == 6 && frac[3:] != "000"
 	return b, readBack, true
+}
+
+// appendSeconds appends sec (0 or more) in decimal, as AppendInt does:
+// from 100 on, the digits of sec/100 copied from hundredsText when they
+// are the last time's (hundreds), then its last two digits.
+// TestAppendSeconds holds it to strconv.AppendInt.
+func (c *times) appendSeconds(dst []byte, sec int64) []byte {
+	h := sec / 100
+	if h == 0 {
+		return jsonw.AppendInt(dst, sec)
+	}
+	if h == c.hundreds {
+		dst = append(dst, c.hundredsText[:c.hundredsN]...)
+	} else {
+		l := len(dst)
+		dst = jsonw.AppendInt(dst, h)
+		c.hundreds, c.hundredsN = h, copy(c.hundredsText[:], dst[l:])
+	}
+	r := sec - 100*h
+	return append(dst, byte('0'+r/10), byte('0'+r%10))
 }
 
 // daysFromCivil is the number of days from 1970-01-01 to y-mo-d in the
