@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -55,7 +56,12 @@ func RestOf(e *Event, carried ...string) json.RawMessage {
 // and adds them (Add) at each rest, instead of having names matched again
 // at every rest (about ten a rest). The zero Carried carries nothing.
 type Carried struct {
-	set   carriedSet
+	set carriedSet
+	// names is unset's place in unsetLists, 1 on, when unset is a list
+	// CarriedUnsets made; 0 for any other. (An index, not a pointer: a
+	// Carried stays the size it was, which writers copy with their
+	// rests.)
+	names uint32
 	unset []*jsonw.Name
 }
 
@@ -64,7 +70,7 @@ func CarriedOf(carried ...string) Carried {
 	set, unset := carriedFields(carried, nil)
 	// (Clipped: a Carried that adds to one made here appends to its own
 	// room, never to this one's.)
-	return Carried{set, slices.Clip(unset)}
+	return Carried{set: set, unset: slices.Clip(unset)}
 }
 
 // CarriedUnsets is a Carried of each list of names a writer's rests may
@@ -83,14 +89,51 @@ func CarriedUnsets(names ...string) []Carried {
 			}
 		}
 		lists[i] = CarriedOf(l...)
+		if len(lists[i].unset) > 0 {
+			lists[i].names = addUnsetList(lists[i].unset)
+		}
 	}
 	return lists
+}
+
+// unsetLists are the unset lists CarriedUnsets made, each as a
+// jsonw.Names (whose member an object that indents stores whole), at
+// most maxUnsetLists of them: a list made after those (CarriedUnsets is
+// called once for each writer, at package level) has none, and is
+// written as NamesName writes it. n is how many.
+var unsetLists struct {
+	names [maxUnsetLists]atomic.Pointer[jsonw.Names]
+	n     atomic.Int32
+}
+
+// maxUnsetLists is how many unset lists have a jsonw.Names (the writers
+// make about twenty).
+const maxUnsetLists = 64
+
+// addUnsetList puts list in unsetLists and returns its place, 1 on (0
+// when they are full).
+func addUnsetList(list []*jsonw.Name) uint32 {
+	i := unsetLists.n.Add(1)
+	if i > maxUnsetLists {
+		return 0
+	}
+	unsetLists.names[i-1].Store(jsonw.NewNames(list))
+	return uint32(i)
 }
 
 // Add puts d's fields in c, its unset names after c's: c is then what
 // CarriedOf gives of c's names followed by d's.
 func (c *Carried) Add(d *Carried) {
 	c.set |= d.set
+	if len(d.unset) > 0 {
+		// c's names are d's when it had none (the list is d's, shared),
+		// else another list.
+		if len(c.unset) == 0 {
+			c.names = d.names
+		} else {
+			c.names = 0
+		}
+	}
 	// (One name at a time: appending the list whole calls the runtime's
 	// typedslicecopy and memmove for a name or two, more instructions.)
 	//lint:ignore S1011 the loop is the faster form here (above)
@@ -104,6 +147,7 @@ func (c *Carried) Add(d *Carried) {
 func (c *Carried) Reset() {
 	c.set = 0
 	c.unset = c.unset[:0]
+	c.names = 0
 }
 
 // WriteRestCarried writes RestOf(e, c's names) where a value goes in b,
@@ -116,12 +160,13 @@ func (c *Carried) Reset() {
 // ATIF step whose metrics are what the step adds to the session's count).
 // Every writer's rests are written here, each with a Carried made once.
 func WriteRestCarried(b *jsonw.Buf, e *Event, usage *Usage, c *Carried) {
-	writeRest(b, e, usage, c.set, c.unset)
+	writeRest(b, e, usage, c)
 }
 
-// writeRest is WriteRestCarried with its Carried's set and unset names.
-// A Buf that writes canonical JSON (REPLAY's) takes writeRestInOrder.
-func writeRest(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*jsonw.Name) {
+// writeRest is WriteRestCarried. A Buf that writes canonical JSON
+// (REPLAY's) takes writeRestInOrder.
+func writeRest(b *jsonw.Buf, e *Event, usage *Usage, c *Carried) {
+	set, unset := c.set, c.unset
 	if b.Canonical() {
 		writeRestInOrder(b, e, usage, set, unset)
 		return
@@ -195,7 +240,12 @@ func writeRest(b *jsonw.Buf, e *Event, usage *Usage, set carriedSet, unset []*js
 		o.Raw("usage", usageJSON(*u))
 	}
 	if len(unset) > 0 {
-		o.NamesName(&restNames.unset, unset)
+		// (An object that indents stores the names' member whole.)
+		if c.names != 0 && b.Indenting() {
+			o.NamesAt(&restNames.unset, unsetLists.names[c.names-1].Load())
+		} else {
+			o.NamesName(&restNames.unset, unset)
+		}
 	}
 	if usage != nil {
 		o.Raw("usage", usageJSON(*usage))

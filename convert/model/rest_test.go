@@ -637,8 +637,8 @@ func unsetStrings(c *Carried) []string {
 // one reset after other use, as the Claude Code writer makes a rest's) to
 // CarriedOf of the lists one after the other, and WriteRestCarried with
 // it to WriteRestCarried with CarriedOf of those names (writeRestNames),
-// compact and quoted, for an event ApplyRest makes of any rest; the lists
-// added are left as they were.
+// compact, quoted and indented at two depths, for an event ApplyRest
+// makes of any rest; the lists added are left as they were.
 // cuts says after which of the names a list ends.
 func FuzzCarriedAdd(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 30, 31, 60, 61, 62}, uint64(0b1010), "x", []byte(restSeeds[0]))
@@ -679,16 +679,29 @@ func FuzzCarriedAdd(f *testing.F) {
 		if c.set != want.set || !slices.Equal(unsetStrings(&c), unsetStrings(&want)) {
 			t.Fatalf("%q added in %d lists: %#x, %q; want %#x, %q", carried, len(lists), c.set, unsetStrings(&c), want.set, unsetStrings(&want))
 		}
-		for _, quote := range []bool{false, true} {
-			var got, ref jsonw.Buf
-			if quote {
-				got.Quote()
-				ref.Quote()
-			}
-			WriteRestCarried(&got, &e, nil, &c)
-			writeRestNames(&ref, &e, nil, carried...)
-			if !bytes.Equal(got.Bytes(), ref.Bytes()) {
-				t.Fatalf("%q (quoted %v): WriteRestCarried wrote\n%s\nWriteRest\n%s", carried, quote, got.Bytes(), ref.Bytes())
+		// Its names' jsonw.Names, when it keeps one, are its names.
+		if c.names != 0 && !slices.Equal(unsetLists.names[c.names-1].Load().List(), c.unset) {
+			t.Fatalf("%q added in %d lists: names %d, unset %d", carried, len(lists), len(unsetLists.names[c.names-1].Load().List()), len(c.unset))
+		}
+		// Compact, quoted, and indented at two depths (the second
+		// written as NamesName writes it: the names' member was made at
+		// the first), each twice.
+		for mode := range 4 {
+			for range 2 {
+				var got, ref jsonw.Buf
+				switch mode {
+				case 1:
+					got.Quote()
+					ref.Quote()
+				case 2, 3:
+					got.Indent(mode * 3)
+					ref.Indent(mode * 3)
+				}
+				WriteRestCarried(&got, &e, nil, &c)
+				writeRestNames(&ref, &e, nil, carried...)
+				if !bytes.Equal(got.Bytes(), ref.Bytes()) {
+					t.Fatalf("%q (mode %d): WriteRestCarried wrote\n%s\nWriteRest\n%s", carried, mode, got.Bytes(), ref.Bytes())
+				}
 			}
 		}
 	})
@@ -732,7 +745,7 @@ func FuzzKindOf(f *testing.F) {
 
 // CarriedUnsets' list at i is CarriedOf of the names whose bit is set in
 // i, in their order (the ATIF and mini-prophet writers pick a rest's
-// unset names by these bits).
+// unset names by these bits), and its place in unsetLists.
 func TestCarriedUnsetsAreCarriedOfEachSubset(t *testing.T) {
 	names := []string{"-message_id", "-id", "-usage", "text"}
 	lists := CarriedUnsets(names...)
@@ -745,6 +758,13 @@ func TestCarriedUnsetsAreCarriedOfEachSubset(t *testing.T) {
 			if i&(1<<j) != 0 {
 				sub = append(sub, n)
 			}
+		}
+		// (With its place in unsetLists, whose Names are its names.)
+		if got.names != 0 {
+			if l := unsetLists.names[got.names-1].Load().List(); !slices.Equal(l, got.unset) {
+				t.Errorf("list %d's Names are %v, want %v", i, l, got.unset)
+			}
+			got.names = 0
 		}
 		if want := CarriedOf(sub...); !reflect.DeepEqual(got, want) {
 			t.Errorf("list %d = %+v, want CarriedOf(%q) = %+v", i, got, sub, want)
@@ -808,6 +828,39 @@ func TestFormIsZero(t *testing.T) {
 		}
 		if formIsZero(&f) != (f == Form{}) {
 			t.Errorf("formIsZero with Form.%s set = %v", reflect.TypeFor[Form]().Field(i).Name, formIsZero(&f))
+		}
+	}
+}
+
+// A writer's unset lists (CarriedUnsets, and one added to a Carried
+// without names) written indented at one depth, then at another (whose
+// member NamesAt does not store: it was made at the first), then at the
+// first again: each what AppendIndent makes of RestOf's compact rest.
+func TestRestUnsetNamesAtTwoDepths(t *testing.T) {
+	e := Event{Kind: KindAgent, Text: "t", Time: "2025-01-01T00:00:00Z"}
+	names := []string{"-message_id", "-id", "-usage"}
+	for i, u := range CarriedUnsets(names...) {
+		var carried []string
+		for j, n := range names {
+			if i&(1<<j) != 0 {
+				carried = append(carried, n)
+			}
+		}
+		text := CarriedOf("text")
+		c := u
+		c.Add(&text)
+		d := text
+		d.Add(&u)
+		for _, depth := range []int{7, 3, 7, 0} {
+			want := jsonw.AppendIndent(nil, RestOf(&e, append(carried, "text")...), depth)
+			for _, c := range []*Carried{&c, &d} {
+				var b jsonw.Buf
+				b.Indent(depth)
+				WriteRestCarried(&b, &e, nil, c)
+				if !bytes.Equal(b.Bytes(), want) {
+					t.Fatalf("%q at depth %d:\n%s\nwant\n%s", carried, depth, b.Bytes(), want)
+				}
+			}
 		}
 	}
 }

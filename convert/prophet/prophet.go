@@ -445,8 +445,11 @@ type Writer struct {
 	// copied before it is written.
 	buf jsonw.Buf
 	// texts, calls and ledger are a held turn's (writeTurn): reused.
-	texts  []string
-	calls  []*model.Event
+	texts []string
+	calls []*model.Event
+	// args are where writeCalls wrote each call's arguments in buf
+	// (writeActions copies them): reused.
+	args   []argsSpan
 	ledger model.Ledger
 	times  times
 	out    io.Writer
@@ -538,6 +541,7 @@ func makeKeys() {
 		name: jsonw.NewKey("name", 7), arguments: jsonw.NewKey("arguments", 7),
 		actionCallID: jsonw.NewKey("tool_call_id", 7),
 	}
+	makeHeads()
 }
 
 // maxTurnEvents bounds a held turn; a longer one is written in parts.
@@ -648,9 +652,18 @@ var carries = func() (c struct {
 	return c
 }()
 
-// writeRests writes a message's extra.rests where it goes in b: each rest
-// written indented where it stands (model.WriteRestCarried), null for none.
-func writeRests(b *jsonw.Buf, list ...eventRest) {
+// endWithRests writes a message's extra.rests where it goes in buf (its
+// key written: the last member of the extra, the message's last), each
+// rest written indented where it stands (model.WriteRestCarried), null
+// for none (list has one or more), and ends the list, the extra, the
+// message and its entry (endMessage).
+//
+// Those four ends are the same at every message (the list's closing
+// bracket on the extra's line, ...): made once by the calls that wrote
+// them (makeHeads) and stored, where those calls wrote each line and
+// bracket again.
+func (wr *Writer) endWithRests(list ...eventRest) {
+	b := &wr.buf
 	l := b.List()
 	for _, r := range list {
 		l.Next()
@@ -660,8 +673,30 @@ func writeRests(b *jsonw.Buf, list ...eventRest) {
 		}
 		model.WriteRestCarried(b, r.e, nil, &r.carried)
 	}
-	l.End()
+	if storeBlocks {
+		b.Keep(append(b.Free(len(restsTail)), restsTail...))
+		b.Indent(messageDepth - 2)
+	} else {
+		writeRestsTail(b)
+	}
+	if b.Len() >= flushSize {
+		wr.flush()
+	}
 }
+
+// writeRestsTail ends a message's rests list (one element or more), its
+// extra, the message and its entry, through jsonw's calls: the bytes
+// restsTail stores.
+func writeRestsTail(b *jsonw.Buf) {
+	b.ContinueList(1).End()
+	b.Continue(1).End()
+	b.Continue(1).End()
+	b.Continue(2).End()
+}
+
+// restsTail is what endWithRests stores, made by makeHeads of what
+// writeRestsTail writes.
+var restsTail string
 
 // Event implements model.Sink.
 func (wr *Writer) Event(h *model.Header, e *model.Event) error {
@@ -745,26 +780,92 @@ func (wr *Writer) End(h *model.Header) error {
 }
 
 // beginMessage begins the {key, message} entry of the next message, of
-// role (a byte of roles), in buf, up to the message: the caller writes
-// the message into what it returns, indented where it stands (inside
-// the root, its messages list and the entry), and ends it with
+// role (a byte of roles), in buf, up to the message's role: the caller
+// writes the rest of the message into what it returns (b.Continue(1):
+// the message object, its role written), indented where it stands
+// (inside the root, its messages list and the entry), and ends it with
 // endMessage.
+//
+// What comes before the key's number and after it up to the role is
+// the same at every message of a role (the entry stands at the same
+// depth in every document): made once by the calls that wrote it
+// (makeHeads) and stored, where those calls wrote each line, key and
+// bracket again (about 300 instructions a message).
 func (wr *Writer) beginMessage(role byte) *jsonw.Buf {
 	b := &wr.buf
 	r := strings.IndexByte(roles, role)
-	b.ContinueList(wr.messages).Next()
+	if storeBlocks {
+		h := &heads[r]
+		dst := b.Free(len(h.key) + len(h.message) + 24)
+		if wr.messages > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonw.AppendInt(append(dst, h.key...), int64(wr.counters[r]))
+		b.Keep(append(dst, h.message...))
+		b.Indent(messageDepth)
+	} else {
+		writeMessageHead(b, wr.messages, r, wr.counters[r])
+	}
 	wr.messages++
-	o := b.Begin()
-	o.KeyAt(&keys.key)
-	writeMessageKey(b, r, wr.counters[r])
 	wr.counters[r]++
-	o.KeyAt(&keys.message)
 	if r != wr.lastRole {
 		wr.endRun()
 		wr.lastRole = r
 	}
 	wr.runLen++
 	return b
+}
+
+// storeBlocks is false only in the tests, which hold the blocks the
+// writer stores (heads) and the arguments it copies (writeActions) to
+// what jsonw's calls write (FuzzWriteBlocks).
+var storeBlocks = true
+
+// roleNames are the roles' names in a message (its "role"), in the order
+// of roles.
+var roleNames = [len(roles)]string{"system", "user", "assistant", "tool", "exit"}
+
+// messageDepth is the depth of a message's members: inside the root,
+// its messages list, the entry and the message.
+const messageDepth = 4
+
+// writeMessageHead writes the entry of the message of role r (an index
+// of roles) and number n, the list's element after n others, up to its
+// role, through jsonw's calls: the bytes heads stores.
+func writeMessageHead(b *jsonw.Buf, n, r, number int) {
+	b.ContinueList(n).Next()
+	o := b.Begin()
+	o.KeyAt(&keys.key)
+	writeMessageKey(b, r, number)
+	o.KeyAt(&keys.message)
+	b.Begin().StrAt(&keys.role, roleNames[r])
+}
+
+// messageHead is what beginMessage stores of the entry of a message of
+// one role (after the separator): its first line up to the key's
+// number, and from the number's closing quote to the message's role.
+type messageHead struct{ key, message string }
+
+// heads are each role's messageHead (an index of roles), made by
+// makeHeads with keys.
+var heads [len(roles)]messageHead
+
+// makeHeads makes heads of what writeMessageHead writes, in a Buf at the
+// messages list's depth: the first element's entry, up to the key's
+// number and from it on.
+func makeHeads() {
+	for r := range roles {
+		var b jsonw.Buf
+		b.Indent(messageDepth - 2)
+		writeMessageHead(&b, 0, r, 0)
+		text := string(b.Bytes())
+		at := strings.Index(text, `"`+roles[r:r+1]+`0"`) + 2 // the number
+		heads[r] = messageHead{text[:at], text[at+1:]}
+	}
+	var b jsonw.Buf
+	b.Indent(messageDepth + 2) // in the rests list, in the extra
+	writeRestsTail(&b)
+	restsTail = string(b.Bytes())
 }
 
 // endMessage ends the entry beginMessage began (its two members
@@ -779,10 +880,11 @@ func (wr *Writer) endMessage() {
 
 // writeMessageKey writes the key of the message of role r (an index of
 // roles) and number n, as a string: what Str writes of
-// string(roles[r]) + strconv.Itoa(n), made without the string.
+// string(roles[r]) + strconv.Itoa(n), made without the string, in
+// place in b's room (no copy from a stack array through memmove).
 func writeMessageKey(b *jsonw.Buf, r, n int) {
-	var k [24]byte
-	b.Write(append(jsonw.AppendInt(append(k[:0], '"', roles[r]), int64(n)), '"'))
+	dst := append(b.Free(24), '"', roles[r])
+	b.Keep(append(jsonw.AppendInt(dst, int64(n)), '"'))
 }
 
 // endRun records the run of the last role.
@@ -885,15 +987,14 @@ func (wr *Writer) writeTurn() {
 	}
 	clear(turn)
 	b := wr.beginMessage('A')
-	o := b.Begin()
-	o.StrAt(&keys.role, "assistant")
+	o := b.Continue(1)
 	o.StrAt(&keys.content, strings.Join(texts, "\n\n"))
 	o.KeyAt(&keys.toolCalls)
-	writeCalls(b, calls)
+	wr.args = writeCalls(b, calls, wr.args[:0])
 	o.KeyAt(&keys.extra)
 	xo := b.Begin()
 	xo.KeyAt(&keys.actions)
-	writeActions(b, calls)
+	writeActions(b, calls, wr.args)
 	// (The texts and events are the session's, not to be held.)
 	clear(texts)
 	clear(calls)
@@ -906,7 +1007,7 @@ func (wr *Writer) writeTurn() {
 		xo.IntAt(&keys.cacheCreationTokens, u.CacheCreate)
 	}
 	if ts := wr.times.unix(first.Time); len(ts) > 0 {
-		xo.RawAt(&keys.timestamp, ts)
+		xo.LiteralAt(&keys.timestamp, ts)
 	}
 	if m := first.Model; m != "" && !wr.same {
 		xo.StrAt(&keys.model, m)
@@ -914,15 +1015,15 @@ func (wr *Writer) writeTurn() {
 	if id := first.MessageID; id != "" && !model.SyntheticMessageID(id) {
 		xo.StrAt(&keys.messageID, id)
 	}
-	if wr.same {
-		for _, f := range first.Extra {
-			xo.Raw(f.Key, f.Value)
-		}
-	} else {
+	if !wr.same {
 		xo.KeyAt(&keys.rests)
-		writeRests(b, restList...)
+		wr.endWithRests(restList...)
 		clear(restList) // the events are not to be held
 		clear(wr.callRests)
+		return
+	}
+	for _, f := range first.Extra {
+		xo.Raw(f.Key, f.Value)
 	}
 	xo.End()
 	o.End()
@@ -974,8 +1075,9 @@ func (wr *Writer) turnRests(turn []*model.Event, texts int, u model.Usage, hasUs
 	return list
 }
 
-// writeCalls writes the tool_calls list into b.
-func writeCalls(b *jsonw.Buf, calls []*model.Event) {
+// writeCalls writes the tool_calls list into b, and returns args with
+// where each call's arguments string is in b appended.
+func writeCalls(b *jsonw.Buf, calls []*model.Event, args []argsSpan) []argsSpan {
 	l := b.List()
 	for _, c := range calls {
 		l.Next()
@@ -985,21 +1087,39 @@ func writeCalls(b *jsonw.Buf, calls []*model.Event) {
 		co.KeyAt(&keys.function)
 		fo := b.Begin()
 		fo.StrAt(&keys.name, c.Call.Name)
-		fo.BytesAt(&keys.arguments, arguments(c))
+		fo.KeyAt(&keys.arguments)
+		start := b.Len()
+		jsonw.StringOfBytes(&b.Buffer, arguments(c))
+		args = append(args, argsSpan{start, b.Len()})
 		fo.End()
 		co.End()
 	}
 	l.End()
+	return args
 }
 
-// writeActions writes the same calls as extra.actions.
-func writeActions(b *jsonw.Buf, calls []*model.Event) {
+// argsSpan is where a call's arguments string (its quotes too) is in
+// the writer's buffer: from its start to its end.
+type argsSpan struct{ start, end int }
+
+// writeActions writes the same calls as extra.actions, each call's
+// arguments copied from where writeCalls wrote them in b (args): the
+// same bytes, not escaped again (a call's input is JSON, its quotes
+// each escaped: about half the cost of the actions).
+func writeActions(b *jsonw.Buf, calls []*model.Event, args []argsSpan) {
 	l := b.List()
-	for _, c := range calls {
+	for i, c := range calls {
 		l.Next()
 		ao := b.Begin()
 		ao.StrAt(&keys.name, c.Call.Name)
-		ao.BytesAt(&keys.arguments, arguments(c))
+		if storeBlocks {
+			ao.KeyAt(&keys.arguments)
+			a := args[i]
+			dst := b.Free(a.end - a.start)
+			b.Keep(append(dst, dst[a.start:a.end]...))
+		} else {
+			ao.BytesAt(&keys.arguments, arguments(c))
+		}
 		ao.StrAt(&keys.actionCallID, c.Call.ID)
 		ao.End()
 	}
@@ -1048,14 +1168,14 @@ func (wr *Writer) other(e *model.Event) {
 		return
 	}
 	b := wr.beginMessage(role)
-	o := b.Begin()
+	o := b.Continue(1)
 	switch {
 	case role == 'U':
-		o.StrAt(&keys.role, "user")
 		o.StrAt(&keys.content, e.Text)
-		wr.extra(b, o, e, &carries.text)
+		if wr.extra(b, o, e, &carries.text) {
+			return
+		}
 	case role == 'T':
-		o.StrAt(&keys.role, "tool")
 		o.StrAt(&keys.toolCallID, e.Result.CallID)
 		o.StrAt(&keys.content, e.Result.Content)
 		o.KeyAt(&keys.extra)
@@ -1070,30 +1190,33 @@ func (wr *Writer) other(e *model.Event) {
 			xo.StrAt(&keys.status, e.Result.Status)
 		}
 		if ts := wr.times.unix(e.Time); len(ts) > 0 {
-			xo.RawAt(&keys.timestamp, ts)
+			xo.LiteralAt(&keys.timestamp, ts)
 		}
-		if wr.same {
-			for _, f := range e.Extra {
-				xo.Raw(f.Key, f.Value)
-			}
-		} else {
+		if !wr.same {
 			xo.KeyAt(&keys.rests)
-			writeRests(b, wr.rest(e, e.Time, carries.result, 0))
+			wr.endWithRests(wr.rest(e, e.Time, carries.result, 0))
+			return
+		}
+		for _, f := range e.Extra {
+			xo.Raw(f.Key, f.Value)
 		}
 		xo.End()
 	case role == 'O':
-		o.StrAt(&keys.role, "exit")
 		o.StrAt(&keys.content, e.Text)
-		wr.extra(b, o, e, &carries.none)
+		if wr.extra(b, o, e, &carries.none) {
+			return
+		}
 	case e.Kind == model.KindSystem:
-		o.StrAt(&keys.role, "system")
 		o.StrAt(&keys.content, e.Text)
-		wr.extra(b, o, e, &carries.text)
+		if wr.extra(b, o, e, &carries.text) {
+			return
+		}
 	default:
 		// A system message for people; its rest gives the event back.
-		o.StrAt(&keys.role, "system")
 		o.StrAt(&keys.content, model.Describe(e))
-		wr.extra(b, o, e, &carries.none)
+		if wr.extra(b, o, e, &carries.none) {
+			return
+		}
 	}
 	o.End()
 	wr.endMessage()
@@ -1106,8 +1229,7 @@ const miniSWEExitStatus = "info.exit_status"
 // exit writes the outcome of a session from another format.
 func (wr *Writer) exit(out *model.Outcome) {
 	b := wr.beginMessage('O')
-	o := b.Begin()
-	o.StrAt(&keys.role, "exit")
+	o := b.Continue(1)
 	o.StrAt(&keys.content, out.ResultText)
 	o.KeyAt(&keys.extra)
 	xo := b.Begin()
@@ -1133,8 +1255,9 @@ func (wr *Writer) exit(out *model.Outcome) {
 }
 
 // extra writes a message's extra: its time and, from a mini-prophet
-// source, the fields it had.
-func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried *model.Carried) {
+// source, the fields it had. From another format it ends with the rest,
+// which ends the message (endWithRests): ended is then true.
+func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried *model.Carried) (ended bool) {
 	ts := wr.times.unix(e.Time)
 	if !wr.same {
 		// The time and the rest, written where they stand (the message
@@ -1142,12 +1265,11 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried *mod
 		o.KeyAt(&keys.extra)
 		xo := b.Begin()
 		if len(ts) > 0 {
-			xo.RawAt(&keys.timestamp, ts)
+			xo.LiteralAt(&keys.timestamp, ts)
 		}
 		xo.KeyAt(&keys.rests)
-		writeRests(b, wr.rest(e, e.Time, *carried, 0))
-		xo.End()
-		return
+		wr.endWithRests(wr.rest(e, e.Time, *carried, 0))
+		return true
 	}
 	var x model.Fields
 	if len(ts) > 0 {
@@ -1160,6 +1282,7 @@ func (wr *Writer) extra(b *jsonw.Buf, o *jsonw.Obj, e *model.Event, carried *mod
 		o.Key("extra")
 		x.WriteJSON(b)
 	}
+	return false
 }
 
 // unixTime renders an RFC 3339 timestamp as a unix float, as mini-prophet
@@ -1199,6 +1322,14 @@ type times struct {
 	// minuteUnix that minute's unix seconds; "" before the first.
 	minute     string
 	minuteUnix int64
+	// hundreds is the unix seconds of the last time unixTimeUTC wrote,
+	// divided by 100 (100 or more), and hundredsText its digits, the
+	// first n: the next time, most often in the same hundred seconds,
+	// copies them and writes two digits (AppendInt of ten digits was
+	// about 100 instructions). 0 before the first.
+	hundreds     int64
+	hundredsText [16]byte
+	hundredsN    int
 }
 
 // unix is unixTime(ts), in c until the next time asked for.
@@ -1264,12 +1395,32 @@ func (c *times) unixTimeUTC(dst []byte, ts string) (text []byte, readBack, ok bo
 			}
 		}
 	}
-	b := append(jsonw.AppendInt(dst, c.minuteUnix+int64(s1)*10+int64(s0)), '.', '0', '0', '0', '0', '0', '0')
+	b := append(c.appendSeconds(dst, c.minuteUnix+int64(s1)*10+int64(s0)), '.', '0', '0', '0', '0', '0', '0')
 	copy(b[len(b)-6:], frac[:min(len(frac), 6)])
 	// rfc3339 writes three fraction digits when the microseconds are
 	// whole milliseconds, else six.
 	readBack = len(frac) == 3 || len(frac) == 6 && frac[3:] != "000"
 	return b, readBack, true
+}
+
+// appendSeconds appends sec (0 or more) in decimal, as AppendInt does:
+// from 100 on, the digits of sec/100 copied from hundredsText when they
+// are the last time's (hundreds), then its last two digits.
+// TestAppendSeconds holds it to strconv.AppendInt.
+func (c *times) appendSeconds(dst []byte, sec int64) []byte {
+	h := sec / 100
+	if h == 0 {
+		return jsonw.AppendInt(dst, sec)
+	}
+	if h == c.hundreds {
+		dst = append(dst, c.hundredsText[:c.hundredsN]...)
+	} else {
+		l := len(dst)
+		dst = jsonw.AppendInt(dst, h)
+		c.hundreds, c.hundredsN = h, copy(c.hundredsText[:], dst[l:])
+	}
+	r := sec - 100*h
+	return append(dst, byte('0'+r/10), byte('0'+r%10))
 }
 
 // daysFromCivil is the number of days from 1970-01-01 to y-mo-d in the

@@ -177,3 +177,29 @@ func FuzzRFC3339(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendSeconds holds appendSeconds to strconv.AppendInt for numbers
+// read one after another: each hundred's numbers in turn and back, every
+// number up to 1000, the powers of ten and their neighbours (a hundred
+// of one more digit), jumps forth and back, and the largest a time of
+// four-digit years has.
+func TestAppendSeconds(t *testing.T) {
+	var secs []int64
+	for n := int64(0); n <= 1000; n++ {
+		secs = append(secs, n)
+	}
+	for n := int64(1000); n >= 0; n -= 7 {
+		secs = append(secs, n)
+	}
+	for p := int64(100); p <= 1e12; p *= 10 {
+		secs = append(secs, p-101, p-1, p, p+1, p-100, p+99, p+100, 1766176142, p)
+	}
+	secs = append(secs, maxDigitsUnix-1, maxDigitsUnix-2, 0, 99, 100, 99)
+	var c times
+	for _, sec := range secs {
+		got := c.appendSeconds([]byte("kept:"), sec)
+		if want := strconv.AppendInt([]byte("kept:"), sec, 10); string(got) != string(want) {
+			t.Fatalf("appendSeconds(%d) = %s, want %s", sec, got, want)
+		}
+	}
+}

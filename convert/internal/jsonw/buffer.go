@@ -39,6 +39,20 @@ func (b *Buffer) Available() int { return cap(b.buf) - len(b.buf) }
 // bytes are then written (Write) as bytes.Buffer's.
 func (b *Buffer) AvailableBuffer() []byte { return b.buf[len(b.buf):] }
 
+// Free is the buffer's bytes, grown first to have room for n more: a
+// caller appends up to n bytes to them in place and keeps the result
+// with Keep, where Write would copy bytes made elsewhere.
+func (b *Buffer) Free(n int) []byte {
+	if dst := b.buf; cap(dst)-len(dst) >= n {
+		return dst
+	}
+	return free(b, n)
+}
+
+// Keep makes p the buffer's bytes: p is what Free returned with bytes
+// appended to it (and nothing else).
+func (b *Buffer) Keep(p []byte) { b.buf = p }
+
 // Reset empties the buffer, keeping its room.
 func (b *Buffer) Reset() { b.buf = b.buf[:0] }
 

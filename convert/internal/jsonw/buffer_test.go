@@ -8,8 +8,9 @@ import (
 // FuzzBufferEqualsBytesBuffer holds Buffer, jsonw's own, to bytes.Buffer,
 // the buffer it replaces: the same writes (ops picks each one: Write,
 // WriteString, WriteByte, WriteRune, Grow, Truncate, Reset, and an
-// append to the free space kept as Obj's members keep theirs) leave the
-// same bytes, and Grow leaves at least the room asked for.
+// append to the free space kept as Obj's members keep theirs, or to
+// Free's kept with Keep) leave the same bytes, and Grow and Free leave at
+// least the room asked for.
 func FuzzBufferEqualsBytesBuffer(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7}, "abc")
 	f.Add([]byte{4, 4, 0, 5, 7, 7, 1, 6, 2}, "\xff\u2028x")
@@ -48,8 +49,18 @@ func FuzzBufferEqualsBytesBuffer(f *testing.F) {
 				}
 			case 7:
 				// A member built where the bytes end, grown by append
-				// when there is no room, and kept.
-				got.buf = append(append(got.buf, ','), s...)
+				// when there is no room, and kept; or built in Free's
+				// room (n bytes asked for, s appended: within or past
+				// the room) and kept with Keep.
+				if n%2 == 0 {
+					got.buf = append(append(got.buf, ','), s...)
+				} else {
+					dst := got.Free(n)
+					if cap(dst)-len(dst) < n {
+						t.Fatalf("op %d: Free(%d) left %d bytes of room", i, n, cap(dst)-len(dst))
+					}
+					got.Keep(append(append(dst, ','), s...))
+				}
 				want.WriteByte(',')
 				want.WriteString(s)
 			}

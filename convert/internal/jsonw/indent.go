@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strconv"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/rlog-ls/rlog-ls/internal/jsonscan"
@@ -340,6 +341,24 @@ func (o *Obj) RawAt(k *Key, v []byte) {
 	o.Raw(k.s, v)
 }
 
+// LiteralAt writes a member whose key is k and whose value is v, a JSON
+// number or literal (true, false, null) with no white space, encoded
+// already (a unix time): Raw(k.String(), v), v copied as it is where Raw
+// reads it again to indent it (AppendIndent, a byte at a time: about 250
+// instructions for a unix time). An empty v is null, as Raw's; an object
+// that quotes or writes canonical JSON writes it with Raw.
+func (o *Obj) LiteralAt(k *Key, v []byte) {
+	if dst, ok := o.at(k, len(v)+4); ok {
+		if len(v) == 0 {
+			o.B.buf = append(dst, "null"...)
+			return
+		}
+		o.B.buf = append(dst, v...)
+		return
+	}
+	o.Raw(k.s, v)
+}
+
 // IntAt writes an integer member whose key is k: Int(k.String(), n).
 func (o *Obj) IntAt(k *Key, n int64) {
 	if dst, ok := o.at(k, 20); ok {
@@ -458,6 +477,73 @@ func (o *Obj) indentedNames(k *Name, list []*Name) {
 		dst[len(dst)-1] = ','
 	}
 	o.B.buf = append(putNewline(dst[:len(dst)-1], depth), ']')
+}
+
+// Names is a list of names written as one value (a rest's "unset" list:
+// the same few lists, rest after rest), made once (NewNames) and kept.
+// NamesAt writes it: in an object that indents, its whole member (the
+// line, the key and every name's line) is made once, the first time it
+// is written, for that key and depth, and stored whole each time after,
+// where NamesName puts each line and name in place again (about 280
+// instructions for a list of two names at depth 8).
+type Names struct {
+	list []*Name
+	// line is the member as an object that indents writes it (after
+	// its separator), for the key and depth it was first written with:
+	// set once (a Names is shared by the writers of every goroutine),
+	// never changed.
+	line atomic.Pointer[namesLine]
+}
+
+// namesLine is a Names' member, indentedNames' bytes, for the key k in an
+// object at depth.
+type namesLine struct {
+	k     *Name
+	depth int
+	text  string
+}
+
+// NewNames is the list of names list (kept, not copied: it is not to
+// change).
+func NewNames(list []*Name) *Names { return &Names{list: list} }
+
+// List is the names.
+func (l *Names) List() []*Name { return l.list }
+
+// NamesAt writes a list of names whose key is k: NamesName(k, l's
+// names), stored whole in an object that indents at the depth and with
+// the key l's member was first made for (Names), as NamesName writes it
+// in any other.
+func (o *Obj) NamesAt(k *Name, l *Names) {
+	in := o.in
+	if in == nil || in.quote || in.canon != nil {
+		o.NamesName(k, l.list)
+		return
+	}
+	line := l.line.Load()
+	if line == nil {
+		// Made by indentedNames in a buffer of its own, at this depth
+		// (the first made is kept: a Names written at another depth
+		// after takes NamesName's way).
+		var b Buf
+		b.Indent(in.depth)
+		(&Obj{B: &b.Buffer, in: &b}).indentedNames(k, l.list)
+		l.line.CompareAndSwap(nil, &namesLine{k, in.depth, string(b.Bytes())})
+		line = l.line.Load()
+	}
+	if line.k != k || line.depth != in.depth {
+		o.NamesName(k, l.list)
+		return
+	}
+	dst := o.B.buf
+	if cap(dst)-len(dst) < len(line.text)+1 {
+		dst = free(o.B, len(line.text)+1)
+	}
+	if o.n > 0 {
+		dst = append(dst, ',')
+	}
+	o.n++
+	o.B.buf = append(dst, line.text...)
 }
 
 // AppendInt appends n in decimal: strconv.AppendInt(dst, n, 10). A

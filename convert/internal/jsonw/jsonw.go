@@ -442,6 +442,12 @@ func String(b *Buffer, s string) {
 	b.buf = AppendString(free(b, len(s)), s)
 }
 
+// StringOfBytes writes s's bytes as a JSON string: String(b, string(s)),
+// without the string's copy.
+func StringOfBytes(b *Buffer, s []byte) {
+	b.buf = AppendString(free(b, len(s)), unsafe.String(unsafe.SliceData(s), len(s))) // read only, here
+}
+
 // AppendString appends s as a JSON string, as String writes it. Runs of
 // plain ASCII, most of any text, are found eight bytes at a time
 // (PlainASCII) and copied whole.

@@ -130,6 +130,11 @@ func FuzzString(f *testing.F) {
 		if got.String() != want.String() {
 			t.Fatalf("String(%q) = %s, want %s", s, got.String(), want.String())
 		}
+		var ofBytes Buffer
+		StringOfBytes(&ofBytes, []byte(s))
+		if ofBytes.String() != want.String() {
+			t.Fatalf("StringOfBytes(%q) = %s, want %s", s, ofBytes.String(), want.String())
+		}
 		// Appended where dst has room (the short strings' path) or has
 		// none, after what dst holds.
 		for _, room := range []int{0, len(s), len(s) + 8} {
@@ -412,7 +417,8 @@ func checkIndentedMembers(t *testing.T, k, s string, d int) {
 
 // FuzzNameMembers holds the members of a Name (StrName, NameName, KeyName,
 // StringsName, NamesName, IntName, BoolName, RawName), whose keys and values are escaped once and stored a word at
-// a time, to what Str, Key and Strings write of the Name's string, the
+// a time, and NamesAt of Names, to what Str, Key and Strings write of
+// the Name's string, the
 // reference: in every way a Buf writes (compact, quoted, indented at a depth,
 // canonical), into buffers with no free room, with a little and with more,
 // each member written twice (the second after a separator).
@@ -454,6 +460,12 @@ func checkNameMembers(t *testing.T, k, v, s string, depth uint8) {
 			func(b *Buf) { b.Indent(int(depth % 48)) },
 			func(b *Buf) { b.WriteCanonical(AppendString, func(dst, v []byte) []byte { return append(dst, v...) }) },
 		}
+		// A Names whose member was made at another depth first (in an
+		// object that indents: written as NamesName writes it after).
+		other := NewNames([]*Name{&vn, &sn})
+		var ob Buf
+		ob.Indent(int(depth%48) + 1)
+		ob.Begin().NamesAt(&kn, other)
 		for mi, mode := range modes {
 			for _, room := range []int{0, 1, len(k) + len(v) + len(s) + 8, 4*(len(k)+len(v)+len(s)) + 80} {
 				got, want := Buf{}, Buf{}
@@ -461,7 +473,18 @@ func checkNameMembers(t *testing.T, k, v, s string, depth uint8) {
 				mode(&got)
 				mode(&want)
 				g, w := got.Begin(), want.Begin()
+				// Made here (its member made at its first write, stored
+				// at the second), and written with another key after.
+				fresh := NewNames(names[:int(depth)%4])
 				for range 2 {
+					g.NamesAt(&kn, fresh)
+					w.Strings(k, strs[:int(depth)%4])
+					g.NamesAt(&vn, fresh)
+					w.Strings(v, strs[:int(depth)%4])
+					g.NamesAt(&kn, other)
+					w.Strings(k, []string{v, s})
+					g.StrName(&kn, s)
+					w.Str(k, s)
 					g.StrName(&kn, s)
 					w.Str(k, s)
 					g.NameName(&kn, &vn)

@@ -10,14 +10,15 @@ import (
 // members by kinds[i] (a byte each: string, key and a value, raw, int,
 // bool, string again) whose keys are k, either through the At methods
 // with a Key made for keyDepth, or through Str, Key, ... with k's string
-// (at false): the reference the At methods are held to.
+// (at false): the reference the At methods are held to. (A literal's
+// kind writes one of literals, LiteralAt's values.)
 func writeAt(k string, keyDepth, depth int, kinds []byte, s string, at bool) []byte {
 	var b Buf
 	b.Indent(depth)
 	key := NewKey(k, keyDepth)
 	o := b.Begin()
 	for i, c := range kinds {
-		switch c % 6 {
+		switch c % 7 {
 		case 0:
 			if at {
 				o.StrAt(&key, s)
@@ -55,11 +56,22 @@ func writeAt(k string, keyDepth, depth int, kinds []byte, s string, at bool) []b
 			} else {
 				o.Str(k, s)
 			}
+		case 6:
+			v := literals[i%len(literals)]
+			if at {
+				o.LiteralAt(&key, v)
+			} else {
+				o.Raw(k, v)
+			}
 		}
 	}
 	o.End()
 	return b.Bytes()
 }
+
+// literals are LiteralAt's values in the tests: numbers (a unix time's
+// form), literals and none (null).
+var literals = [][]byte{[]byte("1766176142.000000"), nil, []byte("-1"), []byte("true"), []byte("null"), []byte("0"), []byte("1.5e-7"), []byte("false")}
 
 // A Key's members write what Str, Key, Raw, Int and Bool write with its
 // string: at its own depth (its line stored whole) and at any other (the
@@ -67,7 +79,7 @@ func writeAt(k string, keyDepth, depth int, kinds []byte, s string, at bool) []b
 // keys, deep objects whose line does not fit the block, and compact,
 // quoting and canonical objects.
 func TestKeyAtMatchesStr(t *testing.T) {
-	kinds := []byte{0, 1, 2, 3, 4, 5, 0, 0, 3}
+	kinds := []byte{0, 1, 2, 3, 4, 5, 6, 0, 0, 3, 6, 6, 6, 6, 6, 6, 6}
 	var keys []string
 	for n := 0; n <= 50; n++ {
 		keys = append(keys, strings.Repeat("k", n))
@@ -102,6 +114,8 @@ func TestKeyAtMatchesStr(t *testing.T) {
 					o.BoolAt(&key, true)
 					o.RawAt(&key, []byte(`[1]`))
 					o.BytesAt(&key, []byte("y"))
+					o.LiteralAt(&key, []byte("1.50"))
+					o.LiteralAt(&key, nil)
 					o.KeyAt(&key)
 				} else {
 					o.Str("name", "x")
@@ -109,6 +123,8 @@ func TestKeyAtMatchesStr(t *testing.T) {
 					o.Bool("name", true)
 					o.Raw("name", []byte(`[1]`))
 					o.Str("name", "y")
+					o.Raw("name", []byte("1.50"))
+					o.Raw("name", nil)
 					o.Key("name")
 				}
 				b.Raw([]byte(`"z"`))
@@ -126,7 +142,8 @@ func TestKeyAtMatchesStr(t *testing.T) {
 // FuzzKeyAt holds the At methods to Str, Key, ... (writeAt) for any key,
 // value, depths and sequence of members.
 func FuzzKeyAt(f *testing.F) {
-	f.Add("role", 4, 4, []byte{0, 1, 2, 3, 4, 5}, "assistant")
+	f.Add("role", 4, 4, []byte{0, 1, 2, 3, 4, 5, 6}, "assistant")
+	f.Add("timestamp", 5, 5, []byte{6, 6, 6, 6, 6, 6, 6, 6, 6}, "")
 	f.Add("tool_call_id", 7, 6, []byte{0, 0}, "x\"y")
 	f.Add(strings.Repeat("k", 40), 3, 3, []byte{5, 1}, "\xff")
 	f.Fuzz(func(t *testing.T, k string, keyDepth, depth int, kinds []byte, s string) {
