@@ -31,10 +31,18 @@ var benchInputs = []struct {
 	{convert.MiniSWE, "mini-swe-agent/harbor-trajectories/2026-02-09__12-22-47/107_jawah__charset_normalizer__s__eQqxHiY/mini-swe-agent.trajectory.json"},
 }
 
+// nullSink keeps nothing but does not say so (model.Borrower): readers
+// allocate for it as for a sink that keeps every event.
 type nullSink struct{}
 
 func (nullSink) Event(*model.Header, *model.Event) error { return nil }
 func (nullSink) End(*model.Header) error                 { return nil }
+
+// borrowingSink keeps nothing and says so: readers may reuse their events,
+// as they do for the CLI's streaming sinks that borrow them.
+type borrowingSink struct{ nullSink }
+
+func (borrowingSink) BorrowsEvents() bool { return true }
 
 // BenchmarkRead measures each reader alone (events go to a sink that keeps
 // nothing) on the largest corpus file of its format, in MB/s of input. It
@@ -179,7 +187,15 @@ func writable() []convert.Format {
 // rlog writer's conversion makes them), events going to a sink that keeps
 // nothing: MB/s of input, and x-floor against splitting the same input
 // into lines with bytes.IndexByte.
-func BenchmarkReader(b *testing.B) {
+func BenchmarkReader(b *testing.B) { benchmarkReader(b, nullSink{}) }
+
+// BenchmarkReaderBorrowed is BenchmarkReader into a sink that borrows
+// events (model.Borrower), as `convert --to trajectory` and `--to replay`,
+// `search`, `compare` and `export` read: the readers that can reuse their
+// events do.
+func BenchmarkReaderBorrowed(b *testing.B) { benchmarkReader(b, borrowingSink{}) }
+
+func benchmarkReader(b *testing.B, sink model.Sink) {
 	for _, f := range writable() {
 		for _, size := range benchSizes(b) {
 			b.Run(string(f)+"/"+benchdata.Name(size), func(b *testing.B) {
@@ -193,7 +209,7 @@ func BenchmarkReader(b *testing.B) {
 					in = out.Bytes()
 				}
 				fi, _ := convert.Lookup(f)
-				benchdata.MeasureRead(b, in, func(r io.Reader) error { return fi.Read(r, nullSink{}, &model.Report{}) })
+				benchdata.MeasureRead(b, in, func(r io.Reader) error { return fi.Read(r, sink, &model.Report{}) })
 			})
 		}
 	}
