@@ -331,11 +331,11 @@ func spanning(e *model.Event) bool {
 // events' times, or the time before them).
 func needsTime(e *model.Event) bool { return spanning(e) || e.Kind == model.KindSubagent }
 
-// Event implements model.Sink.
 // BorrowsEvents implements model.Borrower: spans, calls and turns keep
 // strings, times and numbers.
 func (*session) BorrowsEvents() bool { return true }
 
+// Event implements model.Sink.
 func (s *session) Event(_ *model.Header, e *model.Event) error {
 	if s.failures != nil {
 		return s.failures
